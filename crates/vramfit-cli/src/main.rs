@@ -1,0 +1,69 @@
+//! `vramfit`: the command-line face of the estimator, planners and diagnosis.
+//!
+//! Exit codes: 0 success, 1 an I/O failure (file not found), 2 bad input (a message names the
+//! flag and the accepted range).
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+mod diagnose;
+mod estimate;
+mod hardware;
+mod output;
+
+/// GPU memory for deep learning: will it fit, on which card, at what cost, and why it ran out.
+#[derive(Parser)]
+#[command(name = "vramfit", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Estimate the memory of a training, inference or serving run.
+    Estimate(estimate::EstimateArgs),
+    /// List the GPU catalog.
+    Gpus(hardware::GpusArgs),
+    /// Rank the ways to run an estimate on the rental offers, cheapest first.
+    Recommend(hardware::RecommendArgs),
+    /// Pack several jobs onto valid MIG layouts.
+    Mig(hardware::MigArgs),
+    /// Score the rental platforms by the guide's decision matrix.
+    Platforms(hardware::PlatformsArgs),
+    /// Compare spot and on-demand cost for a job.
+    Spot(hardware::SpotArgs),
+    /// Classify an OOM message, a memory_summary() report or an nvidia-smi log.
+    Diagnose(diagnose::DiagnoseArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // clap's own usage errors are bad input too: exit code 2, like ours.
+            let _ = e.print();
+            return if e.use_stderr() { ExitCode::from(2) } else { ExitCode::SUCCESS };
+        }
+    };
+    let result = match cli.command {
+        Command::Estimate(a) => estimate::run(a),
+        Command::Gpus(a) => hardware::gpus(a),
+        Command::Recommend(a) => hardware::recommend(a),
+        Command::Mig(a) => hardware::mig(a),
+        Command::Platforms(a) => hardware::platforms(a),
+        Command::Spot(a) => hardware::spot(a),
+        Command::Diagnose(a) => diagnose::run(a),
+    };
+    match result {
+        Ok(text) => {
+            print!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {}", e.message);
+            ExitCode::from(e.code)
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! OOM diagnosis: parsers for what a user already has, and the decision tree.

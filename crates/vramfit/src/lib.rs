@@ -1,0 +1,28 @@
+//! vramfit: how much GPU memory a deep-learning training or inference run needs, byte by byte.
+//!
+//! The crate is `#![no_std]` with `alloc`, does no I/O, and cannot fail once its input is
+//! validated: every public entry point takes plain data, checks it once (returning an
+//! [`InputError`] that names the field and the accepted range), and then computes with
+//! saturating integer arithmetic on [`Bytes`].
+//!
+//! It implements the three stages of the GPU-memory selection guide that the product is built
+//! on (quantify the demand, adjust for the peak, match a platform), a detailed estimate that is
+//! right where the guide simplifies, the hardware catalog and planners, and OOM diagnosis.
+#![no_std]
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+extern crate alloc;
+#[cfg(feature = "std")]
+extern crate std;
+
+pub mod diagnose;
+pub mod error;
+pub mod hardware;
+pub mod units;
+
+pub use error::{InputError, Result};
+pub use units::Bytes;
+
+/// The crate's version, as published.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,1 @@
+//! The vramfit site. The only crate that knows about the DOM.
