@@ -44,7 +44,11 @@ fn main() -> ExitCode {
         Err(e) => {
             // clap's own usage errors are bad input too: exit code 2, like ours.
             let _ = e.print();
-            return if e.use_stderr() { ExitCode::from(2) } else { ExitCode::SUCCESS };
+            return if e.use_stderr() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            };
         }
     };
     let result = match cli.command {

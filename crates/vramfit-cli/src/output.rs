@@ -11,14 +11,25 @@ pub struct Failure {
 impl Failure {
     /// An I/O failure (exit code 1).
     pub fn io(message: impl Into<String>) -> Failure {
-        Failure { message: message.into(), code: 1 }
+        Failure {
+            message: message.into(),
+            code: 1,
+        }
     }
 }
 
 impl From<InputError> for Failure {
     /// Bad input (exit code 2), with the field shown as the CLI flag that sets it.
     fn from(e: InputError) -> Failure {
-        Failure { message: format!("{}: {}; accepted: {}", flag_name(&e.field), e.problem, e.accepted), code: 2 }
+        Failure {
+            message: format!(
+                "{}: {}; accepted: {}",
+                flag_name(&e.field),
+                e.problem,
+                e.accepted
+            ),
+            code: 2,
+        }
     }
 }
 
@@ -36,5 +47,7 @@ pub type Outcome = Result<String, Failure>;
 
 /// Pretty JSON with a trailing newline.
 pub fn json<T: serde::Serialize>(value: &T) -> Outcome {
-    serde_json::to_string_pretty(value).map(|s| s + "\n").map_err(|e| Failure::io(e.to_string()))
+    serde_json::to_string_pretty(value)
+        .map(|s| s + "\n")
+        .map_err(|e| Failure::io(e.to_string()))
 }

@@ -19,6 +19,8 @@ extern crate std;
 pub mod diagnose;
 pub mod error;
 pub mod hardware;
+pub mod model;
+pub mod precision;
 pub mod units;
 
 pub use error::{InputError, Result};

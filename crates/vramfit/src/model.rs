@@ -1,0 +1,712 @@
+//! Model architectures: the numbers from a `config.json` that decide memory, and the list of
+//! weight tensors they imply.
+//!
+//! Everything else (parameter count, quantized size, LoRA size, GGUF per-tensor types, tensor
+//! parallel shards) is computed from [`Architecture::tensors`], so there is one place where a
+//! model's layout is described.
+
+use alloc::vec::Vec;
+
+use crate::error::{InputError, Result};
+
+/// The overall shape of the network.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
+pub enum Family {
+    /// Decoder-only transformer language model (llama, mistral, qwen, gemma, phi, gpt2, gpt-neox,
+    /// falcon, granite, deepseek, gpt-oss…).
+    #[default]
+    CausalLm,
+    /// BERT-style encoder with learned positions, token types and a pooler.
+    Bert,
+    /// Vision transformer (ViT) for image classification.
+    Vit,
+    /// Whisper-style encoder–decoder over audio features.
+    Whisper,
+    /// A network known only by its parameter count (ResNet, YOLO, or the guide's quick mode).
+    Opaque,
+}
+
+/// Layer normalisation flavour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
+pub enum Norm {
+    /// RMSNorm: a weight vector only.
+    #[default]
+    Rms,
+    /// LayerNorm: weight and bias.
+    Layer,
+}
+
+/// Multi-head latent attention (DeepSeek-V2/V3): keys and values are cached as one compressed
+/// latent per token and layer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Mla {
+    /// `q_lora_rank`; 0 when queries are projected directly (DeepSeek-V2-Lite).
+    pub q_lora_rank: u64,
+    /// `kv_lora_rank`: the cached latent width.
+    pub kv_lora_rank: u64,
+    /// `qk_rope_head_dim`: the decoupled rotary key, cached beside the latent.
+    pub qk_rope_head_dim: u64,
+    /// `qk_nope_head_dim`.
+    pub qk_nope_head_dim: u64,
+    /// `v_head_dim`.
+    pub v_head_dim: u64,
+}
+
+/// Mixture of experts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Moe {
+    /// Routed experts per MoE layer.
+    pub num_experts: u64,
+    /// Experts each token is routed to.
+    pub experts_per_token: u64,
+    /// FFN width of one routed expert.
+    pub expert_intermediate_size: u64,
+    /// Shared (always active) experts' total FFN width; 0 for none.
+    pub shared_intermediate_size: u64,
+    /// Whether the shared expert output is scaled by a learned sigmoid gate (`shared_expert_gate`, Qwen-MoE).
+    pub shared_expert_gate: bool,
+    /// Leading layers that use a dense FFN of `intermediate_size` instead (`first_k_dense_replace`).
+    pub first_dense_layers: u64,
+    /// Whether the router has a bias (gpt-oss) or a score-correction bias (DeepSeek-V3).
+    pub router_bias: bool,
+    /// Whether the experts' projections have biases (gpt-oss).
+    pub expert_bias: bool,
+}
+
+/// The architecture numbers that decide memory.
+///
+/// Field names follow Hugging Face `config.json` where one exists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(default)
+)]
+pub struct Architecture {
+    /// The overall shape.
+    pub family: Family,
+    /// Vocabulary size.
+    pub vocab_size: u64,
+    /// Model width.
+    pub hidden_size: u64,
+    /// Transformer blocks (decoder blocks for Whisper).
+    pub num_layers: u64,
+    /// Attention (query) heads.
+    pub num_heads: u64,
+    /// Key/value heads: equal to `num_heads` for MHA, fewer for GQA, 1 for MQA.
+    pub num_kv_heads: u64,
+    /// Width of one head; often `hidden_size / num_heads`, but not always (Gemma, Qwen3).
+    pub head_dim: u64,
+    /// FFN inner width (dense layers).
+    pub intermediate_size: u64,
+    /// Gated FFN (SwiGLU/GeGLU: gate, up, down) rather than two matrices.
+    pub gated_ffn: bool,
+    /// Input embedding and LM head share one matrix.
+    pub tied_embeddings: bool,
+    /// Biases on q, k, v.
+    pub qkv_bias: bool,
+    /// Bias on the attention output projection.
+    pub o_bias: bool,
+    /// Biases on the FFN projections.
+    pub mlp_bias: bool,
+    /// Bias on the LM head (phi-2).
+    pub lm_head_bias: bool,
+    /// Norm flavour.
+    pub norm: Norm,
+    /// Norms per block: 2 (pre-attention, pre-FFN), 1 (parallel block: phi-2), 4 (Gemma 2/3).
+    pub norms_per_layer: u64,
+    /// Per-head RMSNorm on queries and keys (Qwen3, Gemma 3).
+    pub qk_norm: bool,
+    /// Learned absolute positions: the table size (GPT-2, BERT, Whisper decoder); 0 for rotary.
+    pub learned_positions: u64,
+    /// Context length the model was trained for (`max_position_embeddings`).
+    pub max_position_embeddings: u64,
+    /// Sliding-window width; 0 when every layer attends globally.
+    pub sliding_window: u64,
+    /// How many of the layers use the sliding window (Gemma 2: half; Gemma 3: 5 of 6).
+    pub sliding_layers: u64,
+    /// Multi-head latent attention.
+    pub mla: Option<Mla>,
+    /// Mixture of experts.
+    pub moe: Option<Moe>,
+    /// Whisper: encoder blocks (the decoder has `num_layers`).
+    pub encoder_layers: u64,
+    /// Whisper: encoder positions (1500 frames); ViT: patches + 1.
+    pub encoder_positions: u64,
+    /// ViT patch size / Whisper mel bins: the input width of the first projection.
+    pub input_features: u64,
+    /// Classifier classes (ViT) or BERT token types.
+    pub num_labels: u64,
+    /// Parameters outside the modelled text stack (vision tower, projector, MTP module),
+    /// counted in the model dtype and never quantized.
+    pub extra_params: u64,
+    /// Published total for an [`Family::Opaque`] model (quick mode, ResNet, YOLO).
+    pub opaque_params: u64,
+}
+
+/// What a weight tensor does: decides quantization, LoRA targets, and tensor-parallel sharding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
+#[allow(missing_docs)]
+pub enum Role {
+    Embedding,
+    Positions,
+    LmHead,
+    Q,
+    K,
+    V,
+    O,
+    /// MLA down-projections and latent up-projections.
+    QA,
+    QB,
+    KvA,
+    KvB,
+    Gate,
+    Up,
+    Down,
+    Router,
+    ExpertGate,
+    ExpertUp,
+    ExpertDown,
+    /// Norm weights and biases, biases of projections: 1-D, never quantized.
+    Vector,
+    /// Input projections of vision/audio stems, pooler, classifier, extra towers.
+    Other,
+}
+
+impl Role {
+    /// A 2-D projection inside a transformer block (what quantizers and LoRA touch).
+    pub const fn is_block_linear(self) -> bool {
+        matches!(
+            self,
+            Role::Q
+                | Role::K
+                | Role::V
+                | Role::O
+                | Role::QA
+                | Role::QB
+                | Role::KvA
+                | Role::KvB
+                | Role::Gate
+                | Role::Up
+                | Role::Down
+                | Role::ExpertGate
+                | Role::ExpertUp
+                | Role::ExpertDown
+        )
+    }
+
+    /// Routed-expert weights.
+    pub const fn is_expert(self) -> bool {
+        matches!(self, Role::ExpertGate | Role::ExpertUp | Role::ExpertDown)
+    }
+
+    /// The Hugging Face module name LoRA configs use for it (`q_proj`, `down_proj`…).
+    pub const fn module_name(self) -> &'static str {
+        match self {
+            Role::Q => "q_proj",
+            Role::K => "k_proj",
+            Role::V => "v_proj",
+            Role::O => "o_proj",
+            Role::QA => "q_a_proj",
+            Role::QB => "q_b_proj",
+            Role::KvA => "kv_a_proj_with_mqa",
+            Role::KvB => "kv_b_proj",
+            Role::Gate | Role::ExpertGate => "gate_proj",
+            Role::Up | Role::ExpertUp => "up_proj",
+            Role::Down | Role::ExpertDown => "down_proj",
+            Role::Router => "gate",
+            Role::Embedding => "embed_tokens",
+            Role::LmHead => "lm_head",
+            Role::Positions => "embed_positions",
+            Role::Vector => "norm",
+            Role::Other => "other",
+        }
+    }
+}
+
+/// One weight tensor (or `count` identical ones, e.g. the routed experts of a layer).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Tensor {
+    /// What it does.
+    pub role: Role,
+    /// Block index, or `None` outside the blocks.
+    pub layer: Option<u64>,
+    /// Input width (columns of `y = W x`); 1 for vectors.
+    pub rows_in: u64,
+    /// Output width.
+    pub rows_out: u64,
+    /// Identical copies (experts).
+    pub count: u64,
+}
+
+impl Tensor {
+    /// Elements in all copies.
+    pub const fn numel(&self) -> u64 {
+        self.rows_in
+            .saturating_mul(self.rows_out)
+            .saturating_mul(self.count)
+    }
+}
+
+/// Largest value accepted for any width or count in an architecture.
+pub const MAX_DIM: u64 = 1 << 24;
+/// Largest layer count accepted.
+pub const MAX_LAYERS: u64 = 1024;
+
+impl Architecture {
+    /// An opaque model of `params` parameters (the guide's quick mode).
+    pub const fn opaque(params: u64) -> Architecture {
+        Architecture {
+            family: Family::Opaque,
+            vocab_size: 0,
+            hidden_size: 0,
+            num_layers: 0,
+            num_heads: 0,
+            num_kv_heads: 0,
+            head_dim: 0,
+            intermediate_size: 0,
+            gated_ffn: false,
+            tied_embeddings: false,
+            qkv_bias: false,
+            o_bias: false,
+            mlp_bias: false,
+            lm_head_bias: false,
+            norm: Norm::Rms,
+            norms_per_layer: 0,
+            qk_norm: false,
+            learned_positions: 0,
+            max_position_embeddings: 0,
+            sliding_window: 0,
+            sliding_layers: 0,
+            mla: None,
+            moe: None,
+            encoder_layers: 0,
+            encoder_positions: 0,
+            input_features: 0,
+            num_labels: 0,
+            extra_params: 0,
+            opaque_params: params,
+        }
+    }
+
+    /// Whether the architecture is known beyond its parameter count.
+    pub const fn is_detailed(&self) -> bool {
+        !matches!(self.family, Family::Opaque)
+    }
+
+    /// Whether it generates tokens with a KV cache.
+    pub const fn is_generative(&self) -> bool {
+        matches!(self.family, Family::CausalLm | Family::Whisper)
+    }
+
+    /// Checks every field against its accepted range, so that arithmetic afterwards cannot
+    /// overflow or divide by zero.
+    pub fn validate(&self, field: &str) -> Result<()> {
+        let f = |name: &str| alloc::format!("{field}.{name}");
+        let check = |name: &str, v: u64, lo: u64, hi: u64| -> Result<()> {
+            if (lo..=hi).contains(&v) {
+                Ok(())
+            } else {
+                Err(InputError::new(
+                    f(name),
+                    alloc::format!("{v} is out of range"),
+                    alloc::format!("an integer from {lo} to {hi}"),
+                ))
+            }
+        };
+        if !self.is_detailed() {
+            return check("params", self.opaque_params, 1, crate::units::MAX_PARAMS);
+        }
+        check("hidden_size", self.hidden_size, 1, MAX_DIM)?;
+        check("num_layers", self.num_layers, 1, MAX_LAYERS)?;
+        check("num_heads", self.num_heads, 1, 1 << 14)?;
+        check("num_kv_heads", self.num_kv_heads, 1, self.num_heads)?;
+        check("head_dim", self.head_dim, 1, 1 << 14)?;
+        check("intermediate_size", self.intermediate_size, 0, MAX_DIM)?;
+        check("vocab_size", self.vocab_size, 0, MAX_DIM)?;
+        check("learned_positions", self.learned_positions, 0, MAX_DIM)?;
+        check(
+            "max_position_embeddings",
+            self.max_position_embeddings,
+            0,
+            1 << 26,
+        )?;
+        check("sliding_window", self.sliding_window, 0, 1 << 26)?;
+        check("sliding_layers", self.sliding_layers, 0, self.num_layers)?;
+        check("norms_per_layer", self.norms_per_layer, 0, 8)?;
+        check("encoder_layers", self.encoder_layers, 0, MAX_LAYERS)?;
+        check("encoder_positions", self.encoder_positions, 0, MAX_DIM)?;
+        check("input_features", self.input_features, 0, MAX_DIM)?;
+        check("num_labels", self.num_labels, 0, MAX_DIM)?;
+        check(
+            "extra_params",
+            self.extra_params,
+            0,
+            crate::units::MAX_PARAMS,
+        )?;
+        if self.num_heads % self.num_kv_heads != 0 {
+            return Err(InputError::new(
+                f("num_kv_heads"),
+                alloc::format!(
+                    "{} does not divide num_heads = {}",
+                    self.num_kv_heads,
+                    self.num_heads
+                ),
+                "a divisor of num_heads",
+            ));
+        }
+        if let Some(m) = self.mla {
+            check("mla.q_lora_rank", m.q_lora_rank, 0, MAX_DIM)?;
+            check("mla.kv_lora_rank", m.kv_lora_rank, 1, MAX_DIM)?;
+            check("mla.qk_rope_head_dim", m.qk_rope_head_dim, 0, 1 << 14)?;
+            check("mla.qk_nope_head_dim", m.qk_nope_head_dim, 0, 1 << 14)?;
+            check("mla.v_head_dim", m.v_head_dim, 1, 1 << 14)?;
+        }
+        if let Some(m) = self.moe {
+            check("moe.num_experts", m.num_experts, 1, 1 << 16)?;
+            check(
+                "moe.experts_per_token",
+                m.experts_per_token,
+                1,
+                m.num_experts,
+            )?;
+            check(
+                "moe.expert_intermediate_size",
+                m.expert_intermediate_size,
+                1,
+                MAX_DIM,
+            )?;
+            check(
+                "moe.shared_intermediate_size",
+                m.shared_intermediate_size,
+                0,
+                MAX_DIM,
+            )?;
+            check(
+                "moe.first_dense_layers",
+                m.first_dense_layers,
+                0,
+                self.num_layers,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Every weight tensor, in order. Empty for an opaque model.
+    pub fn tensors(&self) -> Vec<Tensor> {
+        let mut t = Vec::new();
+        let h = self.hidden_size;
+        let mut push = |role: Role, layer: Option<u64>, rows_in: u64, rows_out: u64, count: u64| {
+            if rows_in > 0 && rows_out > 0 && count > 0 {
+                t.push(Tensor {
+                    role,
+                    layer,
+                    rows_in,
+                    rows_out,
+                    count,
+                });
+            }
+        };
+        let norm_w = |n: Norm| if n == Norm::Layer { 2 } else { 1 };
+        match self.family {
+            Family::Opaque => return t,
+            Family::CausalLm => {
+                push(Role::Embedding, None, self.vocab_size, h, 1);
+                push(Role::Positions, None, self.learned_positions, h, 1);
+                for l in 0..self.num_layers {
+                    self.attention(&mut push, l);
+                    self.ffn(&mut push, l);
+                    push(
+                        Role::Vector,
+                        Some(l),
+                        1,
+                        h * norm_w(self.norm) * self.norms_per_layer,
+                        1,
+                    );
+                }
+                push(Role::Vector, None, 1, h * norm_w(self.norm), 1);
+                if !self.tied_embeddings {
+                    push(Role::LmHead, None, h, self.vocab_size, 1);
+                }
+                if self.lm_head_bias {
+                    push(Role::Vector, None, 1, self.vocab_size, 1);
+                }
+            }
+            Family::Bert => {
+                push(Role::Embedding, None, self.vocab_size, h, 1);
+                push(Role::Positions, None, self.learned_positions, h, 1);
+                push(Role::Other, None, self.num_labels, h, 1); // token types
+                push(Role::Vector, None, 1, 2 * h, 1); // embedding LayerNorm
+                for l in 0..self.num_layers {
+                    self.attention(&mut push, l);
+                    self.ffn(&mut push, l);
+                    push(Role::Vector, Some(l), 1, 4 * h, 1); // two LayerNorms
+                }
+                push(Role::Other, None, h, h, 1); // pooler
+                push(Role::Vector, None, 1, h, 1);
+            }
+            Family::Vit => {
+                // Patch embedding: a conv of 3 × p × p inputs per patch, with bias; CLS token; positions.
+                push(
+                    Role::Other,
+                    None,
+                    3 * self.input_features * self.input_features,
+                    h,
+                    1,
+                );
+                push(Role::Vector, None, 1, 2 * h, 1); // conv bias + CLS token
+                push(Role::Positions, None, self.encoder_positions, h, 1);
+                for l in 0..self.num_layers {
+                    self.attention(&mut push, l);
+                    self.ffn(&mut push, l);
+                    push(Role::Vector, Some(l), 1, 4 * h, 1);
+                }
+                push(Role::Vector, None, 1, 2 * h, 1); // final LayerNorm
+                push(Role::Other, None, h, self.num_labels, 1); // classifier
+                push(Role::Vector, None, 1, self.num_labels, 1);
+            }
+            Family::Whisper => {
+                // Encoder: two convolutions (kernel 3) over mel features, sinusoidal positions stored as weights.
+                push(Role::Other, None, 3 * self.input_features, h, 1);
+                push(Role::Other, None, 3 * h, h, 1);
+                push(Role::Vector, None, 1, 2 * h, 1);
+                push(Role::Positions, None, self.encoder_positions, h, 1);
+                for l in 0..self.encoder_layers {
+                    // Encoder blocks are numbered after the decoder's so layers stay distinct.
+                    let id = self.num_layers + l;
+                    self.attention(&mut push, id);
+                    self.ffn(&mut push, id);
+                    push(Role::Vector, Some(id), 1, 4 * h, 1);
+                }
+                push(Role::Vector, None, 1, 2 * h, 1);
+                // Decoder: tokens, learned positions, self- and cross-attention.
+                push(Role::Embedding, None, self.vocab_size, h, 1);
+                push(Role::Positions, None, self.learned_positions, h, 1);
+                for l in 0..self.num_layers {
+                    self.attention(&mut push, l);
+                    self.attention(&mut push, l);
+                    self.ffn(&mut push, l);
+                    push(Role::Vector, Some(l), 1, 6 * h, 1);
+                }
+                push(Role::Vector, None, 1, 2 * h, 1);
+            }
+        }
+        push(Role::Other, None, 1, self.extra_params, 1);
+        t
+    }
+
+    fn attention(&self, push: &mut impl FnMut(Role, Option<u64>, u64, u64, u64), l: u64) {
+        let h = self.hidden_size;
+        let l = Some(l);
+        let heads = self.num_heads;
+        if let Some(m) = self.mla {
+            let qk = m.qk_nope_head_dim + m.qk_rope_head_dim;
+            if m.q_lora_rank > 0 {
+                push(Role::QA, l, h, m.q_lora_rank, 1);
+                push(Role::Vector, l, 1, m.q_lora_rank, 1);
+                push(Role::QB, l, m.q_lora_rank, heads * qk, 1);
+            } else {
+                push(Role::Q, l, h, heads * qk, 1);
+            }
+            push(Role::KvA, l, h, m.kv_lora_rank + m.qk_rope_head_dim, 1);
+            push(Role::Vector, l, 1, m.kv_lora_rank, 1);
+            push(
+                Role::KvB,
+                l,
+                m.kv_lora_rank,
+                heads * (m.qk_nope_head_dim + m.v_head_dim),
+                1,
+            );
+            push(Role::O, l, heads * m.v_head_dim, h, 1);
+            return;
+        }
+        let hd = self.head_dim;
+        let q = heads * hd;
+        let kv = self.num_kv_heads * hd;
+        push(Role::Q, l, h, q, 1);
+        push(Role::K, l, h, kv, 1);
+        push(Role::V, l, h, kv, 1);
+        push(Role::O, l, q, h, 1);
+        if self.qkv_bias {
+            // Whisper's k_proj has no bias; every other family biases all three.
+            let k_bias = if self.family == Family::Whisper {
+                0
+            } else {
+                kv
+            };
+            push(Role::Vector, l, 1, q + k_bias + kv, 1);
+        }
+        if self.o_bias {
+            push(Role::Vector, l, 1, h, 1);
+        }
+        if self.qk_norm {
+            push(Role::Vector, l, 1, 2 * hd, 1);
+        }
+    }
+
+    fn ffn(&self, push: &mut impl FnMut(Role, Option<u64>, u64, u64, u64), l: u64) {
+        let h = self.hidden_size;
+        let layer = Some(l);
+        let dense = |push: &mut dyn FnMut(Role, Option<u64>, u64, u64, u64), i: u64| {
+            if self.gated_ffn {
+                push(Role::Gate, layer, h, i, 1);
+            }
+            push(Role::Up, layer, h, i, 1);
+            push(Role::Down, layer, i, h, 1);
+            if self.mlp_bias {
+                let gates = if self.gated_ffn { 2 } else { 1 };
+                push(Role::Vector, layer, 1, gates * i + h, 1);
+            }
+        };
+        match self.moe {
+            Some(m) if l >= m.first_dense_layers && l < self.num_layers => {
+                let e = m.num_experts;
+                let i = m.expert_intermediate_size;
+                push(Role::Router, layer, h, e, 1);
+                if m.router_bias {
+                    push(Role::Vector, layer, 1, e, 1);
+                }
+                if self.gated_ffn {
+                    push(Role::ExpertGate, layer, h, i, e);
+                }
+                push(Role::ExpertUp, layer, h, i, e);
+                push(Role::ExpertDown, layer, i, h, e);
+                if m.expert_bias {
+                    let gates = if self.gated_ffn { 2 } else { 1 };
+                    push(Role::Vector, layer, 1, (gates * i + h) * e, 1);
+                }
+                if m.shared_intermediate_size > 0 {
+                    dense(push, m.shared_intermediate_size);
+                    if m.shared_expert_gate {
+                        push(Role::Router, layer, h, 1, 1);
+                    }
+                }
+            }
+            _ => dense(push, self.intermediate_size),
+        }
+    }
+
+    /// Total parameters.
+    pub fn params(&self) -> u64 {
+        if !self.is_detailed() {
+            return self.opaque_params;
+        }
+        self.tensors()
+            .iter()
+            .map(Tensor::numel)
+            .fold(0u64, u64::saturating_add)
+    }
+
+    /// Parameters active for one token: all but the routed experts not chosen.
+    pub fn active_params(&self) -> u64 {
+        let Some(m) = self.moe else {
+            return self.params();
+        };
+        self.tensors()
+            .iter()
+            .map(|t| {
+                if t.role.is_expert() {
+                    t.numel() / t.count.max(1) * m.experts_per_token
+                } else {
+                    t.numel()
+                }
+            })
+            .fold(0u64, u64::saturating_add)
+    }
+
+    /// Layers that attend over the whole context (the others use the sliding window).
+    pub const fn global_layers(&self) -> u64 {
+        if self.sliding_window == 0 {
+            self.num_layers
+        } else {
+            self.num_layers.saturating_sub(self.sliding_layers)
+        }
+    }
+
+    /// KV-cache elements per token per layer: `2 × kv_heads × head_dim`, or for MLA the latent
+    /// plus the rotary key, `kv_lora_rank + qk_rope_head_dim`.
+    pub const fn kv_elements_per_token_layer(&self) -> u64 {
+        match self.mla {
+            Some(m) => m.kv_lora_rank + m.qk_rope_head_dim,
+            None => 2 * self.num_kv_heads * self.head_dim,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Llama-3.1-8B's config.json: 128256 vocab, 4096 hidden, 32 layers, 32 heads, 8 KV heads,
+    /// 14336 FFN, untied.
+    pub(crate) fn llama31_8b() -> Architecture {
+        Architecture {
+            family: Family::CausalLm,
+            vocab_size: 128_256,
+            hidden_size: 4096,
+            num_layers: 32,
+            num_heads: 32,
+            num_kv_heads: 8,
+            head_dim: 128,
+            intermediate_size: 14_336,
+            gated_ffn: true,
+            norms_per_layer: 2,
+            max_position_embeddings: 131_072,
+            ..Architecture::default()
+        }
+    }
+
+    #[test]
+    fn llama31_8b_params_by_hand() {
+        // Hand: embed + head 2 × 128256 × 4096 = 1,050,673,152;
+        // per layer q 4096² + k,v 2 × 4096 × 1024 + o 4096² = 41,943,040;
+        // FFN 3 × 4096 × 14336 = 176,160,768; norms 2 × 4096 = 8,192 → 218,112,000 × 32 = 6,979,584,000;
+        // final norm 4,096. Total 8,030,261,248 — the published count.
+        assert_eq!(llama31_8b().params(), 8_030_261_248);
+    }
+
+    #[test]
+    fn kv_per_token_gqa() {
+        // 2 × 8 KV heads × 128 = 2048 elements per layer; bf16 × 32 layers = 131,072 B = 128 KiB.
+        assert_eq!(
+            llama31_8b().kv_elements_per_token_layer() * 2 * 32,
+            128 * 1024
+        );
+    }
+
+    #[test]
+    fn validation_names_the_field() {
+        let mut a = llama31_8b();
+        a.num_kv_heads = 7;
+        assert_eq!(a.validate("model").unwrap_err().field, "model.num_kv_heads");
+        a.num_kv_heads = 0;
+        assert_eq!(a.validate("model").unwrap_err().field, "model.num_kv_heads");
+        let mut b = llama31_8b();
+        b.num_layers = 0;
+        assert!(
+            b.validate("model")
+                .unwrap_err()
+                .accepted
+                .contains("1 to 1024")
+        );
+        assert!(Architecture::opaque(0).validate("model").is_err());
+    }
+}
