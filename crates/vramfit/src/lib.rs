@@ -16,8 +16,11 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+pub mod catalog;
+pub mod config;
 pub mod diagnose;
 pub mod error;
+pub mod estimate;
 pub mod hardware;
 pub mod model;
 pub mod precision;
