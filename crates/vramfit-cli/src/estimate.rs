@@ -207,10 +207,9 @@ impl EstimateFlags {
                 if input.dtype.is_none() {
                     input.dtype = parsed.dtype;
                 }
-                if input.quantization == Quantization::None {
-                    if let Some(q) = parsed.quantization {
-                        input.quantization = q;
-                    }
+                if let (Quantization::None, Some(q)) = (input.quantization, parsed.quantization) {
+                    input.quantization = q;
+                }
                 }
             } else {
                 input.model = Some(m.clone());
