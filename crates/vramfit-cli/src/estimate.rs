@@ -210,7 +210,6 @@ impl EstimateFlags {
                 if let (Quantization::None, Some(q)) = (input.quantization, parsed.quantization) {
                     input.quantization = q;
                 }
-                }
             } else {
                 input.model = Some(m.clone());
             }
