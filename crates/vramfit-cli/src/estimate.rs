@@ -28,13 +28,13 @@ pub struct EstimateFlags {
     #[arg(long, value_enum, default_value = "hf")]
     pub engine: EngineArg,
     /// Sequences per batch (training: micro-batch per GPU).
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 1.0)]
     pub batch: f64,
     /// Prompt tokens (training: sequence length).
-    #[arg(long, default_value_t = 2048.0)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 2048.0)]
     pub seq_len: f64,
     /// Generated tokens per sequence.
-    #[arg(long, default_value_t = 256.0)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 256.0)]
     pub new_tokens: f64,
     /// fp32, fp16 or bf16 (default: the checkpoint's dtype).
     #[arg(long)]
@@ -67,7 +67,7 @@ pub struct EstimateFlags {
     #[arg(long, value_enum)]
     pub checkpointing: Option<CheckpointingArg>,
     /// LoRA rank (0: full fine-tuning).
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 0.0)]
     pub lora_rank: f64,
     /// LoRA target modules, comma-separated (q_proj,v_proj by default; all-linear for every projection).
     #[arg(long, value_delimiter = ',')]
@@ -76,19 +76,19 @@ pub struct EstimateFlags {
     #[arg(long)]
     pub qlora: bool,
     /// ZeRO stage 0–3.
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 0.0)]
     pub zero: f64,
     /// none, cpu or nvme.
     #[arg(long, value_enum, default_value = "none")]
     pub offload: OffloadArg,
     /// GPUs in total.
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 1.0)]
     pub gpus: f64,
     /// Tensor-parallel size.
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 1.0)]
     pub tp: f64,
     /// Pipeline-parallel size.
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 1.0)]
     pub pp: f64,
     /// A GPU from the catalog (see `vramfit gpus`).
     #[arg(long, conflicts_with = "gpu_memory")]
@@ -97,25 +97,25 @@ pub struct EstimateFlags {
     #[arg(long)]
     pub gpu_memory: Option<String>,
     /// vLLM gpu_memory_utilization.
-    #[arg(long, default_value_t = 0.9)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 0.9)]
     pub gpu_memory_utilization: f64,
     /// vLLM max_model_len / llama.cpp context.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub max_model_len: Option<f64>,
     /// vLLM max_num_seqs.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub max_num_seqs: Option<f64>,
     /// vLLM max_num_batched_tokens.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub max_num_batched_tokens: Option<f64>,
     /// vLLM: no CUDA graphs (enforce_eager).
     #[arg(long)]
     pub enforce_eager: bool,
     /// llama.cpp -ngl: layers on the GPU.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub gpu_layers: Option<f64>,
     /// llama.cpp -ub.
-    #[arg(long, default_value_t = 512.0)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 512.0)]
     pub ubatch: f64,
 }
 
