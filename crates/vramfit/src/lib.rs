@@ -21,6 +21,7 @@ pub mod error;
 pub mod hardware;
 pub mod model;
 pub mod precision;
+pub mod presets;
 pub mod units;
 
 pub use error::{InputError, Result};
