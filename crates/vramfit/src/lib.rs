@@ -16,6 +16,7 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+pub mod config;
 pub mod diagnose;
 pub mod error;
 pub mod hardware;
