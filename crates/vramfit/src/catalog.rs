@@ -5,8 +5,8 @@ use crate::model::Architecture;
 use crate::precision::Dtype;
 
 /// A preset's checkpoint dtype and architecture, by id (case-insensitive).
-pub fn find_model(_id: &str) -> Option<(Dtype, Architecture)> {
-    None
+pub fn find_model(id: &str) -> Option<(Dtype, Architecture)> {
+    crate::presets::find(id).map(|p| (p.dtype, p.arch))
 }
 
 /// A catalog GPU as the estimator needs it, by id.

@@ -24,6 +24,7 @@ pub mod estimate;
 pub mod hardware;
 pub mod model;
 pub mod precision;
+pub mod presets;
 pub mod units;
 
 pub use error::{InputError, Result};
