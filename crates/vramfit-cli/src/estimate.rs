@@ -311,7 +311,9 @@ pub fn table(e: &Estimate) -> String {
         );
     }
     if let Some(f) = &e.fit {
-        let verdict = if f.fits {
+        let verdict = if let Some(r) = &f.reason {
+            format!("does NOT fit: {}", r.en)
+        } else if f.fits {
             format!("fits, {} free", f.headroom_bytes.display_gib())
         } else {
             format!("does NOT fit: {} short", f.shortfall_bytes.display_gib())
