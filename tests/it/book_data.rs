@@ -56,13 +56,13 @@ fn validation() -> String {
     );
     let _ = writeln!(
         s,
-        "| model | tp | pp | max_model_len | dtype | KV dtype | weights measured | weights vramfit | error | KV tokens measured | KV tokens vramfit | error |"
+        "| model | tp | pp | max_model_len | dtype | KV dtype | weights measured | weights vramfit | error | profile peak measured | vramfit | KV tokens measured | KV tokens vramfit | error |"
     );
-    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for (r, e, w, t) in &rows {
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {} | {:.2} GiB | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {:.2} GiB | {} | {} | {:.2} GiB | {} | {} | {} | {} |",
             r.model,
             r.tp,
             r.pp,
@@ -72,6 +72,8 @@ fn validation() -> String {
             r.weights_gib,
             gib(e.weights_bytes.get()),
             pct(*w),
+            r.activation_gib,
+            gib(e.activations_bytes.get()),
             thousands(r.kv_cache_tokens),
             thousands(e.kv_cache_tokens.unwrap_or(0)),
             pct(*t)
