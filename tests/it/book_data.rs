@@ -58,7 +58,10 @@ fn validation() -> String {
         s,
         "| model | tp | pp | max_model_len | dtype | KV dtype | weights measured | weights vramfit | error | profile peak measured | vramfit | KV tokens measured | KV tokens vramfit | error |"
     );
-    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(
+        s,
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    );
     for (r, e, w, t) in &rows {
         let _ = writeln!(
             s,

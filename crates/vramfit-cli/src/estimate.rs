@@ -330,3 +330,50 @@ pub fn table(e: &Estimate) -> String {
     }
     s
 }
+
+/// Arguments of `vramfit models`.
+#[derive(Args)]
+pub struct ModelsArgs {
+    /// Only presets whose id or name contains this (case-insensitive).
+    pub query: Option<String>,
+    /// Print a JSON list.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs `vramfit models`.
+pub fn models(args: ModelsArgs) -> Outcome {
+    let list: Vec<&vramfit::presets::Preset> = match &args.query {
+        Some(q) => vramfit::presets::search(q).collect(),
+        None => vramfit::presets::presets().iter().collect(),
+    };
+    if args.json {
+        let rows: Vec<serde_json::Value> = list
+            .iter()
+            .map(|p| {
+                serde_json::json!({
+                    "id": p.id,
+                    "aliases": p.aliases,
+                    "name": p.name,
+                    "params": p.params,
+                    "dtype": p.dtype,
+                    "arch": p.arch,
+                    "source": p.source,
+                    "date": p.date,
+                })
+            })
+            .collect();
+        return json(&rows);
+    }
+    let mut s = String::new();
+    for p in list {
+        let _ = writeln!(
+            s,
+            "{:<50} {:>18} params  {}",
+            p.id,
+            vramfit::estimate::thousands(p.params),
+            p.dtype
+        );
+    }
+    Ok(s)
+}
