@@ -30,9 +30,12 @@ pub use plan::{Layout, ParallelKind, PlanOption, PlanOptions, plan};
 
 // The generated tables (see the module documentation). The paths are relative to
 // `src/`, the folder of this file.
+#[rustfmt::skip]
 #[path = "generated/gpus.rs"]
 mod generated_gpus;
+#[rustfmt::skip]
 #[path = "generated/offers.rs"]
 mod generated_offers;
+#[rustfmt::skip]
 #[path = "generated/platforms.rs"]
 mod generated_platforms;

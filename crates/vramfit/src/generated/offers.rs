@@ -6,11 +6,7 @@ use crate::hardware::{Billing, Currency, ExchangeRate, Market, Offer};
 use crate::units::Bytes;
 
 /// USD to CNY.
-pub static USD_CNY: ExchangeRate = ExchangeRate {
-    cny_per_usd: 7.1,
-    source: "reference estimate: CFETS USD/CNY central parity was about 7.10 in November 2025 (People's Bank of China daily fixing); update with the day's rate",
-    date: "2025-11-30",
-};
+pub static USD_CNY: ExchangeRate = ExchangeRate { cny_per_usd: 7.1, source: "reference estimate: CFETS USD/CNY central parity was about 7.10 in November 2025 (People's Bank of China daily fixing); update with the day's rate", date: "2025-11-30" };
 
 /// Every offer, sorted by id.
 pub static OFFERS: &[Offer] = &[
