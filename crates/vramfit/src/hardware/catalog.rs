@@ -173,9 +173,10 @@ pub enum Market {
 }
 
 /// One rental offer: a machine (or a slice of one) at a reference price.
+///
+/// Not `#[non_exhaustive]`: callers (and tests) build their own offers for the planners.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
-#[non_exhaustive]
 pub struct Offer {
     /// Offer id, e.g. `aws-p5-48xlarge`.
     pub id: &'static str,

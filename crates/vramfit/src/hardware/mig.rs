@@ -319,6 +319,16 @@ impl Search<'_> {
         cards + need.saturating_sub(free_slices).div_ceil(per) as usize
     }
 
+    /// Card index and start slice where `job` was placed.
+    fn position_of(&self, cards: &[CardState], job: usize) -> Option<(usize, u8)> {
+        cards.iter().enumerate().find_map(|(ci, c)| {
+            c.items
+                .iter()
+                .find(|(j, _)| *j == job)
+                .map(|(_, p)| (ci, p.start))
+        })
+    }
+
     fn dfs(&mut self, next: usize, cards: &mut Vec<CardState>) {
         if self.nodes >= NODE_BUDGET {
             return;
@@ -341,13 +351,38 @@ impl Search<'_> {
                 .map(|c| u32::from(self.gpu.mig_memory_slices) - c.used.count_ones())
                 .sum();
             let lb = self.lower_bound_cards(next, cards.len(), free);
-            let partial = self.score(cards);
-            if lb > b.cards || (lb == b.cards && partial.cost > b.cost + 1e-9) {
+            // Cost bound: what is placed, plus the cheapest slice of each job still to place
+            // (per-slice pricing) or the bound on cards (whole-card pricing).
+            let cost_lb = match self.pricing {
+                MigPricing::PerSlice => {
+                    self.score(cards).cost
+                        + self.candidates[next..]
+                            .iter()
+                            .map(|c| {
+                                c.iter()
+                                    .filter_map(|p| self.profile_price(p))
+                                    .fold(f64::INFINITY, f64::min)
+                            })
+                            .filter(|x| x.is_finite())
+                            .sum::<f64>()
+                }
+                MigPricing::WholeCard => self.card_price.unwrap_or(0.0) * lb as f64,
+                MigPricing::Unpriced => 0.0,
+            };
+            if lb > b.cards || (lb == b.cards && cost_lb > b.cost + 1e-9) {
                 return;
             }
         }
         let job = self.jobs[next].0;
         let cands = self.candidates[next].clone();
+        // Identical jobs are interchangeable: place each after the previous one of the same
+        // size (by card, then start slice), so permutations of one assignment are tried once.
+        let floor = match next.checked_sub(1) {
+            Some(prev) if self.jobs[prev].1 == self.jobs[next].1 => {
+                self.position_of(cards, self.jobs[prev].0)
+            }
+            _ => None,
+        };
         let open = cards.len();
         for ci in 0..=open {
             if ci == open {
@@ -362,6 +397,9 @@ impl Search<'_> {
             }
             for profile in &cands {
                 for &start in profile.starts {
+                    if floor.is_some_and(|f| (ci, start) <= f) {
+                        continue;
+                    }
                     let p = Placement { profile, start };
                     let card = &cards[ci];
                     if card.used & p.mask() != 0
