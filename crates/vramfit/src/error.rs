@@ -21,26 +21,14 @@ pub struct InputError {
 
 impl InputError {
     /// A new error for `field`.
-    pub fn new(
-        field: impl Into<String>,
-        problem: impl Into<String>,
-        accepted: impl Into<String>,
-    ) -> Self {
-        InputError {
-            field: field.into(),
-            problem: problem.into(),
-            accepted: accepted.into(),
-        }
+    pub fn new(field: impl Into<String>, problem: impl Into<String>, accepted: impl Into<String>) -> Self {
+        InputError { field: field.into(), problem: problem.into(), accepted: accepted.into() }
     }
 }
 
 impl fmt::Display for InputError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}: {}; accepted: {}",
-            self.field, self.problem, self.accepted
-        )
+        write!(f, "{}: {}; accepted: {}", self.field, self.problem, self.accepted)
     }
 }
 

@@ -21,11 +21,7 @@ pub const GB: u64 = 1_000_000_000;
 
 /// A size in bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[cfg_attr(
-    feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(transparent)
-)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize), serde(transparent))]
 pub struct Bytes(u64);
 
 impl Bytes {
@@ -161,8 +157,7 @@ pub fn parse_size(field: &str, text: &str) -> Result<Bytes> {
         .find(|c: char| c.is_ascii_alphabetic())
         .ok_or_else(|| InputError::new(field, format!("`{t}` has no unit"), accepted))?;
     let (num, unit) = t.split_at(split);
-    let value = parse_finite(num.trim())
-        .ok_or_else(|| InputError::new(field, format!("`{t}` is not a number"), accepted))?;
+    let value = parse_finite(num.trim()).ok_or_else(|| InputError::new(field, format!("`{t}` is not a number"), accepted))?;
     let mult = match unit.trim().to_ascii_lowercase().as_str() {
         "b" => 1.0,
         "kb" | "k" => 1e3,
@@ -173,28 +168,14 @@ pub fn parse_size(field: &str, text: &str) -> Result<Bytes> {
         "mib" => MIB as f64,
         "gib" => GIB as f64,
         "tib" => (1024 * GIB) as f64,
-        _ => {
-            return Err(InputError::new(
-                field,
-                format!("unknown unit `{}`", unit.trim()),
-                accepted,
-            ));
-        }
+        _ => return Err(InputError::new(field, format!("unknown unit `{}`", unit.trim()), accepted)),
     };
     let bytes = value * mult;
     if bytes < 0.0 {
-        return Err(InputError::new(
-            field,
-            format!("`{t}` is negative"),
-            accepted,
-        ));
+        return Err(InputError::new(field, format!("`{t}` is negative"), accepted));
     }
     if bytes > MAX_SIZE.get() as f64 {
-        return Err(InputError::new(
-            field,
-            format!("`{t}` is larger than 1 PiB"),
-            accepted,
-        ));
+        return Err(InputError::new(field, format!("`{t}` is larger than 1 PiB"), accepted));
     }
     Ok(Bytes::from_f64(bytes))
 }
@@ -213,20 +194,10 @@ pub fn parse_params(field: &str, text: &str) -> Result<u64> {
         Some('T') => (&t[..t.len() - 1], 1e12),
         _ => (t.as_str(), 1.0),
     };
-    let value = parse_finite(num.trim()).ok_or_else(|| {
-        InputError::new(
-            field,
-            format!("`{}` is not a number", text.trim()),
-            accepted,
-        )
-    })?;
+    let value = parse_finite(num.trim()).ok_or_else(|| InputError::new(field, format!("`{}` is not a number", text.trim()), accepted))?;
     let p = value * mult;
     if !(1.0..=MAX_PARAMS as f64).contains(&libm::round(p)) {
-        return Err(InputError::new(
-            field,
-            format!("`{}` is out of range", text.trim()),
-            accepted,
-        ));
+        return Err(InputError::new(field, format!("`{}` is out of range", text.trim()), accepted));
     }
     Ok(libm::round(p) as u64)
 }
@@ -243,36 +214,17 @@ mod tests {
 
     #[test]
     fn sizes_parse_with_units() {
-        assert_eq!(
-            parse_size("gpu_memory", "80GB").unwrap().get(),
-            80_000_000_000
-        );
+        assert_eq!(parse_size("gpu_memory", "80GB").unwrap().get(), 80_000_000_000);
         assert_eq!(parse_size("gpu_memory", "80 GiB").unwrap().get(), 80 * GIB);
         // 79.19 GiB is what CUDA reports for an H100-80GB: 79.19 × 1,073,741,824 = 85,029,615,042.56 → ceil.
-        assert_eq!(
-            parse_size("gpu_memory", "79.19GiB").unwrap().get(),
-            85_029_615_043
-        );
+        assert_eq!(parse_size("gpu_memory", "79.19GiB").unwrap().get(), 85_029_615_043);
         assert_eq!(parse_size("gpu_memory", "512MiB").unwrap().get(), 512 * MIB);
-        assert_eq!(
-            parse_size("gpu_memory", "1.5TiB").unwrap().get(),
-            1536 * GIB
-        );
+        assert_eq!(parse_size("gpu_memory", "1.5TiB").unwrap().get(), 1536 * GIB);
     }
 
     #[test]
     fn bad_sizes_name_the_field() {
-        for bad in [
-            "80",
-            "",
-            "abcGB",
-            "-3GB",
-            "NaNGB",
-            "infGB",
-            "5 parsecs",
-            "2PiB",
-            "1e300GB",
-        ] {
+        for bad in ["80", "", "abcGB", "-3GB", "NaNGB", "infGB", "5 parsecs", "2PiB", "1e300GB"] {
             let e = parse_size("gpu_memory", bad).unwrap_err();
             assert_eq!(e.field, "gpu_memory", "{bad}");
             assert!(e.accepted.contains("GiB"), "{bad}");
@@ -288,11 +240,7 @@ mod tests {
         assert_eq!(parse_params("params", "1.5T").unwrap(), 1_500_000_000_000);
         assert_eq!(parse_params("params", "124_439_808").unwrap(), 124_439_808);
         for bad in ["", "0", "-7B", "NaN", "1e30", "seven", "B"] {
-            assert_eq!(
-                parse_params("params", bad).unwrap_err().field,
-                "params",
-                "{bad}"
-            );
+            assert_eq!(parse_params("params", bad).unwrap_err().field, "params", "{bad}");
         }
     }
 
