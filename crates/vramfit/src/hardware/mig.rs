@@ -234,8 +234,9 @@ pub struct MigPlan {
     pub exhaustive: bool,
 }
 
-/// Search budget (assignments tried); far above what a few cards need.
-const NODE_BUDGET: u64 = 2_000_000;
+/// Search budget (nodes of the search tree); exhaustive for a few cards of mixed jobs, and a
+/// bound on time for many distinct jobs (the best plan found is returned, flagged).
+const NODE_BUDGET: u64 = 300_000;
 
 /// Most jobs accepted.
 pub const MAX_JOBS: usize = 56;
@@ -243,15 +244,32 @@ pub const MAX_JOBS: usize = 56;
 /// Per card, the (job, placement) pairs.
 type CardsLayout = Vec<Vec<(usize, Placement)>>;
 
+/// A candidate profile of a job and its per-slice price (0 when not priced per slice).
+#[derive(Clone, Copy)]
+struct Candidate {
+    profile: &'static MigProfile,
+    price: f64,
+}
+
 struct Search<'a> {
     gpu: &'a Gpu,
+    /// (input index, need), largest first.
     jobs: Vec<(usize, Bytes)>,
-    candidates: Vec<Vec<&'static MigProfile>>,
-    price: Vec<Option<f64>>,
+    candidates: Vec<Vec<Candidate>>,
+    /// For each k, the least memory slices, compute slices and price the jobs k.. need.
+    suffix_slices: Vec<u32>,
+    suffix_compute: Vec<u32>,
+    suffix_price: Vec<f64>,
     pricing: MigPricing,
-    card_price: Option<f64>,
+    card_price: f64,
     max_cards: usize,
     nodes: u64,
+    /// Running totals of the partial assignment.
+    cost: f64,
+    compute: i64,
+    held: u64,
+    used_slices: u32,
+    used_compute: u32,
     best: Option<(Score, CardsLayout)>,
 }
 
@@ -271,56 +289,16 @@ struct CardState {
 }
 
 impl Search<'_> {
-    fn score(&self, cards: &[CardState]) -> Score {
-        let mut cost = 0.0;
-        let mut compute = 0i64;
-        let mut held = 0u64;
-        for c in cards {
-            for (_, p) in &c.items {
-                compute += i64::from(p.profile.compute_slices);
-                held = held.saturating_add(p.profile.usable.get());
-                if self.pricing == MigPricing::PerSlice {
-                    cost += self.profile_price(p.profile).unwrap_or(0.0);
-                }
-            }
+    fn cost_of(&self, cards: usize) -> f64 {
+        match self.pricing {
+            MigPricing::PerSlice => self.cost,
+            MigPricing::WholeCard => self.card_price * cards as f64,
+            MigPricing::Unpriced => 0.0,
         }
-        if self.pricing == MigPricing::WholeCard {
-            cost = self.card_price.unwrap_or(0.0) * cards.len() as f64;
-        }
-        Score {
-            cards: cards.len(),
-            cost,
-            neg_compute: -compute,
-            held,
-        }
-    }
-
-    fn profile_price(&self, p: &MigProfile) -> Option<f64> {
-        self.gpu
-            .mig_profiles
-            .iter()
-            .position(|q| q.name == p.name)
-            .and_then(|i| self.price.get(i).copied().flatten())
-    }
-
-    fn lower_bound_cards(&self, next: usize, cards: usize, free_slices: u32) -> usize {
-        let need: u32 = self.jobs[next..]
-            .iter()
-            .enumerate()
-            .map(|(k, _)| {
-                self.candidates[next + k]
-                    .iter()
-                    .map(|p| u32::from(p.memory_slices))
-                    .min()
-                    .unwrap_or(0)
-            })
-            .sum();
-        let per = u32::from(self.gpu.mig_memory_slices).max(1);
-        cards + need.saturating_sub(free_slices).div_ceil(per) as usize
     }
 
     /// Card index and start slice where `job` was placed.
-    fn position_of(&self, cards: &[CardState], job: usize) -> Option<(usize, u8)> {
+    fn position_of(cards: &[CardState], job: usize) -> Option<(usize, u8)> {
         cards.iter().enumerate().find_map(|(ci, c)| {
             c.items
                 .iter()
@@ -335,51 +313,48 @@ impl Search<'_> {
         }
         self.nodes += 1;
         if next == self.jobs.len() {
-            let s = self.score(cards);
-            let better = match &self.best {
-                None => true,
-                Some((b, _)) => s < *b,
+            let s = Score {
+                cards: cards.len(),
+                cost: self.cost_of(cards.len()),
+                neg_compute: -self.compute,
+                held: self.held,
             };
-            if better {
+            if self.best.as_ref().is_none_or(|(b, _)| s < *b) {
                 self.best = Some((s, cards.iter().map(|c| c.items.clone()).collect()));
             }
             return;
         }
         if let Some((b, _)) = &self.best {
-            let free: u32 = cards
-                .iter()
-                .map(|c| u32::from(self.gpu.mig_memory_slices) - c.used.count_ones())
-                .sum();
-            let lb = self.lower_bound_cards(next, cards.len(), free);
-            // Cost bound: what is placed, plus the cheapest slice of each job still to place
-            // (per-slice pricing) or the bound on cards (whole-card pricing).
+            // Cards: the memory and compute slices still needed beyond the free ones of the
+            // open cards, in whole cards.
+            let per_mem = u32::from(self.gpu.mig_memory_slices).max(1);
+            let per_compute = u32::from(self.gpu.mig_compute_slices).max(1);
+            let open = cards.len() as u32;
+            let free_mem = open * per_mem - self.used_slices;
+            let free_compute = open * per_compute - self.used_compute;
+            let more = self.suffix_slices[next]
+                .saturating_sub(free_mem)
+                .div_ceil(per_mem)
+                .max(
+                    self.suffix_compute[next]
+                        .saturating_sub(free_compute)
+                        .div_ceil(per_compute),
+                );
+            let lb = cards.len() + more as usize;
             let cost_lb = match self.pricing {
-                MigPricing::PerSlice => {
-                    self.score(cards).cost
-                        + self.candidates[next..]
-                            .iter()
-                            .map(|c| {
-                                c.iter()
-                                    .filter_map(|p| self.profile_price(p))
-                                    .fold(f64::INFINITY, f64::min)
-                            })
-                            .filter(|x| x.is_finite())
-                            .sum::<f64>()
-                }
-                MigPricing::WholeCard => self.card_price.unwrap_or(0.0) * lb as f64,
-                MigPricing::Unpriced => 0.0,
+                MigPricing::PerSlice => self.cost + self.suffix_price[next],
+                _ => self.cost_of(lb),
             };
             if lb > b.cards || (lb == b.cards && cost_lb > b.cost + 1e-9) {
                 return;
             }
         }
         let job = self.jobs[next].0;
-        let cands = self.candidates[next].clone();
         // Identical jobs are interchangeable: place each after the previous one of the same
         // size (by card, then start slice), so permutations of one assignment are tried once.
         let floor = match next.checked_sub(1) {
             Some(prev) if self.jobs[prev].1 == self.jobs[next].1 => {
-                self.position_of(cards, self.jobs[prev].0)
+                Self::position_of(cards, self.jobs[prev].0)
             }
             _ => None,
         };
@@ -395,7 +370,8 @@ impl Search<'_> {
                     items: Vec::new(),
                 });
             }
-            for profile in &cands {
+            for k in 0..self.candidates[next].len() {
+                let Candidate { profile, price } = self.candidates[next][k];
                 for &start in profile.starts {
                     if floor.is_some_and(|f| (ci, start) <= f) {
                         continue;
@@ -418,7 +394,17 @@ impl Search<'_> {
                     card.used |= p.mask();
                     card.compute += profile.compute_slices;
                     card.items.push((job, p));
+                    self.cost += price;
+                    self.compute += i64::from(profile.compute_slices);
+                    self.held = self.held.saturating_add(profile.usable.get());
+                    self.used_slices += u32::from(profile.memory_slices);
+                    self.used_compute += u32::from(profile.compute_slices);
                     self.dfs(next + 1, cards);
+                    self.cost -= price;
+                    self.compute -= i64::from(profile.compute_slices);
+                    self.held = self.held.saturating_sub(profile.usable.get());
+                    self.used_slices -= u32::from(profile.memory_slices);
+                    self.used_compute -= u32::from(profile.compute_slices);
                     let card = &mut cards[ci];
                     card.items.pop();
                     card.compute -= profile.compute_slices;
@@ -537,12 +523,20 @@ pub fn plan_mig(
     // whose usable memory holds the job, smallest first.
     let mut order: Vec<(usize, Bytes)> = jobs.iter().copied().enumerate().collect();
     order.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    let mut candidates = Vec::new();
+    let mut candidates: Vec<Vec<Candidate>> = Vec::new();
     for &(i, need) in &order {
-        let mut c: Vec<&'static MigProfile> = usable_profiles
+        let mut c: Vec<Candidate> = usable_profiles
             .iter()
             .copied()
             .filter(|p| p.usable >= need)
+            .map(|p| {
+                let idx = gpu.mig_profiles.iter().position(|q| q.name == p.name);
+                let price = match pricing {
+                    MigPricing::PerSlice => idx.and_then(|i| price[i]).unwrap_or(0.0),
+                    _ => 0.0,
+                };
+                Candidate { profile: p, price }
+            })
             .collect();
         if c.is_empty() {
             return Err(InputError::new(
@@ -562,21 +556,51 @@ pub fn plan_mig(
             ));
         }
         c.sort_by(|a, b| {
-            a.usable
-                .cmp(&b.usable)
-                .then(a.compute_slices.cmp(&b.compute_slices))
+            a.profile
+                .usable
+                .cmp(&b.profile.usable)
+                .then(a.profile.compute_slices.cmp(&b.profile.compute_slices))
         });
         candidates.push(c);
+    }
+    let n = candidates.len();
+    let mut suffix_slices = vec![0u32; n + 1];
+    let mut suffix_compute = vec![0u32; n + 1];
+    let mut suffix_price = vec![0f64; n + 1];
+    for k in (0..n).rev() {
+        let c = &candidates[k];
+        suffix_slices[k] = suffix_slices[k + 1]
+            + c.iter()
+                .map(|x| u32::from(x.profile.memory_slices))
+                .min()
+                .unwrap_or(0);
+        suffix_compute[k] = suffix_compute[k + 1]
+            + c.iter()
+                .map(|x| u32::from(x.profile.compute_slices))
+                .min()
+                .unwrap_or(0);
+        suffix_price[k] = suffix_price[k + 1]
+            + c.iter()
+                .map(|x| x.price)
+                .fold(f64::INFINITY, f64::min)
+                .min(1e300);
     }
     let mut search = Search {
         gpu,
         jobs: order,
         candidates,
-        price: price.clone(),
+        suffix_slices,
+        suffix_compute,
+        suffix_price,
         pricing,
-        card_price: card_price.map(|c| c.0),
+        card_price: card_price.map_or(0.0, |c| c.0),
         max_cards: options.max_cards as usize,
         nodes: 0,
+        cost: 0.0,
+        compute: 0,
+        held: 0,
+        used_slices: 0,
+        used_compute: 0,
         best: None,
     };
     let mut cards = Vec::new();
