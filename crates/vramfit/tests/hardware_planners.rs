@@ -85,6 +85,8 @@ fn memory_is_what_cuda_reports_not_the_label() {
     assert_eq!(gpu("h100-sxm5-80gb").memory.display_gib(), "79.19 GiB");
     // PaddlePaddle docs: A100-SXM4-40GB total_memory=40536MB → 40536/1024 = 39.586 GiB.
     assert_eq!(gpu("a100-sxm4-40gb").memory.display_gib(), "39.59 GiB");
+    // deviceQuery on A100-SXM4-80GB: totalGlobalMem 81221.8125 MiB = 79.318 GiB.
+    assert_eq!(gpu("a100-sxm4-80gb").memory.display_gib(), "79.32 GiB");
     // T4: 15102 MiB = 14.748 GiB.
     assert_eq!(gpu("t4").memory.display_gib(), "14.75 GiB");
     // Every card shows less than its label (the label is GiB of physical memory or GB).
@@ -131,6 +133,20 @@ fn mig_usable_memory_is_below_the_label() {
     assert_eq!(
         h100.mig_profile("7g.80gb").unwrap().usable.get(),
         81152 * MIB
+    );
+    // A30 (nvidia-smi mig -lgip): 1g.6gb 5.81, 2g.12gb 11.69, 4g.24gb 23.50 GiB.
+    let a30 = gpu("a30");
+    assert_eq!(
+        a30.mig_profile("1g.6gb").unwrap().usable.display_gib(),
+        "5.81 GiB"
+    );
+    assert_eq!(
+        a30.mig_profile("2g.12gb").unwrap().usable.display_gib(),
+        "11.69 GiB"
+    );
+    assert_eq!(
+        a30.mig_profile("4g.24gb").unwrap().usable.get(),
+        24_064 * MIB
     );
     for g in gpus().iter().filter(|g| g.has_mig()) {
         for p in g.mig_profiles {
@@ -212,13 +228,36 @@ fn every_layout_enumerated_is_valid_and_every_valid_layout_is_enumerated() {
             g.id,
             all.len()
         );
+        // Brute force over every subset, without allocating: memory bits, compute and counts.
+        let bits: Vec<(u32, u32, usize)> = all
+            .iter()
+            .map(|&(i, st)| {
+                let p = &g.mig_profiles[i];
+                (
+                    ((1u32 << p.memory_slices) - 1) << st,
+                    u32::from(p.compute_slices),
+                    i,
+                )
+            })
+            .collect();
         let mut brute = 0usize;
-        for mask in 1u32..(1 << all.len()) {
-            let subset: Vec<(usize, u8)> = (0..all.len())
-                .filter(|b| mask & (1 << b) != 0)
-                .map(|b| all[b])
-                .collect();
-            if independent_valid(g, &subset) {
+        'subsets: for mask in 1u32..(1 << all.len()) {
+            let (mut mem, mut compute, mut counts) = (0u32, 0u32, [0u8; 8]);
+            for (b, &(m, c, i)) in bits.iter().enumerate() {
+                if mask & (1 << b) == 0 {
+                    continue;
+                }
+                if mem & m != 0 {
+                    continue 'subsets;
+                }
+                mem |= m;
+                compute += c;
+                counts[i] += 1;
+                if counts[i] > g.mig_profiles[i].max_instances {
+                    continue 'subsets;
+                }
+            }
+            if compute <= u32::from(g.mig_compute_slices) {
                 brute += 1;
             }
         }
