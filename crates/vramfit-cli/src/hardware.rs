@@ -134,25 +134,22 @@ pub fn gpus(a: GpusArgs) -> Outcome {
     let mut t = String::new();
     let _ = writeln!(
         t,
-        "{:<22} {:<26} {:>26} {:>11} {:>9}  MIG profiles",
-        "id", "memory visible (label)", "", "bandwidth", "FP16 TF"
+        "{:<22} {:<34} {:>10} {:>8}  MIG profiles",
+        "id", "memory visible (label)", "bandwidth", "FP16 TF"
     );
     for g in list {
         let migs: Vec<&str> = g.mig_profiles.iter().map(|p| p.name).collect();
+        let derived = g.memory_source == vramfit::hardware::MemorySource::Derived;
         let _ = writeln!(
             t,
-            "{:<22} {:<53} {:>8.0} GB/s {:>9.1}  {}",
+            "{:<22} {:<34} {:>10} {:>8.1}  {}",
             g.id,
             format!(
                 "{}{}",
                 gib_and_label(g.memory, g.marketed_memory),
-                if g.memory_source == vramfit::hardware::MemorySource::Derived {
-                    " *"
-                } else {
-                    ""
-                }
+                if derived { " *" } else { "" }
             ),
-            g.bandwidth_bytes_per_s as f64 / GB as f64,
+            format!("{:.0} GB/s", g.bandwidth_bytes_per_s as f64 / GB as f64),
             g.fp16_tflops,
             if migs.is_empty() {
                 "—".into()
@@ -246,8 +243,21 @@ pub fn recommend_with<F: Fn(Layout) -> Bytes>(
     json_out: bool,
 ) -> Outcome {
     let opts = flags.options()?;
-    let options = plan(per_gpu, offers(), hw::gpus(), &opts);
+    // The limit applies to the rows shown, after layouts of one offer are grouped.
+    let limit = opts.limit;
+    let mut options = plan(
+        per_gpu,
+        offers(),
+        hw::gpus(),
+        &PlanOptions {
+            limit: 0,
+            ..opts.clone()
+        },
+    );
     if json_out {
+        if limit > 0 {
+            options.truncate(limit);
+        }
         return json(&serde_json::json!({ "estimate": estimate, "options": options }));
     }
     if options.is_empty() {
@@ -259,29 +269,43 @@ pub fn recommend_with<F: Fn(Layout) -> Bytes>(
     let mut t = String::new();
     let _ = writeln!(
         t,
-        "{:<4} {:<32} {:<16} {:<16} {:>12} {:>12} {:>12} {:>14}",
-        "#", "offer", "gpu", "layout", "per GPU", "usable", "margin", "price/hour"
+        "{:<4} {:<32} {:<16} {:>12} {:>12} {:>12} {:>14}    layout",
+        "#", "offer", "gpu", "per GPU", "usable", "margin", "price/hour"
     );
-    for (i, o) in options.iter().enumerate() {
+    // Layouts of the same offer, GPU count and price are one row.
+    let mut rows: Vec<(&vramfit::hardware::PlanOption, Vec<String>)> = Vec::new();
+    for o in &options {
         let layout = match &o.mig_profile {
             Some(p) => format!("MIG {p}"),
-            None if o.rented_gpus > o.count => {
-                format!("{} (of {})", o.parallelism.describe(), o.rented_gpus)
-            }
             None => o.parallelism.describe(),
         };
+        match rows.iter_mut().find(|(r, _)| {
+            r.offer == o.offer && r.count == o.count && r.price_per_hour == o.price_per_hour
+        }) {
+            Some((_, layouts)) => layouts.push(layout),
+            None => rows.push((o, vec![layout])),
+        }
+    }
+    if limit > 0 {
+        rows.truncate(limit);
+    }
+    for (i, (o, layouts)) in rows.iter().enumerate() {
+        let mut layout = layouts.join(" | ");
+        if o.rented_gpus > o.count {
+            layout = format!("{layout} (rents {})", o.rented_gpus);
+        }
         let _ = writeln!(
             t,
-            "{:<4} {:<32} {:<16} {:<16} {:>12} {:>12} {:>12} {:>14}{}",
+            "{:<4} {:<32} {:<16} {:>12} {:>12} {:>12} {:>14}{}  {}",
             i + 1,
             o.offer,
             o.gpu,
-            layout,
             o.per_gpu_bytes.display_gib(),
             o.usable_bytes.display_gib(),
             o.margin_bytes.display_gib(),
             money(Some(o.price_per_hour), o.currency),
-            if o.reference_estimate { " ~" } else { "" }
+            if o.reference_estimate { " ~" } else { "  " },
+            layout
         );
     }
     t.push_str("~ reference estimate (see the offer's source); data parallel is never listed: it does not cut per-GPU memory\n");

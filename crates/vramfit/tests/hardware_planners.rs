@@ -480,21 +480,31 @@ fn cheapest_fit_by_hand() {
     let opts = PlanOptions::default();
     let got = plan(job_150, &offers, gpus(), &opts);
     // On an H100 (79.19 GiB): 1 GPU needs 150 GiB, no. 2 GPUs: TP/PP need 76 GiB, ZeRO-3 78 GiB:
-    // all fit. TP×PP needs 4 GPUs (TP=2 × PP=2, 38.5 → 38 + 1 = 39 GiB). So 4 kinds × 3 offers.
-    assert_eq!(got.len(), 12);
+    // all fit. TP×PP needs 4 GPUs (TP=2 × PP=2: 75 → 37 + 1 = 38 GiB), which fits but is
+    // dominated on each offer by the 2-GPU layouts (more GPUs, no cheaper: 4 × 2.49 > 2 × 2.49;
+    // on the 8-GPU server the same 23.92 for 4 GPUs instead of 2), so 3 kinds × 3 offers.
+    assert_eq!(got.len(), 9);
+    assert!(
+        got.iter()
+            .all(|o| o.parallelism.kind != ParallelKind::TensorPipeline && o.count == 2)
+    );
     // Cheapest: 2 × H100 PCIe at 2.49 USD = 4.98; then 2 × 2.69 = 5.38; then the 8-GPU server
     // rented whole for a 2-GPU layout at 23.92.
     close(got[0].price_per_hour, 2.0 * 2.49, 1e-9);
     assert_eq!(got[0].offer, "lambda-h100-pcie-1x");
     assert_eq!(got[0].count, 2);
     close(got[3].price_per_hour, 2.0 * 2.69, 1e-9);
-    // 4 × 2.49 = 9.96 for TP×PP on 4 PCIe cards, then 4 × 2.69 = 10.76.
-    close(got[6].price_per_hour, 4.0 * 2.49, 1e-9);
-    assert_eq!(got[6].parallelism.kind, ParallelKind::TensorPipeline);
-    close(got[7].price_per_hour, 4.0 * 2.69, 1e-9);
-    close(got[8].price_per_hour, 23.92, 1e-9);
-    assert_eq!(got[8].rented_gpus, 8);
-    assert_eq!(got[11].count, 4);
+    close(got[6].price_per_hour, 23.92, 1e-9);
+    assert_eq!(got[6].rented_gpus, 8);
+    // Without the 2-GPU layouts (a job that needs 4 GPUs), TP×PP appears.
+    let needs_4 = |l: Layout| match (l.gpus, l.kind) {
+        (4, ParallelKind::TensorPipeline) => Bytes::gib(40),
+        _ => Bytes::gib(100),
+    };
+    let got4 = plan(needs_4, &offers, gpus(), &opts);
+    assert_eq!(got4.len(), 3);
+    close(got4[0].price_per_hour, 4.0 * 2.49, 1e-9);
+    assert_eq!(got4[0].parallelism.kind, ParallelKind::TensorPipeline);
     // Same price and count: the larger margin first: TP 79.19 − 76 = 3.19 GiB before ZeRO-3's 1.19.
     assert_eq!(got[0].margin_bytes.get(), 81_090 * MIB - 76 * GIB);
     assert_eq!(got[2].parallelism.kind, ParallelKind::Zero3);

@@ -192,7 +192,10 @@ pub struct PlanOption {
 /// the slice's usable memory; a whole-card offer is tried with 1 GPU, then with 2, 4, … up to
 /// `max_gpus_per_node` GPUs under tensor, pipeline, tensor × pipeline and ZeRO-3 layouts,
 /// renting whole offer units (`ceil(n / count)` units, at most one node). For each offer and
-/// kind only the smallest fitting GPU count is kept. Options are sorted by price in
+/// kind only the smallest fitting GPU count is kept, and a layout is dropped when another of
+/// the same offer uses fewer GPUs for no more money (or the same GPUs for less). A layout the
+/// model cannot use (say, TP that does not divide the attention heads) should be answered with
+/// a size no card has, e.g. [`crate::units::MAX_SIZE`]. Options are sorted by price in
 /// `options.currency`, then by fewer GPUs, then by larger margin, then by offer id.
 ///
 /// Data parallel is never tried: it does not cut per-GPU memory (guide §6 Q3).
@@ -288,6 +291,22 @@ pub fn plan<F: Fn(Layout) -> Bytes>(
             n *= 2;
         }
     }
+    // Drop options dominated on their own offer: another layout of the same offer uses no more
+    // GPUs for no more money, and is better in one of the two (e.g. TP×PP on 4 GPUs when TP on
+    // 2 already fits).
+    let dominated: Vec<bool> = out
+        .iter()
+        .map(|a| {
+            out.iter().any(|b| {
+                b.offer == a.offer
+                    && b.count <= a.count
+                    && b.price_per_hour <= a.price_per_hour
+                    && (b.count < a.count || b.price_per_hour < a.price_per_hour)
+            })
+        })
+        .collect();
+    let mut keep = dominated.iter().map(|d| !d);
+    out.retain(|_| keep.next().unwrap_or(true));
     out.sort_by(|a, b| {
         a.price_per_hour
             .total_cmp(&b.price_per_hour)
