@@ -398,10 +398,11 @@ fn a_job_fits_a_slice_by_usable_memory_not_by_label() {
             .flat_map(|c| &c.slices)
             .all(|s| s.profile != "1g.5gb")
     );
-    // Whole-card pricing: the cheapest A100-40GB card is Lambda's 1.29 USD/h = 9.159 CNY at 7.1;
-    // 2 cards = 18.318 CNY/h; 7 jobs on 7 whole cards = 64.113 CNY/h.
-    close(p.cost_per_hour.unwrap(), 2.0 * 1.29 * 7.1, 1e-9);
-    close(p.whole_cards_cost_per_hour.unwrap(), 7.0 * 1.29 * 7.1, 1e-9);
+    // Whole-card pricing: the cheapest A100-40GB card is Lambda's 1.48 USD/h = 10.508 CNY at 7.1
+    // (AWS p4d 32.7726 / 8 = 4.10, Azure 27.197 / 8 = 3.40, GCP 3.67 USD are dearer);
+    // 2 cards = 21.016 CNY/h; 7 jobs on 7 whole cards = 73.556 CNY/h.
+    close(p.cost_per_hour.unwrap(), 2.0 * 1.48 * 7.1, 1e-9);
+    close(p.whole_cards_cost_per_hour.unwrap(), 7.0 * 1.48 * 7.1, 1e-9);
     // Too big for any slice: error names the field.
     let e = plan_mig(g, &[Bytes::gib(80)], offers(), &zhixingyun()).unwrap_err();
     assert_eq!(e.field, "job");
@@ -488,13 +489,14 @@ fn cheapest_fit_by_hand() {
         got.iter()
             .all(|o| o.parallelism.kind != ParallelKind::TensorPipeline && o.count == 2)
     );
-    // Cheapest: 2 × H100 PCIe at 2.49 USD = 4.98; then 2 × 2.69 = 5.38; then the 8-GPU server
-    // rented whole for a 2-GPU layout at 23.92.
-    close(got[0].price_per_hour, 2.0 * 2.49, 1e-9);
-    assert_eq!(got[0].offer, "lambda-h100-pcie-1x");
+    // Cheapest: 2 × H100 SXM at RunPod's 2.69 USD = 5.38; then 2 × H100 PCIe at Lambda's 2.86
+    // = 5.72; then the 8-GPU server (8 × 3.78 = 30.24) rented whole for a 2-GPU layout.
+    close(got[0].price_per_hour, 2.0 * 2.69, 1e-9);
+    assert_eq!(got[0].offer, "runpod-h100-sxm-1x");
     assert_eq!(got[0].count, 2);
-    close(got[3].price_per_hour, 2.0 * 2.69, 1e-9);
-    close(got[6].price_per_hour, 23.92, 1e-9);
+    close(got[3].price_per_hour, 2.0 * 2.86, 1e-9);
+    assert_eq!(got[3].offer, "lambda-h100-pcie-1x");
+    close(got[6].price_per_hour, 30.24, 1e-9);
     assert_eq!(got[6].rented_gpus, 8);
     // Without the 2-GPU layouts (a job that needs 4 GPUs), TP×PP appears.
     let needs_4 = |l: Layout| match (l.gpus, l.kind) {
@@ -503,13 +505,13 @@ fn cheapest_fit_by_hand() {
     };
     let got4 = plan(needs_4, &offers, gpus(), &opts);
     assert_eq!(got4.len(), 3);
-    close(got4[0].price_per_hour, 4.0 * 2.49, 1e-9);
+    close(got4[0].price_per_hour, 4.0 * 2.69, 1e-9);
     assert_eq!(got4[0].parallelism.kind, ParallelKind::TensorPipeline);
     // Same price and count: the larger margin first: TP 79.19 − 76 = 3.19 GiB before ZeRO-3's 1.19.
     assert_eq!(got[0].margin_bytes.get(), 81_090 * MIB - 76 * GIB);
     assert_eq!(got[2].parallelism.kind, ParallelKind::Zero3);
     assert_eq!(got[2].margin_bytes.get(), 81_090 * MIB - 78 * GIB);
-    // In CNY at 7.1: 4.98 × 7.1 = 35.358.
+    // In CNY at 7.1: 5.38 × 7.1 = 38.198.
     let cny = plan(
         job_150,
         &offers,
@@ -520,7 +522,7 @@ fn cheapest_fit_by_hand() {
             ..opts
         },
     );
-    close(cny[0].price_per_hour, 35.358, 1e-9);
+    close(cny[0].price_per_hour, 38.198, 1e-9);
 }
 
 #[test]
