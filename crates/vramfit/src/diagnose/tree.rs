@@ -193,3 +193,135 @@ pub fn faq() -> &'static [FaqEntry] {
 pub fn faq_entry(id: &str) -> Option<&'static FaqEntry> {
     faq_data::FAQ.iter().find(|e| e.id == id)
 }
+
+#[cfg(test)]
+mod tests {
+    use alloc::vec::Vec;
+
+    use super::*;
+
+    fn both(t: &L10n) -> bool {
+        !t.en.trim().is_empty() && !t.zh.trim().is_empty()
+    }
+
+    #[test]
+    fn every_answer_points_to_a_node_or_leaf() {
+        let t = tree();
+        for n in t.nodes {
+            for a in n.answers {
+                assert!(
+                    node(a.next).is_some() || leaf(a.next).is_some(),
+                    "{} → {}",
+                    n.id,
+                    a.next
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_node_and_leaf_is_reachable_from_the_root() {
+        let t = tree();
+        let mut reached: Vec<&str> = Vec::new();
+        let mut stack = alloc::vec![t.root];
+        while let Some(id) = stack.pop() {
+            if reached.contains(&id) {
+                continue;
+            }
+            reached.push(id);
+            if let Some(n) = node(id) {
+                stack.extend(n.answers.iter().map(|a| a.next));
+            }
+        }
+        for id in t
+            .nodes
+            .iter()
+            .map(|n| n.id)
+            .chain(t.leaves.iter().map(|l| l.id))
+        {
+            assert!(reached.contains(&id), "{id} unreachable");
+        }
+        // The three kinds of the guide each have a leaf.
+        for k in [Kind::Capacity, Kind::Fragmentation, Kind::Leak] {
+            assert!(t.leaves.iter().any(|l| l.kind == k), "{k:?}");
+        }
+    }
+
+    #[test]
+    fn every_leaf_has_checks_and_fixes_in_both_languages() {
+        let t = tree();
+        assert_eq!(t.leaves.len(), 4);
+        for l in t.leaves {
+            assert!(both(&l.title) && both(&l.summary), "{}", l.id);
+            assert!(!l.checks.is_empty() && !l.fixes.is_empty(), "{}", l.id);
+            for c in l.checks {
+                let c = check(c).unwrap_or_else(|| panic!("{}: check {c}", l.id));
+                assert!(both(&c.title) && both(&c.look_for) && !c.command.is_empty());
+            }
+            let efforts: Vec<u8> = l
+                .fixes
+                .iter()
+                .map(|f| fix(f).unwrap_or_else(|| panic!("{}: fix {f}", l.id)).effort)
+                .collect();
+            assert!(
+                efforts.windows(2).all(|w| w[0] <= w[1]),
+                "{}: fixes not ranked by effort: {efforts:?}",
+                l.id
+            );
+        }
+        for f in t.fixes {
+            assert!(
+                both(&f.title) && both(&f.detail) && (1..=5).contains(&f.effort),
+                "{}",
+                f.id
+            );
+        }
+        for n in t.nodes {
+            assert!(
+                both(&n.question) && both(&n.help) && n.answers.iter().all(|a| both(&a.label)),
+                "{}",
+                n.id
+            );
+        }
+    }
+
+    #[test]
+    fn the_guide_commands_are_in_the_checks() {
+        let cmds: Vec<&str> = tree().checks.iter().map(|c| c.command).collect();
+        for needle in [
+            "watch -n 1 nvidia-smi",
+            "memory_summary",
+            "dcgmi diag -r 4",
+            "--format=csv -l 1",
+            "_dump_snapshot",
+        ] {
+            assert!(cmds.iter().any(|c| c.contains(needle)), "{needle}");
+        }
+        let empty_cache = fix("empty_cache").map(|f| f.detail.en).unwrap_or("");
+        assert!(
+            empty_cache.contains("does not fix a leak")
+                || empty_cache.contains("does nothing for a leak")
+                || empty_cache.contains("not fix a leak")
+        );
+    }
+
+    #[test]
+    fn faq_has_the_guide_four_with_slots_and_renders_them() {
+        let guide: Vec<&FaqEntry> = faq()
+            .iter()
+            .filter(|e| e.source.starts_with("guide"))
+            .collect();
+        assert_eq!(guide.len(), 4);
+        assert!(guide.iter().all(|e| !e.slots.is_empty()));
+        assert!(faq().len() >= 9);
+        let q1 = faq_entry("guide_q1_7b_on_a100_40gb").expect("q1");
+        let en = q1.render(
+            Lang::En,
+            &[("train_7b_quick_gb", "49 GB"), ("not_a_slot", "x")],
+        );
+        assert!(en.contains("14 × 3.5 = 49 GB"), "{en}");
+        assert!(en.contains("{lora_7b_gb}"), "unfilled slots stay visible");
+        let zh = q1.render(Lang::Zh, &[("train_7b_quick_gb", "49 GB")]);
+        assert!(zh.contains("49 GB"));
+    }
+}
