@@ -82,22 +82,29 @@ fn unit_bytes(unit: &str, legacy: Legacy) -> Option<u128> {
     })
 }
 
-/// `mantissa / 10^scale × unit`, rounded to the nearest byte (halves up), exactly, in integers.
-fn exact_bytes(mantissa: u128, scale: u32, unit: u128) -> Option<Bytes> {
+/// `mantissa / 10^scale × unit`, rounded to the nearest byte (halves up), exactly, in integers;
+/// `None` above `cap`.
+fn exact_bytes(mantissa: u128, scale: u32, unit: u128, cap: u64) -> Option<Bytes> {
     let den = 10u128.checked_pow(scale)?;
     let num = mantissa.checked_mul(unit)?;
     let q = num / den;
     let r = num % den;
     let rounded = if r.checked_mul(2)? >= den { q + 1 } else { q };
-    if rounded > u128::from(MAX_SIZE.get()) {
+    if rounded > u128::from(cap) {
         return None;
     }
     u64::try_from(rounded).ok().map(Bytes::new)
 }
 
-/// A size at the very start of `s`: a number, at most two spaces, a unit word.
+/// A size at the very start of `s`: a number, at most two spaces, a unit word, at most 1 PiB.
 /// Returns the size and the bytes consumed.
 pub(crate) fn size_at(s: &str, legacy: Legacy) -> Option<(Size, usize)> {
+    size_at_capped(s, legacy, MAX_SIZE.get())
+}
+
+/// [`size_at`] with another ceiling: cumulative counters (`memory_summary()`'s `Tot Alloc`)
+/// pass 1 PiB on long runs.
+pub(crate) fn size_at_capped(s: &str, legacy: Legacy, cap: u64) -> Option<(Size, usize)> {
     let (mantissa, scale, n) = number_at(s)?;
     let rest = &s[n..];
     let spaces = rest.bytes().take_while(|&c| c == b' ').count();
@@ -113,7 +120,7 @@ pub(crate) fn size_at(s: &str, legacy: Legacy) -> Option<(Size, usize)> {
         return None;
     }
     let unit = &after[..unit_len];
-    let bytes = exact_bytes(mantissa, scale, unit_bytes(unit, legacy)?)?;
+    let bytes = exact_bytes(mantissa, scale, unit_bytes(unit, legacy)?, cap)?;
     let end = n + spaces + unit_len;
     Some((
         Size {

@@ -313,7 +313,7 @@ pub fn parse_nvidia_smi_csv(text: &str) -> Option<SmiLog> {
     let mut raws: Vec<Raw> = Vec::new();
     let mut skipped = 0u32;
     let mut truncated = false;
-    let mut t0: Option<f64> = None;
+    let mut t0: Option<(i64, f64)> = None;
     let mut any_ts = false;
     let mut last_ts: Option<String> = None;
     let mut ordinal = 0u32;
@@ -364,7 +364,7 @@ pub fn parse_nvidia_smi_csv(text: &str) -> Option<SmiLog> {
         for (role, f) in roles.iter().zip(&fields) {
             match role {
                 Col::Timestamp => {
-                    ts = timestamp_seconds(f);
+                    ts = timestamp_parts(f);
                     ts_text = Some(*f);
                 }
                 Col::Index => index = f.parse::<u32>().ok().filter(|i| *i < 1024),
@@ -398,10 +398,10 @@ pub fn parse_nvidia_smi_csv(text: &str) -> Option<SmiLog> {
             }
             (None, None) => 0,
         };
-        let x_seconds = ts.map(|s| {
+        let x_seconds = ts.map(|(whole, frac)| {
             any_ts = true;
-            let base = *t0.get_or_insert(s);
-            (s - base).max(0.0)
+            let (w0, f0) = *t0.get_or_insert((whole, frac));
+            ((whole.saturating_sub(w0)) as f64 + (frac - f0)).max(0.0)
         });
         let Some(r) = raw_for(&mut raws, gpu) else {
             skipped += 1;
@@ -520,8 +520,9 @@ fn mib_field(f: &str) -> Option<Bytes> {
     (b <= crate::units::MAX_SIZE.get()).then_some(Bytes::new(b))
 }
 
-/// `2024/05/01 12:00:01.123` (or with `-`) → seconds since 1970 (proleptic Gregorian, UTC).
-fn timestamp_seconds(f: &str) -> Option<f64> {
+/// `2024/05/01 12:00:01.123` (or with `-`) → seconds since 1970 (proleptic Gregorian, UTC),
+/// whole and fraction apart so that differences keep millisecond precision.
+fn timestamp_parts(f: &str) -> Option<(i64, f64)> {
     let b = f.as_bytes();
     if b.len() < 19 || !b.is_ascii() {
         return None;
@@ -558,7 +559,12 @@ fn timestamp_seconds(f: &str) -> Option<f64> {
         return None;
     }
     let days = days_from_civil(y, mo, d);
-    Some((days * 86_400 + h * 3600 + mi * 60 + s) as f64 + frac)
+    Some((days * 86_400 + h * 3600 + mi * 60 + s, frac))
+}
+
+/// [`timestamp_parts`] as one number (for tests and for telling a timestamp field apart).
+fn timestamp_seconds(f: &str) -> Option<f64> {
+    timestamp_parts(f).map(|(w, fr)| w as f64 + fr)
 }
 
 /// Days since 1970-01-01 (Howard Hinnant's algorithm).

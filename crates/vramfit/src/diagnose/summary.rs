@@ -17,7 +17,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::MAX_SUMMARIES;
-use super::scan::{Legacy, count_after, count_at, size_at};
+use super::scan::{Legacy, count_after, count_at, size_at_capped};
 use crate::units::Bytes;
 
 /// One metric row: the four columns.
@@ -114,7 +114,6 @@ pub fn parse_memory_summaries(text: &str) -> MemorySummaryLog {
         return log;
     }
     let mut cur: Option<MemorySummary> = None;
-    let mut last_metric: Option<&'static str> = None;
     for line in text.lines().take(super::MAX_LINES) {
         let l = line.trim();
         if l.contains(TITLE) {
@@ -130,7 +129,6 @@ pub fn parse_memory_summaries(text: &str) -> MemorySummaryLog {
             };
             s.device = count_after(l, "device ID").and_then(|d| u32::try_from(d).ok());
             cur = Some(s);
-            last_metric = None;
             continue;
         }
         if l.contains("CUDA OOMs:") {
@@ -153,12 +151,12 @@ pub fn parse_memory_summaries(text: &str) -> MemorySummaryLog {
             continue;
         }
         let Some((key, is_size)) = metric_key(name) else {
-            last_metric = None;
             continue;
         };
+        // Cumulative totals of a long run pass 1 PiB: 1 EiB is the ceiling for this table.
         let parse = |c: &str| {
             if is_size {
-                size_at(c, Legacy::Binary).map(|(s, _)| s.bytes.get())
+                size_at_capped(c, Legacy::Binary, 1 << 60).map(|(s, _)| s.bytes.get())
             } else {
                 count_cell(c)
             }
@@ -196,9 +194,7 @@ pub fn parse_memory_summaries(text: &str) -> MemorySummaryLog {
             }
             _ => {}
         }
-        last_metric = Some(key);
     }
-    let _ = last_metric;
     if let Some(done) = cur.take() {
         push(&mut log, done);
     }
