@@ -20,6 +20,7 @@ pub mod config;
 pub mod diagnose;
 pub mod error;
 pub mod hardware;
+pub mod headers;
 pub mod model;
 pub mod precision;
 pub mod presets;
