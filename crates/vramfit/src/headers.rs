@@ -391,6 +391,9 @@ pub struct GgufHeader {
     pub total_bytes: u64,
     /// Bytes from the start of the file to the end of the tensor infos.
     pub header_bytes: u64,
+    /// A best-effort architecture from the metadata and the tensor list (dense decoders);
+    /// its `params()` equals `total_params`, with unrecognized tensors in `extra_params`.
+    pub arch: Option<Architecture>,
     /// What was assumed or could not be read, one sentence each.
     pub notes: Vec<String>,
 }
@@ -461,6 +464,7 @@ pub fn parse_gguf_header(bytes: &[u8]) -> Result<GgufHeader> {
         total_params: 0,
         total_bytes: 0,
         header_bytes: 0,
+        arch: None,
         notes: Vec::new(),
     };
     // The smallest possible rest of the header: 12 bytes per pair, 24 per tensor info.
@@ -517,6 +521,7 @@ pub fn parse_gguf_header(bytes: &[u8]) -> Result<GgufHeader> {
     h.file_type = h.file_type_id.and_then(file_type_from_id);
     // Tensor infos.
     let mut types: BTreeMap<u32, TypeCount> = BTreeMap::new();
+    let mut layout = Layout::default();
     for i in 0..tensor_count {
         r.rest_min = (tensor_count - i - 1) * 24;
         let name = r.string()?;
@@ -529,8 +534,10 @@ pub fn parse_gguf_header(bytes: &[u8]) -> Result<GgufHeader> {
             ));
         }
         let mut numel = 1u64;
-        for _ in 0..n_dims {
+        let mut dims = [1u64; MAX_GGUF_DIMS as usize];
+        for dim in dims.iter_mut().take(n_dims as usize) {
             let d = r.u64()?;
+            *dim = d;
             numel = numel.checked_mul(d).ok_or_else(|| {
                 InputError::new(
                     "gguf",
@@ -541,6 +548,7 @@ pub fn parse_gguf_header(bytes: &[u8]) -> Result<GgufHeader> {
         }
         let ty = r.u32()?;
         let _offset = r.u64()?;
+        layout.see(&name, dims);
         let (label, bytes) = ggml_size(ty, numel);
         let e = types.entry(ty).or_insert(TypeCount {
             dtype: label,
@@ -561,6 +569,28 @@ pub fn parse_gguf_header(bytes: &[u8]) -> Result<GgufHeader> {
     h.by_type = types.into_values().collect();
     h.by_type
         .sort_by(|a, b| b.params.cmp(&a.params).then(a.dtype.cmp(&b.dtype)));
+    h.arch = gguf_architecture(&h, &layout).map_or_else(
+        |why| {
+            h.notes.push(format!(
+                "No architecture guessed: {why}; a config.json gives it exactly."
+            ));
+            None
+        },
+        Some,
+    );
+    if let Some(a) = &h.arch
+        && a.extra_params > 0
+    {
+        h.notes.push(format!(
+            "{} parameters outside the recognized layers (fused or extra tensors) are counted as extra.",
+            a.extra_params
+        ));
+    }
+    if h.arch.is_some() && h.sliding_window.is_some() {
+        h.notes.push(String::from(
+            "The header gives a sliding window but not which layers use it: the KV cache is counted as global on every layer (an upper bound).",
+        ));
+    }
     for t in &h.by_type {
         if t.bytes.is_none() {
             h.notes.push(format!(
@@ -570,6 +600,103 @@ pub fn parse_gguf_header(bytes: &[u8]) -> Result<GgufHeader> {
         }
     }
     Ok(h)
+}
+
+/// The tensors of a GGUF file that decide its architecture (llama.cpp's names).
+#[derive(Default)]
+struct Layout {
+    /// `token_embd.weight` dims (ne0 = width, ne1 = vocabulary).
+    token_embd: Option<[u64; 4]>,
+    /// `position_embd.weight` rows (learned positions, GPT-2).
+    positions: Option<u64>,
+    output: bool,
+    /// Suffixes of block 0's tensors (`attn_q.weight`, `ffn_gate.weight`…).
+    block0: Vec<String>,
+}
+
+impl Layout {
+    fn see(&mut self, name: &str, dims: [u64; 4]) {
+        match name {
+            "token_embd.weight" => self.token_embd = Some(dims),
+            "position_embd.weight" => self.positions = Some(dims[1]),
+            "output.weight" => self.output = true,
+            _ => {
+                if let Some(rest) = name.strip_prefix("blk.0.") {
+                    self.block0.push(rest.to_string());
+                }
+            }
+        }
+    }
+
+    fn has(&self, suffix: &str) -> bool {
+        self.block0.iter().any(|s| s == suffix)
+    }
+}
+
+/// A dense decoder from the `<arch>.*` keys and the tensor names; `Err` says why not.
+fn gguf_architecture(
+    h: &GgufHeader,
+    l: &Layout,
+) -> core::result::Result<Architecture, &'static str> {
+    if h.expert_count.is_some_and(|n| n > 0) {
+        return Err("a mixture-of-experts layout");
+    }
+    let (Some(hidden), Some(layers), Some(heads)) =
+        (h.embedding_length, h.block_count, h.head_count)
+    else {
+        return Err("embedding_length, block_count or head_count is missing");
+    };
+    if heads == 0 || !l.has("attn_q.weight") && !l.has("attn_qkv.weight") {
+        return Err("no attention tensors in block 0");
+    }
+    let vocab = match l.token_embd {
+        Some(d) => d[1],
+        None => h
+            .vocab_size
+            .ok_or("no token_embd tensor and no vocabulary size")?,
+    };
+    let norms = l
+        .block0
+        .iter()
+        .filter(|s| {
+            s.ends_with("norm.weight")
+                && !s.starts_with("attn_q_norm")
+                && !s.starts_with("attn_k_norm")
+        })
+        .count() as u64;
+    let mut a = Architecture {
+        family: Family::CausalLm,
+        vocab_size: vocab,
+        hidden_size: hidden,
+        num_layers: layers,
+        num_heads: heads,
+        num_kv_heads: h.head_count_kv.unwrap_or(heads),
+        head_dim: h.key_length.unwrap_or(hidden / heads),
+        intermediate_size: h.feed_forward_length.unwrap_or(0),
+        gated_ffn: l.has("ffn_gate.weight"),
+        tied_embeddings: !l.output,
+        qkv_bias: l.has("attn_q.bias") || l.has("attn_qkv.bias"),
+        o_bias: l.has("attn_output.bias"),
+        mlp_bias: l.has("ffn_down.bias"),
+        norm: if l.has("attn_norm.bias") {
+            Norm::Layer
+        } else {
+            Norm::Rms
+        },
+        norms_per_layer: norms,
+        qk_norm: l.has("attn_q_norm.weight"),
+        learned_positions: l.positions.unwrap_or(0),
+        max_position_embeddings: h.context_length.unwrap_or(0),
+        ..Architecture::default()
+    };
+    a.validate("gguf")
+        .map_err(|_| "the metadata does not form a consistent architecture")?;
+    let modelled = a.params();
+    if modelled > h.total_params {
+        return Err("the tensors are fewer than the metadata implies");
+    }
+    a.extra_params = h.total_params - modelled;
+    Ok(a)
 }
 
 /// The prefix length (bytes from the start of the file) that a "header continues" error from
@@ -1111,6 +1238,82 @@ mod tests {
         assert_eq!(h.by_type[0].dtype, "IQ4_XS");
     }
 
+    /// A complete Qwen2-style GGUF header: vocab 1000, width 128, 3 blocks, 4 heads of 32,
+    /// 2 KV heads, FFN 256, q/k/v biases, untied output; tensors in Q4_K / Q6_K / F32.
+    fn full_gguf(tied: bool) -> Vec<u8> {
+        let (v, h, f, kv) = (1000u64, 128u64, 256u64, 64u64);
+        let mut names: Vec<(String, Vec<u64>, u32)> =
+            vec![(String::from("token_embd.weight"), vec![h, v], 14)];
+        for b in 0..3 {
+            for (n, d, t) in [
+                ("attn_norm.weight", vec![h], 0),
+                ("attn_q.weight", vec![h, h], 12),
+                ("attn_q.bias", vec![h], 0),
+                ("attn_k.weight", vec![h, kv], 12),
+                ("attn_k.bias", vec![kv], 0),
+                ("attn_v.weight", vec![h, kv], 14),
+                ("attn_v.bias", vec![kv], 0),
+                ("attn_output.weight", vec![h, h], 12),
+                ("ffn_norm.weight", vec![h], 0),
+                ("ffn_gate.weight", vec![h, f], 12),
+                ("ffn_up.weight", vec![h, f], 12),
+                ("ffn_down.weight", vec![f, h], 14),
+            ] {
+                names.push((format!("blk.{b}.{n}"), d, t));
+            }
+        }
+        names.push((String::from("output_norm.weight"), vec![h], 0));
+        if !tied {
+            names.push((String::from("output.weight"), vec![h, v], 14));
+        }
+        let mut g = Gguf::new(3, names.len() as u64, 8);
+        g.kv_str("general.architecture", "qwen2")
+            .kv_u32("general.file_type", 15)
+            .kv_u32("qwen2.block_count", 3)
+            .kv_u32("qwen2.embedding_length", 128)
+            .kv_u32("qwen2.attention.head_count", 4)
+            .kv_u32("qwen2.attention.head_count_kv", 2)
+            .kv_u32("qwen2.feed_forward_length", 256)
+            .kv_u32("qwen2.context_length", 32768);
+        for (n, d, t) in &names {
+            g.tensor(n, d, *t, 0);
+        }
+        g.out.clone()
+    }
+
+    #[test]
+    fn gguf_architecture_guess() {
+        let h = parse_gguf_header(&full_gguf(false)).unwrap();
+        let a = h.arch.expect("a dense Qwen2 layout");
+        // Hand: embed + output 2 × 128,000; per block q, o 2 × 16,384, k, v 2 × 8,192,
+        // biases 128 + 64 + 64, FFN 3 × 32,768, norms 256 → 147,968 × 3; output norm 128.
+        let total = 256_000 + 3 * 147_968 + 128;
+        assert_eq!(total, 700_032);
+        assert_eq!(h.total_params, total);
+        assert_eq!(a.params(), total);
+        assert_eq!(a.extra_params, 0);
+        assert_eq!(
+            (
+                a.vocab_size,
+                a.num_layers,
+                a.num_heads,
+                a.num_kv_heads,
+                a.head_dim
+            ),
+            (1000, 3, 4, 2, 32)
+        );
+        assert!(a.qkv_bias && !a.o_bias && a.gated_ffn && !a.tied_embeddings);
+        assert_eq!(a.norms_per_layer, 2);
+        assert_eq!(a.max_position_embeddings, 32_768);
+        // Q4_K: per block q, k, o, gate, up = 16,384 + 8,192 + 16,384 + 2 × 32,768 elements.
+        let q4k = h.by_type.iter().find(|t| t.dtype == "Q4_K").unwrap();
+        assert_eq!(q4k.params, 3 * 106_496);
+        assert_eq!(q4k.bytes, Some(3 * 106_496 / 256 * 144));
+        let tied = parse_gguf_header(&full_gguf(true)).unwrap().arch.unwrap();
+        assert!(tied.tied_embeddings);
+        assert_eq!(tied.params(), total - 128_000);
+    }
+
     #[test]
     fn gguf_v2_and_per_layer_arrays() {
         let mut g = Gguf::new(2, 0, 2);
@@ -1250,6 +1453,6 @@ mod tests {
         assert_eq!(h.total_params, 64);
         assert_eq!(h.total_bytes, 0);
         assert_eq!(h.by_type[0].bytes, None);
-        assert!(h.notes[0].contains("type 99"));
+        assert!(h.notes.iter().any(|n| n.contains("type 99")));
     }
 }
