@@ -111,3 +111,45 @@ proptest! {
         }
     }
 }
+
+/// A header the size of a real one (Llama 3: 128,256 tokens, scores, 280,147 merges) parses
+/// in one pass, and every shorter prefix asks for more rather than failing.
+#[test]
+fn realistic_vocabulary_sizes() {
+    let mut b = b"GGUF".to_vec();
+    b.extend_from_slice(&3u32.to_le_bytes());
+    b.extend_from_slice(&0u64.to_le_bytes());
+    b.extend_from_slice(&4u64.to_le_bytes());
+    let s = |b: &mut Vec<u8>, s: &str| {
+        b.extend_from_slice(&(s.len() as u64).to_le_bytes());
+        b.extend_from_slice(s.as_bytes());
+    };
+    s(&mut b, "general.architecture");
+    b.extend_from_slice(&8u32.to_le_bytes());
+    s(&mut b, "llama");
+    s(&mut b, "tokenizer.ggml.tokens");
+    b.extend_from_slice(&9u32.to_le_bytes());
+    b.extend_from_slice(&8u32.to_le_bytes());
+    b.extend_from_slice(&128_256u64.to_le_bytes());
+    for i in 0..128_256 {
+        s(&mut b, &format!("tok{i}"));
+    }
+    s(&mut b, "tokenizer.ggml.token_type");
+    b.extend_from_slice(&9u32.to_le_bytes());
+    b.extend_from_slice(&5u32.to_le_bytes());
+    b.extend_from_slice(&128_256u64.to_le_bytes());
+    b.extend(std::iter::repeat_n(1u8, 4 * 128_256));
+    s(&mut b, "tokenizer.ggml.merges");
+    b.extend_from_slice(&9u32.to_le_bytes());
+    b.extend_from_slice(&8u32.to_le_bytes());
+    b.extend_from_slice(&280_147u64.to_le_bytes());
+    for i in 0..280_147 {
+        s(&mut b, &format!("a{i} b"));
+    }
+    let h = parse_gguf_header(&b).unwrap();
+    assert_eq!(h.vocab_size, Some(128_256));
+    assert_eq!(h.header_bytes, b.len() as u64);
+    let e = parse_gguf_header(&b[..b.len() / 2]).unwrap_err();
+    let need = vramfit::headers::gguf_prefix_needed(&e).unwrap();
+    assert!(need > (b.len() / 2) as u64 && need <= b.len() as u64);
+}
