@@ -1,13 +1,330 @@
-//! `estimate`: the memory of one run.
-// In progress: filled in with the estimator (issue 3).
+//! `vramfit estimate`: the memory of one run, as a table or as JSON.
 
-use clap::Args;
+use std::fmt::Write as _;
 
-use crate::output::{Failure, Outcome};
+use clap::{Args, ValueEnum};
+use vramfit::estimate::{
+    AttentionImpl, Checkpointing, Engine, Estimate, EstimateInput, Logits, Mode, Offload,
+    Optimizer, Precision, estimate,
+};
+use vramfit::precision::{Dtype, KvDtype, Quantization};
+use vramfit::{Bytes, InputError};
 
+use crate::output::{Failure, Outcome, json};
+
+/// The flags that describe a run; shared by `estimate` and `recommend`.
+#[derive(Args, Clone, Debug)]
+pub struct EstimateFlags {
+    /// A preset (Hugging Face id, case-insensitive) or a path to a config.json.
+    #[arg(long, conflicts_with = "params")]
+    pub model: Option<String>,
+    /// A bare parameter count, e.g. 7B, 7e9, 340M (the guide's quick mode).
+    #[arg(long)]
+    pub params: Option<String>,
+    /// inference, serve or training.
+    #[arg(long, value_enum, default_value = "inference")]
+    pub mode: ModeArg,
+    /// hf, vllm or llamacpp.
+    #[arg(long, value_enum, default_value = "hf")]
+    pub engine: EngineArg,
+    /// Sequences per batch (training: micro-batch per GPU).
+    #[arg(long, allow_negative_numbers = true, default_value_t = 1.0)]
+    pub batch: f64,
+    /// Prompt tokens (training: sequence length).
+    #[arg(long, allow_negative_numbers = true, default_value_t = 2048.0)]
+    pub seq_len: f64,
+    /// Generated tokens per sequence.
+    #[arg(long, allow_negative_numbers = true, default_value_t = 256.0)]
+    pub new_tokens: f64,
+    /// fp32, fp16 or bf16 (default: the checkpoint's dtype).
+    #[arg(long)]
+    pub dtype: Option<String>,
+    /// none, fp8, w8a8, w4a16, gptq, awq, bnb-int8, bnb-nf4, mxfp4, gguf-<type> (e.g. gguf-q4_k_m).
+    #[arg(long, default_value = "none")]
+    pub quantization: String,
+    /// auto, fp16, bf16, fp8, q8_0, q4_0.
+    #[arg(long, default_value = "auto")]
+    pub kv_dtype: String,
+    /// sdpa, flash or eager.
+    #[arg(long, value_enum, default_value = "sdpa")]
+    pub attention: AttentionArg,
+    /// Keep logits for all positions (default: the last).
+    #[arg(long)]
+    pub all_logits: bool,
+    /// adamw, adamw-8bit, sgd, sgd-momentum, adafactor, lion.
+    #[arg(long, value_enum, default_value = "adamw")]
+    pub optimizer: OptimizerArg,
+    /// Fused optimizer step (no foreach temporaries).
+    #[arg(long)]
+    pub fused_optimizer: bool,
+    /// fp32, fp16, bf16, amp-fp16, amp-bf16.
+    #[arg(long, value_enum, default_value = "amp-bf16")]
+    pub precision: PrecisionArg,
+    /// Full gradient checkpointing (see --checkpointing for selective).
+    #[arg(long)]
+    pub grad_checkpointing: bool,
+    /// none, full or selective.
+    #[arg(long, value_enum)]
+    pub checkpointing: Option<CheckpointingArg>,
+    /// LoRA rank (0: full fine-tuning).
+    #[arg(long, allow_negative_numbers = true, default_value_t = 0.0)]
+    pub lora_rank: f64,
+    /// LoRA target modules, comma-separated (q_proj,v_proj by default; all-linear for every projection).
+    #[arg(long, value_delimiter = ',')]
+    pub lora_targets: Vec<String>,
+    /// QLoRA: NF4 base with LoRA adapters.
+    #[arg(long)]
+    pub qlora: bool,
+    /// ZeRO stage 0–3.
+    #[arg(long, allow_negative_numbers = true, default_value_t = 0.0)]
+    pub zero: f64,
+    /// none, cpu or nvme.
+    #[arg(long, value_enum, default_value = "none")]
+    pub offload: OffloadArg,
+    /// GPUs in total.
+    #[arg(long, allow_negative_numbers = true, default_value_t = 1.0)]
+    pub gpus: f64,
+    /// Tensor-parallel size.
+    #[arg(long, allow_negative_numbers = true, default_value_t = 1.0)]
+    pub tp: f64,
+    /// Pipeline-parallel size.
+    #[arg(long, allow_negative_numbers = true, default_value_t = 1.0)]
+    pub pp: f64,
+    /// A GPU from the catalog (see `vramfit gpus`).
+    #[arg(long, conflicts_with = "gpu_memory")]
+    pub gpu: Option<String>,
+    /// GPU memory with its unit, e.g. 79.19GiB or 80GB.
+    #[arg(long)]
+    pub gpu_memory: Option<String>,
+    /// vLLM gpu_memory_utilization.
+    #[arg(long, allow_negative_numbers = true, default_value_t = 0.9)]
+    pub gpu_memory_utilization: f64,
+    /// vLLM max_model_len / llama.cpp context.
+    #[arg(long, allow_negative_numbers = true)]
+    pub max_model_len: Option<f64>,
+    /// vLLM max_num_seqs.
+    #[arg(long, allow_negative_numbers = true)]
+    pub max_num_seqs: Option<f64>,
+    /// vLLM max_num_batched_tokens.
+    #[arg(long, allow_negative_numbers = true)]
+    pub max_num_batched_tokens: Option<f64>,
+    /// vLLM: no CUDA graphs (enforce_eager).
+    #[arg(long)]
+    pub enforce_eager: bool,
+    /// llama.cpp -ngl: layers on the GPU.
+    #[arg(long, allow_negative_numbers = true)]
+    pub gpu_layers: Option<f64>,
+    /// llama.cpp -ub.
+    #[arg(long, allow_negative_numbers = true, default_value_t = 512.0)]
+    pub ubatch: f64,
+}
+
+macro_rules! value_enum {
+    ($name:ident => $target:ident { $($v:ident = $s:literal => $t:expr),* $(,)? }) => {
+        #[derive(Clone, Copy, Debug, ValueEnum)]
+        #[allow(missing_docs)]
+        pub enum $name { $(#[value(name = $s)] $v),* }
+        impl From<$name> for $target {
+            fn from(v: $name) -> $target {
+                match v { $($name::$v => $t),* }
+            }
+        }
+    };
+}
+
+value_enum!(ModeArg => Mode { Inference = "inference" => Mode::Inference, Serve = "serve" => Mode::Serve, Training = "training" => Mode::Training });
+value_enum!(EngineArg => Engine { Hf = "hf" => Engine::Hf, Vllm = "vllm" => Engine::Vllm, Llamacpp = "llamacpp" => Engine::Llamacpp });
+value_enum!(AttentionArg => AttentionImpl { Sdpa = "sdpa" => AttentionImpl::Sdpa, Flash = "flash" => AttentionImpl::Flash, Eager = "eager" => AttentionImpl::Eager });
+value_enum!(OptimizerArg => Optimizer {
+    Adamw = "adamw" => Optimizer::Adamw, Adamw8bit = "adamw-8bit" => Optimizer::Adamw8bit, Sgd = "sgd" => Optimizer::Sgd,
+    SgdMomentum = "sgd-momentum" => Optimizer::SgdMomentum, Adafactor = "adafactor" => Optimizer::Adafactor, Lion = "lion" => Optimizer::Lion,
+});
+value_enum!(PrecisionArg => Precision {
+    Fp32 = "fp32" => Precision::Fp32, Fp16 = "fp16" => Precision::Fp16, Bf16 = "bf16" => Precision::Bf16,
+    AmpFp16 = "amp-fp16" => Precision::AmpFp16, AmpBf16 = "amp-bf16" => Precision::AmpBf16,
+});
+value_enum!(CheckpointingArg => Checkpointing { None = "none" => Checkpointing::None, Full = "full" => Checkpointing::Full, Selective = "selective" => Checkpointing::Selective });
+value_enum!(OffloadArg => Offload { None = "none" => Offload::None, Cpu = "cpu" => Offload::Cpu, Nvme = "nvme" => Offload::Nvme });
+
+impl EstimateFlags {
+    /// The library input these flags describe; `--model` naming an existing file reads it as a config.json.
+    pub fn to_input(&self) -> Result<EstimateInput, Failure> {
+        let mut input = EstimateInput {
+            model: None,
+            params: self.params.clone(),
+            arch: None,
+            mode: self.mode.into(),
+            engine: self.engine.into(),
+            batch: self.batch,
+            seq_len: self.seq_len,
+            new_tokens: self.new_tokens,
+            dtype: self
+                .dtype
+                .as_deref()
+                .map(|d| Dtype::parse("dtype", d))
+                .transpose()?,
+            quantization: Quantization::parse("quantization", &self.quantization)?,
+            kv_dtype: KvDtype::parse("kv_dtype", &self.kv_dtype)?,
+            attention: self.attention.into(),
+            logits: if self.all_logits {
+                Logits::All
+            } else {
+                Logits::Last
+            },
+            optimizer: self.optimizer.into(),
+            fused_optimizer: self.fused_optimizer,
+            precision: self.precision.into(),
+            grad_checkpointing: match (self.checkpointing, self.grad_checkpointing) {
+                (Some(c), _) => c.into(),
+                (None, true) => Checkpointing::Full,
+                (None, false) => Checkpointing::None,
+            },
+            lora_rank: self.lora_rank,
+            lora_targets: self.lora_targets.clone(),
+            qlora: self.qlora,
+            zero: self.zero,
+            offload: self.offload.into(),
+            gpus: self.gpus,
+            tp: self.tp,
+            pp: self.pp,
+            gpu: self.gpu.clone(),
+            gpu_memory: self.gpu_memory.clone(),
+            gpu_memory_utilization: self.gpu_memory_utilization,
+            max_model_len: self.max_model_len,
+            max_num_seqs: self.max_num_seqs,
+            max_num_batched_tokens: self.max_num_batched_tokens,
+            cuda_graphs: !self.enforce_eager,
+            gpu_layers: self.gpu_layers,
+            ubatch: self.ubatch,
+        };
+        if let Some(m) = &self.model {
+            let path = std::path::Path::new(m);
+            if path.is_file() {
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| Failure::io(format!("--model: cannot read {m}: {e}")))?;
+                let parsed = vramfit::config::parse_config(&text)?;
+                input.arch = Some(parsed.arch);
+                if input.dtype.is_none() {
+                    input.dtype = parsed.dtype;
+                }
+                if let (Quantization::None, Some(q)) = (input.quantization, parsed.quantization) {
+                    input.quantization = q;
+                }
+            } else {
+                input.model = Some(m.clone());
+            }
+        }
+        if input.model.is_none() && input.params.is_none() && input.arch.is_none() {
+            return Err(InputError::new(
+                "model",
+                "no model given",
+                "--model <preset id | config.json> or --params <count such as 7B>",
+            )
+            .into());
+        }
+        Ok(input)
+    }
+}
+
+/// Arguments of `vramfit estimate`.
 #[derive(Args)]
-pub struct EstimateArgs {}
+pub struct EstimateArgs {
+    #[command(flatten)]
+    pub flags: EstimateFlags,
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
 
-pub fn run(_: EstimateArgs) -> Outcome {
-    Err(Failure::io("this subcommand is not built yet"))
+/// Runs `vramfit estimate`.
+pub fn run(args: EstimateArgs) -> Outcome {
+    let input = args.flags.to_input()?;
+    let e = estimate(&input)?;
+    if args.json { json(&e) } else { Ok(table(&e)) }
+}
+
+fn gib(b: Bytes) -> String {
+    format!("{:>10.2} GiB", b.as_gib())
+}
+
+/// The readable report: components with their formulas, totals, the quick estimate and the reasons they differ.
+pub fn table(e: &Estimate) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{} — {} parameters ({} active), per GPU × {}",
+        e.model,
+        vramfit::estimate::thousands(e.params),
+        vramfit::estimate::thousands(e.active_params),
+        e.gpus
+    );
+    let _ = writeln!(s);
+    for c in &e.components {
+        let off = c.key.ends_with("_off_peak");
+        let key = c.key.trim_end_matches("_off_peak");
+        let _ = writeln!(
+            s,
+            "  {:<20}{}{}  {}",
+            key,
+            gib(c.bytes),
+            if off { " (not at peak)" } else { "" },
+            c.formula
+        );
+    }
+    let _ = writeln!(s);
+    let _ = writeln!(
+        s,
+        "  {:<20}{}  (torch.cuda.max_memory_allocated, at {:?})",
+        "peak allocated",
+        gib(e.peak_allocated_bytes),
+        e.peak_phase
+    );
+    let _ = writeln!(
+        s,
+        "  {:<20}{}  ({:.2} GB, as nvidia-smi shows it)",
+        "total",
+        gib(e.total_bytes),
+        e.total_bytes.as_gb()
+    );
+    let _ = writeln!(
+        s,
+        "  {:<20}{}  ({:.2} GB: 1.2 × (M_theory + 2 GB))",
+        "recommended",
+        gib(e.recommended_bytes),
+        e.recommended_bytes.as_gb()
+    );
+    if let (Some(t), Some(c)) = (e.kv_cache_tokens, e.max_concurrency_exact) {
+        let _ = writeln!(
+            s,
+            "  {:<20}{:>14}  tokens in the KV pool; {:.2} sequences of max_model_len at once",
+            "kv cache tokens",
+            vramfit::estimate::thousands(t),
+            c
+        );
+    }
+    if e.cpu_bytes.get() > 0 {
+        let _ = writeln!(
+            s,
+            "  {:<20}{}  in CPU memory (offloaded)",
+            "cpu",
+            gib(e.cpu_bytes)
+        );
+    }
+    if let Some(f) = &e.fit {
+        let verdict = if f.fits {
+            format!("fits, {} free", f.headroom_bytes.display_gib())
+        } else {
+            format!("does NOT fit: {} short", f.shortfall_bytes.display_gib())
+        };
+        let _ = writeln!(s, "  {:<20}{}  {verdict}", f.gpu, gib(f.memory_bytes));
+    }
+    let _ = writeln!(s);
+    let _ = writeln!(s, "Guide's quick estimate: {}", e.quick.formula);
+    for d in &e.differences {
+        let _ = writeln!(s, "  - {}", d.en);
+    }
+    for n in &e.notes {
+        let _ = writeln!(s, "  note: {}", n.en);
+    }
+    s
 }

@@ -23,7 +23,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Estimate the memory of a training, inference or serving run.
-    Estimate(estimate::EstimateArgs),
+    Estimate(Box<estimate::EstimateArgs>),
     /// List the GPU catalog.
     Gpus(hardware::GpusArgs),
     /// Rank the ways to run an estimate on the rental offers, cheapest first.
@@ -52,7 +52,7 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
-        Command::Estimate(a) => estimate::run(a),
+        Command::Estimate(a) => estimate::run(*a),
         Command::Gpus(a) => hardware::gpus(a),
         Command::Recommend(a) => hardware::recommend(a),
         Command::Mig(a) => hardware::mig(a),

@@ -35,7 +35,7 @@ impl From<InputError> for Failure {
 
 /// `seq_len` → `--seq-len`; a field path such as `config.json: hidden_size` is kept as it is.
 pub fn flag_name(field: &str) -> String {
-    if field.contains(|c: char| c == ' ' || c == ':' || c == '.') {
+    if field.contains([' ', ':', '.']) {
         field.to_string()
     } else {
         format!("--{}", field.replace('_', "-"))

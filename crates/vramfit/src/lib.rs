@@ -16,11 +16,15 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+pub mod catalog;
+pub mod config;
 pub mod diagnose;
 pub mod error;
+pub mod estimate;
 pub mod hardware;
 pub mod model;
 pub mod precision;
+pub mod presets;
 pub mod units;
 
 pub use error::{InputError, Result};

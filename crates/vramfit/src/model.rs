@@ -362,7 +362,7 @@ impl Architecture {
             0,
             crate::units::MAX_PARAMS,
         )?;
-        if self.num_heads % self.num_kv_heads != 0 {
+        if !self.num_heads.is_multiple_of(self.num_kv_heads) {
             return Err(InputError::new(
                 f("num_kv_heads"),
                 alloc::format!(

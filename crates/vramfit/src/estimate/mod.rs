@@ -1,0 +1,2305 @@
+//! The estimator: every byte of a training, inference or serving run, per GPU.
+//!
+//! [`EstimateInput`] is plain data (the CLI's flags, the npm package's object, the site's URL
+//! state). [`EstimateInput::resolve`] validates it once into a [`Workload`], naming the field and
+//! the accepted range on failure; [`Workload::estimate`] then cannot fail.
+
+mod activations;
+mod quick;
+mod weights;
+
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+pub use activations::{Kernel, Trainable, role_bit};
+pub use quick::{Quick, guide_bytes_per_param, m_rec};
+pub use weights::{gguf_type, per_gpu_weight_bytes, tensor_bytes};
+
+use crate::error::{InputError, Result};
+use crate::model::{Architecture, Family, Role};
+use crate::precision::{Dtype, KvDtype, Quantization};
+use crate::units::{Bytes, GIB, MIB, parse_params, parse_size};
+
+/// What the run does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "lowercase")
+)]
+pub enum Mode {
+    /// Generate with a batch of prompts (Hugging Face `generate`, or llama.cpp).
+    #[default]
+    Inference,
+    /// Serve many concurrent sequences from a preallocated KV pool (vLLM).
+    Serve,
+    /// Train or fine-tune.
+    Training,
+}
+
+/// The inference engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "lowercase")
+)]
+pub enum Engine {
+    /// Hugging Face transformers on PyTorch.
+    #[default]
+    Hf,
+    /// vLLM.
+    Vllm,
+    /// llama.cpp.
+    Llamacpp,
+}
+
+/// The optimizer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "kebab-case")
+)]
+pub enum Optimizer {
+    /// AdamW: two moments per parameter.
+    #[default]
+    Adamw,
+    /// bitsandbytes 8-bit AdamW: two 1-byte blockwise-quantized moments.
+    #[cfg_attr(feature = "serde", serde(rename = "adamw-8bit"))]
+    Adamw8bit,
+    /// Plain SGD: no state.
+    Sgd,
+    /// SGD with momentum: one state.
+    SgdMomentum,
+    /// Adafactor (no first moment, factored second moment).
+    Adafactor,
+    /// Lion: one momentum state.
+    Lion,
+}
+
+/// The training precision regime.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "kebab-case")
+)]
+pub enum Precision {
+    /// Everything in fp32.
+    Fp32,
+    /// Pure fp16: weights, gradients and optimizer states in fp16.
+    Fp16,
+    /// Pure bf16.
+    Bf16,
+    /// Mixed precision with fp32 master weights, fp16 compute (autocast).
+    AmpFp16,
+    /// Mixed precision with fp32 master weights, bf16 compute (autocast). The default.
+    #[default]
+    AmpBf16,
+}
+
+impl Precision {
+    /// Master weights, gradients and optimizer states are fp32.
+    pub const fn fp32_master(self) -> bool {
+        matches!(
+            self,
+            Precision::Fp32 | Precision::AmpFp16 | Precision::AmpBf16
+        )
+    }
+    /// Bytes per element of activations.
+    pub const fn act_bytes(self) -> u64 {
+        match self {
+            Precision::Fp32 => 4,
+            _ => 2,
+        }
+    }
+    /// Bytes per element of master weights, gradients and states.
+    pub const fn state_bytes(self) -> u64 {
+        if self.fp32_master() { 4 } else { 2 }
+    }
+}
+
+/// Gradient checkpointing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "lowercase")
+)]
+pub enum Checkpointing {
+    /// Keep every activation.
+    #[default]
+    None,
+    /// Keep each block's input only and recompute the block in backward.
+    Full,
+    /// Recompute only the attention core (Korthikanti et al.): drops the `S × S` terms.
+    Selective,
+}
+
+/// Where ZeRO offloads to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "lowercase")
+)]
+pub enum Offload {
+    /// Nothing offloaded.
+    #[default]
+    None,
+    /// Optimizer states (and, under ZeRO-3, parameters) in CPU memory.
+    Cpu,
+    /// Optimizer states (and, under ZeRO-3, parameters) on NVMe.
+    Nvme,
+}
+
+/// Attention implementation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "lowercase")
+)]
+pub enum AttentionImpl {
+    /// PyTorch SDPA (flash or memory-efficient kernel): no `S × S` matrix.
+    #[default]
+    Sdpa,
+    /// FlashAttention-2/3.
+    Flash,
+    /// Eager attention: materialises the `heads × S × S` scores.
+    Eager,
+}
+
+/// Which positions' logits are computed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "lowercase")
+)]
+pub enum Logits {
+    /// The last position only (`generate`, `logits_to_keep = 1`).
+    #[default]
+    Last,
+    /// Every position (scoring, perplexity).
+    All,
+}
+
+/// The estimator's input: plain data with defaults, as the CLI, the npm package and the site
+/// give it. Numbers are `f64` (JSON's and JavaScript's number) and are checked to be finite
+/// integers in range by [`EstimateInput::resolve`].
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(default, deny_unknown_fields)
+)]
+pub struct EstimateInput {
+    /// A preset, by Hugging Face id (case-insensitive).
+    pub model: Option<String>,
+    /// A bare parameter count (`7B`, `7e9`, `340M`): the guide's quick mode.
+    pub params: Option<String>,
+    /// An architecture, e.g. from [`crate::config::parse_config`].
+    pub arch: Option<Architecture>,
+    /// Inference, serve or training.
+    pub mode: Mode,
+    /// Inference engine.
+    pub engine: Engine,
+    /// Sequences per batch (training: micro-batch per GPU); serving: ignored (see `max_num_seqs`).
+    pub batch: f64,
+    /// Prompt tokens (training: sequence length).
+    pub seq_len: f64,
+    /// Generated tokens per sequence (inference).
+    pub new_tokens: f64,
+    /// Model dtype; the preset's checkpoint dtype when absent, else bf16.
+    pub dtype: Option<Dtype>,
+    /// Weight format.
+    pub quantization: Quantization,
+    /// KV-cache dtype.
+    pub kv_dtype: KvDtype,
+    /// Attention implementation.
+    pub attention: AttentionImpl,
+    /// Logits kept.
+    pub logits: Logits,
+    /// Optimizer.
+    pub optimizer: Optimizer,
+    /// Fused optimizer step (`fused=True`): no foreach temporaries.
+    pub fused_optimizer: bool,
+    /// Training precision regime.
+    pub precision: Precision,
+    /// Gradient checkpointing.
+    pub grad_checkpointing: Checkpointing,
+    /// LoRA rank; 0 is full fine-tuning.
+    pub lora_rank: f64,
+    /// LoRA target modules (`q_proj`, `k_proj`, `v_proj`, `o_proj`, `gate_proj`, `up_proj`,
+    /// `down_proj`, or `all-linear`); default `q_proj,v_proj` (PEFT's default for Llama).
+    pub lora_targets: Vec<String>,
+    /// QLoRA: base weights in NF4 with double quantization, LoRA adapters on top.
+    pub qlora: bool,
+    /// DeepSpeed ZeRO stage 0–3 (FSDP full shard is stage 3).
+    pub zero: f64,
+    /// ZeRO offload target.
+    pub offload: Offload,
+    /// GPUs in total (data × tensor × pipeline parallel).
+    pub gpus: f64,
+    /// Tensor-parallel size.
+    pub tp: f64,
+    /// Pipeline-parallel size.
+    pub pp: f64,
+    /// A GPU from the catalog, by id.
+    pub gpu: Option<String>,
+    /// GPU memory as the CUDA runtime reports it, with its unit (`79.19GiB`, `80GB`).
+    pub gpu_memory: Option<String>,
+    /// vLLM `gpu_memory_utilization`.
+    pub gpu_memory_utilization: f64,
+    /// vLLM `max_model_len`; llama.cpp context. Default: the model's `max_position_embeddings`
+    /// (vLLM), `seq_len + new_tokens` (llama.cpp).
+    pub max_model_len: Option<f64>,
+    /// vLLM `max_num_seqs`. Default as vLLM picks it: 1024 on cards of 70 GiB or more other than
+    /// A100, else 256.
+    pub max_num_seqs: Option<f64>,
+    /// vLLM `max_num_batched_tokens`. Default 8192 on cards of 70 GiB or more other than A100, else 2048.
+    pub max_num_batched_tokens: Option<f64>,
+    /// vLLM CUDA graphs (off is `enforce_eager`).
+    pub cuda_graphs: bool,
+    /// llama.cpp `-ngl`: layers on the GPU; default all (and the output layer).
+    pub gpu_layers: Option<f64>,
+    /// llama.cpp `-ub` (physical batch).
+    pub ubatch: f64,
+}
+
+impl Default for EstimateInput {
+    fn default() -> Self {
+        EstimateInput {
+            model: None,
+            params: None,
+            arch: None,
+            mode: Mode::Inference,
+            engine: Engine::Hf,
+            batch: 1.0,
+            seq_len: 2048.0,
+            new_tokens: 256.0,
+            dtype: None,
+            quantization: Quantization::None,
+            kv_dtype: KvDtype::Auto,
+            attention: AttentionImpl::Sdpa,
+            logits: Logits::Last,
+            optimizer: Optimizer::Adamw,
+            fused_optimizer: false,
+            precision: Precision::AmpBf16,
+            grad_checkpointing: Checkpointing::None,
+            lora_rank: 0.0,
+            lora_targets: Vec::new(),
+            qlora: false,
+            zero: 0.0,
+            offload: Offload::None,
+            gpus: 1.0,
+            tp: 1.0,
+            pp: 1.0,
+            gpu: None,
+            gpu_memory: None,
+            gpu_memory_utilization: 0.9,
+            max_model_len: None,
+            max_num_seqs: None,
+            max_num_batched_tokens: None,
+            cuda_graphs: true,
+            gpu_layers: None,
+            ubatch: 512.0,
+        }
+    }
+}
+
+/// A GPU the workload runs on, as far as the estimate needs it.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Device {
+    /// Catalog id, or `custom`.
+    pub id: String,
+    /// Memory as the CUDA runtime reports it.
+    pub memory: Bytes,
+    /// Hopper or newer: 32 MiB cuBLAS workspaces instead of 8 MiB + 128 KiB.
+    pub hopper_or_newer: bool,
+    /// An A100: vLLM picks its smaller defaults for it even at 80 GB.
+    pub a100: bool,
+}
+
+/// A GPU lookup for [`EstimateInput::resolve_with`]: id to device.
+pub type GpuLookup<'a> = &'a dyn Fn(&str) -> Option<Device>;
+
+/// A preset lookup: id to (parameters, dtype, architecture).
+pub type ModelLookup<'a> = &'a dyn Fn(&str) -> Option<(Dtype, Architecture)>;
+
+/// A validated workload: every number in range, the model resolved.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Workload {
+    /// The model's name as given.
+    pub model_name: String,
+    /// The architecture (opaque in quick mode).
+    pub arch: Architecture,
+    /// The run.
+    pub mode: Mode,
+    /// The engine.
+    pub engine: Engine,
+    /// Batch.
+    pub batch: u64,
+    /// Prompt / training sequence length.
+    pub seq_len: u64,
+    /// Generated tokens.
+    pub new_tokens: u64,
+    /// Model dtype.
+    pub dtype: Dtype,
+    /// Weight format.
+    pub quantization: Quantization,
+    /// KV dtype.
+    pub kv_dtype: KvDtype,
+    /// Attention kernel.
+    pub kernel: Kernel,
+    /// Logits kept.
+    pub logits: Logits,
+    /// Optimizer.
+    pub optimizer: Optimizer,
+    /// Fused step.
+    pub fused_optimizer: bool,
+    /// Precision regime.
+    pub precision: Precision,
+    /// Checkpointing.
+    pub checkpointing: Checkpointing,
+    /// LoRA rank (0: full).
+    pub lora_rank: u64,
+    /// LoRA targets as role bits.
+    pub lora_mask: u32,
+    /// QLoRA.
+    pub qlora: bool,
+    /// ZeRO stage.
+    pub zero: u8,
+    /// Offload.
+    pub offload: Offload,
+    /// Data-parallel size (`gpus / (tp × pp)`).
+    pub dp: u64,
+    /// Tensor parallel.
+    pub tp: u64,
+    /// Pipeline parallel.
+    pub pp: u64,
+    /// The device, if one was named.
+    pub device: Option<Device>,
+    /// vLLM utilisation.
+    pub gpu_memory_utilization: f64,
+    /// vLLM max_model_len / llama.cpp context.
+    pub max_model_len: u64,
+    /// vLLM max_num_seqs.
+    pub max_num_seqs: u64,
+    /// vLLM max_num_batched_tokens.
+    pub max_num_batched_tokens: u64,
+    /// vLLM CUDA graphs.
+    pub cuda_graphs: bool,
+    /// llama.cpp layers on GPU (`num_layers + 1` means the output layer too).
+    pub gpu_layers: u64,
+    /// llama.cpp ubatch.
+    pub ubatch: u64,
+}
+
+/// Checks that `v` is a finite integer in `lo..=hi`.
+fn int(field: &str, v: f64, lo: u64, hi: u64) -> Result<u64> {
+    if v.is_finite() && v == libm::trunc(v) && v >= lo as f64 && v <= hi as f64 {
+        Ok(v as u64)
+    } else {
+        let shown = if v.is_finite() {
+            format!("{v}")
+        } else {
+            String::from("not a finite number")
+        };
+        Err(InputError::new(
+            field,
+            format!("{shown} is out of range"),
+            format!("an integer from {lo} to {hi}"),
+        ))
+    }
+}
+
+/// Largest batch accepted.
+pub const MAX_BATCH: u64 = 1 << 20;
+/// Largest sequence accepted: 16 M tokens.
+pub const MAX_SEQ: u64 = 1 << 24;
+
+/// Parses LoRA target module names into role bits.
+pub fn lora_mask(field: &str, targets: &[String]) -> Result<u32> {
+    if targets.is_empty() {
+        return Ok(role_bit(Role::Q) | role_bit(Role::V));
+    }
+    let mut m = 0;
+    for t in targets {
+        m |= match t.trim() {
+            "q_proj" | "q" | "query" | "q_a_proj" | "q_b_proj" => role_bit(Role::Q),
+            "k_proj" | "k" | "key" => role_bit(Role::K),
+            "v_proj" | "v" | "value" => role_bit(Role::V),
+            "kv_a_proj_with_mqa" | "kv_b_proj" => role_bit(Role::KvA),
+            "o_proj" | "o" | "dense" | "out_proj" => role_bit(Role::O),
+            "gate_proj" | "w1" => role_bit(Role::Gate),
+            "up_proj" | "w3" | "fc1" => role_bit(Role::Up),
+            "down_proj" | "w2" | "fc2" => role_bit(Role::Down),
+            "all-linear" | "all_linear" => 127,
+            other => {
+                return Err(InputError::new(
+                    field,
+                    format!("unknown module `{other}`"),
+                    "q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj, all-linear",
+                ));
+            }
+        };
+    }
+    Ok(m)
+}
+
+impl EstimateInput {
+    /// Validates with the built-in catalogs.
+    pub fn resolve(&self) -> Result<Workload> {
+        self.resolve_with(&crate::catalog::find_model, &crate::catalog::find_device)
+    }
+
+    /// Validates with the given model and GPU lookups (a site with user-edited catalogs passes its own).
+    pub fn resolve_with(&self, models: ModelLookup<'_>, gpus: GpuLookup<'_>) -> Result<Workload> {
+        let sources =
+            self.model.is_some() as u8 + self.params.is_some() as u8 + self.arch.is_some() as u8;
+        if sources != 1 {
+            return Err(InputError::new(
+                "model",
+                if sources == 0 {
+                    "no model given"
+                } else {
+                    "more than one model given"
+                },
+                "exactly one of: model (a preset id), params (e.g. 7B), arch (a config.json)",
+            ));
+        }
+        let (model_name, preset_dtype, arch) = if let Some(id) = &self.model {
+            let Some((dtype, arch)) = models(id.trim()) else {
+                return Err(InputError::new(
+                    "model",
+                    format!("no preset named `{}`", id.trim()),
+                    "a preset id such as meta-llama/Llama-3.1-8B (see `vramfit models`), a path to a config.json, or --params",
+                ));
+            };
+            (id.trim().to_string(), Some(dtype), arch)
+        } else if let Some(p) = &self.params {
+            let n = parse_params("params", p)?;
+            (p.trim().to_string(), None, Architecture::opaque(n))
+        } else {
+            let a = self.arch.unwrap_or_default();
+            (String::from("config.json"), None, a)
+        };
+        arch.validate("model")?;
+        let mode = self.mode;
+        let batch = int("batch", self.batch, 1, MAX_BATCH)?;
+        let seq_len = int("seq_len", self.seq_len, 1, MAX_SEQ)?;
+        let new_tokens = int("new_tokens", self.new_tokens, 0, MAX_SEQ)?;
+        let dtype = match (self.dtype, preset_dtype) {
+            (Some(Dtype::Int8 | Dtype::Int4), _) if arch.is_detailed() => {
+                return Err(InputError::new(
+                    "dtype",
+                    "int8/int4 are storage formats, not compute dtypes",
+                    "fp32, fp16, bf16 (use --quantization for int8/int4 formats such as gptq, awq, bnb-int8, bnb-nf4)",
+                ));
+            }
+            (Some(d), _) => d,
+            (None, Some(d)) => d,
+            (None, None) => Dtype::Bf16,
+        };
+        self.quantization.validate("quantization")?;
+        let lora_rank = int("lora_rank", self.lora_rank, 0, 65_536)?;
+        let qlora = self.qlora;
+        if qlora && lora_rank == 0 && mode == Mode::Training {
+            return Err(InputError::new(
+                "lora_rank",
+                "QLoRA needs a LoRA rank",
+                "an integer from 1 to 65536 with qlora",
+            ));
+        }
+        let mut quantization = self.quantization;
+        if qlora {
+            quantization = Quantization::BnbNf4 { double_quant: true };
+        }
+        let zero = int("zero", self.zero, 0, 3)? as u8;
+        let gpus_n = int("gpus", self.gpus, 1, 65_536)?;
+        let tp = int("tp", self.tp, 1, 1024)?;
+        let pp = int("pp", self.pp, 1, 1024)?;
+        if gpus_n % (tp * pp) != 0 {
+            return Err(InputError::new(
+                "gpus",
+                format!("{gpus_n} GPUs cannot be split into tp = {tp} × pp = {pp} groups"),
+                format!("a multiple of tp × pp = {}", tp * pp),
+            ));
+        }
+        if arch.is_detailed() && pp > arch.num_layers.max(1) {
+            return Err(InputError::new(
+                "pp",
+                format!("{pp} stages for {} layers", arch.num_layers),
+                format!("an integer from 1 to {}", arch.num_layers),
+            ));
+        }
+        let dp = gpus_n / (tp * pp);
+        let device = match (&self.gpu, &self.gpu_memory) {
+            (Some(_), Some(_)) => {
+                return Err(InputError::new(
+                    "gpu",
+                    "both a GPU and a GPU memory size given",
+                    "one of gpu (a catalog id) or gpu_memory (a size such as 80GB)",
+                ));
+            }
+            (Some(id), None) => Some(gpus(id.trim()).ok_or_else(|| {
+                InputError::new(
+                    "gpu",
+                    format!("no GPU named `{}`", id.trim()),
+                    "a catalog id such as h100-sxm5-80gb (see `vramfit gpus`)",
+                )
+            })?),
+            (None, Some(m)) => {
+                let memory = parse_size("gpu_memory", m)?;
+                if memory.get() < 256 * MIB {
+                    return Err(InputError::new(
+                        "gpu_memory",
+                        format!("{} is too small for a GPU", memory.display_auto()),
+                        "a size from 256 MiB to 1 PiB",
+                    ));
+                }
+                Some(Device {
+                    id: String::from("custom"),
+                    memory,
+                    hopper_or_newer: true,
+                    a100: false,
+                })
+            }
+            (None, None) => None,
+        };
+        let util = self.gpu_memory_utilization;
+        if !(util.is_finite() && util > 0.0 && util <= 1.0) {
+            return Err(InputError::new(
+                "gpu_memory_utilization",
+                "out of range",
+                "a fraction greater than 0 and at most 1, e.g. 0.9",
+            ));
+        }
+        let big = device
+            .as_ref()
+            .is_some_and(|d| d.memory.get() >= 70 * GIB && !d.a100);
+        let default_len = if arch.max_position_embeddings > 0 {
+            arch.max_position_embeddings
+        } else {
+            seq_len + new_tokens
+        };
+        let max_model_len = match self.max_model_len {
+            Some(v) => int("max_model_len", v, 1, MAX_SEQ)?,
+            None if self.engine == Engine::Llamacpp => (seq_len + new_tokens).saturating_mul(batch),
+            None => default_len,
+        };
+        let max_num_seqs = match self.max_num_seqs {
+            Some(v) => int("max_num_seqs", v, 1, 65_536)?,
+            None => {
+                if big {
+                    1024
+                } else {
+                    256
+                }
+            }
+        };
+        let max_num_batched_tokens = match self.max_num_batched_tokens {
+            Some(v) => int("max_num_batched_tokens", v, 1, MAX_SEQ)?,
+            None => {
+                if big {
+                    8192
+                } else {
+                    2048
+                }
+            }
+        };
+        let gpu_layers = match self.gpu_layers {
+            Some(v) => int("gpu_layers", v, 0, arch.num_layers + 1)?,
+            None => arch.num_layers + 1,
+        };
+        let ubatch = int("ubatch", self.ubatch, 1, 65_536)?;
+        let lora_mask = lora_mask("lora_targets", &self.lora_targets)?;
+        let kernel = if self.attention == AttentionImpl::Eager {
+            Kernel::Eager
+        } else {
+            Kernel::Flash
+        };
+        if matches!(mode, Mode::Serve) && self.engine == Engine::Hf {
+            // Serving is vLLM's pool model unless llama.cpp is chosen.
+        }
+        Ok(Workload {
+            model_name,
+            arch,
+            mode,
+            engine: if mode == Mode::Serve && self.engine == Engine::Hf {
+                Engine::Vllm
+            } else {
+                self.engine
+            },
+            batch,
+            seq_len,
+            new_tokens,
+            dtype,
+            quantization,
+            kv_dtype: self.kv_dtype,
+            kernel,
+            logits: self.logits,
+            optimizer: self.optimizer,
+            fused_optimizer: self.fused_optimizer,
+            precision: self.precision,
+            checkpointing: self.grad_checkpointing,
+            lora_rank: if qlora { lora_rank.max(1) } else { lora_rank },
+            lora_mask,
+            qlora,
+            zero,
+            offload: self.offload,
+            dp,
+            tp,
+            pp,
+            device,
+            gpu_memory_utilization: util,
+            max_model_len,
+            max_num_seqs,
+            max_num_batched_tokens,
+            cuda_graphs: self.cuda_graphs,
+            gpu_layers,
+            ubatch,
+        })
+    }
+}
+
+/// Where in the run the peak occurs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
+pub enum Phase {
+    /// Inference: the prompt's forward pass.
+    Prefill,
+    /// Inference: the last generated token, with the full KV cache.
+    Decode,
+    /// Training: end of forward, with the loss.
+    ForwardLoss,
+    /// Training: the optimizer step.
+    OptimizerStep,
+    /// Serving: the steady state after vLLM's start-up.
+    Serving,
+    /// Weights only (an opaque model with no activations known).
+    Load,
+}
+
+/// One part of the estimate, with its formula.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Component {
+    /// Stable key: `weights`, `kv_cache`, `activations`, `logits`, `gradients`, `optimizer`,
+    /// `step_temporaries`, `autocast_copies`, `cuda_context`, `workspace`, `allocator_reserve`,
+    /// `cuda_graphs`, `non_torch`, `compute_buffer`, `zero_buffers`, `ddp_buckets`.
+    pub key: String,
+    /// Bytes on one GPU.
+    pub bytes: Bytes,
+    /// Whether PyTorch's allocator holds it (counted in `peak_allocated_bytes`).
+    pub torch: bool,
+    /// The formula with the values in it.
+    pub formula: String,
+    /// Why, in English.
+    pub note_en: String,
+    /// Why, in Chinese.
+    pub note_zh: String,
+}
+
+/// A reason the detailed estimate differs from the guide's quick one.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Difference {
+    /// Stable key.
+    pub key: String,
+    /// English.
+    pub en: String,
+    /// Chinese.
+    pub zh: String,
+}
+
+/// How the estimate compares with a device.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Fit {
+    /// The device id.
+    pub gpu: String,
+    /// Its memory.
+    pub memory_bytes: Bytes,
+    /// `total_bytes ≤ memory_bytes`.
+    pub fits: bool,
+    /// Memory left over (zero when it does not fit).
+    pub headroom_bytes: Bytes,
+    /// Memory missing (zero when it fits).
+    pub shortfall_bytes: Bytes,
+}
+
+/// The estimate, per GPU, in bytes.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Estimate {
+    /// The model as given.
+    pub model: String,
+    /// Total parameters.
+    pub params: u64,
+    /// Parameters active per token (MoE: less than `params`).
+    pub active_params: u64,
+    /// Trainable parameters (training).
+    pub trainable_params: u64,
+    /// Weights on this GPU.
+    pub weights_bytes: Bytes,
+    /// KV cache (serving: vLLM's pool).
+    pub kv_cache_bytes: Bytes,
+    /// Activations at the peak phase.
+    pub activations_bytes: Bytes,
+    /// Gradients.
+    pub gradients_bytes: Bytes,
+    /// Optimizer states (and fp32 master weights under ZeRO's accounting).
+    pub optimizer_bytes: Bytes,
+    /// Temporaries at the peak: logits and the loss's fp32 copies, autocast weight copies, the
+    /// optimizer step's buffers, ZeRO and DDP buckets, llama.cpp's compute buffer.
+    pub temporaries_bytes: Bytes,
+    /// CUDA context, library workspaces, NCCL, CUDA graphs.
+    pub overhead_bytes: Bytes,
+    /// Reserved by PyTorch's caching allocator beyond what is allocated.
+    pub allocator_reserve_bytes: Bytes,
+    /// Where the peak is.
+    pub peak_phase: Phase,
+    /// What `torch.cuda.max_memory_allocated()` would report.
+    pub peak_allocated_bytes: Bytes,
+    /// What `nvidia-smi` would show for the process.
+    pub total_bytes: Bytes,
+    /// The guide's `M_rec = 1.2 × (M_theory + 2 GB)` with `M_theory = peak_allocated_bytes`.
+    pub recommended_bytes: Bytes,
+    /// Serving: tokens the KV pool holds.
+    pub kv_cache_tokens: Option<u64>,
+    /// Serving: sequences of `max_model_len` the pool holds at once (rounded down).
+    pub max_concurrency: Option<u64>,
+    /// Serving: the same, unrounded.
+    pub max_concurrency_exact: Option<f64>,
+    /// KV bytes per token (all layers on this GPU).
+    pub kv_bytes_per_token: u64,
+    /// llama.cpp or ZeRO offload: bytes kept in CPU memory (or NVMe).
+    pub cpu_bytes: Bytes,
+    /// GPUs the figures are per.
+    pub gpus: u64,
+    /// The parts, with formulas.
+    pub components: Vec<Component>,
+    /// The guide's quick estimate.
+    pub quick: Quick,
+    /// Why the detailed estimate differs from the quick one.
+    pub differences: Vec<Difference>,
+    /// Against the chosen device.
+    pub fit: Option<Fit>,
+    /// Assumptions worth knowing.
+    pub notes: Vec<Difference>,
+}
+
+/// Validates and estimates in one call.
+pub fn estimate(input: &EstimateInput) -> Result<Estimate> {
+    Ok(input.resolve()?.estimate())
+}
+
+/// CUDA context of a PyTorch process with lazy module loading: 0.51 GiB, measured on H100 with
+/// vLLM 0.19 (`init_cuda_memory_gib` in the calibration data). PyTorch PR #86509 measured 287 MB
+/// lazy and 667 MB eager on an older stack.
+pub const CUDA_CONTEXT: Bytes = Bytes::new(547_608_330); // 0.51 GiB
+
+/// cuBLAS workspace per handle and stream: 8 MiB + 128 KiB by default before Hopper, 32 MiB on
+/// Hopper and newer (PyTorch's `CUBLAS_WORKSPACE_CONFIG` defaults). Allocated through the caching
+/// allocator, so it counts in `max_memory_allocated`.
+pub const fn cublas_workspace(hopper: bool) -> Bytes {
+    if hopper {
+        Bytes::mib(32)
+    } else {
+        Bytes::new(8 * MIB + 128 * 1024)
+    }
+}
+
+struct Parts {
+    comps: Vec<Component>,
+    notes: Vec<Difference>,
+    /// PyTorch-allocated bytes at the peak when it is not the plain sum of the torch components
+    /// (HF inference: the KV cache is only partly filled at the prefill peak).
+    peak: Option<u64>,
+}
+
+impl Parts {
+    fn add(&mut self, key: &str, bytes: u64, torch: bool, formula: String, en: &str, zh: &str) {
+        self.comps.push(Component {
+            key: key.to_string(),
+            bytes: Bytes::new(bytes),
+            torch,
+            formula,
+            note_en: en.to_string(),
+            note_zh: zh.to_string(),
+        });
+    }
+    fn note(&mut self, key: &str, en: String, zh: String) {
+        self.notes.push(Difference {
+            key: key.to_string(),
+            en,
+            zh,
+        });
+    }
+    /// A component's size, alive at the peak or not.
+    fn get(&self, key: &str) -> u64 {
+        self.comps
+            .iter()
+            .filter(|c| c.key == key || c.key.strip_suffix("_off_peak") == Some(key))
+            .map(|c| c.bytes.get())
+            .fold(0, u64::saturating_add)
+    }
+}
+
+fn b(x: u64) -> String {
+    Bytes::new(x).display_auto()
+}
+
+/// Separates thousands: 8030261248 → 8,030,261,248.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+impl Workload {
+    /// Activation dtype bytes for inference.
+    fn act_bytes(&self) -> u64 {
+        if self.dtype == Dtype::Fp32 { 4 } else { 2 }
+    }
+
+    /// KV elements per token summed over the layers on this GPU, for `context` tokens, and the
+    /// KV-cache bytes for `seqs` sequences of `context` tokens.
+    fn kv_bytes(
+        &self,
+        seqs: u64,
+        context: u64,
+        layers: u64,
+        decompressed_mla: bool,
+    ) -> (u64, String) {
+        let a = &self.arch;
+        if !a.is_generative() {
+            return (0, String::from("no KV cache (not a generative decoder)"));
+        }
+        let tp_kv = match a.mla {
+            Some(_) if !decompressed_mla => 1,
+            _ => self.tp.min(a.num_kv_heads.max(1)),
+        };
+        let per_layer = match a.mla {
+            Some(m) if decompressed_mla => {
+                a.num_heads * (m.qk_nope_head_dim + m.qk_rope_head_dim + m.v_head_dim)
+            }
+            _ => a.kv_elements_per_token_layer(),
+        } / tp_kv;
+        let frac = |n: u64| n * layers / a.num_layers.max(1);
+        let global = frac(a.global_layers());
+        let local = layers.saturating_sub(global);
+        let local_ctx = context.min(if a.sliding_window > 0 {
+            a.sliding_window
+        } else {
+            context
+        });
+        let elems = per_layer.saturating_mul(seqs).saturating_mul(
+            global
+                .saturating_mul(context)
+                .saturating_add(local.saturating_mul(local_ctx)),
+        );
+        let bytes = self.kv_dtype.bytes_for(elems, self.act_kv_dtype());
+        let per = match a.mla {
+            Some(m) if !decompressed_mla => format!(
+                "(kv_lora_rank {} + rope {})",
+                m.kv_lora_rank, m.qk_rope_head_dim
+            ),
+            Some(_) => format!(
+                "{} heads × (nope + rope + v) (HF caches MLA decompressed)",
+                a.num_heads
+            ),
+            None => format!("2 × {} kv heads × {} head_dim", a.num_kv_heads, a.head_dim),
+        };
+        let tp_text = if tp_kv > 1 {
+            format!(" / tp {tp_kv}")
+        } else {
+            String::new()
+        };
+        let window = if local > 0 {
+            format!(
+                " ({global} global layers × {context} tokens + {local} sliding layers × {local_ctx} tokens)"
+            )
+        } else {
+            format!(" × {layers} layers × {context} tokens")
+        };
+        (
+            bytes,
+            format!(
+                "{per}{tp_text} × {seqs} seq{window} × {} = {}",
+                self.kv_dtype_name(),
+                b(bytes)
+            ),
+        )
+    }
+
+    fn act_kv_dtype(&self) -> Dtype {
+        if self.dtype == Dtype::Fp32 {
+            Dtype::Fp32
+        } else if self.dtype == Dtype::Fp16 {
+            Dtype::Fp16
+        } else {
+            Dtype::Bf16
+        }
+    }
+
+    fn kv_dtype_name(&self) -> String {
+        match self.kv_dtype {
+            KvDtype::Auto => format!(
+                "{} B ({})",
+                self.act_kv_dtype().bits() / 8,
+                self.act_kv_dtype()
+            ),
+            KvDtype::Fp8 => String::from("1 B (fp8)"),
+            KvDtype::Fp16 | KvDtype::Bf16 => format!("2 B ({})", self.kv_dtype.name()),
+            KvDtype::Q8_0 => String::from("34/32 B (q8_0)"),
+            KvDtype::Q4_0 => String::from("18/32 B (q4_0)"),
+        }
+    }
+
+    fn weights_formula(&self, bytes: u64) -> String {
+        let a = &self.arch;
+        let p = a.params();
+        let mut s = if self.quantization == Quantization::None {
+            format!(
+                "{} params × {} B ({}) = {}",
+                thousands(p),
+                self.dtype.bits() / 8,
+                self.dtype,
+                b(bytes)
+            )
+        } else {
+            let q = a
+                .tensors()
+                .iter()
+                .filter(|t| weights::is_quantized(&self.quantization, a, t))
+                .map(|t| t.numel())
+                .fold(0u64, u64::saturating_add);
+            format!(
+                "{} quantized weights ({}, with scales) + {} kept in {} = {}",
+                thousands(q),
+                self.quantization.name(),
+                thousands(p.saturating_sub(q)),
+                self.dtype,
+                b(bytes)
+            )
+        };
+        if self.tp > 1 || self.pp > 1 {
+            s = format!(
+                "{s}, on the busiest of tp {} × pp {} shards",
+                self.tp, self.pp
+            );
+        }
+        s
+    }
+
+    /// The estimate. Cannot fail: the workload was validated.
+    pub fn estimate(&self) -> Estimate {
+        let mut parts = Parts {
+            comps: Vec::new(),
+            notes: Vec::new(),
+            peak: None,
+        };
+        let (phase, trainable, cpu) = match (self.mode, self.engine) {
+            (Mode::Training, _) => self.training(&mut parts),
+            (_, Engine::Llamacpp) => self.llamacpp(&mut parts),
+            (Mode::Serve, _) | (Mode::Inference, Engine::Vllm) => self.vllm(&mut parts),
+            (Mode::Inference, Engine::Hf) => self.hf_inference(&mut parts),
+        };
+        self.finish(parts, phase, trainable, cpu)
+    }
+
+    fn hopper(&self) -> bool {
+        self.device.as_ref().is_none_or(|d| d.hopper_or_newer)
+    }
+
+    fn context_and_workspace(&self, p: &mut Parts) {
+        p.add(
+            "cuda_context",
+            CUDA_CONTEXT.get(),
+            false,
+            String::from("CUDA context with lazy module loading: 0.51 GiB (measured, H100, PyTorch 2 / vLLM 0.19)"),
+            "Driver and kernel images; outside PyTorch's allocator, visible in nvidia-smi.",
+            "驱动与内核镜像；不经 PyTorch 分配器，nvidia-smi 可见。",
+        );
+        let ws = cublas_workspace(self.hopper()).get();
+        p.add(
+            "workspace",
+            ws,
+            true,
+            format!(
+                "cuBLAS workspace: {} per handle and stream ({})",
+                b(ws),
+                if self.hopper() {
+                    "Hopper or newer"
+                } else {
+                    "before Hopper"
+                }
+            ),
+            "Allocated through PyTorch's caching allocator.",
+            "经 PyTorch 缓存分配器分配。",
+        );
+    }
+
+    fn hf_inference(&self, p: &mut Parts) -> (Phase, u64, u64) {
+        let a = &self.arch;
+        let w = per_gpu_weight_bytes(a, self.dtype, &self.quantization, self.tp, self.pp);
+        let w = if a.is_detailed() {
+            w
+        } else {
+            Bytes::from_f64(
+                a.params() as f64 * guide_bytes_per_param(self.dtype, &self.quantization),
+            )
+            .get()
+        };
+        p.add(
+            "weights",
+            w,
+            true,
+            self.weights_formula(w),
+            "Every weight tensor in its stored format.",
+            "每个权重张量按其存储格式计。",
+        );
+        let layers = a.num_layers.div_ceil(self.pp);
+        let (kv_end, kv_text) =
+            self.kv_bytes(self.batch, self.seq_len + self.new_tokens, layers, true);
+        let (kv_prefill, _) = self.kv_bytes(self.batch, self.seq_len, layers, true);
+        let act = self.act_bytes();
+        let (per_tok, s2) = activations::inference_per_token(a, act);
+        let tokens = self.batch.saturating_mul(self.seq_len);
+        let eager = if self.kernel == Kernel::Eager {
+            self.batch
+                .saturating_mul(s2)
+                .saturating_mul(self.seq_len)
+                .saturating_mul(self.seq_len)
+        } else {
+            0
+        };
+        let acts = if a.is_detailed() {
+            tokens
+                .saturating_mul(per_tok)
+                .div_ceil(self.tp)
+                .saturating_add(eager.div_ceil(self.tp))
+        } else {
+            Bytes::from_f64(0.2 * w as f64).get()
+        };
+        let vocab = a.vocab_size;
+        let kept = if self.logits == Logits::All {
+            self.seq_len
+        } else {
+            1
+        };
+        let logits = if a.is_generative() && vocab > 0 {
+            self.batch
+                .saturating_mul(kept)
+                .saturating_mul(vocab)
+                .saturating_mul(act)
+                + self.batch * vocab * 4
+        } else {
+            0
+        };
+        let prefill = kv_prefill.saturating_add(acts).saturating_add(logits);
+        let decode_logits = self.batch * vocab * (act + 4);
+        let decode = kv_end.saturating_add(decode_logits);
+        let phase = if !a.is_detailed() {
+            Phase::Load
+        } else if prefill >= decode {
+            Phase::Prefill
+        } else {
+            Phase::Decode
+        };
+        let ws = cublas_workspace(self.hopper()).get();
+        p.peak = Some(w.saturating_add(prefill.max(decode)).saturating_add(ws));
+        let kv_note = if phase == Phase::Prefill && kv_end > kv_prefill {
+            format!(" (at the prefill peak {} of it is filled)", b(kv_prefill))
+        } else {
+            String::new()
+        };
+        p.add(
+            "kv_cache",
+            kv_end,
+            true,
+            format!("{kv_text}{kv_note}"),
+            "Keys and values of every past token; HF's cache grows to prompt + generated tokens.",
+            "每个历史 token 的 K 与 V；HF 缓存随提示与生成 token 增长。",
+        );
+        let acts_shown = acts;
+        let logits_shown = logits.max(decode_logits);
+        if a.is_detailed() {
+            let eager_text = if eager > 0 {
+                format!(
+                    " + eager scores {} × {} heads × {}² × {} B",
+                    self.batch,
+                    a.num_heads,
+                    self.seq_len,
+                    4 + act
+                )
+            } else {
+                String::new()
+            };
+            p.add(
+                "activations",
+                acts_shown,
+                true,
+                format!(
+                    "{} tokens × {} B per token in the widest op of one block{eager_text} = {}",
+                    thousands(tokens),
+                    per_tok,
+                    b(acts)
+                ),
+                "Inference frees each block's tensors before the next: only one block's are alive.",
+                "推理时每层张量用完即释放：同一时刻只有一层的中间结果。",
+            );
+        } else {
+            p.add(
+                "activations",
+                acts_shown,
+                true,
+                format!("0.2 × weights (the guide's 10–30 %) = {}", b(acts)),
+                "Only the parameter count is known: the guide's rule.",
+                "仅知参数量：采用指南经验值。",
+            );
+        }
+        if logits_shown > 0 {
+            p.add(
+                "logits",
+                logits_shown,
+                true,
+                format!(
+                    "{} × {} × {} vocab × {} B + fp32 copy of the last position = {}",
+                    self.batch,
+                    kept,
+                    vocab,
+                    act,
+                    b(logits_shown)
+                ),
+                "The LM head's output; generate keeps the last position in fp32.",
+                "语言模型头的输出；generate 以 fp32 保存最后位置。",
+            );
+        }
+        self.context_and_workspace(p);
+        (phase, 0, 0)
+    }
+
+    fn vllm(&self, p: &mut Parts) -> (Phase, u64, u64) {
+        let a = &self.arch;
+        let w0 = per_gpu_weight_bytes(a, self.dtype, &self.quantization, self.tp, self.pp);
+        let w0 = if a.is_detailed() {
+            w0
+        } else {
+            Bytes::from_f64(
+                a.params() as f64 * guide_bytes_per_param(self.dtype, &self.quantization),
+            )
+            .get()
+        };
+        // vLLM's rotary embedding keeps a cos/sin cache of max_position × head_dim in the model dtype.
+        let rope = if a.is_generative() && a.mla.is_none() {
+            a.max_position_embeddings
+                .saturating_mul(a.head_dim)
+                .saturating_mul(self.act_bytes())
+        } else {
+            0
+        };
+        let w = w0 + rope;
+        p.add(
+            "weights",
+            w,
+            true,
+            format!(
+                "{} + rotary cos/sin cache {} × {} × {} B",
+                self.weights_formula(w0),
+                a.max_position_embeddings,
+                a.head_dim,
+                self.act_bytes()
+            ),
+            "Weights as vLLM loads them.",
+            "vLLM 加载的权重。",
+        );
+        // Profile run: the larger of the forward pass over max_num_batched_tokens and the sampler's
+        // dummy run over max_num_seqs (fp32 logits, a sorted copy, int64 indices: ≈ 15.1 B per
+        // vocabulary entry per sequence, calibrated on the vLLM 0.19 H100 runs).
+        let act = self.act_bytes();
+        let (per_tok, _) = activations::inference_per_token(a, act);
+        let forward = self
+            .max_num_batched_tokens
+            .saturating_mul(per_tok.saturating_sub(8 * a.hidden_size) + 2 * act * a.hidden_size)
+            .div_ceil(self.tp);
+        let sampler = Bytes::from_f64(
+            self.max_num_seqs as f64 * a.vocab_size as f64 * 4.0 * SAMPLER_FP32_COPIES,
+        )
+        .get();
+        let acts = forward.max(sampler);
+        p.add(
+            "activations",
+            acts,
+            true,
+            format!("max(forward over {} batched tokens × {} B = {}, sampler {} seqs × {} vocab × 4 B × {SAMPLER_FP32_COPIES} = {})", self.max_num_batched_tokens, per_tok.saturating_sub(8 * a.hidden_size) + 2 * act * a.hidden_size, b(forward), self.max_num_seqs, a.vocab_size, b(sampler)),
+            "vLLM's start-up profile run: its torch peak is reserved out of the budget.",
+            "vLLM 启动时的剖析运行：其峰值从预算中扣除。",
+        );
+        let non_torch = if self.tp > 1 {
+            VLLM_NON_TORCH_TP
+        } else if self.pp > 1 {
+            VLLM_NON_TORCH_PP
+        } else {
+            VLLM_NON_TORCH
+        };
+        p.add(
+            "non_torch",
+            non_torch.get(),
+            false,
+            format!(
+                "non-torch memory growth during the profile run: {} (measured: {})",
+                b(non_torch.get()),
+                if self.tp > 1 {
+                    "NCCL and custom all-reduce buffers at tp ≥ 2"
+                } else {
+                    "tp = 1"
+                }
+            ),
+            "cuBLAS/NCCL memory outside PyTorch, subtracted from the budget.",
+            "PyTorch 之外的 cuBLAS/NCCL 内存，从预算中扣除。",
+        );
+        let layers_here = a.num_layers.div_ceil(self.pp);
+        let (per_token, _) = self.kv_bytes(1, 1, layers_here, false);
+        let per_token = if a.is_generative() {
+            per_token.max(1)
+        } else {
+            0
+        };
+        let budget_used = w + acts + non_torch.get();
+        let (pool, tokens) = match &self.device {
+            Some(d) => {
+                let budget =
+                    Bytes::from_f64(d.memory.get() as f64 * self.gpu_memory_utilization).get();
+                let pool = budget.saturating_sub(budget_used);
+                let blocks = if per_token > 0 {
+                    pool / (per_token * VLLM_BLOCK)
+                } else {
+                    0
+                };
+                let pool_used = blocks * per_token * VLLM_BLOCK;
+                p.add("kv_cache", pool_used, true, format!("{} × {} − (weights + activations + non-torch) = {} → {} blocks × 16 tokens × {} B per token", b(d.memory.get()), self.gpu_memory_utilization, b(pool), thousands(blocks), thousands(per_token)), "vLLM preallocates every byte left in the budget as KV blocks.", "vLLM 把预算内剩余显存全部预分配为 KV 块。");
+                (pool_used, blocks * VLLM_BLOCK)
+            }
+            None => {
+                let tokens = self.max_num_seqs.saturating_mul(self.max_model_len);
+                let pool = tokens.saturating_mul(per_token);
+                p.add("kv_cache", pool, true, format!("{} seqs × {} max_model_len × {} B per token = {} (no GPU given: the KV the pool must hold)", self.max_num_seqs, self.max_model_len, thousands(per_token), b(pool)), "Without a card, the pool that serves max_num_seqs full-length sequences.", "未指定显卡时：满足 max_num_seqs 条满长序列所需的池。");
+                p.note("vllm_no_device", String::from("No GPU given: vLLM would size its pool from gpu_memory_utilization × the card; shown is the KV needed for max_num_seqs sequences of max_model_len."), String::from("未指定显卡：vLLM 会按 gpu_memory_utilization × 显存确定 KV 池；此处显示 max_num_seqs 条 max_model_len 序列所需的 KV。"));
+                (pool, tokens)
+            }
+        };
+        let _ = pool;
+        if self.cuda_graphs {
+            let g = Bytes::from_f64(
+                (CUDA_GRAPH_BASE_GIB + CUDA_GRAPH_PER_LAYER_GIB * layers_here as f64) * GIB as f64,
+            )
+            .get();
+            p.add("cuda_graphs", g, false, format!("{CUDA_GRAPH_BASE_GIB} GiB + {CUDA_GRAPH_PER_LAYER_GIB} GiB × {layers_here} layers = {} (fitted to vLLM 0.19 H100 runs)", b(g)), "Captured after the pool is sized, so real use overshoots utilisation × memory by this much.", "在 KV 池确定后捕获，实际占用因此超出利用率 × 显存。");
+        }
+        p.add(
+            "cuda_context",
+            CUDA_CONTEXT.get(),
+            false,
+            String::from("CUDA context: 0.51 GiB (measured, H100, vLLM 0.19)"),
+            "Outside the utilisation budget.",
+            "不计入利用率预算。",
+        );
+        p.comps.retain(|c| c.key != "workspace");
+        let tokens = if a.is_generative() { tokens } else { 0 };
+        p.notes.push(Difference {
+            key: String::from("serve_tokens"),
+            en: format!("{tokens}"),
+            zh: format!("{tokens}"),
+        });
+        (Phase::Serving, 0, 0)
+    }
+
+    fn llamacpp(&self, p: &mut Parts) -> (Phase, u64, u64) {
+        let a = &self.arch;
+        let layers = a.num_layers.max(1);
+        let on_gpu = self.gpu_layers.min(layers);
+        let output_on_gpu = self.gpu_layers > layers;
+        let mut gpu = 0u64;
+        let mut cpu = 0u64;
+        for t in a.tensors() {
+            let bytes = tensor_bytes(&self.quantization, a, self.dtype, &t);
+            let here = match t.layer {
+                // llama.cpp offloads the last `ngl` blocks.
+                Some(l) => l >= layers - on_gpu,
+                None => {
+                    t.role == Role::LmHead
+                        || (t.role == Role::Vector && output_on_gpu)
+                        || (t.role == Role::Embedding && a.tied_embeddings && output_on_gpu)
+                }
+            };
+            if here && t.role != Role::Embedding
+                || (t.role == Role::Embedding && a.tied_embeddings && output_on_gpu)
+            {
+                gpu = gpu.saturating_add(bytes);
+            } else {
+                cpu = cpu.saturating_add(bytes);
+            }
+        }
+        if !output_on_gpu {
+            // The output layer stays on the CPU unless all blocks and the output are offloaded.
+            let head: u64 = a
+                .tensors()
+                .iter()
+                .filter(|t| t.role == Role::LmHead)
+                .map(|t| tensor_bytes(&self.quantization, a, self.dtype, t))
+                .sum();
+            gpu = gpu.saturating_sub(head);
+            cpu = cpu.saturating_add(head);
+        }
+        p.add("weights", gpu, false, format!("{on_gpu} of {layers} blocks{} on the GPU; token embeddings stay in CPU memory = {}", if output_on_gpu { " + output layer" } else { "" }, b(gpu)), "llama.cpp offloads whole blocks (-ngl); the rest runs on the CPU.", "llama.cpp 按层卸载（-ngl），其余在 CPU 上运行。");
+        let ctx = self.max_model_len;
+        let (kv, kv_text) = self.kv_bytes_llamacpp(ctx, on_gpu);
+        let (kv_cpu, _) = self.kv_bytes_llamacpp(ctx, layers - on_gpu);
+        cpu = cpu.saturating_add(kv_cpu);
+        p.add(
+            "kv_cache",
+            kv,
+            false,
+            kv_text,
+            "llama.cpp allocates the whole context (-c) up front.",
+            "llama.cpp 预先分配整个上下文（-c）。",
+        );
+        // Compute buffer: the output logits for one ubatch in fp32, the block's fp32 activations,
+        // and without flash attention the fp32 KQ matrix of ubatch × context × heads.
+        let ub = self.ubatch.min(ctx.max(1));
+        let logits = if output_on_gpu {
+            ub * a.vocab_size * 4
+        } else {
+            0
+        };
+        let blockact = ub * (a.hidden_size * 4 + activations::token_ffn_width(a) * 2) * 4;
+        let kq = if self.kernel == Kernel::Eager {
+            ub * ctx * a.num_heads * 4
+        } else {
+            0
+        };
+        let compute = if on_gpu > 0 {
+            logits.max(blockact) + kq
+        } else {
+            0
+        };
+        p.add(
+            "compute_buffer",
+            compute,
+            false,
+            format!(
+                "max(logits {ub} × {} × 4 B, block activations {}) {}= {}",
+                a.vocab_size,
+                b(blockact),
+                if kq > 0 {
+                    format!("+ KQ {ub} × {ctx} × {} heads × 4 B ", a.num_heads)
+                } else {
+                    String::new()
+                },
+                b(compute)
+            ),
+            "ggml's graph allocator reserves the largest graph's intermediate tensors once.",
+            "ggml 图分配器按最大计算图一次性预留中间张量。",
+        );
+        p.add(
+            "cuda_context",
+            LLAMACPP_CONTEXT.get(),
+            false,
+            format!("CUDA context and cuBLAS: {}", b(LLAMACPP_CONTEXT.get())),
+            "The CUDA runtime's own memory.",
+            "CUDA 运行时自身占用。",
+        );
+        (Phase::Decode, 0, cpu)
+    }
+
+    fn kv_bytes_llamacpp(&self, ctx: u64, layers: u64) -> (u64, String) {
+        let a = &self.arch;
+        if !a.is_generative() || layers == 0 {
+            return (0, String::from("no KV cache on the GPU"));
+        }
+        let per_layer = a.kv_elements_per_token_layer();
+        let elems = per_layer.saturating_mul(ctx).saturating_mul(layers);
+        // llama.cpp's default KV type is f16.
+        let dtype = if self.kv_dtype == KvDtype::Auto {
+            KvDtype::Fp16
+        } else {
+            self.kv_dtype
+        };
+        let bytes = dtype.bytes_for(elems, Dtype::Fp16);
+        (
+            bytes,
+            format!(
+                "{per_layer} values per token per layer × {layers} layers × {ctx} context × {} = {}",
+                dtype.name(),
+                b(bytes)
+            ),
+        )
+    }
+
+    #[allow(clippy::too_many_lines)]
+    fn training(&self, p: &mut Parts) -> (Phase, u64, u64) {
+        let a = &self.arch;
+        let reg = self.precision;
+        let lora = self.lora_rank > 0;
+        let detailed = a.is_detailed();
+        let params = a.params();
+        let sb = reg.state_bytes();
+        let act = reg.act_bytes();
+        // Trainable parameters: all, or LoRA's r × (in + out) per targeted projection.
+        let mask = self.lora_mask;
+        let tensors = a.tensors();
+        let lora_params: u64 = if lora {
+            tensors
+                .iter()
+                .filter(|t| t.role.is_block_linear() && mask & role_bit(t.role) != 0)
+                .map(|t| {
+                    self.lora_rank
+                        .saturating_mul(t.rows_in + t.rows_out)
+                        .saturating_mul(t.count)
+                })
+                .fold(0, u64::saturating_add)
+        } else {
+            0
+        };
+        let trainable = if lora { lora_params } else { params };
+        let zero = self.zero;
+        let dp = self.dp;
+        let offload = self.offload != Offload::None;
+        // Weights.
+        let base_dtype = if reg == Precision::Fp32 {
+            Dtype::Fp32
+        } else if lora || zero > 0 {
+            // LoRA loads the base in the model dtype; ZeRO keeps bf16/fp16 model weights and fp32 masters in the optimizer.
+            match reg {
+                Precision::Fp16 | Precision::AmpFp16 => Dtype::Fp16,
+                _ => Dtype::Bf16,
+            }
+        } else if reg.fp32_master() {
+            Dtype::Fp32
+        } else if reg == Precision::Fp16 {
+            Dtype::Fp16
+        } else {
+            Dtype::Bf16
+        };
+        let q = if self.qlora {
+            Quantization::BnbNf4 { double_quant: true }
+        } else if lora {
+            self.quantization
+        } else {
+            Quantization::None
+        };
+        let mut w = if detailed {
+            per_gpu_weight_bytes(a, base_dtype, &q, self.tp, self.pp)
+        } else {
+            params.saturating_mul(base_dtype.bits() as u64 / 8)
+        };
+        let shards = self.tp * self.pp;
+        let mut w_text = if detailed {
+            self.weights_formula_train(w, base_dtype, &q)
+        } else {
+            format!(
+                "{} params × {} B = {}",
+                thousands(params),
+                base_dtype.bits() / 8,
+                b(w)
+            )
+        };
+        if self.qlora {
+            // prepare_model_for_kbit_training casts the unquantized parameters (embeddings, head, norms) to fp32.
+            let unq: u64 = tensors
+                .iter()
+                .filter(|t| !weights::is_quantized(&q, a, t))
+                .map(|t| t.numel())
+                .fold(0, u64::saturating_add);
+            let extra = unq.saturating_mul(2).div_ceil(shards);
+            w = w.saturating_add(extra);
+            w_text = format!(
+                "{w_text} + {} unquantized params upcast to fp32 by prepare_model_for_kbit_training (+{})",
+                thousands(unq),
+                b(extra)
+            );
+        }
+        let adapters = lora_params.saturating_mul(sb).div_ceil(shards);
+        if lora {
+            w = w.saturating_add(adapters);
+            w_text = format!(
+                "{w_text} + LoRA adapters {} × {sb} B = {}",
+                thousands(lora_params),
+                b(adapters)
+            );
+        }
+        // ZeRO-3 partitions the weights too.
+        let mut live_params = 0;
+        if zero == 3 && !lora {
+            let layer_params = params / a.num_layers.max(1);
+            live_params = layer_params
+                .saturating_mul(2)
+                .saturating_mul(2)
+                .div_ceil(self.tp);
+            w = if offload { 0 } else { w.div_ceil(dp) };
+            w_text = format!(
+                "{w_text}, partitioned over {dp} data-parallel ranks (ZeRO-3){}",
+                if offload { ", offloaded" } else { "" }
+            );
+        }
+        p.add(
+            "weights",
+            w,
+            true,
+            w_text,
+            "Model weights as held during training.",
+            "训练时保存的模型权重。",
+        );
+        // Gradients (in the master dtype; under ZeRO in the model dtype, reduced into fp32 partitions).
+        let t_shard = trainable.div_ceil(shards);
+        let grad_bytes = if zero > 0 && !lora { act } else { sb };
+        let mut g = t_shard.saturating_mul(grad_bytes);
+        let mut g_text = format!("{} trainable params × {grad_bytes} B", thousands(t_shard));
+        if zero >= 2 && !lora {
+            g = if offload { 0 } else { g.div_ceil(dp) };
+            g_text = format!(
+                "{g_text} / {dp} ranks (ZeRO-{zero}){}",
+                if offload {
+                    ", reduced into CPU partitions"
+                } else {
+                    ""
+                }
+            );
+        }
+        p.add(
+            "gradients",
+            g,
+            true,
+            format!("{g_text} = {}", b(g)),
+            "One gradient per trainable parameter.",
+            "每个可训练参数一个梯度。",
+        );
+        // Optimizer states.
+        let (state_per_param, opt_name) = match self.optimizer {
+            Optimizer::Adamw => (2 * sb, format!("AdamW: 2 moments × {sb} B")),
+            Optimizer::Adamw8bit => (
+                2,
+                String::from("8-bit AdamW: 2 moments × 1 B (blockwise, bitsandbytes)"),
+            ),
+            Optimizer::Sgd => (0, String::from("SGD: no state")),
+            Optimizer::SgdMomentum => (sb, format!("SGD momentum: 1 state × {sb} B")),
+            Optimizer::Lion => (sb, format!("Lion: 1 momentum × {sb} B")),
+            Optimizer::Adafactor => (
+                0,
+                String::from("Adafactor: factored second moment (row + column per matrix, 4 B)"),
+            ),
+        };
+        let mut o = t_shard.saturating_mul(state_per_param);
+        if self.optimizer == Optimizer::Adafactor {
+            o = if lora {
+                tensors
+                    .iter()
+                    .filter(|t| t.role.is_block_linear() && mask & role_bit(t.role) != 0)
+                    .map(|t| (self.lora_rank * 2 + t.rows_in + t.rows_out) * 4 * t.count)
+                    .fold(0, u64::saturating_add)
+            } else {
+                tensors
+                    .iter()
+                    .map(|t| {
+                        if t.rows_in > 1 {
+                            (t.rows_in + t.rows_out) * 4 * t.count
+                        } else {
+                            t.numel() * 4
+                        }
+                    })
+                    .fold(0, u64::saturating_add)
+            }
+            .div_ceil(shards);
+        }
+        // ZeRO (DeepSpeed mixed precision) keeps fp32 master weights in the optimizer partition.
+        let master = if zero > 0 && !lora && reg.fp32_master() && reg != Precision::Fp32 {
+            t_shard * 4
+        } else {
+            0
+        };
+        let mut o_text = format!("{} trainable × ({opt_name})", thousands(t_shard));
+        if master > 0 {
+            o = o.saturating_add(master);
+            o_text = format!("{o_text} + fp32 master weights 4 B");
+        }
+        if zero >= 1 && !lora {
+            o = if offload { 0 } else { o.div_ceil(dp) };
+            o_text = format!(
+                "{o_text} / {dp} ranks (ZeRO-{zero}){}",
+                if offload {
+                    if self.offload == Offload::Cpu {
+                        ", offloaded to CPU"
+                    } else {
+                        ", offloaded to NVMe"
+                    }
+                } else {
+                    ""
+                }
+            );
+        }
+        p.add(
+            "optimizer",
+            o,
+            true,
+            format!("{o_text} = {}", b(o)),
+            "Optimizer states persist across steps.",
+            "优化器状态在各步之间常驻。",
+        );
+        // Activations.
+        let train = Trainable {
+            all: !lora,
+            lora_mask: if lora { mask } else { 0 },
+        };
+        let tokens = self.batch.saturating_mul(self.seq_len);
+        let layers = a.num_layers
+            + if a.family == Family::Whisper {
+                a.encoder_layers
+            } else {
+                0
+            };
+        let (acts, act_text) = if detailed {
+            let (per_tok, s2) =
+                activations::training_per_token(a, act, &train, self.kernel, self.tp);
+            let s2_total = if self.checkpointing == Checkpointing::None {
+                s2
+            } else {
+                0
+            };
+            let per_layer = tokens.saturating_mul(per_tok).saturating_add(
+                self.batch
+                    .saturating_mul(self.seq_len)
+                    .saturating_mul(self.seq_len)
+                    .saturating_mul(s2_total),
+            );
+            let resid = if reg.fp32_master() && !lora { 4 } else { act };
+            match self.checkpointing {
+                Checkpointing::Full => {
+                    let kept = tokens
+                        .saturating_mul(resid * a.hidden_size)
+                        .saturating_mul(layers);
+                    let (pt_full, s2_full) =
+                        activations::training_per_token(a, act, &train, self.kernel, self.tp);
+                    let one = tokens
+                        .saturating_mul(pt_full)
+                        .saturating_add(self.batch * self.seq_len * self.seq_len * s2_full);
+                    (
+                        kept.saturating_add(one),
+                        format!(
+                            "block inputs {} tokens × {resid} B × {} hidden × {layers} blocks + one block recomputed ({} B per token) = {}",
+                            thousands(tokens),
+                            a.hidden_size,
+                            pt_full,
+                            b(kept + one)
+                        ),
+                    )
+                }
+                _ => {
+                    let total = per_layer.saturating_mul(layers);
+                    let s2_text = if s2_total > 0 {
+                        format!(
+                            " + {} × {}² × {s2_total} B (eager scores)",
+                            self.batch, self.seq_len
+                        )
+                    } else {
+                        String::new()
+                    };
+                    (
+                        total,
+                        format!(
+                            "{} tokens × {per_tok} B per token per block{s2_text} × {layers} blocks = {}",
+                            thousands(tokens),
+                            b(total)
+                        ),
+                    )
+                }
+            }
+        } else {
+            let x = Bytes::from_f64(0.35 * params as f64 * act as f64).get();
+            (
+                x,
+                format!(
+                    "0.35 × weights at {act} B (the guide's 0.2–0.5 ×) = {}",
+                    b(x)
+                ),
+            )
+        };
+        let acts = if self.pp > 1 {
+            // 1F1B: the first stage holds pp micro-batches of its layers in flight.
+            acts.div_ceil(self.pp).saturating_mul(self.pp.min(self.pp))
+        } else {
+            acts
+        };
+        p.add(
+            "activations",
+            acts,
+            true,
+            act_text,
+            "Tensors saved in forward for backward; frozen projections keep no input.",
+            "前向保存供反向使用的张量；冻结的投影不保存输入。",
+        );
+        // Logits and the loss: the head's output, its fp32 copy (logits.float()) and the saved log-softmax.
+        let logits = if a.is_generative() && a.vocab_size > 0 {
+            tokens
+                .saturating_mul(a.vocab_size)
+                .saturating_mul(act + 8)
+                .div_ceil(self.tp)
+        } else {
+            0
+        };
+        if logits > 0 {
+            p.add("logits", logits, true, format!("{} tokens × {} vocab × ({act} B logits + 4 B fp32 copy + 4 B log-softmax) = {}", thousands(tokens), a.vocab_size, b(logits)), "The cross-entropy loss upcasts the logits to fp32; with a large vocabulary this is often the peak.", "交叉熵损失把 logits 升为 fp32；词表大时常是峰值所在。");
+        }
+        // Autocast keeps bf16/fp16 copies of fp32 weights for backward.
+        let casts = if matches!(reg, Precision::AmpBf16 | Precision::AmpFp16)
+            && base_dtype == Dtype::Fp32
+            && detailed
+        {
+            let mats: u64 = tensors
+                .iter()
+                .filter(|t| t.role.is_block_linear() || t.role == Role::LmHead)
+                .map(|t| t.numel())
+                .fold(0, u64::saturating_add);
+            mats.saturating_mul(2).div_ceil(shards)
+        } else {
+            0
+        };
+        if casts > 0 {
+            p.add(
+                "autocast_copies",
+                casts,
+                true,
+                format!(
+                    "{} matrix weights × 2 B = {}",
+                    thousands(casts / 2),
+                    b(casts)
+                ),
+                "autocast casts each fp32 weight to 16 bits and keeps the copy for backward.",
+                "autocast 将 fp32 权重转为 16 位并为反向保留副本。",
+            );
+        }
+        // QLoRA dequantizes one matrix at a time.
+        let dequant = if self.qlora {
+            tensors
+                .iter()
+                .filter(|t| t.role.is_block_linear())
+                .map(|t| t.rows_in * t.rows_out)
+                .max()
+                .unwrap_or(0)
+                * 2
+        } else {
+            0
+        };
+        if dequant > 0 {
+            p.add(
+                "dequant_buffer",
+                dequant,
+                true,
+                format!("largest matrix dequantized to bf16 = {}", b(dequant)),
+                "bitsandbytes dequantizes a 4-bit weight to compute with it.",
+                "bitsandbytes 计算时将 4 位权重反量化。",
+            );
+        }
+        // Optimizer step temporaries: foreach AdamW/Lion materialise one state-sized list.
+        let step = match self.optimizer {
+            Optimizer::Adamw | Optimizer::Lion
+                if !(self.fused_optimizer || zero >= 1 && offload) =>
+            {
+                o.saturating_sub(if master > 0 { o / 3 } else { 0 })
+                    / if self.optimizer == Optimizer::Adamw {
+                        2
+                    } else {
+                        1
+                    }
+            }
+            Optimizer::Adafactor => tensors.iter().map(|t| t.numel()).max().unwrap_or(0) * 4,
+            _ => 0,
+        };
+        if step > 0 {
+            p.add(
+                "step_temporaries",
+                step,
+                true,
+                format!(
+                    "foreach step: one state-sized temporary (e.g. sqrt of the second moment) = {}",
+                    b(step)
+                ),
+                "torch.optim's default foreach path; fused=True avoids it.",
+                "torch.optim 默认 foreach 路径；fused=True 可避免。",
+            );
+        }
+        // ZeRO buckets / DDP buckets.
+        let h2 = a.hidden_size.saturating_mul(a.hidden_size);
+        let buckets = match zero {
+            1 | 2 => h2.saturating_mul(2 * 2),
+            3 => live_params.saturating_add(Bytes::from_f64(0.9 * h2 as f64).get() * 2),
+            _ if dp > 1 => g,
+            _ => 0,
+        };
+        if buckets > 0 {
+            let (key, text) = if zero == 0 {
+                (
+                    "ddp_buckets",
+                    format!(
+                        "DDP gradient buckets hold a flat copy of the gradients = {}",
+                        b(buckets)
+                    ),
+                )
+            } else {
+                (
+                    "zero_buffers",
+                    format!(
+                        "ZeRO-{zero} buckets (reduce/allgather h², prefetch 0.9 h²){} = {}",
+                        if zero == 3 {
+                            " + two gathered layers"
+                        } else {
+                            ""
+                        },
+                        b(buckets)
+                    ),
+                )
+            };
+            p.add(
+                key,
+                buckets,
+                true,
+                text,
+                "Communication buffers; data parallelism adds memory, it never removes any.",
+                "通信缓冲区；数据并行只增加显存，不会减少。",
+            );
+        }
+        self.context_and_workspace(p);
+        if dp > 1 || self.tp > 1 || self.pp > 1 {
+            p.add(
+                "nccl",
+                NCCL_BUFFERS.get(),
+                false,
+                format!("NCCL communicator buffers ≈ {}", b(NCCL_BUFFERS.get())),
+                "NCCL's own buffers, outside PyTorch's allocator.",
+                "NCCL 自身缓冲区，不经 PyTorch 分配器。",
+            );
+        }
+        // Peak: end of forward (activations, logits, autocast copies alive; no gradients yet, since
+        // zero_grad sets them to None) against the optimizer step (gradients and step temporaries).
+        let fwd = acts
+            .saturating_add(logits)
+            .saturating_add(casts)
+            .saturating_add(dequant)
+            .saturating_add(if zero == 0 { 0 } else { buckets });
+        let stepk = g.saturating_add(step).saturating_add(buckets);
+        let phase = if fwd >= stepk {
+            Phase::ForwardLoss
+        } else {
+            Phase::OptimizerStep
+        };
+        // Keep only the components alive at the peak in the torch total (others shown with zero).
+        for c in &mut p.comps {
+            let alive = !matches!(
+                (phase, c.key.as_str()),
+                (
+                    Phase::ForwardLoss,
+                    "gradients" | "step_temporaries" | "ddp_buckets"
+                ) | (
+                    Phase::OptimizerStep,
+                    "activations" | "logits" | "autocast_copies" | "dequant_buffer"
+                )
+            );
+            if !alive {
+                c.note_en = format!(
+                    "{} Not alive at the peak ({}).",
+                    c.note_en,
+                    if phase == Phase::ForwardLoss {
+                        "end of forward"
+                    } else {
+                        "optimizer step"
+                    }
+                );
+                c.note_zh = format!("{} 峰值时刻不驻留。", c.note_zh);
+                c.torch = false;
+                c.formula = format!("{} (not at the peak)", c.formula);
+                c.key = format!("{}_off_peak", c.key);
+            }
+        }
+        let cpu = if offload && zero > 0 {
+            // Offloaded: fp32 masters, moments (and ZeRO-3 params) live in CPU memory, for the whole model / dp.
+            let full_states = trainable.saturating_mul(4 + state_per_param);
+            let params_cpu = if zero == 3 {
+                params.saturating_mul(2)
+            } else {
+                0
+            };
+            full_states.saturating_add(params_cpu).div_ceil(dp)
+        } else {
+            0
+        };
+        (phase, trainable, cpu)
+    }
+
+    fn weights_formula_train(&self, bytes: u64, dtype: Dtype, q: &Quantization) -> String {
+        let p = self.arch.params();
+        if *q == Quantization::None {
+            format!(
+                "{} params × {} B ({dtype}){} = {}",
+                thousands(p),
+                dtype.bits() / 8,
+                if self.tp * self.pp > 1 {
+                    format!(" / tp {} × pp {}", self.tp, self.pp)
+                } else {
+                    String::new()
+                },
+                b(bytes)
+            )
+        } else {
+            format!("base weights in {} = {}", q.name(), b(bytes))
+        }
+    }
+
+    fn finish(&self, mut parts: Parts, phase: Phase, trainable: u64, cpu: u64) -> Estimate {
+        let a = &self.arch;
+        let torch: u64 = parts
+            .comps
+            .iter()
+            .filter(|c| c.torch)
+            .map(|c| c.bytes.get())
+            .fold(0, u64::saturating_add);
+        let non_torch: u64 = parts
+            .comps
+            .iter()
+            .filter(|c| !c.torch && !c.key.ends_with("_off_peak"))
+            .map(|c| c.bytes.get())
+            .fold(0, u64::saturating_add);
+        let is_vllm = phase == Phase::Serving;
+        let is_llamacpp = self.engine == Engine::Llamacpp && self.mode != Mode::Training;
+        // Allocator reserve: the caching allocator keeps freed blocks of the transient tensors
+        // (activations, logits, temporaries) cached; about 5 % of them plus 2 MiB rounding per
+        // block-sized weight tensor is reserved-but-unallocated at the peak.
+        let transient = parts.get("activations")
+            + parts.get("logits")
+            + parts.get("step_temporaries")
+            + parts.get("autocast_copies")
+            + parts.get("dequant_buffer");
+        let reserve = if is_llamacpp {
+            0
+        } else {
+            transient / 20 + a.num_layers * MIB
+        };
+        if !is_llamacpp {
+            parts.add(
+            "allocator_reserve",
+            reserve,
+            false,
+            format!("5 % of transient tensors ({}) + 1 MiB rounding × {} blocks = {}", b(transient), a.num_layers, b(reserve)),
+            "Reserved by PyTorch's caching allocator but not allocated: counted by nvidia-smi, not by max_memory_allocated.",
+            "PyTorch 缓存分配器已保留但未分配：nvidia-smi 计入，max_memory_allocated 不计。",
+            );
+        }
+        // llama.cpp has no PyTorch allocator: its "allocated" peak is its own buffers (weights, KV, compute).
+        let peak_allocated = if is_llamacpp {
+            parts.get("weights") + parts.get("kv_cache") + parts.get("compute_buffer")
+        } else {
+            parts.peak.unwrap_or(torch)
+        };
+        // llama.cpp's buffers are all outside PyTorch, so its total is the non-torch sum alone.
+        let total = if is_llamacpp {
+            non_torch
+        } else {
+            peak_allocated
+                .saturating_add(reserve)
+                .saturating_add(non_torch)
+        };
+        let tokens = parts
+            .notes
+            .iter()
+            .find(|n| n.key == "serve_tokens")
+            .and_then(|n| n.en.parse::<u64>().ok());
+        parts.notes.retain(|n| n.key != "serve_tokens");
+        let temporaries = parts.get("logits")
+            + parts.get("step_temporaries")
+            + parts.get("autocast_copies")
+            + parts.get("dequant_buffer")
+            + parts.get("zero_buffers")
+            + parts.get("ddp_buckets")
+            + parts.get("compute_buffer");
+        let overhead = parts.get("cuda_context")
+            + parts.get("workspace")
+            + parts.get("nccl")
+            + parts.get("cuda_graphs")
+            + parts.get("non_torch");
+        let layers_here = a.num_layers.div_ceil(self.pp);
+        let kv_per_token = if a.is_generative() {
+            self.kv_bytes(1, 1, layers_here, self.engine == Engine::Hf)
+                .0
+        } else {
+            0
+        };
+        let quick = quick::quick(
+            a.params(),
+            a,
+            self.mode,
+            self.dtype,
+            &self.quantization,
+            self.optimizer,
+            self.batch,
+            self.seq_len
+                + if self.mode == Mode::Training {
+                    0
+                } else {
+                    self.new_tokens
+                },
+        );
+        let m_theory = if is_vllm || is_llamacpp {
+            total
+        } else {
+            peak_allocated
+        };
+        let fit = self.device.as_ref().map(|d| Fit {
+            gpu: d.id.clone(),
+            memory_bytes: d.memory,
+            fits: total <= d.memory.get(),
+            headroom_bytes: d.memory.minus(Bytes::new(total)),
+            shortfall_bytes: Bytes::new(total).minus(d.memory),
+        });
+        let differences = self.differences(&quick, &parts);
+        let max_concurrency_exact = tokens.map(|t| t as f64 / self.max_model_len.max(1) as f64);
+        Estimate {
+            model: self.model_name.clone(),
+            params: a.params(),
+            active_params: a.active_params(),
+            trainable_params: trainable,
+            weights_bytes: Bytes::new(parts.get("weights")),
+            kv_cache_bytes: Bytes::new(parts.get("kv_cache")),
+            activations_bytes: Bytes::new(parts.get("activations")),
+            gradients_bytes: Bytes::new(parts.get("gradients")),
+            optimizer_bytes: Bytes::new(parts.get("optimizer")),
+            temporaries_bytes: Bytes::new(temporaries),
+            overhead_bytes: Bytes::new(overhead),
+            allocator_reserve_bytes: Bytes::new(reserve),
+            peak_phase: phase,
+            peak_allocated_bytes: Bytes::new(peak_allocated),
+            total_bytes: Bytes::new(total),
+            recommended_bytes: m_rec(Bytes::new(m_theory)),
+            kv_cache_tokens: tokens,
+            max_concurrency: tokens.map(|t| t / self.max_model_len.max(1)),
+            max_concurrency_exact,
+            kv_bytes_per_token: kv_per_token,
+            cpu_bytes: Bytes::new(cpu),
+            gpus: self.dp * self.tp * self.pp,
+            components: parts.comps,
+            quick,
+            differences,
+            fit,
+            notes: parts.notes,
+        }
+    }
+
+    fn differences(&self, quick: &Quick, parts: &Parts) -> Vec<Difference> {
+        let a = &self.arch;
+        let mut d = Vec::new();
+        let mut add = |key: &str, en: String, zh: String| {
+            d.push(Difference {
+                key: key.to_string(),
+                en,
+                zh,
+            })
+        };
+        if !a.is_detailed() {
+            add(
+                "quick_only",
+                String::from(
+                    "Only the parameter count is known, so the detailed estimate falls back on the guide's rules for activations and has no KV cache; give a preset or a config.json for the exact figures.",
+                ),
+                String::from(
+                    "仅知参数量：激活值沿用指南经验值且无法计算 KV 缓存；提供预设或 config.json 可得精确结果。",
+                ),
+            );
+            return d;
+        }
+        if a.is_generative() && a.mla.is_none() && a.num_kv_heads < a.num_heads {
+            add(
+                "gqa",
+                format!(
+                    "KV cache: the guide's 2 × batch × seq × hidden × layers assumes every one of the {} heads stores K and V; this model has {} KV heads (grouped-query attention), so its cache is {}× smaller.",
+                    a.num_heads,
+                    a.num_kv_heads,
+                    a.num_heads / a.num_kv_heads
+                ),
+                format!(
+                    "KV 缓存：指南公式假设全部 {} 个注意力头都存 K、V；该模型只有 {} 个 KV 头（GQA），缓存小 {} 倍。",
+                    a.num_heads,
+                    a.num_kv_heads,
+                    a.num_heads / a.num_kv_heads
+                ),
+            );
+        }
+        if a.num_heads * a.head_dim != a.hidden_size && a.mla.is_none() {
+            add(
+                "head_dim",
+                format!(
+                    "head_dim is {} while hidden / heads is {}: the KV cache uses kv_heads × head_dim, not hidden.",
+                    a.head_dim,
+                    a.hidden_size / a.num_heads.max(1)
+                ),
+                format!(
+                    "head_dim 为 {}，而 hidden/heads 为 {}：KV 缓存按 kv_heads × head_dim 计算，而非 hidden。",
+                    a.head_dim,
+                    a.hidden_size / a.num_heads.max(1)
+                ),
+            );
+        }
+        if a.sliding_window > 0 && a.sliding_layers > 0 {
+            add(
+                "sliding",
+                format!(
+                    "{} of {} layers attend within a {}-token window; HF caches only the window for them (vLLM sizes its pool for every layer).",
+                    a.sliding_layers, a.num_layers, a.sliding_window
+                ),
+                format!(
+                    "{} 层中有 {} 层使用 {} token 滑动窗口；HF 仅缓存窗口（vLLM 按全部层分配 KV 池）。",
+                    a.num_layers, a.sliding_layers, a.sliding_window
+                ),
+            );
+        }
+        if let Some(m) = a.mla {
+            add(
+                "mla",
+                format!(
+                    "Multi-head latent attention: vLLM caches one {}-wide latent per token and layer instead of K and V per head; HF transformers caches them decompressed.",
+                    m.kv_lora_rank + m.qk_rope_head_dim
+                ),
+                format!(
+                    "多头潜在注意力（MLA）：vLLM 每 token 每层只缓存 {} 维潜向量；HF transformers 缓存解压后的 K、V。",
+                    m.kv_lora_rank + m.qk_rope_head_dim
+                ),
+            );
+        }
+        if let Some(m) = a.moe {
+            add(
+                "moe",
+                format!(
+                    "Mixture of experts: all {} experts stay in memory although each token uses {}; active parameters {} of {}.",
+                    m.num_experts,
+                    m.experts_per_token,
+                    thousands(a.active_params()),
+                    thousands(a.params())
+                ),
+                format!(
+                    "混合专家：{} 个专家全部常驻显存，而每个 token 只用 {} 个；激活参数 {} / 总参数 {}。",
+                    m.num_experts,
+                    m.experts_per_token,
+                    thousands(a.active_params()),
+                    thousands(a.params())
+                ),
+            );
+        }
+        if self.quantization != Quantization::None {
+            let w = parts.get("weights");
+            add(
+                "quant_bits",
+                format!(
+                    "Quantized weights carry scales and zero points, and embeddings, the LM head and norms stay unquantized: {} against the guide's {} at {} B per parameter.",
+                    b(w),
+                    b(quick.weights_bytes.get()),
+                    guide_bytes_per_param(self.dtype, &self.quantization)
+                ),
+                format!(
+                    "量化权重含缩放因子与零点，词嵌入、输出头与归一化层不量化：{}，而指南按每参数 {} 字节计为 {}。",
+                    b(w),
+                    guide_bytes_per_param(self.dtype, &self.quantization),
+                    b(quick.weights_bytes.get())
+                ),
+            );
+        }
+        if self.mode == Mode::Training {
+            if self.precision.fp32_master()
+                && self.lora_rank == 0
+                && self.optimizer == Optimizer::Adamw
+            {
+                add(
+                    "amp_adam",
+                    String::from(
+                        "Mixed-precision AdamW keeps fp32 master weights (4 B), fp32 gradients (4 B) and two fp32 moments (8 B): 16 B per parameter, not the guide's 2 + 2 + 4 = 8 B.",
+                    ),
+                    String::from(
+                        "混合精度 AdamW 保存 fp32 主权重（4 B）、fp32 梯度（4 B）与两个 fp32 动量（8 B）：每参数 16 字节，而非指南的 2 + 2 + 4 = 8 字节。",
+                    ),
+                );
+            }
+            add(
+                "guide_multiple",
+                String::from(
+                    "The guide's rule says 3.2–3.7 × weights, but its own components (weights + 2 × weights + weights + 0.2–0.5 × weights) add up to 4.2–4.5 ×.",
+                ),
+                String::from(
+                    "指南的经验倍数为权重的 3.2–3.7 倍，但其各项之和（权重 + 2 × 权重 + 权重 + 0.2–0.5 × 权重）为 4.2–4.5 倍。",
+                ),
+            );
+            if parts.get("logits") > 0 && a.vocab_size >= 100_000 {
+                add(
+                    "logits",
+                    format!(
+                        "With a {}-token vocabulary the loss's fp32 logits take {} alone — the guide's activation share does not see them.",
+                        a.vocab_size,
+                        b(parts.get("logits") + parts.get("logits_off_peak"))
+                    ),
+                    format!(
+                        "词表 {} 时，损失中的 fp32 logits 单独就占 {}——指南的激活比例未计入。",
+                        a.vocab_size,
+                        b(parts.get("logits") + parts.get("logits_off_peak"))
+                    ),
+                );
+            }
+        }
+        add(
+            "activations",
+            String::from(
+                "Activations are counted tensor by tensor (what autograd saves, or what one block holds at once in inference), not as a share of the weights.",
+            ),
+            String::from(
+                "激活值按张量逐一计算（反向需要保存的张量，或推理时单层同时存在的张量），而非按权重比例估算。",
+            ),
+        );
+        d
+    }
+}
+
+/// vLLM's sampler dummy run keeps about this many fp32 copies of `max_num_seqs × vocab` logits
+/// (fp32 logits, a sorted copy and int64 indices for top-k/top-p): the median ratio of the profile
+/// peak to `max_num_seqs × vocab × 4 B` over the vLLM 0.19 H100 calibration runs.
+pub const SAMPLER_FP32_COPIES: f64 = 3.78;
+/// vLLM's non-torch memory growth during profiling at tp = 1: 0.25 GiB (calibration median).
+pub const VLLM_NON_TORCH: Bytes = Bytes::new(268_435_456);
+/// At pp ≥ 2, tp = 1: 0.07 GiB.
+pub const VLLM_NON_TORCH_PP: Bytes = Bytes::new(75_161_928);
+/// At tp ≥ 2 (NCCL and custom all-reduce): 2.1 GiB.
+pub const VLLM_NON_TORCH_TP: Bytes = Bytes::new(2_254_857_830);
+/// vLLM's KV block size in tokens.
+pub const VLLM_BLOCK: u64 = 16;
+/// CUDA-graph pool: intercept, fitted on the calibration runs.
+pub const CUDA_GRAPH_BASE_GIB: f64 = 0.09;
+/// CUDA-graph pool per layer on the GPU, fitted on the calibration runs.
+pub const CUDA_GRAPH_PER_LAYER_GIB: f64 = 0.0238;
+/// llama.cpp's CUDA context and cuBLAS handles: about 300 MiB.
+pub const LLAMACPP_CONTEXT: Bytes = Bytes::mib(300);
+/// NCCL communicator buffers for multi-GPU training: about 512 MiB (an estimate: NCCL's default
+/// 4 MiB buffers × channels × peers; no measurement in the reference data).
+pub const NCCL_BUFFERS: Bytes = Bytes::mib(512);
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,226 @@
+//! The guide's quick estimate (§2.1, §2.2, §3.1): parameter count, precision, batch and sequence
+//! only, with its stated rules, reproduced as printed.
+
+use alloc::format;
+use alloc::string::String;
+
+use super::{Mode, Optimizer};
+use crate::model::Architecture;
+use crate::precision::{Dtype, Quantization};
+use crate::units::{Bytes, GB};
+
+/// The guide's quick estimate.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Quick {
+    /// `P × b` (§2.1).
+    pub weights_bytes: Bytes,
+    /// `2 × batch × seq × hidden × layers × dtype` (§2.1); zero when only the parameter count is known.
+    pub kv_cache_bytes: Bytes,
+    /// Inference: 20 % of the weights (the middle of the guide's 10–30 %); training: 0.2–0.5 ×,
+    /// taken as 0.35 ×.
+    pub activations_bytes: Bytes,
+    /// Training: gradients = weights (§2.2).
+    pub gradients_bytes: Bytes,
+    /// Training: Adam = 2 × weights (§2.2).
+    pub optimizer_bytes: Bytes,
+    /// `M_theory`: for inference the sum above; for training the guide's rule `3.5 × weights`
+    /// (§2.2, §6 Q1), which is not the sum of its own components (see `components_sum_bytes`).
+    pub theory_bytes: Bytes,
+    /// Training: the sum of the guide's own components (`4.2–4.5 × weights`).
+    pub components_sum_bytes: Bytes,
+    /// `M_rec = 1.2 × (M_theory + 2 GB)` (§3.1 stage 2).
+    pub recommended_bytes: Bytes,
+    /// The rule applied, with the values in it.
+    pub formula: String,
+}
+
+/// The guide's bytes per parameter `b` for the chosen precision: fp32 4, fp16/bf16 2, int8 1,
+/// int4 0.5 (§2.1); real quantization formats map to the nearest of these.
+pub fn guide_bytes_per_param(dtype: Dtype, q: &Quantization) -> f64 {
+    use crate::precision::GgufFileType as F;
+    match q {
+        Quantization::None => dtype.bytes(),
+        Quantization::Fp8 | Quantization::W8a8 | Quantization::BnbInt8 => 1.0,
+        Quantization::Gguf { file_type: F::F16 } => 2.0,
+        Quantization::Gguf {
+            file_type: F::Q8_0 | F::Q6_K,
+        } => 1.0,
+        Quantization::Gptq { bits: 8, .. } => 1.0,
+        _ => 0.5,
+    }
+}
+
+/// `M_rec = 1.2 × (M + 2 GB)`.
+pub fn m_rec(theory: Bytes) -> Bytes {
+    Bytes::from_f64(1.2 * (theory.get() as f64 + 2.0 * GB as f64))
+}
+
+/// The quick estimate for `params` parameters. Its arguments are exactly the guide's stage-one
+/// inputs (§3.1): parameters, precision, batch, sequence, training or inference, optimizer.
+#[allow(clippy::too_many_arguments)]
+pub fn quick(
+    params: u64,
+    arch: &Architecture,
+    mode: Mode,
+    dtype: Dtype,
+    q: &Quantization,
+    optimizer: Optimizer,
+    batch: u64,
+    seq: u64,
+) -> Quick {
+    let b = guide_bytes_per_param(dtype, q);
+    let w = params as f64 * b;
+    let gb = |x: f64| x / GB as f64;
+    if mode == Mode::Training {
+        // Adam keeps two states (2 × weights); SGD with momentum and Lion one; SGD none. 8-bit
+        // Adam and Adafactor are not in the guide: counted as half a state and none.
+        let states = match optimizer {
+            Optimizer::Adamw => 2.0,
+            Optimizer::SgdMomentum | Optimizer::Lion => 1.0,
+            Optimizer::Adamw8bit => 0.5,
+            Optimizer::Sgd | Optimizer::Adafactor => 0.0,
+        };
+        let act = 0.35 * w;
+        let rule = 1.5 + states; // 3.5 for Adam, as §6 Q1 uses it (§2.2: 3.2–3.7).
+        let theory = rule * w;
+        let sum = w + w + states * w + act;
+        return Quick {
+            weights_bytes: Bytes::from_f64(w),
+            kv_cache_bytes: Bytes::ZERO,
+            activations_bytes: Bytes::from_f64(act),
+            gradients_bytes: Bytes::from_f64(w),
+            optimizer_bytes: Bytes::from_f64(states * w),
+            theory_bytes: Bytes::from_f64(theory),
+            components_sum_bytes: Bytes::from_f64(sum),
+            recommended_bytes: m_rec(Bytes::from_f64(theory)),
+            formula: format!(
+                "weights = {params} × {b} B = {:.2} GB; M_train ≈ {rule} × weights = {:.2} GB (guide §2.2, §6 Q1); its own components sum to weights + grads + {states} × weights + 0.2–0.5 × weights = {:.2}–{:.2} GB; M_rec = 1.2 × ({:.2} + 2) = {:.2} GB",
+                gb(w),
+                gb(theory),
+                gb(w * (2.2 + states)),
+                gb(w * (2.5 + states)),
+                gb(theory),
+                1.2 * (gb(theory) + 2.0)
+            ),
+        };
+    }
+    let kv = if arch.is_detailed() && arch.is_generative() {
+        2.0 * batch as f64
+            * seq as f64
+            * arch.hidden_size as f64
+            * arch.num_layers as f64
+            * dtype.bytes()
+    } else {
+        0.0
+    };
+    let act = 0.2 * w;
+    let theory = w + kv + act;
+    let kv_text = if kv > 0.0 {
+        format!(
+            "KV = 2 × {batch} × {seq} × {} × {} × {} B = {:.2} GB",
+            arch.hidden_size,
+            arch.num_layers,
+            dtype.bytes(),
+            gb(kv)
+        )
+    } else {
+        String::from("KV = 0 (needs hidden size and layers: give a preset or config.json)")
+    };
+    Quick {
+        weights_bytes: Bytes::from_f64(w),
+        kv_cache_bytes: Bytes::from_f64(kv),
+        activations_bytes: Bytes::from_f64(act),
+        gradients_bytes: Bytes::ZERO,
+        optimizer_bytes: Bytes::ZERO,
+        theory_bytes: Bytes::from_f64(theory),
+        components_sum_bytes: Bytes::from_f64(theory),
+        recommended_bytes: m_rec(Bytes::from_f64(theory)),
+        formula: format!(
+            "weights = {params} × {b} B = {:.2} GB; {kv_text}; activations ≈ 0.2 × weights (10–30 %) = {:.2} GB; M_theory = {:.2} GB; M_rec = 1.2 × ({:.2} + 2) = {:.2} GB",
+            gb(w),
+            gb(act),
+            gb(theory),
+            gb(theory),
+            1.2 * (gb(theory) + 2.0)
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const P7B: u64 = 7_000_000_000;
+
+    #[test]
+    fn guide_worked_examples_come_out_as_printed() {
+        let a = Architecture::opaque(P7B);
+        // §2.1: LLaMA 2 7B in FP16: 7 × 10^9 × 2 = 14 GB.
+        let q = quick(
+            P7B,
+            &a,
+            Mode::Inference,
+            Dtype::Fp16,
+            &Quantization::None,
+            Optimizer::Adamw,
+            1,
+            1,
+        );
+        assert_eq!(q.weights_bytes.get(), 14 * GB);
+        // §5.1: 4-bit 7B ≈ 4 GB: 7e9 × 0.5 = 3.5 GB.
+        let q4 = quick(
+            P7B,
+            &a,
+            Mode::Inference,
+            Dtype::Fp16,
+            &Quantization::Gptq {
+                bits: 4,
+                group_size: 128,
+            },
+            Optimizer::Adamw,
+            1,
+            1,
+        );
+        assert_eq!(q4.weights_bytes.get(), 3_500_000_000);
+        // §6 Q1: 7B training ≈ 14 × 3.5 = 49 GB, beyond a 40 GB A100.
+        let t = quick(
+            P7B,
+            &a,
+            Mode::Training,
+            Dtype::Fp16,
+            &Quantization::None,
+            Optimizer::Adamw,
+            1,
+            1,
+        );
+        assert_eq!(t.theory_bytes.get(), 49 * GB);
+        // §2.2's own components: 14 + 14 + 28 + 0.35 × 14 = 60.9 GB (the guide's "60 GB 以上").
+        assert_eq!(t.components_sum_bytes.get(), 60_900_000_000);
+        // §3.1: M_rec = 1.2 × (49 + 2) = 61.2 GB.
+        assert_eq!(t.recommended_bytes.get(), 61_200_000_000);
+    }
+
+    #[test]
+    fn guide_kv_formula_is_mha() {
+        // Llama-2-7B: hidden 4096, 32 layers; batch 1, 4096 tokens, fp16:
+        // 2 × 1 × 4096 × 4096 × 32 × 2 = 2,147,483,648 B.
+        let a = Architecture {
+            family: crate::model::Family::CausalLm,
+            hidden_size: 4096,
+            num_layers: 32,
+            ..Architecture::default()
+        };
+        let q = quick(
+            6_738_415_616,
+            &a,
+            Mode::Inference,
+            Dtype::Fp16,
+            &Quantization::None,
+            Optimizer::Adamw,
+            1,
+            4096,
+        );
+        assert_eq!(q.kv_cache_bytes.get(), 2_147_483_648);
+    }
+}

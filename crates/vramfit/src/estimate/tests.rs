@@ -1,0 +1,472 @@
+//! Estimator tests: every figure against a hand calculation written here, or a cited measurement.
+
+use super::*;
+use crate::model::{Family, Moe, Norm};
+
+fn llama8b() -> Architecture {
+    Architecture {
+        family: Family::CausalLm,
+        vocab_size: 128_256,
+        hidden_size: 4096,
+        num_layers: 32,
+        num_heads: 32,
+        num_kv_heads: 8,
+        head_dim: 128,
+        intermediate_size: 14_336,
+        gated_ffn: true,
+        norm: Norm::Rms,
+        norms_per_layer: 2,
+        max_position_embeddings: 131_072,
+        ..Architecture::default()
+    }
+}
+
+fn input(arch: Architecture) -> EstimateInput {
+    EstimateInput {
+        arch: Some(arch),
+        ..EstimateInput::default()
+    }
+}
+
+fn comp(e: &Estimate, key: &str) -> u64 {
+    e.components
+        .iter()
+        .find(|c| c.key == key)
+        .map_or(0, |c| c.bytes.get())
+}
+
+#[test]
+fn hf_inference_kv_cache_uses_kv_heads() {
+    let e = estimate(&EstimateInput {
+        batch: 4.0,
+        seq_len: 4096.0,
+        new_tokens: 4096.0,
+        ..input(llama8b())
+    })
+    .unwrap();
+    // Decode end: 2 × 8 kv heads × 128 × 32 layers × 2 B = 131,072 B per token × 4 × 8192 tokens = 4 GiB.
+    assert_eq!(e.kv_cache_bytes.get(), 131_072 * 4 * 8192);
+    assert_eq!(e.kv_bytes_per_token, 131_072);
+    // The guide's MHA formula gives 2 × 4 × 8192 × 4096 × 32 × 2 = 16 GiB: 4× more (32 heads / 8 KV heads).
+    assert_eq!(e.quick.kv_cache_bytes.get(), 4 * e.kv_cache_bytes.get());
+    assert!(e.differences.iter().any(|d| d.key == "gqa"));
+}
+
+#[test]
+fn hf_inference_prefill_by_hand() {
+    let e = estimate(&EstimateInput {
+        batch: 1.0,
+        seq_len: 2048.0,
+        new_tokens: 256.0,
+        ..input(llama8b())
+    })
+    .unwrap();
+    assert_eq!(e.peak_phase, Phase::Prefill);
+    // Weights: 8,030,261,248 × 2 B.
+    assert_eq!(e.weights_bytes.get(), 16_060_522_496);
+    // KV for prompt + generated tokens: 2304 × 131,072 B = 301,989,888; at the prefill peak only
+    // the prompt's 2048 × 131,072 = 268,435,456 are filled.
+    assert_eq!(e.kv_cache_bytes.get(), 301_989_888);
+    // Widest op per token: 2 B × (2 × 4096 residual + norm, + max(q,k,v,out = 48 × 128 + 4096 = 10,240; gate, up, act = 3 × 14,336 = 43,008))
+    // + 8 × 4096 (two fp32 norm temporaries) = 2 × 51,200 + 32,768 = 135,168 B; × 2048 tokens = 276,824,064.
+    assert_eq!(e.activations_bytes.get(), 276_824_064);
+    // Logits: last position, 128,256 × 2 B + fp32 copy 128,256 × 4 B = 769,536.
+    assert_eq!(e.temporaries_bytes.get(), 769_536);
+    // Peak allocated = weights + KV + activations + logits + 32 MiB cuBLAS workspace.
+    assert_eq!(
+        e.peak_allocated_bytes.get(),
+        16_060_522_496 + 268_435_456 + 276_824_064 + 769_536 + 33_554_432
+    );
+    // nvidia-smi adds the 0.51 GiB context and the allocator reserve (5 % of transients + 32 MiB).
+    let reserve = (276_824_064 + 769_536) / 20 + 32 * MIB;
+    assert_eq!(e.allocator_reserve_bytes.get(), reserve);
+    assert_eq!(
+        e.total_bytes.get(),
+        e.peak_allocated_bytes.get() + CUDA_CONTEXT.get() + reserve
+    );
+    // M_rec = 1.2 × (peak + 2e9).
+    assert_eq!(e.recommended_bytes, m_rec(e.peak_allocated_bytes));
+}
+
+#[test]
+fn vllm_pool_matches_calibration_run() {
+    // vLLM 0.19, H100-80GB (79.19 GiB), gpu_memory_utilization 0.95, max_model_len 8192, bf16:
+    // measured weights 14.99 GiB, KV pool 58.11 GiB = 476,016 tokens, max concurrency 58.11
+    // (llm-d planner accuracy study, ../shared/reference/vllm-h100-v0.19-calibration.csv).
+    let e = estimate(&EstimateInput {
+        mode: Mode::Serve,
+        engine: Engine::Vllm,
+        gpu_memory: Some("79.19GiB".into()),
+        gpu_memory_utilization: 0.95,
+        max_model_len: Some(8192.0),
+        ..input(llama8b())
+    })
+    .unwrap();
+    let gib = |x: u64| x as f64 / GIB as f64;
+    assert!(
+        (gib(e.weights_bytes.get()) / 14.99 - 1.0).abs() < 0.005,
+        "{}",
+        gib(e.weights_bytes.get())
+    );
+    let tokens = e.kv_cache_tokens.unwrap();
+    assert!((tokens as f64 / 476_016.0 - 1.0).abs() < 0.01, "{tokens}");
+    assert_eq!(tokens % 16, 0);
+    assert_eq!(e.max_concurrency, Some(tokens / 8192));
+    // The pool is whole blocks: tokens × 131,072 B per token.
+    assert_eq!(e.kv_cache_bytes.get(), tokens * 131_072);
+    // fp8 KV doubles the tokens (measured 952,032).
+    let f = estimate(&EstimateInput {
+        kv_dtype: KvDtype::Fp8,
+        mode: Mode::Serve,
+        engine: Engine::Vllm,
+        gpu_memory: Some("79.19GiB".into()),
+        gpu_memory_utilization: 0.95,
+        max_model_len: Some(8192.0),
+        ..input(llama8b())
+    })
+    .unwrap();
+    assert!((f.kv_cache_tokens.unwrap() as f64 / 952_032.0 - 1.0).abs() < 0.01);
+}
+
+#[test]
+fn full_training_amp_adamw_is_16_bytes_per_param_plus_step() {
+    let e = estimate(&EstimateInput {
+        mode: Mode::Training,
+        batch: 1.0,
+        seq_len: 2048.0,
+        ..input(llama8b())
+    })
+    .unwrap();
+    let p = 8_030_261_248u64;
+    // fp32 master weights 4 B, fp32 gradients 4 B, two fp32 moments 8 B.
+    assert_eq!(e.weights_bytes.get(), 4 * p);
+    assert_eq!(e.gradients_bytes.get(), 4 * p);
+    assert_eq!(e.optimizer_bytes.get(), 8 * p);
+    // foreach AdamW: one fp32 copy of the second moment (sqrt) at the step: 4 B per param.
+    assert_eq!(comp(&e, "step_temporaries"), 4 * p);
+    assert_eq!(e.peak_phase, Phase::OptimizerStep);
+    // Fused AdamW has no such temporary, and the peak moves to the end of forward here.
+    let f = estimate(&EstimateInput {
+        mode: Mode::Training,
+        fused_optimizer: true,
+        batch: 1.0,
+        seq_len: 2048.0,
+        ..input(llama8b())
+    })
+    .unwrap();
+    assert_eq!(comp(&f, "step_temporaries"), 0);
+    assert!(f.peak_allocated_bytes < e.peak_allocated_bytes);
+    assert!(e.differences.iter().any(|d| d.key == "amp_adam"));
+}
+
+#[test]
+fn training_activations_by_hand() {
+    // Pure bf16, flash attention, no checkpointing: per token per block (bytes)
+    // norms 2 × (4 × 4096 fp32 input + 2 × 4096 output) = 49,152; qkv input 2 × 4096 = 8,192;
+    // kernel q,k,v,out 2 × (6,144 + 4,096) + 4 × 32 lse = 20,608; FFN input 8,192;
+    // gate, silu, up 3 × 2 × 14,336 = 86,016; down input 28,672 → 200,832 B.
+    let e = estimate(&EstimateInput {
+        mode: Mode::Training,
+        precision: Precision::Bf16,
+        batch: 2.0,
+        seq_len: 1024.0,
+        ..input(llama8b())
+    })
+    .unwrap();
+    let per_token = 49_152 + 8_192 + 20_608 + 8_192 + 86_016 + 28_672;
+    assert_eq!(per_token, 200_832);
+    let acts = 2 * 1024 * per_token * 32;
+    let key = if e.peak_phase == Phase::ForwardLoss {
+        "activations"
+    } else {
+        "activations_off_peak"
+    };
+    assert_eq!(comp(&e, key), acts);
+    // Logits and loss: 2048 tokens × 128,256 × (2 + 4 + 4) B.
+    let lk = if e.peak_phase == Phase::ForwardLoss {
+        "logits"
+    } else {
+        "logits_off_peak"
+    };
+    assert_eq!(comp(&e, lk), 2048 * 128_256 * 10);
+    // Pure bf16 AdamW: 2 + 2 + 4 = 8 B per parameter.
+    assert_eq!(
+        e.weights_bytes.get() + e.gradients_bytes.get() + e.optimizer_bytes.get(),
+        8 * 8_030_261_248
+    );
+}
+
+#[test]
+fn checkpointing_keeps_block_inputs_only() {
+    let base = EstimateInput {
+        mode: Mode::Training,
+        precision: Precision::Bf16,
+        batch: 1.0,
+        seq_len: 4096.0,
+        ..input(llama8b())
+    };
+    let full = estimate(&EstimateInput {
+        grad_checkpointing: Checkpointing::Full,
+        ..base.clone()
+    })
+    .unwrap();
+    let none = estimate(&base).unwrap();
+    let get = |e: &Estimate| comp(e, "activations") + comp(e, "activations_off_peak");
+    // Kept: 4096 tokens × 2 B × 4096 × 32 blocks; plus one block recomputed (4096 × 200,832 B).
+    assert_eq!(get(&full), 4096 * 2 * 4096 * 32 + 4096 * 200_832);
+    // The guide (§5.1): checkpointing saves at least 50 % of activation memory.
+    assert!(get(&full) * 2 <= get(&none));
+}
+
+#[test]
+fn lora_trains_few_params_but_keeps_activations() {
+    let e = estimate(&EstimateInput {
+        mode: Mode::Training,
+        lora_rank: 16.0,
+        batch: 1.0,
+        seq_len: 2048.0,
+        ..input(llama8b())
+    })
+    .unwrap();
+    // Default targets q_proj, v_proj: 32 layers × 16 × ((4096 + 4096) + (4096 + 1024)) = 6,815,744.
+    assert_eq!(e.trainable_params, 6_815_744);
+    // Base in bf16 + fp32 adapters.
+    assert_eq!(e.weights_bytes.get(), 16_060_522_496 + 6_815_744 * 4);
+    assert_eq!(e.optimizer_bytes.get(), 6_815_744 * 8);
+    // Frozen projections keep no input, but norms, the kernel and the FFN still save: activations
+    // stay in the gigabytes (why LoRA still runs out at long context).
+    assert!(comp(&e, "activations") > 2 * GIB);
+}
+
+#[test]
+fn qlora_uses_nf4_base() {
+    let e = estimate(&EstimateInput {
+        mode: Mode::Training,
+        qlora: true,
+        lora_rank: 16.0,
+        ..input(llama8b())
+    })
+    .unwrap();
+    // The NF4 base is about 4.13 bits per block weight: well under a quarter of bf16 plus the upcast embeddings.
+    assert!(e.weights_bytes.get() < 16_060_522_496 / 2);
+    assert!(comp(&e, "dequant_buffer") == 4096 * 14_336 * 2);
+}
+
+#[test]
+fn zero3_partitions_and_data_parallel_does_not() {
+    let base = EstimateInput {
+        mode: Mode::Training,
+        gpus: 8.0,
+        batch: 1.0,
+        seq_len: 1024.0,
+        ..input(llama8b())
+    };
+    let ddp = estimate(&base).unwrap();
+    let single = estimate(&EstimateInput {
+        gpus: 1.0,
+        ..base.clone()
+    })
+    .unwrap();
+    // Data parallel (ZeRO-0) holds a full replica on each GPU — and DDP's buckets on top.
+    assert_eq!(ddp.weights_bytes, single.weights_bytes);
+    assert!(ddp.peak_allocated_bytes > single.peak_allocated_bytes);
+    let z3 = estimate(&EstimateInput {
+        zero: 3.0,
+        ..base.clone()
+    })
+    .unwrap();
+    let p = 8_030_261_248u64;
+    // ZeRO-3, bf16 model: (2 + 2 + 12) × P / 8 over weights, gradients, fp32 master + moments.
+    assert_eq!(z3.weights_bytes.get(), (2 * p).div_ceil(8));
+    assert_eq!(z3.gradients_bytes.get(), (2 * p).div_ceil(8));
+    assert_eq!(z3.optimizer_bytes.get(), (12 * p).div_ceil(8));
+    let z2off = estimate(&EstimateInput {
+        zero: 2.0,
+        offload: Offload::Cpu,
+        ..base
+    })
+    .unwrap();
+    assert_eq!(z2off.optimizer_bytes.get(), 0);
+    // Offloaded to CPU: fp32 master + 2 moments = 12 B per parameter, per data-parallel rank.
+    assert_eq!(z2off.cpu_bytes.get(), (12 * p).div_ceil(8));
+}
+
+#[test]
+fn tensor_parallel_splits_weights() {
+    let e = estimate(&EstimateInput {
+        mode: Mode::Serve,
+        tp: 2.0,
+        gpus: 2.0,
+        gpu_memory: Some("79.19GiB".into()),
+        gpu_memory_utilization: 0.95,
+        max_model_len: Some(8192.0),
+        ..input(llama8b())
+    })
+    .unwrap();
+    // Measured at tp = 2: weights 7.51 GiB per GPU, KV 1,044,688 tokens (calibration data).
+    let w = e.weights_bytes.get() as f64 / GIB as f64;
+    assert!((w / 7.51 - 1.0).abs() < 0.01, "{w}");
+    let t = e.kv_cache_tokens.unwrap() as f64;
+    assert!((t / 1_044_688.0 - 1.0).abs() < 0.05, "{t}");
+}
+
+#[test]
+fn llamacpp_partial_offload_by_hand() {
+    let e = estimate(&EstimateInput {
+        engine: Engine::Llamacpp,
+        gpu_layers: Some(16.0),
+        max_model_len: Some(4096.0),
+        quantization: Quantization::Gguf {
+            file_type: crate::precision::GgufFileType::Q8_0,
+        },
+        ..input(llama8b())
+    })
+    .unwrap();
+    // 16 of 32 blocks on the GPU in Q8_0: 16 × 218,103,808 weights × 34/32 B + 16 × 8,192 norm floats × 4 B.
+    assert_eq!(
+        e.weights_bytes.get(),
+        16 * (218_103_808 / 32 * 34) + 16 * 8192 * 4
+    );
+    // KV f16 for 16 layers: 2048 values × 2 B × 16 × 4096 = 268,435,456.
+    assert_eq!(e.kv_cache_bytes.get(), 268_435_456);
+    assert!(e.cpu_bytes.get() > e.weights_bytes.get());
+}
+
+#[test]
+fn moe_keeps_all_experts_resident() {
+    // Mixtral-8x7B: 32 layers, hidden 4096, 8 experts of 14,336, top-2; published 46,702,792,704 params.
+    let a = Architecture {
+        vocab_size: 32_000,
+        intermediate_size: 14_336,
+        moe: Some(Moe {
+            num_experts: 8,
+            experts_per_token: 2,
+            expert_intermediate_size: 14_336,
+            shared_intermediate_size: 0,
+            shared_expert_gate: false,
+            first_dense_layers: 0,
+            router_bias: false,
+            expert_bias: false,
+        }),
+        max_position_embeddings: 32_768,
+        ..llama8b()
+    };
+    assert_eq!(a.params(), 46_702_792_704);
+    // Active: 46.7B − 32 layers × 6 idle experts × 3 × 4096 × 14,336 = 12,879,921,152.
+    assert_eq!(
+        a.active_params(),
+        46_702_792_704 - 32 * 6 * 3 * 4096 * 14_336
+    );
+    let e = estimate(&input(a)).unwrap();
+    assert_eq!(e.weights_bytes.get(), 2 * 46_702_792_704);
+}
+
+#[test]
+fn bad_input_names_the_field() {
+    let cases: [(EstimateInput, &str); 9] = [
+        (
+            EstimateInput {
+                batch: 0.0,
+                ..input(llama8b())
+            },
+            "batch",
+        ),
+        (
+            EstimateInput {
+                batch: f64::NAN,
+                ..input(llama8b())
+            },
+            "batch",
+        ),
+        (
+            EstimateInput {
+                seq_len: 1.5,
+                ..input(llama8b())
+            },
+            "seq_len",
+        ),
+        (
+            EstimateInput {
+                seq_len: -4.0,
+                ..input(llama8b())
+            },
+            "seq_len",
+        ),
+        (
+            EstimateInput {
+                gpu_memory: Some("80".into()),
+                ..input(llama8b())
+            },
+            "gpu_memory",
+        ),
+        (
+            EstimateInput {
+                gpus: 3.0,
+                tp: 2.0,
+                ..input(llama8b())
+            },
+            "gpus",
+        ),
+        (
+            EstimateInput {
+                gpu_memory_utilization: 1.5,
+                ..input(llama8b())
+            },
+            "gpu_memory_utilization",
+        ),
+        (
+            EstimateInput {
+                lora_targets: alloc::vec!["qq".into()],
+                ..input(llama8b())
+            },
+            "lora_targets",
+        ),
+        (
+            EstimateInput {
+                arch: None,
+                ..input(llama8b())
+            },
+            "model",
+        ),
+    ];
+    for (inp, field) in cases {
+        let e = estimate(&inp).unwrap_err();
+        assert_eq!(e.field, field, "{e}");
+        assert!(!e.accepted.is_empty());
+    }
+}
+
+#[test]
+fn quick_mode_from_params_only() {
+    let e = estimate(&EstimateInput {
+        params: Some("7B".into()),
+        dtype: Some(Dtype::Fp16),
+        ..EstimateInput::default()
+    })
+    .unwrap();
+    assert_eq!(e.params, 7_000_000_000);
+    assert_eq!(e.weights_bytes.get(), 14_000_000_000);
+    assert_eq!(e.quick.weights_bytes.get(), 14_000_000_000);
+    assert!(e.differences.iter().any(|d| d.key == "quick_only"));
+    let t = estimate(&EstimateInput {
+        params: Some("7B".into()),
+        mode: Mode::Training,
+        dtype: Some(Dtype::Fp16),
+        ..EstimateInput::default()
+    })
+    .unwrap();
+    assert_eq!(t.quick.theory_bytes.get(), 49_000_000_000);
+}
+
+#[test]
+fn fit_against_a_device() {
+    let e = estimate(&EstimateInput {
+        gpu_memory: Some("16GiB".into()),
+        ..input(llama8b())
+    })
+    .unwrap();
+    let f = e.fit.unwrap();
+    assert!(!f.fits);
+    assert_eq!(f.headroom_bytes.get(), 0);
+    assert_eq!(f.shortfall_bytes.get(), e.total_bytes.get() - 16 * GIB);
+}

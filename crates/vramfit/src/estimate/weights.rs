@@ -1,0 +1,335 @@
+//! Weight bytes: every tensor in its stored format, sharded by tensor and pipeline parallelism.
+
+use crate::model::{Architecture, Role, Tensor};
+use crate::precision::{Dtype, GgmlType, GgufFileType, Quantization};
+
+/// Whether a quantization format stores this tensor quantized.
+///
+/// Quantizers touch the 2-D projections inside the blocks. Embeddings, the LM head, norms,
+/// biases and routers stay in the model dtype (bitsandbytes skips `lm_head`; GPTQ/AWQ/
+/// compressed-tensors leave it out of their target list). MXFP4 as gpt-oss ships it covers
+/// the routed experts only. GGUF quantizes the embedding and the head too (see [`gguf_type`]).
+pub fn is_quantized(q: &Quantization, arch: &Architecture, t: &Tensor) -> bool {
+    match q {
+        Quantization::None => false,
+        Quantization::Mxfp4 if arch.moe.is_some() => t.role.is_expert(),
+        Quantization::Gguf { file_type } => gguf_type(*file_type, arch, t).is_some(),
+        _ => t.role.is_block_linear(),
+    }
+}
+
+/// llama.cpp's `use_more_bits(i, n)`: the first and last eighth of the layers and every third
+/// one in between get more bits in the `_M` mixes.
+const fn use_more_bits(i: u64, n: u64) -> bool {
+    i < n / 8 || i >= 7 * n / 8 || (i - n / 8) % 3 == 2
+}
+
+/// The ggml type llama.cpp's `llama_tensor_get_type` gives a tensor in a file of type `ft`, or
+/// `None` for tensors kept in F32 (1-D norms and biases). Follows llama.cpp's `llama-quant.cpp`
+/// for the types vramfit offers; the Falcon and MoE special cases are not modelled.
+pub fn gguf_type(ft: GgufFileType, arch: &Architecture, t: &Tensor) -> Option<GgmlType> {
+    use GgmlType as G;
+    use GgufFileType as F;
+    if t.rows_in <= 1 || t.role == Role::Vector {
+        return None;
+    }
+    let base = ft.base();
+    let n = arch.num_layers.max(1);
+    let i = t.layer.unwrap_or(0);
+    let gqa = arch.num_heads / arch.num_kv_heads.max(1);
+    Some(match t.role {
+        // The output matrix gets Q6_K in every k-quant and legacy mix below Q8_0.
+        Role::LmHead => match ft {
+            F::F16 => G::F16,
+            F::Q8_0 => G::Q8_0,
+            _ => G::Q6_K,
+        },
+        Role::V => match ft {
+            F::Q2_K => {
+                if gqa >= 4 {
+                    G::Q4_K
+                } else {
+                    G::Q3_K
+                }
+            }
+            F::Q3_K_M => {
+                if i < 2 {
+                    G::Q5_K
+                } else {
+                    G::Q4_K
+                }
+            }
+            F::Q3_K_L => G::Q5_K,
+            F::Q4_K_M | F::Q5_K_M if use_more_bits(i, n) => G::Q6_K,
+            F::Q4_K_S if i < 4 => G::Q5_K,
+            _ => base,
+        },
+        Role::Down | Role::ExpertDown => match ft {
+            F::Q2_K => G::Q3_K,
+            F::Q3_K_M => {
+                if i < n / 16 {
+                    G::Q5_K
+                } else if use_more_bits(i, n) {
+                    G::Q4_K
+                } else {
+                    G::Q3_K
+                }
+            }
+            F::Q3_K_L => G::Q5_K,
+            F::Q4_K_M | F::Q5_K_M if use_more_bits(i, n) => G::Q6_K,
+            F::Q4_K_S if i < n / 8 => G::Q5_K,
+            _ => base,
+        },
+        Role::O => match ft {
+            F::Q2_K => G::Q3_K,
+            F::Q3_K_M => G::Q4_K,
+            F::Q3_K_L => G::Q5_K,
+            _ => base,
+        },
+        _ => base,
+    })
+}
+
+/// Bytes of one tensor (all its copies) in the model dtype `dtype` under quantization `q`.
+pub fn tensor_bytes(q: &Quantization, arch: &Architecture, dtype: Dtype, t: &Tensor) -> u64 {
+    let n = t.numel();
+    let plain = n.saturating_mul(dtype.bits() as u64) / 8;
+    if let Quantization::Gguf { file_type } = q {
+        // GGUF stores 1-D tensors in F32.
+        return match gguf_type(*file_type, arch, t) {
+            Some(ty) => ty
+                .bytes_for(t.rows_in.saturating_mul(t.rows_out))
+                .saturating_mul(t.count),
+            None => n.saturating_mul(4),
+        };
+    }
+    if !is_quantized(q, arch, t) {
+        return plain;
+    }
+    let rows_out = t.rows_out.saturating_mul(t.count);
+    let groups = |g: u32| n.div_ceil(g as u64);
+    match *q {
+        // One byte per weight and an fp32 scale per output channel.
+        Quantization::Fp8 | Quantization::W8a8 => n + rows_out * 4,
+        // Half a byte per weight and a 16-bit scale per group (symmetric: no zero points).
+        Quantization::W4a16 { group_size } => n.div_ceil(2) + groups(group_size) * 2,
+        // bits/8 per weight, per group an fp16 scale and a packed zero, an int32 g_idx per input row.
+        Quantization::Gptq { bits, group_size } => {
+            let b = bits as u64;
+            (n * b).div_ceil(8)
+                + groups(group_size) * 2
+                + (groups(group_size) * b).div_ceil(8)
+                + t.rows_in.saturating_mul(t.count) * 4
+        }
+        // 4 bits per weight, per group an fp16 scale and a packed 4-bit zero.
+        Quantization::Awq { group_size } => {
+            n.div_ceil(2) + groups(group_size) * 2 + groups(group_size).div_ceil(2)
+        }
+        // int8 weights, one fp32 scale (SCB) per output row.
+        Quantization::BnbInt8 => n + rows_out * 4,
+        // NF4: 4 bits, one absmax per 64 weights: fp32, or int8 plus an fp32 per 256 absmax.
+        Quantization::BnbNf4 { double_quant } => {
+            let blocks = n.div_ceil(64);
+            n.div_ceil(2)
+                + if double_quant {
+                    blocks + blocks.div_ceil(256) * 4
+                } else {
+                    blocks * 4
+                }
+        }
+        // E2M1 nibbles plus one E8M0 byte per 32.
+        Quantization::Mxfp4 => n.div_ceil(2) + n.div_ceil(32),
+        Quantization::None | Quantization::Gguf { .. } => plain,
+    }
+}
+
+/// Which share of a tensor one GPU holds under tensor parallelism `tp`.
+///
+/// 2-D tensors are split `tp` ways (Megatron/vLLM column and row parallel, vocab-parallel
+/// embedding and head); K and V are split by at most `num_kv_heads` ways, since vLLM replicates KV
+/// heads when `tp` exceeds them; 1-D tensors are replicated.
+pub fn tp_divisor(arch: &Architecture, t: &Tensor, tp: u64) -> u64 {
+    if t.role == Role::Vector || t.rows_in <= 1 {
+        return 1;
+    }
+    match t.role {
+        Role::K | Role::V => tp.min(arch.num_kv_heads.max(1)),
+        _ => tp,
+    }
+}
+
+/// The pipeline stage (0-based) that holds a tensor when `layers` blocks are split over `pp`
+/// stages as evenly as possible (earlier stages take the remainder), the embedding on the first
+/// stage and the head and final norm on the last.
+pub fn pp_stage(t: &Tensor, layers: u64, pp: u64) -> u64 {
+    let pp = pp.max(1);
+    match t.layer {
+        Some(l) => {
+            let per = layers.div_ceil(pp).max(1);
+            (l.min(layers.saturating_sub(1)) / per).min(pp - 1)
+        }
+        None => match t.role {
+            Role::Embedding | Role::Positions | Role::Other => 0,
+            _ => pp - 1,
+        },
+    }
+}
+
+/// Weight bytes on the most loaded GPU: per pipeline stage, the sum of every tensor's share
+/// under tensor parallelism; the largest stage.
+pub fn per_gpu_weight_bytes(
+    arch: &Architecture,
+    dtype: Dtype,
+    q: &Quantization,
+    tp: u64,
+    pp: u64,
+) -> u64 {
+    if !arch.is_detailed() {
+        return 0;
+    }
+    let pp = pp.max(1);
+    let mut stages = alloc::vec![0u64; pp.min(1024) as usize];
+    let layers = if arch.family == crate::model::Family::Whisper {
+        arch.num_layers + arch.encoder_layers
+    } else {
+        arch.num_layers
+    };
+    for t in arch.tensors() {
+        let b = tensor_bytes(q, arch, dtype, &t).div_ceil(tp_divisor(arch, &t, tp.max(1)));
+        let s = pp_stage(&t, layers, pp) as usize;
+        if let Some(slot) = stages.get_mut(s) {
+            *slot = slot.saturating_add(b);
+        }
+    }
+    stages.into_iter().max().unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Family, Norm};
+
+    fn llama8b() -> Architecture {
+        Architecture {
+            family: Family::CausalLm,
+            vocab_size: 128_256,
+            hidden_size: 4096,
+            num_layers: 32,
+            num_heads: 32,
+            num_kv_heads: 8,
+            head_dim: 128,
+            intermediate_size: 14_336,
+            gated_ffn: true,
+            norm: Norm::Rms,
+            norms_per_layer: 2,
+            ..Architecture::default()
+        }
+    }
+
+    #[test]
+    fn bf16_weights_are_two_bytes_per_param() {
+        let a = llama8b();
+        assert_eq!(
+            per_gpu_weight_bytes(&a, Dtype::Bf16, &Quantization::None, 1, 1),
+            2 * 8_030_261_248
+        );
+    }
+
+    #[test]
+    fn fp8_keeps_embeddings_and_head_in_bf16() {
+        let a = llama8b();
+        // Hand: block linears 32 × 218,103,808 = 6,979,321,856 weights at 1 byte, plus fp32 scales
+        // per output row: per layer (4096 + 1024 + 1024 + 4096 + 14336 + 14336 + 4096) × 4 =
+        // 172,032 B × 32 = 5,505,024; embedding + head 2 × 525,336,576 × 2 B = 2,101,346,304;
+        // norms (65 × 4096) × 2 B = 532,480. Sum 9,086,705,664.
+        let got = per_gpu_weight_bytes(&a, Dtype::Bf16, &Quantization::Fp8, 1, 1);
+        assert_eq!(got, 9_086_705_664);
+    }
+
+    #[test]
+    fn tensor_parallel_splits_matrices_not_vectors() {
+        let a = llama8b();
+        let full = per_gpu_weight_bytes(&a, Dtype::Bf16, &Quantization::None, 1, 1);
+        let tp2 = per_gpu_weight_bytes(&a, Dtype::Bf16, &Quantization::None, 2, 1);
+        // Vectors (norms): 65 × 4096 × 2 B = 532,480 stay whole on each GPU.
+        assert_eq!(tp2, (full - 532_480) / 2 + 532_480);
+        // tp = 16 > 8 KV heads: K and V are split 8 ways only.
+        let tp16 = per_gpu_weight_bytes(&a, Dtype::Bf16, &Quantization::None, 16, 1);
+        let kv = 32 * 2 * 4096 * 1024 * 2;
+        assert_eq!(tp16, (full - 532_480 - kv) / 16 + kv / 8 + 532_480);
+    }
+
+    #[test]
+    fn pipeline_stage_holds_its_layers_and_the_embedding() {
+        let a = llama8b();
+        // pp = 4: stage 0 = 8 layers (8 × 218,112,000 params) + embedding 525,336,576 = 2,270,232,576 params;
+        // the last stage = 8 layers + head 525,336,576 + final norm 4,096 = 2,270,236,672: the busiest.
+        assert_eq!(
+            per_gpu_weight_bytes(&a, Dtype::Bf16, &Quantization::None, 1, 4),
+            2 * 2_270_236_672
+        );
+    }
+
+    #[test]
+    fn gguf_q4_k_m_mixes_types_like_llama_cpp() {
+        let a = llama8b();
+        // Layers with more bits for n = 32: i < 4, i >= 28, and (i - 4) % 3 == 2 → 4 + 4 + 8 = 16.
+        assert_eq!((0..32).filter(|&i| use_more_bits(i, 32)).count(), 16);
+        let b = per_gpu_weight_bytes(
+            &a,
+            Dtype::Bf16,
+            &Quantization::Gguf {
+                file_type: GgufFileType::Q4_K_M,
+            },
+            1,
+            1,
+        );
+        // Hand: embedding Q4_K 525,336,576 × 144/256 = 295,501,824; head Q6_K × 210/256 = 430,940,160;
+        // per layer q,k,o (16,777,216 + 4,194,304 + 16,777,216) and gate, up (2 × 58,720,256) in Q4_K
+        // = 155,189,248 × 0.5625 = 87,293,952; v (4,194,304) and down (58,720,256): Q6_K in 16 layers,
+        // Q4_K in 16: 62,914,560 × (210 + 144)/256 × 16 = 1,391,984,640 … summed below.
+        let q4 = |n: u64| n / 256 * 144;
+        let q6 = |n: u64| n / 256 * 210;
+        let layer_base = q4(16_777_216 * 2 + 4_194_304 + 58_720_256 * 2);
+        let expect = q4(525_336_576)
+            + q6(525_336_576)
+            + 32 * layer_base
+            + 16 * q6(62_914_560)
+            + 16 * q4(62_914_560)
+            + (65 * 4096) * 4;
+        assert_eq!(b, expect);
+        // Published: bartowski's Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf is 4.92 GB; ours 4.92e9 ± 1 %.
+        assert!((b as f64 / 4.92e9 - 1.0).abs() < 0.01, "{b}");
+    }
+
+    #[test]
+    fn nf4_double_quant_bits() {
+        let t = Tensor {
+            role: Role::Q,
+            layer: Some(0),
+            rows_in: 4096,
+            rows_out: 4096,
+            count: 1,
+        };
+        let a = llama8b();
+        let b = tensor_bytes(
+            &Quantization::BnbNf4 { double_quant: true },
+            &a,
+            Dtype::Bf16,
+            &t,
+        );
+        // 16,777,216 weights: 8,388,608 B of nibbles + 262,144 int8 absmax + 1,024 fp32 = 8,651,776 B.
+        assert_eq!(b, 8_388_608 + 262_144 + 1_024 * 4);
+        let g = tensor_bytes(
+            &Quantization::Gptq {
+                bits: 4,
+                group_size: 128,
+            },
+            &a,
+            Dtype::Bf16,
+            &t,
+        );
+        // 8,388,608 + 131,072 groups × 2 B + 131,072 × 4 bits = 65,536 B + 4096 rows × 4 B g_idx.
+        assert_eq!(g, 8_388_608 + 262_144 + 65_536 + 16_384);
+    }
+}

@@ -1,0 +1,127 @@
+//! Built-in model presets: the architectures of well-known checkpoints, read from their own
+//! `config.json`, with the published parameter count each one reproduces exactly.
+//!
+//! The table is data: one human-edited TOML file per model in `crates/vramfit/data/models/`,
+//! rendered into `src/generated/models.rs` by the test `tests/sourcegen_models.rs`, which fails
+//! (and rewrites the file) when the committed table is stale. `tests/presets.rs` checks that
+//! every preset's [`Architecture::params`] equals its published count.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::model::Architecture;
+use crate::precision::Dtype;
+
+// Rendered by `tests/sourcegen_models.rs`; rustfmt must not touch it, or the freshness test fails.
+#[rustfmt::skip]
+#[path = "generated/models.rs"]
+mod generated;
+
+/// A built-in model: a Hugging Face checkpoint and its architecture.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct Preset {
+    /// The Hugging Face id, e.g. `meta-llama/Llama-3.1-8B`.
+    pub id: &'static str,
+    /// Other Hugging Face ids with the same architecture (the `-Instruct` variant, old names).
+    pub aliases: &'static [&'static str],
+    /// Display name.
+    pub name: &'static str,
+    /// The published total parameter count; equal to `arch.params()`.
+    pub params: u64,
+    /// The checkpoint's `torch_dtype`.
+    pub dtype: Dtype,
+    /// The architecture, from the model's `config.json`.
+    pub arch: Architecture,
+    /// Where the architecture was read (the `config.json` URL).
+    pub source: &'static str,
+    /// When it was read, `YYYY-MM-DD`.
+    pub date: &'static str,
+}
+
+impl Preset {
+    /// Every id the preset answers to: its id, then its aliases.
+    pub fn ids(&self) -> impl Iterator<Item = &'static str> + use<> {
+        core::iter::once(self.id).chain(self.aliases.iter().copied())
+    }
+}
+
+/// Every preset, sorted by id (case-insensitively).
+pub fn presets() -> &'static [Preset] {
+    generated::PRESETS
+}
+
+/// The preset with this Hugging Face id or alias, compared case-insensitively; the part after
+/// the `/` alone (`llama-3.1-8b`) and a `https://huggingface.co/` prefix are accepted too.
+pub fn find(id: &str) -> Option<&'static Preset> {
+    let id = id.trim().trim_end_matches('/');
+    let id = [
+        "https://huggingface.co/",
+        "http://huggingface.co/",
+        "huggingface.co/",
+        "hf.co/",
+    ]
+    .iter()
+    .find_map(|p| strip_prefix_ignore_case(id, p))
+    .unwrap_or(id);
+    if id.is_empty() {
+        return None;
+    }
+    let whole = |p: &&Preset| p.ids().any(|x| x.eq_ignore_ascii_case(id));
+    let tail = |p: &&Preset| {
+        p.ids().any(|x| {
+            x.rsplit_once('/')
+                .is_some_and(|(_, t)| t.eq_ignore_ascii_case(id))
+        })
+    };
+    // An exact id wins over a name that only matches after the `/`.
+    presets()
+        .iter()
+        .find(whole)
+        .or_else(|| presets().iter().find(tail))
+}
+
+fn strip_prefix_ignore_case<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {
+    let head = s.get(..prefix.len())?;
+    head.eq_ignore_ascii_case(prefix)
+        .then(|| &s[prefix.len()..])
+}
+
+/// Presets matching a free-text query, for a searchable picker, in table order.
+///
+/// Every whitespace-separated word of the query must occur in the preset's id, aliases or name,
+/// ignoring case; punctuation is ignored too, so `llama3.1 8b`, `Llama-3.1-8B` and
+/// `llama 3.1 8b` all find Llama 3.1 8B. An empty query matches every preset.
+pub fn search(query: &str) -> impl Iterator<Item = &'static Preset> + use<> {
+    let words: Vec<String> = query
+        .split_whitespace()
+        .map(squash)
+        .filter(|w| !w.is_empty())
+        .collect();
+    presets().iter().filter(move |p| {
+        let mut hay = squash(p.name);
+        for id in p.ids() {
+            hay.push('\u{1}');
+            hay.push_str(&squash(id));
+        }
+        words.iter().all(|w| hay.contains(w.as_str()))
+    })
+}
+
+/// Lower-case letters, digits and dots only: `Llama-3.1-8B` → `llama3.18b`.
+fn squash(s: &str) -> String {
+    s.chars()
+        .filter(|c| c.is_alphanumeric() || *c == '.')
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn squash_drops_punctuation() {
+        assert_eq!(squash("meta-llama/Llama-3.1-8B"), "metallamallama3.18b");
+    }
+}
