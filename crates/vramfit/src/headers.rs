@@ -10,7 +10,7 @@
 //! against the bytes that remain before anything is allocated from it, so a header that claims
 //! 2^60 tensors or a 2^40-byte string costs an error, not memory or time.
 
-use alloc::collections::BTreeMap;
+use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -18,7 +18,7 @@ use alloc::vec::Vec;
 use serde_json::Value;
 
 use crate::error::{InputError, Result};
-use crate::model::{Architecture, Family, Norm};
+use crate::model::{Architecture, Family, Moe, Norm};
 use crate::precision::{GgmlType, GgufFileType};
 
 /// Largest safetensors header accepted (the format's own limit is 100 MB; real headers of the
@@ -391,7 +391,7 @@ pub struct GgufHeader {
     pub total_bytes: u64,
     /// Bytes from the start of the file to the end of the tensor infos.
     pub header_bytes: u64,
-    /// A best-effort architecture from the metadata and the tensor list (dense decoders);
+    /// A best-effort architecture from the metadata and the tensor list (dense and MoE decoders);
     /// its `params()` equals `total_params`, with unrecognized tensors in `extra_params`.
     pub arch: Option<Architecture>,
     /// What was assumed or could not be read, one sentence each.
@@ -569,7 +569,12 @@ pub fn parse_gguf_header(bytes: &[u8]) -> Result<GgufHeader> {
     h.by_type = types.into_values().collect();
     h.by_type
         .sort_by(|a, b| b.params.cmp(&a.params).then(a.dtype.cmp(&b.dtype)));
-    h.arch = gguf_architecture(&h, &layout).map_or_else(
+    let leading_dense = kvs.iter().find_map(|(k, v)| {
+        k.strip_suffix(".leading_dense_block_count")
+            .filter(|a| Some(*a) == h.architecture.as_deref())
+            .and_then(|_| v.as_u64())
+    });
+    h.arch = gguf_architecture(&h, &layout, leading_dense).map_or_else(
         |why| {
             h.notes.push(format!(
                 "No architecture guessed: {why}; a config.json gives it exactly."
@@ -612,6 +617,12 @@ struct Layout {
     output: bool,
     /// Suffixes of block 0's tensors (`attn_q.weight`, `ffn_gate.weight`…).
     block0: Vec<String>,
+    /// Suffixes seen in any block (MoE files start with dense blocks).
+    any_block: BTreeSet<String>,
+    /// `ffn_up_exps.weight` dims of the first MoE block: width, expert FFN, experts.
+    up_exps: Option<[u64; 4]>,
+    /// `ffn_up_shexp.weight` dims: width, shared FFN.
+    up_shexp: Option<[u64; 4]>,
 }
 
 impl Layout {
@@ -624,6 +635,21 @@ impl Layout {
                 if let Some(rest) = name.strip_prefix("blk.0.") {
                     self.block0.push(rest.to_string());
                 }
+                let Some(suffix) = name
+                    .strip_prefix("blk.")
+                    .and_then(|r| r.split_once('.'))
+                    .map(|(_, s)| s)
+                else {
+                    return;
+                };
+                match suffix {
+                    "ffn_up_exps.weight" if self.up_exps.is_none() => self.up_exps = Some(dims),
+                    "ffn_up_shexp.weight" if self.up_shexp.is_none() => self.up_shexp = Some(dims),
+                    _ => {}
+                }
+                if !self.any_block.contains(suffix) {
+                    self.any_block.insert(suffix.to_string());
+                }
             }
         }
     }
@@ -631,16 +657,40 @@ impl Layout {
     fn has(&self, suffix: &str) -> bool {
         self.block0.iter().any(|s| s == suffix)
     }
+
+    fn any(&self, suffix: &str) -> bool {
+        self.any_block.contains(suffix)
+    }
 }
 
-/// A dense decoder from the `<arch>.*` keys and the tensor names; `Err` says why not.
+/// A decoder from the `<arch>.*` keys and the tensor names (dense, or MoE with
+/// llama.cpp's `ffn_*_exps` / `ffn_*_shexp` tensors); `Err` says why not.
 fn gguf_architecture(
     h: &GgufHeader,
     l: &Layout,
+    leading_dense: Option<u64>,
 ) -> core::result::Result<Architecture, &'static str> {
-    if h.expert_count.is_some_and(|n| n > 0) {
-        return Err("a mixture-of-experts layout");
+    if l.any("attn_kv_a_mqa.weight") {
+        return Err("multi-head latent attention (DeepSeek) is not read from GGUF metadata");
     }
+    let moe = match h.expert_count {
+        Some(n) if n > 0 => {
+            let up = l
+                .up_exps
+                .ok_or("expert_count is set but there are no ffn_up_exps tensors")?;
+            Some(Moe {
+                num_experts: n,
+                experts_per_token: h.expert_used_count.unwrap_or(0),
+                expert_intermediate_size: up[1],
+                shared_intermediate_size: l.up_shexp.map_or(0, |d| d[1]),
+                shared_expert_gate: l.any("ffn_gate_inp_shexp.weight"),
+                first_dense_layers: leading_dense.unwrap_or(0),
+                router_bias: l.any("ffn_gate_inp.bias") || l.any("exp_probs_b.bias"),
+                expert_bias: l.any("ffn_down_exps.bias"),
+            })
+        }
+        _ => None,
+    };
     let (Some(hidden), Some(layers), Some(heads)) =
         (h.embedding_length, h.block_count, h.head_count)
     else {
@@ -673,7 +723,7 @@ fn gguf_architecture(
         num_kv_heads: h.head_count_kv.unwrap_or(heads),
         head_dim: h.key_length.unwrap_or(hidden / heads),
         intermediate_size: h.feed_forward_length.unwrap_or(0),
-        gated_ffn: l.has("ffn_gate.weight"),
+        gated_ffn: l.any("ffn_gate.weight") || l.any("ffn_gate_exps.weight"),
         tied_embeddings: !l.output,
         qkv_bias: l.has("attn_q.bias") || l.has("attn_qkv.bias"),
         o_bias: l.has("attn_output.bias"),
@@ -687,6 +737,7 @@ fn gguf_architecture(
         qk_norm: l.has("attn_q_norm.weight"),
         learned_positions: l.positions.unwrap_or(0),
         max_position_embeddings: h.context_length.unwrap_or(0),
+        moe,
         ..Architecture::default()
     };
     a.validate("gguf")
@@ -1312,6 +1363,61 @@ mod tests {
         let tied = parse_gguf_header(&full_gguf(true)).unwrap().arch.unwrap();
         assert!(tied.tied_embeddings);
         assert_eq!(tied.params(), total - 128_000);
+    }
+
+    /// Mixtral-style: 2 blocks of 4 experts (top-2) of width 128, hidden 64, 4 heads, 2 KV.
+    #[test]
+    fn gguf_moe_architecture_guess() {
+        let (v, h, f, kv) = (100u64, 64u64, 128u64, 32u64);
+        let mut names: Vec<(String, Vec<u64>)> =
+            vec![(String::from("token_embd.weight"), vec![h, v])];
+        for b in 0..2 {
+            for (n, d) in [
+                ("attn_norm.weight", vec![h]),
+                ("attn_q.weight", vec![h, h]),
+                ("attn_k.weight", vec![h, kv]),
+                ("attn_v.weight", vec![h, kv]),
+                ("attn_output.weight", vec![h, h]),
+                ("ffn_norm.weight", vec![h]),
+                ("ffn_gate_inp.weight", vec![h, 4]),
+                ("ffn_gate_exps.weight", vec![h, f, 4]),
+                ("ffn_up_exps.weight", vec![h, f, 4]),
+                ("ffn_down_exps.weight", vec![f, h, 4]),
+            ] {
+                names.push((format!("blk.{b}.{n}"), d));
+            }
+        }
+        names.push((String::from("output_norm.weight"), vec![h]));
+        names.push((String::from("output.weight"), vec![h, v]));
+        let mut g = Gguf::new(3, names.len() as u64, 7);
+        g.kv_str("general.architecture", "llama")
+            .kv_u32("llama.block_count", 2)
+            .kv_u32("llama.embedding_length", 64)
+            .kv_u32("llama.attention.head_count", 4)
+            .kv_u32("llama.attention.head_count_kv", 2)
+            .kv_u32("llama.expert_count", 4)
+            .kv_u32("llama.expert_used_count", 2);
+        for (n, d) in &names {
+            g.tensor(n, d, 1, 0);
+        }
+        let hdr = parse_gguf_header(&g.out).unwrap();
+        // Hand: embed + output 2 × 6,400; per block attention 4,096 + 2 × 2,048 + 4,096,
+        // norms 128, router 256, experts 3 × 8,192 × 4 = 98,304 → 110,976 × 2; output norm 64.
+        assert_eq!(hdr.total_params, 12_800 + 2 * 110_976 + 64);
+        let a = hdr.arch.expect("a Mixtral-style layout");
+        let m = a.moe.unwrap();
+        assert_eq!(
+            (
+                m.num_experts,
+                m.experts_per_token,
+                m.expert_intermediate_size
+            ),
+            (4, 2, 128)
+        );
+        assert_eq!(a.params(), hdr.total_params);
+        assert_eq!(a.extra_params, 0);
+        // Active: 2 of 4 experts → 2 × 2 × 24,576 fewer.
+        assert_eq!(a.active_params(), hdr.total_params - 2 * 2 * 24_576);
     }
 
     #[test]
