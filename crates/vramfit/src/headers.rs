@@ -1250,7 +1250,7 @@ mod tests {
         // Hand: 2 × 6,400; per layer attention 12,288, router 256, shared 3 × 6,144 + gate 64,
         // experts 4 × 3 × 2,048 = 24,576, norms 128 → 55,744 × 2; final norm 64.
         assert_eq!(h.total_params, 12_800 + 2 * 55_744 + 64);
-        let a = h.arch.clone().unwrap_or_else(|| panic!("{:?}", h.notes));
+        let a = h.arch.unwrap_or_else(|| panic!("{:?}", h.notes));
         let m = a.moe.unwrap();
         assert_eq!(
             (
