@@ -154,8 +154,13 @@ pub(crate) fn last_size_ending_at(prefix: &str, legacy: Legacy) -> Option<Size> 
     let p = prefix.trim_end();
     let mut best = None;
     // Candidate starts: char boundaries in the last 40 bytes where a digit follows a non-digit.
-    let from = p.len().saturating_sub(40);
-    for (i, c) in p.char_indices().filter(|(i, _)| *i >= from) {
+    // Only the window is walked, so that a long prefix costs nothing (callers loop over lines).
+    let mut from = p.len().saturating_sub(40);
+    while !p.is_char_boundary(from) {
+        from += 1;
+    }
+    for (j, c) in p[from..].char_indices() {
+        let i = from + j;
         if !c.is_ascii_digit() {
             continue;
         }
