@@ -24,8 +24,9 @@
 //!
 //! # Limits
 //!
-//! The core does no I/O and cannot panic. Work is bounded: at most [`MAX_INPUT_BYTES`] of the
-//! text and [`MAX_LINES`] lines are read (a note says so when more were given), at most
+//! The core does no I/O and cannot panic. Work is bounded: at most the last [`MAX_INPUT_BYTES`]
+//! of the text are read (errors come at the end of logs; a note says so when more was given),
+//! `nvidia-smi` logs and `memory_summary()` reports to [`MAX_LINES`] lines, at most
 //! [`MAX_POINTS`] samples per `nvidia-smi` series and [`MAX_SUMMARIES`] `memory_summary()`
 //! reports are kept.
 

@@ -49,20 +49,20 @@ use alloc::vec::Vec;
 
 use super::llamacpp::{self, LlamaCppError, LlamaCppStage};
 use super::pytorch::{self, PytorchOom, PytorchOomStyle};
-use super::scan::{clip, flatten};
+use super::scan::{clip_tail, flatten};
 use super::smi::{self, Pattern, SmiLog, XUnit};
 use super::summary::{self, MemorySummary, MemorySummaryLog};
 use super::tfjax::{self, JaxOom, TensorflowOom};
 use super::vllm::{self, VllmError, VllmErrorKind};
 use super::{
-    Confidence, Diagnosis, Evidence, Fix, InputFormat, Kind, MAX_INPUT_BYTES, MAX_LINES, Parsed,
-    Text, fix, leaf,
+    Confidence, Diagnosis, Evidence, Fix, InputFormat, Kind, MAX_INPUT_BYTES, MAX_SUMMARIES,
+    Parsed, Text, fix, leaf,
 };
 use crate::units::Bytes;
 
 /// Recognises the format of `text` without classifying it.
 pub fn detect(text: &str) -> InputFormat {
-    let text = clip(text, MAX_INPUT_BYTES);
+    let text = clip_tail(text, MAX_INPUT_BYTES);
     if summary::looks_like(text) && !summary::parse_memory_summaries(text).reports.is_empty() {
         return InputFormat::MemorySummary;
     }
@@ -100,20 +100,17 @@ pub fn detect(text: &str) -> InputFormat {
 /// ```
 pub fn diagnose(text: &str) -> Diagnosis {
     let mut notes = Vec::new();
-    let clipped = clip(text, MAX_INPUT_BYTES);
+    let clipped = clip_tail(text, MAX_INPUT_BYTES);
     if clipped.len() < text.len() {
         notes.push(Text::new(
             format!(
-                "Only the first {} MiB of the text were read.",
+                "Only the last {} MiB of the text were read (errors come at the end of logs).",
                 MAX_INPUT_BYTES >> 20
             ),
-            format!("只读取了前 {} MiB 的文本。", MAX_INPUT_BYTES >> 20),
-        ));
-    }
-    if clipped.lines().nth(MAX_LINES).is_some() {
-        notes.push(Text::new(
-            format!("Only the first {MAX_LINES} lines were read."),
-            format!("只读取了前 {MAX_LINES} 行。"),
+            format!(
+                "只读取了文本的最后 {} MiB（错误信息通常在日志末尾）。",
+                MAX_INPUT_BYTES >> 20
+            ),
         ));
     }
     let text = clipped;
@@ -452,6 +449,12 @@ fn from_summary(log: MemorySummaryLog, text: &str) -> Diagnosis {
                 log.reports.len()
             ),
             format!("共读取 {} 份报告；数字取自最后一份。", log.reports.len()),
+        ));
+    }
+    if log.reports.len() >= MAX_SUMMARIES {
+        v.notes.push(Text::new(
+            format!("Only the first {MAX_SUMMARIES} reports were read."),
+            format!("只读取了前 {MAX_SUMMARIES} 份报告。"),
         ));
     }
     if s.truncated {

@@ -274,6 +274,23 @@ pub(crate) fn find_all(hay: &str, needle: &str, cap: usize) -> Vec<usize> {
     out
 }
 
+/// The last `max` bytes of `s` at most, from a char boundary, and from a line start when one
+/// comes within 4 KiB: errors are at the end of logs.
+pub(crate) fn clip_tail(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut start = s.len() - max;
+    while start < s.len() && !s.is_char_boundary(start) {
+        start += 1;
+    }
+    let tail = &s[start..];
+    match tail.find('\n') {
+        Some(i) if i < 4096 => &tail[i + 1..],
+        _ => tail,
+    }
+}
+
 /// At most `max` bytes of `s`, cut back to a char boundary.
 pub(crate) fn clip(s: &str, max: usize) -> &str {
     if s.len() <= max {
@@ -346,5 +363,7 @@ mod tests {
             "a b c d"
         );
         assert_eq!(clip("显存", 4), "显");
+        assert_eq!(clip_tail("显存", 4), "存");
+        assert_eq!(clip_tail("ab\ncd", 4), "cd");
     }
 }
