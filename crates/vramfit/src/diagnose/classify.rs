@@ -1,47 +1,5 @@
-//! Recognising the format and classifying: the rules, each with its reason.
-//!
-//! # PyTorch OOM messages
-//!
-//! PyTorch's caching allocator keeps freed blocks in *segments* obtained with `cudaMalloc` and
-//! reuses them; a block can only be returned to the driver when its whole segment is free. On
-//! a failed request it frees every fully free cached segment and retries; the OOM is raised
-//! only after that retry fails. So, at the moment of the message:
-//!
-//! 1. `requested > total capacity` → **capacity** (`capacity_static`, high confidence): no card
-//!    of this size can hold that one tensor.
-//! 2. other processes hold memory and `requested > total − other processes` → **capacity**,
-//!    caused by the other processes (`capacity_static`).
-//! 3. `reserved − allocated ≥ requested` and `≥ 15 %` of reserved → **fragmentation**: the cache
-//!    held enough free memory in total, but only as pieces of segments that still contain live
-//!    tensors (non-releasable), none big enough. High confidence from `≥ 2 × requested` and
-//!    `≥ 25 %`; medium otherwise.
-//! 4. otherwise → **capacity** at the peak step (`capacity_peak`, medium): live tensors fill the
-//!    card. One message cannot show a **leak**: that needs memory per iteration, so the
-//!    explanation says so and asks for an `nvidia-smi` log.
-//!
-//! # `memory_summary()` reports
-//!
-//! Fragmentation = non-releasable / reserved (or (reserved − allocated) / reserved without
-//! that row). Several reports whose allocated memory rises steadily → **leak**. Fragmentation
-//! ≥ 20 % with `cudaMalloc retries` or `CUDA OOMs` → **fragmentation** (high); ≥ 30 % without
-//! them → fragmentation (medium: it will bite later). Retries or OOMs with little fragmentation
-//! → **capacity** at the peak (medium). Neither → capacity, low: nothing is wrong in this report.
-//!
-//! # `nvidia-smi` logs
-//!
-//! Each GPU's series is fitted by least squares, all of it and its second half. Rising over the
-//! second half (fit r² ≥ 0.5, growth ≥ 1 % of memory.total and ≥ 32 MiB) → **leak**, with the
-//! rate and the time it reaches memory.total. Level (one jump then flat, steps then flat, or
-//! flat) → **capacity** (low): not a leak; if it still runs out, the steady state plus the peak
-//! of one step exceeds the card, or the cache is fragmented, which `memory_summary()` tells.
-//!
-//! # TensorFlow, JAX, vLLM, llama.cpp
-//!
-//! TensorFlow: request > BFC limit → capacity (static); limit − in use ≥ request →
-//! fragmentation (the BFC pool had the bytes, not the chunk); else capacity at the peak.
-//! JAX: capacity (XLA plans buffers at compile time; JAX preallocates 75 % of the card).
-//! vLLM start-up errors and llama.cpp allocation failures: capacity, with the engine's own knobs
-//! first among the fixes.
+//! Recognising the format and classifying. The rules are documented on the `diagnose`
+//! module (its "Classification rules" section), next to the public API.
 
 use alloc::format;
 use alloc::string::String;
