@@ -47,7 +47,10 @@
 //!    held enough free memory in total, but only as pieces of segments that still contain live
 //!    tensors (non-releasable), none big enough. High confidence from `≥ 2 × requested` and
 //!    `≥ 25 %`; medium otherwise.
-//! 4. otherwise → **capacity** at the peak step (`capacity_peak`, medium): live tensors fill the
+//! 4. the driver reported free ≥ 1.2 × requested + 256 MiB, yet the allocation failed →
+//!    **fragmentation** below the cache (low confidence): the device's free memory is in pieces
+//!    (Windows WDDM) or another process raced for it (pytorch#59778).
+//! 5. otherwise → **capacity** at the peak step (`capacity_peak`, medium): live tensors fill the
 //!    card. One message cannot show a **leak**: that needs memory per iteration, so the
 //!    explanation says so and asks for an `nvidia-smi` log.
 //!

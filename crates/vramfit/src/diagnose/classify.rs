@@ -321,6 +321,33 @@ fn classify_pytorch(p: &PytorchOom, ev: &mut Vec<Evidence>) -> Verdict {
         v.fixes.push("expandable_segments");
         return v;
     }
+    // The driver said more was free than requested (with a margin for segment rounding and the
+    // driver's own needs), yet cudaMalloc failed: the device's free memory is in pieces
+    // (WDDM on Windows), or another process took it between the two calls.
+    if let Some(free) = p.free
+        && free >= Bytes::from_f64(req.get() as f64 * 1.2).plus(Bytes::mib(256))
+    {
+        let mut v = Verdict::new(
+            Kind::Fragmentation,
+            "fragmentation",
+            Confidence::Low,
+            Text::new(
+                format!(
+                    "The driver reported {} free, more than the {} requested, yet the allocation failed. Below the PyTorch cache: the device's free memory is itself in pieces (common under Windows' WDDM driver model), or another process took memory between the report and the request. Restart the process, close other GPU programs, and prefer Linux/WSL2 or TCC mode for large jobs.",
+                    a(free),
+                    a(req)
+                ),
+                format!(
+                    "驱动报告有 {} 空闲，多于申请的 {}，但分配仍然失败。问题在 PyTorch 缓存之下：设备的空闲显存本身是零碎的（Windows WDDM 驱动模式下常见），或者在报告与申请之间被其他进程占用。请重启进程、关闭其他使用 GPU 的程序，大任务尽量使用 Linux/WSL2 或 TCC 模式。",
+                    a(free),
+                    a(req)
+                ),
+            ),
+        );
+        v.fixes.push("stop_other_processes");
+        v.paste = Some(paste_curve());
+        return v;
+    }
     let used = p.allocated.unwrap_or(reserved);
     let mut v = Verdict::new(
         Kind::Capacity,
@@ -839,6 +866,7 @@ fn from_tf(t: TensorflowOom, ev: Vec<Evidence>) -> Diagnosis {
                     ),
                 ),
             );
+            v.fixes.push("tf_cuda_malloc_async");
             v.fixes.push("pad_shapes");
             v
         }
