@@ -111,8 +111,8 @@ pub use classify::{detect, diagnose};
 pub use llamacpp::{LlamaCppError, LlamaCppStage, parse_llamacpp_error};
 pub use pytorch::{OtherProcess, PytorchOom, PytorchOomStyle, parse_pytorch_oom};
 pub use smi::{
-    Direction, LinearFit, Pattern, SmiLog, SmiPoint, SmiSeries, XUnit, parse_nvidia_smi,
-    parse_nvidia_smi_csv, parse_nvidia_smi_table,
+    Direction, LinearFit, Pattern, SmiLog, SmiPoint, SmiProcess, SmiSeries, XUnit,
+    parse_nvidia_smi, parse_nvidia_smi_csv, parse_nvidia_smi_table,
 };
 pub use summary::{MemorySummary, MemorySummaryLog, SummaryMetric, parse_memory_summaries};
 pub use tfjax::{JaxOom, TensorflowOom, parse_jax_oom, parse_tensorflow_oom};
