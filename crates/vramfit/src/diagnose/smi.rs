@@ -221,10 +221,11 @@ pub fn parse_nvidia_smi_table(text: &str) -> Option<SmiLog> {
         if line.contains("MIG devices") || line.contains("Processes:") {
             in_skip = true;
             in_processes = line.contains("Processes:");
-        } else if in_processes && processes.len() < 256 {
-            if let Some(p) = process_row(line) {
-                processes.push(p);
-            }
+        } else if in_processes
+            && processes.len() < 256
+            && let Some(p) = process_row(line)
+        {
+            processes.push(p);
         }
         if !in_skip && let Some((used, total)) = memory_cell(line) {
             if print < 0 {
