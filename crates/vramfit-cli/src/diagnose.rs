@@ -222,7 +222,12 @@ fn diagnosis_text(d: &Diagnosis, lang: Lang) -> String {
                 let _ = write!(o, ", +{g:.1} MiB/{unit}");
             }
             if let Some(h) = s.hits_total_at_x {
-                let _ = write!(o, ", reaches memory.total at {unit} {h:.0}");
+                let at = if unit == "s" {
+                    format!("after {h:.0} s")
+                } else {
+                    format!("at sample {h:.0}")
+                };
+                let _ = write!(o, ", reaches memory.total {at}");
             }
             o.push('\n');
         }

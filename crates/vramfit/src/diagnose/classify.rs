@@ -643,6 +643,14 @@ fn classify_summary(
     v
 }
 
+/// "after 27 s" / "at sample 72", and the Chinese.
+fn at_x(u: XUnit, h: f64) -> (String, String) {
+    match u {
+        XUnit::Seconds => (format!("after {h:.0} s"), format!("约 {h:.0} 秒后")),
+        XUnit::Sample => (format!("at sample {h:.0}"), format!("在第 {h:.0} 个采样处")),
+    }
+}
+
 fn x_name(u: XUnit) -> (&'static str, &'static str) {
     match u {
         XUnit::Seconds => ("s", "秒"),
@@ -681,11 +689,10 @@ fn from_smi(log: SmiLog) -> Diagnosis {
             ));
         }
         if let Some(h) = s.hits_total_at_x {
-            let (en, _) = x_name(s.x_unit);
             ev.push(Evidence::value(
                 "hits_total_at_x",
                 h,
-                format!("{tag}: at {en} {h:.0}"),
+                format!("{tag}: {}", at_x(s.x_unit, h).0),
             ));
         }
         if let Some(st) = s.steady {
@@ -703,13 +710,16 @@ fn from_smi(log: SmiLog) -> Diagnosis {
         let strong = s.points.len() >= 10 && s.tail_fit.is_some_and(|t| t.r2 >= 0.8);
         let when_en = match (s.hits_total_at_x, s.total) {
             (Some(h), Some(t)) => format!(
-                " At this rate it reaches memory.total ({}) at {en} {h:.0}.",
-                a(t)
+                " At this rate it reaches memory.total ({}) {}.",
+                a(t),
+                at_x(s.x_unit, h).0
             ),
             _ => String::new(),
         };
         let when_zh = match (s.hits_total_at_x, s.total) {
-            (Some(h), Some(t)) => format!("按此速度，将在第 {h:.0} {zh}时达到总容量（{}）。", a(t)),
+            (Some(h), Some(t)) => {
+                format!("按此速度，{}达到总容量（{}）。", at_x(s.x_unit, h).1, a(t))
+            }
             _ => String::new(),
         };
         Verdict::new(
