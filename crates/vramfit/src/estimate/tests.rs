@@ -1,24 +1,10 @@
 //! Estimator tests: every figure against a hand calculation written here, or a cited measurement.
 
 use super::*;
-use crate::model::{Family, Moe, Norm};
+use crate::model::Moe;
 
 fn llama8b() -> Architecture {
-    Architecture {
-        family: Family::CausalLm,
-        vocab_size: 128_256,
-        hidden_size: 4096,
-        num_layers: 32,
-        num_heads: 32,
-        num_kv_heads: 8,
-        head_dim: 128,
-        intermediate_size: 14_336,
-        gated_ffn: true,
-        norm: Norm::Rms,
-        norms_per_layer: 2,
-        max_position_embeddings: 131_072,
-        ..Architecture::default()
-    }
+    crate::model::tests::llama31_8b()
 }
 
 fn input(arch: Architecture) -> EstimateInput {
