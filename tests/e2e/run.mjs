@@ -6,7 +6,7 @@
 // Screenshots go to tests/e2e/artifacts/ (git-ignored); with VRAMFIT_UPDATE_SCREENSHOT=1 the
 // desktop calculator also replaces docs/screenshot.png.
 import { chromium } from 'playwright-core';
-import { mkdtempSync, mkdirSync, rmSync, copyFileSync, readFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, copyFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -214,6 +214,187 @@ test('WebGPU with --enable-unsafe-webgpu shows the (fallback) adapter', async ()
   assert(/not reported/i.test(mem), `memory not guessed: ${mem}`);
   // Chromium may warn about the software adapter on the console; that is the browser, not us.
   page.problems = page.problems.filter((p) => !/WebGPU|SwiftShader|adapter/i.test(p));
+  noProblems(page, 'problems');
+});
+
+// ---------------------------------------------------------------------------------------------
+// The calculator against the CLI: the same inputs must give the same bytes.
+
+/** The CLI's flags for the calculator's URL parameters (the estimator's field names). */
+function cliArgs(params) {
+  const p = new URLSearchParams(params);
+  const args = ['estimate', '--json'];
+  const source = p.get('source') || 'preset';
+  if (source === 'preset') args.push('--model', p.get('model') || 'meta-llama/Llama-3.1-8B');
+  for (const [k, v] of p) {
+    if (['lang', 'source', 'model', 'config'].includes(k)) continue;
+    if (k === 'params') { if (source === 'params') args.push('--params', v); continue; }
+    if (k === 'qlora' || k === 'fused_optimizer') { if (v === 'true') args.push('--' + k.replace(/_/g, '-')); continue; }
+    if (k === 'cuda_graphs') { if (v === 'false') args.push('--enforce-eager'); continue; }
+    if (k === 'logits') { if (v === 'all') args.push('--all-logits'); continue; }
+    if (k === 'grad_checkpointing') { args.push('--checkpointing', v); continue; }
+    args.push('--' + k.replace(/_/g, '-'), v);
+  }
+  return args;
+}
+
+function cli(args) {
+  return JSON.parse(execFileSync(CLI, args, { encoding: 'utf8' }));
+}
+
+/** The page's `15.0 GiB`, as web/src/format.rs writes it. */
+function gib(bytes) {
+  const g = bytes / 2 ** 30;
+  if (bytes === 0) return '0 GiB';
+  if (g >= 100) return `${g.toFixed(0)} GiB`;
+  if (g >= 10) return `${g.toFixed(1)} GiB`;
+  if (g >= 0.01) return `${g.toFixed(2)} GiB`;
+  return `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+}
+
+async function shown(page) {
+  await page.waitForSelector('#total');
+  const bytes = async (sel) => Number(await page.getAttribute(sel, 'data-bytes'));
+  const rows = await page.$$eval('#working tr[data-key]', (trs) => trs.map((tr) => [tr.dataset.key, Number(tr.dataset.bytes)]));
+  return {
+    total: await bytes('#total'),
+    totalText: await page.locator('#total .v').innerText(),
+    peak: await bytes('#peak'),
+    recommended: await bytes('#recommended'),
+    quickRec: await bytes('#quick-rec'),
+    rows,
+  };
+}
+
+function sameAsCli(s, e, what) {
+  eq(s.total, e.total_bytes, `${what}: total`);
+  eq(s.totalText, gib(e.total_bytes), `${what}: total as shown`);
+  eq(s.peak, e.peak_allocated_bytes, `${what}: peak allocated`);
+  eq(s.recommended, e.recommended_bytes, `${what}: recommended`);
+  eq(s.quickRec, e.quick.recommended_bytes, `${what}: quick M_rec`);
+  eq(JSON.stringify(s.rows), JSON.stringify(e.components.map((c) => [c.key, c.bytes])), `${what}: components`);
+}
+
+async function noNonsense(page) {
+  const text = await page.locator('body').innerText();
+  assert(!/\bNaN\b|Infinity|-\d+(\.\d+)? GiB/.test(text), 'NaN, Infinity or a negative size on the page');
+}
+
+const SCENARIOS = [
+  '',
+  'mode=training&batch=4&seq_len=1024&grad_checkpointing=full&lora_rank=16',
+  'mode=training&source=params&params=7B&dtype=fp16&optimizer=adamw-8bit&zero=3&gpus=4',
+  'mode=serve&model=Qwen/Qwen2.5-7B-Instruct&gpu_memory=80GB&max_model_len=8192',
+  'source=params&params=70B&quantization=awq&batch=8&seq_len=4096',
+  'engine=llamacpp&quantization=gguf-q4_k_m&model=meta-llama/Llama-3.2-3B&seq_len=8192',
+  'mode=training&model=Qwen/Qwen3-8B&qlora=true&lora_rank=64&lora_targets=all-linear&gpu_memory=24GB',
+];
+
+test('calculator numbers equal the CLI\'s for the same inputs', async () => {
+  const page = await watchedPage(await browser());
+  for (const q of SCENARIOS) {
+    await go(page, `#/calc?lang=en${q ? '&' + q : ''}`, 'calc');
+    const s = await shown(page);
+    sameAsCli(s, cli(cliArgs(q)), q || 'defaults');
+    await noNonsense(page);
+  }
+  noProblems(page, 'problems');
+});
+
+test('inputs set on the page go to the URL, and the shared link reopens them exactly', async () => {
+  const context = await browser();
+  const page = await watchedPage(context);
+  await go(page, '#/calc?lang=en', 'calc');
+  await page.selectOption('#f-mode', 'training');
+  await page.fill('#f-batch', '2');
+  await page.fill('#f-seq_len', '512');
+  await page.selectOption('#f-grad_checkpointing', 'selective');
+  await page.locator('button[data-source="params"]').click();
+  await page.fill('#f-params', '13B');
+  await page.waitForFunction(() => location.hash.includes('params=13B'));
+  const url = page.url();
+  for (const part of ['mode=training', 'batch=2', 'seq_len=512', 'grad_checkpointing=selective', 'source=params']) {
+    assert(url.includes(part), `the URL has ${part}: ${url}`);
+  }
+  const before = await shown(page);
+  sameAsCli(before, cli(cliArgs(new URL(url).hash.split('?')[1])), 'set on the page');
+  const other = await watchedPage(await browser());
+  await other.goto(url);
+  const after = await shown(other);
+  eq(JSON.stringify(after), JSON.stringify(before), 'the same numbers from the link');
+  eq(await other.inputValue('#f-params'), '13B', 'params restored');
+  eq(await other.inputValue('#f-mode'), 'training', 'mode restored');
+  eq(await other.inputValue('#f-grad_checkpointing'), 'selective', 'checkpointing restored');
+  noProblems(page, 'problems');
+  noProblems(other, 'problems');
+});
+
+test('bad input shows the estimator\'s error next to the field, never a crash', async () => {
+  const page = await watchedPage(await browser());
+  await go(page, '#/calc?lang=en', 'calc');
+  for (const [field, value, expect] of [['batch', '0', /batch.*integer from 1/], ['seq_len', 'abc', /seq_len.*not a number/], ['batch', '1e30', /batch.*integer from 1/], ['seq_len', '-5', /seq_len/]]) {
+    await page.fill(`#f-${field}`, value);
+    const err = page.locator(`#f-${field}-err`);
+    await err.waitFor();
+    assert(expect.test(await err.innerText()), `${field}=${value}: ${await err.innerText()}`);
+    eq(await page.getAttribute(`#f-${field}`, 'aria-invalid'), 'true', 'marked invalid');
+    await page.locator('#calc-error').waitFor();
+    await noNonsense(page);
+    await page.fill(`#f-${field}`, field === 'batch' ? '1' : '2048');
+    await page.waitForSelector('#total');
+  }
+  await page.locator('button[data-source="params"]').click();
+  await page.fill('#f-params', 'lots');
+  assert(/params/.test(await page.locator('#calc-error').innerText()), 'params error');
+  await go(page, '#/calc?lang=zh&batch=0', 'calc');
+  assert(hasHan(await page.locator('#f-batch-err').innerText()), 'the error in Chinese too');
+  noProblems(page, 'problems');
+});
+
+test('a dropped config.json is read locally and estimated like the CLI reads it', async () => {
+  const config = {
+    model_type: 'llama', vocab_size: 32000, hidden_size: 2048, intermediate_size: 5632,
+    num_hidden_layers: 22, num_attention_heads: 32, num_key_value_heads: 4,
+    max_position_embeddings: 2048, torch_dtype: 'bfloat16', tie_word_embeddings: false,
+  };
+  const file = join(mkdtempSync(join(tmpdir(), 'vramfit-cfg-')), 'config.json');
+  writeFileSync(file, JSON.stringify(config, null, 2));
+  const page = await watchedPage(await browser());
+  await go(page, '#/calc?lang=en&batch=2', 'calc');
+  await page.locator('button[data-source="config"]').click();
+  await page.setInputFiles('#f-config', file);
+  await page.locator('#config-info').waitFor();
+  assert(/llama/.test(await page.locator('#config-info').innerText()), 'model_type shown');
+  const s = await shown(page);
+  sameAsCli(s, cli(['estimate', '--json', '--model', file, '--batch', '2']), 'config.json');
+  // The config travels in the link.
+  const other = await watchedPage(await browser());
+  await other.goto(page.url());
+  eq((await shown(other)).total, s.total, 'the config from the link');
+  // A broken file shows the parser's error, not a crash.
+  const broken = join(dirname(file), 'broken.json');
+  writeFileSync(broken, '{"model_type": "llama", "hidden_size": -1');
+  await page.setInputFiles('#f-config', broken);
+  await page.locator('#calc-error').waitFor();
+  assert(/config\.json/.test(await page.locator('#calc-error').innerText()), 'the error names config.json');
+  noProblems(page, 'problems');
+});
+
+test('what-ifs re-run the estimator, and applying one sets its inputs', async () => {
+  const page = await watchedPage(await browser());
+  await go(page, '#/calc?lang=en&mode=training&batch=8', 'calc');
+  const base = await shown(page);
+  const cards = page.locator('#whatif .card');
+  assert(await cards.count() >= 3, 'several what-ifs');
+  const ck = page.locator('#whatif .card[data-whatif="whatif.checkpointing"]');
+  const expect = Number(await ck.getAttribute('data-bytes'));
+  assert(expect < base.total, 'checkpointing saves memory');
+  await ck.locator('button').click();
+  await page.waitForFunction(() => location.hash.includes('grad_checkpointing=full'));
+  const after = await shown(page);
+  eq(after.total, expect, 'the applied what-if is what the card said');
+  sameAsCli(after, cli(cliArgs('mode=training&batch=8&grad_checkpointing=full')), 'after applying');
+  eq(await page.locator('svg.chart path.series').count(), 1, 'the context chart is drawn');
   noProblems(page, 'problems');
 });
 

@@ -98,6 +98,7 @@ fn set(calc: &mut BTreeMap<String, String>, k: String, v: String) {
 
 /// Keys of each view's own inputs.
 pub const EXTRA_KEYS: &[&str] = &[
+    "config",
     "text",
     "jobs",
     "mig_gpu",

@@ -70,10 +70,7 @@ pub async fn query() -> Answer {
     let Ok(request) = get(&gpu, "requestAdapter").dyn_into::<Function>() else {
         return Answer::NoApi;
     };
-    let Ok(promise) = request
-        .call0(&gpu)
-        .and_then(|p| p.dyn_into::<Promise>().map_err(JsValue::from))
-    else {
+    let Ok(promise) = request.call0(&gpu).and_then(|p| p.dyn_into::<Promise>()) else {
         return Answer::NoAdapter;
     };
     let adapter = match JsFuture::from(promise).await {
@@ -82,15 +79,11 @@ pub async fn query() -> Answer {
     };
     // `adapter.info` (current browsers); `requestAdapterInfo()` in older ones.
     let mut info = get(&adapter, "info");
-    if info.is_undefined() {
-        if let Ok(f) = get(&adapter, "requestAdapterInfo").dyn_into::<Function>() {
-            if let Ok(p) = f
-                .call0(&adapter)
-                .and_then(|p| p.dyn_into::<Promise>().map_err(JsValue::from))
-            {
-                info = JsFuture::from(p).await.unwrap_or(JsValue::UNDEFINED);
-            }
-        }
+    if info.is_undefined()
+        && let Ok(f) = get(&adapter, "requestAdapterInfo").dyn_into::<Function>()
+        && let Ok(p) = f.call0(&adapter).and_then(|p| p.dyn_into::<Promise>())
+    {
+        info = JsFuture::from(p).await.unwrap_or(JsValue::UNDEFINED);
     }
     let fallback = get(&info, "isFallbackAdapter")
         .as_bool()
