@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use clap::{Args, ValueEnum};
 use vramfit::estimate::{
     AttentionImpl, Checkpointing, Engine, Estimate, EstimateInput, Logits, Mode, Offload,
-    Optimizer, Precision, estimate,
+    Optimizer, Precision,
 };
 use vramfit::precision::{Dtype, KvDtype, Quantization};
 use vramfit::{Bytes, InputError};
@@ -239,8 +239,41 @@ pub struct EstimateArgs {
 /// Runs `vramfit estimate`.
 pub fn run(args: EstimateArgs) -> Outcome {
     let input = args.flags.to_input()?;
-    let e = estimate(&input)?;
-    if args.json { json(&e) } else { Ok(table(&e)) }
+    let workload = input.resolve()?;
+    let e = workload.estimate();
+    // With a card named: the largest batch and context that fit it, and the fewest such cards.
+    let solutions = workload
+        .device
+        .as_ref()
+        .map(|d| vramfit::estimate::solve(&input, d));
+    if args.json {
+        let mut v = serde_json::to_value(&e).map_err(|err| Failure::io(err.to_string()))?;
+        if let (Some(sol), Some(obj)) = (&solutions, v.as_object_mut()) {
+            obj.insert(
+                "solutions".into(),
+                serde_json::to_value(sol).map_err(|err| Failure::io(err.to_string()))?,
+            );
+        }
+        return json(&v);
+    }
+    let mut t = table(&e);
+    if let Some(sol) = solutions {
+        let show =
+            |x: Option<u64>| x.map_or_else(|| String::from("none"), vramfit::estimate::thousands);
+        let _ = writeln!(
+            t,
+            "On this card: largest batch {}, largest {} {}, fewest cards {}.",
+            show(sol.max_batch),
+            if input.mode == Mode::Serve {
+                "max_model_len"
+            } else {
+                "sequence"
+            },
+            show(sol.max_context),
+            show(sol.min_gpus)
+        );
+    }
+    Ok(t)
 }
 
 fn gib(b: Bytes) -> String {
@@ -311,7 +344,9 @@ pub fn table(e: &Estimate) -> String {
         );
     }
     if let Some(f) = &e.fit {
-        let verdict = if f.fits {
+        let verdict = if let Some(r) = &f.reason {
+            format!("does NOT fit: {}", r.en)
+        } else if f.fits {
             format!("fits, {} free", f.headroom_bytes.display_gib())
         } else {
             format!("does NOT fit: {} short", f.shortfall_bytes.display_gib())
@@ -327,4 +362,51 @@ pub fn table(e: &Estimate) -> String {
         let _ = writeln!(s, "  note: {}", n.en);
     }
     s
+}
+
+/// Arguments of `vramfit models`.
+#[derive(Args)]
+pub struct ModelsArgs {
+    /// Only presets whose id or name contains this (case-insensitive).
+    pub query: Option<String>,
+    /// Print a JSON list.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs `vramfit models`.
+pub fn models(args: ModelsArgs) -> Outcome {
+    let list: Vec<&vramfit::presets::Preset> = match &args.query {
+        Some(q) => vramfit::presets::search(q).collect(),
+        None => vramfit::presets::presets().iter().collect(),
+    };
+    if args.json {
+        let rows: Vec<serde_json::Value> = list
+            .iter()
+            .map(|p| {
+                serde_json::json!({
+                    "id": p.id,
+                    "aliases": p.aliases,
+                    "name": p.name,
+                    "params": p.params,
+                    "dtype": p.dtype,
+                    "arch": p.arch,
+                    "source": p.source,
+                    "date": p.date,
+                })
+            })
+            .collect();
+        return json(&rows);
+    }
+    let mut s = String::new();
+    for p in list {
+        let _ = writeln!(
+            s,
+            "{:<50} {:>18} params  {}",
+            p.id,
+            vramfit::estimate::thousands(p.params),
+            p.dtype
+        );
+    }
+    Ok(s)
 }

@@ -203,6 +203,9 @@ fn notes_explain_assumptions() {
             .iter()
             .any(|n| n.contains("attention_chunk_size"))
     );
+    // 36 chunked (RoPE) layers of 8192 tokens, 12 global NoPE layers.
+    assert_eq!(scout.arch.sliding_window, 8192);
+    assert_eq!(scout.arch.global_layers(), 12);
 }
 
 #[test]
@@ -273,4 +276,20 @@ fn vit_labels_come_from_id2label() {
     .unwrap();
     assert_eq!(cfg.arch.num_labels, 3);
     assert_eq!(cfg.arch.encoder_positions, 197);
+}
+
+#[test]
+fn falcon_before_transformers_adopted_it() {
+    // tiiuae/falcon-40b's original config.json (model_type RefinedWeb, RWForCausalLM, 2023-05).
+    let cfg = parse_config(
+        r#"{"alibi": false, "apply_residual_connection_post_layernorm": false,
+            "architectures": ["RWForCausalLM"], "attention_dropout": 0.0, "bias": false,
+            "bos_token_id": 11, "eos_token_id": 11, "hidden_dropout": 0.0, "hidden_size": 8192,
+            "initializer_range": 0.02, "layer_norm_epsilon": 1e-05, "model_type": "RefinedWeb",
+            "n_head": 128, "n_head_kv": 8, "n_layer": 60, "parallel_attn": true,
+            "torch_dtype": "bfloat16", "transformers_version": "4.27.4", "use_cache": true,
+            "vocab_size": 65024}"#,
+    )
+    .unwrap();
+    assert_eq!(cfg.arch, find("tiiuae/falcon-40b").unwrap().arch);
 }

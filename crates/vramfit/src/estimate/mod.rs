@@ -6,6 +6,7 @@
 
 mod activations;
 mod quick;
+mod solve;
 mod weights;
 
 use alloc::format;
@@ -14,6 +15,7 @@ use alloc::vec::Vec;
 
 pub use activations::{Kernel, Trainable, role_bit};
 pub use quick::{Quick, guide_bytes_per_param, m_rec};
+pub use solve::{Solutions, fewest_gpus, largest_batch, largest_context, solve};
 pub use weights::{gguf_type, per_gpu_weight_bytes, tensor_bytes};
 
 use crate::error::{InputError, Result};
@@ -736,6 +738,8 @@ pub struct Fit {
     pub headroom_bytes: Bytes,
     /// Memory missing (zero when it fits).
     pub shortfall_bytes: Bytes,
+    /// Why it does not fit when memory alone does not say (serving: the KV pool is too small).
+    pub reason: Option<Difference>,
 }
 
 /// The estimate, per GPU, in bytes.
@@ -773,8 +777,12 @@ pub struct Estimate {
     pub peak_allocated_bytes: Bytes,
     /// What `nvidia-smi` would show for the process.
     pub total_bytes: Bytes,
-    /// The guide's `M_rec = 1.2 × (M_theory + 2 GB)` with `M_theory = peak_allocated_bytes`.
+    /// The guide's `M_rec = 1.2 × (M_theory + 2 GB)` with `M_theory = peak_allocated_bytes`
+    /// (serving: the card memory that holds `batch` sequences of `max_model_len`).
     pub recommended_bytes: Bytes,
+    /// The card memory the run needs, as the CUDA runtime counts it: `total_bytes`, or for vLLM
+    /// serving the memory whose utilisation budget holds `batch` sequences of `max_model_len`.
+    pub required_bytes: Bytes,
     /// Serving: tokens the KV pool holds.
     pub kv_cache_tokens: Option<u64>,
     /// Serving: sequences of `max_model_len` the pool holds at once (rounded down).
@@ -826,6 +834,10 @@ struct Parts {
     /// PyTorch-allocated bytes at the peak when it is not the plain sum of the torch components
     /// (HF inference: the KV cache is only partly filled at the prefill peak).
     peak: Option<u64>,
+    /// Serving: tokens in vLLM's pool.
+    serve_tokens: Option<u64>,
+    /// Serving: `M_theory`, the card memory that holds the wanted concurrency.
+    theory: Option<u64>,
 }
 
 impl Parts {
@@ -1015,6 +1027,8 @@ impl Workload {
             comps: Vec::new(),
             notes: Vec::new(),
             peak: None,
+            serve_tokens: None,
+            theory: None,
         };
         let (phase, trainable, cpu) = match (self.mode, self.engine) {
             (Mode::Training, _) => self.training(&mut parts),
@@ -1023,6 +1037,13 @@ impl Workload {
             (Mode::Inference, Engine::Hf) => self.hf_inference(&mut parts),
         };
         self.finish(parts, phase, trainable, cpu)
+    }
+
+    /// Weights of a model known by its parameter count only: `P × b` (the guide's rule), split
+    /// evenly over tensor and pipeline parallel shards.
+    fn opaque_weights(&self) -> u64 {
+        let p = self.arch.params() as f64 * guide_bytes_per_param(self.dtype, &self.quantization);
+        Bytes::from_f64(p / (self.tp * self.pp) as f64).get()
     }
 
     fn hopper(&self) -> bool {
@@ -1063,10 +1084,7 @@ impl Workload {
         let w = if a.is_detailed() {
             w
         } else {
-            Bytes::from_f64(
-                a.params() as f64 * guide_bytes_per_param(self.dtype, &self.quantization),
-            )
-            .get()
+            self.opaque_weights()
         };
         p.add(
             "weights",
@@ -1203,10 +1221,7 @@ impl Workload {
         let w0 = if a.is_detailed() {
             w0
         } else {
-            Bytes::from_f64(
-                a.params() as f64 * guide_bytes_per_param(self.dtype, &self.quantization),
-            )
-            .get()
+            self.opaque_weights()
         };
         // vLLM's rotary embedding keeps a cos/sin cache of max_position × head_dim in the model dtype.
         let rope = if a.is_generative() && a.mla.is_none() {
@@ -1299,10 +1314,10 @@ impl Workload {
                 (pool_used, blocks * VLLM_BLOCK)
             }
             None => {
-                let tokens = self.max_num_seqs.saturating_mul(self.max_model_len);
+                let tokens = self.batch.saturating_mul(self.max_model_len);
                 let pool = tokens.saturating_mul(per_token);
-                p.add("kv_cache", pool, true, format!("{} seqs × {} max_model_len × {} B per token = {} (no GPU given: the KV the pool must hold)", self.max_num_seqs, self.max_model_len, thousands(per_token), b(pool)), "Without a card, the pool that serves max_num_seqs full-length sequences.", "未指定显卡时：满足 max_num_seqs 条满长序列所需的池。");
-                p.note("vllm_no_device", String::from("No GPU given: vLLM would size its pool from gpu_memory_utilization × the card; shown is the KV needed for max_num_seqs sequences of max_model_len."), String::from("未指定显卡：vLLM 会按 gpu_memory_utilization × 显存确定 KV 池；此处显示 max_num_seqs 条 max_model_len 序列所需的 KV。"));
+                p.add("kv_cache", pool, true, format!("{} seqs × {} max_model_len × {} B per token = {} (no GPU given: the KV the pool must hold)", self.max_num_seqs, self.max_model_len, thousands(per_token), b(pool)), "Without a card, the pool that serves `batch` full-length sequences.", "未指定显卡时：满足 max_num_seqs 条满长序列所需的池。");
+                p.note("vllm_no_device", String::from("No GPU given: vLLM would size its pool from gpu_memory_utilization × the card; shown is the KV needed for `batch` sequences of max_model_len."), String::from("未指定显卡：vLLM 会按 gpu_memory_utilization × 显存确定 KV 池；此处显示 batch 条 max_model_len 序列所需的 KV。"));
                 (pool, tokens)
             }
         };
@@ -1324,11 +1339,22 @@ impl Workload {
         );
         p.comps.retain(|c| c.key != "workspace");
         let tokens = if a.is_generative() { tokens } else { 0 };
-        p.notes.push(Difference {
-            key: String::from("serve_tokens"),
-            en: format!("{tokens}"),
-            zh: format!("{tokens}"),
-        });
+        p.serve_tokens = Some(tokens);
+        // M_theory for serving (the guide's stage 2: KV at the peak concurrency): the card memory
+        // whose utilisation budget holds the weights, the profile peak, non-torch memory and the KV
+        // of `batch` sequences of max_model_len, plus what lives outside the budget.
+        let demand = self
+            .batch
+            .saturating_mul(self.max_model_len)
+            .saturating_mul(per_token);
+        let outside = CUDA_CONTEXT.get() + p.get("cuda_graphs");
+        p.theory = Some(
+            Bytes::from_f64(
+                budget_used.saturating_add(demand) as f64 / self.gpu_memory_utilization,
+            )
+            .get()
+            .saturating_add(outside),
+        );
         (Phase::Serving, 0, 0)
     }
 
@@ -2024,12 +2050,7 @@ impl Workload {
                 .saturating_add(reserve)
                 .saturating_add(non_torch)
         };
-        let tokens = parts
-            .notes
-            .iter()
-            .find(|n| n.key == "serve_tokens")
-            .and_then(|n| n.en.parse::<u64>().ok());
-        parts.notes.retain(|n| n.key != "serve_tokens");
+        let tokens = parts.serve_tokens;
         let temporaries = parts.get("logits")
             + parts.get("step_temporaries")
             + parts.get("autocast_copies")
@@ -2064,15 +2085,27 @@ impl Workload {
                     self.new_tokens
                 },
         );
-        let m_theory = if is_vllm || is_llamacpp {
-            total
-        } else {
-            peak_allocated
-        };
+        let m_theory = parts
+            .theory
+            .unwrap_or(if is_llamacpp { total } else { peak_allocated });
+        // Serving fits when the pool holds `batch` sequences of max_model_len (vLLM refuses to
+        // start below one) and the process fits the card.
+        let pool_ok = !is_vllm
+            || !self.arch.is_generative()
+            || tokens.unwrap_or(0) >= self.batch.saturating_mul(self.max_model_len);
         let fit = self.device.as_ref().map(|d| Fit {
             gpu: d.id.clone(),
             memory_bytes: d.memory,
-            fits: total <= d.memory.get(),
+            fits: total <= d.memory.get() && pool_ok,
+            reason: (!pool_ok).then(|| {
+                let t = tokens.unwrap_or(0);
+                let want = self.batch.saturating_mul(self.max_model_len);
+                Difference {
+                    key: String::from("kv_pool_too_small"),
+                    en: format!("The KV pool holds {} tokens, fewer than {} sequence(s) × max_model_len {} = {}: vLLM would refuse to start. Lower max_model_len, raise gpu_memory_utilization, use an fp8 KV cache or a larger card.", thousands(t), self.batch, thousands(self.max_model_len), thousands(want)),
+                    zh: format!("KV 池只能容纳 {} 个 token，少于 {} 条序列 × max_model_len {} = {}：vLLM 将拒绝启动。请降低 max_model_len、提高 gpu_memory_utilization、使用 fp8 KV 缓存或更大的显卡。", thousands(t), self.batch, thousands(self.max_model_len), thousands(want)),
+                }
+            }),
             headroom_bytes: d.memory.minus(Bytes::new(total)),
             shortfall_bytes: Bytes::new(total).minus(d.memory),
         });
@@ -2095,6 +2128,7 @@ impl Workload {
             peak_allocated_bytes: Bytes::new(peak_allocated),
             total_bytes: Bytes::new(total),
             recommended_bytes: m_rec(Bytes::new(m_theory)),
+            required_bytes: Bytes::new(if is_vllm { m_theory } else { total }),
             kv_cache_tokens: tokens,
             max_concurrency: tokens.map(|t| t / self.max_model_len.max(1)),
             max_concurrency_exact,
