@@ -6,6 +6,9 @@ use vramfit::InputError;
 use vramfit::config::ParsedConfig;
 use vramfit::estimate::{Estimate, EstimateInput, Mode, estimate};
 
+use vramfit::Bytes;
+use vramfit::hardware::{Layout, ParallelKind, PlanOption, PlanOptions};
+
 use crate::fields;
 use crate::state::AppState;
 
@@ -159,6 +162,80 @@ pub fn context_curve(s: &AppState) -> Vec<(u64, Estimate)> {
             estimate(&i).ok().map(|e| (n, e))
         })
         .collect()
+}
+
+/// Memory one GPU needs in a layout: the estimator re-run with that layout, exactly as the
+/// CLI's `recommend` does (ZeRO-3 only for training; a layout the estimator rejects gets a
+/// size no card has).
+pub fn per_gpu(input: &EstimateInput, layout: Layout) -> Bytes {
+    let training = input.mode == Mode::Training;
+    let i = match layout.kind {
+        ParallelKind::Single | ParallelKind::Mig | ParallelKind::Data => input.clone(),
+        ParallelKind::Zero3 if !training => return vramfit::units::MAX_SIZE,
+        ParallelKind::Zero3 => EstimateInput {
+            gpus: f64::from(layout.gpus),
+            zero: 3.0,
+            ..input.clone()
+        },
+        _ => EstimateInput {
+            gpus: f64::from(layout.gpus),
+            tp: f64::from(layout.tp),
+            pp: f64::from(layout.pp),
+            ..input.clone()
+        },
+    };
+    estimate(&i).map_or(vramfit::units::MAX_SIZE, |e| e.required_bytes)
+}
+
+/// The rental options for the state, cheapest first (the CLI's `recommend`).
+pub fn plan_of(s: &AppState, options: &PlanOptions) -> Result<Vec<PlanOption>, InputError> {
+    let input = input_with(s, &[])?;
+    estimate(&input)?;
+    Ok(vramfit::hardware::plan(
+        |l| per_gpu(&input, l),
+        vramfit::hardware::offers(),
+        vramfit::hardware::gpus(),
+        options,
+    ))
+}
+
+/// The largest batch and the largest sequence length that fit `capacity` with the other
+/// inputs as they are.
+pub fn largest(
+    s: &AppState,
+    capacity: Bytes,
+) -> (
+    Option<vramfit::hardware::fit::Fit>,
+    Option<vramfit::hardware::fit::Fit>,
+) {
+    let Ok(input) = input_with(s, &[]) else {
+        return (None, None);
+    };
+    let need =
+        |i: EstimateInput| estimate(&i).map_or(vramfit::units::MAX_SIZE, |e| e.required_bytes);
+    let batch = vramfit::hardware::fit::largest_fitting(
+        |b| {
+            need(EstimateInput {
+                batch: b as f64,
+                ..input.clone()
+            })
+        },
+        capacity,
+        1,
+        vramfit::estimate::MAX_BATCH.min(1 << 16),
+    );
+    let seq = vramfit::hardware::fit::largest_fitting(
+        |n| {
+            need(EstimateInput {
+                seq_len: n as f64,
+                ..input.clone()
+            })
+        },
+        capacity,
+        1,
+        vramfit::estimate::MAX_SEQ,
+    );
+    (batch, seq)
 }
 
 #[cfg(test)]

@@ -106,6 +106,7 @@ pub const EXTRA_KEYS: &[&str] = &[
     "device_gpu",
     "provider",
     "currency",
+    "spot",
 ];
 
 impl AppState {

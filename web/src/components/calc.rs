@@ -295,13 +295,36 @@ fn run_fields(props: &ErrProps) -> Html {
     }
 }
 
-/// The card: a catalog GPU or a memory size.
+/// The card: a catalog GPU or a memory size (one or the other, as the estimator accepts).
 #[function_component(GpuPicker)]
 fn gpu_picker(props: &ErrProps) -> Html {
+    let app = use_app();
+    let lang = app.lang;
+    let gpu = app.value("gpu");
+    let onchange = {
+        let app = app.clone();
+        Callback::from(move |e: Event| {
+            let v = e
+                .target_unchecked_into::<web_sys::HtmlSelectElement>()
+                .value();
+            app.dispatch(Action::SetMany(vec![
+                ("gpu".into(), v),
+                ("gpu_memory".into(), String::new()),
+            ]));
+        })
+    };
+    let err = props.error.as_ref().filter(|e| e.field == "gpu");
     html! {
         <>
-            <FieldInput name="gpu_memory" error={props.error.clone()} />
-            <FieldInput name="gpu" error={props.error.clone()} />
+            <div class="field">
+                <label for="f-gpu">{ lang.t("f.gpu") }</label>
+                <select id="f-gpu" name="gpu" {onchange} aria-invalid={err.is_some().then_some("true")}>
+                    <option value="" selected={gpu.is_empty()}>{ lang.t("calc.no_gpu") }</option>
+                    { super::gpus::options(&gpu) }
+                </select>
+                if let Some(e) = err { <span class="err" id="f-gpu-err" role="alert">{ error_text(lang, e) }</span> }
+            </div>
+            if gpu.is_empty() { <FieldInput name="gpu_memory" error={props.error.clone()} /> }
         </>
     }
 }
