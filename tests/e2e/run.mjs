@@ -277,7 +277,9 @@ function sameAsCli(s, e, what) {
 
 async function noNonsense(page) {
   const text = await page.locator('body').innerText();
-  assert(!/\bNaN\b|Infinity|-\d+(\.\d+)? GiB/.test(text), 'NaN, Infinity or a negative size on the page');
+  // ("Infinity Fabric" is AMD's interconnect, a name in the catalog.)
+  const bad = text.match(/\bNaN\b|\bInfinity\b(?! Fabric)|(^|[\s(])-\d+(\.\d+)? (GiB|GB|MiB)/m);
+  assert(!bad, `NaN, Infinity or a negative size on the page: ${bad && bad[0]}`);
 }
 
 const SCENARIOS = [
@@ -395,6 +397,106 @@ test('what-ifs re-run the estimator, and applying one sets its inputs', async ()
   eq(after.total, expect, 'the applied what-if is what the card said');
   sameAsCli(after, cli(cliArgs('mode=training&batch=8&grad_checkpointing=full')), 'after applying');
   eq(await page.locator('svg.chart path.series').count(), 1, 'the context chart is drawn');
+  noProblems(page, 'problems');
+});
+
+// ---------------------------------------------------------------------------------------------
+// The other views, against the CLI where it has the same command.
+
+test('Fit & rent lists the same cheapest options as `vramfit recommend`', async () => {
+  const page = await watchedPage(await browser());
+  for (const [q, extra] of [['', []], ['mode=training&model=Qwen/Qwen2.5-7B-Instruct&lora_rank=16', []], ['source=params&params=70B&currency=CNY', ['--currency', 'CNY']]]) {
+    await go(page, `#/fit?lang=en${q ? '&' + q : ''}`, 'fit');
+    await page.locator('#offers tbody tr').first().waitFor();
+    const rows = await page.$$eval('#offers tbody tr', (trs) => trs.slice(0, 5).map((tr) => [tr.dataset.offer, Number(tr.dataset.perGpu), Number(tr.dataset.price)]));
+    const args = cliArgs(q.replace(/&?currency=CNY/, ''));
+    args[0] = 'recommend';
+    const r = cli([...args, '--limit', '0', ...extra]);
+    const want = r.options.slice(0, 5).map((o) => [o.offer, o.per_gpu_bytes, o.price_per_hour]);
+    eq(JSON.stringify(rows.map(([o, b, p]) => [o, b, p.toFixed(6)])), JSON.stringify(want.map(([o, b, p]) => [o, b, p.toFixed(6)])), `offers for ${q || 'defaults'}`);
+    assert(await page.locator('#cards tr[data-fits="true"]').count() > 0, 'some card fits');
+    await noNonsense(page);
+  }
+  // With a card chosen: the largest batch and context on it.
+  await go(page, '#/fit?lang=en&gpu=rtx-4090', 'fit');
+  const largest = await page.locator('#largest').innerText();
+  assert(/Largest batch that fits: \d+/.test(largest) && /Longest sequence that fits: [\d,]+ tokens/.test(largest), largest);
+  noProblems(page, 'problems');
+});
+
+test('Diagnose classifies pasted text like `vramfit diagnose`, plots nvidia-smi, walks the tree', async () => {
+  const page = await watchedPage(await browser());
+  await go(page, '#/diagnose?lang=en', 'diagnose');
+  for (const [button, file] of [['diag.ex_oom', 'pytorch-2.5-brief-example.txt'], ['diag.ex_summary', 'summary-2.x-fragmented-with-retries.txt'], ['diag.ex_smi', 'smi-csv-header-leak.txt']]) {
+    await page.locator(`button[data-example="${button}"]`).click();
+    await page.locator('#diagnosis').waitFor();
+    const d = cli(['diagnose', '--json', join(root, 'tests', 'corpus', 'diagnose', file)]);
+    eq(await page.getAttribute('#diagnosis', 'data-kind'), d.kind, `${file}: kind`);
+    eq(await page.getAttribute('#diagnosis', 'data-input'), d.input, `${file}: format`);
+    assert(await page.locator('#fixes li').count() === d.fixes.length, `${file}: fixes`);
+  }
+  assert(await page.locator('#smi-plot svg path.series').count() >= 1, 'the nvidia-smi trend is plotted');
+  // Paste by hand, in Chinese.
+  await go(page, '#/diagnose?lang=zh', 'diagnose');
+  await page.fill('#diag-text', 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 GiB. GPU 0 has a total capacity of 23.65 GiB of which 3.10 GiB is free.');
+  await page.locator('#diagnosis').waitFor();
+  eq(await page.getAttribute('#diagnosis', 'data-kind'), 'capacity', 'a request above what is free');
+  assert(hasHan(await page.locator('#explanation').innerText()), 'explained in Chinese');
+  // The decision tree: answer the first option until a leaf.
+  for (let i = 0; i < 12 && await page.locator('#walk-question').count() > 0; i++) {
+    await page.locator('#walk-question button').first().click();
+  }
+  await page.locator('#walk-leaf').waitFor();
+  assert(/walk=0/.test(page.url()), 'the walk is in the link');
+  noProblems(page, 'problems');
+});
+
+test('MIG planner packs the guide\'s example on one A100 80GB, like `vramfit mig`', async () => {
+  const page = await watchedPage(await browser());
+  await go(page, '#/mig?lang=en', 'mig');
+  await page.locator('#mig-plan').waitFor();
+  const jobs = (await page.inputValue('#mig-jobs')).split('\n');
+  const m = cli(['mig', '--json', '--gpu', 'a100-sxm4-80gb', ...jobs.flatMap((j) => ['--job', j])]);
+  eq(Number(await page.getAttribute('#mig-plan', 'data-cards')), m.cards.length, 'cards');
+  const profiles = await page.$$eval('#mig-plan tr[data-profile]', (trs) => trs.map((tr) => tr.dataset.profile));
+  eq(JSON.stringify(profiles), JSON.stringify(m.cards.flatMap((c) => c.slices.map((s) => s.profile))), 'profiles');
+  await page.fill('#mig-jobs', 'big=500GiB');
+  await page.locator('#mig-error, #mig-jobs-err').first().waitFor();
+  await page.fill('#mig-jobs', 'x=lots');
+  assert(/jobs/.test(await page.locator('#mig-jobs-err').innerText()), 'the error names the field');
+  await page.fill('#mig-jobs', 'a=10GiB');
+  await page.locator('#add-calc-job').click();
+  await page.waitForFunction(() => document.querySelectorAll('#mig-plan tr[data-profile]').length === 2);
+  noProblems(page, 'problems');
+});
+
+test('FAQ answers carry live numbers, with no unfilled slot', async () => {
+  const page = await watchedPage(await browser());
+  for (const lang of ['en', 'zh']) {
+    await go(page, `#/faq?lang=${lang}`, 'faq');
+    await page.$$eval('#faq details', (ds) => ds.forEach((d) => { d.open = true; }));
+    const text = await page.locator('#faq').innerText();
+    assert(!/\{[a-z_0-9]+\}/.test(text), `${lang}: an unfilled slot`);
+    assert(text.includes('49.0 GB'), `${lang}: the guide's 7B training example`);
+  }
+  // Q4 follows the calculator's card.
+  await go(page, '#/faq?lang=en&gpu=rtx-4090', 'faq');
+  await page.$$eval('#faq details', (ds) => ds.forEach((d) => { d.open = true; }));
+  assert((await page.locator('#faq').innerText()).includes('24 GB'), 'your card');
+  noProblems(page, 'problems');
+});
+
+test('This device: a picked card is used in the calculator, its memory from the catalog', async () => {
+  const page = await watchedPage(await browser());
+  await go(page, '#/device?lang=en', 'device');
+  await page.locator('#device-card').waitFor();
+  await page.selectOption('#device-gpu', 'rtx-4090');
+  const mem = Number(await page.getAttribute('#card-memory', 'data-bytes'));
+  assert(mem > 20 * 2 ** 30 && mem < 25 * 2 ** 30, 'the catalog memory of an RTX 4090');
+  await page.locator('#use-card').click();
+  await page.waitForSelector('main[data-view="calc"] #fit');
+  eq(await page.inputValue('#f-gpu'), 'rtx-4090', 'the calculator uses the card');
+  eq(Number(await page.locator('#fit').getAttribute('data-fits') === 'true'), Number(cli(cliArgs('gpu=rtx-4090')).fit.fits), 'fit as the CLI');
   noProblems(page, 'problems');
 });
 

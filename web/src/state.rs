@@ -96,6 +96,9 @@ fn set(calc: &mut BTreeMap<String, String>, k: String, v: String) {
     }
 }
 
+/// Longer pasted texts stay on the page but out of the URL (links must stay usable).
+pub const MAX_TEXT_IN_URL: usize = 12_000;
+
 /// Keys of each view's own inputs.
 pub const EXTRA_KEYS: &[&str] = &[
     "config",
@@ -106,6 +109,7 @@ pub const EXTRA_KEYS: &[&str] = &[
     "device_gpu",
     "provider",
     "currency",
+    "walk",
     "spot",
 ];
 
@@ -144,7 +148,12 @@ impl AppState {
     pub fn hash_for(&self, view: View) -> String {
         let mut params = vec![("lang".to_string(), self.lang.url_code().to_string())];
         params.extend(self.calc.iter().map(|(k, v)| (k.clone(), v.clone())));
-        params.extend(self.extra.iter().map(|(k, v)| (k.clone(), v.clone())));
+        params.extend(
+            self.extra
+                .iter()
+                .filter(|(k, v)| !(k.as_str() == "text" && v.len() > MAX_TEXT_IN_URL))
+                .map(|(k, v)| (k.clone(), v.clone())),
+        );
         Route::hash(view, &params)
     }
 
