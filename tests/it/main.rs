@@ -1,2 +1,5 @@
-//! Workspace-level integration tests, one binary (as ripgrep does): CLI contract and
-//! data-driven estimator cases.
+//! Workspace-level integration tests, one binary (as ripgrep does): estimator cases against
+//! reference data.
+
+mod book_data;
+mod calibration;

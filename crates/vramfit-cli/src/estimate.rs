@@ -311,7 +311,9 @@ pub fn table(e: &Estimate) -> String {
         );
     }
     if let Some(f) = &e.fit {
-        let verdict = if f.fits {
+        let verdict = if let Some(r) = &f.reason {
+            format!("does NOT fit: {}", r.en)
+        } else if f.fits {
             format!("fits, {} free", f.headroom_bytes.display_gib())
         } else {
             format!("does NOT fit: {} short", f.shortfall_bytes.display_gib())
@@ -327,4 +329,51 @@ pub fn table(e: &Estimate) -> String {
         let _ = writeln!(s, "  note: {}", n.en);
     }
     s
+}
+
+/// Arguments of `vramfit models`.
+#[derive(Args)]
+pub struct ModelsArgs {
+    /// Only presets whose id or name contains this (case-insensitive).
+    pub query: Option<String>,
+    /// Print a JSON list.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs `vramfit models`.
+pub fn models(args: ModelsArgs) -> Outcome {
+    let list: Vec<&vramfit::presets::Preset> = match &args.query {
+        Some(q) => vramfit::presets::search(q).collect(),
+        None => vramfit::presets::presets().iter().collect(),
+    };
+    if args.json {
+        let rows: Vec<serde_json::Value> = list
+            .iter()
+            .map(|p| {
+                serde_json::json!({
+                    "id": p.id,
+                    "aliases": p.aliases,
+                    "name": p.name,
+                    "params": p.params,
+                    "dtype": p.dtype,
+                    "arch": p.arch,
+                    "source": p.source,
+                    "date": p.date,
+                })
+            })
+            .collect();
+        return json(&rows);
+    }
+    let mut s = String::new();
+    for p in list {
+        let _ = writeln!(
+            s,
+            "{:<50} {:>18} params  {}",
+            p.id,
+            vramfit::estimate::thousands(p.params),
+            p.dtype
+        );
+    }
+    Ok(s)
 }

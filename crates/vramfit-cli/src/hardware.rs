@@ -1,36 +1,626 @@
 //! `gpus`, `recommend`, `mig`, `platforms`, `spot`: the hardware catalog and planners.
-// In progress: filled in with the hardware planners (issue 4).
+
+use std::fmt::Write as _;
 
 use clap::Args;
+use serde::Serialize;
+use vramfit::hardware::matrix::{CRITERIA, Weights, rank_platforms};
+use vramfit::hardware::mig::{MigOptions, plan_mig};
+use vramfit::hardware::spot::{GUIDE_SPOT_FRACTION, SpotInput, compare};
+use vramfit::hardware::tiers::tier_for;
+use vramfit::hardware::{
+    self as hw, Currency, ExchangeRate, Gpu, Layout, ParallelKind, PlanOptions, exchange_rate,
+    find_gpu, offers, plan,
+};
+use vramfit::units::{Bytes, GB, parse_params, parse_size};
+use vramfit::{InputError, Result};
 
-use crate::output::{Failure, Outcome};
+use crate::output::{Failure, Outcome, json};
+
+// ---- shared ----------------------------------------------------------------------------------
+
+fn gpu_arg(id: &str) -> Result<&'static Gpu> {
+    let id = id.trim().to_ascii_lowercase();
+    find_gpu(&id).ok_or_else(|| {
+        let ids: Vec<&str> = hw::gpus().iter().map(|g| g.id).collect();
+        InputError::new(
+            "gpu",
+            format!("unknown GPU `{id}`"),
+            format!("a catalog id: {}", ids.join(", ")),
+        )
+    })
+}
+
+fn currency_arg(text: &str) -> Result<Currency> {
+    Currency::parse("currency", text)
+}
+
+fn rate_arg(rate: Option<f64>) -> Result<ExchangeRate> {
+    match rate {
+        None => Ok(exchange_rate()),
+        Some(r) => ExchangeRate::custom(r).ok_or_else(|| {
+            InputError::new(
+                "cny_per_usd",
+                format!("{r} is not a rate"),
+                "yuan per US dollar, a positive number, e.g. 7.1",
+            )
+        }),
+    }
+}
+
+/// `79.19 GiB (80 GB)`: CUDA-visible GiB with the vendor label.
+fn gib_and_label(b: Bytes, label: &str) -> String {
+    format!("{} ({label})", b.display_gib())
+}
+
+fn money(x: Option<f64>, c: Currency) -> String {
+    match x {
+        Some(v) if v.is_finite() => format!("{v:.2} {}", c.code()),
+        _ => "—".into(),
+    }
+}
+
+// ---- gpus ------------------------------------------------------------------------------------
 
 #[derive(Args)]
-pub struct GpusArgs {}
-#[derive(Args)]
-pub struct RecommendArgs {}
-#[derive(Args)]
-pub struct MigArgs {}
-#[derive(Args)]
-pub struct PlatformsArgs {}
-#[derive(Args)]
-pub struct SpotArgs {}
+pub struct GpusArgs {
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// Only GPUs of this vendor (NVIDIA, AMD, Huawei, Apple).
+    #[arg(long)]
+    vendor: Option<String>,
+}
 
-fn pending() -> Outcome {
-    Err(Failure::io("this subcommand is not built yet"))
+#[derive(Serialize)]
+struct GpuJson {
+    id: &'static str,
+    name: &'static str,
+    vendor: &'static str,
+    architecture: &'static str,
+    marketed_memory: &'static str,
+    memory_bytes: Bytes,
+    memory_source: vramfit::hardware::MemorySource,
+    memory_note: &'static str,
+    bandwidth_bytes_per_s: u64,
+    fp16_tflops: f64,
+    bf16_tflops: f64,
+    fp8_tflops: f64,
+    interconnect: &'static str,
+    tdp_watts: Option<u32>,
+    unified_memory: bool,
+    mig_profiles: Vec<&'static str>,
+    mig: &'static [vramfit::hardware::MigProfile],
+    source: &'static str,
+    date: &'static str,
 }
-pub fn gpus(_: GpusArgs) -> Outcome {
-    pending()
+
+pub fn gpus(a: GpusArgs) -> Outcome {
+    let list: Vec<&Gpu> = hw::gpus()
+        .iter()
+        .filter(|g| {
+            a.vendor
+                .as_deref()
+                .is_none_or(|v| g.vendor.eq_ignore_ascii_case(v))
+        })
+        .collect();
+    if a.json {
+        let out: Vec<GpuJson> = list
+            .iter()
+            .map(|g| GpuJson {
+                id: g.id,
+                name: g.name,
+                vendor: g.vendor,
+                architecture: g.architecture,
+                marketed_memory: g.marketed_memory,
+                memory_bytes: g.memory,
+                memory_source: g.memory_source,
+                memory_note: g.memory_note,
+                bandwidth_bytes_per_s: g.bandwidth_bytes_per_s,
+                fp16_tflops: g.fp16_tflops,
+                bf16_tflops: g.bf16_tflops,
+                fp8_tflops: g.fp8_tflops,
+                interconnect: g.interconnect,
+                tdp_watts: g.tdp_watts,
+                unified_memory: g.unified_memory,
+                mig_profiles: g.mig_profiles.iter().map(|p| p.name).collect(),
+                mig: g.mig_profiles,
+                source: g.source,
+                date: g.date,
+            })
+            .collect();
+        return json(&out);
+    }
+    let mut t = String::new();
+    let _ = writeln!(
+        t,
+        "{:<22} {:<34} {:>10} {:>8}  MIG profiles",
+        "id", "memory visible (label)", "bandwidth", "FP16 TF"
+    );
+    for g in list {
+        let migs: Vec<&str> = g.mig_profiles.iter().map(|p| p.name).collect();
+        let derived = g.memory_source == vramfit::hardware::MemorySource::Derived;
+        let _ = writeln!(
+            t,
+            "{:<22} {:<34} {:>10} {:>8.1}  {}",
+            g.id,
+            format!(
+                "{}{}",
+                gib_and_label(g.memory, g.marketed_memory),
+                if derived { " *" } else { "" }
+            ),
+            format!("{:.0} GB/s", g.bandwidth_bytes_per_s as f64 / GB as f64),
+            g.fp16_tflops,
+            if migs.is_empty() {
+                "—".into()
+            } else {
+                migs.join(" ")
+            }
+        );
+    }
+    t.push_str("* derived from the physical capacity by a stated rule (see --json memory_note); others measured\n");
+    Ok(t)
 }
-pub fn recommend(_: RecommendArgs) -> Outcome {
-    pending()
+
+// ---- recommend -------------------------------------------------------------------------------
+
+/// Options of the offer search, shared with the estimate-driven `recommend`.
+#[derive(Args, Clone)]
+pub struct PlanFlags {
+    /// Currency of prices: CNY or USD.
+    #[arg(long, default_value = "USD")]
+    currency: String,
+    /// Yuan per US dollar (default: the data set's reference rate).
+    #[arg(long)]
+    cny_per_usd: Option<f64>,
+    /// Include spot offers.
+    #[arg(long)]
+    spot: bool,
+    /// Most GPUs in one node.
+    #[arg(long, default_value_t = 8)]
+    max_gpus: u32,
+    /// Only these providers (platform ids, repeatable).
+    #[arg(long)]
+    provider: Vec<String>,
+    /// Show at most this many options (0 = all).
+    #[arg(long, default_value_t = 15)]
+    limit: usize,
 }
-pub fn mig(_: MigArgs) -> Outcome {
-    pending()
+
+impl PlanFlags {
+    fn options(&self) -> Result<PlanOptions> {
+        if self.max_gpus == 0 || self.max_gpus > 64 {
+            return Err(InputError::new(
+                "max_gpus",
+                format!("{}", self.max_gpus),
+                "1 to 64 GPUs per node",
+            ));
+        }
+        for p in &self.provider {
+            if !hw::platforms().iter().any(|q| q.id == p) {
+                let ids: Vec<&str> = hw::platforms().iter().map(|q| q.id).collect();
+                return Err(InputError::new(
+                    "provider",
+                    format!("unknown provider `{p}`"),
+                    ids.join(", "),
+                ));
+            }
+        }
+        Ok(PlanOptions {
+            currency: currency_arg(&self.currency)?,
+            cny_per_usd: rate_arg(self.cny_per_usd)?.cny_per_usd,
+            max_gpus_per_node: self.max_gpus,
+            include_spot: self.spot,
+            include_slices: true,
+            providers: self.provider.clone(),
+            limit: self.limit,
+        })
+    }
 }
-pub fn platforms(_: PlatformsArgs) -> Outcome {
-    pending()
+
+#[derive(Args)]
+pub struct RecommendArgs {
+    /// Memory the job needs on one GPU, with its unit (e.g. 40GB, 37.5GiB). Multi-GPU layouts
+    /// assume an ideal split (memory / GPUs under TP, PP and ZeRO-3); data parallel never splits.
+    #[arg(long)]
+    memory: Option<String>,
+    /// Parameter count (e.g. 7B), to show the guide's size tier (§3.2).
+    #[arg(long)]
+    params: Option<String>,
+    #[command(flatten)]
+    plan: PlanFlags,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
 }
-pub fn spot(_: SpotArgs) -> Outcome {
-    pending()
+
+/// Ranks the offers for a per-GPU memory function and prints them; `estimate` is echoed in the
+/// JSON. The estimate-driven `recommend` calls this with the estimator as `per_gpu`.
+pub fn recommend_with<F: Fn(Layout) -> Bytes>(
+    per_gpu: F,
+    estimate: serde_json::Value,
+    flags: &PlanFlags,
+    json_out: bool,
+) -> Outcome {
+    let opts = flags.options()?;
+    // The limit applies to the rows shown, after layouts of one offer are grouped.
+    let limit = opts.limit;
+    let mut options = plan(
+        per_gpu,
+        offers(),
+        hw::gpus(),
+        &PlanOptions {
+            limit: 0,
+            ..opts.clone()
+        },
+    );
+    if json_out {
+        if limit > 0 {
+            options.truncate(limit);
+        }
+        return json(&serde_json::json!({ "estimate": estimate, "options": options }));
+    }
+    if options.is_empty() {
+        return Ok(format!(
+            "No offer fits on up to {} GPUs per node. Reduce memory (quantization, LoRA, ZeRO offload) or allow more GPUs (--max-gpus).\n",
+            opts.max_gpus_per_node
+        ));
+    }
+    let mut t = String::new();
+    let _ = writeln!(
+        t,
+        "{:<4} {:<32} {:<16} {:>12} {:>12} {:>12} {:>14}    layout",
+        "#", "offer", "gpu", "per GPU", "usable", "margin", "price/hour"
+    );
+    // Layouts of the same offer, GPU count and price are one row.
+    let mut rows: Vec<(&vramfit::hardware::PlanOption, Vec<String>)> = Vec::new();
+    for o in &options {
+        let layout = match &o.mig_profile {
+            Some(p) => format!("MIG {p}"),
+            None => o.parallelism.describe(),
+        };
+        match rows.iter_mut().find(|(r, _)| {
+            r.offer == o.offer && r.count == o.count && r.price_per_hour == o.price_per_hour
+        }) {
+            Some((_, layouts)) => layouts.push(layout),
+            None => rows.push((o, vec![layout])),
+        }
+    }
+    if limit > 0 {
+        rows.truncate(limit);
+    }
+    for (i, (o, layouts)) in rows.iter().enumerate() {
+        let mut layout = layouts.join(" | ");
+        if o.rented_gpus > o.count {
+            layout = format!("{layout} (rents {})", o.rented_gpus);
+        }
+        let _ = writeln!(
+            t,
+            "{:<4} {:<32} {:<16} {:>12} {:>12} {:>12} {:>14}{}  {}",
+            i + 1,
+            o.offer,
+            o.gpu,
+            o.per_gpu_bytes.display_gib(),
+            o.usable_bytes.display_gib(),
+            o.margin_bytes.display_gib(),
+            money(Some(o.price_per_hour), o.currency),
+            if o.reference_estimate { " ~" } else { "  " },
+            layout
+        );
+    }
+    t.push_str("~ reference estimate (see the offer's source); data parallel is never listed: it does not cut per-GPU memory\n");
+    Ok(t)
+}
+
+pub fn recommend(a: RecommendArgs) -> Outcome {
+    let tier = match &a.params {
+        Some(p) => Some(tier_for(parse_params("params", p)?)),
+        None => None,
+    };
+    let Some(mem) = &a.memory else {
+        return Err(Failure::from(InputError::new(
+            "memory",
+            "no memory requirement given",
+            "a size with its unit, e.g. --memory 40GB",
+        )));
+    };
+    let need = parse_size("memory", mem)?;
+    if need == Bytes::ZERO {
+        return Err(InputError::new("memory", "zero", "a size above 0, e.g. 40GB").into());
+    }
+    let per_gpu = move |l: Layout| match l.kind {
+        ParallelKind::Tensor
+        | ParallelKind::Pipeline
+        | ParallelKind::TensorPipeline
+        | ParallelKind::Zero3 => need.div_ceil(u64::from(l.gpus)),
+        _ => need,
+    };
+    let estimate = serde_json::json!({
+        "per_gpu_bytes": need,
+        "split": "ideal: per_gpu_bytes / GPUs under tensor, pipeline and ZeRO-3; data parallel never splits",
+        "tier": tier,
+    });
+    let mut out = String::new();
+    if let (Some(t), false) = (tier, a.json) {
+        let _ = writeln!(
+            out,
+            "Guide tier: {} — inference {}, training {}\n",
+            t.name, t.inference, t.training
+        );
+    }
+    out.push_str(&recommend_with(per_gpu, estimate, &a.plan, a.json)?);
+    Ok(out)
+}
+
+// ---- mig -------------------------------------------------------------------------------------
+
+#[derive(Args)]
+pub struct MigArgs {
+    /// GPU catalog id, e.g. a100-sxm4-80gb.
+    #[arg(long)]
+    gpu: String,
+    /// A job's memory need with its unit (repeatable), optionally named: `13b-debug=36GiB`.
+    #[arg(long = "job", required = true)]
+    jobs: Vec<String>,
+    /// Only offers of this provider (platform id).
+    #[arg(long)]
+    provider: Option<String>,
+    /// Currency of costs: CNY or USD.
+    #[arg(long, default_value = "CNY")]
+    currency: String,
+    /// Yuan per US dollar (default: the data set's reference rate).
+    #[arg(long)]
+    cny_per_usd: Option<f64>,
+    /// Most cards to use.
+    #[arg(long, default_value_t = 8)]
+    max_cards: u32,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn mig(a: MigArgs) -> Outcome {
+    let gpu = gpu_arg(&a.gpu)?;
+    let mut names = Vec::new();
+    let mut sizes = Vec::new();
+    for (i, j) in a.jobs.iter().enumerate() {
+        let (name, size) = match j.split_once('=') {
+            Some((n, s)) => (n.trim().to_string(), s),
+            None => (format!("job {i}"), j.as_str()),
+        };
+        names.push(name);
+        sizes.push(parse_size("job", size)?);
+    }
+    if let Some(p) = &a.provider
+        && !hw::platforms().iter().any(|q| q.id == p)
+    {
+        let ids: Vec<&str> = hw::platforms().iter().map(|q| q.id).collect();
+        return Err(InputError::new(
+            "provider",
+            format!("unknown provider `{p}`"),
+            ids.join(", "),
+        )
+        .into());
+    }
+    let options = MigOptions {
+        currency: currency_arg(&a.currency)?,
+        cny_per_usd: rate_arg(a.cny_per_usd)?.cny_per_usd,
+        provider: a.provider.clone(),
+        max_cards: a.max_cards,
+    };
+    let plan = plan_mig(gpu, &sizes, offers(), &options)?;
+    if a.json {
+        let mut v = serde_json::to_value(&plan).map_err(|e| Failure::io(e.to_string()))?;
+        v["jobs"] = serde_json::json!(
+            names
+                .iter()
+                .zip(&sizes)
+                .map(|(n, s)| serde_json::json!({"name": n, "bytes": s}))
+                .collect::<Vec<_>>()
+        );
+        return json(&v);
+    }
+    let mut t = String::new();
+    let _ = writeln!(
+        t,
+        "{} × {} ({})",
+        plan.cards.len(),
+        gpu.name,
+        gib_and_label(gpu.memory, gpu.marketed_memory)
+    );
+    for (ci, card) in plan.cards.iter().enumerate() {
+        let _ = writeln!(t, "card {}:", ci + 1);
+        for s in &card.slices {
+            let _ = writeln!(
+                t,
+                "  {:<10} start {}  {:<16} needs {:>10}  usable {:>10}  margin {:>10}",
+                s.profile,
+                s.start,
+                names.get(s.job).map_or("?", String::as_str),
+                s.job_bytes.display_gib(),
+                s.usable_bytes.display_gib(),
+                s.margin_bytes.display_gib()
+            );
+        }
+    }
+    let _ = writeln!(
+        t,
+        "cost: {} per hour ({:?} pricing)",
+        money(plan.cost_per_hour, plan.currency),
+        plan.pricing
+    );
+    let _ = writeln!(
+        t,
+        "each job on its own whole card: {} per hour",
+        money(plan.whole_cards_cost_per_hour, plan.currency)
+    );
+    if !plan.offers.is_empty() {
+        let _ = writeln!(t, "prices from: {}", plan.offers.join(", "));
+    }
+    if !plan.exhaustive {
+        t.push_str("note: the search stopped at its budget; this is the best plan found\n");
+    }
+    Ok(t)
+}
+
+// ---- platforms -------------------------------------------------------------------------------
+
+#[derive(Args)]
+pub struct PlatformsArgs {
+    /// Criterion weights, e.g. memory=3,billing=1,slicing=2 (criteria: memory, billing,
+    /// slicing, interconnect, frameworks, support; unnamed ones weigh 1).
+    #[arg(long, default_value = "")]
+    weights: String,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn platforms(a: PlatformsArgs) -> Outcome {
+    let w = Weights::parse("weights", &a.weights)?;
+    let ranked = rank_platforms(hw::platforms(), offers(), hw::gpus(), &w);
+    if a.json {
+        return json(
+            &serde_json::json!({ "criteria": CRITERIA, "weights": w, "platforms": ranked }),
+        );
+    }
+    let mut t = String::new();
+    let _ = write!(t, "{:<4} {:<22}", "#", "platform");
+    for c in CRITERIA {
+        let _ = write!(t, " {c:>12}");
+    }
+    let _ = writeln!(t, " {:>7}", "total");
+    for p in &ranked {
+        let _ = write!(
+            t,
+            "{:<4} {:<22}",
+            p.rank,
+            format!(
+                "{} {}",
+                p.name,
+                if p.name_zh != p.name {
+                    p.name_zh.as_str()
+                } else {
+                    ""
+                }
+            )
+        );
+        for s in p.scores {
+            let _ = write!(t, " {s:>12}");
+        }
+        let _ = writeln!(t, " {:>7.2}", p.total);
+    }
+    t.push_str("scores 0–5 by the rules in `vramfit::hardware::matrix`; total = weighted mean\n");
+    Ok(t)
+}
+
+// ---- spot ------------------------------------------------------------------------------------
+
+#[derive(Args)]
+pub struct SpotArgs {
+    /// Hours of work the job needs.
+    #[arg(long)]
+    hours: f64,
+    /// On-demand price per hour.
+    #[arg(long)]
+    on_demand_price: f64,
+    /// Spot price per hour.
+    #[arg(long, conflicts_with = "spot_discount")]
+    spot_price: Option<f64>,
+    /// Spot discount in percent off on-demand (the guide: spot costs 20–30 % of on-demand, so
+    /// 70–80). Without --spot-price or this, 75.
+    #[arg(long)]
+    spot_discount: Option<f64>,
+    /// Mean time between interruptions, hours (the guide: 6–48).
+    #[arg(long)]
+    mtbi: f64,
+    /// Hours of progress between checkpoints.
+    #[arg(long)]
+    checkpoint_every: f64,
+    /// Hours lost to each restart (new instance, reload).
+    #[arg(long, default_value_t = 0.25)]
+    restart: f64,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn spot(a: SpotArgs) -> Outcome {
+    let spot_price = match (a.spot_price, a.spot_discount) {
+        (Some(s), _) => s,
+        (None, Some(d)) => {
+            if !(d.is_finite() && (0.0..=100.0).contains(&d)) {
+                return Err(InputError::new(
+                    "spot_discount",
+                    format!("{d}"),
+                    "a percentage from 0 to 100",
+                )
+                .into());
+            }
+            a.on_demand_price * (1.0 - d / 100.0)
+        }
+        (None, None) => a.on_demand_price * GUIDE_SPOT_FRACTION,
+    };
+    let c = compare(&SpotInput {
+        hours: a.hours,
+        on_demand_price: a.on_demand_price,
+        spot_price,
+        mtbi_hours: a.mtbi,
+        checkpoint_every_hours: a.checkpoint_every,
+        restart_hours: a.restart,
+    })?;
+    if a.json {
+        return json(&c);
+    }
+    let mut t = String::new();
+    let _ = writeln!(
+        t,
+        "expected interruptions       {:>10.2}",
+        c.expected_interruptions
+    );
+    let _ = writeln!(
+        t,
+        "work lost per interruption   {:>10.2} h",
+        c.expected_lost_hours_per_interruption
+    );
+    let _ = writeln!(
+        t,
+        "expected wall time on spot   {:>10.2} h (on demand {:.2} h)",
+        c.expected_wall_hours, a.hours
+    );
+    let _ = writeln!(t, "spot cost                    {:>10.2}", c.spot_cost);
+    let _ = writeln!(t, "on-demand cost               {:>10.2}", c.on_demand_cost);
+    let _ = writeln!(t, "savings with spot            {:>10.2}", c.savings);
+    let _ = writeln!(
+        t,
+        "break-even spot price        {:>10.4} per hour",
+        c.break_even_spot_price
+    );
+    match c.break_even_mtbi_hours {
+        Some(m) => {
+            let _ = writeln!(
+                t,
+                "break-even MTBI              {m:>10.2} h (spot costs more below it)"
+            );
+        }
+        None => {
+            let _ = writeln!(
+                t,
+                "break-even MTBI                       — (spot is never cheaper at this price)"
+            );
+        }
+    }
+    let _ = writeln!(
+        t,
+        "verdict: {}",
+        if c.spot_is_cheaper {
+            "spot is expected to be cheaper"
+        } else {
+            "on-demand is cheaper"
+        }
+    );
+    if c.guide_prefers_on_demand {
+        t.push_str("note: the guide advises on-demand or reserved instances for stable runs over 24 h (§6 Q2)\n");
+    }
+    Ok(t)
 }

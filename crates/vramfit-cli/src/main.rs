@@ -24,6 +24,8 @@ struct Cli {
 enum Command {
     /// Estimate the memory of a training, inference or serving run.
     Estimate(Box<estimate::EstimateArgs>),
+    /// List the model presets (optionally matching a search).
+    Models(estimate::ModelsArgs),
     /// List the GPU catalog.
     Gpus(hardware::GpusArgs),
     /// Rank the ways to run an estimate on the rental offers, cheapest first.
@@ -53,6 +55,7 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Estimate(a) => estimate::run(*a),
+        Command::Models(a) => estimate::models(a),
         Command::Gpus(a) => hardware::gpus(a),
         Command::Recommend(a) => hardware::recommend(a),
         Command::Mig(a) => hardware::mig(a),

@@ -27,7 +27,7 @@ pub const MAX_CONFIG_BYTES: usize = 4 << 20;
 pub const MAX_CONFIG_DEPTH: usize = 32;
 
 /// The `model_type`s understood, as listed in errors.
-pub const SUPPORTED_MODEL_TYPES: &str = "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3, gemma3_text, phi, phi3, gpt2, gpt_neox, falcon, granite, deepseek_v2, deepseek_v3, gpt_oss, llama4, llama4_text, mistral3, bert, vit, whisper, resnet";
+pub const SUPPORTED_MODEL_TYPES: &str = "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3, gemma3_text, phi, phi3, gpt2, gpt_neox, falcon (and RefinedWeb), granite, deepseek_v2, deepseek_v3, gpt_oss, llama4, llama4_text, mistral3, bert, vit, whisper, resnet";
 
 /// What a `config.json` says about memory.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -618,7 +618,11 @@ fn decoder(model_type: &str, c: &Cfg, notes: &mut Vec<String>) -> Result<Archite
             None,
         )?,
         "gpt2" => gpt2(c)?,
-        "falcon" => falcon(c)?,
+        "falcon" => falcon(c, false)?,
+        // The configs Falcon shipped before transformers adopted it (trust_remote_code):
+        // RefinedWeb is the 40B/180B layout, RefinedWebModel the 7B one.
+        "RefinedWeb" => falcon(c, true)?,
+        "RefinedWebModel" => falcon(c, false)?,
         "bert" => bert(c)?,
         "vit" => vit(c)?,
         "whisper" => whisper(c, notes)?,
@@ -999,7 +1003,7 @@ fn gpt2(c: &Cfg) -> Result<Architecture> {
     })
 }
 
-fn falcon(c: &Cfg) -> Result<Architecture> {
+fn falcon(c: &Cfg, refined_web: bool) -> Result<Architecture> {
     let hidden = dim(
         c,
         "hidden_size",
@@ -1014,9 +1018,9 @@ fn falcon(c: &Cfg) -> Result<Architecture> {
         1,
         1 << 14,
     )?;
-    let new_arch = c.b("new_decoder_architecture")?.unwrap_or(false);
+    let new_arch = c.b("new_decoder_architecture")?.unwrap_or(refined_web);
     let kv = if new_arch {
-        c.u("num_kv_heads")?.unwrap_or(heads)
+        c.opt(&["num_kv_heads", "n_head_kv"])?.unwrap_or(heads)
     } else if c.b("multi_query")?.unwrap_or(true) {
         1
     } else {

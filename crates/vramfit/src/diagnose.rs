@@ -1,1 +1,356 @@
 //! OOM diagnosis: parsers for what a user already has, and the decision tree.
+//!
+//! The guide (§2.3) sorts out-of-memory failures into three kinds, and this module tells them
+//! apart from text a user can paste:
+//!
+//! - **capacity** (容量型): the job needs more memory than the card has, at start-up or at its
+//!   peak step;
+//! - **fragmentation** (碎片型): enough memory is free in total, but not in one block, because
+//!   the allocator's cache is split into pieces;
+//! - **leak** (泄漏型): memory grows with every iteration until it hits the ceiling.
+//!
+//! [`diagnose`] recognises the format ([`InputFormat`]), reads the numbers it contains
+//! ([`Evidence`], sizes exact to the byte), classifies ([`Kind`]), explains why in Chinese and
+//! English, and ranks the fixes from the decision tree ([`tree`]). Each parser is public too
+//! ([`parse_pytorch_oom`], [`parse_memory_summaries`], [`parse_nvidia_smi`], …).
+//!
+//! # How sizes are read
+//!
+//! A size is read exactly, in integers: `14.56 GiB` is 14.56 × 2^30 = 15,633,680,957.44 bytes,
+//! rounded to the nearest byte (halves up): 15,633,680,957. `KiB`/`MiB`/`GiB` are powers of
+//! 1024. `KB`/`MB`/`GB` are powers of 1000, except in PyTorch's `memory_summary()` (before 2.0
+//! it printed `MB` for MiB) and in vLLM's start-up log (it printed `GB` after dividing by 2^30),
+//! where they are read as powers of 1024. Sizes above 1 PiB are not sizes and are ignored.
+//!
+//! # Limits
+//!
+//! The core does no I/O and cannot panic. Work is bounded: at most [`MAX_INPUT_BYTES`] of the
+//! text and [`MAX_LINES`] lines are read (a note says so when more were given), at most
+//! [`MAX_POINTS`] samples per `nvidia-smi` series and [`MAX_SUMMARIES`] `memory_summary()`
+//! reports are kept.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::units::Bytes;
+
+mod classify;
+mod llamacpp;
+mod pytorch;
+mod scan;
+mod smi;
+mod summary;
+mod tfjax;
+mod tree;
+mod vllm;
+
+#[rustfmt::skip]
+#[path = "generated/oom_tree.rs"]
+mod oom_tree;
+#[rustfmt::skip]
+#[path = "generated/faq.rs"]
+mod faq_data;
+
+#[cfg(test)]
+mod proptests;
+
+pub use classify::{detect, diagnose};
+pub use llamacpp::{LlamaCppError, LlamaCppStage, parse_llamacpp_error};
+pub use pytorch::{OtherProcess, PytorchOom, PytorchOomStyle, parse_pytorch_oom};
+pub use smi::{
+    Direction, LinearFit, Pattern, SmiLog, SmiPoint, SmiSeries, XUnit, parse_nvidia_smi,
+    parse_nvidia_smi_csv, parse_nvidia_smi_table,
+};
+pub use summary::{MemorySummary, MemorySummaryLog, SummaryMetric, parse_memory_summaries};
+pub use tfjax::{JaxOom, TensorflowOom, parse_jax_oom, parse_tensorflow_oom};
+pub use tree::{
+    Answer, Check, DecisionTree, FaqEntry, FaqSlot, FixInfo, L10n, Leaf, Node, check, faq,
+    faq_entry, fix, leaf, node, tree,
+};
+pub use vllm::{VllmError, VllmErrorKind, parse_vllm_error};
+
+/// At most this many bytes of a pasted text are read (4 MiB); the rest is ignored, with a note.
+pub const MAX_INPUT_BYTES: usize = 4 << 20;
+/// At most this many lines are read (a 1 Hz `nvidia-smi` CSV log of 5½ hours on one GPU).
+pub const MAX_LINES: usize = 20_000;
+/// At most this many samples are kept per `nvidia-smi` series.
+pub const MAX_POINTS: usize = 20_000;
+/// At most this many `memory_summary()` reports are read from one text.
+pub const MAX_SUMMARIES: usize = 64;
+
+/// The three kinds of out-of-memory failure of the guide (§2.3), or `Unknown`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
+pub enum Kind {
+    /// 容量型: the job needs more memory than the card has.
+    Capacity,
+    /// 碎片型: enough memory in total, but not in one piece.
+    Fragmentation,
+    /// 泄漏型: memory grows every iteration until it runs out.
+    Leak,
+    /// The text did not say enough to tell.
+    Unknown,
+}
+
+impl Kind {
+    /// `capacity`, `fragmentation`, `leak` or `unknown`: the name in JSON.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Kind::Capacity => "capacity",
+            Kind::Fragmentation => "fragmentation",
+            Kind::Leak => "leak",
+            Kind::Unknown => "unknown",
+        }
+    }
+
+    /// The kind's name in a language: `capacity` / `容量型`.
+    pub const fn name(self, lang: Lang) -> &'static str {
+        match (self, lang) {
+            (Kind::Capacity, Lang::En) => "capacity",
+            (Kind::Capacity, Lang::Zh) => "容量型",
+            (Kind::Fragmentation, Lang::En) => "fragmentation",
+            (Kind::Fragmentation, Lang::Zh) => "碎片型",
+            (Kind::Leak, Lang::En) => "leak",
+            (Kind::Leak, Lang::Zh) => "泄漏型",
+            (Kind::Unknown, Lang::En) => "unknown",
+            (Kind::Unknown, Lang::Zh) => "无法判断",
+        }
+    }
+}
+
+/// The formats [`diagnose`] recognises.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
+pub enum InputFormat {
+    /// PyTorch's `CUDA out of memory. Tried to allocate …` (every version since 1.0), also HIP.
+    PytorchOom,
+    /// TensorFlow's `ResourceExhaustedError` / `OOM when allocating tensor` / BFC allocator log.
+    TensorflowOom,
+    /// JAX/XLA `RESOURCE_EXHAUSTED: Out of memory while trying to allocate N bytes`.
+    JaxOom,
+    /// vLLM start-up errors about the KV cache and `gpu_memory_utilization`.
+    VllmError,
+    /// llama.cpp / ggml buffer allocation failures.
+    LlamacppError,
+    /// `torch.cuda.memory_summary()` reports.
+    MemorySummary,
+    /// `nvidia-smi` default table, printed once or repeatedly.
+    NvidiaSmiTable,
+    /// `nvidia-smi --query-gpu=… --format=csv` output.
+    NvidiaSmiCsv,
+    /// Nothing recognised.
+    Unknown,
+}
+
+impl InputFormat {
+    /// The snake_case name, as in JSON.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            InputFormat::PytorchOom => "pytorch_oom",
+            InputFormat::TensorflowOom => "tensorflow_oom",
+            InputFormat::JaxOom => "jax_oom",
+            InputFormat::VllmError => "vllm_error",
+            InputFormat::LlamacppError => "llamacpp_error",
+            InputFormat::MemorySummary => "memory_summary",
+            InputFormat::NvidiaSmiTable => "nvidia_smi_table",
+            InputFormat::NvidiaSmiCsv => "nvidia_smi_csv",
+            InputFormat::Unknown => "unknown",
+        }
+    }
+}
+
+/// A display language.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
+pub enum Lang {
+    /// English.
+    #[default]
+    En,
+    /// Simplified Chinese (zh-CN).
+    Zh,
+}
+
+/// A text in both languages, owned (built from the numbers read).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Text {
+    /// English.
+    pub en: String,
+    /// Simplified Chinese.
+    pub zh: String,
+}
+
+impl Text {
+    /// A text from its two languages.
+    pub fn new(en: impl Into<String>, zh: impl Into<String>) -> Text {
+        Text {
+            en: en.into(),
+            zh: zh.into(),
+        }
+    }
+
+    /// The text in `lang`.
+    pub fn get(&self, lang: Lang) -> &str {
+        match lang {
+            Lang::En => &self.en,
+            Lang::Zh => &self.zh,
+        }
+    }
+}
+
+impl From<L10n> for Text {
+    fn from(t: L10n) -> Text {
+        Text::new(t.en, t.zh)
+    }
+}
+
+/// How sure the classification is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
+pub enum Confidence {
+    /// A guess from partial evidence; the checks of the leaf will decide.
+    Low,
+    /// The numbers point one way, but one message cannot rule out the others.
+    Medium,
+    /// The numbers decide (e.g. a request larger than the whole card, a rising curve).
+    High,
+}
+
+/// One number read from the input, with its name and the words it was written with.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Evidence {
+    /// What it is, snake_case: `requested`, `total_capacity`, `reserved_unallocated`, …
+    pub name: String,
+    /// The size, when it is a size (exact bytes).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub bytes: Option<Bytes>,
+    /// The value, when it is a count, a ratio or a rate (finite, not negative).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub value: Option<f64>,
+    /// The text as read (`14.56 GiB`), or as computed when derived (`= 1.60 GiB`).
+    pub text: String,
+}
+
+impl Evidence {
+    /// A size.
+    pub fn size(name: &str, bytes: Bytes, text: impl Into<String>) -> Evidence {
+        Evidence {
+            name: name.into(),
+            bytes: Some(bytes),
+            value: None,
+            text: text.into(),
+        }
+    }
+
+    /// A value (clamped to a finite non-negative number).
+    pub fn value(name: &str, value: f64, text: impl Into<String>) -> Evidence {
+        let v = if value.is_finite() && value > 0.0 {
+            value
+        } else {
+            0.0
+        };
+        Evidence {
+            name: name.into(),
+            bytes: None,
+            value: Some(v),
+            text: text.into(),
+        }
+    }
+}
+
+/// A fix, copied from the decision tree's table, ranked by effort.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Fix {
+    /// Its id in the tree's fix table (`reduce_batch`, `expandable_segments`, …).
+    pub id: String,
+    /// Effort from 1 (a flag) to 5 (new hardware).
+    pub effort: u8,
+    /// One line.
+    pub title: Text,
+    /// What to do and what it saves.
+    pub detail: Text,
+}
+
+/// What a parser read, by format, for the site to show (and plot, for `nvidia-smi` logs).
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(tag = "format", rename_all = "snake_case")
+)]
+pub enum Parsed {
+    /// A PyTorch OOM message.
+    PytorchOom(PytorchOom),
+    /// A TensorFlow OOM.
+    TensorflowOom(TensorflowOom),
+    /// A JAX/XLA OOM.
+    JaxOom(JaxOom),
+    /// A vLLM start-up error.
+    VllmError(VllmError),
+    /// A llama.cpp allocation failure.
+    LlamacppError(LlamaCppError),
+    /// One or more `memory_summary()` reports.
+    MemorySummary(MemorySummaryLog),
+    /// An `nvidia-smi` log (table or CSV), as series with fitted trends.
+    NvidiaSmi(SmiLog),
+    /// Nothing.
+    None,
+}
+
+/// The answer to a pasted text.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Diagnosis {
+    /// The kind of OOM.
+    pub kind: Kind,
+    /// The format recognised.
+    pub input: InputFormat,
+    /// How sure the kind is.
+    pub confidence: Confidence,
+    /// The leaf of the decision tree this lands on (`capacity_peak`, `fragmentation`, …).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub leaf: Option<String>,
+    /// The numbers read, in the order they matter.
+    pub evidence: Vec<Evidence>,
+    /// Why this kind, from those numbers.
+    pub explanation: Text,
+    /// What to do, cheapest first.
+    pub fixes: Vec<Fix>,
+    /// What would decide it better, when the input cannot (always set for `unknown`).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub what_to_paste_instead: Option<Text>,
+    /// Remarks about the input: truncated, odd numbers, several messages.
+    pub notes: Vec<Text>,
+    /// The parsed data, by format.
+    pub parsed: Parsed,
+}

@@ -1,1 +1,41 @@
 //! GPUs, MIG profiles, rental offers, and the planners that match an estimate to them.
+//!
+//! The catalog is data: one human-edited TOML file per record under `crates/vramfit/data/`,
+//! each with its `source` and `date`, turned into the `&'static` tables of
+//! `src/generated/*.rs` by the test `tests/sourcegen_hardware.rs` (which fails when a committed
+//! table is stale). Everything else here is a pure function over those tables:
+//!
+//! - [`tiers`]: the guide's model-size tiers (§3.2) and their recommended cards;
+//! - [`plan()`]: the cheapest way to run a per-GPU memory requirement on the offers (§3.1
+//!   stage 3, §6 Q3), over single cards, tensor / pipeline parallel, ZeRO-3 and MIG slices;
+//! - [`mig`]: valid MIG layouts (NVIDIA's placement rules) and packing jobs onto them (§4.1,
+//!   §5.2, §5.3);
+//! - [`matrix`]: the platform decision matrix with user weights (§4.2);
+//! - [`spot`]: spot against on-demand with interruptions (§6 Q2);
+//! - [`fit`]: the largest batch or context that fits a card.
+
+mod catalog;
+pub mod fit;
+pub mod matrix;
+pub mod mig;
+mod plan;
+pub mod spot;
+pub mod tiers;
+
+pub use catalog::{
+    Billing, Currency, ExchangeRate, Gpu, Market, MemorySource, MigProfile, Offer, Platform,
+    Slicing, exchange_rate, find_gpu, find_offer, gpus, offers, platforms,
+};
+pub use plan::{Layout, ParallelKind, PlanOption, PlanOptions, plan};
+
+// The generated tables (see the module documentation). The paths are relative to
+// `src/`, the folder of this file.
+#[rustfmt::skip]
+#[path = "generated/gpus.rs"]
+mod generated_gpus;
+#[rustfmt::skip]
+#[path = "generated/offers.rs"]
+mod generated_offers;
+#[rustfmt::skip]
+#[path = "generated/platforms.rs"]
+mod generated_platforms;

@@ -22,6 +22,7 @@ pub mod diagnose;
 pub mod error;
 pub mod estimate;
 pub mod hardware;
+pub mod headers;
 pub mod model;
 pub mod precision;
 pub mod presets;

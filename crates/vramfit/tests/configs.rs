@@ -274,3 +274,19 @@ fn vit_labels_come_from_id2label() {
     assert_eq!(cfg.arch.num_labels, 3);
     assert_eq!(cfg.arch.encoder_positions, 197);
 }
+
+#[test]
+fn falcon_before_transformers_adopted_it() {
+    // tiiuae/falcon-40b's original config.json (model_type RefinedWeb, RWForCausalLM, 2023-05).
+    let cfg = parse_config(
+        r#"{"alibi": false, "apply_residual_connection_post_layernorm": false,
+            "architectures": ["RWForCausalLM"], "attention_dropout": 0.0, "bias": false,
+            "bos_token_id": 11, "eos_token_id": 11, "hidden_dropout": 0.0, "hidden_size": 8192,
+            "initializer_range": 0.02, "layer_norm_epsilon": 1e-05, "model_type": "RefinedWeb",
+            "n_head": 128, "n_head_kv": 8, "n_layer": 60, "parallel_attn": true,
+            "torch_dtype": "bfloat16", "transformers_version": "4.27.4", "use_cache": true,
+            "vocab_size": 65024}"#,
+    )
+    .unwrap();
+    assert_eq!(cfg.arch, find("tiiuae/falcon-40b").unwrap().arch);
+}

@@ -736,6 +736,8 @@ pub struct Fit {
     pub headroom_bytes: Bytes,
     /// Memory missing (zero when it fits).
     pub shortfall_bytes: Bytes,
+    /// Why it does not fit when memory alone does not say (serving: the KV pool is too small).
+    pub reason: Option<Difference>,
 }
 
 /// The estimate, per GPU, in bytes.
@@ -826,6 +828,10 @@ struct Parts {
     /// PyTorch-allocated bytes at the peak when it is not the plain sum of the torch components
     /// (HF inference: the KV cache is only partly filled at the prefill peak).
     peak: Option<u64>,
+    /// Serving: tokens in vLLM's pool.
+    serve_tokens: Option<u64>,
+    /// Serving: `M_theory`, the card memory that holds the wanted concurrency.
+    theory: Option<u64>,
 }
 
 impl Parts {
@@ -1015,6 +1021,8 @@ impl Workload {
             comps: Vec::new(),
             notes: Vec::new(),
             peak: None,
+            serve_tokens: None,
+            theory: None,
         };
         let (phase, trainable, cpu) = match (self.mode, self.engine) {
             (Mode::Training, _) => self.training(&mut parts),
@@ -1324,11 +1332,22 @@ impl Workload {
         );
         p.comps.retain(|c| c.key != "workspace");
         let tokens = if a.is_generative() { tokens } else { 0 };
-        p.notes.push(Difference {
-            key: String::from("serve_tokens"),
-            en: format!("{tokens}"),
-            zh: format!("{tokens}"),
-        });
+        p.serve_tokens = Some(tokens);
+        // M_theory for serving (the guide's stage 2: KV at the peak concurrency): the card memory
+        // whose utilisation budget holds the weights, the profile peak, non-torch memory and the KV
+        // of `batch` sequences of max_model_len, plus what lives outside the budget.
+        let demand = self
+            .batch
+            .saturating_mul(self.max_model_len)
+            .saturating_mul(per_token);
+        let outside = CUDA_CONTEXT.get() + p.get("cuda_graphs");
+        p.theory = Some(
+            Bytes::from_f64(
+                budget_used.saturating_add(demand) as f64 / self.gpu_memory_utilization,
+            )
+            .get()
+            .saturating_add(outside),
+        );
         (Phase::Serving, 0, 0)
     }
 
@@ -2024,12 +2043,7 @@ impl Workload {
                 .saturating_add(reserve)
                 .saturating_add(non_torch)
         };
-        let tokens = parts
-            .notes
-            .iter()
-            .find(|n| n.key == "serve_tokens")
-            .and_then(|n| n.en.parse::<u64>().ok());
-        parts.notes.retain(|n| n.key != "serve_tokens");
+        let tokens = parts.serve_tokens;
         let temporaries = parts.get("logits")
             + parts.get("step_temporaries")
             + parts.get("autocast_copies")
@@ -2064,15 +2078,27 @@ impl Workload {
                     self.new_tokens
                 },
         );
-        let m_theory = if is_vllm || is_llamacpp {
-            total
-        } else {
-            peak_allocated
-        };
+        let m_theory = parts
+            .theory
+            .unwrap_or(if is_llamacpp { total } else { peak_allocated });
+        // Serving fits when the pool holds `batch` sequences of max_model_len (vLLM refuses to
+        // start below one) and the process fits the card.
+        let pool_ok = !is_vllm
+            || !self.arch.is_generative()
+            || tokens.unwrap_or(0) >= self.batch.saturating_mul(self.max_model_len);
         let fit = self.device.as_ref().map(|d| Fit {
             gpu: d.id.clone(),
             memory_bytes: d.memory,
-            fits: total <= d.memory.get(),
+            fits: total <= d.memory.get() && pool_ok,
+            reason: (!pool_ok).then(|| {
+                let t = tokens.unwrap_or(0);
+                let want = self.batch.saturating_mul(self.max_model_len);
+                Difference {
+                    key: String::from("kv_pool_too_small"),
+                    en: format!("The KV pool holds {} tokens, fewer than {} sequence(s) × max_model_len {} = {}: vLLM would refuse to start. Lower max_model_len, raise gpu_memory_utilization, use an fp8 KV cache or a larger card.", thousands(t), self.batch, thousands(self.max_model_len), thousands(want)),
+                    zh: format!("KV 池只能容纳 {} 个 token，少于 {} 条序列 × max_model_len {} = {}：vLLM 将拒绝启动。请降低 max_model_len、提高 gpu_memory_utilization、使用 fp8 KV 缓存或更大的显卡。", thousands(t), self.batch, thousands(self.max_model_len), thousands(want)),
+                }
+            }),
             headroom_bytes: d.memory.minus(Bytes::new(total)),
             shortfall_bytes: Bytes::new(total).minus(d.memory),
         });

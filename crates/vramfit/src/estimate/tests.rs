@@ -470,3 +470,38 @@ fn fit_against_a_device() {
     assert_eq!(f.headroom_bytes.get(), 0);
     assert_eq!(f.shortfall_bytes.get(), e.total_bytes.get() - 16 * GIB);
 }
+
+#[test]
+fn serving_fits_only_when_the_pool_holds_the_sequences() {
+    let base = EstimateInput {
+        mode: Mode::Serve,
+        gpu_memory: Some("24GiB".into()),
+        ..input(llama8b())
+    };
+    // Default max_model_len = 131,072 (max_position_embeddings); the pool on 24 GiB at 0.9 is about
+    // 21.6 − 14.99 − 0.46 − 0.25 ≈ 5.9 GiB = ~48k tokens at 128 KiB: vLLM refuses to start.
+    let e = estimate(&base).unwrap();
+    let f = e.fit.unwrap();
+    assert!(!f.fits);
+    assert_eq!(f.reason.unwrap().key, "kv_pool_too_small");
+    let ok = estimate(&EstimateInput {
+        max_model_len: Some(8192.0),
+        ..base
+    })
+    .unwrap();
+    assert!(ok.fit.unwrap().fits);
+    // M_theory for 1 sequence of 8192 tokens: (weights + profile peak + non-torch + 8192 × 128 KiB) / 0.9
+    // + context + graphs, and M_rec = 1.2 × (that + 2 GB).
+    let per_tok = 131_072u64;
+    let budget =
+        ok.weights_bytes.get() + ok.activations_bytes.get() + VLLM_NON_TORCH.get() + 8192 * per_tok;
+    let cg = ok
+        .components
+        .iter()
+        .find(|c| c.key == "cuda_graphs")
+        .unwrap()
+        .bytes
+        .get();
+    let theory = Bytes::from_f64(budget as f64 / 0.9).get() + CUDA_CONTEXT.get() + cg;
+    assert_eq!(ok.recommended_bytes, m_rec(Bytes::new(theory)));
+}

@@ -51,7 +51,7 @@ pub(super) static PRESETS: &[Preset] = &[
     // codellama-7b-hf.toml
     Preset {
         id: "codellama/CodeLlama-7b-hf",
-        aliases: &["codellama/CodeLlama-7b-Instruct-hf", "codellama/CodeLlama-7b-Python-hf", "meta-llama/CodeLlama-7b-hf"],
+        aliases: &["codellama/CodeLlama-7b-Instruct-hf", "meta-llama/CodeLlama-7b-hf"],
         name: "Code Llama 7B",
         params: 6738546688,
         dtype: Dtype::Bf16,
@@ -148,7 +148,7 @@ pub(super) static PRESETS: &[Preset] = &[
     // deepseek-v3.toml
     Preset {
         id: "deepseek-ai/DeepSeek-V3",
-        aliases: &["deepseek-ai/DeepSeek-V3-Base", "deepseek-ai/DeepSeek-V3-0324"],
+        aliases: &["deepseek-ai/DeepSeek-V3-Base", "deepseek-ai/DeepSeek-V3-0324", "deepseek-ai/DeepSeek-R1", "deepseek-ai/DeepSeek-R1-0528"],
         name: "DeepSeek-V3",
         params: 671026419200,
         dtype: Dtype::Bf16,

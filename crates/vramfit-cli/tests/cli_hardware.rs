@@ -1,0 +1,293 @@
+//! The hardware subcommands end to end: the built binary, its JSON and its exit codes.
+
+use std::process::Command;
+
+use serde_json::Value;
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_vramfit"))
+        .args(args)
+        .output()
+        .expect("run vramfit");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn run_json(args: &[&str]) -> Value {
+    let (code, out, err) = run(args);
+    assert_eq!(code, 0, "{args:?}: {err}");
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: {e}\n{out}"))
+}
+
+fn close(a: f64, b: f64, tol: f64) {
+    assert!((a - b).abs() <= tol, "{a} != {b}");
+}
+
+const MIB: u64 = 1 << 20;
+
+#[test]
+fn gpus_json_lists_the_catalog() {
+    let v = run_json(&["gpus", "--json"]);
+    let list = v.as_array().unwrap();
+    assert!(list.len() >= 35);
+    let h100 = list.iter().find(|g| g["id"] == "h100-sxm5-80gb").unwrap();
+    // torch prints total_memory=81090MB on an H100 80GB HBM3 (79.19 GiB).
+    assert_eq!(h100["memory_bytes"].as_u64(), Some(81_090 * MIB));
+    assert_eq!(
+        h100["bandwidth_bytes_per_s"].as_u64(),
+        Some(3_350_000_000_000)
+    );
+    let migs: Vec<&str> = h100["mig_profiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        migs,
+        [
+            "1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "4g.40gb", "7g.80gb"
+        ]
+    );
+    let (code, table, _) = run(&["gpus", "--vendor", "apple"]);
+    assert_eq!(code, 0);
+    assert!(table.contains("107.52 GiB (128 GB unified)"), "{table}");
+}
+
+#[test]
+fn mig_reproduces_the_guide_example() {
+    let v = run_json(&[
+        "mig",
+        "--gpu",
+        "a100-sxm4-80gb",
+        "--job",
+        "13b-debug=36GiB",
+        "--job",
+        "16GiB",
+        "--job",
+        "16GiB",
+        "--provider",
+        "zhixingyun",
+        "--json",
+    ]);
+    let cards = v["cards"].as_array().unwrap();
+    assert_eq!(cards.len(), 1);
+    assert_eq!(cards[0]["gpu"], "a100-sxm4-80gb");
+    let mut slices: Vec<(String, u64)> = cards[0]["slices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["profile"].as_str().unwrap().to_string(),
+                s["job"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    slices.sort();
+    assert_eq!(
+        slices,
+        [
+            ("2g.20gb".to_string(), 1),
+            ("2g.20gb".to_string(), 2),
+            ("3g.40gb".to_string(), 0)
+        ]
+    );
+    // 2.5 + 1.25 + 1.25 CNY/h against 3 whole cards at 8 CNY/h.
+    close(v["cost_per_hour"].as_f64().unwrap(), 5.0, 1e-9);
+    close(v["whole_cards_cost_per_hour"].as_f64().unwrap(), 24.0, 1e-9);
+    assert_eq!(v["currency"], "CNY");
+    // In USD at a given rate: 5 / 7.0 = 0.714285…
+    let v = run_json(&[
+        "mig",
+        "--gpu",
+        "a100-sxm4-80gb",
+        "--job",
+        "36GiB",
+        "--job",
+        "16GiB",
+        "--job",
+        "16GiB",
+        "--provider",
+        "zhixingyun",
+        "--currency",
+        "USD",
+        "--cny-per-usd",
+        "7.0",
+        "--json",
+    ]);
+    close(v["cost_per_hour"].as_f64().unwrap(), 5.0 / 7.0, 1e-9);
+}
+
+#[test]
+fn mig_bad_input_exits_2_naming_the_flag() {
+    for (args, flag) in [
+        (
+            vec!["mig", "--gpu", "a100-sxm4-80gb", "--job", "16"],
+            "--job",
+        ),
+        (
+            vec!["mig", "--gpu", "a100-sxm4-80gb", "--job", "90GiB"],
+            "--job",
+        ),
+        (vec!["mig", "--gpu", "rtx-4090", "--job", "1GiB"], "--gpu"),
+        (vec!["mig", "--gpu", "nope", "--job", "1GiB"], "--gpu"),
+        (
+            vec![
+                "mig",
+                "--gpu",
+                "a100-sxm4-80gb",
+                "--job",
+                "1GiB",
+                "--currency",
+                "EUR",
+            ],
+            "--currency",
+        ),
+        (
+            vec![
+                "mig",
+                "--gpu",
+                "a100-sxm4-80gb",
+                "--job",
+                "1GiB",
+                "--provider",
+                "nope",
+            ],
+            "--provider",
+        ),
+    ] {
+        let (code, _, err) = run(&args);
+        assert_eq!(code, 2, "{args:?}");
+        assert!(err.contains(flag), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn platforms_rank_with_weights() {
+    // Zhixingyun scores [4, 4, 5, 3, 4, 3]; with slicing weighted 5: (4+4+25+3+4+3)/10 = 4.3.
+    let v = run_json(&["platforms", "--weights", "slicing=5", "--json"]);
+    let first = &v["platforms"][0];
+    assert_eq!(first["platform"], "zhixingyun");
+    close(first["total"].as_f64().unwrap(), 4.3, 1e-12);
+    assert_eq!(first["rank"], 1);
+    let (code, _, err) = run(&["platforms", "--weights", "speed=2"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--weights"), "{err}");
+}
+
+#[test]
+fn spot_by_hand() {
+    // H 24, P 8, S 2.4, M 12, C 1, R 0.25: W = 24 (e^(1/12) − 1)(12.25) = 25.5497905592 h,
+    // spot cost 61.3194973422, break-even price 192 / W = 7.5147387042.
+    let args = [
+        "spot",
+        "--hours",
+        "24",
+        "--on-demand-price",
+        "8",
+        "--mtbi",
+        "12",
+        "--checkpoint-every",
+        "1",
+        "--json",
+    ];
+    let mut with_price = args.to_vec();
+    with_price.extend(["--spot-price", "2.4"]);
+    let v = run_json(&with_price);
+    close(
+        v["expected_wall_hours"].as_f64().unwrap(),
+        25.5497905592,
+        1e-9,
+    );
+    close(v["spot_cost"].as_f64().unwrap(), 61.3194973422, 1e-9);
+    close(
+        v["break_even_spot_price"].as_f64().unwrap(),
+        7.5147387042,
+        1e-9,
+    );
+    // A 70 % discount is the same 2.4.
+    let mut with_discount = args.to_vec();
+    with_discount.extend(["--spot-discount", "70"]);
+    close(
+        run_json(&with_discount)["spot_cost"].as_f64().unwrap(),
+        61.3194973422,
+        1e-9,
+    );
+    // Without either: the guide's 25 % → 2.0 × W = 51.0995811184.
+    close(
+        run_json(&args)["spot_cost"].as_f64().unwrap(),
+        2.0 * 25.5497905592,
+        1e-9,
+    );
+    let (code, _, err) = run(&[
+        "spot",
+        "--hours",
+        "24",
+        "--on-demand-price",
+        "8",
+        "--mtbi",
+        "0",
+        "--checkpoint-every",
+        "1",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--mtbi"), "{err}");
+}
+
+#[test]
+fn recommend_ranks_offers_cheapest_first() {
+    // 150 GiB on Lambda and RunPod (USD): one MI300X (190 GiB visible) at 2.49; then two A100
+    // 80GB PCIe (79.17 GiB ≥ 75 GiB each under TP/PP/ZeRO-3) at 2 × 1.64 = 3.28; then four L40S
+    // (44.12 GiB ≥ 37.5) at 4 × 0.86 = 3.44.
+    let v = run_json(&[
+        "recommend",
+        "--memory",
+        "150GiB",
+        "--provider",
+        "lambda",
+        "--provider",
+        "runpod",
+        "--limit",
+        "0",
+        "--json",
+    ]);
+    let opts = v["options"].as_array().unwrap();
+    assert_eq!(opts[0]["offer"], "runpod-mi300x-1x");
+    assert_eq!(opts[0]["count"], 1);
+    close(opts[0]["price_per_hour"].as_f64().unwrap(), 2.49, 1e-9);
+    assert_eq!(opts[1]["offer"], "runpod-a100-80gb-1x");
+    close(opts[1]["price_per_hour"].as_f64().unwrap(), 3.28, 1e-9);
+    assert_eq!(opts[1]["per_gpu_bytes"].as_u64(), Some(75 << 30));
+    let l40s = opts
+        .iter()
+        .find(|o| o["offer"] == "runpod-l40s-1x")
+        .unwrap();
+    close(l40s["price_per_hour"].as_f64().unwrap(), 3.44, 1e-9);
+    assert!(opts.iter().all(|o| o["parallelism"]["kind"] != "data"));
+    let prices: Vec<f64> = opts
+        .iter()
+        .map(|o| o["price_per_hour"].as_f64().unwrap())
+        .collect();
+    assert!(prices.windows(2).all(|w| w[0] <= w[1]));
+    assert_eq!(v["estimate"]["per_gpu_bytes"].as_u64(), Some(150 << 30));
+    for (args, flag) in [
+        (vec!["recommend", "--memory", "40"], "--memory"),
+        (vec!["recommend"], "--memory"),
+        (
+            vec!["recommend", "--memory", "40GB", "--max-gpus", "0"],
+            "--max-gpus",
+        ),
+        (
+            vec!["recommend", "--memory", "40GB", "--params", "lots"],
+            "--params",
+        ),
+    ] {
+        let (code, _, err) = run(&args);
+        assert_eq!(code, 2, "{args:?}");
+        assert!(err.contains(flag), "{args:?}: {err}");
+    }
+}

@@ -1,0 +1,1159 @@
+//! Recognising the format and classifying: the rules, each with its reason.
+//!
+//! # PyTorch OOM messages
+//!
+//! PyTorch's caching allocator keeps freed blocks in *segments* obtained with `cudaMalloc` and
+//! reuses them; a block can only be returned to the driver when its whole segment is free. On
+//! a failed request it frees every fully free cached segment and retries; the OOM is raised
+//! only after that retry fails. So, at the moment of the message:
+//!
+//! 1. `requested > total capacity` → **capacity** (`capacity_static`, high confidence): no card
+//!    of this size can hold that one tensor.
+//! 2. other processes hold memory and `requested > total − other processes` → **capacity**,
+//!    caused by the other processes (`capacity_static`).
+//! 3. `reserved − allocated ≥ requested` and `≥ 15 %` of reserved → **fragmentation**: the cache
+//!    held enough free memory in total, but only as pieces of segments that still contain live
+//!    tensors (non-releasable), none big enough. High confidence from `≥ 2 × requested` and
+//!    `≥ 25 %`; medium otherwise.
+//! 4. otherwise → **capacity** at the peak step (`capacity_peak`, medium): live tensors fill the
+//!    card. One message cannot show a **leak**: that needs memory per iteration, so the
+//!    explanation says so and asks for an `nvidia-smi` log.
+//!
+//! # `memory_summary()` reports
+//!
+//! Fragmentation = non-releasable / reserved (or (reserved − allocated) / reserved without
+//! that row). Several reports whose allocated memory rises steadily → **leak**. Fragmentation
+//! ≥ 20 % with `cudaMalloc retries` or `CUDA OOMs` → **fragmentation** (high); ≥ 30 % without
+//! them → fragmentation (medium: it will bite later). Retries or OOMs with little fragmentation
+//! → **capacity** at the peak (medium). Neither → capacity, low: nothing is wrong in this report.
+//!
+//! # `nvidia-smi` logs
+//!
+//! Each GPU's series is fitted by least squares, all of it and its second half. Rising over the
+//! second half (fit r² ≥ 0.5, growth ≥ 1 % of memory.total and ≥ 32 MiB) → **leak**, with the
+//! rate and the time it reaches memory.total. Level (one jump then flat, steps then flat, or
+//! flat) → **capacity** (low): not a leak; if it still runs out, the steady state plus the peak
+//! of one step exceeds the card, or the cache is fragmented, which `memory_summary()` tells.
+//!
+//! # TensorFlow, JAX, vLLM, llama.cpp
+//!
+//! TensorFlow: request > BFC limit → capacity (static); limit − in use ≥ request →
+//! fragmentation (the BFC pool had the bytes, not the chunk); else capacity at the peak.
+//! JAX: capacity (XLA plans buffers at compile time; JAX preallocates 75 % of the card).
+//! vLLM start-up errors and llama.cpp allocation failures: capacity, with the engine's own knobs
+//! first among the fixes.
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::llamacpp::{self, LlamaCppError, LlamaCppStage};
+use super::pytorch::{self, PytorchOom, PytorchOomStyle};
+use super::scan::{clip, flatten};
+use super::smi::{self, Pattern, SmiLog, XUnit};
+use super::summary::{self, MemorySummary, MemorySummaryLog};
+use super::tfjax::{self, JaxOom, TensorflowOom};
+use super::vllm::{self, VllmError, VllmErrorKind};
+use super::{
+    Confidence, Diagnosis, Evidence, Fix, InputFormat, Kind, MAX_INPUT_BYTES, MAX_LINES, Parsed,
+    Text, fix, leaf,
+};
+use crate::units::Bytes;
+
+/// Recognises the format of `text` without classifying it.
+pub fn detect(text: &str) -> InputFormat {
+    let text = clip(text, MAX_INPUT_BYTES);
+    if summary::looks_like(text) && !summary::parse_memory_summaries(text).reports.is_empty() {
+        return InputFormat::MemorySummary;
+    }
+    let flat = flatten(text);
+    if vllm::looks_like(&flat) {
+        InputFormat::VllmError
+    } else if llamacpp::looks_like(&flat) {
+        InputFormat::LlamacppError
+    } else if pytorch::looks_like(&flat) {
+        InputFormat::PytorchOom
+    } else if tfjax::looks_like_tf(&flat) {
+        InputFormat::TensorflowOom
+    } else if tfjax::looks_like_jax(&flat) {
+        InputFormat::JaxOom
+    } else {
+        match smi::parse_nvidia_smi(text) {
+            Some(log) => log.source,
+            None => InputFormat::Unknown,
+        }
+    }
+}
+
+/// Recognises the format of `text`, reads its numbers and classifies the OOM.
+///
+/// Never fails and never panics: text it cannot read gives [`Kind::Unknown`] with
+/// `what_to_paste_instead`.
+///
+/// ```
+/// use vramfit::diagnose::{diagnose, InputFormat, Kind};
+/// let d = diagnose("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. \
+///     GPU 0 has a total capacity of 79.15 GiB of which 1.05 GiB is free. Of the allocated \
+///     memory 75.87 GiB is allocated by PyTorch, and 1.60 GiB is reserved by PyTorch but unallocated.");
+/// assert_eq!(d.input, InputFormat::PytorchOom);
+/// assert_eq!(d.kind, Kind::Capacity);
+/// ```
+pub fn diagnose(text: &str) -> Diagnosis {
+    let mut notes = Vec::new();
+    let clipped = clip(text, MAX_INPUT_BYTES);
+    if clipped.len() < text.len() {
+        notes.push(Text::new(
+            format!(
+                "Only the first {} MiB of the text were read.",
+                MAX_INPUT_BYTES >> 20
+            ),
+            format!("只读取了前 {} MiB 的文本。", MAX_INPUT_BYTES >> 20),
+        ));
+    }
+    if clipped.lines().nth(MAX_LINES).is_some() {
+        notes.push(Text::new(
+            format!("Only the first {MAX_LINES} lines were read."),
+            format!("只读取了前 {MAX_LINES} 行。"),
+        ));
+    }
+    let text = clipped;
+    let mut d = if summary::looks_like(text) {
+        let log = summary::parse_memory_summaries(text);
+        if log.reports.is_empty() {
+            None
+        } else {
+            Some(from_summary(log, text))
+        }
+    } else {
+        None
+    }
+    .unwrap_or_else(|| {
+        let flat = flatten(text);
+        if let Some((v, ev)) = vllm::parse(&flat) {
+            from_vllm(v, ev)
+        } else if let Some((l, ev)) = llamacpp::parse(&flat) {
+            from_llamacpp(l, ev)
+        } else if let Some((p, ev)) = pytorch::parse_flat(&flat) {
+            from_pytorch(p, ev)
+        } else if let Some((t, ev)) = tfjax::parse_tf(&flat) {
+            from_tf(t, ev)
+        } else if let Some((j, ev)) = tfjax::parse_jax(&flat) {
+            from_jax(j, ev)
+        } else if let Some(log) = smi::parse_nvidia_smi(text) {
+            from_smi(log)
+        } else {
+            unknown(text)
+        }
+    });
+    notes.append(&mut d.notes);
+    d.notes = notes;
+    d
+}
+
+/// What the classifier decided, before the fixes are looked up.
+struct Verdict {
+    kind: Kind,
+    leaf: &'static str,
+    confidence: Confidence,
+    explanation: Text,
+    /// Format-specific fixes first; the leaf's fixes are appended.
+    fixes: Vec<&'static str>,
+    paste: Option<Text>,
+    notes: Vec<Text>,
+}
+
+impl Verdict {
+    fn new(kind: Kind, leaf: &'static str, confidence: Confidence, explanation: Text) -> Verdict {
+        Verdict {
+            kind,
+            leaf,
+            confidence,
+            explanation,
+            fixes: Vec::new(),
+            paste: None,
+            notes: Vec::new(),
+        }
+    }
+}
+
+fn build(input: InputFormat, v: Verdict, evidence: Vec<Evidence>, parsed: Parsed) -> Diagnosis {
+    let mut ids: Vec<&'static str> = v.fixes;
+    if let Some(l) = leaf(v.leaf) {
+        ids.extend(l.fixes.iter().copied());
+    }
+    let mut fixes: Vec<Fix> = Vec::new();
+    for id in ids {
+        if fixes.iter().any(|f| f.id == id) {
+            continue;
+        }
+        if let Some(f) = fix(id) {
+            fixes.push(Fix {
+                id: String::from(f.id),
+                effort: f.effort,
+                title: f.title.into(),
+                detail: f.detail.into(),
+            });
+        }
+    }
+    // Cheapest first; the order of the tree among equals.
+    fixes.sort_by_key(|f| f.effort);
+    let leaf_id = (v.kind != Kind::Unknown).then(|| String::from(v.leaf));
+    Diagnosis {
+        kind: v.kind,
+        input,
+        confidence: v.confidence,
+        leaf: leaf_id,
+        evidence,
+        explanation: v.explanation,
+        fixes,
+        what_to_paste_instead: v.paste,
+        notes: v.notes,
+        parsed,
+    }
+}
+
+fn pct(part: Bytes, whole: Bytes) -> f64 {
+    if whole.get() == 0 {
+        0.0
+    } else {
+        100.0 * part.get() as f64 / whole.get() as f64
+    }
+}
+
+fn a(b: Bytes) -> String {
+    b.display_auto()
+}
+
+fn paste_curve() -> Text {
+    Text::new(
+        "To tell a leak from capacity, log memory while it runs: `nvidia-smi --query-gpu=timestamp,index,memory.used,memory.total --format=csv -l 1 > smi.csv` for at least 10 iterations, and paste smi.csv. To tell fragmentation from capacity, paste `print(torch.cuda.memory_summary())` taken just before the failing step.",
+        "要区分泄漏型与容量型，请在运行时记录显存：执行 `nvidia-smi --query-gpu=timestamp,index,memory.used,memory.total --format=csv -l 1 > smi.csv` 至少 10 个迭代，然后粘贴 smi.csv。要区分碎片型与容量型，请粘贴失败步骤之前的 `print(torch.cuda.memory_summary())` 输出。",
+    )
+}
+
+fn from_pytorch(p: PytorchOom, mut ev: Vec<Evidence>) -> Diagnosis {
+    let mut v = classify_pytorch(&p, &mut ev);
+    if p.messages > 1 {
+        v.notes.push(Text::new(
+            format!(
+                "The text holds {} OOM messages; the last one was read.",
+                p.messages
+            ),
+            format!("文本中有 {} 条 OOM 信息，已读取最后一条。", p.messages),
+        ));
+    }
+    if let (Some(al), Some(t)) = (p.allocated, p.total_capacity)
+        && al > t
+    {
+        v.notes.push(Text::new(
+                format!("PyTorch reports {} allocated on a {} device: more than the card, so shared system memory is in use (WSL or the Windows driver's sysmem fallback). Everything beyond the card's memory runs far slower.", a(al), a(t)),
+                format!("PyTorch 报告在 {} 的设备上已分配 {}，超过了显卡容量，说明正在使用共享系统内存（WSL 或 Windows 驱动的 sysmem 回退），超出部分的速度会慢很多。", a(t), a(al)),
+            ));
+    }
+    build(InputFormat::PytorchOom, v, ev, Parsed::PytorchOom(p))
+}
+
+fn classify_pytorch(p: &PytorchOom, ev: &mut Vec<Evidence>) -> Verdict {
+    if p.style == Some(PytorchOomStyle::NoNumbers) {
+        let mut v = Verdict::new(
+            Kind::Capacity,
+            "capacity_peak",
+            Confidence::Low,
+            Text::new(
+                "A CUDA out-of-memory error without the allocator's numbers: either a CUDA call outside PyTorch's caching allocator ran out (context creation, cuBLAS/cuDNN workspaces, NCCL buffers), or the message was cut before its numbers. Memory is full, but the text cannot say why.",
+                "这是一条没有分配器数字的 CUDA 显存不足错误：要么是 PyTorch 缓存分配器之外的 CUDA 调用（上下文创建、cuBLAS/cuDNN 工作区、NCCL 缓冲区）申请失败，要么信息在数字之前被截断。显存已满，但仅凭这段文字无法判断原因。",
+            ),
+        );
+        v.paste = Some(paste_curve());
+        return v;
+    }
+    let (Some(req), Some(total)) = (p.requested, p.total_capacity) else {
+        let mut v = Verdict::new(
+            Kind::Capacity,
+            "capacity_peak",
+            Confidence::Low,
+            Text::new(
+                "A PyTorch out-of-memory message, but cut before its numbers (the request or the total capacity is missing), so only the kind of failure is known.",
+                "这是一条 PyTorch 显存不足信息，但在数字之前被截断（缺少申请量或总容量），只能确定发生了显存不足。",
+            ),
+        );
+        v.paste = Some(Text::new(
+            "Paste the whole message, from `CUDA out of memory` to `PYTORCH_CUDA_ALLOC_CONF`.",
+            "请粘贴完整信息，从 `CUDA out of memory` 到 `PYTORCH_CUDA_ALLOC_CONF`。",
+        ));
+        return v;
+    };
+    let others = p.other_processes.unwrap_or(Bytes::ZERO);
+    if req > total {
+        return Verdict::new(
+            Kind::Capacity,
+            "capacity_static",
+            Confidence::High,
+            Text::new(
+                format!(
+                    "One allocation of {} is larger than the whole card ({}). No setting of the allocator can help: the tensor itself must shrink (smaller batch or sequence, lower precision, sharding), or it needs a card with more memory.",
+                    a(req),
+                    a(total)
+                ),
+                format!(
+                    "单次申请 {} 就超过了整张卡的容量（{}）。调整分配器无济于事：必须缩小张量本身（减小 batch 或序列长度、降低精度、切分到多卡），或换用显存更大的卡。",
+                    a(req),
+                    a(total)
+                ),
+            ),
+        );
+    }
+    if others > Bytes::ZERO && req > total.minus(others) {
+        let mut v = Verdict::new(
+            Kind::Capacity,
+            "capacity_static",
+            Confidence::High,
+            Text::new(
+                format!(
+                    "Other processes hold {} of this {} card, so the {} request cannot fit even in an empty PyTorch cache. Stop them (see `nvidia-smi`), or run on a card of your own.",
+                    a(others),
+                    a(total),
+                    a(req)
+                ),
+                format!(
+                    "其他进程占用了这张 {} 显卡中的 {}，因此即使 PyTorch 缓存为空，{} 的申请也放不下。请停止这些进程（见 `nvidia-smi`），或换用独占的显卡。",
+                    a(total),
+                    a(others),
+                    a(req)
+                ),
+            ),
+        );
+        v.fixes.push("stop_other_processes");
+        return v;
+    }
+    let reserved = p.reserved.unwrap_or(Bytes::ZERO);
+    let unalloc = p.reserved_unallocated.unwrap_or(Bytes::ZERO);
+    let share = pct(unalloc, reserved);
+    if reserved > Bytes::ZERO {
+        ev.push(Evidence::value(
+            "fragmentation_ratio",
+            share / 100.0,
+            format!("{} / {} = {:.1} %", a(unalloc), a(reserved), share),
+        ));
+    }
+    if unalloc >= req && unalloc > Bytes::ZERO && share >= 15.0 {
+        let strong = unalloc >= req.times(2) && share >= 25.0;
+        let mut v = Verdict::new(
+            Kind::Fragmentation,
+            "fragmentation",
+            if strong {
+                Confidence::High
+            } else {
+                Confidence::Medium
+            },
+            Text::new(
+                format!(
+                    "PyTorch had {} reserved but unallocated ({:.0} % of its {} cache) — at least the {} requested — yet no single free block was large enough. The cache is fragmented: free pieces sit inside segments that still hold live tensors, so they can be neither merged nor returned to the driver.",
+                    a(unalloc),
+                    share,
+                    a(reserved),
+                    a(req)
+                ),
+                format!(
+                    "PyTorch 有 {} 已保留但未分配（占其 {} 缓存的 {:.0}%），不少于申请的 {}，但没有一个空闲块足够大。这是碎片化：空闲碎片位于仍有存活张量的段中，既无法合并，也无法归还给驱动。",
+                    a(unalloc),
+                    a(reserved),
+                    share,
+                    a(req)
+                ),
+            ),
+        );
+        v.fixes.push("expandable_segments");
+        return v;
+    }
+    let used = p.allocated.unwrap_or(reserved);
+    let mut v = Verdict::new(
+        Kind::Capacity,
+        "capacity_peak",
+        Confidence::Medium,
+        Text::new(
+            format!(
+                "Live tensors hold {} of the {} card ({:.0} %), and the cache has only {} free, less than the {} this step asks for: the step's peak needs more memory than the card has. A single message cannot show a leak — that needs memory per iteration; if this fails only after many iterations, log `nvidia-smi` to check.",
+                a(used),
+                a(total),
+                pct(used, total),
+                a(unalloc),
+                a(req)
+            ),
+            format!(
+                "存活张量占用了 {} 显卡中的 {}（{:.0}%），缓存中仅剩 {} 空闲，少于本步申请的 {}：这一步的峰值需求超过了显卡容量。单条信息无法判断泄漏——那需要每次迭代的显存记录；如果是运行很多迭代后才失败，请用 `nvidia-smi` 记录曲线确认。",
+                a(total),
+                a(used),
+                pct(used, total),
+                a(unalloc),
+                a(req)
+            ),
+        ),
+    );
+    v.paste = Some(paste_curve());
+    v
+}
+
+fn summary_evidence(s: &MemorySummary, ev: &mut Vec<Evidence>) {
+    let size = |ev: &mut Vec<Evidence>, name: &str, b: u64| {
+        ev.push(Evidence::size(name, Bytes::new(b), summary::size_text(b)))
+    };
+    if let Some(m) = s.allocated {
+        size(ev, "allocated", m.current);
+        size(ev, "allocated_peak", m.peak);
+    }
+    if let Some(m) = s.reserved {
+        size(ev, "reserved", m.current);
+        size(ev, "reserved_peak", m.peak);
+    }
+    if let Some(m) = s.non_releasable {
+        size(ev, "non_releasable", m.current);
+    }
+    if let Some(n) = s.cuda_ooms {
+        ev.push(Evidence::value("cuda_ooms", n as f64, format!("{n}")));
+    }
+    if let Some(n) = s.cudamalloc_retries {
+        ev.push(Evidence::value(
+            "cudamalloc_retries",
+            n as f64,
+            format!("{n}"),
+        ));
+    }
+    if let Some(f) = s.fragmentation() {
+        let how = if s.non_releasable.is_some() {
+            "non-releasable / reserved"
+        } else {
+            "(reserved − allocated) / reserved"
+        };
+        ev.push(Evidence::value(
+            "fragmentation_ratio",
+            f,
+            format!("{how} = {:.1} %", f * 100.0),
+        ));
+    }
+}
+
+fn from_summary(log: MemorySummaryLog, text: &str) -> Diagnosis {
+    let mut ev = Vec::new();
+    let Some(s) = log.reports.last().cloned() else {
+        return unknown(text);
+    };
+    summary_evidence(&s, &mut ev);
+    // An OOM message pasted with the report: its request is evidence too.
+    let oom = pytorch::parse(text).map(|(p, _)| p);
+    if let Some(req) = oom.as_ref().and_then(|p| p.requested) {
+        ev.push(Evidence::size("requested", req, a(req)));
+    }
+    let mut v = classify_summary(&log, &s, oom.as_ref(), &mut ev);
+    if log.reports.len() > 1 {
+        v.notes.push(Text::new(
+            format!(
+                "{} reports were read; the numbers are from the last one.",
+                log.reports.len()
+            ),
+            format!("共读取 {} 份报告；数字取自最后一份。", log.reports.len()),
+        ));
+    }
+    if s.truncated {
+        v.notes.push(Text::new(
+            "The last report is cut off; the rows present were read.",
+            "最后一份报告不完整；已读取现有的行。",
+        ));
+    }
+    build(
+        InputFormat::MemorySummary,
+        v,
+        ev,
+        Parsed::MemorySummary(log),
+    )
+}
+
+fn classify_summary(
+    log: &MemorySummaryLog,
+    s: &MemorySummary,
+    oom: Option<&PytorchOom>,
+    ev: &mut Vec<Evidence>,
+) -> Verdict {
+    // Several reports: is allocated memory rising from one to the next?
+    let allocs: Vec<u64> = log
+        .reports
+        .iter()
+        .filter_map(|r| r.allocated.map(|m| m.current))
+        .collect();
+    if allocs.len() >= 3 {
+        let first = allocs[0];
+        let last = allocs[allocs.len() - 1];
+        let ups = allocs.windows(2).filter(|w| w[1] > w[0]).count();
+        let downs = allocs.windows(2).filter(|w| w[1] < w[0]).count();
+        let peak_res = log
+            .reports
+            .iter()
+            .filter_map(|r| r.reserved.map(|m| m.peak))
+            .max()
+            .unwrap_or(last);
+        let grow = last.saturating_sub(first);
+        if ups >= (allocs.len() - 1) * 2 / 3 && downs <= 1 && grow >= (peak_res / 100).max(32 << 20)
+        {
+            let per = grow / (allocs.len() as u64 - 1);
+            ev.push(Evidence::size(
+                "growth_per_report",
+                Bytes::new(per),
+                format!("+{} per report", a(Bytes::new(per))),
+            ));
+            return Verdict::new(
+                Kind::Leak,
+                "leak",
+                if ups == allocs.len() - 1 {
+                    Confidence::High
+                } else {
+                    Confidence::Medium
+                },
+                Text::new(
+                    format!(
+                        "Allocated memory rises in {} of {} steps between the {} reports, from {} to {} (+{} per report on average): live tensors are accumulating. Something keeps references from one iteration to the next (a loss kept with its graph, a list of outputs, a cache).",
+                        ups,
+                        allocs.len() - 1,
+                        allocs.len(),
+                        a(Bytes::new(first)),
+                        a(Bytes::new(last)),
+                        a(Bytes::new(per))
+                    ),
+                    format!(
+                        "在 {} 份报告之间，已分配显存在 {} 次中有 {} 次上升，从 {} 增至 {}（平均每份 +{}）：存活张量在累积。某处把引用从一次迭代带到了下一次（保留了计算图的 loss、输出列表、缓存等）。",
+                        allocs.len(),
+                        allocs.len() - 1,
+                        ups,
+                        a(Bytes::new(first)),
+                        a(Bytes::new(last)),
+                        a(Bytes::new(per))
+                    ),
+                ),
+            );
+        }
+    }
+    let frag = s.fragmentation().unwrap_or(0.0);
+    let retries = s.cudamalloc_retries.unwrap_or(0);
+    let ooms = s.cuda_ooms.unwrap_or(0);
+    let reserved = Bytes::new(s.reserved.map_or(0, |m| m.current));
+    let waste = Bytes::from_f64(frag * reserved.get() as f64);
+    if let (Some(req), Some(total)) = (
+        oom.and_then(|o| o.requested),
+        oom.and_then(|o| o.total_capacity),
+    ) && req > total
+    {
+        return Verdict::new(
+            Kind::Capacity,
+            "capacity_static",
+            Confidence::High,
+            Text::new(
+                format!(
+                    "One allocation of {} is larger than the whole card ({}).",
+                    a(req),
+                    a(total)
+                ),
+                format!("单次申请 {} 就超过了整张卡的容量（{}）。", a(req), a(total)),
+            ),
+        );
+    }
+    if frag >= 0.2 && (retries > 0 || ooms > 0) {
+        let mut v = Verdict::new(
+            Kind::Fragmentation,
+            "fragmentation",
+            Confidence::High,
+            Text::new(
+                format!(
+                    "{:.0} % of the {} PyTorch reserved ({}) cannot be released: free pieces of blocks split by live tensors. The allocator had to free its cache and retry cudaMalloc {} time(s) and failed {} time(s): the memory is there, but not in one piece.",
+                    frag * 100.0,
+                    a(reserved),
+                    a(waste),
+                    retries,
+                    ooms
+                ),
+                format!(
+                    "PyTorch 保留的 {} 中有 {:.0}%（{}）无法释放：它们是被存活张量切分的块中的空闲碎片。分配器已 {} 次清空缓存重试 cudaMalloc，{} 次失败：显存总量够，但不连续。",
+                    a(reserved),
+                    frag * 100.0,
+                    a(waste),
+                    retries,
+                    ooms
+                ),
+            ),
+        );
+        v.fixes.push("expandable_segments");
+        return v;
+    }
+    if frag >= 0.3 {
+        let mut v = Verdict::new(
+            Kind::Fragmentation,
+            "fragmentation",
+            Confidence::Medium,
+            Text::new(
+                format!(
+                    "No OOM or retry yet, but {:.0} % of the {} reserved ({}) is non-releasable fragments: when memory gets tight, requests will fail with that much free in pieces.",
+                    frag * 100.0,
+                    a(reserved),
+                    a(waste)
+                ),
+                format!(
+                    "尚未出现 OOM 或重试，但保留的 {} 中有 {:.0}%（{}）是无法释放的碎片：显存紧张时，申请会在有这么多零散空闲的情况下失败。",
+                    a(reserved),
+                    frag * 100.0,
+                    a(waste)
+                ),
+            ),
+        );
+        v.fixes.push("expandable_segments");
+        return v;
+    }
+    let peak = Bytes::new(s.allocated.map_or(0, |m| m.peak));
+    let peak_res = Bytes::new(s.reserved.map_or(0, |m| m.peak));
+    if retries > 0 || ooms > 0 {
+        return Verdict::new(
+            Kind::Capacity,
+            "capacity_peak",
+            Confidence::Medium,
+            Text::new(
+                format!(
+                    "The allocator hit the ceiling ({} cudaMalloc retries, {} OOMs) with little fragmentation ({:.0} %): the peak of a step ({} allocated, {} reserved) is what the card can hold. The job needs less memory at its peak, or a larger card.",
+                    retries,
+                    ooms,
+                    frag * 100.0,
+                    a(peak),
+                    a(peak_res)
+                ),
+                format!(
+                    "分配器已触顶（cudaMalloc 重试 {} 次，OOM {} 次），而碎片很少（{:.0}%）：单步峰值（已分配 {}，已保留 {}）就是显卡能容纳的上限。需要降低峰值显存，或换更大的卡。",
+                    retries,
+                    ooms,
+                    frag * 100.0,
+                    a(peak),
+                    a(peak_res)
+                ),
+            ),
+        );
+    }
+    let mut v = Verdict::new(
+        Kind::Capacity,
+        "capacity_peak",
+        Confidence::Low,
+        Text::new(
+            format!(
+                "This report shows no trouble: no OOM, no cudaMalloc retry, {:.0} % fragmentation; peak allocated {}, peak reserved {}. If the job fails later, the peak grows (longer inputs, a bigger batch) or memory leaks: compare reports taken several iterations apart.",
+                frag * 100.0,
+                a(peak),
+                a(peak_res)
+            ),
+            format!(
+                "这份报告没有异常：没有 OOM，没有 cudaMalloc 重试，碎片率 {:.0}%；峰值已分配 {}，峰值已保留 {}。如果之后失败，要么是峰值变大（输入更长、batch 更大），要么是泄漏：请对比间隔若干迭代的多份报告。",
+                frag * 100.0,
+                a(peak),
+                a(peak_res)
+            ),
+        ),
+    );
+    v.paste = Some(paste_curve());
+    v
+}
+
+fn x_name(u: XUnit) -> (&'static str, &'static str) {
+    match u {
+        XUnit::Seconds => ("s", "秒"),
+        XUnit::Sample => ("sample", "个采样"),
+    }
+}
+
+fn from_smi(log: SmiLog) -> Diagnosis {
+    let mut ev = Vec::new();
+    let source = log.source;
+    for s in &log.series {
+        let tag = format!("gpu{}", s.gpu);
+        if let Some(t) = s.total {
+            ev.push(Evidence::size(
+                "total_capacity",
+                t,
+                format!("{tag}: {}", a(t)),
+            ));
+        }
+        ev.push(Evidence::size(
+            "peak_used",
+            s.peak,
+            format!("{tag}: {}", a(s.peak)),
+        ));
+        ev.push(Evidence::value(
+            "samples",
+            s.points.len() as f64,
+            format!("{tag}: {} samples", s.points.len()),
+        ));
+        if let Some(g) = s.growth_mib_per_x {
+            let (en, _) = x_name(s.x_unit);
+            ev.push(Evidence::value(
+                "growth_mib_per_x",
+                g,
+                format!("{tag}: +{g:.1} MiB/{en}"),
+            ));
+        }
+        if let Some(h) = s.hits_total_at_x {
+            let (en, _) = x_name(s.x_unit);
+            ev.push(Evidence::value(
+                "hits_total_at_x",
+                h,
+                format!("{tag}: at {en} {h:.0}"),
+            ));
+        }
+        if let Some(st) = s.steady {
+            ev.push(Evidence::size("steady", st, format!("{tag}: {}", a(st))));
+        }
+    }
+    let leak = log
+        .series
+        .iter()
+        .filter(|s| s.pattern == Pattern::Rising)
+        .max_by_key(|s| s.peak);
+    let v = if let Some(s) = leak {
+        let (en, zh) = x_name(s.x_unit);
+        let g = s.growth_mib_per_x.unwrap_or(0.0);
+        let strong = s.points.len() >= 10 && s.tail_fit.is_some_and(|t| t.r2 >= 0.8);
+        let when_en = match (s.hits_total_at_x, s.total) {
+            (Some(h), Some(t)) => format!(
+                " At this rate it reaches memory.total ({}) at {en} {h:.0}.",
+                a(t)
+            ),
+            _ => String::new(),
+        };
+        let when_zh = match (s.hits_total_at_x, s.total) {
+            (Some(h), Some(t)) => format!("按此速度，将在第 {h:.0} {zh}时达到总容量（{}）。", a(t)),
+            _ => String::new(),
+        };
+        Verdict::new(
+            Kind::Leak,
+            "leak",
+            if strong {
+                Confidence::High
+            } else {
+                Confidence::Medium
+            },
+            Text::new(
+                format!(
+                    "GPU {} keeps rising through the second half of the log (+{g:.1} MiB per {en}, from {} to a peak of {}) with no plateau: memory grows with every iteration, the signature of a leak.{when_en}",
+                    s.gpu,
+                    a(s.points.first().map_or(Bytes::ZERO, |p| p.used)),
+                    a(s.peak)
+                ),
+                format!(
+                    "GPU {} 的显存在日志后半段持续上升（每{zh} +{g:.1} MiB，从 {} 到峰值 {}），没有平台期：显存随迭代增长，这是泄漏的特征。{when_zh}",
+                    s.gpu,
+                    a(s.points.first().map_or(Bytes::ZERO, |p| p.used)),
+                    a(s.peak)
+                ),
+            ),
+        )
+    } else if log.series.iter().all(|s| s.pattern == Pattern::TooShort) {
+        let mut v = Verdict::new(
+            Kind::Unknown,
+            "capacity_peak",
+            Confidence::Low,
+            Text::new(
+                "Fewer than 4 samples per GPU: a single print shows usage now, not how it changes.",
+                "每块 GPU 的采样少于 4 个：单次输出只反映当前用量，看不出变化趋势。",
+            ),
+        );
+        v.paste = Some(paste_curve());
+        v
+    } else {
+        let s = log
+            .series
+            .iter()
+            .filter(|s| s.pattern != Pattern::TooShort)
+            .max_by_key(|s| s.peak);
+        let (gpu, peak, total, pattern) = s.map_or((0, Bytes::ZERO, None, Pattern::Flat), |s| {
+            (s.gpu, s.peak, s.total, s.pattern)
+        });
+        let (shape_en, shape_zh) = match pattern {
+            Pattern::JumpThenFlat => (
+                "jumps to its working level and stays there",
+                "跃升到工作水平后保持平稳",
+            ),
+            Pattern::SteppedPlateau => (
+                "grows in steps and levels off — the caching allocator reaching its working set, which is normal",
+                "阶梯式增长后趋于平稳——这是缓存分配器达到工作集的正常现象",
+            ),
+            Pattern::Falling => ("goes down", "在下降"),
+            _ => ("stays flat", "保持平稳"),
+        };
+        let full = total.map_or(0.0, |t| pct(peak, t));
+        let mut v = Verdict::new(
+            Kind::Capacity,
+            "capacity_peak",
+            if full >= 90.0 {
+                Confidence::Medium
+            } else {
+                Confidence::Low
+            },
+            Text::new(
+                format!(
+                    "GPU {gpu} {shape_en}: no leak. Peak {}{}. If the job runs out of memory, it is capacity: the steady state plus one step's peak exceeds the card (or the cache is fragmented, which `torch.cuda.memory_summary()` tells).",
+                    a(peak),
+                    total.map_or(String::new(), |t| format!(" of {} ({full:.0} %)", a(t)))
+                ),
+                format!(
+                    "GPU {gpu} 的显存{shape_zh}：没有泄漏。峰值 {}{}。如果任务显存不足，属于容量型：稳态用量加上单步峰值超过了显卡容量（或缓存碎片化，可用 `torch.cuda.memory_summary()` 判断）。",
+                    a(peak),
+                    total.map_or(String::new(), |t| format!(
+                        "，总容量 {}（{full:.0}%）",
+                        a(t)
+                    ))
+                ),
+            ),
+        );
+        if full < 90.0 {
+            v.paste = Some(paste_curve());
+        }
+        v
+    };
+    let mut v = v;
+    if log.series.iter().any(|s| s.dropped_tail > 0) {
+        v.notes.push(Text::new(
+            "Memory falls sharply at the end of the log (the process ended or crashed); those samples were left out of the trend.",
+            "日志末尾显存骤降（进程结束或崩溃），这些采样未计入趋势。",
+        ));
+    }
+    if log.truncated {
+        v.notes.push(Text::new(
+            "The log was longer than the caps; the rest was not read.",
+            "日志超过上限，其余部分未读取。",
+        ));
+    }
+    if log.rows_skipped > 0 {
+        v.notes.push(Text::new(
+            format!(
+                "{} rows could not be read (`[N/A]` or a different column count) and were skipped.",
+                log.rows_skipped
+            ),
+            format!(
+                "有 {} 行无法读取（`[N/A]` 或列数不同），已跳过。",
+                log.rows_skipped
+            ),
+        ));
+    }
+    build(source, v, ev, Parsed::NvidiaSmi(log))
+}
+
+fn from_tf(t: TensorflowOom, ev: Vec<Evidence>) -> Diagnosis {
+    let req = t.requested.or(t.tensor_bytes);
+    let mut v = match (req, t.limit, t.in_use) {
+        (Some(r), Some(l), _) if r > l => Verdict::new(
+            Kind::Capacity,
+            "capacity_static",
+            Confidence::High,
+            Text::new(
+                format!(
+                    "The tensor ({}) is larger than all the memory TensorFlow may use on this GPU ({}).",
+                    a(r),
+                    a(l)
+                ),
+                format!(
+                    "该张量（{}）超过了 TensorFlow 在此 GPU 上可用的全部显存（{}）。",
+                    a(r),
+                    a(l)
+                ),
+            ),
+        ),
+        (Some(r), Some(l), Some(u)) if l.minus(u) >= r => {
+            let mut v = Verdict::new(
+                Kind::Fragmentation,
+                "fragmentation",
+                Confidence::Medium,
+                Text::new(
+                    format!(
+                        "The BFC allocator had {} free in its {} pool — at least the {} requested — but no free chunk that large: the pool is fragmented.",
+                        a(l.minus(u)),
+                        a(l),
+                        a(r)
+                    ),
+                    format!(
+                        "BFC 分配器的 {} 内存池中还有 {} 空闲，不少于申请的 {}，但没有足够大的连续块：内存池碎片化。",
+                        a(l),
+                        a(l.minus(u)),
+                        a(r)
+                    ),
+                ),
+            );
+            v.fixes.push("pad_shapes");
+            v
+        }
+        (Some(r), _, _) => {
+            let mut v = Verdict::new(
+                Kind::Capacity,
+                "capacity_peak",
+                if t.limit.is_some() {
+                    Confidence::Medium
+                } else {
+                    Confidence::Low
+                },
+                Text::new(
+                    format!(
+                        "TensorFlow could not fit a {} tensor: the model's live tensors fill the GPU at this step. Shrink the step (batch, input size) or the model's precision.",
+                        a(r)
+                    ),
+                    format!(
+                        "TensorFlow 放不下一个 {} 的张量：这一步的存活张量已占满 GPU。请缩小单步（batch、输入尺寸）或降低模型精度。",
+                        a(r)
+                    ),
+                ),
+            );
+            if t.limit.is_none() {
+                v.paste = Some(Text::new(
+                    "Paste the BFC allocator's statistics from the log too (`Limit:`, `InUse:`, `MaxInUse:`) to tell capacity from fragmentation.",
+                    "请一并粘贴日志中 BFC 分配器的统计信息（`Limit:`、`InUse:`、`MaxInUse:`），以区分容量型与碎片型。",
+                ));
+            }
+            v
+        }
+        (None, _, _) => {
+            let mut v = Verdict::new(
+                Kind::Capacity,
+                "capacity_peak",
+                Confidence::Low,
+                Text::new(
+                    "TensorFlow ran out of GPU memory; the text does not say how much was requested.",
+                    "TensorFlow 显存不足；文本中没有申请量。",
+                ),
+            );
+            v.paste = Some(Text::new(
+                "Paste the line `OOM when allocating tensor with shape[…] and type …` and the BFC allocator's statistics.",
+                "请粘贴 `OOM when allocating tensor with shape[…] and type …` 这一行以及 BFC 分配器的统计信息。",
+            ));
+            v
+        }
+    };
+    v.fixes.insert(0, "tf_memory_growth");
+    build(InputFormat::TensorflowOom, v, ev, Parsed::TensorflowOom(t))
+}
+
+fn from_jax(j: JaxOom, ev: Vec<Evidence>) -> Diagnosis {
+    let req = j.requested.map_or(String::new(), |r| format!(" {}", a(r)));
+    let plan_en = j.total_allocation.map_or(String::new(), |t| {
+        format!(" XLA planned {} for this program.", a(t))
+    });
+    let plan_zh = j
+        .total_allocation
+        .map_or(String::new(), |t| format!("XLA 为该程序规划了 {}。", a(t)));
+    let mut v = Verdict::new(
+        Kind::Capacity,
+        "capacity_peak",
+        if j.requested.is_some() {
+            Confidence::Medium
+        } else {
+            Confidence::Low
+        },
+        Text::new(
+            format!(
+                "XLA could not allocate{req}.{plan_en} By default JAX preallocates 75 % of the GPU and must fit everything in it; XLA plans buffers at compile time, so this is the program's peak, not a leak."
+            ),
+            format!(
+                "XLA 无法分配{req}。{plan_zh}JAX 默认预分配 GPU 的 75%，所有数据都要放进这部分；XLA 在编译时规划缓冲区，因此这是程序的峰值需求，而非泄漏。"
+            ),
+        ),
+    );
+    v.fixes.insert(0, "jax_mem_fraction");
+    build(InputFormat::JaxOom, v, ev, Parsed::JaxOom(j))
+}
+
+fn tokens(n: u64) -> String {
+    format!("{n}")
+}
+
+fn from_vllm(x: VllmError, ev: Vec<Evidence>) -> Diagnosis {
+    let (en, zh, fixes): (String, String, &[&'static str]) = match x.kind {
+        VllmErrorKind::MaxSeqLenOverKvTokens => {
+            let (m, k) = (
+                x.max_model_len.map_or(String::from("?"), tokens),
+                x.kv_cache_tokens.map_or(String::from("?"), tokens),
+            );
+            (
+                format!(
+                    "The model's max_model_len ({m} tokens) is longer than the KV cache can hold ({k} tokens): one full-length request would not fit. Set `--max-model-len {k}` or less, or free memory for the KV pool."
+                ),
+                format!(
+                    "模型的 max_model_len（{m} tokens）超过了 KV cache 能容纳的长度（{k} tokens）：一个满长度请求都放不下。请设置 `--max-model-len {k}` 或更小，或为 KV 池腾出显存。"
+                ),
+                &[
+                    "vllm_max_model_len",
+                    "vllm_gpu_memory_utilization",
+                    "vllm_kv_fp8",
+                    "vllm_tensor_parallel",
+                ],
+            )
+        }
+        VllmErrorKind::KvCacheTooSmall => {
+            let need = x.kv_needed.map_or(String::from("?"), a);
+            let have = x.kv_available.map_or(String::from("?"), a);
+            let m = x.max_model_len.map_or(String::from("?"), tokens);
+            let est_en = x.estimated_max_model_len.map_or(String::new(), |e| {
+                format!(" vLLM estimates that {e} tokens would fit: `--max-model-len {e}`.")
+            });
+            let est_zh = x.estimated_max_model_len.map_or(String::new(), |e| {
+                format!("vLLM 估计可容纳 {e} tokens：`--max-model-len {e}`。")
+            });
+            (
+                format!(
+                    "One request at max_model_len ({m} tokens) needs {need} of KV cache, but only {have} is left for it after the weights and activations.{est_en}"
+                ),
+                format!(
+                    "一个 max_model_len（{m} tokens）的请求需要 {need} 的 KV cache，但除去权重和激活后只剩 {have}。{est_zh}"
+                ),
+                &[
+                    "vllm_max_model_len",
+                    "vllm_kv_fp8",
+                    "vllm_gpu_memory_utilization",
+                    "vllm_tensor_parallel",
+                ],
+            )
+        }
+        VllmErrorKind::FreeMemoryBelowUtilization => {
+            let free = x.free_on_startup.map_or(String::from("?"), a);
+            let total = x.total.map_or(String::from("?"), a);
+            let u = x
+                .gpu_memory_utilization
+                .map_or(String::from("?"), |u| format!("{u}"));
+            let want = x.utilization_bytes.map_or(String::from("?"), a);
+            (
+                format!(
+                    "Only {free} of {total} is free at start-up, but gpu_memory_utilization {u} asks vLLM to take {want}: another process (or a previous vLLM instance) holds the rest. Stop it, or lower `--gpu-memory-utilization` below the free share."
+                ),
+                format!(
+                    "启动时 {total} 中只有 {free} 空闲，而 gpu_memory_utilization {u} 要求 vLLM 占用 {want}：其余显存被其他进程（或之前的 vLLM 实例）占用。请停止该进程，或把 `--gpu-memory-utilization` 调低到空闲比例以下。"
+                ),
+                &["stop_other_processes", "vllm_gpu_memory_utilization"],
+            )
+        }
+        VllmErrorKind::NoCacheBlocks => (
+            String::from(
+                "After loading the weights and profiling one forward pass, nothing of the gpu_memory_utilization budget is left for the KV cache: the weights (plus activations) already fill it. Raise the budget if the card has room, or shrink the weights (quantization, tensor parallel).",
+            ),
+            String::from(
+                "加载权重并剖析一次前向计算后，gpu_memory_utilization 预算中已没有留给 KV cache 的空间：权重（加上激活）已将其占满。若显卡仍有余量可提高预算，否则需缩小权重（量化、张量并行）。",
+            ),
+            &[
+                "vllm_gpu_memory_utilization",
+                "vllm_max_num_seqs",
+                "quantization",
+                "vllm_tensor_parallel",
+            ],
+        ),
+    };
+    let mut v = Verdict::new(
+        Kind::Capacity,
+        "capacity_static",
+        Confidence::High,
+        Text::new(en, zh),
+    );
+    v.fixes.extend_from_slice(fixes);
+    build(InputFormat::VllmError, v, ev, Parsed::VllmError(x))
+}
+
+fn from_llamacpp(l: LlamaCppError, ev: Vec<Evidence>) -> Diagnosis {
+    let req = l
+        .requested
+        .map_or(String::new(), |r| format!(" ({})", a(r)));
+    let (leaf_id, conf, en, zh, fixes): (
+        &'static str,
+        Confidence,
+        String,
+        String,
+        &[&'static str],
+    ) = match l.stage {
+        LlamaCppStage::Weights => (
+            "capacity_static",
+            Confidence::High,
+            format!(
+                "The weights of the offloaded layers{req} do not fit on the GPU. Offload fewer layers (`-ngl`), the rest runs on the CPU, or use a smaller quant."
+            ),
+            format!(
+                "卸载到 GPU 的层的权重{req}放不下。请减少卸载层数（`-ngl`），其余层在 CPU 上运行，或使用更小的量化版本。"
+            ),
+            &["llamacpp_ngl", "quantization", "llamacpp_ctx"],
+        ),
+        LlamaCppStage::KvCache => (
+            "capacity_static",
+            Confidence::High,
+            format!(
+                "The KV cache{req} does not fit next to the weights: it grows with the context (`-c`). Use a smaller context or a quantized KV cache."
+            ),
+            format!(
+                "KV cache{req}与权重放不到一起：它随上下文长度（`-c`）增长。请减小上下文或量化 KV cache。"
+            ),
+            &["llamacpp_ctx", "llamacpp_kv_quant", "llamacpp_ngl"],
+        ),
+        LlamaCppStage::Compute => (
+            "capacity_static",
+            Confidence::High,
+            format!(
+                "The compute buffers{req} do not fit after the weights and KV cache. They grow with the batch sizes (`-b`, `-ub`) and the context."
+            ),
+            format!(
+                "在权重和 KV cache 之后，计算缓冲区{req}放不下。它随批大小（`-b`、`-ub`）和上下文增长。"
+            ),
+            &["llamacpp_batch", "llamacpp_ctx", "llamacpp_ngl"],
+        ),
+        LlamaCppStage::HostPinned => (
+            "capacity_static",
+            Confidence::Low,
+            format!(
+                "Pinned (page-locked) host memory{req} could not be allocated: this is system RAM, not the GPU. llama.cpp falls back to ordinary memory; set `GGML_CUDA_NO_PINNED=1` to skip pinning, or free RAM."
+            ),
+            format!(
+                "无法分配锁页主机内存{req}：这是系统内存，不是显存。llama.cpp 会回退到普通内存；可设置 `GGML_CUDA_NO_PINNED=1` 跳过锁页，或释放内存。"
+            ),
+            &[],
+        ),
+        LlamaCppStage::Unknown => (
+            "capacity_static",
+            Confidence::Medium,
+            format!(
+                "A GPU buffer{req} could not be allocated while loading. Reduce what is placed on the GPU: layers (`-ngl`), context (`-c`), batch (`-ub`)."
+            ),
+            format!(
+                "加载时无法分配 GPU 缓冲区{req}。请减少放在 GPU 上的内容：层数（`-ngl`）、上下文（`-c`）、批大小（`-ub`）。"
+            ),
+            &["llamacpp_ngl", "llamacpp_ctx", "llamacpp_batch"],
+        ),
+    };
+    let mut v = Verdict::new(Kind::Capacity, leaf_id, conf, Text::new(en, zh));
+    v.fixes.extend_from_slice(fixes);
+    build(InputFormat::LlamacppError, v, ev, Parsed::LlamacppError(l))
+}
+
+fn unknown(text: &str) -> Diagnosis {
+    let t = text.trim();
+    let oomish = t.contains("out of memory") || t.contains("Out of memory") || t.contains("OOM");
+    let en = if t.is_empty() {
+        String::from("Nothing was pasted.")
+    } else if oomish {
+        String::from(
+            "This mentions running out of memory, but not in a form vramfit reads (no request size, no allocator numbers, no memory curve), so the kind cannot be told.",
+        )
+    } else {
+        String::from("This is not a format vramfit recognises.")
+    };
+    let zh = if t.is_empty() {
+        String::from("没有粘贴任何内容。")
+    } else if oomish {
+        String::from(
+            "这段文字提到了显存不足，但不是 vramfit 能读取的形式（没有申请量、分配器数字或显存曲线），无法判断类型。",
+        )
+    } else {
+        String::from("无法识别这段文字的格式。")
+    };
+    let mut v = Verdict::new(
+        Kind::Unknown,
+        "capacity_peak",
+        Confidence::Low,
+        Text::new(en, zh),
+    );
+    v.paste = Some(Text::new(
+        "Paste one of: the whole `CUDA out of memory …` message (PyTorch), `torch.cuda.memory_summary()` output, an `nvidia-smi` log (`nvidia-smi --query-gpu=timestamp,index,memory.used,memory.total --format=csv -l 1`, or repeated `nvidia-smi` tables), a TensorFlow `OOM when allocating tensor …` / JAX `RESOURCE_EXHAUSTED` error, a vLLM start-up `ValueError`, or llama.cpp's load log.",
+        "请粘贴以下之一：完整的 `CUDA out of memory …` 信息（PyTorch）、`torch.cuda.memory_summary()` 输出、`nvidia-smi` 日志（`nvidia-smi --query-gpu=timestamp,index,memory.used,memory.total --format=csv -l 1`，或多次打印的 `nvidia-smi` 表格）、TensorFlow 的 `OOM when allocating tensor …` / JAX 的 `RESOURCE_EXHAUSTED` 错误、vLLM 启动时的 `ValueError`，或 llama.cpp 的加载日志。",
+    ));
+    build(InputFormat::Unknown, v, Vec::new(), Parsed::None)
+}

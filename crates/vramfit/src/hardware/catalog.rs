@@ -1,0 +1,323 @@
+//! The catalog types and the accessors over the generated tables.
+//!
+//! Catalog records are `&'static` data compiled into the crate, so they implement
+//! `Serialize` only (a `&'static [T]` cannot be deserialized from borrowed JSON).
+
+use crate::units::Bytes;
+
+use super::{generated_gpus, generated_offers, generated_platforms};
+
+/// Where a GPU's `memory_bytes` comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
+pub enum MemorySource {
+    /// Printed by CUDA (`torch.cuda.get_device_properties().total_memory`) or Metal on a real
+    /// device; the record's `memory_note` says where.
+    Measured,
+    /// Computed from the physical capacity by the rule in `memory_note`.
+    Derived,
+}
+
+/// One GPU (or accelerator) of the catalog.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[non_exhaustive]
+pub struct Gpu {
+    /// Lower-case kebab-case id, e.g. `a100-sxm4-80gb`.
+    pub id: &'static str,
+    /// Product name.
+    pub name: &'static str,
+    /// Vendor: NVIDIA, AMD, Huawei, Apple.
+    pub vendor: &'static str,
+    /// Architecture, e.g. `Hopper`.
+    pub architecture: &'static str,
+    /// The memory label the vendor prints, e.g. `80 GB`.
+    pub marketed_memory: &'static str,
+    /// Memory the framework can see: CUDA's `total_memory` (ECC and firmware reservations
+    /// removed), or on Apple the Metal working-set limit.
+    #[cfg_attr(feature = "serde", serde(rename = "memory_bytes"))]
+    pub memory: Bytes,
+    /// Whether `memory` was measured or derived.
+    pub memory_source: MemorySource,
+    /// The measurement, or the rule of the derivation.
+    pub memory_note: &'static str,
+    /// Memory bandwidth in bytes per second.
+    pub bandwidth_bytes_per_s: u64,
+    /// Dense FP16 tensor throughput in TFLOPS.
+    pub fp16_tflops: f64,
+    /// Dense BF16 tensor throughput in TFLOPS (0 where unsupported).
+    pub bf16_tflops: f64,
+    /// Dense FP8 tensor throughput in TFLOPS (0 where unsupported).
+    pub fp8_tflops: f64,
+    /// GPU-to-GPU link, e.g. `NVLink 4 900 GB/s`.
+    pub interconnect: &'static str,
+    /// Board power in watts, where published.
+    pub tdp_watts: Option<u32>,
+    /// Unified memory shared with the CPU (Apple silicon).
+    pub unified_memory: bool,
+    /// Compute slices of a MIG-capable GPU (7 on A100/H100, 4 on A30); 0 without MIG.
+    pub mig_compute_slices: u8,
+    /// Memory slices of a MIG-capable GPU (8 on A100/H100, 4 on A30); 0 without MIG.
+    pub mig_memory_slices: u8,
+    /// The GPU instance profiles NVIDIA supports on this GPU (empty without MIG).
+    pub mig_profiles: &'static [MigProfile],
+    /// Where the MIG profiles come from.
+    pub mig_source: &'static str,
+    /// Datasheet or document the figures come from.
+    pub source: &'static str,
+    /// When the record was checked (YYYY-MM-DD).
+    pub date: &'static str,
+}
+
+impl Gpu {
+    /// The MIG profile called `name` (e.g. `3g.40gb`), if this GPU has it.
+    pub fn mig_profile(&self, name: &str) -> Option<&'static MigProfile> {
+        self.mig_profiles.iter().find(|p| p.name == name)
+    }
+
+    /// Whether the GPU supports MIG.
+    pub fn has_mig(&self) -> bool {
+        !self.mig_profiles.is_empty()
+    }
+}
+
+/// One MIG GPU-instance profile and where NVIDIA lets it be placed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[non_exhaustive]
+pub struct MigProfile {
+    /// Profile name, e.g. `3g.40gb`.
+    pub name: &'static str,
+    /// Compute slices (the `g` of the name).
+    pub compute_slices: u8,
+    /// Memory slices occupied.
+    pub memory_slices: u8,
+    /// Most instances of this profile on one GPU.
+    pub max_instances: u8,
+    /// The memory-slice indices an instance may start at (`nvidia-smi mig -lgipp`).
+    pub starts: &'static [u8],
+    /// Memory CUDA sees inside the instance: below the label (A100-40GB `1g.5gb` is 4.75 GiB).
+    #[cfg_attr(feature = "serde", serde(rename = "usable_bytes"))]
+    pub usable: Bytes,
+    /// Measurement or derivation of `usable`.
+    pub usable_source: &'static str,
+}
+
+/// A currency of the price data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Currency {
+    /// Chinese yuan (元).
+    #[cfg_attr(feature = "serde", serde(rename = "CNY"))]
+    Cny,
+    /// US dollar.
+    #[cfg_attr(feature = "serde", serde(rename = "USD"))]
+    Usd,
+}
+
+impl Currency {
+    /// The ISO 4217 code.
+    pub fn code(self) -> &'static str {
+        match self {
+            Currency::Cny => "CNY",
+            Currency::Usd => "USD",
+        }
+    }
+
+    /// Parses `CNY`/`RMB`/`USD`, case-insensitive.
+    pub fn parse(field: &str, text: &str) -> crate::Result<Currency> {
+        match text.trim().to_ascii_uppercase().as_str() {
+            "CNY" | "RMB" => Ok(Currency::Cny),
+            "USD" => Ok(Currency::Usd),
+            _ => Err(crate::InputError::new(
+                field,
+                alloc::format!("unknown currency `{}`", text.trim()),
+                "CNY or USD",
+            )),
+        }
+    }
+}
+
+/// How finely an offer is billed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
+pub enum Billing {
+    /// Per second.
+    Second,
+    /// Per minute.
+    Minute,
+    /// Per hour.
+    Hour,
+}
+
+/// On-demand or spot (interruptible).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "kebab-case")
+)]
+pub enum Market {
+    /// Pay as you go, not interrupted.
+    OnDemand,
+    /// Spot / preemptible / interruptible.
+    Spot,
+}
+
+/// One rental offer: a machine (or a slice of one) at a reference price.
+///
+/// Not `#[non_exhaustive]`: callers (and tests) build their own offers for the planners.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct Offer {
+    /// Offer id, e.g. `aws-p5-48xlarge`.
+    pub id: &'static str,
+    /// Platform id (see [`Platform`]).
+    pub provider: &'static str,
+    /// GPU catalog id.
+    pub gpu: &'static str,
+    /// GPUs in one rented unit (1 for a card or a slice, 8 for an 8-GPU server).
+    pub count: u32,
+    /// Price of one unit per hour, in `currency`.
+    pub price_per_hour: f64,
+    /// Currency of the price.
+    pub currency: Currency,
+    /// Billing granularity.
+    pub billing: Billing,
+    /// On-demand or spot.
+    pub market: Market,
+    /// The MIG profile rented, for a MIG slice.
+    pub mig_profile: Option<&'static str>,
+    /// A vGPU (software time-sliced) share, e.g. `1/4 T4 (4 GB)`.
+    pub vgpu: Option<&'static str>,
+    /// Memory of a vGPU slice as the framework sees it.
+    pub slice_memory_bytes: Option<Bytes>,
+    /// GPU-to-GPU and node network.
+    pub interconnect: &'static str,
+    /// Frameworks preinstalled in the platform's images.
+    pub frameworks: &'static [&'static str],
+    /// Regions where the price applies.
+    pub regions: &'static [&'static str],
+    /// True when the price is a stated estimate rather than a published list price.
+    pub reference_estimate: bool,
+    /// Where the price comes from.
+    pub source: &'static str,
+    /// Date of the price (YYYY-MM-DD).
+    pub date: &'static str,
+}
+
+/// How a platform shares a GPU between tenants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
+pub enum Slicing {
+    /// Hardware MIG instances.
+    Mig,
+    /// Software vGPU time-slicing.
+    Vgpu,
+    /// Whole cards only.
+    None,
+}
+
+/// A rental platform, for the decision matrix (§4.2).
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[non_exhaustive]
+pub struct Platform {
+    /// Id, used by offers' `provider`.
+    pub id: &'static str,
+    /// English name.
+    pub name: &'static str,
+    /// Chinese name.
+    pub name_zh: &'static str,
+    /// Finest billing granularity of GPU instances.
+    pub billing: Billing,
+    /// GPU sharing offered.
+    pub slicing: Slicing,
+    /// Fastest inter-node network of its GPU instances, Gbit/s (0 when none is offered).
+    pub network_gbps: u32,
+    /// Frameworks preinstalled in its images.
+    pub frameworks: &'static [&'static str],
+    /// Response time of standard paid support for a severe issue, hours.
+    pub support_response_hours: f64,
+    /// Where the facts come from.
+    pub source: &'static str,
+    /// When they were checked.
+    pub date: &'static str,
+}
+
+/// The exchange rate used to compare prices across currencies.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
+pub struct ExchangeRate {
+    /// Yuan per US dollar.
+    pub cny_per_usd: f64,
+    /// Where the rate comes from.
+    #[cfg_attr(feature = "serde", serde(skip_deserializing))]
+    pub source: &'static str,
+    /// Date of the rate.
+    #[cfg_attr(feature = "serde", serde(skip_deserializing))]
+    pub date: &'static str,
+}
+
+impl ExchangeRate {
+    /// A rate given by the caller (must be finite and positive; others give `None`).
+    pub fn custom(cny_per_usd: f64) -> Option<ExchangeRate> {
+        (cny_per_usd.is_finite() && cny_per_usd > 0.0).then_some(ExchangeRate {
+            cny_per_usd,
+            source: "given by the user",
+            date: "",
+        })
+    }
+
+    /// Converts `amount` from one currency to another.
+    pub fn convert(&self, amount: f64, from: Currency, to: Currency) -> f64 {
+        match (from, to) {
+            (Currency::Usd, Currency::Cny) => amount * self.cny_per_usd,
+            (Currency::Cny, Currency::Usd) => amount / self.cny_per_usd,
+            _ => amount,
+        }
+    }
+}
+
+/// Every GPU of the catalog, sorted by id.
+pub fn gpus() -> &'static [Gpu] {
+    generated_gpus::GPUS
+}
+
+/// The GPU with this id (exact, lower-case).
+pub fn find_gpu(id: &str) -> Option<&'static Gpu> {
+    gpus().iter().find(|g| g.id == id)
+}
+
+/// Every rental offer, sorted by id.
+pub fn offers() -> &'static [Offer] {
+    generated_offers::OFFERS
+}
+
+/// The offer with this id.
+pub fn find_offer(id: &str) -> Option<&'static Offer> {
+    offers().iter().find(|o| o.id == id)
+}
+
+/// Every platform, sorted by id.
+pub fn platforms() -> &'static [Platform] {
+    generated_platforms::PLATFORMS
+}
+
+/// The reference USD/CNY rate of the data set.
+pub fn exchange_rate() -> ExchangeRate {
+    generated_offers::USD_CNY
+}

@@ -1,0 +1,688 @@
+//! MIG: the layouts NVIDIA's driver accepts, and packing jobs onto them (guide §4.1, §5.2, §5.3).
+//!
+//! A MIG-capable GPU has a row of memory slices (8 on A100/H100/H200, 4 on A30) and fewer
+//! compute slices (7, or 4). A GPU instance of a profile occupies `memory_slices` consecutive
+//! memory slices starting at one of the profile's allowed start indices (what
+//! `nvidia-smi mig -lgipp` prints, e.g. `3g.40gb` at `{0,4}:4`), and `compute_slices` compute
+//! slices. A layout is valid when its instances' memory ranges do not overlap, each starts at
+//! an allowed index, the compute slices add up to at most the GPU's, and no profile exceeds its
+//! instance count. Only such layouts are ever proposed here.
+
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec;
+use alloc::vec::Vec;
+
+use crate::error::{InputError, Result};
+use crate::hardware::{Currency, ExchangeRate, Gpu, Market, MigProfile, Offer};
+use crate::units::Bytes;
+
+/// One GPU instance in a layout: a profile at a start slice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Placement {
+    /// The profile.
+    pub profile: &'static MigProfile,
+    /// Index of the first memory slice it occupies.
+    pub start: u8,
+}
+
+impl Placement {
+    /// Bit mask of the memory slices occupied.
+    fn mask(&self) -> u32 {
+        slice_mask(self.start, self.profile.memory_slices)
+    }
+}
+
+fn slice_mask(start: u8, len: u8) -> u32 {
+    let len = u32::from(len.min(31));
+    let start = u32::from(start.min(31));
+    (((1u64 << len) - 1) << start) as u32
+}
+
+/// Why a layout is not valid.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LayoutError {
+    /// The GPU has no MIG.
+    NoMig,
+    /// A profile may not start at this slice.
+    BadStart {
+        /// Profile name.
+        profile: &'static str,
+        /// The start given.
+        start: u8,
+    },
+    /// Two instances share memory slices.
+    Overlap,
+    /// More compute slices than the GPU has.
+    TooMuchCompute,
+    /// More instances of a profile than allowed.
+    TooManyInstances(&'static str),
+}
+
+/// Checks a layout against the GPU's placement rules.
+pub fn check_layout(gpu: &Gpu, layout: &[Placement]) -> core::result::Result<(), LayoutError> {
+    if !gpu.has_mig() {
+        return Err(LayoutError::NoMig);
+    }
+    let mut used = 0u32;
+    let mut compute = 0u32;
+    for p in layout {
+        if !p.profile.starts.contains(&p.start)
+            || p.start + p.profile.memory_slices > gpu.mig_memory_slices
+        {
+            return Err(LayoutError::BadStart {
+                profile: p.profile.name,
+                start: p.start,
+            });
+        }
+        if used & p.mask() != 0 {
+            return Err(LayoutError::Overlap);
+        }
+        used |= p.mask();
+        compute += u32::from(p.profile.compute_slices);
+        let n = layout
+            .iter()
+            .filter(|q| q.profile.name == p.profile.name)
+            .count();
+        if n > usize::from(p.profile.max_instances) {
+            return Err(LayoutError::TooManyInstances(p.profile.name));
+        }
+    }
+    if compute > u32::from(gpu.mig_compute_slices) {
+        return Err(LayoutError::TooMuchCompute);
+    }
+    Ok(())
+}
+
+/// Every non-empty valid layout of one GPU, each sorted by start slice.
+///
+/// Layouts need not fill the GPU (a free slice is allowed); there are a few hundred per GPU.
+pub fn valid_layouts(gpu: &Gpu) -> Vec<Vec<Placement>> {
+    let mut out = Vec::new();
+    let mut cur = Vec::new();
+    enumerate(gpu, 0, 0, 0, &mut cur, &mut out);
+    out
+}
+
+fn enumerate(
+    gpu: &Gpu,
+    min_start: u8,
+    used: u32,
+    compute: u8,
+    cur: &mut Vec<Placement>,
+    out: &mut Vec<Vec<Placement>>,
+) {
+    for profile in gpu.mig_profiles {
+        for &start in profile.starts {
+            if start < min_start {
+                continue;
+            }
+            let p = Placement { profile, start };
+            if used & p.mask() != 0 || start + profile.memory_slices > gpu.mig_memory_slices {
+                continue;
+            }
+            let c = compute + profile.compute_slices;
+            if c > gpu.mig_compute_slices {
+                continue;
+            }
+            let count = cur
+                .iter()
+                .filter(|q| q.profile.name == profile.name)
+                .count();
+            if count >= usize::from(profile.max_instances) {
+                continue;
+            }
+            cur.push(p);
+            out.push(cur.clone());
+            enumerate(gpu, start + 1, used | p.mask(), c, cur, out);
+            cur.pop();
+        }
+    }
+}
+
+/// Options of the MIG planner.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct MigOptions {
+    /// Currency of the costs.
+    pub currency: Currency,
+    /// Yuan per dollar used to compare prices.
+    pub cny_per_usd: f64,
+    /// Only offers of this provider (platform id), if set.
+    pub provider: Option<String>,
+    /// Most cards to use.
+    pub max_cards: u32,
+}
+
+impl Default for MigOptions {
+    fn default() -> Self {
+        MigOptions {
+            currency: Currency::Cny,
+            cny_per_usd: crate::hardware::exchange_rate().cny_per_usd,
+            provider: None,
+            max_cards: 8,
+        }
+    }
+}
+
+/// How the MIG plan was priced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "kebab-case")
+)]
+pub enum MigPricing {
+    /// Each slice at its offer's price (only profiles with an offer are used).
+    PerSlice,
+    /// Each card used at the cheapest whole-card price, whatever its slices.
+    WholeCard,
+    /// No offer prices this GPU: costs are absent.
+    Unpriced,
+}
+
+/// One slice of a card and the job on it.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct MigSlice {
+    /// Profile name, e.g. `3g.40gb`.
+    pub profile: String,
+    /// Start memory slice (for `nvidia-smi mig -cgi <profile>:<start>`).
+    pub start: u8,
+    /// Index of the job in the input.
+    pub job: usize,
+    /// Memory the job needs.
+    pub job_bytes: Bytes,
+    /// Memory CUDA sees in the slice.
+    pub usable_bytes: Bytes,
+    /// `usable_bytes - job_bytes`.
+    pub margin_bytes: Bytes,
+    /// Price of the slice per hour under per-slice pricing.
+    pub price_per_hour: Option<f64>,
+}
+
+/// One physical card and its slices.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct MigCard {
+    /// GPU id.
+    pub gpu: String,
+    /// Its slices, by start.
+    pub slices: Vec<MigSlice>,
+}
+
+/// The MIG planner's answer.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct MigPlan {
+    /// GPU id.
+    pub gpu: String,
+    /// Cards used, each with a valid layout.
+    pub cards: Vec<MigCard>,
+    /// Cost of the plan per hour.
+    pub cost_per_hour: Option<f64>,
+    /// Cost of running each job on its own whole card of the same GPU.
+    pub whole_cards_cost_per_hour: Option<f64>,
+    /// Currency of the costs.
+    pub currency: Currency,
+    /// How the plan was priced.
+    pub pricing: MigPricing,
+    /// Offers whose prices were used.
+    pub offers: Vec<String>,
+    /// True when the search covered every assignment; false when it stopped at its budget and
+    /// returns the best plan found.
+    pub exhaustive: bool,
+}
+
+/// Search budget (nodes of the search tree); exhaustive for a few cards of mixed jobs, and a
+/// bound on time for many distinct jobs (the best plan found is returned, flagged).
+const NODE_BUDGET: u64 = 300_000;
+
+/// Most jobs accepted.
+pub const MAX_JOBS: usize = 56;
+
+/// Per card, the (job, placement) pairs.
+type CardsLayout = Vec<Vec<(usize, Placement)>>;
+
+/// A candidate profile of a job and its per-slice price (0 when not priced per slice).
+#[derive(Clone, Copy)]
+struct Candidate {
+    profile: &'static MigProfile,
+    price: f64,
+}
+
+struct Search<'a> {
+    gpu: &'a Gpu,
+    /// (input index, need), largest first.
+    jobs: Vec<(usize, Bytes)>,
+    candidates: Vec<Vec<Candidate>>,
+    /// For each k, the least memory slices, compute slices and price the jobs k.. need.
+    suffix_slices: Vec<u32>,
+    suffix_compute: Vec<u32>,
+    suffix_price: Vec<f64>,
+    pricing: MigPricing,
+    card_price: f64,
+    max_cards: usize,
+    nodes: u64,
+    /// Running totals of the partial assignment.
+    cost: f64,
+    compute: i64,
+    held: u64,
+    used_slices: u32,
+    used_compute: u32,
+    best: Option<(Score, CardsLayout)>,
+}
+
+/// Lexicographic objective: fewer cards, lower cost, more compute for the jobs, less memory held.
+#[derive(Clone, Copy, PartialEq, PartialOrd)]
+struct Score {
+    cards: usize,
+    cost: f64,
+    neg_compute: i64,
+    held: u64,
+}
+
+struct CardState {
+    used: u32,
+    compute: u8,
+    items: Vec<(usize, Placement)>,
+}
+
+impl Search<'_> {
+    fn cost_of(&self, cards: usize) -> f64 {
+        match self.pricing {
+            MigPricing::PerSlice => self.cost,
+            MigPricing::WholeCard => self.card_price * cards as f64,
+            MigPricing::Unpriced => 0.0,
+        }
+    }
+
+    /// Card index and start slice where `job` was placed.
+    fn position_of(cards: &[CardState], job: usize) -> Option<(usize, u8)> {
+        cards.iter().enumerate().find_map(|(ci, c)| {
+            c.items
+                .iter()
+                .find(|(j, _)| *j == job)
+                .map(|(_, p)| (ci, p.start))
+        })
+    }
+
+    fn dfs(&mut self, next: usize, cards: &mut Vec<CardState>) {
+        if self.nodes >= NODE_BUDGET {
+            return;
+        }
+        self.nodes += 1;
+        if next == self.jobs.len() {
+            let s = Score {
+                cards: cards.len(),
+                cost: self.cost_of(cards.len()),
+                neg_compute: -self.compute,
+                held: self.held,
+            };
+            if self.best.as_ref().is_none_or(|(b, _)| s < *b) {
+                self.best = Some((s, cards.iter().map(|c| c.items.clone()).collect()));
+            }
+            return;
+        }
+        if let Some((b, _)) = &self.best {
+            // Cards: the memory and compute slices still needed beyond the free ones of the
+            // open cards, in whole cards.
+            let per_mem = u32::from(self.gpu.mig_memory_slices).max(1);
+            let per_compute = u32::from(self.gpu.mig_compute_slices).max(1);
+            let open = cards.len() as u32;
+            let free_mem = open * per_mem - self.used_slices;
+            let free_compute = open * per_compute - self.used_compute;
+            let more = self.suffix_slices[next]
+                .saturating_sub(free_mem)
+                .div_ceil(per_mem)
+                .max(
+                    self.suffix_compute[next]
+                        .saturating_sub(free_compute)
+                        .div_ceil(per_compute),
+                );
+            let lb = cards.len() + more as usize;
+            let cost_lb = match self.pricing {
+                MigPricing::PerSlice => self.cost + self.suffix_price[next],
+                _ => self.cost_of(lb),
+            };
+            if lb > b.cards || (lb == b.cards && cost_lb > b.cost + 1e-9) {
+                return;
+            }
+        }
+        let job = self.jobs[next].0;
+        // Identical jobs are interchangeable: place each after the previous one of the same
+        // size (by card, then start slice), so permutations of one assignment are tried once.
+        let floor = match next.checked_sub(1) {
+            Some(prev) if self.jobs[prev].1 == self.jobs[next].1 => {
+                Self::position_of(cards, self.jobs[prev].0)
+            }
+            _ => None,
+        };
+        let open = cards.len();
+        for ci in 0..=open {
+            if ci == open {
+                if open >= self.max_cards {
+                    break;
+                }
+                cards.push(CardState {
+                    used: 0,
+                    compute: 0,
+                    items: Vec::new(),
+                });
+            }
+            for k in 0..self.candidates[next].len() {
+                let Candidate { profile, price } = self.candidates[next][k];
+                for &start in profile.starts {
+                    if floor.is_some_and(|f| (ci, start) <= f) {
+                        continue;
+                    }
+                    let p = Placement { profile, start };
+                    let card = &cards[ci];
+                    if card.used & p.mask() != 0
+                        || start + profile.memory_slices > self.gpu.mig_memory_slices
+                        || card.compute + profile.compute_slices > self.gpu.mig_compute_slices
+                        || card
+                            .items
+                            .iter()
+                            .filter(|(_, q)| q.profile.name == profile.name)
+                            .count()
+                            >= usize::from(profile.max_instances)
+                    {
+                        continue;
+                    }
+                    let card = &mut cards[ci];
+                    card.used |= p.mask();
+                    card.compute += profile.compute_slices;
+                    card.items.push((job, p));
+                    self.cost += price;
+                    self.compute += i64::from(profile.compute_slices);
+                    self.held = self.held.saturating_add(profile.usable.get());
+                    self.used_slices += u32::from(profile.memory_slices);
+                    self.used_compute += u32::from(profile.compute_slices);
+                    self.dfs(next + 1, cards);
+                    self.cost -= price;
+                    self.compute -= i64::from(profile.compute_slices);
+                    self.held = self.held.saturating_sub(profile.usable.get());
+                    self.used_slices -= u32::from(profile.memory_slices);
+                    self.used_compute -= u32::from(profile.compute_slices);
+                    let card = &mut cards[ci];
+                    card.items.pop();
+                    card.compute -= profile.compute_slices;
+                    card.used &= !p.mask();
+                }
+            }
+            if ci == open {
+                cards.pop();
+            }
+        }
+    }
+}
+
+fn price_in(offer: &Offer, currency: Currency, rate: &ExchangeRate) -> Option<f64> {
+    let p = rate.convert(offer.price_per_hour, offer.currency, currency);
+    (p.is_finite() && p >= 0.0).then_some(p)
+}
+
+/// Packs jobs (their memory needs) onto MIG slices of as few cards of `gpu` as possible, then
+/// as cheaply as possible, searching every valid layout.
+///
+/// A job fits a slice only by the slice's usable memory, never its label. Pricing: when some
+/// offer rents MIG slices of this GPU, each slice costs its cheapest such offer and only
+/// profiles with an offer are used (per-slice); otherwise each card costs the cheapest
+/// whole-card offer (per card of a multi-GPU offer). Ties in cost go to the layout that gives
+/// the jobs more compute slices, then holds less memory. `whole_cards_cost_per_hour` is each
+/// job on its own whole card at the cheapest whole-card price.
+pub fn plan_mig(
+    gpu: &Gpu,
+    jobs: &[Bytes],
+    offers: &[Offer],
+    options: &MigOptions,
+) -> Result<MigPlan> {
+    if !gpu.has_mig() {
+        return Err(InputError::new(
+            "gpu",
+            format!("{} does not support MIG", gpu.id),
+            mig_gpu_list(),
+        ));
+    }
+    if jobs.is_empty() || jobs.len() > MAX_JOBS {
+        return Err(InputError::new(
+            "job",
+            format!("{} jobs given", jobs.len()),
+            format!("1 to {MAX_JOBS} jobs"),
+        ));
+    }
+    if options.max_cards == 0 || options.max_cards > 64 {
+        return Err(InputError::new(
+            "max_cards",
+            format!("{}", options.max_cards),
+            "1 to 64 cards",
+        ));
+    }
+    let rate = ExchangeRate::custom(options.cny_per_usd).ok_or_else(|| {
+        InputError::new(
+            "cny_per_usd",
+            "not a positive finite rate",
+            "a positive number, e.g. 7.1",
+        )
+    })?;
+    let mine = |o: &&Offer| {
+        o.gpu == gpu.id
+            && o.market == Market::OnDemand
+            && options.provider.as_deref().is_none_or(|p| p == o.provider)
+    };
+    // Cheapest slice offer of each profile.
+    let mut price = vec![None; gpu.mig_profiles.len()];
+    let mut price_offer: Vec<Option<&str>> = vec![None; gpu.mig_profiles.len()];
+    for o in offers.iter().filter(mine) {
+        let Some(name) = o.mig_profile else { continue };
+        let Some(i) = gpu.mig_profiles.iter().position(|p| p.name == name) else {
+            continue;
+        };
+        if let Some(p) = price_in(o, options.currency, &rate)
+            && price[i].is_none_or(|q| p < q)
+        {
+            price[i] = Some(p);
+            price_offer[i] = Some(o.id);
+        }
+    }
+    // Cheapest whole card (per GPU of the offer).
+    let mut card_price: Option<(f64, &str)> = None;
+    for o in offers
+        .iter()
+        .filter(mine)
+        .filter(|o| o.mig_profile.is_none() && o.vgpu.is_none())
+    {
+        if let Some(p) = price_in(o, options.currency, &rate) {
+            let per = p / f64::from(o.count.max(1));
+            if card_price.is_none_or(|(q, _)| per < q) {
+                card_price = Some((per, o.id));
+            }
+        }
+    }
+    let pricing = if price.iter().any(Option::is_some) {
+        MigPricing::PerSlice
+    } else if card_price.is_some() {
+        MigPricing::WholeCard
+    } else {
+        MigPricing::Unpriced
+    };
+    let usable_profiles: Vec<&'static MigProfile> = gpu
+        .mig_profiles
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| pricing != MigPricing::PerSlice || price[*i].is_some())
+        .map(|(_, p)| p)
+        .collect();
+    let largest = usable_profiles
+        .iter()
+        .map(|p| p.usable)
+        .max()
+        .unwrap_or(Bytes::ZERO);
+    // Jobs by size, largest first (ties by input order), with their candidate profiles: those
+    // whose usable memory holds the job, smallest first.
+    let mut order: Vec<(usize, Bytes)> = jobs.iter().copied().enumerate().collect();
+    order.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut candidates: Vec<Vec<Candidate>> = Vec::new();
+    for &(i, need) in &order {
+        let mut c: Vec<Candidate> = usable_profiles
+            .iter()
+            .copied()
+            .filter(|p| p.usable >= need)
+            .map(|p| {
+                let idx = gpu.mig_profiles.iter().position(|q| q.name == p.name);
+                let price = match pricing {
+                    MigPricing::PerSlice => idx.and_then(|i| price[i]).unwrap_or(0.0),
+                    _ => 0.0,
+                };
+                Candidate { profile: p, price }
+            })
+            .collect();
+        if c.is_empty() {
+            return Err(InputError::new(
+                "job",
+                format!(
+                    "job {} needs {}, more than the largest MIG slice offered on {} ({})",
+                    i,
+                    need.display_gib(),
+                    gpu.id,
+                    largest.display_gib()
+                ),
+                format!(
+                    "sizes up to {} per job on {}",
+                    largest.display_gib(),
+                    gpu.id
+                ),
+            ));
+        }
+        c.sort_by(|a, b| {
+            a.profile
+                .usable
+                .cmp(&b.profile.usable)
+                .then(a.profile.compute_slices.cmp(&b.profile.compute_slices))
+        });
+        candidates.push(c);
+    }
+    let n = candidates.len();
+    let mut suffix_slices = vec![0u32; n + 1];
+    let mut suffix_compute = vec![0u32; n + 1];
+    let mut suffix_price = vec![0f64; n + 1];
+    for k in (0..n).rev() {
+        let c = &candidates[k];
+        suffix_slices[k] = suffix_slices[k + 1]
+            + c.iter()
+                .map(|x| u32::from(x.profile.memory_slices))
+                .min()
+                .unwrap_or(0);
+        suffix_compute[k] = suffix_compute[k + 1]
+            + c.iter()
+                .map(|x| u32::from(x.profile.compute_slices))
+                .min()
+                .unwrap_or(0);
+        suffix_price[k] = suffix_price[k + 1]
+            + c.iter()
+                .map(|x| x.price)
+                .fold(f64::INFINITY, f64::min)
+                .min(1e300);
+    }
+    let mut search = Search {
+        gpu,
+        jobs: order,
+        candidates,
+        suffix_slices,
+        suffix_compute,
+        suffix_price,
+        pricing,
+        card_price: card_price.map_or(0.0, |c| c.0),
+        max_cards: options.max_cards as usize,
+        nodes: 0,
+        cost: 0.0,
+        compute: 0,
+        held: 0,
+        used_slices: 0,
+        used_compute: 0,
+        best: None,
+    };
+    let mut cards = Vec::new();
+    search.dfs(0, &mut cards);
+    let exhaustive = search.nodes < NODE_BUDGET;
+    let Some((score, layout)) = search.best else {
+        return Err(InputError::new(
+            "job",
+            format!(
+                "{} jobs do not fit on {} {} cards",
+                jobs.len(),
+                options.max_cards,
+                gpu.id
+            ),
+            format!(
+                "at most {} slices per card, {} cards",
+                gpu.mig_compute_slices, options.max_cards
+            ),
+        ));
+    };
+    let mut used_offers: Vec<String> = Vec::new();
+    let mut out_cards = Vec::new();
+    for items in layout {
+        let mut slices: Vec<MigSlice> = items
+            .iter()
+            .map(|&(job, p)| {
+                let need = jobs.get(job).copied().unwrap_or(Bytes::ZERO);
+                let idx = gpu
+                    .mig_profiles
+                    .iter()
+                    .position(|q| q.name == p.profile.name);
+                let pp = if pricing == MigPricing::PerSlice {
+                    idx.and_then(|i| price[i])
+                } else {
+                    None
+                };
+                if let Some(o) = idx
+                    .and_then(|i| price_offer[i])
+                    .filter(|_| pricing == MigPricing::PerSlice)
+                    && !used_offers.iter().any(|u| u == o)
+                {
+                    used_offers.push(o.to_string());
+                }
+                MigSlice {
+                    profile: p.profile.name.to_string(),
+                    start: p.start,
+                    job,
+                    job_bytes: need,
+                    usable_bytes: p.profile.usable,
+                    margin_bytes: p.profile.usable.minus(need),
+                    price_per_hour: pp,
+                }
+            })
+            .collect();
+        slices.sort_by_key(|s| s.start);
+        out_cards.push(MigCard {
+            gpu: gpu.id.to_string(),
+            slices,
+        });
+    }
+    // The whole-card offer prices the plan (whole-card pricing) or its comparison.
+    if let Some((_, id)) = card_price {
+        used_offers.push(id.to_string());
+    }
+    Ok(MigPlan {
+        gpu: gpu.id.to_string(),
+        cards: out_cards,
+        cost_per_hour: (pricing != MigPricing::Unpriced).then_some(score.cost),
+        whole_cards_cost_per_hour: card_price.map(|(p, _)| p * jobs.len() as f64),
+        currency: options.currency,
+        pricing,
+        offers: used_offers,
+        exhaustive,
+    })
+}
+
+/// The MIG-capable GPU ids, for error messages.
+pub fn mig_gpu_list() -> String {
+    let ids: Vec<&str> = crate::hardware::gpus()
+        .iter()
+        .filter(|g| g.has_mig())
+        .map(|g| g.id)
+        .collect();
+    format!("a MIG-capable GPU: {}", ids.join(", "))
+}

@@ -1,0 +1,322 @@
+//! The cheapest way to run a job on the rental offers (guide §3.1 stage 3, §6 Q3).
+
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+use crate::hardware::{Currency, ExchangeRate, Gpu, Market, Offer};
+use crate::units::Bytes;
+
+/// How a job is spread over GPUs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "kebab-case")
+)]
+pub enum ParallelKind {
+    /// One GPU.
+    Single,
+    /// Tensor parallel: every layer split over `tp` GPUs.
+    Tensor,
+    /// Pipeline parallel: layers split into `pp` stages.
+    Pipeline,
+    /// Tensor and pipeline parallel together (`tp × pp` GPUs).
+    TensorPipeline,
+    /// DeepSpeed ZeRO stage 3: parameters, gradients and optimizer states sharded.
+    Zero3,
+    /// Data parallel: a full replica per GPU. Never proposed to make a job fit (§6 Q3).
+    Data,
+    /// One MIG slice of a GPU.
+    Mig,
+}
+
+/// A parallel layout: what the per-GPU memory function is asked about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Layout {
+    /// GPUs used (1 for a MIG slice).
+    pub gpus: u32,
+    /// Tensor-parallel degree.
+    pub tp: u32,
+    /// Pipeline-parallel degree.
+    pub pp: u32,
+    /// ZeRO stage (0 to 3).
+    pub zero_stage: u8,
+    /// The kind of layout.
+    pub kind: ParallelKind,
+}
+
+impl Layout {
+    /// One GPU, no parallelism.
+    pub const SINGLE: Layout = Layout {
+        gpus: 1,
+        tp: 1,
+        pp: 1,
+        zero_stage: 0,
+        kind: ParallelKind::Single,
+    };
+
+    /// The layouts the planner tries on `n` GPUs of one node.
+    ///
+    /// Data parallel is absent on purpose: it replicates the whole model, so it never lowers
+    /// per-GPU memory and cannot make a job fit (guide §6 Q3).
+    pub fn candidates(n: u32) -> Vec<Layout> {
+        let mut v = Vec::new();
+        if n == 1 {
+            v.push(Layout::SINGLE);
+            return v;
+        }
+        v.push(Layout {
+            gpus: n,
+            tp: n,
+            pp: 1,
+            zero_stage: 0,
+            kind: ParallelKind::Tensor,
+        });
+        v.push(Layout {
+            gpus: n,
+            tp: 1,
+            pp: n,
+            zero_stage: 0,
+            kind: ParallelKind::Pipeline,
+        });
+        let mut tp = 2;
+        while tp < n {
+            if n.is_multiple_of(tp) {
+                v.push(Layout {
+                    gpus: n,
+                    tp,
+                    pp: n / tp,
+                    zero_stage: 0,
+                    kind: ParallelKind::TensorPipeline,
+                });
+            }
+            tp *= 2;
+        }
+        v.push(Layout {
+            gpus: n,
+            tp: 1,
+            pp: 1,
+            zero_stage: 3,
+            kind: ParallelKind::Zero3,
+        });
+        v
+    }
+
+    /// Short human description: `TP=4`, `TP=2 × PP=2`, `ZeRO-3 × 8`, `1 GPU`.
+    pub fn describe(&self) -> String {
+        match self.kind {
+            ParallelKind::Single => "1 GPU".into(),
+            ParallelKind::Tensor => alloc::format!("TP={}", self.tp),
+            ParallelKind::Pipeline => alloc::format!("PP={}", self.pp),
+            ParallelKind::TensorPipeline => alloc::format!("TP={} × PP={}", self.tp, self.pp),
+            ParallelKind::Zero3 => alloc::format!("ZeRO-3 × {}", self.gpus),
+            ParallelKind::Data => alloc::format!("DP={}", self.gpus),
+            ParallelKind::Mig => "MIG slice".into(),
+        }
+    }
+}
+
+/// Options of [`plan`].
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct PlanOptions {
+    /// Currency of the prices returned.
+    pub currency: Currency,
+    /// Yuan per dollar used to compare prices.
+    pub cny_per_usd: f64,
+    /// Most GPUs in one node (layouts of 1, 2, 4, … up to this are tried).
+    pub max_gpus_per_node: u32,
+    /// Include spot offers.
+    pub include_spot: bool,
+    /// Include MIG and vGPU slices.
+    pub include_slices: bool,
+    /// Only these providers (platform ids); empty means all.
+    pub providers: Vec<String>,
+    /// Keep at most this many options (0 = all).
+    pub limit: usize,
+}
+
+impl Default for PlanOptions {
+    fn default() -> Self {
+        PlanOptions {
+            currency: Currency::Usd,
+            cny_per_usd: crate::hardware::exchange_rate().cny_per_usd,
+            max_gpus_per_node: 8,
+            include_spot: false,
+            include_slices: true,
+            providers: Vec::new(),
+            limit: 0,
+        }
+    }
+}
+
+/// One way to run the job, with its price.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct PlanOption {
+    /// GPU id.
+    pub gpu: String,
+    /// GPUs used by the job.
+    pub count: u32,
+    /// GPUs rented (an 8-GPU server rents 8 even for a 2-GPU layout).
+    pub rented_gpus: u32,
+    /// The layout.
+    pub parallelism: Layout,
+    /// Memory the job needs on each GPU in that layout.
+    pub per_gpu_bytes: Bytes,
+    /// Memory CUDA sees on each GPU (or slice).
+    pub usable_bytes: Bytes,
+    /// `usable_bytes - per_gpu_bytes` (never negative: only fitting options are listed).
+    pub margin_bytes: Bytes,
+    /// Offer id.
+    pub offer: String,
+    /// Provider id.
+    pub provider: String,
+    /// MIG profile, for a slice.
+    pub mig_profile: Option<String>,
+    /// Spot or on-demand.
+    pub market: Market,
+    /// Price per hour of what is rented.
+    pub price_per_hour: f64,
+    /// Currency of the price.
+    pub currency: Currency,
+    /// The offer's price is an estimate.
+    pub reference_estimate: bool,
+}
+
+/// Ranks every way to run a job on the offers, cheapest first.
+///
+/// `per_gpu` gives the memory one GPU needs in a layout (the estimator, as a closure). For each
+/// offer whose GPU is in `gpus`: a MIG or vGPU slice is tried with [`Layout::SINGLE`] against
+/// the slice's usable memory; a whole-card offer is tried with 1 GPU, then with 2, 4, … up to
+/// `max_gpus_per_node` GPUs under tensor, pipeline, tensor × pipeline and ZeRO-3 layouts,
+/// renting whole offer units (`ceil(n / count)` units, at most one node). For each offer and
+/// kind only the smallest fitting GPU count is kept, and a layout is dropped when another of
+/// the same offer uses fewer GPUs for no more money (or the same GPUs for less). A layout the
+/// model cannot use (say, TP that does not divide the attention heads) should be answered with
+/// a size no card has, e.g. [`crate::units::MAX_SIZE`]. Options are sorted by price in
+/// `options.currency`, then by fewer GPUs, then by larger margin, then by offer id.
+///
+/// Data parallel is never tried: it does not cut per-GPU memory (guide §6 Q3).
+pub fn plan<F: Fn(Layout) -> Bytes>(
+    per_gpu: F,
+    offers: &[Offer],
+    gpus: &[Gpu],
+    options: &PlanOptions,
+) -> Vec<PlanOption> {
+    let Some(rate) = ExchangeRate::custom(options.cny_per_usd) else {
+        return Vec::new();
+    };
+    let max_node = options.max_gpus_per_node.clamp(1, 64);
+    let mut out: Vec<PlanOption> = Vec::new();
+    for offer in offers {
+        if offer.market == Market::Spot && !options.include_spot {
+            continue;
+        }
+        if !options.providers.is_empty() && !options.providers.iter().any(|p| p == offer.provider) {
+            continue;
+        }
+        let Some(gpu) = gpus.iter().find(|g| g.id == offer.gpu) else {
+            continue;
+        };
+        let price = rate.convert(offer.price_per_hour, offer.currency, options.currency);
+        if !price.is_finite() || price < 0.0 {
+            continue;
+        }
+        let slice_usable = match (offer.mig_profile, offer.slice_memory_bytes) {
+            (Some(name), _) => match gpu.mig_profile(name) {
+                Some(p) => Some((p.usable, Some(name))),
+                None => continue,
+            },
+            (None, Some(b)) => Some((b, None)),
+            (None, None) => None,
+        };
+        let mut push =
+            |layout: Layout, usable: Bytes, rented: u32, price: f64, mig: Option<&str>| {
+                let need = per_gpu(layout);
+                if need <= usable {
+                    out.push(PlanOption {
+                        gpu: gpu.id.to_string(),
+                        count: layout.gpus,
+                        rented_gpus: rented,
+                        parallelism: layout,
+                        per_gpu_bytes: need,
+                        usable_bytes: usable,
+                        margin_bytes: usable.minus(need),
+                        offer: offer.id.to_string(),
+                        provider: offer.provider.to_string(),
+                        mig_profile: mig.map(ToString::to_string),
+                        market: offer.market,
+                        price_per_hour: price,
+                        currency: options.currency,
+                        reference_estimate: offer.reference_estimate,
+                    });
+                    true
+                } else {
+                    false
+                }
+            };
+        if let Some((usable, mig)) = slice_usable {
+            if options.include_slices {
+                let layout = Layout {
+                    kind: if mig.is_some() {
+                        ParallelKind::Mig
+                    } else {
+                        ParallelKind::Single
+                    },
+                    ..Layout::SINGLE
+                };
+                push(layout, usable, 1, price, mig);
+            }
+            continue;
+        }
+        let unit = offer.count.max(1);
+        // Kinds already satisfied with fewer GPUs on this offer.
+        let mut done: Vec<ParallelKind> = Vec::new();
+        let mut n = 1u32;
+        while n <= max_node {
+            let units = n.div_ceil(unit);
+            let rented = units.saturating_mul(unit);
+            if rented <= max_node.max(unit) {
+                for layout in Layout::candidates(n) {
+                    if done.contains(&layout.kind) || done.contains(&ParallelKind::Single) {
+                        continue;
+                    }
+                    if push(layout, gpu.memory, rented, price * f64::from(units), None) {
+                        done.push(layout.kind);
+                    }
+                }
+            }
+            n *= 2;
+        }
+    }
+    // Drop options dominated on their own offer: another layout of the same offer uses no more
+    // GPUs for no more money, and is better in one of the two (e.g. TP×PP on 4 GPUs when TP on
+    // 2 already fits).
+    let dominated: Vec<bool> = out
+        .iter()
+        .map(|a| {
+            out.iter().any(|b| {
+                b.offer == a.offer
+                    && b.count <= a.count
+                    && b.price_per_hour <= a.price_per_hour
+                    && (b.count < a.count || b.price_per_hour < a.price_per_hour)
+            })
+        })
+        .collect();
+    let mut keep = dominated.iter().map(|d| !d);
+    out.retain(|_| keep.next().unwrap_or(true));
+    out.sort_by(|a, b| {
+        a.price_per_hour
+            .total_cmp(&b.price_per_hour)
+            .then(a.count.cmp(&b.count))
+            .then(b.margin_bytes.cmp(&a.margin_bytes))
+            .then(a.offer.cmp(&b.offer))
+            .then(a.parallelism.kind.cmp(&b.parallelism.kind))
+    });
+    if options.limit > 0 {
+        out.truncate(options.limit);
+    }
+    out
+}

@@ -1,0 +1,762 @@
+//! The hardware catalog and planners, each number checked against a hand calculation or a
+//! cited measurement written out here.
+
+use std::cell::RefCell;
+
+use vramfit::Bytes;
+use vramfit::hardware::fit::largest_fitting;
+use vramfit::hardware::matrix::{Weights, rank_platforms};
+use vramfit::hardware::mig::{
+    MigOptions, MigPricing, Placement, check_layout, plan_mig, valid_layouts,
+};
+use vramfit::hardware::spot::{SpotInput, compare};
+use vramfit::hardware::tiers::tier_for;
+use vramfit::hardware::{
+    Currency, Gpu, Layout, ParallelKind, PlanOptions, find_gpu, find_offer, gpus, offers, plan,
+    platforms,
+};
+use vramfit::units::{GB, GIB, MIB};
+
+fn gpu(id: &str) -> &'static Gpu {
+    find_gpu(id).unwrap_or_else(|| panic!("{id} in the catalog"))
+}
+
+fn close(a: f64, b: f64, tol: f64) {
+    assert!((a - b).abs() <= tol, "{a} != {b} (±{tol})");
+}
+
+// ---- catalog ---------------------------------------------------------------------------------
+
+#[test]
+fn catalog_has_the_cards_of_the_brief() {
+    for id in [
+        "t4",
+        "v100-sxm2-16gb",
+        "v100-sxm2-32gb",
+        "a10",
+        "a10g",
+        "l4",
+        "l40s",
+        "a30",
+        "a40",
+        "a100-pcie-40gb",
+        "a100-sxm4-40gb",
+        "a100-pcie-80gb",
+        "a100-sxm4-80gb",
+        "a800-sxm4-80gb",
+        "h100-pcie-80gb",
+        "h100-sxm5-80gb",
+        "h100-nvl-94gb",
+        "h800-sxm5-80gb",
+        "h20-96gb",
+        "h200-sxm-141gb",
+        "b200-180gb",
+        "gb200-186gb",
+        "rtx-3090",
+        "rtx-4090",
+        "rtx-5090",
+        "rtx-a6000",
+        "rtx-6000-ada",
+        "ascend-910b",
+        "mi250x",
+        "mi300x",
+        "mi325x",
+        "apple-m3-max-128gb",
+        "apple-m4-max-128gb",
+        "apple-m2-ultra-192gb",
+        "apple-m3-ultra-512gb",
+    ] {
+        gpu(id);
+    }
+    for g in gpus() {
+        assert!(
+            g.memory.get() > 0 && g.bandwidth_bytes_per_s > 0,
+            "{}",
+            g.id
+        );
+        assert!(g.fp16_tflops.is_finite() && g.fp8_tflops >= 0.0, "{}", g.id);
+    }
+}
+
+#[test]
+fn memory_is_what_cuda_reports_not_the_label() {
+    // reference/README.md: an H100-80GB shows 79.19 GiB to CUDA; torch prints 81090 MB (MiB).
+    assert_eq!(gpu("h100-sxm5-80gb").memory.get(), 81_090 * MIB);
+    assert_eq!(gpu("h100-sxm5-80gb").memory.display_gib(), "79.19 GiB");
+    // PaddlePaddle docs: A100-SXM4-40GB total_memory=40536MB → 40536/1024 = 39.586 GiB.
+    assert_eq!(gpu("a100-sxm4-40gb").memory.display_gib(), "39.59 GiB");
+    // deviceQuery on A100-SXM4-80GB: totalGlobalMem 81221.8125 MiB = 79.318 GiB.
+    assert_eq!(gpu("a100-sxm4-80gb").memory.display_gib(), "79.32 GiB");
+    // T4: 15102 MiB = 14.748 GiB.
+    assert_eq!(gpu("t4").memory.display_gib(), "14.75 GiB");
+    // Every card shows less than its label (the label is GiB of physical memory or GB).
+    for g in gpus()
+        .iter()
+        .filter(|g| !g.unified_memory && g.id != "mi250x")
+    {
+        let label: f64 = g
+            .marketed_memory
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(
+            g.memory.as_gib() < label,
+            "{}: {} vs label {}",
+            g.id,
+            g.memory,
+            g.marketed_memory
+        );
+    }
+    // Apple: 128 GB hosts default to 107.52 GiB for Metal (antirez/ds4#893), 84 % of 128 GiB;
+    // other sizes 75 %: 192 GiB × 0.75 = 144 GiB.
+    assert_eq!(gpu("apple-m4-max-128gb").memory.display_gib(), "107.52 GiB");
+    assert_eq!(gpu("apple-m2-ultra-192gb").memory.get(), 144 * GIB);
+}
+
+#[test]
+fn mig_usable_memory_is_below_the_label() {
+    // reference/README.md and nvidia-smi mig -lgip on A100-40GB: 1g.5gb = 4.75 GiB = 4864 MiB.
+    let a100 = gpu("a100-sxm4-40gb");
+    assert_eq!(a100.mig_profile("1g.5gb").unwrap().usable.get(), 4864 * MIB);
+    // H100 80GB: 1g.10gb 9.75 GiB, 3g.40gb 39.50 GiB, 7g.80gb 79.25 GiB.
+    let h100 = gpu("h100-sxm5-80gb");
+    assert_eq!(
+        h100.mig_profile("1g.10gb").unwrap().usable.get(),
+        9984 * MIB
+    );
+    assert_eq!(
+        h100.mig_profile("3g.40gb").unwrap().usable.get(),
+        40448 * MIB
+    );
+    assert_eq!(
+        h100.mig_profile("7g.80gb").unwrap().usable.get(),
+        81152 * MIB
+    );
+    // A30 (nvidia-smi mig -lgip): 1g.6gb 5.81, 2g.12gb 11.69, 4g.24gb 23.50 GiB.
+    let a30 = gpu("a30");
+    assert_eq!(
+        a30.mig_profile("1g.6gb").unwrap().usable.display_gib(),
+        "5.81 GiB"
+    );
+    assert_eq!(
+        a30.mig_profile("2g.12gb").unwrap().usable.display_gib(),
+        "11.69 GiB"
+    );
+    assert_eq!(
+        a30.mig_profile("4g.24gb").unwrap().usable.get(),
+        24_064 * MIB
+    );
+    for g in gpus().iter().filter(|g| g.has_mig()) {
+        for p in g.mig_profiles {
+            // The label's figure (40 in 3g.40gb) is above the usable memory in GiB.
+            let label: f64 = p
+                .name
+                .split('.')
+                .nth(1)
+                .unwrap()
+                .trim_end_matches("gb")
+                .parse()
+                .unwrap();
+            assert!(
+                p.usable.as_gib() < label,
+                "{} {}: {}",
+                g.id,
+                p.name,
+                p.usable
+            );
+        }
+    }
+    // The MIG GPUs of the brief.
+    for id in [
+        "a100-sxm4-40gb",
+        "a100-sxm4-80gb",
+        "h100-sxm5-80gb",
+        "h100-nvl-94gb",
+        "h200-sxm-141gb",
+        "h20-96gb",
+        "a30",
+    ] {
+        assert!(gpu(id).has_mig(), "{id}");
+    }
+    assert!(!gpu("rtx-4090").has_mig() && !gpu("l40s").has_mig());
+}
+
+// ---- MIG placement ---------------------------------------------------------------------------
+
+/// An independent check of the placement rules, written from the MIG user guide: each
+/// instance starts at an allowed index, memory ranges are disjoint, compute adds up to at most
+/// the GPU's, and no profile has more instances than allowed.
+fn independent_valid(g: &Gpu, layout: &[(usize, u8)]) -> bool {
+    let mut occupied = vec![false; g.mig_memory_slices as usize];
+    let mut compute = 0u32;
+    let mut counts = vec![0u8; g.mig_profiles.len()];
+    for &(pi, start) in layout {
+        let p = &g.mig_profiles[pi];
+        if !p.starts.contains(&start) {
+            return false;
+        }
+        for s in start..start + p.memory_slices {
+            match occupied.get_mut(s as usize) {
+                Some(o) if !*o => *o = true,
+                _ => return false,
+            }
+        }
+        compute += u32::from(p.compute_slices);
+        counts[pi] += 1;
+        if counts[pi] > p.max_instances {
+            return false;
+        }
+    }
+    compute <= u32::from(g.mig_compute_slices)
+}
+
+#[test]
+fn every_layout_enumerated_is_valid_and_every_valid_layout_is_enumerated() {
+    for g in gpus().iter().filter(|g| g.has_mig()) {
+        // All (profile, start) placements; every subset of them is a candidate layout.
+        let all: Vec<(usize, u8)> = g
+            .mig_profiles
+            .iter()
+            .enumerate()
+            .flat_map(|(i, p)| p.starts.iter().map(move |&s| (i, s)))
+            .collect();
+        assert!(
+            all.len() <= 20,
+            "{}: brute force over 2^{} subsets",
+            g.id,
+            all.len()
+        );
+        // Brute force over every subset, without allocating: memory bits, compute and counts.
+        let bits: Vec<(u32, u32, usize)> = all
+            .iter()
+            .map(|&(i, st)| {
+                let p = &g.mig_profiles[i];
+                (
+                    ((1u32 << p.memory_slices) - 1) << st,
+                    u32::from(p.compute_slices),
+                    i,
+                )
+            })
+            .collect();
+        let mut brute = 0usize;
+        'subsets: for mask in 1u32..(1 << all.len()) {
+            let (mut mem, mut compute, mut counts) = (0u32, 0u32, [0u8; 8]);
+            for (b, &(m, c, i)) in bits.iter().enumerate() {
+                if mask & (1 << b) == 0 {
+                    continue;
+                }
+                if mem & m != 0 {
+                    continue 'subsets;
+                }
+                mem |= m;
+                compute += c;
+                counts[i] += 1;
+                if counts[i] > g.mig_profiles[i].max_instances {
+                    continue 'subsets;
+                }
+            }
+            if compute <= u32::from(g.mig_compute_slices) {
+                brute += 1;
+            }
+        }
+        let layouts = valid_layouts(g);
+        assert_eq!(
+            layouts.len(),
+            brute,
+            "{}: the enumeration finds exactly the valid layouts",
+            g.id
+        );
+        for l in &layouts {
+            let idx: Vec<(usize, u8)> = l
+                .iter()
+                .map(|p| {
+                    (
+                        g.mig_profiles
+                            .iter()
+                            .position(|q| q.name == p.profile.name)
+                            .unwrap(),
+                        p.start,
+                    )
+                })
+                .collect();
+            assert!(independent_valid(g, &idx), "{}: {:?}", g.id, idx);
+            assert_eq!(check_layout(g, l), Ok(()));
+        }
+    }
+}
+
+#[test]
+fn placement_rules_match_the_mig_user_guide() {
+    let g = gpu("a100-sxm4-80gb");
+    let p = |name: &str, start: u8| Placement {
+        profile: g.mig_profile(name).unwrap(),
+        start,
+    };
+    // Valid: the guide's 3g.40gb + 2 × 2g.20gb; 4g.40gb + 3g.40gb; seven 1g.10gb.
+    assert!(check_layout(g, &[p("3g.40gb", 4), p("2g.20gb", 0), p("2g.20gb", 2)]).is_ok());
+    assert!(check_layout(g, &[p("4g.40gb", 0), p("3g.40gb", 4)]).is_ok());
+    assert!(check_layout(g, &(0..7).map(|s| p("1g.10gb", s)).collect::<Vec<_>>()).is_ok());
+    // Invalid: 2g.20gb may not start at 6 ({0,2,4}:2); 1g.10gb not at 7; 3g.40gb not at 2;
+    // 4g.40gb + 4g.40gb (one start only); 3g.40gb × 2 + 1g.10gb (7 compute + 1).
+    assert!(check_layout(g, &[p("2g.20gb", 6)]).is_err());
+    assert!(check_layout(g, &[p("1g.10gb", 7)]).is_err());
+    assert!(check_layout(g, &[p("3g.40gb", 2)]).is_err());
+    assert!(check_layout(g, &[p("4g.40gb", 0), p("4g.40gb", 0)]).is_err());
+    assert!(check_layout(g, &[p("3g.40gb", 0), p("3g.40gb", 4), p("1g.10gb", 3)]).is_err());
+    // Eight one-slice instances: 8 memory slices but only 7 compute, and starts stop at 6.
+    assert!(check_layout(g, &(0..8).map(|s| p("1g.10gb", s)).collect::<Vec<_>>()).is_err());
+}
+
+// ---- MIG planner -----------------------------------------------------------------------------
+
+fn zhixingyun() -> MigOptions {
+    MigOptions {
+        provider: Some("zhixingyun".into()),
+        ..MigOptions::default()
+    }
+}
+
+#[test]
+fn guide_5_3_example_one_a100_80gb_as_3g_plus_two_2g() {
+    // §5.3: a 13B model under debugging (needs a 40 GB slice) and two 7B inference services
+    // (20 GB slices) share one A100 80GB: 3g.40gb + 2 × 2g.20gb for about 5 CNY/h, against
+    // about 16 CNY/h for two whole A100 80GB (8 CNY per card-hour).
+    let jobs = [Bytes::gib(36), Bytes::gib(16), Bytes::gib(16)];
+    let plan = plan_mig(gpu("a100-sxm4-80gb"), &jobs, offers(), &zhixingyun()).unwrap();
+    assert_eq!(plan.cards.len(), 1);
+    let mut got: Vec<(&str, usize)> = plan.cards[0]
+        .slices
+        .iter()
+        .map(|s| (s.profile.as_str(), s.job))
+        .collect();
+    got.sort();
+    assert_eq!(got, [("2g.20gb", 1), ("2g.20gb", 2), ("3g.40gb", 0)]);
+    assert_eq!(plan.pricing, MigPricing::PerSlice);
+    // Per-slice prices = memory share of 5 CNY/h: 3g.40gb 4/8 × 5 = 2.5, 2g.20gb 2/8 × 5 = 1.25.
+    close(plan.cost_per_hour.unwrap(), 2.5 + 1.25 + 1.25, 1e-9);
+    // Each job on its own whole card: 3 × 8 = 24 CNY/h. The guide's 16 CNY/h counts the two 7B
+    // replicas as one service on one card: 2 × 8.
+    close(plan.whole_cards_cost_per_hour.unwrap(), 24.0, 1e-9);
+    let two_jobs = plan_mig(
+        gpu("a100-sxm4-80gb"),
+        &[Bytes::gib(36), Bytes::gib(32)],
+        offers(),
+        &zhixingyun(),
+    )
+    .unwrap();
+    close(two_jobs.whole_cards_cost_per_hour.unwrap(), 16.0, 1e-9);
+    assert_eq!(plan.currency, Currency::Cny);
+    // The layout is one the driver accepts.
+    let g = gpu("a100-sxm4-80gb");
+    let layout: Vec<Placement> = plan.cards[0]
+        .slices
+        .iter()
+        .map(|s| Placement {
+            profile: g.mig_profile(&s.profile).unwrap(),
+            start: s.start,
+        })
+        .collect();
+    assert_eq!(check_layout(g, &layout), Ok(()));
+}
+
+#[test]
+fn a_job_fits_a_slice_by_usable_memory_not_by_label() {
+    let g = gpu("a100-sxm4-80gb");
+    // 20 GB (20e9 B = 18.63 GiB) fits a 2g.20gb (19.62 GiB usable) …
+    let p = plan_mig(g, &[Bytes::new(20 * GB)], offers(), &zhixingyun()).unwrap();
+    assert_eq!(p.cards[0].slices[0].usable_bytes.display_gib(), "19.62 GiB");
+    // … but 20 GiB (21.47 GB) does not: the next slice up has 4 memory slices (39.50 GiB).
+    let p = plan_mig(g, &[Bytes::gib(20)], offers(), &zhixingyun()).unwrap();
+    assert!(p.cards[0].slices[0].profile.ends_with(".40gb"));
+    // A100-40GB, whole-card pricing (no slice offers): seven 5 GB jobs (4.66 GiB each) fit the
+    // seven 1g.5gb of one card (4.75 GiB each); seven 4.8 GiB jobs need two-slice instances
+    // (9.75 GiB), at most 4 per card (8 memory slices / 2), so 2 cards.
+    let a40 = gpu("a100-sxm4-40gb");
+    let p = plan_mig(
+        a40,
+        &[Bytes::new(5 * GB); 7],
+        offers(),
+        &MigOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(p.cards.len(), 1);
+    assert!(p.cards[0].slices.iter().all(|s| s.profile == "1g.5gb"));
+    assert_eq!(p.pricing, MigPricing::WholeCard);
+    let p = plan_mig(
+        a40,
+        &[Bytes::mib(4915); 7],
+        offers(),
+        &MigOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(p.cards.len(), 2);
+    assert!(
+        p.cards
+            .iter()
+            .flat_map(|c| &c.slices)
+            .all(|s| s.profile != "1g.5gb")
+    );
+    // Whole-card pricing: the cheapest A100-40GB card is Lambda's 1.48 USD/h = 10.508 CNY at 7.1
+    // (AWS p4d 32.7726 / 8 = 4.10, Azure 27.197 / 8 = 3.40, GCP 3.67 USD are dearer);
+    // 2 cards = 21.016 CNY/h; 7 jobs on 7 whole cards = 73.556 CNY/h.
+    close(p.cost_per_hour.unwrap(), 2.0 * 1.48 * 7.1, 1e-9);
+    close(p.whole_cards_cost_per_hour.unwrap(), 7.0 * 1.48 * 7.1, 1e-9);
+    // Too big for any slice: error names the field.
+    let e = plan_mig(g, &[Bytes::gib(80)], offers(), &zhixingyun()).unwrap_err();
+    assert_eq!(e.field, "job");
+    assert!(
+        plan_mig(
+            gpu("rtx-4090"),
+            &[Bytes::gib(1)],
+            offers(),
+            &MigOptions::default()
+        )
+        .is_err()
+    );
+}
+
+#[test]
+fn mig_packs_onto_as_few_cards_as_possible() {
+    // Eight 9 GiB jobs each need a 1-memory-slice instance (9.75 GiB); a card holds at most 7
+    // (7 compute slices), so 2 cards; per-slice cost 8 × (1/8 × 5) = 5 CNY/h.
+    let g = gpu("a100-sxm4-80gb");
+    let p = plan_mig(g, &[Bytes::gib(9); 8], offers(), &zhixingyun()).unwrap();
+    assert_eq!(p.cards.len(), 2);
+    assert!(p.exhaustive);
+    close(p.cost_per_hour.unwrap(), 5.0, 1e-9);
+    let slices: usize = p.cards.iter().map(|c| c.slices.len()).sum();
+    assert_eq!(slices, 8);
+    // Two 39 GiB jobs fit one card (3g.40gb at 0 and 4), not two.
+    let p = plan_mig(
+        g,
+        &[Bytes::gib(39), Bytes::gib(39)],
+        offers(),
+        &zhixingyun(),
+    )
+    .unwrap();
+    assert_eq!(p.cards.len(), 1);
+    // Three 39 GiB jobs: only two 4-slice instances fit a card, so 2 cards.
+    let p = plan_mig(g, &[Bytes::gib(39); 3], offers(), &zhixingyun()).unwrap();
+    assert_eq!(p.cards.len(), 2);
+    for c in &p.cards {
+        let layout: Vec<Placement> = c
+            .slices
+            .iter()
+            .map(|s| Placement {
+                profile: g.mig_profile(&s.profile).unwrap(),
+                start: s.start,
+            })
+            .collect();
+        assert_eq!(check_layout(g, &layout), Ok(()));
+    }
+}
+
+// ---- cheapest fit ----------------------------------------------------------------------------
+
+/// A 150 GiB job: a single GPU needs all of it; TP/PP split it (+1 GiB each for buffers); ZeRO-3
+/// shards it (+3 GiB); data parallel would replicate it.
+fn job_150(l: Layout) -> Bytes {
+    let n = u64::from(l.gpus);
+    match l.kind {
+        ParallelKind::Single | ParallelKind::Mig | ParallelKind::Data => Bytes::gib(150),
+        ParallelKind::Tensor | ParallelKind::Pipeline | ParallelKind::TensorPipeline => {
+            Bytes::gib(150 / n + 1)
+        }
+        ParallelKind::Zero3 => Bytes::gib(150 / n + 3),
+    }
+}
+
+#[test]
+fn cheapest_fit_by_hand() {
+    let offers: Vec<_> = [
+        "lambda-h100-sxm-8x",
+        "runpod-h100-sxm-1x",
+        "lambda-h100-pcie-1x",
+    ]
+    .iter()
+    .map(|id| find_offer(id).unwrap().clone())
+    .collect();
+    let opts = PlanOptions::default();
+    let got = plan(job_150, &offers, gpus(), &opts);
+    // On an H100 (79.19 GiB): 1 GPU needs 150 GiB, no. 2 GPUs: TP/PP need 76 GiB, ZeRO-3 78 GiB:
+    // all fit. TP×PP needs 4 GPUs (TP=2 × PP=2: 75 → 37 + 1 = 38 GiB), which fits but is
+    // dominated on each offer by the 2-GPU layouts (more GPUs, no cheaper: 4 × 2.49 > 2 × 2.49;
+    // on the 8-GPU server the same 23.92 for 4 GPUs instead of 2), so 3 kinds × 3 offers.
+    assert_eq!(got.len(), 9);
+    assert!(
+        got.iter()
+            .all(|o| o.parallelism.kind != ParallelKind::TensorPipeline && o.count == 2)
+    );
+    // Cheapest: 2 × H100 SXM at RunPod's 2.69 USD = 5.38; then 2 × H100 PCIe at Lambda's 2.86
+    // = 5.72; then the 8-GPU server (8 × 3.78 = 30.24) rented whole for a 2-GPU layout.
+    close(got[0].price_per_hour, 2.0 * 2.69, 1e-9);
+    assert_eq!(got[0].offer, "runpod-h100-sxm-1x");
+    assert_eq!(got[0].count, 2);
+    close(got[3].price_per_hour, 2.0 * 2.86, 1e-9);
+    assert_eq!(got[3].offer, "lambda-h100-pcie-1x");
+    close(got[6].price_per_hour, 30.24, 1e-9);
+    assert_eq!(got[6].rented_gpus, 8);
+    // Without the 2-GPU layouts (a job that needs 4 GPUs), TP×PP appears.
+    let needs_4 = |l: Layout| match (l.gpus, l.kind) {
+        (4, ParallelKind::TensorPipeline) => Bytes::gib(40),
+        _ => Bytes::gib(100),
+    };
+    let got4 = plan(needs_4, &offers, gpus(), &opts);
+    assert_eq!(got4.len(), 3);
+    close(got4[0].price_per_hour, 4.0 * 2.69, 1e-9);
+    assert_eq!(got4[0].parallelism.kind, ParallelKind::TensorPipeline);
+    // Same price and count: the larger margin first: TP 79.19 − 76 = 3.19 GiB before ZeRO-3's 1.19.
+    assert_eq!(got[0].margin_bytes.get(), 81_090 * MIB - 76 * GIB);
+    assert_eq!(got[2].parallelism.kind, ParallelKind::Zero3);
+    assert_eq!(got[2].margin_bytes.get(), 81_090 * MIB - 78 * GIB);
+    // In CNY at 7.1: 5.38 × 7.1 = 38.198.
+    let cny = plan(
+        job_150,
+        &offers,
+        gpus(),
+        &PlanOptions {
+            currency: Currency::Cny,
+            cny_per_usd: 7.1,
+            ..opts
+        },
+    );
+    close(cny[0].price_per_hour, 38.198, 1e-9);
+}
+
+#[test]
+fn data_parallel_never_cuts_per_gpu_memory() {
+    // A naive memory function that divides by the GPU count for every kind, data parallel
+    // included. The planner must never ask about (or propose) a data-parallel layout.
+    let asked = RefCell::new(Vec::new());
+    let naive = |l: Layout| {
+        asked.borrow_mut().push(l.kind);
+        Bytes::gib(150).div_ceil(u64::from(l.gpus))
+    };
+    let got = plan(naive, offers(), gpus(), &PlanOptions::default());
+    assert!(!got.is_empty());
+    assert!(got.iter().all(|o| o.parallelism.kind != ParallelKind::Data));
+    assert!(!asked.borrow().contains(&ParallelKind::Data));
+    // And every option fits: margin = usable − need, need ≤ usable.
+    for o in &got {
+        assert!(o.per_gpu_bytes <= o.usable_bytes);
+        assert_eq!(o.margin_bytes, o.usable_bytes.minus(o.per_gpu_bytes));
+        assert!(o.price_per_hour.is_finite() && o.price_per_hour > 0.0);
+    }
+    // Sorted cheapest first.
+    assert!(
+        got.windows(2)
+            .all(|w| w[0].price_per_hour <= w[1].price_per_hour)
+    );
+}
+
+#[test]
+fn small_jobs_land_on_slices() {
+    // 8 GiB fits a 1g.10gb slice (9.75 GiB) at 5/8 = 0.625 CNY/h, the cheapest option in CNY.
+    let got = plan(
+        |_| Bytes::gib(8),
+        offers(),
+        gpus(),
+        &PlanOptions {
+            currency: Currency::Cny,
+            cny_per_usd: 7.1,
+            ..PlanOptions::default()
+        },
+    );
+    // The 1/4 T4 vGPU (3775 MiB) is too small for 8 GiB; the cheapest is the MIG slice.
+    assert_eq!(got[0].mig_profile.as_deref(), Some("1g.10gb"));
+    close(got[0].price_per_hour, 0.625, 1e-9);
+    assert_eq!(got[0].parallelism.kind, ParallelKind::Mig);
+}
+
+// ---- decision matrix -------------------------------------------------------------------------
+
+#[test]
+fn decision_matrix_by_hand() {
+    let ranked = rank_platforms(platforms(), offers(), gpus(), &Weights::default());
+    let zx = ranked.iter().find(|p| p.platform == "zhixingyun").unwrap();
+    // memory: slices 9.75 (≤16), 19.62 (16–24), 39.50 (32–48) GiB, whole A100/H100 (48–80):
+    // 4 bands; billing per minute 4; MIG 5; InfiniBand HDR 200 Gbit/s 3; PyTorch, TensorFlow,
+    // Megatron-LM, vLLM 4; support 4 h 3. Equal weights: 23 / 6.
+    assert_eq!(zx.scores, [4, 4, 5, 3, 4, 3]);
+    close(zx.total, 23.0 / 6.0, 1e-12);
+    let aws = ranked.iter().find(|p| p.platform == "aws").unwrap();
+    // memory: T4 14.75, A10G/L4 22.06, A100 40GB 39.59, H100 79.19 GiB: 4 bands; per second 5;
+    // no slicing 0; 3200 Gbit/s EFA 5; PyTorch, TensorFlow, DeepSpeed, vLLM 4; 1 h 4 → 22 / 6.
+    assert_eq!(aws.scores, [4, 5, 0, 5, 4, 4]);
+    close(aws.total, 22.0 / 6.0, 1e-12);
+    assert!(zx.rank < aws.rank);
+    // Weighting slicing 5: Zhixingyun (4+4+25+3+4+3)/10 = 4.3.
+    let w = Weights::parse("weights", "slicing=5").unwrap();
+    let ranked = rank_platforms(platforms(), offers(), gpus(), &w);
+    assert_eq!(ranked[0].platform, "zhixingyun");
+    close(ranked[0].total, 4.3, 1e-12);
+    // Ranks are 1..n in order of total.
+    assert!(
+        ranked
+            .windows(2)
+            .all(|p| p[0].total >= p[1].total && p[1].rank == p[0].rank + 1)
+    );
+    for bad in [
+        "memory",
+        "speed=3",
+        "memory=x",
+        "memory=101",
+        "memory=0,billing=0,slicing=0,interconnect=0,frameworks=0,support=0",
+    ] {
+        assert_eq!(
+            Weights::parse("weights", bad).unwrap_err().field,
+            "weights",
+            "{bad}"
+        );
+    }
+}
+
+// ---- spot ------------------------------------------------------------------------------------
+
+#[test]
+fn spot_against_on_demand_by_hand() {
+    // H = 24 h, P = 8/h, S = 2.4/h (30 %), M = 12 h, C = 1 h, R = 0.25 h.
+    // λ = 1/12; e^(1/12) − 1 = 0.0869040495; T(1) = 0.0869040495 × (12 + 0.25) = 1.0645746066;
+    // W = 24 × T(1) = 25.5497905592 h; N = 24 × 0.0869040495 = 2.0856971885;
+    // spot cost = 2.4 × W = 61.3194973422; on-demand 8 × 24 = 192; break-even S* = 192 / W
+    // = 7.5147387042; lost per interruption 12 − e^(−1/12) / (1 − e^(−1/12)) = 0.4930563592 h.
+    let c = compare(&SpotInput {
+        hours: 24.0,
+        on_demand_price: 8.0,
+        spot_price: 2.4,
+        mtbi_hours: 12.0,
+        checkpoint_every_hours: 1.0,
+        restart_hours: 0.25,
+    })
+    .unwrap();
+    close(c.expected_wall_hours, 25.5497905592, 1e-9);
+    close(c.expected_interruptions, 2.0856971885, 1e-9);
+    close(c.spot_cost, 61.3194973422, 1e-9);
+    close(c.on_demand_cost, 192.0, 1e-12);
+    close(c.savings, 192.0 - 61.3194973422, 1e-9);
+    close(c.break_even_spot_price, 7.5147387042, 1e-9);
+    close(c.expected_lost_hours_per_interruption, 0.4930563592, 1e-9);
+    assert!(c.spot_is_cheaper);
+    assert!(!c.guide_prefers_on_demand);
+    // The break-even MTBI: W(M*) = P·H / S = 80 h. With 24 segments, T(1) = 80/24 = 3.3333…:
+    // (e^(1/M) − 1)(M + 0.25) = 3.3333 → check that the returned M gives that wall time.
+    let m = c.break_even_mtbi_hours.unwrap();
+    let t1 = ((1.0 / m).exp() - 1.0) * (m + 0.25);
+    close(24.0 * t1 * 2.4, 192.0, 1e-6);
+}
+
+#[test]
+fn spot_edge_cases() {
+    let base = SpotInput {
+        hours: 10.5,
+        on_demand_price: 4.0,
+        spot_price: 1.0,
+        mtbi_hours: 6.0,
+        checkpoint_every_hours: 2.0,
+        restart_hours: 0.0,
+    };
+    // H = 10.5 = 5 × 2 + 0.5, R = 0, λ = 1/6: W = 5·6·(e^(1/3) − 1) + 6·(e^(1/12) − 1)
+    // = 30 × 0.3956124251 + 6 × 0.0869040495 = 11.868372753 + 0.521424297 = 12.389797050.
+    let c = compare(&base).unwrap();
+    close(c.expected_wall_hours, 12.389797050, 1e-8);
+    // Spot at the on-demand price is never cheaper: no break-even MTBI.
+    assert!(
+        compare(&SpotInput {
+            spot_price: 4.0,
+            ..base
+        })
+        .unwrap()
+        .break_even_mtbi_hours
+        .is_none()
+    );
+    // Bad input names its field.
+    for (input, field) in [
+        (SpotInput { hours: 0.0, ..base }, "hours"),
+        (
+            SpotInput {
+                on_demand_price: f64::NAN,
+                ..base
+            },
+            "on_demand_price",
+        ),
+        (
+            SpotInput {
+                spot_price: -1.0,
+                ..base
+            },
+            "spot_price",
+        ),
+        (
+            SpotInput {
+                mtbi_hours: 0.0,
+                ..base
+            },
+            "mtbi",
+        ),
+        (
+            SpotInput {
+                checkpoint_every_hours: f64::INFINITY,
+                ..base
+            },
+            "checkpoint_every",
+        ),
+        (
+            SpotInput {
+                checkpoint_every_hours: 1000.0,
+                hours: 1000.0,
+                mtbi_hours: 1.0,
+                ..base
+            },
+            "checkpoint_every",
+        ),
+    ] {
+        assert_eq!(compare(&input).unwrap_err().field, field);
+    }
+    // Over 24 h the guide prefers on-demand.
+    assert!(
+        compare(&SpotInput {
+            hours: 48.0,
+            ..base
+        })
+        .unwrap()
+        .guide_prefers_on_demand
+    );
+}
+
+// ---- largest fit and tiers -------------------------------------------------------------------
+
+#[test]
+fn largest_batch_by_hand() {
+    // need(b) = 10 GiB + 1.5 GiB × b on an H100 (81,090 MiB): b ≤ (81090 − 10240) / 1536
+    // = 46.13, so 46; 47 needs 10240 + 72192 = 82,432 MiB > 81,090.
+    let need = |b: u64| Bytes::mib(10_240 + 1536 * b);
+    let f = largest_fitting(need, gpu("h100-sxm5-80gb").memory, 1, 1 << 20).unwrap();
+    assert_eq!(f.value, 46);
+    assert_eq!(f.next_value, Some(47));
+    assert_eq!(f.next_bytes, Some(Bytes::mib(82_432)));
+    assert!(f.bytes <= gpu("h100-sxm5-80gb").memory);
+    // Nothing fits; everything fits (the upper bound is the answer, no next value).
+    assert!(largest_fitting(need, Bytes::gib(5), 1, 100).is_none());
+    let f = largest_fitting(need, Bytes::gib(1000), 1, 100).unwrap();
+    assert_eq!((f.value, f.next_value), (100, None));
+    assert!(largest_fitting(need, Bytes::gib(1000), 5, 4).is_none());
+}
+
+#[test]
+fn guide_tiers() {
+    assert_eq!(tier_for(25_557_032).inference_gpus, ["t4"]); // ResNet-50
+    assert_eq!(tier_for(99_999_999).training_gpus, ["rtx-3090", "a10g"]);
+    assert!(tier_for(100_000_000).name.starts_with("medium")); // 1 亿 starts the second tier
+    assert!(tier_for(335_000_000).name.starts_with("medium")); // BERT-large
+    assert!(tier_for(7_000_000_000).name.starts_with("large"));
+    // The guide lists GPT-NeoX 20B under 1B–10B; its own bounds put it in ≥ 10B, which we keep.
+    assert!(tier_for(20_000_000_000).name.starts_with("very large"));
+    assert!(tier_for(u64::MAX).max_params.is_none());
+    for t in &vramfit::hardware::tiers::TIERS {
+        for id in t.inference_gpus.iter().chain(t.training_gpus) {
+            gpu(id);
+        }
+    }
+}

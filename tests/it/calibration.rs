@@ -1,0 +1,165 @@
+//! The estimator against measured vLLM runs (tests/data/vllm-h100-v0.19-calibration.csv,
+//! measured by the llm-d planner accuracy study on H100-80GB with vLLM v0.19.0).
+
+use vramfit::estimate::{Engine, Estimate, EstimateInput, Mode, estimate};
+use vramfit::precision::{Dtype, KvDtype, Quantization};
+
+const GIB: f64 = 1_073_741_824.0;
+
+/// One measured vLLM run.
+#[derive(Debug, Clone)]
+pub struct VllmRun {
+    pub model: String,
+    pub tp: u64,
+    pub pp: u64,
+    pub max_model_len: u64,
+    pub dtype: String,
+    pub quantization: String,
+    pub kv_cache_dtype: String,
+    pub util: f64,
+    pub total_gib: f64,
+    pub weights_gib: f64,
+    pub activation_gib: f64,
+    pub kv_cache_tokens: u64,
+}
+
+pub fn vllm_runs() -> Vec<VllmRun> {
+    let text = include_str!("../data/vllm-h100-v0.19-calibration.csv");
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    lines
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            let g = |n: &str| f[col(n)];
+            let num = |n: &str| g(n).parse::<f64>().unwrap();
+            VllmRun {
+                model: g("model").to_string(),
+                tp: num("tp") as u64,
+                pp: num("pp") as u64,
+                max_model_len: num("max_model_len") as u64,
+                dtype: g("dtype").to_string(),
+                quantization: g("quantization").to_string(),
+                kv_cache_dtype: g("kv_cache_dtype").to_string(),
+                util: num("gpu_memory_utilization"),
+                total_gib: num("init_total_memory_gib"),
+                weights_gib: num("weights_memory_gib"),
+                activation_gib: num("activation_memory_gib"),
+                kv_cache_tokens: num("kv_cache_tokens") as u64,
+            }
+        })
+        .collect()
+}
+
+/// The preset and quantization a measured checkpoint corresponds to.
+fn model_and_quant(run: &VllmRun) -> (String, Quantization) {
+    match run.model.as_str() {
+        "RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w4a16" => (
+            "meta-llama/Llama-3.1-8B-Instruct".into(),
+            Quantization::W4a16 { group_size: 128 },
+        ),
+        "RedHatAI/Qwen2.5-7B-Instruct-fp8-dynamic" => {
+            ("Qwen/Qwen2.5-7B-Instruct".into(), Quantization::Fp8)
+        }
+        m => (
+            m.to_string(),
+            if run.quantization == "fp8" {
+                Quantization::Fp8
+            } else {
+                Quantization::None
+            },
+        ),
+    }
+}
+
+/// vramfit's estimate for a measured run.
+pub fn estimate_run(run: &VllmRun) -> Estimate {
+    let (model, quantization) = model_and_quant(run);
+    let input = EstimateInput {
+        model: Some(model),
+        mode: Mode::Serve,
+        engine: Engine::Vllm,
+        dtype: Some(Dtype::parse("dtype", &run.dtype).unwrap()),
+        quantization,
+        kv_dtype: KvDtype::parse("kv_dtype", &run.kv_cache_dtype).unwrap(),
+        gpu_memory: Some(format!("{}GiB", run.total_gib)),
+        gpu_memory_utilization: run.util,
+        max_model_len: Some(run.max_model_len as f64),
+        // The study ran vLLM's OpenAI server on H100: vLLM's defaults there are 1024 sequences and
+        // max_num_batched_tokens 8192 (stated in the data's README).
+        max_num_seqs: Some(1024.0),
+        max_num_batched_tokens: Some(8192.0),
+        tp: run.tp as f64,
+        pp: run.pp as f64,
+        gpus: (run.tp * run.pp) as f64,
+        ..EstimateInput::default()
+    };
+    estimate(&input).unwrap_or_else(|e| panic!("{}: {e}", run.model))
+}
+
+pub fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// Relative errors (estimate / measured − 1) of weights and KV tokens for every run.
+pub fn errors() -> Vec<(VllmRun, Estimate, f64, f64)> {
+    vllm_runs()
+        .into_iter()
+        .map(|r| {
+            let e = estimate_run(&r);
+            let w = e.weights_bytes.get() as f64 / GIB / r.weights_gib - 1.0;
+            let t = e.kv_cache_tokens.unwrap() as f64 / r.kv_cache_tokens as f64 - 1.0;
+            (r, e, w, t)
+        })
+        .collect()
+}
+
+#[test]
+fn every_run_is_estimated() {
+    assert_eq!(vllm_runs().len(), 27);
+}
+
+#[test]
+fn kv_tokens_within_5_percent_at_the_median() {
+    let errs = errors();
+    let m = median(errs.iter().map(|(_, _, _, t)| t.abs()).collect());
+    assert!(m < 0.05, "median |error| of KV-cache tokens {m:.4}");
+    // Single-GPU runs are within 3 % each.
+    for (r, _, _, t) in &errs {
+        if r.tp == 1 && r.pp == 1 {
+            assert!(
+                t.abs() < 0.03,
+                "{} {}: KV tokens off by {:.2} %",
+                r.model,
+                r.max_model_len,
+                t * 100.0
+            );
+        }
+    }
+}
+
+#[test]
+fn weights_within_2_percent_at_the_median() {
+    let errs = errors();
+    let m = median(errs.iter().map(|(_, _, w, _)| w.abs()).collect());
+    assert!(m < 0.02, "median |error| of weights {m:.4}");
+}
+
+#[test]
+fn max_concurrency_is_tokens_over_max_model_len() {
+    for (r, e, _, _) in errors() {
+        let exact = e.max_concurrency_exact.unwrap();
+        assert!((exact - e.kv_cache_tokens.unwrap() as f64 / r.max_model_len as f64).abs() < 1e-9);
+        assert_eq!(
+            e.max_concurrency.unwrap(),
+            e.kv_cache_tokens.unwrap() / r.max_model_len
+        );
+    }
+}
