@@ -1,1 +1,87 @@
 //! The vramfit site. The only crate that knows about the DOM.
+//!
+//! [`App`] owns one [`state::AppState`] (a pure reducer, tested natively) and keeps the URL in
+//! step with it: opening a link dispatches [`state::Action::Open`], and every new state
+//! replaces the URL's hash, so that whatever is on screen can be shared. The views read the
+//! state from a context and compute everything they show from the estimator and the planners
+//! of the `vramfit` crate; nothing on screen is a hard-coded answer.
+
+pub mod fields;
+pub mod format;
+pub mod i18n;
+pub mod route;
+pub mod state;
+
+mod components;
+mod hooks;
+
+use std::rc::Rc;
+
+use yew::prelude::*;
+
+use crate::route::{Route, View};
+use crate::state::{Action, AppState};
+
+/// The state and its dispatcher, shared with every component.
+pub type Ctx = UseReducerHandle<AppState>;
+
+/// The root component.
+#[function_component(App)]
+pub fn app() -> Html {
+    let state = use_reducer(|| {
+        let route = Route::parse(&hooks::location_hash());
+        let s = Rc::new(AppState::default());
+        let s = yew::Reducible::reduce(s, Action::Open(route, hooks::browser_lang()));
+        (*s).clone()
+    });
+
+    // A link opened later (back/forward, an edited address, a pasted link).
+    {
+        let state = state.clone();
+        hooks::use_hashchange(move |hash| {
+            state.dispatch(Action::Open(Route::parse(&hash), hooks::browser_lang()));
+        });
+    }
+
+    // Keep the address, the document language and the title in step with the state.
+    {
+        let deps = (*state).clone();
+        use_effect_with(deps, |s| {
+            hooks::replace_hash(&s.hash());
+            hooks::set_document_lang(s.lang.code());
+            hooks::set_title(&format!(
+                "{} · {}",
+                s.lang.t(s.view.title_key()),
+                s.lang.t("app.title")
+            ));
+        });
+    }
+
+    let lang = state.lang;
+    let view = match state.view {
+        View::Calc => html! { <components::calc::CalcView /> },
+        View::Fit => html! { <components::fit::FitView /> },
+        View::Mig => html! { <components::mig::MigView /> },
+        View::Diagnose => html! { <components::diagnose::DiagnoseView /> },
+        View::Faq => html! { <components::faq::FaqView /> },
+        View::Device => html! { <components::device::DeviceView /> },
+    };
+    html! {
+        <ContextProvider<Ctx> context={state.clone()}>
+            <a class="skip" href="#main" onclick={hooks::focus_main()}>{ lang.t("app.skip") }</a>
+            <components::shell::Header />
+            <components::shell::Nav />
+            <main id="main" tabindex="-1" data-view={state.view.slug()}>
+                <components::shell::Notice />
+                { view }
+            </main>
+            <footer>{ lang.t("app.footer") }{ " · vramfit " }{ vramfit::VERSION }</footer>
+        </ContextProvider<Ctx>>
+    }
+}
+
+/// The shared state, from inside any component.
+#[hook]
+pub fn use_app() -> Ctx {
+    use_context::<Ctx>().expect("components render inside App's ContextProvider")
+}

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use clap::{Args, ValueEnum};
 use vramfit::estimate::{
     AttentionImpl, Checkpointing, Engine, Estimate, EstimateInput, Logits, Mode, Offload,
-    Optimizer, Precision, estimate,
+    Optimizer, Precision,
 };
 use vramfit::precision::{Dtype, KvDtype, Quantization};
 use vramfit::{Bytes, InputError};
@@ -239,8 +239,41 @@ pub struct EstimateArgs {
 /// Runs `vramfit estimate`.
 pub fn run(args: EstimateArgs) -> Outcome {
     let input = args.flags.to_input()?;
-    let e = estimate(&input)?;
-    if args.json { json(&e) } else { Ok(table(&e)) }
+    let workload = input.resolve()?;
+    let e = workload.estimate();
+    // With a card named: the largest batch and context that fit it, and the fewest such cards.
+    let solutions = workload
+        .device
+        .as_ref()
+        .map(|d| vramfit::estimate::solve(&input, d));
+    if args.json {
+        let mut v = serde_json::to_value(&e).map_err(|err| Failure::io(err.to_string()))?;
+        if let (Some(sol), Some(obj)) = (&solutions, v.as_object_mut()) {
+            obj.insert(
+                "solutions".into(),
+                serde_json::to_value(sol).map_err(|err| Failure::io(err.to_string()))?,
+            );
+        }
+        return json(&v);
+    }
+    let mut t = table(&e);
+    if let Some(sol) = solutions {
+        let show =
+            |x: Option<u64>| x.map_or_else(|| String::from("none"), vramfit::estimate::thousands);
+        let _ = writeln!(
+            t,
+            "On this card: largest batch {}, largest {} {}, fewest cards {}.",
+            show(sol.max_batch),
+            if input.mode == Mode::Serve {
+                "max_model_len"
+            } else {
+                "sequence"
+            },
+            show(sol.max_context),
+            show(sol.min_gpus)
+        );
+    }
+    Ok(t)
 }
 
 fn gib(b: Bytes) -> String {

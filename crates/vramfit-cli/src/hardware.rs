@@ -220,13 +220,13 @@ impl PlanFlags {
 
 #[derive(Args)]
 pub struct RecommendArgs {
-    /// Memory the job needs on one GPU, with its unit (e.g. 40GB, 37.5GiB). Multi-GPU layouts
-    /// assume an ideal split (memory / GPUs under TP, PP and ZeRO-3); data parallel never splits.
-    #[arg(long)]
+    /// Instead of a model: the memory the job needs on one GPU, with its unit (e.g. 40GB).
+    /// Multi-GPU layouts then assume an ideal split (memory / GPUs under TP, PP and ZeRO-3).
+    #[arg(long, conflicts_with_all = ["model"])]
     memory: Option<String>,
-    /// Parameter count (e.g. 7B), to show the guide's size tier (§3.2).
-    #[arg(long)]
-    params: Option<String>,
+    /// The run, as for `vramfit estimate`: each layout is estimated with its own tp/pp/ZeRO.
+    #[command(flatten)]
+    estimate: Box<crate::estimate::EstimateFlags>,
     #[command(flatten)]
     plan: PlanFlags,
     /// Print JSON instead of a table.
@@ -313,40 +313,79 @@ pub fn recommend_with<F: Fn(Layout) -> Bytes>(
 }
 
 pub fn recommend(a: RecommendArgs) -> Outcome {
-    let tier = match &a.params {
-        Some(p) => Some(tier_for(parse_params("params", p)?)),
-        None => None,
-    };
-    let Some(mem) = &a.memory else {
-        return Err(Failure::from(InputError::new(
-            "memory",
-            "no memory requirement given",
-            "a size with its unit, e.g. --memory 40GB",
-        )));
-    };
-    let need = parse_size("memory", mem)?;
-    if need == Bytes::ZERO {
-        return Err(InputError::new("memory", "zero", "a size above 0, e.g. 40GB").into());
-    }
-    let per_gpu = move |l: Layout| match l.kind {
-        ParallelKind::Tensor
-        | ParallelKind::Pipeline
-        | ParallelKind::TensorPipeline
-        | ParallelKind::Zero3 => need.div_ceil(u64::from(l.gpus)),
-        _ => need,
-    };
-    let estimate = serde_json::json!({
-        "per_gpu_bytes": need,
-        "split": "ideal: per_gpu_bytes / GPUs under tensor, pipeline and ZeRO-3; data parallel never splits",
-        "tier": tier,
-    });
-    let mut out = String::new();
-    if let (Some(t), false) = (tier, a.json) {
-        let _ = writeln!(
-            out,
-            "Guide tier: {} — inference {}, training {}\n",
+    let tier_text = |t: Option<&vramfit::hardware::tiers::Tier>| match (t, a.json) {
+        (Some(t), false) => format!(
+            "Guide tier: {} — inference {}, training {}\n\n",
             t.name, t.inference, t.training
-        );
+        ),
+        _ => String::new(),
+    };
+    if let Some(mem) = &a.memory {
+        let tier = match &a.estimate.params {
+            Some(p) => Some(tier_for(parse_params("params", p)?)),
+            None => None,
+        };
+        let need = parse_size("memory", mem)?;
+        if need == Bytes::ZERO {
+            return Err(InputError::new("memory", "zero", "a size above 0, e.g. 40GB").into());
+        }
+        let per_gpu = move |l: Layout| match l.kind {
+            ParallelKind::Tensor
+            | ParallelKind::Pipeline
+            | ParallelKind::TensorPipeline
+            | ParallelKind::Zero3 => need.div_ceil(u64::from(l.gpus)),
+            _ => need,
+        };
+        let estimate = serde_json::json!({
+            "per_gpu_bytes": need,
+            "split": "ideal: per_gpu_bytes / GPUs under tensor, pipeline and ZeRO-3; data parallel never splits",
+            "tier": tier,
+        });
+        let mut out = tier_text(tier);
+        out.push_str(&recommend_with(per_gpu, estimate, &a.plan, a.json)?);
+        return Ok(out);
+    }
+    // Estimate-driven: the one-GPU estimate is reported; every layout is estimated on its own.
+    if a.estimate.model.is_none() && a.estimate.params.is_none() {
+        return Err(InputError::new(
+            "model",
+            "no model and no memory requirement given",
+            "--model <preset id | config.json>, --params <count such as 7B>, or --memory <size such as 40GB>",
+        )
+        .into());
+    }
+    let input = a.estimate.to_input()?;
+    let base = vramfit::estimate::estimate(&input)?;
+    let training = input.mode == vramfit::estimate::Mode::Training;
+    let per_gpu = |l: Layout| {
+        let i = match l.kind {
+            // A MIG or vGPU slice is one (small) device; data parallel is never asked for.
+            ParallelKind::Single | ParallelKind::Mig | ParallelKind::Data => input.clone(),
+            ParallelKind::Zero3 if !training => return vramfit::units::MAX_SIZE,
+            ParallelKind::Zero3 => vramfit::estimate::EstimateInput {
+                gpus: f64::from(l.gpus),
+                zero: 3.0,
+                ..input.clone()
+            },
+            _ => vramfit::estimate::EstimateInput {
+                gpus: f64::from(l.gpus),
+                tp: f64::from(l.tp),
+                pp: f64::from(l.pp),
+                ..input.clone()
+            },
+        };
+        vramfit::estimate::estimate(&i).map_or(vramfit::units::MAX_SIZE, |e| e.required_bytes)
+    };
+    let estimate = serde_json::to_value(&base).map_err(|e| Failure::io(e.to_string()))?;
+    let mut out = tier_text(Some(tier_for(base.params)));
+    if !a.json {
+        out.push_str(&format!(
+            "{}: needs {} on one GPU (peak allocated {}, M_rec {})\n\n",
+            base.model,
+            base.required_bytes.display_gib(),
+            base.peak_allocated_bytes.display_gib(),
+            base.recommended_bytes.display_gib()
+        ));
     }
     out.push_str(&recommend_with(per_gpu, estimate, &a.plan, a.json)?);
     Ok(out)
@@ -360,8 +399,12 @@ pub struct MigArgs {
     #[arg(long)]
     gpu: String,
     /// A job's memory need with its unit (repeatable), optionally named: `13b-debug=36GiB`.
-    #[arg(long = "job", required = true)]
+    #[arg(long = "job", required_unless_present = "job_models")]
     jobs: Vec<String>,
+    /// A job given as a preset served for inference (repeatable): its estimate's required memory
+    /// (batch 1, 2048 prompt + 256 new tokens, HF transformers, the checkpoint's dtype).
+    #[arg(long = "job-model")]
+    job_models: Vec<String>,
     /// Only offers of this provider (platform id).
     #[arg(long)]
     provider: Option<String>,
@@ -390,6 +433,18 @@ pub fn mig(a: MigArgs) -> Outcome {
         };
         names.push(name);
         sizes.push(parse_size("job", size)?);
+    }
+    for m in &a.job_models {
+        let e = vramfit::estimate::estimate(&vramfit::estimate::EstimateInput {
+            model: Some(m.clone()),
+            ..vramfit::estimate::EstimateInput::default()
+        })
+        .map_err(|mut e| {
+            e.field = String::from("job_model");
+            e
+        })?;
+        names.push(m.clone());
+        sizes.push(e.required_bytes);
     }
     if let Some(p) = &a.provider
         && !hw::platforms().iter().any(|q| q.id == p)

@@ -104,3 +104,102 @@ fn table_writes_units() {
     assert!(out.contains("GiB"));
     assert!(out.contains("1.2 × (M_theory + 2 GB)"));
 }
+
+#[test]
+fn recommend_estimates_each_layout() {
+    let v = json(&[
+        "recommend",
+        "--model",
+        "meta-llama/Llama-3.1-70B",
+        "--seq-len",
+        "4096",
+        "--limit",
+        "50",
+    ]);
+    let one = v["estimate"]["required_bytes"].as_u64().unwrap();
+    let opts = v["options"].as_array().unwrap();
+    assert!(!opts.is_empty());
+    let mut last = 0.0;
+    for o in opts {
+        // Cheapest first, each option fits: margin = usable − per-GPU need ≥ 0.
+        let price = o["price_per_hour"].as_f64().unwrap();
+        assert!(price >= last);
+        last = price;
+        let per_gpu = o["per_gpu_bytes"].as_u64().unwrap();
+        assert!(o["usable_bytes"].as_u64().unwrap() >= per_gpu);
+        // A single card must hold the whole one-GPU requirement; splits hold less per GPU.
+        if o["count"].as_u64() == Some(1)
+            && o["parallelism"]
+                .as_str()
+                .is_some_and(|p| p.contains("1 GPU"))
+        {
+            assert_eq!(per_gpu, one);
+        }
+    }
+}
+
+#[test]
+fn mig_packs_the_guides_example_from_model_estimates() {
+    // §5.3: a 13B debug job and two 7B inference jobs on one A100-80GB as 3g.40gb + 2 × 2g.20gb,
+    // about 5 ¥/h.
+    let v = json(&[
+        "mig",
+        "--gpu",
+        "a100-sxm4-80gb",
+        "--job-model",
+        "meta-llama/Llama-2-13b-hf",
+        "--job-model",
+        "meta-llama/Llama-2-7b-hf",
+        "--job-model",
+        "meta-llama/Llama-2-7b-hf",
+        "--currency",
+        "CNY",
+    ]);
+    let cards = v["cards"].as_array().unwrap();
+    assert_eq!(cards.len(), 1);
+    let mut profiles: Vec<&str> = cards[0]["slices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["profile"].as_str().unwrap())
+        .collect();
+    profiles.sort_unstable();
+    assert_eq!(profiles, ["2g.20gb", "2g.20gb", "3g.40gb"]);
+    assert_eq!(v["cost_per_hour"].as_f64(), Some(5.0));
+}
+
+#[test]
+fn estimate_with_a_card_solves_batch_and_context() {
+    let v = json(&[
+        "estimate",
+        "--model",
+        "meta-llama/Llama-3.1-8B",
+        "--gpu",
+        "a100-sxm4-40gb",
+        "--seq-len",
+        "4096",
+        "--new-tokens",
+        "0",
+    ]);
+    let b = v["solutions"]["max_batch"].as_u64().unwrap();
+    // The estimate at batch b fits the card; checked through the CLI at b and b + 1.
+    let fits = |batch: u64| {
+        let v = json(&[
+            "estimate",
+            "--model",
+            "meta-llama/Llama-3.1-8B",
+            "--gpu",
+            "a100-sxm4-40gb",
+            "--seq-len",
+            "4096",
+            "--new-tokens",
+            "0",
+            "--batch",
+            &batch.to_string(),
+        ]);
+        v["fit"]["fits"].as_bool().unwrap()
+    };
+    assert!(fits(b));
+    assert!(!fits(b + 1));
+    assert_eq!(v["solutions"]["min_gpus"].as_u64(), Some(1));
+}

@@ -10,6 +10,21 @@ pub fn find_model(id: &str) -> Option<(Dtype, Architecture)> {
 }
 
 /// A catalog GPU as the estimator needs it, by id.
-pub fn find_device(_id: &str) -> Option<Device> {
-    None
+pub fn find_device(id: &str) -> Option<Device> {
+    let id = id.trim().to_ascii_lowercase();
+    let g = crate::hardware::find_gpu(&id)?;
+    Some(device_of(g))
+}
+
+/// What the estimator needs to know of a catalog GPU.
+pub fn device_of(g: &crate::hardware::Gpu) -> Device {
+    let arch = g.architecture.to_ascii_lowercase();
+    Device {
+        id: alloc::string::String::from(g.id),
+        memory: g.memory,
+        // cuBLAS uses 32 MiB workspaces from Hopper (sm90) on.
+        hopper_or_newer: arch.contains("hopper") || arch.contains("blackwell"),
+        // vLLM keeps its smaller defaults on A100s whatever their memory.
+        a100: g.id.starts_with("a100") || g.id.starts_with("a800"),
+    }
 }

@@ -1,5 +1,82 @@
 //! `cargo xtask`: the commands CI runs, and nothing else.
-fn main() {
-    eprintln!("usage: cargo xtask <serve|test|dist>");
-    std::process::exit(2);
+//!
+//! Dependency-free on purpose (std only): it must build in seconds on a fresh machine, before
+//! anything else is installed, and then install what the build needs.
+//!
+//! - `cargo xtask dist` builds the site into `dist/` (installing missing tools first);
+//! - `cargo xtask serve [--port 8080]` builds, serves `dist/` and rebuilds on change;
+//! - `cargo xtask test` runs every check CI runs and ends with `N passed, N failed`;
+//! - `cargo xtask npm` builds the npm package.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+mod http;
+mod npm;
+mod site;
+mod test;
+mod tools;
+
+/// What a command reports when it fails: a sentence for a person.
+pub type Result<T = ()> = std::result::Result<T, String>;
+
+const USAGE: &str = "\
+usage: cargo xtask <command>
+
+commands:
+  dist                  build the site into dist/ (installs missing tools first)
+  serve [--port PORT]   build, serve dist/ on http://127.0.0.1:PORT/ (default 8080), rebuild on change
+  test                  run every check CI runs; ends with `N passed, N failed`
+  e2e [FILTER]          build dist/ and run only the end-to-end tests (those whose name has FILTER)
+  npm                   build the npm package
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("dist") => site::dist().map(|_| ()),
+        Some("serve") => parse_port(&args[1..]).and_then(site::serve),
+        Some("test") => test::run(),
+        Some("e2e") => site::dist().and_then(|_| test::e2e(args.get(1).map(String::as_str))),
+        Some("npm") => npm::npm(),
+        Some("-h" | "--help" | "help") => {
+            print!("{USAGE}");
+            Ok(())
+        }
+        _ => {
+            eprint!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn parse_port(args: &[String]) -> Result<u16> {
+    match args {
+        [] => Ok(8080),
+        [flag, port] if flag == "--port" => port
+            .parse()
+            .map_err(|_| format!("--port takes a number from 0 to 65535, not `{port}`")),
+        [flag] if flag.starts_with("--port=") => {
+            let port = &flag["--port=".len()..];
+            port.parse()
+                .map_err(|_| format!("--port takes a number from 0 to 65535, not `{port}`"))
+        }
+        _ => Err(format!("unexpected arguments: {}\n{USAGE}", args.join(" "))),
+    }
+}
+
+/// The workspace root (the folder above `crates/xtask`).
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .nth(2)
+        .expect("crates/xtask sits two levels below the workspace root")
+        .to_path_buf()
 }

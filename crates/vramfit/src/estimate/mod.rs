@@ -6,6 +6,7 @@
 
 mod activations;
 mod quick;
+mod solve;
 mod weights;
 
 use alloc::format;
@@ -14,6 +15,7 @@ use alloc::vec::Vec;
 
 pub use activations::{Kernel, Trainable, role_bit};
 pub use quick::{Quick, guide_bytes_per_param, m_rec};
+pub use solve::{Solutions, fewest_gpus, largest_batch, largest_context, solve};
 pub use weights::{gguf_type, per_gpu_weight_bytes, tensor_bytes};
 
 use crate::error::{InputError, Result};
@@ -775,8 +777,12 @@ pub struct Estimate {
     pub peak_allocated_bytes: Bytes,
     /// What `nvidia-smi` would show for the process.
     pub total_bytes: Bytes,
-    /// The guide's `M_rec = 1.2 × (M_theory + 2 GB)` with `M_theory = peak_allocated_bytes`.
+    /// The guide's `M_rec = 1.2 × (M_theory + 2 GB)` with `M_theory = peak_allocated_bytes`
+    /// (serving: the card memory that holds `batch` sequences of `max_model_len`).
     pub recommended_bytes: Bytes,
+    /// The card memory the run needs, as the CUDA runtime counts it: `total_bytes`, or for vLLM
+    /// serving the memory whose utilisation budget holds `batch` sequences of `max_model_len`.
+    pub required_bytes: Bytes,
     /// Serving: tokens the KV pool holds.
     pub kv_cache_tokens: Option<u64>,
     /// Serving: sequences of `max_model_len` the pool holds at once (rounded down).
@@ -1033,6 +1039,13 @@ impl Workload {
         self.finish(parts, phase, trainable, cpu)
     }
 
+    /// Weights of a model known by its parameter count only: `P × b` (the guide's rule), split
+    /// evenly over tensor and pipeline parallel shards.
+    fn opaque_weights(&self) -> u64 {
+        let p = self.arch.params() as f64 * guide_bytes_per_param(self.dtype, &self.quantization);
+        Bytes::from_f64(p / (self.tp * self.pp) as f64).get()
+    }
+
     fn hopper(&self) -> bool {
         self.device.as_ref().is_none_or(|d| d.hopper_or_newer)
     }
@@ -1071,10 +1084,7 @@ impl Workload {
         let w = if a.is_detailed() {
             w
         } else {
-            Bytes::from_f64(
-                a.params() as f64 * guide_bytes_per_param(self.dtype, &self.quantization),
-            )
-            .get()
+            self.opaque_weights()
         };
         p.add(
             "weights",
@@ -1211,10 +1221,7 @@ impl Workload {
         let w0 = if a.is_detailed() {
             w0
         } else {
-            Bytes::from_f64(
-                a.params() as f64 * guide_bytes_per_param(self.dtype, &self.quantization),
-            )
-            .get()
+            self.opaque_weights()
         };
         // vLLM's rotary embedding keeps a cos/sin cache of max_position × head_dim in the model dtype.
         let rope = if a.is_generative() && a.mla.is_none() {
@@ -1307,10 +1314,10 @@ impl Workload {
                 (pool_used, blocks * VLLM_BLOCK)
             }
             None => {
-                let tokens = self.max_num_seqs.saturating_mul(self.max_model_len);
+                let tokens = self.batch.saturating_mul(self.max_model_len);
                 let pool = tokens.saturating_mul(per_token);
-                p.add("kv_cache", pool, true, format!("{} seqs × {} max_model_len × {} B per token = {} (no GPU given: the KV the pool must hold)", self.max_num_seqs, self.max_model_len, thousands(per_token), b(pool)), "Without a card, the pool that serves max_num_seqs full-length sequences.", "未指定显卡时：满足 max_num_seqs 条满长序列所需的池。");
-                p.note("vllm_no_device", String::from("No GPU given: vLLM would size its pool from gpu_memory_utilization × the card; shown is the KV needed for max_num_seqs sequences of max_model_len."), String::from("未指定显卡：vLLM 会按 gpu_memory_utilization × 显存确定 KV 池；此处显示 max_num_seqs 条 max_model_len 序列所需的 KV。"));
+                p.add("kv_cache", pool, true, format!("{} seqs × {} max_model_len × {} B per token = {} (no GPU given: the KV the pool must hold)", self.max_num_seqs, self.max_model_len, thousands(per_token), b(pool)), "Without a card, the pool that serves `batch` full-length sequences.", "未指定显卡时：满足 max_num_seqs 条满长序列所需的池。");
+                p.note("vllm_no_device", String::from("No GPU given: vLLM would size its pool from gpu_memory_utilization × the card; shown is the KV needed for `batch` sequences of max_model_len."), String::from("未指定显卡：vLLM 会按 gpu_memory_utilization × 显存确定 KV 池；此处显示 batch 条 max_model_len 序列所需的 KV。"));
                 (pool, tokens)
             }
         };
@@ -2121,6 +2128,7 @@ impl Workload {
             peak_allocated_bytes: Bytes::new(peak_allocated),
             total_bytes: Bytes::new(total),
             recommended_bytes: m_rec(Bytes::new(m_theory)),
+            required_bytes: Bytes::new(if is_vllm { m_theory } else { total }),
             kv_cache_tokens: tokens,
             max_concurrency: tokens.map(|t| t / self.max_model_len.max(1)),
             max_concurrency_exact,

@@ -1,0 +1,348 @@
+//! The site: `cargo build` → `wasm-bindgen` → `wasm-opt` → `www/` with content-hashed names →
+//! `dist/`; and `serve`, which builds, serves and rebuilds on change.
+//!
+//! Names: the wasm, its JS glue, and every `.js`/`.css` of `www/` get a content hash in their
+//! file name, so a new version never mixes with a cached old one. The files that must keep
+//! their names (`index.html`, `404.html`, `sw.js`, `manifest.webmanifest`) are templates:
+//! `{{name}}` becomes the hashed name of `name`, `{{VERSION}}` the build's version, and
+//! `{{ASSETS}}` the JSON list of every file the service worker precaches. Every URL is
+//! relative, so the site works under any path (GitHub Pages serves it under `/vramfit/`).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime};
+
+use crate::tools::{self, cargo, cmd, run};
+use crate::{Result, http, root};
+
+/// The wasm target.
+pub const WASM_TARGET: &str = "wasm32-unknown-unknown";
+/// Files of `www/` that keep their names and are filled in as templates.
+const TEMPLATES: &[&str] = &["index.html", "404.html", "sw.js", "manifest.webmanifest"];
+
+/// The folder the site is written to.
+pub fn dist_dir() -> PathBuf {
+    root().join("dist")
+}
+
+/// `cargo xtask dist`: installs what is missing, then builds `dist/`. Returns the version.
+pub fn dist() -> Result<String> {
+    tools::ensure_target(WASM_TARGET)?;
+    tools::ensure_wasm_bindgen()?;
+    tools::ensure_npm()?;
+    build()
+}
+
+/// Builds `dist/` with the tools already installed. Returns the build's version.
+pub fn build() -> Result<String> {
+    let started = Instant::now();
+    // Keep the `target_features` section (the workspace profile strips symbols): wasm-bindgen
+    // reads it to know which wasm features it may use; wasm-opt strips it afterwards.
+    run(cargo()
+        .args([
+            "build",
+            "-p",
+            "vramfit-web",
+            "--target",
+            WASM_TARGET,
+            "--release",
+        ])
+        .env("CARGO_PROFILE_RELEASE_STRIP", "false"))?;
+    let root = root();
+    let wasm = root.join("target/wasm32-unknown-unknown/release/vramfit-web.wasm");
+    let stage = root.join("target/site");
+    let bindgen = stage.join("bindgen");
+    let _ = std::fs::remove_dir_all(&bindgen);
+    run(cmd("wasm-bindgen")
+        .args([
+            "--target",
+            "web",
+            "--no-typescript",
+            "--out-name",
+            "vramfit_web",
+            "--out-dir",
+        ])
+        .arg(&bindgen)
+        .arg(&wasm))?;
+    let raw = bindgen.join("vramfit_web_bg.wasm");
+    let opt = bindgen.join("vramfit_web_bg.opt.wasm");
+    run(cmd(tools::node_bin("wasm-opt"))
+        .args([
+            "-Oz",
+            "--enable-bulk-memory",
+            "--enable-nontrapping-float-to-int",
+        ])
+        .args([
+            "--enable-sign-ext",
+            "--enable-reference-types",
+            "--enable-multivalue",
+        ])
+        .args([
+            "--enable-mutable-globals",
+            "--strip-debug",
+            "--strip-producers",
+        ])
+        .arg(&raw)
+        .arg("-o")
+        .arg(&opt))?;
+
+    let tmp = stage.join("dist.tmp");
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir_all(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
+
+    // Logical name → file name in dist/.
+    let mut names: BTreeMap<String, String> = BTreeMap::new();
+    let wasm_bytes = read(&opt)?;
+    let wasm_name = hashed("vramfit_web_bg.wasm", &wasm_bytes);
+    write(&tmp.join(&wasm_name), &wasm_bytes)?;
+    names.insert("vramfit_web_bg.wasm".into(), wasm_name);
+    let glue = read(&bindgen.join("vramfit_web.js"))?;
+    let glue_name = hashed("vramfit_web.js", &glue);
+    write(&tmp.join(&glue_name), &glue)?;
+    names.insert("vramfit_web.js".into(), glue_name);
+
+    // www/: hashed assets first (they may name the wasm and glue), then plain copies, then the
+    // templates, which name everything.
+    let www = root.join("www");
+    let mut files = Vec::new();
+    walk(&www, &mut files)?;
+    files.sort();
+    let mut templates = Vec::new();
+    for file in files {
+        let rel = rel_name(&www, &file);
+        if TEMPLATES.contains(&rel.as_str()) {
+            templates.push((rel, file));
+            continue;
+        }
+        let bytes = read(&file)?;
+        let hash_it = matches!(ext(&file), "js" | "css");
+        let bytes = if hash_it {
+            fill(&bytes, &names, "", "")?
+        } else {
+            bytes
+        };
+        let name = if hash_it {
+            hashed(&rel, &bytes)
+        } else {
+            rel.clone()
+        };
+        write(&tmp.join(&name), &bytes)?;
+        names.insert(rel, name);
+    }
+    // The version covers every output: the hashed names, and the templates as written.
+    let mut fingerprint: Vec<u8> = names.values().flat_map(|n| n.bytes()).collect();
+    for (_, file) in &templates {
+        fingerprint.extend(read(file)?);
+    }
+    let version = short_hash(&fingerprint);
+    let mut assets: Vec<String> = vec!["./".into()];
+    assets.extend(names.values().map(|n| format!("./{n}")));
+    assets.extend(
+        templates
+            .iter()
+            .filter(|(rel, _)| rel != "sw.js" && rel != "404.html" && rel != "index.html")
+            .map(|(rel, _)| format!("./{rel}")),
+    );
+    let assets_json = format!(
+        "[{}]",
+        assets
+            .iter()
+            .map(|a| format!("\"{a}\""))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    for (rel, file) in &templates {
+        let bytes = fill(&read(file)?, &names, &version, &assets_json)?;
+        write(&tmp.join(rel), &bytes)?;
+    }
+
+    let dist = dist_dir();
+    let _ = std::fs::remove_dir_all(&dist);
+    std::fs::rename(&tmp, &dist).map_err(|e| format!("cannot move the build to dist/: {e}"))?;
+    let raw_len = std::fs::metadata(&raw).map(|m| m.len()).unwrap_or(0);
+    eprintln!(
+        "dist/ written: version {version}, wasm {} raw (wasm-bindgen) → {} (wasm-opt -Oz), in {:.1} s",
+        kib(raw_len),
+        kib(wasm_bytes.len() as u64),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(version)
+}
+
+/// `cargo xtask serve`: builds, serves `dist/` on `port`, and rebuilds when a source changes.
+pub fn serve(port: u16) -> Result {
+    dist()?;
+    let (listener, addr) = http::bind(port)?;
+    let dir = dist_dir();
+    std::thread::spawn(watch);
+    println!("serving dist/ on http://{addr}/  (Ctrl-C to stop; rebuilds on change)");
+    http::serve(listener, dir, "/");
+    Ok(())
+}
+
+/// Polls the sources' modification times and rebuilds when one changes.
+fn watch() {
+    let root = root();
+    let watched = [
+        root.join("web/src"),
+        root.join("web/Cargo.toml"),
+        root.join("crates/vramfit/src"),
+        root.join("www"),
+    ];
+    let stamp = || watched.iter().filter_map(|p| newest(p)).max();
+    let mut last = stamp();
+    loop {
+        std::thread::sleep(Duration::from_millis(700));
+        let now = stamp();
+        if now != last {
+            // Let an editor finish writing several files.
+            std::thread::sleep(Duration::from_millis(300));
+            last = stamp();
+            eprintln!("change detected: rebuilding");
+            match build() {
+                Ok(v) => eprintln!("rebuilt: version {v}; reload the page"),
+                Err(e) => eprintln!("rebuild failed: {e}"),
+            }
+        }
+    }
+}
+
+/// The newest modification time under `path`.
+fn newest(path: &Path) -> Option<SystemTime> {
+    let own = tools::mtime(path);
+    if path.is_dir() {
+        let children = std::fs::read_dir(path).ok()?;
+        children
+            .flatten()
+            .filter_map(|e| newest(&e.path()))
+            .chain(own)
+            .max()
+    } else {
+        own
+    }
+}
+
+/// Replaces `{{name}}`, `{{VERSION}}` and `{{ASSETS}}` in a text file; an unknown
+/// `{{token}}` is an error, so that a typo never ships.
+fn fill(
+    bytes: &[u8],
+    names: &BTreeMap<String, String>,
+    version: &str,
+    assets: &str,
+) -> Result<Vec<u8>> {
+    let text = String::from_utf8(bytes.to_vec()).map_err(|_| "a www/ text file is not UTF-8")?;
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while let Some(start) = rest.find("{{") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let end = after.find("}}").ok_or("unclosed `{{` in a www/ file")?;
+        let key = &after[..end];
+        let value = match key {
+            "VERSION" if !version.is_empty() => version,
+            "ASSETS" if !assets.is_empty() => assets,
+            _ => names
+                .get(key)
+                .map(String::as_str)
+                .ok_or_else(|| format!("www/: `{{{{{key}}}}}` names no file built before it"))?,
+        };
+        out.push_str(value);
+        rest = &after[end + 2..];
+    }
+    out.push_str(rest);
+    Ok(out.into_bytes())
+}
+
+/// `name-HASH.ext`.
+fn hashed(name: &str, bytes: &[u8]) -> String {
+    let h = short_hash(bytes);
+    match name.rsplit_once('.') {
+        Some((stem, ext)) => format!("{stem}-{h}.{ext}"),
+        None => format!("{name}-{h}"),
+    }
+}
+
+/// The first 10 hex digits of the 64-bit FNV-1a hash: enough to tell versions apart.
+pub fn short_hash(bytes: &[u8]) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{h:016x}")[..10].to_string()
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result {
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            walk(&p, out)?;
+        } else {
+            out.push(p);
+        }
+    }
+    Ok(())
+}
+
+fn rel_name(base: &Path, file: &Path) -> String {
+    file.strip_prefix(base)
+        .unwrap_or(file)
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+fn ext(p: &Path) -> &str {
+    p.extension().and_then(|e| e.to_str()).unwrap_or("")
+}
+
+fn read(p: &Path) -> Result<Vec<u8>> {
+    std::fs::read(p).map_err(|e| format!("cannot read {}: {e}", p.display()))
+}
+
+fn write(p: &Path, bytes: &[u8]) -> Result {
+    if let Some(parent) = p.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+    }
+    std::fs::write(p, bytes).map_err(|e| format!("cannot write {}: {e}", p.display()))
+}
+
+fn kib(n: u64) -> String {
+    format!("{:.1} KiB", n as f64 / 1024.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fills_names_version_and_assets() {
+        let mut names = BTreeMap::new();
+        names.insert("style.css".to_string(), "style-0123456789.css".to_string());
+        let out = fill(
+            b"<link href=\"./{{style.css}}\"> v{{VERSION}} {{ASSETS}}",
+            &names,
+            "abc",
+            "[]",
+        )
+        .unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "<link href=\"./style-0123456789.css\"> vabc []"
+        );
+    }
+
+    #[test]
+    fn an_unknown_token_is_an_error() {
+        assert!(fill(b"{{nope.js}}", &BTreeMap::new(), "v", "[]").is_err());
+        assert!(fill(b"{{VERSION}}", &BTreeMap::new(), "", "").is_err());
+    }
+
+    #[test]
+    fn hashed_names_change_with_content() {
+        assert_ne!(hashed("a.js", b"1"), hashed("a.js", b"2"));
+        assert!(hashed("a.js", b"1").starts_with("a-") && hashed("a.js", b"1").ends_with(".js"));
+    }
+}

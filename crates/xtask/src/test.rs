@@ -1,0 +1,246 @@
+//! `cargo xtask test`: every check CI runs, in order, each one counted; the last line is
+//! `N passed, N failed`. A failing step does not stop the ones after it (except those that
+//! need its output), so one run shows everything that is wrong.
+//!
+//! Counting: a `cargo test` step counts its tests (from cargo's `test result:` lines); every
+//! other step counts as one.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use crate::tools::{self, CHROMEDRIVER, CHROMIUM, cargo, cmd, show};
+use crate::{Result, http, root, site};
+
+/// What one step did.
+struct Outcome {
+    passed: usize,
+    failed: usize,
+}
+
+impl Outcome {
+    fn one(ok: bool) -> Outcome {
+        Outcome {
+            passed: usize::from(ok),
+            failed: usize::from(!ok),
+        }
+    }
+}
+
+/// The steps, in the order they run.
+fn steps() -> Vec<(&'static str, Box<dyn Fn() -> Outcome>)> {
+    let mut steps: Vec<(&'static str, Box<dyn Fn() -> Outcome>)> = vec![
+        (
+            "cargo fmt --all --check",
+            Box::new(|| plain(cargo().args(["fmt", "--all", "--check"]))),
+        ),
+        (
+            "cargo clippy --workspace --all-targets -- -D warnings",
+            Box::new(|| {
+                plain(cargo().args([
+                    "clippy",
+                    "--workspace",
+                    "--all-targets",
+                    "--",
+                    "-D",
+                    "warnings",
+                ]))
+            }),
+        ),
+        (
+            "cargo test --workspace",
+            Box::new(|| cargo_tests(cargo().args(["test", "--workspace"]))),
+        ),
+        (
+            "no_std build (thumbv7em-none-eabihf)",
+            Box::new(|| {
+                step_result(
+                    tools::ensure_target("thumbv7em-none-eabihf").and_then(|()| {
+                        tools::run(cargo().args([
+                            "build",
+                            "-p",
+                            "vramfit",
+                            "--no-default-features",
+                            "--target",
+                            "thumbv7em-none-eabihf",
+                        ]))
+                    }),
+                )
+            }),
+        ),
+        (
+            "wasm tests in headless Chromium (vramfit-wasm)",
+            Box::new(|| {
+                if let Err(e) = tools::ensure_wasm_bindgen() {
+                    eprintln!("{e}");
+                    return Outcome::one(false);
+                }
+                cargo_tests(
+                    cargo()
+                        .args(["test", "-p", "vramfit-wasm", "--target", site::WASM_TARGET])
+                        .env("CHROMEDRIVER", CHROMEDRIVER)
+                        .env("WASM_BINDGEN_TEST_TIMEOUT", "300"),
+                )
+            }),
+        ),
+        (
+            "cargo xtask dist",
+            Box::new(|| step_result(site::dist().map(|_| ()))),
+        ),
+        (
+            "end-to-end tests of dist/ in headless Chromium",
+            Box::new(|| step_result(e2e(None))),
+        ),
+    ];
+    if root().join("book/book.toml").exists() {
+        steps.push((
+            "mdbook build book",
+            Box::new(|| {
+                step_result(
+                    tools::ensure_mdbook()
+                        .and_then(|()| tools::run(cmd("mdbook").args(["build", "book"]))),
+                )
+            }),
+        ));
+        steps.push((
+            "mdbook test book",
+            Box::new(|| step_result(tools::run(cmd("mdbook").args(["test", "book"])))),
+        ));
+    }
+    steps
+}
+
+/// Runs every step and prints the tally.
+pub fn run() -> Result {
+    // The browser tests are part of the suite: without a browser, stop now and say how to get
+    // one, rather than skip them or fail an hour later.
+    tools::ensure_chromium()?;
+    let started = Instant::now();
+    let mut report = Vec::new();
+    let (mut passed, mut failed) = (0, 0);
+    for (name, step) in steps() {
+        eprintln!("\n==> {name}");
+        let t = Instant::now();
+        let o = step();
+        let secs = t.elapsed().as_secs_f64();
+        let mark = if o.failed == 0 { "ok  " } else { "FAIL" };
+        report.push(format!(
+            "{mark} {name}: {} passed, {} failed ({secs:.0} s)",
+            o.passed, o.failed
+        ));
+        passed += o.passed;
+        failed += o.failed;
+    }
+    println!("\nsummary ({:.0} s):", started.elapsed().as_secs_f64());
+    for line in &report {
+        println!("  {line}");
+    }
+    println!("{passed} passed, {failed} failed");
+    if failed == 0 {
+        Ok(())
+    } else {
+        Err(format!("{failed} failed"))
+    }
+}
+
+fn step_result(r: Result) -> Outcome {
+    if let Err(e) = &r {
+        eprintln!("{e}");
+    }
+    Outcome::one(r.is_ok())
+}
+
+fn plain(c: &mut Command) -> Outcome {
+    step_result(tools::run(c))
+}
+
+/// Runs a `cargo test` command, echoing its output and counting its `test result:` lines.
+/// A run that fails without a failing test (a build error) counts as one failure.
+fn cargo_tests(c: &mut Command) -> Outcome {
+    let shown = show(c);
+    eprintln!("$ {shown}");
+    let mut child = match c.stdout(Stdio::piped()).spawn() {
+        Ok(child) => child,
+        Err(e) => {
+            eprintln!("could not start `{shown}`: {e}");
+            return Outcome::one(false);
+        }
+    };
+    let (mut passed, mut failed) = (0, 0);
+    if let Some(out) = child.stdout.take() {
+        for line in BufReader::new(out)
+            .lines()
+            .map_while(std::result::Result::ok)
+        {
+            println!("{line}");
+            if let Some((p, f)) = parse_test_result(&line) {
+                passed += p;
+                failed += f;
+            }
+        }
+    }
+    let ok = child.wait().is_ok_and(|s| s.success());
+    if !ok && failed == 0 {
+        failed = 1;
+    }
+    Outcome { passed, failed }
+}
+
+/// `test result: ok. 12 passed; 0 failed; 0 ignored; …` → (12, 0).
+fn parse_test_result(line: &str) -> Option<(usize, usize)> {
+    let rest = line.trim().strip_prefix("test result: ")?;
+    let count = |word: &str| {
+        rest.split(';')
+            .find_map(|part| {
+                part.trim()
+                    .trim_start_matches("ok.")
+                    .trim_start_matches("FAILED.")
+                    .trim()
+                    .strip_suffix(word)
+            })
+            .and_then(|n| n.trim().parse::<usize>().ok())
+    };
+    Some((count("passed")?, count("failed")?))
+}
+
+/// Serves `dist/` under `/vramfit/` (as GitHub Pages does) on a free loopback port and runs
+/// `tests/e2e/run.mjs` against it. The test compares the page's numbers with the CLI's, so
+/// the CLI is built first.
+pub fn e2e(filter: Option<&str>) -> Result {
+    tools::ensure_chromium()?;
+    tools::run(cargo().args(["build", "-p", "vramfit-cli"]))?;
+    let (listener, addr) = http::bind(0)?;
+    http::spawn(listener, site::dist_dir(), "/vramfit/");
+    let url = format!("http://{addr}/vramfit/");
+    eprintln!("serving dist/ at {url}");
+    tools::run(
+        cmd("node")
+            .arg("tests/e2e/run.mjs")
+            .args(filter)
+            .env("VRAMFIT_URL", &url)
+            .env("VRAMFIT_CLI", root().join("target/debug/vramfit"))
+            .env("CHROMIUM", CHROMIUM),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_test_result;
+
+    #[test]
+    fn reads_cargo_test_result_lines() {
+        assert_eq!(
+            parse_test_result(
+                "test result: ok. 12 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.01s"
+            ),
+            Some((12, 0))
+        );
+        assert_eq!(
+            parse_test_result(
+                "test result: FAILED. 3 passed; 2 failed; 0 ignored; 0 measured; 0 filtered out"
+            ),
+            Some((3, 2))
+        );
+        assert_eq!(parse_test_result("running 3 tests"), None);
+    }
+}

@@ -1,0 +1,170 @@
+//! Running commands, and installing the tools the build needs when they are missing.
+//!
+//! Every tool comes from a package registry (crates.io, npm, Debian): the machines that build
+//! vramfit reach nothing else, so nothing here downloads a release binary.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::{Result, root};
+
+/// The Chromium and ChromeDriver the browser tests drive (Debian's packages, always matched).
+pub const CHROMIUM: &str = "/usr/bin/chromium";
+/// See [`CHROMIUM`].
+pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+/// The mdBook version the book is written for.
+pub const MDBOOK_VERSION: &str = "0.5.4";
+
+/// A command that runs in the workspace root.
+pub fn cmd(program: impl AsRef<std::ffi::OsStr>) -> Command {
+    let mut c = Command::new(program);
+    c.current_dir(root());
+    c
+}
+
+/// A `cargo` command (the cargo that runs this xtask).
+pub fn cargo() -> Command {
+    cmd(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+}
+
+/// Runs `c`, echoing it; an error if it cannot start or exits non-zero.
+pub fn run(c: &mut Command) -> Result {
+    let shown = show(c);
+    eprintln!("$ {shown}");
+    let status = c
+        .status()
+        .map_err(|e| format!("could not start `{shown}`: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("`{shown}` failed ({status})"))
+    }
+}
+
+/// Runs `c` and returns its standard output, or `None` if it cannot start or fails.
+pub fn output(c: &mut Command) -> Option<String> {
+    let out = c.output().ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// The command line of `c`, for messages.
+pub fn show(c: &Command) -> String {
+    let mut s = c.get_program().to_string_lossy().into_owned();
+    for a in c.get_args() {
+        s.push(' ');
+        s.push_str(&a.to_string_lossy());
+    }
+    s
+}
+
+/// `rustup target add target` unless it is installed.
+pub fn ensure_target(target: &str) -> Result {
+    let installed = output(cmd("rustup").args(["target", "list", "--installed"]))
+        .ok_or("`rustup target list --installed` failed: is rustup installed?")?;
+    if installed.lines().any(|l| l.trim() == target) {
+        return Ok(());
+    }
+    run(cmd("rustup").args(["target", "add", target]))
+}
+
+/// The exact `wasm-bindgen` version that `Cargo.lock` resolved: the CLI must match it.
+pub fn wasm_bindgen_version() -> Result<String> {
+    let lock = std::fs::read_to_string(root().join("Cargo.lock"))
+        .map_err(|e| format!("cannot read Cargo.lock: {e}"))?;
+    let mut lines = lock.lines();
+    while let Some(line) = lines.next() {
+        if line.trim() == "name = \"wasm-bindgen\"" {
+            if let Some(v) = lines
+                .next()
+                .and_then(|l| l.trim().strip_prefix("version = "))
+            {
+                return Ok(v.trim_matches('"').to_string());
+            }
+        }
+    }
+    Err("Cargo.lock has no wasm-bindgen package".into())
+}
+
+/// Installs `wasm-bindgen-cli` at the version in `Cargo.lock` unless both of its binaries are
+/// already at that version. Not `--locked`: the CLI's own lock pins a `webpki-roots` that the
+/// registry no longer serves.
+pub fn ensure_wasm_bindgen() -> Result {
+    let version = wasm_bindgen_version()?;
+    let want = format!("{version}");
+    let has = |bin: &str| {
+        output(cmd(bin).arg("--version"))
+            .is_some_and(|v| v.split_whitespace().nth(1) == Some(want.as_str()))
+    };
+    if has("wasm-bindgen") && has("wasm-bindgen-test-runner") {
+        return Ok(());
+    }
+    eprintln!("installing wasm-bindgen-cli {version} (about 6 minutes on 2 cores)");
+    run(cargo().args([
+        "install",
+        "wasm-bindgen-cli",
+        "--version",
+        &format!("={version}"),
+    ]))
+}
+
+/// The folder of the npm tools (`node_modules/.bin`).
+pub fn node_bin(name: &str) -> PathBuf {
+    root().join("node_modules/.bin").join(name)
+}
+
+/// `npm ci` from the committed lock, unless `node_modules` already matches it.
+pub fn ensure_npm() -> Result {
+    let root = root();
+    let lock = root.join("package-lock.json");
+    let installed = root.join("node_modules/.package-lock.json");
+    if mtime(&installed).is_some_and(|i| mtime(&lock).is_some_and(|l| i >= l))
+        && node_bin("wasm-opt").exists()
+    {
+        return Ok(());
+    }
+    run(cmd("npm").args(["ci", "--no-audit", "--no-fund"]))
+}
+
+/// Stops with the install command when Chromium or ChromeDriver is missing: the browser tests
+/// are part of the suite and are never skipped.
+pub fn ensure_chromium() -> Result {
+    let missing: Vec<&str> = [CHROMIUM, CHROMEDRIVER]
+        .into_iter()
+        .filter(|p| !Path::new(p).exists())
+        .collect();
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} missing; install with:\n\n    apt-get install -y chromium chromium-driver\n",
+            missing.join(" and ")
+        ))
+    }
+}
+
+/// Installs mdBook at the book's version unless it is already there.
+pub fn ensure_mdbook() -> Result {
+    let ok = output(cmd("mdbook").arg("--version")).is_some_and(|v| {
+        v.trim()
+            .trim_start_matches("mdbook ")
+            .trim_start_matches('v')
+            == MDBOOK_VERSION
+    });
+    if ok {
+        return Ok(());
+    }
+    run(cargo().args([
+        "install",
+        "mdbook",
+        "--version",
+        &format!("={MDBOOK_VERSION}"),
+        "--locked",
+    ]))
+}
+
+/// A file's modification time.
+pub fn mtime(path: &Path) -> Option<std::time::SystemTime> {
+    std::fs::metadata(path).and_then(|m| m.modified()).ok()
+}

@@ -1,0 +1,13 @@
+//! The faq view.
+
+use yew::prelude::*;
+
+use crate::use_app;
+
+/// The view.
+#[function_component(FaqView)]
+pub fn view() -> Html {
+    let app = use_app();
+    let lang = app.lang;
+    html! { <h1>{ lang.t("view.faq") }</h1> }
+}

@@ -1,0 +1,75 @@
+//! The frame around every view: header with the language switch, the view menu, and the
+//! notice about a link that could not be read.
+
+use yew::prelude::*;
+
+use crate::i18n::Lang;
+use crate::route::View;
+use crate::state::Action;
+use crate::use_app;
+
+/// The header.
+#[function_component(Header)]
+pub fn header() -> Html {
+    let app = use_app();
+    let lang = app.lang;
+    let onchange = {
+        let app = app.clone();
+        Callback::from(move |e: Event| {
+            let v = e
+                .target_unchecked_into::<web_sys::HtmlSelectElement>()
+                .value();
+            app.dispatch(Action::SetLang(Lang::from_url(&v).unwrap_or_default()));
+        })
+    };
+    html! {
+        <header class="top">
+            <a class="brand" href={app.hash_for(View::Calc)}>
+                <img src="./icon.svg" alt="" width="26" height="26" />{ "vramfit" }
+            </a>
+            <span class="tagline">{ lang.t("app.tagline") }</span>
+            <label class="lang">
+                <span class="skip">{ lang.t("app.lang") }</span>
+                <select id="lang" aria-label={lang.t("app.lang")} {onchange}>
+                    <option value="en" selected={lang == Lang::En}>{ "English" }</option>
+                    <option value="zh" selected={lang == Lang::Zh}>{ "简体中文" }</option>
+                </select>
+            </label>
+        </header>
+    }
+}
+
+/// The view menu.
+#[function_component(Nav)]
+pub fn nav() -> Html {
+    let app = use_app();
+    let lang = app.lang;
+    html! {
+        <nav class="views" aria-label={lang.t("view.nav")}>
+            { for View::ALL.iter().map(|&v| html! {
+                <a href={app.hash_for(v)} data-nav={v.slug()}
+                   aria-current={(app.view == v).then_some("page")}>{ lang.t(v.title_key()) }</a>
+            }) }
+        </nav>
+    }
+}
+
+/// The notice shown when a link had parts that could not be read.
+#[function_component(Notice)]
+pub fn notice() -> Html {
+    let app = use_app();
+    if app.problems.is_empty() {
+        return html! {};
+    }
+    let lang = app.lang;
+    let dismiss = {
+        let app = app.clone();
+        Callback::from(move |_| app.dispatch(Action::DismissProblems))
+    };
+    html! {
+        <div class="notice" role="status" id="link-notice">
+            { lang.f("notice.bad_link", &[&app.problems.join(", ")]) }
+            <button type="button" onclick={dismiss}>{ lang.t("notice.dismiss") }</button>
+        </div>
+    }
+}

@@ -1,0 +1,220 @@
+//! The site's state: a pure [`Reducible`], so native tests cover every transition, and its
+//! two-way mapping to the URL (`#/view?key=value&…`).
+//!
+//! The calculator's inputs are kept as the text the user typed, keyed by the estimator's own
+//! field names (those of the CLI flags and the JSON API): the estimator parses them and its
+//! error names the field, so an error is shown next to the field it is about.
+
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use yew::Reducible;
+
+use crate::i18n::Lang;
+use crate::route::{Route, View};
+
+/// What the site shows; everything in it is in the URL.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct AppState {
+    /// The language.
+    pub lang: Lang,
+    /// The view.
+    pub view: View,
+    /// The calculator's inputs that differ from their defaults, by estimator field name.
+    pub calc: BTreeMap<String, String>,
+    /// Each view's own inputs (the diagnosis text, the MIG jobs…), by key.
+    pub extra: BTreeMap<String, String>,
+    /// Parts of the last link that could not be read.
+    pub problems: Vec<String>,
+}
+
+/// A change of state.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    /// A URL was opened (first load, a link, back/forward): replaces the state.
+    /// `fallback_lang` is the browser's language, used when the URL names none.
+    Open(Route, Lang),
+    /// Switch language.
+    SetLang(Lang),
+    /// Set one calculator input (an empty value restores its default).
+    Set(String, String),
+    /// Set several calculator inputs at once (a preset, an imported config).
+    SetMany(Vec<(String, String)>),
+    /// Set a view's own input.
+    SetExtra(String, String),
+    /// Restore every calculator input to its default.
+    Reset,
+    /// Hide the notice about a malformed link.
+    DismissProblems,
+}
+
+/// The calculator's input keys that the URL may carry, with the accepted values of those that
+/// are choices; any other key in a link is reported as unreadable.
+pub fn calc_key(key: &str) -> Option<&'static str> {
+    crate::fields::FIELDS
+        .iter()
+        .find(|f| f.key == key)
+        .map(|f| f.key)
+}
+
+impl Reducible for AppState {
+    type Action = Action;
+
+    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        let mut s = (*self).clone();
+        match action {
+            Action::Open(route, fallback) => {
+                s = AppState::from_route(&route, fallback);
+            }
+            Action::SetLang(lang) => s.lang = lang,
+            Action::Set(k, v) => set(&mut s.calc, k, v),
+            Action::SetMany(kvs) => {
+                for (k, v) in kvs {
+                    set(&mut s.calc, k, v);
+                }
+            }
+            Action::SetExtra(k, v) => {
+                if v.is_empty() {
+                    s.extra.remove(&k);
+                } else {
+                    s.extra.insert(k, v);
+                }
+            }
+            Action::Reset => s.calc.clear(),
+            Action::DismissProblems => s.problems.clear(),
+        }
+        if s == *self { self } else { Rc::new(s) }
+    }
+}
+
+fn set(calc: &mut BTreeMap<String, String>, k: String, v: String) {
+    let default = crate::fields::default_of(&k);
+    if v.is_empty() || Some(v.as_str()) == default {
+        calc.remove(&k);
+    } else {
+        calc.insert(k, v);
+    }
+}
+
+/// Keys of each view's own inputs.
+pub const EXTRA_KEYS: &[&str] = &[
+    "text",
+    "jobs",
+    "mig_gpu",
+    "sort",
+    "device_gpu",
+    "provider",
+    "currency",
+];
+
+impl AppState {
+    /// The state a URL describes. Unknown keys and values that are not accepted are
+    /// dropped (their defaults apply) and listed in `problems`.
+    pub fn from_route(route: &Route, fallback: Lang) -> AppState {
+        let mut s = AppState {
+            view: route.view,
+            problems: route.problems.clone(),
+            lang: fallback,
+            ..AppState::default()
+        };
+        for (k, v) in &route.params {
+            if k == "lang" {
+                match Lang::from_url(v) {
+                    Some(l) => s.lang = l,
+                    None => s.problems.push(format!("lang \"{v}\"")),
+                }
+            } else if let Some(field) = crate::fields::FIELDS.iter().find(|f| f.key == k) {
+                if field.accepts(v) {
+                    set(&mut s.calc, k.clone(), v.clone());
+                } else {
+                    s.problems.push(format!("{k} \"{v}\""));
+                }
+            } else if EXTRA_KEYS.contains(&k.as_str()) {
+                s.extra.insert(k.clone(), v.clone());
+            } else {
+                s.problems.push(format!("\"{k}\""));
+            }
+        }
+        s
+    }
+
+    /// The URL hash of this state in `view`.
+    pub fn hash_for(&self, view: View) -> String {
+        let mut params = vec![("lang".to_string(), self.lang.url_code().to_string())];
+        params.extend(self.calc.iter().map(|(k, v)| (k.clone(), v.clone())));
+        params.extend(self.extra.iter().map(|(k, v)| (k.clone(), v.clone())));
+        Route::hash(view, &params)
+    }
+
+    /// The URL hash of this state.
+    pub fn hash(&self) -> String {
+        self.hash_for(self.view)
+    }
+
+    /// The calculator's value of `key`: what the user set, or the default.
+    pub fn value(&self, key: &str) -> String {
+        self.calc
+            .get(key)
+            .cloned()
+            .or_else(|| crate::fields::default_of(key).map(str::to_string))
+            .unwrap_or_default()
+    }
+
+    /// A view's own input.
+    pub fn extra(&self, key: &str) -> &str {
+        self.extra.get(key).map(String::as_str).unwrap_or("")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn open(hash: &str) -> Rc<AppState> {
+        Rc::new(AppState::default()).reduce(Action::Open(Route::parse(hash), Lang::En))
+    }
+
+    #[test]
+    fn a_link_round_trips() {
+        let s = open("#/fit?lang=zh&batch=4&text=hello%20world");
+        assert_eq!(s.view, View::Fit);
+        assert_eq!(s.lang, Lang::Zh);
+        assert_eq!(s.value("batch"), "4");
+        assert_eq!(s.extra("text"), "hello world");
+        assert!(s.problems.is_empty());
+        let again = open(&s.hash());
+        assert_eq!(*again, *s);
+    }
+
+    #[test]
+    fn malformed_links_fall_back_with_a_notice() {
+        let s = open("#/what?lang=xx&mode=flying&bogus=1&batch=2");
+        assert_eq!(s.view, View::Calc);
+        assert_eq!(s.lang, Lang::En);
+        assert_eq!(s.value("mode"), crate::fields::default_of("mode").unwrap());
+        assert_eq!(s.value("batch"), "2");
+        assert_eq!(s.problems.len(), 4, "{:?}", s.problems);
+        let s = s.reduce(Action::DismissProblems);
+        assert!(s.problems.is_empty());
+    }
+
+    #[test]
+    fn defaults_are_not_stored_and_reset_clears() {
+        let s = Rc::new(AppState::default());
+        let d = crate::fields::default_of("mode").unwrap().to_string();
+        let s2 = s.clone().reduce(Action::Set("mode".into(), d));
+        assert!(s2.calc.is_empty());
+        let s3 = s2.reduce(Action::Set("batch".into(), "8".into()));
+        assert_eq!(s3.calc.get("batch").map(String::as_str), Some("8"));
+        assert!(s3.hash().contains("batch=8"));
+        let s4 = s3.reduce(Action::Reset);
+        assert!(s4.calc.is_empty());
+    }
+
+    #[test]
+    fn unchanged_state_keeps_its_identity() {
+        let s = Rc::new(AppState::default());
+        let same = s.clone().reduce(Action::SetLang(Lang::En));
+        assert!(Rc::ptr_eq(&s, &same));
+    }
+}
