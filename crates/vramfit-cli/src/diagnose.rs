@@ -5,14 +5,14 @@
 //! tree, the verification commands and the FAQ instead.
 
 use std::fmt::Write as _;
-use std::io::Read;
+use std::io::{Read, Seek, SeekFrom};
 
 use clap::{Args, ValueEnum};
 use vramfit::diagnose::{self, Diagnosis, Lang, Parsed, XUnit};
 
 use crate::output::{Failure, Outcome, json};
 
-/// Read at most this much: the core reads 4 MiB and says when there was more.
+/// Read at most the last this-many bytes: the core reads the last 4 MiB and says when there was more.
 const READ_LIMIT: u64 = (diagnose::MAX_INPUT_BYTES as u64) + 1;
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -91,18 +91,21 @@ pub fn run(args: DiagnoseArgs) -> Outcome {
 }
 
 fn read_input(input: &str) -> Result<String, Failure> {
-    let mut bytes = Vec::new();
     let result = if input == "-" {
-        std::io::stdin()
-            .lock()
-            .take(READ_LIMIT)
-            .read_to_end(&mut bytes)
+        read_tail(std::io::stdin().lock())
     } else {
-        std::fs::File::open(input).and_then(|f| f.take(READ_LIMIT).read_to_end(&mut bytes))
+        std::fs::File::open(input).and_then(|mut f| {
+            // A long log: only its end matters (the core reads the last 4 MiB), so seek there.
+            let len = f.metadata()?.len();
+            if len > READ_LIMIT {
+                f.seek(SeekFrom::Start(len - READ_LIMIT))?;
+            }
+            read_tail(f)
+        })
     };
     match result {
         // Logs are not always valid UTF-8 (progress bars cut mid-character): replace, don't refuse.
-        Ok(_) => Ok(String::from_utf8_lossy(&bytes).into_owned()),
+        Ok(bytes) => Ok(String::from_utf8_lossy(&bytes).into_owned()),
         Err(e) => {
             let what = if input == "-" {
                 "standard input".to_string()
@@ -112,6 +115,30 @@ fn read_input(input: &str) -> Result<String, Failure> {
             Err(Failure::io(format!("cannot read {what}: {e}")))
         }
     }
+}
+
+/// Reads to the end, keeping only the last [`READ_LIMIT`] bytes (memory stays bounded on a
+/// stream of any length).
+fn read_tail(mut r: impl Read) -> std::io::Result<Vec<u8>> {
+    let limit = READ_LIMIT as usize;
+    let mut buf = Vec::new();
+    let mut chunk = vec![0u8; 1 << 16];
+    loop {
+        let n = match r.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        buf.extend_from_slice(&chunk[..n]);
+        if buf.len() > 2 * limit {
+            buf.drain(..buf.len() - limit);
+        }
+    }
+    if buf.len() > limit {
+        buf.drain(..buf.len() - limit);
+    }
+    Ok(buf)
 }
 
 fn heading(lang: Lang, en: &'static str, zh: &'static str) -> &'static str {
@@ -195,7 +222,12 @@ fn diagnosis_text(d: &Diagnosis, lang: Lang) -> String {
                 let _ = write!(o, ", +{g:.1} MiB/{unit}");
             }
             if let Some(h) = s.hits_total_at_x {
-                let _ = write!(o, ", reaches memory.total at {unit} {h:.0}");
+                let at = if unit == "s" {
+                    format!("after {h:.0} s")
+                } else {
+                    format!("at sample {h:.0}")
+                };
+                let _ = write!(o, ", reaches memory.total {at}");
             }
             o.push('\n');
         }

@@ -181,3 +181,27 @@ fn unknown_text_says_what_to_paste() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_long_log_is_read_from_its_end() {
+    // 6 MiB of progress lines, then the OOM: the message at the end must be found.
+    let dir = std::env::temp_dir().join(format!("vramfit-diag-long-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("tmp");
+    let f = dir.join("long.log");
+    let mut s = String::new();
+    while s.len() < 6 << 20 {
+        s.push_str("step 1234 | loss 0.4321 | lr 3.0e-05 | tokens/s 12345\n");
+    }
+    s.push_str("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB of which 1.05 GiB is free. Of the allocated memory 75.87 GiB is allocated by PyTorch, and 1.60 GiB is reserved by PyTorch but unallocated.\n");
+    std::fs::write(&f, &s).expect("write");
+    let out = vramfit(&["diagnose", f.to_str().expect("path"), "--json"]);
+    let v: Value = serde_json::from_str(&stdout(&out)).expect("json");
+    assert_eq!(v["input"], "pytorch_oom");
+    assert_eq!(v["evidence"][0]["bytes"], 2u64 << 30);
+    assert!(
+        v["notes"][0]["en"]
+            .as_str()
+            .is_some_and(|n| n.contains("last 4 MiB"))
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -794,9 +794,21 @@ fn decoder(model_type: &str, c: &Cfg, notes: &mut Vec<String>) -> Result<Archite
                 }
             };
             a.moe = Some(dense_layers(moe, dense, a.num_layers, notes));
-            if c.u("attention_chunk_size")?.is_some() {
-                notes.push(String::from(
-                    "Chunked local attention (attention_chunk_size) is counted as global attention: the KV cache is an upper bound.",
+            // Chunked local attention on the RoPE layers (`no_rope_layers[i] == 1`; by default
+            // three of every four): a token sees at most `attention_chunk_size` keys there,
+            // which bounds the KV cache like a sliding window of that width.
+            if let Some(chunk) = c.u("attention_chunk_size")? {
+                let chunked = match c.u_arr("no_rope_layers")? {
+                    Some(flags) => flags.iter().filter(|&&f| f == 1).count() as u64,
+                    None => {
+                        let interval = c.u("no_rope_layer_interval")?.unwrap_or(4).max(1);
+                        a.num_layers - a.num_layers / interval
+                    }
+                };
+                a.sliding_window = chunk;
+                a.sliding_layers = chunked.min(a.num_layers);
+                notes.push(format!(
+                    "Chunked attention (attention_chunk_size {chunk}) on {chunked} layers is counted as a sliding window of {chunk} tokens; the other layers are global."
                 ));
             }
         }

@@ -24,10 +24,63 @@
 //!
 //! # Limits
 //!
-//! The core does no I/O and cannot panic. Work is bounded: at most [`MAX_INPUT_BYTES`] of the
-//! text and [`MAX_LINES`] lines are read (a note says so when more were given), at most
+//! The core does no I/O and cannot panic. Work is bounded: at most the last [`MAX_INPUT_BYTES`]
+//! of the text are read (errors come at the end of logs; a note says so when more was given),
+//! `nvidia-smi` logs and `memory_summary()` reports to [`MAX_LINES`] lines, at most
 //! [`MAX_POINTS`] samples per `nvidia-smi` series and [`MAX_SUMMARIES`] `memory_summary()`
 //! reports are kept.
+//!
+//! # Classification rules
+//!
+//! ### PyTorch OOM messages
+//!
+//! PyTorch's caching allocator keeps freed blocks in *segments* obtained with `cudaMalloc` and
+//! reuses them; a block can only be returned to the driver when its whole segment is free. On
+//! a failed request it frees every fully free cached segment and retries; the OOM is raised
+//! only after that retry fails. So, at the moment of the message:
+//!
+//! 1. `requested > total capacity` → **capacity** (`capacity_static`, high confidence): no card
+//!    of this size can hold that one tensor.
+//! 2. other processes hold memory and `requested > total − other processes` → **capacity**,
+//!    caused by the other processes (`capacity_static`).
+//! 3. `reserved − allocated ≥ requested` and `≥ 15 %` of reserved → **fragmentation**: the cache
+//!    held enough free memory in total, but only as pieces of segments that still contain live
+//!    tensors (non-releasable), none big enough. High confidence from `≥ 2 × requested` and
+//!    `≥ 25 %`; medium otherwise.
+//! 4. the driver reported free ≥ 1.2 × requested + 256 MiB, yet the allocation failed →
+//!    **fragmentation** below the cache (low confidence): the device's free memory is in pieces
+//!    (Windows WDDM) or another process raced for it (pytorch#59778).
+//! 5. otherwise → **capacity** at the peak step (`capacity_peak`, medium): live tensors fill the
+//!    card. One message cannot show a **leak**: that needs memory per iteration, so the
+//!    explanation says so and asks for an `nvidia-smi` log.
+//!
+//! ### `memory_summary()` reports
+//!
+//! Fragmentation = non-releasable / reserved (or (reserved − allocated) / reserved without
+//! that row). Several reports whose allocated memory rises steadily → **leak**. Fragmentation
+//! ≥ 20 % with `cudaMalloc retries` or `CUDA OOMs` → **fragmentation** (high); ≥ 30 % without
+//! them → fragmentation (medium: it will bite later). Retries or OOMs with little fragmentation
+//! → **capacity** at the peak (medium). Neither → capacity, low: nothing is wrong in this report.
+//!
+//! ### `nvidia-smi` logs
+//!
+//! Each GPU's series is fitted by least squares, all of it and its second half. Rising over the
+//! second half (fit r² ≥ 0.5, growth ≥ 1 % of memory.total and ≥ 32 MiB) → **leak**, with the
+//! rate and the time it reaches memory.total. Level (one jump then flat, steps then flat, or
+//! flat) → **capacity** (low; medium when the peak is ≥ 90 % of memory.total): not a leak; if it
+//! still runs out, the steady state plus the peak of one step exceeds the card, or the cache is
+//! fragmented, which `memory_summary()` tells. Fewer than 4 samples → **unknown** (a single print
+//! has no shape). Samples after a fall of more than 30 % from the peak are the process ending
+//! (a crash) and are left out of the fit, with a note. CSV without `index` or `timestamp`
+//! columns is read as one GPU: log with `index` (the checks say so) for several.
+//!
+//! ### TensorFlow, JAX, vLLM, llama.cpp
+//!
+//! TensorFlow: request > BFC limit → capacity (static); limit − in use ≥ request →
+//! fragmentation (the BFC pool had the bytes, not the chunk); else capacity at the peak.
+//! JAX: capacity (XLA plans buffers at compile time; JAX preallocates 75 % of the card).
+//! vLLM start-up errors and llama.cpp allocation failures: capacity, with the engine's own knobs
+//! first among the fixes.
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -58,8 +111,8 @@ pub use classify::{detect, diagnose};
 pub use llamacpp::{LlamaCppError, LlamaCppStage, parse_llamacpp_error};
 pub use pytorch::{OtherProcess, PytorchOom, PytorchOomStyle, parse_pytorch_oom};
 pub use smi::{
-    Direction, LinearFit, Pattern, SmiLog, SmiPoint, SmiSeries, XUnit, parse_nvidia_smi,
-    parse_nvidia_smi_csv, parse_nvidia_smi_table,
+    Direction, LinearFit, Pattern, SmiLog, SmiPoint, SmiProcess, SmiSeries, XUnit,
+    parse_nvidia_smi, parse_nvidia_smi_csv, parse_nvidia_smi_table,
 };
 pub use summary::{MemorySummary, MemorySummaryLog, SummaryMetric, parse_memory_summaries};
 pub use tfjax::{JaxOom, TensorflowOom, parse_jax_oom, parse_tensorflow_oom};

@@ -2,7 +2,8 @@
 //!
 //! Both formats put a header before the weights, so the site slices the file (a `File` is a
 //! `Blob`) and never reads gigabytes: for safetensors, [`safetensors_header_len`] on the first
-//! 8 bytes says how many to read; for GGUF, [`parse_gguf_header`] says, when the prefix is too
+//! 8 bytes says how many to read (and [`parse_safetensors_shards`] joins the shards of a large
+//! checkpoint); for GGUF, [`parse_gguf_header`] says, when the prefix is too
 //! short, how many bytes the header needs at least ([`gguf_prefix_needed`] reads that number
 //! back from the error).
 //!
@@ -10,7 +11,7 @@
 //! against the bytes that remain before anything is allocated from it, so a header that claims
 //! 2^60 tensors or a 2^40-byte string costs an error, not memory or time.
 
-use alloc::collections::BTreeMap;
+use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -18,7 +19,7 @@ use alloc::vec::Vec;
 use serde_json::Value;
 
 use crate::error::{InputError, Result};
-use crate::model::{Architecture, Family, Norm};
+use crate::model::{Architecture, Family, Moe, Norm};
 use crate::precision::{GgmlType, GgufFileType};
 
 /// Largest safetensors header accepted (the format's own limit is 100 MB; real headers of the
@@ -55,7 +56,7 @@ pub struct TypeCount {
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct SafetensorsHeader {
-    /// The JSON header's length N (the file's first 8 bytes).
+    /// The JSON header's length N (the file's first 8 bytes), summed over shards.
     pub header_len: u64,
     /// Tensors in the file.
     pub tensor_count: u64,
@@ -67,8 +68,8 @@ pub struct SafetensorsHeader {
     pub by_dtype: Vec<TypeCount>,
     /// The `__metadata__` map (string values only, as the format requires).
     pub metadata: Vec<(String, String)>,
-    /// A best-effort architecture from tensor names and shapes (Llama-style names only); its
-    /// `params()` equals `total_params`, with unrecognized tensors in `extra_params`.
+    /// A best-effort architecture from tensor names and shapes (Llama-style names, dense or
+    /// MoE); its `params()` equals `total_params`, with unrecognized tensors in `extra_params`.
     pub arch: Option<Architecture>,
     /// What was assumed or could not be read, one sentence each.
     pub notes: Vec<String>,
@@ -105,7 +106,66 @@ pub fn safetensors_header_len(first8: &[u8]) -> Result<u64> {
 }
 
 /// Reads a safetensors header from the first `8 + N` bytes of the file (more are ignored).
+///
+/// A sharded checkpoint (`model-00001-of-00004.safetensors`…) has one header per shard, each
+/// describing only its own tensors: pass them all to [`parse_safetensors_shards`].
 pub fn parse_safetensors_header(bytes: &[u8]) -> Result<SafetensorsHeader> {
+    parse_safetensors_shards(&[bytes])
+}
+
+/// Reads the headers of all shards of one checkpoint (each the first `8 + N` bytes of its
+/// file) into one summary: counts summed, metadata from the first shard, and the architecture
+/// guessed from the tensors of all shards together. `header_len` is the sum of the shards'.
+pub fn parse_safetensors_shards(shards: &[&[u8]]) -> Result<SafetensorsHeader> {
+    if shards.is_empty() || shards.len() > 4096 {
+        return Err(InputError::new(
+            "safetensors",
+            format!("{} shards given", shards.len()),
+            "the headers of 1 to 4096 shards",
+        ));
+    }
+    let mut out = SafetensorsHeader {
+        header_len: 0,
+        tensor_count: 0,
+        total_params: 0,
+        total_bytes: 0,
+        by_dtype: Vec::new(),
+        metadata: Vec::new(),
+        arch: None,
+        notes: Vec::new(),
+    };
+    let mut shapes: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+    let mut types: BTreeMap<String, TypeCount> = BTreeMap::new();
+    for (i, bytes) in shards.iter().enumerate() {
+        read_shard(bytes, i == 0, &mut out, &mut shapes, &mut types)?;
+    }
+    out.by_dtype = types.into_values().collect();
+    out.by_dtype
+        .sort_by(|a, b| b.bytes.cmp(&a.bytes).then(a.dtype.cmp(&b.dtype)));
+    let packed = shapes.keys().any(|k| {
+        k.ends_with("qweight")
+            || k.ends_with(".SCB")
+            || k.contains("absmax")
+            || k.ends_with("_blocks")
+            || k.ends_with("weight_packed")
+    });
+    if packed {
+        out.notes.push(String::from(
+            "Packed quantized tensors (GPTQ/AWQ qweight, bitsandbytes, MXFP4 blocks, packed W4A16): element counts are stored integers, not weights; read the architecture from config.json.",
+        ));
+    } else {
+        out.arch = guess_architecture(&shapes, out.total_params, &mut out.notes);
+    }
+    Ok(out)
+}
+
+fn read_shard(
+    bytes: &[u8],
+    first: bool,
+    out: &mut SafetensorsHeader,
+    shapes: &mut BTreeMap<String, Vec<u64>>,
+    types: &mut BTreeMap<String, TypeCount>,
+) -> Result<()> {
     let n = safetensors_header_len(bytes)?;
     let end = 8 + n as usize;
     let Some(json) = bytes.get(8..end) else {
@@ -127,21 +187,10 @@ pub fn parse_safetensors_header(bytes: &[u8]) -> Result<SafetensorsHeader> {
     };
     let root: BTreeMap<String, Value> =
         serde_json::from_slice(json).map_err(|e| bad(format!("the header is not JSON: {e}")))?;
-    let mut out = SafetensorsHeader {
-        header_len: n,
-        tensor_count: 0,
-        total_params: 0,
-        total_bytes: 0,
-        by_dtype: Vec::new(),
-        metadata: Vec::new(),
-        arch: None,
-        notes: Vec::new(),
-    };
-    let mut shapes: BTreeMap<&str, Vec<u64>> = BTreeMap::new();
-    let mut types: BTreeMap<String, TypeCount> = BTreeMap::new();
-    for (name, v) in &root {
+    out.header_len = out.header_len.saturating_add(n);
+    for (name, v) in root {
         if name == "__metadata__" {
-            if let Value::Object(m) = v {
+            if let (true, Value::Object(m)) = (first, &v) {
                 for (k, v) in m {
                     if let Value::String(s) = v {
                         out.metadata.push((k.clone(), s.clone()));
@@ -198,26 +247,16 @@ pub fn parse_safetensors_header(bytes: &[u8]) -> Result<SafetensorsHeader> {
         out.tensor_count += 1;
         out.total_params = out.total_params.saturating_add(numel);
         out.total_bytes = out.total_bytes.saturating_add(size);
-        shapes.insert(name.as_str(), shape);
+        shapes.insert(name, shape);
     }
-    out.by_dtype = types.into_values().collect();
-    out.by_dtype
-        .sort_by(|a, b| b.bytes.cmp(&a.bytes).then(a.dtype.cmp(&b.dtype)));
-    if out
-        .by_dtype
-        .iter()
-        .any(|t| matches!(t.dtype.as_str(), "I32" | "U8" | "I8" | "U32"))
-        && shapes
-            .keys()
-            .any(|k| k.ends_with("qweight") || k.ends_with(".SCB") || k.contains("absmax"))
-    {
-        out.notes.push(String::from(
-            "Packed quantized tensors (qweight, bitsandbytes): element counts are stored integers, not weights; read the architecture from config.json.",
-        ));
-    } else {
-        out.arch = guess_architecture(&shapes, out.total_params, &mut out.notes);
+    Ok(())
+}
+
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
     }
-    Ok(out)
+    a
 }
 
 /// Bits per element of a safetensors dtype.
@@ -232,11 +271,12 @@ fn safetensors_bits(dtype: &str) -> Option<u64> {
     })
 }
 
-/// The Llama-style layout (`model.embed_tokens`, `model.layers.N.self_attn.q_proj`…): dense
-/// decoders of the llama, mistral, qwen, gemma, phi3, granite families and their multimodal
-/// wrappers. Returns `None` (with a note) for anything else.
+/// The Llama-style layout (`model.embed_tokens`, `model.layers.N.self_attn.q_proj`…): the
+/// llama, mistral, qwen, gemma, phi3 and granite families, their multimodal wrappers, and their
+/// MoE variants (Mixtral's `block_sparse_moe.experts.E.w1`, Qwen's `mlp.experts.E.gate_proj`
+/// with a `shared_expert`). Returns `None` (with a note) for anything else.
 fn guess_architecture(
-    shapes: &BTreeMap<&str, Vec<u64>>,
+    shapes: &BTreeMap<String, Vec<u64>>,
     total: u64,
     notes: &mut Vec<String>,
 ) -> Option<Architecture> {
@@ -255,37 +295,81 @@ fn guess_architecture(
     let Some(&[vocab, hidden]) = find("embed_tokens.weight") else {
         return give_up(notes, "no embed_tokens tensor (not a Llama-style layout)");
     };
-    // Layer indices: `.layers.N.` anywhere in a name.
+    // Per layer index (`.layers.N.` anywhere in a name): whether it holds experts.
     let mut layers = 0u64;
+    let mut first_moe: Option<u64> = None;
+    let mut experts = 0u64;
     for k in shapes.keys() {
-        if let Some(rest) = k.split(".layers.").nth(1)
-            && let Some(n) = rest.split('.').next().and_then(|n| n.parse::<u64>().ok())
-        {
-            layers = layers.max(n.saturating_add(1));
+        let Some(rest) = k.split(".layers.").nth(1) else {
+            continue;
+        };
+        let mut parts = rest.split('.');
+        let Some(n) = parts.next().and_then(|n| n.parse::<u64>().ok()) else {
+            continue;
+        };
+        layers = layers.max(n.saturating_add(1));
+        if let Some(e) = rest.split(".experts.").nth(1) {
+            first_moe = Some(first_moe.map_or(n, |f| f.min(n)));
+            if let Some(i) = e.split('.').next().and_then(|i| i.parse::<u64>().ok()) {
+                experts = experts.max(i.saturating_add(1));
+            }
         }
     }
-    if shapes.keys().any(|k| k.contains(".experts.")) {
-        return give_up(notes, "a mixture-of-experts layout");
-    }
-    let layer0 = |suffix: &str| find(&format!(".layers.0.{suffix}"));
+    let layer = |l: u64, suffix: &str| find(&format!(".layers.{l}.{suffix}"));
+    let layer0 = |suffix: &str| layer(0, suffix);
     let (Some(&[q_out, _]), Some(&[kv_out, _])) = (
         layer0("self_attn.q_proj.weight"),
         layer0("self_attn.k_proj.weight"),
     ) else {
         return give_up(notes, "no separate q_proj and k_proj in layer 0");
     };
+    let mut moe = None;
     let (gated, inter) = match (layer0("mlp.gate_proj.weight"), layer0("mlp.up_proj.weight")) {
         (Some(&[i, _]), _) => (true, i),
         (None, Some(&[i, _])) => (false, i),
+        _ if first_moe.is_some() => (true, 0),
         _ => return give_up(notes, "no gate_proj or up_proj in layer 0"),
     };
+    if let Some(f) = first_moe {
+        let expert = |p: &str| {
+            [".mlp.experts.0.", ".block_sparse_moe.experts.0."]
+                .iter()
+                .find_map(|m| find(&format!(".layers.{f}{m}{p}")))
+        };
+        let Some(&[expert_inter, _]) = expert("gate_proj.weight")
+            .or_else(|| expert("w1.weight"))
+            .or_else(|| expert("up_proj.weight"))
+        else {
+            return give_up(notes, "expert tensors without a recognized name");
+        };
+        let shared = [
+            "mlp.shared_expert.up_proj.weight",
+            "mlp.shared_experts.up_proj.weight",
+        ]
+        .iter()
+        .find_map(|s| layer(f, s))
+        .map_or(0, |d| d.first().copied().unwrap_or(0));
+        notes.push(String::from(
+            "Experts per token are not in a safetensors header: 1 assumed (the total is exact; active parameters need config.json's num_experts_per_tok).",
+        ));
+        moe = Some(Moe {
+            num_experts: experts,
+            experts_per_token: 1,
+            expert_intermediate_size: expert_inter,
+            shared_intermediate_size: shared,
+            shared_expert_gate: layer(f, "mlp.shared_expert_gate.weight").is_some(),
+            first_dense_layers: f,
+            router_bias: layer(f, "mlp.gate.e_score_correction_bias").is_some(),
+            expert_bias: false,
+        });
+    }
     let head_dim = match layer0("self_attn.q_norm.weight") {
         Some(&[d]) => d,
         _ => {
-            let d = [128u64, 64, 256, 96, 80]
+            let d = [128u64, 64, 256, 96, 80, 32, 16, 8]
                 .into_iter()
                 .find(|d| q_out % d == 0 && kv_out % d == 0)
-                .unwrap_or(q_out.max(1));
+                .unwrap_or_else(|| gcd(q_out, kv_out).max(1));
             notes.push(format!(
                 "head_dim is not in a safetensors header; {d} assumed (the KV cache size, kv_heads x head_dim = {kv_out}, is exact either way)."
             ));
@@ -322,6 +406,7 @@ fn guess_architecture(
         },
         norms_per_layer: norms,
         qk_norm: layer0("self_attn.q_norm.weight").is_some(),
+        moe,
         ..Architecture::default()
     };
     if a.validate("safetensors").is_err() {
@@ -329,7 +414,10 @@ fn guess_architecture(
     }
     let modelled = a.params();
     if modelled > total {
-        return give_up(notes, "the layers differ from layer 0");
+        return give_up(
+            notes,
+            "the layers differ from layer 0 (or a shard is missing)",
+        );
     }
     a.extra_params = total - modelled;
     if a.extra_params > 0 {
@@ -391,7 +479,7 @@ pub struct GgufHeader {
     pub total_bytes: u64,
     /// Bytes from the start of the file to the end of the tensor infos.
     pub header_bytes: u64,
-    /// A best-effort architecture from the metadata and the tensor list (dense decoders);
+    /// A best-effort architecture from the metadata and the tensor list (dense and MoE decoders);
     /// its `params()` equals `total_params`, with unrecognized tensors in `extra_params`.
     pub arch: Option<Architecture>,
     /// What was assumed or could not be read, one sentence each.
@@ -569,7 +657,12 @@ pub fn parse_gguf_header(bytes: &[u8]) -> Result<GgufHeader> {
     h.by_type = types.into_values().collect();
     h.by_type
         .sort_by(|a, b| b.params.cmp(&a.params).then(a.dtype.cmp(&b.dtype)));
-    h.arch = gguf_architecture(&h, &layout).map_or_else(
+    let leading_dense = kvs.iter().find_map(|(k, v)| {
+        k.strip_suffix(".leading_dense_block_count")
+            .filter(|a| Some(*a) == h.architecture.as_deref())
+            .and_then(|_| v.as_u64())
+    });
+    h.arch = gguf_architecture(&h, &layout, leading_dense).map_or_else(
         |why| {
             h.notes.push(format!(
                 "No architecture guessed: {why}; a config.json gives it exactly."
@@ -612,6 +705,12 @@ struct Layout {
     output: bool,
     /// Suffixes of block 0's tensors (`attn_q.weight`, `ffn_gate.weight`…).
     block0: Vec<String>,
+    /// Suffixes seen in any block (MoE files start with dense blocks).
+    any_block: BTreeSet<String>,
+    /// `ffn_up_exps.weight` dims of the first MoE block: width, expert FFN, experts.
+    up_exps: Option<[u64; 4]>,
+    /// `ffn_up_shexp.weight` dims: width, shared FFN.
+    up_shexp: Option<[u64; 4]>,
 }
 
 impl Layout {
@@ -624,6 +723,21 @@ impl Layout {
                 if let Some(rest) = name.strip_prefix("blk.0.") {
                     self.block0.push(rest.to_string());
                 }
+                let Some(suffix) = name
+                    .strip_prefix("blk.")
+                    .and_then(|r| r.split_once('.'))
+                    .map(|(_, s)| s)
+                else {
+                    return;
+                };
+                match suffix {
+                    "ffn_up_exps.weight" if self.up_exps.is_none() => self.up_exps = Some(dims),
+                    "ffn_up_shexp.weight" if self.up_shexp.is_none() => self.up_shexp = Some(dims),
+                    _ => {}
+                }
+                if !self.any_block.contains(suffix) {
+                    self.any_block.insert(suffix.to_string());
+                }
             }
         }
     }
@@ -631,16 +745,40 @@ impl Layout {
     fn has(&self, suffix: &str) -> bool {
         self.block0.iter().any(|s| s == suffix)
     }
+
+    fn any(&self, suffix: &str) -> bool {
+        self.any_block.contains(suffix)
+    }
 }
 
-/// A dense decoder from the `<arch>.*` keys and the tensor names; `Err` says why not.
+/// A decoder from the `<arch>.*` keys and the tensor names (dense, or MoE with
+/// llama.cpp's `ffn_*_exps` / `ffn_*_shexp` tensors); `Err` says why not.
 fn gguf_architecture(
     h: &GgufHeader,
     l: &Layout,
+    leading_dense: Option<u64>,
 ) -> core::result::Result<Architecture, &'static str> {
-    if h.expert_count.is_some_and(|n| n > 0) {
-        return Err("a mixture-of-experts layout");
+    if l.any("attn_kv_a_mqa.weight") {
+        return Err("multi-head latent attention (DeepSeek) is not read from GGUF metadata");
     }
+    let moe = match h.expert_count {
+        Some(n) if n > 0 => {
+            let up = l
+                .up_exps
+                .ok_or("expert_count is set but there are no ffn_up_exps tensors")?;
+            Some(Moe {
+                num_experts: n,
+                experts_per_token: h.expert_used_count.unwrap_or(0),
+                expert_intermediate_size: up[1],
+                shared_intermediate_size: l.up_shexp.map_or(0, |d| d[1]),
+                shared_expert_gate: l.any("ffn_gate_inp_shexp.weight"),
+                first_dense_layers: leading_dense.unwrap_or(0),
+                router_bias: l.any("ffn_gate_inp.bias") || l.any("exp_probs_b.bias"),
+                expert_bias: l.any("ffn_down_exps.bias"),
+            })
+        }
+        _ => None,
+    };
     let (Some(hidden), Some(layers), Some(heads)) =
         (h.embedding_length, h.block_count, h.head_count)
     else {
@@ -673,7 +811,7 @@ fn gguf_architecture(
         num_kv_heads: h.head_count_kv.unwrap_or(heads),
         head_dim: h.key_length.unwrap_or(hidden / heads),
         intermediate_size: h.feed_forward_length.unwrap_or(0),
-        gated_ffn: l.has("ffn_gate.weight"),
+        gated_ffn: l.any("ffn_gate.weight") || l.any("ffn_gate_exps.weight"),
         tied_embeddings: !l.output,
         qkv_bias: l.has("attn_q.bias") || l.has("attn_qkv.bias"),
         o_bias: l.has("attn_output.bias"),
@@ -687,6 +825,7 @@ fn gguf_architecture(
         qk_norm: l.has("attn_q_norm.weight"),
         learned_positions: l.positions.unwrap_or(0),
         max_position_embeddings: h.context_length.unwrap_or(0),
+        moe,
         ..Architecture::default()
     };
     a.validate("gguf")
@@ -1053,6 +1192,81 @@ mod tests {
     }
 
     #[test]
+    fn safetensors_shards_are_merged() {
+        let all = tiny_llama(false);
+        let (a, b) = all.split_at(10);
+        let (a, b) = (write(a), write(b));
+        let whole = parse_safetensors_header(&write(&all)).unwrap();
+        let merged = parse_safetensors_shards(&[&a, &b]).unwrap();
+        assert_eq!(merged.total_params, whole.total_params);
+        assert_eq!(merged.total_bytes, whole.total_bytes);
+        assert_eq!(merged.tensor_count, whole.tensor_count);
+        assert_eq!(merged.arch, whole.arch);
+        assert!(merged.arch.is_some());
+        // One shard alone is a part: its guess, if any, cannot claim the whole model.
+        let part = parse_safetensors_header(&b).unwrap();
+        assert!(part.total_params < whole.total_params);
+        assert!(parse_safetensors_shards(&[]).is_err());
+    }
+
+    /// Qwen-MoE style: 2 layers, 4 experts of width 32, a shared expert of 96 with its gate.
+    #[test]
+    fn safetensors_moe_guess() {
+        let mut t = vec![(
+            String::from("model.embed_tokens.weight"),
+            "BF16",
+            vec![100, 64],
+        )];
+        for l in 0..2 {
+            let p = format!("model.layers.{l}.");
+            for (n, s) in [
+                ("self_attn.q_proj.weight", vec![64, 64]),
+                ("self_attn.k_proj.weight", vec![32, 64]),
+                ("self_attn.v_proj.weight", vec![32, 64]),
+                ("self_attn.o_proj.weight", vec![64, 64]),
+                ("mlp.gate.weight", vec![4, 64]),
+                ("mlp.shared_expert.gate_proj.weight", vec![96, 64]),
+                ("mlp.shared_expert.up_proj.weight", vec![96, 64]),
+                ("mlp.shared_expert.down_proj.weight", vec![64, 96]),
+                ("mlp.shared_expert_gate.weight", vec![1, 64]),
+                ("input_layernorm.weight", vec![64]),
+                ("post_attention_layernorm.weight", vec![64]),
+            ] {
+                t.push((format!("{p}{n}"), "BF16", s));
+            }
+            for e in 0..4 {
+                for (n, s) in [
+                    ("gate_proj.weight", vec![32, 64]),
+                    ("up_proj.weight", vec![32, 64]),
+                    ("down_proj.weight", vec![64, 32]),
+                ] {
+                    t.push((format!("{p}mlp.experts.{e}.{n}"), "BF16", s));
+                }
+            }
+        }
+        t.push((String::from("model.norm.weight"), "BF16", vec![64]));
+        t.push((String::from("lm_head.weight"), "BF16", vec![100, 64]));
+        let h = parse_safetensors_header(&write(&t)).unwrap();
+        // Hand: 2 × 6,400; per layer attention 12,288, router 256, shared 3 × 6,144 + gate 64,
+        // experts 4 × 3 × 2,048 = 24,576, norms 128 → 55,744 × 2; final norm 64.
+        assert_eq!(h.total_params, 12_800 + 2 * 55_744 + 64);
+        let a = h.arch.unwrap_or_else(|| panic!("{:?}", h.notes));
+        let m = a.moe.unwrap();
+        assert_eq!(
+            (
+                m.num_experts,
+                m.expert_intermediate_size,
+                m.shared_intermediate_size
+            ),
+            (4, 32, 96)
+        );
+        assert!(m.shared_expert_gate);
+        assert_eq!(m.first_dense_layers, 0);
+        assert_eq!(a.params(), h.total_params);
+        assert_eq!(a.extra_params, 0);
+    }
+
+    #[test]
     fn safetensors_mixed_dtypes_and_extra_tensors() {
         let mut t = tiny_llama(false);
         t.push((String::from("vision.patch.weight"), "F32", vec![10, 10]));
@@ -1312,6 +1526,61 @@ mod tests {
         let tied = parse_gguf_header(&full_gguf(true)).unwrap().arch.unwrap();
         assert!(tied.tied_embeddings);
         assert_eq!(tied.params(), total - 128_000);
+    }
+
+    /// Mixtral-style: 2 blocks of 4 experts (top-2) of width 128, hidden 64, 4 heads, 2 KV.
+    #[test]
+    fn gguf_moe_architecture_guess() {
+        let (v, h, f, kv) = (100u64, 64u64, 128u64, 32u64);
+        let mut names: Vec<(String, Vec<u64>)> =
+            vec![(String::from("token_embd.weight"), vec![h, v])];
+        for b in 0..2 {
+            for (n, d) in [
+                ("attn_norm.weight", vec![h]),
+                ("attn_q.weight", vec![h, h]),
+                ("attn_k.weight", vec![h, kv]),
+                ("attn_v.weight", vec![h, kv]),
+                ("attn_output.weight", vec![h, h]),
+                ("ffn_norm.weight", vec![h]),
+                ("ffn_gate_inp.weight", vec![h, 4]),
+                ("ffn_gate_exps.weight", vec![h, f, 4]),
+                ("ffn_up_exps.weight", vec![h, f, 4]),
+                ("ffn_down_exps.weight", vec![f, h, 4]),
+            ] {
+                names.push((format!("blk.{b}.{n}"), d));
+            }
+        }
+        names.push((String::from("output_norm.weight"), vec![h]));
+        names.push((String::from("output.weight"), vec![h, v]));
+        let mut g = Gguf::new(3, names.len() as u64, 7);
+        g.kv_str("general.architecture", "llama")
+            .kv_u32("llama.block_count", 2)
+            .kv_u32("llama.embedding_length", 64)
+            .kv_u32("llama.attention.head_count", 4)
+            .kv_u32("llama.attention.head_count_kv", 2)
+            .kv_u32("llama.expert_count", 4)
+            .kv_u32("llama.expert_used_count", 2);
+        for (n, d) in &names {
+            g.tensor(n, d, 1, 0);
+        }
+        let hdr = parse_gguf_header(&g.out).unwrap();
+        // Hand: embed + output 2 × 6,400; per block attention 4,096 + 2 × 2,048 + 4,096,
+        // norms 128, router 256, experts 3 × 8,192 × 4 = 98,304 → 110,976 × 2; output norm 64.
+        assert_eq!(hdr.total_params, 12_800 + 2 * 110_976 + 64);
+        let a = hdr.arch.expect("a Mixtral-style layout");
+        let m = a.moe.unwrap();
+        assert_eq!(
+            (
+                m.num_experts,
+                m.experts_per_token,
+                m.expert_intermediate_size
+            ),
+            (4, 2, 128)
+        );
+        assert_eq!(a.params(), hdr.total_params);
+        assert_eq!(a.extra_params, 0);
+        // Active: 2 of 4 experts → 2 × 2 × 24,576 fewer.
+        assert_eq!(a.active_params(), hdr.total_params - 2 * 2 * 24_576);
     }
 
     #[test]

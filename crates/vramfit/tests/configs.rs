@@ -203,6 +203,9 @@ fn notes_explain_assumptions() {
             .iter()
             .any(|n| n.contains("attention_chunk_size"))
     );
+    // 36 chunked (RoPE) layers of 8192 tokens, 12 global NoPE layers.
+    assert_eq!(scout.arch.sliding_window, 8192);
+    assert_eq!(scout.arch.global_layers(), 12);
 }
 
 #[test]

@@ -110,6 +110,15 @@ fn check_one(name: &str, text: &str, expect: &Value) -> Vec<String> {
             d.notes.iter().map(|t| &t.en).collect::<Vec<_>>()
         ));
     }
+    // `detect` agrees with `diagnose`.
+    let detected = vramfit::diagnose::detect(text);
+    if detected != d.input {
+        errors.push(format!(
+            "detect says {}, diagnose says {}",
+            detected.as_str(),
+            d.input.as_str()
+        ));
+    }
     // What every diagnosis must hold, whatever the input.
     if d.explanation.en.is_empty() || d.explanation.zh.is_empty() {
         errors.push("explanation missing in a language".into());

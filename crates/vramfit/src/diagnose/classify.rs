@@ -1,47 +1,5 @@
-//! Recognising the format and classifying: the rules, each with its reason.
-//!
-//! # PyTorch OOM messages
-//!
-//! PyTorch's caching allocator keeps freed blocks in *segments* obtained with `cudaMalloc` and
-//! reuses them; a block can only be returned to the driver when its whole segment is free. On
-//! a failed request it frees every fully free cached segment and retries; the OOM is raised
-//! only after that retry fails. So, at the moment of the message:
-//!
-//! 1. `requested > total capacity` → **capacity** (`capacity_static`, high confidence): no card
-//!    of this size can hold that one tensor.
-//! 2. other processes hold memory and `requested > total − other processes` → **capacity**,
-//!    caused by the other processes (`capacity_static`).
-//! 3. `reserved − allocated ≥ requested` and `≥ 15 %` of reserved → **fragmentation**: the cache
-//!    held enough free memory in total, but only as pieces of segments that still contain live
-//!    tensors (non-releasable), none big enough. High confidence from `≥ 2 × requested` and
-//!    `≥ 25 %`; medium otherwise.
-//! 4. otherwise → **capacity** at the peak step (`capacity_peak`, medium): live tensors fill the
-//!    card. One message cannot show a **leak**: that needs memory per iteration, so the
-//!    explanation says so and asks for an `nvidia-smi` log.
-//!
-//! # `memory_summary()` reports
-//!
-//! Fragmentation = non-releasable / reserved (or (reserved − allocated) / reserved without
-//! that row). Several reports whose allocated memory rises steadily → **leak**. Fragmentation
-//! ≥ 20 % with `cudaMalloc retries` or `CUDA OOMs` → **fragmentation** (high); ≥ 30 % without
-//! them → fragmentation (medium: it will bite later). Retries or OOMs with little fragmentation
-//! → **capacity** at the peak (medium). Neither → capacity, low: nothing is wrong in this report.
-//!
-//! # `nvidia-smi` logs
-//!
-//! Each GPU's series is fitted by least squares, all of it and its second half. Rising over the
-//! second half (fit r² ≥ 0.5, growth ≥ 1 % of memory.total and ≥ 32 MiB) → **leak**, with the
-//! rate and the time it reaches memory.total. Level (one jump then flat, steps then flat, or
-//! flat) → **capacity** (low): not a leak; if it still runs out, the steady state plus the peak
-//! of one step exceeds the card, or the cache is fragmented, which `memory_summary()` tells.
-//!
-//! # TensorFlow, JAX, vLLM, llama.cpp
-//!
-//! TensorFlow: request > BFC limit → capacity (static); limit − in use ≥ request →
-//! fragmentation (the BFC pool had the bytes, not the chunk); else capacity at the peak.
-//! JAX: capacity (XLA plans buffers at compile time; JAX preallocates 75 % of the card).
-//! vLLM start-up errors and llama.cpp allocation failures: capacity, with the engine's own knobs
-//! first among the fixes.
+//! Recognising the format and classifying. The rules are documented on the `diagnose`
+//! module (its "Classification rules" section), next to the public API.
 
 use alloc::format;
 use alloc::string::String;
@@ -49,20 +7,20 @@ use alloc::vec::Vec;
 
 use super::llamacpp::{self, LlamaCppError, LlamaCppStage};
 use super::pytorch::{self, PytorchOom, PytorchOomStyle};
-use super::scan::{clip, flatten};
+use super::scan::{clip_tail, flatten};
 use super::smi::{self, Pattern, SmiLog, XUnit};
 use super::summary::{self, MemorySummary, MemorySummaryLog};
 use super::tfjax::{self, JaxOom, TensorflowOom};
 use super::vllm::{self, VllmError, VllmErrorKind};
 use super::{
-    Confidence, Diagnosis, Evidence, Fix, InputFormat, Kind, MAX_INPUT_BYTES, MAX_LINES, Parsed,
-    Text, fix, leaf,
+    Confidence, Diagnosis, Evidence, Fix, InputFormat, Kind, MAX_INPUT_BYTES, MAX_SUMMARIES,
+    Parsed, Text, fix, leaf,
 };
 use crate::units::Bytes;
 
 /// Recognises the format of `text` without classifying it.
 pub fn detect(text: &str) -> InputFormat {
-    let text = clip(text, MAX_INPUT_BYTES);
+    let text = clip_tail(text, MAX_INPUT_BYTES);
     if summary::looks_like(text) && !summary::parse_memory_summaries(text).reports.is_empty() {
         return InputFormat::MemorySummary;
     }
@@ -100,20 +58,17 @@ pub fn detect(text: &str) -> InputFormat {
 /// ```
 pub fn diagnose(text: &str) -> Diagnosis {
     let mut notes = Vec::new();
-    let clipped = clip(text, MAX_INPUT_BYTES);
+    let clipped = clip_tail(text, MAX_INPUT_BYTES);
     if clipped.len() < text.len() {
         notes.push(Text::new(
             format!(
-                "Only the first {} MiB of the text were read.",
+                "Only the last {} MiB of the text were read (errors come at the end of logs).",
                 MAX_INPUT_BYTES >> 20
             ),
-            format!("只读取了前 {} MiB 的文本。", MAX_INPUT_BYTES >> 20),
-        ));
-    }
-    if clipped.lines().nth(MAX_LINES).is_some() {
-        notes.push(Text::new(
-            format!("Only the first {MAX_LINES} lines were read."),
-            format!("只读取了前 {MAX_LINES} 行。"),
+            format!(
+                "只读取了文本的最后 {} MiB（错误信息通常在日志末尾）。",
+                MAX_INPUT_BYTES >> 20
+            ),
         ));
     }
     let text = clipped;
@@ -366,6 +321,33 @@ fn classify_pytorch(p: &PytorchOom, ev: &mut Vec<Evidence>) -> Verdict {
         v.fixes.push("expandable_segments");
         return v;
     }
+    // The driver said more was free than requested (with a margin for segment rounding and the
+    // driver's own needs), yet cudaMalloc failed: the device's free memory is in pieces
+    // (WDDM on Windows), or another process took it between the two calls.
+    if let Some(free) = p.free
+        && free >= Bytes::from_f64(req.get() as f64 * 1.2).plus(Bytes::mib(256))
+    {
+        let mut v = Verdict::new(
+            Kind::Fragmentation,
+            "fragmentation",
+            Confidence::Low,
+            Text::new(
+                format!(
+                    "The driver reported {} free, more than the {} requested, yet the allocation failed. Below the PyTorch cache: the device's free memory is itself in pieces (common under Windows' WDDM driver model), or another process took memory between the report and the request. Restart the process, close other GPU programs, and prefer Linux/WSL2 or TCC mode for large jobs.",
+                    a(free),
+                    a(req)
+                ),
+                format!(
+                    "驱动报告有 {} 空闲，多于申请的 {}，但分配仍然失败。问题在 PyTorch 缓存之下：设备的空闲显存本身是零碎的（Windows WDDM 驱动模式下常见），或者在报告与申请之间被其他进程占用。请重启进程、关闭其他使用 GPU 的程序，大任务尽量使用 Linux/WSL2 或 TCC 模式。",
+                    a(free),
+                    a(req)
+                ),
+            ),
+        );
+        v.fixes.push("stop_other_processes");
+        v.paste = Some(paste_curve());
+        return v;
+    }
     let used = p.allocated.unwrap_or(reserved);
     let mut v = Verdict::new(
         Kind::Capacity,
@@ -452,6 +434,12 @@ fn from_summary(log: MemorySummaryLog, text: &str) -> Diagnosis {
                 log.reports.len()
             ),
             format!("共读取 {} 份报告；数字取自最后一份。", log.reports.len()),
+        ));
+    }
+    if log.reports.len() >= MAX_SUMMARIES {
+        v.notes.push(Text::new(
+            format!("Only the first {MAX_SUMMARIES} reports were read."),
+            format!("只读取了前 {MAX_SUMMARIES} 份报告。"),
         ));
     }
     if s.truncated {
@@ -655,6 +643,14 @@ fn classify_summary(
     v
 }
 
+/// "after 27 s" / "at sample 72", and the Chinese.
+fn at_x(u: XUnit, h: f64) -> (String, String) {
+    match u {
+        XUnit::Seconds => (format!("after {h:.0} s"), format!("约 {h:.0} 秒后")),
+        XUnit::Sample => (format!("at sample {h:.0}"), format!("在第 {h:.0} 个采样处")),
+    }
+}
+
 fn x_name(u: XUnit) -> (&'static str, &'static str) {
     match u {
         XUnit::Seconds => ("s", "秒"),
@@ -693,11 +689,10 @@ fn from_smi(log: SmiLog) -> Diagnosis {
             ));
         }
         if let Some(h) = s.hits_total_at_x {
-            let (en, _) = x_name(s.x_unit);
             ev.push(Evidence::value(
                 "hits_total_at_x",
                 h,
-                format!("{tag}: at {en} {h:.0}"),
+                format!("{tag}: {}", at_x(s.x_unit, h).0),
             ));
         }
         if let Some(st) = s.steady {
@@ -715,13 +710,16 @@ fn from_smi(log: SmiLog) -> Diagnosis {
         let strong = s.points.len() >= 10 && s.tail_fit.is_some_and(|t| t.r2 >= 0.8);
         let when_en = match (s.hits_total_at_x, s.total) {
             (Some(h), Some(t)) => format!(
-                " At this rate it reaches memory.total ({}) at {en} {h:.0}.",
-                a(t)
+                " At this rate it reaches memory.total ({}) {}.",
+                a(t),
+                at_x(s.x_unit, h).0
             ),
             _ => String::new(),
         };
         let when_zh = match (s.hits_total_at_x, s.total) {
-            (Some(h), Some(t)) => format!("按此速度，将在第 {h:.0} {zh}时达到总容量（{}）。", a(t)),
+            (Some(h), Some(t)) => {
+                format!("按此速度，{}达到总容量（{}）。", at_x(s.x_unit, h).1, a(t))
+            }
             _ => String::new(),
         };
         Verdict::new(
@@ -878,6 +876,7 @@ fn from_tf(t: TensorflowOom, ev: Vec<Evidence>) -> Diagnosis {
                     ),
                 ),
             );
+            v.fixes.push("tf_cuda_malloc_async");
             v.fixes.push("pad_shapes");
             v
         }

@@ -170,3 +170,25 @@ fn huge_input_is_bounded() {
     assert!(!d.notes.is_empty());
     let _: Vec<_> = d.evidence;
 }
+
+#[test]
+fn pathological_long_lines_stay_linear() {
+    // One 4 MiB line full of slashes and `MiB` (the table parser looks at every `/`), one of
+    // `Process ` (the PyTorch parser lists processes), one of separators (the CSV parser).
+    for unit in [
+        "1MiB/",
+        "Process 1 has 2 GiB memory in use. ",
+        "|,",
+        "Tried to allocate 1 GiB (GPU 0;",
+    ] {
+        let mut s = String::with_capacity(MAX_INPUT_BYTES);
+        while s.len() + unit.len() <= MAX_INPUT_BYTES {
+            s.push_str(unit);
+        }
+        let t = std::time::Instant::now();
+        let d = diagnose(&s);
+        check(&d);
+        // Debug build, shared CI cores: generous, but quadratic work would take minutes.
+        assert!(t.elapsed().as_secs() < 20, "{unit}: {:?}", t.elapsed());
+    }
+}

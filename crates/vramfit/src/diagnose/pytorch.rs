@@ -135,7 +135,7 @@ pub(crate) fn parse_flat(flat: &str) -> Option<(PytorchOom, Vec<Evidence>)> {
 
     if let Some(open) = seg.find("(GPU ") {
         parse_parenthesised(&seg[open + 5..], &mut oom, &mut ev);
-    } else if seg.contains("has a total capac") {
+    } else if seg.contains("has a total capac") || seg.contains(". GPU ") {
         parse_sentences(seg, &mut oom, &mut ev);
     }
     if oom.style.is_none() {

@@ -154,8 +154,13 @@ pub(crate) fn last_size_ending_at(prefix: &str, legacy: Legacy) -> Option<Size> 
     let p = prefix.trim_end();
     let mut best = None;
     // Candidate starts: char boundaries in the last 40 bytes where a digit follows a non-digit.
-    let from = p.len().saturating_sub(40);
-    for (i, c) in p.char_indices().filter(|(i, _)| *i >= from) {
+    // Only the window is walked, so that a long prefix costs nothing (callers loop over lines).
+    let mut from = p.len().saturating_sub(40);
+    while !p.is_char_boundary(from) {
+        from += 1;
+    }
+    for (j, c) in p[from..].char_indices() {
+        let i = from + j;
         if !c.is_ascii_digit() {
             continue;
         }
@@ -269,6 +274,23 @@ pub(crate) fn find_all(hay: &str, needle: &str, cap: usize) -> Vec<usize> {
     out
 }
 
+/// The last `max` bytes of `s` at most, from a char boundary, and from a line start when one
+/// comes within 4 KiB: errors are at the end of logs.
+pub(crate) fn clip_tail(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut start = s.len() - max;
+    while start < s.len() && !s.is_char_boundary(start) {
+        start += 1;
+    }
+    let tail = &s[start..];
+    match tail.find('\n') {
+        Some(i) if i < 4096 => &tail[i + 1..],
+        _ => tail,
+    }
+}
+
 /// At most `max` bytes of `s`, cut back to a char boundary.
 pub(crate) fn clip(s: &str, max: usize) -> &str {
     if s.len() <= max {
@@ -341,5 +363,7 @@ mod tests {
             "a b c d"
         );
         assert_eq!(clip("显存", 4), "显");
+        assert_eq!(clip_tail("显存", 4), "存");
+        assert_eq!(clip_tail("ab\ncd", 4), "cd");
     }
 }

@@ -129,6 +129,20 @@ pub struct SmiSeries {
     pub hits_total_at_x: Option<f64>,
 }
 
+/// A process from the `Processes:` section of the last table printed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct SmiProcess {
+    /// The GPU index.
+    pub gpu: u32,
+    /// The process id.
+    pub pid: u64,
+    /// The process name as printed (nvidia-smi cuts long ones).
+    pub name: String,
+    /// Its GPU memory.
+    pub used: Bytes,
+}
+
 /// A parsed `nvidia-smi` log.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -139,6 +153,8 @@ pub struct SmiLog {
     pub series: Vec<SmiSeries>,
     /// Data rows that could not be read (`[N/A]`, wrong column count).
     pub rows_skipped: u32,
+    /// The processes of the last table printed (empty for CSV logs).
+    pub processes: Vec<SmiProcess>,
     /// Whether lines or samples were dropped at the caps.
     pub truncated: bool,
 }
@@ -182,6 +198,8 @@ pub fn parse_nvidia_smi_table(text: &str) -> Option<SmiLog> {
     let mut print: i64 = -1;
     let mut ordinal: u32 = 0;
     let mut in_skip = false; // MIG devices or Processes section
+    let mut in_processes = false;
+    let mut processes: Vec<SmiProcess> = Vec::new();
     let mut prev = "";
     let mut truncated = false;
     let mut lines = 0usize;
@@ -195,11 +213,19 @@ pub fn parse_nvidia_smi_table(text: &str) -> Option<SmiLog> {
             print += 1;
             ordinal = 0;
             in_skip = false;
+            in_processes = false;
+            processes.clear();
             prev = line;
             continue;
         }
         if line.contains("MIG devices") || line.contains("Processes:") {
             in_skip = true;
+            in_processes = line.contains("Processes:");
+        } else if in_processes
+            && processes.len() < 256
+            && let Some(p) = process_row(line)
+        {
+            processes.push(p);
         }
         if !in_skip && let Some((used, total)) = memory_cell(line) {
             if print < 0 {
@@ -230,13 +256,43 @@ pub fn parse_nvidia_smi_table(text: &str) -> Option<SmiLog> {
     if raws.is_empty() {
         return None;
     }
-    Some(finish(
+    let mut log = finish(
         InputFormat::NvidiaSmiTable,
         raws,
         XUnit::Sample,
         0,
         truncated,
-    ))
+    );
+    log.processes = processes;
+    Some(log)
+}
+
+/// `|    0   N/A  N/A     12345      C   python        12000MiB |` (driver ≥ 450, with GI/CI
+/// columns) or `|    0     12345      C   python     12000MiB |` (older): the type column
+/// (`C`, `G`, `C+G`) comes right after the pid.
+fn process_row(line: &str) -> Option<SmiProcess> {
+    let cell = line.trim().trim_matches('|');
+    let tokens: Vec<&str> = cell.split_whitespace().take(64).collect();
+    if tokens.len() < 4 {
+        return None;
+    }
+    let gpu = tokens[0].parse::<u32>().ok().filter(|g| *g < 1024)?;
+    let last = tokens[tokens.len() - 1];
+    let (used, _) = size_at(last, Legacy::Binary)?;
+    let t = tokens
+        .iter()
+        .position(|t| matches!(*t, "C" | "G" | "C+G" | "M" | "M+C"))?;
+    let pid = tokens.get(t.checked_sub(1)?)?.parse::<u64>().ok()?;
+    let name = tokens
+        .get(t + 1..tokens.len() - 1)
+        .map(|w| w.join(" "))
+        .unwrap_or_default();
+    Some(SmiProcess {
+        gpu,
+        pid,
+        name,
+        used: used.bytes,
+    })
 }
 
 /// `| N/A   33C    P0    61W / 400W |  12345MiB / 81920MiB |      0%      Default |` → (used, total).
@@ -591,6 +647,7 @@ fn finish(
         source,
         series,
         rows_skipped: skipped,
+        processes: Vec::new(),
         truncated,
     }
 }
@@ -767,6 +824,28 @@ mod tests {
         );
         assert_eq!(timestamp_seconds("2024/13/01 12:00:01.123"), None);
         assert_eq!(timestamp_seconds("NVIDIA A100-SXM4-80GB"), None);
+    }
+
+    #[test]
+    fn process_rows_of_both_layouts() {
+        let new =
+            process_row("|    0   N/A  N/A     12345      C   /usr/bin/python3         12000MiB |")
+                .expect("new layout");
+        assert_eq!(
+            (new.gpu, new.pid, new.name.as_str(), new.used),
+            (0, 12345, "/usr/bin/python3", Bytes::mib(12000))
+        );
+        let old = process_row(
+            "|    1     23456      C   python                                     4321MiB |",
+        )
+        .expect("old layout");
+        assert_eq!((old.gpu, old.pid, old.used), (1, 23456, Bytes::mib(4321)));
+        assert_eq!(
+            process_row(
+                "|  No running processes found                                                 |"
+            ),
+            None
+        );
     }
 
     #[test]

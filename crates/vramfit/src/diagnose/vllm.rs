@@ -195,7 +195,10 @@ pub(crate) fn parse(flat: &str) -> Option<(VllmError, Vec<Evidence>)> {
         v.gpu_blocks = Some(n);
         count_ev(&mut ev, "gpu_blocks", n, "blocks");
     }
-    if let Some(s) = size_after(flat, "Model loading took", Legacy::Binary) {
+    // V1 `Model loading took 14.99 GiB`; V0 `Loading model weights took 14.3919 GB` (GiB).
+    if let Some(s) = size_after(flat, "Model loading took", Legacy::Binary)
+        .or_else(|| size_after(flat, "model weights took", Legacy::Binary))
+    {
         v.weights = Some(s.bytes);
         ev.push(Evidence::size("weights", s.bytes, s.text));
     }

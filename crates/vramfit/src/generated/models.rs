@@ -1089,8 +1089,8 @@ pub(super) static PRESETS: &[Preset] = &[
             qk_norm: false,
             learned_positions: 0,
             max_position_embeddings: 10485760,
-            sliding_window: 0,
-            sliding_layers: 0,
+            sliding_window: 8192,
+            sliding_layers: 36,
             mla: None,
             moe: Some(Moe {
                 num_experts: 16,

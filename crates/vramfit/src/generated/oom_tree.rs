@@ -285,5 +285,11 @@ pub(super) static TREE: DecisionTree = DecisionTree {
             title: L10n { en: "JAX: preallocation settings", zh: "JAX：预分配设置" },
             detail: L10n { en: "JAX preallocates 75 % of the GPU. `XLA_PYTHON_CLIENT_MEM_FRACTION=.95` lets it use more; `XLA_PYTHON_CLIENT_PREALLOCATE=false` allocates on demand (for sharing the GPU, at some fragmentation risk).", zh: "JAX 默认预分配 GPU 的 75%。`XLA_PYTHON_CLIENT_MEM_FRACTION=.95` 可使用更多；`XLA_PYTHON_CLIENT_PREALLOCATE=false` 改为按需分配（便于共享 GPU，但有碎片风险）。" },
         },
+        FixInfo {
+            id: "tf_cuda_malloc_async",
+            effort: 1,
+            title: L10n { en: "TensorFlow: the CUDA async allocator", zh: "TensorFlow：使用 CUDA 异步分配器" },
+            detail: L10n { en: "`TF_GPU_ALLOCATOR=cuda_malloc_async` replaces the BFC allocator with CUDA's stream-ordered allocator, which TensorFlow itself suggests when the BFC pool is fragmented.", zh: "`TF_GPU_ALLOCATOR=cuda_malloc_async` 用 CUDA 的流序分配器代替 BFC 分配器；BFC 内存池碎片化时，TensorFlow 自己也建议这样做。" },
+        },
     ],
 };
