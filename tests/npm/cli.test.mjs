@@ -62,7 +62,7 @@ test("planMig packs the same slices as the CLI", () => {
 
 test("diagnose reads a PyTorch OOM as the CLI does", () => {
   const text = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 79.15 GiB of which 4.25 MiB is free. Including non-PyTorch memory, this process has 79.14 GiB memory in use. Of the allocated memory 78.23 GiB is allocated by PyTorch, and 405.52 MiB is reserved by PyTorch but unallocated.";
-  const fromCli = JSON.parse(execFileSync(cli, ["diagnose", "--json"], { input: text, encoding: "utf8" }));
+  const fromCli = JSON.parse(execFileSync(cli, ["diagnose", "--json", "-"], { input: text, encoding: "utf8" }));
   const d = vf.diagnose(text);
   assert.deepStrictEqual(d, fromCli);
   assert.equal(d.kind, "capacity");

@@ -20,7 +20,7 @@ const FLAGS = [
   "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
   "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ];
-const WIDGET_FILES = ["index.js", "vramfit.js", "vramfit_bg.wasm", "widget.js"];
+const WIDGET_FILES = ["load.js", "vramfit_widget.js", "vramfit_widget_bg.wasm", "widget.js"];
 const TYPES = { ".html": "text/html; charset=utf-8", ".js": "text/javascript", ".wasm": "application/wasm", ".css": "text/css" };
 
 // The site as `cargo xtask dist` lays it out: www/embed.html, and the widget under widget/.
@@ -92,7 +92,7 @@ test("the widget shows the estimate, fires vramfit-change, and follows its attri
   assert.deepStrictEqual(first, want);
   assert.equal(await shadowText(page, "#w", "total"), `Total: ${gib(want.total_bytes)}`);
   assert.equal(await shadowText(page, "#w", "recommended"), `Recommended (guide): ${gib(want.recommended_bytes)}`);
-  assert.match(await shadowText(page, "#w", "fit"), /^✓ fits on H100 SXM5 80GB/);
+  assert.match(await shadowText(page, "#w", "fit"), /^✓ fits on .*H100 SXM5 80GB \(headroom \d+\.\d\d GiB\)$/);
   const segments = await page.evaluate(() => document.querySelector("#w").shadowRoot.querySelectorAll('[part="bar"] span').length);
   assert.ok(segments >= 3, `${segments} bar segments`);
   // The element's property is the same estimate.
@@ -111,7 +111,7 @@ test("the widget shows the estimate, fires vramfit-change, and follows its attri
   await page.waitForFunction((t) => window.events.at(-1).total_bytes === t, train.total_bytes);
   assert.deepStrictEqual(await page.evaluate(() => window.events.at(-1)), train);
   assert.equal(await shadowText(page, "#w", "total"), `总显存: ${gib(train.total_bytes)}`);
-  assert.match(await shadowText(page, "#w", "fit"), /^✗ 放不下 RTX 4090/);
+  assert.match(await shadowText(page, "#w", "fit"), /^✗ 放不下 .*RTX 4090 \(还差 \d+\.\d\d GiB\)$/);
 
   // The same result again fires nothing.
   const n = await page.evaluate(() => window.events.length);

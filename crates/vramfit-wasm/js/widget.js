@@ -7,7 +7,12 @@
 // layout (compact | full), theme (light | dark | auto), batch, seq-len, gpu (catalog id).
 // The element fires `vramfit-change` (a CustomEvent whose `detail` is the estimate) whenever
 // the result changes. Bad input shows the error in the element; nothing is thrown to the page.
-import { estimate, gpus, models } from "./index.js";
+// The widget runs its own, smaller module (the estimator without recommend, MIG, diagnose and
+// import), so that a page that only embeds the calculator downloads less.
+import init, { estimate, gpus, models } from "./vramfit_widget.js";
+import { load } from "./load.js";
+
+await load(init, new URL("./vramfit_widget_bg.wasm", import.meta.url));
 
 const GIB = 2 ** 30;
 const MODES = ["inference", "serve", "training"];

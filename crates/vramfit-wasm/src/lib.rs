@@ -16,6 +16,10 @@
 //! (de)serializer for every type, plus serde_path_to_error to name the key at fault, added
 //! 150 KiB to the module. The output is then byte for byte what the CLI's `--json` prints.
 //!
+//! Cargo feature `full` (on by default) holds everything beyond `estimate`, `solve`, `gpus`,
+//! `models` and `version`; the widget ships a module built without it (`widget_bg.wasm`), since
+//! a page that embeds the calculator needs nothing else.
+//!
 //! The TypeScript types of the data (`EstimateInput`, `Estimate`, …) are generated from the
 //! serde types by `tests/dts.rs` into `ts/types.d.ts` and included here, so the package's
 //! `.d.ts` describes exactly what the functions take and return.
@@ -24,12 +28,16 @@
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use vramfit::estimate::{self as est, EstimateInput};
-use vramfit::hardware::{self as hw, Currency, ExchangeRate, Layout, PlanOption, PlanOptions};
+use vramfit::hardware as hw;
+#[cfg(feature = "full")]
+use vramfit::hardware::{Currency, ExchangeRate, Layout, PlanOption, PlanOptions};
+#[cfg(feature = "full")]
 use vramfit::units::parse_size;
 use vramfit::{InputError, presets};
 use wasm_bindgen::prelude::*;
 
 mod types;
+#[cfg(feature = "full")]
 pub use types::{MigJob, MigJobSize, MigOptionsInput, MigResult, RecommendOptions, Recommendation};
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -185,6 +193,7 @@ pub fn solve(input: JsEstimateInput) -> Result<JsSolutions, JsError> {
     to_js(&est::solve(&input, &device))
 }
 
+#[cfg(feature = "full")]
 /// The cheapest offers that run `input`, each layout (tensor, pipeline, ZeRO-3, MIG) estimated
 /// on its own; with the one-GPU estimate and the guide's model-size tier.
 #[wasm_bindgen]
@@ -221,6 +230,7 @@ pub fn recommend(
     })
 }
 
+#[cfg(feature = "full")]
 /// Packs jobs onto MIG slices of as few cards of `gpuId` as possible, then as cheaply as
 /// possible (guide §4.1, §5.3).
 #[wasm_bindgen(js_name = planMig)]
@@ -307,6 +317,7 @@ pub fn plan_mig(
     to_js(&MigResult { plan, jobs: out })
 }
 
+#[cfg(feature = "full")]
 /// Classifies an out-of-memory failure from a pasted message, `memory_summary()` report or
 /// `nvidia-smi` log, with the checks and fixes of the guide's decision tree.
 #[wasm_bindgen]
@@ -314,12 +325,14 @@ pub fn diagnose(text: &str) -> Result<JsDiagnosis, JsError> {
     to_js(&vramfit::diagnose::diagnose(text))
 }
 
+#[cfg(feature = "full")]
 /// Reads a Hugging Face `config.json` (its text).
 #[wasm_bindgen(js_name = parseConfig)]
 pub fn parse_config(json: &str) -> Result<JsParsedConfig, JsError> {
     to_js(&vramfit::config::parse_config(json).map_err(js_err)?)
 }
 
+#[cfg(feature = "full")]
 /// The length of a safetensors file's JSON header from its first 8 bytes: read `8 + n` bytes
 /// and pass them to [`parse_safetensors_header`].
 #[wasm_bindgen(js_name = safetensorsHeaderLength)]
@@ -328,12 +341,14 @@ pub fn safetensors_header_length(first8: &[u8]) -> Result<f64, JsError> {
     Ok(n as f64)
 }
 
+#[cfg(feature = "full")]
 /// Reads a safetensors header (the file's first `8 + n` bytes; the tensors are not needed).
 #[wasm_bindgen(js_name = parseSafetensorsHeader)]
 pub fn parse_safetensors_header(bytes: &[u8]) -> Result<JsSafetensorsHeader, JsError> {
     to_js(&vramfit::headers::parse_safetensors_header(bytes).map_err(js_err)?)
 }
 
+#[cfg(feature = "full")]
 /// Reads a GGUF header from a prefix of the file; when the prefix is too short the error says
 /// how many bytes are needed.
 #[wasm_bindgen(js_name = parseGgufHeader)]
@@ -353,6 +368,7 @@ pub fn models() -> Result<JsPresets, JsError> {
     to_js(presets::presets())
 }
 
+#[cfg(feature = "full")]
 /// The built-in models matching a search (id, alias or name, case-insensitive), best first.
 #[wasm_bindgen(js_name = searchModels)]
 pub fn search_models(query: &str) -> Result<JsPresets, JsError> {
@@ -360,12 +376,14 @@ pub fn search_models(query: &str) -> Result<JsPresets, JsError> {
     to_js(&found)
 }
 
+#[cfg(feature = "full")]
 /// Every rental offer, with its price and source.
 #[wasm_bindgen]
 pub fn offers() -> Result<JsOffers, JsError> {
     to_js(hw::offers())
 }
 
+#[cfg(feature = "full")]
 /// Every platform of the decision matrix.
 #[wasm_bindgen]
 pub fn platforms() -> Result<JsPlatforms, JsError> {

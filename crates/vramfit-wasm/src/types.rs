@@ -1,6 +1,8 @@
 //! The data types of the JavaScript API that the core does not have: options objects and
-//! results that group several core values. Their TypeScript comes from the same generator as the
-//! core's (see `tests/dts.rs`).
+//! results that group several core values; only the `full` build uses them. Their TypeScript
+//! comes from the same generator as the core's (see `tests/dts.rs`).
+
+#![cfg_attr(not(feature = "full"), allow(dead_code))]
 
 use serde::{Deserialize, Serialize};
 use vramfit::Bytes;

@@ -96,7 +96,6 @@ enum Body {
 
 #[derive(Clone)]
 struct Def {
-    name: String,
     /// The source file, to tell apart types of the same name in different modules.
     file: String,
     docs: Vec<String>,
@@ -142,7 +141,6 @@ fn collect(sources: &[(String, String)]) -> Result<BTreeMap<String, Vec<Def>>, S
             }
             let name = ident.to_string();
             let def = Def {
-                name: name.clone(),
                 file: path.clone(),
                 docs: docs(&attrs),
                 attrs: serde_attrs(&attrs, path)?,
@@ -612,7 +610,7 @@ fn ident_or_quoted(s: &str) -> String {
 }
 
 fn doc_block(docs: &[String], indent: &str) -> String {
-    while docs.last().is_some_and(|l| l.is_empty()) {
+    if docs.last().is_some_and(|l| l.is_empty()) {
         return doc_block(&docs[..docs.len() - 1], indent);
     }
     if docs.is_empty() {

@@ -10,7 +10,10 @@
 //!   with top-level `await` (from disk under Node, by `fetch` elsewhere), so every function is
 //!   ready once the import resolves;
 //! - `vramfit.js`, `vramfit_bg.wasm`: wasm-bindgen's glue and the module;
-//! - `widget.js`: `import "vramfit/widget"` registers `<vramfit-calculator>`;
+//! - `load.js`: loads a module from disk (Node) or by URL (browsers, bundlers);
+//! - `widget.js`: `import "vramfit/widget"` registers `<vramfit-calculator>`; it runs its own
+//!   smaller module, `vramfit_widget.js` / `vramfit_widget_bg.wasm` (the crate without its
+//!   `full` feature: estimate, solve, gpus, models), so an embedding page downloads less;
 //! - `index.d.ts`, `vramfit.d.ts`, `widget.d.ts`: the types (the data types are generated from
 //!   the serde types, see `crates/vramfit-wasm/tests/dts.rs`);
 //! - `package.json`, `README.md`.
@@ -22,15 +25,23 @@ use crate::tools::{self, cargo, cmd, run};
 use crate::{Result, root};
 
 /// The files a page needs to run the widget (what [`build_widget_into`] copies).
-pub const WIDGET_FILES: &[&str] = &["index.js", "vramfit.js", "vramfit_bg.wasm", "widget.js"];
+pub const WIDGET_FILES: &[&str] = &[
+    "load.js",
+    "vramfit_widget.js",
+    "vramfit_widget_bg.wasm",
+    "widget.js",
+];
 
 /// Every file of the package besides `package.json` and `README.md`.
 pub const PACKAGE_FILES: &[&str] = &[
     "index.js",
     "index.d.ts",
+    "load.js",
     "vramfit.js",
     "vramfit.d.ts",
     "vramfit_bg.wasm",
+    "vramfit_widget.js",
+    "vramfit_widget_bg.wasm",
     "widget.js",
     "widget.d.ts",
 ];
@@ -59,6 +70,10 @@ fn ensure_tools() -> Result {
 /// `build_widget_into(&dist.join("widget"))`, then `<script type="module"
 /// src="./widget/widget.js">` and `<vramfit-calculator>` work in any page of the site).
 /// Installs missing tools first.
+#[allow(
+    dead_code,
+    reason = "for the site build (site.rs), which ships dist/widget/ with it"
+)]
 pub fn build_widget_into(dir: &Path) -> Result {
     ensure_tools()?;
     let stage = build_wasm()?;
@@ -83,16 +98,37 @@ pub fn build_package(dir: &Path) -> Result {
         &dir.join("package.json"),
         &package_json(&workspace_version()?),
     )?;
-    let wasm = std::fs::metadata(dir.join("vramfit_bg.wasm"))
-        .map(|m| m.len())
-        .unwrap_or(0);
-    eprintln!("vramfit_bg.wasm: {:.1} KiB", wasm as f64 / 1024.0);
+    for f in ["vramfit_bg.wasm", "vramfit_widget_bg.wasm"] {
+        let n = std::fs::metadata(dir.join(f)).map(|m| m.len()).unwrap_or(0);
+        eprintln!("{f}: {:.1} KiB", n as f64 / 1024.0);
+    }
     Ok(())
 }
 
-/// `cargo build` → `wasm-bindgen` → `wasm-opt`, and the package's JS beside them, in
-/// `target/npm-stage/`. Returns that folder.
+/// Both modules (the API's and the widget's) and the package's JS, in `target/npm-stage/`.
+/// Returns that folder.
 fn build_wasm() -> Result<PathBuf> {
+    let stage = root().join("target/npm-stage");
+    let _ = std::fs::remove_dir_all(&stage);
+    // The API: every function. The widget: estimate, solve, gpus, models and version only.
+    build_module(&stage, "vramfit", &[])?;
+    build_module(&stage, "vramfit_widget", &["--no-default-features"])?;
+    let js = root().join("crates/vramfit-wasm/js");
+    for f in [
+        "index.js",
+        "index.d.ts",
+        "load.js",
+        "widget.js",
+        "widget.d.ts",
+    ] {
+        copy(&js.join(f), &stage.join(f))?;
+    }
+    Ok(stage)
+}
+
+/// `cargo build` → `wasm-bindgen` → `wasm-opt`: `NAME.js`, `NAME.d.ts` and `NAME_bg.wasm` in
+/// `stage`.
+fn build_module(stage: &Path, name: &str, cargo_flags: &[&str]) -> Result {
     // Keep the `target_features` section (the profile strips symbols): wasm-bindgen reads it.
     run(cargo()
         .args([
@@ -103,14 +139,12 @@ fn build_wasm() -> Result<PathBuf> {
             WASM_TARGET,
             "--release",
         ])
+        .args(cargo_flags)
         .env("CARGO_PROFILE_RELEASE_STRIP", "false"))?;
-    let root = root();
-    let wasm = root.join("target/wasm32-unknown-unknown/release/vramfit_wasm.wasm");
-    let stage = root.join("target/npm-stage");
-    let bindgen = stage.join("bindgen");
-    let _ = std::fs::remove_dir_all(&stage);
+    let wasm = root().join("target/wasm32-unknown-unknown/release/vramfit_wasm.wasm");
+    let bindgen = stage.join(format!("bindgen-{name}"));
     run(cmd("wasm-bindgen")
-        .args(["--target", "web", "--out-name", "vramfit", "--out-dir"])
+        .args(["--target", "web", "--out-name", name, "--out-dir"])
         .arg(&bindgen)
         .arg(&wasm))?;
     run(cmd(tools::node_bin("wasm-opt"))
@@ -129,16 +163,16 @@ fn build_wasm() -> Result<PathBuf> {
             "--strip-debug",
             "--strip-producers",
         ])
-        .arg(bindgen.join("vramfit_bg.wasm"))
+        .arg(bindgen.join(format!("{name}_bg.wasm")))
         .arg("-o")
-        .arg(stage.join("vramfit_bg.wasm")))?;
-    copy(&bindgen.join("vramfit.js"), &stage.join("vramfit.js"))?;
-    copy(&bindgen.join("vramfit.d.ts"), &stage.join("vramfit.d.ts"))?;
-    let js = root.join("crates/vramfit-wasm/js");
-    for f in ["index.js", "index.d.ts", "widget.js", "widget.d.ts"] {
-        copy(&js.join(f), &stage.join(f))?;
+        .arg(stage.join(format!("{name}_bg.wasm"))))?;
+    for ext in ["js", "d.ts"] {
+        copy(
+            &bindgen.join(format!("{name}.{ext}")),
+            &stage.join(format!("{name}.{ext}")),
+        )?;
     }
-    Ok(stage)
+    Ok(())
 }
 
 /// The workspace's version (`[workspace.package] version` in the root `Cargo.toml`).

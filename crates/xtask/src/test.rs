@@ -84,6 +84,10 @@ fn steps() -> Vec<(&'static str, Box<dyn Fn() -> Outcome>)> {
             }),
         ),
         (
+            "npm package: same numbers as the CLI, packed install, tsc --strict, widget in Chromium",
+            Box::new(|| step_result(crate::npm::test())),
+        ),
+        (
             "cargo xtask dist",
             Box::new(|| step_result(site::dist().map(|_| ()))),
         ),
