@@ -1,24 +1,10 @@
 //! Estimator tests: every figure against a hand calculation written here, or a cited measurement.
 
 use super::*;
-use crate::model::{Family, Moe, Norm};
+use crate::model::Moe;
 
 fn llama8b() -> Architecture {
-    Architecture {
-        family: Family::CausalLm,
-        vocab_size: 128_256,
-        hidden_size: 4096,
-        num_layers: 32,
-        num_heads: 32,
-        num_kv_heads: 8,
-        head_dim: 128,
-        intermediate_size: 14_336,
-        gated_ffn: true,
-        norm: Norm::Rms,
-        norms_per_layer: 2,
-        max_position_embeddings: 131_072,
-        ..Architecture::default()
-    }
+    crate::model::tests::llama31_8b()
 }
 
 fn input(arch: Architecture) -> EstimateInput {
@@ -163,8 +149,9 @@ fn full_training_amp_adamw_is_16_bytes_per_param_plus_step() {
 fn training_activations_by_hand() {
     // Pure bf16, flash attention, no checkpointing: per token per block (bytes)
     // norms 2 × (4 × 4096 fp32 input + 2 × 4096 output) = 49,152; qkv input 2 × 4096 = 8,192;
-    // kernel q,k,v,out 2 × (6,144 + 4,096) + 4 × 32 lse = 20,608; FFN input 8,192;
-    // gate, silu, up 3 × 2 × 14,336 = 86,016; down input 28,672 → 200,832 B.
+    // kernel: q and k, v expanded to 32 heads 2 × 3 × 4096 = 24,576, output 8,192, lse 4 × 32 = 128
+    // → 32,896; o_proj's contiguous copy 8,192; FFN input 8,192; gate, silu, up 3 × 2 × 14,336 =
+    // 86,016; down input 28,672 → 221,312 B.
     let e = estimate(&EstimateInput {
         mode: Mode::Training,
         precision: Precision::Bf16,
@@ -173,8 +160,8 @@ fn training_activations_by_hand() {
         ..input(llama8b())
     })
     .unwrap();
-    let per_token = 49_152 + 8_192 + 20_608 + 8_192 + 86_016 + 28_672;
-    assert_eq!(per_token, 200_832);
+    let per_token = 49_152 + 8_192 + 32_896 + 8_192 + 8_192 + 86_016 + 28_672;
+    assert_eq!(per_token, 221_312);
     let acts = 2 * 1024 * per_token * 32;
     let key = if e.peak_phase == Phase::ForwardLoss {
         "activations"
@@ -212,8 +199,9 @@ fn checkpointing_keeps_block_inputs_only() {
     .unwrap();
     let none = estimate(&base).unwrap();
     let get = |e: &Estimate| comp(e, "activations") + comp(e, "activations_off_peak");
-    // Kept: 4096 tokens × 2 B × 4096 × 32 blocks; plus one block recomputed (4096 × 200,832 B).
-    assert_eq!(get(&full), 4096 * 2 * 4096 * 32 + 4096 * 200_832);
+    // Kept: 4096 tokens × 2 B × 4096 × 32 blocks; plus one block recomputed (4096 × 221,312 B,
+    // the per-token figure of `training_activations_by_hand`).
+    assert_eq!(get(&full), 4096 * 2 * 4096 * 32 + 4096 * 221_312);
     // The guide (§5.1): checkpointing saves at least 50 % of activation memory.
     assert!(get(&full) * 2 <= get(&none));
 }
@@ -504,4 +492,37 @@ fn serving_fits_only_when_the_pool_holds_the_sequences() {
         .get();
     let theory = Bytes::from_f64(budget as f64 / 0.9).get() + CUDA_CONTEXT.get() + cg;
     assert_eq!(ok.recommended_bytes, m_rec(Bytes::new(theory)));
+}
+
+#[test]
+fn presets_ship_in_their_released_format() {
+    // gpt-oss model card (arXiv:2508.10925, Table 1): checkpoint sizes 60.8 GiB (120b) and
+    // 12.8 GiB (20b), with MXFP4 MoE weights and bf16 elsewhere.
+    let w = |id: &str| {
+        estimate(&EstimateInput {
+            model: Some(id.into()),
+            ..EstimateInput::default()
+        })
+        .unwrap()
+        .weights_bytes
+        .as_gib()
+    };
+    assert!(
+        (w("openai/gpt-oss-120b") - 60.8).abs() < 0.1,
+        "{}",
+        w("openai/gpt-oss-120b")
+    );
+    assert!(
+        (w("openai/gpt-oss-20b") - 12.8).abs() < 0.1,
+        "{}",
+        w("openai/gpt-oss-20b")
+    );
+    // Asking for another format overrides the shipped one.
+    let bf16 = estimate(&EstimateInput {
+        model: Some("openai/gpt-oss-20b".into()),
+        quantization: Quantization::W8a8,
+        ..EstimateInput::default()
+    })
+    .unwrap();
+    assert!(bf16.weights_bytes.as_gib() > 19.0);
 }
