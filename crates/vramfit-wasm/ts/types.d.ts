@@ -2029,6 +2029,10 @@ export type Phase =
    */
   | "forward_loss"
   /**
+   * Training: end of backward, every gradient and the embedding's gradient buffer alive.
+   */
+  | "backward"
+  /**
    * Training: the optimizer step.
    */
   | "optimizer_step"
@@ -2200,6 +2204,11 @@ export interface Preset {
    * The checkpoint's `torch_dtype`.
    */
   dtype: Dtype;
+  /**
+   * The format the released weights ship in (gpt-oss: MXFP4 experts; DeepSeek-V3: FP8);
+   * `None` for unquantized checkpoints.
+   */
+  quantization: Quantization;
   /**
    * The architecture, from the model's `config.json`.
    */
