@@ -235,7 +235,7 @@ pub fn recommend(
 /// possible (guide §4.1, §5.3).
 #[wasm_bindgen(js_name = planMig)]
 pub fn plan_mig(
-    gpu_id: &str,
+    #[wasm_bindgen(js_name = "gpuId")] gpu_id: &str,
     jobs: JsMigJobs,
     options: Option<JsMigOptions>,
 ) -> Result<JsMigResult, JsError> {

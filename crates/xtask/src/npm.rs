@@ -54,9 +54,22 @@ pub fn npm_dir() -> PathBuf {
 /// `cargo xtask npm`: installs what is missing, then builds the package into `target/npm/`.
 pub fn npm() -> Result {
     ensure_tools()?;
+    generate_types()?;
     let dir = npm_dir();
     build_package(&dir)?;
     eprintln!("npm package written to {}", dir.display());
+    Ok(())
+}
+
+/// Regenerates `crates/vramfit-wasm/ts/types.d.ts` from the serde types when it is stale (the
+/// generator is the test `tests/dts.rs`, which rewrites the file and fails; the second run
+/// passes).
+fn generate_types() -> Result {
+    let dts = || run(cargo().args(["test", "-q", "-p", "vramfit-wasm", "--test", "dts"]));
+    if dts().is_err() {
+        dts()?;
+        eprintln!("crates/vramfit-wasm/ts/types.d.ts was regenerated: commit it");
+    }
     Ok(())
 }
 
