@@ -139,7 +139,7 @@ fn validation() -> String {
     }
     let _ = writeln!(
         s,
-        "\nGPT-2 trains with dropout and a tanh-approximated GELU built from elementary operations, each of which saves its own intermediates; vramfit models neither yet, hence its underestimates on GPT-2's long-sequence training cases."
+        "\nGPT-2 and BERT are the least accurate: vramfit counts their dropout masks and GPT-2's composite tanh-GELU, but not every copy their attention code makes (GPT-2 splits one fused `c_attn` output into q, k and v views; BERT permutes and copies its heads), nor PEFT's adapter dropout on GPT-2's fused projection."
     );
     let _ = writeln!(s, "\n### Hugging Face training benchmark\n");
     // bert-large-uncased, sequence classification, V100-16GB, batch 4, seq 512, fp32 AdamW:

@@ -1,7 +1,7 @@
 //! Activation memory: what a forward pass keeps for backward (training) or holds at once
 //! (inference), counted tensor by tensor from the layer's operations.
 
-use crate::model::{Architecture, Family, Role};
+use crate::model::{Architecture, Role};
 
 /// Which weights receive gradients; decides which inputs autograd must save.
 #[derive(Clone, Copy, Debug)]
@@ -141,6 +141,10 @@ pub fn training_per_token(
         b += act * h * if amp { up_inputs } else { 1 };
     }
     b += act * i * if arch.gated_ffn { 3 } else { 1 };
+    if arch.composite_gelu {
+        // 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))): tanh's output, 0.5·x and (1 + tanh) are saved.
+        b += 3 * act * i;
+    }
     if train.saves_input(Role::Down) {
         b += act * i;
     }
@@ -148,8 +152,10 @@ pub fn training_per_token(
         // Router logits (fp32) and routing weights.
         b += 4 * m.num_experts + 8 * m.experts_per_token;
     }
-    let dropout = matches!(arch.family, Family::Bert | Family::Vit | Family::Whisper);
+    let dropout = arch.training_dropout;
     if dropout {
+        // Masks after the attention output and the FFN output, and on the attention probabilities'
+        // path outside fused kernels: one byte per element.
         b += 3 * h;
     }
     // Per sequence: eager attention's probabilities, fp32 softmax output + its cast, + dropout mask.
