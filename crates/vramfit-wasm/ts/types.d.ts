@@ -118,6 +118,16 @@ export interface Architecture {
    */
   num_labels: number;
   /**
+   * Dropout is active in training (`resid_pdrop`, `hidden_dropout_prob` > 0): each dropout keeps a
+   * one-byte mask per element for backward.
+   */
+  training_dropout: boolean;
+  /**
+   * The FFN activation is a tanh-approximated GELU built from elementary operations
+   * (`gelu_new`, `gelu_fast`), each of which saves its own intermediates for backward.
+   */
+  composite_gelu: boolean;
+  /**
    * Parameters outside the modelled text stack (vision tower, projector, MTP module),
    * counted in the model dtype and never quantized.
    */
@@ -244,6 +254,16 @@ export interface ArchitectureInput {
    * Classifier classes (ViT) or BERT token types.
    */
   num_labels?: number;
+  /**
+   * Dropout is active in training (`resid_pdrop`, `hidden_dropout_prob` > 0): each dropout keeps a
+   * one-byte mask per element for backward.
+   */
+  training_dropout?: boolean;
+  /**
+   * The FFN activation is a tanh-approximated GELU built from elementary operations
+   * (`gelu_new`, `gelu_fast`), each of which saves its own intermediates for backward.
+   */
+  composite_gelu?: boolean;
   /**
    * Parameters outside the modelled text stack (vision tower, projector, MTP module),
    * counted in the model dtype and never quantized.
