@@ -87,6 +87,10 @@ fn steps() -> Vec<Step> {
             }),
         ),
         (
+            "npm package: same numbers as the CLI, packed install, tsc --strict, widget in Chromium",
+            Box::new(|| step_result(crate::npm::test())),
+        ),
+        (
             "cargo xtask dist",
             Box::new(|| step_result(site::dist().map(|_| ()))),
         ),

@@ -15,7 +15,9 @@ use alloc::vec::Vec;
 
 pub use activations::{Kernel, Trainable, role_bit};
 pub use quick::{Quick, guide_bytes_per_param, m_rec};
-pub use solve::{Solutions, fewest_gpus, largest_batch, largest_context, solve};
+pub use solve::{
+    Solutions, fewest_gpus, largest_batch, largest_context, layout_required_bytes, solve,
+};
 pub use weights::{gguf_type, per_gpu_weight_bytes, tensor_bytes};
 
 use crate::error::{InputError, Result};
