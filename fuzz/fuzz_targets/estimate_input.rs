@@ -40,13 +40,24 @@ fn quantization(u: &mut Unstructured) -> Result<Quantization> {
         0 => Quantization::None,
         1 => Quantization::Fp8,
         2 => Quantization::W8a8,
-        3 => Quantization::W4a16 { group_size: u.arbitrary()? },
-        4 => Quantization::Gptq { bits: u.arbitrary()?, group_size: u.arbitrary()? },
-        5 => Quantization::Awq { group_size: u.arbitrary()? },
+        3 => Quantization::W4a16 {
+            group_size: u.arbitrary()?,
+        },
+        4 => Quantization::Gptq {
+            bits: u.arbitrary()?,
+            group_size: u.arbitrary()?,
+        },
+        5 => Quantization::Awq {
+            group_size: u.arbitrary()?,
+        },
         6 => Quantization::BnbInt8,
-        7 => Quantization::BnbNf4 { double_quant: u.arbitrary()? },
+        7 => Quantization::BnbNf4 {
+            double_quant: u.arbitrary()?,
+        },
         8 => Quantization::Mxfp4,
-        _ => Quantization::Gguf { file_type: *u.choose(&GgufFileType::ALL)? },
+        _ => Quantization::Gguf {
+            file_type: *u.choose(&GgufFileType::ALL)?,
+        },
     })
 }
 
@@ -71,7 +82,11 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
         }
         arch = Some(a);
     }
-    let model = if u.arbitrary()? { Some(u.choose(presets)?.id.to_string()) } else { None };
+    let model = if u.arbitrary()? {
+        Some(u.choose(presets)?.id.to_string())
+    } else {
+        None
+    };
     Ok(EstimateInput {
         model,
         params: text(u, &["7B", "70B", "1e309", "NaN", "-1B", "340M"])?,
@@ -82,13 +97,31 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
         seq_len: num(u)?,
         new_tokens: num(u)?,
         dtype: if u.arbitrary()? {
-            Some(*u.choose(&[Dtype::Fp32, Dtype::Fp16, Dtype::Bf16, Dtype::Fp8, Dtype::Int8, Dtype::Int4])?)
+            Some(*u.choose(&[
+                Dtype::Fp32,
+                Dtype::Fp16,
+                Dtype::Bf16,
+                Dtype::Fp8,
+                Dtype::Int8,
+                Dtype::Int4,
+            ])?)
         } else {
             None
         },
         quantization: quantization(u)?,
-        kv_dtype: *u.choose(&[KvDtype::Auto, KvDtype::Fp16, KvDtype::Bf16, KvDtype::Fp8, KvDtype::Q8_0, KvDtype::Q4_0])?,
-        attention: *u.choose(&[AttentionImpl::Sdpa, AttentionImpl::Flash, AttentionImpl::Eager])?,
+        kv_dtype: *u.choose(&[
+            KvDtype::Auto,
+            KvDtype::Fp16,
+            KvDtype::Bf16,
+            KvDtype::Fp8,
+            KvDtype::Q8_0,
+            KvDtype::Q4_0,
+        ])?,
+        attention: *u.choose(&[
+            AttentionImpl::Sdpa,
+            AttentionImpl::Flash,
+            AttentionImpl::Eager,
+        ])?,
         logits: *u.choose(&[Logits::Last, Logits::All])?,
         optimizer: *u.choose(&[
             Optimizer::Adamw,
@@ -99,10 +132,24 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
             Optimizer::Lion,
         ])?,
         fused_optimizer: u.arbitrary()?,
-        precision: *u.choose(&[Precision::Fp32, Precision::Fp16, Precision::Bf16, Precision::AmpFp16, Precision::AmpBf16])?,
-        grad_checkpointing: *u.choose(&[Checkpointing::None, Checkpointing::Full, Checkpointing::Selective])?,
+        precision: *u.choose(&[
+            Precision::Fp32,
+            Precision::Fp16,
+            Precision::Bf16,
+            Precision::AmpFp16,
+            Precision::AmpBf16,
+        ])?,
+        grad_checkpointing: *u.choose(&[
+            Checkpointing::None,
+            Checkpointing::Full,
+            Checkpointing::Selective,
+        ])?,
         lora_rank: num(u)?,
-        lora_targets: if u.ratio(1, 4)? { u.arbitrary()? } else { Vec::new() },
+        lora_targets: if u.ratio(1, 4)? {
+            u.arbitrary()?
+        } else {
+            Vec::new()
+        },
         qlora: u.arbitrary()?,
         zero: num(u)?,
         offload: *u.choose(&[Offload::None, Offload::Cpu, Offload::Nvme])?,
@@ -130,9 +177,16 @@ fn check(input: &EstimateInput) -> Option<Estimate> {
         Ok(e) => {
             assert!(e.total_bytes >= e.peak_allocated_bytes, "{input:?}");
             for c in &e.components {
-                assert!(!c.formula.contains("NaN") && !c.formula.contains("inf"), "{}", c.formula);
+                assert!(
+                    !c.formula.contains("NaN") && !c.formula.contains("inf"),
+                    "{}",
+                    c.formula
+                );
             }
-            assert!(e.max_concurrency_exact.is_none_or(|c| c.is_finite() && c >= 0.0));
+            assert!(
+                e.max_concurrency_exact
+                    .is_none_or(|c| c.is_finite() && c >= 0.0)
+            );
             // The output is plain JSON, as every face sends it on.
             serde_json::to_string(&e).expect("an estimate serializes");
             Some(e)
@@ -145,7 +199,9 @@ fn check(input: &EstimateInput) -> Option<Estimate> {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&how, rest)) = data.split_first() else { return };
+    let Some((&how, rest)) = data.split_first() else {
+        return;
+    };
     if how & 1 == 0 {
         if let Ok(input) = serde_json::from_slice::<EstimateInput>(rest) {
             check(&input);

@@ -11,7 +11,11 @@ fuzz_target!(|data: &[u8]| {
         Err(e) => {
             assert!(e.field.starts_with("gguf"), "{e}");
             if let Some(n) = gguf_prefix_needed(&e) {
-                assert!(n > data.len() as u64, "asks for {n} bytes having {}: {e}", data.len());
+                assert!(
+                    n > data.len() as u64,
+                    "asks for {n} bytes having {}: {e}",
+                    data.len()
+                );
             }
         }
     }

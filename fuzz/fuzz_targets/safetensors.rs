@@ -3,7 +3,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use vramfit::headers::{parse_safetensors_header, parse_safetensors_shards, safetensors_header_len};
+use vramfit::headers::{
+    parse_safetensors_header, parse_safetensors_shards, safetensors_header_len,
+};
 
 fuzz_target!(|data: &[u8]| {
     if let Err(e) = safetensors_header_len(data) {

@@ -16,6 +16,11 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(again.lang, state.lang, "{hash}");
     assert_eq!(again.calc, state.calc, "{hash}");
     assert_eq!(again.extra, state.extra, "{hash}");
-    assert!(again.problems.is_empty(), "{hash} → {} → {:?}", state.hash(), again.problems);
+    assert!(
+        again.problems.is_empty(),
+        "{hash} → {} → {:?}",
+        state.hash(),
+        again.problems
+    );
     assert_eq!(decode(&encode(&hash)), hash);
 });

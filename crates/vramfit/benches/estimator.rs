@@ -11,7 +11,7 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use vramfit::Bytes;
 use vramfit::diagnose::diagnose;
 use vramfit::estimate::{
-    EstimateInput, Mode, Engine, estimate, fewest_gpus, largest_batch, largest_context,
+    Engine, EstimateInput, Mode, estimate, fewest_gpus, largest_batch, largest_context,
 };
 use vramfit::hardware::mig::{MigOptions, plan_mig};
 use vramfit::hardware::{find_gpu, gpus, offers};
@@ -26,7 +26,11 @@ fn llama_8b(mode: Mode, engine: Engine) -> EstimateInput {
         mode,
         engine,
         gpu: Some("h100-sxm5-80gb".into()),
-        seq_len: if mode == Mode::Training { 4096.0 } else { 2048.0 },
+        seq_len: if mode == Mode::Training {
+            4096.0
+        } else {
+            2048.0
+        },
         max_model_len: (mode == Mode::Serve).then_some(8192.0),
         ..EstimateInput::default()
     }
@@ -175,8 +179,7 @@ fn mig(c: &mut Criterion) {
 /// An `nvidia-smi --query-gpu=… --format=csv -l 1` log of about `bytes` bytes: a slow leak on
 /// GPU 0 beside a flat GPU 1.
 fn smi_log(bytes: usize) -> String {
-    let mut s =
-        String::from("timestamp, index, name, memory.used [MiB], memory.total [MiB]\n");
+    let mut s = String::from("timestamp, index, name, memory.used [MiB], memory.total [MiB]\n");
     let mut t = 0u64;
     while s.len() < bytes {
         let (h, m, sec) = (5 + t / 3600 % 19, t / 60 % 60, t % 60);
@@ -194,7 +197,9 @@ fn diagnosis(c: &mut Criterion) {
     let log = smi_log(100 * 1024);
     let mut g = c.benchmark_group("diagnose");
     g.throughput(Throughput::Bytes(log.len() as u64));
-    g.bench_function("nvidia-smi-csv-100kb", |b| b.iter(|| diagnose(black_box(&log))));
+    g.bench_function("nvidia-smi-csv-100kb", |b| {
+        b.iter(|| diagnose(black_box(&log)))
+    });
     g.finish();
 }
 

@@ -178,7 +178,15 @@ proptest! {
 /// A dense decoder whose every matrix dimension is a multiple of 256, so that llama.cpp's
 /// K-quants apply to every tensor (it falls back to other types for rows that are not).
 fn dense_arch() -> impl Strategy<Value = Architecture> {
-    (1u64..=16, 1u64..=4, 1u64..=40, 1u64..=4, 4u64..=40, 32_000u64..=160_000, any::<bool>())
+    (
+        1u64..=16,
+        1u64..=4,
+        1u64..=40,
+        1u64..=4,
+        4u64..=40,
+        32_000u64..=160_000,
+        any::<bool>(),
+    )
         .prop_map(|(k, kv, layers, ffn, ffn_k, vocab, tied)| {
             let head_dim = 128;
             let hidden = 256 * k;
@@ -207,14 +215,8 @@ fn need(input: &EstimateInput) -> Bytes {
 }
 
 fn solver_input() -> impl Strategy<Value = (EstimateInput, Bytes)> {
-    (
-        arch(),
-        mode(),
-        1u64..64,
-        16u64..8192,
-        4u64..=192,
-    )
-        .prop_map(|(a, (mode, engine), batch, seq, gib)| {
+    (arch(), mode(), 1u64..64, 16u64..8192, 4u64..=192).prop_map(
+        |(a, (mode, engine), batch, seq, gib)| {
             let input = EstimateInput {
                 arch: Some(a),
                 mode,
@@ -225,7 +227,8 @@ fn solver_input() -> impl Strategy<Value = (EstimateInput, Bytes)> {
                 ..EstimateInput::default()
             };
             (input, Bytes::new(gib << 30))
-        })
+        },
+    )
 }
 
 proptest! {

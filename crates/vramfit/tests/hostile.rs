@@ -92,8 +92,20 @@ fn numbers_out_of_range_name_their_field() {
 fn non_finite_numbers_from_rust_and_js_are_refused() {
     // JSON cannot carry NaN or infinity, but JavaScript (through the npm package) and Rust can.
     for v in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, f64::MAX, -0.5] {
-        refused(&EstimateInput { batch: v, ..llama() }, "batch");
-        refused(&EstimateInput { seq_len: v, ..llama() }, "seq_len");
+        refused(
+            &EstimateInput {
+                batch: v,
+                ..llama()
+            },
+            "batch",
+        );
+        refused(
+            &EstimateInput {
+                seq_len: v,
+                ..llama()
+            },
+            "seq_len",
+        );
         refused(&EstimateInput { gpus: v, ..llama() }, "gpus");
         refused(
             &EstimateInput {
@@ -129,7 +141,14 @@ fn strings_that_are_not_numbers_are_refused() {
         );
     }
     for bad in [
-        "NaN GB", "infGiB", "-80GB", "1e309GB", "80", "80 parsecs", "GiB", "18446744073709551616GiB",
+        "NaN GB",
+        "infGiB",
+        "-80GB",
+        "1e309GB",
+        "80",
+        "80 parsecs",
+        "GiB",
+        "18446744073709551616GiB",
     ] {
         refused(
             &EstimateInput {
@@ -162,7 +181,9 @@ fn json_numbers_beyond_f64_are_a_json_error_not_a_panic() {
 
 #[test]
 fn absurd_architectures_are_refused_by_field() {
-    let base = vramfit::presets::find("meta-llama/Llama-3.1-8B").unwrap().arch;
+    let base = vramfit::presets::find("meta-llama/Llama-3.1-8B")
+        .unwrap()
+        .arch;
     let cases: [(&str, fn(&mut vramfit::model::Architecture)); 6] = [
         ("hidden_size", |a| a.hidden_size = u64::MAX),
         ("num_layers", |a| a.num_layers = u64::MAX),
@@ -179,9 +200,16 @@ fn absurd_architectures_are_refused_by_field() {
             ..EstimateInput::default()
         };
         match estimate(&input) {
-            Err(e) => assert!(e.field.contains(field) || e.field.starts_with("arch"), "{field}: {e}"),
+            Err(e) => assert!(
+                e.field.contains(field) || e.field.starts_with("arch"),
+                "{field}: {e}"
+            ),
             // Accepted only if every figure stays far below overflow.
-            Ok(e) => assert!(e.total_bytes.get() < u64::MAX / 2, "{field}: {:?}", e.total_bytes),
+            Ok(e) => assert!(
+                e.total_bytes.get() < u64::MAX / 2,
+                "{field}: {:?}",
+                e.total_bytes
+            ),
         }
     }
 }
@@ -202,8 +230,7 @@ fn deeply_nested_json_is_refused_without_recursing() {
             let inner = nested(depth, object);
             let e = parse_config(&inner).unwrap_err();
             names(&e, "config.json");
-            let e = parse_config(&format!(r#"{{"hidden_size": 4096, "x": {inner}}}"#))
-                .unwrap_err();
+            let e = parse_config(&format!(r#"{{"hidden_size": 4096, "x": {inner}}}"#)).unwrap_err();
             names(&e, "config.json");
             // EstimateInput: serde_json's recursion limit (128) refuses it with a JSON error…
             assert!(from_json(&inner).is_err());
@@ -329,7 +356,11 @@ fn safetensors_tensor_shapes_that_overflow() {
         match parse_safetensors_header(&b) {
             Err(e) => names(&e, "safetensors"),
             // Accepted only with a count that did not wrap.
-            Ok(h) => assert!(h.total_params >= 1 << 32, "{shape}: {} params", h.total_params),
+            Ok(h) => assert!(
+                h.total_params >= 1 << 32,
+                "{shape}: {} params",
+                h.total_params
+            ),
         }
     }
 }
@@ -338,10 +369,7 @@ fn safetensors_tensor_shapes_that_overflow() {
 fn unknown_or_read(text: &str) {
     let d = diagnose::diagnose(text);
     for e in &d.evidence {
-        assert!(
-            e.value.is_none_or(|v| v.is_finite() && v >= 0.0),
-            "{e:?}"
-        );
+        assert!(e.value.is_none_or(|v| v.is_finite() && v >= 0.0), "{e:?}");
     }
     if d.kind == Kind::Unknown {
         assert!(d.what_to_paste_instead.is_some());

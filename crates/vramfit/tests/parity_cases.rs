@@ -10,7 +10,8 @@
 //! With `VRAMFIT_WRITE_PARITY=1`: writes `target/parity/cases.json`, an array of
 //! `{"input": …, "output": …}` or `{"input": …, "error": …}`, which
 //! `crates/xtask/bench/parity.mjs` feeds to the npm package (in Node and in headless Chromium)
-//! and compares field by field, exactly.
+//! and compares field by field, exactly. It also writes `target/parity/bench.json`, the inputs
+//! of the Node benchmark (`crates/xtask/bench/estimate.mjs`): the same as the native ones.
 
 use serde_json::{Value, json};
 use vramfit::estimate::{
@@ -105,7 +106,11 @@ fn case(r: &mut Rng) -> EstimateInput {
             KvDtype::Q8_0,
             KvDtype::Q4_0,
         ]),
-        attention: r.pick(&[AttentionImpl::Sdpa, AttentionImpl::Flash, AttentionImpl::Eager]),
+        attention: r.pick(&[
+            AttentionImpl::Sdpa,
+            AttentionImpl::Flash,
+            AttentionImpl::Eager,
+        ]),
         logits: r.pick(&[Logits::Last, Logits::Last, Logits::All]),
         ..EstimateInput::default()
     };
@@ -134,7 +139,12 @@ fn case(r: &mut Rng) -> EstimateInput {
     }
     match r.below(4) {
         0 => {}
-        1 => i.gpu_memory = Some(r.pick(&["24GiB", "79.19GiB", "80GB", "16 GB", "141GB", "8GiB"]).into()),
+        1 => {
+            i.gpu_memory = Some(
+                r.pick(&["24GiB", "79.19GiB", "80GB", "16 GB", "141GB", "8GiB"])
+                    .into(),
+            )
+        }
         _ => i.gpu = Some(r.pick(gpus).id.into()),
     }
     match mode {
@@ -155,14 +165,21 @@ fn case(r: &mut Rng) -> EstimateInput {
                 Precision::AmpFp16,
                 Precision::AmpBf16,
             ]);
-            i.grad_checkpointing =
-                r.pick(&[Checkpointing::None, Checkpointing::Full, Checkpointing::Selective]);
+            i.grad_checkpointing = r.pick(&[
+                Checkpointing::None,
+                Checkpointing::Full,
+                Checkpointing::Selective,
+            ]);
             if r.chance(35) {
                 i.lora_rank = r.pick(&[8.0, 16.0, 64.0]);
                 i.qlora = r.chance(40);
                 if r.chance(50) {
                     i.lora_targets = r
-                        .pick(&[&["all-linear"][..], &["q_proj", "v_proj"], &["q_proj", "k_proj", "v_proj", "o_proj"]])
+                        .pick(&[
+                            &["all-linear"][..],
+                            &["q_proj", "v_proj"],
+                            &["q_proj", "k_proj", "v_proj", "o_proj"],
+                        ])
                         .iter()
                         .map(|s| s.to_string())
                         .collect();
@@ -260,11 +277,75 @@ fn thousand_cases_estimate_and_round_trip() {
     assert!(ok > CASES * 3 / 4, "{ok} answered, {refused} refused");
     assert!(refused > 10, "{ok} answered, {refused} refused");
 
+    write("cases.json", &Value::Array(out));
+}
+
+/// Writes `target/parity/<name>` when `VRAMFIT_WRITE_PARITY=1`.
+fn write(name: &str, v: &Value) {
     if std::env::var_os("VRAMFIT_WRITE_PARITY").is_some_and(|v| v == "1") {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/parity");
         std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("cases.json");
-        std::fs::write(&path, serde_json::to_string(&Value::Array(out)).unwrap()).unwrap();
-        eprintln!("wrote {CASES} cases to {}", path.display());
+        let path = dir.join(name);
+        std::fs::write(&path, serde_json::to_string(v).unwrap()).unwrap();
+        eprintln!("wrote {}", path.display());
     }
+}
+
+/// The Node benchmark's inputs: the three single estimates of `benches/estimator.rs`, and the
+/// sweep's presets, GPUs and formats.
+#[test]
+fn bench_inputs() {
+    let llama = |mode: Mode, engine: Engine| EstimateInput {
+        model: Some("meta-llama/Llama-3.1-8B".into()),
+        mode,
+        engine,
+        gpu: Some("h100-sxm5-80gb".into()),
+        seq_len: if mode == Mode::Training {
+            4096.0
+        } else {
+            2048.0
+        },
+        max_model_len: (mode == Mode::Serve).then_some(8192.0),
+        ..EstimateInput::default()
+    };
+    let single = json!({
+        "estimate/llama-3.1-8b-inference": llama(Mode::Inference, Engine::Hf),
+        "estimate/llama-3.1-8b-training": llama(Mode::Training, Engine::Hf),
+        "estimate/llama-3.1-8b-vllm-serve": llama(Mode::Serve, Engine::Vllm),
+    });
+    for input in single.as_object().unwrap().values() {
+        let i: EstimateInput = serde_json::from_value(input.clone()).unwrap();
+        estimate(&i).unwrap();
+    }
+    let mut formats = vec![
+        Quantization::None,
+        Quantization::Fp8,
+        Quantization::W8a8,
+        Quantization::W4a16 { group_size: 128 },
+        Quantization::Gptq {
+            bits: 4,
+            group_size: 128,
+        },
+        Quantization::Awq { group_size: 128 },
+        Quantization::BnbInt8,
+        Quantization::BnbNf4 { double_quant: true },
+        Quantization::Mxfp4,
+    ];
+    formats.extend(
+        GgufFileType::ALL
+            .into_iter()
+            .map(|file_type| Quantization::Gguf { file_type }),
+    );
+    let presets: Vec<&str> = vramfit::presets::presets().iter().map(|p| p.id).collect();
+    let gpus: Vec<&str> = vramfit::hardware::gpus().iter().map(|g| g.id).collect();
+    write(
+        "bench.json",
+        &json!({
+            "single": single,
+            "default": EstimateInput::default(),
+            "presets": presets,
+            "gpus": gpus,
+            "formats": formats,
+        }),
+    );
 }
