@@ -290,8 +290,8 @@ fn machine() -> String {
         "- CPU: {cpu}; `nproc`: {}\n- load average when written (1, 5, 15 min): {load} \
          (figures taken on a busy machine are slower than on an idle one)\n- {}\n- node {}\n",
         first_line(&mut std::process::Command::new("nproc")),
-        first_line(&mut std::process::Command::new("rustc").arg("--version")),
-        first_line(&mut std::process::Command::new("node").arg("--version")),
+        first_line(std::process::Command::new("rustc").arg("--version")),
+        first_line(std::process::Command::new("node").arg("--version")),
     )
 }
 

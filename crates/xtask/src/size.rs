@@ -238,19 +238,12 @@ fn no_eval(path: &Path, r: &mut Report) {
     let Ok(js) = std::fs::read_to_string(path) else {
         return;
     };
-    for needle in ["eval(", "new Function", "Function("] {
+    for needle in ["eval(", "new Function"] {
         for (i, _) in js.match_indices(needle) {
             // `something.eval(` or `xeval(` is another function; only a bare `eval(` counts.
             let before = js[..i].chars().next_back();
             if needle == "eval("
-                && before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.' || c == '$')
-            {
-                continue;
-            }
-            if needle == "Function("
-                && before.is_some_and(|c| {
-                    c.is_alphanumeric() || c == '_' || c == '.' || c == '$' || c == ' '
-                })
+                && before.is_some_and(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '$'))
             {
                 continue;
             }
