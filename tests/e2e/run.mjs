@@ -6,7 +6,7 @@
 // Screenshots go to tests/e2e/artifacts/ (git-ignored); with VRAMFIT_UPDATE_SCREENSHOT=1 the
 // desktop calculator also replaces docs/screenshot.png.
 import { chromium } from 'playwright-core';
-import { mkdtempSync, mkdirSync, rmSync, copyFileSync, readFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, copyFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -214,6 +214,289 @@ test('WebGPU with --enable-unsafe-webgpu shows the (fallback) adapter', async ()
   assert(/not reported/i.test(mem), `memory not guessed: ${mem}`);
   // Chromium may warn about the software adapter on the console; that is the browser, not us.
   page.problems = page.problems.filter((p) => !/WebGPU|SwiftShader|adapter/i.test(p));
+  noProblems(page, 'problems');
+});
+
+// ---------------------------------------------------------------------------------------------
+// The calculator against the CLI: the same inputs must give the same bytes.
+
+/** The CLI's flags for the calculator's URL parameters (the estimator's field names). */
+function cliArgs(params) {
+  const p = new URLSearchParams(params);
+  const args = ['estimate', '--json'];
+  const source = p.get('source') || 'preset';
+  if (source === 'preset') args.push('--model', p.get('model') || 'meta-llama/Llama-3.1-8B');
+  for (const [k, v] of p) {
+    if (['lang', 'source', 'model', 'config'].includes(k)) continue;
+    if (k === 'params') { if (source === 'params') args.push('--params', v); continue; }
+    if (k === 'qlora' || k === 'fused_optimizer') { if (v === 'true') args.push('--' + k.replace(/_/g, '-')); continue; }
+    if (k === 'cuda_graphs') { if (v === 'false') args.push('--enforce-eager'); continue; }
+    if (k === 'logits') { if (v === 'all') args.push('--all-logits'); continue; }
+    if (k === 'grad_checkpointing') { args.push('--checkpointing', v); continue; }
+    args.push('--' + k.replace(/_/g, '-'), v);
+  }
+  return args;
+}
+
+function cli(args) {
+  return JSON.parse(execFileSync(CLI, args, { encoding: 'utf8' }));
+}
+
+/** The page's `15.0 GiB`, as web/src/format.rs writes it. */
+function gib(bytes) {
+  const g = bytes / 2 ** 30;
+  if (bytes === 0) return '0 GiB';
+  if (g >= 100) return `${g.toFixed(0)} GiB`;
+  if (g >= 10) return `${g.toFixed(1)} GiB`;
+  if (g >= 0.01) return `${g.toFixed(2)} GiB`;
+  return `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+}
+
+async function shown(page) {
+  await page.waitForSelector('#total');
+  const bytes = async (sel) => Number(await page.getAttribute(sel, 'data-bytes'));
+  const rows = await page.$$eval('#working tr[data-key]', (trs) => trs.map((tr) => [tr.dataset.key, Number(tr.dataset.bytes)]));
+  return {
+    total: await bytes('#total'),
+    totalText: await page.locator('#total .v').innerText(),
+    peak: await bytes('#peak'),
+    recommended: await bytes('#recommended'),
+    quickRec: await bytes('#quick-rec'),
+    rows,
+  };
+}
+
+function sameAsCli(s, e, what) {
+  eq(s.total, e.total_bytes, `${what}: total`);
+  eq(s.totalText, gib(e.total_bytes), `${what}: total as shown`);
+  eq(s.peak, e.peak_allocated_bytes, `${what}: peak allocated`);
+  eq(s.recommended, e.recommended_bytes, `${what}: recommended`);
+  eq(s.quickRec, e.quick.recommended_bytes, `${what}: quick M_rec`);
+  eq(JSON.stringify(s.rows), JSON.stringify(e.components.map((c) => [c.key, c.bytes])), `${what}: components`);
+}
+
+async function noNonsense(page) {
+  const text = await page.locator('body').innerText();
+  // ("Infinity Fabric" is AMD's interconnect, a name in the catalog.)
+  const bad = text.match(/\bNaN\b|\bInfinity\b(?! Fabric)|(^|[\s(])-\d+(\.\d+)? (GiB|GB|MiB)/m);
+  assert(!bad, `NaN, Infinity or a negative size on the page: ${bad && bad[0]}`);
+}
+
+const SCENARIOS = [
+  '',
+  'mode=training&batch=4&seq_len=1024&grad_checkpointing=full&lora_rank=16',
+  'mode=training&source=params&params=7B&dtype=fp16&optimizer=adamw-8bit&zero=3&gpus=4',
+  'mode=serve&model=Qwen/Qwen2.5-7B-Instruct&gpu_memory=80GB&max_model_len=8192',
+  'source=params&params=70B&quantization=awq&batch=8&seq_len=4096',
+  'engine=llamacpp&quantization=gguf-q4_k_m&model=meta-llama/Llama-3.2-3B&seq_len=8192',
+  'mode=training&model=Qwen/Qwen3-8B&qlora=true&lora_rank=64&lora_targets=all-linear&gpu_memory=24GB',
+];
+
+test('calculator numbers equal the CLI\'s for the same inputs', async () => {
+  const page = await watchedPage(await browser());
+  for (const q of SCENARIOS) {
+    await go(page, `#/calc?lang=en${q ? '&' + q : ''}`, 'calc');
+    const s = await shown(page);
+    sameAsCli(s, cli(cliArgs(q)), q || 'defaults');
+    await noNonsense(page);
+  }
+  noProblems(page, 'problems');
+});
+
+test('inputs set on the page go to the URL, and the shared link reopens them exactly', async () => {
+  const context = await browser();
+  const page = await watchedPage(context);
+  await go(page, '#/calc?lang=en', 'calc');
+  await page.selectOption('#f-mode', 'training');
+  await page.fill('#f-batch', '2');
+  await page.fill('#f-seq_len', '512');
+  await page.selectOption('#f-grad_checkpointing', 'selective');
+  await page.locator('button[data-source="params"]').click();
+  await page.fill('#f-params', '13B');
+  await page.waitForFunction(() => location.hash.includes('params=13B'));
+  const url = page.url();
+  for (const part of ['mode=training', 'batch=2', 'seq_len=512', 'grad_checkpointing=selective', 'source=params']) {
+    assert(url.includes(part), `the URL has ${part}: ${url}`);
+  }
+  const before = await shown(page);
+  sameAsCli(before, cli(cliArgs(new URL(url).hash.split('?')[1])), 'set on the page');
+  const other = await watchedPage(await browser());
+  await other.goto(url);
+  const after = await shown(other);
+  eq(JSON.stringify(after), JSON.stringify(before), 'the same numbers from the link');
+  eq(await other.inputValue('#f-params'), '13B', 'params restored');
+  eq(await other.inputValue('#f-mode'), 'training', 'mode restored');
+  eq(await other.inputValue('#f-grad_checkpointing'), 'selective', 'checkpointing restored');
+  noProblems(page, 'problems');
+  noProblems(other, 'problems');
+});
+
+test('bad input shows the estimator\'s error next to the field, never a crash', async () => {
+  const page = await watchedPage(await browser());
+  await go(page, '#/calc?lang=en', 'calc');
+  for (const [field, value, expect] of [['batch', '0', /batch.*integer from 1/], ['seq_len', 'abc', /seq_len.*not a number/], ['batch', '1e30', /batch.*integer from 1/], ['seq_len', '-5', /seq_len/]]) {
+    await page.fill(`#f-${field}`, value);
+    const err = page.locator(`#f-${field}-err`);
+    await err.waitFor();
+    assert(expect.test(await err.innerText()), `${field}=${value}: ${await err.innerText()}`);
+    eq(await page.getAttribute(`#f-${field}`, 'aria-invalid'), 'true', 'marked invalid');
+    await page.locator('#calc-error').waitFor();
+    await noNonsense(page);
+    await page.fill(`#f-${field}`, field === 'batch' ? '1' : '2048');
+    await page.waitForSelector('#total');
+  }
+  await page.locator('button[data-source="params"]').click();
+  await page.fill('#f-params', 'lots');
+  assert(/params/.test(await page.locator('#calc-error').innerText()), 'params error');
+  await go(page, '#/calc?lang=zh&batch=0', 'calc');
+  assert(hasHan(await page.locator('#f-batch-err').innerText()), 'the error in Chinese too');
+  noProblems(page, 'problems');
+});
+
+test('a dropped config.json is read locally and estimated like the CLI reads it', async () => {
+  const config = {
+    model_type: 'llama', vocab_size: 32000, hidden_size: 2048, intermediate_size: 5632,
+    num_hidden_layers: 22, num_attention_heads: 32, num_key_value_heads: 4,
+    max_position_embeddings: 2048, torch_dtype: 'bfloat16', tie_word_embeddings: false,
+  };
+  const file = join(mkdtempSync(join(tmpdir(), 'vramfit-cfg-')), 'config.json');
+  writeFileSync(file, JSON.stringify(config, null, 2));
+  const page = await watchedPage(await browser());
+  await go(page, '#/calc?lang=en&batch=2', 'calc');
+  await page.locator('button[data-source="config"]').click();
+  await page.setInputFiles('#f-config', file);
+  await page.locator('#config-info').waitFor();
+  assert(/llama/.test(await page.locator('#config-info').innerText()), 'model_type shown');
+  const s = await shown(page);
+  sameAsCli(s, cli(['estimate', '--json', '--model', file, '--batch', '2']), 'config.json');
+  // The config travels in the link.
+  const other = await watchedPage(await browser());
+  await other.goto(page.url());
+  eq((await shown(other)).total, s.total, 'the config from the link');
+  // A broken file shows the parser's error, not a crash.
+  const broken = join(dirname(file), 'broken.json');
+  writeFileSync(broken, '{"model_type": "llama", "hidden_size": -1');
+  await page.setInputFiles('#f-config', broken);
+  await page.locator('#calc-error').waitFor();
+  assert(/config\.json/.test(await page.locator('#calc-error').innerText()), 'the error names config.json');
+  noProblems(page, 'problems');
+});
+
+test('what-ifs re-run the estimator, and applying one sets its inputs', async () => {
+  const page = await watchedPage(await browser());
+  await go(page, '#/calc?lang=en&mode=training&batch=8', 'calc');
+  const base = await shown(page);
+  const cards = page.locator('#whatif .card');
+  assert(await cards.count() >= 3, 'several what-ifs');
+  const ck = page.locator('#whatif .card[data-whatif="whatif.checkpointing"]');
+  const expect = Number(await ck.getAttribute('data-bytes'));
+  assert(expect < base.total, 'checkpointing saves memory');
+  await ck.locator('button').click();
+  await page.waitForFunction(() => location.hash.includes('grad_checkpointing=full'));
+  const after = await shown(page);
+  eq(after.total, expect, 'the applied what-if is what the card said');
+  sameAsCli(after, cli(cliArgs('mode=training&batch=8&grad_checkpointing=full')), 'after applying');
+  eq(await page.locator('svg.chart path.series').count(), 1, 'the context chart is drawn');
+  noProblems(page, 'problems');
+});
+
+// ---------------------------------------------------------------------------------------------
+// The other views, against the CLI where it has the same command.
+
+test('Fit & rent lists the same cheapest options as `vramfit recommend`', async () => {
+  const page = await watchedPage(await browser());
+  for (const [q, extra] of [['', []], ['mode=training&model=Qwen/Qwen2.5-7B-Instruct&lora_rank=16', []], ['source=params&params=70B&currency=CNY', ['--currency', 'CNY']]]) {
+    await go(page, `#/fit?lang=en${q ? '&' + q : ''}`, 'fit');
+    await page.locator('#offers tbody tr').first().waitFor();
+    const rows = await page.$$eval('#offers tbody tr', (trs) => trs.slice(0, 5).map((tr) => [tr.dataset.offer, Number(tr.dataset.perGpu), Number(tr.dataset.price)]));
+    const args = cliArgs(q.replace(/&?currency=CNY/, ''));
+    args[0] = 'recommend';
+    const r = cli([...args, '--limit', '0', ...extra]);
+    const want = r.options.slice(0, 5).map((o) => [o.offer, o.per_gpu_bytes, o.price_per_hour]);
+    eq(JSON.stringify(rows.map(([o, b, p]) => [o, b, p.toFixed(6)])), JSON.stringify(want.map(([o, b, p]) => [o, b, p.toFixed(6)])), `offers for ${q || 'defaults'}`);
+    assert(await page.locator('#cards tr[data-fits="true"]').count() > 0, 'some card fits');
+    await noNonsense(page);
+  }
+  // With a card chosen: the largest batch and context on it.
+  await go(page, '#/fit?lang=en&gpu=rtx-4090', 'fit');
+  const largest = await page.locator('#largest').innerText();
+  assert(/Largest batch that fits: \d+/.test(largest) && /Longest sequence that fits: [\d,]+ tokens/.test(largest), largest);
+  noProblems(page, 'problems');
+});
+
+test('Diagnose classifies pasted text like `vramfit diagnose`, plots nvidia-smi, walks the tree', async () => {
+  const page = await watchedPage(await browser());
+  await go(page, '#/diagnose?lang=en', 'diagnose');
+  for (const [button, file] of [['diag.ex_oom', 'pytorch-2.5-brief-example.txt'], ['diag.ex_summary', 'summary-2.x-fragmented-with-retries.txt'], ['diag.ex_smi', 'smi-csv-header-leak.txt']]) {
+    await page.locator(`button[data-example="${button}"]`).click();
+    await page.locator('#diagnosis').waitFor();
+    const d = cli(['diagnose', '--json', join(root, 'tests', 'corpus', 'diagnose', file)]);
+    eq(await page.getAttribute('#diagnosis', 'data-kind'), d.kind, `${file}: kind`);
+    eq(await page.getAttribute('#diagnosis', 'data-input'), d.input, `${file}: format`);
+    assert(await page.locator('#fixes li').count() === d.fixes.length, `${file}: fixes`);
+  }
+  assert(await page.locator('#smi-plot svg path.series').count() >= 1, 'the nvidia-smi trend is plotted');
+  // Paste by hand, in Chinese.
+  await go(page, '#/diagnose?lang=zh', 'diagnose');
+  await page.fill('#diag-text', 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 GiB. GPU 0 has a total capacity of 23.65 GiB of which 3.10 GiB is free.');
+  await page.locator('#diagnosis').waitFor();
+  eq(await page.getAttribute('#diagnosis', 'data-kind'), 'capacity', 'a request above what is free');
+  assert(hasHan(await page.locator('#explanation').innerText()), 'explained in Chinese');
+  // The decision tree: answer the first option until a leaf.
+  for (let i = 0; i < 12 && await page.locator('#walk-question').count() > 0; i++) {
+    await page.locator('#walk-question button').first().click();
+  }
+  await page.locator('#walk-leaf').waitFor();
+  assert(/walk=0/.test(page.url()), 'the walk is in the link');
+  noProblems(page, 'problems');
+});
+
+test('MIG planner packs the guide\'s example on one A100 80GB, like `vramfit mig`', async () => {
+  const page = await watchedPage(await browser());
+  await go(page, '#/mig?lang=en', 'mig');
+  await page.locator('#mig-plan').waitFor();
+  const jobs = (await page.inputValue('#mig-jobs')).split('\n');
+  const m = cli(['mig', '--json', '--gpu', 'a100-sxm4-80gb', ...jobs.flatMap((j) => ['--job', j])]);
+  eq(Number(await page.getAttribute('#mig-plan', 'data-cards')), m.cards.length, 'cards');
+  const profiles = await page.$$eval('#mig-plan tr[data-profile]', (trs) => trs.map((tr) => tr.dataset.profile));
+  eq(JSON.stringify(profiles), JSON.stringify(m.cards.flatMap((c) => c.slices.map((s) => s.profile))), 'profiles');
+  await page.fill('#mig-jobs', 'big=500GiB');
+  await page.locator('#mig-error, #mig-jobs-err').first().waitFor();
+  await page.fill('#mig-jobs', 'x=lots');
+  assert(/jobs/.test(await page.locator('#mig-jobs-err').innerText()), 'the error names the field');
+  await page.fill('#mig-jobs', 'a=10GiB');
+  await page.locator('#add-calc-job').click();
+  await page.waitForFunction(() => document.querySelectorAll('#mig-plan tr[data-profile]').length === 2);
+  noProblems(page, 'problems');
+});
+
+test('FAQ answers carry live numbers, with no unfilled slot', async () => {
+  const page = await watchedPage(await browser());
+  for (const lang of ['en', 'zh']) {
+    await go(page, `#/faq?lang=${lang}`, 'faq');
+    await page.$$eval('#faq details', (ds) => ds.forEach((d) => { d.open = true; }));
+    const text = await page.locator('#faq').innerText();
+    assert(!/\{[a-z_0-9]+\}/.test(text), `${lang}: an unfilled slot`);
+    assert(text.includes('49.0 GB'), `${lang}: the guide's 7B training example`);
+  }
+  // Q4 follows the calculator's card.
+  await go(page, '#/faq?lang=en&gpu=rtx-4090', 'faq');
+  await page.$$eval('#faq details', (ds) => ds.forEach((d) => { d.open = true; }));
+  assert((await page.locator('#faq').innerText()).includes('24 GB'), 'your card');
+  noProblems(page, 'problems');
+});
+
+test('This device: a picked card is used in the calculator, its memory from the catalog', async () => {
+  const page = await watchedPage(await browser());
+  await go(page, '#/device?lang=en', 'device');
+  await page.locator('#device-card').waitFor();
+  await page.selectOption('#device-gpu', 'rtx-4090');
+  const mem = Number(await page.getAttribute('#card-memory', 'data-bytes'));
+  assert(mem > 20 * 2 ** 30 && mem < 25 * 2 ** 30, 'the catalog memory of an RTX 4090');
+  await page.locator('#use-card').click();
+  await page.waitForSelector('main[data-view="calc"] #fit');
+  eq(await page.inputValue('#f-gpu'), 'rtx-4090', 'the calculator uses the card');
+  eq(Number(await page.locator('#fit').getAttribute('data-fits') === 'true'), Number(cli(cliArgs('gpu=rtx-4090')).fit.fits), 'fit as the CLI');
   noProblems(page, 'problems');
 });
 

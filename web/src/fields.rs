@@ -1,42 +1,54 @@
-//! The calculator's inputs: one row per estimator field, named as the estimator, the CLI and
-//! the JSON API name it. The form, the URL and the conversion to the estimator's input are all
-//! driven by this table.
+//! The calculator's inputs: one row per estimator field, named as the estimator's JSON input
+//! (and the CLI's flags) name it. The form, the URL and the conversion to
+//! [`EstimateInput`] are all driven by this table, and the defaults are the estimator's own
+//! (read from `EstimateInput::default()`), so the site cannot drift from the CLI.
+
+use std::sync::OnceLock;
+
+use serde_json::{Map, Value};
+use vramfit::InputError;
+use vramfit::estimate::EstimateInput;
+use vramfit::precision::{Dtype, KvDtype, Quantization};
 
 /// How a field is entered.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Kind {
     /// A number (the estimator checks its range).
     Number,
+    /// A number that may be left empty (the estimator then picks, e.g. vLLM's defaults).
+    OptNumber,
     /// Free text, such as `7B` or `80GB` (the estimator parses it).
     Text,
-    /// One of a list of values.
+    /// One of a list of values ("" meaning the estimator's automatic choice where listed).
     Choice(&'static [&'static str]),
     /// On or off.
     Bool,
 }
 
-/// Which group of the form a field belongs to.
+/// Which part of the form a field belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Group {
-    /// Always shown.
-    Basic,
+    /// The model.
+    Model,
+    /// The run: mode, batch, lengths, precision.
+    Run,
     /// Training only.
     Training,
-    /// Serving and inference engines.
+    /// Serving (vLLM) and llama.cpp.
     Serving,
     /// Parallelism and the card.
     Hardware,
+    /// Rarely changed.
+    Advanced,
 }
 
 /// One input field.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Field {
-    /// The estimator's field name.
+    /// The estimator's field name (the site's own `source` excepted).
     pub key: &'static str,
     /// How it is entered.
     pub kind: Kind,
-    /// The default, as text ("" for none).
-    pub default: &'static str,
     /// Its group.
     pub group: Group,
 }
@@ -47,56 +59,234 @@ impl Field {
     pub fn accepts(&self, v: &str) -> bool {
         match self.kind {
             Kind::Number => v.trim().parse::<f64>().is_ok_and(f64::is_finite),
+            Kind::OptNumber => v.is_empty() || v.trim().parse::<f64>().is_ok_and(f64::is_finite),
             Kind::Text => v.len() <= 200,
             Kind::Choice(values) => values.contains(&v),
             Kind::Bool => v == "true" || v == "false",
         }
     }
+
+    /// The default, as text.
+    pub fn default(&self) -> &'static str {
+        defaults()
+            .iter()
+            .find(|(k, _)| *k == self.key)
+            .map(|(_, v)| v.as_str())
+            .unwrap_or("")
+    }
 }
+
+/// The site's default model (the estimator itself has none).
+pub const DEFAULT_MODEL: &str = "meta-llama/Llama-3.1-8B";
+/// The parameter count offered when the user switches to a bare count (the guide's example).
+pub const DEFAULT_PARAMS: &str = "7B";
+
+/// Quantization formats offered (the CLI's spellings).
+pub const QUANTIZATIONS: &[&str] = &[
+    "none",
+    "fp8",
+    "w8a8",
+    "w4a16",
+    "gptq",
+    "awq",
+    "bnb-int8",
+    "bnb-nf4",
+    "mxfp4",
+    "gguf-f16",
+    "gguf-q8_0",
+    "gguf-q6_k",
+    "gguf-q5_k_m",
+    "gguf-q5_k_s",
+    "gguf-q5_1",
+    "gguf-q5_0",
+    "gguf-q4_k_m",
+    "gguf-q4_k_s",
+    "gguf-q4_1",
+    "gguf-q4_0",
+    "gguf-q3_k_l",
+    "gguf-q3_k_m",
+    "gguf-q3_k_s",
+    "gguf-q2_k",
+];
 
 /// Every field, in form order.
 pub static FIELDS: &[Field] = &[
     Field {
+        key: "source",
+        kind: Kind::Choice(&["preset", "params", "config"]),
+        group: Group::Model,
+    },
+    Field {
         key: "model",
         kind: Kind::Text,
-        default: "",
-        group: Group::Basic,
+        group: Group::Model,
     },
     Field {
         key: "params",
         kind: Kind::Text,
-        default: "",
-        group: Group::Basic,
+        group: Group::Model,
     },
     Field {
         key: "mode",
         kind: Kind::Choice(&["inference", "serve", "training"]),
-        default: "inference",
-        group: Group::Basic,
+        group: Group::Run,
+    },
+    Field {
+        key: "engine",
+        kind: Kind::Choice(&["hf", "vllm", "llamacpp"]),
+        group: Group::Run,
     },
     Field {
         key: "batch",
         kind: Kind::Number,
-        default: "1",
-        group: Group::Basic,
+        group: Group::Run,
     },
     Field {
         key: "seq_len",
         kind: Kind::Number,
-        default: "4096",
-        group: Group::Basic,
+        group: Group::Run,
+    },
+    Field {
+        key: "new_tokens",
+        kind: Kind::Number,
+        group: Group::Run,
+    },
+    Field {
+        key: "dtype",
+        kind: Kind::Choice(&["", "fp32", "fp16", "bf16"]),
+        group: Group::Run,
+    },
+    Field {
+        key: "quantization",
+        kind: Kind::Choice(QUANTIZATIONS),
+        group: Group::Run,
+    },
+    Field {
+        key: "kv_dtype",
+        kind: Kind::Choice(&["auto", "fp16", "bf16", "fp8", "q8_0", "q4_0"]),
+        group: Group::Run,
+    },
+    Field {
+        key: "optimizer",
+        kind: Kind::Choice(&[
+            "adamw",
+            "adamw-8bit",
+            "sgd",
+            "sgd-momentum",
+            "adafactor",
+            "lion",
+        ]),
+        group: Group::Training,
+    },
+    Field {
+        key: "precision",
+        kind: Kind::Choice(&["fp32", "fp16", "bf16", "amp-fp16", "amp-bf16"]),
+        group: Group::Training,
+    },
+    Field {
+        key: "grad_checkpointing",
+        kind: Kind::Choice(&["none", "full", "selective"]),
+        group: Group::Training,
+    },
+    Field {
+        key: "lora_rank",
+        kind: Kind::Number,
+        group: Group::Training,
+    },
+    Field {
+        key: "lora_targets",
+        kind: Kind::Text,
+        group: Group::Training,
+    },
+    Field {
+        key: "qlora",
+        kind: Kind::Bool,
+        group: Group::Training,
+    },
+    Field {
+        key: "zero",
+        kind: Kind::Choice(&["0", "1", "2", "3"]),
+        group: Group::Training,
+    },
+    Field {
+        key: "offload",
+        kind: Kind::Choice(&["none", "cpu", "nvme"]),
+        group: Group::Training,
+    },
+    Field {
+        key: "fused_optimizer",
+        kind: Kind::Bool,
+        group: Group::Training,
+    },
+    Field {
+        key: "gpu_memory_utilization",
+        kind: Kind::Number,
+        group: Group::Serving,
+    },
+    Field {
+        key: "max_model_len",
+        kind: Kind::OptNumber,
+        group: Group::Serving,
+    },
+    Field {
+        key: "max_num_seqs",
+        kind: Kind::OptNumber,
+        group: Group::Serving,
+    },
+    Field {
+        key: "max_num_batched_tokens",
+        kind: Kind::OptNumber,
+        group: Group::Serving,
+    },
+    Field {
+        key: "cuda_graphs",
+        kind: Kind::Bool,
+        group: Group::Serving,
+    },
+    Field {
+        key: "gpu_layers",
+        kind: Kind::OptNumber,
+        group: Group::Serving,
+    },
+    Field {
+        key: "ubatch",
+        kind: Kind::Number,
+        group: Group::Serving,
     },
     Field {
         key: "gpu",
         kind: Kind::Text,
-        default: "",
         group: Group::Hardware,
     },
     Field {
         key: "gpu_memory",
         kind: Kind::Text,
-        default: "",
         group: Group::Hardware,
+    },
+    Field {
+        key: "gpus",
+        kind: Kind::Number,
+        group: Group::Hardware,
+    },
+    Field {
+        key: "tp",
+        kind: Kind::Number,
+        group: Group::Hardware,
+    },
+    Field {
+        key: "pp",
+        kind: Kind::Number,
+        group: Group::Hardware,
+    },
+    Field {
+        key: "attention",
+        kind: Kind::Choice(&["sdpa", "flash", "eager"]),
+        group: Group::Advanced,
+    },
+    Field {
+        key: "logits",
+        kind: Kind::Choice(&["last", "all"]),
+        group: Group::Advanced,
     },
 ];
 
@@ -107,5 +297,201 @@ pub fn field(key: &str) -> Option<&'static Field> {
 
 /// The default of `key`, if it is a field.
 pub fn default_of(key: &str) -> Option<&'static str> {
-    field(key).map(|f| f.default)
+    field(key).map(Field::default)
+}
+
+/// The defaults as text: the estimator's `EstimateInput::default()`, plus the site's model.
+fn defaults() -> &'static [(&'static str, String)] {
+    static D: OnceLock<Vec<(&'static str, String)>> = OnceLock::new();
+    D.get_or_init(|| {
+        let input = EstimateInput::default();
+        let json = serde_json::to_value(&input).unwrap_or(Value::Null);
+        FIELDS
+            .iter()
+            .map(|f| {
+                let v = match f.key {
+                    "source" => "preset".to_string(),
+                    "model" => DEFAULT_MODEL.to_string(),
+                    "params" => DEFAULT_PARAMS.to_string(),
+                    "quantization" => input.quantization.name(),
+                    "lora_targets" => input.lora_targets.join(","),
+                    k => text_of(json.get(k).unwrap_or(&Value::Null)),
+                };
+                (f.key, v)
+            })
+            .collect()
+    })
+}
+
+fn text_of(v: &Value) -> String {
+    match v {
+        Value::Null => String::new(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => match n.as_f64() {
+            Some(x) if x == x.trunc() && x.abs() < 1e15 => format!("{}", x as i64),
+            Some(x) => format!("{x}"),
+            None => n.to_string(),
+        },
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The estimator's input for the form's values (`value(key)` gives a field's text) and, when
+/// the source is a config.json, its parsed architecture. Every error names the field.
+pub fn to_input(
+    value: &dyn Fn(&str) -> String,
+    config: Option<&vramfit::config::ParsedConfig>,
+) -> Result<EstimateInput, InputError> {
+    let mut map = Map::new();
+    for f in FIELDS {
+        let v = value(f.key);
+        let v = v.trim();
+        let json = match (f.key, f.kind) {
+            (
+                "source" | "model" | "params" | "quantization" | "kv_dtype" | "dtype"
+                | "lora_targets",
+                _,
+            ) => continue,
+            ("zero", _) => Value::from(number(f.key, v)?),
+            (_, Kind::Number) => Value::from(number(f.key, v)?),
+            (_, Kind::OptNumber) if v.is_empty() => continue,
+            (_, Kind::OptNumber) => Value::from(number(f.key, v)?),
+            (_, Kind::Bool) => Value::Bool(v == "true"),
+            (_, Kind::Text) if v.is_empty() => continue,
+            (_, Kind::Text | Kind::Choice(_)) => Value::String(v.to_string()),
+        };
+        map.insert(f.key.to_string(), json);
+    }
+    let mut input: EstimateInput = serde_json::from_value(Value::Object(map))
+        .map_err(|e| InputError::new("input", format!("{e}"), "the values the form offers"))?;
+    match value("source").as_str() {
+        "params" => input.params = Some(value("params")),
+        "config" => match config {
+            Some(c) => {
+                input.arch = Some(c.arch);
+                input.dtype = c.dtype;
+                if let Some(q) = c.quantization {
+                    input.quantization = q;
+                }
+            }
+            None => {
+                return Err(InputError::new(
+                    "config.json",
+                    "no config.json loaded",
+                    "a Hugging Face config.json, dropped or chosen",
+                ));
+            }
+        },
+        _ => input.model = Some(value("model")),
+    }
+    let dtype = value("dtype");
+    if !dtype.trim().is_empty() {
+        input.dtype = Some(Dtype::parse("dtype", &dtype)?);
+    }
+    let q = value("quantization");
+    if q != "none" || value("source") != "config" {
+        input.quantization = Quantization::parse("quantization", &q)?;
+    }
+    input.kv_dtype = KvDtype::parse("kv_dtype", &value("kv_dtype"))?;
+    input.lora_targets = value("lora_targets")
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect();
+    Ok(input)
+}
+
+fn number(field: &str, v: &str) -> Result<f64, InputError> {
+    v.parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite())
+        .ok_or_else(|| InputError::new(field, format!("`{v}` is not a number"), "a number"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn defaults_only(k: &str) -> String {
+        default_of(k).unwrap_or("").to_string()
+    }
+
+    #[test]
+    fn defaults_are_the_estimators() {
+        assert_eq!(default_of("batch"), Some("1"));
+        assert_eq!(default_of("seq_len"), Some("2048"));
+        assert_eq!(default_of("mode"), Some("inference"));
+        assert_eq!(default_of("quantization"), Some("none"));
+        assert_eq!(default_of("gpu_memory_utilization"), Some("0.9"));
+        assert_eq!(default_of("cuda_graphs"), Some("true"));
+        assert_eq!(default_of("max_model_len"), Some(""));
+        for f in FIELDS {
+            assert!(
+                f.accepts(f.default()),
+                "{}: default {:?} not accepted",
+                f.key,
+                f.default()
+            );
+        }
+    }
+
+    #[test]
+    fn default_form_is_the_default_input_with_the_default_model() {
+        let input = to_input(&defaults_only, None).unwrap();
+        let expected = EstimateInput {
+            model: Some(DEFAULT_MODEL.into()),
+            ..EstimateInput::default()
+        };
+        assert_eq!(input, expected);
+        assert!(vramfit::estimate::estimate(&input).is_ok());
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let v = |k: &str| {
+            if k == "batch" {
+                "0".to_string()
+            } else {
+                defaults_only(k)
+            }
+        };
+        let e = vramfit::estimate::estimate(&to_input(&v, None).unwrap()).unwrap_err();
+        assert_eq!(e.field, "batch");
+        let v = |k: &str| {
+            if k == "seq_len" {
+                "abc".to_string()
+            } else {
+                defaults_only(k)
+            }
+        };
+        assert_eq!(to_input(&v, None).unwrap_err().field, "seq_len");
+        let v = |k: &str| match k {
+            "source" => "params".to_string(),
+            "params" => "seven".to_string(),
+            _ => defaults_only(k),
+        };
+        let e = vramfit::estimate::estimate(&to_input(&v, None).unwrap()).unwrap_err();
+        assert_eq!(e.field, "params");
+    }
+
+    #[test]
+    fn every_choice_is_accepted_by_the_estimator() {
+        for f in FIELDS.iter().filter(|f| f.key != "source") {
+            if let Kind::Choice(values) = f.kind {
+                for c in values {
+                    let v = |k: &str| {
+                        if k == f.key {
+                            c.to_string()
+                        } else {
+                            defaults_only(k)
+                        }
+                    };
+                    let input = to_input(&v, None);
+                    assert!(input.is_ok(), "{} = {c}: {:?}", f.key, input.err());
+                }
+            }
+        }
+    }
 }

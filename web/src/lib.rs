@@ -6,6 +6,7 @@
 //! state from a context and compute everything they show from the estimator and the planners
 //! of the `vramfit` crate; nothing on screen is a hard-coded answer.
 
+pub mod compute;
 pub mod fields;
 pub mod format;
 pub mod i18n;

@@ -96,8 +96,12 @@ fn set(calc: &mut BTreeMap<String, String>, k: String, v: String) {
     }
 }
 
+/// Longer pasted texts stay on the page but out of the URL (links must stay usable).
+pub const MAX_TEXT_IN_URL: usize = 12_000;
+
 /// Keys of each view's own inputs.
 pub const EXTRA_KEYS: &[&str] = &[
+    "config",
     "text",
     "jobs",
     "mig_gpu",
@@ -105,6 +109,8 @@ pub const EXTRA_KEYS: &[&str] = &[
     "device_gpu",
     "provider",
     "currency",
+    "walk",
+    "spot",
 ];
 
 impl AppState {
@@ -142,7 +148,12 @@ impl AppState {
     pub fn hash_for(&self, view: View) -> String {
         let mut params = vec![("lang".to_string(), self.lang.url_code().to_string())];
         params.extend(self.calc.iter().map(|(k, v)| (k.clone(), v.clone())));
-        params.extend(self.extra.iter().map(|(k, v)| (k.clone(), v.clone())));
+        params.extend(
+            self.extra
+                .iter()
+                .filter(|(k, v)| !(k.as_str() == "text" && v.len() > MAX_TEXT_IN_URL))
+                .map(|(k, v)| (k.clone(), v.clone())),
+        );
         Route::hash(view, &params)
     }
 

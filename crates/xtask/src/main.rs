@@ -35,6 +35,7 @@ commands:
   size                  sizes of dist/ and target/npm/ (raw, gzip) against budgets; no eval; CSP
   bench [--full]        benchmarks (native, wasm under Node, the page) → book/generated/performance.md
   fuzz [SECONDS]        run each fuzz target for SECONDS (default 20)
+  book-data             regenerate the book's tables in book/generated/ from vramfit and the reference data
 ";
 
 fn main() -> ExitCode {
@@ -48,6 +49,7 @@ fn main() -> ExitCode {
         Some("size") => size::size(),
         Some("bench") => bench::main(&args[1..]),
         Some("fuzz") => fuzz::main(&args[1..]),
+        Some("book-data") => book_data(),
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");
             Ok(())
@@ -88,4 +90,30 @@ pub fn root() -> PathBuf {
         .nth(2)
         .expect("crates/xtask sits two levels below the workspace root")
         .to_path_buf()
+}
+
+/// Regenerates `book/generated/*.md`: the freshness test rewrites stale files and fails once, so
+/// it runs twice and only the second run must pass.
+fn book_data() -> Result {
+    let run = || {
+        std::process::Command::new(env!("CARGO"))
+            .args([
+                "test",
+                "-q",
+                "-p",
+                "vramfit-tests",
+                "--test",
+                "it",
+                "book_data",
+            ])
+            .current_dir(root())
+            .status()
+            .map_err(|e| format!("cannot run cargo: {e}"))
+    };
+    run()?;
+    if run()?.success() {
+        Ok(())
+    } else {
+        Err(String::from("book tables could not be generated"))
+    }
 }

@@ -27,9 +27,12 @@ impl Outcome {
     }
 }
 
+/// A named step.
+type Step = (&'static str, Box<dyn Fn() -> Outcome>);
+
 /// The steps, in the order they run.
-fn steps() -> Vec<(&'static str, Box<dyn Fn() -> Outcome>)> {
-    let mut steps: Vec<(&'static str, Box<dyn Fn() -> Outcome>)> = vec![
+fn steps() -> Vec<Step> {
+    let mut steps: Vec<Step> = vec![
         (
             "cargo fmt --all --check",
             Box::new(|| plain(cargo().args(["fmt", "--all", "--check"]))),

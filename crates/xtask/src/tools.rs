@@ -75,13 +75,12 @@ pub fn wasm_bindgen_version() -> Result<String> {
         .map_err(|e| format!("cannot read Cargo.lock: {e}"))?;
     let mut lines = lock.lines();
     while let Some(line) = lines.next() {
-        if line.trim() == "name = \"wasm-bindgen\"" {
-            if let Some(v) = lines
+        if line.trim() == "name = \"wasm-bindgen\""
+            && let Some(v) = lines
                 .next()
                 .and_then(|l| l.trim().strip_prefix("version = "))
-            {
-                return Ok(v.trim_matches('"').to_string());
-            }
+        {
+            return Ok(v.trim_matches('"').to_string());
         }
     }
     Err("Cargo.lock has no wasm-bindgen package".into())
@@ -92,10 +91,9 @@ pub fn wasm_bindgen_version() -> Result<String> {
 /// registry no longer serves.
 pub fn ensure_wasm_bindgen() -> Result {
     let version = wasm_bindgen_version()?;
-    let want = format!("{version}");
     let has = |bin: &str| {
         output(cmd(bin).arg("--version"))
-            .is_some_and(|v| v.split_whitespace().nth(1) == Some(want.as_str()))
+            .is_some_and(|v| v.split_whitespace().nth(1) == Some(version.as_str()))
     };
     if has("wasm-bindgen") && has("wasm-bindgen-test-runner") {
         return Ok(());

@@ -1,7 +1,16 @@
-//! The calculator.
+//! The calculator: the model, the run, the card; the estimate with its working, the guide's
+//! quick estimate beside it, the what-ifs and memory against context length.
 
+use vramfit::InputError;
+use vramfit::estimate::Estimate;
 use yew::prelude::*;
 
+use super::chart::{self, Line};
+use super::field::{FieldInput, error_text};
+use crate::compute;
+use crate::format;
+use crate::i18n::Lang;
+use crate::state::Action;
 use crate::use_app;
 
 /// The view.
@@ -9,5 +18,484 @@ use crate::use_app;
 pub fn calc_view() -> Html {
     let app = use_app();
     let lang = app.lang;
-    html! { <h1>{ lang.t("view.calc") }</h1> }
+    let result = use_memo((app.calc.clone(), app.extra.get("config").cloned()), {
+        let s = (*app).clone();
+        move |_| compute::estimate_of(&s)
+    });
+    let error = result.as_ref().as_ref().err().cloned();
+    html! {
+        <>
+            <h1>{ lang.t("view.calc") }</h1>
+            <p class="lead">{ lang.t("calc.lead") }</p>
+            <div class="layout">
+                <form class="panel" id="calc-form" onsubmit={Callback::from(|e: SubmitEvent| e.prevent_default())}
+                      aria-label={lang.t("calc.form")}>
+                    <ModelPicker error={error.clone()} />
+                    <RunFields error={error.clone()} />
+                    <button type="button" onclick={{ let app = app.clone(); Callback::from(move |_| app.dispatch(Action::Reset)) }}>
+                        { lang.t("calc.reset") }
+                    </button>
+                </form>
+                <section class="results" aria-live="polite" aria-label={lang.t("calc.results")}>
+                    { match result.as_ref() {
+                        Ok(e) => html! { <Results estimate={e.clone()} /> },
+                        Err(e) => html! {
+                            <div class="notice error" id="calc-error" role="alert" data-field={e.field.clone()}>
+                                <strong>{ lang.t("calc.cannot") }</strong>{ " " }{ error_text(lang, e) }
+                            </div>
+                        },
+                    } }
+                </section>
+            </div>
+        </>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct ErrProps {
+    error: Option<InputError>,
+}
+
+/// Where the model comes from: a preset (searchable), a parameter count, or a config.json.
+#[function_component(ModelPicker)]
+fn model_picker(props: &ErrProps) -> Html {
+    let app = use_app();
+    let lang = app.lang;
+    let source = app.value("source");
+    let set_source = |v: &'static str| {
+        let app = app.clone();
+        Callback::from(move |_| app.dispatch(Action::Set("source".into(), v.into())))
+    };
+    let seg = |v: &'static str, key: &str| {
+        html! {
+            <button type="button" aria-pressed={(source == v).to_string()} onclick={set_source(v)} data-source={v}>
+                { lang.t(key) }
+            </button>
+        }
+    };
+    let body = match source.as_str() {
+        "params" => html! { <FieldInput name="params" error={props.error.clone()} /> },
+        "config" => html! { <ConfigDrop error={props.error.clone()} /> },
+        _ => html! { <PresetSearch error={props.error.clone()} /> },
+    };
+    html! {
+        <fieldset>
+            <legend>{ lang.t("calc.model") }</legend>
+            <div class="seg" role="group" aria-label={lang.t("calc.model_source")}>
+                { seg("preset", "calc.src_preset") }
+                { seg("params", "calc.src_params") }
+                { seg("config", "calc.src_config") }
+            </div>
+            { body }
+        </fieldset>
+    }
+}
+
+/// The preset search: type any words of the name; matches appear below.
+#[function_component(PresetSearch)]
+fn preset_search(props: &ErrProps) -> Html {
+    let app = use_app();
+    let lang = app.lang;
+    let model = app.value("model");
+    let exact = vramfit::presets::find(&model);
+    let matches: Vec<&'static vramfit::presets::Preset> = if exact.is_some_and(|p| p.id == model) {
+        Vec::new()
+    } else {
+        vramfit::presets::search(&model).take(8).collect()
+    };
+    let oninput = {
+        let app = app.clone();
+        Callback::from(move |e: InputEvent| {
+            let v = e
+                .target_unchecked_into::<web_sys::HtmlInputElement>()
+                .value();
+            app.dispatch(Action::Set("model".into(), v));
+        })
+    };
+    let err = props.error.as_ref().filter(|e| e.field == "model");
+    html! {
+        <div class="field">
+            <label for="f-model">{ lang.t("f.model") }</label>
+            <input type="search" id="f-model" name="model" value={model.clone()} {oninput} autocomplete="off"
+                spellcheck="false" aria-describedby="f-model-hint" aria-invalid={err.is_some().then_some("true")}
+                aria-controls="preset-list" />
+            <span class="hint" id="f-model-hint">
+                { match exact {
+                    Some(p) => lang.f("calc.preset_info", &[p.name, &format::params(p.params), &p.dtype_name()]),
+                    None => lang.f("calc.preset_count", &[&vramfit::presets::presets().len().to_string()]),
+                } }
+            </span>
+            if let Some(e) = err { <span class="err" role="alert">{ error_text(lang, e) }</span> }
+            if !matches.is_empty() {
+                <ul class="suggest" id="preset-list" aria-label={lang.t("calc.matches")}>
+                    { for matches.iter().map(|p| {
+                        let app = app.clone();
+                        let id = p.id;
+                        html! { <li><button type="button" data-preset={id}
+                            onclick={Callback::from(move |_| app.dispatch(Action::Set("model".into(), id.into())))}>
+                            { p.name }{ " · " }<span class="muted">{ format::params(p.params) }</span>
+                        </button></li> }
+                    }) }
+                </ul>
+            }
+        </div>
+    }
+}
+
+trait DtypeName {
+    fn dtype_name(&self) -> String;
+}
+
+impl DtypeName for vramfit::presets::Preset {
+    fn dtype_name(&self) -> String {
+        serde_json::to_value(self.dtype)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default()
+    }
+}
+
+/// config.json: drop a file or choose one; it is read here, never uploaded.
+#[function_component(ConfigDrop)]
+fn config_drop(props: &ErrProps) -> Html {
+    let app = use_app();
+    let lang = app.lang;
+    let over = use_state(|| false);
+    let reader = use_mut_ref(|| None::<gloo::file::callbacks::FileReader>);
+    let load = {
+        let app = app.clone();
+        let reader = reader.clone();
+        move |file: web_sys::File| {
+            let app = app.clone();
+            let file = gloo::file::File::from(file);
+            let task = gloo::file::callbacks::read_as_text(&file, move |r| {
+                let text = r.unwrap_or_default();
+                // Keep it compact in the URL: re-serialised without whitespace when it is JSON.
+                let compact = serde_json::from_str::<serde_json::Value>(&text)
+                    .map(|v| v.to_string())
+                    .unwrap_or(text);
+                app.dispatch(Action::SetExtra("config".into(), compact));
+            });
+            *reader.borrow_mut() = Some(task);
+        }
+    };
+    let ondrop = {
+        let load = load.clone();
+        let over = over.clone();
+        Callback::from(move |e: DragEvent| {
+            e.prevent_default();
+            over.set(false);
+            if let Some(f) = e
+                .data_transfer()
+                .and_then(|d| d.files())
+                .and_then(|f| f.get(0))
+            {
+                load(f);
+            }
+        })
+    };
+    let ondragover = {
+        let over = over.clone();
+        Callback::from(move |e: DragEvent| {
+            e.prevent_default();
+            over.set(true);
+        })
+    };
+    let ondragleave = {
+        let over = over.clone();
+        Callback::from(move |_| over.set(false))
+    };
+    let onchange = Callback::from(move |e: Event| {
+        let input = e.target_unchecked_into::<web_sys::HtmlInputElement>();
+        if let Some(f) = input.files().and_then(|f| f.get(0)) {
+            load(f);
+        }
+    });
+    let parsed = compute::config_of(&app);
+    let err = props
+        .error
+        .as_ref()
+        .filter(|e| e.field.starts_with("config.json"));
+    let loaded = parsed.is_some();
+    html! {
+        <div class="field">
+            <div class={classes!("drop", (*over).then_some("over"))} {ondrop} {ondragover} {ondragleave} id="config-drop">
+                <label for="f-config">{ lang.t("calc.drop") }</label>
+                <input type="file" id="f-config" accept=".json,application/json" {onchange} />
+            </div>
+            { match parsed {
+                Some(Ok(c)) => html! {
+                    <p class="hint" id="config-info">
+                        { lang.f("calc.config_info", &[&c.model_type, &format::params(c.arch.params())]) }
+                        { for c.notes.iter().map(|n| html! { <><br />{ n }</> }) }
+                    </p>
+                },
+                Some(Err(e)) => html! { <span class="err" role="alert">{ error_text(lang, &e) }</span> },
+                None => html! { <span class="hint">{ lang.t("calc.drop_hint") }</span> },
+            } }
+            if let Some(e) = err.filter(|_| !loaded) { <span class="err" role="alert">{ error_text(lang, e) }</span> }
+        </div>
+    }
+}
+
+/// The run's fields, grouped; the groups that do not apply to the mode are left out.
+#[function_component(RunFields)]
+fn run_fields(props: &ErrProps) -> Html {
+    let app = use_app();
+    let lang = app.lang;
+    let mode = app.value("mode");
+    let engine = app.value("engine");
+    let e = props.error.clone();
+    let f = |name: &'static str| html! { <FieldInput {name} error={e.clone()} /> };
+    let serving = mode == "serve" || engine != "hf";
+    html! {
+        <>
+            <fieldset>
+                <legend>{ lang.t("calc.run") }</legend>
+                { f("mode") }
+                if mode != "training" { { f("engine") } }
+                <div class="row">{ f("batch") }{ f("seq_len") }</div>
+                if mode != "training" { { f("new_tokens") } }
+                <div class="row">{ f("dtype") }{ f("quantization") }</div>
+                if mode != "training" { { f("kv_dtype") } }
+            </fieldset>
+            if mode == "training" {
+                <fieldset>
+                    <legend>{ lang.t("calc.training") }</legend>
+                    <div class="row">{ f("optimizer") }{ f("precision") }</div>
+                    { f("grad_checkpointing") }
+                    <div class="row">{ f("lora_rank") }{ f("lora_targets") }</div>
+                    { f("qlora") }
+                    <div class="row">{ f("zero") }{ f("offload") }</div>
+                    { f("fused_optimizer") }
+                </fieldset>
+            }
+            <fieldset>
+                <legend>{ lang.t("calc.hardware") }</legend>
+                <GpuPicker error={e.clone()} />
+                <div class="row">{ f("gpus") }{ f("tp") }{ f("pp") }</div>
+            </fieldset>
+            if serving {
+                <details open={props.error.as_ref().is_some_and(|e| matches!(e.field.as_str(), "gpu_memory_utilization" | "max_model_len" | "max_num_seqs" | "max_num_batched_tokens" | "gpu_layers" | "ubatch"))}>
+                    <summary>{ lang.t("calc.serving") }</summary>
+                    if engine == "llamacpp" { <div class="row">{ f("gpu_layers") }{ f("ubatch") }</div> }
+                    else {
+                        { f("gpu_memory_utilization") }
+                        <div class="row">{ f("max_model_len") }{ f("max_num_seqs") }</div>
+                        { f("max_num_batched_tokens") }
+                        { f("cuda_graphs") }
+                    }
+                </details>
+            }
+            <details open={props.error.as_ref().is_some_and(|e| matches!(e.field.as_str(), "attention" | "logits"))}>
+                <summary>{ lang.t("calc.advanced") }</summary>
+                <div class="row">{ f("attention") }{ f("logits") }</div>
+            </details>
+        </>
+    }
+}
+
+/// The card: a catalog GPU or a memory size (one or the other, as the estimator accepts).
+#[function_component(GpuPicker)]
+fn gpu_picker(props: &ErrProps) -> Html {
+    let app = use_app();
+    let lang = app.lang;
+    let gpu = app.value("gpu");
+    let onchange = {
+        let app = app.clone();
+        Callback::from(move |e: Event| {
+            let v = e
+                .target_unchecked_into::<web_sys::HtmlSelectElement>()
+                .value();
+            app.dispatch(Action::SetMany(vec![
+                ("gpu".into(), v),
+                ("gpu_memory".into(), String::new()),
+            ]));
+        })
+    };
+    let err = props.error.as_ref().filter(|e| e.field == "gpu");
+    html! {
+        <>
+            <div class="field">
+                <label for="f-gpu">{ lang.t("f.gpu") }</label>
+                <select id="f-gpu" name="gpu" {onchange} aria-invalid={err.is_some().then_some("true")}>
+                    <option value="" selected={gpu.is_empty()}>{ lang.t("calc.no_gpu") }</option>
+                    { super::gpus::options(&gpu) }
+                </select>
+                if let Some(e) = err { <span class="err" id="f-gpu-err" role="alert">{ error_text(lang, e) }</span> }
+            </div>
+            if gpu.is_empty() { <FieldInput name="gpu_memory" error={props.error.clone()} /> }
+        </>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct ResultProps {
+    estimate: Estimate,
+}
+
+/// The estimate.
+#[function_component(Results)]
+fn results(props: &ResultProps) -> Html {
+    let app = use_app();
+    let lang = app.lang;
+    let e = &props.estimate;
+    let stat = |id: &str, key: &str, b: vramfit::Bytes, sub: String| {
+        html! {
+            <div class="stat" id={id.to_string()} data-bytes={b.get().to_string()}>
+                <div class="k">{ lang.t(key) }</div>
+                <div class="v">{ format::gib(b) }</div>
+                <div class="s">{ sub }</div>
+            </div>
+        }
+    };
+    let fit = e.fit.as_ref().map(|f| {
+        let (class, text) = if f.fits {
+            (
+                "stat fit",
+                lang.f("calc.fits", &[&format::gib(f.headroom_bytes)]),
+            )
+        } else {
+            (
+                "stat nofit",
+                lang.f("calc.nofit", &[&format::gib(f.shortfall_bytes)]),
+            )
+        };
+        html! {
+            <div class={class} id="fit" data-fits={f.fits.to_string()}>
+                <div class="k">{ lang.f("calc.on_gpu", &[&f.gpu]) }</div>
+                <div class="v">{ format::gib(f.memory_bytes) }</div>
+                <div class={if f.fits { "s fit-yes" } else { "s fit-no" }}>{ text }</div>
+            </div>
+        }
+    });
+    let capacity = e.fit.as_ref().map(|f| f.memory_bytes);
+    let per_gpu = if e.gpus > 1 {
+        lang.f("calc.per_gpu", &[&e.gpus.to_string()])
+    } else {
+        String::new()
+    };
+    let state = (*app).clone();
+    let whatifs = use_memo((app.calc.clone(), app.extra.get("config").cloned()), {
+        let s = state.clone();
+        let e = e.clone();
+        move |_| compute::what_ifs(&s, &e)
+    });
+    let curve = use_memo((app.calc.clone(), app.extra.get("config").cloned()), {
+        let s = state.clone();
+        move |_| compute::context_curve(&s)
+    });
+    let current_seq = app.value("seq_len").trim().parse::<f64>().unwrap_or(0.0) as u64;
+    let mut lines: Vec<Line> = Vec::new();
+    if let Some(f) = &e.fit {
+        lines.push(Line {
+            label: format::gib(f.memory_bytes),
+            bytes: f.memory_bytes,
+        });
+    }
+    lines.extend(super::gpus::chart_lines());
+    html! {
+        <>
+            <div class="panel">
+                <h2 id="result-title">{ lang.f("calc.result_for", &[&e.model, &format::params(e.params)]) }{ per_gpu }</h2>
+                <div class="totals">
+                    { stat("total", "calc.total", e.total_bytes, lang.f("calc.total_sub", &[&format::gb(e.total_bytes)])) }
+                    { stat("peak", "calc.peak", e.peak_allocated_bytes, lang.t("calc.peak_sub").to_string()) }
+                    { stat("recommended", "calc.recommended", e.recommended_bytes, lang.f("calc.recommended_sub", &[&format::gb(e.recommended_bytes)])) }
+                    { for fit }
+                </div>
+                if let (Some(t), Some(c)) = (e.kv_cache_tokens, e.max_concurrency_exact) {
+                    <p id="serving" data-kv-tokens={t.to_string()}>{ lang.f("calc.serving_result", &[&vramfit::estimate::thousands(t), &format!("{c:.2}")]) }</p>
+                }
+                if e.cpu_bytes.get() > 0 {
+                    <p id="cpu">{ lang.f("calc.cpu", &[&format::gib(e.cpu_bytes)]) }</p>
+                }
+                { chart::stacked_bar(lang, e, capacity) }
+            </div>
+            <div class="panel">
+                <h2>{ lang.t("calc.working") }</h2>
+                <div class="scroll">
+                    <table id="working">
+                        <thead><tr><th>{ lang.t("calc.component") }</th><th class="num">{ lang.t("calc.bytes") }</th><th>{ lang.t("calc.formula") }</th></tr></thead>
+                        <tbody>
+                            { for e.components.iter().map(|c| {
+                                let off = c.key.ends_with("_off_peak");
+                                html! {
+                                    <tr data-key={c.key.clone()} data-bytes={c.bytes.get().to_string()}>
+                                        <td><span class={classes!("swatch", format!("c-{}", c.key.trim_end_matches("_off_peak")))}></span>
+                                            { chart::component_label(lang, &c.key) }
+                                            if off { <br /><span class="muted">{ lang.t("calc.off_peak") }</span> }</td>
+                                        <td class="num">{ format::gib(c.bytes) }</td>
+                                        <td><div class="formula">{ &c.formula }</div>
+                                            <div>{ if lang == Lang::Zh { &c.note_zh } else { &c.note_en } }</div></td>
+                                    </tr>
+                                }
+                            }) }
+                        </tbody>
+                    </table>
+                </div>
+                if !e.notes.is_empty() {
+                    <h3>{ lang.t("calc.notes") }</h3>
+                    <ul class="reasons">{ for e.notes.iter().map(|n| html! { <li>{ if lang == Lang::Zh { &n.zh } else { &n.en } }</li> }) }</ul>
+                }
+            </div>
+            <div class="panel" id="quick">
+                <h2>{ lang.t("calc.quick") }</h2>
+                <div class="totals">
+                    { stat("quick-theory", "calc.quick_theory", e.quick.theory_bytes, format::gb(e.quick.theory_bytes)) }
+                    { stat("quick-rec", "calc.quick_rec", e.quick.recommended_bytes, format::gb(e.quick.recommended_bytes)) }
+                </div>
+                <p class="formula">{ &e.quick.formula }</p>
+                if !e.differences.is_empty() {
+                    <h3>{ lang.t("calc.differences") }</h3>
+                    <ul class="reasons" id="differences">{ for e.differences.iter().map(|d| html! { <li>{ if lang == Lang::Zh { &d.zh } else { &d.en } }</li> }) }</ul>
+                }
+            </div>
+            if !whatifs.is_empty() {
+                <div class="panel">
+                    <h2>{ lang.t("calc.whatif") }</h2>
+                    <div class="whatif" id="whatif">
+                        { for whatifs.iter().map(|w| whatif_card(&app, w, e)) }
+                    </div>
+                </div>
+            }
+            if curve.len() >= 2 {
+                <div class="panel">
+                    <h2>{ lang.t("calc.chart") }</h2>
+                    { chart::context_chart(lang, &curve, current_seq, &lines) }
+                    <p class="hint">{ lang.t("calc.chart_hint") }</p>
+                </div>
+            }
+        </>
+    }
+}
+
+fn whatif_card(app: &crate::Ctx, w: &compute::WhatIf, base: &Estimate) -> Html {
+    let lang = app.lang;
+    let (before, after) = (base.total_bytes.get(), w.estimate.total_bytes.get());
+    let delta = if after <= before {
+        html! { <span class="save">{ lang.f("calc.saves", &[&format::gib(vramfit::Bytes::new(before - after)), &format::percent(before - after, before)]) }</span> }
+    } else {
+        html! { <span class="cost">{ lang.f("calc.costs", &[&format::gib(vramfit::Bytes::new(after - before))]) }</span> }
+    };
+    let changes: Vec<(String, String)> = w
+        .changes
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.clone()))
+        .collect();
+    let apply = {
+        let app = app.clone();
+        Callback::from(move |_| app.dispatch(Action::SetMany(changes.clone())))
+    };
+    html! {
+        <div class="card" data-whatif={w.key} data-bytes={after.to_string()}>
+            <div>{ lang.t(w.key) }</div>
+            <div class="v">{ format::gib(w.estimate.total_bytes) }</div>
+            <div>{ delta }</div>
+            if let (Some(c0), Some(c1)) = (base.max_concurrency_exact, w.estimate.max_concurrency_exact) {
+                <div class="muted">{ lang.f("calc.concurrency", &[&format!("{c0:.1}"), &format!("{c1:.1}")]) }</div>
+            }
+            <button type="button" onclick={apply}>{ lang.t("calc.apply") }</button>
+        </div>
+    }
 }

@@ -7,6 +7,8 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use yew::prelude::*;
 
+use crate::route::View;
+use crate::state::Action;
 use crate::use_app;
 
 /// The adapter limits shown (WebGPU names), in this order.
@@ -70,10 +72,7 @@ pub async fn query() -> Answer {
     let Ok(request) = get(&gpu, "requestAdapter").dyn_into::<Function>() else {
         return Answer::NoApi;
     };
-    let Ok(promise) = request
-        .call0(&gpu)
-        .and_then(|p| p.dyn_into::<Promise>().map_err(JsValue::from))
-    else {
+    let Ok(promise) = request.call0(&gpu).and_then(|p| p.dyn_into::<Promise>()) else {
         return Answer::NoAdapter;
     };
     let adapter = match JsFuture::from(promise).await {
@@ -82,15 +81,11 @@ pub async fn query() -> Answer {
     };
     // `adapter.info` (current browsers); `requestAdapterInfo()` in older ones.
     let mut info = get(&adapter, "info");
-    if info.is_undefined() {
-        if let Ok(f) = get(&adapter, "requestAdapterInfo").dyn_into::<Function>() {
-            if let Ok(p) = f
-                .call0(&adapter)
-                .and_then(|p| p.dyn_into::<Promise>().map_err(JsValue::from))
-            {
-                info = JsFuture::from(p).await.unwrap_or(JsValue::UNDEFINED);
-            }
-        }
+    if info.is_undefined()
+        && let Ok(f) = get(&adapter, "requestAdapterInfo").dyn_into::<Function>()
+        && let Ok(p) = f.call0(&adapter).and_then(|p| p.dyn_into::<Promise>())
+    {
+        info = JsFuture::from(p).await.unwrap_or(JsValue::UNDEFINED);
     }
     let fallback = get(&info, "isFallbackAdapter")
         .as_bool()
@@ -161,11 +156,60 @@ pub fn device_view() -> Html {
             </section>
         },
     };
+    // The card: the one the adapter's name matches, else the user's pick. Never a guess.
+    let matched = match &*answer {
+        Answer::Adapter(a) => {
+            super::gpus::match_adapter(&format!("{} {}", a.description, a.device))
+        }
+        _ => None,
+    };
+    let picked = vramfit::hardware::find_gpu(app.extra("device_gpu"));
+    let card = picked.or(matched);
+    let on_pick = {
+        let app = app.clone();
+        Callback::from(move |e: Event| {
+            let v = e
+                .target_unchecked_into::<web_sys::HtmlSelectElement>()
+                .value();
+            app.dispatch(Action::SetExtra("device_gpu".into(), v));
+        })
+    };
+    let use_href = card.map(|g| {
+        let mut s = (*app).clone();
+        s.calc.insert("gpu".into(), g.id.into());
+        s.calc.remove("gpu_memory");
+        s.hash_for(View::Calc)
+    });
+    let answered = !matches!(&*answer, Answer::Asking);
     html! {
         <>
             <h1>{ lang.t("view.device") }</h1>
             <p class="lead">{ lang.t("device.intro") }</p>
             { body }
+            if answered {
+                <section class="panel" id="device-card">
+                    <h2>{ lang.t("device.match") }</h2>
+                    if let Some(g) = matched {
+                        <p id="matched" data-gpu={g.id}>{ lang.f("device.matched", &[g.name]) }</p>
+                    } else if matches!(&*answer, Answer::Adapter(_)) {
+                        <p id="matched" data-gpu="">{ lang.t("device.no_match") }</p>
+                    }
+                    <div class="field">
+                        <label for="device-gpu">{ lang.t("device.pick") }</label>
+                        <select id="device-gpu" onchange={on_pick}>
+                            <option value="" selected={picked.is_none()}>{ lang.t("device.pick_none") }</option>
+                            { super::gpus::options(app.extra("device_gpu")) }
+                        </select>
+                        <span class="hint">{ lang.t("device.pick_hint") }</span>
+                    </div>
+                    if let (Some(g), Some(href)) = (card, use_href) {
+                        <p id="card-memory" data-bytes={g.memory.get().to_string()}>
+                            { lang.f("device.card_memory", &[g.name, &crate::format::gib(g.memory), g.marketed_memory]) }
+                        </p>
+                        <a class="button primary" id="use-card" href={href}>{ lang.t("device.use") }</a>
+                    }
+                </section>
+            }
         </>
     }
 }

@@ -1,7 +1,11 @@
-//! The faq view.
+//! FAQ: the guide's four questions and more, each answer's numbers computed live by the
+//! estimator and the planners (and Q4 with the calculator's own run and card).
 
+use vramfit::diagnose::{self, faq};
 use yew::prelude::*;
 
+use crate::compute;
+use crate::i18n::Lang;
 use crate::use_app;
 
 /// The view.
@@ -9,5 +13,29 @@ use crate::use_app;
 pub fn view() -> Html {
     let app = use_app();
     let lang = app.lang;
-    html! { <h1>{ lang.t("view.faq") }</h1> }
+    let l = if lang == Lang::Zh {
+        diagnose::Lang::Zh
+    } else {
+        diagnose::Lang::En
+    };
+    let values = use_memo((app.calc.clone(), app.extra.get("config").cloned()), {
+        let s = (*app).clone();
+        move |_| compute::faq_values(&s)
+    });
+    let refs: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    html! {
+        <>
+            <h1>{ lang.t("view.faq") }</h1>
+            <p class="lead">{ lang.t("faq.lead") }</p>
+            <div class="panel faq" id="faq">
+                { for faq().iter().enumerate().map(|(i, e)| html! {
+                    <details open={i == 0} data-faq={e.id}>
+                        <summary>{ e.question.get(l) }</summary>
+                        <p>{ e.render(l, &refs) }</p>
+                        <p class="hint">{ lang.f("faq.source", &[e.source]) }</p>
+                    </details>
+                }) }
+            </div>
+        </>
+    }
 }

@@ -1,13 +1,200 @@
-//! The fit view.
+//! Fit & rent: which cards hold the calculator's run, the cheapest ways to rent it (single
+//! cards, tensor / pipeline parallel, ZeRO-3, MIG slices), the guide's tier for the model size,
+//! and the largest batch and context on the chosen card.
 
+use vramfit::hardware::{Currency, Market, PlanOptions, gpus, tiers};
 use yew::prelude::*;
 
+use super::field::error_text;
+use crate::compute;
+use crate::format;
+use crate::i18n::Lang;
+use crate::state::Action;
 use crate::use_app;
+
+const ROWS: usize = 25;
 
 /// The view.
 #[function_component(FitView)]
 pub fn view() -> Html {
     let app = use_app();
     let lang = app.lang;
-    html! { <h1>{ lang.t("view.fit") }</h1> }
+    let currency = if app.extra("currency") == "CNY" {
+        Currency::Cny
+    } else {
+        Currency::Usd
+    };
+    let spot = app.extra("spot") == "true";
+    let est = use_memo((app.calc.clone(), app.extra.get("config").cloned()), {
+        let s = (*app).clone();
+        move |_| compute::estimate_of(&s)
+    });
+    let plan = use_memo(
+        (
+            app.calc.clone(),
+            app.extra.get("config").cloned(),
+            currency,
+            spot,
+        ),
+        {
+            let s = (*app).clone();
+            move |_| {
+                compute::plan_of(
+                    &s,
+                    &PlanOptions {
+                        currency,
+                        include_spot: spot,
+                        ..PlanOptions::default()
+                    },
+                )
+            }
+        },
+    );
+    let e = match est.as_ref() {
+        Ok(e) => e.clone(),
+        Err(err) => {
+            return html! {
+                <>
+                    <h1>{ lang.t("view.fit") }</h1>
+                    <div class="notice error" id="fit-error" role="alert">
+                        { lang.t("calc.cannot") }{ " " }{ error_text(lang, err) }{ " " }
+                        <a href={app.hash_for(crate::route::View::Calc)}>{ lang.t("fit.fix_in_calc") }</a>
+                    </div>
+                </>
+            };
+        }
+    };
+    let tier = tiers::tier_for(e.params);
+    let set_extra = |k: &'static str| {
+        let app = app.clone();
+        move |v: String| app.dispatch(Action::SetExtra(k.into(), v))
+    };
+    let on_currency = {
+        let set = set_extra("currency");
+        Callback::from(move |ev: Event| {
+            set(ev
+                .target_unchecked_into::<web_sys::HtmlSelectElement>()
+                .value())
+        })
+    };
+    let on_spot = {
+        let set = set_extra("spot");
+        Callback::from(move |ev: Event| {
+            let c = ev
+                .target_unchecked_into::<web_sys::HtmlInputElement>()
+                .checked();
+            set(if c { "true".into() } else { String::new() })
+        })
+    };
+    let options = plan.as_ref().as_ref().map(|v| v.as_slice()).unwrap_or(&[]);
+    let capacity = e.fit.as_ref().map(|f| (f.gpu.clone(), f.memory_bytes));
+    let largest = use_memo(
+        (
+            app.calc.clone(),
+            app.extra.get("config").cloned(),
+            capacity.clone(),
+        ),
+        {
+            let s = (*app).clone();
+            move |(_, _, cap)| cap.as_ref().map(|(_, c)| compute::largest(&s, *c))
+        },
+    );
+    html! {
+        <>
+            <h1>{ lang.t("view.fit") }</h1>
+            <p class="lead">{ lang.f("fit.lead", &[&e.model, &format::gib(e.required_bytes), &format::gib(e.recommended_bytes)]) }</p>
+            <div class="panel" id="tier">
+                <h2>{ lang.f("fit.tier", &[if lang == Lang::Zh { tier.name_zh } else { tier.name }]) }</h2>
+                <dl class="kv">
+                    <dt>{ lang.t("fit.tier_inference") }</dt><dd>{ tier.inference }</dd>
+                    <dt>{ lang.t("fit.tier_training") }</dt><dd>{ tier.training }</dd>
+                </dl>
+            </div>
+            if let (Some((gpu, cap)), Some((batch, seq))) = (capacity.as_ref(), largest.as_ref().as_ref()) {
+                <div class="panel" id="largest">
+                    <h2>{ lang.f("fit.on_card", &[gpu, &format::gib(*cap)]) }</h2>
+                    <p>{ match batch {
+                        Some(b) => lang.f("fit.max_batch", &[&b.value.to_string(), &format::gib(b.bytes)]),
+                        None => lang.t("fit.nothing_fits").to_string(),
+                    } }</p>
+                    <p>{ match seq {
+                        Some(n) => lang.f("fit.max_seq", &[&vramfit::estimate::thousands(n.value), &format::gib(n.bytes)]),
+                        None => lang.t("fit.nothing_fits").to_string(),
+                    } }</p>
+                </div>
+            }
+            <div class="panel">
+                <h2>{ lang.t("fit.offers") }</h2>
+                <div class="row">
+                    <div class="field">
+                        <label for="currency">{ lang.t("fit.currency") }</label>
+                        <select id="currency" onchange={on_currency}>
+                            <option value="USD" selected={currency == Currency::Usd}>{ "USD" }</option>
+                            <option value="CNY" selected={currency == Currency::Cny}>{ "CNY" }</option>
+                        </select>
+                    </div>
+                    <label class="check" for="spot"><input type="checkbox" id="spot" checked={spot} onchange={on_spot} />{ lang.t("fit.spot") }</label>
+                </div>
+                if options.is_empty() {
+                    <p class="notice" id="no-offer">{ lang.t("fit.none") }</p>
+                } else {
+                    <div class="scroll">
+                        <table id="offers">
+                            <thead><tr>
+                                <th>{ "#" }</th><th>{ lang.t("fit.offer") }</th><th>{ lang.t("fit.layout") }</th>
+                                <th class="num">{ lang.t("fit.per_gpu") }</th><th class="num">{ lang.t("fit.usable") }</th>
+                                <th class="num">{ lang.t("fit.margin") }</th><th class="num">{ lang.t("fit.price") }</th>
+                            </tr></thead>
+                            <tbody>
+                                { for options.iter().take(ROWS).enumerate().map(|(i, o)| {
+                                    let layout = match &o.mig_profile {
+                                        Some(p) => format!("MIG {p}"),
+                                        None => o.parallelism.describe(),
+                                    };
+                                    let rents = if o.rented_gpus > o.count { lang.f("fit.rents", &[&o.rented_gpus.to_string()]) } else { String::new() };
+                                    html! {
+                                        <tr data-offer={o.offer.clone()} data-per-gpu={o.per_gpu_bytes.get().to_string()} data-price={format!("{}", o.price_per_hour)}>
+                                            <td>{ i + 1 }</td>
+                                            <td>{ &o.offer }<br /><span class="muted">{ format!("{} · {} × {}", o.provider, o.count, o.gpu) }{ if o.market == Market::Spot { format!(" · {}", lang.t("fit.spot_short")) } else { String::new() } }</span></td>
+                                            <td>{ layout }{ rents }</td>
+                                            <td class="num">{ format::gib(o.per_gpu_bytes) }</td>
+                                            <td class="num">{ format::gib(o.usable_bytes) }</td>
+                                            <td class="num">{ format::gib(o.margin_bytes) }</td>
+                                            <td class="num">{ format::price(o.price_per_hour, o.currency.code()) }{ if o.reference_estimate { " ~" } else { "" } }</td>
+                                        </tr>
+                                    }
+                                }) }
+                            </tbody>
+                        </table>
+                    </div>
+                    <p class="hint">{ lang.f("fit.footnote", &[&options.len().to_string()]) }</p>
+                }
+            </div>
+            <div class="panel">
+                <h2>{ lang.t("fit.cards") }</h2>
+                <p class="hint">{ lang.f("fit.cards_hint", &[&format::gib(e.required_bytes)]) }</p>
+                <div class="scroll">
+                    <table id="cards">
+                        <thead><tr><th>{ lang.t("fit.gpu") }</th><th class="num">{ lang.t("fit.memory") }</th><th>{ lang.t("fit.fits") }</th></tr></thead>
+                        <tbody>
+                            { for gpus().iter().map(|g| {
+                                let fits = e.required_bytes <= g.memory;
+                                html! {
+                                    <tr data-gpu={g.id} data-fits={fits.to_string()}>
+                                        <td>{ g.name }<br /><span class="muted">{ format!("{} · {}", g.architecture, g.interconnect) }</span></td>
+                                        <td class="num">{ format::gib(g.memory) }<br /><span class="muted">{ g.marketed_memory }</span></td>
+                                        <td>{ if fits {
+                                            html! { <span class="fit-yes">{ lang.f("calc.fits", &[&format::gib(g.memory.minus(e.required_bytes))]) }</span> }
+                                        } else {
+                                            html! { <span class="fit-no">{ lang.f("calc.nofit", &[&format::gib(e.required_bytes.minus(g.memory))]) }</span> }
+                                        } }</td>
+                                    </tr>
+                                }
+                            }) }
+                        </tbody>
+                    </table>
+                </div>
+            </div>
+        </>
+    }
 }

@@ -1,9 +1,12 @@
 //! The views and their parts.
 
 pub mod calc;
+pub mod chart;
 pub mod device;
 pub mod diagnose;
 pub mod faq;
+pub mod field;
 pub mod fit;
+pub mod gpus;
 pub mod mig;
 pub mod shell;

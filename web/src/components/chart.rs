@@ -1,0 +1,183 @@
+//! Inline SVG charts: the stacked bar of the breakdown and memory against context length.
+//! Attributes only, no inline styles (the CSP forbids them); colours come from CSS classes.
+
+use vramfit::Bytes;
+use vramfit::estimate::Estimate;
+use yew::prelude::*;
+
+use crate::format;
+use crate::i18n::Lang;
+
+/// The components drawn in the bar: those alive at the peak, with bytes.
+pub fn peak_parts(e: &Estimate) -> Vec<(&str, Bytes)> {
+    e.components
+        .iter()
+        .filter(|c| !c.key.ends_with("_off_peak") && c.bytes.get() > 0)
+        .map(|c| (c.key.as_str(), c.bytes))
+        .collect()
+}
+
+/// The label of a component key.
+pub fn component_label(lang: Lang, key: &str) -> String {
+    let base = key.trim_end_matches("_off_peak");
+    lang.try_t(&format!("comp.{base}"))
+        .map(str::to_string)
+        .unwrap_or_else(|| base.replace('_', " "))
+}
+
+/// The stacked bar.
+pub fn stacked_bar(lang: Lang, e: &Estimate, capacity: Option<Bytes>) -> Html {
+    let parts = peak_parts(e);
+    let sum: u64 = parts
+        .iter()
+        .map(|(_, b)| b.get())
+        .fold(0, u64::saturating_add);
+    let scale_max = sum.max(capacity.map_or(0, Bytes::get)).max(1) as f64;
+    let width = 1000.0;
+    let mut x = 0.0;
+    let rects = parts.iter().map(|(k, b)| {
+        let w = b.get() as f64 / scale_max * width;
+        let r = html! {
+            <rect class={format!("c-{k}")} x={format!("{x:.2}")} y="0" width={format!("{:.2}", w.max(0.0))} height="40">
+                <title>{ format!("{}: {}", component_label(lang, k), format::gib(*b)) }</title>
+            </rect>
+        };
+        x += w;
+        r
+    });
+    let cap_line = capacity.map(|c| {
+        let cx = c.get() as f64 / scale_max * width;
+        html! { <line class="gpu-line" x1={format!("{cx:.1}")} x2={format!("{cx:.1}")} y1="-4" y2="44" /> }
+    });
+    html! {
+        <figure class="barfig">
+            <svg class="bar" viewBox="0 -6 1000 52" role="img" aria-label={lang.t("calc.bar_label")} preserveAspectRatio="none">
+                { for rects }
+                { for cap_line }
+            </svg>
+            <ul class="legend">
+                { for parts.iter().map(|(k, b)| html! {
+                    <li><span class={classes!("swatch", format!("c-{k}"))}></span>
+                        { component_label(lang, k) }{ " " }<strong>{ format::gib(*b) }</strong>
+                        <span class="muted">{ format!(" · {}", format::percent(b.get(), sum)) }</span></li>
+                }) }
+            </ul>
+        </figure>
+    }
+}
+
+/// A GPU memory line on the context chart.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Line {
+    /// Label.
+    pub label: String,
+    /// Memory.
+    pub bytes: Bytes,
+}
+
+/// Memory (total, and its KV cache) against context length, on a log-2 x axis, with GPU
+/// memory lines.
+pub fn context_chart(lang: Lang, points: &[(u64, Estimate)], current: u64, lines: &[Line]) -> Html {
+    if points.len() < 2 {
+        return html! {};
+    }
+    let (w, h) = (640.0, 300.0);
+    let (left, right, top, bottom) = (62.0, 110.0, 14.0, 40.0);
+    let pw = w - left - right;
+    let ph = h - top - bottom;
+    let xmin = (points[0].0 as f64).log2();
+    let xmax = (points[points.len() - 1].0 as f64).log2();
+    let max_total = points
+        .iter()
+        .map(|(_, e)| e.total_bytes.get())
+        .max()
+        .unwrap_or(1);
+    let ymax_bytes = lines
+        .iter()
+        .map(|l| l.bytes.get())
+        .filter(|&b| b <= max_total.saturating_mul(3))
+        .fold(max_total, u64::max);
+    let ymax = nice_gib(ymax_bytes as f64 / (1u64 << 30) as f64 * 1.08);
+    let px = |n: u64| left + ((n as f64).log2() - xmin) / (xmax - xmin).max(1e-9) * pw;
+    let py = |b: u64| top + ph - (b as f64 / (1u64 << 30) as f64 / ymax).min(1.05) * ph;
+    let path = |f: &dyn Fn(&Estimate) -> u64| {
+        points
+            .iter()
+            .enumerate()
+            .map(|(i, (n, e))| {
+                format!(
+                    "{}{:.1},{:.1}",
+                    if i == 0 { "M" } else { "L" },
+                    px(*n),
+                    py(f(e))
+                )
+            })
+            .collect::<String>()
+    };
+    let total_path = path(&|e| e.total_bytes.get());
+    let kv_path = path(&|e| e.kv_cache_bytes.get());
+    let yticks = (0..=4).map(|i| ymax * i as f64 / 4.0);
+    let xticks = points
+        .iter()
+        .map(|(n, _)| *n)
+        .filter(|n| n.is_power_of_two());
+    let cur = points.iter().find(|(n, _)| *n == current);
+    html! {
+        <svg class="chart" viewBox={format!("0 0 {w} {h}")} role="img" aria-label={lang.t("calc.chart_label")}>
+            { for yticks.map(|g| {
+                let y = top + ph - g / ymax * ph;
+                html! { <>
+                    <line class="grid" x1={format!("{left}")} x2={format!("{}", left + pw)} y1={format!("{y:.1}")} y2={format!("{y:.1}")} />
+                    <text x={format!("{}", left - 6.0)} y={format!("{:.1}", y + 4.0)} text-anchor="end">{ format!("{g:.0} GiB") }</text>
+                </> }
+            }) }
+            { for xticks.map(|n| {
+                let x = px(n);
+                html! { <>
+                    <line class="grid" x1={format!("{x:.1}")} x2={format!("{x:.1}")} y1={format!("{top}")} y2={format!("{}", top + ph)} />
+                    <text x={format!("{x:.1}")} y={format!("{}", top + ph + 16.0)} text-anchor="middle">{ short_tokens(n) }</text>
+                </> }
+            }) }
+            <text x={format!("{}", left + pw / 2.0)} y={format!("{}", h - 4.0)} text-anchor="middle" class="muted">{ lang.t("calc.chart_x") }</text>
+            { for lines.iter().filter(|l| (l.bytes.get() as f64 / (1u64 << 30) as f64) <= ymax).map(|l| {
+                let y = py(l.bytes.get());
+                html! { <>
+                    <line class="gpu-line" x1={format!("{left}")} x2={format!("{}", left + pw)} y1={format!("{y:.1}")} y2={format!("{y:.1}")} />
+                    <text x={format!("{}", left + pw + 4.0)} y={format!("{:.1}", y + 4.0)}>{ &l.label }</text>
+                </> }
+            }) }
+            <path class="series2" d={kv_path} />
+            <path class="series" d={total_path} />
+            if let Some((n, e)) = cur {
+                <circle class="marker" cx={format!("{:.1}", px(*n))} cy={format!("{:.1}", py(e.total_bytes.get()))} r="5">
+                    <title>{ format!("{} → {}", short_tokens(*n), format::gib(e.total_bytes)) }</title>
+                </circle>
+            }
+            <line class="axis" x1={format!("{left}")} x2={format!("{left}")} y1={format!("{top}")} y2={format!("{}", top + ph)} />
+            <line class="axis" x1={format!("{left}")} x2={format!("{}", left + pw)} y1={format!("{}", top + ph)} y2={format!("{}", top + ph)} />
+        </svg>
+    }
+}
+
+/// 1024 → `1K`, 131072 → `128K`, 1048576 → `1M`.
+pub fn short_tokens(n: u64) -> String {
+    if n >= 1 << 20 && n.is_multiple_of(1 << 20) {
+        format!("{}M", n >> 20)
+    } else if n >= 1024 && n.is_multiple_of(1024) {
+        format!("{}K", n >> 10)
+    } else {
+        n.to_string()
+    }
+}
+
+/// A round axis maximum in GiB.
+fn nice_gib(x: f64) -> f64 {
+    let x = x.max(1.0);
+    let p = 10f64.powf(x.log10().floor());
+    for m in [1.0, 2.0, 2.5, 4.0, 5.0, 8.0, 10.0] {
+        if m * p >= x {
+            return m * p;
+        }
+    }
+    10.0 * p
+}

@@ -1,0 +1,129 @@
+//! One calculator input, drawn from its row in [`crate::fields::FIELDS`]: label, control,
+//! hint, and the estimator's error when it is about this field.
+
+use vramfit::InputError;
+use yew::prelude::*;
+
+use crate::fields::{Kind, field};
+use crate::i18n::Lang;
+use crate::state::Action;
+use crate::use_app;
+
+/// Properties of [`FieldInput`].
+#[derive(Properties, PartialEq)]
+pub struct FieldProps {
+    /// The field's key.
+    pub name: &'static str,
+    /// The current error, if any (shown only when it names this field).
+    #[prop_or_default]
+    pub error: Option<InputError>,
+}
+
+/// The error text for a person: problem and what is accepted.
+pub fn error_text(lang: Lang, e: &InputError) -> String {
+    lang.f("calc.error", &[&e.field, &e.problem, &e.accepted])
+}
+
+/// The label of a choice value, translated where the value is a word.
+pub fn choice_label(lang: Lang, key: &str, value: &str) -> String {
+    let k = format!("v.{key}.{value}");
+    match lang.try_t(&k) {
+        Some(s) => s.to_string(),
+        None => value.to_string(),
+    }
+}
+
+/// One field.
+#[function_component(FieldInput)]
+pub fn field_input(props: &FieldProps) -> Html {
+    let app = use_app();
+    let lang = app.lang;
+    let Some(f) = field(props.name) else {
+        return html! {};
+    };
+    let id = format!("f-{}", f.key);
+    let value = app.value(f.key);
+    let err = props.error.as_ref().filter(|e| e.field == f.key);
+    let err_id = format!("{id}-err");
+    let hint_key = format!("h.{}", f.key);
+    let hint = lang.try_t(&hint_key);
+    let hint_id = format!("{id}-hint");
+    let described = match (err.is_some(), hint.is_some()) {
+        (true, true) => Some(format!("{err_id} {hint_id}")),
+        (true, false) => Some(err_id.clone()),
+        (false, true) => Some(hint_id.clone()),
+        (false, false) => None,
+    };
+    let key = f.key.to_string();
+    let set = {
+        let app = app.clone();
+        let key = key.clone();
+        move |v: String| app.dispatch(Action::Set(key.clone(), v))
+    };
+    let invalid = err.is_some().then_some("true");
+    let label = lang.t(&format!("f.{}", f.key));
+    let control = match f.kind {
+        Kind::Bool => {
+            let checked = value == "true";
+            let onchange = Callback::from(move |e: Event| {
+                let c = e
+                    .target_unchecked_into::<web_sys::HtmlInputElement>()
+                    .checked();
+                set(c.to_string());
+            });
+            return html! {
+                <div class="field">
+                    <label class="check" for={id.clone()}>
+                        <input type="checkbox" id={id.clone()} name={f.key} {checked} {onchange}
+                            aria-describedby={described} aria-invalid={invalid} />
+                        { label }
+                    </label>
+                    if let Some(h) = hint { <span class="hint" id={hint_id}>{ h }</span> }
+                    if let Some(e) = err { <span class="err" id={err_id} role="alert">{ error_text(lang, e) }</span> }
+                </div>
+            };
+        }
+        Kind::Choice(values) => {
+            let onchange = Callback::from(move |e: Event| {
+                set(e
+                    .target_unchecked_into::<web_sys::HtmlSelectElement>()
+                    .value());
+            });
+            html! {
+                <select id={id.clone()} name={f.key} {onchange} aria-describedby={described} aria-invalid={invalid}>
+                    { for values.iter().map(|v| html! {
+                        <option value={*v} selected={*v == value}>{ choice_label(lang, f.key, v) }</option>
+                    }) }
+                </select>
+            }
+        }
+        Kind::Number | Kind::OptNumber | Kind::Text => {
+            let oninput = Callback::from(move |e: InputEvent| {
+                set(e
+                    .target_unchecked_into::<web_sys::HtmlInputElement>()
+                    .value());
+            });
+            let (ty, mode) = match f.kind {
+                Kind::Text => ("text", None),
+                _ => ("text", Some("decimal")),
+            };
+            let placeholder = match f.kind {
+                Kind::OptNumber => Some(lang.t("calc.auto")),
+                _ => None,
+            };
+            html! {
+                <input type={ty} inputmode={mode} id={id.clone()} name={f.key} value={value.clone()} {oninput}
+                    {placeholder} autocomplete="off" spellcheck="false"
+                    aria-describedby={described} aria-invalid={invalid} />
+            }
+        }
+    };
+    html! {
+        <div class="field">
+            <label for={id}>{ label }</label>
+            { control }
+            if let Some(h) = hint { <span class="hint" id={hint_id}>{ h }</span> }
+            if let Some(e) = err { <span class="err" id={err_id} role="alert">{ error_text(lang, e) }</span> }
+        </div>
+    }
+}

@@ -1,0 +1,93 @@
+//! The GPU catalog as the views use it: the picker, the chart's memory lines, and matching a
+//! WebGPU adapter's name to a card.
+
+use vramfit::hardware::{Gpu, gpus};
+use yew::prelude::*;
+
+use super::chart::Line;
+use crate::format;
+
+/// Catalog cards drawn as memory lines on the context chart: one per common size.
+const CHART_GPUS: &[&str] = &["rtx-4090", "l40s", "h100-sxm5-80gb", "h200-sxm-141gb"];
+
+/// Memory lines for the context chart.
+pub fn chart_lines() -> Vec<Line> {
+    CHART_GPUS
+        .iter()
+        .filter_map(|id| vramfit::hardware::find_gpu(id))
+        .map(|g| Line {
+            label: short_name(g),
+            bytes: g.memory,
+        })
+        .collect()
+}
+
+/// `H100 SXM5 80GB` from `NVIDIA H100 SXM5 80GB`.
+pub fn short_name(g: &Gpu) -> String {
+    g.name
+        .trim_start_matches("NVIDIA ")
+        .trim_start_matches("GeForce ")
+        .to_string()
+}
+
+/// `<option>`s of every catalog card, `selected` the one with id `value`.
+pub fn options(value: &str) -> Html {
+    html! {
+        { for gpus().iter().map(|g| html! {
+            <option value={g.id} selected={g.id == value}>
+                { format!("{} — {} ({})", g.name, g.marketed_memory, format::gib(g.memory)) }
+            </option>
+        }) }
+    }
+}
+
+/// Lower-case alphanumeric words.
+fn words(s: &str) -> Vec<String> {
+    s.split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_ascii_lowercase)
+        .collect()
+}
+
+/// The catalog card whose name an adapter's description names, if exactly one fits best:
+/// every word of the card's short name (vendor words aside) appears in the description, and
+/// the card with the most such words wins. Nothing is guessed when nothing fits.
+pub fn match_adapter(description: &str) -> Option<&'static Gpu> {
+    let have = words(description);
+    if have.is_empty() {
+        return None;
+    }
+    let mut best: Option<(&'static Gpu, usize)> = None;
+    for g in gpus() {
+        let need: Vec<String> = words(g.name)
+            .into_iter()
+            .filter(|w| {
+                !matches!(
+                    w.as_str(),
+                    "nvidia" | "geforce" | "amd" | "radeon" | "instinct" | "apple" | "huawei"
+                )
+            })
+            .collect();
+        if need.is_empty() || !need.iter().all(|w| have.contains(w)) {
+            continue;
+        }
+        if best.is_none_or(|(_, n)| need.len() > n) {
+            best = Some((g, need.len()));
+        }
+    }
+    best.map(|(g, _)| g)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn adapters_match_by_name_or_not_at_all() {
+        let g = match_adapter("NVIDIA GeForce RTX 4090").expect("4090");
+        assert_eq!(g.id, "rtx-4090");
+        assert!(match_adapter("Google SwiftShader").is_none());
+        assert!(match_adapter("").is_none());
+        assert_eq!(chart_lines().len(), CHART_GPUS.len());
+    }
+}

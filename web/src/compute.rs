@@ -1,0 +1,486 @@
+//! What the views compute from the state: the estimate, the what-ifs and the curve of memory
+//! against context length. Pure functions over [`AppState`], tested natively; every number the
+//! calculator shows comes from here, that is, from the estimator.
+
+use vramfit::InputError;
+use vramfit::config::ParsedConfig;
+use vramfit::estimate::{Estimate, EstimateInput, Mode, estimate};
+
+use vramfit::Bytes;
+use vramfit::hardware::{Layout, ParallelKind, PlanOption, PlanOptions};
+
+use crate::fields;
+use crate::state::AppState;
+
+/// The parsed config.json of the state, if the source is one.
+pub fn config_of(s: &AppState) -> Option<Result<ParsedConfig, InputError>> {
+    let text = s.extra("config");
+    (!text.is_empty()).then(|| vramfit::config::parse_config(text))
+}
+
+/// The estimator's input for the state with `changes` applied on top (field, value).
+pub fn input_with(s: &AppState, changes: &[(&str, String)]) -> Result<EstimateInput, InputError> {
+    let config = match config_of(s) {
+        Some(Ok(c)) => Some(c),
+        Some(Err(e)) if s.value("source") == "config" => return Err(e),
+        _ => None,
+    };
+    let value = |k: &str| {
+        changes
+            .iter()
+            .rev()
+            .find(|(ck, _)| *ck == k)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_else(|| s.value(k))
+    };
+    fields::to_input(&value, config.as_ref())
+}
+
+/// The estimate for the state.
+pub fn estimate_of(s: &AppState) -> Result<Estimate, InputError> {
+    estimate(&input_with(s, &[])?)
+}
+
+/// One what-if: a change of the inputs and what it does.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WhatIf {
+    /// The i18n key of its name.
+    pub key: &'static str,
+    /// The form changes (field, value) it makes; "apply" sets exactly these.
+    pub changes: Vec<(&'static str, String)>,
+    /// The estimate with the change.
+    pub estimate: Estimate,
+}
+
+/// The guide's optimisations (§5.1) that apply to this run, each re-estimated. Those that
+/// fail validation or change nothing are left out.
+pub fn what_ifs(s: &AppState, base: &Estimate) -> Vec<WhatIf> {
+    let mode = s.value("mode");
+    let training = mode == "training";
+    let num = |k: &str| s.value(k).trim().parse::<f64>().unwrap_or(0.0);
+    let mut candidates: Vec<(&'static str, Vec<(&'static str, String)>)> = Vec::new();
+    let batch = num("batch");
+    if batch >= 2.0 && mode != "serve" {
+        candidates.push((
+            "whatif.half_batch",
+            vec![("batch", format!("{}", (batch / 2.0).floor()))],
+        ));
+    }
+    let seq = num("seq_len");
+    if seq >= 2.0 && mode != "serve" {
+        candidates.push((
+            "whatif.half_seq",
+            vec![("seq_len", format!("{}", (seq / 2.0).floor()))],
+        ));
+    }
+    if training {
+        if s.value("grad_checkpointing") == "none" {
+            candidates.push((
+                "whatif.checkpointing",
+                vec![("grad_checkpointing", "full".into())],
+            ));
+        }
+        if num("lora_rank") == 0.0 {
+            candidates.push(("whatif.lora", vec![("lora_rank", "16".into())]));
+            candidates.push((
+                "whatif.qlora",
+                vec![("lora_rank", "16".into()), ("qlora", "true".into())],
+            ));
+        }
+        if s.value("optimizer") == "adamw" {
+            candidates.push(("whatif.adam8bit", vec![("optimizer", "adamw-8bit".into())]));
+        }
+        if s.value("zero") != "3" && num("gpus") >= 2.0 {
+            candidates.push(("whatif.zero3", vec![("zero", "3".into())]));
+        }
+        if s.value("offload") == "none" {
+            let zero = if s.value("zero") == "0" {
+                "2".to_string()
+            } else {
+                s.value("zero")
+            };
+            candidates.push((
+                "whatif.offload",
+                vec![("zero", zero), ("offload", "cpu".into())],
+            ));
+        }
+    } else {
+        if s.value("quantization") == "none" {
+            if s.value("engine") == "llamacpp" {
+                candidates.push(("whatif.q8", vec![("quantization", "gguf-q8_0".into())]));
+                candidates.push(("whatif.q4", vec![("quantization", "gguf-q4_k_m".into())]));
+            } else {
+                candidates.push(("whatif.int8", vec![("quantization", "bnb-int8".into())]));
+                candidates.push(("whatif.int4", vec![("quantization", "awq".into())]));
+            }
+        }
+        if s.value("kv_dtype") == "auto" {
+            candidates.push(("whatif.kv_fp8", vec![("kv_dtype", "fp8".into())]));
+        }
+    }
+    candidates
+        .into_iter()
+        .filter_map(|(key, changes)| {
+            let input = input_with(s, &changes).ok()?;
+            let e = estimate(&input).ok()?;
+            let differs = e.total_bytes != base.total_bytes
+                || e.max_concurrency != base.max_concurrency
+                || e.kv_cache_tokens != base.kv_cache_tokens;
+            differs.then_some(WhatIf {
+                key,
+                changes,
+                estimate: e,
+            })
+        })
+        .collect()
+}
+
+/// Memory against context length: `(tokens, total bytes, KV-cache bytes)` for context lengths
+/// from 512 tokens to a few times the current one (powers of two and the current value).
+/// Serving varies `max_model_len`, which changes concurrency rather than memory: it has no
+/// curve here.
+pub fn context_curve(s: &AppState) -> Vec<(u64, Estimate)> {
+    let Ok(input) = input_with(s, &[]) else {
+        return Vec::new();
+    };
+    if input.mode == Mode::Serve {
+        return Vec::new();
+    }
+    let current = input.seq_len.max(1.0) as u64;
+    let top = current.saturating_mul(8).clamp(32_768, 1 << 21);
+    let mut points: Vec<u64> = (9..=21).map(|p| 1u64 << p).filter(|&n| n <= top).collect();
+    points.push(current);
+    points.sort_unstable();
+    points.dedup();
+    points
+        .into_iter()
+        .filter_map(|n| {
+            let i = EstimateInput {
+                seq_len: n as f64,
+                ..input.clone()
+            };
+            estimate(&i).ok().map(|e| (n, e))
+        })
+        .collect()
+}
+
+/// Memory one GPU needs in a layout: the estimator re-run with that layout, exactly as the
+/// CLI's `recommend` does (ZeRO-3 only for training; a layout the estimator rejects gets a
+/// size no card has).
+pub fn per_gpu(input: &EstimateInput, layout: Layout) -> Bytes {
+    let training = input.mode == Mode::Training;
+    let i = match layout.kind {
+        ParallelKind::Single | ParallelKind::Mig | ParallelKind::Data => input.clone(),
+        ParallelKind::Zero3 if !training => return vramfit::units::MAX_SIZE,
+        ParallelKind::Zero3 => EstimateInput {
+            gpus: f64::from(layout.gpus),
+            zero: 3.0,
+            ..input.clone()
+        },
+        _ => EstimateInput {
+            gpus: f64::from(layout.gpus),
+            tp: f64::from(layout.tp),
+            pp: f64::from(layout.pp),
+            ..input.clone()
+        },
+    };
+    estimate(&i).map_or(vramfit::units::MAX_SIZE, |e| e.required_bytes)
+}
+
+/// The rental options for the state, cheapest first (the CLI's `recommend`).
+pub fn plan_of(s: &AppState, options: &PlanOptions) -> Result<Vec<PlanOption>, InputError> {
+    let input = input_with(s, &[])?;
+    estimate(&input)?;
+    Ok(vramfit::hardware::plan(
+        |l| per_gpu(&input, l),
+        vramfit::hardware::offers(),
+        vramfit::hardware::gpus(),
+        options,
+    ))
+}
+
+/// The largest batch and the largest sequence length that fit `capacity` with the other
+/// inputs as they are.
+pub fn largest(
+    s: &AppState,
+    capacity: Bytes,
+) -> (
+    Option<vramfit::hardware::fit::Fit>,
+    Option<vramfit::hardware::fit::Fit>,
+) {
+    let Ok(input) = input_with(s, &[]) else {
+        return (None, None);
+    };
+    let need =
+        |i: EstimateInput| estimate(&i).map_or(vramfit::units::MAX_SIZE, |e| e.required_bytes);
+    let batch = vramfit::hardware::fit::largest_fitting(
+        |b| {
+            need(EstimateInput {
+                batch: b as f64,
+                ..input.clone()
+            })
+        },
+        capacity,
+        1,
+        vramfit::estimate::MAX_BATCH.min(1 << 16),
+    );
+    let seq = vramfit::hardware::fit::largest_fitting(
+        |n| {
+            need(EstimateInput {
+                seq_len: n as f64,
+                ..input.clone()
+            })
+        },
+        capacity,
+        1,
+        vramfit::estimate::MAX_SEQ,
+    );
+    (batch, seq)
+}
+
+/// The live values of the FAQ's `{slot}`s, computed by the estimator and the planners as
+/// each slot's description in the FAQ data says. A value that cannot be computed is left out
+/// (the answer then shows its slot name rather than a made-up number).
+pub fn faq_values(s: &AppState) -> Vec<(&'static str, String)> {
+    let mut v: Vec<(&'static str, String)> = Vec::new();
+    let gb = |b: Bytes| format!("{:.1} GB", b.as_gb());
+    let est = |i: EstimateInput| estimate(&i).ok();
+    let llama7 = || EstimateInput {
+        model: Some("meta-llama/Llama-2-7b-hf".into()),
+        mode: Mode::Training,
+        ..EstimateInput::default()
+    };
+    if let Some(e) = est(EstimateInput {
+        params: Some("7B".into()),
+        mode: Mode::Training,
+        dtype: Some(vramfit::precision::Dtype::Fp16),
+        ..EstimateInput::default()
+    }) {
+        v.push(("train_7b_quick_gb", gb(e.quick.theory_bytes)));
+    }
+    if let Some(e) = est(llama7()) {
+        v.push(("train_7b_detailed_gb", gb(e.total_bytes)));
+    }
+    let lora = || EstimateInput {
+        lora_rank: 16.0,
+        lora_targets: ["q_proj", "k_proj", "v_proj", "o_proj"]
+            .map(String::from)
+            .to_vec(),
+        grad_checkpointing: vramfit::estimate::Checkpointing::Full,
+        dtype: Some(vramfit::precision::Dtype::Bf16),
+        ..llama7()
+    };
+    if let Some(e) = est(lora()) {
+        v.push(("lora_7b_gb", gb(e.total_bytes)));
+    }
+    if let Some(e) = est(EstimateInput {
+        qlora: true,
+        ..lora()
+    }) {
+        v.push(("qlora_7b_gb", gb(e.total_bytes)));
+    }
+    // Q2: a 24-hour job on an A100 80GB, cheapest on-demand and spot offers of the catalog.
+    let gpu = "a100-sxm4-80gb";
+    let per_gpu_price = |m: vramfit::hardware::Market| {
+        let rate = vramfit::hardware::exchange_rate();
+        vramfit::hardware::offers()
+            .iter()
+            .filter(|o| {
+                o.gpu == gpu
+                    && o.market == m
+                    && o.mig_profile.is_none()
+                    && o.slice_memory_bytes.is_none()
+            })
+            .map(|o| {
+                rate.convert(
+                    o.price_per_hour,
+                    o.currency,
+                    vramfit::hardware::Currency::Usd,
+                ) / f64::from(o.count.max(1))
+            })
+            .filter(|p| p.is_finite() && *p > 0.0)
+            .min_by(f64::total_cmp)
+    };
+    if let (Some(g), Some(od)) = (
+        vramfit::hardware::find_gpu(gpu),
+        per_gpu_price(vramfit::hardware::Market::OnDemand),
+    ) {
+        let spot = per_gpu_price(vramfit::hardware::Market::Spot)
+            .unwrap_or(od * vramfit::hardware::spot::GUIDE_SPOT_FRACTION);
+        let input = vramfit::hardware::spot::SpotInput {
+            hours: 24.0,
+            on_demand_price: od,
+            spot_price: spot,
+            mtbi_hours: 12.0,
+            checkpoint_every_hours: 0.5,
+            restart_hours: 0.25,
+        };
+        if let Ok(c) = vramfit::hardware::spot::compare(&input) {
+            v.push(("spot_example_gpu", g.name.to_string()));
+            v.push(("spot_example_hours", "24".into()));
+            v.push((
+                "on_demand_example_cost",
+                format!("{:.2} USD", c.on_demand_cost),
+            ));
+            v.push(("spot_example_cost", format!("{:.2} USD", c.spot_cost)));
+            v.push(("spot_example_checkpoint_minutes", "30".into()));
+        }
+    }
+    // Q3: Llama-2-13B training on 8 GPUs.
+    let l13 = || EstimateInput {
+        model: Some("meta-llama/Llama-2-13b-hf".into()),
+        mode: Mode::Training,
+        ..EstimateInput::default()
+    };
+    if let Some(p) = vramfit::presets::find("meta-llama/Llama-2-13b-hf") {
+        v.push(("multi_gpu_example_model", p.name.to_string()));
+    }
+    if let Some(e) = est(EstimateInput { gpus: 8.0, ..l13() }) {
+        v.push(("dp_per_gpu_gb", gb(e.total_bytes)));
+    }
+    if let Some(e) = est(EstimateInput {
+        gpus: 4.0,
+        tp: 4.0,
+        ..l13()
+    }) {
+        v.push(("tp4_per_gpu_gb", gb(e.total_bytes)));
+    }
+    if let Some(e) = est(EstimateInput {
+        gpus: 8.0,
+        zero: 3.0,
+        ..l13()
+    }) {
+        v.push(("zero3_8_per_gpu_gb", gb(e.total_bytes)));
+    }
+    // Q4: the calculator's own run and card.
+    let mine = estimate_of(s).ok();
+    v.push((
+        "your_estimate_gb",
+        match &mine {
+            Some(e) => gb(e.peak_allocated_bytes),
+            None => v
+                .iter()
+                .find(|(k, _)| *k == "train_7b_quick_gb")
+                .map(|(_, x)| x.clone())
+                .unwrap_or_default(),
+        },
+    ));
+    let card = vramfit::hardware::find_gpu(&s.value("gpu")).map(|g| g.marketed_memory.to_string());
+    let card = card.or_else(|| {
+        mine.as_ref()
+            .and_then(|e| e.fit.as_ref())
+            .map(|f| gb(f.memory_bytes))
+    });
+    v.push(("your_card_capacity", card.unwrap_or_else(|| "40 GB".into())));
+    // KV cache per token, Llama 3 8B, against the guide's MHA formula.
+    if let Some(p) = vramfit::presets::find("meta-llama/Llama-3.1-8B")
+        && let Some(e) = est(EstimateInput {
+            model: Some(p.id.into()),
+            ..EstimateInput::default()
+        })
+    {
+        let per_token = Bytes::new(e.kv_bytes_per_token);
+        let mha = Bytes::new(2 * p.arch.num_layers * p.arch.hidden_size * 2);
+        v.push(("llama3_8b_kv_per_token", per_token.display_auto()));
+        v.push(("llama3_8b_kv_per_token_mha", mha.display_auto()));
+        v.push((
+            "llama3_8b_kv_8k",
+            Bytes::new(e.kv_bytes_per_token.saturating_mul(8192)).display_auto(),
+        ));
+    }
+    v.retain(|(_, x)| !x.is_empty());
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::i18n::Lang;
+    use crate::route::Route;
+    use crate::state::{Action, AppState};
+    use std::rc::Rc;
+    use yew::Reducible;
+
+    fn state(hash: &str) -> Rc<AppState> {
+        Rc::new(AppState::default()).reduce(Action::Open(Route::parse(hash), Lang::En))
+    }
+
+    #[test]
+    fn every_faq_slot_gets_a_value() {
+        let values = faq_values(&state(""));
+        for entry in vramfit::diagnose::faq() {
+            for slot in entry.slots {
+                assert!(
+                    values.iter().any(|(k, _)| *k == slot.name),
+                    "{}: no value for {}",
+                    entry.id,
+                    slot.name
+                );
+            }
+            let refs: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            let text = entry.render(vramfit::diagnose::Lang::En, &refs);
+            assert!(!text.contains('{'), "{}: {text}", entry.id);
+        }
+        let q1 = values
+            .iter()
+            .find(|(k, _)| *k == "train_7b_quick_gb")
+            .unwrap();
+        assert_eq!(q1.1, "49.0 GB");
+    }
+
+    #[test]
+    fn default_state_estimates_the_default_model() {
+        let e = estimate_of(&state("")).unwrap();
+        assert_eq!(e.model, fields::DEFAULT_MODEL);
+        assert!(e.total_bytes.get() > e.weights_bytes.get());
+    }
+
+    #[test]
+    fn the_guides_example_by_parameter_count() {
+        let e = estimate_of(&state("#/calc?source=params&params=7B&dtype=fp16")).unwrap();
+        // Guide: 7B fp16 weights = 14 GB.
+        assert_eq!(e.quick.weights_bytes.get(), 14_000_000_000);
+    }
+
+    #[test]
+    fn what_ifs_save_memory_in_training() {
+        let s = state("#/calc?mode=training&batch=8");
+        let base = estimate_of(&s).unwrap();
+        let w = what_ifs(&s, &base);
+        let keys: Vec<_> = w.iter().map(|w| w.key).collect();
+        for k in [
+            "whatif.half_batch",
+            "whatif.checkpointing",
+            "whatif.lora",
+            "whatif.qlora",
+        ] {
+            assert!(keys.contains(&k), "{k} missing from {keys:?}");
+        }
+        for w in &w {
+            assert!(
+                w.estimate.total_bytes < base.total_bytes,
+                "{} does not save",
+                w.key
+            );
+        }
+    }
+
+    #[test]
+    fn bad_input_gives_the_estimators_error_not_a_panic() {
+        let s = state("#/calc?batch=-3");
+        assert_eq!(estimate_of(&s).unwrap_err().field, "batch");
+        assert!(context_curve(&s).is_empty());
+        let s = state("#/calc?source=config");
+        assert_eq!(estimate_of(&s).unwrap_err().field, "config.json");
+    }
+
+    #[test]
+    fn the_curve_grows_with_context() {
+        let c = context_curve(&state("#/calc?seq_len=3000"));
+        assert!(c.len() >= 5);
+        assert!(c.iter().any(|(n, _)| *n == 3000));
+        for w in c.windows(2) {
+            assert!(w[0].1.total_bytes <= w[1].1.total_bytes);
+        }
+    }
+}
