@@ -14,7 +14,7 @@ use vramfit::estimate::{
     Engine, EstimateInput, Mode, estimate, fewest_gpus, largest_batch, largest_context,
 };
 use vramfit::hardware::mig::{MigOptions, plan_mig};
-use vramfit::hardware::{find_gpu, gpus, offers};
+use vramfit::hardware::{Layout, PlanOptions, find_gpu, gpus, offers, plan};
 use vramfit::precision::{GgufFileType, Quantization};
 use vramfit::presets::presets;
 
@@ -92,6 +92,29 @@ fn single(c: &mut Criterion) {
         estimate(&input).expect("the benchmark input is valid");
         g.bench_function(name, |b| b.iter(|| estimate(black_box(&input))));
     }
+    let others = [
+        (
+            "llama-3.1-8b-llamacpp-q4_k_m",
+            EstimateInput {
+                engine: Engine::Llamacpp,
+                quantization: Quantization::Gguf {
+                    file_type: GgufFileType::Q4_K_M,
+                },
+                ..llama_8b(Mode::Inference, Engine::Llamacpp)
+            },
+        ),
+        (
+            "quick-7b-params-only",
+            EstimateInput {
+                params: Some("7B".into()),
+                ..EstimateInput::default()
+            },
+        ),
+    ];
+    for (name, input) in others {
+        estimate(&input).expect("the benchmark input is valid");
+        g.bench_function(name, |b| b.iter(|| estimate(black_box(&input))));
+    }
     g.finish();
 
     // How one estimate scales with the model: the same inference on models from 124 M to 671 B
@@ -162,6 +185,27 @@ fn solvers(c: &mut Criterion) {
     g.finish();
 }
 
+fn cheapest_fit(c: &mut Criterion) {
+    // `vramfit recommend`: every offer, every layout (tensor / pipeline parallel, ZeRO-3), each
+    // layout estimated with its own tp, pp and ZeRO stage.
+    let training = llama_8b(Mode::Training, Engine::Hf);
+    let per_gpu = |l: Layout| {
+        let input = EstimateInput {
+            gpus: f64::from(l.gpus),
+            tp: f64::from(l.tp),
+            pp: f64::from(l.pp),
+            zero: f64::from(l.zero_stage),
+            gpu: None,
+            ..training.clone()
+        };
+        estimate(&input).map_or(Bytes::new(u64::MAX), |e| e.required_bytes)
+    };
+    let options = PlanOptions::default();
+    c.bench_function("plan/cheapest-fit-llama-3.1-8b-training", |b| {
+        b.iter(|| plan(per_gpu, offers(), gpus(), black_box(&options)))
+    });
+}
+
 fn mig(c: &mut Criterion) {
     let gpu = find_gpu("a100-sxm4-80gb").expect("the catalog has the A100 80 GB");
     // Ten jobs of mixed sizes, from a 5 GB notebook to a 35 GB fine-tune.
@@ -203,5 +247,13 @@ fn diagnosis(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, single, sweeps, solvers, mig, diagnosis);
+criterion_group!(
+    benches,
+    single,
+    sweeps,
+    solvers,
+    cheapest_fit,
+    mig,
+    diagnosis
+);
 criterion_main!(benches);
