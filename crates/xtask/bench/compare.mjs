@@ -102,7 +102,7 @@ export function compareAll(cases, est) {
     const r = est.call(c.input);
     let d = null;
     if (c.output) {
-      d = r.error ? `refused: ${r.error.message}` : diff(c.output, r.output);
+      d = r.error ? `refused: ${r.error.message}` : diff(plain(c.output), r.output);
     } else if (!r.error) {
       d = `accepted, natively refused (${c.error.field}: ${c.error.problem})`;
     } else if (r.error.field !== undefined) {

@@ -3,7 +3,7 @@
 // the JSON API has them, or camelCase if the package asks for that), or `estimateJson(text)`
 // when the package has it. Answers are normalised to plain JSON-like values (Maps to objects,
 // BigInts to numbers, undefined to absent) so that they compare with the native JSON.
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -31,17 +31,21 @@ export async function load(dir) {
   return m;
 }
 
+/** The package's main module: the largest .wasm that is not the widget's. */
 export function findWasm(dir) {
+  const found = [];
   const stack = [dir];
   while (stack.length) {
     const d = stack.pop();
     for (const e of readdirSync(d, { withFileTypes: true })) {
       const p = join(d, e.name);
       if (e.isDirectory() && e.name !== 'node_modules') stack.push(p);
-      else if (e.name.endsWith('.wasm')) return p;
+      else if (e.name.endsWith('.wasm')) found.push({ p, size: statSync(p).size, widget: /widget/.test(e.name) });
     }
   }
-  throw new Error(`no .wasm file under ${dir}`);
+  found.sort((a, b) => a.widget - b.widget || b.size - a.size);
+  if (!found.length) throw new Error(`no .wasm file under ${dir}`);
+  return found[0].p;
 }
 
 export { caller, plain, diff, camel, snake, compareAll } from './compare.mjs';

@@ -206,16 +206,18 @@ pub fn measure() -> Report {
         if wasm.is_empty() {
             r.problems.push("target/npm/ holds no .wasm file".into());
         }
-        let raw = wasm.iter().map(|s| s.raw).sum();
-        let gz = wasm.iter().map(|s| s.gzip).sum();
-        r.npm_wasm = Some((raw, gz));
-        if gz > NPM_WASM_BUDGET {
-            r.problems.push(format!(
-                "the npm package's wasm is {} gzip, over its budget of {}",
-                kb(gz),
-                kb(NPM_WASM_BUDGET)
-            ));
+        // Each module on its own (the package's, and the widget's smaller one): a page loads one.
+        for w in &wasm {
+            if w.gzip > NPM_WASM_BUDGET {
+                r.problems.push(format!(
+                    "{} is {} gzip, over the npm package's wasm budget of {}",
+                    w.path,
+                    kb(w.gzip),
+                    kb(NPM_WASM_BUDGET)
+                ));
+            }
         }
+        r.npm_wasm = wasm.iter().max_by_key(|w| w.gzip).map(|w| (w.raw, w.gzip));
         for s in &got {
             if s.path.ends_with(".js") || s.path.ends_with(".mjs") || s.path.ends_with(".cjs") {
                 no_eval(&root().join(&s.path), &mut r);
@@ -364,7 +366,11 @@ pub fn table(r: &Report) -> String {
         None => format!("| **{name}** | — | not built |\n"),
     };
     s.push_str(&budget("site first load", r.first_load, FIRST_LOAD_BUDGET));
-    s.push_str(&budget("npm package wasm", r.npm_wasm, NPM_WASM_BUDGET));
+    s.push_str(&budget(
+        "npm package wasm (largest module)",
+        r.npm_wasm,
+        NPM_WASM_BUDGET,
+    ));
     s
 }
 
