@@ -179,12 +179,15 @@ fn json_numbers_beyond_f64_are_a_json_error_not_a_panic() {
     }
 }
 
+/// One edit of an architecture.
+type Damage = fn(&mut vramfit::model::Architecture);
+
 #[test]
 fn absurd_architectures_are_refused_by_field() {
     let base = vramfit::presets::find("meta-llama/Llama-3.1-8B")
         .unwrap()
         .arch;
-    let cases: [(&str, fn(&mut vramfit::model::Architecture)); 6] = [
+    let cases: [(&str, Damage); 6] = [
         ("hidden_size", |a| a.hidden_size = u64::MAX),
         ("num_layers", |a| a.num_layers = u64::MAX),
         ("vocab_size", |a| a.vocab_size = 1 << 62),

@@ -243,7 +243,7 @@ fn case(r: &mut Rng) -> EstimateInput {
 }
 
 fn cases() -> Vec<EstimateInput> {
-    let mut r = Rng(0x5EED_0F_7A2A_F17);
+    let mut r = Rng(0x0005_EED0_F7A2_AF17);
     (0..CASES).map(|_| case(&mut r)).collect()
 }
 
