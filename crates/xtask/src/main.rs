@@ -35,6 +35,7 @@ commands:
   size                  sizes of dist/ and target/npm/ (raw, gzip) against budgets; no eval; CSP
   bench [--full]        benchmarks (native, wasm under Node, the page) → book/generated/performance.md
   fuzz [SECONDS]        run each fuzz target for SECONDS (default 20)
+  parity                native against the npm package on 1000 estimates, in Node and in Chromium
   book-data             regenerate the book's tables in book/generated/ from vramfit and the reference data
 ";
 
@@ -49,6 +50,7 @@ fn main() -> ExitCode {
         Some("size") => size::size(),
         Some("bench") => bench::main(&args[1..]),
         Some("fuzz") => fuzz::main(&args[1..]),
+        Some("parity") => bench::parity(),
         Some("book-data") => book_data(),
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");
