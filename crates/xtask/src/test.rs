@@ -98,6 +98,22 @@ fn steps() -> Vec<Step> {
             "end-to-end tests of dist/ in headless Chromium",
             Box::new(|| step_result(e2e(None))),
         ),
+        (
+            "benchmarks, each run once",
+            Box::new(|| step_result(crate::bench::smoke())),
+        ),
+        (
+            "cargo xtask size",
+            Box::new(|| step_result(crate::size::size())),
+        ),
+        (
+            "native against wasm parity (Node and headless Chromium)",
+            Box::new(|| step_result(crate::bench::parity())),
+        ),
+        (
+            "cargo xtask fuzz 20",
+            Box::new(|| step_result(crate::fuzz::fuzz(20))),
+        ),
     ];
     if root().join("book/book.toml").exists() {
         steps.push((
