@@ -178,6 +178,12 @@ test('works offline after one visit (service worker)', async () => {
   const page = await watchedPage(context);
   await go(page, '#/faq?lang=en', 'faq');
   await ready(page);
+  // One cache, named after this build's version (a new build's worker deletes the old one).
+  const caches = await page.evaluate(async () => ({
+    keys: await caches.keys(),
+    version: document.querySelector('meta[name="vramfit-version"]').content,
+  }));
+  eq(JSON.stringify(caches.keys), JSON.stringify([`vramfit-${caches.version}`]), 'the versioned cache');
   await context.setOffline(true);
   page.problems.length = 0;
   await page.reload();
@@ -498,6 +504,29 @@ test('This device: a picked card is used in the calculator, its memory from the 
   eq(await page.inputValue('#f-gpu'), 'rtx-4090', 'the calculator uses the card');
   eq(Number(await page.locator('#fit').getAttribute('data-fits') === 'true'), Number(cli(cliArgs('gpu=rtx-4090')).fit.fits), 'fit as the CLI');
   noProblems(page, 'problems');
+});
+
+test('accessibility: no serious axe-core violation on any view, light or dark, either language', async () => {
+  // axe is injected as a script, which the page's CSP forbids: this one context bypasses it.
+  const axePath = join(root, 'node_modules', 'axe-core', 'axe.min.js');
+  const found = [];
+  for (const scheme of ['light', 'dark']) {
+    const page = await watchedPage(await browser({ bypassCSP: true, colorScheme: scheme }));
+    for (const v of VIEWS) {
+      for (const lang of ['en', 'zh']) {
+        await go(page, `#/${v}?lang=${lang}&mode=training`, v);
+        await page.waitForTimeout(100);
+        await page.addScriptTag({ path: axePath });
+        const r = await page.evaluate(async () => {
+          const res = await window.axe.run(document, { runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] });
+          return res.violations.filter((x) => x.impact === 'serious' || x.impact === 'critical')
+            .map((x) => `${x.id}: ${x.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
+        });
+        for (const x of r) found.push(`${scheme} ${v} ${lang}: ${x}`);
+      }
+    }
+  }
+  assert(found.length === 0, `violations:\n    ${found.join('\n    ')}`);
 });
 
 test('screenshots of every view, desktop and phone', async () => {

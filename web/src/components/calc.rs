@@ -118,7 +118,7 @@ fn preset_search(props: &ErrProps) -> Html {
             <label for="f-model">{ lang.t("f.model") }</label>
             <input type="search" id="f-model" name="model" value={model.clone()} {oninput} autocomplete="off"
                 spellcheck="false" aria-describedby="f-model-hint" aria-invalid={err.is_some().then_some("true")}
-                aria-controls="preset-list" />
+                aria-controls={(!matches.is_empty()).then_some("preset-list")} />
             <span class="hint" id="f-model-hint">
                 { match exact {
                     Some(p) => lang.f("calc.preset_info", &[p.name, &format::params(p.params), &p.dtype_name()]),
