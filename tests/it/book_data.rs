@@ -5,7 +5,12 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use vramfit::estimate::{Estimate, EstimateInput, Mode, Precision, estimate, thousands};
+use vramfit::diagnose::Lang;
+use vramfit::estimate::{
+    Checkpointing, Estimate, EstimateInput, Mode, Offload, Optimizer, Precision, estimate,
+    thousands,
+};
+use vramfit::hardware::{Layout, ParallelKind, PlanOptions, gpus, offers, plan};
 use vramfit::precision::{Dtype, Quantization};
 
 use crate::calibration::{errors, median};
@@ -284,12 +289,337 @@ fn peers() -> String {
     s
 }
 
+/// Per-GPU need of one layout, as `vramfit recommend` computes it: each layout estimated on its own.
+fn per_layout(input: &EstimateInput) -> impl Fn(Layout) -> vramfit::Bytes + '_ {
+    move |l: Layout| {
+        let training = input.mode == Mode::Training;
+        let i = match l.kind {
+            ParallelKind::Single | ParallelKind::Mig | ParallelKind::Data => input.clone(),
+            ParallelKind::Zero3 if !training => return vramfit::units::MAX_SIZE,
+            ParallelKind::Zero3 => EstimateInput {
+                gpus: f64::from(l.gpus),
+                zero: 3.0,
+                ..input.clone()
+            },
+            _ => EstimateInput {
+                gpus: f64::from(l.gpus),
+                tp: f64::from(l.tp),
+                pp: f64::from(l.pp),
+                ..input.clone()
+            },
+        };
+        estimate(&i).map_or(vramfit::units::MAX_SIZE, |e| e.required_bytes)
+    }
+}
+
+fn stages() -> String {
+    let mut s = String::new();
+    let runs = [
+        (
+            "Full fine-tuning: `vramfit estimate --model meta-llama/Llama-3.1-8B --mode training --batch 1 --seq-len 2048`",
+            EstimateInput {
+                model: Some("meta-llama/Llama-3.1-8B".into()),
+                mode: Mode::Training,
+                batch: 1.0,
+                seq_len: 2048.0,
+                ..EstimateInput::default()
+            },
+        ),
+        (
+            "Inference: `vramfit estimate --model meta-llama/Llama-3.1-8B --batch 1 --seq-len 2048 --new-tokens 256`",
+            EstimateInput {
+                model: Some("meta-llama/Llama-3.1-8B".into()),
+                batch: 1.0,
+                seq_len: 2048.0,
+                new_tokens: 256.0,
+                ..EstimateInput::default()
+            },
+        ),
+    ];
+    for (title, input) in runs {
+        let e = est(input.clone());
+        let _ = writeln!(s, "#### {title}\n");
+        let _ = writeln!(s, "Stage 1, quantify the demand:\n");
+        let _ = writeln!(s, "| component | alive at the peak | size | formula |");
+        let _ = writeln!(s, "|---|---|---|---|");
+        for c in &e.components {
+            let off = c.key.ends_with("_off_peak");
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} |",
+                c.key.trim_end_matches("_off_peak"),
+                if off { "no" } else { "yes" },
+                gib(c.bytes.get()),
+                c.formula.replace('|', "\\|")
+            );
+        }
+        let _ = writeln!(
+            s,
+            "\nStage 2, adjust for the peak: peak allocated {} (at {:?}), nvidia-smi total {}, `M_rec = 1.2 × (M_theory + 2 GB)` = {} ({}).\n",
+            gib(e.peak_allocated_bytes.get()),
+            e.peak_phase,
+            gib(e.total_bytes.get()),
+            gb(e.recommended_bytes.get()),
+            gib(e.recommended_bytes.get())
+        );
+        let plans = plan(
+            per_layout(&input),
+            offers(),
+            gpus(),
+            &PlanOptions::default(),
+        );
+        let _ = writeln!(
+            s,
+            "Stage 3, match a platform (the three cheapest plans; prices are dated reference values):\n"
+        );
+        let _ = writeln!(
+            s,
+            "| GPU | cards | layout | per GPU | margin | price per hour | offer |"
+        );
+        let _ = writeln!(s, "|---|---|---|---|---|---|---|");
+        for o in plans.iter().take(3) {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {} | {:.2} {} | {} |",
+                o.gpu,
+                o.rented_gpus,
+                o.parallelism.describe(),
+                gib(o.per_gpu_bytes.get()),
+                gib(o.margin_bytes.get()),
+                o.price_per_hour,
+                o.currency.code(),
+                o.offer
+            );
+        }
+        let _ = writeln!(s);
+    }
+    s
+}
+
+fn strategies() -> String {
+    let base = EstimateInput {
+        model: Some("meta-llama/Llama-3.1-8B".into()),
+        mode: Mode::Training,
+        batch: 4.0,
+        seq_len: 2048.0,
+        ..EstimateInput::default()
+    };
+    let b = est(base.clone());
+    let all = || vec![String::from("all-linear")];
+    let cases: Vec<(&str, &str, EstimateInput)> = vec![
+        (
+            "baseline",
+            "--mode training --batch 4 --seq-len 2048",
+            base.clone(),
+        ),
+        (
+            "smaller batch",
+            "--batch 1",
+            EstimateInput {
+                batch: 1.0,
+                ..base.clone()
+            },
+        ),
+        (
+            "gradient checkpointing",
+            "--grad-checkpointing",
+            EstimateInput {
+                grad_checkpointing: Checkpointing::Full,
+                ..base.clone()
+            },
+        ),
+        (
+            "8-bit AdamW",
+            "--optimizer adamw-8bit",
+            EstimateInput {
+                optimizer: Optimizer::Adamw8bit,
+                ..base.clone()
+            },
+        ),
+        (
+            "fused AdamW",
+            "--fused-optimizer",
+            EstimateInput {
+                fused_optimizer: true,
+                ..base.clone()
+            },
+        ),
+        (
+            "ZeRO-3 over 8 GPUs",
+            "--zero 3 --gpus 8",
+            EstimateInput {
+                zero: 3.0,
+                gpus: 8.0,
+                ..base.clone()
+            },
+        ),
+        (
+            "ZeRO-3 + CPU offload",
+            "--zero 3 --gpus 8 --offload cpu",
+            EstimateInput {
+                zero: 3.0,
+                gpus: 8.0,
+                offload: Offload::Cpu,
+                ..base.clone()
+            },
+        ),
+        (
+            "LoRA r = 16 (q, v)",
+            "--lora-rank 16",
+            EstimateInput {
+                lora_rank: 16.0,
+                ..base.clone()
+            },
+        ),
+        (
+            "LoRA r = 16, all linear",
+            "--lora-rank 16 --lora-targets all-linear",
+            EstimateInput {
+                lora_rank: 16.0,
+                lora_targets: all(),
+                ..base.clone()
+            },
+        ),
+        (
+            "QLoRA r = 16, all linear",
+            "--qlora --lora-rank 16 --lora-targets all-linear",
+            EstimateInput {
+                qlora: true,
+                lora_rank: 16.0,
+                lora_targets: all(),
+                ..base.clone()
+            },
+        ),
+        (
+            "QLoRA + checkpointing",
+            "--qlora --lora-rank 16 --lora-targets all-linear --grad-checkpointing",
+            EstimateInput {
+                qlora: true,
+                lora_rank: 16.0,
+                lora_targets: all(),
+                grad_checkpointing: Checkpointing::Full,
+                ..base.clone()
+            },
+        ),
+    ];
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "Baseline: `vramfit estimate --model meta-llama/Llama-3.1-8B --mode training --batch 4 --seq-len 2048` (AMP bf16, AdamW).\n"
+    );
+    let _ = writeln!(
+        s,
+        "| strategy | flags | peak allocated | total | change | smallest catalog card that fits |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|---|");
+    for (name, flags, input) in cases {
+        let e = est(input);
+        let change = e.total_bytes.get() as f64 - b.total_bytes.get() as f64;
+        let card = gpus()
+            .iter()
+            .filter(|g| g.memory >= e.required_bytes && !g.unified_memory)
+            .min_by_key(|g| g.memory)
+            .map_or("none (needs several GPUs)", |g| g.name);
+        let _ = writeln!(
+            s,
+            "| {name} | `{flags}` | {} | {} | {:+.2} GiB ({:+.0} %) | {card} |",
+            gib(e.peak_allocated_bytes.get()),
+            gib(e.total_bytes.get()),
+            change / GIB,
+            100.0 * change / b.total_bytes.get() as f64
+        );
+    }
+    s
+}
+
+fn tree_md(lang: Lang) -> String {
+    let t = vramfit::diagnose::tree();
+    let mut s = String::new();
+    let (q, a, leads, checks, fixes, effort) = match lang {
+        Lang::En => (
+            "Question",
+            "Answer",
+            "leads to",
+            "Checks",
+            "Fixes, cheapest first",
+            "effort",
+        ),
+        Lang::Zh => ("问题", "回答", "转到", "检查", "修复（由易到难）", "难度"),
+    };
+    for n in t.nodes {
+        let _ = writeln!(s, "#### {q}: {} {{#{}}}\n", n.question.get(lang), n.id);
+        let _ = writeln!(s, "{}\n", n.help.get(lang));
+        let _ = writeln!(s, "| {a} | {leads} |\n|---|---|");
+        for ans in n.answers {
+            let _ = writeln!(
+                s,
+                "| {} | [{}](#{}) |",
+                ans.label.get(lang),
+                ans.next,
+                ans.next
+            );
+        }
+        let _ = writeln!(s);
+    }
+    for l in t.leaves {
+        let _ = writeln!(s, "#### {} {{#{}}}\n", l.title.get(lang), l.id);
+        let _ = writeln!(s, "{}\n", l.summary.get(lang));
+        let _ = writeln!(s, "{checks}:\n");
+        for c in l
+            .checks
+            .iter()
+            .filter_map(|id| vramfit::diagnose::check(id))
+        {
+            let _ = writeln!(
+                s,
+                "- {}: `{}` — {}",
+                c.title.get(lang),
+                c.command,
+                c.look_for.get(lang)
+            );
+        }
+        let _ = writeln!(s, "\n{fixes}:\n");
+        let mut fs: Vec<_> = l
+            .fixes
+            .iter()
+            .filter_map(|id| vramfit::diagnose::fix(id))
+            .collect();
+        fs.sort_by_key(|f| f.effort);
+        for f in fs {
+            let _ = writeln!(
+                s,
+                "1. **{}** ({effort} {}): {}",
+                f.title.get(lang),
+                f.effort,
+                f.detail.get(lang)
+            );
+        }
+        let _ = writeln!(s);
+    }
+    s
+}
+
+fn faq_md(lang: Lang) -> String {
+    let mut s = String::new();
+    let answered = vramfit::faq::answered(lang, &vramfit::faq::Context::default());
+    for (e, a) in vramfit::diagnose::faq().iter().zip(answered) {
+        let _ = writeln!(s, "### {}\n\n_{}_\n\n{}\n", a.question, e.source, a.answer);
+    }
+    s
+}
+
 #[test]
 fn book_tables_are_fresh() {
     let stale: Vec<&str> = [
         ("validation.md", validation()),
         ("examples.md", examples()),
         ("peers.md", peers()),
+        ("examples-stages.md", stages()),
+        ("examples-strategies.md", strategies()),
+        ("oom-tree.md", tree_md(Lang::En)),
+        ("oom-tree.zh.md", tree_md(Lang::Zh)),
+        ("faq.md", faq_md(Lang::En)),
+        ("faq.zh.md", faq_md(Lang::Zh)),
     ]
     .into_iter()
     .filter(|(name, content)| ensure_file(name, content))

@@ -68,7 +68,10 @@ pub fn run(args: DiagnoseArgs) -> Outcome {
     }
     if args.faq {
         return if args.json {
-            json(&diagnose::faq())
+            json(&vramfit::faq::answered(
+                lang,
+                &vramfit::faq::Context::default(),
+            ))
         } else {
             Ok(faq_text(lang))
         };
@@ -340,16 +343,12 @@ fn checks_text(lang: Lang) -> String {
     o
 }
 
+/// The FAQ with every number computed now by the estimator and planners.
 fn faq_text(lang: Lang) -> String {
     let mut o = String::new();
-    for e in diagnose::faq() {
-        let _ = writeln!(
-            o,
-            "Q ({}): {}\nA: {}\n",
-            e.source,
-            e.question.get(lang),
-            e.answer.get(lang)
-        );
+    let answered = vramfit::faq::answered(lang, &vramfit::faq::Context::default());
+    for (e, a) in diagnose::faq().iter().zip(answered) {
+        let _ = writeln!(o, "Q ({}): {}\nA: {}\n", e.source, a.question, a.answer);
     }
     o
 }

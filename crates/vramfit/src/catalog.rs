@@ -2,11 +2,11 @@
 
 use crate::estimate::Device;
 use crate::model::Architecture;
-use crate::precision::Dtype;
+use crate::precision::{Dtype, Quantization};
 
 /// A preset's checkpoint dtype and architecture, by id (case-insensitive).
-pub fn find_model(id: &str) -> Option<(Dtype, Architecture)> {
-    crate::presets::find(id).map(|p| (p.dtype, p.arch))
+pub fn find_model(id: &str) -> Option<(Dtype, Architecture, Quantization)> {
+    crate::presets::find(id).map(|p| (p.dtype, p.arch, p.quantization))
 }
 
 /// A catalog GPU as the estimator needs it, by id.

@@ -21,6 +21,7 @@ pub mod config;
 pub mod diagnose;
 pub mod error;
 pub mod estimate;
+pub mod faq;
 pub mod hardware;
 pub mod headers;
 pub mod model;

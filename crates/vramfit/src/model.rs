@@ -652,7 +652,7 @@ impl Architecture {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// Llama-3.1-8B's config.json: 128256 vocab, 4096 hidden, 32 layers, 32 heads, 8 KV heads,

@@ -10,7 +10,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::model::Architecture;
-use crate::precision::Dtype;
+use crate::precision::{Dtype, Quantization};
 
 // Rendered by `tests/sourcegen_models.rs`; rustfmt must not touch it, or the freshness test fails.
 #[rustfmt::skip]
@@ -31,6 +31,9 @@ pub struct Preset {
     pub params: u64,
     /// The checkpoint's `torch_dtype`.
     pub dtype: Dtype,
+    /// The format the released weights ship in (gpt-oss: MXFP4 experts; DeepSeek-V3: FP8);
+    /// `None` for unquantized checkpoints.
+    pub quantization: Quantization,
     /// The architecture, from the model's `config.json`.
     pub arch: Architecture,
     /// Where the architecture was read (the `config.json` URL).

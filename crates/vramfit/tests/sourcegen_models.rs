@@ -23,6 +23,9 @@ struct Record {
     params: u64,
     params_source: String,
     dtype: String,
+    /// The format the checkpoint ships in, when it is quantized (CLI spelling: `fp8`, `mxfp4`, …).
+    #[serde(default)]
+    quantization: Option<String>,
     source: String,
     date: String,
     family: String,
@@ -184,7 +187,7 @@ fn render(records: &[(String, Record)]) -> String {
     s.push_str("//! The preset table, rendered from `crates/vramfit/data/models/*.toml`.\n\n");
     s.push_str("use super::Preset;\n");
     s.push_str("use crate::model::{Architecture, Family, Mla, Moe, Norm};\n");
-    s.push_str("use crate::precision::Dtype;\n\n");
+    s.push_str("use crate::precision::{Dtype, Quantization};\n\n");
     s.push_str("/// Every preset, sorted by id.\n");
     s.push_str("pub(super) static PRESETS: &[Preset] = &[\n");
     let mut ids = BTreeSet::new();
@@ -256,6 +259,16 @@ fn render(records: &[(String, Record)]) -> String {
         let _ = writeln!(s, "        name: {:?},", r.name);
         let _ = writeln!(s, "        params: {},", r.params);
         let _ = writeln!(s, "        dtype: Dtype::{dtype},");
+        let quantization = match &r.quantization {
+            None => String::from("Quantization::None"),
+            Some(q) => {
+                let parsed = vramfit::precision::Quantization::parse("quantization", q)
+                    .unwrap_or_else(|e| panic!("{file}: {e}"));
+                format!("Quantization::{parsed:?}")
+                    .replace("file_type: ", "file_type: crate::precision::GgufFileType::")
+            }
+        };
+        let _ = writeln!(s, "        quantization: {quantization},");
         let _ = writeln!(s, "        arch: Architecture {{");
         let fields: [(&str, String); 29] = [
             ("family", format!("Family::{family}")),

@@ -330,8 +330,8 @@ pub struct Device {
 /// A GPU lookup for [`EstimateInput::resolve_with`]: id to device.
 pub type GpuLookup<'a> = &'a dyn Fn(&str) -> Option<Device>;
 
-/// A preset lookup: id to (parameters, dtype, architecture).
-pub type ModelLookup<'a> = &'a dyn Fn(&str) -> Option<(Dtype, Architecture)>;
+/// A preset lookup: id to (dtype, architecture, the format its weights ship in).
+pub type ModelLookup<'a> = &'a dyn Fn(&str) -> Option<(Dtype, Architecture, Quantization)>;
 
 /// A validated workload: every number in range, the model resolved.
 #[derive(Clone, Debug, PartialEq)]
@@ -475,21 +475,26 @@ impl EstimateInput {
                 "exactly one of: model (a preset id), params (e.g. 7B), arch (a config.json)",
             ));
         }
-        let (model_name, preset_dtype, arch) = if let Some(id) = &self.model {
-            let Some((dtype, arch)) = models(id.trim()) else {
+        let (model_name, preset_dtype, arch, shipped) = if let Some(id) = &self.model {
+            let Some((dtype, arch, shipped)) = models(id.trim()) else {
                 return Err(InputError::new(
                     "model",
                     format!("no preset named `{}`", id.trim()),
                     "a preset id such as meta-llama/Llama-3.1-8B (see `vramfit models`), a path to a config.json, or --params",
                 ));
             };
-            (id.trim().to_string(), Some(dtype), arch)
+            (id.trim().to_string(), Some(dtype), arch, shipped)
         } else if let Some(p) = &self.params {
             let n = parse_params("params", p)?;
-            (p.trim().to_string(), None, Architecture::opaque(n))
+            (
+                p.trim().to_string(),
+                None,
+                Architecture::opaque(n),
+                Quantization::None,
+            )
         } else {
             let a = self.arch.unwrap_or_default();
-            (String::from("config.json"), None, a)
+            (String::from("config.json"), None, a, Quantization::None)
         };
         arch.validate("model")?;
         let mode = self.mode;
@@ -518,7 +523,13 @@ impl EstimateInput {
                 "an integer from 1 to 65536 with qlora",
             ));
         }
-        let mut quantization = self.quantization;
+        // A checkpoint released quantized (gpt-oss in MXFP4, DeepSeek-V3 in FP8) is estimated as it
+        // ships unless another format is asked for.
+        let mut quantization = if self.quantization == Quantization::None {
+            shipped
+        } else {
+            self.quantization
+        };
         if qlora {
             quantization = Quantization::BnbNf4 { double_quant: true };
         }

@@ -1,24 +1,10 @@
 //! Estimator tests: every figure against a hand calculation written here, or a cited measurement.
 
 use super::*;
-use crate::model::{Family, Moe, Norm};
+use crate::model::Moe;
 
 fn llama8b() -> Architecture {
-    Architecture {
-        family: Family::CausalLm,
-        vocab_size: 128_256,
-        hidden_size: 4096,
-        num_layers: 32,
-        num_heads: 32,
-        num_kv_heads: 8,
-        head_dim: 128,
-        intermediate_size: 14_336,
-        gated_ffn: true,
-        norm: Norm::Rms,
-        norms_per_layer: 2,
-        max_position_embeddings: 131_072,
-        ..Architecture::default()
-    }
+    crate::model::tests::llama31_8b()
 }
 
 fn input(arch: Architecture) -> EstimateInput {
@@ -504,4 +490,37 @@ fn serving_fits_only_when_the_pool_holds_the_sequences() {
         .get();
     let theory = Bytes::from_f64(budget as f64 / 0.9).get() + CUDA_CONTEXT.get() + cg;
     assert_eq!(ok.recommended_bytes, m_rec(Bytes::new(theory)));
+}
+
+#[test]
+fn presets_ship_in_their_released_format() {
+    // gpt-oss model card (arXiv:2508.10925, Table 1): checkpoint sizes 60.8 GiB (120b) and
+    // 12.8 GiB (20b), with MXFP4 MoE weights and bf16 elsewhere.
+    let w = |id: &str| {
+        estimate(&EstimateInput {
+            model: Some(id.into()),
+            ..EstimateInput::default()
+        })
+        .unwrap()
+        .weights_bytes
+        .as_gib()
+    };
+    assert!(
+        (w("openai/gpt-oss-120b") - 60.8).abs() < 0.1,
+        "{}",
+        w("openai/gpt-oss-120b")
+    );
+    assert!(
+        (w("openai/gpt-oss-20b") - 12.8).abs() < 0.1,
+        "{}",
+        w("openai/gpt-oss-20b")
+    );
+    // Asking for another format overrides the shipped one.
+    let bf16 = estimate(&EstimateInput {
+        model: Some("openai/gpt-oss-20b".into()),
+        quantization: Quantization::W8a8,
+        ..EstimateInput::default()
+    })
+    .unwrap();
+    assert!(bf16.weights_bytes.as_gib() > 19.0);
 }

@@ -207,23 +207,9 @@ pub fn per_gpu_weight_bytes(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Family, Norm};
 
     fn llama8b() -> Architecture {
-        Architecture {
-            family: Family::CausalLm,
-            vocab_size: 128_256,
-            hidden_size: 4096,
-            num_layers: 32,
-            num_heads: 32,
-            num_kv_heads: 8,
-            head_dim: 128,
-            intermediate_size: 14_336,
-            gated_ffn: true,
-            norm: Norm::Rms,
-            norms_per_layer: 2,
-            ..Architecture::default()
-        }
+        crate::model::tests::llama31_8b()
     }
 
     #[test]

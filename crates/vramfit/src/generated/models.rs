@@ -3,7 +3,7 @@
 
 use super::Preset;
 use crate::model::{Architecture, Family, Mla, Moe, Norm};
-use crate::precision::Dtype;
+use crate::precision::{Dtype, Quantization};
 
 /// Every preset, sorted by id.
 pub(super) static PRESETS: &[Preset] = &[
@@ -14,6 +14,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "Code Llama 34B",
         params: 33743970304,
         dtype: Dtype::Bf16,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 32000,
@@ -55,6 +56,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "Code Llama 7B",
         params: 6738546688,
         dtype: Dtype::Bf16,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 32016,
@@ -96,6 +98,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "DeepSeek-V2-Lite Chat",
         params: 15706484224,
         dtype: Dtype::Bf16,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 102400,
@@ -152,6 +155,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "DeepSeek-V3",
         params: 671026419200,
         dtype: Dtype::Bf16,
+        quantization: Quantization::Fp8,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 129280,
@@ -208,6 +212,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "GPT-NeoX-20B",
         params: 20554567680,
         dtype: Dtype::Fp16,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 50432,
@@ -249,6 +254,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "BERT base (uncased)",
         params: 109482240,
         dtype: Dtype::Fp32,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::Bert,
             vocab_size: 30522,
@@ -290,6 +296,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "BERT large (uncased)",
         params: 335141888,
         dtype: Dtype::Fp32,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::Bert,
             vocab_size: 30522,
@@ -331,6 +338,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "Gemma 2 27B IT",
         params: 27227128320,
         dtype: Dtype::Bf16,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 256000,
@@ -372,6 +380,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "Gemma 2 2B IT",
         params: 2614341888,
         dtype: Dtype::Fp32,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 256000,
@@ -413,6 +422,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "Gemma 2 9B IT",
         params: 9241705984,
         dtype: Dtype::Fp32,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 256000,
@@ -454,6 +464,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "Gemma 3 12B IT",
         params: 12187325040,
         dtype: Dtype::Bf16,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 262208,
@@ -495,6 +506,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "Gemma 3 27B IT",
         params: 27432406640,
         dtype: Dtype::Bf16,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 262208,
@@ -536,6 +548,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "Gemma 3 4B IT",
         params: 4300079472,
         dtype: Dtype::Bf16,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 262208,
@@ -577,6 +590,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "Gemma 7B",
         params: 8537680896,
         dtype: Dtype::Bf16,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 256000,
@@ -618,6 +632,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "ViT-L/16 (224)",
         params: 304326632,
         dtype: Dtype::Fp32,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::Vit,
             vocab_size: 0,
@@ -659,6 +674,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "Granite 3.1 2B Instruct",
         params: 2533531648,
         dtype: Dtype::Bf16,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 49155,
@@ -700,6 +716,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "Granite 3.1 8B Instruct",
         params: 8170848256,
         dtype: Dtype::Bf16,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 49155,
@@ -741,6 +758,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "Llama 2 13B",
         params: 13015864320,
         dtype: Dtype::Fp16,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 32000,
@@ -782,6 +800,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "Llama 2 7B",
         params: 6738415616,
         dtype: Dtype::Fp16,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 32000,
@@ -823,6 +842,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "Llama 3.1 405B",
         params: 405853388800,
         dtype: Dtype::Bf16,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 128256,
@@ -864,6 +884,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "Llama 3.1 70B",
         params: 70553706496,
         dtype: Dtype::Bf16,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 128256,
@@ -905,6 +926,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "Llama 3.1 8B",
         params: 8030261248,
         dtype: Dtype::Bf16,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 128256,
@@ -946,6 +968,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "Llama 3.2 1B",
         params: 1235814400,
         dtype: Dtype::Bf16,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 128256,
@@ -987,6 +1010,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "Llama 3.2 3B",
         params: 3212749824,
         dtype: Dtype::Bf16,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 128256,
@@ -1028,6 +1052,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "Llama 3.3 70B Instruct",
         params: 70553706496,
         dtype: Dtype::Bf16,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 128256,
@@ -1069,6 +1094,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "Llama 4 Scout 17B-16E Instruct",
         params: 108641793536,
         dtype: Dtype::Bf16,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 202048,
@@ -1119,6 +1145,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "Phi-2",
         params: 2779683840,
         dtype: Dtype::Fp16,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 51200,
@@ -1160,6 +1187,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "Phi-3 mini 4k Instruct",
         params: 3821079552,
         dtype: Dtype::Bf16,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 32064,
@@ -1201,6 +1229,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "Phi-4",
         params: 14659507200,
         dtype: Dtype::Bf16,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 100352,
@@ -1242,6 +1271,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "ResNet-50",
         params: 25557032,
         dtype: Dtype::Fp32,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::Opaque,
             vocab_size: 0,
@@ -1283,6 +1313,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "Mistral 7B v0.1",
         params: 7241732096,
         dtype: Dtype::Bf16,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 32000,
@@ -1324,6 +1355,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "Mistral Small 3.1 24B Instruct (2503)",
         params: 24011361280,
         dtype: Dtype::Bf16,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 131072,
@@ -1365,6 +1397,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "Mixtral 8x7B Instruct v0.1",
         params: 46702792704,
         dtype: Dtype::Bf16,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 32000,
@@ -1415,6 +1448,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "Kimi-Dev-72B",
         params: 72706203648,
         dtype: Dtype::Bf16,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 152064,
@@ -1456,6 +1490,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "GPT-2 (124M)",
         params: 124439808,
         dtype: Dtype::Fp32,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 50257,
@@ -1497,6 +1532,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "GPT-2 Medium (355M)",
         params: 354823168,
         dtype: Dtype::Fp32,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 50257,
@@ -1538,6 +1574,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "gpt-oss-120b",
         params: 116829156672,
         dtype: Dtype::Bf16,
+        quantization: Quantization::Mxfp4,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 201088,
@@ -1588,6 +1625,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "gpt-oss-20b",
         params: 20914757184,
         dtype: Dtype::Bf16,
+        quantization: Quantization::Mxfp4,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 201088,
@@ -1638,6 +1676,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "Whisper tiny",
         params: 37760640,
         dtype: Dtype::Fp32,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::Whisper,
             vocab_size: 51865,
@@ -1679,6 +1718,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "Qwen1.5 MoE A2.7B",
         params: 14315784192,
         dtype: Dtype::Bf16,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 151936,
@@ -1729,6 +1769,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "Qwen2.5 0.5B Instruct",
         params: 494032768,
         dtype: Dtype::Bf16,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 151936,
@@ -1770,6 +1811,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "Qwen2.5 14B Instruct",
         params: 14770033664,
         dtype: Dtype::Bf16,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 152064,
@@ -1811,6 +1853,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "Qwen2.5 32B Instruct",
         params: 32763876352,
         dtype: Dtype::Bf16,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 152064,
@@ -1852,6 +1895,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "Qwen2.5 72B Instruct",
         params: 72706203648,
         dtype: Dtype::Bf16,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 152064,
@@ -1893,6 +1937,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "Qwen2.5 7B Instruct",
         params: 7615616512,
         dtype: Dtype::Bf16,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 152064,
@@ -1934,6 +1979,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "Qwen3 14B",
         params: 14768307200,
         dtype: Dtype::Bf16,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 151936,
@@ -1975,6 +2021,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "Qwen3 30B-A3B",
         params: 30532122624,
         dtype: Dtype::Bf16,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 151936,
@@ -2025,6 +2072,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "Qwen3 8B",
         params: 8190735360,
         dtype: Dtype::Bf16,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 151936,
@@ -2066,6 +2114,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "Falcon-40B",
         params: 41303293952,
         dtype: Dtype::Bf16,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 65024,
@@ -2107,6 +2156,7 @@ pub(super) static PRESETS: &[Preset] = &[
         name: "YOLOv5s",
         params: 7225885,
         dtype: Dtype::Fp32,
+        quantization: Quantization::None,
         arch: Architecture {
             family: Family::Opaque,
             vocab_size: 0,
