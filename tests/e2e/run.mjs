@@ -6,7 +6,7 @@
 // Screenshots go to tests/e2e/artifacts/ (git-ignored); with VRAMFIT_UPDATE_SCREENSHOT=1 the
 // desktop calculator also replaces docs/screenshot.png.
 import { chromium } from 'playwright-core';
-import { mkdtempSync, mkdirSync, rmSync, copyFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -529,6 +529,23 @@ test('accessibility: no serious axe-core violation on any view, light or dark, e
   assert(found.length === 0, `violations:\n    ${found.join('\n    ')}`);
 });
 
+test('the book is linked from the page, in the page\'s language, and stays on the origin', async () => {
+  if (!existsSync(join(root, 'dist', 'book', 'en', 'index.html'))) {
+    throw new Failure('dist/book/ is missing: build with `cargo xtask dist --book` (cargo xtask test does)');
+  }
+  const page = await watchedPage(await browser());
+  for (const lang of ['en', 'zh']) {
+    await go(page, `#/calc?lang=${lang}`, 'calc');
+    await page.locator(`footer a[href="./book/${lang}/"]`).click();
+    await page.waitForURL(`**/book/${lang}/**`);
+    await page.locator('main h1').first().waitFor();
+    await page.waitForLoadState('load');
+    await page.waitForLoadState('networkidle');
+    if (lang === 'zh') assert(hasHan(await page.locator('main').innerText()), 'the Chinese book');
+  }
+  noProblems(page, 'problems in the book');
+});
+
 test('screenshots of every view, desktop and phone', async () => {
   const page = await watchedPage(await browser());
   for (const [size, viewport] of [['desktop', { width: 1280, height: 900 }], ['phone', { width: 390, height: 844 }]]) {
@@ -547,7 +564,11 @@ test('screenshots of every view, desktop and phone', async () => {
     }
   }
   if (process.env.VRAMFIT_UPDATE_SCREENSHOT === '1') {
-    copyFileSync(join(ARTIFACTS, 'calc-en-desktop.png'), join(root, 'docs', 'screenshot.png'));
+    // The README's picture: a LoRA fine-tune on an H100, the first screen of the calculator.
+    await page.setViewportSize({ width: 1280, height: 1000 });
+    await go(page, '#/calc?lang=en&mode=training&batch=4&lora_rank=16&grad_checkpointing=full&gpu=h100-sxm5-80gb', 'calc');
+    await page.waitForTimeout(200);
+    await page.screenshot({ path: join(root, 'docs', 'screenshot.png') });
   }
   noProblems(page, 'problems');
 });

@@ -363,7 +363,7 @@ fn results(props: &ResultProps) -> Html {
         };
         html! {
             <div class={class} id="fit" data-fits={f.fits.to_string()}>
-                <div class="k">{ lang.f("calc.on_gpu", &[&f.gpu]) }</div>
+                <div class="k">{ lang.f("calc.on_gpu", &[&vramfit::hardware::find_gpu(&f.gpu).map_or_else(|| lang.t("calc.custom_gpu").to_string(), super::gpus::short_name)]) }</div>
                 <div class="v">{ format::gib(f.memory_bytes) }</div>
                 <div class={if f.fits { "s fit-yes" } else { "s fit-no" }}>{ text }</div>
             </div>
