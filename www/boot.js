@@ -11,6 +11,23 @@ try {
 }
 
 if ('serviceWorker' in navigator) {
+  // A new version's worker takes over while this page still runs the old code: say so, once.
+  const hadController = navigator.serviceWorker.controller !== null;
+  navigator.serviceWorker.addEventListener('controllerchange', () => {
+    if (!hadController || document.getElementById('update-notice')) return;
+    const zh = document.documentElement.lang.startsWith('zh');
+    const p = document.createElement('p');
+    p.id = 'update-notice';
+    p.className = 'notice';
+    p.setAttribute('role', 'status');
+    p.textContent = zh ? 'vramfit 已更新。' : 'A new version of vramfit is ready.';
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.textContent = zh ? '重新加载' : 'Reload';
+    b.addEventListener('click', () => location.reload());
+    p.append(' ', b);
+    document.body.prepend(p);
+  });
   navigator.serviceWorker.register('./sw.js', { scope: './' }).catch(() => {
     // Without a service worker the site still works, only not offline.
   });

@@ -6,7 +6,7 @@
 // Screenshots go to tests/e2e/artifacts/ (git-ignored); with VRAMFIT_UPDATE_SCREENSHOT=1 the
 // desktop calculator also replaces docs/screenshot.png.
 import { chromium } from 'playwright-core';
-import { mkdtempSync, mkdirSync, rmSync, copyFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -178,6 +178,12 @@ test('works offline after one visit (service worker)', async () => {
   const page = await watchedPage(context);
   await go(page, '#/faq?lang=en', 'faq');
   await ready(page);
+  // One cache, named after this build's version (a new build's worker deletes the old one).
+  const caches = await page.evaluate(async () => ({
+    keys: await caches.keys(),
+    version: document.querySelector('meta[name="vramfit-version"]').content,
+  }));
+  eq(JSON.stringify(caches.keys), JSON.stringify([`vramfit-${caches.version}`]), 'the versioned cache');
   await context.setOffline(true);
   page.problems.length = 0;
   await page.reload();
@@ -500,6 +506,46 @@ test('This device: a picked card is used in the calculator, its memory from the 
   noProblems(page, 'problems');
 });
 
+test('accessibility: no serious axe-core violation on any view, light or dark, either language', async () => {
+  // axe is injected as a script, which the page's CSP forbids: this one context bypasses it.
+  const axePath = join(root, 'node_modules', 'axe-core', 'axe.min.js');
+  const found = [];
+  for (const scheme of ['light', 'dark']) {
+    const page = await watchedPage(await browser({ bypassCSP: true, colorScheme: scheme }));
+    for (const v of VIEWS) {
+      for (const lang of ['en', 'zh']) {
+        await go(page, `#/${v}?lang=${lang}&mode=training`, v);
+        await page.waitForTimeout(100);
+        await page.addScriptTag({ path: axePath });
+        const r = await page.evaluate(async () => {
+          const res = await window.axe.run(document, { runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] });
+          return res.violations.filter((x) => x.impact === 'serious' || x.impact === 'critical')
+            .map((x) => `${x.id}: ${x.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
+        });
+        for (const x of r) found.push(`${scheme} ${v} ${lang}: ${x}`);
+      }
+    }
+  }
+  assert(found.length === 0, `violations:\n    ${found.join('\n    ')}`);
+});
+
+test('the book is linked from the page, in the page\'s language, and stays on the origin', async () => {
+  if (!existsSync(join(root, 'dist', 'book', 'en', 'index.html'))) {
+    throw new Failure('dist/book/ is missing: build with `cargo xtask dist --book` (cargo xtask test does)');
+  }
+  const page = await watchedPage(await browser());
+  for (const lang of ['en', 'zh']) {
+    await go(page, `#/calc?lang=${lang}`, 'calc');
+    await page.locator(`footer a[href="./book/${lang}/"]`).click();
+    await page.waitForURL(`**/book/${lang}/**`);
+    await page.locator('main h1').first().waitFor();
+    await page.waitForLoadState('load');
+    await page.waitForLoadState('networkidle');
+    if (lang === 'zh') assert(hasHan(await page.locator('main').innerText()), 'the Chinese book');
+  }
+  noProblems(page, 'problems in the book');
+});
+
 test('screenshots of every view, desktop and phone', async () => {
   const page = await watchedPage(await browser());
   for (const [size, viewport] of [['desktop', { width: 1280, height: 900 }], ['phone', { width: 390, height: 844 }]]) {
@@ -518,7 +564,11 @@ test('screenshots of every view, desktop and phone', async () => {
     }
   }
   if (process.env.VRAMFIT_UPDATE_SCREENSHOT === '1') {
-    copyFileSync(join(ARTIFACTS, 'calc-en-desktop.png'), join(root, 'docs', 'screenshot.png'));
+    // The README's picture: a LoRA fine-tune on an H100, the first screen of the calculator.
+    await page.setViewportSize({ width: 1280, height: 1000 });
+    await go(page, '#/calc?lang=en&mode=training&batch=4&lora_rank=16&grad_checkpointing=full&gpu=h100-sxm5-80gb', 'calc');
+    await page.waitForTimeout(200);
+    await page.screenshot({ path: join(root, 'docs', 'screenshot.png') });
   }
   noProblems(page, 'problems');
 });

@@ -86,6 +86,7 @@ fn lookup(key: &str) -> Option<(&'static str, &'static str)> {
 /// key, English, Chinese — sorted by key (a test checks), so lookup is a binary search.
 #[rustfmt::skip]
 pub static TEXT: &[(&str, &str, &str)] = &[
+    ("app.book", "The book: the method and every formula", "说明书：方法与全部公式"),
     ("app.footer", "Runs entirely in your browser: no server, no account, no network request. Works offline.", "完全在浏览器中运行：无服务器、无账号、无网络请求，可离线使用。"),
     ("app.lang", "Language", "语言"),
     ("app.skip", "Skip to content", "跳到正文"),
@@ -106,6 +107,7 @@ pub static TEXT: &[(&str, &str, &str)] = &[
     ("calc.config_info", "Read locally: model_type {0}, {1} parameters.", "已在本地读取：model_type {0}，{1} 参数。"),
     ("calc.costs", "costs {0} more", "多用 {0}"),
     ("calc.cpu", "{0} is kept in CPU memory (offloaded).", "{0} 保存在 CPU 内存中（卸载）。"),
+    ("calc.custom_gpu", "your GPU", "你的显卡"),
     ("calc.differences", "Why the detailed estimate differs", "详细估算为何不同"),
     ("calc.drop", "Drop a config.json here, or choose one", "将 config.json 拖放到此处，或选择文件"),
     ("calc.drop_hint", "The file is read in your browser and never uploaded.", "文件只在浏览器中读取，不会上传。"),

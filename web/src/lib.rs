@@ -76,7 +76,11 @@ pub fn app() -> Html {
                 <components::shell::Notice />
                 { view }
             </main>
-            <footer>{ lang.t("app.footer") }{ " · vramfit " }{ vramfit::VERSION }</footer>
+            <footer>
+                { lang.t("app.footer") }{ " · " }
+                <a href={if lang == crate::i18n::Lang::Zh { "./book/zh/" } else { "./book/en/" }}>{ lang.t("app.book") }</a>
+                { " · vramfit " }{ vramfit::VERSION }
+            </footer>
         </ContextProvider<Ctx>>
     }
 }

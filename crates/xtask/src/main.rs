@@ -27,7 +27,9 @@ const USAGE: &str = "\
 usage: cargo xtask <command>
 
 commands:
-  dist                  build the site into dist/ (installs missing tools first)
+  dist [--book] [--base /vramfit/]
+                        build the site into dist/ (installs missing tools first); --book adds
+                        the books under dist/book/ (BASE: the site's path, for mdBook's 404 page)
   serve [--port PORT]   build, serve dist/ on http://127.0.0.1:PORT/ (default 8080), rebuild on change
   test                  run every check CI runs; ends with `N passed, N failed`
   e2e [FILTER]          build dist/ and run only the end-to-end tests (those whose name has FILTER)
@@ -42,10 +44,12 @@ commands:
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
-        Some("dist") => site::dist().map(|_| ()),
+        Some("dist") => site::dist_command(&args[1..]),
         Some("serve") => parse_port(&args[1..]).and_then(site::serve),
         Some("test") => test::run(),
-        Some("e2e") => site::dist().and_then(|_| test::e2e(args.get(1).map(String::as_str))),
+        Some("e2e") => site::dist()
+            .and_then(|_| site::book("/vramfit/"))
+            .and_then(|()| test::e2e(args.get(1).map(String::as_str))),
         Some("npm") => npm::npm(),
         Some("size") => size::size(),
         Some("bench") => bench::main(&args[1..]),

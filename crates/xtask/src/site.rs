@@ -169,9 +169,66 @@ pub fn build() -> Result<String> {
     Ok(version)
 }
 
+/// Builds the two books (`book/en`, `book/zh`) into `dist/book/en/` and `dist/book/zh/`, with
+/// the language chooser `book/index.html` at `dist/book/`. `base` is the site's path on its
+/// server (`/vramfit/` on GitHub Pages): only mdBook's 404 page needs it.
+pub fn book(base: &str) -> Result {
+    let root = root();
+    if !root.join("book/en/book.toml").exists() {
+        return Ok(());
+    }
+    tools::ensure_mdbook()?;
+    let out = dist_dir().join("book");
+    for lang in ["en", "zh"] {
+        let dest = out.join(lang);
+        run(cmd("mdbook")
+            .args(["build", &format!("book/{lang}"), "--dest-dir"])
+            .arg(&dest)
+            .env(
+                "MDBOOK_OUTPUT__HTML__SITE_URL",
+                format!("{base}book/{lang}/"),
+            ))?;
+    }
+    let index = read(&root.join("book/index.html"))?;
+    write(&out.join("index.html"), &index)
+}
+
+/// `cargo xtask dist [--book] [--base /vramfit/]`.
+pub fn dist_command(args: &[String]) -> Result {
+    let mut with_book = false;
+    let mut base = String::from("/vramfit/");
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--book" => with_book = true,
+            "--base" => {
+                base = it
+                    .next()
+                    .cloned()
+                    .ok_or("--base takes a path such as /vramfit/")?;
+                if !base.starts_with('/') || !base.ends_with('/') {
+                    return Err(format!("--base must start and end with `/`, not `{base}`"));
+                }
+            }
+            other => {
+                return Err(format!(
+                    "unexpected argument `{other}` (dist takes --book and --base PATH)"
+                ));
+            }
+        }
+    }
+    dist()?;
+    if with_book { book(&base) } else { Ok(()) }
+}
+
 /// `cargo xtask serve`: builds, serves `dist/` on `port`, and rebuilds when a source changes.
 pub fn serve(port: u16) -> Result {
     dist()?;
+    // The book too, when mdBook is there (the site links to it); its absence is no reason not
+    // to serve the calculator.
+    if let Err(e) = book("/") {
+        eprintln!("the book was not built: {e}");
+    }
     let (listener, addr) = http::bind(port)?;
     let dir = dist_dir();
     std::thread::spawn(watch);
@@ -199,7 +256,7 @@ fn watch() {
             std::thread::sleep(Duration::from_millis(300));
             last = stamp();
             eprintln!("change detected: rebuilding");
-            match build() {
+            match build().and_then(|v| book("/").map(|()| v)) {
                 Ok(v) => eprintln!("rebuilt: version {v}; reload the page"),
                 Err(e) => eprintln!("rebuild failed: {e}"),
             }

@@ -91,8 +91,8 @@ fn steps() -> Vec<Step> {
             Box::new(|| step_result(crate::npm::test())),
         ),
         (
-            "cargo xtask dist",
-            Box::new(|| step_result(site::dist().map(|_| ()))),
+            "cargo xtask dist --book",
+            Box::new(|| step_result(site::dist().and_then(|_| site::book("/vramfit/")))),
         ),
         (
             "end-to-end tests of dist/ in headless Chromium",
@@ -115,20 +115,37 @@ fn steps() -> Vec<Step> {
             Box::new(|| step_result(crate::fuzz::fuzz(20))),
         ),
     ];
-    if root().join("book/book.toml").exists() {
-        steps.push((
-            "mdbook build book",
-            Box::new(|| {
-                step_result(
-                    tools::ensure_mdbook()
-                        .and_then(|()| tools::run(cmd("mdbook").args(["build", "book"]))),
-                )
-            }),
-        ));
-        steps.push((
-            "mdbook test book",
-            Box::new(|| step_result(tools::run(cmd("mdbook").args(["test", "book"])))),
-        ));
+    {
+        for lang in ["en", "zh"] {
+            let build: Step = (
+                if lang == "en" {
+                    "mdbook build book/en"
+                } else {
+                    "mdbook build book/zh"
+                },
+                Box::new(move || {
+                    step_result(tools::ensure_mdbook().and_then(|()| {
+                        tools::run(cmd("mdbook").args(["build", &format!("book/{lang}")]))
+                    }))
+                }),
+            );
+            steps.push(build);
+        }
+        for lang in ["en", "zh"] {
+            let test: Step = (
+                if lang == "en" {
+                    "mdbook test book/en"
+                } else {
+                    "mdbook test book/zh"
+                },
+                Box::new(move || {
+                    step_result(tools::run(
+                        cmd("mdbook").args(["test", &format!("book/{lang}")]),
+                    ))
+                }),
+            );
+            steps.push(test);
+        }
     }
     steps
 }

@@ -118,7 +118,7 @@ fn preset_search(props: &ErrProps) -> Html {
             <label for="f-model">{ lang.t("f.model") }</label>
             <input type="search" id="f-model" name="model" value={model.clone()} {oninput} autocomplete="off"
                 spellcheck="false" aria-describedby="f-model-hint" aria-invalid={err.is_some().then_some("true")}
-                aria-controls="preset-list" />
+                aria-controls={(!matches.is_empty()).then_some("preset-list")} />
             <span class="hint" id="f-model-hint">
                 { match exact {
                     Some(p) => lang.f("calc.preset_info", &[p.name, &format::params(p.params), &p.dtype_name()]),
@@ -363,7 +363,7 @@ fn results(props: &ResultProps) -> Html {
         };
         html! {
             <div class={class} id="fit" data-fits={f.fits.to_string()}>
-                <div class="k">{ lang.f("calc.on_gpu", &[&f.gpu]) }</div>
+                <div class="k">{ lang.f("calc.on_gpu", &[&vramfit::hardware::find_gpu(&f.gpu).map_or_else(|| lang.t("calc.custom_gpu").to_string(), super::gpus::short_name)]) }</div>
                 <div class="v">{ format::gib(f.memory_bytes) }</div>
                 <div class={if f.fits { "s fit-yes" } else { "s fit-no" }}>{ text }</div>
             </div>
