@@ -83,10 +83,6 @@ fn ensure_tools() -> Result {
 /// `build_widget_into(&dist.join("widget"))`, then `<script type="module"
 /// src="./widget/widget.js">` and `<vramfit-calculator>` work in any page of the site).
 /// Installs missing tools first.
-#[allow(
-    dead_code,
-    reason = "for the site build (site.rs), which ships dist/widget/ with it"
-)]
 pub fn build_widget_into(dir: &Path) -> Result {
     ensure_tools()?;
     let stage = build_wasm()?;
