@@ -340,7 +340,7 @@ fn moe_keeps_all_experts_resident() {
         ..llama8b()
     };
     assert_eq!(a.params(), 46_702_792_704);
-    // Active: 46.7B − 32 layers × 6 idle experts × 3 × 4096 × 14,336 = 12,879,921,152.
+    // Active: 46.7B − 32 layers × 6 idle experts × 3 × 4096 × 14,336 = 12,879,925,248.
     assert_eq!(
         a.active_params(),
         46_702_792_704 - 32 * 6 * 3 * 4096 * 14_336
