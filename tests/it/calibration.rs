@@ -23,16 +23,44 @@ pub struct VllmRun {
     pub kv_cache_tokens: u64,
 }
 
-pub fn vllm_runs() -> Vec<VllmRun> {
-    let text = include_str!("../data/vllm-h100-v0.19-calibration.csv");
+/// One row of a CSV file with a header line (no quoting: the reference files have none).
+pub struct Row<'a> {
+    header: &'a [&'a str],
+    fields: Vec<&'a str>,
+}
+
+impl<'a> Row<'a> {
+    /// The field under the column `name`.
+    pub fn get(&self, name: &str) -> &'a str {
+        let i = self
+            .header
+            .iter()
+            .position(|h| *h == name)
+            .unwrap_or_else(|| panic!("no column {name}"));
+        self.fields[i]
+    }
+}
+
+/// The rows of a CSV text, with `f` applied to each.
+pub fn csv<T>(text: &str, f: impl Fn(&Row<'_>) -> T) -> Vec<T> {
     let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let header: Vec<&str> = lines.next().unwrap_or_default().split(',').collect();
     lines
         .filter(|l| !l.trim().is_empty())
         .map(|l| {
-            let f: Vec<&str> = l.split(',').collect();
-            let g = |n: &str| f[col(n)];
+            f(&Row {
+                header: &header,
+                fields: l.split(',').collect(),
+            })
+        })
+        .collect()
+}
+
+pub fn vllm_runs() -> Vec<VllmRun> {
+    csv(
+        include_str!("../data/vllm-h100-v0.19-calibration.csv"),
+        |row| {
+            let g = |n: &str| row.get(n);
             let num = |n: &str| g(n).parse::<f64>().unwrap();
             VllmRun {
                 model: g("model").to_string(),
@@ -48,8 +76,8 @@ pub fn vllm_runs() -> Vec<VllmRun> {
                 activation_gib: num("activation_memory_gib"),
                 kv_cache_tokens: num("kv_cache_tokens") as u64,
             }
-        })
-        .collect()
+        },
+    )
 }
 
 /// The preset and quantization a measured checkpoint corresponds to.

@@ -18,76 +18,68 @@ pub struct TorchCase {
 }
 
 pub fn cases() -> Vec<TorchCase> {
-    let text = include_str!("../reference/torch-peaks.csv");
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
-    lines
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            let f: Vec<&str> = l.split(',').collect();
-            let g = |n: &str| f[col(n)];
-            let id = g("case_id").to_string();
-            let training = g("mode") == "training";
-            let lora_rank: f64 = g("lora_rank").parse().unwrap_or(0.0);
-            let lora_targets = match g("lora_targets") {
-                // GPT-2's fused qkv projection.
-                "c_attn" => vec!["q_proj".into(), "k_proj".into(), "v_proj".into()],
-                "" => Vec::new(),
-                t => t.split('+').map(String::from).collect(),
-            };
-            let input = EstimateInput {
-                model: Some(g("model").to_string()),
-                mode: if training {
-                    Mode::Training
-                } else {
-                    Mode::Inference
-                },
-                batch: g("batch").parse().unwrap(),
-                seq_len: g("seq_len").parse().unwrap(),
-                // Prefill only, or prefill and one generated token.
-                new_tokens: if id.contains("-gen1-") { 1.0 } else { 0.0 },
-                dtype: Some(Dtype::parse("dtype", g("dtype")).unwrap()),
-                attention: if g("attention") == "eager" {
-                    AttentionImpl::Eager
-                } else {
-                    AttentionImpl::Sdpa
-                },
-                logits: if g("logits") == "all" {
-                    Logits::All
-                } else {
-                    Logits::Last
-                },
-                optimizer: match g("optimizer") {
-                    // The generator runs SGD with momentum 0.9.
-                    "sgd" => Optimizer::SgdMomentum,
-                    _ => Optimizer::Adamw,
-                },
-                fused_optimizer: g("fused") == "True",
-                precision: match g("precision") {
-                    "fp32" => Precision::Fp32,
-                    "bf16" => Precision::Bf16,
-                    _ => Precision::AmpBf16,
-                },
-                grad_checkpointing: if g("grad_checkpointing") == "True" {
-                    Checkpointing::Full
-                } else {
-                    Checkpointing::None
-                },
-                lora_rank,
-                lora_targets,
-                // The generator runs on sm90 (H100) rules: 32 MiB cuBLAS workspace.
-                gpu: Some("h100-sxm5-80gb".into()),
-                ..EstimateInput::default()
-            };
-            TorchCase {
-                id,
-                training,
-                peak: g("peak_allocated_bytes").parse().unwrap(),
-                input,
-            }
-        })
-        .collect()
+    crate::calibration::csv(include_str!("../reference/torch-peaks.csv"), |row| {
+        let g = |n: &str| row.get(n);
+        let id = g("case_id").to_string();
+        let training = g("mode") == "training";
+        let lora_rank: f64 = g("lora_rank").parse().unwrap_or(0.0);
+        let lora_targets = match g("lora_targets") {
+            // GPT-2's fused qkv projection.
+            "c_attn" => vec!["q_proj".into(), "k_proj".into(), "v_proj".into()],
+            "" => Vec::new(),
+            t => t.split('+').map(String::from).collect(),
+        };
+        let input = EstimateInput {
+            model: Some(g("model").to_string()),
+            mode: if training {
+                Mode::Training
+            } else {
+                Mode::Inference
+            },
+            batch: g("batch").parse().unwrap(),
+            seq_len: g("seq_len").parse().unwrap(),
+            // Prefill only, or prefill and one generated token.
+            new_tokens: if id.contains("-gen1-") { 1.0 } else { 0.0 },
+            dtype: Some(Dtype::parse("dtype", g("dtype")).unwrap()),
+            attention: if g("attention") == "eager" {
+                AttentionImpl::Eager
+            } else {
+                AttentionImpl::Sdpa
+            },
+            logits: if g("logits") == "all" {
+                Logits::All
+            } else {
+                Logits::Last
+            },
+            optimizer: match g("optimizer") {
+                // The generator runs SGD with momentum 0.9.
+                "sgd" => Optimizer::SgdMomentum,
+                _ => Optimizer::Adamw,
+            },
+            fused_optimizer: g("fused") == "True",
+            precision: match g("precision") {
+                "fp32" => Precision::Fp32,
+                "bf16" => Precision::Bf16,
+                _ => Precision::AmpBf16,
+            },
+            grad_checkpointing: if g("grad_checkpointing") == "True" {
+                Checkpointing::Full
+            } else {
+                Checkpointing::None
+            },
+            lora_rank,
+            lora_targets,
+            // The generator runs on sm90 (H100) rules: 32 MiB cuBLAS workspace.
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..EstimateInput::default()
+        };
+        TorchCase {
+            id,
+            training,
+            peak: g("peak_allocated_bytes").parse().unwrap(),
+            input,
+        }
+    })
 }
 
 /// Every case with vramfit's estimate and the relative error of `peak_allocated_bytes`.
