@@ -92,7 +92,7 @@ pub struct Moe {
 #[cfg_attr(
     feature = "serde",
     derive(serde::Serialize, serde::Deserialize),
-    serde(default)
+    serde(default, deny_unknown_fields)
 )]
 pub struct Architecture {
     /// The overall shape.

@@ -2126,11 +2126,17 @@ impl Workload {
         } else {
             0
         };
+        // The guide's b for training is the precision the weights are held in: 4 B in fp32.
+        let quick_dtype = if self.mode == Mode::Training && self.precision == Precision::Fp32 {
+            Dtype::Fp32
+        } else {
+            self.dtype
+        };
         let quick = quick::quick(
             a.params(),
             a,
             self.mode,
-            self.dtype,
+            quick_dtype,
             &self.quantization,
             self.optimizer,
             self.batch,
