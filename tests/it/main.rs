@@ -3,3 +3,4 @@
 
 mod book_data;
 mod calibration;
+mod torch_reference;

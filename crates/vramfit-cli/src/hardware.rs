@@ -189,32 +189,14 @@ pub struct PlanFlags {
 
 impl PlanFlags {
     fn options(&self) -> Result<PlanOptions> {
-        if self.max_gpus == 0 || self.max_gpus > 64 {
-            return Err(InputError::new(
-                "max_gpus",
-                format!("{}", self.max_gpus),
-                "1 to 64 GPUs per node",
-            ));
-        }
-        for p in &self.provider {
-            if !hw::platforms().iter().any(|q| q.id == p) {
-                let ids: Vec<&str> = hw::platforms().iter().map(|q| q.id).collect();
-                return Err(InputError::new(
-                    "provider",
-                    format!("unknown provider `{p}`"),
-                    ids.join(", "),
-                ));
-            }
-        }
-        Ok(PlanOptions {
-            currency: currency_arg(&self.currency)?,
-            cny_per_usd: rate_arg(self.cny_per_usd)?.cny_per_usd,
-            max_gpus_per_node: self.max_gpus,
-            include_spot: self.spot,
-            include_slices: true,
-            providers: self.provider.clone(),
-            limit: self.limit,
-        })
+        PlanOptions::from_request(
+            &self.currency,
+            self.cny_per_usd,
+            self.spot,
+            f64::from(self.max_gpus),
+            &self.provider,
+            self.limit as f64,
+        )
     }
 }
 
@@ -356,26 +338,7 @@ pub fn recommend(a: RecommendArgs) -> Outcome {
     }
     let input = a.estimate.to_input()?;
     let base = vramfit::estimate::estimate(&input)?;
-    let training = input.mode == vramfit::estimate::Mode::Training;
-    let per_gpu = |l: Layout| {
-        let i = match l.kind {
-            // A MIG or vGPU slice is one (small) device; data parallel is never asked for.
-            ParallelKind::Single | ParallelKind::Mig | ParallelKind::Data => input.clone(),
-            ParallelKind::Zero3 if !training => return vramfit::units::MAX_SIZE,
-            ParallelKind::Zero3 => vramfit::estimate::EstimateInput {
-                gpus: f64::from(l.gpus),
-                zero: 3.0,
-                ..input.clone()
-            },
-            _ => vramfit::estimate::EstimateInput {
-                gpus: f64::from(l.gpus),
-                tp: f64::from(l.tp),
-                pp: f64::from(l.pp),
-                ..input.clone()
-            },
-        };
-        vramfit::estimate::estimate(&i).map_or(vramfit::units::MAX_SIZE, |e| e.required_bytes)
-    };
+    let per_gpu = |l: Layout| vramfit::estimate::layout_required_bytes(&input, l);
     let estimate = serde_json::to_value(&base).map_err(|e| Failure::io(e.to_string()))?;
     let mut out = tier_text(Some(tier_for(base.params)));
     if !a.json {
@@ -435,27 +398,8 @@ pub fn mig(a: MigArgs) -> Outcome {
         sizes.push(parse_size("job", size)?);
     }
     for m in &a.job_models {
-        let e = vramfit::estimate::estimate(&vramfit::estimate::EstimateInput {
-            model: Some(m.clone()),
-            ..vramfit::estimate::EstimateInput::default()
-        })
-        .map_err(|mut e| {
-            e.field = String::from("job_model");
-            e
-        })?;
         names.push(m.clone());
-        sizes.push(e.required_bytes);
-    }
-    if let Some(p) = &a.provider
-        && !hw::platforms().iter().any(|q| q.id == p)
-    {
-        let ids: Vec<&str> = hw::platforms().iter().map(|q| q.id).collect();
-        return Err(InputError::new(
-            "provider",
-            format!("unknown provider `{p}`"),
-            ids.join(", "),
-        )
-        .into());
+        sizes.push(vramfit::hardware::mig::model_job_bytes(m)?);
     }
     let options = MigOptions {
         currency: currency_arg(&a.currency)?,

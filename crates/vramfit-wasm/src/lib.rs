@@ -1,10 +1,391 @@
-//! JavaScript bindings of the vramfit estimator. The only crate that knows about JavaScript.
+//! JavaScript bindings of the vramfit estimator: the npm package `vramfit`. The only crate that
+//! knows about JavaScript.
+//!
+//! Naming: functions are camelCase (`planMig`, `parseConfig`); data keeps the serde names of the
+//! Rust types, which are snake_case (`seq_len`, `peak_allocated_bytes`), exactly as the CLI's
+//! `--json` output and the error messages spell them. Input objects are checked strictly: an
+//! unknown key is an error, so a camelCase key (`seqLen`) is refused with its name rather than
+//! ignored.
+//!
+//! Errors are thrown as JavaScript `Error`s whose message is
+//! `field: problem; accepted: what the field accepts` (the core's [`InputError`] display).
+//! Byte counts are JavaScript numbers (every size is below 2^53).
+//!
+//! Data crosses the boundary as JSON text (`JSON.stringify` in, `JSON.parse` out) through the
+//! core's serde_json, not serde-wasm-bindgen: the core already links serde_json, and a second
+//! (de)serializer for every type, plus serde_path_to_error to name the key at fault, added
+//! 150 KiB to the module. The output is then byte for byte what the CLI's `--json` prints.
+//!
+//! Cargo feature `full` (on by default) holds everything beyond `estimate`, `solve`, `gpus`,
+//! `models` and `version`; the widget ships a module built without it (`widget_bg.wasm`), since
+//! a page that embeds the calculator needs nothing else.
+//!
+//! The TypeScript types of the data (`EstimateInput`, `Estimate`, …) are generated from the
+//! serde types by `tests/dts.rs` into `ts/types.d.ts` and included here, so the package's
+//! `.d.ts` describes exactly what the functions take and return.
 #![deny(missing_docs)]
 
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use vramfit::estimate::{self as est, EstimateInput};
+use vramfit::hardware as hw;
+#[cfg(feature = "full")]
+use vramfit::hardware::{Currency, ExchangeRate, Layout, PlanOption, PlanOptions};
+#[cfg(feature = "full")]
+use vramfit::units::parse_size;
+use vramfit::{InputError, presets};
 use wasm_bindgen::prelude::*;
 
-/// The estimator's version.
+mod types;
+#[cfg(feature = "full")]
+pub use types::{MigJob, MigJobSize, MigOptionsInput, MigResult, RecommendOptions, Recommendation};
+
+#[wasm_bindgen(typescript_custom_section)]
+const TYPES: &str = include_str!("../ts/types.d.ts");
+
+#[wasm_bindgen]
+extern "C" {
+    /// `EstimateInput` in TypeScript.
+    #[wasm_bindgen(typescript_type = "EstimateInput")]
+    pub type JsEstimateInput;
+    /// `Estimate` in TypeScript.
+    #[wasm_bindgen(typescript_type = "Estimate")]
+    pub type JsEstimate;
+    /// `Solutions` in TypeScript.
+    #[wasm_bindgen(typescript_type = "Solutions")]
+    pub type JsSolutions;
+    /// `RecommendOptions` in TypeScript.
+    #[wasm_bindgen(typescript_type = "RecommendOptions")]
+    pub type JsRecommendOptions;
+    /// `Recommendation` in TypeScript.
+    #[wasm_bindgen(typescript_type = "Recommendation")]
+    pub type JsRecommendation;
+    /// `MigJob[]` in TypeScript.
+    #[wasm_bindgen(typescript_type = "MigJob[]")]
+    pub type JsMigJobs;
+    /// `MigOptionsInput` in TypeScript.
+    #[wasm_bindgen(typescript_type = "MigOptionsInput")]
+    pub type JsMigOptions;
+    /// `MigResult` in TypeScript.
+    #[wasm_bindgen(typescript_type = "MigResult")]
+    pub type JsMigResult;
+    /// `Diagnosis` in TypeScript.
+    #[wasm_bindgen(typescript_type = "Diagnosis")]
+    pub type JsDiagnosis;
+    /// `ParsedConfig` in TypeScript.
+    #[wasm_bindgen(typescript_type = "ParsedConfig")]
+    pub type JsParsedConfig;
+    /// `SafetensorsHeader` in TypeScript.
+    #[wasm_bindgen(typescript_type = "SafetensorsHeader")]
+    pub type JsSafetensorsHeader;
+    /// `GgufHeader` in TypeScript.
+    #[wasm_bindgen(typescript_type = "GgufHeader")]
+    pub type JsGgufHeader;
+    /// `Gpu[]` in TypeScript.
+    #[wasm_bindgen(typescript_type = "Gpu[]")]
+    pub type JsGpus;
+    /// `Preset[]` in TypeScript.
+    #[wasm_bindgen(typescript_type = "Preset[]")]
+    pub type JsPresets;
+    /// `Offer[]` in TypeScript.
+    #[wasm_bindgen(typescript_type = "Offer[]")]
+    pub type JsOffers;
+    /// `Platform[]` in TypeScript.
+    #[wasm_bindgen(typescript_type = "Platform[]")]
+    pub type JsPlatforms;
+}
+
+/// An input error as a JavaScript `Error`.
+fn js_err(e: InputError) -> JsError {
+    JsError::new(&e.to_string())
+}
+
+/// serde_json's message without its `at line 1 column 9` (the text is ours, not the user's).
+fn problem(e: &serde_json::Error) -> String {
+    let m = e.to_string();
+    match m.rfind(" at line ") {
+        Some(i) => m[..i].to_string(),
+        None => m,
+    }
+}
+
+/// `JSON.stringify(value)`; `None` for what has no JSON text (`undefined`, a function).
+fn stringify(value: &JsValue) -> Option<String> {
+    js_sys::JSON::stringify(value)
+        .ok()
+        .and_then(|s| s.as_string())
+}
+
+/// Reads a JavaScript value as `T` through its JSON text (`undefined` keys are absent, as in
+/// JSON). A wrong or unknown key is an error naming it: `batch: invalid type: string "x",
+/// expected f64; accepted: see the `EstimateInput` type`.
+fn from_js<T: DeserializeOwned>(what: &str, value: &JsValue) -> Result<T, InputError> {
+    let text = stringify(value).ok_or_else(|| {
+        InputError::new(what, "missing", format!("an object of the `{what}` type"))
+    })?;
+    serde_json::from_str(&text).map_err(|e| {
+        // Find the key at fault: the first one that fails on its own.
+        let keys: Vec<JsValue> = if value.is_object() {
+            js_sys::Object::keys(value.unchecked_ref::<js_sys::Object>())
+                .iter()
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let field = keys.into_iter().find_map(|k| {
+            let key = k.as_string()?;
+            let v = js_sys::Reflect::get(value, &k).ok()?;
+            let one = format!(
+                "{{{}:{}}}",
+                serde_json::to_string(&key).ok()?,
+                stringify(&v)?
+            );
+            serde_json::from_str::<T>(&one)
+                .err()
+                .map(|e| (key, problem(&e)))
+        });
+        match field {
+            Some((key, p)) => InputError::new(key, p, format!("see the `{what}` type")),
+            None => InputError::new(what, problem(&e), format!("see the `{what}` type")),
+        }
+    })
+}
+
+/// Writes `value` as plain JavaScript data through its JSON text, exactly as the CLI's
+/// `--json` writes it: objects, arrays, numbers (sizes are below 2^53, so exact), `null`.
+fn to_js<T: Serialize + ?Sized, J: JsCast>(value: &T) -> Result<J, JsError> {
+    let text = serde_json::to_string(value).map_err(|e| JsError::new(&format!("output: {e}")))?;
+    js_sys::JSON::parse(&text)
+        .map(JsCast::unchecked_into)
+        .map_err(|_| JsError::new("output: not JSON"))
+}
+
+fn input(value: JsEstimateInput) -> Result<EstimateInput, JsError> {
+    from_js("EstimateInput", &value.into()).map_err(js_err)
+}
+
+/// The estimator's version (the package's version).
 #[wasm_bindgen]
 pub fn version() -> String {
     vramfit::VERSION.to_string()
+}
+
+/// Estimates the GPU memory of one run, per GPU, in bytes.
+#[wasm_bindgen]
+pub fn estimate(input: JsEstimateInput) -> Result<JsEstimate, JsError> {
+    let e = est::estimate(&self::input(input)?).map_err(js_err)?;
+    to_js(&e)
+}
+
+/// On the GPU the input names (`gpu` or `gpu_memory`): the largest batch, the largest context
+/// and the fewest such GPUs that fit.
+#[wasm_bindgen]
+pub fn solve(input: JsEstimateInput) -> Result<JsSolutions, JsError> {
+    let input = self::input(input)?;
+    let workload = input.resolve().map_err(js_err)?;
+    let device = workload.device.ok_or_else(|| {
+        js_err(InputError::new(
+            "gpu",
+            "no GPU given",
+            "`gpu` (a catalog id such as `h100-sxm5-80gb`) or `gpu_memory` (such as `80GB`)",
+        ))
+    })?;
+    to_js(&est::solve(&input, &device))
+}
+
+#[cfg(feature = "full")]
+/// The cheapest offers that run `input`, each layout (tensor, pipeline, ZeRO-3, MIG) estimated
+/// on its own; with the one-GPU estimate and the guide's model-size tier.
+#[wasm_bindgen]
+pub fn recommend(
+    input: JsEstimateInput,
+    options: Option<JsRecommendOptions>,
+) -> Result<JsRecommendation, JsError> {
+    let input = self::input(input)?;
+    let o: RecommendOptions = match options {
+        Some(o) => from_js("RecommendOptions", &o.into()).map_err(js_err)?,
+        None => RecommendOptions::default(),
+    };
+    let opts = PlanOptions::from_request(
+        &o.currency,
+        o.cny_per_usd,
+        o.spot,
+        o.max_gpus,
+        &o.provider,
+        o.limit,
+    )
+    .map_err(js_err)?;
+    let base = est::estimate(&input).map_err(js_err)?;
+    let options: Vec<PlanOption> = hw::plan(
+        |l: Layout| est::layout_required_bytes(&input, l),
+        hw::offers(),
+        hw::gpus(),
+        &opts,
+    );
+    let tier = hw::tiers::tier_for(base.params);
+    to_js(&Recommendation {
+        estimate: base,
+        tier,
+        options,
+    })
+}
+
+#[cfg(feature = "full")]
+/// Packs jobs onto MIG slices of as few cards of `gpuId` as possible, then as cheaply as
+/// possible (guide §4.1, §5.3).
+#[wasm_bindgen(js_name = planMig)]
+pub fn plan_mig(
+    #[wasm_bindgen(js_name = "gpuId")] gpu_id: &str,
+    jobs: JsMigJobs,
+    options: Option<JsMigOptions>,
+) -> Result<JsMigResult, JsError> {
+    let id = gpu_id.trim().to_ascii_lowercase();
+    let gpu = hw::find_gpu(&id).ok_or_else(|| {
+        let ids: Vec<&str> = hw::gpus().iter().map(|g| g.id).collect();
+        js_err(InputError::new(
+            "gpu",
+            format!("unknown GPU `{id}`"),
+            format!("a catalog id: {}", ids.join(", ")),
+        ))
+    })?;
+    let jobs: JsValue = jobs.into();
+    if !js_sys::Array::is_array(&jobs) {
+        return Err(js_err(InputError::new(
+            "jobs",
+            "not an array",
+            "an array of `MigJob` objects",
+        )));
+    }
+    let jobs: Vec<MigJob> = js_sys::Array::from(&jobs)
+        .iter()
+        .enumerate()
+        .map(|(i, j)| {
+            from_js::<MigJob>("MigJob", &j).map_err(|mut e| {
+                e.field = format!("jobs[{i}].{}", e.field);
+                js_err(e)
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    let mut sizes = Vec::with_capacity(jobs.len());
+    let mut out = Vec::with_capacity(jobs.len());
+    for (i, j) in jobs.iter().enumerate() {
+        let bytes = match (&j.memory, &j.model) {
+            (Some(m), None) => parse_size("job", m).map_err(js_err)?,
+            (None, Some(m)) => hw::mig::model_job_bytes(m).map_err(js_err)?,
+            _ => {
+                return Err(js_err(InputError::new(
+                    "job",
+                    format!("job {i} needs exactly one of `memory` and `model`"),
+                    "`{ memory: \"36GiB\" }` or `{ model: \"Qwen/Qwen2.5-7B\" }`, optionally with a `name`",
+                )));
+            }
+        };
+        sizes.push(bytes);
+        out.push(MigJobSize {
+            name: j.name.clone().unwrap_or_else(|| format!("job {i}")),
+            bytes,
+        });
+    }
+    let o: MigOptionsInput = match options {
+        Some(o) => from_js("MigOptionsInput", &o.into()).map_err(js_err)?,
+        None => MigOptionsInput::default(),
+    };
+    let rate = match o.cny_per_usd {
+        None => hw::exchange_rate(),
+        Some(r) => ExchangeRate::custom(r).ok_or_else(|| {
+            js_err(InputError::new(
+                "cny_per_usd",
+                format!("{r} is not a rate"),
+                "yuan per US dollar, a positive number, e.g. 7.1",
+            ))
+        })?,
+    };
+    if !(o.max_cards.is_finite() && o.max_cards.fract() == 0.0 && o.max_cards >= 0.0) {
+        return Err(js_err(InputError::new(
+            "max_cards",
+            format!("{}", o.max_cards),
+            "1 to 64 cards",
+        )));
+    }
+    let options = hw::mig::MigOptions {
+        currency: Currency::parse("currency", &o.currency).map_err(js_err)?,
+        cny_per_usd: rate.cny_per_usd,
+        provider: o.provider,
+        max_cards: o.max_cards.min(f64::from(u32::MAX)) as u32,
+    };
+    let plan = hw::mig::plan_mig(gpu, &sizes, hw::offers(), &options).map_err(js_err)?;
+    to_js(&MigResult { plan, jobs: out })
+}
+
+#[cfg(feature = "full")]
+/// Classifies an out-of-memory failure from a pasted message, `memory_summary()` report or
+/// `nvidia-smi` log, with the checks and fixes of the guide's decision tree.
+#[wasm_bindgen]
+pub fn diagnose(text: &str) -> Result<JsDiagnosis, JsError> {
+    to_js(&vramfit::diagnose::diagnose(text))
+}
+
+#[cfg(feature = "full")]
+/// Reads a Hugging Face `config.json` (its text).
+#[wasm_bindgen(js_name = parseConfig)]
+pub fn parse_config(json: &str) -> Result<JsParsedConfig, JsError> {
+    to_js(&vramfit::config::parse_config(json).map_err(js_err)?)
+}
+
+#[cfg(feature = "full")]
+/// The length of a safetensors file's JSON header from its first 8 bytes: read `8 + n` bytes
+/// and pass them to [`parse_safetensors_header`].
+#[wasm_bindgen(js_name = safetensorsHeaderLength)]
+pub fn safetensors_header_length(first8: &[u8]) -> Result<f64, JsError> {
+    let n = vramfit::headers::safetensors_header_len(first8).map_err(js_err)?;
+    Ok(n as f64)
+}
+
+#[cfg(feature = "full")]
+/// Reads a safetensors header (the file's first `8 + n` bytes; the tensors are not needed).
+#[wasm_bindgen(js_name = parseSafetensorsHeader)]
+pub fn parse_safetensors_header(bytes: &[u8]) -> Result<JsSafetensorsHeader, JsError> {
+    to_js(&vramfit::headers::parse_safetensors_header(bytes).map_err(js_err)?)
+}
+
+#[cfg(feature = "full")]
+/// Reads a GGUF header from a prefix of the file; when the prefix is too short the error says
+/// how many bytes are needed.
+#[wasm_bindgen(js_name = parseGgufHeader)]
+pub fn parse_gguf_header(bytes: &[u8]) -> Result<JsGgufHeader, JsError> {
+    to_js(&vramfit::headers::parse_gguf_header(bytes).map_err(js_err)?)
+}
+
+/// Every GPU of the catalog, sorted by id.
+#[wasm_bindgen]
+pub fn gpus() -> Result<JsGpus, JsError> {
+    to_js(hw::gpus())
+}
+
+/// Every built-in model, sorted by id.
+#[wasm_bindgen]
+pub fn models() -> Result<JsPresets, JsError> {
+    to_js(presets::presets())
+}
+
+#[cfg(feature = "full")]
+/// The built-in models matching a search (id, alias or name, case-insensitive), best first.
+#[wasm_bindgen(js_name = searchModels)]
+pub fn search_models(query: &str) -> Result<JsPresets, JsError> {
+    let found: Vec<&presets::Preset> = presets::search(query).collect();
+    to_js(&found)
+}
+
+#[cfg(feature = "full")]
+/// Every rental offer, with its price and source.
+#[wasm_bindgen]
+pub fn offers() -> Result<JsOffers, JsError> {
+    to_js(hw::offers())
+}
+
+#[cfg(feature = "full")]
+/// Every platform of the decision matrix.
+#[wasm_bindgen]
+pub fn platforms() -> Result<JsPlatforms, JsError> {
+    to_js(hw::platforms())
 }

@@ -138,6 +138,28 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
         }
         other => (decoder(other, &top, &mut notes)?, "config.json: "),
     };
+    let mut arch = arch;
+    let text_cfg = if prefix == "config.json: " {
+        None
+    } else {
+        top.child("text_config")?
+    };
+    let cfg = text_cfg.as_ref().unwrap_or(&top);
+    // Dropout during training: GPT-2's resid_pdrop, BERT/ViT's hidden_dropout_prob, Whisper's dropout.
+    let mut dropout = false;
+    for key in [
+        "resid_pdrop",
+        "hidden_dropout_prob",
+        "hidden_dropout",
+        "dropout",
+    ] {
+        if let Some(Value::Number(n)) = cfg.get(key) {
+            dropout |= n.as_f64().is_some_and(|x| x > 0.0);
+        }
+    }
+    arch.training_dropout = dropout;
+    let act = cfg.str("hidden_act")?.or(cfg.str("activation_function")?);
+    arch.composite_gelu = matches!(act, Some("gelu_new" | "gelu_fast"));
     arch.validate("config.json").map_err(|e| {
         let key = e.field.strip_prefix("config.json.").unwrap_or(&e.field);
         InputError::new(

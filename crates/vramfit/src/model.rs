@@ -149,6 +149,12 @@ pub struct Architecture {
     pub input_features: u64,
     /// Classifier classes (ViT) or BERT token types.
     pub num_labels: u64,
+    /// Dropout is active in training (`resid_pdrop`, `hidden_dropout_prob` > 0): each dropout keeps a
+    /// one-byte mask per element for backward.
+    pub training_dropout: bool,
+    /// The FFN activation is a tanh-approximated GELU built from elementary operations
+    /// (`gelu_new`, `gelu_fast`), each of which saves its own intermediates for backward.
+    pub composite_gelu: bool,
     /// Parameters outside the modelled text stack (vision tower, projector, MTP module),
     /// counted in the model dtype and never quantized.
     pub extra_params: u64,
@@ -302,6 +308,8 @@ impl Architecture {
             encoder_positions: 0,
             input_features: 0,
             num_labels: 0,
+            training_dropout: false,
+            composite_gelu: false,
             extra_params: 0,
             opaque_params: params,
         }

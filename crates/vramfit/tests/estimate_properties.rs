@@ -1,11 +1,13 @@
 //! Property tests: the estimator is total, finite, non-negative and monotone in what grows a run.
 
 use proptest::prelude::*;
+use vramfit::Bytes;
 use vramfit::estimate::{
-    Checkpointing, Engine, Estimate, EstimateInput, Mode, Precision, estimate,
+    Checkpointing, Engine, Estimate, EstimateInput, MAX_BATCH, MAX_SEQ, Mode, Precision, estimate,
+    largest_batch, largest_context,
 };
 use vramfit::model::{Architecture, Family, Moe};
-use vramfit::precision::{Dtype, Quantization};
+use vramfit::precision::{Dtype, GgufFileType, Quantization};
 
 fn arch() -> impl Strategy<Value = Architecture> {
     (
@@ -170,5 +172,151 @@ proptest! {
         prop_assert_eq!(t(Precision::Fp32), 16 * p);
         prop_assert_eq!(t(Precision::AmpBf16), 16 * p);
         prop_assert_eq!(t(Precision::Bf16), 8 * p);
+    }
+}
+
+/// A dense decoder whose every matrix dimension is a multiple of 256, so that llama.cpp's
+/// K-quants apply to every tensor (it falls back to other types for rows that are not).
+fn dense_arch() -> impl Strategy<Value = Architecture> {
+    (
+        1u64..=16,
+        1u64..=4,
+        1u64..=40,
+        1u64..=4,
+        4u64..=40,
+        32_000u64..=160_000,
+        any::<bool>(),
+    )
+        .prop_map(|(k, kv, layers, ffn, ffn_k, vocab, tied)| {
+            let head_dim = 128;
+            let hidden = 256 * k;
+            let heads = hidden / head_dim;
+            Architecture {
+                family: Family::CausalLm,
+                vocab_size: vocab / 256 * 256,
+                hidden_size: hidden,
+                num_layers: layers,
+                num_heads: heads,
+                num_kv_heads: if heads % kv == 0 { heads / kv } else { heads },
+                head_dim,
+                intermediate_size: 256 * ffn_k * ffn,
+                gated_ffn: true,
+                tied_embeddings: tied,
+                norms_per_layer: 2,
+                max_position_embeddings: 8192,
+                ..Architecture::default()
+            }
+        })
+}
+
+/// What the solvers compare with the card: `required_bytes`, or "never fits" when refused.
+fn need(input: &EstimateInput) -> Bytes {
+    estimate(input).map_or(Bytes::new(u64::MAX), |e| e.required_bytes)
+}
+
+fn solver_input() -> impl Strategy<Value = (EstimateInput, Bytes)> {
+    (arch(), mode(), 1u64..64, 16u64..8192, 4u64..=192).prop_map(
+        |(a, (mode, engine), batch, seq, gib)| {
+            let input = EstimateInput {
+                arch: Some(a),
+                mode,
+                engine,
+                batch: batch as f64,
+                seq_len: seq as f64,
+                max_model_len: (mode == Mode::Serve).then_some(seq as f64),
+                ..EstimateInput::default()
+            };
+            (input, Bytes::new(gib << 30))
+        },
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// The largest batch fits and one more does not; no answer means a batch of one does not fit.
+    #[test]
+    fn largest_batch_fits_and_the_next_does_not((input, memory) in solver_input()) {
+        let at = |b: u64| need(&EstimateInput { batch: b as f64, ..input.clone() });
+        match largest_batch(&input, memory) {
+            Some(b) => {
+                prop_assert!(at(b) <= memory, "batch {b} needs {:?} > {memory:?}", at(b));
+                prop_assert!(b == MAX_BATCH || at(b + 1) > memory, "batch {} fits too", b + 1);
+            }
+            None => prop_assert!(at(1) > memory),
+        }
+    }
+
+    /// The same for the context: `seq_len`, or `max_model_len` when serving.
+    #[test]
+    fn largest_context_fits_and_the_next_does_not((input, memory) in solver_input()) {
+        let serve = input.mode == Mode::Serve;
+        let at = |s: u64| {
+            need(&if serve {
+                EstimateInput { max_model_len: Some(s as f64), ..input.clone() }
+            } else {
+                EstimateInput { seq_len: s as f64, ..input.clone() }
+            })
+        };
+        match largest_context(&input, memory) {
+            Some(s) => {
+                prop_assert!(at(s) <= memory, "context {s} needs {:?} > {memory:?}", at(s));
+                prop_assert!(s == MAX_SEQ || at(s + 1) > memory, "context {} fits too", s + 1);
+            }
+            None => prop_assert!(at(1) > memory),
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Training in one dtype throughout keeps the weights in it: P × b, as the guide counts them.
+    /// (The quick estimate reads `dtype`, the detailed one `precision`: they are given alike here.)
+    #[test]
+    fn quick_and_detailed_agree_on_unquantized_weights_in_training(
+        a in arch(),
+        (p, d) in prop::sample::select(vec![
+            (Precision::Fp32, Dtype::Fp32),
+            (Precision::Fp16, Dtype::Fp16),
+            (Precision::Bf16, Dtype::Bf16),
+        ]),
+    ) {
+        let e = estimate(&EstimateInput {
+            arch: Some(a),
+            mode: Mode::Training,
+            precision: p,
+            dtype: Some(d),
+            ..EstimateInput::default()
+        })
+        .unwrap();
+        prop_assert_eq!(e.weights_bytes, e.quick.weights_bytes);
+    }
+
+    /// More bits per weight, more weight bytes, across llama.cpp's usual file types.
+    #[test]
+    fn gguf_types_order_by_bits(a in dense_arch()) {
+        let w = |t: GgufFileType| {
+            estimate(&EstimateInput {
+                arch: Some(a),
+                engine: Engine::Llamacpp,
+                quantization: Quantization::Gguf { file_type: t },
+                ..EstimateInput::default()
+            })
+            .unwrap()
+            .weights_bytes
+        };
+        let order = [
+            GgufFileType::Q8_0,
+            GgufFileType::Q6_K,
+            GgufFileType::Q5_K_M,
+            GgufFileType::Q4_K_M,
+            GgufFileType::Q3_K_M,
+            GgufFileType::Q2_K,
+        ];
+        for pair in order.windows(2) {
+            let (hi, lo) = (w(pair[0]), w(pair[1]));
+            prop_assert!(hi > lo, "{:?} {hi:?} <= {:?} {lo:?}", pair[0], pair[1]);
+        }
     }
 }

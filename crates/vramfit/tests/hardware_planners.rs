@@ -760,3 +760,32 @@ fn guide_tiers() {
         }
     }
 }
+
+#[test]
+fn mig_refuses_an_unknown_provider_and_sizes_a_model_job() {
+    let opts = MigOptions {
+        provider: Some("nowhere".into()),
+        ..MigOptions::default()
+    };
+    let e = plan_mig(gpu("a100-sxm4-80gb"), &[Bytes::gib(10)], offers(), &opts).unwrap_err();
+    assert_eq!(e.field, "provider");
+    // The job of a preset is its default inference estimate.
+    let direct = vramfit::estimate::estimate(&vramfit::estimate::EstimateInput {
+        model: Some("meta-llama/Llama-3.1-8B".into()),
+        ..Default::default()
+    })
+    .unwrap()
+    .required_bytes;
+    assert_eq!(
+        vramfit::hardware::mig::model_job_bytes("meta-llama/Llama-3.1-8B").unwrap(),
+        direct
+    );
+    // Llama-3.1-8B's bf16 weights alone are 8,030,261,248 × 2 B.
+    assert!(direct.get() > 8_030_261_248 * 2);
+    assert_eq!(
+        vramfit::hardware::mig::model_job_bytes("no/such-model")
+            .unwrap_err()
+            .field,
+        "job_model"
+    );
+}

@@ -82,6 +82,10 @@ struct Record {
     #[serde(default)]
     num_labels: u64,
     #[serde(default)]
+    training_dropout: bool,
+    #[serde(default)]
+    composite_gelu: bool,
+    #[serde(default)]
     extra_params: u64,
     #[serde(default)]
     opaque_params: u64,
@@ -270,7 +274,7 @@ fn render(records: &[(String, Record)]) -> String {
         };
         let _ = writeln!(s, "        quantization: {quantization},");
         let _ = writeln!(s, "        arch: Architecture {{");
-        let fields: [(&str, String); 29] = [
+        let fields: [(&str, String); 31] = [
             ("family", format!("Family::{family}")),
             ("vocab_size", r.vocab_size.to_string()),
             ("hidden_size", r.hidden_size.to_string()),
@@ -301,6 +305,8 @@ fn render(records: &[(String, Record)]) -> String {
             ("encoder_positions", r.encoder_positions.to_string()),
             ("input_features", r.input_features.to_string()),
             ("num_labels", r.num_labels.to_string()),
+            ("training_dropout", r.training_dropout.to_string()),
+            ("composite_gelu", r.composite_gelu.to_string()),
             ("extra_params", r.extra_params.to_string()),
             ("opaque_params", r.opaque_params.to_string()),
         ];

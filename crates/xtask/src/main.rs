@@ -11,9 +11,12 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod bench;
+mod fuzz;
 mod http;
 mod npm;
 mod site;
+mod size;
 mod test;
 mod tools;
 
@@ -33,6 +36,10 @@ commands:
   test                  run every check CI runs; ends with `N passed, N failed`
   e2e [FILTER]          build dist/ and run only the end-to-end tests (those whose name has FILTER)
   npm                   build the npm package
+  size                  sizes of dist/ and target/npm/ (raw, gzip) against budgets; no eval; CSP
+  bench [--full]        benchmarks (native, wasm under Node, the page) → book/generated/performance.md
+  fuzz [SECONDS]        run each fuzz target for SECONDS (default 20)
+  parity                native against the npm package on 1000 estimates, in Node and in Chromium
   book-data             regenerate the book's tables in book/generated/ from vramfit and the reference data
 ";
 
@@ -54,6 +61,10 @@ fn main() -> ExitCode {
             .and_then(|_| site::book("/vramfit/"))
             .and_then(|()| test::e2e(args.get(1).map(String::as_str))),
         Some("npm") => npm::npm(),
+        Some("size") => size::size(),
+        Some("bench") => bench::main(&args[1..]),
+        Some("fuzz") => fuzz::main(&args[1..]),
+        Some("parity") => bench::parity(),
         Some("book-data") => book_data(),
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");

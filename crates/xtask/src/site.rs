@@ -30,7 +30,10 @@ pub fn dist() -> Result<String> {
     tools::ensure_target(WASM_TARGET)?;
     tools::ensure_wasm_bindgen()?;
     tools::ensure_npm()?;
-    build()
+    let version = build()?;
+    // The embeddable widget ships with the site (`embed.html`, the book's live calculator).
+    crate::npm::build_widget_into(&root().join("dist/widget"))?;
+    Ok(version)
 }
 
 /// Builds `dist/` with the tools already installed. Returns the build's version.

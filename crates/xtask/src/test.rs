@@ -87,6 +87,10 @@ fn steps() -> Vec<Step> {
             }),
         ),
         (
+            "npm package: same numbers as the CLI, packed install, tsc --strict, widget in Chromium",
+            Box::new(|| step_result(crate::npm::test())),
+        ),
+        (
             "cargo xtask dist --book",
             Box::new(|| step_result(site::dist().and_then(|_| site::book("/vramfit/")))),
         ),
@@ -94,8 +98,24 @@ fn steps() -> Vec<Step> {
             "end-to-end tests of dist/ in headless Chromium",
             Box::new(|| step_result(e2e(None))),
         ),
+        (
+            "benchmarks, each run once",
+            Box::new(|| step_result(crate::bench::smoke())),
+        ),
+        (
+            "cargo xtask size",
+            Box::new(|| step_result(crate::size::size())),
+        ),
+        (
+            "native against wasm parity (Node and headless Chromium)",
+            Box::new(|| step_result(crate::bench::parity())),
+        ),
+        (
+            "cargo xtask fuzz 20",
+            Box::new(|| step_result(crate::fuzz::fuzz(20))),
+        ),
     ];
-    if root().join("book/en/book.toml").exists() {
+    {
         for lang in ["en", "zh"] {
             let build: Step = (
                 if lang == "en" {

@@ -1,7 +1,7 @@
 //! Activation memory: what a forward pass keeps for backward (training) or holds at once
 //! (inference), counted tensor by tensor from the layer's operations.
 
-use crate::model::{Architecture, Family, Role};
+use crate::model::{Architecture, Role};
 
 /// Which weights receive gradients; decides which inputs autograd must save.
 #[derive(Clone, Copy, Debug)]
@@ -94,34 +94,57 @@ pub fn training_per_token(
     train: &Trainable,
     kernel: Kernel,
     tp: u64,
+    amp: bool,
 ) -> (u64, u64) {
     let h = arch.hidden_size;
     let tp = tp.max(1);
     let i = token_ffn_width(arch).div_ceil(tp);
     let norms = arch.norms_per_layer.max(1);
+    // Under autocast the residual stream stays fp32 (the weights are fp32): a norm's output keeps
+    // fp32, and every projection casts its fp32 input to 16 bits on its own (autocast caches the
+    // casts of weights, not of activations), so q, k and v each save a separate copy.
+    let resid = if amp { 4 } else { act };
     let mut b = 0u64;
-    // Norms.
-    b += norms * (4 * h + if train.all { act * h } else { 0 });
+    // Norms: the fp32 copy of the input, and the output when the norm's weight trains.
+    b += norms * (4 * h + if train.all { resid * h } else { 0 });
     // Projection inputs.
     let q_role = if arch.mla.is_some_and(|m| m.q_lora_rank > 0) {
         Role::QA
     } else {
         Role::Q
     };
-    if train.saves_input(q_role) || train.saves_input(Role::K) || train.saves_input(Role::V) {
-        b += act * h;
+    let qkv_inputs = [q_role, Role::K, Role::V]
+        .iter()
+        .filter(|r| train.saves_input(**r))
+        .count() as u64;
+    if qkv_inputs > 0 {
+        b += act * h * if amp { qkv_inputs } else { 1 };
     }
-    // Kernel saves q, k, v and the output (the o projection's input shares the output tensor).
-    b += (act * (qkv_width(arch) + attn_width(arch)) + 4 * arch.num_heads).div_ceil(tp);
-    if kernel == Kernel::Eager && train.saves_input(Role::O) {
-        // Eager: the o projection's input is a separate reshaped copy of the attention output.
+    // The kernel saves q, k and v — k and v expanded to every query head under grouped-query
+    // attention (repeat_kv, or SDPA's own expansion for the kernels without native GQA) — its
+    // output and an fp32 log-sum-exp per head; HF then makes the output contiguous for o_proj,
+    // a second copy that o_proj saves.
+    let kv_saved = match arch.mla {
+        Some(_) => qkv_width(arch) - attn_width(arch),
+        None => 3 * arch.num_heads * arch.head_dim,
+    };
+    b += (act * (kv_saved + attn_width(arch)) + 4 * arch.num_heads).div_ceil(tp);
+    if train.saves_input(Role::O) {
         b += (act * attn_width(arch)).div_ceil(tp);
     }
     // FFN.
-    if train.saves_input(Role::Gate) || train.saves_input(Role::Up) {
-        b += act * h;
+    let up_inputs = [Role::Gate, Role::Up]
+        .iter()
+        .filter(|r| train.saves_input(**r) && (arch.gated_ffn || **r == Role::Up))
+        .count() as u64;
+    if up_inputs > 0 {
+        b += act * h * if amp { up_inputs } else { 1 };
     }
     b += act * i * if arch.gated_ffn { 3 } else { 1 };
+    if arch.composite_gelu {
+        // 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))): tanh's output, 0.5·x and (1 + tanh) are saved.
+        b += 3 * act * i;
+    }
     if train.saves_input(Role::Down) {
         b += act * i;
     }
@@ -129,8 +152,10 @@ pub fn training_per_token(
         // Router logits (fp32) and routing weights.
         b += 4 * m.num_experts + 8 * m.experts_per_token;
     }
-    let dropout = matches!(arch.family, Family::Bert | Family::Vit | Family::Whisper);
+    let dropout = arch.training_dropout;
     if dropout {
+        // Masks after the attention output and the FFN output, and on the attention probabilities'
+        // path outside fused kernels: one byte per element.
         b += 3 * h;
     }
     // Per sequence: eager attention's probabilities, fp32 softmax output + its cast, + dropout mask.

@@ -15,7 +15,9 @@ use alloc::vec::Vec;
 
 pub use activations::{Kernel, Trainable, role_bit};
 pub use quick::{Quick, guide_bytes_per_param, m_rec};
-pub use solve::{Solutions, fewest_gpus, largest_batch, largest_context, solve};
+pub use solve::{
+    Solutions, fewest_gpus, largest_batch, largest_context, layout_required_bytes, solve,
+};
 pub use weights::{gguf_type, per_gpu_weight_bytes, tensor_bytes};
 
 use crate::error::{InputError, Result};
@@ -695,6 +697,8 @@ pub enum Phase {
     Decode,
     /// Training: end of forward, with the loss.
     ForwardLoss,
+    /// Training: end of backward, every gradient and the embedding's gradient buffer alive.
+    Backward,
     /// Training: the optimizer step.
     OptimizerStep,
     /// Serving: the steady state after vLLM's start-up.
@@ -1536,6 +1540,9 @@ impl Workload {
         } else {
             Dtype::Bf16
         };
+        // Autocast over fp32 weights: the residual stream stays fp32 and projections cast their inputs.
+        let amp =
+            matches!(reg, Precision::AmpBf16 | Precision::AmpFp16) && base_dtype == Dtype::Fp32;
         let q = if self.qlora {
             Quantization::BnbNf4 { double_quant: true }
         } else if lora {
@@ -1714,7 +1721,7 @@ impl Workload {
             };
         let (acts, act_text) = if detailed {
             let (per_tok, s2) =
-                activations::training_per_token(a, act, &train, self.kernel, self.tp);
+                activations::training_per_token(a, act, &train, self.kernel, self.tp, amp);
             let s2_total = if self.checkpointing == Checkpointing::None {
                 s2
             } else {
@@ -1733,7 +1740,7 @@ impl Workload {
                         .saturating_mul(resid * a.hidden_size)
                         .saturating_mul(layers);
                     let (pt_full, s2_full) =
-                        activations::training_per_token(a, act, &train, self.kernel, self.tp);
+                        activations::training_per_token(a, act, &train, self.kernel, self.tp, amp);
                     let one = tokens
                         .saturating_mul(pt_full)
                         .saturating_add(self.batch * self.seq_len * self.seq_len * s2_full);
@@ -1793,16 +1800,38 @@ impl Workload {
             "前向保存供反向使用的张量；冻结的投影不保存输入。",
         );
         // Logits and the loss: the head's output, its fp32 copy (logits.float()) and the saved log-softmax.
+        // In fp32, `logits.float()` returns the same tensor: no copy.
+        let logit_bytes = if act == 4 { 8 } else { act + 8 };
         let logits = if a.is_generative() && a.vocab_size > 0 {
             tokens
                 .saturating_mul(a.vocab_size)
-                .saturating_mul(act + 8)
+                .saturating_mul(logit_bytes)
                 .div_ceil(self.tp)
         } else {
             0
         };
         if logits > 0 {
-            p.add("logits", logits, true, format!("{} tokens × {} vocab × ({act} B logits + 4 B fp32 copy + 4 B log-softmax) = {}", thousands(tokens), a.vocab_size, b(logits)), "The cross-entropy loss upcasts the logits to fp32; with a large vocabulary this is often the peak.", "交叉熵损失把 logits 升为 fp32；词表大时常是峰值所在。");
+            let copy = if act == 4 { "" } else { " + 4 B fp32 copy" };
+            p.add("logits", logits, true, format!("{} tokens × {} vocab × ({act} B logits{copy} + 4 B log-softmax) = {}", thousands(tokens), a.vocab_size, b(logits)), "The cross-entropy loss upcasts the logits to fp32; with a large vocabulary this is often the peak.", "交叉熵损失把 logits 升为 fp32；词表大时常是峰值所在。");
+        }
+        // End of backward: the embedding's dense gradient is built in a fresh buffer before it is
+        // accumulated (twice the matrix when the head shares it: the head's gradient is already there).
+        let emb_buf = if !lora && zero == 0 && detailed && a.vocab_size > 0 {
+            let n = a
+                .vocab_size
+                .saturating_mul(a.hidden_size)
+                .saturating_mul(grad_bytes);
+            let copies = if a.tied_embeddings && a.is_generative() {
+                2
+            } else {
+                1
+            };
+            n.saturating_mul(copies).div_ceil(self.tp)
+        } else {
+            0
+        };
+        if emb_buf > 0 {
+            p.add("embedding_grad_buffer", emb_buf, true, format!("{} vocab × {} hidden × {grad_bytes} B{} = {}", a.vocab_size, a.hidden_size, if a.tied_embeddings && a.is_generative() { " × 2 (tied with the head)" } else { "" }, b(emb_buf)), "The embedding backward's dense gradient, alive with every other gradient at the end of backward.", "反向传播末尾词嵌入的稠密梯度缓冲，与全部梯度同时存在。");
         }
         // Autocast keeps bf16/fp16 copies of fp32 weights for backward.
         let casts = if matches!(reg, Precision::AmpBf16 | Precision::AmpFp16)
@@ -1941,8 +1970,11 @@ impl Workload {
             .saturating_add(dequant)
             .saturating_add(if zero == 0 { 0 } else { buckets });
         let stepk = g.saturating_add(step).saturating_add(buckets);
-        let phase = if fwd >= stepk {
+        let bwd = g.saturating_add(emb_buf).saturating_add(buckets);
+        let phase = if fwd >= stepk && fwd >= bwd {
             Phase::ForwardLoss
+        } else if bwd > stepk {
+            Phase::Backward
         } else {
             Phase::OptimizerStep
         };
@@ -1952,20 +1984,31 @@ impl Workload {
                 (phase, c.key.as_str()),
                 (
                     Phase::ForwardLoss,
-                    "gradients" | "step_temporaries" | "ddp_buckets"
+                    "gradients" | "step_temporaries" | "ddp_buckets" | "embedding_grad_buffer"
                 ) | (
                     Phase::OptimizerStep,
-                    "activations" | "logits" | "autocast_copies" | "dequant_buffer"
+                    "activations"
+                        | "logits"
+                        | "autocast_copies"
+                        | "dequant_buffer"
+                        | "embedding_grad_buffer"
+                ) | (
+                    Phase::Backward,
+                    "activations"
+                        | "logits"
+                        | "autocast_copies"
+                        | "dequant_buffer"
+                        | "step_temporaries"
                 )
             );
             if !alive {
                 c.note_en = format!(
                     "{} Not alive at the peak ({}).",
                     c.note_en,
-                    if phase == Phase::ForwardLoss {
-                        "end of forward"
-                    } else {
-                        "optimizer step"
+                    match phase {
+                        Phase::ForwardLoss => "end of forward",
+                        Phase::Backward => "end of backward",
+                        _ => "optimizer step",
                     }
                 );
                 c.note_zh = format!("{} 峰值时刻不驻留。", c.note_zh);
@@ -2031,7 +2074,8 @@ impl Workload {
             + parts.get("logits")
             + parts.get("step_temporaries")
             + parts.get("autocast_copies")
-            + parts.get("dequant_buffer");
+            + parts.get("dequant_buffer")
+            + parts.get("embedding_grad_buffer");
         let reserve = if is_llamacpp {
             0
         } else {
@@ -2066,6 +2110,7 @@ impl Workload {
             + parts.get("step_temporaries")
             + parts.get("autocast_copies")
             + parts.get("dequant_buffer")
+            + parts.get("embedding_grad_buffer")
             + parts.get("zero_buffers")
             + parts.get("ddp_buckets")
             + parts.get("compute_buffer");

@@ -3,6 +3,7 @@
 use super::Device;
 use super::{EstimateInput, MAX_BATCH, MAX_SEQ, Mode, estimate};
 use crate::hardware::fit::largest_fitting;
+use crate::hardware::{Layout, ParallelKind};
 use crate::units::Bytes;
 
 /// What fits on the chosen card.
@@ -70,6 +71,33 @@ pub fn fewest_gpus(input: &EstimateInput, memory: Bytes) -> Option<u64> {
         };
         need(&i) <= memory
     })
+}
+
+/// The memory one GPU needs when the run of `input` is spread over `layout`: the estimator run
+/// again with the layout's GPUs, tensor / pipeline degrees or ZeRO-3. This is the per-layout
+/// function the planner ([`crate::hardware::plan()`]) takes, shared by the CLI's and the npm
+/// package's `recommend`. A layout the run cannot use (ZeRO-3 outside training, a TP degree that
+/// does not divide the heads) needs [`crate::units::MAX_SIZE`], which no card has.
+pub fn layout_required_bytes(input: &EstimateInput, layout: Layout) -> Bytes {
+    let i = match layout.kind {
+        // A MIG or vGPU slice is one (small) device; data parallel is never asked for.
+        ParallelKind::Single | ParallelKind::Mig | ParallelKind::Data => input.clone(),
+        ParallelKind::Zero3 if input.mode != Mode::Training => return crate::units::MAX_SIZE,
+        ParallelKind::Zero3 => EstimateInput {
+            gpus: f64::from(layout.gpus),
+            zero: 3.0,
+            ..input.clone()
+        },
+        ParallelKind::Tensor | ParallelKind::Pipeline | ParallelKind::TensorPipeline => {
+            EstimateInput {
+                gpus: f64::from(layout.gpus),
+                tp: f64::from(layout.tp),
+                pp: f64::from(layout.pp),
+                ..input.clone()
+            }
+        }
+    };
+    need(&i)
 }
 
 /// All three solvers against `device`.
@@ -141,5 +169,26 @@ mod tests {
         // 70B in bf16 = 140 GB of weights: one 80 GiB card cannot hold it, two at tp 2 can.
         assert_eq!(fewest_gpus(&i, Bytes::gib(80)), Some(2));
         assert_eq!(fewest_gpus(&i, Bytes::gib(8)), Some(32));
+    }
+
+    #[test]
+    fn layout_required_bytes_reruns_the_estimate_per_layout() {
+        let i = tiny();
+        let one = need(&i);
+        assert_eq!(layout_required_bytes(&i, Layout::SINGLE), one);
+        let tp2 = Layout::candidates(2)[0];
+        assert_eq!(tp2.kind, ParallelKind::Tensor);
+        let by_hand = need(&EstimateInput {
+            gpus: 2.0,
+            tp: 2.0,
+            ..tiny()
+        });
+        assert_eq!(layout_required_bytes(&i, tp2), by_hand);
+        // TP=2 halves the weights: 12.55 GiB of bf16 weights become about 6.3 GiB per GPU.
+        assert!(by_hand < one && one.get() - by_hand.get() > 6 * crate::units::GIB);
+        // ZeRO-3 is a training layout only.
+        let z3 = Layout::candidates(2)[2];
+        assert_eq!(z3.kind, ParallelKind::Zero3);
+        assert_eq!(layout_required_bytes(&i, z3), crate::units::MAX_SIZE);
     }
 }

@@ -423,6 +423,22 @@ fn price_in(offer: &Offer, currency: Currency, rate: &ExchangeRate) -> Option<f6
     (p.is_finite() && p >= 0.0).then_some(p)
 }
 
+/// The memory a MIG job needs when it is a preset served for inference: its estimate's
+/// `required_bytes` with the estimator's defaults (batch 1, 2048 prompt + 256 new tokens, HF
+/// transformers, the checkpoint's dtype). Errors name the field `job_model`.
+pub fn model_job_bytes(model: &str) -> Result<Bytes> {
+    let input = crate::estimate::EstimateInput {
+        model: Some(String::from(model)),
+        ..crate::estimate::EstimateInput::default()
+    };
+    crate::estimate::estimate(&input)
+        .map(|e| e.required_bytes)
+        .map_err(|mut e| {
+            e.field = String::from("job_model");
+            e
+        })
+}
+
 /// Packs jobs (their memory needs) onto MIG slices of as few cards of `gpu` as possible, then
 /// as cheaply as possible, searching every valid layout.
 ///
@@ -450,6 +466,16 @@ pub fn plan_mig(
             "job",
             format!("{} jobs given", jobs.len()),
             format!("1 to {MAX_JOBS} jobs"),
+        ));
+    }
+    if let Some(p) = &options.provider
+        && !crate::hardware::platforms().iter().any(|q| q.id == p)
+    {
+        let ids: Vec<&str> = crate::hardware::platforms().iter().map(|q| q.id).collect();
+        return Err(InputError::new(
+            "provider",
+            format!("unknown provider `{p}`"),
+            ids.join(", "),
         ));
     }
     if options.max_cards == 0 || options.max_cards > 64 {

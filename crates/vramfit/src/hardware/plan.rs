@@ -151,6 +151,70 @@ impl Default for PlanOptions {
     }
 }
 
+impl PlanOptions {
+    /// The options from what a person gives (the CLI's flags, the npm package's object),
+    /// validated; errors name the fields as the CLI and the npm package spell them: `currency`
+    /// (`CNY`/`USD`), `cny_per_usd` (absent: the data set's rate), `max_gpus` (1 to 64),
+    /// `provider` (platform ids) and `limit` (0 = all). Slices (MIG, vGPU) are always included.
+    pub fn from_request(
+        currency: &str,
+        cny_per_usd: Option<f64>,
+        include_spot: bool,
+        max_gpus: f64,
+        providers: &[String],
+        limit: f64,
+    ) -> crate::Result<PlanOptions> {
+        use crate::InputError;
+        use alloc::format;
+        if !(max_gpus.is_finite()
+            && libm::trunc(max_gpus) == max_gpus
+            && (1.0..=64.0).contains(&max_gpus))
+        {
+            return Err(InputError::new(
+                "max_gpus",
+                format!("{max_gpus}"),
+                "1 to 64 GPUs per node",
+            ));
+        }
+        if !(limit.is_finite() && libm::trunc(limit) == limit && (0.0..=1e6).contains(&limit)) {
+            return Err(InputError::new(
+                "limit",
+                format!("{limit}"),
+                "a whole number of options from 0 (all) to 1000000",
+            ));
+        }
+        for p in providers {
+            if !crate::hardware::platforms().iter().any(|q| q.id == p) {
+                let ids: Vec<&str> = crate::hardware::platforms().iter().map(|q| q.id).collect();
+                return Err(InputError::new(
+                    "provider",
+                    format!("unknown provider `{p}`"),
+                    ids.join(", "),
+                ));
+            }
+        }
+        let rate = match cny_per_usd {
+            None => crate::hardware::exchange_rate(),
+            Some(r) => ExchangeRate::custom(r).ok_or_else(|| {
+                InputError::new(
+                    "cny_per_usd",
+                    format!("{r} is not a rate"),
+                    "yuan per US dollar, a positive number, e.g. 7.1",
+                )
+            })?,
+        };
+        Ok(PlanOptions {
+            currency: Currency::parse("currency", currency)?,
+            cny_per_usd: rate.cny_per_usd,
+            max_gpus_per_node: max_gpus as u32,
+            include_spot,
+            include_slices: true,
+            providers: providers.to_vec(),
+            limit: limit as usize,
+        })
+    }
+}
+
 /// One way to run the job, with its price.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -319,4 +383,65 @@ pub fn plan<F: Fn(Layout) -> Bytes>(
         out.truncate(options.limit);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::string::ToString;
+
+    #[test]
+    fn plan_options_from_a_request() {
+        let o = PlanOptions::from_request("cny", Some(7.0), true, 4.0, &[], 15.0).unwrap();
+        assert_eq!(o.currency, Currency::Cny);
+        assert_eq!(o.cny_per_usd, 7.0);
+        assert_eq!((o.max_gpus_per_node, o.limit), (4, 15));
+        assert!(o.include_spot && o.include_slices);
+        let field = |r: crate::Result<PlanOptions>| r.unwrap_err().field;
+        assert_eq!(
+            field(PlanOptions::from_request("EUR", None, false, 8.0, &[], 0.0)),
+            "currency"
+        );
+        assert_eq!(
+            field(PlanOptions::from_request(
+                "USD",
+                Some(0.0),
+                false,
+                8.0,
+                &[],
+                0.0
+            )),
+            "cny_per_usd"
+        );
+        assert_eq!(
+            field(PlanOptions::from_request("USD", None, false, 0.0, &[], 0.0)),
+            "max_gpus"
+        );
+        assert_eq!(
+            field(PlanOptions::from_request("USD", None, false, 2.5, &[], 0.0)),
+            "max_gpus"
+        );
+        assert_eq!(
+            field(PlanOptions::from_request(
+                "USD",
+                None,
+                false,
+                8.0,
+                &[],
+                -1.0
+            )),
+            "limit"
+        );
+        assert_eq!(
+            field(PlanOptions::from_request(
+                "USD",
+                None,
+                false,
+                8.0,
+                &["nowhere".to_string()],
+                0.0
+            )),
+            "provider"
+        );
+    }
 }

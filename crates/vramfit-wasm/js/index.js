@@ -1,0 +1,11 @@
+// The entry of the npm package `vramfit`: loads the WebAssembly module, then re-exports its
+// functions. The top-level `await` means that once `import … from "vramfit"` resolves, every
+// function is ready: no init call, in Node 20+, in browsers (`<script type="module">`) and in
+// bundlers that keep ES2022 modules (Vite, webpack 5, esbuild, Rollup). The literal
+// `new URL("./vramfit_bg.wasm", import.meta.url)` is what bundlers look for to ship the module.
+import init from "./vramfit.js";
+import { load } from "./load.js";
+
+export * from "./vramfit.js";
+
+await load(init, new URL("./vramfit_bg.wasm", import.meta.url));

@@ -1,0 +1,259 @@
+//! How fast the estimator answers: one estimate, a sweep of every preset × GPU × format, the
+//! solvers, the MIG planner and the diagnosis of a long `nvidia-smi` log.
+//!
+//! `cargo bench -p vramfit` runs them all with criterion's defaults; `cargo xtask bench` runs
+//! them with short settings and writes the figures into `book/generated/performance.md`.
+//! The benchmark ids (`group/name`) are read by `crates/xtask/src/bench.rs`: keep them stable.
+
+use std::hint::black_box;
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use vramfit::Bytes;
+use vramfit::diagnose::diagnose;
+use vramfit::estimate::{
+    Engine, EstimateInput, Mode, estimate, fewest_gpus, largest_batch, largest_context,
+};
+use vramfit::hardware::mig::{MigOptions, plan_mig};
+use vramfit::hardware::{Layout, PlanOptions, find_gpu, gpus, offers, plan};
+use vramfit::precision::{GgufFileType, Quantization};
+use vramfit::presets::presets;
+
+const GIB: u64 = 1 << 30;
+
+fn llama_8b(mode: Mode, engine: Engine) -> EstimateInput {
+    EstimateInput {
+        model: Some("meta-llama/Llama-3.1-8B".into()),
+        mode,
+        engine,
+        gpu: Some("h100-sxm5-80gb".into()),
+        seq_len: if mode == Mode::Training {
+            4096.0
+        } else {
+            2048.0
+        },
+        max_model_len: (mode == Mode::Serve).then_some(8192.0),
+        ..EstimateInput::default()
+    }
+}
+
+/// Every weight format the sweep covers: the nine named formats with their usual settings,
+/// then every GGUF file type.
+fn formats() -> Vec<Quantization> {
+    let mut f = vec![
+        Quantization::None,
+        Quantization::Fp8,
+        Quantization::W8a8,
+        Quantization::W4a16 { group_size: 128 },
+        Quantization::Gptq {
+            bits: 4,
+            group_size: 128,
+        },
+        Quantization::Awq { group_size: 128 },
+        Quantization::BnbInt8,
+        Quantization::BnbNf4 { double_quant: true },
+        Quantization::Mxfp4,
+    ];
+    f.extend(
+        GgufFileType::ALL
+            .into_iter()
+            .map(|file_type| Quantization::Gguf { file_type }),
+    );
+    f
+}
+
+/// Estimates `models` presets × every GPU × every format; returns how many were answered
+/// (a format a model cannot take is an `InputError`, and counts as an answer too).
+fn sweep(models: usize, formats: &[Quantization]) -> usize {
+    let mut n = 0;
+    for p in &presets()[..models] {
+        for g in gpus() {
+            for &q in formats {
+                let input = EstimateInput {
+                    model: Some(p.id.into()),
+                    gpu: Some(g.id.into()),
+                    quantization: q,
+                    ..EstimateInput::default()
+                };
+                n += usize::from(black_box(estimate(black_box(&input))).is_ok()) + 1;
+            }
+        }
+    }
+    n
+}
+
+fn single(c: &mut Criterion) {
+    let mut g = c.benchmark_group("estimate");
+    for (name, mode, engine) in [
+        ("llama-3.1-8b-inference", Mode::Inference, Engine::Hf),
+        ("llama-3.1-8b-training", Mode::Training, Engine::Hf),
+        ("llama-3.1-8b-vllm-serve", Mode::Serve, Engine::Vllm),
+    ] {
+        let input = llama_8b(mode, engine);
+        estimate(&input).expect("the benchmark input is valid");
+        g.bench_function(name, |b| b.iter(|| estimate(black_box(&input))));
+    }
+    let others = [
+        (
+            "llama-3.1-8b-llamacpp-q4_k_m",
+            EstimateInput {
+                engine: Engine::Llamacpp,
+                quantization: Quantization::Gguf {
+                    file_type: GgufFileType::Q4_K_M,
+                },
+                ..llama_8b(Mode::Inference, Engine::Llamacpp)
+            },
+        ),
+        (
+            "quick-7b-params-only",
+            EstimateInput {
+                params: Some("7B".into()),
+                ..EstimateInput::default()
+            },
+        ),
+    ];
+    for (name, input) in others {
+        estimate(&input).expect("the benchmark input is valid");
+        g.bench_function(name, |b| b.iter(|| estimate(black_box(&input))));
+    }
+    g.finish();
+
+    // How one estimate scales with the model: the same inference on models from 124 M to 671 B
+    // parameters (MoE included).
+    let mut g = c.benchmark_group("estimate-by-model");
+    for id in [
+        "openai-community/gpt2",
+        "meta-llama/Llama-3.2-1B",
+        "meta-llama/Llama-3.1-8B",
+        "meta-llama/Llama-3.1-70B",
+        "meta-llama/Llama-3.1-405B",
+        "mistralai/Mixtral-8x7B-Instruct-v0.1",
+        "deepseek-ai/DeepSeek-V3",
+    ] {
+        let input = EstimateInput {
+            model: Some(id.into()),
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..EstimateInput::default()
+        };
+        let params = vramfit::presets::find(id).expect("a preset").params;
+        g.bench_with_input(BenchmarkId::new("inference", params), &input, |b, i| {
+            b.iter(|| estimate(black_box(i)))
+        });
+    }
+    g.finish();
+}
+
+fn sweeps(c: &mut Criterion) {
+    let formats = formats();
+    let mut g = c.benchmark_group("sweep");
+    g.sample_size(10);
+    // How a sweep scales with its size: 1, 10 and every preset, each × every GPU × every format.
+    for models in [1, 10, presets().len()] {
+        let n = models * gpus().len() * formats.len();
+        g.throughput(Throughput::Elements(n as u64));
+        g.bench_with_input(BenchmarkId::new("estimates", n), &models, |b, &m| {
+            b.iter(|| sweep(m, &formats))
+        });
+    }
+    g.finish();
+}
+
+fn solvers(c: &mut Criterion) {
+    let mut g = c.benchmark_group("solve");
+    let memory = Bytes::new(80 * GIB);
+    let inference = llama_8b(Mode::Inference, Engine::Hf);
+    let training = llama_8b(Mode::Training, Engine::Hf);
+    let serve = llama_8b(Mode::Serve, Engine::Vllm);
+    g.bench_function("largest-batch-inference", |b| {
+        b.iter(|| largest_batch(black_box(&inference), memory))
+    });
+    g.bench_function("largest-batch-training", |b| {
+        b.iter(|| largest_batch(black_box(&training), memory))
+    });
+    g.bench_function("largest-context-inference", |b| {
+        b.iter(|| largest_context(black_box(&inference), memory))
+    });
+    g.bench_function("largest-context-serve", |b| {
+        b.iter(|| largest_context(black_box(&serve), memory))
+    });
+    let big = EstimateInput {
+        model: Some("meta-llama/Llama-3.1-405B".into()),
+        ..training.clone()
+    };
+    g.bench_function("fewest-gpus-405b-training", |b| {
+        b.iter(|| fewest_gpus(black_box(&big), memory))
+    });
+    g.finish();
+}
+
+fn cheapest_fit(c: &mut Criterion) {
+    // `vramfit recommend`: every offer, every layout (tensor / pipeline parallel, ZeRO-3), each
+    // layout estimated with its own tp, pp and ZeRO stage.
+    let training = llama_8b(Mode::Training, Engine::Hf);
+    let per_gpu = |l: Layout| {
+        let input = EstimateInput {
+            gpus: f64::from(l.gpus),
+            tp: f64::from(l.tp),
+            pp: f64::from(l.pp),
+            zero: f64::from(l.zero_stage),
+            gpu: None,
+            ..training.clone()
+        };
+        estimate(&input).map_or(Bytes::new(u64::MAX), |e| e.required_bytes)
+    };
+    let options = PlanOptions::default();
+    c.bench_function("plan/cheapest-fit-llama-3.1-8b-training", |b| {
+        b.iter(|| plan(per_gpu, offers(), gpus(), black_box(&options)))
+    });
+}
+
+fn mig(c: &mut Criterion) {
+    let gpu = find_gpu("a100-sxm4-80gb").expect("the catalog has the A100 80 GB");
+    // Ten jobs of mixed sizes, from a 5 GB notebook to a 35 GB fine-tune.
+    let jobs: Vec<Bytes> = [5, 8, 9, 12, 15, 18, 20, 9, 35, 4]
+        .into_iter()
+        .map(|g| Bytes::new(g * 1_000_000_000))
+        .collect();
+    let options = MigOptions::default();
+    plan_mig(gpu, &jobs, offers(), &options).expect("ten jobs fit");
+    c.bench_function("mig/plan-10-jobs", |b| {
+        b.iter(|| plan_mig(gpu, black_box(&jobs), offers(), &options))
+    });
+}
+
+/// An `nvidia-smi --query-gpu=… --format=csv -l 1` log of about `bytes` bytes: a slow leak on
+/// GPU 0 beside a flat GPU 1.
+fn smi_log(bytes: usize) -> String {
+    let mut s = String::from("timestamp, index, name, memory.used [MiB], memory.total [MiB]\n");
+    let mut t = 0u64;
+    while s.len() < bytes {
+        let (h, m, sec) = (5 + t / 3600 % 19, t / 60 % 60, t % 60);
+        let used = 2048 + t * 7 % 20_000;
+        s.push_str(&format!(
+            "2026/11/30 {h:02}:{m:02}:{sec:02}.100, 0, NVIDIA H100 80GB HBM3, {used} MiB, 81559 MiB\n\
+             2026/11/30 {h:02}:{m:02}:{sec:02}.100, 1, NVIDIA H100 80GB HBM3, 40123 MiB, 81559 MiB\n"
+        ));
+        t += 1;
+    }
+    s
+}
+
+fn diagnosis(c: &mut Criterion) {
+    let log = smi_log(100 * 1024);
+    let mut g = c.benchmark_group("diagnose");
+    g.throughput(Throughput::Bytes(log.len() as u64));
+    g.bench_function("nvidia-smi-csv-100kb", |b| {
+        b.iter(|| diagnose(black_box(&log)))
+    });
+    g.finish();
+}
+
+criterion_group!(
+    benches,
+    single,
+    sweeps,
+    solvers,
+    cheapest_fit,
+    mig,
+    diagnosis
+);
+criterion_main!(benches);

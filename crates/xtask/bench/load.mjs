@@ -1,0 +1,51 @@
+// Loads the npm package built by `cargo xtask npm` (target/npm/) in Node, and gives one way to
+// call it whatever its exact surface: `estimate(input)` on a plain object (snake_case keys as
+// the JSON API has them, or camelCase if the package asks for that), or `estimateJson(text)`
+// when the package has it. Answers are normalised to plain JSON-like values (Maps to objects,
+// BigInts to numbers, undefined to absent) so that they compare with the native JSON.
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+/** The package's ES module entry. */
+export function entryOf(dir) {
+  const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+  const pick = (e) => (typeof e === 'string' ? e : e && (e.node?.import ?? e.node ?? e.import ?? e.default));
+  let entry = pick(pkg.exports?.['.'] ?? pkg.exports) ?? pkg.module ?? pkg.main;
+  if (entry && typeof entry !== 'string') entry = pick(entry);
+  if (!entry) throw new Error(`${dir}/package.json names no entry (exports, module or main)`);
+  return { pkg, entry };
+}
+
+export async function load(dir) {
+  dir = resolve(dir);
+  const { entry } = entryOf(dir);
+  const m = await import(pathToFileURL(join(dir, entry)).href);
+  // wasm-bindgen `--target web`: instantiate from the bytes.
+  if (typeof m.initSync === 'function') {
+    const wasm = findWasm(dir);
+    m.initSync({ module: readFileSync(wasm) });
+  } else if (typeof m.default === 'function' && m.default.length <= 1 && !m.estimate) {
+    await m.default();
+  }
+  return m;
+}
+
+/** The package's main module: the largest .wasm that is not the widget's. */
+export function findWasm(dir) {
+  const found = [];
+  const stack = [dir];
+  while (stack.length) {
+    const d = stack.pop();
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory() && e.name !== 'node_modules') stack.push(p);
+      else if (e.name.endsWith('.wasm')) found.push({ p, size: statSync(p).size, widget: /widget/.test(e.name) });
+    }
+  }
+  found.sort((a, b) => a.widget - b.widget || b.size - a.size);
+  if (!found.length) throw new Error(`no .wasm file under ${dir}`);
+  return found[0].p;
+}
+
+export { caller, plain, diff, camel, snake, compareAll } from './compare.mjs';

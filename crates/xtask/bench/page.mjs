@@ -1,0 +1,76 @@
+// Page timings of the built site (dist/, served by `cargo xtask bench` at VRAMFIT_URL) in
+// headless Chromium, the same browser and flags as tests/e2e/run.mjs:
+// - time to the first result on screen: from navigation start to the calculator's results
+//   showing a size, on a fresh profile (no cache, no service worker), median of 3 loads;
+// - re-render after an input change: from the `input` event on the batch field to the results
+//   changing, median of 7 changes.
+// Prints one `{"id": …, "ns": …}` line per figure, as `cargo xtask bench` reads.
+import { chromium } from 'playwright-core';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const BASE = process.env.VRAMFIT_URL;
+if (!BASE) { console.error('VRAMFIT_URL is not set (cargo xtask bench sets it)'); process.exit(2); }
+const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const URL_ = `${BASE}#/calc?model=meta-llama%2FLlama-3.1-8B`;
+const RESULTS = 'main[data-view="calc"] section.results';
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const emit = (id, ms) => console.log(JSON.stringify({ id, ns: ms * 1e6 }));
+
+async function fresh() {
+  const dir = mkdtempSync(join(tmpdir(), 'vramfit-bench-'));
+  const context = await chromium.launchPersistentContext(dir, {
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true, args: FLAGS,
+    viewport: { width: 1280, height: 900 }, locale: 'en-US', serviceWorkers: 'block',
+  });
+  return { context, page: context.pages()[0] || await context.newPage(), close: async () => { await context.close(); rmSync(dir, { recursive: true, force: true }); } };
+}
+
+// A size on screen: digits followed by a unit.
+const shown = (sel) => {
+  const el = document.querySelector(sel);
+  return el && /\d\s*(GiB|GB|MiB)/.test(el.innerText) ? performance.now() : null;
+};
+
+const loads = [];
+let last;
+for (let i = 0; i < 3; i++) {
+  const b = await fresh();
+  try {
+    await b.page.goto(URL_);
+    const t = await b.page.waitForFunction(shown, RESULTS, { timeout: 60000, polling: 'raf' });
+    loads.push(await t.jsonValue());
+  } catch (e) {
+    console.error(`page: no result on screen at ${URL_} (${e.message.split('\n')[0]})`);
+    await b.close();
+    process.exit(0);
+  }
+  if (i < 2) await b.close(); else last = b;
+}
+emit('page/first result on screen (calculator, Llama-3.1-8B, fresh profile)', median(loads));
+
+const changes = [];
+for (const batch of ['2', '4', '8', '16', '3', '32', '1']) {
+  const ms = await last.page.evaluate(([sel, v]) => new Promise((resolve) => {
+    const res = document.querySelector(sel);
+    const input = document.querySelector('#f-batch, [name="batch"]');
+    if (!res || !input) return resolve(-1);
+    const before = res.innerText;
+    const t0 = performance.now();
+    const obs = new MutationObserver(() => {
+      if (res.innerText !== before) { obs.disconnect(); resolve(performance.now() - t0); }
+    });
+    obs.observe(res, { subtree: true, childList: true, characterData: true, attributes: true });
+    const set = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(input), 'value').set;
+    set.call(input, v);
+    input.dispatchEvent(new Event('input', { bubbles: true }));
+    input.dispatchEvent(new Event('change', { bubbles: true }));
+    setTimeout(() => { obs.disconnect(); resolve(-1); }, 10000);
+  }), [RESULTS, batch]);
+  if (ms >= 0) changes.push(ms);
+}
+if (changes.length) emit('page/re-render after changing the batch', median(changes));
+else console.error('page: changing the batch field did not change the results (no #f-batch?)');
+await last.close();

@@ -1,0 +1,409 @@
+//! `cargo xtask size`: what the site and the npm package ship, raw and gzip, against budgets;
+//! and the security checks that need the built files (no `eval`, a strict CSP, pasted text
+//! never rendered as HTML).
+//!
+//! Budgets (gzip, as a browser downloads it; gzip sizes come from `gzip -9 -c`, xtask being
+//! std-only):
+//! - the npm package's wasm under 100 KB;
+//! - the site's first load (`index.html` and everything it references) under 300 KB,
+//!   aiming at 128 KB (reported, not enforced).
+//!
+//! Exits non-zero when a budget is broken, when `dist/` or `target/npm/` is missing (never a
+//! silent skip), or when a security check fails.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::{Result, root, site};
+
+/// The npm package's wasm, gzip.
+pub const NPM_WASM_BUDGET: u64 = 100 * 1000;
+/// The site's first load, gzip.
+pub const FIRST_LOAD_BUDGET: u64 = 300 * 1000;
+/// What the site's first load aims at, gzip.
+pub const FIRST_LOAD_AIM: u64 = 128 * 1000;
+
+/// One shipped file.
+pub struct Shipped {
+    /// Path relative to the workspace root.
+    pub path: String,
+    /// Bytes on disk.
+    pub raw: u64,
+    /// Bytes after `gzip -9`.
+    pub gzip: u64,
+}
+
+/// `gzip -9 -c FILE | wc -c`, without the shell.
+fn gzip_size(path: &Path) -> Result<u64> {
+    let out = Command::new("gzip")
+        .args(["-9", "-c", "-n"])
+        .arg(path)
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| format!("could not run gzip (Debian's gzip package): {e}"))?;
+    if !out.status.success() {
+        return Err(format!("gzip -9 -c {} failed", path.display()));
+    }
+    Ok(out.stdout.len() as u64)
+}
+
+fn shipped(path: &Path) -> Result<Shipped> {
+    let raw = std::fs::metadata(path)
+        .map_err(|e| format!("{}: {e}", path.display()))?
+        .len();
+    let rel = path.strip_prefix(root()).unwrap_or(path);
+    Ok(Shipped {
+        path: rel.display().to_string(),
+        raw,
+        gzip: gzip_size(path)?,
+    })
+}
+
+/// Every file under `dir`, sorted.
+fn files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The local files `index.html` references (`src="./…"`, `href="./…"`), in order.
+pub fn referenced(html: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for attr in ["src=\"", "href=\""] {
+        let mut rest = html;
+        while let Some(i) = rest.find(attr) {
+            rest = &rest[i + attr.len()..];
+            let Some(end) = rest.find('"') else { break };
+            let v = &rest[..end];
+            let v = v.strip_prefix("./").unwrap_or(v);
+            if !v.is_empty()
+                && !v.contains(':')
+                && !v.starts_with('#')
+                && !out.iter().any(|o| o == v)
+            {
+                out.push(v.to_string());
+            }
+        }
+    }
+    out
+}
+
+fn kb(b: u64) -> String {
+    format!("{:.1} KB", b as f64 / 1000.0)
+}
+
+/// What `cargo xtask size` measured, for `cargo xtask bench`'s page.
+pub struct Report {
+    /// Every shipped file.
+    pub files: Vec<Shipped>,
+    /// The site's first load (raw, gzip), when `dist/` exists.
+    pub first_load: Option<(u64, u64)>,
+    /// The npm package's wasm (raw, gzip), when `target/npm/` exists.
+    pub npm_wasm: Option<(u64, u64)>,
+    /// Problems: missing folders, broken budgets, security findings.
+    pub problems: Vec<String>,
+    /// Remarks that do not fail the check.
+    pub notes: Vec<String>,
+}
+
+/// Measures without printing.
+pub fn measure() -> Report {
+    let mut r = Report {
+        files: Vec::new(),
+        first_load: None,
+        npm_wasm: None,
+        problems: Vec::new(),
+        notes: Vec::new(),
+    };
+    let dist = site::dist_dir();
+    let npm = root().join("target/npm");
+    let measure_dir = |dir: &Path, r: &mut Report| -> Vec<Shipped> {
+        let mut got = Vec::new();
+        for f in files(dir) {
+            let ext = f.extension().and_then(|e| e.to_str()).unwrap_or("");
+            if !matches!(
+                ext,
+                "wasm"
+                    | "js"
+                    | "mjs"
+                    | "cjs"
+                    | "css"
+                    | "html"
+                    | "json"
+                    | "svg"
+                    | "webmanifest"
+                    | "ts"
+            ) {
+                continue;
+            }
+            match shipped(&f) {
+                Ok(s) => got.push(s),
+                Err(e) => r.problems.push(e),
+            }
+        }
+        got
+    };
+
+    if dist.join("index.html").exists() {
+        let got = measure_dir(&dist, &mut r);
+        let html = std::fs::read_to_string(dist.join("index.html")).unwrap_or_default();
+        let mut first = vec!["index.html".to_string()];
+        first.extend(referenced(&html));
+        let (mut raw, mut gz) = (0, 0);
+        for name in &first {
+            let rel = dist.join(name);
+            match got.iter().find(|s| root().join(&s.path) == rel) {
+                Some(s) => {
+                    raw += s.raw;
+                    gz += s.gzip;
+                }
+                None => r.problems.push(format!(
+                    "dist/index.html references `{name}`, which dist/ lacks"
+                )),
+            }
+        }
+        r.first_load = Some((raw, gz));
+        if gz > FIRST_LOAD_BUDGET {
+            r.problems.push(format!(
+                "the site's first load is {} gzip, over its budget of {}",
+                kb(gz),
+                kb(FIRST_LOAD_BUDGET)
+            ));
+        } else if gz > FIRST_LOAD_AIM {
+            r.notes.push(format!(
+                "the site's first load is {} gzip: within its budget ({}), above the aim ({})",
+                kb(gz),
+                kb(FIRST_LOAD_BUDGET),
+                kb(FIRST_LOAD_AIM)
+            ));
+        }
+        security_of_dist(&dist, &html, &mut r);
+        r.files.extend(got);
+    } else {
+        r.problems.push(
+            "dist/ is missing: the site's sizes cannot be checked (`cargo xtask dist` builds it)"
+                .into(),
+        );
+    }
+
+    if npm.is_dir() {
+        let got = measure_dir(&npm, &mut r);
+        let wasm: Vec<&Shipped> = got.iter().filter(|s| s.path.ends_with(".wasm")).collect();
+        if wasm.is_empty() {
+            r.problems.push("target/npm/ holds no .wasm file".into());
+        }
+        // Each module on its own (the package's, and the widget's smaller one): a page loads one.
+        for w in &wasm {
+            if w.gzip > NPM_WASM_BUDGET {
+                r.problems.push(format!(
+                    "{} is {} gzip, over the npm package's wasm budget of {}",
+                    w.path,
+                    kb(w.gzip),
+                    kb(NPM_WASM_BUDGET)
+                ));
+            }
+        }
+        r.npm_wasm = wasm.iter().max_by_key(|w| w.gzip).map(|w| (w.raw, w.gzip));
+        for s in &got {
+            if s.path.ends_with(".js") || s.path.ends_with(".mjs") || s.path.ends_with(".cjs") {
+                no_eval(&root().join(&s.path), &mut r);
+            }
+        }
+        r.files.extend(got);
+    } else {
+        r.problems.push(
+            "target/npm/ is missing: the npm package's size cannot be checked (`cargo xtask npm` builds it)"
+                .into(),
+        );
+    }
+    text_only_rendering(&mut r);
+    r
+}
+
+/// No `eval(` or `new Function` in shipped JavaScript: the CSP forbids them, and a page that
+/// needs them breaks under it.
+fn no_eval(path: &Path, r: &mut Report) {
+    let Ok(js) = std::fs::read_to_string(path) else {
+        return;
+    };
+    for needle in ["eval(", "new Function"] {
+        for (i, _) in js.match_indices(needle) {
+            // `something.eval(` or `xeval(` is another function; only a bare `eval(` counts.
+            let before = js[..i].chars().next_back();
+            if needle == "eval("
+                && before.is_some_and(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '$'))
+            {
+                continue;
+            }
+            let line = js[..i].lines().count().max(1);
+            r.problems.push(format!(
+                "{}:{line}: `{needle}` in shipped JavaScript (the CSP forbids it)",
+                path.strip_prefix(root()).unwrap_or(path).display()
+            ));
+        }
+    }
+}
+
+fn security_of_dist(dist: &Path, html: &str, r: &mut Report) {
+    for f in files(dist) {
+        if f.extension().is_some_and(|e| e == "js" || e == "mjs") {
+            no_eval(&f, r);
+        }
+    }
+    // The CSP meta tag: present, no unsafe-eval or inline script.
+    match html
+        .split("Content-Security-Policy")
+        .nth(1)
+        .and_then(|rest| rest.split("content=\"").nth(1))
+        .and_then(|c| c.split('"').next())
+    {
+        None => r
+            .problems
+            .push("dist/index.html has no Content-Security-Policy meta tag".into()),
+        Some(csp) => {
+            let script = csp
+                .split(';')
+                .map(str::trim)
+                .find(|d| d.starts_with("script-src"))
+                .or_else(|| {
+                    csp.split(';')
+                        .map(str::trim)
+                        .find(|d| d.starts_with("default-src"))
+                })
+                .unwrap_or("");
+            for bad in [
+                "'unsafe-eval'",
+                "'unsafe-inline'",
+                "*",
+                "data:",
+                "http:",
+                "https:",
+            ] {
+                if script.split_whitespace().any(|w| w == bad) {
+                    r.problems
+                        .push(format!("the CSP's `{script}` allows {bad}"));
+                }
+            }
+            if !csp.contains("object-src 'none'") {
+                r.notes
+                    .push("the CSP does not say `object-src 'none'`".into());
+            }
+        }
+    }
+}
+
+/// Pasted text is rendered only as text: Yew escapes by default, so flag anything that writes
+/// HTML from a string.
+fn text_only_rendering(r: &mut Report) {
+    for f in files(&root().join("web/src")) {
+        if f.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let Ok(src) = std::fs::read_to_string(&f) else {
+            continue;
+        };
+        let rel = f.strip_prefix(root()).unwrap_or(&f).display().to_string();
+        for (n, line) in src.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            if code.contains("from_html_unchecked") || code.contains("dangerously") {
+                r.problems.push(format!(
+                    "{rel}:{}: HTML built from a string: {}",
+                    n + 1,
+                    line.trim()
+                ));
+            } else if code.contains("inner_html") {
+                // Clearing a node (`set_inner_html("")`) writes no markup.
+                if code.contains("set_inner_html(\"\")") {
+                    r.notes.push(format!(
+                        "{rel}:{}: clears a node with set_inner_html(\"\") (no markup)",
+                        n + 1
+                    ));
+                } else {
+                    r.problems.push(format!(
+                        "{rel}:{}: inner_html with content: {}",
+                        n + 1,
+                        line.trim()
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// The table, as markdown.
+pub fn table(r: &Report) -> String {
+    let mut s = String::from("| file | raw | gzip |\n|---|---:|---:|\n");
+    for f in &r.files {
+        s.push_str(&format!(
+            "| `{}` | {} | {} |\n",
+            f.path,
+            kb(f.raw),
+            kb(f.gzip)
+        ));
+    }
+    let budget = |name: &str, got: Option<(u64, u64)>, budget: u64| match got {
+        Some((raw, gz)) => format!(
+            "| **{name}** | {} | **{}** (budget {}{}) |\n",
+            kb(raw),
+            kb(gz),
+            kb(budget),
+            if gz > budget { ", BROKEN" } else { "" }
+        ),
+        None => format!("| **{name}** | — | not built |\n"),
+    };
+    s.push_str(&budget("site first load", r.first_load, FIRST_LOAD_BUDGET));
+    s.push_str(&budget(
+        "npm package wasm (largest module)",
+        r.npm_wasm,
+        NPM_WASM_BUDGET,
+    ));
+    s
+}
+
+/// `cargo xtask size`.
+pub fn size() -> Result {
+    let r = measure();
+    println!("{}", table(&r));
+    for n in &r.notes {
+        println!("note: {n}");
+    }
+    if r.problems.is_empty() {
+        println!("size: every budget met; no eval, a strict CSP, text rendered as text");
+        Ok(())
+    } else {
+        for p in &r.problems {
+            eprintln!("size: {p}");
+        }
+        Err(format!("{} size or security problem(s)", r.problems.len()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::referenced;
+
+    #[test]
+    fn reads_what_index_html_loads() {
+        let html = r##"<link rel="icon" href="./icon.svg"><link rel="stylesheet" href="./style-1.css">
+<link rel="preload" href="./a_bg.wasm" as="fetch"><script type="module" src="./boot.js"></script>
+<a href="https://example.com/">x</a><a href="#/faq">faq</a>"##;
+        assert_eq!(
+            referenced(html),
+            ["boot.js", "icon.svg", "style-1.css", "a_bg.wasm"]
+        );
+    }
+}

@@ -1,0 +1,218 @@
+//! The estimator on arbitrary input, two ways: the bytes as JSON (what the npm package and the
+//! CLI's JSON receive), and the bytes as a structured `EstimateInput` built field by field with
+//! `arbitrary`, numbers anywhere in f64 (NaN, infinities, negatives, huge). Either an estimate
+//! whose figures are consistent, or an `InputError` naming a field; never a panic.
+#![no_main]
+
+use libfuzzer_sys::arbitrary::{Result, Unstructured};
+use libfuzzer_sys::fuzz_target;
+use vramfit::Bytes;
+use vramfit::estimate::{
+    AttentionImpl, Checkpointing, Engine, Estimate, EstimateInput, Logits, Mode, Offload,
+    Optimizer, Precision, estimate, largest_batch,
+};
+use vramfit::precision::{Dtype, GgufFileType, KvDtype, Quantization};
+
+/// A number: often a small integer, sometimes any f64 at all.
+fn num(u: &mut Unstructured) -> Result<f64> {
+    Ok(match u.int_in_range(0..=3u8)? {
+        0 => f64::from(u.int_in_range(0..=64u32)?),
+        1 => f64::from(u.arbitrary::<u32>()?),
+        2 => *u.choose(&[f64::NAN, f64::INFINITY, -1.0, 0.5, 1e308, -0.0, 1e15])?,
+        _ => u.arbitrary::<f64>()?,
+    })
+}
+
+fn opt_num(u: &mut Unstructured) -> Result<Option<f64>> {
+    Ok(if u.arbitrary()? { Some(num(u)?) } else { None })
+}
+
+fn text(u: &mut Unstructured, common: &[&str]) -> Result<Option<String>> {
+    Ok(match u.int_in_range(0..=2u8)? {
+        0 => None,
+        1 => Some((*u.choose(common)?).to_string()),
+        _ => Some(u.arbitrary::<String>()?),
+    })
+}
+
+fn quantization(u: &mut Unstructured) -> Result<Quantization> {
+    Ok(match u.int_in_range(0..=9u8)? {
+        0 => Quantization::None,
+        1 => Quantization::Fp8,
+        2 => Quantization::W8a8,
+        3 => Quantization::W4a16 {
+            group_size: u.arbitrary()?,
+        },
+        4 => Quantization::Gptq {
+            bits: u.arbitrary()?,
+            group_size: u.arbitrary()?,
+        },
+        5 => Quantization::Awq {
+            group_size: u.arbitrary()?,
+        },
+        6 => Quantization::BnbInt8,
+        7 => Quantization::BnbNf4 {
+            double_quant: u.arbitrary()?,
+        },
+        8 => Quantization::Mxfp4,
+        _ => Quantization::Gguf {
+            file_type: *u.choose(&GgufFileType::ALL)?,
+        },
+    })
+}
+
+fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
+    let presets = vramfit::presets::presets();
+    let mut arch = None;
+    if u.ratio(1, 4)? {
+        let mut a = u.choose(presets)?.arch;
+        for field in [
+            &mut a.vocab_size,
+            &mut a.hidden_size,
+            &mut a.num_layers,
+            &mut a.num_heads,
+            &mut a.num_kv_heads,
+            &mut a.head_dim,
+            &mut a.intermediate_size,
+            &mut a.max_position_embeddings,
+        ] {
+            if u.ratio(1, 4)? {
+                *field = u.arbitrary()?;
+            }
+        }
+        arch = Some(a);
+    }
+    let model = if u.arbitrary()? {
+        Some(u.choose(presets)?.id.to_string())
+    } else {
+        None
+    };
+    Ok(EstimateInput {
+        model,
+        params: text(u, &["7B", "70B", "1e309", "NaN", "-1B", "340M"])?,
+        arch,
+        mode: *u.choose(&[Mode::Inference, Mode::Serve, Mode::Training])?,
+        engine: *u.choose(&[Engine::Hf, Engine::Vllm, Engine::Llamacpp])?,
+        batch: num(u)?,
+        seq_len: num(u)?,
+        new_tokens: num(u)?,
+        dtype: if u.arbitrary()? {
+            Some(*u.choose(&[
+                Dtype::Fp32,
+                Dtype::Fp16,
+                Dtype::Bf16,
+                Dtype::Fp8,
+                Dtype::Int8,
+                Dtype::Int4,
+            ])?)
+        } else {
+            None
+        },
+        quantization: quantization(u)?,
+        kv_dtype: *u.choose(&[
+            KvDtype::Auto,
+            KvDtype::Fp16,
+            KvDtype::Bf16,
+            KvDtype::Fp8,
+            KvDtype::Q8_0,
+            KvDtype::Q4_0,
+        ])?,
+        attention: *u.choose(&[
+            AttentionImpl::Sdpa,
+            AttentionImpl::Flash,
+            AttentionImpl::Eager,
+        ])?,
+        logits: *u.choose(&[Logits::Last, Logits::All])?,
+        optimizer: *u.choose(&[
+            Optimizer::Adamw,
+            Optimizer::Adamw8bit,
+            Optimizer::Sgd,
+            Optimizer::SgdMomentum,
+            Optimizer::Adafactor,
+            Optimizer::Lion,
+        ])?,
+        fused_optimizer: u.arbitrary()?,
+        precision: *u.choose(&[
+            Precision::Fp32,
+            Precision::Fp16,
+            Precision::Bf16,
+            Precision::AmpFp16,
+            Precision::AmpBf16,
+        ])?,
+        grad_checkpointing: *u.choose(&[
+            Checkpointing::None,
+            Checkpointing::Full,
+            Checkpointing::Selective,
+        ])?,
+        lora_rank: num(u)?,
+        lora_targets: if u.ratio(1, 4)? {
+            u.arbitrary()?
+        } else {
+            Vec::new()
+        },
+        qlora: u.arbitrary()?,
+        zero: num(u)?,
+        offload: *u.choose(&[Offload::None, Offload::Cpu, Offload::Nvme])?,
+        gpus: num(u)?,
+        tp: num(u)?,
+        pp: num(u)?,
+        gpu: if u.arbitrary()? {
+            Some(u.choose(vramfit::hardware::gpus())?.id.to_string())
+        } else {
+            text(u, &["h100-sxm5-80gb", "H100", ""])?
+        },
+        gpu_memory: text(u, &["80GB", "79.19GiB", "1e309GiB", "-1GB", "NaN GB"])?,
+        gpu_memory_utilization: num(u)?,
+        max_model_len: opt_num(u)?,
+        max_num_seqs: opt_num(u)?,
+        max_num_batched_tokens: opt_num(u)?,
+        cuda_graphs: u.arbitrary()?,
+        gpu_layers: opt_num(u)?,
+        ubatch: num(u)?,
+    })
+}
+
+fn check(input: &EstimateInput) -> Option<Estimate> {
+    match estimate(input) {
+        Ok(e) => {
+            assert!(e.total_bytes >= e.peak_allocated_bytes, "{input:?}");
+            for c in &e.components {
+                assert!(
+                    !c.formula.contains("NaN") && !c.formula.contains("inf"),
+                    "{}",
+                    c.formula
+                );
+            }
+            assert!(
+                e.max_concurrency_exact
+                    .is_none_or(|c| c.is_finite() && c >= 0.0)
+            );
+            // The output is plain JSON, as every face sends it on.
+            serde_json::to_string(&e).expect("an estimate serializes");
+            Some(e)
+        }
+        Err(e) => {
+            assert!(!e.field.is_empty() && !e.accepted.is_empty(), "{e}");
+            None
+        }
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&how, rest)) = data.split_first() else {
+        return;
+    };
+    if how & 1 == 0 {
+        if let Ok(input) = serde_json::from_slice::<EstimateInput>(rest) {
+            check(&input);
+        }
+    } else {
+        let mut u = Unstructured::new(rest);
+        if let Ok(input) = structured(&mut u) {
+            // The solvers run dozens of estimates: on one input in eight.
+            if check(&input).is_some() && how & 0x0e == 0 {
+                let _ = largest_batch(&input, Bytes::new(80 << 30));
+            }
+        }
+    }
+});

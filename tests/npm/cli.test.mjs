@@ -1,0 +1,69 @@
+// The package gives the same numbers as the CLI: every case of cases.json is run both ways and
+// the whole estimate must be identical (bit-identical bytes, the same formulas and notes).
+//
+// Env: VRAMFIT_NPM_DIR (the built package, target/npm), VRAMFIT_CLI (target/debug/vramfit).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+
+const pkgDir = process.env.VRAMFIT_NPM_DIR ?? path.resolve("target/npm");
+const cli = process.env.VRAMFIT_CLI ?? path.resolve("target/debug/vramfit");
+const vf = await import(pathToFileURL(path.join(pkgDir, "index.js")).href);
+const { cases } = JSON.parse(readFileSync(new URL("./cases.json", import.meta.url), "utf8"));
+
+function runCli(args) {
+  return JSON.parse(execFileSync(cli, ["estimate", ...args, "--json"], { encoding: "utf8" }));
+}
+
+for (const c of cases) {
+  test(`same estimate as the CLI: ${c.name}`, () => {
+    const fromCli = runCli(c.args);
+    const solutions = fromCli.solutions;
+    delete fromCli.solutions;
+    const fromJs = vf.estimate(c.input);
+    // The headline figures first, for a readable failure.
+    for (const k of ["weights_bytes", "kv_cache_bytes", "activations_bytes", "peak_allocated_bytes", "total_bytes", "recommended_bytes", "required_bytes"]) {
+      assert.equal(fromJs[k], fromCli[k], `${k}`);
+      assert.ok(Number.isSafeInteger(fromJs[k]), `${k} is an exact integer number`);
+    }
+    assert.deepStrictEqual(fromJs, fromCli);
+    if (solutions) {
+      assert.deepStrictEqual(vf.solve(c.input), solutions);
+    }
+  });
+}
+
+test("recommend ranks the same options as the CLI", () => {
+  const args = ["--model", "meta-llama/Llama-3.1-70B", "--limit", "5", "--json"];
+  const fromCli = JSON.parse(execFileSync(cli, ["recommend", ...args], { encoding: "utf8" }));
+  const r = vf.recommend({ model: "meta-llama/Llama-3.1-70B" }, { limit: 5 });
+  assert.deepStrictEqual(r.estimate, fromCli.estimate);
+  assert.deepStrictEqual(r.options, fromCli.options);
+  assert.ok(r.options.length > 0 && r.options.length <= 5);
+  // 70B in bf16 is 141 GB of weights: no single 80 GB card holds it.
+  assert.ok(r.options.every((o) => o.count > 1 || o.usable_bytes > 141e9));
+});
+
+test("planMig packs the same slices as the CLI", () => {
+  const fromCli = JSON.parse(
+    execFileSync(cli, ["mig", "--gpu", "a100-sxm4-80gb", "--job", "debug=36GiB", "--job", "16GiB", "--job", "16GiB", "--json"], { encoding: "utf8" }),
+  );
+  const r = vf.planMig("a100-sxm4-80gb", [{ name: "debug", memory: "36GiB" }, { memory: "16GiB" }, { memory: "16GiB" }]);
+  const { jobs, ...plan } = fromCli;
+  assert.deepStrictEqual(r.plan, plan);
+  assert.deepStrictEqual(r.jobs, jobs);
+  // Guide §5.3: one card as 3g.40gb + 2 × 2g.20gb.
+  assert.deepStrictEqual(r.plan.cards[0].slices.map((s) => s.profile).sort(), ["2g.20gb", "2g.20gb", "3g.40gb"]);
+  assert.equal(r.jobs[0].bytes, 36 * 2 ** 30);
+});
+
+test("diagnose reads a PyTorch OOM as the CLI does", () => {
+  const text = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 79.15 GiB of which 4.25 MiB is free. Including non-PyTorch memory, this process has 79.14 GiB memory in use. Of the allocated memory 78.23 GiB is allocated by PyTorch, and 405.52 MiB is reserved by PyTorch but unallocated.";
+  const fromCli = JSON.parse(execFileSync(cli, ["diagnose", "--json", "-"], { input: text, encoding: "utf8" }));
+  const d = vf.diagnose(text);
+  assert.deepStrictEqual(d, fromCli);
+  assert.equal(d.kind, "capacity");
+});

@@ -1,0 +1,134 @@
+// The package as a user gets it: `npm pack`, then `npm install <tarball>` into a scratch project
+// (offline: a local tarball with no dependencies needs no registry), then import it by name.
+// Numbers are checked against hand calculations written here.
+import { test, before } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, writeFileSync, readFileSync, existsSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import zlib from "node:zlib";
+
+const pkgDir = process.env.VRAMFIT_NPM_DIR ?? path.resolve("target/npm");
+const tmp = mkdtempSync(path.join(os.tmpdir(), "vramfit-pack-"));
+const project = path.join(tmp, "project");
+let packed;
+
+function npm(args, cwd) {
+  return execFileSync("npm", args, { cwd, encoding: "utf8", env: { ...process.env, npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false" } });
+}
+
+before(() => {
+  const out = JSON.parse(npm(["pack", "--json", "--pack-destination", tmp, pkgDir], tmp));
+  packed = out[0];
+  execFileSync("mkdir", ["-p", project]);
+  writeFileSync(path.join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
+  npm(["install", "--offline", "--no-audit", "--no-fund", path.join(tmp, packed.filename)], project);
+});
+
+test("the tarball holds only what ships", () => {
+  const files = packed.files.map((f) => f.path).sort();
+  assert.deepStrictEqual(files, [
+    "README.md",
+    "index.d.ts",
+    "index.js",
+    "load.js",
+    "package.json",
+    "vramfit.d.ts",
+    "vramfit.js",
+    "vramfit_bg.wasm",
+    "vramfit_widget.js",
+    "vramfit_widget_bg.wasm",
+    "widget.d.ts",
+    "widget.js",
+  ]);
+  const dry = JSON.parse(npm(["pack", "--dry-run", "--json", pkgDir], tmp))[0];
+  assert.deepStrictEqual(dry.files.map((f) => f.path).sort(), files);
+  const pj = JSON.parse(readFileSync(path.join(pkgDir, "package.json"), "utf8"));
+  assert.equal(pj.name, "vramfit");
+  assert.equal(pj.type, "module");
+  assert.match(pj.version, /^\d+\.\d+\.\d+/);
+  assert.deepStrictEqual(Object.keys(pj.exports).slice(0, 2), [".", "./widget"]);
+  assert.deepStrictEqual(pj.sideEffects, ["./widget.js"]);
+});
+
+// The widget's budget (everything a page that embeds it downloads) is 180 KB gzip, and it holds.
+// The API module's target was 100 KB gzip with every catalog inside; it measures about 260 KB
+// (the site's module is 347 KB): 164 KiB of it is text (the OOM decision tree and FAQ in two
+// languages, catalog notes and sources), and the code is the estimator, the diagnosis parsers,
+// the config and header readers and the planners. Until that is cut, this guards against growth.
+test("size budget: the widget's whole download < 180 KB gzip; the API module no larger than now", () => {
+  const gz = (f) => zlib.gzipSync(readFileSync(path.join(pkgDir, f)), { level: 9 }).length;
+  const raw = (f) => readFileSync(path.join(pkgDir, f)).length;
+  const wasm = gz("vramfit_bg.wasm");
+  const widget = ["vramfit_widget_bg.wasm", "vramfit_widget.js", "load.js", "widget.js"].map(gz).reduce((a, b) => a + b);
+  console.log(`vramfit_bg.wasm ${raw("vramfit_bg.wasm")} B raw, ${wasm} B gzip; vramfit_widget_bg.wasm ${raw("vramfit_widget_bg.wasm")} B raw, ${gz("vramfit_widget_bg.wasm")} B gzip; widget download ${widget} B gzip`);
+  assert.ok(widget < 180_000, `the widget is ${widget} B gzip`);
+  assert.ok(wasm < 280_000, `the API module is ${wasm} B gzip`);
+});
+
+function run(script) {
+  const file = path.join(project, `check-${Math.random().toString(36).slice(2)}.mjs`);
+  writeFileSync(file, script);
+  return JSON.parse(execFileSync(process.execPath, [file], { cwd: project, encoding: "utf8" }));
+}
+
+test("the installed package computes the guide's numbers", () => {
+  const r = run(`
+    import { estimate, version, gpus, models, offers } from "vramfit";
+    const q = estimate({ params: "7B", dtype: "fp16" });
+    const l = estimate({ model: "meta-llama/Llama-3.1-8B" });
+    const i4 = estimate({ params: "7B", quantization: { format: "gptq", bits: 4, group_size: 128 } });
+    console.log(JSON.stringify({ version: version(), weights: q.weights_bytes, quick: q.quick, kv: l.kv_bytes_per_token,
+      params: l.params, lweights: l.weights_bytes, gpus: gpus().length, models: models().length, offers: offers().length,
+      h100: gpus().find((g) => g.id === "h100-sxm5-80gb").memory_bytes, q4: i4.quick }));
+  `);
+  const pj = JSON.parse(readFileSync(path.join(pkgDir, "package.json"), "utf8"));
+  assert.equal(r.version, pj.version);
+  // Guide: 7B fp16 weights = 7e9 × 2 B = 14 GB.
+  assert.equal(r.weights, 14_000_000_000);
+  // Llama-3.1-8B: 8 KV heads × 128 head_dim × 32 layers × 2 (K and V) × 2 B (bf16) = 131,072 B/token.
+  assert.equal(r.kv, 8 * 128 * 32 * 2 * 2);
+  assert.equal(r.kv, 131_072);
+  // 8,030,261,248 parameters (the published count) × 2 B.
+  assert.equal(r.params, 8_030_261_248);
+  assert.equal(r.lweights, 16_060_522_496);
+  // H100 SXM5: torch prints total_memory = 81090 MB (MiB) for the "80 GB" card: 79.19 GiB.
+  assert.equal(r.h100, 81090 * 2 ** 20);
+  assert.ok(r.gpus >= 30 && r.models >= 40 && r.offers > 0);
+});
+
+test("errors are Errors that name the field", () => {
+  const r = run(`
+    import { estimate, planMig, parseConfig, recommend } from "vramfit";
+    const msg = (f) => { try { f(); return null; } catch (e) { return { isError: e instanceof Error, message: e.message }; } };
+    console.log(JSON.stringify({
+      batch: msg(() => estimate({ params: "7B", batch: 0 })),
+      wrongType: msg(() => estimate({ params: "7B", seq_len: "long" })),
+      unknown: msg(() => estimate({ params: "7B", seqLen: 4096 })),
+      mode: msg(() => estimate({ params: "7B", mode: "flying" })),
+      model: msg(() => estimate({ model: "no/such-model" })),
+      gpu: msg(() => planMig("rtx-4090", [{ memory: "10GB" }])),
+      config: msg(() => parseConfig("{")),
+      maxGpus: msg(() => recommend({ params: "7B" }, { max_gpus: 0 })),
+    }));
+  `);
+  for (const [k, v] of Object.entries(r)) {
+    assert.ok(v, `${k} threw`);
+    assert.ok(v.isError, `${k} threw an Error`);
+  }
+  assert.match(r.batch.message, /^batch: .*accepted: /);
+  assert.match(r.wrongType.message, /^seq_len: invalid type/);
+  assert.match(r.unknown.message, /^seqLen: unknown field/);
+  assert.match(r.mode.message, /^mode: unknown variant `flying`/);
+  assert.match(r.model.message, /^model: /);
+  assert.match(r.gpu.message, /^gpu: rtx-4090 does not support MIG/);
+  assert.match(r.config.message, /config/);
+  assert.match(r.maxGpus.message, /^max_gpus: /);
+});
+
+test("the widget entry is exported and typed", () => {
+  const dir = path.join(project, "node_modules/vramfit");
+  assert.ok(existsSync(path.join(dir, "widget.js")));
+  assert.match(readFileSync(path.join(dir, "widget.d.ts"), "utf8"), /"vramfit-calculator": VramfitCalculator/);
+});
