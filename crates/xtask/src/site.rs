@@ -266,6 +266,12 @@ pub fn serve(port: u16, release: bool) -> Result {
     tools::ensure_wasm_bindgen()?;
     tools::ensure_npm()?;
     build_with(!release)?;
+    // The widget (`embed.html`) is built once and copied in after every rebuild.
+    let widget = root().join("target/serve/widget");
+    if let Err(e) = crate::npm::build_widget_into(&widget) {
+        eprintln!("the widget was not built: {e}");
+    }
+    copy_widget(&widget);
     // The book too, when mdBook is there (the site links to it); its absence is no reason not
     // to serve the calculator.
     if let Err(e) = book("/") {
@@ -277,6 +283,18 @@ pub fn serve(port: u16, release: bool) -> Result {
     println!("serving dist/ on http://{addr}/  (Ctrl-C to stop; rebuilds on change)");
     http::serve(listener, dir, "/");
     Ok(())
+}
+
+/// Copies the widget built for `serve` into `dist/widget/`.
+fn copy_widget(from: &Path) {
+    let Ok(entries) = std::fs::read_dir(from) else {
+        return;
+    };
+    let to = dist_dir().join("widget");
+    let _ = std::fs::create_dir_all(&to);
+    for e in entries.flatten() {
+        let _ = std::fs::copy(e.path(), to.join(e.file_name()));
+    }
 }
 
 /// Polls the sources' modification times and rebuilds when one changes.
@@ -298,7 +316,11 @@ fn watch(fast: bool) {
             std::thread::sleep(Duration::from_millis(300));
             last = stamp();
             eprintln!("change detected: rebuilding");
-            match build_with(fast).and_then(|v| book("/").map(|()| v)) {
+            let widget = root.join("target/serve/widget");
+            match build_with(fast).and_then(|v| {
+                copy_widget(&widget);
+                book("/").map(|()| v)
+            }) {
                 Ok(v) => eprintln!("rebuilt: version {v}; reload the page"),
                 Err(e) => eprintln!("rebuild failed: {e}"),
             }
