@@ -30,7 +30,9 @@ commands:
   dist [--book] [--base /vramfit/]
                         build the site into dist/ (installs missing tools first); --book adds
                         the books under dist/book/ (BASE: the site's path, for mdBook's 404 page)
-  serve [--port PORT]   build, serve dist/ on http://127.0.0.1:PORT/ (default 8080), rebuild on change
+  serve [--port PORT] [--release]
+                        build, serve dist/ on http://127.0.0.1:PORT/ (default 8080), rebuild on
+                        change in seconds (a quick unoptimised build; --release: the shipped one)
   test                  run every check CI runs; ends with `N passed, N failed`
   e2e [FILTER]          build dist/ and run only the end-to-end tests (those whose name has FILTER)
   npm                   build the npm package
@@ -45,7 +47,15 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("dist") => site::dist_command(&args[1..]),
-        Some("serve") => parse_port(&args[1..]).and_then(site::serve),
+        Some("serve") => {
+            let release = args.iter().any(|a| a == "--release");
+            let rest: Vec<String> = args[1..]
+                .iter()
+                .filter(|a| *a != "--release")
+                .cloned()
+                .collect();
+            parse_port(&rest).and_then(|port| site::serve(port, release))
+        }
         Some("test") => test::run(),
         Some("e2e") => site::dist()
             .and_then(|_| site::book("/vramfit/"))

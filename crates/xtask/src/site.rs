@@ -38,10 +38,24 @@ pub fn dist() -> Result<String> {
 
 /// Builds `dist/` with the tools already installed. Returns the build's version.
 pub fn build() -> Result<String> {
+    build_with(false)
+}
+
+/// Builds `dist/`. `fast` is for `serve`: a separate target folder (`target/serve`) and a
+/// release profile without LTO, with incremental compilation and no `wasm-opt`, so that a
+/// change rebuilds in seconds; what ships is always the size-tuned build.
+pub fn build_with(fast: bool) -> Result<String> {
     let started = Instant::now();
+    let root = root();
+    let target_dir = if fast {
+        root.join("target/serve")
+    } else {
+        root.join("target")
+    };
     // Keep the `target_features` section (the workspace profile strips symbols): wasm-bindgen
     // reads it to know which wasm features it may use; wasm-opt strips it afterwards.
-    run(cargo()
+    let mut build = cargo();
+    build
         .args([
             "build",
             "-p",
@@ -50,10 +64,22 @@ pub fn build() -> Result<String> {
             WASM_TARGET,
             "--release",
         ])
-        .env("CARGO_PROFILE_RELEASE_STRIP", "false"))?;
-    let root = root();
-    let wasm = root.join("target/wasm32-unknown-unknown/release/vramfit-web.wasm");
-    let stage = root.join("target/site");
+        .env("CARGO_PROFILE_RELEASE_STRIP", "false");
+    if fast {
+        build
+            .env("CARGO_TARGET_DIR", &target_dir)
+            .env("CARGO_PROFILE_RELEASE_LTO", "false")
+            .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "16")
+            .env("CARGO_PROFILE_RELEASE_INCREMENTAL", "true")
+            .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "1");
+    }
+    run(&mut build)?;
+    let wasm = target_dir.join("wasm32-unknown-unknown/release/vramfit-web.wasm");
+    let stage = root.join(if fast {
+        "target/serve/site"
+    } else {
+        "target/site"
+    });
     let bindgen = stage.join("bindgen");
     let _ = std::fs::remove_dir_all(&bindgen);
     run(cmd("wasm-bindgen")
@@ -69,25 +95,29 @@ pub fn build() -> Result<String> {
         .arg(&wasm))?;
     let raw = bindgen.join("vramfit_web_bg.wasm");
     let opt = bindgen.join("vramfit_web_bg.opt.wasm");
-    run(cmd(tools::node_bin("wasm-opt"))
-        .args([
-            "-Oz",
-            "--enable-bulk-memory",
-            "--enable-nontrapping-float-to-int",
-        ])
-        .args([
-            "--enable-sign-ext",
-            "--enable-reference-types",
-            "--enable-multivalue",
-        ])
-        .args([
-            "--enable-mutable-globals",
-            "--strip-debug",
-            "--strip-producers",
-        ])
-        .arg(&raw)
-        .arg("-o")
-        .arg(&opt))?;
+    if fast {
+        std::fs::copy(&raw, &opt).map_err(|e| format!("cannot copy the wasm: {e}"))?;
+    } else {
+        run(cmd(tools::node_bin("wasm-opt"))
+            .args([
+                "-Oz",
+                "--enable-bulk-memory",
+                "--enable-nontrapping-float-to-int",
+            ])
+            .args([
+                "--enable-sign-ext",
+                "--enable-reference-types",
+                "--enable-multivalue",
+            ])
+            .args([
+                "--enable-mutable-globals",
+                "--strip-debug",
+                "--strip-producers",
+            ])
+            .arg(&raw)
+            .arg("-o")
+            .arg(&opt))?;
+    }
 
     let tmp = stage.join("dist.tmp");
     let _ = std::fs::remove_dir_all(&tmp);
@@ -164,9 +194,14 @@ pub fn build() -> Result<String> {
     std::fs::rename(&tmp, &dist).map_err(|e| format!("cannot move the build to dist/: {e}"))?;
     let raw_len = std::fs::metadata(&raw).map(|m| m.len()).unwrap_or(0);
     eprintln!(
-        "dist/ written: version {version}, wasm {} raw (wasm-bindgen) → {} (wasm-opt -Oz), in {:.1} s",
+        "dist/ written: version {version}, wasm {} raw (wasm-bindgen) → {} ({}), in {:.1} s",
         kib(raw_len),
         kib(wasm_bytes.len() as u64),
+        if fast {
+            "quick build for serve, not optimised"
+        } else {
+            "wasm-opt -Oz"
+        },
         started.elapsed().as_secs_f64()
     );
     Ok(version)
@@ -224,9 +259,19 @@ pub fn dist_command(args: &[String]) -> Result {
     if with_book { book(&base) } else { Ok(()) }
 }
 
-/// `cargo xtask serve`: builds, serves `dist/` on `port`, and rebuilds when a source changes.
-pub fn serve(port: u16) -> Result {
-    dist()?;
+/// `cargo xtask serve [--release]`: builds, serves `dist/` on `port`, and rebuilds when a
+/// source changes (in seconds: see [`build_with`]; `--release` serves the shipped build).
+pub fn serve(port: u16, release: bool) -> Result {
+    tools::ensure_target(WASM_TARGET)?;
+    tools::ensure_wasm_bindgen()?;
+    tools::ensure_npm()?;
+    build_with(!release)?;
+    // The widget (`embed.html`) is built once and copied in after every rebuild.
+    let widget = root().join("target/serve/widget");
+    if let Err(e) = crate::npm::build_widget_into(&widget) {
+        eprintln!("the widget was not built: {e}");
+    }
+    copy_widget(&widget);
     // The book too, when mdBook is there (the site links to it); its absence is no reason not
     // to serve the calculator.
     if let Err(e) = book("/") {
@@ -234,14 +279,26 @@ pub fn serve(port: u16) -> Result {
     }
     let (listener, addr) = http::bind(port)?;
     let dir = dist_dir();
-    std::thread::spawn(watch);
+    std::thread::spawn(move || watch(!release));
     println!("serving dist/ on http://{addr}/  (Ctrl-C to stop; rebuilds on change)");
     http::serve(listener, dir, "/");
     Ok(())
 }
 
+/// Copies the widget built for `serve` into `dist/widget/`.
+fn copy_widget(from: &Path) {
+    let Ok(entries) = std::fs::read_dir(from) else {
+        return;
+    };
+    let to = dist_dir().join("widget");
+    let _ = std::fs::create_dir_all(&to);
+    for e in entries.flatten() {
+        let _ = std::fs::copy(e.path(), to.join(e.file_name()));
+    }
+}
+
 /// Polls the sources' modification times and rebuilds when one changes.
-fn watch() {
+fn watch(fast: bool) {
     let root = root();
     let watched = [
         root.join("web/src"),
@@ -259,7 +316,11 @@ fn watch() {
             std::thread::sleep(Duration::from_millis(300));
             last = stamp();
             eprintln!("change detected: rebuilding");
-            match build().and_then(|v| book("/").map(|()| v)) {
+            let widget = root.join("target/serve/widget");
+            match build_with(fast).and_then(|v| {
+                copy_widget(&widget);
+                book("/").map(|()| v)
+            }) {
                 Ok(v) => eprintln!("rebuilt: version {v}; reload the page"),
                 Err(e) => eprintln!("rebuild failed: {e}"),
             }
