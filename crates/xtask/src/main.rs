@@ -36,7 +36,8 @@ commands:
   test                  run every check CI runs; ends with `N passed, N failed`
   e2e [FILTER]          build dist/ and run only the end-to-end tests (those whose name has FILTER)
   npm                   build the npm package
-  size                  sizes of dist/ and target/npm/ (raw, gzip) against budgets; no eval; CSP
+  size [--ceilings]     sizes of dist/ and target/npm/ (raw, gzip) against budgets (or, with
+                        --ceilings, against the regression ceilings the test suite enforces); no eval; CSP
   bench [--full]        benchmarks (native, wasm under Node, the page) → book/generated/performance.md
   fuzz [SECONDS]        run each fuzz target for SECONDS (default 20)
   parity                native against the npm package on 1000 estimates, in Node and in Chromium
@@ -61,6 +62,7 @@ fn main() -> ExitCode {
             .and_then(|_| site::book("/vramfit/"))
             .and_then(|()| test::e2e(args.get(1).map(String::as_str))),
         Some("npm") => npm::npm(),
+        Some("size") if args.get(1).map(String::as_str) == Some("--ceilings") => size::guard(),
         Some("size") => size::size(),
         Some("bench") => bench::main(&args[1..]),
         Some("fuzz") => fuzz::main(&args[1..]),
