@@ -10,7 +10,7 @@ use vramfit::estimate::{
     Checkpointing, Estimate, EstimateInput, Mode, Offload, Optimizer, Precision, estimate,
     thousands,
 };
-use vramfit::hardware::{Layout, ParallelKind, PlanOptions, gpus, offers, plan};
+use vramfit::hardware::{Layout, PlanOptions, gpus, offers, plan};
 use vramfit::precision::{Dtype, Quantization};
 
 use crate::calibration::{errors, median};
@@ -333,25 +333,7 @@ fn peers() -> String {
 
 /// Per-GPU need of one layout, as `vramfit recommend` computes it: each layout estimated on its own.
 fn per_layout(input: &EstimateInput) -> impl Fn(Layout) -> vramfit::Bytes + '_ {
-    move |l: Layout| {
-        let training = input.mode == Mode::Training;
-        let i = match l.kind {
-            ParallelKind::Single | ParallelKind::Mig | ParallelKind::Data => input.clone(),
-            ParallelKind::Zero3 if !training => return vramfit::units::MAX_SIZE,
-            ParallelKind::Zero3 => EstimateInput {
-                gpus: f64::from(l.gpus),
-                zero: 3.0,
-                ..input.clone()
-            },
-            _ => EstimateInput {
-                gpus: f64::from(l.gpus),
-                tp: f64::from(l.tp),
-                pp: f64::from(l.pp),
-                ..input.clone()
-            },
-        };
-        estimate(&i).map_or(vramfit::units::MAX_SIZE, |e| e.required_bytes)
-    }
+    move |l: Layout| vramfit::estimate::layout_required_bytes(input, l)
 }
 
 fn stages() -> String {

@@ -7,7 +7,7 @@ use vramfit::config::ParsedConfig;
 use vramfit::estimate::{Estimate, EstimateInput, Mode, estimate};
 
 use vramfit::Bytes;
-use vramfit::hardware::{Layout, ParallelKind, PlanOption, PlanOptions};
+use vramfit::hardware::{Layout, PlanOption, PlanOptions};
 
 use crate::fields;
 use crate::state::AppState;
@@ -168,23 +168,7 @@ pub fn context_curve(s: &AppState) -> Vec<(u64, Estimate)> {
 /// CLI's `recommend` does (ZeRO-3 only for training; a layout the estimator rejects gets a
 /// size no card has).
 pub fn per_gpu(input: &EstimateInput, layout: Layout) -> Bytes {
-    let training = input.mode == Mode::Training;
-    let i = match layout.kind {
-        ParallelKind::Single | ParallelKind::Mig | ParallelKind::Data => input.clone(),
-        ParallelKind::Zero3 if !training => return vramfit::units::MAX_SIZE,
-        ParallelKind::Zero3 => EstimateInput {
-            gpus: f64::from(layout.gpus),
-            zero: 3.0,
-            ..input.clone()
-        },
-        _ => EstimateInput {
-            gpus: f64::from(layout.gpus),
-            tp: f64::from(layout.tp),
-            pp: f64::from(layout.pp),
-            ..input.clone()
-        },
-    };
-    estimate(&i).map_or(vramfit::units::MAX_SIZE, |e| e.required_bytes)
+    vramfit::estimate::layout_required_bytes(input, layout)
 }
 
 /// The rental options for the state, cheapest first (the CLI's `recommend`).
