@@ -42,7 +42,7 @@ pub struct DiagnoseArgs {
     /// Print the verification commands (guide §3.3) and what to look for.
     #[arg(long, conflicts_with_all = ["input", "faq"])]
     pub checks: bool,
-    /// Print the FAQ (answers with `{slot}` placeholders where the site shows live numbers).
+    /// Print the FAQ, its numbers computed now by the estimator and planners.
     #[arg(long, conflicts_with_all = ["input"])]
     pub faq: bool,
 }

@@ -925,6 +925,14 @@ fn dim(c: &Cfg, key: &str, v: u64, lo: u64, hi: u64) -> Result<u64> {
     }
 }
 
+/// The model width and the attention heads under their config keys, each checked against its range.
+fn width_and_heads(c: &Cfg, hidden: (&str, u64), heads: (&str, u64)) -> Result<(u64, u64)> {
+    Ok((
+        dim(c, hidden.0, hidden.1, 1, MAX_DIM)?,
+        dim(c, heads.0, heads.1, 1, 1 << 14)?,
+    ))
+}
+
 /// The keys every decoder-only config shares.
 fn common(c: &Cfg, s: Style, d: Option<Defaults>) -> Result<Architecture> {
     let pick = |keys: &[&str], what: &str, default: Option<u64>| -> Result<u64> {
@@ -1001,19 +1009,10 @@ fn common(c: &Cfg, s: Style, d: Option<Defaults>) -> Result<Architecture> {
 }
 
 fn gpt2(c: &Cfg) -> Result<Architecture> {
-    let hidden = dim(
+    let (hidden, heads) = width_and_heads(
         c,
-        "n_embd",
-        c.req(&["n_embd"], "the model width")?,
-        1,
-        MAX_DIM,
-    )?;
-    let heads = dim(
-        c,
-        "n_head",
-        c.req(&["n_head"], "attention heads")?,
-        1,
-        1 << 14,
+        ("n_embd", c.req(&["n_embd"], "the model width")?),
+        ("n_head", c.req(&["n_head"], "attention heads")?),
     )?;
     let positions = c.req(&["n_positions", "n_ctx"], "the context length")?;
     Ok(Architecture {
@@ -1038,19 +1037,16 @@ fn gpt2(c: &Cfg) -> Result<Architecture> {
 }
 
 fn falcon(c: &Cfg, refined_web: bool) -> Result<Architecture> {
-    let hidden = dim(
+    let (hidden, heads) = width_and_heads(
         c,
-        "hidden_size",
-        c.opt(&["hidden_size", "n_embed"])?.unwrap_or(4544),
-        1,
-        MAX_DIM,
-    )?;
-    let heads = dim(
-        c,
-        "num_attention_heads",
-        c.opt(&["num_attention_heads", "n_head"])?.unwrap_or(71),
-        1,
-        1 << 14,
+        (
+            "hidden_size",
+            c.opt(&["hidden_size", "n_embed"])?.unwrap_or(4544),
+        ),
+        (
+            "num_attention_heads",
+            c.opt(&["num_attention_heads", "n_head"])?.unwrap_or(71),
+        ),
     )?;
     let new_arch = c.b("new_decoder_architecture")?.unwrap_or(refined_web);
     let kv = if new_arch {
@@ -1090,19 +1086,13 @@ fn falcon(c: &Cfg, refined_web: bool) -> Result<Architecture> {
 }
 
 fn bert(c: &Cfg) -> Result<Architecture> {
-    let hidden = dim(
+    let (hidden, heads) = width_and_heads(
         c,
-        "hidden_size",
-        c.u("hidden_size")?.unwrap_or(768),
-        1,
-        MAX_DIM,
-    )?;
-    let heads = dim(
-        c,
-        "num_attention_heads",
-        c.u("num_attention_heads")?.unwrap_or(12),
-        1,
-        1 << 14,
+        ("hidden_size", c.u("hidden_size")?.unwrap_or(768)),
+        (
+            "num_attention_heads",
+            c.u("num_attention_heads")?.unwrap_or(12),
+        ),
     )?;
     let positions = c.u("max_position_embeddings")?.unwrap_or(512);
     Ok(Architecture {
@@ -1127,19 +1117,13 @@ fn bert(c: &Cfg) -> Result<Architecture> {
 }
 
 fn vit(c: &Cfg) -> Result<Architecture> {
-    let hidden = dim(
+    let (hidden, heads) = width_and_heads(
         c,
-        "hidden_size",
-        c.u("hidden_size")?.unwrap_or(768),
-        1,
-        MAX_DIM,
-    )?;
-    let heads = dim(
-        c,
-        "num_attention_heads",
-        c.u("num_attention_heads")?.unwrap_or(12),
-        1,
-        1 << 14,
+        ("hidden_size", c.u("hidden_size")?.unwrap_or(768)),
+        (
+            "num_attention_heads",
+            c.u("num_attention_heads")?.unwrap_or(12),
+        ),
     )?;
     let patch = dim(c, "patch_size", c.u("patch_size")?.unwrap_or(16), 1, 4096)?;
     let image = dim(
@@ -1172,19 +1156,13 @@ fn vit(c: &Cfg) -> Result<Architecture> {
 }
 
 fn whisper(c: &Cfg, notes: &mut Vec<String>) -> Result<Architecture> {
-    let hidden = dim(
+    let (hidden, heads) = width_and_heads(
         c,
-        "d_model",
-        c.req(&["d_model"], "the model width")?,
-        1,
-        MAX_DIM,
-    )?;
-    let heads = dim(
-        c,
-        "decoder_attention_heads",
-        c.req(&["decoder_attention_heads"], "decoder attention heads")?,
-        1,
-        1 << 14,
+        ("d_model", c.req(&["d_model"], "the model width")?),
+        (
+            "decoder_attention_heads",
+            c.req(&["decoder_attention_heads"], "decoder attention heads")?,
+        ),
     )?;
     let ffn = c.req(&["decoder_ffn_dim"], "decoder FFN width")?;
     if c.u("encoder_ffn_dim")?.is_some_and(|e| e != ffn)

@@ -156,25 +156,10 @@ fn build_module(stage: &Path, name: &str, cargo_flags: &[&str]) -> Result {
         .args(["--target", "web", "--out-name", name, "--out-dir"])
         .arg(&bindgen)
         .arg(&wasm))?;
-    run(cmd(tools::node_bin("wasm-opt"))
-        .args([
-            "-Oz",
-            "--enable-bulk-memory",
-            "--enable-nontrapping-float-to-int",
-        ])
-        .args([
-            "--enable-sign-ext",
-            "--enable-reference-types",
-            "--enable-multivalue",
-        ])
-        .args([
-            "--enable-mutable-globals",
-            "--strip-debug",
-            "--strip-producers",
-        ])
-        .arg(bindgen.join(format!("{name}_bg.wasm")))
-        .arg("-o")
-        .arg(stage.join(format!("{name}_bg.wasm"))))?;
+    tools::wasm_opt(
+        &bindgen.join(format!("{name}_bg.wasm")),
+        &stage.join(format!("{name}_bg.wasm")),
+    )?;
     for ext in ["js", "d.ts"] {
         copy(
             &bindgen.join(format!("{name}.{ext}")),

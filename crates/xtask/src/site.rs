@@ -98,25 +98,7 @@ pub fn build_with(fast: bool) -> Result<String> {
     if fast {
         std::fs::copy(&raw, &opt).map_err(|e| format!("cannot copy the wasm: {e}"))?;
     } else {
-        run(cmd(tools::node_bin("wasm-opt"))
-            .args([
-                "-Oz",
-                "--enable-bulk-memory",
-                "--enable-nontrapping-float-to-int",
-            ])
-            .args([
-                "--enable-sign-ext",
-                "--enable-reference-types",
-                "--enable-multivalue",
-            ])
-            .args([
-                "--enable-mutable-globals",
-                "--strip-debug",
-                "--strip-producers",
-            ])
-            .arg(&raw)
-            .arg("-o")
-            .arg(&opt))?;
+        tools::wasm_opt(&raw, &opt)?;
     }
 
     let tmp = stage.join("dist.tmp");

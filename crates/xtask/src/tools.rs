@@ -107,6 +107,30 @@ pub fn ensure_wasm_bindgen() -> Result {
     ]))
 }
 
+/// `wasm-opt -Oz` from the npm `binaryen` package, with the wasm features rustc emits and the
+/// debug and producer sections stripped: the one size pass of the site and the npm package.
+pub fn wasm_opt(input: &Path, output: &Path) -> Result {
+    run(cmd(node_bin("wasm-opt"))
+        .args([
+            "-Oz",
+            "--enable-bulk-memory",
+            "--enable-nontrapping-float-to-int",
+        ])
+        .args([
+            "--enable-sign-ext",
+            "--enable-reference-types",
+            "--enable-multivalue",
+        ])
+        .args([
+            "--enable-mutable-globals",
+            "--strip-debug",
+            "--strip-producers",
+        ])
+        .arg(input)
+        .arg("-o")
+        .arg(output))
+}
+
 /// The folder of the npm tools (`node_modules/.bin`).
 pub fn node_bin(name: &str) -> PathBuf {
     root().join("node_modules/.bin").join(name)
