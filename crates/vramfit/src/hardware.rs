@@ -12,10 +12,12 @@
 //!   §5.2, §5.3);
 //! - [`matrix`]: the platform decision matrix with user weights (§4.2);
 //! - [`spot`]: spot against on-demand with interruptions (§6 Q2);
-//! - [`fit`]: the largest batch or context that fits a card.
+//! - [`fit`]: the largest batch or context that fits a card;
+//! - [`import`]: offers a person brings (typed prices, catalogs read from JSON), validated.
 
 mod catalog;
 pub mod fit;
+pub mod import;
 pub mod matrix;
 pub mod mig;
 mod plan;

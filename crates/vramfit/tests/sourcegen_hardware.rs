@@ -164,9 +164,20 @@ fn strs(xs: &[String]) -> String {
     )
 }
 
-fn opt_s(x: &Option<String>) -> String {
+fn cow(x: &str) -> String {
+    format!("Cow::Borrowed({})", s(x))
+}
+
+fn opt_cow(x: &Option<String>) -> String {
     x.as_ref()
-        .map_or("None".into(), |x| format!("Some({})", s(x)))
+        .map_or("None".into(), |x| format!("Some({})", cow(x)))
+}
+
+fn cows(xs: &[String]) -> String {
+    format!(
+        "Cow::Borrowed(&[{}])",
+        xs.iter().map(|x| cow(x)).collect::<Vec<_>>().join(", ")
+    )
 }
 
 fn enum_variant(field: &str, value: &str, allowed: &[(&str, &str)]) -> String {
@@ -311,7 +322,7 @@ fn render_offers(
 ) -> String {
     let mut o = String::from(HEADER);
     o.push_str("//! Rental offers, from `crates/vramfit/data/offers/*.toml`, and the exchange rate of\n//! `crates/vramfit/data/currency/usd-cny.toml`.\n\n");
-    o.push_str("use crate::hardware::{Billing, Currency, ExchangeRate, Market, Offer};\nuse crate::units::Bytes;\n\n");
+    o.push_str("use alloc::borrow::Cow;\n\nuse crate::hardware::{Billing, Currency, ExchangeRate, Market, Offer};\nuse crate::units::Bytes;\n\n");
     check_common("usd-cny", &rate.id, &rate.source, &rate.date);
     assert!(rate.cny_per_usd.is_finite() && rate.cny_per_usd > 0.0);
     if rate.reference_estimate {
@@ -379,28 +390,28 @@ fn render_offers(
             &[("on-demand", "OnDemand"), ("spot", "Spot")],
         );
         let _ = writeln!(o, "    Offer {{");
-        let _ = writeln!(o, "        id: {},", s(&r.id));
-        let _ = writeln!(o, "        provider: {},", s(&r.provider));
-        let _ = writeln!(o, "        gpu: {},", s(&r.gpu));
+        let _ = writeln!(o, "        id: {},", cow(&r.id));
+        let _ = writeln!(o, "        provider: {},", cow(&r.provider));
+        let _ = writeln!(o, "        gpu: {},", cow(&r.gpu));
         let _ = writeln!(o, "        count: {},", r.count);
         let _ = writeln!(o, "        price_per_hour: {},", f(r.price_per_hour));
         let _ = writeln!(o, "        currency: Currency::{cur},");
         let _ = writeln!(o, "        billing: Billing::{bill},");
         let _ = writeln!(o, "        market: Market::{market},");
-        let _ = writeln!(o, "        mig_profile: {},", opt_s(&r.mig_profile));
-        let _ = writeln!(o, "        vgpu: {},", opt_s(&r.vgpu));
+        let _ = writeln!(o, "        mig_profile: {},", opt_cow(&r.mig_profile));
+        let _ = writeln!(o, "        vgpu: {},", opt_cow(&r.vgpu));
         let _ = writeln!(
             o,
             "        slice_memory_bytes: {},",
             r.slice_memory_bytes
                 .map_or("None".into(), |b| format!("Some(Bytes::new({b}))"))
         );
-        let _ = writeln!(o, "        interconnect: {},", s(&r.interconnect));
-        let _ = writeln!(o, "        frameworks: {},", strs(&r.frameworks));
-        let _ = writeln!(o, "        regions: {},", strs(&r.regions));
+        let _ = writeln!(o, "        interconnect: {},", cow(&r.interconnect));
+        let _ = writeln!(o, "        frameworks: {},", cows(&r.frameworks));
+        let _ = writeln!(o, "        regions: {},", cows(&r.regions));
         let _ = writeln!(o, "        reference_estimate: {},", r.reference_estimate);
-        let _ = writeln!(o, "        source: {},", s(&r.source));
-        let _ = writeln!(o, "        date: {},", s(&r.date));
+        let _ = writeln!(o, "        source: {},", cow(&r.source));
+        let _ = writeln!(o, "        date: {},", cow(&r.date));
         let _ = writeln!(o, "    }},");
     }
     o.push_str("];\n");

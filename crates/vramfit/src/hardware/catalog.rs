@@ -3,6 +3,8 @@
 //! Catalog records are `&'static` data compiled into the crate, so they implement
 //! `Serialize` only (a `&'static [T]` cannot be deserialized from borrowed JSON).
 
+use alloc::borrow::Cow;
+
 use crate::units::Bytes;
 
 use super::{generated_gpus, generated_offers, generated_platforms};
@@ -175,15 +177,19 @@ pub enum Market {
 /// One rental offer: a machine (or a slice of one) at a reference price.
 ///
 /// Not `#[non_exhaustive]`: callers (and tests) build their own offers for the planners.
+//
+// Its texts are `Cow<'static, str>`: the catalog's offers borrow `&'static` data, while offers a
+// person edits or imports (`hardware::import::offers_from_json`) own theirs, so the planners take
+// both and nothing is leaked. (A plain comment: the npm package's `.d.ts` copies doc comments.)
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Offer {
     /// Offer id, e.g. `aws-p5-48xlarge`.
-    pub id: &'static str,
+    pub id: Cow<'static, str>,
     /// Platform id (see [`Platform`]).
-    pub provider: &'static str,
+    pub provider: Cow<'static, str>,
     /// GPU catalog id.
-    pub gpu: &'static str,
+    pub gpu: Cow<'static, str>,
     /// GPUs in one rented unit (1 for a card or a slice, 8 for an 8-GPU server).
     pub count: u32,
     /// Price of one unit per hour, in `currency`.
@@ -195,23 +201,23 @@ pub struct Offer {
     /// On-demand or spot.
     pub market: Market,
     /// The MIG profile rented, for a MIG slice.
-    pub mig_profile: Option<&'static str>,
+    pub mig_profile: Option<Cow<'static, str>>,
     /// A vGPU (software time-sliced) share, e.g. `1/4 T4 (4 GB)`.
-    pub vgpu: Option<&'static str>,
+    pub vgpu: Option<Cow<'static, str>>,
     /// Memory of a vGPU slice as the framework sees it.
     pub slice_memory_bytes: Option<Bytes>,
     /// GPU-to-GPU and node network.
-    pub interconnect: &'static str,
+    pub interconnect: Cow<'static, str>,
     /// Frameworks preinstalled in the platform's images.
-    pub frameworks: &'static [&'static str],
+    pub frameworks: Cow<'static, [Cow<'static, str>]>,
     /// Regions where the price applies.
-    pub regions: &'static [&'static str],
+    pub regions: Cow<'static, [Cow<'static, str>]>,
     /// True when the price is a stated estimate rather than a published list price.
     pub reference_estimate: bool,
     /// Where the price comes from.
-    pub source: &'static str,
+    pub source: Cow<'static, str>,
     /// Date of the price (YYYY-MM-DD).
-    pub date: &'static str,
+    pub date: Cow<'static, str>,
 }
 
 /// How a platform shares a GPU between tenants.

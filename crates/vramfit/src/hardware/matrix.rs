@@ -138,7 +138,7 @@ pub fn memory_score(platform: &Platform, offers: &[Offer], gpus: &[Gpu]) -> u8 {
         .filter(|o| o.provider == platform.id)
         .filter_map(|o| {
             let gpu = gpus.iter().find(|g| g.id == o.gpu)?;
-            match (o.mig_profile, o.slice_memory_bytes) {
+            match (&o.mig_profile, o.slice_memory_bytes) {
                 (Some(p), _) => gpu.mig_profile(p).map(|p| p.usable),
                 (None, Some(b)) => Some(b),
                 (None, None) => Some(gpu.memory),

@@ -501,7 +501,9 @@ pub fn plan_mig(
     let mut price = vec![None; gpu.mig_profiles.len()];
     let mut price_offer: Vec<Option<&str>> = vec![None; gpu.mig_profiles.len()];
     for o in offers.iter().filter(mine) {
-        let Some(name) = o.mig_profile else { continue };
+        let Some(name) = o.mig_profile.as_deref() else {
+            continue;
+        };
         let Some(i) = gpu.mig_profiles.iter().position(|p| p.name == name) else {
             continue;
         };
@@ -509,7 +511,7 @@ pub fn plan_mig(
             && price[i].is_none_or(|q| p < q)
         {
             price[i] = Some(p);
-            price_offer[i] = Some(o.id);
+            price_offer[i] = Some(&o.id);
         }
     }
     // Cheapest whole card (per GPU of the offer).
@@ -522,7 +524,7 @@ pub fn plan_mig(
         if let Some(p) = price_in(o, options.currency, &rate) {
             let per = p / f64::from(o.count.max(1));
             if card_price.is_none_or(|(q, _)| per < q) {
-                card_price = Some((per, o.id));
+                card_price = Some((per, &o.id));
             }
         }
     }

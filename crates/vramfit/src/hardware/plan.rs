@@ -278,7 +278,8 @@ pub fn plan<F: Fn(Layout) -> Bytes>(
         if offer.market == Market::Spot && !options.include_spot {
             continue;
         }
-        if !options.providers.is_empty() && !options.providers.iter().any(|p| p == offer.provider) {
+        if !options.providers.is_empty() && !options.providers.iter().any(|p| *p == offer.provider)
+        {
             continue;
         }
         let Some(gpu) = gpus.iter().find(|g| g.id == offer.gpu) else {
@@ -288,7 +289,7 @@ pub fn plan<F: Fn(Layout) -> Bytes>(
         if !price.is_finite() || price < 0.0 {
             continue;
         }
-        let slice_usable = match (offer.mig_profile, offer.slice_memory_bytes) {
+        let slice_usable = match (offer.mig_profile.as_deref(), offer.slice_memory_bytes) {
             (Some(name), _) => match gpu.mig_profile(name) {
                 Some(p) => Some((p.usable, Some(name))),
                 None => continue,
