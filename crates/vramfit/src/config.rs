@@ -43,6 +43,24 @@ pub struct ParsedConfig {
     pub quantization: Option<Quantization>,
     /// Assumptions made while reading, one sentence each, for the user to check.
     pub notes: Vec<String>,
+    /// The same assumptions in Chinese, one for one with `notes` (the site shows them; the JSON
+    /// keeps `notes` only).
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub notes_zh: Vec<String>,
+}
+
+/// Assumptions made while reading, in English and Chinese.
+#[derive(Default)]
+struct Notes {
+    en: Vec<String>,
+    zh: Vec<String>,
+}
+
+impl Notes {
+    fn push(&mut self, en: String, zh: String) {
+        self.en.push(en);
+        self.zh.push(zh);
+    }
 }
 
 /// Parses a Hugging Face `config.json`.
@@ -92,7 +110,7 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
             ));
         }
     };
-    let mut notes = Vec::new();
+    let mut notes = Notes::default();
     let mut dtype = read_dtype(&top, &mut notes)?;
     let mut quantization = read_quantization(&top, &mut notes)?;
     let (arch, prefix) = match model_type.as_str() {
@@ -122,16 +140,22 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
                 ("llama4", Some(v)) => llama4_vision_params(&v, arch.hidden_size)?,
                 ("mistral3", Some(v)) => pixtral_params(&top, &v, arch.hidden_size)?,
                 _ => {
-                    notes.push(String::from(
-                        "No vision_config: only the language model is counted.",
-                    ));
+                    notes.push(
+                        String::from("No vision_config: only the language model is counted."),
+                        String::from("没有 vision_config：只计算语言模型。"),
+                    );
                     0
                 }
             };
             if extra > 0 {
-                notes.push(format!(
-                    "The vision tower and projector ({extra} parameters, from vision_config) are counted as extra parameters in the model dtype."
-                ));
+                notes.push(
+                    format!(
+                        "The vision tower and projector ({extra} parameters, from vision_config) are counted as extra parameters in the model dtype."
+                    ),
+                    format!(
+                        "视觉编码器与投影层（{extra} 个参数，来自 vision_config）按模型的数据类型计为额外参数。"
+                    ),
+                );
             }
             arch.extra_params = arch.extra_params.saturating_add(extra);
             (arch, "config.json: text_config.")
@@ -173,7 +197,8 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
         dtype,
         model_type,
         quantization,
-        notes,
+        notes: notes.en,
+        notes_zh: notes.zh,
     })
 }
 
@@ -375,22 +400,23 @@ impl<'a> Cfg<'a> {
     }
 }
 
-fn read_dtype(c: &Cfg, notes: &mut Vec<String>) -> Result<Option<Dtype>> {
+fn read_dtype(c: &Cfg, notes: &mut Notes) -> Result<Option<Dtype>> {
     let Some(s) = c.str("torch_dtype")?.or(c.str("dtype")?) else {
         return Ok(None);
     };
     match Dtype::parse("config.json: torch_dtype", s) {
         Ok(d) => Ok(Some(d)),
         Err(_) => {
-            notes.push(format!(
-                "torch_dtype `{s}` is not a weight dtype; choose the precision yourself."
-            ));
+            notes.push(
+                format!("torch_dtype `{s}` is not a weight dtype; choose the precision yourself."),
+                format!("torch_dtype `{s}` 不是权重数据类型；请自行选择精度。"),
+            );
             Ok(None)
         }
     }
 }
 
-fn read_quantization(c: &Cfg, notes: &mut Vec<String>) -> Result<Option<Quantization>> {
+fn read_quantization(c: &Cfg, notes: &mut Notes) -> Result<Option<Quantization>> {
     let Some(q) = c.child("quantization_config")? else {
         return Ok(None);
     };
@@ -437,9 +463,14 @@ fn read_quantization(c: &Cfg, notes: &mut Vec<String>) -> Result<Option<Quantiza
         "bitsandbytes" => {
             if q.b("load_in_4bit")?.unwrap_or(false) {
                 if q.str("bnb_4bit_quant_type")? == Some("fp4") {
-                    notes.push(String::from(
-                        "bitsandbytes FP4 is stored like NF4 (4 bits + block absmax); sized as NF4.",
-                    ));
+                    notes.push(
+                        String::from(
+                            "bitsandbytes FP4 is stored like NF4 (4 bits + block absmax); sized as NF4.",
+                        ),
+                        String::from(
+                            "bitsandbytes FP4 的存储方式与 NF4 相同（4 位 + 分块 absmax），按 NF4 计算大小。",
+                        ),
+                    );
                 }
                 Quantization::BnbNf4 {
                     double_quant: q.b("bnb_4bit_use_double_quant")?.unwrap_or(false),
@@ -457,9 +488,14 @@ fn read_quantization(c: &Cfg, notes: &mut Vec<String>) -> Result<Option<Quantiza
         "compressed-tensors" => compressed_tensors(&q)?,
         "fp8" => {
             if q.get("weight_block_size").is_some() {
-                notes.push(String::from(
-                    "Block-wise FP8 (weight_block_size) is sized as FP8 with per-channel scales; the block scales add about 0.02 %.",
-                ));
+                notes.push(
+                    String::from(
+                        "Block-wise FP8 (weight_block_size) is sized as FP8 with per-channel scales; the block scales add about 0.02 %.",
+                    ),
+                    String::from(
+                        "分块 FP8（weight_block_size）按逐通道缩放的 FP8 计算大小；分块缩放因子约多占 0.02 %。",
+                    ),
+                );
             }
             Quantization::Fp8
         }
@@ -537,7 +573,7 @@ const LLAMA: Style = Style {
     lm_head_bias: false,
 };
 
-fn decoder(model_type: &str, c: &Cfg, notes: &mut Vec<String>) -> Result<Architecture> {
+fn decoder(model_type: &str, c: &Cfg, notes: &mut Notes) -> Result<Architecture> {
     let attention_bias = c.b("attention_bias")?;
     let llama_like = |tie_default: bool| -> Result<Style> {
         let bias = attention_bias.unwrap_or(false);
@@ -766,17 +802,27 @@ fn decoder(model_type: &str, c: &Cfg, notes: &mut Vec<String>) -> Result<Archite
                     expert_bias: false,
                 });
                 if c.u("moe_layer_freq")?.unwrap_or(1) != 1 {
-                    notes.push(String::from(
-                        "moe_layer_freq is not 1: every layer after first_k_dense_replace is counted as MoE.",
-                    ));
+                    notes.push(
+                        String::from(
+                            "moe_layer_freq is not 1: every layer after first_k_dense_replace is counted as MoE.",
+                        ),
+                        String::from(
+                            "moe_layer_freq 不为 1：first_k_dense_replace 之后的每一层都按 MoE 层计算。",
+                        ),
+                    );
                 }
             }
             if let Some(n) = c.u("num_nextn_predict_layers")?
                 && n > 0
             {
-                notes.push(format!(
-                    "The {n} multi-token-prediction layer(s) (num_nextn_predict_layers) are not counted: inference loads them only for speculative decoding."
-                ));
+                notes.push(
+                    format!(
+                        "The {n} multi-token-prediction layer(s) (num_nextn_predict_layers) are not counted: inference loads them only for speculative decoding."
+                    ),
+                    format!(
+                        "{n} 个多 token 预测层（num_nextn_predict_layers）不计入：推理只在投机解码时加载它们。"
+                    ),
+                );
             }
         }
         "gpt_oss" => {
@@ -829,9 +875,14 @@ fn decoder(model_type: &str, c: &Cfg, notes: &mut Vec<String>) -> Result<Archite
                 };
                 a.sliding_window = chunk;
                 a.sliding_layers = chunked.min(a.num_layers);
-                notes.push(format!(
-                    "Chunked attention (attention_chunk_size {chunk}) on {chunked} layers is counted as a sliding window of {chunk} tokens; the other layers are global."
-                ));
+                notes.push(
+                    format!(
+                        "Chunked attention (attention_chunk_size {chunk}) on {chunked} layers is counted as a sliding window of {chunk} tokens; the other layers are global."
+                    ),
+                    format!(
+                        "{chunked} 层的分块注意力（attention_chunk_size {chunk}）按 {chunk} 个 token 的滑动窗口计算；其余层为全局注意力。"
+                    ),
+                );
             }
         }
         _ => {}
@@ -840,11 +891,16 @@ fn decoder(model_type: &str, c: &Cfg, notes: &mut Vec<String>) -> Result<Archite
 }
 
 /// Moves `dense` layers to the front: the parameter count is the same wherever they sit.
-fn dense_layers(mut moe: Moe, dense: u64, layers: u64, notes: &mut Vec<String>) -> Moe {
+fn dense_layers(mut moe: Moe, dense: u64, layers: u64, notes: &mut Notes) -> Moe {
     if dense > 0 && dense < layers {
-        notes.push(format!(
-            "{dense} of {layers} layers have a dense FFN; they are counted as the first {dense} (the total is exact, the per-layer placement is not)."
-        ));
+        notes.push(
+            format!(
+                "{dense} of {layers} layers have a dense FFN; they are counted as the first {dense} (the total is exact, the per-layer placement is not)."
+            ),
+            format!(
+                "{layers} 层中有 {dense} 层为稠密 FFN；按前 {dense} 层计算（总数准确，逐层位置不准确）。"
+            ),
+        );
     }
     moe.first_dense_layers = dense;
     moe
@@ -1155,7 +1211,7 @@ fn vit(c: &Cfg) -> Result<Architecture> {
     })
 }
 
-fn whisper(c: &Cfg, notes: &mut Vec<String>) -> Result<Architecture> {
+fn whisper(c: &Cfg, notes: &mut Notes) -> Result<Architecture> {
     let (hidden, heads) = width_and_heads(
         c,
         ("d_model", c.req(&["d_model"], "the model width")?),
@@ -1168,9 +1224,12 @@ fn whisper(c: &Cfg, notes: &mut Vec<String>) -> Result<Architecture> {
     if c.u("encoder_ffn_dim")?.is_some_and(|e| e != ffn)
         || c.u("encoder_attention_heads")?.is_some_and(|e| e != heads)
     {
-        notes.push(String::from(
-            "The encoder's heads or FFN width differ from the decoder's; the decoder's are used for both.",
-        ));
+        notes.push(
+            String::from(
+                "The encoder's heads or FFN width differ from the decoder's; the decoder's are used for both.",
+            ),
+            String::from("编码器的注意力头数或 FFN 宽度与解码器不同；两者都按解码器的计算。"),
+        );
     }
     let positions = c.u("max_target_positions")?.unwrap_or(448);
     Ok(Architecture {

@@ -293,3 +293,69 @@ fn falcon_before_transformers_adopted_it() {
     .unwrap();
     assert_eq!(cfg.arch, find("tiiuae/falcon-40b").unwrap().arch);
 }
+
+/// The numbers in a sentence, sorted (a translation may put them in another order).
+fn numbers(s: &str) -> Vec<String> {
+    let mut v: Vec<String> = s
+        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .map(|x| x.trim_matches('.').to_string())
+        .filter(|x| !x.is_empty())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn every_note_has_a_chinese_twin_with_the_same_numbers() {
+    let dir = format!("{}/tests/corpus/configs", env!("CARGO_MANIFEST_DIR"));
+    let mut seen = 0;
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".json"))
+        .collect();
+    names.sort();
+    for file in names {
+        let cfg = load(&file);
+        assert_eq!(cfg.notes.len(), cfg.notes_zh.len(), "{file}");
+        for (en, zh) in cfg.notes.iter().zip(&cfg.notes_zh) {
+            assert!(
+                zh.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)),
+                "{file}: {zh}"
+            );
+            assert_eq!(numbers(en), numbers(zh), "{file}:\n{en}\n{zh}");
+            seen += 1;
+        }
+    }
+    // DeepSeek-V3: its one MTP layer; Llama 4 Scout: vision tower, chunked attention on 36 of
+    // 48 layers (8192 tokens), MoE layers interleaved.
+    assert!(seen >= 3, "{seen} notes");
+    let scout = load("llama-4-scout-17b-16e-instruct.json");
+    assert!(
+        scout
+            .notes_zh
+            .iter()
+            .any(|n| n == "36 层的分块注意力（attention_chunk_size 8192）按 8192 个 token 的滑动窗口计算；其余层为全局注意力。"),
+        "{:?}",
+        scout.notes_zh
+    );
+    // Notes the fixtures do not reach: an unknown torch_dtype, bitsandbytes FP4.
+    let odd = parse_config(
+        r#"{"model_type": "llama", "vocab_size": 32000, "hidden_size": 4096, "num_hidden_layers": 32,
+            "num_attention_heads": 32, "intermediate_size": 11008, "torch_dtype": "bool",
+            "quantization_config": {"quant_method": "bitsandbytes", "load_in_4bit": true,
+                                    "bnb_4bit_quant_type": "fp4"}}"#,
+    )
+    .unwrap();
+    assert_eq!(odd.notes.len(), 2, "{:?}", odd.notes);
+    assert_eq!(
+        odd.notes_zh,
+        [
+            "torch_dtype `bool` 不是权重数据类型；请自行选择精度。",
+            "bitsandbytes FP4 的存储方式与 NF4 相同（4 位 + 分块 absmax），按 NF4 计算大小。"
+        ]
+    );
+    for (en, zh) in odd.notes.iter().zip(&odd.notes_zh) {
+        assert_eq!(numbers(en), numbers(zh));
+    }
+}

@@ -33,6 +33,10 @@ pub struct Quick {
     pub recommended_bytes: Bytes,
     /// The rule applied, with the values in it.
     pub formula: String,
+    /// The same, in Chinese, with the same numbers (the site shows it; the JSON keeps
+    /// `formula` only).
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub formula_zh: String,
 }
 
 /// The guide's bytes per parameter `b` for the chosen precision: fp32 4, fp16/bf16 2, int8 1,
@@ -103,6 +107,15 @@ pub fn quick(
                 gb(theory),
                 1.2 * (gb(theory) + 2.0)
             ),
+            formula_zh: format!(
+                "权重 = {params} × {b} B = {:.2} GB；M_train ≈ {rule} × 权重 = {:.2} GB（指南 §2.2、§6 Q1）；指南自身各项之和为 权重 + 梯度 + {states} × 权重 + 0.2–0.5 × 权重 = {:.2}–{:.2} GB；M_rec = 1.2 × ({:.2} + 2) = {:.2} GB",
+                gb(w),
+                gb(theory),
+                gb(w * (2.2 + states)),
+                gb(w * (2.5 + states)),
+                gb(theory),
+                1.2 * (gb(theory) + 2.0)
+            ),
         };
     }
     let kv = if arch.is_detailed() && arch.is_generative() {
@@ -116,16 +129,20 @@ pub fn quick(
     };
     let act = 0.2 * w;
     let theory = w + kv + act;
-    let kv_text = if kv > 0.0 {
-        format!(
+    let (kv_text, kv_text_zh) = if kv > 0.0 {
+        let t = format!(
             "KV = 2 × {batch} × {seq} × {} × {} × {} B = {:.2} GB",
             arch.hidden_size,
             arch.num_layers,
             dtype.bytes(),
             gb(kv)
-        )
+        );
+        (t.clone(), t)
     } else {
-        String::from("KV = 0 (needs hidden size and layers: give a preset or config.json)")
+        (
+            String::from("KV = 0 (needs hidden size and layers: give a preset or config.json)"),
+            String::from("KV = 0（需要隐藏维度与层数：请选择预设模型或 config.json）"),
+        )
     };
     Quick {
         weights_bytes: Bytes::from_f64(w),
@@ -138,6 +155,14 @@ pub fn quick(
         recommended_bytes: m_rec(Bytes::from_f64(theory)),
         formula: format!(
             "weights = {params} × {b} B = {:.2} GB; {kv_text}; activations ≈ 0.2 × weights (10–30 %) = {:.2} GB; M_theory = {:.2} GB; M_rec = 1.2 × ({:.2} + 2) = {:.2} GB",
+            gb(w),
+            gb(act),
+            gb(theory),
+            gb(theory),
+            1.2 * (gb(theory) + 2.0)
+        ),
+        formula_zh: format!(
+            "权重 = {params} × {b} B = {:.2} GB；{kv_text_zh}；激活值 ≈ 0.2 × 权重（10–30 %）= {:.2} GB；M_theory = {:.2} GB；M_rec = 1.2 × ({:.2} + 2) = {:.2} GB",
             gb(w),
             gb(act),
             gb(theory),
@@ -222,5 +247,63 @@ mod tests {
             4096,
         );
         assert_eq!(q.kv_cache_bytes.get(), 2_147_483_648);
+    }
+
+    /// The numbers of a formula, in order (digits and decimal points).
+    fn numbers(s: &str) -> alloc::vec::Vec<&str> {
+        s.split(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .map(|x| x.trim_matches('.'))
+            .filter(|x| !x.is_empty())
+            .collect()
+    }
+
+    #[test]
+    fn the_chinese_formula_has_the_same_numbers() {
+        let opaque = Architecture::opaque(P7B);
+        let llama = Architecture {
+            family: crate::model::Family::CausalLm,
+            hidden_size: 4096,
+            num_layers: 32,
+            ..Architecture::default()
+        };
+        // §6 Q1 in Chinese: 7e9 × 2 B = 14.00 GB, 3.5 × 14 = 49.00 GB, M_rec = 1.2 × 51 = 61.20 GB.
+        let t = quick(
+            P7B,
+            &opaque,
+            Mode::Training,
+            Dtype::Fp16,
+            &Quantization::None,
+            Optimizer::Adamw,
+            1,
+            1,
+        );
+        assert_eq!(
+            t.formula_zh,
+            "权重 = 7000000000 × 2 B = 14.00 GB；M_train ≈ 3.5 × 权重 = 49.00 GB（指南 §2.2、§6 Q1）；指南自身各项之和为 权重 + 梯度 + 2 × 权重 + 0.2–0.5 × 权重 = 58.80–63.00 GB；M_rec = 1.2 × (49.00 + 2) = 61.20 GB"
+        );
+        for (arch, mode) in [
+            (&opaque, Mode::Training),
+            (&opaque, Mode::Inference),
+            (&llama, Mode::Inference),
+        ] {
+            let q = quick(
+                P7B,
+                arch,
+                mode,
+                Dtype::Bf16,
+                &Quantization::None,
+                Optimizer::Adamw,
+                2,
+                4096,
+            );
+            assert_eq!(
+                numbers(&q.formula),
+                numbers(&q.formula_zh),
+                "{}\n{}",
+                q.formula,
+                q.formula_zh
+            );
+            assert!(q.formula_zh.contains("权重"));
+        }
     }
 }
