@@ -7,7 +7,9 @@ use vramfit::config::ParsedConfig;
 use vramfit::estimate::{Estimate, EstimateInput, Mode, estimate};
 
 use vramfit::Bytes;
-use vramfit::hardware::{Layout, PlanOption, PlanOptions};
+use vramfit::hardware::matrix::{CRITERIA, PlatformScore, Weights, rank_platforms};
+use vramfit::hardware::spot::{GUIDE_SPOT_FRACTION, SpotComparison, SpotInput, compare};
+use vramfit::hardware::{Layout, Market, Offer, PlanOption, PlanOptions};
 
 use crate::fields;
 use crate::state::AppState;
@@ -171,16 +173,188 @@ pub fn per_gpu(input: &EstimateInput, layout: Layout) -> Bytes {
     vramfit::estimate::layout_required_bytes(input, layout)
 }
 
-/// The rental options for the state, cheapest first (the CLI's `recommend`).
-pub fn plan_of(s: &AppState, options: &PlanOptions) -> Result<Vec<PlanOption>, InputError> {
+/// The rental options for the state on `offers`, cheapest first (the CLI's `recommend` when
+/// `offers` is the built-in catalog).
+pub fn plan_of(
+    s: &AppState,
+    offers: &[Offer],
+    options: &PlanOptions,
+) -> Result<Vec<PlanOption>, InputError> {
     let input = input_with(s, &[])?;
     estimate(&input)?;
     Ok(vramfit::hardware::plan(
         |l| per_gpu(&input, l),
-        vramfit::hardware::offers(),
+        offers,
         vramfit::hardware::gpus(),
         options,
     ))
+}
+
+// ---- the platform decision matrix ---------------------------------------------------------
+
+/// The weights of the state's `weights` (the CLI's `--weights` text: `memory=3,support=0`;
+/// absent, every weight 1). Errors name the field `weights`.
+pub fn weights_of(s: &AppState) -> Result<Weights, InputError> {
+    Weights::parse("weights", s.extra("weights"))
+}
+
+/// A criterion's weight.
+pub fn weight(w: &Weights, criterion: &str) -> u32 {
+    match criterion {
+        "memory" => w.memory,
+        "billing" => w.billing,
+        "slicing" => w.slicing,
+        "interconnect" => w.interconnect,
+        "frameworks" => w.frameworks,
+        "support" => w.support,
+        _ => 0,
+    }
+}
+
+/// `w` with one criterion's weight changed (at most 100, as `Weights::parse` accepts).
+pub fn with_weight(w: &Weights, criterion: &str, v: u32) -> Weights {
+    let mut w = *w;
+    let v = v.min(100);
+    match criterion {
+        "memory" => w.memory = v,
+        "billing" => w.billing = v,
+        "slicing" => w.slicing = v,
+        "interconnect" => w.interconnect = v,
+        "frameworks" => w.frameworks = v,
+        "support" => w.support = v,
+        _ => {}
+    }
+    w
+}
+
+/// The weights as the URL and the CLI's `--weights` write them: the criteria whose weight is
+/// not 1, in the guide's order (`""` when every weight is 1).
+pub fn weights_text(w: &Weights) -> String {
+    CRITERIA
+        .iter()
+        .filter(|c| weight(w, c) != 1)
+        .map(|c| format!("{c}={}", weight(w, c)))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// The platforms ranked by the weights of the state, on `offers` (the CLI's `platforms`).
+pub fn matrix_of(s: &AppState, offers: &[Offer]) -> Result<Vec<PlatformScore>, InputError> {
+    let w = weights_of(s)?;
+    if CRITERIA.iter().all(|c| weight(&w, c) == 0) {
+        return Err(InputError::new(
+            "weights",
+            "every weight is 0",
+            "at least one weight above 0",
+        ));
+    }
+    Ok(rank_platforms(
+        vramfit::hardware::platforms(),
+        offers,
+        vramfit::hardware::gpus(),
+        &w,
+    ))
+}
+
+// ---- spot against on-demand ----------------------------------------------------------------
+
+/// The spot calculator's inputs: URL key, the core's field name (which its errors name), and
+/// the default text (`""`: from the offers).
+pub const SPOT_FIELDS: [(&str, &str, &str); 6] = [
+    ("spot_hours", "hours", "24"),
+    ("spot_od", "on_demand_price", ""),
+    ("spot_price", "spot_price", ""),
+    ("spot_mtbi", "mtbi", "12"),
+    ("spot_ckpt", "checkpoint_every", "0.5"),
+    ("spot_restart", "restart", "0.25"),
+];
+
+/// Where the spot calculator's default prices come from.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct SpotDefaults {
+    /// The cheapest on-demand option for the run: offer id and price per hour.
+    pub on_demand: Option<(String, f64)>,
+    /// The cheapest spot option for the run, if any offer is spot.
+    pub spot: Option<(String, f64)>,
+}
+
+/// A price rounded to 4 decimals, as the calculator's fields show it.
+pub fn round_price(x: f64) -> f64 {
+    (x * 1e4).round() / 1e4
+}
+
+/// The cheapest on-demand and spot options of `options` (cheapest first, spot included), on
+/// the calculator's card when one is chosen and has options.
+pub fn spot_defaults(options: &[PlanOption], gpu: &str) -> SpotDefaults {
+    let on_card = !gpu.is_empty() && options.iter().any(|o| o.gpu == gpu);
+    let pick = |m: Market| {
+        options
+            .iter()
+            .filter(|o| o.market == m && (!on_card || o.gpu == gpu))
+            .find(|o| o.price_per_hour.is_finite() && o.price_per_hour > 0.0)
+            .map(|o| (o.offer.clone(), o.price_per_hour))
+    };
+    SpotDefaults {
+        on_demand: pick(Market::OnDemand),
+        spot: pick(Market::Spot),
+    }
+}
+
+/// The text of a spot field: what the user typed, or its default.
+pub fn spot_value(s: &AppState, key: &str, d: &SpotDefaults) -> String {
+    if let Some(v) = s.extra.get(key) {
+        return v.clone();
+    }
+    let default = SPOT_FIELDS
+        .iter()
+        .find(|(k, _, _)| *k == key)
+        .map_or("", |(_, _, v)| *v);
+    match key {
+        "spot_od" => d
+            .on_demand
+            .as_ref()
+            .map(|(_, p)| format!("{}", round_price(*p)))
+            .unwrap_or_default(),
+        "spot_price" => match (&d.spot, &d.on_demand) {
+            (Some((_, p)), _) => format!("{}", round_price(*p)),
+            (None, Some((_, p))) => format!("{}", round_price(p * GUIDE_SPOT_FRACTION)),
+            (None, None) => String::new(),
+        },
+        _ => default.to_string(),
+    }
+}
+
+/// Spot against on-demand for the state's fields (the CLI's `spot`). A field that is not a
+/// number is named by the core's field name, as the core names the out-of-range ones.
+pub fn spot_of(s: &AppState, d: &SpotDefaults) -> Result<SpotComparison, InputError> {
+    let mut v = [0.0f64; 6];
+    for (i, (key, field, _)) in SPOT_FIELDS.iter().enumerate() {
+        let text = spot_value(s, key, d);
+        let t = text.trim();
+        v[i] = t
+            .parse::<f64>()
+            .ok()
+            .filter(|x| x.is_finite())
+            .ok_or_else(|| {
+                InputError::new(
+                    *field,
+                    if t.is_empty() {
+                        "empty".to_string()
+                    } else {
+                        format!("`{t}` is not a number")
+                    },
+                    "a number",
+                )
+            })?;
+    }
+    compare(&SpotInput {
+        hours: v[0],
+        on_demand_price: v[1],
+        spot_price: v[2],
+        mtbi_hours: v[3],
+        checkpoint_every_hours: v[4],
+        restart_hours: v[5],
+    })
 }
 
 /// The largest batch and the largest sequence length that fit `capacity` with the other
@@ -456,6 +630,97 @@ mod tests {
         assert!(context_curve(&s).is_empty());
         let s = state("#/calc?source=config");
         assert_eq!(estimate_of(&s).unwrap_err().field, "config.json");
+    }
+
+    #[test]
+    fn weights_round_trip_through_the_url_text() {
+        let s = state("#/fit?weights=memory%3D3%2Csupport%3D0");
+        let w = weights_of(&s).unwrap();
+        assert_eq!((w.memory, w.support, w.billing), (3, 0, 1));
+        assert_eq!(weights_text(&w), "memory=3,support=0");
+        assert_eq!(weights_text(&Weights::default()), "");
+        let w2 = with_weight(&w, "memory", 1);
+        assert_eq!(weights_text(&w2), "support=0");
+        assert_eq!(with_weight(&w, "billing", 500).billing, 100);
+        // The ranking is the core's, with these weights.
+        let m = matrix_of(&s, vramfit::hardware::offers()).unwrap();
+        let core = rank_platforms(
+            vramfit::hardware::platforms(),
+            vramfit::hardware::offers(),
+            vramfit::hardware::gpus(),
+            &w,
+        );
+        assert_eq!(m, core);
+        // Every weight 0, or a bad text: the field's error, no ranking.
+        let zero = "memory=0,billing=0,slicing=0,interconnect=0,frameworks=0,support=0";
+        let s0 = state(&format!("#/fit?weights={}", crate::route::encode(zero)));
+        assert_eq!(
+            matrix_of(&s0, vramfit::hardware::offers())
+                .unwrap_err()
+                .field,
+            "weights"
+        );
+        let bad = state("#/fit?weights=memory%3Dlots");
+        assert_eq!(
+            matrix_of(&bad, vramfit::hardware::offers())
+                .unwrap_err()
+                .field,
+            "weights"
+        );
+    }
+
+    #[test]
+    fn spot_defaults_come_from_the_cheapest_offers() {
+        let s = state("#/fit");
+        let opts = plan_of(
+            &s,
+            vramfit::hardware::offers(),
+            &PlanOptions {
+                include_spot: true,
+                ..PlanOptions::default()
+            },
+        )
+        .unwrap();
+        let d = spot_defaults(&opts, "");
+        let od = d.on_demand.clone().unwrap();
+        let first_od = opts.iter().find(|o| o.market == Market::OnDemand).unwrap();
+        assert_eq!(od, (first_od.offer.clone(), first_od.price_per_hour));
+        assert_eq!(
+            spot_value(&s, "spot_od", &d),
+            format!("{}", round_price(od.1))
+        );
+        assert_eq!(spot_value(&s, "spot_hours", &d), "24");
+        // The comparison is the core's for the same numbers.
+        let c = spot_of(&s, &d).unwrap();
+        let sp: f64 = spot_value(&s, "spot_price", &d).parse().unwrap();
+        let want = compare(&SpotInput {
+            hours: 24.0,
+            on_demand_price: round_price(od.1),
+            spot_price: sp,
+            mtbi_hours: 12.0,
+            checkpoint_every_hours: 0.5,
+            restart_hours: 0.25,
+        })
+        .unwrap();
+        assert_eq!(c, want);
+        // Hand check of the on-demand cost: 24 h at the rounded price.
+        assert_eq!(c.on_demand_cost, 24.0 * round_price(od.1));
+        // A chosen card narrows the defaults to its offers.
+        let on_4090 = spot_defaults(&opts, "rtx-4090");
+        if opts
+            .iter()
+            .any(|o| o.gpu == "rtx-4090" && o.market == Market::OnDemand)
+        {
+            let id = on_4090.on_demand.unwrap().0;
+            assert!(opts.iter().any(|o| o.offer == id && o.gpu == "rtx-4090"));
+        }
+        // Typed values win; a bad one is named like the core names it.
+        let bad = state("#/fit?spot_hours=abc");
+        assert_eq!(spot_of(&bad, &d).unwrap_err().field, "hours");
+        let bad = state("#/fit?spot_mtbi=-2");
+        assert_eq!(spot_of(&bad, &d).unwrap_err().field, "mtbi");
+        let none = SpotDefaults::default();
+        assert_eq!(spot_of(&s, &none).unwrap_err().field, "on_demand_price");
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! state from a context and compute everything they show from the estimator and the planners
 //! of the `vramfit` crate; nothing on screen is a hard-coded answer.
 
+pub mod catalog;
 pub mod compute;
 pub mod fields;
 pub mod format;
@@ -26,6 +27,9 @@ use crate::state::{Action, AppState};
 /// The state and its dispatcher, shared with every component.
 pub type Ctx = UseReducerHandle<AppState>;
 
+/// The offers in use (typed prices, an imported catalog), shared with every component.
+pub type CatalogCtx = UseReducerHandle<catalog::Catalog>;
+
 /// The root component.
 #[function_component(App)]
 pub fn app() -> Html {
@@ -35,6 +39,23 @@ pub fn app() -> Html {
         let s = yew::Reducible::reduce(s, Action::Open(route, hooks::browser_lang()));
         (*s).clone()
     });
+
+    // The offers: read from localStorage once, written back after every change.
+    let offers = use_reducer(|| {
+        catalog::Catalog::from_storage(
+            hooks::local_get(catalog::PRICES_KEY).as_deref(),
+            hooks::local_get(catalog::OFFERS_KEY).as_deref(),
+        )
+    });
+    {
+        let deps = (offers.prices.clone(), offers.imported.clone());
+        let c = (*offers).clone();
+        use_effect_with(deps, move |_| {
+            let (prices, imported) = c.stored();
+            hooks::local_set(catalog::PRICES_KEY, prices.as_deref());
+            hooks::local_set(catalog::OFFERS_KEY, imported.as_deref());
+        });
+    }
 
     // A link opened later (back/forward, an edited address, a pasted link).
     {
@@ -69,6 +90,7 @@ pub fn app() -> Html {
     };
     html! {
         <ContextProvider<Ctx> context={state.clone()}>
+        <ContextProvider<CatalogCtx> context={offers.clone()}>
             <a class="skip" href="#main" onclick={hooks::focus_main()}>{ lang.t("app.skip") }</a>
             <components::shell::Header />
             <components::shell::Nav />
@@ -81,6 +103,7 @@ pub fn app() -> Html {
                 <a href={if lang == crate::i18n::Lang::Zh { "./book/zh/" } else { "./book/en/" }}>{ lang.t("app.book") }</a>
                 { " · vramfit " }{ vramfit::VERSION }
             </footer>
+        </ContextProvider<CatalogCtx>>
         </ContextProvider<Ctx>>
     }
 }
@@ -89,4 +112,10 @@ pub fn app() -> Html {
 #[hook]
 pub fn use_app() -> Ctx {
     use_context::<Ctx>().expect("components render inside App's ContextProvider")
+}
+
+/// The offers in use, from inside any component.
+#[hook]
+pub fn use_catalog() -> CatalogCtx {
+    use_context::<CatalogCtx>().expect("components render inside App's ContextProvider")
 }

@@ -111,6 +111,13 @@ pub const EXTRA_KEYS: &[&str] = &[
     "currency",
     "walk",
     "spot",
+    "weights",
+    "spot_hours",
+    "spot_od",
+    "spot_price",
+    "spot_mtbi",
+    "spot_ckpt",
+    "spot_restart",
 ];
 
 impl AppState {

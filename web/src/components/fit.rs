@@ -1,16 +1,29 @@
 //! Fit & rent: which cards hold the calculator's run, the cheapest ways to rent it (single
 //! cards, tensor / pipeline parallel, ZeRO-3, MIG slices), the guide's tier for the model size,
-//! and the largest batch and context on the chosen card.
+//! the largest batch and context on the chosen card; then the prices and catalog in use
+//! ([`super::prices`]), spot against on-demand ([`super::spot`]) and the platform decision
+//! matrix ([`super::matrix`]).
 
-use vramfit::hardware::{Currency, Market, PlanOptions, gpus, tiers};
+use vramfit::hardware::{Currency, Layout, Market, ParallelKind, PlanOptions, gpus, tiers};
 use yew::prelude::*;
 
 use super::field::error_text;
+use super::matrix::Matrix;
+use super::prices::Prices;
+use super::spot::SpotCalc;
 use crate::compute;
 use crate::format;
 use crate::i18n::Lang;
 use crate::state::Action;
-use crate::use_app;
+use crate::{use_app, use_catalog};
+
+/// A layout in the page's language (`1 GPU` is words; `TP=4` is notation).
+fn layout_text(lang: Lang, l: &Layout) -> String {
+    match l.kind {
+        ParallelKind::Single => lang.t("fit.one_gpu").to_string(),
+        _ => l.describe(),
+    }
+}
 
 const ROWS: usize = 25;
 
@@ -25,31 +38,65 @@ pub fn view() -> Html {
         Currency::Usd
     };
     let spot = app.extra("spot") == "true";
+    let catalog = use_catalog();
     let est = use_memo((app.calc.clone(), app.extra.get("config").cloned()), {
         let s = (*app).clone();
         move |_| compute::estimate_of(&s)
     });
+    // Spot offers are always planned (the spot calculator's defaults need them) and filtered
+    // out of the table unless asked for: the planner drops options only within one offer, so
+    // the on-demand rows are exactly those of a plan without spot.
     let plan = use_memo(
         (
             app.calc.clone(),
             app.extra.get("config").cloned(),
             currency,
-            spot,
+            catalog.offers.clone(),
         ),
         {
             let s = (*app).clone();
-            move |_| {
+            move |(_, _, currency, offers)| {
                 compute::plan_of(
                     &s,
+                    offers,
                     &PlanOptions {
-                        currency,
-                        include_spot: spot,
+                        currency: *currency,
+                        include_spot: true,
                         ..PlanOptions::default()
                     },
                 )
             }
         },
     );
+    let all = plan.as_ref().as_ref().map(|v| v.as_slice()).unwrap_or(&[]);
+    let spot_defaults = compute::spot_defaults(all, &app.value("gpu"));
+    let options: Vec<&vramfit::hardware::PlanOption> = all
+        .iter()
+        .filter(|o| spot || o.market == Market::OnDemand)
+        .collect();
+    let capacity = est
+        .as_ref()
+        .as_ref()
+        .ok()
+        .and_then(|e| e.fit.as_ref().map(|f| (f.gpu.clone(), f.memory_bytes)));
+    let largest = use_memo(
+        (
+            app.calc.clone(),
+            app.extra.get("config").cloned(),
+            capacity.clone(),
+        ),
+        {
+            let s = (*app).clone();
+            move |(_, _, cap)| cap.as_ref().map(|(_, c)| compute::largest(&s, *c))
+        },
+    );
+    let tail = html! {
+        <>
+            <Prices />
+            <SpotCalc defaults={spot_defaults} currency={currency.code()} />
+            <Matrix />
+        </>
+    };
     let e = match est.as_ref() {
         Ok(e) => e.clone(),
         Err(err) => {
@@ -60,6 +107,7 @@ pub fn view() -> Html {
                         { lang.t("calc.cannot") }{ " " }{ error_text(lang, err) }{ " " }
                         <a href={app.hash_for(crate::route::View::Calc)}>{ lang.t("fit.fix_in_calc") }</a>
                     </div>
+                    { tail }
                 </>
             };
         }
@@ -86,19 +134,6 @@ pub fn view() -> Html {
             set(if c { "true".into() } else { String::new() })
         })
     };
-    let options = plan.as_ref().as_ref().map(|v| v.as_slice()).unwrap_or(&[]);
-    let capacity = e.fit.as_ref().map(|f| (f.gpu.clone(), f.memory_bytes));
-    let largest = use_memo(
-        (
-            app.calc.clone(),
-            app.extra.get("config").cloned(),
-            capacity.clone(),
-        ),
-        {
-            let s = (*app).clone();
-            move |(_, _, cap)| cap.as_ref().map(|(_, c)| compute::largest(&s, *c))
-        },
-    );
     html! {
         <>
             <h1>{ lang.t("view.fit") }</h1>
@@ -106,8 +141,9 @@ pub fn view() -> Html {
             <div class="panel" id="tier">
                 <h2>{ lang.f("fit.tier", &[if lang == Lang::Zh { tier.name_zh } else { tier.name }]) }</h2>
                 <dl class="kv">
-                    <dt>{ lang.t("fit.tier_inference") }</dt><dd>{ tier.inference }</dd>
-                    <dt>{ lang.t("fit.tier_training") }</dt><dd>{ tier.training }</dd>
+                    <dt>{ lang.t("fit.tier_inference") }</dt><dd>{ if lang == Lang::Zh { tier.inference_zh } else { tier.inference } }</dd>
+                    <dt>{ lang.t("fit.tier_training") }</dt><dd>{ if lang == Lang::Zh { tier.training_zh } else { tier.training } }</dd>
+                    <dt>{ lang.t("fit.tier_note") }</dt><dd>{ if lang == Lang::Zh { tier.note_zh } else { tier.note } }</dd>
                 </dl>
             </div>
             if let (Some((gpu, cap)), Some((batch, seq))) = (capacity.as_ref(), largest.as_ref().as_ref()) {
@@ -149,7 +185,7 @@ pub fn view() -> Html {
                                 { for options.iter().take(ROWS).enumerate().map(|(i, o)| {
                                     let layout = match &o.mig_profile {
                                         Some(p) => format!("MIG {p}"),
-                                        None => o.parallelism.describe(),
+                                        None => layout_text(lang, &o.parallelism),
                                     };
                                     let rents = if o.rented_gpus > o.count { lang.f("fit.rents", &[&o.rented_gpus.to_string()]) } else { String::new() };
                                     html! {
@@ -170,6 +206,7 @@ pub fn view() -> Html {
                     <p class="hint">{ lang.f("fit.footnote", &[&options.len().to_string()]) }</p>
                 }
             </div>
+            { tail }
             <div class="panel">
                 <h2>{ lang.t("fit.cards") }</h2>
                 <p class="hint">{ lang.f("fit.cards_hint", &[&format::gib(e.required_bytes)]) }</p>

@@ -4,7 +4,7 @@
 use vramfit::Bytes;
 use vramfit::InputError;
 use vramfit::hardware::mig::{MigOptions, MigPlan, MigPricing, plan_mig};
-use vramfit::hardware::{Currency, find_gpu, gpus, offers};
+use vramfit::hardware::{Currency, Offer, find_gpu, gpus};
 use yew::prelude::*;
 
 use super::field::error_text;
@@ -34,11 +34,12 @@ pub fn parse_jobs(text: &str) -> Result<Vec<(String, Bytes)>, InputError> {
         .collect()
 }
 
-/// Plans the jobs on the card.
+/// Plans the jobs on the card, priced by `offers`.
 pub fn plan(
     gpu: &str,
     jobs: &str,
     currency: Currency,
+    offers: &[Offer],
 ) -> Result<(Vec<(String, Bytes)>, MigPlan), InputError> {
     let g = find_gpu(gpu).ok_or_else(|| {
         InputError::new(
@@ -52,7 +53,7 @@ pub fn plan(
     let p = plan_mig(
         g,
         &sizes,
-        offers(),
+        offers,
         &MigOptions {
             currency,
             ..MigOptions::default()
@@ -80,9 +81,11 @@ pub fn view() -> Html {
     } else {
         Currency::Cny
     };
-    let result = use_memo((gpu.clone(), jobs.clone(), currency), |(g, j, c)| {
-        plan(g, j, *c)
-    });
+    let catalog = crate::use_catalog();
+    let result = use_memo(
+        (gpu.clone(), jobs.clone(), currency, catalog.offers.clone()),
+        |(g, j, c, offers)| plan(g, j, *c, offers),
+    );
     let set = |k: &'static str| {
         let app = app.clone();
         move |v: String| app.dispatch(Action::SetExtra(k.into(), v))
@@ -235,7 +238,13 @@ mod tests {
 
     #[test]
     fn the_guides_example_fits_one_card() {
-        let (jobs, p) = plan(DEFAULT_GPU, DEFAULT_JOBS, Currency::Cny).unwrap();
+        let (jobs, p) = plan(
+            DEFAULT_GPU,
+            DEFAULT_JOBS,
+            Currency::Cny,
+            vramfit::hardware::offers(),
+        )
+        .unwrap();
         assert_eq!(jobs.len(), 3);
         assert_eq!(p.cards.len(), 1);
         assert_eq!(p.cards[0].slices.len(), 3);
@@ -244,6 +253,11 @@ mod tests {
     #[test]
     fn bad_jobs_name_the_field() {
         assert_eq!(parse_jobs("a=lots").unwrap_err().field, "jobs");
-        assert_eq!(plan("t4", "1GiB", Currency::Cny).unwrap_err().field, "gpu");
+        assert_eq!(
+            plan("t4", "1GiB", Currency::Cny, vramfit::hardware::offers())
+                .unwrap_err()
+                .field,
+            "gpu"
+        );
     }
 }

@@ -8,5 +8,8 @@ pub mod faq;
 pub mod field;
 pub mod fit;
 pub mod gpus;
+pub mod matrix;
 pub mod mig;
+pub mod prices;
 pub mod shell;
+pub mod spot;

@@ -1,5 +1,5 @@
-//! The few places the site touches the browser outside Yew: the URL, the document, and the
-//! browser's language.
+//! The few places the site touches the browser outside Yew: the URL, the document, the
+//! browser's language, `localStorage` and file downloads.
 
 use gloo::events::EventListener;
 use wasm_bindgen::JsValue;
@@ -68,4 +68,52 @@ pub fn use_hashchange<F: Fn(String) + 'static>(f: F) {
         });
         move || drop(listener)
     });
+}
+
+/// `localStorage[key]`, or `None` (absent, or storage unavailable: private windows may refuse it).
+pub fn local_get(key: &str) -> Option<String> {
+    web_sys::window()
+        .and_then(|w| w.local_storage().ok().flatten())
+        .and_then(|s| s.get_item(key).ok().flatten())
+}
+
+/// Sets `localStorage[key]` (`None` removes it). A full or refused storage is ignored: the
+/// values stay in the page until it is closed.
+pub fn local_set(key: &str, value: Option<&str>) {
+    let Some(s) = web_sys::window().and_then(|w| w.local_storage().ok().flatten()) else {
+        return;
+    };
+    let _ = match value {
+        Some(v) => s.set_item(key, v),
+        None => s.remove_item(key),
+    };
+}
+
+/// Offers `text` as a file download named `name` (a `blob:` URL, revoked after a while).
+pub fn download(name: &str, mime: &str, text: &str) {
+    use wasm_bindgen::JsCast;
+    let parts = js_sys::Array::of1(&JsValue::from_str(text));
+    let opts = web_sys::BlobPropertyBag::new();
+    opts.set_type(mime);
+    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts) else {
+        return;
+    };
+    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
+        return;
+    };
+    let doc = gloo::utils::document();
+    if let Some(a) = doc
+        .create_element("a")
+        .ok()
+        .and_then(|e| e.dyn_into::<web_sys::HtmlAnchorElement>().ok())
+    {
+        a.set_href(&url);
+        a.set_download(name);
+        a.click();
+    }
+    // Revoked a little later: the download may still be reading the blob after the click.
+    gloo::timers::callback::Timeout::new(30_000, move || {
+        let _ = web_sys::Url::revoke_object_url(&url);
+    })
+    .forget();
 }

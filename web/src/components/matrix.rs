@@ -1,0 +1,109 @@
+//! The platform decision matrix of guide §4.2: every platform's score on the six criteria and
+//! the weighted total, ranked, with one slider per weight. The weights live in the URL
+//! (`weights=`, written as the CLI's `--weights`), so a shared link reopens them.
+
+use vramfit::hardware::matrix::CRITERIA;
+use yew::prelude::*;
+
+use super::field::error_text;
+use crate::compute;
+use crate::i18n::Lang;
+use crate::state::Action;
+use crate::{use_app, use_catalog};
+
+/// The highest weight the sliders offer (a link may carry up to 100; the slider then widens).
+pub const SLIDER_MAX: u32 = 10;
+
+/// The matrix panel.
+#[function_component(Matrix)]
+pub fn matrix() -> Html {
+    let app = use_app();
+    let catalog = use_catalog();
+    let lang = app.lang;
+    let text = app.extra("weights").to_string();
+    let ranked = use_memo((text.clone(), catalog.offers.clone()), {
+        let s = (*app).clone();
+        move |(_, offers)| compute::matrix_of(&s, offers)
+    });
+    let parsed = compute::weights_of(&app);
+    let weights = parsed.clone().unwrap_or_default();
+    let error = match (&parsed, ranked.as_ref()) {
+        (Err(e), _) | (Ok(_), Err(e)) => Some(e.clone()),
+        _ => None,
+    };
+    let sliders = CRITERIA.iter().map(|c| {
+        let id = format!("w-{c}");
+        let v = compute::weight(&weights, c);
+        let max = SLIDER_MAX.max(v);
+        let oninput = {
+            let app = app.clone();
+            let c = *c;
+            Callback::from(move |e: InputEvent| {
+                let v: u32 = e
+                    .target_unchecked_into::<web_sys::HtmlInputElement>()
+                    .value()
+                    .parse()
+                    .unwrap_or(1);
+                let base = compute::weights_of(&app).unwrap_or_default();
+                let next = compute::with_weight(&base, c, v);
+                app.dispatch(Action::SetExtra("weights".into(), compute::weights_text(&next)));
+            })
+        };
+        html! {
+            <div class="field slider">
+                <label for={id.clone()}>{ lang.t(&format!("matrix.c.{c}")) }</label>
+                <div class="slider-row">
+                    <input type="range" id={id.clone()} min="0" max={max.to_string()} step="1"
+                        value={v.to_string()} {oninput} aria-describedby={format!("{id}-hint")}
+                        aria-valuetext={lang.f("matrix.weight_value", &[&v.to_string()])} />
+                    <output for={id.clone()} id={format!("{id}-value")}>{ v }</output>
+                </div>
+                <span class="hint" id={format!("{id}-hint")}>{ lang.t(&format!("matrix.d.{c}")) }</span>
+            </div>
+        }
+    });
+    let reset = {
+        let app = app.clone();
+        Callback::from(move |_| app.dispatch(Action::SetExtra("weights".into(), String::new())))
+    };
+    html! {
+        <div class="panel" id="matrix-panel">
+            <h2>{ lang.t("matrix.title") }</h2>
+            <p class="hint">{ lang.t("matrix.lead") }</p>
+            <fieldset class="weights">
+                <legend>{ lang.t("matrix.weights") }</legend>
+                <div class="sliders">{ for sliders }</div>
+                <button type="button" id="weights-reset" onclick={reset} disabled={text.is_empty()}>{ lang.t("matrix.equal") }</button>
+            </fieldset>
+            if let Some(e) = &error {
+                <p class="err" id="weights-err" role="alert">{ error_text(lang, e) }</p>
+            }
+            if let Ok(rows) = ranked.as_ref() {
+                <div class="scroll">
+                    <table id="matrix">
+                        <caption class="hint">{ lang.t("matrix.caption") }</caption>
+                        <thead><tr>
+                            <th class="num">{ "#" }</th><th>{ lang.t("matrix.platform") }</th>
+                            { for CRITERIA.iter().map(|c| html! {
+                                <th class="num" title={lang.t(&format!("matrix.d.{c}"))}>{ lang.t(&format!("matrix.s.{c}")) }</th>
+                            }) }
+                            <th class="num">{ lang.t("matrix.total") }</th>
+                        </tr></thead>
+                        <tbody>
+                            { for rows.iter().map(|p| html! {
+                                <tr data-platform={p.platform.clone()} data-rank={p.rank.to_string()}
+                                    data-total={format!("{}", p.total)}
+                                    data-scores={p.scores.iter().map(u8::to_string).collect::<Vec<_>>().join(",")}>
+                                    <td class="num">{ p.rank }</td>
+                                    <td>{ if lang == Lang::Zh { &p.name_zh } else { &p.name } }</td>
+                                    { for p.scores.iter().map(|s| html! { <td class="num">{ s }</td> }) }
+                                    <td class="num total">{ format!("{:.2}", p.total) }</td>
+                                </tr>
+                            }) }
+                        </tbody>
+                    </table>
+                </div>
+            }
+        </div>
+    }
+}
