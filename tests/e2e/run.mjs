@@ -6,7 +6,7 @@
 // Screenshots go to tests/e2e/artifacts/ (git-ignored); with VRAMFIT_UPDATE_SCREENSHOT=1 the
 // desktop calculator also replaces docs/screenshot.png.
 import { chromium } from 'playwright-core';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync, existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -64,8 +64,8 @@ async function browser({ args = [], ...options } = {}) {
  * A page that records every problem the site may cause: console errors, uncaught exceptions,
  * failed requests, HTTP errors, and any request to another origin.
  */
-async function watchedPage(context) {
-  const page = context.pages()[0] || await context.newPage();
+async function watchedPage(context, { fresh = false } = {}) {
+  const page = (!fresh && context.pages()[0]) || await context.newPage();
   const problems = [];
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console ${m.type()}: ${m.text()}`); });
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
@@ -430,6 +430,278 @@ test('Fit & rent lists the same cheapest options as `vramfit recommend`', async 
   noProblems(page, 'problems');
 });
 
+/** The decision matrix as shown: [platform, rank, total, scores] per row. */
+async function matrixRows(page) {
+  await page.locator('#matrix tbody tr').first().waitFor();
+  return page.$$eval('#matrix tbody tr', (trs) => trs.map((tr) => [tr.dataset.platform, Number(tr.dataset.rank), Number(tr.dataset.total), tr.dataset.scores]));
+}
+
+function matrixLikeCli(rows, weights, what) {
+  const r = cli(['platforms', '--json', '--weights', weights]);
+  eq(JSON.stringify(rows), JSON.stringify(r.platforms.map((p) => [p.platform, p.rank, p.total, p.scores.join(',')])), `${what}: ranking, totals and scores`);
+  return r;
+}
+
+test('the decision matrix ranks and totals as `vramfit platforms` for the same weights, in English and Chinese', async () => {
+  const page = await watchedPage(await browser());
+  for (const lang of ['en', 'zh']) {
+    for (const w of ['', 'memory=3,support=0', 'billing=10,slicing=5,interconnect=0', 'frameworks=100']) {
+      await go(page, `#/fit?lang=${lang}${w ? '&weights=' + encodeURIComponent(w) : ''}`, 'fit');
+      const r = matrixLikeCli(await matrixRows(page), w, `${lang} ${w || 'equal weights'}`);
+      // The totals as written on the page, and the names in the page's language.
+      const shown = await page.$$eval('#matrix tbody tr', (trs) => trs.map((tr) => [tr.querySelector('td.total').innerText, tr.children[1].innerText]));
+      eq(JSON.stringify(shown.map((x) => x[0])), JSON.stringify(r.platforms.map((p) => p.total.toFixed(2))), `${lang} ${w}: totals shown`);
+      eq(JSON.stringify(shown.map((x) => x[1])), JSON.stringify(r.platforms.map((p) => lang === 'zh' ? p.name_zh : p.name)), `${lang}: platform names`);
+      // Each slider shows its weight, and is labelled and explained.
+      for (const c of r.criteria) {
+        eq(Number(await page.inputValue(`#w-${c}`)), r.weights[c], `${lang} ${w}: slider ${c}`);
+        const label = await page.locator(`label[for="w-${c}"]`).innerText();
+        assert(label.length > 0 && (lang === 'en' || hasHan(label)), `${c}: label "${label}"`);
+        assert((await page.locator(`#w-${c}-hint`).innerText()).length > 10, `${c}: explained`);
+      }
+      await noNonsense(page);
+    }
+  }
+  // Every weight 0: the field's message, no table.
+  await go(page, `#/fit?lang=en&weights=${encodeURIComponent('memory=0,billing=0,slicing=0,interconnect=0,frameworks=0,support=0')}`, 'fit');
+  assert(/weights/.test(await page.locator('#weights-err').innerText()), 'the error names the weights');
+  eq(await page.locator('#matrix').count(), 0, 'no ranking without a weight');
+  noProblems(page, 'problems');
+});
+
+test('moving a weight slider (by keyboard) re-ranks the platforms, goes to the URL, and the link keeps it', async () => {
+  const context = await browser();
+  const page = await watchedPage(context);
+  await go(page, '#/fit?lang=en', 'fit');
+  const before = await matrixRows(page);
+  // Slicing to its maximum, interconnect to 0, with the keys a keyboard user would press.
+  await page.focus('#w-slicing');
+  await page.keyboard.press('End');
+  await page.focus('#w-interconnect');
+  await page.keyboard.press('ArrowLeft');
+  await page.waitForFunction(() => decodeURIComponent(location.hash).includes('weights=slicing=10,interconnect=0'));
+  eq(await page.locator('#w-slicing-value').innerText(), '10', 'the slider says its value');
+  const after = await matrixRows(page);
+  matrixLikeCli(after, 'slicing=10,interconnect=0', 'after the sliders');
+  assert(JSON.stringify(after.map((r) => r[0])) !== JSON.stringify(before.map((r) => r[0])), 'the ranking changed');
+  // Reload, then the link in another browser: the same weights and ranking.
+  await page.reload();
+  eq(JSON.stringify(await matrixRows(page)), JSON.stringify(after), 'after a reload');
+  const other = await watchedPage(await browser());
+  await other.goto(page.url());
+  eq(JSON.stringify(await matrixRows(other)), JSON.stringify(after), 'from the shared link');
+  eq(await other.inputValue('#w-slicing'), '10', 'the slider from the link');
+  // Equal weights again.
+  await page.click('#weights-reset');
+  await page.waitForFunction(() => !location.hash.includes('weights='));
+  eq(JSON.stringify(await matrixRows(page)), JSON.stringify(before), 'equal weights');
+  noProblems(page, 'problems');
+  noProblems(other, 'problems');
+});
+
+const SPOT_IDS = [['spot-hours', '--hours'], ['spot-od', '--on-demand-price'], ['spot-price', '--spot-price'], ['spot-mtbi', '--mtbi'], ['spot-ckpt', '--checkpoint-every'], ['spot-restart', '--restart']];
+
+test('spot against on-demand: the figures equal `vramfit spot` for the same inputs, in both languages', async () => {
+  const page = await watchedPage(await browser());
+  for (const lang of ['en', 'zh']) {
+    for (const q of ['', 'spot_hours=100&spot_mtbi=6&spot_ckpt=2', 'source=params&params=70B&currency=CNY&spot_restart=0.5', 'spot_price=3&spot_od=2.5', 'gpu=rtx-4090&spot=true']) {
+      await go(page, `#/fit?lang=${lang}${q ? '&' + q : ''}`, 'fit');
+      await page.locator('#spot-result').waitFor();
+      const args = ['spot', '--json'];
+      for (const [id, flag] of SPOT_IDS) args.push(flag, (await page.inputValue(`#${id}`)).trim());
+      const c = cli(args);
+      const num = async (sel) => Number(await page.getAttribute(sel, 'data-value'));
+      const what = `${lang} ${q || 'defaults'}`;
+      eq(await num('#spot-cost'), c.spot_cost, `${what}: spot cost`);
+      eq(await num('#od-cost'), c.on_demand_cost, `${what}: on-demand cost`);
+      eq(await num('#spot-interruptions'), c.expected_interruptions, `${what}: interruptions`);
+      eq(await num('#spot-lost'), c.expected_lost_hours_per_interruption, `${what}: lost per interruption`);
+      eq(await num('#spot-wall'), c.expected_wall_hours, `${what}: wall hours`);
+      eq(await num('#spot-break-even'), c.break_even_spot_price, `${what}: break-even price`);
+      const mtbi = await page.getAttribute('#spot-break-even-mtbi', 'data-value');
+      eq(mtbi === '' ? null : Number(mtbi), c.break_even_mtbi_hours, `${what}: break-even MTBI`);
+      eq(await page.getAttribute('#spot-result', 'data-cheaper'), c.spot_is_cheaper ? 'spot' : 'on-demand', `${what}: which is cheaper`);
+      eq(await page.locator('#spot-guide').count(), c.guide_prefers_on_demand ? 1 : 0, `${what}: the guide's 24-hour advice`);
+      const currency = q.includes('currency=CNY') ? 'CNY' : 'USD';
+      eq(await page.locator('#spot-cost .v').innerText(), `${c.spot_cost.toFixed(2)} ${currency}`, `${what}: spot cost as shown`);
+      const verdict = await page.locator('#spot-verdict').innerText();
+      assert(verdict.includes(`${Math.abs(c.savings).toFixed(2)} ${currency}`), `${what}: the verdict says by how much: ${verdict}`);
+      if (lang === 'zh') assert(hasHan(verdict), 'the verdict in Chinese');
+      await noNonsense(page);
+    }
+  }
+  // The default prices are the cheapest on-demand and spot options of `vramfit recommend`.
+  await go(page, '#/fit?lang=en', 'fit');
+  const r = cli(['recommend', '--json', '--model', 'meta-llama/Llama-3.1-8B', '--spot', '--limit', '0']);
+  const round = (x) => String(Math.round(x * 1e4) / 1e4);
+  eq(await page.inputValue('#spot-od'), round(r.options.find((o) => o.market === 'on-demand').price_per_hour), 'default on-demand price');
+  eq(await page.inputValue('#spot-price'), round(r.options.find((o) => o.market === 'spot').price_per_hour), 'default spot price');
+  noProblems(page, 'problems');
+});
+
+test('spot against on-demand: a bad input shows the core\'s message next to its field, never NaN', async () => {
+  const page = await watchedPage(await browser());
+  await go(page, '#/fit?lang=en', 'fit');
+  await page.locator('#spot-result').waitFor();
+  for (const [id, value, field, valid] of [['spot-hours', '0', 'hours', '24'], ['spot-mtbi', 'abc', 'mtbi', '12'], ['spot-ckpt', '-1', 'checkpoint_every', '0.5'], ['spot-price', '-3', 'spot_price', '1'], ['spot-od', '', 'on_demand_price', '2'], ['spot-restart', '1e9', 'restart', '0.25'], ['spot-hours', '1e6', 'hours', '24']]) {
+    await page.fill(`#${id}`, value);
+    const err = page.locator(`#${id}-err`);
+    await err.waitFor({ timeout: 5000 }).catch(async () => {
+      throw new Failure(`${id}=${value}: no message next to the field; the panel says: ${await page.locator('#spot-panel').innerText()} (${page.url()})`);
+    });
+    const text = await err.innerText();
+    assert(text.startsWith(field + ':'), `${id}=${value}: ${text}`);
+    eq(await page.getAttribute(`#${id}`, 'aria-invalid'), 'true', `${id}: marked invalid`);
+    eq(await page.getAttribute('#spot-error', 'data-field'), field, `${id}: the notice names the field`);
+    eq(await page.locator('#spot-result').count(), 0, 'no figures from a bad input');
+    await noNonsense(page);
+    await page.fill(`#${id}`, valid);
+    await page.locator('#spot-result').waitFor();
+  }
+  await go(page, '#/fit?lang=zh&spot_hours=-5', 'fit');
+  assert(hasHan(await page.locator('#spot-hours-err').innerText()), 'the message in Chinese too');
+  noProblems(page, 'problems');
+});
+
+/** The offers table: [offer, price] per row. */
+async function offerRows(page) {
+  await page.locator('#offers tbody tr').first().waitFor();
+  return page.$$eval('#offers tbody tr', (trs) => trs.map((tr) => [tr.dataset.offer, Number(tr.dataset.price)]));
+}
+
+test('a typed price persists across reloads (localStorage), reorders the offers, and reset restores the catalog', async () => {
+  const context = await browser();
+  const page = await watchedPage(context);
+  await go(page, '#/fit?lang=en', 'fit');
+  const before = await offerRows(page);
+  // The catalog's third cheapest option, at a price that makes it the cheapest.
+  const target = before[2][0];
+  await page.locator('#price-editor summary').click();
+  const input = page.locator(`#price-table tr[data-offer="${target}"] input.price`);
+  await input.fill('0.01');
+  await page.waitForFunction((id) => document.querySelector('#offers tbody tr')?.dataset.offer === id, target);
+  const after = await offerRows(page);
+  assert(after[0][1] < before[0][1], `${target} is now the cheapest: ${after[0][1]}`);
+  eq(await page.evaluate(() => localStorage.getItem('vramfit.prices')), JSON.stringify({ [target]: 0.01 }), 'kept in localStorage');
+  eq(await page.getAttribute(`#price-table tr[data-offer="${target}"]`, 'data-edited'), 'true', 'marked as edited');
+  eq(await page.getAttribute('#offers tbody tr', 'data-typed'), 'true', 'the offers table says the price is yours');
+  // The spot calculator's default on-demand price follows.
+  eq(Number(await page.inputValue('#spot-od')), Math.round(after[0][1] * 1e4) / 1e4, 'the spot default follows the typed price');
+  // A reload, and another tab of the same browser: the price is still there.
+  await page.reload();
+  eq(JSON.stringify(await offerRows(page)), JSON.stringify(after), 'after a reload');
+  eq(await page.inputValue(`#price-table tr[data-offer="${target}"] input.price`), '0.01', 'the typed price after a reload');
+  const tab = await watchedPage(context, { fresh: true });
+  await go(tab, '#/fit?lang=zh', 'fit');
+  eq((await offerRows(tab))[0][0], target, 'another tab uses it');
+  // The MIG planner prices with the offers in use too (its page opens without error).
+  await go(tab, '#/mig?lang=en', 'mig');
+  await tab.locator('#mig-plan').waitFor();
+  // A bad price: the core's message next to the field; the price in force stays.
+  await input.fill('-2');
+  const err = page.locator(`#price-table tr[data-offer="${target}"] .err`);
+  await err.waitFor();
+  assert(/price_per_hour.*above 0/.test(await err.innerText()), await err.innerText());
+  eq((await offerRows(page))[0][0], target, 'a bad price changes nothing');
+  await noNonsense(page);
+  // Reset: the catalog's prices and order, and nothing left in storage.
+  await page.click('#reset-prices');
+  await page.waitForFunction((id) => document.querySelector('#offers tbody tr')?.dataset.offer !== id, target);
+  eq(JSON.stringify(await offerRows(page)), JSON.stringify(before), 'the catalog again');
+  eq(await page.evaluate(() => localStorage.getItem('vramfit.prices')), null, 'storage cleared');
+  const row = page.locator(`#price-table tr[data-offer="${target}"]`);
+  eq(await row.getAttribute('data-edited'), 'false', 'no longer edited');
+  eq(await row.locator('input.price').inputValue(), (await row.locator('td:nth-child(4)').innerText()).split(' ')[0], 'the field shows the catalog price, not the bad text');
+  eq(await row.locator('.err').count(), 0, 'and no error');
+  noProblems(page, 'problems');
+  noProblems(tab, 'problems');
+});
+
+test('offers export as JSON and import back (round trip); a malformed import names the record and field', async () => {
+  const context = await browser();
+  const page = await watchedPage(context);
+  await go(page, '#/fit?lang=en', 'fit');
+  const before = await offerRows(page);
+  const target = before[1][0];
+  await page.locator('#price-editor summary').click();
+  await page.locator(`#price-table tr[data-offer="${target}"] input.price`).fill('0.02');
+  await page.waitForFunction((id) => document.querySelector('#offers tbody tr')?.dataset.offer === id, target);
+  const edited = await offerRows(page);
+  const dir = mkdtempSync(join(tmpdir(), 'vramfit-offers-'));
+  const exportOnce = async (name) => {
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export')]);
+    eq(download.suggestedFilename(), 'vramfit-offers.json', 'the file name');
+    const file = join(dir, name);
+    await download.saveAs(file);
+    return file;
+  };
+  const file = await exportOnce('exported.json');
+  const exported = JSON.parse(readFileSync(file, 'utf8'));
+  eq(exported.length, await page.locator('#price-table tbody tr').count(), 'every offer exported');
+  eq(exported.find((o) => o.id === target).price_per_hour, 0.02, 'with the typed price');
+  // Back to the catalog, then import the file: the typed price is now the catalog's.
+  await page.click('#reset-prices');
+  await page.waitForFunction(() => localStorage.getItem('vramfit.prices') === null);
+  await page.setInputFiles('#import-file', file);
+  await page.locator('#import-ok').waitFor();
+  eq(await page.getAttribute('#catalog-status', 'data-imported'), 'true', 'an imported catalog');
+  eq(await page.getAttribute('#catalog-status', 'data-edited'), '0', 'no typed price');
+  eq(JSON.stringify(await offerRows(page)), JSON.stringify(edited), 'the imported offers plan as the edited ones did');
+  const again = JSON.parse(readFileSync(await exportOnce('again.json'), 'utf8'));
+  eq(JSON.stringify(again), JSON.stringify(exported), 'export → import → export is the same file');
+  // It persists across a reload.
+  await page.reload();
+  eq(await page.getAttribute('#catalog-status', 'data-imported'), 'true', 'the imported catalog after a reload');
+  eq(JSON.stringify(await offerRows(page)), JSON.stringify(edited), 'its offers after a reload');
+  // Malformed: the second record's price is negative; then a GPU not in the catalog; then not JSON.
+  const cases = [
+    [exported.map((o, i) => (i === 1 ? { ...o, price_per_hour: -5 } : o)), 'offers[1].price_per_hour', /record 2 .*at most 1000000/],
+    [exported.map((o, i) => (i === 0 ? { ...o, gpu: 'gtx-9999' } : o)), 'offers[0].gpu', /unknown GPU/],
+    [[{ ...exported[0], price: 1 }], 'offers[0].price', /unknown field/],
+    ['not json', 'offers', /not JSON/],
+  ];
+  for (const [i, [content, field, re]] of cases.entries()) {
+    const bad = join(dir, `bad${i}.json`);
+    writeFileSync(bad, typeof content === 'string' ? content : JSON.stringify(content));
+    await page.setInputFiles('#import-file', bad);
+    const err = page.locator('#import-error');
+    await err.waitFor();
+    await page.waitForFunction((f) => document.querySelector('#import-error')?.dataset.field === f, field);
+    const text = await err.innerText();
+    assert(text.includes(field) && re.test(text), `${field}: ${text}`);
+    eq(JSON.stringify(await offerRows(page)), JSON.stringify(edited), `${field}: the catalog is unchanged`);
+  }
+  // In Chinese, the same message framed in Chinese.
+  await go(page, '#/fit?lang=zh', 'fit');
+  await page.setInputFiles('#import-file', join(dir, 'bad0.json'));
+  assert(hasHan(await page.locator('#import-error').innerText()), 'the import error in Chinese');
+  // The built-in catalog again.
+  await page.click('#builtin');
+  await page.waitForFunction(() => localStorage.getItem('vramfit.offers') === null);
+  eq(JSON.stringify(await offerRows(page)), JSON.stringify(before), 'the built-in catalog');
+  rmSync(dir, { recursive: true, force: true });
+  noProblems(page, 'problems');
+});
+
+test('Chinese pages show Chinese tier advice, quick-estimate formula and config.json notes', async () => {
+  const page = await watchedPage(await browser());
+  await go(page, '#/fit?lang=zh&mode=training', 'fit');
+  const tier = await page.locator('#tier dl').innerText();
+  assert(hasHan(tier) && /80 GB/.test(tier) && !/minimum|multi-GPU/.test(tier), `tier: ${tier}`);
+  await go(page, '#/calc?lang=zh&mode=training', 'calc');
+  const formula = await page.locator('#quick-formula').innerText();
+  assert(formula.includes('权重') && !/weights|guide/.test(formula), `quick formula: ${formula}`);
+  await go(page, '#/calc?lang=en&mode=training', 'calc');
+  assert((await page.locator('#quick-formula').innerText()).includes('weights'), 'English formula');
+  // A config with notes (Llama 4 Scout: vision tower, chunked attention).
+  await go(page, '#/calc?lang=zh', 'calc');
+  await page.locator('button[data-source="config"]').click();
+  await page.setInputFiles('#f-config', join(root, 'crates', 'vramfit', 'tests', 'corpus', 'configs', 'llama-4-scout-17b-16e-instruct.json'));
+  const info = await page.locator('#config-info').innerText();
+  assert(info.includes('分块注意力') && !/counted as/.test(info), `config notes: ${info}`);
+  noProblems(page, 'problems');
+});
+
 test('Diagnose classifies pasted text like `vramfit diagnose`, plots nvidia-smi, walks the tree', async () => {
   const page = await watchedPage(await browser());
   await go(page, '#/diagnose?lang=en', 'diagnose');
@@ -516,6 +788,8 @@ test('accessibility: no serious axe-core violation on any view, light or dark, e
       for (const lang of ['en', 'zh']) {
         await go(page, `#/${v}?lang=${lang}&mode=training`, v);
         await page.waitForTimeout(100);
+        // Folded parts too (the price editor's fields, the calculator's advanced ones).
+        await page.$$eval('main details', (ds) => ds.forEach((d) => { d.open = true; }));
         await page.addScriptTag({ path: axePath });
         const r = await page.evaluate(async () => {
           const res = await window.axe.run(document, { runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] });
@@ -555,6 +829,20 @@ test('screenshots of every view, desktop and phone', async () => {
         await go(page, `#/${v}?lang=${lang}`, v);
         await page.waitForTimeout(150);
         await shot(page, `${v}-${lang}-${size}`);
+      }
+      // Fit & rent's parts, each on its own: the price editor (open, one price typed), the spot
+      // calculator and the decision matrix with weights set.
+      if (v === 'fit') {
+        for (const lang of ['en', 'zh']) {
+          await go(page, `#/fit?lang=${lang}&weights=${encodeURIComponent('memory=3,slicing=8,support=0')}&spot_hours=48`, v);
+          await page.$$eval('#price-editor', (ds) => ds.forEach((d) => { d.open = true; }));
+          await page.locator('#price-table input.price').first().fill('0.9');
+          await page.waitForTimeout(150);
+          for (const [part, sel] of [['prices', '#prices'], ['spot', '#spot-panel'], ['matrix', '#matrix-panel']]) {
+            await page.locator(sel).screenshot({ path: join(ARTIFACTS, `fit-${part}-${lang}-${size}.png`) });
+          }
+          await page.click('#reset-prices');
+        }
       }
       // Nothing wider than the phone's screen.
       if (size === 'phone') {

@@ -277,6 +277,7 @@ pub static TEXT: &[(&str, &str, &str)] = &[
     ("fit.tier_inference", "Inference", "推理"),
     ("fit.tier_note", "Note", "说明"),
     ("fit.tier_training", "Training", "训练"),
+    ("fit.typed_price", "your price", "自填价格"),
     ("fit.usable", "Usable", "可用"),
     ("h.batch", "Sequences per step (training: micro-batch per GPU)", "每步的序列数（训练时为每卡微批）"),
     ("h.dtype", "Automatic: the checkpoint's dtype", "自动：使用权重文件的数据类型"),

@@ -189,9 +189,9 @@ pub fn view() -> Html {
                                     };
                                     let rents = if o.rented_gpus > o.count { lang.f("fit.rents", &[&o.rented_gpus.to_string()]) } else { String::new() };
                                     html! {
-                                        <tr data-offer={o.offer.clone()} data-per-gpu={o.per_gpu_bytes.get().to_string()} data-price={format!("{}", o.price_per_hour)}>
+                                        <tr data-offer={o.offer.clone()} data-typed={catalog.prices.contains_key(&o.offer).to_string()} data-per-gpu={o.per_gpu_bytes.get().to_string()} data-price={format!("{}", o.price_per_hour)}>
                                             <td>{ i + 1 }</td>
-                                            <td>{ &o.offer }<br /><span class="muted">{ format!("{} · {} × {}", o.provider, o.count, o.gpu) }{ if o.market == Market::Spot { format!(" · {}", lang.t("fit.spot_short")) } else { String::new() } }</span></td>
+                                            <td>{ &o.offer }<br /><span class="muted">{ format!("{} · {} × {}", o.provider, o.count, o.gpu) }{ if o.market == Market::Spot { format!(" · {}", lang.t("fit.spot_short")) } else { String::new() } }{ if catalog.prices.contains_key(&o.offer) { format!(" · {}", lang.t("fit.typed_price")) } else { String::new() } }</span></td>
                                             <td>{ layout }{ rents }</td>
                                             <td class="num">{ format::gib(o.per_gpu_bytes) }</td>
                                             <td class="num">{ format::gib(o.usable_bytes) }</td>

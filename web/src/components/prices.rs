@@ -84,6 +84,17 @@ pub fn prices() -> Html {
         Callback::from(move |_| catalog.dispatch(CatalogAction::DismissProblem))
     };
     let edited = catalog.prices.len();
+    // Open at first when prices were typed before; then as the user leaves it.
+    let open = use_state(|| !catalog.prices.is_empty());
+    let ontoggle = {
+        let open = open.clone();
+        Callback::from(move |e: Event| {
+            open.set(
+                e.target_unchecked_into::<web_sys::Element>()
+                    .has_attribute("open"),
+            )
+        })
+    };
     html! {
         <div class="panel" id="prices">
             <h2>{ lang.t("prices.title") }</h2>
@@ -123,7 +134,7 @@ pub fn prices() -> Html {
                     { lang.t("prices.import_failed") }{ " " }{ error_text(lang, e) }
                 </p>
             }
-            <details id="price-editor" open={edited > 0}>
+            <details id="price-editor" open={*open} {ontoggle}>
                 <summary>{ lang.f("prices.edit", &[&catalog.offers.len().to_string()]) }</summary>
                 <div class="scroll">
                     <table id="price-table">
@@ -158,19 +169,16 @@ fn price_row(props: &RowProps) -> Html {
     let catalog = use_catalog();
     let lang = app.lang;
     let o = &props.offer;
-    let draft = use_state(|| None::<String>);
+    // What is being typed, with the catalog generation and the price in force it goes with:
+    // shown while both still hold (a reset or an import elsewhere wins).
+    let draft = use_state(|| None::<(String, u64, f64)>);
     let current = o.price_per_hour;
-    // The draft shows while it is invalid or says the price in force; a reset elsewhere wins.
-    let shown = match &*draft {
-        Some(d) => match parse_price("price_per_hour", d) {
-            Ok(p) if p != current => format!("{current}"),
-            _ => d.clone(),
-        },
-        None => format!("{current}"),
-    };
-    let error = draft
+    let generation = catalog.generation;
+    let live = draft
         .as_ref()
-        .and_then(|d| parse_price("price_per_hour", d).err());
+        .filter(|(_, g, p)| *g == generation && *p == current);
+    let shown = live.map_or_else(|| format!("{current}"), |(d, _, _)| d.clone());
+    let error = live.and_then(|(d, _, _)| parse_price("price_per_hour", d).err());
     let id = format!("price-{}", props.index);
     let oninput = {
         let catalog = catalog.clone();
@@ -180,10 +188,14 @@ fn price_row(props: &RowProps) -> Html {
             let v = e
                 .target_unchecked_into::<web_sys::HtmlInputElement>()
                 .value();
-            if let Ok(p) = parse_price("price_per_hour", &v) {
-                catalog.dispatch(CatalogAction::SetPrice(offer.clone(), p));
-            }
-            draft.set(Some(v));
+            let in_force = match parse_price("price_per_hour", &v) {
+                Ok(p) => {
+                    catalog.dispatch(CatalogAction::SetPrice(offer.clone(), p));
+                    p
+                }
+                Err(_) => current,
+            };
+            draft.set(Some((v, generation, in_force)));
         })
     };
     let edited = props.base.is_some_and(|b| b != current);
