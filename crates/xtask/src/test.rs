@@ -78,12 +78,15 @@ fn steps() -> Vec<Step> {
                     eprintln!("{e}");
                     return Outcome::one(false);
                 }
-                cargo_tests(
+                let ran = cargo_tests(
                     cargo()
                         .args(["test", "-p", "vramfit-wasm", "--target", site::WASM_TARGET])
                         .env("CHROMEDRIVER", CHROMEDRIVER)
                         .env("WASM_BINDGEN_TEST_TIMEOUT", "300"),
-                )
+                );
+                // A runner that finds no browser, or a test file compiled to nothing, reports
+                // "0 passed" and exits 0: count the tests the sources declare instead.
+                at_least(ran, wasm_bindgen_tests(), "wasm-bindgen tests")
             }),
         ),
         (
@@ -113,6 +116,10 @@ fn steps() -> Vec<Step> {
         (
             "cargo xtask fuzz 20",
             Box::new(|| step_result(crate::fuzz::fuzz(20))),
+        ),
+        (
+            "book: the same chapters in both languages, every cited test exists (book/check.sh)",
+            Box::new(|| plain(cmd("sh").args(["book/check.sh", "--no-mdbook"]))),
         ),
     ];
     {
@@ -226,6 +233,54 @@ fn cargo_tests(c: &mut Command) -> Outcome {
     Outcome { passed, failed }
 }
 
+/// The `#[wasm_bindgen_test]` functions in `crates/vramfit-wasm` (its `src/` and `tests/`).
+fn wasm_bindgen_tests() -> usize {
+    let dir = root().join("crates/vramfit-wasm");
+    let mut n = 0;
+    let mut todo = vec![dir.join("src"), dir.join("tests")];
+    while let Some(d) = todo.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                todo.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                n += std::fs::read_to_string(&p)
+                    .map(|t| count_wasm_bindgen_tests(&t))
+                    .unwrap_or(0);
+            }
+        }
+    }
+    n
+}
+
+/// Lines that are exactly a `#[wasm_bindgen_test]` attribute.
+fn count_wasm_bindgen_tests(source: &str) -> usize {
+    source
+        .lines()
+        .filter(|l| l.trim() == "#[wasm_bindgen_test]")
+        .count()
+}
+
+/// A test step's outcome, failed as well when fewer than `expected` tests passed (and at
+/// least one is expected): a step that silently ran nothing is not a pass.
+fn at_least(o: Outcome, expected: usize, what: &str) -> Outcome {
+    if o.passed < expected.max(1) {
+        eprintln!(
+            "{} {what} passed, but the sources declare {expected}: the tests did not all run",
+            o.passed
+        );
+        Outcome {
+            passed: o.passed,
+            failed: o.failed.max(1),
+        }
+    } else {
+        o
+    }
+}
+
 /// `test result: ok. 12 passed; 0 failed; 0 ignored; …` → (12, 0).
 fn parse_test_result(line: &str) -> Option<(usize, usize)> {
     let rest = line.trim().strip_prefix("test result: ")?;
@@ -265,7 +320,35 @@ pub fn e2e(filter: Option<&str>) -> Result {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_test_result;
+    use super::{Outcome, at_least, count_wasm_bindgen_tests, parse_test_result};
+
+    #[test]
+    fn a_step_that_ran_no_test_fails() {
+        let ran = |passed, failed| Outcome { passed, failed };
+        let o = at_least(ran(0, 0), 10, "wasm-bindgen tests");
+        assert_eq!((o.passed, o.failed), (0, 1));
+        let o = at_least(ran(9, 0), 10, "wasm-bindgen tests");
+        assert_eq!((o.passed, o.failed), (9, 1));
+        let o = at_least(ran(10, 0), 10, "wasm-bindgen tests");
+        assert_eq!((o.passed, o.failed), (10, 0));
+        // Nothing declared still expects one test to have run.
+        let o = at_least(ran(0, 0), 0, "wasm-bindgen tests");
+        assert_eq!(o.failed, 1);
+        // Failures are kept as counted.
+        let o = at_least(ran(3, 2), 10, "wasm-bindgen tests");
+        assert_eq!((o.passed, o.failed), (3, 2));
+        assert_eq!(
+            count_wasm_bindgen_tests(
+                "#[wasm_bindgen_test]\nfn a() {}\n    #[wasm_bindgen_test]\nfn b() {}\n// #[wasm_bindgen_test] in a comment\nwasm_bindgen_test_configure!(run_in_browser);"
+            ),
+            2
+        );
+    }
+
+    #[test]
+    fn the_wasm_crate_declares_its_browser_tests() {
+        assert!(super::wasm_bindgen_tests() >= 10);
+    }
 
     #[test]
     fn reads_cargo_test_result_lines() {
