@@ -136,9 +136,16 @@ impl Catalog {
         (prices, offers)
     }
 
-    /// The offers in use, typed prices included, as a JSON file (what import reads back).
+    /// The offers in use, typed prices included, as a JSON file (what import reads back): an
+    /// array with one offer per line (serde_json's compact writer only, which the site already
+    /// carries; its pretty one would add to the download).
     pub fn export(&self) -> String {
-        serde_json::to_string_pretty(self.offers.as_slice()).unwrap_or_default()
+        let lines: Vec<String> = self
+            .offers
+            .iter()
+            .map(|o| serde_json::to_string(o).unwrap_or_default())
+            .collect();
+        format!("[\n{}\n]\n", lines.join(",\n"))
     }
 
     /// The catalog's own price of an offer (before typed prices).
