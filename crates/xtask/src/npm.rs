@@ -229,6 +229,7 @@ fn package_json(version: &str) -> String {
 {files}
   ],
   "sideEffects": [
+    "./index.js",
     "./widget.js"
   ],
   "engines": {{
