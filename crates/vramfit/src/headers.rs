@@ -1756,6 +1756,9 @@ mod tests {
                 stale.push(*name);
             }
         }
-        assert!(stale.is_empty(), "fuzz seeds rewritten, commit them: {stale:?}");
+        assert!(
+            stale.is_empty(),
+            "fuzz seeds rewritten, commit them: {stale:?}"
+        );
     }
 }
