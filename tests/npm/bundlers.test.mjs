@@ -10,12 +10,11 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import http from "node:http";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { chromium } from "playwright-core";
+import { problemsOf, serveInBrowser } from "./browser.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "../..");
@@ -25,11 +24,6 @@ const vf = await import(pathToFileURL(path.join(pkgDir, "index.js")).href);
 const { build: viteBuild, createServer } = await import(pathToFileURL(path.join(root, "node_modules/vite/dist/node/index.js")).href);
 const webpack = (await import(pathToFileURL(path.join(root, "node_modules/webpack/lib/index.js")).href)).default;
 
-const FLAGS = [
-  "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-];
-const TYPES = { ".html": "text/html; charset=utf-8", ".js": "text/javascript", ".wasm": "application/wasm", ".css": "text/css" };
 
 // What the app computes: two estimates, the catalog sizes, and the widget's first event.
 const INPUTS = [
@@ -65,7 +59,7 @@ function npm(args, cwd) {
   return execFileSync("npm", args, { cwd, encoding: "utf8", env: { ...process.env, npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false" } });
 }
 
-let server, base, context, dir;
+let env, base, context;
 before(async () => {
   const packed = JSON.parse(npm(["pack", "--json", "--pack-destination", tmp, pkgDir], tmp))[0];
   mkdirSync(path.join(project, "src"), { recursive: true });
@@ -76,47 +70,21 @@ before(async () => {
 <html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>vite</title></head>
 <body><script type="module" src="/src/main.js"></script></body></html>`);
 
-  server = http.createServer((req, res) => {
-    const p = path.join(tmp, decodeURIComponent(new URL(req.url, "http://x").pathname));
-    if (!p.startsWith(tmp)) { res.writeHead(403).end(); return; }
-    try {
-      const body = readFileSync(p);
-      res.writeHead(200, { "content-type": TYPES[path.extname(p)] ?? "application/octet-stream" }).end(body);
-    } catch {
-      res.writeHead(404).end();
-    }
-  });
-  await new Promise((r) => server.listen(0, "127.0.0.1", r));
-  base = `http://127.0.0.1:${server.address().port}/`;
-  dir = mkdtempSync(path.join(os.tmpdir(), "vramfit-chromium-"));
-  context = await chromium.launchPersistentContext(dir, {
-    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-    headless: true,
-    args: FLAGS,
-  });
+  env = await serveInBrowser(tmp);
+  ({ base, context } = env);
 });
 
 after(async () => {
-  await context?.close();
-  server?.close();
-  rmSync(dir, { recursive: true, force: true });
+  await env?.close();
   rmSync(tmp, { recursive: true, force: true });
 });
 
 // Opens `url`, waits for the app's result, and checks it against Node and the hand figures.
 async function check(url, outDir) {
   const page = await context.newPage();
-  const problems = [];
+  const problems = problemsOf(page, new URL(url).origin);
   const wasm = [];
-  page.on("console", (m) => { if (m.type() === "error" || m.type() === "warning") problems.push(`console: ${m.text()}`); });
-  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
-  page.on("requestfailed", (r) => problems.push(`request failed: ${r.url()}`));
-  page.on("response", (r) => {
-    if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`);
-    if (r.url().endsWith(".wasm")) wasm.push(r.url());
-  });
-  const origin = new URL(url).origin;
-  page.on("request", (r) => { if (!r.url().startsWith(origin) && !r.url().startsWith("data:")) problems.push(`foreign request: ${r.url()}`); });
+  page.on("response", (r) => { if (r.url().endsWith(".wasm")) wasm.push(r.url()); });
   await page.goto(url);
   try {
     await page.waitForFunction(() => window.result !== undefined, null, { timeout: 30_000 });
