@@ -5,23 +5,17 @@
 // Env: VRAMFIT_NPM_DIR (the built package), CHROMIUM (/usr/bin/chromium).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import http from "node:http";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { chromium } from "playwright-core";
+import { problemsOf, serveInBrowser } from "./browser.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "../..");
 const pkgDir = path.resolve(process.env.VRAMFIT_NPM_DIR ?? path.join(root, "target/npm"));
 const vf = await import(pathToFileURL(path.join(pkgDir, "index.js")).href);
-const FLAGS = [
-  "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-];
 const WIDGET_FILES = ["load.js", "vramfit_widget.js", "vramfit_widget_bg.wasm", "widget.js"];
-const TYPES = { ".html": "text/html; charset=utf-8", ".js": "text/javascript", ".wasm": "application/wasm", ".css": "text/css" };
 
 // The site as `cargo xtask dist` lays it out: www/embed.html, and the widget under widget/.
 const site = mkdtempSync(path.join(os.tmpdir(), "vramfit-widget-"));
@@ -37,43 +31,20 @@ writeFileSync(path.join(site, "plain.html"), `<!doctype html>
 <script type="module">import "./widget/widget.js"; window.widgetLoaded = true;</script>
 </body></html>`);
 
-let server, base, context, dir;
+let env, base, context;
 before(async () => {
-  server = http.createServer((req, res) => {
-    const p = path.join(site, decodeURIComponent(new URL(req.url, "http://x").pathname));
-    if (!p.startsWith(site)) { res.writeHead(403).end(); return; }
-    try {
-      const body = readFileSync(p);
-      res.writeHead(200, { "content-type": TYPES[path.extname(p)] ?? "application/octet-stream" }).end(body);
-    } catch {
-      res.writeHead(404).end();
-    }
-  });
-  await new Promise((r) => server.listen(0, "127.0.0.1", r));
-  base = `http://127.0.0.1:${server.address().port}/`;
-  dir = mkdtempSync(path.join(os.tmpdir(), "vramfit-chromium-"));
-  context = await chromium.launchPersistentContext(dir, {
-    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
-    headless: true,
-    args: FLAGS,
-  });
+  env = await serveInBrowser(site);
+  ({ base, context } = env);
 });
 
 after(async () => {
-  await context?.close();
-  server?.close();
-  rmSync(dir, { recursive: true, force: true });
+  await env?.close();
   rmSync(site, { recursive: true, force: true });
 });
 
 async function open(file) {
   const page = await context.newPage();
-  const problems = [];
-  page.on("console", (m) => { if (m.type() === "error" || m.type() === "warning") problems.push(`console: ${m.text()}`); });
-  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
-  page.on("requestfailed", (r) => problems.push(`request failed: ${r.url()}`));
-  page.on("response", (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`); });
-  page.on("request", (r) => { if (!r.url().startsWith(base) && !r.url().startsWith("data:")) problems.push(`foreign request: ${r.url()}`); });
+  const problems = problemsOf(page, base);
   await page.goto(base + file);
   await page.waitForFunction(() => customElements.get("vramfit-calculator") !== undefined);
   page.problems = problems;

@@ -66,10 +66,21 @@ pub fn app() -> Html {
     }
 
     // Keep the address, the document language and the title in step with the state.
+    // The address is written in a task of its own, after the frame: Chromium's replaceState
+    // takes about 10 ms with a long hash, which would otherwise delay every re-render. A newer
+    // state cancels a write still pending, and a write is dropped when the address changed in
+    // the meantime (a link followed: its hashchange brings the newer state).
+    let pending_hash = use_mut_ref(|| None::<gloo::timers::callback::Timeout>);
     {
         let deps = (*state).clone();
-        use_effect_with(deps, |s| {
-            hooks::replace_hash(&s.hash());
+        use_effect_with(deps, move |s| {
+            let hash = s.hash();
+            let seen = hooks::location_hash();
+            *pending_hash.borrow_mut() = Some(gloo::timers::callback::Timeout::new(0, move || {
+                if hooks::location_hash() == seen {
+                    hooks::replace_hash(&hash);
+                }
+            }));
             hooks::set_document_lang(s.lang.code());
             hooks::set_title(&format!(
                 "{} · {}",

@@ -1724,4 +1724,41 @@ mod tests {
         assert_eq!(h.by_type[0].bytes, None);
         assert!(h.notes.iter().any(|n| n.contains("type 99")));
     }
+
+    /// The fuzz targets start from these (`fuzz/seeds/`, given to libFuzzer by `cargo xtask
+    /// fuzz`): valid headers reach the tensor-info and key-value loops at once instead of
+    /// waiting for libFuzzer to guess a magic number and a length prefix. Written when missing
+    /// or stale, and then the test fails, so that the committed seeds are these.
+    #[test]
+    #[cfg(feature = "std")]
+    fn fuzz_seeds_are_current() {
+        extern crate std;
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/seeds");
+        let seeds: [(&str, Vec<u8>); 5] = [
+            ("safetensors/tiny-llama-untied", write(&tiny_llama(false))),
+            ("safetensors/tiny-llama-tied", write(&tiny_llama(true))),
+            ("gguf/tiny-llama-q4_k_m", tiny_gguf()),
+            ("gguf/qwen2-untied", full_gguf(false)),
+            ("gguf/qwen2-tied", full_gguf(true)),
+        ];
+        let mut stale = Vec::new();
+        for (name, bytes) in &seeds {
+            // Each seed is a valid header (the fuzzers' assertions start from a success).
+            if name.starts_with("gguf") {
+                assert!(parse_gguf_header(bytes).is_ok(), "{name}");
+            } else {
+                assert!(parse_safetensors_header(bytes).is_ok(), "{name}");
+            }
+            let path = dir.join(name);
+            if std::fs::read(&path).ok().as_ref() != Some(bytes) {
+                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                std::fs::write(&path, bytes).unwrap();
+                stale.push(*name);
+            }
+        }
+        assert!(
+            stale.is_empty(),
+            "fuzz seeds rewritten, commit them: {stale:?}"
+        );
+    }
 }

@@ -17,8 +17,8 @@ use crate::{Result, root};
 pub const TARGETS: [(&str, &[&str]); 6] = [
     ("diagnose", &["tests/corpus/diagnose"]),
     ("config_json", &["crates/vramfit/tests/corpus/configs"]),
-    ("safetensors", &[]),
-    ("gguf", &[]),
+    ("safetensors", &["fuzz/seeds/safetensors"]),
+    ("gguf", &["fuzz/seeds/gguf"]),
     ("estimate_input", &[]),
     ("url_state", &[]),
 ];

@@ -229,6 +229,7 @@ fn package_json(version: &str) -> String {
 {files}
   ],
   "sideEffects": [
+    "./index.js",
     "./widget.js"
   ],
   "engines": {{
@@ -252,7 +253,7 @@ fn write(p: &Path, text: &str) -> Result {
 /// The npm checks of `cargo xtask test`: builds the package and the CLI, then runs
 /// `tests/npm/*.test.mjs` with `node --test` (numbers against the CLI, the packed tarball
 /// installed into a scratch project, `tsc --strict` on a consumer and on a wrong one, the widget
-/// in headless Chromium).
+/// in headless Chromium, a consumer app through Vite and webpack).
 pub fn test() -> Result {
     tools::ensure_chromium()?;
     npm()?;

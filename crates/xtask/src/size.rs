@@ -47,6 +47,97 @@ fn gzip_size(path: &Path) -> Result<u64> {
     Ok(out.stdout.len() as u64)
 }
 
+/// `gzip -9 -c` of bytes held in memory.
+fn gzip_len(bytes: &[u8]) -> Result<u64> {
+    use std::io::Write;
+    let mut child = Command::new("gzip")
+        .args(["-9", "-c", "-n"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|e| format!("could not run gzip (Debian's gzip package): {e}"))?;
+    let mut stdin = child.stdin.take().ok_or("gzip has no stdin")?;
+    let data = bytes.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&data));
+    let out = child
+        .wait_with_output()
+        .map_err(|e| format!("gzip failed: {e}"))?;
+    writer
+        .join()
+        .map_err(|_| "gzip writer panicked".to_string())?
+        .map_err(|e| format!("cannot feed gzip: {e}"))?;
+    Ok(out.stdout.len() as u64)
+}
+
+/// A WebAssembly module's sections: (section id, contents), in file order; `None` when the
+/// bytes are not a well-formed module.
+pub fn wasm_sections(b: &[u8]) -> Option<Vec<(u8, &[u8])>> {
+    if b.get(..8)? != b"\0asm\x01\0\0\0" {
+        return None;
+    }
+    let mut i = 8;
+    let mut out = Vec::new();
+    while i < b.len() {
+        let id = b[i];
+        i += 1;
+        // The section's length: unsigned LEB128, at most 5 bytes for a u32.
+        let (mut len, mut shift) = (0usize, 0u32);
+        loop {
+            let byte = *b.get(i)?;
+            i += 1;
+            len |= usize::from(byte & 0x7f) << shift;
+            shift += 7;
+            if byte & 0x80 == 0 {
+                break;
+            }
+            if shift > 28 {
+                return None;
+            }
+        }
+        out.push((id, b.get(i..i.checked_add(len)?)?));
+        i += len;
+    }
+    Some(out)
+}
+
+/// Where a module's bytes go: (code, data, everything else), each (raw, gzip of that part alone).
+pub struct Composition {
+    /// Path relative to the workspace root.
+    pub path: String,
+    /// The code section (function bodies).
+    pub code: (u64, u64),
+    /// The data section (string literals, the catalogs' tables).
+    pub data: (u64, u64),
+    /// Types, imports, exports, names of the JS glue, and the header.
+    pub other: (u64, u64),
+}
+
+fn composition(path: &Path) -> Result<Composition> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let sections =
+        wasm_sections(&bytes).ok_or_else(|| format!("{} is not a wasm module", path.display()))?;
+    let part = |want: &dyn Fn(u8) -> bool| -> Vec<u8> {
+        sections
+            .iter()
+            .filter(|(id, _)| want(*id))
+            .flat_map(|(_, body)| body.iter().copied())
+            .collect()
+    };
+    let measure = |b: Vec<u8>| -> Result<(u64, u64)> { Ok((b.len() as u64, gzip_len(&b)?)) };
+    let code = measure(part(&|id| id == 10))?;
+    let data = measure(part(&|id| id == 11))?;
+    let other_raw = bytes.len() as u64 - code.0 - data.0;
+    let other = measure(part(&|id| id != 10 && id != 11))?;
+    let rel = path.strip_prefix(root()).unwrap_or(path);
+    Ok(Composition {
+        path: rel.display().to_string(),
+        code,
+        data,
+        other: (other_raw, other.1),
+    })
+}
+
 fn shipped(path: &Path) -> Result<Shipped> {
     let raw = std::fs::metadata(path)
         .map_err(|e| format!("{}: {e}", path.display()))?
@@ -120,6 +211,8 @@ pub struct Report {
     pub broken: Vec<String>,
     /// Remarks that do not fail the check.
     pub notes: Vec<String>,
+    /// Code and data of every shipped wasm module.
+    pub modules: Vec<Composition>,
 }
 
 /// Measures without printing.
@@ -131,6 +224,7 @@ pub fn measure() -> Report {
         problems: Vec::new(),
         broken: Vec::new(),
         notes: Vec::new(),
+        modules: Vec::new(),
     };
     let dist = site::dist_dir();
     let npm = root().join("target/npm");
@@ -232,6 +326,14 @@ pub fn measure() -> Report {
             "target/npm/ is missing: the npm package's size cannot be checked (`cargo xtask npm` builds it)"
                 .into(),
         );
+    }
+    for f in &r.files {
+        if f.path.ends_with(".wasm") {
+            match composition(&root().join(&f.path)) {
+                Ok(c) => r.modules.push(c),
+                Err(e) => r.problems.push(e),
+            }
+        }
     }
     text_only_rendering(&mut r);
     r
@@ -374,6 +476,22 @@ pub fn table(r: &Report) -> String {
         r.npm_wasm,
         NPM_WASM_BUDGET,
     ));
+    if !r.modules.is_empty() {
+        s.push_str(
+            "\nWhere each module's bytes go, raw / gzip (each part compressed alone):\n\n\
+             | module | code | data | other |\n|---|---:|---:|---:|\n",
+        );
+        let pair = |(raw, gz): (u64, u64)| format!("{} / {}", kb(raw), kb(gz));
+        for m in &r.modules {
+            s.push_str(&format!(
+                "| `{}` | {} | {} | {} |\n",
+                m.path,
+                pair(m.code),
+                pair(m.data),
+                pair(m.other)
+            ));
+        }
+    }
     s
 }
 
@@ -444,7 +562,26 @@ pub fn guard() -> Result {
 
 #[cfg(test)]
 mod tests {
-    use super::referenced;
+    use super::{referenced, wasm_sections};
+
+    #[test]
+    fn splits_a_module_into_its_sections() {
+        // Header, a 3-byte type section (id 1), a 130-byte data section (id 11: the length
+        // 130 = 0x82 0x01 in LEB128), then a 1-byte custom section (id 0).
+        let mut m = b"\0asm\x01\0\0\0".to_vec();
+        m.extend([1, 3, 0xaa, 0xbb, 0xcc]);
+        m.extend([11, 0x82, 0x01]);
+        m.extend(std::iter::repeat_n(7u8, 130));
+        m.extend([0, 1, 0x55]);
+        let s = wasm_sections(&m).unwrap();
+        let shape: Vec<(u8, usize)> = s.iter().map(|(id, b)| (*id, b.len())).collect();
+        assert_eq!(shape, [(1, 3), (11, 130), (0, 1)]);
+        assert_eq!(s[0].1, [0xaa, 0xbb, 0xcc]);
+        // A length past the end, a bad magic number, and an empty module.
+        assert!(wasm_sections(&m[..m.len() - 1]).is_none());
+        assert!(wasm_sections(b"\0asn\x01\0\0\0").is_none());
+        assert_eq!(wasm_sections(b"\0asm\x01\0\0\0").unwrap().len(), 0);
+    }
 
     #[test]
     fn reads_what_index_html_loads() {
