@@ -43,8 +43,9 @@ pub struct ParsedConfig {
     pub quantization: Option<Quantization>,
     /// Assumptions made while reading, one sentence each, for the user to check.
     pub notes: Vec<String>,
-    /// The same assumptions in Chinese, one for one with `notes` (the site shows them; the JSON
-    /// keeps `notes` only).
+    /// The same assumptions in Chinese, one for one with `notes`, as [`parse_config`] writes
+    /// them (the site shows them). Not in the JSON, which keeps `notes` only: a `ParsedConfig`
+    /// read back from JSON has none, so a reader falls back to `notes` when the lengths differ.
     #[cfg_attr(feature = "serde", serde(skip))]
     pub notes_zh: Vec<String>,
 }

@@ -445,7 +445,7 @@ fn results(props: &ResultProps) -> Html {
                     { stat("quick-theory", "calc.quick_theory", e.quick.theory_bytes, format::gb(e.quick.theory_bytes)) }
                     { stat("quick-rec", "calc.quick_rec", e.quick.recommended_bytes, format::gb(e.quick.recommended_bytes)) }
                 </div>
-                <p class="formula" id="quick-formula">{ if lang == Lang::Zh && !e.quick.formula_zh.is_empty() { &e.quick.formula_zh } else { &e.quick.formula } }</p>
+                <p class="formula" id="quick-formula">{ if lang == Lang::Zh { e.quick.formula_zh() } else { e.quick.formula.clone() } }</p>
                 if !e.differences.is_empty() {
                     <h3>{ lang.t("calc.differences") }</h3>
                     <ul class="reasons" id="differences">{ for e.differences.iter().map(|d| html! { <li>{ if lang == Lang::Zh { &d.zh } else { &d.en } }</li> }) }</ul>

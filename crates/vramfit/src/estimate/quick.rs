@@ -33,10 +33,33 @@ pub struct Quick {
     pub recommended_bytes: Bytes,
     /// The rule applied, with the values in it.
     pub formula: String,
-    /// The same, in Chinese, with the same numbers (the site shows it; the JSON keeps
-    /// `formula` only).
-    #[cfg_attr(feature = "serde", serde(skip))]
-    pub formula_zh: String,
+}
+
+/// The words of [`Quick::formula`] and their Chinese, longest first; numbers are never touched.
+const FORMULA_ZH: [(&str, &str); 7] = [
+    (
+        " (needs hidden size and layers: give a preset or config.json)",
+        "（需要隐藏维度与层数：请选择预设模型或 config.json）",
+    ),
+    (
+        "activations ≈ 0.2 × weights (10–30 %) = ",
+        "激活值 ≈ 0.2 × 权重（10–30 %）= ",
+    ),
+    (" (guide §2.2, §6 Q1)", "（指南 §2.2、§6 Q1）"),
+    ("; its own components sum to ", "；指南自身各项之和为 "),
+    ("grads", "梯度"),
+    ("weights", "权重"),
+    ("; ", "；"),
+];
+
+impl Quick {
+    /// [`Quick::formula`] in Chinese, with the same numbers. Derived from the English text (whose
+    /// few words are all in one table here), so the JSON and the struct carry one formula.
+    pub fn formula_zh(&self) -> String {
+        FORMULA_ZH
+            .iter()
+            .fold(self.formula.clone(), |s, (en, zh)| s.replace(en, zh))
+    }
 }
 
 /// The guide's bytes per parameter `b` for the chosen precision: fp32 4, fp16/bf16 2, int8 1,
@@ -107,15 +130,6 @@ pub fn quick(
                 gb(theory),
                 1.2 * (gb(theory) + 2.0)
             ),
-            formula_zh: format!(
-                "权重 = {params} × {b} B = {:.2} GB；M_train ≈ {rule} × 权重 = {:.2} GB（指南 §2.2、§6 Q1）；指南自身各项之和为 权重 + 梯度 + {states} × 权重 + 0.2–0.5 × 权重 = {:.2}–{:.2} GB；M_rec = 1.2 × ({:.2} + 2) = {:.2} GB",
-                gb(w),
-                gb(theory),
-                gb(w * (2.2 + states)),
-                gb(w * (2.5 + states)),
-                gb(theory),
-                1.2 * (gb(theory) + 2.0)
-            ),
         };
     }
     let kv = if arch.is_detailed() && arch.is_generative() {
@@ -129,20 +143,16 @@ pub fn quick(
     };
     let act = 0.2 * w;
     let theory = w + kv + act;
-    let (kv_text, kv_text_zh) = if kv > 0.0 {
-        let t = format!(
+    let kv_text = if kv > 0.0 {
+        format!(
             "KV = 2 × {batch} × {seq} × {} × {} × {} B = {:.2} GB",
             arch.hidden_size,
             arch.num_layers,
             dtype.bytes(),
             gb(kv)
-        );
-        (t.clone(), t)
-    } else {
-        (
-            String::from("KV = 0 (needs hidden size and layers: give a preset or config.json)"),
-            String::from("KV = 0（需要隐藏维度与层数：请选择预设模型或 config.json）"),
         )
+    } else {
+        String::from("KV = 0 (needs hidden size and layers: give a preset or config.json)")
     };
     Quick {
         weights_bytes: Bytes::from_f64(w),
@@ -155,14 +165,6 @@ pub fn quick(
         recommended_bytes: m_rec(Bytes::from_f64(theory)),
         formula: format!(
             "weights = {params} × {b} B = {:.2} GB; {kv_text}; activations ≈ 0.2 × weights (10–30 %) = {:.2} GB; M_theory = {:.2} GB; M_rec = 1.2 × ({:.2} + 2) = {:.2} GB",
-            gb(w),
-            gb(act),
-            gb(theory),
-            gb(theory),
-            1.2 * (gb(theory) + 2.0)
-        ),
-        formula_zh: format!(
-            "权重 = {params} × {b} B = {:.2} GB；{kv_text_zh}；激活值 ≈ 0.2 × 权重（10–30 %）= {:.2} GB；M_theory = {:.2} GB；M_rec = 1.2 × ({:.2} + 2) = {:.2} GB",
             gb(w),
             gb(act),
             gb(theory),
@@ -278,7 +280,7 @@ mod tests {
             1,
         );
         assert_eq!(
-            t.formula_zh,
+            t.formula_zh(),
             "权重 = 7000000000 × 2 B = 14.00 GB；M_train ≈ 3.5 × 权重 = 49.00 GB（指南 §2.2、§6 Q1）；指南自身各项之和为 权重 + 梯度 + 2 × 权重 + 0.2–0.5 × 权重 = 58.80–63.00 GB；M_rec = 1.2 × (49.00 + 2) = 61.20 GB"
         );
         for (arch, mode) in [
@@ -296,14 +298,18 @@ mod tests {
                 2,
                 4096,
             );
-            assert_eq!(
-                numbers(&q.formula),
-                numbers(&q.formula_zh),
-                "{}\n{}",
-                q.formula,
-                q.formula_zh
-            );
-            assert!(q.formula_zh.contains("权重"));
+            let zh = q.formula_zh();
+            assert_eq!(numbers(&q.formula), numbers(&zh), "{}\n{zh}", q.formula);
+            assert!(zh.contains("权重"));
+            // Every English word is translated; what stays is notation.
+            let english: alloc::vec::Vec<&str> = zh
+                .split(|c: char| !c.is_ascii_alphabetic())
+                .filter(|w| {
+                    w.len() > 1
+                        && !["GB", "KV", "config", "json", "train", "theory", "rec"].contains(w)
+                })
+                .collect();
+            assert!(english.is_empty(), "{english:?} in {zh}");
         }
     }
 }
