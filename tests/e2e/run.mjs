@@ -683,7 +683,7 @@ test('offers export as JSON and import back (round trip); a malformed import nam
   noProblems(page, 'problems');
 });
 
-test('Chinese pages show Chinese tier advice, quick-estimate formula and config.json notes', async () => {
+test('Chinese pages show Chinese tier advice, formulas (quick and component by component) and config.json notes', async () => {
   const page = await watchedPage(await browser());
   await go(page, '#/fit?lang=zh&mode=training', 'fit');
   const tier = await page.locator('#tier dl').innerText();
@@ -691,8 +691,15 @@ test('Chinese pages show Chinese tier advice, quick-estimate formula and config.
   await go(page, '#/calc?lang=zh&mode=training', 'calc');
   const formula = await page.locator('#quick-formula').innerText();
   assert(formula.includes('权重') && !/weights|guide/.test(formula), `quick formula: ${formula}`);
+  // The working, component by component: the same numbers as the English page, no English words.
+  const working = async () => page.$$eval('#working tr[data-key] .formula', (els) => els.map((e) => e.textContent));
+  const zhWorking = await working();
+  assert(zhWorking.length >= 5 && zhWorking.every(hasHan), `zh working: ${zhWorking.join(' | ')}`);
+  assert(zhWorking.every((f) => !/\b(trainable|params|weights|tokens|layers|moments|master|vocab|hidden|blocks|peak)\b/.test(f)), `zh working: ${zhWorking.join(' | ')}`);
   await go(page, '#/calc?lang=en&mode=training', 'calc');
   assert((await page.locator('#quick-formula').innerText()).includes('weights'), 'English formula');
+  const digits = (fs) => fs.map((f) => f.match(/[\d.,]+\d/g));
+  eq(JSON.stringify(digits(zhWorking)), JSON.stringify(digits(await working())), 'the same numbers in both languages');
   // A config with notes (Llama 4 Scout: vision tower, chunked attention).
   await go(page, '#/calc?lang=zh', 'calc');
   await page.locator('button[data-source="config"]').click();

@@ -426,7 +426,7 @@ fn results(props: &ResultProps) -> Html {
                                             { chart::component_label(lang, &c.key) }
                                             if off { <br /><span class="muted">{ lang.t("calc.off_peak") }</span> }</td>
                                         <td class="num">{ format::gib(c.bytes) }</td>
-                                        <td><div class="formula">{ &c.formula }</div>
+                                        <td><div class="formula">{ if lang == Lang::Zh { vramfit::estimate::formula_zh(&c.formula) } else { c.formula.clone() } }</div>
                                             <div>{ if lang == Lang::Zh { &c.note_zh } else { &c.note_en } }</div></td>
                                     </tr>
                                 }

@@ -5,6 +5,7 @@
 //! the accepted range on failure; [`Workload::estimate`] then cannot fail.
 
 mod activations;
+mod formula_zh;
 mod quick;
 mod solve;
 mod weights;
@@ -14,6 +15,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 pub use activations::{Kernel, Trainable, role_bit};
+pub use formula_zh::formula_zh;
 pub use quick::{Quick, guide_bytes_per_param, m_rec};
 pub use solve::{
     Solutions, fewest_gpus, largest_batch, largest_context, layout_required_bytes, solve,

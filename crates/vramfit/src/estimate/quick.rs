@@ -35,30 +35,11 @@ pub struct Quick {
     pub formula: String,
 }
 
-/// The words of [`Quick::formula`] and their Chinese, longest first; numbers are never touched.
-const FORMULA_ZH: [(&str, &str); 7] = [
-    (
-        " (needs hidden size and layers: give a preset or config.json)",
-        "（需要隐藏维度与层数：请选择预设模型或 config.json）",
-    ),
-    (
-        "activations ≈ 0.2 × weights (10–30 %) = ",
-        "激活值 ≈ 0.2 × 权重（10–30 %）= ",
-    ),
-    (" (guide §2.2, §6 Q1)", "（指南 §2.2、§6 Q1）"),
-    ("; its own components sum to ", "；指南自身各项之和为 "),
-    ("grads", "梯度"),
-    ("weights", "权重"),
-    ("; ", "；"),
-];
-
 impl Quick {
-    /// [`Quick::formula`] in Chinese, with the same numbers. Derived from the English text (whose
-    /// few words are all in one table here), so the JSON and the struct carry one formula.
+    /// [`Quick::formula`] in Chinese, with the same numbers ([`super::formula_zh`]), so that the
+    /// JSON and the struct carry one formula.
     pub fn formula_zh(&self) -> String {
-        FORMULA_ZH
-            .iter()
-            .fold(self.formula.clone(), |s, (en, zh)| s.replace(en, zh))
+        super::formula_zh(&self.formula)
     }
 }
 
