@@ -376,12 +376,15 @@ fn results(props: &ResultProps) -> Html {
         String::new()
     };
     let state = (*app).clone();
-    let whatifs = use_memo((app.calc.clone(), app.extra.get("config").cloned()), {
+    // The what-ifs and the context chart (some twenty estimates and an SVG) follow a change one
+    // task later, so that the totals and the working above paint within the frame of the change.
+    let late = crate::hooks::use_deferred((app.calc.clone(), app.extra.get("config").cloned()));
+    let whatifs = use_memo(late.clone(), {
         let s = state.clone();
         let e = e.clone();
         move |_| compute::what_ifs(&s, &e)
     });
-    let curve = use_memo((app.calc.clone(), app.extra.get("config").cloned()), {
+    let curve = use_memo(late, {
         let s = state.clone();
         move |_| compute::context_curve(&s)
     });

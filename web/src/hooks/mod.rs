@@ -33,16 +33,22 @@ pub fn replace_hash(hash: &str) {
     }
 }
 
-/// Sets `<html lang>`.
+/// Sets `<html lang>`, when it differs: writing the attribute, even unchanged, makes Blink
+/// recompute the style of the whole document.
 pub fn set_document_lang(code: &str) {
-    if let Some(el) = gloo::utils::document().document_element() {
+    if let Some(el) = gloo::utils::document().document_element()
+        && el.get_attribute("lang").as_deref() != Some(code)
+    {
         let _ = el.set_attribute("lang", code);
     }
 }
 
-/// Sets the document's title.
+/// Sets the document's title, when it differs.
 pub fn set_title(title: &str) {
-    gloo::utils::document().set_title(title);
+    let doc = gloo::utils::document();
+    if doc.title() != title {
+        doc.set_title(title);
+    }
 }
 
 /// The skip link's handler: focus `main` without touching the hash (which holds the state).
@@ -116,4 +122,21 @@ pub fn download(name: &str, mime: &str, text: &str) {
         let _ = web_sys::Url::revoke_object_url(&url);
     })
     .forget();
+}
+
+/// `value` one task late: what it was at the last render until a zero-delay timer has fired
+/// since it changed (a newer change restarts the wait). What depends on the late value renders
+/// in the next frame, after what a change shows first; on the first render it is `value`.
+#[hook]
+pub fn use_deferred<T: Clone + PartialEq + 'static>(value: T) -> T {
+    let shown = use_state_eq(|| value.clone());
+    {
+        let shown = shown.clone();
+        use_effect_with(value, move |v| {
+            let v = v.clone();
+            let timer = gloo::timers::callback::Timeout::new(0, move || shown.set(v));
+            move || drop(timer)
+        });
+    }
+    (*shown).clone()
 }
