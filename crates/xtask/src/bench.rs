@@ -43,6 +43,10 @@ pub fn main(args: &[String]) -> Result {
         }
     };
     let started = Instant::now();
+    // What the wasm and page figures measure, built from the sources as they are now, so that
+    // the chapter never mixes figures of different builds.
+    crate::npm::npm()?;
+    site::dist()?;
     let mut c = cargo();
     c.args([
         "bench",

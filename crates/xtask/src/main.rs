@@ -38,7 +38,7 @@ commands:
   npm                   build the npm package
   size [--ceilings]     sizes of dist/ and target/npm/ (raw, gzip) against budgets (or, with
                         --ceilings, against the regression ceilings the test suite enforces); no eval; CSP
-  bench [--full]        benchmarks (native, wasm under Node, the page) → book/generated/performance.md
+  bench [--full]        builds the npm package and dist/, then benchmarks (native, wasm under Node, the page) → book/generated/performance.md
   fuzz [SECONDS]        run each fuzz target for SECONDS (default 20)
   parity                native against the npm package on 1000 estimates, in Node and in Chromium
   book-data             regenerate the book's tables in book/generated/ from vramfit and the reference data
