@@ -123,14 +123,7 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
             AttentionImpl::Eager,
         ])?,
         logits: *u.choose(&[Logits::Last, Logits::All])?,
-        optimizer: *u.choose(&[
-            Optimizer::Adamw,
-            Optimizer::Adamw8bit,
-            Optimizer::Sgd,
-            Optimizer::SgdMomentum,
-            Optimizer::Adafactor,
-            Optimizer::Lion,
-        ])?,
+        optimizer: *u.choose(&Optimizer::ALL)?,
         fused_optimizer: u.arbitrary()?,
         precision: *u.choose(&[
             Precision::Fp32,

@@ -149,14 +149,7 @@ fn case(r: &mut Rng) -> EstimateInput {
     }
     match mode {
         Mode::Training => {
-            i.optimizer = r.pick(&[
-                Optimizer::Adamw,
-                Optimizer::Adamw8bit,
-                Optimizer::Sgd,
-                Optimizer::SgdMomentum,
-                Optimizer::Adafactor,
-                Optimizer::Lion,
-            ]);
+            i.optimizer = r.pick(&Optimizer::ALL);
             i.fused_optimizer = r.chance(30);
             i.precision = r.pick(&[
                 Precision::Fp32,

@@ -151,7 +151,7 @@ fn shipped(path: &Path) -> Result<Shipped> {
 }
 
 /// Every file under `dir`, sorted.
-fn files(dir: &Path) -> Vec<PathBuf> {
+pub fn files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {

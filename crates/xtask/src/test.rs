@@ -236,24 +236,16 @@ fn cargo_tests(c: &mut Command) -> Outcome {
 /// The `#[wasm_bindgen_test]` functions in `crates/vramfit-wasm` (its `src/` and `tests/`).
 fn wasm_bindgen_tests() -> usize {
     let dir = root().join("crates/vramfit-wasm");
-    let mut n = 0;
-    let mut todo = vec![dir.join("src"), dir.join("tests")];
-    while let Some(d) = todo.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                todo.push(p);
-            } else if p.extension().is_some_and(|x| x == "rs") {
-                n += std::fs::read_to_string(&p)
-                    .map(|t| count_wasm_bindgen_tests(&t))
-                    .unwrap_or(0);
-            }
-        }
-    }
-    n
+    [dir.join("src"), dir.join("tests")]
+        .iter()
+        .flat_map(|d| crate::size::files(d))
+        .filter(|p| p.extension().is_some_and(|x| x == "rs"))
+        .map(|p| {
+            std::fs::read_to_string(&p)
+                .map(|t| count_wasm_bindgen_tests(&t))
+                .unwrap_or(0)
+        })
+        .sum()
 }
 
 /// Lines that are exactly a `#[wasm_bindgen_test]` attribute.

@@ -240,14 +240,7 @@ mod tests {
                         ..cpp
                     },
                 ]);
-                for optimizer in [
-                    Optimizer::Adamw,
-                    Optimizer::Adamw8bit,
-                    Optimizer::Sgd,
-                    Optimizer::SgdMomentum,
-                    Optimizer::Adafactor,
-                    Optimizer::Lion,
-                ] {
+                for optimizer in Optimizer::ALL {
                     for precision in [Precision::Fp32, Precision::AmpBf16, Precision::Bf16] {
                         out.push(EstimateInput {
                             optimizer,

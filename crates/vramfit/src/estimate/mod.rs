@@ -85,6 +85,18 @@ pub enum Optimizer {
     Lion,
 }
 
+impl Optimizer {
+    /// Every optimizer, in the order of the enum.
+    pub const ALL: [Optimizer; 6] = [
+        Optimizer::Adamw,
+        Optimizer::Adamw8bit,
+        Optimizer::Sgd,
+        Optimizer::SgdMomentum,
+        Optimizer::Adafactor,
+        Optimizer::Lion,
+    ];
+}
+
 /// The training precision regime.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(
