@@ -394,6 +394,10 @@ test('what-ifs re-run the estimator, and applying one sets its inputs', async ()
   const base = await shown(page);
   const cards = page.locator('#whatif .card');
   assert(await cards.count() >= 3, 'several what-ifs');
+  // Each says what it costs in speed (guide §5.1), in the page's language.
+  const speeds = await page.$$eval('#whatif .card .speed', (els) => els.map((e) => e.textContent));
+  eq(speeds.length, await cards.count(), 'a speed line per what-if');
+  assert(speeds.every((t) => /^Speed: ./.test(t)), `speed lines: ${speeds.join(' | ')}`);
   const ck = page.locator('#whatif .card[data-whatif="whatif.checkpointing"]');
   const expect = Number(await ck.getAttribute('data-bytes'));
   assert(expect < base.total, 'checkpointing saves memory');
@@ -694,6 +698,8 @@ test('Chinese pages show Chinese tier advice, formulas (quick and component by c
   // The working, component by component: the same numbers as the English page, no English words.
   const working = async () => page.$$eval('#working tr[data-key] .formula', (els) => els.map((e) => e.textContent));
   const zhWorking = await working();
+  const zhSpeeds = await page.$$eval('#whatif .card .speed', (els) => els.map((e) => e.textContent));
+  assert(zhSpeeds.length >= 3 && zhSpeeds.every((t) => t.startsWith('速度：')), `zh speed lines: ${zhSpeeds.join(' | ')}`);
   assert(zhWorking.length >= 5 && zhWorking.every(hasHan), `zh working: ${zhWorking.join(' | ')}`);
   assert(zhWorking.every((f) => !/\b(trainable|params|weights|tokens|layers|moments|master|vocab|hidden|blocks|peak)\b/.test(f)), `zh working: ${zhWorking.join(' | ')}`);
   await go(page, '#/calc?lang=en&mode=training', 'calc');

@@ -427,7 +427,7 @@ pub static TEXT: &[(&str, &str, &str)] = &[
     ("view.mig", "MIG planner", "MIG 规划"),
     ("view.nav", "Views", "视图"),
     ("whatif.adam8bit", "8-bit AdamW", "8 位 AdamW"),
-    ("whatif.checkpointing", "Gradient checkpointing (≈ +30 % time)", "梯度检查点（约多 30% 时间）"),
+    ("whatif.checkpointing", "Gradient checkpointing", "梯度检查点"),
     ("whatif.half_batch", "Half the batch", "批大小减半"),
     ("whatif.half_seq", "Half the sequence", "序列长度减半"),
     ("whatif.int4", "4-bit weights (AWQ)", "4 位权重（AWQ）"),
@@ -439,6 +439,19 @@ pub static TEXT: &[(&str, &str, &str)] = &[
     ("whatif.q8", "GGUF Q8_0", "GGUF Q8_0"),
     ("whatif.qlora", "QLoRA, rank 16", "QLoRA，秩 16"),
     ("whatif.zero3", "ZeRO-3 across the GPUs", "跨卡 ZeRO-3"),
+    ("whatif_speed.adam8bit", "Speed: about that of 32-bit AdamW (bitsandbytes' blockwise 8-bit states).", "速度：与 32 位 AdamW 相当（bitsandbytes 的分块 8 位状态）。"),
+    ("whatif_speed.checkpointing", "Speed: about 30 % more time per step: the forward pass is recomputed in backward (guide §5.1).", "速度：每步约多 30% 时间：反向传播时重算前向（指南 §5.1）。"),
+    ("whatif_speed.half_batch", "Speed: half the samples per step, so the same data takes about twice the steps.", "速度：每步样本减半，同样的数据约需两倍步数。"),
+    ("whatif_speed.half_seq", "Speed: each step is faster, but each sample sees half the context (truncate or slide a window, guide §5.1).", "速度：每步更快，但每个样本只看到一半上下文（截断或滑动窗口，指南 §5.1）。"),
+    ("whatif_speed.int4", "Speed: decoding as fast or faster (fewer bytes to read per token); accuracy loss usually within 1 % (guide §5.1).", "速度：解码同样快或更快（每个 token 读取的字节更少）；精度损失通常在 1% 以内（指南 §5.1）。"),
+    ("whatif_speed.int8", "Speed: slower than 16-bit, most at small batches (LLM.int8 splits out outlier features).", "速度：比 16 位慢，小批量时最明显（LLM.int8 需拆分离群特征）。"),
+    ("whatif_speed.kv_fp8", "Speed: about the same (half the cache's memory traffic); a small accuracy cost.", "速度：基本不变（缓存的访存减半）；精度略有损失。"),
+    ("whatif_speed.lora", "Speed: faster steps (no gradients or optimizer states for the frozen weights); quality may trail full fine-tuning.", "速度：每步更快（冻结的权重没有梯度和优化器状态）；效果可能不及全参数微调。"),
+    ("whatif_speed.offload", "Speed: much slower: the optimizer step runs on the CPU and states cross PCIe every step (guide §5.1).", "速度：慢得多：优化器步在 CPU 上执行，状态每步经 PCIe 传输（指南 §5.1）。"),
+    ("whatif_speed.q4", "Speed: faster decoding where memory bandwidth limits it; more quality loss than Q8_0.", "速度：受显存带宽限制时解码更快；质量损失大于 Q8_0。"),
+    ("whatif_speed.q8", "Speed: faster decoding where memory bandwidth limits it; quality close to 16-bit.", "速度：受显存带宽限制时解码更快；质量接近 16 位。"),
+    ("whatif_speed.qlora", "Speed: slower than LoRA: the 4-bit weights are dequantized in every forward and backward pass.", "速度：比 LoRA 慢：4 位权重在每次前向和反向时都要反量化。"),
+    ("whatif_speed.zero3", "Speed: more communication: parameters are gathered for every layer, about 1.5 × the traffic of plain data parallelism (ZeRO paper).", "速度：通信更多：每层都要收集参数，约为普通数据并行的 1.5 倍通信量（ZeRO 论文）。"),
 ];
 
 #[cfg(test)]
@@ -465,6 +478,14 @@ mod tests {
                 zh.matches('{').count(),
                 "{k}: placeholders differ"
             );
+        }
+    }
+
+    #[test]
+    fn every_what_if_says_what_it_costs_in_speed() {
+        for (k, _, _) in TEXT.iter().filter(|(k, _, _)| k.starts_with("whatif.")) {
+            let speed = k.replacen("whatif.", "whatif_speed.", 1);
+            assert!(lookup(&speed).is_some(), "{k} has no {speed}");
         }
     }
 

@@ -379,10 +379,12 @@ fn results(props: &ResultProps) -> Html {
     // The what-ifs and the context chart (some twenty estimates and an SVG) follow a change one
     // task later, so that the totals and the working above paint within the frame of the change.
     let late = crate::hooks::use_deferred((app.calc.clone(), app.extra.get("config").cloned()));
+    // With the estimate they were computed against, so that what a card saves is exact even in
+    // the one task where the totals above are newer.
     let whatifs = use_memo(late.clone(), {
         let s = state.clone();
         let e = e.clone();
-        move |_| compute::what_ifs(&s, &e)
+        move |_| (compute::what_ifs(&s, &e), e)
     });
     let curve = use_memo(late, {
         let s = state.clone();
@@ -454,11 +456,11 @@ fn results(props: &ResultProps) -> Html {
                     <ul class="reasons" id="differences">{ for e.differences.iter().map(|d| html! { <li>{ if lang == Lang::Zh { &d.zh } else { &d.en } }</li> }) }</ul>
                 }
             </div>
-            if !whatifs.is_empty() {
+            if !whatifs.0.is_empty() {
                 <div class="panel">
                     <h2>{ lang.t("calc.whatif") }</h2>
                     <div class="whatif" id="whatif">
-                        { for whatifs.iter().map(|w| whatif_card(&app, w, e)) }
+                        { for whatifs.0.iter().map(|w| whatif_card(&app, w, &whatifs.1)) }
                     </div>
                 </div>
             }
@@ -495,6 +497,7 @@ fn whatif_card(app: &crate::Ctx, w: &compute::WhatIf, base: &Estimate) -> Html {
             <div>{ lang.t(w.key) }</div>
             <div class="v">{ format::gib(w.estimate.total_bytes) }</div>
             <div>{ delta }</div>
+            <div class="muted speed">{ lang.t(&w.key.replacen("whatif.", "whatif_speed.", 1)) }</div>
             if let (Some(c0), Some(c1)) = (base.max_concurrency_exact, w.estimate.max_concurrency_exact) {
                 <div class="muted">{ lang.f("calc.concurrency", &[&format!("{c0:.1}"), &format!("{c1:.1}")]) }</div>
             }
