@@ -6,7 +6,7 @@
 // Screenshots go to tests/e2e/artifacts/ (git-ignored); with VRAMFIT_UPDATE_SCREENSHOT=1 the
 // desktop calculator also replaces docs/screenshot.png.
 import { chromium } from 'playwright-core';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync, existsSync, readFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync, existsSync, readFileSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -386,6 +386,94 @@ test('a dropped config.json is read locally and estimated like the CLI reads it'
   await page.locator('#calc-error').waitFor();
   assert(/config\.json/.test(await page.locator('#calc-error').innerText()), 'the error names config.json');
   noProblems(page, 'problems');
+});
+
+// A safetensors file as Hugging Face writes it: 8 bytes of header length, the JSON header, then
+// the tensors' bytes (here a hole: the file is sparse, so a "10 GiB" checkpoint costs nothing).
+function safetensorsFile(path, tensors, size) {
+  const header = {};
+  let offset = 0;
+  for (const [name, shape] of tensors) {
+    const bytes = shape.reduce((a, b) => a * b, 1) * 2;
+    header[name] = { dtype: 'BF16', shape, data_offsets: [offset, offset + bytes] };
+    offset += bytes;
+  }
+  const json = Buffer.from(JSON.stringify(header));
+  const len = Buffer.alloc(8);
+  len.writeBigUInt64LE(BigInt(json.length));
+  writeFileSync(path, Buffer.concat([len, json]));
+  truncateSync(path, size);
+}
+
+test('a dropped .safetensors or .gguf is read by its header alone, even a 10 GiB file', async () => {
+  // TinyLlama's layout (the config.json of the test above): the header must give the estimate
+  // that the CLI gives for that config.json.
+  const config = {
+    model_type: 'llama', vocab_size: 32000, hidden_size: 2048, intermediate_size: 5632,
+    num_hidden_layers: 22, num_attention_heads: 32, num_key_value_heads: 4,
+    max_position_embeddings: 2048, torch_dtype: 'bfloat16', tie_word_embeddings: false,
+  };
+  const dir = mkdtempSync(join(tmpdir(), 'vramfit-weights-'));
+  const cfg = join(dir, 'config.json');
+  writeFileSync(cfg, JSON.stringify(config));
+  const tensors = [['model.embed_tokens.weight', [32000, 2048]]];
+  for (let l = 0; l < 22; l++) {
+    const p = `model.layers.${l}.`;
+    tensors.push([`${p}self_attn.q_proj.weight`, [2048, 2048]], [`${p}self_attn.k_proj.weight`, [256, 2048]],
+      [`${p}self_attn.v_proj.weight`, [256, 2048]], [`${p}self_attn.o_proj.weight`, [2048, 2048]],
+      [`${p}mlp.gate_proj.weight`, [5632, 2048]], [`${p}mlp.up_proj.weight`, [5632, 2048]],
+      [`${p}mlp.down_proj.weight`, [2048, 5632]], [`${p}input_layernorm.weight`, [2048]],
+      [`${p}post_attention_layernorm.weight`, [2048]]);
+  }
+  tensors.push(['model.norm.weight', [2048]], ['lm_head.weight', [32000, 2048]]);
+  const file = join(dir, 'model.safetensors');
+  safetensorsFile(file, tensors, 10 * 2 ** 30);
+  // TinyLlama-1.1B's published count: 1,100,048,384 parameters.
+  const params = tensors.reduce((a, [, shape]) => a + shape.reduce((x, y) => x * y, 1), 0);
+  eq(params, 1_100_048_384, 'the layout written is TinyLlama-1.1B');
+
+  const page = await watchedPage(await browser());
+  await go(page, '#/calc?lang=en&batch=2', 'calc');
+  await page.locator('button[data-source="config"]').click();
+  await page.setInputFiles('#f-config', file);
+  await page.locator('#header-info').waitFor();
+  eq(Number(await page.getAttribute('#header-info', 'data-params')), params, 'parameters from the header');
+  const info = await page.locator('#header-info').innerText();
+  assert(/safetensors header only \(.* of 10\.00 GiB\): 201 tensors, 1,100,048,384 parameters/.test(info), `header info: ${info}`);
+  await page.locator('#config-info').waitFor();
+  const s = await shown(page);
+  sameAsCli(s, cli(['estimate', '--json', '--model', cfg, '--batch', '2']), 'the header against config.json');
+  // The model travels in the link (the file does not).
+  const other = await watchedPage(await browser());
+  await other.goto(page.url());
+  eq((await shown(other)).total, s.total, 'the header model from the link');
+  noProblems(other, 'problems');
+
+  // GGUF: a Qwen2-style Q4_K_M header (the fuzz seed), in Chinese.
+  await go(page, '#/calc?lang=zh', 'calc');
+  await page.locator('button[data-source="config"]').click();
+  const gguf = join(dir, 'qwen2.gguf');
+  writeFileSync(gguf, readFileSync(join(root, 'fuzz', 'seeds', 'gguf', 'qwen2-untied')));
+  truncateSync(gguf, 3 * 2 ** 30);
+  await page.setInputFiles('#f-config', gguf);
+  await page.locator('#header-info').waitFor();
+  // Vocab 1,000, width 128, 3 blocks (K/V width 64, FFN 256, q/k/v biases), untied output.
+  const block = 2 * 128 + 128 * 128 + 128 + 2 * (128 * 64 + 64) + 128 * 128 + 3 * 128 * 256;
+  eq(Number(await page.getAttribute('#header-info', 'data-params')), 2 * 1000 * 128 + 3 * block + 128, 'GGUF parameters');
+  assert(hasHan(await page.locator('#header-info').innerText()), 'the summary in Chinese');
+  assert(/gguf \(qwen2\)/.test(await page.locator('#config-info').innerText()), 'the architecture named');
+  await page.waitForSelector('#total');
+
+  // A header that claims more than the file holds: the parser's message, no crash.
+  const bad = join(dir, 'bad.safetensors');
+  const len = Buffer.alloc(8);
+  len.writeBigUInt64LE(1000000n);
+  writeFileSync(bad, Buffer.concat([len, Buffer.from('{"a":')]));
+  await page.setInputFiles('#f-config', bad);
+  await page.locator('#header-error').waitFor();
+  assert(/safetensors/.test(await page.locator('#header-error').innerText()), 'the error names safetensors');
+  noProblems(page, 'problems');
+  rmSync(dir, { recursive: true, force: true });
 });
 
 test('what-ifs re-run the estimator, and applying one sets its inputs', async () => {

@@ -14,10 +14,14 @@ use vramfit::hardware::{Layout, Market, Offer, PlanOption, PlanOptions};
 use crate::fields;
 use crate::state::AppState;
 
-/// The parsed config.json of the state, if the source is one.
+/// The parsed config.json of the state, or the model a weights file's header gave, if the
+/// source is one.
 pub fn config_of(s: &AppState) -> Option<Result<ParsedConfig, InputError>> {
     let text = s.extra("config");
-    (!text.is_empty()).then(|| vramfit::config::parse_config(text))
+    if text.is_empty() {
+        return None;
+    }
+    crate::weights_file::from_extra(text).or_else(|| Some(vramfit::config::parse_config(text)))
 }
 
 /// The estimator's input for the state with `changes` applied on top (field, value).

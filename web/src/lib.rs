@@ -13,6 +13,7 @@ pub mod format;
 pub mod i18n;
 pub mod route;
 pub mod state;
+pub mod weights_file;
 
 mod components;
 mod hooks;

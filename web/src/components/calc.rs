@@ -12,6 +12,7 @@ use crate::format;
 use crate::i18n::Lang;
 use crate::state::Action;
 use crate::use_app;
+use crate::weights_file;
 
 /// The view.
 #[function_component(CalcView)]
@@ -155,18 +156,58 @@ impl DtypeName for vramfit::presets::Preset {
     }
 }
 
-/// config.json: drop a file or choose one; it is read here, never uploaded.
+/// config.json, or a `.safetensors` / `.gguf` weights file read by its header alone: drop a
+/// file or choose one; it is read here, never uploaded.
 #[function_component(ConfigDrop)]
 fn config_drop(props: &ErrProps) -> Html {
     let app = use_app();
     let lang = app.lang;
     let over = use_state(|| false);
     let reader = use_mut_ref(|| None::<gloo::file::callbacks::FileReader>);
+    // What the last weights file's header said (the link keeps only the model it gave).
+    let header = use_state(|| None::<Result<weights_file::Summary, InputError>>);
     let load = {
         let app = app.clone();
         let reader = reader.clone();
+        let header = header.clone();
         move |file: web_sys::File| {
             let app = app.clone();
+            if weights_file::is_weights(&file.name()) {
+                let header = header.clone();
+                wasm_bindgen_futures::spawn_local(async move {
+                    let got = weights_file::read(&file).await;
+                    match &got {
+                        Ok(weights_file::Summary { model: Some(m), .. }) => {
+                            app.dispatch(Action::SetExtra(
+                                "config".into(),
+                                weights_file::to_extra(m),
+                            ));
+                        }
+                        // No layout the estimator knows: estimate from the parameter count.
+                        Ok(sum) => app.dispatch(Action::SetMany(vec![
+                            ("source".into(), "params".into()),
+                            ("params".into(), sum.params.to_string()),
+                        ])),
+                        Err(_) => {}
+                    }
+                    header.set(Some(got));
+                });
+                return;
+            }
+            header.set(None);
+            // A config.json is a few kilobytes: a large file is refused unread.
+            let size = file.size();
+            if size > vramfit::config::MAX_CONFIG_BYTES as f64 {
+                header.set(Some(Err(InputError::new(
+                    "config.json",
+                    format!("the file has {size} bytes"),
+                    format!(
+                        "a config.json of at most {} bytes, or a .safetensors or .gguf file",
+                        vramfit::config::MAX_CONFIG_BYTES
+                    ),
+                ))));
+                return;
+            }
             let file = gloo::file::File::from(file);
             let task = gloo::file::callbacks::read_as_text(&file, move |r| {
                 let text = r.unwrap_or_default();
@@ -221,8 +262,20 @@ fn config_drop(props: &ErrProps) -> Html {
         <div class="field">
             <div class={classes!("drop", (*over).then_some("over"))} {ondrop} {ondragover} {ondragleave} id="config-drop">
                 <label for="f-config">{ lang.t("calc.drop") }</label>
-                <input type="file" id="f-config" accept=".json,application/json" {onchange} />
+                <input type="file" id="f-config" accept=".json,application/json,.safetensors,.gguf" {onchange} />
             </div>
+            { match header.as_ref() {
+                Some(Ok(h)) => html! {
+                    <p class="hint" id="header-info" data-params={h.params.to_string()}>
+                        { lang.f("calc.header_info", &[h.format, &vramfit::Bytes::new(h.read_bytes).display_auto(), &vramfit::Bytes::new(h.file_bytes).display_auto(), &vramfit::estimate::thousands(h.tensors), &vramfit::estimate::thousands(h.params)]) }
+                        <br />
+                        { h.by_type.iter().map(|t| format!("{} {}", t.dtype, vramfit::estimate::thousands(t.params))).collect::<Vec<_>>().join(" · ") }
+                        if h.model.is_none() { <><br />{ lang.t("calc.header_no_layout") }</> }
+                    </p>
+                },
+                Some(Err(e)) => html! { <span class="err" role="alert" id="header-error">{ error_text(lang, e) }</span> },
+                None => html! {},
+            } }
             { match parsed {
                 Some(Ok(c)) => html! {
                     <p class="hint" id="config-info">
