@@ -123,8 +123,11 @@ pub fn from_extra(text: &str) -> Option<Result<ParsedConfig, InputError>> {
     let inner = text
         .strip_prefix(&format!("{{\"{HEADER_KEY}\":"))?
         .strip_suffix('}')?;
+    // Through a `Value`, as the form's input is read: the site then carries one deserializer
+    // per type (from a `Value`) instead of two (16 KB of wasm).
     Some(
-        serde_json::from_str::<ParsedConfig>(inner)
+        serde_json::from_str::<serde_json::Value>(inner)
+            .and_then(serde_json::from_value::<ParsedConfig>)
             .map_err(|e| {
                 InputError::new(
                     "weights header",

@@ -185,8 +185,14 @@ fn read_shard(
             "a safetensors header: {name: {dtype, shape, data_offsets}}",
         )
     };
-    let root: BTreeMap<String, Value> =
-        serde_json::from_slice(json).map_err(|e| bad(format!("the header is not JSON: {e}")))?;
+    // Text, then a `Value`, as config.json is read: one JSON reader in the wasm for both.
+    let text = core::str::from_utf8(json)
+        .map_err(|e| bad(format!("the header is not UTF-8 text: {e}")))?;
+    let root = match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(m)) => m,
+        Ok(_) => return Err(bad("the header is not a JSON object".into())),
+        Err(e) => return Err(bad(format!("the header is not JSON: {e}"))),
+    };
     out.header_len = out.header_len.saturating_add(n);
     for (name, v) in root {
         if name == "__metadata__" {

@@ -519,9 +519,10 @@ pub fn size() -> Result {
 /// Ceilings that `cargo xtask test` enforces while the budgets above are broken (issue 9 stays
 /// open until they are met): the sizes measured on 2026-11-30 plus about 5 %, so that the suite
 /// fails on any regression. The site's first load was 372.8 KB, then 422.1 KB once the Fit &
-/// rent view gained the decision matrix, the spot calculator and editable, importable prices.
-/// The site's first load, gzip.
-pub const FIRST_LOAD_CEILING: u64 = 443 * 1000;
+/// rent view gained the decision matrix, the spot calculator and editable, importable prices,
+/// then 453.8 KB with the safetensors/GGUF header reader, the formulas in Chinese and the
+/// what-ifs' costs in speed. The site's first load, gzip.
+pub const FIRST_LOAD_CEILING: u64 = 477 * 1000;
 /// The npm package's largest wasm module (260.6 KB on 2026-11-30), gzip.
 pub const NPM_WASM_CEILING: u64 = 275 * 1000;
 
