@@ -36,31 +36,6 @@ fn llama_8b(mode: Mode, engine: Engine) -> EstimateInput {
     }
 }
 
-/// Every weight format the sweep covers: the nine named formats with their usual settings,
-/// then every GGUF file type.
-fn formats() -> Vec<Quantization> {
-    let mut f = vec![
-        Quantization::None,
-        Quantization::Fp8,
-        Quantization::W8a8,
-        Quantization::W4a16 { group_size: 128 },
-        Quantization::Gptq {
-            bits: 4,
-            group_size: 128,
-        },
-        Quantization::Awq { group_size: 128 },
-        Quantization::BnbInt8,
-        Quantization::BnbNf4 { double_quant: true },
-        Quantization::Mxfp4,
-    ];
-    f.extend(
-        GgufFileType::ALL
-            .into_iter()
-            .map(|file_type| Quantization::Gguf { file_type }),
-    );
-    f
-}
-
 /// Estimates `models` presets × every GPU × every format; returns how many were answered
 /// (a format a model cannot take is an `InputError`, and counts as an answer too).
 fn sweep(models: usize, formats: &[Quantization]) -> usize {
@@ -143,7 +118,7 @@ fn single(c: &mut Criterion) {
 }
 
 fn sweeps(c: &mut Criterion) {
-    let formats = formats();
+    let formats = Quantization::every_format();
     let mut g = c.benchmark_group("sweep");
     g.sample_size(10);
     // How a sweep scales with its size: 1, 10 and every preset, each × every GPU × every format.

@@ -304,6 +304,32 @@ pub enum Quantization {
 }
 
 impl Quantization {
+    /// Every weight format once with its usual settings (GPTQ 4-bit and the int4 formats in
+    /// groups of 128, NF4 with double quantization), then every GGUF file type: what the
+    /// benchmarks sweep and the parity cases cover.
+    pub fn every_format() -> alloc::vec::Vec<Quantization> {
+        let mut f = alloc::vec![
+            Quantization::None,
+            Quantization::Fp8,
+            Quantization::W8a8,
+            Quantization::W4a16 { group_size: 128 },
+            Quantization::Gptq {
+                bits: 4,
+                group_size: 128,
+            },
+            Quantization::Awq { group_size: 128 },
+            Quantization::BnbInt8,
+            Quantization::BnbNf4 { double_quant: true },
+            Quantization::Mxfp4,
+        ];
+        f.extend(
+            GgufFileType::ALL
+                .into_iter()
+                .map(|file_type| Quantization::Gguf { file_type }),
+        );
+        f
+    }
+
     /// Parses the CLI spelling: `none|fp8|w8a8|w4a16|gptq|awq|bnb-int8|bnb-nf4|mxfp4|gguf-<type>`.
     /// GPTQ/AWQ/W4A16 take their usual defaults (4 bits, group 128); `bnb-nf4` has double
     /// quantization on (as QLoRA uses it).
@@ -464,6 +490,16 @@ impl KvDtype {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_format_once_with_the_parsers_defaults() {
+        let all = Quantization::every_format();
+        // Nine named formats, then the fifteen GGUF file types.
+        assert_eq!(all.len(), 9 + 15);
+        for q in &all {
+            assert_eq!(&Quantization::parse("quantization", &q.name()).unwrap(), q);
+        }
+    }
 
     #[test]
     fn ggml_block_sizes_match_ggml_common_h() {

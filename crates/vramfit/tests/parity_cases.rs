@@ -310,25 +310,7 @@ fn bench_inputs() {
         let i: EstimateInput = serde_json::from_value(input.clone()).unwrap();
         estimate(&i).unwrap();
     }
-    let mut formats = vec![
-        Quantization::None,
-        Quantization::Fp8,
-        Quantization::W8a8,
-        Quantization::W4a16 { group_size: 128 },
-        Quantization::Gptq {
-            bits: 4,
-            group_size: 128,
-        },
-        Quantization::Awq { group_size: 128 },
-        Quantization::BnbInt8,
-        Quantization::BnbNf4 { double_quant: true },
-        Quantization::Mxfp4,
-    ];
-    formats.extend(
-        GgufFileType::ALL
-            .into_iter()
-            .map(|file_type| Quantization::Gguf { file_type }),
-    );
+    let formats = Quantization::every_format();
     let presets: Vec<&str> = vramfit::presets::presets().iter().map(|p| p.id).collect();
     let gpus: Vec<&str> = vramfit::hardware::gpus().iter().map(|g| g.id).collect();
     write(

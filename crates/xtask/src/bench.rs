@@ -140,31 +140,23 @@ pub fn smoke() -> Result {
 
 /// `{"id": …, "ns": …}` lines from criterion's `target/criterion/**/new/`.
 fn criterion_figures(dir: &Path) -> Vec<Figure> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let p = e.path();
-            if !p.is_dir() {
-                continue;
-            }
-            if p.file_name().is_some_and(|n| n == "new") {
-                let bench = std::fs::read_to_string(p.join("benchmark.json")).unwrap_or_default();
-                let est = std::fs::read_to_string(p.join("estimates.json")).unwrap_or_default();
-                if let (Some(id), Some(ns)) = (
-                    json_str(&bench, "full_id"),
-                    json_after(&est, "\"mean\"").and_then(|m| json_num(m, "point_estimate")),
-                ) {
-                    out.push(Figure { id, ns });
-                }
-            } else {
-                stack.push(p);
-            }
-        }
-    }
+    let mut out: Vec<Figure> = size::files(dir)
+        .into_iter()
+        .filter(|p| {
+            p.file_name().is_some_and(|n| n == "benchmark.json")
+                && p.parent()
+                    .and_then(Path::file_name)
+                    .is_some_and(|n| n == "new")
+        })
+        .filter_map(|p| {
+            let bench = std::fs::read_to_string(&p).ok()?;
+            let est = std::fs::read_to_string(p.with_file_name("estimates.json")).ok()?;
+            Some(Figure {
+                id: json_str(&bench, "full_id")?,
+                ns: json_after(&est, "\"mean\"").and_then(|m| json_num(m, "point_estimate"))?,
+            })
+        })
+        .collect();
     out.sort_by(|a, b| a.id.cmp(&b.id));
     out
 }
@@ -475,7 +467,7 @@ fn render(
 
 #[cfg(test)]
 mod tests {
-    use super::{json_num, json_str};
+    use super::{criterion_figures, json_num, json_str};
 
     #[test]
     fn reads_criterion_json() {
@@ -487,5 +479,31 @@ mod tests {
         let e = r#"{"mean":{"confidence_interval":{"lower_bound":1.0},"point_estimate":430802.26,"standard_error":5.0}}"#;
         assert_eq!(json_num(e, "point_estimate"), Some(430802.26));
         assert_eq!(json_num(r#"{"ns": 1.5e3}"#, "ns"), Some(1500.0));
+    }
+
+    #[test]
+    fn takes_each_benchmarks_newest_run_only() {
+        let dir = std::env::temp_dir().join(format!("vramfit-criterion-{}", std::process::id()));
+        for (run, ns) in [("new", 2.0), ("base", 9.0)] {
+            let d = dir.join("solve/largest-batch").join(run);
+            std::fs::create_dir_all(&d).unwrap();
+            std::fs::write(
+                d.join("benchmark.json"),
+                r#"{"full_id":"solve/largest-batch"}"#,
+            )
+            .unwrap();
+            std::fs::write(
+                d.join("estimates.json"),
+                format!(r#"{{"mean":{{"point_estimate":{ns}}}}}"#),
+            )
+            .unwrap();
+        }
+        let got = criterion_figures(&dir);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(got.len(), 1);
+        assert_eq!(
+            (got[0].id.as_str(), got[0].ns),
+            ("solve/largest-batch", 2.0)
+        );
     }
 }

@@ -6,7 +6,7 @@ use vramfit::estimate::Estimate;
 use yew::prelude::*;
 
 use super::chart::{self, Line};
-use super::field::{FieldInput, error_text};
+use super::field::{FieldInput, error_text, input_value};
 use crate::compute;
 use crate::format;
 use crate::i18n::Lang;
@@ -107,9 +107,7 @@ fn preset_search(props: &ErrProps) -> Html {
     let oninput = {
         let app = app.clone();
         Callback::from(move |e: InputEvent| {
-            let v = e
-                .target_unchecked_into::<web_sys::HtmlInputElement>()
-                .value();
+            let v = input_value(&e);
             app.dispatch(Action::Set("model".into(), v));
         })
     };

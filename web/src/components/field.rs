@@ -99,9 +99,7 @@ pub fn field_input(props: &FieldProps) -> Html {
         }
         Kind::Number | Kind::OptNumber | Kind::Text => {
             let oninput = Callback::from(move |e: InputEvent| {
-                set(e
-                    .target_unchecked_into::<web_sys::HtmlInputElement>()
-                    .value());
+                set(input_value(&e));
             });
             let (ty, mode) = match f.kind {
                 Kind::Text => ("text", None),
@@ -126,4 +124,10 @@ pub fn field_input(props: &FieldProps) -> Html {
             if let Some(e) = err { <span class="err" id={err_id} role="alert">{ error_text(lang, e) }</span> }
         </div>
     }
+}
+
+/// The text of the `<input>` an event came from.
+pub fn input_value(e: &Event) -> String {
+    e.target_unchecked_into::<web_sys::HtmlInputElement>()
+        .value()
 }

@@ -5,7 +5,7 @@
 use vramfit::hardware::matrix::CRITERIA;
 use yew::prelude::*;
 
-use super::field::error_text;
+use super::field::{error_text, input_value};
 use crate::compute;
 use crate::i18n::Lang;
 use crate::state::Action;
@@ -39,9 +39,7 @@ pub fn matrix() -> Html {
             let app = app.clone();
             let c = *c;
             Callback::from(move |e: InputEvent| {
-                let v: u32 = e
-                    .target_unchecked_into::<web_sys::HtmlInputElement>()
-                    .value()
+                let v: u32 = input_value(&e)
                     .parse()
                     .unwrap_or(1);
                 let base = compute::weights_of(&app).unwrap_or_default();

@@ -8,7 +8,7 @@ use vramfit::hardware::import::{offers_from_json, parse_price};
 use vramfit::hardware::{Market, Offer, gpus};
 use yew::prelude::*;
 
-use super::field::error_text;
+use super::field::{error_text, input_value};
 use crate::catalog::CatalogAction;
 use crate::{use_app, use_catalog};
 
@@ -185,9 +185,7 @@ fn price_row(props: &RowProps) -> Html {
         let draft = draft.clone();
         let offer = o.id.to_string();
         Callback::from(move |e: InputEvent| {
-            let v = e
-                .target_unchecked_into::<web_sys::HtmlInputElement>()
-                .value();
+            let v = input_value(&e);
             let in_force = match parse_price("price_per_hour", &v) {
                 Ok(p) => {
                     catalog.dispatch(CatalogAction::SetPrice(offer.clone(), p));

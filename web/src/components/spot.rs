@@ -6,7 +6,7 @@ use vramfit::InputError;
 use vramfit::hardware::spot::SpotComparison;
 use yew::prelude::*;
 
-use super::field::error_text;
+use super::field::{error_text, input_value};
 use crate::compute::{self, SPOT_FIELDS, SpotDefaults};
 use crate::i18n::Lang;
 use crate::state::Action;
@@ -54,9 +54,7 @@ pub fn spot_calc(props: &SpotProps) -> Html {
         let oninput = {
             let app = app.clone();
             Callback::from(move |e: InputEvent| {
-                let v = e
-                    .target_unchecked_into::<web_sys::HtmlInputElement>()
-                    .value();
+                let v = input_value(&e);
                 // An emptied field keeps a space, so it shows its error instead of the default.
                 let v = if v.is_empty() { " ".to_string() } else { v };
                 app.dispatch(Action::SetExtra(key.into(), v));
