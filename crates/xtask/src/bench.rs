@@ -67,44 +67,26 @@ pub fn main(args: &[String]) -> Result {
         return Err("no criterion results under target/criterion/".into());
     }
 
+    // The package and dist/ were built above: a failure below is the benchmark's own.
     let mut notes = Vec::new();
-    let npm = root().join("target/npm");
-    let node = if npm.is_dir() {
-        match write_cases().and_then(|()| {
+    let mut measured = |what: &str, got: Result<Vec<Figure>>| {
+        got.unwrap_or_else(|e| {
+            notes.push(format!("{what} failed: {e}"));
+            Vec::new()
+        })
+    };
+    let node = measured(
+        "The Node benchmark",
+        write_cases().and_then(|()| {
             node_figures(
                 cmd("node")
                     .arg("crates/xtask/bench/estimate.mjs")
-                    .arg(&npm)
+                    .arg(root().join("target/npm"))
                     .arg(root().join("target/parity/bench.json")),
             )
-        }) {
-            Ok(f) => f,
-            Err(e) => {
-                notes.push(format!("The Node benchmark failed: {e}"));
-                Vec::new()
-            }
-        }
-    } else {
-        notes.push(
-            "The wasm figures under Node are absent: `target/npm/` was not built (`cargo xtask npm`)."
-                .into(),
-        );
-        Vec::new()
-    };
-    let page = if site::dist_dir().join("index.html").exists() {
-        match page_figures() {
-            Ok(f) => f,
-            Err(e) => {
-                notes.push(format!("The page timings failed: {e}"));
-                Vec::new()
-            }
-        }
-    } else {
-        notes.push(
-            "The page timings are absent: `dist/` was not built (`cargo xtask dist`).".into(),
-        );
-        Vec::new()
-    };
+        }),
+    );
+    let page = measured("The page timings", page_figures());
     let sizes = size::measure();
     let md = render(&native, &node, &page, &sizes, &notes, full);
     let out = root().join("book/generated/performance.md");
