@@ -1,13 +1,61 @@
-// Starts the app: loads the wasm (its name carries a content hash, filled in by `cargo xtask
-// dist`) and registers the service worker that keeps the site working offline.
-import init from './{{vramfit_web.js}}';
+// Starts the app and registers the service worker that keeps the site working offline. The
+// module names carry content hashes, filled in by `cargo xtask dist`.
+//
+// Two builds of the same app: `vramfit_web`, the calculator alone, is the first load (what
+// index.html preloads); `vramfit_full` has every view. An address that asks for another view,
+// or for a model read from a config.json or weights file, starts the full build at once. When
+// the calculator-only build meets such an address later (a link followed, a button pressed),
+// it writes its whole state to the address and calls `vramfitFull`: the full build is fetched
+// and compiled while the page still shows the calculator's build, then that build is stopped
+// and the full one starts from the same address. Either build alone shows the same numbers.
+
+const FULL = /^#\/(fit|mig|diagnose|faq|device)(?![\w-])|[?&]source=config(?![^&])/;
+const calcBuild = { glue: () => import('./{{vramfit_web.js}}'), wasm: './{{vramfit_web_bg.wasm}}' };
+const fullBuild = { glue: () => import('./{{vramfit_full.js}}'), wasm: './{{vramfit_full_bg.wasm}}' };
+
+function failed(e) {
+  const p = document.getElementById('loading') || document.querySelector('#app .loading');
+  if (p) {
+    p.textContent = typeof WebAssembly === 'object'
+      ? `vramfit could not start: ${e.message} / 无法启动：${e.message}`
+      : 'vramfit could not start: this browser lacks WebAssembly support. / 无法启动：浏览器不支持 WebAssembly。';
+  }
+  throw e;
+}
+
+// The build's glue and its compiled module, fetched at once.
+async function load(build) {
+  const url = new URL(build.wasm, import.meta.url);
+  const [glue, module] = await Promise.all([
+    build.glue(),
+    fetch(url).then((r) => {
+      if (!r.ok) throw new Error(`${url}: HTTP ${r.status}`);
+      return r.arrayBuffer();
+    }).then((bytes) => WebAssembly.compile(bytes)),
+  ]);
+  return { glue, module };
+}
+
+let running = null;
+let handingOver = null;
+
+globalThis.vramfitFull = () => {
+  if (running === 'full' || handingOver) return handingOver;
+  handingOver = load(fullBuild).then(async ({ glue, module }) => {
+    (await calcBuild.glue()).stop();
+    await glue.default({ module_or_path: module });
+    running = 'full';
+  }).catch(failed);
+  return handingOver;
+};
 
 try {
-  await init({ module_or_path: new URL('./{{vramfit_web_bg.wasm}}', import.meta.url) });
+  const build = FULL.test(location.hash) ? fullBuild : calcBuild;
+  const { glue, module } = await load(build);
+  await glue.default({ module_or_path: module });
+  if (!handingOver) running = build === fullBuild ? 'full' : 'calc';
 } catch (e) {
-  const p = document.getElementById('loading');
-  if (p) p.textContent = 'vramfit could not start: this browser lacks WebAssembly support. / 无法启动：浏览器不支持 WebAssembly。';
-  throw e;
+  failed(e);
 }
 
 if ('serviceWorker' in navigator) {

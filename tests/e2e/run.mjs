@@ -133,6 +133,38 @@ test('makes no request outside its origin (request interception)', async () => {
   noProblems(page, 'problems on the views');
 });
 
+test('the first load is the calculator alone; another view hands over to the full build, state kept', async () => {
+  // No service worker: it would precache the full build and blur what the page itself asks for.
+  const context = await browser({ serviceWorkers: 'block' });
+  const wasm = [];
+  context.on('request', (r) => { if (r.url().endsWith('.wasm')) wasm.push(new URL(r.url()).pathname.split('/').pop()); });
+  const page = await watchedPage(context);
+  await go(page, '#/calc?lang=en&batch=3&seq_len=4096', 'calc');
+  const before = await shown(page);
+  assert(wasm.some((n) => n.startsWith('vramfit_web_bg-')), `the calculator's build loads: ${wasm}`);
+  assert(!wasm.some((n) => n.startsWith('vramfit_full_bg-')), `the full build is not part of the first load: ${wasm}`);
+  // A link to another view: the full build is fetched and takes over, from the same address.
+  await page.locator('nav a[data-nav="diagnose"]').click();
+  await page.waitForSelector('main[data-view="diagnose"] textarea');
+  assert(wasm.some((n) => n.startsWith('vramfit_full_bg-')), `the full build loads for Diagnose: ${wasm}`);
+  eq(await page.locator('main').count(), 1, 'one app on the page');
+  assert(/batch=3/.test(page.url()) && /seq_len=4096/.test(page.url()), `the inputs stay in the address: ${page.url()}`);
+  // Back to the calculator, now in the full build: the same numbers, to the byte.
+  await page.locator('nav a[data-nav="calc"]').click();
+  await page.waitForSelector('main[data-view="calc"]');
+  eq(JSON.stringify(await shown(page)), JSON.stringify(before), 'both builds show the same estimate');
+  eq(wasm.filter((n) => n.startsWith('vramfit_full_bg-')).length, 1, 'the full build is fetched once');
+  // Choosing a config.json on a calculator-only page hands over too, and shows the file chooser.
+  const other = await watchedPage(await browser({ serviceWorkers: 'block' }));
+  await go(other, '#/calc?lang=zh', 'calc');
+  await other.locator('button[data-source="config"]').click();
+  await other.locator('#f-config').waitFor({ state: 'attached' });
+  assert(/source=config/.test(other.url()), `the choice is in the address: ${other.url()}`);
+  eq(await other.evaluate(() => document.documentElement.lang), 'zh-CN', 'the language is kept');
+  noProblems(page, 'problems while handing over');
+  noProblems(other, 'problems while handing over (config.json)');
+});
+
 test('every view renders in English and in Chinese, with the language from the browser', async () => {
   const page = await watchedPage(await browser());
   for (const v of VIEWS) {

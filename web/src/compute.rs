@@ -16,12 +16,20 @@ use crate::state::AppState;
 
 /// The parsed config.json of the state, or the model a weights file's header gave, if the
 /// source is one.
+#[cfg(feature = "full")]
 pub fn config_of(s: &AppState) -> Option<Result<ParsedConfig, InputError>> {
     let text = s.extra("config");
     if text.is_empty() {
         return None;
     }
     crate::weights_file::from_extra(text).or_else(|| Some(vramfit::config::parse_config(text)))
+}
+
+/// The calculator-only build reads no config.json: a page whose model comes from one is handed
+/// over to the full build before anything is estimated (see `view_of` in `lib.rs`).
+#[cfg(not(feature = "full"))]
+pub fn config_of(_: &AppState) -> Option<Result<ParsedConfig, InputError>> {
+    None
 }
 
 /// The estimator's input for the state with `changes` applied on top (field, value).

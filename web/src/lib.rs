@@ -5,6 +5,11 @@
 //! replaces the URL's hash, so that whatever is on screen can be shared. The views read the
 //! state from a context and compute everything they show from the estimator and the planners
 //! of the `vramfit` crate; nothing on screen is a hard-coded answer.
+//!
+//! Two builds come from this crate: the full site (feature `full`, the default) and the
+//! calculator alone (`--no-default-features`), which is the site's first load. `www/boot.js`
+//! starts the one the address asks for, and when a calculator-only page opens another view, it
+//! [`stop`]s it and starts the full build, which reads the whole state from the same address.
 
 pub mod catalog;
 pub mod compute;
@@ -31,6 +36,33 @@ pub type Ctx = UseReducerHandle<AppState>;
 /// The offers in use (typed prices, an imported catalog), shared with every component.
 pub type CatalogCtx = UseReducerHandle<catalog::Catalog>;
 
+#[cfg(target_arch = "wasm32")]
+thread_local! {
+    static RUNNING: std::cell::RefCell<Option<yew::AppHandle<App>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Mounts the site on `#app` (the binary's `main`; a page without `#app` is left alone).
+#[cfg(target_arch = "wasm32")]
+pub fn start() {
+    let Some(root) = gloo::utils::document().get_element_by_id("app") else {
+        return;
+    };
+    root.set_inner_html("");
+    let app = yew::Renderer::<App>::with_root(root).render();
+    RUNNING.with(|r| *r.borrow_mut() = Some(app));
+}
+
+/// Unmounts the site, so that another build can take `#app` over: nothing of this one runs
+/// afterwards (its listeners and timers go with its components).
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn stop() {
+    if let Some(app) = RUNNING.with(|r| r.borrow_mut().take()) {
+        app.destroy();
+    }
+}
+
 /// The root component.
 #[function_component(App)]
 pub fn app() -> Html {
@@ -40,23 +72,6 @@ pub fn app() -> Html {
         let s = yew::Reducible::reduce(s, Action::Open(route, hooks::browser_lang()));
         (*s).clone()
     });
-
-    // The offers: read from localStorage once, written back after every change.
-    let offers = use_reducer(|| {
-        catalog::Catalog::from_storage(
-            hooks::local_get(catalog::PRICES_KEY).as_deref(),
-            hooks::local_get(catalog::OFFERS_KEY).as_deref(),
-        )
-    });
-    {
-        let deps = (offers.prices.clone(), offers.imported.clone());
-        let c = (*offers).clone();
-        use_effect_with(deps, move |_| {
-            let (prices, imported) = c.stored();
-            hooks::local_set(catalog::PRICES_KEY, prices.as_deref());
-            hooks::local_set(catalog::OFFERS_KEY, imported.as_deref());
-        });
-    }
 
     // A link opened later (back/forward, an edited address, a pasted link).
     {
@@ -92,17 +107,10 @@ pub fn app() -> Html {
     }
 
     let lang = state.lang;
-    let view = match state.view {
-        View::Calc => html! { <components::calc::CalcView /> },
-        View::Fit => html! { <components::fit::FitView /> },
-        View::Mig => html! { <components::mig::MigView /> },
-        View::Diagnose => html! { <components::diagnose::DiagnoseView /> },
-        View::Faq => html! { <components::faq::FaqView /> },
-        View::Device => html! { <components::device::DeviceView /> },
-    };
+    let view = view_of(&state);
     html! {
         <ContextProvider<Ctx> context={state.clone()}>
-        <ContextProvider<CatalogCtx> context={offers.clone()}>
+        <WithOffers>
             <a class="skip" href="#main" onclick={hooks::focus_main()}>{ lang.t("app.skip") }</a>
             <components::shell::Header />
             <components::shell::Nav />
@@ -115,9 +123,81 @@ pub fn app() -> Html {
                 <a href={if lang == crate::i18n::Lang::Zh { "./book/zh/" } else { "./book/en/" }}>{ lang.t("app.book") }</a>
                 { " · vramfit " }{ vramfit::VERSION }
             </footer>
-        </ContextProvider<CatalogCtx>>
+        </WithOffers>
         </ContextProvider<Ctx>>
     }
+}
+
+/// Provides the offers in use to the views that price things (the full build only).
+#[cfg(feature = "full")]
+#[function_component(WithOffers)]
+fn with_offers(props: &yew::html::ChildrenProps) -> Html {
+    // The offers: read from localStorage once, written back after every change.
+    let offers = use_reducer(|| {
+        catalog::Catalog::from_storage(
+            hooks::local_get(catalog::PRICES_KEY).as_deref(),
+            hooks::local_get(catalog::OFFERS_KEY).as_deref(),
+        )
+    });
+    {
+        let deps = (offers.prices.clone(), offers.imported.clone());
+        let c = (*offers).clone();
+        use_effect_with(deps, move |_| {
+            let (prices, imported) = c.stored();
+            hooks::local_set(catalog::PRICES_KEY, prices.as_deref());
+            hooks::local_set(catalog::OFFERS_KEY, imported.as_deref());
+        });
+    }
+
+    html! {
+        <ContextProvider<CatalogCtx> context={offers}>{ props.children.clone() }</ContextProvider<CatalogCtx>>
+    }
+}
+
+/// The calculator alone prices nothing: no offers to read.
+#[cfg(not(feature = "full"))]
+#[function_component(WithOffers)]
+fn with_offers(props: &yew::html::ChildrenProps) -> Html {
+    props.children.clone()
+}
+
+/// The view the state asks for.
+#[cfg(feature = "full")]
+fn view_of(state: &AppState) -> Html {
+    match state.view {
+        View::Calc => html! { <components::calc::CalcView /> },
+        View::Fit => html! { <components::fit::FitView /> },
+        View::Mig => html! { <components::mig::MigView /> },
+        View::Diagnose => html! { <components::diagnose::DiagnoseView /> },
+        View::Faq => html! { <components::faq::FaqView /> },
+        View::Device => html! { <components::device::DeviceView /> },
+    }
+}
+
+/// The calculator-only build (the site's first load) has the calculator with the catalog's
+/// models; every other view, and a model read from a config.json or weights file, is in the
+/// full build, which takes over (see [`HandOver`]).
+#[cfg(not(feature = "full"))]
+fn view_of(state: &AppState) -> Html {
+    match state.view {
+        View::Calc if state.value("source") != "config" => html! { <components::calc::CalcView /> },
+        _ => html! { <HandOver /> },
+    }
+}
+
+/// What the calculator-only build shows for a page it lacks: a line saying it is loading,
+/// while it writes the whole state to the address (the full build starts from it) and asks
+/// the page to start the full build.
+#[cfg(not(feature = "full"))]
+#[function_component(HandOver)]
+fn hand_over() -> Html {
+    let app = use_app();
+    let hash = app.hash();
+    use_effect_with((), move |_| {
+        hooks::replace_hash(&hash);
+        hooks::start_full_build();
+    });
+    html! { <p class="loading" role="status">{ app.lang.t("app.loading") }</p> }
 }
 
 /// The shared state, from inside any component.

@@ -1,8 +1,8 @@
-//! Mounts the site on `#app`.
+//! The site's module: mounts the app on `#app` when it starts. The library exports [`stop`]
+//! for `www/boot.js`, which hands the page over from the calculator-only build to the full one.
+//!
+//! [`stop`]: vramfit_web::stop
 fn main() {
-    let root = gloo::utils::document()
-        .get_element_by_id("app")
-        .expect("index.html has #app");
-    root.set_inner_html("");
-    yew::Renderer::<vramfit_web::App>::with_root(root).render();
+    #[cfg(target_arch = "wasm32")]
+    vramfit_web::start();
 }

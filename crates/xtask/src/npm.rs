@@ -144,13 +144,18 @@ fn build_module(stage: &Path, name: &str, cargo_flags: &[&str]) -> Result {
             "build",
             "-p",
             "vramfit-wasm",
+            "--bin",
+            "vramfit-wasm",
             "--target",
             WASM_TARGET,
             "--release",
         ])
         .args(cargo_flags)
         .env("CARGO_PROFILE_RELEASE_STRIP", "false"))?;
-    let wasm = root().join("target/wasm32-unknown-unknown/release/vramfit_wasm.wasm");
+    // The binary (`src/main.rs`, which links the library and does nothing): the same exports
+    // come out about 7 % smaller gzip than from the `cdylib` (measured 2026-11-30: 242.2 KB
+    // against 261.0 KB for the API's module).
+    let wasm = root().join("target/wasm32-unknown-unknown/release/vramfit-wasm.wasm");
     let bindgen = stage.join(format!("bindgen-{name}"));
     run(cmd("wasm-bindgen")
         .args(["--target", "web", "--out-name", name, "--out-dir"])

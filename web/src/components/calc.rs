@@ -12,6 +12,7 @@ use crate::format;
 use crate::i18n::Lang;
 use crate::state::Action;
 use crate::use_app;
+#[cfg(feature = "full")]
 use crate::weights_file;
 
 /// The view.
@@ -76,6 +77,8 @@ fn model_picker(props: &ErrProps) -> Html {
     };
     let body = match source.as_str() {
         "params" => html! { <FieldInput name="params" error={props.error.clone()} /> },
+        // The calculator-only build hands a config.json source over to the full build.
+        #[cfg(feature = "full")]
         "config" => html! { <ConfigDrop error={props.error.clone()} /> },
         _ => html! { <PresetSearch error={props.error.clone()} /> },
     };
@@ -154,6 +157,7 @@ impl DtypeName for vramfit::presets::Preset {
     }
 }
 
+#[cfg(feature = "full")]
 /// config.json, or a `.safetensors` / `.gguf` weights file read by its header alone: drop a
 /// file or choose one; it is read here, never uploaded.
 #[function_component(ConfigDrop)]

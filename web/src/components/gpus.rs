@@ -41,6 +41,7 @@ pub fn options(value: &str) -> Html {
     }
 }
 
+#[cfg(feature = "full")]
 /// Lower-case alphanumeric words.
 fn words(s: &str) -> Vec<String> {
     s.split(|c: char| !c.is_ascii_alphanumeric())
@@ -49,6 +50,7 @@ fn words(s: &str) -> Vec<String> {
         .collect()
 }
 
+#[cfg(feature = "full")]
 /// The catalog card whose name an adapter's description names, if exactly one fits best:
 /// every word of the card's short name (vendor words aside) appears in the description, and
 /// the card with the most such words wins. Nothing is guessed when nothing fits.
@@ -83,6 +85,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg(feature = "full")]
     fn adapters_match_by_name_or_not_at_all() {
         let g = match_adapter("NVIDIA GeForce RTX 4090").expect("4090");
         assert_eq!(g.id, "rtx-4090");

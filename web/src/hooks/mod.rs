@@ -33,6 +33,19 @@ pub fn replace_hash(hash: &str) {
     }
 }
 
+/// Asks the page to start the full build in place of this one (`vramfitFull`, which
+/// `www/boot.js` defines). Without it (a test page), nothing happens.
+#[cfg(not(feature = "full"))]
+pub fn start_full_build() {
+    use wasm_bindgen::JsCast;
+    let global = js_sys::global();
+    if let Ok(f) = js_sys::Reflect::get(&global, &JsValue::from_str("vramfitFull"))
+        && let Some(f) = f.dyn_ref::<js_sys::Function>()
+    {
+        let _ = f.call0(&global);
+    }
+}
+
 /// Sets `<html lang>`, when it differs: writing the attribute, even unchanged, makes Blink
 /// recompute the style of the whole document.
 pub fn set_document_lang(code: &str) {
@@ -76,6 +89,7 @@ pub fn use_hashchange<F: Fn(String) + 'static>(f: F) {
     });
 }
 
+#[cfg(feature = "full")]
 /// `localStorage[key]`, or `None` (absent, or storage unavailable: private windows may refuse it).
 pub fn local_get(key: &str) -> Option<String> {
     web_sys::window()
@@ -83,6 +97,7 @@ pub fn local_get(key: &str) -> Option<String> {
         .and_then(|s| s.get_item(key).ok().flatten())
 }
 
+#[cfg(feature = "full")]
 /// Sets `localStorage[key]` (`None` removes it). A full or refused storage is ignored: the
 /// values stay in the page until it is closed.
 pub fn local_set(key: &str, value: Option<&str>) {
@@ -95,6 +110,7 @@ pub fn local_set(key: &str, value: Option<&str>) {
     };
 }
 
+#[cfg(feature = "full")]
 /// Offers `text` as a file download named `name` (a `blob:` URL, revoked after a while).
 pub fn download(name: &str, mime: &str, text: &str) {
     use wasm_bindgen::JsCast;
