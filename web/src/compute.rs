@@ -71,7 +71,7 @@ pub struct WhatIf {
 pub fn what_ifs(s: &AppState, base: &Estimate) -> Vec<WhatIf> {
     let mode = s.value("mode");
     let training = mode == "training";
-    let num = |k: &str| s.value(k).trim().parse::<f64>().unwrap_or(0.0);
+    let num = |k: &str| vramfit::units::parse_number(s.value(k).trim()).unwrap_or(0.0);
     let mut candidates: Vec<(&'static str, Vec<(&'static str, String)>)> = Vec::new();
     let batch = num("batch");
     if batch >= 2.0 && mode != "serve" {
@@ -343,21 +343,17 @@ pub fn spot_of(s: &AppState, d: &SpotDefaults) -> Result<SpotComparison, InputEr
     for (i, (key, field, _)) in SPOT_FIELDS.iter().enumerate() {
         let text = spot_value(s, key, d);
         let t = text.trim();
-        v[i] = t
-            .parse::<f64>()
-            .ok()
-            .filter(|x| x.is_finite())
-            .ok_or_else(|| {
-                InputError::new(
-                    *field,
-                    if t.is_empty() {
-                        "empty".to_string()
-                    } else {
-                        format!("`{t}` is not a number")
-                    },
-                    "a number",
-                )
-            })?;
+        v[i] = vramfit::units::parse_number(t).ok_or_else(|| {
+            InputError::new(
+                *field,
+                if t.is_empty() {
+                    "empty".to_string()
+                } else {
+                    format!("`{t}` is not a number")
+                },
+                "a number",
+            )
+        })?;
     }
     compare(&SpotInput {
         hours: v[0],

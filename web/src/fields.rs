@@ -58,8 +58,8 @@ impl Field {
     /// with `batch=0` opens and shows the estimator's error next to the field.
     pub fn accepts(&self, v: &str) -> bool {
         match self.kind {
-            Kind::Number => v.trim().parse::<f64>().is_ok_and(f64::is_finite),
-            Kind::OptNumber => v.is_empty() || v.trim().parse::<f64>().is_ok_and(f64::is_finite),
+            Kind::Number => vramfit::units::parse_number(v.trim()).is_some(),
+            Kind::OptNumber => v.is_empty() || vramfit::units::parse_number(v.trim()).is_some(),
             Kind::Text => v.len() <= 200,
             Kind::Choice(values) => values.contains(&v),
             Kind::Bool => v == "true" || v == "false",
@@ -404,9 +404,7 @@ pub fn to_input(
 }
 
 fn number(field: &str, v: &str) -> Result<f64, InputError> {
-    v.parse::<f64>()
-        .ok()
-        .filter(|x| x.is_finite())
+    vramfit::units::parse_number(v)
         .ok_or_else(|| InputError::new(field, format!("`{v}` is not a number"), "a number"))
 }
 

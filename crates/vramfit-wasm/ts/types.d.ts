@@ -2321,7 +2321,8 @@ export type PytorchOomStyle =
 ;
 
 /**
- * How the weights are stored.
+ * How the weights are stored; as JSON, tagged by `format`:
+ * `{"format": "gptq", "bits": 4, "group_size": 128}`.
  */
 export type Quantization =
   /**

@@ -251,11 +251,12 @@ impl GgufFileType {
     }
 }
 
-/// How the weights are stored.
+/// How the weights are stored; as JSON, tagged by `format`:
+/// `{"format": "gptq", "bits": 4, "group_size": 128}`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
+    derive(serde::Serialize),
     serde(tag = "format", rename_all = "kebab-case")
 )]
 pub enum Quantization {
@@ -301,6 +302,71 @@ pub enum Quantization {
         /// The llama.cpp file type.
         file_type: GgufFileType,
     },
+}
+
+/// Reads what `Serialize` writes: the `format` tag and the fields of that format, in any order,
+/// others ignored, a missing one named — as serde's derive for an internally tagged enum does.
+/// The derive would buffer the whole object in serde's `Content` to find the tag first, code
+/// that costs about 5 KB gzip in every WebAssembly module; one flat struct of every format's
+/// fields reads the same objects without it.
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for Quantization {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> core::result::Result<Self, D::Error> {
+        use serde::de::Error;
+
+        #[derive(serde::Deserialize)]
+        #[serde(rename_all = "kebab-case")]
+        enum Format {
+            None,
+            Fp8,
+            W8a8,
+            W4a16,
+            Gptq,
+            Awq,
+            BnbInt8,
+            BnbNf4,
+            Mxfp4,
+            Gguf,
+        }
+
+        #[derive(serde::Deserialize)]
+        struct Fields {
+            format: Format,
+            bits: Option<u8>,
+            group_size: Option<u32>,
+            double_quant: Option<bool>,
+            file_type: Option<GgufFileType>,
+        }
+
+        fn need<T, E: Error>(v: Option<T>, field: &'static str) -> core::result::Result<T, E> {
+            v.ok_or_else(|| E::missing_field(field))
+        }
+
+        let f = Fields::deserialize(d)?;
+        Ok(match f.format {
+            Format::None => Quantization::None,
+            Format::Fp8 => Quantization::Fp8,
+            Format::W8a8 => Quantization::W8a8,
+            Format::W4a16 => Quantization::W4a16 {
+                group_size: need(f.group_size, "group_size")?,
+            },
+            Format::Gptq => Quantization::Gptq {
+                bits: need(f.bits, "bits")?,
+                group_size: need(f.group_size, "group_size")?,
+            },
+            Format::Awq => Quantization::Awq {
+                group_size: need(f.group_size, "group_size")?,
+            },
+            Format::BnbInt8 => Quantization::BnbInt8,
+            Format::BnbNf4 => Quantization::BnbNf4 {
+                double_quant: need(f.double_quant, "double_quant")?,
+            },
+            Format::Mxfp4 => Quantization::Mxfp4,
+            Format::Gguf => Quantization::Gguf {
+                file_type: need(f.file_type, "file_type")?,
+            },
+        })
+    }
 }
 
 impl Quantization {
@@ -490,6 +556,50 @@ impl KvDtype {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(feature = "serde")]
+    #[test]
+    fn quantization_reads_what_it_writes() {
+        use alloc::string::ToString;
+        for q in Quantization::every_format() {
+            let json = serde_json::to_string(&q).unwrap();
+            assert_eq!(
+                serde_json::from_str::<Quantization>(&json).unwrap(),
+                q,
+                "{json}"
+            );
+        }
+        // The tag anywhere, unknown fields ignored, as serde's internally tagged enums read.
+        assert_eq!(
+            serde_json::from_str::<Quantization>(
+                r#"{"group_size": 64, "note": 1, "bits": 3, "format": "gptq"}"#
+            )
+            .unwrap(),
+            Quantization::Gptq {
+                bits: 3,
+                group_size: 64
+            }
+        );
+        assert_eq!(
+            serde_json::to_string(&Quantization::Gguf {
+                file_type: GgufFileType::Q4_K_M
+            })
+            .unwrap(),
+            r#"{"format":"gguf","file_type":"Q4_K_M"}"#
+        );
+        let e = |json: &str| {
+            serde_json::from_str::<Quantization>(json)
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(e(r#"{"format": "gptq", "bits": 4}"#).starts_with("missing field `group_size`"));
+        assert!(
+            e(r#"{"format": "int3"}"#)
+                .starts_with("unknown variant `int3`, expected one of `none`, `fp8`")
+        );
+        assert!(e(r#"{"bits": 4}"#).starts_with("missing field `format`"));
+        assert!(e(r#"{"format": "gguf", "file_type": "Q9"}"#).starts_with("unknown variant `Q9`"));
+    }
 
     #[test]
     fn every_format_once_with_the_parsers_defaults() {

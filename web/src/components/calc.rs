@@ -445,7 +445,8 @@ fn results(props: &ResultProps) -> Html {
         let s = state.clone();
         move |_| compute::context_curve(&s)
     });
-    let current_seq = app.value("seq_len").trim().parse::<f64>().unwrap_or(0.0) as u64;
+    let current_seq =
+        vramfit::units::parse_number(app.value("seq_len").trim()).unwrap_or(0.0) as u64;
     let mut lines: Vec<Line> = Vec::new();
     if let Some(f) = &e.fit {
         lines.push(Line {

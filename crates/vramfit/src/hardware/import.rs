@@ -70,9 +70,9 @@ pub fn parse_price(field: &str, text: &str) -> Result<f64> {
     if t.is_empty() {
         return Err(InputError::new(field, "empty", PRICE_ACCEPTED));
     }
-    match t.parse::<f64>() {
-        Ok(v) => check_price(field, v),
-        Err(_) => Err(InputError::new(
+    match crate::units::parse_number(t) {
+        Some(v) => check_price(field, v),
+        None => Err(InputError::new(
             field,
             format!("`{t}` is not a number"),
             PRICE_ACCEPTED,
