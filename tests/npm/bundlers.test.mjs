@@ -20,6 +20,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "../..");
 const pkgDir = path.resolve(process.env.VRAMFIT_NPM_DIR ?? path.join(root, "target/npm"));
 const vf = await import(pathToFileURL(path.join(pkgDir, "index.js")).href);
+const full = await import(pathToFileURL(path.join(pkgDir, "full.js")).href);
 // The bundlers are the workspace's dev dependencies (package.json), pinned by its lock.
 const { build: viteBuild, createServer } = await import(pathToFileURL(path.join(root, "node_modules/vite/dist/node/index.js")).href);
 const webpack = (await import(pathToFileURL(path.join(root, "node_modules/webpack/lib/index.js")).href)).default;
@@ -31,6 +32,7 @@ const INPUTS = [
   { model: "meta-llama/Llama-3.1-8B", mode: "training", batch: 2, seq_len: 2048, gpu: "h100-sxm5-80gb" },
 ];
 const APP = `import { estimate, gpus, models, version } from "vramfit";
+import { recommend } from "vramfit/full";
 import "vramfit/widget";
 
 const inputs = ${JSON.stringify(INPUTS)};
@@ -39,6 +41,7 @@ document.addEventListener("vramfit-change", (e) => {
   events.push(e.detail);
   window.result = {
     estimates: inputs.map((i) => estimate(i)),
+    recommended: recommend(inputs[0], { limit: 3 }),
     gpus: gpus().length,
     models: models().length,
     version: version(),
@@ -94,6 +97,8 @@ async function check(url, outDir) {
   const got = await page.evaluate(() => window.result);
 
   assert.deepStrictEqual(got.estimates, INPUTS.map((i) => vf.estimate(i)));
+  // `vramfit/full`'s module ships too, and ranks as under Node.
+  assert.deepStrictEqual(got.recommended, full.recommend(INPUTS[0], { limit: 3 }));
   // Llama-3.1-8B: 8,030,261,248 parameters (the published count) × 2 B (bf16).
   assert.equal(got.estimates[0].weights_bytes, 8_030_261_248 * 2);
   // 8 KV heads × 128 head_dim × 32 layers × 2 (K and V) × 2 B = 131,072 B per token.

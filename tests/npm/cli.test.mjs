@@ -12,6 +12,8 @@ import { pathToFileURL } from "node:url";
 const pkgDir = process.env.VRAMFIT_NPM_DIR ?? path.resolve("target/npm");
 const cli = process.env.VRAMFIT_CLI ?? path.resolve("target/debug/vramfit");
 const vf = await import(pathToFileURL(path.join(pkgDir, "index.js")).href);
+// recommend, planMig and diagnose are in `vramfit/full`, whose module also gives every estimate.
+const full = await import(pathToFileURL(path.join(pkgDir, "full.js")).href);
 const { cases } = JSON.parse(readFileSync(new URL("./cases.json", import.meta.url), "utf8"));
 
 function runCli(args) {
@@ -33,13 +35,15 @@ for (const c of cases) {
     if (solutions) {
       assert.deepStrictEqual(vf.solve(c.input), solutions);
     }
+    // The full module computes with the same core: the same estimate.
+    assert.deepStrictEqual(full.estimate(c.input), fromCli);
   });
 }
 
 test("recommend ranks the same options as the CLI", () => {
   const args = ["--model", "meta-llama/Llama-3.1-70B", "--limit", "5", "--json"];
   const fromCli = JSON.parse(execFileSync(cli, ["recommend", ...args], { encoding: "utf8" }));
-  const r = vf.recommend({ model: "meta-llama/Llama-3.1-70B" }, { limit: 5 });
+  const r = full.recommend({ model: "meta-llama/Llama-3.1-70B" }, { limit: 5 });
   assert.deepStrictEqual(r.estimate, fromCli.estimate);
   assert.deepStrictEqual(r.options, fromCli.options);
   assert.ok(r.options.length > 0 && r.options.length <= 5);
@@ -51,7 +55,7 @@ test("planMig packs the same slices as the CLI", () => {
   const fromCli = JSON.parse(
     execFileSync(cli, ["mig", "--gpu", "a100-sxm4-80gb", "--job", "debug=36GiB", "--job", "16GiB", "--job", "16GiB", "--json"], { encoding: "utf8" }),
   );
-  const r = vf.planMig("a100-sxm4-80gb", [{ name: "debug", memory: "36GiB" }, { memory: "16GiB" }, { memory: "16GiB" }]);
+  const r = full.planMig("a100-sxm4-80gb", [{ name: "debug", memory: "36GiB" }, { memory: "16GiB" }, { memory: "16GiB" }]);
   const { jobs, ...plan } = fromCli;
   assert.deepStrictEqual(r.plan, plan);
   assert.deepStrictEqual(r.jobs, jobs);
@@ -63,7 +67,7 @@ test("planMig packs the same slices as the CLI", () => {
 test("diagnose reads a PyTorch OOM as the CLI does", () => {
   const text = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 79.15 GiB of which 4.25 MiB is free. Including non-PyTorch memory, this process has 79.14 GiB memory in use. Of the allocated memory 78.23 GiB is allocated by PyTorch, and 405.52 MiB is reserved by PyTorch but unallocated.";
   const fromCli = JSON.parse(execFileSync(cli, ["diagnose", "--json", "-"], { input: text, encoding: "utf8" }));
-  const d = vf.diagnose(text);
+  const d = full.diagnose(text);
   assert.deepStrictEqual(d, fromCli);
   assert.equal(d.kind, "capacity");
 });

@@ -16,6 +16,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const pkgDir = path.resolve(process.env.VRAMFIT_NPM_DIR ?? "target/npm");
 const tsc = process.env.VRAMFIT_TSC ?? path.resolve("node_modules/.bin/tsc");
 const vf = await import(pathToFileURL(path.join(pkgDir, "index.js")).href);
+const full = await import(pathToFileURL(path.join(pkgDir, "full.js")).href);
 
 // A scratch ES-module project where `vramfit` resolves to the built package.
 const project = mkdtempSync(path.join(os.tmpdir(), "vramfit-tsc-"));
@@ -59,16 +60,16 @@ test("real results type-check as their declared types", () => {
   });
   const serve = { model: "Qwen/Qwen2.5-7B-Instruct", mode: "serve", engine: "vllm", gpu: "a100-sxm4-80gb" };
   lines.push(`export const s: Solutions = ${lit(vf.solve(serve))};`);
-  lines.push(`export const r: Recommendation = ${lit(vf.recommend({ model: "meta-llama/Llama-3.1-70B" }, { limit: 0, spot: true }))};`);
-  lines.push(`export const m: MigResult = ${lit(vf.planMig("a100-sxm4-80gb", [{ memory: "36GiB" }, { model: "Qwen/Qwen2.5-7B-Instruct" }]))};`);
-  const cfg = vf.parseConfig(JSON.stringify({ model_type: "llama", vocab_size: 128256, hidden_size: 4096, num_hidden_layers: 32, num_attention_heads: 32, num_key_value_heads: 8, intermediate_size: 14336, torch_dtype: "bfloat16" }));
+  lines.push(`export const r: Recommendation = ${lit(full.recommend({ model: "meta-llama/Llama-3.1-70B" }, { limit: 0, spot: true }))};`);
+  lines.push(`export const m: MigResult = ${lit(full.planMig("a100-sxm4-80gb", [{ memory: "36GiB" }, { model: "Qwen/Qwen2.5-7B-Instruct" }]))};`);
+  const cfg = full.parseConfig(JSON.stringify({ model_type: "llama", vocab_size: 128256, hidden_size: 4096, num_hidden_layers: 32, num_attention_heads: 32, num_key_value_heads: 8, intermediate_size: 14336, torch_dtype: "bfloat16" }));
   assert.equal(vf.estimate({ arch: cfg.arch }).params, 8_030_261_248);
   lines.push(`export const c: ParsedConfig = ${lit(cfg)};`);
   const texts = [
     "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.64 GiB of which 1.07 GiB is free. Of the allocated memory 20.1 GiB is allocated by PyTorch, and 1.9 GiB is reserved by PyTorch but unallocated.",
     "hello",
   ];
-  texts.forEach((t, i) => lines.push(`export const d${i}: Diagnosis = ${lit(vf.diagnose(t))};`));
+  texts.forEach((t, i) => lines.push(`export const d${i}: Diagnosis = ${lit(full.diagnose(t))};`));
   lines.push(`export const g: Gpu[] = ${lit(vf.gpus())};`);
   lines.push(`export const p: Preset[] = ${lit(vf.models())};`);
   lines.push(`export const o: Offer[] = ${lit(vf.offers())};`);

@@ -15,7 +15,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "../..");
 const pkgDir = path.resolve(process.env.VRAMFIT_NPM_DIR ?? path.join(root, "target/npm"));
 const vf = await import(pathToFileURL(path.join(pkgDir, "index.js")).href);
-const WIDGET_FILES = ["load.js", "vramfit_widget.js", "vramfit_widget_bg.wasm", "widget.js"];
+const WIDGET_FILES = ["index.js", "load.js", "vramfit.js", "vramfit_bg.wasm", "widget.js"];
 
 // The site as `cargo xtask dist` lays it out: www/embed.html, and the widget under widget/.
 const site = mkdtempSync(path.join(os.tmpdir(), "vramfit-widget-"));

@@ -7,12 +7,9 @@
 // layout (compact | full), theme (light | dark | auto), batch, seq-len, gpu (catalog id).
 // The element fires `vramfit-change` (a CustomEvent whose `detail` is the estimate) whenever
 // the result changes. Bad input shows the error in the element; nothing is thrown to the page.
-// The widget runs its own, smaller module (the estimator without recommend, MIG, diagnose and
-// import), so that a page that only embeds the calculator downloads less.
-import init, { estimate, gpus, models } from "./vramfit_widget.js";
-import { load } from "./load.js";
-
-await load(init, new URL("./vramfit_widget_bg.wasm", import.meta.url));
+// The widget runs on the package's main module (the estimator and the catalogs, under 100 KB
+// gzip), loaded once however many entries of the package a page imports.
+import { estimate, gpus, models } from "./index.js";
 
 const GIB = 2 ** 30;
 const MODES = ["inference", "serve", "training"];

@@ -16,9 +16,13 @@
 //! (de)serializer for every type, plus serde_path_to_error to name the key at fault, added
 //! 150 KiB to the module. The output is then byte for byte what the CLI's `--json` prints.
 //!
-//! Cargo feature `full` (on by default) holds everything beyond `estimate`, `solve`, `gpus`,
-//! `models` and `version`; the widget ships a module built without it (`widget_bg.wasm`), since
-//! a page that embeds the calculator needs nothing else.
+//! Two modules ship. Without the Cargo feature `full`: `estimate`, `solve`, `version` and every
+//! catalog (`gpus`, `models`, `offers`, `platforms`): the package's main module
+//! (`import … from "vramfit"`, and the widget's), under the 100 KB gzip budget. With `full` (on by
+//! default): every function, also `recommend`, `planMig`, `diagnose`, `parseConfig`, the
+//! weights-file header readers and `searchModels` (`vramfit/full`). The offers and platforms,
+//! which the estimator does not use, are compiled in as the JSON text `build.rs` writes, not as
+//! tables plus the code that serializes them.
 //!
 //! The TypeScript types of the data (`EstimateInput`, `Estimate`, …) are generated from the
 //! serde types by `tests/dts.rs` into `ts/types.d.ts` and included here, so the package's
@@ -356,6 +360,19 @@ pub fn parse_gguf_header(bytes: &[u8]) -> Result<JsGgufHeader, JsError> {
     to_js(&vramfit::headers::parse_gguf_header(bytes).map_err(js_err)?)
 }
 
+/// The catalogs that the estimator does not use, as JSON text written by `build.rs` with the
+/// core's serde code (the GPUs and models are compiled in as tables for the estimator, so
+/// they are written from those).
+const OFFERS_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/offers.json"));
+const PLATFORMS_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/platforms.json"));
+
+/// `JSON.parse(text)`, typed.
+fn parsed<J: JsCast>(text: &str) -> Result<J, JsError> {
+    js_sys::JSON::parse(text)
+        .map(JsCast::unchecked_into)
+        .map_err(|_| JsError::new("catalog: not JSON"))
+}
+
 /// Every GPU of the catalog, sorted by id.
 #[wasm_bindgen]
 pub fn gpus() -> Result<JsGpus, JsError> {
@@ -376,16 +393,32 @@ pub fn search_models(query: &str) -> Result<JsPresets, JsError> {
     to_js(&found)
 }
 
-#[cfg(feature = "full")]
 /// Every rental offer, with its price and source.
 #[wasm_bindgen]
 pub fn offers() -> Result<JsOffers, JsError> {
-    to_js(hw::offers())
+    parsed(OFFERS_JSON)
 }
 
-#[cfg(feature = "full")]
 /// Every platform of the decision matrix.
 #[wasm_bindgen]
 pub fn platforms() -> Result<JsPlatforms, JsError> {
-    to_js(hw::platforms())
+    parsed(PLATFORMS_JSON)
+}
+
+#[cfg(test)]
+mod tests {
+    /// The catalogs shipped as text are exactly what the core's serde code writes from the
+    /// tables (the CLI's `--json` and the full module give the same).
+    #[test]
+    fn catalogs_as_json_are_what_serde_writes() {
+        let offers = serde_json::to_string(vramfit::hardware::offers()).unwrap();
+        let platforms = serde_json::to_string(vramfit::hardware::platforms()).unwrap();
+        assert_eq!(super::OFFERS_JSON, offers);
+        assert_eq!(super::PLATFORMS_JSON, platforms);
+        let listed: serde_json::Value = serde_json::from_str(super::OFFERS_JSON).unwrap();
+        assert_eq!(
+            listed.as_array().map(Vec::len),
+            Some(vramfit::hardware::offers().len())
+        );
+    }
 }

@@ -36,8 +36,8 @@ commands:
   test                  run every check CI runs; ends with `N passed, N failed`
   e2e [FILTER]          build dist/ and run only the end-to-end tests (those whose name has FILTER)
   npm                   build the npm package
-  size [--ceilings]     sizes of dist/ and target/npm/ (raw, gzip) against budgets (or, with
-                        --ceilings, against the regression ceilings the test suite enforces); no eval; CSP
+  size [--ceilings]     sizes of dist/ and target/npm/ (raw, gzip) against budgets (with
+                        --ceilings, also against the regression ceilings the test suite enforces); no eval; CSP
   bench [--full]        builds the npm package and dist/, then benchmarks (native, wasm under Node, the page) → book/generated/performance.md
   fuzz [SECONDS]        run each fuzz target for SECONDS (default 20)
   parity                native against the npm package on 1000 estimates, in Node and in Chromium

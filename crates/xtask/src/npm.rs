@@ -8,14 +8,16 @@
 //!
 //! - `index.js`: the entry (`import { estimate } from "vramfit"`); it loads `vramfit_bg.wasm`
 //!   with top-level `await` (from disk under Node, by `fetch` elsewhere), so every function is
-//!   ready once the import resolves;
-//! - `vramfit.js`, `vramfit_bg.wasm`: wasm-bindgen's glue and the module;
+//!   ready once the import resolves. That module is the crate without its `full` feature: the
+//!   estimator and every catalog, under the 100 KB gzip budget;
+//! - `full.js`: `import { recommend } from "vramfit/full"`: every function, in the larger module
+//!   `vramfit_full_bg.wasm` (the crate with `full`: plus recommend, planMig, diagnose,
+//!   parseConfig and the weights-file header readers);
+//! - `vramfit.js`, `vramfit_full.js`: wasm-bindgen's glue of each module;
 //! - `load.js`: loads a module from disk (Node) or by URL (browsers, bundlers);
-//! - `widget.js`: `import "vramfit/widget"` registers `<vramfit-calculator>`; it runs its own
-//!   smaller module, `vramfit_widget.js` / `vramfit_widget_bg.wasm` (the crate without its
-//!   `full` feature: estimate, solve, gpus, models), so an embedding page downloads less;
-//! - `index.d.ts`, `vramfit.d.ts`, `widget.d.ts`: the types (the data types are generated from
-//!   the serde types, see `crates/vramfit-wasm/tests/dts.rs`);
+//! - `widget.js`: `import "vramfit/widget"` registers `<vramfit-calculator>`, on the main module;
+//! - `index.d.ts`, `full.d.ts`, `vramfit.d.ts`, `vramfit_full.d.ts`, `widget.d.ts`: the types
+//!   (the data types are generated from the serde types, see `crates/vramfit-wasm/tests/dts.rs`);
 //! - `package.json`, `README.md`.
 
 use std::path::{Path, PathBuf};
@@ -26,9 +28,10 @@ use crate::{Result, root};
 
 /// The files a page needs to run the widget (what [`build_widget_into`] copies).
 pub const WIDGET_FILES: &[&str] = &[
+    "index.js",
     "load.js",
-    "vramfit_widget.js",
-    "vramfit_widget_bg.wasm",
+    "vramfit.js",
+    "vramfit_bg.wasm",
     "widget.js",
 ];
 
@@ -36,12 +39,15 @@ pub const WIDGET_FILES: &[&str] = &[
 pub const PACKAGE_FILES: &[&str] = &[
     "index.js",
     "index.d.ts",
+    "full.js",
+    "full.d.ts",
     "load.js",
     "vramfit.js",
     "vramfit.d.ts",
     "vramfit_bg.wasm",
-    "vramfit_widget.js",
-    "vramfit_widget_bg.wasm",
+    "vramfit_full.js",
+    "vramfit_full.d.ts",
+    "vramfit_full_bg.wasm",
     "widget.js",
     "widget.d.ts",
 ];
@@ -107,7 +113,7 @@ pub fn build_package(dir: &Path) -> Result {
         &dir.join("package.json"),
         &package_json(&workspace_version()?),
     )?;
-    for f in ["vramfit_bg.wasm", "vramfit_widget_bg.wasm"] {
+    for f in ["vramfit_bg.wasm", "vramfit_full_bg.wasm"] {
         let n = std::fs::metadata(dir.join(f)).map(|m| m.len()).unwrap_or(0);
         eprintln!("{f}: {:.1} KiB", n as f64 / 1024.0);
     }
@@ -119,13 +125,16 @@ pub fn build_package(dir: &Path) -> Result {
 fn build_wasm() -> Result<PathBuf> {
     let stage = root().join("target/npm-stage");
     let _ = std::fs::remove_dir_all(&stage);
-    // The API: every function. The widget: estimate, solve, gpus, models and version only.
-    build_module(&stage, "vramfit", &[])?;
-    build_module(&stage, "vramfit_widget", &["--no-default-features"])?;
+    // The main module (and the widget's): the estimator and the catalogs. The full one: every
+    // function.
+    build_module(&stage, "vramfit", &["--no-default-features"])?;
+    build_module(&stage, "vramfit_full", &[])?;
     let js = root().join("crates/vramfit-wasm/js");
     for f in [
         "index.js",
         "index.d.ts",
+        "full.js",
+        "full.d.ts",
         "load.js",
         "widget.js",
         "widget.d.ts",
@@ -223,11 +232,16 @@ fn package_json(version: &str) -> String {
       "types": "./index.d.ts",
       "default": "./index.js"
     }},
+    "./full": {{
+      "types": "./full.d.ts",
+      "default": "./full.js"
+    }},
     "./widget": {{
       "types": "./widget.d.ts",
       "default": "./widget.js"
     }},
     "./vramfit_bg.wasm": "./vramfit_bg.wasm",
+    "./vramfit_full_bg.wasm": "./vramfit_full_bg.wasm",
     "./package.json": "./package.json"
   }},
   "files": [
@@ -235,6 +249,7 @@ fn package_json(version: &str) -> String {
   ],
   "sideEffects": [
     "./index.js",
+    "./full.js",
     "./widget.js"
   ],
   "engines": {{

@@ -4,7 +4,9 @@
 //!
 //! Budgets (gzip, as a browser downloads it; gzip sizes come from `gzip -9 -c`, xtask being
 //! std-only):
-//! - the npm package's wasm under 100 KB;
+//! - the npm package's wasm under 100 KB: the module that `import "vramfit"` loads, with the
+//!   estimator and every catalog (`vramfit/full`, every function in one module, is measured
+//!   and held to a ceiling, not to this budget);
 //! - the site's first load (`index.html` and everything it references) under 300 KB,
 //!   aiming at 128 KB (reported, not enforced).
 //!
@@ -203,7 +205,7 @@ pub struct Report {
     pub files: Vec<Shipped>,
     /// The site's first load (raw, gzip), when `dist/` exists.
     pub first_load: Option<(u64, u64)>,
-    /// The npm package's wasm (raw, gzip), when `target/npm/` exists.
+    /// The npm package's main wasm module (raw, gzip), when `target/npm/` exists.
     pub npm_wasm: Option<(u64, u64)>,
     /// Problems: missing folders, security findings.
     pub problems: Vec<String>,
@@ -303,18 +305,24 @@ pub fn measure() -> Report {
         if wasm.is_empty() {
             r.problems.push("target/npm/ holds no .wasm file".into());
         }
-        // Each module on its own (the package's, and the widget's smaller one): a page loads one.
-        for w in &wasm {
-            if w.gzip > NPM_WASM_BUDGET {
-                r.broken.push(format!(
-                    "{} is {} gzip, over the npm package's wasm budget of {}",
-                    w.path,
-                    kb(w.gzip),
-                    kb(NPM_WASM_BUDGET)
-                ));
+        // The budget is the main module's, what `import "vramfit"` (and the widget) loads;
+        // `vramfit/full`'s module is held to its ceiling by `guard`.
+        match wasm.iter().find(|w| w.path == "target/npm/vramfit_bg.wasm") {
+            Some(w) => {
+                r.npm_wasm = Some((w.raw, w.gzip));
+                if w.gzip > NPM_WASM_BUDGET {
+                    r.broken.push(format!(
+                        "{} is {} gzip, over the npm package's wasm budget of {}",
+                        w.path,
+                        kb(w.gzip),
+                        kb(NPM_WASM_BUDGET)
+                    ));
+                }
             }
+            None => r
+                .problems
+                .push("target/npm/ lacks the main module, vramfit_bg.wasm".into()),
         }
-        r.npm_wasm = wasm.iter().max_by_key(|w| w.gzip).map(|w| (w.raw, w.gzip));
         for s in &got {
             if s.path.ends_with(".js") || s.path.ends_with(".mjs") || s.path.ends_with(".cjs") {
                 no_eval(&root().join(&s.path), &mut r);
@@ -472,7 +480,7 @@ pub fn table(r: &Report) -> String {
     };
     s.push_str(&budget("site first load", r.first_load, FIRST_LOAD_BUDGET));
     s.push_str(&budget(
-        "npm package wasm (largest module)",
+        "npm package wasm (`import \"vramfit\"`)",
         r.npm_wasm,
         NPM_WASM_BUDGET,
     ));
@@ -516,7 +524,7 @@ pub fn size() -> Result {
     }
 }
 
-/// Ceilings that `cargo xtask test` enforces below the budgets: the sizes measured on
+/// Ceilings that `cargo xtask test` enforces besides the budgets: the sizes measured on
 /// 2026-11-30 plus about 5 %, so that the suite fails on any regression, not only on one past a
 /// budget. The site's first load was 372.8 KB, then 422.1 KB (the Fit & rent view's matrix, spot
 /// calculator and prices), then 453.8 KB (the header reader, the formulas in Chinese), then
@@ -527,18 +535,17 @@ pub const FIRST_LOAD_CEILING: u64 = 231 * 1000;
 /// The site's full build (every view), loaded when a view beyond the calculator opens:
 /// 421.0 KB on 2026-11-30, gzip.
 pub const FULL_BUILD_CEILING: u64 = 442 * 1000;
-/// The npm package's largest wasm module (222.7 KB on 2026-11-30; the budget of 100 KB is not
-/// met), gzip.
-pub const NPM_WASM_CEILING: u64 = 234 * 1000;
+/// The npm package's module with every function (`vramfit/full`): 222.7 KB on 2026-11-30,
+/// gzip.
+pub const NPM_FULL_CEILING: u64 = 234 * 1000;
 
-/// The test suite's size step: security findings, missing builds and growth past the ceilings
-/// fail it; broken budgets are printed, loudly, without failing it.
+/// The test suite's size step: security findings, missing builds, a broken budget and growth
+/// past the ceilings fail it.
 pub fn guard() -> Result {
     let mut r = measure();
     println!("{}", table(&r));
-    for b in &r.broken {
-        eprintln!("size: BUDGET BROKEN (tracked, not yet met): {b}");
-    }
+    let broken = std::mem::take(&mut r.broken);
+    r.problems.extend(broken);
     if let Some((_, gz)) = r.first_load
         && gz > FIRST_LOAD_CEILING
     {
@@ -556,15 +563,13 @@ pub fn guard() -> Result {
                 kb(FULL_BUILD_CEILING)
             ));
         }
-    }
-    if let Some((_, gz)) = r.npm_wasm
-        && gz > NPM_WASM_CEILING
-    {
-        r.problems.push(format!(
-            "the npm package's wasm grew to {} gzip, past its ceiling of {}",
-            kb(gz),
-            kb(NPM_WASM_CEILING)
-        ));
+        if f.path == "target/npm/vramfit_full_bg.wasm" && f.gzip > NPM_FULL_CEILING {
+            r.problems.push(format!(
+                "the npm package's full module grew to {} gzip, past its ceiling of {}",
+                kb(f.gzip),
+                kb(NPM_FULL_CEILING)
+            ));
+        }
     }
     if r.problems.is_empty() {
         Ok(())

@@ -106,7 +106,7 @@ fn steps() -> Vec<Step> {
             Box::new(|| step_result(crate::bench::smoke())),
         ),
         (
-            "sizes against their ceilings (budgets reported), no eval, strict CSP",
+            "sizes against their budgets and ceilings, no eval, strict CSP",
             Box::new(|| step_result(crate::size::guard())),
         ),
         (

@@ -1,6 +1,7 @@
 // Wrong uses of the package: every line marked `expect-error` must be an error under
 // `tsc --strict`, and no other line may be.
-import { estimate, parseGgufHeader, planMig, recommend, solve } from "vramfit";
+import { estimate, solve } from "vramfit";
+import { parseGgufHeader, planMig, recommend } from "vramfit/full";
 
 estimate({ batch: "4" }); // expect-error: a string for a number
 estimate({ seqLen: 4096 }); // expect-error: camelCase key

@@ -1,21 +1,16 @@
 // A consumer that uses every function of the package; must compile under `tsc --strict`.
+import { estimate, gpus, models, offers, platforms, solve, version } from "vramfit";
 import {
   diagnose,
-  estimate,
-  gpus,
-  models,
-  offers,
+  estimate as estimateFull,
   parseConfig,
   parseGgufHeader,
   parseSafetensorsHeader,
   planMig,
-  platforms,
   recommend,
   safetensorsHeaderLength,
   searchModels,
-  solve,
-  version,
-} from "vramfit";
+} from "vramfit/full";
 import type {
   Diagnosis,
   Estimate,
@@ -48,6 +43,7 @@ const input: EstimateInput = {
   max_model_len: null,
 };
 const e: Estimate = estimate(input);
+const sameEstimate: Estimate = estimateFull(input);
 const total: number = e.total_bytes + e.peak_allocated_bytes + e.kv_bytes_per_token;
 const parts: string[] = e.components.map((c) => `${c.key} ${c.bytes} ${c.formula}`);
 const fits: boolean | undefined = e.fit?.fits;
