@@ -31,7 +31,8 @@ export async function load(dir) {
   return m;
 }
 
-/** The package's main module: the largest .wasm that is not the widget's. */
+/** The package's main module (what its main entry loads): `vramfit_bg.wasm`, or else the
+ *  largest .wasm. */
 export function findWasm(dir) {
   const found = [];
   const stack = [dir];
@@ -40,10 +41,10 @@ export function findWasm(dir) {
     for (const e of readdirSync(d, { withFileTypes: true })) {
       const p = join(d, e.name);
       if (e.isDirectory() && e.name !== 'node_modules') stack.push(p);
-      else if (e.name.endsWith('.wasm')) found.push({ p, size: statSync(p).size, widget: /widget/.test(e.name) });
+      else if (e.name.endsWith('.wasm')) found.push({ p, size: statSync(p).size, main: e.name === 'vramfit_bg.wasm' });
     }
   }
-  found.sort((a, b) => a.widget - b.widget || b.size - a.size);
+  found.sort((a, b) => b.main - a.main || b.size - a.size);
   if (!found.length) throw new Error(`no .wasm file under ${dir}`);
   return found[0].p;
 }
