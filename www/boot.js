@@ -23,15 +23,23 @@ function failed(e) {
   throw e;
 }
 
+// The module compiled while it downloads (when served as application/wasm, as GitHub Pages
+// and `cargo xtask serve` do), else once it has arrived.
+async function compile(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+  const type = response.headers.get('Content-Type') || '';
+  if (WebAssembly.compileStreaming && type.startsWith('application/wasm')) {
+    return WebAssembly.compileStreaming(response);
+  }
+  return WebAssembly.compile(await response.arrayBuffer());
+}
+
 // The build's glue and its compiled module, fetched at once.
 async function load(build) {
-  const url = new URL(build.wasm, import.meta.url);
   const [glue, module] = await Promise.all([
     build.glue(),
-    fetch(url).then((r) => {
-      if (!r.ok) throw new Error(`${url}: HTTP ${r.status}`);
-      return r.arrayBuffer();
-    }).then((bytes) => WebAssembly.compile(bytes)),
+    compile(new URL(build.wasm, import.meta.url)),
   ]);
   return { glue, module };
 }
