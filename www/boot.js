@@ -53,7 +53,12 @@ globalThis.vramfitFull = () => {
     (await calcBuild.glue()).stop();
     await glue.default({ module_or_path: module });
     running = 'full';
-  }).catch(failed);
+  }).catch((e) => {
+    // The calculator's build still runs (it is stopped only once the full one is ready), and
+    // the next page it lacks tries again.
+    handingOver = null;
+    failed(e);
+  });
   return handingOver;
 };
 

@@ -163,6 +163,16 @@ test('the first load is the calculator alone; another view hands over to the ful
   eq(await other.evaluate(() => document.documentElement.lang), 'zh-CN', 'the language is kept');
   noProblems(page, 'problems while handing over');
   noProblems(other, 'problems while handing over (config.json)');
+  // When the full build cannot be fetched, the page says so and the calculator keeps working.
+  const cut = await browser({ serviceWorkers: 'block' });
+  await cut.route(/vramfit_full_bg-/, (route) => route.abort('internetdisconnected'));
+  const off = cut.pages()[0] || await cut.newPage();
+  await go(off, '#/calc?lang=en&batch=3&seq_len=4096', 'calc');
+  await off.locator('nav a[data-nav="faq"]').click();
+  await off.waitForFunction(() => /could not start/.test(document.querySelector('#app .loading')?.textContent || ''));
+  await off.locator('nav a[data-nav="calc"]').click();
+  await off.waitForSelector('main[data-view="calc"] #total');
+  eq(JSON.stringify(await shown(off)), JSON.stringify(before), 'the calculator still computes after a failed hand-over');
 });
 
 test('every view renders in English and in Chinese, with the language from the browser', async () => {
