@@ -447,3 +447,27 @@ fn absurd_numbers_in_oom_messages() {
         ));
     }
 }
+
+/// Found by `fuzz/estimate_input` (2026-11-30): eager attention over 15.6 million tokens for a
+/// batch of 47 makes the transient tensors sum past `u64`. The sums saturate: an estimate far
+/// beyond any card, never an overflow.
+#[test]
+fn components_that_sum_past_u64_saturate() {
+    let input = from_json(
+        r#"{"model": "Qwen/Qwen1.5-MoE-A2.7B", "mode": "training", "engine": "hf", "batch": 47,
+            "seq_len": 15597682, "new_tokens": 0, "quantization": {"format": "fp8"},
+            "attention": "eager", "logits": "all", "optimizer": "adamw-8bit", "precision": "fp32",
+            "zero": 3, "offload": "cpu", "gpus": 1, "tp": 1, "pp": 1, "gpu_memory": "79.19GiB",
+            "gpu_memory_utilization": 1, "max_num_seqs": 1, "ubatch": 1}"#,
+    )
+    .unwrap();
+    match estimate(&input) {
+        Ok(e) => {
+            assert!(e.total_bytes >= e.peak_allocated_bytes);
+            // 47 × 15,597,682 tokens of eager attention: past any card, and said so.
+            assert!(e.total_bytes.get() > 1 << 60, "{}", e.total_bytes.get());
+            assert_eq!(e.fit.map(|f| f.fits), Some(false));
+        }
+        Err(e) => names(&e, "seq_len"),
+    }
+}

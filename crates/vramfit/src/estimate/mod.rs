@@ -895,6 +895,14 @@ impl Parts {
             .map(|c| c.bytes.get())
             .fold(0, u64::saturating_add)
     }
+
+    /// The components `keys` together, saturating like [`Self::get`]: an input at the edge of
+    /// its ranges (eager attention over 15 million tokens) can make them exceed `u64`.
+    fn sum(&self, keys: &[&str]) -> u64 {
+        keys.iter()
+            .map(|k| self.get(k))
+            .fold(0, u64::saturating_add)
+    }
 }
 
 fn b(x: u64) -> String {
@@ -2084,16 +2092,18 @@ impl Workload {
         // Allocator reserve: the caching allocator keeps freed blocks of the transient tensors
         // (activations, logits, temporaries) cached; about 5 % of them plus 2 MiB rounding per
         // block-sized weight tensor is reserved-but-unallocated at the peak.
-        let transient = parts.get("activations")
-            + parts.get("logits")
-            + parts.get("step_temporaries")
-            + parts.get("autocast_copies")
-            + parts.get("dequant_buffer")
-            + parts.get("embedding_grad_buffer");
+        let transient = parts.sum(&[
+            "activations",
+            "logits",
+            "step_temporaries",
+            "autocast_copies",
+            "dequant_buffer",
+            "embedding_grad_buffer",
+        ]);
         let reserve = if is_llamacpp {
             0
         } else {
-            transient / 20 + a.num_layers * MIB
+            (transient / 20).saturating_add(a.num_layers.saturating_mul(MIB))
         };
         if !is_llamacpp {
             parts.add(
@@ -2107,7 +2117,7 @@ impl Workload {
         }
         // llama.cpp has no PyTorch allocator: its "allocated" peak is its own buffers (weights, KV, compute).
         let peak_allocated = if is_llamacpp {
-            parts.get("weights") + parts.get("kv_cache") + parts.get("compute_buffer")
+            parts.sum(&["weights", "kv_cache", "compute_buffer"])
         } else {
             parts.peak.unwrap_or(torch)
         };
@@ -2120,19 +2130,23 @@ impl Workload {
                 .saturating_add(non_torch)
         };
         let tokens = parts.serve_tokens;
-        let temporaries = parts.get("logits")
-            + parts.get("step_temporaries")
-            + parts.get("autocast_copies")
-            + parts.get("dequant_buffer")
-            + parts.get("embedding_grad_buffer")
-            + parts.get("zero_buffers")
-            + parts.get("ddp_buckets")
-            + parts.get("compute_buffer");
-        let overhead = parts.get("cuda_context")
-            + parts.get("workspace")
-            + parts.get("nccl")
-            + parts.get("cuda_graphs")
-            + parts.get("non_torch");
+        let temporaries = parts.sum(&[
+            "logits",
+            "step_temporaries",
+            "autocast_copies",
+            "dequant_buffer",
+            "embedding_grad_buffer",
+            "zero_buffers",
+            "ddp_buckets",
+            "compute_buffer",
+        ]);
+        let overhead = parts.sum(&[
+            "cuda_context",
+            "workspace",
+            "nccl",
+            "cuda_graphs",
+            "non_torch",
+        ]);
         let layers_here = a.num_layers.div_ceil(self.pp);
         let kv_per_token = if a.is_generative() {
             self.kv_bytes(1, 1, layers_here, self.engine == Engine::Hf)
