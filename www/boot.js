@@ -44,15 +44,13 @@ async function load(build) {
   return { glue, module };
 }
 
-let running = null;
+// Only the calculator's build calls this (the full build has every page), once per hand-over.
 let handingOver = null;
 
 globalThis.vramfitFull = () => {
-  if (running === 'full' || handingOver) return handingOver;
-  handingOver = load(fullBuild).then(async ({ glue, module }) => {
+  handingOver ??= load(fullBuild).then(async ({ glue, module }) => {
     (await calcBuild.glue()).stop();
     await glue.default({ module_or_path: module });
-    running = 'full';
   }).catch((e) => {
     // The calculator's build still runs (it is stopped only once the full one is ready), and
     // the next page it lacks tries again.
@@ -66,7 +64,6 @@ try {
   const build = FULL.test(location.hash) ? fullBuild : calcBuild;
   const { glue, module } = await load(build);
   await glue.default({ module_or_path: module });
-  if (!handingOver) running = build === fullBuild ? 'full' : 'calc';
 } catch (e) {
   failed(e);
 }

@@ -408,17 +408,39 @@ pub fn platforms() -> Result<JsPlatforms, JsError> {
 #[cfg(test)]
 mod tests {
     /// The catalogs shipped as text are exactly what the core's serde code writes from the
-    /// tables (the CLI's `--json` and the full module give the same).
+    /// tables (the CLI's `--json` and the full module give the same), and hold one record per
+    /// data file (`crates/vramfit/data/offers/<id>.toml`, `…/platforms/<id>.toml`).
     #[test]
     fn catalogs_as_json_are_what_serde_writes() {
         let offers = serde_json::to_string(vramfit::hardware::offers()).unwrap();
         let platforms = serde_json::to_string(vramfit::hardware::platforms()).unwrap();
         assert_eq!(super::OFFERS_JSON, offers);
         assert_eq!(super::PLATFORMS_JSON, platforms);
-        let listed: serde_json::Value = serde_json::from_str(super::OFFERS_JSON).unwrap();
-        assert_eq!(
-            listed.as_array().map(Vec::len),
-            Some(vramfit::hardware::offers().len())
-        );
+        let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../vramfit/data");
+        for (json, dir) in [
+            (super::OFFERS_JSON, "offers"),
+            (super::PLATFORMS_JSON, "platforms"),
+        ] {
+            let mut files: Vec<String> = std::fs::read_dir(format!("{data}/{dir}"))
+                .unwrap()
+                .flatten()
+                .filter_map(|e| {
+                    e.file_name()
+                        .to_str()?
+                        .strip_suffix(".toml")
+                        .map(String::from)
+                })
+                .collect();
+            files.sort();
+            let listed: serde_json::Value = serde_json::from_str(json).unwrap();
+            let mut ids: Vec<String> = listed
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r["id"].as_str().unwrap().to_string())
+                .collect();
+            ids.sort();
+            assert_eq!(ids, files, "{dir}");
+        }
     }
 }

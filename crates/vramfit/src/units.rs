@@ -161,7 +161,7 @@ pub fn parse_size(field: &str, text: &str) -> Result<Bytes> {
         .find(|c: char| c.is_ascii_alphabetic())
         .ok_or_else(|| InputError::new(field, format!("`{t}` has no unit"), accepted))?;
     let (num, unit) = t.split_at(split);
-    let value = parse_finite(num.trim())
+    let value = parse_number(num.trim())
         .ok_or_else(|| InputError::new(field, format!("`{t}` is not a number"), accepted))?;
     let mult = match unit.trim().to_ascii_lowercase().as_str() {
         "b" => 1.0,
@@ -213,7 +213,7 @@ pub fn parse_params(field: &str, text: &str) -> Result<u64> {
         Some('T') => (&t[..t.len() - 1], 1e12),
         _ => (t.as_str(), 1.0),
     };
-    let value = parse_finite(num.trim()).ok_or_else(|| {
+    let value = parse_number(num.trim()).ok_or_else(|| {
         InputError::new(
             field,
             format!("`{}` is not a number", text.trim()),
@@ -264,12 +264,13 @@ pub fn parse_number(s: &str) -> Option<f64> {
     };
     // The significant digits as an integer (19 at most; the rest only scale), and the power of
     // ten that the point and the dropped digits add.
-    let (mut mantissa, mut exp10, mut digits, mut kept) = (0u64, 0i64, 0u32, 0u32);
+    let (mut mantissa, mut exp10, mut kept) = (0u64, 0i64, 0u32);
+    let mut any_digit = false;
     let mut seen_point = false;
     while let Some(&c) = b.get(i) {
         match c {
             b'0'..=b'9' => {
-                digits += 1;
+                any_digit = true;
                 if mantissa == 0 && c == b'0' {
                     // A leading zero adds nothing, but one after the point shifts the rest.
                 } else if kept < 19 {
@@ -287,7 +288,7 @@ pub fn parse_number(s: &str) -> Option<f64> {
         }
         i += 1;
     }
-    if digits == 0 {
+    if !any_digit {
         return None;
     }
     if let Some(b'e' | b'E') = b.get(i) {
@@ -329,11 +330,6 @@ pub fn parse_number(s: &str) -> Option<f64> {
     };
     let v = if negative { -v } else { v };
     v.is_finite().then_some(v)
-}
-
-/// [`parse_number`]: a finite number, or nothing.
-pub(crate) fn parse_finite(s: &str) -> Option<f64> {
-    parse_number(s)
 }
 
 #[cfg(test)]

@@ -147,29 +147,11 @@ fn build_wasm() -> Result<PathBuf> {
 /// `cargo build` → `wasm-bindgen` → `wasm-opt`: `NAME.js`, `NAME.d.ts` and `NAME_bg.wasm` in
 /// `stage`.
 fn build_module(stage: &Path, name: &str, cargo_flags: &[&str]) -> Result {
-    // Keep the `target_features` section (the profile strips symbols): wasm-bindgen reads it.
-    run(cargo()
-        .args([
-            "build",
-            "-p",
-            "vramfit-wasm",
-            "--bin",
-            "vramfit-wasm",
-            "--target",
-            WASM_TARGET,
-            "--release",
-        ])
-        .args(cargo_flags)
-        .env("CARGO_PROFILE_RELEASE_STRIP", "false"))?;
-    // The binary (`src/main.rs`, which links the library and does nothing): the same exports
-    // come out about 7 % smaller gzip than from the `cdylib` (measured 2026-11-30: 242.2 KB
-    // against 261.0 KB for the API's module).
-    let wasm = root().join("target/wasm32-unknown-unknown/release/vramfit-wasm.wasm");
+    // The binary (`src/main.rs`, which links the library and does nothing).
+    let (mut build, wasm) = tools::wasm_bin("vramfit-wasm", &root().join("target"));
+    run(build.args(cargo_flags))?;
     let bindgen = stage.join(format!("bindgen-{name}"));
-    run(cmd("wasm-bindgen")
-        .args(["--target", "web", "--out-name", name, "--out-dir"])
-        .arg(&bindgen)
-        .arg(&wasm))?;
+    tools::bindgen(&wasm, &bindgen, name, true)?;
     tools::wasm_opt(
         &bindgen.join(format!("{name}_bg.wasm")),
         &stage.join(format!("{name}_bg.wasm")),

@@ -107,6 +107,38 @@ pub fn ensure_wasm_bindgen() -> Result {
     ]))
 }
 
+/// `cargo build --release` of the binary `bin` (of the package of the same name) for wasm32,
+/// into `target_dir`. Add flags to the command, run it, then read the module at the path
+/// returned. The `target_features` section is kept (the profile strips symbols): wasm-bindgen
+/// reads it, and wasm-opt strips it afterwards. A binary, not a `cdylib`: the same exports come
+/// out 7–10 % smaller gzip (measured 2026-11-30: the site's full build 441 KB against 484 KB,
+/// the npm module 242.2 KB against 261.0 KB).
+pub fn wasm_bin(bin: &str, target_dir: &Path) -> (Command, PathBuf) {
+    let mut c = cargo();
+    c.args(["build", "-p", bin, "--bin", bin, "--target"])
+        .arg(crate::site::WASM_TARGET)
+        .arg("--release")
+        .env("CARGO_TARGET_DIR", target_dir)
+        .env("CARGO_PROFILE_RELEASE_STRIP", "false");
+    let wasm = target_dir
+        .join(crate::site::WASM_TARGET)
+        .join("release")
+        .join(format!("{bin}.wasm"));
+    (c, wasm)
+}
+
+/// `wasm-bindgen --target web --out-name NAME` of `wasm` into `out` (emptied first), with the
+/// TypeScript declarations when `typescript`.
+pub fn bindgen(wasm: &Path, out: &Path, name: &str, typescript: bool) -> Result {
+    let _ = std::fs::remove_dir_all(out);
+    let mut c = cmd("wasm-bindgen");
+    c.args(["--target", "web", "--out-name", name]);
+    if !typescript {
+        c.arg("--no-typescript");
+    }
+    run(c.arg("--out-dir").arg(out).arg(wasm))
+}
+
 /// `wasm-opt -Oz` from the npm `binaryen` package, with the wasm features rustc emits and the
 /// debug and producer sections stripped: the one size pass of the site and the npm package.
 pub fn wasm_opt(input: &Path, output: &Path) -> Result {
