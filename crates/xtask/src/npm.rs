@@ -81,6 +81,7 @@ fn generate_types() -> Result {
 
 fn ensure_tools() -> Result {
     tools::ensure_target(WASM_TARGET)?;
+    tools::ensure_rust_src()?;
     tools::ensure_wasm_bindgen()?;
     tools::ensure_npm()
 }
@@ -148,7 +149,7 @@ fn build_wasm() -> Result<PathBuf> {
 /// `stage`.
 fn build_module(stage: &Path, name: &str, cargo_flags: &[&str]) -> Result {
     // The binary (`src/main.rs`, which links the library and does nothing).
-    let (mut build, wasm) = tools::wasm_bin("vramfit-wasm", &root().join("target"));
+    let (mut build, wasm) = tools::wasm_bin("vramfit-wasm", &root().join("target"), true);
     run(build.args(cargo_flags))?;
     let bindgen = stage.join(format!("bindgen-{name}"));
     tools::bindgen(&wasm, &bindgen, name, true)?;

@@ -28,6 +28,7 @@ pub fn dist_dir() -> PathBuf {
 /// `cargo xtask dist`: installs what is missing, then builds `dist/`. Returns the version.
 pub fn dist() -> Result<String> {
     tools::ensure_target(WASM_TARGET)?;
+    tools::ensure_rust_src()?;
     tools::ensure_wasm_bindgen()?;
     tools::ensure_npm()?;
     let version = build()?;
@@ -167,7 +168,7 @@ fn build_app(stage: &Path, name: &str, full: bool, fast: bool) -> Result<(Vec<u8
     } else {
         root().join("target")
     };
-    let (mut build, wasm) = tools::wasm_bin("vramfit-web", &target_dir);
+    let (mut build, wasm) = tools::wasm_bin("vramfit-web", &target_dir, !fast);
     if !full {
         build.arg("--no-default-features");
     }
@@ -252,6 +253,7 @@ pub fn dist_command(args: &[String]) -> Result {
 /// source changes (in seconds: see [`build_with`]; `--release` serves the shipped build).
 pub fn serve(port: u16, release: bool) -> Result {
     tools::ensure_target(WASM_TARGET)?;
+    tools::ensure_rust_src()?;
     tools::ensure_wasm_bindgen()?;
     tools::ensure_npm()?;
     build_with(!release)?;
