@@ -240,7 +240,7 @@ pub struct EstimateArgs {
 pub fn run(args: EstimateArgs) -> Outcome {
     let input = args.flags.to_input()?;
     let workload = input.resolve()?;
-    let e = workload.estimate();
+    let e = vramfit::estimate::within_reach(workload.estimate())?;
     // With a card named: the largest batch and context that fit it, and the fewest such cards.
     let solutions = workload
         .device

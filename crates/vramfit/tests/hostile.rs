@@ -452,7 +452,7 @@ fn absurd_numbers_in_oom_messages() {
 /// batch of 47 makes the transient tensors sum past `u64`. The sums saturate: an estimate far
 /// beyond any card, never an overflow.
 #[test]
-fn components_that_sum_past_u64_saturate() {
+fn components_that_sum_past_u64_saturate_and_are_refused() {
     let input = from_json(
         r#"{"model": "Qwen/Qwen1.5-MoE-A2.7B", "mode": "training", "engine": "hf", "batch": 47,
             "seq_len": 15597682, "new_tokens": 0, "quantization": {"format": "fp8"},
@@ -461,13 +461,33 @@ fn components_that_sum_past_u64_saturate() {
             "gpu_memory_utilization": 1, "max_num_seqs": 1, "ubatch": 1}"#,
     )
     .unwrap();
-    match estimate(&input) {
-        Ok(e) => {
-            assert!(e.total_bytes >= e.peak_allocated_bytes);
-            // 47 × 15,597,682 tokens of eager attention: past any card, and said so.
-            assert!(e.total_bytes.get() > 1 << 60, "{}", e.total_bytes.get());
-            assert_eq!(e.fit.map(|f| f.fits), Some(false));
-        }
-        Err(e) => names(&e, "seq_len"),
-    }
+    // 47 × 15,597,682 tokens of eager attention: past any card. The sums saturate instead of
+    // overflowing (`Workload::estimate`), and `estimate` refuses the result, naming the fields.
+    let total = input.resolve().unwrap().estimate().total_bytes.get();
+    assert!(total > 1 << 60, "{total}");
+    let e = estimate(&input).unwrap_err();
+    assert_eq!(e.field, "batch × seq_len");
+    assert!(e.problem.contains("more than 1 EiB"), "{}", e.problem);
+    assert!(e.accepted.contains("seq_len²"), "{}", e.accepted);
+}
+
+/// The 1 EiB bound (`MAX_TOTAL`), by hand. Eager attention in inference holds one layer's
+/// scores, `batch × heads × seq_len² × 2 B` in bf16: Llama-3.1-8B (32 heads) over 2^24 tokens
+/// holds 1 × 2^5 × 2^48 × 2 = 2^54 B (16 PiB), an answer; a batch of 64 holds 2^60 B by the
+/// scores alone, which is refused.
+#[test]
+fn totals_past_one_exbibyte_are_refused() {
+    let run = |batch: u32| {
+        from_json(&format!(
+            r#"{{"model": "meta-llama/Llama-3.1-8B", "mode": "inference", "engine": "hf",
+                "attention": "eager", "batch": {batch}, "seq_len": 16777216, "new_tokens": 0}}"#
+        ))
+        .unwrap()
+    };
+    let e = estimate(&run(1)).unwrap();
+    assert!(e.total_bytes.get() >= 1 << 54, "{}", e.total_bytes.get());
+    assert!(e.total_bytes.get() < 1 << 60, "{}", e.total_bytes.get());
+    let err = estimate(&run(64)).unwrap_err();
+    assert_eq!(err.field, "batch × seq_len");
+    assert!(err.problem.contains("activations"), "{}", err.problem);
 }

@@ -836,9 +836,51 @@ pub struct Estimate {
     pub notes: Vec<Difference>,
 }
 
-/// Validates and estimates in one call.
+/// Validates and estimates in one call: [`EstimateInput::resolve`], [`Workload::estimate`], then
+/// [`within_reach`].
 pub fn estimate(input: &EstimateInput) -> Result<Estimate> {
-    Ok(input.resolve()?.estimate())
+    within_reach(input.resolve()?.estimate())
+}
+
+/// The largest total an estimate reports: 1 EiB (2^60 bytes), a thousand times the largest size
+/// an input may name ([`crate::units::MAX_SIZE`]). Every field can be within its range and the
+/// run still past it: eager attention over 16 M tokens holds `batch × heads × seq_len²` scores.
+/// Below it every sum is exact; a component that saturated `u64` is above it.
+pub const MAX_TOTAL: Bytes = Bytes::new(1 << 60);
+
+/// `e`, or an error naming the fields that drive its largest part when its total is past
+/// [`MAX_TOTAL`]: a figure that large says nothing a user can act on, and a saturated one is
+/// not exact.
+pub fn within_reach(e: Estimate) -> Result<Estimate> {
+    if e.total_bytes < MAX_TOTAL {
+        return Ok(e);
+    }
+    let largest = e
+        .components
+        .iter()
+        .max_by_key(|c| c.bytes)
+        .map_or("", |c| c.key.trim_end_matches("_off_peak"));
+    let per_token = matches!(
+        largest,
+        "activations" | "kv_cache" | "logits" | "compute_buffer" | "cuda_graphs"
+    );
+    let (field, accepted) = if per_token {
+        (
+            "batch × seq_len",
+            "a run under 1 EiB of GPU memory: fewer sequences or shorter ones (eager attention \
+             grows with seq_len²; sdpa or flash attention does not)",
+        )
+    } else {
+        (
+            "model",
+            "a run under 1 EiB of GPU memory: a smaller model, or more GPUs to shard it over",
+        )
+    };
+    Err(InputError::new(
+        field,
+        format!("the run needs more than 1 EiB of GPU memory (its largest part: {largest})"),
+        accepted,
+    ))
 }
 
 /// CUDA context of a PyTorch process with lazy module loading: 0.51 GiB, measured on H100 with
