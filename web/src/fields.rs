@@ -2,10 +2,15 @@
 //! (and the CLI's flags) name it. The form, the URL and the conversion to
 //! [`EstimateInput`] are all driven by this table, and the defaults are the estimator's own
 //! (read from `EstimateInput::default()`), so the site cannot drift from the CLI.
+//!
+//! A field's text reaches its `EstimateInput` field directly ([`to_input`]), a choice through
+//! the estimator's own `Deserialize` fed by serde's string deserializer: no JSON is built, so the
+//! calculator's build links neither serde_json nor the input's full `Deserialize` (about 50 KB
+//! of code). A test checks the result against reading the same form as JSON.
 
 use std::sync::OnceLock;
 
-use serde_json::{Map, Value};
+use serde::de::{DeserializeOwned, IntoDeserializer, value::Error as ValueError};
 use vramfit::InputError;
 use vramfit::estimate::EstimateInput;
 use vramfit::precision::{Dtype, KvDtype, Quantization};
@@ -305,36 +310,125 @@ fn defaults() -> &'static [(&'static str, String)] {
     static D: OnceLock<Vec<(&'static str, String)>> = OnceLock::new();
     D.get_or_init(|| {
         let input = EstimateInput::default();
-        let json = serde_json::to_value(&input).unwrap_or(Value::Null);
-        FIELDS
-            .iter()
-            .map(|f| {
-                let v = match f.key {
-                    "source" => "preset".to_string(),
-                    "model" => DEFAULT_MODEL.to_string(),
-                    "params" => DEFAULT_PARAMS.to_string(),
-                    "quantization" => input.quantization.name(),
-                    "lora_targets" => input.lora_targets.join(","),
-                    k => text_of(json.get(k).unwrap_or(&Value::Null)),
-                };
-                (f.key, v)
-            })
-            .collect()
+        FIELDS.iter().map(|f| (f.key, default_text(&input, f))).collect()
     })
 }
 
-fn text_of(v: &Value) -> String {
-    match v {
-        Value::Null => String::new(),
-        Value::Bool(b) => b.to_string(),
-        Value::Number(n) => match n.as_f64() {
-            Some(x) if x == x.trunc() && x.abs() < 1e15 => format!("{}", x as i64),
-            Some(x) => format!("{x}"),
-            None => n.to_string(),
-        },
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
+/// The text of field `f` in the estimator's input `d`. A choice's text is the one of the form's
+/// values that reads back as `d`'s.
+fn default_text(d: &EstimateInput, f: &Field) -> String {
+    fn num(x: f64) -> String {
+        if x == x.trunc() && x.abs() < 1e15 {
+            format!("{}", x as i64)
+        } else {
+            format!("{x}")
+        }
     }
+    let opt = |x: Option<f64>| x.map_or_else(String::new, num);
+    let named = |is: &dyn Fn(&str) -> bool| match f.kind {
+        Kind::Choice(values) => values
+            .iter()
+            .find(|v| is(v))
+            .map_or_else(String::new, |v| v.to_string()),
+        _ => String::new(),
+    };
+    let key = f.key;
+    match key {
+        "source" => "preset".to_string(),
+        "model" => DEFAULT_MODEL.to_string(),
+        "params" => DEFAULT_PARAMS.to_string(),
+        "mode" => named(&|v| choice(key, v).ok() == Some(d.mode)),
+        "engine" => named(&|v| choice(key, v).ok() == Some(d.engine)),
+        "attention" => named(&|v| choice(key, v).ok() == Some(d.attention)),
+        "logits" => named(&|v| choice(key, v).ok() == Some(d.logits)),
+        "optimizer" => named(&|v| choice(key, v).ok() == Some(d.optimizer)),
+        "precision" => named(&|v| choice(key, v).ok() == Some(d.precision)),
+        "grad_checkpointing" => named(&|v| choice(key, v).ok() == Some(d.grad_checkpointing)),
+        "offload" => named(&|v| choice(key, v).ok() == Some(d.offload)),
+        "kv_dtype" => named(&|v| KvDtype::parse(key, v).ok() == Some(d.kv_dtype)),
+        "dtype" => d.dtype.map_or("", Dtype::name).to_string(),
+        "quantization" => d.quantization.name(),
+        "lora_targets" => d.lora_targets.join(","),
+        "batch" => num(d.batch),
+        "seq_len" => num(d.seq_len),
+        "new_tokens" => num(d.new_tokens),
+        "lora_rank" => num(d.lora_rank),
+        "zero" => num(d.zero),
+        "gpus" => num(d.gpus),
+        "tp" => num(d.tp),
+        "pp" => num(d.pp),
+        "gpu_memory_utilization" => num(d.gpu_memory_utilization),
+        "ubatch" => num(d.ubatch),
+        "max_model_len" => opt(d.max_model_len),
+        "max_num_seqs" => opt(d.max_num_seqs),
+        "max_num_batched_tokens" => opt(d.max_num_batched_tokens),
+        "gpu_layers" => opt(d.gpu_layers),
+        "qlora" => d.qlora.to_string(),
+        "fused_optimizer" => d.fused_optimizer.to_string(),
+        "cuda_graphs" => d.cuda_graphs.to_string(),
+        "gpu" => d.gpu.clone().unwrap_or_default(),
+        "gpu_memory" => d.gpu_memory.clone().unwrap_or_default(),
+        _ => String::new(),
+    }
+}
+
+/// A choice's text read by the estimator's own `Deserialize` (unit variants by their serde
+/// names), so the form cannot offer a value the estimator's JSON input would not take.
+fn choice<T: DeserializeOwned>(field: &str, v: &str) -> Result<T, InputError> {
+    T::deserialize(IntoDeserializer::<ValueError>::into_deserializer(v))
+        .map_err(|e| InputError::new(field, e.to_string(), "one of the values the form offers"))
+}
+
+/// Sets the field `key` of `input` from its text `v` (trimmed). The model, its source and the
+/// precision fields are set by [`to_input`], which knows how they depend on each other.
+fn set(input: &mut EstimateInput, key: &str, v: &str) -> Result<(), InputError> {
+    let num = || number(key, v);
+    let opt = || -> Result<Option<f64>, InputError> {
+        if v.is_empty() {
+            Ok(None)
+        } else {
+            number(key, v).map(Some)
+        }
+    };
+    let text = || (!v.is_empty()).then(|| v.to_string());
+    let on = v == "true";
+    match key {
+        "mode" => input.mode = choice(key, v)?,
+        "engine" => input.engine = choice(key, v)?,
+        "attention" => input.attention = choice(key, v)?,
+        "logits" => input.logits = choice(key, v)?,
+        "optimizer" => input.optimizer = choice(key, v)?,
+        "precision" => input.precision = choice(key, v)?,
+        "grad_checkpointing" => input.grad_checkpointing = choice(key, v)?,
+        "offload" => input.offload = choice(key, v)?,
+        "batch" => input.batch = num()?,
+        "seq_len" => input.seq_len = num()?,
+        "new_tokens" => input.new_tokens = num()?,
+        "lora_rank" => input.lora_rank = num()?,
+        "zero" => input.zero = num()?,
+        "gpus" => input.gpus = num()?,
+        "tp" => input.tp = num()?,
+        "pp" => input.pp = num()?,
+        "gpu_memory_utilization" => input.gpu_memory_utilization = num()?,
+        "ubatch" => input.ubatch = num()?,
+        "max_model_len" => input.max_model_len = opt()?,
+        "max_num_seqs" => input.max_num_seqs = opt()?,
+        "max_num_batched_tokens" => input.max_num_batched_tokens = opt()?,
+        "gpu_layers" => input.gpu_layers = opt()?,
+        "qlora" => input.qlora = on,
+        "fused_optimizer" => input.fused_optimizer = on,
+        "cuda_graphs" => input.cuda_graphs = on,
+        "gpu" => input.gpu = text(),
+        "gpu_memory" => input.gpu_memory = text(),
+        _ => {
+            return Err(InputError::new(
+                key,
+                "not a field of the estimator's input",
+                "the fields the form offers",
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The estimator's input for the form's values (`value(key)` gives a field's text) and, when
@@ -343,28 +437,16 @@ pub fn to_input(
     value: &dyn Fn(&str) -> String,
     config: Option<&vramfit::config::ParsedConfig>,
 ) -> Result<EstimateInput, InputError> {
-    let mut map = Map::new();
+    let mut input = EstimateInput::default();
     for f in FIELDS {
-        let v = value(f.key);
-        let v = v.trim();
-        let json = match (f.key, f.kind) {
-            (
-                "source" | "model" | "params" | "quantization" | "kv_dtype" | "dtype"
-                | "lora_targets",
-                _,
-            ) => continue,
-            ("zero", _) => Value::from(number(f.key, v)?),
-            (_, Kind::Number) => Value::from(number(f.key, v)?),
-            (_, Kind::OptNumber) if v.is_empty() => continue,
-            (_, Kind::OptNumber) => Value::from(number(f.key, v)?),
-            (_, Kind::Bool) => Value::Bool(v == "true"),
-            (_, Kind::Text) if v.is_empty() => continue,
-            (_, Kind::Text | Kind::Choice(_)) => Value::String(v.to_string()),
-        };
-        map.insert(f.key.to_string(), json);
+        if matches!(
+            f.key,
+            "source" | "model" | "params" | "quantization" | "kv_dtype" | "dtype" | "lora_targets"
+        ) {
+            continue;
+        }
+        set(&mut input, f.key, value(f.key).trim())?;
     }
-    let mut input: EstimateInput = serde_json::from_value(Value::Object(map))
-        .map_err(|e| InputError::new("input", format!("{e}"), "the values the form offers"))?;
     match value("source").as_str() {
         "params" => input.params = Some(value("params")),
         "config" => match config {
@@ -472,6 +554,98 @@ mod tests {
         };
         let e = vramfit::estimate::estimate(&to_input(&v, None).unwrap()).unwrap_err();
         assert_eq!(e.field, "params");
+    }
+
+    /// The generic fields of the form (all but the model, its source and the precision
+    /// fields, which `to_input` sets itself) read as one JSON object by the estimator's own
+    /// `Deserialize`, the way `to_input` once did; the other fields are the defaults.
+    fn via_json(value: &dyn Fn(&str) -> String) -> Result<EstimateInput, String> {
+        use serde_json::Value;
+        let mut map = serde_json::Map::new();
+        for f in FIELDS {
+            let v = value(f.key);
+            let v = v.trim();
+            let num = || vramfit::units::parse_number(v).map(Value::from).ok_or("not a number");
+            let json = match (f.key, f.kind) {
+                (
+                    "source" | "model" | "params" | "quantization" | "kv_dtype" | "dtype"
+                    | "lora_targets",
+                    _,
+                ) => continue,
+                ("zero", _) | (_, Kind::Number) => num()?,
+                (_, Kind::OptNumber | Kind::Text) if v.is_empty() => continue,
+                (_, Kind::OptNumber) => num()?,
+                (_, Kind::Bool) => Value::Bool(v == "true"),
+                (_, Kind::Text | Kind::Choice(_)) => Value::String(v.to_string()),
+            };
+            map.insert(f.key.to_string(), json);
+        }
+        serde_json::from_value(Value::Object(map)).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn fields_set_directly_read_as_the_json_input_does() {
+        let mut cases: Vec<(&str, &str)> = vec![("", "")];
+        // The source is `to_input`'s own (the config.json it needs is not JSON input).
+        for f in FIELDS.iter().filter(|f| f.key != "source") {
+            let values: &[&str] = match f.kind {
+                Kind::Choice(values) => values,
+                Kind::Number => &["3", "0.5", "-2", "1e3", "abc"],
+                Kind::OptNumber => &["", "7", "0.25", "x"],
+                Kind::Bool => &["true", "false"],
+                Kind::Text => &["", "h100-sxm5-80gb", "80GB"],
+            };
+            cases.extend(values.iter().map(|v| (f.key, *v)));
+        }
+        for (key, text) in cases {
+            let v = |k: &str| {
+                if k == key {
+                    text.to_string()
+                } else {
+                    defaults_only(k)
+                }
+            };
+            let json = via_json(&v);
+            match to_input(&v, None) {
+                Ok(direct) => {
+                    let mut json = json.unwrap_or_else(|e| panic!("{key} = {text}: {e}"));
+                    json.model = direct.model.clone();
+                    json.params = direct.params.clone();
+                    json.dtype = direct.dtype;
+                    json.quantization = direct.quantization.clone();
+                    json.kv_dtype = direct.kv_dtype;
+                    json.lora_targets = direct.lora_targets.clone();
+                    assert_eq!(direct, json, "{key} = {text}");
+                }
+                Err(e) => {
+                    assert_eq!(e.field, key, "{key} = {text}");
+                    // Only the fields `via_json` reads can disagree with it.
+                    if !matches!(key, "quantization" | "kv_dtype" | "dtype") {
+                        assert!(json.is_err(), "{key} = {text}: JSON took it");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn defaults_read_as_the_json_input_writes_them() {
+        use serde_json::Value;
+        let json = serde_json::to_value(EstimateInput::default()).unwrap();
+        // The site's own defaults (its model) and the two fields written as objects or lists.
+        let own = ["source", "model", "params", "quantization", "lora_targets"];
+        for f in FIELDS.iter().filter(|f| !own.contains(&f.key)) {
+            let written = match &json[f.key] {
+                Value::Null => String::new(),
+                Value::String(s) => s.clone(),
+                Value::Number(n) => match n.as_f64().unwrap() {
+                    x if x == x.trunc() => format!("{}", x as i64),
+                    x => format!("{x}"),
+                },
+                v => v.to_string(),
+            };
+            assert_eq!(f.default(), written, "{}", f.key);
+        }
     }
 
     #[test]

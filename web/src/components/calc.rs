@@ -123,7 +123,7 @@ fn preset_search(props: &ErrProps) -> Html {
                 aria-controls={(!matches.is_empty()).then_some("preset-list")} />
             <span class="hint" id="f-model-hint">
                 { match exact {
-                    Some(p) => lang.f("calc.preset_info", &[p.name, &format::params(p.params), &p.dtype_name()]),
+                    Some(p) => lang.f("calc.preset_info", &[p.name, &format::params(p.params), p.dtype.name()]),
                     None => lang.f("calc.preset_count", &[&vramfit::presets::presets().len().to_string()]),
                 } }
             </span>
@@ -141,19 +141,6 @@ fn preset_search(props: &ErrProps) -> Html {
                 </ul>
             }
         </div>
-    }
-}
-
-trait DtypeName {
-    fn dtype_name(&self) -> String;
-}
-
-impl DtypeName for vramfit::presets::Preset {
-    fn dtype_name(&self) -> String {
-        serde_json::to_value(self.dtype)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default()
     }
 }
 
