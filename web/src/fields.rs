@@ -310,7 +310,10 @@ fn defaults() -> &'static [(&'static str, String)] {
     static D: OnceLock<Vec<(&'static str, String)>> = OnceLock::new();
     D.get_or_init(|| {
         let input = EstimateInput::default();
-        FIELDS.iter().map(|f| (f.key, default_text(&input, f))).collect()
+        FIELDS
+            .iter()
+            .map(|f| (f.key, default_text(&input, f)))
+            .collect()
     })
 }
 
@@ -565,7 +568,11 @@ mod tests {
         for f in FIELDS {
             let v = value(f.key);
             let v = v.trim();
-            let num = || vramfit::units::parse_number(v).map(Value::from).ok_or("not a number");
+            let num = || {
+                vramfit::units::parse_number(v)
+                    .map(Value::from)
+                    .ok_or("not a number")
+            };
             let json = match (f.key, f.kind) {
                 (
                     "source" | "model" | "params" | "quantization" | "kv_dtype" | "dtype"
