@@ -122,7 +122,11 @@ pub fn ensure_wasm_bindgen() -> Result {
 /// them, as `cargo fuzz` does (see `fuzz.rs`), and they need the `rust-src` component
 /// ([`ensure_rust_src`]). The estimator never panics by design (fuzzed, `tests/hostile.rs`);
 /// with the default strategy a panic aborted the module too, only with a message in the console.
+/// To see a panic's message while debugging, build with `VRAMFIT_PANIC_MESSAGES=1` in the
+/// environment: the standard library is then the prebuilt one (and the modules about 8 % larger,
+/// past the size ceilings).
 pub fn wasm_bin(bin: &str, target_dir: &Path, lean_std: bool) -> (Command, PathBuf) {
+    let lean_std = lean_std && std::env::var_os("VRAMFIT_PANIC_MESSAGES").is_none();
     let mut c = cargo();
     c.args(["build", "-p", bin, "--bin", bin, "--target"])
         .arg(crate::site::WASM_TARGET)
