@@ -118,6 +118,9 @@ test("errors are Errors that name the field", () => {
       gpu: msg(() => planMig("rtx-4090", [{ memory: "10GB" }])),
       config: msg(() => parseConfig("{")),
       maxGpus: msg(() => recommend({ params: "7B" }, { max_gpus: 0 })),
+      // Every field in range, the run past 2^53 B (where JavaScript numbers stop being exact):
+      // 3 × 32 heads × (2^22)^2 × 6 B of eager attention scores = 9 PiB.
+      huge: msg(() => estimate({ model: "meta-llama/Llama-3.1-8B", engine: "hf", attention: "eager", batch: 3, seq_len: 4194304 })),
     }));
   `);
   for (const [k, v] of Object.entries(r)) {
@@ -132,6 +135,7 @@ test("errors are Errors that name the field", () => {
   assert.match(r.gpu.message, /^gpu: rtx-4090 does not support MIG/);
   assert.match(r.config.message, /config/);
   assert.match(r.maxGpus.message, /^max_gpus: /);
+  assert.match(r.huge.message, /^batch × seq_len: the run needs 8 PiB .*accepted: /);
 });
 
 test("the widget entry is exported and typed", () => {

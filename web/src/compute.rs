@@ -638,8 +638,9 @@ mod tests {
         assert!(context_curve(&s).is_empty());
         let s = state("#/calc?source=config");
         assert_eq!(estimate_of(&s).unwrap_err().field, "config.json");
-        // Every field in range, the run past 1 EiB: eager attention holds batch × 32 heads ×
-        // seq_len² × 2 B of scores, 64 × 32 × 2^48 × 2 = 2^60 B for Llama-3.1-8B at 2^24 tokens.
+        // Every field in range, the run past 8 PiB: eager attention holds batch × 32 heads ×
+        // seq_len² × 6 B of scores (bf16 and the fp32 softmax), 64 × 32 × 2^48 × 6 = 3 × 2^61 B
+        // for Llama-3.1-8B at 2^24 tokens.
         let s = state(
             "#/calc?model=meta-llama%2FLlama-3.1-8B&engine=hf&attention=eager&batch=64&seq_len=16777216",
         );

@@ -619,7 +619,7 @@ mod tests {
                     json.model = direct.model.clone();
                     json.params = direct.params.clone();
                     json.dtype = direct.dtype;
-                    json.quantization = direct.quantization.clone();
+                    json.quantization = direct.quantization;
                     json.kv_dtype = direct.kv_dtype;
                     json.lora_targets = direct.lora_targets.clone();
                     assert_eq!(direct, json, "{key} = {text}");

@@ -33,9 +33,12 @@ impl From<InputError> for Failure {
     }
 }
 
-/// `seq_len` → `--seq-len`; a field path such as `config.json: hidden_size` is kept as it is.
+/// `seq_len` → `--seq-len`, `batch × seq_len` → `--batch × --seq-len`; a field path such as
+/// `config.json: hidden_size` is kept as it is.
 pub fn flag_name(field: &str) -> String {
-    if field.contains([' ', ':', '.']) {
+    if let Some((a, b)) = field.split_once(" × ") {
+        format!("{} × {}", flag_name(a), flag_name(b))
+    } else if field.contains([' ', ':', '.']) {
         field.to_string()
     } else {
         format!("--{}", field.replace('_', "-"))

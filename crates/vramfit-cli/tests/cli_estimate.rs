@@ -89,6 +89,24 @@ fn bad_input_exits_2_naming_the_flag() {
             "--batch",
         ),
         (vec!["estimate"], "--model"),
+        // Every flag in range, the run past 8 PiB: 64 × 32 heads × (2^24)^2 × 6 B = 3 × 2^61 B
+        // of eager attention scores (bf16 and the fp32 softmax) alone.
+        (
+            vec![
+                "estimate",
+                "--model",
+                "meta-llama/Llama-3.1-8B",
+                "--engine",
+                "hf",
+                "--attention",
+                "eager",
+                "--batch",
+                "64",
+                "--seq-len",
+                "16777216",
+            ],
+            "--batch × --seq-len",
+        ),
     ] {
         let (code, _, err) = vramfit(&args);
         assert_eq!(code, 2, "{args:?}: {err}");

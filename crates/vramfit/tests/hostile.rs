@@ -467,27 +467,38 @@ fn components_that_sum_past_u64_saturate_and_are_refused() {
     assert!(total > 1 << 60, "{total}");
     let e = estimate(&input).unwrap_err();
     assert_eq!(e.field, "batch × seq_len");
-    assert!(e.problem.contains("more than 1 EiB"), "{}", e.problem);
+    assert!(e.problem.contains("8 PiB"), "{}", e.problem);
     assert!(e.accepted.contains("seq_len²"), "{}", e.accepted);
 }
 
-/// The 1 EiB bound (`MAX_TOTAL`), by hand. Eager attention in inference holds one layer's
-/// scores, `batch × heads × seq_len² × 2 B` in bf16: Llama-3.1-8B (32 heads) over 2^24 tokens
-/// holds 1 × 2^5 × 2^48 × 2 = 2^54 B (16 PiB), an answer; a batch of 64 holds 2^60 B by the
+/// The 8 PiB bound (`MAX_TOTAL`, 2^53 B: JavaScript numbers hold every size below it exactly),
+/// by hand. Eager attention in inference holds one layer's scores, per sequence and query–key
+/// pair `heads × (2 B bf16 scores + 4 B fp32 softmax)`: 32 × 6 = 192 B for Llama-3.1-8B. Over
+/// 2^22 tokens that is 2^44 × 192 = 3 × 2^50 B (3 PiB) for one sequence, an answer (its
+/// recommended memory, 1.2 × the peak, stays under 8 PiB); three sequences hold 9 PiB by the
 /// scores alone, which is refused.
 #[test]
-fn totals_past_one_exbibyte_are_refused() {
+fn sizes_from_8_pib_are_refused() {
     let run = |batch: u32| {
         from_json(&format!(
             r#"{{"model": "meta-llama/Llama-3.1-8B", "mode": "inference", "engine": "hf",
-                "attention": "eager", "batch": {batch}, "seq_len": 16777216, "new_tokens": 0}}"#
+                "attention": "eager", "batch": {batch}, "seq_len": 4194304, "new_tokens": 0}}"#
         ))
         .unwrap()
     };
     let e = estimate(&run(1)).unwrap();
-    assert!(e.total_bytes.get() >= 1 << 54, "{}", e.total_bytes.get());
-    assert!(e.total_bytes.get() < 1 << 60, "{}", e.total_bytes.get());
-    let err = estimate(&run(64)).unwrap_err();
+    let scores = e
+        .components
+        .iter()
+        .find(|c| c.key == "activations")
+        .unwrap();
+    assert!(scores.bytes.get() >= 3 << 50, "{}", scores.bytes.get());
+    assert!(
+        e.recommended_bytes.get() < 1 << 53,
+        "{}",
+        e.recommended_bytes.get()
+    );
+    let err = estimate(&run(3)).unwrap_err();
     assert_eq!(err.field, "batch × seq_len");
     assert!(err.problem.contains("activations"), "{}", err.problem);
 }

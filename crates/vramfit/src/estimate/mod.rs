@@ -842,17 +842,36 @@ pub fn estimate(input: &EstimateInput) -> Result<Estimate> {
     within_reach(input.resolve()?.estimate())
 }
 
-/// The largest total an estimate reports: 1 EiB (2^60 bytes), a thousand times the largest size
-/// an input may name ([`crate::units::MAX_SIZE`]). Every field can be within its range and the
-/// run still past it: eager attention over 16 M tokens holds `batch × heads × seq_len²` scores.
-/// Below it every sum is exact; a component that saturated `u64` is above it.
-pub const MAX_TOTAL: Bytes = Bytes::new(1 << 60);
+/// The bound on every size an estimate reports: 2^53 bytes (8 PiB), the first integer past
+/// JavaScript's `Number.MAX_SAFE_INTEGER`, so that every size is exact in the npm package's
+/// numbers and the site's. It is 8 times the largest size an input may name
+/// ([`crate::units::MAX_SIZE`], 1 PiB) and far past any GPU job (the figures are per GPU), yet
+/// every field can be in range and the run past it: eager attention over 16 M tokens holds
+/// `batch × heads × seq_len²` scores. Below it every sum is exact; a component that saturated
+/// `u64` is above it.
+pub const MAX_TOTAL: Bytes = Bytes::new(1 << 53);
 
-/// `e`, or an error naming the fields that drive its largest part when its total is past
-/// [`MAX_TOTAL`]: a figure that large says nothing a user can act on, and a saturated one is
-/// not exact.
+/// `e`, or an error naming the fields that drive its largest part when any size it reports
+/// (its totals, a part, the quick estimate) reaches [`MAX_TOTAL`]: a figure that large says
+/// nothing a user can act on, JavaScript cannot hold it exactly, and a saturated one is wrong.
 pub fn within_reach(e: Estimate) -> Result<Estimate> {
-    if e.total_bytes < MAX_TOTAL {
+    let q = &e.quick;
+    let sizes = [
+        e.total_bytes,
+        e.peak_allocated_bytes,
+        e.recommended_bytes,
+        e.required_bytes,
+        e.cpu_bytes,
+        q.theory_bytes,
+        q.components_sum_bytes,
+        q.recommended_bytes,
+    ];
+    let largest_size = sizes
+        .into_iter()
+        .chain(e.components.iter().map(|c| c.bytes))
+        .max()
+        .unwrap_or_default();
+    if largest_size < MAX_TOTAL {
         return Ok(e);
     }
     let largest = e
@@ -867,18 +886,18 @@ pub fn within_reach(e: Estimate) -> Result<Estimate> {
     let (field, accepted) = if per_token {
         (
             "batch × seq_len",
-            "a run under 1 EiB of GPU memory: fewer sequences or shorter ones (eager attention \
+            "a run under 8 PiB of GPU memory: fewer sequences or shorter ones (eager attention \
              grows with seq_len²; sdpa or flash attention does not)",
         )
     } else {
         (
             "model",
-            "a run under 1 EiB of GPU memory: a smaller model, or more GPUs to shard it over",
+            "a run under 8 PiB of GPU memory: a smaller model, or more GPUs to shard it over",
         )
     };
     Err(InputError::new(
         field,
-        format!("the run needs more than 1 EiB of GPU memory (its largest part: {largest})"),
+        format!("the run needs 8 PiB of GPU memory or more (its largest part: {largest})"),
         accepted,
     ))
 }
