@@ -165,6 +165,17 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
     })
 }
 
+/// Whether every integer in `v` is at most `Number.MAX_SAFE_INTEGER` (2^53 − 1).
+fn js_exact(v: &serde_json::Value) -> bool {
+    use serde_json::Value;
+    match v {
+        Value::Number(n) => n.as_u64().is_none_or(|x| x < 1 << 53),
+        Value::Array(a) => a.iter().all(js_exact),
+        Value::Object(o) => o.values().all(js_exact),
+        _ => true,
+    }
+}
+
 fn check(input: &EstimateInput) -> Option<Estimate> {
     match estimate(input) {
         Ok(e) => {
@@ -180,8 +191,10 @@ fn check(input: &EstimateInput) -> Option<Estimate> {
                 e.max_concurrency_exact
                     .is_none_or(|c| c.is_finite() && c >= 0.0)
             );
-            // The output is plain JSON, as every face sends it on.
-            serde_json::to_string(&e).expect("an estimate serializes");
+            // The output is plain JSON, as every face sends it on, and every integer in it is
+            // exact as a JavaScript number (the npm package's serde-wasm-bindgen refuses others).
+            let json = serde_json::to_value(&e).expect("an estimate serializes");
+            assert!(js_exact(&json), "{input:?}");
             Some(e)
         }
         Err(e) => {

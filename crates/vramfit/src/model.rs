@@ -341,6 +341,8 @@ impl Architecture {
             }
         };
         if !self.is_detailed() {
+            // vLLM's CUDA-graph pool grows with the layer count, which an opaque model may give.
+            check("num_layers", self.num_layers, 0, MAX_LAYERS)?;
             return check("params", self.opaque_params, 1, crate::units::MAX_PARAMS);
         }
         check("hidden_size", self.hidden_size, 1, MAX_DIM)?;

@@ -502,3 +502,18 @@ fn sizes_from_8_pib_are_refused() {
     assert_eq!(err.field, "batch × seq_len");
     assert!(err.problem.contains("activations"), "{}", err.problem);
 }
+
+/// Found by `fuzz/estimate_input` (2026-11-30): an opaque architecture (known by its parameter
+/// count) with 8.3 × 10^18 layers, served by vLLM with CUDA graphs, whose graph pool (0.26 GiB
+/// per layer) overflowed the sum outside the utilisation budget. The layer count of an opaque
+/// model is now checked like a detailed one's.
+#[test]
+fn an_opaque_model_with_absurd_layers_is_refused() {
+    refused_json(
+        r#"{"arch": {"family": "opaque", "num_layers": 8313490381054766703,
+            "opaque_params": 7225885}, "mode": "serve", "engine": "vllm", "batch": 61,
+            "seq_len": 2, "new_tokens": 58, "quantization": {"format": "mxfp4"},
+            "kv_dtype": "bf16", "gpu": "a10g", "gpu_memory_utilization": 1, "cuda_graphs": true}"#,
+        "model.num_layers",
+    );
+}

@@ -852,8 +852,9 @@ pub fn estimate(input: &EstimateInput) -> Result<Estimate> {
 pub const MAX_TOTAL: Bytes = Bytes::new(1 << 53);
 
 /// `e`, or an error naming the fields that drive its largest part when any size it reports
-/// (its totals, a part, the quick estimate) reaches [`MAX_TOTAL`]: a figure that large says
-/// nothing a user can act on, JavaScript cannot hold it exactly, and a saturated one is wrong.
+/// (its totals, a part, the quick estimate) or its parameter count reaches [`MAX_TOTAL`]: a
+/// figure that large says nothing a user can act on, JavaScript cannot hold it exactly, and a
+/// saturated one is wrong.
 pub fn within_reach(e: Estimate) -> Result<Estimate> {
     let q = &e.quick;
     let sizes = [
@@ -866,12 +867,16 @@ pub fn within_reach(e: Estimate) -> Result<Estimate> {
         q.components_sum_bytes,
         q.recommended_bytes,
     ];
-    let largest_size = sizes
+    // The parameter counts too: a 4-bit model's weights take half a byte per parameter.
+    let counts = [e.params, e.active_params, e.trainable_params];
+    let largest_number = sizes
         .into_iter()
         .chain(e.components.iter().map(|c| c.bytes))
+        .map(Bytes::get)
+        .chain(counts)
         .max()
         .unwrap_or_default();
-    if largest_size < MAX_TOTAL {
+    if largest_number < MAX_TOTAL.get() {
         return Ok(e);
     }
     let largest = e
@@ -1445,7 +1450,7 @@ impl Workload {
             .batch
             .saturating_mul(self.max_model_len)
             .saturating_mul(per_token);
-        let outside = CUDA_CONTEXT.get() + p.get("cuda_graphs");
+        let outside = CUDA_CONTEXT.get().saturating_add(p.get("cuda_graphs"));
         p.theory = Some(
             Bytes::from_f64(
                 budget_used.saturating_add(demand) as f64 / self.gpu_memory_utilization,
