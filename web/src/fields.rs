@@ -382,8 +382,20 @@ fn choice<T: DeserializeOwned>(field: &str, v: &str) -> Result<T, InputError> {
         .map_err(|e| InputError::new(field, e.to_string(), "one of the values the form offers"))
 }
 
-/// Sets the field `key` of `input` from its text `v` (trimmed). The model, its source and the
-/// precision fields are set by [`to_input`], which knows how they depend on each other.
+/// The fields [`to_input`] sets itself, not through [`set`]: the model, its source and the
+/// precision fields, which depend on each other.
+const SET_BY_TO_INPUT: [&str; 7] = [
+    "source",
+    "model",
+    "params",
+    "quantization",
+    "kv_dtype",
+    "dtype",
+    "lora_targets",
+];
+
+/// Sets the field `key` of `input` from its text `v` (trimmed); not the fields in
+/// [`SET_BY_TO_INPUT`].
 fn set(input: &mut EstimateInput, key: &str, v: &str) -> Result<(), InputError> {
     let num = || number(key, v);
     let opt = || -> Result<Option<f64>, InputError> {
@@ -441,13 +453,7 @@ pub fn to_input(
     config: Option<&vramfit::config::ParsedConfig>,
 ) -> Result<EstimateInput, InputError> {
     let mut input = EstimateInput::default();
-    for f in FIELDS {
-        if matches!(
-            f.key,
-            "source" | "model" | "params" | "quantization" | "kv_dtype" | "dtype" | "lora_targets"
-        ) {
-            continue;
-        }
+    for f in FIELDS.iter().filter(|f| !SET_BY_TO_INPUT.contains(&f.key)) {
         set(&mut input, f.key, value(f.key).trim())?;
     }
     match value("source").as_str() {
@@ -573,12 +579,10 @@ mod tests {
                     .map(Value::from)
                     .ok_or("not a number")
             };
+            if SET_BY_TO_INPUT.contains(&f.key) {
+                continue;
+            }
             let json = match (f.key, f.kind) {
-                (
-                    "source" | "model" | "params" | "quantization" | "kv_dtype" | "dtype"
-                    | "lora_targets",
-                    _,
-                ) => continue,
                 ("zero", _) | (_, Kind::Number) => num()?,
                 (_, Kind::OptNumber | Kind::Text) if v.is_empty() => continue,
                 (_, Kind::OptNumber) => num()?,

@@ -22,7 +22,6 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::site::WASM_TARGET;
 use crate::tools::{self, cargo, cmd, run};
 use crate::{Result, root};
 
@@ -59,7 +58,7 @@ pub fn npm_dir() -> PathBuf {
 
 /// `cargo xtask npm`: installs what is missing, then builds the package into `target/npm/`.
 pub fn npm() -> Result {
-    ensure_tools()?;
+    tools::ensure_wasm_tools()?;
     generate_types()?;
     let dir = npm_dir();
     build_package(&dir)?;
@@ -79,19 +78,12 @@ fn generate_types() -> Result {
     Ok(())
 }
 
-fn ensure_tools() -> Result {
-    tools::ensure_target(WASM_TARGET)?;
-    tools::ensure_rust_src()?;
-    tools::ensure_wasm_bindgen()?;
-    tools::ensure_npm()
-}
-
 /// Builds the widget and copies the files a page needs into `dir` (for the site:
 /// `build_widget_into(&dist.join("widget"))`, then `<script type="module"
 /// src="./widget/widget.js">` and `<vramfit-calculator>` work in any page of the site).
 /// Installs missing tools first.
 pub fn build_widget_into(dir: &Path) -> Result {
-    ensure_tools()?;
+    tools::ensure_wasm_tools()?;
     let stage = build_wasm()?;
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     for f in WIDGET_FILES {

@@ -27,10 +27,7 @@ pub fn dist_dir() -> PathBuf {
 
 /// `cargo xtask dist`: installs what is missing, then builds `dist/`. Returns the version.
 pub fn dist() -> Result<String> {
-    tools::ensure_target(WASM_TARGET)?;
-    tools::ensure_rust_src()?;
-    tools::ensure_wasm_bindgen()?;
-    tools::ensure_npm()?;
+    tools::ensure_wasm_tools()?;
     let version = build()?;
     // The embeddable widget ships with the site (`embed.html`, the book's live calculator).
     crate::npm::build_widget_into(&root().join("dist/widget"))?;
@@ -252,10 +249,7 @@ pub fn dist_command(args: &[String]) -> Result {
 /// `cargo xtask serve [--release]`: builds, serves `dist/` on `port`, and rebuilds when a
 /// source changes (in seconds: see [`build_with`]; `--release` serves the shipped build).
 pub fn serve(port: u16, release: bool) -> Result {
-    tools::ensure_target(WASM_TARGET)?;
-    tools::ensure_rust_src()?;
-    tools::ensure_wasm_bindgen()?;
-    tools::ensure_npm()?;
+    tools::ensure_wasm_tools()?;
     build_with(!release)?;
     // The widget (`embed.html`) is built once and copied in after every rebuild.
     let widget = root().join("target/serve/widget");

@@ -148,6 +148,16 @@ pub fn wasm_bin(bin: &str, target_dir: &Path, lean_std: bool) -> (Command, PathB
     (c, wasm)
 }
 
+/// Everything a wasm build ([`wasm_bin`] → [`bindgen`] → [`wasm_opt`]) needs, installed when
+/// missing: the wasm32 target, the standard library's sources, `wasm-bindgen-cli` and the npm
+/// tools (wasm-opt). What `dist`, `serve` and `npm` run first.
+pub fn ensure_wasm_tools() -> Result {
+    ensure_target(crate::site::WASM_TARGET)?;
+    ensure_rust_src()?;
+    ensure_wasm_bindgen()?;
+    ensure_npm()
+}
+
 /// `rustup component add rust-src` unless the standard library's sources are installed: the
 /// `lean_std` builds of [`wasm_bin`] compile them.
 pub fn ensure_rust_src() -> Result {
