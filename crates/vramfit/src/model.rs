@@ -341,8 +341,29 @@ impl Architecture {
             }
         };
         if !self.is_detailed() {
-            // vLLM's CUDA-graph pool grows with the layer count, which an opaque model may give.
-            check("num_layers", self.num_layers, 0, MAX_LAYERS)?;
+            // Known by its parameter count alone: any other field would reach arithmetic that
+            // only a detailed architecture's ranges keep from overflowing (the fuzzer found
+            // 8.3e18 layers in vLLM's CUDA-graph pool and 1.8e19-wide FFNs in HF inference).
+            if *self != Architecture::opaque(self.opaque_params) {
+                let named = [
+                    ("num_layers", self.num_layers),
+                    ("hidden_size", self.hidden_size),
+                    ("num_heads", self.num_heads),
+                    ("num_kv_heads", self.num_kv_heads),
+                    ("head_dim", self.head_dim),
+                    ("intermediate_size", self.intermediate_size),
+                    ("vocab_size", self.vocab_size),
+                ]
+                .into_iter()
+                .find(|(_, v)| *v != 0);
+                return Err(InputError::new(
+                    named.map_or_else(|| alloc::string::String::from(field), |(n, _)| f(n)),
+                    "a model known by its parameter count alone (family \"opaque\") takes no \
+                     other architecture field",
+                    "family \"opaque\" with opaque_params only, or a detailed family with its \
+                     fields",
+                ));
+            }
             return check("params", self.opaque_params, 1, crate::units::MAX_PARAMS);
         }
         check("hidden_size", self.hidden_size, 1, MAX_DIM)?;

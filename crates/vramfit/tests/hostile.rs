@@ -505,8 +505,9 @@ fn sizes_from_8_pib_are_refused() {
 
 /// Found by `fuzz/estimate_input` (2026-11-30): an opaque architecture (known by its parameter
 /// count) with 8.3 × 10^18 layers, served by vLLM with CUDA graphs, whose graph pool (0.26 GiB
-/// per layer) overflowed the sum outside the utilisation budget. The layer count of an opaque
-/// model is now checked like a detailed one's.
+/// per layer) overflowed the sum outside the utilisation budget; then one with a 1.8 × 10^19
+/// FFN width in Hugging Face inference. An opaque model now takes no other architecture field;
+/// one with its parameter count alone still estimates.
 #[test]
 fn an_opaque_model_with_absurd_layers_is_refused() {
     refused_json(
@@ -516,4 +517,13 @@ fn an_opaque_model_with_absurd_layers_is_refused() {
             "kv_dtype": "bf16", "gpu": "a10g", "gpu_memory_utilization": 1, "cuda_graphs": true}"#,
         "model.num_layers",
     );
+    refused_json(
+        r#"{"arch": {"family": "opaque", "intermediate_size": 18430071924494222532,
+            "opaque_params": 7225885}, "mode": "inference", "engine": "hf", "batch": 4}"#,
+        "model.intermediate_size",
+    );
+    let fine = from_json(r#"{"arch": {"family": "opaque", "opaque_params": 7000000000}}"#);
+    let e = estimate(&fine.unwrap()).unwrap();
+    // The guide's rule for 7e9 parameters in bf16: 7e9 × 2 B.
+    assert_eq!(e.weights_bytes.get(), 14_000_000_000);
 }
