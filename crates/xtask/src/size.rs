@@ -532,8 +532,9 @@ pub fn size() -> Result {
 /// opens) built as a binary, then 211.6 KB without core's float parser, serde's `Content`
 /// buffering and Unicode's case tables, then 195.5 KB with the standard library compiled in
 /// under the `immediate-abort` panic strategy (`tools::wasm_bin`), then 169.6 KB once the form
-/// set the estimator's input without a JSON round trip. The site's first load, gzip.
-pub const FIRST_LOAD_CEILING: u64 = 178 * 1000;
+/// set the estimator's input without a JSON round trip, then 167.7 KB with its scripts and style
+/// sheet minified. The site's first load, gzip.
+pub const FIRST_LOAD_CEILING: u64 = 176 * 1000;
 /// The site's full build (every view), loaded when a view beyond the calculator opens:
 /// 412.3 KB, then 390.6 KB, then 384.1 KB on 2026-11-30, gzip.
 pub const FULL_BUILD_CEILING: u64 = 403 * 1000;

@@ -1,0 +1,27 @@
+// Minifies the site's scripts and style sheet in place, for `cargo xtask dist` (see `site.rs`):
+// `node minify.mjs FILE…`. A `.js` file is an ES module (the wasm-bindgen glue, `www/boot.js`),
+// minified with terser; a `.css` file with lightningcss. Both come from the workspace's npm
+// tools (`package.json`), resolved from the repository root given in `VRAMFIT_ROOT`.
+import { readFile, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import path from "node:path";
+
+const require = createRequire(path.join(process.env.VRAMFIT_ROOT ?? process.cwd(), "package.json"));
+const { minify } = require("terser");
+const { transform } = require("lightningcss");
+
+for (const file of process.argv.slice(2)) {
+  const code = await readFile(file, "utf8");
+  let out;
+  if (file.endsWith(".js")) {
+    // ES2020 keeps what the browsers the site supports parse (every WebAssembly-capable one).
+    const r = await minify(code, { module: true, ecma: 2020, compress: { passes: 2 }, mangle: true });
+    out = r.code;
+  } else if (file.endsWith(".css")) {
+    out = Buffer.from(transform({ filename: file, code: Buffer.from(code), minify: true }).code).toString();
+  } else {
+    throw new Error(`minify.mjs: ${file} is neither .js nor .css`);
+  }
+  if (!out || out.length === 0) throw new Error(`minify.mjs: ${file} came out empty`);
+  await writeFile(file, out);
+}
