@@ -97,7 +97,8 @@ pub fn context_chart(lang: Lang, points: &[(u64, Estimate)], current: u64, lines
         .map(|l| l.bytes.get())
         .filter(|&b| b <= max_total.saturating_mul(3))
         .fold(max_total, u64::max);
-    let ymax = nice_gib(ymax_bytes as f64 / (1u64 << 30) as f64 * 1.08);
+    let (step, steps) = gib_axis(ymax_bytes as f64 / (1u64 << 30) as f64 * 1.08);
+    let ymax = step * f64::from(steps);
     let px = |n: u64| left + ((n as f64).log2() - xmin) / (xmax - xmin).max(1e-9) * pw;
     let py = |b: u64| top + ph - (b as f64 / (1u64 << 30) as f64 / ymax).min(1.05) * ph;
     let path = |f: &dyn Fn(&Estimate) -> u64| {
@@ -116,7 +117,7 @@ pub fn context_chart(lang: Lang, points: &[(u64, Estimate)], current: u64, lines
     };
     let total_path = path(&|e| e.total_bytes.get());
     let kv_path = path(&|e| e.kv_cache_bytes.get());
-    let yticks = (0..=4).map(|i| ymax * i as f64 / 4.0);
+    let yticks = 0..=steps;
     let xticks = points
         .iter()
         .map(|(n, _)| *n)
@@ -124,11 +125,11 @@ pub fn context_chart(lang: Lang, points: &[(u64, Estimate)], current: u64, lines
     let cur = points.iter().find(|(n, _)| *n == current);
     html! {
         <svg class="chart" viewBox={format!("0 0 {w} {h}")} role="img" aria-label={lang.t("calc.chart_label")}>
-            { for yticks.map(|g| {
-                let y = top + ph - g / ymax * ph;
+            { for yticks.map(|i| {
+                let y = top + ph - step * f64::from(i) / ymax * ph;
                 html! { <>
                     <line class="grid" x1={format!("{left}")} x2={format!("{}", left + pw)} y1={format!("{y:.1}")} y2={format!("{y:.1}")} />
-                    <text x={format!("{}", left - 6.0)} y={format!("{:.1}", y + 4.0)} text-anchor="end">{ format!("{g:.0} GiB") }</text>
+                    <text x={format!("{}", left - 6.0)} y={format!("{:.1}", y + 4.0)} text-anchor="end">{ gib_tick(i, step) }</text>
                 </> }
             }) }
             { for xticks.map(|n| {
@@ -170,14 +171,82 @@ pub fn short_tokens(n: u64) -> String {
     }
 }
 
-/// A round axis maximum in GiB.
-fn nice_gib(x: f64) -> f64 {
-    let x = x.max(1.0);
-    let p = 10f64.powf(x.log10().floor());
-    for m in [1.0, 2.0, 2.5, 4.0, 5.0, 8.0, 10.0] {
-        if m * p >= x {
-            return m * p;
+/// A round axis for sizes up to `x` GiB: its step, 1, 2, 2.5 or 5 × a power of ten, and the
+/// number of steps (at most five) whose top is the first at or above `x`. `x` below 0.1 GiB (or
+/// not a number) counts as 0.1 GiB.
+pub fn gib_axis(x: f64) -> (f64, u32) {
+    let x = if x >= 0.1 { x } else { 0.1 };
+    let p = 10f64.powi((x / 5.0).log10().floor() as i32);
+    for p in [p, 10.0 * p] {
+        for m in [1.0, 2.0, 2.5, 5.0] {
+            let step = m * p;
+            let n = (x / step - 1e-9).ceil().max(1.0);
+            if n <= 5.0 {
+                return (step, n as u32);
+            }
         }
     }
-    10.0 * p
+    (x, 1)
+}
+
+/// The label of the tick at `i` steps of `step` GiB, with the decimals the step needs and no
+/// more: steps of 2.5 GiB read `0.0 GiB`, `2.5 GiB`, `5.0 GiB`…, steps of 10 GiB `0 GiB`,
+/// `10 GiB`, `20 GiB`….
+pub fn gib_tick(i: u32, step: f64) -> String {
+    let decimals = (0..4)
+        .find(|&d| {
+            let scaled = step * 10f64.powi(d);
+            (scaled - scaled.round()).abs() < 1e-6 * scaled.max(1.0)
+        })
+        .unwrap_or(3);
+    format!("{:.*} GiB", decimals as usize, step * f64::from(i))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `gib_axis(x)`, checked against a step and a count worked out by hand.
+    fn axis(x: f64, step: f64, n: u32) {
+        let (s, m) = gib_axis(x);
+        assert!((s - step).abs() < 1e-12 * step && m == n, "{x}: {s} × {m}, not {step} × {n}");
+    }
+
+    #[test]
+    fn the_axis_steps_are_round_and_its_top_covers_the_data() {
+        // The calculator's default page: Llama-3.1-8B (16.1 GiB) beside the L40S line
+        // (48 GB = 44.70 GiB), plus 8 % room = 48.28 GiB: steps of 1, 2, 2.5 and 5 GiB need
+        // 49, 25, 20 and 10 of them; 10 GiB needs five. Before, a top of 50 GiB cut in quarters
+        // was labelled 12 and 38 GiB for 12.5 and 37.5.
+        axis(48.28, 10.0, 5);
+        // 17.4 GiB: 5 GiB × 4 (2.5 GiB would need 7 steps).
+        axis(17.4, 5.0, 4);
+        // Exactly on a step: no step above it. 80 GiB: 10 × 8 is too many, 20 × 4.
+        axis(80.0, 20.0, 4);
+        // 0.756 GiB (GPT-2 small inference): 0.1 × 8 is too many, 0.2 × 4 = 0.8 GiB.
+        axis(0.756, 0.2, 4);
+        // 11 GiB: 2 × 6 is too many, 2.5 × 5 = 12.5 GiB.
+        axis(11.0, 2.5, 5);
+        // 141.8 GiB (an H200's 131.3 GiB + 8 %): 25 × 6 is too many, 50 × 3 = 150 GiB.
+        axis(141.8, 50.0, 3);
+        // Nothing to plot, or not a number, counts as 0.1 GiB: 0.02 × 5.
+        axis(0.0, 0.02, 5);
+        axis(f64::NAN, 0.02, 5);
+        for x in [0.1, 0.37, 1.0, 3.3, 9.99, 10.0, 10.01, 47.0, 333.0, 1e6] {
+            let (step, n) = gib_axis(x);
+            assert!(n <= 5 && step * f64::from(n) >= x - 1e-9, "{x}: {step} × {n}");
+            assert!(step * f64::from(n - 1) < x, "{x}: one step too many");
+        }
+    }
+
+    #[test]
+    fn tick_labels_carry_the_decimals_of_their_step() {
+        assert_eq!(gib_tick(0, 10.0), "0 GiB");
+        assert_eq!(gib_tick(3, 10.0), "30 GiB");
+        assert_eq!(gib_tick(1, 2.5), "2.5 GiB");
+        assert_eq!(gib_tick(2, 2.5), "5.0 GiB");
+        assert_eq!(gib_tick(3, 0.2), "0.6 GiB");
+        assert_eq!(gib_tick(1, 0.25), "0.25 GiB");
+        assert_eq!(gib_tick(5, 250.0), "1250 GiB");
+    }
 }

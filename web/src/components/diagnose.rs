@@ -170,7 +170,8 @@ fn smi_plot(lang: Lang, log: &SmiLog) -> Html {
         .max()
         .unwrap_or(1)
         .max(1);
-    let ymax = ymax_b as f64 / (1u64 << 30) as f64 * 1.05;
+    let (step, steps) = super::chart::gib_axis(ymax_b as f64 / (1u64 << 30) as f64 * 1.05);
+    let ymax = step * f64::from(steps);
     let px = |x: f64| left + x / xmax * pw;
     let py = |b: u64| top + ph - (b as f64 / (1u64 << 30) as f64) / ymax * ph;
     let unit = if series[0].x_unit == diagnose::XUnit::Seconds {
@@ -181,12 +182,11 @@ fn smi_plot(lang: Lang, log: &SmiLog) -> Html {
     html! {
         <figure id="smi-plot">
             <svg class="plot" viewBox={format!("0 0 {w} {h}")} role="img" aria-label={lang.t("diag.plot_label")}>
-                { for (0..=4).map(|i| {
-                    let g = ymax * f64::from(i) / 4.0;
-                    let y = top + ph - g / ymax * ph;
+                { for (0..=steps).map(|i| {
+                    let y = top + ph - step * f64::from(i) / ymax * ph;
                     html! { <>
                         <line class="grid" x1={format!("{left}")} x2={format!("{}", left + pw)} y1={format!("{y:.1}")} y2={format!("{y:.1}")} />
-                        <text x={format!("{}", left - 6.0)} y={format!("{:.1}", y + 4.0)} text-anchor="end">{ format!("{g:.1} GiB") }</text>
+                        <text x={format!("{}", left - 6.0)} y={format!("{:.1}", y + 4.0)} text-anchor="end">{ super::chart::gib_tick(i, step) }</text>
                     </> }
                 }) }
                 <text x={format!("{}", left + pw / 2.0)} y={format!("{}", h - 6.0)} text-anchor="middle" class="muted">{ unit }</text>
