@@ -209,7 +209,10 @@ mod tests {
     /// `gib_axis(x)`, checked against a step and a count worked out by hand.
     fn axis(x: f64, step: f64, n: u32) {
         let (s, m) = gib_axis(x);
-        assert!((s - step).abs() < 1e-12 * step && m == n, "{x}: {s} × {m}, not {step} × {n}");
+        assert!(
+            (s - step).abs() < 1e-12 * step && m == n,
+            "{x}: {s} × {m}, not {step} × {n}"
+        );
     }
 
     #[test]
@@ -234,7 +237,10 @@ mod tests {
         axis(f64::NAN, 0.02, 5);
         for x in [0.1, 0.37, 1.0, 3.3, 9.99, 10.0, 10.01, 47.0, 333.0, 1e6] {
             let (step, n) = gib_axis(x);
-            assert!(n <= 5 && step * f64::from(n) >= x - 1e-9, "{x}: {step} × {n}");
+            assert!(
+                n <= 5 && step * f64::from(n) >= x - 1e-9,
+                "{x}: {step} × {n}"
+            );
             assert!(step * f64::from(n - 1) < x, "{x}: one step too many");
         }
     }
