@@ -138,7 +138,15 @@ impl AppState {
                 }
             } else if let Some(field) = crate::fields::FIELDS.iter().find(|f| f.key == k) {
                 if field.accepts(v) {
-                    set(&mut s.calc, k.clone(), v.clone());
+                    // A card named in a hand-written link (`gpu=h200`) is kept by its id, so that
+                    // the form's list shows it; words that fit no card or several stay as written,
+                    // for the estimate's error to name.
+                    let card = (k == "gpu").then(|| vramfit::hardware::match_gpus(v));
+                    let v = match card.as_deref() {
+                        Some([g]) => g.id.to_string(),
+                        _ => v.clone(),
+                    };
+                    set(&mut s.calc, k.clone(), v);
                 } else {
                     s.problems.push(format!("{k} \"{v}\""));
                 }
@@ -202,6 +210,19 @@ mod tests {
         assert!(s.problems.is_empty());
         let again = open(&s.hash());
         assert_eq!(*again, *s);
+    }
+
+    #[test]
+    fn a_card_named_in_a_link_is_kept_by_its_id() {
+        // Words that name one card: the form's list shows that card.
+        assert_eq!(open("#/calc?gpu=h200").value("gpu"), "h200-sxm-141gb");
+        assert_eq!(open("#/calc?gpu=RTX%204090").value("gpu"), "rtx-4090");
+        // Words that fit several cards, or none, stay as written: the estimate names the field.
+        let s = open("#/calc?gpu=h100");
+        assert_eq!(s.value("gpu"), "h100");
+        let err = crate::compute::estimate_of(&s).unwrap_err();
+        assert_eq!(err.field, "gpu");
+        assert_eq!(err.problem, "`h100` fits 3 GPUs");
     }
 
     #[test]

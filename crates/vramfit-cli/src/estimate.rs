@@ -90,7 +90,7 @@ pub struct EstimateFlags {
     /// Pipeline-parallel size.
     #[arg(long, allow_negative_numbers = true, default_value_t = 1.0)]
     pub pp: f64,
-    /// A GPU from the catalog (see `vramfit gpus`).
+    /// A GPU from the catalog (see `vramfit gpus`): its id, or words that name it alone (h200, 4090)
     #[arg(long, conflicts_with = "gpu_memory")]
     pub gpu: Option<String>,
     /// GPU memory with its unit, e.g. 79.19GiB or 80GB.

@@ -10,7 +10,7 @@ use vramfit::hardware::spot::{GUIDE_SPOT_FRACTION, SpotInput, compare};
 use vramfit::hardware::tiers::tier_for;
 use vramfit::hardware::{
     self as hw, Currency, ExchangeRate, Gpu, Layout, ParallelKind, PlanOptions, exchange_rate,
-    find_gpu, offers, plan,
+    offers, plan,
 };
 use vramfit::units::{Bytes, GB, parse_params, parse_size};
 use vramfit::{InputError, Result};
@@ -20,15 +20,7 @@ use crate::output::{Failure, Outcome, json};
 // ---- shared ----------------------------------------------------------------------------------
 
 fn gpu_arg(id: &str) -> Result<&'static Gpu> {
-    let id = id.trim().to_ascii_lowercase();
-    find_gpu(&id).ok_or_else(|| {
-        let ids: Vec<&str> = hw::gpus().iter().map(|g| g.id).collect();
-        InputError::new(
-            "gpu",
-            format!("unknown GPU `{id}`"),
-            format!("a catalog id: {}", ids.join(", ")),
-        )
-    })
+    hw::lookup_gpu("gpu", id)
 }
 
 fn currency_arg(text: &str) -> Result<Currency> {
@@ -358,7 +350,7 @@ pub fn recommend(a: RecommendArgs) -> Outcome {
 
 #[derive(Args)]
 pub struct MigArgs {
-    /// GPU catalog id, e.g. a100-sxm4-80gb.
+    /// A GPU from the catalog: its id (a100-sxm4-80gb) or words that name it alone (h200, 4090).
     #[arg(long)]
     gpu: String,
     /// A job's memory need with its unit (repeatable), optionally named: `13b-debug=36GiB`.

@@ -221,3 +221,22 @@ fn estimate_with_a_card_solves_batch_and_context() {
     assert!(!fits(b + 1));
     assert_eq!(v["solutions"]["min_gpus"].as_u64(), Some(1));
 }
+
+#[test]
+fn a_card_is_named_by_words_that_fit_it_alone() {
+    // `h200` is the H200's id word: 139.80 GiB as CUDA reports it (150,109,945,856 B, measured).
+    let v = json(&["estimate", "--params", "7B", "--gpu", "h200"]);
+    assert_eq!(v["fit"]["gpu"].as_str(), Some("h200-sxm-141gb"));
+    assert_eq!(v["fit"]["memory_bytes"].as_u64(), Some(150_109_945_856));
+    // The MIG planner takes the same words.
+    let (code, out, _) = vramfit(&["mig", "--gpu", "A100 SXM4 80GB", "--job", "a=16GiB"]);
+    assert_eq!(code, 0, "{out}");
+    // `h100` fits three cards: the error names the flag and lists them; the exit code is 2.
+    let (code, _, err) = vramfit(&["estimate", "--params", "7B", "--gpu", "h100"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--gpu: `h100` fits 3 GPUs")
+            && err.contains("h100-nvl-94gb, h100-pcie-80gb, h100-sxm5-80gb"),
+        "{err}"
+    );
+}

@@ -191,7 +191,7 @@ pub fn solve(input: JsEstimateInput) -> Result<JsSolutions, JsError> {
         js_err(InputError::new(
             "gpu",
             "no GPU given",
-            "`gpu` (a catalog id such as `h100-sxm5-80gb`) or `gpu_memory` (such as `80GB`)",
+            "`gpu` (a catalog id such as `h100-sxm5-80gb`, or words that name one alone, such as `h200`) or `gpu_memory` (such as `80GB`)",
         ))
     })?;
     to_js(&est::solve(&input, &device))
@@ -235,7 +235,8 @@ pub fn recommend(
 }
 
 #[cfg(feature = "full")]
-/// Packs jobs onto MIG slices of as few cards of `gpuId` as possible, then as cheaply as
+/// Packs jobs onto MIG slices of as few cards of `gpuId` (a catalog id, or words that name one
+/// card alone, such as `h200`) as possible, then as cheaply as
 /// possible (guide §4.1, §5.3).
 #[wasm_bindgen(js_name = planMig)]
 pub fn plan_mig(
@@ -243,15 +244,7 @@ pub fn plan_mig(
     jobs: JsMigJobs,
     options: Option<JsMigOptions>,
 ) -> Result<JsMigResult, JsError> {
-    let id = gpu_id.trim().to_ascii_lowercase();
-    let gpu = hw::find_gpu(&id).ok_or_else(|| {
-        let ids: Vec<&str> = hw::gpus().iter().map(|g| g.id).collect();
-        js_err(InputError::new(
-            "gpu",
-            format!("unknown GPU `{id}`"),
-            format!("a catalog id: {}", ids.join(", ")),
-        ))
-    })?;
+    let gpu = hw::lookup_gpu("gpu", gpu_id).map_err(js_err)?;
     let jobs: JsValue = jobs.into();
     if !js_sys::Array::is_array(&jobs) {
         return Err(js_err(InputError::new(

@@ -757,7 +757,8 @@ export interface EstimateInput {
    */
   pp?: number;
   /**
-   * A GPU from the catalog, by id.
+   * A GPU from the catalog: its id (`h200-sxm-141gb`), its name, or words that name it alone
+   * (`h200`, `4090`; see `crate::hardware::match_gpus`).
    */
   gpu?: string | null;
   /**

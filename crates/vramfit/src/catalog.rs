@@ -9,11 +9,13 @@ pub fn find_model(id: &str) -> Option<(Dtype, Architecture, Quantization)> {
     crate::presets::find(id).map(|p| (p.dtype, p.arch, p.quantization))
 }
 
-/// A catalog GPU as the estimator needs it, by id.
+/// A catalog GPU as the estimator needs it, by id or by what names it alone
+/// ([`crate::hardware::match_gpus`]: `h200`, `4090`, `NVIDIA A100 SXM4 80GB`).
 pub fn find_device(id: &str) -> Option<Device> {
-    let id = id.trim().to_ascii_lowercase();
-    let g = crate::hardware::find_gpu(&id)?;
-    Some(device_of(g))
+    match crate::hardware::match_gpus(id).as_slice() {
+        [g] => Some(device_of(g)),
+        _ => None,
+    }
 }
 
 /// What the estimator needs to know of a catalog GPU.

@@ -26,7 +26,7 @@ pub mod tiers;
 
 pub use catalog::{
     Billing, Currency, ExchangeRate, Gpu, Market, MemorySource, MigProfile, Offer, Platform,
-    Slicing, exchange_rate, find_gpu, find_offer, gpus, offers, platforms,
+    Slicing, exchange_rate, find_gpu, find_offer, gpus, lookup_gpu, match_gpus, offers, platforms,
 };
 pub use plan::{Layout, ParallelKind, PlanOption, PlanOptions, plan};
 

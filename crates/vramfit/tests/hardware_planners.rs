@@ -79,6 +79,57 @@ fn catalog_has_the_cards_of_the_brief() {
 }
 
 #[test]
+fn a_gpu_is_found_by_what_a_person_types() {
+    let one = |q: &str| vramfit::hardware::lookup_gpu("gpu", q).map(|g| g.id);
+    // Its id in any case, or its name.
+    assert_eq!(one("H100-SXM5-80GB"), Ok("h100-sxm5-80gb"));
+    assert_eq!(one("NVIDIA H200 SXM 141GB"), Ok("h200-sxm-141gb"));
+    // Words of either, in order, each a whole word.
+    assert_eq!(one("h200"), Ok("h200-sxm-141gb"));
+    assert_eq!(one("4090"), Ok("rtx-4090"));
+    assert_eq!(one("rtx 6000"), Ok("rtx-6000-ada"));
+    assert_eq!(one("a100 sxm4 80gb"), Ok("a100-sxm4-80gb"));
+    // `h20` is a whole word of the H20's id only, although it begins `h200`.
+    assert_eq!(one("h20"), Ok("h20-96gb"));
+    // `a10` is an id itself: it wins over the A100s and the A10G.
+    assert_eq!(one("A10"), Ok("a10"));
+    // Only when no id or name has the words whole, words that begin one.
+    assert_eq!(one("mi300"), Ok("mi300x"));
+    assert_eq!(one("l40"), Ok("l40s"));
+
+    // Several cards: the error lists them, and names the field.
+    let e = one("h100").unwrap_err();
+    assert_eq!(e.field, "gpu");
+    assert_eq!(e.problem, "`h100` fits 3 GPUs");
+    assert_eq!(
+        e.accepted,
+        "one of h100-nvl-94gb, h100-pcie-80gb, h100-sxm5-80gb"
+    );
+    let e = one("a100 80gb").unwrap_err();
+    assert_eq!(e.accepted, "one of a100-pcie-80gb, a100-sxm4-80gb");
+    // None: every id is listed.
+    let e = one("gtx 9999").unwrap_err();
+    assert_eq!(e.problem, "no GPU named `gtx 9999`");
+    assert!(e.accepted.contains("h200-sxm-141gb") && e.accepted.contains("t4"));
+    assert!(one("").is_err() && one(" - ").is_err() && one("显卡").is_err());
+
+    // The estimator takes the same words, and says the same when they fit several cards.
+    let mut input = vramfit::estimate::EstimateInput {
+        params: Some("8B".into()),
+        gpu: Some("h200".into()),
+        ..Default::default()
+    };
+    let e = vramfit::estimate::estimate(&input).unwrap();
+    assert_eq!(e.fit.unwrap().gpu, "h200-sxm-141gb");
+    input.gpu = Some("v100".into());
+    let err = vramfit::estimate::estimate(&input).unwrap_err();
+    assert_eq!(
+        (err.field.as_str(), err.problem.as_str()),
+        ("gpu", "`v100` fits 2 GPUs")
+    );
+}
+
+#[test]
 fn memory_is_what_cuda_reports_not_the_label() {
     // reference/README.md: an H100-80GB shows 79.19 GiB to CUDA; torch prints 81090 MB (MiB).
     assert_eq!(gpu("h100-sxm5-80gb").memory.get(), 81_090 * MIB);

@@ -266,7 +266,8 @@ pub struct EstimateInput {
     pub tp: f64,
     /// Pipeline-parallel size.
     pub pp: f64,
-    /// A GPU from the catalog, by id.
+    /// A GPU from the catalog: its id (`h200-sxm-141gb`), its name, or words that name it alone
+    /// (`h200`, `4090`; see [`crate::hardware::match_gpus`]).
     pub gpu: Option<String>,
     /// GPU memory as the CUDA runtime reports it, with its unit (`79.19GiB`, `80GB`).
     pub gpu_memory: Option<String>,
@@ -577,11 +578,17 @@ impl EstimateInput {
                 ));
             }
             (Some(id), None) => Some(gpus(id.trim()).ok_or_else(|| {
-                InputError::new(
-                    "gpu",
-                    format!("no GPU named `{}`", id.trim()),
-                    "a catalog id such as h100-sxm5-80gb (see `vramfit gpus`)",
-                )
+                // Why the catalog does not name it (nothing, or several cards), or, for a lookup
+                // of the caller's own, that it does not.
+                crate::hardware::lookup_gpu("gpu", id)
+                    .err()
+                    .unwrap_or_else(|| {
+                        InputError::new(
+                            "gpu",
+                            format!("no GPU named `{}`", id.trim()),
+                            "a GPU of the given catalog",
+                        )
+                    })
             })?),
             (None, Some(m)) => {
                 let memory = parse_size("gpu_memory", m)?;
