@@ -123,24 +123,34 @@ pub fn gpus(a: GpusArgs) -> Outcome {
             .collect();
         return json(&out);
     }
+    let memory = |g: &Gpu| {
+        let derived = g.memory_source == vramfit::hardware::MemorySource::Derived;
+        format!(
+            "{}{}",
+            gib_and_label(g.memory, g.marketed_memory),
+            if derived { " *" } else { "" }
+        )
+    };
+    // Columns as wide as their longest entry (a label such as `128 GB (2 x 64 GB GCDs)`).
+    let (wid, wmem) = list.iter().fold((2, 22), |(i, m), g| {
+        (
+            i.max(g.id.chars().count()),
+            m.max(memory(g).chars().count()),
+        )
+    });
     let mut t = String::new();
     let _ = writeln!(
         t,
-        "{:<22} {:<34} {:>10} {:>8}  MIG profiles",
+        "{:<wid$} {:<wmem$} {:>10} {:>8}  MIG profiles",
         "id", "memory visible (label)", "bandwidth", "FP16 TF"
     );
     for g in list {
         let migs: Vec<&str> = g.mig_profiles.iter().map(|p| p.name).collect();
-        let derived = g.memory_source == vramfit::hardware::MemorySource::Derived;
         let _ = writeln!(
             t,
-            "{:<22} {:<34} {:>10} {:>8.1}  {}",
+            "{:<wid$} {:<wmem$} {:>10} {:>8.1}  {}",
             g.id,
-            format!(
-                "{}{}",
-                gib_and_label(g.memory, g.marketed_memory),
-                if derived { " *" } else { "" }
-            ),
+            memory(g),
             format!("{:.0} GB/s", g.bandwidth_bytes_per_s as f64 / GB as f64),
             g.fp16_tflops,
             if migs.is_empty() {
