@@ -291,3 +291,17 @@ fn recommend_ranks_offers_cheapest_first() {
         assert!(err.contains(flag), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn the_gpu_table_keeps_its_columns() {
+    let (code, out, err) = run(&["gpus"]);
+    assert_eq!(code, 0, "{err}");
+    // Every row's bandwidth ends in the same column, the MI250X's long label included.
+    let ends: Vec<usize> = out
+        .lines()
+        .filter_map(|l| l.find(" GB/s").map(|i| l[..i].chars().count()))
+        .collect();
+    assert!(ends.len() >= 30, "{out}");
+    assert!(ends.iter().all(|&e| e == ends[0]), "{out}");
+    assert!(out.contains("mi250x"));
+}
