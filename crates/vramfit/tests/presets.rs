@@ -213,3 +213,47 @@ fn quirks_are_modelled() {
     assert_eq!(a("ultralytics/yolov5s").params(), 7_225_885);
     assert_eq!(a("microsoft/resnet-50").params(), 25_557_032);
 }
+
+#[test]
+fn a_model_that_names_no_preset_gets_the_presets_with_its_words() {
+    let err = |model: &str| {
+        vramfit::estimate::estimate(&vramfit::estimate::EstimateInput {
+            model: Some(model.into()),
+            ..Default::default()
+        })
+        .unwrap_err()
+    };
+    let e = err("mixtral");
+    assert_eq!(
+        (e.field.as_str(), e.problem.as_str()),
+        ("model", "no preset named `mixtral`")
+    );
+    assert_eq!(
+        e.accepted,
+        "a preset id; these have every word of it: mistralai/Mixtral-8x7B-Instruct-v0.1"
+    );
+    // Words in any order of case and punctuation: Llama 3.1 8B alone.
+    assert_eq!(
+        err("llama 3.1 8b").accepted,
+        "a preset id; these have every word of it: meta-llama/Llama-3.1-8B"
+    );
+    // More than five: the first five in table order, and how many more.
+    let all = vramfit::presets::search("llama").count();
+    assert!(all > 5);
+    let e = err("llama");
+    assert!(
+        e.accepted.ends_with(&format!(
+            ", and {} more (see `vramfit models llama`)",
+            all - 5
+        )),
+        "{}",
+        e.accepted
+    );
+    assert_eq!(e.accepted.matches(", ").count(), 5, "{}", e.accepted);
+    // Nothing near: what a model may be.
+    assert!(
+        err("zzz")
+            .accepted
+            .starts_with("a preset id such as meta-llama/Llama-3.1-8B")
+    );
+}

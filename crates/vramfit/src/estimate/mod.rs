@@ -344,6 +344,27 @@ pub struct Device {
     pub a100: bool,
 }
 
+/// What a `model` that names no preset accepts, with the presets whose id or name has every word
+/// of it (`mixtral` → `mistralai/Mixtral-8x7B-Instruct-v0.1`), at most five of them.
+fn near_presets(id: &str) -> String {
+    const SHOWN: usize = 5;
+    let near: Vec<&str> = crate::presets::search(id).map(|p| p.id).collect();
+    let general = "a preset id such as meta-llama/Llama-3.1-8B (see `vramfit models`), a path to a config.json, or --params";
+    match near.len() {
+        0 => general.to_string(),
+        n if n <= SHOWN => format!(
+            "a preset id; these have every word of it: {}",
+            near.join(", ")
+        ),
+        n => format!(
+            "a preset id; these have every word of it: {}, and {} more (see `vramfit models {}`)",
+            near[..SHOWN].join(", "),
+            n - SHOWN,
+            id
+        ),
+    }
+}
+
 /// A GPU lookup for [`EstimateInput::resolve_with`]: id to device.
 pub type GpuLookup<'a> = &'a dyn Fn(&str) -> Option<Device>;
 
@@ -497,7 +518,7 @@ impl EstimateInput {
                 return Err(InputError::new(
                     "model",
                     format!("no preset named `{}`", id.trim()),
-                    "a preset id such as meta-llama/Llama-3.1-8B (see `vramfit models`), a path to a config.json, or --params",
+                    near_presets(id.trim()),
                 ));
             };
             (id.trim().to_string(), Some(dtype), arch, shipped)
