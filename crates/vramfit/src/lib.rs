@@ -28,6 +28,7 @@ pub mod model;
 pub mod precision;
 pub mod presets;
 pub mod units;
+mod words;
 
 pub use error::{InputError, Result};
 pub use units::Bytes;

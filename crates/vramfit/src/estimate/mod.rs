@@ -344,20 +344,21 @@ pub struct Device {
     pub a100: bool,
 }
 
-/// What a `model` that names no preset accepts, with the presets whose id or name has every word
-/// of it (`mixtral` → `mistralai/Mixtral-8x7B-Instruct-v0.1`), at most five of them.
+/// What a `model` that names no preset accepts, with the presets whose id or name has its words
+/// (`mixtral` → `mistralai/Mixtral-8x7B-Instruct-v0.1`; see `crate::words::named_by`), at most
+/// five of them.
 fn near_presets(id: &str) -> String {
     const SHOWN: usize = 5;
-    let near: Vec<&str> = crate::presets::search(id).map(|p| p.id).collect();
+    let near: Vec<&str> = crate::words::named_by(id, crate::presets::presets(), |p| [p.id, p.name])
+        .into_iter()
+        .map(|p| p.id)
+        .collect();
     let general = "a preset id such as meta-llama/Llama-3.1-8B (see `vramfit models`), a path to a config.json, or --params";
     match near.len() {
         0 => general.to_string(),
-        n if n <= SHOWN => format!(
-            "a preset id; these have every word of it: {}",
-            near.join(", ")
-        ),
+        n if n <= SHOWN => format!("a preset id; these have its words: {}", near.join(", ")),
         n => format!(
-            "a preset id; these have every word of it: {}, and {} more (see `vramfit models {}`)",
+            "a preset id; these have its words: {}, and {} more (see `vramfit models {}`)",
             near[..SHOWN].join(", "),
             n - SHOWN,
             id

@@ -312,31 +312,18 @@ pub fn find_gpu(id: &str) -> Option<&'static Gpu> {
 /// The catalog GPUs that `query` names, as a person types a card: its id in any case
 /// (`H100-SXM5-80GB`), its name (`NVIDIA H200 SXM 141GB`), or words of either, in order (`h200`,
 /// `4090`, `a100 80gb`, `rtx 6000`). Words are runs of ASCII letters and digits. An id wins
-/// outright; then the GPUs whose id or name has every word whole; only when none has, those where
+/// outright; then (`crate::words::named_by`) the GPUs whose id or name has every word whole; only when none has, those where
 /// every word begins one (`mi300` for `mi300x`, `l40` for `l40s`). So `h20` names the H20 alone,
 /// although it begins `h200` too. Empty when nothing matches; several when the words fit more
 /// than one card (`h100`: the NVL, PCIe and SXM5).
 pub fn match_gpus(query: &str) -> Vec<&'static Gpu> {
-    let words: Vec<&str> = words(query).collect();
-    if words.is_empty() {
-        return Vec::new();
-    }
     if let Some(g) = gpus()
         .iter()
         .find(|g| g.id.eq_ignore_ascii_case(query.trim()))
     {
         return alloc::vec![g];
     }
-    for whole in [true, false] {
-        let found: Vec<&'static Gpu> = gpus()
-            .iter()
-            .filter(|g| has_words(&words, g.id, whole) || has_words(&words, g.name, whole))
-            .collect();
-        if !found.is_empty() {
-            return found;
-        }
-    }
-    Vec::new()
+    crate::words::named_by(query, gpus(), |g| [g.id, g.name])
 }
 
 /// The one catalog GPU that `query` names ([`match_gpus`]), or an error for `field` that lists
@@ -361,28 +348,6 @@ pub fn lookup_gpu(field: &str, query: &str) -> Result<&'static Gpu, crate::Input
             alloc::format!("one of {}", ids(&mut several.iter().copied())),
         )),
     }
-}
-
-/// The words of `text`: its runs of ASCII letters and digits.
-fn words(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| !w.is_empty())
-}
-
-/// Whether each of `query`'s words is a word of `text` (`whole`) or begins one, in order, each on
-/// a word of its own. ASCII case is ignored.
-fn has_words(query: &[&str], text: &str, whole: bool) -> bool {
-    let mut ws = words(text);
-    query.iter().all(|q| {
-        ws.by_ref().any(|w| {
-            if whole {
-                w.eq_ignore_ascii_case(q)
-            } else {
-                // Words are ASCII, so any byte index is a character boundary.
-                w.len() >= q.len() && w[..q.len()].eq_ignore_ascii_case(q)
-            }
-        })
-    })
 }
 
 /// Every rental offer, sorted by id.
