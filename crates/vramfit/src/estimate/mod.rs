@@ -446,14 +446,16 @@ fn int(field: &str, v: f64, lo: u64, hi: u64) -> Result<u64> {
     if v.is_finite() && v == libm::trunc(v) && v >= lo as f64 && v <= hi as f64 {
         Ok(v as u64)
     } else {
-        let shown = if v.is_finite() {
-            format!("{v}")
-        } else {
+        let problem = if !v.is_finite() {
             String::from("not a finite number")
+        } else if v != libm::trunc(v) && v >= lo as f64 && v <= hi as f64 {
+            format!("{v} is not a whole number")
+        } else {
+            format!("{v} is out of range")
         };
         Err(InputError::new(
             field,
-            format!("{shown} is out of range"),
+            problem,
             format!("an integer from {lo} to {hi}"),
         ))
     }

@@ -526,3 +526,20 @@ fn presets_ship_in_their_released_format() {
     .unwrap();
     assert!(bf16.weights_bytes.as_gib() > 19.0);
 }
+
+#[test]
+fn a_count_says_whether_it_is_fractional_or_out_of_range() {
+    let batch = |v: f64| {
+        super::int("batch", v, 1, super::MAX_BATCH)
+            .unwrap_err()
+            .problem
+    };
+    assert_eq!(batch(1.5), "1.5 is not a whole number");
+    assert_eq!(batch(0.0), "0 is out of range");
+    assert_eq!(batch(-1.0), "-1 is out of range");
+    // Fractional and past the bound: the bound is what to fix.
+    assert_eq!(batch(2e6 + 0.5), "2000000.5 is out of range");
+    assert_eq!(batch(f64::NAN), "not a finite number");
+    assert_eq!(batch(f64::INFINITY), "not a finite number");
+    assert_eq!(super::int("batch", 8.0, 1, super::MAX_BATCH), Ok(8));
+}
