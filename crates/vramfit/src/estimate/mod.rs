@@ -579,9 +579,20 @@ impl EstimateInput {
         let tp = int("tp", self.tp, 1, 1024)?;
         let pp = int("pp", self.pp, 1, 1024)?;
         if gpus_n % (tp * pp) != 0 {
+            // Fewer GPUs than one tensor × pipeline group (`--tp 2` alone) or a count that does
+            // not divide into such groups.
+            let problem = if gpus_n < tp * pp {
+                format!(
+                    "{gpus_n} GPU{} for tp = {tp} × pp = {pp}, which needs {} per model copy",
+                    if gpus_n == 1 { "" } else { "s" },
+                    tp * pp
+                )
+            } else {
+                format!("{gpus_n} GPUs cannot be split into tp = {tp} × pp = {pp} groups")
+            };
             return Err(InputError::new(
                 "gpus",
-                format!("{gpus_n} GPUs cannot be split into tp = {tp} × pp = {pp} groups"),
+                problem,
                 format!("a multiple of tp × pp = {}", tp * pp),
             ));
         }

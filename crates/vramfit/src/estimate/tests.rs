@@ -543,3 +543,26 @@ fn a_count_says_whether_it_is_fractional_or_out_of_range() {
     assert_eq!(batch(f64::INFINITY), "not a finite number");
     assert_eq!(super::int("batch", 8.0, 1, super::MAX_BATCH), Ok(8));
 }
+
+#[test]
+fn too_few_gpus_for_the_parallel_layout_says_how_many_it_needs() {
+    let with = |gpus: f64, tp: f64| {
+        let mut i = input(llama8b());
+        i.gpus = gpus;
+        i.tp = tp;
+        super::estimate(&i).unwrap_err()
+    };
+    // `--tp 2` with the default one GPU: one model copy needs tp × pp = 2 GPUs.
+    let e = with(1.0, 2.0);
+    assert_eq!(e.field, "gpus");
+    assert_eq!(
+        e.problem,
+        "1 GPU for tp = 2 × pp = 1, which needs 2 per model copy"
+    );
+    assert_eq!(e.accepted, "a multiple of tp × pp = 2");
+    // Enough GPUs, but not whole groups: 6 into groups of 4.
+    assert_eq!(
+        with(6.0, 4.0).problem,
+        "6 GPUs cannot be split into tp = 4 × pp = 1 groups"
+    );
+}
