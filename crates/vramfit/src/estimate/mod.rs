@@ -1461,12 +1461,27 @@ impl Workload {
             None => {
                 let tokens = self.batch.saturating_mul(self.max_model_len);
                 let pool = tokens.saturating_mul(per_token);
-                p.add("kv_cache", pool, true, format!("{} seqs × {} max_model_len × {} B per token = {} (no GPU given: the KV the pool must hold)", self.max_num_seqs, self.max_model_len, thousands(per_token), b(pool)), "Without a card, the pool that serves `batch` full-length sequences.", "未指定显卡时：满足 max_num_seqs 条满长序列所需的池。");
+                p.add("kv_cache", pool, true, format!("{} seqs × {} max_model_len × {} B per token = {} (no GPU given: the KV the pool must hold)", self.batch, self.max_model_len, thousands(per_token), b(pool)), "Without a card, the pool that serves `batch` full-length sequences.", "未指定显卡时：满足 batch 条满长序列所需的池。");
                 p.note("vllm_no_device", String::from("No GPU given: vLLM would size its pool from gpu_memory_utilization × the card; shown is the KV needed for `batch` sequences of max_model_len."), String::from("未指定显卡：vLLM 会按 gpu_memory_utilization × 显存确定 KV 池；此处显示 batch 条 max_model_len 序列所需的 KV。"));
                 (pool, tokens)
             }
         };
         let _ = pool;
+        if a.max_position_embeddings > 0 && self.max_model_len > a.max_position_embeddings {
+            p.note(
+                "vllm_beyond_context",
+                format!(
+                    "max_model_len {} is past the model's max_position_embeddings {}: vLLM refuses to start unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 (or a rope_scaling that extends the context), and quality past the trained context is not assured.",
+                    thousands(self.max_model_len),
+                    thousands(a.max_position_embeddings)
+                ),
+                format!(
+                    "max_model_len {} 超过模型的 max_position_embeddings {}：除非设置 VLLM_ALLOW_LONG_MAX_MODEL_LEN=1（或用 rope_scaling 扩展上下文），vLLM 会拒绝启动；超出训练长度后的效果也没有保证。",
+                    thousands(self.max_model_len),
+                    thousands(a.max_position_embeddings)
+                ),
+            );
+        }
         if self.cuda_graphs {
             let g = Bytes::from_f64(
                 (CUDA_GRAPH_BASE_GIB + CUDA_GRAPH_PER_LAYER_GIB * layers_here as f64) * GIB as f64,

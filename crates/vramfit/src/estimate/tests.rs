@@ -566,3 +566,49 @@ fn too_few_gpus_for_the_parallel_layout_says_how_many_it_needs() {
         "6 GPUs cannot be split into tp = 4 × pp = 1 groups"
     );
 }
+
+#[test]
+fn vllm_without_a_card_holds_batch_full_length_sequences() {
+    // No card: the pool is what `batch` sequences of max_model_len need. Llama 3.1 8B keeps
+    // 2 × 32 layers × 8 kv heads × 128 × 2 B = 131,072 B per token; 4 × 8192 tokens of it is
+    // 4 GiB. The formula showed max_num_seqs (256) where it multiplied by the batch.
+    let e = estimate(&EstimateInput {
+        mode: Mode::Serve,
+        engine: Engine::Vllm,
+        batch: 4.0,
+        max_model_len: Some(8192.0),
+        ..input(llama8b())
+    })
+    .unwrap();
+    assert_eq!(comp(&e, "kv_cache"), 4 * 8192 * 131_072);
+    assert_eq!(e.kv_cache_tokens, Some(4 * 8192));
+    let kv = e.components.iter().find(|c| c.key == "kv_cache").unwrap();
+    assert!(
+        kv.formula
+            .starts_with("4 seqs × 8192 max_model_len × 131,072 B per token = 4.00 GiB"),
+        "{}",
+        kv.formula
+    );
+}
+
+#[test]
+fn vllm_past_the_trained_context_is_noted() {
+    // Llama 3.1 8B's max_position_embeddings is 131,072; vLLM refuses a longer max_model_len
+    // unless told to allow it.
+    let serve = |len: f64| {
+        estimate(&EstimateInput {
+            mode: Mode::Serve,
+            engine: Engine::Vllm,
+            max_model_len: Some(len),
+            ..input(llama8b())
+        })
+        .unwrap()
+    };
+    let note = |e: &Estimate| {
+        e.notes
+            .iter()
+            .any(|n| n.en.contains("VLLM_ALLOW_LONG_MAX_MODEL_LEN"))
+    };
+    assert!(note(&serve(1_000_000.0)));
+    assert!(!note(&serve(131_072.0)));
+}
