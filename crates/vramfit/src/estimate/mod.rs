@@ -1461,7 +1461,7 @@ impl Workload {
             None => {
                 let tokens = self.batch.saturating_mul(self.max_model_len);
                 let pool = tokens.saturating_mul(per_token);
-                p.add("kv_cache", pool, true, format!("{} seqs × {} max_model_len × {} B per token = {} (no GPU given: the KV the pool must hold)", self.batch, self.max_model_len, thousands(per_token), b(pool)), "Without a card, the pool that serves `batch` full-length sequences.", "未指定显卡时：满足 batch 条满长序列所需的池。");
+                p.add("kv_cache", pool, true, format!("{} {} × {} max_model_len × {} B per token = {} (no GPU given: the KV the pool must hold)", self.batch, if self.batch == 1 { "seq" } else { "seqs" }, self.max_model_len, thousands(per_token), b(pool)), "Without a card, the pool that serves `batch` full-length sequences.", "未指定显卡时：满足 batch 条满长序列所需的池。");
                 p.note("vllm_no_device", String::from("No GPU given: vLLM would size its pool from gpu_memory_utilization × the card; shown is the KV needed for `batch` sequences of max_model_len."), String::from("未指定显卡：vLLM 会按 gpu_memory_utilization × 显存确定 KV 池；此处显示 batch 条 max_model_len 序列所需的 KV。"));
                 (pool, tokens)
             }

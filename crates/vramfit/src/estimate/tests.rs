@@ -612,3 +612,27 @@ fn vllm_past_the_trained_context_is_noted() {
     assert!(note(&serve(1_000_000.0)));
     assert!(!note(&serve(131_072.0)));
 }
+
+#[test]
+fn vllm_without_a_card_names_one_sequence_in_the_singular() {
+    let e = estimate(&EstimateInput {
+        mode: Mode::Serve,
+        engine: Engine::Vllm,
+        max_model_len: Some(8192.0),
+        ..input(llama8b())
+    })
+    .unwrap();
+    let kv = e.components.iter().find(|c| c.key == "kv_cache").unwrap();
+    // 8192 × 131,072 B = 1 GiB.
+    assert!(
+        kv.formula
+            .starts_with("1 seq × 8192 max_model_len × 131,072 B per token = 1.00 GiB"),
+        "{}",
+        kv.formula
+    );
+    assert!(
+        formula_zh(&kv.formula).starts_with("1 条序列 × 8192"),
+        "{}",
+        formula_zh(&kv.formula)
+    );
+}
