@@ -575,6 +575,15 @@ impl EstimateInput {
             quantization = Quantization::BnbNf4 { double_quant: true };
         }
         let zero = int("zero", self.zero, 0, 3)? as u8;
+        // DeepSpeed offloads ZeRO's partitions; without ZeRO there is nothing to offload, and
+        // the run would hold everything on the GPU while the input says otherwise.
+        if mode == Mode::Training && zero == 0 && self.offload != Offload::None {
+            return Err(InputError::new(
+                "offload",
+                "offload without ZeRO: DeepSpeed offloads the states ZeRO partitions",
+                "none with zero 0, or zero 1, 2 or 3 (1 offloads the optimizer states, 2 the gradients too, 3 the weights too)",
+            ));
+        }
         let gpus_n = int("gpus", self.gpus, 1, 65_536)?;
         let tp = int("tp", self.tp, 1, 1024)?;
         let pp = int("pp", self.pp, 1, 1024)?;

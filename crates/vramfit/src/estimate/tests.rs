@@ -636,3 +636,34 @@ fn vllm_without_a_card_names_one_sequence_in_the_singular() {
         formula_zh(&kv.formula)
     );
 }
+
+#[test]
+fn offload_without_zero_is_refused_not_ignored() {
+    // Before, `--offload cpu` alone kept all 59.83 GiB of AdamW states on the GPU in silence.
+    let train = |zero: f64, offload: Offload| {
+        estimate(&EstimateInput {
+            mode: Mode::Training,
+            zero,
+            offload,
+            ..input(llama8b())
+        })
+    };
+    let e = train(0.0, Offload::Cpu).unwrap_err();
+    assert_eq!(e.field, "offload");
+    assert!(
+        e.accepted
+            .starts_with("none with zero 0, or zero 1, 2 or 3"),
+        "{}",
+        e.accepted
+    );
+    // With ZeRO-1 the optimizer states (the moments and the fp32 master copy) leave the GPU.
+    let z1 = train(1.0, Offload::Cpu).unwrap();
+    assert_eq!(comp(&z1, "optimizer"), 0);
+    assert!(train(0.0, Offload::None).is_ok());
+    // Inference ignores the training options (the site keeps them while its mode changes).
+    let infer = estimate(&EstimateInput {
+        offload: Offload::Cpu,
+        ..input(llama8b())
+    });
+    assert!(infer.is_ok());
+}
