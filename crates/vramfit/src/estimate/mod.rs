@@ -1190,6 +1190,30 @@ impl Workload {
             (Mode::Serve, _) | (Mode::Inference, Engine::Vllm) => self.vllm(&mut parts),
             (Mode::Inference, Engine::Hf) => self.hf_inference(&mut parts),
         };
+        // Past the trained context (vLLM's own refusal is noted in `vllm`).
+        let context = match (self.mode, self.engine) {
+            (Mode::Training, _) => self.seq_len,
+            (Mode::Inference, Engine::Hf) => self.seq_len.saturating_add(self.new_tokens),
+            _ => 0,
+        };
+        let trained = self.arch.max_position_embeddings;
+        if trained > 0 && context > trained {
+            parts.note(
+                "beyond_context",
+                format!(
+                    "{} tokens per sequence is past the model's max_position_embeddings {}: a model with learned position embeddings (GPT-2, BERT) fails there, a rotary one runs but is not trained that far. The memory shown is for {} tokens.",
+                    thousands(context),
+                    thousands(trained),
+                    thousands(context)
+                ),
+                format!(
+                    "每条序列 {} 个 token，超过模型的 max_position_embeddings {}：使用可学习位置编码的模型（GPT-2、BERT）会直接出错，旋转位置编码的模型能运行，但没有在这么长的上下文上训练过。显示的显存按 {} 个 token 计算。",
+                    thousands(context),
+                    thousands(trained),
+                    thousands(context)
+                ),
+            );
+        }
         self.finish(parts, phase, trainable, cpu)
     }
 

@@ -667,3 +667,32 @@ fn offload_without_zero_is_refused_not_ignored() {
     });
     assert!(infer.is_ok());
 }
+
+#[test]
+fn a_sequence_past_the_trained_context_is_noted() {
+    // Llama 3.1 8B: max_position_embeddings 131,072. Inference counts the prompt and the new
+    // tokens (131,000 + 256 = 131,256 is past it); training the sequence length.
+    let run = |mode: Mode, seq: f64| {
+        estimate(&EstimateInput {
+            mode,
+            seq_len: seq,
+            ..input(llama8b())
+        })
+        .unwrap()
+    };
+    let noted = |e: &Estimate| {
+        e.notes
+            .iter()
+            .find(|n| n.en.contains("past the model's max_position_embeddings"))
+            .map(|n| n.en.clone())
+    };
+    let e = run(Mode::Inference, 131_000.0);
+    assert!(
+        noted(&e).is_some_and(|n| n.starts_with("131,256 tokens per sequence")),
+        "{:?}",
+        noted(&e)
+    );
+    assert!(noted(&run(Mode::Inference, 2048.0)).is_none());
+    assert!(noted(&run(Mode::Training, 131_072.0)).is_none());
+    assert!(noted(&run(Mode::Training, 131_073.0)).is_some());
+}
