@@ -123,20 +123,17 @@ pub fn gpus(a: GpusArgs) -> Outcome {
             .collect();
         return json(&out);
     }
-    let memory = |g: &Gpu| {
-        let derived = g.memory_source == vramfit::hardware::MemorySource::Derived;
-        format!(
-            "{}{}",
-            gib_and_label(g.memory, g.marketed_memory),
-            if derived { " *" } else { "" }
-        )
-    };
+    let rows: Vec<(&Gpu, String)> = list
+        .into_iter()
+        .map(|g| {
+            let derived = g.memory_source == vramfit::hardware::MemorySource::Derived;
+            let memory = gib_and_label(g.memory, g.marketed_memory);
+            (g, format!("{memory}{}", if derived { " *" } else { "" }))
+        })
+        .collect();
     // Columns as wide as their longest entry (a label such as `128 GB (2 x 64 GB GCDs)`).
-    let (wid, wmem) = list.iter().fold((2, 22), |(i, m), g| {
-        (
-            i.max(g.id.chars().count()),
-            m.max(memory(g).chars().count()),
-        )
+    let (wid, wmem) = rows.iter().fold((2, 22), |(i, m), (g, memory)| {
+        (i.max(g.id.chars().count()), m.max(memory.chars().count()))
     });
     let mut t = String::new();
     let _ = writeln!(
@@ -144,13 +141,13 @@ pub fn gpus(a: GpusArgs) -> Outcome {
         "{:<wid$} {:<wmem$} {:>10} {:>8}  MIG profiles",
         "id", "memory visible (label)", "bandwidth", "FP16 TF"
     );
-    for g in list {
+    for (g, memory) in rows {
         let migs: Vec<&str> = g.mig_profiles.iter().map(|p| p.name).collect();
         let _ = writeln!(
             t,
             "{:<wid$} {:<wmem$} {:>10} {:>8.1}  {}",
             g.id,
-            memory(g),
+            memory,
             format!("{:.0} GB/s", g.bandwidth_bytes_per_s as f64 / GB as f64),
             g.fp16_tflops,
             if migs.is_empty() {

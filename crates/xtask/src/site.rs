@@ -105,12 +105,10 @@ pub fn build_with(fast: bool) -> Result<String> {
         }
         let bytes = read(&file)?;
         let hash_it = matches!(ext(&file), "js" | "css");
-        let bytes = if hash_it && !fast {
-            minify(&stage, &rel, &fill(&bytes, &names, "", "")?)?
-        } else if hash_it {
-            fill(&bytes, &names, "", "")?
-        } else {
-            bytes
+        let bytes = match (hash_it, fast) {
+            (false, _) => bytes,
+            (true, true) => fill(&bytes, &names, "", "")?,
+            (true, false) => minify(&stage, &rel, &fill(&bytes, &names, "", "")?)?,
         };
         let name = if hash_it {
             hashed(&rel, &bytes)

@@ -1190,31 +1190,46 @@ impl Workload {
             (Mode::Serve, _) | (Mode::Inference, Engine::Vllm) => self.vllm(&mut parts),
             (Mode::Inference, Engine::Hf) => self.hf_inference(&mut parts),
         };
-        // Past the trained context (vLLM's own refusal is noted in `vllm`).
-        let context = match (self.mode, self.engine) {
-            (Mode::Training, _) => self.seq_len,
-            (Mode::Inference, Engine::Hf) => self.seq_len.saturating_add(self.new_tokens),
-            _ => 0,
-        };
+        self.note_past_trained_context(&mut parts);
+        self.finish(parts, phase, trainable, cpu)
+    }
+
+    /// A note when a sequence is longer than the model's `max_position_embeddings`: vLLM refuses
+    /// such a `max_model_len`; elsewhere learned position embeddings (GPT-2, BERT) fail there and
+    /// rotary ones run untrained that far. llama.cpp only warns, and is not noted.
+    fn note_past_trained_context(&self, p: &mut Parts) {
         let trained = self.arch.max_position_embeddings;
-        if trained > 0 && context > trained {
-            parts.note(
-                "beyond_context",
+        let (context, vllm) = match (self.mode, self.engine) {
+            (Mode::Training, _) => (self.seq_len, false),
+            (_, Engine::Llamacpp) => (0, false),
+            (Mode::Serve, _) | (Mode::Inference, Engine::Vllm) => (self.max_model_len, true),
+            (Mode::Inference, Engine::Hf) => (self.seq_len.saturating_add(self.new_tokens), false),
+        };
+        if trained == 0 || context <= trained {
+            return;
+        }
+        let (n, limit) = (thousands(context), thousands(trained));
+        if vllm {
+            p.note(
+                "vllm_beyond_context",
                 format!(
-                    "{} tokens per sequence is past the model's max_position_embeddings {}: a model with learned position embeddings (GPT-2, BERT) fails there, a rotary one runs but is not trained that far. The memory shown is for {} tokens.",
-                    thousands(context),
-                    thousands(trained),
-                    thousands(context)
+                    "max_model_len {n} is past the model's max_position_embeddings {limit}: vLLM refuses to start unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 (or a rope_scaling that extends the context), and quality past the trained context is not assured."
                 ),
                 format!(
-                    "每条序列 {} 个 token，超过模型的 max_position_embeddings {}：使用可学习位置编码的模型（GPT-2、BERT）会直接出错，旋转位置编码的模型能运行，但没有在这么长的上下文上训练过。显示的显存按 {} 个 token 计算。",
-                    thousands(context),
-                    thousands(trained),
-                    thousands(context)
+                    "max_model_len {n} 超过模型的 max_position_embeddings {limit}：除非设置 VLLM_ALLOW_LONG_MAX_MODEL_LEN=1（或用 rope_scaling 扩展上下文），vLLM 会拒绝启动；超出训练长度后的效果也没有保证。"
+                ),
+            );
+        } else {
+            p.note(
+                "beyond_context",
+                format!(
+                    "{n} tokens per sequence is past the model's max_position_embeddings {limit}: a model with learned position embeddings (GPT-2, BERT) fails there, a rotary one runs but is not trained that far. The memory shown is for {n} tokens."
+                ),
+                format!(
+                    "每条序列 {n} 个 token，超过模型的 max_position_embeddings {limit}：使用可学习位置编码的模型（GPT-2、BERT）会直接出错，旋转位置编码的模型能运行，但没有在这么长的上下文上训练过。显示的显存按 {n} 个 token 计算。"
                 ),
             );
         }
-        self.finish(parts, phase, trainable, cpu)
     }
 
     /// Weights of a model known by its parameter count only: `P × b` (the guide's rule), split
@@ -1500,21 +1515,6 @@ impl Workload {
             }
         };
         let _ = pool;
-        if a.max_position_embeddings > 0 && self.max_model_len > a.max_position_embeddings {
-            p.note(
-                "vllm_beyond_context",
-                format!(
-                    "max_model_len {} is past the model's max_position_embeddings {}: vLLM refuses to start unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 (or a rope_scaling that extends the context), and quality past the trained context is not assured.",
-                    thousands(self.max_model_len),
-                    thousands(a.max_position_embeddings)
-                ),
-                format!(
-                    "max_model_len {} 超过模型的 max_position_embeddings {}：除非设置 VLLM_ALLOW_LONG_MAX_MODEL_LEN=1（或用 rope_scaling 扩展上下文），vLLM 会拒绝启动；超出训练长度后的效果也没有保证。",
-                    thousands(self.max_model_len),
-                    thousands(a.max_position_embeddings)
-                ),
-            );
-        }
         if self.cuda_graphs {
             let g = Bytes::from_f64(
                 (CUDA_GRAPH_BASE_GIB + CUDA_GRAPH_PER_LAYER_GIB * layers_here as f64) * GIB as f64,

@@ -570,24 +570,37 @@ fn too_few_gpus_for_the_parallel_layout_says_how_many_it_needs() {
 #[test]
 fn vllm_without_a_card_holds_batch_full_length_sequences() {
     // No card: the pool is what `batch` sequences of max_model_len need. Llama 3.1 8B keeps
-    // 2 × 32 layers × 8 kv heads × 128 × 2 B = 131,072 B per token; 4 × 8192 tokens of it is
-    // 4 GiB. The formula showed max_num_seqs (256) where it multiplied by the batch.
-    let e = estimate(&EstimateInput {
-        mode: Mode::Serve,
-        engine: Engine::Vllm,
-        batch: 4.0,
-        max_model_len: Some(8192.0),
-        ..input(llama8b())
-    })
-    .unwrap();
-    assert_eq!(comp(&e, "kv_cache"), 4 * 8192 * 131_072);
-    assert_eq!(e.kv_cache_tokens, Some(4 * 8192));
-    let kv = e.components.iter().find(|c| c.key == "kv_cache").unwrap();
+    // 2 × 32 layers × 8 kv heads × 128 × 2 B = 131,072 B per token, so 8192 tokens are 1 GiB.
+    // The formula showed max_num_seqs (256) where it multiplied by the batch.
+    let kv = |batch: f64| {
+        let e = estimate(&EstimateInput {
+            mode: Mode::Serve,
+            engine: Engine::Vllm,
+            batch,
+            max_model_len: Some(8192.0),
+            ..input(llama8b())
+        })
+        .unwrap();
+        let c = e.components.iter().find(|c| c.key == "kv_cache").unwrap();
+        (c.bytes.get(), e.kv_cache_tokens, c.formula.clone())
+    };
+    let (bytes, tokens, formula) = kv(4.0);
+    assert_eq!(bytes, 4 * 8192 * 131_072);
+    assert_eq!(tokens, Some(4 * 8192));
     assert!(
-        kv.formula
-            .starts_with("4 seqs × 8192 max_model_len × 131,072 B per token = 4.00 GiB"),
+        formula.starts_with("4 seqs × 8192 max_model_len × 131,072 B per token = 4.00 GiB"),
+        "{formula}"
+    );
+    // One sequence is named in the singular, as the other formulas write it.
+    let (_, _, formula) = kv(1.0);
+    assert!(
+        formula.starts_with("1 seq × 8192 max_model_len × 131,072 B per token = 1.00 GiB"),
+        "{formula}"
+    );
+    assert!(
+        formula_zh(&formula).starts_with("1 条序列 × 8192"),
         "{}",
-        kv.formula
+        formula_zh(&formula)
     );
 }
 
@@ -611,30 +624,6 @@ fn vllm_past_the_trained_context_is_noted() {
     };
     assert!(note(&serve(1_000_000.0)));
     assert!(!note(&serve(131_072.0)));
-}
-
-#[test]
-fn vllm_without_a_card_names_one_sequence_in_the_singular() {
-    let e = estimate(&EstimateInput {
-        mode: Mode::Serve,
-        engine: Engine::Vllm,
-        max_model_len: Some(8192.0),
-        ..input(llama8b())
-    })
-    .unwrap();
-    let kv = e.components.iter().find(|c| c.key == "kv_cache").unwrap();
-    // 8192 × 131,072 B = 1 GiB.
-    assert!(
-        kv.formula
-            .starts_with("1 seq × 8192 max_model_len × 131,072 B per token = 1.00 GiB"),
-        "{}",
-        kv.formula
-    );
-    assert!(
-        formula_zh(&kv.formula).starts_with("1 条序列 × 8192"),
-        "{}",
-        formula_zh(&kv.formula)
-    );
 }
 
 #[test]

@@ -312,9 +312,9 @@ pub fn find_gpu(id: &str) -> Option<&'static Gpu> {
 /// The catalog GPUs that `query` names, as a person types a card: its id in any case
 /// (`H100-SXM5-80GB`), its name (`NVIDIA H200 SXM 141GB`), or words of either, in order (`h200`,
 /// `4090`, `a100 80gb`, `rtx 6000`). Words are runs of ASCII letters and digits. An id wins
-/// outright; then (`crate::words::named_by`) the GPUs whose id or name has every word whole; only when none has, those where
-/// every word begins one (`mi300` for `mi300x`, `l40` for `l40s`). So `h20` names the H20 alone,
-/// although it begins `h200` too. Empty when nothing matches; several when the words fit more
+/// outright; then the GPUs whose id or name has every word whole; only when none has, those
+/// where every word begins one (`mi300` for `mi300x`, `l40` for `l40s`; see
+/// `crate::words::named_by`). So `h20` names the H20 alone, although it begins `h200` too. Empty when nothing matches; several when the words fit more
 /// than one card (`h100`: the NVL, PCIe and SXM5).
 pub fn match_gpus(query: &str) -> Vec<&'static Gpu> {
     if let Some(g) = gpus()
@@ -329,9 +329,9 @@ pub fn match_gpus(query: &str) -> Vec<&'static Gpu> {
 /// The one catalog GPU that `query` names ([`match_gpus`]), or an error for `field` that lists
 /// the catalog's ids when it names none, and the ones it fits when it names several.
 pub fn lookup_gpu(field: &str, query: &str) -> Result<&'static Gpu, crate::InputError> {
-    let ids = |gs: &mut dyn Iterator<Item = &'static Gpu>| {
-        gs.map(|g| g.id).collect::<Vec<_>>().join(", ")
-    };
+    fn ids<'a>(gs: impl IntoIterator<Item = &'a Gpu>) -> alloc::string::String {
+        gs.into_iter().map(|g| g.id).collect::<Vec<_>>().join(", ")
+    }
     match match_gpus(query).as_slice() {
         [g] => Ok(g),
         [] => Err(crate::InputError::new(
@@ -339,13 +339,13 @@ pub fn lookup_gpu(field: &str, query: &str) -> Result<&'static Gpu, crate::Input
             alloc::format!("no GPU named `{}`", query.trim()),
             alloc::format!(
                 "a catalog id or a unique part of one, e.g. h200 or 4090: {}",
-                ids(&mut gpus().iter())
+                ids(gpus())
             ),
         )),
         several => Err(crate::InputError::new(
             field,
             alloc::format!("`{}` fits {} GPUs", query.trim(), several.len()),
-            alloc::format!("one of {}", ids(&mut several.iter().copied())),
+            alloc::format!("one of {}", ids(several.iter().copied())),
         )),
     }
 }
