@@ -2411,7 +2411,10 @@ impl Workload {
             );
             return d;
         }
-        if a.is_generative() && a.mla.is_none() && a.num_kv_heads < a.num_heads {
+        // The KV cache differences (GQA, head_dim, sliding windows, MLA) speak of a cache that
+        // training does not keep, and the guide's training rule has no KV term either.
+        let kv = self.mode != Mode::Training && a.is_generative();
+        if kv && a.mla.is_none() && a.num_kv_heads < a.num_heads {
             add(
                 "gqa",
                 format!(
@@ -2428,7 +2431,7 @@ impl Workload {
                 ),
             );
         }
-        if a.num_heads * a.head_dim != a.hidden_size && a.mla.is_none() {
+        if kv && a.num_heads * a.head_dim != a.hidden_size && a.mla.is_none() {
             add(
                 "head_dim",
                 format!(
@@ -2443,7 +2446,7 @@ impl Workload {
                 ),
             );
         }
-        if a.sliding_window > 0 && a.sliding_layers > 0 {
+        if kv && a.sliding_window > 0 && a.sliding_layers > 0 {
             add(
                 "sliding",
                 format!(
@@ -2456,7 +2459,7 @@ impl Workload {
                 ),
             );
         }
-        if let Some(m) = a.mla {
+        if let Some(m) = a.mla.filter(|_| kv) {
             add(
                 "mla",
                 format!(

@@ -143,6 +143,9 @@ fn full_training_amp_adamw_is_16_bytes_per_param_plus_step() {
     assert_eq!(comp(&f, "step_temporaries"), 0);
     assert!(f.peak_allocated_bytes < e.peak_allocated_bytes);
     assert!(e.differences.iter().any(|d| d.key == "amp_adam"));
+    // Training keeps no KV cache and the guide's training rule has no KV term: no GQA difference,
+    // which the same model's inference estimate does carry (hf_inference_kv_cache_uses_kv_heads).
+    assert!(!e.differences.iter().any(|d| d.key == "gqa"));
 }
 
 #[test]
