@@ -1429,13 +1429,17 @@ impl Workload {
             "weights",
             w,
             true,
-            format!(
-                "{} + rotary cos/sin cache {} × {} × {} B",
-                self.weights_formula(w0),
-                a.max_position_embeddings,
-                a.head_dim,
-                self.act_bytes()
-            ),
+            if rope == 0 {
+                self.weights_formula(w0)
+            } else {
+                format!(
+                    "{} + rotary cos/sin cache {} × {} × {} B",
+                    self.weights_formula(w0),
+                    a.max_position_embeddings,
+                    a.head_dim,
+                    self.act_bytes()
+                )
+            },
             "Weights as vLLM loads them.",
             "vLLM 加载的权重。",
         );

@@ -447,6 +447,19 @@ fn quick_mode_from_params_only() {
     })
     .unwrap();
     assert_eq!(t.quick.theory_bytes.get(), 49_000_000_000);
+    // vLLM from a bare count: no head_dim or positions, so no rotary cache term in the formula,
+    // and the weights are the bare 7e9 × 2 B.
+    let v = estimate(&EstimateInput {
+        params: Some("7B".into()),
+        mode: Mode::Serve,
+        engine: Engine::Vllm,
+        dtype: Some(Dtype::Fp16),
+        ..EstimateInput::default()
+    })
+    .unwrap();
+    assert_eq!(v.weights_bytes.get(), 14_000_000_000);
+    let w = v.components.iter().find(|c| c.key == "weights").unwrap();
+    assert!(!w.formula.contains("rotary"), "{}", w.formula);
 }
 
 #[test]
