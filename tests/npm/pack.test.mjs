@@ -83,10 +83,13 @@ test("the installed package computes the guide's numbers", () => {
     const q = estimate({ params: "7B", dtype: "fp16" });
     const l = estimate({ model: "meta-llama/Llama-3.1-8B" });
     const i4 = estimate({ params: "7B", quantization: { format: "gptq", bits: 4, group_size: 128 } });
+    const s4 = estimate({ model: "meta-llama/Llama-3.1-8B", quantization: "gptq" });
+    const o4 = estimate({ model: "meta-llama/Llama-3.1-8B", quantization: { format: "gptq", bits: 4, group_size: 128 } });
     console.log(JSON.stringify({ version: version(), weights: q.weights_bytes, quick: q.quick, kv: l.kv_bytes_per_token,
       params: l.params, lweights: l.weights_bytes, gpus: gpus().length, models: models().length, offers: offers().length,
       h100: gpus().find((g) => g.id === "h100-sxm5-80gb").memory_bytes, q4: i4.quick,
-      platforms: platforms().length, found: searchModels("llama 3.1 8b").map((m) => m.id) }));
+      platforms: platforms().length, found: searchModels("llama 3.1 8b").map((m) => m.id),
+      gptqString: s4.weights_bytes, gptqObject: o4.weights_bytes }));
   `);
   const pj = JSON.parse(readFileSync(path.join(pkgDir, "package.json"), "utf8"));
   assert.equal(r.version, pj.version);
@@ -102,6 +105,11 @@ test("the installed package computes the guide's numbers", () => {
   assert.equal(r.h100, 81090 * 2 ** 20);
   assert.ok(r.gpus >= 30 && r.models >= 40 && r.offers > 0 && r.platforms > 0);
   assert.ok(r.found.includes("meta-llama/Llama-3.1-8B"), `search: ${r.found}`);
+  // The CLI's spelling "gptq" reads as GPTQ 4-bit in groups of 128, the object form's weights,
+  // which are well under the bf16 16,060,522,496 B (a quarter of the bytes plus scales, zeros
+  // and the unquantized embeddings and head).
+  assert.equal(r.gptqString, r.gptqObject);
+  assert.ok(r.gptqString < 16_060_522_496 / 2, `gptq weights ${r.gptqString}`);
 });
 
 test("errors are Errors that name the field", () => {
@@ -114,6 +122,7 @@ test("errors are Errors that name the field", () => {
       wrongType: msg(() => estimate({ params: "7B", seq_len: "long" })),
       unknown: msg(() => estimate({ params: "7B", seqLen: 4096 })),
       mode: msg(() => estimate({ params: "7B", mode: "flying" })),
+      quant: msg(() => estimate({ params: "7B", quantization: "gguf-q9" })),
       model: msg(() => estimate({ model: "no/such-model" })),
       gpu: msg(() => planMig("rtx-4090", [{ memory: "10GB" }])),
       config: msg(() => parseConfig("{")),
@@ -131,6 +140,9 @@ test("errors are Errors that name the field", () => {
   assert.match(r.wrongType.message, /^seq_len: invalid type/);
   assert.match(r.unknown.message, /^seqLen: unknown field/);
   assert.match(r.mode.message, /^mode: unknown variant `flying`/);
+  // The string form's error says what the core's parser accepts, once.
+  assert.match(r.quant.message, /^quantization: unknown GGUF type `q9`; accepted: none, fp8, .*q4_k_m/);
+  assert.doesNotMatch(r.quant.message, /accepted: .*accepted: /);
   assert.match(r.model.message, /^model: /);
   assert.match(r.gpu.message, /^gpu: rtx-4090 does not support MIG/);
   assert.match(r.config.message, /config/);

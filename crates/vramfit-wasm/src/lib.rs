@@ -148,9 +148,12 @@ fn from_js<T: DeserializeOwned>(what: &str, value: &JsValue) -> Result<T, InputE
                 .err()
                 .map(|e| (key, problem(&e)))
         });
-        match field {
-            Some((key, p)) => InputError::new(key, p, format!("see the `{what}` type")),
-            None => InputError::new(what, problem(&e), format!("see the `{what}` type")),
+        let (field, p) = field.unwrap_or_else(|| (what.to_string(), problem(&e)));
+        // A value read by the core's own parser (a quantization's CLI spelling) says what it
+        // accepts after "; accepted: "; the rest point to the type.
+        match p.split_once("; accepted: ") {
+            Some((p, accepted)) => InputError::new(field, p, accepted),
+            None => InputError::new(field, p, format!("see the `{what}` type")),
         }
     })
 }

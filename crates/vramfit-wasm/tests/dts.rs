@@ -330,6 +330,10 @@ struct Gen<'a> {
     differs: std::cell::RefCell<BTreeMap<String, bool>>,
 }
 
+/// Types whose hand-written `Deserialize` also reads a string (the CLI's spelling of the value):
+/// on input they are written `T | string`.
+const INPUT_ALSO_STRING: &[&str] = &["Quantization"];
+
 const PRIMITIVE_NUMBERS: &[&str] = &[
     "u8", "u16", "u32", "u64", "usize", "i8", "i16", "i32", "i64", "isize", "f32", "f64",
 ];
@@ -439,6 +443,9 @@ impl<'a> Gen<'a> {
                     }
                     "BTreeMap" | "HashMap" => {
                         format!("Record<string, {}>", self.ts(args[1], mode))
+                    }
+                    n if mode == Mode::Input && INPUT_ALSO_STRING.contains(&n) => {
+                        format!("{} | string", self.name(n, mode))
                     }
                     _ => self.name(&id, mode),
                 }

@@ -692,9 +692,10 @@ export interface EstimateInput {
    */
   dtype?: Dtype | null;
   /**
-   * Weight format.
+   * Weight format: an object tagged by `format` (`{"format": "gptq", "bits": 4,
+   * "group_size": 128}`) or the CLI's spelling (`"gptq"`, `"gguf-q4_k_m"`).
    */
-  quantization?: Quantization;
+  quantization?: Quantization | string;
   /**
    * KV-cache dtype.
    */

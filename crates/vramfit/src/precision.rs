@@ -309,9 +309,41 @@ pub enum Quantization {
 /// The derive would buffer the whole object in serde's `Content` to find the tag first, code
 /// that costs about 5 KB gzip in every WebAssembly module; one flat struct of every format's
 /// fields reads the same objects without it.
+///
+/// A string is read as the CLI spells the format ([`Quantization::parse`]: `"gptq"`,
+/// `"gguf-q4_k_m"`), so that JSON and JavaScript callers may write either form.
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for Quantization {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> core::result::Result<Self, D::Error> {
+        d.deserialize_any(QuantizationVisitor)
+    }
+}
+
+#[cfg(feature = "serde")]
+struct QuantizationVisitor;
+
+#[cfg(feature = "serde")]
+impl<'de> serde::de::Visitor<'de> for QuantizationVisitor {
+    type Value = Quantization;
+
+    fn expecting(&self, f: &mut core::fmt::Formatter) -> core::fmt::Result {
+        f.write_str(
+            "a format as the CLI spells it (\"gptq\", \"gguf-q4_k_m\") or an object tagged by `format`",
+        )
+    }
+
+    fn visit_str<E: serde::de::Error>(self, s: &str) -> core::result::Result<Quantization, E> {
+        // The accepted forms ride along after "; accepted: ", where the npm module's reader
+        // splits them off into the error's own `accepted`.
+        Quantization::parse("quantization", s)
+            .map_err(|e| E::custom(format_args!("{}; accepted: {}", e.problem, e.accepted)))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(
+        self,
+        map: A,
+    ) -> core::result::Result<Quantization, A::Error> {
+        use serde::Deserialize;
         use serde::de::Error;
 
         #[derive(serde::Deserialize)]
@@ -342,7 +374,7 @@ impl<'de> serde::Deserialize<'de> for Quantization {
             v.ok_or_else(|| E::missing_field(field))
         }
 
-        let f = Fields::deserialize(d)?;
+        let f = Fields::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
         Ok(match f.format {
             Format::None => Quantization::None,
             Format::Fp8 => Quantization::Fp8,
@@ -599,6 +631,30 @@ mod tests {
         );
         assert!(e(r#"{"bits": 4}"#).starts_with("missing field `format`"));
         assert!(e(r#"{"format": "gguf", "file_type": "Q9"}"#).starts_with("unknown variant `Q9`"));
+        // The CLI's spelling as a string, with its defaults (4 bits, groups of 128).
+        assert_eq!(
+            serde_json::from_str::<Quantization>(r#""GPTQ""#).unwrap(),
+            Quantization::Gptq {
+                bits: 4,
+                group_size: 128
+            }
+        );
+        assert_eq!(
+            serde_json::from_str::<Quantization>(r#""gguf-q4_k_m""#).unwrap(),
+            Quantization::Gguf {
+                file_type: GgufFileType::Q4_K_M
+            }
+        );
+        let bad = e(r#""gguf-q9""#);
+        assert!(
+            bad.starts_with("unknown GGUF type `q9`; accepted: none, fp8, w8a8"),
+            "{bad}"
+        );
+        let other = e("4");
+        assert!(
+            other.starts_with("invalid type: integer `4`, expected a format as the CLI spells it"),
+            "{other}"
+        );
     }
 
     #[test]

@@ -69,6 +69,8 @@ const found: Preset[] = searchModels("llama");
 const o: Offer[] = offers();
 const p: Platform[] = platforms();
 const v: string = version();
+// A quantization as the CLI spells it.
+const byName: Estimate = estimate({ params: "7B", quantization: "gguf-q4_k_m" });
 
 const el: VramfitCalculator = document.createElement("vramfit-calculator");
 el.setAttribute("model", ms[0]?.id ?? "");
@@ -79,4 +81,4 @@ el.addEventListener("vramfit-change", (ev: VramfitChangeEvent) => {
 const current: Estimate | null = el.estimate;
 const err: string | null = el.error;
 
-console.log(total, parts, fits, concurrency, maxBatch, r2, cheapest, slices, kind, again, n, st, gg, g, found, o, p, v, current, err);
+console.log(total, parts, fits, concurrency, maxBatch, r2, cheapest, slices, kind, again, n, st, gg, g, found, o, p, v, byName, current, err);

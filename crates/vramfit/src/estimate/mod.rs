@@ -233,7 +233,8 @@ pub struct EstimateInput {
     pub new_tokens: f64,
     /// Model dtype; the preset's checkpoint dtype when absent, else bf16.
     pub dtype: Option<Dtype>,
-    /// Weight format.
+    /// Weight format: an object tagged by `format` (`{"format": "gptq", "bits": 4,
+    /// "group_size": 128}`) or the CLI's spelling (`"gptq"`, `"gguf-q4_k_m"`).
     pub quantization: Quantization,
     /// KV-cache dtype.
     pub kv_dtype: KvDtype,
