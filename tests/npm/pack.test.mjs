@@ -123,6 +123,12 @@ test("errors are Errors that name the field", () => {
       unknown: msg(() => estimate({ params: "7B", seqLen: 4096 })),
       mode: msg(() => estimate({ params: "7B", mode: "flying" })),
       quant: msg(() => estimate({ params: "7B", quantization: "gguf-q9" })),
+      // NaN and infinities, which JSON.stringify would write as null (and an optional field
+      // would then read as absent), at the top and nested.
+      nan: msg(() => estimate({ params: "7B", max_model_len: NaN })),
+      inf: msg(() => estimate({ params: "7B", batch: -Infinity })),
+      options: msg(() => recommend({ params: "7B" }, { cny_per_usd: Infinity })),
+      nested: msg(() => estimate({ arch: { num_layers: 32, hidden_size: NaN } })),
       model: msg(() => estimate({ model: "no/such-model" })),
       gpu: msg(() => planMig("rtx-4090", [{ memory: "10GB" }])),
       config: msg(() => parseConfig("{")),
@@ -143,6 +149,10 @@ test("errors are Errors that name the field", () => {
   // The string form's error says what the core's parser accepts, once.
   assert.match(r.quant.message, /^quantization: unknown GGUF type `q9`; accepted: none, fp8, .*q4_k_m/);
   assert.doesNotMatch(r.quant.message, /accepted: .*accepted: /);
+  assert.equal(r.nan.message, "max_model_len: NaN is not a finite number; accepted: a finite number");
+  assert.equal(r.inf.message, "batch: -Infinity is not a finite number; accepted: a finite number");
+  assert.equal(r.options.message, "cny_per_usd: Infinity is not a finite number; accepted: a finite number");
+  assert.equal(r.nested.message, "hidden_size: NaN is not a finite number; accepted: a finite number");
   assert.match(r.model.message, /^model: /);
   assert.match(r.gpu.message, /^gpu: rtx-4090 does not support MIG/);
   assert.match(r.config.message, /config/);

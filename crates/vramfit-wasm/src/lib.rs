@@ -120,10 +120,49 @@ fn stringify(value: &JsValue) -> Option<String> {
         .and_then(|s| s.as_string())
 }
 
+/// The first number in `value` (its keys, its arrays' items, at any depth up to 64) that is NaN
+/// or infinite, with the key it is under (`what` for the value itself or an array's item of it).
+/// `JSON.stringify` writes those as `null`, which an optional field would read as absent.
+fn non_finite(what: &str, value: &JsValue, depth: u32) -> Option<(String, f64)> {
+    if let Some(x) = value.as_f64() {
+        return (!x.is_finite()).then(|| (what.to_string(), x));
+    }
+    if depth >= 64 || !value.is_object() {
+        return None;
+    }
+    if js_sys::Array::is_array(value) {
+        let items: js_sys::Array = value.clone().unchecked_into();
+        return items.iter().find_map(|v| non_finite(what, &v, depth + 1));
+    }
+    js_sys::Object::entries(value.unchecked_ref::<js_sys::Object>())
+        .iter()
+        .find_map(|pair| {
+            let pair: js_sys::Array = pair.unchecked_into();
+            let key = pair.get(0).as_string().unwrap_or_default();
+            non_finite(&key, &pair.get(1), depth + 1)
+        })
+}
+
 /// Reads a JavaScript value as `T` through its JSON text (`undefined` keys are absent, as in
 /// JSON). A wrong or unknown key is an error naming it: `batch: invalid type: string "x",
-/// expected f64; accepted: see the `EstimateInput` type`.
+/// expected f64; accepted: see the `EstimateInput` type`; so is a NaN or an infinity, which the
+/// JSON text would carry as `null`: `batch: NaN is not a finite number; accepted: a finite
+/// number`.
 fn from_js<T: DeserializeOwned>(what: &str, value: &JsValue) -> Result<T, InputError> {
+    if let Some((key, x)) = non_finite(what, value, 0) {
+        let x = if x.is_nan() {
+            "NaN"
+        } else if x > 0.0 {
+            "Infinity"
+        } else {
+            "-Infinity"
+        };
+        return Err(InputError::new(
+            key,
+            format!("{x} is not a finite number"),
+            "a finite number",
+        ));
+    }
     let text = stringify(value).ok_or_else(|| {
         InputError::new(what, "missing", format!("an object of the `{what}` type"))
     })?;
