@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use clap::Args;
 use serde::Serialize;
 use vramfit::hardware::matrix::{CRITERIA, Weights, rank_platforms};
-use vramfit::hardware::mig::{MigOptions, plan_mig};
+use vramfit::hardware::mig::{MigOptions, MigPricing, plan_mig};
 use vramfit::hardware::spot::{GUIDE_SPOT_FRACTION, SpotInput, compare};
 use vramfit::hardware::tiers::tier_for;
 use vramfit::hardware::{
@@ -443,9 +443,13 @@ pub fn mig(a: MigArgs) -> Outcome {
     }
     let _ = writeln!(
         t,
-        "cost: {} per hour ({:?} pricing)",
+        "cost: {} per hour ({})",
         money(plan.cost_per_hour, plan.currency),
-        plan.pricing
+        match plan.pricing {
+            MigPricing::PerSlice => "each slice at its offer's price",
+            MigPricing::WholeCard => "each card at its cheapest whole-card price",
+            MigPricing::Unpriced => "no offer prices this GPU",
+        }
     );
     let _ = writeln!(
         t,

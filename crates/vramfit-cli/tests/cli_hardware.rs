@@ -120,6 +120,27 @@ fn mig_reproduces_the_guide_example() {
         "--json",
     ]);
     close(v["cost_per_hour"].as_f64().unwrap(), 5.0 / 7.0, 1e-9);
+    // The table says in words how the plan was priced: zhixingyun rents each slice.
+    let (code, out, _) = run(&[
+        "mig",
+        "--gpu",
+        "a100-sxm4-80gb",
+        "--job",
+        "36GiB",
+        "--provider",
+        "zhixingyun",
+    ]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("per hour (each slice at its offer's price)"),
+        "{out}"
+    );
+    // An A100 40GB with no slice offers: each card at its cheapest whole-card price.
+    let (_, out, _) = run(&["mig", "--gpu", "a100-sxm4-40gb", "--job", "4GB"]);
+    assert!(
+        out.contains("per hour (each card at its cheapest whole-card price)"),
+        "{out}"
+    );
 }
 
 #[test]
