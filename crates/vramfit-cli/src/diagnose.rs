@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use std::io::{Read, Seek, SeekFrom};
 
 use clap::{Args, ValueEnum};
-use vramfit::diagnose::{self, Diagnosis, Lang, Parsed, XUnit};
+use vramfit::diagnose::{self, Diagnosis, Lang, Parsed, Pattern, XUnit};
 
 use crate::output::{Failure, Outcome, json};
 
@@ -216,10 +216,17 @@ fn diagnosis_text(d: &Diagnosis, lang: Lang) -> String {
             };
             let _ = write!(
                 o,
-                "  gpu{}: {} samples, {:?}",
+                "  gpu{}: {} samples, {}",
                 s.gpu,
                 s.points.len(),
-                s.pattern
+                match s.pattern {
+                    Pattern::Rising => "still rising (a leak)",
+                    Pattern::JumpThenFlat => "one jump, then level",
+                    Pattern::SteppedPlateau => "steps up, then level (the caching allocator)",
+                    Pattern::Flat => "level",
+                    Pattern::Falling => "falling",
+                    Pattern::TooShort => "too few samples for a shape",
+                }
             );
             if let Some(g) = s.growth_mib_per_x {
                 let _ = write!(o, ", +{g:.1} MiB/{unit}");

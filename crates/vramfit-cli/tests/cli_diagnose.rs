@@ -96,6 +96,30 @@ fn text_output_shows_kind_numbers_and_fixes() {
 }
 
 #[test]
+fn nvidia_smi_trends_are_named_in_words() {
+    for (file, words) in [
+        (
+            "smi-csv-header-leak.txt",
+            "gpu0: 12 samples, still rising (a leak), +255.7 MiB/s",
+        ),
+        (
+            "smi-csv-noheader-nounits-jump-then-flat.txt",
+            "samples, one jump, then level",
+        ),
+        (
+            "smi-csv-stepped-plateau.txt",
+            "samples, steps up, then level (the caching allocator)",
+        ),
+    ] {
+        let s = stdout(&vramfit(&[
+            "diagnose",
+            corpus().join(file).to_str().expect("path"),
+        ]));
+        assert!(s.contains(words), "{file}: {s}");
+    }
+}
+
+#[test]
 fn stdin_is_read_with_a_dash() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_vramfit"))
         .args(["diagnose", "-", "--json"])

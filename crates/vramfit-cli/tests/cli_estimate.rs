@@ -121,6 +121,31 @@ fn table_writes_units() {
     assert_eq!(code, 0);
     assert!(out.contains("GiB"));
     assert!(out.contains("1.2 × (M_theory + 2 GB)"));
+    // The phase of the peak in words: a bare count has none; a preset's inference peaks in the
+    // prompt's forward pass here (2048 prompt tokens against 256 new); foreach AdamW training at
+    // its step.
+    assert!(
+        out.contains(
+            "(torch.cuda.max_memory_allocated, at no known phase: the parameter count alone)"
+        ),
+        "{out}"
+    );
+    for (mode, phase) in [
+        ("inference", "the prompt's forward pass"),
+        ("training", "the optimizer step"),
+    ] {
+        let (_, out, _) = vramfit(&[
+            "estimate",
+            "--model",
+            "meta-llama/Llama-3.1-8B",
+            "--mode",
+            mode,
+        ]);
+        assert!(
+            out.contains(&format!("(torch.cuda.max_memory_allocated, at {phase})")),
+            "{out}"
+        );
+    }
 }
 
 #[test]
