@@ -109,6 +109,9 @@ pub enum GgmlType {
     Q5_K,
     Q6_K,
     Q8_K,
+    /// 4-bit non-linear, blocks of 32: llama.cpp's fallback for Q2_K and Q3_K rows that are not
+    /// whole super-blocks of 256.
+    IQ4_NL,
 }
 
 impl GgmlType {
@@ -131,6 +134,8 @@ impl GgmlType {
             GgmlType::Q5_K => (176, 256),
             GgmlType::Q6_K => (210, 256),
             GgmlType::Q8_K => (292, 256),
+            // `block_iq4_nl`: an f16 scale + 16 bytes of 4-bit indices for 32 weights.
+            GgmlType::IQ4_NL => (18, 32),
         }
     }
 
@@ -163,6 +168,7 @@ impl GgmlType {
             13 => GgmlType::Q5_K,
             14 => GgmlType::Q6_K,
             15 => GgmlType::Q8_K,
+            20 => GgmlType::IQ4_NL,
             30 => GgmlType::BF16,
             _ => return None,
         })

@@ -26,7 +26,18 @@ const fn use_more_bits(i: u64, n: u64) -> bool {
 
 /// The ggml type llama.cpp's `llama_tensor_get_type` gives a tensor in a file of type `ft`, or
 /// `None` for tensors kept in F32 (1-D norms and biases). Follows llama.cpp's `llama-quant.cpp`
-/// for the types vramfit offers; the Falcon and MoE special cases are not modelled.
+/// for the types vramfit offers:
+/// - the output matrix, and the token embedding when it is tied to it, in Q6_K below Q8_0
+///   (Q8_0 when its rows are not whole blocks of the file's type);
+/// - more bits for `attn_v`, `ffn_down` and `attn_output` by file type and layer, `attn_v` in Q5_K
+///   for a 70B (80 layers with GQA, llama.cpp's `LLM_TYPE_70B` for Llama and Qwen2) where it
+///   would be Q3_K or Q4_K, and `attn_k`, `attn_v` in Q8_0 and `attn_output` in Q5_K for an
+///   8-expert MoE (Mixtral);
+/// - a tensor whose rows are not whole super-blocks of 256 falls back to a 32-block type
+///   (Q2_K, Q3_K → IQ4_NL; Q4_K → Q5_0; Q5_K → Q5_1; Q6_K → Q8_0), or F16.
+///
+/// Not modelled: Falcon's own rules and fused `attn_qkv` tensors (phi-3, GPT-NeoX), which
+/// llama.cpp gives a type of their own; vramfit counts q, k and v apart.
 pub fn gguf_type(ft: GgufFileType, arch: &Architecture, t: &Tensor) -> Option<GgmlType> {
     use GgmlType as G;
     use GgufFileType as F;
@@ -37,47 +48,67 @@ pub fn gguf_type(ft: GgufFileType, arch: &Architecture, t: &Tensor) -> Option<Gg
     let n = arch.num_layers.max(1);
     let i = t.layer.unwrap_or(0);
     let gqa = arch.num_heads / arch.num_kv_heads.max(1);
-    Some(match t.role {
-        // The output matrix gets Q6_K in every k-quant and legacy mix below Q8_0.
-        Role::LmHead => match ft {
-            F::F16 => G::F16,
-            F::Q8_0 => G::Q8_0,
-            _ => G::Q6_K,
-        },
-        Role::V => match ft {
-            F::Q2_K => {
-                if gqa >= 4 {
-                    G::Q4_K
-                } else {
-                    G::Q3_K
+    let experts8 = arch.moe.is_some_and(|m| m.num_experts == 8);
+    // ggml's row (`ne[0]`): the input width of a projection, the model width of an embedding.
+    let row = match t.role {
+        Role::Embedding | Role::Positions => t.rows_out,
+        _ => t.rows_in,
+    };
+    let output = || match ft {
+        F::F16 => G::F16,
+        F::Q8_0 => G::Q8_0,
+        _ if row % base.block().1 != 0 => G::Q8_0,
+        _ => G::Q6_K,
+    };
+    let ty = match t.role {
+        Role::LmHead => output(),
+        Role::Embedding if arch.tied_embeddings => output(),
+        Role::V => {
+            let v = match ft {
+                F::Q2_K => {
+                    if gqa >= 4 {
+                        G::Q4_K
+                    } else {
+                        G::Q3_K
+                    }
                 }
-            }
-            F::Q3_K_M => {
-                if i < 2 {
-                    G::Q5_K
-                } else {
-                    G::Q4_K
+                F::Q3_K_M => {
+                    if i < 2 {
+                        G::Q5_K
+                    } else {
+                        G::Q4_K
+                    }
                 }
-            }
-            F::Q3_K_L => G::Q5_K,
-            F::Q4_K_M | F::Q5_K_M if use_more_bits(i, n) => G::Q6_K,
-            F::Q4_K_S if i < 4 => G::Q5_K,
-            _ => base,
-        },
+                F::Q3_K_L => G::Q5_K,
+                F::Q4_K_M | F::Q5_K_M if use_more_bits(i, n) => G::Q6_K,
+                F::Q4_K_S if i < 4 => G::Q5_K,
+                _ => base,
+            };
+            let v = if n == 80 && gqa > 1 && matches!(v, G::Q3_K | G::Q4_K) {
+                G::Q5_K
+            } else {
+                v
+            };
+            if experts8 { G::Q8_0 } else { v }
+        }
+        Role::K if experts8 => G::Q8_0,
         Role::Down | Role::ExpertDown => match ft {
             F::Q2_K => G::Q3_K,
+            // llama.cpp keeps Q3_K for the other layers only in Falcon.
             F::Q3_K_M => {
                 if i < n / 16 {
                     G::Q5_K
-                } else if use_more_bits(i, n) {
-                    G::Q4_K
                 } else {
-                    G::Q3_K
+                    G::Q4_K
                 }
             }
             F::Q3_K_L => G::Q5_K,
             F::Q4_K_M | F::Q5_K_M if use_more_bits(i, n) => G::Q6_K,
             F::Q4_K_S if i < n / 8 => G::Q5_K,
+            _ => base,
+        },
+        Role::O if experts8 => match ft {
+            F::Q2_K | F::Q3_K_S | F::Q3_K_M | F::Q4_K_S | F::Q4_K_M => G::Q5_K,
             _ => base,
         },
         Role::O => match ft {
@@ -87,7 +118,28 @@ pub fn gguf_type(ft: GgufFileType, arch: &Architecture, t: &Tensor) -> Option<Gg
             _ => base,
         },
         _ => base,
-    })
+    };
+    Some(whole_blocks(ty, row))
+}
+
+/// llama.cpp's fallback for a row that is not a whole number of the type's blocks.
+fn whole_blocks(ty: GgmlType, row: u64) -> GgmlType {
+    use GgmlType as G;
+    if row % ty.block().1 == 0 {
+        return ty;
+    }
+    let alt = match ty {
+        G::Q2_K | G::Q3_K => G::IQ4_NL,
+        G::Q4_K => G::Q5_0,
+        G::Q5_K => G::Q5_1,
+        G::Q6_K => G::Q8_0,
+        other => other,
+    };
+    if row % alt.block().1 == 0 {
+        alt
+    } else {
+        G::F16
+    }
 }
 
 /// Bytes of one tensor (all its copies) in the model dtype `dtype` under quantization `q`.
@@ -286,6 +338,116 @@ mod tests {
         assert_eq!(b, expect);
         // Published: bartowski's Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf is 4.92 GB; ours 4.92e9 ± 1 %.
         assert!((b as f64 / 4.92e9 - 1.0).abs() < 0.01, "{b}");
+    }
+
+    fn preset(id: &str) -> Architecture {
+        crate::presets::find(id).expect("a preset").arch
+    }
+
+    fn first(arch: &Architecture, role: Role) -> Tensor {
+        arch.tensors()
+            .into_iter()
+            .find(|t| t.role == role)
+            .expect("a tensor of that role")
+    }
+
+    fn gguf_file(arch: &Architecture, ft: GgufFileType) -> u64 {
+        per_gpu_weight_bytes(
+            arch,
+            Dtype::Bf16,
+            &Quantization::Gguf { file_type: ft },
+            1,
+            1,
+        )
+    }
+
+    #[test]
+    fn gguf_tied_embedding_takes_the_output_type() {
+        // Llama-3.2-1B ties its embedding to the head: with no output.weight, llama.cpp gives
+        // token_embd the output's type, Q6_K below Q8_0.
+        let a = preset("meta-llama/Llama-3.2-1B");
+        assert!(a.tied_embeddings);
+        let emb = first(&a, Role::Embedding);
+        assert_eq!(
+            gguf_type(GgufFileType::Q4_K_M, &a, &emb),
+            Some(GgmlType::Q6_K)
+        );
+        // 128,256 × 2048 = 262,668,288 weights × 210/256 B = 215,470,080 B.
+        let q = Quantization::Gguf {
+            file_type: GgufFileType::Q4_K_M,
+        };
+        assert_eq!(tensor_bytes(&q, &a, Dtype::Bf16, &emb), 215_470_080);
+        // Published: bartowski's Llama-3.2-1B-Instruct-Q4_K_M.gguf, 0.81 GB with its metadata
+        // (the tokenizer); ours within 2 %.
+        let b = gguf_file(&a, GgufFileType::Q4_K_M);
+        assert!((b as f64 / 0.81e9 - 1.0).abs() < 0.02, "{b}");
+        // An untied model's embedding keeps the file's base type (Llama-3.1-8B: Q4_K).
+        let l = llama8b();
+        assert_eq!(
+            gguf_type(GgufFileType::Q4_K_M, &l, &first(&l, Role::Embedding)),
+            Some(GgmlType::Q4_K)
+        );
+    }
+
+    #[test]
+    fn gguf_rows_off_the_super_block_fall_back() {
+        // Qwen2.5-0.5B: hidden 896 = 3.5 × 256, so every matrix read along the hidden width
+        // falls back to a 32-block type: Q4_K → Q5_0, Q6_K → Q8_0; the tied embedding, whose
+        // row is 896 too, takes Q8_0 by the output rule. ffn_down reads 4864 = 19 × 256: k-quants.
+        let a = preset("Qwen/Qwen2.5-0.5B");
+        assert_eq!(a.hidden_size, 896);
+        let ty = |role| gguf_type(GgufFileType::Q4_K_M, &a, &first(&a, role));
+        assert_eq!(ty(Role::Q), Some(GgmlType::Q5_0));
+        // Layer 0 is among use_more_bits' layers: attn_v Q6_K → Q8_0, ffn_down Q6_K kept.
+        assert_eq!(ty(Role::V), Some(GgmlType::Q8_0));
+        assert_eq!(ty(Role::Down), Some(GgmlType::Q6_K));
+        assert_eq!(ty(Role::Embedding), Some(GgmlType::Q8_0));
+        assert_eq!(whole_blocks(GgmlType::Q3_K, 896), GgmlType::IQ4_NL);
+        assert_eq!(whole_blocks(GgmlType::Q5_K, 896), GgmlType::Q5_1);
+        assert_eq!(whole_blocks(GgmlType::Q4_K, 100), GgmlType::F16);
+        // Published: Qwen's own qwen2.5-0.5b-instruct-q4_k_m.gguf, 0.398 GB with metadata.
+        let b = gguf_file(&a, GgufFileType::Q4_K_M);
+        assert!((b as f64 / 0.398e9 - 1.0).abs() < 0.02, "{b}");
+    }
+
+    #[test]
+    fn gguf_q3_k_m_and_the_70b_and_8_expert_rules() {
+        // Q3_K_M: ffn_down in Q5_K for the first n/16 layers and Q4_K for every other one (Q3_K
+        // stays only in Falcon).
+        let a = llama8b();
+        let down = |l: u64| Tensor {
+            layer: Some(l),
+            ..first(&a, Role::Down)
+        };
+        assert_eq!(
+            gguf_type(GgufFileType::Q3_K_M, &a, &down(1)),
+            Some(GgmlType::Q5_K)
+        );
+        assert_eq!(
+            gguf_type(GgufFileType::Q3_K_M, &a, &down(5)),
+            Some(GgmlType::Q4_K)
+        );
+        // Published: bartowski's Meta-Llama-3.1-8B-Instruct-Q3_K_M.gguf, 4.02 GB; ours within 1 %.
+        let b = gguf_file(&a, GgufFileType::Q3_K_M);
+        assert!((b as f64 / 4.02e9 - 1.0).abs() < 0.01, "{b}");
+        // A 70B (80 layers, GQA): attn_v's Q4_K becomes Q5_K. Published Q3_K_M: 34.27 GB.
+        let big = preset("meta-llama/Llama-3.1-70B");
+        let v = Tensor {
+            layer: Some(10),
+            ..first(&big, Role::V)
+        };
+        assert_eq!(
+            gguf_type(GgufFileType::Q3_K_M, &big, &v),
+            Some(GgmlType::Q5_K)
+        );
+        let b = gguf_file(&big, GgufFileType::Q3_K_M);
+        assert!((b as f64 / 34.27e9 - 1.0).abs() < 0.01, "{b}");
+        // Mixtral's 8 experts: attn_k and attn_v in Q8_0, attn_output in Q5_K.
+        let m = preset("mistralai/Mixtral-8x7B-v0.1");
+        let ty = |role| gguf_type(GgufFileType::Q4_K_M, &m, &first(&m, role));
+        assert_eq!(ty(Role::K), Some(GgmlType::Q8_0));
+        assert_eq!(ty(Role::V), Some(GgmlType::Q8_0));
+        assert_eq!(ty(Role::O), Some(GgmlType::Q5_K));
     }
 
     #[test]
