@@ -443,6 +443,34 @@ pub struct Workload {
 }
 
 /// Checks that `v` is a finite integer in `lo..=hi`.
+/// Tensor parallelism splits the attention heads (Megatron, vLLM): `tp` must divide the query
+/// heads, and the KV heads must divide by `tp` or `tp` by them (vLLM then keeps `tp / kv` copies of
+/// each KV head). Any other `tp` is refused with the sizes that work.
+fn check_tp(arch: &Architecture, tp: u64) -> Result<()> {
+    if tp <= 1 || !arch.is_detailed() || arch.num_heads == 0 {
+        return Ok(());
+    }
+    let kv = arch.num_kv_heads.max(1);
+    let fits = |t: u64| arch.num_heads % t == 0 && if t >= kv { t % kv == 0 } else { kv % t == 0 };
+    if fits(tp) {
+        return Ok(());
+    }
+    let ok: Vec<String> = (1..=arch.num_heads.min(1024))
+        .filter(|&t| fits(t))
+        .map(|t| t.to_string())
+        .collect();
+    let heads = if kv == arch.num_heads {
+        format!("{} attention heads", arch.num_heads)
+    } else {
+        format!("{} attention heads and {} KV heads", arch.num_heads, kv)
+    };
+    Err(InputError::new(
+        "tp",
+        format!("tp = {tp} does not split the model's {heads} evenly"),
+        format!("one of {}", ok.join(", ")),
+    ))
+}
+
 fn int(field: &str, v: f64, lo: u64, hi: u64) -> Result<u64> {
     if v.is_finite() && v == libm::trunc(v) && v >= lo as f64 && v <= hi as f64 {
         Ok(v as u64)
@@ -613,6 +641,7 @@ impl EstimateInput {
                 format!("an integer from 1 to {}", arch.num_layers),
             ));
         }
+        check_tp(&arch, tp)?;
         let dp = gpus_n / (tp * pp);
         let device = match (&self.gpu, &self.gpu_memory) {
             (Some(_), Some(_)) => {

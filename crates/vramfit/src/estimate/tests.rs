@@ -701,3 +701,34 @@ fn a_sequence_past_the_trained_context_is_noted() {
     assert!(noted(&run(Mode::Training, 131_072.0)).is_none());
     assert!(noted(&run(Mode::Training, 131_073.0)).is_some());
 }
+
+#[test]
+fn tensor_parallel_must_split_the_heads() {
+    // Llama-3.1-8B: 32 query heads, 8 KV heads. tp 16 splits the queries 2 per GPU and keeps
+    // 16 / 8 = 2 copies of each KV head; tp 3 splits neither, tp 64 exceeds the query heads.
+    for (tp, ok) in [
+        (2.0, true),
+        (16.0, true),
+        (32.0, true),
+        (3.0, false),
+        (64.0, false),
+    ] {
+        let r = estimate(&EstimateInput {
+            tp,
+            gpus: tp,
+            ..input(llama8b())
+        });
+        match r {
+            Ok(_) => assert!(ok, "tp {tp} accepted"),
+            Err(e) => {
+                assert!(!ok, "tp {tp}: {e}");
+                assert_eq!(e.field, "tp");
+                assert_eq!(e.accepted, "one of 1, 2, 4, 8, 16, 32");
+                assert!(
+                    e.problem.contains("32 attention heads and 8 KV heads"),
+                    "{e}"
+                );
+            }
+        }
+    }
+}
