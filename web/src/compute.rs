@@ -128,8 +128,14 @@ pub fn what_ifs(s: &AppState, base: &Estimate) -> Vec<WhatIf> {
                 candidates.push(("whatif.int4", vec![("quantization", "awq".into())]));
             }
         }
+        // A smaller KV cache where the engine has one: fp8 in vLLM, q8_0 in llama.cpp
+        // (transformers has neither).
         if s.value("kv_dtype") == "auto" {
-            candidates.push(("whatif.kv_fp8", vec![("kv_dtype", "fp8".into())]));
+            if s.value("engine") == "llamacpp" {
+                candidates.push(("whatif.kv_q8", vec![("kv_dtype", "q8_0".into())]));
+            } else if s.value("engine") == "vllm" || s.value("mode") == "serve" {
+                candidates.push(("whatif.kv_fp8", vec![("kv_dtype", "fp8".into())]));
+            }
         }
     }
     candidates
@@ -628,6 +634,35 @@ mod tests {
                 "{} does not save",
                 w.key
             );
+        }
+    }
+
+    #[test]
+    fn the_kv_what_if_is_the_engines_own() {
+        // fp8 in vLLM, q8_0 in llama.cpp, none in transformers (it has neither); each saves.
+        for (hash, key) in [
+            (
+                "#/calc?mode=serve&engine=vllm&gpu=h100-sxm5-80gb",
+                Some("whatif.kv_fp8"),
+            ),
+            ("#/calc?engine=llamacpp&seq_len=32768", Some("whatif.kv_q8")),
+            ("#/calc?engine=hf", None),
+        ] {
+            let s = state(hash);
+            let base = estimate_of(&s).unwrap();
+            let w = what_ifs(&s, &base);
+            let kv: Vec<_> = w
+                .iter()
+                .filter(|w| w.key.starts_with("whatif.kv_"))
+                .collect();
+            assert_eq!(kv.iter().map(|w| w.key).next(), key, "{hash}");
+            // llama.cpp's q8_0 cache: 34 B per 32 values instead of 64, under half the bytes
+            // of the cache it replaces.
+            if key == Some("whatif.kv_q8") {
+                let k = kv[0].estimate.kv_cache_bytes.get() as f64;
+                let ratio = k / base.kv_cache_bytes.get() as f64;
+                assert!((ratio - 34.0 / 64.0).abs() < 1e-3, "{ratio}");
+            }
         }
     }
 

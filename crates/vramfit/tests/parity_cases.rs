@@ -96,16 +96,33 @@ fn case(r: &mut Rng) -> EstimateInput {
         batch: r.size(0, 6),
         seq_len: r.size(7, 15),
         new_tokens: r.pick(&[0.0, 1.0, 128.0, 256.0, 1024.0]),
-        quantization: quantization(r),
-        kv_dtype: r.pick(&[
-            KvDtype::Auto,
-            KvDtype::Auto,
-            KvDtype::Fp16,
-            KvDtype::Bf16,
-            KvDtype::Fp8,
-            KvDtype::Q8_0,
-            KvDtype::Q4_0,
-        ]),
+        // What the engine loads: llama.cpp GGUF files (or F16), the others any format.
+        quantization: if engine == Engine::Llamacpp {
+            let file_type = r.pick(&GgufFileType::ALL);
+            r.pick(&[Quantization::None, Quantization::Gguf { file_type }])
+        } else {
+            quantization(r)
+        },
+        // The KV-cache types of the engine (training keeps none, so any is read and ignored).
+        kv_dtype: match (mode, engine) {
+            (Mode::Inference, Engine::Hf) => {
+                r.pick(&[KvDtype::Auto, KvDtype::Auto, KvDtype::Fp16, KvDtype::Bf16])
+            }
+            (_, Engine::Llamacpp) => {
+                r.pick(&[KvDtype::Auto, KvDtype::Fp16, KvDtype::Q8_0, KvDtype::Q4_0])
+            }
+            (Mode::Serve, _) => {
+                r.pick(&[KvDtype::Auto, KvDtype::Fp16, KvDtype::Bf16, KvDtype::Fp8])
+            }
+            _ => r.pick(&[
+                KvDtype::Auto,
+                KvDtype::Fp16,
+                KvDtype::Bf16,
+                KvDtype::Fp8,
+                KvDtype::Q8_0,
+                KvDtype::Q4_0,
+            ]),
+        },
         attention: r.pick(&[
             AttentionImpl::Sdpa,
             AttentionImpl::Flash,

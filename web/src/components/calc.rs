@@ -166,11 +166,20 @@ fn config_drop(props: &ErrProps) -> Html {
                 wasm_bindgen_futures::spawn_local(async move {
                     let got = weights_file::read(&file).await;
                     match &got {
-                        Ok(weights_file::Summary { model: Some(m), .. }) => {
+                        Ok(weights_file::Summary {
+                            model: Some(m),
+                            format,
+                            ..
+                        }) => {
                             app.dispatch(Action::SetExtra(
                                 "config".into(),
                                 weights_file::to_extra(m),
                             ));
+                            // A GGUF file is what llama.cpp runs (transformers would
+                            // dequantize it).
+                            if *format == "gguf" {
+                                app.dispatch(Action::Set("engine".into(), "llamacpp".into()));
+                            }
                         }
                         // No layout the estimator knows: estimate from the parameter count.
                         Ok(sum) => app.dispatch(Action::SetMany(vec![

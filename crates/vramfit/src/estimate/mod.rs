@@ -24,7 +24,7 @@ pub use weights::{gguf_type, per_gpu_weight_bytes, tensor_bytes};
 
 use crate::error::{InputError, Result};
 use crate::model::{Architecture, Family, Role};
-use crate::precision::{Dtype, KvDtype, Quantization};
+use crate::precision::{Dtype, GgufFileType, KvDtype, Quantization};
 use crate::units::{Bytes, GIB, MIB, parse_params, parse_size};
 
 /// What the run does.
@@ -438,11 +438,63 @@ pub struct Workload {
     pub cuda_graphs: bool,
     /// llama.cpp layers on GPU (`num_layers + 1` means the output layer too).
     pub gpu_layers: u64,
+    /// A GGUF file type that PyTorch (transformers, training) dequantizes on load: the weights
+    /// are counted in `dtype` and the estimate says so.
+    pub gguf_dequantized: Option<GgufFileType>,
     /// llama.cpp ubatch.
     pub ubatch: u64,
 }
 
 /// Checks that `v` is a finite integer in `lo..=hi`.
+/// What the run's engine loads and caches: a KV-cache type it does not have is refused, and so is
+/// a weight format llama.cpp cannot load; a GGUF file run in PyTorch (transformers inference,
+/// training) is dequantized on load, so its weights are counted in the model dtype. Returns the
+/// format to count and, for the latter, the GGUF file type it came as.
+fn engine_formats(
+    mode: Mode,
+    input: &EstimateInput,
+    quantization: Quantization,
+) -> Result<(Quantization, Option<GgufFileType>)> {
+    use KvDtype::{Auto, Bf16, Fp8, Fp16, Q4_0, Q8_0};
+    let engine = match (mode, input.engine) {
+        (Mode::Training, _) => None,
+        (_, Engine::Llamacpp) => Some(("llama.cpp", &[Auto, Fp16, Bf16, Q8_0, Q4_0][..])),
+        (Mode::Serve, _) | (_, Engine::Vllm) => Some(("vLLM", &[Auto, Fp16, Bf16, Fp8][..])),
+        (_, Engine::Hf) => Some(("Hugging Face transformers", &[Auto, Fp16, Bf16][..])),
+    };
+    if let Some((name, kv)) = engine
+        && !kv.contains(&input.kv_dtype)
+    {
+        let names: Vec<&str> = kv.iter().map(|k| k.name()).collect();
+        return Err(InputError::new(
+            "kv_dtype",
+            format!("{} is not a KV-cache type of {name}", input.kv_dtype.name()),
+            format!("one of {} with {name}", names.join(", ")),
+        ));
+    }
+    if mode != Mode::Training
+        && input.engine == Engine::Llamacpp
+        && !matches!(
+            input.quantization,
+            Quantization::None | Quantization::Gguf { .. } | Quantization::Mxfp4
+        )
+    {
+        return Err(InputError::new(
+            "quantization",
+            format!(
+                "llama.cpp loads GGUF files, not {}",
+                input.quantization.name()
+            ),
+            "none (an F16 or BF16 GGUF) or gguf-<type>, e.g. gguf-q4_k_m",
+        ));
+    }
+    let torch = mode == Mode::Training || (mode == Mode::Inference && input.engine == Engine::Hf);
+    Ok(match quantization {
+        Quantization::Gguf { file_type } if torch => (Quantization::None, Some(file_type)),
+        q => (q, None),
+    })
+}
+
 /// Tensor parallelism splits the attention heads (Megatron, vLLM): `tp` must divide the query
 /// heads, and the KV heads must divide by `tp` or `tp` by them (vLLM then keeps `tp / kv` copies of
 /// each KV head). Any other `tp` is refused with the sizes that work.
@@ -451,7 +503,14 @@ fn check_tp(arch: &Architecture, tp: u64) -> Result<()> {
         return Ok(());
     }
     let kv = arch.num_kv_heads.max(1);
-    let fits = |t: u64| arch.num_heads % t == 0 && if t >= kv { t % kv == 0 } else { kv % t == 0 };
+    let fits = |t: u64| {
+        arch.num_heads.is_multiple_of(t)
+            && if t >= kv {
+                t.is_multiple_of(kv)
+            } else {
+                kv.is_multiple_of(t)
+            }
+    };
     if fits(tp) {
         return Ok(());
     }
@@ -603,6 +662,7 @@ impl EstimateInput {
         if qlora {
             quantization = Quantization::BnbNf4 { double_quant: true };
         }
+        let (quantization, gguf_dequantized) = engine_formats(mode, self, quantization)?;
         let zero = int("zero", self.zero, 0, 3)? as u8;
         // DeepSpeed offloads ZeRO's partitions; without ZeRO there is nothing to offload, and
         // the run would hold everything on the GPU while the input says otherwise.
@@ -752,6 +812,7 @@ impl EstimateInput {
             dtype,
             quantization,
             kv_dtype: self.kv_dtype,
+            gguf_dequantized,
             kernel,
             logits: self.logits,
             optimizer: self.optimizer,
@@ -1221,6 +1282,21 @@ impl Workload {
             (Mode::Inference, Engine::Hf) => self.hf_inference(&mut parts),
         };
         self.note_past_trained_context(&mut parts);
+        if let Some(ft) = self.gguf_dequantized {
+            parts.note(
+                "gguf_dequantized",
+                format!(
+                    "Hugging Face transformers dequantizes a GGUF checkpoint as it loads it (`from_pretrained(gguf_file=…)`): the weights are counted in {} (its own default without torch_dtype is fp32). llama.cpp (engine llamacpp) keeps gguf-{}.",
+                    self.dtype,
+                    ft.name()
+                ),
+                format!(
+                    "Hugging Face transformers 加载 GGUF 检查点时会反量化（`from_pretrained(gguf_file=…)`）：权重按 {} 计算（未指定 torch_dtype 时默认 fp32）。llama.cpp（引擎 llamacpp）保持 gguf-{}。",
+                    self.dtype,
+                    ft.name()
+                ),
+            );
+        }
         self.finish(parts, phase, trainable, cpu)
     }
 

@@ -732,3 +732,81 @@ fn tensor_parallel_must_split_the_heads() {
         }
     }
 }
+
+#[test]
+fn each_engine_takes_its_own_formats() {
+    let refused = |i: EstimateInput| estimate(&i).unwrap_err();
+    // KV-cache types: q8_0 and q4_0 are llama.cpp's, fp8 is vLLM's.
+    let e = refused(EstimateInput {
+        kv_dtype: KvDtype::Q8_0,
+        ..input(llama8b())
+    });
+    assert_eq!(e.field, "kv_dtype");
+    assert_eq!(
+        e.problem,
+        "q8_0 is not a KV-cache type of Hugging Face transformers"
+    );
+    assert_eq!(
+        e.accepted,
+        "one of auto, fp16, bf16 with Hugging Face transformers"
+    );
+    let e = refused(EstimateInput {
+        mode: Mode::Serve,
+        engine: Engine::Vllm,
+        kv_dtype: KvDtype::Q4_0,
+        ..input(llama8b())
+    });
+    assert_eq!(e.accepted, "one of auto, fp16, bf16, fp8 with vLLM");
+    let e = refused(EstimateInput {
+        engine: Engine::Llamacpp,
+        kv_dtype: KvDtype::Fp8,
+        ..input(llama8b())
+    });
+    assert_eq!(
+        e.accepted,
+        "one of auto, fp16, bf16, q8_0, q4_0 with llama.cpp"
+    );
+    // llama.cpp loads GGUF files, not GPTQ checkpoints.
+    let e = refused(EstimateInput {
+        engine: Engine::Llamacpp,
+        quantization: Quantization::Gptq {
+            bits: 4,
+            group_size: 128,
+        },
+        ..input(llama8b())
+    });
+    assert_eq!(
+        (e.field.as_str(), e.problem.as_str()),
+        ("quantization", "llama.cpp loads GGUF files, not gptq")
+    );
+    // Training keeps no KV cache: its KV dtype is not checked.
+    assert!(
+        estimate(&EstimateInput {
+            mode: Mode::Training,
+            kv_dtype: KvDtype::Q4_0,
+            ..input(llama8b())
+        })
+        .is_ok()
+    );
+    // transformers dequantizes a GGUF file on load: Llama-3.1-8B's weights are the bf16
+    // 8,030,261,248 × 2 B, not the Q4_K_M file's 4.9 GB, and the estimate says why.
+    let h = estimate(&EstimateInput {
+        quantization: Quantization::Gguf {
+            file_type: crate::precision::GgufFileType::Q4_K_M,
+        },
+        ..input(llama8b())
+    })
+    .unwrap();
+    assert_eq!(h.weights_bytes.get(), 16_060_522_496);
+    assert!(h.notes.iter().any(|n| n.key == "gguf_dequantized"));
+    let l = estimate(&EstimateInput {
+        engine: Engine::Llamacpp,
+        quantization: Quantization::Gguf {
+            file_type: crate::precision::GgufFileType::Q4_K_M,
+        },
+        ..input(llama8b())
+    })
+    .unwrap();
+    assert!(l.weights_bytes.get() + l.cpu_bytes.get() < 5_000_000_000);
+    assert!(!l.notes.iter().any(|n| n.key == "gguf_dequantized"));
+}

@@ -57,7 +57,7 @@ pub fn gguf_type(ft: GgufFileType, arch: &Architecture, t: &Tensor) -> Option<Gg
     let output = || match ft {
         F::F16 => G::F16,
         F::Q8_0 => G::Q8_0,
-        _ if row % base.block().1 != 0 => G::Q8_0,
+        _ if !row.is_multiple_of(base.block().1) => G::Q8_0,
         _ => G::Q6_K,
     };
     let ty = match t.role {
@@ -125,7 +125,7 @@ pub fn gguf_type(ft: GgufFileType, arch: &Architecture, t: &Tensor) -> Option<Gg
 /// llama.cpp's fallback for a row that is not a whole number of the type's blocks.
 fn whole_blocks(ty: GgmlType, row: u64) -> GgmlType {
     use GgmlType as G;
-    if row % ty.block().1 == 0 {
+    if row.is_multiple_of(ty.block().1) {
         return ty;
     }
     let alt = match ty {
@@ -135,7 +135,7 @@ fn whole_blocks(ty: GgmlType, row: u64) -> GgmlType {
         G::Q6_K => G::Q8_0,
         other => other,
     };
-    if row % alt.block().1 == 0 {
+    if row.is_multiple_of(alt.block().1) {
         alt
     } else {
         G::F16
