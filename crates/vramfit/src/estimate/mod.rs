@@ -1795,20 +1795,33 @@ impl Workload {
         // Trainable parameters: all, or LoRA's r × (in + out) per targeted projection.
         let mask = self.lora_mask;
         let tensors = a.tensors();
-        let lora_params: u64 = if lora {
-            tensors
-                .iter()
-                .filter(|t| t.role.is_block_linear() && mask & role_bit(t.role) != 0)
-                .map(|t| {
-                    self.lora_rank
-                        .saturating_mul(t.rows_in + t.rows_out)
-                        .saturating_mul(t.count)
-                })
-                .fold(0, u64::saturating_add)
-        } else {
-            0
+        let lora_of = |t: &crate::model::Tensor| {
+            if lora && t.role.is_block_linear() && mask & role_bit(t.role) != 0 {
+                self.lora_rank
+                    .saturating_mul(t.rows_in + t.rows_out)
+                    .saturating_mul(t.count)
+            } else {
+                0
+            }
         };
+        let lora_params: u64 = tensors.iter().map(lora_of).fold(0, u64::saturating_add);
         let trainable = if lora { lora_params } else { params };
+        // What one GPU holds of a per-tensor quantity: the busiest tensor × pipeline shard (with
+        // pipeline stages, the last one holds the head besides its layers).
+        let shards = self.tp * self.pp;
+        let busiest = |f: &dyn Fn(&crate::model::Tensor) -> u64, total: u64| {
+            if detailed {
+                weights::busiest_gpu(a, self.tp, self.pp, f)
+            } else {
+                total.div_ceil(shards)
+            }
+        };
+        // The trainable parameters of that GPU.
+        let t_shard = if lora {
+            busiest(&lora_of, lora_params)
+        } else {
+            busiest(&|t| t.numel(), params)
+        };
         let zero = self.zero;
         let dp = self.dp;
         let offload = self.offload != Offload::None;
@@ -1843,7 +1856,6 @@ impl Workload {
         } else {
             params.saturating_mul(base_dtype.bits() as u64 / 8)
         };
-        let shards = self.tp * self.pp;
         let mut w_text = if detailed {
             self.weights_formula_train(w, base_dtype, &q)
         } else {
@@ -1856,12 +1868,15 @@ impl Workload {
         };
         if self.qlora {
             // prepare_model_for_kbit_training casts the unquantized parameters (embeddings, head, norms) to fp32.
-            let unq: u64 = tensors
-                .iter()
-                .filter(|t| !weights::is_quantized(&q, a, t))
-                .map(|t| t.numel())
-                .fold(0, u64::saturating_add);
-            let extra = unq.saturating_mul(2).div_ceil(shards);
+            let unquantized = |t: &crate::model::Tensor| {
+                if weights::is_quantized(&q, a, t) {
+                    0
+                } else {
+                    t.numel()
+                }
+            };
+            let unq: u64 = tensors.iter().map(unquantized).fold(0, u64::saturating_add);
+            let extra = busiest(&unquantized, unq).saturating_mul(2);
             w = w.saturating_add(extra);
             w_text = format!(
                 "{w_text} + {} unquantized params upcast to fp32 by prepare_model_for_kbit_training (+{})",
@@ -1869,12 +1884,12 @@ impl Workload {
                 b(extra)
             );
         }
-        let adapters = lora_params.saturating_mul(sb).div_ceil(shards);
         if lora {
+            let adapters = t_shard.saturating_mul(sb);
             w = w.saturating_add(adapters);
             w_text = format!(
                 "{w_text} + LoRA adapters {} × {sb} B = {}",
-                thousands(lora_params),
+                thousands(t_shard),
                 b(adapters)
             );
         }
@@ -1901,7 +1916,6 @@ impl Workload {
             "训练时保存的模型权重。",
         );
         // Gradients (in the master dtype; under ZeRO in the model dtype, reduced into fp32 partitions).
-        let t_shard = trainable.div_ceil(shards);
         let grad_bytes = if zero > 0 && !lora { act } else { sb };
         let mut g = t_shard.saturating_mul(grad_bytes);
         let mut g_text = format!("{} trainable params × {grad_bytes} B", thousands(t_shard));
@@ -1941,25 +1955,21 @@ impl Workload {
         };
         let mut o = t_shard.saturating_mul(state_per_param);
         if self.optimizer == Optimizer::Adafactor {
-            o = if lora {
-                tensors
-                    .iter()
-                    .filter(|t| t.role.is_block_linear() && mask & role_bit(t.role) != 0)
-                    .map(|t| (self.lora_rank * 2 + t.rows_in + t.rows_out) * 4 * t.count)
-                    .fold(0, u64::saturating_add)
-            } else {
-                tensors
-                    .iter()
-                    .map(|t| {
-                        if t.rows_in > 1 {
-                            (t.rows_in + t.rows_out) * 4 * t.count
-                        } else {
-                            t.numel() * 4
-                        }
-                    })
-                    .fold(0, u64::saturating_add)
-            }
-            .div_ceil(shards);
+            let factored = |t: &crate::model::Tensor| {
+                if lora {
+                    if t.role.is_block_linear() && mask & role_bit(t.role) != 0 {
+                        (self.lora_rank * 2 + t.rows_in + t.rows_out) * 4 * t.count
+                    } else {
+                        0
+                    }
+                } else if t.rows_in > 1 {
+                    (t.rows_in + t.rows_out) * 4 * t.count
+                } else {
+                    t.numel() * 4
+                }
+            };
+            let total = tensors.iter().map(factored).fold(0, u64::saturating_add);
+            o = busiest(&factored, total);
         }
         // ZeRO (DeepSpeed mixed precision) keeps fp32 master weights in the optimizer partition.
         let master = if zero > 0 && !lora && reg.fp32_master() && reg != Precision::Fp32 {
@@ -2126,12 +2136,15 @@ impl Workload {
             && base_dtype == Dtype::Fp32
             && detailed
         {
-            let mats: u64 = tensors
-                .iter()
-                .filter(|t| t.role.is_block_linear() || t.role == Role::LmHead)
-                .map(|t| t.numel())
-                .fold(0, u64::saturating_add);
-            mats.saturating_mul(2).div_ceil(shards)
+            let matrix = |t: &crate::model::Tensor| {
+                if t.role.is_block_linear() || t.role == Role::LmHead {
+                    t.numel()
+                } else {
+                    0
+                }
+            };
+            let mats: u64 = tensors.iter().map(matrix).fold(0, u64::saturating_add);
+            busiest(&matrix, mats).saturating_mul(2)
         } else {
             0
         };

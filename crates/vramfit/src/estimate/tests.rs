@@ -810,3 +810,27 @@ fn each_engine_takes_its_own_formats() {
     assert!(l.weights_bytes.get() + l.cpu_bytes.get() < 5_000_000_000);
     assert!(!l.notes.iter().any(|n| n.key == "gguf_dequantized"));
 }
+
+#[test]
+fn pipeline_training_counts_the_busiest_stages_parameters() {
+    // Llama-3.1-70B over pp = 8: 10 layers per stage. A layer is q, o 8192² = 67,108,864 each,
+    // k, v 8192 × 1024 = 8,388,608 each, gate, up, down 8192 × 28,672 = 234,881,024 each, and two
+    // norms of 8192: 855,654,400. The last stage adds the head (8192 × 128,256 = 1,050,673,152)
+    // and the final norm: 9,607,225,344 parameters, against 70,553,706,496 / 8 = 8,819,213,312.
+    let arch = crate::presets::find("meta-llama/Llama-3.1-70B")
+        .unwrap()
+        .arch;
+    let e = estimate(&EstimateInput {
+        mode: Mode::Training,
+        pp: 8.0,
+        gpus: 8.0,
+        grad_checkpointing: Checkpointing::Full,
+        ..input(arch)
+    })
+    .unwrap();
+    let last = 10 * 855_654_400 + 1_050_673_152 + 8192;
+    assert_eq!(last, 9_607_225_344);
+    // Mixed-precision AdamW: fp32 gradients (4 B) and two fp32 moments (8 B) per parameter.
+    assert_eq!(e.gradients_bytes.get(), last * 4);
+    assert_eq!(e.optimizer_bytes.get(), last * 8);
+}

@@ -227,8 +227,27 @@ pub fn pp_stage(t: &Tensor, layers: u64, pp: u64) -> u64 {
     }
 }
 
-/// Weight bytes on the most loaded GPU: per pipeline stage, the sum of every tensor's share
-/// under tensor parallelism; the largest stage.
+/// The most loaded GPU's share of a per-tensor quantity `f` (bytes, parameters): per pipeline
+/// stage, the sum of every tensor's share under tensor parallelism; the largest stage.
+pub fn busiest_gpu<F: Fn(&Tensor) -> u64>(arch: &Architecture, tp: u64, pp: u64, f: F) -> u64 {
+    let pp = pp.max(1);
+    let mut stages = alloc::vec![0u64; pp.min(1024) as usize];
+    let layers = if arch.family == crate::model::Family::Whisper {
+        arch.num_layers + arch.encoder_layers
+    } else {
+        arch.num_layers
+    };
+    for t in arch.tensors() {
+        let x = f(&t).div_ceil(tp_divisor(arch, &t, tp.max(1)));
+        let s = pp_stage(&t, layers, pp) as usize;
+        if let Some(slot) = stages.get_mut(s) {
+            *slot = slot.saturating_add(x);
+        }
+    }
+    stages.into_iter().max().unwrap_or(0)
+}
+
+/// Weight bytes on the most loaded GPU ([`busiest_gpu`] of [`tensor_bytes`]).
 pub fn per_gpu_weight_bytes(
     arch: &Architecture,
     dtype: Dtype,
@@ -239,21 +258,7 @@ pub fn per_gpu_weight_bytes(
     if !arch.is_detailed() {
         return 0;
     }
-    let pp = pp.max(1);
-    let mut stages = alloc::vec![0u64; pp.min(1024) as usize];
-    let layers = if arch.family == crate::model::Family::Whisper {
-        arch.num_layers + arch.encoder_layers
-    } else {
-        arch.num_layers
-    };
-    for t in arch.tensors() {
-        let b = tensor_bytes(q, arch, dtype, &t).div_ceil(tp_divisor(arch, &t, tp.max(1)));
-        let s = pp_stage(&t, layers, pp) as usize;
-        if let Some(slot) = stages.get_mut(s) {
-            *slot = slot.saturating_add(b);
-        }
-    }
-    stages.into_iter().max().unwrap_or(0)
+    busiest_gpu(arch, tp, pp, |t| tensor_bytes(q, arch, dtype, t))
 }
 
 #[cfg(test)]
