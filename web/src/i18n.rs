@@ -112,6 +112,7 @@ pub static TEXT: &[(&str, &str, &str)] = &[
     ("calc.config_info", "Read locally: model_type {0}, {1} parameters.", "已在本地读取：model_type {0}，{1} 参数。"),
     ("calc.costs", "costs {0} more", "多用 {0}"),
     ("calc.cpu", "{0} is kept in CPU memory (offloaded).", "{0} 保存在 CPU 内存中（卸载）。"),
+    ("calc.nvme", "{0} is kept on the NVMe drive (offloaded).", "{0} 保存在 NVMe 硬盘上（卸载）。"),
     ("calc.custom_gpu", "your GPU", "你的显卡"),
     ("calc.differences", "Why the detailed estimate differs", "详细估算为何不同"),
     ("calc.drop", "Drop a config.json, .safetensors or .gguf file here, or choose one", "将 config.json、.safetensors 或 .gguf 文件拖放到此处，或选择文件"),

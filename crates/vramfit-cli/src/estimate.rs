@@ -351,6 +351,14 @@ pub fn table(e: &Estimate) -> String {
             gib(e.cpu_bytes)
         );
     }
+    if e.nvme_bytes.get() > 0 {
+        let _ = writeln!(
+            s,
+            "  {:<20}{}  on the NVMe drive (offloaded)",
+            "nvme",
+            gib(e.nvme_bytes)
+        );
+    }
     if let Some(f) = &e.fit {
         let verdict = if let Some(r) = &f.reason {
             format!("does NOT fit: {}", r.en)

@@ -620,9 +620,13 @@ export interface Estimate {
    */
   kv_bytes_per_token: number;
   /**
-   * llama.cpp or ZeRO offload: bytes kept in CPU memory (or NVMe).
+   * llama.cpp or ZeRO offload to the CPU: bytes kept in CPU memory.
    */
   cpu_bytes: Bytes;
+  /**
+   * ZeRO-Infinity offload to NVMe (`offload: nvme`): bytes kept on the NVMe drive.
+   */
+  nvme_bytes: Bytes;
   /**
    * GPUs the figures are per.
    */

@@ -467,6 +467,9 @@ fn results(props: &ResultProps) -> Html {
                 if e.cpu_bytes.get() > 0 {
                     <p id="cpu">{ lang.f("calc.cpu", &[&format::gib(e.cpu_bytes)]) }</p>
                 }
+                if e.nvme_bytes.get() > 0 {
+                    <p id="nvme">{ lang.f("calc.nvme", &[&format::gib(e.nvme_bytes)]) }</p>
+                }
                 { chart::stacked_bar(lang, e, capacity) }
             </div>
             <div class="panel">

@@ -962,8 +962,10 @@ pub struct Estimate {
     pub max_concurrency_exact: Option<f64>,
     /// KV bytes per token (all layers on this GPU).
     pub kv_bytes_per_token: u64,
-    /// llama.cpp or ZeRO offload: bytes kept in CPU memory (or NVMe).
+    /// llama.cpp or ZeRO offload to the CPU: bytes kept in CPU memory.
     pub cpu_bytes: Bytes,
+    /// ZeRO-Infinity offload to NVMe (`offload: nvme`): bytes kept on the NVMe drive.
+    pub nvme_bytes: Bytes,
     /// GPUs the figures are per.
     pub gpus: u64,
     /// The parts, with formulas.
@@ -1005,6 +1007,7 @@ pub fn within_reach(e: Estimate) -> Result<Estimate> {
         e.recommended_bytes,
         e.required_bytes,
         e.cpu_bytes,
+        e.nvme_bytes,
         q.theory_bytes,
         q.components_sum_bytes,
         q.recommended_bytes,
@@ -2319,10 +2322,11 @@ impl Workload {
             }
         }
         let cpu = if offload && zero > 0 {
-            // Offloaded: fp32 masters, moments (and ZeRO-3 params) live in CPU memory, for the whole model / dp.
-            let full_states = trainable.saturating_mul(4 + state_per_param);
+            // Offloaded: fp32 masters, moments (and ZeRO-3 params) live in CPU memory (or on
+            // NVMe), for this GPU's tensor × pipeline shard / dp.
+            let full_states = t_shard.saturating_mul(4 + state_per_param);
             let params_cpu = if zero == 3 {
-                params.saturating_mul(2)
+                busiest(&|t| t.numel(), params).saturating_mul(2)
             } else {
                 0
             };
@@ -2354,6 +2358,12 @@ impl Workload {
 
     fn finish(&self, mut parts: Parts, phase: Phase, trainable: u64, cpu: u64) -> Estimate {
         let a = &self.arch;
+        // ZeRO-Infinity's NVMe offload keeps the partitions on the drive, not in CPU memory.
+        let (cpu, nvme) = if self.mode == Mode::Training && self.offload == Offload::Nvme {
+            (0, cpu)
+        } else {
+            (cpu, 0)
+        };
         let torch: u64 = parts
             .comps
             .iter()
@@ -2503,6 +2513,7 @@ impl Workload {
             max_concurrency_exact,
             kv_bytes_per_token: kv_per_token,
             cpu_bytes: Bytes::new(cpu),
+            nvme_bytes: Bytes::new(nvme),
             gpus: self.dp * self.tp * self.pp,
             components: parts.comps,
             quick,

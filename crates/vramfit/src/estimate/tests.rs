@@ -274,12 +274,22 @@ fn zero3_partitions_and_data_parallel_does_not() {
     let z2off = estimate(&EstimateInput {
         zero: 2.0,
         offload: Offload::Cpu,
-        ..base
+        ..base.clone()
     })
     .unwrap();
     assert_eq!(z2off.optimizer_bytes.get(), 0);
     // Offloaded to CPU: fp32 master + 2 moments = 12 B per parameter, per data-parallel rank.
     assert_eq!(z2off.cpu_bytes.get(), (12 * p).div_ceil(8));
+    assert_eq!(z2off.nvme_bytes.get(), 0);
+    // ZeRO-Infinity to NVMe: the same partitions on the drive, none in CPU memory.
+    let z2nvme = estimate(&EstimateInput {
+        zero: 2.0,
+        offload: Offload::Nvme,
+        ..base
+    })
+    .unwrap();
+    assert_eq!(z2nvme.nvme_bytes.get(), (12 * p).div_ceil(8));
+    assert_eq!(z2nvme.cpu_bytes.get(), 0);
 }
 
 #[test]
