@@ -262,7 +262,7 @@ pub fn run(args: EstimateArgs) -> Outcome {
             |x: Option<u64>| x.map_or_else(|| String::from("none"), vramfit::estimate::thousands);
         let _ = writeln!(
             t,
-            "On this card: largest batch {}, largest {} {}, fewest cards {}.",
+            "On this card: largest batch {}, largest {} {}{}, fewest cards {}.",
             show(sol.max_batch),
             if input.mode == Mode::Serve {
                 "max_model_len"
@@ -270,6 +270,11 @@ pub fn run(args: EstimateArgs) -> Outcome {
                 "sequence"
             },
             show(sol.max_context),
+            if sol.context_limit.is_some() {
+                " (the model's trained context; the memory holds more)"
+            } else {
+                ""
+            },
             show(sol.min_gpus)
         );
     }

@@ -2690,9 +2690,16 @@ export interface Solutions {
    */
   max_batch: number | null;
   /**
-   * The largest sequence length (serving: `max_model_len`) that fits at the given batch.
+   * The largest sequence length (serving: `max_model_len`) that fits at the given batch, at
+   * most the model's trained context.
    */
   max_context: number | null;
+  /**
+   * The model's trained context (`max_position_embeddings`, less the generated tokens for
+   * inference) when it, not the memory, bounds `max_context`: vLLM refuses a longer
+   * `max_model_len`, and past it the model runs untrained.
+   */
+  context_limit: number | null;
   /**
    * The fewest GPUs of this card (tensor parallel for inference, ZeRO-3 for training) that fit.
    */

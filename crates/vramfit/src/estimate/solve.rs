@@ -12,8 +12,13 @@ use crate::units::Bytes;
 pub struct Solutions {
     /// The largest batch (serving: concurrent sequences of `max_model_len`) that fits.
     pub max_batch: Option<u64>,
-    /// The largest sequence length (serving: `max_model_len`) that fits at the given batch.
+    /// The largest sequence length (serving: `max_model_len`) that fits at the given batch, at
+    /// most the model's trained context.
     pub max_context: Option<u64>,
+    /// The model's trained context (`max_position_embeddings`, less the generated tokens for
+    /// inference) when it, not the memory, bounds `max_context`: vLLM refuses a longer
+    /// `max_model_len`, and past it the model runs untrained.
+    pub context_limit: Option<u64>,
     /// The fewest GPUs of this card (tensor parallel for inference, ZeRO-3 for training) that fit.
     pub min_gpus: Option<u64>,
 }
@@ -34,7 +39,23 @@ pub fn largest_batch(input: &EstimateInput, memory: Bytes) -> Option<u64> {
     largest_fitting(f, memory, 1, MAX_BATCH).map(|fit| fit.value)
 }
 
-/// The largest sequence length (serving: `max_model_len`) that fits `memory`.
+/// The model's trained context as a bound on what [`largest_context`] varies: `max_model_len`
+/// in serving, the sequence in training, the prompt in inference (which adds the generated
+/// tokens); `None` when the model does not say (a bare parameter count).
+pub fn context_bound(input: &EstimateInput) -> Option<u64> {
+    let w = input.resolve().ok()?;
+    let trained = w.arch.max_position_embeddings;
+    if trained == 0 {
+        return None;
+    }
+    match w.mode {
+        Mode::Serve | Mode::Training => Some(trained),
+        Mode::Inference => trained.checked_sub(w.new_tokens).filter(|&t| t > 0),
+    }
+}
+
+/// The largest sequence length (serving: `max_model_len`) that fits `memory`, up to the model's
+/// trained context ([`context_bound`]).
 pub fn largest_context(input: &EstimateInput, memory: Bytes) -> Option<u64> {
     let f = |s: u64| {
         need(&if input.mode == Mode::Serve {
@@ -49,7 +70,8 @@ pub fn largest_context(input: &EstimateInput, memory: Bytes) -> Option<u64> {
             }
         })
     };
-    largest_fitting(f, memory, 1, MAX_SEQ).map(|fit| fit.value)
+    let hi = context_bound(input).map_or(MAX_SEQ, |b| b.min(MAX_SEQ));
+    largest_fitting(f, memory, 1, hi).map(|fit| fit.value)
 }
 
 /// The fewest GPUs of `memory` each, in powers of two up to 64: tensor parallel for inference and
@@ -103,9 +125,11 @@ pub fn layout_required_bytes(input: &EstimateInput, layout: Layout) -> Bytes {
 /// All three solvers against `device`.
 pub fn solve(input: &EstimateInput, device: &Device) -> Solutions {
     // Solve against the memory alone: the device is named in the input only for its workspace size.
+    let max_context = largest_context(input, device.memory);
     Solutions {
         max_batch: largest_batch(input, device.memory),
-        max_context: largest_context(input, device.memory),
+        max_context,
+        context_limit: context_bound(input).filter(|&b| max_context == Some(b)),
         min_gpus: fewest_gpus(input, device.memory),
     }
 }
@@ -136,6 +160,41 @@ mod tests {
             new_tokens: 0.0,
             ..EstimateInput::default()
         }
+    }
+
+    #[test]
+    fn the_context_stops_at_the_models_trained_length() {
+        // Llama-3.1-8B (max_position_embeddings 131,072) served by vLLM on an H100: the memory
+        // holds a longer max_model_len, vLLM refuses one: 131,072, bound by the model.
+        let h100 = Device {
+            id: "h100-sxm5-80gb".into(),
+            memory: Bytes::new(81_090 * crate::units::MIB),
+            hopper_or_newer: true,
+            a100: false,
+        };
+        let serve = EstimateInput {
+            model: Some("meta-llama/Llama-3.1-8B".into()),
+            mode: Mode::Serve,
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..EstimateInput::default()
+        };
+        let s = solve(&serve, &h100);
+        assert_eq!(s.max_context, Some(131_072));
+        assert_eq!(s.context_limit, Some(131_072));
+        // HF inference adds the 256 generated tokens to the prompt: 131,072 − 256.
+        let infer = EstimateInput {
+            mode: Mode::Inference,
+            ..serve.clone()
+        };
+        assert_eq!(context_bound(&infer), Some(130_816));
+        // The tiny model on 24 GiB: memory, not its 4096 positions, is the bound at batch 64.
+        let busy = EstimateInput {
+            batch: 64.0,
+            ..tiny()
+        };
+        let mem = Bytes::gib(24);
+        let s = largest_context(&busy, mem).unwrap();
+        assert!(s < 4096, "{s}");
     }
 
     #[test]
