@@ -407,10 +407,13 @@ fn results(props: &ResultProps) -> Html {
                 lang.f("calc.fits", &[&format::gib(f.headroom_bytes)]),
             )
         } else {
-            (
-                "stat nofit",
-                lang.f("calc.nofit", &[&format::gib(f.shortfall_bytes)]),
-            )
+            // A reason other than the bytes (vLLM's pool too small for one max_model_len
+            // sequence) says what fails; the shortfall alone could read "0 GiB short".
+            let text = match &f.reason {
+                Some(r) => (if lang == Lang::Zh { &r.zh } else { &r.en }).clone(),
+                None => lang.f("calc.nofit", &[&format::gib(f.shortfall_bytes)]),
+            };
+            ("stat nofit", text)
         };
         html! {
             <div class={class} id="fit" data-fits={f.fits.to_string()}>

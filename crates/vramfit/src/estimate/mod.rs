@@ -2673,12 +2673,12 @@ impl Workload {
                     format!(
                         "With a {}-token vocabulary the loss's fp32 logits take {} alone — the guide's activation share does not see them.",
                         a.vocab_size,
-                        b(parts.get("logits") + parts.get("logits_off_peak"))
+                        b(parts.get("logits"))
                     ),
                     format!(
                         "词表 {} 时，损失中的 fp32 logits 单独就占 {}——指南的激活比例未计入。",
                         a.vocab_size,
-                        b(parts.get("logits") + parts.get("logits_off_peak"))
+                        b(parts.get("logits"))
                     ),
                 );
             }

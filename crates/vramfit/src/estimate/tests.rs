@@ -143,6 +143,11 @@ fn full_training_amp_adamw_is_16_bytes_per_param_plus_step() {
     assert_eq!(comp(&f, "step_temporaries"), 0);
     assert!(f.peak_allocated_bytes < e.peak_allocated_bytes);
     assert!(e.differences.iter().any(|d| d.key == "amp_adam"));
+    // The loss's logits, once: 2048 tokens × 128,256 × (2 B + 4 B fp32 copy + 4 B log-softmax)
+    // = 2,626,682,880 B = 2.45 GiB, off the peak here (the step is), and not counted twice.
+    assert_eq!(comp(&e, "logits_off_peak"), 2_626_682_880);
+    let l = e.differences.iter().find(|d| d.key == "logits").unwrap();
+    assert!(l.en.contains("take 2.45 GiB alone"), "{}", l.en);
     // Training keeps no KV cache and the guide's training rule has no KV term: no GQA difference,
     // which the same model's inference estimate does carry (hf_inference_kv_cache_uses_kv_heads).
     assert!(!e.differences.iter().any(|d| d.key == "gqa"));
