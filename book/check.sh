@@ -5,6 +5,7 @@
 # 2. Every test the book cites as "test `name`" (测试 `name`) exists as `fn name` in the code.
 # 3. Both books build and their code blocks pass `mdbook test` (skipped with --no-mdbook:
 #    `cargo xtask test` runs those as steps of their own, with their output).
+# 4. Every relative link in the built books leads to a file (`book/links.mjs`; with 3).
 set -eu
 mdbook=1
 if [ "${1:-}" = "--no-mdbook" ]; then
@@ -37,6 +38,8 @@ if [ "$mdbook" = 1 ]; then
         mdbook build "book/$lang" >/dev/null 2>&1 || { echo "mdbook build book/$lang failed" >&2; fail=1; }
         mdbook test "book/$lang" >/dev/null 2>&1 || { echo "mdbook test book/$lang failed" >&2; fail=1; }
     done
+    # 4. Every relative link in the built books leads to a file.
+    node book/links.mjs >/dev/null || { node book/links.mjs >&2 || true; fail=1; }
 fi
 
 exit $fail

@@ -153,6 +153,10 @@ fn steps() -> Vec<Step> {
             );
             steps.push(test);
         }
+        steps.push((
+            "book: every relative link leads to a file (book/links.mjs)",
+            Box::new(|| step_result(tools::run(cmd("node").arg("book/links.mjs")))),
+        ));
     }
     steps
 }

@@ -424,6 +424,14 @@ fn results(props: &ResultProps) -> Html {
         }
     });
     let capacity = e.fit.as_ref().map(|f| f.memory_bytes);
+    // Which engine's figures these are: M_rec is 1.2 × (M_theory + 2 GB) with M_theory the peak
+    // in PyTorch, llama.cpp's total, or the card memory vLLM's pool needs.
+    let engine = match (app.value("mode").as_str(), app.value("engine").as_str()) {
+        ("training", _) => "torch",
+        (_, "llamacpp") => "llamacpp",
+        ("serve", _) | (_, "vllm") => "vllm",
+        _ => "torch",
+    };
     let per_gpu = if e.gpus > 1 {
         lang.f("calc.per_gpu", &[&e.gpus.to_string()])
     } else {
@@ -460,8 +468,8 @@ fn results(props: &ResultProps) -> Html {
                 <h2 id="result-title">{ lang.f("calc.result_for", &[&e.model, &format::params(e.params)]) }{ per_gpu }</h2>
                 <div class="totals">
                     { stat("total", "calc.total", e.total_bytes, lang.f("calc.total_sub", &[&format::gb(e.total_bytes)])) }
-                    { stat("peak", "calc.peak", e.peak_allocated_bytes, lang.t("calc.peak_sub").to_string()) }
-                    { stat("recommended", "calc.recommended", e.recommended_bytes, lang.f("calc.recommended_sub", &[&format::gb(e.recommended_bytes)])) }
+                    { stat("peak", "calc.peak", e.peak_allocated_bytes, lang.t(if engine == "llamacpp" { "calc.peak_sub_llamacpp" } else { "calc.peak_sub" }).to_string()) }
+                    { stat("recommended", "calc.recommended", e.recommended_bytes, lang.f(match engine { "vllm" => "calc.recommended_sub_vllm", "llamacpp" => "calc.recommended_sub_total", _ => "calc.recommended_sub" }, &[&format::gb(e.recommended_bytes)])) }
                     { for fit }
                 </div>
                 if let (Some(t), Some(c)) = (e.kv_cache_tokens, e.max_concurrency_exact) {
