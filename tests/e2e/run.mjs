@@ -993,6 +993,30 @@ test('screenshots of every view, desktop and phone', async () => {
         assert(overflow <= 1, `${v}: the page is ${overflow}px wider than the phone`);
       }
     }
+    // Opened states too, where long unbroken text (environment variables, commands) shows:
+    // every FAQ answer, a diagnosis with its fixes, Fit & rent's spot breakdown. No element
+    // outside a scrolling table reaches past the screen.
+    if (size === 'phone') {
+      for (const lang of ['en', 'zh']) {
+        for (const [v, hash, prepare] of [
+          ['faq', `#/faq?lang=${lang}`, async () => page.$$eval('details', (ds) => ds.forEach((d) => { d.open = true; }))],
+          ['diagnose', `#/diagnose?lang=${lang}`, async () => {
+            await page.locator('button[data-example="diag.ex_oom"]').click();
+            await page.locator('#diagnosis').waitFor();
+          }],
+          ['fit', `#/fit?lang=${lang}&spot_hours=48`, async () => {}],
+        ]) {
+          await go(page, hash, v);
+          await prepare();
+          await page.waitForTimeout(150);
+          const wide = await page.evaluate(() => [...document.querySelectorAll('main *')]
+            .filter((e) => !e.closest('.scroll') && e.getBoundingClientRect().right > window.innerWidth + 1)
+            .map((e) => `${e.tagName.toLowerCase()}${e.id ? '#' + e.id : ''}.${e.className} (${Math.round(e.getBoundingClientRect().right)}px)`)
+            .slice(0, 5));
+          assert(wide.length === 0, `${v} (${lang}, opened): wider than the phone: ${wide.join(', ')}`);
+        }
+      }
+    }
   }
   if (process.env.VRAMFIT_UPDATE_SCREENSHOT === '1') {
     // The README's picture: a LoRA fine-tune on an H100, the first screen of the calculator.

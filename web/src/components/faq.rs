@@ -32,10 +32,40 @@ pub fn view() -> Html {
                     <details open={i == 0} data-faq={e.id}>
                         <summary>{ e.question.get(l) }</summary>
                         <p>{ e.render(l, &refs) }</p>
-                        <p class="hint">{ lang.f("faq.source", &[e.source]) }</p>
+                        <p class="hint">{ source(lang, e.source) }</p>
                     </details>
                 }) }
             </div>
         </>
+    }
+}
+
+/// Where an entry comes from, in the page's language: a section of the guide ("guide §6 Q1"), or
+/// a question users ask ("users").
+fn source(lang: crate::i18n::Lang, source: &str) -> String {
+    match source.strip_prefix("guide ") {
+        Some(section) => lang.f("faq.source_guide", &[section]),
+        None => lang.t("faq.source_users").to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::i18n::Lang;
+
+    #[test]
+    fn every_source_reads_as_words_in_both_languages() {
+        for e in faq() {
+            assert!(
+                e.source == "users" || e.source.starts_with("guide §"),
+                "{}: source `{}` has no wording",
+                e.id,
+                e.source
+            );
+        }
+        assert_eq!(source(Lang::En, "guide §6 Q1"), "From the guide, §6 Q1");
+        assert_eq!(source(Lang::Zh, "guide §6 Q1"), "出自指南 §6 Q1");
+        assert_eq!(source(Lang::Zh, "users"), "用户常问的问题");
     }
 }
