@@ -307,6 +307,80 @@ pub struct Evidence {
     pub text: String,
 }
 
+/// What an evidence name means, in English and in Chinese, for a page that shows it to a person
+/// (the name itself stays the key of the JSON and the CLI). `None` for a name not emitted.
+pub fn evidence_label(name: &str) -> Option<(&'static str, &'static str)> {
+    Some(match name {
+        "requested" => ("Requested allocation", "请求分配"),
+        "total_capacity" => ("Total capacity", "总容量"),
+        "free" => ("Free on the GPU", "GPU 空闲"),
+        "this_process" => ("This process", "本进程"),
+        "process_memory" => ("A process's memory", "进程占用"),
+        "other_processes" => ("Other processes", "其他进程"),
+        "allocated" => ("Allocated by PyTorch", "PyTorch 已分配"),
+        "allocated_peak" => ("Allocated, peak", "已分配峰值"),
+        "active" => ("Active memory", "活跃显存"),
+        "reserved" => ("Reserved by PyTorch's allocator", "PyTorch 分配器已保留"),
+        "reserved_peak" => ("Reserved, peak", "已保留峰值"),
+        "reserved_unallocated" => ("Reserved but unallocated", "已保留但未分配"),
+        "non_releasable" => ("Non-releasable memory", "不可释放显存"),
+        "allocations" => ("Allocations", "分配次数"),
+        "active_allocs" => ("Active allocations", "活跃分配数"),
+        "segments" => ("Reserved segments", "已保留段数"),
+        "non_releasable_allocs" => ("Non-releasable allocations", "不可释放分配数"),
+        "oversize_allocations" => ("Oversize allocations", "超大分配数"),
+        "oversize_segments" => ("Oversize segments", "超大段数"),
+        "fragmentation_ratio" => (
+            "Fragmentation: unallocated share of reserved",
+            "碎片率：已保留中未分配的比例",
+        ),
+        "cuda_ooms" => ("CUDA out-of-memory errors", "CUDA 显存不足次数"),
+        "cudamalloc_retries" => ("cudaMalloc retries", "cudaMalloc 重试次数"),
+        "growth_per_report" => ("Growth per report", "每次报告的增长"),
+        "tensor" => ("The tensor being allocated", "正在分配的张量"),
+        "device" => ("Device", "设备"),
+        "free_on_startup" => ("Free at startup", "启动时空闲"),
+        "gpu_memory_utilization" => (
+            "Utilization budget (gpu_memory_utilization)",
+            "显存利用率上限（gpu_memory_utilization）",
+        ),
+        "utilization_bytes" => ("Utilization budget in bytes", "利用率上限对应的显存"),
+        "weights" => ("Model weights", "模型权重"),
+        "kv_needed" => ("KV cache needed", "所需 KV 缓存"),
+        "kv_available" => ("KV cache available", "可用 KV 缓存"),
+        "kv_cache_tokens" => ("Tokens the KV cache holds", "KV 缓存可容纳的 token"),
+        "gpu_blocks" => ("KV blocks on the GPU", "GPU 上的 KV 块"),
+        "max_model_len" => ("max_model_len", "max_model_len"),
+        "estimated_max_model_len" => (
+            "Longest max_model_len that fits",
+            "能放下的最长 max_model_len",
+        ),
+        "layers_offloaded" => ("Layers on the GPU", "放到 GPU 上的层"),
+        "n_ctx" => ("Context (n_ctx)", "上下文（n_ctx）"),
+        "model_buffer" => ("Model buffer", "模型缓冲区"),
+        "kv_buffer" => ("KV cache buffer", "KV 缓存缓冲区"),
+        "compute_buffer" => ("Compute buffer", "计算缓冲区"),
+        "samples" => ("Samples", "采样数"),
+        "peak_used" => ("Peak used", "使用峰值"),
+        "steady" => ("Steady state", "稳定值"),
+        "growth_mib_per_x" => ("Growth rate", "增长速率"),
+        "hits_total_at_x" => ("Reaches the card's total", "达到显卡总量"),
+        "in_use" => (
+            "In use (TensorFlow's allocator)",
+            "使用中（TensorFlow 分配器）",
+        ),
+        "max_in_use" => (
+            "Most in use (TensorFlow's allocator)",
+            "最大使用量（TensorFlow 分配器）",
+        ),
+        "limit" => ("Allocator limit", "分配器上限"),
+        "total_allocation" => ("Total allocation (XLA)", "总分配（XLA）"),
+        "temp_allocation" => ("Temporary allocation (XLA)", "临时分配（XLA）"),
+        "total_fragmentation" => ("Fragmentation (XLA)", "碎片（XLA）"),
+        _ => return None,
+    })
+}
+
 impl Evidence {
     /// A size.
     pub fn size(name: &str, bytes: Bytes, text: impl Into<String>) -> Evidence {

@@ -230,3 +230,22 @@ fn a_100_kb_nvidia_smi_log_parses_quickly() {
     // Debug builds are slow; a release build takes about a millisecond.
     assert!(elapsed.as_millis() < 500, "{elapsed:?}");
 }
+
+#[test]
+fn every_evidence_name_has_a_label_in_both_languages() {
+    let mut missing = Vec::new();
+    for entry in fs::read_dir(corpus_dir()).expect("the corpus") {
+        let path = entry.expect("an entry").path();
+        if path.extension().and_then(|e| e.to_str()) != Some("txt") {
+            continue;
+        }
+        let text = fs::read_to_string(&path).expect("a text case");
+        for e in diagnose(&text).evidence {
+            match vramfit::diagnose::evidence_label(&e.name) {
+                Some((en, zh)) if !en.is_empty() && !zh.is_empty() => {}
+                _ => missing.push(format!("{}: {}", path.display(), e.name)),
+            }
+        }
+    }
+    assert!(missing.is_empty(), "evidence without a label: {missing:?}");
+}

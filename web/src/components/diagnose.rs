@@ -108,7 +108,10 @@ fn diagnosis(lang: Lang, d: &Diagnosis) -> Html {
                 <h3>{ lang.t("diag.evidence") }</h3>
                 <dl class="kv" id="evidence">
                     { for d.evidence.iter().map(|e| html! { <>
-                        <dt><code>{ &e.name }</code></dt>
+                        <dt data-name={e.name.clone()}>{ match diagnose::evidence_label(&e.name) {
+                            Some((en, zh)) => html! { { if lang == Lang::Zh { zh } else { en } } },
+                            None => html! { <code>{ &e.name }</code> },
+                        } }</dt>
                         <dd data-bytes={e.bytes.map(|b| b.get().to_string())}>{ &e.text }
                             { e.bytes.map(|b| format!(" = {}", format::gib(b))).unwrap_or_default() }</dd>
                     </> }) }
