@@ -389,12 +389,9 @@ pub fn mig(a: MigArgs) -> Outcome {
     let mut names = Vec::new();
     let mut sizes = Vec::new();
     for (i, j) in a.jobs.iter().enumerate() {
-        let (name, size) = match j.split_once('=') {
-            Some((n, s)) => (n.trim().to_string(), s),
-            None => (format!("job {i}"), j.as_str()),
-        };
+        let (name, size) = vramfit::hardware::mig::parse_job("job", i, j)?;
         names.push(name);
-        sizes.push(parse_size("job", size)?);
+        sizes.push(size);
     }
     for m in &a.job_models {
         names.push(m.clone());
@@ -405,6 +402,7 @@ pub fn mig(a: MigArgs) -> Outcome {
         cny_per_usd: rate_arg(a.cny_per_usd)?.cny_per_usd,
         provider: a.provider.clone(),
         max_cards: a.max_cards,
+        job_names: names.clone(),
     };
     let plan = plan_mig(gpu, &sizes, offers(), &options)?;
     if a.json {

@@ -314,14 +314,17 @@ pub fn plan_mig(
             _ => {
                 return Err(js_err(InputError::new(
                     "job",
-                    format!("job {i} needs exactly one of `memory` and `model`"),
+                    format!(
+                        "{} needs exactly one of `memory` and `model`",
+                        j.name.clone().unwrap_or_else(|| hw::mig::job_name(i))
+                    ),
                     "`{ memory: \"36GiB\" }` or `{ model: \"Qwen/Qwen2.5-7B\" }`, optionally with a `name`",
                 )));
             }
         };
         sizes.push(bytes);
         out.push(MigJobSize {
-            name: j.name.clone().unwrap_or_else(|| format!("job {i}")),
+            name: j.name.clone().unwrap_or_else(|| hw::mig::job_name(i)),
             bytes,
         });
     }
@@ -351,6 +354,7 @@ pub fn plan_mig(
         cny_per_usd: rate.cny_per_usd,
         provider: o.provider,
         max_cards: o.max_cards.min(f64::from(u32::MAX)) as u32,
+        job_names: out.iter().map(|j| j.name.clone()).collect(),
     };
     let plan = hw::mig::plan_mig(gpu, &sizes, hw::offers(), &options).map_err(js_err)?;
     to_js(&MigResult { plan, jobs: out })

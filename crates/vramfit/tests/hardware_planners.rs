@@ -840,3 +840,38 @@ fn mig_refuses_an_unknown_provider_and_sizes_a_model_job() {
         "job_model"
     );
 }
+
+#[test]
+fn mig_jobs_are_read_named_and_refused_when_empty() {
+    use vramfit::hardware::mig::parse_job;
+    // A name, a bare size (named by its position from 1), an empty name (the same).
+    assert_eq!(
+        parse_job("jobs", 0, "13b=36GiB").unwrap(),
+        (String::from("13b"), Bytes::gib(36))
+    );
+    assert_eq!(
+        parse_job("jobs", 1, "16GiB").unwrap(),
+        (String::from("job 2"), Bytes::gib(16))
+    );
+    assert_eq!(parse_job("jobs", 2, " =10GiB").unwrap().0, "job 3");
+    let e = parse_job("jobs", 0, "a=0GiB").unwrap_err();
+    assert_eq!(
+        (e.field.as_str(), e.problem.as_str()),
+        ("jobs", "a needs no memory")
+    );
+    // The planner names a job too large for any slice by its name.
+    let a100 = vramfit::hardware::find_gpu("a100-sxm4-80gb").unwrap();
+    let e = plan_mig(
+        a100,
+        &[Bytes::gib(10), Bytes::gib(500)],
+        &[],
+        &MigOptions {
+            job_names: vec![String::from("small"), String::from("big")],
+            ..MigOptions::default()
+        },
+    )
+    .unwrap_err();
+    assert!(e.problem.starts_with("big needs 500.00 GiB"), "{e}");
+    let e = plan_mig(a100, &[Bytes::new(0)], &[], &MigOptions::default()).unwrap_err();
+    assert_eq!(e.problem, "job 1 needs no memory");
+}

@@ -18,19 +18,13 @@ pub const DEFAULT_JOBS: &str = "13b-inference=30GiB\n7b-finetune-a=16GiB\n7b-fin
 /// The default card.
 pub const DEFAULT_GPU: &str = "a100-sxm4-80gb";
 
-/// `name=size` per line or comma; a bare size is named by its position.
+/// `name=size` per line or comma; a bare size is named by its position (`job 1`, …).
 pub fn parse_jobs(text: &str) -> Result<Vec<(String, Bytes)>, InputError> {
     text.split(['\n', ','])
         .map(str::trim)
         .filter(|l| !l.is_empty())
         .enumerate()
-        .map(|(i, l)| {
-            let (name, size) = match l.split_once('=') {
-                Some((n, s)) => (n.trim().to_string(), s),
-                None => (format!("job {}", i + 1), l),
-            };
-            vramfit::units::parse_size("jobs", size).map(|b| (name, b))
-        })
+        .map(|(i, l)| vramfit::hardware::mig::parse_job("jobs", i, l))
         .collect()
 }
 
@@ -56,6 +50,7 @@ pub fn plan(
         offers,
         &MigOptions {
             currency,
+            job_names: jobs.iter().map(|(n, _)| n.clone()).collect(),
             ..MigOptions::default()
         },
     )?;
@@ -189,7 +184,7 @@ fn plan_view(app: &crate::Ctx, jobs: &[(String, Bytes)], p: &MigPlan) -> Html {
     };
     html! {
         <div class="panel" id="mig-plan" data-cards={p.cards.len().to_string()}>
-            <h2>{ lang.f("mig.result", &[&p.cards.len().to_string(), g.map_or(p.gpu.as_str(), |g| g.name)]) }</h2>
+            <h2>{ lang.f(if p.cards.len() == 1 { "mig.result_one" } else { "mig.result" }, &[&p.cards.len().to_string(), g.map_or(p.gpu.as_str(), |g| g.name)]) }</h2>
             <div class="totals">
                 <div class="stat" id="mig-cost"><div class="k">{ lang.t("mig.cost") }</div><div class="v">{ cost(p.cost_per_hour) }</div>
                     <div class="s">{ lang.t(match p.pricing {
@@ -198,7 +193,7 @@ fn plan_view(app: &crate::Ctx, jobs: &[(String, Bytes)], p: &MigPlan) -> Html {
                         MigPricing::Unpriced => "mig.unpriced",
                     }) }</div></div>
                 <div class="stat" id="mig-whole"><div class="k">{ lang.t("mig.whole_cost") }</div><div class="v">{ cost(p.whole_cards_cost_per_hour) }</div>
-                    <div class="s">{ lang.f("mig.whole_sub", &[&jobs.len().to_string()]) }</div></div>
+                    <div class="s">{ lang.f(if jobs.len() == 1 { "mig.whole_sub_one" } else { "mig.whole_sub" }, &[&jobs.len().to_string()]) }</div></div>
             </div>
             { for p.cards.iter().enumerate().map(|(ci, card)| html! {
                 <div class="mig-card" data-card={ci.to_string()}>

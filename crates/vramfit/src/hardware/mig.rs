@@ -152,6 +152,8 @@ pub struct MigOptions {
     pub provider: Option<String>,
     /// Most cards to use.
     pub max_cards: u32,
+    /// The jobs' names, for messages (a job without one is [`job_name`]).
+    pub job_names: Vec<String>,
 }
 
 impl Default for MigOptions {
@@ -161,8 +163,33 @@ impl Default for MigOptions {
             cny_per_usd: crate::hardware::exchange_rate().cny_per_usd,
             provider: None,
             max_cards: 8,
+            job_names: Vec::new(),
         }
     }
+}
+
+/// The name of the `i`-th job (from 0) that was given none: `job 1`, `job 2`, …
+pub fn job_name(i: usize) -> String {
+    alloc::format!("job {}", i + 1)
+}
+
+/// A job as a person writes it: `name=size`, or a bare size (named [`job_name`]); a job that
+/// needs no memory is refused.
+pub fn parse_job(field: &str, i: usize, text: &str) -> Result<(String, Bytes)> {
+    let (name, size) = match text.split_once('=') {
+        Some((n, s)) if !n.trim().is_empty() => (String::from(n.trim()), s),
+        Some((_, s)) => (job_name(i), s),
+        None => (job_name(i), text),
+    };
+    let bytes = crate::units::parse_size(field, size)?;
+    if bytes.get() == 0 {
+        return Err(InputError::new(
+            field,
+            alloc::format!("{name} needs no memory"),
+            "a size above 0 with its unit, e.g. 16GiB",
+        ));
+    }
+    Ok((name, bytes))
 }
 
 /// How the MIG plan was priced.
@@ -468,6 +495,20 @@ pub fn plan_mig(
             format!("1 to {MAX_JOBS} jobs"),
         ));
     }
+    if let Some(i) = jobs.iter().position(|b| b.get() == 0) {
+        return Err(InputError::new(
+            "job",
+            format!(
+                "{} needs no memory",
+                options
+                    .job_names
+                    .get(i)
+                    .cloned()
+                    .unwrap_or_else(|| job_name(i))
+            ),
+            "a size above 0 with its unit, e.g. 16GiB",
+        ));
+    }
     if let Some(p) = &options.provider
         && !crate::hardware::platforms().iter().any(|q| q.id == p)
     {
@@ -570,8 +611,12 @@ pub fn plan_mig(
             return Err(InputError::new(
                 "job",
                 format!(
-                    "job {} needs {}, more than the largest MIG slice offered on {} ({})",
-                    i,
+                    "{} needs {}, more than the largest MIG slice offered on {} ({})",
+                    options
+                        .job_names
+                        .get(i)
+                        .cloned()
+                        .unwrap_or_else(|| job_name(i)),
                     need.display_gib(),
                     gpu.id,
                     largest.display_gib()
