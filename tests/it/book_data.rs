@@ -332,8 +332,12 @@ fn peers() -> String {
 }
 
 /// Per-GPU need of one layout, as `vramfit recommend` computes it: each layout estimated on its own.
-fn per_layout(input: &EstimateInput) -> impl Fn(Layout) -> vramfit::Bytes + '_ {
-    move |l: Layout| vramfit::estimate::layout_required_bytes(input, l)
+fn per_layout(
+    input: &EstimateInput,
+) -> impl Fn(Layout, &vramfit::hardware::Gpu) -> vramfit::Bytes + '_ {
+    move |l: Layout, g: &vramfit::hardware::Gpu| {
+        vramfit::estimate::layout_required_bytes(input, l, g)
+    }
 }
 
 fn stages() -> String {
@@ -379,9 +383,9 @@ fn stages() -> String {
         }
         let _ = writeln!(
             s,
-            "\nStage 2, adjust for the peak: peak allocated {} (at {:?}), nvidia-smi total {}, `M_rec = 1.2 × (M_theory + 2 GB)` = {} ({}).\n",
+            "\nStage 2, adjust for the peak: peak allocated {} (at {}), nvidia-smi total {}, `M_rec = 1.2 × (M_theory + 2 GB)` = {} ({}).\n",
             gib(e.peak_allocated_bytes.get()),
-            e.peak_phase,
+            e.peak_phase.describe(),
             gib(e.total_bytes.get()),
             gb(e.recommended_bytes.get()),
             gib(e.recommended_bytes.get())

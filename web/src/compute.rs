@@ -187,8 +187,8 @@ pub fn context_curve(s: &AppState) -> Vec<(u64, Estimate)> {
 /// Memory one GPU needs in a layout: the estimator re-run with that layout, exactly as the
 /// CLI's `recommend` does (ZeRO-3 only for training; a layout the estimator rejects gets a
 /// size no card has).
-pub fn per_gpu(input: &EstimateInput, layout: Layout) -> Bytes {
-    vramfit::estimate::layout_required_bytes(input, layout)
+pub fn per_gpu(input: &EstimateInput, layout: Layout, on: &vramfit::hardware::Gpu) -> Bytes {
+    vramfit::estimate::layout_required_bytes(input, layout, on)
 }
 
 /// The rental options for the state on `offers`, cheapest first (the CLI's `recommend` when
@@ -201,7 +201,7 @@ pub fn plan_of(
     let input = input_with(s, &[])?;
     estimate(&input)?;
     Ok(vramfit::hardware::plan(
-        |l| per_gpu(&input, l),
+        |l, g| per_gpu(&input, l, g),
         offers,
         vramfit::hardware::gpus(),
         options,

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use clap::{Args, ValueEnum};
 use vramfit::estimate::{
     AttentionImpl, Checkpointing, Engine, Estimate, EstimateInput, Logits, Mode, Offload,
-    Optimizer, Phase, Precision,
+    Optimizer, Precision,
 };
 use vramfit::precision::{Dtype, KvDtype, Quantization};
 use vramfit::{Bytes, InputError};
@@ -315,15 +315,7 @@ pub fn table(e: &Estimate) -> String {
         "  {:<20}{}  (torch.cuda.max_memory_allocated, at {})",
         "peak allocated",
         gib(e.peak_allocated_bytes),
-        match e.peak_phase {
-            Phase::Prefill => "the prompt's forward pass",
-            Phase::Decode => "the last generated token",
-            Phase::ForwardLoss => "the end of forward, with the loss",
-            Phase::Backward => "the end of backward",
-            Phase::OptimizerStep => "the optimizer step",
-            Phase::Serving => "vLLM's steady state",
-            Phase::Load => "no known phase: the parameter count alone",
-        }
+        e.peak_phase.describe()
     );
     let _ = writeln!(
         s,

@@ -217,7 +217,7 @@ pub struct RecommendArgs {
 
 /// Ranks the offers for a per-GPU memory function and prints them; `estimate` is echoed in the
 /// JSON. The estimate-driven `recommend` calls this with the estimator as `per_gpu`.
-pub fn recommend_with<F: Fn(Layout) -> Bytes>(
+pub fn recommend_with<F: Fn(Layout, &Gpu) -> Bytes>(
     per_gpu: F,
     estimate: serde_json::Value,
     flags: &PlanFlags,
@@ -310,7 +310,7 @@ pub fn recommend(a: RecommendArgs) -> Outcome {
         if need == Bytes::ZERO {
             return Err(InputError::new("memory", "zero", "a size above 0, e.g. 40GB").into());
         }
-        let per_gpu = move |l: Layout| match l.kind {
+        let per_gpu = move |l: Layout, _: &Gpu| match l.kind {
             ParallelKind::Tensor
             | ParallelKind::Pipeline
             | ParallelKind::TensorPipeline
@@ -337,7 +337,7 @@ pub fn recommend(a: RecommendArgs) -> Outcome {
     }
     let input = a.estimate.to_input()?;
     let base = vramfit::estimate::estimate(&input)?;
-    let per_gpu = |l: Layout| vramfit::estimate::layout_required_bytes(&input, l);
+    let per_gpu = |l: Layout, g: &Gpu| vramfit::estimate::layout_required_bytes(&input, l, g);
     let estimate = serde_json::to_value(&base).map_err(|e| Failure::io(e.to_string()))?;
     let mut out = tier_text(Some(tier_for(base.params)));
     if !a.json {

@@ -263,7 +263,7 @@ pub fn recommend(
     .map_err(js_err)?;
     let base = est::estimate(&input).map_err(js_err)?;
     let options: Vec<PlanOption> = hw::plan(
-        |l: Layout| est::layout_required_bytes(&input, l),
+        |l: Layout, g: &hw::Gpu| est::layout_required_bytes(&input, l, g),
         hw::offers(),
         hw::gpus(),
         &opts,

@@ -164,16 +164,8 @@ fn cheapest_fit(c: &mut Criterion) {
     // `vramfit recommend`: every offer, every layout (tensor / pipeline parallel, ZeRO-3), each
     // layout estimated with its own tp, pp and ZeRO stage.
     let training = llama_8b(Mode::Training, Engine::Hf);
-    let per_gpu = |l: Layout| {
-        let input = EstimateInput {
-            gpus: f64::from(l.gpus),
-            tp: f64::from(l.tp),
-            pp: f64::from(l.pp),
-            zero: f64::from(l.zero_stage),
-            gpu: None,
-            ..training.clone()
-        };
-        estimate(&input).map_or(Bytes::new(u64::MAX), |e| e.required_bytes)
+    let per_gpu = |l: Layout, g: &vramfit::hardware::Gpu| {
+        vramfit::estimate::layout_required_bytes(&training, l, g)
     };
     let options = PlanOptions::default();
     c.bench_function("plan/cheapest-fit-llama-3.1-8b-training", |b| {

@@ -508,7 +508,7 @@ fn mig_packs_onto_as_few_cards_as_possible() {
 
 /// A 150 GiB job: a single GPU needs all of it; TP/PP split it (+1 GiB each for buffers); ZeRO-3
 /// shards it (+3 GiB); data parallel would replicate it.
-fn job_150(l: Layout) -> Bytes {
+fn job_150(l: Layout, _: &Gpu) -> Bytes {
     let n = u64::from(l.gpus);
     match l.kind {
         ParallelKind::Single | ParallelKind::Mig | ParallelKind::Data => Bytes::gib(150),
@@ -550,7 +550,7 @@ fn cheapest_fit_by_hand() {
     close(got[6].price_per_hour, 30.24, 1e-9);
     assert_eq!(got[6].rented_gpus, 8);
     // Without the 2-GPU layouts (a job that needs 4 GPUs), TP×PP appears.
-    let needs_4 = |l: Layout| match (l.gpus, l.kind) {
+    let needs_4 = |l: Layout, _: &Gpu| match (l.gpus, l.kind) {
         (4, ParallelKind::TensorPipeline) => Bytes::gib(40),
         _ => Bytes::gib(100),
     };
@@ -581,7 +581,7 @@ fn data_parallel_never_cuts_per_gpu_memory() {
     // A naive memory function that divides by the GPU count for every kind, data parallel
     // included. The planner must never ask about (or propose) a data-parallel layout.
     let asked = RefCell::new(Vec::new());
-    let naive = |l: Layout| {
+    let naive = |l: Layout, _: &Gpu| {
         asked.borrow_mut().push(l.kind);
         Bytes::gib(150).div_ceil(u64::from(l.gpus))
     };
@@ -606,7 +606,7 @@ fn data_parallel_never_cuts_per_gpu_memory() {
 fn small_jobs_land_on_slices() {
     // 8 GiB fits a 1g.10gb slice (9.75 GiB) at 5/8 = 0.625 CNY/h, the cheapest option in CNY.
     let got = plan(
-        |_| Bytes::gib(8),
+        |_, _| Bytes::gib(8),
         offers(),
         gpus(),
         &PlanOptions {

@@ -863,6 +863,21 @@ pub enum Phase {
     Load,
 }
 
+impl Phase {
+    /// The phase in words, for "the peak is at …".
+    pub const fn describe(self) -> &'static str {
+        match self {
+            Phase::Prefill => "the prompt's forward pass",
+            Phase::Decode => "the last generated token",
+            Phase::ForwardLoss => "the end of forward, with the loss",
+            Phase::Backward => "the end of backward",
+            Phase::OptimizerStep => "the optimizer step",
+            Phase::Serving => "vLLM's steady state",
+            Phase::Load => "no known phase: the parameter count alone",
+        }
+    }
+}
+
 /// One part of the estimate, with its formula.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]

@@ -3,7 +3,7 @@
 use super::Device;
 use super::{EstimateInput, MAX_BATCH, MAX_SEQ, Mode, estimate};
 use crate::hardware::fit::largest_fitting;
-use crate::hardware::{Layout, ParallelKind};
+use crate::hardware::{Gpu, Layout, ParallelKind};
 use crate::units::Bytes;
 
 /// What fits on the chosen card.
@@ -95,12 +95,19 @@ pub fn fewest_gpus(input: &EstimateInput, memory: Bytes) -> Option<u64> {
     })
 }
 
-/// The memory one GPU needs when the run of `input` is spread over `layout`: the estimator run
+/// The memory one GPU of `on` needs when the run of `input` is spread over `layout`: the estimator run
 /// again with the layout's GPUs, tensor / pipeline degrees or ZeRO-3. This is the per-layout
 /// function the planner ([`crate::hardware::plan()`]) takes, shared by the CLI's and the npm
 /// package's `recommend`. A layout the run cannot use (ZeRO-3 outside training, a TP degree that
 /// does not divide the heads) needs [`crate::units::MAX_SIZE`], which no card has.
-pub fn layout_required_bytes(input: &EstimateInput, layout: Layout) -> Bytes {
+pub fn layout_required_bytes(input: &EstimateInput, layout: Layout, on: &Gpu) -> Bytes {
+    // On the offer's card, whatever card the input named: its generation sets the cuBLAS
+    // workspace, its memory vLLM's default batch sizes.
+    let input = &EstimateInput {
+        gpu: Some(on.id.into()),
+        gpu_memory: None,
+        ..input.clone()
+    };
     let i = match layout.kind {
         // A MIG or vGPU slice is one (small) device; data parallel is never asked for.
         ParallelKind::Single | ParallelKind::Mig | ParallelKind::Data => input.clone(),
@@ -232,22 +239,33 @@ mod tests {
 
     #[test]
     fn layout_required_bytes_reruns_the_estimate_per_layout() {
-        let i = tiny();
+        // On the H100 the input now names (its workspace is Hopper's).
+        let h100 = crate::hardware::find_gpu("h100-sxm5-80gb").unwrap();
+        let i = EstimateInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..tiny()
+        };
         let one = need(&i);
-        assert_eq!(layout_required_bytes(&i, Layout::SINGLE), one);
+        assert_eq!(layout_required_bytes(&tiny(), Layout::SINGLE, h100), one);
         let tp2 = Layout::candidates(2)[0];
         assert_eq!(tp2.kind, ParallelKind::Tensor);
         let by_hand = need(&EstimateInput {
             gpus: 2.0,
             tp: 2.0,
-            ..tiny()
+            ..i.clone()
         });
-        assert_eq!(layout_required_bytes(&i, tp2), by_hand);
+        assert_eq!(layout_required_bytes(&i, tp2, h100), by_hand);
         // TP=2 halves the weights: 12.55 GiB of bf16 weights become about 6.3 GiB per GPU.
         assert!(by_hand < one && one.get() - by_hand.get() > 6 * crate::units::GIB);
         // ZeRO-3 is a training layout only.
         let z3 = Layout::candidates(2)[2];
         assert_eq!(z3.kind, ParallelKind::Zero3);
-        assert_eq!(layout_required_bytes(&i, z3), crate::units::MAX_SIZE);
+        assert_eq!(layout_required_bytes(&i, z3, h100), crate::units::MAX_SIZE);
+        // The offer's card, not the one the input names: an A100 has the 4 MiB cuBLAS workspace
+        // of the cards before Hopper, 28 MiB less than the H100's 32 MiB.
+        let a100 = crate::hardware::find_gpu("a100-sxm4-80gb").unwrap();
+        let on_h100 = layout_required_bytes(&i, Layout::SINGLE, h100);
+        let on_a100 = layout_required_bytes(&i, Layout::SINGLE, a100);
+        assert!(on_a100 < on_h100, "{on_a100:?} {on_h100:?}");
     }
 }

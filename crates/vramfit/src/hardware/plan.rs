@@ -251,7 +251,8 @@ pub struct PlanOption {
 
 /// Ranks every way to run a job on the offers, cheapest first.
 ///
-/// `per_gpu` gives the memory one GPU needs in a layout (the estimator, as a closure). For each
+/// `per_gpu` gives the memory one GPU needs in a layout on the offer's GPU (the estimator, as a
+/// closure: the card decides its cuBLAS workspace and vLLM's defaults). For each
 /// offer whose GPU is in `gpus`: a MIG or vGPU slice is tried with [`Layout::SINGLE`] against
 /// the slice's usable memory; a whole-card offer is tried with 1 GPU, then with 2, 4, … up to
 /// `max_gpus_per_node` GPUs under tensor, pipeline, tensor × pipeline and ZeRO-3 layouts,
@@ -263,7 +264,7 @@ pub struct PlanOption {
 /// `options.currency`, then by fewer GPUs, then by larger margin, then by offer id.
 ///
 /// Data parallel is never tried: it does not cut per-GPU memory (guide §6 Q3).
-pub fn plan<F: Fn(Layout) -> Bytes>(
+pub fn plan<F: Fn(Layout, &Gpu) -> Bytes>(
     per_gpu: F,
     offers: &[Offer],
     gpus: &[Gpu],
@@ -299,7 +300,7 @@ pub fn plan<F: Fn(Layout) -> Bytes>(
         };
         let mut push =
             |layout: Layout, usable: Bytes, rented: u32, price: f64, mig: Option<&str>| {
-                let need = per_gpu(layout);
+                let need = per_gpu(layout, gpu);
                 if need <= usable {
                     out.push(PlanOption {
                         gpu: gpu.id.to_string(),
