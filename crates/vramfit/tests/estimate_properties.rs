@@ -3,8 +3,8 @@
 use proptest::prelude::*;
 use vramfit::Bytes;
 use vramfit::estimate::{
-    Checkpointing, Engine, Estimate, EstimateInput, MAX_BATCH, MAX_SEQ, Mode, Precision, estimate,
-    largest_batch, largest_context,
+    Checkpointing, Engine, Estimate, EstimateInput, MAX_BATCH, MAX_SEQ, Mode, Precision,
+    context_bound, estimate, largest_batch, largest_context,
 };
 use vramfit::model::{Architecture, Family, Moe};
 use vramfit::precision::{Dtype, GgufFileType, Quantization};
@@ -258,10 +258,13 @@ proptest! {
                 EstimateInput { seq_len: s as f64, ..input.clone() }
             })
         };
+        // The model's trained context bounds the answer as MAX_SEQ does.
+        let bound = context_bound(&input).map_or(MAX_SEQ, |b| b.min(MAX_SEQ));
         match largest_context(&input, memory) {
             Some(s) => {
                 prop_assert!(at(s) <= memory, "context {s} needs {:?} > {memory:?}", at(s));
-                prop_assert!(s == MAX_SEQ || at(s + 1) > memory, "context {} fits too", s + 1);
+                prop_assert!(s <= bound, "context {s} past the model's {bound}");
+                prop_assert!(s == bound || at(s + 1) > memory, "context {} fits too", s + 1);
             }
             None => prop_assert!(at(1) > memory),
         }

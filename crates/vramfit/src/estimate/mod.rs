@@ -18,7 +18,8 @@ pub use activations::{Kernel, Trainable, role_bit};
 pub use formula_zh::formula_zh;
 pub use quick::{Quick, guide_bytes_per_param, m_rec};
 pub use solve::{
-    Solutions, fewest_gpus, largest_batch, largest_context, layout_required_bytes, solve,
+    Solutions, context_bound, fewest_gpus, largest_batch, largest_context, layout_required_bytes,
+    solve,
 };
 pub use weights::{gguf_type, per_gpu_weight_bytes, tensor_bytes};
 
