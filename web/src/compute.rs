@@ -298,7 +298,13 @@ pub struct SpotDefaults {
 
 /// A price rounded to 4 decimals, as the calculator's fields show it.
 pub fn round_price(x: f64) -> f64 {
-    (x * 1e4).round() / 1e4
+    // Four significant digits: a price of 0.0001 stays itself rather than rounding to 0, which
+    // the spot calculator would refuse for a field the user never typed in.
+    if !(x.is_finite() && x > 0.0) {
+        return x;
+    }
+    let scale = 10f64.powi(3 - x.log10().floor() as i32);
+    (x * scale).round() / scale
 }
 
 /// The cheapest on-demand and spot options of `options` (cheapest first, spot included), on
@@ -635,6 +641,16 @@ mod tests {
                 w.key
             );
         }
+    }
+
+    #[test]
+    fn prices_round_to_four_significant_digits() {
+        assert_eq!(round_price(2.48934), 2.489);
+        assert_eq!(round_price(1234.56), 1235.0);
+        // A tiny price keeps its digits (it rounded to 0 at four decimals).
+        assert_eq!(round_price(0.000_012_345), 0.000_012_35);
+        assert_eq!(format!("{}", round_price(0.0001)), "0.0001");
+        assert_eq!(round_price(0.0), 0.0);
     }
 
     #[test]

@@ -8,6 +8,8 @@ pub fn gib(b: Bytes) -> String {
     let g = b.as_gib();
     if b.get() == 0 {
         "0 GiB".to_string()
+    } else if g >= 1000.0 {
+        format!("{} GiB", vramfit::estimate::thousands(g.round() as u64))
     } else if g >= 100.0 {
         format!("{g:.0} GiB")
     } else if g >= 10.0 {
@@ -22,7 +24,9 @@ pub fn gib(b: Bytes) -> String {
 /// `16.4 GB`.
 pub fn gb(b: Bytes) -> String {
     let g = b.as_gb();
-    if g >= 100.0 {
+    if g >= 1000.0 {
+        format!("{} GB", vramfit::estimate::thousands(g.round() as u64))
+    } else if g >= 100.0 {
         format!("{g:.0} GB")
     } else {
         format!("{g:.1} GB")
@@ -34,17 +38,24 @@ pub fn both(b: Bytes) -> String {
     format!("{} ({})", gib(b), gb(b))
 }
 
-/// A parameter count: `7.24 B`, `135 M`.
+/// A parameter count to three significant digits: `7.24 B`, `70.6 B`, `117 B`, `25.6 M`.
 pub fn params(n: u64) -> String {
     let x = n as f64;
-    if x >= 1e12 {
-        format!("{:.2} T", x / 1e12)
+    let (v, unit) = if x >= 1e12 {
+        (x / 1e12, "T")
     } else if x >= 1e9 {
-        format!("{:.2} B", x / 1e9)
+        (x / 1e9, "B")
     } else if x >= 1e6 {
-        format!("{:.0} M", x / 1e6)
+        (x / 1e6, "M")
     } else {
-        format!("{n}")
+        return vramfit::estimate::thousands(n);
+    };
+    if v >= 100.0 {
+        format!("{v:.0} {unit}")
+    } else if v >= 10.0 {
+        format!("{v:.1} {unit}")
+    } else {
+        format!("{v:.2} {unit}")
     }
 }
 
@@ -79,6 +90,14 @@ mod tests {
         assert_eq!(gib(Bytes::mib(3)), "3.0 MiB");
         assert_eq!(gib(Bytes::gib(640)), "640 GiB");
         assert_eq!(params(7_241_732_096), "7.24 B");
+        // Three significant digits at every size: ResNet-50's 25,557,032, a 117 B MoE.
+        assert_eq!(params(25_557_032), "25.6 M");
+        assert_eq!(params(70_553_706_496), "70.6 B");
+        assert_eq!(params(116_829_156_672), "117 B");
+        assert_eq!(params(124_439), "124,439");
+        // Huge sizes keep their digits grouped.
+        assert_eq!(gib(Bytes::gib(546_801)), "546,801 GiB");
+        assert_eq!(gb(Bytes::new(2_500_000_000_000)), "2,500 GB");
         assert_eq!(percent(1, 4), "25 %");
         assert_eq!(percent(1, 0), "0 %");
     }

@@ -310,7 +310,7 @@ pub static VIEW_TEXT: &[(&str, &str, &str)] = &[];
 pub static VIEW_TEXT: &[(&str, &str, &str)] = &[
     ("device.adapter", "WebGPU adapter", "WebGPU 适配器"),
     ("device.architecture", "Architecture", "架构"),
-    ("device.card_memory", "{0}: {1} usable as CUDA reports it ({2} on the box), from the catalog, not from the browser.", "{0}：CUDA 报告可用 {1}（标称 {2}），数据来自目录而非浏览器。"),
+    ("device.card_memory", "{0}: {1} usable as its runtime (CUDA, ROCm, Metal) reports it ({2} on the box), from the catalog, not from the browser.", "{0}：运行时（CUDA、ROCm、Metal）报告可用 {1}（标称 {2}），数据来自目录而非浏览器。"),
     ("device.description", "Description", "描述"),
     ("device.fallback", "Software (fallback) adapter", "软件（回退）适配器"),
     ("device.intro", "What your browser says about this device's GPU, through WebGPU. Browsers do not report GPU memory size; vramfit never guesses it.", "浏览器通过 WebGPU 报告的本机 GPU 信息。浏览器不会报告显存容量，vramfit 也不会猜测。"),
@@ -356,7 +356,7 @@ pub static VIEW_TEXT: &[(&str, &str, &str)] = &[
     ("diag.walk", "Walk the decision tree", "按决策树逐步排查"),
     ("faq.lead", "The guide's four questions, and others users ask. The numbers in the answers are computed now, by the same estimator as the calculator.", "指南中的四个问题以及用户常问的问题。答案中的数字由与计算器相同的估算器实时计算。"),
     ("fit.cards", "Every card in the catalog", "目录中的所有显卡"),
-    ("fit.cards_hint", "On one card, the run needs {0}. Memory is what CUDA reports; the vendor's label is below it.", "单卡运行需要 {0}。显存为 CUDA 报告值，下方为厂商标称值。"),
+    ("fit.cards_hint", "On one card, the run needs {0}. Memory is what the runtime (CUDA, ROCm) reports; the vendor's label is below it.", "单卡运行需要 {0}。显存为运行时（CUDA、ROCm）报告值，下方为厂商标称值。"),
     ("fit.currency", "Currency", "币种"),
     ("fit.fits", "Fits?", "能否装下"),
     ("fit.fix_in_calc", "Fix it in the calculator.", "请在计算器中修改。"),

@@ -21,9 +21,18 @@ impl Failure {
 impl From<InputError> for Failure {
     /// Bad input (exit code 2), with the field shown as the CLI flag that sets it.
     fn from(e: InputError) -> Failure {
+        // An unknown model: where the CLI lists the presets with those words.
+        let hint = match e.problem.strip_prefix("no preset named `") {
+            Some(rest) if e.field == "model" && e.accepted.contains("have its words") => format!(
+                " (`vramfit models {}` lists them all)",
+                rest.trim_end_matches('`')
+            ),
+            Some(_) if e.field == "model" => String::from(" (`vramfit models` lists them)"),
+            _ => String::new(),
+        };
         Failure {
             message: format!(
-                "{}: {}; accepted: {}",
+                "{}: {}; accepted: {}{hint}",
                 flag_name(&e.field),
                 e.problem,
                 e.accepted

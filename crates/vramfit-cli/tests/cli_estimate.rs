@@ -116,6 +116,21 @@ fn bad_input_exits_2_naming_the_flag() {
 }
 
 #[test]
+fn an_unknown_model_says_where_the_presets_are_listed() {
+    let (code, _, err) = vramfit(&["estimate", "--model", "llama"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("and 6 more (`vramfit models llama` lists them all)"),
+        "{err}"
+    );
+    let (_, _, err) = vramfit(&["estimate", "--model", "zzz"]);
+    assert!(
+        err.contains("or a bare parameter count (params, e.g. 7B) (`vramfit models` lists them)"),
+        "{err}"
+    );
+}
+
+#[test]
 fn table_writes_units() {
     let (code, out, _) = vramfit(&["estimate", "--params", "13B", "--dtype", "bf16"]);
     assert_eq!(code, 0);

@@ -199,7 +199,11 @@ pub fn gib_tick(i: u32, step: f64) -> String {
             (scaled - scaled.round()).abs() < 1e-6 * scaled.max(1.0)
         })
         .unwrap_or(3);
-    format!("{:.*} GiB", decimals as usize, step * f64::from(i))
+    let v = step * f64::from(i);
+    if decimals == 0 && v >= 1000.0 {
+        return format!("{} GiB", vramfit::estimate::thousands(v.round() as u64));
+    }
+    format!("{:.*} GiB", decimals as usize, v)
 }
 
 #[cfg(test)]
@@ -253,6 +257,7 @@ mod tests {
         assert_eq!(gib_tick(2, 2.5), "5.0 GiB");
         assert_eq!(gib_tick(3, 0.2), "0.6 GiB");
         assert_eq!(gib_tick(1, 0.25), "0.25 GiB");
-        assert_eq!(gib_tick(5, 250.0), "1250 GiB");
+        assert_eq!(gib_tick(5, 250.0), "1,250 GiB");
+        assert_eq!(gib_tick(5, 500_000.0), "2,500,000 GiB");
     }
 }

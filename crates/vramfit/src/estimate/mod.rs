@@ -355,15 +355,15 @@ fn near_presets(id: &str) -> String {
         .into_iter()
         .map(|p| p.id)
         .collect();
-    let general = "a preset id such as meta-llama/Llama-3.1-8B (see `vramfit models`), a path to a config.json, or --params";
+    // Words for every front end (the CLI adds where to list the presets).
+    let general = "a preset id such as meta-llama/Llama-3.1-8B, a config.json, or a bare parameter count (params, e.g. 7B)";
     match near.len() {
         0 => general.to_string(),
         n if n <= SHOWN => format!("a preset id; these have its words: {}", near.join(", ")),
         n => format!(
-            "a preset id; these have its words: {}, and {} more (see `vramfit models {}`)",
+            "a preset id; these have its words: {}, and {} more",
             near[..SHOWN].join(", "),
-            n - SHOWN,
-            id
+            n - SHOWN
         ),
     }
 }

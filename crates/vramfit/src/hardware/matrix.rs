@@ -67,7 +67,7 @@ impl Default for Weights {
 impl Weights {
     /// Parses `memory=3,billing=1,…`; criteria not named keep weight 1.
     pub fn parse(field: &str, text: &str) -> Result<Weights> {
-        let accepted = "criterion=weight pairs separated by commas, criteria memory, billing, slicing, interconnect, frameworks, support, weights 0 to 100, not all 0";
+        let accepted = "criterion=weight pairs separated by commas, criteria memory, billing, slicing, interconnect, frameworks, support, weights whole numbers 0 to 100, not all 0";
         let mut w = Weights::default();
         for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             let (k, v) = part

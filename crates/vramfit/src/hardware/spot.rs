@@ -131,7 +131,7 @@ pub fn compare(input: &SpotInput) -> Result<SpotComparison> {
         input.on_demand_price,
         0.0,
         1e7,
-        "a price per hour, more than 0",
+        "a price per hour, more than 0 and at most 10000000",
         false,
     )?;
     check(
@@ -139,7 +139,7 @@ pub fn compare(input: &SpotInput) -> Result<SpotComparison> {
         input.spot_price,
         0.0,
         1e7,
-        "a price per hour, 0 or more",
+        "a price per hour, 0 to 10000000",
         true,
     )?;
     check(
@@ -147,7 +147,7 @@ pub fn compare(input: &SpotInput) -> Result<SpotComparison> {
         input.mtbi_hours,
         0.0,
         1e7,
-        "mean hours between interruptions, more than 0 (the guide: 6 to 48)",
+        "mean hours between interruptions, more than 0 and at most 10000000 (the guide: 6 to 48)",
         false,
     )?;
     check(
@@ -155,7 +155,7 @@ pub fn compare(input: &SpotInput) -> Result<SpotComparison> {
         input.checkpoint_every_hours,
         0.0,
         1e5,
-        "hours between checkpoints, more than 0",
+        "hours between checkpoints, more than 0 and at most 100000",
         false,
     )?;
     check(
