@@ -303,8 +303,16 @@ pub fn round_price(x: f64) -> f64 {
     if !(x.is_finite() && x > 0.0) {
         return x;
     }
-    let scale = 10f64.powi(3 - x.log10().floor() as i32);
-    (x * scale).round() / scale
+    // Divided (or multiplied) by an exact power of ten, so that the result is the double
+    // nearest the rounded decimal and prints as it.
+    let e = 3 - x.log10().floor() as i32;
+    if e >= 0 {
+        let s = 10f64.powi(e);
+        (x * s).round() / s
+    } else {
+        let s = 10f64.powi(-e);
+        (x / s).round() * s
+    }
 }
 
 /// The cheapest on-demand and spot options of `options` (cheapest first, spot included), on
@@ -651,6 +659,8 @@ mod tests {
         assert_eq!(round_price(0.000_012_345), 0.000_012_35);
         assert_eq!(format!("{}", round_price(0.0001)), "0.0001");
         assert_eq!(round_price(0.0), 0.0);
+        assert_eq!(format!("{}", round_price(0.001_408_2)), "0.001408");
+        assert_eq!(format!("{}", round_price(12_345.6)), "12350");
     }
 
     #[test]

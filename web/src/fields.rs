@@ -96,6 +96,7 @@ pub const QUANTIZATIONS: &[&str] = &[
     "awq",
     "bnb-int8",
     "bnb-nf4",
+    "bnb-nf4-dq",
     "mxfp4",
     "gguf-f16",
     "gguf-q8_0",

@@ -258,6 +258,7 @@ pub static TEXT: &[(&str, &str, &str)] = &[
     ("v.precision.fp32", "fp32", "fp32"),
     ("v.quantization.bnb-int8", "bnb-int8 (LLM.int8)", "bnb-int8（LLM.int8）"),
     ("v.quantization.bnb-nf4", "bnb-nf4 (4-bit)", "bnb-nf4（4 位）"),
+    ("v.quantization.bnb-nf4-dq", "bnb-nf4 + double quantization", "bnb-nf4 + 双重量化"),
     ("v.quantization.none", "none", "不量化"),
     ("v.source.config", "config.json", "config.json"),
     ("v.source.params", "Parameter count", "参数量"),

@@ -39,7 +39,7 @@ pub struct EstimateFlags {
     /// fp32, fp16 or bf16 (default: the checkpoint's dtype).
     #[arg(long)]
     pub dtype: Option<String>,
-    /// none, fp8, w8a8, w4a16, gptq, awq, bnb-int8, bnb-nf4, mxfp4, gguf-<type> (e.g. gguf-q4_k_m).
+    /// none, fp8, w8a8, w4a16, gptq, awq, bnb-int8, bnb-nf4, bnb-nf4-dq (double quantization), mxfp4, gguf-<type> (e.g. gguf-q4_k_m).
     #[arg(long, default_value = "none")]
     pub quantization: String,
     /// auto, fp16, bf16, fp8, q8_0, q4_0.

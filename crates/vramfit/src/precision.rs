@@ -434,12 +434,14 @@ impl Quantization {
         f
     }
 
-    /// Parses the CLI spelling: `none|fp8|w8a8|w4a16|gptq|awq|bnb-int8|bnb-nf4|mxfp4|gguf-<type>`.
-    /// GPTQ/AWQ/W4A16 take their usual defaults (4 bits, group 128); `bnb-nf4` has double
-    /// quantization on (as QLoRA uses it).
+    /// Parses the CLI spelling: `none|fp8|w8a8|w4a16|gptq|awq|bnb-int8|bnb-nf4|bnb-nf4-dq|mxfp4|gguf-<type>`.
+    /// GPTQ/AWQ/W4A16 take their usual defaults (4 bits, group 128); `bnb-nf4` is what
+    /// `BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4")` loads (no double
+    /// quantization, its default), `bnb-nf4-dq` adds `bnb_4bit_use_double_quant=True` (as QLoRA
+    /// uses it).
     pub fn parse(field: &str, s: &str) -> Result<Quantization> {
         let t = s.trim().to_ascii_lowercase();
-        let accepted = "none, fp8, w8a8, w4a16, gptq, awq, bnb-int8, bnb-nf4, mxfp4, gguf-<type> with type one of f16, q8_0, q6_k, q5_k_m, q5_k_s, q5_1, q5_0, q4_k_m, q4_k_s, q4_1, q4_0, q3_k_l, q3_k_m, q3_k_s, q2_k";
+        let accepted = "none, fp8, w8a8, w4a16, gptq, awq, bnb-int8, bnb-nf4, bnb-nf4-dq, mxfp4, gguf-<type> with type one of f16, q8_0, q6_k, q5_k_m, q5_k_s, q5_1, q5_0, q4_k_m, q4_k_s, q4_1, q4_0, q3_k_l, q3_k_m, q3_k_s, q2_k";
         Ok(match t.as_str() {
             "none" | "" => Quantization::None,
             "fp8" => Quantization::Fp8,
@@ -451,7 +453,10 @@ impl Quantization {
             },
             "awq" => Quantization::Awq { group_size: 128 },
             "bnb-int8" | "llm.int8" => Quantization::BnbInt8,
-            "bnb-nf4" | "nf4" => Quantization::BnbNf4 { double_quant: true },
+            "bnb-nf4" | "nf4" => Quantization::BnbNf4 {
+                double_quant: false,
+            },
+            "bnb-nf4-dq" | "nf4-dq" => Quantization::BnbNf4 { double_quant: true },
             "mxfp4" => Quantization::Mxfp4,
             other => {
                 let Some(ty) = other.strip_prefix("gguf-") else {
@@ -486,7 +491,10 @@ impl Quantization {
             Quantization::Gptq { .. } => "gptq".to_string(),
             Quantization::Awq { .. } => "awq".to_string(),
             Quantization::BnbInt8 => "bnb-int8".to_string(),
-            Quantization::BnbNf4 { .. } => "bnb-nf4".to_string(),
+            Quantization::BnbNf4 {
+                double_quant: false,
+            } => "bnb-nf4".to_string(),
+            Quantization::BnbNf4 { double_quant: true } => "bnb-nf4-dq".to_string(),
             Quantization::Mxfp4 => "mxfp4".to_string(),
             Quantization::Gguf { file_type } => alloc::format!("gguf-{}", file_type.name()),
         }

@@ -335,6 +335,7 @@ mod tests {
         "mxfp",
         "bnb",
         "nf",
+        "dq",
         "gptq",
         "bit",
         "tp",
