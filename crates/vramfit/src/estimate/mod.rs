@@ -1784,7 +1784,28 @@ impl Workload {
             return (0, String::from("no KV cache on the GPU"));
         }
         let per_layer = a.kv_elements_per_token_layer();
-        let elems = per_layer.saturating_mul(ctx).saturating_mul(layers);
+        // Interleaved sliding-window layers (Gemma 2/3, gpt-oss, Llama 4's chunks) get their own
+        // cache of min(n_ctx, n_swa × sequences + n_ubatch) cells, padded to 256
+        // (`llama_kv_cache_iswa`, without --swa-full). A model whose every layer slides (Mistral
+        // v0.1) runs as plain llama there, window ignored.
+        let interleaved =
+            a.sliding_window > 0 && a.sliding_layers > 0 && a.sliding_layers < a.num_layers;
+        let (swa_layers, swa_cells) = if interleaved {
+            let here = (layers * a.sliding_layers).div_ceil(a.num_layers.max(1));
+            let cells = a
+                .sliding_window
+                .saturating_mul(self.batch)
+                .saturating_add(self.ubatch)
+                .next_multiple_of(256)
+                .min(ctx);
+            (here.min(layers), cells)
+        } else {
+            (0, 0)
+        };
+        let cells = ctx
+            .saturating_mul(layers - swa_layers)
+            .saturating_add(swa_cells.saturating_mul(swa_layers));
+        let elems = per_layer.saturating_mul(cells);
         // llama.cpp's default KV type is f16.
         let dtype = if self.kv_dtype == KvDtype::Auto {
             KvDtype::Fp16
@@ -1792,14 +1813,24 @@ impl Workload {
             self.kv_dtype
         };
         let bytes = dtype.bytes_for(elems, Dtype::Fp16);
-        (
-            bytes,
+        let text = if swa_layers > 0 {
+            format!(
+                "{per_layer} values per token per layer × ({} layers × {ctx} context + {swa_layers} sliding layers × {swa_cells} cells (window {} × {} seq + ubatch {}, padded to 256)) × {} = {}",
+                layers - swa_layers,
+                a.sliding_window,
+                self.batch,
+                self.ubatch,
+                dtype.name(),
+                b(bytes)
+            )
+        } else {
             format!(
                 "{per_layer} values per token per layer × {layers} layers × {ctx} context × {} = {}",
                 dtype.name(),
                 b(bytes)
-            ),
-        )
+            )
+        };
+        (bytes, text)
     }
 
     #[allow(clippy::too_many_lines)]
@@ -2600,11 +2631,11 @@ impl Workload {
             add(
                 "sliding",
                 format!(
-                    "{} of {} layers attend within a {}-token window; HF caches only the window for them (vLLM sizes its pool for every layer).",
+                    "{} of {} layers attend within a {}-token window; HF caches only the window for them, llama.cpp the window × sequences + ubatch (vLLM sizes its pool for every layer).",
                     a.sliding_layers, a.num_layers, a.sliding_window
                 ),
                 format!(
-                    "{} 层中有 {} 层使用 {} token 滑动窗口；HF 仅缓存窗口（vLLM 按全部层分配 KV 池）。",
+                    "{} 层中有 {} 层使用 {} token 滑动窗口；HF 仅缓存窗口，llama.cpp 缓存窗口 × 序列数 + ubatch（vLLM 按全部层分配 KV 池）。",
                     a.num_layers, a.sliding_layers, a.sliding_window
                 ),
             );

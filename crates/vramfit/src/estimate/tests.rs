@@ -849,3 +849,34 @@ fn pipeline_training_counts_the_busiest_stages_parameters() {
     assert_eq!(e.gradients_bytes.get(), last * 4);
     assert_eq!(e.optimizer_bytes.get(), last * 8);
 }
+
+#[test]
+fn llama_cpp_caches_only_the_window_for_interleaved_sliding_layers() {
+    // Gemma 3 27B, Q8_0, n_ctx 32768: 10 global layers keep 32,768 cells; the 52 sliding layers
+    // keep min(32768, pad256(1024 × 1 sequence + 512 ubatch)) = 1536 (llama_kv_cache_iswa).
+    // 2 × 16 KV heads × 128 = 4096 f16 values per token and layer:
+    // 4096 × (10 × 32,768 + 52 × 1536) × 2 B = 3,338,665,984 B.
+    let arch = crate::presets::find("google/gemma-3-27b-it").unwrap().arch;
+    let e = estimate(&EstimateInput {
+        engine: Engine::Llamacpp,
+        quantization: Quantization::Gguf {
+            file_type: crate::precision::GgufFileType::Q8_0,
+        },
+        max_model_len: Some(32_768.0),
+        ..input(arch)
+    })
+    .unwrap();
+    assert_eq!(comp(&e, "kv_cache"), 4096 * (10 * 32_768 + 52 * 1536) * 2);
+    // Mistral 7B v0.1 slides on every layer: llama.cpp runs it as plain llama, the whole
+    // context on every layer: 2 × 8 × 128 × 32 layers × 32,768 × 2 B = 4 GiB.
+    let m = crate::presets::find("mistralai/Mistral-7B-v0.1")
+        .unwrap()
+        .arch;
+    let e = estimate(&EstimateInput {
+        engine: Engine::Llamacpp,
+        max_model_len: Some(32_768.0),
+        ..input(m)
+    })
+    .unwrap();
+    assert_eq!(comp(&e, "kv_cache"), 2 * 8 * 128 * 32 * 32_768 * 2);
+}
