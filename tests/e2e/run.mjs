@@ -996,7 +996,7 @@ test('screenshots of every view, desktop and phone', async () => {
     }
     // Opened states too, where long unbroken text (environment variables, commands) shows:
     // every FAQ answer, a diagnosis with its fixes, Fit & rent's spot breakdown. No element
-    // outside a scrolling table reaches past the screen.
+    // outside a scrolling table or command block (`pre`) reaches past the screen.
     if (size === 'phone') {
       for (const lang of ['en', 'zh']) {
         for (const [v, hash, prepare] of [
@@ -1011,7 +1011,7 @@ test('screenshots of every view, desktop and phone', async () => {
           await prepare();
           await page.waitForTimeout(150);
           const wide = await page.evaluate(() => [...document.querySelectorAll('main *')]
-            .filter((e) => !e.closest('.scroll') && e.getBoundingClientRect().right > window.innerWidth + 1)
+            .filter((e) => !e.closest('.scroll, pre') && e.getBoundingClientRect().right > window.innerWidth + 1)
             .map((e) => `${e.tagName.toLowerCase()}${e.id ? '#' + e.id : ''}.${e.className} (${Math.round(e.getBoundingClientRect().right)}px)`)
             .slice(0, 5));
           assert(wide.length === 0, `${v} (${lang}, opened): wider than the phone: ${wide.join(', ')}`);
