@@ -534,15 +534,17 @@ pub fn size() -> Result {
 /// under the `immediate-abort` panic strategy (`tools::wasm_bin`), then 169.6 KB once the form
 /// set the estimator's input without a JSON round trip, then 167.7 KB with its scripts and style
 /// sheet minified, then 169.4 KB with the word lookups of GPUs and presets, then 167.4 KB with
-/// the standard library's `optimize_for_size` feature. The site's first load, gzip.
-pub const FIRST_LOAD_CEILING: u64 = 174 * 1000;
+/// the standard library's `optimize_for_size` feature, then 171.2 KB with the estimator's
+/// engine checks, llama.cpp's GGUF and sliding-window rules and the busiest-stage training
+/// figures. The site's first load, gzip.
+pub const FIRST_LOAD_CEILING: u64 = 178 * 1000;
 /// The site's full build (every view), loaded when a view beyond the calculator opens:
-/// 412.3 KB, then 390.6 KB, then 384.1 KB, then 375.6 KB (`optimize_for_size`) on 2026-11-30,
-/// gzip.
-pub const FULL_BUILD_CEILING: u64 = 393 * 1000;
+/// 412.3 KB, then 390.6 KB, then 384.1 KB, then 375.6 KB (`optimize_for_size`), then 382.0 KB
+/// on 2026-11-30, gzip.
+pub const FULL_BUILD_CEILING: u64 = 400 * 1000;
 /// The npm package's module with every function (`vramfit/full`): 215.5 KB, then 204.6 KB, then
-/// 199.6 KB (`optimize_for_size`) on 2026-11-30, gzip.
-pub const NPM_FULL_CEILING: u64 = 208 * 1000;
+/// 199.6 KB (`optimize_for_size`), then 204.5 KB on 2026-11-30, gzip.
+pub const NPM_FULL_CEILING: u64 = 213 * 1000;
 
 /// The test suite's size step: security findings, missing builds, a broken budget and growth
 /// past the ceilings fail it.
