@@ -427,6 +427,12 @@ test('a dropped config.json is read locally and estimated like the CLI reads it'
   await page.setInputFiles('#f-config', broken);
   await page.locator('#calc-error').waitFor();
   assert(/config\.json/.test(await page.locator('#calc-error').innerText()), 'the error names config.json');
+  // An empty file says so (it read as "no config.json loaded").
+  const empty = join(dirname(file), 'empty.json');
+  writeFileSync(empty, '');
+  await page.setInputFiles('#f-config', empty);
+  await page.locator('#header-error').waitFor();
+  assert(/empty/.test(await page.locator('#header-error').innerText()), 'the empty file named as such');
   noProblems(page, 'problems');
 });
 

@@ -207,8 +207,18 @@ fn config_drop(props: &ErrProps) -> Html {
                 return;
             }
             let file = gloo::file::File::from(file);
+            let header = header.clone();
             let task = gloo::file::callbacks::read_as_text(&file, move |r| {
                 let text = r.unwrap_or_default();
+                // An empty file would clear the config and read as "none loaded": say what it is.
+                if text.trim().is_empty() {
+                    header.set(Some(Err(InputError::new(
+                        "config.json",
+                        "the file is empty",
+                        "a Hugging Face config.json (a JSON object with model_type, hidden_size, …)",
+                    ))));
+                    return;
+                }
                 // Keep it compact in the URL: re-serialised without whitespace when it is JSON.
                 let compact = serde_json::from_str::<serde_json::Value>(&text)
                     .map(|v| v.to_string())
