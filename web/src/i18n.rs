@@ -353,7 +353,7 @@ pub static VIEW_TEXT: &[(&str, &str, &str)] = &[
     ("diag.restart", "Start again", "重新开始"),
     ("diag.samples", "sample", "采样序号"),
     ("diag.seconds", "seconds", "秒"),
-    ("diag.series", "GPU {0} {1}: peak {2}, growth {3}", "GPU {0} {1}：峰值 {2}，增长 {3}"),
+    ("diag.series", "GPU {0}{1}: peak {2}, growth {3}", "GPU {0}{1}：峰值 {2}，增长 {3}"),
     ("diag.walk", "Walk the decision tree", "按决策树逐步排查"),
     ("faq.lead", "The guide's four questions, and others users ask. The numbers in the answers are computed now, by the same estimator as the calculator.", "指南中的四个问题以及用户常问的问题。答案中的数字由与计算器相同的估算器实时计算。"),
     ("fit.cards", "Every card in the catalog", "目录中的所有显卡"),

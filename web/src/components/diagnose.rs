@@ -221,7 +221,8 @@ fn smi_plot(lang: Lang, log: &SmiLog) -> Html {
             <figcaption class="hint">
                 { for series.iter().map(|s| html! { <div data-pattern={format!("{:?}", s.pattern)}>{ lang.f("diag.series", &[
                     &s.gpu.to_string(),
-                    s.name.as_deref().unwrap_or(""),
+                    // " NVIDIA H100 80GB HBM3", or nothing when the log names no card.
+                    &s.name.as_deref().map(|n| format!(" {n}")).unwrap_or_default(),
                     &format::gib(s.peak),
                     &s.growth_mib_per_x.map(|g| format!("{g:.0} MiB / {unit}")).unwrap_or_else(|| "—".into()),
                 ]) }</div> }) }
