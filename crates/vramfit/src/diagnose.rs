@@ -381,6 +381,32 @@ pub fn evidence_label(name: &str) -> Option<(&'static str, &'static str)> {
     })
 }
 
+/// Words in an evidence text (the numbers as read, with a few English words around them) and
+/// their Chinese, longest first; numbers and units are untouched.
+const EVIDENCE_ZH: &[(&str, &str)] = &[
+    (" held by other processes", " 由其他进程占用"),
+    (" of pinned host memory", " 锁页主机内存"),
+    (" per report", " / 每次报告"),
+    (" samples", " 个采样"),
+    (" tokens", " 个 token"),
+    (" blocks", " 个块"),
+    (" layers", " 层"),
+    ("process ", "进程 "),
+    ("device ", "设备 "),
+    ("after ", "经过 "),
+];
+
+/// An evidence text in Chinese: [`Evidence::text`] with its few English words translated.
+pub fn evidence_text_zh(text: &str) -> String {
+    let mut out = String::from(text);
+    for (en, zh) in EVIDENCE_ZH {
+        if out.contains(en) {
+            out = out.replace(en, zh);
+        }
+    }
+    out
+}
+
 impl Evidence {
     /// A size.
     pub fn size(name: &str, bytes: Bytes, text: impl Into<String>) -> Evidence {

@@ -112,7 +112,7 @@ fn diagnosis(lang: Lang, d: &Diagnosis) -> Html {
                             Some((en, zh)) => html! { { if lang == Lang::Zh { zh } else { en } } },
                             None => html! { <code>{ &e.name }</code> },
                         } }</dt>
-                        <dd data-bytes={e.bytes.map(|b| b.get().to_string())}>{ &e.text }
+                        <dd data-bytes={e.bytes.map(|b| b.get().to_string())}>{ if lang == Lang::Zh { diagnose::evidence_text_zh(&e.text) } else { e.text.clone() } }
                             { e.bytes.map(|b| format!(" = {}", format::gib(b))).unwrap_or_default() }</dd>
                     </> }) }
                 </dl>
