@@ -157,9 +157,27 @@ pub const MAX_SIZE: Bytes = Bytes(1 << 50);
 pub fn parse_size(field: &str, text: &str) -> Result<Bytes> {
     let accepted = "a size with its unit, e.g. 80GB, 79.19GiB, 512MiB (B, KB, MB, GB, TB, KiB, MiB, GiB, TiB), up to 1 PiB";
     let t = text.trim();
-    let split = t
+    let no_unit = || InputError::new(field, format!("`{t}` has no unit"), accepted);
+    let mut split = t
         .find(|c: char| c.is_ascii_alphabetic())
-        .ok_or_else(|| InputError::new(field, format!("`{t}` has no unit"), accepted))?;
+        .ok_or_else(no_unit)?;
+    // An exponent belongs to the number (`1.5e3MiB`, `1e30GiB`), as `parse_number` reads it.
+    let b = t.as_bytes();
+    if split > 0 && matches!(b[split], b'e' | b'E') {
+        let mut j = split + 1;
+        if matches!(b.get(j), Some(b'+' | b'-')) {
+            j += 1;
+        }
+        if b.get(j).is_some_and(u8::is_ascii_digit) {
+            while b.get(j).is_some_and(u8::is_ascii_digit) {
+                j += 1;
+            }
+            split = t[j..]
+                .find(|c: char| c.is_ascii_alphabetic())
+                .map(|k| j + k)
+                .ok_or_else(no_unit)?;
+        }
+    }
     let (num, unit) = t.split_at(split);
     let value = parse_number(num.trim())
         .ok_or_else(|| InputError::new(field, format!("`{t}` is not a number"), accepted))?;
@@ -439,6 +457,22 @@ mod tests {
         assert_eq!(
             parse_size("gpu_memory", "1.5TiB").unwrap().get(),
             1536 * GIB
+        );
+        // An exponent is part of the number, as in every numeric field: 1.5e3 MiB = 1500 MiB.
+        assert_eq!(
+            parse_size("gpu_memory", "1.5e3MiB").unwrap().get(),
+            1500 * MIB
+        );
+        assert_eq!(parse_size("gpu_memory", "2E+1GB").unwrap().get(), 20 * GB);
+        // Too large says so, instead of reading `e30GiB` as a unit.
+        assert_eq!(
+            parse_size("gpu_memory", "1e30GiB").unwrap_err().problem,
+            "`1e30GiB` is larger than 1 PiB"
+        );
+        // A bare `e` with no digits is still a unit's letter: `5eb` is an unknown unit.
+        assert_eq!(
+            parse_size("gpu_memory", "5eb").unwrap_err().problem,
+            "unknown unit `eb`"
         );
     }
 
