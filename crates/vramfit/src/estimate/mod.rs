@@ -446,22 +446,43 @@ pub struct Workload {
     pub ubatch: u64,
 }
 
-/// Checks that `v` is a finite integer in `lo..=hi`.
+/// What runs the estimate, from the mode and the engine: training is PyTorch whatever the
+/// engine; llama.cpp serves or infers; vLLM serves (any engine but llama.cpp) or infers;
+/// transformers infers. The one place that mapping is made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Runner {
+    Training,
+    Llamacpp,
+    Vllm,
+    Transformers,
+}
+
+impl Runner {
+    fn of(mode: Mode, engine: Engine) -> Runner {
+        match (mode, engine) {
+            (Mode::Training, _) => Runner::Training,
+            (_, Engine::Llamacpp) => Runner::Llamacpp,
+            (Mode::Serve, _) | (Mode::Inference, Engine::Vllm) => Runner::Vllm,
+            (Mode::Inference, Engine::Hf) => Runner::Transformers,
+        }
+    }
+}
+
 /// What the run's engine loads and caches: a KV-cache type it does not have is refused, and so is
 /// a weight format llama.cpp cannot load; a GGUF file run in PyTorch (transformers inference,
 /// training) is dequantized on load, so its weights are counted in the model dtype. Returns the
 /// format to count and, for the latter, the GGUF file type it came as.
 fn engine_formats(
-    mode: Mode,
     input: &EstimateInput,
     quantization: Quantization,
 ) -> Result<(Quantization, Option<GgufFileType>)> {
     use KvDtype::{Auto, Bf16, Fp8, Fp16, Q4_0, Q8_0};
-    let engine = match (mode, input.engine) {
-        (Mode::Training, _) => None,
-        (_, Engine::Llamacpp) => Some(("llama.cpp", &[Auto, Fp16, Bf16, Q8_0, Q4_0][..])),
-        (Mode::Serve, _) | (_, Engine::Vllm) => Some(("vLLM", &[Auto, Fp16, Bf16, Fp8][..])),
-        (_, Engine::Hf) => Some(("Hugging Face transformers", &[Auto, Fp16, Bf16][..])),
+    let runner = Runner::of(input.mode, input.engine);
+    let engine = match runner {
+        Runner::Training => None,
+        Runner::Llamacpp => Some(("llama.cpp", &[Auto, Fp16, Bf16, Q8_0, Q4_0][..])),
+        Runner::Vllm => Some(("vLLM", &[Auto, Fp16, Bf16, Fp8][..])),
+        Runner::Transformers => Some(("Hugging Face transformers", &[Auto, Fp16, Bf16][..])),
     };
     if let Some((name, kv)) = engine
         && !kv.contains(&input.kv_dtype)
@@ -473,8 +494,7 @@ fn engine_formats(
             format!("one of {} with {name}", names.join(", ")),
         ));
     }
-    if mode != Mode::Training
-        && input.engine == Engine::Llamacpp
+    if runner == Runner::Llamacpp
         && !matches!(
             input.quantization,
             Quantization::None | Quantization::Gguf { .. } | Quantization::Mxfp4
@@ -489,7 +509,7 @@ fn engine_formats(
             "none (an F16 or BF16 GGUF) or gguf-<type>, e.g. gguf-q4_k_m",
         ));
     }
-    let torch = mode == Mode::Training || (mode == Mode::Inference && input.engine == Engine::Hf);
+    let torch = matches!(runner, Runner::Training | Runner::Transformers);
     Ok(match quantization {
         Quantization::Gguf { file_type } if torch => (Quantization::None, Some(file_type)),
         q => (q, None),
@@ -531,6 +551,7 @@ fn check_tp(arch: &Architecture, tp: u64) -> Result<()> {
     ))
 }
 
+/// Checks that `v` is a finite integer in `lo..=hi`.
 fn int(field: &str, v: f64, lo: u64, hi: u64) -> Result<u64> {
     if v.is_finite() && v == libm::trunc(v) && v >= lo as f64 && v <= hi as f64 {
         Ok(v as u64)
@@ -663,7 +684,7 @@ impl EstimateInput {
         if qlora {
             quantization = Quantization::BnbNf4 { double_quant: true };
         }
-        let (quantization, gguf_dequantized) = engine_formats(mode, self, quantization)?;
+        let (quantization, gguf_dequantized) = engine_formats(self, quantization)?;
         let zero = int("zero", self.zero, 0, 3)? as u8;
         // DeepSpeed offloads ZeRO's partitions; without ZeRO there is nothing to offload, and
         // the run would hold everything on the GPU while the input says otherwise.
@@ -1294,11 +1315,11 @@ impl Workload {
             serve_tokens: None,
             theory: None,
         };
-        let (phase, trainable, cpu) = match (self.mode, self.engine) {
-            (Mode::Training, _) => self.training(&mut parts),
-            (_, Engine::Llamacpp) => self.llamacpp(&mut parts),
-            (Mode::Serve, _) | (Mode::Inference, Engine::Vllm) => self.vllm(&mut parts),
-            (Mode::Inference, Engine::Hf) => self.hf_inference(&mut parts),
+        let (phase, trainable, cpu) = match Runner::of(self.mode, self.engine) {
+            Runner::Training => self.training(&mut parts),
+            Runner::Llamacpp => self.llamacpp(&mut parts),
+            Runner::Vllm => self.vllm(&mut parts),
+            Runner::Transformers => self.hf_inference(&mut parts),
         };
         self.note_past_trained_context(&mut parts);
         if let Some(ft) = self.gguf_dequantized {
@@ -1324,11 +1345,11 @@ impl Workload {
     /// rotary ones run untrained that far. llama.cpp only warns, and is not noted.
     fn note_past_trained_context(&self, p: &mut Parts) {
         let trained = self.arch.max_position_embeddings;
-        let (context, vllm) = match (self.mode, self.engine) {
-            (Mode::Training, _) => (self.seq_len, false),
-            (_, Engine::Llamacpp) => (0, false),
-            (Mode::Serve, _) | (Mode::Inference, Engine::Vllm) => (self.max_model_len, true),
-            (Mode::Inference, Engine::Hf) => (self.seq_len.saturating_add(self.new_tokens), false),
+        let (context, vllm) = match Runner::of(self.mode, self.engine) {
+            Runner::Training => (self.seq_len, false),
+            Runner::Llamacpp => (0, false),
+            Runner::Vllm => (self.max_model_len, true),
+            Runner::Transformers => (self.seq_len.saturating_add(self.new_tokens), false),
         };
         if trained == 0 || context <= trained {
             return;
