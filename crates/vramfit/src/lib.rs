@@ -20,6 +20,7 @@ pub mod catalog;
 pub mod config;
 pub mod diagnose;
 pub mod error;
+mod error_zh;
 pub mod estimate;
 pub mod faq;
 pub mod hardware;

@@ -19,8 +19,18 @@ pub struct FieldProps {
     pub error: Option<InputError>,
 }
 
-/// The error text for a person: problem and what is accepted.
+/// The error text for a person: problem and what is accepted, in the page's language. The
+/// calculator's build links only the estimator input's phrases ([`InputError::zh_form`]); the
+/// full build, with the file readers and planners, all of them.
 pub fn error_text(lang: Lang, e: &InputError) -> String {
+    let zh;
+    let e = match lang {
+        Lang::En => e,
+        Lang::Zh => {
+            zh = if cfg!(feature = "full") { e.zh() } else { e.zh_form() };
+            &zh
+        }
+    };
     lang.f("calc.error", &[&e.field, &e.problem, &e.accepted])
 }
 
@@ -130,4 +140,26 @@ pub fn field_input(props: &FieldProps) -> Html {
 pub fn input_value(e: &Event) -> String {
     e.target_unchecked_into::<web_sys::HtmlInputElement>()
         .value()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::error_text;
+    use crate::i18n::Lang;
+    use crate::state::AppState;
+
+    #[test]
+    fn errors_read_in_the_pages_language() {
+        let mut s = AppState::default();
+        s.calc.insert("batch".into(), "0".into());
+        let e = crate::compute::estimate_of(&s).unwrap_err();
+        assert_eq!(
+            error_text(Lang::En, &e),
+            "batch: 0 is out of range. Accepted: an integer from 1 to 1048576."
+        );
+        assert_eq!(
+            error_text(Lang::Zh, &e),
+            "batch：0 超出范围。可接受：整数，从 1 到 1048576。"
+        );
+    }
 }

@@ -683,7 +683,7 @@ pub fn plan_mig(
         return Err(InputError::new(
             "job",
             format!(
-                "{} jobs do not fit on {} {} cards",
+                "{} jobs do not fit on {} cards ({})",
                 jobs.len(),
                 options.max_cards,
                 gpu.id
