@@ -262,8 +262,9 @@ fn spot_by_hand() {
 #[test]
 fn recommend_ranks_offers_cheapest_first() {
     // 150 GiB on Lambda and RunPod (USD): one MI300X (190 GiB visible) at 2.49; then two A100
-    // 80GB PCIe (79.17 GiB ≥ 75 GiB each under TP/PP/ZeRO-3) at 2 × 1.64 = 3.28; then four L40S
-    // (44.12 GiB ≥ 37.5) at 4 × 0.86 = 3.44.
+    // 80GB (79.32 GiB ≥ 75 GiB each under TP/PP/ZeRO-3) on Lambda's 8-GPU server rented whole,
+    // 8 × 1.79 = 14.32. A multi-GPU layout needs one machine with that many GPUs, so two
+    // separate 1-GPU rentals (RunPod's A100 or L40S) are never combined.
     let v = run_json(&[
         "recommend",
         "--memory",
@@ -280,14 +281,18 @@ fn recommend_ranks_offers_cheapest_first() {
     assert_eq!(opts[0]["offer"], "runpod-mi300x-1x");
     assert_eq!(opts[0]["count"], 1);
     close(opts[0]["price_per_hour"].as_f64().unwrap(), 2.49, 1e-9);
-    assert_eq!(opts[1]["offer"], "runpod-a100-80gb-1x");
-    close(opts[1]["price_per_hour"].as_f64().unwrap(), 3.28, 1e-9);
+    assert_eq!(opts[1]["offer"], "lambda-a100-80gb-8x");
+    close(opts[1]["price_per_hour"].as_f64().unwrap(), 14.32, 1e-9);
     assert_eq!(opts[1]["per_gpu_bytes"].as_u64(), Some(75 << 30));
-    let l40s = opts
-        .iter()
-        .find(|o| o["offer"] == "runpod-l40s-1x")
-        .unwrap();
-    close(l40s["price_per_hour"].as_f64().unwrap(), 3.44, 1e-9);
+    assert_eq!(opts[1]["rented_gpus"], 8);
+    assert!(
+        opts.iter()
+            .all(|o| o["count"].as_u64() <= o["rented_gpus"].as_u64())
+    );
+    assert!(
+        opts.iter()
+            .all(|o| o["count"] == 1 || !o["offer"].as_str().unwrap().ends_with("-1x"))
+    );
     assert!(opts.iter().all(|o| o["parallelism"]["kind"] != "data"));
     let prices: Vec<f64> = opts
         .iter()

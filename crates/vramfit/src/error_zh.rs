@@ -258,6 +258,10 @@ const FILES: &[(&str, &str)] = &[
         "GGUF 文件（元数据数组只含标量或字符串）",
     ),
     (
+        "a size from 1 MiB to 1 PiB with its unit, e.g. 16GiB",
+        "1 MiB 到 1 PiB 的带单位大小，如 16GiB",
+    ),
+    (
         "one depth per entry of hidden_sizes, 1 to 16 stages",
         "hidden_sizes 的每一项一个深度，1 到 16 个阶段",
     ),
@@ -328,6 +332,10 @@ const FILES: &[(&str, &str)] = &[
     (
         " tensors (real models have a few thousand)",
         " 个张量（真实模型有几千个）",
+    ),
+    (
+        "yuan per US dollar, 0.01 to 1000, e.g. 7.1",
+        "每美元兑换的人民币元数，0.01 到 1000，如 7.1",
     ),
     (
         "the language model's config, as an object",
@@ -427,6 +435,7 @@ const FILES: &[(&str, &str)] = &[
     ("-bit AWQ is not modelled", " 位 AWQ 尚未建模"),
     ("decoder attention heads", "解码器注意力头数"),
     ("a non-negative integer", "非负整数"),
+    (" needs less than 1 MiB", " 需要的显存不到 1 MiB"),
     ("an object without an ", "没有 "),
     ("1 to 64 GPUs per node", "每节点 1 到 64 个 GPU"),
     ("a complete .gguf file", "完整的 .gguf 文件"),

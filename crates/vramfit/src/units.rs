@@ -179,8 +179,25 @@ pub fn parse_size(field: &str, text: &str) -> Result<Bytes> {
         }
     }
     let (num, unit) = t.split_at(split);
-    let value = parse_number(num.trim())
-        .ok_or_else(|| InputError::new(field, format!("`{t}` is not a number"), accepted))?;
+    let value = match parse_number(num.trim()) {
+        Some(v) => v,
+        // A well-formed number too large for an f64 (`1e400`) is a size beyond any limit, not
+        // something that is not a number.
+        None if overflows(num.trim()) => {
+            return Err(InputError::new(
+                field,
+                format!("`{t}` is larger than 1 PiB"),
+                accepted,
+            ));
+        }
+        None => {
+            return Err(InputError::new(
+                field,
+                format!("`{t}` is not a number"),
+                accepted,
+            ));
+        }
+    };
     let mult = match unit.trim().to_ascii_lowercase().as_str() {
         "b" => 1.0,
         "kb" | "k" => 1e3,
@@ -215,6 +232,20 @@ pub fn parse_size(field: &str, text: &str) -> Result<Bytes> {
         ));
     }
     Ok(Bytes::from_f64(bytes))
+}
+
+/// Whether `s` is a well-formed positive number whose value does not fit an f64 (`1e400`,
+/// `5E+999`): its mantissa and exponent each read as numbers, yet the whole does not.
+fn overflows(s: &str) -> bool {
+    let Some(k) = s.find(['e', 'E']) else {
+        return false;
+    };
+    let exp = &s[k + 1..];
+    let digits = exp.strip_prefix('+').unwrap_or(exp);
+    !digits.is_empty()
+        && digits.bytes().all(|c| c.is_ascii_digit())
+        && parse_number(&s[..k]).is_some_and(|v| v > 0.0)
+        && parse_number(s).is_none()
 }
 
 /// Largest parameter count accepted: 100 trillion.
@@ -353,6 +384,24 @@ pub fn parse_number(s: &str) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_size_past_f64_is_larger_than_1_pib_not_a_non_number() {
+        for t in ["1e400GiB", "1E+999B", "9e308TB"] {
+            let e = parse_size("job", t).unwrap_err();
+            assert!(
+                e.problem.ends_with("is larger than 1 PiB"),
+                "{t}: {}",
+                e.problem
+            );
+        }
+        // Not numbers stay not numbers; a tiny exponent is a tiny number.
+        for t in ["1e+GiB", "e5GiB", "1e5e5GiB", "-1e400GiB"] {
+            let e = parse_size("job", t).unwrap_err();
+            assert!(!e.problem.contains("1 PiB"), "{t}: {}", e.problem);
+        }
+        assert_eq!(parse_size("job", "1e-400GiB").unwrap(), Bytes::ZERO);
+    }
 
     #[test]
     fn numbers_parse_as_rust_parses_them() {

@@ -171,19 +171,20 @@ fn mig_usable_memory_is_below_the_label() {
     // reference/README.md and nvidia-smi mig -lgip on A100-40GB: 1g.5gb = 4.75 GiB = 4864 MiB.
     let a100 = gpu("a100-sxm4-40gb");
     assert_eq!(a100.mig_profile("1g.5gb").unwrap().usable.get(), 4864 * MIB);
-    // H100 80GB: 1g.10gb 9.75 GiB, 3g.40gb 39.50 GiB, 7g.80gb 79.25 GiB.
+    // H100 80GB, the lowest published nvidia-smi mig -lgip (Google Cloud, driver 525.125.06):
+    // 1g.10gb 9.62 GiB, 3g.40gb 39.25 GiB (40192 MiB); 7g.80gb derived as 2 × 39.25 GiB.
     let h100 = gpu("h100-sxm5-80gb");
     assert_eq!(
         h100.mig_profile("1g.10gb").unwrap().usable.get(),
-        9984 * MIB
+        9850 * MIB
     );
     assert_eq!(
         h100.mig_profile("3g.40gb").unwrap().usable.get(),
-        40448 * MIB
+        40192 * MIB
     );
     assert_eq!(
         h100.mig_profile("7g.80gb").unwrap().usable.get(),
-        81152 * MIB
+        2 * 40192 * MIB
     );
     // A30 (nvidia-smi mig -lgip): 1g.6gb 5.81, 2g.12gb 11.69, 4g.24gb 23.50 GiB.
     let a30 = gpu("a30");
@@ -415,15 +416,16 @@ fn guide_5_3_example_one_a100_80gb_as_3g_plus_two_2g() {
 #[test]
 fn a_job_fits_a_slice_by_usable_memory_not_by_label() {
     let g = gpu("a100-sxm4-80gb");
-    // 20 GB (20e9 B = 18.63 GiB) fits a 2g.20gb (19.62 GiB usable) …
+    // 20 GB (20e9 B = 18.63 GiB) fits a 2g.20gb (19.50 GiB usable, nvidia-smi mig -lgip on
+    // A100 80GB) …
     let p = plan_mig(g, &[Bytes::new(20 * GB)], offers(), &zhixingyun()).unwrap();
-    assert_eq!(p.cards[0].slices[0].usable_bytes.display_gib(), "19.62 GiB");
-    // … but 20 GiB (21.47 GB) does not: the next slice up has 4 memory slices (39.50 GiB).
+    assert_eq!(p.cards[0].slices[0].usable_bytes.display_gib(), "19.50 GiB");
+    // … but 20 GiB (21.47 GB) does not: the next slice up has 4 memory slices (39.25 GiB).
     let p = plan_mig(g, &[Bytes::gib(20)], offers(), &zhixingyun()).unwrap();
     assert!(p.cards[0].slices[0].profile.ends_with(".40gb"));
     // A100-40GB, whole-card pricing (no slice offers): seven 5 GB jobs (4.66 GiB each) fit the
     // seven 1g.5gb of one card (4.75 GiB each); seven 4.8 GiB jobs need two-slice instances
-    // (9.75 GiB), at most 4 per card (8 memory slices / 2), so 2 cards.
+    // (9.62 GiB), at most 4 per card (8 memory slices / 2), so 2 cards.
     let a40 = gpu("a100-sxm4-40gb");
     let p = plan_mig(
         a40,
@@ -532,37 +534,30 @@ fn cheapest_fit_by_hand() {
     let opts = PlanOptions::default();
     let got = plan(job_150, &offers, gpus(), &opts);
     // On an H100 (79.19 GiB): 1 GPU needs 150 GiB, no. 2 GPUs: TP/PP need 76 GiB, ZeRO-3 78 GiB:
-    // all fit. TP×PP needs 4 GPUs (TP=2 × PP=2: 75 → 37 + 1 = 38 GiB), which fits but is
-    // dominated on each offer by the 2-GPU layouts (more GPUs, no cheaper: 4 × 2.49 > 2 × 2.49;
-    // on the 8-GPU server the same 23.92 for 4 GPUs instead of 2), so 3 kinds × 3 offers.
-    assert_eq!(got.len(), 9);
-    assert!(
-        got.iter()
-            .all(|o| o.parallelism.kind != ParallelKind::TensorPipeline && o.count == 2)
-    );
-    // Cheapest: 2 × H100 SXM at RunPod's 2.69 USD = 5.38; then 2 × H100 PCIe at Lambda's 2.86
-    // = 5.72; then the 8-GPU server (8 × 3.78 = 30.24) rented whole for a 2-GPU layout.
-    close(got[0].price_per_hour, 2.0 * 2.69, 1e-9);
-    assert_eq!(got[0].offer, "runpod-h100-sxm-1x");
-    assert_eq!(got[0].count, 2);
-    close(got[3].price_per_hour, 2.0 * 2.86, 1e-9);
-    assert_eq!(got[3].offer, "lambda-h100-pcie-1x");
-    close(got[6].price_per_hour, 30.24, 1e-9);
-    assert_eq!(got[6].rented_gpus, 8);
-    // Without the 2-GPU layouts (a job that needs 4 GPUs), TP×PP appears.
+    // all fit, but only in one machine with 2 GPUs or more (plan.rs: a layout of n GPUs needs an
+    // offer with count >= n; two separate 1-GPU rentals are two machines). So only the 8-GPU
+    // server, rented whole (8 × 3.78 = 30.24), with TP=2, PP=2 and ZeRO-3 × 2; TP×PP on 4 GPUs
+    // is dominated by the 2-GPU layouts at the same price.
+    assert_eq!(got.len(), 3);
+    assert!(got.iter().all(|o| o.offer == "lambda-h100-sxm-8x"
+        && o.count == 2
+        && o.rented_gpus == 8
+        && o.parallelism.kind != ParallelKind::TensorPipeline));
+    close(got[0].price_per_hour, 30.24, 1e-9);
+    // Without the 2-GPU layouts (a job that needs 4 GPUs), TP×PP appears, on the server only.
     let needs_4 = |l: Layout, _: &Gpu| match (l.gpus, l.kind) {
         (4, ParallelKind::TensorPipeline) => Bytes::gib(40),
         _ => Bytes::gib(100),
     };
     let got4 = plan(needs_4, &offers, gpus(), &opts);
-    assert_eq!(got4.len(), 3);
-    close(got4[0].price_per_hour, 4.0 * 2.69, 1e-9);
+    assert_eq!(got4.len(), 1);
+    close(got4[0].price_per_hour, 30.24, 1e-9);
     assert_eq!(got4[0].parallelism.kind, ParallelKind::TensorPipeline);
     // Same price and count: the larger margin first: TP 79.19 − 76 = 3.19 GiB before ZeRO-3's 1.19.
     assert_eq!(got[0].margin_bytes.get(), 81_090 * MIB - 76 * GIB);
     assert_eq!(got[2].parallelism.kind, ParallelKind::Zero3);
     assert_eq!(got[2].margin_bytes.get(), 81_090 * MIB - 78 * GIB);
-    // In CNY at 7.1: 5.38 × 7.1 = 38.198.
+    // In CNY at 7.1: 30.24 × 7.1 = 214.704.
     let cny = plan(
         job_150,
         &offers,
@@ -573,7 +568,7 @@ fn cheapest_fit_by_hand() {
             ..opts
         },
     );
-    close(cny[0].price_per_hour, 38.198, 1e-9);
+    close(cny[0].price_per_hour, 214.704, 1e-9);
 }
 
 #[test]
@@ -857,7 +852,7 @@ fn mig_jobs_are_read_named_and_refused_when_empty() {
     let e = parse_job("jobs", 0, "a=0GiB").unwrap_err();
     assert_eq!(
         (e.field.as_str(), e.problem.as_str()),
-        ("jobs", "a needs no memory")
+        ("jobs", "a needs less than 1 MiB")
     );
     // The planner names a job too large for any slice by its name.
     let a100 = vramfit::hardware::find_gpu("a100-sxm4-80gb").unwrap();
@@ -873,5 +868,17 @@ fn mig_jobs_are_read_named_and_refused_when_empty() {
     .unwrap_err();
     assert!(e.problem.starts_with("big needs 500.00 GiB"), "{e}");
     let e = plan_mig(a100, &[Bytes::new(0)], &[], &MigOptions::default()).unwrap_err();
-    assert_eq!(e.problem, "job 1 needs no memory");
+    assert_eq!(e.problem, "job 1 needs less than 1 MiB");
+    // Under 1 MiB is not a job (1e-30GiB, 0.0000001B); past an f64 is past 1 PiB.
+    for t in ["1e-30GiB", "0.0000001B", "1023KiB"] {
+        let e = parse_job("jobs", 0, t).unwrap_err();
+        assert_eq!(e.problem, "job 1 needs less than 1 MiB", "{t}");
+        assert_eq!(
+            e.accepted,
+            "a size from 1 MiB to 1 PiB with its unit, e.g. 16GiB"
+        );
+    }
+    assert_eq!(parse_job("jobs", 0, "1MiB").unwrap().1, Bytes::new(MIB));
+    let e = parse_job("jobs", 0, "1e400GiB").unwrap_err();
+    assert_eq!(e.problem, "`1e400GiB` is larger than 1 PiB");
 }

@@ -280,14 +280,43 @@ pub struct ExchangeRate {
 }
 
 impl ExchangeRate {
-    /// A rate given by the caller (must be finite and positive; others give `None`).
+    /// Smallest rate accepted: 0.01 yuan per dollar.
+    pub const MIN_CNY_PER_USD: f64 = 0.01;
+    /// Largest rate accepted: 1000 yuan per dollar.
+    pub const MAX_CNY_PER_USD: f64 = 1000.0;
+
+    /// A rate given by the caller, from [`Self::MIN_CNY_PER_USD`] (0.01) to
+    /// [`Self::MAX_CNY_PER_USD`] (1000) yuan per dollar; others (NaN, 0, 1e-300, 1e300) give
+    /// `None`. The rate has stayed between 1.5 and 8.7 since 1980; the range is wide on purpose
+    /// and only keeps converted prices printable: at 1e-300 a 1 CNY price is a 300-digit dollar
+    /// figure, at 1e300 it prints 0.00 and overflows the other way.
     pub fn custom(cny_per_usd: f64) -> Option<ExchangeRate> {
-        (cny_per_usd.is_finite() && cny_per_usd > 0.0).then_some(ExchangeRate {
-            cny_per_usd,
-            source: "given by the user",
-            date: "",
+        (Self::MIN_CNY_PER_USD..=Self::MAX_CNY_PER_USD)
+            .contains(&cny_per_usd)
+            .then_some(ExchangeRate {
+                cny_per_usd,
+                source: "given by the user",
+                date: "",
+            })
+    }
+
+    /// [`Self::custom`], or an error naming `field` and the range 0.01 to 1000.
+    pub fn from_request(field: &str, cny_per_usd: f64) -> crate::Result<ExchangeRate> {
+        Self::custom(cny_per_usd).ok_or_else(|| {
+            crate::InputError::new(
+                field,
+                if cny_per_usd.is_finite() {
+                    alloc::format!("{cny_per_usd} is out of range")
+                } else {
+                    "not a positive finite rate".into()
+                },
+                Self::ACCEPTED,
+            )
         })
     }
+
+    /// What [`Self::from_request`] accepts, in words.
+    pub const ACCEPTED: &'static str = "yuan per US dollar, 0.01 to 1000, e.g. 7.1";
 
     /// Converts `amount` from one currency to another.
     pub fn convert(&self, amount: f64, from: Currency, to: Currency) -> f64 {
@@ -368,4 +397,140 @@ pub fn platforms() -> &'static [Platform] {
 /// The reference USD/CNY rate of the data set.
 pub fn exchange_rate() -> ExchangeRate {
     generated_offers::USD_CNY
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::units::MIB;
+
+    /// Usable MiB of `profile` on `gpu`.
+    fn mib(gpu: &str, profile: &str) -> u64 {
+        find_gpu(gpu)
+            .unwrap()
+            .mig_profile(profile)
+            .unwrap()
+            .usable
+            .get()
+            / MIB
+    }
+
+    /// `nvidia-smi mig -lgip` prints GiB with two decimals; the catalog keeps that figure
+    /// rounded down to whole MiB.
+    fn lgip(gib: f64) -> u64 {
+        libm::floor(gib * 1024.0) as u64
+    }
+
+    #[test]
+    fn mig_slices_hold_the_lowest_published_lgip_figure() {
+        // A100 80GB (SXM4, PCIe, A800): kata-containers' NVIDIA GPU passthrough doc (A100 PCIe
+        // 80GB: 9.50, 19.50; nvidia-smi shows 9728 MiB), HGX A100 notes (39.25, 78.75).
+        for g in ["a100-sxm4-80gb", "a100-pcie-80gb", "a800-sxm4-80gb"] {
+            assert_eq!(mib(g, "1g.10gb"), 9728);
+            assert_eq!(mib(g, "1g.20gb"), lgip(19.50));
+            assert_eq!(mib(g, "2g.20gb"), lgip(19.50));
+            assert_eq!(mib(g, "3g.40gb"), lgip(39.25));
+            assert_eq!(mib(g, "4g.40gb"), lgip(39.25));
+            assert_eq!(mib(g, "7g.80gb"), lgip(78.75));
+        }
+        // A100 40GB: the MIG User Guide's Getting Started (4.75, 9.62, 19.50, 39.25).
+        for g in ["a100-sxm4-40gb", "a100-pcie-40gb"] {
+            assert_eq!(mib(g, "1g.5gb"), lgip(4.75));
+            assert_eq!(mib(g, "1g.10gb"), lgip(9.62));
+            assert_eq!(mib(g, "2g.10gb"), lgip(9.62));
+            assert_eq!(mib(g, "3g.20gb"), lgip(19.50));
+            assert_eq!(mib(g, "7g.40gb"), lgip(39.25));
+        }
+        // H100 80GB: Google Cloud's MIG section, driver 525.125.06 (9.62, 19.50, 39.25; the
+        // 3g.40gb device shows 40192 MiB); 7g derived as 2 x 39.25.
+        for g in ["h100-sxm5-80gb", "h100-pcie-80gb", "h800-sxm5-80gb"] {
+            assert_eq!(mib(g, "1g.10gb"), lgip(9.62));
+            assert_eq!(mib(g, "2g.20gb"), lgip(19.50));
+            assert_eq!(mib(g, "3g.40gb"), 40192);
+            assert_eq!(mib(g, "7g.80gb"), 2 * 40192);
+        }
+        // H100 NVL: OpenNebula's NVIDIA vGPU & MIG page (10.62, 21.50, 46.12, 92.62); the
+        // audit measured 10.62-10.75 and 21.50-21.62, vramfit said 11.46 and 23.05.
+        let nvl = "h100-nvl-94gb";
+        assert_eq!(mib(nvl, "1g.12gb"), lgip(10.62));
+        assert_eq!(mib(nvl, "1g.24gb"), lgip(21.50));
+        assert_eq!(mib(nvl, "2g.24gb"), lgip(21.50));
+        assert_eq!(mib(nvl, "3g.47gb"), lgip(46.12));
+        assert_eq!(mib(nvl, "7g.94gb"), lgip(92.62));
+        // H20: GPU Feature Discovery labels (MiB).
+        assert_eq!(mib("h20-96gb", "1g.12gb"), 12032);
+        assert_eq!(mib("h20-96gb", "1g.24gb"), 24192);
+        assert_eq!(mib("h20-96gb", "3g.48gb"), 48512);
+        // H200: NVIDIA/mig-parted#120 (16.00, 32.25, 69.50, 139.75).
+        let h200 = "h200-sxm-141gb";
+        assert_eq!(mib(h200, "1g.18gb"), lgip(16.00));
+        assert_eq!(mib(h200, "1g.35gb"), lgip(32.25));
+        assert_eq!(mib(h200, "3g.71gb"), lgip(69.50));
+        assert_eq!(mib(h200, "7g.141gb"), lgip(139.75));
+        // B200: NVIDIA/gpu-operator#1351 (20.50, 44.25).
+        assert_eq!(mib("b200-180gb", "1g.23gb"), lgip(20.50));
+        assert_eq!(mib("b200-180gb", "2g.45gb"), lgip(44.25));
+        // GB200: NVIDIA/mig-parted#227 and NVIDIA/gpu-operator#1303 (20.00 and 22.00 for one
+        // slice, the lower kept; 45.50 for two).
+        assert_eq!(mib("gb200-186gb", "1g.23gb"), lgip(20.00));
+        assert_eq!(mib("gb200-186gb", "1g.47gb"), lgip(45.50));
+        assert_eq!(mib("gb200-186gb", "2g.47gb"), lgip(45.50));
+    }
+
+    #[test]
+    fn gb200_has_the_mig_user_guides_seven_instances() {
+        // MIG User Guide, Supported GPUs: GB200, up to 7 instances; profiles from
+        // NVIDIA/mig-parted#227: 1g.23gb, 1g.47gb, 2g.47gb, 3g.93gb, 4g.93gb, 7g.186gb.
+        let g = find_gpu("gb200-186gb").unwrap();
+        assert!(g.has_mig());
+        let names: Vec<(&str, u8, &[u8])> = g
+            .mig_profiles
+            .iter()
+            .map(|p| (p.name, p.max_instances, p.starts))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("1g.23gb", 7, &[0, 1, 2, 3, 4, 5, 6][..]),
+                ("1g.47gb", 4, &[0, 2, 4, 6][..]),
+                ("2g.47gb", 3, &[0, 2, 4][..]),
+                ("3g.93gb", 2, &[0, 4][..]),
+                ("4g.93gb", 1, &[0][..]),
+                ("7g.186gb", 1, &[0][..]),
+            ]
+        );
+    }
+
+    #[test]
+    fn no_slice_is_larger_than_its_card_and_bigger_slices_hold_more() {
+        // The audit found derived 7g slices above the whole card (B200 178.31 > 178.18 GiB,
+        // H100 NVL 93.12 > 93.05, H20 95.10 > 95.03). A slice never has more than the card,
+        // and a profile with more memory slices never has less than one with fewer.
+        for g in gpus().iter().filter(|g| g.has_mig()) {
+            for p in g.mig_profiles {
+                assert!(p.usable <= g.memory, "{} {}", g.id, p.name);
+                for q in g.mig_profiles {
+                    if q.memory_slices > p.memory_slices {
+                        assert!(q.usable >= p.usable, "{} {} < {}", g.id, q.name, p.name);
+                    }
+                    if q.memory_slices == p.memory_slices {
+                        assert_eq!(q.usable, p.usable, "{} {} {}", g.id, q.name, p.name);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn guide_priced_offers_are_marked_as_estimates_and_gn7i_is_an_a10() {
+        // data/README.md: a figure that is not a published list price is a reference estimate.
+        for o in offers() {
+            if o.source.contains("gpu-memory-selection-guide") {
+                assert!(o.reference_estimate, "{}", o.id);
+            }
+        }
+        // Alibaba's gn7i carries the A10 (help.aliyun.com instance naming: "7i ... A10, 24 GB").
+        let o = offers().iter().find(|o| o.id == "aliyun-a10g-1x").unwrap();
+        assert_eq!(o.gpu, "a10");
+    }
 }

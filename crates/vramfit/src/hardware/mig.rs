@@ -173,8 +173,12 @@ pub fn job_name(i: usize) -> String {
     alloc::format!("job {}", i + 1)
 }
 
-/// A job as a person writes it: `name=size`, or a bare size (named [`job_name`]); a job that
-/// needs no memory is refused.
+/// Smallest job accepted: 1 MiB. Below it a "job" is a typo (`1e-30GiB`, `0.0000001B`), not a
+/// process: a CUDA context alone takes hundreds of MiB.
+pub const MIN_JOB: Bytes = Bytes::new(crate::units::MIB);
+
+/// A job as a person writes it: `name=size`, or a bare size (named [`job_name`]); a job under
+/// [`MIN_JOB`] (1 MiB) is refused.
 pub fn parse_job(field: &str, i: usize, text: &str) -> Result<(String, Bytes)> {
     let (name, size) = match text.split_once('=') {
         Some((n, s)) if !n.trim().is_empty() => (String::from(n.trim()), s),
@@ -182,11 +186,11 @@ pub fn parse_job(field: &str, i: usize, text: &str) -> Result<(String, Bytes)> {
         None => (job_name(i), text),
     };
     let bytes = crate::units::parse_size(field, size)?;
-    if bytes.get() == 0 {
+    if bytes < MIN_JOB {
         return Err(InputError::new(
             field,
-            alloc::format!("{name} needs no memory"),
-            "a size above 0 with its unit, e.g. 16GiB",
+            alloc::format!("{name} needs less than 1 MiB"),
+            "a size from 1 MiB to 1 PiB with its unit, e.g. 16GiB",
         ));
     }
     Ok((name, bytes))
@@ -495,18 +499,18 @@ pub fn plan_mig(
             format!("1 to {MAX_JOBS} jobs"),
         ));
     }
-    if let Some(i) = jobs.iter().position(|b| b.get() == 0) {
+    if let Some(i) = jobs.iter().position(|b| *b < MIN_JOB) {
         return Err(InputError::new(
             "job",
             format!(
-                "{} needs no memory",
+                "{} needs less than 1 MiB",
                 options
                     .job_names
                     .get(i)
                     .cloned()
                     .unwrap_or_else(|| job_name(i))
             ),
-            "a size above 0 with its unit, e.g. 16GiB",
+            "a size from 1 MiB to 1 PiB with its unit, e.g. 16GiB",
         ));
     }
     if let Some(p) = &options.provider
@@ -526,13 +530,7 @@ pub fn plan_mig(
             "1 to 64 cards",
         ));
     }
-    let rate = ExchangeRate::custom(options.cny_per_usd).ok_or_else(|| {
-        InputError::new(
-            "cny_per_usd",
-            "not a positive finite rate",
-            "a positive number, e.g. 7.1",
-        )
-    })?;
+    let rate = ExchangeRate::from_request("cny_per_usd", options.cny_per_usd)?;
     let mine = |o: &&Offer| {
         o.gpu == gpu.id
             && o.market == Market::OnDemand

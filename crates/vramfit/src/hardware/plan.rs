@@ -125,7 +125,8 @@ pub struct PlanOptions {
     pub currency: Currency,
     /// Yuan per dollar used to compare prices.
     pub cny_per_usd: f64,
-    /// Most GPUs in one node (layouts of 1, 2, 4, … up to this are tried).
+    /// Most GPUs in one node (layouts of 1, 2, 4, … up to this, and up to the offer's own
+    /// GPU count, are tried).
     pub max_gpus_per_node: u32,
     /// Include spot offers.
     pub include_spot: bool,
@@ -195,13 +196,7 @@ impl PlanOptions {
         }
         let rate = match cny_per_usd {
             None => crate::hardware::exchange_rate(),
-            Some(r) => ExchangeRate::custom(r).ok_or_else(|| {
-                InputError::new(
-                    "cny_per_usd",
-                    format!("{r} is not a rate"),
-                    "yuan per US dollar, a positive number, e.g. 7.1",
-                )
-            })?,
+            Some(r) => ExchangeRate::from_request("cny_per_usd", r)?,
         };
         Ok(PlanOptions {
             currency: Currency::parse("currency", currency)?,
@@ -255,8 +250,10 @@ pub struct PlanOption {
 /// closure: the card decides its cuBLAS workspace and vLLM's defaults). For each
 /// offer whose GPU is in `gpus`: a MIG or vGPU slice is tried with [`Layout::SINGLE`] against
 /// the slice's usable memory; a whole-card offer is tried with 1 GPU, then with 2, 4, … up to
-/// `max_gpus_per_node` GPUs under tensor, pipeline, tensor × pipeline and ZeRO-3 layouts,
-/// renting whole offer units (`ceil(n / count)` units, at most one node). For each offer and
+/// `max_gpus_per_node` GPUs under tensor, pipeline, tensor × pipeline and ZeRO-3 layouts, on
+/// one rented unit: a layout of `n` GPUs needs an offer whose machine has `count >= n` GPUs
+/// (one node; `n` separate 1-GPU rentals are never combined), and the whole unit is paid for
+/// (a 2-GPU layout on an 8-GPU server rents 8). For each offer and
 /// kind only the smallest fitting GPU count is kept, and a layout is dropped when another of
 /// the same offer uses fewer GPUs for no more money (or the same GPUs for less). A layout the
 /// model cannot use (say, TP that does not divide the attention heads) should be answered with
@@ -337,21 +334,20 @@ pub fn plan<F: Fn(Layout, &Gpu) -> Bytes>(
             }
             continue;
         }
+        // One rented unit is one machine: a layout of n GPUs needs n GPUs in that machine
+        // (tensor and pipeline parallelism talk over NVLink or PCIe inside one node), so it is
+        // tried only where n <= count. n separate 1-GPU rentals are n machines, not a node.
         let unit = offer.count.max(1);
         // Kinds already satisfied with fewer GPUs on this offer.
         let mut done: Vec<ParallelKind> = Vec::new();
         let mut n = 1u32;
-        while n <= max_node {
-            let units = n.div_ceil(unit);
-            let rented = units.saturating_mul(unit);
-            if rented <= max_node.max(unit) {
-                for layout in Layout::candidates(n) {
-                    if done.contains(&layout.kind) || done.contains(&ParallelKind::Single) {
-                        continue;
-                    }
-                    if push(layout, gpu.memory, rented, price * f64::from(units), None) {
-                        done.push(layout.kind);
-                    }
+        while n <= max_node && n <= unit {
+            for layout in Layout::candidates(n) {
+                if done.contains(&layout.kind) || done.contains(&ParallelKind::Single) {
+                    continue;
+                }
+                if push(layout, gpu.memory, unit, price, None) {
+                    done.push(layout.kind);
                 }
             }
             n *= 2;
@@ -391,6 +387,86 @@ pub fn plan<F: Fn(Layout, &Gpu) -> Bytes>(
 mod tests {
     use super::*;
     use alloc::string::ToString;
+
+    fn offer(id: &str) -> Offer {
+        crate::hardware::offers()
+            .iter()
+            .find(|o| o.id == id)
+            .unwrap()
+            .clone()
+    }
+
+    /// A job that needs 100 GiB on one GPU and 100 / n + 1 GiB on n GPUs.
+    fn job_100(l: Layout, _: &Gpu) -> Bytes {
+        match l.kind {
+            ParallelKind::Single | ParallelKind::Mig | ParallelKind::Data => Bytes::gib(100),
+            _ => Bytes::gib(100 / u64::from(l.gpus) + 1),
+        }
+    }
+
+    #[test]
+    fn a_multi_gpu_layout_needs_a_machine_with_that_many_gpus() {
+        // plan.rs's own rule: one rented unit is one node. A 1-GPU VM (aliyun's A10 at 1.2 CNY)
+        // never hosts TP=8 over eight separate VMs, however cheap; an 8-GPU server (Lambda's
+        // 8 x A100 80GB) does.
+        let offers = [offer("aliyun-a10g-1x"), offer("lambda-a100-80gb-8x")];
+        let got = plan(
+            job_100,
+            &offers,
+            crate::hardware::gpus(),
+            &PlanOptions::default(),
+        );
+        assert!(!got.is_empty());
+        for o in &got {
+            let count = offers.iter().find(|f| f.id == o.offer).unwrap().count;
+            assert!(o.count <= count, "{} uses {} GPUs", o.offer, o.count);
+            assert_eq!(o.rented_gpus, count);
+        }
+        assert!(got.iter().all(|o| o.offer == "lambda-a100-80gb-8x"));
+        // On the 8-GPU server the 2-GPU layouts fit (51 GiB each; the A10 would need TP=8 at
+        // 13 GiB) and cost the whole server.
+        assert!(got.iter().all(|o| o.count == 2));
+    }
+
+    #[test]
+    fn a_rate_outside_0_01_to_1000_is_refused_naming_the_field_and_range() {
+        for r in [
+            1e-300,
+            0.009,
+            0.0,
+            -7.1,
+            1000.5,
+            1e300,
+            f64::NAN,
+            f64::INFINITY,
+        ] {
+            let e = PlanOptions::from_request("USD", Some(r), false, 8.0, &[], 0.0).unwrap_err();
+            assert_eq!(e.field, "cny_per_usd");
+            assert_eq!(e.accepted, "yuan per US dollar, 0.01 to 1000, e.g. 7.1");
+            assert!(ExchangeRate::custom(r).is_none(), "{r}");
+        }
+        for r in [0.01, 7.1, 1000.0] {
+            assert!(ExchangeRate::custom(r).is_some(), "{r}");
+        }
+        // At the extremes every offer stays listed with a printable price.
+        let offers = [offer("aliyun-a10g-1x"), offer("lambda-a10-1x")];
+        for r in [0.01, 1000.0] {
+            let opts = PlanOptions {
+                cny_per_usd: r,
+                ..PlanOptions::default()
+            };
+            let got = plan(
+                |_, _| Bytes::gib(1),
+                &offers,
+                crate::hardware::gpus(),
+                &opts,
+            );
+            assert_eq!(got.len(), 2, "{r}");
+            assert!(got.iter().all(|o| o.price_per_hour.is_finite()
+                && o.price_per_hour > 0.0
+                && o.price_per_hour < 1e6));
+        }
+    }
 
     #[test]
     fn plan_options_from_a_request() {
