@@ -43,16 +43,27 @@
 //!    of this size can hold that one tensor.
 //! 2. other processes hold memory and `requested > total − other processes` → **capacity**,
 //!    caused by the other processes (`capacity_static`).
-//! 3. `reserved − allocated ≥ requested` and `≥ 15 %` of reserved → **fragmentation**: the cache
+//! 3. memory held outside PyTorch's cache is large — the processes listed besides this one, or,
+//!    without a list, `total − reserved − free` less the 2 GiB a CUDA context with its libraries
+//!    may take — at least 10 % of the card, and the request fits once it is free →
+//!    **capacity** caused by that memory (`capacity_static`, `stop_other_processes` first; high
+//!    confidence with a process list, medium without);
+//! 4. `reserved − allocated ≥ requested` and `≥ 15 %` of reserved → **fragmentation**: the cache
 //!    held enough free memory in total, but only as pieces of segments that still contain live
 //!    tensors (non-releasable), none big enough. High confidence from `≥ 2 × requested` and
 //!    `≥ 25 %`; medium otherwise.
-//! 4. the driver reported free ≥ 1.2 × requested + 256 MiB, yet the allocation failed →
+//! 5. the driver reported free ≥ 1.2 × requested + 256 MiB, yet the allocation failed →
 //!    **fragmentation** below the cache (low confidence): the device's free memory is in pieces
 //!    (Windows WDDM) or another process raced for it (pytorch#59778).
-//! 5. otherwise → **capacity** at the peak step (`capacity_peak`, medium): live tensors fill the
+//! 6. otherwise → **capacity** at the peak step (`capacity_peak`, medium): live tensors fill the
 //!    card. One message cannot show a **leak**: that needs memory per iteration, so the
 //!    explanation says so and asks for an `nvidia-smi` log.
+//!
+//! Before rule 3, a message without what PyTorch allocated and reserved (cut, or with sizes
+//! that are not plain numbers: `1e30 GiB`, `-2.00 GiB`, above 1 PiB) is capacity at low
+//! confidence, asking for the whole message; nothing missing is taken as 0, and each unread size
+//! is named in a note. Numbers that cannot all be true (a total of 0, free above the total,
+//! allocated above reserved) give **unknown**, naming the contradiction.
 //!
 //! ### `memory_summary()` reports
 //!
@@ -78,9 +89,11 @@
 //!
 //! TensorFlow: request > BFC limit → capacity (static); limit − in use ≥ request →
 //! fragmentation (the BFC pool had the bytes, not the chunk); else capacity at the peak.
-//! JAX: capacity (XLA plans buffers at compile time; JAX preallocates 75 % of the card).
-//! vLLM start-up errors and llama.cpp allocation failures: capacity, with the engine's own knobs
-//! first among the fixes.
+//! StreamExecutor's `failed to allocate … from device` lines alone (the BFC pool growing): capacity
+//! at low confidence. JAX: capacity (XLA plans buffers at compile time; JAX preallocates 75 % of
+//! the card). vLLM start-up errors and llama.cpp allocation failures: capacity, with the engine's
+//! own knobs first among the fixes; llama.cpp's pinned host-memory warning alone is system RAM,
+//! which llama.cpp recovers from: **unknown**, no GPU verdict.
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -317,6 +330,10 @@ pub fn evidence_label(name: &str) -> Option<(&'static str, &'static str)> {
         "this_process" => ("This process", "本进程"),
         "process_memory" => ("A process's memory", "进程占用"),
         "other_processes" => ("Other processes", "其他进程"),
+        "outside_pytorch" => (
+            "Held outside PyTorch's cache (total − reserved − free)",
+            "PyTorch 缓存之外的占用（总量 − 已保留 − 空闲）",
+        ),
         "allocated" => ("Allocated by PyTorch", "PyTorch 已分配"),
         "allocated_peak" => ("Allocated, peak", "已分配峰值"),
         "active" => ("Active memory", "活跃显存"),

@@ -6,7 +6,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::llamacpp::{self, LlamaCppError, LlamaCppStage};
-use super::pytorch::{self, PytorchOom, PytorchOomStyle};
+use super::pytorch::{self, PytorchOom, PytorchOomStyle, Unread};
 use super::scan::{clip_tail, flatten};
 use super::smi::{self, Pattern, SmiLog, XUnit};
 use super::summary::{self, MemorySummary, MemorySummaryLog};
@@ -88,10 +88,10 @@ pub fn diagnose(text: &str) -> Diagnosis {
             from_vllm(v, ev)
         } else if let Some((l, ev)) = llamacpp::parse(&flat) {
             from_llamacpp(l, ev)
-        } else if let Some((p, ev)) = pytorch::parse_flat(&flat) {
-            from_pytorch(p, ev)
+        } else if let Some((p, ev, unread)) = pytorch::parse_flat(&flat) {
+            from_pytorch(p, ev, unread)
         } else if let Some((t, ev)) = tfjax::parse_tf(&flat) {
-            from_tf(t, ev)
+            from_tf(t, ev, tfjax::driver_failures_only(&flat))
         } else if let Some((j, ev)) = tfjax::parse_jax(&flat) {
             from_jax(j, ev)
         } else if let Some(log) = smi::parse_nvidia_smi(text) {
@@ -186,8 +186,21 @@ fn paste_curve() -> Text {
     )
 }
 
-fn from_pytorch(p: PytorchOom, mut ev: Vec<Evidence>) -> Diagnosis {
-    let mut v = classify_pytorch(&p, &mut ev);
+fn from_pytorch(p: PytorchOom, mut ev: Vec<Evidence>, unread: Vec<Unread>) -> Diagnosis {
+    let mut v = classify_pytorch(&p, &mut ev, &unread);
+    for u in &unread {
+        let (en, zh) = super::evidence_label(u.field).unwrap_or((u.field, u.field));
+        v.notes.push(Text::new(
+            format!(
+                "`{}` ({en}) is not a size vramfit reads (not a plain decimal number with a unit, or more than 1 PiB); it was left out, not guessed.",
+                u.text
+            ),
+            format!(
+                "`{}`（{zh}）不是 vramfit 能读取的大小（不是带单位的普通十进制数，或超过 1 PiB）；已略去，未作猜测。",
+                u.text
+            ),
+        ));
+    }
     if p.messages > 1 {
         v.notes.push(Text::new(
             format!(
@@ -199,6 +212,8 @@ fn from_pytorch(p: PytorchOom, mut ev: Vec<Evidence>) -> Diagnosis {
     }
     if let (Some(al), Some(t)) = (p.allocated, p.total_capacity)
         && al > t
+        && t > Bytes::ZERO
+        && p.reserved.is_none_or(|r| al <= r)
     {
         v.notes.push(Text::new(
                 format!("PyTorch reports {} allocated on a {} device: more than the card, so shared system memory is in use (WSL or the Windows driver's sysmem fallback). Everything beyond the card's memory runs far slower.", a(al), a(t)),
@@ -208,8 +223,128 @@ fn from_pytorch(p: PytorchOom, mut ev: Vec<Evidence>) -> Diagnosis {
     build(InputFormat::PytorchOom, v, ev, Parsed::PytorchOom(p))
 }
 
-fn classify_pytorch(p: &PytorchOom, ev: &mut Vec<Evidence>) -> Verdict {
-    if p.style == Some(PytorchOomStyle::NoNumbers) {
+/// What a CUDA context may hold outside PyTorch's cache without anything being wrong: the
+/// context itself (a few hundred MiB), cuBLAS/cuDNN kernels and workspaces, NCCL buffers, a
+/// desktop's display on the same card. The corpus's messages show 0.4–1.7 GiB outside the cache;
+/// several GiB is memory held by something else.
+const CONTEXT_ALLOWANCE: Bytes = Bytes::gib(2);
+
+/// The phrase naming a field of the message that is missing, in English and Chinese.
+fn missing_phrase(field: &str) -> (&'static str, &'static str) {
+    match field {
+        "requested" => ("the request", "申请量"),
+        "total_capacity" => ("the total capacity", "总容量"),
+        "allocated" => ("the memory allocated by PyTorch", "PyTorch 已分配的显存"),
+        _ => ("the memory reserved by PyTorch", "PyTorch 已保留的显存"),
+    }
+}
+
+/// A message without all the numbers the rules need: cut, or with sizes that could not be read.
+/// Nothing missing is taken as 0.
+fn pytorch_missing(p: &PytorchOom, unread: &[Unread]) -> Verdict {
+    let missing: Vec<&str> = [
+        ("requested", p.requested.is_some()),
+        ("total_capacity", p.total_capacity.is_some()),
+        ("allocated", p.allocated.is_some()),
+        ("reserved", p.reserved.is_some()),
+    ]
+    .iter()
+    .filter(|(_, read)| !read)
+    .map(|(f, _)| *f)
+    .collect();
+    let en: Vec<&str> = missing.iter().map(|f| missing_phrase(f).0).collect();
+    let zh: Vec<&str> = missing.iter().map(|f| missing_phrase(f).1).collect();
+    let is = if en.len() == 1 { "is" } else { "are" };
+    let (en, zh) = (join_en(&en), zh.join("、"));
+    let explanation = if unread.is_empty() {
+        Text::new(
+            format!(
+                "A PyTorch out-of-memory message, but cut before all its numbers: {en} {is} missing, so only the kind of failure is known."
+            ),
+            format!(
+                "这是一条 PyTorch 显存不足信息，但在全部数字给出之前被截断（缺少{zh}），只能确定发生了显存不足。"
+            ),
+        )
+    } else {
+        let words: Vec<String> = unread.iter().map(|u| format!("`{}`", u.text)).collect();
+        let words_zh = words.join("、");
+        let (not_a_size, it) = if words.len() == 1 {
+            ("is not a size", "it was")
+        } else {
+            ("are not sizes", "they were")
+        };
+        let words = join_en(&words);
+        Text::new(
+            format!(
+                "A PyTorch out-of-memory message whose numbers could not all be read: {words} {not_a_size} (not a plain decimal number with a unit, or more than 1 PiB), so {it} left out rather than guessed, and {en} {is} unknown. Only the kind of failure is known."
+            ),
+            format!(
+                "这是一条 PyTorch 显存不足信息，但其中的数字无法全部读取：{words_zh} 不是有效的大小（不是带单位的普通十进制数，或超过 1 PiB），因此已略去而未作猜测，{zh}未知。只能确定发生了显存不足。"
+            ),
+        )
+    };
+    let mut v = Verdict::new(
+        Kind::Capacity,
+        "capacity_peak",
+        Confidence::Low,
+        explanation,
+    );
+    v.paste = Some(Text::new(
+        "Paste the whole message as PyTorch printed it, from `CUDA out of memory` to `PYTORCH_CUDA_ALLOC_CONF`.",
+        "请按 PyTorch 的原样粘贴完整信息，从 `CUDA out of memory` 到 `PYTORCH_CUDA_ALLOC_CONF`。",
+    ));
+    v
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn join_en<S: AsRef<str>>(items: &[S]) -> String {
+    let mut out = String::new();
+    for (i, s) in items.iter().enumerate() {
+        if i > 0 {
+            out.push_str(if i + 1 == items.len() { " and " } else { ", " });
+        }
+        out.push_str(s.as_ref());
+    }
+    out
+}
+
+/// Numbers that cannot all be true of one card at one moment, in English and Chinese.
+fn pytorch_contradiction(p: &PytorchOom) -> Option<(String, String)> {
+    if p.total_capacity == Some(Bytes::ZERO) {
+        return Some((
+            String::from("the card's total capacity is given as 0 B"),
+            String::from("显卡总容量为 0 B"),
+        ));
+    }
+    if let (Some(f), Some(t)) = (p.free, p.total_capacity)
+        && f > t
+    {
+        return Some((
+            format!("{} free on a card of {}", a(f), a(t)),
+            format!("总容量 {} 的显卡上空闲 {}", a(t), a(f)),
+        ));
+    }
+    if let (Some(al), Some(r)) = (p.allocated, p.reserved)
+        && al > r
+    {
+        return Some((
+            format!(
+                "PyTorch's reserved memory includes its allocated memory, yet {} allocated is more than {} reserved",
+                a(al),
+                a(r)
+            ),
+            format!(
+                "PyTorch 已保留的显存包含其已分配的显存，但已分配 {} 大于已保留 {}",
+                a(al),
+                a(r)
+            ),
+        ));
+    }
+    None
+}
+
+fn classify_pytorch(p: &PytorchOom, ev: &mut Vec<Evidence>, unread: &[Unread]) -> Verdict {
+    if p.style == Some(PytorchOomStyle::NoNumbers) && unread.is_empty() {
         let mut v = Verdict::new(
             Kind::Capacity,
             "capacity_peak",
@@ -222,21 +357,28 @@ fn classify_pytorch(p: &PytorchOom, ev: &mut Vec<Evidence>) -> Verdict {
         v.paste = Some(paste_curve());
         return v;
     }
-    let (Some(req), Some(total)) = (p.requested, p.total_capacity) else {
+    if let Some((en, zh)) = pytorch_contradiction(p) {
         let mut v = Verdict::new(
-            Kind::Capacity,
+            Kind::Unknown,
             "capacity_peak",
             Confidence::Low,
             Text::new(
-                "A PyTorch out-of-memory message, but cut before its numbers (the request or the total capacity is missing), so only the kind of failure is known.",
-                "这是一条 PyTorch 显存不足信息，但在数字之前被截断（缺少申请量或总容量），只能确定发生了显存不足。",
+                format!(
+                    "These numbers cannot all be true: {en}. The message was edited or pieced together from several, so no kind is given from it."
+                ),
+                format!(
+                    "这些数字不可能同时成立：{zh}。该信息被改动过或由多条拼接而成，因此不据此判断类型。"
+                ),
             ),
         );
         v.paste = Some(Text::new(
-            "Paste the whole message, from `CUDA out of memory` to `PYTORCH_CUDA_ALLOC_CONF`.",
-            "请粘贴完整信息，从 `CUDA out of memory` 到 `PYTORCH_CUDA_ALLOC_CONF`。",
+            "Paste the whole message exactly as PyTorch printed it.",
+            "请按 PyTorch 的原样粘贴完整信息。",
         ));
         return v;
+    }
+    let (Some(req), Some(total)) = (p.requested, p.total_capacity) else {
+        return pytorch_missing(p, unread);
     };
     let others = p.other_processes.unwrap_or(Bytes::ZERO);
     if req > total {
@@ -281,8 +423,104 @@ fn classify_pytorch(p: &PytorchOom, ev: &mut Vec<Evidence>) -> Verdict {
         v.fixes.push("stop_other_processes");
         return v;
     }
-    let reserved = p.reserved.unwrap_or(Bytes::ZERO);
-    let unalloc = p.reserved_unallocated.unwrap_or(Bytes::ZERO);
+    // The rules below need what PyTorch holds; a message cut before it, or with it unreadable,
+    // says no more than that memory ran out.
+    let (Some(allocated), Some(reserved)) = (p.allocated, p.reserved) else {
+        return pytorch_missing(p, unread);
+    };
+    let unalloc = p
+        .reserved_unallocated
+        .unwrap_or_else(|| reserved.minus(allocated));
+
+    // Memory on the card that is neither in PyTorch's cache nor free: this process's CUDA
+    // context and libraries, and everything other processes hold.
+    let outside = p
+        .free
+        .filter(|f| reserved.plus(*f) <= total)
+        .map(|f| total.minus(reserved).minus(f));
+    if let (Some(out), Some(f)) = (outside, p.free) {
+        ev.push(Evidence::size(
+            "outside_pytorch",
+            out,
+            format!("= {} − {} − {}", a(total), a(reserved), a(f)),
+        ));
+    }
+    // Who holds it: the processes the message lists (2.1 and later; this process is not among
+    // "others"), or, without a list, all of it less what a CUDA context may take.
+    let listed = !p.processes.is_empty() || p.this_process.is_some();
+    let (held, excess) = if listed {
+        let o = outside.map_or(others, |out| others.min(out));
+        (o, o)
+    } else {
+        let o = outside.unwrap_or(Bytes::ZERO);
+        (o, o.minus(CONTEXT_ALLOWANCE))
+    };
+    let free = p.free.unwrap_or(Bytes::ZERO);
+    let held_is_large = excess > Bytes::ZERO && held.get() >= total.get() / 10;
+    // The driver's free memory below the request (with the margin of rule 4: above it, the
+    // failure is below the cache), and the request fits once the memory held elsewhere is free.
+    let driver_had_room = free >= Bytes::from_f64(req.get() as f64 * 1.2).plus(Bytes::mib(256));
+    if held_is_large && !driver_had_room && req <= free.plus(excess) {
+        let need = reserved.plus(req);
+        let (en, zh, confidence) = if listed {
+            (
+                format!(
+                    "Other processes hold {} of this {} card. This process needs what PyTorch holds ({}) plus the {} request, {} in all, which the card could hold without them; with them only {} is free. Stop them (`nvidia-smi` lists them) or run on a card of your own: a smaller batch is not the fix.",
+                    a(held),
+                    a(total),
+                    a(reserved),
+                    a(req),
+                    a(need),
+                    a(free)
+                ),
+                format!(
+                    "其他进程占用了这张 {} 显卡中的 {}。本进程需要 PyTorch 已持有的 {} 加上申请的 {}，共 {}，没有这些进程时显卡放得下；有它们在，只剩 {} 空闲。请停止这些进程（`nvidia-smi` 会列出）或换用独占的显卡：减小 batch 不是办法。",
+                    a(total),
+                    a(held),
+                    a(reserved),
+                    a(req),
+                    a(need),
+                    a(free)
+                ),
+                Confidence::High,
+            )
+        } else {
+            (
+                format!(
+                    "{} of this {} card is held outside PyTorch's cache ({} − {} reserved by PyTorch − {} free). A CUDA context takes a few hundred MiB (up to about {} with cuDNN, NCCL or a display); this much is another process on the same GPU (a notebook kernel, a run that did not exit) or memory another library took in this process. PyTorch holds only {}, and its {} request would fit without it. Find it with `nvidia-smi` and stop it: a smaller batch is not the fix.",
+                    a(held),
+                    a(total),
+                    a(total),
+                    a(reserved),
+                    a(free),
+                    a(CONTEXT_ALLOWANCE),
+                    a(reserved),
+                    a(req)
+                ),
+                format!(
+                    "这张 {} 显卡中有 {} 在 PyTorch 缓存之外被占用（{} − PyTorch 已保留 {} − 空闲 {}）。CUDA 上下文只占几百 MiB（加上 cuDNN、NCCL 或显示输出最多约 {}）；这么多显存是同一 GPU 上的其他进程（notebook 内核、未退出的上次运行）或本进程中其他库申请的。PyTorch 只持有 {}，没有这部分占用时，{} 的申请放得下。请用 `nvidia-smi` 找到并停止它：减小 batch 不是办法。",
+                    a(total),
+                    a(held),
+                    a(total),
+                    a(reserved),
+                    a(free),
+                    a(CONTEXT_ALLOWANCE),
+                    a(reserved),
+                    a(req)
+                ),
+                Confidence::Medium,
+            )
+        };
+        let mut v = Verdict::new(
+            Kind::Capacity,
+            "capacity_static",
+            confidence,
+            Text::new(en, zh),
+        );
+        v.fixes.push("stop_other_processes");
+        return v;
+    }
+
     let share = pct(unalloc, reserved);
     if reserved > Bytes::ZERO {
         ev.push(Evidence::value(
@@ -348,30 +586,74 @@ fn classify_pytorch(p: &PytorchOom, ev: &mut Vec<Evidence>) -> Verdict {
         v.paste = Some(paste_curve());
         return v;
     }
-    let used = p.allocated.unwrap_or(reserved);
+    let used = allocated;
+    let (of_card_en, of_card_zh) = if used <= total {
+        (
+            format!(" of the {} card ({:.0} %)", a(total), pct(used, total)),
+            format!(
+                "占用了 {} 显卡中的 {}（{:.0}%）",
+                a(total),
+                a(used),
+                pct(used, total)
+            ),
+        )
+    } else {
+        (
+            format!(
+                ", more than the whole {} card (shared system memory makes up the rest)",
+                a(total)
+            ),
+            format!(
+                "占用了 {}，超过整张 {} 显卡（超出部分在共享系统内存中）",
+                a(used),
+                a(total)
+            ),
+        )
+    };
+    // Memory held by others that is not the cause, but is not this job's either.
+    let (also_en, also_zh) = if listed && held > Bytes::ZERO {
+        (
+            format!(
+                " Other processes also hold {} of the card: stop them to gain that much.",
+                a(held)
+            ),
+            format!("另有其他进程占用了 {}：停止它们可多出这么多显存。", a(held)),
+        )
+    } else if !listed && held_is_large {
+        (
+            format!(
+                " Also, {} is held outside PyTorch's cache, more than a CUDA context takes: find it with `nvidia-smi`.",
+                a(held)
+            ),
+            format!(
+                "此外，PyTorch 缓存之外还占用了 {}，超过 CUDA 上下文所需：请用 `nvidia-smi` 查找。",
+                a(held)
+            ),
+        )
+    } else {
+        (String::new(), String::new())
+    };
     let mut v = Verdict::new(
         Kind::Capacity,
         "capacity_peak",
         Confidence::Medium,
         Text::new(
             format!(
-                "Live tensors hold {} of the {} card ({:.0} %), and the cache has only {} free, less than the {} this step asks for: the step's peak needs more memory than the card has. A single message cannot show a leak — that needs memory per iteration; if this fails only after many iterations, log `nvidia-smi` to check.",
+                "Live tensors hold {}{of_card_en}, and the cache has only {} free, less than the {} this step asks for: the step's peak needs more memory than the card has. A single message cannot show a leak — that needs memory per iteration; if this fails only after many iterations, log `nvidia-smi` to check.{also_en}",
                 a(used),
-                a(total),
-                pct(used, total),
                 a(unalloc),
                 a(req)
             ),
             format!(
-                "存活张量占用了 {} 显卡中的 {}（{:.0}%），缓存中仅剩 {} 空闲，少于本步申请的 {}：这一步的峰值需求超过了显卡容量。单条信息无法判断泄漏——那需要每次迭代的显存记录；如果是运行很多迭代后才失败，请用 `nvidia-smi` 记录曲线确认。",
-                a(total),
-                a(used),
-                pct(used, total),
+                "存活张量{of_card_zh}，缓存中仅剩 {} 空闲，少于本步申请的 {}：这一步的峰值需求超过了显卡容量。单条信息无法判断泄漏——那需要每次迭代的显存记录；如果是运行很多迭代后才失败，请用 `nvidia-smi` 记录曲线确认。{also_zh}",
                 a(unalloc),
                 a(req)
             ),
         ),
     );
+    if !also_en.is_empty() {
+        v.fixes.push("stop_other_processes");
+    }
     v.paste = Some(paste_curve());
     v
 }
@@ -836,9 +1118,35 @@ fn from_smi(log: SmiLog) -> Diagnosis {
     build(source, v, ev, Parsed::NvidiaSmi(log))
 }
 
-fn from_tf(t: TensorflowOom, ev: Vec<Evidence>) -> Diagnosis {
+fn from_tf(t: TensorflowOom, ev: Vec<Evidence>, driver_failures: usize) -> Diagnosis {
     let req = t.requested.or(t.tensor_bytes);
     let mut v = match (req, t.limit, t.in_use) {
+        // Only StreamExecutor's failed cuMemAlloc lines: the allocator growing its pool.
+        (Some(r), None, _) if driver_failures > 0 => {
+            let mut v = Verdict::new(
+                Kind::Capacity,
+                "capacity_peak",
+                Confidence::Low,
+                Text::new(
+                    format!(
+                        "TensorFlow's allocator could not get {} from the driver (cuMemAlloc failed; {} such line(s), the last one read). It retries with 90 % of the size each time and carries on if a smaller pool is enough, so this is fatal only when `OOM when allocating tensor` follows; then the card is full: the job's peak needs more than the card, or another process holds part of it (`nvidia-smi`).",
+                        a(r),
+                        driver_failures
+                    ),
+                    format!(
+                        "TensorFlow 的分配器未能从驱动获得 {}（cuMemAlloc 失败；共 {} 行，已读取最后一行）。它每次以 90% 的大小重试，较小的内存池够用时会继续运行，因此只有后面出现 `OOM when allocating tensor` 时才是致命的；那时显卡已满：作业峰值超过显卡容量，或有其他进程占用了一部分（`nvidia-smi`）。",
+                        a(r),
+                        driver_failures
+                    ),
+                ),
+            );
+            v.fixes.push("stop_other_processes");
+            v.paste = Some(Text::new(
+                "Paste the rest of the log: the `OOM when allocating tensor with shape[…]` line and the BFC allocator's statistics (`Limit:`, `InUse:`), if TensorFlow stopped.",
+                "如果 TensorFlow 中止了，请粘贴日志的其余部分：`OOM when allocating tensor with shape[…]` 这一行以及 BFC 分配器的统计信息（`Limit:`、`InUse:`）。",
+            ));
+            v
+        }
         (Some(r), Some(l), _) if r > l => Verdict::new(
             Kind::Capacity,
             "capacity_static",
@@ -1095,17 +1403,7 @@ fn from_llamacpp(l: LlamaCppError, ev: Vec<Evidence>) -> Diagnosis {
             ),
             &["llamacpp_batch", "llamacpp_ctx", "llamacpp_ngl"],
         ),
-        LlamaCppStage::HostPinned => (
-            "capacity_static",
-            Confidence::Low,
-            format!(
-                "Pinned (page-locked) host memory{req} could not be allocated: this is system RAM, not the GPU. llama.cpp falls back to ordinary memory; set `GGML_CUDA_NO_PINNED=1` to skip pinning, or free RAM."
-            ),
-            format!(
-                "无法分配锁页主机内存{req}：这是系统内存，不是显存。llama.cpp 会回退到普通内存；可设置 `GGML_CUDA_NO_PINNED=1` 跳过锁页，或释放内存。"
-            ),
-            &[],
-        ),
+        LlamaCppStage::HostPinned => return from_llamacpp_pinned(l, ev),
         LlamaCppStage::Unknown => (
             "capacity_static",
             Confidence::Medium,
@@ -1120,6 +1418,49 @@ fn from_llamacpp(l: LlamaCppError, ev: Vec<Evidence>) -> Diagnosis {
     };
     let mut v = Verdict::new(Kind::Capacity, leaf_id, conf, Text::new(en, zh));
     v.fixes.extend_from_slice(fixes);
+    build(InputFormat::LlamacppError, v, ev, Parsed::LlamacppError(l))
+}
+
+/// llama.cpp's `ggml_cuda_host_malloc: failed to allocate … MiB of pinned memory` with no GPU
+/// failure in the log: `cudaMallocHost` (page-locked system RAM, for faster copies) failed, and
+/// llama.cpp went on with an ordinary CPU buffer (ggml-cuda logs it and returns no buffer; the
+/// caller falls back). Nothing ran out of GPU memory, so there is no GPU verdict.
+fn from_llamacpp_pinned(l: LlamaCppError, ev: Vec<Evidence>) -> Diagnosis {
+    let size = l.requested.map_or(String::new(), |r| format!(" {}", a(r)));
+    let (went_on_en, went_on_zh) = match (l.layers_offloaded, l.kv_buffer) {
+        (Some((n, m)), Some(kv)) => (
+            format!(
+                " The log goes on: {n}/{m} layers were offloaded to the GPU and the {} KV buffer was allocated there.",
+                a(kv)
+            ),
+            format!(
+                "日志随后显示：{n}/{m} 层已卸载到 GPU，{} 的 KV 缓冲区也已在 GPU 上分配。",
+                a(kv)
+            ),
+        ),
+        (Some((n, m)), None) => (
+            format!(" The log goes on: {n}/{m} layers were offloaded to the GPU."),
+            format!("日志随后显示：{n}/{m} 层已卸载到 GPU。"),
+        ),
+        _ => (String::new(), String::new()),
+    };
+    let mut v = Verdict::new(
+        Kind::Unknown,
+        "host_memory",
+        Confidence::Low,
+        Text::new(
+            format!(
+                "Not a GPU out-of-memory error: llama.cpp could not get{size} of pinned (page-locked) system RAM, a warning it recovers from by using an ordinary CPU buffer instead (only host-to-GPU copies are slower).{went_on_en} Free system RAM, or set `GGML_CUDA_NO_PINNED=1` to skip pinning and the warning."
+            ),
+            format!(
+                "这不是显存不足错误：llama.cpp 未能申请到{size}的锁页（page-locked）系统内存。这只是警告，llama.cpp 会改用普通 CPU 缓冲区继续运行（仅主机到 GPU 的拷贝变慢）。{went_on_zh}可释放系统内存，或设置 `GGML_CUDA_NO_PINNED=1` 跳过锁页并消除该警告。"
+            ),
+        ),
+    );
+    v.paste = Some(Text::new(
+        "If llama.cpp did stop, paste the log up to its last line: the error it stopped on (`failed to allocate CUDA0 buffer`, `failed to create context`, …) tells what ran out.",
+        "如果 llama.cpp 确实中止了，请粘贴直到最后一行的日志：导致中止的错误（`failed to allocate CUDA0 buffer`、`failed to create context` 等）说明了是什么不足。",
+    ));
     build(InputFormat::LlamacppError, v, ev, Parsed::LlamacppError(l))
 }
 
@@ -1155,4 +1496,198 @@ fn unknown(text: &str) -> Diagnosis {
         "请粘贴以下之一：完整的 `CUDA out of memory …` 信息（PyTorch）、`torch.cuda.memory_summary()` 输出、`nvidia-smi` 日志（`nvidia-smi --query-gpu=timestamp,index,memory.used,memory.total --format=csv -l 1`，或多次打印的 `nvidia-smi` 表格）、TensorFlow 的 `OOM when allocating tensor …` / JAX 的 `RESOURCE_EXHAUSTED` 错误、vLLM 启动时的 `ValueError`，或 llama.cpp 的加载日志。",
     ));
     build(InputFormat::Unknown, v, Vec::new(), Parsed::None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bytes(d: &Diagnosis, name: &str) -> Option<u64> {
+        d.evidence
+            .iter()
+            .find(|e| e.name == name)
+            .and_then(|e| e.bytes)
+            .map(Bytes::get)
+    }
+
+    /// 2.1 and later, another process listed: this process needs 11.91 + 1.95 GiB of a
+    /// 23.65 GiB card, so it is the 10 GiB of process 1111, not the job's peak.
+    #[test]
+    fn a_listed_process_holding_the_card_is_the_cause() {
+        let d = diagnose(
+            "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.95 GiB. GPU 0 has a total capacity of 23.65 GiB of which 1.20 GiB is free. Process 1111 has 10.00 GiB memory in use. Process 2222 has 12.43 GiB memory in use. Including non-PyTorch memory, this process has 12.43 GiB memory in use. Of the allocated memory 11.50 GiB is allocated by PyTorch, and 420.00 MiB is reserved by PyTorch but unallocated.",
+        );
+        assert_eq!(d.kind, Kind::Capacity);
+        assert_eq!(d.leaf.as_deref(), Some("capacity_static"));
+        assert_eq!(d.confidence, Confidence::High);
+        assert_eq!(d.fixes[0].id, "stop_other_processes");
+        assert_eq!(bytes(&d, "other_processes"), Some(10 << 30));
+        // 23.65 GiB − (11.50 GiB + 420 MiB) − 1.20 GiB, each rounded to the byte.
+        assert_eq!(
+            bytes(&d, "outside_pytorch"),
+            Some(25_393_994_138 - (12_348_030_976 + 440_401_920) - 1_288_490_189)
+        );
+        assert!(
+            d.explanation.en.contains("13.86 GiB in all"),
+            "{}",
+            d.explanation.en
+        );
+    }
+
+    /// Small stray contexts of other ranks (4 × 414 MiB on a 39.49 GiB card) are not the
+    /// cause: the verdict stays the peak, but freeing them is offered.
+    #[test]
+    fn small_other_processes_keep_the_peak_verdict() {
+        let d = diagnose(
+            "[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 572.00 MiB. GPU 0 has a total capacity of 39.49 GiB of which 321.31 MiB is free. Process 3721648 has 414.00 MiB memory in use. Including non-PyTorch memory, this process has 37.46 GiB memory in use. Process 1374765 has 414.00 MiB memory in use. Process 1374763 has 414.00 MiB memory in use. Process 1374764 has 414.00 MiB memory in use. Of the allocated memory 36.04 GiB is allocated by PyTorch, and 321.37 MiB is reserved by PyTorch but unallocated.",
+        );
+        assert_eq!(d.leaf.as_deref(), Some("capacity_peak"));
+        assert_eq!(d.confidence, Confidence::Medium);
+        assert_eq!(bytes(&d, "other_processes"), Some((4 * 414) << 20));
+        assert!(d.fixes.iter().any(|f| f.id == "stop_other_processes"));
+        assert!(
+            d.explanation
+                .en
+                .contains("Other processes also hold 1.62 GiB")
+        );
+    }
+
+    /// Nothing in PyTorch's cache and 7.78 GiB of a 7.79 GiB card held elsewhere: the request of
+    /// 1 MiB fails because of that memory.
+    #[test]
+    fn an_empty_cache_on_a_full_card() {
+        let d = diagnose(
+            "RuntimeError: CUDA out of memory. Tried to allocate 1024.00 KiB (GPU 0; 7.79 GiB total capacity; 0 bytes already allocated; 5.44 MiB free; 0 bytes reserved in total by PyTorch)",
+        );
+        assert_eq!(d.leaf.as_deref(), Some("capacity_static"));
+        assert_eq!(d.fixes[0].id, "stop_other_processes");
+        assert_eq!(
+            bytes(&d, "outside_pytorch"),
+            Some(8_364_448_809 - 5_704_253)
+        );
+    }
+
+    /// A request past 1 PiB is refused and named, not dropped as "cut".
+    #[test]
+    fn an_overflowing_request_is_named() {
+        let d = diagnose(
+            "RuntimeError: CUDA out of memory. Tried to allocate 99999999999999999999.00 GiB (GPU 0; 15.78 GiB total capacity; 14.56 GiB already allocated; 3.44 MiB free; 14.71 GiB reserved in total by PyTorch)",
+        );
+        assert_eq!(d.confidence, Confidence::Low);
+        assert_eq!(bytes(&d, "requested"), None);
+        assert_eq!(bytes(&d, "total_capacity"), Some(16_943_645_983));
+        assert!(
+            d.explanation
+                .en
+                .contains("`99999999999999999999.00 GiB` is not a size")
+        );
+        assert!(!d.explanation.en.contains("cut"));
+        assert!(
+            d.notes
+                .iter()
+                .any(|n| n.en.contains("99999999999999999999.00 GiB")
+                    && n.zh.contains("99999999999999999999.00 GiB"))
+        );
+        assert!(d.what_to_paste_instead.is_some());
+    }
+
+    /// `1e300 GiB` is not 300 GiB, `1e30 GiB` not a capacity.
+    #[test]
+    fn exponents_are_refused_whole() {
+        let d = diagnose(
+            "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 1e30 GiB of which 1.05 GiB is free. Of the allocated memory 1e300 GiB is allocated by PyTorch, and 1.60 GiB is reserved by PyTorch but unallocated.",
+        );
+        assert_eq!(bytes(&d, "allocated"), None);
+        assert_eq!(bytes(&d, "total_capacity"), None);
+        assert_eq!(bytes(&d, "requested"), Some(2 << 30));
+        assert_eq!(d.confidence, Confidence::Low);
+        assert!(
+            d.explanation
+                .en
+                .contains("`1e30 GiB` and `1e300 GiB` are not sizes")
+        );
+        assert!(!d.explanation.en.contains('%'));
+    }
+
+    /// Allocated above reserved (and above the card) cannot be: no percentage over 100, no
+    /// derived 0 B, no kind.
+    #[test]
+    fn allocated_above_reserved_is_a_contradiction() {
+        let d = diagnose(
+            "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 15.78 GiB total capacity; 20.56 GiB already allocated; 3.44 MiB free; 14.71 GiB reserved in total by PyTorch)",
+        );
+        assert_eq!(d.kind, Kind::Unknown);
+        assert!(
+            d.explanation
+                .en
+                .contains("20.56 GiB allocated is more than 14.71 GiB reserved")
+        );
+        assert!(d.explanation.zh.contains("20.56 GiB"));
+        assert_eq!(bytes(&d, "reserved_unallocated"), None);
+        assert!(!d.explanation.en.contains('%'));
+        assert!(
+            d.notes
+                .iter()
+                .all(|n| !n.en.contains("shared system memory"))
+        );
+        assert!(d.what_to_paste_instead.is_some());
+
+        let zero = diagnose(
+            "RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 0 bytes total capacity; 0 bytes already allocated; 0 bytes free; 0 bytes reserved in total by PyTorch)",
+        );
+        assert_eq!(zero.kind, Kind::Unknown);
+        assert!(zero.explanation.en.contains("0 B"));
+    }
+
+    /// A WSL-shaped message (allocated above the card, below reserved) is not a contradiction.
+    #[test]
+    fn wsl_allocated_above_the_card_is_not_a_contradiction() {
+        let d = diagnose(
+            "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB (GPU 0; 8.00 GiB total capacity; 17.20 GiB already allocated; 0 bytes free; 19.15 GiB reserved in total by PyTorch)",
+        );
+        assert_eq!(d.leaf.as_deref(), Some("capacity_peak"));
+        assert!(
+            d.notes
+                .iter()
+                .any(|n| n.en.contains("shared system memory"))
+        );
+        // No share of the card above 100 %.
+        assert!(
+            d.explanation
+                .en
+                .contains("Live tensors hold 17.20 GiB, more than the whole 8.00 GiB card"),
+            "{}",
+            d.explanation.en
+        );
+        assert!(!d.explanation.en.contains(" %)"));
+    }
+
+    /// A GPU failure after a pinned-memory warning: the GPU buffer's size is the request.
+    #[test]
+    fn a_pinned_warning_does_not_hide_a_gpu_failure() {
+        let d = diagnose(
+            "ggml_cuda_host_malloc: failed to allocate 1024.00 MiB of pinned memory: out of memory\nalloc_tensor_range: failed to allocate CUDA0 buffer of size 10345253120\nllama_model_load: error loading model: unable to allocate CUDA0 buffer",
+        );
+        assert_eq!(d.kind, Kind::Capacity);
+        assert_eq!(d.leaf.as_deref(), Some("capacity_static"));
+        assert_eq!(bytes(&d, "requested"), Some(10_345_253_120));
+    }
+
+    /// The newer spelling of XLA's allocator message.
+    #[test]
+    fn xla_resource_exhausted_request() {
+        let d = diagnose(
+            "jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate request for 2.00GiB (2147483648B) on device ordinal 0",
+        );
+        assert_eq!(d.input, InputFormat::JaxOom);
+        assert_eq!(d.leaf.as_deref(), Some("capacity_peak"));
+        assert_eq!(bytes(&d, "requested"), Some(2_147_483_648));
+        // A byte count past 1 PiB is refused.
+        let d = diagnose(
+            "RESOURCE_EXHAUSTED: Failed to allocate request for 8.00EiB (9223372036854775807B) on device ordinal 0",
+        );
+        assert_eq!(d.input, InputFormat::JaxOom);
+        assert_eq!(bytes(&d, "requested"), None);
+        assert_eq!(d.confidence, Confidence::Low);
+    }
 }

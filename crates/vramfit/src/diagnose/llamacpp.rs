@@ -108,25 +108,32 @@ pub(crate) fn parse(flat: &str) -> Option<(LlamaCppError, Vec<Evidence>)> {
         n_ctx: None,
     };
     let mut ev = Vec::new();
-    // The exact size: `failed to allocate CUDA0 buffer of size 10345253120`.
-    if let Some(i) = flat.find("failed to allocate ") {
+    // The exact size: `failed to allocate CUDA0 buffer of size 10345253120` — the first
+    // `failed to allocate` followed by a buffer name, not a pinned-memory warning before it.
+    for i in super::scan::find_all(flat, "failed to allocate ", 64) {
         let rest = super::scan::clip(&flat[i + 19..], 120);
-        if let Some(of) = rest.find(" buffer of size ") {
-            let name: String = rest[..of].chars().take(16).collect();
-            if !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-                l.buffer = Some(name);
-            }
-            if let Some((n, _)) = count_at(&rest[of + 16..])
-                && n <= MAX_SIZE.get()
-            {
-                l.requested = Some(Bytes::new(n));
-                ev.push(Evidence::size(
-                    "requested",
-                    Bytes::new(n),
-                    alloc::format!("buffer of size {n}"),
-                ));
-            }
+        let Some(of) = rest.find(" buffer of size ") else {
+            continue;
+        };
+        let name = &rest[..of];
+        if name.is_empty()
+            || name.len() > 16
+            || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        {
+            continue;
         }
+        l.buffer = Some(String::from(name));
+        if let Some((n, _)) = count_at(&rest[of + 16..])
+            && n <= MAX_SIZE.get()
+        {
+            l.requested = Some(Bytes::new(n));
+            ev.push(Evidence::size(
+                "requested",
+                Bytes::new(n),
+                alloc::format!("buffer of size {n}"),
+            ));
+        }
+        break;
     }
     if let Some(i) = flat.find("alloc_buffer: allocating ") {
         let seg = super::scan::clip(&flat[i..], 160);
@@ -137,7 +144,8 @@ pub(crate) fn parse(flat: &str) -> Option<(LlamaCppError, Vec<Evidence>)> {
             ev.push(Evidence::size("requested", s.bytes, s.text));
         }
         l.device = count_after(seg, "on device").and_then(|d| u32::try_from(d).ok());
-    } else if let Some(i) = flat.find("host_malloc: failed to allocate")
+    } else if stage == LlamaCppStage::HostPinned
+        && let Some(i) = flat.find("host_malloc: failed to allocate")
         && let Some(s) = size_after(
             super::scan::clip(&flat[i..], 120),
             "failed to allocate",

@@ -20,7 +20,8 @@ use alloc::vec::Vec;
 
 use super::Evidence;
 use super::scan::{
-    Legacy, count_at, find_all, flatten, size_after, size_after_spaces, size_at, size_before,
+    Legacy, count_at, find_all, flatten, raw_size_text, raw_size_text_before, size_after_spaces,
+    size_at, size_before,
 };
 use crate::units::Bytes;
 
@@ -100,15 +101,27 @@ pub(crate) fn looks_like(flat: &str) -> bool {
     ANCHORS.iter().any(|a| flat.contains(a)) || flat.contains("out of memory. Tried to allocate")
 }
 
-pub(crate) fn parse(text: &str) -> Option<(PytorchOom, Vec<Evidence>)> {
-    let flat = flatten(text);
-    parse_flat(&flat)
+/// A size the message gives for a field that could not be read: not a plain decimal number
+/// with a unit (`1e30 GiB`, `-2.00 GiB`, `nan GiB`), or more than 1 PiB. It is left out of the
+/// numbers rather than guessed, and named in a note.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Unread {
+    /// The evidence name of the field (`requested`, `total_capacity`, …).
+    pub field: &'static str,
+    /// The words as written.
+    pub text: String,
 }
 
-pub(crate) fn parse_flat(flat: &str) -> Option<(PytorchOom, Vec<Evidence>)> {
+pub(crate) fn parse(text: &str) -> Option<(PytorchOom, Vec<Evidence>)> {
+    let flat = flatten(text);
+    parse_flat(&flat).map(|(p, ev, _)| (p, ev))
+}
+
+pub(crate) fn parse_flat(flat: &str) -> Option<(PytorchOom, Vec<Evidence>, Vec<Unread>)> {
     if !looks_like(flat) {
         return None;
     }
+    let mut unread = Vec::new();
     let tries = find_all(flat, "Tried to allocate", 10_000);
     let mut oom = PytorchOom {
         backend: String::from(if flat.contains("HIP out of memory") {
@@ -122,30 +135,92 @@ pub(crate) fn parse_flat(flat: &str) -> Option<(PytorchOom, Vec<Evidence>)> {
     let Some(&last) = tries.last() else {
         oom.style = Some(PytorchOomStyle::NoNumbers);
         oom.messages = find_all(flat, "out of memory", 10_000).len().max(1) as u32;
-        return Some((oom, ev));
+        return Some((oom, ev, unread));
     };
     oom.messages = tries.len() as u32;
     // The message runs from `Tried to allocate` to the next one or about 1.5 KB.
     let seg = super::scan::clip(&flat[last..], 1500);
 
-    if let Some(req) = size_after(seg, "Tried to allocate", Legacy::Decimal) {
+    let after = &seg["Tried to allocate".len()..];
+    if let Some(req) = size_after_spaces(after, Legacy::Decimal) {
         oom.requested = Some(req.bytes);
         ev.push(Evidence::size("requested", req.bytes, req.text));
+    } else {
+        unread_after(&mut unread, "requested", after);
     }
 
     if let Some(open) = seg.find("(GPU ") {
-        parse_parenthesised(&seg[open + 5..], &mut oom, &mut ev);
+        parse_parenthesised(&seg[open + 5..], &mut oom, &mut ev, &mut unread);
     } else if seg.contains("has a total capac") || seg.contains(". GPU ") {
-        parse_sentences(seg, &mut oom, &mut ev);
+        parse_sentences(seg, &mut oom, &mut ev, &mut unread);
     }
     if oom.style.is_none() {
         oom.style = Some(PytorchOomStyle::NoNumbers);
     }
-    Some((oom, ev))
+    Some((oom, ev, unread))
+}
+
+/// Records the words after a label as an unread size, when there are any.
+fn unread_after(unread: &mut Vec<Unread>, field: &'static str, after: &str) {
+    let text = raw_size_text(after);
+    if !text.is_empty() {
+        unread.push(Unread { field, text });
+    }
+}
+
+/// Records the words before a phrase as an unread size, when there are any.
+fn unread_before(unread: &mut Vec<Unread>, field: &'static str, prefix: &str) {
+    let text = raw_size_text_before(prefix);
+    if !text.is_empty() {
+        unread.push(Unread { field, text });
+    }
+}
+
+/// The size after `needle`, or the words there recorded as unread when `needle` is present.
+fn read_after(
+    seg: &str,
+    needle: &str,
+    field: &'static str,
+    unread: &mut Vec<Unread>,
+) -> Option<super::scan::Size> {
+    let i = seg.find(needle)?;
+    let after = &seg[i + needle.len()..];
+    let size = size_after_spaces(after, Legacy::Decimal);
+    if size.is_none() {
+        unread_after(unread, field, after);
+    }
+    size
+}
+
+/// The size before `phrase`, or the words there recorded as unread when `phrase` is present.
+fn read_before(
+    seg: &str,
+    phrase: &str,
+    field: &'static str,
+    unread: &mut Vec<Unread>,
+) -> Option<super::scan::Size> {
+    let i = seg.find(phrase)?;
+    let size = size_before(seg, phrase, Legacy::Decimal);
+    if size.is_none() {
+        unread_before(unread, field, &seg[..i]);
+    }
+    size
 }
 
 /// `0; 15.78 GiB total capacity; 14.56 GiB already allocated; 3.44 MiB free; 14.81 GiB reserved in total by PyTorch)`
-fn parse_parenthesised(s: &str, oom: &mut PytorchOom, ev: &mut Vec<Evidence>) {
+fn parse_parenthesised(
+    s: &str,
+    oom: &mut PytorchOom,
+    ev: &mut Vec<Evidence>,
+    unread: &mut Vec<Unread>,
+) {
+    const LABELS: [(&str, &str); 5] = [
+        ("total capacity", "total_capacity"),
+        ("already allocated", "allocated"),
+        ("free", "free"),
+        ("reserved in total", "reserved"),
+        ("cached", "reserved_unallocated"),
+    ];
     let inner = match s.find(')') {
         Some(close) => &s[..close],
         None => s, // truncated: read what is there
@@ -158,6 +233,12 @@ fn parse_parenthesised(s: &str, oom: &mut PytorchOom, ev: &mut Vec<Evidence>) {
     for part in parts {
         let p = part.trim();
         let Some((size, n)) = size_at(p, Legacy::Decimal) else {
+            // A known label after words that are not a size: say so rather than drop it.
+            if let Some((label, field)) = LABELS.iter().find(|(l, _)| p.contains(l))
+                && let Some(i) = p.find(label)
+            {
+                unread_before(unread, field, &p[..i]);
+            }
             continue;
         };
         let label = p[n..].trim();
@@ -187,7 +268,9 @@ fn parse_parenthesised(s: &str, oom: &mut PytorchOom, ev: &mut Vec<Evidence>) {
     }
     oom.style = Some(PytorchOomStyle::Parenthesised);
     match (oom.reserved, oom.allocated, oom.reserved_unallocated) {
-        (Some(r), Some(a), None) => {
+        // Allocated above reserved cannot be (reserved includes it): nothing is derived, and the
+        // classifier reports the contradiction.
+        (Some(r), Some(a), None) if a <= r => {
             let gap = r.minus(a);
             oom.reserved_unallocated = Some(gap);
             ev.push(Evidence::size(
@@ -210,18 +293,27 @@ fn parse_parenthesised(s: &str, oom: &mut PytorchOom, ev: &mut Vec<Evidence>) {
 }
 
 /// `GPU 0 has a total capacity of 79.15 GiB of which 1.05 GiB is free. Process …`
-fn parse_sentences(seg: &str, oom: &mut PytorchOom, ev: &mut Vec<Evidence>) {
+fn parse_sentences(
+    seg: &str,
+    oom: &mut PytorchOom,
+    ev: &mut Vec<Evidence>,
+    unread: &mut Vec<Unread>,
+) {
     oom.style = Some(PytorchOomStyle::Sentences);
     if let Some(i) = seg.find(". GPU ") {
         oom.device = count_at(&seg[i + 6..]).and_then(|(d, _)| u32::try_from(d).ok());
     }
-    let total = size_after(seg, "total capacity of", Legacy::Decimal)
-        .or_else(|| size_after(seg, "total capacty of", Legacy::Decimal));
+    let needle = if seg.contains("total capacty of") {
+        "total capacty of"
+    } else {
+        "total capacity of"
+    };
+    let total = read_after(seg, needle, "total_capacity", unread);
     if let Some(t) = total {
         oom.total_capacity = Some(t.bytes);
         ev.push(Evidence::size("total_capacity", t.bytes, t.text));
     }
-    if let Some(f) = size_after(seg, "of which", Legacy::Decimal) {
+    if let Some(f) = read_after(seg, "of which", "free", unread) {
         oom.free = Some(f.bytes);
         ev.push(Evidence::size("free", f.bytes, f.text));
     }
@@ -235,6 +327,7 @@ fn parse_sentences(seg: &str, oom: &mut PytorchOom, ev: &mut Vec<Evidence>) {
             continue;
         };
         let Some(size) = size_after_spaces(after, Legacy::Decimal) else {
+            unread_after(unread, "process_memory", after);
             continue;
         };
         ev.push(Evidence::size(
@@ -247,18 +340,19 @@ fn parse_sentences(seg: &str, oom: &mut PytorchOom, ev: &mut Vec<Evidence>) {
             bytes: size.bytes,
         });
     }
-    if let Some(p) = size_after(seg, "this process has", Legacy::Decimal) {
+    if let Some(p) = read_after(seg, "this process has", "this_process", unread) {
         oom.this_process = Some(p.bytes);
         ev.push(Evidence::size("this_process", p.bytes, p.text));
     }
-    if let Some(a) = size_before(seg, "is allocated by PyTorch", Legacy::Decimal) {
+    if let Some(a) = read_before(seg, "is allocated by PyTorch", "allocated", unread) {
         oom.allocated = Some(a.bytes);
         ev.push(Evidence::size("allocated", a.bytes, a.text));
     }
-    if let Some(u) = size_before(
+    if let Some(u) = read_before(
         seg,
         "is reserved by PyTorch but unallocated",
-        Legacy::Decimal,
+        "reserved_unallocated",
+        unread,
     ) {
         oom.reserved_unallocated = Some(u.bytes);
         ev.push(Evidence::size("reserved_unallocated", u.bytes, u.text));

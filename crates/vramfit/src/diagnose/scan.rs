@@ -164,8 +164,10 @@ pub(crate) fn last_size_ending_at(prefix: &str, legacy: Legacy) -> Option<Size> 
         if !c.is_ascii_digit() {
             continue;
         }
+        // A number starts a word: `1e300 GiB` is not `300 GiB`, `1,024.00 MiB` not `024.00 MiB`,
+        // `-2.00 GiB` not `2.00 GiB`.
         let prev = p[..i].chars().next_back();
-        if prev.is_some_and(|d| d.is_ascii_digit() || d == '.') {
+        if prev.is_some_and(|d| d.is_alphanumeric() || matches!(d, '.' | ',' | '_' | '-' | '+')) {
             continue;
         }
         if let Some((size, n)) = size_at(&p[i..], legacy)
@@ -175,6 +177,46 @@ pub(crate) fn last_size_ending_at(prefix: &str, legacy: Legacy) -> Option<Size> 
         }
     }
     best
+}
+
+/// The words a size is written with at the start of `s`, as given, for a note when it could not
+/// be read (`99999999999999999999.00 GiB`, `1e30 GiB`, `-2.00 GiB`, `nan GiB`): the first word,
+/// and the next one when it is the unit, at most 40 characters.
+pub(crate) fn raw_size_text(s: &str) -> String {
+    let mut words = s.split_whitespace();
+    let mut out = String::new();
+    if let Some(w) = words.next() {
+        out.push_str(w);
+        // The unit, when it is a word of its own: after `2.00`, `1e30`, `nan`, `-2.00`.
+        if let Some(unit) = words.next()
+            && (w.ends_with(|c: char| c.is_ascii_digit())
+                || (!w.contains(|c: char| c.is_ascii_digit())
+                    && unit.len() <= 4
+                    && unit.chars().all(|c| c.is_ascii_alphabetic())))
+        {
+            out.push(' ');
+            out.push_str(unit);
+        }
+    }
+    let out: String = out.chars().take(40).collect();
+    String::from(out.trim_end_matches(['.', ',', ';', ')', '(']))
+}
+
+/// The words of a size written just before the end of `prefix` (the last word, and the one
+/// before when the last holds no digit), for a note when it could not be read.
+pub(crate) fn raw_size_text_before(prefix: &str) -> String {
+    let mut words = prefix.split_whitespace().rev();
+    let last = words.next().unwrap_or("");
+    let both = if last.chars().any(|c| c.is_ascii_digit()) {
+        String::from(last)
+    } else {
+        match words.next() {
+            Some(num) => alloc::format!("{num} {last}"),
+            None => String::from(last),
+        }
+    };
+    let n = both.chars().count();
+    both.chars().skip(n.saturating_sub(40)).collect()
 }
 
 /// An unsigned integer count at the start of `s`, allowing `,` thousands separators
@@ -352,6 +394,37 @@ mod tests {
             size_before(s, "free", Legacy::Decimal).unwrap().text,
             "3.44 MiB"
         );
+    }
+
+    #[test]
+    fn a_number_is_read_from_its_start() {
+        // The digits after an exponent, a comma or a sign are not a number of their own.
+        for s in [
+            "memory 1e300 GiB is allocated",
+            "memory 1,024.00 MiB is allocated",
+            "memory -2.00 GiB is allocated",
+            "memory x300 GiB is allocated",
+        ] {
+            assert_eq!(size_before(s, "is allocated", Legacy::Decimal), None, "{s}");
+        }
+        assert_eq!(
+            size_before(
+                "memory 1.60 GiB is allocated",
+                "is allocated",
+                Legacy::Decimal
+            )
+            .map(|s| s.text),
+            Some(String::from("1.60 GiB"))
+        );
+        assert_eq!(
+            raw_size_text("99999999999999999999.00 GiB (GPU 0;"),
+            "99999999999999999999.00 GiB"
+        );
+        assert_eq!(raw_size_text("1e30 GiB of which"), "1e30 GiB");
+        assert_eq!(raw_size_text("2.00GiB. GPU 0"), "2.00GiB");
+        assert_eq!(raw_size_text("nan GiB (GPU 0;"), "nan GiB");
+        assert_eq!(raw_size_text_before("memory 1e300 GiB "), "1e300 GiB");
+        assert_eq!(raw_size_text_before("memory -2.00GiB"), "-2.00GiB");
     }
 
     #[test]

@@ -5,8 +5,16 @@
 //! in the log by the BFC allocator's `Allocator (GPU_0_bfc) ran out of memory trying to allocate
 //! 2.34GiB (rounded to 2511536640)` and its statistics (`Limit:`, `InUse:`, `MaxInUse:`).
 //!
+//! TensorFlow's StreamExecutor also logs each failed `cuMemAlloc` of the BFC allocator's pool:
+//! `failed to allocate 3.81G (4087755776 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY: out of
+//! memory` (`cuda_driver.cc`; older versions end at `CUDA_ERROR_OUT_OF_MEMORY`). The allocator
+//! retries with 90 % of the size, so these lines come in runs; the exact byte count is read.
+//!
 //! JAX: `XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 7406166528
-//! bytes.` (or `Out of memory allocating …`), sometimes with XLA's `BufferAssignment stats`.
+//! bytes.` (or `Out of memory allocating …`), sometimes with XLA's `BufferAssignment stats`; and
+//! XLA's `StreamExecutorMemoryAllocator`: `RESOURCE_EXHAUSTED: Failed to allocate request for
+//! 2.00GiB (2147483648B) on device ordinal 0` (`Resource exhausted: …` in older versions), read
+//! from the exact byte count in brackets.
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -69,12 +77,49 @@ pub(crate) fn looks_like_tf(flat: &str) -> bool {
     flat.contains("OOM when allocating tensor")
         || flat.contains("_bfc) ran out of memory")
         || flat.contains("ResourceExhaustedError")
+        || flat.contains("from device: CUDA_ERROR_OUT_OF_MEMORY")
 }
 
 pub(crate) fn looks_like_jax(flat: &str) -> bool {
     flat.contains("RESOURCE_EXHAUSTED: Out of memory")
         || flat.contains("Out of memory while trying to allocate")
         || flat.contains("Out of memory allocating")
+        || flat.contains("Failed to allocate request for")
+}
+
+/// How many of StreamExecutor's `failed to allocate … from device` lines the text holds, when
+/// they are all it says (no tensor, no BFC allocator report): the request is then the pool's.
+pub(crate) fn driver_failures_only(flat: &str) -> usize {
+    if flat.contains("OOM when allocating tensor")
+        || flat.contains("ran out of memory trying to allocate")
+    {
+        return 0;
+    }
+    super::scan::find_all(
+        flat,
+        " bytes) from device: CUDA_ERROR_OUT_OF_MEMORY",
+        10_000,
+    )
+    .len()
+}
+
+/// The exact byte count of StreamExecutor's messages, after the human-readable size:
+/// `3.81G (4087755776 bytes)` or `2.00GiB (2147483648B)`, from the start of `s`.
+/// Returns (the size as shown, the bytes).
+fn shown_and_exact(s: &str) -> Option<(&str, Bytes)> {
+    let s = s.trim_start();
+    let open = s.find(" (")?;
+    let shown = &s[..open];
+    if shown.is_empty() || shown.len() > 16 || shown.contains(' ') {
+        return None;
+    }
+    let inner = &s[open + 2..];
+    let (n, used) = count_at(inner)?;
+    let unit = inner[used..].trim_start();
+    if !(unit.starts_with("bytes)") || unit.starts_with("B)")) {
+        return None;
+    }
+    (n <= MAX_SIZE.get()).then_some((shown, Bytes::new(n)))
 }
 
 /// Bytes per element of a TensorFlow dtype name.
@@ -192,6 +237,20 @@ pub(crate) fn parse_tf(flat: &str) -> Option<(TensorflowOom, Vec<Evidence>)> {
             (None, None) => {}
         }
     }
+    // StreamExecutor's failed cuMemAlloc (the last of a run of retries), when the BFC allocator
+    // gave no request of its own.
+    if t.requested.is_none()
+        && let Some(i) = flat.rfind(" bytes) from device: CUDA_ERROR_OUT_OF_MEMORY")
+        && let Some(start) = flat[..i].rfind("failed to allocate ")
+        && let Some((shown, b)) = shown_and_exact(&flat[start + 19..])
+    {
+        t.requested = Some(b);
+        ev.push(Evidence::size(
+            "requested",
+            b,
+            alloc::format!("{shown} ({} bytes)", b.get()),
+        ));
+    }
     for (key, name) in [
         ("Limit:", "limit"),
         ("InUse:", "in_use"),
@@ -241,6 +300,15 @@ pub(crate) fn parse_jax(flat: &str) -> Option<(JaxOom, Vec<Evidence>)> {
     if let Some(r) = req {
         j.requested = Some(r.bytes);
         ev.push(Evidence::size("requested", r.bytes, r.text));
+    } else if let Some(i) = flat.rfind("Failed to allocate request for ")
+        && let Some((shown, b)) = shown_and_exact(&flat[i + 30..])
+    {
+        j.requested = Some(b);
+        ev.push(Evidence::size(
+            "requested",
+            b,
+            alloc::format!("{shown} ({}B)", b.get()),
+        ));
     }
     for (needle, name) in [
         ("total allocation:", "total_allocation"),
