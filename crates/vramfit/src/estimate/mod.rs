@@ -1105,6 +1105,19 @@ pub const fn cublas_workspace(hopper: bool) -> Bytes {
     }
 }
 
+/// vLLM's KV pool against its requests (`kv_cache_utils.py`: `check_enough_kv_cache_memory`,
+/// `get_max_concurrency_for_kv_cache_config`).
+#[derive(Clone, Copy)]
+struct ServePool {
+    /// Bytes left for the pool in the utilisation budget.
+    available: u64,
+    /// What one request of max_model_len needs: every full-attention layer the whole length, a
+    /// sliding-window layer its window plus one step's tokens (`SlidingWindowSpec`).
+    request: u64,
+    /// Requests of max_model_len the pool holds at once.
+    concurrency: f64,
+}
+
 struct Parts {
     comps: Vec<Component>,
     notes: Vec<Difference>,
@@ -1113,6 +1126,8 @@ struct Parts {
     peak: Option<u64>,
     /// Serving: tokens in vLLM's pool.
     serve_tokens: Option<u64>,
+    /// Serving on a card: what vLLM's pool holds against one request of max_model_len.
+    serve_pool: Option<ServePool>,
     /// Serving: `M_theory`, the card memory that holds the wanted concurrency.
     theory: Option<u64>,
 }
@@ -1273,7 +1288,16 @@ impl Workload {
     fn weights_formula(&self, bytes: u64) -> String {
         let a = &self.arch;
         let p = a.params();
-        let mut s = if self.quantization == Quantization::None {
+        let mut s = if !a.is_detailed() && self.quantization != Quantization::None {
+            // A bare parameter count: the guide's bytes per parameter of the format.
+            format!(
+                "{} params × {} B ({}) = {}",
+                thousands(p),
+                guide_bytes_per_param(self.dtype, &self.quantization),
+                self.quantization.name(),
+                b(bytes)
+            )
+        } else if self.quantization == Quantization::None {
             format!(
                 "{} params × {} B ({}) = {}",
                 thousands(p),
@@ -1313,6 +1337,7 @@ impl Workload {
             notes: Vec::new(),
             peak: None,
             serve_tokens: None,
+            serve_pool: None,
             theory: None,
         };
         let (phase, trainable, cpu) = match Runner::of(self.mode, self.engine) {
@@ -1641,25 +1666,116 @@ impl Workload {
         } else {
             0
         };
+        // The hybrid allocator (sliding-window models): layers of one attention type are cut into
+        // groups of `gs` layers (the smaller type's count, or the larger's when they are within
+        // 25 %), the last group padded; a block id holds 16 tokens in each of the `gs` shared
+        // tensors, and every group of a request takes its own blocks from the one pool. A full
+        // layer needs the whole length, a sliding one cdiv(min(window − 1 + batched tokens,
+        // max_model_len), 16) + 1 blocks.
+        let per_layer = per_token / layers_here.max(1);
+        let global = if a.sliding_window > 0 {
+            a.global_layers() * layers_here / a.num_layers.max(1)
+        } else {
+            layers_here
+        };
+        let local = layers_here - global;
+        let gs = match (global, local) {
+            (0, n) | (n, 0) => n.max(1),
+            (g, l) if g.max(l) * 4 < g.min(l) * 5 => g.max(l),
+            (g, l) => g.min(l),
+        };
+        let (groups_full, groups_window) = (global.div_ceil(gs), local.div_ceil(gs));
+        let full_blocks = self.max_model_len.div_ceil(VLLM_BLOCK);
+        let window_blocks = (a.sliding_window.saturating_sub(1) + self.max_num_batched_tokens)
+            .min(self.max_model_len)
+            .div_ceil(VLLM_BLOCK)
+            + 1;
+        let request = per_layer
+            .saturating_mul(VLLM_BLOCK)
+            .saturating_mul(global * full_blocks + local * window_blocks);
         let budget_used = w + acts + non_torch.get();
         let (pool, tokens) = match &self.device {
             Some(d) => {
                 let budget =
                     Bytes::from_f64(d.memory.get() as f64 * self.gpu_memory_utilization).get();
                 let pool = budget.saturating_sub(budget_used);
-                let blocks = if per_token > 0 {
-                    pool / (per_token * VLLM_BLOCK)
+                let block = per_layer * VLLM_BLOCK * gs;
+                let blocks = if block > 0 { pool / block } else { 0 };
+                let pool_used = blocks * block;
+                let groups = groups_full + groups_window;
+                let per_request = groups_full * full_blocks + groups_window * window_blocks;
+                let formula = if groups > 1 {
+                    format!(
+                        "{} × {} − (weights + activations + non-torch) = {} → {} blocks × 16 tokens × {} layers × {} B per token per layer ({} groups of {} layers: {} global, {} sliding)",
+                        b(d.memory.get()),
+                        self.gpu_memory_utilization,
+                        b(pool),
+                        thousands(blocks),
+                        gs,
+                        thousands(per_layer),
+                        groups,
+                        gs,
+                        groups_full,
+                        groups_window
+                    )
                 } else {
-                    0
+                    format!(
+                        "{} × {} − (weights + activations + non-torch) = {} → {} blocks × 16 tokens × {} B per token",
+                        b(d.memory.get()),
+                        self.gpu_memory_utilization,
+                        b(pool),
+                        thousands(blocks),
+                        thousands(per_token)
+                    )
                 };
-                let pool_used = blocks * per_token * VLLM_BLOCK;
-                p.add("kv_cache", pool_used, true, format!("{} × {} − (weights + activations + non-torch) = {} → {} blocks × 16 tokens × {} B per token", b(d.memory.get()), self.gpu_memory_utilization, b(pool), thousands(blocks), thousands(per_token)), "vLLM preallocates every byte left in the budget as KV blocks.", "vLLM 把预算内剩余显存全部预分配为 KV 块。");
-                (pool_used, blocks * VLLM_BLOCK)
+                p.add(
+                    "kv_cache",
+                    pool_used,
+                    true,
+                    formula,
+                    "vLLM preallocates every byte left in the budget as KV blocks.",
+                    "vLLM 把预算内剩余显存全部预分配为 KV 块。",
+                );
+                if a.is_generative() {
+                    p.serve_pool = Some(ServePool {
+                        available: pool,
+                        request,
+                        concurrency: blocks as f64 / per_request.max(1) as f64,
+                    });
+                }
+                (pool_used, blocks / groups.max(1) * VLLM_BLOCK)
             }
             None => {
                 let tokens = self.batch.saturating_mul(self.max_model_len);
-                let pool = tokens.saturating_mul(per_token);
-                p.add("kv_cache", pool, true, format!("{} {} × {} max_model_len × {} B per token = {} (no GPU given: the KV the pool must hold)", self.batch, if self.batch == 1 { "seq" } else { "seqs" }, self.max_model_len, thousands(per_token), b(pool)), "Without a card, the pool that serves `batch` full-length sequences.", "未指定显卡时：满足 batch 条满长序列所需的池。");
+                let pool = self.batch.saturating_mul(request);
+                let formula = if local > 0 {
+                    format!(
+                        "{} {} × ({global} global layers × {} tokens + {local} sliding layers × {} tokens) × {} B per token per layer = {} (no GPU given: the KV the pool must hold)",
+                        self.batch,
+                        if self.batch == 1 { "seq" } else { "seqs" },
+                        full_blocks * VLLM_BLOCK,
+                        window_blocks * VLLM_BLOCK,
+                        thousands(per_layer),
+                        b(pool)
+                    )
+                } else {
+                    format!(
+                        "{} {} × {} max_model_len × {} B per token = {} (no GPU given: the KV the pool must hold)",
+                        self.batch,
+                        if self.batch == 1 { "seq" } else { "seqs" },
+                        full_blocks * VLLM_BLOCK,
+                        thousands(per_token),
+                        b(pool)
+                    )
+                };
+                p.add(
+                    "kv_cache",
+                    pool,
+                    true,
+                    formula,
+                    "Without a card, the pool that serves `batch` full-length sequences.",
+                    "未指定显卡时：满足 batch 条满长序列所需的池。",
+                );
                 p.note("vllm_no_device", String::from("No GPU given: vLLM would size its pool from gpu_memory_utilization × the card; shown is the KV needed for `batch` sequences of max_model_len."), String::from("未指定显卡：vLLM 会按 gpu_memory_utilization × 显存确定 KV 池；此处显示 batch 条 max_model_len 序列所需的 KV。"));
                 (pool, tokens)
             }
@@ -1686,10 +1802,7 @@ impl Workload {
         // M_theory for serving (the guide's stage 2: KV at the peak concurrency): the card memory
         // whose utilisation budget holds the weights, the profile peak, non-torch memory and the KV
         // of `batch` sequences of max_model_len, plus what lives outside the budget.
-        let demand = self
-            .batch
-            .saturating_mul(self.max_model_len)
-            .saturating_mul(per_token);
+        let demand = self.batch.saturating_mul(request);
         let outside = CUDA_CONTEXT.get().saturating_add(p.get("cuda_graphs"));
         p.theory = Some(
             Bytes::from_f64(
@@ -1727,7 +1840,12 @@ impl Workload {
                 cpu = cpu.saturating_add(bytes);
             }
         }
-        if !output_on_gpu {
+        if !a.is_detailed() {
+            // A bare parameter count has no tensors: the guide's bytes per parameter, on the GPU
+            // as far as -ngl reaches (all of it by default).
+            let all = self.opaque_weights();
+            (gpu, cpu) = if on_gpu > 0 { (all, 0) } else { (0, all) };
+        } else if !output_on_gpu {
             // The output layer stays on the CPU unless all blocks and the output are offloaded.
             let head: u64 = a
                 .tensors()
@@ -1738,7 +1856,23 @@ impl Workload {
             gpu = gpu.saturating_sub(head);
             cpu = cpu.saturating_add(head);
         }
-        p.add("weights", gpu, false, format!("{on_gpu} of {layers} blocks{} on the GPU; token embeddings stay in CPU memory = {}", if output_on_gpu { " + output layer" } else { "" }, b(gpu)), "llama.cpp offloads whole blocks (-ngl); the rest runs on the CPU.", "llama.cpp 按层卸载（-ngl），其余在 CPU 上运行。");
+        let formula = if a.is_detailed() {
+            format!(
+                "{on_gpu} of {layers} blocks{} on the GPU; token embeddings stay in CPU memory = {}",
+                if output_on_gpu { " + output layer" } else { "" },
+                b(gpu)
+            )
+        } else {
+            self.weights_formula(gpu)
+        };
+        p.add(
+            "weights",
+            gpu,
+            false,
+            formula,
+            "llama.cpp offloads whole blocks (-ngl); the rest runs on the CPU.",
+            "llama.cpp 按层卸载（-ngl），其余在 CPU 上运行。",
+        );
         let ctx = self.max_model_len;
         let (kv, kv_text) = self.kv_bytes_llamacpp(ctx, on_gpu);
         let (kv_cpu, _) = self.kv_bytes_llamacpp(ctx, layers - on_gpu);
@@ -1765,8 +1899,11 @@ impl Workload {
         } else {
             0
         };
+        // The output's logits and a block's tensors are never alive together: the graph
+        // allocator reuses one for the other (Llama-3.1-8B, ubatch 512, n_ctx 8192, flash
+        // attention off: llama.cpp logs a 560 MiB compute buffer, KQ 512 MiB + 48 MiB).
         let compute = if on_gpu > 0 {
-            logits.max(blockact) + kq
+            logits.max(blockact + kq)
         } else {
             0
         };
@@ -1775,11 +1912,11 @@ impl Workload {
             compute,
             false,
             format!(
-                "max(logits {ub} × {} × 4 B, block activations {}) {}= {}",
+                "max(logits {ub} × {} × 4 B, block activations {}{}) = {}",
                 a.vocab_size,
                 b(blockact),
                 if kq > 0 {
-                    format!("+ KQ {ub} × {ctx} × {} heads × 4 B ", a.num_heads)
+                    format!(" + KQ {ub} × {ctx} × {} heads × 4 B", a.num_heads)
                 } else {
                     String::new()
                 },
@@ -2535,29 +2672,42 @@ impl Workload {
         let m_theory = parts
             .theory
             .unwrap_or(if is_llamacpp { total } else { peak_allocated });
-        // Serving fits when the pool holds `batch` sequences of max_model_len (vLLM refuses to
-        // start below one) and the process fits the card.
-        let pool_ok = !is_vllm
-            || !self.arch.is_generative()
-            || tokens.unwrap_or(0) >= self.batch.saturating_mul(self.max_model_len);
+        // Serving fits when vLLM starts, i.e. its pool holds one request of max_model_len
+        // (`check_enough_kv_cache_memory`; more requests than the pool holds wait in the queue),
+        // and the process fits the card.
+        let pool = parts.serve_pool;
+        let pool_ok = pool.is_none_or(|sp| sp.available >= sp.request);
+        if let Some(sp) = pool
+            && pool_ok
+            && sp.concurrency < self.batch as f64
+        {
+            parts.note(
+                "kv_pool_queues",
+                format!("The KV pool holds {:.2} requests of max_model_len {} at once, fewer than batch {}: vLLM starts, and the requests past the pool wait in its queue.", sp.concurrency, thousands(self.max_model_len), self.batch),
+                format!("KV 池同时只能容纳 {:.2} 个 max_model_len {} 的请求，少于 batch {}：vLLM 能启动，超出的请求在队列中等待。", sp.concurrency, thousands(self.max_model_len), self.batch),
+            );
+        }
         let fit = self.device.as_ref().map(|d| Fit {
             gpu: d.id.clone(),
             memory_bytes: d.memory,
             fits: total <= d.memory.get() && pool_ok,
-            reason: (!pool_ok).then(|| {
-                let t = tokens.unwrap_or(0);
-                let want = self.batch.saturating_mul(self.max_model_len);
+            reason: pool.filter(|_| !pool_ok).map(|sp| {
                 Difference {
                     key: String::from("kv_pool_too_small"),
-                    en: format!("The KV pool holds {} tokens, fewer than {} sequence(s) × max_model_len {} = {}: vLLM would refuse to start. Lower max_model_len, raise gpu_memory_utilization, use an fp8 KV cache or a larger card.", thousands(t), self.batch, thousands(self.max_model_len), thousands(want)),
-                    zh: format!("KV 池只能容纳 {} 个 token，少于 {} 条序列 × max_model_len {} = {}：vLLM 将拒绝启动。请降低 max_model_len、提高 gpu_memory_utilization、使用 fp8 KV 缓存或更大的显卡。", thousands(t), self.batch, thousands(self.max_model_len), thousands(want)),
+                    en: format!("The KV pool has {} of the budget left; one request of max_model_len {} needs {}: vLLM would refuse to start. Lower max_model_len, raise gpu_memory_utilization, use an fp8 KV cache or a larger card.", b(sp.available), thousands(self.max_model_len), b(sp.request)),
+                    zh: format!("预算内只剩 {} 给 KV 池；一个 max_model_len {} 的请求需要 {}：vLLM 将拒绝启动。请降低 max_model_len、提高 gpu_memory_utilization、使用 fp8 KV 缓存或更大的显卡。", b(sp.available), thousands(self.max_model_len), b(sp.request)),
                 }
             }),
             headroom_bytes: d.memory.minus(Bytes::new(total)),
             shortfall_bytes: Bytes::new(total).minus(d.memory),
         });
         let differences = self.differences(&quick, &parts);
-        let max_concurrency_exact = tokens.map(|t| t as f64 / self.max_model_len.max(1) as f64);
+        // To the hundredth, as vLLM logs it (and a short decimal survives any JSON reader).
+        let concurrency = match pool {
+            Some(sp) => Some(sp.concurrency),
+            None => tokens.map(|t| t as f64 / self.max_model_len.max(1) as f64),
+        };
+        let max_concurrency_exact = concurrency.map(|c| libm::floor(c * 100.0) / 100.0);
         Estimate {
             model: self.model_name.clone(),
             params: a.params(),
@@ -2577,7 +2727,7 @@ impl Workload {
             recommended_bytes: m_rec(Bytes::new(m_theory)),
             required_bytes: Bytes::new(if is_vllm { m_theory } else { total }),
             kv_cache_tokens: tokens,
-            max_concurrency: tokens.map(|t| t / self.max_model_len.max(1)),
+            max_concurrency: concurrency.map(|c| c as u64),
             max_concurrency_exact,
             kv_bytes_per_token: kv_per_token,
             cpu_bytes: Bytes::new(cpu),

@@ -880,3 +880,107 @@ fn llama_cpp_caches_only_the_window_for_interleaved_sliding_layers() {
     .unwrap();
     assert_eq!(comp(&e, "kv_cache"), 2 * 8 * 128 * 32 * 32_768 * 2);
 }
+
+/// vLLM's hybrid KV manager on Gemma 3 27B (62 layers: 10 global, 52 with a 1,024-token window;
+/// 16 KV heads × 128 × 2 × 2 B = 8,192 B per token per layer): groups of 10 layers, 1 global and
+/// 6 sliding (the last padded). One request of 131,072 tokens needs 8,192 blocks in each global
+/// layer and cdiv(min(1,023 + 8,192, 131,072), 16) + 1 = 577 in each sliding one
+/// (`SlidingWindowSpec.max_memory_usage_bytes`): 8,192 B × 16 × (10 × 8,192 + 52 × 577) =
+/// 14,670,102,528 B. It fits an H100's pool, where counting every layer at full length (17.3 GB)
+/// did not, and the pool's blocks serve (8,192 + 6 × 577) = 11,654 of them per request.
+#[test]
+fn vllm_sliding_window_requests_by_hand() {
+    let gemma = |gpu: Option<&str>| EstimateInput {
+        model: Some("google/gemma-3-27b-it".into()),
+        mode: Mode::Serve,
+        engine: Engine::Vllm,
+        gpu: gpu.map(String::from),
+        max_model_len: Some(131_072.0),
+        max_num_batched_tokens: Some(8192.0),
+        ..EstimateInput::default()
+    };
+    let none = estimate(&gemma(None)).unwrap();
+    assert_eq!(none.kv_cache_bytes.get(), 14_670_102_528);
+    let e = estimate(&gemma(Some("h100-sxm5-80gb"))).unwrap();
+    assert!(e.fit.as_ref().unwrap().fits, "{:?}", e.fit);
+    let block = 10 * 16 * 8192;
+    assert_eq!(e.kv_cache_bytes.get() % block, 0);
+    let blocks = e.kv_cache_bytes.get() / block;
+    let exact = blocks as f64 / 11_654.0;
+    assert_eq!(
+        e.max_concurrency_exact,
+        Some(libm::floor(exact * 100.0) / 100.0)
+    );
+    assert_eq!(e.max_concurrency, Some(1));
+    // vLLM logs the tokens as the blocks shared by the 7 groups: blocks / 7 × 16.
+    assert_eq!(e.kv_cache_tokens, Some(blocks / 7 * 16));
+    // Four such requests at once: vLLM starts, and a note says the rest wait.
+    let four = estimate(&EstimateInput {
+        batch: 4.0,
+        ..gemma(Some("h100-sxm5-80gb"))
+    })
+    .unwrap();
+    assert!(four.fit.as_ref().unwrap().fits);
+    assert!(four.notes.iter().any(|n| n.key == "kv_pool_queues"));
+    // The serving M_theory holds the four: 4 × 14,670,102,528 B of KV in the budget.
+    assert!(four.required_bytes.get() > 4 * 14_670_102_528);
+    // A request that does not fit the pool: vLLM refuses to start, and the reason says by how much.
+    let long = estimate(&EstimateInput {
+        gpu: Some("l4".into()),
+        ..gemma(None)
+    })
+    .unwrap();
+    let fit = long.fit.unwrap();
+    assert!(!fit.fits);
+    let reason = fit.reason.unwrap();
+    assert_eq!(reason.key, "kv_pool_too_small");
+    assert!(reason.en.contains("needs 13.66 GiB"), "{}", reason.en);
+}
+
+/// llama.cpp's compute buffer holds the logits or a block's tensors, never both: Llama-3.1-8B at
+/// ubatch 512 and n_ctx 8,192 without flash attention is max(logits 512 × 128,256 × 4 B =
+/// 250.5 MiB, block 512 × (4,096 × 4 + 14,336 × 2) × 4 B = 88 MiB + KQ 512 × 8,192 × 32 × 4 B =
+/// 512 MiB) = 600 MiB; llama.cpp logs 560.00 MiB there (KQ 512 + 48). With flash attention it is
+/// the logits' 250.5 MiB (logged: 258.5 MiB).
+#[test]
+fn llamacpp_compute_buffer_by_hand() {
+    let run = |attention| {
+        estimate(&EstimateInput {
+            model: Some("meta-llama/Llama-3.1-8B".into()),
+            engine: Engine::Llamacpp,
+            quantization: Quantization::Gguf {
+                file_type: crate::precision::GgufFileType::Q4_K_M,
+            },
+            max_model_len: Some(8192.0),
+            attention,
+            ..EstimateInput::default()
+        })
+        .unwrap()
+    };
+    let eager = run(AttentionImpl::Eager);
+    assert_eq!(comp(&eager, "compute_buffer"), 629_145_600);
+    assert!((comp(&eager, "compute_buffer") as f64 / (560.0 * MIB as f64) - 1.0).abs() < 0.08);
+    let flash = run(AttentionImpl::Flash);
+    assert_eq!(comp(&flash, "compute_buffer"), 512 * 128_256 * 4);
+}
+
+/// llama.cpp from a bare parameter count: the guide's bytes per parameter, all on the GPU by
+/// default (7B in bf16: 14 GB; in a 4-bit GGUF: 3.5 GB), not nothing.
+#[test]
+fn llamacpp_from_a_parameter_count() {
+    let run = |quantization| {
+        estimate(&EstimateInput {
+            params: Some("7B".into()),
+            engine: Engine::Llamacpp,
+            quantization,
+            ..EstimateInput::default()
+        })
+        .unwrap()
+    };
+    assert_eq!(run(Quantization::None).weights_bytes.get(), 14_000_000_000);
+    let q4 = run(Quantization::Gguf {
+        file_type: crate::precision::GgufFileType::Q4_K_M,
+    });
+    assert_eq!(q4.weights_bytes.get(), 3_500_000_000);
+    assert!(q4.total_bytes.get() > 3_500_000_000);
+}
