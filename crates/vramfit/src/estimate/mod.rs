@@ -682,6 +682,23 @@ impl EstimateInput {
             self.quantization
         };
         if qlora {
+            // QLoRA quantizes a 16-bit base to NF4 itself; a checkpoint already in another format
+            // (GPTQ, AWQ, GGUF…) is not what it loads.
+            if mode == Mode::Training
+                && !matches!(
+                    self.quantization,
+                    Quantization::None | Quantization::BnbNf4 { .. }
+                )
+            {
+                return Err(InputError::new(
+                    "quantization",
+                    format!(
+                        "QLoRA loads the base in 4-bit NF4, not {}",
+                        self.quantization.name()
+                    ),
+                    "none or bnb-nf4 with qlora (QLoRA quantizes the 16-bit base itself)",
+                ));
+            }
             quantization = Quantization::BnbNf4 { double_quant: true };
         }
         let (quantization, gguf_dequantized) = engine_formats(self, quantization)?;
@@ -693,6 +710,17 @@ impl EstimateInput {
                 "offload",
                 "offload without ZeRO: DeepSpeed offloads the states ZeRO partitions",
                 "none with zero 0, or zero 1, 2 or 3 (1 offloads the optimizer states, 2 the gradients too, 3 the weights too)",
+            ));
+        }
+        // ZeRO-Infinity's NVMe offload is a stage-3 feature (DeepSpeed's tests skip it with "Nvme
+        // offload not supported for zero stage" below 3).
+        if mode == Mode::Training && zero < 3 && self.offload == Offload::Nvme {
+            return Err(InputError::new(
+                "offload",
+                format!(
+                    "NVMe offload with ZeRO-{zero}: DeepSpeed offloads to NVMe only under ZeRO-3"
+                ),
+                "cpu with zero 1, 2 or 3; nvme with zero 3",
             ));
         }
         let gpus_n = int("gpus", self.gpus, 1, 65_536)?;
@@ -765,11 +793,11 @@ impl EstimateInput {
             (None, None) => None,
         };
         let util = self.gpu_memory_utilization;
-        if !(util.is_finite() && util > 0.0 && util <= 1.0) {
+        if !(util.is_finite() && (0.01..=1.0).contains(&util)) {
             return Err(InputError::new(
                 "gpu_memory_utilization",
-                "out of range",
-                "a fraction greater than 0 and at most 1, e.g. 0.9",
+                format!("{util} is out of range"),
+                "a fraction from 0.01 to 1, e.g. 0.9",
             ));
         }
         let big = device
@@ -2093,17 +2121,21 @@ impl Workload {
             );
         }
         if lora {
-            let adapters = t_shard.saturating_mul(sb);
+            // DeepSpeed holds the whole model, adapters included, in 16 bits (their fp32 masters
+            // are in the optimizer partition); without ZeRO, PEFT keeps the adapters in fp32.
+            let ab = if zero > 0 { act } else { sb };
+            let adapters = t_shard.saturating_mul(ab);
             w = w.saturating_add(adapters);
             w_text = format!(
-                "{w_text} + LoRA adapters {} × {sb} B = {}",
+                "{w_text} + LoRA adapters {} × {ab} B = {}",
                 thousands(t_shard),
                 b(adapters)
             );
         }
-        // ZeRO-3 partitions the weights too.
+        // ZeRO-3 partitions the weights too, the frozen base of a LoRA run included (PEFT's
+        // DeepSpeed guide runs Llama-2-70B LoRA this way on 8 GPUs).
         let mut live_params = 0;
-        if zero == 3 && !lora {
+        if zero == 3 {
             let layer_params = params / a.num_layers.max(1);
             live_params = layer_params
                 .saturating_mul(2)
@@ -2124,10 +2156,10 @@ impl Workload {
             "训练时保存的模型权重。",
         );
         // Gradients (in the master dtype; under ZeRO in the model dtype, reduced into fp32 partitions).
-        let grad_bytes = if zero > 0 && !lora { act } else { sb };
+        let grad_bytes = if zero > 0 { act } else { sb };
         let mut g = t_shard.saturating_mul(grad_bytes);
         let mut g_text = format!("{} trainable params × {grad_bytes} B", thousands(t_shard));
-        if zero >= 2 && !lora {
+        if zero >= 2 {
             g = if offload { 0 } else { g.div_ceil(dp) };
             g_text = format!(
                 "{g_text} / {dp} ranks (ZeRO-{zero}){}",
@@ -2180,7 +2212,7 @@ impl Workload {
             o = busiest(&factored, total);
         }
         // ZeRO (DeepSpeed mixed precision) keeps fp32 master weights in the optimizer partition.
-        let master = if zero > 0 && !lora && reg.fp32_master() && reg != Precision::Fp32 {
+        let master = if zero > 0 && reg.fp32_master() && reg != Precision::Fp32 {
             t_shard * 4
         } else {
             0
@@ -2190,7 +2222,7 @@ impl Workload {
             o = o.saturating_add(master);
             o_text = format!("{o_text} + fp32 master weights 4 B");
         }
-        if zero >= 1 && !lora {
+        if zero >= 1 {
             o = if offload { 0 } else { o.div_ceil(dp) };
             o_text = format!(
                 "{o_text} / {dp} ranks (ZeRO-{zero}){}",
@@ -2392,32 +2424,48 @@ impl Workload {
                 "bitsandbytes 计算时将 4 位权重反量化。",
             );
         }
-        // Optimizer step temporaries: foreach AdamW/Lion materialise one state-sized list.
-        let step = match self.optimizer {
+        // Optimizer step temporaries: foreach AdamW/Lion materialise one state-sized list (one
+        // moment of this GPU's partition).
+        let partition = |x: u64| if zero >= 1 { x.div_ceil(dp) } else { x };
+        let foreach = match self.optimizer {
             Optimizer::Adamw | Optimizer::Lion
                 if !(self.fused_optimizer || zero >= 1 && offload) =>
             {
-                o.saturating_sub(if master > 0 { o / 3 } else { 0 })
-                    / if self.optimizer == Optimizer::Adamw {
-                        2
-                    } else {
-                        1
-                    }
+                partition(t_shard.saturating_mul(sb))
             }
             Optimizer::Adafactor => tensors.iter().map(|t| t.numel()).max().unwrap_or(0) * 4,
             _ => 0,
         };
+        // ZeRO's step casts this rank's gradient partition to fp32 beside the fp32 masters
+        // (DeepSpeed stage_1_and_2.py `step()`; its estimators count 16 B per parameter / N).
+        let fp32_grads = if zero >= 1 && !offload && master > 0 {
+            t_shard.saturating_mul(4).div_ceil(dp)
+        } else {
+            0
+        };
+        let step = foreach.saturating_add(fp32_grads);
         if step > 0 {
+            let mut text = Vec::new();
+            if fp32_grads > 0 {
+                text.push(format!(
+                    "fp32 gradient partition {} trainable × 4 B / {dp} ranks = {}",
+                    thousands(t_shard),
+                    b(fp32_grads)
+                ));
+            }
+            if foreach > 0 {
+                text.push(format!(
+                    "foreach step: one state-sized temporary (e.g. sqrt of the second moment) = {}",
+                    b(foreach)
+                ));
+            }
             p.add(
                 "step_temporaries",
                 step,
                 true,
-                format!(
-                    "foreach step: one state-sized temporary (e.g. sqrt of the second moment) = {}",
-                    b(step)
-                ),
-                "torch.optim's default foreach path; fused=True avoids it.",
-                "torch.optim 默认 foreach 路径；fused=True 可避免。",
+                text.join(" + "),
+                "torch.optim's default foreach path (fused=True avoids it); under ZeRO, the gradient partition in fp32.",
+                "torch.optim 默认 foreach 路径（fused=True 可避免）；ZeRO 下还有 fp32 的梯度分区。",
             );
         }
         // ZeRO buckets / DDP buckets.
@@ -2529,7 +2577,9 @@ impl Workload {
         let cpu = if offload && zero > 0 {
             // Offloaded: fp32 masters, moments (and ZeRO-3 params) live in CPU memory (or on
             // NVMe), for this GPU's tensor × pipeline shard / dp.
-            let full_states = t_shard.saturating_mul(4 + state_per_param);
+            // DeepSpeed's CPU step also holds the fp32 gradient partition (its estimators: 16 B
+            // per parameter / N for ZeRO-2, 18 B for ZeRO-3 with the 16-bit parameters).
+            let full_states = t_shard.saturating_mul(4 + 4 + state_per_param);
             let params_cpu = if zero == 3 {
                 busiest(&|t| t.numel(), params).saturating_mul(2)
             } else {

@@ -283,18 +283,36 @@ fn zero3_partitions_and_data_parallel_does_not() {
     })
     .unwrap();
     assert_eq!(z2off.optimizer_bytes.get(), 0);
-    // Offloaded to CPU: fp32 master + 2 moments = 12 B per parameter, per data-parallel rank.
-    assert_eq!(z2off.cpu_bytes.get(), (12 * p).div_ceil(8));
+    // Offloaded to CPU: fp32 master + 2 moments + the fp32 gradient partition DeepSpeed's CPU
+    // step holds = 16 B per parameter, per data-parallel rank (its ZeRO-2 estimator's 16 Ψ / N).
+    assert_eq!(z2off.cpu_bytes.get(), (16 * p).div_ceil(8));
     assert_eq!(z2off.nvme_bytes.get(), 0);
-    // ZeRO-Infinity to NVMe: the same partitions on the drive, none in CPU memory.
+    // On the GPU, ZeRO-2's step casts this rank's gradient partition to fp32 (4 B × P / 8) beside
+    // foreach AdamW's one-moment temporary (4 B × P / 8).
+    let z2 = estimate(&EstimateInput {
+        zero: 2.0,
+        ..base.clone()
+    })
+    .unwrap();
+    assert_eq!(comp(&z2, "step_temporaries"), 2 * (4 * p).div_ceil(8));
+    // ZeRO-Infinity to NVMe (a ZeRO-3 feature): the same partitions and the 16-bit parameters
+    // (18 B per parameter / 8) on the drive, none in CPU memory; below ZeRO-3 it is refused.
+    let z3nvme = estimate(&EstimateInput {
+        zero: 3.0,
+        offload: Offload::Nvme,
+        ..base.clone()
+    })
+    .unwrap();
+    assert_eq!(z3nvme.nvme_bytes.get(), (18 * p).div_ceil(8));
+    assert_eq!(z3nvme.cpu_bytes.get(), 0);
+    assert_eq!(z3nvme.weights_bytes.get(), 0);
     let z2nvme = estimate(&EstimateInput {
         zero: 2.0,
         offload: Offload::Nvme,
         ..base
     })
-    .unwrap();
-    assert_eq!(z2nvme.nvme_bytes.get(), (12 * p).div_ceil(8));
-    assert_eq!(z2nvme.cpu_bytes.get(), 0);
+    .unwrap_err();
+    assert_eq!(z2nvme.field, "offload");
 }
 
 #[test]
@@ -983,4 +1001,76 @@ fn llamacpp_from_a_parameter_count() {
     });
     assert_eq!(q4.weights_bytes.get(), 3_500_000_000);
     assert!(q4.total_bytes.get() > 3_500_000_000);
+}
+
+/// LoRA under ZeRO-3 partitions the frozen base too (PEFT's DeepSpeed guide trains Llama-2-70B
+/// LoRA this way on 8 GPUs). Llama-3.1-70B, r 16 on q_proj and v_proj: 80 layers × 16 ×
+/// ((8,192 + 8,192) + (8,192 + 1,024)) = 32,768,000 adapter parameters; the base
+/// 70,553,706,496 parameters. On each of 8 GPUs: (70,553,706,496 + 32,768,000) × 2 B / 8 of
+/// weights, 2 B / 8 of gradients and (4 B master + 8 B moments) / 8 of optimizer per adapter
+/// parameter. Offloaded, the base's 16-bit copy and the adapters' 16 B states go to the CPU, once.
+#[test]
+fn lora_under_zero3_partitions_the_base() {
+    let base = EstimateInput {
+        model: Some("meta-llama/Llama-3.1-70B".into()),
+        mode: Mode::Training,
+        lora_rank: 16.0,
+        zero: 3.0,
+        gpus: 8.0,
+        ..EstimateInput::default()
+    };
+    let e = estimate(&base).unwrap();
+    let (p, t) = (70_553_706_496u64, 32_768_000u64);
+    assert_eq!(e.params, p);
+    assert_eq!(e.trainable_params, t);
+    assert_eq!(e.weights_bytes.get(), ((p + t) * 2).div_ceil(8));
+    assert_eq!(e.gradients_bytes.get(), (t * 2).div_ceil(8));
+    assert_eq!(e.optimizer_bytes.get(), (t * 12).div_ceil(8));
+    let off = estimate(&EstimateInput {
+        offload: Offload::Cpu,
+        ..base
+    })
+    .unwrap();
+    assert_eq!(off.weights_bytes.get(), 0);
+    assert_eq!(off.cpu_bytes.get(), (t * 16 + p * 2).div_ceil(8));
+}
+
+/// Lion keeps one momentum, so its foreach temporary is one moment of the partition, as AdamW's:
+/// Llama-3.1-8B under ZeRO-1 on 8 GPUs, 4 B × P / 8, plus the fp32 gradient partition 4 B × P / 8.
+#[test]
+fn lion_under_zero_has_one_moment_of_temporary() {
+    let p = 8_030_261_248u64;
+    let e = estimate(&EstimateInput {
+        mode: Mode::Training,
+        optimizer: Optimizer::Lion,
+        zero: 1.0,
+        gpus: 8.0,
+        ..input(llama8b())
+    })
+    .unwrap();
+    assert_eq!(comp(&e, "step_temporaries"), 2 * (4 * p).div_ceil(8));
+}
+
+/// Eager attention keeps the fp32 softmax and, in 16-bit training, its cast back: 4 + 2 B per
+/// head per query–key pair in bf16, 4 B in fp32 (softmax(dtype=float32).to(float32) is the same
+/// tensor). Llama-3.1-8B, 1 × 1,024 tokens: 32 layers × 1,024² × 32 heads × that.
+#[test]
+fn eager_scores_by_hand_in_bf16_and_fp32() {
+    let run = |precision, attention| {
+        estimate(&EstimateInput {
+            mode: Mode::Training,
+            precision,
+            attention,
+            seq_len: 1024.0,
+            ..input(llama8b())
+        })
+        .unwrap()
+        .activations_bytes
+        .get()
+    };
+    let scores = 32 * 1024 * 1024 * 32;
+    for (precision, bytes) in [(Precision::Bf16, 6), (Precision::Fp32, 4)] {
+        let diff = run(precision, AttentionImpl::Eager) - run(precision, AttentionImpl::Sdpa);
+        assert_eq!(diff, scores * bytes, "{precision:?}");
+    }
 }
