@@ -204,3 +204,28 @@ fn max_concurrency_within_1_percent_of_every_measured_run() {
         assert_eq!(e.max_concurrency.unwrap(), exact as u64);
     }
 }
+
+/// The whole process as nvidia-smi sees it: the CUDA context measured at start-up, the
+/// utilisation budget, and the CUDA graphs captured after it. Within 1 % on every run, the
+/// tensor- and pipeline-parallel ones included (their workers hold NCCL's buffers too).
+#[test]
+fn total_within_1_percent_of_every_measured_run() {
+    let csv_text = include_str!("../data/vllm-h100-v0.19-calibration.csv");
+    let measured: Vec<f64> = csv(csv_text, |row| {
+        let num = |n: &str| row.get(n).parse::<f64>().unwrap();
+        num("init_cuda_memory_gib")
+            + num("gpu_memory_utilization") * num("init_total_memory_gib")
+            + num("cuda_graph_actual_gib")
+    });
+    for ((r, e, _, _), m) in errors().into_iter().zip(measured) {
+        let total = e.total_bytes.get() as f64 / GIB;
+        assert!(
+            (total / m - 1.0).abs() < 0.01,
+            "{} tp {} pp {} {}: {total:.2} GiB against {m:.2} GiB",
+            r.model,
+            r.tp,
+            r.pp,
+            r.max_model_len
+        );
+    }
+}

@@ -49,6 +49,10 @@ const PHRASES: &[(&str, &str)] = &[
         "CUDA 上下文（模块延迟加载）：",
     ),
     (
+        "CUDA context with NCCL communicators: ",
+        "CUDA 上下文与 NCCL 通信器：",
+    ),
+    (
         "; token embeddings stay in CPU memory",
         "；词嵌入留在 CPU 内存",
     ),
@@ -94,6 +98,7 @@ const PHRASES: &[(&str, &str)] = &[
     (" (not at the peak)", "（不在峰值时刻）"),
     (" global layers × ", " 个全局层 × "),
     ("cuBLAS workspace: ", "cuBLAS 工作区："),
+    (", tp or pp ≥ 2)", "，tp 或 pp ≥ 2)"),
     (" of it is filled)", "）"),
     ("max(forward over ", "max(前向 "),
     ("(fitted to vLLM ", "(拟合自 vLLM "),

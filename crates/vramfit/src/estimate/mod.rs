@@ -1816,11 +1816,24 @@ impl Workload {
             .get();
             p.add("cuda_graphs", g, false, format!("{CUDA_GRAPH_BASE_GIB} GiB + {CUDA_GRAPH_PER_LAYER_GIB} GiB × {layers_here} layers = {} (fitted to vLLM 0.19 H100 runs)", b(g)), "Captured after the pool is sized, so real use overshoots utilisation × memory by this much.", "在 KV 池确定后捕获，实际占用因此超出利用率 × 显存。");
         }
+        // Each worker of a tensor- or pipeline-parallel group also holds NCCL's communicators
+        // and the custom all-reduce buffers before the profile run.
+        let (context, context_text) = if self.tp * self.pp > 1 {
+            (
+                VLLM_CUDA_CONTEXT_PARALLEL,
+                "CUDA context with NCCL communicators: 1.53 GiB (measured, H100, vLLM 0.19, tp or pp ≥ 2)",
+            )
+        } else {
+            (
+                CUDA_CONTEXT,
+                "CUDA context: 0.51 GiB (measured, H100, vLLM 0.19)",
+            )
+        };
         p.add(
             "cuda_context",
-            CUDA_CONTEXT.get(),
+            context.get(),
             false,
-            String::from("CUDA context: 0.51 GiB (measured, H100, vLLM 0.19)"),
+            String::from(context_text),
             "Outside the utilisation budget.",
             "不计入利用率预算。",
         );
@@ -1831,7 +1844,7 @@ impl Workload {
         // whose utilisation budget holds the weights, the profile peak, non-torch memory and the KV
         // of `batch` sequences of max_model_len, plus what lives outside the budget.
         let demand = self.batch.saturating_mul(request);
-        let outside = CUDA_CONTEXT.get().saturating_add(p.get("cuda_graphs"));
+        let outside = context.get().saturating_add(p.get("cuda_graphs"));
         p.theory = Some(
             Bytes::from_f64(
                 budget_used.saturating_add(demand) as f64 / self.gpu_memory_utilization,
@@ -2976,6 +2989,10 @@ pub const VLLM_NON_TORCH_PP: Bytes = Bytes::new(75_161_928);
 pub const VLLM_NON_TORCH_TP: Bytes = Bytes::new(2_254_857_830);
 /// vLLM's KV block size in tokens.
 pub const VLLM_BLOCK: u64 = 16;
+/// CUDA memory of a vLLM worker in a tensor- or pipeline-parallel group before its profile run
+/// (context, NCCL communicators, custom all-reduce buffers): 1.53 GiB, the median of
+/// `init_cuda_memory_gib` over the six tp/pp ≥ 2 runs of the calibration data (1.43–1.55).
+pub const VLLM_CUDA_CONTEXT_PARALLEL: Bytes = Bytes::new(1_642_824_991); // 1.53 GiB
 /// CUDA-graph pool: intercept, fitted on the calibration runs.
 pub const CUDA_GRAPH_BASE_GIB: f64 = 0.09;
 /// CUDA-graph pool per layer on the GPU, fitted on the calibration runs.

@@ -1074,3 +1074,42 @@ fn eager_scores_by_hand_in_bf16_and_fp32() {
         assert_eq!(diff, scores * bytes, "{precision:?}");
     }
 }
+
+/// vLLM splits 28 layers over 3 stages as 9, 10, 9 (`get_pp_indices`: the remainder before the
+/// last stage). Qwen2.5-7B in bf16: a layer is 233,057,792 parameters, the embedding and the head
+/// 152,064 × 3,584 = 544,997,376 each; the last stage (9 layers, the head and the final norm of
+/// 3,584) is the busiest: (9 × 233,057,792 + 544,997,376 + 3,584) × 2 B = 5,285,042,176 B.
+#[test]
+fn pipeline_stages_split_as_vllm_does() {
+    let e = estimate(&EstimateInput {
+        model: Some("Qwen/Qwen2.5-7B-Instruct".into()),
+        mode: Mode::Serve,
+        engine: Engine::Vllm,
+        pp: 3.0,
+        gpus: 3.0,
+        ..EstimateInput::default()
+    })
+    .unwrap();
+    let rope = 32_768 * 128 * 2; // the rotary cos/sin cache vLLM adds to the weights
+    assert_eq!(e.weights_bytes.get(), 5_285_042_176 + rope);
+    let a = crate::presets::find("Qwen/Qwen2.5-7B-Instruct")
+        .unwrap()
+        .arch;
+    let stage = |l| {
+        weights::pp_stage(
+            &crate::model::Tensor {
+                role: Role::Q,
+                layer: Some(l),
+                rows_in: 1,
+                rows_out: 1,
+                count: 1,
+            },
+            a.num_layers,
+            3,
+        )
+    };
+    assert_eq!(
+        (stage(8), stage(9), stage(18), stage(19), stage(27)),
+        (0, 1, 1, 2, 2)
+    );
+}
