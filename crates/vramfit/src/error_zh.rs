@@ -84,12 +84,20 @@ const FORM: &[(&str, &str)] = &[
         "目录中的 id，或只属于一个 id 的一部分，如 h200 或 4090：",
     ),
     (
+        " with llama.cpp, which splits whole layers across GPUs",
+        " 配 llama.cpp，而 llama.cpp 按整层把模型分到各 GPU",
+    ),
+    (
         "int8/int4 are storage formats, not compute dtypes",
         "int8/int4 是存储格式，不是计算数据类型",
     ),
     (
         "an integer from 8 to 4096 (usually 32, 64 or 128)",
         "8 到 4096 的整数（通常为 32、64 或 128）",
+    ),
+    (
+        "1 with llama.cpp: give gpus to split its layers",
+        "llama.cpp 下为 1：用 gpus 切分它的层",
     ),
     (
         ": DeepSpeed offloads to NVMe only under ZeRO-3",
@@ -662,6 +670,7 @@ mod tests {
             format!(r#"{{{m},"gpu_memory":"100MiB"}}"#),
             format!(r#"{{{m},"gpu_memory_utilization":1.5}}"#),
             format!(r#"{{{m},"gpu_memory_utilization":0.001}}"#),
+            format!(r#"{{{m},"engine":"llamacpp","tp":2,"gpus":2}}"#),
             format!(r#"{{{m},"mode":"training","qlora":true,"lora_rank":8,"quantization":{{"format":"gptq","bits":4,"group_size":128}}}}"#),
             format!(r#"{{{m},"mode":"training","zero":2,"offload":"nvme"}}"#),
             r#"{"model":"meta-llama/Llama-3.1-405B","batch":1048576,"seq_len":16777216,"mode":"training","attention":"eager"}"#.to_string(),
@@ -1054,6 +1063,7 @@ mod tests {
             "model",
             "params",
             "arch",
+            "gpus",
             "NVMe",
             "cpu",
             "nvme",

@@ -752,6 +752,13 @@ impl EstimateInput {
             ));
         }
         check_tp(&arch, tp)?;
+        if tp > 1 && Runner::of(mode, self.engine) == Runner::Llamacpp {
+            return Err(InputError::new(
+                "tp",
+                format!("tp = {tp} with llama.cpp, which splits whole layers across GPUs"),
+                "1 with llama.cpp: give gpus to split its layers",
+            ));
+        }
         let dp = gpus_n / (tp * pp);
         let device = match (&self.gpu, &self.gpu_memory) {
             (Some(_), Some(_)) => {
@@ -1897,25 +1904,112 @@ impl Workload {
             gpu = gpu.saturating_sub(head);
             cpu = cpu.saturating_add(head);
         }
+        // Several GPUs: llama.cpp splits the offloaded blocks across them (--split-mode layer,
+        // the default), each with its blocks' KV cache and its own compute buffer; the output
+        // layer goes to the last. Shown is the most loaded GPU.
+        let split = (self.dp * self.pp).clamp(1, on_gpu.max(1));
+        let first = layers - on_gpu;
+        let mut stage_w = alloc::vec![0u64; split as usize];
+        let mut stage_layers = alloc::vec![0u64; split as usize];
+        let stage_of = |l: u64| {
+            weights::pp_stage(
+                &crate::model::Tensor {
+                    role: Role::Q,
+                    layer: Some(l - first),
+                    rows_in: 1,
+                    rows_out: 1,
+                    count: 1,
+                },
+                on_gpu,
+                split,
+            ) as usize
+        };
+        if a.is_detailed() {
+            for l in first..layers {
+                stage_layers[stage_of(l)] += 1;
+            }
+            for t in a.tensors() {
+                if let Some(l) = t.layer.filter(|&l| l >= first) {
+                    let x = tensor_bytes(&self.quantization, a, self.dtype, &t);
+                    stage_w[stage_of(l)] = stage_w[stage_of(l)].saturating_add(x);
+                }
+            }
+            let blocks: u64 = stage_w.iter().fold(0, |x, y| x.saturating_add(*y));
+            // The output layer (and a tied embedding) on the last GPU.
+            let last = stage_w.len() - 1;
+            stage_w[last] = stage_w[last].saturating_add(gpu.saturating_sub(blocks));
+        } else {
+            stage_w.fill(gpu.div_ceil(split));
+            stage_layers[0] = on_gpu;
+        }
+        let ctx = self.max_model_len;
+        // Compute buffer: the output logits for one ubatch in fp32, the block's fp32 activations,
+        // and without flash attention the fp32 KQ matrix of ubatch × context × heads.
+        let ub = self.ubatch.min(ctx.max(1));
+        let blockact = ub * (a.hidden_size * 4 + activations::token_ffn_width(a) * 2) * 4;
+        let kq = if self.kernel == Kernel::Eager {
+            ub * ctx * a.num_heads * 4
+        } else {
+            0
+        };
+        // The output's logits and a block's tensors are never alive together: the graph
+        // allocator reuses one for the other (Llama-3.1-8B, ubatch 512, n_ctx 8192, flash
+        // attention off: llama.cpp logs a 560 MiB compute buffer, KQ 512 MiB + 48 MiB).
+        let stage = |g: usize| {
+            let last = g + 1 == split as usize;
+            let logits = if output_on_gpu && last {
+                ub * a.vocab_size * 4
+            } else {
+                0
+            };
+            let compute = if stage_layers[g] > 0 || logits > 0 {
+                logits.max(blockact + kq)
+            } else {
+                0
+            };
+            let (kv, kv_text) = self.kv_bytes_llamacpp(ctx, stage_layers[g]);
+            (stage_w[g], kv, kv_text, compute, logits)
+        };
+        let busiest = (0..split as usize)
+            .max_by_key(|&g| {
+                let (w, kv, _, c, _) = stage(g);
+                (w.saturating_add(kv).saturating_add(c), g)
+            })
+            .unwrap_or(0);
+        let (w, kv, kv_text, compute, logits) = stage(busiest);
+        let on = if split > 1 {
+            format!(
+                " (GPU {} of {split}: {} of them{})",
+                busiest + 1,
+                stage_layers[busiest],
+                if busiest + 1 == split as usize && output_on_gpu {
+                    " + output layer"
+                } else {
+                    ""
+                }
+            )
+        } else {
+            String::new()
+        };
         let formula = if a.is_detailed() {
             format!(
-                "{on_gpu} of {layers} blocks{} on the GPU; token embeddings stay in CPU memory = {}",
+                "{on_gpu} of {layers} blocks{} on the GPU{on}; token embeddings stay in CPU memory = {}",
                 if output_on_gpu { " + output layer" } else { "" },
-                b(gpu)
+                b(w)
             )
+        } else if split > 1 {
+            format!("{} / {split} GPUs = {}", self.weights_formula(gpu), b(w))
         } else {
             self.weights_formula(gpu)
         };
         p.add(
             "weights",
-            gpu,
+            w,
             false,
             formula,
             "llama.cpp offloads whole blocks (-ngl); the rest runs on the CPU.",
             "llama.cpp 按层卸载（-ngl），其余在 CPU 上运行。",
         );
-        let ctx = self.max_model_len;
-        let (kv, kv_text) = self.kv_bytes_llamacpp(ctx, on_gpu);
         let (kv_cpu, _) = self.kv_bytes_llamacpp(ctx, layers - on_gpu);
         cpu = cpu.saturating_add(kv_cpu);
         p.add(
@@ -1926,35 +2020,13 @@ impl Workload {
             "llama.cpp allocates the whole context (-c) up front.",
             "llama.cpp 预先分配整个上下文（-c）。",
         );
-        // Compute buffer: the output logits for one ubatch in fp32, the block's fp32 activations,
-        // and without flash attention the fp32 KQ matrix of ubatch × context × heads.
-        let ub = self.ubatch.min(ctx.max(1));
-        let logits = if output_on_gpu {
-            ub * a.vocab_size * 4
-        } else {
-            0
-        };
-        let blockact = ub * (a.hidden_size * 4 + activations::token_ffn_width(a) * 2) * 4;
-        let kq = if self.kernel == Kernel::Eager {
-            ub * ctx * a.num_heads * 4
-        } else {
-            0
-        };
-        // The output's logits and a block's tensors are never alive together: the graph
-        // allocator reuses one for the other (Llama-3.1-8B, ubatch 512, n_ctx 8192, flash
-        // attention off: llama.cpp logs a 560 MiB compute buffer, KQ 512 MiB + 48 MiB).
-        let compute = if on_gpu > 0 {
-            logits.max(blockact + kq)
-        } else {
-            0
-        };
         p.add(
             "compute_buffer",
             compute,
             false,
             format!(
                 "max(logits {ub} × {} × 4 B, block activations {}{}) = {}",
-                a.vocab_size,
+                if logits > 0 { a.vocab_size } else { 0 },
                 b(blockact),
                 if kq > 0 {
                     format!(" + KQ {ub} × {ctx} × {} heads × 4 B", a.num_heads)

@@ -1113,3 +1113,35 @@ fn pipeline_stages_split_as_vllm_does() {
         (0, 1, 1, 2, 2)
     );
 }
+
+/// llama.cpp on two GPUs splits the 32 blocks of Llama-3.1-8B 16 and 16 (--split-mode layer),
+/// the output layer (Q6_K: 4,096 × 128,256 / 256 × 210 B = 430,940,160 B, and the fp32 final norm
+/// 16,384 B) on the second, which is the busier: its half of the blocks plus the output, and its
+/// 16 layers' KV cache, 2 × 8 × 128 × 8,192 × 16 × 2 B = 536,870,912 B. (Each half holds 8 of the
+/// 16 blocks Q4_K_M gives more bits, so the halves weigh the same.) tp is refused.
+#[test]
+fn llamacpp_splits_layers_across_gpus() {
+    let run = |gpus: f64, tp: f64| {
+        estimate(&EstimateInput {
+            model: Some("meta-llama/Llama-3.1-8B".into()),
+            engine: Engine::Llamacpp,
+            quantization: Quantization::Gguf {
+                file_type: crate::precision::GgufFileType::Q4_K_M,
+            },
+            max_model_len: Some(8192.0),
+            gpus,
+            tp,
+            ..EstimateInput::default()
+        })
+    };
+    let one = run(1.0, 1.0).unwrap();
+    let two = run(2.0, 1.0).unwrap();
+    let out = 430_940_160 + 16_384;
+    let blocks = one.weights_bytes.get() - out;
+    assert_eq!(blocks % 2, 0);
+    assert_eq!(two.weights_bytes.get(), blocks / 2 + out);
+    assert_eq!(one.kv_cache_bytes.get(), 2 * 536_870_912);
+    assert_eq!(two.kv_cache_bytes.get(), 536_870_912);
+    assert_eq!(two.gpus, 2);
+    assert_eq!(run(2.0, 2.0).unwrap_err().field, "tp");
+}
