@@ -56,6 +56,10 @@ const FORM: &[(&str, &str)] = &[
         "以下恰好一项：model（预设模型 id）、params（如 7B）、arch（一个 config.json）",
     ),
     (
+        "none or bnb-nf4 with qlora (QLoRA quantizes the 16-bit base itself)",
+        "启用 qlora 时为 none 或 bnb-nf4（QLoRA 自己把 16 位的基座量化）",
+    ),
+    (
         "offload without ZeRO: DeepSpeed offloads the states ZeRO partitions",
         "没有 ZeRO 的卸载：DeepSpeed 只卸载 ZeRO 切分的状态",
     ),
@@ -80,8 +84,8 @@ const FORM: &[(&str, &str)] = &[
         "目录中的 id，或只属于一个 id 的一部分，如 h200 或 4090：",
     ),
     (
-        "a fraction greater than 0 and at most 1, e.g. 0.9",
-        "大于 0 且不超过 1 的比例，如 0.9",
+        " with llama.cpp, which splits whole layers across GPUs",
+        " 配 llama.cpp，而 llama.cpp 按整层把模型分到各 GPU",
     ),
     (
         "int8/int4 are storage formats, not compute dtypes",
@@ -92,8 +96,24 @@ const FORM: &[(&str, &str)] = &[
         "8 到 4096 的整数（通常为 32、64 或 128）",
     ),
     (
+        "1 with llama.cpp: give gpus to split its layers",
+        "llama.cpp 下为 1：用 gpus 切分它的层",
+    ),
+    (
+        ": DeepSpeed offloads to NVMe only under ZeRO-3",
+        "：DeepSpeed 只在 ZeRO-3 下卸载到 NVMe",
+    ),
+    (
         "a Hugging Face config.json, dropped or chosen",
         "拖入或选择的 Hugging Face config.json",
+    ),
+    (
+        "cpu with zero 1, 2 or 3; nvme with zero 3",
+        "zero 为 1、2、3 时用 cpu；zero 为 3 时用 nvme",
+    ),
+    (
+        "QLoRA loads the base in 4-bit NF4, not ",
+        "QLoRA 以 4 位 NF4 加载基座模型，不加载 ",
     ),
     (
         "both a GPU and a GPU memory size given",
@@ -106,6 +126,10 @@ const FORM: &[(&str, &str)] = &[
     (
         "not a field of the estimator's input",
         "不是估算器输入中的字段",
+    ),
+    (
+        "a fraction from 0.01 to 1, e.g. 0.9",
+        "0.01 到 1 的比例，如 0.9",
     ),
     (
         "a preset id; these have its words: ",
@@ -132,6 +156,7 @@ const FORM: &[(&str, &str)] = &[
     ("a GPU of the given catalog", "所给目录中的 GPU"),
     ("more than one model given", "给出了不止一个模型"),
     ("a multiple of tp × pp = ", "tp × pp 的倍数，即 "),
+    ("NVMe offload with ZeRO-", "NVMe 卸载配 ZeRO-"),
     (" is too small for a GPU", " 对 GPU 来说太小"),
     ("unknown KV-cache dtype ", "未知的 KV 缓存数据类型 "),
     (" attention heads evenly", " 个注意力头"),
@@ -653,6 +678,10 @@ mod tests {
             format!(r#"{{{m},"gpu_memory":"80XB"}}"#),
             format!(r#"{{{m},"gpu_memory":"100MiB"}}"#),
             format!(r#"{{{m},"gpu_memory_utilization":1.5}}"#),
+            format!(r#"{{{m},"gpu_memory_utilization":0.001}}"#),
+            format!(r#"{{{m},"engine":"llamacpp","tp":2,"gpus":2}}"#),
+            format!(r#"{{{m},"mode":"training","qlora":true,"lora_rank":8,"quantization":{{"format":"gptq","bits":4,"group_size":128}}}}"#),
+            format!(r#"{{{m},"mode":"training","zero":2,"offload":"nvme"}}"#),
             r#"{"model":"meta-llama/Llama-3.1-405B","batch":1048576,"seq_len":16777216,"mode":"training","attention":"eager"}"#.to_string(),
         ];
         let mut out: Vec<InputError> = Vec::new();
@@ -1043,6 +1072,10 @@ mod tests {
             "model",
             "params",
             "arch",
+            "gpus",
+            "NVMe",
+            "cpu",
+            "nvme",
             "RMB",
             "bitsandbytes",
             "safetensors",

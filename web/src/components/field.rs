@@ -27,7 +27,11 @@ pub fn error_text(lang: Lang, e: &InputError) -> String {
     let e = match lang {
         Lang::En => e,
         Lang::Zh => {
-            zh = if cfg!(feature = "full") { e.zh() } else { e.zh_form() };
+            zh = if cfg!(feature = "full") {
+                e.zh()
+            } else {
+                e.zh_form()
+            };
             &zh
         }
     };

@@ -161,7 +161,10 @@ pub fn training_per_token(
     // Per sequence: eager attention's probabilities, fp32 softmax output + its cast, + dropout mask.
     let s2 = match kernel {
         Kernel::Flash => 0,
-        Kernel::Eager => (arch.num_heads * (4 + act + if dropout { 1 } else { 0 })).div_ceil(tp),
+        // In fp32, softmax(dtype=float32).to(fp32) returns the same tensor: no second copy.
+        Kernel::Eager => (arch.num_heads
+            * (4 + if act == 4 { 0 } else { act } + if dropout { 1 } else { 0 }))
+        .div_ceil(tp),
     };
     (b, s2)
 }

@@ -682,6 +682,23 @@ impl EstimateInput {
             self.quantization
         };
         if qlora {
+            // QLoRA quantizes a 16-bit base to NF4 itself; a checkpoint already in another format
+            // (GPTQ, AWQ, GGUF…) is not what it loads.
+            if mode == Mode::Training
+                && !matches!(
+                    self.quantization,
+                    Quantization::None | Quantization::BnbNf4 { .. }
+                )
+            {
+                return Err(InputError::new(
+                    "quantization",
+                    format!(
+                        "QLoRA loads the base in 4-bit NF4, not {}",
+                        self.quantization.name()
+                    ),
+                    "none or bnb-nf4 with qlora (QLoRA quantizes the 16-bit base itself)",
+                ));
+            }
             quantization = Quantization::BnbNf4 { double_quant: true };
         }
         let (quantization, gguf_dequantized) = engine_formats(self, quantization)?;
@@ -693,6 +710,17 @@ impl EstimateInput {
                 "offload",
                 "offload without ZeRO: DeepSpeed offloads the states ZeRO partitions",
                 "none with zero 0, or zero 1, 2 or 3 (1 offloads the optimizer states, 2 the gradients too, 3 the weights too)",
+            ));
+        }
+        // ZeRO-Infinity's NVMe offload is a stage-3 feature (DeepSpeed's tests skip it with "Nvme
+        // offload not supported for zero stage" below 3).
+        if mode == Mode::Training && zero < 3 && self.offload == Offload::Nvme {
+            return Err(InputError::new(
+                "offload",
+                format!(
+                    "NVMe offload with ZeRO-{zero}: DeepSpeed offloads to NVMe only under ZeRO-3"
+                ),
+                "cpu with zero 1, 2 or 3; nvme with zero 3",
             ));
         }
         let gpus_n = int("gpus", self.gpus, 1, 65_536)?;
@@ -724,6 +752,13 @@ impl EstimateInput {
             ));
         }
         check_tp(&arch, tp)?;
+        if tp > 1 && Runner::of(mode, self.engine) == Runner::Llamacpp {
+            return Err(InputError::new(
+                "tp",
+                format!("tp = {tp} with llama.cpp, which splits whole layers across GPUs"),
+                "1 with llama.cpp: give gpus to split its layers",
+            ));
+        }
         let dp = gpus_n / (tp * pp);
         let device = match (&self.gpu, &self.gpu_memory) {
             (Some(_), Some(_)) => {
@@ -765,11 +800,11 @@ impl EstimateInput {
             (None, None) => None,
         };
         let util = self.gpu_memory_utilization;
-        if !(util.is_finite() && util > 0.0 && util <= 1.0) {
+        if !(util.is_finite() && (0.01..=1.0).contains(&util)) {
             return Err(InputError::new(
                 "gpu_memory_utilization",
-                "out of range",
-                "a fraction greater than 0 and at most 1, e.g. 0.9",
+                format!("{util} is out of range"),
+                "a fraction from 0.01 to 1, e.g. 0.9",
             ));
         }
         let big = device
@@ -1105,6 +1140,19 @@ pub const fn cublas_workspace(hopper: bool) -> Bytes {
     }
 }
 
+/// vLLM's KV pool against its requests (`kv_cache_utils.py`: `check_enough_kv_cache_memory`,
+/// `get_max_concurrency_for_kv_cache_config`).
+#[derive(Clone, Copy)]
+struct ServePool {
+    /// Bytes left for the pool in the utilisation budget.
+    available: u64,
+    /// What one request of max_model_len needs: every full-attention layer the whole length, a
+    /// sliding-window layer its window plus one step's tokens (`SlidingWindowSpec`).
+    request: u64,
+    /// Requests of max_model_len the pool holds at once.
+    concurrency: f64,
+}
+
 struct Parts {
     comps: Vec<Component>,
     notes: Vec<Difference>,
@@ -1113,6 +1161,8 @@ struct Parts {
     peak: Option<u64>,
     /// Serving: tokens in vLLM's pool.
     serve_tokens: Option<u64>,
+    /// Serving on a card: what vLLM's pool holds against one request of max_model_len.
+    serve_pool: Option<ServePool>,
     /// Serving: `M_theory`, the card memory that holds the wanted concurrency.
     theory: Option<u64>,
 }
@@ -1273,7 +1323,16 @@ impl Workload {
     fn weights_formula(&self, bytes: u64) -> String {
         let a = &self.arch;
         let p = a.params();
-        let mut s = if self.quantization == Quantization::None {
+        let mut s = if !a.is_detailed() && self.quantization != Quantization::None {
+            // A bare parameter count: the guide's bytes per parameter of the format.
+            format!(
+                "{} params × {} B ({}) = {}",
+                thousands(p),
+                guide_bytes_per_param(self.dtype, &self.quantization),
+                self.quantization.name(),
+                b(bytes)
+            )
+        } else if self.quantization == Quantization::None {
             format!(
                 "{} params × {} B ({}) = {}",
                 thousands(p),
@@ -1313,6 +1372,7 @@ impl Workload {
             notes: Vec::new(),
             peak: None,
             serve_tokens: None,
+            serve_pool: None,
             theory: None,
         };
         let (phase, trainable, cpu) = match Runner::of(self.mode, self.engine) {
@@ -1641,25 +1701,116 @@ impl Workload {
         } else {
             0
         };
+        // The hybrid allocator (sliding-window models): layers of one attention type are cut into
+        // groups of `gs` layers (the smaller type's count, or the larger's when they are within
+        // 25 %), the last group padded; a block id holds 16 tokens in each of the `gs` shared
+        // tensors, and every group of a request takes its own blocks from the one pool. A full
+        // layer needs the whole length, a sliding one cdiv(min(window − 1 + batched tokens,
+        // max_model_len), 16) + 1 blocks.
+        let per_layer = per_token / layers_here.max(1);
+        let global = if a.sliding_window > 0 {
+            a.global_layers() * layers_here / a.num_layers.max(1)
+        } else {
+            layers_here
+        };
+        let local = layers_here - global;
+        let gs = match (global, local) {
+            (0, n) | (n, 0) => n.max(1),
+            (g, l) if g.max(l) * 4 < g.min(l) * 5 => g.max(l),
+            (g, l) => g.min(l),
+        };
+        let (groups_full, groups_window) = (global.div_ceil(gs), local.div_ceil(gs));
+        let full_blocks = self.max_model_len.div_ceil(VLLM_BLOCK);
+        let window_blocks = (a.sliding_window.saturating_sub(1) + self.max_num_batched_tokens)
+            .min(self.max_model_len)
+            .div_ceil(VLLM_BLOCK)
+            + 1;
+        let request = per_layer
+            .saturating_mul(VLLM_BLOCK)
+            .saturating_mul(global * full_blocks + local * window_blocks);
         let budget_used = w + acts + non_torch.get();
         let (pool, tokens) = match &self.device {
             Some(d) => {
                 let budget =
                     Bytes::from_f64(d.memory.get() as f64 * self.gpu_memory_utilization).get();
                 let pool = budget.saturating_sub(budget_used);
-                let blocks = if per_token > 0 {
-                    pool / (per_token * VLLM_BLOCK)
+                let block = per_layer * VLLM_BLOCK * gs;
+                let blocks = if block > 0 { pool / block } else { 0 };
+                let pool_used = blocks * block;
+                let groups = groups_full + groups_window;
+                let per_request = groups_full * full_blocks + groups_window * window_blocks;
+                let formula = if groups > 1 {
+                    format!(
+                        "{} × {} − (weights + activations + non-torch) = {} → {} blocks × 16 tokens × {} layers × {} B per token per layer ({} groups of {} layers: {} global, {} sliding)",
+                        b(d.memory.get()),
+                        self.gpu_memory_utilization,
+                        b(pool),
+                        thousands(blocks),
+                        gs,
+                        thousands(per_layer),
+                        groups,
+                        gs,
+                        groups_full,
+                        groups_window
+                    )
                 } else {
-                    0
+                    format!(
+                        "{} × {} − (weights + activations + non-torch) = {} → {} blocks × 16 tokens × {} B per token",
+                        b(d.memory.get()),
+                        self.gpu_memory_utilization,
+                        b(pool),
+                        thousands(blocks),
+                        thousands(per_token)
+                    )
                 };
-                let pool_used = blocks * per_token * VLLM_BLOCK;
-                p.add("kv_cache", pool_used, true, format!("{} × {} − (weights + activations + non-torch) = {} → {} blocks × 16 tokens × {} B per token", b(d.memory.get()), self.gpu_memory_utilization, b(pool), thousands(blocks), thousands(per_token)), "vLLM preallocates every byte left in the budget as KV blocks.", "vLLM 把预算内剩余显存全部预分配为 KV 块。");
-                (pool_used, blocks * VLLM_BLOCK)
+                p.add(
+                    "kv_cache",
+                    pool_used,
+                    true,
+                    formula,
+                    "vLLM preallocates every byte left in the budget as KV blocks.",
+                    "vLLM 把预算内剩余显存全部预分配为 KV 块。",
+                );
+                if a.is_generative() {
+                    p.serve_pool = Some(ServePool {
+                        available: pool,
+                        request,
+                        concurrency: blocks as f64 / per_request.max(1) as f64,
+                    });
+                }
+                (pool_used, blocks / groups.max(1) * VLLM_BLOCK)
             }
             None => {
                 let tokens = self.batch.saturating_mul(self.max_model_len);
-                let pool = tokens.saturating_mul(per_token);
-                p.add("kv_cache", pool, true, format!("{} {} × {} max_model_len × {} B per token = {} (no GPU given: the KV the pool must hold)", self.batch, if self.batch == 1 { "seq" } else { "seqs" }, self.max_model_len, thousands(per_token), b(pool)), "Without a card, the pool that serves `batch` full-length sequences.", "未指定显卡时：满足 batch 条满长序列所需的池。");
+                let pool = self.batch.saturating_mul(request);
+                let formula = if local > 0 {
+                    format!(
+                        "{} {} × ({global} global layers × {} tokens + {local} sliding layers × {} tokens) × {} B per token per layer = {} (no GPU given: the KV the pool must hold)",
+                        self.batch,
+                        if self.batch == 1 { "seq" } else { "seqs" },
+                        full_blocks * VLLM_BLOCK,
+                        window_blocks * VLLM_BLOCK,
+                        thousands(per_layer),
+                        b(pool)
+                    )
+                } else {
+                    format!(
+                        "{} {} × {} max_model_len × {} B per token = {} (no GPU given: the KV the pool must hold)",
+                        self.batch,
+                        if self.batch == 1 { "seq" } else { "seqs" },
+                        full_blocks * VLLM_BLOCK,
+                        thousands(per_token),
+                        b(pool)
+                    )
+                };
+                p.add(
+                    "kv_cache",
+                    pool,
+                    true,
+                    formula,
+                    "Without a card, the pool that serves `batch` full-length sequences.",
+                    "未指定显卡时：满足 batch 条满长序列所需的池。",
+                );
                 p.note("vllm_no_device", String::from("No GPU given: vLLM would size its pool from gpu_memory_utilization × the card; shown is the KV needed for `batch` sequences of max_model_len."), String::from("未指定显卡：vLLM 会按 gpu_memory_utilization × 显存确定 KV 池；此处显示 batch 条 max_model_len 序列所需的 KV。"));
                 (pool, tokens)
             }
@@ -1672,11 +1823,24 @@ impl Workload {
             .get();
             p.add("cuda_graphs", g, false, format!("{CUDA_GRAPH_BASE_GIB} GiB + {CUDA_GRAPH_PER_LAYER_GIB} GiB × {layers_here} layers = {} (fitted to vLLM 0.19 H100 runs)", b(g)), "Captured after the pool is sized, so real use overshoots utilisation × memory by this much.", "在 KV 池确定后捕获，实际占用因此超出利用率 × 显存。");
         }
+        // Each worker of a tensor- or pipeline-parallel group also holds NCCL's communicators
+        // and the custom all-reduce buffers before the profile run.
+        let (context, context_text) = if self.tp * self.pp > 1 {
+            (
+                VLLM_CUDA_CONTEXT_PARALLEL,
+                "CUDA context with NCCL communicators: 1.53 GiB (measured, H100, vLLM 0.19, tp or pp ≥ 2)",
+            )
+        } else {
+            (
+                CUDA_CONTEXT,
+                "CUDA context: 0.51 GiB (measured, H100, vLLM 0.19)",
+            )
+        };
         p.add(
             "cuda_context",
-            CUDA_CONTEXT.get(),
+            context.get(),
             false,
-            String::from("CUDA context: 0.51 GiB (measured, H100, vLLM 0.19)"),
+            String::from(context_text),
             "Outside the utilisation budget.",
             "不计入利用率预算。",
         );
@@ -1686,11 +1850,8 @@ impl Workload {
         // M_theory for serving (the guide's stage 2: KV at the peak concurrency): the card memory
         // whose utilisation budget holds the weights, the profile peak, non-torch memory and the KV
         // of `batch` sequences of max_model_len, plus what lives outside the budget.
-        let demand = self
-            .batch
-            .saturating_mul(self.max_model_len)
-            .saturating_mul(per_token);
-        let outside = CUDA_CONTEXT.get().saturating_add(p.get("cuda_graphs"));
+        let demand = self.batch.saturating_mul(request);
+        let outside = context.get().saturating_add(p.get("cuda_graphs"));
         p.theory = Some(
             Bytes::from_f64(
                 budget_used.saturating_add(demand) as f64 / self.gpu_memory_utilization,
@@ -1727,7 +1888,12 @@ impl Workload {
                 cpu = cpu.saturating_add(bytes);
             }
         }
-        if !output_on_gpu {
+        if !a.is_detailed() {
+            // A bare parameter count has no tensors: the guide's bytes per parameter, on the GPU
+            // as far as -ngl reaches (all of it by default).
+            let all = self.opaque_weights();
+            (gpu, cpu) = if on_gpu > 0 { (all, 0) } else { (0, all) };
+        } else if !output_on_gpu {
             // The output layer stays on the CPU unless all blocks and the output are offloaded.
             let head: u64 = a
                 .tensors()
@@ -1738,9 +1904,112 @@ impl Workload {
             gpu = gpu.saturating_sub(head);
             cpu = cpu.saturating_add(head);
         }
-        p.add("weights", gpu, false, format!("{on_gpu} of {layers} blocks{} on the GPU; token embeddings stay in CPU memory = {}", if output_on_gpu { " + output layer" } else { "" }, b(gpu)), "llama.cpp offloads whole blocks (-ngl); the rest runs on the CPU.", "llama.cpp 按层卸载（-ngl），其余在 CPU 上运行。");
+        // Several GPUs: llama.cpp splits the offloaded blocks across them (--split-mode layer,
+        // the default), each with its blocks' KV cache and its own compute buffer; the output
+        // layer goes to the last. Shown is the most loaded GPU.
+        let split = (self.dp * self.pp).clamp(1, on_gpu.max(1));
+        let first = layers - on_gpu;
+        let mut stage_w = alloc::vec![0u64; split as usize];
+        let mut stage_layers = alloc::vec![0u64; split as usize];
+        let stage_of = |l: u64| {
+            weights::pp_stage(
+                &crate::model::Tensor {
+                    role: Role::Q,
+                    layer: Some(l - first),
+                    rows_in: 1,
+                    rows_out: 1,
+                    count: 1,
+                },
+                on_gpu,
+                split,
+            ) as usize
+        };
+        if a.is_detailed() {
+            for l in first..layers {
+                stage_layers[stage_of(l)] += 1;
+            }
+            for t in a.tensors() {
+                if let Some(l) = t.layer.filter(|&l| l >= first) {
+                    let x = tensor_bytes(&self.quantization, a, self.dtype, &t);
+                    stage_w[stage_of(l)] = stage_w[stage_of(l)].saturating_add(x);
+                }
+            }
+            let blocks: u64 = stage_w.iter().fold(0, |x, y| x.saturating_add(*y));
+            // The output layer (and a tied embedding) on the last GPU.
+            let last = stage_w.len() - 1;
+            stage_w[last] = stage_w[last].saturating_add(gpu.saturating_sub(blocks));
+        } else {
+            stage_w.fill(gpu.div_ceil(split));
+            stage_layers[0] = on_gpu;
+        }
         let ctx = self.max_model_len;
-        let (kv, kv_text) = self.kv_bytes_llamacpp(ctx, on_gpu);
+        // Compute buffer: the output logits for one ubatch in fp32, the block's fp32 activations,
+        // and without flash attention the fp32 KQ matrix of ubatch × context × heads.
+        let ub = self.ubatch.min(ctx.max(1));
+        let blockact = ub * (a.hidden_size * 4 + activations::token_ffn_width(a) * 2) * 4;
+        let kq = if self.kernel == Kernel::Eager {
+            ub * ctx * a.num_heads * 4
+        } else {
+            0
+        };
+        // The output's logits and a block's tensors are never alive together: the graph
+        // allocator reuses one for the other (Llama-3.1-8B, ubatch 512, n_ctx 8192, flash
+        // attention off: llama.cpp logs a 560 MiB compute buffer, KQ 512 MiB + 48 MiB).
+        let stage = |g: usize| {
+            let last = g + 1 == split as usize;
+            let logits = if output_on_gpu && last {
+                ub * a.vocab_size * 4
+            } else {
+                0
+            };
+            let compute = if stage_layers[g] > 0 || logits > 0 {
+                logits.max(blockact + kq)
+            } else {
+                0
+            };
+            let (kv, kv_text) = self.kv_bytes_llamacpp(ctx, stage_layers[g]);
+            (stage_w[g], kv, kv_text, compute, logits)
+        };
+        let busiest = (0..split as usize)
+            .max_by_key(|&g| {
+                let (w, kv, _, c, _) = stage(g);
+                (w.saturating_add(kv).saturating_add(c), g)
+            })
+            .unwrap_or(0);
+        let (w, kv, kv_text, compute, logits) = stage(busiest);
+        let on = if split > 1 {
+            format!(
+                " (GPU {} of {split}: {} of them{})",
+                busiest + 1,
+                stage_layers[busiest],
+                if busiest + 1 == split as usize && output_on_gpu {
+                    " + output layer"
+                } else {
+                    ""
+                }
+            )
+        } else {
+            String::new()
+        };
+        let formula = if a.is_detailed() {
+            format!(
+                "{on_gpu} of {layers} blocks{} on the GPU{on}; token embeddings stay in CPU memory = {}",
+                if output_on_gpu { " + output layer" } else { "" },
+                b(w)
+            )
+        } else if split > 1 {
+            format!("{} / {split} GPUs = {}", self.weights_formula(gpu), b(w))
+        } else {
+            self.weights_formula(gpu)
+        };
+        p.add(
+            "weights",
+            w,
+            false,
+            formula,
+            "llama.cpp offloads whole blocks (-ngl); the rest runs on the CPU.",
+            "llama.cpp 按层卸载（-ngl），其余在 CPU 上运行。",
+        );
         let (kv_cpu, _) = self.kv_bytes_llamacpp(ctx, layers - on_gpu);
         cpu = cpu.saturating_add(kv_cpu);
         p.add(
@@ -1751,35 +2020,16 @@ impl Workload {
             "llama.cpp allocates the whole context (-c) up front.",
             "llama.cpp 预先分配整个上下文（-c）。",
         );
-        // Compute buffer: the output logits for one ubatch in fp32, the block's fp32 activations,
-        // and without flash attention the fp32 KQ matrix of ubatch × context × heads.
-        let ub = self.ubatch.min(ctx.max(1));
-        let logits = if output_on_gpu {
-            ub * a.vocab_size * 4
-        } else {
-            0
-        };
-        let blockact = ub * (a.hidden_size * 4 + activations::token_ffn_width(a) * 2) * 4;
-        let kq = if self.kernel == Kernel::Eager {
-            ub * ctx * a.num_heads * 4
-        } else {
-            0
-        };
-        let compute = if on_gpu > 0 {
-            logits.max(blockact) + kq
-        } else {
-            0
-        };
         p.add(
             "compute_buffer",
             compute,
             false,
             format!(
-                "max(logits {ub} × {} × 4 B, block activations {}) {}= {}",
-                a.vocab_size,
+                "max(logits {ub} × {} × 4 B, block activations {}{}) = {}",
+                if logits > 0 { a.vocab_size } else { 0 },
                 b(blockact),
                 if kq > 0 {
-                    format!("+ KQ {ub} × {ctx} × {} heads × 4 B ", a.num_heads)
+                    format!(" + KQ {ub} × {ctx} × {} heads × 4 B", a.num_heads)
                 } else {
                     String::new()
                 },
@@ -1956,17 +2206,21 @@ impl Workload {
             );
         }
         if lora {
-            let adapters = t_shard.saturating_mul(sb);
+            // DeepSpeed holds the whole model, adapters included, in 16 bits (their fp32 masters
+            // are in the optimizer partition); without ZeRO, PEFT keeps the adapters in fp32.
+            let ab = if zero > 0 { act } else { sb };
+            let adapters = t_shard.saturating_mul(ab);
             w = w.saturating_add(adapters);
             w_text = format!(
-                "{w_text} + LoRA adapters {} × {sb} B = {}",
+                "{w_text} + LoRA adapters {} × {ab} B = {}",
                 thousands(t_shard),
                 b(adapters)
             );
         }
-        // ZeRO-3 partitions the weights too.
+        // ZeRO-3 partitions the weights too, the frozen base of a LoRA run included (PEFT's
+        // DeepSpeed guide runs Llama-2-70B LoRA this way on 8 GPUs).
         let mut live_params = 0;
-        if zero == 3 && !lora {
+        if zero == 3 {
             let layer_params = params / a.num_layers.max(1);
             live_params = layer_params
                 .saturating_mul(2)
@@ -1987,10 +2241,10 @@ impl Workload {
             "训练时保存的模型权重。",
         );
         // Gradients (in the master dtype; under ZeRO in the model dtype, reduced into fp32 partitions).
-        let grad_bytes = if zero > 0 && !lora { act } else { sb };
+        let grad_bytes = if zero > 0 { act } else { sb };
         let mut g = t_shard.saturating_mul(grad_bytes);
         let mut g_text = format!("{} trainable params × {grad_bytes} B", thousands(t_shard));
-        if zero >= 2 && !lora {
+        if zero >= 2 {
             g = if offload { 0 } else { g.div_ceil(dp) };
             g_text = format!(
                 "{g_text} / {dp} ranks (ZeRO-{zero}){}",
@@ -2043,7 +2297,7 @@ impl Workload {
             o = busiest(&factored, total);
         }
         // ZeRO (DeepSpeed mixed precision) keeps fp32 master weights in the optimizer partition.
-        let master = if zero > 0 && !lora && reg.fp32_master() && reg != Precision::Fp32 {
+        let master = if zero > 0 && reg.fp32_master() && reg != Precision::Fp32 {
             t_shard * 4
         } else {
             0
@@ -2053,7 +2307,7 @@ impl Workload {
             o = o.saturating_add(master);
             o_text = format!("{o_text} + fp32 master weights 4 B");
         }
-        if zero >= 1 && !lora {
+        if zero >= 1 {
             o = if offload { 0 } else { o.div_ceil(dp) };
             o_text = format!(
                 "{o_text} / {dp} ranks (ZeRO-{zero}){}",
@@ -2255,32 +2509,48 @@ impl Workload {
                 "bitsandbytes 计算时将 4 位权重反量化。",
             );
         }
-        // Optimizer step temporaries: foreach AdamW/Lion materialise one state-sized list.
-        let step = match self.optimizer {
+        // Optimizer step temporaries: foreach AdamW/Lion materialise one state-sized list (one
+        // moment of this GPU's partition).
+        let partition = |x: u64| if zero >= 1 { x.div_ceil(dp) } else { x };
+        let foreach = match self.optimizer {
             Optimizer::Adamw | Optimizer::Lion
                 if !(self.fused_optimizer || zero >= 1 && offload) =>
             {
-                o.saturating_sub(if master > 0 { o / 3 } else { 0 })
-                    / if self.optimizer == Optimizer::Adamw {
-                        2
-                    } else {
-                        1
-                    }
+                partition(t_shard.saturating_mul(sb))
             }
             Optimizer::Adafactor => tensors.iter().map(|t| t.numel()).max().unwrap_or(0) * 4,
             _ => 0,
         };
+        // ZeRO's step casts this rank's gradient partition to fp32 beside the fp32 masters
+        // (DeepSpeed stage_1_and_2.py `step()`; its estimators count 16 B per parameter / N).
+        let fp32_grads = if zero >= 1 && !offload && master > 0 {
+            t_shard.saturating_mul(4).div_ceil(dp)
+        } else {
+            0
+        };
+        let step = foreach.saturating_add(fp32_grads);
         if step > 0 {
+            let mut text = Vec::new();
+            if fp32_grads > 0 {
+                text.push(format!(
+                    "fp32 gradient partition {} trainable × 4 B / {dp} ranks = {}",
+                    thousands(t_shard),
+                    b(fp32_grads)
+                ));
+            }
+            if foreach > 0 {
+                text.push(format!(
+                    "foreach step: one state-sized temporary (e.g. sqrt of the second moment) = {}",
+                    b(foreach)
+                ));
+            }
             p.add(
                 "step_temporaries",
                 step,
                 true,
-                format!(
-                    "foreach step: one state-sized temporary (e.g. sqrt of the second moment) = {}",
-                    b(step)
-                ),
-                "torch.optim's default foreach path; fused=True avoids it.",
-                "torch.optim 默认 foreach 路径；fused=True 可避免。",
+                text.join(" + "),
+                "torch.optim's default foreach path (fused=True avoids it); under ZeRO, the gradient partition in fp32.",
+                "torch.optim 默认 foreach 路径（fused=True 可避免）；ZeRO 下还有 fp32 的梯度分区。",
             );
         }
         // ZeRO buckets / DDP buckets.
@@ -2392,7 +2662,9 @@ impl Workload {
         let cpu = if offload && zero > 0 {
             // Offloaded: fp32 masters, moments (and ZeRO-3 params) live in CPU memory (or on
             // NVMe), for this GPU's tensor × pipeline shard / dp.
-            let full_states = t_shard.saturating_mul(4 + state_per_param);
+            // DeepSpeed's CPU step also holds the fp32 gradient partition (its estimators: 16 B
+            // per parameter / N for ZeRO-2, 18 B for ZeRO-3 with the 16-bit parameters).
+            let full_states = t_shard.saturating_mul(4 + 4 + state_per_param);
             let params_cpu = if zero == 3 {
                 busiest(&|t| t.numel(), params).saturating_mul(2)
             } else {
@@ -2535,29 +2807,42 @@ impl Workload {
         let m_theory = parts
             .theory
             .unwrap_or(if is_llamacpp { total } else { peak_allocated });
-        // Serving fits when the pool holds `batch` sequences of max_model_len (vLLM refuses to
-        // start below one) and the process fits the card.
-        let pool_ok = !is_vllm
-            || !self.arch.is_generative()
-            || tokens.unwrap_or(0) >= self.batch.saturating_mul(self.max_model_len);
+        // Serving fits when vLLM starts, i.e. its pool holds one request of max_model_len
+        // (`check_enough_kv_cache_memory`; more requests than the pool holds wait in the queue),
+        // and the process fits the card.
+        let pool = parts.serve_pool;
+        let pool_ok = pool.is_none_or(|sp| sp.available >= sp.request);
+        if let Some(sp) = pool
+            && pool_ok
+            && sp.concurrency < self.batch as f64
+        {
+            parts.note(
+                "kv_pool_queues",
+                format!("The KV pool holds {:.2} requests of max_model_len {} at once, fewer than batch {}: vLLM starts, and the requests past the pool wait in its queue.", sp.concurrency, thousands(self.max_model_len), self.batch),
+                format!("KV 池同时只能容纳 {:.2} 个 max_model_len {} 的请求，少于 batch {}：vLLM 能启动，超出的请求在队列中等待。", sp.concurrency, thousands(self.max_model_len), self.batch),
+            );
+        }
         let fit = self.device.as_ref().map(|d| Fit {
             gpu: d.id.clone(),
             memory_bytes: d.memory,
             fits: total <= d.memory.get() && pool_ok,
-            reason: (!pool_ok).then(|| {
-                let t = tokens.unwrap_or(0);
-                let want = self.batch.saturating_mul(self.max_model_len);
+            reason: pool.filter(|_| !pool_ok).map(|sp| {
                 Difference {
                     key: String::from("kv_pool_too_small"),
-                    en: format!("The KV pool holds {} tokens, fewer than {} sequence(s) × max_model_len {} = {}: vLLM would refuse to start. Lower max_model_len, raise gpu_memory_utilization, use an fp8 KV cache or a larger card.", thousands(t), self.batch, thousands(self.max_model_len), thousands(want)),
-                    zh: format!("KV 池只能容纳 {} 个 token，少于 {} 条序列 × max_model_len {} = {}：vLLM 将拒绝启动。请降低 max_model_len、提高 gpu_memory_utilization、使用 fp8 KV 缓存或更大的显卡。", thousands(t), self.batch, thousands(self.max_model_len), thousands(want)),
+                    en: format!("The KV pool has {} of the budget left; one request of max_model_len {} needs {}: vLLM would refuse to start. Lower max_model_len, raise gpu_memory_utilization, use an fp8 KV cache or a larger card.", b(sp.available), thousands(self.max_model_len), b(sp.request)),
+                    zh: format!("预算内只剩 {} 给 KV 池；一个 max_model_len {} 的请求需要 {}：vLLM 将拒绝启动。请降低 max_model_len、提高 gpu_memory_utilization、使用 fp8 KV 缓存或更大的显卡。", b(sp.available), thousands(self.max_model_len), b(sp.request)),
                 }
             }),
             headroom_bytes: d.memory.minus(Bytes::new(total)),
             shortfall_bytes: Bytes::new(total).minus(d.memory),
         });
         let differences = self.differences(&quick, &parts);
-        let max_concurrency_exact = tokens.map(|t| t as f64 / self.max_model_len.max(1) as f64);
+        // To the hundredth, as vLLM logs it (and a short decimal survives any JSON reader).
+        let concurrency = match pool {
+            Some(sp) => Some(sp.concurrency),
+            None => tokens.map(|t| t as f64 / self.max_model_len.max(1) as f64),
+        };
+        let max_concurrency_exact = concurrency.map(|c| libm::floor(c * 100.0) / 100.0);
         Estimate {
             model: self.model_name.clone(),
             params: a.params(),
@@ -2577,7 +2862,7 @@ impl Workload {
             recommended_bytes: m_rec(Bytes::new(m_theory)),
             required_bytes: Bytes::new(if is_vllm { m_theory } else { total }),
             kv_cache_tokens: tokens,
-            max_concurrency: tokens.map(|t| t / self.max_model_len.max(1)),
+            max_concurrency: concurrency.map(|c| c as u64),
             max_concurrency_exact,
             kv_bytes_per_token: kv_per_token,
             cpu_bytes: Bytes::new(cpu),
@@ -2776,6 +3061,10 @@ pub const VLLM_NON_TORCH_PP: Bytes = Bytes::new(75_161_928);
 pub const VLLM_NON_TORCH_TP: Bytes = Bytes::new(2_254_857_830);
 /// vLLM's KV block size in tokens.
 pub const VLLM_BLOCK: u64 = 16;
+/// CUDA memory of a vLLM worker in a tensor- or pipeline-parallel group before its profile run
+/// (context, NCCL communicators, custom all-reduce buffers): 1.53 GiB, the median of
+/// `init_cuda_memory_gib` over the six tp/pp ≥ 2 runs of the calibration data (1.43–1.55).
+pub const VLLM_CUDA_CONTEXT_PARALLEL: Bytes = Bytes::new(1_642_824_991); // 1.53 GiB
 /// CUDA-graph pool: intercept, fitted on the calibration runs.
 pub const CUDA_GRAPH_BASE_GIB: f64 = 0.09;
 /// CUDA-graph pool per layer on the GPU, fitted on the calibration runs.

@@ -283,18 +283,36 @@ fn zero3_partitions_and_data_parallel_does_not() {
     })
     .unwrap();
     assert_eq!(z2off.optimizer_bytes.get(), 0);
-    // Offloaded to CPU: fp32 master + 2 moments = 12 B per parameter, per data-parallel rank.
-    assert_eq!(z2off.cpu_bytes.get(), (12 * p).div_ceil(8));
+    // Offloaded to CPU: fp32 master + 2 moments + the fp32 gradient partition DeepSpeed's CPU
+    // step holds = 16 B per parameter, per data-parallel rank (its ZeRO-2 estimator's 16 Ψ / N).
+    assert_eq!(z2off.cpu_bytes.get(), (16 * p).div_ceil(8));
     assert_eq!(z2off.nvme_bytes.get(), 0);
-    // ZeRO-Infinity to NVMe: the same partitions on the drive, none in CPU memory.
+    // On the GPU, ZeRO-2's step casts this rank's gradient partition to fp32 (4 B × P / 8) beside
+    // foreach AdamW's one-moment temporary (4 B × P / 8).
+    let z2 = estimate(&EstimateInput {
+        zero: 2.0,
+        ..base.clone()
+    })
+    .unwrap();
+    assert_eq!(comp(&z2, "step_temporaries"), 2 * (4 * p).div_ceil(8));
+    // ZeRO-Infinity to NVMe (a ZeRO-3 feature): the same partitions and the 16-bit parameters
+    // (18 B per parameter / 8) on the drive, none in CPU memory; below ZeRO-3 it is refused.
+    let z3nvme = estimate(&EstimateInput {
+        zero: 3.0,
+        offload: Offload::Nvme,
+        ..base.clone()
+    })
+    .unwrap();
+    assert_eq!(z3nvme.nvme_bytes.get(), (18 * p).div_ceil(8));
+    assert_eq!(z3nvme.cpu_bytes.get(), 0);
+    assert_eq!(z3nvme.weights_bytes.get(), 0);
     let z2nvme = estimate(&EstimateInput {
         zero: 2.0,
         offload: Offload::Nvme,
         ..base
     })
-    .unwrap();
-    assert_eq!(z2nvme.nvme_bytes.get(), (12 * p).div_ceil(8));
-    assert_eq!(z2nvme.cpu_bytes.get(), 0);
+    .unwrap_err();
+    assert_eq!(z2nvme.field, "offload");
 }
 
 #[test]
@@ -879,4 +897,251 @@ fn llama_cpp_caches_only_the_window_for_interleaved_sliding_layers() {
     })
     .unwrap();
     assert_eq!(comp(&e, "kv_cache"), 2 * 8 * 128 * 32 * 32_768 * 2);
+}
+
+/// vLLM's hybrid KV manager on Gemma 3 27B (62 layers: 10 global, 52 with a 1,024-token window;
+/// 16 KV heads × 128 × 2 × 2 B = 8,192 B per token per layer): groups of 10 layers, 1 global and
+/// 6 sliding (the last padded). One request of 131,072 tokens needs 8,192 blocks in each global
+/// layer and cdiv(min(1,023 + 8,192, 131,072), 16) + 1 = 577 in each sliding one
+/// (`SlidingWindowSpec.max_memory_usage_bytes`): 8,192 B × 16 × (10 × 8,192 + 52 × 577) =
+/// 14,670,102,528 B. It fits an H100's pool, where counting every layer at full length (17.3 GB)
+/// did not, and the pool's blocks serve (8,192 + 6 × 577) = 11,654 of them per request.
+#[test]
+fn vllm_sliding_window_requests_by_hand() {
+    let gemma = |gpu: Option<&str>| EstimateInput {
+        model: Some("google/gemma-3-27b-it".into()),
+        mode: Mode::Serve,
+        engine: Engine::Vllm,
+        gpu: gpu.map(String::from),
+        max_model_len: Some(131_072.0),
+        max_num_batched_tokens: Some(8192.0),
+        ..EstimateInput::default()
+    };
+    let none = estimate(&gemma(None)).unwrap();
+    assert_eq!(none.kv_cache_bytes.get(), 14_670_102_528);
+    let e = estimate(&gemma(Some("h100-sxm5-80gb"))).unwrap();
+    assert!(e.fit.as_ref().unwrap().fits, "{:?}", e.fit);
+    let block = 10 * 16 * 8192;
+    assert_eq!(e.kv_cache_bytes.get() % block, 0);
+    let blocks = e.kv_cache_bytes.get() / block;
+    let exact = blocks as f64 / 11_654.0;
+    assert_eq!(
+        e.max_concurrency_exact,
+        Some(libm::floor(exact * 100.0) / 100.0)
+    );
+    assert_eq!(e.max_concurrency, Some(1));
+    // vLLM logs the tokens as the blocks shared by the 7 groups: blocks / 7 × 16.
+    assert_eq!(e.kv_cache_tokens, Some(blocks / 7 * 16));
+    // Four such requests at once: vLLM starts, and a note says the rest wait.
+    let four = estimate(&EstimateInput {
+        batch: 4.0,
+        ..gemma(Some("h100-sxm5-80gb"))
+    })
+    .unwrap();
+    assert!(four.fit.as_ref().unwrap().fits);
+    assert!(four.notes.iter().any(|n| n.key == "kv_pool_queues"));
+    // The serving M_theory holds the four: 4 × 14,670,102,528 B of KV in the budget.
+    assert!(four.required_bytes.get() > 4 * 14_670_102_528);
+    // A request that does not fit the pool: vLLM refuses to start, and the reason says by how much.
+    let long = estimate(&EstimateInput {
+        gpu: Some("l4".into()),
+        ..gemma(None)
+    })
+    .unwrap();
+    let fit = long.fit.unwrap();
+    assert!(!fit.fits);
+    let reason = fit.reason.unwrap();
+    assert_eq!(reason.key, "kv_pool_too_small");
+    assert!(reason.en.contains("needs 13.66 GiB"), "{}", reason.en);
+}
+
+/// llama.cpp's compute buffer holds the logits or a block's tensors, never both: Llama-3.1-8B at
+/// ubatch 512 and n_ctx 8,192 without flash attention is max(logits 512 × 128,256 × 4 B =
+/// 250.5 MiB, block 512 × (4,096 × 4 + 14,336 × 2) × 4 B = 88 MiB + KQ 512 × 8,192 × 32 × 4 B =
+/// 512 MiB) = 600 MiB; llama.cpp logs 560.00 MiB there (KQ 512 + 48). With flash attention it is
+/// the logits' 250.5 MiB (logged: 258.5 MiB).
+#[test]
+fn llamacpp_compute_buffer_by_hand() {
+    let run = |attention| {
+        estimate(&EstimateInput {
+            model: Some("meta-llama/Llama-3.1-8B".into()),
+            engine: Engine::Llamacpp,
+            quantization: Quantization::Gguf {
+                file_type: crate::precision::GgufFileType::Q4_K_M,
+            },
+            max_model_len: Some(8192.0),
+            attention,
+            ..EstimateInput::default()
+        })
+        .unwrap()
+    };
+    let eager = run(AttentionImpl::Eager);
+    assert_eq!(comp(&eager, "compute_buffer"), 629_145_600);
+    assert!((comp(&eager, "compute_buffer") as f64 / (560.0 * MIB as f64) - 1.0).abs() < 0.08);
+    let flash = run(AttentionImpl::Flash);
+    assert_eq!(comp(&flash, "compute_buffer"), 512 * 128_256 * 4);
+}
+
+/// llama.cpp from a bare parameter count: the guide's bytes per parameter, all on the GPU by
+/// default (7B in bf16: 14 GB; in a 4-bit GGUF: 3.5 GB), not nothing.
+#[test]
+fn llamacpp_from_a_parameter_count() {
+    let run = |quantization| {
+        estimate(&EstimateInput {
+            params: Some("7B".into()),
+            engine: Engine::Llamacpp,
+            quantization,
+            ..EstimateInput::default()
+        })
+        .unwrap()
+    };
+    assert_eq!(run(Quantization::None).weights_bytes.get(), 14_000_000_000);
+    let q4 = run(Quantization::Gguf {
+        file_type: crate::precision::GgufFileType::Q4_K_M,
+    });
+    assert_eq!(q4.weights_bytes.get(), 3_500_000_000);
+    assert!(q4.total_bytes.get() > 3_500_000_000);
+}
+
+/// LoRA under ZeRO-3 partitions the frozen base too (PEFT's DeepSpeed guide trains Llama-2-70B
+/// LoRA this way on 8 GPUs). Llama-3.1-70B, r 16 on q_proj and v_proj: 80 layers × 16 ×
+/// ((8,192 + 8,192) + (8,192 + 1,024)) = 32,768,000 adapter parameters; the base
+/// 70,553,706,496 parameters. On each of 8 GPUs: (70,553,706,496 + 32,768,000) × 2 B / 8 of
+/// weights, 2 B / 8 of gradients and (4 B master + 8 B moments) / 8 of optimizer per adapter
+/// parameter. Offloaded, the base's 16-bit copy and the adapters' 16 B states go to the CPU, once.
+#[test]
+fn lora_under_zero3_partitions_the_base() {
+    let base = EstimateInput {
+        model: Some("meta-llama/Llama-3.1-70B".into()),
+        mode: Mode::Training,
+        lora_rank: 16.0,
+        zero: 3.0,
+        gpus: 8.0,
+        ..EstimateInput::default()
+    };
+    let e = estimate(&base).unwrap();
+    let (p, t) = (70_553_706_496u64, 32_768_000u64);
+    assert_eq!(e.params, p);
+    assert_eq!(e.trainable_params, t);
+    assert_eq!(e.weights_bytes.get(), ((p + t) * 2).div_ceil(8));
+    assert_eq!(e.gradients_bytes.get(), (t * 2).div_ceil(8));
+    assert_eq!(e.optimizer_bytes.get(), (t * 12).div_ceil(8));
+    let off = estimate(&EstimateInput {
+        offload: Offload::Cpu,
+        ..base
+    })
+    .unwrap();
+    assert_eq!(off.weights_bytes.get(), 0);
+    assert_eq!(off.cpu_bytes.get(), (t * 16 + p * 2).div_ceil(8));
+}
+
+/// Lion keeps one momentum, so its foreach temporary is one moment of the partition, as AdamW's:
+/// Llama-3.1-8B under ZeRO-1 on 8 GPUs, 4 B × P / 8, plus the fp32 gradient partition 4 B × P / 8.
+#[test]
+fn lion_under_zero_has_one_moment_of_temporary() {
+    let p = 8_030_261_248u64;
+    let e = estimate(&EstimateInput {
+        mode: Mode::Training,
+        optimizer: Optimizer::Lion,
+        zero: 1.0,
+        gpus: 8.0,
+        ..input(llama8b())
+    })
+    .unwrap();
+    assert_eq!(comp(&e, "step_temporaries"), 2 * (4 * p).div_ceil(8));
+}
+
+/// Eager attention keeps the fp32 softmax and, in 16-bit training, its cast back: 4 + 2 B per
+/// head per query–key pair in bf16, 4 B in fp32 (softmax(dtype=float32).to(float32) is the same
+/// tensor). Llama-3.1-8B, 1 × 1,024 tokens: 32 layers × 1,024² × 32 heads × that.
+#[test]
+fn eager_scores_by_hand_in_bf16_and_fp32() {
+    let run = |precision, attention| {
+        estimate(&EstimateInput {
+            mode: Mode::Training,
+            precision,
+            attention,
+            seq_len: 1024.0,
+            ..input(llama8b())
+        })
+        .unwrap()
+        .activations_bytes
+        .get()
+    };
+    let scores = 32 * 1024 * 1024 * 32;
+    for (precision, bytes) in [(Precision::Bf16, 6), (Precision::Fp32, 4)] {
+        let diff = run(precision, AttentionImpl::Eager) - run(precision, AttentionImpl::Sdpa);
+        assert_eq!(diff, scores * bytes, "{precision:?}");
+    }
+}
+
+/// vLLM splits 28 layers over 3 stages as 9, 10, 9 (`get_pp_indices`: the remainder before the
+/// last stage). Qwen2.5-7B in bf16: a layer is 233,057,792 parameters, the embedding and the head
+/// 152,064 × 3,584 = 544,997,376 each; the last stage (9 layers, the head and the final norm of
+/// 3,584) is the busiest: (9 × 233,057,792 + 544,997,376 + 3,584) × 2 B = 5,285,042,176 B.
+#[test]
+fn pipeline_stages_split_as_vllm_does() {
+    let e = estimate(&EstimateInput {
+        model: Some("Qwen/Qwen2.5-7B-Instruct".into()),
+        mode: Mode::Serve,
+        engine: Engine::Vllm,
+        pp: 3.0,
+        gpus: 3.0,
+        ..EstimateInput::default()
+    })
+    .unwrap();
+    let rope = 32_768 * 128 * 2; // the rotary cos/sin cache vLLM adds to the weights
+    assert_eq!(e.weights_bytes.get(), 5_285_042_176 + rope);
+    let a = crate::presets::find("Qwen/Qwen2.5-7B-Instruct")
+        .unwrap()
+        .arch;
+    let stage = |l| {
+        weights::pp_stage(
+            &crate::model::Tensor {
+                role: Role::Q,
+                layer: Some(l),
+                rows_in: 1,
+                rows_out: 1,
+                count: 1,
+            },
+            a.num_layers,
+            3,
+        )
+    };
+    assert_eq!(
+        (stage(8), stage(9), stage(18), stage(19), stage(27)),
+        (0, 1, 1, 2, 2)
+    );
+}
+
+/// llama.cpp on two GPUs splits the 32 blocks of Llama-3.1-8B 16 and 16 (--split-mode layer),
+/// the output layer (Q6_K: 4,096 × 128,256 / 256 × 210 B = 430,940,160 B, and the fp32 final norm
+/// 16,384 B) on the second, which is the busier: its half of the blocks plus the output, and its
+/// 16 layers' KV cache, 2 × 8 × 128 × 8,192 × 16 × 2 B = 536,870,912 B. (Each half holds 8 of the
+/// 16 blocks Q4_K_M gives more bits, so the halves weigh the same.) tp is refused.
+#[test]
+fn llamacpp_splits_layers_across_gpus() {
+    let run = |gpus: f64, tp: f64| {
+        estimate(&EstimateInput {
+            model: Some("meta-llama/Llama-3.1-8B".into()),
+            engine: Engine::Llamacpp,
+            quantization: Quantization::Gguf {
+                file_type: crate::precision::GgufFileType::Q4_K_M,
+            },
+            max_model_len: Some(8192.0),
+            gpus,
+            tp,
+            ..EstimateInput::default()
+        })
+    };
+    let one = run(1.0, 1.0).unwrap();
+    let two = run(2.0, 1.0).unwrap();
+    let out = 430_940_160 + 16_384;
+    let blocks = one.weights_bytes.get() - out;
+    assert_eq!(blocks % 2, 0);
+    assert_eq!(two.weights_bytes.get(), blocks / 2 + out);
+    assert_eq!(one.kv_cache_bytes.get(), 2 * 536_870_912);
+    assert_eq!(two.kv_cache_bytes.get(), 536_870_912);
+    assert_eq!(two.gpus, 2);
+    assert_eq!(run(2.0, 2.0).unwrap_err().field, "tp");
 }

@@ -211,14 +211,23 @@ pub fn tp_divisor(arch: &Architecture, t: &Tensor, tp: u64) -> u64 {
 }
 
 /// The pipeline stage (0-based) that holds a tensor when `layers` blocks are split over `pp`
-/// stages as evenly as possible (earlier stages take the remainder), the embedding on the first
-/// stage and the head and final norm on the last.
+/// stages as vLLM's `get_pp_indices` splits them: `layers / pp` each, the remainder one more
+/// each to the stages before the last, counting back from it (28 layers over 3: 9, 10, 9); the
+/// embedding on the first stage and the head and final norm on the last.
 pub fn pp_stage(t: &Tensor, layers: u64, pp: u64) -> u64 {
     let pp = pp.max(1);
     match t.layer {
         Some(l) => {
-            let per = layers.div_ceil(pp).max(1);
-            (l.min(layers.saturating_sub(1)) / per).min(pp - 1)
+            let l = l.min(layers.saturating_sub(1));
+            let (base, rem) = (layers / pp, layers % pp);
+            // Stages `first..pp - 1` hold base + 1 layers; those before them, base.
+            let first = pp - 1 - rem;
+            let before = first * base;
+            if l < before {
+                l / base.max(1)
+            } else {
+                (first + (l - before) / (base + 1)).min(pp - 1)
+            }
         }
         None => match t.role {
             Role::Embedding | Role::Positions | Role::Other => 0,
