@@ -214,13 +214,13 @@ mod tests {
         let c = Rc::new(Catalog::default());
         assert_eq!(c.offers.as_slice(), offers());
         assert_eq!(c.stored(), (None, None));
-        // aliyun-a10g-1x is 1.2 CNY per hour in the catalog.
-        assert_eq!(price(&c, "aliyun-a10g-1x"), 1.2);
-        let c = c.reduce(CatalogAction::SetPrice("aliyun-a10g-1x".into(), 0.5));
-        assert_eq!(price(&c, "aliyun-a10g-1x"), 0.5);
-        assert_eq!(c.base_price("aliyun-a10g-1x"), Some(1.2));
+        // aliyun-a10-1x is 1.2 CNY per hour in the catalog.
+        assert_eq!(price(&c, "aliyun-a10-1x"), 1.2);
+        let c = c.reduce(CatalogAction::SetPrice("aliyun-a10-1x".into(), 0.5));
+        assert_eq!(price(&c, "aliyun-a10-1x"), 0.5);
+        assert_eq!(c.base_price("aliyun-a10-1x"), Some(1.2));
         let (p, o) = c.stored();
-        assert_eq!(p.as_deref(), Some(r#"{"aliyun-a10g-1x":0.5}"#));
+        assert_eq!(p.as_deref(), Some(r#"{"aliyun-a10-1x":0.5}"#));
         assert_eq!(o, None);
         // Read back from storage: the same catalog.
         let back = Catalog::from_storage(p.as_deref(), None);
@@ -229,7 +229,7 @@ mod tests {
         // The catalog's own price again is no edit.
         let same = c
             .clone()
-            .reduce(CatalogAction::SetPrice("aliyun-a10g-1x".into(), 1.2));
+            .reduce(CatalogAction::SetPrice("aliyun-a10-1x".into(), 1.2));
         assert!(same.prices.is_empty());
         let reset = c.reduce(CatalogAction::ResetPrices);
         assert_eq!(reset.offers.as_slice(), offers());

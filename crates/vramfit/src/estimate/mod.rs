@@ -1735,7 +1735,7 @@ impl Workload {
                     Bytes::from_f64(d.memory.get() as f64 * self.gpu_memory_utilization).get();
                 let pool = budget.saturating_sub(budget_used);
                 let block = per_layer * VLLM_BLOCK * gs;
-                let blocks = if block > 0 { pool / block } else { 0 };
+                let blocks = pool.checked_div(block).unwrap_or(0);
                 let pool_used = blocks * block;
                 let groups = groups_full + groups_window;
                 let per_request = groups_full * full_blocks + groups_window * window_blocks;

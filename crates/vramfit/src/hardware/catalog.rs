@@ -530,7 +530,7 @@ mod tests {
             }
         }
         // Alibaba's gn7i carries the A10 (help.aliyun.com instance naming: "7i ... A10, 24 GB").
-        let o = offers().iter().find(|o| o.id == "aliyun-a10g-1x").unwrap();
+        let o = offers().iter().find(|o| o.id == "aliyun-a10-1x").unwrap();
         assert_eq!(o.gpu, "a10");
     }
 }

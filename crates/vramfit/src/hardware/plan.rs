@@ -409,7 +409,7 @@ mod tests {
         // plan.rs's own rule: one rented unit is one node. A 1-GPU VM (aliyun's A10 at 1.2 CNY)
         // never hosts TP=8 over eight separate VMs, however cheap; an 8-GPU server (Lambda's
         // 8 x A100 80GB) does.
-        let offers = [offer("aliyun-a10g-1x"), offer("lambda-a100-80gb-8x")];
+        let offers = [offer("aliyun-a10-1x"), offer("lambda-a100-80gb-8x")];
         let got = plan(
             job_100,
             &offers,
@@ -449,7 +449,7 @@ mod tests {
             assert!(ExchangeRate::custom(r).is_some(), "{r}");
         }
         // At the extremes every offer stays listed with a printable price.
-        let offers = [offer("aliyun-a10g-1x"), offer("lambda-a10-1x")];
+        let offers = [offer("aliyun-a10-1x"), offer("lambda-a10-1x")];
         for r in [0.01, 1000.0] {
             let opts = PlanOptions {
                 cny_per_usd: r,
