@@ -1145,3 +1145,47 @@ fn llamacpp_splits_layers_across_gpus() {
     assert_eq!(two.gpus, 2);
     assert_eq!(run(2.0, 2.0).unwrap_err().field, "tp");
 }
+
+/// Under tensor parallelism vLLM replicates DeepSeek's MLA down-projections and the MoE routers
+/// on every GPU. DeepSeek-V3 at tp 8: q_a + kv_a are 7,168 × (1,536 + 576) × 61 layers =
+/// 923,467,776 weights (fp8, ≥ 1 B each) and the routers 7,168 × 256 × 58 MoE layers in bf16 =
+/// 212,860,928 B, so each GPU holds at least 7/8 of those beyond an eighth of the model.
+#[test]
+fn mla_down_projections_and_routers_are_replicated_under_tp() {
+    let run = |tp: f64| {
+        estimate(&EstimateInput {
+            model: Some("deepseek-ai/DeepSeek-V3".into()),
+            mode: Mode::Serve,
+            engine: Engine::Vllm,
+            tp,
+            gpus: tp,
+            ..EstimateInput::default()
+        })
+        .unwrap()
+    };
+    // The rotary cache is not part of MLA's weights (vLLM keeps none for it here).
+    let (one, eight) = (run(1.0).weights_bytes.get(), run(8.0).weights_bytes.get());
+    let replicated = 923_467_776 + 212_860_928;
+    assert!(
+        eight >= one / 8 + replicated * 7 / 8,
+        "{eight} against {one}"
+    );
+    let a = crate::presets::find("deepseek-ai/DeepSeek-V3")
+        .unwrap()
+        .arch;
+    let t = |role| crate::model::Tensor {
+        role,
+        layer: Some(5),
+        rows_in: 7168,
+        rows_out: 1536,
+        count: 1,
+    };
+    for (role, d) in [
+        (Role::QA, 1),
+        (Role::KvA, 1),
+        (Role::Router, 1),
+        (Role::QB, 8),
+    ] {
+        assert_eq!(weights::tp_divisor(&a, &t(role), 8), d, "{role:?}");
+    }
+}

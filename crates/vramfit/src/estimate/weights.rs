@@ -199,13 +199,16 @@ pub fn tensor_bytes(q: &Quantization, arch: &Architecture, dtype: Dtype, t: &Ten
 ///
 /// 2-D tensors are split `tp` ways (Megatron/vLLM column and row parallel, vocab-parallel
 /// embedding and head); K and V are split by at most `num_kv_heads` ways, since vLLM replicates KV
-/// heads when `tp` exceeds them; 1-D tensors are replicated.
+/// heads when `tp` exceeds them; 1-D tensors are replicated, and so are MLA's down-projections
+/// and the MoE router (vLLM's `deepseek_v2.py`: `fused_qkv_a_proj` with `disable_tp`,
+/// `kv_a_proj_with_mqa` and the `gate` as `ReplicatedLinear`; Megatron's "duplicated" layers).
 pub fn tp_divisor(arch: &Architecture, t: &Tensor, tp: u64) -> u64 {
     if t.role == Role::Vector || t.rows_in <= 1 {
         return 1;
     }
     match t.role {
         Role::K | Role::V => tp.min(arch.num_kv_heads.max(1)),
+        Role::QA | Role::KvA | Role::Router => 1,
         _ => tp,
     }
 }
