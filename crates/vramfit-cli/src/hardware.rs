@@ -30,13 +30,7 @@ fn currency_arg(text: &str) -> Result<Currency> {
 fn rate_arg(rate: Option<f64>) -> Result<ExchangeRate> {
     match rate {
         None => Ok(exchange_rate()),
-        Some(r) => ExchangeRate::custom(r).ok_or_else(|| {
-            InputError::new(
-                "cny_per_usd",
-                format!("{r} is not a rate"),
-                "yuan per US dollar, a positive number, e.g. 7.1",
-            )
-        }),
+        Some(r) => ExchangeRate::from_request("cny_per_usd", r),
     }
 }
 

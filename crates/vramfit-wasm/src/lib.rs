@@ -334,13 +334,7 @@ pub fn plan_mig(
     };
     let rate = match o.cny_per_usd {
         None => hw::exchange_rate(),
-        Some(r) => ExchangeRate::custom(r).ok_or_else(|| {
-            js_err(InputError::new(
-                "cny_per_usd",
-                format!("{r} is not a rate"),
-                "yuan per US dollar, a positive number, e.g. 7.1",
-            ))
-        })?,
+        Some(r) => ExchangeRate::from_request("cny_per_usd", r).map_err(js_err)?,
     };
     if !(o.max_cards.is_finite() && o.max_cards.fract() == 0.0 && o.max_cards >= 0.0) {
         return Err(js_err(InputError::new(

@@ -280,6 +280,17 @@ pub fn parse_params(field: &str, text: &str) -> Result<u64> {
     Ok(libm::round(p) as u64)
 }
 
+/// A number as an error message shows it: as written for everyday magnitudes, in exponent form
+/// past them (`1e-300`, `1e300`), never three hundred digits.
+pub fn number_text(v: f64) -> String {
+    let a = v.abs();
+    if a != 0.0 && a.is_finite() && !(1e-4..1e15).contains(&a) {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
+    }
+}
+
 /// Parses a finite decimal number as people type one: `7`, `-3`, `7.5`, `.5`, `1.`, `7e9`,
 /// `1.5E-3`. Rejects empty text, NaN, infinities and anything else.
 ///
@@ -384,6 +395,15 @@ pub fn parse_number(s: &str) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbers_in_messages_are_short() {
+        assert_eq!(number_text(0.9), "0.9");
+        assert_eq!(number_text(1048577.0), "1048577");
+        assert_eq!(number_text(1e-300), "1e-300");
+        assert_eq!(number_text(-2.5e300), "-2.5e300");
+        assert_eq!(number_text(0.0), "0");
+    }
 
     #[test]
     fn a_size_past_f64_is_larger_than_1_pib_not_a_non_number() {

@@ -559,9 +559,9 @@ fn int(field: &str, v: f64, lo: u64, hi: u64) -> Result<u64> {
         let problem = if !v.is_finite() {
             String::from("not a finite number")
         } else if v != libm::trunc(v) && v >= lo as f64 && v <= hi as f64 {
-            format!("{v} is not a whole number")
+            format!("{} is not a whole number", crate::units::number_text(v))
         } else {
-            format!("{v} is out of range")
+            format!("{} is out of range", crate::units::number_text(v))
         };
         Err(InputError::new(
             field,

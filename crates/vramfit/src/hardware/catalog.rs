@@ -306,7 +306,7 @@ impl ExchangeRate {
             crate::InputError::new(
                 field,
                 if cny_per_usd.is_finite() {
-                    alloc::format!("{cny_per_usd} is out of range")
+                    alloc::format!("{} is out of range", crate::units::number_text(cny_per_usd))
                 } else {
                     "not a positive finite rate".into()
                 },

@@ -110,7 +110,7 @@ fn check(field: &str, v: f64, min: f64, max: f64, accepted: &str, allow_min: boo
     } else {
         Err(InputError::new(
             field,
-            format!("{v} is out of range"),
+            format!("{} is out of range", crate::units::number_text(v)),
             accepted,
         ))
     }
