@@ -84,12 +84,14 @@ const PHRASES: &[(&str, &str)] = &[
     ("no KV cache on the GPU", "GPU 上没有 KV 缓存"),
     (" (at the prefill peak ", "（预填充峰值时已填充 "),
     (" (guide §2.2, §6 Q1)", "（指南 §2.2、§6 Q1）"),
+    (" (tied with the head)", "（与输出头共享）"),
     (" trainable params × ", " 个可训练参数 × "),
     ("rotary cos/sin cache ", "旋转位置编码 cos/sin 缓存 "),
     (" per token per layer", " 每 token 每层"),
     (", on the busiest of ", "，在 "),
     (" quantized weights (", " 个量化权重 ("),
     (", block activations ", "，块激活 "),
+    (" encoder blocks × ", " 个编码器块 × "),
     (" sliding layers × ", " 个滑动窗口层 × "),
     (", partitioned over ", "，切分到 "),
     (" batched tokens × ", " 个批内 token × "),
@@ -125,6 +127,7 @@ const PHRASES: &[(&str, &str)] = &[
     (" weights at ", " 权重，每参数 "),
     (" moments × ", " 个矩 × "),
     (" context × ", " 上下文 × "),
+    (" blocks (+ ", " 块 (+ "),
     (" groups of ", " 组，每组 "),
     ("(measured, ", "(实测，"),
     (", offloaded", "，已卸载"),
@@ -153,6 +156,7 @@ const PHRASES: &[(&str, &str)] = &[
     (" copy of ", " 副本："),
     (" seqs × ", " 条序列 × "),
     (" kept in ", " 个参数保留为 "),
+    (" frames)", " 帧)"),
     (" tokens)", " token)"),
     (" tokens ", " token "),
     (" copy + ", " 副本 + "),
@@ -189,8 +193,11 @@ mod tests {
     /// parameters-only model, with and without a card.
     fn run_shapes() -> Vec<EstimateInput> {
         let mut out = Vec::new();
-        let models: [(Option<&str>, Option<&str>); 5] = [
+        let models: [(Option<&str>, Option<&str>); 8] = [
             (Some("meta-llama/Llama-3.1-8B"), None),
+            (Some("google/gemma-3-27b-it"), None),
+            (Some("openai/whisper-tiny"), None),
+            (Some("google/vit-large-patch16-224"), None),
             (Some("mistralai/Mixtral-8x7B-v0.1"), None),
             (Some("deepseek-ai/DeepSeek-V3"), None),
             (Some("openai/gpt-oss-20b"), None),

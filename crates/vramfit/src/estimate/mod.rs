@@ -1440,6 +1440,25 @@ impl Workload {
 
     /// Weights of a model known by its parameter count only: `P × b` (the guide's rule), split
     /// evenly over tensor and pipeline parallel shards.
+    /// Tokens per sequence through the main stack: a ViT sees its patches and class token,
+    /// `(image / patch)² + 1` (its learned positions), whatever `seq_len` says.
+    fn main_seq(&self) -> u64 {
+        if self.arch.family == Family::Vit && self.arch.encoder_positions > 0 {
+            self.arch.encoder_positions
+        } else {
+            self.seq_len
+        }
+    }
+
+    /// Whisper's encoder: its layers and the fixed frames it runs (1,500 for 30 s of audio).
+    fn encoder_stack(&self) -> (u64, u64) {
+        if self.arch.family == Family::Whisper {
+            (self.arch.encoder_layers, self.arch.encoder_positions.max(1))
+        } else {
+            (0, 0)
+        }
+    }
+
     fn opaque_weights(&self) -> u64 {
         let p = self.arch.params() as f64 * guide_bytes_per_param(self.dtype, &self.quantization);
         Bytes::from_f64(p / (self.tp * self.pp) as f64).get()
@@ -1499,12 +1518,15 @@ impl Workload {
         let (kv_prefill, _) = self.kv_bytes(self.batch, self.seq_len, layers, true);
         let act = self.act_bytes();
         let (per_tok, s2) = activations::inference_per_token(a, act);
-        let tokens = self.batch.saturating_mul(self.seq_len);
+        // One block at a time: the longest sequence a block sees (a ViT's patches, Whisper's
+        // encoder frames or its prompt).
+        let seq = self.main_seq().max(self.encoder_stack().1);
+        let tokens = self.batch.saturating_mul(seq);
         let eager = if self.kernel == Kernel::Eager {
             self.batch
                 .saturating_mul(s2)
-                .saturating_mul(self.seq_len)
-                .saturating_mul(self.seq_len)
+                .saturating_mul(seq)
+                .saturating_mul(seq)
         } else {
             0
         };
@@ -2335,13 +2357,11 @@ impl Workload {
             all: !lora,
             lora_mask: if lora { mask } else { 0 },
         };
-        let tokens = self.batch.saturating_mul(self.seq_len);
-        let layers = a.num_layers
-            + if a.family == Family::Whisper {
-                a.encoder_layers
-            } else {
-                0
-            };
+        // The sequence through the main stack (a ViT's patches and class token, whatever
+        // seq_len says) and, for Whisper, the encoder's fixed frames over its own layers.
+        let seq = self.main_seq();
+        let tokens = self.batch.saturating_mul(seq);
+        let (enc_layers, enc_seq) = self.encoder_stack();
         let (acts, act_text) = if detailed {
             let (per_tok, s2) =
                 activations::training_per_token(a, act, &train, self.kernel, self.tp, amp);
@@ -2350,49 +2370,61 @@ impl Workload {
             } else {
                 0
             };
-            let per_layer = tokens.saturating_mul(per_tok).saturating_add(
+            // What one block saves for a sequence of `s` tokens, over the batch.
+            let block = |s: u64, s2: u64| {
                 self.batch
-                    .saturating_mul(self.seq_len)
-                    .saturating_mul(self.seq_len)
-                    .saturating_mul(s2_total),
-            );
+                    .saturating_mul(s)
+                    .saturating_mul(per_tok)
+                    .saturating_add(
+                        self.batch
+                            .saturating_mul(s)
+                            .saturating_mul(s)
+                            .saturating_mul(s2),
+                    )
+            };
             let resid = if reg.fp32_master() && !lora { 4 } else { act };
+            let enc_text = if enc_layers > 0 {
+                format!(
+                    " (+ {enc_layers} encoder blocks × {} frames)",
+                    self.batch * enc_seq
+                )
+            } else {
+                String::new()
+            };
             match self.checkpointing {
                 Checkpointing::Full => {
                     let kept = tokens
-                        .saturating_mul(resid * a.hidden_size)
-                        .saturating_mul(layers);
-                    let (pt_full, s2_full) =
-                        activations::training_per_token(a, act, &train, self.kernel, self.tp, amp);
-                    let one = tokens
-                        .saturating_mul(pt_full)
-                        .saturating_add(self.batch * self.seq_len * self.seq_len * s2_full);
+                        .saturating_mul(a.num_layers)
+                        .saturating_add(self.batch * enc_seq * enc_layers)
+                        .saturating_mul(resid * a.hidden_size);
+                    let one = block(seq.max(enc_seq), s2);
                     (
                         kept.saturating_add(one),
                         format!(
-                            "block inputs {} tokens × {resid} B × {} hidden × {layers} blocks + one block recomputed ({} B per token) = {}",
+                            "block inputs {} tokens × {resid} B × {} hidden × {} blocks{enc_text} + one block recomputed ({} B per token) = {}",
                             thousands(tokens),
                             a.hidden_size,
-                            pt_full,
+                            a.num_layers,
+                            per_tok,
                             b(kept + one)
                         ),
                     )
                 }
                 _ => {
-                    let total = per_layer.saturating_mul(layers);
+                    let total = block(seq, s2_total)
+                        .saturating_mul(a.num_layers)
+                        .saturating_add(block(enc_seq, s2_total).saturating_mul(enc_layers));
                     let s2_text = if s2_total > 0 {
-                        format!(
-                            " + {} × {}² × {s2_total} B (eager scores)",
-                            self.batch, self.seq_len
-                        )
+                        format!(" + {} × {}² × {s2_total} B (eager scores)", self.batch, seq)
                     } else {
                         String::new()
                     };
                     (
                         total,
                         format!(
-                            "{} tokens × {per_tok} B per token per block{s2_text} × {layers} blocks = {}",
+                            "{} tokens × {per_tok} B per token per block{s2_text} × {} blocks{enc_text} = {}",
                             thousands(tokens),
+                            a.num_layers,
                             b(total)
                         ),
                     )

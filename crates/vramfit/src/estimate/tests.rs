@@ -1189,3 +1189,58 @@ fn mla_down_projections_and_routers_are_replicated_under_tp() {
         assert_eq!(weights::tp_divisor(&a, &t(role), 8), d, "{role:?}");
     }
 }
+
+/// A ViT sees its patches and class token, (224 / 16)² + 1 = 197 per image, whatever seq_len says;
+/// Whisper's encoder always runs its 1,500 frames (30 s of audio) beside the decoder's seq_len.
+#[test]
+fn vision_and_audio_models_see_their_own_sequences() {
+    let vit = |seq: f64| {
+        estimate(&EstimateInput {
+            model: Some("google/vit-large-patch16-224".into()),
+            mode: Mode::Training,
+            seq_len: seq,
+            ..EstimateInput::default()
+        })
+        .unwrap()
+    };
+    let (a, b) = (vit(2048.0), vit(16.0));
+    assert_eq!(a.activations_bytes, b.activations_bytes);
+    let f = a
+        .components
+        .iter()
+        .find(|c| c.key.starts_with("activations"))
+        .unwrap()
+        .formula
+        .clone();
+    let per_tok: u64 = f
+        .split(" B per token per block")
+        .next()
+        .and_then(|x| x.rsplit(' ').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(f.starts_with("197 tokens × "), "{f}");
+    assert_eq!(a.activations_bytes.get(), 197 * per_tok * 24);
+    // Whisper-tiny (4 encoder and 4 decoder blocks): 448 decoder tokens and 1,500 frames.
+    let w = estimate(&EstimateInput {
+        model: Some("openai/whisper-tiny".into()),
+        mode: Mode::Training,
+        seq_len: 448.0,
+        ..EstimateInput::default()
+    })
+    .unwrap();
+    let f = &w
+        .components
+        .iter()
+        .find(|c| c.key.starts_with("activations"))
+        .unwrap()
+        .formula;
+    let per_tok: u64 = f
+        .split(" B per token per block")
+        .next()
+        .and_then(|x| x.rsplit(' ').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(w.activations_bytes.get(), (448 + 1500) * per_tok * 4);
+}
