@@ -40,16 +40,8 @@ const FORM: &[(&str, &str)] = &[
         "fp32、fp16、bf16（int8/int4 格式，如 gptq、awq、bnb-int8、bnb-nf4，请在“量化”中选择）",
     ),
     (
-        "a model known by its parameter count alone (family \"opaque\") takes no other architecture field",
-        "只按参数量描述的模型（family \"opaque\"）不接受其他架构字段",
-    ),
-    (
         "a run under 8 PiB of GPU memory: a smaller model, or more GPUs to shard it over",
         "显存需求低于 8 PiB 的运行：更小的模型，或用更多 GPU 切分它",
-    ),
-    (
-        "family \"opaque\" with opaque_params only, or a detailed family with its fields",
-        "family \"opaque\" 且只给 opaque_params，或一个详细的 family 及其各字段",
     ),
     (
         "exactly one of: model (a preset id), params (e.g. 7B), arch (a config.json)",
@@ -92,20 +84,12 @@ const FORM: &[(&str, &str)] = &[
         "int8/int4 是存储格式，不是计算数据类型",
     ),
     (
-        "an integer from 8 to 4096 (usually 32, 64 or 128)",
-        "8 到 4096 的整数（通常为 32、64 或 128）",
-    ),
-    (
         "1 with llama.cpp: give gpus to split its layers",
         "llama.cpp 下为 1：用 gpus 切分它的层",
     ),
     (
         ": DeepSpeed offloads to NVMe only under ZeRO-3",
         "：DeepSpeed 只在 ZeRO-3 下卸载到 NVMe",
-    ),
-    (
-        "a Hugging Face config.json, dropped or chosen",
-        "拖入或选择的 Hugging Face config.json",
     ),
     (
         "cpu with zero 1, 2 or 3; nvme with zero 3",
@@ -145,7 +129,6 @@ const FORM: &[(&str, &str)] = &[
         " with Hugging Face transformers",
         "（Hugging Face transformers）",
     ),
-    (" does not divide num_heads = ", " 不能整除 num_heads = "),
     (" does not split the model's ", " 不能均分模型的 "),
     ("a size from 256 MiB to 1 PiB", "256 MiB 到 1 PiB 的大小"),
     (
@@ -162,15 +145,11 @@ const FORM: &[(&str, &str)] = &[
     (" attention heads evenly", " 个注意力头"),
     ("QLoRA needs a LoRA rank", "QLoRA 需要 LoRA 秩"),
     (" is not a whole number", " 不是整数"),
-    ("a divisor of num_heads", "num_heads 的约数"),
     (" attention heads and ", " 个注意力头与 "),
     (" is larger than 1 PiB", " 大于 1 PiB"),
-    ("no config.json loaded", "尚未加载 config.json"),
-    (" is not a GPTQ width", " 不是 GPTQ 的位宽"),
     ("not a finite number", "不是有限的数"),
     (", expected one of ", "，应为以下之一："),
     ("unknown GGUF type ", "未知的 GGUF 类型 "),
-    ("unknown currency ", "未知的货币 "),
     (" KV heads evenly", " 个 KV 头"),
     (" is out of range", " 超出范围"),
     (" is not a number", " 不是数字"),
@@ -192,10 +171,8 @@ const FORM: &[(&str, &str)] = &[
     (" has no unit", " 没有单位"),
     (" is negative", " 是负数"),
     ("out of range", "超出范围"),
-    ("2, 3, 4 or 8", "2、3、4 或 8"),
     (", expected ", "，应为 "),
     (" with vLLM", "（vLLM）"),
-    ("CNY or USD", "CNY 或 USD"),
     ("a number", "数字"),
     (" layers", " 层"),
     (" groups", " 组"),
@@ -219,8 +196,16 @@ const FILES: &[(&str, &str)] = &[
         "一个配置组，权重为 8 位浮点（FP8）、8 位整数（W8A8）或 4 位整数（W4A16）",
     ),
     (
+        "a model known by its parameter count alone (family \"opaque\") takes no other architecture field",
+        "只按参数量描述的模型（family \"opaque\"）不接受其他架构字段",
+    ),
+    (
         "mean hours between interruptions, more than 0 and at most 10000000 (the guide: 6 to 48)",
         "平均中断间隔（小时），大于 0 且至多 10000000（指南：6 到 48）",
+    ),
+    (
+        "family \"opaque\" with opaque_params only, or a detailed family with its fields",
+        "family \"opaque\" 且只给 opaque_params，或一个详细的 family 及其各字段",
     ),
     (
         "a Hugging Face config.json (a JSON object with model_type, hidden_size, …)",
@@ -299,6 +284,10 @@ const FILES: &[(&str, &str)] = &[
         "每小时价格，大于 0 且至多 10000000",
     ),
     (
+        "an integer from 8 to 4096 (usually 32, 64 or 128)",
+        "8 到 4096 的整数（通常为 32、64 或 128）",
+    ),
+    (
         "a whole number of options from 0 (all) to 1000000",
         "选项个数，0（全部）到 1000000 的整数",
     ),
@@ -317,6 +306,10 @@ const FILES: &[(&str, &str)] = &[
     (
         "at most 4 dimensions per tensor (GGML_MAX_DIMS)",
         "每个张量至多 4 个维度（GGML_MAX_DIMS）",
+    ),
+    (
+        "a Hugging Face config.json, dropped or chosen",
+        "拖入或选择的 Hugging Face config.json",
     ),
     (
         "a JSON array of offers, or an object with an ",
@@ -438,6 +431,7 @@ const FILES: &[(&str, &str)] = &[
     (" is not a non-negative integer", " 不是非负整数"),
     ("the header continues past the ", "头部超出了给出的 "),
     ("the header is not UTF-8 text: ", "头部不是 UTF-8 文本："),
+    (" does not divide num_heads = ", " 不能整除 num_heads = "),
     ("the first 8 bytes of the file", "文件的前 8 字节"),
     (
         "hours per restart, 0 to 1000",
@@ -459,8 +453,10 @@ const FILES: &[(&str, &str)] = &[
     (" bytes but the file has ", " 字节，但文件只有 "),
     ("-bit AWQ is not modelled", " 位 AWQ 尚未建模"),
     ("decoder attention heads", "解码器注意力头数"),
+    ("a divisor of num_heads", "num_heads 的约数"),
     ("a non-negative integer", "非负整数"),
     (" needs less than 1 MiB", " 需要的显存不到 1 MiB"),
+    ("no config.json loaded", "尚未加载 config.json"),
     ("an object without an ", "没有 "),
     ("1 to 64 GPUs per node", "每节点 1 到 64 个 GPU"),
     ("a complete .gguf file", "完整的 .gguf 文件"),
@@ -468,6 +464,7 @@ const FILES: &[(&str, &str)] = &[
     (" is not such an array", " 不是这样的数组"),
     (" is not true or false", " 不是 true 或 false"),
     ("the header length is ", "头部长度为 "),
+    (" is not a GPTQ width", " 不是 GPTQ 的位宽"),
     ("metadata value type ", "元数据值类型 "),
     (" jobs do not fit on ", " 个作业放不进 "),
     (" characters, or null", " 个字符的文本，或 null"),
@@ -488,6 +485,7 @@ const FILES: &[(&str, &str)] = &[
     (" stage depths for ", " 个阶段深度，而 hidden_sizes 有 "),
     ("the context length", "上下文长度"),
     ("transformer blocks", "Transformer 块数"),
+    ("unknown currency ", "未知的货币 "),
     (" (and RefinedWeb)", "（及 RefinedWeb）"),
     (" is not supported", " 不受支持"),
     ("the header needs ", "头部需要 "),
@@ -527,6 +525,7 @@ const FILES: &[(&str, &str)] = &[
     ("GGUF version ", "GGUF 版本 "),
     (" shards given", " 个分片"),
     (" hidden sizes", " 项"),
+    ("2, 3, 4 or 8", "2、3、4 或 8"),
     ("sizes up to ", "每个作业至多 "),
     (" per job on ", "，显卡 "),
     (" more bytes)", " 字节）"),
@@ -539,6 +538,7 @@ const FILES: &[(&str, &str)] = &[
     ("an item is ", "其中一项是 "),
     (" dimensions", " 个维度"),
     (" jobs given", " 个作业"),
+    ("CNY or USD", "CNY 或 USD"),
     ("the first ", "文件的前 "),
     ("a text of ", "长度为 "),
     ("not JSON (", "不是 JSON ("),
@@ -693,34 +693,12 @@ mod tests {
         let mut nan = input(&format!("{{{m}}}"));
         nan.seq_len = f64::NAN;
         out.extend(estimate(&nan).err());
-        // A custom architecture: KV heads that do not divide the heads; an opaque family with more.
-        let mut arch = crate::presets::find("meta-llama/Llama-3.1-8B")
-            .unwrap()
-            .arch;
-        arch.num_kv_heads = 5;
-        out.extend(arch.validate("arch").err());
-        let mut opaque = crate::model::Architecture::opaque(7_000_000_000);
-        opaque.hidden_size = 4096;
-        out.extend(opaque.validate("arch").err());
         use crate::precision::{Dtype, KvDtype, Quantization};
         out.extend(Dtype::parse("dtype", "fp64").err());
         out.extend(KvDtype::parse("kv_dtype", "fp4").err());
         for q in ["foo", "gguf-q9_k"] {
             out.extend(Quantization::parse("quantization", q).err());
         }
-        for q in [
-            Quantization::Gptq {
-                bits: 5,
-                group_size: 128,
-            },
-            Quantization::Gptq {
-                bits: 4,
-                group_size: 7,
-            },
-        ] {
-            out.extend(q.validate("quantization").err());
-        }
-        out.extend(crate::hardware::Currency::parse("currency", "EUR").err());
         out.extend(crate::units::parse_params("params", "1.5").err());
         out.extend(crate::units::parse_size("gpu_memory", "GB").err());
         // The calculator's own errors (web/src/fields.rs).
@@ -734,11 +712,6 @@ mod tests {
             "not a field of the estimator's input",
             "the fields the form offers",
         ));
-        out.push(InputError::new(
-            "config.json",
-            "no config.json loaded",
-            "a Hugging Face config.json, dropped or chosen",
-        ));
         out.push(InputError::new("batch", "`x` is not a number", "a number"));
         out
     }
@@ -746,6 +719,34 @@ mod tests {
     /// Every kind of error the file readers, catalogs and planners produce.
     fn file_errors() -> Vec<InputError> {
         let mut out = Vec::new();
+        // A custom architecture: KV heads that do not divide the heads; an opaque family with more.
+        let mut arch = crate::presets::find("meta-llama/Llama-3.1-8B")
+            .unwrap()
+            .arch;
+        arch.num_kv_heads = 5;
+        out.extend(arch.validate("arch").err());
+        let mut opaque = crate::model::Architecture::opaque(7_000_000_000);
+        opaque.hidden_size = 4096;
+        out.extend(opaque.validate("arch").err());
+        use crate::precision::Quantization;
+        for q in [
+            Quantization::Gptq {
+                bits: 5,
+                group_size: 128,
+            },
+            Quantization::Gptq {
+                bits: 4,
+                group_size: 7,
+            },
+        ] {
+            out.extend(q.validate("quantization").err());
+        }
+        out.extend(crate::hardware::Currency::parse("currency", "EUR").err());
+        out.push(InputError::new(
+            "config.json",
+            "no config.json loaded",
+            "a Hugging Face config.json, dropped or chosen",
+        ));
         let configs: Vec<String> = vec![
             " ".repeat(5 << 20),
             "not json".into(),

@@ -16,6 +16,8 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+#[macro_use]
+mod named;
 pub mod catalog;
 pub mod config;
 pub mod diagnose;

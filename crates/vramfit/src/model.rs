@@ -13,7 +13,7 @@ use crate::error::{InputError, Result};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
+    derive(serde::Serialize),
     serde(rename_all = "snake_case")
 )]
 pub enum Family {
@@ -31,11 +31,19 @@ pub enum Family {
     Opaque,
 }
 
+deserialize_by_name!(Family {
+    "causal_lm" => Family::CausalLm,
+    "bert" => Family::Bert,
+    "vit" => Family::Vit,
+    "whisper" => Family::Whisper,
+    "opaque" => Family::Opaque,
+});
+
 /// Layer normalisation flavour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
+    derive(serde::Serialize),
     serde(rename_all = "snake_case")
 )]
 pub enum Norm {
@@ -45,6 +53,11 @@ pub enum Norm {
     /// LayerNorm: weight and bias.
     Layer,
 }
+
+deserialize_by_name!(Norm {
+    "rms" => Norm::Rms,
+    "layer" => Norm::Layer,
+});
 
 /// Multi-head latent attention (DeepSeek-V2/V3): keys and values are cached as one compressed
 /// latent per token and layer.

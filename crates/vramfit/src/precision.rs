@@ -12,7 +12,7 @@ use crate::error::{InputError, Result};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
+    derive(serde::Serialize),
     serde(rename_all = "lowercase")
 )]
 pub enum Dtype {
@@ -29,6 +29,15 @@ pub enum Dtype {
     /// 4-bit integer, half a byte (the guide's rule; real int4 formats carry scales, see [`Quantization`]).
     Int4,
 }
+
+deserialize_by_name!(Dtype {
+    "fp32" => Dtype::Fp32,
+    "fp16" => Dtype::Fp16,
+    "bf16" => Dtype::Bf16,
+    "fp8" => Dtype::Fp8,
+    "int8" => Dtype::Int8,
+    "int4" => Dtype::Int4,
+});
 
 impl Dtype {
     /// Bits per element.
@@ -536,7 +545,7 @@ impl Quantization {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
+    derive(serde::Serialize),
     serde(rename_all = "snake_case")
 )]
 pub enum KvDtype {
@@ -554,6 +563,15 @@ pub enum KvDtype {
     /// llama.cpp `-ctk q4_0`: 18 bytes per 32 values.
     Q4_0,
 }
+
+deserialize_by_name!(KvDtype {
+    "auto" => KvDtype::Auto,
+    "fp16" => KvDtype::Fp16,
+    "bf16" => KvDtype::Bf16,
+    "fp8" => KvDtype::Fp8,
+    "q8_0" => KvDtype::Q8_0,
+    "q4_0" => KvDtype::Q4_0,
+});
 
 impl KvDtype {
     /// Parses `auto|fp16|bf16|fp8|q8_0|q4_0`.

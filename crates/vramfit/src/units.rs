@@ -285,7 +285,24 @@ pub fn parse_params(field: &str, text: &str) -> Result<u64> {
 pub fn number_text(v: f64) -> String {
     let a = v.abs();
     if a != 0.0 && a.is_finite() && !(1e-4..1e15).contains(&a) {
-        format!("{v:e}")
+        // By hand rather than `{:e}`, whose exact-digit formatting adds kilobytes to every
+        // WebAssembly module: six significant digits are plenty for a number out of range.
+        let (mut m, mut e) = (a, 0i32);
+        while m >= 10.0 {
+            m /= 10.0;
+            e += 1;
+        }
+        while m < 1.0 {
+            m *= 10.0;
+            e -= 1;
+        }
+        let mut m = libm::round(m * 1e5) / 1e5;
+        if m >= 10.0 {
+            m /= 10.0;
+            e += 1;
+        }
+        let m = if v < 0.0 { -m } else { m };
+        format!("{m}e{e}")
     } else {
         format!("{v}")
     }
@@ -403,6 +420,10 @@ mod tests {
         assert_eq!(number_text(1e-300), "1e-300");
         assert_eq!(number_text(-2.5e300), "-2.5e300");
         assert_eq!(number_text(0.0), "0");
+        assert_eq!(number_text(1.2345678e-7), "1.23457e-7");
+        assert_eq!(number_text(9.999999e20), "1e21");
+        assert_eq!(number_text(f64::MAX), "1.79769e308");
+        assert_eq!(number_text(5e-324), "4.94066e-324");
     }
 
     #[test]

@@ -32,7 +32,7 @@ use crate::units::{Bytes, GIB, MIB, parse_params, parse_size};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
+    derive(serde::Serialize),
     serde(rename_all = "lowercase")
 )]
 pub enum Mode {
@@ -45,11 +45,17 @@ pub enum Mode {
     Training,
 }
 
+deserialize_by_name!(Mode {
+    "inference" => Mode::Inference,
+    "serve" => Mode::Serve,
+    "training" => Mode::Training,
+});
+
 /// The inference engine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
+    derive(serde::Serialize),
     serde(rename_all = "lowercase")
 )]
 pub enum Engine {
@@ -62,11 +68,17 @@ pub enum Engine {
     Llamacpp,
 }
 
+deserialize_by_name!(Engine {
+    "hf" => Engine::Hf,
+    "vllm" => Engine::Vllm,
+    "llamacpp" => Engine::Llamacpp,
+});
+
 /// The optimizer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
+    derive(serde::Serialize),
     serde(rename_all = "kebab-case")
 )]
 pub enum Optimizer {
@@ -86,6 +98,15 @@ pub enum Optimizer {
     Lion,
 }
 
+deserialize_by_name!(Optimizer {
+    "adamw" => Optimizer::Adamw,
+    "adamw-8bit" => Optimizer::Adamw8bit,
+    "sgd" => Optimizer::Sgd,
+    "sgd-momentum" => Optimizer::SgdMomentum,
+    "adafactor" => Optimizer::Adafactor,
+    "lion" => Optimizer::Lion,
+});
+
 impl Optimizer {
     /// Every optimizer, in the order of the enum.
     pub const ALL: [Optimizer; 6] = [
@@ -102,7 +123,7 @@ impl Optimizer {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
+    derive(serde::Serialize),
     serde(rename_all = "kebab-case")
 )]
 pub enum Precision {
@@ -118,6 +139,14 @@ pub enum Precision {
     #[default]
     AmpBf16,
 }
+
+deserialize_by_name!(Precision {
+    "fp32" => Precision::Fp32,
+    "fp16" => Precision::Fp16,
+    "bf16" => Precision::Bf16,
+    "amp-fp16" => Precision::AmpFp16,
+    "amp-bf16" => Precision::AmpBf16,
+});
 
 impl Precision {
     /// Master weights, gradients and optimizer states are fp32.
@@ -144,7 +173,7 @@ impl Precision {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
+    derive(serde::Serialize),
     serde(rename_all = "lowercase")
 )]
 pub enum Checkpointing {
@@ -157,11 +186,17 @@ pub enum Checkpointing {
     Selective,
 }
 
+deserialize_by_name!(Checkpointing {
+    "none" => Checkpointing::None,
+    "full" => Checkpointing::Full,
+    "selective" => Checkpointing::Selective,
+});
+
 /// Where ZeRO offloads to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
+    derive(serde::Serialize),
     serde(rename_all = "lowercase")
 )]
 pub enum Offload {
@@ -174,11 +209,17 @@ pub enum Offload {
     Nvme,
 }
 
+deserialize_by_name!(Offload {
+    "none" => Offload::None,
+    "cpu" => Offload::Cpu,
+    "nvme" => Offload::Nvme,
+});
+
 /// Attention implementation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
+    derive(serde::Serialize),
     serde(rename_all = "lowercase")
 )]
 pub enum AttentionImpl {
@@ -191,11 +232,17 @@ pub enum AttentionImpl {
     Eager,
 }
 
+deserialize_by_name!(AttentionImpl {
+    "sdpa" => AttentionImpl::Sdpa,
+    "flash" => AttentionImpl::Flash,
+    "eager" => AttentionImpl::Eager,
+});
+
 /// Which positions' logits are computed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
+    derive(serde::Serialize),
     serde(rename_all = "lowercase")
 )]
 pub enum Logits {
@@ -205,6 +252,11 @@ pub enum Logits {
     /// Every position (scoring, perplexity).
     All,
 }
+
+deserialize_by_name!(Logits {
+    "last" => Logits::Last,
+    "all" => Logits::All,
+});
 
 /// The estimator's input: plain data with defaults, as the CLI, the npm package and the site
 /// give it. Numbers are `f64` (JSON's and JavaScript's number) and are checked to be finite
@@ -1761,30 +1813,22 @@ impl Workload {
                 let pool_used = blocks * block;
                 let groups = groups_full + groups_window;
                 let per_request = groups_full * full_blocks + groups_window * window_blocks;
-                let formula = if groups > 1 {
+                // Per block: one layer's 16 tokens × the group size (every layer of a dense model).
+                let per_block = if groups > 1 {
                     format!(
-                        "{} × {} − (weights + activations + non-torch) = {} → {} blocks × 16 tokens × {} layers × {} B per token per layer ({} groups of {} layers: {} global, {} sliding)",
-                        b(d.memory.get()),
-                        self.gpu_memory_utilization,
-                        b(pool),
-                        thousands(blocks),
-                        gs,
-                        thousands(per_layer),
-                        groups,
-                        gs,
-                        groups_full,
-                        groups_window
+                        "{gs} layers × {} B per token per layer ({groups} groups of {gs} layers: {groups_full} global, {groups_window} sliding)",
+                        thousands(per_layer)
                     )
                 } else {
-                    format!(
-                        "{} × {} − (weights + activations + non-torch) = {} → {} blocks × 16 tokens × {} B per token",
-                        b(d.memory.get()),
-                        self.gpu_memory_utilization,
-                        b(pool),
-                        thousands(blocks),
-                        thousands(per_token)
-                    )
+                    format!("{} B per token", thousands(per_token))
                 };
+                let formula = format!(
+                    "{} × {} − (weights + activations + non-torch) = {} → {} blocks × 16 tokens × {per_block}",
+                    b(d.memory.get()),
+                    self.gpu_memory_utilization,
+                    b(pool),
+                    thousands(blocks),
+                );
                 p.add(
                     "kv_cache",
                     pool_used,
@@ -1805,26 +1849,26 @@ impl Workload {
             None => {
                 let tokens = self.batch.saturating_mul(self.max_model_len);
                 let pool = self.batch.saturating_mul(request);
-                let formula = if local > 0 {
+                let per_seq = if local > 0 {
                     format!(
-                        "{} {} × ({global} global layers × {} tokens + {local} sliding layers × {} tokens) × {} B per token per layer = {} (no GPU given: the KV the pool must hold)",
-                        self.batch,
-                        if self.batch == 1 { "seq" } else { "seqs" },
+                        "({global} global layers × {} tokens + {local} sliding layers × {} tokens) × {} B per token per layer",
                         full_blocks * VLLM_BLOCK,
                         window_blocks * VLLM_BLOCK,
-                        thousands(per_layer),
-                        b(pool)
+                        thousands(per_layer)
                     )
                 } else {
                     format!(
-                        "{} {} × {} max_model_len × {} B per token = {} (no GPU given: the KV the pool must hold)",
-                        self.batch,
-                        if self.batch == 1 { "seq" } else { "seqs" },
+                        "{} max_model_len × {} B per token",
                         full_blocks * VLLM_BLOCK,
-                        thousands(per_token),
-                        b(pool)
+                        thousands(per_token)
                     )
                 };
+                let formula = format!(
+                    "{} {} × {per_seq} = {} (no GPU given: the KV the pool must hold)",
+                    self.batch,
+                    if self.batch == 1 { "seq" } else { "seqs" },
+                    b(pool)
+                );
                 p.add(
                     "kv_cache",
                     pool,
@@ -1933,19 +1977,7 @@ impl Workload {
         let first = layers - on_gpu;
         let mut stage_w = alloc::vec![0u64; split as usize];
         let mut stage_layers = alloc::vec![0u64; split as usize];
-        let stage_of = |l: u64| {
-            weights::pp_stage(
-                &crate::model::Tensor {
-                    role: Role::Q,
-                    layer: Some(l - first),
-                    rows_in: 1,
-                    rows_out: 1,
-                    count: 1,
-                },
-                on_gpu,
-                split,
-            ) as usize
-        };
+        let stage_of = |l: u64| weights::layer_stage(l - first, on_gpu, split) as usize;
         if a.is_detailed() {
             for l in first..layers {
                 stage_layers[stage_of(l)] += 1;
@@ -1977,28 +2009,34 @@ impl Workload {
         // The output's logits and a block's tensors are never alive together: the graph
         // allocator reuses one for the other (Llama-3.1-8B, ubatch 512, n_ctx 8192, flash
         // attention off: llama.cpp logs a 560 MiB compute buffer, KQ 512 MiB + 48 MiB).
-        let stage = |g: usize| {
-            let last = g + 1 == split as usize;
-            let logits = if output_on_gpu && last {
+        // The logits (last GPU only) or a block's tensors with KQ, and the stage's KV cache.
+        let compute_of = |g: usize| {
+            let logits = if output_on_gpu && g + 1 == split as usize {
                 ub * a.vocab_size * 4
             } else {
                 0
             };
-            let compute = if stage_layers[g] > 0 || logits > 0 {
+            let c = if stage_layers[g] > 0 || logits > 0 {
                 logits.max(blockact + kq)
             } else {
                 0
             };
-            let (kv, kv_text) = self.kv_bytes_llamacpp(ctx, stage_layers[g]);
-            (stage_w[g], kv, kv_text, compute, logits)
+            (c, logits)
         };
-        let busiest = (0..split as usize)
-            .max_by_key(|&g| {
-                let (w, kv, _, c, _) = stage(g);
-                (w.saturating_add(kv).saturating_add(c), g)
-            })
-            .unwrap_or(0);
-        let (w, kv, kv_text, compute, logits) = stage(busiest);
+        let mut busiest = 0;
+        let mut most = 0;
+        for g in 0..split as usize {
+            let kv = self.kv_bytes_llamacpp(ctx, stage_layers[g]).0;
+            let t = stage_w[g]
+                .saturating_add(kv)
+                .saturating_add(compute_of(g).0);
+            if t >= most {
+                (busiest, most) = (g, t);
+            }
+        }
+        let w = stage_w[busiest];
+        let (kv, kv_text) = self.kv_bytes_llamacpp(ctx, stage_layers[busiest]);
+        let (compute, logits) = compute_of(busiest);
         let on = if split > 1 {
             format!(
                 " (GPU {} of {split}: {} of them{})",
@@ -2562,25 +2600,28 @@ impl Workload {
         };
         let step = foreach.saturating_add(fp32_grads);
         if step > 0 {
-            let mut text = Vec::new();
+            let mut text = String::new();
             if fp32_grads > 0 {
-                text.push(format!(
+                text = format!(
                     "fp32 gradient partition {} trainable × 4 B / {dp} ranks = {}",
                     thousands(t_shard),
                     b(fp32_grads)
-                ));
+                );
             }
             if foreach > 0 {
-                text.push(format!(
-                    "foreach step: one state-sized temporary (e.g. sqrt of the second moment) = {}",
-                    b(foreach)
-                ));
+                if !text.is_empty() {
+                    text.push_str(" + ");
+                }
+                text.push_str(
+                    "foreach step: one state-sized temporary (e.g. sqrt of the second moment) = ",
+                );
+                text.push_str(&b(foreach));
             }
             p.add(
                 "step_temporaries",
                 step,
                 true,
-                text.join(" + "),
+                text,
                 "torch.optim's default foreach path (fused=True avoids it); under ZeRO, the gradient partition in fp32.",
                 "torch.optim 默认 foreach 路径（fused=True 可避免）；ZeRO 下还有 fp32 的梯度分区。",
             );

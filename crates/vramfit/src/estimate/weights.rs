@@ -220,22 +220,26 @@ pub fn tp_divisor(arch: &Architecture, t: &Tensor, tp: u64) -> u64 {
 pub fn pp_stage(t: &Tensor, layers: u64, pp: u64) -> u64 {
     let pp = pp.max(1);
     match t.layer {
-        Some(l) => {
-            let l = l.min(layers.saturating_sub(1));
-            let (base, rem) = (layers / pp, layers % pp);
-            // Stages `first..pp - 1` hold base + 1 layers; those before them, base.
-            let first = pp - 1 - rem;
-            let before = first * base;
-            if l < before {
-                l / base.max(1)
-            } else {
-                (first + (l - before) / (base + 1)).min(pp - 1)
-            }
-        }
+        Some(l) => layer_stage(l, layers, pp),
         None => match t.role {
             Role::Embedding | Role::Positions | Role::Other => 0,
             _ => pp - 1,
         },
+    }
+}
+
+/// The stage of block `l` of `layers` over `pp` stages, as [`pp_stage`] splits them.
+pub fn layer_stage(l: u64, layers: u64, pp: u64) -> u64 {
+    let pp = pp.max(1);
+    let l = l.min(layers.saturating_sub(1));
+    let (base, rem) = (layers / pp, layers % pp);
+    // Stages `first..pp - 1` hold base + 1 layers; those before them, base.
+    let first = pp - 1 - rem;
+    let before = first * base;
+    if l < before {
+        l / base.max(1)
+    } else {
+        (first + (l - before) / (base + 1)).min(pp - 1)
     }
 }
 
