@@ -385,8 +385,14 @@ pub fn spot_of(s: &AppState, d: &SpotDefaults) -> Result<SpotComparison, InputEr
     })
 }
 
+/// Whether the model is known by its architecture: a bare parameter count has no KV cache or
+/// per-token activations, so nothing bounds its batch or sequence.
+pub fn is_detailed(input: &EstimateInput) -> bool {
+    input.resolve().is_ok_and(|w| w.arch.is_detailed())
+}
+
 /// The largest batch and the largest sequence length that fit `capacity` with the other
-/// inputs as they are.
+/// inputs as they are (none for a bare parameter count: see [`is_detailed`]).
 pub fn largest(
     s: &AppState,
     capacity: Bytes,
@@ -397,6 +403,9 @@ pub fn largest(
     let Ok(input) = input_with(s, &[]) else {
         return (None, None);
     };
+    if !is_detailed(&input) {
+        return (None, None);
+    }
     let need =
         |i: EstimateInput| estimate(&i).map_or(vramfit::units::MAX_SIZE, |e| e.required_bytes);
     let batch = vramfit::hardware::fit::largest_fitting(
@@ -589,6 +598,17 @@ mod tests {
 
     fn state(hash: &str) -> Rc<AppState> {
         Rc::new(AppState::default()).reduce(Action::Open(Route::parse(hash), Lang::En))
+    }
+
+    #[test]
+    fn a_bare_parameter_count_has_no_largest_batch_or_sequence() {
+        let s = state("#/fit?source=params&params=7B&gpu=h100-sxm5-80gb");
+        assert!(!is_detailed(&input_with(&s, &[]).unwrap()));
+        assert_eq!(largest(&s, Bytes::new(80 << 30)), (None, None));
+        // A preset has both.
+        let p = state("#/fit?gpu=h100-sxm5-80gb");
+        let (batch, seq) = largest(&p, Bytes::new(80 << 30));
+        assert!(batch.is_some() && seq.is_some());
     }
 
     #[test]

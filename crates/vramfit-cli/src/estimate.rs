@@ -257,7 +257,14 @@ pub fn run(args: EstimateArgs) -> Outcome {
         return json(&v);
     }
     let mut t = table(&e);
-    if let Some(sol) = solutions {
+    if let Some(sol) = solutions.as_ref().filter(|_| !workload.arch.is_detailed()) {
+        let _ = writeln!(
+            t,
+            "On this card: fewest cards {} (a bare parameter count has no KV cache or per-token activations: nothing bounds the batch or the context).",
+            sol.min_gpus
+                .map_or_else(|| String::from("none"), vramfit::estimate::thousands)
+        );
+    } else if let Some(sol) = solutions {
         let show =
             |x: Option<u64>| x.map_or_else(|| String::from("none"), vramfit::estimate::thousands);
         let _ = writeln!(

@@ -90,6 +90,7 @@ pub fn view() -> Html {
             move |(_, _, cap)| cap.as_ref().map(|(_, c)| compute::largest(&s, *c))
         },
     );
+    let bounded = compute::input_with(&app, &[]).is_ok_and(|i| compute::is_detailed(&i));
     let tail = html! {
         <>
             <Prices />
@@ -149,6 +150,9 @@ pub fn view() -> Html {
             if let (Some((gpu, cap)), Some((batch, seq))) = (capacity.as_ref(), largest.as_ref().as_ref()) {
                 <div class="panel" id="largest">
                     <h2>{ lang.f("fit.on_card", &[gpu, &format::gib(*cap)]) }</h2>
+                    if !bounded {
+                        <p id="no-bound">{ lang.t("fit.no_bound") }</p>
+                    } else {
                     <p>{ match batch {
                         Some(b) => lang.f("fit.max_batch", &[&b.value.to_string(), &format::gib(b.bytes)]),
                         None => lang.t("fit.nothing_fits").to_string(),
@@ -157,6 +161,7 @@ pub fn view() -> Html {
                         Some(n) => lang.f("fit.max_seq", &[&vramfit::estimate::thousands(n.value), &format::gib(n.bytes)]),
                         None => lang.t("fit.nothing_fits").to_string(),
                     } }</p>
+                    }
                 </div>
             }
             <div class="panel">

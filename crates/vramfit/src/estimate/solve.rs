@@ -132,9 +132,12 @@ pub fn layout_required_bytes(input: &EstimateInput, layout: Layout, on: &Gpu) ->
 /// All three solvers against `device`.
 pub fn solve(input: &EstimateInput, device: &Device) -> Solutions {
     // Solve against the memory alone: the device is named in the input only for its workspace size.
-    let max_context = largest_context(input, device.memory);
+    // A bare parameter count has no KV cache or per-token activations to grow: no batch or
+    // context bounds it, so none is given (it said 1,048,576 and 16,777,216).
+    let detailed = input.resolve().is_ok_and(|w| w.arch.is_detailed());
+    let max_context = largest_context(input, device.memory).filter(|_| detailed);
     Solutions {
-        max_batch: largest_batch(input, device.memory),
+        max_batch: largest_batch(input, device.memory).filter(|_| detailed),
         max_context,
         context_limit: context_bound(input).filter(|&b| max_context == Some(b)),
         min_gpus: fewest_gpus(input, device.memory),
@@ -202,6 +205,30 @@ mod tests {
         let mem = Bytes::gib(24);
         let s = largest_context(&busy, mem).unwrap();
         assert!(s < 4096, "{s}");
+    }
+
+    #[test]
+    fn a_bare_parameter_count_has_no_batch_or_context_bound() {
+        // 7B in bf16 is 14 GB whatever the batch or context (no KV cache to grow): the solvers
+        // give no largest batch or context, only the cards it needs.
+        let h100 = Device {
+            id: "h100-sxm5-80gb".into(),
+            memory: Bytes::new(81_090 * crate::units::MIB),
+            hopper_or_newer: true,
+            a100: false,
+        };
+        for mode in [Mode::Serve, Mode::Inference] {
+            let s = solve(
+                &EstimateInput {
+                    params: Some("7B".into()),
+                    mode,
+                    ..EstimateInput::default()
+                },
+                &h100,
+            );
+            assert_eq!((s.max_batch, s.max_context), (None, None), "{mode:?}");
+            assert_eq!(s.min_gpus, Some(1));
+        }
     }
 
     #[test]

@@ -28,7 +28,7 @@ pub static OFFERS: &[Offer] = &[
         frameworks: Cow::Borrowed(&[Cow::Borrowed("PyTorch"), Cow::Borrowed("TensorFlow")]),
         regions: Cow::Borrowed(&[Cow::Borrowed("cn-hangzhou"), Cow::Borrowed("cn-beijing"), Cow::Borrowed("cn-shanghai")]),
         reference_estimate: true,
-        source: Cow::Borrowed("reference estimate, not a list price: gpu-memory-selection-guide.zh.txt section 4.1, A10G reference price about 1.2 CNY per card-hour (as of 2025 Q4). GPU: Alibaba Cloud gn7i (ecs.gn7i-c8g1.2xlarge) carries the NVIDIA A10 24 GB, not AWS's A10G (help.aliyun.com ECS instance naming: '7i: Ampere, i (inference): the GPU is the A10 with 24 GB'; nvidia-smi on ecs.gn7i-c8g1.2xlarge prints NVIDIA A10)."),
+        source: Cow::Borrowed("reference estimate, not a list price: gpu-memory-selection-guide.zh.txt section 4.1 (about 1.2 CNY per card-hour, 2025 Q4); gn7i carries the NVIDIA A10 (help.aliyun.com, ECS instance naming)"),
         date: Cow::Borrowed("2026-11-30"),
     },
     Offer {
