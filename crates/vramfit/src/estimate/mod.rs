@@ -1928,6 +1928,19 @@ impl Workload {
         (Phase::Serving, 0, 0)
     }
 
+    /// A tensor as llama.cpp loads it. A checkpoint released in MXFP4 (gpt-oss) runs from its
+    /// GGUF of file type MXFP4_MOE: the routed experts in MXFP4, every other matrix in Q8_0, the
+    /// router and the vectors in F32 (ggml-org/gpt-oss-20b-GGUF: 72 MXFP4 and 98 Q8_0 tensors).
+    fn gguf_tensor_bytes(&self, t: &crate::model::Tensor) -> u64 {
+        if self.quantization == Quantization::Mxfp4 && !t.role.is_expert() {
+            if t.rows_in > 1 && t.role != Role::Router {
+                return crate::precision::GgmlType::Q8_0.bytes_for(t.numel());
+            }
+            return t.numel().saturating_mul(4);
+        }
+        tensor_bytes(&self.quantization, &self.arch, self.dtype, t)
+    }
+
     fn llamacpp(&self, p: &mut Parts) -> (Phase, u64, u64) {
         let a = &self.arch;
         let layers = a.num_layers.max(1);
@@ -1936,7 +1949,7 @@ impl Workload {
         let mut gpu = 0u64;
         let mut cpu = 0u64;
         for t in a.tensors() {
-            let bytes = tensor_bytes(&self.quantization, a, self.dtype, &t);
+            let bytes = self.gguf_tensor_bytes(&t);
             let here = match t.layer {
                 // llama.cpp offloads the last `ngl` blocks.
                 Some(l) => l >= layers - on_gpu,
@@ -1965,7 +1978,7 @@ impl Workload {
                 .tensors()
                 .iter()
                 .filter(|t| t.role == Role::LmHead)
-                .map(|t| tensor_bytes(&self.quantization, a, self.dtype, t))
+                .map(|t| self.gguf_tensor_bytes(t))
                 .sum();
             gpu = gpu.saturating_sub(head);
             cpu = cpu.saturating_add(head);
@@ -1984,7 +1997,7 @@ impl Workload {
             }
             for t in a.tensors() {
                 if let Some(l) = t.layer.filter(|&l| l >= first) {
-                    let x = tensor_bytes(&self.quantization, a, self.dtype, &t);
+                    let x = self.gguf_tensor_bytes(&t);
                     stage_w[stage_of(l)] = stage_w[stage_of(l)].saturating_add(x);
                 }
             }

@@ -1244,3 +1244,27 @@ fn vision_and_audio_models_see_their_own_sequences() {
         .unwrap();
     assert_eq!(w.activations_bytes.get(), (448 + 1500) * per_tok * 4);
 }
+
+/// gpt-oss in llama.cpp runs from its MXFP4_MOE GGUF: ggml-org/gpt-oss-20b-GGUF is 11.27 GiB
+/// (llama.cpp's load log: 72 MXFP4 tensors, the experts; 98 Q8_0, the 4 × 24 attention matrices,
+/// the token embedding and the output; the rest F32), of which the token embedding, 201,088 ×
+/// 2,880 in Q8_0 = 0.573 GiB, stays in CPU memory: 10.70 GiB on the GPU. Counting the non-expert
+/// matrices in bf16 said 11.74.
+#[test]
+fn gpt_oss_in_llamacpp_is_its_mxfp4_gguf() {
+    let e = estimate(&EstimateInput {
+        model: Some("openai/gpt-oss-20b".into()),
+        engine: Engine::Llamacpp,
+        max_model_len: Some(131_072.0),
+        ..EstimateInput::default()
+    })
+    .unwrap();
+    let gib = |x: u64| x as f64 / GIB as f64;
+    let (gpu, cpu) = (gib(e.weights_bytes.get()), gib(e.cpu_bytes.get()));
+    assert!((gpu / 10.70 - 1.0).abs() < 0.005, "{gpu}");
+    assert!(
+        (cpu / (201_088.0 * 2_880.0 / 32.0 * 34.0 / GIB as f64) - 1.0).abs() < 0.001,
+        "{cpu}"
+    );
+    assert!(((gpu + cpu) / 11.27 - 1.0).abs() < 0.005, "{}", gpu + cpu);
+}
