@@ -26,10 +26,16 @@ impl InputError {
         problem: impl Into<String>,
         accepted: impl Into<String>,
     ) -> Self {
+        Self::of(field.into(), problem.into(), accepted.into())
+    }
+
+    /// One body for every argument type of [`Self::new`] (smaller WebAssembly).
+    #[inline(never)]
+    fn of(field: String, problem: String, accepted: String) -> Self {
         InputError {
-            field: field.into(),
-            problem: problem.into(),
-            accepted: accepted.into(),
+            field,
+            problem,
+            accepted,
         }
     }
 }

@@ -23,6 +23,7 @@ macro_rules! deserialize_by_name {
         #[cfg(test)]
         impl $t {
             /// Every variant, for the round-trip test.
+            #[allow(dead_code)]
             pub(crate) const ALL_NAMED: &'static [$t] = &[$($v),+];
         }
     };
@@ -56,7 +57,7 @@ mod tests {
         AttentionImpl, Checkpointing, Engine, Logits, Mode, Offload, Optimizer, Precision,
     };
     use crate::model::{Family, Norm};
-    use crate::precision::{Dtype, KvDtype};
+    use crate::precision::{Dtype, GgufFileType, KvDtype};
     use alloc::string::ToString;
 
     fn round_trip<T>(all: &[T])
@@ -83,6 +84,8 @@ mod tests {
         round_trip(KvDtype::ALL_NAMED);
         round_trip(Family::ALL_NAMED);
         round_trip(Norm::ALL_NAMED);
+        round_trip(GgufFileType::ALL_NAMED);
+        assert_eq!(GgufFileType::ALL_NAMED, &GgufFileType::ALL[..]);
         assert_eq!(Optimizer::ALL_NAMED.len(), 6);
         assert_eq!(KvDtype::ALL_NAMED.len(), 6);
     }

@@ -187,7 +187,7 @@ impl GgmlType {
 /// A GGUF file type (llama.cpp's `llama_ftype`): a base ggml type plus the rule that gives some
 /// tensors more bits (`llama_tensor_get_type` in llama.cpp's `llama-quant.cpp`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[allow(non_camel_case_types, missing_docs)]
 pub enum GgufFileType {
     F16,
@@ -206,6 +206,24 @@ pub enum GgufFileType {
     Q3_K_S,
     Q2_K,
 }
+
+deserialize_by_name!(GgufFileType {
+    "F16" => GgufFileType::F16,
+    "Q8_0" => GgufFileType::Q8_0,
+    "Q6_K" => GgufFileType::Q6_K,
+    "Q5_K_M" => GgufFileType::Q5_K_M,
+    "Q5_K_S" => GgufFileType::Q5_K_S,
+    "Q5_1" => GgufFileType::Q5_1,
+    "Q5_0" => GgufFileType::Q5_0,
+    "Q4_K_M" => GgufFileType::Q4_K_M,
+    "Q4_K_S" => GgufFileType::Q4_K_S,
+    "Q4_1" => GgufFileType::Q4_1,
+    "Q4_0" => GgufFileType::Q4_0,
+    "Q3_K_L" => GgufFileType::Q3_K_L,
+    "Q3_K_M" => GgufFileType::Q3_K_M,
+    "Q3_K_S" => GgufFileType::Q3_K_S,
+    "Q2_K" => GgufFileType::Q2_K,
+});
 
 impl GgufFileType {
     /// Every file type, in decreasing size.
@@ -361,8 +379,7 @@ impl<'de> serde::de::Visitor<'de> for QuantizationVisitor {
         use serde::Deserialize;
         use serde::de::Error;
 
-        #[derive(serde::Deserialize)]
-        #[serde(rename_all = "kebab-case")]
+        #[derive(Clone, Copy, Debug, PartialEq)]
         enum Format {
             None,
             Fp8,
@@ -375,6 +392,18 @@ impl<'de> serde::de::Visitor<'de> for QuantizationVisitor {
             Mxfp4,
             Gguf,
         }
+        deserialize_by_name!(Format {
+            "none" => Format::None,
+            "fp8" => Format::Fp8,
+            "w8a8" => Format::W8a8,
+            "w4a16" => Format::W4a16,
+            "gptq" => Format::Gptq,
+            "awq" => Format::Awq,
+            "bnb-int8" => Format::BnbInt8,
+            "bnb-nf4" => Format::BnbNf4,
+            "mxfp4" => Format::Mxfp4,
+            "gguf" => Format::Gguf,
+        });
 
         #[derive(serde::Deserialize)]
         struct Fields {

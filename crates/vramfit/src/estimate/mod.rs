@@ -1220,6 +1220,7 @@ struct Parts {
 }
 
 impl Parts {
+    #[inline(never)]
     fn add(&mut self, key: &str, bytes: u64, torch: bool, formula: String, en: &str, zh: &str) {
         self.comps.push(Component {
             key: key.to_string(),
@@ -1230,6 +1231,7 @@ impl Parts {
             note_zh: zh.to_string(),
         });
     }
+    #[inline(never)]
     fn note(&mut self, key: &str, en: String, zh: String) {
         self.notes.push(Difference {
             key: key.to_string(),
@@ -1946,13 +1948,23 @@ impl Workload {
         let layers = a.num_layers.max(1);
         let on_gpu = self.gpu_layers.min(layers);
         let output_on_gpu = self.gpu_layers > layers;
-        let mut gpu = 0u64;
-        let mut cpu = 0u64;
+        // Several GPUs: llama.cpp splits the offloaded blocks across them (--split-mode layer,
+        // the default), each with its blocks' KV cache and its own compute buffer; the output
+        // layer goes to the last. Shown is the most loaded GPU.
+        let split = (self.dp * self.pp).clamp(1, on_gpu.max(1));
+        let first = layers - on_gpu;
+        let mut stage_w = alloc::vec![0u64; split as usize];
+        let mut stage_layers = alloc::vec![0u64; split as usize];
+        let stage_of = |l: u64| weights::layer_stage(l - first, on_gpu, split) as usize;
+        let (mut gpu, mut cpu, mut head) = (0u64, 0u64, 0u64);
         for t in a.tensors() {
             let bytes = self.gguf_tensor_bytes(&t);
+            if t.role == Role::LmHead {
+                head = head.saturating_add(bytes);
+            }
             let here = match t.layer {
                 // llama.cpp offloads the last `ngl` blocks.
-                Some(l) => l >= layers - on_gpu,
+                Some(l) => l >= first,
                 None => {
                     t.role == Role::LmHead
                         || (t.role == Role::Vector && output_on_gpu)
@@ -1963,51 +1975,33 @@ impl Workload {
                 || (t.role == Role::Embedding && a.tied_embeddings && output_on_gpu)
             {
                 gpu = gpu.saturating_add(bytes);
+                if let Some(l) = t.layer {
+                    let g = stage_of(l);
+                    stage_w[g] = stage_w[g].saturating_add(bytes);
+                }
             } else {
                 cpu = cpu.saturating_add(bytes);
             }
         }
+        for l in first..layers {
+            stage_layers[stage_of(l)] += 1;
+        }
         if !a.is_detailed() {
             // A bare parameter count has no tensors: the guide's bytes per parameter, on the GPU
-            // as far as -ngl reaches (all of it by default).
+            // as far as -ngl reaches (all of it by default), split evenly.
             let all = self.opaque_weights();
             (gpu, cpu) = if on_gpu > 0 { (all, 0) } else { (0, all) };
-        } else if !output_on_gpu {
-            // The output layer stays on the CPU unless all blocks and the output are offloaded.
-            let head: u64 = a
-                .tensors()
-                .iter()
-                .filter(|t| t.role == Role::LmHead)
-                .map(|t| self.gguf_tensor_bytes(t))
-                .sum();
-            gpu = gpu.saturating_sub(head);
-            cpu = cpu.saturating_add(head);
-        }
-        // Several GPUs: llama.cpp splits the offloaded blocks across them (--split-mode layer,
-        // the default), each with its blocks' KV cache and its own compute buffer; the output
-        // layer goes to the last. Shown is the most loaded GPU.
-        let split = (self.dp * self.pp).clamp(1, on_gpu.max(1));
-        let first = layers - on_gpu;
-        let mut stage_w = alloc::vec![0u64; split as usize];
-        let mut stage_layers = alloc::vec![0u64; split as usize];
-        let stage_of = |l: u64| weights::layer_stage(l - first, on_gpu, split) as usize;
-        if a.is_detailed() {
-            for l in first..layers {
-                stage_layers[stage_of(l)] += 1;
+            stage_w.fill(gpu.div_ceil(split));
+        } else {
+            if !output_on_gpu {
+                // The output layer stays on the CPU unless all blocks and the output are offloaded.
+                gpu = gpu.saturating_sub(head);
+                cpu = cpu.saturating_add(head);
             }
-            for t in a.tensors() {
-                if let Some(l) = t.layer.filter(|&l| l >= first) {
-                    let x = self.gguf_tensor_bytes(&t);
-                    stage_w[stage_of(l)] = stage_w[stage_of(l)].saturating_add(x);
-                }
-            }
-            let blocks: u64 = stage_w.iter().fold(0, |x, y| x.saturating_add(*y));
             // The output layer (and a tied embedding) on the last GPU.
+            let blocks: u64 = stage_w.iter().fold(0, |x, y| x.saturating_add(*y));
             let last = stage_w.len() - 1;
             stage_w[last] = stage_w[last].saturating_add(gpu.saturating_sub(blocks));
-        } else {
-            stage_w.fill(gpu.div_ceil(split));
-            stage_layers[0] = on_gpu;
         }
         let ctx = self.max_model_len;
         // Compute buffer: the output logits for one ubatch in fp32, the block's fp32 activations,
