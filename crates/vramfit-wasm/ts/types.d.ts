@@ -2617,9 +2617,10 @@ export interface SmiProcess {
    */
   name: string;
   /**
-   * Its GPU memory.
+   * Its GPU memory; `None` where nvidia-smi prints `N/A` (inside a container, under
+   * Windows' WDDM driver).
    */
-  used: Bytes;
+  used: Bytes | null;
 }
 
 /**

@@ -85,6 +85,17 @@
 //! (a crash) and are left out of the fit, with a note. CSV without `index` or `timestamp`
 //! columns is read as one GPU: log with `index` (the checks say so) for several.
 //!
+//! A table's `Processes:` list (of its last print) is read per GPU: on a GPU where more than
+//! one process holds memory, the largest is taken as the job and the rest as *other
+//! processes* (processes printed with `N/A` memory, inside a container or under WDDM, count as
+//! unknown: what the others hold is then a lower bound). A single print (no curve) whose other
+//! processes hold ≥ 10 % of a card → **capacity** caused by them (`capacity_static`,
+//! `stop_other_processes` first; medium when that card is ≥ 90 % used, low otherwise), naming
+//! each process (PID, name, memory) and what the others hold; when several GPUs qualify, the one
+//! with the largest share. Others that also hold memory on other GPUs are named as ranks of a
+//! multi-GPU job that opened a context on this one too. Every other shared GPU, and any shared
+//! GPU in a log with a curve (whose verdict stands), is named in a note.
+//!
 //! ### TensorFlow, JAX, vLLM, llama.cpp
 //!
 //! TensorFlow: request > BFC limit → capacity (static); limit − in use ≥ request →

@@ -8,7 +8,7 @@ use alloc::vec::Vec;
 use super::llamacpp::{self, LlamaCppError, LlamaCppStage};
 use super::pytorch::{self, PytorchOom, PytorchOomStyle, Unread};
 use super::scan::{clip_tail, flatten};
-use super::smi::{self, Pattern, SmiLog, XUnit};
+use super::smi::{self, Pattern, SmiLog, SmiProcess, XUnit};
 use super::summary::{self, MemorySummary, MemorySummaryLog};
 use super::tfjax::{self, JaxOom, TensorflowOom};
 use super::vllm::{self, VllmError, VllmErrorKind};
@@ -940,6 +940,177 @@ fn x_name(u: XUnit) -> (&'static str, &'static str) {
     }
 }
 
+/// The processes holding memory on one GPU of an `nvidia-smi` table (its last print), when
+/// there are several.
+struct Sharing<'a> {
+    gpu: u32,
+    /// memory.total of the GPU, when the table gave it.
+    total: Option<Bytes>,
+    /// The GPU's memory used in the last print.
+    used: Option<Bytes>,
+    /// The processes, as printed (those printed with 0 MiB left out).
+    procs: Vec<&'a SmiProcess>,
+    /// The one holding the most, among those whose memory is printed.
+    largest: Option<&'a SmiProcess>,
+    /// What the others hold, of those whose memory is printed (a lower bound when some are
+    /// `N/A`).
+    others: Bytes,
+    /// How many are printed `N/A`.
+    unknown: usize,
+}
+
+impl Sharing<'_> {
+    /// The others' share of the card, in %, when memory.total is known.
+    fn share(&self) -> Option<f64> {
+        self.total
+            .filter(|t| *t > Bytes::ZERO)
+            .map(|t| pct(self.others, t))
+    }
+}
+
+/// The GPUs of a table on which more than one process holds memory, by GPU index.
+fn sharings(log: &SmiLog) -> Vec<Sharing<'_>> {
+    let mut gpus: Vec<u32> = log.processes.iter().map(|p| p.gpu).collect();
+    gpus.sort_unstable();
+    gpus.dedup();
+    let mut out = Vec::new();
+    for gpu in gpus {
+        let procs: Vec<&SmiProcess> = log
+            .processes
+            .iter()
+            .filter(|p| p.gpu == gpu && p.used != Some(Bytes::ZERO))
+            .collect();
+        if procs.len() < 2 {
+            continue;
+        }
+        let mut largest: Option<&SmiProcess> = None;
+        let mut known = Bytes::ZERO;
+        for p in &procs {
+            if let Some(u) = p.used {
+                known = known.plus(u);
+                if largest.and_then(|l| l.used).is_none_or(|l| u > l) {
+                    largest = Some(p);
+                }
+            }
+        }
+        let others = known.minus(largest.and_then(|l| l.used).unwrap_or(Bytes::ZERO));
+        let unknown = procs.iter().filter(|p| p.used.is_none()).count();
+        let series = log.series.iter().find(|s| s.gpu == gpu);
+        out.push(Sharing {
+            gpu,
+            total: series.and_then(|s| s.total),
+            used: series.and_then(|s| s.points.last()).map(|p| p.used),
+            procs,
+            largest,
+            others,
+            unknown,
+        });
+    }
+    out
+}
+
+/// `PID 123 (python) 12.00 GiB, PID 456 (python) N/A`, at most 8, then `and N more`.
+fn process_list(procs: &[&SmiProcess]) -> (String, String) {
+    const SHOWN: usize = 8;
+    let one = |p: &SmiProcess| {
+        let name = if p.name.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", p.name)
+        };
+        let mem = p.used.map_or(String::from("N/A"), a);
+        format!("PID {}{name} {mem}", p.pid)
+    };
+    let shown: Vec<String> = procs.iter().take(SHOWN).map(|p| one(p)).collect();
+    let more = procs.len().saturating_sub(SHOWN);
+    let mut en = shown.join(", ");
+    let mut zh = shown.join("，");
+    if more > 0 {
+        en.push_str(&format!(" and {more} more"));
+        zh.push_str(&format!(" 等另外 {more} 个"));
+    }
+    (en, zh)
+}
+
+/// What one GPU's process list says, in both languages: who holds what, what the others hold,
+/// and, when some of the others are ranks of a job on other GPUs, that they are.
+fn sharing_text(s: &Sharing<'_>, all: &[SmiProcess]) -> (String, String) {
+    let (list_en, list_zh) = process_list(&s.procs);
+    let g = s.gpu;
+    let n = s.procs.len();
+    let Some(largest) = s.largest else {
+        return (
+            format!(
+                "GPU {g}: {n} processes use it: {list_en}. nvidia-smi prints their memory as N/A (inside a container, or under Windows' WDDM driver), so what each holds is unknown: run `nvidia-smi` on the host (containers) or read each process's dedicated GPU memory in Task Manager (Windows)."
+            ),
+            format!(
+                "GPU {g}：有 {n} 个进程在使用：{list_zh}。nvidia-smi 将它们的显存显示为 N/A（在容器内，或使用 Windows 的 WDDM 驱动），因此无法得知各自占用多少：请在宿主机上运行 `nvidia-smi`（容器），或在任务管理器中查看各进程的专用 GPU 内存（Windows）。"
+            ),
+        );
+    };
+    let mut en = format!("GPU {g}: {n} processes hold memory: {list_en}.");
+    let mut zh = format!("GPU {g}：有 {n} 个进程占用显存：{list_zh}。");
+    let at_least = if s.unknown > 0 { "at least " } else { "" };
+    let at_least_zh = if s.unknown > 0 { "至少" } else { "" };
+    let (share_en, share_zh) = match (s.share(), s.total) {
+        (Some(sh), Some(t)) => (
+            format!(" ({sh:.0} % of the {} card)", a(t)),
+            format!("（占 {} 显卡的 {sh:.0}%）", a(t)),
+        ),
+        _ => (String::new(), String::new()),
+    };
+    en.push_str(&format!(
+        " Besides the largest (PID {}), the others hold {at_least}{}{share_en}.",
+        largest.pid,
+        a(s.others)
+    ));
+    zh.push_str(&format!(
+        "除占用最多的进程（PID {}）外，其他进程{at_least_zh}占用 {}{share_zh}。",
+        largest.pid,
+        a(s.others)
+    ));
+    if s.unknown > 0 {
+        en.push_str(&format!(
+            " {} of them show N/A (memory not reported inside a container or under WDDM).",
+            s.unknown
+        ));
+        zh.push_str(&format!(
+            "其中 {} 个显示为 N/A（在容器内或 WDDM 下不报告显存）。",
+            s.unknown
+        ));
+    }
+    // Other processes that also hold memory on another GPU: ranks of a multi-GPU job whose
+    // CUDA context landed on this GPU too.
+    let ranks: Vec<String> = s
+        .procs
+        .iter()
+        .filter(|p| p.pid != largest.pid)
+        .filter(|p| all.iter().any(|q| q.pid == p.pid && q.gpu != g))
+        .map(|p| format!("{}", p.pid))
+        .collect();
+    if !ranks.is_empty() {
+        let k = ranks.len();
+        let (pids_en, pids_zh) = if k > 8 {
+            (
+                format!("{}, …", ranks[..8].join(", ")),
+                format!("{}……", ranks[..8].join("、")),
+            )
+        } else {
+            (ranks.join(", "), ranks.join("、"))
+        };
+        en.push_str(&format!(
+            " {k} of the others (PID {pids_en}) also hold memory on other GPUs: ranks of a multi-GPU job that opened a CUDA context on GPU {g} as well. Make each rank use only its own GPU: `torch.cuda.set_device(local_rank)` before any CUDA call, `map_location` in `torch.load`, or one `CUDA_VISIBLE_DEVICES` per rank."
+        ));
+        zh.push_str(&format!(
+            "其中 {k} 个（PID {pids_zh}）同时在其他 GPU 上占用显存：它们是多卡任务的各个 rank，也在 GPU {g} 上创建了 CUDA 上下文。请让每个 rank 只使用自己的 GPU：在任何 CUDA 调用之前执行 `torch.cuda.set_device(local_rank)`，`torch.load` 时指定 `map_location`，或为每个 rank 单独设置 `CUDA_VISIBLE_DEVICES`。"
+        ));
+    }
+    (en, zh)
+}
+
+/// Others holding at least this share of a card (%) is a cause worth acting on first.
+const OTHERS_SHARE: f64 = 10.0;
+
 fn from_smi(log: SmiLog) -> Diagnosis {
     let mut ev = Vec::new();
     let source = log.source;
@@ -981,6 +1152,37 @@ fn from_smi(log: SmiLog) -> Diagnosis {
             ev.push(Evidence::size("steady", st, format!("{tag}: {}", a(st))));
         }
     }
+    // The process list of the last print: GPUs that several processes share.
+    let shared = sharings(&log);
+    for sh in &shared {
+        let tag = format!("gpu{}", sh.gpu);
+        if sh.largest.is_some() {
+            ev.push(Evidence::size(
+                "other_processes",
+                sh.others,
+                format!("{tag}: {} held by other processes", a(sh.others)),
+            ));
+        }
+        for p in sh.procs.iter().take(16) {
+            if let Some(u) = p.used {
+                ev.push(Evidence::size(
+                    "process_memory",
+                    u,
+                    format!("{tag}: process {}: {}", p.pid, a(u)),
+                ));
+            }
+        }
+    }
+    // The GPU whose other processes hold the largest share of it, when that share matters.
+    let main = shared
+        .iter()
+        .filter(|sh| sh.share().is_some_and(|x| x >= OTHERS_SHARE))
+        .max_by(|x, y| {
+            x.share()
+                .unwrap_or(0.0)
+                .total_cmp(&y.share().unwrap_or(0.0))
+        });
+    let mut explained: Option<u32> = None;
     let leak = log
         .series
         .iter()
@@ -1027,6 +1229,61 @@ fn from_smi(log: SmiLog) -> Diagnosis {
                 ),
             ),
         )
+    } else if log.series.iter().all(|s| s.pattern == Pattern::TooShort)
+        && let Some(sh) = main
+    {
+        // One print, no curve, but its process list shows memory other processes hold.
+        explained = Some(sh.gpu);
+        let (list_en, list_zh) = sharing_text(sh, &log.processes);
+        let full = match (sh.used, sh.total) {
+            (Some(u), Some(t)) => pct(u, t),
+            _ => 0.0,
+        };
+        let (state_en, state_zh) = match (sh.used, sh.total) {
+            (Some(u), Some(t)) if full >= 90.0 => (
+                format!(
+                    " The card is nearly full ({} of {} used): a job that needs more here runs out because of what the others hold. Stop the ones that are not yours (an idle notebook kernel, a run that did not exit) or use another card; a smaller batch is not the fix.",
+                    a(u),
+                    a(t)
+                ),
+                format!(
+                    "显卡几乎已满（已用 {}，共 {}）：在这张卡上需要更多显存的任务会因其他进程的占用而不足。请停止不属于你的进程（闲置的 notebook 内核、未退出的上次运行）或换用其他显卡；减小 batch 不是办法。",
+                    a(u),
+                    a(t)
+                ),
+            ),
+            (Some(u), Some(t)) => (
+                format!(
+                    " The card has {} of {} in use, so this print shows no shortage yet; if a job runs out of memory on it, what the others hold is the first thing to free: stop the ones that are not yours.",
+                    a(u),
+                    a(t)
+                ),
+                format!(
+                    "这张卡已用 {}，共 {}，此次输出尚未显示显存不足；如果任务在这张卡上显存不足，应首先释放其他进程占用的部分：停止不属于你的进程。",
+                    a(u),
+                    a(t)
+                ),
+            ),
+            _ => (String::new(), String::new()),
+        };
+        let mut v = Verdict::new(
+            Kind::Capacity,
+            "capacity_static",
+            if full >= 90.0 {
+                Confidence::Medium
+            } else {
+                Confidence::Low
+            },
+            Text::new(
+                format!("{list_en}{state_en}"),
+                format!("{list_zh}{state_zh}"),
+            ),
+        );
+        v.fixes.push("stop_other_processes");
+        if full < 90.0 {
+            v.paste = Some(paste_curve());
+        }
+        v
     } else if log.series.iter().all(|s| s.pattern == Pattern::TooShort) {
         let mut v = Verdict::new(
             Kind::Unknown,
@@ -1091,6 +1348,19 @@ fn from_smi(log: SmiLog) -> Diagnosis {
         v
     };
     let mut v = v;
+    // Every other GPU that several processes share is named in a note.
+    for sh in shared.iter().filter(|sh| Some(sh.gpu) != explained) {
+        let (en, zh) = sharing_text(sh, &log.processes);
+        let small = sh.largest.is_some() && sh.share().is_some_and(|x| x < OTHERS_SHARE);
+        v.notes.push(if small {
+            Text::new(
+                format!("{en} Too little to be the cause of a shortage."),
+                format!("{zh}这点占用不足以造成显存不足。"),
+            )
+        } else {
+            Text::new(en, zh)
+        });
+    }
     if log.series.iter().any(|s| s.dropped_tail > 0) {
         v.notes.push(Text::new(
             "Memory falls sharply at the end of the log (the process ended or crashed); those samples were left out of the trend.",
@@ -1508,6 +1778,197 @@ mod tests {
             .find(|e| e.name == name)
             .and_then(|e| e.bytes)
             .map(Bytes::get)
+    }
+
+    /// One `nvidia-smi` print (driver 535 layout): GPUs as (index, used MiB, total MiB),
+    /// processes as (gpu, pid, name, memory as printed).
+    fn smi_table(gpus: &[(u32, u64, u64)], procs: &[(u32, u64, &str, &str)]) -> String {
+        let mut t = String::from(
+            "| NVIDIA-SMI 535.104.05             Driver Version: 535.104.05   CUDA Version: 12.2     |\n",
+        );
+        for (i, used, total) in gpus {
+            t.push_str(&format!(
+                "|   {i}  NVIDIA GeForce RTX 4090        Off | 00000000:01:00.0 Off |                  Off |\n| 30%   52C    P2             281W / 450W |  {used}MiB / {total}MiB |     97%      Default |\n"
+            ));
+        }
+        t.push_str("| Processes:                                                                            |\n");
+        for (g, pid, name, mem) in procs {
+            t.push_str(&format!(
+                "|    {g}   N/A  N/A     {pid}      C   {name}                          {mem} |\n"
+            ));
+        }
+        t
+    }
+
+    /// The brief's case: a stale notebook kernel keeps 10 GiB of a nearly full 24 GB card.
+    #[test]
+    fn another_process_holding_a_full_card_is_named_first() {
+        let d = diagnose(&smi_table(
+            &[(0, 24010, 24564)],
+            &[
+                (0, 48812, "python", "13700MiB"),
+                (0, 3121, "/opt/conda/bin/python", "10240MiB"),
+            ],
+        ));
+        assert_eq!(d.input, InputFormat::NvidiaSmiTable);
+        assert_eq!(d.kind, Kind::Capacity);
+        assert_eq!(d.leaf.as_deref(), Some("capacity_static"));
+        assert_eq!(d.confidence, Confidence::Medium);
+        assert_eq!(d.fixes[0].id, "stop_other_processes");
+        assert!(d.what_to_paste_instead.is_none());
+        assert_eq!(bytes(&d, "other_processes"), Some(10240 << 20));
+        assert_eq!(bytes(&d, "process_memory"), Some(13700 << 20));
+        let en = &d.explanation.en;
+        for part in [
+            "PID 48812 (python) 13.38 GiB",
+            "PID 3121 (/opt/conda/bin/python) 10.00 GiB",
+            "Besides the largest (PID 48812), the others hold 10.00 GiB (42 % of the 23.99 GiB card)",
+            "nearly full",
+        ] {
+            assert!(en.contains(part), "{part}: {en}");
+        }
+        let zh = &d.explanation.zh;
+        assert!(
+            zh.contains("PID 3121") && zh.contains("10.00 GiB") && zh.contains("42%"),
+            "{zh}"
+        );
+        assert!(d.notes.is_empty());
+    }
+
+    /// One process holding the card: the verdict of a single print, unchanged.
+    #[test]
+    fn one_process_keeps_the_single_print_verdict() {
+        let d = diagnose(&smi_table(
+            &[(0, 23400, 24564)],
+            &[(0, 42420, "python", "22900MiB")],
+        ));
+        assert_eq!(d.kind, Kind::Unknown);
+        assert_eq!(d.confidence, Confidence::Low);
+        assert!(d.fixes.iter().all(|f| f.id != "stop_other_processes"));
+        assert!(d.notes.is_empty());
+        assert_eq!(bytes(&d, "other_processes"), None);
+    }
+
+    /// A desktop's Xorg and shell beside the job (under 10 % of the card): named in a note,
+    /// the verdict and the fixes unchanged.
+    #[test]
+    fn small_other_processes_are_only_noted() {
+        let d = diagnose(&smi_table(
+            &[(0, 23400, 24564)],
+            &[
+                (0, 1842, "/usr/lib/xorg/Xorg", "215MiB"),
+                (0, 2101, "/usr/bin/gnome-shell", "48MiB"),
+                (0, 42420, "python", "22900MiB"),
+                (0, 5555, "idle", "0MiB"),
+            ],
+        ));
+        assert_eq!(d.kind, Kind::Unknown);
+        assert!(d.fixes.iter().all(|f| f.id != "stop_other_processes"));
+        assert_eq!(bytes(&d, "other_processes"), Some(263 << 20));
+        assert_eq!(d.notes.len(), 1);
+        let n = &d.notes[0];
+        assert!(n.en.contains("GPU 0: 3 processes hold memory"), "{}", n.en);
+        assert!(n.en.contains("Too little"), "{}", n.en);
+        assert!(
+            !n.en.contains("5555"),
+            "0 MiB is not holding memory: {}",
+            n.en
+        );
+        assert!(
+            n.zh.contains("PID 1842") && n.zh.contains("不足以"),
+            "{}",
+            n.zh
+        );
+    }
+
+    /// `N/A` memory: the others hold at least what is printed; all `N/A`, nothing is computed.
+    #[test]
+    fn na_memory_gives_a_lower_bound_or_nothing() {
+        let d = diagnose(&smi_table(
+            &[(0, 24010, 24564)],
+            &[
+                (0, 1, "python", "13700MiB"),
+                (0, 2, "python", "8000MiB"),
+                (0, 3, "python", "N/A"),
+            ],
+        ));
+        assert_eq!(d.leaf.as_deref(), Some("capacity_static"));
+        assert_eq!(d.fixes[0].id, "stop_other_processes");
+        assert_eq!(bytes(&d, "other_processes"), Some(8000 << 20));
+        assert!(
+            d.explanation
+                .en
+                .contains("the others hold at least 7.81 GiB"),
+            "{}",
+            d.explanation.en
+        );
+        assert!(d.explanation.en.contains("PID 3 (python) N/A"));
+        assert!(d.explanation.zh.contains("至少"));
+
+        let d = diagnose(&smi_table(
+            &[(0, 24010, 24564)],
+            &[(0, 1, "python", "N/A"), (0, 2, "python", "N/A")],
+        ));
+        assert_eq!(d.kind, Kind::Unknown);
+        assert_eq!(bytes(&d, "other_processes"), None);
+        assert!(d.fixes.iter().all(|f| f.id != "stop_other_processes"));
+        assert_eq!(d.notes.len(), 1);
+        assert!(d.notes[0].en.contains("N/A"), "{}", d.notes[0].en);
+    }
+
+    /// Several GPUs: the verdict is about the GPU whose others hold the largest share; other
+    /// shared GPUs get notes; ranks also on other GPUs are named as such.
+    #[test]
+    fn several_gpus_pick_the_largest_share() {
+        let d = diagnose(&smi_table(
+            &[(0, 30000, 81559), (1, 80000, 81559), (2, 12000, 81559)],
+            &[
+                (0, 10, "python", "20000MiB"),
+                (0, 11, "python", "9500MiB"),
+                (1, 20, "python", "50000MiB"),
+                (1, 21, "jupyter", "29500MiB"),
+                (2, 11, "python", "11500MiB"),
+            ],
+        ));
+        assert_eq!(d.leaf.as_deref(), Some("capacity_static"));
+        assert_eq!(d.confidence, Confidence::Medium);
+        assert!(
+            d.explanation.en.starts_with("GPU 1: 2 processes"),
+            "{}",
+            d.explanation.en
+        );
+        assert_eq!(bytes(&d, "other_processes"), Some(9500 << 20));
+        assert_eq!(d.notes.len(), 1);
+        assert!(d.notes[0].en.starts_with("GPU 0:"), "{}", d.notes[0].en);
+        assert!(
+            d.notes[0]
+                .en
+                .contains("(PID 11) also hold memory on other GPUs"),
+            "{}",
+            d.notes[0].en
+        );
+        assert!(d.notes[0].zh.contains("rank"), "{}", d.notes[0].zh);
+    }
+
+    /// A curve keeps its verdict; the last print's other processes are noted.
+    #[test]
+    fn a_curve_keeps_its_verdict_with_a_note() {
+        let mut log = String::new();
+        for i in 0..8u64 {
+            log.push_str(&smi_table(
+                &[(0, 10000 + 1000 * i, 81559)],
+                &[(0, 1, "python", "9000MiB"), (0, 2, "python", "20000MiB")],
+            ));
+        }
+        let d = diagnose(&log);
+        assert_eq!(d.kind, Kind::Leak);
+        assert_eq!(d.fixes[0].id, "free_graph_refs");
+        assert_eq!(d.notes.len(), 1);
+        assert!(
+            d.notes[0].en.contains("the others hold 8.79 GiB"),
+            "{}",
+            d.notes[0].en
+        );
     }
 
     /// 2.1 and later, another process listed: this process needs 11.91 + 1.95 GiB of a

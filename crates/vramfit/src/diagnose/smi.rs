@@ -139,8 +139,9 @@ pub struct SmiProcess {
     pub pid: u64,
     /// The process name as printed (nvidia-smi cuts long ones).
     pub name: String,
-    /// Its GPU memory.
-    pub used: Bytes,
+    /// Its GPU memory; `None` where nvidia-smi prints `N/A` (inside a container, under
+    /// Windows' WDDM driver).
+    pub used: Option<Bytes>,
 }
 
 /// A parsed `nvidia-smi` log.
@@ -269,7 +270,8 @@ pub fn parse_nvidia_smi_table(text: &str) -> Option<SmiLog> {
 
 /// `|    0   N/A  N/A     12345      C   python        12000MiB |` (driver ≥ 450, with GI/CI
 /// columns) or `|    0     12345      C   python     12000MiB |` (older): the type column
-/// (`C`, `G`, `C+G`) comes right after the pid.
+/// (`C`, `G`, `C+G`) comes right after the pid. The memory may be `N/A` (inside a container,
+/// under WDDM): the process is kept, its memory unknown.
 fn process_row(line: &str) -> Option<SmiProcess> {
     let cell = line.trim().trim_matches('|');
     let tokens: Vec<&str> = cell.split_whitespace().take(64).collect();
@@ -277,21 +279,32 @@ fn process_row(line: &str) -> Option<SmiProcess> {
         return None;
     }
     let gpu = tokens[0].parse::<u32>().ok().filter(|g| *g < 1024)?;
-    let last = tokens[tokens.len() - 1];
-    let (used, _) = size_at(last, Legacy::Binary)?;
+    // The memory: `12000MiB`, `12000 MiB` (two tokens) or `N/A`; the name ends before it.
+    let mut end = tokens.len() - 1;
+    let last = tokens[end];
+    let used = if last == "N/A" {
+        None
+    } else if last == "MiB" {
+        end = end.checked_sub(1)?;
+        Some(mib_field(tokens[end])?)
+    } else if last.ends_with("MiB") {
+        Some(mib_field(last)?)
+    } else {
+        return None;
+    };
     let t = tokens
         .iter()
         .position(|t| matches!(*t, "C" | "G" | "C+G" | "M" | "M+C"))?;
     let pid = tokens.get(t.checked_sub(1)?)?.parse::<u64>().ok()?;
     let name = tokens
-        .get(t + 1..tokens.len() - 1)
+        .get(t + 1..end)
         .map(|w| w.join(" "))
         .unwrap_or_default();
     Some(SmiProcess {
         gpu,
         pid,
         name,
-        used: used.bytes,
+        used,
     })
 }
 
@@ -833,13 +846,37 @@ mod tests {
                 .expect("new layout");
         assert_eq!(
             (new.gpu, new.pid, new.name.as_str(), new.used),
-            (0, 12345, "/usr/bin/python3", Bytes::mib(12000))
+            (0, 12345, "/usr/bin/python3", Some(Bytes::mib(12000)))
         );
         let old = process_row(
             "|    1     23456      C   python                                     4321MiB |",
         )
         .expect("old layout");
-        assert_eq!((old.gpu, old.pid, old.used), (1, 23456, Bytes::mib(4321)));
+        assert_eq!(
+            (old.gpu, old.pid, old.used),
+            (1, 23456, Some(Bytes::mib(4321)))
+        );
+        // `N/A` memory (a container, WDDM): kept, memory unknown.
+        let na = process_row(
+            "|    0   N/A  N/A      4242    C+G   ...\\Microsoft VS Code\\Code.exe       N/A      |",
+        )
+        .expect("N/A memory");
+        assert_eq!(
+            (na.gpu, na.pid, na.name.as_str(), na.used),
+            (0, 4242, "...\\Microsoft VS Code\\Code.exe", None)
+        );
+        // `12000 MiB`, with a space.
+        let spaced = process_row("|    1     777      C   python train.py     12000 MiB |")
+            .expect("spaced unit");
+        assert_eq!(
+            (spaced.pid, spaced.name.as_str(), spaced.used),
+            (777, "python train.py", Some(Bytes::mib(12000)))
+        );
+        // Not MiB: not a process row of nvidia-smi.
+        assert_eq!(
+            process_row("|    0   N/A  N/A     12345      C   python      12.5 GiB |"),
+            None
+        );
         assert_eq!(
             process_row(
                 "|  No running processes found                                                 |"
