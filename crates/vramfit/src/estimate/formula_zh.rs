@@ -76,6 +76,10 @@ const PHRASES: &[(&str, &str)] = &[
     (" (blockwise, bitsandbytes)", "（分块，bitsandbytes）"),
     ("CUDA context and cuBLAS: ", "CUDA 上下文与 cuBLAS："),
     (" % of transient tensors (", " % 的临时张量 ("),
+    (
+        " + an fp32 scale per 256",
+        " + fp32 缩放因子（每 256 个一个）",
+    ),
     ("fp32 gradient partition ", "fp32 梯度分区 "),
     (" per token per layer × ", " 每 token 每层 × "),
     (" per token per block × ", " 每 token 每块 × "),

@@ -2335,7 +2335,9 @@ impl Workload {
             Optimizer::Adamw => (2 * sb, format!("AdamW: 2 moments × {sb} B")),
             Optimizer::Adamw8bit => (
                 2,
-                String::from("8-bit AdamW: 2 moments × 1 B (blockwise, bitsandbytes)"),
+                String::from(
+                    "8-bit AdamW: 2 moments × 1 B + an fp32 scale per 256 (blockwise, bitsandbytes)",
+                ),
             ),
             Optimizer::Sgd => (0, String::from("SGD: no state")),
             Optimizer::SgdMomentum => (sb, format!("SGD momentum: 1 state × {sb} B")),
@@ -2346,6 +2348,10 @@ impl Workload {
             ),
         };
         let mut o = t_shard.saturating_mul(state_per_param);
+        if self.optimizer == Optimizer::Adamw8bit {
+            // bitsandbytes quantizes each state in blocks of 256 with one fp32 absmax per block.
+            o = o.saturating_add(t_shard.div_ceil(256).saturating_mul(8));
+        }
         if self.optimizer == Optimizer::Adafactor {
             let factored = |t: &crate::model::Tensor| {
                 if lora {
@@ -2898,8 +2904,8 @@ impl Workload {
         {
             parts.note(
                 "kv_pool_queues",
-                format!("The KV pool holds {:.2} requests of max_model_len {} at once, fewer than batch {}: vLLM starts, and the requests past the pool wait in its queue.", sp.concurrency, thousands(self.max_model_len), self.batch),
-                format!("KV 池同时只能容纳 {:.2} 个 max_model_len {} 的请求，少于 batch {}：vLLM 能启动，超出的请求在队列中等待。", sp.concurrency, thousands(self.max_model_len), self.batch),
+                format!("The KV pool holds {:.2} requests of max_model_len {} at once, fewer than batch {}: vLLM starts and queues the rest.", sp.concurrency, thousands(self.max_model_len), self.batch),
+                format!("KV 池同时只能容纳 {:.2} 个 max_model_len {} 的请求，少于 batch {}：vLLM 照常启动，其余请求排队。", sp.concurrency, thousands(self.max_model_len), self.batch),
             );
         }
         let fit = self.device.as_ref().map(|d| Fit {

@@ -1268,3 +1268,20 @@ fn gpt_oss_in_llamacpp_is_its_mxfp4_gguf() {
     );
     assert!(((gpu + cpu) / 11.27 - 1.0).abs() < 0.005, "{}", gpu + cpu);
 }
+
+/// bitsandbytes' 8-bit AdamW keeps each moment in 1 B per parameter plus one fp32 absmax per block
+/// of 256: Llama-3.1-8B, 2 × 8,030,261,248 B + ⌈8,030,261,248 / 256⌉ × 2 × 4 B = 16,311,468,160 B
+/// (the scales: 250.9 MB).
+#[test]
+fn adamw_8bit_counts_its_block_scales() {
+    let e = estimate(&EstimateInput {
+        mode: Mode::Training,
+        optimizer: Optimizer::Adamw8bit,
+        precision: Precision::Bf16,
+        ..input(llama8b())
+    })
+    .unwrap();
+    let p = 8_030_261_248u64;
+    assert_eq!(e.optimizer_bytes.get(), 2 * p + p.div_ceil(256) * 8);
+    assert_eq!(e.optimizer_bytes.get(), 16_311_468_160);
+}
