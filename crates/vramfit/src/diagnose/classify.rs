@@ -7,7 +7,7 @@ use alloc::vec::Vec;
 
 use super::llamacpp::{self, LlamaCppError, LlamaCppStage};
 use super::pytorch::{self, PytorchOom, PytorchOomStyle, Unread};
-use super::scan::{clip_tail, flatten};
+use super::scan::{clip_tail, flatten, unquote};
 use super::smi::{self, Pattern, SmiLog, SmiProcess, XUnit};
 use super::summary::{self, MemorySummary, MemorySummaryLog};
 use super::tfjax::{self, JaxOom, TensorflowOom};
@@ -20,7 +20,8 @@ use crate::units::Bytes;
 
 /// Recognises the format of `text` without classifying it.
 pub fn detect(text: &str) -> InputFormat {
-    let text = clip_tail(text, MAX_INPUT_BYTES);
+    let text = unquote(clip_tail(text, MAX_INPUT_BYTES));
+    let text = text.as_ref();
     if summary::looks_like(text) && !summary::parse_memory_summaries(text).reports.is_empty() {
         return InputFormat::MemorySummary;
     }
@@ -71,7 +72,8 @@ pub fn diagnose(text: &str) -> Diagnosis {
             ),
         ));
     }
-    let text = clipped;
+    let text = unquote(clipped);
+    let text = text.as_ref();
     let mut d = if summary::looks_like(text) {
         let log = summary::parse_memory_summaries(text);
         if log.reports.is_empty() {
@@ -1771,6 +1773,42 @@ fn unknown(text: &str) -> Diagnosis {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Text pasted from a Markdown quote (`> ` before every line, as GitHub shows a pasted log)
+    /// reads as the text itself: an nvidia-smi table's rows and a memory summary's lines.
+    #[test]
+    fn a_quoted_paste_reads_as_the_text() {
+        for text in [
+            include_str!(
+                "../../../../tests/corpus/diagnose/smi-table-notebook-kernel-holds-10gib.txt"
+            ),
+            include_str!(
+                "../../../../tests/corpus/diagnose/summary-2.x-fragmented-with-retries.txt"
+            ),
+            "RuntimeError: CUDA out of memory. Tried to allocate 60.00 MiB (GPU 0; 11.17 GiB total \
+             capacity; 505.96 MiB already allocated; 12.50 MiB free; 530.00 MiB reserved in total \
+             by PyTorch)",
+        ] {
+            let plain = diagnose(text);
+            let quoted: String = text.lines().map(|l| alloc::format!("> {l}\n")).collect();
+            let nested: String = text.lines().map(|l| alloc::format!("> > {l}\n")).collect();
+            for q in [quoted, nested] {
+                let d = diagnose(&q);
+                assert_eq!(
+                    (d.kind, d.input, d.leaf.clone()),
+                    (plain.kind, plain.input, plain.leaf.clone())
+                );
+                assert_eq!(d.evidence, plain.evidence);
+                assert_eq!(detect(&q), plain.input);
+            }
+            assert_ne!(plain.input, InputFormat::Unknown);
+        }
+        // A text with one quoted line among many is left as it is.
+        assert!(matches!(
+            super::unquote("a\nb\n> c\nd\n"),
+            alloc::borrow::Cow::Borrowed(_)
+        ));
+    }
 
     fn bytes(d: &Diagnosis, name: &str) -> Option<u64> {
         d.evidence

@@ -316,6 +316,36 @@ pub(crate) fn find_all(hay: &str, needle: &str, cap: usize) -> Vec<usize> {
     out
 }
 
+/// Text pasted from a Markdown quote (a GitHub issue, a chat) with `> ` before every line, the
+/// quote marks taken off so that line-based readers (nvidia-smi tables, memory summaries) see
+/// the lines as printed. Only when most non-empty lines are quoted; nested quotes (`> > `) too.
+pub(crate) fn unquote(s: &str) -> alloc::borrow::Cow<'_, str> {
+    let lines = s.lines().filter(|l| !l.trim().is_empty());
+    let (quoted, all) = lines.fold((0usize, 0usize), |(q, a), l| {
+        (q + usize::from(l.trim_start().starts_with('>')), a + 1)
+    });
+    if all == 0 || quoted * 2 < all {
+        return alloc::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len());
+    for line in s.lines() {
+        let mut l = line.trim_start();
+        for _ in 0..4 {
+            match l.strip_prefix('>') {
+                Some(rest) => l = rest.strip_prefix(' ').unwrap_or(rest),
+                None => break,
+            }
+        }
+        out.push_str(if line.trim_start().starts_with('>') {
+            l
+        } else {
+            line
+        });
+        out.push('\n');
+    }
+    alloc::borrow::Cow::Owned(out)
+}
+
 /// The last `max` bytes of `s` at most, from a char boundary, and from a line start when one
 /// comes within 4 KiB: errors are at the end of logs.
 pub(crate) fn clip_tail(s: &str, max: usize) -> &str {
