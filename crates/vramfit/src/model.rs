@@ -104,7 +104,7 @@ pub struct Moe {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
+    derive(serde::Serialize),
     serde(default, deny_unknown_fields)
 )]
 pub struct Architecture {
@@ -174,6 +174,40 @@ pub struct Architecture {
     /// Published total for an [`Family::Opaque`] model (quick mode, ResNet, YOLO).
     pub opaque_params: u64,
 }
+
+deserialize_with_defaults!(Architecture {
+    family,
+    vocab_size,
+    hidden_size,
+    num_layers,
+    num_heads,
+    num_kv_heads,
+    head_dim,
+    intermediate_size,
+    gated_ffn,
+    tied_embeddings,
+    qkv_bias,
+    o_bias,
+    mlp_bias,
+    lm_head_bias,
+    norm,
+    norms_per_layer,
+    qk_norm,
+    learned_positions,
+    max_position_embeddings,
+    sliding_window,
+    sliding_layers,
+    mla,
+    moe,
+    encoder_layers,
+    encoder_positions,
+    input_features,
+    num_labels,
+    training_dropout,
+    composite_gelu,
+    extra_params,
+    opaque_params,
+});
 
 /// What a weight tensor does: decides quantization, LoRA targets, and tensor-parallel sharding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

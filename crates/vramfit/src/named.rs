@@ -29,6 +29,46 @@ macro_rules! deserialize_by_name {
     };
 }
 
+/// `Deserialize` for a struct read with `serde(default, deny_unknown_fields)`: start from
+/// `Default` and set each field given, by name; an unknown name is serde's `unknown field` error.
+/// The derive writes the same reader plus one for arrays and a field-name visitor, about twice
+/// the WebAssembly for the 31 fields of an architecture.
+macro_rules! deserialize_with_defaults {
+    ($t:ident { $($f:ident),+ $(,)? }) => {
+        #[cfg(feature = "serde")]
+        impl<'de> serde::Deserialize<'de> for $t {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> core::result::Result<Self, D::Error> {
+                const FIELDS: &[&str] = &[$(stringify!($f)),+];
+                struct Fields;
+                impl<'de> serde::de::Visitor<'de> for Fields {
+                    type Value = $t;
+                    fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                        f.write_str(concat!("struct ", stringify!($t)))
+                    }
+                    fn visit_map<A: serde::de::MapAccess<'de>>(
+                        self,
+                        mut map: A,
+                    ) -> core::result::Result<$t, A::Error> {
+                        let mut out = <$t>::default();
+                        while let Some(key) = map.next_key::<alloc::borrow::Cow<'de, str>>()? {
+                            match key.as_ref() {
+                                $(stringify!($f) => out.$f = map.next_value()?,)+
+                                other => {
+                                    return Err(<A::Error as serde::de::Error>::unknown_field(
+                                        other, FIELDS,
+                                    ))
+                                }
+                            }
+                        }
+                        Ok(out)
+                    }
+                }
+                d.deserialize_struct(stringify!($t), FIELDS, Fields)
+            }
+        }
+    };
+}
+
 /// The position of the string `d` holds in `names`, or serde's unknown-variant error.
 #[cfg(feature = "serde")]
 pub(crate) fn index<'de, D: serde::Deserializer<'de>>(
@@ -88,6 +128,37 @@ mod tests {
         assert_eq!(GgufFileType::ALL_NAMED, &GgufFileType::ALL[..]);
         assert_eq!(Optimizer::ALL_NAMED.len(), 6);
         assert_eq!(KvDtype::ALL_NAMED.len(), 6);
+    }
+
+    /// Every preset's architecture (MLA, MoE, encoders, opaque models among them) reads back what
+    /// `Serialize` writes: a field added to the struct but not to the reader's list fails here.
+    #[test]
+    fn every_architecture_reads_back_what_serialize_writes() {
+        use crate::model::Architecture;
+        let presets = crate::presets::presets();
+        assert!(presets.len() > 40);
+        for p in presets {
+            let json = serde_json::to_string(&p.arch).unwrap();
+            let back: Architecture = serde_json::from_str(&json).unwrap();
+            assert_eq!(back, p.arch, "{}", p.id);
+        }
+        // Fields left out take their defaults; an unknown one is serde's error, naming it.
+        let a: Architecture = serde_json::from_str(r#"{"hidden_size": 64}"#).unwrap();
+        assert_eq!(
+            a,
+            Architecture {
+                hidden_size: 64,
+                ..Architecture::default()
+            }
+        );
+        let e = serde_json::from_str::<Architecture>(r#"{"hidden": 64}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("unknown field `hidden`, expected one of `family`"),
+            "{e}"
+        );
+        assert!(serde_json::from_str::<Architecture>("[1]").is_err());
     }
 
     #[test]
