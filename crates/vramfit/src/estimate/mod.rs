@@ -2601,7 +2601,22 @@ impl Workload {
             {
                 partition(t_shard.saturating_mul(sb))
             }
-            Optimizer::Adafactor => tensors.iter().map(|t| t.numel()).max().unwrap_or(0) * 4,
+            // Adafactor's update: a full-size fp32 temporary of the largest trainable tensor on
+            // this GPU (under LoRA an adapter matrix, not the frozen embedding).
+            Optimizer::Adafactor => {
+                let trainable = |t: &crate::model::Tensor| {
+                    if lora {
+                        if lora_of(t) > 0 {
+                            self.lora_rank.saturating_mul(t.rows_in.max(t.rows_out))
+                        } else {
+                            0
+                        }
+                    } else {
+                        t.numel().div_ceil(weights::tp_divisor(a, t, self.tp))
+                    }
+                };
+                tensors.iter().map(trainable).max().unwrap_or(0) * 4
+            }
             _ => 0,
         };
         // ZeRO's step casts this rank's gradient partition to fp32 beside the fp32 masters

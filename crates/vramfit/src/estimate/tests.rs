@@ -1285,3 +1285,30 @@ fn adamw_8bit_counts_its_block_scales() {
     assert_eq!(e.optimizer_bytes.get(), 2 * p + p.div_ceil(256) * 8);
     assert_eq!(e.optimizer_bytes.get(), 16_311_468_160);
 }
+
+/// Adafactor's update needs a full-size fp32 temporary of the largest trainable tensor on the GPU:
+/// Llama-3.1-8B's embedding, 128,256 × 4,096 × 4 B = 2,101,346,304 B, half of it at tp 2; under
+/// LoRA (r 16 on q_proj and v_proj) the largest adapter matrix, 16 × 4,096 × 4 B = 262,144 B, not
+/// the frozen embedding.
+#[test]
+fn adafactor_temporary_is_the_largest_trainable_tensor() {
+    let run = |lora_rank: f64, tp: f64| {
+        let e = estimate(&EstimateInput {
+            mode: Mode::Training,
+            optimizer: Optimizer::Adafactor,
+            lora_rank,
+            lora_targets: alloc::vec!["q_proj".into(), "v_proj".into()],
+            tp,
+            gpus: tp,
+            ..input(llama8b())
+        })
+        .unwrap();
+        e.components
+            .iter()
+            .find(|c| c.key.starts_with("step_temporaries"))
+            .map_or(0, |c| c.bytes.get())
+    };
+    assert_eq!(run(0.0, 1.0), 2_101_346_304);
+    assert_eq!(run(0.0, 2.0), 2_101_346_304 / 2);
+    assert_eq!(run(16.0, 1.0), 262_144);
+}
