@@ -151,6 +151,17 @@ pub fn training_per_token(
     if let Some(m) = arch.moe {
         // Router logits (fp32) and routing weights.
         b += 4 * m.num_experts + 8 * m.experts_per_token;
+        // Transformers' sparse MoE block gathers each routed slot's tokens into a tensor of its
+        // own: the experts' gate and up projections save it (under autocast, each its own cast),
+        // once per slot where a dense FFN saves its input once. The routing multiply saves every
+        // slot's expert output, and under autocast the router its own cast of the input.
+        let k = m.experts_per_token;
+        if up_inputs > 0 {
+            b += act * h * k.saturating_sub(1) * if amp { up_inputs } else { 1 };
+        }
+        if train.all {
+            b += act * h * (k + u64::from(amp));
+        }
     }
     let dropout = arch.training_dropout;
     if dropout {

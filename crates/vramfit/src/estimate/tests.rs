@@ -1312,3 +1312,35 @@ fn adafactor_temporary_is_the_largest_trainable_tensor() {
     assert_eq!(run(0.0, 2.0), 2_101_346_304 / 2);
     assert_eq!(run(16.0, 1.0), 262_144);
 }
+
+/// Transformers' sparse MoE block (Mixtral, Qwen-MoE) gathers each of a token's k routed slots into
+/// its own tensor; under autocast each expert's gate and up projections save their own bf16 cast
+/// of it, where a dense FFN saves its input once; the routing multiply saves each slot's expert
+/// output, and the router its own cast of the input. Mixtral (h 4,096, k 2), AMP bf16:
+/// 2 × (2 − 1) × 4,096 × 2 B + 2 × 4,096 × 2 B + 4,096 × 2 B = 40,960 B more per token per layer
+/// than 377,008: 417,968. Qwen3-30B-A3B (h 2,048, k 8): 2 × 7 × 2,048 × 2 + 8 × 2,048 × 2 +
+/// 2,048 × 2 = 94,208 more than 144,064: 238,272.
+#[test]
+fn moe_training_saves_every_routed_slot() {
+    for (model, per_tok) in [
+        ("mistralai/Mixtral-8x7B-v0.1", 417_968u64),
+        ("Qwen/Qwen3-30B-A3B", 238_272),
+    ] {
+        let e = estimate(&EstimateInput {
+            model: Some(model.into()),
+            mode: Mode::Training,
+            ..EstimateInput::default()
+        })
+        .unwrap();
+        let f = &e
+            .components
+            .iter()
+            .find(|c| c.key.starts_with("activations"))
+            .unwrap()
+            .formula;
+        assert!(
+            f.contains(&alloc::format!(" {per_tok} B per token per block")),
+            "{model}: {f}"
+        );
+    }
+}
