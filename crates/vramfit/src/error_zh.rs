@@ -1062,12 +1062,6 @@ mod tests {
             "type",
             "criterion",
             "weight",
-            "memory",
-            "billing",
-            "slicing",
-            "interconnect",
-            "frameworks",
-            "support",
             "bottleneck",
             "basic",
             "model",
@@ -1146,6 +1140,7 @@ mod tests {
             .iter()
             .map(|p| p.id)
             .chain(crate::config::SUPPORTED_MODEL_TYPES.split([',', ' ', '(', ')']))
+            .chain(crate::hardware::matrix::CRITERIA)
             .collect();
         let mut out = Vec::new();
         for (i, part) in zh.split('`').enumerate() {

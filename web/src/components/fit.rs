@@ -87,10 +87,13 @@ pub fn view() -> Html {
         ),
         {
             let s = (*app).clone();
-            move |(_, _, cap)| cap.as_ref().map(|(_, c)| compute::largest(&s, *c))
+            move |(_, _, cap)| {
+                let bounded = compute::input_with(&s, &[]).is_ok_and(|i| compute::is_detailed(&i));
+                cap.as_ref()
+                    .map(|(_, c)| (compute::largest(&s, *c), bounded))
+            }
         },
     );
-    let bounded = compute::input_with(&app, &[]).is_ok_and(|i| compute::is_detailed(&i));
     let tail = html! {
         <>
             <Prices />
@@ -147,10 +150,10 @@ pub fn view() -> Html {
                     <dt>{ lang.t("fit.tier_note") }</dt><dd>{ if lang == Lang::Zh { tier.note_zh } else { tier.note } }</dd>
                 </dl>
             </div>
-            if let (Some((gpu, cap)), Some((batch, seq))) = (capacity.as_ref(), largest.as_ref().as_ref()) {
+            if let (Some((gpu, cap)), Some(((batch, seq), bounded))) = (capacity.as_ref(), largest.as_ref().as_ref()) {
                 <div class="panel" id="largest">
                     <h2>{ lang.f("fit.on_card", &[gpu, &format::gib(*cap)]) }</h2>
-                    if !bounded {
+                    if !*bounded {
                         <p id="no-bound">{ lang.t("fit.no_bound") }</p>
                     } else {
                     <p>{ match batch {

@@ -43,7 +43,11 @@ pub fn largest_batch(input: &EstimateInput, memory: Bytes) -> Option<u64> {
 /// in serving, the sequence in training, the prompt in inference (which adds the generated
 /// tokens); `None` when the model does not say (a bare parameter count).
 pub fn context_bound(input: &EstimateInput) -> Option<u64> {
-    let w = input.resolve().ok()?;
+    trained_bound(&input.resolve().ok()?)
+}
+
+/// [`context_bound`] of a validated workload.
+fn trained_bound(w: &crate::estimate::Workload) -> Option<u64> {
     let trained = w.arch.max_position_embeddings;
     if trained == 0 {
         return None;
@@ -134,12 +138,16 @@ pub fn solve(input: &EstimateInput, device: &Device) -> Solutions {
     // Solve against the memory alone: the device is named in the input only for its workspace size.
     // A bare parameter count has no KV cache or per-token activations to grow: no batch or
     // context bounds it, so none is given (it said 1,048,576 and 16,777,216).
-    let detailed = input.resolve().is_ok_and(|w| w.arch.is_detailed());
+    let w = input.resolve().ok();
+    let detailed = w.as_ref().is_some_and(|w| w.arch.is_detailed());
     let max_context = largest_context(input, device.memory).filter(|_| detailed);
     Solutions {
         max_batch: largest_batch(input, device.memory).filter(|_| detailed),
         max_context,
-        context_limit: context_bound(input).filter(|&b| max_context == Some(b)),
+        context_limit: w
+            .as_ref()
+            .and_then(trained_bound)
+            .filter(|&b| max_context == Some(b)),
         min_gpus: fewest_gpus(input, device.memory),
     }
 }
@@ -172,16 +180,21 @@ mod tests {
         }
     }
 
-    #[test]
-    fn the_context_stops_at_the_models_trained_length() {
-        // Llama-3.1-8B (max_position_embeddings 131,072) served by vLLM on an H100: the memory
-        // holds a longer max_model_len, vLLM refuses one: 131,072, bound by the model.
-        let h100 = Device {
+    /// An H100 SXM5 as CUDA reports it (81,090 MiB).
+    fn h100() -> Device {
+        Device {
             id: "h100-sxm5-80gb".into(),
             memory: Bytes::new(81_090 * crate::units::MIB),
             hopper_or_newer: true,
             a100: false,
-        };
+        }
+    }
+
+    #[test]
+    fn the_context_stops_at_the_models_trained_length() {
+        // Llama-3.1-8B (max_position_embeddings 131,072) served by vLLM on an H100: the memory
+        // holds a longer max_model_len, vLLM refuses one: 131,072, bound by the model.
+        let h100 = h100();
         let serve = EstimateInput {
             model: Some("meta-llama/Llama-3.1-8B".into()),
             mode: Mode::Serve,
@@ -211,12 +224,7 @@ mod tests {
     fn a_bare_parameter_count_has_no_batch_or_context_bound() {
         // 7B in bf16 is 14 GB whatever the batch or context (no KV cache to grow): the solvers
         // give no largest batch or context, only the cards it needs.
-        let h100 = Device {
-            id: "h100-sxm5-80gb".into(),
-            memory: Bytes::new(81_090 * crate::units::MIB),
-            hopper_or_newer: true,
-            a100: false,
-        };
+        let h100 = h100();
         for mode in [Mode::Serve, Mode::Inference] {
             let s = solve(
                 &EstimateInput {

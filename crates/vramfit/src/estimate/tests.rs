@@ -14,6 +14,24 @@ fn input(arch: Architecture) -> EstimateInput {
     }
 }
 
+/// The activations' formula and its bytes per token per block (`… × N B per token per block …`).
+fn activation_formula(e: &Estimate) -> (String, u64) {
+    let f = e
+        .components
+        .iter()
+        .find(|c| c.key.starts_with("activations"))
+        .unwrap()
+        .formula
+        .clone();
+    let per_tok = f
+        .split(" B per token per block")
+        .next()
+        .and_then(|x| x.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no bytes per token in {f}"));
+    (f, per_tok)
+}
+
 fn comp(e: &Estimate, key: &str) -> u64 {
     e.components
         .iter()
@@ -1205,20 +1223,7 @@ fn vision_and_audio_models_see_their_own_sequences() {
     };
     let (a, b) = (vit(2048.0), vit(16.0));
     assert_eq!(a.activations_bytes, b.activations_bytes);
-    let f = a
-        .components
-        .iter()
-        .find(|c| c.key.starts_with("activations"))
-        .unwrap()
-        .formula
-        .clone();
-    let per_tok: u64 = f
-        .split(" B per token per block")
-        .next()
-        .and_then(|x| x.rsplit(' ').next())
-        .unwrap()
-        .parse()
-        .unwrap();
+    let (f, per_tok) = activation_formula(&a);
     assert!(f.starts_with("197 tokens × "), "{f}");
     assert_eq!(a.activations_bytes.get(), 197 * per_tok * 24);
     // Whisper-tiny (4 encoder and 4 decoder blocks): 448 decoder tokens and 1,500 frames.
@@ -1229,19 +1234,7 @@ fn vision_and_audio_models_see_their_own_sequences() {
         ..EstimateInput::default()
     })
     .unwrap();
-    let f = &w
-        .components
-        .iter()
-        .find(|c| c.key.starts_with("activations"))
-        .unwrap()
-        .formula;
-    let per_tok: u64 = f
-        .split(" B per token per block")
-        .next()
-        .and_then(|x| x.rsplit(' ').next())
-        .unwrap()
-        .parse()
-        .unwrap();
+    let (_, per_tok) = activation_formula(&w);
     assert_eq!(w.activations_bytes.get(), (448 + 1500) * per_tok * 4);
 }
 
@@ -1332,15 +1325,6 @@ fn moe_training_saves_every_routed_slot() {
             ..EstimateInput::default()
         })
         .unwrap();
-        let f = &e
-            .components
-            .iter()
-            .find(|c| c.key.starts_with("activations"))
-            .unwrap()
-            .formula;
-        assert!(
-            f.contains(&alloc::format!(" {per_tok} B per token per block")),
-            "{model}: {f}"
-        );
+        assert_eq!(activation_formula(&e).1, per_tok, "{model}");
     }
 }
