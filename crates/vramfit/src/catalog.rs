@@ -28,5 +28,6 @@ pub fn device_of(g: &crate::hardware::Gpu) -> Device {
         hopper_or_newer: arch.contains("hopper") || arch.contains("blackwell"),
         // vLLM keeps its smaller defaults on A100s whatever their memory.
         a100: g.id.starts_with("a100") || g.id.starts_with("a800"),
+        bf16: g.bf16_tflops > 0.0,
     }
 }

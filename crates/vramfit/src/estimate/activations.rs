@@ -180,6 +180,47 @@ pub fn training_per_token(
     (b, s2)
 }
 
+/// What a Whisper decoder layer's cross-attention saves for backward, beside
+/// [`training_per_token`]'s self-attention and FFN: per decoder token, and per encoder frame.
+///
+/// Per token, as a self-attention sub-block without k and v: its norm (fp32 copy of the input,
+/// and the output when the norm trains), q_proj's input, the kernel's q, output and fp32
+/// log-sum-exp per head, o_proj's contiguous input, and the dropout mask. Per frame: the kernel's
+/// k and v, and, under autocast, the casts of the encoder's fp32 output that k_proj and v_proj
+/// each save (without autocast they save the encoder's output itself, one tensor for every layer).
+pub fn cross_attention_training(
+    arch: &Architecture,
+    act: u64,
+    train: &Trainable,
+    tp: u64,
+    amp: bool,
+) -> (u64, u64) {
+    let h = arch.hidden_size;
+    let tp = tp.max(1);
+    let resid = if amp { 4 } else { act };
+    let mut token = 4 * h + if train.all { resid * h } else { 0 };
+    if train.saves_input(Role::Q) {
+        token += act * h;
+    }
+    token += (act * 2 * attn_width(arch) + 4 * arch.num_heads).div_ceil(tp);
+    if train.saves_input(Role::O) {
+        token += (act * attn_width(arch)).div_ceil(tp);
+    }
+    if arch.training_dropout {
+        token += h;
+    }
+    let casts = if amp {
+        [Role::K, Role::V]
+            .iter()
+            .filter(|r| train.saves_input(**r))
+            .count() as u64
+    } else {
+        0
+    };
+    let frame = (act * 2 * attn_width(arch)).div_ceil(tp) + casts * act * h;
+    (token, frame)
+}
+
 /// Bytes of the largest set of tensors alive at once inside one block during an inference
 /// forward pass, per token (and per head per query–key pair for eager attention).
 ///

@@ -396,6 +396,9 @@ pub struct Device {
     pub hopper_or_newer: bool,
     /// An A100: vLLM picks its smaller defaults for it even at 80 GB.
     pub a100: bool,
+    /// Computes in bf16 (Ampere and newer): vLLM runs an fp32 checkpoint in bf16 there, in fp16
+    /// elsewhere.
+    pub bf16: bool,
 }
 
 /// What a `model` that names no preset accepts, with the presets whose id or name has its words
@@ -494,6 +497,8 @@ pub struct Workload {
     /// A GGUF file type that PyTorch (transformers, training) dequantizes on load: the weights
     /// are counted in `dtype` and the estimate says so.
     pub gguf_dequantized: Option<GgufFileType>,
+    /// vLLM runs this fp32 checkpoint in `dtype` (its dtype "auto").
+    pub vllm_downcast: bool,
     /// llama.cpp ubatch.
     pub ubatch: u64,
 }
@@ -847,9 +852,24 @@ impl EstimateInput {
                     memory,
                     hopper_or_newer: true,
                     a100: false,
+                    bf16: true,
                 })
             }
             (None, None) => None,
+        };
+        // vLLM's dtype "auto" downcasts an fp32 checkpoint: to fp16 for a pooling (encoder-only)
+        // model, else to the platform's first dtype, bf16 where the card computes in it
+        // (`_resolve_auto_dtype`).
+        let vllm_downcast = self.dtype.is_none()
+            && dtype == Dtype::Fp32
+            && arch.is_detailed()
+            && matches!(Runner::of(mode, self.engine), Runner::Vllm);
+        let dtype = if !vllm_downcast {
+            dtype
+        } else if arch.is_generative() && device.as_ref().is_none_or(|d| d.bf16) {
+            Dtype::Bf16
+        } else {
+            Dtype::Fp16
         };
         let util = self.gpu_memory_utilization;
         if !(util.is_finite() && (0.01..=1.0).contains(&util)) {
@@ -922,6 +942,7 @@ impl EstimateInput {
             quantization,
             kv_dtype: self.kv_dtype,
             gguf_dequantized,
+            vllm_downcast,
             kernel,
             logits: self.logits,
             optimizer: self.optimizer,
@@ -1436,6 +1457,13 @@ impl Workload {
             Runner::Transformers => self.hf_inference(&mut parts),
         };
         self.note_past_trained_context(&mut parts);
+        if self.vllm_downcast {
+            parts.note(
+                "vllm_downcast",
+                format!("The checkpoint is fp32: vLLM's dtype \"auto\" runs it in {} (pass --dtype float32 to keep it).", self.dtype),
+                format!("检查点为 fp32：vLLM 的 dtype \"auto\" 以 {} 运行（传 --dtype float32 可保持 fp32）。", self.dtype),
+            );
+        }
         if let Some(ft) = self.gguf_dequantized {
             parts.note(
                 "gguf_dequantized",
@@ -1513,6 +1541,21 @@ impl Workload {
         }
     }
 
+    /// Whisper's cross-attention: every decoder layer projects the encoder's frames to keys and
+    /// values once and keeps them for the whole generation (`EncoderDecoderCache`'s cross cache;
+    /// vLLM's `CrossAttentionSpec`). Elements per sequence over `layers` decoder layers, after
+    /// tensor parallelism; 0 for every other family.
+    fn cross_kv_elements(&self, layers: u64) -> u64 {
+        let (_, frames) = self.encoder_stack();
+        if frames == 0 || !self.arch.is_generative() {
+            return 0;
+        }
+        let tp_kv = self.tp.min(self.arch.num_kv_heads.max(1));
+        (self.arch.kv_elements_per_token_layer() / tp_kv)
+            .saturating_mul(frames)
+            .saturating_mul(layers)
+    }
+
     fn opaque_weights(&self) -> u64 {
         let p = self.arch.params() as f64 * guide_bytes_per_param(self.dtype, &self.quantization);
         Bytes::from_f64(p / (self.tp * self.pp) as f64).get()
@@ -1572,25 +1615,49 @@ impl Workload {
         let (kv_prefill, _) = self.kv_bytes(self.batch, self.seq_len, layers, true);
         let act = self.act_bytes();
         let (per_tok, s2) = activations::inference_per_token(a, act);
-        // One block at a time: the longest sequence a block sees (a ViT's patches, Whisper's
-        // encoder frames or its prompt).
-        let seq = self.main_seq().max(self.encoder_stack().1);
-        let tokens = self.batch.saturating_mul(seq);
-        let eager = if self.kernel == Kernel::Eager {
+        // One block at a time. Whisper runs its encoder over the 1,500 frames first, then the
+        // decoder over the prompt: the two passes peak apart.
+        let (_, frames) = self.encoder_stack();
+        let one_block = |seq: u64| {
+            let eager = if self.kernel == Kernel::Eager {
+                self.batch
+                    .saturating_mul(s2)
+                    .saturating_mul(seq)
+                    .saturating_mul(seq)
+            } else {
+                0
+            };
             self.batch
-                .saturating_mul(s2)
                 .saturating_mul(seq)
-                .saturating_mul(seq)
-        } else {
-            0
-        };
-        let acts = if a.is_detailed() {
-            tokens
                 .saturating_mul(per_tok)
                 .div_ceil(self.tp)
                 .saturating_add(eager.div_ceil(self.tp))
+        };
+        let seq = self.main_seq().max(frames);
+        let tokens = self.batch.saturating_mul(seq);
+        let (acts, acts_encoder) = if a.is_detailed() {
+            (one_block(self.main_seq()), one_block(frames))
         } else {
-            Bytes::from_f64(0.2 * w as f64).get()
+            (Bytes::from_f64(0.2 * w as f64).get(), 0)
+        };
+        // Whisper's decoder keeps the encoder's output and every layer's cross-attention keys
+        // and values from its first step to its last.
+        let cross = self
+            .kv_dtype
+            .bytes_for(
+                self.cross_kv_elements(layers).saturating_mul(self.batch),
+                self.act_kv_dtype(),
+            )
+            .saturating_add(
+                self.batch
+                    .saturating_mul(frames)
+                    .saturating_mul(a.hidden_size)
+                    .saturating_mul(act),
+            );
+        let cross = if a.is_detailed() && frames > 0 {
+            cross
+        } else {
+            0
         };
         let vocab = a.vocab_size;
         let kept = if self.logits == Logits::All {
@@ -1607,9 +1674,13 @@ impl Workload {
         } else {
             0
         };
-        let prefill = kv_prefill.saturating_add(acts).saturating_add(logits);
+        let decoder_prefill = kv_prefill
+            .saturating_add(cross)
+            .saturating_add(acts)
+            .saturating_add(logits);
+        let prefill = decoder_prefill.max(acts_encoder);
         let decode_logits = self.batch * vocab * (act + 4);
-        let decode = kv_end.saturating_add(decode_logits);
+        let decode = kv_end.saturating_add(cross).saturating_add(decode_logits);
         let phase = if !a.is_detailed() {
             Phase::Load
         } else if prefill >= decode {
@@ -1619,28 +1690,42 @@ impl Workload {
         };
         let ws = cublas_workspace(self.hopper()).get();
         p.peak = Some(w.saturating_add(prefill.max(decode)).saturating_add(ws));
-        let kv_note = if phase == Phase::Prefill && kv_end > kv_prefill {
-            format!(" (at the prefill peak {} of it is filled)", b(kv_prefill))
+        let kv_note = if phase == Phase::Prefill && acts_encoder > decoder_prefill {
+            String::from(" (none of it exists yet at the peak, the encoder's pass)")
+        } else if phase == Phase::Prefill && kv_end > kv_prefill {
+            format!(
+                " (at the prefill peak {} of it is filled)",
+                b(kv_prefill + cross)
+            )
+        } else {
+            String::new()
+        };
+        let cross_text = if cross > 0 {
+            format!(
+                " + cross-attention K and V of {frames} encoder frames × {layers} layers and the encoder's output ({} hidden) × {} seq = {}",
+                a.hidden_size,
+                self.batch,
+                b(cross)
+            )
         } else {
             String::new()
         };
         p.add(
             "kv_cache",
-            kv_end,
+            kv_end.saturating_add(cross),
             true,
-            format!("{kv_text}{kv_note}"),
+            format!("{kv_text}{cross_text}{kv_note}"),
             "Keys and values of every past token; HF's cache grows to prompt + generated tokens.",
             "每个历史 token 的 K 与 V；HF 缓存随提示与生成 token 增长。",
         );
-        let acts_shown = acts;
+        let acts_shown = acts.max(acts_encoder);
         let logits_shown = logits.max(decode_logits);
         if a.is_detailed() {
-            let eager_text = if eager > 0 {
+            let eager_text = if self.kernel == Kernel::Eager {
                 format!(
-                    " + eager scores {} × {} heads × {}² × {} B",
+                    " + eager scores {} × {} heads × {seq}² × {} B",
                     self.batch,
                     a.num_heads,
-                    self.seq_len,
                     4 + act
                 )
             } else {
@@ -1654,7 +1739,7 @@ impl Workload {
                     "{} tokens × {} B per token in the widest op of one block{eager_text} = {}",
                     thousands(tokens),
                     per_tok,
-                    b(acts)
+                    b(acts_shown)
                 ),
                 "Inference frees each block's tensors before the next: only one block's are alive.",
                 "推理时每层张量用完即释放：同一时刻只有一层的中间结果。",
@@ -1699,7 +1784,7 @@ impl Workload {
             self.opaque_weights()
         };
         // vLLM's rotary embedding keeps a cos/sin cache of max_position × head_dim in the model dtype.
-        let rope = if a.is_generative() && a.mla.is_none() {
+        let rope = if a.is_generative() && a.mla.is_none() && a.learned_positions == 0 {
             a.max_position_embeddings
                 .saturating_mul(a.head_dim)
                 .saturating_mul(self.act_bytes())
@@ -1790,20 +1875,27 @@ impl Workload {
             layers_here
         };
         let local = layers_here - global;
-        let gs = match (global, local) {
+        // Whisper's decoder layers each have a cross-attention cache of the encoder's frames
+        // (`CrossAttentionSpec`: cdiv(max_num_encoder_input_tokens, 16) blocks per request), a
+        // type of its own beside the self-attention layers.
+        let frames = self.encoder_stack().1;
+        let cross = if frames > 0 { layers_here } else { 0 };
+        let gs = match (global, local.max(cross)) {
             (0, n) | (n, 0) => n.max(1),
             (g, l) if g.max(l) * 4 < g.min(l) * 5 => g.max(l),
             (g, l) => g.min(l),
         };
-        let (groups_full, groups_window) = (global.div_ceil(gs), local.div_ceil(gs));
+        let (groups_full, groups_window, groups_cross) =
+            (global.div_ceil(gs), local.div_ceil(gs), cross.div_ceil(gs));
         let full_blocks = self.max_model_len.div_ceil(VLLM_BLOCK);
         let window_blocks = (a.sliding_window.saturating_sub(1) + self.max_num_batched_tokens)
             .min(self.max_model_len)
             .div_ceil(VLLM_BLOCK)
             + 1;
+        let cross_blocks = frames.div_ceil(VLLM_BLOCK);
         let request = per_layer
             .saturating_mul(VLLM_BLOCK)
-            .saturating_mul(global * full_blocks + local * window_blocks);
+            .saturating_mul(global * full_blocks + local * window_blocks + cross * cross_blocks);
         let budget_used = w + acts + non_torch.get();
         let (pool, tokens) = match &self.device {
             Some(d) => {
@@ -1813,10 +1905,17 @@ impl Workload {
                 let block = per_layer * VLLM_BLOCK * gs;
                 let blocks = pool.checked_div(block).unwrap_or(0);
                 let pool_used = blocks * block;
-                let groups = groups_full + groups_window;
-                let per_request = groups_full * full_blocks + groups_window * window_blocks;
+                let groups = groups_full + groups_window + groups_cross;
+                let per_request = groups_full * full_blocks
+                    + groups_window * window_blocks
+                    + groups_cross * cross_blocks;
                 // Per block: one layer's 16 tokens × the group size (every layer of a dense model).
-                let per_block = if groups > 1 {
+                let per_block = if groups_cross > 0 {
+                    format!(
+                        "{gs} layers × {} B per token per layer ({groups} groups of {gs} layers: {groups_full} self-attention, {groups_cross} cross-attention of {cross_blocks} blocks per request)",
+                        thousands(per_layer)
+                    )
+                } else if groups > 1 {
                     format!(
                         "{gs} layers × {} B per token per layer ({groups} groups of {gs} layers: {groups_full} global, {groups_window} sliding)",
                         thousands(per_layer)
@@ -1851,7 +1950,14 @@ impl Workload {
             None => {
                 let tokens = self.batch.saturating_mul(self.max_model_len);
                 let pool = self.batch.saturating_mul(request);
-                let per_seq = if local > 0 {
+                let per_seq = if cross > 0 {
+                    format!(
+                        "{layers_here} layers × ({} tokens + {} cross-attention frames) × {} B per token per layer",
+                        full_blocks * VLLM_BLOCK,
+                        cross_blocks * VLLM_BLOCK,
+                        thousands(per_layer)
+                    )
+                } else if local > 0 {
                     format!(
                         "({global} global layers × {} tokens + {local} sliding layers × {} tokens) × {} B per token per layer",
                         full_blocks * VLLM_BLOCK,
@@ -2433,10 +2539,23 @@ impl Workload {
                             .saturating_mul(s2),
                     )
             };
+            // A Whisper decoder layer's cross-attention over the encoder's frames.
+            let cross = |s2: u64| {
+                if enc_layers == 0 {
+                    return 0;
+                }
+                let (tok, frame) =
+                    activations::cross_attention_training(a, act, &train, self.tp, amp);
+                self.batch.saturating_mul(
+                    seq.saturating_mul(tok)
+                        .saturating_add(enc_seq.saturating_mul(frame))
+                        .saturating_add(seq.saturating_mul(enc_seq).saturating_mul(s2)),
+                )
+            };
             let resid = if reg.fp32_master() && !lora { 4 } else { act };
             let enc_text = if enc_layers > 0 {
                 format!(
-                    " (+ {enc_layers} encoder blocks × {} frames)",
+                    " (+ {enc_layers} encoder blocks × {} frames, and each decoder block's cross-attention over them)",
                     self.batch * enc_seq
                 )
             } else {
@@ -2444,11 +2563,12 @@ impl Workload {
             };
             match self.checkpointing {
                 Checkpointing::Full => {
+                    // The block inputs, and the encoder's output that every decoder block reads.
                     let kept = tokens
                         .saturating_mul(a.num_layers)
-                        .saturating_add(self.batch * enc_seq * enc_layers)
+                        .saturating_add(self.batch * enc_seq * (enc_layers + enc_layers.min(1)))
                         .saturating_mul(resid * a.hidden_size);
-                    let one = block(seq.max(enc_seq), s2);
+                    let one = block(seq.max(enc_seq), s2).max(block(seq, s2) + cross(s2));
                     (
                         kept.saturating_add(one),
                         format!(
@@ -2463,6 +2583,7 @@ impl Workload {
                 }
                 _ => {
                     let total = block(seq, s2_total)
+                        .saturating_add(cross(s2_total))
                         .saturating_mul(a.num_layers)
                         .saturating_add(block(enc_seq, s2_total).saturating_mul(enc_layers));
                     let s2_text = if s2_total > 0 {

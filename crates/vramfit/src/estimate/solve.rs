@@ -187,6 +187,7 @@ mod tests {
             memory: Bytes::new(81_090 * crate::units::MIB),
             hopper_or_newer: true,
             a100: false,
+            bf16: true,
         }
     }
 

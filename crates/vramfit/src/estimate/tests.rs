@@ -1235,7 +1235,11 @@ fn vision_and_audio_models_see_their_own_sequences() {
     })
     .unwrap();
     let (_, per_tok) = activation_formula(&w);
-    assert_eq!(w.activations_bytes.get(), (448 + 1500) * per_tok * 4);
+    // Plus each decoder block's cross-attention (whisper_training_saves_cross_attention).
+    assert_eq!(
+        w.activations_bytes.get(),
+        (448 + 1500) * per_tok * 4 + 29_485_056
+    );
 }
 
 /// gpt-oss in llama.cpp runs from its MXFP4_MOE GGUF: ggml-org/gpt-oss-20b-GGUF is 11.27 GiB
@@ -1327,4 +1331,111 @@ fn moe_training_saves_every_routed_slot() {
         .unwrap();
         assert_eq!(activation_formula(&e).1, per_tok, "{model}");
     }
+}
+
+/// Whisper's decoder keeps, for every sequence and decoder layer, the keys and values of the
+/// encoder's 1,500 frames (transformers' `EncoderDecoderCache` cross cache), and the encoder's
+/// output, from its first step to its last. Whisper-tiny (4 decoder layers, 6 heads × 64, fp32),
+/// 16 sequences of 4 + 444 tokens: self-attention 2 × 384 × 448 × 4 × 16 × 4 B = 88,080,384 B;
+/// cross-attention 2 × 384 × 1,500 × 4 × 16 × 4 B = 294,912,000 B; the encoder's output 16 ×
+/// 1,500 × 384 × 4 B = 36,864,000 B. The peak is the encoder's pass, before any of it exists:
+/// one block over 16 × 1,500 frames.
+#[test]
+fn whisper_keeps_cross_attention_keys_and_values() {
+    let e = estimate(&EstimateInput {
+        model: Some("openai/whisper-tiny".into()),
+        batch: 16.0,
+        seq_len: 4.0,
+        new_tokens: 444.0,
+        ..EstimateInput::default()
+    })
+    .unwrap();
+    assert_eq!(
+        e.kv_cache_bytes.get(),
+        88_080_384 + 294_912_000 + 36_864_000
+    );
+    // One encoder block's widest op per frame, fp32: 4 × (2 × 384 + max(q, k, v and the output
+    // 4 × 384, the FFN's 1,536 up and 1,536 GELU)) + 8 × 384 for the norm = 18,432 B.
+    let encoder = 16 * 1_500 * 18_432;
+    assert_eq!(e.activations_bytes.get(), encoder);
+    // Weights 37,760,640 × 4 B, the encoder's block, the cuBLAS workspace (32 MiB on Hopper; none
+    // named here, so the larger).
+    let ws = e.peak_allocated_bytes.get() - 37_760_640 * 4 - encoder;
+    assert!(ws <= 32 * MIB + 128 * 1024, "{ws}");
+    // The decoder's last step holds both caches, the encoder's output and the logits, less than
+    // the encoder's pass here: a cache of 16 × 448 tokens was 84 MiB, 80 % of what it holds now.
+    assert!(88_080_384 + 294_912_000 + 36_864_000 < encoder);
+}
+
+/// vLLM caches Whisper's cross-attention in its own KV group (`CrossAttentionSpec`:
+/// cdiv(1,500, 16) = 94 blocks per request) beside the self-attention group (cdiv(448, 16) = 28
+/// blocks), and runs the fp32 checkpoint in bf16 (dtype "auto" downcasts fp32). On an H100 SXM5
+/// (81,090 MiB × 0.9): 72,977.4 MiB less weights 37,760,640 × 2 B, the profile run and the
+/// non-torch memory, in blocks of 16 tokens × 4 layers × 2 × 384 × 2 B = 98,304 B; a request
+/// takes 28 + 94 of them.
+#[test]
+fn vllm_serves_whisper_with_a_cross_attention_group() {
+    let e = estimate(&EstimateInput {
+        model: Some("openai/whisper-tiny".into()),
+        mode: Mode::Serve,
+        gpu: Some("h100-sxm5-80gb".into()),
+        ..EstimateInput::default()
+    })
+    .unwrap();
+    assert_eq!(e.weights_bytes.get(), 37_760_640 * 2);
+    assert!(e.notes.iter().any(|n| n.key == "vllm_downcast"));
+    let kv = e.components.iter().find(|c| c.key == "kv_cache").unwrap();
+    let blocks = kv.bytes.get() / 98_304;
+    assert_eq!(kv.bytes.get() % 98_304, 0);
+    let budget = (81_090.0 * MIB as f64 * 0.9) as u64;
+    let used = e.weights_bytes.get() + e.activations_bytes.get() + 256 * MIB;
+    assert_eq!(blocks, (budget - used) / 98_304);
+    let c = e.max_concurrency_exact.unwrap();
+    assert!(
+        (c - (blocks as f64 / 122.0 * 100.0).floor() / 100.0).abs() < 1e-9,
+        "{c}"
+    );
+    // Two groups share the pool: the tokens are blocks / 2 × 16.
+    assert_eq!(e.kv_cache_tokens, Some(blocks / 2 * 16));
+    // On a V100 (no bf16) vLLM picks fp16; an explicit dtype is kept.
+    let v100 = estimate(&EstimateInput {
+        model: Some("openai/whisper-tiny".into()),
+        mode: Mode::Serve,
+        gpu: Some("v100-sxm2-32gb".into()),
+        ..EstimateInput::default()
+    })
+    .unwrap();
+    let w = v100.components.iter().find(|c| c.key == "weights").unwrap();
+    assert!(w.formula.contains("(fp16)"), "{}", w.formula);
+    let fp32 = estimate(&EstimateInput {
+        model: Some("openai/whisper-tiny".into()),
+        mode: Mode::Serve,
+        dtype: Some(Dtype::Fp32),
+        ..EstimateInput::default()
+    })
+    .unwrap();
+    assert_eq!(fp32.weights_bytes.get(), 37_760_640 * 4);
+    assert!(!fp32.notes.iter().any(|n| n.key == "vllm_downcast"));
+}
+
+/// Training, each Whisper decoder layer's cross-attention saves, per decoder token, its norm's
+/// fp32 input and (under autocast, the residual in fp32) output, 4·384 + 4·384; q_proj's input,
+/// 2·384; the kernel's q and output, 2·2·384, and log-sum-exp, 4·6; o_proj's input, 2·384: 6,168 B.
+/// Per frame: the kernel's k and v, 2·2·384, and k_proj's and v_proj's casts of the encoder's
+/// fp32 output, 2·2·384: 3,072 B. Whisper-tiny, 448 tokens: 4 × (448 × 6,168 + 1,500 × 3,072)
+/// = 29,485,056 B more than its blocks.
+#[test]
+fn whisper_training_saves_cross_attention() {
+    let w = estimate(&EstimateInput {
+        model: Some("openai/whisper-tiny".into()),
+        mode: Mode::Training,
+        seq_len: 448.0,
+        ..EstimateInput::default()
+    })
+    .unwrap();
+    let (_, per_tok) = activation_formula(&w);
+    assert_eq!(
+        w.activations_bytes.get(),
+        (448 + 1500) * per_tok * 4 + 29_485_056
+    );
 }
