@@ -53,10 +53,14 @@ fn catalog_has_the_cards_of_the_brief() {
         "b200-180gb",
         "gb200-186gb",
         "rtx-3090",
+        "rtx-4080",
         "rtx-4090",
+        "rtx-5080",
         "rtx-5090",
         "rtx-a6000",
         "rtx-6000-ada",
+        "rtx-pro-6000-blackwell",
+        "l20",
         "ascend-910b",
         "mi250x",
         "mi300x",
@@ -87,7 +91,15 @@ fn a_gpu_is_found_by_what_a_person_types() {
     // Words of either, in order, each a whole word.
     assert_eq!(one("h200"), Ok("h200-sxm-141gb"));
     assert_eq!(one("4090"), Ok("rtx-4090"));
-    assert_eq!(one("rtx 6000"), Ok("rtx-6000-ada"));
+    // `rtx 6000` is in order in both the RTX 6000 Ada and the RTX PRO 6000 Blackwell: a third word
+    // tells them apart.
+    let e = one("rtx 6000").unwrap_err();
+    assert_eq!(e.problem, "`rtx 6000` fits 2 GPUs");
+    assert_eq!(e.accepted, "one of rtx-6000-ada, rtx-pro-6000-blackwell");
+    assert_eq!(one("rtx 6000 ada"), Ok("rtx-6000-ada"));
+    assert_eq!(one("RTX PRO 6000"), Ok("rtx-pro-6000-blackwell"));
+    assert_eq!(one("5080"), Ok("rtx-5080"));
+    assert_eq!(one("L20"), Ok("l20"));
     assert_eq!(one("a100 sxm4 80gb"), Ok("a100-sxm4-80gb"));
     // `h20` is a whole word of the H20's id only, although it begins `h200`.
     assert_eq!(one("h20"), Ok("h20-96gb"));
@@ -164,6 +176,92 @@ fn memory_is_what_cuda_reports_not_the_label() {
     // other sizes 75 %: 192 GiB × 0.75 = 144 GiB.
     assert_eq!(gpu("apple-m4-max-128gb").memory.display_gib(), "107.52 GiB");
     assert_eq!(gpu("apple-m2-ultra-192gb").memory.get(), 144 * GIB);
+}
+
+#[test]
+fn the_cards_added_in_2026_12_hold_their_sourced_figures() {
+    // A figure printed as GiB with two decimals is kept rounded down to whole MiB, as the
+    // catalog keeps `nvidia-smi mig -lgip`'s.
+    let printed = |gib: f64| (gib * 1024.0).floor() as u64 * MIB;
+
+    // RTX PRO 6000 Blackwell: PyTorch's OOM message prints a total capacity of 95.59 GiB
+    // (pytorch/pytorch#182286): 97,884 MiB. nvidia-smi's 97887MiB (antirez/ds4#431, Workstation;
+    // bigstack-oss/cubecos#312, Server with ECC) is within the 95.585–95.595 GiB that 95.59
+    // stands for, and 3 MiB above the figure kept.
+    let pro = gpu("rtx-pro-6000-blackwell");
+    assert_eq!(pro.memory.get(), printed(95.59));
+    assert_eq!(pro.memory.get(), 97_884 * MIB);
+    assert_eq!(pro.memory.get(), 102_638_813_184);
+    assert_eq!(97_887 * MIB - pro.memory.get(), 3 * MIB);
+    assert_eq!(pro.memory_source, vramfit::hardware::MemorySource::Measured);
+    // Workstation Edition: 1792 GB/s; 188 SMs × 2617 MHz × 1024 dense FP16 FLOP per SM and
+    // clock = 503.8 TFLOPS, FP8 twice that.
+    assert_eq!(pro.bandwidth_bytes_per_s, 1_792_000_000_000);
+    close(188.0 * 2.617e9 * 1024.0 / 1e12, pro.fp16_tflops, 0.05);
+    close(pro.fp8_tflops, 2.0 * pro.fp16_tflops, 1e-9);
+    // MIG (NVIDIA's MIG user guide, RTX PRO 6000): 4 × 1g.24gb, 2 × 2g.48gb, 1 × 4g.96gb on a
+    // 4-slice row. 1g.24gb: the lowest published -lgip, 23.12 GiB (cubecos#312; 23.62 in
+    // GoogleCloudPlatform/container-engine-accelerators#564); 2g and 4g derived as 2× and 4×.
+    assert_eq!((pro.mig_compute_slices, pro.mig_memory_slices), (4, 4));
+    let migs: Vec<(&str, u8, u8, &[u8], u64)> = pro
+        .mig_profiles
+        .iter()
+        .map(|p| {
+            (
+                p.name,
+                p.memory_slices,
+                p.max_instances,
+                p.starts,
+                p.usable.get(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        migs,
+        [
+            ("1g.24gb", 1, 4, &[0, 1, 2, 3][..], printed(23.12)),
+            ("2g.48gb", 2, 2, &[0, 2][..], 2 * printed(23.12)),
+            ("4g.96gb", 4, 1, &[0][..], 4 * printed(23.12)),
+        ]
+    );
+    assert_eq!(printed(23.12), 23_674 * MIB);
+    assert!(pro.mig_profile("4g.96gb").unwrap().usable < pro.memory);
+
+    // L20: 44.53 GiB total capacity in PyTorch's OOM message on an 8 × L20 server
+    // (Tencent-Hunyuan/HunyuanCustom#36): 45,598 MiB, an ECC-on figure (ECC off would be about
+    // 47.97 GiB, the A10G's ECC-on ratio 44.11 GiB).
+    let l20 = gpu("l20");
+    assert_eq!(l20.memory.get(), printed(44.53));
+    assert_eq!(l20.memory.get(), 45_598 * MIB);
+    assert!(l20.memory.get() > 45_174 * MIB && l20.memory.get() < 49_126 * MIB);
+    assert_eq!(l20.bandwidth_bytes_per_s, 864_000_000_000);
+    close(l20.fp16_tflops, 119.5, 1e-9);
+
+    // RTX 4080: 15.99 GiB total capacity in PyTorch's OOM message
+    // (aigc-apps/sd-webui-EasyPhoto#281): 16,373 MiB.
+    let r4080 = gpu("rtx-4080");
+    assert_eq!(r4080.memory.get(), printed(15.99));
+    assert_eq!(r4080.memory.get(), 16_373 * MIB);
+    // RTX 5080, no published measurement: 16 GiB of GDDR7 × 0.99947 (RTX 4090, no ECC) =
+    // 16,375.3 MiB, rounded down: 16,375 MiB.
+    let r5080 = gpu("rtx-5080");
+    assert_eq!(
+        r5080.memory_source,
+        vramfit::hardware::MemorySource::Derived
+    );
+    assert_eq!(r5080.memory.get(), 16_375 * MIB);
+    assert_eq!(r5080.memory.get(), 17_170_432_000);
+    // 84 SMs × 2617 MHz × 512 (GeForce's FP32-accumulate rate, the RTX 5090's 209.5 for 170 SMs
+    // at 2407 MHz) = 112.6 TFLOPS.
+    close(84.0 * 2.617e9 * 512.0 / 1e12, r5080.fp16_tflops, 0.05);
+    close(
+        170.0 * 2.407e9 * 512.0 / 1e12,
+        gpu("rtx-5090").fp16_tflops,
+        0.05,
+    );
+    for g in [pro, l20, r4080, r5080] {
+        assert_eq!(g.date, "2026-12-01", "{}", g.id);
+    }
 }
 
 #[test]

@@ -340,11 +340,12 @@ pub fn find_gpu(id: &str) -> Option<&'static Gpu> {
 
 /// The catalog GPUs that `query` names, as a person types a card: its id in any case
 /// (`H100-SXM5-80GB`), its name (`NVIDIA H200 SXM 141GB`), or words of either, in order (`h200`,
-/// `4090`, `a100 80gb`, `rtx 6000`). Words are runs of ASCII letters and digits. An id wins
+/// `4090`, `a100 80gb`, `rtx 6000 ada`). Words are runs of ASCII letters and digits. An id wins
 /// outright; then the GPUs whose id or name has every word whole; only when none has, those
 /// where every word begins one (`mi300` for `mi300x`, `l40` for `l40s`; see
 /// `crate::words::named_by`). So `h20` names the H20 alone, although it begins `h200` too. Empty when nothing matches; several when the words fit more
-/// than one card (`h100`: the NVL, PCIe and SXM5).
+/// than one card (`h100`: the NVL, PCIe and SXM5; `rtx 6000`: the RTX 6000 Ada and the RTX PRO
+/// 6000 Blackwell).
 pub fn match_gpus(query: &str) -> Vec<&'static Gpu> {
     if let Some(g) = gpus()
         .iter()
@@ -475,6 +476,13 @@ mod tests {
         assert_eq!(mib("gb200-186gb", "1g.23gb"), lgip(20.00));
         assert_eq!(mib("gb200-186gb", "1g.47gb"), lgip(45.50));
         assert_eq!(mib("gb200-186gb", "2g.47gb"), lgip(45.50));
+        // RTX PRO 6000 Blackwell: bigstack-oss/cubecos#312 (23.12 for one slice; 23.62 in
+        // GoogleCloudPlatform/container-engine-accelerators#564, the lower kept); two and four
+        // slices derived as 2 and 4 times one.
+        let pro = "rtx-pro-6000-blackwell";
+        assert_eq!(mib(pro, "1g.24gb"), lgip(23.12));
+        assert_eq!(mib(pro, "2g.48gb"), 2 * lgip(23.12));
+        assert_eq!(mib(pro, "4g.96gb"), 4 * lgip(23.12));
     }
 
     #[test]

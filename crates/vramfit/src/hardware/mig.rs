@@ -1,7 +1,7 @@
 //! MIG: the layouts NVIDIA's driver accepts, and packing jobs onto them (guide §4.1, §5.2, §5.3).
 //!
-//! A MIG-capable GPU has a row of memory slices (8 on A100/H100/H200, 4 on A30) and fewer
-//! compute slices (7, or 4). A GPU instance of a profile occupies `memory_slices` consecutive
+//! A MIG-capable GPU has a row of memory slices (8 on A100/H100/H200, 4 on A30 and RTX PRO 6000
+//! Blackwell) and fewer compute slices (7, or 4). A GPU instance of a profile occupies `memory_slices` consecutive
 //! memory slices starting at one of the profile's allowed start indices (what
 //! `nvidia-smi mig -lgipp` prints, e.g. `3g.40gb` at `{0,4}:4`), and `compute_slices` compute
 //! slices. A layout is valid when its instances' memory ranges do not overlap, each starts at
