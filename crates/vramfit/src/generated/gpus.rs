@@ -623,7 +623,7 @@ pub static GPUS: &[Gpu] = &[
         marketed_memory: "48 GB",
         memory: Bytes::new(47812968448),
         memory_source: MemorySource::Measured,
-        memory_note: "measured: PyTorch's out-of-memory message prints 'GPU 0 has a total capacity of 44.53 GiB' on an 8 x L20 server (github.com/Tencent-Hunyuan/HunyuanCustom/issues/36), kept as 45,598 MiB (rounded down to whole MiB); 48 GB GDDR6 with ECC on, the data-centre default",
+        memory_note: "measured: PyTorch prints 'total capacity of 44.53 GiB' (github.com/Tencent-Hunyuan/HunyuanCustom/issues/36), rounded down to whole MiB",
         bandwidth_bytes_per_s: 864000000000,
         fp16_tflops: 119.5,
         bf16_tflops: 119.5,
@@ -636,7 +636,7 @@ pub static GPUS: &[Gpu] = &[
         mig_profiles: &[
         ],
         mig_source: "",
-        source: "NVIDIA L20 (China market; AD102, 92 SMs): 48 GB GDDR6, 864 GB/s, 275 W, PCIe 4.0 x16 (technical.city/pl/video/L20); FP16 tensor 119.5 TFLOPS as AutoDL lists it (github.com/RVC-Boss/GPT-SoVITS/issues/1126, beside the RTX 4090's dense 165.2), a BF16 matmul measures 114 TFLOPS (github.com/zzc0721/torch-performance-test-data/issues/107); FP8 taken as 2 x FP16, the Ada tensor-core ratio: no FP8 datasheet figure was found",
+        source: "technical.city/pl/video/L20 (48 GB GDDR6, 864 GB/s, 275 W); FP16 as AutoDL lists it; FP8 taken as 2 x FP16",
         date: "2026-12-01",
     },
     Gpu {
@@ -791,7 +791,7 @@ pub static GPUS: &[Gpu] = &[
         marketed_memory: "16 GB",
         memory: Bytes::new(17168334848),
         memory_source: MemorySource::Measured,
-        memory_note: "measured: PyTorch's out-of-memory message prints '15.99 GiB total capacity' on an RTX 4080 (github.com/aigc-apps/sd-webui-EasyPhoto/issues/281), kept as 16,373 MiB (rounded down to whole MiB); the RTX 4080 SUPER has the same 16 GB GDDR6X",
+        memory_note: "measured: PyTorch prints '15.99 GiB total capacity' (github.com/aigc-apps/sd-webui-EasyPhoto/issues/281), rounded down to whole MiB",
         bandwidth_bytes_per_s: 716800000000,
         fp16_tflops: 97.5,
         bf16_tflops: 97.5,
@@ -852,7 +852,7 @@ pub static GPUS: &[Gpu] = &[
         mig_profiles: &[
         ],
         mig_source: "",
-        source: "https://www.nvidia.com/en-us/geforce/graphics-cards/50-series/rtx-5080/ (16 GB GDDR7 at 30 Gbps on 256 bits: 960 GB/s; 360 W); dense tensor TFLOPS with FP32 accumulate for 84 SMs at 2617 MHz, the RTX 5090 record's rate per SM and clock (NVIDIA RTX Blackwell GPU architecture whitepaper)",
+        source: "https://www.nvidia.com/en-us/geforce/graphics-cards/50-series/rtx-5080/; dense TFLOPS for 84 SMs at 2617 MHz, the RTX 5090's rate per SM",
         date: "2026-12-01",
     },
     Gpu {
@@ -935,7 +935,7 @@ pub static GPUS: &[Gpu] = &[
         marketed_memory: "96 GB",
         memory: Bytes::new(102638813184),
         memory_source: MemorySource::Measured,
-        memory_note: "measured: PyTorch's out-of-memory message prints 'GPU 0 has a total capacity of 95.59 GiB' (CUDA's total memory) on an RTX PRO 6000 Blackwell (github.com/pytorch/pytorch/issues/182286), kept as 97,884 MiB (rounded down to whole MiB); nvidia-smi prints 97887MiB on the Workstation Edition (github.com/antirez/ds4/issues/431) and on the Server Edition with ECC enabled (github.com/bigstack-oss/cubecos/issues/312); the Workstation, Max-Q and Server Editions carry the same 96 GB GDDR7",
+        memory_note: "measured: PyTorch prints 'total capacity of 95.59 GiB' (github.com/pytorch/pytorch/issues/182286), rounded down to whole MiB; nvidia-smi prints 97887MiB (github.com/antirez/ds4/issues/431)",
         bandwidth_bytes_per_s: 1792000000000,
         fp16_tflops: 503.8,
         bf16_tflops: 503.8,
@@ -951,7 +951,7 @@ pub static GPUS: &[Gpu] = &[
             MigProfile { name: "4g.96gb", compute_slices: 4, memory_slices: 4, max_instances: 1, starts: &[0], usable: Bytes::new(99295952896), usable_source: "derived: 4 x the measured 1-slice figure (rule in data/README.md)" },
         ],
         mig_source: "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-mig-profiles.html#rtx-pro-6000-blackwell-mig-profiles (profiles, memory and SM fractions, instance counts); placements: the A30's 4-slice row, the only one those fractions and counts allow",
-        source: "https://www.nvidia.com/en-us/products/workstations/professional-desktop-gpus/rtx-pro-6000/ (Workstation Edition: 96 GB GDDR7, 1792 GB/s, 600 W, PCIe 5.0); dense tensor TFLOPS with FP32 accumulate for 188 SMs at 2617 MHz, as hmc-tech.com/gpu/nvidia-rtx-pro-6000-blackwell-vs-amd-radeon-pro-duo-polaris lists them (FP16/BF16 503.8, FP8 1.01 PFLOPS; FP4 4.03 PFLOPS sparse, NVIDIA's 4000 AI TOPS); throughput and power are the Workstation Edition's, the Max-Q Workstation Edition (300 W) and the Server Edition share its memory",
+        source: "https://www.nvidia.com/en-us/products/workstations/professional-desktop-gpus/rtx-pro-6000/ (Workstation Edition); dense TFLOPS for 188 SMs at 2617 MHz",
         date: "2026-12-01",
     },
     Gpu {
