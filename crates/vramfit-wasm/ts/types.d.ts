@@ -2013,15 +2013,17 @@ export interface ParsedConfig {
  */
 export type Pattern =
   /**
-   * Still rising over its second half: a leak.
+   * Still rising over its second half, or under a sawtooth its peaks or troughs are: a leak.
    */
   | "rising"
   /**
-   * One jump, then level: the job's steady state (capacity-type behaviour).
+   * One jump, then level: the job's steady state (capacity-type behaviour); a sawtooth whose
+   * peaks are level from the first.
    */
   | "jump_then_flat"
   /**
-   * Several steps up, then level: the caching allocator growing to its working set (normal).
+   * Several steps up, then level: the caching allocator growing to its working set (normal);
+   * a sawtooth whose peaks grow in steps, then level off.
    */
   | "stepped_plateau"
   /**
@@ -2029,7 +2031,7 @@ export type Pattern =
    */
   | "flat"
   /**
-   * Going down.
+   * Going down (a sawtooth: its peaks).
    */
   | "falling"
   /**
@@ -2649,7 +2651,10 @@ export interface SmiSeries {
   points: SmiPoint[];
   /**
    * Samples removed from the end because memory fell by more than 30 % of the peak after
-   * it: the process ended (crashed); they say nothing about the growth.
+   * it and stayed there, below the lowest sample of the run's late part (the second half of
+   * the samples up to the peak) by more than the leak threshold: the process ended
+   * (crashed); they say nothing about the growth. A sawtooth's way down to its usual trough
+   * is kept.
    */
   dropped_tail: number;
   /**
@@ -2657,7 +2662,9 @@ export interface SmiSeries {
    */
   fit: LinearFit | null;
   /**
-   * The line through the second half: whether it is still rising.
+   * The line through the second half: whether it is still rising. For a leak found under a
+   * sawtooth, the envelope that showed it instead: the line through the peaks (or troughs)
+   * of the second half.
    */
   tail_fit: LinearFit | null;
   /**
@@ -2669,15 +2676,17 @@ export interface SmiSeries {
    */
   peak: Bytes;
   /**
-   * The level it settles at, when it levels off.
+   * The level it settles at, when it levels off: the mean of the second half (of a sawtooth,
+   * between its troughs and its peaks).
    */
   steady: Bytes | null;
   /**
-   * Growth over the second half, MiB per x unit, when rising.
+   * Growth over the second half, MiB per x unit, when rising (the slope of `tail_fit`).
    */
   growth_mib_per_x: number | null;
   /**
-   * When rising and memory.total is known: the x at which the tail line reaches total.
+   * When rising and memory.total is known: the x at which the tail line reaches total
+   * (counted from the last sample, or for an envelope from its line at the last sample).
    */
   hits_total_at_x: number | null;
 }

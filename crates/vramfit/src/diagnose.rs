@@ -77,13 +77,18 @@
 //!
 //! Each GPU's series is fitted by least squares, all of it and its second half. Rising over the
 //! second half (fit r² ≥ 0.5, growth ≥ 1 % of memory.total and ≥ 32 MiB) → **leak**, with the
-//! rate and the time it reaches memory.total. Level (one jump then flat, steps then flat, or
-//! flat) → **capacity** (low; medium when the peak is ≥ 90 % of memory.total): not a leak; if it
-//! still runs out, the steady state plus the peak of one step exceeds the card, or the cache is
-//! fragmented, which `memory_summary()` tells. Fewer than 4 samples → **unknown** (a single print
-//! has no shape). Samples after a fall of more than 30 % from the peak are the process ending
-//! (a crash) and are left out of the fit, with a note. CSV without `index` or `timestamp`
-//! columns is read as one GPU: log with `index` (the checks say so) for several.
+//! rate and the time it reaches memory.total. Under a sawtooth (memory allocated and freed every
+//! few samples, swings of at least three times that growth) the line through the samples fits
+//! badly, so its envelopes are fitted too, the peaks and the troughs of the second half: either
+//! rising (≥ 5 turns, r² ≥ 0.9, the same growth) → **leak**, with the rate and time of the
+//! envelope that reaches memory.total first. Level (one jump then flat, steps then flat, or
+//! flat; a sawtooth by its peaks) → **capacity** (low; medium when the peak is ≥ 90 % of
+//! memory.total): not a leak; if it still runs out, the steady state plus the peak of one step
+//! exceeds the card, or the cache is fragmented, which `memory_summary()` tells. Fewer than 4
+//! samples → **unknown** (a single print has no shape). Samples that end the log more than 30 %
+//! below the peak, and below where the job ran lately, are the process ending (a crash) and are
+//! left out of the fit, with a note (a sawtooth's troughs are not). CSV without `index` or
+//! `timestamp` columns is read as one GPU: log with `index` (the checks say so) for several.
 //!
 //! A table's `Processes:` list (of its last print) is read per GPU: on a GPU where more than
 //! one process holds memory, the largest is taken as the job and the rest as *other

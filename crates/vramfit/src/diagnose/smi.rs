@@ -7,6 +7,18 @@
 //! until it crashes, is capacity. Stepped growth that levels off is the caching allocator
 //! keeping blocks for reuse, which is normal.
 //!
+//! A sawtooth (memory allocated and freed every few samples: the caching allocator off or
+//! emptied, an inference server's batches) hides a slow leak from the line through the samples,
+//! whose r² the swings keep low. Its turning points are found by a zigzag (a swing counts when
+//! it is at least three times the growth that makes a leak, and a quarter of the second half's
+//! range), and its envelopes, the line through its peaks and the line through its troughs, are
+//! fitted over the second half: either one rising there (at least 5 turns, r² ≥ 0.9, growth
+//! of at least the threshold) is a leak, its rate and its time to memory.total from the
+//! envelope that reaches memory.total first (the peaks, normally: the job runs out at a peak).
+//! A sawtooth whose envelopes are level is not a leak; its shape is read from its peaks after
+//! the floor it starts from (one jump to a working cycle, or peaks growing in steps that level
+//! off), and its falls are neither a decline nor a crash.
+//!
 //! `nvidia-smi` prints memory in MiB (`12345MiB / 81559MiB`, `12345 MiB`, or `12345` with
 //! `nounits`), so every value here is a whole number of MiB.
 
@@ -82,15 +94,17 @@ pub struct LinearFit {
     serde(rename_all = "snake_case")
 )]
 pub enum Pattern {
-    /// Still rising over its second half: a leak.
+    /// Still rising over its second half, or under a sawtooth its peaks or troughs are: a leak.
     Rising,
-    /// One jump, then level: the job's steady state (capacity-type behaviour).
+    /// One jump, then level: the job's steady state (capacity-type behaviour); a sawtooth whose
+    /// peaks are level from the first.
     JumpThenFlat,
-    /// Several steps up, then level: the caching allocator growing to its working set (normal).
+    /// Several steps up, then level: the caching allocator growing to its working set (normal);
+    /// a sawtooth whose peaks grow in steps, then level off.
     SteppedPlateau,
     /// Level from the start.
     Flat,
-    /// Going down.
+    /// Going down (a sawtooth: its peaks).
     Falling,
     /// Fewer than 4 samples: no shape.
     TooShort,
@@ -111,21 +125,28 @@ pub struct SmiSeries {
     /// The samples, in order (after a crash drop-off is removed; see `dropped_tail`).
     pub points: Vec<SmiPoint>,
     /// Samples removed from the end because memory fell by more than 30 % of the peak after
-    /// it: the process ended (crashed); they say nothing about the growth.
+    /// it and stayed there, below the lowest sample of the run's late part (the second half of
+    /// the samples up to the peak) by more than the leak threshold: the process ended
+    /// (crashed); they say nothing about the growth. A sawtooth's way down to its usual trough
+    /// is kept.
     pub dropped_tail: u32,
     /// The line through all the samples.
     pub fit: Option<LinearFit>,
-    /// The line through the second half: whether it is still rising.
+    /// The line through the second half: whether it is still rising. For a leak found under a
+    /// sawtooth, the envelope that showed it instead: the line through the peaks (or troughs)
+    /// of the second half.
     pub tail_fit: Option<LinearFit>,
     /// The shape.
     pub pattern: Pattern,
     /// The highest sample.
     pub peak: Bytes,
-    /// The level it settles at, when it levels off.
+    /// The level it settles at, when it levels off: the mean of the second half (of a sawtooth,
+    /// between its troughs and its peaks).
     pub steady: Option<Bytes>,
-    /// Growth over the second half, MiB per x unit, when rising.
+    /// Growth over the second half, MiB per x unit, when rising (the slope of `tail_fit`).
     pub growth_mib_per_x: Option<f64>,
-    /// When rising and memory.total is known: the x at which the tail line reaches total.
+    /// When rising and memory.total is known: the x at which the tail line reaches total
+    /// (counted from the last sample, or for an envelope from its line at the last sample).
     pub hits_total_at_x: Option<f64>,
 }
 
@@ -667,6 +688,18 @@ fn finish(
 
 /// Least squares through (x, y MiB); `None` when x does not vary.
 fn fit(xs: &[f64], ys: &[f64]) -> Option<LinearFit> {
+    line(xs, ys).map(|l| l.fit)
+}
+
+/// A least-squares line with its coefficients (y = intercept + slope · x, in MiB).
+#[derive(Clone, Copy)]
+struct Line {
+    fit: LinearFit,
+    slope: f64,
+    intercept: f64,
+}
+
+fn line(xs: &[f64], ys: &[f64]) -> Option<Line> {
     let n = xs.len().min(ys.len());
     if n < 2 {
         return None;
@@ -704,22 +737,97 @@ fn fit(xs: &[f64], ys: &[f64]) -> Option<LinearFit> {
         Direction::Falling
     };
     let rate = slope.abs();
-    if !rate.is_finite() || !r2.is_finite() {
+    if !rate.is_finite() || !r2.is_finite() || !intercept.is_finite() {
         return None;
     }
-    Some(LinearFit {
-        start: SmiPoint {
-            x: x0,
-            used: at(x0),
+    Some(Line {
+        fit: LinearFit {
+            start: SmiPoint {
+                x: x0,
+                used: at(x0),
+            },
+            end: SmiPoint {
+                x: x1,
+                used: at(x1),
+            },
+            rate_mib_per_x: rate,
+            direction,
+            r2,
         },
-        end: SmiPoint {
-            x: x1,
-            used: at(x1),
-        },
-        rate_mib_per_x: rate,
-        direction,
-        r2,
+        slope,
+        intercept,
     })
+}
+
+/// The turning points of a sawtooth: `(index, is_peak)`, in order, peaks and troughs
+/// alternating. A peak is confirmed once the series has fallen `h` MiB below it, a trough once
+/// it has risen `h` above it (a zigzag with hysteresis `h`), so a wiggle smaller than `h` is no
+/// turn; the last, unconfirmed extreme is not one either. One pass.
+fn turns(ys: &[f64], h: f64) -> Vec<(usize, bool)> {
+    let mut out = Vec::new();
+    let (mut hi, mut lo) = (0usize, 0usize);
+    // 0: no turn yet; 1: going up (looking for a peak); -1: going down (for a trough).
+    let mut dir = 0i8;
+    for (i, &y) in ys.iter().enumerate().skip(1) {
+        match dir {
+            0 => {
+                if y > ys[hi] {
+                    hi = i;
+                }
+                if y < ys[lo] {
+                    lo = i;
+                }
+                if y - ys[lo] >= h {
+                    out.push((lo, false));
+                    dir = 1;
+                    hi = i;
+                } else if ys[hi] - y >= h {
+                    out.push((hi, true));
+                    dir = -1;
+                    lo = i;
+                }
+            }
+            1 => {
+                if y >= ys[hi] {
+                    hi = i;
+                } else if ys[hi] - y >= h {
+                    out.push((hi, true));
+                    dir = -1;
+                    lo = i;
+                }
+            }
+            _ => {
+                if y <= ys[lo] {
+                    lo = i;
+                } else if y - ys[lo] >= h {
+                    out.push((lo, false));
+                    dir = 1;
+                    hi = i;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A leak under a sawtooth is read from at least this many peaks (or troughs) in the second
+/// half…
+const ENVELOPE_TURNS: usize = 5;
+/// …on a line this good: stricter than the 0.5 of the line through every sample, as a handful
+/// of points fits a rising line by chance more easily (five peaks of pure noise do so with
+/// r² ≥ 0.9 less than one time in a hundred, with r² ≥ 0.5 about one in eleven).
+const ENVELOPE_R2: f64 = 0.9;
+
+/// When memory.total is known: the x at which a rising line through the series reaches it,
+/// counted on from the last sample at `last` MiB.
+fn reaches(total: Option<Bytes>, x_last: f64, last: f64, rate: f64) -> Option<f64> {
+    let total_mib = total?.get() as f64 / MIB as f64;
+    let x_hit = if last >= total_mib {
+        x_last
+    } else {
+        x_last + (total_mib - last) / rate
+    };
+    (x_hit.is_finite() && x_hit >= 0.0).then_some(x_hit)
 }
 
 fn analyse(r: Raw, unit: XUnit) -> SmiSeries {
@@ -732,14 +840,26 @@ fn analyse(r: Raw, unit: XUnit) -> SmiSeries {
     } = r;
     let mut n = ys.len().min(xs.len());
     let peak = ys.iter().copied().max().unwrap_or(Bytes::ZERO);
-    // Drop the tail after a crash: memory falling by more than 30 % of the peak after it.
+    let scale_mib = total.unwrap_or(peak).get() as f64 / MIB as f64;
+    let threshold = (0.01 * scale_mib).max(32.0); // MiB
+    // Drop the tail after a crash: the samples that end the log, after its peak, all more than
+    // 30 % below the peak and below where the job ran lately (the lowest sample of the second
+    // half of those up to the peak) by more than the threshold: the process ended. A sawtooth's
+    // falls are no crash: it comes back up to its next peak, and after its last peak it stops
+    // at its usual troughs.
     let mut dropped = 0u32;
-    if let Some(pi) = ys.iter().rposition(|y| *y == peak)
-        && let Some(fall) = ys[pi..].iter().position(|y| y.get() < peak.get() / 10 * 7)
-    {
-        let cut = pi + fall;
-        if cut >= 2 {
-            dropped = (n - cut) as u32;
+    if let Some(pi) = ys[..n].iter().rposition(|y| *y == peak) {
+        let lately = ys[pi / 2..=pi].iter().copied().min().unwrap_or(peak);
+        let bound = (peak.get() / 10 * 7) as f64;
+        let bound = bound.min(lately.get() as f64 - threshold * MIB as f64);
+        let down = ys[pi + 1..n]
+            .iter()
+            .rev()
+            .take_while(|y| (y.get() as f64) < bound)
+            .count();
+        let cut = n - down;
+        if down > 0 && cut >= 2 {
+            dropped = down as u32;
             n = cut;
         }
     }
@@ -769,53 +889,118 @@ fn analyse(r: Raw, unit: XUnit) -> SmiSeries {
     if n < 4 {
         return s;
     }
-    let scale_mib = total.unwrap_or(peak).get() as f64 / MIB as f64;
-    let threshold = (0.01 * scale_mib).max(32.0); // MiB
     let half = n / 2;
     let tail_x = &xs[half..];
     let tail_y = &ys[half..];
     s.tail_fit = fit(tail_x, tail_y);
     let tail_rise = tail_y[tail_y.len() - 1] - tail_y[0];
-    let first = ys[0];
-    let max = ys.iter().copied().fold(f64::MIN, f64::max);
     let rising = match s.tail_fit {
         Some(t) => t.direction == Direction::Rising && t.r2 >= 0.5 && tail_rise >= threshold,
         None => false,
     };
+    let x_last = xs[n - 1];
     if rising {
         s.pattern = Pattern::Rising;
         if let Some(t) = s.tail_fit {
             s.growth_mib_per_x = Some(t.rate_mib_per_x);
-            if let Some(total) = total {
-                let last = ys[n - 1];
-                let x_last = xs[n - 1];
-                let total_mib = total.get() as f64 / MIB as f64;
-                let x_hit = if last >= total_mib {
-                    x_last
-                } else {
-                    x_last + (total_mib - last) / t.rate_mib_per_x
-                };
-                if x_hit.is_finite() && x_hit >= 0.0 {
-                    s.hits_total_at_x = Some(x_hit);
-                }
-            }
+            s.hits_total_at_x = reaches(total, x_last, ys[n - 1], t.rate_mib_per_x);
         }
         return s;
     }
-    let last = ys[n - 1];
-    if last < first - threshold && s.fit.is_some_and(|f| f.direction == Direction::Falling) {
+    // A sawtooth (memory allocated and freed every few samples) hides a slow leak from the line
+    // through every sample: read its envelopes instead, the peaks and the troughs. A swing
+    // counts when it is at least three times the growth that makes a leak and a quarter of the
+    // second half's range (smaller wiggles of a larger cycle are not turns of their own).
+    let tail_min = tail_y.iter().copied().fold(f64::MAX, f64::min);
+    let tail_max = tail_y.iter().copied().fold(f64::MIN, f64::max);
+    let turns = turns(&ys, (3.0 * threshold).max((tail_max - tail_min) / 4.0));
+    let envelope = |want_peak: bool, from: usize| -> (Vec<f64>, Vec<f64>) {
+        turns
+            .iter()
+            .filter(|&&(i, p)| p == want_peak && i >= from)
+            .map(|&(i, _)| (xs[i], ys[i]))
+            .unzip()
+    };
+    // An envelope rising over the second half by the same test as the samples (direction,
+    // growth of at least the threshold between its first and last turn), with at least
+    // ENVELOPE_TURNS turns and r² ≥ ENVELOPE_R2. When both do, the one that reaches
+    // memory.total first (the peaks, normally: the peak is when the job runs out) gives the
+    // rate; without memory.total, the peaks.
+    let mut leak: Option<(Line, Option<f64>)> = None;
+    for want_peak in [true, false] {
+        let (ex, ey) = envelope(want_peak, half);
+        if ex.len() < ENVELOPE_TURNS {
+            continue;
+        }
+        let Some(l) = line(&ex, &ey) else {
+            continue;
+        };
+        let rise = ey[ey.len() - 1] - ey[0];
+        if l.fit.direction != Direction::Rising || l.fit.r2 < ENVELOPE_R2 || rise < threshold {
+            continue;
+        }
+        let hit = reaches(
+            total,
+            x_last,
+            l.intercept + l.slope * x_last,
+            l.fit.rate_mib_per_x,
+        );
+        let sooner = match (&leak, hit) {
+            (None, _) => true,
+            (Some((_, Some(prev))), Some(h)) => h < *prev,
+            (Some((_, None)), Some(_)) => true,
+            (Some(_), None) => false,
+        };
+        if sooner {
+            leak = Some((l, hit));
+        }
+    }
+    if let Some((l, hit)) = leak {
+        s.pattern = Pattern::Rising;
+        s.tail_fit = Some(l.fit);
+        s.growth_mib_per_x = Some(l.fit.rate_mib_per_x);
+        s.hits_total_at_x = hit;
+        return s;
+    }
+    // Not rising. A sawtooth (two peaks and two troughs at least) is judged by its peaks: going
+    // down when they do, and its shape that of the floor it starts from followed by its peaks
+    // (so a level sawtooth is one jump to its working cycle, and one whose peaks grow in steps
+    // and level off a stepped plateau), wherever in the cycle the log starts and ends.
+    let (peak_x, peak_y) = envelope(true, 0);
+    let troughs = turns.iter().filter(|t| !t.1).count();
+    let cyclic = peak_y.len() >= 2 && troughs >= 2;
+    let shape: Vec<f64> = if cyclic {
+        let floor = turns
+            .iter()
+            .find(|t| !t.1)
+            .map_or(ys[0], |t| ys[t.0].min(ys[0]));
+        core::iter::once(floor)
+            .chain(peak_y.iter().copied())
+            .collect()
+    } else {
+        ys.clone()
+    };
+    let falling = if cyclic {
+        peak_y[peak_y.len() - 1] < peak_y[0] - threshold
+            && fit(&peak_x, &peak_y).is_some_and(|f| f.direction == Direction::Falling)
+    } else {
+        ys[n - 1] < ys[0] - threshold && s.fit.is_some_and(|f| f.direction == Direction::Falling)
+    };
+    if falling {
         s.pattern = Pattern::Falling;
         return s;
     }
     // Levels off. The level: the mean of the second half.
     let level = tail_y.iter().sum::<f64>() / tail_y.len() as f64;
     s.steady = Some(Bytes::from_f64(level * MIB as f64));
+    let first = shape[0];
+    let max = shape.iter().copied().fold(f64::MIN, f64::max);
     let rise = max - first;
     if rise < threshold {
         s.pattern = Pattern::Flat;
         return s;
     }
-    let biggest_step = ys.windows(2).map(|w| w[1] - w[0]).fold(0.0, f64::max);
+    let biggest_step = shape.windows(2).map(|w| w[1] - w[0]).fold(0.0, f64::max);
     s.pattern = if biggest_step >= 0.6 * rise {
         Pattern::JumpThenFlat
     } else {
@@ -883,6 +1068,184 @@ mod tests {
             ),
             None
         );
+    }
+
+    /// `--format=csv,noheader,nounits` (used, total in MiB; x is the sample number).
+    fn csv(used: &[u64], total: u64) -> String {
+        used.iter()
+            .map(|u| alloc::format!("{u}, {total}\n"))
+            .collect()
+    }
+
+    fn one(used: &[u64], total: u64) -> SmiSeries {
+        let log = parse_nvidia_smi_csv(&csv(used, total)).expect("a log");
+        assert_eq!(log.series.len(), 1);
+        log.series[0].clone()
+    }
+
+    const GIB: u64 = 1024; // MiB
+    const TOTAL: u64 = 80 * GIB; // an 80 GiB card: the leak threshold is 1 % of it, 819.2 MiB
+
+    /// Ten cycles of four samples, floor → half way → ceiling → half way (sample 4k is cycle k's
+    /// trough, 4k + 2 its peak), with `floor(k)` and `ceiling(k)` in MiB.
+    fn sawtooth(floor: impl Fn(u64) -> u64, ceiling: impl Fn(u64) -> u64) -> Vec<u64> {
+        (0..10)
+            .flat_map(|k| {
+                let (lo, hi) = (floor(k), ceiling(k));
+                [lo, (lo + hi) / 2, hi, (lo + hi) / 2]
+            })
+            .collect()
+    }
+
+    // The expected numbers below come from exact lines through whole MiB, so the only error is
+    // the rounding of sums of a few dozen products below 1e7: far below 1e-9 MiB.
+    const EPS: f64 = 1e-9;
+
+    #[test]
+    fn a_leak_under_a_sawtooth_is_rising() {
+        // 10 → 30 GiB every 4 samples, floor and ceiling up 256 MiB a cycle: 64 MiB per sample.
+        let used = sawtooth(|k| 10 * GIB + 256 * k, |k| 30 * GIB + 256 * k);
+        // The line through the second half's samples cannot see it (the rule before envelopes).
+        let xs: Vec<f64> = (20..40).map(f64::from).collect();
+        let ys: Vec<f64> = used[20..].iter().map(|&u| u as f64).collect();
+        assert!(fit(&xs, &ys).expect("a line").r2 < 0.5);
+        let s = one(&used, TOTAL);
+        assert_eq!(s.pattern, Pattern::Rising);
+        let g = s.growth_mib_per_x.expect("a rate");
+        assert!((g - 64.0).abs() < EPS, "{g}");
+        // Peaks (x = 4k + 2) lie on 30 592 + 64 x MiB and reach 81 920 at x = 51 328 / 64 = 802;
+        // the troughs (10 240 + 64 x) only at 1 120: the peaks run out first.
+        let h = s.hits_total_at_x.expect("a time");
+        assert!((h - 802.0).abs() < EPS, "{h}");
+        // The line shown is the peaks' over the second half: samples 22 … 38.
+        let t = s.tail_fit.expect("the line used");
+        assert_eq!((t.start.x, t.end.x), (22.0, 38.0));
+        assert_eq!(
+            (t.start.used, t.end.used),
+            (Bytes::mib(30_592 + 64 * 22), Bytes::mib(30_592 + 64 * 38))
+        );
+        assert!(t.r2 > 1.0 - EPS && t.direction == Direction::Rising);
+        assert_eq!(s.steady, None);
+        // The last sample, 22 784 MiB after the 33 024 MiB peak, is below 70 % of it, but it is
+        // the usual way down to a trough, not a crash: kept.
+        assert_eq!((s.dropped_tail, s.points.len()), (0, 40));
+        // Then the process dies (3 MiB, twice): those two are left out, the rest is the same.
+        let crashed = one(&[used.as_slice(), &[3, 3]].concat(), TOTAL);
+        assert_eq!((crashed.dropped_tail, crashed.points.len()), (2, 40));
+        assert_eq!(crashed.pattern, Pattern::Rising);
+        assert_eq!(crashed.hits_total_at_x, s.hits_total_at_x);
+        // The verdict: a leak, high (40 samples, r² 1), with the rate and the time.
+        let d = crate::diagnose::diagnose(&csv(&used, TOTAL));
+        assert_eq!(d.kind, crate::diagnose::Kind::Leak);
+        assert_eq!(d.confidence, crate::diagnose::Confidence::High);
+        assert!(d.explanation.en.contains("+64.0 MiB per sample"));
+    }
+
+    #[test]
+    fn a_creeping_ceiling_or_floor_alone_is_a_leak() {
+        // Floor level at 10 GiB, peaks up 256 MiB a cycle: the peaks' line, as above.
+        let s = one(&sawtooth(|_| 10 * GIB, |k| 30 * GIB + 256 * k), TOTAL);
+        assert_eq!(s.pattern, Pattern::Rising);
+        assert!((s.growth_mib_per_x.expect("a rate") - 64.0).abs() < EPS);
+        assert!((s.hits_total_at_x.expect("a time") - 802.0).abs() < EPS);
+        assert_eq!(s.tail_fit.map(|t| t.start.x), Some(22.0));
+        // Ceiling level at 30 GiB, floor up 256 MiB a cycle: only the troughs rise, on
+        // 10 240 + 64 x MiB (x = 4k), reaching 81 920 at x = 71 680 / 64 = 1 120.
+        let s = one(&sawtooth(|k| 10 * GIB + 256 * k, |_| 30 * GIB), TOTAL);
+        assert_eq!(s.pattern, Pattern::Rising);
+        assert!((s.growth_mib_per_x.expect("a rate") - 64.0).abs() < EPS);
+        assert!((s.hits_total_at_x.expect("a time") - 1120.0).abs() < EPS);
+        let t = s.tail_fit.expect("the line used");
+        assert_eq!((t.start.x, t.end.x), (20.0, 36.0));
+        // Without memory.total, the same rate and no time (the troughs, the only envelope
+        // that rises).
+        let rows: String = sawtooth(|k| 10 * GIB + 256 * k, |_| 30 * GIB)
+            .iter()
+            .map(|u| alloc::format!("0, {u} MiB\n"))
+            .collect();
+        let text = alloc::format!("index, memory.used [MiB]\n{rows}");
+        let s = parse_nvidia_smi_csv(&text).expect("a log").series[0].clone();
+        assert_eq!(s.pattern, Pattern::Rising);
+        assert!((s.growth_mib_per_x.expect("a rate") - 64.0).abs() < EPS);
+        assert_eq!(s.hits_total_at_x, None);
+    }
+
+    #[test]
+    fn a_level_sawtooth_is_no_leak() {
+        // 10 → 30 GiB every 4 samples, floor and ceiling level: one jump to a working cycle.
+        let used = sawtooth(|_| 10 * GIB, |_| 30 * GIB);
+        let s = one(&used, TOTAL);
+        assert_eq!(s.pattern, Pattern::JumpThenFlat);
+        assert_eq!(s.growth_mib_per_x, None);
+        assert_eq!(s.hits_total_at_x, None);
+        // The level: the mean of the second half, (10 + 20 + 30 + 20) / 4 GiB.
+        assert_eq!(s.steady, Some(Bytes::mib(20 * GIB)));
+        let d = crate::diagnose::diagnose(&csv(&used, TOTAL));
+        assert_eq!(d.kind, crate::diagnose::Kind::Capacity);
+        // Started at a peak and cut at a trough: last sample 20 GiB below the first, yet not
+        // going down (the peaks are level).
+        let shifted: Vec<u64> = used[2..37].to_vec();
+        assert_eq!((shifted[0], shifted[34]), (30 * GIB, 10 * GIB));
+        assert_eq!(one(&shifted, TOTAL).pattern, Pattern::JumpThenFlat);
+        // With ±1 % jitter on every sample: peaks vary by at most 2 % of 30 GiB, 614 MiB, below
+        // the 819 MiB a leak must grow by, so no run of it can rise; the shape is still one jump
+        // (10 → 30 GiB, more than 0.6 of the 20.6 GiB rise at most) to a level cycle.
+        let mut seed = 1u64;
+        for _ in 0..50 {
+            let jittered: Vec<u64> = used
+                .iter()
+                .map(|&u| {
+                    seed = seed
+                        .wrapping_mul(6_364_136_223_846_793_005)
+                        .wrapping_add(1_442_695_040_888_963_407);
+                    let f = ((seed >> 33) % 2001) as f64 / 1000.0 - 1.0; // -1 … 1
+                    (u as f64 * (1.0 + 0.01 * f)) as u64
+                })
+                .collect();
+            // Whichever peak is the highest, the falls after it are troughs, not a crash.
+            let s = one(&jittered, TOTAL);
+            assert_eq!(s.pattern, Pattern::JumpThenFlat, "{jittered:?}");
+            assert_eq!(s.dropped_tail, 0, "{jittered:?}");
+        }
+    }
+
+    #[test]
+    fn a_noisy_level_series_is_no_leak() {
+        // 40 samples at 40 and at 76 GiB with ±1 % jitter: no swing of 3 × 819.2 MiB (no
+        // sawtooth), and no line rising through them.
+        let mut seed = 7u64;
+        for level in [40 * GIB, 76 * GIB] {
+            for _ in 0..50 {
+                let used: Vec<u64> = (0..40)
+                    .map(|_| {
+                        seed = seed
+                            .wrapping_mul(6_364_136_223_846_793_005)
+                            .wrapping_add(1_442_695_040_888_963_407);
+                        let f = ((seed >> 33) % 2001) as f64 / 1000.0 - 1.0;
+                        (level as f64 * (1.0 + 0.01 * f)) as u64
+                    })
+                    .collect();
+                let s = one(&used, TOTAL);
+                assert_ne!(s.pattern, Pattern::Rising, "{used:?}");
+                assert_eq!(s.growth_mib_per_x, None);
+            }
+        }
+    }
+
+    #[test]
+    fn a_stepped_plateau_is_no_leak() {
+        // The caching allocator growing in steps to its working set, then level: 20 samples.
+        let used = [3, 5, 5, 7, 7, 8, 8, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9].map(|g| g * GIB);
+        let s = one(&used, TOTAL);
+        assert_eq!(s.pattern, Pattern::SteppedPlateau);
+        assert_eq!(s.steady, Some(Bytes::mib(9 * GIB)));
+        // A sawtooth whose peaks grow in steps over the first cycles and then level off: its
+        // shape, floor then peaks, is 10, 16, 20, 24, 28, 30 … GiB, a rise of 20 GiB whose
+        // largest step (6) is under 0.6 of it; the peaks of the second half are level.
+        let peaks = [16, 20, 24, 28, 30, 30, 30, 30, 30, 30];
+        let s = one(&sawtooth(|_| 10 * GIB, |k| peaks[k as usize] * GIB), TOTAL);
+        assert_eq!(s.pattern, Pattern::SteppedPlateau);
+        assert_eq!(s.growth_mib_per_x, None);
     }
 
     #[test]
