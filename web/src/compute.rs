@@ -385,14 +385,30 @@ pub fn spot_of(s: &AppState, d: &SpotDefaults) -> Result<SpotComparison, InputEr
     })
 }
 
-/// Whether the model is known by its architecture: a bare parameter count has no KV cache or
-/// per-token activations, so nothing bounds its batch or sequence.
-pub fn is_detailed(input: &EstimateInput) -> bool {
-    input.resolve().is_ok_and(|w| w.arch.is_detailed())
+/// What bounds a model's size on a card: a bare parameter count has no KV cache or per-token
+/// activations, so nothing bounds its batch or sequence; a convolutional network's per-image
+/// counts bound its batch, and no sequence length reaches it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bounds {
+    /// Nothing: a bare parameter count.
+    None,
+    /// The batch only: an image network.
+    Batch,
+    /// The batch and the sequence.
+    Both,
+}
+
+/// What bounds the input's model (see [`Bounds`]).
+pub fn bounds(input: &EstimateInput) -> Bounds {
+    match input.resolve() {
+        Ok(w) if w.arch.is_detailed() => Bounds::Both,
+        Ok(w) if w.arch.has_image_counts() => Bounds::Batch,
+        _ => Bounds::None,
+    }
 }
 
 /// The largest batch and the largest sequence length that fit `capacity` with the other
-/// inputs as they are (none for a bare parameter count: see [`is_detailed`]).
+/// inputs as they are (only what [`bounds`] allows).
 pub fn largest(
     s: &AppState,
     capacity: Bytes,
@@ -403,7 +419,8 @@ pub fn largest(
     let Ok(input) = input_with(s, &[]) else {
         return (None, None);
     };
-    if !is_detailed(&input) {
+    let bounded = bounds(&input);
+    if bounded == Bounds::None {
         return (None, None);
     }
     let need =
@@ -419,6 +436,9 @@ pub fn largest(
         1,
         vramfit::estimate::MAX_BATCH.min(1 << 16),
     );
+    if bounded == Bounds::Batch {
+        return (batch, None);
+    }
     let seq = vramfit::hardware::fit::largest_fitting(
         |n| {
             need(EstimateInput {
@@ -603,12 +623,17 @@ mod tests {
     #[test]
     fn a_bare_parameter_count_has_no_largest_batch_or_sequence() {
         let s = state("#/fit?source=params&params=7B&gpu=h100-sxm5-80gb");
-        assert!(!is_detailed(&input_with(&s, &[]).unwrap()));
+        assert_eq!(bounds(&input_with(&s, &[]).unwrap()), Bounds::None);
         assert_eq!(largest(&s, Bytes::new(80 << 30)), (None, None));
         // A preset has both.
         let p = state("#/fit?gpu=h100-sxm5-80gb");
         let (batch, seq) = largest(&p, Bytes::new(80 << 30));
         assert!(batch.is_some() && seq.is_some());
+        // An image network's per-image counts bound its batch, and nothing else.
+        let r = state("#/fit?model=microsoft/resnet-50&mode=training&gpu=h100-sxm5-80gb");
+        assert_eq!(bounds(&input_with(&r, &[]).unwrap()), Bounds::Batch);
+        let (batch, seq) = largest(&r, Bytes::new(80 << 30));
+        assert!(batch.is_some_and(|b| b.value > 100) && seq.is_none());
     }
 
     #[test]

@@ -217,6 +217,7 @@ pub static TEXT: &[(&str, &str, &str)] = &[
     ("f.zero", "ZeRO stage", "ZeRO 阶段"),
     ("faq.source_guide", "From the guide, {0}", "出自指南 {0}"),
     ("faq.source_users", "A question users often ask", "用户常问的问题"),
+    ("fit.no_seq", "An image network's memory does not depend on a sequence length: only the batch is bounded.", "图像网络的显存与序列长度无关：只有批大小受限。"),
     ("h.batch", "Sequences per step (training: micro-batch per GPU)", "每步的序列数（训练时为每卡微批）"),
     ("h.dtype", "Automatic: the checkpoint's dtype", "自动：使用权重文件的数据类型"),
     ("h.gpu_memory", "With its unit: 80GB, 79.19GiB, 24GB", "带单位：80GB、79.19GiB、24GB"),

@@ -257,7 +257,19 @@ pub fn run(args: EstimateArgs) -> Outcome {
         return json(&v);
     }
     let mut t = table(&e);
-    if let Some(sol) = solutions.as_ref().filter(|_| !workload.arch.is_detailed()) {
+    if let Some(sol) = solutions
+        .as_ref()
+        .filter(|_| workload.arch.has_image_counts())
+    {
+        let show =
+            |x: Option<u64>| x.map_or_else(|| String::from("none"), vramfit::estimate::thousands);
+        let _ = writeln!(
+            t,
+            "On this card: largest batch {}, fewest cards {} (an image network: no sequence length reaches its memory).",
+            show(sol.max_batch),
+            show(sol.min_gpus)
+        );
+    } else if let Some(sol) = solutions.as_ref().filter(|_| !workload.arch.is_detailed()) {
         let _ = writeln!(
             t,
             "On this card: fewest cards {} (a bare parameter count has no KV cache or per-token activations: nothing bounds the batch or the context).",

@@ -136,6 +136,24 @@ export interface Architecture {
    * Published total for an `Family::Opaque` model (quick mode, ResNet, YOLO).
    */
   opaque_params: number;
+  /**
+   * A convolutional network known by its parameter count: the side of the square image its
+   * per-image counts below are for (ResNet-50: 224; YOLOv5s: 640); 0 when none is known.
+   */
+  image_size: number;
+  /**
+   * Elements that a training forward pass saves for backward per image (counted layer by
+   * layer, in the activation dtype).
+   */
+  image_activations: number;
+  /**
+   * Max-pooling indices saved for backward per image (int64, 8 bytes each).
+   */
+  image_indices: number;
+  /**
+   * Elements alive at once at the widest point of an inference forward pass, per image.
+   */
+  image_working: number;
 }
 
 /**
@@ -273,6 +291,24 @@ export interface ArchitectureInput {
    * Published total for an `Family::Opaque` model (quick mode, ResNet, YOLO).
    */
   opaque_params?: number;
+  /**
+   * A convolutional network known by its parameter count: the side of the square image its
+   * per-image counts below are for (ResNet-50: 224; YOLOv5s: 640); 0 when none is known.
+   */
+  image_size?: number;
+  /**
+   * Elements that a training forward pass saves for backward per image (counted layer by
+   * layer, in the activation dtype).
+   */
+  image_activations?: number;
+  /**
+   * Max-pooling indices saved for backward per image (int64, 8 bytes each).
+   */
+  image_indices?: number;
+  /**
+   * Elements alive at once at the widest point of an inference forward pass, per image.
+   */
+  image_working?: number;
 }
 
 /**
@@ -2045,7 +2081,7 @@ export type Pattern =
  */
 export type Phase =
   /**
-   * Inference: the prompt's forward pass.
+   * Inference: the forward pass over the input (an LLM's prompt, a batch of images).
    */
   | "prefill"
   /**

@@ -192,6 +192,10 @@ const FILES: &[(&str, &str)] = &[
         "用逗号分隔的 criterion=weight 对；criterion 为 memory、billing、slicing、interconnect、frameworks、support；权重为 0 到 100 的整数，不能全为 0",
     ),
     (
+        "family \"opaque\" with opaque_params (and a convolutional network's image_* counts), or a detailed family with its fields",
+        "family \"opaque\" 且只给 opaque_params（卷积网络还可给 image_* 计数），或一个详细的 family 及其各字段",
+    ),
+    (
         "a config group with 8-bit float weights (FP8), 8-bit int weights (W8A8) or 4-bit int weights (W4A16)",
         "一个配置组，权重为 8 位浮点（FP8）、8 位整数（W8A8）或 4 位整数（W4A16）",
     ),
@@ -202,10 +206,6 @@ const FILES: &[(&str, &str)] = &[
     (
         "mean hours between interruptions, more than 0 and at most 10000000 (the guide: 6 to 48)",
         "平均中断间隔（小时），大于 0 且至多 10000000（指南：6 到 48）",
-    ),
-    (
-        "family \"opaque\" with opaque_params only, or a detailed family with its fields",
-        "family \"opaque\" 且只给 opaque_params，或一个详细的 family 及其各字段",
     ),
     (
         "a Hugging Face config.json (a JSON object with model_type, hidden_size, …)",

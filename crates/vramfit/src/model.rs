@@ -173,6 +173,16 @@ pub struct Architecture {
     pub extra_params: u64,
     /// Published total for an [`Family::Opaque`] model (quick mode, ResNet, YOLO).
     pub opaque_params: u64,
+    /// A convolutional network known by its parameter count: the side of the square image its
+    /// per-image counts below are for (ResNet-50: 224; YOLOv5s: 640); 0 when none is known.
+    pub image_size: u64,
+    /// Elements that a training forward pass saves for backward per image (counted layer by
+    /// layer, in the activation dtype).
+    pub image_activations: u64,
+    /// Max-pooling indices saved for backward per image (int64, 8 bytes each).
+    pub image_indices: u64,
+    /// Elements alive at once at the widest point of an inference forward pass, per image.
+    pub image_working: u64,
 }
 
 deserialize_with_defaults!(Architecture {
@@ -207,6 +217,10 @@ deserialize_with_defaults!(Architecture {
     composite_gelu,
     extra_params,
     opaque_params,
+    image_size,
+    image_activations,
+    image_indices,
+    image_working,
 });
 
 /// What a weight tensor does: decides quantization, LoRA targets, and tensor-parallel sharding.
@@ -323,6 +337,8 @@ impl Tensor {
 pub const MAX_DIM: u64 = 1 << 24;
 /// Largest layer count accepted.
 pub const MAX_LAYERS: u64 = 1024;
+/// The most elements one image may hold in a network's per-image counts (10¹², 4 TB in fp32).
+pub const MAX_IMAGE_ELEMENTS: u64 = 1_000_000_000_000;
 
 impl Architecture {
     /// An opaque model of `params` parameters (the guide's quick mode).
@@ -359,7 +375,16 @@ impl Architecture {
             composite_gelu: false,
             extra_params: 0,
             opaque_params: params,
+            image_size: 0,
+            image_activations: 0,
+            image_indices: 0,
+            image_working: 0,
         }
+    }
+
+    /// Whether per-image activation counts are known (a convolutional network's preset).
+    pub const fn has_image_counts(&self) -> bool {
+        self.image_size > 0
     }
 
     /// Whether the architecture is known beyond its parameter count.
@@ -391,7 +416,14 @@ impl Architecture {
             // Known by its parameter count alone: any other field would reach arithmetic that
             // only a detailed architecture's ranges keep from overflowing (the fuzzer found
             // 8.3e18 layers in vLLM's CUDA-graph pool and 1.8e19-wide FFNs in HF inference).
-            if *self != Architecture::opaque(self.opaque_params) {
+            let counts = Architecture {
+                image_size: self.image_size,
+                image_activations: self.image_activations,
+                image_indices: self.image_indices,
+                image_working: self.image_working,
+                ..Architecture::opaque(self.opaque_params)
+            };
+            if *self != counts {
                 let named = [
                     ("num_layers", self.num_layers),
                     ("hidden_size", self.hidden_size),
@@ -407,9 +439,26 @@ impl Architecture {
                     named.map_or_else(|| alloc::string::String::from(field), |(n, _)| f(n)),
                     "a model known by its parameter count alone (family \"opaque\") takes no \
                      other architecture field",
-                    "family \"opaque\" with opaque_params only, or a detailed family with its \
-                     fields",
+                    "family \"opaque\" with opaque_params (and a convolutional network's image_* \
+                     counts), or a detailed family with its fields",
                 ));
+            }
+            if self.image_size > 0
+                || self.image_activations > 0
+                || self.image_indices > 0
+                || self.image_working > 0
+            {
+                // Per-image counts come together: the image they are for, and what training and
+                // inference hold per image.
+                check("image_size", self.image_size, 1, 1 << 16)?;
+                check(
+                    "image_activations",
+                    self.image_activations,
+                    1,
+                    MAX_IMAGE_ELEMENTS,
+                )?;
+                check("image_indices", self.image_indices, 0, MAX_IMAGE_ELEMENTS)?;
+                check("image_working", self.image_working, 1, MAX_IMAGE_ELEMENTS)?;
             }
             return check("params", self.opaque_params, 1, crate::units::MAX_PARAMS);
         }

@@ -527,3 +527,33 @@ fn an_opaque_model_with_absurd_layers_is_refused() {
     // The guide's rule for 7e9 parameters in bf16: 7e9 × 2 B.
     assert_eq!(e.weights_bytes.get(), 14_000_000_000);
 }
+
+/// A convolutional network's per-image counts come together and within range: counts without the
+/// image they are for, or 10¹³ elements per image, are refused with the field; the largest counts
+/// at the largest batch saturate and are refused as past 8 PiB, not wrapped.
+#[test]
+fn image_counts_are_checked() {
+    refused_json(
+        r#"{"arch": {"family": "opaque", "opaque_params": 25557032,
+            "image_activations": 21075968, "image_working": 2960384}, "mode": "training"}"#,
+        "model.image_size",
+    );
+    refused_json(
+        r#"{"arch": {"family": "opaque", "opaque_params": 25557032, "image_size": 224,
+            "image_activations": 10000000000000, "image_working": 1}, "mode": "training"}"#,
+        "model.image_activations",
+    );
+    let big = from_json(
+        r#"{"arch": {"family": "opaque", "opaque_params": 25557032, "image_size": 65536,
+            "image_activations": 1000000000000, "image_indices": 1000000000000,
+            "image_working": 1000000000000}, "mode": "training", "batch": 1048576,
+            "precision": "fp32"}"#,
+    );
+    // 1,048,576 × (10¹² × 4 B + 10¹² × 8 B) = 1.26 × 10¹⁹ B, past u64: saturated, then refused
+    // as past the 8 PiB any estimate may reach.
+    let e = estimate(&big.unwrap()).unwrap_err();
+    assert!(
+        e.problem.contains("8 PiB") && e.problem.contains("activations"),
+        "{e:?}"
+    );
+}

@@ -89,6 +89,14 @@ struct Record {
     extra_params: u64,
     #[serde(default)]
     opaque_params: u64,
+    #[serde(default)]
+    image_size: u64,
+    #[serde(default)]
+    image_activations: u64,
+    #[serde(default)]
+    image_indices: u64,
+    #[serde(default)]
+    image_working: u64,
 }
 
 #[derive(Deserialize)]
@@ -274,7 +282,7 @@ fn render(records: &[(String, Record)]) -> String {
         };
         let _ = writeln!(s, "        quantization: {quantization},");
         let _ = writeln!(s, "        arch: Architecture {{");
-        let fields: [(&str, String); 31] = [
+        let fields: [(&str, String); 35] = [
             ("family", format!("Family::{family}")),
             ("vocab_size", r.vocab_size.to_string()),
             ("hidden_size", r.hidden_size.to_string()),
@@ -309,6 +317,10 @@ fn render(records: &[(String, Record)]) -> String {
             ("composite_gelu", r.composite_gelu.to_string()),
             ("extra_params", r.extra_params.to_string()),
             ("opaque_params", r.opaque_params.to_string()),
+            ("image_size", r.image_size.to_string()),
+            ("image_activations", r.image_activations.to_string()),
+            ("image_indices", r.image_indices.to_string()),
+            ("image_working", r.image_working.to_string()),
         ];
         for (k, v) in fields {
             let _ = writeln!(s, "            {k}: {v},");

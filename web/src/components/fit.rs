@@ -88,7 +88,8 @@ pub fn view() -> Html {
         {
             let s = (*app).clone();
             move |(_, _, cap)| {
-                let bounded = compute::input_with(&s, &[]).is_ok_and(|i| compute::is_detailed(&i));
+                let bounded = compute::input_with(&s, &[])
+                    .map_or(compute::Bounds::None, |i| compute::bounds(&i));
                 cap.as_ref()
                     .map(|(_, c)| (compute::largest(&s, *c), bounded))
             }
@@ -153,14 +154,15 @@ pub fn view() -> Html {
             if let (Some((gpu, cap)), Some(((batch, seq), bounded))) = (capacity.as_ref(), largest.as_ref().as_ref()) {
                 <div class="panel" id="largest">
                     <h2>{ lang.f("fit.on_card", &[gpu, &format::gib(*cap)]) }</h2>
-                    if !*bounded {
+                    if *bounded == compute::Bounds::None {
                         <p id="no-bound">{ lang.t("fit.no_bound") }</p>
                     } else {
                     <p>{ match batch {
                         Some(b) => lang.f("fit.max_batch", &[&b.value.to_string(), &format::gib(b.bytes)]),
                         None => lang.t("fit.nothing_fits").to_string(),
                     } }</p>
-                    <p>{ match seq {
+                    <p id="max-seq">{ match seq {
+                        _ if *bounded == compute::Bounds::Batch => lang.t("fit.no_seq").to_string(),
                         Some(n) => lang.f("fit.max_seq", &[&vramfit::estimate::thousands(n.value), &format::gib(n.bytes)]),
                         None => lang.t("fit.nothing_fits").to_string(),
                     } }</p>

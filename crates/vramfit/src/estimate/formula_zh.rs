@@ -25,6 +25,10 @@ const PHRASES: &[(&str, &str)] = &[
         "Adafactor：分解的二阶矩（每个矩阵的行 + 列，",
     ),
     (
+        " elements alive at the widest point of the forward pass (",
+        " 个元素，前向传播最宽处同时存活（",
+    ),
+    (
         " (none of it exists yet at the peak, the encoder's pass)",
         "（峰值在编码器前向时，此时尚未分配）",
     ),
@@ -71,6 +75,11 @@ const PHRASES: &[(&str, &str)] = &[
     (
         " layers and the encoder's output (",
         " 层，以及编码器输出（",
+    ),
+    (" elements saved for backward × ", " 个为反向保存的元素 × "),
+    (
+        " max-pooling indices × 8 B) at ",
+        " 个最大池化索引 × 8 B)，输入 ",
     ),
     (" values per token per layer × ", " 个值每 token 每层 × "),
     (" + cross-attention K and V of ", " + 交叉注意力 KV："),
@@ -145,11 +154,13 @@ const PHRASES: &[(&str, &str)] = &[
     (" momentum × ", " 个动量 × "),
     (" kv heads × ", " 个 KV 头 × "),
     (" ranks (ZeRO-", " 个 rank (ZeRO-"),
+    (" pixels) × ", " 像素）× "),
     (" hidden) × ", " 隐藏维度）× "),
     (" + non-torch", " + 非 torch"),
     (" weights at ", " 权重，每参数 "),
     (" moments × ", " 个矩 × "),
     (" context × ", " 上下文 × "),
+    (" images × ", " 张图像 × "),
     (" blocks (+ ", " 块 (+ "),
     (" groups of ", " 组，每组 "),
     ("(measured, ", "(实测，"),
@@ -163,6 +174,8 @@ const PHRASES: &[(&str, &str)] = &[
     (" tokens × ", " token × "),
     (", prefetch ", ", 预取 "),
     (" context + ", " 上下文 + "),
+    (" pixels = ", " 像素 = "),
+    (" image × ", " 张图像 × "),
     (" state × ", " 个状态 × "),
     (" per token", " 每 token"),
     (", sampler ", "，采样器 "),
@@ -217,7 +230,7 @@ mod tests {
     /// parameters-only model, with and without a card.
     fn run_shapes() -> Vec<EstimateInput> {
         let mut out = Vec::new();
-        let models: [(Option<&str>, Option<&str>); 8] = [
+        let models: [(Option<&str>, Option<&str>); 9] = [
             (Some("meta-llama/Llama-3.1-8B"), None),
             (Some("google/gemma-3-27b-it"), None),
             (Some("openai/whisper-tiny"), None),
@@ -225,6 +238,7 @@ mod tests {
             (Some("mistralai/Mixtral-8x7B-v0.1"), None),
             (Some("deepseek-ai/DeepSeek-V3"), None),
             (Some("openai/gpt-oss-20b"), None),
+            (Some("microsoft/resnet-50"), None),
             (None, Some("7B")),
         ];
         let q4 = Quantization::Gguf {

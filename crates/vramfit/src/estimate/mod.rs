@@ -977,7 +977,7 @@ impl EstimateInput {
     serde(rename_all = "snake_case")
 )]
 pub enum Phase {
-    /// Inference: the prompt's forward pass.
+    /// Inference: the forward pass over the input (an LLM's prompt, a batch of images).
     Prefill,
     /// Inference: the last generated token, with the full KV cache.
     Decode,
@@ -997,7 +997,7 @@ impl Phase {
     /// The phase in words, for "the peak is at …".
     pub const fn describe(self) -> &'static str {
         match self {
-            Phase::Prefill => "the prompt's forward pass",
+            Phase::Prefill => "the input's forward pass (the prompt's)",
             Phase::Decode => "the last generated token",
             Phase::ForwardLoss => "the end of forward, with the loss",
             Phase::Backward => "the end of backward",
@@ -1556,6 +1556,24 @@ impl Workload {
             .saturating_mul(layers)
     }
 
+    /// A convolutional network's training activations from its per-image counts: what autograd
+    /// saves for each image of the batch, and the max-pooling indices (int64).
+    fn image_training_bytes(&self, act: u64) -> u64 {
+        let a = &self.arch;
+        self.batch.saturating_mul(
+            a.image_activations
+                .saturating_mul(act)
+                .saturating_add(a.image_indices.saturating_mul(8)),
+        )
+    }
+
+    /// A convolutional network's inference working set: the widest point of one forward pass.
+    fn image_inference_bytes(&self) -> u64 {
+        self.batch
+            .saturating_mul(self.arch.image_working)
+            .saturating_mul(self.act_bytes())
+    }
+
     fn opaque_weights(&self) -> u64 {
         let p = self.arch.params() as f64 * guide_bytes_per_param(self.dtype, &self.quantization);
         Bytes::from_f64(p / (self.tp * self.pp) as f64).get()
@@ -1637,6 +1655,8 @@ impl Workload {
         let tokens = self.batch.saturating_mul(seq);
         let (acts, acts_encoder) = if a.is_detailed() {
             (one_block(self.main_seq()), one_block(frames))
+        } else if a.has_image_counts() {
+            (self.image_inference_bytes(), 0)
         } else {
             (Bytes::from_f64(0.2 * w as f64).get(), 0)
         };
@@ -1681,7 +1701,7 @@ impl Workload {
         let prefill = decoder_prefill.max(acts_encoder);
         let decode_logits = self.batch * vocab * (act + 4);
         let decode = kv_end.saturating_add(cross).saturating_add(decode_logits);
-        let phase = if !a.is_detailed() {
+        let phase = if !a.is_detailed() && !a.has_image_counts() {
             Phase::Load
         } else if prefill >= decode {
             Phase::Prefill
@@ -1743,6 +1763,22 @@ impl Workload {
                 ),
                 "Inference frees each block's tensors before the next: only one block's are alive.",
                 "推理时每层张量用完即释放：同一时刻只有一层的中间结果。",
+            );
+        } else if a.has_image_counts() {
+            p.add(
+                "activations",
+                acts_shown,
+                true,
+                format!(
+                    "{} {} × {} elements alive at the widest point of the forward pass ({s} × {s} pixels) × {act} B = {}",
+                    self.batch,
+                    if self.batch == 1 { "image" } else { "images" },
+                    thousands(a.image_working),
+                    b(acts),
+                    s = a.image_size,
+                ),
+                "Counted layer by layer over the network: inference frees each layer's input once nothing reads it.",
+                "逐层计数：推理时每层的输入在无人再读后即释放。",
             );
         } else {
             p.add(
@@ -2602,6 +2638,20 @@ impl Workload {
                     )
                 }
             }
+        } else if a.has_image_counts() {
+            let x = self.image_training_bytes(act);
+            (
+                x,
+                format!(
+                    "{} {} × ({} elements saved for backward × {act} B + {} max-pooling indices × 8 B) at {s} × {s} pixels = {}",
+                    self.batch,
+                    if self.batch == 1 { "image" } else { "images" },
+                    thousands(a.image_activations),
+                    thousands(a.image_indices),
+                    b(x),
+                    s = a.image_size,
+                ),
+            )
         } else {
             let x = Bytes::from_f64(0.35 * params as f64 * act as f64).get();
             (
@@ -3108,6 +3158,20 @@ impl Workload {
                 zh,
             })
         };
+        if a.has_image_counts() {
+            add(
+                "image_counts",
+                format!(
+                    "A convolutional network: its activations are counted layer by layer for one {s} × {s} image and grow with the batch, where the guide's 0.2–0.5 × weights does not see the batch; another image size changes them with its pixel count.",
+                    s = a.image_size
+                ),
+                format!(
+                    "卷积网络：激活值按一张 {s} × {s} 图像逐层计数，并随批大小增长，而指南的 0.2–0.5 × 权重与批大小无关；换用其他图像尺寸时按像素数变化。",
+                    s = a.image_size
+                ),
+            );
+            return d;
+        }
         if !a.is_detailed() {
             add(
                 "quick_only",

@@ -137,12 +137,14 @@ pub fn layout_required_bytes(input: &EstimateInput, layout: Layout, on: &Gpu) ->
 pub fn solve(input: &EstimateInput, device: &Device) -> Solutions {
     // Solve against the memory alone: the device is named in the input only for its workspace size.
     // A bare parameter count has no KV cache or per-token activations to grow: no batch or
-    // context bounds it, so none is given (it said 1,048,576 and 16,777,216).
+    // context bounds it, so none is given (it said 1,048,576 and 16,777,216). A convolutional
+    // network's per-image counts bound its batch; no sequence length reaches it.
     let w = input.resolve().ok();
     let detailed = w.as_ref().is_some_and(|w| w.arch.is_detailed());
+    let images = w.as_ref().is_some_and(|w| w.arch.has_image_counts());
     let max_context = largest_context(input, device.memory).filter(|_| detailed);
     Solutions {
-        max_batch: largest_batch(input, device.memory).filter(|_| detailed),
+        max_batch: largest_batch(input, device.memory).filter(|_| detailed || images),
         max_context,
         context_limit: w
             .as_ref()

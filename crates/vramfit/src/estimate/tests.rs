@@ -1439,3 +1439,208 @@ fn whisper_training_saves_cross_attention() {
         (448 + 1500) * per_tok * 4 + 29_485_056
     );
 }
+
+/// A network as autograd sees it, for counting convolutional networks by hand: tensors (their
+/// elements per image) and the operations over them, with what each saves for backward.
+#[derive(Default)]
+struct Net {
+    sizes: Vec<u64>,
+    /// (inputs, output, saved tensors, int64 indices saved)
+    ops: Vec<(Vec<usize>, usize, Vec<usize>, u64)>,
+}
+
+impl Net {
+    fn tensor(&mut self, n: u64) -> usize {
+        self.sizes.push(n);
+        self.sizes.len() - 1
+    }
+    fn op(&mut self, ins: &[usize], out: u64, saves: &[usize], indices: u64) -> usize {
+        let o = self.tensor(out);
+        self.ops.push((ins.to_vec(), o, saves.to_vec(), indices));
+        o
+    }
+    /// An operation that writes over its input (ReLU(inplace=True), `+=`), saving `saves`.
+    fn in_place(&mut self, ins: &[usize], saves: &[usize]) -> usize {
+        self.ops.push((ins.to_vec(), ins[0], saves.to_vec(), 0));
+        ins[0]
+    }
+    /// conv → BatchNorm → activation: the conv saves its input, the BatchNorm its input; an
+    /// in-place ReLU saves its output, SiLU its input.
+    fn conv_bn(&mut self, x: usize, out: u64, act: Option<&str>) -> usize {
+        let y = self.op(&[x], out, &[x], 0);
+        let z = self.op(&[y], out, &[y], 0);
+        match act {
+            Some("relu") => self.in_place(&[z], &[z]),
+            Some(_) => self.op(&[z], out, &[z], 0),
+            None => z,
+        }
+    }
+    /// (elements saved for backward, indices saved)
+    fn saved(&self) -> (u64, u64) {
+        let mut kept = alloc::collections::BTreeSet::new();
+        let mut indices = 0;
+        for (_, _, saves, i) in &self.ops {
+            kept.extend(saves.iter().copied());
+            indices += i;
+        }
+        (kept.iter().map(|&t| self.sizes[t]).sum(), indices)
+    }
+}
+
+/// The per-image counts of the ResNet-50 and YOLOv5s presets, counted again: what training saves,
+/// layer by layer over torchvision's resnet50 (v1.5, stride on the 3×3; transformers' ResNet saves
+/// the same tensors) at 224 × 224 and models/yolov5s.yaml (v6+) at 640 × 640, and the widest point
+/// of an inference pass by hand. Training activations are then the batch × (elements ×
+/// activation bytes + indices × 8 B), and inference the batch × the widest point.
+#[test]
+fn convnets_are_counted_layer_by_layer() {
+    // ResNet-50.
+    let mut n = Net::default();
+    let mut x = n.tensor(3 * 224 * 224);
+    x = n.conv_bn(x, 64 * 112 * 112, Some("relu"));
+    x = n.op(&[x], 64 * 56 * 56, &[x], 64 * 56 * 56);
+    let mut hw = 56;
+    for (width, blocks, stride) in [(64, 3, 1), (128, 4, 2), (256, 6, 2), (512, 3, 2)] {
+        for b in 0..blocks {
+            let st = if b == 0 { stride } else { 1 };
+            let o = hw / st;
+            let y = n.conv_bn(x, width * hw * hw, Some("relu"));
+            let y = n.conv_bn(y, width * o * o, Some("relu"));
+            let y = n.conv_bn(y, 4 * width * o * o, None);
+            let id = if b == 0 {
+                n.conv_bn(x, 4 * width * o * o, None)
+            } else {
+                x
+            };
+            let y = n.in_place(&[y, id], &[]);
+            x = n.in_place(&[y], &[y]);
+            hw = o;
+        }
+    }
+    let pooled = n.op(&[x], 2048, &[], 0);
+    n.op(&[pooled], 1000, &[pooled], 0);
+    let r = crate::presets::find("microsoft/resnet-50").unwrap().arch;
+    assert_eq!(n.saved(), (r.image_activations, r.image_indices));
+    // Inference, as transformers' modules hold their tensors, is widest in the first stage's
+    // second block, at its third conv's BatchNorm: the image (3 × 224²), the stage's input (the
+    // max-pool's 64 × 56², `ResNetStage`'s argument), the block's input (256 × 56², `residual`),
+    // the second ReLU's output (64 × 56², `nn.Sequential`'s input to the third layer), and the
+    // conv's and the BatchNorm's outputs (256 × 56² each).
+    let widest = 3 * 224 * 224 + 64 * 3136 + 256 * 3136 + 64 * 3136 + 2 * 256 * 3136;
+    assert_eq!((r.image_size, r.image_working), (224, widest));
+
+    // YOLOv5s: width 0.5, depth 0.33.
+    let mut n = Net::default();
+    let input = n.tensor(3 * 640 * 640);
+    let conv = |n: &mut Net, x: usize, c: u64, hw: u64| n.conv_bn(x, c * hw * hw, Some("silu"));
+    let c3 = |n: &mut Net, x: usize, c2: u64, depth: u64, hw: u64, shortcut: bool| {
+        let c = c2 / 2;
+        let mut a = conv(n, x, c, hw);
+        for _ in 0..depth {
+            let b = conv(n, a, c, hw);
+            let b = conv(n, b, c, hw);
+            a = if shortcut {
+                n.op(&[a, b], c * hw * hw, &[], 0)
+            } else {
+                b
+            };
+        }
+        let d = conv(n, x, c, hw);
+        let cat = n.op(&[a, d], 2 * c * hw * hw, &[], 0);
+        conv(n, cat, c2, hw)
+    };
+    let l0 = conv(&mut n, input, 32, 320);
+    let l1 = conv(&mut n, l0, 64, 160);
+    let l2 = c3(&mut n, l1, 64, 1, 160, true);
+    let l3 = conv(&mut n, l2, 128, 80);
+    let l4 = c3(&mut n, l3, 128, 2, 80, true);
+    let l5 = conv(&mut n, l4, 256, 40);
+    let l6 = c3(&mut n, l5, 256, 3, 40, true);
+    let l7 = conv(&mut n, l6, 512, 20);
+    let l8 = c3(&mut n, l7, 512, 1, 20, true);
+    // SPPF: three chained 5×5 max-pools over a 256-channel reduction, concatenated.
+    let a = conv(&mut n, l8, 256, 20);
+    let mut pools = alloc::vec![a];
+    for _ in 0..3 {
+        let p = *pools.last().unwrap();
+        pools.push(n.op(&[p], 256 * 400, &[p], 256 * 400));
+    }
+    let cat = n.op(&pools, 1024 * 400, &[], 0);
+    let l9 = conv(&mut n, cat, 512, 20);
+    let l10 = conv(&mut n, l9, 256, 20);
+    let up = n.op(&[l10], 256 * 1600, &[], 0);
+    let cat = n.op(&[up, l6], 512 * 1600, &[], 0);
+    let l13 = c3(&mut n, cat, 256, 1, 40, false);
+    let l14 = conv(&mut n, l13, 128, 40);
+    let up = n.op(&[l14], 128 * 6400, &[], 0);
+    let cat = n.op(&[up, l4], 256 * 6400, &[], 0);
+    let p3 = c3(&mut n, cat, 128, 1, 80, false);
+    let l18 = conv(&mut n, p3, 128, 40);
+    let cat = n.op(&[l18, l14], 256 * 1600, &[], 0);
+    let p4 = c3(&mut n, cat, 256, 1, 40, false);
+    let l21 = conv(&mut n, p4, 256, 20);
+    let cat = n.op(&[l21, l10], 512 * 400, &[], 0);
+    let p5 = c3(&mut n, cat, 512, 1, 20, false);
+    // Detect: a 1×1 conv to 3 × 85 per cell at each scale; the loss keeps the permuted copies.
+    for (p, cells) in [(p3, 6400), (p4, 1600), (p5, 400)] {
+        let y = n.op(&[p], 255 * cells, &[p], 0);
+        let copy = n.op(&[y], 255 * cells, &[], 0);
+        n.in_place(&[copy], &[copy]);
+    }
+    let y = crate::presets::find("ultralytics/yolov5s").unwrap().arch;
+    assert_eq!(n.saved(), (y.image_activations, y.image_indices));
+    // Inference (convs fused with their BatchNorms, as detect.py loads the model) is widest at
+    // Detect's final torch.cat(z, 1): the image; the outputs _forward_once keeps for later layers
+    // (4: 128 × 80², 6: 256 × 40², 10: 256 × 20², 14: 128 × 40², 17: 128 × 80², 20: 256 × 40²,
+    // 23: 512 × 20²); Detect's three contiguous copies, three decoded outputs and their
+    // concatenation (255 × (80² + 40² + 20²) each); the last scale's sigmoid (255 × 20²) and its xy
+    // and wh (3 × 20² × 2 each).
+    let kept =
+        128 * 6400 + 256 * 1600 + 256 * 400 + 128 * 1600 + 128 * 6400 + 256 * 1600 + 512 * 400;
+    let detect = 3 * 255 * 8400 + 255 * 400 + 2 * 3 * 400 * 2;
+    assert_eq!(
+        (y.image_size, y.image_working),
+        (640, 3 * 640 * 640 + kept + detect)
+    );
+}
+
+/// A convolutional network's activations grow with the batch: ResNet-50 in fp32 training keeps
+/// 21,075,968 × 4 B + 200,704 × 8 B = 85,909,504 B per image (81.9 MiB), so 112 images (NVIDIA's
+/// fp32 batch for a 16 GB V100) take 9,621,864,448 B; in inference the widest point is
+/// 2,960,384 × 4 B per image. The largest batch on a card is the one whose estimate fits and
+/// whose next does not.
+#[test]
+fn convnet_activations_grow_with_the_batch() {
+    let run = |mode: Mode, batch: f64| {
+        estimate(&EstimateInput {
+            model: Some("microsoft/resnet-50".into()),
+            mode,
+            batch,
+            precision: Precision::Fp32,
+            ..EstimateInput::default()
+        })
+        .unwrap()
+    };
+    assert_eq!(
+        run(Mode::Training, 112.0).activations_bytes.get(),
+        9_621_864_448
+    );
+    assert_eq!(run(Mode::Training, 1.0).activations_bytes.get(), 85_909_504);
+    assert_eq!(
+        run(Mode::Inference, 64.0).activations_bytes.get(),
+        64 * 2_960_384 * 4
+    );
+    let v100 = crate::catalog::find_device("v100-sxm2-16gb").unwrap();
+    let input = EstimateInput {
+        model: Some("microsoft/resnet-50".into()),
+        mode: Mode::Training,
+        precision: Precision::Fp32,
+        ..EstimateInput::default()
+    };
+    let s = solve(&input, &v100);
+    let b = s.max_batch.unwrap();
+    assert!(s.max_context.is_none());
+    assert!(run(Mode::Training, b as f64).required_bytes <= v100.memory);
+    assert!(run(Mode::Training, (b + 1) as f64).required_bytes > v100.memory);
+    assert!((112..=200).contains(&b), "{b}");
+}
