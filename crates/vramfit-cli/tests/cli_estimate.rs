@@ -146,7 +146,7 @@ fn table_writes_units() {
         "{out}"
     );
     for (mode, phase) in [
-        ("inference", "the input's forward pass (the prompt's)"),
+        ("inference", "the input's forward pass"),
         ("training", "the optimizer step"),
     ] {
         let (_, out, _) = vramfit(&[

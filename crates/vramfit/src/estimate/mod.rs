@@ -997,7 +997,7 @@ impl Phase {
     /// The phase in words, for "the peak is at …".
     pub const fn describe(self) -> &'static str {
         match self {
-            Phase::Prefill => "the input's forward pass (the prompt's)",
+            Phase::Prefill => "the input's forward pass",
             Phase::Decode => "the last generated token",
             Phase::ForwardLoss => "the end of forward, with the loss",
             Phase::Backward => "the end of backward",
