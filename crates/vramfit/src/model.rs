@@ -61,8 +61,8 @@ deserialize_by_name!(Norm {
 
 /// Multi-head latent attention (DeepSeek-V2/V3): keys and values are cached as one compressed
 /// latent per token and layer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Mla {
     /// `q_lora_rank`; 0 when queries are projected directly (DeepSeek-V2-Lite).
     pub q_lora_rank: u64,
@@ -77,8 +77,8 @@ pub struct Mla {
 }
 
 /// Mixture of experts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Moe {
     /// Routed experts per MoE layer.
     pub num_experts: u64,
@@ -97,6 +97,41 @@ pub struct Moe {
     /// Whether the experts' projections have biases (gpt-oss).
     pub expert_bias: bool,
 }
+
+// Every field of a latent-attention or expert block must be given, as the derive required.
+deserialize_with_defaults!(Mla {
+    q_lora_rank,
+    kv_lora_rank,
+    qk_rope_head_dim,
+    qk_nope_head_dim,
+    v_head_dim,
+} required {
+    q_lora_rank,
+    kv_lora_rank,
+    qk_rope_head_dim,
+    qk_nope_head_dim,
+    v_head_dim,
+});
+
+deserialize_with_defaults!(Moe {
+    num_experts,
+    experts_per_token,
+    expert_intermediate_size,
+    shared_intermediate_size,
+    shared_expert_gate,
+    first_dense_layers,
+    router_bias,
+    expert_bias,
+} required {
+    num_experts,
+    experts_per_token,
+    expert_intermediate_size,
+    shared_intermediate_size,
+    shared_expert_gate,
+    first_dense_layers,
+    router_bias,
+    expert_bias,
+});
 
 /// The architecture numbers that decide memory.
 ///

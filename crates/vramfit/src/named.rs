@@ -35,10 +35,15 @@ macro_rules! deserialize_by_name {
 /// the WebAssembly for the 31 fields of an architecture.
 macro_rules! deserialize_with_defaults {
     ($t:ident { $($f:ident),+ $(,)? }) => {
+        deserialize_with_defaults!($t { $($f),+ } required {});
+    };
+    // `required` fields must be given: serde's `missing field` error names the first one absent.
+    ($t:ident { $($f:ident),+ $(,)? } required { $($r:ident),* $(,)? }) => {
         #[cfg(feature = "serde")]
         impl<'de> serde::Deserialize<'de> for $t {
             fn deserialize<D: serde::Deserializer<'de>>(d: D) -> core::result::Result<Self, D::Error> {
                 const FIELDS: &[&str] = &[$(stringify!($f)),+];
+                const REQUIRED: &[&str] = &[$(stringify!($r)),*];
                 struct Fields;
                 impl<'de> serde::de::Visitor<'de> for Fields {
                     type Value = $t;
@@ -50,7 +55,11 @@ macro_rules! deserialize_with_defaults {
                         mut map: A,
                     ) -> core::result::Result<$t, A::Error> {
                         let mut out = <$t>::default();
+                        let mut seen = 0u32;
                         while let Some(key) = map.next_key::<alloc::borrow::Cow<'de, str>>()? {
+                            if let Some(i) = REQUIRED.iter().position(|r| *r == key.as_ref()) {
+                                seen |= 1 << i;
+                            }
                             match key.as_ref() {
                                 $(stringify!($f) => out.$f = map.next_value()?,)+
                                 other => {
@@ -60,7 +69,10 @@ macro_rules! deserialize_with_defaults {
                                 }
                             }
                         }
-                        Ok(out)
+                        match (0..REQUIRED.len()).find(|i| seen & (1 << i) == 0) {
+                            Some(i) => Err(<A::Error as serde::de::Error>::missing_field(REQUIRED[i])),
+                            None => Ok(out),
+                        }
                     }
                 }
                 d.deserialize_struct(stringify!($t), FIELDS, Fields)
@@ -159,6 +171,24 @@ mod tests {
             "{e}"
         );
         assert!(serde_json::from_str::<Architecture>("[1]").is_err());
+        // An expert or latent-attention block needs every field, as the derive did; the first
+        // one absent is named.
+        let e = serde_json::from_str::<crate::model::Moe>(
+            r#"{"num_experts": 8, "experts_per_token": 2, "expert_intermediate_size": 14336}"#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.starts_with("missing field `shared_intermediate_size`"),
+            "{e}"
+        );
+        let e = serde_json::from_str::<crate::model::Mla>(r#"{"q_lora_rank": 0, "v_rank": 1}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("unknown field `v_rank`, expected one of `q_lora_rank`"),
+            "{e}"
+        );
     }
 
     #[test]
