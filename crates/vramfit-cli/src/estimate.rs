@@ -423,7 +423,7 @@ pub fn models(args: ModelsArgs) -> Outcome {
                     "params": p.params,
                     "dtype": p.dtype,
                     "arch": p.arch,
-                    "source": p.source,
+                    "source": p.source_url(),
                     "date": p.date,
                 })
             })

@@ -19,7 +19,6 @@ mod generated;
 
 /// A built-in model: a Hugging Face checkpoint and its architecture.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Preset {
     /// The Hugging Face id, e.g. `meta-llama/Llama-3.1-8B`.
     pub id: &'static str,
@@ -36,16 +35,46 @@ pub struct Preset {
     pub quantization: Quantization,
     /// The architecture, from the model's `config.json`.
     pub arch: Architecture,
-    /// Where the architecture was read (the `config.json` URL).
+    /// Where the architecture was read, when it is not the model's own `config.json` on Hugging
+    /// Face; empty when it is (see [`Preset::source_url`]: the URL is the same but for the id,
+    /// and every WebAssembly module carries these tables).
     pub source: &'static str,
     /// When it was read, `YYYY-MM-DD`.
     pub date: &'static str,
 }
 
 impl Preset {
+    /// Where the architecture was read: `source`, or the model's `config.json` on Hugging Face.
+    pub fn source_url(&self) -> alloc::borrow::Cow<'static, str> {
+        if self.source.is_empty() {
+            alloc::format!("https://huggingface.co/{}/blob/main/config.json", self.id).into()
+        } else {
+            self.source.into()
+        }
+    }
+
     /// Every id the preset answers to: its id, then its aliases.
     pub fn ids(&self) -> impl Iterator<Item = &'static str> + use<> {
         core::iter::once(self.id).chain(self.aliases.iter().copied())
+    }
+}
+
+/// The same fields as a derive would write, `source` as [`Preset::source_url`].
+#[cfg(feature = "serde")]
+impl serde::Serialize for Preset {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("Preset", 9)?;
+        st.serialize_field("id", self.id)?;
+        st.serialize_field("aliases", self.aliases)?;
+        st.serialize_field("name", self.name)?;
+        st.serialize_field("params", &self.params)?;
+        st.serialize_field("dtype", &self.dtype)?;
+        st.serialize_field("quantization", &self.quantization)?;
+        st.serialize_field("arch", &self.arch)?;
+        st.serialize_field("source", &self.source_url())?;
+        st.serialize_field("date", self.date)?;
+        st.end()
     }
 }
 
@@ -124,6 +153,27 @@ fn squash(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    /// A model's own config.json is written in full, in Rust and in JSON; another source as given.
+    #[cfg(feature = "serde")]
+    #[test]
+    fn sources_read_in_full() {
+        let l = super::find("meta-llama/Llama-3.1-8B").unwrap();
+        let url = "https://huggingface.co/meta-llama/Llama-3.1-8B/blob/main/config.json";
+        assert_eq!(l.source_url(), url);
+        let json = serde_json::to_string(l).unwrap();
+        assert!(
+            json.contains(&alloc::format!("\"source\":\"{url}\"")),
+            "{json}"
+        );
+        assert!(json.starts_with("{\"id\":\"meta-llama/Llama-3.1-8B\",\"aliases\":["));
+        let y = super::find("ultralytics/yolov5s").unwrap();
+        assert_eq!(
+            y.source_url(),
+            "https://github.com/ultralytics/yolov5/blob/master/models/yolov5s.yaml"
+        );
+    }
+
     use super::*;
 
     #[test]

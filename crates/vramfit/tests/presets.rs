@@ -41,7 +41,7 @@ fn table_is_sorted_and_ids_resolve() {
             assert_eq!(find(id).map(|f| f.id), Some(p.id), "{id}");
             assert_eq!(find(&id.to_ascii_uppercase()).map(|f| f.id), Some(p.id));
         }
-        assert!(p.source.starts_with("https://"), "{}", p.id);
+        assert!(p.source_url().starts_with("https://"), "{}", p.id);
     }
 }
 

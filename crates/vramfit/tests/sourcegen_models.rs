@@ -326,7 +326,14 @@ fn render(records: &[(String, Record)]) -> String {
             let _ = writeln!(s, "            {k}: {v},");
         }
         let _ = writeln!(s, "        }},");
-        let _ = writeln!(s, "        source: {:?},", r.source);
+        // A model's own config.json on Hugging Face is left to `Preset::source_url`.
+        let own = format!("https://huggingface.co/{}/blob/main/config.json", r.id);
+        let source = if r.source == own {
+            ""
+        } else {
+            r.source.as_str()
+        };
+        let _ = writeln!(s, "        source: {source:?},");
         let _ = writeln!(s, "        date: {:?},", r.date);
         let _ = writeln!(s, "    }},");
     }

@@ -11,7 +11,7 @@ const [dir = 'target/npm', benchFile = 'target/parity/bench.json'] = process.arg
 const bench = JSON.parse(readFileSync(benchFile, 'utf8'));
 const m = await load(dir);
 const est = caller(m);
-const emit = (id, ns, runs) => console.log(JSON.stringify({ id, ns, runs }));
+const emit = (id, ns, runs, estimates) => console.log(JSON.stringify({ id, ns, runs, estimates }));
 
 /** Mean time of `f` over enough runs for `budgetMs`, after a warm-up. */
 function time(f, budgetMs) {
@@ -30,7 +30,7 @@ for (const [id, input] of Object.entries(bench.single)) {
   emit(id, ns, runs);
 }
 
-// Sweeps of 1, 10 and every preset, as natively (ids `sweep/estimates/<n>`).
+// Sweeps of 1, 10 and every preset, as natively (ids `sweep/models/<presets>`, with the estimates).
 const sweep = (models) => {
   let n = 0;
   for (const model of bench.presets.slice(0, models)) {
@@ -46,7 +46,7 @@ const sweep = (models) => {
 for (const models of [1, 10, bench.presets.length]) {
   const n = models * bench.gpus.length * bench.formats.length;
   const { ns, runs } = time(() => sweep(models), models > 10 ? 1 : 2000);
-  emit(`sweep/estimates/${n}`, ns, runs);
+  emit(`sweep/models/${models}`, ns, runs, n);
 }
 console.error(`node: timed ${est.how} of ${dir}`);
 void plain;

@@ -28,6 +28,8 @@ const QUICK: [&str; 6] = [
 struct Figure {
     id: String,
     ns: f64,
+    /// The estimates a sweep made (criterion's throughput), when the benchmark counts them.
+    elements: Option<f64>,
 }
 
 /// `cargo xtask bench [--full]`.
@@ -61,8 +63,14 @@ pub fn main(args: &[String]) -> Result {
     if !full {
         c.args(QUICK);
     }
+    // Only this run's figures: a benchmark renamed or gone leaves its old directory behind.
+    let results = root().join("target/criterion");
+    if results.exists() {
+        std::fs::remove_dir_all(&results)
+            .map_err(|e| format!("could not clear {}: {e}", results.display()))?;
+    }
     tools::run(&mut c)?;
-    let native = criterion_figures(&root().join("target/criterion"));
+    let native = criterion_figures(&results);
     if native.is_empty() {
         return Err("no criterion results under target/criterion/".into());
     }
@@ -106,8 +114,8 @@ pub fn main(args: &[String]) -> Result {
 
 /// Every benchmark but the two largest sweeps, run once to prove it works (criterion's test
 /// mode, in the test profile that `cargo test` has already built): the short run of
-/// `cargo xtask test`. The sweeps of 8,400 and 42,000 unoptimised estimates would take minutes;
-/// the sweep of 840 runs the same code.
+/// `cargo xtask test`. The sweeps of ten and of every preset (some ten and fifty thousand
+/// unoptimised estimates) would take minutes; the one of a single preset runs the same code.
 pub fn smoke() -> Result {
     tools::run(cargo().args([
         "test",
@@ -116,7 +124,7 @@ pub fn smoke() -> Result {
         "--bench",
         "estimator",
         "--",
-        "^(estimate|estimate-by-model|solve|plan|mig|diagnose)/|^sweep/estimates/840$",
+        "^(estimate|estimate-by-model|solve|plan|mig|diagnose)/|^sweep/models/1$",
     ]))
 }
 
@@ -136,6 +144,7 @@ fn criterion_figures(dir: &Path) -> Vec<Figure> {
             Some(Figure {
                 id: json_str(&bench, "full_id")?,
                 ns: json_after(&est, "\"mean\"").and_then(|m| json_num(m, "point_estimate"))?,
+                elements: json_num(&bench, "Elements"),
             })
         })
         .collect();
@@ -186,6 +195,7 @@ fn node_figures(c: &mut std::process::Command) -> Result<Vec<Figure>> {
             Some(Figure {
                 id: json_str(l, "id")?,
                 ns: json_num(l, "ns")?,
+                elements: None,
             })
         })
         .collect())
@@ -361,13 +371,13 @@ fn render(
         .iter()
         .filter(|f| f.id.starts_with("sweep/"))
         .collect();
-    sweeps.sort_by_key(|f| f.id.rsplit('/').next().and_then(|n| n.parse::<u64>().ok()));
+    sweeps.sort_by(|a, b| {
+        a.elements
+            .unwrap_or(0.0)
+            .total_cmp(&b.elements.unwrap_or(0.0))
+    });
     for f in sweeps {
-        let n: f64 =
-            f.id.rsplit('/')
-                .next()
-                .and_then(|n| n.parse().ok())
-                .unwrap_or(1.0);
+        let n = f.elements.unwrap_or(1.0);
         let wasm = node_find(&f.id);
         s.push_str(&format!(
             "| {n:.0} | {} | {} | {} | {} |\n",
@@ -453,11 +463,9 @@ mod tests {
 
     #[test]
     fn reads_criterion_json() {
-        let b = r#"{"group_id":"sweep","full_id":"sweep/estimates/840","x":1}"#;
-        assert_eq!(
-            json_str(b, "full_id").as_deref(),
-            Some("sweep/estimates/840")
-        );
+        let b = r#"{"group_id":"sweep","full_id":"sweep/models/1","throughput":{"Elements":936}}"#;
+        assert_eq!(json_str(b, "full_id").as_deref(), Some("sweep/models/1"));
+        assert_eq!(json_num(b, "Elements"), Some(936.0));
         let e = r#"{"mean":{"confidence_interval":{"lower_bound":1.0},"point_estimate":430802.26,"standard_error":5.0}}"#;
         assert_eq!(json_num(e, "point_estimate"), Some(430802.26));
         assert_eq!(json_num(r#"{"ns": 1.5e3}"#, "ns"), Some(1500.0));

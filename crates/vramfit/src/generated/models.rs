@@ -52,7 +52,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/codellama/CodeLlama-34b-hf/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // codellama-7b-hf.toml
@@ -100,7 +100,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/codellama/CodeLlama-7b-hf/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // deepseek-v2-lite-chat.toml
@@ -163,7 +163,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/deepseek-ai/DeepSeek-V2-Lite-Chat/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // deepseek-v3.toml
@@ -226,7 +226,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/deepseek-ai/DeepSeek-V3/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // gpt-neox-20b.toml
@@ -274,7 +274,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/EleutherAI/gpt-neox-20b/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // bert-base-uncased.toml
@@ -322,7 +322,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/google-bert/bert-base-uncased/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // bert-large-uncased.toml
@@ -370,7 +370,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/google-bert/bert-large-uncased/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // gemma-2-27b-it.toml
@@ -418,7 +418,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/google/gemma-2-27b-it/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // gemma-2-2b-it.toml
@@ -466,7 +466,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/google/gemma-2-2b-it/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // gemma-2-9b-it.toml
@@ -514,7 +514,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/google/gemma-2-9b-it/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // gemma-3-12b-it.toml
@@ -562,7 +562,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/google/gemma-3-12b-it/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // gemma-3-27b-it.toml
@@ -610,7 +610,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/google/gemma-3-27b-it/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // gemma-3-4b-it.toml
@@ -658,7 +658,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/google/gemma-3-4b-it/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // gemma-7b.toml
@@ -706,7 +706,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/google/gemma-7b/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // vit-large-patch16-224.toml
@@ -754,7 +754,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/google/vit-large-patch16-224/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // granite-3.1-2b-instruct.toml
@@ -802,7 +802,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/ibm-granite/granite-3.1-2b-instruct/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // granite-3.1-8b-instruct.toml
@@ -850,7 +850,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/ibm-granite/granite-3.1-8b-instruct/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // llama-2-13b-hf.toml
@@ -898,7 +898,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/meta-llama/Llama-2-13b-hf/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // llama-2-7b-hf.toml
@@ -946,7 +946,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/meta-llama/Llama-2-7b-hf/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // llama-3.1-405b.toml
@@ -994,7 +994,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/meta-llama/Llama-3.1-405B/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // llama-3.1-70b.toml
@@ -1042,7 +1042,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/meta-llama/Llama-3.1-70B/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // llama-3.1-8b.toml
@@ -1090,7 +1090,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/meta-llama/Llama-3.1-8B/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // llama-3.2-1b.toml
@@ -1138,7 +1138,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/meta-llama/Llama-3.2-1B/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // llama-3.2-3b.toml
@@ -1186,7 +1186,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/meta-llama/Llama-3.2-3B/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // llama-3.3-70b-instruct.toml
@@ -1234,7 +1234,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/meta-llama/Llama-3.3-70B-Instruct/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // llama-4-scout-17b-16e-instruct.toml
@@ -1291,7 +1291,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/meta-llama/Llama-4-Scout-17B-16E-Instruct/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // phi-2.toml
@@ -1339,7 +1339,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/microsoft/phi-2/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // phi-3-mini-4k-instruct.toml
@@ -1387,7 +1387,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/microsoft/Phi-3-mini-4k-instruct/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // phi-4.toml
@@ -1435,7 +1435,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/microsoft/phi-4/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // resnet-50.toml
@@ -1483,7 +1483,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 200704,
             image_working: 2960384,
         },
-        source: "https://huggingface.co/microsoft/resnet-50/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // mistral-7b-v0.1.toml
@@ -1531,7 +1531,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/mistralai/Mistral-7B-v0.1/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // mistral-small-3.1-24b-instruct-2503.toml
@@ -1579,7 +1579,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/mistralai/Mistral-Small-3.1-24B-Instruct-2503/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // mixtral-8x7b-instruct-v0.1.toml
@@ -1636,7 +1636,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/mistralai/Mixtral-8x7B-Instruct-v0.1/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // kimi-dev-72b.toml
@@ -1684,7 +1684,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/moonshotai/Kimi-Dev-72B/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // gpt2.toml
@@ -1732,7 +1732,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/openai-community/gpt2/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // gpt2-medium.toml
@@ -1780,7 +1780,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/openai-community/gpt2-medium/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // gpt-oss-120b.toml
@@ -1837,7 +1837,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/openai/gpt-oss-120b/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // gpt-oss-20b.toml
@@ -1894,7 +1894,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/openai/gpt-oss-20b/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // whisper-tiny.toml
@@ -1942,7 +1942,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/openai/whisper-tiny/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // qwen1.5-moe-a2.7b.toml
@@ -1999,7 +1999,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/Qwen/Qwen1.5-MoE-A2.7B/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // qwen2.5-0.5b-instruct.toml
@@ -2047,7 +2047,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/Qwen/Qwen2.5-0.5B-Instruct/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // qwen2.5-14b-instruct.toml
@@ -2095,7 +2095,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/Qwen/Qwen2.5-14B-Instruct/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // qwen2.5-32b-instruct.toml
@@ -2143,7 +2143,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/Qwen/Qwen2.5-32B-Instruct/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // qwen2.5-72b-instruct.toml
@@ -2191,7 +2191,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/Qwen/Qwen2.5-72B-Instruct/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // qwen2.5-7b-instruct.toml
@@ -2239,7 +2239,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/Qwen/Qwen2.5-7B-Instruct/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // qwen3-14b.toml
@@ -2287,7 +2287,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/Qwen/Qwen3-14B/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // qwen3-30b-a3b.toml
@@ -2344,7 +2344,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/Qwen/Qwen3-30B-A3B/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // qwen3-8b.toml
@@ -2392,7 +2392,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/Qwen/Qwen3-8B/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // falcon-40b.toml
@@ -2440,7 +2440,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: "https://huggingface.co/tiiuae/falcon-40b/blob/main/config.json",
+        source: "",
         date: "2026-11-30",
     },
     // yolov5s.toml

@@ -28,7 +28,7 @@ pub static OFFERS: &[Offer] = &[
         frameworks: Cow::Borrowed(&[Cow::Borrowed("PyTorch"), Cow::Borrowed("TensorFlow")]),
         regions: Cow::Borrowed(&[Cow::Borrowed("cn-hangzhou"), Cow::Borrowed("cn-beijing"), Cow::Borrowed("cn-shanghai")]),
         reference_estimate: true,
-        source: Cow::Borrowed("reference estimate, not a list price: gpu-memory-selection-guide.zh.txt section 4.1 (about 1.2 CNY per card-hour, 2025 Q4); gn7i carries the NVIDIA A10 (help.aliyun.com, ECS instance naming)"),
+        source: Cow::Borrowed("reference estimate, not a list price: gpu-memory-selection-guide.zh.txt section 4.1"),
         date: Cow::Borrowed("2026-11-30"),
     },
     Offer {
@@ -47,7 +47,7 @@ pub static OFFERS: &[Offer] = &[
         frameworks: Cow::Borrowed(&[Cow::Borrowed("PyTorch"), Cow::Borrowed("TensorFlow")]),
         regions: Cow::Borrowed(&[Cow::Borrowed("cn-beijing"), Cow::Borrowed("cn-shanghai")]),
         reference_estimate: true,
-        source: Cow::Borrowed("reference estimate: 8 CNY per A100-80GB card-hour, the figure implied by gpu-memory-selection-guide.zh.txt section 5.3 (two A100 80GB about 16 CNY/h), times 8 cards; not an Alibaba list price"),
+        source: Cow::Borrowed("reference estimate: 8 CNY per A100-80GB card-hour, the figure implied by gpu-memory-selection-guide.zh.txt section 5.3"),
         date: Cow::Borrowed("2025-12-31"),
     },
     Offer {
@@ -66,7 +66,7 @@ pub static OFFERS: &[Offer] = &[
         frameworks: Cow::Borrowed(&[Cow::Borrowed("PyTorch"), Cow::Borrowed("TensorFlow")]),
         regions: Cow::Borrowed(&[Cow::Borrowed("cn-hangzhou"), Cow::Borrowed("cn-beijing")]),
         reference_estimate: true,
-        source: Cow::Borrowed("reference estimate: order of magnitude below the guide's A10G price (1.2 CNY/card-hour, gpu-memory-selection-guide.zh.txt 4.1); check the gn6i price page"),
+        source: Cow::Borrowed("reference estimate: order of magnitude below the guide's A10G price"),
         date: Cow::Borrowed("2025-12-31"),
     },
     Offer {
@@ -123,7 +123,7 @@ pub static OFFERS: &[Offer] = &[
         frameworks: Cow::Borrowed(&[Cow::Borrowed("PyTorch"), Cow::Borrowed("TensorFlow")]),
         regions: Cow::Borrowed(&[Cow::Borrowed("us-east-1")]),
         reference_estimate: true,
-        source: Cow::Borrowed("reference estimate: 30% of the g5.xlarge on-demand price, the upper end of the spot range in gpu-memory-selection-guide.zh.txt section 6 Q2; live prices: https://aws.amazon.com/ec2/spot/pricing/"),
+        source: Cow::Borrowed("reference estimate: 30% of the g5.xlarge on-demand price, the upper end of the spot range in gpu-memory-selection-guide.zh.txt section 6 Q2"),
         date: Cow::Borrowed("2025-06-01"),
     },
     Offer {
@@ -332,7 +332,7 @@ pub static OFFERS: &[Offer] = &[
         frameworks: Cow::Borrowed(&[Cow::Borrowed("MindSpore"), Cow::Borrowed("PyTorch")]),
         regions: Cow::Borrowed(&[Cow::Borrowed("cn-southwest-2"), Cow::Borrowed("cn-north-4")]),
         reference_estimate: true,
-        source: Cow::Borrowed("reference estimate for an 8 x Ascend 910B server (Huawei Cloud ModelArts/ECS Ascend flavours, gpu-memory-selection-guide.zh.txt 4.1); not a list price"),
+        source: Cow::Borrowed("reference estimate for an 8 x Ascend 910B server"),
         date: Cow::Borrowed("2025-12-31"),
     },
     Offer {
@@ -370,7 +370,7 @@ pub static OFFERS: &[Offer] = &[
         frameworks: Cow::Borrowed(&[Cow::Borrowed("PyTorch"), Cow::Borrowed("TensorFlow"), Cow::Borrowed("JAX")]),
         regions: Cow::Borrowed(&[Cow::Borrowed("us-west-1")]),
         reference_estimate: false,
-        source: Cow::Borrowed("reference value: Lambda list price as checked on 2026-05-07 (techbytes.app \"Serverless GPU Pricing Matrix\", quoting https://lambda.ai/service/gpu-cloud#pricing), 1x A10"),
+        source: Cow::Borrowed("reference value: Lambda list price as checked on 2026-05-07"),
         date: Cow::Borrowed("2026-05-07"),
     },
     Offer {
@@ -389,7 +389,7 @@ pub static OFFERS: &[Offer] = &[
         frameworks: Cow::Borrowed(&[Cow::Borrowed("PyTorch"), Cow::Borrowed("TensorFlow"), Cow::Borrowed("JAX")]),
         regions: Cow::Borrowed(&[Cow::Borrowed("us-west-2")]),
         reference_estimate: false,
-        source: Cow::Borrowed("reference value: Lambda list price as checked on 2026-05-07 (techbytes.app \"Serverless GPU Pricing Matrix\", quoting https://lambda.ai/service/gpu-cloud#pricing), 1x A100 40GB"),
+        source: Cow::Borrowed("reference value: Lambda list price as checked on 2026-05-07"),
         date: Cow::Borrowed("2026-05-07"),
     },
     Offer {
@@ -408,7 +408,7 @@ pub static OFFERS: &[Offer] = &[
         frameworks: Cow::Borrowed(&[Cow::Borrowed("PyTorch"), Cow::Borrowed("TensorFlow"), Cow::Borrowed("JAX")]),
         regions: Cow::Borrowed(&[Cow::Borrowed("us-east-1")]),
         reference_estimate: true,
-        source: Cow::Borrowed("reference estimate: 8 x 1.79 USD, the per-GPU price of Lambda 8x A100 80GB SXM nodes as listed in 2025 on https://lambda.ai/service/gpu-cloud#pricing (on-demand, per GPU-hour); not rechecked"),
+        source: Cow::Borrowed("reference estimate: 8 x 1.79 USD, the per-GPU price of Lambda 8x A100 80GB SXM nodes as listed in 2025 on https://lambda.ai/service/gpu-cloud#pricing"),
         date: Cow::Borrowed("2025-06-01"),
     },
     Offer {
@@ -427,7 +427,7 @@ pub static OFFERS: &[Offer] = &[
         frameworks: Cow::Borrowed(&[Cow::Borrowed("PyTorch"), Cow::Borrowed("TensorFlow"), Cow::Borrowed("JAX")]),
         regions: Cow::Borrowed(&[Cow::Borrowed("us-east-1")]),
         reference_estimate: false,
-        source: Cow::Borrowed("reference value: Lambda list price as checked on 2026-05-07 (techbytes.app \"Serverless GPU Pricing Matrix\", quoting https://lambda.ai/service/gpu-cloud#pricing), 1x H100 PCIe"),
+        source: Cow::Borrowed("reference value: Lambda list price as checked on 2026-05-07"),
         date: Cow::Borrowed("2026-05-07"),
     },
     Offer {
@@ -446,7 +446,7 @@ pub static OFFERS: &[Offer] = &[
         frameworks: Cow::Borrowed(&[Cow::Borrowed("PyTorch"), Cow::Borrowed("TensorFlow"), Cow::Borrowed("JAX")]),
         regions: Cow::Borrowed(&[Cow::Borrowed("us-east-1")]),
         reference_estimate: true,
-        source: Cow::Borrowed("reference estimate: 8 x the 1x H100 SXM list price of 3.78 USD checked on 2026-05-07 (techbytes.app, quoting https://lambda.ai/service/gpu-cloud#pricing); 8x nodes may list lower per GPU"),
+        source: Cow::Borrowed("reference estimate: 8 x the 1x H100 SXM list price of 3.78 USD checked on 2026-05-07"),
         date: Cow::Borrowed("2026-05-07"),
     },
     Offer {
@@ -465,7 +465,7 @@ pub static OFFERS: &[Offer] = &[
         frameworks: Cow::Borrowed(&[Cow::Borrowed("PyTorch")]),
         regions: Cow::Borrowed(&[Cow::Borrowed("global")]),
         reference_estimate: true,
-        source: Cow::Borrowed("reference estimate: https://www.runpod.io/pricing (Secure Cloud, per GPU-hour), A100 PCIe 80GB as listed in 2025; not rechecked"),
+        source: Cow::Borrowed("reference estimate: https://www.runpod.io/pricing"),
         date: Cow::Borrowed("2025-06-01"),
     },
     Offer {
@@ -484,7 +484,7 @@ pub static OFFERS: &[Offer] = &[
         frameworks: Cow::Borrowed(&[Cow::Borrowed("PyTorch")]),
         regions: Cow::Borrowed(&[Cow::Borrowed("global")]),
         reference_estimate: false,
-        source: Cow::Borrowed("https://www.runpod.io/pricing (Secure Cloud, per GPU-hour), H100 SXM5 about 2.69 USD/h (spheron.network, RunPod H100 pricing 2026, May 2026)"),
+        source: Cow::Borrowed("https://www.runpod.io/pricing (Secure Cloud, per GPU-hour), H100 SXM5 about 2.69 USD/h"),
         date: Cow::Borrowed("2026-05-22"),
     },
     Offer {
@@ -541,7 +541,7 @@ pub static OFFERS: &[Offer] = &[
         frameworks: Cow::Borrowed(&[Cow::Borrowed("PyTorch")]),
         regions: Cow::Borrowed(&[Cow::Borrowed("global")]),
         reference_estimate: true,
-        source: Cow::Borrowed("reference estimate: https://www.runpod.io/pricing (Secure Cloud, per GPU-hour), RTX 4090 as listed in 2025; not rechecked"),
+        source: Cow::Borrowed("reference estimate: https://www.runpod.io/pricing"),
         date: Cow::Borrowed("2025-06-01"),
     },
     Offer {
@@ -617,7 +617,7 @@ pub static OFFERS: &[Offer] = &[
         frameworks: Cow::Borrowed(&[Cow::Borrowed("PyTorch"), Cow::Borrowed("TensorFlow")]),
         regions: Cow::Borrowed(&[Cow::Borrowed("ap-guangzhou"), Cow::Borrowed("ap-shanghai"), Cow::Borrowed("ap-beijing")]),
         reference_estimate: true,
-        source: Cow::Borrowed("reference estimate for a 1/4 T4 vGPU slice (Tencent Cloud GN7vw, gpu-memory-selection-guide.zh.txt 4.1 describes vGPU time-sharing); not a list price"),
+        source: Cow::Borrowed("reference estimate for a 1/4 T4 vGPU slice"),
         date: Cow::Borrowed("2025-12-31"),
     },
     Offer {
@@ -636,7 +636,7 @@ pub static OFFERS: &[Offer] = &[
         frameworks: Cow::Borrowed(&[Cow::Borrowed("PyTorch")]),
         regions: Cow::Borrowed(&[Cow::Borrowed("global")]),
         reference_estimate: true,
-        source: Cow::Borrowed("reference estimate: typical marketplace price of an H100 SXM on https://vast.ai/pricing (marketplace; prices vary by host)"),
+        source: Cow::Borrowed("reference estimate: typical marketplace price of an H100 SXM on https://vast.ai/pricing"),
         date: Cow::Borrowed("2025-06-01"),
     },
     Offer {
@@ -655,7 +655,7 @@ pub static OFFERS: &[Offer] = &[
         frameworks: Cow::Borrowed(&[Cow::Borrowed("PyTorch")]),
         regions: Cow::Borrowed(&[Cow::Borrowed("global")]),
         reference_estimate: true,
-        source: Cow::Borrowed("reference estimate: typical marketplace price of an RTX 3090 on https://vast.ai/pricing (marketplace; prices vary by host)"),
+        source: Cow::Borrowed("reference estimate: typical marketplace price of an RTX 3090 on https://vast.ai/pricing"),
         date: Cow::Borrowed("2025-06-01"),
     },
     Offer {
@@ -674,7 +674,7 @@ pub static OFFERS: &[Offer] = &[
         frameworks: Cow::Borrowed(&[Cow::Borrowed("PyTorch")]),
         regions: Cow::Borrowed(&[Cow::Borrowed("global")]),
         reference_estimate: true,
-        source: Cow::Borrowed("reference estimate: typical marketplace price of an RTX 4090 on https://vast.ai/pricing (marketplace; prices vary by host)"),
+        source: Cow::Borrowed("reference estimate: typical marketplace price of an RTX 4090 on https://vast.ai/pricing"),
         date: Cow::Borrowed("2025-06-01"),
     },
     Offer {
@@ -712,7 +712,7 @@ pub static OFFERS: &[Offer] = &[
         frameworks: Cow::Borrowed(&[Cow::Borrowed("PyTorch")]),
         regions: Cow::Borrowed(&[Cow::Borrowed("global")]),
         reference_estimate: true,
-        source: Cow::Borrowed("reference estimate: typical marketplace price of an RTX 5090 on https://vast.ai/pricing (marketplace; prices vary by host)"),
+        source: Cow::Borrowed("reference estimate: typical marketplace price of an RTX 5090 on https://vast.ai/pricing"),
         date: Cow::Borrowed("2025-06-01"),
     },
     Offer {
@@ -750,7 +750,7 @@ pub static OFFERS: &[Offer] = &[
         frameworks: Cow::Borrowed(&[Cow::Borrowed("PyTorch"), Cow::Borrowed("TensorFlow")]),
         regions: Cow::Borrowed(&[Cow::Borrowed("cn-beijing"), Cow::Borrowed("cn-shanghai")]),
         reference_estimate: true,
-        source: Cow::Borrowed("reference estimate: 9 CNY per A100-80GB card-hour; network per gpu-memory-selection-guide.zh.txt 4.1 (100 Gbps InfiniBand RDMA); not a list price"),
+        source: Cow::Borrowed("reference estimate: 9 CNY per A100-80GB card-hour"),
         date: Cow::Borrowed("2025-12-31"),
     },
     Offer {
@@ -788,7 +788,7 @@ pub static OFFERS: &[Offer] = &[
         frameworks: Cow::Borrowed(&[Cow::Borrowed("PyTorch"), Cow::Borrowed("TensorFlow"), Cow::Borrowed("Megatron-LM"), Cow::Borrowed("vLLM")]),
         regions: Cow::Borrowed(&[Cow::Borrowed("cn")]),
         reference_estimate: true,
-        source: Cow::Borrowed("gpu-memory-selection-guide.zh.txt section 5.3: one A100 80GB sliced by MIG into 3g.40gb + 2 x 2g.20gb costs about 5 CNY/h in all; split by memory share (memory slices / 8 x 5 CNY/h), a stated rule, not a published per-slice price"),
+        source: Cow::Borrowed("reference estimate by a stated rule: gpu-memory-selection-guide.zh.txt section 5.3 (A100 80GB by MIG about 5 CNY/h), split by memory share"),
         date: Cow::Borrowed("2025-12-31"),
     },
     Offer {
@@ -807,7 +807,7 @@ pub static OFFERS: &[Offer] = &[
         frameworks: Cow::Borrowed(&[Cow::Borrowed("PyTorch"), Cow::Borrowed("TensorFlow"), Cow::Borrowed("Megatron-LM"), Cow::Borrowed("vLLM")]),
         regions: Cow::Borrowed(&[Cow::Borrowed("cn")]),
         reference_estimate: true,
-        source: Cow::Borrowed("gpu-memory-selection-guide.zh.txt section 5.3: one A100 80GB sliced by MIG into 3g.40gb + 2 x 2g.20gb costs about 5 CNY/h in all; split by memory share (memory slices / 8 x 5 CNY/h), a stated rule, not a published per-slice price"),
+        source: Cow::Borrowed("reference estimate by a stated rule: gpu-memory-selection-guide.zh.txt section 5.3 (A100 80GB by MIG about 5 CNY/h), split by memory share"),
         date: Cow::Borrowed("2025-12-31"),
     },
     Offer {
@@ -826,7 +826,7 @@ pub static OFFERS: &[Offer] = &[
         frameworks: Cow::Borrowed(&[Cow::Borrowed("PyTorch"), Cow::Borrowed("TensorFlow"), Cow::Borrowed("Megatron-LM"), Cow::Borrowed("vLLM")]),
         regions: Cow::Borrowed(&[Cow::Borrowed("cn")]),
         reference_estimate: true,
-        source: Cow::Borrowed("gpu-memory-selection-guide.zh.txt section 5.3: one A100 80GB sliced by MIG into 3g.40gb + 2 x 2g.20gb costs about 5 CNY/h in all; split by memory share (memory slices / 8 x 5 CNY/h), a stated rule, not a published per-slice price"),
+        source: Cow::Borrowed("reference estimate by a stated rule: gpu-memory-selection-guide.zh.txt section 5.3 (A100 80GB by MIG about 5 CNY/h), split by memory share"),
         date: Cow::Borrowed("2025-12-31"),
     },
     Offer {
@@ -845,7 +845,7 @@ pub static OFFERS: &[Offer] = &[
         frameworks: Cow::Borrowed(&[Cow::Borrowed("PyTorch"), Cow::Borrowed("TensorFlow"), Cow::Borrowed("Megatron-LM"), Cow::Borrowed("vLLM")]),
         regions: Cow::Borrowed(&[Cow::Borrowed("cn")]),
         reference_estimate: true,
-        source: Cow::Borrowed("gpu-memory-selection-guide.zh.txt section 5.3: one A100 80GB sliced by MIG into 3g.40gb + 2 x 2g.20gb costs about 5 CNY/h in all; split by memory share (memory slices / 8 x 5 CNY/h), a stated rule, not a published per-slice price"),
+        source: Cow::Borrowed("reference estimate by a stated rule: gpu-memory-selection-guide.zh.txt section 5.3 (A100 80GB by MIG about 5 CNY/h), split by memory share"),
         date: Cow::Borrowed("2025-12-31"),
     },
     Offer {
@@ -864,7 +864,7 @@ pub static OFFERS: &[Offer] = &[
         frameworks: Cow::Borrowed(&[Cow::Borrowed("PyTorch"), Cow::Borrowed("TensorFlow"), Cow::Borrowed("Megatron-LM"), Cow::Borrowed("vLLM")]),
         regions: Cow::Borrowed(&[Cow::Borrowed("cn")]),
         reference_estimate: true,
-        source: Cow::Borrowed("gpu-memory-selection-guide.zh.txt section 5.3: one A100 80GB sliced by MIG into 3g.40gb + 2 x 2g.20gb costs about 5 CNY/h in all; split by memory share (memory slices / 8 x 5 CNY/h), a stated rule, not a published per-slice price"),
+        source: Cow::Borrowed("reference estimate by a stated rule: gpu-memory-selection-guide.zh.txt section 5.3 (A100 80GB by MIG about 5 CNY/h), split by memory share"),
         date: Cow::Borrowed("2025-12-31"),
     },
     Offer {
@@ -883,7 +883,7 @@ pub static OFFERS: &[Offer] = &[
         frameworks: Cow::Borrowed(&[Cow::Borrowed("PyTorch"), Cow::Borrowed("TensorFlow"), Cow::Borrowed("Megatron-LM"), Cow::Borrowed("vLLM")]),
         regions: Cow::Borrowed(&[Cow::Borrowed("cn")]),
         reference_estimate: true,
-        source: Cow::Borrowed("gpu-memory-selection-guide.zh.txt section 5.3: one A100 80GB sliced by MIG into 3g.40gb + 2 x 2g.20gb costs about 5 CNY/h in all; split by memory share (memory slices / 8 x 5 CNY/h), a stated rule, not a published per-slice price"),
+        source: Cow::Borrowed("reference estimate by a stated rule: gpu-memory-selection-guide.zh.txt section 5.3 (A100 80GB by MIG about 5 CNY/h), split by memory share"),
         date: Cow::Borrowed("2025-12-31"),
     },
     Offer {
@@ -902,7 +902,7 @@ pub static OFFERS: &[Offer] = &[
         frameworks: Cow::Borrowed(&[Cow::Borrowed("PyTorch"), Cow::Borrowed("TensorFlow"), Cow::Borrowed("Megatron-LM"), Cow::Borrowed("vLLM")]),
         regions: Cow::Borrowed(&[Cow::Borrowed("cn")]),
         reference_estimate: true,
-        source: Cow::Borrowed("reference estimate: about 2.25 x the guide's A100-80GB card-hour price (8 CNY/h, gpu-memory-selection-guide.zh.txt 5.3), the H100/A100 ratio of Lambda's list prices; not a published price"),
+        source: Cow::Borrowed("reference estimate: about 2.25 x the guide's A100-80GB card-hour price"),
         date: Cow::Borrowed("2025-12-31"),
     },
 ];

@@ -14,7 +14,7 @@ pub static PLATFORMS: &[Platform] = &[
         network_gbps: 400,
         frameworks: &["PyTorch", "TensorFlow", "DeepSpeed"],
         support_response_hours: 24.0,
-        source: "guide 4.1 (T4 to A100 80GB, NVLink, bare metal, 21 regions); billing: https://help.aliyun.com/ pay-as-you-go ECS is billed by the second; support: reference estimate",
+        source: "guide 4.1 (T4 to A100 80GB, NVLink, bare metal, 21 regions)",
         date: "2025-11-30",
     },
     Platform {
@@ -26,7 +26,7 @@ pub static PLATFORMS: &[Platform] = &[
         network_gbps: 3200,
         frameworks: &["PyTorch", "TensorFlow", "DeepSpeed", "vLLM"],
         support_response_hours: 1.0,
-        source: "https://aws.amazon.com/ec2/pricing/ (per-second billing for Linux); https://aws.amazon.com/ec2/instance-types/p5/ (3200 Gbps EFA); Deep Learning AMIs; support: https://aws.amazon.com/premiumsupport/plans/ (Business: production system down < 1 hour)",
+        source: "https://aws.amazon.com/ec2/pricing/ (per-second billing for Linux)",
         date: "2025-11-30",
     },
     Platform {
@@ -38,7 +38,7 @@ pub static PLATFORMS: &[Platform] = &[
         network_gbps: 3200,
         frameworks: &["PyTorch", "TensorFlow", "DeepSpeed"],
         support_response_hours: 1.0,
-        source: "https://azure.microsoft.com/pricing/details/virtual-machines/ (per-minute billing); ND H100 v5 3200 Gbps InfiniBand; Data Science VM images; support: https://azure.microsoft.com/support/plans/ (Professional Direct: Sev A 1 hour)",
+        source: "https://azure.microsoft.com/pricing/details/virtual-machines/",
         date: "2025-11-30",
     },
     Platform {
@@ -50,7 +50,7 @@ pub static PLATFORMS: &[Platform] = &[
         network_gbps: 3200,
         frameworks: &["PyTorch", "TensorFlow", "JAX"],
         support_response_hours: 1.0,
-        source: "https://cloud.google.com/compute/docs/instances/ per-second billing (1-minute minimum); A3 3200 Gbps GPUDirect; Deep Learning VM images; support: https://cloud.google.com/support (Enhanced: P1 1 hour)",
+        source: "https://cloud.google.com/compute/docs/instances/ per-second billing",
         date: "2025-11-30",
     },
     Platform {
@@ -74,7 +74,7 @@ pub static PLATFORMS: &[Platform] = &[
         network_gbps: 3200,
         frameworks: &["PyTorch", "TensorFlow", "JAX"],
         support_response_hours: 24.0,
-        source: "https://lambda.ai/service/gpu-cloud (per-minute billing, Lambda Stack preinstalled, 1-Click Clusters with 3200 Gbps InfiniBand); support: reference estimate",
+        source: "https://lambda.ai/service/gpu-cloud (per-minute billing, Lambda Stack preinstalled, 1-Click Clusters with 3200 Gbps InfiniBand)",
         date: "2025-11-30",
     },
     Platform {
@@ -98,7 +98,7 @@ pub static PLATFORMS: &[Platform] = &[
         network_gbps: 100,
         frameworks: &["PyTorch", "TensorFlow"],
         support_response_hours: 24.0,
-        source: "guide 4.1 (vGPU time-sharing, Kubernetes autoscaling); billing: Tencent Cloud CVM pay-as-you-go is billed by the second; support: reference estimate",
+        source: "guide 4.1 (vGPU time-sharing, Kubernetes autoscaling)",
         date: "2025-11-30",
     },
     Platform {
@@ -134,7 +134,7 @@ pub static PLATFORMS: &[Platform] = &[
         network_gbps: 200,
         frameworks: &["PyTorch", "TensorFlow", "Megatron-LM", "vLLM"],
         support_response_hours: 4.0,
-        source: "guide 4.1 and 5.2/5.3 (minute billing, MIG slicing productised, InfiniBand HDR, PyTorch/TensorFlow/Megatron-LM/vLLM images); support: reference estimate",
+        source: "guide 4.1 and 5.2/5.3 (minute billing, MIG slicing productised, InfiniBand HDR, PyTorch/TensorFlow/Megatron-LM/vLLM images)",
         date: "2025-11-30",
     },
 ];
