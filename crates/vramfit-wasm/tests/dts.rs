@@ -334,6 +334,9 @@ struct Gen<'a> {
 /// on input they are written `T | string`.
 const INPUT_ALSO_STRING: &[&str] = &["Quantization"];
 
+/// Types with a hand-written `Serialize` that writes a string (a preset's source, as its URL).
+const WRITTEN_AS_STRING: &[&str] = &["Source"];
+
 const PRIMITIVE_NUMBERS: &[&str] = &[
     "u8", "u16", "u32", "u64", "usize", "i8", "i16", "i32", "i64", "isize", "f32", "f64",
 ];
@@ -434,6 +437,7 @@ impl<'a> Gen<'a> {
                 let args = generic_args(&seg.arguments);
                 match id.as_str() {
                     "String" | "str" | "char" => "string".into(),
+                    n if WRITTEN_AS_STRING.contains(&n) => "string".into(),
                     "bool" => "boolean".into(),
                     n if PRIMITIVE_NUMBERS.contains(&n) => "number".into(),
                     "Option" => format!("{} | null", self.ts(args[0], mode)),
@@ -692,7 +696,7 @@ fn type_refs(ty: &Type, out: &mut BTreeSet<String>) -> Result<(), String> {
             let id = seg.ident.to_string();
             match id.as_str() {
                 "String" | "str" | "char" | "bool" => Ok(()),
-                n if PRIMITIVE_NUMBERS.contains(&n) => Ok(()),
+                n if PRIMITIVE_NUMBERS.contains(&n) || WRITTEN_AS_STRING.contains(&n) => Ok(()),
                 "Option" | "Vec" | "Box" | "Rc" | "Arc" | "Cow" | "BTreeMap" | "HashMap" => {
                     generic_args(&seg.arguments)
                         .into_iter()

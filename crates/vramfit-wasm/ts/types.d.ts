@@ -2278,7 +2278,7 @@ export interface Preset {
    */
   arch: Architecture;
   /**
-   * Where the architecture was read (the `config.json` URL).
+   * Where the architecture was read (a URL).
    */
   source: string;
   /**

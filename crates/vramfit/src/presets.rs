@@ -19,6 +19,7 @@ mod generated;
 
 /// A built-in model: a Hugging Face checkpoint and its architecture.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Preset {
     /// The Hugging Face id, e.g. `meta-llama/Llama-3.1-8B`.
     pub id: &'static str,
@@ -35,22 +36,16 @@ pub struct Preset {
     pub quantization: Quantization,
     /// The architecture, from the model's `config.json`.
     pub arch: Architecture,
-    /// Where the architecture was read, when it is not the model's own `config.json` on Hugging
-    /// Face; empty when it is (see [`Preset::source_url`]: the URL is the same but for the id,
-    /// and every WebAssembly module carries these tables).
-    pub source: &'static str,
+    /// Where the architecture was read (a URL).
+    pub source: Source,
     /// When it was read, `YYYY-MM-DD`.
     pub date: &'static str,
 }
 
 impl Preset {
-    /// Where the architecture was read: `source`, or the model's `config.json` on Hugging Face.
+    /// Where the architecture was read.
     pub fn source_url(&self) -> alloc::borrow::Cow<'static, str> {
-        if self.source.is_empty() {
-            alloc::format!("https://huggingface.co/{}/blob/main/config.json", self.id).into()
-        } else {
-            self.source.into()
-        }
+        self.source.url()
     }
 
     /// Every id the preset answers to: its id, then its aliases.
@@ -59,22 +54,34 @@ impl Preset {
     }
 }
 
-/// The same fields as a derive would write, `source` as [`Preset::source_url`].
+/// Where a preset's architecture was read, written as its URL. A model's own `config.json` on
+/// Hugging Face is kept as the model's id, the rest of its URL being the same for every model:
+/// every WebAssembly module carries these tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// `https://huggingface.co/<id>/blob/main/config.json`.
+    HfConfig(&'static str),
+    /// Any other URL.
+    Url(&'static str),
+}
+
+impl Source {
+    /// The URL.
+    pub fn url(self) -> alloc::borrow::Cow<'static, str> {
+        match self {
+            Source::HfConfig(id) => {
+                alloc::format!("https://huggingface.co/{id}/blob/main/config.json").into()
+            }
+            Source::Url(u) => u.into(),
+        }
+    }
+}
+
+/// A string: the URL.
 #[cfg(feature = "serde")]
-impl serde::Serialize for Preset {
+impl serde::Serialize for Source {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        let mut st = s.serialize_struct("Preset", 9)?;
-        st.serialize_field("id", self.id)?;
-        st.serialize_field("aliases", self.aliases)?;
-        st.serialize_field("name", self.name)?;
-        st.serialize_field("params", &self.params)?;
-        st.serialize_field("dtype", &self.dtype)?;
-        st.serialize_field("quantization", &self.quantization)?;
-        st.serialize_field("arch", &self.arch)?;
-        st.serialize_field("source", &self.source_url())?;
-        st.serialize_field("date", self.date)?;
-        st.end()
+        s.serialize_str(&self.url())
     }
 }
 

@@ -197,7 +197,7 @@ fn check_record(file: &str, r: &Record) {
 fn render(records: &[(String, Record)]) -> String {
     let mut s = String::from(HEADER);
     s.push_str("//! The preset table, rendered from `crates/vramfit/data/models/*.toml`.\n\n");
-    s.push_str("use super::Preset;\n");
+    s.push_str("use super::{Preset, Source};\n");
     s.push_str("use crate::model::{Architecture, Family, Mla, Moe, Norm};\n");
     s.push_str("use crate::precision::{Dtype, Quantization};\n\n");
     s.push_str("/// Every preset, sorted by id.\n");
@@ -326,14 +326,14 @@ fn render(records: &[(String, Record)]) -> String {
             let _ = writeln!(s, "            {k}: {v},");
         }
         let _ = writeln!(s, "        }},");
-        // A model's own config.json on Hugging Face is left to `Preset::source_url`.
+        // A model's own config.json on Hugging Face is kept as its id (`Source::HfConfig`).
         let own = format!("https://huggingface.co/{}/blob/main/config.json", r.id);
         let source = if r.source == own {
-            ""
+            format!("Source::HfConfig({:?})", r.id)
         } else {
-            r.source.as_str()
+            format!("Source::Url({:?})", r.source)
         };
-        let _ = writeln!(s, "        source: {source:?},");
+        let _ = writeln!(s, "        source: {source},");
         let _ = writeln!(s, "        date: {:?},", r.date);
         let _ = writeln!(s, "    }},");
     }
