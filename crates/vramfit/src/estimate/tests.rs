@@ -1605,8 +1605,8 @@ fn convnets_are_counted_layer_by_layer() {
 }
 
 /// A convolutional network's activations grow with the batch: ResNet-50 in fp32 training keeps
-/// 21,075,968 × 4 B + 200,704 × 8 B = 85,909,504 B per image (81.9 MiB), so 112 images (NVIDIA's
-/// fp32 batch for a 16 GB V100) take 9,621,864,448 B; in inference the widest point is
+/// 21,075,968 × 4 B + 200,704 × 8 B = 85,909,504 B per image (81.9 MiB), so 112 images take
+/// 9,621,864,448 B; in inference the widest point is
 /// 2,960,384 × 4 B per image. The largest batch on a card is the one whose estimate fits and
 /// whose next does not.
 #[test]
