@@ -1278,9 +1278,8 @@ impl Alive {
     }
     /// transformers' `ResNetConvLayer` on an input that its caller holds: the convolution's
     /// output, the BatchNorm's beside it, then (with an activation) ReLU's beside that; each
-    /// replaced tensor freed once the next exists. Returns the output's elements.
-    /// The output is left alive.
-    fn conv_layer(&mut self, out: u64, act: bool) -> u64 {
+    /// replaced tensor freed once the next exists; the output is left alive.
+    fn conv_layer(&mut self, out: u64, act: bool) {
         self.alloc(out);
         self.alloc(out);
         self.free(out);
@@ -1288,7 +1287,6 @@ impl Alive {
             self.alloc(out);
             self.free(out);
         }
-        out
     }
 }
 
@@ -1398,9 +1396,9 @@ fn resnet(c: &Cfg) -> Result<Architecture> {
             // first one's is the block's input, which `residual` holds.
             let mut prev = 0;
             for &(n, act) in &layers {
-                let y = live.conv_layer(n, act);
+                live.conv_layer(n, act);
                 live.free(prev);
-                prev = y;
+                prev = n;
             }
             let shortcut = inp != out || strided;
             if shortcut {

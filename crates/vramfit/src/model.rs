@@ -99,13 +99,7 @@ pub struct Moe {
 }
 
 // Every field of a latent-attention or expert block must be given, as the derive required.
-deserialize_with_defaults!(Mla {
-    q_lora_rank,
-    kv_lora_rank,
-    qk_rope_head_dim,
-    qk_nope_head_dim,
-    v_head_dim,
-} required {
+deserialize_with_defaults!(Mla all required {
     q_lora_rank,
     kv_lora_rank,
     qk_rope_head_dim,
@@ -113,16 +107,7 @@ deserialize_with_defaults!(Mla {
     v_head_dim,
 });
 
-deserialize_with_defaults!(Moe {
-    num_experts,
-    experts_per_token,
-    expert_intermediate_size,
-    shared_intermediate_size,
-    shared_expert_gate,
-    first_dense_layers,
-    router_bias,
-    expert_bias,
-} required {
+deserialize_with_defaults!(Moe all required {
     num_experts,
     experts_per_token,
     expert_intermediate_size,

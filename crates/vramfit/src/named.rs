@@ -37,6 +37,10 @@ macro_rules! deserialize_with_defaults {
     ($t:ident { $($f:ident),+ $(,)? }) => {
         deserialize_with_defaults!($t { $($f),+ } required {});
     };
+    // Every field must be given.
+    ($t:ident all required { $($f:ident),+ $(,)? }) => {
+        deserialize_with_defaults!($t { $($f),+ } required { $($f),+ });
+    };
     // `required` fields must be given: serde's `missing field` error names the first one absent.
     ($t:ident { $($f:ident),+ $(,)? } required { $($r:ident),* $(,)? }) => {
         #[cfg(feature = "serde")]

@@ -1661,7 +1661,7 @@ impl Workload {
             (Bytes::from_f64(0.2 * w as f64).get(), 0)
         };
         // Whisper's decoder keeps the encoder's output and every layer's cross-attention keys
-        // and values from its first step to its last.
+        // and values from its first step to its last (nothing for a model without frames).
         let cross = self
             .kv_dtype
             .bytes_for(
@@ -1674,11 +1674,6 @@ impl Workload {
                     .saturating_mul(a.hidden_size)
                     .saturating_mul(act),
             );
-        let cross = if a.is_detailed() && frames > 0 {
-            cross
-        } else {
-            0
-        };
         let vocab = a.vocab_size;
         let kept = if self.logits == Logits::All {
             self.seq_len

@@ -1235,7 +1235,11 @@ fn vision_and_audio_models_see_their_own_sequences() {
     })
     .unwrap();
     let (_, per_tok) = activation_formula(&w);
-    // Plus each decoder block's cross-attention (whisper_training_saves_cross_attention).
+    // Plus each decoder block's cross-attention: per decoder token its norm's fp32 input and
+    // (under autocast, the residual in fp32) output, 4·384 + 4·384; q_proj's input, 2·384; the
+    // kernel's q and output, 2·2·384, and log-sum-exp, 4·6; o_proj's input, 2·384: 6,168 B. Per
+    // frame: the kernel's k and v, 2·2·384, and k_proj's and v_proj's casts of the encoder's fp32
+    // output, 2·2·384: 3,072 B. 4 × (448 × 6,168 + 1,500 × 3,072) = 29,485,056 B.
     assert_eq!(
         w.activations_bytes.get(),
         (448 + 1500) * per_tok * 4 + 29_485_056
@@ -1416,28 +1420,6 @@ fn vllm_serves_whisper_with_a_cross_attention_group() {
     .unwrap();
     assert_eq!(fp32.weights_bytes.get(), 37_760_640 * 4);
     assert!(!fp32.notes.iter().any(|n| n.key == "vllm_downcast"));
-}
-
-/// Training, each Whisper decoder layer's cross-attention saves, per decoder token, its norm's
-/// fp32 input and (under autocast, the residual in fp32) output, 4·384 + 4·384; q_proj's input,
-/// 2·384; the kernel's q and output, 2·2·384, and log-sum-exp, 4·6; o_proj's input, 2·384: 6,168 B.
-/// Per frame: the kernel's k and v, 2·2·384, and k_proj's and v_proj's casts of the encoder's
-/// fp32 output, 2·2·384: 3,072 B. Whisper-tiny, 448 tokens: 4 × (448 × 6,168 + 1,500 × 3,072)
-/// = 29,485,056 B more than its blocks.
-#[test]
-fn whisper_training_saves_cross_attention() {
-    let w = estimate(&EstimateInput {
-        model: Some("openai/whisper-tiny".into()),
-        mode: Mode::Training,
-        seq_len: 448.0,
-        ..EstimateInput::default()
-    })
-    .unwrap();
-    let (_, per_tok) = activation_formula(&w);
-    assert_eq!(
-        w.activations_bytes.get(),
-        (448 + 1500) * per_tok * 4 + 29_485_056
-    );
 }
 
 /// A network as autograd sees it, for counting convolutional networks by hand: tensors (their
