@@ -99,6 +99,14 @@ fn a_gpu_is_found_by_what_a_person_types() {
     assert_eq!(one("rtx 6000 ada"), Ok("rtx-6000-ada"));
     assert_eq!(one("RTX PRO 6000"), Ok("rtx-pro-6000-blackwell"));
     assert_eq!(one("5080"), Ok("rtx-5080"));
+    // Likewise `4080` is a whole word of the RTX 4080 and the RTX 4080 SUPER: the id, or `super`,
+    // tells them apart.
+    let e = one("rtx 4080").unwrap_err();
+    assert_eq!(e.problem, "`rtx 4080` fits 2 GPUs");
+    assert_eq!(e.accepted, "one of rtx-4080, rtx-4080-super");
+    assert_eq!(one("rtx-4080"), Ok("rtx-4080"));
+    assert_eq!(one("4080 super"), Ok("rtx-4080-super"));
+    assert_eq!(one("3060"), Ok("rtx-3060-12gb"));
     assert_eq!(one("L20"), Ok("l20"));
     assert_eq!(one("a100 sxm4 80gb"), Ok("a100-sxm4-80gb"));
     // `h20` is a whole word of the H20's id only, although it begins `h200`.
