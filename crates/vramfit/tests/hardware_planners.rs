@@ -245,20 +245,37 @@ fn the_cards_added_in_2026_12_hold_their_sourced_figures() {
     assert_eq!(l20.bandwidth_bytes_per_s, 864_000_000_000);
     close(l20.fp16_tflops, 119.5, 1e-9);
 
-    // RTX 4080: 15.99 GiB total capacity in PyTorch's OOM message
-    // (aigc-apps/sd-webui-EasyPhoto#281): 16,373 MiB.
+    // Consumer cards hold Linux figures (Windows reports the whole memory). RTX 4090: 23.61 GiB
+    // total capacity in PyTorch's OOM message (pinokiofactory/flux-webui#11), the lowest of
+    // 23.61–23.68 published: 24,176 MiB, 400 MiB under its 24 GiB. The 23.99 GiB it held before
+    // (24,563 MiB) was a Windows figure.
+    let r4090 = gpu("rtx-4090");
+    assert_eq!(r4090.memory.get(), printed(23.61));
+    assert_eq!(r4090.memory.get(), 24_176 * MIB);
+    // RTX 5090: 31.37 GiB (Wan-Video/Wan2.1#465): 32,122 MiB, 646 MiB under 32 GiB.
+    let r5090 = gpu("rtx-5090");
+    assert_eq!(r5090.memory.get(), printed(31.37));
+    assert_eq!(32_768 * MIB - r5090.memory.get(), 646 * MIB);
+    // RTX 6000 Ada with ECC on: 44.43 GiB (DINGYANB/MTVCrafter#21): 45,496 MiB.
+    assert_eq!(gpu("rtx-6000-ada").memory.get(), 45_496 * MIB);
+    // RTX 4080 and 4070 Ti SUPER: the same AD103 and 16 GB GDDR6X as the RTX 4080 SUPER,
+    // measured at 15.60 GiB (shanice-l/UNOPose#4): 15,974 MiB each.
     let r4080 = gpu("rtx-4080");
-    assert_eq!(r4080.memory.get(), printed(15.99));
-    assert_eq!(r4080.memory.get(), 16_373 * MIB);
-    // RTX 5080, no published measurement: 16 GiB of GDDR7 × 0.99947 (RTX 4090, no ECC) =
-    // 16,375.3 MiB, rounded down: 16,375 MiB.
+    assert_eq!(r4080.memory.get(), printed(15.60));
+    assert_eq!(r4080.memory.get(), 15_974 * MIB);
+    assert_eq!(gpu("rtx-4080-super").memory, r4080.memory);
+    assert_eq!(gpu("rtx-4070-ti-super").memory, r4080.memory);
+    // RTX 5080, no published measurement: 16 GiB of GDDR7 less the RTX 5090's 646 MiB reserve
+    // = 15,738 MiB. RTX A6000: 48 GiB less the RTX 3090's 308 MiB (24,576 − 24,268) = 48,844 MiB.
     let r5080 = gpu("rtx-5080");
     assert_eq!(
         r5080.memory_source,
         vramfit::hardware::MemorySource::Derived
     );
-    assert_eq!(r5080.memory.get(), 16_375 * MIB);
-    assert_eq!(r5080.memory.get(), 17_170_432_000);
+    assert_eq!(r5080.memory.get(), 15_738 * MIB);
+    assert_eq!(r5080.memory.get(), 16_502_489_088);
+    assert_eq!(24_576 * MIB - gpu("rtx-3090").memory.get(), 308 * MIB);
+    assert_eq!(gpu("rtx-a6000").memory.get(), 48_844 * MIB);
     // 84 SMs × 2617 MHz × 512 (GeForce's FP32-accumulate rate, the RTX 5090's 209.5 for 170 SMs
     // at 2407 MHz) = 112.6 TFLOPS.
     close(84.0 * 2.617e9 * 512.0 / 1e12, r5080.fp16_tflops, 0.05);
@@ -267,7 +284,7 @@ fn the_cards_added_in_2026_12_hold_their_sourced_figures() {
         gpu("rtx-5090").fp16_tflops,
         0.05,
     );
-    for g in [pro, l20, r4080, r5080] {
+    for g in [pro, l20, r4080, r5080, r4090, r5090] {
         assert_eq!(g.date, "2026-12-01", "{}", g.id);
     }
 }

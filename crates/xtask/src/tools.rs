@@ -186,12 +186,24 @@ pub fn bindgen(wasm: &Path, out: &Path, name: &str, typescript: bool) -> Result 
     run(c.arg("--out-dir").arg(out).arg(wasm))
 }
 
-/// `wasm-opt -Oz` from the npm `binaryen` package, with the wasm features rustc emits and the
+/// `wasm-opt` from the npm `binaryen` package, with the wasm features rustc emits and the
 /// debug and producer sections stripped: the one size pass of the site and the npm package.
+///
+/// The passes: the control flow flattened and rebuilt by the Relooper (`--flatten --rereloop`),
+/// then `-Oz` twice, with `--low-memory-unused` (rustc's modules put the stack first, from
+/// address 0 down from 1 MiB, and their data above it, so no pointer below 1 KiB is ever
+/// dereferenced: binaryen may fold offsets into loads and stores). Measured 2026-12-01 against
+/// `-Oz` alone: the site's first load 171.1 → 169.5 KB gzip, the npm main module 100.2 → 99.2 KB
+/// (by Node's zlib), in 11 s instead of 7 s for the first load's module. The wasm parity tests
+/// (native, Node and Chromium give bit-identical results) run on the optimized modules.
 pub fn wasm_opt(input: &Path, output: &Path) -> Result {
     run(cmd(node_bin("wasm-opt"))
         .args([
+            "--flatten",
+            "--rereloop",
             "-Oz",
+            "-Oz",
+            "--low-memory-unused",
             "--enable-bulk-memory",
             "--enable-nontrapping-float-to-int",
         ])
