@@ -29,6 +29,18 @@ pub(crate) fn named_by<'a, T, const N: usize>(
     Vec::new()
 }
 
+/// Whether `text`'s last words are `query`'s words, whole (`rtx 4080` ends `NVIDIA GeForce RTX
+/// 4080`, not `NVIDIA GeForce RTX 4080 SUPER`). ASCII case is ignored.
+pub(crate) fn ends_with_words(query: &str, text: &str) -> bool {
+    let q: Vec<&str> = words(query).collect();
+    let t: Vec<&str> = words(text).collect();
+    !q.is_empty()
+        && t.len() >= q.len()
+        && q.iter()
+            .zip(&t[t.len() - q.len()..])
+            .all(|(a, b)| a.eq_ignore_ascii_case(b))
+}
+
 /// The words of `text`: its runs of ASCII letters and digits.
 fn words(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| !c.is_ascii_alphanumeric())
@@ -70,6 +82,10 @@ mod tests {
         assert_eq!(by("h2"), ["nvidia h20 96gb", "nvidia h200 sxm 141gb"]);
         assert_eq!(by("mi300"), ["amd mi300x"]);
         assert_eq!(by("nvidia"), ["nvidia h20 96gb", "nvidia h200 sxm 141gb"]);
+        assert!(ends_with_words("rtx 4080", "NVIDIA GeForce RTX 4080"));
+        assert!(ends_with_words("4080", "rtx-4080"));
+        assert!(!ends_with_words("4080", "NVIDIA GeForce RTX 4080 SUPER"));
+        assert!(!ends_with_words("", "rtx-4080") && !ends_with_words("a b c", "b c"));
         // In order: `141gb h200` is not `h200 … 141gb`.
         assert!(by("141gb h200").is_empty());
         assert!(by("").is_empty() && by("--").is_empty() && by("显卡").is_empty());

@@ -99,12 +99,15 @@ fn a_gpu_is_found_by_what_a_person_types() {
     assert_eq!(one("rtx 6000 ada"), Ok("rtx-6000-ada"));
     assert_eq!(one("RTX PRO 6000"), Ok("rtx-pro-6000-blackwell"));
     assert_eq!(one("5080"), Ok("rtx-5080"));
-    // Likewise `4080` is a whole word of the RTX 4080 and the RTX 4080 SUPER: the id, or `super`,
-    // tells them apart.
-    let e = one("rtx 4080").unwrap_err();
-    assert_eq!(e.problem, "`rtx 4080` fits 2 GPUs");
-    assert_eq!(e.accepted, "one of rtx-4080, rtx-4080-super");
+    // `4080` is a whole word of the RTX 4080 and the RTX 4080 SUPER, but only the RTX 4080's name
+    // ends there: a person who means the SUPER says so. `rtx 6000` ends neither of its two.
+    assert_eq!(one("rtx 4080"), Ok("rtx-4080"));
+    assert_eq!(one("4080"), Ok("rtx-4080"));
+    assert_eq!(one("GeForce RTX 4080"), Ok("rtx-4080"));
     assert_eq!(one("rtx-4080"), Ok("rtx-4080"));
+    assert_eq!(one("4070 ti super"), Ok("rtx-4070-ti-super"));
+    assert_eq!(one("4060 ti"), Ok("rtx-4060-ti-16gb"));
+    assert_eq!(one("h100").unwrap_err().problem, "`h100` fits 3 GPUs");
     assert_eq!(one("4080 super"), Ok("rtx-4080-super"));
     assert_eq!(one("3060"), Ok("rtx-3060-12gb"));
     assert_eq!(one("L20"), Ok("l20"));

@@ -343,9 +343,11 @@ pub fn find_gpu(id: &str) -> Option<&'static Gpu> {
 /// `4090`, `a100 80gb`, `rtx 6000 ada`). Words are runs of ASCII letters and digits. An id wins
 /// outright; then the GPUs whose id or name has every word whole; only when none has, those
 /// where every word begins one (`mi300` for `mi300x`, `l40` for `l40s`; see
-/// `crate::words::named_by`). So `h20` names the H20 alone, although it begins `h200` too. Empty when nothing matches; several when the words fit more
-/// than one card (`h100`: the NVL, PCIe and SXM5; `rtx 6000`: the RTX 6000 Ada and the RTX PRO
-/// 6000 Blackwell).
+/// `crate::words::named_by`). So `h20` names the H20 alone, although it begins `h200` too.
+/// Among several, the cards whose id or name ends with the words are preferred: `4080` names
+/// the RTX 4080, not the RTX 4080 SUPER, as a person means it. Empty when nothing matches;
+/// several when the words fit more than one card (`h100`: the NVL, PCIe and SXM5; `rtx 6000`:
+/// the RTX 6000 Ada and the RTX PRO 6000 Blackwell).
 pub fn match_gpus(query: &str) -> Vec<&'static Gpu> {
     if let Some(g) = gpus()
         .iter()
@@ -353,7 +355,20 @@ pub fn match_gpus(query: &str) -> Vec<&'static Gpu> {
     {
         return alloc::vec![g];
     }
-    crate::words::named_by(query, gpus(), |g| [g.id, g.name])
+    let found = crate::words::named_by(query, gpus(), |g| [g.id, g.name]);
+    let ending: Vec<&'static Gpu> = found
+        .iter()
+        .copied()
+        .filter(|g| {
+            crate::words::ends_with_words(query, g.id)
+                || crate::words::ends_with_words(query, g.name)
+        })
+        .collect();
+    if found.len() > 1 && !ending.is_empty() {
+        ending
+    } else {
+        found
+    }
 }
 
 /// The one catalog GPU that `query` names ([`match_gpus`]), or an error for `field` that lists
