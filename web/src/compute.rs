@@ -77,14 +77,14 @@ pub fn what_ifs(s: &AppState, base: &Estimate) -> Vec<WhatIf> {
     if batch >= 2.0 && mode != "serve" {
         candidates.push((
             "whatif.half_batch",
-            vec![("batch", format!("{}", (batch / 2.0).floor()))],
+            vec![("batch", vramfit::units::short((batch / 2.0).floor()))],
         ));
     }
     let seq = num("seq_len");
     if seq >= 2.0 && mode != "serve" {
         candidates.push((
             "whatif.half_seq",
-            vec![("seq_len", format!("{}", (seq / 2.0).floor()))],
+            vec![("seq_len", vramfit::units::short((seq / 2.0).floor()))],
         ));
     }
     if training {

@@ -325,7 +325,7 @@ fn default_text(d: &EstimateInput, f: &Field) -> String {
         if x == x.trunc() && x.abs() < 1e15 {
             format!("{}", x as i64)
         } else {
-            format!("{x}")
+            vramfit::units::short(x)
         }
     }
     let opt = |x: Option<f64>| x.map_or_else(String::new, num);

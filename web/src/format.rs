@@ -2,6 +2,7 @@
 //! GB (10^9) is what vendors print on cards, shown beside it where a card is concerned.
 
 use vramfit::Bytes;
+use vramfit::units::fixed;
 
 /// `15.26 GiB` (three significant digits at least, never negative, never NaN).
 pub fn gib(b: Bytes) -> String {
@@ -11,13 +12,13 @@ pub fn gib(b: Bytes) -> String {
     } else if g >= 1000.0 {
         format!("{} GiB", vramfit::estimate::thousands(g.round() as u64))
     } else if g >= 100.0 {
-        format!("{g:.0} GiB")
+        format!("{} GiB", fixed(g, 0))
     } else if g >= 10.0 {
-        format!("{g:.1} GiB")
+        format!("{} GiB", fixed(g, 1))
     } else if g >= 0.01 {
-        format!("{g:.2} GiB")
+        format!("{} GiB", fixed(g, 2))
     } else {
-        format!("{:.1} MiB", b.get() as f64 / (1u64 << 20) as f64)
+        format!("{} MiB", fixed(b.get() as f64 / (1u64 << 20) as f64, 1))
     }
 }
 
@@ -27,9 +28,9 @@ pub fn gb(b: Bytes) -> String {
     if g >= 1000.0 {
         format!("{} GB", vramfit::estimate::thousands(g.round() as u64))
     } else if g >= 100.0 {
-        format!("{g:.0} GB")
+        format!("{} GB", fixed(g, 0))
     } else {
-        format!("{g:.1} GB")
+        format!("{} GB", fixed(g, 1))
     }
 }
 
@@ -51,11 +52,11 @@ pub fn params(n: u64) -> String {
         return vramfit::estimate::thousands(n);
     };
     if v >= 100.0 {
-        format!("{v:.0} {unit}")
+        format!("{} {unit}", fixed(v, 0))
     } else if v >= 10.0 {
-        format!("{v:.1} {unit}")
+        format!("{} {unit}", fixed(v, 1))
     } else {
-        format!("{v:.2} {unit}")
+        format!("{} {unit}", fixed(v, 2))
     }
 }
 
@@ -64,14 +65,14 @@ pub fn percent(part: u64, whole: u64) -> String {
     if whole == 0 {
         "0 %".into()
     } else {
-        format!("{:.0} %", part as f64 * 100.0 / whole as f64)
+        format!("{} %", fixed(part as f64 * 100.0 / whole as f64, 0))
     }
 }
 
 /// A price per hour with its currency code.
 pub fn price(amount: f64, currency: &str) -> String {
     if amount.is_finite() && amount >= 0.0 {
-        format!("{amount:.2} {currency}/h")
+        format!("{} {currency}/h", fixed(amount, 2))
     } else {
         "—".into()
     }

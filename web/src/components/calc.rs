@@ -3,6 +3,7 @@
 
 use vramfit::InputError;
 use vramfit::estimate::Estimate;
+use vramfit::units::fixed;
 use yew::prelude::*;
 
 use super::chart::{self, Line};
@@ -198,7 +199,10 @@ fn config_drop(props: &ErrProps) -> Html {
             if size > vramfit::config::MAX_CONFIG_BYTES as f64 {
                 header.set(Some(Err(InputError::new(
                     "config.json",
-                    format!("the file has {size} bytes"),
+                    format!(
+                        "the file has {} bytes",
+                        vramfit::estimate::thousands(size as u64)
+                    ),
                     format!(
                         "a config.json of at most {} bytes, or a .safetensors or .gguf file",
                         vramfit::config::MAX_CONFIG_BYTES
@@ -483,7 +487,7 @@ fn results(props: &ResultProps) -> Html {
                     { for fit }
                 </div>
                 if let (Some(t), Some(c)) = (e.kv_cache_tokens, e.max_concurrency_exact) {
-                    <p id="serving" data-kv-tokens={t.to_string()}>{ lang.f("calc.serving_result", &[&vramfit::estimate::thousands(t), &format!("{c:.2}")]) }</p>
+                    <p id="serving" data-kv-tokens={t.to_string()}>{ lang.f("calc.serving_result", &[&vramfit::estimate::thousands(t), &fixed(c, 2)]) }</p>
                 }
                 if e.cpu_bytes.get() > 0 {
                     <p id="cpu">{ lang.f("calc.cpu", &[&format::gib(e.cpu_bytes)]) }</p>
@@ -575,7 +579,7 @@ fn whatif_card(app: &crate::Ctx, w: &compute::WhatIf, base: &Estimate) -> Html {
             <div>{ delta }</div>
             <div class="muted speed">{ lang.t(&w.key.replacen("whatif.", "whatif_speed.", 1)) }</div>
             if let (Some(c0), Some(c1)) = (base.max_concurrency_exact, w.estimate.max_concurrency_exact) {
-                <div class="muted">{ lang.f("calc.concurrency", &[&format!("{c0:.1}"), &format!("{c1:.1}")]) }</div>
+                <div class="muted">{ lang.f("calc.concurrency", &[&fixed(c0, 1), &fixed(c1, 1)]) }</div>
             }
             <button type="button" onclick={apply}>{ lang.t("calc.apply") }</button>
         </div>

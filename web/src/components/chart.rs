@@ -3,6 +3,7 @@
 
 use vramfit::Bytes;
 use vramfit::estimate::Estimate;
+use vramfit::units::{fixed, short};
 use yew::prelude::*;
 
 use crate::format;
@@ -38,7 +39,7 @@ pub fn stacked_bar(lang: Lang, e: &Estimate, capacity: Option<Bytes>) -> Html {
     let rects = parts.iter().map(|(k, b)| {
         let w = b.get() as f64 / scale_max * width;
         let r = html! {
-            <rect class={format!("c-{k}")} x={format!("{x:.2}")} y="0" width={format!("{:.2}", w.max(0.0))} height="40">
+            <rect class={format!("c-{k}")} x={fixed(x, 2)} y="0" width={fixed(w.max(0.0), 2)} height="40">
                 <title>{ format!("{}: {}", component_label(lang, k), format::gib(*b)) }</title>
             </rect>
         };
@@ -47,7 +48,7 @@ pub fn stacked_bar(lang: Lang, e: &Estimate, capacity: Option<Bytes>) -> Html {
     });
     let cap_line = capacity.map(|c| {
         let cx = c.get() as f64 / scale_max * width;
-        html! { <line class="gpu-line" x1={format!("{cx:.1}")} x2={format!("{cx:.1}")} y1="-4" y2="44" /> }
+        html! { <line class="gpu-line" x1={fixed(cx, 1)} x2={fixed(cx, 1)} y1="-4" y2="44" /> }
     });
     html! {
         <figure class="barfig">
@@ -107,10 +108,10 @@ pub fn context_chart(lang: Lang, points: &[(u64, Estimate)], current: u64, lines
             .enumerate()
             .map(|(i, (n, e))| {
                 format!(
-                    "{}{:.1},{:.1}",
+                    "{}{},{}",
                     if i == 0 { "M" } else { "L" },
-                    px(*n),
-                    py(f(e))
+                    fixed(px(*n), 1),
+                    fixed(py(f(e)), 1)
                 )
             })
             .collect::<String>()
@@ -124,38 +125,38 @@ pub fn context_chart(lang: Lang, points: &[(u64, Estimate)], current: u64, lines
         .filter(|n| n.is_power_of_two());
     let cur = points.iter().find(|(n, _)| *n == current);
     html! {
-        <svg class="chart" viewBox={format!("0 0 {w} {h}")} role="img" aria-label={lang.t("calc.chart_label")}>
+        <svg class="chart" viewBox={format!("0 0 {} {}", short(w), short(h))} role="img" aria-label={lang.t("calc.chart_label")}>
             { for yticks.map(|i| {
                 let y = top + ph - step * f64::from(i) / ymax * ph;
                 html! { <>
-                    <line class="grid" x1={format!("{left}")} x2={format!("{}", left + pw)} y1={format!("{y:.1}")} y2={format!("{y:.1}")} />
-                    <text x={format!("{}", left - 6.0)} y={format!("{:.1}", y + 4.0)} text-anchor="end">{ gib_tick(i, step) }</text>
+                    <line class="grid" x1={short(left)} x2={short(left + pw)} y1={fixed(y, 1)} y2={fixed(y, 1)} />
+                    <text x={short(left - 6.0)} y={fixed(y + 4.0, 1)} text-anchor="end">{ gib_tick(i, step) }</text>
                 </> }
             }) }
             { for xticks.map(|n| {
                 let x = px(n);
                 html! { <>
-                    <line class="grid" x1={format!("{x:.1}")} x2={format!("{x:.1}")} y1={format!("{top}")} y2={format!("{}", top + ph)} />
-                    <text x={format!("{x:.1}")} y={format!("{}", top + ph + 16.0)} text-anchor="middle">{ short_tokens(n) }</text>
+                    <line class="grid" x1={fixed(x, 1)} x2={fixed(x, 1)} y1={short(top)} y2={short(top + ph)} />
+                    <text x={fixed(x, 1)} y={short(top + ph + 16.0)} text-anchor="middle">{ short_tokens(n) }</text>
                 </> }
             }) }
-            <text x={format!("{}", left + pw / 2.0)} y={format!("{}", h - 4.0)} text-anchor="middle" class="muted">{ lang.t("calc.chart_x") }</text>
+            <text x={short(left + pw / 2.0)} y={short(h - 4.0)} text-anchor="middle" class="muted">{ lang.t("calc.chart_x") }</text>
             { for lines.iter().filter(|l| (l.bytes.get() as f64 / (1u64 << 30) as f64) <= ymax).map(|l| {
                 let y = py(l.bytes.get());
                 html! { <>
-                    <line class="gpu-line" x1={format!("{left}")} x2={format!("{}", left + pw)} y1={format!("{y:.1}")} y2={format!("{y:.1}")} />
-                    <text x={format!("{}", left + pw + 4.0)} y={format!("{:.1}", y + 4.0)}>{ &l.label }</text>
+                    <line class="gpu-line" x1={short(left)} x2={short(left + pw)} y1={fixed(y, 1)} y2={fixed(y, 1)} />
+                    <text x={short(left + pw + 4.0)} y={fixed(y + 4.0, 1)}>{ &l.label }</text>
                 </> }
             }) }
             <path class="series2" d={kv_path} />
             <path class="series" d={total_path} />
             if let Some((n, e)) = cur {
-                <circle class="marker" cx={format!("{:.1}", px(*n))} cy={format!("{:.1}", py(e.total_bytes.get()))} r="5">
+                <circle class="marker" cx={fixed(px(*n), 1)} cy={fixed(py(e.total_bytes.get()), 1)} r="5">
                     <title>{ format!("{} → {}", short_tokens(*n), format::gib(e.total_bytes)) }</title>
                 </circle>
             }
-            <line class="axis" x1={format!("{left}")} x2={format!("{left}")} y1={format!("{top}")} y2={format!("{}", top + ph)} />
-            <line class="axis" x1={format!("{left}")} x2={format!("{}", left + pw)} y1={format!("{}", top + ph)} y2={format!("{}", top + ph)} />
+            <line class="axis" x1={short(left)} x2={short(left)} y1={short(top)} y2={short(top + ph)} />
+            <line class="axis" x1={short(left)} x2={short(left + pw)} y1={short(top + ph)} y2={short(top + ph)} />
         </svg>
     }
 }
@@ -203,7 +204,7 @@ pub fn gib_tick(i: u32, step: f64) -> String {
     if decimals == 0 && v >= 1000.0 {
         return format!("{} GiB", vramfit::estimate::thousands(v.round() as u64));
     }
-    format!("{:.*} GiB", decimals as usize, v)
+    format!("{} GiB", fixed(v, decimals as u32))
 }
 
 #[cfg(test)]

@@ -26,7 +26,7 @@ pub use weights::{gguf_type, per_gpu_weight_bytes, tensor_bytes};
 use crate::error::{InputError, Result};
 use crate::model::{Architecture, Family, Role};
 use crate::precision::{Dtype, GgufFileType, KvDtype, Quantization};
-use crate::units::{Bytes, GIB, MIB, parse_params, parse_size};
+use crate::units::{Bytes, GIB, MIB, parse_params, parse_size, short};
 
 /// What the run does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -875,7 +875,7 @@ impl EstimateInput {
         if !(util.is_finite() && (0.01..=1.0).contains(&util)) {
             return Err(InputError::new(
                 "gpu_memory_utilization",
-                format!("{util} is out of range"),
+                format!("{} is out of range", crate::units::number_text(util)),
                 "a fraction from 0.01 to 1, e.g. 0.9",
             ));
         }
@@ -1403,7 +1403,7 @@ impl Workload {
             format!(
                 "{} params × {} B ({}) = {}",
                 thousands(p),
-                guide_bytes_per_param(self.dtype, &self.quantization),
+                short(guide_bytes_per_param(self.dtype, &self.quantization)),
                 self.quantization.name(),
                 b(bytes)
             )
@@ -1859,7 +1859,7 @@ impl Workload {
             "activations",
             acts,
             true,
-            format!("max(forward over {} batched tokens × {} B = {}, sampler {} seqs × {} vocab × 4 B × {SAMPLER_FP32_COPIES} = {})", self.max_num_batched_tokens, per_tok.saturating_sub(8 * a.hidden_size) + 2 * act * a.hidden_size, b(forward), self.max_num_seqs, a.vocab_size, b(sampler)),
+            format!("max(forward over {} batched tokens × {} B = {}, sampler {} seqs × {} vocab × 4 B × {} = {})", self.max_num_batched_tokens, per_tok.saturating_sub(8 * a.hidden_size) + 2 * act * a.hidden_size, b(forward), self.max_num_seqs, a.vocab_size, short(SAMPLER_FP32_COPIES), b(sampler)),
             "vLLM's start-up profile run: its torch peak is reserved out of the budget.",
             "vLLM 启动时的剖析运行：其峰值从预算中扣除。",
         );
@@ -1957,7 +1957,7 @@ impl Workload {
                 let formula = format!(
                     "{} × {} − (weights + activations + non-torch) = {} → {} blocks × 16 tokens × {per_block}",
                     b(d.memory.get()),
-                    self.gpu_memory_utilization,
+                    short(self.gpu_memory_utilization),
                     b(pool),
                     thousands(blocks),
                 );
@@ -2026,7 +2026,7 @@ impl Workload {
                 (CUDA_GRAPH_BASE_GIB + CUDA_GRAPH_PER_LAYER_GIB * layers_here as f64) * GIB as f64,
             )
             .get();
-            p.add("cuda_graphs", g, false, format!("{CUDA_GRAPH_BASE_GIB} GiB + {CUDA_GRAPH_PER_LAYER_GIB} GiB × {layers_here} layers = {} (fitted to vLLM 0.19 H100 runs)", b(g)), "Captured after the pool is sized, so real use overshoots utilisation × memory by this much.", "在 KV 池确定后捕获，实际占用因此超出利用率 × 显存。");
+            p.add("cuda_graphs", g, false, format!("{} GiB + {} GiB × {layers_here} layers = {} (fitted to vLLM 0.19 H100 runs)", short(CUDA_GRAPH_BASE_GIB), short(CUDA_GRAPH_PER_LAYER_GIB), b(g)), "Captured after the pool is sized, so real use overshoots utilisation × memory by this much.", "在 KV 池确定后捕获，实际占用因此超出利用率 × 显存。");
         }
         // Each worker of a tensor- or pipeline-parallel group also holds NCCL's communicators
         // and the custom all-reduce buffers before the profile run.
@@ -3085,8 +3085,8 @@ impl Workload {
         {
             parts.note(
                 "kv_pool_queues",
-                format!("The KV pool holds {:.2} requests of max_model_len {} at once, fewer than batch {}: vLLM starts and queues the rest.", sp.concurrency, thousands(self.max_model_len), self.batch),
-                format!("KV 池同时只能容纳 {:.2} 个 max_model_len {} 的请求，少于 batch {}：vLLM 照常启动，其余请求排队。", sp.concurrency, thousands(self.max_model_len), self.batch),
+                format!("The KV pool holds {} requests of max_model_len {} at once, fewer than batch {}: vLLM starts and queues the rest.", crate::units::fixed(sp.concurrency, 2), thousands(self.max_model_len), self.batch),
+                format!("KV 池同时只能容纳 {} 个 max_model_len {} 的请求，少于 batch {}：vLLM 照常启动，其余请求排队。", crate::units::fixed(sp.concurrency, 2), thousands(self.max_model_len), self.batch),
             );
         }
         let fit = self.device.as_ref().map(|d| Fit {
@@ -3267,12 +3267,12 @@ impl Workload {
                     "Quantized weights carry scales and zero points, and embeddings, the LM head and norms stay unquantized: {} against the guide's {} at {} B per parameter.",
                     b(w),
                     b(quick.weights_bytes.get()),
-                    guide_bytes_per_param(self.dtype, &self.quantization)
+                    short(guide_bytes_per_param(self.dtype, &self.quantization))
                 ),
                 format!(
                     "量化权重含缩放因子与零点，词嵌入、输出头与归一化层不量化：{}，而指南按每参数 {} 字节计为 {}。",
                     b(w),
-                    guide_bytes_per_param(self.dtype, &self.quantization),
+                    short(guide_bytes_per_param(self.dtype, &self.quantization)),
                     b(quick.weights_bytes.get())
                 ),
             );

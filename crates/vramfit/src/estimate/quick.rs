@@ -7,7 +7,7 @@ use alloc::string::String;
 use super::{Mode, Optimizer};
 use crate::model::Architecture;
 use crate::precision::{Dtype, Quantization};
-use crate::units::{Bytes, GB};
+use crate::units::{Bytes, GB, fixed, short};
 
 /// The guide's quick estimate.
 #[derive(Clone, Debug, PartialEq)]
@@ -80,6 +80,8 @@ pub fn quick(
     let b = guide_bytes_per_param(dtype, q);
     let w = params as f64 * b;
     let gb = |x: f64| x / GB as f64;
+    let g2 = |x: f64| fixed(x, 2);
+    let bs = short(b);
     if mode == Mode::Training {
         // Adam keeps two states (2 × weights); SGD with momentum and Lion one; SGD none. 8-bit
         // Adam and Adafactor are not in the guide: counted as half a state and none.
@@ -103,13 +105,15 @@ pub fn quick(
             components_sum_bytes: Bytes::from_f64(sum),
             recommended_bytes: m_rec(Bytes::from_f64(theory)),
             formula: format!(
-                "weights = {params} × {b} B = {:.2} GB; M_train ≈ {rule} × weights = {:.2} GB (guide §2.2, §6 Q1); its own components sum to weights + grads + {states} × weights + 0.2–0.5 × weights = {:.2}–{:.2} GB; M_rec = 1.2 × ({:.2} + 2) = {:.2} GB",
-                gb(w),
-                gb(theory),
-                gb(w * (2.2 + states)),
-                gb(w * (2.5 + states)),
-                gb(theory),
-                1.2 * (gb(theory) + 2.0)
+                "weights = {params} × {bs} B = {} GB; M_train ≈ {} × weights = {} GB (guide §2.2, §6 Q1); its own components sum to weights + grads + {} × weights + 0.2–0.5 × weights = {}–{} GB; M_rec = 1.2 × ({} + 2) = {} GB",
+                g2(gb(w)),
+                short(rule),
+                g2(gb(theory)),
+                short(states),
+                g2(gb(w * (2.2 + states))),
+                g2(gb(w * (2.5 + states))),
+                g2(gb(theory)),
+                g2(1.2 * (gb(theory) + 2.0))
             ),
         };
     }
@@ -126,11 +130,11 @@ pub fn quick(
     let theory = w + kv + act;
     let kv_text = if kv > 0.0 {
         format!(
-            "KV = 2 × {batch} × {seq} × {} × {} × {} B = {:.2} GB",
+            "KV = 2 × {batch} × {seq} × {} × {} × {} B = {} GB",
             arch.hidden_size,
             arch.num_layers,
-            dtype.bytes(),
-            gb(kv)
+            short(dtype.bytes()),
+            g2(gb(kv))
         )
     } else {
         String::from("KV = 0 (needs hidden size and layers: give a preset or config.json)")
@@ -145,12 +149,12 @@ pub fn quick(
         components_sum_bytes: Bytes::from_f64(theory),
         recommended_bytes: m_rec(Bytes::from_f64(theory)),
         formula: format!(
-            "weights = {params} × {b} B = {:.2} GB; {kv_text}; activations ≈ 0.2 × weights (10–30 %) = {:.2} GB; M_theory = {:.2} GB; M_rec = 1.2 × ({:.2} + 2) = {:.2} GB",
-            gb(w),
-            gb(act),
-            gb(theory),
-            gb(theory),
-            1.2 * (gb(theory) + 2.0)
+            "weights = {params} × {bs} B = {} GB; {kv_text}; activations ≈ 0.2 × weights (10–30 %) = {} GB; M_theory = {} GB; M_rec = 1.2 × ({} + 2) = {} GB",
+            g2(gb(w)),
+            g2(gb(act)),
+            g2(gb(theory)),
+            g2(gb(theory)),
+            g2(1.2 * (gb(theory) + 2.0))
         ),
     }
 }
