@@ -248,17 +248,20 @@ fn the_cards_added_in_2026_12_hold_their_sourced_figures() {
     assert_eq!(l20.bandwidth_bytes_per_s, 864_000_000_000);
     close(l20.fp16_tflops, 119.5, 1e-9);
 
-    // Consumer cards hold Linux figures (Windows reports the whole memory). RTX 4090: 23.61 GiB
-    // total capacity in PyTorch's OOM message (pinokiofactory/flux-webui#11), the lowest of
-    // 23.61–23.68 published: 24,176 MiB, 400 MiB under its 24 GiB. The 23.99 GiB it held before
-    // (24,563 MiB) was a Windows figure.
+    // Consumer cards hold Linux figures (Windows reports the whole memory), the lowest published
+    // (newer drivers keep more). RTX 4090: 23.52 GiB total capacity in PyTorch's OOM message
+    // (Soul-AILab/SoulX-FlashTalk#5, 2026), of 23.52–23.68 published: 24,084 MiB, 492 MiB under
+    // its 24 GiB. The 23.99 GiB it held before (24,563 MiB) was a Windows figure.
     let r4090 = gpu("rtx-4090");
-    assert_eq!(r4090.memory.get(), printed(23.61));
-    assert_eq!(r4090.memory.get(), 24_176 * MIB);
-    // RTX 5090: 31.37 GiB (Wan-Video/Wan2.1#465): 32,122 MiB, 646 MiB under 32 GiB.
+    assert_eq!(r4090.memory.get(), printed(23.52));
+    assert_eq!(r4090.memory.get(), 24_084 * MIB);
+    // RTX 5090: 31.33 GiB (deepbeepmeep/Wan2GP#2228; 31.37 in Wan-Video/Wan2.1#465): 32,081 MiB,
+    // 687 MiB under 32 GiB.
     let r5090 = gpu("rtx-5090");
-    assert_eq!(r5090.memory.get(), printed(31.37));
-    assert_eq!(32_768 * MIB - r5090.memory.get(), 646 * MIB);
+    assert_eq!(r5090.memory.get(), printed(31.33));
+    assert_eq!(32_768 * MIB - r5090.memory.get(), 687 * MIB);
+    // L40S, ECC on: 44.42 GiB on an 8 × L40S server (stepfun-ai/Step-Video-T2V#8): 45,486 MiB.
+    assert_eq!(gpu("l40s").memory.get(), printed(44.42));
     // RTX 6000 Ada with ECC on: 44.43 GiB (DINGYANB/MTVCrafter#21): 45,496 MiB.
     assert_eq!(gpu("rtx-6000-ada").memory.get(), 45_496 * MIB);
     // RTX 4080 and 4070 Ti SUPER: the same AD103 and 16 GB GDDR6X as the RTX 4080 SUPER,
@@ -268,16 +271,16 @@ fn the_cards_added_in_2026_12_hold_their_sourced_figures() {
     assert_eq!(r4080.memory.get(), 15_974 * MIB);
     assert_eq!(gpu("rtx-4080-super").memory, r4080.memory);
     assert_eq!(gpu("rtx-4070-ti-super").memory, r4080.memory);
-    // RTX 5080, no published measurement: 16 GiB of GDDR7 less the RTX 5090's 646 MiB reserve
-    // = 15,738 MiB. RTX A6000: 48 GiB less the RTX 3090's 328 MiB (24,576 − 24,248, its 23.68 GiB
+    // RTX 5080, no published measurement: 16 GiB of GDDR7 less the RTX 5090's 687 MiB reserve
+    // = 15,697 MiB. RTX A6000: 48 GiB less the RTX 3090's 328 MiB (24,576 − 24,248, its 23.68 GiB
     // on Ubuntu in wutong16/HyperDreamer#4) = 48,824 MiB.
     let r5080 = gpu("rtx-5080");
     assert_eq!(
         r5080.memory_source,
         vramfit::hardware::MemorySource::Derived
     );
-    assert_eq!(r5080.memory.get(), 15_738 * MIB);
-    assert_eq!(r5080.memory.get(), 16_502_489_088);
+    assert_eq!(r5080.memory.get(), 15_697 * MIB);
+    assert_eq!(r5080.memory.get(), 16_459_497_472);
     assert_eq!(gpu("rtx-3090").memory.get(), printed(23.68));
     assert_eq!(24_576 * MIB - gpu("rtx-3090").memory.get(), 328 * MIB);
     assert_eq!(gpu("rtx-a6000").memory.get(), 48_824 * MIB);
