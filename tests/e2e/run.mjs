@@ -926,6 +926,10 @@ test('This device: a picked card is used in the calculator, its memory from the 
   await page.waitForSelector('main[data-view="calc"] #fit');
   eq(await page.inputValue('#f-gpu'), 'rtx-4090', 'the calculator uses the card');
   eq(Number(await page.locator('#fit').getAttribute('data-fits') === 'true'), Number(cli(cliArgs('gpu=rtx-4090')).fit.fits), 'fit as the CLI');
+  // Where the card's memory comes from, as the catalog (`vramfit gpus --json`) says it.
+  const card = cli(['gpus', '--json']).find((g) => g.id === 'rtx-4090');
+  const src = await page.textContent('#gpu-memory-source');
+  eq(src, `Memory measured (${card.date}): ${card.memory_note.replace(/^measured: /, '')}`, 'the memory figure with its provenance');
   noProblems(page, 'problems');
 });
 

@@ -125,6 +125,8 @@ pub static TEXT: &[(&str, &str, &str)] = &[
     ("calc.header_no_layout", "The tensor names are not a layout vramfit knows: estimated from the parameter count.", "张量名称不是 vramfit 认识的结构：按参数量估算。"),
     ("calc.lead", "How much GPU memory a run needs, part by part, with the working shown — and the guide's quick rule beside it.", "一次运行需要多少显存：逐项列出并给出计算过程，同时附上指南的快速估算。"),
     ("calc.matches", "Matching presets", "匹配的预设"),
+    ("calc.mem_derived", "Memory derived ({1}): {0}", "显存为推算值（{1}）：{0}"),
+    ("calc.mem_measured", "Memory measured ({1}): {0}", "显存为实测值（{1}）：{0}"),
     ("calc.model", "Model", "模型"),
     ("calc.model_source", "Where the model comes from", "模型来源"),
     ("calc.no_gpu", "none (or give the memory below)", "不指定（或在下方填写显存）"),

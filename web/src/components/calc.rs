@@ -429,11 +429,25 @@ fn results(props: &ResultProps) -> Html {
             };
             ("stat nofit", text)
         };
+        // Where the card's memory figure comes from: CUDA's total on a real card, or a stated rule.
+        let card = vramfit::hardware::find_gpu(&f.gpu);
+        let provenance = card.map(|g| {
+            let (key, rest) = match g.memory_source {
+                vramfit::hardware::MemorySource::Measured => {
+                    ("calc.mem_measured", g.memory_note.strip_prefix("measured: "))
+                }
+                vramfit::hardware::MemorySource::Derived => {
+                    ("calc.mem_derived", g.memory_note.strip_prefix("derived: "))
+                }
+            };
+            html! { <div class="src muted" id="gpu-memory-source">{ lang.f(key, &[rest.unwrap_or(g.memory_note), g.date]) }</div> }
+        });
         html! {
             <div class={class} id="fit" data-fits={f.fits.to_string()}>
-                <div class="k">{ lang.f("calc.on_gpu", &[&vramfit::hardware::find_gpu(&f.gpu).map_or_else(|| lang.t("calc.custom_gpu").to_string(), super::gpus::short_name)]) }</div>
+                <div class="k">{ lang.f("calc.on_gpu", &[&card.map_or_else(|| lang.t("calc.custom_gpu").to_string(), super::gpus::short_name)]) }</div>
                 <div class="v">{ format::gib(f.memory_bytes) }</div>
                 <div class={if f.fits { "s fit-yes" } else { "s fit-no" }}>{ text }</div>
+                { for provenance }
             </div>
         }
     });
