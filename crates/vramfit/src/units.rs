@@ -342,9 +342,9 @@ mod own {
 
     /// `x` with `places` decimals as `{:.N}` prints it: the exact binary value rounded half to
     /// even (`fixed(0.125, 2)` is `0.12`, `fixed(0.615, 2)` is `0.61` because 0.615 is stored as
-    /// 0.61499…). Exact for every `|x| · 10^places` below 2^128 (every size, count and price
-    /// vramfit shows); past that, the integer part to about 16 significant digits. Why not `{:.N}`:
-    /// see [`short`]; a property test checks it against `{:.N}`.
+    /// 0.61499…). Exact for every `|x| · 10^places` below 2^64 (every size, count and price
+    /// vramfit shows: 10^13 GiB with six decimals); past that, close. A property test checks it
+    /// against `{:.N}`.
     pub fn fixed(x: f64, places: u32) -> String {
         if !x.is_finite() {
             return String::from(if x.is_nan() {
@@ -425,13 +425,13 @@ mod own {
 pub use own::{fixed, short};
 
 /// `x` with `places` decimals: `format!("{x:.N}")` (the site's build writes it itself: see
-/// [`own`]).
+/// `units::own`).
 #[cfg(not(feature = "own-float-text"))]
 pub fn fixed(x: f64, places: u32) -> String {
     format!("{x:.*}", places.min(19) as usize)
 }
 
-/// `x` as `{}` writes it (the site's build writes it itself: see [`own`]).
+/// `x` as `{}` writes it (the site's build writes it itself: see `units::own`).
 #[cfg(not(feature = "own-float-text"))]
 pub fn short(x: f64) -> String {
     format!("{x}")
