@@ -605,7 +605,7 @@ fn translate(text: &str, tables: &[&[(&str, &str)]]) -> String {
 }
 
 impl InputError {
-    /// This error in Chinese, as far as the estimator's input goes ([`FORM`]): the calculator's
+    /// This error in Chinese, as far as the estimator's input goes (`FORM`): the calculator's
     /// errors. Links only that table.
     pub fn zh_form(&self) -> InputError {
         InputError {
@@ -615,7 +615,7 @@ impl InputError {
         }
     }
 
-    /// This error in Chinese, whatever produced it ([`FORM`] and [`FILES`]).
+    /// This error in Chinese, whatever produced it (`FORM` and `FILES`).
     pub fn zh(&self) -> InputError {
         InputError {
             field: self.field.clone(),

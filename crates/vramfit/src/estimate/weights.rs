@@ -263,7 +263,7 @@ pub fn busiest_gpu<F: Fn(&Tensor) -> u64>(arch: &Architecture, tp: u64, pp: u64,
     stages.into_iter().max().unwrap_or(0)
 }
 
-/// Weight bytes on the most loaded GPU ([`busiest_gpu`] of [`tensor_bytes`]).
+/// Weight bytes on the most loaded GPU (`busiest_gpu` of [`tensor_bytes`]).
 pub fn per_gpu_weight_bytes(
     arch: &Architecture,
     dtype: Dtype,
