@@ -9,7 +9,7 @@
 //! Two builds come from this crate: the full site (feature `full`, the default) and the
 //! calculator alone (`--no-default-features`), which is the site's first load. `www/boot.js`
 //! starts the one the address asks for, and when a calculator-only page opens another view, it
-//! [`stop`]s it and starts the full build, which reads the whole state from the same address.
+//! stops it (`stop`) and starts the full build, which reads the whole state from the same address.
 
 pub mod catalog;
 pub mod compute;
