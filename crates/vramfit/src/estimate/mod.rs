@@ -26,7 +26,7 @@ pub use weights::{gguf_type, per_gpu_weight_bytes, tensor_bytes};
 use crate::error::{InputError, Result};
 use crate::model::{Architecture, Family, Role};
 use crate::precision::{Dtype, GgufFileType, KvDtype, Quantization};
-use crate::units::{Bytes, GIB, MIB, parse_params, parse_size, short};
+use crate::units::{Bytes, GIB, MIB, fixed, parse_params, parse_size, short};
 
 /// What the run does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -3083,10 +3083,11 @@ impl Workload {
             && pool_ok
             && sp.concurrency < self.batch as f64
         {
+            let held = fixed(sp.concurrency, 2);
             parts.note(
                 "kv_pool_queues",
-                format!("The KV pool holds {} requests of max_model_len {} at once, fewer than batch {}: vLLM starts and queues the rest.", crate::units::fixed(sp.concurrency, 2), thousands(self.max_model_len), self.batch),
-                format!("KV 池同时只能容纳 {} 个 max_model_len {} 的请求，少于 batch {}：vLLM 照常启动，其余请求排队。", crate::units::fixed(sp.concurrency, 2), thousands(self.max_model_len), self.batch),
+                format!("The KV pool holds {} requests of max_model_len {} at once, fewer than batch {}: vLLM starts and queues the rest.", held, thousands(self.max_model_len), self.batch),
+                format!("KV 池同时只能容纳 {} 个 max_model_len {} 的请求，少于 batch {}：vLLM 照常启动，其余请求排队。", held, thousands(self.max_model_len), self.batch),
             );
         }
         let fit = self.device.as_ref().map(|d| Fit {
@@ -3261,18 +3262,19 @@ impl Workload {
         }
         if self.quantization != Quantization::None {
             let w = parts.get("weights");
+            let per_param = short(guide_bytes_per_param(self.dtype, &self.quantization));
             add(
                 "quant_bits",
                 format!(
                     "Quantized weights carry scales and zero points, and embeddings, the LM head and norms stay unquantized: {} against the guide's {} at {} B per parameter.",
                     b(w),
                     b(quick.weights_bytes.get()),
-                    short(guide_bytes_per_param(self.dtype, &self.quantization))
+                    per_param
                 ),
                 format!(
                     "量化权重含缩放因子与零点，词嵌入、输出头与归一化层不量化：{}，而指南按每参数 {} 字节计为 {}。",
                     b(w),
-                    short(guide_bytes_per_param(self.dtype, &self.quantization)),
+                    per_param,
                     b(quick.weights_bytes.get())
                 ),
             );

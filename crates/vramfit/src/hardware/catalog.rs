@@ -355,20 +355,14 @@ pub fn match_gpus(query: &str) -> Vec<&'static Gpu> {
     {
         return alloc::vec![g];
     }
-    let found = crate::words::named_by(query, gpus(), |g| [g.id, g.name]);
-    let ending: Vec<&'static Gpu> = found
-        .iter()
-        .copied()
-        .filter(|g| {
-            crate::words::ends_with_words(query, g.id)
-                || crate::words::ends_with_words(query, g.name)
-        })
-        .collect();
-    if found.len() > 1 && !ending.is_empty() {
-        ending
-    } else {
-        found
+    let mut found = crate::words::named_by(query, gpus(), |g| [g.id, g.name]);
+    let ends = |g: &&Gpu| {
+        crate::words::ends_with_words(query, g.id) || crate::words::ends_with_words(query, g.name)
+    };
+    if found.len() > 1 && found.iter().any(ends) {
+        found.retain(ends);
     }
+    found
 }
 
 /// The one catalog GPU that `query` names ([`match_gpus`]), or an error for `field` that lists
