@@ -74,7 +74,10 @@ fn steps() -> Vec<Step> {
         (
             "wasm tests in headless Chromium (vramfit-wasm)",
             Box::new(|| {
-                if let Err(e) = tools::ensure_wasm_bindgen() {
+                // The first step to build for wasm32 on a fresh machine: the target too.
+                let ready = tools::ensure_target(site::WASM_TARGET)
+                    .and_then(|()| tools::ensure_wasm_bindgen());
+                if let Err(e) = ready {
                     eprintln!("{e}");
                     return Outcome::one(false);
                 }
