@@ -984,6 +984,27 @@ test('screenshots of every view, desktop and phone', async () => {
         await go(page, `#/${v}?lang=${lang}`, v);
         await page.waitForTimeout(150);
         await shot(page, `${v}-${lang}-${size}`);
+        // No English column header broken inside a word ("Compone" / "nt"): a table gives its
+        // columns at least their headers' longest word.
+        if (lang === 'en') {
+          const broken = await page.evaluate(() => {
+            const out = [];
+            for (const th of document.querySelectorAll('thead th')) {
+              if (!th.getClientRects().length) continue;
+              const walk = document.createTreeWalker(th, NodeFilter.SHOW_TEXT);
+              for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+                for (const m of n.data.matchAll(/\S+/g)) {
+                  const r = document.createRange();
+                  r.setStart(n, m.index);
+                  r.setEnd(n, m.index + m[0].length);
+                  if (r.getClientRects().length > 1) out.push(m[0]);
+                }
+              }
+            }
+            return out;
+          });
+          eq(broken.join(', '), '', `${v} (${size}): column headers broken inside a word`);
+        }
       }
       // Fit & rent's parts, each on its own: the price editor (open, one price typed), the spot
       // calculator and the decision matrix with weights set.
