@@ -298,6 +298,44 @@ fn the_cards_added_in_2026_12_hold_their_sourced_figures() {
 }
 
 #[test]
+fn data_center_cards_hold_the_lowest_published_cuda_total() {
+    // A figure printed as GiB with two decimals, kept rounded down to whole MiB.
+    let printed = |gib: f64| (gib * 1024.0).floor() as u64 * MIB;
+    let measured = vramfit::hardware::MemorySource::Measured;
+    // A30: 23.53 GiB (google/RB-Modulation#5) = 24,094.72 MiB → 24,094 MiB; the rule it replaced,
+    // 24,576 MiB × 0.98987, gave 24,327 MiB, 233 MiB more than the card shows. Its 4g.24gb slice
+    // (23.5 GiB by -lgip) still fits inside.
+    let a30 = gpu("a30");
+    assert_eq!(a30.memory.get(), printed(23.53));
+    assert_eq!(a30.memory.get(), 24_094 * MIB);
+    assert_eq!(a30.memory.display_gib(), "23.53 GiB");
+    assert!(a30.mig_profiles.iter().all(|p| p.usable <= a30.memory));
+    // V100 16GB: 15.77 GiB (meta-llama/llama#918) → 16,148 MiB, 70 MiB under the rule's 16,218.
+    let v16 = gpu("v100-sxm2-16gb");
+    assert_eq!(v16.memory.get(), printed(15.77));
+    assert_eq!(v16.memory.get(), 16_148 * MIB);
+    // V100 32GB: the lowest of 31.74 GiB (ChatGLM-Finetuning#73) and 31.75 (two threads):
+    // 32,501.76 MiB → 32,501 MiB.
+    let v32 = gpu("v100-sxm2-32gb");
+    assert_eq!(v32.memory.get(), printed(31.74));
+    assert_eq!(v32.memory.get(), 32_501 * MIB);
+    // A40, ECC on: 44.35 GiB (chatdoc-com/OCRFlux#64) → 45,414 MiB, 240 MiB over the rule's 45,174.
+    let a40 = gpu("a40");
+    assert_eq!(a40.memory.get(), printed(44.35));
+    assert_eq!(a40.memory.get(), 45_414 * MIB);
+    // A10: 22.06 GiB (vllm-project/vllm#928) stands for 22,584.3 to 22,594.6 MiB; the A10G's
+    // exact 22,587 MiB (the same GDDR6 with ECC) lies within it and is kept.
+    let a10 = gpu("a10");
+    assert_eq!(a10.memory.get(), 22_587 * MIB);
+    assert_eq!(a10.memory, gpu("a10g").memory);
+    assert!((22.055..22.065).contains(&a10.memory.as_gib()));
+    for g in [a30, v16, v32, a40, a10] {
+        assert_eq!(g.memory_source, measured, "{}", g.id);
+        assert_eq!(g.date, "2026-12-01", "{}", g.id);
+    }
+}
+
+#[test]
 fn mig_usable_memory_is_below_the_label() {
     // reference/README.md and nvidia-smi mig -lgip on A100-40GB: 1g.5gb = 4.75 GiB = 4864 MiB.
     let a100 = gpu("a100-sxm4-40gb");
