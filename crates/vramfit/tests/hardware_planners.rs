@@ -37,6 +37,7 @@ fn catalog_has_the_cards_of_the_brief() {
         "a10g",
         "l4",
         "l40s",
+        "l40",
         "a30",
         "a40",
         "a100-pcie-40gb",
@@ -118,7 +119,10 @@ fn a_gpu_is_found_by_what_a_person_types() {
     assert_eq!(one("A10"), Ok("a10"));
     // Only when no id or name has the words whole, words that begin one.
     assert_eq!(one("mi300"), Ok("mi300x"));
-    assert_eq!(one("l40"), Ok("l40s"));
+    assert_eq!(one("mi325"), Ok("mi325x"));
+    // `l40` is the L40's id; `l40s` the L40S's.
+    assert_eq!(one("l40"), Ok("l40"));
+    assert_eq!(one("L40S"), Ok("l40s"));
 
     // Several cards: the error lists them, and names the field.
     let e = one("h100").unwrap_err();
@@ -329,7 +333,18 @@ fn data_center_cards_hold_the_lowest_published_cuda_total() {
     assert_eq!(a10.memory.get(), 22_587 * MIB);
     assert_eq!(a10.memory, gpu("a10g").memory);
     assert!((22.055..22.065).contains(&a10.memory.as_gib()));
-    for g in [a30, v16, v32, a40, a10] {
+    // L40, added 2026-12-01: 44.40 GiB (NVlabs/Eagle#68) = 45,465.6 MiB → 45,465 MiB, 21 MiB under
+    // the L40S's 44.42 GiB on the same chip and memory. Datasheet: 181.05 TFLOPS dense FP16,
+    // half the L40S's 362; FP8 twice FP16; 864 GB/s like the L40S.
+    let l40 = gpu("l40");
+    assert_eq!(l40.memory.get(), printed(44.40));
+    assert_eq!(l40.memory.get(), 45_465 * MIB);
+    assert_eq!(gpu("l40s").memory.get() - l40.memory.get(), 21 * MIB);
+    close(l40.fp16_tflops * 2.0, gpu("l40s").fp16_tflops, 0.2);
+    close(l40.fp8_tflops, 2.0 * l40.fp16_tflops, 1e-9);
+    assert_eq!(l40.bandwidth_bytes_per_s, gpu("l40s").bandwidth_bytes_per_s);
+    assert!(!l40.has_mig());
+    for g in [a30, v16, v32, a40, a10, l40] {
         assert_eq!(g.memory_source, measured, "{}", g.id);
         assert_eq!(g.date, "2026-12-01", "{}", g.id);
     }

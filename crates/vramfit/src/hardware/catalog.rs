@@ -342,7 +342,7 @@ pub fn find_gpu(id: &str) -> Option<&'static Gpu> {
 /// (`H100-SXM5-80GB`), its name (`NVIDIA H200 SXM 141GB`), or words of either, in order (`h200`,
 /// `4090`, `a100 80gb`, `rtx 6000 ada`). Words are runs of ASCII letters and digits. An id wins
 /// outright; then the GPUs whose id or name has every word whole; only when none has, those
-/// where every word begins one (`mi300` for `mi300x`, `l40` for `l40s`; see
+/// where every word begins one (`mi300` for `mi300x`, `mi325` for `mi325x`; see
 /// `crate::words::named_by`). So `h20` names the H20 alone, although it begins `h200` too.
 /// Among several, the cards whose id or name ends with the words are preferred: `4080` names
 /// the RTX 4080, not the RTX 4080 SUPER, as a person means it. Empty when nothing matches;
