@@ -275,16 +275,19 @@ fn the_cards_added_in_2026_12_hold_their_sourced_figures() {
     assert_eq!(r4080.memory.get(), 15_974 * MIB);
     assert_eq!(gpu("rtx-4080-super").memory, r4080.memory);
     assert_eq!(gpu("rtx-4070-ti-super").memory, r4080.memory);
-    // RTX 5080, no published measurement: 16 GiB of GDDR7 less the RTX 5090's 687 MiB reserve
-    // = 15,697 MiB. RTX A6000: 48 GiB less the RTX 3090's 328 MiB (24,576 − 24,248, its 23.68 GiB
-    // on Ubuntu in wutong16/HyperDreamer#4) = 48,824 MiB.
+    // RTX 5080: 15.48 GiB on 8 × RTX 5080 (vllm-project/vllm#14452) = 15,851.52 MiB → 15,851 MiB,
+    // a 533 MiB reserve; derived until then as 16 GiB less the RTX 5090's 687 MiB (15,697 MiB).
+    // RTX A6000, no published measurement: 48 GiB less the RTX 3090's 328 MiB (24,576 − 24,248,
+    // its 23.68 GiB on Ubuntu in wutong16/HyperDreamer#4) = 48,824 MiB.
     let r5080 = gpu("rtx-5080");
     assert_eq!(
         r5080.memory_source,
-        vramfit::hardware::MemorySource::Derived
+        vramfit::hardware::MemorySource::Measured
     );
-    assert_eq!(r5080.memory.get(), 15_697 * MIB);
-    assert_eq!(r5080.memory.get(), 16_459_497_472);
+    assert_eq!(r5080.memory.get(), printed(15.48));
+    assert_eq!(r5080.memory.get(), 15_851 * MIB);
+    assert_eq!(16_384 * MIB - r5080.memory.get(), 533 * MIB);
+    assert_eq!(r5080.memory.get(), 16_620_978_176);
     assert_eq!(gpu("rtx-3090").memory.get(), printed(23.68));
     assert_eq!(24_576 * MIB - gpu("rtx-3090").memory.get(), 328 * MIB);
     assert_eq!(gpu("rtx-a6000").memory.get(), 48_824 * MIB);
@@ -344,7 +347,20 @@ fn data_center_cards_hold_the_lowest_published_cuda_total() {
     close(l40.fp8_tflops, 2.0 * l40.fp16_tflops, 1e-9);
     assert_eq!(l40.bandwidth_bytes_per_s, gpu("l40s").bandwidth_bytes_per_s);
     assert!(!l40.has_mig());
-    for g in [a30, v16, v32, a40, a10, l40] {
+    // H100 NVL: 93.00 GiB (ali-vilab/VACE#56) = 95,232 MiB, 48 MiB under the rule's 95,280; its
+    // largest MIG slice (7g, 92.62 GiB by -lgip) still fits inside.
+    let nvl = gpu("h100-nvl-94gb");
+    assert_eq!(nvl.memory.get(), printed(93.00));
+    assert_eq!(nvl.memory.get(), 95_232 * MIB);
+    assert!(nvl.mig_profiles.iter().all(|p| p.usable <= nvl.memory));
+    // Ascend 910B (64 GB HBM): torch_npu prints 60.96 GiB (vllm-project/vllm-ascend#1670) and
+    // 60.97 (LlamaFactory#5491): the lowest, 62,423.04 MiB → 62,423 MiB. NVIDIA's HBM ratio had
+    // given 65,536 × 0.98987 = 64,872 MiB, 2,449 MiB (2.39 GiB) more than the card shows.
+    let npu = gpu("ascend-910b");
+    assert_eq!(npu.memory.get(), printed(60.96));
+    assert_eq!(npu.memory.get(), 62_423 * MIB);
+    assert_eq!(64_872 - 62_423, 2_449);
+    for g in [a30, v16, v32, a40, a10, l40, nvl, npu] {
         assert_eq!(g.memory_source, measured, "{}", g.id);
         assert_eq!(g.date, "2026-12-01", "{}", g.id);
     }
