@@ -59,7 +59,9 @@ fn catalog_has_the_cards_of_the_brief() {
         "h200-sxm-141gb",
         "b200-180gb",
         "gb200-186gb",
+        "rtx-3070",
         "rtx-3090",
+        "rtx-4070-ti",
         "rtx-4080",
         "rtx-4090",
         "rtx-5080",
@@ -114,6 +116,10 @@ fn a_gpu_is_found_by_what_a_person_types() {
     assert_eq!(one("rtx-4080"), Ok("rtx-4080"));
     assert_eq!(one("4070 ti super"), Ok("rtx-4070-ti-super"));
     assert_eq!(one("4060 ti"), Ok("rtx-4060-ti-16gb"));
+    // `4070 ti` is in order in the 4070 Ti and the 4070 Ti SUPER; only the first name ends there.
+    assert_eq!(one("4070 ti"), Ok("rtx-4070-ti"));
+    assert_eq!(one("RTX 4070 Ti"), Ok("rtx-4070-ti"));
+    assert_eq!(one("3070"), Ok("rtx-3070"));
     assert_eq!(one("h100").unwrap_err().problem, "`h100` fits 3 GPUs");
     assert_eq!(one("4080 super"), Ok("rtx-4080-super"));
     assert_eq!(one("3060"), Ok("rtx-3060-12gb"));
@@ -279,8 +285,6 @@ fn the_cards_added_in_2026_12_hold_their_sourced_figures() {
     assert_eq!(gpu("rtx-4070-ti-super").memory, r4080.memory);
     // RTX 5080: 15.48 GiB on 8 × RTX 5080 (vllm-project/vllm#14452) = 15,851.52 MiB → 15,851 MiB,
     // a 533 MiB reserve; derived until then as 16 GiB less the RTX 5090's 687 MiB (15,697 MiB).
-    // RTX A6000, no published measurement: 48 GiB less the RTX 3090's 328 MiB (24,576 − 24,248,
-    // its 23.68 GiB on Ubuntu in wutong16/HyperDreamer#4) = 48,824 MiB.
     let r5080 = gpu("rtx-5080");
     assert_eq!(
         r5080.memory_source,
@@ -292,7 +296,6 @@ fn the_cards_added_in_2026_12_hold_their_sourced_figures() {
     assert_eq!(r5080.memory.get(), 16_620_978_176);
     assert_eq!(gpu("rtx-3090").memory.get(), printed(23.68));
     assert_eq!(24_576 * MIB - gpu("rtx-3090").memory.get(), 328 * MIB);
-    assert_eq!(gpu("rtx-a6000").memory.get(), 48_824 * MIB);
     // 84 SMs × 2617 MHz × 512 (GeForce's FP32-accumulate rate, the RTX 5090's 209.5 for 170 SMs
     // at 2407 MHz) = 112.6 TFLOPS.
     close(84.0 * 2.617e9 * 512.0 / 1e12, r5080.fp16_tflops, 0.05);
@@ -304,6 +307,37 @@ fn the_cards_added_in_2026_12_hold_their_sourced_figures() {
     for g in [pro, l20, r4080, r5080, r4090, r5090] {
         assert_eq!(g.date, "2026-12-01", "{}", g.id);
     }
+}
+
+#[test]
+fn the_rtx_3070_and_4070_ti_hold_their_linux_figures() {
+    // RTX 3070: the lowest of 7.76 GiB (sshan-zhao/GASDA#19) and 7.78 (two threads):
+    // 7,946.24 MiB → 7,946 MiB, 246 MiB under its 8 GiB.
+    let r3070 = gpu("rtx-3070");
+    assert_eq!(r3070.memory.get(), printed(7.76));
+    assert_eq!(8_192 * MIB - r3070.memory.get(), 246 * MIB);
+    // RTX 4070 Ti: 11.70 GiB beside the nvidia-smi table of a 4070 Ti on the Linux driver
+    // 545.23.08 (Kwai-Kolors/Kolors#11); 11.73 elsewhere: 11,980.8 MiB → 11,980 MiB.
+    let r4070ti = gpu("rtx-4070-ti");
+    assert_eq!(r4070ti.memory.get(), printed(11.70));
+    assert_eq!(12_288 * MIB - r4070ti.memory.get(), 308 * MIB);
+    for g in [r3070, r4070ti] {
+        assert_eq!(g.memory_source, vramfit::hardware::MemorySource::Measured);
+        assert_eq!(g.date, "2026-12-01", "{}", g.id);
+        assert!(!g.has_mig());
+    }
+    // Bandwidth: 14 Gbps GDDR6 on 256 bits; 21 Gbps GDDR6X on 192 bits.
+    assert_eq!(r3070.bandwidth_bytes_per_s, 14 * 256 / 8 * 1_000_000_000);
+    assert_eq!(r4070ti.bandwidth_bytes_per_s, 21 * 192 / 8 * 1_000_000_000);
+    // Dense FP16 tensor TFLOPS with FP32 accumulate at GeForce's 512 FLOP per SM and clock:
+    // 46 SMs × 1725 MHz (the GA102 whitepaper's RTX 3070: 40.6) and 60 SMs × 2610 MHz; Ampere
+    // has no FP8, Ada's is twice its FP16.
+    close(46.0 * 1.725e9 * 512.0 / 1e12, r3070.fp16_tflops, 0.05);
+    close(r3070.fp16_tflops, 40.6, 1e-9);
+    assert_eq!(r3070.fp8_tflops, 0.0);
+    close(60.0 * 2.61e9 * 512.0 / 1e12, r4070ti.fp16_tflops, 0.05);
+    close(r4070ti.fp8_tflops, 2.0 * r4070ti.fp16_tflops, 1e-9);
+    assert_eq!((r3070.tdp_watts, r4070ti.tdp_watts), (Some(220), Some(285)));
 }
 
 #[test]
@@ -359,7 +393,30 @@ fn data_center_cards_hold_the_lowest_published_cuda_total() {
     let npu = gpu("ascend-910b");
     assert_eq!(npu.memory.get(), printed(60.96));
     assert_eq!(npu.memory.get(), 62_423 * MIB);
-    for g in [a30, v16, v32, a40, a10, l40, nvl, npu] {
+    // L4: 22.03 GiB (ArcInstitute/evo2#190) = 22,558.72 MiB → 22,558 MiB; the A10G's ratio
+    // (24,576 MiB × 0.91907) gave 22,587 MiB, 29 MiB more than the card shows.
+    let l4 = gpu("l4");
+    assert_eq!(l4.memory.get(), printed(22.03));
+    assert_eq!(l4.memory.get(), 22_558 * MIB);
+    assert_eq!(l4.memory.display_gib(), "22.03 GiB");
+    // RTX A6000: the lowest of 47.53 GiB (GPU 1 in google-research/semivl#10) and 47.54 (GPU 0
+    // of the same pair, semivl#18): 48,670.72 MiB → 48,670 MiB. The rule it replaced, 48 GiB
+    // less the RTX 3090's 328 MiB, gave 48,824 MiB: 154 MiB more than the card shows.
+    let a6000 = gpu("rtx-a6000");
+    assert_eq!(a6000.memory.get(), printed(47.53));
+    assert_eq!(a6000.memory.get(), 48_670 * MIB);
+    assert_eq!(49_152 * MIB - 328 * MIB - a6000.memory.get(), 154 * MIB);
+    // B200: PyTorch's allocator logs the total in bytes in vLLM's 4xB200 CI
+    // (vllm-project/vllm#51071): 191,503,007,744 B = 182,631.5 MiB = 178.35 GiB. The H100's HBM
+    // ratio gave 184,320 MiB × 0.98987 → 182,452 MiB, 179.5 MiB less. Its largest MIG slice
+    // (7g.180gb, 4 × the measured 2g.45gb) still fits inside.
+    let b200 = gpu("b200-180gb");
+    assert_eq!(b200.memory.get(), 191_503_007_744);
+    assert_eq!(b200.memory.get() * 2, 365_263 * MIB);
+    assert_eq!(b200.memory.display_gib(), "178.35 GiB");
+    assert_eq!(b200.memory.get() * 2 - 2 * 182_452 * MIB, 359 * MIB);
+    assert!(b200.mig_profiles.iter().all(|p| p.usable <= b200.memory));
+    for g in [a30, v16, v32, a40, a10, l40, nvl, npu, l4, a6000, b200] {
         assert_eq!(g.memory_source, measured, "{}", g.id);
         assert_eq!(g.date, "2026-12-01", "{}", g.id);
     }

@@ -118,9 +118,14 @@ pub fn build_package(dir: &Path) -> Result {
 fn build_wasm() -> Result<PathBuf> {
     let stage = root().join("target/npm-stage");
     let _ = std::fs::remove_dir_all(&stage);
-    // The main module (and the widget's): the estimator and the catalogs. The full one: every
+    // The main module (and the widget's): the estimator and the catalogs, with its floats
+    // written by the estimator itself (see the feature in `vramfit-wasm`). The full one: every
     // function.
-    build_module(&stage, "vramfit", &["--no-default-features"])?;
+    build_module(
+        &stage,
+        "vramfit",
+        &["--no-default-features", "--features", "own-float-text"],
+    )?;
     build_module(&stage, "vramfit_full", &[])?;
     let js = root().join("crates/vramfit-wasm/js");
     for f in [
