@@ -37,6 +37,7 @@ fn close(a: f64, b: f64, tol: f64) {
 fn catalog_has_the_cards_of_the_brief() {
     for id in [
         "t4",
+        "p100-pcie-16gb",
         "v100-sxm2-16gb",
         "v100-sxm2-32gb",
         "a10",
@@ -66,6 +67,8 @@ fn catalog_has_the_cards_of_the_brief() {
         "rtx-4090",
         "rtx-5080",
         "rtx-5090",
+        "rtx-a4000",
+        "rtx-a5000",
         "rtx-a6000",
         "rtx-6000-ada",
         "rtx-pro-6000-blackwell",
@@ -120,6 +123,8 @@ fn a_gpu_is_found_by_what_a_person_types() {
     assert_eq!(one("4070 ti"), Ok("rtx-4070-ti"));
     assert_eq!(one("RTX 4070 Ti"), Ok("rtx-4070-ti"));
     assert_eq!(one("3070"), Ok("rtx-3070"));
+    assert_eq!(one("p100"), Ok("p100-pcie-16gb"));
+    assert_eq!(one("A5000"), Ok("rtx-a5000"));
     assert_eq!(one("h100").unwrap_err().problem, "`h100` fits 3 GPUs");
     assert_eq!(one("4080 super"), Ok("rtx-4080-super"));
     assert_eq!(one("3060"), Ok("rtx-3060-12gb"));
@@ -177,8 +182,12 @@ fn memory_is_what_cuda_reports_not_the_label() {
     assert_eq!(gpu("a100-sxm4-40gb").memory.display_gib(), "39.59 GiB");
     // deviceQuery on A100-SXM4-80GB: totalGlobalMem 81221.8125 MiB = 79.318 GiB.
     assert_eq!(gpu("a100-sxm4-80gb").memory.display_gib(), "79.32 GiB");
-    // T4: 15102 MiB = 14.748 GiB.
-    assert_eq!(gpu("t4").memory.display_gib(), "14.75 GiB");
+    // T4: 14.56 GiB on current drivers (AlphaGPU/leetgpu-challenges#52, Zheng-Chong/CatVTON#133)
+    // = 14,909.44 MiB → 14,909 MiB; older drivers printed 14.75 (15,102 MiB, held until
+    // 2026-12-01: 193 MiB the card no longer gives).
+    assert_eq!(gpu("t4").memory.get(), printed(14.56));
+    assert_eq!(gpu("t4").memory.get(), 14_909 * MIB);
+    assert_eq!(15_102 * MIB - gpu("t4").memory.get(), 193 * MIB);
     // Every card shows less than its label (the label is GiB of physical memory or GB).
     for g in gpus()
         .iter()
@@ -310,6 +319,47 @@ fn the_cards_added_in_2026_12_hold_their_sourced_figures() {
 }
 
 #[test]
+fn the_p100_a4000_and_a5000_hold_their_printed_totals() {
+    // Tesla P100-PCIE-16GB: 15.89 GiB (vllm-project/vllm#13255) → 16,271 MiB. Pascal: 18.7 TFLOPS
+    // of half precision (twice its 9.3 single), no tensor cores, no bf16 or fp8; 732 GB/s of HBM2.
+    let p100 = gpu("p100-pcie-16gb");
+    assert_eq!(p100.memory.get(), printed(15.89));
+    assert_eq!(p100.memory.get(), 16_271 * MIB);
+    close(p100.fp16_tflops, 2.0 * 9.35, 0.01);
+    assert_eq!((p100.bf16_tflops, p100.fp8_tflops), (0.0, 0.0));
+    assert_eq!(p100.bandwidth_bytes_per_s, 732_000_000_000);
+    // RTX A4000: 15.61 GiB (DengKaiCQ/VGGT-Long#6) → 15,984 MiB; RTX A5000: 23.67 GiB
+    // (Magicboomliu/Accelerator-Simple-Template#7) → 24,238 MiB. Both have GDDR6 with ECC, and
+    // the A10G's ECC-on ratio (× 0.91907) would have put them at 15,058 and 22,587 MiB: these
+    // figures are with ECC off.
+    let a4000 = gpu("rtx-a4000");
+    let a5000 = gpu("rtx-a5000");
+    assert_eq!(a4000.memory.get(), printed(15.61));
+    assert_eq!(a4000.memory.get(), 15_984 * MIB);
+    assert_eq!(a5000.memory.get(), printed(23.67));
+    assert_eq!(a5000.memory.get(), 24_238 * MIB);
+    // Dense FP16 tensor TFLOPS at the workstation rate, 1024 FLOP per SM and clock (the RTX
+    // A6000's 154.8 for 84 SMs at 1800 MHz): half the sparse 153.4 and 222.2 of the datasheets.
+    close(
+        84.0 * 1.8e9 * 1024.0 / 1e12,
+        gpu("rtx-a6000").fp16_tflops,
+        0.05,
+    );
+    close(48.0 * 1.56e9 * 1024.0 / 1e12, a4000.fp16_tflops, 0.05);
+    close(a4000.fp16_tflops, 153.4 / 2.0, 0.01);
+    close(64.0 * 1.695e9 * 1024.0 / 1e12, a5000.fp16_tflops, 0.05);
+    close(a5000.fp16_tflops, 222.2 / 2.0, 0.01);
+    // A4000: 14 Gbps GDDR6 on 256 bits; A5000: 16 Gbps on 384 bits.
+    assert_eq!(a4000.bandwidth_bytes_per_s, 14 * 256 / 8 * 1_000_000_000);
+    assert_eq!(a5000.bandwidth_bytes_per_s, 16 * 384 / 8 * 1_000_000_000);
+    for g in [p100, a4000, a5000] {
+        assert_eq!(g.memory_source, vramfit::hardware::MemorySource::Measured);
+        assert_eq!(g.date, "2026-12-01", "{}", g.id);
+        assert!(!g.has_mig());
+    }
+}
+
+#[test]
 fn the_rtx_3070_and_4070_ti_hold_their_linux_figures() {
     // RTX 3070: the lowest of 7.76 GiB (sshan-zhao/GASDA#19) and 7.78 (two threads):
     // 7,946.24 MiB → 7,946 MiB, 246 MiB under its 8 GiB.
@@ -416,7 +466,13 @@ fn data_center_cards_hold_the_lowest_published_cuda_total() {
     assert_eq!(b200.memory.display_gib(), "178.35 GiB");
     assert_eq!(b200.memory.get() * 2 - 2 * 182_452 * MIB, 359 * MIB);
     assert!(b200.mig_profiles.iter().all(|p| p.usable <= b200.memory));
-    for g in [a30, v16, v32, a40, a10, l40, nvl, npu, l4, a6000, b200] {
+    // H20: 95.08 GiB on a single H20 (sgl-project/sglang#10736) = 97,361.92 MiB → 97,361 MiB,
+    // 53 MiB over the rule's 98,304 × 0.98987 = 97,308 MiB; its 7g.96gb slice fits inside.
+    let h20 = gpu("h20-96gb");
+    assert_eq!(h20.memory.get(), printed(95.08));
+    assert_eq!(h20.memory.get() - 97_308 * MIB, 53 * MIB);
+    assert!(h20.mig_profiles.iter().all(|p| p.usable <= h20.memory));
+    for g in [a30, v16, v32, a40, a10, l40, nvl, npu, l4, a6000, b200, h20] {
         assert_eq!(g.memory_source, measured, "{}", g.id);
         assert_eq!(g.date, "2026-12-01", "{}", g.id);
     }
@@ -884,7 +940,7 @@ fn decision_matrix_by_hand() {
     assert_eq!(zx.scores, [4, 4, 5, 3, 4, 3]);
     close(zx.total, 23.0 / 6.0, 1e-12);
     let aws = ranked.iter().find(|p| p.platform == "aws").unwrap();
-    // memory: T4 14.75, A10G/L4 22.06, A100 40GB 39.59, H100 79.19 GiB: 4 bands; per second 5;
+    // memory: T4 14.56, A10G 22.06, L4 22.03, A100 40GB 39.59, H100 79.19 GiB: 4 bands; per second 5;
     // no slicing 0; 3200 Gbit/s EFA 5; PyTorch, TensorFlow, DeepSpeed, vLLM 4; 1 h 4 → 22 / 6.
     assert_eq!(aws.scores, [4, 5, 0, 5, 4, 4]);
     close(aws.total, 22.0 / 6.0, 1e-12);
