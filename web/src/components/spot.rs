@@ -109,7 +109,7 @@ pub fn spot_calc(props: &SpotProps) -> Html {
     };
     let typed = SPOT_FIELDS
         .iter()
-        .any(|(k, _, _)| app.extra.contains_key(*k));
+        .any(|(k, _, _)| app.extra.contains_key(k));
     html! {
         <div class="panel" id="spot-panel">
             <h2>{ lang.t("spot.title") }</h2>
