@@ -110,12 +110,12 @@ pub fn app() -> Html {
     let view = view_of(&state);
     html! {
         <ContextProvider<Ctx> context={state.clone()}>
-        <WithOffers>
+        { with_offers(html! { <>
             <a class="skip" href="#main" onclick={hooks::focus_main()}>{ lang.t("app.skip") }</a>
-            <components::shell::Header />
-            <components::shell::Nav />
+            { components::shell::header(&state) }
+            { components::shell::nav(&state) }
             <main id="main" tabindex="-1" data-view={state.view.slug()}>
-                <components::shell::Notice />
+                { components::shell::notice(&state) }
                 { view }
             </main>
             <footer>
@@ -123,15 +123,27 @@ pub fn app() -> Html {
                 <a href={if lang == crate::i18n::Lang::Zh { "./book/zh/" } else { "./book/en/" }}>{ lang.t("app.book") }</a>
                 { " · vramfit " }{ vramfit::VERSION }
             </footer>
-        </WithOffers>
+        </> }) }
         </ContextProvider<Ctx>>
     }
+}
+
+/// The page inside the provider of the offers (the full build).
+#[cfg(feature = "full")]
+fn with_offers(page: Html) -> Html {
+    html! { <WithOffers>{ page }</WithOffers> }
+}
+
+/// The calculator alone prices nothing: no offers to read, no provider around the page.
+#[cfg(not(feature = "full"))]
+fn with_offers(page: Html) -> Html {
+    page
 }
 
 /// Provides the offers in use to the views that price things (the full build only).
 #[cfg(feature = "full")]
 #[function_component(WithOffers)]
-fn with_offers(props: &yew::html::ChildrenProps) -> Html {
+fn offers_provider(props: &yew::html::ChildrenProps) -> Html {
     // The offers: read from localStorage once, written back after every change.
     let offers = use_reducer(|| {
         catalog::Catalog::from_storage(
@@ -152,13 +164,6 @@ fn with_offers(props: &yew::html::ChildrenProps) -> Html {
     html! {
         <ContextProvider<CatalogCtx> context={offers}>{ props.children.clone() }</ContextProvider<CatalogCtx>>
     }
-}
-
-/// The calculator alone prices nothing: no offers to read.
-#[cfg(not(feature = "full"))]
-#[function_component(WithOffers)]
-fn with_offers(props: &yew::html::ChildrenProps) -> Html {
-    props.children.clone()
 }
 
 /// The view the state asks for.
