@@ -106,6 +106,7 @@ pub fn app() -> Html {
         });
     }
 
+    use_hand_over(&state);
     let lang = state.lang;
     let view = view_of(&state);
     html! {
@@ -179,31 +180,44 @@ fn view_of(state: &AppState) -> Html {
     }
 }
 
-/// The calculator-only build (the site's first load) has the calculator with the catalog's
-/// models; every other view, and a model read from a config.json or weights file, is in the
-/// full build, which takes over (see [`HandOver`]).
+/// Whether the calculator-only build (the site's first load) lacks what the state asks for:
+/// it has the calculator with the catalog's models; every other view, and a model read from a
+/// config.json or weights file, is in the full build, which takes over (see [`hand_over`]).
+#[cfg(not(feature = "full"))]
+fn needs_full_build(state: &AppState) -> bool {
+    !(state.view == View::Calc && state.value("source") != "config")
+}
+
 #[cfg(not(feature = "full"))]
 fn view_of(state: &AppState) -> Html {
-    match state.view {
-        View::Calc if state.value("source") != "config" => html! { <components::calc::CalcView /> },
-        _ => html! { <HandOver /> },
+    if needs_full_build(state) {
+        html! { <p class="loading" role="status">{ state.lang.t("app.loading") }</p> }
+    } else {
+        html! { <components::calc::CalcView /> }
     }
 }
 
-/// What the calculator-only build shows for a page it lacks: a line saying it is loading,
-/// while it writes the whole state to the address (the full build starts from it) and asks
-/// the page to start the full build.
+/// In the calculator-only build, once the state asks for a page it lacks (while `view_of`
+/// shows a line saying it is loading): the whole state written to the address, which the full
+/// build starts from, and the page asked to start that build. A hook of `App` rather than a
+/// component of its own, whose lifecycle code would add to the first load.
 #[cfg(not(feature = "full"))]
-#[function_component(HandOver)]
-fn hand_over() -> Html {
-    let app = use_app();
-    let hash = app.hash();
-    use_effect_with((), move |_| {
-        hooks::replace_hash(&hash);
-        hooks::start_full_build();
+#[hook]
+fn use_hand_over(state: &AppState) {
+    let wanted = needs_full_build(state);
+    let hash = state.hash();
+    use_effect_with(wanted, move |&wanted| {
+        if wanted {
+            hooks::replace_hash(&hash);
+            hooks::start_full_build();
+        }
     });
-    html! { <p class="loading" role="status">{ app.lang.t("app.loading") }</p> }
 }
+
+/// The full build has every page: nothing to hand over.
+#[cfg(feature = "full")]
+#[hook]
+fn use_hand_over(_state: &AppState) {}
 
 /// The shared state, from inside any component.
 #[hook]
