@@ -182,7 +182,7 @@ fn view_of(state: &AppState) -> Html {
 
 /// Whether the calculator-only build (the site's first load) lacks what the state asks for:
 /// it has the calculator with the catalog's models; every other view, and a model read from a
-/// config.json or weights file, is in the full build, which takes over (see [`hand_over`]).
+/// config.json or weights file, is in the full build, which takes over (see [`use_hand_over`]).
 #[cfg(not(feature = "full"))]
 fn needs_full_build(state: &AppState) -> bool {
     !(state.view == View::Calc && state.value("source") != "config")
@@ -205,7 +205,7 @@ fn view_of(state: &AppState) -> Html {
 #[hook]
 fn use_hand_over(state: &AppState) {
     let wanted = needs_full_build(state);
-    let hash = state.hash();
+    let hash = if wanted { state.hash() } else { String::new() };
     use_effect_with(wanted, move |&wanted| {
         if wanted {
             hooks::replace_hash(&hash);
