@@ -182,9 +182,9 @@ fn memory_is_what_cuda_reports_not_the_label() {
     assert_eq!(gpu("a100-sxm4-40gb").memory.display_gib(), "39.59 GiB");
     // deviceQuery on A100-SXM4-80GB: totalGlobalMem 81221.8125 MiB = 79.318 GiB.
     assert_eq!(gpu("a100-sxm4-80gb").memory.display_gib(), "79.32 GiB");
-    // T4: 14.56 GiB on current drivers (AlphaGPU/leetgpu-challenges#52, Zheng-Chong/CatVTON#133)
-    // = 14,909.44 MiB → 14,909 MiB; older drivers printed 14.75 (15,102 MiB, held until
-    // 2026-12-01: 193 MiB the card no longer gives).
+    // T4: 14.56 GiB in reports of 2025 (AlphaGPU/leetgpu-challenges#52, Zheng-Chong/CatVTON#133)
+    // = 14,909.44 MiB → 14,909 MiB; earlier reports printed 14.75 (15,102 MiB, held until
+    // 2026-12-01: 193 MiB more than the lowest published).
     assert_eq!(gpu("t4").memory.get(), printed(14.56));
     assert_eq!(gpu("t4").memory.get(), 14_909 * MIB);
     assert_eq!(15_102 * MIB - gpu("t4").memory.get(), 193 * MIB);
