@@ -27,6 +27,16 @@ fn printed(gib: f64) -> u64 {
     (gib * 1024.0).floor() as u64 * MIB
 }
 
+/// Catalog card `id`, asserting that it holds the total printed as `gib` (GiB with two
+/// decimals), which is `mib` whole MiB: each test states both the printed figure and its
+/// conversion by hand.
+fn printing(id: &str, gib: f64, mib: u64) -> &'static Gpu {
+    let g = gpu(id);
+    assert_eq!(g.memory.get(), printed(gib), "{id}");
+    assert_eq!(g.memory.get(), mib * MIB, "{id}");
+    g
+}
+
 fn close(a: f64, b: f64, tol: f64) {
     assert!((a - b).abs() <= tol, "{a} != {b} (±{tol})");
 }
@@ -185,9 +195,8 @@ fn memory_is_what_cuda_reports_not_the_label() {
     // T4: 14.56 GiB in reports of 2025 (AlphaGPU/leetgpu-challenges#52, Zheng-Chong/CatVTON#133)
     // = 14,909.44 MiB → 14,909 MiB; earlier reports printed 14.75 (15,102 MiB, held until
     // 2026-12-01: 193 MiB more than the lowest published).
-    assert_eq!(gpu("t4").memory.get(), printed(14.56));
-    assert_eq!(gpu("t4").memory.get(), 14_909 * MIB);
-    assert_eq!(15_102 * MIB - gpu("t4").memory.get(), 193 * MIB);
+    let t4 = printing("t4", 14.56, 14_909);
+    assert_eq!(15_102 * MIB - t4.memory.get(), 193 * MIB);
     // Every card shows less than its label (the label is GiB of physical memory or GB).
     for g in gpus()
         .iter()
@@ -220,9 +229,7 @@ fn the_cards_added_in_2026_12_hold_their_sourced_figures() {
     // (pytorch/pytorch#182286): 97,884 MiB. nvidia-smi's 97887MiB (antirez/ds4#431, Workstation;
     // bigstack-oss/cubecos#312, Server with ECC) is within the 95.585–95.595 GiB that 95.59
     // stands for, and 3 MiB above the figure kept.
-    let pro = gpu("rtx-pro-6000-blackwell");
-    assert_eq!(pro.memory.get(), printed(95.59));
-    assert_eq!(pro.memory.get(), 97_884 * MIB);
+    let pro = printing("rtx-pro-6000-blackwell", 95.59, 97_884);
     assert_eq!(pro.memory.get(), 102_638_813_184);
     assert_eq!(97_887 * MIB - pro.memory.get(), 3 * MIB);
     assert_eq!(pro.memory_source, vramfit::hardware::MemorySource::Measured);
@@ -262,9 +269,7 @@ fn the_cards_added_in_2026_12_hold_their_sourced_figures() {
     // L20: 44.53 GiB total capacity in PyTorch's OOM message on an 8 × L20 server
     // (Tencent-Hunyuan/HunyuanCustom#36): 45,598 MiB, an ECC-on figure (ECC off would be about
     // 47.97 GiB, the A10G's ECC-on ratio 44.11 GiB).
-    let l20 = gpu("l20");
-    assert_eq!(l20.memory.get(), printed(44.53));
-    assert_eq!(l20.memory.get(), 45_598 * MIB);
+    let l20 = printing("l20", 44.53, 45_598);
     assert!(l20.memory.get() > 45_174 * MIB && l20.memory.get() < 49_126 * MIB);
     assert_eq!(l20.bandwidth_bytes_per_s, 864_000_000_000);
     close(l20.fp16_tflops, 119.5, 1e-9);
@@ -273,9 +278,7 @@ fn the_cards_added_in_2026_12_hold_their_sourced_figures() {
     // (newer drivers keep more). RTX 4090: 23.52 GiB total capacity in PyTorch's OOM message
     // (Soul-AILab/SoulX-FlashTalk#5, 2026), of 23.52–23.68 published: 24,084 MiB, 492 MiB under
     // its 24 GiB. The 23.99 GiB it held before (24,563 MiB) was a Windows figure.
-    let r4090 = gpu("rtx-4090");
-    assert_eq!(r4090.memory.get(), printed(23.52));
-    assert_eq!(r4090.memory.get(), 24_084 * MIB);
+    let r4090 = printing("rtx-4090", 23.52, 24_084);
     // RTX 5090: 31.33 GiB (deepbeepmeep/Wan2GP#2228; 31.37 in Wan-Video/Wan2.1#465): 32,081 MiB,
     // 687 MiB under 32 GiB.
     let r5090 = gpu("rtx-5090");
@@ -287,20 +290,16 @@ fn the_cards_added_in_2026_12_hold_their_sourced_figures() {
     assert_eq!(gpu("rtx-6000-ada").memory.get(), 45_496 * MIB);
     // RTX 4080 and 4070 Ti SUPER: the same AD103 and 16 GB GDDR6X as the RTX 4080 SUPER,
     // measured at 15.60 GiB (shanice-l/UNOPose#4): 15,974 MiB each.
-    let r4080 = gpu("rtx-4080");
-    assert_eq!(r4080.memory.get(), printed(15.60));
-    assert_eq!(r4080.memory.get(), 15_974 * MIB);
+    let r4080 = printing("rtx-4080", 15.60, 15_974);
     assert_eq!(gpu("rtx-4080-super").memory, r4080.memory);
     assert_eq!(gpu("rtx-4070-ti-super").memory, r4080.memory);
     // RTX 5080: 15.48 GiB on 8 × RTX 5080 (vllm-project/vllm#14452) = 15,851.52 MiB → 15,851 MiB,
     // a 533 MiB reserve; derived until then as 16 GiB less the RTX 5090's 687 MiB (15,697 MiB).
-    let r5080 = gpu("rtx-5080");
+    let r5080 = printing("rtx-5080", 15.48, 15_851);
     assert_eq!(
         r5080.memory_source,
         vramfit::hardware::MemorySource::Measured
     );
-    assert_eq!(r5080.memory.get(), printed(15.48));
-    assert_eq!(r5080.memory.get(), 15_851 * MIB);
     assert_eq!(16_384 * MIB - r5080.memory.get(), 533 * MIB);
     assert_eq!(r5080.memory.get(), 16_620_978_176);
     assert_eq!(gpu("rtx-3090").memory.get(), printed(23.68));
@@ -322,9 +321,7 @@ fn the_cards_added_in_2026_12_hold_their_sourced_figures() {
 fn the_p100_a4000_and_a5000_hold_their_printed_totals() {
     // Tesla P100-PCIE-16GB: 15.89 GiB (vllm-project/vllm#13255) → 16,271 MiB. Pascal: 18.7 TFLOPS
     // of half precision (twice its 9.3 single), no tensor cores, no bf16 or fp8; 732 GB/s of HBM2.
-    let p100 = gpu("p100-pcie-16gb");
-    assert_eq!(p100.memory.get(), printed(15.89));
-    assert_eq!(p100.memory.get(), 16_271 * MIB);
+    let p100 = printing("p100-pcie-16gb", 15.89, 16_271);
     close(p100.fp16_tflops, 2.0 * 9.35, 0.01);
     assert_eq!((p100.bf16_tflops, p100.fp8_tflops), (0.0, 0.0));
     assert_eq!(p100.bandwidth_bytes_per_s, 732_000_000_000);
@@ -332,12 +329,8 @@ fn the_p100_a4000_and_a5000_hold_their_printed_totals() {
     // (Magicboomliu/Accelerator-Simple-Template#7) → 24,238 MiB. Both have GDDR6 with ECC, and
     // the A10G's ECC-on ratio (× 0.91907) would have put them at 15,058 and 22,587 MiB: these
     // figures are with ECC off.
-    let a4000 = gpu("rtx-a4000");
-    let a5000 = gpu("rtx-a5000");
-    assert_eq!(a4000.memory.get(), printed(15.61));
-    assert_eq!(a4000.memory.get(), 15_984 * MIB);
-    assert_eq!(a5000.memory.get(), printed(23.67));
-    assert_eq!(a5000.memory.get(), 24_238 * MIB);
+    let a4000 = printing("rtx-a4000", 15.61, 15_984);
+    let a5000 = printing("rtx-a5000", 23.67, 24_238);
     // Dense FP16 tensor TFLOPS at the workstation rate, 1024 FLOP per SM and clock (the RTX
     // A6000's 154.8 for 84 SMs at 1800 MHz): half the sparse 153.4 and 222.2 of the datasheets.
     close(
@@ -363,13 +356,11 @@ fn the_p100_a4000_and_a5000_hold_their_printed_totals() {
 fn the_rtx_3070_and_4070_ti_hold_their_linux_figures() {
     // RTX 3070: the lowest of 7.76 GiB (sshan-zhao/GASDA#19) and 7.78 (two threads):
     // 7,946.24 MiB → 7,946 MiB, 246 MiB under its 8 GiB.
-    let r3070 = gpu("rtx-3070");
-    assert_eq!(r3070.memory.get(), printed(7.76));
+    let r3070 = printing("rtx-3070", 7.76, 7_946);
     assert_eq!(8_192 * MIB - r3070.memory.get(), 246 * MIB);
     // RTX 4070 Ti: 11.70 GiB beside the nvidia-smi table of a 4070 Ti on the Linux driver
     // 545.23.08 (Kwai-Kolors/Kolors#11); 11.73 elsewhere: 11,980.8 MiB → 11,980 MiB.
-    let r4070ti = gpu("rtx-4070-ti");
-    assert_eq!(r4070ti.memory.get(), printed(11.70));
+    let r4070ti = printing("rtx-4070-ti", 11.70, 11_980);
     assert_eq!(12_288 * MIB - r4070ti.memory.get(), 308 * MIB);
     for g in [r3070, r4070ti] {
         assert_eq!(g.memory_source, vramfit::hardware::MemorySource::Measured);
@@ -396,24 +387,16 @@ fn data_center_cards_hold_the_lowest_published_cuda_total() {
     // A30: 23.53 GiB (google/RB-Modulation#5) = 24,094.72 MiB → 24,094 MiB; the rule it replaced,
     // 24,576 MiB × 0.98987, gave 24,327 MiB, 233 MiB more than the card shows. Its 4g.24gb slice
     // (23.5 GiB by -lgip) still fits inside.
-    let a30 = gpu("a30");
-    assert_eq!(a30.memory.get(), printed(23.53));
-    assert_eq!(a30.memory.get(), 24_094 * MIB);
+    let a30 = printing("a30", 23.53, 24_094);
     assert_eq!(a30.memory.display_gib(), "23.53 GiB");
     assert!(a30.mig_profiles.iter().all(|p| p.usable <= a30.memory));
     // V100 16GB: 15.77 GiB (meta-llama/llama#918) → 16,148 MiB, 70 MiB under the rule's 16,218.
-    let v16 = gpu("v100-sxm2-16gb");
-    assert_eq!(v16.memory.get(), printed(15.77));
-    assert_eq!(v16.memory.get(), 16_148 * MIB);
+    let v16 = printing("v100-sxm2-16gb", 15.77, 16_148);
     // V100 32GB: the lowest of 31.74 GiB (ChatGLM-Finetuning#73) and 31.75 (two threads):
     // 32,501.76 MiB → 32,501 MiB.
-    let v32 = gpu("v100-sxm2-32gb");
-    assert_eq!(v32.memory.get(), printed(31.74));
-    assert_eq!(v32.memory.get(), 32_501 * MIB);
+    let v32 = printing("v100-sxm2-32gb", 31.74, 32_501);
     // A40, ECC on: 44.35 GiB (chatdoc-com/OCRFlux#64) → 45,414 MiB, 240 MiB over the rule's 45,174.
-    let a40 = gpu("a40");
-    assert_eq!(a40.memory.get(), printed(44.35));
-    assert_eq!(a40.memory.get(), 45_414 * MIB);
+    let a40 = printing("a40", 44.35, 45_414);
     // A10: 22.06 GiB (vllm-project/vllm#928) stands for 22,584.3 to 22,594.6 MiB; the A10G's
     // exact 22,587 MiB (the same GDDR6 with ECC) lies within it and is kept.
     let a10 = gpu("a10");
@@ -423,9 +406,7 @@ fn data_center_cards_hold_the_lowest_published_cuda_total() {
     // L40, added 2026-12-01: 44.40 GiB (NVlabs/Eagle#68) = 45,465.6 MiB → 45,465 MiB, 21 MiB under
     // the L40S's 44.42 GiB on the same chip and memory. Datasheet: 181.05 TFLOPS dense FP16,
     // half the L40S's 362; FP8 twice FP16; 864 GB/s like the L40S.
-    let l40 = gpu("l40");
-    assert_eq!(l40.memory.get(), printed(44.40));
-    assert_eq!(l40.memory.get(), 45_465 * MIB);
+    let l40 = printing("l40", 44.40, 45_465);
     assert_eq!(gpu("l40s").memory.get() - l40.memory.get(), 21 * MIB);
     close(l40.fp16_tflops * 2.0, gpu("l40s").fp16_tflops, 0.2);
     close(l40.fp8_tflops, 2.0 * l40.fp16_tflops, 1e-9);
@@ -433,28 +414,20 @@ fn data_center_cards_hold_the_lowest_published_cuda_total() {
     assert!(!l40.has_mig());
     // H100 NVL: 93.00 GiB (ali-vilab/VACE#56) = 95,232 MiB, 48 MiB under the rule's 95,280; its
     // largest MIG slice (7g, 92.62 GiB by -lgip) still fits inside.
-    let nvl = gpu("h100-nvl-94gb");
-    assert_eq!(nvl.memory.get(), printed(93.00));
-    assert_eq!(nvl.memory.get(), 95_232 * MIB);
+    let nvl = printing("h100-nvl-94gb", 93.00, 95_232);
     assert!(nvl.mig_profiles.iter().all(|p| p.usable <= nvl.memory));
     // Ascend 910B (64 GB HBM): torch_npu prints 60.96 GiB (vllm-project/vllm-ascend#1670) and
     // 60.97 (LlamaFactory#5491): the lowest, 62,423.04 MiB → 62,423 MiB. NVIDIA's HBM ratio had
     // given 65,536 × 0.98987 = 64,872 MiB, 2,449 MiB (2.39 GiB) more than the card shows.
-    let npu = gpu("ascend-910b");
-    assert_eq!(npu.memory.get(), printed(60.96));
-    assert_eq!(npu.memory.get(), 62_423 * MIB);
+    let npu = printing("ascend-910b", 60.96, 62_423);
     // L4: 22.03 GiB (ArcInstitute/evo2#190) = 22,558.72 MiB → 22,558 MiB; the A10G's ratio
     // (24,576 MiB × 0.91907) gave 22,587 MiB, 29 MiB more than the card shows.
-    let l4 = gpu("l4");
-    assert_eq!(l4.memory.get(), printed(22.03));
-    assert_eq!(l4.memory.get(), 22_558 * MIB);
+    let l4 = printing("l4", 22.03, 22_558);
     assert_eq!(l4.memory.display_gib(), "22.03 GiB");
     // RTX A6000: the lowest of 47.53 GiB (GPU 1 in google-research/semivl#10) and 47.54 (GPU 0
     // of the same pair, semivl#18): 48,670.72 MiB → 48,670 MiB. The rule it replaced, 48 GiB
     // less the RTX 3090's 328 MiB, gave 48,824 MiB: 154 MiB more than the card shows.
-    let a6000 = gpu("rtx-a6000");
-    assert_eq!(a6000.memory.get(), printed(47.53));
-    assert_eq!(a6000.memory.get(), 48_670 * MIB);
+    let a6000 = printing("rtx-a6000", 47.53, 48_670);
     assert_eq!(49_152 * MIB - 328 * MIB - a6000.memory.get(), 154 * MIB);
     // B200: PyTorch's allocator logs the total in bytes in vLLM's 4xB200 CI
     // (vllm-project/vllm#51071): 191,503,007,744 B = 182,631.5 MiB = 178.35 GiB. The H100's HBM
@@ -468,8 +441,7 @@ fn data_center_cards_hold_the_lowest_published_cuda_total() {
     assert!(b200.mig_profiles.iter().all(|p| p.usable <= b200.memory));
     // H20: 95.08 GiB on a single H20 (sgl-project/sglang#10736) = 97,361.92 MiB → 97,361 MiB,
     // 53 MiB over the rule's 98,304 × 0.98987 = 97,308 MiB; its 7g.96gb slice fits inside.
-    let h20 = gpu("h20-96gb");
-    assert_eq!(h20.memory.get(), printed(95.08));
+    let h20 = printing("h20-96gb", 95.08, 97_361);
     assert_eq!(h20.memory.get() - 97_308 * MIB, 53 * MIB);
     assert!(h20.mig_profiles.iter().all(|p| p.usable <= h20.memory));
     for g in [a30, v16, v32, a40, a10, l40, nvl, npu, l4, a6000, b200, h20] {

@@ -62,10 +62,8 @@ struct ErrProps {
     error: Option<InputError>,
 }
 
-// The form's parts are plain functions of the state that `CalcView` calls, not components:
-// they hold no state of their own and change whenever the state does, and each component costs
-// the first load its own lifecycle code (as functions, these four came out 1.5 KB of gzip smaller, measured
-// 2026-12-01).
+// The form's parts are plain functions of the state that `CalcView` calls, not components, for
+// the reason `components::shell` gives (1.5 KB of the first load for these four).
 
 /// Where the model comes from: a preset (searchable), a parameter count, or a config.json.
 fn model_picker(app: &crate::Ctx, error: &Option<InputError>) -> Html {
