@@ -274,7 +274,7 @@ fn config_drop(props: &ErrProps) -> Html {
     let loaded = parsed.is_some();
     html! {
         <div class="field">
-            <div class={classes!("drop", (*over).then_some("over"))} {ondrop} {ondragover} {ondragleave} id="config-drop">
+            <div class="drop" data-over={(*over).then_some("true")} {ondrop} {ondragover} {ondragleave} id="config-drop">
                 <label for="f-config">{ lang.t("calc.drop") }</label>
                 <input type="file" id="f-config" accept=".json,application/json,.safetensors,.gguf" {onchange} />
             </div>
@@ -421,19 +421,15 @@ fn results(props: &ResultProps) -> Html {
         }
     };
     let fit = e.fit.as_ref().map(|f| {
-        let (class, text) = if f.fits {
-            (
-                "stat fit",
-                lang.f("calc.fits", &[&format::gib(f.headroom_bytes)]),
-            )
+        let text = if f.fits {
+            lang.f("calc.fits", &[&format::gib(f.headroom_bytes)])
         } else {
             // A reason other than the bytes (vLLM's pool too small for one max_model_len
             // sequence) says what fails; the shortfall alone could read "0 GiB short".
-            let text = match &f.reason {
+            match &f.reason {
                 Some(r) => (if lang == Lang::Zh { &r.zh } else { &r.en }).clone(),
                 None => lang.f("calc.nofit", &[&format::gib(f.shortfall_bytes)]),
-            };
-            ("stat nofit", text)
+            }
         };
         // Where the card's memory figure comes from: CUDA's total on a real card, or a stated rule.
         let card = vramfit::hardware::find_gpu(&f.gpu);
@@ -449,10 +445,10 @@ fn results(props: &ResultProps) -> Html {
             html! { <div class="src muted" id="gpu-memory-source">{ lang.f(key, &[rest.unwrap_or(g.memory_note), g.date]) }</div> }
         });
         html! {
-            <div class={class} id="fit" data-fits={f.fits.to_string()}>
+            <div class="stat" id="fit" data-fits={if f.fits { "true" } else { "false" }}>
                 <div class="k">{ lang.f("calc.on_gpu", &[&card.map_or_else(|| lang.t("calc.custom_gpu").to_string(), super::gpus::short_name)]) }</div>
                 <div class="v">{ format::gib(f.memory_bytes) }</div>
-                <div class={if f.fits { "s fit-yes" } else { "s fit-no" }}>{ text }</div>
+                <div class="s">{ text }</div>
                 { for provenance }
             </div>
         }
@@ -527,7 +523,7 @@ fn results(props: &ResultProps) -> Html {
                                 let off = c.key.ends_with("_off_peak");
                                 html! {
                                     <tr data-key={c.key.clone()} data-bytes={c.bytes.get().to_string()}>
-                                        <td><span class={classes!("swatch", format!("c-{}", c.key.trim_end_matches("_off_peak")))}></span>
+                                        <td><span class="swatch" data-c={c.key.trim_end_matches("_off_peak").to_string()}></span>
                                             { chart::component_label(lang, &c.key) }
                                             if off { <br /><span class="muted">{ lang.t("calc.off_peak") }</span> }</td>
                                         <td class="num">{ format::gib(c.bytes) }</td>

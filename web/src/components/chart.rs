@@ -1,5 +1,6 @@
 //! Inline SVG charts: the stacked bar of the breakdown and memory against context length.
-//! Attributes only, no inline styles (the CSP forbids them); colours come from CSS classes.
+//! Attributes only, no inline styles (the CSP forbids them); colours come from CSS rules on each
+//! part's `data-c` key.
 
 use vramfit::Bytes;
 use vramfit::estimate::Estimate;
@@ -39,7 +40,7 @@ pub fn stacked_bar(lang: Lang, e: &Estimate, capacity: Option<Bytes>) -> Html {
     let rects = parts.iter().map(|(k, b)| {
         let w = b.get() as f64 / scale_max * width;
         let r = html! {
-            <rect class={format!("c-{k}")} x={fixed(x, 2)} y="0" width={fixed(w.max(0.0), 2)} height="40">
+            <rect data-c={k.to_string()} x={fixed(x, 2)} y="0" width={fixed(w.max(0.0), 2)} height="40">
                 <title>{ format!("{}: {}", component_label(lang, k), format::gib(*b)) }</title>
             </rect>
         };
@@ -58,7 +59,7 @@ pub fn stacked_bar(lang: Lang, e: &Estimate, capacity: Option<Bytes>) -> Html {
             </svg>
             <ul class="legend">
                 { for parts.iter().map(|(k, b)| html! {
-                    <li><span class={classes!("swatch", format!("c-{k}"))}></span>
+                    <li><span class="swatch" data-c={k.to_string()}></span>
                         { component_label(lang, k) }{ " " }<strong>{ format::gib(*b) }</strong>
                         <span class="muted">{ format!(" · {}", format::percent(b.get(), sum)) }</span></li>
                 }) }
@@ -247,6 +248,26 @@ mod tests {
                 "{x}: {step} × {n}"
             );
             assert!(step * f64::from(n - 1) < x, "{x}: one step too many");
+        }
+    }
+
+    /// Every part of the breakdown the site has a label for has a colour: without one a part
+    /// draws black in the bar (SVG's default fill) and its swatch stays empty, as the
+    /// dequantization buffer, the embedding-gradient buffer and NCCL's buffers did until
+    /// 2026-12-01.
+    #[test]
+    fn every_labelled_part_has_a_colour() {
+        let css = include_str!("../../../www/style.css");
+        let parts: Vec<&str> = crate::i18n::TEXT
+            .iter()
+            .filter_map(|(k, _, _)| k.strip_prefix("comp."))
+            .collect();
+        assert!(parts.len() >= 20, "{parts:?}");
+        for part in parts {
+            assert!(
+                css.contains(&format!("[data-c=\"{part}\"]")),
+                "{part} has no colour in www/style.css"
+            );
         }
     }
 

@@ -202,7 +202,7 @@ fn plan_view(app: &crate::Ctx, jobs: &[(String, Bytes)], p: &MigPlan) -> Html {
                         <rect class="mig-free" x="0" y="0" width={(slices_per_card * 100).to_string()} height="40" />
                         { for card.slices.iter().map(|s| {
                             let ms = g.and_then(|g| g.mig_profile(&s.profile)).map_or(1, |p| u32::from(p.memory_slices));
-                            html! { <rect class={format!("mig-slot j{}", s.job % 6)} x={(u32::from(s.start) * 100).to_string()} y="0" width={(ms * 100).to_string()} height="40">
+                            html! { <rect class="mig-slot" data-job={(s.job % 6).to_string()} x={(u32::from(s.start) * 100).to_string()} y="0" width={(ms * 100).to_string()} height="40">
                                 <title>{ format!("{} @ {}: {}", s.profile, s.start, jobs.get(s.job).map_or("", |j| j.0.as_str())) }</title>
                             </rect> }
                         }) }
@@ -212,7 +212,7 @@ fn plan_view(app: &crate::Ctx, jobs: &[(String, Bytes)], p: &MigPlan) -> Html {
                         <tbody>{ for card.slices.iter().map(|s| html! {
                             <tr data-profile={s.profile.clone()}>
                                 <td><code>{ format!("{}:{}", s.profile, s.start) }</code></td>
-                                <td><span class={classes!("swatch", "mig-slot", format!("j{}", s.job % 6))}></span>{ jobs.get(s.job).map_or("", |j| j.0.as_str()) }</td>
+                                <td><span class="swatch mig-slot" data-job={(s.job % 6).to_string()}></span>{ jobs.get(s.job).map_or("", |j| j.0.as_str()) }</td>
                                 <td class="num">{ format::gib(s.job_bytes) }</td>
                                 <td class="num">{ format::gib(s.usable_bytes) }</td>
                                 <td class="num">{ format::gib(s.margin_bytes) }</td>

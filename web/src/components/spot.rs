@@ -167,12 +167,12 @@ fn breakdown(lang: Lang, c: &SpotComparison, cur: &str) -> Html {
     html! {
         <div id="spot-result" data-cheaper={if spot_cheaper { "spot" } else { "on-demand" }}>
             <div class="totals">
-                <div class={classes!("stat", spot_cheaper.then_some("fit"))} id="spot-cost" data-value={format!("{}", c.spot_cost)}>
+                <div class="stat" id="spot-cost" data-cheaper={spot_cheaper.then_some("true")} data-value={format!("{}", c.spot_cost)}>
                     <div class="k">{ lang.t("spot.spot_cost") }</div>
                     <div class="v">{ money(c.spot_cost, cur) }</div>
                     <div class="s">{ lang.f("spot.wall", &[&hours(c.expected_wall_hours)]) }</div>
                 </div>
-                <div class={classes!("stat", (!spot_cheaper).then_some("fit"))} id="od-cost" data-value={format!("{}", c.on_demand_cost)}>
+                <div class="stat" id="od-cost" data-cheaper={(!spot_cheaper).then_some("true")} data-value={format!("{}", c.on_demand_cost)}>
                     <div class="k">{ lang.t("spot.od_cost") }</div>
                     <div class="v">{ money(c.on_demand_cost, cur) }</div>
                     <div class="s">{ lang.f("spot.wall", &[&hours(c.input.hours)]) }</div>
