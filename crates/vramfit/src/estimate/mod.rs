@@ -3186,16 +3186,22 @@ impl Workload {
         if kv && a.mla.is_none() && a.num_kv_heads < a.num_heads {
             add(
                 "gqa",
+                // One KV head shared by every query head is multi-query attention.
                 format!(
-                    "KV cache: the guide's 2 × batch × seq × hidden × layers assumes every one of the {} heads stores K and V; this model has {} KV heads (grouped-query attention), so its cache is {}× smaller.",
+                    "KV cache: the guide's 2 × batch × seq × hidden × layers assumes every one of the {} heads stores K and V; this model has {}, so its cache is {}× smaller.",
                     a.num_heads,
-                    a.num_kv_heads,
+                    if a.num_kv_heads == 1 {
+                        "1 KV head (multi-query attention)".to_string()
+                    } else {
+                        format!("{} KV heads (grouped-query attention)", a.num_kv_heads)
+                    },
                     a.num_heads / a.num_kv_heads
                 ),
                 format!(
-                    "KV 缓存：指南公式假设全部 {} 个注意力头都存 K、V；该模型只有 {} 个 KV 头（GQA），缓存小 {} 倍。",
+                    "KV 缓存：指南公式假设全部 {} 个注意力头都存 K、V；该模型只有 {} 个 KV 头（{}），缓存小 {} 倍。",
                     a.num_heads,
                     a.num_kv_heads,
+                    if a.num_kv_heads == 1 { "MQA" } else { "GQA" },
                     a.num_heads / a.num_kv_heads
                 ),
             );

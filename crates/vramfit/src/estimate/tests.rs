@@ -53,7 +53,44 @@ fn hf_inference_kv_cache_uses_kv_heads() {
     assert_eq!(e.kv_bytes_per_token, 131_072);
     // The guide's MHA formula gives 2 × 4 × 8192 × 4096 × 32 × 2 = 16 GiB: 4× more (32 heads / 8 KV heads).
     assert_eq!(e.quick.kv_cache_bytes.get(), 4 * e.kv_cache_bytes.get());
-    assert!(e.differences.iter().any(|d| d.key == "gqa"));
+    let gqa = e.differences.iter().find(|d| d.key == "gqa").unwrap();
+    assert!(
+        gqa.en
+            .contains("32 heads stores K and V; this model has 8 KV heads (grouped-query attention), so its cache is 4× smaller"),
+        "{}",
+        gqa.en
+    );
+    assert!(
+        gqa.zh.contains("只有 8 个 KV 头（GQA），缓存小 4 倍"),
+        "{}",
+        gqa.zh
+    );
+}
+
+/// Gemma 3 1B: 4 query heads share one KV head, multi-query attention, and the note says so in
+/// the singular: the guide's cache of 2 × hidden 1152 values per token per layer, against
+/// 2 × 1 × 256 = 512 per layer, would be 4.5× larger, 4× for the heads (the note) and 1152 /
+/// (4 × 256) = 1.125 for head_dim (its own note).
+#[test]
+fn one_kv_head_is_multi_query_attention() {
+    let a = crate::presets::find("google/gemma-3-1b-it")
+        .unwrap()
+        .arch
+        .clone();
+    let e = estimate(&input(a)).unwrap();
+    let gqa = e.differences.iter().find(|d| d.key == "gqa").unwrap();
+    assert!(
+        gqa.en
+            .contains("4 heads stores K and V; this model has 1 KV head (multi-query attention), so its cache is 4× smaller"),
+        "{}",
+        gqa.en
+    );
+    assert!(
+        gqa.zh.contains("只有 1 个 KV 头（MQA），缓存小 4 倍"),
+        "{}",
+        gqa.zh
+    );
+    assert!(e.differences.iter().any(|d| d.key == "head_dim"));
 }
 
 #[test]
