@@ -238,13 +238,13 @@ fn a_model_that_names_no_preset_gets_the_presets_with_its_words() {
         "a preset id; these have its words: meta-llama/Llama-3.1-8B"
     );
     // More than five: the first five in table order, and how many more. `llama` is a word of
-    // eleven presets: Code Llama 7B and 34B, Llama 2 7B and 13B, Llama 3.1 8B, 70B and 405B,
-    // Llama 3.2 1B and 3B, Llama 3.3 70B and Llama 4 Scout.
+    // twelve presets: Code Llama 7B and 34B, Llama 2 7B, 13B and 70B, Llama 3.1 8B, 70B and
+    // 405B, Llama 3.2 1B and 3B, Llama 3.3 70B and Llama 4 Scout.
     let e = err("llama");
     assert!(
         e.accepted.starts_with(
             "a preset id; these have its words: codellama/CodeLlama-34b-hf, codellama/CodeLlama-7b-hf, "
-        ) && e.accepted.ends_with(", and 6 more"),
+        ) && e.accepted.ends_with(", and 7 more"),
         "{}",
         e.accepted
     );
