@@ -73,10 +73,7 @@ fn hf_inference_kv_cache_uses_kv_heads() {
 /// (4 × 256) = 1.125 for head_dim (its own note).
 #[test]
 fn one_kv_head_is_multi_query_attention() {
-    let a = crate::presets::find("google/gemma-3-1b-it")
-        .unwrap()
-        .arch
-        .clone();
+    let a = crate::presets::find("google/gemma-3-1b-it").unwrap().arch;
     let e = estimate(&input(a)).unwrap();
     let gqa = e.differences.iter().find(|d| d.key == "gqa").unwrap();
     assert!(
