@@ -138,6 +138,10 @@ fn a_gpu_is_found_by_what_a_person_types() {
     assert_eq!(one("h100").unwrap_err().problem, "`h100` fits 3 GPUs");
     assert_eq!(one("4080 super"), Ok("rtx-4080-super"));
     assert_eq!(one("3060"), Ok("rtx-3060-12gb"));
+    // `5070` is in order in the RTX 5070 and the RTX 5070 Ti; only the first name ends there.
+    assert_eq!(one("5070"), Ok("rtx-5070"));
+    assert_eq!(one("5070 ti"), Ok("rtx-5070-ti"));
+    assert_eq!(one("RTX 5060 Ti"), Ok("rtx-5060-ti-16gb"));
     assert_eq!(one("L20"), Ok("l20"));
     assert_eq!(one("a100 sxm4 80gb"), Ok("a100-sxm4-80gb"));
     // `h20` is a whole word of the H20's id only, although it begins `h200`.
@@ -350,6 +354,46 @@ fn the_p100_a4000_and_a5000_hold_their_printed_totals() {
         assert_eq!(g.date, "2026-12-01", "{}", g.id);
         assert!(!g.has_mig());
     }
+}
+
+#[test]
+fn the_rtx_5070_ti_5070_and_5060_ti_are_derived_from_the_rtx_5090s_reserve() {
+    let derived = vramfit::hardware::MemorySource::Derived;
+    // RTX 5070 Ti and 5060 Ti 16GB (16 GB) and RTX 5070 (12 GB): their memory less the largest
+    // Blackwell GeForce reserve measured on Linux, the RTX 5090's 687 MiB (32,768 − 32,081):
+    // 15,697, 15,697 and 11,601 MiB. The 5070 Ti does not take the RTX 5080's 15,851 MiB.
+    assert_eq!(32_768 * MIB - gpu("rtx-5090").memory.get(), 687 * MIB);
+    let r5070ti = gpu("rtx-5070-ti");
+    assert_eq!(r5070ti.memory.get(), 15_697 * MIB);
+    assert!(r5070ti.memory < gpu("rtx-5080").memory);
+    let r5070 = gpu("rtx-5070");
+    assert_eq!(r5070.memory.get(), 11_601 * MIB);
+    let r5060ti = gpu("rtx-5060-ti-16gb");
+    assert_eq!(r5060ti.memory.get(), 15_697 * MIB);
+    // Dense FP16 tensor TFLOPS with FP32 accumulate at GeForce's 512 FLOP per SM and clock:
+    // 70 SMs × 2452 MHz, 48 × 2512 and 36 × 2572; FP8 twice that. GDDR7 at 28 Gbps on 256, 192
+    // and 128 bits.
+    for (g, sms, mhz, bits) in [
+        (r5070ti, 70.0, 2452.0, 256),
+        (r5070, 48.0, 2512.0, 192),
+        (r5060ti, 36.0, 2572.0, 128),
+    ] {
+        close(sms * mhz * 1e6 * 512.0 / 1e12, g.fp16_tflops, 0.05);
+        close(g.bf16_tflops, g.fp16_tflops, 1e-9);
+        close(g.fp8_tflops, 2.0 * g.fp16_tflops, 0.1);
+        assert_eq!(
+            g.bandwidth_bytes_per_s,
+            28 * bits / 8 * 1_000_000_000,
+            "{}",
+            g.id
+        );
+        assert_eq!(g.memory_source, derived, "{}", g.id);
+        assert_eq!(g.date, "2026-12-01", "{}", g.id);
+        assert!(!g.has_mig());
+    }
+    close(r5070ti.fp16_tflops, 87.9, 1e-9);
+    close(r5070.fp16_tflops, 61.7, 1e-9);
+    close(r5060ti.fp16_tflops, 47.4, 1e-9);
 }
 
 #[test]

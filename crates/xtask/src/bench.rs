@@ -114,7 +114,7 @@ pub fn main(args: &[String]) -> Result {
 
 /// Every benchmark but the two largest sweeps, run once to prove it works (criterion's test
 /// mode, in the test profile that `cargo test` has already built): the short run of
-/// `cargo xtask test`. The sweeps of ten and of every preset (some ten and fifty thousand
+/// `cargo xtask test`. The sweeps of ten and of every preset (some ten and seventy-five thousand
 /// unoptimised estimates) would take minutes; the one of a single preset runs the same code.
 pub fn smoke() -> Result {
     tools::run(cargo().args([
