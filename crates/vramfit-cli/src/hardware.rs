@@ -109,9 +109,9 @@ pub fn gpus(a: GpusArgs) -> Outcome {
                 interconnect: g.interconnect,
                 tdp_watts: g.tdp_watts,
                 unified_memory: g.unified_memory,
-                mig_profiles: g.mig_profiles.iter().map(|p| p.name).collect(),
-                mig: g.mig_profiles,
-                source: g.source,
+                mig_profiles: g.mig_profiles().iter().map(|p| p.name).collect(),
+                mig: g.mig_profiles(),
+                source: g.source(),
                 date: g.date,
             })
             .collect();
@@ -136,7 +136,7 @@ pub fn gpus(a: GpusArgs) -> Outcome {
         "id", "memory visible (label)", "bandwidth", "FP16 TF"
     );
     for (g, memory) in rows {
-        let migs: Vec<&str> = g.mig_profiles.iter().map(|p| p.name).collect();
+        let migs: Vec<&str> = g.mig_profiles().iter().map(|p| p.name).collect();
         let _ = writeln!(
             t,
             "{:<wid$} {:<wmem$} {:>10} {:>8.1}  {}",

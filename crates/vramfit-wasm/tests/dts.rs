@@ -104,8 +104,32 @@ struct Def {
 }
 
 /// The serde types of the given sources, by name (several where modules reuse a name).
+///
+/// A field with no docs of its own takes those of the same field of a plain struct of the same
+/// name in the same file: the catalog's `Gpu` is serialized through a struct apart (its wire
+/// form), whose fields its own documents.
 fn collect(sources: &[(String, String)]) -> Result<BTreeMap<String, Vec<Def>>, String> {
     let mut defs: BTreeMap<String, Vec<Def>> = BTreeMap::new();
+    // (file, struct) → field → docs, of the structs that derive no serde trait.
+    let mut plain: BTreeMap<(String, String), BTreeMap<String, Vec<String>>> = BTreeMap::new();
+    for (path, text) in sources {
+        let file = syn::parse_file(text).map_err(|e| format!("{path}: {e}"))?;
+        let mut items = file.items;
+        while let Some(item) = items.pop() {
+            match item {
+                Item::Mod(m) => items.extend(m.content.map(|c| c.1).unwrap_or_default()),
+                Item::Struct(s) if !derives_serde(&s.attrs) => {
+                    let fields = s
+                        .fields
+                        .iter()
+                        .filter_map(|f| Some((f.ident.as_ref()?.to_string(), docs(&f.attrs))))
+                        .collect();
+                    plain.insert((path.clone(), s.ident.to_string()), fields);
+                }
+                _ => {}
+            }
+        }
+    }
     for (path, text) in sources {
         let file = syn::parse_file(text).map_err(|e| format!("{path}: {e}"))?;
         let mut items = file.items;
@@ -140,6 +164,14 @@ fn collect(sources: &[(String, String)]) -> Result<BTreeMap<String, Vec<Def>>, S
                 continue;
             }
             let name = ident.to_string();
+            let mut body = body;
+            if let (Body::Struct(Shape::Named(fields)), Some(docs)) =
+                (&mut body, plain.get(&(path.clone(), name.clone())))
+            {
+                for f in fields.iter_mut().filter(|f| f.docs.is_empty()) {
+                    f.docs = docs.get(&f.name).cloned().unwrap_or_default();
+                }
+            }
             let def = Def {
                 file: path.clone(),
                 docs: docs(&attrs),
@@ -776,6 +808,40 @@ fn renames_variants_as_serde_does() {
         rename_field(Some("camelCase"), "seq_len").unwrap(),
         "seqLen"
     );
+}
+
+#[test]
+fn a_wire_form_takes_the_field_docs_of_its_plain_namesake() {
+    let src = r#"
+        /// A card.
+        pub struct Card {
+            /// Its id.
+            pub id: &'static str,
+            /// Its memory.
+            pub memory: u64,
+        }
+
+        mod wire {
+            /// A card.
+            #[derive(Serialize)]
+            pub struct Card {
+                pub id: &'static str,
+                /// Said here.
+                #[serde(rename = "memory_bytes")]
+                pub memory: u64,
+                pub source: &'static str,
+            }
+        }
+    "#;
+    let ts = gen_for(src, &[], &["Card"]);
+    assert!(ts.contains("   * Its id.\n   */\n  id: string;"), "{ts}");
+    assert!(
+        ts.contains("   * Said here.\n   */\n  memory_bytes: number;"),
+        "{ts}"
+    );
+    // No namesake field: no docs.
+    assert!(ts.contains("  source: string;"), "{ts}");
+    assert!(!ts.contains("*/\n  source: string;"), "{ts}");
 }
 
 #[test]

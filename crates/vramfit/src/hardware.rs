@@ -30,6 +30,8 @@ pub use catalog::{
 };
 pub use plan::{Layout, ParallelKind, PlanOption, PlanOptions, plan};
 
+use catalog::GpuDetail;
+
 // The generated tables (see the module documentation). The paths are relative to
 // `src/`, the folder of this file.
 #[rustfmt::skip]

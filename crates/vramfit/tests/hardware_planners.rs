@@ -247,7 +247,7 @@ fn the_cards_added_in_2026_12_hold_their_sourced_figures() {
     // GoogleCloudPlatform/container-engine-accelerators#564); 2g and 4g derived as 2× and 4×.
     assert_eq!((pro.mig_compute_slices, pro.mig_memory_slices), (4, 4));
     let migs: Vec<(&str, u8, u8, &[u8], u64)> = pro
-        .mig_profiles
+        .mig_profiles()
         .iter()
         .map(|p| {
             (
@@ -433,7 +433,7 @@ fn data_center_cards_hold_the_lowest_published_cuda_total() {
     // (23.5 GiB by -lgip) still fits inside.
     let a30 = printing("a30", 23.53, 24_094);
     assert_eq!(a30.memory.display_gib(), "23.53 GiB");
-    assert!(a30.mig_profiles.iter().all(|p| p.usable <= a30.memory));
+    assert!(a30.mig_profiles().iter().all(|p| p.usable <= a30.memory));
     // V100 16GB: 15.77 GiB (meta-llama/llama#918) → 16,148 MiB, 70 MiB under the rule's 16,218.
     let v16 = printing("v100-sxm2-16gb", 15.77, 16_148);
     // V100 32GB: the lowest of 31.74 GiB (ChatGLM-Finetuning#73) and 31.75 (two threads):
@@ -459,7 +459,7 @@ fn data_center_cards_hold_the_lowest_published_cuda_total() {
     // H100 NVL: 93.00 GiB (ali-vilab/VACE#56) = 95,232 MiB, 48 MiB under the rule's 95,280; its
     // largest MIG slice (7g, 92.62 GiB by -lgip) still fits inside.
     let nvl = printing("h100-nvl-94gb", 93.00, 95_232);
-    assert!(nvl.mig_profiles.iter().all(|p| p.usable <= nvl.memory));
+    assert!(nvl.mig_profiles().iter().all(|p| p.usable <= nvl.memory));
     // Ascend 910B (64 GB HBM): torch_npu prints 60.96 GiB (vllm-project/vllm-ascend#1670) and
     // 60.97 (LlamaFactory#5491): the lowest, 62,423.04 MiB → 62,423 MiB. NVIDIA's HBM ratio had
     // given 65,536 × 0.98987 = 64,872 MiB, 2,449 MiB (2.39 GiB) more than the card shows.
@@ -482,12 +482,12 @@ fn data_center_cards_hold_the_lowest_published_cuda_total() {
     assert_eq!(b200.memory.get() * 2, 365_263 * MIB);
     assert_eq!(b200.memory.display_gib(), "178.35 GiB");
     assert_eq!(b200.memory.get() * 2 - 2 * 182_452 * MIB, 359 * MIB);
-    assert!(b200.mig_profiles.iter().all(|p| p.usable <= b200.memory));
+    assert!(b200.mig_profiles().iter().all(|p| p.usable <= b200.memory));
     // H20: 95.08 GiB on a single H20 (sgl-project/sglang#10736) = 97,361.92 MiB → 97,361 MiB,
     // 53 MiB over the rule's 98,304 × 0.98987 = 97,308 MiB; its 7g.96gb slice fits inside.
     let h20 = printing("h20-96gb", 95.08, 97_361);
     assert_eq!(h20.memory.get() - 97_308 * MIB, 53 * MIB);
-    assert!(h20.mig_profiles.iter().all(|p| p.usable <= h20.memory));
+    assert!(h20.mig_profiles().iter().all(|p| p.usable <= h20.memory));
     for g in [a30, v16, v32, a40, a10, l40, nvl, npu, l4, a6000, b200, h20] {
         assert_eq!(g.memory_source, measured, "{}", g.id);
         assert_eq!(g.date, "2026-12-01", "{}", g.id);
@@ -529,7 +529,7 @@ fn mig_usable_memory_is_below_the_label() {
         24_064 * MIB
     );
     for g in gpus().iter().filter(|g| g.has_mig()) {
-        for p in g.mig_profiles {
+        for p in g.mig_profiles() {
             // The label's figure (40 in 3g.40gb) is above the usable memory in GiB.
             let label: f64 = p
                 .name
@@ -571,9 +571,9 @@ fn mig_usable_memory_is_below_the_label() {
 fn independent_valid(g: &Gpu, layout: &[(usize, u8)]) -> bool {
     let mut occupied = vec![false; g.mig_memory_slices as usize];
     let mut compute = 0u32;
-    let mut counts = vec![0u8; g.mig_profiles.len()];
+    let mut counts = vec![0u8; g.mig_profiles().len()];
     for &(pi, start) in layout {
-        let p = &g.mig_profiles[pi];
+        let p = &g.mig_profiles()[pi];
         if !p.starts.contains(&start) {
             return false;
         }
@@ -597,7 +597,7 @@ fn every_layout_enumerated_is_valid_and_every_valid_layout_is_enumerated() {
     for g in gpus().iter().filter(|g| g.has_mig()) {
         // All (profile, start) placements; every subset of them is a candidate layout.
         let all: Vec<(usize, u8)> = g
-            .mig_profiles
+            .mig_profiles()
             .iter()
             .enumerate()
             .flat_map(|(i, p)| p.starts.iter().map(move |&s| (i, s)))
@@ -612,7 +612,7 @@ fn every_layout_enumerated_is_valid_and_every_valid_layout_is_enumerated() {
         let bits: Vec<(u32, u32, usize)> = all
             .iter()
             .map(|&(i, st)| {
-                let p = &g.mig_profiles[i];
+                let p = &g.mig_profiles()[i];
                 (
                     ((1u32 << p.memory_slices) - 1) << st,
                     u32::from(p.compute_slices),
@@ -633,7 +633,7 @@ fn every_layout_enumerated_is_valid_and_every_valid_layout_is_enumerated() {
                 mem |= m;
                 compute += c;
                 counts[i] += 1;
-                if counts[i] > g.mig_profiles[i].max_instances {
+                if counts[i] > g.mig_profiles()[i].max_instances {
                     continue 'subsets;
                 }
             }
@@ -653,7 +653,7 @@ fn every_layout_enumerated_is_valid_and_every_valid_layout_is_enumerated() {
                 .iter()
                 .map(|p| {
                     (
-                        g.mig_profiles
+                        g.mig_profiles()
                             .iter()
                             .position(|q| q.name == p.profile.name)
                             .unwrap(),

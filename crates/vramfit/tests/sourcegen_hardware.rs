@@ -192,10 +192,15 @@ fn render_gpus(gpus: &BTreeMap<String, GpuRec>) -> String {
     let mut o = String::from(HEADER);
     o.push_str("//! The GPU catalog, from `crates/vramfit/data/gpus/*.toml`.\n\n");
     o.push_str(
-        "use crate::hardware::{Gpu, MemorySource, MigProfile};\nuse crate::units::Bytes;\n\n",
+        "use crate::hardware::{Gpu, GpuDetail, MemorySource, MigProfile};\nuse crate::units::Bytes;\n\n",
     );
     o.push_str("/// Every GPU, sorted by id.\npub static GPUS: &[Gpu] = &[\n");
-    for (file, g) in gpus {
+    // Each card's MIG profiles and sources, in the order of `GPUS`: a table apart, so that a
+    // module that reads only the figures links none of it (see `Gpu`).
+    let mut d = String::from(
+        "\n/// Each GPU's MIG profiles and sources, in the order of `GPUS`.\npub static DETAILS: &[GpuDetail] = &[\n",
+    );
+    for (i, (file, g)) in gpus.iter().enumerate() {
         check_common(file, &g.id, &g.source, &g.date);
         assert!(
             g.memory_bytes > 0 && g.bandwidth_bytes_per_s > 0,
@@ -239,7 +244,11 @@ fn render_gpus(gpus: &BTreeMap<String, GpuRec>) -> String {
         let _ = writeln!(o, "        unified_memory: {},", g.unified_memory);
         let _ = writeln!(o, "        mig_compute_slices: {},", g.mig_compute_slices);
         let _ = writeln!(o, "        mig_memory_slices: {},", g.mig_memory_slices);
-        let _ = writeln!(o, "        mig_profiles: &[");
+        let _ = writeln!(o, "        detail: {i},");
+        let _ = writeln!(o, "        date: {},", s(&g.date));
+        let _ = writeln!(o, "    }},");
+        let _ = writeln!(d, "    GpuDetail {{");
+        let _ = writeln!(d, "        mig_profiles: &[");
         assert_eq!(
             g.mig_profiles.is_empty(),
             g.mig_memory_slices == 0,
@@ -294,7 +303,7 @@ fn render_gpus(gpus: &BTreeMap<String, GpuRec>) -> String {
                 .collect::<Vec<_>>()
                 .join(", ");
             let _ = writeln!(
-                o,
+                d,
                 "            MigProfile {{ name: {}, compute_slices: {}, memory_slices: {}, max_instances: {}, starts: &[{starts}], usable: Bytes::new({}), usable_source: {} }},",
                 s(&p.name),
                 p.compute_slices,
@@ -304,12 +313,13 @@ fn render_gpus(gpus: &BTreeMap<String, GpuRec>) -> String {
                 s(&p.usable_source)
             );
         }
-        let _ = writeln!(o, "        ],");
-        let _ = writeln!(o, "        mig_source: {},", s(&g.mig_source));
-        let _ = writeln!(o, "        source: {},", s(&g.source));
-        let _ = writeln!(o, "        date: {},", s(&g.date));
-        let _ = writeln!(o, "    }},");
+        let _ = writeln!(d, "        ],");
+        let _ = writeln!(d, "        mig_source: {},", s(&g.mig_source));
+        let _ = writeln!(d, "        source: {},", s(&g.source));
+        let _ = writeln!(d, "    }},");
     }
+    o.push_str("];\n");
+    o.push_str(&d);
     o.push_str("];\n");
     o
 }

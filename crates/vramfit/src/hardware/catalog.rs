@@ -26,8 +26,12 @@ pub enum MemorySource {
 }
 
 /// One GPU (or accelerator) of the catalog.
+///
+/// Its MIG profiles and sources sit in a table of their own ([`Gpu::mig_profiles`],
+/// [`Gpu::mig_source`], [`Gpu::source`]): a module that reads only a card's figures, such as the
+/// site's calculator, then links none of them (2.6 KB of gzip on its first load, measured
+/// 2026-12-01). The serialized record has them in place, as fields.
 #[derive(Clone, Debug, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 #[non_exhaustive]
 pub struct Gpu {
     /// Lower-case kebab-case id, e.g. `a100-sxm4-80gb`.
@@ -42,7 +46,6 @@ pub struct Gpu {
     pub marketed_memory: &'static str,
     /// Memory the framework can see: CUDA's `total_memory` (ECC and firmware reservations
     /// removed), or on Apple the Metal working-set limit.
-    #[cfg_attr(feature = "serde", serde(rename = "memory_bytes"))]
     pub memory: Bytes,
     /// Whether `memory` was measured or derived.
     pub memory_source: MemorySource,
@@ -66,25 +69,117 @@ pub struct Gpu {
     pub mig_compute_slices: u8,
     /// Memory slices of a MIG-capable GPU (8 on A100/H100, 4 on A30); 0 without MIG.
     pub mig_memory_slices: u8,
-    /// The GPU instance profiles NVIDIA supports on this GPU (empty without MIG).
-    pub mig_profiles: &'static [MigProfile],
-    /// Where the MIG profiles come from.
-    pub mig_source: &'static str,
-    /// Datasheet or document the figures come from.
-    pub source: &'static str,
+    /// This card's row of [`GpuDetail`]s: its MIG profiles and sources.
+    pub(crate) detail: u16,
     /// When the record was checked (YYYY-MM-DD).
     pub date: &'static str,
 }
 
+/// What a card's record keeps apart from its figures: see [`Gpu`].
+#[derive(Debug)]
+pub(crate) struct GpuDetail {
+    pub mig_profiles: &'static [MigProfile],
+    pub mig_source: &'static str,
+    pub source: &'static str,
+}
+
 impl Gpu {
+    fn detail(&self) -> &'static GpuDetail {
+        &generated_gpus::DETAILS[usize::from(self.detail)]
+    }
+
+    /// The GPU instance profiles NVIDIA supports on this GPU (empty without MIG).
+    pub fn mig_profiles(&self) -> &'static [MigProfile] {
+        self.detail().mig_profiles
+    }
+
+    /// Where the MIG profiles come from.
+    pub fn mig_source(&self) -> &'static str {
+        self.detail().mig_source
+    }
+
+    /// Datasheet or document the figures come from.
+    pub fn source(&self) -> &'static str {
+        self.detail().source
+    }
+
     /// The MIG profile called `name` (e.g. `3g.40gb`), if this GPU has it.
     pub fn mig_profile(&self, name: &str) -> Option<&'static MigProfile> {
-        self.mig_profiles.iter().find(|p| p.name == name)
+        self.mig_profiles().iter().find(|p| p.name == name)
     }
 
     /// Whether the GPU supports MIG.
     pub fn has_mig(&self) -> bool {
-        !self.mig_profiles.is_empty()
+        self.mig_memory_slices > 0
+    }
+}
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for Gpu {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        wire::Gpu {
+            id: self.id,
+            name: self.name,
+            vendor: self.vendor,
+            architecture: self.architecture,
+            marketed_memory: self.marketed_memory,
+            memory: self.memory,
+            memory_source: self.memory_source,
+            memory_note: self.memory_note,
+            bandwidth_bytes_per_s: self.bandwidth_bytes_per_s,
+            fp16_tflops: self.fp16_tflops,
+            bf16_tflops: self.bf16_tflops,
+            fp8_tflops: self.fp8_tflops,
+            interconnect: self.interconnect,
+            tdp_watts: self.tdp_watts,
+            unified_memory: self.unified_memory,
+            mig_compute_slices: self.mig_compute_slices,
+            mig_memory_slices: self.mig_memory_slices,
+            mig_profiles: self.mig_profiles(),
+            mig_source: self.mig_source(),
+            source: self.source(),
+            date: self.date,
+        }
+        .serialize(s)
+    }
+}
+
+/// A [`Gpu`] as it is serialized: every part in place, as a field. Its fields are documented on
+/// [`Gpu`], whose docs the npm package's TypeScript generator (`vramfit-wasm/tests/dts.rs`)
+/// takes for them.
+#[cfg(feature = "serde")]
+mod wire {
+    use super::{Bytes, MemorySource, MigProfile};
+
+    /// One GPU (or accelerator) of the catalog.
+    #[derive(serde::Serialize)]
+    #[allow(missing_docs)]
+    pub(super) struct Gpu {
+        pub id: &'static str,
+        pub name: &'static str,
+        pub vendor: &'static str,
+        pub architecture: &'static str,
+        pub marketed_memory: &'static str,
+        #[serde(rename = "memory_bytes")]
+        pub memory: Bytes,
+        pub memory_source: MemorySource,
+        pub memory_note: &'static str,
+        pub bandwidth_bytes_per_s: u64,
+        pub fp16_tflops: f64,
+        pub bf16_tflops: f64,
+        pub fp8_tflops: f64,
+        pub interconnect: &'static str,
+        pub tdp_watts: Option<u32>,
+        pub unified_memory: bool,
+        pub mig_compute_slices: u8,
+        pub mig_memory_slices: u8,
+        /// The GPU instance profiles NVIDIA supports on this GPU (empty without MIG).
+        pub mig_profiles: &'static [MigProfile],
+        /// Where the MIG profiles come from.
+        pub mig_source: &'static str,
+        /// Datasheet or document the figures come from.
+        pub source: &'static str,
+        pub date: &'static str,
     }
 }
 
@@ -494,6 +589,43 @@ mod tests {
         assert_eq!(mib(pro, "4g.96gb"), 4 * lgip(23.12));
     }
 
+    /// Each card reads its own row of the table kept apart, and its JSON carries the MIG
+    /// profiles and sources as fields, where they were when they were fields.
+    #[cfg(feature = "serde")]
+    #[test]
+    fn a_cards_detail_row_is_its_own_and_serializes_in_place() {
+        assert_eq!(generated_gpus::DETAILS.len(), gpus().len());
+        for (i, g) in gpus().iter().enumerate() {
+            assert_eq!(usize::from(g.detail), i, "{}", g.id);
+        }
+        let a100 = find_gpu("a100-sxm4-40gb").unwrap();
+        let text = serde_json::to_string(a100).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["memory_bytes"], 42_505_076_736_u64);
+        // 1g.5gb: 4.75 GiB = 4.75 × 1,073,741,824 B, as `nvidia-smi mig -lgip` prints it.
+        assert_eq!(v["mig_profiles"][0]["name"], "1g.5gb");
+        assert_eq!(v["mig_profiles"][0]["usable_bytes"], 5_100_273_664_u64);
+        assert_eq!(v["mig_profiles"].as_array().unwrap().len(), 6);
+        assert_eq!(
+            v["mig_source"],
+            "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-mig-profiles.html"
+        );
+        assert!(v["source"].as_str().unwrap().contains("a100-datasheet"));
+        let at = |k: &str| text.find(&alloc::format!("\"{k}\":")).unwrap();
+        assert!(at("id") < at("memory_bytes"));
+        assert!(at("mig_memory_slices") < at("mig_profiles"));
+        assert!(at("mig_profiles") < at("mig_source"));
+        assert!(at("mig_source") < at("source"));
+        assert!(text.ends_with(&alloc::format!(
+            "\"source\":{},\"date\":\"{}\"}}",
+            v["source"],
+            a100.date
+        )));
+        // A card without MIG has none, and says so with its slices.
+        let t4 = find_gpu("t4").unwrap();
+        assert!(!t4.has_mig() && t4.mig_profiles().is_empty() && t4.mig_source().is_empty());
+    }
+
     #[test]
     fn gb200_has_the_mig_user_guides_seven_instances() {
         // MIG User Guide, Supported GPUs: GB200, up to 7 instances; profiles from
@@ -501,7 +633,7 @@ mod tests {
         let g = find_gpu("gb200-186gb").unwrap();
         assert!(g.has_mig());
         let names: Vec<(&str, u8, &[u8])> = g
-            .mig_profiles
+            .mig_profiles()
             .iter()
             .map(|p| (p.name, p.max_instances, p.starts))
             .collect();
@@ -524,9 +656,9 @@ mod tests {
         // H100 NVL 93.12 > 93.05, H20 95.10 > 95.03). A slice never has more than the card,
         // and a profile with more memory slices never has less than one with fewer.
         for g in gpus().iter().filter(|g| g.has_mig()) {
-            for p in g.mig_profiles {
+            for p in g.mig_profiles() {
                 assert!(p.usable <= g.memory, "{} {}", g.id, p.name);
-                for q in g.mig_profiles {
+                for q in g.mig_profiles() {
                     if q.memory_slices > p.memory_slices {
                         assert!(q.usable >= p.usable, "{} {} < {}", g.id, q.name, p.name);
                     }

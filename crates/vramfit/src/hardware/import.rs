@@ -297,7 +297,7 @@ fn record(i: usize, v: &Value, gpus: &[Gpu]) -> Result<Offer> {
     let mig_profile = r.text("mig_profile", 20, false)?;
     if let Some(p) = &mig_profile {
         if gpu.mig_profile(p).is_none() {
-            let names: Vec<&str> = gpu.mig_profiles.iter().map(|p| p.name).collect();
+            let names: Vec<&str> = gpu.mig_profiles().iter().map(|p| p.name).collect();
             return Err(r.err(
                 "mig_profile",
                 format!("{} has no MIG profile `{p}`", gpu.id),

@@ -112,7 +112,7 @@ fn enumerate(
     cur: &mut Vec<Placement>,
     out: &mut Vec<Vec<Placement>>,
 ) {
-    for profile in gpu.mig_profiles {
+    for profile in gpu.mig_profiles() {
         for &start in profile.starts {
             if start < min_start {
                 continue;
@@ -537,13 +537,13 @@ pub fn plan_mig(
             && options.provider.as_deref().is_none_or(|p| p == o.provider)
     };
     // Cheapest slice offer of each profile.
-    let mut price = vec![None; gpu.mig_profiles.len()];
-    let mut price_offer: Vec<Option<&str>> = vec![None; gpu.mig_profiles.len()];
+    let mut price = vec![None; gpu.mig_profiles().len()];
+    let mut price_offer: Vec<Option<&str>> = vec![None; gpu.mig_profiles().len()];
     for o in offers.iter().filter(mine) {
         let Some(name) = o.mig_profile.as_deref() else {
             continue;
         };
-        let Some(i) = gpu.mig_profiles.iter().position(|p| p.name == name) else {
+        let Some(i) = gpu.mig_profiles().iter().position(|p| p.name == name) else {
             continue;
         };
         if let Some(p) = price_in(o, options.currency, &rate)
@@ -575,7 +575,7 @@ pub fn plan_mig(
         MigPricing::Unpriced
     };
     let usable_profiles: Vec<&'static MigProfile> = gpu
-        .mig_profiles
+        .mig_profiles()
         .iter()
         .enumerate()
         .filter(|(i, _)| pricing != MigPricing::PerSlice || price[*i].is_some())
@@ -597,7 +597,7 @@ pub fn plan_mig(
             .copied()
             .filter(|p| p.usable >= need)
             .map(|p| {
-                let idx = gpu.mig_profiles.iter().position(|q| q.name == p.name);
+                let idx = gpu.mig_profiles().iter().position(|q| q.name == p.name);
                 let price = match pricing {
                     MigPricing::PerSlice => idx.and_then(|i| price[i]).unwrap_or(0.0),
                     _ => 0.0,
@@ -700,7 +700,7 @@ pub fn plan_mig(
             .map(|&(job, p)| {
                 let need = jobs.get(job).copied().unwrap_or(Bytes::ZERO);
                 let idx = gpu
-                    .mig_profiles
+                    .mig_profiles()
                     .iter()
                     .position(|q| q.name == p.profile.name);
                 let pp = if pricing == MigPricing::PerSlice {
