@@ -110,26 +110,8 @@ struct Def {
 /// form), whose fields its own documents.
 fn collect(sources: &[(String, String)]) -> Result<BTreeMap<String, Vec<Def>>, String> {
     let mut defs: BTreeMap<String, Vec<Def>> = BTreeMap::new();
-    // (file, struct) → field → docs, of the structs that derive no serde trait.
-    let mut plain: BTreeMap<(String, String), BTreeMap<String, Vec<String>>> = BTreeMap::new();
-    for (path, text) in sources {
-        let file = syn::parse_file(text).map_err(|e| format!("{path}: {e}"))?;
-        let mut items = file.items;
-        while let Some(item) = items.pop() {
-            match item {
-                Item::Mod(m) => items.extend(m.content.map(|c| c.1).unwrap_or_default()),
-                Item::Struct(s) if !derives_serde(&s.attrs) => {
-                    let fields = s
-                        .fields
-                        .iter()
-                        .filter_map(|f| Some((f.ident.as_ref()?.to_string(), docs(&f.attrs))))
-                        .collect();
-                    plain.insert((path.clone(), s.ident.to_string()), fields);
-                }
-                _ => {}
-            }
-        }
-    }
+    // (file, struct) → fields, of the structs that derive no serde trait.
+    let mut plain: BTreeMap<(String, String), Vec<Field>> = BTreeMap::new();
     for (path, text) in sources {
         let file = syn::parse_file(text).map_err(|e| format!("{path}: {e}"))?;
         let mut items = file.items;
@@ -161,16 +143,10 @@ fn collect(sources: &[(String, String)]) -> Result<BTreeMap<String, Vec<Def>>, S
                 _ => continue,
             };
             if !derives_serde(&attrs) {
-                continue;
-            }
-            let name = ident.to_string();
-            let mut body = body;
-            if let (Body::Struct(Shape::Named(fields)), Some(docs)) =
-                (&mut body, plain.get(&(path.clone(), name.clone())))
-            {
-                for f in fields.iter_mut().filter(|f| f.docs.is_empty()) {
-                    f.docs = docs.get(&f.name).cloned().unwrap_or_default();
+                if let Body::Struct(Shape::Named(fields)) = body {
+                    plain.insert((path.clone(), ident.to_string()), fields);
                 }
+                continue;
             }
             let def = Def {
                 file: path.clone(),
@@ -178,7 +154,19 @@ fn collect(sources: &[(String, String)]) -> Result<BTreeMap<String, Vec<Def>>, S
                 attrs: serde_attrs(&attrs, path)?,
                 body,
             };
-            defs.entry(name).or_default().push(def);
+            defs.entry(ident.to_string()).or_default().push(def);
+        }
+    }
+    for (name, list) in &mut defs {
+        for def in list {
+            let own = plain.get(&(def.file.clone(), name.clone()));
+            if let (Body::Struct(Shape::Named(fields)), Some(own)) = (&mut def.body, own) {
+                for f in fields.iter_mut().filter(|f| f.docs.is_empty()) {
+                    if let Some(p) = own.iter().find(|p| p.name == f.name) {
+                        f.docs = p.docs.clone();
+                    }
+                }
+            }
         }
     }
     Ok(defs)

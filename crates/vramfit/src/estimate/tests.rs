@@ -39,6 +39,17 @@ fn comp(e: &Estimate, key: &str) -> u64 {
         .map_or(0, |c| c.bytes.get())
 }
 
+/// Asserts that the estimate's difference `key` holds `en` in English and `zh` in Chinese.
+fn difference_says(e: &Estimate, key: &str, en: &str, zh: &str) {
+    let d = e
+        .differences
+        .iter()
+        .find(|d| d.key == key)
+        .unwrap_or_else(|| panic!("no `{key}` difference"));
+    assert!(d.en.contains(en), "{}", d.en);
+    assert!(d.zh.contains(zh), "{}", d.zh);
+}
+
 #[test]
 fn hf_inference_kv_cache_uses_kv_heads() {
     let e = estimate(&EstimateInput {
@@ -53,17 +64,11 @@ fn hf_inference_kv_cache_uses_kv_heads() {
     assert_eq!(e.kv_bytes_per_token, 131_072);
     // The guide's MHA formula gives 2 × 4 × 8192 × 4096 × 32 × 2 = 16 GiB: 4× more (32 heads / 8 KV heads).
     assert_eq!(e.quick.kv_cache_bytes.get(), 4 * e.kv_cache_bytes.get());
-    let gqa = e.differences.iter().find(|d| d.key == "gqa").unwrap();
-    assert!(
-        gqa.en
-            .contains("32 heads stores K and V; this model has 8 KV heads (grouped-query attention), so its cache is 4× smaller"),
-        "{}",
-        gqa.en
-    );
-    assert!(
-        gqa.zh.contains("只有 8 个 KV 头（GQA），缓存小 4 倍"),
-        "{}",
-        gqa.zh
+    difference_says(
+        &e,
+        "gqa",
+        "32 heads stores K and V; this model has 8 KV heads (grouped-query attention), so its cache is 4× smaller",
+        "只有 8 个 KV 头（GQA），缓存小 4 倍",
     );
 }
 
@@ -75,17 +80,11 @@ fn hf_inference_kv_cache_uses_kv_heads() {
 fn one_kv_head_is_multi_query_attention() {
     let a = crate::presets::find("google/gemma-3-1b-it").unwrap().arch;
     let e = estimate(&input(a)).unwrap();
-    let gqa = e.differences.iter().find(|d| d.key == "gqa").unwrap();
-    assert!(
-        gqa.en
-            .contains("4 heads stores K and V; this model has 1 KV head (multi-query attention), so its cache is 4× smaller"),
-        "{}",
-        gqa.en
-    );
-    assert!(
-        gqa.zh.contains("只有 1 个 KV 头（MQA），缓存小 4 倍"),
-        "{}",
-        gqa.zh
+    difference_says(
+        &e,
+        "gqa",
+        "4 heads stores K and V; this model has 1 KV head (multi-query attention), so its cache is 4× smaller",
+        "只有 1 个 KV 头（MQA），缓存小 4 倍",
     );
     assert!(e.differences.iter().any(|d| d.key == "head_dim"));
 }

@@ -30,7 +30,8 @@ pub enum MemorySource {
 /// Its MIG profiles and sources sit in a table of their own ([`Gpu::mig_profiles`],
 /// [`Gpu::mig_source`], [`Gpu::source`]): a module that reads only a card's figures, such as the
 /// site's calculator, then links none of them (2.7 KB of gzip on its first load, measured
-/// 2026-12-01). The serialized record has them in place, as fields.
+/// 2026-12-01). The serialized record has them in place, as fields: it is written through
+/// `wire::Gpu`, which a field added here joins too.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct Gpu {

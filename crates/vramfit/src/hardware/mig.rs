@@ -536,14 +536,15 @@ pub fn plan_mig(
             && o.market == Market::OnDemand
             && options.provider.as_deref().is_none_or(|p| p == o.provider)
     };
+    let profiles = gpu.mig_profiles();
     // Cheapest slice offer of each profile.
-    let mut price = vec![None; gpu.mig_profiles().len()];
-    let mut price_offer: Vec<Option<&str>> = vec![None; gpu.mig_profiles().len()];
+    let mut price = vec![None; profiles.len()];
+    let mut price_offer: Vec<Option<&str>> = vec![None; profiles.len()];
     for o in offers.iter().filter(mine) {
         let Some(name) = o.mig_profile.as_deref() else {
             continue;
         };
-        let Some(i) = gpu.mig_profiles().iter().position(|p| p.name == name) else {
+        let Some(i) = profiles.iter().position(|p| p.name == name) else {
             continue;
         };
         if let Some(p) = price_in(o, options.currency, &rate)
@@ -574,8 +575,7 @@ pub fn plan_mig(
     } else {
         MigPricing::Unpriced
     };
-    let usable_profiles: Vec<&'static MigProfile> = gpu
-        .mig_profiles()
+    let usable_profiles: Vec<&'static MigProfile> = profiles
         .iter()
         .enumerate()
         .filter(|(i, _)| pricing != MigPricing::PerSlice || price[*i].is_some())
@@ -597,7 +597,7 @@ pub fn plan_mig(
             .copied()
             .filter(|p| p.usable >= need)
             .map(|p| {
-                let idx = gpu.mig_profiles().iter().position(|q| q.name == p.name);
+                let idx = profiles.iter().position(|q| q.name == p.name);
                 let price = match pricing {
                     MigPricing::PerSlice => idx.and_then(|i| price[i]).unwrap_or(0.0),
                     _ => 0.0,
@@ -699,10 +699,7 @@ pub fn plan_mig(
             .iter()
             .map(|&(job, p)| {
                 let need = jobs.get(job).copied().unwrap_or(Bytes::ZERO);
-                let idx = gpu
-                    .mig_profiles()
-                    .iter()
-                    .position(|q| q.name == p.profile.name);
+                let idx = profiles.iter().position(|q| q.name == p.profile.name);
                 let pp = if pricing == MigPricing::PerSlice {
                     idx.and_then(|i| price[i])
                 } else {
