@@ -1,17 +1,33 @@
 // Starts the app and registers the service worker that keeps the site working offline. The
 // module names carry content hashes, filled in by `cargo xtask dist`.
 //
-// Two builds of the same app: `vramfit_web`, the calculator alone, is the first load (what
-// index.html preloads); `vramfit_full` has every view. An address that asks for another view,
-// or for a model read from a config.json or weights file, starts the full build at once. When
-// the calculator-only build meets such an address later (a link followed, a button pressed),
-// it writes its whole state to the address and calls `vramfitFull`: the full build is fetched
-// and compiled while the page still shows the calculator's build, then that build is stopped
-// and the full one starts from the same address. Either build alone shows the same numbers.
+// Three builds of the same app: `vramfit_en` and `vramfit_zh`, the calculator alone in one
+// language, are the first load; `vramfit_full` has every view in both languages. The address
+// (its view, a model read from a config.json or weights file, `lang=`) and the browser's
+// language choose one, as the app's own `AppState::build` does. When a calculator build is
+// asked later for what it lacks (a link followed, a button pressed, the other language), it
+// writes its whole state to the address and calls `vramfitSwitch` with the build it needs:
+// that build is fetched and compiled while the page still shows the current one, which is
+// then stopped, and the new one starts from the same address. Every build shows the same
+// numbers.
 
-const FULL = /^#\/(fit|mig|diagnose|faq|device)(?![\w-])|[?&]source=config(?![^&])/;
-const calcBuild = { glue: () => import('./{{vramfit_web.js}}'), wasm: './{{vramfit_web_bg.wasm}}' };
-const fullBuild = { glue: () => import('./{{vramfit_full.js}}'), wasm: './{{vramfit_full_bg.wasm}}' };
+const builds = {
+  en: { glue: () => import('./{{vramfit_en.js}}'), wasm: './{{vramfit_en_bg.wasm}}' },
+  zh: { glue: () => import('./{{vramfit_zh.js}}'), wasm: './{{vramfit_zh_bg.wasm}}' },
+  full: { glue: () => import('./{{vramfit_full.js}}'), wasm: './{{vramfit_full_bg.wasm}}' },
+};
+
+// The build an address asks for: `Route::parse` and `Lang::from_url`/`from_tag` in few words.
+// Should it ever choose wrong, the build it starts hands over to the right one.
+function chosen(hash) {
+  if (/^#\/(fit|mig|diagnose|faq|device)(?![\w-])|[?&]source=config(?![^&])/.test(hash)) return 'full';
+  let lang = null;
+  for (const m of hash.matchAll(/[?&]lang=([^&]*)/g)) {
+    if (m[1] === 'en') lang = 'en';
+    else if (['zh', 'zh-CN', 'zh-cn'].includes(m[1])) lang = 'zh';
+  }
+  return lang ?? ((navigator.language || '').trim().toLowerCase().startsWith('zh') ? 'zh' : 'en');
+}
 
 function failed(e) {
   const p = document.getElementById('loading') || document.querySelector('#app .loading');
@@ -35,35 +51,45 @@ async function compile(url) {
   return WebAssembly.compile(await response.arrayBuffer());
 }
 
-// The build's glue and its compiled module, fetched at once.
-async function load(build) {
-  const [glue, module] = await Promise.all([
-    build.glue(),
-    compile(new URL(build.wasm, import.meta.url)),
-  ]);
-  return { glue, module };
+// Starts a build: its glue and compiled module fetched at once, then its `main` run; a build
+// that ran before (and was stopped) is only started again.
+const started = new Set();
+let running = null;
+async function run(name, stopping) {
+  const build = builds[name];
+  if (started.has(name)) {
+    const glue = await build.glue();
+    if (stopping) (await builds[stopping].glue()).stop();
+    glue.start();
+  } else {
+    const [glue, module] = await Promise.all([
+      build.glue(),
+      compile(new URL(build.wasm, import.meta.url)),
+    ]);
+    if (stopping) (await builds[stopping].glue()).stop();
+    await glue.default({ module_or_path: module });
+    started.add(name);
+  }
+  running = name;
 }
 
-// Only the calculator's build calls this (the full build has every page), once per hand-over.
+// Only a calculator build calls this, once per hand-over.
 let handingOver = null;
 
-globalThis.vramfitFull = () => {
-  handingOver ??= load(fullBuild).then(async ({ glue, module }) => {
-    (await calcBuild.glue()).stop();
-    await glue.default({ module_or_path: module });
-  }).catch((e) => {
-    // The calculator's build still runs (it is stopped only once the full one is ready), and
-    // the next page it lacks tries again.
-    handingOver = null;
+globalThis.vramfitSwitch = (name) => {
+  if (!(name in builds) || name === running) return Promise.resolve();
+  handingOver ??= run(name, running).catch((e) => {
+    // The current build still runs (it is stopped only once the next one is ready), and the
+    // next hand-over tries again.
     failed(e);
+  }).finally(() => {
+    handingOver = null;
   });
   return handingOver;
 };
 
 try {
-  const build = FULL.test(location.hash) ? fullBuild : calcBuild;
-  const { glue, module } = await load(build);
-  await glue.default({ module_or_path: module });
+  await run(chosen(location.hash), null);
 } catch (e) {
   failed(e);
 }

@@ -141,8 +141,8 @@ test('the first load is the calculator alone; another view hands over to the ful
   const page = await watchedPage(context);
   await go(page, '#/calc?lang=en&batch=3&seq_len=4096', 'calc');
   const before = await shown(page);
-  assert(wasm.some((n) => n.startsWith('vramfit_web_bg-')), `the calculator's build loads: ${wasm}`);
-  assert(!wasm.some((n) => n.startsWith('vramfit_full_bg-')), `the full build is not part of the first load: ${wasm}`);
+  eq(wasm.length, 1, `one module in the first load: ${wasm}`);
+  assert(wasm[0].startsWith('vramfit_en_bg-'), `the English calculator's build loads: ${wasm}`);
   // A link to another view: the full build is fetched and takes over, from the same address.
   await page.locator('nav a[data-nav="diagnose"]').click();
   await page.waitForSelector('main[data-view="diagnose"] textarea');
@@ -173,6 +173,38 @@ test('the first load is the calculator alone; another view hands over to the ful
   await off.locator('nav a[data-nav="calc"]').click();
   await off.waitForSelector('main[data-view="calc"] #total');
   eq(JSON.stringify(await shown(off)), JSON.stringify(before), 'the calculator still computes after a failed hand-over');
+});
+
+test('each language has its calculator build: the first load holds one, the menu hands over to the other', async () => {
+  const context = await browser({ serviceWorkers: 'block', locale: 'zh-CN' });
+  const wasm = [];
+  context.on('request', (r) => { if (r.url().endsWith('.wasm')) wasm.push(new URL(r.url()).pathname.split('/').pop()); });
+  const page = await watchedPage(context);
+  // No lang in the link: the browser's language (Chinese) picks the Chinese build, alone.
+  await go(page, '#/calc?batch=3&seq_len=4096', 'calc');
+  await page.waitForFunction(() => document.documentElement.lang === 'zh-CN');
+  const zh = await shown(page);
+  assert(hasHan(await page.locator('main h1').first().innerText()), 'a Chinese heading');
+  eq(wasm.length, 1, `one module: ${wasm}`);
+  assert(wasm[0].startsWith('vramfit_zh_bg-'), `the Chinese calculator's build: ${wasm}`);
+  // English from the menu: the English build takes over, with the same inputs and numbers.
+  await page.selectOption('#lang', 'en');
+  await page.waitForFunction(() => document.documentElement.lang === 'en');
+  await page.waitForSelector('main[data-view="calc"] #total');
+  const en = await shown(page);
+  assert(!hasHan(await page.locator('main h1').first().innerText()), 'an English heading');
+  assert(wasm.length === 2 && wasm[1].startsWith('vramfit_en_bg-'), `then the English build: ${wasm}`);
+  assert(/lang=en/.test(page.url()) && /batch=3/.test(page.url()), `the inputs stay in the address: ${page.url()}`);
+  eq(en.total, zh.total, 'the same total in both languages');
+  eq(JSON.stringify(en.rows), JSON.stringify(zh.rows), 'the same parts in both languages');
+  // Back to Chinese: the build that ran before starts again, fetched once.
+  await page.selectOption('#lang', 'zh');
+  await page.waitForFunction(() => document.documentElement.lang === 'zh-CN');
+  await page.waitForSelector('main[data-view="calc"] #total');
+  eq(JSON.stringify(await shown(page)), JSON.stringify(zh), 'the Chinese build again, the same numbers');
+  eq(wasm.length, 2, `no module fetched twice: ${wasm}`);
+  eq(await page.locator('main').count(), 1, 'one app on the page');
+  noProblems(page, 'problems while switching languages');
 });
 
 test('every view renders in English and in Chinese, with the language from the browser', async () => {

@@ -1,5 +1,10 @@
 //! Every string the site shows, in English and Simplified Chinese: one table of
 //! key → (en, zh). A missing key is a test failure, not a blank on screen.
+//!
+//! A build carries the languages of its features: the full build (`full`) both, each
+//! calculator build one (`en` or `zh`), whose first load then holds no text of the other. A
+//! language a build lacks is never shown: [`Lang::shown`] falls back to the one it carries,
+//! and the app hands the page over to the build that carries the language asked for.
 
 use serde::{Deserialize, Serialize};
 
@@ -13,7 +18,36 @@ pub enum Lang {
     Zh,
 }
 
+#[cfg(not(any(feature = "en", feature = "zh")))]
+compile_error!("vramfit-web needs a language: feature `en`, `zh` or both (`full` has both)");
+
 impl Lang {
+    /// Whether this build carries the language's text.
+    pub const fn carried(self) -> bool {
+        match self {
+            Lang::En => cfg!(feature = "en"),
+            Lang::Zh => cfg!(feature = "zh"),
+        }
+    }
+
+    /// The language the page is shown in: this one where the build carries it, else the one
+    /// the build carries (for the moment it takes to hand the page over to another build).
+    pub const fn shown(self) -> Lang {
+        if self.carried() {
+            self
+        } else if cfg!(feature = "en") {
+            Lang::En
+        } else {
+            Lang::Zh
+        }
+    }
+
+    /// Whether the page is shown in Chinese. In a build of one language a constant, so that
+    /// the other language's branches, and the phrase tables they call, drop out of it.
+    pub const fn is_zh(self) -> bool {
+        matches!(self.shown(), Lang::Zh)
+    }
+
     /// From a BCP 47 tag such as `navigator.language`: any `zh` is Chinese, the rest English.
     pub fn from_tag(tag: &str) -> Lang {
         if tag.trim().to_ascii_lowercase().starts_with("zh") {
@@ -51,20 +85,19 @@ impl Lang {
     /// The translation of `key`. An unknown key shows the key itself (and fails the tests).
     pub fn t(self, key: &str) -> &'static str {
         match lookup(key) {
-            Some((en, zh)) => match self {
-                Lang::En => en,
-                Lang::Zh => zh,
-            },
+            Some((en, zh)) => self.pick(en, zh),
             None => "⟨missing text⟩",
         }
     }
 
     /// The translation of `key`, if the table has it.
     pub fn try_t(self, key: &str) -> Option<&'static str> {
-        lookup(key).map(|(en, zh)| match self {
-            Lang::En => en,
-            Lang::Zh => zh,
-        })
+        lookup(key).map(|(en, zh)| self.pick(en, zh))
+    }
+
+    /// `en` or `zh`, whichever the page is shown in.
+    pub fn pick<T>(self, en: T, zh: T) -> T {
+        if self.is_zh() { zh } else { en }
     }
 
     /// `t(key)` with `{0}`, `{1}`, … replaced by `args`.
@@ -87,9 +120,21 @@ fn lookup(key: &str) -> Option<(&'static str, &'static str)> {
     find(TEXT).or_else(|| find(VIEW_TEXT))
 }
 
+/// A table of `(key, English, Chinese)` rows, with the text of a language the build does not
+/// carry left empty (the literal is then in no data of the module).
+macro_rules! texts {
+    ($(($k:literal, $en:literal, $zh:literal)),* $(,)?) => {
+        &[$((
+            $k,
+            if cfg!(feature = "en") { $en } else { "" },
+            if cfg!(feature = "zh") { $zh } else { "" },
+        )),*]
+    };
+}
+
 /// key, English, Chinese — sorted by key (a test checks), so lookup is a binary search.
 #[rustfmt::skip]
-pub static TEXT: &[(&str, &str, &str)] = &[
+pub static TEXT: &[(&str, &str, &str)] = texts![
     ("app.book", "The book: the method and every formula", "说明书：方法与全部公式"),
     ("app.footer", "Runs entirely in your browser: no server, no account, no network request. Works offline.", "完全在浏览器中运行：无服务器、无账号、无网络请求，可离线使用。"),
     ("app.lang", "Language", "语言"),
@@ -311,7 +356,7 @@ pub static VIEW_TEXT: &[(&str, &str, &str)] = &[];
 
 #[cfg(feature = "full")]
 #[rustfmt::skip]
-pub static VIEW_TEXT: &[(&str, &str, &str)] = &[
+pub static VIEW_TEXT: &[(&str, &str, &str)] = texts![
     ("device.adapter", "WebGPU adapter", "WebGPU 适配器"),
     ("device.architecture", "Architecture", "架构"),
     ("device.card_memory", "{0}: {1} usable as its runtime (CUDA, ROCm, Metal) reports it ({2} on the box), from the catalog, not from the browser.", "{0}：运行时（CUDA、ROCm、Metal）报告可用 {1}（标称 {2}），数据来自目录而非浏览器。"),

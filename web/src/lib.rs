@@ -6,10 +6,12 @@
 //! state from a context and compute everything they show from the estimator and the planners
 //! of the `vramfit` crate; nothing on screen is a hard-coded answer.
 //!
-//! Two builds come from this crate: the full site (feature `full`, the default) and the
-//! calculator alone (`--no-default-features`), which is the site's first load. `www/boot.js`
-//! starts the one the address asks for, and when a calculator-only page opens another view, it
-//! stops it (`stop`) and starts the full build, which reads the whole state from the same address.
+//! Three builds come from this crate: the full site in both languages (feature `full`, the
+//! default) and the calculator alone in one language (`--no-default-features --features en`,
+//! or `zh`), the site's first load. `www/boot.js` starts the one the address and the browser's
+//! language ask for; when a calculator build is asked for another view or the other language,
+//! boot stops it (`stop`) and starts the build that has it, which reads the whole state from
+//! the same address (`start` again, when that build ran before).
 
 pub mod catalog;
 pub mod compute;
@@ -27,7 +29,7 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::route::{Route, View};
+use crate::route::Route;
 use crate::state::{Action, AppState};
 
 /// The state and its dispatcher, shared with every component.
@@ -43,7 +45,9 @@ thread_local! {
 }
 
 /// Mounts the site on `#app` (the binary's `main`; a page without `#app` is left alone).
+/// `www/boot.js` calls it again when the page comes back to a build it stopped.
 #[cfg(target_arch = "wasm32")]
+#[wasm_bindgen::prelude::wasm_bindgen]
 pub fn start() {
     let Some(root) = gloo::utils::document().get_element_by_id("app") else {
         return;
@@ -97,7 +101,7 @@ pub fn app() -> Html {
                     hooks::replace_hash(&hash);
                 }
             }));
-            hooks::set_document_lang(s.lang.code());
+            hooks::set_document_lang(s.lang.shown().code());
             hooks::set_title(&format!(
                 "{} · {}",
                 s.lang.t(s.view.title_key()),
@@ -121,7 +125,7 @@ pub fn app() -> Html {
             </main>
             <footer>
                 { lang.t("app.footer") }{ " · " }
-                <a href={if lang == crate::i18n::Lang::Zh { "./book/zh/" } else { "./book/en/" }}>{ lang.t("app.book") }</a>
+                <a href={if lang.is_zh() { "./book/zh/" } else { "./book/en/" }}>{ lang.t("app.book") }</a>
                 { " · vramfit " }{ vramfit::VERSION }
             </footer>
         </> }) }
@@ -170,6 +174,7 @@ fn offers_provider(props: &yew::html::ChildrenProps) -> Html {
 /// The view the state asks for.
 #[cfg(feature = "full")]
 fn view_of(state: &AppState) -> Html {
+    use crate::route::View;
     match state.view {
         View::Calc => html! { <components::calc::CalcView /> },
         View::Fit => html! { <components::fit::FitView /> },
@@ -180,41 +185,47 @@ fn view_of(state: &AppState) -> Html {
     }
 }
 
-/// Whether the calculator-only build (the site's first load) lacks what the state asks for:
-/// it has the calculator with the catalog's models; every other view, and a model read from a
-/// config.json or weights file, is in the full build, which takes over (see [`use_hand_over`]).
+/// The build the state needs, when it is not this one ([`AppState::build`]): a calculator
+/// build (the site's first load) has the calculator with the catalog's models, in one
+/// language; every other view, and a model read from a config.json or weights file, is in the
+/// full build, the other language in the other calculator build. See [`use_hand_over`].
 #[cfg(not(feature = "full"))]
-fn needs_full_build(state: &AppState) -> bool {
-    !(state.view == View::Calc && state.value("source") != "config")
+fn build_needed(state: &AppState) -> Option<&'static str> {
+    let build = state.build();
+    (build == "full" || !state.lang.carried()).then_some(build)
 }
 
 #[cfg(not(feature = "full"))]
 fn view_of(state: &AppState) -> Html {
-    if needs_full_build(state) {
+    if build_needed(state).is_some() {
         html! { <p class="loading" role="status">{ state.lang.t("app.loading") }</p> }
     } else {
         html! { <components::calc::CalcView /> }
     }
 }
 
-/// In the calculator-only build, once the state asks for a page it lacks (while `view_of`
-/// shows a line saying it is loading): the whole state written to the address, which the full
-/// build starts from, and the page asked to start that build. A hook of `App` rather than a
-/// component of its own, whose lifecycle code would add to the first load.
+/// In a calculator build, once the state asks for what another build has (while `view_of`
+/// shows a line saying it is loading): the whole state written to the address, which the
+/// other build starts from, and the page asked to start that build. A hook of `App` rather
+/// than a component of its own, whose lifecycle code would add to the first load.
 #[cfg(not(feature = "full"))]
 #[hook]
 fn use_hand_over(state: &AppState) {
-    let wanted = needs_full_build(state);
-    let hash = if wanted { state.hash() } else { String::new() };
+    let wanted = build_needed(state);
+    let hash = if wanted.is_some() {
+        state.hash()
+    } else {
+        String::new()
+    };
     use_effect_with(wanted, move |&wanted| {
-        if wanted {
+        if let Some(build) = wanted {
             hooks::replace_hash(&hash);
-            hooks::start_full_build();
+            hooks::start_build(build);
         }
     });
 }
 
-/// The full build has every page: nothing to hand over.
+/// The full build has every page in both languages: nothing to hand over.
 #[cfg(feature = "full")]
 #[hook]
 fn use_hand_over(_state: &AppState) {}

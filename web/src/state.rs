@@ -223,6 +223,18 @@ impl AppState {
         Route::hash(view, &params)
     }
 
+    /// The smallest of the site's builds that shows this state: `"full"` for any view but the
+    /// calculator, or for a model read from a config.json or weights file; else the calculator
+    /// build of the state's language, `"en"` or `"zh"` (`www/boot.js` makes the same choice
+    /// from the address before any build runs).
+    pub fn build(&self) -> &'static str {
+        if self.view != View::Calc || self.value("source") == "config" {
+            "full"
+        } else {
+            self.lang.url_code()
+        }
+    }
+
     /// The URL hash of this state.
     pub fn hash(&self) -> String {
         self.hash_for(self.view)
@@ -249,6 +261,22 @@ mod tests {
 
     fn open(hash: &str) -> Rc<AppState> {
         Rc::new(AppState::default()).reduce(Action::Open(Route::parse(hash), Lang::En))
+    }
+
+    #[test]
+    fn each_state_names_the_smallest_build_that_shows_it() {
+        assert_eq!(open("").build(), "en");
+        assert_eq!(open("#/calc?lang=zh&batch=4").build(), "zh");
+        assert_eq!(open("#/fit?lang=zh").build(), "full");
+        assert_eq!(open("#/faq").build(), "full");
+        assert_eq!(open("#/calc?source=config").build(), "full");
+        assert_eq!(open("#/calc?source=preset").build(), "en");
+        let zh = Rc::new(AppState::default()).reduce(Action::Open(Route::parse(""), Lang::Zh));
+        assert_eq!(
+            zh.build(),
+            "zh",
+            "the browser's language where the link names none"
+        );
     }
 
     #[test]

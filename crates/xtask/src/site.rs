@@ -54,18 +54,23 @@ pub fn build_with(fast: bool) -> Result<String> {
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
 
-    // Logical name → file name in dist/. Two builds of the app: `vramfit_web` is the calculator
-    // alone (the first load), `vramfit_full` every view (`www/boot.js` picks one and hands over).
-    // `serve` builds the full one only and serves it under both names, to rebuild quickly.
+    // Logical name → file name in dist/. Three builds of the app: `vramfit_en` and `vramfit_zh`
+    // are the calculator alone in one language (the first load), `vramfit_full` every view in
+    // both (`www/boot.js` picks one and hands over). `serve` builds the full one only and
+    // serves it under every name, to rebuild quickly.
     let mut names: BTreeMap<String, String> = BTreeMap::new();
     let mut report = Vec::new();
-    let builds: &[(&str, bool)] = if fast {
-        &[("vramfit_full", true)]
+    let builds: &[(&str, &str)] = if fast {
+        &[("vramfit_full", "full")]
     } else {
-        &[("vramfit_web", false), ("vramfit_full", true)]
+        &[
+            ("vramfit_en", "en"),
+            ("vramfit_zh", "zh"),
+            ("vramfit_full", "full"),
+        ]
     };
-    for &(name, full) in builds {
-        let (wasm, glue, raw_len) = build_app(&stage, name, full, fast)?;
+    for &(name, features) in builds {
+        let (wasm, glue, raw_len) = build_app(&stage, name, features, fast)?;
         let glue = if fast {
             glue
         } else {
@@ -80,8 +85,10 @@ pub fn build_with(fast: bool) -> Result<String> {
         add(format!("{name}_bg.wasm"), &wasm)?;
         add(format!("{name}.js"), &glue)?;
         if fast {
-            add("vramfit_web_bg.wasm".into(), &wasm)?;
-            add("vramfit_web.js".into(), &glue)?;
+            for other in ["vramfit_en", "vramfit_zh"] {
+                add(format!("{other}_bg.wasm"), &wasm)?;
+                add(format!("{other}.js"), &glue)?;
+            }
         }
         report.push(format!(
             "{name} {} raw (wasm-bindgen) → {}",
@@ -164,15 +171,22 @@ pub fn build_with(fast: bool) -> Result<String> {
 /// One build of the app: `cargo build` (the full site when `full`, else the calculator alone)
 /// → `wasm-bindgen` named `name` → `wasm-opt` (not when `fast`). Returns the wasm, its JS glue,
 /// and the wasm's size as wasm-bindgen wrote it.
-fn build_app(stage: &Path, name: &str, full: bool, fast: bool) -> Result<(Vec<u8>, Vec<u8>, u64)> {
+/// Builds one of the app's modules: `features` is `full` (the crate's default) or the language
+/// of a calculator build (`en`, `zh`).
+fn build_app(
+    stage: &Path,
+    name: &str,
+    features: &str,
+    fast: bool,
+) -> Result<(Vec<u8>, Vec<u8>, u64)> {
     let target_dir = if fast {
         root().join("target/serve")
     } else {
         root().join("target")
     };
     let (mut build, wasm) = tools::wasm_bin("vramfit-web", &target_dir, !fast);
-    if !full {
-        build.arg("--no-default-features");
+    if features != "full" {
+        build.args(["--no-default-features", "--features", features]);
     }
     if fast {
         build

@@ -12,7 +12,6 @@ use super::chart::{self, Line};
 use super::field::{error_text, field_input, input_value};
 use crate::compute;
 use crate::format;
-use crate::i18n::Lang;
 use crate::state::Action;
 use crate::use_app;
 #[cfg(feature = "full")]
@@ -294,7 +293,7 @@ fn config_drop(props: &ErrProps) -> Html {
                 Some(Ok(c)) => html! {
                     <p class="hint" id="config-info">
                         { lang.f("calc.config_info", &[&c.model_type, &format::params(c.arch.params())]) }
-                        { for (if lang == Lang::Zh && c.notes_zh.len() == c.notes.len() { &c.notes_zh } else { &c.notes }).iter().map(|n| html! { <><br />{ n }</> }) }
+                        { for (if lang.is_zh() && c.notes_zh.len() == c.notes.len() { &c.notes_zh } else { &c.notes }).iter().map(|n| html! { <><br />{ n }</> }) }
                     </p>
                 },
                 Some(Err(e)) => html! { <span class="err" role="alert">{ error_text(lang, &e) }</span> },
@@ -427,7 +426,7 @@ fn results(props: &ResultProps) -> Html {
             // A reason other than the bytes (vLLM's pool too small for one max_model_len
             // sequence) says what fails; the shortfall alone could read "0 GiB short".
             match &f.reason {
-                Some(r) => (if lang == Lang::Zh { &r.zh } else { &r.en }).clone(),
+                Some(r) => (if lang.is_zh() { &r.zh } else { &r.en }).clone(),
                 None => lang.f("calc.nofit", &[&format::gib(f.shortfall_bytes)]),
             }
         };
@@ -527,8 +526,8 @@ fn results(props: &ResultProps) -> Html {
                                             { chart::component_label(lang, &c.key) }
                                             if off { <br /><span class="muted">{ lang.t("calc.off_peak") }</span> }</td>
                                         <td class="num">{ format::gib(c.bytes) }</td>
-                                        <td><div class="formula">{ if lang == Lang::Zh { vramfit::estimate::formula_zh(&c.formula) } else { c.formula.clone() } }</div>
-                                            <div>{ if lang == Lang::Zh { &c.note_zh } else { &c.note_en } }</div></td>
+                                        <td><div class="formula">{ if lang.is_zh() { vramfit::estimate::formula_zh(&c.formula) } else { c.formula.clone() } }</div>
+                                            <div>{ if lang.is_zh() { &c.note_zh } else { &c.note_en } }</div></td>
                                     </tr>
                                 }
                             }) }
@@ -537,7 +536,7 @@ fn results(props: &ResultProps) -> Html {
                 </div>
                 if !e.notes.is_empty() {
                     <h3>{ lang.t("calc.notes") }</h3>
-                    <ul class="reasons">{ for e.notes.iter().map(|n| html! { <li>{ if lang == Lang::Zh { &n.zh } else { &n.en } }</li> }) }</ul>
+                    <ul class="reasons">{ for e.notes.iter().map(|n| html! { <li>{ if lang.is_zh() { &n.zh } else { &n.en } }</li> }) }</ul>
                 }
             </div>
             <div class="panel" id="quick">
@@ -546,10 +545,10 @@ fn results(props: &ResultProps) -> Html {
                     { stat("quick-theory", "calc.quick_theory", e.quick.theory_bytes, format::gb(e.quick.theory_bytes)) }
                     { stat("quick-rec", "calc.quick_rec", e.quick.recommended_bytes, format::gb(e.quick.recommended_bytes)) }
                 </div>
-                <p class="formula" id="quick-formula">{ if lang == Lang::Zh { e.quick.formula_zh() } else { e.quick.formula.clone() } }</p>
+                <p class="formula" id="quick-formula">{ if lang.is_zh() { e.quick.formula_zh() } else { e.quick.formula.clone() } }</p>
                 if !e.differences.is_empty() {
                     <h3>{ lang.t("calc.differences") }</h3>
-                    <ul class="reasons" id="differences">{ for e.differences.iter().map(|d| html! { <li>{ if lang == Lang::Zh { &d.zh } else { &d.en } }</li> }) }</ul>
+                    <ul class="reasons" id="differences">{ for e.differences.iter().map(|d| html! { <li>{ if lang.is_zh() { &d.zh } else { &d.en } }</li> }) }</ul>
                 }
             </div>
             if !whatifs.0.is_empty() {

@@ -109,10 +109,10 @@ fn diagnosis(lang: Lang, d: &Diagnosis) -> Html {
                 <dl class="kv" id="evidence">
                     { for d.evidence.iter().map(|e| html! { <>
                         <dt data-name={e.name.clone()}>{ match diagnose::evidence_label(&e.name) {
-                            Some((en, zh)) => html! { { if lang == Lang::Zh { zh } else { en } } },
+                            Some((en, zh)) => html! { { if lang.is_zh() { zh } else { en } } },
                             None => html! { <code>{ &e.name }</code> },
                         } }</dt>
-                        <dd data-bytes={e.bytes.map(|b| b.get().to_string())}>{ if lang == Lang::Zh { diagnose::evidence_text_zh(&e.text) } else { e.text.clone() } }
+                        <dd data-bytes={e.bytes.map(|b| b.get().to_string())}>{ if lang.is_zh() { diagnose::evidence_text_zh(&e.text) } else { e.text.clone() } }
                             { e.bytes.map(|b| format!(" = {}", format::gib(b))).unwrap_or_default() }</dd>
                     </> }) }
                 </dl>

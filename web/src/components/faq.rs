@@ -5,7 +5,6 @@ use vramfit::diagnose::{self, faq};
 use yew::prelude::*;
 
 use crate::compute;
-use crate::i18n::Lang;
 use crate::use_app;
 
 /// The view.
@@ -13,7 +12,7 @@ use crate::use_app;
 pub fn view() -> Html {
     let app = use_app();
     let lang = app.lang;
-    let l = if lang == Lang::Zh {
+    let l = if lang.is_zh() {
         diagnose::Lang::Zh
     } else {
         diagnose::Lang::En

@@ -13,16 +13,15 @@ use crate::state::Action;
 /// full build, with the file readers and planners, all of them.
 pub fn error_text(lang: Lang, e: &InputError) -> String {
     let zh;
-    let e = match lang {
-        Lang::En => e,
-        Lang::Zh => {
-            zh = if cfg!(feature = "full") {
-                e.zh()
-            } else {
-                e.zh_form()
-            };
-            &zh
-        }
+    let e = if lang.is_zh() {
+        zh = if cfg!(feature = "full") {
+            e.zh()
+        } else {
+            e.zh_form()
+        };
+        &zh
+    } else {
+        e
     };
     lang.f("calc.error", &[&e.field, &e.problem, &e.accepted])
 }

@@ -144,11 +144,11 @@ pub fn view() -> Html {
             <h1>{ lang.t("view.fit") }</h1>
             <p class="lead">{ lang.f("fit.lead", &[&e.model, &format::gib(e.required_bytes), &format::gib(e.recommended_bytes)]) }</p>
             <div class="panel" id="tier">
-                <h2>{ lang.f("fit.tier", &[if lang == Lang::Zh { tier.name_zh } else { tier.name }]) }</h2>
+                <h2>{ lang.f("fit.tier", &[if lang.is_zh() { tier.name_zh } else { tier.name }]) }</h2>
                 <dl class="kv">
-                    <dt>{ lang.t("fit.tier_inference") }</dt><dd>{ if lang == Lang::Zh { tier.inference_zh } else { tier.inference } }</dd>
-                    <dt>{ lang.t("fit.tier_training") }</dt><dd>{ if lang == Lang::Zh { tier.training_zh } else { tier.training } }</dd>
-                    <dt>{ lang.t("fit.tier_note") }</dt><dd>{ if lang == Lang::Zh { tier.note_zh } else { tier.note } }</dd>
+                    <dt>{ lang.t("fit.tier_inference") }</dt><dd>{ if lang.is_zh() { tier.inference_zh } else { tier.inference } }</dd>
+                    <dt>{ lang.t("fit.tier_training") }</dt><dd>{ if lang.is_zh() { tier.training_zh } else { tier.training } }</dd>
+                    <dt>{ lang.t("fit.tier_note") }</dt><dd>{ if lang.is_zh() { tier.note_zh } else { tier.note } }</dd>
                 </dl>
             </div>
             if let (Some((gpu, cap)), Some(((batch, seq), bounded))) = (capacity.as_ref(), largest.as_ref().as_ref()) {

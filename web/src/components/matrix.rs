@@ -7,7 +7,6 @@ use yew::prelude::*;
 
 use super::field::{error_text, input_value};
 use crate::compute;
-use crate::i18n::Lang;
 use crate::state::Action;
 use crate::{use_app, use_catalog};
 
@@ -93,7 +92,7 @@ pub fn matrix() -> Html {
                                     data-total={format!("{}", p.total)}
                                     data-scores={p.scores.iter().map(u8::to_string).collect::<Vec<_>>().join(",")}>
                                     <td class="num">{ p.rank }</td>
-                                    <td>{ if lang == Lang::Zh { &p.name_zh } else { &p.name } }</td>
+                                    <td>{ if lang.is_zh() { &p.name_zh } else { &p.name } }</td>
                                     { for p.scores.iter().map(|s| html! { <td class="num">{ s }</td> }) }
                                     <td class="num total">{ format!("{:.2}", p.total) }</td>
                                 </tr>

@@ -34,8 +34,8 @@ pub fn header(app: &Ctx) -> Html {
             <label class="lang">
                 <span class="skip">{ lang.t("app.lang") }</span>
                 <select id="lang" aria-label={lang.t("app.lang")} {onchange}>
-                    <option value="en" selected={lang == Lang::En}>{ "English" }</option>
-                    <option value="zh" selected={lang == Lang::Zh}>{ "简体中文" }</option>
+                    <option value="en" selected={!lang.is_zh()}>{ "English" }</option>
+                    <option value="zh" selected={lang.is_zh()}>{ "简体中文" }</option>
                 </select>
             </label>
         </header>

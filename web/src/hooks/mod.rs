@@ -33,16 +33,17 @@ pub fn replace_hash(hash: &str) {
     }
 }
 
-/// Asks the page to start the full build in place of this one (`vramfitFull`, which
-/// `www/boot.js` defines). Without it (a test page), nothing happens.
+/// Asks the page to start another build in place of this one (`vramfitSwitch`, which
+/// `www/boot.js` defines): `"full"`, `"en"` or `"zh"`. Without it (a test page), nothing
+/// happens.
 #[cfg(not(feature = "full"))]
-pub fn start_full_build() {
+pub fn start_build(name: &str) {
     use wasm_bindgen::JsCast;
     let global = js_sys::global();
-    if let Ok(f) = js_sys::Reflect::get(&global, &JsValue::from_str("vramfitFull"))
+    if let Ok(f) = js_sys::Reflect::get(&global, &JsValue::from_str("vramfitSwitch"))
         && let Some(f) = f.dyn_ref::<js_sys::Function>()
     {
-        let _ = f.call0(&global);
+        let _ = f.call1(&global, &JsValue::from_str(name));
     }
 }
 

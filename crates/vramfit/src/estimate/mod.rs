@@ -4,6 +4,25 @@
 //! state). [`EstimateInput::resolve`] validates it once into a [`Workload`], naming the field and
 //! the accepted range on failure; [`Workload::estimate`] then cannot fail.
 
+/// The Chinese text of a note: `format!` with feature `zh`, an empty string without it (the
+/// text and its formatting code then in no module built so: the site's English calculator).
+macro_rules! zh {
+    ($($arg:tt)*) => {{
+        #[cfg(feature = "zh")]
+        let text = format!($($arg)*);
+        #[cfg(not(feature = "zh"))]
+        let text = String::new();
+        text
+    }};
+}
+
+/// A Chinese note without numbers: the text with feature `zh`, `""` without it.
+macro_rules! zh_str {
+    ($text:literal) => {
+        if cfg!(feature = "zh") { $text } else { "" }
+    };
+}
+
 mod activations;
 mod formula_zh;
 mod quick;
@@ -1461,7 +1480,7 @@ impl Workload {
             parts.note(
                 "vllm_downcast",
                 format!("The checkpoint is fp32: vLLM's dtype \"auto\" runs it in {} (pass --dtype float32 to keep it).", self.dtype),
-                format!("检查点为 fp32：vLLM 的 dtype \"auto\" 以 {} 运行（传 --dtype float32 可保持 fp32）。", self.dtype),
+                zh!("检查点为 fp32：vLLM 的 dtype \"auto\" 以 {} 运行（传 --dtype float32 可保持 fp32）。", self.dtype),
             );
         }
         if let Some(ft) = self.gguf_dequantized {
@@ -1472,7 +1491,7 @@ impl Workload {
                     self.dtype,
                     ft.name()
                 ),
-                format!(
+                zh!(
                     "Hugging Face transformers 加载 GGUF 检查点时会反量化（`from_pretrained(gguf_file=…)`）：权重按 {} 计算（未指定 torch_dtype 时默认 fp32）。llama.cpp（引擎 llamacpp）保持 gguf-{}。",
                     self.dtype,
                     ft.name()
@@ -1503,7 +1522,7 @@ impl Workload {
                 format!(
                     "max_model_len {n} is past the model's max_position_embeddings {limit}: vLLM refuses to start unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 (or a rope_scaling that extends the context), and quality past the trained context is not assured."
                 ),
-                format!(
+                zh!(
                     "max_model_len {n} 超过模型的 max_position_embeddings {limit}：除非设置 VLLM_ALLOW_LONG_MAX_MODEL_LEN=1（或用 rope_scaling 扩展上下文），vLLM 会拒绝启动；超出训练长度后的效果也没有保证。"
                 ),
             );
@@ -1513,7 +1532,7 @@ impl Workload {
                 format!(
                     "{n} tokens per sequence is past the model's max_position_embeddings {limit}: a model with learned position embeddings (GPT-2, BERT) fails there, a rotary one runs but is not trained that far. The memory shown is for {n} tokens."
                 ),
-                format!(
+                zh!(
                     "每条序列 {n} 个 token，超过模型的 max_position_embeddings {limit}：使用可学习位置编码的模型（GPT-2、BERT）会直接出错，旋转位置编码的模型能运行，但没有在这么长的上下文上训练过。显示的显存按 {n} 个 token 计算。"
                 ),
             );
@@ -1590,7 +1609,7 @@ impl Workload {
             false,
             String::from("CUDA context with lazy module loading: 0.51 GiB (measured, H100, PyTorch 2 / vLLM 0.19)"),
             "Driver and kernel images; outside PyTorch's allocator, visible in nvidia-smi.",
-            "驱动与内核镜像；不经 PyTorch 分配器，nvidia-smi 可见。",
+            zh_str!("驱动与内核镜像；不经 PyTorch 分配器，nvidia-smi 可见。"),
         );
         let ws = cublas_workspace(self.hopper()).get();
         p.add(
@@ -1607,7 +1626,7 @@ impl Workload {
                 }
             ),
             "Allocated through PyTorch's caching allocator.",
-            "经 PyTorch 缓存分配器分配。",
+            zh_str!("经 PyTorch 缓存分配器分配。"),
         );
     }
 
@@ -1625,7 +1644,7 @@ impl Workload {
             true,
             self.weights_formula(w),
             "Every weight tensor in its stored format.",
-            "每个权重张量按其存储格式计。",
+            zh_str!("每个权重张量按其存储格式计。"),
         );
         let layers = a.num_layers.div_ceil(self.pp);
         let (kv_end, kv_text) =
@@ -1731,7 +1750,7 @@ impl Workload {
             true,
             format!("{kv_text}{cross_text}{kv_note}"),
             "Keys and values of every past token; HF's cache grows to prompt + generated tokens.",
-            "每个历史 token 的 K 与 V；HF 缓存随提示与生成 token 增长。",
+            zh_str!("每个历史 token 的 K 与 V；HF 缓存随提示与生成 token 增长。"),
         );
         let acts_shown = acts.max(acts_encoder);
         let logits_shown = logits.max(decode_logits);
@@ -1757,7 +1776,7 @@ impl Workload {
                     b(acts_shown)
                 ),
                 "Inference frees each block's tensors before the next: only one block's are alive.",
-                "推理时每层张量用完即释放：同一时刻只有一层的中间结果。",
+                zh_str!("推理时每层张量用完即释放：同一时刻只有一层的中间结果。"),
             );
         } else if a.has_image_counts() {
             p.add(
@@ -1773,7 +1792,7 @@ impl Workload {
                     s = a.image_size,
                 ),
                 "Counted layer by layer over the network: inference frees each layer's input once nothing reads it.",
-                "逐层计数：推理时每层的输入在无人再读后即释放。",
+                zh_str!("逐层计数：推理时每层的输入在无人再读后即释放。"),
             );
         } else {
             p.add(
@@ -1782,7 +1801,7 @@ impl Workload {
                 true,
                 format!("0.2 × weights (the guide's 10–30 %) = {}", b(acts)),
                 "Only the parameter count is known: the guide's rule.",
-                "仅知参数量：采用指南经验值。",
+                zh_str!("仅知参数量：采用指南经验值。"),
             );
         }
         if logits_shown > 0 {
@@ -1799,7 +1818,7 @@ impl Workload {
                     b(logits_shown)
                 ),
                 "The LM head's output; generate keeps the last position in fp32.",
-                "语言模型头的输出；generate 以 fp32 保存最后位置。",
+                zh_str!("语言模型头的输出；generate 以 fp32 保存最后位置。"),
             );
         }
         self.context_and_workspace(p);
@@ -1839,7 +1858,7 @@ impl Workload {
                 )
             },
             "Weights as vLLM loads them.",
-            "vLLM 加载的权重。",
+            zh_str!("vLLM 加载的权重。"),
         );
         // Profile run: the larger of the forward pass over max_num_batched_tokens and the sampler's
         // dummy run over max_num_seqs (fp32 logits, a sorted copy, int64 indices: ≈ 15.1 B per
@@ -1861,7 +1880,7 @@ impl Workload {
             true,
             format!("max(forward over {} batched tokens × {} B = {}, sampler {} seqs × {} vocab × 4 B × {} = {})", self.max_num_batched_tokens, per_tok.saturating_sub(8 * a.hidden_size) + 2 * act * a.hidden_size, b(forward), self.max_num_seqs, a.vocab_size, short(SAMPLER_FP32_COPIES), b(sampler)),
             "vLLM's start-up profile run: its torch peak is reserved out of the budget.",
-            "vLLM 启动时的剖析运行：其峰值从预算中扣除。",
+            zh_str!("vLLM 启动时的剖析运行：其峰值从预算中扣除。"),
         );
         let non_torch = if self.tp > 1 {
             VLLM_NON_TORCH_TP
@@ -1884,7 +1903,7 @@ impl Workload {
                 }
             ),
             "cuBLAS/NCCL memory outside PyTorch, subtracted from the budget.",
-            "PyTorch 之外的 cuBLAS/NCCL 内存，从预算中扣除。",
+            zh_str!("PyTorch 之外的 cuBLAS/NCCL 内存，从预算中扣除。"),
         );
         let layers_here = a.num_layers.div_ceil(self.pp);
         let (per_token, _) = self.kv_bytes(1, 1, layers_here, false);
@@ -1967,7 +1986,7 @@ impl Workload {
                     true,
                     formula,
                     "vLLM preallocates every byte left in the budget as KV blocks.",
-                    "vLLM 把预算内剩余显存全部预分配为 KV 块。",
+                    zh_str!("vLLM 把预算内剩余显存全部预分配为 KV 块。"),
                 );
                 if a.is_generative() {
                     p.serve_pool = Some(ServePool {
@@ -2014,9 +2033,9 @@ impl Workload {
                     true,
                     formula,
                     "Without a card, the pool that serves `batch` full-length sequences.",
-                    "未指定显卡时：满足 batch 条满长序列所需的池。",
+                    zh_str!("未指定显卡时：满足 batch 条满长序列所需的池。"),
                 );
-                p.note("vllm_no_device", String::from("No GPU given: vLLM would size its pool from gpu_memory_utilization × the card; shown is the KV needed for `batch` sequences of max_model_len."), String::from("未指定显卡：vLLM 会按 gpu_memory_utilization × 显存确定 KV 池；此处显示 batch 条 max_model_len 序列所需的 KV。"));
+                p.note("vllm_no_device", String::from("No GPU given: vLLM would size its pool from gpu_memory_utilization × the card; shown is the KV needed for `batch` sequences of max_model_len."), String::from(zh_str!("未指定显卡：vLLM 会按 gpu_memory_utilization × 显存确定 KV 池；此处显示 batch 条 max_model_len 序列所需的 KV。")));
                 (pool, tokens)
             }
         };
@@ -2026,7 +2045,7 @@ impl Workload {
                 (CUDA_GRAPH_BASE_GIB + CUDA_GRAPH_PER_LAYER_GIB * layers_here as f64) * GIB as f64,
             )
             .get();
-            p.add("cuda_graphs", g, false, format!("{} GiB + {} GiB × {layers_here} layers = {} (fitted to vLLM 0.19 H100 runs)", short(CUDA_GRAPH_BASE_GIB), short(CUDA_GRAPH_PER_LAYER_GIB), b(g)), "Captured after the pool is sized, so real use overshoots utilisation × memory by this much.", "在 KV 池确定后捕获，实际占用因此超出利用率 × 显存。");
+            p.add("cuda_graphs", g, false, format!("{} GiB + {} GiB × {layers_here} layers = {} (fitted to vLLM 0.19 H100 runs)", short(CUDA_GRAPH_BASE_GIB), short(CUDA_GRAPH_PER_LAYER_GIB), b(g)), "Captured after the pool is sized, so real use overshoots utilisation × memory by this much.", zh_str!("在 KV 池确定后捕获，实际占用因此超出利用率 × 显存。"));
         }
         // Each worker of a tensor- or pipeline-parallel group also holds NCCL's communicators
         // and the custom all-reduce buffers before the profile run.
@@ -2047,7 +2066,7 @@ impl Workload {
             false,
             String::from(context_text),
             "Outside the utilisation budget.",
-            "不计入利用率预算。",
+            zh_str!("不计入利用率预算。"),
         );
         p.comps.retain(|c| c.key != "workspace");
         let tokens = if a.is_generative() { tokens } else { 0 };
@@ -2212,7 +2231,7 @@ impl Workload {
             false,
             formula,
             "llama.cpp offloads whole blocks (-ngl); the rest runs on the CPU.",
-            "llama.cpp 按层卸载（-ngl），其余在 CPU 上运行。",
+            zh_str!("llama.cpp 按层卸载（-ngl），其余在 CPU 上运行。"),
         );
         let (kv_cpu, _) = self.kv_bytes_llamacpp(ctx, layers - on_gpu);
         cpu = cpu.saturating_add(kv_cpu);
@@ -2222,7 +2241,7 @@ impl Workload {
             false,
             kv_text,
             "llama.cpp allocates the whole context (-c) up front.",
-            "llama.cpp 预先分配整个上下文（-c）。",
+            zh_str!("llama.cpp 预先分配整个上下文（-c）。"),
         );
         p.add(
             "compute_buffer",
@@ -2240,7 +2259,7 @@ impl Workload {
                 b(compute)
             ),
             "ggml's graph allocator reserves the largest graph's intermediate tensors once.",
-            "ggml 图分配器按最大计算图一次性预留中间张量。",
+            zh_str!("ggml 图分配器按最大计算图一次性预留中间张量。"),
         );
         p.add(
             "cuda_context",
@@ -2248,7 +2267,7 @@ impl Workload {
             false,
             format!("CUDA context and cuBLAS: {}", b(LLAMACPP_CONTEXT.get())),
             "The CUDA runtime's own memory.",
-            "CUDA 运行时自身占用。",
+            zh_str!("CUDA 运行时自身占用。"),
         );
         (Phase::Decode, 0, cpu)
     }
@@ -2442,7 +2461,7 @@ impl Workload {
             true,
             w_text,
             "Model weights as held during training.",
-            "训练时保存的模型权重。",
+            zh_str!("训练时保存的模型权重。"),
         );
         // Gradients (in the master dtype; under ZeRO in the model dtype, reduced into fp32 partitions).
         let grad_bytes = if zero > 0 { act } else { sb };
@@ -2465,7 +2484,7 @@ impl Workload {
             true,
             format!("{g_text} = {}", b(g)),
             "One gradient per trainable parameter.",
-            "每个可训练参数一个梯度。",
+            zh_str!("每个可训练参数一个梯度。"),
         );
         // Optimizer states.
         let (state_per_param, opt_name) = match self.optimizer {
@@ -2538,7 +2557,7 @@ impl Workload {
             true,
             format!("{o_text} = {}", b(o)),
             "Optimizer states persist across steps.",
-            "优化器状态在各步之间常驻。",
+            zh_str!("优化器状态在各步之间常驻。"),
         );
         // Activations.
         let train = Trainable {
@@ -2669,7 +2688,7 @@ impl Workload {
             true,
             act_text,
             "Tensors saved in forward for backward; frozen projections keep no input.",
-            "前向保存供反向使用的张量；冻结的投影不保存输入。",
+            zh_str!("前向保存供反向使用的张量；冻结的投影不保存输入。"),
         );
         // Logits and the loss: the head's output, its fp32 copy (logits.float()) and the saved log-softmax.
         // In fp32, `logits.float()` returns the same tensor: no copy.
@@ -2684,7 +2703,7 @@ impl Workload {
         };
         if logits > 0 {
             let copy = if act == 4 { "" } else { " + 4 B fp32 copy" };
-            p.add("logits", logits, true, format!("{} tokens × {} vocab × ({act} B logits{copy} + 4 B log-softmax) = {}", thousands(tokens), a.vocab_size, b(logits)), "The cross-entropy loss upcasts the logits to fp32; with a large vocabulary this is often the peak.", "交叉熵损失把 logits 升为 fp32；词表大时常是峰值所在。");
+            p.add("logits", logits, true, format!("{} tokens × {} vocab × ({act} B logits{copy} + 4 B log-softmax) = {}", thousands(tokens), a.vocab_size, b(logits)), "The cross-entropy loss upcasts the logits to fp32; with a large vocabulary this is often the peak.", zh_str!("交叉熵损失把 logits 升为 fp32；词表大时常是峰值所在。"));
         }
         // End of backward: the embedding's dense gradient is built in a fresh buffer before it is
         // accumulated (twice the matrix when the head shares it: the head's gradient is already there).
@@ -2703,7 +2722,7 @@ impl Workload {
             0
         };
         if emb_buf > 0 {
-            p.add("embedding_grad_buffer", emb_buf, true, format!("{} vocab × {} hidden × {grad_bytes} B{} = {}", a.vocab_size, a.hidden_size, if a.tied_embeddings && a.is_generative() { " × 2 (tied with the head)" } else { "" }, b(emb_buf)), "The embedding backward's dense gradient, alive with every other gradient at the end of backward.", "反向传播末尾词嵌入的稠密梯度缓冲，与全部梯度同时存在。");
+            p.add("embedding_grad_buffer", emb_buf, true, format!("{} vocab × {} hidden × {grad_bytes} B{} = {}", a.vocab_size, a.hidden_size, if a.tied_embeddings && a.is_generative() { " × 2 (tied with the head)" } else { "" }, b(emb_buf)), "The embedding backward's dense gradient, alive with every other gradient at the end of backward.", zh_str!("反向传播末尾词嵌入的稠密梯度缓冲，与全部梯度同时存在。"));
         }
         // Autocast keeps bf16/fp16 copies of fp32 weights for backward.
         let casts = if matches!(reg, Precision::AmpBf16 | Precision::AmpFp16)
@@ -2733,7 +2752,7 @@ impl Workload {
                     b(casts)
                 ),
                 "autocast casts each fp32 weight to 16 bits and keeps the copy for backward.",
-                "autocast 将 fp32 权重转为 16 位并为反向保留副本。",
+                zh_str!("autocast 将 fp32 权重转为 16 位并为反向保留副本。"),
             );
         }
         // QLoRA dequantizes one matrix at a time.
@@ -2755,7 +2774,7 @@ impl Workload {
                 true,
                 format!("largest matrix dequantized to bf16 = {}", b(dequant)),
                 "bitsandbytes dequantizes a 4-bit weight to compute with it.",
-                "bitsandbytes 计算时将 4 位权重反量化。",
+                zh_str!("bitsandbytes 计算时将 4 位权重反量化。"),
             );
         }
         // Optimizer step temporaries: foreach AdamW/Lion materialise one state-sized list (one
@@ -2817,7 +2836,7 @@ impl Workload {
                 true,
                 text,
                 "torch.optim's default foreach path (fused=True avoids it); under ZeRO, the gradient partition in fp32.",
-                "torch.optim 默认 foreach 路径（fused=True 可避免）；ZeRO 下还有 fp32 的梯度分区。",
+                zh_str!("torch.optim 默认 foreach 路径（fused=True 可避免）；ZeRO 下还有 fp32 的梯度分区。"),
             );
         }
         // ZeRO buckets / DDP buckets.
@@ -2857,7 +2876,7 @@ impl Workload {
                 true,
                 text,
                 "Communication buffers; data parallelism adds memory, it never removes any.",
-                "通信缓冲区；数据并行只增加显存，不会减少。",
+                zh_str!("通信缓冲区；数据并行只增加显存，不会减少。"),
             );
         }
         self.context_and_workspace(p);
@@ -2868,7 +2887,7 @@ impl Workload {
                 false,
                 format!("NCCL communicator buffers ≈ {}", b(NCCL_BUFFERS.get())),
                 "NCCL's own buffers, outside PyTorch's allocator.",
-                "NCCL 自身缓冲区，不经 PyTorch 分配器。",
+                zh_str!("NCCL 自身缓冲区，不经 PyTorch 分配器。"),
             );
         }
         // Peak: end of forward (activations, logits, autocast copies alive; no gradients yet, since
@@ -2920,7 +2939,7 @@ impl Workload {
                         _ => "optimizer step",
                     }
                 );
-                c.note_zh = format!("{} 峰值时刻不驻留。", c.note_zh);
+                c.note_zh = zh!("{} 峰值时刻不驻留。", c.note_zh);
                 c.torch = false;
                 c.formula = format!("{} (not at the peak)", c.formula);
                 c.key = format!("{}_off_peak", c.key);
@@ -3008,7 +3027,7 @@ impl Workload {
             false,
             format!("5 % of transient tensors ({}) + 1 MiB rounding × {} blocks = {}", b(transient), a.num_layers, b(reserve)),
             "Reserved by PyTorch's caching allocator but not allocated: counted by nvidia-smi, not by max_memory_allocated.",
-            "PyTorch 缓存分配器已保留但未分配：nvidia-smi 计入，max_memory_allocated 不计。",
+            zh_str!("PyTorch 缓存分配器已保留但未分配：nvidia-smi 计入，max_memory_allocated 不计。"),
             );
         }
         // llama.cpp has no PyTorch allocator: its "allocated" peak is its own buffers (weights, KV, compute).
@@ -3087,7 +3106,7 @@ impl Workload {
             parts.note(
                 "kv_pool_queues",
                 format!("The KV pool holds {} requests of max_model_len {} at once, fewer than batch {}: vLLM starts and queues the rest.", held, thousands(self.max_model_len), self.batch),
-                format!("KV 池同时只能容纳 {} 个 max_model_len {} 的请求，少于 batch {}：vLLM 照常启动，其余请求排队。", held, thousands(self.max_model_len), self.batch),
+                zh!("KV 池同时只能容纳 {} 个 max_model_len {} 的请求，少于 batch {}：vLLM 照常启动，其余请求排队。", held, thousands(self.max_model_len), self.batch),
             );
         }
         let fit = self.device.as_ref().map(|d| Fit {
@@ -3098,7 +3117,7 @@ impl Workload {
                 Difference {
                     key: String::from("kv_pool_too_small"),
                     en: format!("The KV pool has {} of the budget left; one request of max_model_len {} needs {}: vLLM would refuse to start. Lower max_model_len, raise gpu_memory_utilization, use an fp8 KV cache or a larger card.", b(sp.available), thousands(self.max_model_len), b(sp.request)),
-                    zh: format!("预算内只剩 {} 给 KV 池；一个 max_model_len {} 的请求需要 {}：vLLM 将拒绝启动。请降低 max_model_len、提高 gpu_memory_utilization、使用 fp8 KV 缓存或更大的显卡。", b(sp.available), thousands(self.max_model_len), b(sp.request)),
+                    zh: zh!("预算内只剩 {} 给 KV 池；一个 max_model_len {} 的请求需要 {}：vLLM 将拒绝启动。请降低 max_model_len、提高 gpu_memory_utilization、使用 fp8 KV 缓存或更大的显卡。", b(sp.available), thousands(self.max_model_len), b(sp.request)),
                 }
             }),
             headroom_bytes: d.memory.minus(Bytes::new(total)),
@@ -3161,7 +3180,7 @@ impl Workload {
                     "A convolutional network: its activations are counted layer by layer for one {s} × {s} image and grow with the batch, where the guide's 0.2–0.5 × weights does not see the batch; another image size changes them with its pixel count.",
                     s = a.image_size
                 ),
-                format!(
+                zh!(
                     "卷积网络：激活值按一张 {s} × {s} 图像逐层计数，并随批大小增长，而指南的 0.2–0.5 × 权重与批大小无关；换用其他图像尺寸时按像素数变化。",
                     s = a.image_size
                 ),
@@ -3174,9 +3193,9 @@ impl Workload {
                 String::from(
                     "Only the parameter count is known, so the detailed estimate falls back on the guide's rules for activations and has no KV cache; give a preset or a config.json for the exact figures.",
                 ),
-                String::from(
-                    "仅知参数量：激活值沿用指南经验值且无法计算 KV 缓存；提供预设或 config.json 可得精确结果。",
-                ),
+                String::from(zh_str!(
+                    "仅知参数量：激活值沿用指南经验值且无法计算 KV 缓存；提供预设或 config.json 可得精确结果。"
+                )),
             );
             return d;
         }
@@ -3197,7 +3216,7 @@ impl Workload {
                     },
                     a.num_heads / a.num_kv_heads
                 ),
-                format!(
+                zh!(
                     "KV 缓存：指南公式假设全部 {} 个注意力头都存 K、V；该模型只有 {} 个 KV 头（{}），缓存小 {} 倍。",
                     a.num_heads,
                     a.num_kv_heads,
@@ -3214,7 +3233,7 @@ impl Workload {
                     a.head_dim,
                     a.hidden_size / a.num_heads.max(1)
                 ),
-                format!(
+                zh!(
                     "head_dim 为 {}，而 hidden/heads 为 {}：KV 缓存按 kv_heads × head_dim 计算，而非 hidden。",
                     a.head_dim,
                     a.hidden_size / a.num_heads.max(1)
@@ -3228,9 +3247,11 @@ impl Workload {
                     "{} of {} layers attend within a {}-token window; HF caches only the window for them, llama.cpp the window × sequences + ubatch (vLLM sizes its pool for every layer).",
                     a.sliding_layers, a.num_layers, a.sliding_window
                 ),
-                format!(
+                zh!(
                     "{} 层中有 {} 层使用 {} token 滑动窗口；HF 仅缓存窗口，llama.cpp 缓存窗口 × 序列数 + ubatch（vLLM 按全部层分配 KV 池）。",
-                    a.num_layers, a.sliding_layers, a.sliding_window
+                    a.num_layers,
+                    a.sliding_layers,
+                    a.sliding_window
                 ),
             );
         }
@@ -3241,7 +3262,7 @@ impl Workload {
                     "Multi-head latent attention: vLLM caches one {}-wide latent per token and layer instead of K and V per head; HF transformers caches them decompressed.",
                     m.kv_lora_rank + m.qk_rope_head_dim
                 ),
-                format!(
+                zh!(
                     "多头潜在注意力（MLA）：vLLM 每 token 每层只缓存 {} 维潜向量；HF transformers 缓存解压后的 K、V。",
                     m.kv_lora_rank + m.qk_rope_head_dim
                 ),
@@ -3257,7 +3278,7 @@ impl Workload {
                     thousands(a.active_params()),
                     thousands(a.params())
                 ),
-                format!(
+                zh!(
                     "混合专家：{} 个专家全部常驻显存，而每个 token 只用 {} 个；激活参数 {} / 总参数 {}。",
                     m.num_experts,
                     m.experts_per_token,
@@ -3277,7 +3298,7 @@ impl Workload {
                     b(quick.weights_bytes.get()),
                     per_param
                 ),
-                format!(
+                zh!(
                     "量化权重含缩放因子与零点，词嵌入、输出头与归一化层不量化：{}，而指南按每参数 {} 字节计为 {}。",
                     b(w),
                     per_param,
@@ -3295,9 +3316,9 @@ impl Workload {
                     String::from(
                         "Mixed-precision AdamW keeps fp32 master weights (4 B), fp32 gradients (4 B) and two fp32 moments (8 B): 16 B per parameter, not the guide's 2 + 2 + 4 = 8 B.",
                     ),
-                    String::from(
-                        "混合精度 AdamW 保存 fp32 主权重（4 B）、fp32 梯度（4 B）与两个 fp32 动量（8 B）：每参数 16 字节，而非指南的 2 + 2 + 4 = 8 字节。",
-                    ),
+                    String::from(zh_str!(
+                        "混合精度 AdamW 保存 fp32 主权重（4 B）、fp32 梯度（4 B）与两个 fp32 动量（8 B）：每参数 16 字节，而非指南的 2 + 2 + 4 = 8 字节。"
+                    )),
                 );
             }
             add(
@@ -3305,9 +3326,9 @@ impl Workload {
                 String::from(
                     "The guide's rule says 3.2–3.7 × weights, but its own components (weights + 2 × weights + weights + 0.2–0.5 × weights) add up to 4.2–4.5 ×.",
                 ),
-                String::from(
-                    "指南的经验倍数为权重的 3.2–3.7 倍，但其各项之和（权重 + 2 × 权重 + 权重 + 0.2–0.5 × 权重）为 4.2–4.5 倍。",
-                ),
+                String::from(zh_str!(
+                    "指南的经验倍数为权重的 3.2–3.7 倍，但其各项之和（权重 + 2 × 权重 + 权重 + 0.2–0.5 × 权重）为 4.2–4.5 倍。"
+                )),
             );
             if parts.get("logits") > 0 && a.vocab_size >= 100_000 {
                 add(
@@ -3317,7 +3338,7 @@ impl Workload {
                         a.vocab_size,
                         b(parts.get("logits"))
                     ),
-                    format!(
+                    zh!(
                         "词表 {} 时，损失中的 fp32 logits 单独就占 {}——指南的激活比例未计入。",
                         a.vocab_size,
                         b(parts.get("logits"))
@@ -3330,9 +3351,9 @@ impl Workload {
             String::from(
                 "Activations are counted tensor by tensor (what autograd saves, or what one block holds at once in inference), not as a share of the weights.",
             ),
-            String::from(
-                "激活值按张量逐一计算（反向需要保存的张量，或推理时单层同时存在的张量），而非按权重比例估算。",
-            ),
+            String::from(zh_str!(
+                "激活值按张量逐一计算（反向需要保存的张量，或推理时单层同时存在的张量），而非按权重比例估算。"
+            )),
         );
         d
     }
