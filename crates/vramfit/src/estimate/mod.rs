@@ -7,19 +7,39 @@
 /// The Chinese text of a note: `format!` with feature `zh`, an empty string without it (the
 /// text and its formatting code then in no module built so: the site's English calculator).
 macro_rules! zh {
-    ($($arg:tt)*) => {{
-        #[cfg(feature = "zh")]
-        let text = format!($($arg)*);
-        #[cfg(not(feature = "zh"))]
-        let text = String::new();
-        text
-    }};
+    ($($arg:tt)*) => {
+        if cfg!(feature = "zh") {
+            format!($($arg)*)
+        } else {
+            String::new()
+        }
+    };
 }
 
 /// A Chinese note without numbers: the text with feature `zh`, `""` without it.
 macro_rules! zh_str {
     ($text:literal) => {
         if cfg!(feature = "zh") { $text } else { "" }
+    };
+}
+
+/// The English text of a note, like [`zh!`] with feature `en` (the site's Chinese calculator
+/// shows none of it). The formulas and the input errors stay in English in every build: their
+/// Chinese is translated from them.
+macro_rules! en {
+    ($($arg:tt)*) => {
+        if cfg!(feature = "en") {
+            format!($($arg)*)
+        } else {
+            String::new()
+        }
+    };
+}
+
+/// An English note without numbers: the text with feature `en`, `""` without it.
+macro_rules! en_str {
+    ($text:literal) => {
+        if cfg!(feature = "en") { $text } else { "" }
     };
 }
 
@@ -1479,14 +1499,14 @@ impl Workload {
         if self.vllm_downcast {
             parts.note(
                 "vllm_downcast",
-                format!("The checkpoint is fp32: vLLM's dtype \"auto\" runs it in {} (pass --dtype float32 to keep it).", self.dtype),
+                en!("The checkpoint is fp32: vLLM's dtype \"auto\" runs it in {} (pass --dtype float32 to keep it).", self.dtype),
                 zh!("检查点为 fp32：vLLM 的 dtype \"auto\" 以 {} 运行（传 --dtype float32 可保持 fp32）。", self.dtype),
             );
         }
         if let Some(ft) = self.gguf_dequantized {
             parts.note(
                 "gguf_dequantized",
-                format!(
+                en!(
                     "Hugging Face transformers dequantizes a GGUF checkpoint as it loads it (`from_pretrained(gguf_file=…)`): the weights are counted in {} (its own default without torch_dtype is fp32). llama.cpp (engine llamacpp) keeps gguf-{}.",
                     self.dtype,
                     ft.name()
@@ -1519,7 +1539,7 @@ impl Workload {
         if vllm {
             p.note(
                 "vllm_beyond_context",
-                format!(
+                en!(
                     "max_model_len {n} is past the model's max_position_embeddings {limit}: vLLM refuses to start unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 (or a rope_scaling that extends the context), and quality past the trained context is not assured."
                 ),
                 zh!(
@@ -1529,7 +1549,7 @@ impl Workload {
         } else {
             p.note(
                 "beyond_context",
-                format!(
+                en!(
                     "{n} tokens per sequence is past the model's max_position_embeddings {limit}: a model with learned position embeddings (GPT-2, BERT) fails there, a rotary one runs but is not trained that far. The memory shown is for {n} tokens."
                 ),
                 zh!(
@@ -1608,7 +1628,7 @@ impl Workload {
             CUDA_CONTEXT.get(),
             false,
             String::from("CUDA context with lazy module loading: 0.51 GiB (measured, H100, PyTorch 2 / vLLM 0.19)"),
-            "Driver and kernel images; outside PyTorch's allocator, visible in nvidia-smi.",
+            en_str!("Driver and kernel images; outside PyTorch's allocator, visible in nvidia-smi."),
             zh_str!("驱动与内核镜像；不经 PyTorch 分配器，nvidia-smi 可见。"),
         );
         let ws = cublas_workspace(self.hopper()).get();
@@ -1625,7 +1645,7 @@ impl Workload {
                     "before Hopper"
                 }
             ),
-            "Allocated through PyTorch's caching allocator.",
+            en_str!("Allocated through PyTorch's caching allocator."),
             zh_str!("经 PyTorch 缓存分配器分配。"),
         );
     }
@@ -1643,7 +1663,7 @@ impl Workload {
             w,
             true,
             self.weights_formula(w),
-            "Every weight tensor in its stored format.",
+            en_str!("Every weight tensor in its stored format."),
             zh_str!("每个权重张量按其存储格式计。"),
         );
         let layers = a.num_layers.div_ceil(self.pp);
@@ -1749,7 +1769,7 @@ impl Workload {
             kv_end.saturating_add(cross),
             true,
             format!("{kv_text}{cross_text}{kv_note}"),
-            "Keys and values of every past token; HF's cache grows to prompt + generated tokens.",
+            en_str!("Keys and values of every past token; HF's cache grows to prompt + generated tokens."),
             zh_str!("每个历史 token 的 K 与 V；HF 缓存随提示与生成 token 增长。"),
         );
         let acts_shown = acts.max(acts_encoder);
@@ -1775,7 +1795,7 @@ impl Workload {
                     per_tok,
                     b(acts_shown)
                 ),
-                "Inference frees each block's tensors before the next: only one block's are alive.",
+                en_str!("Inference frees each block's tensors before the next: only one block's are alive."),
                 zh_str!("推理时每层张量用完即释放：同一时刻只有一层的中间结果。"),
             );
         } else if a.has_image_counts() {
@@ -1791,7 +1811,7 @@ impl Workload {
                     b(acts),
                     s = a.image_size,
                 ),
-                "Counted layer by layer over the network: inference frees each layer's input once nothing reads it.",
+                en_str!("Counted layer by layer over the network: inference frees each layer's input once nothing reads it."),
                 zh_str!("逐层计数：推理时每层的输入在无人再读后即释放。"),
             );
         } else {
@@ -1800,7 +1820,7 @@ impl Workload {
                 acts_shown,
                 true,
                 format!("0.2 × weights (the guide's 10–30 %) = {}", b(acts)),
-                "Only the parameter count is known: the guide's rule.",
+                en_str!("Only the parameter count is known: the guide's rule."),
                 zh_str!("仅知参数量：采用指南经验值。"),
             );
         }
@@ -1817,7 +1837,7 @@ impl Workload {
                     act,
                     b(logits_shown)
                 ),
-                "The LM head's output; generate keeps the last position in fp32.",
+                en_str!("The LM head's output; generate keeps the last position in fp32."),
                 zh_str!("语言模型头的输出；generate 以 fp32 保存最后位置。"),
             );
         }
@@ -1857,7 +1877,7 @@ impl Workload {
                     self.act_bytes()
                 )
             },
-            "Weights as vLLM loads them.",
+            en_str!("Weights as vLLM loads them."),
             zh_str!("vLLM 加载的权重。"),
         );
         // Profile run: the larger of the forward pass over max_num_batched_tokens and the sampler's
@@ -1879,7 +1899,7 @@ impl Workload {
             acts,
             true,
             format!("max(forward over {} batched tokens × {} B = {}, sampler {} seqs × {} vocab × 4 B × {} = {})", self.max_num_batched_tokens, per_tok.saturating_sub(8 * a.hidden_size) + 2 * act * a.hidden_size, b(forward), self.max_num_seqs, a.vocab_size, short(SAMPLER_FP32_COPIES), b(sampler)),
-            "vLLM's start-up profile run: its torch peak is reserved out of the budget.",
+            en_str!("vLLM's start-up profile run: its torch peak is reserved out of the budget."),
             zh_str!("vLLM 启动时的剖析运行：其峰值从预算中扣除。"),
         );
         let non_torch = if self.tp > 1 {
@@ -1902,7 +1922,7 @@ impl Workload {
                     "tp = 1"
                 }
             ),
-            "cuBLAS/NCCL memory outside PyTorch, subtracted from the budget.",
+            en_str!("cuBLAS/NCCL memory outside PyTorch, subtracted from the budget."),
             zh_str!("PyTorch 之外的 cuBLAS/NCCL 内存，从预算中扣除。"),
         );
         let layers_here = a.num_layers.div_ceil(self.pp);
@@ -1985,7 +2005,7 @@ impl Workload {
                     pool_used,
                     true,
                     formula,
-                    "vLLM preallocates every byte left in the budget as KV blocks.",
+                    en_str!("vLLM preallocates every byte left in the budget as KV blocks."),
                     zh_str!("vLLM 把预算内剩余显存全部预分配为 KV 块。"),
                 );
                 if a.is_generative() {
@@ -2032,10 +2052,10 @@ impl Workload {
                     pool,
                     true,
                     formula,
-                    "Without a card, the pool that serves `batch` full-length sequences.",
+                    en_str!("Without a card, the pool that serves `batch` full-length sequences."),
                     zh_str!("未指定显卡时：满足 batch 条满长序列所需的池。"),
                 );
-                p.note("vllm_no_device", String::from("No GPU given: vLLM would size its pool from gpu_memory_utilization × the card; shown is the KV needed for `batch` sequences of max_model_len."), String::from(zh_str!("未指定显卡：vLLM 会按 gpu_memory_utilization × 显存确定 KV 池；此处显示 batch 条 max_model_len 序列所需的 KV。")));
+                p.note("vllm_no_device", String::from(en_str!("No GPU given: vLLM would size its pool from gpu_memory_utilization × the card; shown is the KV needed for `batch` sequences of max_model_len.")), String::from(zh_str!("未指定显卡：vLLM 会按 gpu_memory_utilization × 显存确定 KV 池；此处显示 batch 条 max_model_len 序列所需的 KV。")));
                 (pool, tokens)
             }
         };
@@ -2045,7 +2065,7 @@ impl Workload {
                 (CUDA_GRAPH_BASE_GIB + CUDA_GRAPH_PER_LAYER_GIB * layers_here as f64) * GIB as f64,
             )
             .get();
-            p.add("cuda_graphs", g, false, format!("{} GiB + {} GiB × {layers_here} layers = {} (fitted to vLLM 0.19 H100 runs)", short(CUDA_GRAPH_BASE_GIB), short(CUDA_GRAPH_PER_LAYER_GIB), b(g)), "Captured after the pool is sized, so real use overshoots utilisation × memory by this much.", zh_str!("在 KV 池确定后捕获，实际占用因此超出利用率 × 显存。"));
+            p.add("cuda_graphs", g, false, format!("{} GiB + {} GiB × {layers_here} layers = {} (fitted to vLLM 0.19 H100 runs)", short(CUDA_GRAPH_BASE_GIB), short(CUDA_GRAPH_PER_LAYER_GIB), b(g)), en_str!("Captured after the pool is sized, so real use overshoots utilisation × memory by this much."), zh_str!("在 KV 池确定后捕获，实际占用因此超出利用率 × 显存。"));
         }
         // Each worker of a tensor- or pipeline-parallel group also holds NCCL's communicators
         // and the custom all-reduce buffers before the profile run.
@@ -2065,7 +2085,7 @@ impl Workload {
             context.get(),
             false,
             String::from(context_text),
-            "Outside the utilisation budget.",
+            en_str!("Outside the utilisation budget."),
             zh_str!("不计入利用率预算。"),
         );
         p.comps.retain(|c| c.key != "workspace");
@@ -2230,7 +2250,7 @@ impl Workload {
             w,
             false,
             formula,
-            "llama.cpp offloads whole blocks (-ngl); the rest runs on the CPU.",
+            en_str!("llama.cpp offloads whole blocks (-ngl); the rest runs on the CPU."),
             zh_str!("llama.cpp 按层卸载（-ngl），其余在 CPU 上运行。"),
         );
         let (kv_cpu, _) = self.kv_bytes_llamacpp(ctx, layers - on_gpu);
@@ -2240,7 +2260,7 @@ impl Workload {
             kv,
             false,
             kv_text,
-            "llama.cpp allocates the whole context (-c) up front.",
+            en_str!("llama.cpp allocates the whole context (-c) up front."),
             zh_str!("llama.cpp 预先分配整个上下文（-c）。"),
         );
         p.add(
@@ -2258,7 +2278,9 @@ impl Workload {
                 },
                 b(compute)
             ),
-            "ggml's graph allocator reserves the largest graph's intermediate tensors once.",
+            en_str!(
+                "ggml's graph allocator reserves the largest graph's intermediate tensors once."
+            ),
             zh_str!("ggml 图分配器按最大计算图一次性预留中间张量。"),
         );
         p.add(
@@ -2266,7 +2288,7 @@ impl Workload {
             LLAMACPP_CONTEXT.get(),
             false,
             format!("CUDA context and cuBLAS: {}", b(LLAMACPP_CONTEXT.get())),
-            "The CUDA runtime's own memory.",
+            en_str!("The CUDA runtime's own memory."),
             zh_str!("CUDA 运行时自身占用。"),
         );
         (Phase::Decode, 0, cpu)
@@ -2460,7 +2482,7 @@ impl Workload {
             w,
             true,
             w_text,
-            "Model weights as held during training.",
+            en_str!("Model weights as held during training."),
             zh_str!("训练时保存的模型权重。"),
         );
         // Gradients (in the master dtype; under ZeRO in the model dtype, reduced into fp32 partitions).
@@ -2483,7 +2505,7 @@ impl Workload {
             g,
             true,
             format!("{g_text} = {}", b(g)),
-            "One gradient per trainable parameter.",
+            en_str!("One gradient per trainable parameter."),
             zh_str!("每个可训练参数一个梯度。"),
         );
         // Optimizer states.
@@ -2556,7 +2578,7 @@ impl Workload {
             o,
             true,
             format!("{o_text} = {}", b(o)),
-            "Optimizer states persist across steps.",
+            en_str!("Optimizer states persist across steps."),
             zh_str!("优化器状态在各步之间常驻。"),
         );
         // Activations.
@@ -2687,7 +2709,7 @@ impl Workload {
             acts,
             true,
             act_text,
-            "Tensors saved in forward for backward; frozen projections keep no input.",
+            en_str!("Tensors saved in forward for backward; frozen projections keep no input."),
             zh_str!("前向保存供反向使用的张量；冻结的投影不保存输入。"),
         );
         // Logits and the loss: the head's output, its fp32 copy (logits.float()) and the saved log-softmax.
@@ -2703,7 +2725,7 @@ impl Workload {
         };
         if logits > 0 {
             let copy = if act == 4 { "" } else { " + 4 B fp32 copy" };
-            p.add("logits", logits, true, format!("{} tokens × {} vocab × ({act} B logits{copy} + 4 B log-softmax) = {}", thousands(tokens), a.vocab_size, b(logits)), "The cross-entropy loss upcasts the logits to fp32; with a large vocabulary this is often the peak.", zh_str!("交叉熵损失把 logits 升为 fp32；词表大时常是峰值所在。"));
+            p.add("logits", logits, true, format!("{} tokens × {} vocab × ({act} B logits{copy} + 4 B log-softmax) = {}", thousands(tokens), a.vocab_size, b(logits)), en_str!("The cross-entropy loss upcasts the logits to fp32; with a large vocabulary this is often the peak."), zh_str!("交叉熵损失把 logits 升为 fp32；词表大时常是峰值所在。"));
         }
         // End of backward: the embedding's dense gradient is built in a fresh buffer before it is
         // accumulated (twice the matrix when the head shares it: the head's gradient is already there).
@@ -2722,7 +2744,7 @@ impl Workload {
             0
         };
         if emb_buf > 0 {
-            p.add("embedding_grad_buffer", emb_buf, true, format!("{} vocab × {} hidden × {grad_bytes} B{} = {}", a.vocab_size, a.hidden_size, if a.tied_embeddings && a.is_generative() { " × 2 (tied with the head)" } else { "" }, b(emb_buf)), "The embedding backward's dense gradient, alive with every other gradient at the end of backward.", zh_str!("反向传播末尾词嵌入的稠密梯度缓冲，与全部梯度同时存在。"));
+            p.add("embedding_grad_buffer", emb_buf, true, format!("{} vocab × {} hidden × {grad_bytes} B{} = {}", a.vocab_size, a.hidden_size, if a.tied_embeddings && a.is_generative() { " × 2 (tied with the head)" } else { "" }, b(emb_buf)), en_str!("The embedding backward's dense gradient, alive with every other gradient at the end of backward."), zh_str!("反向传播末尾词嵌入的稠密梯度缓冲，与全部梯度同时存在。"));
         }
         // Autocast keeps bf16/fp16 copies of fp32 weights for backward.
         let casts = if matches!(reg, Precision::AmpBf16 | Precision::AmpFp16)
@@ -2751,7 +2773,9 @@ impl Workload {
                     thousands(casts / 2),
                     b(casts)
                 ),
-                "autocast casts each fp32 weight to 16 bits and keeps the copy for backward.",
+                en_str!(
+                    "autocast casts each fp32 weight to 16 bits and keeps the copy for backward."
+                ),
                 zh_str!("autocast 将 fp32 权重转为 16 位并为反向保留副本。"),
             );
         }
@@ -2773,7 +2797,7 @@ impl Workload {
                 dequant,
                 true,
                 format!("largest matrix dequantized to bf16 = {}", b(dequant)),
-                "bitsandbytes dequantizes a 4-bit weight to compute with it.",
+                en_str!("bitsandbytes dequantizes a 4-bit weight to compute with it."),
                 zh_str!("bitsandbytes 计算时将 4 位权重反量化。"),
             );
         }
@@ -2835,7 +2859,7 @@ impl Workload {
                 step,
                 true,
                 text,
-                "torch.optim's default foreach path (fused=True avoids it); under ZeRO, the gradient partition in fp32.",
+                en_str!("torch.optim's default foreach path (fused=True avoids it); under ZeRO, the gradient partition in fp32."),
                 zh_str!("torch.optim 默认 foreach 路径（fused=True 可避免）；ZeRO 下还有 fp32 的梯度分区。"),
             );
         }
@@ -2875,7 +2899,9 @@ impl Workload {
                 buckets,
                 true,
                 text,
-                "Communication buffers; data parallelism adds memory, it never removes any.",
+                en_str!(
+                    "Communication buffers; data parallelism adds memory, it never removes any."
+                ),
                 zh_str!("通信缓冲区；数据并行只增加显存，不会减少。"),
             );
         }
@@ -2886,7 +2912,7 @@ impl Workload {
                 NCCL_BUFFERS.get(),
                 false,
                 format!("NCCL communicator buffers ≈ {}", b(NCCL_BUFFERS.get())),
-                "NCCL's own buffers, outside PyTorch's allocator.",
+                en_str!("NCCL's own buffers, outside PyTorch's allocator."),
                 zh_str!("NCCL 自身缓冲区，不经 PyTorch 分配器。"),
             );
         }
@@ -2930,7 +2956,7 @@ impl Workload {
                 )
             );
             if !alive {
-                c.note_en = format!(
+                c.note_en = en!(
                     "{} Not alive at the peak ({}).",
                     c.note_en,
                     match phase {
@@ -3026,7 +3052,7 @@ impl Workload {
             reserve,
             false,
             format!("5 % of transient tensors ({}) + 1 MiB rounding × {} blocks = {}", b(transient), a.num_layers, b(reserve)),
-            "Reserved by PyTorch's caching allocator but not allocated: counted by nvidia-smi, not by max_memory_allocated.",
+            en_str!("Reserved by PyTorch's caching allocator but not allocated: counted by nvidia-smi, not by max_memory_allocated."),
             zh_str!("PyTorch 缓存分配器已保留但未分配：nvidia-smi 计入，max_memory_allocated 不计。"),
             );
         }
@@ -3105,7 +3131,7 @@ impl Workload {
             let held = fixed(sp.concurrency, 2);
             parts.note(
                 "kv_pool_queues",
-                format!("The KV pool holds {} requests of max_model_len {} at once, fewer than batch {}: vLLM starts and queues the rest.", held, thousands(self.max_model_len), self.batch),
+                en!("The KV pool holds {} requests of max_model_len {} at once, fewer than batch {}: vLLM starts and queues the rest.", held, thousands(self.max_model_len), self.batch),
                 zh!("KV 池同时只能容纳 {} 个 max_model_len {} 的请求，少于 batch {}：vLLM 照常启动，其余请求排队。", held, thousands(self.max_model_len), self.batch),
             );
         }
@@ -3116,7 +3142,7 @@ impl Workload {
             reason: pool.filter(|_| !pool_ok).map(|sp| {
                 Difference {
                     key: String::from("kv_pool_too_small"),
-                    en: format!("The KV pool has {} of the budget left; one request of max_model_len {} needs {}: vLLM would refuse to start. Lower max_model_len, raise gpu_memory_utilization, use an fp8 KV cache or a larger card.", b(sp.available), thousands(self.max_model_len), b(sp.request)),
+                    en: en!("The KV pool has {} of the budget left; one request of max_model_len {} needs {}: vLLM would refuse to start. Lower max_model_len, raise gpu_memory_utilization, use an fp8 KV cache or a larger card.", b(sp.available), thousands(self.max_model_len), b(sp.request)),
                     zh: zh!("预算内只剩 {} 给 KV 池；一个 max_model_len {} 的请求需要 {}：vLLM 将拒绝启动。请降低 max_model_len、提高 gpu_memory_utilization、使用 fp8 KV 缓存或更大的显卡。", b(sp.available), thousands(self.max_model_len), b(sp.request)),
                 }
             }),
@@ -3176,7 +3202,7 @@ impl Workload {
         if a.has_image_counts() {
             add(
                 "image_counts",
-                format!(
+                en!(
                     "A convolutional network: its activations are counted layer by layer for one {s} × {s} image and grow with the batch, where the guide's 0.2–0.5 × weights does not see the batch; another image size changes them with its pixel count.",
                     s = a.image_size
                 ),
@@ -3190,9 +3216,9 @@ impl Workload {
         if !a.is_detailed() {
             add(
                 "quick_only",
-                String::from(
-                    "Only the parameter count is known, so the detailed estimate falls back on the guide's rules for activations and has no KV cache; give a preset or a config.json for the exact figures.",
-                ),
+                String::from(en_str!(
+                    "Only the parameter count is known, so the detailed estimate falls back on the guide's rules for activations and has no KV cache; give a preset or a config.json for the exact figures."
+                )),
                 String::from(zh_str!(
                     "仅知参数量：激活值沿用指南经验值且无法计算 KV 缓存；提供预设或 config.json 可得精确结果。"
                 )),
@@ -3206,7 +3232,7 @@ impl Workload {
             add(
                 "gqa",
                 // One KV head shared by every query head is multi-query attention.
-                format!(
+                en!(
                     "KV cache: the guide's 2 × batch × seq × hidden × layers assumes every one of the {} heads stores K and V; this model has {}, so its cache is {}× smaller.",
                     a.num_heads,
                     if a.num_kv_heads == 1 {
@@ -3228,7 +3254,7 @@ impl Workload {
         if kv && a.num_heads * a.head_dim != a.hidden_size && a.mla.is_none() {
             add(
                 "head_dim",
-                format!(
+                en!(
                     "head_dim is {} while hidden / heads is {}: the KV cache uses kv_heads × head_dim, not hidden.",
                     a.head_dim,
                     a.hidden_size / a.num_heads.max(1)
@@ -3243,9 +3269,11 @@ impl Workload {
         if kv && a.sliding_window > 0 && a.sliding_layers > 0 {
             add(
                 "sliding",
-                format!(
+                en!(
                     "{} of {} layers attend within a {}-token window; HF caches only the window for them, llama.cpp the window × sequences + ubatch (vLLM sizes its pool for every layer).",
-                    a.sliding_layers, a.num_layers, a.sliding_window
+                    a.sliding_layers,
+                    a.num_layers,
+                    a.sliding_window
                 ),
                 zh!(
                     "{} 层中有 {} 层使用 {} token 滑动窗口；HF 仅缓存窗口，llama.cpp 缓存窗口 × 序列数 + ubatch（vLLM 按全部层分配 KV 池）。",
@@ -3258,7 +3286,7 @@ impl Workload {
         if let Some(m) = a.mla.filter(|_| kv) {
             add(
                 "mla",
-                format!(
+                en!(
                     "Multi-head latent attention: vLLM caches one {}-wide latent per token and layer instead of K and V per head; HF transformers caches them decompressed.",
                     m.kv_lora_rank + m.qk_rope_head_dim
                 ),
@@ -3271,7 +3299,7 @@ impl Workload {
         if let Some(m) = a.moe {
             add(
                 "moe",
-                format!(
+                en!(
                     "Mixture of experts: all {} experts stay in memory although each token uses {}; active parameters {} of {}.",
                     m.num_experts,
                     m.experts_per_token,
@@ -3292,7 +3320,7 @@ impl Workload {
             let per_param = short(guide_bytes_per_param(self.dtype, &self.quantization));
             add(
                 "quant_bits",
-                format!(
+                en!(
                     "Quantized weights carry scales and zero points, and embeddings, the LM head and norms stay unquantized: {} against the guide's {} at {} B per parameter.",
                     b(w),
                     b(quick.weights_bytes.get()),
@@ -3313,9 +3341,9 @@ impl Workload {
             {
                 add(
                     "amp_adam",
-                    String::from(
-                        "Mixed-precision AdamW keeps fp32 master weights (4 B), fp32 gradients (4 B) and two fp32 moments (8 B): 16 B per parameter, not the guide's 2 + 2 + 4 = 8 B.",
-                    ),
+                    String::from(en_str!(
+                        "Mixed-precision AdamW keeps fp32 master weights (4 B), fp32 gradients (4 B) and two fp32 moments (8 B): 16 B per parameter, not the guide's 2 + 2 + 4 = 8 B."
+                    )),
                     String::from(zh_str!(
                         "混合精度 AdamW 保存 fp32 主权重（4 B）、fp32 梯度（4 B）与两个 fp32 动量（8 B）：每参数 16 字节，而非指南的 2 + 2 + 4 = 8 字节。"
                     )),
@@ -3323,9 +3351,9 @@ impl Workload {
             }
             add(
                 "guide_multiple",
-                String::from(
-                    "The guide's rule says 3.2–3.7 × weights, but its own components (weights + 2 × weights + weights + 0.2–0.5 × weights) add up to 4.2–4.5 ×.",
-                ),
+                String::from(en_str!(
+                    "The guide's rule says 3.2–3.7 × weights, but its own components (weights + 2 × weights + weights + 0.2–0.5 × weights) add up to 4.2–4.5 ×."
+                )),
                 String::from(zh_str!(
                     "指南的经验倍数为权重的 3.2–3.7 倍，但其各项之和（权重 + 2 × 权重 + 权重 + 0.2–0.5 × 权重）为 4.2–4.5 倍。"
                 )),
@@ -3333,7 +3361,7 @@ impl Workload {
             if parts.get("logits") > 0 && a.vocab_size >= 100_000 {
                 add(
                     "logits",
-                    format!(
+                    en!(
                         "With a {}-token vocabulary the loss's fp32 logits take {} alone — the guide's activation share does not see them.",
                         a.vocab_size,
                         b(parts.get("logits"))
@@ -3348,9 +3376,9 @@ impl Workload {
         }
         add(
             "activations",
-            String::from(
-                "Activations are counted tensor by tensor (what autograd saves, or what one block holds at once in inference), not as a share of the weights.",
-            ),
+            String::from(en_str!(
+                "Activations are counted tensor by tensor (what autograd saves, or what one block holds at once in inference), not as a share of the weights."
+            )),
             String::from(zh_str!(
                 "激活值按张量逐一计算（反向需要保存的张量，或推理时单层同时存在的张量），而非按权重比例估算。"
             )),
