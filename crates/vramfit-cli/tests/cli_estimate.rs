@@ -120,7 +120,7 @@ fn an_unknown_model_says_where_the_presets_are_listed() {
     let (code, _, err) = vramfit(&["estimate", "--model", "llama"]);
     assert_eq!(code, 2);
     assert!(
-        err.contains("and 7 more (`vramfit models llama` lists them all)"),
+        err.contains("and 9 more (`vramfit models llama` lists them all)"),
         "{err}"
     );
     let (_, _, err) = vramfit(&["estimate", "--model", "zzz"]);

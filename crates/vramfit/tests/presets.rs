@@ -177,6 +177,21 @@ fn hand_calculations() {
     );
     // Active: 2 of 8 experts, Mistral's published 12.9B.
     assert_eq!(mixtral.active_params(), 12_879_925_248);
+    // Llama 3 8B: embedding and head 2 x 128256 x 4096 = 1,050,673,152; per layer q, o
+    // 2 x 4096² + k, v 2 x 4096 x 1024 (8 KV heads of 128) + FFN 3 x 4096 x 14336 + norms
+    // 2 x 4096 = 218,112,000 x 32; final norm 4,096. Llama 3.1 8B has the same tensors.
+    assert_eq!(
+        params("meta-llama/Meta-Llama-3-8B"),
+        1_050_673_152 + 218_112_000 * 32 + 4_096
+    );
+    assert_eq!(
+        params("meta-llama/Meta-Llama-3-8B"),
+        params("meta-llama/Llama-3.1-8B")
+    );
+    assert_eq!(
+        params("meta-llama/Meta-Llama-3-70B"),
+        params("meta-llama/Llama-3.1-70B")
+    );
     // BERT base (BertModel): 109,482,240 including the pooler 768² + 768.
     assert_eq!(params("bert-base-uncased"), 109_482_240);
     // Whisper tiny, 37,760,640 with the decoder's output projection tied to its token embedding.
@@ -208,6 +223,15 @@ fn quirks_are_modelled() {
         a("Qwen/Qwen3-8B").kv_elements_per_token_layer() * 36,
         73_728
     );
+    // Llama 3 was trained on 8,192 tokens, Llama 3.1 (its rope scaling) on 131,072; both keep
+    // 2 x 32 layers x 8 KV heads x 128 = 65,536 cached values per token, a quarter of what the
+    // guide's 2 x hidden x layers (2 x 4096 x 32 = 262,144) gives.
+    assert_eq!(a("meta-llama/Meta-Llama-3-8B").max_position_embeddings, 8_192);
+    assert_eq!(a("meta-llama/Llama-3.1-8B").max_position_embeddings, 131_072);
+    assert_eq!(
+        a("meta-llama/Meta-Llama-3-8B").kv_elements_per_token_layer() * 32,
+        65_536
+    );
     // Opaque models carry their count.
     assert_eq!(a("ultralytics/yolov5s").family, Family::Opaque);
     assert_eq!(a("ultralytics/yolov5s").params(), 7_225_885);
@@ -238,13 +262,13 @@ fn a_model_that_names_no_preset_gets_the_presets_with_its_words() {
         "a preset id; these have its words: meta-llama/Llama-3.1-8B"
     );
     // More than five: the first five in table order, and how many more. `llama` is a word of
-    // twelve presets: Code Llama 7B and 34B, Llama 2 7B, 13B and 70B, Llama 3.1 8B, 70B and
-    // 405B, Llama 3.2 1B and 3B, Llama 3.3 70B and Llama 4 Scout.
+    // fourteen presets: Code Llama 7B and 34B, Llama 2 7B, 13B and 70B, Llama 3 8B and 70B,
+    // Llama 3.1 8B, 70B and 405B, Llama 3.2 1B and 3B, Llama 3.3 70B and Llama 4 Scout.
     let e = err("llama");
     assert!(
         e.accepted.starts_with(
             "a preset id; these have its words: codellama/CodeLlama-34b-hf, codellama/CodeLlama-7b-hf, "
-        ) && e.accepted.ends_with(", and 7 more"),
+        ) && e.accepted.ends_with(", and 9 more"),
         "{}",
         e.accepted
     );
