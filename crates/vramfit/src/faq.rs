@@ -151,10 +151,10 @@ pub fn values(ctx: &Context) -> Vec<(&'static str, String)> {
         "your_card_capacity",
         ctx.card.map_or_else(|| String::from("40 GB"), gb),
     ));
-    // KV cache with GQA: Llama-3.1-8B in bf16.
+    // KV cache with GQA: Llama-3-8B in bf16, one sequence of its whole 8K context.
     let l3 = |kv: KvDtype, seq: f64| {
         estimate(&EstimateInput {
-            model: Some(String::from("meta-llama/Llama-3.1-8B")),
+            model: Some(String::from("meta-llama/Meta-Llama-3-8B")),
             seq_len: seq,
             new_tokens: 0.0,
             kv_dtype: kv,
@@ -236,9 +236,11 @@ mod tests {
         };
         // §6 Q1: 14 × 3.5 = 49 GB.
         assert_eq!(get("train_7b_quick_gb"), "49.0 GB");
-        // Llama-3.1-8B: 2 × 8 × 128 × 32 × 2 B = 131,072 B per token; MHA would be 2 × 4096 × 32 × 2 = 524,288.
+        // Llama-3-8B: 2 × 8 × 128 × 32 × 2 B = 131,072 B per token; MHA would be 2 × 4096 × 32 × 2 = 524,288.
         assert_eq!(get("llama3_8b_kv_per_token"), "131,072 B (128.00 KiB)");
         assert_eq!(get("llama3_8b_kv_per_token_mha"), "524,288 B (512.00 KiB)");
+        // One 8,192-token sequence: 8,192 × 131,072 B = 1,073,741,824 B, 1 GiB exactly.
+        assert_eq!(get("llama3_8b_kv_8k"), "1.00 GiB");
         // §6 Q1 on an A100 40 GB: the detailed estimate is far above 40 GB; LoRA fits.
         let gbs = |k: &str| get(k).trim_end_matches(" GB").parse::<f64>().unwrap();
         assert!(gbs("train_7b_detailed_gb") > 40.0);

@@ -226,8 +226,14 @@ fn quirks_are_modelled() {
     // Llama 3 was trained on 8,192 tokens, Llama 3.1 (its rope scaling) on 131,072; both keep
     // 2 x 32 layers x 8 KV heads x 128 = 65,536 cached values per token, a quarter of what the
     // guide's 2 x hidden x layers (2 x 4096 x 32 = 262,144) gives.
-    assert_eq!(a("meta-llama/Meta-Llama-3-8B").max_position_embeddings, 8_192);
-    assert_eq!(a("meta-llama/Llama-3.1-8B").max_position_embeddings, 131_072);
+    assert_eq!(
+        a("meta-llama/Meta-Llama-3-8B").max_position_embeddings,
+        8_192
+    );
+    assert_eq!(
+        a("meta-llama/Llama-3.1-8B").max_position_embeddings,
+        131_072
+    );
     assert_eq!(
         a("meta-llama/Meta-Llama-3-8B").kv_elements_per_token_layer() * 32,
         65_536
