@@ -207,6 +207,32 @@ test('each language has its calculator build: the first load holds one, the menu
   noProblems(page, 'problems while switching languages');
 });
 
+test('boot.js starts the build the app would choose (AppState::build), so no address loads two modules', async () => {
+  // [address, browser language, the one module expected]
+  const cases = [
+    ['#/calc?lang=en', 'zh-CN', 'vramfit_en_bg-'],
+    ['#/calc?lang=zh-CN&batch=2', 'en-US', 'vramfit_zh_bg-'],
+    ['#/calc?lang=xx', 'zh-CN', 'vramfit_zh_bg-'],
+    ['', 'en-GB', 'vramfit_en_bg-'],
+    ['#/calc?lang=en&lang=zh', 'en-US', 'vramfit_zh_bg-'],
+    ['#/fit?lang=zh', 'zh-CN', 'vramfit_full_bg-'],
+    ['#/calc?lang=en&source=config', 'en-US', 'vramfit_full_bg-'],
+  ];
+  for (const [hash, locale, want] of cases) {
+    const context = await browser({ serviceWorkers: 'block', locale });
+    const wasm = [];
+    context.on('request', (r) => { if (r.url().endsWith('.wasm')) wasm.push(new URL(r.url()).pathname.split('/').pop()); });
+    const page = await watchedPage(context);
+    await go(page, hash);
+    await page.waitForSelector('main[data-view] h1');
+    await page.waitForTimeout(300);
+    eq(wasm.length, 1, `${hash} in ${locale}: one module (${wasm})`);
+    assert(wasm[0].startsWith(want), `${hash} in ${locale}: ${want}… (${wasm})`);
+    noProblems(page, `${hash} in ${locale}`);
+    await context.close();
+  }
+});
+
 test('every view renders in English and in Chinese, with the language from the browser', async () => {
   const page = await watchedPage(await browser());
   for (const v of VIEWS) {
