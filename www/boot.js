@@ -1,5 +1,7 @@
 // Starts the app and registers the service worker that keeps the site working offline. The
-// module names carry content hashes, filled in by `cargo xtask dist`.
+// module names carry content hashes, filled in by `cargo xtask dist`, which then writes this
+// script into index.html (its SHA-256 in the page's CSP), so that the module's download starts
+// with the page rather than one round trip later.
 //
 // Three builds of the same app: `vramfit_en` and `vramfit_zh`, the calculator alone in one
 // language, are the first load; `vramfit_full` has every view in both languages. The address

@@ -19,6 +19,11 @@ use crate::{Result, http, root};
 pub const WASM_TARGET: &str = "wasm32-unknown-unknown";
 /// Files of `www/` that keep their names and are filled in as templates.
 const TEMPLATES: &[&str] = &["index.html", "404.html", "sw.js", "manifest.webmanifest"];
+/// Scripts of `www/` written into the templates rather than shipped as files: `{{inline:NAME}}`
+/// is the script (names filled in, minified), `{{sha256:NAME}}` its SHA-256 in base64 for the
+/// CSP. `boot.js` is inlined so that the module's download starts with the page, not one round
+/// trip later: `index.html` cannot preload the module itself, not knowing the language.
+const INLINED: &[&str] = &["boot.js"];
 
 /// The folder the site is written to.
 pub fn dist_dir() -> PathBuf {
@@ -104,6 +109,7 @@ pub fn build_with(fast: bool) -> Result<String> {
     walk(&www, &mut files)?;
     files.sort();
     let mut templates = Vec::new();
+    let mut inline: BTreeMap<String, String> = BTreeMap::new();
     for file in files {
         let rel = rel_name(&www, &file);
         if TEMPLATES.contains(&rel.as_str()) {
@@ -114,9 +120,21 @@ pub fn build_with(fast: bool) -> Result<String> {
         let hash_it = matches!(ext(&file), "js" | "css");
         let bytes = match (hash_it, fast) {
             (false, _) => bytes,
-            (true, true) => fill(&bytes, &names, "", "")?,
-            (true, false) => minify(&stage, &rel, &fill(&bytes, &names, "", "")?)?,
+            (true, true) => fill(&bytes, &names, &inline, "", "")?,
+            (true, false) => minify(&stage, &rel, &fill(&bytes, &names, &inline, "", "")?)?,
         };
+        if INLINED.contains(&rel.as_str()) {
+            let text = String::from_utf8(bytes)
+                .map_err(|_| format!("www/{rel} is not UTF-8 once minified"))?;
+            if text.to_ascii_lowercase().contains("</script") {
+                return Err(format!(
+                    "www/{rel} contains `</script`, which would end it inside index.html"
+                ));
+            }
+            inline.insert(format!("sha256:{rel}"), sha256_base64(&stage, &text)?);
+            inline.insert(format!("inline:{rel}"), text);
+            continue;
+        }
         let name = if hash_it {
             hashed(&rel, &bytes)
         } else {
@@ -125,8 +143,10 @@ pub fn build_with(fast: bool) -> Result<String> {
         write(&tmp.join(&name), &bytes)?;
         names.insert(rel, name);
     }
-    // The version covers every output: the hashed names, and the templates as written.
+    // The version covers every output: the hashed names, the inlined scripts, and the
+    // templates as written.
     let mut fingerprint: Vec<u8> = names.values().flat_map(|n| n.bytes()).collect();
+    fingerprint.extend(inline.values().flat_map(|v| v.bytes()));
     for (_, file) in &templates {
         fingerprint.extend(read(file)?);
     }
@@ -148,7 +168,7 @@ pub fn build_with(fast: bool) -> Result<String> {
             .join(", ")
     );
     for (rel, file) in &templates {
-        let bytes = fill(&read(file)?, &names, &version, &assets_json)?;
+        let bytes = fill(&read(file)?, &names, &inline, &version, &assets_json)?;
         write(&tmp.join(rel), &bytes)?;
     }
 
@@ -168,11 +188,10 @@ pub fn build_with(fast: bool) -> Result<String> {
     Ok(version)
 }
 
-/// One build of the app: `cargo build` (the full site when `full`, else the calculator alone)
-/// → `wasm-bindgen` named `name` → `wasm-opt` (not when `fast`). Returns the wasm, its JS glue,
-/// and the wasm's size as wasm-bindgen wrote it.
-/// Builds one of the app's modules: `features` is `full` (the crate's default) or the language
-/// of a calculator build (`en`, `zh`).
+/// One build of the app: `cargo build` with `features`, `full` (the crate's default: every
+/// view, both languages) or the language of a calculator build (`en`, `zh`) → `wasm-bindgen`
+/// named `name` → `wasm-opt` (not when `fast`). Returns the wasm, its JS glue, and the wasm's
+/// size as wasm-bindgen wrote it.
 fn build_app(
     stage: &Path,
     name: &str,
@@ -366,6 +385,7 @@ fn newest(path: &Path) -> Option<SystemTime> {
 fn fill(
     bytes: &[u8],
     names: &BTreeMap<String, String>,
+    inline: &BTreeMap<String, String>,
     version: &str,
     assets: &str,
 ) -> Result<Vec<u8>> {
@@ -382,6 +402,7 @@ fn fill(
             "ASSETS" if !assets.is_empty() => assets,
             _ => names
                 .get(key)
+                .or_else(|| inline.get(key))
                 .map(String::as_str)
                 .ok_or_else(|| format!("www/: `{{{{{key}}}}}` names no file built before it"))?,
         };
@@ -390,6 +411,18 @@ fn fill(
     }
     out.push_str(rest);
     Ok(out.into_bytes())
+}
+
+/// The SHA-256 of `text` in base64, as a CSP hash source takes it: computed by Node (which
+/// the build runs anyway, for the minifier), as xtask has no dependencies.
+fn sha256_base64(stage: &Path, text: &str) -> Result<String> {
+    let file = stage.join("inline.sha256-input");
+    write(&file, text.as_bytes())?;
+    let script = "process.stdout.write(require('node:crypto').createHash('sha256')\
+                  .update(require('node:fs').readFileSync(process.argv[1])).digest('base64'))";
+    tools::output(cmd("node").args(["-e", script]).arg(&file))
+        .filter(|h| h.len() == 44)
+        .ok_or_else(|| "node could not hash an inlined script".into())
 }
 
 /// `name-HASH.ext`.
@@ -460,23 +493,40 @@ mod tests {
     fn fills_names_version_and_assets() {
         let mut names = BTreeMap::new();
         names.insert("style.css".to_string(), "style-0123456789.css".to_string());
+        let mut inline = BTreeMap::new();
+        inline.insert("inline:boot.js".to_string(), "go()".to_string());
+        inline.insert("sha256:boot.js".to_string(), "AbC=".to_string());
         let out = fill(
-            b"<link href=\"./{{style.css}}\"> v{{VERSION}} {{ASSETS}}",
+            b"<link href=\"./{{style.css}}\"> v{{VERSION}} {{ASSETS}} 'sha256-{{sha256:boot.js}}' <script>{{inline:boot.js}}</script>",
             &names,
+            &inline,
             "abc",
             "[]",
         )
         .unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
-            "<link href=\"./style-0123456789.css\"> vabc []"
+            "<link href=\"./style-0123456789.css\"> vabc [] 'sha256-AbC=' <script>go()</script>"
         );
     }
 
     #[test]
     fn an_unknown_token_is_an_error() {
-        assert!(fill(b"{{nope.js}}", &BTreeMap::new(), "v", "[]").is_err());
-        assert!(fill(b"{{VERSION}}", &BTreeMap::new(), "", "").is_err());
+        let none = BTreeMap::new();
+        assert!(fill(b"{{nope.js}}", &none, &none, "v", "[]").is_err());
+        assert!(fill(b"{{VERSION}}", &none, &none, "", "").is_err());
+        assert!(fill(b"{{inline:boot.js}}", &none, &none, "v", "[]").is_err());
+    }
+
+    #[test]
+    fn hashes_a_script_as_the_csp_takes_it() {
+        // The SHA-256 of "abc" (FIPS 180-2, appendix B.1), in base64.
+        let stage = root().join("target/site-test");
+        std::fs::create_dir_all(&stage).unwrap();
+        assert_eq!(
+            sha256_base64(&stage, "abc").unwrap(),
+            "ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0="
+        );
     }
 
     #[test]

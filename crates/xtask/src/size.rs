@@ -408,6 +408,16 @@ fn no_eval(path: &Path, r: &mut Report) {
     let Ok(js) = std::fs::read_to_string(path) else {
         return;
     };
+    let label = path
+        .strip_prefix(root())
+        .unwrap_or(path)
+        .display()
+        .to_string();
+    no_eval_in(&js, &label, r);
+}
+
+/// [`no_eval`] on the text of a script, `label` naming where it is.
+fn no_eval_in(js: &str, label: &str, r: &mut Report) {
     for needle in ["eval(", "new Function"] {
         for (i, _) in js.match_indices(needle) {
             // `something.eval(` or `xeval(` is another function; only a bare `eval(` counts.
@@ -419,8 +429,7 @@ fn no_eval(path: &Path, r: &mut Report) {
             }
             let line = js[..i].lines().count().max(1);
             r.problems.push(format!(
-                "{}:{line}: `{needle}` in shipped JavaScript (the CSP forbids it)",
-                path.strip_prefix(root()).unwrap_or(path).display()
+                "{label}:{line}: `{needle}` in shipped JavaScript (the CSP forbids it)"
             ));
         }
     }
@@ -432,7 +441,22 @@ fn security_of_dist(dist: &Path, html: &str, r: &mut Report) {
             no_eval(&f, r);
         }
     }
-    // The CSP meta tag: present, no unsafe-eval or inline script.
+    // Scripts written into the page (`boot.js`), which the CSP admits by their hash.
+    for (i, body) in html.split("<script").skip(1).enumerate() {
+        let body = body.split_once('>').map_or("", |(_, b)| b);
+        let body = body.split("</script>").next().unwrap_or("");
+        no_eval_in(
+            body,
+            &format!("dist/index.html, inline script {}", i + 1),
+            r,
+        );
+        if !body.trim().is_empty() && !html.contains("'sha256-") {
+            r.problems.push(
+                "dist/index.html has an inline script but its CSP lists no hash for it".into(),
+            );
+        }
+    }
+    // The CSP meta tag: present, no unsafe-eval or inline script but by its hash.
     match html
         .split("Content-Security-Policy")
         .nth(1)
