@@ -282,33 +282,36 @@ pub fn measure() -> Report {
         let html = std::fs::read_to_string(dist.join("index.html")).unwrap_or_default();
         let mut page = vec!["index.html".to_string()];
         page.extend(referenced(&html));
+        let (mut page_raw, mut page_gz) = (0, 0);
+        for name in &page {
+            let rel = dist.join(name);
+            match got.iter().find(|s| root().join(&s.path) == rel) {
+                Some(s) => {
+                    page_raw += s.raw;
+                    page_gz += s.gzip;
+                }
+                None => r.problems.push(format!(
+                    "dist/index.html references `{name}`, which dist/ lacks"
+                )),
+            }
+        }
         for lang in ["en", "zh"] {
-            // The page, then the calculator build of the language (its glue and module, by
-            // their logical names before the content hash).
-            let mut first = page.clone();
+            // The page, then the calculator build of the language that boot starts (its glue
+            // and module, by their logical names before the content hash).
+            let (mut raw, mut gz) = (page_raw, page_gz);
             for logical in [format!("vramfit_{lang}-"), format!("vramfit_{lang}_bg-")] {
                 match got.iter().find(|s| {
                     s.path
                         .strip_prefix("dist/")
                         .is_some_and(|n| n.starts_with(&logical))
                 }) {
-                    Some(s) => first.push(s.path["dist/".len()..].to_string()),
-                    None => r
-                        .problems
-                        .push(format!("dist/ lacks the {lang} calculator's `{logical}…`")),
-                }
-            }
-            let (mut raw, mut gz) = (0, 0);
-            for name in &first {
-                let rel = dist.join(name);
-                match got.iter().find(|s| root().join(&s.path) == rel) {
                     Some(s) => {
                         raw += s.raw;
                         gz += s.gzip;
                     }
-                    None => r.problems.push(format!(
-                        "dist/index.html references `{name}`, which dist/ lacks"
-                    )),
+                    None => r
+                        .problems
+                        .push(format!("dist/ lacks the {lang} calculator's `{logical}…`")),
                 }
             }
             r.first_loads.push((lang, raw, gz));
