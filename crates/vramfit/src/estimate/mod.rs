@@ -4,43 +4,42 @@
 //! state). [`EstimateInput::resolve`] validates it once into a [`Workload`], naming the field and
 //! the accepted range on failure; [`Workload::estimate`] then cannot fail.
 
-/// The Chinese text of a note: `format!` with feature `zh`, an empty string without it (the
-/// text and its formatting code then in no module built so: the site's English calculator).
+/// A note's text in one language: `format!(…)` (or the bare literal, as a `&str`, with `str`)
+/// when the crate is built with that language's feature, an empty string without it, so that
+/// the text and its formatting code are in no module built so (the site's calculator in the
+/// other language). The arguments are used either way. The formulas and the input errors stay
+/// in English in every build: their Chinese is translated from them.
+macro_rules! note_text {
+    ($lang:tt, str $text:literal) => {
+        if cfg!(feature = $lang) { $text } else { "" }
+    };
+    ($lang:tt, $($arg:tt)*) => {
+        if cfg!(feature = $lang) {
+            format!($($arg)*)
+        } else {
+            String::new()
+        }
+    };
+}
+
+/// A Chinese note ([`note_text!`] under feature `zh`).
 macro_rules! zh {
-    ($($arg:tt)*) => {
-        if cfg!(feature = "zh") {
-            format!($($arg)*)
-        } else {
-            String::new()
-        }
-    };
+    ($($arg:tt)*) => { note_text!("zh", $($arg)*) };
 }
 
-/// A Chinese note without numbers: the text with feature `zh`, `""` without it.
+/// A Chinese note without numbers, as a `&str`.
 macro_rules! zh_str {
-    ($text:literal) => {
-        if cfg!(feature = "zh") { $text } else { "" }
-    };
+    ($text:literal) => { note_text!("zh", str $text) };
 }
 
-/// The English text of a note, like [`zh!`] with feature `en` (the site's Chinese calculator
-/// shows none of it). The formulas and the input errors stay in English in every build: their
-/// Chinese is translated from them.
+/// An English note ([`note_text!`] under feature `en`).
 macro_rules! en {
-    ($($arg:tt)*) => {
-        if cfg!(feature = "en") {
-            format!($($arg)*)
-        } else {
-            String::new()
-        }
-    };
+    ($($arg:tt)*) => { note_text!("en", $($arg)*) };
 }
 
-/// An English note without numbers: the text with feature `en`, `""` without it.
+/// An English note without numbers, as a `&str`.
 macro_rules! en_str {
-    ($text:literal) => {
-        if cfg!(feature = "en") { $text } else { "" }
-    };
+    ($text:literal) => { note_text!("en", str $text) };
 }
 
 mod activations;
