@@ -150,17 +150,20 @@ fn build_module(stage: &Path, name: &str, cargo_flags: &[&str]) -> Result {
     run(build.args(cargo_flags))?;
     let bindgen = stage.join(format!("bindgen-{name}"));
     tools::bindgen(&wasm, &bindgen, name, true)?;
-    tools::wasm_opt(
-        &bindgen.join(format!("{name}_bg.wasm")),
-        &stage.join(format!("{name}_bg.wasm")),
-    )?;
     for ext in ["js", "d.ts"] {
         copy(
             &bindgen.join(format!("{name}.{ext}")),
             &stage.join(format!("{name}.{ext}")),
         )?;
     }
-    Ok(())
+    tools::wasm_opt(
+        &bindgen.join(format!("{name}_bg.wasm")),
+        &stage.join(format!("{name}_bg.wasm")),
+        &[
+            stage.join(format!("{name}.js")),
+            stage.join(format!("{name}.d.ts")),
+        ],
+    )
 }
 
 /// The workspace's version (`[workspace.package] version` in the root `Cargo.toml`).

@@ -222,7 +222,7 @@ fn build_app(
     if fast {
         std::fs::copy(&raw, &opt).map_err(|e| format!("cannot copy the wasm: {e}"))?;
     } else {
-        tools::wasm_opt(&raw, &opt)?;
+        tools::wasm_opt(&raw, &opt, &[bindgen.join(format!("{name}.js"))])?;
     }
     let raw_len = std::fs::metadata(&raw).map(|m| m.len()).unwrap_or(0);
     Ok((

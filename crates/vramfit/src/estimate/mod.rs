@@ -927,7 +927,7 @@ impl EstimateInput {
         };
         let max_model_len = match self.max_model_len {
             Some(v) => int("max_model_len", v, 1, MAX_SEQ)?,
-            None if self.engine == Engine::Llamacpp => (seq_len + new_tokens).saturating_mul(batch),
+            None if self.engine == Engine::Llamacpp => (seq_len + new_tokens).sat_mul(batch),
             None => default_len,
         };
         let max_num_seqs = match self.max_num_seqs {
@@ -1370,10 +1370,10 @@ impl Workload {
         } else {
             context
         });
-        let elems = per_layer.saturating_mul(seqs).saturating_mul(
+        let elems = per_layer.sat_mul(seqs).sat_mul(
             global
-                .saturating_mul(context)
-                .saturating_add(local.saturating_mul(local_ctx)),
+                .sat_mul(context)
+                .saturating_add(local.sat_mul(local_ctx)),
         );
         let bytes = self.kv_dtype.bytes_for(elems, self.act_kv_dtype());
         let per = match a.mla {
@@ -1590,26 +1590,26 @@ impl Workload {
         }
         let tp_kv = self.tp.min(self.arch.num_kv_heads.max(1));
         (self.arch.kv_elements_per_token_layer() / tp_kv)
-            .saturating_mul(frames)
-            .saturating_mul(layers)
+            .sat_mul(frames)
+            .sat_mul(layers)
     }
 
     /// A convolutional network's training activations from its per-image counts: what autograd
     /// saves for each image of the batch, and the max-pooling indices (int64).
     fn image_training_bytes(&self, act: u64) -> u64 {
         let a = &self.arch;
-        self.batch.saturating_mul(
+        self.batch.sat_mul(
             a.image_activations
-                .saturating_mul(act)
-                .saturating_add(a.image_indices.saturating_mul(8)),
+                .sat_mul(act)
+                .saturating_add(a.image_indices.sat_mul(8)),
         )
     }
 
     /// A convolutional network's inference working set: the widest point of one forward pass.
     fn image_inference_bytes(&self) -> u64 {
         self.batch
-            .saturating_mul(self.arch.image_working)
-            .saturating_mul(self.act_bytes())
+            .sat_mul(self.arch.image_working)
+            .sat_mul(self.act_bytes())
     }
 
     fn opaque_weights(&self) -> u64 {
@@ -1676,21 +1676,18 @@ impl Workload {
         let (_, frames) = self.encoder_stack();
         let one_block = |seq: u64| {
             let eager = if self.kernel == Kernel::Eager {
-                self.batch
-                    .saturating_mul(s2)
-                    .saturating_mul(seq)
-                    .saturating_mul(seq)
+                self.batch.sat_mul(s2).sat_mul(seq).sat_mul(seq)
             } else {
                 0
             };
             self.batch
-                .saturating_mul(seq)
-                .saturating_mul(per_tok)
+                .sat_mul(seq)
+                .sat_mul(per_tok)
                 .div_ceil(self.tp)
                 .saturating_add(eager.div_ceil(self.tp))
         };
         let seq = self.main_seq().max(frames);
-        let tokens = self.batch.saturating_mul(seq);
+        let tokens = self.batch.sat_mul(seq);
         let (acts, acts_encoder) = if a.is_detailed() {
             (one_block(self.main_seq()), one_block(frames))
         } else if a.has_image_counts() {
@@ -1703,14 +1700,14 @@ impl Workload {
         let cross = self
             .kv_dtype
             .bytes_for(
-                self.cross_kv_elements(layers).saturating_mul(self.batch),
+                self.cross_kv_elements(layers).sat_mul(self.batch),
                 self.act_kv_dtype(),
             )
             .saturating_add(
                 self.batch
-                    .saturating_mul(frames)
-                    .saturating_mul(a.hidden_size)
-                    .saturating_mul(act),
+                    .sat_mul(frames)
+                    .sat_mul(a.hidden_size)
+                    .sat_mul(act),
             );
         let vocab = a.vocab_size;
         let kept = if self.logits == Logits::All {
@@ -1719,11 +1716,7 @@ impl Workload {
             1
         };
         let logits = if a.is_generative() && vocab > 0 {
-            self.batch
-                .saturating_mul(kept)
-                .saturating_mul(vocab)
-                .saturating_mul(act)
-                + self.batch * vocab * 4
+            self.batch.sat_mul(kept).sat_mul(vocab).sat_mul(act) + self.batch * vocab * 4
         } else {
             0
         };
@@ -1855,8 +1848,8 @@ impl Workload {
         // vLLM's rotary embedding keeps a cos/sin cache of max_position × head_dim in the model dtype.
         let rope = if a.is_generative() && a.mla.is_none() && a.learned_positions == 0 {
             a.max_position_embeddings
-                .saturating_mul(a.head_dim)
-                .saturating_mul(self.act_bytes())
+                .sat_mul(a.head_dim)
+                .sat_mul(self.act_bytes())
         } else {
             0
         };
@@ -1886,7 +1879,7 @@ impl Workload {
         let (per_tok, _) = activations::inference_per_token(a, act);
         let forward = self
             .max_num_batched_tokens
-            .saturating_mul(per_tok.saturating_sub(8 * a.hidden_size) + 2 * act * a.hidden_size)
+            .sat_mul(per_tok.saturating_sub(8 * a.hidden_size) + 2 * act * a.hidden_size)
             .div_ceil(self.tp);
         let sampler = Bytes::from_f64(
             self.max_num_seqs as f64 * a.vocab_size as f64 * 4.0 * SAMPLER_FP32_COPIES,
@@ -1963,8 +1956,8 @@ impl Workload {
             + 1;
         let cross_blocks = frames.div_ceil(VLLM_BLOCK);
         let request = per_layer
-            .saturating_mul(VLLM_BLOCK)
-            .saturating_mul(global * full_blocks + local * window_blocks + cross * cross_blocks);
+            .sat_mul(VLLM_BLOCK)
+            .sat_mul(global * full_blocks + local * window_blocks + cross * cross_blocks);
         let budget_used = w + acts + non_torch.get();
         let (pool, tokens) = match &self.device {
             Some(d) => {
@@ -2017,8 +2010,8 @@ impl Workload {
                 (pool_used, blocks / groups.max(1) * VLLM_BLOCK)
             }
             None => {
-                let tokens = self.batch.saturating_mul(self.max_model_len);
-                let pool = self.batch.saturating_mul(request);
+                let tokens = self.batch.sat_mul(self.max_model_len);
+                let pool = self.batch.sat_mul(request);
                 let per_seq = if cross > 0 {
                     format!(
                         "{layers_here} layers × ({} tokens + {} cross-attention frames) × {} B per token per layer",
@@ -2093,7 +2086,7 @@ impl Workload {
         // M_theory for serving (the guide's stage 2: KV at the peak concurrency): the card memory
         // whose utilisation budget holds the weights, the profile peak, non-torch memory and the KV
         // of `batch` sequences of max_model_len, plus what lives outside the budget.
-        let demand = self.batch.saturating_mul(request);
+        let demand = self.batch.sat_mul(request);
         let outside = context.get().saturating_add(p.get("cuda_graphs"));
         p.theory = Some(
             Bytes::from_f64(
@@ -2113,7 +2106,7 @@ impl Workload {
             if t.rows_in > 1 && t.role != Role::Router {
                 return crate::precision::GgmlType::Q8_0.bytes_for(t.numel());
             }
-            return t.numel().saturating_mul(4);
+            return t.numel().sat_mul(4);
         }
         tensor_bytes(&self.quantization, &self.arch, self.dtype, t)
     }
@@ -2309,7 +2302,7 @@ impl Workload {
             let here = (layers * a.sliding_layers).div_ceil(a.num_layers.max(1));
             let cells = a
                 .sliding_window
-                .saturating_mul(self.batch)
+                .sat_mul(self.batch)
                 .saturating_add(self.ubatch)
                 .next_multiple_of(256)
                 .min(ctx);
@@ -2318,9 +2311,9 @@ impl Workload {
             (0, 0)
         };
         let cells = ctx
-            .saturating_mul(layers - swa_layers)
-            .saturating_add(swa_cells.saturating_mul(swa_layers));
-        let elems = per_layer.saturating_mul(cells);
+            .sat_mul(layers - swa_layers)
+            .saturating_add(swa_cells.sat_mul(swa_layers));
+        let elems = per_layer.sat_mul(cells);
         // llama.cpp's default KV type is f16.
         let dtype = if self.kv_dtype == KvDtype::Auto {
             KvDtype::Fp16
@@ -2363,8 +2356,8 @@ impl Workload {
         let lora_of = |t: &crate::model::Tensor| {
             if lora && t.role.is_block_linear() && mask & role_bit(t.role) != 0 {
                 self.lora_rank
-                    .saturating_mul(t.rows_in + t.rows_out)
-                    .saturating_mul(t.count)
+                    .sat_mul(t.rows_in + t.rows_out)
+                    .sat_mul(t.count)
             } else {
                 0
             }
@@ -2419,7 +2412,7 @@ impl Workload {
         let mut w = if detailed {
             per_gpu_weight_bytes(a, base_dtype, &q, self.tp, self.pp)
         } else {
-            params.saturating_mul(base_dtype.bits() as u64 / 8)
+            params.sat_mul(base_dtype.bits() as u64 / 8)
         };
         let mut w_text = if detailed {
             self.weights_formula_train(w, base_dtype, &q)
@@ -2441,7 +2434,7 @@ impl Workload {
                 }
             };
             let unq: u64 = tensors.iter().map(unquantized).fold(0, u64::saturating_add);
-            let extra = busiest(&unquantized, unq).saturating_mul(2);
+            let extra = busiest(&unquantized, unq).sat_mul(2);
             w = w.saturating_add(extra);
             w_text = format!(
                 "{w_text} + {} unquantized params upcast to fp32 by prepare_model_for_kbit_training (+{})",
@@ -2453,7 +2446,7 @@ impl Workload {
             // DeepSpeed holds the whole model, adapters included, in 16 bits (their fp32 masters
             // are in the optimizer partition); without ZeRO, PEFT keeps the adapters in fp32.
             let ab = if zero > 0 { act } else { sb };
-            let adapters = t_shard.saturating_mul(ab);
+            let adapters = t_shard.sat_mul(ab);
             w = w.saturating_add(adapters);
             w_text = format!(
                 "{w_text} + LoRA adapters {} × {ab} B = {}",
@@ -2466,10 +2459,7 @@ impl Workload {
         let mut live_params = 0;
         if zero == 3 {
             let layer_params = params / a.num_layers.max(1);
-            live_params = layer_params
-                .saturating_mul(2)
-                .saturating_mul(2)
-                .div_ceil(self.tp);
+            live_params = layer_params.sat_mul(2).sat_mul(2).div_ceil(self.tp);
             w = if offload { 0 } else { w.div_ceil(dp) };
             w_text = format!(
                 "{w_text}, partitioned over {dp} data-parallel ranks (ZeRO-3){}",
@@ -2486,7 +2476,7 @@ impl Workload {
         );
         // Gradients (in the master dtype; under ZeRO in the model dtype, reduced into fp32 partitions).
         let grad_bytes = if zero > 0 { act } else { sb };
-        let mut g = t_shard.saturating_mul(grad_bytes);
+        let mut g = t_shard.sat_mul(grad_bytes);
         let mut g_text = format!("{} trainable params × {grad_bytes} B", thousands(t_shard));
         if zero >= 2 {
             g = if offload { 0 } else { g.div_ceil(dp) };
@@ -2524,10 +2514,10 @@ impl Workload {
                 String::from("Adafactor: factored second moment (row + column per matrix, 4 B)"),
             ),
         };
-        let mut o = t_shard.saturating_mul(state_per_param);
+        let mut o = t_shard.sat_mul(state_per_param);
         if self.optimizer == Optimizer::Adamw8bit {
             // bitsandbytes quantizes each state in blocks of 256 with one fp32 absmax per block.
-            o = o.saturating_add(t_shard.div_ceil(256).saturating_mul(8));
+            o = o.saturating_add(t_shard.div_ceil(256).sat_mul(8));
         }
         if self.optimizer == Optimizer::Adafactor {
             let factored = |t: &crate::model::Tensor| {
@@ -2588,7 +2578,7 @@ impl Workload {
         // The sequence through the main stack (a ViT's patches and class token, whatever
         // seq_len says) and, for Whisper, the encoder's fixed frames over its own layers.
         let seq = self.main_seq();
-        let tokens = self.batch.saturating_mul(seq);
+        let tokens = self.batch.sat_mul(seq);
         let (enc_layers, enc_seq) = self.encoder_stack();
         let (acts, act_text) = if detailed {
             let (per_tok, s2) =
@@ -2601,14 +2591,9 @@ impl Workload {
             // What one block saves for a sequence of `s` tokens, over the batch.
             let block = |s: u64, s2: u64| {
                 self.batch
-                    .saturating_mul(s)
-                    .saturating_mul(per_tok)
-                    .saturating_add(
-                        self.batch
-                            .saturating_mul(s)
-                            .saturating_mul(s)
-                            .saturating_mul(s2),
-                    )
+                    .sat_mul(s)
+                    .sat_mul(per_tok)
+                    .saturating_add(self.batch.sat_mul(s).sat_mul(s).sat_mul(s2))
             };
             // A Whisper decoder layer's cross-attention over the encoder's frames.
             let cross = |s2: u64| {
@@ -2617,10 +2602,10 @@ impl Workload {
                 }
                 let (tok, frame) =
                     activations::cross_attention_training(a, act, &train, self.tp, amp);
-                self.batch.saturating_mul(
-                    seq.saturating_mul(tok)
-                        .saturating_add(enc_seq.saturating_mul(frame))
-                        .saturating_add(seq.saturating_mul(enc_seq).saturating_mul(s2)),
+                self.batch.sat_mul(
+                    seq.sat_mul(tok)
+                        .saturating_add(enc_seq.sat_mul(frame))
+                        .saturating_add(seq.sat_mul(enc_seq).sat_mul(s2)),
                 )
             };
             let resid = if reg.fp32_master() && !lora { 4 } else { act };
@@ -2636,9 +2621,9 @@ impl Workload {
                 Checkpointing::Full => {
                     // The block inputs, and the encoder's output that every decoder block reads.
                     let kept = tokens
-                        .saturating_mul(a.num_layers)
+                        .sat_mul(a.num_layers)
                         .saturating_add(self.batch * enc_seq * (enc_layers + enc_layers.min(1)))
-                        .saturating_mul(resid * a.hidden_size);
+                        .sat_mul(resid * a.hidden_size);
                     let one = block(seq.max(enc_seq), s2).max(block(seq, s2) + cross(s2));
                     (
                         kept.saturating_add(one),
@@ -2655,8 +2640,8 @@ impl Workload {
                 _ => {
                     let total = block(seq, s2_total)
                         .saturating_add(cross(s2_total))
-                        .saturating_mul(a.num_layers)
-                        .saturating_add(block(enc_seq, s2_total).saturating_mul(enc_layers));
+                        .sat_mul(a.num_layers)
+                        .saturating_add(block(enc_seq, s2_total).sat_mul(enc_layers));
                     let s2_text = if s2_total > 0 {
                         format!(" + {} × {}² × {s2_total} B (eager scores)", self.batch, seq)
                     } else {
@@ -2699,7 +2684,7 @@ impl Workload {
         };
         let acts = if self.pp > 1 {
             // 1F1B: the first stage holds pp micro-batches of its layers in flight.
-            acts.div_ceil(self.pp).saturating_mul(self.pp.min(self.pp))
+            acts.div_ceil(self.pp).sat_mul(self.pp.min(self.pp))
         } else {
             acts
         };
@@ -2716,8 +2701,8 @@ impl Workload {
         let logit_bytes = if act == 4 { 8 } else { act + 8 };
         let logits = if a.is_generative() && a.vocab_size > 0 {
             tokens
-                .saturating_mul(a.vocab_size)
-                .saturating_mul(logit_bytes)
+                .sat_mul(a.vocab_size)
+                .sat_mul(logit_bytes)
                 .div_ceil(self.tp)
         } else {
             0
@@ -2729,16 +2714,13 @@ impl Workload {
         // End of backward: the embedding's dense gradient is built in a fresh buffer before it is
         // accumulated (twice the matrix when the head shares it: the head's gradient is already there).
         let emb_buf = if !lora && zero == 0 && detailed && a.vocab_size > 0 {
-            let n = a
-                .vocab_size
-                .saturating_mul(a.hidden_size)
-                .saturating_mul(grad_bytes);
+            let n = a.vocab_size.sat_mul(a.hidden_size).sat_mul(grad_bytes);
             let copies = if a.tied_embeddings && a.is_generative() {
                 2
             } else {
                 1
             };
-            n.saturating_mul(copies).div_ceil(self.tp)
+            n.sat_mul(copies).div_ceil(self.tp)
         } else {
             0
         };
@@ -2758,7 +2740,7 @@ impl Workload {
                 }
             };
             let mats: u64 = tensors.iter().map(matrix).fold(0, u64::saturating_add);
-            busiest(&matrix, mats).saturating_mul(2)
+            busiest(&matrix, mats).sat_mul(2)
         } else {
             0
         };
@@ -2807,7 +2789,7 @@ impl Workload {
             Optimizer::Adamw | Optimizer::Lion
                 if !(self.fused_optimizer || zero >= 1 && offload) =>
             {
-                partition(t_shard.saturating_mul(sb))
+                partition(t_shard.sat_mul(sb))
             }
             // Adafactor's update: a full-size fp32 temporary of the largest trainable tensor on
             // this GPU (under LoRA an adapter matrix, not the frozen embedding).
@@ -2815,7 +2797,7 @@ impl Workload {
                 let trainable = |t: &crate::model::Tensor| {
                     if lora {
                         if lora_of(t) > 0 {
-                            self.lora_rank.saturating_mul(t.rows_in.max(t.rows_out))
+                            self.lora_rank.sat_mul(t.rows_in.max(t.rows_out))
                         } else {
                             0
                         }
@@ -2830,7 +2812,7 @@ impl Workload {
         // ZeRO's step casts this rank's gradient partition to fp32 beside the fp32 masters
         // (DeepSpeed stage_1_and_2.py `step()`; its estimators count 16 B per parameter / N).
         let fp32_grads = if zero >= 1 && !offload && master > 0 {
-            t_shard.saturating_mul(4).div_ceil(dp)
+            t_shard.sat_mul(4).div_ceil(dp)
         } else {
             0
         };
@@ -2863,9 +2845,9 @@ impl Workload {
             );
         }
         // ZeRO buckets / DDP buckets.
-        let h2 = a.hidden_size.saturating_mul(a.hidden_size);
+        let h2 = a.hidden_size.sat_mul(a.hidden_size);
         let buckets = match zero {
-            1 | 2 => h2.saturating_mul(2 * 2),
+            1 | 2 => h2.sat_mul(2 * 2),
             3 => live_params.saturating_add(Bytes::from_f64(0.9 * h2 as f64).get() * 2),
             _ if dp > 1 => g,
             _ => 0,
@@ -2975,9 +2957,9 @@ impl Workload {
             // NVMe), for this GPU's tensor × pipeline shard / dp.
             // DeepSpeed's CPU step also holds the fp32 gradient partition (its estimators: 16 B
             // per parameter / N for ZeRO-2, 18 B for ZeRO-3 with the 16-bit parameters).
-            let full_states = t_shard.saturating_mul(4 + 4 + state_per_param);
+            let full_states = t_shard.sat_mul(4 + 4 + state_per_param);
             let params_cpu = if zero == 3 {
-                busiest(&|t| t.numel(), params).saturating_mul(2)
+                busiest(&|t| t.numel(), params).sat_mul(2)
             } else {
                 0
             };
@@ -3043,7 +3025,7 @@ impl Workload {
         let reserve = if is_llamacpp {
             0
         } else {
-            (transient / 20).saturating_add(a.num_layers.saturating_mul(MIB))
+            (transient / 20).saturating_add(a.num_layers.sat_mul(MIB))
         };
         if !is_llamacpp {
             parts.add(
@@ -3414,3 +3396,17 @@ pub const NCCL_BUFFERS: Bytes = Bytes::mib(512);
 
 #[cfg(test)]
 mod tests;
+
+/// `u64::saturating_mul` out of line in the wasm modules: on wasm32 each inlined one is a call to
+/// the 128-bit multiply `__multi3` and a test of its high half, some seventy times over in the
+/// estimator.
+pub(crate) trait SatMul {
+    fn sat_mul(self, rhs: u64) -> u64;
+}
+
+impl SatMul for u64 {
+    #[cfg_attr(target_arch = "wasm32", inline(never))]
+    fn sat_mul(self, rhs: u64) -> u64 {
+        self.saturating_mul(rhs)
+    }
+}
