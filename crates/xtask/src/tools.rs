@@ -234,12 +234,18 @@ pub fn wasm_opt(input: &Path, output: &Path, glue: &[PathBuf]) -> Result {
         .arg(input)
         .arg("-o")
         .arg(output))?;
+    rename_glue(output, &map, glue)?;
+    std::fs::remove_file(&map).map_err(|e| format!("cannot remove {}: {e}", map.display()))
+}
+
+/// Gives the glue files the names of `wasm`'s imports and exports, from the mapping `map` that
+/// wasm-opt printed (`crates/xtask/rename.mjs`); an error if the glue and the module disagree.
+fn rename_glue(wasm: &Path, map: &Path, glue: &[PathBuf]) -> Result {
     run(cmd("node")
         .arg(root().join("crates/xtask/rename.mjs"))
-        .arg(output)
-        .arg(&map)
-        .args(glue))?;
-    std::fs::remove_file(&map).map_err(|e| format!("cannot remove {}: {e}", map.display()))
+        .arg(wasm)
+        .arg(map)
+        .args(glue))
 }
 
 /// The folder of the npm tools (`node_modules/.bin`).
@@ -300,4 +306,63 @@ pub fn ensure_mdbook() -> Result {
 /// A file's modification time.
 pub fn mtime(path: &Path) -> Option<std::time::SystemTime> {
     std::fs::metadata(path).and_then(|m| m.modified()).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{rename_glue, root};
+
+    /// A module as wasm-opt leaves it: its one import `a` from module `a`, its one export `b`.
+    const MINIFIED: [u8; 40] = [
+        0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // magic, version 1
+        0x01, 0x04, 0x01, 0x60, 0x00, 0x00, // types: () -> ()
+        0x02, 0x07, 0x01, 0x01, b'a', 0x01, b'a', 0x00,
+        0x00, // import "a" "a", function of type 0
+        0x03, 0x02, 0x01, 0x00, // one function of type 0
+        0x07, 0x05, 0x01, 0x01, b'b', 0x00, 0x01, // export "b": function 1
+        0x0a, 0x04, 0x01, 0x02, 0x00, 0x0b, // its body: nothing
+    ];
+    const MAP: &str = r#"{"imports": [["./x_bg.js", "__wbg_log_0123456789abcdef", "a"]],
+        "exports": [["start", "b"]]}"#;
+
+    /// Writes the module, the mapping and `glue` (as `x.js`) into a folder of their own, renames,
+    /// and returns the glue as it came out, or the error.
+    fn renamed(case: &str, glue: &str) -> Result<String, String> {
+        let dir = root().join("target/rename-test").join(case);
+        std::fs::create_dir_all(&dir).unwrap();
+        let (wasm, map, js) = (
+            dir.join("x_bg.wasm"),
+            dir.join("map.json"),
+            dir.join("x.js"),
+        );
+        std::fs::write(&wasm, MINIFIED).unwrap();
+        std::fs::write(&map, MAP).unwrap();
+        std::fs::write(&js, glue).unwrap();
+        rename_glue(&wasm, &map, std::slice::from_ref(&js))?;
+        Ok(std::fs::read_to_string(&js).unwrap())
+    }
+
+    #[test]
+    fn the_glue_takes_the_minified_names() {
+        let glue = "const import0 = { __wbg_log_0123456789abcdef: function() {} };\n\
+                    const imports = { \"./x_bg.js\": import0 };\n\
+                    export function start() { wasm.start(); }\n";
+        assert_eq!(
+            renamed("ok", glue).unwrap(),
+            "const import0 = { a: function() {} };\n\
+             const imports = { \"a\": import0 };\n\
+             export function start() { wasm.b(); }\n"
+        );
+    }
+
+    #[test]
+    fn a_glue_that_disagrees_with_the_module_stops_the_build() {
+        // The import the module names is missing from the glue.
+        let missing = "const imports = { \"./x_bg.js\": {} }; wasm.start();";
+        assert!(renamed("missing", missing).is_err());
+        // The glue calls an export the module does not have.
+        let stray = "const imports = { \"./x_bg.js\": { __wbg_log_0123456789abcdef: f } };\n\
+                     wasm.start(); wasm.stop();";
+        assert!(renamed("stray", stray).is_err());
+    }
 }
