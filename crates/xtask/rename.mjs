@@ -5,7 +5,7 @@
 // MAP.json is the mapping wasm-opt prints: `{"imports": [[module, old, new], …], "exports":
 // [[old, new], …]}`. The glue names each import once, as a key of its import object, and reaches
 // each export as `wasm.NAME`; the TypeScript declarations list the exports in `InitOutput` as
-// `readonly NAME:`. Every rename is checked: an import key found other than exactly once, or a
+// `readonly NAME:`, and only there are they renamed. Every rename is checked: an import key found other than exactly once, or a
 // name the minified module imports that the rewritten glue does not provide, stops the build.
 import { readFile, writeFile } from "node:fs/promises";
 
@@ -58,9 +58,17 @@ for (const file of glueFiles) {
       if (!exports.has(name)) throw new Error(`rename.mjs: ${file} uses ${used}, which the module does not export`);
     }
   } else {
+    // Only inside `InitOutput`: another interface may well have a field named `memory`.
+    const start = code.indexOf("export interface InitOutput {");
+    const end = code.indexOf("\n}", start);
+    if (start < 0 || end < 0) throw new Error(`rename.mjs: ${file} declares no InitOutput`);
+    const before = code.slice(0, start);
+    const after = code.slice(end);
+    code = code.slice(start, end);
     for (const [from, to] of map.exports) {
       replaceAll(new RegExp(`(readonly\\s+)${escape(from)}(?=\\s*:)`, "g"), (_, r) => `${r}${to}`, from, false);
     }
+    code = before + code + after;
   }
   await writeFile(file, code);
 }

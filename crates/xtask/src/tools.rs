@@ -328,13 +328,14 @@ mod tests {
     /// Writes the module, the mapping and `glue` (as `x.js`) into a folder of their own, renames,
     /// and returns the glue as it came out, or the error.
     fn renamed(case: &str, glue: &str) -> Result<String, String> {
+        renamed_file(case, "x.js", glue)
+    }
+
+    /// The same with the glue file named `file` (`x.d.ts`: TypeScript declarations).
+    fn renamed_file(case: &str, file: &str, glue: &str) -> Result<String, String> {
         let dir = root().join("target/rename-test").join(case);
         std::fs::create_dir_all(&dir).unwrap();
-        let (wasm, map, js) = (
-            dir.join("x_bg.wasm"),
-            dir.join("map.json"),
-            dir.join("x.js"),
-        );
+        let (wasm, map, js) = (dir.join("x_bg.wasm"), dir.join("map.json"), dir.join(file));
         std::fs::write(&wasm, MINIFIED).unwrap();
         std::fs::write(&map, MAP).unwrap();
         std::fs::write(&js, glue).unwrap();
@@ -352,6 +353,18 @@ mod tests {
             "const import0 = { a: function() {} };\n\
              const imports = { \"a\": import0 };\n\
              export function start() { wasm.b(); }\n"
+        );
+    }
+
+    #[test]
+    fn the_declarations_rename_the_raw_exports_only() {
+        // `start` is renamed where `InitOutput` lists the module's exports, and nowhere else.
+        let dts = "export interface Gpu {\n    readonly start: number;\n}\n\
+                   export interface InitOutput {\n    readonly start: () => void;\n}\n";
+        assert_eq!(
+            renamed_file("dts", "x.d.ts", dts).unwrap(),
+            "export interface Gpu {\n    readonly start: number;\n}\n\
+             export interface InitOutput {\n    readonly b: () => void;\n}\n"
         );
     }
 
