@@ -100,14 +100,44 @@ impl Lang {
         if self.is_zh() { zh } else { en }
     }
 
-    /// `t(key)` with `{0}`, `{1}`, … replaced by `args`.
+    /// `t(key)` with `{0}`, `{1}`, … replaced by `args`, in one pass (an argument's own text is
+    /// not read for slots); a slot with no argument stays as written. Written by hand, as are
+    /// the `strip_prefix` calls instead of `trim_start_matches`, so that the calculator's build
+    /// links none of core's substring search.
     pub fn f(self, key: &str, args: &[&str]) -> String {
-        let mut s = self.t(key).to_string();
-        for (i, a) in args.iter().enumerate() {
-            s = s.replace(&format!("{{{i}}}"), a);
-        }
-        s
+        fill(self.t(key), args)
     }
+}
+
+/// `text` with each `{N}` replaced by `args[N]`: see [`Lang::f`].
+fn fill(text: &str, args: &[&str]) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        let arg = (digits > 0 && after[digits..].starts_with('}'))
+            .then(|| {
+                after.as_bytes()[..digits].iter().try_fold(0usize, |n, d| {
+                    n.checked_mul(10)?.checked_add(usize::from(d - b'0'))
+                })
+            })
+            .flatten()
+            .and_then(|i| args.get(i));
+        match arg {
+            Some(a) => {
+                out.push_str(a);
+                rest = &after[digits + 1..];
+            }
+            None => {
+                out.push('{');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 fn lookup(key: &str) -> Option<(&'static str, &'static str)> {
@@ -589,5 +619,29 @@ mod tests {
             "Part of this link could not be read, so defaults were used for: batch."
         );
         assert!(Lang::Zh.t("view.calc").contains("计算器"));
+    }
+
+    #[test]
+    fn fills_each_slot_once_and_leaves_the_rest() {
+        assert_eq!(
+            fill("{0} of {1}, {0} again", &["a", "b"]),
+            "a of b, a again"
+        );
+        // An argument's own text is not read for slots.
+        assert_eq!(fill("{0} then {1}", &["{1}", "b"]), "{1} then b");
+        // A slot with no argument, a brace that opens no slot, a slot past `usize`: as written.
+        assert_eq!(fill("{2} {x} {} {", &["a"]), "{2} {x} {} {");
+        assert_eq!(
+            fill("{99999999999999999999999}", &["a"]),
+            "{99999999999999999999999}"
+        );
+        assert_eq!(
+            fill(
+                "x{10}y",
+                &["0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "ten"]
+            ),
+            "xteny"
+        );
+        assert_eq!(fill("", &["a"]), "");
     }
 }

@@ -24,8 +24,9 @@ pub fn device_of(g: &crate::hardware::Gpu) -> Device {
     Device {
         id: alloc::string::String::from(g.id),
         memory: g.memory,
-        // cuBLAS uses 32 MiB workspaces from Hopper (sm90) on.
-        hopper_or_newer: arch.contains("hopper") || arch.contains("blackwell"),
+        // cuBLAS uses 32 MiB workspaces from Hopper (sm90) on. (`starts_with`, not `contains`:
+        // the wasm modules then link none of core's substring search.)
+        hopper_or_newer: arch.starts_with("hopper") || arch.starts_with("blackwell"),
         // vLLM keeps its smaller defaults on A100s whatever their memory.
         a100: g.id.starts_with("a100") || g.id.starts_with("a800"),
         bf16: g.bf16_tflops > 0.0,

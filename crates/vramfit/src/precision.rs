@@ -69,23 +69,24 @@ impl Dtype {
 
     /// Parses `fp32|fp16|bf16|fp8|int8|int4` (also `float32`, `float16`, `bfloat16`, `half`).
     pub fn parse(field: &str, s: &str) -> Result<Dtype> {
-        Ok(
-            match s.trim().to_ascii_lowercase().trim_start_matches("torch.") {
-                "fp32" | "float32" | "float" | "f32" => Dtype::Fp32,
-                "fp16" | "float16" | "half" | "f16" => Dtype::Fp16,
-                "bf16" | "bfloat16" => Dtype::Bf16,
-                "fp8" | "float8" | "float8_e4m3fn" | "f8" => Dtype::Fp8,
-                "int8" | "i8" => Dtype::Int8,
-                "int4" | "i4" => Dtype::Int4,
-                other => {
-                    return Err(InputError::new(
-                        field,
-                        alloc::format!("unknown dtype `{other}`"),
-                        "fp32, fp16, bf16, fp8, int8, int4",
-                    ));
-                }
-            },
-        )
+        // `strip_prefix`, not `trim_start_matches`: the same for one prefix, without core's
+        // substring search in the wasm modules.
+        let lower = s.trim().to_ascii_lowercase();
+        Ok(match lower.strip_prefix("torch.").unwrap_or(&lower) {
+            "fp32" | "float32" | "float" | "f32" => Dtype::Fp32,
+            "fp16" | "float16" | "half" | "f16" => Dtype::Fp16,
+            "bf16" | "bfloat16" => Dtype::Bf16,
+            "fp8" | "float8" | "float8_e4m3fn" | "f8" => Dtype::Fp8,
+            "int8" | "i8" => Dtype::Int8,
+            "int4" | "i4" => Dtype::Int4,
+            other => {
+                return Err(InputError::new(
+                    field,
+                    alloc::format!("unknown dtype `{other}`"),
+                    "fp32, fp16, bf16, fp8, int8, int4",
+                ));
+            }
+        })
     }
 }
 

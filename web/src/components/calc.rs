@@ -522,7 +522,7 @@ fn results(props: &ResultProps) -> Html {
                                 let off = c.key.ends_with("_off_peak");
                                 html! {
                                     <tr data-key={c.key.clone()} data-bytes={c.bytes.get().to_string()}>
-                                        <td><span class="swatch" data-c={c.key.trim_end_matches("_off_peak").to_string()}></span>
+                                        <td><span class="swatch" data-c={c.key.strip_suffix("_off_peak").unwrap_or(&c.key).to_string()}></span>
                                             { chart::component_label(lang, &c.key) }
                                             if off { <br /><span class="muted">{ lang.t("calc.off_peak") }</span> }</td>
                                         <td class="num">{ format::gib(c.bytes) }</td>
@@ -592,7 +592,7 @@ fn whatif_card(app: &crate::Ctx, w: &compute::WhatIf, base: &Estimate) -> Html {
             <div>{ lang.t(w.key) }</div>
             <div class="v">{ format::gib(w.estimate.total_bytes) }</div>
             <div>{ delta }</div>
-            <div class="muted speed">{ lang.t(&w.key.replacen("whatif.", "whatif_speed.", 1)) }</div>
+            <div class="muted speed">{ lang.t(&format!("whatif_speed.{}", w.key.strip_prefix("whatif.").unwrap_or(w.key))) }</div>
             if let (Some(c0), Some(c1)) = (base.max_concurrency_exact, w.estimate.max_concurrency_exact) {
                 <div class="muted">{ lang.f("calc.concurrency", &[&fixed(c0, 1), &fixed(c1, 1)]) }</div>
             }

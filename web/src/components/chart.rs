@@ -21,7 +21,7 @@ pub fn peak_parts(e: &Estimate) -> Vec<(&str, Bytes)> {
 
 /// The label of a component key.
 pub fn component_label(lang: Lang, key: &str) -> String {
-    let base = key.trim_end_matches("_off_peak");
+    let base = key.strip_suffix("_off_peak").unwrap_or(key);
     lang.try_t(&format!("comp.{base}"))
         .map(str::to_string)
         .unwrap_or_else(|| base.replace('_', " "))

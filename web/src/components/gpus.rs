@@ -24,10 +24,8 @@ pub fn chart_lines() -> Vec<Line> {
 
 /// `H100 SXM5 80GB` from `NVIDIA H100 SXM5 80GB`.
 pub fn short_name(g: &Gpu) -> String {
-    g.name
-        .trim_start_matches("NVIDIA ")
-        .trim_start_matches("GeForce ")
-        .to_string()
+    let name = g.name.strip_prefix("NVIDIA ").unwrap_or(g.name);
+    name.strip_prefix("GeForce ").unwrap_or(name).to_string()
 }
 
 /// `<option>`s of every catalog card, `selected` the one with id `value`.

@@ -1211,7 +1211,7 @@ pub fn within_reach(e: Estimate) -> Result<Estimate> {
         .components
         .iter()
         .max_by_key(|c| c.bytes)
-        .map_or("", |c| c.key.trim_end_matches("_off_peak"));
+        .map_or("", |c| c.key.strip_suffix("_off_peak").unwrap_or(&c.key));
     let per_token = matches!(
         largest,
         "activations" | "kv_cache" | "logits" | "compute_buffer" | "cuda_graphs"
