@@ -223,7 +223,11 @@ mod tests {
             ("qwen2.572b", "2.57"),
             ("qwen2.572b", "72x"),
         ] {
-            assert_eq!(occurs_in(hay, needle), hay.contains(needle), "{hay:?} {needle:?}");
+            assert_eq!(
+                occurs_in(hay, needle),
+                hay.contains(needle),
+                "{hay:?} {needle:?}"
+            );
         }
     }
 }
