@@ -415,7 +415,7 @@ fn fill(
 
 /// The SHA-256 of `text` in base64, as a CSP hash source takes it: computed by Node (which
 /// the build runs anyway, for the minifier), as xtask has no dependencies.
-fn sha256_base64(stage: &Path, text: &str) -> Result<String> {
+pub(crate) fn sha256_base64(stage: &Path, text: &str) -> Result<String> {
     let file = stage.join("inline.sha256-input");
     write(&file, text.as_bytes())?;
     let script = "process.stdout.write(require('node:crypto').createHash('sha256')\
