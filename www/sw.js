@@ -5,10 +5,14 @@
 const VERSION = '{{VERSION}}';
 const CACHE = 'vramfit-' + VERSION;
 const ASSETS = {{ASSETS}};
+// Each module is built twice, plain and precompressed (`NAME.gz`); boot.js loads the second
+// where the browser can inflate it, so only the copy this browser loads is kept.
+const PACKED = typeof DecompressionStream === 'function';
+const PRECACHE = ASSETS.filter((a) => (PACKED ? !ASSETS.includes(`${a}.gz`) : !a.endsWith('.wasm.gz')));
 
 self.addEventListener('install', (event) => {
   event.waitUntil(
-    caches.open(CACHE).then((cache) => cache.addAll(ASSETS)).then(() => self.skipWaiting()),
+    caches.open(CACHE).then((cache) => cache.addAll(PRECACHE)).then(() => self.skipWaiting()),
   );
 });
 

@@ -95,6 +95,15 @@ async function ready(page) {
   await page.waitForFunction(() => navigator.serviceWorker.controller !== null, null, { timeout: 15000 });
 }
 
+/** The file names of the modules `context` fetches, plain (`.wasm`) or precompressed (`.wasm.gz`), in order. */
+function modulesFetched(context) {
+  const names = [];
+  context.on('request', (r) => {
+    if (/\.wasm(\.gz)?$/.test(r.url())) names.push(new URL(r.url()).pathname.split('/').pop());
+  });
+  return names;
+}
+
 const shot = async (page, name) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
 
 const hasHan = (s) => /[\u4e00-\u9fff]/.test(s);
@@ -136,13 +145,13 @@ test('makes no request outside its origin (request interception)', async () => {
 test('the first load is the calculator alone; another view hands over to the full build, state kept', async () => {
   // No service worker: it would precache the full build and blur what the page itself asks for.
   const context = await browser({ serviceWorkers: 'block' });
-  const wasm = [];
-  context.on('request', (r) => { if (r.url().endsWith('.wasm')) wasm.push(new URL(r.url()).pathname.split('/').pop()); });
+  const wasm = modulesFetched(context);
   const page = await watchedPage(context);
   await go(page, '#/calc?lang=en&batch=3&seq_len=4096', 'calc');
   const before = await shown(page);
   eq(wasm.length, 1, `one module in the first load: ${wasm}`);
   assert(wasm[0].startsWith('vramfit_en_bg-'), `the English calculator's build loads: ${wasm}`);
+  assert(wasm[0].endsWith('.wasm.gz'), `its precompressed copy, inflated by the page: ${wasm}`);
   // A link to another view: the full build is fetched and takes over, from the same address.
   await page.locator('nav a[data-nav="diagnose"]').click();
   await page.waitForSelector('main[data-view="diagnose"] textarea');
@@ -175,10 +184,44 @@ test('the first load is the calculator alone; another view hands over to the ful
   eq(JSON.stringify(await shown(off)), JSON.stringify(before), 'the calculator still computes after a failed hand-over');
 });
 
+test('the plain module loads where the precompressed copy cannot be used, with the same numbers', async () => {
+  const hash = '#/calc?lang=en&batch=3&seq_len=4096';
+  const normal = await watchedPage(await browser({ serviceWorkers: 'block' }));
+  await go(normal, hash, 'calc');
+  const want = JSON.stringify(await shown(normal));
+  noProblems(normal, 'problems with the precompressed module');
+  // A browser without DecompressionStream (Safari before 16.4, Firefox before 113) asks for
+  // the plain module only.
+  const old = await browser({ serviceWorkers: 'block' });
+  await old.addInitScript(() => { delete globalThis.DecompressionStream; });
+  const oldWasm = modulesFetched(old);
+  const oldPage = await watchedPage(old);
+  await go(oldPage, hash, 'calc');
+  eq(JSON.stringify(await shown(oldPage)), want, 'the plain module shows the same estimate');
+  eq(oldWasm.length, 1, `one module: ${oldWasm}`);
+  assert(/^vramfit_en_bg-[0-9a-f]+\.wasm$/.test(oldWasm[0]), `the plain module: ${oldWasm}`);
+  noProblems(oldPage, 'problems without DecompressionStream');
+  // A host that inflates `.gz` files itself hands the page a module that is not gzip any more:
+  // the page then fetches the plain module.
+  const host = await browser({ serviceWorkers: 'block' });
+  await host.route(/\.wasm\.gz$/, async (route) => {
+    route.fulfill({ response: await route.fetch({ url: route.request().url().replace(/\.gz$/, '') }) });
+  });
+  const hostWasm = modulesFetched(host);
+  const hostPage = await watchedPage(host);
+  const warnings = [];
+  hostPage.on('console', (m) => { if (m.type() === 'warning') warnings.push(m.text()); });
+  await go(hostPage, hash, 'calc');
+  eq(JSON.stringify(await shown(hostPage)), want, 'the fallback shows the same estimate');
+  eq(hostWasm.length, 2, `the copy, then the plain module: ${hostWasm}`);
+  assert(hostWasm[0].endsWith('.wasm.gz') && hostWasm[1].endsWith('.wasm'), `the copy, then the plain module: ${hostWasm}`);
+  assert(warnings.some((w) => /could not be used/.test(w)), `the console says why: ${warnings}`);
+  noProblems(hostPage, 'problems with a host that inflates .gz');
+});
+
 test('each language has its calculator build: the first load holds one, the menu hands over to the other', async () => {
   const context = await browser({ serviceWorkers: 'block', locale: 'zh-CN' });
-  const wasm = [];
-  context.on('request', (r) => { if (r.url().endsWith('.wasm')) wasm.push(new URL(r.url()).pathname.split('/').pop()); });
+  const wasm = modulesFetched(context);
   const page = await watchedPage(context);
   // No lang in the link: the browser's language (Chinese) picks the Chinese build, alone.
   await go(page, '#/calc?batch=3&seq_len=4096', 'calc');
@@ -220,8 +263,7 @@ test('boot.js starts the build the app would choose (AppState::build), so no add
   ];
   for (const [hash, locale, want] of cases) {
     const context = await browser({ serviceWorkers: 'block', locale });
-    const wasm = [];
-    context.on('request', (r) => { if (r.url().endsWith('.wasm')) wasm.push(new URL(r.url()).pathname.split('/').pop()); });
+    const wasm = modulesFetched(context);
     const page = await watchedPage(context);
     await go(page, hash);
     await page.waitForSelector('main[data-view] h1');
@@ -284,6 +326,11 @@ test('works offline after one visit (service worker)', async () => {
     version: document.querySelector('meta[name="vramfit-version"]').content,
   }));
   eq(JSON.stringify(caches.keys), JSON.stringify([`vramfit-${caches.version}`]), 'the versioned cache');
+  // Each module once, as this browser loads it: the precompressed copy, not the plain module too.
+  const cached = await page.evaluate(async () => (await (await caches.open((await caches.keys())[0])).keys())
+    .map((r) => new URL(r.url).pathname.split('/').pop()).filter((n) => /\.wasm(\.gz)?$/.test(n)).sort());
+  eq(cached.length, 3, `three modules precached: ${cached}`);
+  assert(cached.every((n) => n.endsWith('.wasm.gz')), `only their precompressed copies: ${cached}`);
   await context.setOffline(true);
   page.problems.length = 0;
   await page.reload();

@@ -173,6 +173,9 @@ pub fn mime(path: &Path) -> &'static str {
         "js" | "mjs" => "text/javascript; charset=utf-8",
         "css" => "text/css; charset=utf-8",
         "wasm" => "application/wasm",
+        // A module precompressed by `cargo xtask dist`, which boot.js inflates itself: a file
+        // like any other, with no `Content-Encoding` (boot.js copes with a host that adds one).
+        "gz" => "application/gzip",
         "json" | "map" => "application/json",
         "webmanifest" => "application/manifest+json",
         "svg" => "image/svg+xml",
@@ -206,6 +209,7 @@ mod tests {
     #[test]
     fn wasm_has_its_mime_type() {
         assert_eq!(mime(Path::new("x_bg.wasm")), "application/wasm");
+        assert_eq!(mime(Path::new("x_bg.wasm.gz")), "application/gzip");
         assert_eq!(
             mime(Path::new("manifest.webmanifest")),
             "application/manifest+json"

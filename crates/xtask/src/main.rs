@@ -1,7 +1,8 @@
 //! `cargo xtask`: the commands CI runs, and nothing else.
 //!
-//! Dependency-free on purpose (std only): it must build in seconds on a fresh machine, before
-//! anything else is installed, and then install what the build needs.
+//! One dependency on purpose, `zopfli` (pure Rust; it precompresses the site's modules): it must
+//! build in seconds on a fresh machine, before anything else is installed, and then install
+//! what the build needs.
 //!
 //! - `cargo xtask dist` builds the site into `dist/` (installing missing tools first);
 //! - `cargo xtask serve [--port 8080]` builds, serves `dist/` and rebuilds on change;

@@ -5,7 +5,8 @@
 //! file name, so a new version never mixes with a cached old one. The files that must keep
 //! their names (`index.html`, `404.html`, `sw.js`, `manifest.webmanifest`) are templates:
 //! `{{name}}` becomes the hashed name of `name`, `{{VERSION}}` the build's version, and
-//! `{{ASSETS}}` the JSON list of every file the service worker precaches. Every URL is
+//! `{{ASSETS}}` the JSON list of every file the service worker precaches, and `{{PACKED}}` in
+//! `boot.js` is `true` when each module has a precompressed copy `NAME.gz`. Every URL is
 //! relative, so the site works under any path (GitHub Pages serves it under `/vramfit/`).
 
 use std::collections::BTreeMap;
@@ -65,6 +66,7 @@ pub fn build_with(fast: bool) -> Result<String> {
     // serves it under every name, to rebuild quickly.
     let mut names: BTreeMap<String, String> = BTreeMap::new();
     let mut report = Vec::new();
+    let mut modules: Vec<(String, Vec<u8>)> = Vec::new();
     let builds: &[(&str, &str)] = if fast {
         &[("vramfit_full", "full")]
     } else {
@@ -89,6 +91,9 @@ pub fn build_with(fast: bool) -> Result<String> {
         };
         add(format!("{name}_bg.wasm"), &wasm)?;
         add(format!("{name}.js"), &glue)?;
+        if !fast {
+            modules.push((format!("{name}_bg.wasm"), wasm.clone()));
+        }
         if fast {
             for other in ["vramfit_en", "vramfit_zh"] {
                 add(format!("{other}_bg.wasm"), &wasm)?;
@@ -102,6 +107,28 @@ pub fn build_with(fast: bool) -> Result<String> {
         ));
     }
 
+    // Each module also as `NAME.gz`, compressed once here by Zopfli (`precompress`), which
+    // `boot.js` fetches and inflates with the browser's `DecompressionStream`: served as it is
+    // (`application/gzip`), it crosses the network some 5 % smaller than the plain module
+    // compressed by the server, at best at `gzip -9`. The plain module stays beside it for
+    // browsers without `DecompressionStream`, and for `serve`'s quick build, which skips this.
+    let packed = std::thread::scope(|s| {
+        let jobs: Vec<_> = modules
+            .iter()
+            .map(|(logical, wasm)| s.spawn(move || (logical, precompress(wasm))))
+            .collect();
+        jobs.into_iter()
+            .map(|j| j.join().map_err(|_| "the compressor panicked".to_string()))
+            .collect::<Result<Vec<_>>>()
+    })?;
+    for (logical, gz) in packed {
+        let file = format!("{}.gz", names[logical]);
+        write(&tmp.join(&file), &gz?)?;
+        names.insert(format!("{logical}.gz"), file);
+    }
+    let mut inline: BTreeMap<String, String> = BTreeMap::new();
+    inline.insert("PACKED".into(), (!fast).to_string());
+
     // www/: hashed assets first (they may name the wasm and glue), then plain copies, then the
     // templates, which name everything.
     let www = root.join("www");
@@ -109,7 +136,6 @@ pub fn build_with(fast: bool) -> Result<String> {
     walk(&www, &mut files)?;
     files.sort();
     let mut templates = Vec::new();
-    let mut inline: BTreeMap<String, String> = BTreeMap::new();
     for file in files {
         let rel = rel_name(&www, &file);
         if TEMPLATES.contains(&rel.as_str()) {
@@ -414,7 +440,7 @@ fn fill(
 }
 
 /// The SHA-256 of `text` in base64, as a CSP hash source takes it: computed by Node (which
-/// the build runs anyway, for the minifier), as xtask has no dependencies.
+/// the build runs anyway, for the minifier), as xtask carries no hashing crate.
 pub(crate) fn sha256_base64(stage: &Path, text: &str) -> Result<String> {
     let file = stage.join("inline.sha256-input");
     write(&file, text.as_bytes())?;
@@ -423,6 +449,21 @@ pub(crate) fn sha256_base64(stage: &Path, text: &str) -> Result<String> {
     tools::output(cmd("node").args(["-e", script]).arg(&file))
         .filter(|h| h.len() == 44)
         .ok_or_else(|| "node could not hash an inlined script".into())
+}
+
+/// `bytes` as a gzip file, by Zopfli at its default 15 iterations: on the English calculator's
+/// module (2026-12-01) 4.6 % smaller than `gzip -9`, in about 2 s; 50 iterations gained 0.06 %
+/// more for twice the time.
+pub(crate) fn precompress(bytes: &[u8]) -> Result<Vec<u8>> {
+    let mut out = Vec::new();
+    zopfli::compress(
+        zopfli::Options::default(),
+        zopfli::Format::Gzip,
+        bytes,
+        &mut out,
+    )
+    .map_err(|e| format!("Zopfli could not compress a module: {e}"))?;
+    Ok(out)
 }
 
 /// `name-HASH.ext`.

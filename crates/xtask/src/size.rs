@@ -2,8 +2,8 @@
 //! and the security checks that need the built files (no `eval`, a strict CSP, pasted text
 //! never rendered as HTML).
 //!
-//! Budgets (gzip, as a browser downloads it; gzip sizes come from `gzip -9 -c`, xtask being
-//! std-only):
+//! Budgets (gzip, as a browser downloads it: `gzip -9 -c` of a file the server compresses, and
+//! the file as it is for a module `cargo xtask dist` compressed itself, `NAME.gz`):
 //! - the npm package's wasm under 100 KB: the module that `import "vramfit"` loads, with the
 //!   estimator and every catalog (`vramfit/full`, every function in one module, is measured
 //!   and held to a ceiling, not to this budget);
@@ -32,7 +32,8 @@ pub struct Shipped {
     pub path: String,
     /// Bytes on disk.
     pub raw: u64,
-    /// Bytes after `gzip -9`.
+    /// Bytes a browser downloads: after `gzip -9`, or, for a file the build compressed itself
+    /// (`.gz`, served as it is), its bytes on disk.
     pub gzip: u64,
 }
 
@@ -146,11 +147,44 @@ fn shipped(path: &Path) -> Result<Shipped> {
         .map_err(|e| format!("{}: {e}", path.display()))?
         .len();
     let rel = path.strip_prefix(root()).unwrap_or(path);
+    let packed = path.extension().is_some_and(|e| e == "gz");
     Ok(Shipped {
         path: rel.display().to_string(),
         raw,
-        gzip: gzip_size(path)?,
+        gzip: if packed { raw } else { gzip_size(path)? },
     })
+}
+
+/// A precompressed module must inflate, by `gzip -d` (not the compressor that wrote it), to
+/// exactly the plain module beside it, which browsers without `DecompressionStream` load.
+fn inflates_to_its_module(gz: &Path) -> Result {
+    let plain = gz.with_extension("");
+    let want = std::fs::read(&plain).map_err(|e| {
+        format!(
+            "{} has no plain module beside it ({}): {e}",
+            gz.display(),
+            plain.display()
+        )
+    })?;
+    let out = Command::new("gzip")
+        .args(["-d", "-c"])
+        .arg(gz)
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| format!("could not run gzip (Debian's gzip package): {e}"))?;
+    if !out.status.success() {
+        return Err(format!("gzip -d cannot inflate {}", gz.display()));
+    }
+    if out.stdout != want {
+        return Err(format!(
+            "{} does not inflate to {} ({} bytes against {})",
+            gz.display(),
+            plain.display(),
+            out.stdout.len(),
+            want.len()
+        ));
+    }
+    Ok(())
 }
 
 /// Every file under `dir`, sorted.
@@ -223,8 +257,9 @@ fn kb(b: u64) -> String {
 pub struct Report {
     /// Every shipped file.
     pub files: Vec<Shipped>,
-    /// The site's first load in each language (`en`, `zh`; raw, gzip), when `dist/` exists.
-    pub first_loads: Vec<(&'static str, u64, u64)>,
+    /// The site's first load in each language (`en`, `zh`; raw, as downloaded, and as it would
+    /// be with the plain module at `gzip -9`), when `dist/` exists.
+    pub first_loads: Vec<(&'static str, u64, u64, u64)>,
     /// The npm package's main wasm module (raw, gzip), when `target/npm/` exists.
     pub npm_wasm: Option<(u64, u64)>,
     /// Problems: missing folders, security findings.
@@ -266,6 +301,7 @@ pub fn measure() -> Report {
                     | "svg"
                     | "webmanifest"
                     | "ts"
+                    | "gz"
             ) {
                 continue;
             }
@@ -295,26 +331,42 @@ pub fn measure() -> Report {
                 )),
             }
         }
+        for f in got.iter().filter(|s| s.path.ends_with(".gz")) {
+            if let Err(e) = inflates_to_its_module(&root().join(&f.path)) {
+                r.problems.push(e);
+            }
+        }
         for lang in ["en", "zh"] {
-            // The page, then the calculator build of the language that boot starts (its glue
-            // and module, by their logical names before the content hash).
-            let (mut raw, mut gz) = (page_raw, page_gz);
-            for logical in [format!("vramfit_{lang}-"), format!("vramfit_{lang}_bg-")] {
-                match got.iter().find(|s| {
+            // The page, then the calculator build of the language that boot starts: its glue
+            // and module, by their logical names before the content hash; the module as boot
+            // fetches it, precompressed, and as gzip -9 would send the plain one.
+            let find = |prefix: &str, suffix: &str| {
+                got.iter().find(|s| {
                     s.path
                         .strip_prefix("dist/")
-                        .is_some_and(|n| n.starts_with(&logical))
-                }) {
-                    Some(s) => {
-                        raw += s.raw;
-                        gz += s.gzip;
-                    }
-                    None => r
-                        .problems
-                        .push(format!("dist/ lacks the {lang} calculator's `{logical}…`")),
+                        .is_some_and(|n| n.starts_with(prefix) && n.ends_with(suffix))
+                })
+            };
+            let (mut raw, mut gz) = (page_raw, page_gz);
+            let (glue, wasm, packed) = (
+                find(&format!("vramfit_{lang}-"), ".js"),
+                find(&format!("vramfit_{lang}_bg-"), ".wasm"),
+                find(&format!("vramfit_{lang}_bg-"), ".wasm.gz"),
+            );
+            for (what, file) in [
+                ("glue", glue),
+                ("module", wasm),
+                ("precompressed module", packed),
+            ] {
+                if file.is_none() {
+                    r.problems
+                        .push(format!("dist/ lacks the {lang} calculator's {what}"));
                 }
             }
-            r.first_loads.push((lang, raw, gz));
+            let plain = glue.map_or(0, |g| g.gzip) + wasm.map_or(0, |w| w.gzip);
+            raw += glue.map_or(0, |g| g.raw) + wasm.map_or(0, |w| w.raw);
+            gz += glue.map_or(0, |g| g.gzip) + packed.or(wasm).map_or(0, |w| w.gzip);
+            r.first_loads.push((lang, raw, gz, page_gz + plain));
             if gz > FIRST_LOAD_BUDGET {
                 r.broken.push(format!(
                     "the site's first load in {lang} is {} gzip, over its budget of {}",
@@ -333,7 +385,7 @@ pub fn measure() -> Report {
         // The English calculator's module carries no Chinese text but its language menu's.
         if let Some(en) = got
             .iter()
-            .find(|s| s.path.starts_with("dist/vramfit_en_bg-"))
+            .find(|s| s.path.starts_with("dist/vramfit_en_bg-") && s.path.ends_with(".wasm"))
         {
             let bytes = std::fs::read(root().join(&en.path)).unwrap_or_default();
             let found: Vec<String> = han_runs(&bytes)
@@ -570,10 +622,11 @@ pub fn table(r: &Report) -> String {
     if r.first_loads.is_empty() {
         s.push_str(&budget("site first load", None, FIRST_LOAD_BUDGET));
     }
-    for &(lang, raw, gz) in &r.first_loads {
+    for &(lang, raw, gz, plain) in &r.first_loads {
         let name = format!(
-            "site first load, {}",
-            if lang == "zh" { "Chinese" } else { "English" }
+            "site first load, {} (the module precompressed; {} with it at gzip -9)",
+            if lang == "zh" { "Chinese" } else { "English" },
+            kb(plain)
         );
         s.push_str(&budget(&name, Some((raw, gz)), FIRST_LOAD_BUDGET));
     }
@@ -673,7 +726,7 @@ pub fn guard() -> Result {
     println!("{}", table(&r));
     let broken = std::mem::take(&mut r.broken);
     r.problems.extend(broken);
-    for &(lang, _, gz) in &r.first_loads {
+    for &(lang, _, gz, _) in &r.first_loads {
         let ceiling = FIRST_LOAD_CEILINGS
             .iter()
             .find(|(l, _)| *l == lang)
@@ -687,7 +740,10 @@ pub fn guard() -> Result {
         }
     }
     for f in &r.files {
-        if f.path.starts_with("dist/vramfit_full_bg-") && f.gzip > FULL_BUILD_CEILING {
+        if f.path.starts_with("dist/vramfit_full_bg-")
+            && f.path.ends_with(".wasm")
+            && f.gzip > FULL_BUILD_CEILING
+        {
             r.problems.push(format!(
                 "the site's full build grew to {} gzip, past its ceiling of {}",
                 kb(f.gzip),
@@ -714,7 +770,48 @@ pub fn guard() -> Result {
 
 #[cfg(test)]
 mod tests {
-    use super::{han_runs, referenced, wasm_sections};
+    use super::{han_runs, inflates_to_its_module, referenced, wasm_sections};
+
+    /// Zopfli's gzip, read back by Debian's `gzip -d`, a second implementation: the same bytes.
+    /// A copy that inflates to other bytes, or not at all, or has no plain module beside it, is
+    /// reported.
+    #[test]
+    fn a_precompressed_module_must_inflate_to_its_plain_module() {
+        let dir = std::env::temp_dir().join(format!("vramfit-precompress-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // Compressible and not: a module-like header, text, then bytes of a simple generator.
+        let mut plain = b"\0asm\x01\0\0\0".to_vec();
+        plain.extend(b"the same words again and again, ".repeat(200));
+        let mut x: u32 = 1;
+        plain.extend((0..5000).map(|_| {
+            x = x.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            (x >> 24) as u8
+        }));
+        let gz = crate::site::precompress(&plain).unwrap();
+        assert_eq!(&gz[..3], b"\x1f\x8b\x08", "a gzip header, deflate");
+        assert!(
+            gz.len() < plain.len() / 2,
+            "{} of {}",
+            gz.len(),
+            plain.len()
+        );
+        std::fs::write(dir.join("m.wasm"), &plain).unwrap();
+        std::fs::write(dir.join("m.wasm.gz"), &gz).unwrap();
+        inflates_to_its_module(&dir.join("m.wasm.gz")).unwrap();
+
+        let mut other = plain.clone();
+        other[100] ^= 1;
+        std::fs::write(dir.join("m.wasm"), &other).unwrap();
+        let e = inflates_to_its_module(&dir.join("m.wasm.gz")).unwrap_err();
+        assert!(e.contains("does not inflate to"), "{e}");
+        std::fs::write(dir.join("m.wasm.gz"), &plain).unwrap();
+        let e = inflates_to_its_module(&dir.join("m.wasm.gz")).unwrap_err();
+        assert!(e.contains("cannot inflate"), "{e}");
+        std::fs::remove_file(dir.join("m.wasm")).unwrap();
+        let e = inflates_to_its_module(&dir.join("m.wasm.gz")).unwrap_err();
+        assert!(e.contains("no plain module beside it"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn finds_chinese_text_and_not_stray_bytes() {
