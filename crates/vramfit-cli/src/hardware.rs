@@ -102,12 +102,12 @@ pub fn gpus(a: GpusArgs) -> Outcome {
                 memory_bytes: g.memory,
                 memory_source: g.memory_source,
                 memory_note: g.memory_note,
-                bandwidth_bytes_per_s: g.bandwidth_bytes_per_s,
-                fp16_tflops: g.fp16_tflops,
+                bandwidth_bytes_per_s: g.bandwidth_bytes_per_s(),
+                fp16_tflops: g.fp16_tflops(),
                 bf16_tflops: g.bf16_tflops,
-                fp8_tflops: g.fp8_tflops,
-                interconnect: g.interconnect,
-                tdp_watts: g.tdp_watts,
+                fp8_tflops: g.fp8_tflops(),
+                interconnect: g.interconnect(),
+                tdp_watts: g.tdp_watts(),
                 unified_memory: g.unified_memory,
                 mig_profiles: g.mig_profiles().iter().map(|p| p.name).collect(),
                 mig: g.mig_profiles(),
@@ -142,8 +142,8 @@ pub fn gpus(a: GpusArgs) -> Outcome {
             "{:<wid$} {:<wmem$} {:>10} {:>8.1}  {}",
             g.id,
             memory,
-            format!("{:.0} GB/s", g.bandwidth_bytes_per_s as f64 / GB as f64),
-            g.fp16_tflops,
+            format!("{:.0} GB/s", g.bandwidth_bytes_per_s() as f64 / GB as f64),
+            g.fp16_tflops(),
             if migs.is_empty() {
                 "—".into()
             } else {

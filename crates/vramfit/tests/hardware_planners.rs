@@ -96,11 +96,15 @@ fn catalog_has_the_cards_of_the_brief() {
     }
     for g in gpus() {
         assert!(
-            g.memory.get() > 0 && g.bandwidth_bytes_per_s > 0,
+            g.memory.get() > 0 && g.bandwidth_bytes_per_s() > 0,
             "{}",
             g.id
         );
-        assert!(g.fp16_tflops.is_finite() && g.fp8_tflops >= 0.0, "{}", g.id);
+        assert!(
+            g.fp16_tflops().is_finite() && g.fp8_tflops() >= 0.0,
+            "{}",
+            g.id
+        );
     }
 }
 
@@ -239,9 +243,9 @@ fn the_cards_added_in_2026_12_hold_their_sourced_figures() {
     assert_eq!(pro.memory_source, vramfit::hardware::MemorySource::Measured);
     // Workstation Edition: 1792 GB/s; 188 SMs × 2617 MHz × 1024 dense FP16 FLOP per SM and
     // clock = 503.8 TFLOPS, FP8 twice that.
-    assert_eq!(pro.bandwidth_bytes_per_s, 1_792_000_000_000);
-    close(188.0 * 2.617e9 * 1024.0 / 1e12, pro.fp16_tflops, 0.05);
-    close(pro.fp8_tflops, 2.0 * pro.fp16_tflops, 1e-9);
+    assert_eq!(pro.bandwidth_bytes_per_s(), 1_792_000_000_000);
+    close(188.0 * 2.617e9 * 1024.0 / 1e12, pro.fp16_tflops(), 0.05);
+    close(pro.fp8_tflops(), 2.0 * pro.fp16_tflops(), 1e-9);
     // MIG (NVIDIA's MIG user guide, RTX PRO 6000): 4 × 1g.24gb, 2 × 2g.48gb, 1 × 4g.96gb on a
     // 4-slice row. 1g.24gb: the lowest published -lgip, 23.12 GiB (cubecos#312; 23.62 in
     // GoogleCloudPlatform/container-engine-accelerators#564); 2g and 4g derived as 2× and 4×.
@@ -275,8 +279,8 @@ fn the_cards_added_in_2026_12_hold_their_sourced_figures() {
     // 47.97 GiB, the A10G's ECC-on ratio 44.11 GiB).
     let l20 = printing("l20", 44.53, 45_598);
     assert!(l20.memory.get() > 45_174 * MIB && l20.memory.get() < 49_126 * MIB);
-    assert_eq!(l20.bandwidth_bytes_per_s, 864_000_000_000);
-    close(l20.fp16_tflops, 119.5, 1e-9);
+    assert_eq!(l20.bandwidth_bytes_per_s(), 864_000_000_000);
+    close(l20.fp16_tflops(), 119.5, 1e-9);
 
     // Consumer cards hold Linux figures (Windows reports the whole memory), the lowest published
     // (newer drivers keep more). RTX 4090: 23.52 GiB total capacity in PyTorch's OOM message
@@ -310,10 +314,10 @@ fn the_cards_added_in_2026_12_hold_their_sourced_figures() {
     assert_eq!(24_576 * MIB - gpu("rtx-3090").memory.get(), 328 * MIB);
     // 84 SMs × 2617 MHz × 512 (GeForce's FP32-accumulate rate, the RTX 5090's 209.5 for 170 SMs
     // at 2407 MHz) = 112.6 TFLOPS.
-    close(84.0 * 2.617e9 * 512.0 / 1e12, r5080.fp16_tflops, 0.05);
+    close(84.0 * 2.617e9 * 512.0 / 1e12, r5080.fp16_tflops(), 0.05);
     close(
         170.0 * 2.407e9 * 512.0 / 1e12,
-        gpu("rtx-5090").fp16_tflops,
+        gpu("rtx-5090").fp16_tflops(),
         0.05,
     );
     for g in [pro, l20, r4080, r5080, r4090, r5090] {
@@ -326,9 +330,9 @@ fn the_p100_a4000_and_a5000_hold_their_printed_totals() {
     // Tesla P100-PCIE-16GB: 15.89 GiB (vllm-project/vllm#13255) → 16,271 MiB. Pascal: 18.7 TFLOPS
     // of half precision (twice its 9.3 single), no tensor cores, no bf16 or fp8; 732 GB/s of HBM2.
     let p100 = printing("p100-pcie-16gb", 15.89, 16_271);
-    close(p100.fp16_tflops, 2.0 * 9.35, 0.01);
-    assert_eq!((p100.bf16_tflops, p100.fp8_tflops), (0.0, 0.0));
-    assert_eq!(p100.bandwidth_bytes_per_s, 732_000_000_000);
+    close(p100.fp16_tflops(), 2.0 * 9.35, 0.01);
+    assert_eq!((p100.bf16_tflops, p100.fp8_tflops()), (0.0, 0.0));
+    assert_eq!(p100.bandwidth_bytes_per_s(), 732_000_000_000);
     // RTX A4000: 15.61 GiB (DengKaiCQ/VGGT-Long#6) → 15,984 MiB; RTX A5000: 23.67 GiB
     // (Magicboomliu/Accelerator-Simple-Template#7) → 24,238 MiB. Both have GDDR6 with ECC, and
     // the A10G's ECC-on ratio (× 0.91907) would have put them at 15,058 and 22,587 MiB: these
@@ -339,16 +343,16 @@ fn the_p100_a4000_and_a5000_hold_their_printed_totals() {
     // A6000's 154.8 for 84 SMs at 1800 MHz): half the sparse 153.4 and 222.2 of the datasheets.
     close(
         84.0 * 1.8e9 * 1024.0 / 1e12,
-        gpu("rtx-a6000").fp16_tflops,
+        gpu("rtx-a6000").fp16_tflops(),
         0.05,
     );
-    close(48.0 * 1.56e9 * 1024.0 / 1e12, a4000.fp16_tflops, 0.05);
-    close(a4000.fp16_tflops, 153.4 / 2.0, 0.01);
-    close(64.0 * 1.695e9 * 1024.0 / 1e12, a5000.fp16_tflops, 0.05);
-    close(a5000.fp16_tflops, 222.2 / 2.0, 0.01);
+    close(48.0 * 1.56e9 * 1024.0 / 1e12, a4000.fp16_tflops(), 0.05);
+    close(a4000.fp16_tflops(), 153.4 / 2.0, 0.01);
+    close(64.0 * 1.695e9 * 1024.0 / 1e12, a5000.fp16_tflops(), 0.05);
+    close(a5000.fp16_tflops(), 222.2 / 2.0, 0.01);
     // A4000: 14 Gbps GDDR6 on 256 bits; A5000: 16 Gbps on 384 bits.
-    assert_eq!(a4000.bandwidth_bytes_per_s, 14 * 256 / 8 * 1_000_000_000);
-    assert_eq!(a5000.bandwidth_bytes_per_s, 16 * 384 / 8 * 1_000_000_000);
+    assert_eq!(a4000.bandwidth_bytes_per_s(), 14 * 256 / 8 * 1_000_000_000);
+    assert_eq!(a5000.bandwidth_bytes_per_s(), 16 * 384 / 8 * 1_000_000_000);
     for g in [p100, a4000, a5000] {
         assert_eq!(g.memory_source, vramfit::hardware::MemorySource::Measured);
         assert_eq!(g.date, "2026-12-01", "{}", g.id);
@@ -378,11 +382,11 @@ fn the_rtx_5070_ti_5070_and_5060_ti_are_derived_from_the_rtx_5090s_reserve() {
         (r5070, 48.0, 2512.0, 192),
         (r5060ti, 36.0, 2572.0, 128),
     ] {
-        close(sms * mhz * 1e6 * 512.0 / 1e12, g.fp16_tflops, 0.05);
-        close(g.bf16_tflops, g.fp16_tflops, 1e-9);
-        close(g.fp8_tflops, 2.0 * g.fp16_tflops, 0.1);
+        close(sms * mhz * 1e6 * 512.0 / 1e12, g.fp16_tflops(), 0.05);
+        close(g.bf16_tflops, g.fp16_tflops(), 1e-9);
+        close(g.fp8_tflops(), 2.0 * g.fp16_tflops(), 0.1);
         assert_eq!(
-            g.bandwidth_bytes_per_s,
+            g.bandwidth_bytes_per_s(),
             28 * bits / 8 * 1_000_000_000,
             "{}",
             g.id
@@ -391,9 +395,9 @@ fn the_rtx_5070_ti_5070_and_5060_ti_are_derived_from_the_rtx_5090s_reserve() {
         assert_eq!(g.date, "2026-12-01", "{}", g.id);
         assert!(!g.has_mig());
     }
-    close(r5070ti.fp16_tflops, 87.9, 1e-9);
-    close(r5070.fp16_tflops, 61.7, 1e-9);
-    close(r5060ti.fp16_tflops, 47.4, 1e-9);
+    close(r5070ti.fp16_tflops(), 87.9, 1e-9);
+    close(r5070.fp16_tflops(), 61.7, 1e-9);
+    close(r5060ti.fp16_tflops(), 47.4, 1e-9);
 }
 
 #[test]
@@ -412,17 +416,23 @@ fn the_rtx_3070_and_4070_ti_hold_their_linux_figures() {
         assert!(!g.has_mig());
     }
     // Bandwidth: 14 Gbps GDDR6 on 256 bits; 21 Gbps GDDR6X on 192 bits.
-    assert_eq!(r3070.bandwidth_bytes_per_s, 14 * 256 / 8 * 1_000_000_000);
-    assert_eq!(r4070ti.bandwidth_bytes_per_s, 21 * 192 / 8 * 1_000_000_000);
+    assert_eq!(r3070.bandwidth_bytes_per_s(), 14 * 256 / 8 * 1_000_000_000);
+    assert_eq!(
+        r4070ti.bandwidth_bytes_per_s(),
+        21 * 192 / 8 * 1_000_000_000
+    );
     // Dense FP16 tensor TFLOPS with FP32 accumulate at GeForce's 512 FLOP per SM and clock:
     // 46 SMs × 1725 MHz (the GA102 whitepaper's RTX 3070: 40.6) and 60 SMs × 2610 MHz; Ampere
     // has no FP8, Ada's is twice its FP16.
-    close(46.0 * 1.725e9 * 512.0 / 1e12, r3070.fp16_tflops, 0.05);
-    close(r3070.fp16_tflops, 40.6, 1e-9);
-    assert_eq!(r3070.fp8_tflops, 0.0);
-    close(60.0 * 2.61e9 * 512.0 / 1e12, r4070ti.fp16_tflops, 0.05);
-    close(r4070ti.fp8_tflops, 2.0 * r4070ti.fp16_tflops, 1e-9);
-    assert_eq!((r3070.tdp_watts, r4070ti.tdp_watts), (Some(220), Some(285)));
+    close(46.0 * 1.725e9 * 512.0 / 1e12, r3070.fp16_tflops(), 0.05);
+    close(r3070.fp16_tflops(), 40.6, 1e-9);
+    assert_eq!(r3070.fp8_tflops(), 0.0);
+    close(60.0 * 2.61e9 * 512.0 / 1e12, r4070ti.fp16_tflops(), 0.05);
+    close(r4070ti.fp8_tflops(), 2.0 * r4070ti.fp16_tflops(), 1e-9);
+    assert_eq!(
+        (r3070.tdp_watts(), r4070ti.tdp_watts()),
+        (Some(220), Some(285))
+    );
 }
 
 #[test]
@@ -452,9 +462,12 @@ fn data_center_cards_hold_the_lowest_published_cuda_total() {
     // half the L40S's 362; FP8 twice FP16; 864 GB/s like the L40S.
     let l40 = printing("l40", 44.40, 45_465);
     assert_eq!(gpu("l40s").memory.get() - l40.memory.get(), 21 * MIB);
-    close(l40.fp16_tflops * 2.0, gpu("l40s").fp16_tflops, 0.2);
-    close(l40.fp8_tflops, 2.0 * l40.fp16_tflops, 1e-9);
-    assert_eq!(l40.bandwidth_bytes_per_s, gpu("l40s").bandwidth_bytes_per_s);
+    close(l40.fp16_tflops() * 2.0, gpu("l40s").fp16_tflops(), 0.2);
+    close(l40.fp8_tflops(), 2.0 * l40.fp16_tflops(), 1e-9);
+    assert_eq!(
+        l40.bandwidth_bytes_per_s(),
+        gpu("l40s").bandwidth_bytes_per_s()
+    );
     assert!(!l40.has_mig());
     // H100 NVL: 93.00 GiB (ali-vilab/VACE#56) = 95,232 MiB, 48 MiB under the rule's 95,280; its
     // largest MIG slice (7g, 92.62 GiB by -lgip) still fits inside.

@@ -195,10 +195,11 @@ fn render_gpus(gpus: &BTreeMap<String, GpuRec>) -> String {
         "use crate::hardware::{Gpu, GpuDetail, MemorySource, MigProfile};\nuse crate::units::Bytes;\n\n",
     );
     o.push_str("/// Every GPU, sorted by id.\npub static GPUS: &[Gpu] = &[\n");
-    // Each card's MIG profiles and sources, in the order of `GPUS`: a table apart, so that a
-    // module that reads only the figures links none of it (see `Gpu`).
+    // Each card's MIG profiles, sources and the figures no estimate reads, in the order of
+    // `GPUS`: a table apart, so that a module that reads only the estimator's figures links none
+    // of it (see `Gpu`).
     let mut d = String::from(
-        "\n/// Each GPU's MIG profiles and sources, in the order of `GPUS`.\npub static DETAILS: &[GpuDetail] = &[\n",
+        "\n/// Each GPU's MIG profiles, sources, bandwidth, throughput, link and power, in the order of `GPUS`.\npub static DETAILS: &[GpuDetail] = &[\n",
     );
     for (i, (file, g)) in gpus.iter().enumerate() {
         check_common(file, &g.id, &g.source, &g.date);
@@ -227,20 +228,7 @@ fn render_gpus(gpus: &BTreeMap<String, GpuRec>) -> String {
         let _ = writeln!(o, "        memory: Bytes::new({}),", g.memory_bytes);
         let _ = writeln!(o, "        memory_source: MemorySource::{src},");
         let _ = writeln!(o, "        memory_note: {},", s(&g.memory_note));
-        let _ = writeln!(
-            o,
-            "        bandwidth_bytes_per_s: {},",
-            g.bandwidth_bytes_per_s
-        );
-        let _ = writeln!(o, "        fp16_tflops: {},", f(g.fp16_tflops));
         let _ = writeln!(o, "        bf16_tflops: {},", f(g.bf16_tflops));
-        let _ = writeln!(o, "        fp8_tflops: {},", f(g.fp8_tflops));
-        let _ = writeln!(o, "        interconnect: {},", s(&g.interconnect));
-        let _ = writeln!(
-            o,
-            "        tdp_watts: {},",
-            g.tdp_watts.map_or("None".into(), |w| format!("Some({w})"))
-        );
         let _ = writeln!(o, "        unified_memory: {},", g.unified_memory);
         let _ = writeln!(o, "        mig_compute_slices: {},", g.mig_compute_slices);
         let _ = writeln!(o, "        mig_memory_slices: {},", g.mig_memory_slices);
@@ -316,6 +304,19 @@ fn render_gpus(gpus: &BTreeMap<String, GpuRec>) -> String {
         let _ = writeln!(d, "        ],");
         let _ = writeln!(d, "        mig_source: {},", s(&g.mig_source));
         let _ = writeln!(d, "        source: {},", s(&g.source));
+        let _ = writeln!(
+            d,
+            "        bandwidth_bytes_per_s: {},",
+            g.bandwidth_bytes_per_s
+        );
+        let _ = writeln!(d, "        fp16_tflops: {},", f(g.fp16_tflops));
+        let _ = writeln!(d, "        fp8_tflops: {},", f(g.fp8_tflops));
+        let _ = writeln!(d, "        interconnect: {},", s(&g.interconnect));
+        let _ = writeln!(
+            d,
+            "        tdp_watts: {},",
+            g.tdp_watts.map_or("None".into(), |w| format!("Some({w})"))
+        );
         let _ = writeln!(d, "    }},");
     }
     o.push_str("];\n");

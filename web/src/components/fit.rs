@@ -228,7 +228,7 @@ pub fn view() -> Html {
                                 let fits = e.required_bytes <= g.memory;
                                 html! {
                                     <tr data-gpu={g.id} data-fits={fits.to_string()}>
-                                        <td>{ g.name }<br /><span class="muted">{ format!("{} · {}", g.architecture, g.interconnect) }</span></td>
+                                        <td>{ g.name }<br /><span class="muted">{ format!("{} · {}", g.architecture, g.interconnect()) }</span></td>
                                         <td class="num">{ format::gib(g.memory) }<br /><span class="muted">{ g.marketed_memory }</span></td>
                                         <td>{ if fits {
                                             html! { <span class="fit-yes">{ lang.f("calc.fits", &[&format::gib(g.memory.minus(e.required_bytes))]) }</span> }

@@ -28,10 +28,13 @@ pub enum MemorySource {
 /// One GPU (or accelerator) of the catalog.
 ///
 /// Its MIG profiles and sources sit in a table of their own ([`Gpu::mig_profiles`],
-/// [`Gpu::mig_source`], [`Gpu::source`]): a module that reads only a card's figures, such as the
-/// site's calculator, then links none of them (2.7 KB of gzip on its first load, measured
-/// 2026-12-01). The serialized record has them in place, as fields: it is written through
-/// `wire::Gpu`, which a field added here joins too.
+/// [`Gpu::mig_source`], [`Gpu::source`]): a module that reads only a card's memory figures, such
+/// as the site's calculator, then links none of them (2.7 KB of gzip on its first load, measured
+/// 2026-12-01). So do the figures no estimate reads, its bandwidth, FP16 and FP8 throughput,
+/// link and power ([`Gpu::bandwidth_bytes_per_s`], [`Gpu::fp16_tflops`], [`Gpu::fp8_tflops`],
+/// [`Gpu::interconnect`], [`Gpu::tdp_watts`]; another 0.9 KB, measured the same day). The
+/// serialized record has them in place, as fields: it is written through `wire::Gpu`, which a
+/// field added here joins too.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct Gpu {
@@ -52,36 +55,34 @@ pub struct Gpu {
     pub memory_source: MemorySource,
     /// The measurement, or the rule of the derivation.
     pub memory_note: &'static str,
-    /// Memory bandwidth in bytes per second.
-    pub bandwidth_bytes_per_s: u64,
-    /// Dense FP16 tensor throughput in TFLOPS.
-    pub fp16_tflops: f64,
+    // Kept with the figures, unlike the other throughputs: the estimator reads whether the
+    // card computes in bf16.
     /// Dense BF16 tensor throughput in TFLOPS (0 where unsupported).
     pub bf16_tflops: f64,
-    /// Dense FP8 tensor throughput in TFLOPS (0 where unsupported).
-    pub fp8_tflops: f64,
-    /// GPU-to-GPU link, e.g. `NVLink 4 900 GB/s`.
-    pub interconnect: &'static str,
-    /// Board power in watts, where published.
-    pub tdp_watts: Option<u32>,
     /// Unified memory shared with the CPU (Apple silicon).
     pub unified_memory: bool,
     /// Compute slices of a MIG-capable GPU (7 on A100/H100, 4 on A30); 0 without MIG.
     pub mig_compute_slices: u8,
     /// Memory slices of a MIG-capable GPU (8 on A100/H100, 4 on A30); 0 without MIG.
     pub mig_memory_slices: u8,
-    /// This card's row of [`GpuDetail`]s: its MIG profiles and sources.
+    /// This card's row of [`GpuDetail`]s: its MIG profiles, sources and the figures no estimate
+    /// reads.
     pub(crate) detail: u16,
     /// When the record was checked (YYYY-MM-DD).
     pub date: &'static str,
 }
 
-/// What a card's record keeps apart from its figures: see [`Gpu`].
+/// What a card's record keeps apart from the figures the estimator reads: see [`Gpu`].
 #[derive(Debug)]
 pub(crate) struct GpuDetail {
     pub mig_profiles: &'static [MigProfile],
     pub mig_source: &'static str,
     pub source: &'static str,
+    pub bandwidth_bytes_per_s: u64,
+    pub fp16_tflops: f64,
+    pub fp8_tflops: f64,
+    pub interconnect: &'static str,
+    pub tdp_watts: Option<u32>,
 }
 
 impl Gpu {
@@ -102,6 +103,31 @@ impl Gpu {
     /// Datasheet or document the figures come from.
     pub fn source(&self) -> &'static str {
         self.detail().source
+    }
+
+    /// Memory bandwidth in bytes per second.
+    pub fn bandwidth_bytes_per_s(&self) -> u64 {
+        self.detail().bandwidth_bytes_per_s
+    }
+
+    /// Dense FP16 tensor throughput in TFLOPS.
+    pub fn fp16_tflops(&self) -> f64 {
+        self.detail().fp16_tflops
+    }
+
+    /// Dense FP8 tensor throughput in TFLOPS (0 where unsupported).
+    pub fn fp8_tflops(&self) -> f64 {
+        self.detail().fp8_tflops
+    }
+
+    /// GPU-to-GPU link, e.g. `NVLink 4 900 GB/s`.
+    pub fn interconnect(&self) -> &'static str {
+        self.detail().interconnect
+    }
+
+    /// Board power in watts, where published.
+    pub fn tdp_watts(&self) -> Option<u32> {
+        self.detail().tdp_watts
     }
 
     /// The MIG profile called `name` (e.g. `3g.40gb`), if this GPU has it.
@@ -127,12 +153,12 @@ impl serde::Serialize for Gpu {
             memory: self.memory,
             memory_source: self.memory_source,
             memory_note: self.memory_note,
-            bandwidth_bytes_per_s: self.bandwidth_bytes_per_s,
-            fp16_tflops: self.fp16_tflops,
+            bandwidth_bytes_per_s: self.bandwidth_bytes_per_s(),
+            fp16_tflops: self.fp16_tflops(),
             bf16_tflops: self.bf16_tflops,
-            fp8_tflops: self.fp8_tflops,
-            interconnect: self.interconnect,
-            tdp_watts: self.tdp_watts,
+            fp8_tflops: self.fp8_tflops(),
+            interconnect: self.interconnect(),
+            tdp_watts: self.tdp_watts(),
             unified_memory: self.unified_memory,
             mig_compute_slices: self.mig_compute_slices,
             mig_memory_slices: self.mig_memory_slices,
@@ -165,11 +191,16 @@ mod wire {
         pub memory: Bytes,
         pub memory_source: MemorySource,
         pub memory_note: &'static str,
+        /// Memory bandwidth in bytes per second.
         pub bandwidth_bytes_per_s: u64,
+        /// Dense FP16 tensor throughput in TFLOPS.
         pub fp16_tflops: f64,
         pub bf16_tflops: f64,
+        /// Dense FP8 tensor throughput in TFLOPS (0 where unsupported).
         pub fp8_tflops: f64,
+        /// GPU-to-GPU link, e.g. `NVLink 4 900 GB/s`.
         pub interconnect: &'static str,
+        /// Board power in watts, where published.
         pub tdp_watts: Option<u32>,
         pub unified_memory: bool,
         pub mig_compute_slices: u8,
