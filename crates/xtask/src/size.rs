@@ -600,7 +600,11 @@ fn text_only_rendering(r: &mut Report) {
 
 /// The table, as markdown.
 pub fn table(r: &Report) -> String {
-    let mut s = String::from("| file | raw | gzip |\n|---|---:|---:|\n");
+    let mut s = String::from(
+        "The gzip column is what a browser downloads: the file after `gzip -9`, or, for a module \
+         the build precompressed (`.wasm.gz`, served as it is), the file itself.\n\n\
+         | file | raw | gzip |\n|---|---:|---:|\n",
+    );
     for f in &r.files {
         s.push_str(&format!(
             "| `{}` | {} | {} |\n",
