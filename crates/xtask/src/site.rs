@@ -91,14 +91,13 @@ pub fn build_with(fast: bool) -> Result<String> {
         };
         add(format!("{name}_bg.wasm"), &wasm)?;
         add(format!("{name}.js"), &glue)?;
-        if !fast {
-            modules.push((format!("{name}_bg.wasm"), wasm.clone()));
-        }
         if fast {
             for other in ["vramfit_en", "vramfit_zh"] {
                 add(format!("{other}_bg.wasm"), &wasm)?;
                 add(format!("{other}.js"), &glue)?;
             }
+        } else {
+            modules.push((format!("{name}_bg.wasm"), wasm.clone()));
         }
         report.push(format!(
             "{name} {} raw (wasm-bindgen) → {}",
@@ -109,9 +108,10 @@ pub fn build_with(fast: bool) -> Result<String> {
 
     // Each module also as `NAME.gz`, compressed once here by Zopfli (`precompress`), which
     // `boot.js` fetches and inflates with the browser's `DecompressionStream`: served as it is
-    // (`application/gzip`), it crosses the network some 5 % smaller than the plain module
-    // compressed by the server, at best at `gzip -9`. The plain module stays beside it for
-    // browsers without `DecompressionStream`, and for `serve`'s quick build, which skips this.
+    // (`application/gzip`), it crosses the network some 5 % smaller than the plain module would
+    // at `gzip -9`, the best a server compressing on the fly does. The plain module stays
+    // beside it for browsers without `DecompressionStream`, and for `serve`'s quick build,
+    // which skips this.
     let packed = std::thread::scope(|s| {
         let jobs: Vec<_> = modules
             .iter()
