@@ -37,18 +37,23 @@ pub struct Shipped {
     pub gzip: u64,
 }
 
-/// `gzip -9 -c FILE | wc -c`, without the shell.
-fn gzip_size(path: &Path) -> Result<u64> {
+/// What `gzip ARGS FILE` writes to its standard output, without the shell.
+fn gzip_file(args: &[&str], path: &Path) -> Result<Vec<u8>> {
     let out = Command::new("gzip")
-        .args(["-9", "-c", "-n"])
+        .args(args)
         .arg(path)
         .stderr(Stdio::inherit())
         .output()
         .map_err(|e| format!("could not run gzip (Debian's gzip package): {e}"))?;
     if !out.status.success() {
-        return Err(format!("gzip -9 -c {} failed", path.display()));
+        return Err(format!("gzip {} {} failed", args.join(" "), path.display()));
     }
-    Ok(out.stdout.len() as u64)
+    Ok(out.stdout)
+}
+
+/// `gzip -9 -c FILE | wc -c`.
+fn gzip_size(path: &Path) -> Result<u64> {
+    Ok(gzip_file(&["-9", "-c", "-n"], path)?.len() as u64)
 }
 
 /// `gzip -9 -c` of bytes held in memory.
@@ -166,21 +171,14 @@ fn inflates_to_its_module(gz: &Path) -> Result {
             plain.display()
         )
     })?;
-    let out = Command::new("gzip")
-        .args(["-d", "-c"])
-        .arg(gz)
-        .stderr(Stdio::inherit())
-        .output()
-        .map_err(|e| format!("could not run gzip (Debian's gzip package): {e}"))?;
-    if !out.status.success() {
-        return Err(format!("gzip -d cannot inflate {}", gz.display()));
-    }
-    if out.stdout != want {
+    let got = gzip_file(&["-d", "-c"], gz)
+        .map_err(|e| format!("gzip -d cannot inflate {}: {e}", gz.display()))?;
+    if got != want {
         return Err(format!(
             "{} does not inflate to {} ({} bytes against {})",
             gz.display(),
             plain.display(),
-            out.stdout.len(),
+            got.len(),
             want.len()
         ));
     }
