@@ -43,7 +43,7 @@ function failed(e) {
 
 // The module compiled while it downloads (when served as application/wasm, as GitHub Pages
 // and `cargo xtask serve` do), else once it has arrived. `cargo xtask dist` writes each module
-// also as `NAME.gz`, compressed by Zopfli, some 5 % smaller than `gzip -9` makes it: where
+// also as `NAME.gz`, compressed by Zopfli, some 4 % smaller than `gzip -9` makes it: where
 // the browser can inflate it (`DecompressionStream`), that copy is fetched and inflated as it
 // arrives, still compiled while it downloads. Should it fail in any way (a server that
 // decompresses `.gz` itself, a missing file), the plain module is fetched instead.
