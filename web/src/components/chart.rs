@@ -258,7 +258,7 @@ mod tests {
     #[test]
     fn every_labelled_part_has_a_colour() {
         let css = include_str!("../../../www/style.css");
-        let parts: Vec<&str> = crate::i18n::TEXT
+        let parts: Vec<&str> = crate::i18n::text_rows()
             .iter()
             .filter_map(|(k, _, _)| k.strip_prefix("comp."))
             .collect();
