@@ -663,7 +663,7 @@ mod tests {
     }
 
     /// Every row written in the tables' source comes back from the strings they are stored
-    /// as, in order, and no cell holds the NUL that ends cells.
+    /// as, in order: a NUL written inside a text would shift every row after it, and fail here.
     #[test]
     fn the_tables_split_into_the_rows_written() {
         let source = include_str!("i18n.rs");
@@ -683,9 +683,6 @@ mod tests {
                 "说明书：方法与全部公式"
             )
         );
-        for (k, en, zh) in text_rows().iter().chain(view_rows()) {
-            assert!(![k, en, zh].iter().any(|c| c.contains('\0')), "{k}");
-        }
     }
 
     #[test]
