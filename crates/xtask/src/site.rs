@@ -106,12 +106,12 @@ pub fn build_with(fast: bool) -> Result<String> {
         ));
     }
 
-    // Each module also as `NAME.gz`, compressed once here by Zopfli (`precompress`), which
-    // `boot.js` fetches and inflates with the browser's `DecompressionStream`: served as it is
-    // (`application/gzip`), it crosses the network some 5 % smaller than the plain module would
-    // at `gzip -9`, the best a server compressing on the fly does. The plain module stays
-    // beside it for browsers without `DecompressionStream`, and for `serve`'s quick build,
-    // which skips this.
+    // Each module also as `NAME.gz`, compressed once here by Zopfli (`precompress`, which says
+    // by how much), which `boot.js` fetches and inflates with the browser's
+    // `DecompressionStream`: served as it is (`application/gzip`), it crosses the network smaller
+    // than the plain module would at `gzip -9`, the best a server compressing on the fly does.
+    // The plain module stays beside it for browsers without `DecompressionStream`, and for
+    // `serve`'s quick build, which skips this.
     let packed = std::thread::scope(|s| {
         let jobs: Vec<_> = modules
             .iter()
