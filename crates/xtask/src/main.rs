@@ -16,6 +16,7 @@ mod bench;
 mod fuzz;
 mod http;
 mod npm;
+mod reorder;
 mod site;
 mod size;
 mod test;

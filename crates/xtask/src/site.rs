@@ -78,6 +78,7 @@ pub fn build_with(fast: bool) -> Result<String> {
     };
     for &(name, features) in builds {
         let (wasm, glue, raw_len) = build_app(&stage, name, features, fast)?;
+        let glue = slim_glue(&glue)?;
         let glue = if fast {
             glue
         } else {
@@ -256,6 +257,45 @@ fn build_app(
         read(&bindgen.join(format!("{name}.js")))?,
         raw_len,
     ))
+}
+
+/// The end of wasm-bindgen's glue (`--target web`) that loads the module, written again for the
+/// one way `www/boot.js` calls it: `default({ module_or_path })` with a `WebAssembly.Module`
+/// that boot compiled itself, once per build. wasm-bindgen's loader also takes a URL, a
+/// `Request`, a `Response` or bytes, fetches, guards against a second call in flight, and has
+/// `initSync`; none of that runs on the page, yet every first load downloaded it (the English
+/// glue 0.4 KB gzip larger, measured 2026-12-02). The generated text between the two markers
+/// is replaced; an error names the marker when the pinned wasm-bindgen writes another glue.
+fn slim_glue(glue: &[u8]) -> Result<Vec<u8>> {
+    const FROM: &str = "async function __wbg_load(";
+    const TO: &str = "export { initSync, __wbg_init as default };";
+    const LOADER: &str = "\
+async function __wbg_init({ module_or_path: module }) {
+    if (wasm !== undefined) return wasm;
+    return __wbg_finalize_init(await WebAssembly.instantiate(module, __wbg_get_imports()), module);
+}
+
+export { __wbg_init as default };
+";
+    let text = std::str::from_utf8(glue).map_err(|e| format!("the glue is not UTF-8: {e}"))?;
+    const CHANGED: &str =
+        "wasm-bindgen's glue has changed: `slim_glue` (crates/xtask/src/site.rs) cannot find";
+    let start = text
+        .find(FROM)
+        .ok_or_else(|| format!("{CHANGED} `{FROM}`"))?;
+    let end = text[start..]
+        .find(TO)
+        .map(|k| start + k + TO.len())
+        .ok_or_else(|| format!("{CHANGED} `{TO}` after `{FROM}`"))?;
+    for used in [
+        "function __wbg_get_imports(",
+        "function __wbg_finalize_init(instance, module)",
+    ] {
+        if !text[..start].contains(used) {
+            return Err(format!("{CHANGED} `{used}` before `{FROM}`"));
+        }
+    }
+    Ok(format!("{}{LOADER}{}", &text[..start], &text[end..]).into_bytes())
 }
 
 /// `name`'s script (an ES module) or style sheet, minified: terser and lightningcss, from the
@@ -535,6 +575,26 @@ fn kib(n: u64) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_glue_keeps_one_loader() {
+        let glue = "function __wbg_get_imports() {}\nfunction __wbg_finalize_init(instance, module) {}\nasync function __wbg_load(module, imports) {}\nfunction initSync(module) {}\nexport { initSync, __wbg_init as default };\n//# tail\n";
+        let got = String::from_utf8(super::slim_glue(glue.as_bytes()).unwrap()).unwrap();
+        assert!(got.starts_with("function __wbg_get_imports() {}\nfunction __wbg_finalize_init(instance, module) {}\nasync function __wbg_init({ module_or_path: module }) {\n"));
+        assert!(got.ends_with("export { __wbg_init as default };\n\n//# tail\n"));
+        for gone in ["__wbg_load", "initSync"] {
+            assert!(!got.contains(gone), "{gone} is left in {got}");
+        }
+        // Another glue: the error names what it lacks.
+        let e =
+            super::slim_glue(b"function __wbg_get_imports() {}\nexport default 1;").unwrap_err();
+        assert!(e.contains("`async function __wbg_load(`"), "{e}");
+        let e = super::slim_glue(
+            b"async function __wbg_load(m, i) {}\nexport { initSync, __wbg_init as default };",
+        )
+        .unwrap_err();
+        assert!(e.contains("`function __wbg_get_imports(` before"), "{e}");
+    }
+
     use super::*;
 
     #[test]
