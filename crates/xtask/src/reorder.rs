@@ -8,7 +8,7 @@
 //! on the English calculator's module: 2.9 KB smaller as downloaded (Zopfli), 2.6 KB at
 //! `gzip -9`; see `cargo xtask size` and the book's performance chapter for every module.
 //!
-//! The order is greedy: start from the first function; then, again and again, take the one not
+//! The order is greedy: start from the largest function; then, again and again, take the one not
 //! yet placed that has the largest share of its distinct 4-byte strings among those of the last
 //! [`WINDOW`] functions placed (ties: the lower index). It is deterministic, so a build is
 //! reproducible. wasmparser reads the module and wasm-encoder writes it again, renumbering
@@ -22,7 +22,9 @@ use wasmparser::{Parser, Payload, TypeRef};
 
 /// How many of the last functions placed the next one is compared with. Measured on
 /// 2026-12-02 (gzip -9 of the English calculator's code): 4 → 99.5 KB, 12 → 99.3 KB,
-/// 24 → 99.5 KB, 48 → 99.4 KB, from 101.8 KB in the original order.
+/// 24 → 99.5 KB, 48 → 99.4 KB, from 101.8 KB in the original order. Starting from the largest
+/// function rather than the first took a further 0.2 KB off the English module as downloaded,
+/// 0.5 KB off the Chinese one and 0.2 KB off the npm package's; 0.07 KB onto the full build's.
 pub const WINDOW: usize = 12;
 
 /// `wasm` with its functions reordered by [`order`]; an error if wasm cannot be read.
@@ -182,7 +184,9 @@ pub fn order(bodies: &[&[u8]]) -> Vec<usize> {
             }
         }
     };
-    let mut next = 0;
+    let mut next = (0..n)
+        .max_by_key(|&j| (bodies[j].len(), std::cmp::Reverse(j)))
+        .unwrap_or(0);
     loop {
         placed[next] = true;
         order.push(next);
@@ -337,8 +341,9 @@ mod tests {
         let x2: &[u8] = b"ABCDEFGHIJKLMNOP3";
         let y2: &[u8] = b"qrstuvwxyz0123454";
         assert_eq!(order(&[x1, y1, x2, y2]), [0, 2, 1, 3]);
-        // With nothing shared, the original order stays.
+        // With nothing shared, the original order stays, after the largest body.
         assert_eq!(order(&[b"aaaa", b"bbbb", b"cccc"]), [0, 1, 2]);
+        assert_eq!(order(&[b"aaaa", b"bbbbbbbb", b"cccc"]), [1, 0, 2]);
         assert_eq!(order(&[]), Vec::<usize>::new());
     }
 }
