@@ -16,8 +16,23 @@
 const builds = {
   en: { glue: () => import('./{{vramfit_en.js}}'), wasm: './{{vramfit_en_bg.wasm}}' },
   zh: { glue: () => import('./{{vramfit_zh.js}}'), wasm: './{{vramfit_zh_bg.wasm}}' },
-  full: { glue: () => import('./{{vramfit_full.js}}'), wasm: './{{vramfit_full_bg.wasm}}' },
+  full: {
+    glue: () => import('./{{vramfit_full.js}}'),
+    wasm: './{{vramfit_full_bg.wasm}}',
+    css: './{{views.css}}',
+  },
 };
+
+// The style of the views beyond the calculator, added to the page when the full build first
+// starts: settled once the sheet has loaded or failed to (the views then show, unstyled in
+// part, rather than not at all).
+function style(href) {
+  return new Promise((settle) => {
+    const link = Object.assign(document.createElement('link'), { rel: 'stylesheet', href });
+    link.onload = link.onerror = settle;
+    document.head.append(link);
+  });
+}
 
 // The build an address asks for: `Route::parse` and `Lang::from_url`/`from_tag` in few words.
 // Should it ever choose wrong, the build it starts hands over to the right one.
@@ -85,6 +100,7 @@ async function run(name, stopping) {
     const [glue, module] = await Promise.all([
       build.glue(),
       compile(new URL(build.wasm, import.meta.url)),
+      build.css && style(build.css),
     ]);
     if (stopping) (await builds[stopping].glue()).stop();
     await glue.default({ module_or_path: module });

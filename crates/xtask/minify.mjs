@@ -1,6 +1,7 @@
-// Minifies the site's scripts and style sheet in place, for `cargo xtask dist` (see `site.rs`):
-// `node minify.mjs FILE…`. A `.js` file is an ES module (the wasm-bindgen glue, `www/boot.js`),
-// minified with terser; a `.css` file with lightningcss. Both come from the workspace's npm
+// Minifies the site's scripts, style sheets and web app manifest in place, for `cargo xtask dist`
+// (see `site.rs`): `node minify.mjs FILE…`. A `.js` file is an ES module (the wasm-bindgen glue,
+// `www/boot.js`), minified with terser; a `.css` file with lightningcss; a `.webmanifest` (JSON)
+// is written again without its spaces. Both come from the workspace's npm
 // tools (`package.json`), resolved from the repository root given in `VRAMFIT_ROOT`.
 import { readFile, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -19,8 +20,10 @@ for (const file of process.argv.slice(2)) {
     out = r.code;
   } else if (file.endsWith(".css")) {
     out = Buffer.from(transform({ filename: file, code: Buffer.from(code), minify: true }).code).toString();
+  } else if (file.endsWith(".webmanifest")) {
+    out = JSON.stringify(JSON.parse(code));
   } else {
-    throw new Error(`minify.mjs: ${file} is neither .js nor .css`);
+    throw new Error(`minify.mjs: ${file} is neither .js, .css nor .webmanifest`);
   }
   if (!out || out.length === 0) throw new Error(`minify.mjs: ${file} came out empty`);
   await writeFile(file, out);

@@ -146,16 +146,25 @@ test('the first load is the calculator alone; another view hands over to the ful
   // No service worker: it would precache the full build and blur what the page itself asks for.
   const context = await browser({ serviceWorkers: 'block' });
   const wasm = modulesFetched(context);
+  const sheets = [];
+  context.on('request', (r) => {
+    if (/\.css$/.test(r.url())) sheets.push(new URL(r.url()).pathname.split('/').pop());
+  });
   const page = await watchedPage(context);
   await go(page, '#/calc?lang=en&batch=3&seq_len=4096', 'calc');
   const before = await shown(page);
   eq(wasm.length, 1, `one module in the first load: ${wasm}`);
   assert(wasm[0].startsWith('vramfit_en_bg-'), `the English calculator's build loads: ${wasm}`);
   assert(wasm[0].endsWith('.wasm.gz'), `its precompressed copy, inflated by the page: ${wasm}`);
-  // A link to another view: the full build is fetched and takes over, from the same address.
+  eq(sheets.length, 1, `one style sheet in the first load: ${sheets}`);
+  assert(sheets[0].startsWith('style-'), `the calculator's style: ${sheets}`);
+  // A link to another view: the full build is fetched and takes over, from the same address,
+  // with the style of its views (views.css: a textarea at least 10rem high, 160 px).
   await page.locator('nav a[data-nav="diagnose"]').click();
   await page.waitForSelector('main[data-view="diagnose"] textarea');
   assert(wasm.some((n) => n.startsWith('vramfit_full_bg-')), `the full build loads for Diagnose: ${wasm}`);
+  assert(sheets.some((n) => n.startsWith('views-')), `the views' style loads with it: ${sheets}`);
+  eq(await page.locator('#diag-text').evaluate((e) => getComputedStyle(e).minHeight), '160px', 'the views\' style applies');
   eq(await page.locator('main').count(), 1, 'one app on the page');
   assert(/batch=3/.test(page.url()) && /seq_len=4096/.test(page.url()), `the inputs stay in the address: ${page.url()}`);
   // Back to the calculator, now in the full build: the same numbers, to the byte.
@@ -163,6 +172,7 @@ test('the first load is the calculator alone; another view hands over to the ful
   await page.waitForSelector('main[data-view="calc"]');
   eq(JSON.stringify(await shown(page)), JSON.stringify(before), 'both builds show the same estimate');
   eq(wasm.filter((n) => n.startsWith('vramfit_full_bg-')).length, 1, 'the full build is fetched once');
+  eq(sheets.filter((n) => n.startsWith('views-')).length, 1, 'and the views\' style once');
   // Choosing a config.json on a calculator-only page hands over too, and shows the file chooser.
   const other = await watchedPage(await browser({ serviceWorkers: 'block' }));
   await go(other, '#/calc?lang=zh', 'calc');
