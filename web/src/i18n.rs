@@ -662,8 +662,6 @@ mod tests {
         }
     }
 
-    /// Every row written in the tables' source comes back from the strings they are stored
-    /// as, in order: a NUL written inside a text would shift every row after it, and fail here.
     #[test]
     fn the_calculators_table_holds_only_what_a_calculator_build_shows() {
         // TEXT is in every build, the first load's too; a row that only the other views show
@@ -689,6 +687,8 @@ mod tests {
         }
     }
 
+    /// Every row written in the tables' source comes back from the strings they are stored
+    /// as, in order: a NUL written inside a text would shift every row after it, and fail here.
     #[test]
     fn the_tables_split_into_the_rows_written() {
         let source = include_str!("i18n.rs");
