@@ -1,8 +1,10 @@
 //! `cargo xtask`: the commands CI runs, and nothing else.
 //!
-//! One dependency on purpose, `zopfli` (pure Rust; it precompresses the site's modules): it must
-//! build in seconds on a fresh machine, before anything else is installed, and then install
-//! what the build needs.
+//! Few dependencies on purpose, all pure Rust: `zopfli` (it precompresses the site's modules),
+//! `wasmparser` and `wasm-encoder` (they rewrite each module in an order that compresses better,
+//! `reorder`). It must build in seconds on a fresh machine, before anything else is installed
+//! (15 s on two cores, 2026-12-02; 7 s with Zopfli alone), and then install what the build
+//! needs.
 //!
 //! - `cargo xtask dist` builds the site into `dist/` (installing missing tools first);
 //! - `cargo xtask serve [--port 8080]` builds, serves `dist/` and rebuilds on change;
