@@ -206,7 +206,7 @@ pub fn reencode(wasm: &[u8], order: &[usize], data: &[Vec<usize>]) -> Result<Vec
 fn item<T>(items: &[T], k: usize) -> Result<&T, ReencodeError<String>> {
     items.get(k).ok_or_else(|| {
         ReencodeError::UserError(format!(
-            "the module has no item {k} where its count said so"
+            "a section of the module holds no item {k}, which its count promised"
         ))
     })
 }
@@ -288,12 +288,15 @@ impl Reencode for Reorder {
             let start = at(group[0])?;
             let mut bytes = Vec::new();
             for &k in &group {
-                let offset = (at(k)? - start) as usize;
-                if offset < bytes.len() {
-                    return Err(ReencodeError::UserError(format!(
-                        "data segment {k} overlaps the one before it"
-                    )));
-                }
+                let offset = at(k)?
+                    .checked_sub(start)
+                    .map(|o| o as usize)
+                    .filter(|&o| o >= bytes.len())
+                    .ok_or_else(|| {
+                        ReencodeError::UserError(format!(
+                            "data segment {k} overlaps the one before it, or lies below it"
+                        ))
+                    })?;
                 bytes.resize(offset, 0);
                 bytes.extend_from_slice(item(&segments, k)?.data);
             }
@@ -641,8 +644,13 @@ mod tests {
             segments(&reorder(&data_module_with(false)).unwrap()),
             segments(&m)
         );
-        // A passive segment cannot be joined.
+        // A passive segment cannot be joined, nor segments out of address order.
         assert!(reencode(&data_module(), &[0], &[vec![0, 1], vec![2]]).is_err());
+        let e = reencode(&data_module_with(false), &[0], &[vec![1, 0]]).unwrap_err();
+        assert!(
+            e.contains("data segment 0 overlaps the one before it, or lies below it"),
+            "{e}"
+        );
     }
 
     #[test]
