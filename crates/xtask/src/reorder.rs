@@ -53,32 +53,58 @@ pub const JOIN_GAP: u64 = 1024;
 /// `wasm` with its functions in the order of [`order`] and its data segments as
 /// [`data_plan`] says; an error if wasm cannot be read.
 pub fn reorder(wasm: &[u8]) -> Result<Vec<u8>, String> {
-    let mut bodies = Vec::new();
-    let mut segments = Vec::new();
-    let mut memory_imported = false;
+    let scan = scan(wasm)?;
+    let order = order(&scan.bodies);
+    let data = data_plan(&scan.segments, scan.memory_imported);
+    write(wasm, &scan, &order, &data)
+}
+
+/// What the reordering reads of a module before writing it again, in one pass.
+struct Scan<'a> {
+    /// Imported functions, which come first in the index space and keep their indices.
+    imported: u32,
+    /// Whether the memory is imported rather than defined.
+    memory_imported: bool,
+    /// The function section's count of defined functions.
+    defined: usize,
+    /// Each defined function's body, locals included.
+    bodies: Vec<&'a [u8]>,
+    /// Each data segment's (address, length), if active at a constant address.
+    segments: Vec<Option<(u64, u64)>>,
+}
+
+fn scan(wasm: &[u8]) -> Result<Scan<'_>, String> {
+    let mut scan = Scan {
+        imported: 0,
+        memory_imported: false,
+        defined: 0,
+        bodies: Vec::new(),
+        segments: Vec::new(),
+    };
     for payload in Parser::new(0).parse_all(wasm) {
         match payload.map_err(|e| e.to_string())? {
-            Payload::CodeSectionEntry(body) => bodies.push(body.as_bytes()),
             Payload::ImportSection(imports) => {
                 for import in imports.into_imports() {
-                    let import = import.map_err(|e| e.to_string())?;
-                    memory_imported |= matches!(import.ty, TypeRef::Memory(_));
+                    match import.map_err(|e| e.to_string())?.ty {
+                        TypeRef::Func(_) | TypeRef::FuncExact(_) => scan.imported += 1,
+                        TypeRef::Memory(_) => scan.memory_imported = true,
+                        _ => {}
+                    }
                 }
             }
+            Payload::FunctionSection(reader) => scan.defined = reader.count() as usize,
+            Payload::CodeSectionEntry(body) => scan.bodies.push(body.as_bytes()),
             Payload::DataSection(reader) => {
                 for data in reader {
                     let data = data.map_err(|e| e.to_string())?;
-                    segments.push(placed_at(&data).map(|at| (at, data.data.len() as u64)));
+                    let placed = placed_at(&data).map(|at| (at, data.data.len() as u64));
+                    scan.segments.push(placed);
                 }
             }
             _ => {}
         }
     }
-    reencode(
-        wasm,
-        &order(&bodies),
-        &data_plan(&segments, memory_imported),
-    )
+    Ok(scan)
 }
 
 /// Where an active segment of memory 0 is copied to, if at a constant 32-bit address.
@@ -164,32 +190,21 @@ fn inverse(order: &[usize], n: usize, what: &str) -> Result<Vec<u32>, String> {
     Ok(new_of_old)
 }
 
-/// The module with its defined functions in `order` (`order[k]`: the index, among the defined
+/// The module (read as `scan`) with its defined functions in `order` (`order[k]`: the index, among the defined
 /// functions, of the one that goes `k`th; imported functions keep their indices) and its data
 /// segments written as `data` groups them (see [`data_plan`]; a group of more than one is
 /// joined, its segments active at constant addresses in increasing order).
-pub fn reencode(wasm: &[u8], order: &[usize], data: &[Vec<usize>]) -> Result<Vec<u8>, String> {
-    let (mut imported, mut defined, mut segments) = (0u32, 0, 0);
-    for payload in Parser::new(0).parse_all(wasm) {
-        match payload.map_err(|e| e.to_string())? {
-            Payload::ImportSection(imports) => {
-                for import in imports.into_imports() {
-                    let import = import.map_err(|e| e.to_string())?;
-                    if matches!(import.ty, TypeRef::Func(_) | TypeRef::FuncExact(_)) {
-                        imported += 1;
-                    }
-                }
-            }
-            Payload::FunctionSection(reader) => defined = reader.count() as usize,
-            Payload::DataSection(reader) => segments = reader.count() as usize,
-            _ => {}
-        }
-    }
+fn write(
+    wasm: &[u8],
+    scan: &Scan,
+    order: &[usize],
+    data: &[Vec<usize>],
+) -> Result<Vec<u8>, String> {
     let mut reorder = Reorder {
-        imported,
-        new_of_old: inverse(order, defined, "function")?,
+        imported: scan.imported,
+        new_of_old: inverse(order, scan.defined, "function")?,
         order: order.to_vec(),
-        data_new_of_old: group_of(data, segments)?,
+        data_new_of_old: group_of(data, scan.segments.len())?,
         data_groups: data.to_vec(),
     };
     let mut module = wasm_encoder::Module::new();
@@ -217,6 +232,17 @@ struct Reorder {
     order: Vec<usize>,
     data_new_of_old: Vec<u32>,
     data_groups: Vec<Vec<usize>>,
+}
+
+impl Reorder {
+    /// The function section's or the code section's items (one per defined function), in the
+    /// new order.
+    fn in_order<T: Clone>(&self, items: Vec<T>) -> Result<Vec<T>, ReencodeError<String>> {
+        self.order
+            .iter()
+            .map(|&old| item(&items, old).cloned())
+            .collect()
+    }
 }
 
 impl Reencode for Reorder {
@@ -248,9 +274,8 @@ impl Reencode for Reorder {
         functions: &mut wasm_encoder::FunctionSection,
         section: wasmparser::FunctionSectionReader<'_>,
     ) -> Result<(), ReencodeError<String>> {
-        let types = section.into_iter().collect::<Result<Vec<_>, _>>()?;
-        for &old in &self.order.clone() {
-            functions.function(self.type_index(*item(&types, old)?)?);
+        for ty in self.in_order(section.into_iter().collect::<Result<_, _>>()?)? {
+            functions.function(self.type_index(ty)?);
         }
         Ok(())
     }
@@ -260,9 +285,8 @@ impl Reencode for Reorder {
         code: &mut wasm_encoder::CodeSection,
         section: wasmparser::CodeSectionReader<'_>,
     ) -> Result<(), ReencodeError<String>> {
-        let bodies = section.into_iter().collect::<Result<Vec<_>, _>>()?;
-        for &old in &self.order.clone() {
-            self.parse_function_body(code, item(&bodies, old)?.clone())?;
+        for body in self.in_order(section.into_iter().collect::<Result<_, _>>()?)? {
+            self.parse_function_body(code, body)?;
         }
         Ok(())
     }
@@ -388,11 +412,17 @@ pub fn order(bodies: &[&[u8]]) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
     use wasm_encoder::{
         CodeSection, ConstExpr, DataCountSection, DataSection, ElementSection, Elements,
         EntityType, ExportKind, ExportSection, Function, FunctionSection, ImportSection,
         MemorySection, MemoryType, Module, RefType, TableSection, TableType, TypeSection, ValType,
     };
+
+    /// The module with its functions in `order` and its segments grouped as `data`.
+    fn reencode(wasm: &[u8], order: &[usize], data: &[Vec<usize>]) -> Result<Vec<u8>, String> {
+        write(wasm, &scan(wasm)?, order, data)
+    }
 
     /// Three functions after one import: `a` calls `c` and the import, `b` returns 7, `c`
     /// returns 9; all three exported, `c` also in a table.

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
-use crate::tools::{self, cmd, run};
+use crate::tools::{self, cmd, read, run, write};
 use crate::{Result, http, root};
 
 /// The wasm target.
@@ -563,18 +563,6 @@ fn rel_name(base: &Path, file: &Path) -> String {
 
 fn ext(p: &Path) -> &str {
     p.extension().and_then(|e| e.to_str()).unwrap_or("")
-}
-
-fn read(p: &Path) -> Result<Vec<u8>> {
-    std::fs::read(p).map_err(|e| format!("cannot read {}: {e}", p.display()))
-}
-
-fn write(p: &Path, bytes: &[u8]) -> Result {
-    if let Some(parent) = p.parent() {
-        std::fs::create_dir_all(parent)
-            .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
-    }
-    std::fs::write(p, bytes).map_err(|e| format!("cannot write {}: {e}", p.display()))
 }
 
 fn kib(n: u64) -> String {

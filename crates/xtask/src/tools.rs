@@ -245,11 +245,9 @@ pub fn wasm_opt(input: &Path, output: &Path, glue: &[PathBuf]) -> Result {
         .arg(input)
         .arg("-o")
         .arg(output))?;
-    let wasm =
-        std::fs::read(output).map_err(|e| format!("cannot read {}: {e}", output.display()))?;
-    let wasm = crate::reorder::reorder(&wasm)
+    let wasm = crate::reorder::reorder(&read(output)?)
         .map_err(|e| format!("cannot reorder {}: {e}", output.display()))?;
-    std::fs::write(output, wasm).map_err(|e| format!("cannot write {}: {e}", output.display()))?;
+    write(output, &wasm)?;
     rename_glue(output, &map, glue)?;
     std::fs::remove_file(&map).map_err(|e| format!("cannot remove {}: {e}", map.display()))
 }
@@ -322,6 +320,20 @@ pub fn ensure_mdbook() -> Result {
 /// A file's modification time.
 pub fn mtime(path: &Path) -> Option<std::time::SystemTime> {
     std::fs::metadata(path).and_then(|m| m.modified()).ok()
+}
+
+/// The file at `p`, or an error that names it.
+pub fn read(p: &Path) -> Result<Vec<u8>> {
+    std::fs::read(p).map_err(|e| format!("cannot read {}: {e}", p.display()))
+}
+
+/// Writes `bytes` to `p`, creating its folder; an error names what failed.
+pub fn write(p: &Path, bytes: &[u8]) -> Result {
+    if let Some(parent) = p.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+    }
+    std::fs::write(p, bytes).map_err(|e| format!("cannot write {}: {e}", p.display()))
 }
 
 #[cfg(test)]
