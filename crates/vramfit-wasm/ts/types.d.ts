@@ -389,9 +389,13 @@ export interface Component {
    */
   torch: boolean;
   /**
-   * The formula with the values in it.
+   * The formula with the values in it, in English.
    */
   formula: string;
+  /**
+   * The formula with the values in it, in Chinese: the same numbers, units and names.
+   */
+  formula_zh: string;
   /**
    * Why, in English.
    */
@@ -2488,9 +2492,13 @@ export interface Quick {
    */
   recommended_bytes: Bytes;
   /**
-   * The rule applied, with the values in it.
+   * The rule applied, with the values in it, in English.
    */
   formula: string;
+  /**
+   * The rule applied, with the values in it, in Chinese: the same numbers.
+   */
+  formula_zh: string;
 }
 
 /**

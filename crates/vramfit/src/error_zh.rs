@@ -2,7 +2,7 @@
 //!
 //! An [`InputError`]'s problem and accepted range are built in English with the values in them
 //! (the JSON API and the CLI speak English); their words are few and fixed, so phrase tables give
-//! the Chinese, as [`crate::estimate::formula_zh`] does for the formulas. The field name, every
+//! the Chinese (the formulas, by contrast, are written in both languages). The field name, every
 //! number, and whatever the person typed (always written between backticks) are left as they
 //! are. Two tables: [`FORM`], what the estimator's input can produce (all the calculator needs),
 //! and [`FILES`], what the readers of config.json, weights headers, offer catalogs and the

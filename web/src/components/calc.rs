@@ -360,7 +360,7 @@ fn results(props: &ResultProps) -> Html {
                                             { chart::component_label(lang, &c.key) }
                                             if off { <br /><span class="muted">{ lang.t("calc.off_peak") }</span> }</td>
                                         <td class="num">{ format::gib(c.bytes) }</td>
-                                        <td><div class="formula">{ if lang.is_zh() { vramfit::estimate::formula_zh(&c.formula) } else { c.formula.clone() } }</div>
+                                        <td><div class="formula">{ if lang.is_zh() { c.formula_zh.clone() } else { c.formula.clone() } }</div>
                                             <div>{ if lang.is_zh() { &c.note_zh } else { &c.note_en } }</div></td>
                                     </tr>
                                 }
@@ -379,7 +379,7 @@ fn results(props: &ResultProps) -> Html {
                     { stat("quick-theory", "calc.quick_theory", e.quick.theory_bytes, format::gb(e.quick.theory_bytes)) }
                     { stat("quick-rec", "calc.quick_rec", e.quick.recommended_bytes, format::gb(e.quick.recommended_bytes)) }
                 </div>
-                <p class="formula" id="quick-formula">{ if lang.is_zh() { e.quick.formula_zh() } else { e.quick.formula.clone() } }</p>
+                <p class="formula" id="quick-formula">{ if lang.is_zh() { e.quick.formula_zh.clone() } else { e.quick.formula.clone() } }</p>
                 if !e.differences.is_empty() {
                     <h3>{ lang.t("calc.differences") }</h3>
                     <ul class="reasons" id="differences">{ for e.differences.iter().map(|d| html! { <li>{ if lang.is_zh() { &d.zh } else { &d.en } }</li> }) }</ul>

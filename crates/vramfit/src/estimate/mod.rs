@@ -4,11 +4,19 @@
 //! state). [`EstimateInput::resolve`] validates it once into a [`Workload`], naming the field and
 //! the accepted range on failure; [`Workload::estimate`] then cannot fail.
 
+// Built with no language (the `no_std` check), the values computed only for the formulas' text
+// go unused: see `Formula`.
+#![cfg_attr(
+    not(any(feature = "en", feature = "zh")),
+    allow(unused_variables, unused_mut, unused_assignments)
+)]
+
 /// A note's text in one language: `format!(…)` (or the bare literal, as a `&str`, with `str`)
 /// when the crate is built with that language's feature, an empty string without it, so that
 /// the text and its formatting code are in no module built so (the site's calculator in the
-/// other language). The arguments are used either way. The formulas and the input errors stay
-/// in English in every build: their Chinese is translated from them.
+/// other language). The arguments are used either way. The formulas are written in both
+/// languages too ([`formula!`]); the input errors stay in English in every build: their Chinese
+/// is translated from them (`crate::error_zh`).
 macro_rules! note_text {
     ($lang:tt, str $text:literal) => {
         if cfg!(feature = $lang) { $text } else { "" }
@@ -42,7 +50,31 @@ macro_rules! en_str {
     ($text:literal) => { note_text!("en", str $text) };
 }
 
+/// A [`Formula`] from one `format!` per language: `formula!(["…", args], ["…", args])`. Each
+/// side, its arguments included, is compiled only under its language's feature, so that a
+/// module in one language neither holds nor computes the other's text.
+/// `formula!(text "…", "…")`: two literals without arguments, copied as they are.
+macro_rules! formula {
+    (text $en:literal, $zh:literal) => {
+        Formula {
+            #[cfg(feature = "en")]
+            en: String::from($en),
+            #[cfg(feature = "zh")]
+            zh: String::from($zh),
+        }
+    };
+    ([$($en:tt)*], [$($zh:tt)*]) => {
+        Formula {
+            #[cfg(feature = "en")]
+            en: format!($($en)*),
+            #[cfg(feature = "zh")]
+            zh: format!($($zh)*),
+        }
+    };
+}
+
 mod activations;
+#[cfg(test)]
 mod formula_zh;
 mod quick;
 mod solve;
@@ -53,7 +85,6 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 pub use activations::{Kernel, Trainable, role_bit};
-pub use formula_zh::formula_zh;
 pub use quick::{Quick, guide_bytes_per_param, m_rec};
 pub use solve::{
     Solutions, context_bound, fewest_gpus, largest_batch, largest_context, layout_required_bytes,
@@ -1058,8 +1089,10 @@ pub struct Component {
     pub bytes: Bytes,
     /// Whether PyTorch's allocator holds it (counted in `peak_allocated_bytes`).
     pub torch: bool,
-    /// The formula with the values in it.
+    /// The formula with the values in it, in English.
     pub formula: String,
+    /// The formula with the values in it, in Chinese: the same numbers, units and names.
+    pub formula_zh: String,
     /// Why, in English.
     pub note_en: String,
     /// Why, in Chinese.
@@ -1280,12 +1313,14 @@ struct Parts {
 
 impl Parts {
     #[inline(never)]
-    fn add(&mut self, key: &str, bytes: u64, torch: bool, formula: String, en: &str, zh: &str) {
+    fn add(&mut self, key: &str, bytes: u64, torch: bool, formula: Formula, en: &str, zh: &str) {
+        let (formula, formula_zh) = formula.into_texts();
         self.comps.push(Component {
             key: key.to_string(),
             bytes: Bytes::new(bytes),
             torch,
             formula,
+            formula_zh,
             note_en: en.to_string(),
             note_zh: zh.to_string(),
         });
@@ -1313,6 +1348,45 @@ impl Parts {
         keys.iter()
             .map(|k| self.get(k))
             .fold(0, u64::saturating_add)
+    }
+}
+
+/// A formula in the languages the crate is built with: its English and its Chinese, each only
+/// under that language's feature (as the notes' text is), so that a module in one language
+/// carries one language's words. Written with [`formula!`]; a value computed only for the
+/// formula goes unused in a build without either language.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Formula {
+    #[cfg(feature = "en")]
+    en: String,
+    #[cfg(feature = "zh")]
+    zh: String,
+}
+
+impl Formula {
+    /// A text the same in both languages: numbers, units and names.
+    fn same(text: String) -> Self {
+        Formula {
+            #[cfg(all(feature = "en", feature = "zh"))]
+            en: text.clone(),
+            #[cfg(all(feature = "en", not(feature = "zh")))]
+            en: text,
+            #[cfg(feature = "zh")]
+            zh: text,
+        }
+    }
+
+    /// The English and the Chinese, empty without their features.
+    fn into_texts(self) -> (String, String) {
+        #[cfg(feature = "en")]
+        let en = self.en;
+        #[cfg(not(feature = "en"))]
+        let en = String::new();
+        #[cfg(feature = "zh")]
+        let zh = self.zh;
+        #[cfg(not(feature = "zh"))]
+        let zh = String::new();
+        (en, zh)
     }
 }
 
@@ -1347,10 +1421,13 @@ impl Workload {
         context: u64,
         layers: u64,
         decompressed_mla: bool,
-    ) -> (u64, String) {
+    ) -> (u64, Formula) {
         let a = &self.arch;
         if !a.is_generative() {
-            return (0, String::from("no KV cache (not a generative decoder)"));
+            return (
+                0,
+                formula!(text "no KV cache (not a generative decoder)", "没有 KV 缓存（不是生成式解码器）"),
+            );
         }
         let tp_kv = match a.mla {
             Some(_) if !decompressed_mla => 1,
@@ -1377,15 +1454,24 @@ impl Workload {
         );
         let bytes = self.kv_dtype.bytes_for(elems, self.act_kv_dtype());
         let per = match a.mla {
-            Some(m) if !decompressed_mla => format!(
+            Some(m) if !decompressed_mla => Formula::same(format!(
                 "(kv_lora_rank {} + rope {})",
                 m.kv_lora_rank, m.qk_rope_head_dim
+            )),
+            Some(_) => formula!(
+                [
+                    "{} heads × (nope + rope + v) (HF caches MLA decompressed)",
+                    a.num_heads
+                ],
+                [
+                    "{} 个头 × (nope + rope + v)（HF 缓存解压后的 MLA）",
+                    a.num_heads
+                ]
             ),
-            Some(_) => format!(
-                "{} heads × (nope + rope + v) (HF caches MLA decompressed)",
-                a.num_heads
+            None => formula!(
+                ["2 × {} kv heads × {} head_dim", a.num_kv_heads, a.head_dim],
+                ["2 × {} 个 KV 头 × {} head_dim", a.num_kv_heads, a.head_dim]
             ),
-            None => format!("2 × {} kv heads × {} head_dim", a.num_kv_heads, a.head_dim),
         };
         let tp_text = if tp_kv > 1 {
             format!(" / tp {tp_kv}")
@@ -1393,18 +1479,35 @@ impl Workload {
             String::new()
         };
         let window = if local > 0 {
-            format!(
-                " ({global} global layers × {context} tokens + {local} sliding layers × {local_ctx} tokens)"
+            formula!(
+                [
+                    " ({global} global layers × {context} tokens + {local} sliding layers × {local_ctx} tokens)"
+                ],
+                [
+                    " ({global} 个全局层 × {context} token + {local} 个滑动窗口层 × {local_ctx} token)"
+                ]
             )
         } else {
-            format!(" × {layers} layers × {context} tokens")
+            formula!(
+                [" × {layers} layers × {context} tokens"],
+                [" × {layers} 层 × {context} token"]
+            )
         };
+        let dtype = self.kv_dtype_name();
+        let size = b(bytes);
         (
             bytes,
-            format!(
-                "{per}{tp_text} × {seqs} seq{window} × {} = {}",
-                self.kv_dtype_name(),
-                b(bytes)
+            formula!(
+                [
+                    "{}{tp_text} × {seqs} seq{} × {dtype} = {size}",
+                    per.en,
+                    window.en
+                ],
+                [
+                    "{}{tp_text} × {seqs} 条序列{} × {dtype} = {size}",
+                    per.zh,
+                    window.zh
+                ]
             ),
         )
     }
@@ -1433,25 +1536,23 @@ impl Workload {
         }
     }
 
-    fn weights_formula(&self, bytes: u64) -> String {
+    fn weights_formula(&self, bytes: u64) -> Formula {
         let a = &self.arch;
-        let p = a.params();
+        let p = thousands(a.params());
+        let size = b(bytes);
         let mut s = if !a.is_detailed() && self.quantization != Quantization::None {
             // A bare parameter count: the guide's bytes per parameter of the format.
-            format!(
-                "{} params × {} B ({}) = {}",
-                thousands(p),
-                short(guide_bytes_per_param(self.dtype, &self.quantization)),
-                self.quantization.name(),
-                b(bytes)
+            let per = short(guide_bytes_per_param(self.dtype, &self.quantization));
+            let q = self.quantization.name();
+            formula!(
+                ["{p} params × {per} B ({q}) = {size}"],
+                ["{p} 个参数 × {per} B ({q}) = {size}"]
             )
         } else if self.quantization == Quantization::None {
-            format!(
-                "{} params × {} B ({}) = {}",
-                thousands(p),
-                self.dtype.bits() / 8,
-                self.dtype,
-                b(bytes)
+            let (per, d) = (self.dtype.bits() / 8, self.dtype);
+            formula!(
+                ["{p} params × {per} B ({d}) = {size}"],
+                ["{p} 个参数 × {per} B ({d}) = {size}"]
             )
         } else {
             let q = a
@@ -1460,19 +1561,18 @@ impl Workload {
                 .filter(|t| weights::is_quantized(&self.quantization, a, t))
                 .map(|t| t.numel())
                 .fold(0u64, u64::saturating_add);
-            format!(
-                "{} quantized weights ({}, with scales) + {} kept in {} = {}",
-                thousands(q),
-                self.quantization.name(),
-                thousands(p.saturating_sub(q)),
-                self.dtype,
-                b(bytes)
+            let kept = thousands(a.params().saturating_sub(q));
+            let (q, name, d) = (thousands(q), self.quantization.name(), self.dtype);
+            formula!(
+                ["{q} quantized weights ({name}, with scales) + {kept} kept in {d} = {size}"],
+                ["{q} 个量化权重 ({name}，含缩放因子) + {kept} 个参数保留为 {d} = {size}"]
             )
         };
         if self.tp > 1 || self.pp > 1 {
-            s = format!(
-                "{s}, on the busiest of tp {} × pp {} shards",
-                self.tp, self.pp
+            let (tp, pp) = (self.tp, self.pp);
+            s = formula!(
+                ["{}, on the busiest of tp {tp} × pp {pp} shards", s.en],
+                ["{}，在 tp {tp} × pp {pp} 个分片中最重的一个上", s.zh]
             );
         }
         s
@@ -1626,7 +1726,7 @@ impl Workload {
             "cuda_context",
             CUDA_CONTEXT.get(),
             false,
-            String::from("CUDA context with lazy module loading: 0.51 GiB (measured, H100, PyTorch 2 / vLLM 0.19)"),
+            formula!(text "CUDA context with lazy module loading: 0.51 GiB (measured, H100, PyTorch 2 / vLLM 0.19)", "CUDA 上下文（模块延迟加载）：0.51 GiB (实测，H100, PyTorch 2 / vLLM 0.19)"),
             en_str!("Driver and kernel images; outside PyTorch's allocator, visible in nvidia-smi."),
             zh_str!("驱动与内核镜像；不经 PyTorch 分配器，nvidia-smi 可见。"),
         );
@@ -1635,14 +1735,25 @@ impl Workload {
             "workspace",
             ws,
             true,
-            format!(
-                "cuBLAS workspace: {} per handle and stream ({})",
-                b(ws),
-                if self.hopper() {
-                    "Hopper or newer"
-                } else {
-                    "before Hopper"
-                }
+            formula!(
+                [
+                    "cuBLAS workspace: {} per handle and stream ({})",
+                    b(ws),
+                    if self.hopper() {
+                        "Hopper or newer"
+                    } else {
+                        "before Hopper"
+                    }
+                ],
+                [
+                    "cuBLAS 工作区：{}，每个 handle 与 stream 各一份（{}）",
+                    b(ws),
+                    if self.hopper() {
+                        "Hopper 及更新的架构"
+                    } else {
+                        "Hopper 之前的架构"
+                    }
+                ]
             ),
             en_str!("Allocated through PyTorch's caching allocator."),
             zh_str!("经 PyTorch 缓存分配器分配。"),
@@ -1737,30 +1848,37 @@ impl Workload {
         let ws = cublas_workspace(self.hopper()).get();
         p.peak = Some(w.saturating_add(prefill.max(decode)).saturating_add(ws));
         let kv_note = if phase == Phase::Prefill && acts_encoder > decoder_prefill {
-            String::from(" (none of it exists yet at the peak, the encoder's pass)")
+            formula!(text " (none of it exists yet at the peak, the encoder's pass)", "（峰值在编码器前向时，此时尚未分配）")
         } else if phase == Phase::Prefill && kv_end > kv_prefill {
-            format!(
-                " (at the prefill peak {} of it is filled)",
-                b(kv_prefill + cross)
+            let filled = b(kv_prefill + cross);
+            formula!(
+                [" (at the prefill peak {filled} of it is filled)"],
+                ["（预填充峰值时已填充 {filled}）"]
             )
         } else {
-            String::new()
+            Formula::default()
         };
         let cross_text = if cross > 0 {
-            format!(
-                " + cross-attention K and V of {frames} encoder frames × {layers} layers and the encoder's output ({} hidden) × {} seq = {}",
-                a.hidden_size,
-                self.batch,
-                b(cross)
+            let (hidden, seqs, size) = (a.hidden_size, self.batch, b(cross));
+            formula!(
+                [
+                    " + cross-attention K and V of {frames} encoder frames × {layers} layers and the encoder's output ({hidden} hidden) × {seqs} seq = {size}"
+                ],
+                [
+                    " + 交叉注意力 KV：{frames} 个编码器帧 × {layers} 层，以及编码器输出（{hidden} 隐藏维度）× {seqs} 条序列 = {size}"
+                ]
             )
         } else {
-            String::new()
+            Formula::default()
         };
         p.add(
             "kv_cache",
             kv_end.saturating_add(cross),
             true,
-            format!("{kv_text}{cross_text}{kv_note}"),
+            formula!(
+                ["{}{}{}", kv_text.en, cross_text.en, kv_note.en],
+                ["{}{}{}", kv_text.zh, cross_text.zh, kv_note.zh]
+            ),
             en_str!("Keys and values of every past token; HF's cache grows to prompt + generated tokens."),
             zh_str!("每个历史 token 的 K 与 V；HF 缓存随提示与生成 token 增长。"),
         );
@@ -1768,24 +1886,28 @@ impl Workload {
         let logits_shown = logits.max(decode_logits);
         if a.is_detailed() {
             let eager_text = if self.kernel == Kernel::Eager {
-                format!(
-                    " + eager scores {} × {} heads × {seq}² × {} B",
-                    self.batch,
-                    a.num_heads,
-                    4 + act
+                let (batch, heads, bytes) = (self.batch, a.num_heads, 4 + act);
+                formula!(
+                    [" + eager scores {batch} × {heads} heads × {seq}² × {bytes} B"],
+                    [" + eager 注意力分数 {batch} × {heads} 个头 × {seq}² × {bytes} B"]
                 )
             } else {
-                String::new()
+                Formula::default()
             };
+            let (tokens, size) = (thousands(tokens), b(acts_shown));
             p.add(
                 "activations",
                 acts_shown,
                 true,
-                format!(
-                    "{} tokens × {} B per token in the widest op of one block{eager_text} = {}",
-                    thousands(tokens),
-                    per_tok,
-                    b(acts_shown)
+                formula!(
+                    [
+                        "{tokens} tokens × {per_tok} B per token in the widest op of one block{} = {size}",
+                        eager_text.en
+                    ],
+                    [
+                        "{tokens} token × {per_tok} B 每 token，取一个块内最宽的算子{} = {size}",
+                        eager_text.zh
+                    ]
                 ),
                 en_str!("Inference frees each block's tensors before the next: only one block's are alive."),
                 zh_str!("推理时每层张量用完即释放：同一时刻只有一层的中间结果。"),
@@ -1795,13 +1917,22 @@ impl Workload {
                 "activations",
                 acts_shown,
                 true,
-                format!(
-                    "{} {} × {} elements alive at the widest point of the forward pass ({s} × {s} pixels) × {act} B = {}",
-                    self.batch,
-                    if self.batch == 1 { "image" } else { "images" },
-                    thousands(a.image_working),
-                    b(acts),
-                    s = a.image_size,
+                formula!(
+                    [
+                        "{} {} × {} elements alive at the widest point of the forward pass ({s} × {s} pixels) × {act} B = {}",
+                        self.batch,
+                        if self.batch == 1 { "image" } else { "images" },
+                        thousands(a.image_working),
+                        b(acts),
+                        s = a.image_size,
+                    ],
+                    [
+                        "{} 张图像 × {} 个元素，前向传播最宽处同时存活（{s} × {s} 像素）× {act} B = {}",
+                        self.batch,
+                        thousands(a.image_working),
+                        b(acts),
+                        s = a.image_size,
+                    ]
                 ),
                 en_str!("Counted layer by layer over the network: inference frees each layer's input once nothing reads it."),
                 zh_str!("逐层计数：推理时每层的输入在无人再读后即释放。"),
@@ -1811,7 +1942,10 @@ impl Workload {
                 "activations",
                 acts_shown,
                 true,
-                format!("0.2 × weights (the guide's 10–30 %) = {}", b(acts)),
+                formula!(
+                    ["0.2 × weights (the guide's 10–30 %) = {}", b(acts)],
+                    ["0.2 × 权重（指南的 10–30 %) = {}", b(acts)]
+                ),
                 en_str!("Only the parameter count is known: the guide's rule."),
                 zh_str!("仅知参数量：采用指南经验值。"),
             );
@@ -1821,13 +1955,17 @@ impl Workload {
                 "logits",
                 logits_shown,
                 true,
-                format!(
-                    "{} × {} × {} vocab × {} B + fp32 copy of the last position = {}",
-                    self.batch,
-                    kept,
-                    vocab,
-                    act,
-                    b(logits_shown)
+                formula!(
+                    [
+                        "{} × {kept} × {vocab} vocab × {act} B + fp32 copy of the last position = {}",
+                        self.batch,
+                        b(logits_shown)
+                    ],
+                    [
+                        "{} × {kept} × {vocab} 词表 × {act} B + fp32 末位置的副本 = {}",
+                        self.batch,
+                        b(logits_shown)
+                    ]
                 ),
                 en_str!("The LM head's output; generate keeps the last position in fp32."),
                 zh_str!("语言模型头的输出；generate 以 fp32 保存最后位置。"),
@@ -1861,12 +1999,14 @@ impl Workload {
             if rope == 0 {
                 self.weights_formula(w0)
             } else {
-                format!(
-                    "{} + rotary cos/sin cache {} × {} × {} B",
-                    self.weights_formula(w0),
-                    a.max_position_embeddings,
-                    a.head_dim,
-                    self.act_bytes()
+                let wf = self.weights_formula(w0);
+                let (pos, dim, bytes) = (a.max_position_embeddings, a.head_dim, self.act_bytes());
+                formula!(
+                    ["{} + rotary cos/sin cache {pos} × {dim} × {bytes} B", wf.en],
+                    [
+                        "{} + 旋转位置编码 cos/sin 缓存 {pos} × {dim} × {bytes} B",
+                        wf.zh
+                    ]
                 )
             },
             en_str!("Weights as vLLM loads them."),
@@ -1890,7 +2030,14 @@ impl Workload {
             "activations",
             acts,
             true,
-            format!("max(forward over {} batched tokens × {} B = {}, sampler {} seqs × {} vocab × 4 B × {} = {})", self.max_num_batched_tokens, per_tok.saturating_sub(8 * a.hidden_size) + 2 * act * a.hidden_size, b(forward), self.max_num_seqs, a.vocab_size, short(SAMPLER_FP32_COPIES), b(sampler)),
+            {
+                let (tokens, per, fwd) = (self.max_num_batched_tokens, per_tok.saturating_sub(8 * a.hidden_size) + 2 * act * a.hidden_size, b(forward));
+                let (seqs, vocab, copies, smp) = (self.max_num_seqs, a.vocab_size, short(SAMPLER_FP32_COPIES), b(sampler));
+                formula!(
+                    ["max(forward over {tokens} batched tokens × {per} B = {fwd}, sampler {seqs} seqs × {vocab} vocab × 4 B × {copies} = {smp})"],
+                    ["max(前向 {tokens} 个批内 token × {per} B = {fwd}，采样器 {seqs} 条序列 × {vocab} 词表 × 4 B × {copies} = {smp})"]
+                )
+            },
             en_str!("vLLM's start-up profile run: its torch peak is reserved out of the budget."),
             zh_str!("vLLM 启动时的剖析运行：其峰值从预算中扣除。"),
         );
@@ -1905,14 +2052,25 @@ impl Workload {
             "non_torch",
             non_torch.get(),
             false,
-            format!(
-                "non-torch memory growth during the profile run: {} (measured: {})",
-                b(non_torch.get()),
-                if self.tp > 1 {
-                    "NCCL and custom all-reduce buffers at tp ≥ 2"
-                } else {
-                    "tp = 1"
-                }
+            formula!(
+                [
+                    "non-torch memory growth during the profile run: {} (measured: {})",
+                    b(non_torch.get()),
+                    if self.tp > 1 {
+                        "NCCL and custom all-reduce buffers at tp ≥ 2"
+                    } else {
+                        "tp = 1"
+                    }
+                ],
+                [
+                    "剖析运行期间非 torch 内存的增长：{} (实测：{})",
+                    b(non_torch.get()),
+                    if self.tp > 1 {
+                        "NCCL 与自定义 all-reduce 缓冲，tp ≥ 2"
+                    } else {
+                        "tp = 1"
+                    }
+                ]
             ),
             en_str!("cuBLAS/NCCL memory outside PyTorch, subtracted from the budget."),
             zh_str!("PyTorch 之外的 cuBLAS/NCCL 内存，从预算中扣除。"),
@@ -1972,25 +2130,44 @@ impl Workload {
                     + groups_window * window_blocks
                     + groups_cross * cross_blocks;
                 // Per block: one layer's 16 tokens × the group size (every layer of a dense model).
+                let per_layer = thousands(per_layer);
                 let per_block = if groups_cross > 0 {
-                    format!(
-                        "{gs} layers × {} B per token per layer ({groups} groups of {gs} layers: {groups_full} self-attention, {groups_cross} cross-attention of {cross_blocks} blocks per request)",
-                        thousands(per_layer)
+                    formula!(
+                        [
+                            "{gs} layers × {per_layer} B per token per layer ({groups} groups of {gs} layers: {groups_full} self-attention, {groups_cross} cross-attention of {cross_blocks} blocks per request)"
+                        ],
+                        [
+                            "{gs} 层 × {per_layer} B 每 token 每层 ({groups} 组，每组 {gs} 层：{groups_full} 个自注意力组，{groups_cross} 个交叉注意力组，每请求 {cross_blocks} 块)"
+                        ]
                     )
                 } else if groups > 1 {
-                    format!(
-                        "{gs} layers × {} B per token per layer ({groups} groups of {gs} layers: {groups_full} global, {groups_window} sliding)",
-                        thousands(per_layer)
+                    formula!(
+                        [
+                            "{gs} layers × {per_layer} B per token per layer ({groups} groups of {gs} layers: {groups_full} global, {groups_window} sliding)"
+                        ],
+                        [
+                            "{gs} 层 × {per_layer} B 每 token 每层 ({groups} 组，每组 {gs} 层：{groups_full} 个全局组，{groups_window} 个滑动窗口组)"
+                        ]
                     )
                 } else {
-                    format!("{} B per token", thousands(per_token))
+                    let per_token = thousands(per_token);
+                    formula!(["{per_token} B per token"], ["{per_token} B 每 token"])
                 };
-                let formula = format!(
-                    "{} × {} − (weights + activations + non-torch) = {} → {} blocks × 16 tokens × {per_block}",
+                let (memory, util, size, blocks_n) = (
                     b(d.memory.get()),
                     short(self.gpu_memory_utilization),
                     b(pool),
                     thousands(blocks),
+                );
+                let formula = formula!(
+                    [
+                        "{memory} × {util} − (weights + activations + non-torch) = {size} → {blocks_n} blocks × 16 tokens × {}",
+                        per_block.en
+                    ],
+                    [
+                        "{memory} × {util} − (权重 + 激活 + 非 torch) = {size} → {blocks_n} 块 × 16 token × {}",
+                        per_block.zh
+                    ]
                 );
                 p.add(
                     "kv_cache",
@@ -2012,32 +2189,45 @@ impl Workload {
             None => {
                 let tokens = self.batch.sat_mul(self.max_model_len);
                 let pool = self.batch.sat_mul(request);
+                let (full, per_layer) = (full_blocks * VLLM_BLOCK, thousands(per_layer));
                 let per_seq = if cross > 0 {
-                    format!(
-                        "{layers_here} layers × ({} tokens + {} cross-attention frames) × {} B per token per layer",
-                        full_blocks * VLLM_BLOCK,
-                        cross_blocks * VLLM_BLOCK,
-                        thousands(per_layer)
+                    let frames = cross_blocks * VLLM_BLOCK;
+                    formula!(
+                        [
+                            "{layers_here} layers × ({full} tokens + {frames} cross-attention frames) × {per_layer} B per token per layer"
+                        ],
+                        [
+                            "{layers_here} 层 × ({full} token + {frames} 个交叉注意力帧) × {per_layer} B 每 token 每层"
+                        ]
                     )
                 } else if local > 0 {
-                    format!(
-                        "({global} global layers × {} tokens + {local} sliding layers × {} tokens) × {} B per token per layer",
-                        full_blocks * VLLM_BLOCK,
-                        window_blocks * VLLM_BLOCK,
-                        thousands(per_layer)
+                    let window = window_blocks * VLLM_BLOCK;
+                    formula!(
+                        [
+                            "({global} global layers × {full} tokens + {local} sliding layers × {window} tokens) × {per_layer} B per token per layer"
+                        ],
+                        [
+                            "({global} 个全局层 × {full} token + {local} 个滑动窗口层 × {window} token) × {per_layer} B 每 token 每层"
+                        ]
                     )
                 } else {
-                    format!(
-                        "{} max_model_len × {} B per token",
-                        full_blocks * VLLM_BLOCK,
-                        thousands(per_token)
+                    let per_token = thousands(per_token);
+                    formula!(
+                        ["{full} max_model_len × {per_token} B per token"],
+                        ["{full} max_model_len × {per_token} B 每 token"]
                     )
                 };
-                let formula = format!(
-                    "{} {} × {per_seq} = {} (no GPU given: the KV the pool must hold)",
-                    self.batch,
-                    if self.batch == 1 { "seq" } else { "seqs" },
-                    b(pool)
+                let (batch, size) = (self.batch, b(pool));
+                let formula = formula!(
+                    [
+                        "{batch} {} × {} = {size} (no GPU given: the KV the pool must hold)",
+                        if batch == 1 { "seq" } else { "seqs" },
+                        per_seq.en
+                    ],
+                    [
+                        "{batch} 条序列 × {} = {size}（未指定显卡：KV 池必须容纳的量）",
+                        per_seq.zh
+                    ]
                 );
                 p.add(
                     "kv_cache",
@@ -2057,26 +2247,31 @@ impl Workload {
                 (CUDA_GRAPH_BASE_GIB + CUDA_GRAPH_PER_LAYER_GIB * layers_here as f64) * GIB as f64,
             )
             .get();
-            p.add("cuda_graphs", g, false, format!("{} GiB + {} GiB × {layers_here} layers = {} (fitted to vLLM 0.19 H100 runs)", short(CUDA_GRAPH_BASE_GIB), short(CUDA_GRAPH_PER_LAYER_GIB), b(g)), en_str!("Captured after the pool is sized, so real use overshoots utilisation × memory by this much."), zh_str!("在 KV 池确定后捕获，实际占用因此超出利用率 × 显存。"));
+            let (base, per, size) = (
+                short(CUDA_GRAPH_BASE_GIB),
+                short(CUDA_GRAPH_PER_LAYER_GIB),
+                b(g),
+            );
+            p.add("cuda_graphs", g, false, formula!(["{base} GiB + {per} GiB × {layers_here} layers = {size} (fitted to vLLM 0.19 H100 runs)"], ["{base} GiB + {per} GiB × {layers_here} 层 = {size} (拟合自 vLLM 0.19 H100 的实测)"]), en_str!("Captured after the pool is sized, so real use overshoots utilisation × memory by this much."), zh_str!("在 KV 池确定后捕获，实际占用因此超出利用率 × 显存。"));
         }
         // Each worker of a tensor- or pipeline-parallel group also holds NCCL's communicators
         // and the custom all-reduce buffers before the profile run.
         let (context, context_text) = if self.tp * self.pp > 1 {
             (
                 VLLM_CUDA_CONTEXT_PARALLEL,
-                "CUDA context with NCCL communicators: 1.53 GiB (measured, H100, vLLM 0.19, tp or pp ≥ 2)",
+                formula!(text "CUDA context with NCCL communicators: 1.53 GiB (measured, H100, vLLM 0.19, tp or pp ≥ 2)", "CUDA 上下文与 NCCL 通信器：1.53 GiB (实测，H100, vLLM 0.19，tp 或 pp ≥ 2)"),
             )
         } else {
             (
                 CUDA_CONTEXT,
-                "CUDA context: 0.51 GiB (measured, H100, vLLM 0.19)",
+                formula!(text "CUDA context: 0.51 GiB (measured, H100, vLLM 0.19)", "CUDA 上下文：0.51 GiB (实测，H100, vLLM 0.19)"),
             )
         };
         p.add(
             "cuda_context",
             context.get(),
             false,
-            String::from(context_text),
+            context_text,
             en_str!("Outside the utilisation budget."),
             zh_str!("不计入利用率预算。"),
         );
@@ -2213,27 +2408,41 @@ impl Workload {
         let (kv, kv_text) = self.kv_bytes_llamacpp(ctx, stage_layers[busiest]);
         let (compute, logits) = compute_of(busiest);
         let on = if split > 1 {
-            format!(
-                " (GPU {} of {split}: {} of them{})",
-                busiest + 1,
-                stage_layers[busiest],
-                if busiest + 1 == split as usize && output_on_gpu {
-                    " + output layer"
-                } else {
-                    ""
-                }
+            let (n, here) = (busiest + 1, stage_layers[busiest]);
+            let output = busiest + 1 == split as usize && output_on_gpu;
+            formula!(
+                [
+                    " (GPU {n} of {split}: {here} of them{})",
+                    if output { " + output layer" } else { "" }
+                ],
+                [
+                    "（GPU {n} / {split}：其中 {here} 块{}）",
+                    if output { " + 输出层" } else { "" }
+                ]
             )
         } else {
-            String::new()
+            Formula::default()
         };
         let formula = if a.is_detailed() {
-            format!(
-                "{on_gpu} of {layers} blocks{} on the GPU{on}; token embeddings stay in CPU memory = {}",
-                if output_on_gpu { " + output layer" } else { "" },
-                b(w)
+            let size = b(w);
+            formula!(
+                [
+                    "{on_gpu} of {layers} blocks{} on the GPU{}; token embeddings stay in CPU memory = {size}",
+                    if output_on_gpu { " + output layer" } else { "" },
+                    on.en
+                ],
+                [
+                    "{on_gpu} / {layers} 块{}在 GPU 上{}；词嵌入留在 CPU 内存 = {size}",
+                    if output_on_gpu { " + 输出层" } else { "" },
+                    on.zh
+                ]
             )
         } else if split > 1 {
-            format!("{} / {split} GPUs = {}", self.weights_formula(gpu), b(w))
+            let (wf, size) = (self.weights_formula(gpu), b(w));
+            formula!(
+                ["{} / {split} GPUs = {size}", wf.en],
+                ["{} / {split} 个 GPU = {size}", wf.zh]
+            )
         } else {
             self.weights_formula(gpu)
         };
@@ -2259,17 +2468,28 @@ impl Workload {
             "compute_buffer",
             compute,
             false,
-            format!(
-                "max(logits {ub} × {} × 4 B, block activations {}{}) = {}",
-                if logits > 0 { a.vocab_size } else { 0 },
-                b(blockact),
-                if kq > 0 {
-                    format!(" + KQ {ub} × {ctx} × {} heads × 4 B", a.num_heads)
+            {
+                let vocab = if logits > 0 { a.vocab_size } else { 0 };
+                let (block, size, heads) = (b(blockact), b(compute), a.num_heads);
+                let kq_text = if kq > 0 {
+                    formula!(
+                        [" + KQ {ub} × {ctx} × {heads} heads × 4 B"],
+                        [" + KQ {ub} × {ctx} × {heads} 个头 × 4 B"]
+                    )
                 } else {
-                    String::new()
-                },
-                b(compute)
-            ),
+                    Formula::default()
+                };
+                formula!(
+                    [
+                        "max(logits {ub} × {vocab} × 4 B, block activations {block}{}) = {size}",
+                        kq_text.en
+                    ],
+                    [
+                        "max(logits {ub} × {vocab} × 4 B，块激活 {block}{}) = {size}",
+                        kq_text.zh
+                    ]
+                )
+            },
             en_str!(
                 "ggml's graph allocator reserves the largest graph's intermediate tensors once."
             ),
@@ -2279,17 +2499,23 @@ impl Workload {
             "cuda_context",
             LLAMACPP_CONTEXT.get(),
             false,
-            format!("CUDA context and cuBLAS: {}", b(LLAMACPP_CONTEXT.get())),
+            formula!(
+                ["CUDA context and cuBLAS: {}", b(LLAMACPP_CONTEXT.get())],
+                ["CUDA 上下文与 cuBLAS：{}", b(LLAMACPP_CONTEXT.get())]
+            ),
             en_str!("The CUDA runtime's own memory."),
             zh_str!("CUDA 运行时自身占用。"),
         );
         (Phase::Decode, 0, cpu)
     }
 
-    fn kv_bytes_llamacpp(&self, ctx: u64, layers: u64) -> (u64, String) {
+    fn kv_bytes_llamacpp(&self, ctx: u64, layers: u64) -> (u64, Formula) {
         let a = &self.arch;
         if !a.is_generative() || layers == 0 {
-            return (0, String::from("no KV cache on the GPU"));
+            return (
+                0,
+                formula!(text "no KV cache on the GPU", "GPU 上没有 KV 缓存"),
+            );
         }
         let per_layer = a.kv_elements_per_token_layer();
         // Interleaved sliding-window layers (Gemma 2/3, gpt-oss, Llama 4's chunks) get their own
@@ -2321,21 +2547,28 @@ impl Workload {
             self.kv_dtype
         };
         let bytes = dtype.bytes_for(elems, Dtype::Fp16);
+        let (name, size) = (dtype.name(), b(bytes));
         let text = if swa_layers > 0 {
-            format!(
-                "{per_layer} values per token per layer × ({} layers × {ctx} context + {swa_layers} sliding layers × {swa_cells} cells (window {} × {} seq + ubatch {}, padded to 256)) × {} = {}",
+            let (full, window, seqs, ubatch) = (
                 layers - swa_layers,
                 a.sliding_window,
                 self.batch,
                 self.ubatch,
-                dtype.name(),
-                b(bytes)
+            );
+            formula!(
+                [
+                    "{per_layer} values per token per layer × ({full} layers × {ctx} context + {swa_layers} sliding layers × {swa_cells} cells (window {window} × {seqs} seq + ubatch {ubatch}, padded to 256)) × {name} = {size}"
+                ],
+                [
+                    "{per_layer} 个值每 token 每层 × ({full} 层 × {ctx} 上下文 + {swa_layers} 个滑动窗口层 × {swa_cells} 个单元（窗口 {window} × {seqs} 条序列 + ubatch {ubatch}，补齐到 256 的倍数）) × {name} = {size}"
+                ]
             )
         } else {
-            format!(
-                "{per_layer} values per token per layer × {layers} layers × {ctx} context × {} = {}",
-                dtype.name(),
-                b(bytes)
+            formula!(
+                [
+                    "{per_layer} values per token per layer × {layers} layers × {ctx} context × {name} = {size}"
+                ],
+                ["{per_layer} 个值每 token 每层 × {layers} 层 × {ctx} 上下文 × {name} = {size}"]
             )
         };
         (bytes, text)
@@ -2414,14 +2647,13 @@ impl Workload {
         } else {
             params.sat_mul(base_dtype.bits() as u64 / 8)
         };
-        let mut w_text = if detailed {
+        let mut w_text: Formula = if detailed {
             self.weights_formula_train(w, base_dtype, &q)
         } else {
-            format!(
-                "{} params × {} B = {}",
-                thousands(params),
-                base_dtype.bits() / 8,
-                b(w)
+            let (n, per, size) = (thousands(params), base_dtype.bits() / 8, b(w));
+            formula!(
+                ["{n} params × {per} B = {size}"],
+                ["{n} 个参数 × {per} B = {size}"]
             )
         };
         if self.qlora {
@@ -2436,10 +2668,16 @@ impl Workload {
             let unq: u64 = tensors.iter().map(unquantized).fold(0, u64::saturating_add);
             let extra = busiest(&unquantized, unq).sat_mul(2);
             w = w.saturating_add(extra);
-            w_text = format!(
-                "{w_text} + {} unquantized params upcast to fp32 by prepare_model_for_kbit_training (+{})",
-                thousands(unq),
-                b(extra)
+            let (unq, extra) = (thousands(unq), b(extra));
+            w_text = formula!(
+                [
+                    "{} + {unq} unquantized params upcast to fp32 by prepare_model_for_kbit_training (+{extra})",
+                    w_text.en
+                ],
+                [
+                    "{} + {unq} 个未量化参数被升为 fp32（prepare_model_for_kbit_training） (+{extra})",
+                    w_text.zh
+                ]
             );
         }
         if lora {
@@ -2448,10 +2686,10 @@ impl Workload {
             let ab = if zero > 0 { act } else { sb };
             let adapters = t_shard.sat_mul(ab);
             w = w.saturating_add(adapters);
-            w_text = format!(
-                "{w_text} + LoRA adapters {} × {ab} B = {}",
-                thousands(t_shard),
-                b(adapters)
+            let (n, size) = (thousands(t_shard), b(adapters));
+            w_text = formula!(
+                ["{} + LoRA adapters {n} × {ab} B = {size}", w_text.en],
+                ["{} + LoRA 适配器 {n} × {ab} B = {size}", w_text.zh]
             );
         }
         // ZeRO-3 partitions the weights too, the frozen base of a LoRA run included (PEFT's
@@ -2461,9 +2699,17 @@ impl Workload {
             let layer_params = params / a.num_layers.max(1);
             live_params = layer_params.sat_mul(2).sat_mul(2).div_ceil(self.tp);
             w = if offload { 0 } else { w.div_ceil(dp) };
-            w_text = format!(
-                "{w_text}, partitioned over {dp} data-parallel ranks (ZeRO-3){}",
-                if offload { ", offloaded" } else { "" }
+            w_text = formula!(
+                [
+                    "{}, partitioned over {dp} data-parallel ranks (ZeRO-3){}",
+                    w_text.en,
+                    if offload { ", offloaded" } else { "" }
+                ],
+                [
+                    "{}，切分到 {dp} 个数据并行 rank (ZeRO-3){}",
+                    w_text.zh,
+                    if offload { "，已卸载" } else { "" }
+                ]
             );
         }
         p.add(
@@ -2477,41 +2723,67 @@ impl Workload {
         // Gradients (in the master dtype; under ZeRO in the model dtype, reduced into fp32 partitions).
         let grad_bytes = if zero > 0 { act } else { sb };
         let mut g = t_shard.sat_mul(grad_bytes);
-        let mut g_text = format!("{} trainable params × {grad_bytes} B", thousands(t_shard));
+        let n_trainable = thousands(t_shard);
+        let mut g_text = formula!(
+            ["{n_trainable} trainable params × {grad_bytes} B"],
+            ["{n_trainable} 个可训练参数 × {grad_bytes} B"]
+        );
         if zero >= 2 {
             g = if offload { 0 } else { g.div_ceil(dp) };
-            g_text = format!(
-                "{g_text} / {dp} ranks (ZeRO-{zero}){}",
-                if offload {
-                    ", reduced into CPU partitions"
-                } else {
-                    ""
-                }
+            g_text = formula!(
+                [
+                    "{} / {dp} ranks (ZeRO-{zero}){}",
+                    g_text.en,
+                    if offload {
+                        ", reduced into CPU partitions"
+                    } else {
+                        ""
+                    }
+                ],
+                [
+                    "{} / {dp} 个 rank (ZeRO-{zero}){}",
+                    g_text.zh,
+                    if offload {
+                        "，归约到 CPU 分区"
+                    } else {
+                        ""
+                    }
+                ]
             );
         }
         p.add(
             "gradients",
             g,
             true,
-            format!("{g_text} = {}", b(g)),
+            formula!(["{} = {}", g_text.en, b(g)], ["{} = {}", g_text.zh, b(g)]),
             en_str!("One gradient per trainable parameter."),
             zh_str!("每个可训练参数一个梯度。"),
         );
         // Optimizer states.
         let (state_per_param, opt_name) = match self.optimizer {
-            Optimizer::Adamw => (2 * sb, format!("AdamW: 2 moments × {sb} B")),
+            Optimizer::Adamw => (
+                2 * sb,
+                formula!(["AdamW: 2 moments × {sb} B"], ["AdamW：2 个矩 × {sb} B"]),
+            ),
             Optimizer::Adamw8bit => (
                 2,
-                String::from(
-                    "8-bit AdamW: 2 moments × 1 B + an fp32 scale per 256 (blockwise, bitsandbytes)",
+                formula!(text "8-bit AdamW: 2 moments × 1 B + an fp32 scale per 256 (blockwise, bitsandbytes)", "8-bit AdamW：2 个矩 × 1 B + fp32 缩放因子（每 256 个一个）（分块，bitsandbytes）"),
+            ),
+            Optimizer::Sgd => (0, formula!(text "SGD: no state", "SGD：无状态")),
+            Optimizer::SgdMomentum => (
+                sb,
+                formula!(
+                    ["SGD momentum: 1 state × {sb} B"],
+                    ["SGD 动量：1 个状态 × {sb} B"]
                 ),
             ),
-            Optimizer::Sgd => (0, String::from("SGD: no state")),
-            Optimizer::SgdMomentum => (sb, format!("SGD momentum: 1 state × {sb} B")),
-            Optimizer::Lion => (sb, format!("Lion: 1 momentum × {sb} B")),
+            Optimizer::Lion => (
+                sb,
+                formula!(["Lion: 1 momentum × {sb} B"], ["Lion：1 个动量 × {sb} B"]),
+            ),
             Optimizer::Adafactor => (
                 0,
-                String::from("Adafactor: factored second moment (row + column per matrix, 4 B)"),
+                formula!(text "Adafactor: factored second moment (row + column per matrix, 4 B)", "Adafactor：分解的二阶矩（每个矩阵的行 + 列，4 B)"),
             ),
         };
         let mut o = t_shard.sat_mul(state_per_param);
@@ -2542,31 +2814,46 @@ impl Workload {
         } else {
             0
         };
-        let mut o_text = format!("{} trainable × ({opt_name})", thousands(t_shard));
+        let mut o_text = formula!(
+            ["{n_trainable} trainable × ({})", opt_name.en],
+            ["{n_trainable} 个可训练参数 × ({})", opt_name.zh]
+        );
         if master > 0 {
             o = o.saturating_add(master);
-            o_text = format!("{o_text} + fp32 master weights 4 B");
+            o_text = formula!(
+                ["{} + fp32 master weights 4 B", o_text.en],
+                ["{} + fp32 主权重 4 B", o_text.zh]
+            );
         }
         if zero >= 1 {
             o = if offload { 0 } else { o.div_ceil(dp) };
-            o_text = format!(
-                "{o_text} / {dp} ranks (ZeRO-{zero}){}",
-                if offload {
-                    if self.offload == Offload::Cpu {
-                        ", offloaded to CPU"
-                    } else {
-                        ", offloaded to NVMe"
+            let cpu = self.offload == Offload::Cpu;
+            o_text = formula!(
+                [
+                    "{} / {dp} ranks (ZeRO-{zero}){}",
+                    o_text.en,
+                    match (offload, cpu) {
+                        (false, _) => "",
+                        (true, true) => ", offloaded to CPU",
+                        (true, false) => ", offloaded to NVMe",
                     }
-                } else {
-                    ""
-                }
+                ],
+                [
+                    "{} / {dp} 个 rank (ZeRO-{zero}){}",
+                    o_text.zh,
+                    match (offload, cpu) {
+                        (false, _) => "",
+                        (true, true) => "，卸载到 CPU",
+                        (true, false) => "，卸载到 NVMe",
+                    }
+                ]
             );
         }
         p.add(
             "optimizer",
             o,
             true,
-            format!("{o_text} = {}", b(o)),
+            formula!(["{} = {}", o_text.en, b(o)], ["{} = {}", o_text.zh, b(o)]),
             en_str!("Optimizer states persist across steps."),
             zh_str!("优化器状态在各步之间常驻。"),
         );
@@ -2610,13 +2897,19 @@ impl Workload {
             };
             let resid = if reg.fp32_master() && !lora { 4 } else { act };
             let enc_text = if enc_layers > 0 {
-                format!(
-                    " (+ {enc_layers} encoder blocks × {} frames, and each decoder block's cross-attention over them)",
-                    self.batch * enc_seq
+                let frames = self.batch * enc_seq;
+                formula!(
+                    [
+                        " (+ {enc_layers} encoder blocks × {frames} frames, and each decoder block's cross-attention over them)"
+                    ],
+                    [
+                        " (+ {enc_layers} 个编码器块 × {frames} 帧，以及每个解码器块对其的交叉注意力)"
+                    ]
                 )
             } else {
-                String::new()
+                Formula::default()
             };
+            let (n_tokens, hidden, blocks) = (thousands(tokens), a.hidden_size, a.num_layers);
             match self.checkpointing {
                 Checkpointing::Full => {
                     // The block inputs, and the encoder's output that every decoder block reads.
@@ -2627,13 +2920,17 @@ impl Workload {
                     let one = block(seq.max(enc_seq), s2).max(block(seq, s2) + cross(s2));
                     (
                         kept.saturating_add(one),
-                        format!(
-                            "block inputs {} tokens × {resid} B × {} hidden × {} blocks{enc_text} + one block recomputed ({} B per token) = {}",
-                            thousands(tokens),
-                            a.hidden_size,
-                            a.num_layers,
-                            per_tok,
-                            b(kept + one)
+                        formula!(
+                            [
+                                "block inputs {n_tokens} tokens × {resid} B × {hidden} hidden × {blocks} blocks{} + one block recomputed ({per_tok} B per token) = {}",
+                                enc_text.en,
+                                b(kept + one)
+                            ],
+                            [
+                                "块输入 {n_tokens} token × {resid} B × {hidden} 隐藏维度 × {blocks} 块{} + 重算一个块 ({per_tok} B 每 token) = {}",
+                                enc_text.zh,
+                                b(kept + one)
+                            ]
                         ),
                     )
                 }
@@ -2643,17 +2940,28 @@ impl Workload {
                         .sat_mul(a.num_layers)
                         .saturating_add(block(enc_seq, s2_total).sat_mul(enc_layers));
                     let s2_text = if s2_total > 0 {
-                        format!(" + {} × {}² × {s2_total} B (eager scores)", self.batch, seq)
+                        let batch = self.batch;
+                        formula!(
+                            [" + {batch} × {seq}² × {s2_total} B (eager scores)"],
+                            [" + {batch} × {seq}² × {s2_total} B（eager 注意力分数）"]
+                        )
                     } else {
-                        String::new()
+                        Formula::default()
                     };
+                    let size = b(total);
                     (
                         total,
-                        format!(
-                            "{} tokens × {per_tok} B per token per block{s2_text} × {} blocks{enc_text} = {}",
-                            thousands(tokens),
-                            a.num_layers,
-                            b(total)
+                        formula!(
+                            [
+                                "{n_tokens} tokens × {per_tok} B per token per block{} × {blocks} blocks{} = {size}",
+                                s2_text.en,
+                                enc_text.en
+                            ],
+                            [
+                                "{n_tokens} token × {per_tok} B 每 token 每块{} × {blocks} 块{} = {size}",
+                                s2_text.zh,
+                                enc_text.zh
+                            ]
                         ),
                     )
                 }
@@ -2662,23 +2970,36 @@ impl Workload {
             let x = self.image_training_bytes(act);
             (
                 x,
-                format!(
-                    "{} {} × ({} elements saved for backward × {act} B + {} max-pooling indices × 8 B) at {s} × {s} pixels = {}",
-                    self.batch,
-                    if self.batch == 1 { "image" } else { "images" },
-                    thousands(a.image_activations),
-                    thousands(a.image_indices),
-                    b(x),
-                    s = a.image_size,
+                formula!(
+                    [
+                        "{} {} × ({} elements saved for backward × {act} B + {} max-pooling indices × 8 B) at {s} × {s} pixels = {}",
+                        self.batch,
+                        if self.batch == 1 { "image" } else { "images" },
+                        thousands(a.image_activations),
+                        thousands(a.image_indices),
+                        b(x),
+                        s = a.image_size,
+                    ],
+                    [
+                        "{} 张图像 × ({} 个为反向保存的元素 × {act} B + {} 个最大池化索引 × 8 B)，输入 {s} × {s} 像素 = {}",
+                        self.batch,
+                        thousands(a.image_activations),
+                        thousands(a.image_indices),
+                        b(x),
+                        s = a.image_size,
+                    ]
                 ),
             )
         } else {
             let x = Bytes::from_f64(0.35 * params as f64 * act as f64).get();
             (
                 x,
-                format!(
-                    "0.35 × weights at {act} B (the guide's 0.2–0.5 ×) = {}",
-                    b(x)
+                formula!(
+                    [
+                        "0.35 × weights at {act} B (the guide's 0.2–0.5 ×) = {}",
+                        b(x)
+                    ],
+                    ["0.35 × 权重，每参数 {act} B（指南的 0.2–0.5 ×) = {}", b(x)]
                 ),
             )
         };
@@ -2708,8 +3029,18 @@ impl Workload {
             0
         };
         if logits > 0 {
-            let copy = if act == 4 { "" } else { " + 4 B fp32 copy" };
-            p.add("logits", logits, true, format!("{} tokens × {} vocab × ({act} B logits{copy} + 4 B log-softmax) = {}", thousands(tokens), a.vocab_size, b(logits)), en_str!("The cross-entropy loss upcasts the logits to fp32; with a large vocabulary this is often the peak."), zh_str!("交叉熵损失把 logits 升为 fp32；词表大时常是峰值所在。"));
+            let (n, vocab, size) = (thousands(tokens), a.vocab_size, b(logits));
+            let text = formula!(
+                [
+                    "{n} tokens × {vocab} vocab × ({act} B logits{} + 4 B log-softmax) = {size}",
+                    if act == 4 { "" } else { " + 4 B fp32 copy" }
+                ],
+                [
+                    "{n} token × {vocab} 词表 × ({act} B logits{} + 4 B log-softmax) = {size}",
+                    if act == 4 { "" } else { " + 4 B fp32 副本" }
+                ]
+            );
+            p.add("logits", logits, true, text, en_str!("The cross-entropy loss upcasts the logits to fp32; with a large vocabulary this is often the peak."), zh_str!("交叉熵损失把 logits 升为 fp32；词表大时常是峰值所在。"));
         }
         // End of backward: the embedding's dense gradient is built in a fresh buffer before it is
         // accumulated (twice the matrix when the head shares it: the head's gradient is already there).
@@ -2725,7 +3056,27 @@ impl Workload {
             0
         };
         if emb_buf > 0 {
-            p.add("embedding_grad_buffer", emb_buf, true, format!("{} vocab × {} hidden × {grad_bytes} B{} = {}", a.vocab_size, a.hidden_size, if a.tied_embeddings && a.is_generative() { " × 2 (tied with the head)" } else { "" }, b(emb_buf)), en_str!("The embedding backward's dense gradient, alive with every other gradient at the end of backward."), zh_str!("反向传播末尾词嵌入的稠密梯度缓冲，与全部梯度同时存在。"));
+            let (vocab, hidden, size) = (a.vocab_size, a.hidden_size, b(emb_buf));
+            let tied = a.tied_embeddings && a.is_generative();
+            let text = formula!(
+                [
+                    "{vocab} vocab × {hidden} hidden × {grad_bytes} B{} = {size}",
+                    if tied {
+                        " × 2 (tied with the head)"
+                    } else {
+                        ""
+                    }
+                ],
+                [
+                    "{vocab} 词表 × {hidden} 隐藏维度 × {grad_bytes} B{} = {size}",
+                    if tied {
+                        " × 2（与输出头共享）"
+                    } else {
+                        ""
+                    }
+                ]
+            );
+            p.add("embedding_grad_buffer", emb_buf, true, text, en_str!("The embedding backward's dense gradient, alive with every other gradient at the end of backward."), zh_str!("反向传播末尾词嵌入的稠密梯度缓冲，与全部梯度同时存在。"));
         }
         // Autocast keeps bf16/fp16 copies of fp32 weights for backward.
         let casts = if matches!(reg, Precision::AmpBf16 | Precision::AmpFp16)
@@ -2749,11 +3100,13 @@ impl Workload {
                 "autocast_copies",
                 casts,
                 true,
-                format!(
-                    "{} matrix weights × 2 B = {}",
-                    thousands(casts / 2),
-                    b(casts)
-                ),
+                {
+                    let (n, size) = (thousands(casts / 2), b(casts));
+                    formula!(
+                        ["{n} matrix weights × 2 B = {size}"],
+                        ["{n} 个矩阵权重 × 2 B = {size}"]
+                    )
+                },
                 en_str!(
                     "autocast casts each fp32 weight to 16 bits and keeps the copy for backward."
                 ),
@@ -2777,7 +3130,10 @@ impl Workload {
                 "dequant_buffer",
                 dequant,
                 true,
-                format!("largest matrix dequantized to bf16 = {}", b(dequant)),
+                formula!(
+                    ["largest matrix dequantized to bf16 = {}", b(dequant)],
+                    ["最大的矩阵反量化为 bf16 = {}", b(dequant)]
+                ),
                 en_str!("bitsandbytes dequantizes a 4-bit weight to compute with it."),
                 zh_str!("bitsandbytes 计算时将 4 位权重反量化。"),
             );
@@ -2818,22 +3174,26 @@ impl Workload {
         };
         let step = foreach.saturating_add(fp32_grads);
         if step > 0 {
-            let mut text = String::new();
+            let mut text = Formula::default();
             if fp32_grads > 0 {
-                text = format!(
-                    "fp32 gradient partition {} trainable × 4 B / {dp} ranks = {}",
-                    thousands(t_shard),
-                    b(fp32_grads)
+                let size = b(fp32_grads);
+                text = formula!(
+                    ["fp32 gradient partition {n_trainable} trainable × 4 B / {dp} ranks = {size}"],
+                    ["fp32 梯度分区 {n_trainable} 个可训练参数 × 4 B / {dp} 个 rank = {size}"]
                 );
             }
             if foreach > 0 {
-                if !text.is_empty() {
-                    text.push_str(" + ");
-                }
-                text.push_str(
-                    "foreach step: one state-sized temporary (e.g. sqrt of the second moment) = ",
+                let (plus, size) = (if fp32_grads > 0 { " + " } else { "" }, b(foreach));
+                text = formula!(
+                    [
+                        "{}{plus}foreach step: one state-sized temporary (e.g. sqrt of the second moment) = {size}",
+                        text.en
+                    ],
+                    [
+                        "{}{plus}foreach 步：一个与状态同大小的临时张量（如二阶矩的 sqrt） = {size}",
+                        text.zh
+                    ]
                 );
-                text.push_str(&b(foreach));
             }
             p.add(
                 "step_temporaries",
@@ -2856,22 +3216,36 @@ impl Workload {
             let (key, text) = if zero == 0 {
                 (
                     "ddp_buckets",
-                    format!(
-                        "DDP gradient buckets hold a flat copy of the gradients = {}",
-                        b(buckets)
+                    formula!(
+                        [
+                            "DDP gradient buckets hold a flat copy of the gradients = {}",
+                            b(buckets)
+                        ],
+                        ["DDP 梯度桶保存梯度的一份扁平副本 = {}", b(buckets)]
                     ),
                 )
             } else {
                 (
                     "zero_buffers",
-                    format!(
-                        "ZeRO-{zero} buckets (reduce/allgather h², prefetch 0.9 h²){} = {}",
-                        if zero == 3 {
-                            " + two gathered layers"
-                        } else {
-                            ""
-                        },
-                        b(buckets)
+                    formula!(
+                        [
+                            "ZeRO-{zero} buckets (reduce/allgather h², prefetch 0.9 h²){} = {}",
+                            if zero == 3 {
+                                " + two gathered layers"
+                            } else {
+                                ""
+                            },
+                            b(buckets)
+                        ],
+                        [
+                            "ZeRO-{zero} 桶 (reduce/allgather h², 预取 0.9 h²){} = {}",
+                            if zero == 3 {
+                                " + 两个已收集的层"
+                            } else {
+                                ""
+                            },
+                            b(buckets)
+                        ]
                     ),
                 )
             };
@@ -2892,7 +3266,10 @@ impl Workload {
                 "nccl",
                 NCCL_BUFFERS.get(),
                 false,
-                format!("NCCL communicator buffers ≈ {}", b(NCCL_BUFFERS.get())),
+                formula!(
+                    ["NCCL communicator buffers ≈ {}", b(NCCL_BUFFERS.get())],
+                    ["NCCL 通信缓冲 ≈ {}", b(NCCL_BUFFERS.get())]
+                ),
                 en_str!("NCCL's own buffers, outside PyTorch's allocator."),
                 zh_str!("NCCL 自身缓冲区，不经 PyTorch 分配器。"),
             );
@@ -2948,7 +3325,8 @@ impl Workload {
                 );
                 c.note_zh = zh!("{} 峰值时刻不驻留。", c.note_zh);
                 c.torch = false;
-                c.formula = format!("{} (not at the peak)", c.formula);
+                c.formula = en!("{} (not at the peak)", c.formula);
+                c.formula_zh = zh!("{}（不在峰值时刻）", c.formula_zh);
                 c.key = format!("{}_off_peak", c.key);
             }
         }
@@ -2970,22 +3348,25 @@ impl Workload {
         (phase, trainable, cpu)
     }
 
-    fn weights_formula_train(&self, bytes: u64, dtype: Dtype, q: &Quantization) -> String {
-        let p = self.arch.params();
+    fn weights_formula_train(&self, bytes: u64, dtype: Dtype, q: &Quantization) -> Formula {
+        let size = b(bytes);
         if *q == Quantization::None {
-            format!(
-                "{} params × {} B ({dtype}){} = {}",
-                thousands(p),
-                dtype.bits() / 8,
-                if self.tp * self.pp > 1 {
-                    format!(" / tp {} × pp {}", self.tp, self.pp)
-                } else {
-                    String::new()
-                },
-                b(bytes)
+            let (p, per) = (thousands(self.arch.params()), dtype.bits() / 8);
+            let split = if self.tp * self.pp > 1 {
+                format!(" / tp {} × pp {}", self.tp, self.pp)
+            } else {
+                String::new()
+            };
+            formula!(
+                ["{p} params × {per} B ({dtype}){split} = {size}"],
+                ["{p} 个参数 × {per} B ({dtype}){split} = {size}"]
             )
         } else {
-            format!("base weights in {} = {}", q.name(), b(bytes))
+            let name = q.name();
+            formula!(
+                ["base weights in {name} = {size}"],
+                ["基础权重为 {name} = {size}"]
+            )
         }
     }
 
@@ -3032,7 +3413,13 @@ impl Workload {
             "allocator_reserve",
             reserve,
             false,
-            format!("5 % of transient tensors ({}) + 1 MiB rounding × {} blocks = {}", b(transient), a.num_layers, b(reserve)),
+            {
+                let (t, blocks, size) = (b(transient), a.num_layers, b(reserve));
+                formula!(
+                    ["5 % of transient tensors ({t}) + 1 MiB rounding × {blocks} blocks = {size}"],
+                    ["5 % 的临时张量 ({t}) + 1 MiB 取整 × {blocks} 块 = {size}"]
+                )
+            },
             en_str!("Reserved by PyTorch's caching allocator but not allocated: counted by nvidia-smi, not by max_memory_allocated."),
             zh_str!("PyTorch 缓存分配器已保留但未分配：nvidia-smi 计入，max_memory_allocated 不计。"),
             );

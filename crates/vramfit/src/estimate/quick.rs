@@ -4,7 +4,7 @@
 use alloc::format;
 use alloc::string::String;
 
-use super::{Mode, Optimizer};
+use super::{Formula, Mode, Optimizer};
 use crate::model::Architecture;
 use crate::precision::{Dtype, Quantization};
 use crate::units::{Bytes, GB, fixed, short};
@@ -31,16 +31,10 @@ pub struct Quick {
     pub components_sum_bytes: Bytes,
     /// `M_rec = 1.2 × (M_theory + 2 GB)` (§3.1 stage 2).
     pub recommended_bytes: Bytes,
-    /// The rule applied, with the values in it.
+    /// The rule applied, with the values in it, in English.
     pub formula: String,
-}
-
-impl Quick {
-    /// [`Quick::formula`] in Chinese, with the same numbers ([`super::formula_zh`]), so that the
-    /// JSON and the struct carry one formula.
-    pub fn formula_zh(&self) -> String {
-        super::formula_zh(&self.formula)
-    }
+    /// The rule applied, with the values in it, in Chinese: the same numbers.
+    pub formula_zh: String,
 }
 
 /// The guide's bytes per parameter `b` for the chosen precision: fp32 4, fp16/bf16 2, int8 1,
@@ -95,16 +89,8 @@ pub fn quick(
         let rule = 1.5 + states; // 3.5 for Adam, as §6 Q1 uses it (§2.2: 3.2–3.7).
         let theory = rule * w;
         let sum = w + w + states * w + act;
-        return Quick {
-            weights_bytes: Bytes::from_f64(w),
-            kv_cache_bytes: Bytes::ZERO,
-            activations_bytes: Bytes::from_f64(act),
-            gradients_bytes: Bytes::from_f64(w),
-            optimizer_bytes: Bytes::from_f64(states * w),
-            theory_bytes: Bytes::from_f64(theory),
-            components_sum_bytes: Bytes::from_f64(sum),
-            recommended_bytes: m_rec(Bytes::from_f64(theory)),
-            formula: format!(
+        let (formula, formula_zh) = formula!(
+            [
                 "weights = {params} × {bs} B = {} GB; M_train ≈ {} × weights = {} GB (guide §2.2, §6 Q1); its own components sum to weights + grads + {} × weights + 0.2–0.5 × weights = {}–{} GB; M_rec = 1.2 × ({} + 2) = {} GB",
                 g2(gb(w)),
                 short(rule),
@@ -114,7 +100,31 @@ pub fn quick(
                 g2(gb(w * (2.5 + states))),
                 g2(gb(theory)),
                 g2(1.2 * (gb(theory) + 2.0))
-            ),
+            ],
+            [
+                "权重 = {params} × {bs} B = {} GB；M_train ≈ {} × 权重 = {} GB（指南 §2.2、§6 Q1）；指南自身各项之和为 权重 + 梯度 + {} × 权重 + 0.2–0.5 × 权重 = {}–{} GB；M_rec = 1.2 × ({} + 2) = {} GB",
+                g2(gb(w)),
+                short(rule),
+                g2(gb(theory)),
+                short(states),
+                g2(gb(w * (2.2 + states))),
+                g2(gb(w * (2.5 + states))),
+                g2(gb(theory)),
+                g2(1.2 * (gb(theory) + 2.0))
+            ]
+        )
+        .into_texts();
+        return Quick {
+            weights_bytes: Bytes::from_f64(w),
+            kv_cache_bytes: Bytes::ZERO,
+            activations_bytes: Bytes::from_f64(act),
+            gradients_bytes: Bytes::from_f64(w),
+            optimizer_bytes: Bytes::from_f64(states * w),
+            theory_bytes: Bytes::from_f64(theory),
+            components_sum_bytes: Bytes::from_f64(sum),
+            recommended_bytes: m_rec(Bytes::from_f64(theory)),
+            formula,
+            formula_zh,
         };
     }
     let kv = if arch.is_detailed() && arch.is_generative() {
@@ -129,16 +139,37 @@ pub fn quick(
     let act = 0.2 * w;
     let theory = w + kv + act;
     let kv_text = if kv > 0.0 {
-        format!(
+        Formula::same(format!(
             "KV = 2 × {batch} × {seq} × {} × {} × {} B = {} GB",
             arch.hidden_size,
             arch.num_layers,
             short(dtype.bytes()),
             g2(gb(kv))
-        )
+        ))
     } else {
-        String::from("KV = 0 (needs hidden size and layers: give a preset or config.json)")
+        formula!(text "KV = 0 (needs hidden size and layers: give a preset or config.json)", "KV = 0（需要隐藏维度与层数：请选择预设模型或 config.json）")
     };
+    let (formula, formula_zh) = formula!(
+        [
+            "weights = {params} × {bs} B = {} GB; {}; activations ≈ 0.2 × weights (10–30 %) = {} GB; M_theory = {} GB; M_rec = 1.2 × ({} + 2) = {} GB",
+            g2(gb(w)),
+            kv_text.en,
+            g2(gb(act)),
+            g2(gb(theory)),
+            g2(gb(theory)),
+            g2(1.2 * (gb(theory) + 2.0))
+        ],
+        [
+            "权重 = {params} × {bs} B = {} GB；{}；激活值 ≈ 0.2 × 权重（10–30 %）= {} GB；M_theory = {} GB；M_rec = 1.2 × ({} + 2) = {} GB",
+            g2(gb(w)),
+            kv_text.zh,
+            g2(gb(act)),
+            g2(gb(theory)),
+            g2(gb(theory)),
+            g2(1.2 * (gb(theory) + 2.0))
+        ]
+    )
+    .into_texts();
     Quick {
         weights_bytes: Bytes::from_f64(w),
         kv_cache_bytes: Bytes::from_f64(kv),
@@ -148,14 +179,8 @@ pub fn quick(
         theory_bytes: Bytes::from_f64(theory),
         components_sum_bytes: Bytes::from_f64(theory),
         recommended_bytes: m_rec(Bytes::from_f64(theory)),
-        formula: format!(
-            "weights = {params} × {bs} B = {} GB; {kv_text}; activations ≈ 0.2 × weights (10–30 %) = {} GB; M_theory = {} GB; M_rec = 1.2 × ({} + 2) = {} GB",
-            g2(gb(w)),
-            g2(gb(act)),
-            g2(gb(theory)),
-            g2(gb(theory)),
-            g2(1.2 * (gb(theory) + 2.0))
-        ),
+        formula,
+        formula_zh,
     }
 }
 
@@ -265,7 +290,7 @@ mod tests {
             1,
         );
         assert_eq!(
-            t.formula_zh(),
+            t.formula_zh,
             "权重 = 7000000000 × 2 B = 14.00 GB；M_train ≈ 3.5 × 权重 = 49.00 GB（指南 §2.2、§6 Q1）；指南自身各项之和为 权重 + 梯度 + 2 × 权重 + 0.2–0.5 × 权重 = 58.80–63.00 GB；M_rec = 1.2 × (49.00 + 2) = 61.20 GB"
         );
         for (arch, mode) in [
@@ -283,8 +308,8 @@ mod tests {
                 2,
                 4096,
             );
-            let zh = q.formula_zh();
-            assert_eq!(numbers(&q.formula), numbers(&zh), "{}\n{zh}", q.formula);
+            let zh = &q.formula_zh;
+            assert_eq!(numbers(&q.formula), numbers(zh), "{}\n{zh}", q.formula);
             assert!(zh.contains("权重"));
             // Every English word is translated; what stays is notation.
             let english: alloc::vec::Vec<&str> = zh

@@ -682,9 +682,14 @@ fn vllm_without_a_card_holds_batch_full_length_sequences() {
         })
         .unwrap();
         let c = e.components.iter().find(|c| c.key == "kv_cache").unwrap();
-        (c.bytes.get(), e.kv_cache_tokens, c.formula.clone())
+        (
+            c.bytes.get(),
+            e.kv_cache_tokens,
+            c.formula.clone(),
+            c.formula_zh.clone(),
+        )
     };
-    let (bytes, tokens, formula) = kv(4.0);
+    let (bytes, tokens, formula, _) = kv(4.0);
     assert_eq!(bytes, 4 * 8192 * 131_072);
     assert_eq!(tokens, Some(4 * 8192));
     assert!(
@@ -692,15 +697,14 @@ fn vllm_without_a_card_holds_batch_full_length_sequences() {
         "{formula}"
     );
     // One sequence is named in the singular, as the other formulas write it.
-    let (_, _, formula) = kv(1.0);
+    let (_, _, formula, zh) = kv(1.0);
     assert!(
         formula.starts_with("1 seq × 8192 max_model_len × 131,072 B per token = 1.00 GiB"),
         "{formula}"
     );
     assert!(
-        formula_zh(&formula).starts_with("1 条序列 × 8192"),
-        "{}",
-        formula_zh(&formula)
+        zh.starts_with("1 条序列 × 8192 max_model_len × 131,072 B 每 token = 1.00 GiB"),
+        "{zh}"
     );
 }
 
