@@ -53,6 +53,7 @@ macro_rules! en_str {
 /// A [`Formula`] from one `format!` per language: `formula!(["…", args], ["…", args])`. Each
 /// side, its arguments included, is compiled only under its language's feature, so that a
 /// module in one language neither holds nor computes the other's text.
+///
 /// `formula!(text "…", "…")`: two literals without arguments, copied as they are.
 macro_rules! formula {
     (text $en:literal, $zh:literal) => {
@@ -1355,7 +1356,7 @@ impl Parts {
 /// under that language's feature (as the notes' text is), so that a module in one language
 /// carries one language's words. Written with [`formula!`]; a value computed only for the
 /// formula goes unused in a build without either language.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Debug, Default)]
 struct Formula {
     #[cfg(feature = "en")]
     en: String,
