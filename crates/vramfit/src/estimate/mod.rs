@@ -52,7 +52,10 @@ macro_rules! en_str {
 
 /// A [`Formula`] from one `format!` per language: `formula!(["…", args], ["…", args])`. Each
 /// side, its arguments included, is compiled only under its language's feature, so that a
-/// module in one language neither holds nor computes the other's text.
+/// module in one language neither holds nor computes the other's text. The arguments are
+/// written on both sides rather than computed once before: hoisted into `let`s, the quick
+/// estimate's measured 0.2 KB larger in each calculator build (2026-12-02), where only one
+/// side exists; a build with both languages computes them twice, a few microseconds.
 ///
 /// `formula!(text "…", "…")`: two literals without arguments, copied as they are.
 macro_rules! formula {
