@@ -64,7 +64,7 @@ fn main() -> ExitCode {
         Some("test") => test::run(),
         Some("e2e") => site::dist()
             .and_then(|_| site::book("/vramfit/"))
-            .and_then(|()| test::e2e(args.get(1).map(String::as_str))),
+            .and_then(|()| test::e2e(args.get(1).map(String::as_str)).map(drop)),
         Some("npm") => npm::npm(),
         Some("size") if args.get(1).map(String::as_str) == Some("--ceilings") => size::guard(),
         Some("size") => size::size(),

@@ -267,14 +267,19 @@ pub fn test() -> Result {
         .map(|e| e.path())
         .filter(|p| p.to_string_lossy().ends_with(".test.mjs"))
         .collect();
-    run(cmd("node")
-        .arg("--test")
-        .arg("--test-concurrency=1")
-        .args(&tests)
-        .env("VRAMFIT_NPM_DIR", npm_dir())
-        .env("VRAMFIT_CLI", root().join("target/debug/vramfit"))
-        .env("VRAMFIT_TSC", tools::node_bin("tsc"))
-        .env("CHROMIUM", tools::CHROMIUM))
+    // TAP (node's reporter when the output is not a terminal): a failure is a `not ok` line.
+    tools::run_reporting(
+        cmd("node")
+            .arg("--test")
+            .arg("--test-concurrency=1")
+            .args(&tests)
+            .env("VRAMFIT_NPM_DIR", npm_dir())
+            .env("VRAMFIT_CLI", root().join("target/debug/vramfit"))
+            .env("VRAMFIT_TSC", tools::node_bin("tsc"))
+            .env("CHROMIUM", tools::CHROMIUM),
+        |l| l.trim_start().starts_with("not ok"),
+    )
+    .map(drop)
 }
 
 #[cfg(test)]

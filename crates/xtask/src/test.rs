@@ -16,6 +16,8 @@ use crate::{Result, http, root, site};
 struct Outcome {
     passed: usize,
     failed: usize,
+    /// Why it failed, in a few lines (the error, the failing tests), for the summary.
+    why: Vec<String>,
 }
 
 impl Outcome {
@@ -23,9 +25,13 @@ impl Outcome {
         Outcome {
             passed: usize::from(ok),
             failed: usize::from(!ok),
+            why: Vec::new(),
         }
     }
 }
+
+/// How many lines of a failed step's reasons the summary repeats.
+const WHY_LINES: usize = 16;
 
 /// A named step.
 type Step = (&'static str, Box<dyn Fn() -> Outcome>);
@@ -102,7 +108,13 @@ fn steps() -> Vec<Step> {
         ),
         (
             "end-to-end tests of dist/ in headless Chromium",
-            Box::new(|| step_result(e2e(None))),
+            Box::new(|| match e2e(None) {
+                Ok(flaky) => Outcome {
+                    why: flaky,
+                    ..Outcome::one(true)
+                },
+                Err(e) => step_result(Err(e)),
+            }),
         ),
         (
             "benchmarks, each run once",
@@ -171,6 +183,7 @@ pub fn run() -> Result {
     tools::ensure_chromium()?;
     let started = Instant::now();
     let mut report = Vec::new();
+    let mut why = Vec::new();
     let (mut passed, mut failed) = (0, 0);
     for (name, step) in steps() {
         eprintln!("\n==> {name}");
@@ -184,10 +197,18 @@ pub fn run() -> Result {
         ));
         passed += o.passed;
         failed += o.failed;
+        why.extend(reasons(name, o));
     }
     println!("\nsummary ({:.0} s):", started.elapsed().as_secs_f64());
     for line in &report {
         println!("  {line}");
+    }
+    // The reasons come last, next to the tally: CI keeps only the end of a long log.
+    if !why.is_empty() {
+        println!("failures and warnings:");
+        for line in &why {
+            println!("  {line}");
+        }
     }
     println!("{passed} passed, {failed} failed");
     if failed == 0 {
@@ -197,11 +218,28 @@ pub fn run() -> Result {
     }
 }
 
-fn step_result(r: Result) -> Outcome {
-    if let Err(e) = &r {
-        eprintln!("{e}");
+/// The summary's lines for one step: a failed step's reasons, or what a passed one warns of
+/// (a test that passed on a retry), at most [`WHY_LINES`] of them under the step's name.
+fn reasons(name: &str, o: Outcome) -> Vec<String> {
+    if o.why.is_empty() && o.failed == 0 {
+        return Vec::new();
     }
-    Outcome::one(r.is_ok())
+    let more = o.why.len().saturating_sub(WHY_LINES);
+    let mut out = vec![format!("{name}:")];
+    out.extend(o.why.into_iter().take(WHY_LINES).map(|l| format!("  {l}")));
+    if more > 0 {
+        out.push(format!("  … {more} more lines above, under ==> {name}"));
+    }
+    out
+}
+
+fn step_result(r: Result) -> Outcome {
+    let mut o = Outcome::one(r.is_ok());
+    if let Err(e) = r {
+        eprintln!("{e}");
+        o.why = e.lines().map(str::to_owned).collect();
+    }
+    o
 }
 
 fn plain(c: &mut Command) -> Outcome {
@@ -221,6 +259,7 @@ fn cargo_tests(c: &mut Command) -> Outcome {
         }
     };
     let (mut passed, mut failed) = (0, 0);
+    let mut why = Vec::new();
     if let Some(out) = child.stdout.take() {
         for line in BufReader::new(out)
             .lines()
@@ -231,13 +270,24 @@ fn cargo_tests(c: &mut Command) -> Outcome {
                 passed += p;
                 failed += f;
             }
+            // `test estimate::tests::kv ... FAILED`
+            if line.starts_with("test ") && line.ends_with(" FAILED") {
+                why.push(line);
+            }
         }
     }
     let ok = child.wait().is_ok_and(|s| s.success());
     if !ok && failed == 0 {
         failed = 1;
+        why.push(format!(
+            "`{shown}` failed before any test failed (a build error?)"
+        ));
     }
-    Outcome { passed, failed }
+    Outcome {
+        passed,
+        failed,
+        why,
+    }
 }
 
 /// The `#[wasm_bindgen_test]` functions in `crates/vramfit-wasm` (its `src/` and `tests/`).
@@ -267,13 +317,17 @@ fn count_wasm_bindgen_tests(source: &str) -> usize {
 /// least one is expected): a step that silently ran nothing is not a pass.
 fn at_least(o: Outcome, expected: usize, what: &str) -> Outcome {
     if o.passed < expected.max(1) {
-        eprintln!(
+        let short = format!(
             "{} {what} passed, but the sources declare {expected}: the tests did not all run",
             o.passed
         );
+        eprintln!("{short}");
+        let mut why = o.why;
+        why.push(short);
         Outcome {
             passed: o.passed,
             failed: o.failed.max(1),
+            why,
         }
     } else {
         o
@@ -299,31 +353,75 @@ fn parse_test_result(line: &str) -> Option<(usize, usize)> {
 
 /// Serves `dist/` under `/vramfit/` (as GitHub Pages does) on a free loopback port and runs
 /// `tests/e2e/run.mjs` against it. The test compares the page's numbers with the CLI's, so
-/// the CLI is built first.
-pub fn e2e(filter: Option<&str>) -> Result {
+/// the CLI is built first. Returns what the run reported of tests that passed only on a second
+/// try (`FLAKY`); an error holds the failures (`FAIL`).
+pub fn e2e(filter: Option<&str>) -> Result<Vec<String>> {
     tools::ensure_chromium()?;
     tools::run(cargo().args(["build", "-p", "vramfit-cli"]))?;
     let (listener, addr) = http::bind(0)?;
     http::spawn(listener, site::dist_dir(), "/vramfit/");
     let url = format!("http://{addr}/vramfit/");
     eprintln!("serving dist/ at {url}");
-    tools::run(
+    tools::run_reporting(
         cmd("node")
             .arg("tests/e2e/run.mjs")
             .args(filter)
             .env("VRAMFIT_URL", &url)
             .env("VRAMFIT_CLI", root().join("target/debug/vramfit"))
             .env("CHROMIUM", CHROMIUM),
+        |l| l.starts_with("FAIL ") || l.starts_with("FLAKY "),
     )
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{Outcome, at_least, count_wasm_bindgen_tests, parse_test_result};
+    use super::{
+        Outcome, WHY_LINES, at_least, count_wasm_bindgen_tests, parse_test_result, reasons,
+        step_result,
+    };
+
+    #[test]
+    fn the_summary_repeats_why_a_step_failed() {
+        let failed = step_result(Err(
+            "`node run.mjs` failed (exit status: 1)\n  FAIL a test\n    its reason".into(),
+        ));
+        assert_eq!((failed.passed, failed.failed), (0, 1));
+        assert_eq!(
+            reasons("e2e", failed),
+            [
+                "e2e:",
+                "  `node run.mjs` failed (exit status: 1)",
+                "    FAIL a test",
+                "      its reason"
+            ]
+        );
+        // A passed step with nothing to say says nothing; one that warns is shown.
+        assert!(reasons("fmt", step_result(Ok(()))).is_empty());
+        let warned = Outcome {
+            why: vec!["FLAKY a test: passed on its second try".into()],
+            ..Outcome::one(true)
+        };
+        assert_eq!(
+            reasons("e2e", warned),
+            ["e2e:", "  FLAKY a test: passed on its second try"]
+        );
+        // Long reasons are cut, saying where the rest is.
+        let long = Outcome {
+            why: (0..WHY_LINES + 5).map(|i| format!("line {i}")).collect(),
+            ..Outcome::one(false)
+        };
+        let r = reasons("npm", long);
+        assert_eq!(r.len(), 1 + WHY_LINES + 1);
+        assert_eq!(r[WHY_LINES + 1], "  … 5 more lines above, under ==> npm");
+    }
 
     #[test]
     fn a_step_that_ran_no_test_fails() {
-        let ran = |passed, failed| Outcome { passed, failed };
+        let ran = |passed, failed| Outcome {
+            passed,
+            failed,
+            why: Vec::new(),
+        };
         let o = at_least(ran(0, 0), 10, "wasm-bindgen tests");
         assert_eq!((o.passed, o.failed), (0, 1));
         let o = at_least(ran(9, 0), 10, "wasm-bindgen tests");

@@ -3,8 +3,9 @@
 //! Every tool comes from a package registry (crates.io, npm, Debian): the machines that build
 //! vramfit reach nothing else, so nothing here downloads a release binary.
 
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 use crate::{Result, root};
 
@@ -39,6 +40,66 @@ pub fn run(c: &mut Command) -> Result {
     } else {
         Err(format!("`{shown}` failed ({status})"))
     }
+}
+
+/// Runs `c` like [`run`], echoing its standard output line by line, and keeps what that output
+/// reported: each line `starts` marks, with the indented lines under it (at most
+/// [`DETAIL_LINES`] of them). When `c` fails they are in the error; when it passes (a test
+/// that passed only on a second try, say) they are returned. CI shows only the end of a long
+/// log, and the summary printed there repeats them, so they reach it.
+pub fn run_reporting(c: &mut Command, starts: fn(&str) -> bool) -> Result<Vec<String>> {
+    let shown = show(c);
+    eprintln!("$ {shown}");
+    let mut child = c
+        .stdout(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("could not start `{shown}`: {e}"))?;
+    let mut kept = Vec::new();
+    if let Some(out) = child.stdout.take() {
+        let lines = BufReader::new(out)
+            .lines()
+            .map_while(std::result::Result::ok);
+        kept = failures_in(lines.inspect(|l| println!("{l}")), starts);
+    }
+    let status = child
+        .wait()
+        .map_err(|e| format!("`{shown}` did not finish: {e}"))?;
+    if status.success() {
+        return Ok(kept);
+    }
+    let mut e = format!("`{shown}` failed ({status})");
+    for l in kept {
+        e.push_str("\n  ");
+        e.push_str(&l);
+    }
+    Err(e)
+}
+
+/// How many indented lines under a failure [`run_reporting`] keeps.
+pub const DETAIL_LINES: usize = 6;
+
+/// The failure lines of `lines` (those `starts` marks), each with up to [`DETAIL_LINES`] of
+/// the indented lines under it. Every line is read, kept or not.
+fn failures_in(lines: impl Iterator<Item = String>, starts: fn(&str) -> bool) -> Vec<String> {
+    let mut kept = Vec::new();
+    let mut under: Option<usize> = None;
+    for l in lines {
+        if starts(&l) {
+            kept.push(l.trim_end().to_owned());
+            under = Some(0);
+        } else if let Some(n) = under.as_mut() {
+            let detail = l.trim();
+            if l.starts_with([' ', '\t']) && !detail.is_empty() {
+                if *n < DETAIL_LINES {
+                    kept.push(format!("  {detail}"));
+                }
+                *n += 1;
+            } else if !detail.is_empty() {
+                under = None;
+            }
+        }
+    }
+    kept
 }
 
 /// Runs `c` and returns its standard output, or `None` if it cannot start or fails.
@@ -338,7 +399,36 @@ pub fn write(p: &Path, bytes: &[u8]) -> Result {
 
 #[cfg(test)]
 mod tests {
-    use super::{rename_glue, root};
+    use super::{DETAIL_LINES, failures_in, rename_glue, root};
+
+    #[test]
+    fn keeps_each_failure_with_the_indented_lines_under_it() {
+        // The end-to-end runner's shape: `ok`/`FAIL` lines, the reason indented under a failure.
+        let log = "ok   first (1.0 s)\nFAIL second\n     Timeout 30000ms exceeded.\n     at run.mjs:89\n\nok   third (2.0 s)\n     not a failure's detail\nFAIL fourth\n     expected 1, got 2\ne2e: 2 passed, 2 failed\n";
+        let e2e = |l: &str| l.starts_with("FAIL ");
+        assert_eq!(
+            failures_in(log.lines().map(String::from), e2e),
+            [
+                "FAIL second",
+                "  Timeout 30000ms exceeded.",
+                "  at run.mjs:89",
+                "FAIL fourth",
+                "  expected 1, got 2",
+            ]
+        );
+        // node --test's TAP: `not ok` and its indented YAML; at most DETAIL_LINES of it.
+        let mut tap = String::from("ok 1 - a\nnot ok 2 - b\n");
+        for i in 0..10 {
+            tap.push_str(&format!("  line {i}\n"));
+        }
+        tap.push_str("ok 3 - c\n");
+        let kept = failures_in(tap.lines().map(String::from), |l| l.starts_with("not ok"));
+        assert_eq!(kept.len(), 1 + DETAIL_LINES);
+        assert_eq!(kept[0], "not ok 2 - b");
+        assert_eq!(kept[DETAIL_LINES], format!("  line {}", DETAIL_LINES - 1));
+        // Nothing failed: nothing kept.
+        assert!(failures_in("ok 1 - a\n  detail\n".lines().map(String::from), e2e).is_empty());
+    }
 
     /// A module as wasm-opt leaves it: its one import `a` from module `a`, its one export `b`.
     const MINIFIED: [u8; 40] = [
