@@ -377,10 +377,20 @@ fn default_text(d: &EstimateInput, f: &Field) -> String {
 }
 
 /// A choice's text read by the estimator's own `Deserialize` (unit variants by their serde
-/// names), so the form cannot offer a value the estimator's JSON input would not take.
+/// names), so the form cannot offer a value the estimator's JSON input would not take. The
+/// English error is serde's (`unknown variant `x`, expected one of …`); the Chinese names the
+/// value, the form's menu showing the others.
 fn choice<T: DeserializeOwned>(field: &str, v: &str) -> Result<T, InputError> {
-    T::deserialize(IntoDeserializer::<ValueError>::into_deserializer(v))
-        .map_err(|e| InputError::new(field, e.to_string(), "one of the values the form offers"))
+    T::deserialize(IntoDeserializer::<ValueError>::into_deserializer(v)).map_err(|e| {
+        let _ = &e; // unused where the build is Chinese alone
+        vramfit::input_error!(
+            field,
+            ["{e}"],
+            ["未知的取值 `{v}`"],
+            ["one of the values the form offers"],
+            ["表单提供的值之一"],
+        )
+    })
 }
 
 /// The fields [`to_input`] sets itself, not through [`set`]: the model, its source and the
@@ -437,10 +447,12 @@ fn set(input: &mut EstimateInput, key: &str, v: &str) -> Result<(), InputError> 
         "gpu" => input.gpu = text(),
         "gpu_memory" => input.gpu_memory = text(),
         _ => {
-            return Err(InputError::new(
+            return Err(vramfit::input_error!(
                 key,
-                "not a field of the estimator's input",
-                "the fields the form offers",
+                ["not a field of the estimator's input"],
+                ["不是估算器输入中的字段"],
+                ["the fields the form offers"],
+                ["表单提供的字段"],
             ));
         }
     }
@@ -468,10 +480,12 @@ pub fn to_input(
                 }
             }
             None => {
-                return Err(InputError::new(
+                return Err(vramfit::input_error!(
                     "config.json",
-                    "no config.json loaded",
-                    "a Hugging Face config.json, dropped or chosen",
+                    ["no config.json loaded"],
+                    ["尚未加载 config.json"],
+                    ["a Hugging Face config.json, dropped or chosen"],
+                    ["拖入或选择的 Hugging Face config.json"],
                 ));
             }
         },
@@ -496,8 +510,15 @@ pub fn to_input(
 }
 
 fn number(field: &str, v: &str) -> Result<f64, InputError> {
-    vramfit::units::parse_number(v)
-        .ok_or_else(|| InputError::new(field, format!("`{v}` is not a number"), "a number"))
+    vramfit::units::parse_number(v).ok_or_else(|| {
+        vramfit::input_error!(
+            field,
+            ["`{v}` is not a number"],
+            ["`{v}` 不是数字"],
+            ["a number"],
+            ["数字"],
+        )
+    })
 }
 
 #[cfg(test)]
@@ -564,6 +585,47 @@ mod tests {
         };
         let e = vramfit::estimate::estimate(&to_input(&v, None).unwrap()).unwrap_err();
         assert_eq!(e.field, "params");
+    }
+
+    /// The form's own errors, in both languages (this build has both; a build of one holds only
+    /// its side, from the same `input_error!`).
+    #[test]
+    fn the_forms_own_errors_in_english_and_chinese() {
+        let both = |e: InputError| {
+            let zh = e.zh();
+            (e.problem, e.accepted, zh.problem, zh.accepted)
+        };
+        let (p, a, p_zh, a_zh) =
+            both(choice::<vramfit::estimate::Engine>("engine", "x").unwrap_err());
+        assert_eq!(
+            p,
+            "unknown variant `x`, expected one of `hf`, `vllm`, `llamacpp`"
+        );
+        assert_eq!(a, "one of the values the form offers");
+        assert_eq!(
+            (p_zh.as_str(), a_zh.as_str()),
+            ("未知的取值 `x`", "表单提供的值之一")
+        );
+        let (p, a, p_zh, a_zh) = both(number("batch", "x").unwrap_err());
+        assert_eq!(
+            (p.as_str(), a.as_str()),
+            ("`x` is not a number", "a number")
+        );
+        assert_eq!((p_zh.as_str(), a_zh.as_str()), ("`x` 不是数字", "数字"));
+        let mut input = EstimateInput::default();
+        let (p, _, p_zh, a_zh) = both(set(&mut input, "nope", "1").unwrap_err());
+        assert_eq!(p, "not a field of the estimator's input");
+        assert_eq!(
+            (p_zh.as_str(), a_zh.as_str()),
+            ("不是估算器输入中的字段", "表单提供的字段")
+        );
+        let v = |k: &str| match k {
+            "source" => "config".to_string(),
+            _ => defaults_only(k),
+        };
+        let e = to_input(&v, None).unwrap_err();
+        assert_eq!(e.field, "config.json");
+        assert_eq!(e.zh().problem, "尚未加载 config.json");
     }
 
     /// The generic fields of the form (all but the model, its source and the precision

@@ -7,7 +7,12 @@ use core::fmt;
 ///
 /// Every error names the input field (snake_case, as in the JSON API; the CLI shows it as a
 /// `--kebab-case` flag) and says what would be accepted, so that a person can fix it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+///
+/// Its text is English, except in a build with the feature `zh` and not `en` (the site's
+/// Chinese calculator), where the estimator's input errors (those written with
+/// [`input_error!`]) are in Chinese. A build of both languages keeps their Chinese too, for
+/// [`InputError::zh`]. Errors are equal when their field and English (or only) text are.
+#[derive(Clone, Debug)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
 pub struct InputError {
@@ -17,6 +22,64 @@ pub struct InputError {
     pub problem: String,
     /// What the field accepts, e.g. `an integer from 1 to 65536`.
     pub accepted: String,
+    /// The problem and what is accepted in Chinese, where the code that found the error wrote
+    /// them ([`input_error!`]); in a build of both languages only.
+    #[cfg(all(feature = "en", feature = "zh"))]
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub(crate) zh: Option<alloc::boxed::Box<(String, String)>>,
+}
+
+impl PartialEq for InputError {
+    fn eq(&self, other: &Self) -> bool {
+        (&self.field, &self.problem, &self.accepted)
+            == (&other.field, &other.problem, &other.accepted)
+    }
+}
+
+impl Eq for InputError {}
+
+/// An error's problem and accepted range in the languages of the build, for [`InputError::said`]:
+/// English where the build has `en` or no language, Chinese where it has `zh`.
+#[doc(hidden)]
+pub struct Said {
+    #[cfg(any(feature = "en", not(feature = "zh")))]
+    pub problem: String,
+    #[cfg(any(feature = "en", not(feature = "zh")))]
+    pub accepted: String,
+    #[cfg(feature = "zh")]
+    pub problem_zh: String,
+    #[cfg(feature = "zh")]
+    pub accepted_zh: String,
+}
+
+#[doc(hidden)]
+pub use alloc::format as __format;
+
+/// An [`InputError`] written in English and in Chinese:
+/// `input_error!(field, [problem…], [问题…], [accepted…], [可接受…])`, each bracket the
+/// arguments of one `format!`. Each language's text, its arguments included, is compiled only
+/// where the build shows it (see [`Said`]), so that the Chinese calculator's module holds
+/// neither English error text nor a table to translate it.
+///
+/// The features `en` and `zh` it tests are those of the crate that calls it: a crate that
+/// calls it (the site's) has both, each turning on `vramfit`'s of the same name.
+#[macro_export]
+macro_rules! input_error {
+    ($field:expr, [$($pe:tt)*], [$($pz:tt)*], [$($ae:tt)*], [$($az:tt)*] $(,)?) => {
+        $crate::error::InputError::said(
+            $field,
+            $crate::error::Said {
+                #[cfg(any(feature = "en", not(feature = "zh")))]
+                problem: $crate::error::__format!($($pe)*),
+                #[cfg(any(feature = "en", not(feature = "zh")))]
+                accepted: $crate::error::__format!($($ae)*),
+                #[cfg(feature = "zh")]
+                problem_zh: $crate::error::__format!($($pz)*),
+                #[cfg(feature = "zh")]
+                accepted_zh: $crate::error::__format!($($az)*),
+            },
+        )
+    };
 }
 
 impl InputError {
@@ -36,7 +99,30 @@ impl InputError {
             field,
             problem,
             accepted,
+            #[cfg(all(feature = "en", feature = "zh"))]
+            zh: None,
         }
+    }
+
+    /// The error [`input_error!`] writes: `said`'s text in the build's language (see [`Said`]).
+    #[doc(hidden)]
+    pub fn said(field: impl Into<String>, said: Said) -> Self {
+        Self::of_said(field.into(), said)
+    }
+
+    #[inline(never)]
+    fn of_said(field: String, said: Said) -> Self {
+        #[cfg(any(feature = "en", not(feature = "zh")))]
+        #[allow(unused_mut)]
+        let mut e = Self::of(field, said.problem, said.accepted);
+        #[cfg(not(any(feature = "en", not(feature = "zh"))))]
+        let e = Self::of(field, said.problem_zh, said.accepted_zh);
+        #[cfg(all(feature = "en", feature = "zh"))]
+        {
+            e.zh = Some(alloc::boxed::Box::new((said.problem_zh, said.accepted_zh)));
+        }
+        #[allow(clippy::let_and_return)]
+        e
     }
 }
 

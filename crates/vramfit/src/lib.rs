@@ -17,11 +17,13 @@ extern crate alloc;
 extern crate std;
 
 #[macro_use]
+pub mod error;
+#[macro_use]
 mod named;
 pub mod catalog;
 pub mod config;
 pub mod diagnose;
-pub mod error;
+#[cfg(feature = "zh")]
 mod error_zh;
 pub mod estimate;
 pub mod faq;

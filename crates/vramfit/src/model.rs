@@ -425,10 +425,12 @@ impl Architecture {
             if (lo..=hi).contains(&v) {
                 Ok(())
             } else {
-                Err(InputError::new(
+                Err(input_error!(
                     f(name),
-                    alloc::format!("{v} is out of range"),
-                    alloc::format!("an integer from {lo} to {hi}"),
+                    ["{v} is out of range"],
+                    ["{v} 超出范围"],
+                    ["an integer from {lo} to {hi}"],
+                    ["整数，从 {lo} 到 {hi}"],
                 ))
             }
         };

@@ -6,7 +6,7 @@
 
 use core::fmt;
 
-use crate::error::{InputError, Result};
+use crate::error::Result;
 
 /// A plain element type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -80,10 +80,12 @@ impl Dtype {
             "int8" | "i8" => Dtype::Int8,
             "int4" | "i4" => Dtype::Int4,
             other => {
-                return Err(InputError::new(
+                return Err(input_error!(
                     field,
-                    alloc::format!("unknown dtype `{other}`"),
-                    "fp32, fp16, bf16, fp8, int8, int4",
+                    ["unknown dtype `{other}`"],
+                    ["未知的数据类型 `{other}`"],
+                    ["fp32, fp16, bf16, fp8, int8, int4"],
+                    ["fp32, fp16, bf16, fp8, int8, int4"],
                 ));
             }
         })
@@ -480,7 +482,19 @@ impl Quantization {
     /// uses it).
     pub fn parse(field: &str, s: &str) -> Result<Quantization> {
         let t = s.trim().to_ascii_lowercase();
-        let accepted = "none, fp8, w8a8, w4a16, gptq, awq, bnb-int8, bnb-nf4, bnb-nf4-dq, mxfp4, gguf-<type> with type one of f16, q8_0, q6_k, q5_k_m, q5_k_s, q5_1, q5_0, q4_k_m, q4_k_s, q4_1, q4_0, q3_k_l, q3_k_m, q3_k_s, q2_k";
+        /// An error of this field: what is wrong, in English and in Chinese (see `input_error!`).
+        macro_rules! format_error {
+            ([$($en:tt)*], [$($zh:tt)*]) => {
+                input_error!(
+                    field,
+                    [$($en)*],
+                    [$($zh)*],
+                    ["none, fp8, w8a8, w4a16, gptq, awq, bnb-int8, bnb-nf4, bnb-nf4-dq, mxfp4, gguf-<type> with type one of {GGUF_TYPES}"],
+                    ["none、fp8、w8a8、w4a16、gptq、awq、bnb-int8、bnb-nf4、bnb-nf4-dq、mxfp4，或 gguf-<type>，type 为以下之一：{GGUF_TYPES}"],
+                )
+            };
+        }
+        const GGUF_TYPES: &str = "f16, q8_0, q6_k, q5_k_m, q5_k_s, q5_1, q5_0, q4_k_m, q4_k_s, q4_1, q4_0, q3_k_l, q3_k_m, q3_k_s, q2_k";
         Ok(match t.as_str() {
             "none" | "" => Quantization::None,
             "fp8" => Quantization::Fp8,
@@ -499,19 +513,17 @@ impl Quantization {
             "mxfp4" => Quantization::Mxfp4,
             other => {
                 let Some(ty) = other.strip_prefix("gguf-") else {
-                    return Err(InputError::new(
-                        field,
-                        alloc::format!("unknown format `{other}`"),
-                        accepted,
+                    return Err(format_error!(
+                        ["unknown format `{other}`"],
+                        ["未知的格式 `{other}`"]
                     ));
                 };
                 match GgufFileType::ALL.iter().find(|f| f.name() == ty) {
                     Some(&file_type) => Quantization::Gguf { file_type },
                     None => {
-                        return Err(InputError::new(
-                            field,
-                            alloc::format!("unknown GGUF type `{ty}`"),
-                            accepted,
+                        return Err(format_error!(
+                            ["unknown GGUF type `{ty}`"],
+                            ["未知的 GGUF 类型 `{ty}`"]
                         ));
                     }
                 }
@@ -545,10 +557,12 @@ impl Quantization {
             if (8..=4096).contains(&g) {
                 Ok(())
             } else {
-                Err(InputError::new(
+                Err(input_error!(
                     alloc::format!("{field}.group_size"),
-                    alloc::format!("{g} is out of range"),
-                    "an integer from 8 to 4096 (usually 32, 64 or 128)",
+                    ["{g} is out of range"],
+                    ["{g} 超出范围"],
+                    ["an integer from 8 to 4096 (usually 32, 64 or 128)"],
+                    ["8 到 4096 的整数（通常为 32、64 或 128）"],
                 ))
             }
         };
@@ -558,10 +572,12 @@ impl Quantization {
             }
             Quantization::Gptq { bits, group_size } => {
                 if !matches!(bits, 2 | 3 | 4 | 8) {
-                    return Err(InputError::new(
+                    return Err(input_error!(
                         alloc::format!("{field}.bits"),
-                        alloc::format!("{bits} is not a GPTQ width"),
-                        "2, 3, 4 or 8",
+                        ["{bits} is not a GPTQ width"],
+                        ["{bits} 不是 GPTQ 的位宽"],
+                        ["2, 3, 4 or 8"],
+                        ["2、3、4 或 8"],
                     ));
                 }
                 group(group_size)
@@ -614,10 +630,12 @@ impl KvDtype {
             "q8_0" => KvDtype::Q8_0,
             "q4_0" => KvDtype::Q4_0,
             other => {
-                return Err(InputError::new(
+                return Err(input_error!(
                     field,
-                    alloc::format!("unknown KV-cache dtype `{other}`"),
-                    "auto, fp16, bf16, fp8, q8_0, q4_0",
+                    ["unknown KV-cache dtype `{other}`"],
+                    ["未知的 KV 缓存数据类型 `{other}`"],
+                    ["auto, fp16, bf16, fp8, q8_0, q4_0"],
+                    ["auto, fp16, bf16, fp8, q8_0, q4_0"],
                 ));
             }
         })

@@ -8,7 +8,7 @@ use alloc::format;
 use alloc::string::String;
 use core::fmt;
 
-use crate::error::{InputError, Result};
+use crate::error::Result;
 
 /// 2^10 bytes.
 pub const KIB: u64 = 1 << 10;
@@ -155,9 +155,20 @@ pub const MAX_SIZE: Bytes = Bytes(1 << 50);
 /// A bare number is refused: whether it meant GB or GiB is exactly the ambiguity this tool
 /// exists to remove.
 pub fn parse_size(field: &str, text: &str) -> Result<Bytes> {
-    let accepted = "a size with its unit, e.g. 80GB, 79.19GiB, 512MiB (B, KB, MB, GB, TB, KiB, MiB, GiB, TiB), up to 1 PiB";
+    /// An error of this field: what is wrong, in English and in Chinese (see `input_error!`).
+    macro_rules! size_error {
+        ([$($en:tt)*], [$($zh:tt)*]) => {
+            input_error!(
+                field,
+                [$($en)*],
+                [$($zh)*],
+                ["a size with its unit, e.g. 80GB, 79.19GiB, 512MiB (B, KB, MB, GB, TB, KiB, MiB, GiB, TiB), up to 1 PiB"],
+                ["带单位的大小，如 80GB、79.19GiB、512MiB（B、KB、MB、GB、TB、KiB、MiB、GiB、TiB），至多 1 PiB"],
+            )
+        };
+    }
     let t = text.trim();
-    let no_unit = || InputError::new(field, format!("`{t}` has no unit"), accepted);
+    let no_unit = || size_error!(["`{t}` has no unit"], ["`{t}` 没有单位"]);
     let mut split = t
         .find(|c: char| c.is_ascii_alphabetic())
         .ok_or_else(no_unit)?;
@@ -184,18 +195,13 @@ pub fn parse_size(field: &str, text: &str) -> Result<Bytes> {
         // A well-formed number too large for an f64 (`1e400`) is a size beyond any limit, not
         // something that is not a number.
         None if overflows(num.trim()) => {
-            return Err(InputError::new(
-                field,
-                format!("`{t}` is larger than 1 PiB"),
-                accepted,
+            return Err(size_error!(
+                ["`{t}` is larger than 1 PiB"],
+                ["`{t}` 大于 1 PiB"]
             ));
         }
         None => {
-            return Err(InputError::new(
-                field,
-                format!("`{t}` is not a number"),
-                accepted,
-            ));
+            return Err(size_error!(["`{t}` is not a number"], ["`{t}` 不是数字"]));
         }
     };
     let mult = match unit.trim().to_ascii_lowercase().as_str() {
@@ -209,26 +215,21 @@ pub fn parse_size(field: &str, text: &str) -> Result<Bytes> {
         "gib" => GIB as f64,
         "tib" => (1024 * GIB) as f64,
         _ => {
-            return Err(InputError::new(
-                field,
-                format!("unknown unit `{}`", unit.trim()),
-                accepted,
+            let unit = unit.trim();
+            return Err(size_error!(
+                ["unknown unit `{unit}`"],
+                ["未知的单位 `{unit}`"]
             ));
         }
     };
     let bytes = value * mult;
     if bytes < 0.0 {
-        return Err(InputError::new(
-            field,
-            format!("`{t}` is negative"),
-            accepted,
-        ));
+        return Err(size_error!(["`{t}` is negative"], ["`{t}` 是负数"]));
     }
     if bytes > MAX_SIZE.get() as f64 {
-        return Err(InputError::new(
-            field,
-            format!("`{t}` is larger than 1 PiB"),
-            accepted,
+        return Err(size_error!(
+            ["`{t}` is larger than 1 PiB"],
+            ["`{t}` 大于 1 PiB"]
         ));
     }
     Ok(Bytes::from_f64(bytes))
@@ -253,7 +254,19 @@ pub const MAX_PARAMS: u64 = 100_000_000_000_000;
 
 /// Parses a parameter count: `7B`, `7b`, `7e9`, `340M`, `1.5T`, `124439808`, `175K`.
 pub fn parse_params(field: &str, text: &str) -> Result<u64> {
-    let accepted = "a parameter count from 1 to 100T, e.g. 7B, 340M, 7e9, 124439808";
+    /// An error of this field: what is wrong with `typed`, in English and in Chinese.
+    macro_rules! params_error {
+        ($en:literal, $zh:literal) => {{
+            let typed = text.trim();
+            input_error!(
+                field,
+                [$en, typed],
+                [$zh, typed],
+                ["a parameter count from 1 to 100T, e.g. 7B, 340M, 7e9, 124439808"],
+                ["参数量，1 到 100T，如 7B、340M、7e9、124439808"],
+            )
+        }};
+    }
     let t = text.trim().replace(['_', ','], "");
     let (num, mult) = match t.chars().last().map(|c| c.to_ascii_uppercase()) {
         Some('K') => (&t[..t.len() - 1], 1e3),
@@ -262,20 +275,11 @@ pub fn parse_params(field: &str, text: &str) -> Result<u64> {
         Some('T') => (&t[..t.len() - 1], 1e12),
         _ => (t.as_str(), 1.0),
     };
-    let value = parse_number(num.trim()).ok_or_else(|| {
-        InputError::new(
-            field,
-            format!("`{}` is not a number", text.trim()),
-            accepted,
-        )
-    })?;
+    let value = parse_number(num.trim())
+        .ok_or_else(|| params_error!("`{}` is not a number", "`{}` 不是数字"))?;
     let p = value * mult;
     if !(1.0..=MAX_PARAMS as f64).contains(&libm::round(p)) {
-        return Err(InputError::new(
-            field,
-            format!("`{}` is out of range", text.trim()),
-            accepted,
-        ));
+        return Err(params_error!("`{}` is out of range", "`{}` 超出范围"));
     }
     Ok(libm::round(p) as u64)
 }

@@ -9,16 +9,15 @@ use crate::i18n::Lang;
 use crate::state::Action;
 
 /// The error text for a person: problem and what is accepted, in the page's language. The
-/// calculator's build links only the estimator input's phrases ([`InputError::zh_form`]); the
-/// full build, with the file readers and planners, all of them.
+/// Chinese calculator's errors are Chinese as written (`vramfit::input_error!`); the full
+/// build, with the file readers and planners, takes [`InputError::zh`], which translates
+/// what their code wrote in English alone.
 pub fn error_text(lang: Lang, e: &InputError) -> String {
+    #[cfg(feature = "full")]
     let zh;
+    #[cfg(feature = "full")]
     let e = if lang.is_zh() {
-        zh = if cfg!(feature = "full") {
-            e.zh()
-        } else {
-            e.zh_form()
-        };
+        zh = e.zh();
         &zh
     } else {
         e

@@ -474,26 +474,52 @@ pub struct Device {
     pub bf16: bool,
 }
 
-/// What a `model` that names no preset accepts, with the presets whose id or name has its words
-/// (`mixtral` → `mistralai/Mixtral-8x7B-Instruct-v0.1`; see `crate::words::named_by`), at most
-/// five of them.
-fn near_presets(id: &str) -> String {
+/// The error for a `model` that names no preset: what it accepts, with the presets whose id or
+/// name has its words (`mixtral` → `mistralai/Mixtral-8x7B-Instruct-v0.1`; see
+/// `crate::words::named_by`), at most five of them.
+fn no_preset(id: &str) -> InputError {
     const SHOWN: usize = 5;
     let near: Vec<&str> = crate::words::named_by(id, crate::presets::presets(), |p| [p.id, p.name])
         .into_iter()
         .map(|p| p.id)
         .collect();
-    // Words for every front end (the CLI adds where to list the presets).
-    let general = "a preset id such as meta-llama/Llama-3.1-8B, a config.json, or a bare parameter count (params, e.g. 7B)";
-    match near.len() {
-        0 => general.to_string(),
-        n if n <= SHOWN => format!("a preset id; these have its words: {}", near.join(", ")),
-        n => format!(
-            "a preset id; these have its words: {}, and {} more",
-            near[..SHOWN].join(", "),
-            n - SHOWN
-        ),
+    if near.is_empty() {
+        // Words for every front end (the CLI adds where to list the presets).
+        return input_error!(
+            "model",
+            ["no preset named `{id}`"],
+            ["没有这个预设模型：`{id}`"],
+            [
+                "a preset id such as meta-llama/Llama-3.1-8B, a config.json, or a bare parameter count (params, e.g. 7B)"
+            ],
+            [
+                "预设模型 id（如 meta-llama/Llama-3.1-8B）、一个 config.json，或单独的参数量（params，如 7B）"
+            ],
+        );
     }
+    let shown = near[..near.len().min(SHOWN)].join(", ");
+    let more = near.len().saturating_sub(SHOWN);
+    input_error!(
+        "model",
+        ["no preset named `{id}`"],
+        ["没有这个预设模型：`{id}`"],
+        [
+            "a preset id; these have its words: {shown}{}",
+            if more > 0 {
+                format!(", and {more} more")
+            } else {
+                String::new()
+            }
+        ],
+        [
+            "预设模型 id；含这些词的有：{shown}{}",
+            if more > 0 {
+                format!("，以及另外 {more} 个")
+            } else {
+                String::new()
+            }
+        ],
+    )
 }
 
 /// A GPU lookup for [`EstimateInput::resolve_with`]: id to device.
@@ -618,10 +644,13 @@ fn engine_formats(
         && !kv.contains(&input.kv_dtype)
     {
         let names: Vec<&str> = kv.iter().map(|k| k.name()).collect();
-        return Err(InputError::new(
+        let (kv, names) = (input.kv_dtype.name(), names.join(", "));
+        return Err(input_error!(
             "kv_dtype",
-            format!("{} is not a KV-cache type of {name}", input.kv_dtype.name()),
-            format!("one of {} with {name}", names.join(", ")),
+            ["{kv} is not a KV-cache type of {name}"],
+            ["{kv} 不是这个引擎的 KV 缓存类型：{name}"],
+            ["one of {names} with {name}"],
+            ["以下之一：{names}（{name}）"],
         ));
     }
     if runner == Runner::Llamacpp
@@ -630,13 +659,18 @@ fn engine_formats(
             Quantization::None | Quantization::Gguf { .. } | Quantization::Mxfp4
         )
     {
-        return Err(InputError::new(
+        return Err(input_error!(
             "quantization",
-            format!(
+            [
                 "llama.cpp loads GGUF files, not {}",
                 input.quantization.name()
-            ),
-            "none (an F16 or BF16 GGUF) or gguf-<type>, e.g. gguf-q4_k_m",
+            ],
+            [
+                "llama.cpp 加载 GGUF 文件，不加载 {}",
+                input.quantization.name()
+            ],
+            ["none (an F16 or BF16 GGUF) or gguf-<type>, e.g. gguf-q4_k_m"],
+            ["none（F16 或 BF16 的 GGUF），或 gguf-<type>，如 gguf-q4_k_m"],
         ));
     }
     let torch = matches!(runner, Runner::Training | Runner::Transformers);
@@ -669,15 +703,27 @@ fn check_tp(arch: &Architecture, tp: u64) -> Result<()> {
         .filter(|&t| fits(t))
         .map(|t| t.to_string())
         .collect();
-    let heads = if kv == arch.num_heads {
-        format!("{} attention heads", arch.num_heads)
-    } else {
-        format!("{} attention heads and {} KV heads", arch.num_heads, kv)
-    };
-    Err(InputError::new(
+    let (heads, gqa, ok) = (arch.num_heads, kv != arch.num_heads, ok.join(", "));
+    Err(input_error!(
         "tp",
-        format!("tp = {tp} does not split the model's {heads} evenly"),
-        format!("one of {}", ok.join(", ")),
+        [
+            "tp = {tp} does not split the model's {heads} attention heads{} evenly",
+            if gqa {
+                format!(" and {kv} KV heads")
+            } else {
+                String::new()
+            }
+        ],
+        [
+            "tp = {tp} 不能均分模型的 {heads} 个注意力头{}",
+            if gqa {
+                format!("与 {kv} 个 KV 头")
+            } else {
+                String::new()
+            }
+        ],
+        ["one of {ok}"],
+        ["以下之一：{ok}"],
     ))
 }
 
@@ -686,17 +732,35 @@ fn int(field: &str, v: f64, lo: u64, hi: u64) -> Result<u64> {
     if v.is_finite() && v == libm::trunc(v) && v >= lo as f64 && v <= hi as f64 {
         Ok(v as u64)
     } else {
-        let problem = if !v.is_finite() {
-            String::from("not a finite number")
+        // 0: not finite; 1: a fraction within the range; 2: out of it.
+        let why = if !v.is_finite() {
+            0
         } else if v != libm::trunc(v) && v >= lo as f64 && v <= hi as f64 {
-            format!("{} is not a whole number", crate::units::number_text(v))
+            1
         } else {
-            format!("{} is out of range", crate::units::number_text(v))
+            2
         };
-        Err(InputError::new(
+        let n = || crate::units::number_text(v);
+        Err(input_error!(
             field,
-            problem,
-            format!("an integer from {lo} to {hi}"),
+            [
+                "{}",
+                match why {
+                    0 => String::from("not a finite number"),
+                    1 => format!("{} is not a whole number", n()),
+                    _ => format!("{} is out of range", n()),
+                }
+            ],
+            [
+                "{}",
+                match why {
+                    0 => String::from("不是有限的数"),
+                    1 => format!("{} 不是整数", n()),
+                    _ => format!("{} 超出范围", n()),
+                }
+            ],
+            ["an integer from {lo} to {hi}"],
+            ["整数，从 {lo} 到 {hi}"],
         ))
     }
 }
@@ -705,6 +769,9 @@ fn int(field: &str, v: f64, lo: u64, hi: u64) -> Result<u64> {
 pub const MAX_BATCH: u64 = 1 << 20;
 /// Largest sequence accepted: 16 M tokens.
 pub const MAX_SEQ: u64 = 1 << 24;
+
+/// The LoRA target modules [`lora_mask`] accepts, in words.
+const MODULES: &str = "q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj, all-linear";
 
 /// Parses LoRA target module names into role bits.
 pub fn lora_mask(field: &str, targets: &[String]) -> Result<u32> {
@@ -724,10 +791,12 @@ pub fn lora_mask(field: &str, targets: &[String]) -> Result<u32> {
             "down_proj" | "w2" | "fc2" => role_bit(Role::Down),
             "all-linear" | "all_linear" => 127,
             other => {
-                return Err(InputError::new(
+                return Err(input_error!(
                     field,
-                    format!("unknown module `{other}`"),
-                    "q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj, all-linear",
+                    ["unknown module `{other}`"],
+                    ["未知的模块 `{other}`"],
+                    ["{MODULES}"],
+                    ["{MODULES}"],
                 ));
             }
         };
@@ -746,23 +815,32 @@ impl EstimateInput {
         let sources =
             self.model.is_some() as u8 + self.params.is_some() as u8 + self.arch.is_some() as u8;
         if sources != 1 {
-            return Err(InputError::new(
+            let none = sources == 0;
+            return Err(input_error!(
                 "model",
-                if sources == 0 {
-                    "no model given"
-                } else {
-                    "more than one model given"
-                },
-                "exactly one of: model (a preset id), params (e.g. 7B), arch (a config.json)",
+                [
+                    "{}",
+                    if none {
+                        "no model given"
+                    } else {
+                        "more than one model given"
+                    }
+                ],
+                [
+                    "{}",
+                    if none {
+                        "没有给出模型"
+                    } else {
+                        "给出了不止一个模型"
+                    }
+                ],
+                ["exactly one of: model (a preset id), params (e.g. 7B), arch (a config.json)"],
+                ["以下恰好一项：model（预设模型 id）、params（如 7B）、arch（一个 config.json）"],
             ));
         }
         let (model_name, preset_dtype, arch, shipped) = if let Some(id) = &self.model {
             let Some((dtype, arch, shipped)) = models(id.trim()) else {
-                return Err(InputError::new(
-                    "model",
-                    format!("no preset named `{}`", id.trim()),
-                    near_presets(id.trim()),
-                ));
+                return Err(no_preset(id.trim()));
             };
             (id.trim().to_string(), Some(dtype), arch, shipped)
         } else if let Some(p) = &self.params {
@@ -784,10 +862,16 @@ impl EstimateInput {
         let new_tokens = int("new_tokens", self.new_tokens, 0, MAX_SEQ)?;
         let dtype = match (self.dtype, preset_dtype) {
             (Some(Dtype::Int8 | Dtype::Int4), _) if arch.is_detailed() => {
-                return Err(InputError::new(
+                return Err(input_error!(
                     "dtype",
-                    "int8/int4 are storage formats, not compute dtypes",
-                    "fp32, fp16, bf16 (use --quantization for int8/int4 formats such as gptq, awq, bnb-int8, bnb-nf4)",
+                    ["int8/int4 are storage formats, not compute dtypes"],
+                    ["int8/int4 是存储格式，不是计算数据类型"],
+                    [
+                        "fp32, fp16, bf16 (use --quantization for int8/int4 formats such as gptq, awq, bnb-int8, bnb-nf4)"
+                    ],
+                    [
+                        "fp32、fp16、bf16（int8/int4 格式，如 gptq、awq、bnb-int8、bnb-nf4，请在“量化”中选择）"
+                    ],
                 ));
             }
             (Some(d), _) => d,
@@ -798,10 +882,12 @@ impl EstimateInput {
         let lora_rank = int("lora_rank", self.lora_rank, 0, 65_536)?;
         let qlora = self.qlora;
         if qlora && lora_rank == 0 && mode == Mode::Training {
-            return Err(InputError::new(
+            return Err(input_error!(
                 "lora_rank",
-                "QLoRA needs a LoRA rank",
-                "an integer from 1 to 65536 with qlora",
+                ["QLoRA needs a LoRA rank"],
+                ["QLoRA 需要 LoRA 秩"],
+                ["an integer from 1 to 65536 with qlora"],
+                ["启用 qlora 时为 1 到 65536 的整数"],
             ));
         }
         // A checkpoint released quantized (gpt-oss in MXFP4, DeepSeek-V3 in FP8) is estimated as it
@@ -820,13 +906,18 @@ impl EstimateInput {
                     Quantization::None | Quantization::BnbNf4 { .. }
                 )
             {
-                return Err(InputError::new(
+                return Err(input_error!(
                     "quantization",
-                    format!(
+                    [
                         "QLoRA loads the base in 4-bit NF4, not {}",
                         self.quantization.name()
-                    ),
-                    "none or bnb-nf4 with qlora (QLoRA quantizes the 16-bit base itself)",
+                    ],
+                    [
+                        "QLoRA 以 4 位 NF4 加载基座模型，不加载 {}",
+                        self.quantization.name()
+                    ],
+                    ["none or bnb-nf4 with qlora (QLoRA quantizes the 16-bit base itself)"],
+                    ["启用 qlora 时为 none 或 bnb-nf4（QLoRA 自己把 16 位的基座量化）"],
                 ));
             }
             quantization = Quantization::BnbNf4 { double_quant: true };
@@ -836,21 +927,27 @@ impl EstimateInput {
         // DeepSpeed offloads ZeRO's partitions; without ZeRO there is nothing to offload, and
         // the run would hold everything on the GPU while the input says otherwise.
         if mode == Mode::Training && zero == 0 && self.offload != Offload::None {
-            return Err(InputError::new(
+            return Err(input_error!(
                 "offload",
-                "offload without ZeRO: DeepSpeed offloads the states ZeRO partitions",
-                "none with zero 0, or zero 1, 2 or 3 (1 offloads the optimizer states, 2 the gradients too, 3 the weights too)",
+                ["offload without ZeRO: DeepSpeed offloads the states ZeRO partitions"],
+                ["没有 ZeRO 的卸载：DeepSpeed 只卸载 ZeRO 切分的状态"],
+                [
+                    "none with zero 0, or zero 1, 2 or 3 (1 offloads the optimizer states, 2 the gradients too, 3 the weights too)"
+                ],
+                [
+                    "zero 为 0 时只能是 none；或 zero 为 1、2、3（1 卸载优化器状态，2 还卸载梯度，3 还卸载权重）"
+                ],
             ));
         }
         // ZeRO-Infinity's NVMe offload is a stage-3 feature (DeepSpeed's tests skip it with "Nvme
         // offload not supported for zero stage" below 3).
         if mode == Mode::Training && zero < 3 && self.offload == Offload::Nvme {
-            return Err(InputError::new(
+            return Err(input_error!(
                 "offload",
-                format!(
-                    "NVMe offload with ZeRO-{zero}: DeepSpeed offloads to NVMe only under ZeRO-3"
-                ),
-                "cpu with zero 1, 2 or 3; nvme with zero 3",
+                ["NVMe offload with ZeRO-{zero}: DeepSpeed offloads to NVMe only under ZeRO-3"],
+                ["NVMe 卸载配 ZeRO-{zero}：DeepSpeed 只在 ZeRO-3 下卸载到 NVMe"],
+                ["cpu with zero 1, 2 or 3; nvme with zero 3"],
+                ["zero 为 1、2、3 时用 cpu；zero 为 3 时用 nvme"],
             ));
         }
         let gpus_n = int("gpus", self.gpus, 1, 65_536)?;
@@ -859,43 +956,63 @@ impl EstimateInput {
         if gpus_n % (tp * pp) != 0 {
             // Fewer GPUs than one tensor × pipeline group (`--tp 2` alone) or a count that does
             // not divide into such groups.
-            let problem = if gpus_n < tp * pp {
-                format!(
-                    "{gpus_n} GPU{} for tp = {tp} × pp = {pp}, which needs {} per model copy",
-                    if gpus_n == 1 { "" } else { "s" },
-                    tp * pp
-                )
-            } else {
-                format!("{gpus_n} GPUs cannot be split into tp = {tp} × pp = {pp} groups")
-            };
-            return Err(InputError::new(
+            let (few, group) = (gpus_n < tp * pp, tp * pp);
+            return Err(input_error!(
                 "gpus",
-                problem,
-                format!("a multiple of tp × pp = {}", tp * pp),
+                [
+                    "{}",
+                    if few {
+                        format!(
+                            "{gpus_n} GPU{} for tp = {tp} × pp = {pp}, which needs {group} per model copy",
+                            if gpus_n == 1 { "" } else { "s" },
+                        )
+                    } else {
+                        format!("{gpus_n} GPUs cannot be split into tp = {tp} × pp = {pp} groups")
+                    }
+                ],
+                [
+                    "{}",
+                    if few {
+                        format!(
+                            "{gpus_n} 个 GPU，而 tp = {tp} × pp = {pp}，每份模型副本需要 {group} 个"
+                        )
+                    } else {
+                        format!("{gpus_n} 个 GPU 无法分成 tp = {tp} × pp = {pp} 组")
+                    }
+                ],
+                ["a multiple of tp × pp = {group}"],
+                ["tp × pp 的倍数，即 {group}"],
             ));
         }
         if arch.is_detailed() && pp > arch.num_layers.max(1) {
-            return Err(InputError::new(
+            let layers = arch.num_layers;
+            return Err(input_error!(
                 "pp",
-                format!("{pp} stages for {} layers", arch.num_layers),
-                format!("an integer from 1 to {}", arch.num_layers),
+                ["{pp} stages for {layers} layers"],
+                ["{pp} 个流水线阶段，而层数只有 {layers} 层"],
+                ["an integer from 1 to {layers}"],
+                ["整数，从 1 到 {layers}"],
             ));
         }
         check_tp(&arch, tp)?;
         if tp > 1 && Runner::of(mode, self.engine) == Runner::Llamacpp {
-            return Err(InputError::new(
+            return Err(input_error!(
                 "tp",
-                format!("tp = {tp} with llama.cpp, which splits whole layers across GPUs"),
-                "1 with llama.cpp: give gpus to split its layers",
+                ["tp = {tp} with llama.cpp, which splits whole layers across GPUs"],
+                ["tp = {tp} 配 llama.cpp，而 llama.cpp 按整层把模型分到各 GPU"],
+                ["1 with llama.cpp: give gpus to split its layers"],
+                ["llama.cpp 下为 1：用 gpus 切分它的层"],
             ));
         }
         let dp = gpus_n / (tp * pp);
         let device = match (&self.gpu, &self.gpu_memory) {
             (Some(_), Some(_)) => {
-                return Err(InputError::new(
+                return Err(input_error!(
                     "gpu",
-                    "both a GPU and a GPU memory size given",
-                    "one of gpu (a catalog id) or gpu_memory (a size such as 80GB)",
+                    ["both a GPU and a GPU memory size given"],
+                    ["同时给出了 GPU 与 GPU 显存大小"],
+                    ["one of gpu (a catalog id) or gpu_memory (a size such as 80GB)"],
+                    ["gpu（目录中的 id）与 gpu_memory（如 80GB 的大小）二者之一"],
                 ));
             }
             (Some(id), None) => Some(gpus(id.trim()).ok_or_else(|| {
@@ -904,20 +1021,25 @@ impl EstimateInput {
                 crate::hardware::lookup_gpu("gpu", id)
                     .err()
                     .unwrap_or_else(|| {
-                        InputError::new(
+                        let id = id.trim();
+                        input_error!(
                             "gpu",
-                            format!("no GPU named `{}`", id.trim()),
-                            "a GPU of the given catalog",
+                            ["no GPU named `{id}`"],
+                            ["没有这个 GPU：`{id}`"],
+                            ["a GPU of the given catalog"],
+                            ["所给目录中的 GPU"],
                         )
                     })
             })?),
             (None, Some(m)) => {
                 let memory = parse_size("gpu_memory", m)?;
                 if memory.get() < 256 * MIB {
-                    return Err(InputError::new(
+                    return Err(input_error!(
                         "gpu_memory",
-                        format!("{} is too small for a GPU", memory.display_auto()),
-                        "a size from 256 MiB to 1 PiB",
+                        ["{} is too small for a GPU", memory.display_auto()],
+                        ["{} 对 GPU 来说太小", memory.display_auto()],
+                        ["a size from 256 MiB to 1 PiB"],
+                        ["256 MiB 到 1 PiB 的大小"],
                     ));
                 }
                 Some(Device {
@@ -946,10 +1068,12 @@ impl EstimateInput {
         };
         let util = self.gpu_memory_utilization;
         if !(util.is_finite() && (0.01..=1.0).contains(&util)) {
-            return Err(InputError::new(
+            return Err(input_error!(
                 "gpu_memory_utilization",
-                format!("{} is out of range", crate::units::number_text(util)),
-                "a fraction from 0.01 to 1, e.g. 0.9",
+                ["{} is out of range", crate::units::number_text(util)],
+                ["{} 超出范围", crate::units::number_text(util)],
+                ["a fraction from 0.01 to 1, e.g. 0.9"],
+                ["0.01 到 1 的比例，如 0.9"],
             ));
         }
         let big = device
@@ -1253,22 +1377,31 @@ pub fn within_reach(e: Estimate) -> Result<Estimate> {
         largest,
         "activations" | "kv_cache" | "logits" | "compute_buffer" | "cuda_graphs"
     );
-    let (field, accepted) = if per_token {
-        (
-            "batch × seq_len",
-            "a run under 8 PiB of GPU memory: fewer sequences or shorter ones (eager attention \
-             grows with seq_len²; sdpa or flash attention does not)",
-        )
-    } else {
-        (
-            "model",
-            "a run under 8 PiB of GPU memory: a smaller model, or more GPUs to shard it over",
-        )
-    };
-    Err(InputError::new(
-        field,
-        format!("the run needs 8 PiB of GPU memory or more (its largest part: {largest})"),
-        accepted,
+    Err(input_error!(
+        if per_token {
+            "batch × seq_len"
+        } else {
+            "model"
+        },
+        ["the run needs 8 PiB of GPU memory or more (its largest part: {largest})"],
+        ["这次运行需要 8 PiB 或更多显存（最大的一项：{largest}）"],
+        [
+            "a run under 8 PiB of GPU memory: {}",
+            if per_token {
+                "fewer sequences or shorter ones (eager attention grows with seq_len²; sdpa or \
+                 flash attention does not)"
+            } else {
+                "a smaller model, or more GPUs to shard it over"
+            }
+        ],
+        [
+            "显存需求低于 8 PiB 的运行：{}",
+            if per_token {
+                "更少或更短的序列（eager 注意力随 seq_len² 增长；sdpa 与 flash attention 不会）"
+            } else {
+                "更小的模型，或用更多 GPU 切分它"
+            }
+        ],
     ))
 }
 

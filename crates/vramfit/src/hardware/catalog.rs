@@ -500,19 +500,26 @@ pub fn lookup_gpu(field: &str, query: &str) -> Result<&'static Gpu, crate::Input
     }
     match match_gpus(query).as_slice() {
         [g] => Ok(g),
-        [] => Err(crate::InputError::new(
-            field,
-            alloc::format!("no GPU named `{}`", query.trim()),
-            alloc::format!(
-                "a catalog id or a unique part of one, e.g. h200 or 4090: {}",
-                ids(gpus())
-            ),
-        )),
-        several => Err(crate::InputError::new(
-            field,
-            alloc::format!("`{}` fits {} GPUs", query.trim(), several.len()),
-            alloc::format!("one of {}", ids(several.iter().copied())),
-        )),
+        [] => {
+            let (q, all) = (query.trim(), ids(gpus()));
+            Err(input_error!(
+                field,
+                ["no GPU named `{q}`"],
+                ["没有这个 GPU：`{q}`"],
+                ["a catalog id or a unique part of one, e.g. h200 or 4090: {all}"],
+                ["目录中的 id，或只属于一个 id 的一部分，如 h200 或 4090：{all}"],
+            ))
+        }
+        several => {
+            let (q, n, them) = (query.trim(), several.len(), ids(several.iter().copied()));
+            Err(input_error!(
+                field,
+                ["`{q}` fits {n} GPUs"],
+                ["`{q}` 对应 {n} 个 GPU"],
+                ["one of {them}"],
+                ["以下之一：{them}"],
+            ))
+        }
     }
 }
 
