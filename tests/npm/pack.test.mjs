@@ -116,7 +116,7 @@ test("errors are Errors that name the field", () => {
   const r = run(`
     import { estimate } from "vramfit";
     import { planMig, parseConfig, recommend } from "vramfit/full";
-    const msg = (f) => { try { f(); return null; } catch (e) { return { isError: e instanceof Error, message: e.message }; } };
+    const msg = (f) => { try { f(); return null; } catch (e) { return { isError: e instanceof Error, message: e.message, zh: e.message_zh }; } };
     console.log(JSON.stringify({
       batch: msg(() => estimate({ params: "7B", batch: 0 })),
       wrongType: msg(() => estimate({ params: "7B", seq_len: "long" })),
@@ -158,6 +158,14 @@ test("errors are Errors that name the field", () => {
   assert.match(r.config.message, /config/);
   assert.match(r.maxGpus.message, /^max_gpus: /);
   assert.match(r.huge.message, /^batch × seq_len: the run needs 8 PiB .*accepted: /);
+  // The errors the estimator's input code writes in Chinese too carry it as `message_zh`, in the
+  // site's form (field：problem。可接受：accepted。); others (serde's) have English alone.
+  assert.equal(r.batch.zh, "batch：0 超出范围。可接受：整数，从 1 到 1048576。");
+  assert.equal(r.quant.zh, undefined);
+  assert.match(r.huge.zh, /^batch × seq_len：这次运行需要 8 PiB 或更多显存（最大的一项：\w+）。可接受：显存需求低于 8 PiB 的运行：/);
+  assert.match(r.model.zh, /^model：没有这个预设模型：`no\/such-model`。可接受：/);
+  assert.equal(r.gpu.zh, undefined);
+  assert.equal(r.wrongType.zh, undefined);
 });
 
 test("the widget entry is exported and typed", () => {

@@ -109,6 +109,11 @@ test("bad input shows the error in the widget and throws nothing to the page", a
   const err = await shadowText(page, "#w", "error");
   assert.match(err, /^batch: /);
   assert.equal(await page.evaluate(() => document.querySelector("#w").estimate), null);
+  // In Chinese, the error is the one the estimator wrote in Chinese (the Error's message_zh).
+  await page.evaluate(() => document.querySelector("#w").setAttribute("lang", "zh"));
+  assert.equal(await shadowText(page, "#w", "error"), "batch：0 超出范围。可接受：整数，从 1 到 1048576。");
+  await page.evaluate(() => document.querySelector("#w").setAttribute("lang", "en"));
+  assert.match(await shadowText(page, "#w", "error"), /^batch: /);
   await page.evaluate(() => document.querySelector("#w").setAttribute("model", "no/such-model"));
   assert.match(await shadowText(page, "#w", "error"), /^model: /);
   await page.evaluate(() => document.querySelector("#w").setAttribute("mode", "flying"));

@@ -381,16 +381,21 @@ fn default_text(d: &EstimateInput, f: &Field) -> String {
 /// English error is serde's (`unknown variant `x`, expected one of …`); the Chinese names the
 /// value, the form's menu showing the others.
 fn choice<T: DeserializeOwned>(field: &str, v: &str) -> Result<T, InputError> {
-    T::deserialize(IntoDeserializer::<ValueError>::into_deserializer(v)).map_err(|e| {
-        let _ = &e; // unused where the build is Chinese alone
-        vramfit::input_error!(
-            field,
-            ["{e}"],
-            ["未知的取值 `{v}`"],
-            ["one of the values the form offers"],
-            ["表单提供的值之一"],
-        )
-    })
+    T::deserialize(IntoDeserializer::<ValueError>::into_deserializer(v))
+        .map_err(|e| choice_error(field, v, e))
+}
+
+/// [`choice`]'s error, in one body for every type it reads.
+#[inline(never)]
+#[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
+fn choice_error(field: &str, v: &str, e: ValueError) -> InputError {
+    vramfit::input_error!(
+        field,
+        ["{e}"],
+        ["未知的取值 `{v}`"],
+        "one of the values the form offers",
+        "表单提供的值之一",
+    )
 }
 
 /// The fields [`to_input`] sets itself, not through [`set`]: the model, its source and the
@@ -449,10 +454,10 @@ fn set(input: &mut EstimateInput, key: &str, v: &str) -> Result<(), InputError> 
         _ => {
             return Err(vramfit::input_error!(
                 key,
-                ["not a field of the estimator's input"],
-                ["不是估算器输入中的字段"],
-                ["the fields the form offers"],
-                ["表单提供的字段"],
+                "not a field of the estimator's input",
+                "不是估算器输入中的字段",
+                "the fields the form offers",
+                "表单提供的字段",
             ));
         }
     }
@@ -482,10 +487,10 @@ pub fn to_input(
             None => {
                 return Err(vramfit::input_error!(
                     "config.json",
-                    ["no config.json loaded"],
-                    ["尚未加载 config.json"],
-                    ["a Hugging Face config.json, dropped or chosen"],
-                    ["拖入或选择的 Hugging Face config.json"],
+                    "no config.json loaded",
+                    "尚未加载 config.json",
+                    "a Hugging Face config.json, dropped or chosen",
+                    "拖入或选择的 Hugging Face config.json",
                 ));
             }
         },
@@ -515,8 +520,8 @@ fn number(field: &str, v: &str) -> Result<f64, InputError> {
             field,
             ["`{v}` is not a number"],
             ["`{v}` 不是数字"],
-            ["a number"],
-            ["数字"],
+            "a number",
+            "数字",
         )
     })
 }

@@ -45,8 +45,7 @@ impl Lang {
     }
 
     /// Whether the page is shown in Chinese. In a build of one language a constant, so that
-    /// the other language's branches, and the phrase table they call (the input errors'), drop
-    /// out of it.
+    /// the other language's branches drop out of it.
     pub const fn is_zh(self) -> bool {
         matches!(self.shown(), Lang::Zh)
     }

@@ -196,7 +196,8 @@ export class VramfitCalculator extends HTMLElement {
       e = estimate(this.#input());
     } catch (err) {
       this.#estimate = null;
-      this.#error = String(err?.message ?? err);
+      // The estimator's input errors come in Chinese too (`message_zh`).
+      this.#error = String((lang === "zh" && err?.message_zh) || (err?.message ?? err));
       ui.error.textContent = this.#error;
       ui.error.hidden = false;
       ui.result.hidden = true;

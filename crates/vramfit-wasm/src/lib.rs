@@ -99,9 +99,17 @@ extern "C" {
     pub type JsPlatforms;
 }
 
-/// An input error as a JavaScript `Error`.
-fn js_err(e: InputError) -> JsError {
-    JsError::new(&e.to_string())
+/// An input error as a JavaScript `Error`: its `message` in English (`field: problem; accepted:
+/// …`), and, where the code that found the error wrote it in Chinese too (every error of the
+/// estimator's input), `message_zh` in Chinese (`字段：问题。可接受：…。`, as the site writes it).
+fn js_err(e: InputError) -> JsValue {
+    let error = js_sys::Error::new(&e.to_string());
+    if let Some((problem, accepted)) = e.chinese() {
+        let zh = format!("{}：{problem}。可接受：{accepted}。", e.field);
+        // Setting a property on a fresh `Error` cannot fail.
+        let _ = js_sys::Reflect::set(&error, &"message_zh".into(), &zh.into());
+    }
+    error.into()
 }
 
 /// serde_json's message without its `at line 1 column 9` (the text is ours, not the user's).
@@ -199,14 +207,15 @@ fn from_js<T: DeserializeOwned>(what: &str, value: &JsValue) -> Result<T, InputE
 
 /// Writes `value` as plain JavaScript data through its JSON text, exactly as the CLI's
 /// `--json` writes it: objects, arrays, numbers (sizes are below 2^53, so exact), `null`.
-fn to_js<T: Serialize + ?Sized, J: JsCast>(value: &T) -> Result<J, JsError> {
-    let text = serde_json::to_string(value).map_err(|e| JsError::new(&format!("output: {e}")))?;
+fn to_js<T: Serialize + ?Sized, J: JsCast>(value: &T) -> Result<J, JsValue> {
+    let text = serde_json::to_string(value)
+        .map_err(|e| JsValue::from(JsError::new(&format!("output: {e}"))))?;
     js_sys::JSON::parse(&text)
         .map(JsCast::unchecked_into)
-        .map_err(|_| JsError::new("output: not JSON"))
+        .map_err(|_| JsError::new("output: not JSON").into())
 }
 
-fn input(value: JsEstimateInput) -> Result<EstimateInput, JsError> {
+fn input(value: JsEstimateInput) -> Result<EstimateInput, JsValue> {
     from_js("EstimateInput", &value.into()).map_err(js_err)
 }
 
@@ -218,7 +227,7 @@ pub fn version() -> String {
 
 /// Estimates the GPU memory of one run, per GPU, in bytes.
 #[wasm_bindgen]
-pub fn estimate(input: JsEstimateInput) -> Result<JsEstimate, JsError> {
+pub fn estimate(input: JsEstimateInput) -> Result<JsEstimate, JsValue> {
     let e = est::estimate(&self::input(input)?).map_err(js_err)?;
     to_js(&e)
 }
@@ -226,7 +235,7 @@ pub fn estimate(input: JsEstimateInput) -> Result<JsEstimate, JsError> {
 /// On the GPU the input names (`gpu` or `gpu_memory`): the largest batch, the largest context
 /// and the fewest such GPUs that fit.
 #[wasm_bindgen]
-pub fn solve(input: JsEstimateInput) -> Result<JsSolutions, JsError> {
+pub fn solve(input: JsEstimateInput) -> Result<JsSolutions, JsValue> {
     let input = self::input(input)?;
     let workload = input.resolve().map_err(js_err)?;
     let device = workload.device.ok_or_else(|| {
@@ -246,7 +255,7 @@ pub fn solve(input: JsEstimateInput) -> Result<JsSolutions, JsError> {
 pub fn recommend(
     input: JsEstimateInput,
     options: Option<JsRecommendOptions>,
-) -> Result<JsRecommendation, JsError> {
+) -> Result<JsRecommendation, JsValue> {
     let input = self::input(input)?;
     let o: RecommendOptions = match options {
         Some(o) => from_js("RecommendOptions", &o.into()).map_err(js_err)?,
@@ -285,7 +294,7 @@ pub fn plan_mig(
     #[wasm_bindgen(js_name = "gpuId")] gpu_id: &str,
     jobs: JsMigJobs,
     options: Option<JsMigOptions>,
-) -> Result<JsMigResult, JsError> {
+) -> Result<JsMigResult, JsValue> {
     let gpu = hw::lookup_gpu("gpu", gpu_id).map_err(js_err)?;
     let jobs: JsValue = jobs.into();
     if !js_sys::Array::is_array(&jobs) {
@@ -358,14 +367,14 @@ pub fn plan_mig(
 /// Classifies an out-of-memory failure from a pasted message, `memory_summary()` report or
 /// `nvidia-smi` log, with the checks and fixes of the guide's decision tree.
 #[wasm_bindgen]
-pub fn diagnose(text: &str) -> Result<JsDiagnosis, JsError> {
+pub fn diagnose(text: &str) -> Result<JsDiagnosis, JsValue> {
     to_js(&vramfit::diagnose::diagnose(text))
 }
 
 #[cfg(feature = "full")]
 /// Reads a Hugging Face `config.json` (its text).
 #[wasm_bindgen(js_name = parseConfig)]
-pub fn parse_config(json: &str) -> Result<JsParsedConfig, JsError> {
+pub fn parse_config(json: &str) -> Result<JsParsedConfig, JsValue> {
     to_js(&vramfit::config::parse_config(json).map_err(js_err)?)
 }
 
@@ -373,7 +382,7 @@ pub fn parse_config(json: &str) -> Result<JsParsedConfig, JsError> {
 /// The length of a safetensors file's JSON header from its first 8 bytes: read `8 + n` bytes
 /// and pass them to [`parse_safetensors_header`].
 #[wasm_bindgen(js_name = safetensorsHeaderLength)]
-pub fn safetensors_header_length(first8: &[u8]) -> Result<f64, JsError> {
+pub fn safetensors_header_length(first8: &[u8]) -> Result<f64, JsValue> {
     let n = vramfit::headers::safetensors_header_len(first8).map_err(js_err)?;
     Ok(n as f64)
 }
@@ -381,7 +390,7 @@ pub fn safetensors_header_length(first8: &[u8]) -> Result<f64, JsError> {
 #[cfg(feature = "full")]
 /// Reads a safetensors header (the file's first `8 + n` bytes; the tensors are not needed).
 #[wasm_bindgen(js_name = parseSafetensorsHeader)]
-pub fn parse_safetensors_header(bytes: &[u8]) -> Result<JsSafetensorsHeader, JsError> {
+pub fn parse_safetensors_header(bytes: &[u8]) -> Result<JsSafetensorsHeader, JsValue> {
     to_js(&vramfit::headers::parse_safetensors_header(bytes).map_err(js_err)?)
 }
 
@@ -389,7 +398,7 @@ pub fn parse_safetensors_header(bytes: &[u8]) -> Result<JsSafetensorsHeader, JsE
 /// Reads a GGUF header from a prefix of the file; when the prefix is too short the error says
 /// how many bytes are needed.
 #[wasm_bindgen(js_name = parseGgufHeader)]
-pub fn parse_gguf_header(bytes: &[u8]) -> Result<JsGgufHeader, JsError> {
+pub fn parse_gguf_header(bytes: &[u8]) -> Result<JsGgufHeader, JsValue> {
     to_js(&vramfit::headers::parse_gguf_header(bytes).map_err(js_err)?)
 }
 
@@ -400,41 +409,41 @@ const OFFERS_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/offers.json"))
 const PLATFORMS_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/platforms.json"));
 
 /// `JSON.parse(text)`, typed.
-fn parsed<J: JsCast>(text: &str) -> Result<J, JsError> {
+fn parsed<J: JsCast>(text: &str) -> Result<J, JsValue> {
     js_sys::JSON::parse(text)
         .map(JsCast::unchecked_into)
-        .map_err(|_| JsError::new("catalog: not JSON"))
+        .map_err(|_| JsError::new("catalog: not JSON").into())
 }
 
 /// Every GPU of the catalog, sorted by id.
 #[wasm_bindgen]
-pub fn gpus() -> Result<JsGpus, JsError> {
+pub fn gpus() -> Result<JsGpus, JsValue> {
     to_js(hw::gpus())
 }
 
 /// Every built-in model, sorted by id.
 #[wasm_bindgen]
-pub fn models() -> Result<JsPresets, JsError> {
+pub fn models() -> Result<JsPresets, JsValue> {
     to_js(presets::presets())
 }
 
 #[cfg(feature = "full")]
 /// The built-in models matching a search (id, alias or name, case-insensitive), best first.
 #[wasm_bindgen(js_name = searchModels)]
-pub fn search_models(query: &str) -> Result<JsPresets, JsError> {
+pub fn search_models(query: &str) -> Result<JsPresets, JsValue> {
     let found: Vec<&presets::Preset> = presets::search(query).collect();
     to_js(&found)
 }
 
 /// Every rental offer, with its price and source.
 #[wasm_bindgen]
-pub fn offers() -> Result<JsOffers, JsError> {
+pub fn offers() -> Result<JsOffers, JsValue> {
     parsed(OFFERS_JSON)
 }
 
 /// Every platform of the decision matrix.
 #[wasm_bindgen]
-pub fn platforms() -> Result<JsPlatforms, JsError> {
+pub fn platforms() -> Result<JsPlatforms, JsValue> {
     parsed(PLATFORMS_JSON)
 }
 

@@ -5,7 +5,7 @@
 #![cfg(target_arch = "wasm32")]
 
 use vramfit_wasm::*;
-use wasm_bindgen::{JsCast, JsError, JsValue};
+use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -30,19 +30,18 @@ fn num(v: &JsValue, path: &str) -> f64 {
         .unwrap_or_else(|| panic!("{path} is a number"))
 }
 
-fn ok<T: Into<JsValue>>(r: Result<T, JsError>) -> JsValue {
+fn ok<T: Into<JsValue>>(r: Result<T, JsValue>) -> JsValue {
     match r {
         Ok(v) => v.into(),
-        Err(e) => panic!("unexpected error: {:?}", get(&e.into(), "message")),
+        Err(e) => panic!("unexpected error: {:?}", get(&e, "message")),
     }
 }
 
 /// The thrown value: a JavaScript `Error`; returns its message.
-fn err<T>(r: Result<T, JsError>) -> String {
+fn err<T>(r: Result<T, JsValue>) -> String {
     match r {
         Ok(_) => panic!("expected an error"),
-        Err(e) => {
-            let v: JsValue = e.into();
+        Err(v) => {
             assert!(v.is_instance_of::<js_sys::Error>(), "thrown as an Error");
             get(&v, "message").as_string().expect("a message")
         }
@@ -82,6 +81,16 @@ fn llama_3_1_8b_kv_per_token_and_weights() {
 #[wasm_bindgen_test]
 fn errors_name_the_field() {
     assert!(err(estimate(input(r#"{"params":"7B","batch":0}"#))).starts_with("batch: "));
+    // The estimator's input errors carry their Chinese too, as the site writes it.
+    let thrown = estimate(input(r#"{"params":"7B","tp":2}"#))
+        .err()
+        .expect("an error");
+    assert_eq!(
+        get(&thrown, "message_zh").as_string().as_deref(),
+        Some(
+            "gpus：1 个 GPU，而 tp = 2 × pp = 1，每份模型副本需要 2 个。可接受：tp × pp 的倍数，即 2。"
+        )
+    );
     let m = err(estimate(input(r#"{"params":"7B","seq_len":"long"}"#)));
     assert!(m.starts_with("seq_len: invalid type: string"), "{m}");
     let m = err(estimate(input(r#"{"params":"7B","seqLen":4096}"#)));

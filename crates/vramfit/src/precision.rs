@@ -84,8 +84,8 @@ impl Dtype {
                     field,
                     ["unknown dtype `{other}`"],
                     ["未知的数据类型 `{other}`"],
-                    ["fp32, fp16, bf16, fp8, int8, int4"],
-                    ["fp32, fp16, bf16, fp8, int8, int4"],
+                    "fp32, fp16, bf16, fp8, int8, int4",
+                    "fp32, fp16, bf16, fp8, int8, int4",
                 ));
             }
         })
@@ -561,8 +561,8 @@ impl Quantization {
                     alloc::format!("{field}.group_size"),
                     ["{g} is out of range"],
                     ["{g} 超出范围"],
-                    ["an integer from 8 to 4096 (usually 32, 64 or 128)"],
-                    ["8 到 4096 的整数（通常为 32、64 或 128）"],
+                    "an integer from 8 to 4096 (usually 32, 64 or 128)",
+                    "8 到 4096 的整数（通常为 32、64 或 128）",
                 ))
             }
         };
@@ -576,8 +576,8 @@ impl Quantization {
                         alloc::format!("{field}.bits"),
                         ["{bits} is not a GPTQ width"],
                         ["{bits} 不是 GPTQ 的位宽"],
-                        ["2, 3, 4 or 8"],
-                        ["2、3、4 或 8"],
+                        "2, 3, 4 or 8",
+                        "2、3、4 或 8",
                     ));
                 }
                 group(group_size)
@@ -634,8 +634,8 @@ impl KvDtype {
                     field,
                     ["unknown KV-cache dtype `{other}`"],
                     ["未知的 KV 缓存数据类型 `{other}`"],
-                    ["auto, fp16, bf16, fp8, q8_0, q4_0"],
-                    ["auto, fp16, bf16, fp8, q8_0, q4_0"],
+                    "auto, fp16, bf16, fp8, q8_0, q4_0",
+                    "auto, fp16, bf16, fp8, q8_0, q4_0",
                 ));
             }
         })

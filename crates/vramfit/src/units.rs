@@ -162,8 +162,8 @@ pub fn parse_size(field: &str, text: &str) -> Result<Bytes> {
                 field,
                 [$($en)*],
                 [$($zh)*],
-                ["a size with its unit, e.g. 80GB, 79.19GiB, 512MiB (B, KB, MB, GB, TB, KiB, MiB, GiB, TiB), up to 1 PiB"],
-                ["带单位的大小，如 80GB、79.19GiB、512MiB（B、KB、MB、GB、TB、KiB、MiB、GiB、TiB），至多 1 PiB"],
+                "a size with its unit, e.g. 80GB, 79.19GiB, 512MiB (B, KB, MB, GB, TB, KiB, MiB, GiB, TiB), up to 1 PiB",
+                "带单位的大小，如 80GB、79.19GiB、512MiB（B、KB、MB、GB、TB、KiB、MiB、GiB、TiB），至多 1 PiB",
             )
         };
     }
@@ -262,8 +262,8 @@ pub fn parse_params(field: &str, text: &str) -> Result<u64> {
                 field,
                 [$en, typed],
                 [$zh, typed],
-                ["a parameter count from 1 to 100T, e.g. 7B, 340M, 7e9, 124439808"],
-                ["参数量，1 到 100T，如 7B、340M、7e9、124439808"],
+                "a parameter count from 1 to 100T, e.g. 7B, 340M, 7e9, 124439808",
+                "参数量，1 到 100T，如 7B、340M、7e9、124439808",
             )
         }};
     }

@@ -15,8 +15,7 @@
 /// when the crate is built with that language's feature, an empty string without it, so that
 /// the text and its formatting code are in no module built so (the site's calculator in the
 /// other language). The arguments are used either way. The formulas are written in both
-/// languages too ([`formula!`]); the input errors stay in English in every build: their Chinese
-/// is translated from them (`crate::error_zh`).
+/// languages too ([`formula!`]), and so are the input errors (`input_error!`).
 macro_rules! note_text {
     ($lang:tt, str $text:literal) => {
         if cfg!(feature = $lang) { $text } else { "" }
@@ -489,12 +488,8 @@ fn no_preset(id: &str) -> InputError {
             "model",
             ["no preset named `{id}`"],
             ["没有这个预设模型：`{id}`"],
-            [
-                "a preset id such as meta-llama/Llama-3.1-8B, a config.json, or a bare parameter count (params, e.g. 7B)"
-            ],
-            [
-                "预设模型 id（如 meta-llama/Llama-3.1-8B）、一个 config.json，或单独的参数量（params，如 7B）"
-            ],
+            "a preset id such as meta-llama/Llama-3.1-8B, a config.json, or a bare parameter count (params, e.g. 7B)",
+            "预设模型 id（如 meta-llama/Llama-3.1-8B）、一个 config.json，或单独的参数量（params，如 7B）",
         );
     }
     let shown = near[..near.len().min(SHOWN)].join(", ");
@@ -669,8 +664,8 @@ fn engine_formats(
                 "llama.cpp 加载 GGUF 文件，不加载 {}",
                 input.quantization.name()
             ],
-            ["none (an F16 or BF16 GGUF) or gguf-<type>, e.g. gguf-q4_k_m"],
-            ["none（F16 或 BF16 的 GGUF），或 gguf-<type>，如 gguf-q4_k_m"],
+            "none (an F16 or BF16 GGUF) or gguf-<type>, e.g. gguf-q4_k_m",
+            "none（F16 或 BF16 的 GGUF），或 gguf-<type>，如 gguf-q4_k_m",
         ));
     }
     let torch = matches!(runner, Runner::Training | Runner::Transformers);
@@ -743,22 +738,16 @@ fn int(field: &str, v: f64, lo: u64, hi: u64) -> Result<u64> {
         let n = || crate::units::number_text(v);
         Err(input_error!(
             field,
-            [
-                "{}",
-                match why {
-                    0 => String::from("not a finite number"),
-                    1 => format!("{} is not a whole number", n()),
-                    _ => format!("{} is out of range", n()),
-                }
-            ],
-            [
-                "{}",
-                match why {
-                    0 => String::from("不是有限的数"),
-                    1 => format!("{} 不是整数", n()),
-                    _ => format!("{} 超出范围", n()),
-                }
-            ],
+            [= match why {
+                0 => String::from("not a finite number"),
+                1 => format!("{} is not a whole number", n()),
+                _ => format!("{} is out of range", n()),
+            }],
+            [= match why {
+                0 => String::from("不是有限的数"),
+                1 => format!("{} 不是整数", n()),
+                _ => format!("{} 超出范围", n()),
+            }],
             ["an integer from {lo} to {hi}"],
             ["整数，从 {lo} 到 {hi}"],
         ))
@@ -818,24 +807,10 @@ impl EstimateInput {
             let none = sources == 0;
             return Err(input_error!(
                 "model",
-                [
-                    "{}",
-                    if none {
-                        "no model given"
-                    } else {
-                        "more than one model given"
-                    }
-                ],
-                [
-                    "{}",
-                    if none {
-                        "没有给出模型"
-                    } else {
-                        "给出了不止一个模型"
-                    }
-                ],
-                ["exactly one of: model (a preset id), params (e.g. 7B), arch (a config.json)"],
-                ["以下恰好一项：model（预设模型 id）、params（如 7B）、arch（一个 config.json）"],
+                [= if none { "no model given" } else { "more than one model given" }],
+                [= if none { "没有给出模型" } else { "给出了不止一个模型" }],
+                "exactly one of: model (a preset id), params (e.g. 7B), arch (a config.json)",
+                "以下恰好一项：model（预设模型 id）、params（如 7B）、arch（一个 config.json）",
             ));
         }
         let (model_name, preset_dtype, arch, shipped) = if let Some(id) = &self.model {
@@ -864,14 +839,10 @@ impl EstimateInput {
             (Some(Dtype::Int8 | Dtype::Int4), _) if arch.is_detailed() => {
                 return Err(input_error!(
                     "dtype",
-                    ["int8/int4 are storage formats, not compute dtypes"],
-                    ["int8/int4 是存储格式，不是计算数据类型"],
-                    [
-                        "fp32, fp16, bf16 (use --quantization for int8/int4 formats such as gptq, awq, bnb-int8, bnb-nf4)"
-                    ],
-                    [
-                        "fp32、fp16、bf16（int8/int4 格式，如 gptq、awq、bnb-int8、bnb-nf4，请在“量化”中选择）"
-                    ],
+                    "int8/int4 are storage formats, not compute dtypes",
+                    "int8/int4 是存储格式，不是计算数据类型",
+                    "fp32, fp16, bf16 (use --quantization for int8/int4 formats such as gptq, awq, bnb-int8, bnb-nf4)",
+                    "fp32、fp16、bf16（int8/int4 格式，如 gptq、awq、bnb-int8、bnb-nf4，请在“量化”中选择）",
                 ));
             }
             (Some(d), _) => d,
@@ -884,10 +855,10 @@ impl EstimateInput {
         if qlora && lora_rank == 0 && mode == Mode::Training {
             return Err(input_error!(
                 "lora_rank",
-                ["QLoRA needs a LoRA rank"],
-                ["QLoRA 需要 LoRA 秩"],
-                ["an integer from 1 to 65536 with qlora"],
-                ["启用 qlora 时为 1 到 65536 的整数"],
+                "QLoRA needs a LoRA rank",
+                "QLoRA 需要 LoRA 秩",
+                "an integer from 1 to 65536 with qlora",
+                "启用 qlora 时为 1 到 65536 的整数",
             ));
         }
         // A checkpoint released quantized (gpt-oss in MXFP4, DeepSeek-V3 in FP8) is estimated as it
@@ -916,8 +887,8 @@ impl EstimateInput {
                         "QLoRA 以 4 位 NF4 加载基座模型，不加载 {}",
                         self.quantization.name()
                     ],
-                    ["none or bnb-nf4 with qlora (QLoRA quantizes the 16-bit base itself)"],
-                    ["启用 qlora 时为 none 或 bnb-nf4（QLoRA 自己把 16 位的基座量化）"],
+                    "none or bnb-nf4 with qlora (QLoRA quantizes the 16-bit base itself)",
+                    "启用 qlora 时为 none 或 bnb-nf4（QLoRA 自己把 16 位的基座量化）",
                 ));
             }
             quantization = Quantization::BnbNf4 { double_quant: true };
@@ -929,14 +900,10 @@ impl EstimateInput {
         if mode == Mode::Training && zero == 0 && self.offload != Offload::None {
             return Err(input_error!(
                 "offload",
-                ["offload without ZeRO: DeepSpeed offloads the states ZeRO partitions"],
-                ["没有 ZeRO 的卸载：DeepSpeed 只卸载 ZeRO 切分的状态"],
-                [
-                    "none with zero 0, or zero 1, 2 or 3 (1 offloads the optimizer states, 2 the gradients too, 3 the weights too)"
-                ],
-                [
-                    "zero 为 0 时只能是 none；或 zero 为 1、2、3（1 卸载优化器状态，2 还卸载梯度，3 还卸载权重）"
-                ],
+                "offload without ZeRO: DeepSpeed offloads the states ZeRO partitions",
+                "没有 ZeRO 的卸载：DeepSpeed 只卸载 ZeRO 切分的状态",
+                "none with zero 0, or zero 1, 2 or 3 (1 offloads the optimizer states, 2 the gradients too, 3 the weights too)",
+                "zero 为 0 时只能是 none；或 zero 为 1、2、3（1 卸载优化器状态，2 还卸载梯度，3 还卸载权重）",
             ));
         }
         // ZeRO-Infinity's NVMe offload is a stage-3 feature (DeepSpeed's tests skip it with "Nvme
@@ -946,8 +913,8 @@ impl EstimateInput {
                 "offload",
                 ["NVMe offload with ZeRO-{zero}: DeepSpeed offloads to NVMe only under ZeRO-3"],
                 ["NVMe 卸载配 ZeRO-{zero}：DeepSpeed 只在 ZeRO-3 下卸载到 NVMe"],
-                ["cpu with zero 1, 2 or 3; nvme with zero 3"],
-                ["zero 为 1、2、3 时用 cpu；zero 为 3 时用 nvme"],
+                "cpu with zero 1, 2 or 3; nvme with zero 3",
+                "zero 为 1、2、3 时用 cpu；zero 为 3 时用 nvme",
             ));
         }
         let gpus_n = int("gpus", self.gpus, 1, 65_536)?;
@@ -959,27 +926,21 @@ impl EstimateInput {
             let (few, group) = (gpus_n < tp * pp, tp * pp);
             return Err(input_error!(
                 "gpus",
-                [
-                    "{}",
-                    if few {
-                        format!(
-                            "{gpus_n} GPU{} for tp = {tp} × pp = {pp}, which needs {group} per model copy",
-                            if gpus_n == 1 { "" } else { "s" },
-                        )
-                    } else {
-                        format!("{gpus_n} GPUs cannot be split into tp = {tp} × pp = {pp} groups")
-                    }
-                ],
-                [
-                    "{}",
-                    if few {
-                        format!(
-                            "{gpus_n} 个 GPU，而 tp = {tp} × pp = {pp}，每份模型副本需要 {group} 个"
-                        )
-                    } else {
-                        format!("{gpus_n} 个 GPU 无法分成 tp = {tp} × pp = {pp} 组")
-                    }
-                ],
+                [= if few {
+                    format!(
+                        "{gpus_n} GPU{} for tp = {tp} × pp = {pp}, which needs {group} per model copy",
+                        if gpus_n == 1 { "" } else { "s" },
+                    )
+                } else {
+                    format!("{gpus_n} GPUs cannot be split into tp = {tp} × pp = {pp} groups")
+                }],
+                [= if few {
+                    format!(
+                        "{gpus_n} 个 GPU，而 tp = {tp} × pp = {pp}，每份模型副本需要 {group} 个"
+                    )
+                } else {
+                    format!("{gpus_n} 个 GPU 无法分成 tp = {tp} × pp = {pp} 组")
+                }],
                 ["a multiple of tp × pp = {group}"],
                 ["tp × pp 的倍数，即 {group}"],
             ));
@@ -1000,8 +961,8 @@ impl EstimateInput {
                 "tp",
                 ["tp = {tp} with llama.cpp, which splits whole layers across GPUs"],
                 ["tp = {tp} 配 llama.cpp，而 llama.cpp 按整层把模型分到各 GPU"],
-                ["1 with llama.cpp: give gpus to split its layers"],
-                ["llama.cpp 下为 1：用 gpus 切分它的层"],
+                "1 with llama.cpp: give gpus to split its layers",
+                "llama.cpp 下为 1：用 gpus 切分它的层",
             ));
         }
         let dp = gpus_n / (tp * pp);
@@ -1009,10 +970,10 @@ impl EstimateInput {
             (Some(_), Some(_)) => {
                 return Err(input_error!(
                     "gpu",
-                    ["both a GPU and a GPU memory size given"],
-                    ["同时给出了 GPU 与 GPU 显存大小"],
-                    ["one of gpu (a catalog id) or gpu_memory (a size such as 80GB)"],
-                    ["gpu（目录中的 id）与 gpu_memory（如 80GB 的大小）二者之一"],
+                    "both a GPU and a GPU memory size given",
+                    "同时给出了 GPU 与 GPU 显存大小",
+                    "one of gpu (a catalog id) or gpu_memory (a size such as 80GB)",
+                    "gpu（目录中的 id）与 gpu_memory（如 80GB 的大小）二者之一",
                 ));
             }
             (Some(id), None) => Some(gpus(id.trim()).ok_or_else(|| {
@@ -1026,8 +987,8 @@ impl EstimateInput {
                             "gpu",
                             ["no GPU named `{id}`"],
                             ["没有这个 GPU：`{id}`"],
-                            ["a GPU of the given catalog"],
-                            ["所给目录中的 GPU"],
+                            "a GPU of the given catalog",
+                            "所给目录中的 GPU",
                         )
                     })
             })?),
@@ -1038,8 +999,8 @@ impl EstimateInput {
                         "gpu_memory",
                         ["{} is too small for a GPU", memory.display_auto()],
                         ["{} 对 GPU 来说太小", memory.display_auto()],
-                        ["a size from 256 MiB to 1 PiB"],
-                        ["256 MiB 到 1 PiB 的大小"],
+                        "a size from 256 MiB to 1 PiB",
+                        "256 MiB 到 1 PiB 的大小",
                     ));
                 }
                 Some(Device {
@@ -1072,8 +1033,8 @@ impl EstimateInput {
                 "gpu_memory_utilization",
                 ["{} is out of range", crate::units::number_text(util)],
                 ["{} 超出范围", crate::units::number_text(util)],
-                ["a fraction from 0.01 to 1, e.g. 0.9"],
-                ["0.01 到 1 的比例，如 0.9"],
+                "a fraction from 0.01 to 1, e.g. 0.9",
+                "0.01 到 1 的比例，如 0.9",
             ));
         }
         let big = device
