@@ -10,7 +10,7 @@ use core::fmt;
 ///
 /// Its text is English, except in a build with the feature `zh` and not `en` (the site's
 /// Chinese calculator), where the estimator's input errors (those written with
-/// [`input_error!`]) are in Chinese. A build of both languages keeps their Chinese too, for
+/// [`input_error!`](crate::input_error)) are in Chinese. A build of both languages keeps their Chinese too, for
 /// [`InputError::zh`]. Errors are equal when their field and English (or only) text are.
 #[derive(Clone, Debug)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -23,7 +23,7 @@ pub struct InputError {
     /// What the field accepts, e.g. `an integer from 1 to 65536`.
     pub accepted: String,
     /// The problem and what is accepted in Chinese, where the code that found the error wrote
-    /// them ([`input_error!`]); in a build of both languages only.
+    /// them ([`input_error!`](crate::input_error)); in a build of both languages only.
     #[cfg(all(feature = "en", feature = "zh"))]
     #[cfg_attr(feature = "serde", serde(skip))]
     pub(crate) zh: Option<alloc::boxed::Box<(String, String)>>,
@@ -87,7 +87,7 @@ macro_rules! input_error {
     };
 }
 
-/// One text of [`input_error!`].
+/// One text of [`input_error!`](crate::input_error).
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __said_text {
@@ -107,7 +107,7 @@ macro_rules! __said_text {
 #[doc(hidden)]
 pub use alloc::string::String as __String;
 
-/// Whether `s` has a `{` (for [`input_error!`]'s check of its literals, at compile time).
+/// Whether `s` has a `{` (for [`input_error!`](crate::input_error)'s check of its literals, at compile time).
 #[doc(hidden)]
 pub const fn __has_brace(s: &str) -> bool {
     let b = s.as_bytes();
@@ -143,7 +143,7 @@ impl InputError {
         }
     }
 
-    /// The error [`input_error!`] writes: `said`'s text in the build's language (see [`Said`]).
+    /// The error [`input_error!`](crate::input_error) writes: `said`'s text in the build's language (see [`Said`]).
     #[doc(hidden)]
     pub fn said(field: impl Into<String>, said: Said) -> Self {
         Self::of_said(field.into(), said)

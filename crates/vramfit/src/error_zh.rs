@@ -466,7 +466,7 @@ fn replaced(text: &str, from: &str, to: &str) -> Option<String> {
 
 impl InputError {
     /// The problem and what is accepted in Chinese, where the code that found the error wrote
-    /// them ([`input_error!`]: every error of the estimator's input); `None` for the file
+    /// them ([`input_error!`](crate::input_error): every error of the estimator's input); `None` for the file
     /// readers', catalogs' and planners', which [`Self::zh`] translates. Without the phrase
     /// table, so that the npm package's main module can give both languages.
     #[cfg(feature = "en")]
@@ -474,10 +474,10 @@ impl InputError {
         self.zh.as_deref().map(|(p, a)| (p.as_str(), a.as_str()))
     }
 
-    /// This error in Chinese: the Chinese its code wrote ([`input_error!`]: the estimator's
-    /// input), or else its English with the phrases of [`FILES`] put into Chinese (the file
-    /// readers, catalogs and planners). In a build of Chinese alone, the first kind is Chinese
-    /// already, and the table leaves Chinese as it is.
+    /// This error in Chinese: the Chinese its code wrote ([`input_error!`](crate::input_error):
+    /// the estimator's input), or else its English with the phrases of a phrase table (`FILES`)
+    /// put into Chinese (the file readers, catalogs and planners). In a build of Chinese alone,
+    /// the first kind is Chinese already, and the table leaves Chinese as it is.
     #[cfg(feature = "zh")]
     pub fn zh(&self) -> InputError {
         #[cfg(feature = "en")]
