@@ -10,8 +10,9 @@ use core::fmt;
 ///
 /// Its text is English, except in a build with the feature `zh` and not `en` (the site's
 /// Chinese calculator), where the estimator's input errors (those written with
-/// [`input_error!`](crate::input_error)) are in Chinese. A build of both languages keeps their Chinese too, for
-/// [`InputError::zh`]. Errors are equal when their field and English (or only) text are.
+/// [`input_error!`](crate::input_error)) are in Chinese. A build of both languages keeps their
+/// Chinese too, for [`InputError::zh`]. Errors are equal when their field and English (or only)
+/// text are.
 #[derive(Clone, Debug)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
@@ -107,7 +108,8 @@ macro_rules! __said_text {
 #[doc(hidden)]
 pub use alloc::string::String as __String;
 
-/// Whether `s` has a `{` (for [`input_error!`](crate::input_error)'s check of its literals, at compile time).
+/// Whether `s` has a `{` (for [`input_error!`](crate::input_error)'s check of its literals, at
+/// compile time).
 #[doc(hidden)]
 pub const fn __has_brace(s: &str) -> bool {
     let b = s.as_bytes();
@@ -143,7 +145,8 @@ impl InputError {
         }
     }
 
-    /// The error [`input_error!`](crate::input_error) writes: `said`'s text in the build's language (see [`Said`]).
+    /// The error [`input_error!`](crate::input_error) writes: `said`'s text in the build's
+    /// language (see [`Said`]).
     #[doc(hidden)]
     pub fn said(field: impl Into<String>, said: Said) -> Self {
         Self::of_said(field.into(), said)

@@ -466,9 +466,9 @@ fn replaced(text: &str, from: &str, to: &str) -> Option<String> {
 
 impl InputError {
     /// The problem and what is accepted in Chinese, where the code that found the error wrote
-    /// them ([`input_error!`](crate::input_error): every error of the estimator's input); `None` for the file
-    /// readers', catalogs' and planners', which [`Self::zh`] translates. Without the phrase
-    /// table, so that the npm package's main module can give both languages.
+    /// them ([`input_error!`](crate::input_error): every error of the estimator's input); `None`
+    /// for the file readers', catalogs' and planners', which [`Self::zh`] translates. Without the
+    /// phrase table, so that the npm package's main module can give both languages.
     #[cfg(feature = "en")]
     pub fn chinese(&self) -> Option<(&str, &str)> {
         self.zh.as_deref().map(|(p, a)| (p.as_str(), a.as_str()))
