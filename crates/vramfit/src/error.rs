@@ -59,7 +59,7 @@ pub use alloc::format as __format;
 /// An [`InputError`] written in English and in Chinese:
 /// `input_error!(field, problem, 问题, accepted, 可接受)`, each text one of
 /// - a literal without braces, `"no model given"`, copied as it is;
-/// - `[…]`, the arguments of one `format!`: `["no preset named `{id}`"]`;
+/// - `[…]`, the arguments of one `format!`: ``["no preset named `{id}`"]``;
 /// - `[= expr]`, a `String` or `&str` computed for that language alone.
 ///
 /// Each language's text, its arguments included, is compiled only where the build shows it
@@ -100,7 +100,10 @@ macro_rules! __said_text {
     };
     ($text:literal) => {{
         // A brace in a bare literal is a `format!` argument that would be shown as written.
-        const _: () = ::core::assert!(!$crate::error::__has_brace($text), "a brace in a bare literal: write the text as [\"…\", args]");
+        const _: () = ::core::assert!(
+            !$crate::error::__has_brace($text),
+            "a brace in a bare literal: write the text as [\"…\", args]"
+        );
         $crate::error::__String::from($text)
     }};
 }
@@ -182,3 +185,31 @@ impl core::error::Error for InputError {}
 
 /// Shorthand for results of input validation.
 pub type Result<T, E = InputError> = core::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::{__has_brace, InputError};
+    use alloc::string::ToString;
+
+    #[test]
+    fn a_literal_with_a_brace_is_caught() {
+        assert!(__has_brace("no preset named `{id}`"));
+        assert!(!__has_brace("no model given"));
+        assert!(!__has_brace(""));
+    }
+
+    /// Equality is the field and the text a build shows: the Chinese kept beside it does not
+    /// enter, so that an error written in both languages equals the same error built by `new`.
+    #[test]
+    #[cfg(all(feature = "en", feature = "zh"))]
+    fn errors_written_in_both_languages_equal_their_english() {
+        let said = input_error!("batch", "no batch", "没有批量", "an integer", "整数");
+        assert_eq!(said, InputError::new("batch", "no batch", "an integer"));
+        assert_eq!(said.chinese(), Some(("没有批量", "整数")));
+        assert_eq!(
+            InputError::new("batch", "no batch", "an integer").chinese(),
+            None
+        );
+        assert_eq!(said.to_string(), "batch: no batch; accepted: an integer");
+    }
+}
