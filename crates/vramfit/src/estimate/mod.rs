@@ -784,8 +784,8 @@ pub fn lora_mask(field: &str, targets: &[String]) -> Result<u32> {
                     field,
                     ["unknown module `{other}`"],
                     ["未知的模块 `{other}`"],
-                    ["{MODULES}"],
-                    ["{MODULES}"],
+                    [= MODULES],
+                    [= MODULES],
                 ));
             }
         };
