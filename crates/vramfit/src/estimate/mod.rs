@@ -759,7 +759,9 @@ pub const MAX_BATCH: u64 = 1 << 20;
 /// Largest sequence accepted: 16 M tokens.
 pub const MAX_SEQ: u64 = 1 << 24;
 
-/// The LoRA target modules [`lora_mask`] accepts, in words.
+/// The LoRA target modules [`lora_mask`] accepts, in words. Its error formats it (`["{MODULES}"]`)
+/// rather than copying it (`[= MODULES]`): the same text, and measured 94 bytes smaller in the
+/// English calculator's module as downloaded (2026-12-02), where that module sits at its ceiling.
 const MODULES: &str = "q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj, all-linear";
 
 /// Parses LoRA target module names into role bits.
@@ -784,8 +786,8 @@ pub fn lora_mask(field: &str, targets: &[String]) -> Result<u32> {
                     field,
                     ["unknown module `{other}`"],
                     ["未知的模块 `{other}`"],
-                    [= MODULES],
-                    [= MODULES],
+                    ["{MODULES}"],
+                    ["{MODULES}"],
                 ));
             }
         };
