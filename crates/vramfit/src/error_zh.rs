@@ -481,16 +481,21 @@ impl InputError {
     #[cfg(feature = "zh")]
     pub fn zh(&self) -> InputError {
         #[cfg(feature = "en")]
-        if let Some(zh) = &self.zh {
-            let mut e = self.clone();
-            e.problem = zh.0.clone();
-            e.accepted = zh.1.clone();
-            return e;
+        let written = self.chinese();
+        #[cfg(not(feature = "en"))]
+        let written: Option<(&str, &str)> = None;
+        let (problem, accepted) = match written {
+            Some((p, a)) => (p.into(), a.into()),
+            None => (
+                translate(&self.problem, FILES),
+                translate(&self.accepted, FILES),
+            ),
+        };
+        InputError {
+            problem,
+            accepted,
+            ..self.clone()
         }
-        let mut e = self.clone();
-        e.problem = translate(&self.problem, FILES);
-        e.accepted = translate(&self.accepted, FILES);
-        e
     }
 }
 

@@ -5,8 +5,7 @@
 //! Counting: a `cargo test` step counts its tests (from cargo's `test result:` lines); every
 //! other step counts as one.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Instant;
 
 use crate::tools::{self, CHROMEDRIVER, CHROMIUM, cargo, cmd, show};
@@ -249,38 +248,30 @@ fn plain(c: &mut Command) -> Outcome {
 /// Runs a `cargo test` command, echoing its output and counting its `test result:` lines.
 /// A run that fails without a failing test (a build error) counts as one failure.
 fn cargo_tests(c: &mut Command) -> Outcome {
-    let shown = show(c);
-    eprintln!("$ {shown}");
-    let mut child = match c.stdout(Stdio::piped()).spawn() {
-        Ok(child) => child,
-        Err(e) => {
-            eprintln!("could not start `{shown}`: {e}");
-            return Outcome::one(false);
-        }
-    };
     let (mut passed, mut failed) = (0, 0);
     let mut why = Vec::new();
-    if let Some(out) = child.stdout.take() {
-        for line in BufReader::new(out)
-            .lines()
-            .map_while(std::result::Result::ok)
-        {
-            println!("{line}");
-            if let Some((p, f)) = parse_test_result(&line) {
-                passed += p;
-                failed += f;
-            }
-            // `test estimate::tests::kv ... FAILED`
-            if line.starts_with("test ") && line.ends_with(" FAILED") {
-                why.push(line);
-            }
+    let status = tools::run_echoing(c, |line| {
+        if let Some((p, f)) = parse_test_result(line) {
+            passed += p;
+            failed += f;
         }
-    }
-    let ok = child.wait().is_ok_and(|s| s.success());
+        // `test estimate::tests::kv ... FAILED`
+        if line.starts_with("test ") && line.ends_with(" FAILED") {
+            why.push(line.to_owned());
+        }
+    });
+    let ok = match status {
+        Ok(s) => s.success(),
+        Err(e) => {
+            eprintln!("{e}");
+            false
+        }
+    };
     if !ok && failed == 0 {
         failed = 1;
         why.push(format!(
-            "`{shown}` failed before any test failed (a build error?)"
+            "`{}` failed before any test failed (a build error?)",
+            show(c)
         ));
     }
     Outcome {

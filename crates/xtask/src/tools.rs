@@ -5,7 +5,7 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, ExitStatus, Stdio};
 
 use crate::{Result, root};
 
@@ -42,32 +42,42 @@ pub fn run(c: &mut Command) -> Result {
     }
 }
 
-/// Runs `c` like [`run`], echoing its standard output line by line, and keeps what that output
-/// reported: each line `starts` marks, with the indented lines under it (at most
-/// [`DETAIL_LINES`] of them). When `c` fails they are in the error; when it passes (a test
-/// that passed only on a second try, say) they are returned. CI shows only the end of a long
-/// log, and the summary printed there repeats them, so they reach it.
-pub fn run_reporting(c: &mut Command, starts: fn(&str) -> bool) -> Result<Vec<String>> {
+/// Runs `c`, echoing it and then its standard output, line by line, each line also passed to
+/// `each`; its exit status, or an error if it cannot start or be waited for.
+pub fn run_echoing(c: &mut Command, mut each: impl FnMut(&str)) -> Result<ExitStatus> {
     let shown = show(c);
     eprintln!("$ {shown}");
     let mut child = c
         .stdout(Stdio::piped())
         .spawn()
         .map_err(|e| format!("could not start `{shown}`: {e}"))?;
-    let mut kept = Vec::new();
     if let Some(out) = child.stdout.take() {
-        let lines = BufReader::new(out)
+        for line in BufReader::new(out)
             .lines()
-            .map_while(std::result::Result::ok);
-        kept = failures_in(lines.inspect(|l| println!("{l}")), starts);
+            .map_while(std::result::Result::ok)
+        {
+            println!("{line}");
+            each(&line);
+        }
     }
-    let status = child
+    child
         .wait()
-        .map_err(|e| format!("`{shown}` did not finish: {e}"))?;
+        .map_err(|e| format!("`{shown}` did not finish: {e}"))
+}
+
+/// Runs `c` like [`run`], echoing its standard output ([`run_echoing`]), and keeps what that
+/// output reported: each line `starts` marks, with the indented lines under it (at most
+/// [`DETAIL_LINES`] of them). When `c` fails they are in the error; when it passes (a test
+/// that passed only on a second try, say) they are returned. CI shows only the end of a long
+/// log, and the summary printed there repeats them, so they reach it.
+pub fn run_reporting(c: &mut Command, starts: fn(&str) -> bool) -> Result<Vec<String>> {
+    let mut lines = Vec::new();
+    let status = run_echoing(c, |l| lines.push(l.to_owned()))?;
+    let kept = failures_in(lines.into_iter(), starts);
     if status.success() {
         return Ok(kept);
     }
-    let mut e = format!("`{shown}` failed ({status})");
+    let mut e = format!("`{}` failed ({status})", show(c));
     for l in kept {
         e.push_str("\n  ");
         e.push_str(&l);
