@@ -12,6 +12,7 @@ use vramfit::hardware::spot::{GUIDE_SPOT_FRACTION, SpotComparison, SpotInput, co
 use vramfit::hardware::{Layout, Market, Offer, PlanOption, PlanOptions};
 
 use crate::fields;
+use crate::i18n::Key;
 use crate::state::AppState;
 
 /// The parsed config.json of the state, or the model a weights file's header gave, if the
@@ -58,12 +59,31 @@ pub fn estimate_of(s: &AppState) -> Result<Estimate, InputError> {
 /// One what-if: a change of the inputs and what it does.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WhatIf {
-    /// The i18n key of its name.
+    /// Its name, `whatif.NAME` (the page's `data-whatif`).
     pub key: &'static str,
+    /// The text of its title (the row `whatif.NAME`).
+    pub title: Key,
+    /// The text of what it costs in speed (the row `whatif_speed.NAME`).
+    pub speed: Key,
     /// The form changes (field, value) it makes; "apply" sets exactly these.
     pub changes: Vec<(&'static str, String)>,
     /// The estimate with the change.
     pub estimate: Estimate,
+}
+
+/// A what-if's name with the texts of its title and of its cost in speed.
+type What = (&'static str, Key, Key);
+
+/// The [`What`] of `whatif.NAME`, found when the site is compiled.
+macro_rules! what {
+    ($n:literal) => {{
+        const W: What = (
+            concat!("whatif.", $n),
+            key!(concat!("whatif.", $n)),
+            key!(concat!("whatif_speed.", $n)),
+        );
+        W
+    }};
 }
 
 /// The guide's optimisations (§5.1) that apply to this run, each re-estimated. Those that
@@ -72,40 +92,40 @@ pub fn what_ifs(s: &AppState, base: &Estimate) -> Vec<WhatIf> {
     let mode = s.value("mode");
     let training = mode == "training";
     let num = |k: &str| vramfit::units::parse_number(s.value(k).trim()).unwrap_or(0.0);
-    let mut candidates: Vec<(&'static str, Vec<(&'static str, String)>)> = Vec::new();
+    let mut candidates: Vec<(What, Vec<(&'static str, String)>)> = Vec::new();
     let batch = num("batch");
     if batch >= 2.0 && mode != "serve" {
         candidates.push((
-            "whatif.half_batch",
+            what!("half_batch"),
             vec![("batch", vramfit::units::short((batch / 2.0).floor()))],
         ));
     }
     let seq = num("seq_len");
     if seq >= 2.0 && mode != "serve" {
         candidates.push((
-            "whatif.half_seq",
+            what!("half_seq"),
             vec![("seq_len", vramfit::units::short((seq / 2.0).floor()))],
         ));
     }
     if training {
         if s.value("grad_checkpointing") == "none" {
             candidates.push((
-                "whatif.checkpointing",
+                what!("checkpointing"),
                 vec![("grad_checkpointing", "full".into())],
             ));
         }
         if num("lora_rank") == 0.0 {
-            candidates.push(("whatif.lora", vec![("lora_rank", "16".into())]));
+            candidates.push((what!("lora"), vec![("lora_rank", "16".into())]));
             candidates.push((
-                "whatif.qlora",
+                what!("qlora"),
                 vec![("lora_rank", "16".into()), ("qlora", "true".into())],
             ));
         }
         if s.value("optimizer") == "adamw" {
-            candidates.push(("whatif.adam8bit", vec![("optimizer", "adamw-8bit".into())]));
+            candidates.push((what!("adam8bit"), vec![("optimizer", "adamw-8bit".into())]));
         }
         if s.value("zero") != "3" && num("gpus") >= 2.0 {
-            candidates.push(("whatif.zero3", vec![("zero", "3".into())]));
+            candidates.push((what!("zero3"), vec![("zero", "3".into())]));
         }
         if s.value("offload") == "none" {
             let zero = if s.value("zero") == "0" {
@@ -114,33 +134,33 @@ pub fn what_ifs(s: &AppState, base: &Estimate) -> Vec<WhatIf> {
                 s.value("zero")
             };
             candidates.push((
-                "whatif.offload",
+                what!("offload"),
                 vec![("zero", zero), ("offload", "cpu".into())],
             ));
         }
     } else {
         if s.value("quantization") == "none" {
             if s.value("engine") == "llamacpp" {
-                candidates.push(("whatif.q8", vec![("quantization", "gguf-q8_0".into())]));
-                candidates.push(("whatif.q4", vec![("quantization", "gguf-q4_k_m".into())]));
+                candidates.push((what!("q8"), vec![("quantization", "gguf-q8_0".into())]));
+                candidates.push((what!("q4"), vec![("quantization", "gguf-q4_k_m".into())]));
             } else {
-                candidates.push(("whatif.int8", vec![("quantization", "bnb-int8".into())]));
-                candidates.push(("whatif.int4", vec![("quantization", "awq".into())]));
+                candidates.push((what!("int8"), vec![("quantization", "bnb-int8".into())]));
+                candidates.push((what!("int4"), vec![("quantization", "awq".into())]));
             }
         }
         // A smaller KV cache where the engine has one: fp8 in vLLM, q8_0 in llama.cpp
         // (transformers has neither).
         if s.value("kv_dtype") == "auto" {
             if s.value("engine") == "llamacpp" {
-                candidates.push(("whatif.kv_q8", vec![("kv_dtype", "q8_0".into())]));
+                candidates.push((what!("kv_q8"), vec![("kv_dtype", "q8_0".into())]));
             } else if s.value("engine") == "vllm" || s.value("mode") == "serve" {
-                candidates.push(("whatif.kv_fp8", vec![("kv_dtype", "fp8".into())]));
+                candidates.push((what!("kv_fp8"), vec![("kv_dtype", "fp8".into())]));
             }
         }
     }
     candidates
         .into_iter()
-        .filter_map(|(key, changes)| {
+        .filter_map(|((key, title, speed), changes)| {
             let input = input_with(s, &changes).ok()?;
             let e = estimate(&input).ok()?;
             let differs = e.total_bytes != base.total_bytes
@@ -148,6 +168,8 @@ pub fn what_ifs(s: &AppState, base: &Estimate) -> Vec<WhatIf> {
                 || e.kv_cache_tokens != base.kv_cache_tokens;
             differs.then_some(WhatIf {
                 key,
+                title,
+                speed,
                 changes,
                 estimate: e,
             })
@@ -863,10 +885,10 @@ mod tests {
             let e = estimate_of(&state(&format!("#/calc?{q}"))).unwrap();
             for c in &e.components {
                 let base = c.key.trim_end_matches("_off_peak");
-                let key = format!("comp.{base}");
-                for lang in [Lang::En, Lang::Zh] {
-                    assert!(lang.try_t(&key).is_some(), "{q}: no label {key}");
-                }
+                assert!(
+                    crate::components::chart::PARTS.iter().any(|p| p.0 == base),
+                    "{q}: no label for {base}"
+                );
             }
         }
     }

@@ -15,6 +15,8 @@ use vramfit::InputError;
 use vramfit::estimate::EstimateInput;
 use vramfit::precision::{Dtype, KvDtype, Quantization};
 
+use crate::i18n::Key;
+
 /// How a field is entered.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Kind {
@@ -25,9 +27,20 @@ pub enum Kind {
     /// Free text, such as `7B` or `80GB` (the estimator parses it).
     Text,
     /// One of a list of values ("" meaning the estimator's automatic choice where listed).
-    Choice(&'static [&'static str]),
+    Choice(&'static [Choice]),
     /// On or off.
     Bool,
+}
+
+/// One value of a [`Kind::Choice`] field and, where the value is a word, the text of its label
+/// (the row `v.FIELD.VALUE`; a value such as `gguf-q4_k_m` is shown as it is).
+pub type Choice = (&'static str, Option<Key>);
+
+/// The [`Choice`]s of `field`, each with its label's text, found when the site is compiled.
+macro_rules! choices {
+    ($field:literal: $($v:literal),* $(,)?) => {
+        &[$(($v, Key::find(&["v.", $field, ".", $v]))),*]
+    };
 }
 
 /// Which part of the form a field belongs to.
@@ -56,9 +69,25 @@ pub struct Field {
     pub kind: Kind,
     /// Its group.
     pub group: Group,
+    /// The text of its label (the row `f.KEY`).
+    pub label: Key,
+    /// The text of its hint, where it has one (the row `h.KEY`).
+    pub hint: Option<Key>,
 }
 
 impl Field {
+    /// The field `key`, with the texts of its label and hint: a field without a label does
+    /// not compile.
+    const fn new(key: &'static str, kind: Kind, group: Group) -> Field {
+        Field {
+            key,
+            kind,
+            group,
+            label: Key::of(&["f.", key]),
+            hint: Key::find(&["h.", key]),
+        }
+    }
+
     /// Whether a URL may carry `v` for this field. Range checks are the estimator's: a link
     /// with `batch=0` opens and shows the estimator's error next to the field.
     pub fn accepts(&self, v: &str) -> bool {
@@ -66,7 +95,7 @@ impl Field {
             Kind::Number => vramfit::units::parse_number(v.trim()).is_some(),
             Kind::OptNumber => v.is_empty() || vramfit::units::parse_number(v.trim()).is_some(),
             Kind::Text => v.len() <= 200,
-            Kind::Choice(values) => values.contains(&v),
+            Kind::Choice(values) => values.iter().any(|c| c.0 == v),
             Kind::Bool => v == "true" || v == "false",
         }
     }
@@ -87,7 +116,7 @@ pub const DEFAULT_MODEL: &str = "meta-llama/Llama-3.1-8B";
 pub const DEFAULT_PARAMS: &str = "7B";
 
 /// Quantization formats offered (the CLI's spellings).
-pub const QUANTIZATIONS: &[&str] = &[
+pub const QUANTIZATIONS: &[Choice] = choices!("quantization":
     "none",
     "fp8",
     "w8a8",
@@ -113,187 +142,94 @@ pub const QUANTIZATIONS: &[&str] = &[
     "gguf-q3_k_m",
     "gguf-q3_k_s",
     "gguf-q2_k",
-];
+);
 
 /// Every field, in form order.
 pub static FIELDS: &[Field] = &[
-    Field {
-        key: "source",
-        kind: Kind::Choice(&["preset", "params", "config"]),
-        group: Group::Model,
-    },
-    Field {
-        key: "model",
-        kind: Kind::Text,
-        group: Group::Model,
-    },
-    Field {
-        key: "params",
-        kind: Kind::Text,
-        group: Group::Model,
-    },
-    Field {
-        key: "mode",
-        kind: Kind::Choice(&["inference", "serve", "training"]),
-        group: Group::Run,
-    },
-    Field {
-        key: "engine",
-        kind: Kind::Choice(&["hf", "vllm", "llamacpp"]),
-        group: Group::Run,
-    },
-    Field {
-        key: "batch",
-        kind: Kind::Number,
-        group: Group::Run,
-    },
-    Field {
-        key: "seq_len",
-        kind: Kind::Number,
-        group: Group::Run,
-    },
-    Field {
-        key: "new_tokens",
-        kind: Kind::Number,
-        group: Group::Run,
-    },
-    Field {
-        key: "dtype",
-        kind: Kind::Choice(&["", "fp32", "fp16", "bf16"]),
-        group: Group::Run,
-    },
-    Field {
-        key: "quantization",
-        kind: Kind::Choice(QUANTIZATIONS),
-        group: Group::Run,
-    },
-    Field {
-        key: "kv_dtype",
-        kind: Kind::Choice(&["auto", "fp16", "bf16", "fp8", "q8_0", "q4_0"]),
-        group: Group::Run,
-    },
-    Field {
-        key: "optimizer",
-        kind: Kind::Choice(&[
-            "adamw",
-            "adamw-8bit",
-            "sgd",
-            "sgd-momentum",
-            "adafactor",
-            "lion",
-        ]),
-        group: Group::Training,
-    },
-    Field {
-        key: "precision",
-        kind: Kind::Choice(&["fp32", "fp16", "bf16", "amp-fp16", "amp-bf16"]),
-        group: Group::Training,
-    },
-    Field {
-        key: "grad_checkpointing",
-        kind: Kind::Choice(&["none", "full", "selective"]),
-        group: Group::Training,
-    },
-    Field {
-        key: "lora_rank",
-        kind: Kind::Number,
-        group: Group::Training,
-    },
-    Field {
-        key: "lora_targets",
-        kind: Kind::Text,
-        group: Group::Training,
-    },
-    Field {
-        key: "qlora",
-        kind: Kind::Bool,
-        group: Group::Training,
-    },
-    Field {
-        key: "zero",
-        kind: Kind::Choice(&["0", "1", "2", "3"]),
-        group: Group::Training,
-    },
-    Field {
-        key: "offload",
-        kind: Kind::Choice(&["none", "cpu", "nvme"]),
-        group: Group::Training,
-    },
-    Field {
-        key: "fused_optimizer",
-        kind: Kind::Bool,
-        group: Group::Training,
-    },
-    Field {
-        key: "gpu_memory_utilization",
-        kind: Kind::Number,
-        group: Group::Serving,
-    },
-    Field {
-        key: "max_model_len",
-        kind: Kind::OptNumber,
-        group: Group::Serving,
-    },
-    Field {
-        key: "max_num_seqs",
-        kind: Kind::OptNumber,
-        group: Group::Serving,
-    },
-    Field {
-        key: "max_num_batched_tokens",
-        kind: Kind::OptNumber,
-        group: Group::Serving,
-    },
-    Field {
-        key: "cuda_graphs",
-        kind: Kind::Bool,
-        group: Group::Serving,
-    },
-    Field {
-        key: "gpu_layers",
-        kind: Kind::OptNumber,
-        group: Group::Serving,
-    },
-    Field {
-        key: "ubatch",
-        kind: Kind::Number,
-        group: Group::Serving,
-    },
-    Field {
-        key: "gpu",
-        kind: Kind::Text,
-        group: Group::Hardware,
-    },
-    Field {
-        key: "gpu_memory",
-        kind: Kind::Text,
-        group: Group::Hardware,
-    },
-    Field {
-        key: "gpus",
-        kind: Kind::Number,
-        group: Group::Hardware,
-    },
-    Field {
-        key: "tp",
-        kind: Kind::Number,
-        group: Group::Hardware,
-    },
-    Field {
-        key: "pp",
-        kind: Kind::Number,
-        group: Group::Hardware,
-    },
-    Field {
-        key: "attention",
-        kind: Kind::Choice(&["sdpa", "flash", "eager"]),
-        group: Group::Advanced,
-    },
-    Field {
-        key: "logits",
-        kind: Kind::Choice(&["last", "all"]),
-        group: Group::Advanced,
-    },
+    Field::new(
+        "source",
+        Kind::Choice(choices!("source": "preset", "params", "config")),
+        Group::Model,
+    ),
+    Field::new("model", Kind::Text, Group::Model),
+    Field::new("params", Kind::Text, Group::Model),
+    Field::new(
+        "mode",
+        Kind::Choice(choices!("mode": "inference", "serve", "training")),
+        Group::Run,
+    ),
+    Field::new(
+        "engine",
+        Kind::Choice(choices!("engine": "hf", "vllm", "llamacpp")),
+        Group::Run,
+    ),
+    Field::new("batch", Kind::Number, Group::Run),
+    Field::new("seq_len", Kind::Number, Group::Run),
+    Field::new("new_tokens", Kind::Number, Group::Run),
+    Field::new(
+        "dtype",
+        Kind::Choice(choices!("dtype": "", "fp32", "fp16", "bf16")),
+        Group::Run,
+    ),
+    Field::new("quantization", Kind::Choice(QUANTIZATIONS), Group::Run),
+    Field::new(
+        "kv_dtype",
+        Kind::Choice(choices!("kv_dtype": "auto", "fp16", "bf16", "fp8", "q8_0", "q4_0")),
+        Group::Run,
+    ),
+    Field::new(
+        "optimizer",
+        Kind::Choice(
+            choices!("optimizer": "adamw", "adamw-8bit", "sgd", "sgd-momentum", "adafactor", "lion"),
+        ),
+        Group::Training,
+    ),
+    Field::new(
+        "precision",
+        Kind::Choice(choices!("precision": "fp32", "fp16", "bf16", "amp-fp16", "amp-bf16")),
+        Group::Training,
+    ),
+    Field::new(
+        "grad_checkpointing",
+        Kind::Choice(choices!("grad_checkpointing": "none", "full", "selective")),
+        Group::Training,
+    ),
+    Field::new("lora_rank", Kind::Number, Group::Training),
+    Field::new("lora_targets", Kind::Text, Group::Training),
+    Field::new("qlora", Kind::Bool, Group::Training),
+    Field::new(
+        "zero",
+        Kind::Choice(choices!("zero": "0", "1", "2", "3")),
+        Group::Training,
+    ),
+    Field::new(
+        "offload",
+        Kind::Choice(choices!("offload": "none", "cpu", "nvme")),
+        Group::Training,
+    ),
+    Field::new("fused_optimizer", Kind::Bool, Group::Training),
+    Field::new("gpu_memory_utilization", Kind::Number, Group::Serving),
+    Field::new("max_model_len", Kind::OptNumber, Group::Serving),
+    Field::new("max_num_seqs", Kind::OptNumber, Group::Serving),
+    Field::new("max_num_batched_tokens", Kind::OptNumber, Group::Serving),
+    Field::new("cuda_graphs", Kind::Bool, Group::Serving),
+    Field::new("gpu_layers", Kind::OptNumber, Group::Serving),
+    Field::new("ubatch", Kind::Number, Group::Serving),
+    Field::new("gpu", Kind::Text, Group::Hardware),
+    Field::new("gpu_memory", Kind::Text, Group::Hardware),
+    Field::new("gpus", Kind::Number, Group::Hardware),
+    Field::new("tp", Kind::Number, Group::Hardware),
+    Field::new("pp", Kind::Number, Group::Hardware),
+    Field::new(
+        "attention",
+        Kind::Choice(choices!("attention": "sdpa", "flash", "eager")),
+        Group::Advanced,
+    ),
+    Field::new(
+        "logits",
+        Kind::Choice(choices!("logits": "last", "all")),
+        Group::Advanced,
+    ),
 ];
 
 /// The field named `key`.
@@ -332,8 +268,8 @@ fn default_text(d: &EstimateInput, f: &Field) -> String {
     let named = |is: &dyn Fn(&str) -> bool| match f.kind {
         Kind::Choice(values) => values
             .iter()
-            .find(|v| is(v))
-            .map_or_else(String::new, |v| v.to_string()),
+            .find(|c| is(c.0))
+            .map_or_else(String::new, |c| c.0.to_string()),
         _ => String::new(),
     };
     let key = f.key;
@@ -530,6 +466,40 @@ fn number(field: &str, v: &str) -> Result<f64, InputError> {
 mod tests {
     use super::*;
 
+    /// Every label, hint and choice of the form names its own row, and every row of the form's
+    /// (`f.`, `h.`, `v.`) is some field's: a choice whose value is misspelt in its row would
+    /// show the bare value.
+    #[test]
+    fn the_forms_texts_are_its_rows() {
+        let mut named = Vec::new();
+        for f in FIELDS {
+            assert_eq!(f.label.name(), format!("f.{}", f.key));
+            named.push(f.label.name());
+            if let Some(h) = f.hint {
+                assert_eq!(h.name(), format!("h.{}", f.key));
+                named.push(h.name());
+            }
+            if let Kind::Choice(values) = f.kind {
+                for (v, label) in values {
+                    if let Some(l) = label {
+                        assert_eq!(l.name(), format!("v.{}.{v}", f.key));
+                        named.push(l.name());
+                    }
+                }
+            }
+        }
+        named.sort_unstable();
+        let rows: Vec<&str> = crate::i18n::TEXT_KEYS
+            .iter()
+            .copied()
+            .filter(|k| ["f.", "h.", "v."].iter().any(|p| k.starts_with(p)))
+            .collect();
+        assert_eq!(named, rows);
+        assert!(rows.len() > 70, "{}", rows.len());
+        // Where a value is a word with no row, the form shows it as it is.
+        assert!(QUANTIZATIONS.iter().any(|c| c.0 == "gguf-q4_k_m" && c.1.is_none()));
+    }
+
     fn defaults_only(k: &str) -> String {
         default_of(k).unwrap_or("").to_string()
     }
@@ -667,8 +637,12 @@ mod tests {
         let mut cases: Vec<(&str, &str)> = vec![("", "")];
         // The source is `to_input`'s own (the config.json it needs is not JSON input).
         for f in FIELDS.iter().filter(|f| f.key != "source") {
+            let choices: Vec<&str>;
             let values: &[&str] = match f.kind {
-                Kind::Choice(values) => values,
+                Kind::Choice(values) => {
+                    choices = values.iter().map(|c| c.0).collect();
+                    &choices
+                }
                 Kind::Number => &["3", "0.5", "-2", "1e3", "abc"],
                 Kind::OptNumber => &["", "7", "0.25", "x"],
                 Kind::Bool => &["true", "false"],
@@ -731,7 +705,7 @@ mod tests {
     fn every_choice_is_accepted_by_the_estimator() {
         for f in FIELDS.iter().filter(|f| f.key != "source") {
             if let Kind::Choice(values) = f.kind {
-                for c in values {
+                for (c, _) in values {
                     let v = |k: &str| {
                         if k == f.key {
                             c.to_string()

@@ -84,17 +84,12 @@ impl Lang {
         }
     }
 
-    /// The translation of `key`. An unknown key shows the key itself (and fails the tests).
-    pub fn t(self, key: &str) -> &'static str {
-        match lookup(key) {
-            Some((en, zh)) => self.pick(en, zh),
-            None => "⟨missing text⟩",
+    /// The text of `key` in this language.
+    pub fn t(self, key: Key) -> &'static str {
+        match rows().get(usize::from(key.0)) {
+            Some(row) => row[if CELLS == 2 && self.is_zh() { 1 } else { 0 }],
+            None => "",
         }
-    }
-
-    /// The translation of `key`, if the table has it.
-    pub fn try_t(self, key: &str) -> Option<&'static str> {
-        lookup(key).map(|(en, zh)| self.pick(en, zh))
     }
 
     /// `en` or `zh`, whichever the page is shown in.
@@ -106,7 +101,7 @@ impl Lang {
     /// not read for slots); a slot with no argument stays as written. Written by hand, as are
     /// the `strip_prefix` calls instead of `trim_start_matches`, so that the calculator's build
     /// links none of core's substring search.
-    pub fn f(self, key: &str, args: &[&str]) -> String {
+    pub fn f(self, key: Key, args: &[&str]) -> String {
         fill(self.t(key), args)
     }
 }
@@ -142,95 +137,131 @@ fn fill(text: &str, args: &[&str]) -> String {
     out
 }
 
-fn lookup(key: &str) -> Option<(&'static str, &'static str)> {
-    let find = |table: &'static [Row]| {
-        table
-            .binary_search_by(|row| row.0.cmp(key))
-            .ok()
-            .map(|i| texts_of(&table[i]))
-    };
-    find(text_rows()).or_else(|| find(view_rows()))
-}
+/// A text of the tables: the place of its row, [`TEXT`]'s rows first, then [`VIEW_TEXT`]'s.
+/// Made from the text's key when the site is compiled, by [`key!`](crate::key) or
+/// [`Key::find`] in a constant: a key no row has is a compile error, and the module holds no
+/// key, only the texts (measured 2026-12-02: the keys were 1.1 KB of the Chinese first load).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Key(u16);
 
-/// The rows of [`TEXT`], split from it once.
-pub fn text_rows() -> &'static [Row] {
-    static ROWS: OnceLock<Vec<Row>> = OnceLock::new();
-    ROWS.get_or_init(|| rows(TEXT))
-}
-
-/// The rows of [`VIEW_TEXT`], split from it once.
-pub fn view_rows() -> &'static [Row] {
-    static ROWS: OnceLock<Vec<Row>> = OnceLock::new();
-    ROWS.get_or_init(|| rows(VIEW_TEXT))
-}
-
-/// The rows of a table that [`texts!`] wrote: its cells in order, each ended by a NUL.
-fn rows(table: &'static str) -> Vec<Row> {
-    let mut cells = table.split('\0');
-    let mut out = Vec::new();
-    while let Some(row) = row_of(&mut cells) {
-        out.push(row);
+impl Key {
+    /// The text whose key is `parts` joined, if a row has it: for constants, such as a field's
+    /// label (`["f.", field]`) or a choice's (`["v.", field, ".", value]`).
+    pub const fn find(parts: &[&str]) -> Option<Key> {
+        let mut i = 0;
+        while i < TEXT_KEYS.len() {
+            if joins(TEXT_KEYS[i], parts) {
+                return Some(Key(i as u16));
+            }
+            i += 1;
+        }
+        let mut i = 0;
+        while i < VIEW_KEYS.len() {
+            if joins(VIEW_KEYS[i], parts) {
+                return Some(Key((TEXT_KEYS.len() + i) as u16));
+            }
+            i += 1;
+        }
+        None
     }
-    out
+
+    /// The text whose key is `parts` joined: a compile error, in a constant, where no row has it.
+    pub const fn of(parts: &[&str]) -> Key {
+        match Key::find(parts) {
+            Some(k) => k,
+            None => panic!("no row of the text tables has this key"),
+        }
+    }
+
+    /// The key of the text, for tests: the module's code reads no key.
+    #[cfg(test)]
+    pub fn name(self) -> &'static str {
+        let i = usize::from(self.0);
+        TEXT_KEYS
+            .get(i)
+            .or_else(|| VIEW_KEYS.get(i - TEXT_KEYS.len()))
+            .copied()
+            .unwrap_or("")
+    }
 }
 
-/// A row of a text table: key, English, Chinese in a build of both languages.
+/// Whether `key` is `parts` joined, byte by byte (a `const fn`: `==` on `str` is not one).
+const fn joins(key: &str, parts: &[&str]) -> bool {
+    let key = key.as_bytes();
+    let mut at = 0;
+    let mut p = 0;
+    while p < parts.len() {
+        let part = parts[p].as_bytes();
+        let mut i = 0;
+        while i < part.len() {
+            if at >= key.len() || key[at] != part[i] {
+                return false;
+            }
+            at += 1;
+            i += 1;
+        }
+        p += 1;
+    }
+    at == key.len()
+}
+
+/// How many languages a row holds: both in the full build, the build's one otherwise.
 #[cfg(all(feature = "en", feature = "zh"))]
-pub type Row = (&'static str, &'static str, &'static str);
-/// A row of a text table: key and the text in the build's one language.
+const CELLS: usize = 2;
 #[cfg(not(all(feature = "en", feature = "zh")))]
-pub type Row = (&'static str, &'static str);
+const CELLS: usize = 1;
 
-/// The next row of `cells`; `None` past the last (the empty cell after the last NUL).
-#[cfg(all(feature = "en", feature = "zh"))]
-fn row_of(cells: &mut core::str::Split<'static, char>) -> Option<Row> {
-    let key = cells.next().filter(|k| !k.is_empty())?;
-    Some((key, cells.next()?, cells.next()?))
-}
-#[cfg(not(all(feature = "en", feature = "zh")))]
-fn row_of(cells: &mut core::str::Split<'static, char>) -> Option<Row> {
-    let key = cells.next().filter(|k| !k.is_empty())?;
-    Some((key, cells.next()?))
+/// A row of the text tables: English then Chinese, or the build's one language.
+pub type Row = [&'static str; CELLS];
+
+/// The rows of [`TEXT`] then of [`VIEW_TEXT`], split from them once, in [`Key`] order.
+pub fn rows() -> &'static [Row] {
+    static ROWS: OnceLock<Vec<Row>> = OnceLock::new();
+    ROWS.get_or_init(|| {
+        let mut cells = TEXT.split('\0').chain(VIEW_TEXT.split('\0'));
+        let mut out = Vec::with_capacity(TEXT_KEYS.len() + VIEW_KEYS.len());
+        while let Some(first) = cells.next() {
+            if first.is_empty() {
+                // The empty cell after a table's last NUL.
+                continue;
+            }
+            let mut row = [first; CELLS];
+            for cell in row.iter_mut().skip(1) {
+                *cell = cells.next().unwrap_or_default();
+            }
+            out.push(row);
+        }
+        out
+    })
 }
 
-/// A row's (English, Chinese); in a build of one language, its text twice, as [`Lang::pick`]
-/// never picks the language the build lacks.
-#[cfg(all(feature = "en", feature = "zh"))]
-fn texts_of(row: &Row) -> (&'static str, &'static str) {
-    (row.1, row.2)
-}
-#[cfg(not(all(feature = "en", feature = "zh")))]
-fn texts_of(row: &Row) -> (&'static str, &'static str) {
-    (row.1, row.1)
-}
-
-/// A text table from `(key, English, Chinese)` rows: one string, each cell ended by a NUL, that
-/// [`rows`] splits once. The text of a language the build does not carry is in no data of the
-/// module. One string rather than a slice of rows: each cell of a slice is a pointer and a
-/// length, some 6 KB for the calculator's 383 rows that compress poorly (measured 2026-12-02:
-/// the English calculator's module 1.1 KB smaller at `gzip -9`, 0.8 KB as downloaded).
-#[cfg(all(feature = "en", feature = "zh"))]
+/// A text table from `(key, English, Chinese)` rows: its texts as one string, each ended by a
+/// NUL, that [`rows`] splits once, and its keys as a constant that only [`Key::find`] reads,
+/// when the site is compiled. The text of a language the build does not carry is in no data
+/// of the module. One string rather than a slice of rows: each cell of a slice is a pointer
+/// and a length, some 6 KB for the calculator's 383 rows that compress poorly (measured
+/// 2026-12-02: the English calculator's module 1.1 KB smaller at `gzip -9`, 0.8 KB as
+/// downloaded).
 macro_rules! texts {
-    ($(($k:literal, $en:literal, $zh:literal)),* $(,)?) => {
-        concat!($($k, "\0", $en, "\0", $zh, "\0"),*)
+    ($(#[$m:meta])* $text:ident, $keys:ident: $(($k:literal, $en:literal, $zh:literal)),* $(,)?) => {
+        /// The keys of the table's rows, in order.
+        pub const $keys: &[&str] = &[$($k),*];
+        $(#[$m])*
+        #[cfg(all(feature = "en", feature = "zh"))]
+        pub static $text: &str = concat!($($en, "\0", $zh, "\0"),*);
+        $(#[$m])*
+        #[cfg(all(feature = "en", not(feature = "zh")))]
+        pub static $text: &str = concat!($($en, "\0"),*);
+        $(#[$m])*
+        #[cfg(all(feature = "zh", not(feature = "en")))]
+        pub static $text: &str = concat!($($zh, "\0"),*);
     };
 }
-#[cfg(all(feature = "en", not(feature = "zh")))]
-macro_rules! texts {
-    ($(($k:literal, $en:literal, $zh:literal)),* $(,)?) => {
-        concat!($($k, "\0", $en, "\0"),*)
-    };
-}
-#[cfg(all(feature = "zh", not(feature = "en")))]
-macro_rules! texts {
-    ($(($k:literal, $en:literal, $zh:literal)),* $(,)?) => {
-        concat!($($k, "\0", $zh, "\0"),*)
-    };
-}
 
-/// key, English, Chinese — sorted by key (a test checks), so lookup is a binary search.
-#[rustfmt::skip]
-pub static TEXT: &str = texts![
+texts! {
+    /// The shell's and the calculator's text, in every build: key, English, Chinese, sorted by
+    /// key (a test checks).
+    TEXT, TEXT_KEYS:
     ("app.book", "The book: the method and every formula", "说明书：方法与全部公式"),
     ("app.footer", "Runs entirely in your browser: no server, no account, no network request. Works offline.", "完全在浏览器中运行：无服务器、无账号、无网络请求，可离线使用。"),
     ("app.lang", "Language", "语言"),
@@ -250,20 +281,15 @@ pub static TEXT: &str = texts![
     ("calc.chart_x", "context length (tokens)", "上下文长度（token）"),
     ("calc.component", "Component", "组成部分"),
     ("calc.concurrency", "concurrency {0} → {1} sequences", "并发 {0} → {1} 条序列"),
-    ("calc.config_info", "Read locally: model_type {0}, {1} parameters.", "已在本地读取：model_type {0}，{1} 参数。"),
     ("calc.costs", "costs {0} more", "多用 {0}"),
     ("calc.cpu", "{0} is kept in CPU memory (offloaded).", "{0} 保存在 CPU 内存中（卸载）。"),
     ("calc.custom_gpu", "your GPU", "你的显卡"),
     ("calc.differences", "Why the detailed estimate differs", "详细估算为何不同"),
-    ("calc.drop", "Drop a config.json, .safetensors or .gguf file here, or choose one", "将 config.json、.safetensors 或 .gguf 文件拖放到此处，或选择文件"),
-    ("calc.drop_hint", "The file is read in your browser and never uploaded; of a weights file, only its header.", "文件只在浏览器中读取，不会上传；权重文件只读取其文件头。"),
     ("calc.error", "{0}: {1}. Accepted: {2}.", "{0}：{1}。可接受：{2}。"),
     ("calc.fits", "fits, {0} free", "装得下，剩余 {0}"),
     ("calc.form", "Calculator inputs", "计算器输入"),
     ("calc.formula", "Working", "计算过程"),
     ("calc.hardware", "GPU and parallelism", "显卡与并行"),
-    ("calc.header_info", "Read the {0} header only ({1} of {2}): {3} tensors, {4} parameters.", "只读取了 {0} 文件头（{2} 中的 {1}）：{3} 个张量，{4} 个参数。"),
-    ("calc.header_no_layout", "The tensor names are not a layout vramfit knows: estimated from the parameter count.", "张量名称不是 vramfit 认识的结构：按参数量估算。"),
     ("calc.lead", "How much GPU memory a run needs, part by part, with the working shown — and the guide's quick rule beside it.", "一次运行需要多少显存：逐项列出并给出计算过程，同时附上指南的快速估算。"),
     ("calc.matches", "Matching presets", "匹配的预设"),
     ("calc.mem_derived", "Memory derived ({1}): {0}", "显存为推算值（{1}）：{0}"),
@@ -439,17 +465,26 @@ pub static TEXT: &str = texts![
     ("whatif_speed.q8", "Speed: faster decoding where memory bandwidth limits it; quality close to 16-bit.", "速度：受显存带宽限制时解码更快；质量接近 16 位。"),
     ("whatif_speed.qlora", "Speed: slower than LoRA: the 4-bit weights are dequantized in every forward and backward pass.", "速度：比 LoRA 慢：4 位权重在每次前向和反向时都要反量化。"),
     ("whatif_speed.zero3", "Speed: more communication: parameters are gathered for every layer, about 1.5 × the traffic of plain data parallelism (ZeRO paper).", "速度：通信更多：每层都要收集参数，约为普通数据并行的 1.5 倍通信量（ZeRO 论文）。"),
-];
+}
 
-/// The text of the views beyond the calculator (Fit & rent, MIG, Diagnose, FAQ, This device),
-/// sorted by key like [`TEXT`]. Only the full build carries it: the calculator's build has
+/// The text of the views beyond the calculator: none in the calculator's build, which has
 /// none of these views.
 #[cfg(not(feature = "full"))]
 pub static VIEW_TEXT: &str = "";
+/// The keys of [`VIEW_TEXT`]: none in the calculator's build.
+#[cfg(not(feature = "full"))]
+pub const VIEW_KEYS: &[&str] = &[];
 
 #[cfg(feature = "full")]
-#[rustfmt::skip]
-pub static VIEW_TEXT: &str = texts![
+texts! {
+    /// The text of the views beyond the calculator (Fit & rent, MIG, Diagnose, FAQ, This
+    /// device), sorted by key like [`TEXT`]. Only the full build carries it.
+    VIEW_TEXT, VIEW_KEYS:
+    ("calc.config_info", "Read locally: model_type {0}, {1} parameters.", "已在本地读取：model_type {0}，{1} 参数。"),
+    ("calc.drop", "Drop a config.json, .safetensors or .gguf file here, or choose one", "将 config.json、.safetensors 或 .gguf 文件拖放到此处，或选择文件"),
+    ("calc.drop_hint", "The file is read in your browser and never uploaded; of a weights file, only its header.", "文件只在浏览器中读取，不会上传；权重文件只读取其文件头。"),
+    ("calc.header_info", "Read the {0} header only ({1} of {2}): {3} tensors, {4} parameters.", "只读取了 {0} 文件头（{2} 中的 {1}）：{3} 个张量，{4} 个参数。"),
+    ("calc.header_no_layout", "The tensor names are not a layout vramfit knows: estimated from the parameter count.", "张量名称不是 vramfit 认识的结构：按参数量估算。"),
     ("device.adapter", "WebGPU adapter", "WebGPU 适配器"),
     ("device.architecture", "Architecture", "架构"),
     ("device.card_memory", "{0}: {1} usable as its runtime (CUDA, ROCm, Metal) reports it ({2} on the box), from the catalog, not from the browser.", "{0}：运行时（CUDA、ROCm、Metal）报告可用 {1}（标称 {2}），数据来自目录而非浏览器。"),
@@ -625,31 +660,34 @@ pub static VIEW_TEXT: &str = texts![
     ("spot.verdict_spot", "It saves {0}: the {1} expected interruptions add {2} of lost work and restarts, and that costs less at the spot price than the on-demand premium. Spot stays cheaper while its price is below {3} per hour.", "可节省 {0}：预期 {1} 次中断共增加 {2} 的损失计算与重启时间，按竞价价格计算仍低于按量付费的溢价。只要竞价价格低于每小时 {3}，竞价实例就更便宜。"),
     ("spot.wall", "over {0}", "用时 {0}"),
     ("spot.wall_hours", "Expected wall time on spot", "竞价实例预期总用时"),
-];
+}
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// Every row with its key: (key, English, Chinese).
+    fn keyed() -> Vec<(&'static str, &'static str, &'static str)> {
+        let keys = TEXT_KEYS.iter().chain(VIEW_KEYS);
+        keys.zip(rows()).map(|(k, r)| (*k, r[0], r[1])).collect()
+    }
+
     #[test]
     fn keys_are_sorted_unique_and_translated() {
-        for table in [text_rows(), view_rows()] {
+        for table in [TEXT_KEYS, VIEW_KEYS] {
             for w in table.windows(2) {
                 assert!(
-                    w[0].0 < w[1].0,
+                    w[0] < w[1],
                     "keys out of order or repeated: {} then {}",
-                    w[0].0,
-                    w[1].0
+                    w[0],
+                    w[1]
                 );
             }
         }
-        for (k, _, _) in view_rows() {
-            assert!(
-                text_rows().binary_search_by(|(t, _, _)| t.cmp(k)).is_err(),
-                "{k} is in both tables"
-            );
+        for k in VIEW_KEYS {
+            assert!(!TEXT_KEYS.contains(k), "{k} is in both tables");
         }
-        for (k, en, zh) in text_rows().iter().chain(view_rows()) {
+        for (k, en, zh) in keyed() {
             assert!(
                 !en.trim().is_empty() && !zh.trim().is_empty(),
                 "{k} lacks a translation"
@@ -665,13 +703,14 @@ mod tests {
     #[test]
     fn the_calculators_table_holds_only_what_a_calculator_build_shows() {
         // TEXT is in every build, the first load's too; a row that only the other views show
-        // belongs in VIEW_TEXT. Keys built at run time (a field's label, hint and choices, a
-        // part's name, a what-if and its speed) are looked up by their prefix.
+        // belongs in VIEW_TEXT (a key of it in the calculator's code does not compile in the
+        // calculator's build). Keys joined when the site is compiled (a field's label, hint and
+        // choices, a part's name, a what-if and its speed) are named by their prefix.
         let source = crate::components::tests::calculator_source();
         let built = ["f.", "h.", "v.", "comp.", "whatif.", "whatif_speed."];
-        let unused: Vec<&str> = text_rows()
+        let unused: Vec<&str> = TEXT_KEYS
             .iter()
-            .map(|row| row.0)
+            .copied()
             .filter(|k| !built.iter().any(|b| k.starts_with(b)))
             .filter(|k| !source.contains(&format!("\"{k}\"")))
             .collect();
@@ -681,14 +720,15 @@ mod tests {
         );
         for b in built {
             assert!(
-                source.contains(&format!("\"{b}")),
-                "no key built from `{b}`"
+                source.contains(&format!("\"{b}\"")),
+                "no key joined from `{b}`"
             );
         }
     }
 
     /// Every row written in the tables' source comes back from the strings they are stored
-    /// as, in order: a NUL written inside a text would shift every row after it, and fail here.
+    /// as, in order, each with its key: a NUL written inside a text would shift every row after
+    /// it, and fail here.
     #[test]
     fn the_tables_split_into_the_rows_written() {
         let source = include_str!("i18n.rs");
@@ -697,11 +737,14 @@ mod tests {
             .filter_map(|l| l.strip_prefix("    (\""))
             .filter_map(|l| l.split_once('"').map(|(k, _)| k))
             .collect();
-        let split: Vec<&str> = text_rows().iter().chain(view_rows()).map(|r| r.0).collect();
-        assert_eq!(split, written);
+        let keys: Vec<&str> = TEXT_KEYS.iter().chain(VIEW_KEYS).copied().collect();
+        assert_eq!(keys, written);
         assert!(written.len() > 380, "{}", written.len());
+        assert_eq!(rows().len(), written.len());
+        let last = keyed().pop().unwrap();
+        assert!(source.contains(&format!("(\"{}\", \"{}\", \"{}\")", last.0, last.1, last.2)));
         assert_eq!(
-            text_rows()[0],
+            keyed()[0],
             (
                 "app.book",
                 "The book: the method and every formula",
@@ -711,13 +754,39 @@ mod tests {
     }
 
     #[test]
+    fn keys_are_found_when_compiled_and_name_their_row() {
+        // The first row of each table, and a key joined from parts.
+        const BOOK: Key = Key::of(&["app.book"]);
+        assert_eq!(BOOK, Key(0));
+        assert_eq!(BOOK.name(), "app.book");
+        const FIRST_VIEW: Key = Key::of(&[VIEW_KEYS[0]]);
+        assert_eq!(usize::from(FIRST_VIEW.0), TEXT_KEYS.len());
+        assert_eq!(FIRST_VIEW, key!("calc.config_info"));
+        let adapter = key!("device.adapter");
+        assert_eq!(Lang::En.t(adapter), "WebGPU adapter");
+        assert_eq!(Lang::Zh.t(adapter), "WebGPU 适配器");
+        assert_eq!(Key::find(&["calc.", "apply"]), Some(key!("calc.apply")));
+        assert_eq!(Lang::Zh.t(key!("calc.apply")), "应用");
+        // A key must be whole: neither a prefix of one nor one with more after it.
+        assert_eq!(Key::find(&["calc.appl"]), None);
+        assert_eq!(Key::find(&["calc.apply", "x"]), None);
+        assert_eq!(Key::find(&["", "calc.apply", ""]), Some(key!("calc.apply")));
+        assert_eq!(Key::find(&[]), None);
+        // Every row is found from its own key, at its own place.
+        for (i, k) in TEXT_KEYS.iter().chain(VIEW_KEYS).enumerate() {
+            assert_eq!(Key::find(&[k]), Some(Key(i as u16)), "{k}");
+        }
+        // A place past the rows (a view's text in a build without the views) shows nothing.
+        assert_eq!(Lang::En.t(Key(u16::MAX)), "");
+    }
+
+    #[test]
     fn every_what_if_says_what_it_costs_in_speed() {
-        for (k, _, _) in text_rows()
-            .iter()
-            .filter(|(k, _, _)| k.starts_with("whatif."))
-        {
-            let speed = k.replacen("whatif.", "whatif_speed.", 1);
-            assert!(lookup(&speed).is_some(), "{k} has no {speed}");
+        for k in TEXT_KEYS.iter().filter_map(|k| k.strip_prefix("whatif.")) {
+            assert!(
+                Key::find(&["whatif_speed.", k]).is_some(),
+                "whatif.{k} has no whatif_speed.{k}"
+            );
         }
     }
 
@@ -732,10 +801,10 @@ mod tests {
     #[test]
     fn formats_arguments() {
         assert_eq!(
-            Lang::En.f("notice.bad_link", &["batch"]),
+            Lang::En.f(key!("notice.bad_link"), &["batch"]),
             "Part of this link could not be read, so defaults were used for: batch."
         );
-        assert!(Lang::Zh.t("view.calc").contains("计算器"));
+        assert!(Lang::Zh.t(key!("view.calc")).contains("计算器"));
     }
 
     #[test]

@@ -13,6 +13,15 @@
 //! boot stops it (`stop`) and starts the build that has it, which reads the whole state from
 //! the same address (`start` again, when that build ran before).
 
+/// The [`i18n::Key`] of a text, from its key, found when the site is compiled: `key!("calc.apply")`.
+/// A key that no row of the text tables has does not compile.
+macro_rules! key {
+    ($k:expr) => {{
+        const K: $crate::i18n::Key = $crate::i18n::Key::of(&[$k]);
+        K
+    }};
+}
+
 pub mod catalog;
 pub mod compute;
 pub mod fields;
@@ -105,7 +114,7 @@ pub fn app() -> Html {
             hooks::set_title(&format!(
                 "{} · {}",
                 s.lang.t(s.view.title_key()),
-                s.lang.t("app.title")
+                s.lang.t(key!("app.title"))
             ));
         });
     }
@@ -116,7 +125,7 @@ pub fn app() -> Html {
     html! {
         <ContextProvider<Ctx> context={state.clone()}>
         { with_offers(html! { <>
-            <a class="skip" href="#main" onclick={hooks::focus_main()}>{ lang.t("app.skip") }</a>
+            <a class="skip" href="#main" onclick={hooks::focus_main()}>{ lang.t(key!("app.skip")) }</a>
             { components::shell::header(&state) }
             { components::shell::nav(&state) }
             <main id="main" tabindex="-1" data-view={state.view.slug()}>
@@ -124,8 +133,8 @@ pub fn app() -> Html {
                 { view }
             </main>
             <footer>
-                { lang.t("app.footer") }{ " · " }
-                <a href={if lang.is_zh() { "./book/zh/" } else { "./book/en/" }}>{ lang.t("app.book") }</a>
+                { lang.t(key!("app.footer")) }{ " · " }
+                <a href={if lang.is_zh() { "./book/zh/" } else { "./book/en/" }}>{ lang.t(key!("app.book")) }</a>
                 { " · vramfit " }{ vramfit::VERSION }
             </footer>
         </> }) }
@@ -198,7 +207,7 @@ fn build_needed(state: &AppState) -> Option<&'static str> {
 #[cfg(not(feature = "full"))]
 fn view_of(state: &AppState) -> Html {
     if build_needed(state).is_some() {
-        html! { <p class="loading" role="status">{ state.lang.t("app.loading") }</p> }
+        html! { <p class="loading" role="status">{ state.lang.t(key!("app.loading")) }</p> }
     } else {
         html! { <components::calc::CalcView /> }
     }

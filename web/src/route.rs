@@ -43,15 +43,15 @@ impl View {
         }
     }
 
-    /// The i18n key of the view's name.
-    pub fn title_key(self) -> &'static str {
+    /// The text of the view's name.
+    pub fn title_key(self) -> crate::i18n::Key {
         match self {
-            View::Calc => "view.calc",
-            View::Fit => "view.fit",
-            View::Mig => "view.mig",
-            View::Diagnose => "view.diagnose",
-            View::Faq => "view.faq",
-            View::Device => "view.device",
+            View::Calc => key!("view.calc"),
+            View::Fit => key!("view.fit"),
+            View::Mig => key!("view.mig"),
+            View::Diagnose => key!("view.diagnose"),
+            View::Faq => key!("view.faq"),
+            View::Device => key!("view.device"),
         }
     }
 

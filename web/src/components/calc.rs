@@ -12,6 +12,7 @@ use super::chart::{self, Line};
 use super::field::{error_text, field_input, input_value};
 use crate::compute;
 use crate::format;
+use crate::i18n::Key;
 use crate::state::Action;
 use crate::use_app;
 
@@ -27,23 +28,23 @@ pub fn calc_view() -> Html {
     let error = result.as_ref().as_ref().err().cloned();
     html! {
         <>
-            <h1>{ lang.t("view.calc") }</h1>
-            <p class="lead">{ lang.t("calc.lead") }</p>
+            <h1>{ lang.t(key!("view.calc")) }</h1>
+            <p class="lead">{ lang.t(key!("calc.lead")) }</p>
             <div class="layout">
                 <form class="panel" id="calc-form" onsubmit={Callback::from(|e: SubmitEvent| e.prevent_default())}
-                      aria-label={lang.t("calc.form")}>
+                      aria-label={lang.t(key!("calc.form"))}>
                     { model_picker(&app, &error) }
                     { run_fields(&app, &error) }
                     <button type="button" onclick={{ let app = app.clone(); Callback::from(move |_| app.dispatch(Action::Reset)) }}>
-                        { lang.t("calc.reset") }
+                        { lang.t(key!("calc.reset")) }
                     </button>
                 </form>
-                <section class="results" aria-live="polite" aria-label={lang.t("calc.results")}>
+                <section class="results" aria-live="polite" aria-label={lang.t(key!("calc.results"))}>
                     { match result.as_ref() {
                         Ok(e) => html! { <Results estimate={e.clone()} /> },
                         Err(e) => html! {
                             <div class="notice error" id="calc-error" role="alert" data-field={e.field.clone()}>
-                                <strong>{ lang.t("calc.cannot") }</strong>{ " " }{ error_text(lang, e) }
+                                <strong>{ lang.t(key!("calc.cannot")) }</strong>{ " " }{ error_text(lang, e) }
                             </div>
                         },
                     } }
@@ -64,7 +65,7 @@ fn model_picker(app: &crate::Ctx, error: &Option<InputError>) -> Html {
         let app = app.clone();
         Callback::from(move |_| app.dispatch(Action::Set("source".into(), v.into())))
     };
-    let seg = |v: &'static str, key: &str| {
+    let seg = |v: &'static str, key: Key| {
         html! {
             <button type="button" aria-pressed={(source == v).to_string()} onclick={set_source(v)} data-source={v}>
                 { lang.t(key) }
@@ -80,11 +81,11 @@ fn model_picker(app: &crate::Ctx, error: &Option<InputError>) -> Html {
     };
     html! {
         <fieldset>
-            <legend>{ lang.t("calc.model") }</legend>
-            <div class="seg" role="group" aria-label={lang.t("calc.model_source")}>
-                { seg("preset", "calc.src_preset") }
-                { seg("params", "calc.src_params") }
-                { seg("config", "calc.src_config") }
+            <legend>{ lang.t(key!("calc.model")) }</legend>
+            <div class="seg" role="group" aria-label={lang.t(key!("calc.model_source"))}>
+                { seg("preset", key!("calc.src_preset")) }
+                { seg("params", key!("calc.src_params")) }
+                { seg("config", key!("calc.src_config")) }
             </div>
             { body }
         </fieldset>
@@ -111,19 +112,19 @@ fn preset_search(app: &crate::Ctx, error: &Option<InputError>) -> Html {
     let err = error.as_ref().filter(|e| e.field == "model");
     html! {
         <div class="field">
-            <label for="f-model">{ lang.t("f.model") }</label>
+            <label for="f-model">{ lang.t(key!("f.model")) }</label>
             <input type="search" id="f-model" name="model" value={model.clone()} {oninput} autocomplete="off"
                 spellcheck="false" aria-describedby="f-model-hint" aria-invalid={err.is_some().then_some("true")}
                 aria-controls={(!matches.is_empty()).then_some("preset-list")} />
             <span class="hint" id="f-model-hint">
                 { match exact {
-                    Some(p) => lang.f("calc.preset_info", &[p.name, &format::params(p.params), p.dtype.name()]),
-                    None => lang.f("calc.preset_count", &[&vramfit::presets::presets().len().to_string()]),
+                    Some(p) => lang.f(key!("calc.preset_info"), &[p.name, &format::params(p.params), p.dtype.name()]),
+                    None => lang.f(key!("calc.preset_count"), &[&vramfit::presets::presets().len().to_string()]),
                 } }
             </span>
             if let Some(e) = err { <span class="err" role="alert">{ error_text(lang, e) }</span> }
             if !matches.is_empty() {
-                <ul class="suggest" id="preset-list" aria-label={lang.t("calc.matches")}>
+                <ul class="suggest" id="preset-list" aria-label={lang.t(key!("calc.matches"))}>
                     { for matches.iter().map(|p| {
                         let app = app.clone();
                         let id = p.id;
@@ -148,7 +149,7 @@ fn run_fields(app: &crate::Ctx, error: &Option<InputError>) -> Html {
     html! {
         <>
             <fieldset>
-                <legend>{ lang.t("calc.run") }</legend>
+                <legend>{ lang.t(key!("calc.run")) }</legend>
                 { f("mode") }
                 if mode != "training" { { f("engine") } }
                 <div class="row">{ f("batch") }{ f("seq_len") }</div>
@@ -158,7 +159,7 @@ fn run_fields(app: &crate::Ctx, error: &Option<InputError>) -> Html {
             </fieldset>
             if mode == "training" {
                 <fieldset>
-                    <legend>{ lang.t("calc.training") }</legend>
+                    <legend>{ lang.t(key!("calc.training")) }</legend>
                     <div class="row">{ f("optimizer") }{ f("precision") }</div>
                     { f("grad_checkpointing") }
                     <div class="row">{ f("lora_rank") }{ f("lora_targets") }</div>
@@ -168,13 +169,13 @@ fn run_fields(app: &crate::Ctx, error: &Option<InputError>) -> Html {
                 </fieldset>
             }
             <fieldset>
-                <legend>{ lang.t("calc.hardware") }</legend>
+                <legend>{ lang.t(key!("calc.hardware")) }</legend>
                 { gpu_picker(app, error) }
                 <div class="row">{ f("gpus") }{ f("tp") }{ f("pp") }</div>
             </fieldset>
             if serving {
                 <details open={error.as_ref().is_some_and(|e| matches!(e.field.as_str(), "gpu_memory_utilization" | "max_model_len" | "max_num_seqs" | "max_num_batched_tokens" | "gpu_layers" | "ubatch"))}>
-                    <summary>{ lang.t("calc.serving") }</summary>
+                    <summary>{ lang.t(key!("calc.serving")) }</summary>
                     if engine == "llamacpp" { <div class="row">{ f("gpu_layers") }{ f("ubatch") }</div> }
                     else {
                         { f("gpu_memory_utilization") }
@@ -185,7 +186,7 @@ fn run_fields(app: &crate::Ctx, error: &Option<InputError>) -> Html {
                 </details>
             }
             <details open={error.as_ref().is_some_and(|e| matches!(e.field.as_str(), "attention" | "logits"))}>
-                <summary>{ lang.t("calc.advanced") }</summary>
+                <summary>{ lang.t(key!("calc.advanced")) }</summary>
                 <div class="row">{ f("attention") }{ f("logits") }</div>
             </details>
         </>
@@ -212,9 +213,9 @@ fn gpu_picker(app: &crate::Ctx, error: &Option<InputError>) -> Html {
     html! {
         <>
             <div class="field">
-                <label for="f-gpu">{ lang.t("f.gpu") }</label>
+                <label for="f-gpu">{ lang.t(key!("f.gpu")) }</label>
                 <select id="f-gpu" name="gpu" {onchange} aria-invalid={err.is_some().then_some("true")}>
-                    <option value="" selected={gpu.is_empty()}>{ lang.t("calc.no_gpu") }</option>
+                    <option value="" selected={gpu.is_empty()}>{ lang.t(key!("calc.no_gpu")) }</option>
                     { super::gpus::options(&gpu) }
                 </select>
                 if let Some(e) = err { <span class="err" id="f-gpu-err" role="alert">{ error_text(lang, e) }</span> }
@@ -244,7 +245,7 @@ fn results(props: &ResultProps) -> Html {
     let app = use_app();
     let lang = app.lang;
     let e = &props.estimate;
-    let stat = |id: &str, key: &str, b: vramfit::Bytes, sub: String| {
+    let stat = |id: &str, key: Key, b: vramfit::Bytes, sub: String| {
         html! {
             <div class="stat" id={id.to_string()} data-bytes={b.get().to_string()}>
                 <div class="k">{ lang.t(key) }</div>
@@ -255,13 +256,13 @@ fn results(props: &ResultProps) -> Html {
     };
     let fit = e.fit.as_ref().map(|f| {
         let text = if f.fits {
-            lang.f("calc.fits", &[&format::gib(f.headroom_bytes)])
+            lang.f(key!("calc.fits"), &[&format::gib(f.headroom_bytes)])
         } else {
             // A reason other than the bytes (vLLM's pool too small for one max_model_len
             // sequence) says what fails; the shortfall alone could read "0 GiB short".
             match &f.reason {
                 Some(r) => (if lang.is_zh() { &r.zh } else { &r.en }).clone(),
-                None => lang.f("calc.nofit", &[&format::gib(f.shortfall_bytes)]),
+                None => lang.f(key!("calc.nofit"), &[&format::gib(f.shortfall_bytes)]),
             }
         };
         // Where the card's memory figure comes from: CUDA's total on a real card, or a stated rule.
@@ -269,17 +270,17 @@ fn results(props: &ResultProps) -> Html {
         let provenance = card.map(|g| {
             let (key, rest) = match g.memory_source {
                 vramfit::hardware::MemorySource::Measured => {
-                    ("calc.mem_measured", g.memory_note.strip_prefix("measured: "))
+                    (key!("calc.mem_measured"), g.memory_note.strip_prefix("measured: "))
                 }
                 vramfit::hardware::MemorySource::Derived => {
-                    ("calc.mem_derived", g.memory_note.strip_prefix("derived: "))
+                    (key!("calc.mem_derived"), g.memory_note.strip_prefix("derived: "))
                 }
             };
             html! { <div class="src muted" id="gpu-memory-source">{ lang.f(key, &[rest.unwrap_or(g.memory_note), g.date]) }</div> }
         });
         html! {
             <div class="stat" id="fit" data-fits={if f.fits { "true" } else { "false" }}>
-                <div class="k">{ lang.f("calc.on_gpu", &[&card.map_or_else(|| lang.t("calc.custom_gpu").to_string(), super::gpus::short_name)]) }</div>
+                <div class="k">{ lang.f(key!("calc.on_gpu"), &[&card.map_or_else(|| lang.t(key!("calc.custom_gpu")).to_string(), super::gpus::short_name)]) }</div>
                 <div class="v">{ format::gib(f.memory_bytes) }</div>
                 <div class="s">{ text }</div>
                 { for provenance }
@@ -296,7 +297,7 @@ fn results(props: &ResultProps) -> Html {
         _ => "torch",
     };
     let per_gpu = if e.gpus > 1 {
-        lang.f("calc.per_gpu", &[&e.gpus.to_string()])
+        lang.f(key!("calc.per_gpu"), &[&e.gpus.to_string()])
     } else {
         String::new()
     };
@@ -328,29 +329,29 @@ fn results(props: &ResultProps) -> Html {
     html! {
         <>
             <div class="panel">
-                <h2 id="result-title">{ lang.f("calc.result_for", &[&e.model, &format::params(e.params)]) }{ per_gpu }</h2>
+                <h2 id="result-title">{ lang.f(key!("calc.result_for"), &[&e.model, &format::params(e.params)]) }{ per_gpu }</h2>
                 <div class="totals">
-                    { stat("total", "calc.total", e.total_bytes, lang.f("calc.total_sub", &[&format::gb(e.total_bytes)])) }
-                    { stat("peak", "calc.peak", e.peak_allocated_bytes, lang.t(if engine == "llamacpp" { "calc.peak_sub_llamacpp" } else { "calc.peak_sub" }).to_string()) }
-                    { stat("recommended", "calc.recommended", e.recommended_bytes, lang.f(match engine { "vllm" => "calc.recommended_sub_vllm", "llamacpp" => "calc.recommended_sub_total", _ => "calc.recommended_sub" }, &[&format::gb(e.recommended_bytes)])) }
+                    { stat("total", key!("calc.total"), e.total_bytes, lang.f(key!("calc.total_sub"), &[&format::gb(e.total_bytes)])) }
+                    { stat("peak", key!("calc.peak"), e.peak_allocated_bytes, lang.t(if engine == "llamacpp" { key!("calc.peak_sub_llamacpp") } else { key!("calc.peak_sub") }).to_string()) }
+                    { stat("recommended", key!("calc.recommended"), e.recommended_bytes, lang.f(match engine { "vllm" => key!("calc.recommended_sub_vllm"), "llamacpp" => key!("calc.recommended_sub_total"), _ => key!("calc.recommended_sub") }, &[&format::gb(e.recommended_bytes)])) }
                     { for fit }
                 </div>
                 if let (Some(t), Some(c)) = (e.kv_cache_tokens, e.max_concurrency_exact) {
-                    <p id="serving" data-kv-tokens={t.to_string()}>{ lang.f("calc.serving_result", &[&vramfit::estimate::thousands(t), &fixed(c, 2)]) }</p>
+                    <p id="serving" data-kv-tokens={t.to_string()}>{ lang.f(key!("calc.serving_result"), &[&vramfit::estimate::thousands(t), &fixed(c, 2)]) }</p>
                 }
                 if e.cpu_bytes.get() > 0 {
-                    <p id="cpu">{ lang.f("calc.cpu", &[&format::gib(e.cpu_bytes)]) }</p>
+                    <p id="cpu">{ lang.f(key!("calc.cpu"), &[&format::gib(e.cpu_bytes)]) }</p>
                 }
                 if e.nvme_bytes.get() > 0 {
-                    <p id="nvme">{ lang.f("calc.nvme", &[&format::gib(e.nvme_bytes)]) }</p>
+                    <p id="nvme">{ lang.f(key!("calc.nvme"), &[&format::gib(e.nvme_bytes)]) }</p>
                 }
                 { chart::stacked_bar(lang, e, capacity) }
             </div>
             <div class="panel">
-                <h2>{ lang.t("calc.working") }</h2>
+                <h2>{ lang.t(key!("calc.working")) }</h2>
                 <div class="scroll">
                     <table id="working">
-                        <thead><tr><th>{ lang.t("calc.component") }</th><th class="num">{ lang.t("calc.bytes") }</th><th>{ lang.t("calc.formula") }</th></tr></thead>
+                        <thead><tr><th>{ lang.t(key!("calc.component")) }</th><th class="num">{ lang.t(key!("calc.bytes")) }</th><th>{ lang.t(key!("calc.formula")) }</th></tr></thead>
                         <tbody>
                             { for e.components.iter().map(|c| {
                                 let off = c.key.ends_with("_off_peak");
@@ -358,7 +359,7 @@ fn results(props: &ResultProps) -> Html {
                                     <tr data-key={c.key.clone()} data-bytes={c.bytes.get().to_string()}>
                                         <td><span class="swatch" data-c={c.key.strip_suffix("_off_peak").unwrap_or(&c.key).to_string()}></span>
                                             { chart::component_label(lang, &c.key) }
-                                            if off { <br /><span class="muted">{ lang.t("calc.off_peak") }</span> }</td>
+                                            if off { <br /><span class="muted">{ lang.t(key!("calc.off_peak")) }</span> }</td>
                                         <td class="num">{ format::gib(c.bytes) }</td>
                                         <td><div class="formula">{ if lang.is_zh() { c.formula_zh.clone() } else { c.formula.clone() } }</div>
                                             <div>{ if lang.is_zh() { &c.note_zh } else { &c.note_en } }</div></td>
@@ -369,25 +370,25 @@ fn results(props: &ResultProps) -> Html {
                     </table>
                 </div>
                 if !e.notes.is_empty() {
-                    <h3>{ lang.t("calc.notes") }</h3>
+                    <h3>{ lang.t(key!("calc.notes")) }</h3>
                     <ul class="reasons">{ for e.notes.iter().map(|n| html! { <li>{ if lang.is_zh() { &n.zh } else { &n.en } }</li> }) }</ul>
                 }
             </div>
             <div class="panel" id="quick">
-                <h2>{ lang.t("calc.quick") }</h2>
+                <h2>{ lang.t(key!("calc.quick")) }</h2>
                 <div class="totals">
-                    { stat("quick-theory", "calc.quick_theory", e.quick.theory_bytes, format::gb(e.quick.theory_bytes)) }
-                    { stat("quick-rec", "calc.quick_rec", e.quick.recommended_bytes, format::gb(e.quick.recommended_bytes)) }
+                    { stat("quick-theory", key!("calc.quick_theory"), e.quick.theory_bytes, format::gb(e.quick.theory_bytes)) }
+                    { stat("quick-rec", key!("calc.quick_rec"), e.quick.recommended_bytes, format::gb(e.quick.recommended_bytes)) }
                 </div>
                 <p class="formula" id="quick-formula">{ if lang.is_zh() { e.quick.formula_zh.clone() } else { e.quick.formula.clone() } }</p>
                 if !e.differences.is_empty() {
-                    <h3>{ lang.t("calc.differences") }</h3>
+                    <h3>{ lang.t(key!("calc.differences")) }</h3>
                     <ul class="reasons" id="differences">{ for e.differences.iter().map(|d| html! { <li>{ if lang.is_zh() { &d.zh } else { &d.en } }</li> }) }</ul>
                 }
             </div>
             if !whatifs.0.is_empty() {
                 <div class="panel">
-                    <h2>{ lang.t("calc.whatif") }</h2>
+                    <h2>{ lang.t(key!("calc.whatif")) }</h2>
                     <div class="whatif" id="whatif">
                         { for whatifs.0.iter().map(|w| whatif_card(&app, w, &whatifs.1)) }
                     </div>
@@ -395,9 +396,9 @@ fn results(props: &ResultProps) -> Html {
             }
             if curve.len() >= 2 {
                 <div class="panel">
-                    <h2>{ lang.t("calc.chart") }</h2>
+                    <h2>{ lang.t(key!("calc.chart")) }</h2>
                     { chart::context_chart(lang, &curve, current_seq, &lines) }
-                    <p class="hint">{ lang.t("calc.chart_hint") }</p>
+                    <p class="hint">{ lang.t(key!("calc.chart_hint")) }</p>
                 </div>
             }
         </>
@@ -408,9 +409,9 @@ fn whatif_card(app: &crate::Ctx, w: &compute::WhatIf, base: &Estimate) -> Html {
     let lang = app.lang;
     let (before, after) = (base.total_bytes.get(), w.estimate.total_bytes.get());
     let delta = if after <= before {
-        html! { <span class="save">{ lang.f("calc.saves", &[&format::gib(vramfit::Bytes::new(before - after)), &format::percent(before - after, before)]) }</span> }
+        html! { <span class="save">{ lang.f(key!("calc.saves"), &[&format::gib(vramfit::Bytes::new(before - after)), &format::percent(before - after, before)]) }</span> }
     } else {
-        html! { <span class="cost">{ lang.f("calc.costs", &[&format::gib(vramfit::Bytes::new(after - before))]) }</span> }
+        html! { <span class="cost">{ lang.f(key!("calc.costs"), &[&format::gib(vramfit::Bytes::new(after - before))]) }</span> }
     };
     let changes: Vec<(String, String)> = w
         .changes
@@ -423,14 +424,14 @@ fn whatif_card(app: &crate::Ctx, w: &compute::WhatIf, base: &Estimate) -> Html {
     };
     html! {
         <div class="card" data-whatif={w.key} data-bytes={after.to_string()}>
-            <div>{ lang.t(w.key) }</div>
+            <div>{ lang.t(w.title) }</div>
             <div class="v">{ format::gib(w.estimate.total_bytes) }</div>
             <div>{ delta }</div>
-            <div class="muted speed">{ lang.t(&format!("whatif_speed.{}", w.key.strip_prefix("whatif.").unwrap_or(w.key))) }</div>
+            <div class="muted speed">{ lang.t(w.speed) }</div>
             if let (Some(c0), Some(c1)) = (base.max_concurrency_exact, w.estimate.max_concurrency_exact) {
-                <div class="muted">{ lang.f("calc.concurrency", &[&fixed(c0, 1), &fixed(c1, 1)]) }</div>
+                <div class="muted">{ lang.f(key!("calc.concurrency"), &[&fixed(c0, 1), &fixed(c1, 1)]) }</div>
             }
-            <button type="button" onclick={apply}>{ lang.t("calc.apply") }</button>
+            <button type="button" onclick={apply}>{ lang.t(key!("calc.apply")) }</button>
         </div>
     }
 }

@@ -8,7 +8,7 @@ use vramfit::units::{fixed, short};
 use yew::prelude::*;
 
 use crate::format;
-use crate::i18n::Lang;
+use crate::i18n::{Key, Lang};
 
 /// The components drawn in the bar: those alive at the peak, with bytes.
 pub fn peak_parts(e: &Estimate) -> Vec<(&str, Bytes)> {
@@ -19,12 +19,45 @@ pub fn peak_parts(e: &Estimate) -> Vec<(&str, Bytes)> {
         .collect()
 }
 
+/// The parts of an estimate that have a label, each with its text (the row `comp.KEY`), found
+/// when the site is compiled.
+macro_rules! parts {
+    ($($k:literal),* $(,)?) => {
+        &[$(($k, key!(concat!("comp.", $k)))),*]
+    };
+}
+
+/// The estimate's parts that have a label: every part the estimator names (a test checks).
+pub static PARTS: &[(&str, Key)] = parts![
+    "activations",
+    "allocator_reserve",
+    "autocast_copies",
+    "compute_buffer",
+    "cuda_context",
+    "cuda_graphs",
+    "ddp_buckets",
+    "dequant_buffer",
+    "embedding_grad_buffer",
+    "gradients",
+    "kv_cache",
+    "logits",
+    "lora",
+    "nccl",
+    "non_torch",
+    "optimizer",
+    "step_temporaries",
+    "weights",
+    "workspace",
+    "zero_buffers",
+];
+
 /// The label of a component key.
 pub fn component_label(lang: Lang, key: &str) -> String {
     let base = key.strip_suffix("_off_peak").unwrap_or(key);
-    lang.try_t(&format!("comp.{base}"))
-        .map(str::to_string)
-        .unwrap_or_else(|| base.replace('_', " "))
+    match PARTS.iter().find(|p| p.0 == base) {
+        Some(p) => lang.t(p.1).to_string(),
+        None => base.replace('_', " "),
+    }
 }
 
 /// The stacked bar.
@@ -53,7 +86,7 @@ pub fn stacked_bar(lang: Lang, e: &Estimate, capacity: Option<Bytes>) -> Html {
     });
     html! {
         <figure class="barfig">
-            <svg class="bar" viewBox="0 -6 1000 52" role="img" aria-label={lang.t("calc.bar_label")} preserveAspectRatio="none">
+            <svg class="bar" viewBox="0 -6 1000 52" role="img" aria-label={lang.t(key!("calc.bar_label"))} preserveAspectRatio="none">
                 { for rects }
                 { for cap_line }
             </svg>
@@ -126,7 +159,7 @@ pub fn context_chart(lang: Lang, points: &[(u64, Estimate)], current: u64, lines
         .filter(|n| n.is_power_of_two());
     let cur = points.iter().find(|(n, _)| *n == current);
     html! {
-        <svg class="chart" viewBox={format!("0 0 {} {}", short(w), short(h))} role="img" aria-label={lang.t("calc.chart_label")}>
+        <svg class="chart" viewBox={format!("0 0 {} {}", short(w), short(h))} role="img" aria-label={lang.t(key!("calc.chart_label"))}>
             { for yticks.map(|i| {
                 let y = top + ph - step * f64::from(i) / ymax * ph;
                 html! { <>
@@ -141,7 +174,7 @@ pub fn context_chart(lang: Lang, points: &[(u64, Estimate)], current: u64, lines
                     <text x={fixed(x, 1)} y={short(top + ph + 16.0)} text-anchor="middle">{ short_tokens(n) }</text>
                 </> }
             }) }
-            <text x={short(left + pw / 2.0)} y={short(h - 4.0)} text-anchor="middle" class="muted">{ lang.t("calc.chart_x") }</text>
+            <text x={short(left + pw / 2.0)} y={short(h - 4.0)} text-anchor="middle" class="muted">{ lang.t(key!("calc.chart_x")) }</text>
             { for lines.iter().filter(|l| (l.bytes.get() as f64 / (1u64 << 30) as f64) <= ymax).map(|l| {
                 let y = py(l.bytes.get());
                 html! { <>
@@ -258,11 +291,17 @@ mod tests {
     #[test]
     fn every_labelled_part_has_a_colour() {
         let css = include_str!("../../../www/style.css");
-        let parts: Vec<&str> = crate::i18n::text_rows()
+        let parts: Vec<&str> = crate::i18n::TEXT_KEYS
             .iter()
-            .filter_map(|(k, _, _)| k.strip_prefix("comp."))
+            .filter_map(|k| k.strip_prefix("comp."))
             .collect();
         assert!(parts.len() >= 20, "{parts:?}");
+        // Every labelled part is in PARTS, the table the page reads, under its own label.
+        let listed: Vec<&str> = PARTS.iter().map(|p| p.0).collect();
+        assert_eq!(listed, parts);
+        for (part, key) in PARTS {
+            assert_eq!(key.name(), format!("comp.{part}"));
+        }
         for part in parts {
             assert!(
                 css.contains(&format!("[data-c=\"{part}\"]")),

@@ -142,16 +142,16 @@ pub fn config_drop(props: &ErrProps) -> Html {
     html! {
         <div class="field">
             <div class="drop" data-over={(*over).then_some("true")} {ondrop} {ondragover} {ondragleave} id="config-drop">
-                <label for="f-config">{ lang.t("calc.drop") }</label>
+                <label for="f-config">{ lang.t(key!("calc.drop")) }</label>
                 <input type="file" id="f-config" accept=".json,application/json,.safetensors,.gguf" {onchange} />
             </div>
             { match header.as_ref() {
                 Some(Ok(h)) => html! {
                     <p class="hint" id="header-info" data-params={h.params.to_string()}>
-                        { lang.f("calc.header_info", &[h.format, &vramfit::Bytes::new(h.read_bytes).display_auto(), &vramfit::Bytes::new(h.file_bytes).display_auto(), &vramfit::estimate::thousands(h.tensors), &vramfit::estimate::thousands(h.params)]) }
+                        { lang.f(key!("calc.header_info"), &[h.format, &vramfit::Bytes::new(h.read_bytes).display_auto(), &vramfit::Bytes::new(h.file_bytes).display_auto(), &vramfit::estimate::thousands(h.tensors), &vramfit::estimate::thousands(h.params)]) }
                         <br />
                         { h.by_type.iter().map(|t| format!("{} {}", t.dtype, vramfit::estimate::thousands(t.params))).collect::<Vec<_>>().join(" · ") }
-                        if h.model.is_none() { <><br />{ lang.t("calc.header_no_layout") }</> }
+                        if h.model.is_none() { <><br />{ lang.t(key!("calc.header_no_layout")) }</> }
                     </p>
                 },
                 Some(Err(e)) => html! { <span class="err" role="alert" id="header-error">{ error_text(lang, e) }</span> },
@@ -160,12 +160,12 @@ pub fn config_drop(props: &ErrProps) -> Html {
             { match parsed {
                 Some(Ok(c)) => html! {
                     <p class="hint" id="config-info">
-                        { lang.f("calc.config_info", &[&c.model_type, &format::params(c.arch.params())]) }
+                        { lang.f(key!("calc.config_info"), &[&c.model_type, &format::params(c.arch.params())]) }
                         { for (if lang.is_zh() && c.notes_zh.len() == c.notes.len() { &c.notes_zh } else { &c.notes }).iter().map(|n| html! { <><br />{ n }</> }) }
                     </p>
                 },
                 Some(Err(e)) => html! { <span class="err" role="alert">{ error_text(lang, &e) }</span> },
-                None => html! { <span class="hint">{ lang.t("calc.drop_hint") }</span> },
+                None => html! { <span class="hint">{ lang.t(key!("calc.drop_hint")) }</span> },
             } }
             if let Some(e) = err.filter(|_| !loaded) { <span class="err" role="alert">{ error_text(lang, e) }</span> }
         </div>

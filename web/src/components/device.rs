@@ -131,25 +131,25 @@ pub fn device_view() -> Html {
     };
     let body = match &*answer {
         Answer::Asking => {
-            html! { <p id="webgpu-status" data-state="asking">{ lang.t("device.querying") }</p> }
+            html! { <p id="webgpu-status" data-state="asking">{ lang.t(key!("device.querying")) }</p> }
         }
         Answer::NoApi => {
-            html! { <p id="webgpu-status" data-state="no-api" class="notice">{ lang.t("device.no_gpu_api") }</p> }
+            html! { <p id="webgpu-status" data-state="no-api" class="notice">{ lang.t(key!("device.no_gpu_api")) }</p> }
         }
         Answer::NoAdapter => {
-            html! { <p id="webgpu-status" data-state="no-adapter" class="notice">{ lang.t("device.no_adapter") }</p> }
+            html! { <p id="webgpu-status" data-state="no-adapter" class="notice">{ lang.t(key!("device.no_adapter")) }</p> }
         }
         Answer::Adapter(a) => html! {
             <section id="webgpu-status" data-state="adapter" class="panel">
-                <h2>{ lang.t("device.adapter") }</h2>
+                <h2>{ lang.t(key!("device.adapter")) }</h2>
                 <dl class="kv">
-                    <dt>{ lang.t("device.vendor") }</dt><dd id="gpu-vendor">{ or_dash(&a.vendor) }</dd>
-                    <dt>{ lang.t("device.architecture") }</dt><dd id="gpu-arch">{ or_dash(&a.architecture) }</dd>
-                    <dt>{ lang.t("device.description") }</dt><dd id="gpu-desc">{ or_dash(&a.description) }{ if a.device.is_empty() { String::new() } else { format!(" ({})", a.device) } }</dd>
-                    <dt>{ lang.t("device.fallback") }</dt><dd id="gpu-fallback" data-fallback={a.fallback.to_string()}>{ if a.fallback { lang.t("device.yes") } else { lang.t("device.no") } }</dd>
+                    <dt>{ lang.t(key!("device.vendor")) }</dt><dd id="gpu-vendor">{ or_dash(&a.vendor) }</dd>
+                    <dt>{ lang.t(key!("device.architecture")) }</dt><dd id="gpu-arch">{ or_dash(&a.architecture) }</dd>
+                    <dt>{ lang.t(key!("device.description")) }</dt><dd id="gpu-desc">{ or_dash(&a.description) }{ if a.device.is_empty() { String::new() } else { format!(" ({})", a.device) } }</dd>
+                    <dt>{ lang.t(key!("device.fallback")) }</dt><dd id="gpu-fallback" data-fallback={a.fallback.to_string()}>{ if a.fallback { lang.t(key!("device.yes")) } else { lang.t(key!("device.no")) } }</dd>
                 </dl>
-                <p id="gpu-memory" class="hint">{ lang.t("device.no_memory") }</p>
-                <h3>{ lang.t("device.limits") }</h3>
+                <p id="gpu-memory" class="hint">{ lang.t(key!("device.no_memory")) }</p>
+                <h3>{ lang.t(key!("device.limits")) }</h3>
                 <dl class="kv" id="gpu-limits">
                     { for a.limits.iter().map(|(k, v)| html! { <><dt><code>{ k }</code></dt><dd>{ format!("{v}") }</dd></> }) }
                 </dl>
@@ -183,30 +183,30 @@ pub fn device_view() -> Html {
     let answered = !matches!(&*answer, Answer::Asking);
     html! {
         <>
-            <h1>{ lang.t("view.device") }</h1>
-            <p class="lead">{ lang.t("device.intro") }</p>
+            <h1>{ lang.t(key!("view.device")) }</h1>
+            <p class="lead">{ lang.t(key!("device.intro")) }</p>
             { body }
             if answered {
                 <section class="panel" id="device-card">
-                    <h2>{ lang.t("device.match") }</h2>
+                    <h2>{ lang.t(key!("device.match")) }</h2>
                     if let Some(g) = matched {
-                        <p id="matched" data-gpu={g.id}>{ lang.f("device.matched", &[g.name]) }</p>
+                        <p id="matched" data-gpu={g.id}>{ lang.f(key!("device.matched"), &[g.name]) }</p>
                     } else if matches!(&*answer, Answer::Adapter(_)) {
-                        <p id="matched" data-gpu="">{ lang.t("device.no_match") }</p>
+                        <p id="matched" data-gpu="">{ lang.t(key!("device.no_match")) }</p>
                     }
                     <div class="field">
-                        <label for="device-gpu">{ lang.t("device.pick") }</label>
+                        <label for="device-gpu">{ lang.t(key!("device.pick")) }</label>
                         <select id="device-gpu" onchange={on_pick}>
-                            <option value="" selected={picked.is_none()}>{ lang.t("device.pick_none") }</option>
+                            <option value="" selected={picked.is_none()}>{ lang.t(key!("device.pick_none")) }</option>
                             { super::gpus::options(app.extra("device_gpu")) }
                         </select>
-                        <span class="hint">{ lang.t("device.pick_hint") }</span>
+                        <span class="hint">{ lang.t(key!("device.pick_hint")) }</span>
                     </div>
                     if let (Some(g), Some(href)) = (card, use_href) {
                         <p id="card-memory" data-bytes={g.memory.get().to_string()}>
-                            { lang.f("device.card_memory", &[g.name, &crate::format::gib(g.memory), g.marketed_memory]) }
+                            { lang.f(key!("device.card_memory"), &[g.name, &crate::format::gib(g.memory), g.marketed_memory]) }
                         </p>
-                        <a class="button primary" id="use-card" href={href}>{ lang.t("device.use") }</a>
+                        <a class="button primary" id="use-card" href={href}>{ lang.t(key!("device.use")) }</a>
                     }
                 </section>
             }

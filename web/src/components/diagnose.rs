@@ -8,22 +8,25 @@ use vramfit::diagnose::{self as tree, Diagnosis, Parsed, SmiLog};
 use yew::prelude::*;
 
 use crate::format;
-use crate::i18n::Lang;
+use crate::i18n::{Key, Lang};
 use crate::state::Action;
 use crate::use_app;
 
 /// Real examples from the diagnosis corpus, one per family.
-const EXAMPLES: &[(&str, &str)] = &[
+const EXAMPLES: &[(&str, Key, &str)] = &[
     (
         "diag.ex_oom",
+        key!("diag.ex_oom"),
         include_str!("../../../tests/corpus/diagnose/pytorch-2.5-brief-example.txt"),
     ),
     (
         "diag.ex_summary",
+        key!("diag.ex_summary"),
         include_str!("../../../tests/corpus/diagnose/summary-2.x-fragmented-with-retries.txt"),
     ),
     (
         "diag.ex_smi",
+        key!("diag.ex_smi"),
         include_str!("../../../tests/corpus/diagnose/smi-csv-header-leak.txt"),
     ),
 ];
@@ -58,26 +61,26 @@ pub fn view() -> Html {
     };
     html! {
         <>
-            <h1>{ lang.t("view.diagnose") }</h1>
-            <p class="lead">{ lang.t("diag.lead") }</p>
+            <h1>{ lang.t(key!("view.diagnose")) }</h1>
+            <p class="lead">{ lang.t(key!("diag.lead")) }</p>
             <div class="layout">
                 <div class="panel">
                     <div class="field">
-                        <label for="diag-text">{ lang.t("diag.paste") }</label>
+                        <label for="diag-text">{ lang.t(key!("diag.paste")) }</label>
                         <textarea id="diag-text" value={text.clone()} {oninput} spellcheck="false"
                             aria-describedby="diag-hint" />
-                        <span class="hint" id="diag-hint">{ lang.t("diag.hint") }</span>
+                        <span class="hint" id="diag-hint">{ lang.t(key!("diag.hint")) }</span>
                     </div>
                     <div class="row">
-                        { for EXAMPLES.iter().map(|(key, ex)| {
+                        { for EXAMPLES.iter().map(|(name, key, ex)| {
                             let set = set_text.clone();
                             let ex = ex.to_string();
-                            html! { <button type="button" data-example={*key} onclick={Callback::from(move |_| set(ex.clone()))}>{ lang.t(key) }</button> }
+                            html! { <button type="button" data-example={*name} onclick={Callback::from(move |_| set(ex.clone()))}>{ lang.t(*key) }</button> }
                         }) }
-                        <button type="button" onclick={{ let set = set_text.clone(); Callback::from(move |_| set(String::new())) }}>{ lang.t("diag.clear") }</button>
+                        <button type="button" onclick={{ let set = set_text.clone(); Callback::from(move |_| set(String::new())) }}>{ lang.t(key!("diag.clear")) }</button>
                     </div>
                     if text.len() > crate::state::MAX_TEXT_IN_URL {
-                        <p class="hint">{ lang.t("diag.not_in_link") }</p>
+                        <p class="hint">{ lang.t(key!("diag.not_in_link")) }</p>
                     }
                 </div>
                 <section aria-live="polite">
@@ -97,15 +100,15 @@ fn diagnosis(lang: Lang, d: &Diagnosis) -> Html {
     let leaf = d.leaf.as_deref().and_then(tree::leaf);
     html! {
         <div class="panel" id="diagnosis" data-kind={d.kind.as_str()} data-input={d.input.as_str()}>
-            <h2>{ lang.f("diag.kind", &[d.kind.name(l)]) }</h2>
-            <p class="muted">{ lang.f("diag.meta", &[d.input.as_str(), lang.t(match d.confidence {
-                diagnose::Confidence::High => "diag.conf_high",
-                diagnose::Confidence::Medium => "diag.conf_medium",
-                diagnose::Confidence::Low => "diag.conf_low",
+            <h2>{ lang.f(key!("diag.kind"), &[d.kind.name(l)]) }</h2>
+            <p class="muted">{ lang.f(key!("diag.meta"), &[d.input.as_str(), lang.t(match d.confidence {
+                diagnose::Confidence::High => key!("diag.conf_high"),
+                diagnose::Confidence::Medium => key!("diag.conf_medium"),
+                diagnose::Confidence::Low => key!("diag.conf_low"),
             })]) }</p>
             <p id="explanation">{ d.explanation.get(l) }</p>
             if !d.evidence.is_empty() {
-                <h3>{ lang.t("diag.evidence") }</h3>
+                <h3>{ lang.t(key!("diag.evidence")) }</h3>
                 <dl class="kv" id="evidence">
                     { for d.evidence.iter().map(|e| html! { <>
                         <dt data-name={e.name.clone()}>{ match diagnose::evidence_label(&e.name) {
@@ -119,17 +122,17 @@ fn diagnosis(lang: Lang, d: &Diagnosis) -> Html {
             }
             if let Parsed::NvidiaSmi(log) = &d.parsed { { smi_plot(lang, log) } }
             if !d.fixes.is_empty() {
-                <h3>{ lang.t("diag.fixes") }</h3>
+                <h3>{ lang.t(key!("diag.fixes")) }</h3>
                 <ol id="fixes">
                     { for d.fixes.iter().map(|f| html! {
                         <li data-fix={f.id.clone()}><strong>{ f.title.get(l) }</strong>
-                            <span class="muted">{ lang.f("diag.effort", &[&f.effort.to_string()]) }</span><br />{ f.detail.get(l) }</li>
+                            <span class="muted">{ lang.f(key!("diag.effort"), &[&f.effort.to_string()]) }</span><br />{ f.detail.get(l) }</li>
                     }) }
                 </ol>
             }
             if let Some(leaf) = leaf {
                 if !leaf.checks.is_empty() {
-                    <h3>{ lang.t("diag.checks") }</h3>
+                    <h3>{ lang.t(key!("diag.checks")) }</h3>
                     { checks(lang, leaf.checks) }
                 }
             }
@@ -178,13 +181,13 @@ fn smi_plot(lang: Lang, log: &SmiLog) -> Html {
     let px = |x: f64| left + x / xmax * pw;
     let py = |b: u64| top + ph - (b as f64 / (1u64 << 30) as f64) / ymax * ph;
     let unit = if series[0].x_unit == diagnose::XUnit::Seconds {
-        lang.t("diag.seconds")
+        lang.t(key!("diag.seconds"))
     } else {
-        lang.t("diag.samples")
+        lang.t(key!("diag.samples"))
     };
     html! {
         <figure id="smi-plot">
-            <svg class="plot" viewBox={format!("0 0 {w} {h}")} role="img" aria-label={lang.t("diag.plot_label")}>
+            <svg class="plot" viewBox={format!("0 0 {w} {h}")} role="img" aria-label={lang.t(key!("diag.plot_label"))}>
                 { for (0..=steps).map(|i| {
                     let y = top + ph - step * f64::from(i) / ymax * ph;
                     html! { <>
@@ -219,7 +222,7 @@ fn smi_plot(lang: Lang, log: &SmiLog) -> Html {
                 <line class="axis" x1={format!("{left}")} x2={format!("{}", left + pw)} y1={format!("{}", top + ph)} y2={format!("{}", top + ph)} />
             </svg>
             <figcaption class="hint">
-                { for series.iter().map(|s| html! { <div data-pattern={format!("{:?}", s.pattern)}>{ lang.f("diag.series", &[
+                { for series.iter().map(|s| html! { <div data-pattern={format!("{:?}", s.pattern)}>{ lang.f(key!("diag.series"), &[
                     &s.gpu.to_string(),
                     // " NVIDIA H100 80GB HBM3", or nothing when the log names no card.
                     &s.name.as_deref().map(|n| format!(" {n}")).unwrap_or_default(),
@@ -265,14 +268,14 @@ fn walk(props: &WalkProps) -> Html {
     let taken: Vec<usize> = steps.iter().map(|(_, i)| *i).collect();
     html! {
         <div class="panel" id="walk">
-            <h2>{ lang.t("diag.walk") }</h2>
+            <h2>{ lang.t(key!("diag.walk")) }</h2>
             if let Some(leaf) = &props.leaf {
-                <p class="hint">{ lang.f("diag.lands_on", &[tree::leaf(leaf).map_or(leaf.as_str(), |x| x.title.get(l))]) }</p>
+                <p class="hint">{ lang.f(key!("diag.lands_on"), &[tree::leaf(leaf).map_or(leaf.as_str(), |x| x.title.get(l))]) }</p>
             }
             <ol class="tree">
                 { for steps.iter().enumerate().map(|(k, (node, i))| html! {
                     <li class="taken">{ node.question.get(l) }{ " → " }<strong>{ node.answers[*i].label.get(l) }</strong>
-                        { " " }<button type="button" onclick={set_walk(taken[..k].to_vec())}>{ lang.t("diag.change") }</button></li>
+                        { " " }<button type="button" onclick={set_walk(taken[..k].to_vec())}>{ lang.t(key!("diag.change")) }</button></li>
                 }) }
                 { match (tree::node(at), tree::leaf(at)) {
                     (Some(node), _) => html! {
@@ -293,11 +296,11 @@ fn walk(props: &WalkProps) -> Html {
                             { leaf.title.get(l) }
                             <p>{ leaf.summary.get(l) }</p>
                             { checks(lang, leaf.checks) }
-                            <h3>{ lang.t("diag.fixes") }</h3>
+                            <h3>{ lang.t(key!("diag.fixes")) }</h3>
                             <ol>{ for leaf.fixes.iter().filter_map(|f| tree::fix(f)).map(|f| html! {
                                 <li><strong>{ f.title.get(l) }</strong><br />{ f.detail.get(l) }</li>
                             }) }</ol>
-                            <button type="button" onclick={set_walk(Vec::new())}>{ lang.t("diag.restart") }</button>
+                            <button type="button" onclick={set_walk(Vec::new())}>{ lang.t(key!("diag.restart")) }</button>
                         </li>
                     },
                     (None, None) => html! {},

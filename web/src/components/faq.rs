@@ -24,8 +24,8 @@ pub fn view() -> Html {
     let refs: Vec<(&str, &str)> = values.iter().map(|(k, v)| (*k, v.as_str())).collect();
     html! {
         <>
-            <h1>{ lang.t("view.faq") }</h1>
-            <p class="lead">{ lang.t("faq.lead") }</p>
+            <h1>{ lang.t(key!("view.faq")) }</h1>
+            <p class="lead">{ lang.t(key!("faq.lead")) }</p>
             <div class="panel faq" id="faq">
                 { for faq().iter().enumerate().map(|(i, e)| html! {
                     <details open={i == 0} data-faq={e.id}>
@@ -43,8 +43,8 @@ pub fn view() -> Html {
 /// a question users ask ("users").
 fn source(lang: crate::i18n::Lang, source: &str) -> String {
     match source.strip_prefix("guide ") {
-        Some(section) => lang.f("faq.source_guide", &[section]),
-        None => lang.t("faq.source_users").to_string(),
+        Some(section) => lang.f(key!("faq.source_guide"), &[section]),
+        None => lang.t(key!("faq.source_users")).to_string(),
     }
 }
 

@@ -4,7 +4,7 @@
 use vramfit::InputError;
 use yew::prelude::*;
 
-use crate::fields::{Kind, field};
+use crate::fields::{Choice, Kind, field};
 use crate::i18n::Lang;
 use crate::state::Action;
 
@@ -22,15 +22,14 @@ pub fn error_text(lang: Lang, e: &InputError) -> String {
     } else {
         e
     };
-    lang.f("calc.error", &[&e.field, &e.problem, &e.accepted])
+    lang.f(key!("calc.error"), &[&e.field, &e.problem, &e.accepted])
 }
 
-/// The label of a choice value, translated where the value is a word.
-pub fn choice_label(lang: Lang, key: &str, value: &str) -> String {
-    let k = format!("v.{key}.{value}");
-    match lang.try_t(&k) {
-        Some(s) => s.to_string(),
-        None => value.to_string(),
+/// The label of a choice: its text where the value is a word, else the value as it is.
+pub fn choice_label(lang: Lang, (value, label): &Choice) -> &'static str {
+    match label {
+        Some(k) => lang.t(*k),
+        None => value,
     }
 }
 
@@ -46,8 +45,7 @@ pub fn field_input(app: &crate::Ctx, name: &str, error: &Option<InputError>) -> 
     let value = app.value(f.key);
     let err = error.as_ref().filter(|e| e.field == f.key);
     let err_id = format!("{id}-err");
-    let hint_key = format!("h.{}", f.key);
-    let hint = lang.try_t(&hint_key);
+    let hint = f.hint.map(|k| lang.t(k));
     let hint_id = format!("{id}-hint");
     let described = match (err.is_some(), hint.is_some()) {
         (true, true) => Some(format!("{err_id} {hint_id}")),
@@ -62,7 +60,7 @@ pub fn field_input(app: &crate::Ctx, name: &str, error: &Option<InputError>) -> 
         move |v: String| app.dispatch(Action::Set(key.clone(), v))
     };
     let invalid = err.is_some().then_some("true");
-    let label = lang.t(&format!("f.{}", f.key));
+    let label = lang.t(f.label);
     let control = match f.kind {
         Kind::Bool => {
             let checked = value == "true";
@@ -92,8 +90,8 @@ pub fn field_input(app: &crate::Ctx, name: &str, error: &Option<InputError>) -> 
             });
             html! {
                 <select id={id.clone()} name={f.key} {onchange} aria-describedby={described} aria-invalid={invalid}>
-                    { for values.iter().map(|v| html! {
-                        <option value={*v} selected={*v == value}>{ choice_label(lang, f.key, v) }</option>
+                    { for values.iter().map(|c| html! {
+                        <option value={c.0} selected={c.0 == value}>{ choice_label(lang, c) }</option>
                     }) }
                 </select>
             }
@@ -107,7 +105,7 @@ pub fn field_input(app: &crate::Ctx, name: &str, error: &Option<InputError>) -> 
                 _ => ("text", Some("decimal")),
             };
             let placeholder = match f.kind {
-                Kind::OptNumber => Some(lang.t("calc.auto")),
+                Kind::OptNumber => Some(lang.t(key!("calc.auto"))),
                 _ => None,
             };
             html! {

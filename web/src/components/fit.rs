@@ -20,7 +20,7 @@ use crate::{use_app, use_catalog};
 /// A layout in the page's language (`1 GPU` is words; `TP=4` is notation).
 fn layout_text(lang: Lang, l: &Layout) -> String {
     match l.kind {
-        ParallelKind::Single => lang.t("fit.one_gpu").to_string(),
+        ParallelKind::Single => lang.t(key!("fit.one_gpu")).to_string(),
         _ => l.describe(),
     }
 }
@@ -107,10 +107,10 @@ pub fn view() -> Html {
         Err(err) => {
             return html! {
                 <>
-                    <h1>{ lang.t("view.fit") }</h1>
+                    <h1>{ lang.t(key!("view.fit")) }</h1>
                     <div class="notice error" id="fit-error" role="alert">
-                        { lang.t("calc.cannot") }{ " " }{ error_text(lang, err) }{ " " }
-                        <a href={app.hash_for(crate::route::View::Calc)}>{ lang.t("fit.fix_in_calc") }</a>
+                        { lang.t(key!("calc.cannot")) }{ " " }{ error_text(lang, err) }{ " " }
+                        <a href={app.hash_for(crate::route::View::Calc)}>{ lang.t(key!("fit.fix_in_calc")) }</a>
                     </div>
                     { tail }
                 </>
@@ -141,55 +141,55 @@ pub fn view() -> Html {
     };
     html! {
         <>
-            <h1>{ lang.t("view.fit") }</h1>
-            <p class="lead">{ lang.f("fit.lead", &[&e.model, &format::gib(e.required_bytes), &format::gib(e.recommended_bytes)]) }</p>
+            <h1>{ lang.t(key!("view.fit")) }</h1>
+            <p class="lead">{ lang.f(key!("fit.lead"), &[&e.model, &format::gib(e.required_bytes), &format::gib(e.recommended_bytes)]) }</p>
             <div class="panel" id="tier">
-                <h2>{ lang.f("fit.tier", &[if lang.is_zh() { tier.name_zh } else { tier.name }]) }</h2>
+                <h2>{ lang.f(key!("fit.tier"), &[if lang.is_zh() { tier.name_zh } else { tier.name }]) }</h2>
                 <dl class="kv">
-                    <dt>{ lang.t("fit.tier_inference") }</dt><dd>{ if lang.is_zh() { tier.inference_zh } else { tier.inference } }</dd>
-                    <dt>{ lang.t("fit.tier_training") }</dt><dd>{ if lang.is_zh() { tier.training_zh } else { tier.training } }</dd>
-                    <dt>{ lang.t("fit.tier_note") }</dt><dd>{ if lang.is_zh() { tier.note_zh } else { tier.note } }</dd>
+                    <dt>{ lang.t(key!("fit.tier_inference")) }</dt><dd>{ if lang.is_zh() { tier.inference_zh } else { tier.inference } }</dd>
+                    <dt>{ lang.t(key!("fit.tier_training")) }</dt><dd>{ if lang.is_zh() { tier.training_zh } else { tier.training } }</dd>
+                    <dt>{ lang.t(key!("fit.tier_note")) }</dt><dd>{ if lang.is_zh() { tier.note_zh } else { tier.note } }</dd>
                 </dl>
             </div>
             if let (Some((gpu, cap)), Some(((batch, seq), bounded))) = (capacity.as_ref(), largest.as_ref().as_ref()) {
                 <div class="panel" id="largest">
-                    <h2>{ lang.f("fit.on_card", &[gpu, &format::gib(*cap)]) }</h2>
+                    <h2>{ lang.f(key!("fit.on_card"), &[gpu, &format::gib(*cap)]) }</h2>
                     if *bounded == compute::Bounds::None {
-                        <p id="no-bound">{ lang.t("fit.no_bound") }</p>
+                        <p id="no-bound">{ lang.t(key!("fit.no_bound")) }</p>
                     } else {
                     <p>{ match batch {
-                        Some(b) => lang.f("fit.max_batch", &[&b.value.to_string(), &format::gib(b.bytes)]),
-                        None => lang.t("fit.nothing_fits").to_string(),
+                        Some(b) => lang.f(key!("fit.max_batch"), &[&b.value.to_string(), &format::gib(b.bytes)]),
+                        None => lang.t(key!("fit.nothing_fits")).to_string(),
                     } }</p>
                     <p id="max-seq">{ match seq {
-                        _ if *bounded == compute::Bounds::Batch => lang.t("fit.no_seq").to_string(),
-                        Some(n) => lang.f("fit.max_seq", &[&vramfit::estimate::thousands(n.value), &format::gib(n.bytes)]),
-                        None => lang.t("fit.nothing_fits").to_string(),
+                        _ if *bounded == compute::Bounds::Batch => lang.t(key!("fit.no_seq")).to_string(),
+                        Some(n) => lang.f(key!("fit.max_seq"), &[&vramfit::estimate::thousands(n.value), &format::gib(n.bytes)]),
+                        None => lang.t(key!("fit.nothing_fits")).to_string(),
                     } }</p>
                     }
                 </div>
             }
             <div class="panel">
-                <h2>{ lang.t("fit.offers") }</h2>
+                <h2>{ lang.t(key!("fit.offers")) }</h2>
                 <div class="row">
                     <div class="field">
-                        <label for="currency">{ lang.t("fit.currency") }</label>
+                        <label for="currency">{ lang.t(key!("fit.currency")) }</label>
                         <select id="currency" onchange={on_currency}>
                             <option value="USD" selected={currency == Currency::Usd}>{ "USD" }</option>
                             <option value="CNY" selected={currency == Currency::Cny}>{ "CNY" }</option>
                         </select>
                     </div>
-                    <label class="check" for="spot"><input type="checkbox" id="spot" checked={spot} onchange={on_spot} />{ lang.t("fit.spot") }</label>
+                    <label class="check" for="spot"><input type="checkbox" id="spot" checked={spot} onchange={on_spot} />{ lang.t(key!("fit.spot")) }</label>
                 </div>
                 if options.is_empty() {
-                    <p class="notice" id="no-offer">{ lang.t("fit.none") }</p>
+                    <p class="notice" id="no-offer">{ lang.t(key!("fit.none")) }</p>
                 } else {
                     <div class="scroll">
                         <table id="offers">
                             <thead><tr>
-                                <th>{ "#" }</th><th>{ lang.t("fit.offer") }</th><th>{ lang.t("fit.layout") }</th>
-                                <th class="num">{ lang.t("fit.per_gpu") }</th><th class="num">{ lang.t("fit.usable") }</th>
-                                <th class="num">{ lang.t("fit.margin") }</th><th class="num">{ lang.t("fit.price") }</th>
+                                <th>{ "#" }</th><th>{ lang.t(key!("fit.offer")) }</th><th>{ lang.t(key!("fit.layout")) }</th>
+                                <th class="num">{ lang.t(key!("fit.per_gpu")) }</th><th class="num">{ lang.t(key!("fit.usable")) }</th>
+                                <th class="num">{ lang.t(key!("fit.margin")) }</th><th class="num">{ lang.t(key!("fit.price")) }</th>
                             </tr></thead>
                             <tbody>
                                 { for options.iter().take(ROWS).enumerate().map(|(i, o)| {
@@ -197,11 +197,11 @@ pub fn view() -> Html {
                                         Some(p) => format!("MIG {p}"),
                                         None => layout_text(lang, &o.parallelism),
                                     };
-                                    let rents = if o.rented_gpus > o.count { lang.f("fit.rents", &[&o.rented_gpus.to_string()]) } else { String::new() };
+                                    let rents = if o.rented_gpus > o.count { lang.f(key!("fit.rents"), &[&o.rented_gpus.to_string()]) } else { String::new() };
                                     html! {
                                         <tr data-offer={o.offer.clone()} data-typed={catalog.prices.contains_key(&o.offer).to_string()} data-per-gpu={o.per_gpu_bytes.get().to_string()} data-price={format!("{}", o.price_per_hour)}>
                                             <td>{ i + 1 }</td>
-                                            <td>{ &o.offer }<br /><span class="muted">{ format!("{} · {} × {}", o.provider, o.count, o.gpu) }{ if o.market == Market::Spot { format!(" · {}", lang.t("fit.spot_short")) } else { String::new() } }{ if catalog.prices.contains_key(&o.offer) { format!(" · {}", lang.t("fit.typed_price")) } else { String::new() } }</span></td>
+                                            <td>{ &o.offer }<br /><span class="muted">{ format!("{} · {} × {}", o.provider, o.count, o.gpu) }{ if o.market == Market::Spot { format!(" · {}", lang.t(key!("fit.spot_short"))) } else { String::new() } }{ if catalog.prices.contains_key(&o.offer) { format!(" · {}", lang.t(key!("fit.typed_price"))) } else { String::new() } }</span></td>
                                             <td>{ layout }{ rents }</td>
                                             <td class="num">{ format::gib(o.per_gpu_bytes) }</td>
                                             <td class="num">{ format::gib(o.usable_bytes) }</td>
@@ -213,16 +213,16 @@ pub fn view() -> Html {
                             </tbody>
                         </table>
                     </div>
-                    <p class="hint">{ lang.f("fit.footnote", &[&options.len().to_string()]) }</p>
+                    <p class="hint">{ lang.f(key!("fit.footnote"), &[&options.len().to_string()]) }</p>
                 }
             </div>
             { tail }
             <div class="panel">
-                <h2>{ lang.t("fit.cards") }</h2>
-                <p class="hint">{ lang.f("fit.cards_hint", &[&format::gib(e.required_bytes)]) }</p>
+                <h2>{ lang.t(key!("fit.cards")) }</h2>
+                <p class="hint">{ lang.f(key!("fit.cards_hint"), &[&format::gib(e.required_bytes)]) }</p>
                 <div class="scroll">
                     <table id="cards">
-                        <thead><tr><th>{ lang.t("fit.gpu") }</th><th class="num">{ lang.t("fit.memory") }</th><th>{ lang.t("fit.fits") }</th></tr></thead>
+                        <thead><tr><th>{ lang.t(key!("fit.gpu")) }</th><th class="num">{ lang.t(key!("fit.memory")) }</th><th>{ lang.t(key!("fit.fits")) }</th></tr></thead>
                         <tbody>
                             { for gpus().iter().map(|g| {
                                 let fits = e.required_bytes <= g.memory;
@@ -231,9 +231,9 @@ pub fn view() -> Html {
                                         <td>{ g.name }<br /><span class="muted">{ format!("{} · {}", g.architecture, g.interconnect()) }</span></td>
                                         <td class="num">{ format::gib(g.memory) }<br /><span class="muted">{ g.marketed_memory }</span></td>
                                         <td>{ if fits {
-                                            html! { <span class="fit-yes">{ lang.f("calc.fits", &[&format::gib(g.memory.minus(e.required_bytes))]) }</span> }
+                                            html! { <span class="fit-yes">{ lang.f(key!("calc.fits"), &[&format::gib(g.memory.minus(e.required_bytes))]) }</span> }
                                         } else {
-                                            html! { <span class="fit-no">{ lang.f("calc.nofit", &[&format::gib(e.required_bytes.minus(g.memory))]) }</span> }
+                                            html! { <span class="fit-no">{ lang.f(key!("calc.nofit"), &[&format::gib(e.required_bytes.minus(g.memory))]) }</span> }
                                         } }</td>
                                     </tr>
                                 }

@@ -7,8 +7,32 @@ use yew::prelude::*;
 
 use super::field::{error_text, input_value};
 use crate::compute;
+use crate::i18n::Key;
 use crate::state::Action;
 use crate::{use_app, use_catalog};
+
+/// Each criterion with the texts of its label, its description and its column's heading (the
+/// rows `matrix.c.NAME`, `matrix.d.NAME` and `matrix.s.NAME`), found when the site is compiled.
+macro_rules! criteria {
+    ($($c:literal),* $(,)?) => {
+        [$((
+            $c,
+            key!(concat!("matrix.c.", $c)),
+            key!(concat!("matrix.d.", $c)),
+            key!(concat!("matrix.s.", $c)),
+        )),*]
+    };
+}
+
+/// The texts of [`CRITERIA`], in its order (a test checks).
+static TEXTS: [(&str, Key, Key, Key); 6] = criteria![
+    "memory",
+    "billing",
+    "slicing",
+    "interconnect",
+    "frameworks",
+    "support",
+];
 
 /// The highest weight the sliders offer (a link may carry up to 100; the slider then widens).
 pub const SLIDER_MAX: u32 = 10;
@@ -30,7 +54,7 @@ pub fn matrix() -> Html {
         (Err(e), _) | (Ok(_), Err(e)) => Some(e.clone()),
         _ => None,
     };
-    let sliders = CRITERIA.iter().map(|c| {
+    let sliders = CRITERIA.iter().zip(&TEXTS).map(|(c, (_, label, description, _))| {
         let id = format!("w-{c}");
         let v = compute::weight(&weights, c);
         let max = SLIDER_MAX.max(v);
@@ -48,14 +72,14 @@ pub fn matrix() -> Html {
         };
         html! {
             <div class="field slider">
-                <label for={id.clone()}>{ lang.t(&format!("matrix.c.{c}")) }</label>
+                <label for={id.clone()}>{ lang.t(*label) }</label>
                 <div class="slider-row">
                     <input type="range" id={id.clone()} min="0" max={max.to_string()} step="1"
                         value={v.to_string()} {oninput} aria-describedby={format!("{id}-hint")}
-                        aria-valuetext={lang.f("matrix.weight_value", &[&v.to_string()])} />
+                        aria-valuetext={lang.f(key!("matrix.weight_value"), &[&v.to_string()])} />
                     <output for={id.clone()} id={format!("{id}-value")}>{ v }</output>
                 </div>
-                <span class="hint" id={format!("{id}-hint")}>{ lang.t(&format!("matrix.d.{c}")) }</span>
+                <span class="hint" id={format!("{id}-hint")}>{ lang.t(*description) }</span>
             </div>
         }
     });
@@ -65,12 +89,12 @@ pub fn matrix() -> Html {
     };
     html! {
         <div class="panel" id="matrix-panel">
-            <h2>{ lang.t("matrix.title") }</h2>
-            <p class="hint">{ lang.t("matrix.lead") }</p>
+            <h2>{ lang.t(key!("matrix.title")) }</h2>
+            <p class="hint">{ lang.t(key!("matrix.lead")) }</p>
             <fieldset class="weights">
-                <legend>{ lang.t("matrix.weights") }</legend>
+                <legend>{ lang.t(key!("matrix.weights")) }</legend>
                 <div class="sliders">{ for sliders }</div>
-                <button type="button" id="weights-reset" onclick={reset} disabled={text.is_empty()}>{ lang.t("matrix.equal") }</button>
+                <button type="button" id="weights-reset" onclick={reset} disabled={text.is_empty()}>{ lang.t(key!("matrix.equal")) }</button>
             </fieldset>
             if let Some(e) = &error {
                 <p class="err" id="weights-err" role="alert">{ error_text(lang, e) }</p>
@@ -78,13 +102,13 @@ pub fn matrix() -> Html {
             if let Ok(rows) = ranked.as_ref() {
                 <div class="scroll">
                     <table id="matrix">
-                        <caption class="hint">{ lang.t("matrix.caption") }</caption>
+                        <caption class="hint">{ lang.t(key!("matrix.caption")) }</caption>
                         <thead><tr>
-                            <th class="num">{ "#" }</th><th>{ lang.t("matrix.platform") }</th>
-                            { for CRITERIA.iter().map(|c| html! {
-                                <th class="num" title={lang.t(&format!("matrix.d.{c}"))}>{ lang.t(&format!("matrix.s.{c}")) }</th>
+                            <th class="num">{ "#" }</th><th>{ lang.t(key!("matrix.platform")) }</th>
+                            { for TEXTS.iter().map(|(_, _, description, short)| html! {
+                                <th class="num" title={lang.t(*description)}>{ lang.t(*short) }</th>
                             }) }
-                            <th class="num">{ lang.t("matrix.total") }</th>
+                            <th class="num">{ lang.t(key!("matrix.total")) }</th>
                         </tr></thead>
                         <tbody>
                             { for rows.iter().map(|p| html! {
@@ -102,5 +126,21 @@ pub fn matrix() -> Html {
                 </div>
             }
         </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_texts_follow_the_criteria() {
+        let names: Vec<&str> = TEXTS.iter().map(|t| t.0).collect();
+        assert_eq!(names, CRITERIA);
+        for (c, label, description, short) in TEXTS {
+            assert_eq!(label.name(), format!("matrix.c.{c}"));
+            assert_eq!(description.name(), format!("matrix.d.{c}"));
+            assert_eq!(short.name(), format!("matrix.s.{c}"));
+        }
     }
 }

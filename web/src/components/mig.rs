@@ -126,12 +126,12 @@ pub fn view() -> Html {
     let err = result.as_ref().as_ref().err();
     html! {
         <>
-            <h1>{ lang.t("view.mig") }</h1>
-            <p class="lead">{ lang.t("mig.lead") }</p>
+            <h1>{ lang.t(key!("view.mig")) }</h1>
+            <p class="lead">{ lang.t(key!("mig.lead")) }</p>
             <div class="layout">
                 <div class="panel">
                     <div class="field">
-                        <label for="mig-gpu">{ lang.t("mig.gpu") }</label>
+                        <label for="mig-gpu">{ lang.t(key!("mig.gpu")) }</label>
                         <select id="mig-gpu" onchange={on_gpu}>
                             { for gpus().iter().filter(|g| g.has_mig()).map(|g| html! {
                                 <option value={g.id} selected={g.id == gpu}>{ format!("{} ({})", g.name, g.marketed_memory) }</option>
@@ -139,19 +139,19 @@ pub fn view() -> Html {
                         </select>
                     </div>
                     <div class="field">
-                        <label for="mig-jobs">{ lang.t("mig.jobs") }</label>
+                        <label for="mig-jobs">{ lang.t(key!("mig.jobs")) }</label>
                         <textarea id="mig-jobs" value={jobs.clone()} oninput={on_jobs} spellcheck="false"
                             aria-invalid={err.is_some_and(|e| e.field == "jobs" || e.field == "job").then_some("true")} />
-                        <span class="hint">{ lang.t("mig.jobs_hint") }</span>
+                        <span class="hint">{ lang.t(key!("mig.jobs_hint")) }</span>
                         if let Some(e) = err.filter(|e| e.field == "jobs" || e.field == "job") {
                             <span class="err" id="mig-jobs-err" role="alert">{ error_text(lang, e) }</span>
                         }
                     </div>
                     if let Some((b, add)) = calc_job {
-                        <button type="button" id="add-calc-job" onclick={add}>{ lang.f("mig.add_calc", &[&format::gib(b)]) }</button>
+                        <button type="button" id="add-calc-job" onclick={add}>{ lang.f(key!("mig.add_calc"), &[&format::gib(b)]) }</button>
                     }
                     <div class="field">
-                        <label for="mig-currency">{ lang.t("fit.currency") }</label>
+                        <label for="mig-currency">{ lang.t(key!("fit.currency")) }</label>
                         <select id="mig-currency" onchange={on_currency}>
                             <option value="CNY" selected={currency == Currency::Cny}>{ "CNY" }</option>
                             <option value="USD" selected={currency == Currency::Usd}>{ "USD" }</option>
@@ -178,27 +178,27 @@ fn plan_view(app: &crate::Ctx, jobs: &[(String, Bytes)], p: &MigPlan) -> Html {
     let slices_per_card = g.map_or(8, |g| u32::from(g.mig_memory_slices.max(1)));
     let cost = |c: Option<f64>| {
         c.map_or_else(
-            || lang.t("mig.unpriced").to_string(),
+            || lang.t(key!("mig.unpriced")).to_string(),
             |c| format::price(c, p.currency.code()),
         )
     };
     html! {
         <div class="panel" id="mig-plan" data-cards={p.cards.len().to_string()}>
-            <h2>{ lang.f(if p.cards.len() == 1 { "mig.result_one" } else { "mig.result" }, &[&p.cards.len().to_string(), g.map_or(p.gpu.as_str(), |g| g.name)]) }</h2>
+            <h2>{ lang.f(if p.cards.len() == 1 { key!("mig.result_one") } else { key!("mig.result") }, &[&p.cards.len().to_string(), g.map_or(p.gpu.as_str(), |g| g.name)]) }</h2>
             <div class="totals">
-                <div class="stat" id="mig-cost"><div class="k">{ lang.t("mig.cost") }</div><div class="v">{ cost(p.cost_per_hour) }</div>
+                <div class="stat" id="mig-cost"><div class="k">{ lang.t(key!("mig.cost")) }</div><div class="v">{ cost(p.cost_per_hour) }</div>
                     <div class="s">{ lang.t(match p.pricing {
-                        MigPricing::PerSlice => "mig.per_slice",
-                        MigPricing::WholeCard => "mig.whole_card",
-                        MigPricing::Unpriced => "mig.unpriced",
+                        MigPricing::PerSlice => key!("mig.per_slice"),
+                        MigPricing::WholeCard => key!("mig.whole_card"),
+                        MigPricing::Unpriced => key!("mig.unpriced"),
                     }) }</div></div>
-                <div class="stat" id="mig-whole"><div class="k">{ lang.t("mig.whole_cost") }</div><div class="v">{ cost(p.whole_cards_cost_per_hour) }</div>
-                    <div class="s">{ lang.f(if jobs.len() == 1 { "mig.whole_sub_one" } else { "mig.whole_sub" }, &[&jobs.len().to_string()]) }</div></div>
+                <div class="stat" id="mig-whole"><div class="k">{ lang.t(key!("mig.whole_cost")) }</div><div class="v">{ cost(p.whole_cards_cost_per_hour) }</div>
+                    <div class="s">{ lang.f(if jobs.len() == 1 { key!("mig.whole_sub_one") } else { key!("mig.whole_sub") }, &[&jobs.len().to_string()]) }</div></div>
             </div>
             { for p.cards.iter().enumerate().map(|(ci, card)| html! {
                 <div class="mig-card" data-card={ci.to_string()}>
-                    <h3>{ lang.f("mig.card", &[&(ci + 1).to_string()]) }</h3>
-                    <svg class="bar" viewBox={format!("0 0 {} 40", slices_per_card * 100)} preserveAspectRatio="none" role="img" aria-label={lang.f("mig.card", &[&(ci + 1).to_string()])}>
+                    <h3>{ lang.f(key!("mig.card"), &[&(ci + 1).to_string()]) }</h3>
+                    <svg class="bar" viewBox={format!("0 0 {} 40", slices_per_card * 100)} preserveAspectRatio="none" role="img" aria-label={lang.f(key!("mig.card"), &[&(ci + 1).to_string()])}>
                         <rect class="mig-free" x="0" y="0" width={(slices_per_card * 100).to_string()} height="40" />
                         { for card.slices.iter().map(|s| {
                             let ms = g.and_then(|g| g.mig_profile(&s.profile)).map_or(1, |p| u32::from(p.memory_slices));
@@ -208,7 +208,7 @@ fn plan_view(app: &crate::Ctx, jobs: &[(String, Bytes)], p: &MigPlan) -> Html {
                         }) }
                     </svg>
                     <div class="scroll"><table>
-                        <thead><tr><th>{ lang.t("mig.profile") }</th><th>{ lang.t("mig.job") }</th><th class="num">{ lang.t("fit.per_gpu") }</th><th class="num">{ lang.t("fit.usable") }</th><th class="num">{ lang.t("fit.margin") }</th></tr></thead>
+                        <thead><tr><th>{ lang.t(key!("mig.profile")) }</th><th>{ lang.t(key!("mig.job")) }</th><th class="num">{ lang.t(key!("fit.per_gpu")) }</th><th class="num">{ lang.t(key!("fit.usable")) }</th><th class="num">{ lang.t(key!("fit.margin")) }</th></tr></thead>
                         <tbody>{ for card.slices.iter().map(|s| html! {
                             <tr data-profile={s.profile.clone()}>
                                 <td><code>{ format!("{}:{}", s.profile, s.start) }</code></td>
@@ -222,7 +222,7 @@ fn plan_view(app: &crate::Ctx, jobs: &[(String, Bytes)], p: &MigPlan) -> Html {
                     <pre><code>{ format!("sudo nvidia-smi mig -cgi {} -C", card.slices.iter().map(|s| format!("{}:{}", s.profile, s.start)).collect::<Vec<_>>().join(",")) }</code></pre>
                 </div>
             }) }
-            if !p.exhaustive { <p class="hint">{ lang.t("mig.not_exhaustive") }</p> }
+            if !p.exhaustive { <p class="hint">{ lang.t(key!("mig.not_exhaustive")) }</p> }
         </div>
     }
 }

@@ -97,50 +97,50 @@ pub fn prices() -> Html {
     };
     html! {
         <div class="panel" id="prices">
-            <h2>{ lang.t("prices.title") }</h2>
-            <p class="hint">{ lang.t("prices.lead") }</p>
+            <h2>{ lang.t(key!("prices.title")) }</h2>
+            <p class="hint">{ lang.t(key!("prices.lead")) }</p>
             if let Some(p) = &catalog.problem {
                 <div class="notice" id="storage-problem" role="alert">
-                    { lang.t("prices.storage_problem") }{ " " }{ error_text(lang, p) }
-                    <button type="button" onclick={on_dismiss}>{ lang.t("notice.dismiss") }</button>
+                    { lang.t(key!("prices.storage_problem")) }{ " " }{ error_text(lang, p) }
+                    <button type="button" onclick={on_dismiss}>{ lang.t(key!("notice.dismiss")) }</button>
                 </div>
             }
             <p id="catalog-status" data-imported={catalog.imported.is_some().to_string()} data-edited={edited.to_string()}>
                 { match &catalog.imported {
-                    Some(v) => lang.f("prices.using_imported", &[&v.len().to_string()]),
-                    None => lang.f("prices.using_builtin", &[&catalog.offers.len().to_string()]),
+                    Some(v) => lang.f(key!("prices.using_imported"), &[&v.len().to_string()]),
+                    None => lang.f(key!("prices.using_builtin"), &[&catalog.offers.len().to_string()]),
                 } }
                 { " " }
-                { lang.f("prices.edited", &[&edited.to_string()]) }
+                { lang.f(key!("prices.edited"), &[&edited.to_string()]) }
             </p>
             <div class="row actions">
-                <button type="button" id="export" onclick={on_export}>{ lang.t("prices.export") }</button>
+                <button type="button" id="export" onclick={on_export}>{ lang.t(key!("prices.export")) }</button>
                 <span class="file-button">
                     <input type="file" id="import-file" accept=".json,application/json" onchange={on_import}
                         aria-describedby="import-hint" />
-                    <label for="import-file" class="button">{ lang.t("prices.import") }</label>
+                    <label for="import-file" class="button">{ lang.t(key!("prices.import")) }</label>
                 </span>
-                <button type="button" id="reset-prices" onclick={on_reset} disabled={edited == 0}>{ lang.t("prices.reset") }</button>
+                <button type="button" id="reset-prices" onclick={on_reset} disabled={edited == 0}>{ lang.t(key!("prices.reset")) }</button>
                 if catalog.imported.is_some() {
-                    <button type="button" id="builtin" onclick={on_builtin}>{ lang.t("prices.builtin") }</button>
+                    <button type="button" id="builtin" onclick={on_builtin}>{ lang.t(key!("prices.builtin")) }</button>
                 }
             </div>
-            <p class="hint" id="import-hint">{ lang.t("prices.import_hint") }</p>
+            <p class="hint" id="import-hint">{ lang.t(key!("prices.import_hint")) }</p>
             if let Some(n) = *imported_now {
-                <p id="import-ok" role="status">{ lang.f("prices.imported", &[&n.to_string()]) }</p>
+                <p id="import-ok" role="status">{ lang.f(key!("prices.imported"), &[&n.to_string()]) }</p>
             }
             if let Some(e) = &*import_error {
                 <p class="err" id="import-error" role="alert" data-field={e.field.clone()}>
-                    { lang.t("prices.import_failed") }{ " " }{ error_text(lang, e) }
+                    { lang.t(key!("prices.import_failed")) }{ " " }{ error_text(lang, e) }
                 </p>
             }
             <details id="price-editor" open={*open} {ontoggle}>
-                <summary>{ lang.f("prices.edit", &[&catalog.offers.len().to_string()]) }</summary>
+                <summary>{ lang.f(key!("prices.edit"), &[&catalog.offers.len().to_string()]) }</summary>
                 <div class="scroll">
                     <table id="price-table">
                         <thead><tr>
-                            <th>{ lang.t("fit.offer") }</th><th>{ lang.t("prices.unit") }</th>
-                            <th class="num">{ lang.t("prices.price") }</th><th class="num">{ lang.t("prices.catalog_price") }</th>
+                            <th>{ lang.t(key!("fit.offer")) }</th><th>{ lang.t(key!("prices.unit")) }</th>
+                            <th class="num">{ lang.t(key!("prices.price")) }</th><th class="num">{ lang.t(key!("prices.catalog_price")) }</th>
                         </tr></thead>
                         <tbody>
                             { for catalog.offers.iter().enumerate().map(|(i, o)| html! {
@@ -212,9 +212,9 @@ fn price_row(props: &RowProps) -> Html {
         (None, None) => format!("{} × {}", o.count, o.gpu),
     };
     let market = if o.market == Market::Spot {
-        lang.t("fit.spot_short")
+        lang.t(key!("fit.spot_short"))
     } else {
-        lang.t("prices.on_demand")
+        lang.t(key!("prices.on_demand"))
     };
     let err_id = format!("{id}-err");
     html! {
@@ -224,7 +224,7 @@ fn price_row(props: &RowProps) -> Html {
             <td class="num">
                 <input type="text" inputmode="decimal" class="price" id={id.clone()} value={shown} {oninput}
                     autocomplete="off" spellcheck="false" size="8"
-                    aria-label={lang.f("prices.price_of", &[&o.id, o.currency.code()])}
+                    aria-label={lang.f(key!("prices.price_of"), &[&o.id, o.currency.code()])}
                     aria-invalid={error.is_some().then_some("true")}
                     aria-describedby={error.is_some().then(|| err_id.clone())} />
                 { " " }{ o.currency.code() }
@@ -237,7 +237,7 @@ fn price_row(props: &RowProps) -> Html {
                 if edited {
                     { " " }
                     <button type="button" class="undo" onclick={on_undo}
-                        aria-label={lang.f("prices.undo", &[&o.id])}>{ "↺" }</button>
+                        aria-label={lang.f(key!("prices.undo"), &[&o.id])}>{ "↺" }</button>
                 }
             </td>
         </tr>

@@ -30,10 +30,10 @@ pub fn header(app: &Ctx) -> Html {
             <a class="brand" href={app.hash_for(View::Calc)}>
                 <img src="./icon.svg" alt="" width="26" height="26" />{ "vramfit" }
             </a>
-            <span class="tagline">{ lang.t("app.tagline") }</span>
+            <span class="tagline">{ lang.t(key!("app.tagline")) }</span>
             <label class="lang">
-                <span class="skip">{ lang.t("app.lang") }</span>
-                <select id="lang" aria-label={lang.t("app.lang")} {onchange}>
+                <span class="skip">{ lang.t(key!("app.lang")) }</span>
+                <select id="lang" aria-label={lang.t(key!("app.lang"))} {onchange}>
                     <option value="en" selected={!lang.is_zh()}>{ "English" }</option>
                     <option value="zh" selected={lang.is_zh()}>{ "简体中文" }</option>
                 </select>
@@ -46,7 +46,7 @@ pub fn header(app: &Ctx) -> Html {
 pub fn nav(app: &Ctx) -> Html {
     let lang = app.lang;
     html! {
-        <nav class="views" aria-label={lang.t("view.nav")}>
+        <nav class="views" aria-label={lang.t(key!("view.nav"))}>
             { for View::ALL.iter().map(|&v| html! {
                 <a href={app.hash_for(v)} data-nav={v.slug()}
                    aria-current={(app.view == v).then_some("page")}>{ lang.t(v.title_key()) }</a>
@@ -67,8 +67,8 @@ pub fn notice(app: &Ctx) -> Html {
     };
     html! {
         <div class="notice" role="status" id="link-notice">
-            { lang.f("notice.bad_link", &[&app.problems.join(", ")]) }
-            <button type="button" onclick={dismiss}>{ lang.t("notice.dismiss") }</button>
+            { lang.f(key!("notice.bad_link"), &[&app.problems.join(", ")]) }
+            <button type="button" onclick={dismiss}>{ lang.t(key!("notice.dismiss")) }</button>
         </div>
     }
 }

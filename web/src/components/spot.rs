@@ -8,7 +8,7 @@ use yew::prelude::*;
 
 use super::field::{error_text, input_value};
 use crate::compute::{self, SPOT_FIELDS, SpotDefaults};
-use crate::i18n::Lang;
+use crate::i18n::{Key, Lang};
 use crate::state::Action;
 use crate::use_app;
 
@@ -47,7 +47,7 @@ pub fn spot_calc(props: &SpotProps) -> Html {
     let d = &props.defaults;
     let result = compute::spot_of(&app, d);
     let err = result.as_ref().err();
-    let field = |key: &'static str, name: &'static str| -> Html {
+    let field = |key: &'static str, name: &'static str, label: Key| -> Html {
         let id = key.replace('_', "-");
         let value = compute::spot_value(&app, key, d);
         let mine: Option<&InputError> = err.filter(|e| e.field == name);
@@ -62,20 +62,18 @@ pub fn spot_calc(props: &SpotProps) -> Html {
         };
         let hint = match key {
             "spot_od" => Some(match &d.on_demand {
-                Some((offer, _)) => lang.f("spot.from_offer", &[offer]),
-                None => lang.t("spot.no_offer").to_string(),
+                Some((offer, _)) => lang.f(key!("spot.from_offer"), &[offer]),
+                None => lang.t(key!("spot.no_offer")).to_string(),
             }),
             "spot_price" => Some(match (&d.spot, &d.on_demand) {
-                (Some((offer, _)), _) => lang.f("spot.from_offer", &[offer]),
-                _ => lang.t("spot.guide_fraction").to_string(),
+                (Some((offer, _)), _) => lang.f(key!("spot.from_offer"), &[offer]),
+                _ => lang.t(key!("spot.guide_fraction")).to_string(),
             }),
-            "spot_mtbi" => Some(lang.t("spot.mtbi_hint").to_string()),
+            "spot_mtbi" => Some(lang.t(key!("spot.mtbi_hint")).to_string()),
             _ => None,
         };
-        let label = match key {
-            "spot_od" | "spot_price" => lang.f(&format!("spot.{key}"), &[props.currency]),
-            _ => lang.t(&format!("spot.{key}")).to_string(),
-        };
+        // The prices' labels name the currency; the others have no slot.
+        let label = lang.f(label, &[props.currency]);
         let err_id = format!("{id}-err");
         let hint_id = format!("{id}-hint");
         let described = match (mine.is_some(), hint.is_some()) {
@@ -112,15 +110,15 @@ pub fn spot_calc(props: &SpotProps) -> Html {
         .any(|(k, _, _)| app.extra.contains_key(k));
     html! {
         <div class="panel" id="spot-panel">
-            <h2>{ lang.t("spot.title") }</h2>
-            <p class="hint">{ lang.t("spot.lead") }</p>
-            <div class="row">{ field("spot_hours", "hours") }{ field("spot_od", "on_demand_price") }{ field("spot_price", "spot_price") }</div>
-            <div class="row">{ field("spot_mtbi", "mtbi") }{ field("spot_ckpt", "checkpoint_every") }{ field("spot_restart", "restart") }</div>
-            <button type="button" id="spot-reset" onclick={reset} disabled={!typed}>{ lang.t("spot.defaults") }</button>
+            <h2>{ lang.t(key!("spot.title")) }</h2>
+            <p class="hint">{ lang.t(key!("spot.lead")) }</p>
+            <div class="row">{ field("spot_hours", "hours", key!("spot.spot_hours")) }{ field("spot_od", "on_demand_price", key!("spot.spot_od")) }{ field("spot_price", "spot_price", key!("spot.spot_price")) }</div>
+            <div class="row">{ field("spot_mtbi", "mtbi", key!("spot.spot_mtbi")) }{ field("spot_ckpt", "checkpoint_every", key!("spot.spot_ckpt")) }{ field("spot_restart", "restart", key!("spot.spot_restart")) }</div>
+            <button type="button" id="spot-reset" onclick={reset} disabled={!typed}>{ lang.t(key!("spot.defaults")) }</button>
             { match &result {
                 Ok(c) => breakdown(lang, c, props.currency),
                 Err(e) => html! {
-                    <p class="notice error" id="spot-error" data-field={e.field.clone()}>{ lang.t("spot.cannot") }{ " " }{ error_text(lang, e) }</p>
+                    <p class="notice error" id="spot-error" data-field={e.field.clone()}>{ lang.t(key!("spot.cannot")) }{ " " }{ error_text(lang, e) }</p>
                 },
             } }
         </div>
@@ -134,7 +132,7 @@ fn breakdown(lang: Lang, c: &SpotComparison, cur: &str) -> Html {
     let n = format!("{:.2}", c.expected_interruptions);
     let verdict = if spot_cheaper {
         lang.f(
-            "spot.verdict_spot",
+            key!("spot.verdict_spot"),
             &[
                 &money(diff, cur),
                 &n,
@@ -144,7 +142,7 @@ fn breakdown(lang: Lang, c: &SpotComparison, cur: &str) -> Html {
         )
     } else {
         lang.f(
-            "spot.verdict_od",
+            key!("spot.verdict_od"),
             &[
                 &money(diff, cur),
                 &n,
@@ -154,10 +152,10 @@ fn breakdown(lang: Lang, c: &SpotComparison, cur: &str) -> Html {
         )
     };
     let mtbi = match c.break_even_mtbi_hours {
-        Some(m) if m.is_finite() => lang.f("spot.break_even_mtbi", &[&hours(m)]),
-        _ => lang.t("spot.never").to_string(),
+        Some(m) if m.is_finite() => lang.f(key!("spot.break_even_mtbi"), &[&hours(m)]),
+        _ => lang.t(key!("spot.never")).to_string(),
     };
-    let row = |key: &str, id: &str, v: f64, shown: String| {
+    let row = |key: Key, id: &str, v: f64, shown: String| {
         html! {
             <tr id={id.to_string()} data-value={format!("{v}")}>
                 <th scope="row">{ lang.t(key) }</th><td class="num">{ shown }</td>
@@ -168,32 +166,32 @@ fn breakdown(lang: Lang, c: &SpotComparison, cur: &str) -> Html {
         <div id="spot-result" data-cheaper={if spot_cheaper { "spot" } else { "on-demand" }}>
             <div class="totals">
                 <div class="stat" id="spot-cost" data-cheaper={spot_cheaper.then_some("true")} data-value={format!("{}", c.spot_cost)}>
-                    <div class="k">{ lang.t("spot.spot_cost") }</div>
+                    <div class="k">{ lang.t(key!("spot.spot_cost")) }</div>
                     <div class="v">{ money(c.spot_cost, cur) }</div>
-                    <div class="s">{ lang.f("spot.wall", &[&hours(c.expected_wall_hours)]) }</div>
+                    <div class="s">{ lang.f(key!("spot.wall"), &[&hours(c.expected_wall_hours)]) }</div>
                 </div>
                 <div class="stat" id="od-cost" data-cheaper={(!spot_cheaper).then_some("true")} data-value={format!("{}", c.on_demand_cost)}>
-                    <div class="k">{ lang.t("spot.od_cost") }</div>
+                    <div class="k">{ lang.t(key!("spot.od_cost")) }</div>
                     <div class="v">{ money(c.on_demand_cost, cur) }</div>
-                    <div class="s">{ lang.f("spot.wall", &[&hours(c.input.hours)]) }</div>
+                    <div class="s">{ lang.f(key!("spot.wall"), &[&hours(c.input.hours)]) }</div>
                 </div>
             </div>
-            <p id="spot-verdict"><strong>{ if spot_cheaper { lang.t("spot.spot_wins") } else { lang.t("spot.od_wins") } }</strong>{ " " }{ verdict }</p>
+            <p id="spot-verdict"><strong>{ if spot_cheaper { lang.t(key!("spot.spot_wins")) } else { lang.t(key!("spot.od_wins")) } }</strong>{ " " }{ verdict }</p>
             <table id="spot-breakdown">
                 <tbody>
-                    { row("spot.interruptions", "spot-interruptions", c.expected_interruptions, format!("{:.2}", c.expected_interruptions)) }
-                    { row("spot.lost", "spot-lost", c.expected_lost_hours_per_interruption, hours(c.expected_lost_hours_per_interruption)) }
-                    { row("spot.wall_hours", "spot-wall", c.expected_wall_hours, hours(c.expected_wall_hours)) }
-                    { row("spot.break_even_price", "spot-break-even", c.break_even_spot_price, format!("{}/h", money(c.break_even_spot_price, cur))) }
+                    { row(key!("spot.interruptions"), "spot-interruptions", c.expected_interruptions, format!("{:.2}", c.expected_interruptions)) }
+                    { row(key!("spot.lost"), "spot-lost", c.expected_lost_hours_per_interruption, hours(c.expected_lost_hours_per_interruption)) }
+                    { row(key!("spot.wall_hours"), "spot-wall", c.expected_wall_hours, hours(c.expected_wall_hours)) }
+                    { row(key!("spot.break_even_price"), "spot-break-even", c.break_even_spot_price, format!("{}/h", money(c.break_even_spot_price, cur))) }
                     <tr id="spot-break-even-mtbi" data-value={c.break_even_mtbi_hours.map_or_else(String::new, |m| format!("{m}"))}>
-                        <th scope="row">{ lang.t("spot.mtbi_row") }</th><td class="num">{ mtbi }</td>
+                        <th scope="row">{ lang.t(key!("spot.mtbi_row")) }</th><td class="num">{ mtbi }</td>
                     </tr>
                 </tbody>
             </table>
             if c.guide_prefers_on_demand {
-                <p class="notice" id="spot-guide">{ lang.t("spot.guide_24h") }</p>
+                <p class="notice" id="spot-guide">{ lang.t(key!("spot.guide_24h")) }</p>
             }
-            <p class="hint">{ lang.t("spot.model") }</p>
+            <p class="hint">{ lang.t(key!("spot.model")) }</p>
         </div>
     }
 }
