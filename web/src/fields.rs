@@ -497,7 +497,11 @@ mod tests {
         assert_eq!(named, rows);
         assert!(rows.len() > 70, "{}", rows.len());
         // Where a value is a word with no row, the form shows it as it is.
-        assert!(QUANTIZATIONS.iter().any(|c| c.0 == "gguf-q4_k_m" && c.1.is_none()));
+        assert!(
+            QUANTIZATIONS
+                .iter()
+                .any(|c| c.0 == "gguf-q4_k_m" && c.1.is_none())
+        );
     }
 
     fn defaults_only(k: &str) -> String {

@@ -138,7 +138,7 @@ fn fill(text: &str, args: &[&str]) -> String {
 }
 
 /// A text of the tables: the place of its row, [`TEXT`]'s rows first, then [`VIEW_TEXT`]'s.
-/// Made from the text's key when the site is compiled, by [`key!`](crate::key) or
+/// Made from the text's key when the site is compiled, by `key!` or
 /// [`Key::find`] in a constant: a key no row has is a compile error, and the module holds no
 /// key, only the texts (measured 2026-12-02: the keys were 1.1 KB of the Chinese first load).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -184,6 +184,9 @@ impl Key {
             .unwrap_or("")
     }
 }
+
+// Every row's place fits a `Key`.
+const _: () = assert!(TEXT_KEYS.len() + VIEW_KEYS.len() < u16::MAX as usize);
 
 /// Whether `key` is `parts` joined, byte by byte (a `const fn`: `==` on `str` is not one).
 const fn joins(key: &str, parts: &[&str]) -> bool {

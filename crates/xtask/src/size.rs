@@ -718,9 +718,12 @@ pub fn size() -> Result {
 /// ones), then 127.6 and 131.5 KB (137.4 KB in Chinese; the input errors' translation without
 /// core's substring search), then 127.9 and 129.0 KB (133.7 and 135.0 KB; the input errors
 /// written in both languages, `input_error!`, so that the Chinese build holds no English error
-/// text and no phrase table), and the Chinese ceiling moved down from 137, then 134 KB.
+/// text and no phrase table), and the Chinese ceiling moved down from 137, then 134, then
+/// 131 KB. Then 126.9 and 127.8 KB (132.6 and 133.6 KB; the text tables without their keys,
+/// each text found by its key when the site is compiled): Chinese is under the aim too, and
+/// both ceilings are the aim itself.
 /// The site's first load in each language, as downloaded (see [`Shipped`]).
-pub const FIRST_LOAD_CEILINGS: [(&str, u64); 2] = [("en", FIRST_LOAD_AIM), ("zh", 131 * 1000)];
+pub const FIRST_LOAD_CEILINGS: [(&str, u64); 2] = [("en", FIRST_LOAD_AIM), ("zh", FIRST_LOAD_AIM)];
 /// The site's full build (every view), loaded when a view beyond the calculator opens:
 /// 412.3 KB, then 390.6 KB, then 384.1 KB, then 375.6 KB (`optimize_for_size`), then 382.0 KB,
 /// then 403.2 KB (every input error in Chinese, the diagnosis's new formats and checks, the MIG
@@ -731,7 +734,8 @@ pub const FIRST_LOAD_CEILINGS: [(&str, u64); 2] = [("en", FIRST_LOAD_AIM), ("zh"
 /// copy, which browsers with `DecompressionStream` load, is 374.9 KB), then 389.2 KB on
 /// 2026-12-02 (its copy 370.5 KB), then 386.0 KB (its copy 367.9 KB), then 377.2 KB (its copy
 /// 358.7 KB; functions and data reordered), then 379.9 KB (its copy 361.1 KB; the formulas
-/// written in both languages), then 380.2 KB (its copy 361.6 KB; the input errors too), gzip;
+/// written in both languages), then 380.2 KB (its copy 361.6 KB; the input errors too), then
+/// 377.0 KB (its copy 358.7 KB; the text tables without their keys), gzip;
 /// the ceiling moved down from 410 KB before the formulas' step.
 pub const FULL_BUILD_CEILING: u64 = 396 * 1000;
 /// The npm package's module with every function (`vramfit/full`): 215.5 KB, then 204.6 KB, then
