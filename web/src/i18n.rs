@@ -1,5 +1,6 @@
-//! Every string the site shows, in English and Simplified Chinese: one table of
-//! key → (en, zh). A missing key is a test failure, not a blank on screen.
+//! Every string the site shows, in English and Simplified Chinese: tables of
+//! key → (en, zh). Code names a text by its key, found when the site is compiled ([`Key`]):
+//! a missing key does not compile, and the module holds the texts without their keys.
 //!
 //! A build carries the languages of its features: the full build (`full`) both, each
 //! calculator build one (`en` or `zh`), whose first load then holds no text of the other. A
