@@ -43,6 +43,13 @@ macro_rules! choices {
     };
 }
 
+/// A [`Kind::Choice`] field: its key, its group and its values, each with its label's text.
+macro_rules! choice_field {
+    ($key:literal, $group:ident: $($v:literal),* $(,)?) => {
+        Field::new($key, Kind::Choice(choices!($key: $($v),*)), Group::$group)
+    };
+}
+
 /// Which part of the form a field belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Group {
@@ -146,67 +153,25 @@ pub const QUANTIZATIONS: &[Choice] = choices!("quantization":
 
 /// Every field, in form order.
 pub static FIELDS: &[Field] = &[
-    Field::new(
-        "source",
-        Kind::Choice(choices!("source": "preset", "params", "config")),
-        Group::Model,
-    ),
+    choice_field!("source", Model: "preset", "params", "config"),
     Field::new("model", Kind::Text, Group::Model),
     Field::new("params", Kind::Text, Group::Model),
-    Field::new(
-        "mode",
-        Kind::Choice(choices!("mode": "inference", "serve", "training")),
-        Group::Run,
-    ),
-    Field::new(
-        "engine",
-        Kind::Choice(choices!("engine": "hf", "vllm", "llamacpp")),
-        Group::Run,
-    ),
+    choice_field!("mode", Run: "inference", "serve", "training"),
+    choice_field!("engine", Run: "hf", "vllm", "llamacpp"),
     Field::new("batch", Kind::Number, Group::Run),
     Field::new("seq_len", Kind::Number, Group::Run),
     Field::new("new_tokens", Kind::Number, Group::Run),
-    Field::new(
-        "dtype",
-        Kind::Choice(choices!("dtype": "", "fp32", "fp16", "bf16")),
-        Group::Run,
-    ),
+    choice_field!("dtype", Run: "", "fp32", "fp16", "bf16"),
     Field::new("quantization", Kind::Choice(QUANTIZATIONS), Group::Run),
-    Field::new(
-        "kv_dtype",
-        Kind::Choice(choices!("kv_dtype": "auto", "fp16", "bf16", "fp8", "q8_0", "q4_0")),
-        Group::Run,
-    ),
-    Field::new(
-        "optimizer",
-        Kind::Choice(
-            choices!("optimizer": "adamw", "adamw-8bit", "sgd", "sgd-momentum", "adafactor", "lion"),
-        ),
-        Group::Training,
-    ),
-    Field::new(
-        "precision",
-        Kind::Choice(choices!("precision": "fp32", "fp16", "bf16", "amp-fp16", "amp-bf16")),
-        Group::Training,
-    ),
-    Field::new(
-        "grad_checkpointing",
-        Kind::Choice(choices!("grad_checkpointing": "none", "full", "selective")),
-        Group::Training,
-    ),
+    choice_field!("kv_dtype", Run: "auto", "fp16", "bf16", "fp8", "q8_0", "q4_0"),
+    choice_field!("optimizer", Training: "adamw", "adamw-8bit", "sgd", "sgd-momentum", "adafactor", "lion"),
+    choice_field!("precision", Training: "fp32", "fp16", "bf16", "amp-fp16", "amp-bf16"),
+    choice_field!("grad_checkpointing", Training: "none", "full", "selective"),
     Field::new("lora_rank", Kind::Number, Group::Training),
     Field::new("lora_targets", Kind::Text, Group::Training),
     Field::new("qlora", Kind::Bool, Group::Training),
-    Field::new(
-        "zero",
-        Kind::Choice(choices!("zero": "0", "1", "2", "3")),
-        Group::Training,
-    ),
-    Field::new(
-        "offload",
-        Kind::Choice(choices!("offload": "none", "cpu", "nvme")),
-        Group::Training,
-    ),
+    choice_field!("zero", Training: "0", "1", "2", "3"),
+    choice_field!("offload", Training: "none", "cpu", "nvme"),
     Field::new("fused_optimizer", Kind::Bool, Group::Training),
     Field::new("gpu_memory_utilization", Kind::Number, Group::Serving),
     Field::new("max_model_len", Kind::OptNumber, Group::Serving),
@@ -220,16 +185,8 @@ pub static FIELDS: &[Field] = &[
     Field::new("gpus", Kind::Number, Group::Hardware),
     Field::new("tp", Kind::Number, Group::Hardware),
     Field::new("pp", Kind::Number, Group::Hardware),
-    Field::new(
-        "attention",
-        Kind::Choice(choices!("attention": "sdpa", "flash", "eager")),
-        Group::Advanced,
-    ),
-    Field::new(
-        "logits",
-        Kind::Choice(choices!("logits": "last", "all")),
-        Group::Advanced,
-    ),
+    choice_field!("attention", Advanced: "sdpa", "flash", "eager"),
+    choice_field!("logits", Advanced: "last", "all"),
 ];
 
 /// The field named `key`.

@@ -11,28 +11,28 @@ use crate::i18n::Key;
 use crate::state::Action;
 use crate::{use_app, use_catalog};
 
-/// Each criterion with the texts of its label, its description and its column's heading (the
-/// rows `matrix.c.NAME`, `matrix.d.NAME` and `matrix.s.NAME`), found when the site is compiled.
-macro_rules! criteria {
-    ($($c:literal),* $(,)?) => {
-        [$((
-            $c,
-            key!(concat!("matrix.c.", $c)),
-            key!(concat!("matrix.d.", $c)),
-            key!(concat!("matrix.s.", $c)),
-        )),*]
-    };
-}
+/// Each criterion of [`CRITERIA`], in its order, with the texts of its label, its description
+/// and its column's heading (the rows `matrix.c.NAME`, `matrix.d.NAME` and `matrix.s.NAME`),
+/// found when the site is compiled.
+static TEXTS: [(&str, Key, Key, Key); CRITERIA.len()] = criteria_texts();
 
-/// The texts of [`CRITERIA`], in its order (a test checks).
-static TEXTS: [(&str, Key, Key, Key); 6] = criteria![
-    "memory",
-    "billing",
-    "slicing",
-    "interconnect",
-    "frameworks",
-    "support",
-];
+const fn criteria_texts() -> [(&'static str, Key, Key, Key); CRITERIA.len()] {
+    const fn of(c: &'static str) -> (&'static str, Key, Key, Key) {
+        (
+            c,
+            Key::of(&["matrix.c.", c]),
+            Key::of(&["matrix.d.", c]),
+            Key::of(&["matrix.s.", c]),
+        )
+    }
+    let mut out = [of(CRITERIA[0]); CRITERIA.len()];
+    let mut i = 1;
+    while i < CRITERIA.len() {
+        out[i] = of(CRITERIA[i]);
+        i += 1;
+    }
+    out
+}
 
 /// The highest weight the sliders offer (a link may carry up to 100; the slider then widens).
 pub const SLIDER_MAX: u32 = 10;
