@@ -1,8 +1,27 @@
 //! Lookups across the data catalogs, for the estimator's input resolution.
 
-use crate::estimate::Device;
+use alloc::string::String;
+
 use crate::model::Architecture;
 use crate::precision::{Dtype, Quantization};
+use crate::units::Bytes;
+
+/// A GPU the workload runs on, as far as the estimate needs it.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Device {
+    /// Catalog id, or `custom`.
+    pub id: String,
+    /// Memory as the CUDA runtime reports it.
+    pub memory: Bytes,
+    /// Hopper or newer: 32 MiB cuBLAS workspaces instead of 8 MiB + 128 KiB.
+    pub hopper_or_newer: bool,
+    /// An A100: vLLM picks its smaller defaults for it even at 80 GB.
+    pub a100: bool,
+    /// Computes in bf16 (Ampere and newer): vLLM runs an fp32 checkpoint in bf16 there, in fp16
+    /// elsewhere.
+    pub bf16: bool,
+}
 
 /// A preset's checkpoint dtype and architecture, by id (case-insensitive).
 pub fn find_model(id: &str) -> Option<(Dtype, Architecture, Quantization)> {
@@ -22,7 +41,7 @@ pub fn find_device(id: &str) -> Option<Device> {
 pub fn device_of(g: &crate::hardware::Gpu) -> Device {
     let arch = g.architecture.to_ascii_lowercase();
     Device {
-        id: alloc::string::String::from(g.id),
+        id: String::from(g.id),
         memory: g.memory,
         // cuBLAS uses 32 MiB workspaces from Hopper (sm90) on. (`starts_with`, not `contains`:
         // the wasm modules then link none of core's substring search.)

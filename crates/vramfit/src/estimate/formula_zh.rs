@@ -5,7 +5,8 @@
 
 mod tests {
     use super::super::*;
-    use crate::precision::GgufFileType;
+    use crate::precision::{GgufFileType, Quantization};
+    use alloc::string::String;
     use alloc::string::ToString;
     use alloc::vec::Vec;
 

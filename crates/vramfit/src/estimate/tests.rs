@@ -1,7 +1,11 @@
 //! Estimator tests: every figure against a hand calculation written here, or a cited measurement.
 
 use super::*;
-use crate::model::Moe;
+use crate::model::{Architecture, Moe, Role};
+use crate::precision::{Dtype, KvDtype, Quantization};
+use crate::units::{Bytes, GIB, MIB};
+use alloc::string::String;
+use alloc::vec::Vec;
 
 fn llama8b() -> Architecture {
     crate::model::tests::llama31_8b()
@@ -630,7 +634,7 @@ fn presets_ship_in_their_released_format() {
 #[test]
 fn a_count_says_whether_it_is_fractional_or_out_of_range() {
     let batch = |v: f64| {
-        super::int("batch", v, 1, super::MAX_BATCH)
+        super::workload::int("batch", v, 1, super::MAX_BATCH)
             .unwrap_err()
             .problem
     };
@@ -641,7 +645,10 @@ fn a_count_says_whether_it_is_fractional_or_out_of_range() {
     assert_eq!(batch(2e6 + 0.5), "2000000.5 is out of range");
     assert_eq!(batch(f64::NAN), "not a finite number");
     assert_eq!(batch(f64::INFINITY), "not a finite number");
-    assert_eq!(super::int("batch", 8.0, 1, super::MAX_BATCH), Ok(8));
+    assert_eq!(
+        super::workload::int("batch", 8.0, 1, super::MAX_BATCH),
+        Ok(8)
+    );
 }
 
 #[test]

@@ -1,0 +1,383 @@
+//! What every run shape shares: the dispatch from the mode and engine to a run shape, the KV
+//! cache, the weights' formula, the CUDA context and the cuBLAS workspace.
+
+use super::{
+    Estimate, Formula, Parts, Runner, SatMul, Workload, b, guide_bytes_per_param, thousands,
+    weights,
+};
+use crate::model::Family;
+use crate::precision::{Dtype, KvDtype, Quantization};
+use crate::units::{Bytes, MIB, short};
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+/// CUDA context of a PyTorch process with lazy module loading: 0.51 GiB, measured on H100 with
+/// vLLM 0.19 (`init_cuda_memory_gib` in the calibration data). PyTorch PR #86509 measured 287 MB
+/// lazy and 667 MB eager on an older stack.
+pub const CUDA_CONTEXT: Bytes = Bytes::new(547_608_330); // 0.51 GiB
+
+/// cuBLAS workspace per handle and stream: 8 MiB + 128 KiB by default before Hopper, 32 MiB on
+/// Hopper and newer (PyTorch's `CUBLAS_WORKSPACE_CONFIG` defaults). Allocated through the caching
+/// allocator, so it counts in `max_memory_allocated`.
+pub const fn cublas_workspace(hopper: bool) -> Bytes {
+    if hopper {
+        Bytes::mib(32)
+    } else {
+        Bytes::new(8 * MIB + 128 * 1024)
+    }
+}
+
+impl Workload {
+    /// Activation dtype bytes for inference.
+    pub(super) fn act_bytes(&self) -> u64 {
+        if self.dtype == Dtype::Fp32 { 4 } else { 2 }
+    }
+
+    /// KV elements per token summed over the layers on this GPU, for `context` tokens, and the
+    /// KV-cache bytes for `seqs` sequences of `context` tokens.
+    pub(super) fn kv_bytes(
+        &self,
+        seqs: u64,
+        context: u64,
+        layers: u64,
+        decompressed_mla: bool,
+    ) -> (u64, Formula) {
+        let a = &self.arch;
+        if !a.is_generative() {
+            return (
+                0,
+                formula!(text "no KV cache (not a generative decoder)", "没有 KV 缓存（不是生成式解码器）"),
+            );
+        }
+        let tp_kv = match a.mla {
+            Some(_) if !decompressed_mla => 1,
+            _ => self.tp.min(a.num_kv_heads.max(1)),
+        };
+        let per_layer = match a.mla {
+            Some(m) if decompressed_mla => {
+                a.num_heads * (m.qk_nope_head_dim + m.qk_rope_head_dim + m.v_head_dim)
+            }
+            _ => a.kv_elements_per_token_layer(),
+        } / tp_kv;
+        let frac = |n: u64| n * layers / a.num_layers.max(1);
+        let global = frac(a.global_layers());
+        let local = layers.saturating_sub(global);
+        let local_ctx = context.min(if a.sliding_window > 0 {
+            a.sliding_window
+        } else {
+            context
+        });
+        let elems = per_layer.sat_mul(seqs).sat_mul(
+            global
+                .sat_mul(context)
+                .saturating_add(local.sat_mul(local_ctx)),
+        );
+        let bytes = self.kv_dtype.bytes_for(elems, self.act_kv_dtype());
+        let per = match a.mla {
+            Some(m) if !decompressed_mla => Formula::same(format!(
+                "(kv_lora_rank {} + rope {})",
+                m.kv_lora_rank, m.qk_rope_head_dim
+            )),
+            Some(_) => formula!(
+                [
+                    "{} heads × (nope + rope + v) (HF caches MLA decompressed)",
+                    a.num_heads
+                ],
+                [
+                    "{} 个头 × (nope + rope + v)（HF 缓存解压后的 MLA）",
+                    a.num_heads
+                ]
+            ),
+            None => formula!(
+                ["2 × {} kv heads × {} head_dim", a.num_kv_heads, a.head_dim],
+                ["2 × {} 个 KV 头 × {} head_dim", a.num_kv_heads, a.head_dim]
+            ),
+        };
+        let tp_text = if tp_kv > 1 {
+            format!(" / tp {tp_kv}")
+        } else {
+            String::new()
+        };
+        let window = if local > 0 {
+            formula!(
+                [
+                    " ({global} global layers × {context} tokens + {local} sliding layers × {local_ctx} tokens)"
+                ],
+                [
+                    " ({global} 个全局层 × {context} token + {local} 个滑动窗口层 × {local_ctx} token)"
+                ]
+            )
+        } else {
+            formula!(
+                [" × {layers} layers × {context} tokens"],
+                [" × {layers} 层 × {context} token"]
+            )
+        };
+        let dtype = self.kv_dtype_name();
+        let size = b(bytes);
+        (
+            bytes,
+            formula!(
+                [
+                    "{}{tp_text} × {seqs} seq{} × {dtype} = {size}",
+                    per.en,
+                    window.en
+                ],
+                [
+                    "{}{tp_text} × {seqs} 条序列{} × {dtype} = {size}",
+                    per.zh,
+                    window.zh
+                ]
+            ),
+        )
+    }
+
+    pub(super) fn act_kv_dtype(&self) -> Dtype {
+        if self.dtype == Dtype::Fp32 {
+            Dtype::Fp32
+        } else if self.dtype == Dtype::Fp16 {
+            Dtype::Fp16
+        } else {
+            Dtype::Bf16
+        }
+    }
+
+    pub(super) fn kv_dtype_name(&self) -> String {
+        match self.kv_dtype {
+            KvDtype::Auto => format!(
+                "{} B ({})",
+                self.act_kv_dtype().bits() / 8,
+                self.act_kv_dtype()
+            ),
+            KvDtype::Fp8 => String::from("1 B (fp8)"),
+            KvDtype::Fp16 | KvDtype::Bf16 => format!("2 B ({})", self.kv_dtype.name()),
+            KvDtype::Q8_0 => String::from("34/32 B (q8_0)"),
+            KvDtype::Q4_0 => String::from("18/32 B (q4_0)"),
+        }
+    }
+
+    pub(super) fn weights_formula(&self, bytes: u64) -> Formula {
+        let a = &self.arch;
+        let p = thousands(a.params());
+        let size = b(bytes);
+        let mut s = if !a.is_detailed() && self.quantization != Quantization::None {
+            // A bare parameter count: the guide's bytes per parameter of the format.
+            let per = short(guide_bytes_per_param(self.dtype, &self.quantization));
+            let q = self.quantization.name();
+            formula!(
+                ["{p} params × {per} B ({q}) = {size}"],
+                ["{p} 个参数 × {per} B ({q}) = {size}"]
+            )
+        } else if self.quantization == Quantization::None {
+            let (per, d) = (self.dtype.bits() / 8, self.dtype);
+            formula!(
+                ["{p} params × {per} B ({d}) = {size}"],
+                ["{p} 个参数 × {per} B ({d}) = {size}"]
+            )
+        } else {
+            let q = a
+                .tensors()
+                .iter()
+                .filter(|t| weights::is_quantized(&self.quantization, a, t))
+                .map(|t| t.numel())
+                .fold(0u64, u64::saturating_add);
+            let kept = thousands(a.params().saturating_sub(q));
+            let (q, name, d) = (thousands(q), self.quantization.name(), self.dtype);
+            formula!(
+                ["{q} quantized weights ({name}, with scales) + {kept} kept in {d} = {size}"],
+                ["{q} 个量化权重 ({name}，含缩放因子) + {kept} 个参数保留为 {d} = {size}"]
+            )
+        };
+        if self.tp > 1 || self.pp > 1 {
+            let (tp, pp) = (self.tp, self.pp);
+            s = formula!(
+                ["{}, on the busiest of tp {tp} × pp {pp} shards", s.en],
+                ["{}，在 tp {tp} × pp {pp} 个分片中最重的一个上", s.zh]
+            );
+        }
+        s
+    }
+
+    /// The estimate. Cannot fail: the workload was validated.
+    pub fn estimate(&self) -> Estimate {
+        let mut parts = Parts {
+            comps: Vec::new(),
+            notes: Vec::new(),
+            peak: None,
+            serve_tokens: None,
+            serve_pool: None,
+            theory: None,
+        };
+        let (phase, trainable, cpu) = match Runner::of(self.mode, self.engine) {
+            Runner::Training => self.training(&mut parts),
+            Runner::Llamacpp => self.llamacpp(&mut parts),
+            Runner::Vllm => self.vllm(&mut parts),
+            Runner::Transformers => self.hf_inference(&mut parts),
+        };
+        self.note_past_trained_context(&mut parts);
+        if self.vllm_downcast {
+            parts.note(
+                "vllm_downcast",
+                en!("The checkpoint is fp32: vLLM's dtype \"auto\" runs it in {} (pass --dtype float32 to keep it).", self.dtype),
+                zh!("检查点为 fp32：vLLM 的 dtype \"auto\" 以 {} 运行（传 --dtype float32 可保持 fp32）。", self.dtype),
+            );
+        }
+        if let Some(ft) = self.gguf_dequantized {
+            parts.note(
+                "gguf_dequantized",
+                en!(
+                    "Hugging Face transformers dequantizes a GGUF checkpoint as it loads it (`from_pretrained(gguf_file=…)`): the weights are counted in {} (its own default without torch_dtype is fp32). llama.cpp (engine llamacpp) keeps gguf-{}.",
+                    self.dtype,
+                    ft.name()
+                ),
+                zh!(
+                    "Hugging Face transformers 加载 GGUF 检查点时会反量化（`from_pretrained(gguf_file=…)`）：权重按 {} 计算（未指定 torch_dtype 时默认 fp32）。llama.cpp（引擎 llamacpp）保持 gguf-{}。",
+                    self.dtype,
+                    ft.name()
+                ),
+            );
+        }
+        self.finish(parts, phase, trainable, cpu)
+    }
+
+    /// A note when a sequence is longer than the model's `max_position_embeddings`: vLLM refuses
+    /// such a `max_model_len`; elsewhere learned position embeddings (GPT-2, BERT) fail there and
+    /// rotary ones run untrained that far. llama.cpp only warns, and is not noted.
+    pub(super) fn note_past_trained_context(&self, p: &mut Parts) {
+        let trained = self.arch.max_position_embeddings;
+        let (context, vllm) = match Runner::of(self.mode, self.engine) {
+            Runner::Training => (self.seq_len, false),
+            Runner::Llamacpp => (0, false),
+            Runner::Vllm => (self.max_model_len, true),
+            Runner::Transformers => (self.seq_len.saturating_add(self.new_tokens), false),
+        };
+        if trained == 0 || context <= trained {
+            return;
+        }
+        let (n, limit) = (thousands(context), thousands(trained));
+        if vllm {
+            p.note(
+                "vllm_beyond_context",
+                en!(
+                    "max_model_len {n} is past the model's max_position_embeddings {limit}: vLLM refuses to start unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 (or a rope_scaling that extends the context), and quality past the trained context is not assured."
+                ),
+                zh!(
+                    "max_model_len {n} 超过模型的 max_position_embeddings {limit}：除非设置 VLLM_ALLOW_LONG_MAX_MODEL_LEN=1（或用 rope_scaling 扩展上下文），vLLM 会拒绝启动；超出训练长度后的效果也没有保证。"
+                ),
+            );
+        } else {
+            p.note(
+                "beyond_context",
+                en!(
+                    "{n} tokens per sequence is past the model's max_position_embeddings {limit}: a model with learned position embeddings (GPT-2, BERT) fails there, a rotary one runs but is not trained that far. The memory shown is for {n} tokens."
+                ),
+                zh!(
+                    "每条序列 {n} 个 token，超过模型的 max_position_embeddings {limit}：使用可学习位置编码的模型（GPT-2、BERT）会直接出错，旋转位置编码的模型能运行，但没有在这么长的上下文上训练过。显示的显存按 {n} 个 token 计算。"
+                ),
+            );
+        }
+    }
+
+    /// Tokens per sequence through the main stack: a ViT sees its patches and class token,
+    /// `(image / patch)² + 1` (its learned positions), whatever `seq_len` says.
+    pub(super) fn main_seq(&self) -> u64 {
+        if self.arch.family == Family::Vit && self.arch.encoder_positions > 0 {
+            self.arch.encoder_positions
+        } else {
+            self.seq_len
+        }
+    }
+
+    /// Whisper's encoder: its layers and the fixed frames it runs (1,500 for 30 s of audio).
+    pub(super) fn encoder_stack(&self) -> (u64, u64) {
+        if self.arch.family == Family::Whisper {
+            (self.arch.encoder_layers, self.arch.encoder_positions.max(1))
+        } else {
+            (0, 0)
+        }
+    }
+
+    /// Whisper's cross-attention: every decoder layer projects the encoder's frames to keys and
+    /// values once and keeps them for the whole generation (`EncoderDecoderCache`'s cross cache;
+    /// vLLM's `CrossAttentionSpec`). Elements per sequence over `layers` decoder layers, after
+    /// tensor parallelism; 0 for every other family.
+    pub(super) fn cross_kv_elements(&self, layers: u64) -> u64 {
+        let (_, frames) = self.encoder_stack();
+        if frames == 0 || !self.arch.is_generative() {
+            return 0;
+        }
+        let tp_kv = self.tp.min(self.arch.num_kv_heads.max(1));
+        (self.arch.kv_elements_per_token_layer() / tp_kv)
+            .sat_mul(frames)
+            .sat_mul(layers)
+    }
+
+    /// A convolutional network's training activations from its per-image counts: what autograd
+    /// saves for each image of the batch, and the max-pooling indices (int64).
+    pub(super) fn image_training_bytes(&self, act: u64) -> u64 {
+        let a = &self.arch;
+        self.batch.sat_mul(
+            a.image_activations
+                .sat_mul(act)
+                .saturating_add(a.image_indices.sat_mul(8)),
+        )
+    }
+
+    /// A convolutional network's inference working set: the widest point of one forward pass.
+    pub(super) fn image_inference_bytes(&self) -> u64 {
+        self.batch
+            .sat_mul(self.arch.image_working)
+            .sat_mul(self.act_bytes())
+    }
+
+    /// Weights of a model known by its parameter count only: `P × b` (the guide's rule), split
+    /// evenly over tensor and pipeline parallel shards.
+    pub(super) fn opaque_weights(&self) -> u64 {
+        let p = self.arch.params() as f64 * guide_bytes_per_param(self.dtype, &self.quantization);
+        Bytes::from_f64(p / (self.tp * self.pp) as f64).get()
+    }
+
+    pub(super) fn hopper(&self) -> bool {
+        self.device.as_ref().is_none_or(|d| d.hopper_or_newer)
+    }
+
+    pub(super) fn context_and_workspace(&self, p: &mut Parts) {
+        p.add(
+            "cuda_context",
+            CUDA_CONTEXT.get(),
+            false,
+            formula!(text "CUDA context with lazy module loading: 0.51 GiB (measured, H100, PyTorch 2 / vLLM 0.19)", "CUDA 上下文（模块延迟加载）：0.51 GiB (实测，H100, PyTorch 2 / vLLM 0.19)"),
+            en_str!("Driver and kernel images; outside PyTorch's allocator, visible in nvidia-smi."),
+            zh_str!("驱动与内核镜像；不经 PyTorch 分配器，nvidia-smi 可见。"),
+        );
+        let ws = cublas_workspace(self.hopper()).get();
+        p.add(
+            "workspace",
+            ws,
+            true,
+            formula!(
+                [
+                    "cuBLAS workspace: {} per handle and stream ({})",
+                    b(ws),
+                    if self.hopper() {
+                        "Hopper or newer"
+                    } else {
+                        "before Hopper"
+                    }
+                ],
+                [
+                    "cuBLAS 工作区：{}，每个 handle 与 stream 各一份（{}）",
+                    b(ws),
+                    if self.hopper() {
+                        "Hopper 及更新的架构"
+                    } else {
+                        "Hopper 之前的架构"
+                    }
+                ]
+            ),
+            en_str!("Allocated through PyTorch's caching allocator."),
+            zh_str!("经 PyTorch 缓存分配器分配。"),
+        );
+    }
+}

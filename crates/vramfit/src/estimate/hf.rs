@@ -1,0 +1,225 @@
+//! Inference with Hugging Face transformers: `generate` over a batch of prompts, the peak at the
+//! prefill or at the last generated token.
+
+use super::{
+    Formula, Kernel, Logits, Parts, Phase, SatMul, Workload, activations, b, cublas_workspace,
+    per_gpu_weight_bytes, thousands,
+};
+use crate::units::Bytes;
+
+impl Workload {
+    pub(super) fn hf_inference(&self, p: &mut Parts) -> (Phase, u64, u64) {
+        let a = &self.arch;
+        let w = per_gpu_weight_bytes(a, self.dtype, &self.quantization, self.tp, self.pp);
+        let w = if a.is_detailed() {
+            w
+        } else {
+            self.opaque_weights()
+        };
+        p.add(
+            "weights",
+            w,
+            true,
+            self.weights_formula(w),
+            en_str!("Every weight tensor in its stored format."),
+            zh_str!("每个权重张量按其存储格式计。"),
+        );
+        let layers = a.num_layers.div_ceil(self.pp);
+        let (kv_end, kv_text) =
+            self.kv_bytes(self.batch, self.seq_len + self.new_tokens, layers, true);
+        let (kv_prefill, _) = self.kv_bytes(self.batch, self.seq_len, layers, true);
+        let act = self.act_bytes();
+        let (per_tok, s2) = activations::inference_per_token(a, act);
+        // One block at a time. Whisper runs its encoder over the 1,500 frames first, then the
+        // decoder over the prompt: the two passes peak apart.
+        let (_, frames) = self.encoder_stack();
+        let one_block = |seq: u64| {
+            let eager = if self.kernel == Kernel::Eager {
+                self.batch.sat_mul(s2).sat_mul(seq).sat_mul(seq)
+            } else {
+                0
+            };
+            self.batch
+                .sat_mul(seq)
+                .sat_mul(per_tok)
+                .div_ceil(self.tp)
+                .saturating_add(eager.div_ceil(self.tp))
+        };
+        let seq = self.main_seq().max(frames);
+        let tokens = self.batch.sat_mul(seq);
+        let (acts, acts_encoder) = if a.is_detailed() {
+            (one_block(self.main_seq()), one_block(frames))
+        } else if a.has_image_counts() {
+            (self.image_inference_bytes(), 0)
+        } else {
+            (Bytes::from_f64(0.2 * w as f64).get(), 0)
+        };
+        // Whisper's decoder keeps the encoder's output and every layer's cross-attention keys
+        // and values from its first step to its last (nothing for a model without frames).
+        let cross = self
+            .kv_dtype
+            .bytes_for(
+                self.cross_kv_elements(layers).sat_mul(self.batch),
+                self.act_kv_dtype(),
+            )
+            .saturating_add(
+                self.batch
+                    .sat_mul(frames)
+                    .sat_mul(a.hidden_size)
+                    .sat_mul(act),
+            );
+        let vocab = a.vocab_size;
+        let kept = if self.logits == Logits::All {
+            self.seq_len
+        } else {
+            1
+        };
+        let logits = if a.is_generative() && vocab > 0 {
+            self.batch.sat_mul(kept).sat_mul(vocab).sat_mul(act) + self.batch * vocab * 4
+        } else {
+            0
+        };
+        let decoder_prefill = kv_prefill
+            .saturating_add(cross)
+            .saturating_add(acts)
+            .saturating_add(logits);
+        let prefill = decoder_prefill.max(acts_encoder);
+        let decode_logits = self.batch * vocab * (act + 4);
+        let decode = kv_end.saturating_add(cross).saturating_add(decode_logits);
+        let phase = if !a.is_detailed() && !a.has_image_counts() {
+            Phase::Load
+        } else if prefill >= decode {
+            Phase::Prefill
+        } else {
+            Phase::Decode
+        };
+        let ws = cublas_workspace(self.hopper()).get();
+        p.peak = Some(w.saturating_add(prefill.max(decode)).saturating_add(ws));
+        let kv_note = if phase == Phase::Prefill && acts_encoder > decoder_prefill {
+            formula!(text " (none of it exists yet at the peak, the encoder's pass)", "（峰值在编码器前向时，此时尚未分配）")
+        } else if phase == Phase::Prefill && kv_end > kv_prefill {
+            let filled = b(kv_prefill + cross);
+            formula!(
+                [" (at the prefill peak {filled} of it is filled)"],
+                ["（预填充峰值时已填充 {filled}）"]
+            )
+        } else {
+            Formula::default()
+        };
+        let cross_text = if cross > 0 {
+            let (hidden, seqs, size) = (a.hidden_size, self.batch, b(cross));
+            formula!(
+                [
+                    " + cross-attention K and V of {frames} encoder frames × {layers} layers and the encoder's output ({hidden} hidden) × {seqs} seq = {size}"
+                ],
+                [
+                    " + 交叉注意力 KV：{frames} 个编码器帧 × {layers} 层，以及编码器输出（{hidden} 隐藏维度）× {seqs} 条序列 = {size}"
+                ]
+            )
+        } else {
+            Formula::default()
+        };
+        p.add(
+            "kv_cache",
+            kv_end.saturating_add(cross),
+            true,
+            formula!(
+                ["{}{}{}", kv_text.en, cross_text.en, kv_note.en],
+                ["{}{}{}", kv_text.zh, cross_text.zh, kv_note.zh]
+            ),
+            en_str!("Keys and values of every past token; HF's cache grows to prompt + generated tokens."),
+            zh_str!("每个历史 token 的 K 与 V；HF 缓存随提示与生成 token 增长。"),
+        );
+        let acts_shown = acts.max(acts_encoder);
+        let logits_shown = logits.max(decode_logits);
+        if a.is_detailed() {
+            let eager_text = if self.kernel == Kernel::Eager {
+                let (batch, heads, bytes) = (self.batch, a.num_heads, 4 + act);
+                formula!(
+                    [" + eager scores {batch} × {heads} heads × {seq}² × {bytes} B"],
+                    [" + eager 注意力分数 {batch} × {heads} 个头 × {seq}² × {bytes} B"]
+                )
+            } else {
+                Formula::default()
+            };
+            let (tokens, size) = (thousands(tokens), b(acts_shown));
+            p.add(
+                "activations",
+                acts_shown,
+                true,
+                formula!(
+                    [
+                        "{tokens} tokens × {per_tok} B per token in the widest op of one block{} = {size}",
+                        eager_text.en
+                    ],
+                    [
+                        "{tokens} token × {per_tok} B 每 token，取一个块内最宽的算子{} = {size}",
+                        eager_text.zh
+                    ]
+                ),
+                en_str!("Inference frees each block's tensors before the next: only one block's are alive."),
+                zh_str!("推理时每层张量用完即释放：同一时刻只有一层的中间结果。"),
+            );
+        } else if a.has_image_counts() {
+            p.add(
+                "activations",
+                acts_shown,
+                true,
+                formula!(
+                    [
+                        "{} {} × {} elements alive at the widest point of the forward pass ({s} × {s} pixels) × {act} B = {}",
+                        self.batch,
+                        if self.batch == 1 { "image" } else { "images" },
+                        thousands(a.image_working),
+                        b(acts),
+                        s = a.image_size,
+                    ],
+                    [
+                        "{} 张图像 × {} 个元素，前向传播最宽处同时存活（{s} × {s} 像素）× {act} B = {}",
+                        self.batch,
+                        thousands(a.image_working),
+                        b(acts),
+                        s = a.image_size,
+                    ]
+                ),
+                en_str!("Counted layer by layer over the network: inference frees each layer's input once nothing reads it."),
+                zh_str!("逐层计数：推理时每层的输入在无人再读后即释放。"),
+            );
+        } else {
+            p.add(
+                "activations",
+                acts_shown,
+                true,
+                formula!(
+                    ["0.2 × weights (the guide's 10–30 %) = {}", b(acts)],
+                    ["0.2 × 权重（指南的 10–30 %) = {}", b(acts)]
+                ),
+                en_str!("Only the parameter count is known: the guide's rule."),
+                zh_str!("仅知参数量：采用指南经验值。"),
+            );
+        }
+        if logits_shown > 0 {
+            p.add(
+                "logits",
+                logits_shown,
+                true,
+                formula!(
+                    [
+                        "{} × {kept} × {vocab} vocab × {act} B + fp32 copy of the last position = {}",
+                        self.batch,
+                        b(logits_shown)
+                    ],
+                    [
+                        "{} × {kept} × {vocab} 词表 × {act} B + fp32 末位置的副本 = {}",
+                        self.batch,
+                        b(logits_shown)
+                    ]
+                ),
+                en_str!("The LM head's output; generate keeps the last position in fp32."),
+                zh_str!("语言模型头的输出；generate 以 fp32 保存最后位置。"),
+            );
+        }
+        self.context_and_workspace(p);
+        (phase, 0, 0)
+    }
+}

@@ -1,0 +1,363 @@
+//! The estimator's input: the run's choices (mode, engine, optimizer, precision…) and
+//! [`EstimateInput`], plain data with defaults, as the CLI, the npm package and the site give it.
+
+use crate::model::Architecture;
+use crate::precision::{Dtype, KvDtype, Quantization};
+use alloc::string::String;
+use alloc::vec::Vec;
+
+/// What the run does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize),
+    serde(rename_all = "lowercase")
+)]
+pub enum Mode {
+    /// Generate with a batch of prompts (Hugging Face `generate`, or llama.cpp).
+    #[default]
+    Inference,
+    /// Serve many concurrent sequences from a preallocated KV pool (vLLM).
+    Serve,
+    /// Train or fine-tune.
+    Training,
+}
+
+deserialize_by_name!(Mode {
+    "inference" => Mode::Inference,
+    "serve" => Mode::Serve,
+    "training" => Mode::Training,
+});
+
+/// The inference engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize),
+    serde(rename_all = "lowercase")
+)]
+pub enum Engine {
+    /// Hugging Face transformers on PyTorch.
+    #[default]
+    Hf,
+    /// vLLM.
+    Vllm,
+    /// llama.cpp.
+    Llamacpp,
+}
+
+deserialize_by_name!(Engine {
+    "hf" => Engine::Hf,
+    "vllm" => Engine::Vllm,
+    "llamacpp" => Engine::Llamacpp,
+});
+
+/// The optimizer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize),
+    serde(rename_all = "kebab-case")
+)]
+pub enum Optimizer {
+    /// AdamW: two moments per parameter.
+    #[default]
+    Adamw,
+    /// bitsandbytes 8-bit AdamW: two 1-byte blockwise-quantized moments.
+    #[cfg_attr(feature = "serde", serde(rename = "adamw-8bit"))]
+    Adamw8bit,
+    /// Plain SGD: no state.
+    Sgd,
+    /// SGD with momentum: one state.
+    SgdMomentum,
+    /// Adafactor (no first moment, factored second moment).
+    Adafactor,
+    /// Lion: one momentum state.
+    Lion,
+}
+
+deserialize_by_name!(Optimizer {
+    "adamw" => Optimizer::Adamw,
+    "adamw-8bit" => Optimizer::Adamw8bit,
+    "sgd" => Optimizer::Sgd,
+    "sgd-momentum" => Optimizer::SgdMomentum,
+    "adafactor" => Optimizer::Adafactor,
+    "lion" => Optimizer::Lion,
+});
+
+impl Optimizer {
+    /// Every optimizer, in the order of the enum.
+    pub const ALL: [Optimizer; 6] = [
+        Optimizer::Adamw,
+        Optimizer::Adamw8bit,
+        Optimizer::Sgd,
+        Optimizer::SgdMomentum,
+        Optimizer::Adafactor,
+        Optimizer::Lion,
+    ];
+}
+
+/// The training precision regime.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize),
+    serde(rename_all = "kebab-case")
+)]
+pub enum Precision {
+    /// Everything in fp32.
+    Fp32,
+    /// Pure fp16: weights, gradients and optimizer states in fp16.
+    Fp16,
+    /// Pure bf16.
+    Bf16,
+    /// Mixed precision with fp32 master weights, fp16 compute (autocast).
+    AmpFp16,
+    /// Mixed precision with fp32 master weights, bf16 compute (autocast). The default.
+    #[default]
+    AmpBf16,
+}
+
+deserialize_by_name!(Precision {
+    "fp32" => Precision::Fp32,
+    "fp16" => Precision::Fp16,
+    "bf16" => Precision::Bf16,
+    "amp-fp16" => Precision::AmpFp16,
+    "amp-bf16" => Precision::AmpBf16,
+});
+
+impl Precision {
+    /// Master weights, gradients and optimizer states are fp32.
+    pub const fn fp32_master(self) -> bool {
+        matches!(
+            self,
+            Precision::Fp32 | Precision::AmpFp16 | Precision::AmpBf16
+        )
+    }
+    /// Bytes per element of activations.
+    pub const fn act_bytes(self) -> u64 {
+        match self {
+            Precision::Fp32 => 4,
+            _ => 2,
+        }
+    }
+    /// Bytes per element of master weights, gradients and states.
+    pub const fn state_bytes(self) -> u64 {
+        if self.fp32_master() { 4 } else { 2 }
+    }
+}
+
+/// Gradient checkpointing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize),
+    serde(rename_all = "lowercase")
+)]
+pub enum Checkpointing {
+    /// Keep every activation.
+    #[default]
+    None,
+    /// Keep each block's input only and recompute the block in backward.
+    Full,
+    /// Recompute only the attention core (Korthikanti et al.): drops the `S × S` terms.
+    Selective,
+}
+
+deserialize_by_name!(Checkpointing {
+    "none" => Checkpointing::None,
+    "full" => Checkpointing::Full,
+    "selective" => Checkpointing::Selective,
+});
+
+/// Where ZeRO offloads to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize),
+    serde(rename_all = "lowercase")
+)]
+pub enum Offload {
+    /// Nothing offloaded.
+    #[default]
+    None,
+    /// Optimizer states (and, under ZeRO-3, parameters) in CPU memory.
+    Cpu,
+    /// Optimizer states (and, under ZeRO-3, parameters) on NVMe.
+    Nvme,
+}
+
+deserialize_by_name!(Offload {
+    "none" => Offload::None,
+    "cpu" => Offload::Cpu,
+    "nvme" => Offload::Nvme,
+});
+
+/// Attention implementation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize),
+    serde(rename_all = "lowercase")
+)]
+pub enum AttentionImpl {
+    /// PyTorch SDPA (flash or memory-efficient kernel): no `S × S` matrix.
+    #[default]
+    Sdpa,
+    /// FlashAttention-2/3.
+    Flash,
+    /// Eager attention: materialises the `heads × S × S` scores.
+    Eager,
+}
+
+deserialize_by_name!(AttentionImpl {
+    "sdpa" => AttentionImpl::Sdpa,
+    "flash" => AttentionImpl::Flash,
+    "eager" => AttentionImpl::Eager,
+});
+
+/// Which positions' logits are computed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize),
+    serde(rename_all = "lowercase")
+)]
+pub enum Logits {
+    /// The last position only (`generate`, `logits_to_keep = 1`).
+    #[default]
+    Last,
+    /// Every position (scoring, perplexity).
+    All,
+}
+
+deserialize_by_name!(Logits {
+    "last" => Logits::Last,
+    "all" => Logits::All,
+});
+
+/// The estimator's input: plain data with defaults, as the CLI, the npm package and the site
+/// give it. Numbers are `f64` (JSON's and JavaScript's number) and are checked to be finite
+/// integers in range by [`EstimateInput::resolve`].
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(default, deny_unknown_fields)
+)]
+pub struct EstimateInput {
+    /// A preset, by Hugging Face id (case-insensitive).
+    pub model: Option<String>,
+    /// A bare parameter count (`7B`, `7e9`, `340M`): the guide's quick mode.
+    pub params: Option<String>,
+    /// An architecture, e.g. from [`crate::config::parse_config`].
+    pub arch: Option<Architecture>,
+    /// Inference, serve or training.
+    pub mode: Mode,
+    /// Inference engine.
+    pub engine: Engine,
+    /// Sequences per batch (training: micro-batch per GPU); serving: ignored (see `max_num_seqs`).
+    pub batch: f64,
+    /// Prompt tokens (training: sequence length).
+    pub seq_len: f64,
+    /// Generated tokens per sequence (inference).
+    pub new_tokens: f64,
+    /// Model dtype; the preset's checkpoint dtype when absent, else bf16.
+    pub dtype: Option<Dtype>,
+    /// Weight format: an object tagged by `format` (`{"format": "gptq", "bits": 4,
+    /// "group_size": 128}`) or the CLI's spelling (`"gptq"`, `"gguf-q4_k_m"`).
+    pub quantization: Quantization,
+    /// KV-cache dtype.
+    pub kv_dtype: KvDtype,
+    /// Attention implementation.
+    pub attention: AttentionImpl,
+    /// Logits kept.
+    pub logits: Logits,
+    /// Optimizer.
+    pub optimizer: Optimizer,
+    /// Fused optimizer step (`fused=True`): no foreach temporaries.
+    pub fused_optimizer: bool,
+    /// Training precision regime.
+    pub precision: Precision,
+    /// Gradient checkpointing.
+    pub grad_checkpointing: Checkpointing,
+    /// LoRA rank; 0 is full fine-tuning.
+    pub lora_rank: f64,
+    /// LoRA target modules (`q_proj`, `k_proj`, `v_proj`, `o_proj`, `gate_proj`, `up_proj`,
+    /// `down_proj`, or `all-linear`); default `q_proj,v_proj` (PEFT's default for Llama).
+    pub lora_targets: Vec<String>,
+    /// QLoRA: base weights in NF4 with double quantization, LoRA adapters on top.
+    pub qlora: bool,
+    /// DeepSpeed ZeRO stage 0–3 (FSDP full shard is stage 3).
+    pub zero: f64,
+    /// ZeRO offload target.
+    pub offload: Offload,
+    /// GPUs in total (data × tensor × pipeline parallel).
+    pub gpus: f64,
+    /// Tensor-parallel size.
+    pub tp: f64,
+    /// Pipeline-parallel size.
+    pub pp: f64,
+    /// A GPU from the catalog: its id (`h200-sxm-141gb`), its name, or words that name it alone
+    /// (`h200`, `4090`; see [`crate::hardware::match_gpus`]).
+    pub gpu: Option<String>,
+    /// GPU memory as the CUDA runtime reports it, with its unit (`79.19GiB`, `80GB`).
+    pub gpu_memory: Option<String>,
+    /// vLLM `gpu_memory_utilization`.
+    pub gpu_memory_utilization: f64,
+    /// vLLM `max_model_len`; llama.cpp context. Default: the model's `max_position_embeddings`
+    /// (vLLM), `seq_len + new_tokens` (llama.cpp).
+    pub max_model_len: Option<f64>,
+    /// vLLM `max_num_seqs`. Default as vLLM picks it: 1024 on cards of 70 GiB or more other than
+    /// A100, else 256.
+    pub max_num_seqs: Option<f64>,
+    /// vLLM `max_num_batched_tokens`. Default 8192 on cards of 70 GiB or more other than A100, else 2048.
+    pub max_num_batched_tokens: Option<f64>,
+    /// vLLM CUDA graphs (off is `enforce_eager`).
+    pub cuda_graphs: bool,
+    /// llama.cpp `-ngl`: layers on the GPU; default all (and the output layer).
+    pub gpu_layers: Option<f64>,
+    /// llama.cpp `-ub` (physical batch).
+    pub ubatch: f64,
+}
+
+impl Default for EstimateInput {
+    fn default() -> Self {
+        EstimateInput {
+            model: None,
+            params: None,
+            arch: None,
+            mode: Mode::Inference,
+            engine: Engine::Hf,
+            batch: 1.0,
+            seq_len: 2048.0,
+            new_tokens: 256.0,
+            dtype: None,
+            quantization: Quantization::None,
+            kv_dtype: KvDtype::Auto,
+            attention: AttentionImpl::Sdpa,
+            logits: Logits::Last,
+            optimizer: Optimizer::Adamw,
+            fused_optimizer: false,
+            precision: Precision::AmpBf16,
+            grad_checkpointing: Checkpointing::None,
+            lora_rank: 0.0,
+            lora_targets: Vec::new(),
+            qlora: false,
+            zero: 0.0,
+            offload: Offload::None,
+            gpus: 1.0,
+            tp: 1.0,
+            pp: 1.0,
+            gpu: None,
+            gpu_memory: None,
+            gpu_memory_utilization: 0.9,
+            max_model_len: None,
+            max_num_seqs: None,
+            max_num_batched_tokens: None,
+            cuda_graphs: true,
+            gpu_layers: None,
+            ubatch: 512.0,
+        }
+    }
+}

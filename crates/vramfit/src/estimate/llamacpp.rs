@@ -1,0 +1,295 @@
+//! llama.cpp: GGUF weights offloaded block by block (`-ngl`) and split over GPUs by layer, the
+//! KV cache of the whole context, ggml's compute buffer.
+
+use super::{
+    Formula, Kernel, Parts, Phase, SatMul, Workload, activations, b, tensor_bytes, weights,
+};
+use crate::model::Role;
+use crate::precision::{Dtype, KvDtype, Quantization};
+use crate::units::Bytes;
+
+impl Workload {
+    /// A tensor as llama.cpp loads it. A checkpoint released in MXFP4 (gpt-oss) runs from its
+    /// GGUF of file type MXFP4_MOE: the routed experts in MXFP4, every other matrix in Q8_0, the
+    /// router and the vectors in F32 (ggml-org/gpt-oss-20b-GGUF: 72 MXFP4 and 98 Q8_0 tensors).
+    pub(super) fn gguf_tensor_bytes(&self, t: &crate::model::Tensor) -> u64 {
+        if self.quantization == Quantization::Mxfp4 && !t.role.is_expert() {
+            if t.rows_in > 1 && t.role != Role::Router {
+                return crate::precision::GgmlType::Q8_0.bytes_for(t.numel());
+            }
+            return t.numel().sat_mul(4);
+        }
+        tensor_bytes(&self.quantization, &self.arch, self.dtype, t)
+    }
+
+    pub(super) fn llamacpp(&self, p: &mut Parts) -> (Phase, u64, u64) {
+        let a = &self.arch;
+        let layers = a.num_layers.max(1);
+        let on_gpu = self.gpu_layers.min(layers);
+        let output_on_gpu = self.gpu_layers > layers;
+        // Several GPUs: llama.cpp splits the offloaded blocks across them (--split-mode layer,
+        // the default), each with its blocks' KV cache and its own compute buffer; the output
+        // layer goes to the last. Shown is the most loaded GPU.
+        let split = (self.dp * self.pp).clamp(1, on_gpu.max(1));
+        let first = layers - on_gpu;
+        let mut stage_w = alloc::vec![0u64; split as usize];
+        let mut stage_layers = alloc::vec![0u64; split as usize];
+        let stage_of = |l: u64| weights::layer_stage(l - first, on_gpu, split) as usize;
+        let (mut gpu, mut cpu, mut head) = (0u64, 0u64, 0u64);
+        for t in a.tensors() {
+            let bytes = self.gguf_tensor_bytes(&t);
+            if t.role == Role::LmHead {
+                head = head.saturating_add(bytes);
+            }
+            let here = match t.layer {
+                // llama.cpp offloads the last `ngl` blocks.
+                Some(l) => l >= first,
+                None => {
+                    t.role == Role::LmHead
+                        || (t.role == Role::Vector && output_on_gpu)
+                        || (t.role == Role::Embedding && a.tied_embeddings && output_on_gpu)
+                }
+            };
+            if here && t.role != Role::Embedding
+                || (t.role == Role::Embedding && a.tied_embeddings && output_on_gpu)
+            {
+                gpu = gpu.saturating_add(bytes);
+                if let Some(l) = t.layer {
+                    let g = stage_of(l);
+                    stage_w[g] = stage_w[g].saturating_add(bytes);
+                }
+            } else {
+                cpu = cpu.saturating_add(bytes);
+            }
+        }
+        for l in first..layers {
+            stage_layers[stage_of(l)] += 1;
+        }
+        if !a.is_detailed() {
+            // A bare parameter count has no tensors: the guide's bytes per parameter, on the GPU
+            // as far as -ngl reaches (all of it by default), split evenly.
+            let all = self.opaque_weights();
+            (gpu, cpu) = if on_gpu > 0 { (all, 0) } else { (0, all) };
+            stage_w.fill(gpu.div_ceil(split));
+        } else {
+            if !output_on_gpu {
+                // The output layer stays on the CPU unless all blocks and the output are offloaded.
+                gpu = gpu.saturating_sub(head);
+                cpu = cpu.saturating_add(head);
+            }
+            // The output layer (and a tied embedding) on the last GPU.
+            let blocks: u64 = stage_w.iter().fold(0, |x, y| x.saturating_add(*y));
+            let last = stage_w.len() - 1;
+            stage_w[last] = stage_w[last].saturating_add(gpu.saturating_sub(blocks));
+        }
+        let ctx = self.max_model_len;
+        // Compute buffer: the output logits for one ubatch in fp32, the block's fp32 activations,
+        // and without flash attention the fp32 KQ matrix of ubatch × context × heads.
+        let ub = self.ubatch.min(ctx.max(1));
+        let blockact = ub * (a.hidden_size * 4 + activations::token_ffn_width(a) * 2) * 4;
+        let kq = if self.kernel == Kernel::Eager {
+            ub * ctx * a.num_heads * 4
+        } else {
+            0
+        };
+        // The output's logits and a block's tensors are never alive together: the graph
+        // allocator reuses one for the other (Llama-3.1-8B, ubatch 512, n_ctx 8192, flash
+        // attention off: llama.cpp logs a 560 MiB compute buffer, KQ 512 MiB + 48 MiB).
+        // The logits (last GPU only) or a block's tensors with KQ, and the stage's KV cache.
+        let compute_of = |g: usize| {
+            let logits = if output_on_gpu && g + 1 == split as usize {
+                ub * a.vocab_size * 4
+            } else {
+                0
+            };
+            let c = if stage_layers[g] > 0 || logits > 0 {
+                logits.max(blockact + kq)
+            } else {
+                0
+            };
+            (c, logits)
+        };
+        let mut busiest = 0;
+        let mut most = 0;
+        for g in 0..split as usize {
+            let kv = self.kv_bytes_llamacpp(ctx, stage_layers[g]).0;
+            let t = stage_w[g]
+                .saturating_add(kv)
+                .saturating_add(compute_of(g).0);
+            if t >= most {
+                (busiest, most) = (g, t);
+            }
+        }
+        let w = stage_w[busiest];
+        let (kv, kv_text) = self.kv_bytes_llamacpp(ctx, stage_layers[busiest]);
+        let (compute, logits) = compute_of(busiest);
+        let on = if split > 1 {
+            let (n, here) = (busiest + 1, stage_layers[busiest]);
+            let output = busiest + 1 == split as usize && output_on_gpu;
+            formula!(
+                [
+                    " (GPU {n} of {split}: {here} of them{})",
+                    if output { " + output layer" } else { "" }
+                ],
+                [
+                    "（GPU {n} / {split}：其中 {here} 块{}）",
+                    if output { " + 输出层" } else { "" }
+                ]
+            )
+        } else {
+            Formula::default()
+        };
+        let formula = if a.is_detailed() {
+            let size = b(w);
+            formula!(
+                [
+                    "{on_gpu} of {layers} blocks{} on the GPU{}; token embeddings stay in CPU memory = {size}",
+                    if output_on_gpu { " + output layer" } else { "" },
+                    on.en
+                ],
+                [
+                    "{on_gpu} / {layers} 块{}在 GPU 上{}；词嵌入留在 CPU 内存 = {size}",
+                    if output_on_gpu { " + 输出层" } else { "" },
+                    on.zh
+                ]
+            )
+        } else if split > 1 {
+            let (wf, size) = (self.weights_formula(gpu), b(w));
+            formula!(
+                ["{} / {split} GPUs = {size}", wf.en],
+                ["{} / {split} 个 GPU = {size}", wf.zh]
+            )
+        } else {
+            self.weights_formula(gpu)
+        };
+        p.add(
+            "weights",
+            w,
+            false,
+            formula,
+            en_str!("llama.cpp offloads whole blocks (-ngl); the rest runs on the CPU."),
+            zh_str!("llama.cpp 按层卸载（-ngl），其余在 CPU 上运行。"),
+        );
+        let (kv_cpu, _) = self.kv_bytes_llamacpp(ctx, layers - on_gpu);
+        cpu = cpu.saturating_add(kv_cpu);
+        p.add(
+            "kv_cache",
+            kv,
+            false,
+            kv_text,
+            en_str!("llama.cpp allocates the whole context (-c) up front."),
+            zh_str!("llama.cpp 预先分配整个上下文（-c）。"),
+        );
+        p.add(
+            "compute_buffer",
+            compute,
+            false,
+            {
+                let vocab = if logits > 0 { a.vocab_size } else { 0 };
+                let (block, size, heads) = (b(blockact), b(compute), a.num_heads);
+                let kq_text = if kq > 0 {
+                    formula!(
+                        [" + KQ {ub} × {ctx} × {heads} heads × 4 B"],
+                        [" + KQ {ub} × {ctx} × {heads} 个头 × 4 B"]
+                    )
+                } else {
+                    Formula::default()
+                };
+                formula!(
+                    [
+                        "max(logits {ub} × {vocab} × 4 B, block activations {block}{}) = {size}",
+                        kq_text.en
+                    ],
+                    [
+                        "max(logits {ub} × {vocab} × 4 B，块激活 {block}{}) = {size}",
+                        kq_text.zh
+                    ]
+                )
+            },
+            en_str!(
+                "ggml's graph allocator reserves the largest graph's intermediate tensors once."
+            ),
+            zh_str!("ggml 图分配器按最大计算图一次性预留中间张量。"),
+        );
+        p.add(
+            "cuda_context",
+            LLAMACPP_CONTEXT.get(),
+            false,
+            formula!(
+                ["CUDA context and cuBLAS: {}", b(LLAMACPP_CONTEXT.get())],
+                ["CUDA 上下文与 cuBLAS：{}", b(LLAMACPP_CONTEXT.get())]
+            ),
+            en_str!("The CUDA runtime's own memory."),
+            zh_str!("CUDA 运行时自身占用。"),
+        );
+        (Phase::Decode, 0, cpu)
+    }
+
+    pub(super) fn kv_bytes_llamacpp(&self, ctx: u64, layers: u64) -> (u64, Formula) {
+        let a = &self.arch;
+        if !a.is_generative() || layers == 0 {
+            return (
+                0,
+                formula!(text "no KV cache on the GPU", "GPU 上没有 KV 缓存"),
+            );
+        }
+        let per_layer = a.kv_elements_per_token_layer();
+        // Interleaved sliding-window layers (Gemma 2/3, gpt-oss, Llama 4's chunks) get their own
+        // cache of min(n_ctx, n_swa × sequences + n_ubatch) cells, padded to 256
+        // (`llama_kv_cache_iswa`, without --swa-full). A model whose every layer slides (Mistral
+        // v0.1) runs as plain llama there, window ignored.
+        let interleaved =
+            a.sliding_window > 0 && a.sliding_layers > 0 && a.sliding_layers < a.num_layers;
+        let (swa_layers, swa_cells) = if interleaved {
+            let here = (layers * a.sliding_layers).div_ceil(a.num_layers.max(1));
+            let cells = a
+                .sliding_window
+                .sat_mul(self.batch)
+                .saturating_add(self.ubatch)
+                .next_multiple_of(256)
+                .min(ctx);
+            (here.min(layers), cells)
+        } else {
+            (0, 0)
+        };
+        let cells = ctx
+            .sat_mul(layers - swa_layers)
+            .saturating_add(swa_cells.sat_mul(swa_layers));
+        let elems = per_layer.sat_mul(cells);
+        // llama.cpp's default KV type is f16.
+        let dtype = if self.kv_dtype == KvDtype::Auto {
+            KvDtype::Fp16
+        } else {
+            self.kv_dtype
+        };
+        let bytes = dtype.bytes_for(elems, Dtype::Fp16);
+        let (name, size) = (dtype.name(), b(bytes));
+        let text = if swa_layers > 0 {
+            let (full, window, seqs, ubatch) = (
+                layers - swa_layers,
+                a.sliding_window,
+                self.batch,
+                self.ubatch,
+            );
+            formula!(
+                [
+                    "{per_layer} values per token per layer × ({full} layers × {ctx} context + {swa_layers} sliding layers × {swa_cells} cells (window {window} × {seqs} seq + ubatch {ubatch}, padded to 256)) × {name} = {size}"
+                ],
+                [
+                    "{per_layer} 个值每 token 每层 × ({full} 层 × {ctx} 上下文 + {swa_layers} 个滑动窗口层 × {swa_cells} 个单元（窗口 {window} × {seqs} 条序列 + ubatch {ubatch}，补齐到 256 的倍数）) × {name} = {size}"
+                ]
+            )
+        } else {
+            formula!(
+                [
+                    "{per_layer} values per token per layer × {layers} layers × {ctx} context × {name} = {size}"
+                ],
+                ["{per_layer} 个值每 token 每层 × {layers} 层 × {ctx} 上下文 × {name} = {size}"]
+            )
+        };
+        (bytes, text)
+    }
+}
+
+/// llama.cpp's CUDA context and cuBLAS handles: about 300 MiB.
+pub const LLAMACPP_CONTEXT: Bytes = Bytes::mib(300);

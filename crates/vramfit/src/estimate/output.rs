@@ -1,0 +1,247 @@
+//! The estimate: every figure per GPU in bytes, each part with its formula, and the bound that
+//! keeps every size exact in JavaScript ([`within_reach`]).
+
+use super::{EstimateInput, Quick};
+use crate::error::Result;
+use crate::units::Bytes;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+/// Where in the run the peak occurs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
+pub enum Phase {
+    /// Inference: the forward pass over the input (an LLM's prompt, a batch of images).
+    Prefill,
+    /// Inference: the last generated token, with the full KV cache.
+    Decode,
+    /// Training: end of forward, with the loss.
+    ForwardLoss,
+    /// Training: end of backward, every gradient and the embedding's gradient buffer alive.
+    Backward,
+    /// Training: the optimizer step.
+    OptimizerStep,
+    /// Serving: the steady state after vLLM's start-up.
+    Serving,
+    /// Weights only (an opaque model with no activations known).
+    Load,
+}
+
+impl Phase {
+    /// The phase in words, for "the peak is at …".
+    pub const fn describe(self) -> &'static str {
+        match self {
+            Phase::Prefill => "the input's forward pass",
+            Phase::Decode => "the last generated token",
+            Phase::ForwardLoss => "the end of forward, with the loss",
+            Phase::Backward => "the end of backward",
+            Phase::OptimizerStep => "the optimizer step",
+            Phase::Serving => "vLLM's steady state",
+            Phase::Load => "no known phase: the parameter count alone",
+        }
+    }
+}
+
+/// One part of the estimate, with its formula.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Component {
+    /// Stable key: `weights`, `kv_cache`, `activations`, `logits`, `gradients`, `optimizer`,
+    /// `step_temporaries`, `autocast_copies`, `cuda_context`, `workspace`, `allocator_reserve`,
+    /// `cuda_graphs`, `non_torch`, `compute_buffer`, `zero_buffers`, `ddp_buckets`.
+    pub key: String,
+    /// Bytes on one GPU.
+    pub bytes: Bytes,
+    /// Whether PyTorch's allocator holds it (counted in `peak_allocated_bytes`).
+    pub torch: bool,
+    /// The formula with the values in it, in English.
+    pub formula: String,
+    /// The formula with the values in it, in Chinese: the same numbers, units and names.
+    pub formula_zh: String,
+    /// Why, in English.
+    pub note_en: String,
+    /// Why, in Chinese.
+    pub note_zh: String,
+}
+
+/// A reason the detailed estimate differs from the guide's quick one.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Difference {
+    /// Stable key.
+    pub key: String,
+    /// English.
+    pub en: String,
+    /// Chinese.
+    pub zh: String,
+}
+
+/// How the estimate compares with a device.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Fit {
+    /// The device id.
+    pub gpu: String,
+    /// Its memory.
+    pub memory_bytes: Bytes,
+    /// `total_bytes ≤ memory_bytes`.
+    pub fits: bool,
+    /// Memory left over (zero when it does not fit).
+    pub headroom_bytes: Bytes,
+    /// Memory missing (zero when it fits).
+    pub shortfall_bytes: Bytes,
+    /// Why it does not fit when memory alone does not say (serving: the KV pool is too small).
+    pub reason: Option<Difference>,
+}
+
+/// The estimate, per GPU, in bytes.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Estimate {
+    /// The model as given.
+    pub model: String,
+    /// Total parameters.
+    pub params: u64,
+    /// Parameters active per token (MoE: less than `params`).
+    pub active_params: u64,
+    /// Trainable parameters (training).
+    pub trainable_params: u64,
+    /// Weights on this GPU.
+    pub weights_bytes: Bytes,
+    /// KV cache (serving: vLLM's pool).
+    pub kv_cache_bytes: Bytes,
+    /// Activations at the peak phase.
+    pub activations_bytes: Bytes,
+    /// Gradients.
+    pub gradients_bytes: Bytes,
+    /// Optimizer states (and fp32 master weights under ZeRO's accounting).
+    pub optimizer_bytes: Bytes,
+    /// Temporaries at the peak: logits and the loss's fp32 copies, autocast weight copies, the
+    /// optimizer step's buffers, ZeRO and DDP buckets, llama.cpp's compute buffer.
+    pub temporaries_bytes: Bytes,
+    /// CUDA context, library workspaces, NCCL, CUDA graphs.
+    pub overhead_bytes: Bytes,
+    /// Reserved by PyTorch's caching allocator beyond what is allocated.
+    pub allocator_reserve_bytes: Bytes,
+    /// Where the peak is.
+    pub peak_phase: Phase,
+    /// What `torch.cuda.max_memory_allocated()` would report.
+    pub peak_allocated_bytes: Bytes,
+    /// What `nvidia-smi` would show for the process.
+    pub total_bytes: Bytes,
+    /// The guide's `M_rec = 1.2 × (M_theory + 2 GB)` with `M_theory = peak_allocated_bytes`
+    /// (serving: the card memory that holds `batch` sequences of `max_model_len`).
+    pub recommended_bytes: Bytes,
+    /// The card memory the run needs, as the CUDA runtime counts it: `total_bytes`, or for vLLM
+    /// serving the memory whose utilisation budget holds `batch` sequences of `max_model_len`.
+    pub required_bytes: Bytes,
+    /// Serving: tokens the KV pool holds.
+    pub kv_cache_tokens: Option<u64>,
+    /// Serving: sequences of `max_model_len` the pool holds at once (rounded down).
+    pub max_concurrency: Option<u64>,
+    /// Serving: the same, unrounded.
+    pub max_concurrency_exact: Option<f64>,
+    /// KV bytes per token (all layers on this GPU).
+    pub kv_bytes_per_token: u64,
+    /// llama.cpp or ZeRO offload to the CPU: bytes kept in CPU memory.
+    pub cpu_bytes: Bytes,
+    /// ZeRO-Infinity offload to NVMe (`offload: nvme`): bytes kept on the NVMe drive.
+    pub nvme_bytes: Bytes,
+    /// GPUs the figures are per.
+    pub gpus: u64,
+    /// The parts, with formulas.
+    pub components: Vec<Component>,
+    /// The guide's quick estimate.
+    pub quick: Quick,
+    /// Why the detailed estimate differs from the quick one.
+    pub differences: Vec<Difference>,
+    /// Against the chosen device.
+    pub fit: Option<Fit>,
+    /// Assumptions worth knowing.
+    pub notes: Vec<Difference>,
+}
+
+/// Validates and estimates in one call: [`EstimateInput::resolve`], [`Workload::estimate`], then
+/// [`within_reach`].
+pub fn estimate(input: &EstimateInput) -> Result<Estimate> {
+    within_reach(input.resolve()?.estimate())
+}
+
+/// The bound on every size an estimate reports: 2^53 bytes (8 PiB), the first integer past
+/// JavaScript's `Number.MAX_SAFE_INTEGER`, so that every size is exact in the npm package's
+/// numbers and the site's. It is 8 times the largest size an input may name
+/// ([`crate::units::MAX_SIZE`], 1 PiB) and far past any GPU job (the figures are per GPU), yet
+/// every field can be in range and the run past it: eager attention over 16 M tokens holds
+/// `batch × heads × seq_len²` scores. Below it every sum is exact; a component that saturated
+/// `u64` is above it.
+pub const MAX_TOTAL: Bytes = Bytes::new(1 << 53);
+
+/// `e`, or an error naming the fields that drive its largest part when any size it reports
+/// (its totals, a part, the quick estimate) or its parameter count reaches [`MAX_TOTAL`]: a
+/// figure that large says nothing a user can act on, JavaScript cannot hold it exactly, and a
+/// saturated one is wrong.
+pub fn within_reach(e: Estimate) -> Result<Estimate> {
+    let q = &e.quick;
+    let sizes = [
+        e.total_bytes,
+        e.peak_allocated_bytes,
+        e.recommended_bytes,
+        e.required_bytes,
+        e.cpu_bytes,
+        e.nvme_bytes,
+        q.theory_bytes,
+        q.components_sum_bytes,
+        q.recommended_bytes,
+    ];
+    // The parameter counts too: a 4-bit model's weights take half a byte per parameter.
+    let counts = [e.params, e.active_params, e.trainable_params];
+    let largest_number = sizes
+        .into_iter()
+        .chain(e.components.iter().map(|c| c.bytes))
+        .map(Bytes::get)
+        .chain(counts)
+        .max()
+        .unwrap_or_default();
+    if largest_number < MAX_TOTAL.get() {
+        return Ok(e);
+    }
+    let largest = e
+        .components
+        .iter()
+        .max_by_key(|c| c.bytes)
+        .map_or("", |c| c.key.strip_suffix("_off_peak").unwrap_or(&c.key));
+    let per_token = matches!(
+        largest,
+        "activations" | "kv_cache" | "logits" | "compute_buffer" | "cuda_graphs"
+    );
+    Err(input_error!(
+        if per_token {
+            "batch × seq_len"
+        } else {
+            "model"
+        },
+        ["the run needs 8 PiB of GPU memory or more (its largest part: {largest})"],
+        ["这次运行需要 8 PiB 或更多显存（最大的一项：{largest}）"],
+        [
+            "a run under 8 PiB of GPU memory: {}",
+            if per_token {
+                "fewer sequences or shorter ones (eager attention grows with seq_len²; sdpa or \
+                 flash attention does not)"
+            } else {
+                "a smaller model, or more GPUs to shard it over"
+            }
+        ],
+        [
+            "显存需求低于 8 PiB 的运行：{}",
+            if per_token {
+                "更少或更短的序列（eager 注意力随 seq_len² 增长；sdpa 与 flash attention 不会）"
+            } else {
+                "更小的模型，或用更多 GPU 切分它"
+            }
+        ],
+    ))
+}

@@ -1,0 +1,205 @@
+//! From the parts to the estimate: the allocator's reserve, the peak `max_memory_allocated`
+//! would report, the total `nvidia-smi` would show, the guide's recommendation and the fit.
+
+use super::{
+    Difference, Engine, Estimate, Fit, Mode, Offload, Parts, Phase, Precision, SatMul, Workload, b,
+    m_rec, quick, thousands,
+};
+use crate::precision::Dtype;
+use crate::units::{Bytes, MIB, fixed};
+use alloc::string::String;
+
+impl Workload {
+    pub(super) fn finish(
+        &self,
+        mut parts: Parts,
+        phase: Phase,
+        trainable: u64,
+        cpu: u64,
+    ) -> Estimate {
+        let a = &self.arch;
+        // ZeRO-Infinity's NVMe offload keeps the partitions on the drive, not in CPU memory.
+        let (cpu, nvme) = if self.mode == Mode::Training && self.offload == Offload::Nvme {
+            (0, cpu)
+        } else {
+            (cpu, 0)
+        };
+        let torch: u64 = parts
+            .comps
+            .iter()
+            .filter(|c| c.torch)
+            .map(|c| c.bytes.get())
+            .fold(0, u64::saturating_add);
+        let non_torch: u64 = parts
+            .comps
+            .iter()
+            .filter(|c| !c.torch && !c.key.ends_with("_off_peak"))
+            .map(|c| c.bytes.get())
+            .fold(0, u64::saturating_add);
+        let is_vllm = phase == Phase::Serving;
+        let is_llamacpp = self.engine == Engine::Llamacpp && self.mode != Mode::Training;
+        // Allocator reserve: the caching allocator keeps freed blocks of the transient tensors
+        // (activations, logits, temporaries) cached; about 5 % of them plus 2 MiB rounding per
+        // block-sized weight tensor is reserved-but-unallocated at the peak.
+        let transient = parts.sum(&[
+            "activations",
+            "logits",
+            "step_temporaries",
+            "autocast_copies",
+            "dequant_buffer",
+            "embedding_grad_buffer",
+        ]);
+        let reserve = if is_llamacpp {
+            0
+        } else {
+            (transient / 20).saturating_add(a.num_layers.sat_mul(MIB))
+        };
+        if !is_llamacpp {
+            parts.add(
+            "allocator_reserve",
+            reserve,
+            false,
+            {
+                let (t, blocks, size) = (b(transient), a.num_layers, b(reserve));
+                formula!(
+                    ["5 % of transient tensors ({t}) + 1 MiB rounding × {blocks} blocks = {size}"],
+                    ["5 % 的临时张量 ({t}) + 1 MiB 取整 × {blocks} 块 = {size}"]
+                )
+            },
+            en_str!("Reserved by PyTorch's caching allocator but not allocated: counted by nvidia-smi, not by max_memory_allocated."),
+            zh_str!("PyTorch 缓存分配器已保留但未分配：nvidia-smi 计入，max_memory_allocated 不计。"),
+            );
+        }
+        // llama.cpp has no PyTorch allocator: its "allocated" peak is its own buffers (weights, KV, compute).
+        let peak_allocated = if is_llamacpp {
+            parts.sum(&["weights", "kv_cache", "compute_buffer"])
+        } else {
+            parts.peak.unwrap_or(torch)
+        };
+        // llama.cpp's buffers are all outside PyTorch, so its total is the non-torch sum alone.
+        let total = if is_llamacpp {
+            non_torch
+        } else {
+            peak_allocated
+                .saturating_add(reserve)
+                .saturating_add(non_torch)
+        };
+        let tokens = parts.serve_tokens;
+        let temporaries = parts.sum(&[
+            "logits",
+            "step_temporaries",
+            "autocast_copies",
+            "dequant_buffer",
+            "embedding_grad_buffer",
+            "zero_buffers",
+            "ddp_buckets",
+            "compute_buffer",
+        ]);
+        let overhead = parts.sum(&[
+            "cuda_context",
+            "workspace",
+            "nccl",
+            "cuda_graphs",
+            "non_torch",
+        ]);
+        let layers_here = a.num_layers.div_ceil(self.pp);
+        let kv_per_token = if a.is_generative() {
+            self.kv_bytes(1, 1, layers_here, self.engine == Engine::Hf)
+                .0
+        } else {
+            0
+        };
+        // The guide's b for training is the precision the weights are held in: 4 B in fp32.
+        let quick_dtype = if self.mode == Mode::Training && self.precision == Precision::Fp32 {
+            Dtype::Fp32
+        } else {
+            self.dtype
+        };
+        let quick = quick::quick(
+            a.params(),
+            a,
+            self.mode,
+            quick_dtype,
+            &self.quantization,
+            self.optimizer,
+            self.batch,
+            self.seq_len
+                + if self.mode == Mode::Training {
+                    0
+                } else {
+                    self.new_tokens
+                },
+        );
+        let m_theory = parts
+            .theory
+            .unwrap_or(if is_llamacpp { total } else { peak_allocated });
+        // Serving fits when vLLM starts, i.e. its pool holds one request of max_model_len
+        // (`check_enough_kv_cache_memory`; more requests than the pool holds wait in the queue),
+        // and the process fits the card.
+        let pool = parts.serve_pool;
+        let pool_ok = pool.is_none_or(|sp| sp.available >= sp.request);
+        if let Some(sp) = pool
+            && pool_ok
+            && sp.concurrency < self.batch as f64
+        {
+            let held = fixed(sp.concurrency, 2);
+            parts.note(
+                "kv_pool_queues",
+                en!("The KV pool holds {} requests of max_model_len {} at once, fewer than batch {}: vLLM starts and queues the rest.", held, thousands(self.max_model_len), self.batch),
+                zh!("KV 池同时只能容纳 {} 个 max_model_len {} 的请求，少于 batch {}：vLLM 照常启动，其余请求排队。", held, thousands(self.max_model_len), self.batch),
+            );
+        }
+        let fit = self.device.as_ref().map(|d| Fit {
+            gpu: d.id.clone(),
+            memory_bytes: d.memory,
+            fits: total <= d.memory.get() && pool_ok,
+            reason: pool.filter(|_| !pool_ok).map(|sp| {
+                Difference {
+                    key: String::from("kv_pool_too_small"),
+                    en: en!("The KV pool has {} of the budget left; one request of max_model_len {} needs {}: vLLM would refuse to start. Lower max_model_len, raise gpu_memory_utilization, use an fp8 KV cache or a larger card.", b(sp.available), thousands(self.max_model_len), b(sp.request)),
+                    zh: zh!("预算内只剩 {} 给 KV 池；一个 max_model_len {} 的请求需要 {}：vLLM 将拒绝启动。请降低 max_model_len、提高 gpu_memory_utilization、使用 fp8 KV 缓存或更大的显卡。", b(sp.available), thousands(self.max_model_len), b(sp.request)),
+                }
+            }),
+            headroom_bytes: d.memory.minus(Bytes::new(total)),
+            shortfall_bytes: Bytes::new(total).minus(d.memory),
+        });
+        let differences = self.differences(&quick, &parts);
+        // To the hundredth, as vLLM logs it (and a short decimal survives any JSON reader).
+        let concurrency = match pool {
+            Some(sp) => Some(sp.concurrency),
+            None => tokens.map(|t| t as f64 / self.max_model_len.max(1) as f64),
+        };
+        let max_concurrency_exact = concurrency.map(|c| libm::floor(c * 100.0) / 100.0);
+        Estimate {
+            model: self.model_name.clone(),
+            params: a.params(),
+            active_params: a.active_params(),
+            trainable_params: trainable,
+            weights_bytes: Bytes::new(parts.get("weights")),
+            kv_cache_bytes: Bytes::new(parts.get("kv_cache")),
+            activations_bytes: Bytes::new(parts.get("activations")),
+            gradients_bytes: Bytes::new(parts.get("gradients")),
+            optimizer_bytes: Bytes::new(parts.get("optimizer")),
+            temporaries_bytes: Bytes::new(temporaries),
+            overhead_bytes: Bytes::new(overhead),
+            allocator_reserve_bytes: Bytes::new(reserve),
+            peak_phase: phase,
+            peak_allocated_bytes: Bytes::new(peak_allocated),
+            total_bytes: Bytes::new(total),
+            recommended_bytes: m_rec(Bytes::new(m_theory)),
+            required_bytes: Bytes::new(if is_vllm { m_theory } else { total }),
+            kv_cache_tokens: tokens,
+            max_concurrency: concurrency.map(|c| c as u64),
+            max_concurrency_exact,
+            kv_bytes_per_token: kv_per_token,
+            cpu_bytes: Bytes::new(cpu),
+            nvme_bytes: Bytes::new(nvme),
+            gpus: self.dp * self.tp * self.pp,
+            components: parts.comps,
+            quick,
+            differences,
+            fit,
+            notes: parts.notes,
+        }
+    }
+}
