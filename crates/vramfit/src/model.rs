@@ -559,28 +559,69 @@ impl Architecture {
         Ok(())
     }
 
-    /// Every weight tensor, in order. Empty for an opaque model.
+    /// Every weight tensor, in order, block by block. Empty for an opaque model.
     pub fn tensors(&self) -> Vec<Tensor> {
         let mut t = Vec::new();
+        self.visit(false, &mut |tensor, _| t.push(tensor));
+        t
+    }
+
+    /// Every weight tensor with the blocks that are alike visited once: `f(tensor, n)` stands for
+    /// `n` blocks from `tensor.layer` on, each holding that tensor (`n` is 1 outside the blocks).
+    /// The same tensors as [`Architecture::tensors`], a few dozen visits instead of one per block
+    /// and tensor, for sums that do not depend on a block's index.
+    pub fn visit_grouped(&self, mut f: impl FnMut(Tensor, u64)) {
+        self.visit(true, &mut f);
+    }
+
+    /// How many blocks from block `l` (before `end`) have the same tensors as block `l`: a MoE
+    /// model's dense blocks differ from its expert blocks, and every other block is like its
+    /// neighbours.
+    fn alike_from(&self, l: u64, end: u64) -> u64 {
+        match self.moe {
+            Some(m) if l < m.first_dense_layers => m.first_dense_layers.min(end) - l,
+            _ => end - l,
+        }
+    }
+
+    /// Visits the tensors, grouped ([`Architecture::visit_grouped`]) or block by block (`n` = 1).
+    fn visit(&self, grouped: bool, f: &mut dyn FnMut(Tensor, u64)) {
         let h = self.hidden_size;
+        // The number of blocks the tensors pushed now stand for.
+        let n = core::cell::Cell::new(1u64);
         let mut push = |role: Role, layer: Option<u64>, rows_in: u64, rows_out: u64, count: u64| {
             if rows_in > 0 && rows_out > 0 && count > 0 {
-                t.push(Tensor {
+                let tensor = Tensor {
                     role,
                     layer,
                     rows_in,
                     rows_out,
                     count,
-                });
+                };
+                f(tensor, if layer.is_some() { n.get() } else { 1 });
             }
+        };
+        // The blocks from `start` to `end`: `(first block, blocks alike)`, one at a time unless
+        // grouped.
+        let runs = |start: u64, end: u64| {
+            let mut l = start;
+            core::iter::from_fn(move || {
+                (l < end).then(|| {
+                    let k = if grouped { self.alike_from(l, end) } else { 1 };
+                    let run = (l, k);
+                    l += k;
+                    run
+                })
+            })
         };
         let norm_w = |n: Norm| if n == Norm::Layer { 2 } else { 1 };
         match self.family {
-            Family::Opaque => return t,
+            Family::Opaque => return,
             Family::CausalLm => {
                 push(Role::Embedding, None, self.vocab_size, h, 1);
                 push(Role::Positions, None, self.learned_positions, h, 1);
-                for l in 0..self.num_layers {
+                for (l, k) in runs(0, self.num_layers) {
+                    n.set(k);
                     self.attention(&mut push, l);
                     self.ffn(&mut push, l);
                     push(
@@ -604,7 +645,8 @@ impl Architecture {
                 push(Role::Positions, None, self.learned_positions, h, 1);
                 push(Role::Other, None, self.num_labels, h, 1); // token types
                 push(Role::Vector, None, 1, 2 * h, 1); // embedding LayerNorm
-                for l in 0..self.num_layers {
+                for (l, k) in runs(0, self.num_layers) {
+                    n.set(k);
                     self.attention(&mut push, l);
                     self.ffn(&mut push, l);
                     push(Role::Vector, Some(l), 1, 4 * h, 1); // two LayerNorms
@@ -623,7 +665,8 @@ impl Architecture {
                 );
                 push(Role::Vector, None, 1, 2 * h, 1); // conv bias + CLS token
                 push(Role::Positions, None, self.encoder_positions, h, 1);
-                for l in 0..self.num_layers {
+                for (l, k) in runs(0, self.num_layers) {
+                    n.set(k);
                     self.attention(&mut push, l);
                     self.ffn(&mut push, l);
                     push(Role::Vector, Some(l), 1, 4 * h, 1);
@@ -638,7 +681,8 @@ impl Architecture {
                 push(Role::Other, None, 3 * h, h, 1);
                 push(Role::Vector, None, 1, 2 * h, 1);
                 push(Role::Positions, None, self.encoder_positions, h, 1);
-                for l in 0..self.encoder_layers {
+                for (l, k) in runs(0, self.encoder_layers) {
+                    n.set(k);
                     // Encoder blocks are numbered after the decoder's so layers stay distinct.
                     let id = self.num_layers + l;
                     self.attention(&mut push, id);
@@ -649,7 +693,8 @@ impl Architecture {
                 // Decoder: tokens, learned positions, self- and cross-attention.
                 push(Role::Embedding, None, self.vocab_size, h, 1);
                 push(Role::Positions, None, self.learned_positions, h, 1);
-                for l in 0..self.num_layers {
+                for (l, k) in runs(0, self.num_layers) {
+                    n.set(k);
                     self.attention(&mut push, l);
                     self.attention(&mut push, l);
                     self.ffn(&mut push, l);
@@ -659,7 +704,6 @@ impl Architecture {
             }
         }
         push(Role::Other, None, 1, self.extra_params, 1);
-        t
     }
 
     fn attention(&self, push: &mut impl FnMut(Role, Option<u64>, u64, u64, u64), l: u64) {
@@ -758,10 +802,9 @@ impl Architecture {
         if !self.is_detailed() {
             return self.opaque_params;
         }
-        self.tensors()
-            .iter()
-            .map(Tensor::numel)
-            .fold(0u64, u64::saturating_add)
+        let mut sum = 0u64;
+        self.visit_grouped(|t, n| sum = sum.saturating_add(t.numel().saturating_mul(n)));
+        sum
     }
 
     /// Parameters active for one token: all but the routed experts not chosen.
@@ -769,16 +812,16 @@ impl Architecture {
         let Some(m) = self.moe else {
             return self.params();
         };
-        self.tensors()
-            .iter()
-            .map(|t| {
-                if t.role.is_expert() {
-                    t.numel() / t.count.max(1) * m.experts_per_token
-                } else {
-                    t.numel()
-                }
-            })
-            .fold(0u64, u64::saturating_add)
+        let mut sum = 0u64;
+        self.visit_grouped(|t, n| {
+            let active = if t.role.is_expert() {
+                t.numel() / t.count.max(1) * m.experts_per_token
+            } else {
+                t.numel()
+            };
+            sum = sum.saturating_add(active.saturating_mul(n));
+        });
+        sum
     }
 
     /// Layers that attend over the whole context (the others use the sliding window).

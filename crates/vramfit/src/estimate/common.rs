@@ -2,7 +2,7 @@
 //! cache, the weights' formula, the CUDA context and the cuBLAS workspace.
 
 use super::{
-    Estimate, Formula, Parts, Runner, SatMul, Workload, b, guide_bytes_per_param, thousands,
+    Estimate, Formula, Parts, Run, Runner, SatMul, Workload, b, guide_bytes_per_param, thousands,
     weights,
 };
 use crate::model::Family;
@@ -29,6 +29,29 @@ pub const fn cublas_workspace(hopper: bool) -> Bytes {
 }
 
 impl Workload {
+    /// The estimate, every part with its formula and note, in the languages the crate is built
+    /// with. Cannot fail: the workload was validated.
+    pub fn estimate(&self) -> Estimate {
+        Run {
+            w: self,
+            text: true,
+        }
+        .estimate()
+    }
+
+    /// The same estimate with its numbers alone: every figure as [`Workload::estimate`] gives it,
+    /// and no text (empty formulas and notes, no notes or differences), for sweeps that show a
+    /// number per cell and ask for the working of the one a user opens.
+    pub fn figures(&self) -> Estimate {
+        Run {
+            w: self,
+            text: false,
+        }
+        .estimate()
+    }
+}
+
+impl Run<'_> {
     /// Activation dtype bytes for inference.
     pub(super) fn act_bytes(&self) -> u64 {
         if self.dtype == Dtype::Fp32 { 4 } else { 2 }
@@ -47,7 +70,7 @@ impl Workload {
         if !a.is_generative() {
             return (
                 0,
-                formula!(text "no KV cache (not a generative decoder)", "没有 KV 缓存（不是生成式解码器）"),
+                formula!(self.text; text "no KV cache (not a generative decoder)", "没有 KV 缓存（不是生成式解码器）"),
             );
         }
         let tp_kv = match a.mla {
@@ -74,12 +97,15 @@ impl Workload {
                 .saturating_add(local.sat_mul(local_ctx)),
         );
         let bytes = self.kv_dtype.bytes_for(elems, self.act_kv_dtype());
+        if !self.text {
+            return (bytes, Formula::default());
+        }
         let per = match a.mla {
-            Some(m) if !decompressed_mla => Formula::same(format!(
+            Some(m) if !decompressed_mla && self.text => Formula::same(format!(
                 "(kv_lora_rank {} + rope {})",
                 m.kv_lora_rank, m.qk_rope_head_dim
             )),
-            Some(_) => formula!(
+            Some(_) => formula!(self.text;
                 [
                     "{} heads × (nope + rope + v) (HF caches MLA decompressed)",
                     a.num_heads
@@ -89,7 +115,7 @@ impl Workload {
                     a.num_heads
                 ]
             ),
-            None => formula!(
+            None => formula!(self.text;
                 ["2 × {} kv heads × {} head_dim", a.num_kv_heads, a.head_dim],
                 ["2 × {} 个 KV 头 × {} head_dim", a.num_kv_heads, a.head_dim]
             ),
@@ -100,7 +126,7 @@ impl Workload {
             String::new()
         };
         let window = if local > 0 {
-            formula!(
+            formula!(self.text;
                 [
                     " ({global} global layers × {context} tokens + {local} sliding layers × {local_ctx} tokens)"
                 ],
@@ -109,7 +135,7 @@ impl Workload {
                 ]
             )
         } else {
-            formula!(
+            formula!(self.text;
                 [" × {layers} layers × {context} tokens"],
                 [" × {layers} 层 × {context} token"]
             )
@@ -118,7 +144,7 @@ impl Workload {
         let size = b(bytes);
         (
             bytes,
-            formula!(
+            formula!(self.text;
                 [
                     "{}{tp_text} × {seqs} seq{} × {dtype} = {size}",
                     per.en,
@@ -158,6 +184,9 @@ impl Workload {
     }
 
     pub(super) fn weights_formula(&self, bytes: u64) -> Formula {
+        if !self.text {
+            return Formula::default();
+        }
         let a = &self.arch;
         let p = thousands(a.params());
         let size = b(bytes);
@@ -165,13 +194,13 @@ impl Workload {
             // A bare parameter count: the guide's bytes per parameter of the format.
             let per = short(guide_bytes_per_param(self.dtype, &self.quantization));
             let q = self.quantization.name();
-            formula!(
+            formula!(self.text;
                 ["{p} params × {per} B ({q}) = {size}"],
                 ["{p} 个参数 × {per} B ({q}) = {size}"]
             )
         } else if self.quantization == Quantization::None {
             let (per, d) = (self.dtype.bits() / 8, self.dtype);
-            formula!(
+            formula!(self.text;
                 ["{p} params × {per} B ({d}) = {size}"],
                 ["{p} 个参数 × {per} B ({d}) = {size}"]
             )
@@ -184,14 +213,14 @@ impl Workload {
                 .fold(0u64, u64::saturating_add);
             let kept = thousands(a.params().saturating_sub(q));
             let (q, name, d) = (thousands(q), self.quantization.name(), self.dtype);
-            formula!(
+            formula!(self.text;
                 ["{q} quantized weights ({name}, with scales) + {kept} kept in {d} = {size}"],
                 ["{q} 个量化权重 ({name}，含缩放因子) + {kept} 个参数保留为 {d} = {size}"]
             )
         };
         if self.tp > 1 || self.pp > 1 {
             let (tp, pp) = (self.tp, self.pp);
-            s = formula!(
+            s = formula!(self.text;
                 ["{}, on the busiest of tp {tp} × pp {pp} shards", s.en],
                 ["{}，在 tp {tp} × pp {pp} 个分片中最重的一个上", s.zh]
             );
@@ -199,9 +228,10 @@ impl Workload {
         s
     }
 
-    /// The estimate. Cannot fail: the workload was validated.
-    pub fn estimate(&self) -> Estimate {
+    /// The estimate: its parts and notes. Cannot fail: the workload was validated.
+    pub(super) fn estimate(&self) -> Estimate {
         let mut parts = Parts {
+            text: self.text,
             comps: Vec::new(),
             notes: Vec::new(),
             peak: None,
@@ -216,14 +246,14 @@ impl Workload {
             Runner::Transformers => self.hf_inference(&mut parts),
         };
         self.note_past_trained_context(&mut parts);
-        if self.vllm_downcast {
+        if self.vllm_downcast && self.text {
             parts.note(
                 "vllm_downcast",
                 en!("The checkpoint is fp32: vLLM's dtype \"auto\" runs it in {} (pass --dtype float32 to keep it).", self.dtype),
                 zh!("检查点为 fp32：vLLM 的 dtype \"auto\" 以 {} 运行（传 --dtype float32 可保持 fp32）。", self.dtype),
             );
         }
-        if let Some(ft) = self.gguf_dequantized {
+        if let Some(ft) = self.gguf_dequantized.filter(|_| self.text) {
             parts.note(
                 "gguf_dequantized",
                 en!(
@@ -252,7 +282,7 @@ impl Workload {
             Runner::Vllm => (self.max_model_len, true),
             Runner::Transformers => (self.seq_len.saturating_add(self.new_tokens), false),
         };
-        if trained == 0 || context <= trained {
+        if !self.text || trained == 0 || context <= trained {
             return;
         }
         let (n, limit) = (thousands(context), thousands(trained));
@@ -347,7 +377,7 @@ impl Workload {
             "cuda_context",
             CUDA_CONTEXT.get(),
             false,
-            formula!(text "CUDA context with lazy module loading: 0.51 GiB (measured, H100, PyTorch 2 / vLLM 0.19)", "CUDA 上下文（模块延迟加载）：0.51 GiB (实测，H100, PyTorch 2 / vLLM 0.19)"),
+            formula!(self.text; text "CUDA context with lazy module loading: 0.51 GiB (measured, H100, PyTorch 2 / vLLM 0.19)", "CUDA 上下文（模块延迟加载）：0.51 GiB (实测，H100, PyTorch 2 / vLLM 0.19)"),
             en_str!("Driver and kernel images; outside PyTorch's allocator, visible in nvidia-smi."),
             zh_str!("驱动与内核镜像；不经 PyTorch 分配器，nvidia-smi 可见。"),
         );
@@ -356,7 +386,7 @@ impl Workload {
             "workspace",
             ws,
             true,
-            formula!(
+            formula!(self.text;
                 [
                     "cuBLAS workspace: {} per handle and stream ({})",
                     b(ws),

@@ -3,7 +3,7 @@
 //! ([`formula!`](super)), they must carry the same numbers, units and names, and no English word
 //! but the notation both languages share.
 
-mod tests {
+pub(super) mod tests {
     use super::super::*;
     use crate::precision::{GgufFileType, Quantization};
     use alloc::string::String;
@@ -12,7 +12,7 @@ mod tests {
 
     /// Every run shape the estimator distinguishes, on a dense, a MoE, an MLA, an MXFP4 and a
     /// parameters-only model, with and without a card.
-    fn run_shapes() -> Vec<EstimateInput> {
+    pub(in crate::estimate) fn run_shapes() -> Vec<EstimateInput> {
         let mut out = Vec::new();
         let models: [(Option<&str>, Option<&str>); 9] = [
             (Some("meta-llama/Llama-3.1-8B"), None),

@@ -1,18 +1,19 @@
 //! Why the detailed estimate differs from the guide's quick one, in words a reader can check.
 
-use super::{
-    Difference, Mode, Optimizer, Parts, Quick, Workload, b, guide_bytes_per_param, thousands,
-};
+use super::{Difference, Mode, Optimizer, Parts, Quick, Run, b, guide_bytes_per_param, thousands};
 use crate::precision::Quantization;
 use crate::units::short;
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-impl Workload {
+impl Run<'_> {
     pub(super) fn differences(&self, quick: &Quick, parts: &Parts) -> Vec<Difference> {
         let a = &self.arch;
         let mut d = Vec::new();
+        if !self.text {
+            return d;
+        }
         let mut add = |key: &str, en: String, zh: String| {
             d.push(Difference {
                 key: key.to_string(),

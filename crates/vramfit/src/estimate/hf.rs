@@ -2,12 +2,12 @@
 //! prefill or at the last generated token.
 
 use super::{
-    Formula, Kernel, Logits, Parts, Phase, SatMul, Workload, activations, b, cublas_workspace,
+    Formula, Kernel, Logits, Parts, Phase, Run, SatMul, activations, b, cublas_workspace,
     per_gpu_weight_bytes, thousands,
 };
 use crate::units::Bytes;
 
-impl Workload {
+impl Run<'_> {
     pub(super) fn hf_inference(&self, p: &mut Parts) -> (Phase, u64, u64) {
         let a = &self.arch;
         let w = per_gpu_weight_bytes(a, self.dtype, &self.quantization, self.tp, self.pp);
@@ -96,10 +96,10 @@ impl Workload {
         let ws = cublas_workspace(self.hopper()).get();
         p.peak = Some(w.saturating_add(prefill.max(decode)).saturating_add(ws));
         let kv_note = if phase == Phase::Prefill && acts_encoder > decoder_prefill {
-            formula!(text " (none of it exists yet at the peak, the encoder's pass)", "（峰值在编码器前向时，此时尚未分配）")
+            formula!(self.text; text " (none of it exists yet at the peak, the encoder's pass)", "（峰值在编码器前向时，此时尚未分配）")
         } else if phase == Phase::Prefill && kv_end > kv_prefill {
-            let filled = b(kv_prefill + cross);
-            formula!(
+            formula!(self.text;
+                let filled = b(kv_prefill + cross);
                 [" (at the prefill peak {filled} of it is filled)"],
                 ["（预填充峰值时已填充 {filled}）"]
             )
@@ -107,8 +107,8 @@ impl Workload {
             Formula::default()
         };
         let cross_text = if cross > 0 {
-            let (hidden, seqs, size) = (a.hidden_size, self.batch, b(cross));
-            formula!(
+            formula!(self.text;
+                let (hidden, seqs, size) = (a.hidden_size, self.batch, b(cross));
                 [
                     " + cross-attention K and V of {frames} encoder frames × {layers} layers and the encoder's output ({hidden} hidden) × {seqs} seq = {size}"
                 ],
@@ -123,7 +123,7 @@ impl Workload {
             "kv_cache",
             kv_end.saturating_add(cross),
             true,
-            formula!(
+            formula!(self.text;
                 ["{}{}{}", kv_text.en, cross_text.en, kv_note.en],
                 ["{}{}{}", kv_text.zh, cross_text.zh, kv_note.zh]
             ),
@@ -135,19 +135,19 @@ impl Workload {
         if a.is_detailed() {
             let eager_text = if self.kernel == Kernel::Eager {
                 let (batch, heads, bytes) = (self.batch, a.num_heads, 4 + act);
-                formula!(
+                formula!(self.text;
                     [" + eager scores {batch} × {heads} heads × {seq}² × {bytes} B"],
                     [" + eager 注意力分数 {batch} × {heads} 个头 × {seq}² × {bytes} B"]
                 )
             } else {
                 Formula::default()
             };
-            let (tokens, size) = (thousands(tokens), b(acts_shown));
             p.add(
                 "activations",
                 acts_shown,
                 true,
-                formula!(
+                formula!(self.text;
+                    let (tokens, size) = (thousands(tokens), b(acts_shown));
                     [
                         "{tokens} tokens × {per_tok} B per token in the widest op of one block{} = {size}",
                         eager_text.en
@@ -165,7 +165,7 @@ impl Workload {
                 "activations",
                 acts_shown,
                 true,
-                formula!(
+                formula!(self.text;
                     [
                         "{} {} × {} elements alive at the widest point of the forward pass ({s} × {s} pixels) × {act} B = {}",
                         self.batch,
@@ -190,7 +190,7 @@ impl Workload {
                 "activations",
                 acts_shown,
                 true,
-                formula!(
+                formula!(self.text;
                     ["0.2 × weights (the guide's 10–30 %) = {}", b(acts)],
                     ["0.2 × 权重（指南的 10–30 %) = {}", b(acts)]
                 ),
@@ -203,7 +203,7 @@ impl Workload {
                 "logits",
                 logits_shown,
                 true,
-                formula!(
+                formula!(self.text;
                     [
                         "{} × {kept} × {vocab} vocab × {act} B + fp32 copy of the last position = {}",
                         self.batch,

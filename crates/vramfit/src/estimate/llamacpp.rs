@@ -1,14 +1,12 @@
 //! llama.cpp: GGUF weights offloaded block by block (`-ngl`) and split over GPUs by layer, the
 //! KV cache of the whole context, ggml's compute buffer.
 
-use super::{
-    Formula, Kernel, Parts, Phase, SatMul, Workload, activations, b, tensor_bytes, weights,
-};
+use super::{Formula, Kernel, Parts, Phase, Run, SatMul, activations, b, tensor_bytes, weights};
 use crate::model::Role;
 use crate::precision::{Dtype, KvDtype, Quantization};
 use crate::units::Bytes;
 
-impl Workload {
+impl Run<'_> {
     /// A tensor as llama.cpp loads it. A checkpoint released in MXFP4 (gpt-oss) runs from its
     /// GGUF of file type MXFP4_MOE: the routed experts in MXFP4, every other matrix in Q8_0, the
     /// router and the vectors in F32 (ggml-org/gpt-oss-20b-GGUF: 72 MXFP4 and 98 Q8_0 tensors).
@@ -126,7 +124,7 @@ impl Workload {
         let on = if split > 1 {
             let (n, here) = (busiest + 1, stage_layers[busiest]);
             let output = busiest + 1 == split as usize && output_on_gpu;
-            formula!(
+            formula!(self.text;
                 [
                     " (GPU {n} of {split}: {here} of them{})",
                     if output { " + output layer" } else { "" }
@@ -140,8 +138,8 @@ impl Workload {
             Formula::default()
         };
         let formula = if a.is_detailed() {
-            let size = b(w);
-            formula!(
+            formula!(self.text;
+                let size = b(w);
                 [
                     "{on_gpu} of {layers} blocks{} on the GPU{}; token embeddings stay in CPU memory = {size}",
                     if output_on_gpu { " + output layer" } else { "" },
@@ -154,8 +152,8 @@ impl Workload {
                 ]
             )
         } else if split > 1 {
-            let (wf, size) = (self.weights_formula(gpu), b(w));
-            formula!(
+            formula!(self.text;
+                let (wf, size) = (self.weights_formula(gpu), b(w));
                 ["{} / {split} GPUs = {size}", wf.en],
                 ["{} / {split} 个 GPU = {size}", wf.zh]
             )
@@ -186,16 +184,17 @@ impl Workload {
             false,
             {
                 let vocab = if logits > 0 { a.vocab_size } else { 0 };
-                let (block, size, heads) = (b(blockact), b(compute), a.num_heads);
+                let heads = a.num_heads;
                 let kq_text = if kq > 0 {
-                    formula!(
+                    formula!(self.text;
                         [" + KQ {ub} × {ctx} × {heads} heads × 4 B"],
                         [" + KQ {ub} × {ctx} × {heads} 个头 × 4 B"]
                     )
                 } else {
                     Formula::default()
                 };
-                formula!(
+                formula!(self.text;
+                    let (block, size) = (b(blockact), b(compute));
                     [
                         "max(logits {ub} × {vocab} × 4 B, block activations {block}{}) = {size}",
                         kq_text.en
@@ -215,7 +214,7 @@ impl Workload {
             "cuda_context",
             LLAMACPP_CONTEXT.get(),
             false,
-            formula!(
+            formula!(self.text;
                 ["CUDA context and cuBLAS: {}", b(LLAMACPP_CONTEXT.get())],
                 ["CUDA 上下文与 cuBLAS：{}", b(LLAMACPP_CONTEXT.get())]
             ),
@@ -230,7 +229,7 @@ impl Workload {
         if !a.is_generative() || layers == 0 {
             return (
                 0,
-                formula!(text "no KV cache on the GPU", "GPU 上没有 KV 缓存"),
+                formula!(self.text; text "no KV cache on the GPU", "GPU 上没有 KV 缓存"),
             );
         }
         let per_layer = a.kv_elements_per_token_layer();
@@ -263,6 +262,9 @@ impl Workload {
             self.kv_dtype
         };
         let bytes = dtype.bytes_for(elems, Dtype::Fp16);
+        if !self.text {
+            return (bytes, Formula::default());
+        }
         let (name, size) = (dtype.name(), b(bytes));
         let text = if swa_layers > 0 {
             let (full, window, seqs, ubatch) = (
@@ -271,7 +273,7 @@ impl Workload {
                 self.batch,
                 self.ubatch,
             );
-            formula!(
+            formula!(self.text;
                 [
                     "{per_layer} values per token per layer × ({full} layers × {ctx} context + {swa_layers} sliding layers × {swa_cells} cells (window {window} × {seqs} seq + ubatch {ubatch}, padded to 256)) × {name} = {size}"
                 ],
@@ -280,7 +282,7 @@ impl Workload {
                 ]
             )
         } else {
-            formula!(
+            formula!(self.text;
                 [
                     "{per_layer} values per token per layer × {layers} layers × {ctx} context × {name} = {size}"
                 ],

@@ -49,29 +49,39 @@ macro_rules! en_str {
     ($text:literal) => { note_text!("en", str $text) };
 }
 
-/// A [`Formula`] from one `format!` per language: `formula!(["…", args], ["…", args])`. Each
-/// side, its arguments included, is compiled only under its language's feature, so that a
-/// module in one language neither holds nor computes the other's text. The arguments are
-/// written on both sides rather than computed once before: hoisted into `let`s, the quick
-/// estimate's measured 0.2 KB larger in each calculator build (2026-12-02), where only one
-/// side exists; a build with both languages computes them twice, a few microseconds.
+/// A [`Formula`] from one `format!` per language, built only when `$on` (the run's `text`) is
+/// true, so that an estimate asked for its numbers alone ([`Workload::figures`]) formats
+/// nothing: `formula!(self.text; ["…", args], ["…", args])`. Values computed only for the text
+/// go in `let`s before the two sides (`formula!(on; let size = b(x); ["{size}"], ["{size}"])`),
+/// which run only when the text is built. Each side, its arguments included, is compiled only
+/// under its language's feature, so that a module in one language neither holds nor computes the
+/// other's text.
 ///
-/// `formula!(text "…", "…")`: two literals without arguments, copied as they are.
+/// `formula!(on; text "…", "…")`: two literals without arguments, copied as they are.
 macro_rules! formula {
-    (text $en:literal, $zh:literal) => {
-        $crate::estimate::parts::Formula {
-            #[cfg(feature = "en")]
-            en: alloc::string::String::from($en),
-            #[cfg(feature = "zh")]
-            zh: alloc::string::String::from($zh),
+    ($on:expr; text $en:literal, $zh:literal) => {
+        if $on {
+            $crate::estimate::parts::Formula {
+                #[cfg(feature = "en")]
+                en: alloc::string::String::from($en),
+                #[cfg(feature = "zh")]
+                zh: alloc::string::String::from($zh),
+            }
+        } else {
+            $crate::estimate::parts::Formula::default()
         }
     };
-    ([$($en:tt)*], [$($zh:tt)*]) => {
-        $crate::estimate::parts::Formula {
-            #[cfg(feature = "en")]
-            en: alloc::format!($($en)*),
-            #[cfg(feature = "zh")]
-            zh: alloc::format!($($zh)*),
+    ($on:expr; $(let $p:pat = $e:expr;)* [$($en:tt)*], [$($zh:tt)*]) => {
+        if $on {
+            $(let $p = $e;)*
+            $crate::estimate::parts::Formula {
+                #[cfg(feature = "en")]
+                en: alloc::format!($($en)*),
+                #[cfg(feature = "zh")]
+                zh: alloc::format!($($zh)*),
+            }
+        } else {
+            $crate::estimate::parts::Formula::default()
         }
     };
 }
@@ -89,6 +99,8 @@ mod parts;
 mod peak;
 mod quick;
 mod solve;
+#[cfg(test)]
+mod text_snapshot;
 mod training;
 mod vllm;
 mod weights;
@@ -117,7 +129,7 @@ pub use vllm::{
 pub use weights::{gguf_type, per_gpu_weight_bytes, tensor_bytes};
 pub use workload::{GpuLookup, MAX_BATCH, MAX_SEQ, ModelLookup, Workload, lora_mask};
 
-use parts::{Formula, Parts, ServePool, b};
+use parts::{Formula, Parts, Run, ServePool, b};
 use workload::Runner;
 
 #[cfg(test)]

@@ -1,10 +1,26 @@
 //! The parts an estimate is built from while a run shape computes it, and the formulas' text in
 //! the languages the crate is built with.
 
-use super::{Component, Difference};
+use super::{Component, Difference, Workload};
 use crate::units::Bytes;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
+
+/// One run of the estimator over a workload: the workload, and whether the formulas' and notes'
+/// text is wanted. Every run shape is a method of it; it reads the workload's fields through
+/// `Deref`.
+pub(super) struct Run<'a> {
+    pub(super) w: &'a Workload,
+    /// Build the text (formulas, notes, differences); off, the estimate carries numbers only.
+    pub(super) text: bool,
+}
+
+impl core::ops::Deref for Run<'_> {
+    type Target = Workload;
+    fn deref(&self) -> &Workload {
+        self.w
+    }
+}
 
 /// vLLM's KV pool against its requests (`kv_cache_utils.py`: `check_enough_kv_cache_memory`,
 /// `get_max_concurrency_for_kv_cache_config`).
@@ -20,6 +36,8 @@ pub(super) struct ServePool {
 }
 
 pub(super) struct Parts {
+    /// Whether the run builds text: off, components carry no notes.
+    pub(super) text: bool,
     pub(super) comps: Vec<Component>,
     pub(super) notes: Vec<Difference>,
     /// PyTorch-allocated bytes at the peak when it is not the plain sum of the torch components
@@ -45,18 +63,26 @@ impl Parts {
         zh: &str,
     ) {
         let (formula, formula_zh) = formula.into_texts();
+        let (note_en, note_zh) = if self.text {
+            (en.to_string(), zh.to_string())
+        } else {
+            (String::new(), String::new())
+        };
         self.comps.push(Component {
             key: key.to_string(),
             bytes: Bytes::new(bytes),
             torch,
             formula,
             formula_zh,
-            note_en: en.to_string(),
-            note_zh: zh.to_string(),
+            note_en,
+            note_zh,
         });
     }
     #[inline(never)]
     pub(super) fn note(&mut self, key: &str, en: String, zh: String) {
+        if !self.text {
+            return;
+        }
         self.notes.push(Difference {
             key: key.to_string(),
             en,

@@ -2,14 +2,14 @@
 //! would report, the total `nvidia-smi` would show, the guide's recommendation and the fit.
 
 use super::{
-    Difference, Engine, Estimate, Fit, Mode, Offload, Parts, Phase, Precision, SatMul, Workload, b,
+    Difference, Engine, Estimate, Fit, Mode, Offload, Parts, Phase, Precision, Run, SatMul, b,
     m_rec, quick, thousands,
 };
 use crate::precision::Dtype;
 use crate::units::{Bytes, MIB, fixed};
 use alloc::string::String;
 
-impl Workload {
+impl Run<'_> {
     pub(super) fn finish(
         &self,
         mut parts: Parts,
@@ -60,8 +60,8 @@ impl Workload {
             reserve,
             false,
             {
-                let (t, blocks, size) = (b(transient), a.num_layers, b(reserve));
-                formula!(
+                formula!(self.text;
+                    let (t, blocks, size) = (b(transient), a.num_layers, b(reserve));
                     ["5 % of transient tensors ({t}) + 1 MiB rounding × {blocks} blocks = {size}"],
                     ["5 % 的临时张量 ({t}) + 1 MiB 取整 × {blocks} 块 = {size}"]
                 )
@@ -115,8 +115,10 @@ impl Workload {
         } else {
             self.dtype
         };
+        let params = a.params();
         let quick = quick::quick(
-            a.params(),
+            self.text,
+            params,
             a,
             self.mode,
             quick_dtype,
@@ -139,6 +141,7 @@ impl Workload {
         let pool = parts.serve_pool;
         let pool_ok = pool.is_none_or(|sp| sp.available >= sp.request);
         if let Some(sp) = pool
+            && self.text
             && pool_ok
             && sp.concurrency < self.batch as f64
         {
@@ -156,8 +159,8 @@ impl Workload {
             reason: pool.filter(|_| !pool_ok).map(|sp| {
                 Difference {
                     key: String::from("kv_pool_too_small"),
-                    en: en!("The KV pool has {} of the budget left; one request of max_model_len {} needs {}: vLLM would refuse to start. Lower max_model_len, raise gpu_memory_utilization, use an fp8 KV cache or a larger card.", b(sp.available), thousands(self.max_model_len), b(sp.request)),
-                    zh: zh!("预算内只剩 {} 给 KV 池；一个 max_model_len {} 的请求需要 {}：vLLM 将拒绝启动。请降低 max_model_len、提高 gpu_memory_utilization、使用 fp8 KV 缓存或更大的显卡。", b(sp.available), thousands(self.max_model_len), b(sp.request)),
+                    en: if !self.text { String::new() } else { en!("The KV pool has {} of the budget left; one request of max_model_len {} needs {}: vLLM would refuse to start. Lower max_model_len, raise gpu_memory_utilization, use an fp8 KV cache or a larger card.", b(sp.available), thousands(self.max_model_len), b(sp.request)) },
+                    zh: if !self.text { String::new() } else { zh!("预算内只剩 {} 给 KV 池；一个 max_model_len {} 的请求需要 {}：vLLM 将拒绝启动。请降低 max_model_len、提高 gpu_memory_utilization、使用 fp8 KV 缓存或更大的显卡。", b(sp.available), thousands(self.max_model_len), b(sp.request)) },
                 }
             }),
             headroom_bytes: d.memory.minus(Bytes::new(total)),
@@ -172,7 +175,7 @@ impl Workload {
         let max_concurrency_exact = concurrency.map(|c| libm::floor(c * 100.0) / 100.0);
         Estimate {
             model: self.model_name.clone(),
-            params: a.params(),
+            params,
             active_params: a.active_params(),
             trainable_params: trainable,
             weights_bytes: Bytes::new(parts.get("weights")),

@@ -62,6 +62,7 @@ pub fn m_rec(theory: Bytes) -> Bytes {
 /// inputs (§3.1): parameters, precision, batch, sequence, training or inference, optimizer.
 #[allow(clippy::too_many_arguments)]
 pub fn quick(
+    text: bool,
     params: u64,
     arch: &Architecture,
     mode: Mode,
@@ -75,7 +76,6 @@ pub fn quick(
     let w = params as f64 * b;
     let gb = |x: f64| x / GB as f64;
     let g2 = |x: f64| fixed(x, 2);
-    let bs = short(b);
     if mode == Mode::Training {
         // Adam keeps two states (2 × weights); SGD with momentum and Lion one; SGD none. 8-bit
         // Adam and Adafactor are not in the guide: counted as half a state and none.
@@ -89,7 +89,8 @@ pub fn quick(
         let rule = 1.5 + states; // 3.5 for Adam, as §6 Q1 uses it (§2.2: 3.2–3.7).
         let theory = rule * w;
         let sum = w + w + states * w + act;
-        let (formula, formula_zh) = formula!(
+        let (formula, formula_zh) = formula!(text;
+            let bs = short(b);
             [
                 "weights = {params} × {bs} B = {} GB; M_train ≈ {} × weights = {} GB (guide §2.2, §6 Q1); its own components sum to weights + grads + {} × weights + 0.2–0.5 × weights = {}–{} GB; M_rec = 1.2 × ({} + 2) = {} GB",
                 g2(gb(w)),
@@ -138,7 +139,7 @@ pub fn quick(
     };
     let act = 0.2 * w;
     let theory = w + kv + act;
-    let kv_text = if kv > 0.0 {
+    let kv_text = if kv > 0.0 && text {
         Formula::same(format!(
             "KV = 2 × {batch} × {seq} × {} × {} × {} B = {} GB",
             arch.hidden_size,
@@ -147,9 +148,10 @@ pub fn quick(
             g2(gb(kv))
         ))
     } else {
-        formula!(text "KV = 0 (needs hidden size and layers: give a preset or config.json)", "KV = 0（需要隐藏维度与层数：请选择预设模型或 config.json）")
+        formula!(text; text "KV = 0 (needs hidden size and layers: give a preset or config.json)", "KV = 0（需要隐藏维度与层数：请选择预设模型或 config.json）")
     };
-    let (formula, formula_zh) = formula!(
+    let (formula, formula_zh) = formula!(text;
+        let bs = short(b);
         [
             "weights = {params} × {bs} B = {} GB; {}; activations ≈ 0.2 × weights (10–30 %) = {} GB; M_theory = {} GB; M_rec = 1.2 × ({} + 2) = {} GB",
             g2(gb(w)),
@@ -195,6 +197,7 @@ mod tests {
         let a = Architecture::opaque(P7B);
         // §2.1: LLaMA 2 7B in FP16: 7 × 10^9 × 2 = 14 GB.
         let q = quick(
+            true,
             P7B,
             &a,
             Mode::Inference,
@@ -207,6 +210,7 @@ mod tests {
         assert_eq!(q.weights_bytes.get(), 14 * GB);
         // §5.1: 4-bit 7B ≈ 4 GB: 7e9 × 0.5 = 3.5 GB.
         let q4 = quick(
+            true,
             P7B,
             &a,
             Mode::Inference,
@@ -222,6 +226,7 @@ mod tests {
         assert_eq!(q4.weights_bytes.get(), 3_500_000_000);
         // §6 Q1: 7B training ≈ 14 × 3.5 = 49 GB, beyond a 40 GB A100.
         let t = quick(
+            true,
             P7B,
             &a,
             Mode::Training,
@@ -249,6 +254,7 @@ mod tests {
             ..Architecture::default()
         };
         let q = quick(
+            true,
             6_738_415_616,
             &a,
             Mode::Inference,
@@ -280,6 +286,7 @@ mod tests {
         };
         // §6 Q1 in Chinese: 7e9 × 2 B = 14.00 GB, 3.5 × 14 = 49.00 GB, M_rec = 1.2 × 51 = 61.20 GB.
         let t = quick(
+            true,
             P7B,
             &opaque,
             Mode::Training,
@@ -299,6 +306,7 @@ mod tests {
             (&llama, Mode::Inference),
         ] {
             let q = quick(
+                true,
                 P7B,
                 arch,
                 mode,

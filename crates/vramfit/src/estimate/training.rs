@@ -2,8 +2,8 @@
 //! step's temporaries under each precision regime, LoRA/QLoRA, ZeRO with offload, and parallelism.
 
 use super::{
-    Checkpointing, Formula, Offload, Optimizer, Parts, Phase, Precision, SatMul, Trainable,
-    Workload, activations, b, per_gpu_weight_bytes, role_bit, thousands, weights,
+    Checkpointing, Formula, Offload, Optimizer, Parts, Phase, Precision, Run, SatMul, Trainable,
+    activations, b, per_gpu_weight_bytes, role_bit, thousands, weights,
 };
 use crate::model::Role;
 use crate::precision::{Dtype, Quantization};
@@ -11,7 +11,7 @@ use crate::units::Bytes;
 use alloc::format;
 use alloc::string::String;
 
-impl Workload {
+impl Run<'_> {
     #[allow(clippy::too_many_lines)]
     pub(super) fn training(&self, p: &mut Parts) -> (Phase, u64, u64) {
         let a = &self.arch;
@@ -23,7 +23,6 @@ impl Workload {
         let act = reg.act_bytes();
         // Trainable parameters: all, or LoRA's r × (in + out) per targeted projection.
         let mask = self.lora_mask;
-        let tensors = a.tensors();
         let lora_of = |t: &crate::model::Tensor| {
             if lora && t.role.is_block_linear() && mask & role_bit(t.role) != 0 {
                 self.lora_rank
@@ -33,7 +32,7 @@ impl Workload {
                 0
             }
         };
-        let lora_params: u64 = tensors.iter().map(lora_of).fold(0, u64::saturating_add);
+        let lora_params = weights::total(a, lora_of);
         let trainable = if lora { lora_params } else { params };
         // What one GPU holds of a per-tensor quantity: the busiest tensor × pipeline shard (with
         // pipeline stages, the last one holds the head besides its layers).
@@ -88,8 +87,8 @@ impl Workload {
         let mut w_text: Formula = if detailed {
             self.weights_formula_train(w, base_dtype, &q)
         } else {
-            let (n, per, size) = (thousands(params), base_dtype.bits() / 8, b(w));
-            formula!(
+            formula!(self.text;
+                let (n, per, size) = (thousands(params), base_dtype.bits() / 8, b(w));
                 ["{n} params × {per} B = {size}"],
                 ["{n} 个参数 × {per} B = {size}"]
             )
@@ -103,11 +102,11 @@ impl Workload {
                     t.numel()
                 }
             };
-            let unq: u64 = tensors.iter().map(unquantized).fold(0, u64::saturating_add);
+            let unq = weights::total(a, unquantized);
             let extra = busiest(&unquantized, unq).sat_mul(2);
             w = w.saturating_add(extra);
-            let (unq, extra) = (thousands(unq), b(extra));
-            w_text = formula!(
+            w_text = formula!(self.text;
+                let (unq, extra) = (thousands(unq), b(extra));
                 [
                     "{} + {unq} unquantized params upcast to fp32 by prepare_model_for_kbit_training (+{extra})",
                     w_text.en
@@ -124,8 +123,8 @@ impl Workload {
             let ab = if zero > 0 { act } else { sb };
             let adapters = t_shard.sat_mul(ab);
             w = w.saturating_add(adapters);
-            let (n, size) = (thousands(t_shard), b(adapters));
-            w_text = formula!(
+            w_text = formula!(self.text;
+                let (n, size) = (thousands(t_shard), b(adapters));
                 ["{} + LoRA adapters {n} × {ab} B = {size}", w_text.en],
                 ["{} + LoRA 适配器 {n} × {ab} B = {size}", w_text.zh]
             );
@@ -137,7 +136,7 @@ impl Workload {
             let layer_params = params / a.num_layers.max(1);
             live_params = layer_params.sat_mul(2).sat_mul(2).div_ceil(self.tp);
             w = if offload { 0 } else { w.div_ceil(dp) };
-            w_text = formula!(
+            w_text = formula!(self.text;
                 [
                     "{}, partitioned over {dp} data-parallel ranks (ZeRO-3){}",
                     w_text.en,
@@ -161,14 +160,18 @@ impl Workload {
         // Gradients (in the master dtype; under ZeRO in the model dtype, reduced into fp32 partitions).
         let grad_bytes = if zero > 0 { act } else { sb };
         let mut g = t_shard.sat_mul(grad_bytes);
-        let n_trainable = thousands(t_shard);
-        let mut g_text = formula!(
+        let n_trainable = if self.text {
+            thousands(t_shard)
+        } else {
+            String::new()
+        };
+        let mut g_text = formula!(self.text;
             ["{n_trainable} trainable params × {grad_bytes} B"],
             ["{n_trainable} 个可训练参数 × {grad_bytes} B"]
         );
         if zero >= 2 {
             g = if offload { 0 } else { g.div_ceil(dp) };
-            g_text = formula!(
+            g_text = formula!(self.text;
                 [
                     "{} / {dp} ranks (ZeRO-{zero}){}",
                     g_text.en,
@@ -193,7 +196,7 @@ impl Workload {
             "gradients",
             g,
             true,
-            formula!(["{} = {}", g_text.en, b(g)], ["{} = {}", g_text.zh, b(g)]),
+            formula!(self.text; ["{} = {}", g_text.en, b(g)], ["{} = {}", g_text.zh, b(g)]),
             en_str!("One gradient per trainable parameter."),
             zh_str!("每个可训练参数一个梯度。"),
         );
@@ -201,27 +204,27 @@ impl Workload {
         let (state_per_param, opt_name) = match self.optimizer {
             Optimizer::Adamw => (
                 2 * sb,
-                formula!(["AdamW: 2 moments × {sb} B"], ["AdamW：2 个矩 × {sb} B"]),
+                formula!(self.text; ["AdamW: 2 moments × {sb} B"], ["AdamW：2 个矩 × {sb} B"]),
             ),
             Optimizer::Adamw8bit => (
                 2,
-                formula!(text "8-bit AdamW: 2 moments × 1 B + an fp32 scale per 256 (blockwise, bitsandbytes)", "8-bit AdamW：2 个矩 × 1 B + fp32 缩放因子（每 256 个一个）（分块，bitsandbytes）"),
+                formula!(self.text; text "8-bit AdamW: 2 moments × 1 B + an fp32 scale per 256 (blockwise, bitsandbytes)", "8-bit AdamW：2 个矩 × 1 B + fp32 缩放因子（每 256 个一个）（分块，bitsandbytes）"),
             ),
-            Optimizer::Sgd => (0, formula!(text "SGD: no state", "SGD：无状态")),
+            Optimizer::Sgd => (0, formula!(self.text; text "SGD: no state", "SGD：无状态")),
             Optimizer::SgdMomentum => (
                 sb,
-                formula!(
+                formula!(self.text;
                     ["SGD momentum: 1 state × {sb} B"],
                     ["SGD 动量：1 个状态 × {sb} B"]
                 ),
             ),
             Optimizer::Lion => (
                 sb,
-                formula!(["Lion: 1 momentum × {sb} B"], ["Lion：1 个动量 × {sb} B"]),
+                formula!(self.text; ["Lion: 1 momentum × {sb} B"], ["Lion：1 个动量 × {sb} B"]),
             ),
             Optimizer::Adafactor => (
                 0,
-                formula!(text "Adafactor: factored second moment (row + column per matrix, 4 B)", "Adafactor：分解的二阶矩（每个矩阵的行 + 列，4 B)"),
+                formula!(self.text; text "Adafactor: factored second moment (row + column per matrix, 4 B)", "Adafactor：分解的二阶矩（每个矩阵的行 + 列，4 B)"),
             ),
         };
         let mut o = t_shard.sat_mul(state_per_param);
@@ -243,7 +246,7 @@ impl Workload {
                     t.numel() * 4
                 }
             };
-            let total = tensors.iter().map(factored).fold(0, u64::saturating_add);
+            let total = weights::total(a, factored);
             o = busiest(&factored, total);
         }
         // ZeRO (DeepSpeed mixed precision) keeps fp32 master weights in the optimizer partition.
@@ -252,13 +255,13 @@ impl Workload {
         } else {
             0
         };
-        let mut o_text = formula!(
+        let mut o_text = formula!(self.text;
             ["{n_trainable} trainable × ({})", opt_name.en],
             ["{n_trainable} 个可训练参数 × ({})", opt_name.zh]
         );
         if master > 0 {
             o = o.saturating_add(master);
-            o_text = formula!(
+            o_text = formula!(self.text;
                 ["{} + fp32 master weights 4 B", o_text.en],
                 ["{} + fp32 主权重 4 B", o_text.zh]
             );
@@ -266,7 +269,7 @@ impl Workload {
         if zero >= 1 {
             o = if offload { 0 } else { o.div_ceil(dp) };
             let cpu = self.offload == Offload::Cpu;
-            o_text = formula!(
+            o_text = formula!(self.text;
                 [
                     "{} / {dp} ranks (ZeRO-{zero}){}",
                     o_text.en,
@@ -291,7 +294,7 @@ impl Workload {
             "optimizer",
             o,
             true,
-            formula!(["{} = {}", o_text.en, b(o)], ["{} = {}", o_text.zh, b(o)]),
+            formula!(self.text; ["{} = {}", o_text.en, b(o)], ["{} = {}", o_text.zh, b(o)]),
             en_str!("Optimizer states persist across steps."),
             zh_str!("优化器状态在各步之间常驻。"),
         );
@@ -336,7 +339,7 @@ impl Workload {
             let resid = if reg.fp32_master() && !lora { 4 } else { act };
             let enc_text = if enc_layers > 0 {
                 let frames = self.batch * enc_seq;
-                formula!(
+                formula!(self.text;
                     [
                         " (+ {enc_layers} encoder blocks × {frames} frames, and each decoder block's cross-attention over them)"
                     ],
@@ -347,7 +350,12 @@ impl Workload {
             } else {
                 Formula::default()
             };
-            let (n_tokens, hidden, blocks) = (thousands(tokens), a.hidden_size, a.num_layers);
+            let (hidden, blocks) = (a.hidden_size, a.num_layers);
+            let n_tokens = if self.text {
+                thousands(tokens)
+            } else {
+                String::new()
+            };
             match self.checkpointing {
                 Checkpointing::Full => {
                     // The block inputs, and the encoder's output that every decoder block reads.
@@ -358,7 +366,7 @@ impl Workload {
                     let one = block(seq.max(enc_seq), s2).max(block(seq, s2) + cross(s2));
                     (
                         kept.saturating_add(one),
-                        formula!(
+                        formula!(self.text;
                             [
                                 "block inputs {n_tokens} tokens × {resid} B × {hidden} hidden × {blocks} blocks{} + one block recomputed ({per_tok} B per token) = {}",
                                 enc_text.en,
@@ -379,17 +387,17 @@ impl Workload {
                         .saturating_add(block(enc_seq, s2_total).sat_mul(enc_layers));
                     let s2_text = if s2_total > 0 {
                         let batch = self.batch;
-                        formula!(
+                        formula!(self.text;
                             [" + {batch} × {seq}² × {s2_total} B (eager scores)"],
                             [" + {batch} × {seq}² × {s2_total} B（eager 注意力分数）"]
                         )
                     } else {
                         Formula::default()
                     };
-                    let size = b(total);
                     (
                         total,
-                        formula!(
+                        formula!(self.text;
+                            let size = b(total);
                             [
                                 "{n_tokens} tokens × {per_tok} B per token per block{} × {blocks} blocks{} = {size}",
                                 s2_text.en,
@@ -408,7 +416,7 @@ impl Workload {
             let x = self.image_training_bytes(act);
             (
                 x,
-                formula!(
+                formula!(self.text;
                     [
                         "{} {} × ({} elements saved for backward × {act} B + {} max-pooling indices × 8 B) at {s} × {s} pixels = {}",
                         self.batch,
@@ -432,7 +440,7 @@ impl Workload {
             let x = Bytes::from_f64(0.35 * params as f64 * act as f64).get();
             (
                 x,
-                formula!(
+                formula!(self.text;
                     [
                         "0.35 × weights at {act} B (the guide's 0.2–0.5 ×) = {}",
                         b(x)
@@ -467,8 +475,8 @@ impl Workload {
             0
         };
         if logits > 0 {
-            let (n, vocab, size) = (thousands(tokens), a.vocab_size, b(logits));
-            let text = formula!(
+            let text = formula!(self.text;
+                let (n, vocab, size) = (thousands(tokens), a.vocab_size, b(logits));
                 [
                     "{n} tokens × {vocab} vocab × ({act} B logits{} + 4 B log-softmax) = {size}",
                     if act == 4 { "" } else { " + 4 B fp32 copy" }
@@ -494,9 +502,9 @@ impl Workload {
             0
         };
         if emb_buf > 0 {
-            let (vocab, hidden, size) = (a.vocab_size, a.hidden_size, b(emb_buf));
             let tied = a.tied_embeddings && a.is_generative();
-            let text = formula!(
+            let text = formula!(self.text;
+                let (vocab, hidden, size) = (a.vocab_size, a.hidden_size, b(emb_buf));
                 [
                     "{vocab} vocab × {hidden} hidden × {grad_bytes} B{} = {size}",
                     if tied {
@@ -528,7 +536,7 @@ impl Workload {
                     0
                 }
             };
-            let mats: u64 = tensors.iter().map(matrix).fold(0, u64::saturating_add);
+            let mats = weights::total(a, matrix);
             busiest(&matrix, mats).sat_mul(2)
         } else {
             0
@@ -539,8 +547,8 @@ impl Workload {
                 casts,
                 true,
                 {
-                    let (n, size) = (thousands(casts / 2), b(casts));
-                    formula!(
+                    formula!(self.text;
+                        let (n, size) = (thousands(casts / 2), b(casts));
                         ["{n} matrix weights × 2 B = {size}"],
                         ["{n} 个矩阵权重 × 2 B = {size}"]
                     )
@@ -553,13 +561,13 @@ impl Workload {
         }
         // QLoRA dequantizes one matrix at a time.
         let dequant = if self.qlora {
-            tensors
-                .iter()
-                .filter(|t| t.role.is_block_linear())
-                .map(|t| t.rows_in * t.rows_out)
-                .max()
-                .unwrap_or(0)
-                * 2
+            weights::largest(a, |t| {
+                if t.role.is_block_linear() {
+                    t.rows_in * t.rows_out
+                } else {
+                    0
+                }
+            }) * 2
         } else {
             0
         };
@@ -568,7 +576,7 @@ impl Workload {
                 "dequant_buffer",
                 dequant,
                 true,
-                formula!(
+                formula!(self.text;
                     ["largest matrix dequantized to bf16 = {}", b(dequant)],
                     ["最大的矩阵反量化为 bf16 = {}", b(dequant)]
                 ),
@@ -599,7 +607,7 @@ impl Workload {
                         t.numel().div_ceil(weights::tp_divisor(a, t, self.tp))
                     }
                 };
-                tensors.iter().map(trainable).max().unwrap_or(0) * 4
+                weights::largest(a, trainable) * 4
             }
             _ => 0,
         };
@@ -614,15 +622,15 @@ impl Workload {
         if step > 0 {
             let mut text = Formula::default();
             if fp32_grads > 0 {
-                let size = b(fp32_grads);
-                text = formula!(
+                text = formula!(self.text;
+                    let size = b(fp32_grads);
                     ["fp32 gradient partition {n_trainable} trainable × 4 B / {dp} ranks = {size}"],
                     ["fp32 梯度分区 {n_trainable} 个可训练参数 × 4 B / {dp} 个 rank = {size}"]
                 );
             }
             if foreach > 0 {
-                let (plus, size) = (if fp32_grads > 0 { " + " } else { "" }, b(foreach));
-                text = formula!(
+                text = formula!(self.text;
+                    let (plus, size) = (if fp32_grads > 0 { " + " } else { "" }, b(foreach));
                     [
                         "{}{plus}foreach step: one state-sized temporary (e.g. sqrt of the second moment) = {size}",
                         text.en
@@ -654,7 +662,7 @@ impl Workload {
             let (key, text) = if zero == 0 {
                 (
                     "ddp_buckets",
-                    formula!(
+                    formula!(self.text;
                         [
                             "DDP gradient buckets hold a flat copy of the gradients = {}",
                             b(buckets)
@@ -665,7 +673,7 @@ impl Workload {
             } else {
                 (
                     "zero_buffers",
-                    formula!(
+                    formula!(self.text;
                         [
                             "ZeRO-{zero} buckets (reduce/allgather h², prefetch 0.9 h²){} = {}",
                             if zero == 3 {
@@ -704,7 +712,7 @@ impl Workload {
                 "nccl",
                 NCCL_BUFFERS.get(),
                 false,
-                formula!(
+                formula!(self.text;
                     ["NCCL communicator buffers ≈ {}", b(NCCL_BUFFERS.get())],
                     ["NCCL 通信缓冲 ≈ {}", b(NCCL_BUFFERS.get())]
                 ),
@@ -751,7 +759,7 @@ impl Workload {
                         | "step_temporaries"
                 )
             );
-            if !alive {
+            if !alive && self.text {
                 c.note_en = en!(
                     "{} Not alive at the peak ({}).",
                     c.note_en,
@@ -765,6 +773,9 @@ impl Workload {
                 c.torch = false;
                 c.formula = en!("{} (not at the peak)", c.formula);
                 c.formula_zh = zh!("{}（不在峰值时刻）", c.formula_zh);
+            }
+            if !alive {
+                c.torch = false;
                 c.key = format!("{}_off_peak", c.key);
             }
         }
@@ -792,21 +803,24 @@ impl Workload {
         dtype: Dtype,
         q: &Quantization,
     ) -> Formula {
+        if !self.text {
+            return Formula::default();
+        }
         let size = b(bytes);
         if *q == Quantization::None {
-            let (p, per) = (thousands(self.arch.params()), dtype.bits() / 8);
-            let split = if self.tp * self.pp > 1 {
+            formula!(self.text;
+                let split = if self.tp * self.pp > 1 {
                 format!(" / tp {} × pp {}", self.tp, self.pp)
             } else {
                 String::new()
             };
-            formula!(
+                let (p, per) = (thousands(self.arch.params()), dtype.bits() / 8);
                 ["{p} params × {per} B ({dtype}){split} = {size}"],
                 ["{p} 个参数 × {per} B ({dtype}){split} = {size}"]
             )
         } else {
             let name = q.name();
-            formula!(
+            formula!(self.text;
                 ["base weights in {name} = {size}"],
                 ["基础权重为 {name} = {size}"]
             )

@@ -2,13 +2,13 @@
 //! `gpu_memory_utilization`, CUDA graphs, and the concurrency the pool holds.
 
 use super::{
-    CUDA_CONTEXT, Parts, Phase, SatMul, ServePool, Workload, activations, b, per_gpu_weight_bytes,
+    CUDA_CONTEXT, Parts, Phase, Run, SatMul, ServePool, activations, b, per_gpu_weight_bytes,
     thousands,
 };
 use crate::units::{Bytes, GIB, short};
 use alloc::string::String;
 
-impl Workload {
+impl Run<'_> {
     pub(super) fn vllm(&self, p: &mut Parts) -> (Phase, u64, u64) {
         let a = &self.arch;
         let w0 = per_gpu_weight_bytes(a, self.dtype, &self.quantization, self.tp, self.pp);
@@ -33,9 +33,9 @@ impl Workload {
             if rope == 0 {
                 self.weights_formula(w0)
             } else {
-                let wf = self.weights_formula(w0);
                 let (pos, dim, bytes) = (a.max_position_embeddings, a.head_dim, self.act_bytes());
-                formula!(
+                formula!(self.text;
+                    let wf = self.weights_formula(w0);
                     ["{} + rotary cos/sin cache {pos} × {dim} × {bytes} B", wf.en],
                     [
                         "{} + 旋转位置编码 cos/sin 缓存 {pos} × {dim} × {bytes} B",
@@ -65,9 +65,9 @@ impl Workload {
             acts,
             true,
             {
-                let (tokens, per, fwd) = (self.max_num_batched_tokens, per_tok.saturating_sub(8 * a.hidden_size) + 2 * act * a.hidden_size, b(forward));
-                let (seqs, vocab, copies, smp) = (self.max_num_seqs, a.vocab_size, short(SAMPLER_FP32_COPIES), b(sampler));
-                formula!(
+                formula!(self.text;
+                    let (tokens, per, fwd) = (self.max_num_batched_tokens, per_tok.saturating_sub(8 * a.hidden_size) + 2 * act * a.hidden_size, b(forward));
+                    let (seqs, vocab, copies, smp) = (self.max_num_seqs, a.vocab_size, short(SAMPLER_FP32_COPIES), b(sampler));
                     ["max(forward over {tokens} batched tokens × {per} B = {fwd}, sampler {seqs} seqs × {vocab} vocab × 4 B × {copies} = {smp})"],
                     ["max(前向 {tokens} 个批内 token × {per} B = {fwd}，采样器 {seqs} 条序列 × {vocab} 词表 × 4 B × {copies} = {smp})"]
                 )
@@ -86,7 +86,7 @@ impl Workload {
             "non_torch",
             non_torch.get(),
             false,
-            formula!(
+            formula!(self.text;
                 [
                     "non-torch memory growth during the profile run: {} (measured: {})",
                     b(non_torch.get()),
@@ -164,9 +164,13 @@ impl Workload {
                     + groups_window * window_blocks
                     + groups_cross * cross_blocks;
                 // Per block: one layer's 16 tokens × the group size (every layer of a dense model).
-                let per_layer = thousands(per_layer);
+                let per_layer = if self.text {
+                    thousands(per_layer)
+                } else {
+                    String::new()
+                };
                 let per_block = if groups_cross > 0 {
-                    formula!(
+                    formula!(self.text;
                         [
                             "{gs} layers × {per_layer} B per token per layer ({groups} groups of {gs} layers: {groups_full} self-attention, {groups_cross} cross-attention of {cross_blocks} blocks per request)"
                         ],
@@ -175,7 +179,7 @@ impl Workload {
                         ]
                     )
                 } else if groups > 1 {
-                    formula!(
+                    formula!(self.text;
                         [
                             "{gs} layers × {per_layer} B per token per layer ({groups} groups of {gs} layers: {groups_full} global, {groups_window} sliding)"
                         ],
@@ -184,16 +188,16 @@ impl Workload {
                         ]
                     )
                 } else {
-                    let per_token = thousands(per_token);
-                    formula!(["{per_token} B per token"], ["{per_token} B 每 token"])
+                    formula!(self.text;
+                        let per_token = thousands(per_token); ["{per_token} B per token"], ["{per_token} B 每 token"])
                 };
-                let (memory, util, size, blocks_n) = (
-                    b(d.memory.get()),
-                    short(self.gpu_memory_utilization),
-                    b(pool),
-                    thousands(blocks),
-                );
-                let formula = formula!(
+                let formula = formula!(self.text;
+                    let (memory, util, size, blocks_n) = (
+                        b(d.memory.get()),
+                        short(self.gpu_memory_utilization),
+                        b(pool),
+                        thousands(blocks),
+                    );
                     [
                         "{memory} × {util} − (weights + activations + non-torch) = {size} → {blocks_n} blocks × 16 tokens × {}",
                         per_block.en
@@ -223,10 +227,15 @@ impl Workload {
             None => {
                 let tokens = self.batch.sat_mul(self.max_model_len);
                 let pool = self.batch.sat_mul(request);
-                let (full, per_layer) = (full_blocks * VLLM_BLOCK, thousands(per_layer));
+                let full = full_blocks * VLLM_BLOCK;
+                let per_layer = if self.text {
+                    thousands(per_layer)
+                } else {
+                    String::new()
+                };
                 let per_seq = if cross > 0 {
                     let frames = cross_blocks * VLLM_BLOCK;
-                    formula!(
+                    formula!(self.text;
                         [
                             "{layers_here} layers × ({full} tokens + {frames} cross-attention frames) × {per_layer} B per token per layer"
                         ],
@@ -236,7 +245,7 @@ impl Workload {
                     )
                 } else if local > 0 {
                     let window = window_blocks * VLLM_BLOCK;
-                    formula!(
+                    formula!(self.text;
                         [
                             "({global} global layers × {full} tokens + {local} sliding layers × {window} tokens) × {per_layer} B per token per layer"
                         ],
@@ -245,14 +254,14 @@ impl Workload {
                         ]
                     )
                 } else {
-                    let per_token = thousands(per_token);
-                    formula!(
+                    formula!(self.text;
+                        let per_token = thousands(per_token);
                         ["{full} max_model_len × {per_token} B per token"],
                         ["{full} max_model_len × {per_token} B 每 token"]
                     )
                 };
-                let (batch, size) = (self.batch, b(pool));
-                let formula = formula!(
+                let formula = formula!(self.text;
+                    let (batch, size) = (self.batch, b(pool));
                     [
                         "{batch} {} × {} = {size} (no GPU given: the KV the pool must hold)",
                         if batch == 1 { "seq" } else { "seqs" },
@@ -271,7 +280,8 @@ impl Workload {
                     en_str!("Without a card, the pool that serves `batch` full-length sequences."),
                     zh_str!("未指定显卡时：满足 batch 条满长序列所需的池。"),
                 );
-                p.note("vllm_no_device", String::from(en_str!("No GPU given: vLLM would size its pool from gpu_memory_utilization × the card; shown is the KV needed for `batch` sequences of max_model_len.")), String::from(zh_str!("未指定显卡：vLLM 会按 gpu_memory_utilization × 显存确定 KV 池；此处显示 batch 条 max_model_len 序列所需的 KV。")));
+                p.note(
+                    "vllm_no_device", String::from(en_str!("No GPU given: vLLM would size its pool from gpu_memory_utilization × the card; shown is the KV needed for `batch` sequences of max_model_len.")), String::from(zh_str!("未指定显卡：vLLM 会按 gpu_memory_utilization × 显存确定 KV 池；此处显示 batch 条 max_model_len 序列所需的 KV。")));
                 (pool, tokens)
             }
         };
@@ -281,24 +291,19 @@ impl Workload {
                 (CUDA_GRAPH_BASE_GIB + CUDA_GRAPH_PER_LAYER_GIB * layers_here as f64) * GIB as f64,
             )
             .get();
-            let (base, per, size) = (
-                short(CUDA_GRAPH_BASE_GIB),
-                short(CUDA_GRAPH_PER_LAYER_GIB),
-                b(g),
-            );
-            p.add("cuda_graphs", g, false, formula!(["{base} GiB + {per} GiB × {layers_here} layers = {size} (fitted to vLLM 0.19 H100 runs)"], ["{base} GiB + {per} GiB × {layers_here} 层 = {size} (拟合自 vLLM 0.19 H100 的实测)"]), en_str!("Captured after the pool is sized, so real use overshoots utilisation × memory by this much."), zh_str!("在 KV 池确定后捕获，实际占用因此超出利用率 × 显存。"));
+            p.add("cuda_graphs", g, false, formula!(self.text; let (base, per, size) = (short(CUDA_GRAPH_BASE_GIB), short(CUDA_GRAPH_PER_LAYER_GIB), b(g)); ["{base} GiB + {per} GiB × {layers_here} layers = {size} (fitted to vLLM 0.19 H100 runs)"], ["{base} GiB + {per} GiB × {layers_here} 层 = {size} (拟合自 vLLM 0.19 H100 的实测)"]), en_str!("Captured after the pool is sized, so real use overshoots utilisation × memory by this much."), zh_str!("在 KV 池确定后捕获，实际占用因此超出利用率 × 显存。"));
         }
         // Each worker of a tensor- or pipeline-parallel group also holds NCCL's communicators
         // and the custom all-reduce buffers before the profile run.
         let (context, context_text) = if self.tp * self.pp > 1 {
             (
                 VLLM_CUDA_CONTEXT_PARALLEL,
-                formula!(text "CUDA context with NCCL communicators: 1.53 GiB (measured, H100, vLLM 0.19, tp or pp ≥ 2)", "CUDA 上下文与 NCCL 通信器：1.53 GiB (实测，H100, vLLM 0.19，tp 或 pp ≥ 2)"),
+                formula!(self.text; text "CUDA context with NCCL communicators: 1.53 GiB (measured, H100, vLLM 0.19, tp or pp ≥ 2)", "CUDA 上下文与 NCCL 通信器：1.53 GiB (实测，H100, vLLM 0.19，tp 或 pp ≥ 2)"),
             )
         } else {
             (
                 CUDA_CONTEXT,
-                formula!(text "CUDA context: 0.51 GiB (measured, H100, vLLM 0.19)", "CUDA 上下文：0.51 GiB (实测，H100, vLLM 0.19)"),
+                formula!(self.text; text "CUDA context: 0.51 GiB (measured, H100, vLLM 0.19)", "CUDA 上下文：0.51 GiB (实测，H100, vLLM 0.19)"),
             )
         };
         p.add(

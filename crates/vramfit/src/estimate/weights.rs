@@ -243,8 +243,44 @@ pub fn layer_stage(l: u64, layers: u64, pp: u64) -> u64 {
 }
 
 /// The most loaded GPU's share of a per-tensor quantity `f` (bytes, parameters): per pipeline
-/// stage, the sum of every tensor's share under tensor parallelism; the largest stage.
+/// stage, the sum of every tensor's share under tensor parallelism; the largest stage. `f` must
+/// not depend on a tensor's block index (see [`busiest_gpu_by_block`]).
 pub fn busiest_gpu<F: Fn(&Tensor) -> u64>(arch: &Architecture, tp: u64, pp: u64, f: F) -> u64 {
+    busiest(arch, tp, pp, true, &f)
+}
+
+/// [`busiest_gpu`] for a quantity that differs from block to block (a GGUF file's types).
+pub fn busiest_gpu_by_block<F: Fn(&Tensor) -> u64>(
+    arch: &Architecture,
+    tp: u64,
+    pp: u64,
+    f: F,
+) -> u64 {
+    busiest(arch, tp, pp, false, &f)
+}
+
+/// The sum of a per-tensor quantity over the whole model; `f` must not depend on a tensor's
+/// block index.
+pub fn total<F: Fn(&Tensor) -> u64>(arch: &Architecture, f: F) -> u64 {
+    let mut sum = 0u64;
+    arch.visit_grouped(|t, n| sum = sum.saturating_add(f(&t).saturating_mul(n)));
+    sum
+}
+
+/// The largest value of a per-tensor quantity over the model's tensors.
+pub fn largest<F: Fn(&Tensor) -> u64>(arch: &Architecture, f: F) -> u64 {
+    let mut max = 0u64;
+    arch.visit_grouped(|t, _| max = max.max(f(&t)));
+    max
+}
+
+fn busiest(
+    arch: &Architecture,
+    tp: u64,
+    pp: u64,
+    grouped: bool,
+    f: &dyn Fn(&Tensor) -> u64,
+) -> u64 {
     let pp = pp.max(1);
     let mut stages = alloc::vec![0u64; pp.min(1024) as usize];
     let layers = if arch.family == crate::model::Family::Whisper {
@@ -252,11 +288,31 @@ pub fn busiest_gpu<F: Fn(&Tensor) -> u64>(arch: &Architecture, tp: u64, pp: u64,
     } else {
         arch.num_layers
     };
-    for t in arch.tensors() {
+    let mut add = |t: Tensor, n: u64| {
         let x = f(&t).div_ceil(tp_divisor(arch, &t, tp.max(1)));
-        let s = pp_stage(&t, layers, pp) as usize;
-        if let Some(slot) = stages.get_mut(s) {
-            *slot = slot.saturating_add(x);
+        match t.layer {
+            // `n` blocks from `l` on, each in its own stage.
+            Some(l) if pp > 1 && n > 1 => {
+                for b in l..l + n {
+                    let s = layer_stage(b, layers, pp) as usize;
+                    if let Some(slot) = stages.get_mut(s) {
+                        *slot = slot.saturating_add(x);
+                    }
+                }
+            }
+            _ => {
+                let s = pp_stage(&t, layers, pp) as usize;
+                if let Some(slot) = stages.get_mut(s) {
+                    *slot = slot.saturating_add(x.saturating_mul(n));
+                }
+            }
+        }
+    };
+    if grouped {
+        arch.visit_grouped(&mut add);
+    } else {
+        for t in arch.tensors() {
+            add(t, 1);
         }
     }
     stages.into_iter().max().unwrap_or(0)
@@ -273,7 +329,12 @@ pub fn per_gpu_weight_bytes(
     if !arch.is_detailed() {
         return 0;
     }
-    busiest_gpu(arch, tp, pp, |t| tensor_bytes(q, arch, dtype, t))
+    let bytes = |t: &Tensor| tensor_bytes(q, arch, dtype, t);
+    if matches!(q, Quantization::Gguf { .. }) {
+        busiest_gpu_by_block(arch, tp, pp, bytes)
+    } else {
+        busiest_gpu(arch, tp, pp, bytes)
+    }
 }
 
 #[cfg(test)]
@@ -499,5 +560,28 @@ mod tests {
         );
         // 8,388,608 + 131,072 groups × 2 B + 131,072 × 4 bits = 65,536 B + 4096 rows × 4 B g_idx.
         assert_eq!(g, 8_388_608 + 262_144 + 65_536 + 16_384);
+    }
+
+    /// The grouped walk over the tensors (blocks alike visited once) sums to what the walk block
+    /// by block does, for every preset, under tensor and pipeline parallelism, and finds the
+    /// same largest tensor.
+    #[test]
+    fn grouped_blocks_sum_as_block_by_block() {
+        for p in crate::presets::presets() {
+            let a = &p.arch;
+            let by_block: u64 = a.tensors().iter().map(Tensor::numel).sum();
+            assert_eq!(total(a, Tensor::numel), by_block, "{}", p.id);
+            let widest = a.tensors().iter().map(|t| t.rows_in).max().unwrap_or(0);
+            assert_eq!(largest(a, |t| t.rows_in), widest, "{}", p.id);
+            for (tp, pp) in [(1, 1), (2, 1), (1, 2), (1, 3), (4, 5), (8, 7)] {
+                let f = |t: &Tensor| t.numel() * 2 + t.rows_out;
+                assert_eq!(
+                    busiest_gpu(a, tp, pp, f),
+                    busiest_gpu_by_block(a, tp, pp, f),
+                    "{} tp {tp} pp {pp}",
+                    p.id
+                );
+            }
+        }
     }
 }
