@@ -477,7 +477,7 @@ fn strategies() -> String {
             "--zero 3 --gpus 8",
             EstimateInput {
                 zero: 3.0,
-                gpus: 8.0,
+                gpus: Some(8.0),
                 ..base.clone()
             },
         ),
@@ -486,7 +486,7 @@ fn strategies() -> String {
             "--zero 3 --gpus 8 --offload cpu",
             EstimateInput {
                 zero: 3.0,
-                gpus: 8.0,
+                gpus: Some(8.0),
                 offload: Offload::Cpu,
                 ..base.clone()
             },

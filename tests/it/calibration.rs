@@ -123,7 +123,7 @@ pub fn estimate_run(run: &VllmRun) -> Estimate {
         max_num_batched_tokens: Some(8192.0),
         tp: run.tp as f64,
         pp: run.pp as f64,
-        gpus: (run.tp * run.pp) as f64,
+        gpus: Some((run.tp * run.pp) as f64),
         ..EstimateInput::default()
     };
     estimate(&input).unwrap_or_else(|e| panic!("{}: {e}", run.model))

@@ -429,15 +429,13 @@ pub fn bounds(input: &EstimateInput) -> Bounds {
     }
 }
 
-/// The largest batch and the largest sequence length that fit `capacity` with the other
-/// inputs as they are (only what [`bounds`] allows).
-pub fn largest(
-    s: &AppState,
-    capacity: Bytes,
-) -> (
-    Option<vramfit::hardware::fit::Fit>,
-    Option<vramfit::hardware::fit::Fit>,
-) {
+/// A solver's answer with its proof (the value's need and the next value's) and what bounds it.
+pub type Solved = Option<(vramfit::hardware::fit::Fit, vramfit::estimate::Bound)>;
+
+/// The largest batch and the largest context that fit `capacity` with the other inputs as they
+/// are (only what [`bounds`] allows), from the estimator's solvers: the context is llama.cpp's
+/// `-c` or vLLM's `max_model_len` where those engines run, the sequence elsewhere.
+pub fn largest(s: &AppState, capacity: Bytes) -> (Solved, Solved) {
     let Ok(input) = input_with(s, &[]) else {
         return (None, None);
     };
@@ -445,34 +443,14 @@ pub fn largest(
     if bounded == Bounds::None {
         return (None, None);
     }
-    let need =
-        |i: EstimateInput| estimate(&i).map_or(vramfit::units::MAX_SIZE, |e| e.required_bytes);
-    let batch = vramfit::hardware::fit::largest_fitting(
-        |b| {
-            need(EstimateInput {
-                batch: b as f64,
-                ..input.clone()
-            })
-        },
-        capacity,
-        1,
-        vramfit::estimate::MAX_BATCH.min(1 << 16),
-    );
+    let batch = vramfit::estimate::largest_batch_fit(&input, capacity);
     if bounded == Bounds::Batch {
         return (batch, None);
     }
-    let seq = vramfit::hardware::fit::largest_fitting(
-        |n| {
-            need(EstimateInput {
-                seq_len: n as f64,
-                ..input.clone()
-            })
-        },
-        capacity,
-        1,
-        vramfit::estimate::MAX_SEQ,
-    );
-    (batch, seq)
+    (
+        batch,
+        vramfit::estimate::largest_context_fit(&input, capacity),
+    )
 }
 
 /// The live values of the FAQ's `{slot}`s, computed by the estimator and the planners as
@@ -572,18 +550,21 @@ pub fn faq_values(s: &AppState) -> Vec<(&'static str, String)> {
     if let Some(p) = vramfit::presets::find("meta-llama/Llama-2-13b-hf") {
         v.push(("multi_gpu_example_model", p.name.to_string()));
     }
-    if let Some(e) = est(EstimateInput { gpus: 8.0, ..l13() }) {
+    if let Some(e) = est(EstimateInput {
+        gpus: Some(8.0),
+        ..l13()
+    }) {
         v.push(("dp_per_gpu_gb", gb(e.total_bytes)));
     }
     if let Some(e) = est(EstimateInput {
-        gpus: 4.0,
+        gpus: Some(4.0),
         tp: 4.0,
         ..l13()
     }) {
         v.push(("tp4_per_gpu_gb", gb(e.total_bytes)));
     }
     if let Some(e) = est(EstimateInput {
-        gpus: 8.0,
+        gpus: Some(8.0),
         zero: 3.0,
         ..l13()
     }) {
@@ -651,11 +632,27 @@ mod tests {
         let p = state("#/fit?gpu=h100-sxm5-80gb");
         let (batch, seq) = largest(&p, Bytes::new(80 << 30));
         assert!(batch.is_some() && seq.is_some());
+        // llama.cpp's context, not its prompt: Llama-3.1-8B in Q4_K_M at -c 8192 on a 12 GB
+        // card holds a longer context than 8,192, and 3 sequences of 2,048 + 256 tokens.
+        let l = state(
+            "#/fit?engine=llamacpp&quantization=gguf-q4_k_m&max_model_len=8192&gpu=rtx-3060-12gb",
+        );
+        let (batch, ctx) = largest(&l, Bytes::new(12 << 30));
+        let (ctx, bound) = ctx.unwrap();
+        assert!(
+            ctx.value > 8192 && bound == vramfit::estimate::Bound::Memory,
+            "{ctx:?}"
+        );
+        let (batch, bound) = batch.unwrap();
+        assert_eq!(
+            (batch.value, bound),
+            (3, vramfit::estimate::Bound::SharedContext)
+        );
         // An image network's per-image counts bound its batch, and nothing else.
         let r = state("#/fit?model=microsoft/resnet-50&mode=training&gpu=h100-sxm5-80gb");
         assert_eq!(bounds(&input_with(&r, &[]).unwrap()), Bounds::Batch);
         let (batch, seq) = largest(&r, Bytes::new(80 << 30));
-        assert!(batch.is_some_and(|b| b.value > 100) && seq.is_none());
+        assert!(batch.is_some_and(|(b, _)| b.value > 100) && seq.is_none());
     }
 
     #[test]

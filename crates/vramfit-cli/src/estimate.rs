@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use clap::{Args, ValueEnum};
 use vramfit::estimate::{
     AttentionImpl, Checkpointing, Engine, Estimate, EstimateInput, Logits, Mode, Offload,
-    Optimizer, Precision,
+    Optimizer, Precision, Solutions,
 };
 use vramfit::precision::{Dtype, KvDtype, Quantization};
 use vramfit::{Bytes, InputError};
@@ -81,9 +81,9 @@ pub struct EstimateFlags {
     /// none, cpu or nvme.
     #[arg(long, value_enum, default_value = "none")]
     pub offload: OffloadArg,
-    /// GPUs in total.
-    #[arg(long, allow_negative_numbers = true, default_value_t = 1.0)]
-    pub gpus: f64,
+    /// GPUs in total [default: tp × pp, one model copy].
+    #[arg(long, allow_negative_numbers = true)]
+    pub gpus: Option<f64>,
     /// Tensor-parallel size.
     #[arg(long, allow_negative_numbers = true, default_value_t = 1.0)]
     pub tp: f64,
@@ -277,27 +277,61 @@ pub fn run(args: EstimateArgs) -> Outcome {
                 .map_or_else(|| String::from("none"), vramfit::estimate::thousands)
         );
     } else if let Some(sol) = solutions {
-        let show =
-            |x: Option<u64>| x.map_or_else(|| String::from("none"), vramfit::estimate::thousands);
-        let _ = writeln!(
-            t,
-            "On this card: largest batch {}, largest {} {}{}, fewest cards {}.",
-            show(sol.max_batch),
-            if input.mode == Mode::Serve {
-                "max_model_len"
-            } else {
-                "sequence"
-            },
-            show(sol.max_context),
-            if sol.context_limit.is_some() {
-                " (the model's trained context; the memory holds more)"
-            } else {
-                ""
-            },
-            show(sol.min_gpus)
-        );
+        let _ = write!(t, "{}", solutions_text(&sol, &input));
     }
     Ok(t)
+}
+
+/// The solvers' answers in words: each with what bounds it, and the changes that make the run
+/// fit when it does not.
+fn solutions_text(sol: &Solutions, input: &EstimateInput) -> String {
+    use vramfit::estimate::{Bound, thousands};
+    let llamacpp = input.engine == Engine::Llamacpp && input.mode != Mode::Training;
+    let batch = match (sol.max_batch, sol.batch_bound) {
+        (Some(b), Some(Bound::SharedContext)) => format!(
+            "{} (the sequences of prompt and output that the context holds; the memory holds more)",
+            thousands(b)
+        ),
+        (Some(b), _) => thousands(b),
+        (None, _) => String::from("none"),
+    };
+    let context_name = if input.mode == Mode::Serve {
+        "max_model_len"
+    } else if llamacpp {
+        "context (-c, max_model_len)"
+    } else {
+        "sequence"
+    };
+    let context = match (sol.max_context, sol.context_bound) {
+        (Some(c), Some(Bound::TrainedContext)) => format!(
+            "{} (the model's trained context{}; the memory holds more)",
+            thousands(c),
+            if llamacpp { " for each sequence" } else { "" }
+        ),
+        (Some(c), _) => thousands(c),
+        (None, _) => String::from("none"),
+    };
+    let cards = match sol.min_gpus {
+        Some(n) if llamacpp && n > 1 => format!("{n} (llama.cpp splits the layers over them)"),
+        Some(n) => thousands(n),
+        None => String::from("none up to 64"),
+    };
+    let mut s = format!(
+        "On this card: largest batch {batch}, largest {context_name} {context}, fewest cards {cards}.\n"
+    );
+    if !sol.fixes.is_empty() {
+        let _ = writeln!(s, "It does not fit; each of these alone makes it fit:");
+        for f in &sol.fixes {
+            let flag = format!("--{}", f.field.replace('_', "-"));
+            let _ = writeln!(
+                s,
+                "  {flag} {}: needs {}",
+                f.value,
+                gib(f.required_bytes).trim()
+            );
+        }
+    }
+    s
 }
 
 fn gib(b: Bytes) -> String {
@@ -331,9 +365,10 @@ pub fn table(e: &Estimate) -> String {
     let _ = writeln!(s);
     let _ = writeln!(
         s,
-        "  {:<20}{}  (torch.cuda.max_memory_allocated, at {})",
+        "  {:<20}{}  ({}, at {})",
         "peak allocated",
         gib(e.peak_allocated_bytes),
+        e.peak_source.describe(),
         e.peak_phase.describe()
     );
     let _ = writeln!(

@@ -141,7 +141,7 @@ fn table_writes_units() {
     // its step.
     assert!(
         out.contains(
-            "(torch.cuda.max_memory_allocated, at no known phase: the parameter count alone)"
+            "(torch.cuda.max_memory_allocated(), at no known phase: the parameter count alone)"
         ),
         "{out}"
     );
@@ -157,7 +157,7 @@ fn table_writes_units() {
             mode,
         ]);
         assert!(
-            out.contains(&format!("(torch.cuda.max_memory_allocated, at {phase})")),
+            out.contains(&format!("(torch.cuda.max_memory_allocated(), at {phase})")),
             "{out}"
         );
     }
@@ -279,4 +279,79 @@ fn a_card_is_named_by_words_that_fit_it_alone() {
             && err.contains("h100-nvl-94gb, h100-pcie-80gb, h100-sxm5-80gb"),
         "{err}"
     );
+}
+
+/// llama.cpp's peak is its own buffers, said so; `--tp 2` alone is two GPUs, as vLLM's
+/// `--tensor-parallel-size 2` means.
+#[test]
+fn llamacpp_says_what_reports_its_peak_and_tp_alone_is_its_gpus() {
+    let (code, out, _) = vramfit(&[
+        "estimate",
+        "--model",
+        "meta-llama/Llama-3.1-8B",
+        "--engine",
+        "llamacpp",
+        "--quantization",
+        "gguf-q4_k_m",
+    ]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains(
+            "(llama.cpp's model, KV and compute buffers on the GPU, as its load log prints them, at"
+        ),
+        "{out}"
+    );
+    assert!(!out.contains("torch.cuda"), "{out}");
+    let (code, out, _) = vramfit(&[
+        "estimate",
+        "--model",
+        "meta-llama/Llama-3.1-8B",
+        "--tp",
+        "2",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("per GPU × 2"), "{out}");
+    let (code, _, err) = vramfit(&[
+        "estimate",
+        "--model",
+        "meta-llama/Llama-3.1-8B",
+        "--tp",
+        "2",
+        "--gpus",
+        "1",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--gpus: 1 GPU for tp = 2"), "{err}");
+}
+
+/// The case: Qwen3-32B in Q4_K_M on an RTX 4090 at -c 32768 does not fit; the CLI
+/// says so, gives llama.cpp's largest context rather than the model's, and the fixes that fit.
+#[test]
+fn llamacpp_solutions_vary_its_context_and_list_the_fixes() {
+    let (code, out, _) = vramfit(&[
+        "estimate",
+        "--model",
+        "Qwen/Qwen3-32B",
+        "--engine",
+        "llamacpp",
+        "--quantization",
+        "gguf-q4_k_m",
+        "--max-model-len",
+        "32768",
+        "--gpu",
+        "rtx-4090",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("largest context (-c, max_model_len) 20,"),
+        "{out}"
+    );
+    assert!(
+        out.contains("fewest cards 2 (llama.cpp splits the layers over them)"),
+        "{out}"
+    );
+    assert!(out.contains("each of these alone makes it fit"), "{out}");
+    for flag in ["--gpu-layers", "--kv-dtype q8_0", "--max-model-len 20"] {
+        assert!(out.contains(flag), "{flag}: {out}");
+    }
 }

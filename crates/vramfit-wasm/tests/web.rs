@@ -82,7 +82,7 @@ fn llama_3_1_8b_kv_per_token_and_weights() {
 fn errors_name_the_field() {
     assert!(err(estimate(input(r#"{"params":"7B","batch":0}"#))).starts_with("batch: "));
     // The estimator's input errors carry their Chinese too, as the site writes it.
-    let thrown = estimate(input(r#"{"params":"7B","tp":2}"#))
+    let thrown = estimate(input(r#"{"params":"7B","tp":2,"gpus":1}"#))
         .err()
         .expect("an error");
     assert_eq!(

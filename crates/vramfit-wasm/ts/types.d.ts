@@ -348,6 +348,26 @@ export type Billing =
 ;
 
 /**
+ * What bounds a solver's answer besides the card's memory.
+ */
+export type Bound =
+  /**
+   * The card's memory: the next value up does not fit.
+   */
+  | "memory"
+  /**
+   * The model's trained context (`max_position_embeddings`): vLLM refuses a longer
+   * `max_model_len`, and past it the model runs untrained.
+   */
+  | "trained_context"
+  /**
+   * llama.cpp's context (`-c`, `max_model_len`), which its parallel sequences share: at most
+   * `max_model_len / (seq_len + new_tokens)` sequences.
+   */
+  | "shared_context"
+;
+
+/**
  * A size in bytes.
  */
 export type Bytes = number;
@@ -626,9 +646,14 @@ export interface Estimate {
    */
   peak_phase: Phase;
   /**
-   * What `torch.cuda.max_memory_allocated()` would report.
+   * What `torch.cuda.max_memory_allocated()` would report (llama.cpp: its buffers on the
+   * GPU, see `peak_source`).
    */
   peak_allocated_bytes: Bytes;
+  /**
+   * What reports `peak_allocated_bytes` on a real run.
+   */
+  peak_source: PeakSource;
   /**
    * What `nvidia-smi` would show for the process.
    */
@@ -790,9 +815,9 @@ export interface EstimateInput {
    */
   offload?: Offload;
   /**
-   * GPUs in total (data × tensor × pipeline parallel).
+   * GPUs in total (data × tensor × pipeline parallel); default `tp × pp`, one model copy.
    */
-  gpus?: number;
+  gpus?: number | null;
   /**
    * Tensor-parallel size.
    */
@@ -919,6 +944,24 @@ export interface Fit {
    * Why it does not fit when memory alone does not say (serving: the KV pool is too small).
    */
   reason: Difference | null;
+}
+
+/**
+ * A change to the input that makes the run fit the card, proven by the estimator.
+ */
+export interface FitFix {
+  /**
+   * The input field it changes (`gpu_layers`, `kv_dtype`, `max_model_len`).
+   */
+  field: string;
+  /**
+   * The value that fits: a number, or a name such as `q8_0`.
+   */
+  value: string;
+  /**
+   * What the run then needs of the card (at most its memory).
+   */
+  required_bytes: Bytes;
 }
 
 /**
@@ -2081,6 +2124,22 @@ export type Pattern =
 ;
 
 /**
+ * What reports an estimate's peak on a real run.
+ */
+export type PeakSource =
+  /**
+   * PyTorch's caching allocator: `torch.cuda.max_memory_allocated()`.
+   */
+  | "torch"
+  /**
+   * llama.cpp, which has no PyTorch: its model, KV-cache and compute buffers on the GPU, as
+   * its log prints them at load (`CUDA0 model buffer size`, `CUDA0 KV buffer size`,
+   * `CUDA0 compute buffer size`).
+   */
+  | "llamacpp"
+;
+
+/**
  * Where in the run the peak occurs.
  */
 export type Phase =
@@ -2740,24 +2799,37 @@ export interface SmiSeries {
  */
 export interface Solutions {
   /**
-   * The largest batch (serving: concurrent sequences of `max_model_len`) that fits.
+   * The largest batch (serving: concurrent sequences of `max_model_len`) that fits; absent
+   * when not even one fits, or when nothing bounds it (no memory grows with the batch).
    */
   max_batch: number | null;
   /**
-   * The largest sequence length (serving: `max_model_len`) that fits at the given batch, at
-   * most the model's trained context.
+   * What bounds `max_batch`.
+   */
+  batch_bound: Bound | null;
+  /**
+   * The largest context that fits at the given batch: the sequence (training), the prompt
+   * (Hugging Face inference), `max_model_len` (vLLM serving, and llama.cpp's `-c`, which
+   * holds every sequence's prompt and output), at most the model's trained context.
    */
   max_context: number | null;
   /**
-   * The model's trained context (`max_position_embeddings`, less the generated tokens for
-   * inference) when it, not the memory, bounds `max_context`: vLLM refuses a longer
-   * `max_model_len`, and past it the model runs untrained.
+   * What bounds `max_context`.
+   */
+  context_bound: Bound | null;
+  /**
+   * The model's trained context when it, not the memory, bounds `max_context`.
    */
   context_limit: number | null;
   /**
-   * The fewest GPUs of this card (tensor parallel for inference, ZeRO-3 for training) that fit.
+   * The fewest GPUs of this card that fit: tensor parallel for inference and serving, ZeRO-3
+   * for training, llama.cpp's layer split for llama.cpp; powers of two up to 64.
    */
   min_gpus: number | null;
+  /**
+   * When the run does not fit the card: changes of one input each that make it fit.
+   */
+  fixes: FitFix[];
 }
 
 /**

@@ -534,7 +534,7 @@ mod tests {
             format!(r#"{{{m},"kv_dtype":"fp8","engine":"llamacpp"}}"#),
             format!(r#"{{{m},"quantization":{{"format":"gptq","bits":4,"group_size":128}},"engine":"llamacpp"}}"#),
             format!(r#"{{{m},"tp":3,"gpus":3}}"#),
-            format!(r#"{{{m},"tp":2}}"#),
+            format!(r#"{{{m},"tp":2,"gpus":1}}"#),
             r#"{"model":"mistralai/Mistral-7B-v0.1","tp":3,"gpus":3}"#.to_string(),
             r#"{"model":"openai-community/gpt2","tp":5,"gpus":5}"#.to_string(),
             format!(r#"{{{m},"mode":"training","lora_targets":["qq"]}}"#),

@@ -125,14 +125,14 @@ pub fn values(ctx: &Context) -> Vec<(&'static str, String)> {
     v.push((
         "dp_per_gpu_gb",
         gb(need(&EstimateInput {
-            gpus: 8.0,
+            gpus: Some(8.0),
             ..m13.clone()
         })),
     ));
     v.push((
         "tp4_per_gpu_gb",
         gb(need(&EstimateInput {
-            gpus: 4.0,
+            gpus: Some(4.0),
             tp: 4.0,
             ..m13.clone()
         })),
@@ -140,7 +140,7 @@ pub fn values(ctx: &Context) -> Vec<(&'static str, String)> {
     v.push((
         "zero3_8_per_gpu_gb",
         gb(need(&EstimateInput {
-            gpus: 8.0,
+            gpus: Some(8.0),
             zero: 3.0,
             ..m13
         })),

@@ -1,10 +1,8 @@
 //! Property tests: the estimator is total, finite, non-negative and monotone in what grows a run.
 
 use proptest::prelude::*;
-use vramfit::Bytes;
 use vramfit::estimate::{
-    Checkpointing, Engine, Estimate, EstimateInput, MAX_BATCH, MAX_SEQ, Mode, Precision,
-    context_bound, estimate, largest_batch, largest_context,
+    Checkpointing, Engine, Estimate, EstimateInput, Mode, Precision, estimate,
 };
 use vramfit::model::{Architecture, Family, Moe};
 use vramfit::precision::{Dtype, GgufFileType, Quantization};
@@ -207,68 +205,6 @@ fn dense_arch() -> impl Strategy<Value = Architecture> {
                 ..Architecture::default()
             }
         })
-}
-
-/// What the solvers compare with the card: `required_bytes`, or "never fits" when refused.
-fn need(input: &EstimateInput) -> Bytes {
-    estimate(input).map_or(Bytes::new(u64::MAX), |e| e.required_bytes)
-}
-
-fn solver_input() -> impl Strategy<Value = (EstimateInput, Bytes)> {
-    (arch(), mode(), 1u64..64, 16u64..8192, 4u64..=192).prop_map(
-        |(a, (mode, engine), batch, seq, gib)| {
-            let input = EstimateInput {
-                arch: Some(a),
-                mode,
-                engine,
-                batch: batch as f64,
-                seq_len: seq as f64,
-                max_model_len: (mode == Mode::Serve).then_some(seq as f64),
-                ..EstimateInput::default()
-            };
-            (input, Bytes::new(gib << 30))
-        },
-    )
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
-
-    /// The largest batch fits and one more does not; no answer means a batch of one does not fit.
-    #[test]
-    fn largest_batch_fits_and_the_next_does_not((input, memory) in solver_input()) {
-        let at = |b: u64| need(&EstimateInput { batch: b as f64, ..input.clone() });
-        match largest_batch(&input, memory) {
-            Some(b) => {
-                prop_assert!(at(b) <= memory, "batch {b} needs {:?} > {memory:?}", at(b));
-                prop_assert!(b == MAX_BATCH || at(b + 1) > memory, "batch {} fits too", b + 1);
-            }
-            None => prop_assert!(at(1) > memory),
-        }
-    }
-
-    /// The same for the context: `seq_len`, or `max_model_len` when serving.
-    #[test]
-    fn largest_context_fits_and_the_next_does_not((input, memory) in solver_input()) {
-        let serve = input.mode == Mode::Serve;
-        let at = |s: u64| {
-            need(&if serve {
-                EstimateInput { max_model_len: Some(s as f64), ..input.clone() }
-            } else {
-                EstimateInput { seq_len: s as f64, ..input.clone() }
-            })
-        };
-        // The model's trained context bounds the answer as MAX_SEQ does.
-        let bound = context_bound(&input).map_or(MAX_SEQ, |b| b.min(MAX_SEQ));
-        match largest_context(&input, memory) {
-            Some(s) => {
-                prop_assert!(at(s) <= memory, "context {s} needs {:?} > {memory:?}", at(s));
-                prop_assert!(s <= bound, "context {s} past the model's {bound}");
-                prop_assert!(s == bound || at(s + 1) > memory, "context {} fits too", s + 1);
-            }
-            None => prop_assert!(at(1) > memory),
-        }
-    }
 }
 
 proptest! {

@@ -106,7 +106,13 @@ fn non_finite_numbers_from_rust_and_js_are_refused() {
             },
             "seq_len",
         );
-        refused(&EstimateInput { gpus: v, ..llama() }, "gpus");
+        refused(
+            &EstimateInput {
+                gpus: Some(v),
+                ..llama()
+            },
+            "gpus",
+        );
         refused(
             &EstimateInput {
                 gpu_memory_utilization: v,

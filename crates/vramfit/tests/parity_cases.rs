@@ -200,7 +200,7 @@ fn case(r: &mut Rng) -> EstimateInput {
                 }
             }
             if r.chance(40) {
-                i.gpus = r.size(1, 4);
+                i.gpus = Some(r.size(1, 4));
                 i.zero = r.below(4) as f64;
                 i.offload = r.pick(&[Offload::None, Offload::None, Offload::Cpu, Offload::Nvme]);
             }
@@ -220,7 +220,7 @@ fn case(r: &mut Rng) -> EstimateInput {
             if r.chance(30) {
                 let tp = r.size(0, 3);
                 i.tp = tp;
-                i.gpus = tp;
+                i.gpus = Some(tp);
             }
         }
         Mode::Inference => {
@@ -235,7 +235,7 @@ fn case(r: &mut Rng) -> EstimateInput {
             } else if r.chance(25) {
                 let tp = r.size(0, 2);
                 i.tp = tp;
-                i.gpus = tp;
+                i.gpus = Some(tp);
             }
         }
     }

@@ -4,6 +4,7 @@
 //! ([`super::prices`]), spot against on-demand ([`super::spot`]) and the platform decision
 //! matrix ([`super::matrix`]).
 
+use vramfit::estimate::Bound;
 use vramfit::hardware::{Currency, Layout, Market, ParallelKind, PlanOptions, gpus, tiers};
 use yew::prelude::*;
 
@@ -118,6 +119,9 @@ pub fn view() -> Html {
         }
     };
     let tier = tiers::tier_for(e.params);
+    // llama.cpp's `-c` and vLLM's `max_model_len` are the context the solver varies there.
+    let (mode, engine) = (app.value("mode"), app.value("engine"));
+    let context_len = mode == "serve" || (engine == "llamacpp" && mode != "training");
     let set_extra = |k: &'static str| {
         let app = app.clone();
         move |v: String| app.dispatch(Action::SetExtra(k.into(), v))
@@ -157,13 +161,13 @@ pub fn view() -> Html {
                     if *bounded == compute::Bounds::None {
                         <p id="no-bound">{ lang.t(key!("fit.no_bound")) }</p>
                     } else {
-                    <p>{ match batch {
-                        Some(b) => lang.f(key!("fit.max_batch"), &[&b.value.to_string(), &format::gib(b.bytes)]),
+                    <p id="max-batch">{ match batch {
+                        Some((b, bound)) => format!("{}{}", lang.f(key!("fit.max_batch"), &[&b.value.to_string(), &format::gib(b.bytes)]), if *bound == Bound::SharedContext { lang.t(key!("fit.bound_shared")) } else { "" }),
                         None => lang.t(key!("fit.nothing_fits")).to_string(),
                     } }</p>
                     <p id="max-seq">{ match seq {
                         _ if *bounded == compute::Bounds::Batch => lang.t(key!("fit.no_seq")).to_string(),
-                        Some(n) => lang.f(key!("fit.max_seq"), &[&vramfit::estimate::thousands(n.value), &format::gib(n.bytes)]),
+                        Some((n, bound)) => format!("{}{}", lang.f(if context_len { key!("fit.max_ctx") } else { key!("fit.max_seq") }, &[&vramfit::estimate::thousands(n.value), &format::gib(n.bytes)]), if *bound == Bound::TrainedContext { lang.t(key!("fit.bound_trained")) } else { "" }),
                         None => lang.t(key!("fit.nothing_fits")).to_string(),
                     } }</p>
                     }

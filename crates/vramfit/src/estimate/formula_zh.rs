@@ -71,13 +71,13 @@ pub(super) mod tests {
                     EstimateInput {
                         tp: 2.0,
                         pp: 2.0,
-                        gpus: 4.0,
+                        gpus: Some(4.0),
                         ..b.clone()
                     },
                     serve.clone(),
                     EstimateInput {
                         tp: 2.0,
-                        gpus: 2.0,
+                        gpus: Some(2.0),
                         ..serve
                     },
                     cpp.clone(),
@@ -87,7 +87,7 @@ pub(super) mod tests {
                     },
                     // llama.cpp splitting its layers over two GPUs.
                     EstimateInput {
-                        gpus: 2.0,
+                        gpus: Some(2.0),
                         ..cpp.clone()
                     },
                     EstimateInput {
@@ -126,7 +126,7 @@ pub(super) mod tests {
                         out.push(EstimateInput {
                             zero,
                             offload,
-                            gpus: 8.0,
+                            gpus: Some(8.0),
                             ..t.clone()
                         });
                     }
@@ -135,7 +135,7 @@ pub(super) mod tests {
                     EstimateInput {
                         tp: 2.0,
                         pp: 2.0,
-                        gpus: 4.0,
+                        gpus: Some(4.0),
                         ..t.clone()
                     },
                     EstimateInput {
@@ -306,7 +306,7 @@ pub(super) mod tests {
         let w = zh(
             EstimateInput {
                 engine: Engine::Llamacpp,
-                gpus: 2.0,
+                gpus: Some(2.0),
                 quantization: Quantization::Gguf {
                     file_type: GgufFileType::Q4_K_M,
                 },

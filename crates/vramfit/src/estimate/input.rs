@@ -292,8 +292,8 @@ pub struct EstimateInput {
     pub zero: f64,
     /// ZeRO offload target.
     pub offload: Offload,
-    /// GPUs in total (data × tensor × pipeline parallel).
-    pub gpus: f64,
+    /// GPUs in total (data × tensor × pipeline parallel); default `tp × pp`, one model copy.
+    pub gpus: Option<f64>,
     /// Tensor-parallel size.
     pub tp: f64,
     /// Pipeline-parallel size.
@@ -346,7 +346,7 @@ impl Default for EstimateInput {
             qlora: false,
             zero: 0.0,
             offload: Offload::None,
-            gpus: 1.0,
+            gpus: None,
             tp: 1.0,
             pp: 1.0,
             gpu: None,

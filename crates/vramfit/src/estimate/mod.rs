@@ -114,12 +114,14 @@ pub use input::{
     Precision,
 };
 pub use llamacpp::LLAMACPP_CONTEXT;
-pub use output::{Component, Difference, Estimate, Fit, MAX_TOTAL, Phase, estimate, within_reach};
+pub use output::{
+    Component, Difference, Estimate, Fit, MAX_TOTAL, PeakSource, Phase, estimate, within_reach,
+};
 pub use parts::thousands;
 pub use quick::{Quick, guide_bytes_per_param, m_rec};
 pub use solve::{
-    Solutions, context_bound, fewest_gpus, largest_batch, largest_context, layout_required_bytes,
-    solve,
+    Bound, FitFix, Solutions, context_bound, fewest_gpus, fixes, largest_batch, largest_batch_fit,
+    largest_context, largest_context_fit, layout_required_bytes, need, solve,
 };
 pub use training::NCCL_BUFFERS;
 pub use vllm::{

@@ -46,6 +46,44 @@ impl Phase {
     }
 }
 
+/// What reports an estimate's peak on a real run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
+pub enum PeakSource {
+    /// PyTorch's caching allocator: `torch.cuda.max_memory_allocated()`.
+    Torch,
+    /// llama.cpp, which has no PyTorch: its model, KV-cache and compute buffers on the GPU, as
+    /// its log prints them at load (`CUDA0 model buffer size`, `CUDA0 KV buffer size`,
+    /// `CUDA0 compute buffer size`).
+    Llamacpp,
+}
+
+impl PeakSource {
+    /// What reports the peak, in English.
+    pub const fn describe(self) -> &'static str {
+        match self {
+            PeakSource::Torch => "torch.cuda.max_memory_allocated()",
+            PeakSource::Llamacpp => {
+                "llama.cpp's model, KV and compute buffers on the GPU, as its load log prints them"
+            }
+        }
+    }
+
+    /// What reports the peak, in Chinese.
+    pub const fn describe_zh(self) -> &'static str {
+        match self {
+            PeakSource::Torch => "torch.cuda.max_memory_allocated()",
+            PeakSource::Llamacpp => {
+                "llama.cpp 在 GPU 上的模型、KV 与计算缓冲区（加载日志中打印的数值）"
+            }
+        }
+    }
+}
+
 /// One part of the estimate, with its formula.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -129,8 +167,11 @@ pub struct Estimate {
     pub allocator_reserve_bytes: Bytes,
     /// Where the peak is.
     pub peak_phase: Phase,
-    /// What `torch.cuda.max_memory_allocated()` would report.
+    /// What `torch.cuda.max_memory_allocated()` would report (llama.cpp: its buffers on the
+    /// GPU, see `peak_source`).
     pub peak_allocated_bytes: Bytes,
+    /// What reports `peak_allocated_bytes` on a real run.
+    pub peak_source: PeakSource,
     /// What `nvidia-smi` would show for the process.
     pub total_bytes: Bytes,
     /// The guide's `M_rec = 1.2 × (M_theory + 2 GB)` with `M_theory = peak_allocated_bytes`

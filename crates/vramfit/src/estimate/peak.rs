@@ -2,8 +2,8 @@
 //! would report, the total `nvidia-smi` would show, the guide's recommendation and the fit.
 
 use super::{
-    Difference, Engine, Estimate, Fit, Mode, Offload, Parts, Phase, Precision, Run, SatMul, b,
-    m_rec, quick, thousands,
+    Difference, Engine, Estimate, Fit, Mode, Offload, Parts, PeakSource, Phase, Precision, Run,
+    SatMul, b, m_rec, quick, thousands,
 };
 use crate::precision::Dtype;
 use crate::units::{Bytes, MIB, fixed};
@@ -187,6 +187,11 @@ impl Run<'_> {
             overhead_bytes: Bytes::new(overhead),
             allocator_reserve_bytes: Bytes::new(reserve),
             peak_phase: phase,
+            peak_source: if is_llamacpp {
+                PeakSource::Llamacpp
+            } else {
+                PeakSource::Torch
+            },
             peak_allocated_bytes: Bytes::new(peak_allocated),
             total_bytes: Bytes::new(total),
             recommended_bytes: m_rec(Bytes::new(m_theory)),

@@ -1,47 +1,134 @@
-//! Solvers: the largest batch and context that fit a card, and the fewest GPUs.
+//! Solvers: the largest batch and context that fit a card, the fewest GPUs, and the changes that
+//! make a run fit. Every answer is the estimator's own: the value fits and the next one up does
+//! not, or the answer names what else bounds it (the model's trained context, llama.cpp's
+//! shared context).
+
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
 
 use super::Device;
-use super::{EstimateInput, MAX_BATCH, MAX_SEQ, Mode, estimate};
-use crate::hardware::fit::largest_fitting;
+use super::{Engine, EstimateInput, MAX_BATCH, MAX_SEQ, Mode};
+use crate::hardware::fit::{Fit, largest_fitting};
 use crate::hardware::{Gpu, Layout, ParallelKind};
+use crate::precision::KvDtype;
 use crate::units::Bytes;
+
+/// What bounds a solver's answer besides the card's memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
+pub enum Bound {
+    /// The card's memory: the next value up does not fit.
+    Memory,
+    /// The model's trained context (`max_position_embeddings`): vLLM refuses a longer
+    /// `max_model_len`, and past it the model runs untrained.
+    TrainedContext,
+    /// llama.cpp's context (`-c`, `max_model_len`), which its parallel sequences share: at most
+    /// `max_model_len / (seq_len + new_tokens)` sequences.
+    SharedContext,
+}
+
+/// A change to the input that makes the run fit the card, proven by the estimator.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct FitFix {
+    /// The input field it changes (`gpu_layers`, `kv_dtype`, `max_model_len`).
+    pub field: String,
+    /// The value that fits: a number, or a name such as `q8_0`.
+    pub value: String,
+    /// What the run then needs of the card (at most its memory).
+    pub required_bytes: Bytes,
+}
 
 /// What fits on the chosen card.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Solutions {
-    /// The largest batch (serving: concurrent sequences of `max_model_len`) that fits.
+    /// The largest batch (serving: concurrent sequences of `max_model_len`) that fits; absent
+    /// when not even one fits, or when nothing bounds it (no memory grows with the batch).
     pub max_batch: Option<u64>,
-    /// The largest sequence length (serving: `max_model_len`) that fits at the given batch, at
-    /// most the model's trained context.
+    /// What bounds `max_batch`.
+    pub batch_bound: Option<Bound>,
+    /// The largest context that fits at the given batch: the sequence (training), the prompt
+    /// (Hugging Face inference), `max_model_len` (vLLM serving, and llama.cpp's `-c`, which
+    /// holds every sequence's prompt and output), at most the model's trained context.
     pub max_context: Option<u64>,
-    /// The model's trained context (`max_position_embeddings`, less the generated tokens for
-    /// inference) when it, not the memory, bounds `max_context`: vLLM refuses a longer
-    /// `max_model_len`, and past it the model runs untrained.
+    /// What bounds `max_context`.
+    pub context_bound: Option<Bound>,
+    /// The model's trained context when it, not the memory, bounds `max_context`.
     pub context_limit: Option<u64>,
-    /// The fewest GPUs of this card (tensor parallel for inference, ZeRO-3 for training) that fit.
+    /// The fewest GPUs of this card that fit: tensor parallel for inference and serving, ZeRO-3
+    /// for training, llama.cpp's layer split for llama.cpp; powers of two up to 64.
     pub min_gpus: Option<u64>,
+    /// When the run does not fit the card: changes of one input each that make it fit.
+    pub fixes: Vec<FitFix>,
 }
 
-fn need(input: &EstimateInput) -> Bytes {
-    // Anything the estimator refuses (e.g. a tp that does not divide the heads) never fits.
-    estimate(input).map_or(crate::units::MAX_SIZE, |e| e.required_bytes)
+/// What one GPU needs for `input`, or [`crate::units::MAX_SIZE`] (which no card has) for an
+/// input the estimator refuses (a tp that does not divide the heads) or cannot hold exactly.
+pub fn need(input: &EstimateInput) -> Bytes {
+    input
+        .resolve()
+        .and_then(|w| super::within_reach(w.figures()))
+        .map_or(crate::units::MAX_SIZE, |e| e.required_bytes)
 }
 
-/// The largest batch that fits `memory`, proven by the next one up not fitting.
-pub fn largest_batch(input: &EstimateInput, memory: Bytes) -> Option<u64> {
+/// llama.cpp runs the input: its context (`-c`) is `max_model_len`, shared by its sequences.
+fn llamacpp(input: &EstimateInput) -> bool {
+    input.engine == Engine::Llamacpp && input.mode != Mode::Training
+}
+
+/// The tokens one sequence takes: the prompt and, except in training, the generated tokens.
+fn tokens_per_sequence(input: &EstimateInput) -> Option<u64> {
+    let w = input.resolve().ok()?;
+    Some(if w.mode == Mode::Training {
+        w.seq_len
+    } else {
+        w.seq_len.saturating_add(w.new_tokens)
+    })
+}
+
+/// The largest batch that fits `memory`, with the proof: the next batch up and what it needs,
+/// and what bounds the answer. `None` when not even one sequence fits, or when nothing bounds
+/// the batch.
+pub fn largest_batch_fit(input: &EstimateInput, memory: Bytes) -> Option<(Fit, Bound)> {
     let f = |b: u64| {
         need(&EstimateInput {
             batch: b as f64,
             ..input.clone()
         })
     };
-    largest_fitting(f, memory, 1, MAX_BATCH).map(|fit| fit.value)
+    // llama.cpp with a given context: its sequences share it.
+    let shared = match (llamacpp(input), input.max_model_len) {
+        (true, Some(ctx)) if ctx.is_finite() && ctx >= 1.0 => {
+            let per = tokens_per_sequence(input)?.max(1);
+            Some((ctx as u64 / per).min(MAX_BATCH))
+        }
+        _ => None,
+    };
+    let hi = shared.unwrap_or(MAX_BATCH);
+    let fit = largest_fitting(f, memory, 1, hi)?;
+    let bound = match (fit.next_value, shared) {
+        (Some(_), _) => Bound::Memory,
+        (None, Some(_)) => Bound::SharedContext,
+        // The search's own bound: no memory grows with the batch, so no answer is a largest.
+        (None, None) => return None,
+    };
+    Some((fit, bound))
+}
+
+/// The largest batch that fits `memory` (see [`largest_batch_fit`]).
+pub fn largest_batch(input: &EstimateInput, memory: Bytes) -> Option<u64> {
+    largest_batch_fit(input, memory).map(|(fit, _)| fit.value)
 }
 
 /// The model's trained context as a bound on what [`largest_context`] varies: `max_model_len`
-/// in serving, the sequence in training, the prompt in inference (which adds the generated
-/// tokens); `None` when the model does not say (a bare parameter count).
+/// in serving (and llama.cpp's context, once per sequence), the sequence in training, the prompt
+/// in Hugging Face inference (which adds the generated tokens); `None` when the model does not
+/// say (a bare parameter count).
 pub fn context_bound(input: &EstimateInput) -> Option<u64> {
     trained_bound(&input.resolve().ok()?)
 }
@@ -52,51 +139,90 @@ fn trained_bound(w: &crate::estimate::Workload) -> Option<u64> {
     if trained == 0 {
         return None;
     }
-    match w.mode {
-        Mode::Serve | Mode::Training => Some(trained),
-        Mode::Inference => trained.checked_sub(w.new_tokens).filter(|&t| t > 0),
+    match (w.mode, w.engine) {
+        (Mode::Training, _) => Some(trained),
+        (_, Engine::Llamacpp) => Some(trained.saturating_mul(w.batch)),
+        (Mode::Serve, _) => Some(trained),
+        (Mode::Inference, _) => trained.checked_sub(w.new_tokens).filter(|&t| t > 0),
     }
 }
 
-/// The largest sequence length (serving: `max_model_len`) that fits `memory`, up to the model's
-/// trained context ([`context_bound`]).
-pub fn largest_context(input: &EstimateInput, memory: Bytes) -> Option<u64> {
-    let f = |s: u64| {
-        need(&if input.mode == Mode::Serve {
-            EstimateInput {
-                max_model_len: Some(s as f64),
-                ..input.clone()
-            }
-        } else {
-            EstimateInput {
-                seq_len: s as f64,
-                ..input.clone()
-            }
-        })
-    };
-    let hi = context_bound(input).map_or(MAX_SEQ, |b| b.min(MAX_SEQ));
-    largest_fitting(f, memory, 1, hi).map(|fit| fit.value)
+/// The input with its context set to `n`: `max_model_len` for vLLM serving and llama.cpp,
+/// else the sequence.
+fn with_context(input: &EstimateInput, n: u64) -> EstimateInput {
+    if input.mode == Mode::Serve || llamacpp(input) {
+        EstimateInput {
+            max_model_len: Some(n as f64),
+            ..input.clone()
+        }
+    } else {
+        EstimateInput {
+            seq_len: n as f64,
+            ..input.clone()
+        }
+    }
 }
 
-/// The fewest GPUs of `memory` each, in powers of two up to 64: tensor parallel for inference and
-/// serving, ZeRO-3 data parallel for training (data parallel alone never reduces per-GPU memory).
+/// The largest context that fits `memory`, with the proof and what bounds it (see
+/// [`Solutions::max_context`]).
+pub fn largest_context_fit(input: &EstimateInput, memory: Bytes) -> Option<(Fit, Bound)> {
+    let trained = context_bound(input);
+    let hi = trained.map_or(MAX_SEQ, |b| b.min(MAX_SEQ));
+    // llama.cpp's context holds at least one sequence's prompt and output.
+    let lo = if llamacpp(input) {
+        tokens_per_sequence(&EstimateInput {
+            max_model_len: None,
+            ..input.clone()
+        })?
+    } else {
+        1
+    };
+    let fit = largest_fitting(|n| need(&with_context(input, n)), memory, lo, hi)?;
+    let bound = match (fit.next_value, trained) {
+        (Some(_), _) => Bound::Memory,
+        (None, Some(_)) => Bound::TrainedContext,
+        (None, None) => return None,
+    };
+    Some((fit, bound))
+}
+
+/// The largest context that fits `memory` (see [`largest_context_fit`]).
+pub fn largest_context(input: &EstimateInput, memory: Bytes) -> Option<u64> {
+    largest_context_fit(input, memory).map(|(fit, _)| fit.value)
+}
+
+/// The input spread over `n` GPUs of one card as its engine spreads a model: ZeRO-3 for
+/// training, layers for llama.cpp, tensor parallel otherwise.
+fn over_gpus(input: &EstimateInput, n: u64) -> EstimateInput {
+    if input.mode == Mode::Training {
+        EstimateInput {
+            gpus: Some(n as f64),
+            zero: if n > 1 { 3.0 } else { input.zero },
+            ..input.clone()
+        }
+    } else if llamacpp(input) {
+        EstimateInput {
+            gpus: Some(n as f64),
+            tp: 1.0,
+            pp: 1.0,
+            ..input.clone()
+        }
+    } else {
+        EstimateInput {
+            gpus: Some(n as f64),
+            tp: n as f64,
+            pp: 1.0,
+            ..input.clone()
+        }
+    }
+}
+
+/// The fewest GPUs of `memory` each, in powers of two up to 64 (see [`Solutions::min_gpus`]):
+/// every smaller power of two does not fit. Data parallel alone never reduces per-GPU memory.
 pub fn fewest_gpus(input: &EstimateInput, memory: Bytes) -> Option<u64> {
-    (0..7).map(|k| 1u64 << k).find(|&n| {
-        let i = if input.mode == Mode::Training {
-            EstimateInput {
-                gpus: n as f64,
-                zero: if n > 1 { 3.0 } else { input.zero },
-                ..input.clone()
-            }
-        } else {
-            EstimateInput {
-                gpus: n as f64,
-                tp: n as f64,
-                ..input.clone()
-            }
-        };
-        need(&i) <= memory
-    })
+    (0..7)
+        .map(|k| 1u64 << k)
+        .find(|&n| need(&over_gpus(input, n)) <= memory)
 }
 
 /// The memory one GPU of `on` needs when the run of `input` is spread over `layout`: the estimator run
@@ -117,13 +243,13 @@ pub fn layout_required_bytes(input: &EstimateInput, layout: Layout, on: &Gpu) ->
         ParallelKind::Single | ParallelKind::Mig | ParallelKind::Data => input.clone(),
         ParallelKind::Zero3 if input.mode != Mode::Training => return crate::units::MAX_SIZE,
         ParallelKind::Zero3 => EstimateInput {
-            gpus: f64::from(layout.gpus),
+            gpus: Some(f64::from(layout.gpus)),
             zero: 3.0,
             ..input.clone()
         },
         ParallelKind::Tensor | ParallelKind::Pipeline | ParallelKind::TensorPipeline => {
             EstimateInput {
-                gpus: f64::from(layout.gpus),
+                gpus: Some(f64::from(layout.gpus)),
                 tp: f64::from(layout.tp),
                 pp: f64::from(layout.pp),
                 ..input.clone()
@@ -133,24 +259,98 @@ pub fn layout_required_bytes(input: &EstimateInput, layout: Layout, on: &Gpu) ->
     need(&i)
 }
 
-/// All three solvers against `device`.
+/// Changes of one input each that make a run that does not fit `memory` fit it: for llama.cpp
+/// the most layers on the GPU (`-ngl`), a quantized KV cache (q8_0, then q4_0), the longest
+/// context; for vLLM an fp8 KV cache and the longest `max_model_len`. Each is the estimator's
+/// answer, at most `memory`; none when the run fits.
+pub fn fixes(input: &EstimateInput, memory: Bytes) -> Vec<FitFix> {
+    let mut out = Vec::new();
+    if need(input) <= memory {
+        return out;
+    }
+    // The change, if the run then fits.
+    let fits = |field: &str, value: String, changed: EstimateInput| {
+        let required = need(&changed);
+        (required <= memory).then(|| FitFix {
+            field: field.to_string(),
+            value,
+            required_bytes: required,
+        })
+    };
+    let Ok(w) = input.resolve() else { return out };
+    if llamacpp(input) {
+        let layers = w.arch.num_layers;
+        // More blocks on the GPU never need less memory: the most that fit, if any.
+        let ngl = |n: u64| {
+            need(&EstimateInput {
+                gpu_layers: Some(n as f64),
+                ..input.clone()
+            })
+        };
+        if let Some(fit) = largest_fitting(ngl, memory, 1, layers) {
+            let changed = EstimateInput {
+                gpu_layers: Some(fit.value as f64),
+                ..input.clone()
+            };
+            out.extend(fits("gpu_layers", fit.value.to_string(), changed));
+        }
+        // The first of q8_0 and q4_0, smaller than the cache asked for, that fits.
+        let smaller: &[KvDtype] = match w.kv_dtype {
+            KvDtype::Q4_0 => &[],
+            KvDtype::Q8_0 => &[KvDtype::Q4_0],
+            _ => &[KvDtype::Q8_0, KvDtype::Q4_0],
+        };
+        let kv_fix = smaller.iter().find_map(|&kv| {
+            let changed = EstimateInput {
+                kv_dtype: kv,
+                ..input.clone()
+            };
+            fits("kv_dtype", kv.name().to_string(), changed)
+        });
+        out.extend(kv_fix);
+    } else if w.mode == Mode::Serve && w.kv_dtype != KvDtype::Fp8 {
+        let changed = EstimateInput {
+            kv_dtype: KvDtype::Fp8,
+            ..input.clone()
+        };
+        out.extend(fits("kv_dtype", KvDtype::Fp8.name().to_string(), changed));
+    }
+    if (llamacpp(input) || w.mode == Mode::Serve)
+        && let Some((fit, _)) = largest_context_fit(input, memory)
+    {
+        let changed = with_context(input, fit.value);
+        out.extend(fits("max_model_len", fit.value.to_string(), changed));
+    }
+    out
+}
+
+/// All the solvers against `device`.
 pub fn solve(input: &EstimateInput, device: &Device) -> Solutions {
     // Solve against the memory alone: the device is named in the input only for its workspace size.
     // A bare parameter count has no KV cache or per-token activations to grow: no batch or
-    // context bounds it, so none is given (it said 1,048,576 and 16,777,216). A convolutional
-    // network's per-image counts bound its batch; no sequence length reaches it.
+    // context bounds it, so none is given. A convolutional network's per-image counts bound its
+    // batch; no sequence length reaches it.
     let w = input.resolve().ok();
     let detailed = w.as_ref().is_some_and(|w| w.arch.is_detailed());
     let images = w.as_ref().is_some_and(|w| w.arch.has_image_counts());
-    let max_context = largest_context(input, device.memory).filter(|_| detailed);
+    let memory = device.memory;
+    let batch = largest_batch_fit(input, memory).filter(|_| detailed || images);
+    let context = largest_context_fit(input, memory).filter(|_| detailed);
+    let trained = w.as_ref().and_then(trained_bound);
     Solutions {
-        max_batch: largest_batch(input, device.memory).filter(|_| detailed || images),
-        max_context,
-        context_limit: w
-            .as_ref()
-            .and_then(trained_bound)
-            .filter(|&b| max_context == Some(b)),
-        min_gpus: fewest_gpus(input, device.memory),
+        max_batch: batch.map(|(fit, _)| fit.value),
+        batch_bound: batch.map(|(_, bound)| bound),
+        max_context: context.map(|(fit, _)| fit.value),
+        context_bound: context.map(|(_, bound)| bound),
+        context_limit: context
+            .filter(|(_, bound)| *bound == Bound::TrainedContext)
+            .and(trained),
+        min_gpus: fewest_gpus(input, memory),
+        fixes: if detailed {
+            fixes(input, memory)
+        } else {
+            Vec::new()
+        },
     }
 }
 
@@ -288,7 +488,7 @@ mod tests {
         let tp2 = Layout::candidates(2)[0];
         assert_eq!(tp2.kind, ParallelKind::Tensor);
         let by_hand = need(&EstimateInput {
-            gpus: 2.0,
+            gpus: Some(2.0),
             tp: 2.0,
             ..i.clone()
         });

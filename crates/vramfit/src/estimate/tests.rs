@@ -307,14 +307,14 @@ fn qlora_uses_nf4_base() {
 fn zero3_partitions_and_data_parallel_does_not() {
     let base = EstimateInput {
         mode: Mode::Training,
-        gpus: 8.0,
+        gpus: Some(8.0),
         batch: 1.0,
         seq_len: 1024.0,
         ..input(llama8b())
     };
     let ddp = estimate(&base).unwrap();
     let single = estimate(&EstimateInput {
-        gpus: 1.0,
+        gpus: Some(1.0),
         ..base.clone()
     })
     .unwrap();
@@ -375,7 +375,7 @@ fn tensor_parallel_splits_weights() {
     let e = estimate(&EstimateInput {
         mode: Mode::Serve,
         tp: 2.0,
-        gpus: 2.0,
+        gpus: Some(2.0),
         gpu_memory: Some("79.19GiB".into()),
         gpu_memory_utilization: 0.95,
         max_model_len: Some(8192.0),
@@ -480,7 +480,7 @@ fn bad_input_names_the_field() {
         ),
         (
             EstimateInput {
-                gpus: 3.0,
+                gpus: Some(3.0),
                 tp: 2.0,
                 ..input(llama8b())
             },
@@ -655,7 +655,7 @@ fn a_count_says_whether_it_is_fractional_or_out_of_range() {
 fn too_few_gpus_for_the_parallel_layout_says_how_many_it_needs() {
     let with = |gpus: f64, tp: f64| {
         let mut i = input(llama8b());
-        i.gpus = gpus;
+        i.gpus = Some(gpus);
         i.tp = tp;
         super::estimate(&i).unwrap_err()
     };
@@ -810,7 +810,7 @@ fn tensor_parallel_must_split_the_heads() {
     ] {
         let r = estimate(&EstimateInput {
             tp,
-            gpus: tp,
+            gpus: Some(tp),
             ..input(llama8b())
         });
         match r {
@@ -918,7 +918,7 @@ fn pipeline_training_counts_the_busiest_stages_parameters() {
     let e = estimate(&EstimateInput {
         mode: Mode::Training,
         pp: 8.0,
-        gpus: 8.0,
+        gpus: Some(8.0),
         grad_checkpointing: Checkpointing::Full,
         ..input(arch)
     })
@@ -1078,7 +1078,7 @@ fn lora_under_zero3_partitions_the_base() {
         mode: Mode::Training,
         lora_rank: 16.0,
         zero: 3.0,
-        gpus: 8.0,
+        gpus: Some(8.0),
         ..EstimateInput::default()
     };
     let e = estimate(&base).unwrap();
@@ -1106,7 +1106,7 @@ fn lion_under_zero_has_one_moment_of_temporary() {
         mode: Mode::Training,
         optimizer: Optimizer::Lion,
         zero: 1.0,
-        gpus: 8.0,
+        gpus: Some(8.0),
         ..input(llama8b())
     })
     .unwrap();
@@ -1148,7 +1148,7 @@ fn pipeline_stages_split_as_vllm_does() {
         mode: Mode::Serve,
         engine: Engine::Vllm,
         pp: 3.0,
-        gpus: 3.0,
+        gpus: Some(3.0),
         ..EstimateInput::default()
     })
     .unwrap();
@@ -1191,7 +1191,7 @@ fn llamacpp_splits_layers_across_gpus() {
                 file_type: crate::precision::GgufFileType::Q4_K_M,
             },
             max_model_len: Some(8192.0),
-            gpus,
+            gpus: Some(gpus),
             tp,
             ..EstimateInput::default()
         })
@@ -1220,7 +1220,7 @@ fn mla_down_projections_and_routers_are_replicated_under_tp() {
             mode: Mode::Serve,
             engine: Engine::Vllm,
             tp,
-            gpus: tp,
+            gpus: Some(tp),
             ..EstimateInput::default()
         })
         .unwrap()
@@ -1344,7 +1344,7 @@ fn adafactor_temporary_is_the_largest_trainable_tensor() {
             lora_rank,
             lora_targets: alloc::vec!["q_proj".into(), "v_proj".into()],
             tp,
-            gpus: tp,
+            gpus: Some(tp),
             ..input(llama8b())
         })
         .unwrap();

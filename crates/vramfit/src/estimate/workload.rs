@@ -459,9 +459,14 @@ impl EstimateInput {
                 "zero 为 1、2、3 时用 cpu；zero 为 3 时用 nvme",
             ));
         }
-        let gpus_n = int("gpus", self.gpus, 1, 65_536)?;
         let tp = int("tp", self.tp, 1, 1024)?;
         let pp = int("pp", self.pp, 1, 1024)?;
+        // One model copy over tp × pp GPUs unless the input says how many (vLLM's
+        // `--tensor-parallel-size 2` alone means two GPUs).
+        let gpus_n = match self.gpus {
+            Some(g) => int("gpus", g, 1, 65_536)?,
+            None => tp * pp,
+        };
         if gpus_n % (tp * pp) != 0 {
             // Fewer GPUs than one tensor × pipeline group (`--tp 2` alone) or a count that does
             // not divide into such groups.
@@ -592,6 +597,23 @@ impl EstimateInput {
             None if self.engine == Engine::Llamacpp => (seq_len + new_tokens).sat_mul(batch),
             None => default_len,
         };
+        // llama.cpp's context holds every sequence's prompt and output: one must fit in it.
+        let per_sequence = seq_len.saturating_add(new_tokens);
+        if Runner::of(mode, self.engine) == Runner::Llamacpp && max_model_len < per_sequence {
+            return Err(input_error!(
+                "max_model_len",
+                [
+                    "a context of {max_model_len} tokens holds no sequence of {seq_len} prompt + {new_tokens} generated tokens"
+                ],
+                [
+                    "{max_model_len} 个 token 的上下文放不下一条 {seq_len} 提示 + {new_tokens} 生成 token 的序列"
+                ],
+                [
+                    "with llama.cpp, an integer from {per_sequence} (seq_len + new_tokens) to {MAX_SEQ}"
+                ],
+                ["llama.cpp 下为 {per_sequence}（seq_len + new_tokens）到 {MAX_SEQ} 的整数"],
+            ));
+        }
         let max_num_seqs = match self.max_num_seqs {
             Some(v) => int("max_num_seqs", v, 1, 65_536)?,
             None => {
