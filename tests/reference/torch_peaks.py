@@ -37,14 +37,7 @@ from torch.utils._python_dispatch import TorchDispatchMode  # noqa: E402
 
 import transformers  # noqa: E402
 from transformers.pytorch_utils import Conv1D  # noqa: E402
-from transformers import (  # noqa: E402
-    AutoModelForCausalLM,
-    BertConfig,
-    BertForSequenceClassification,
-    GPT2Config,
-    LlamaConfig,
-    Qwen2Config,
-)
+from transformers import AutoModelForCausalLM, BertForSequenceClassification  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_OUT = os.path.join(HERE, "torch-peaks.csv")
@@ -72,9 +65,15 @@ class PeakTracker(TorchDispatchMode):
     sum of rounded storage sizes. The set of live storages at the peak is kept so the
     peak can be split into parameters / gradients / optimizer states / the rest."""
 
-    def __init__(self):
+    def __init__(self, explain: bool = False):
         super().__init__()
         self.live: dict[int, tuple[int, int]] = {}  # storage _cdata -> (uid, bytes)
+        # --explain: uid -> (creating op, shape, dtype, phase), to list what is alive at the peak.
+        self.explain = explain
+        self.desc: dict[int, tuple[str, tuple, str, str]] = {}
+        self.phase = "setup"  # set by run_case: fwd1, bwd1, step1, ...
+        self.peak_phase = ""
+        self.sub_peak = 0  # peak since start_sub(): the decode steps alone
         self.uid = itertools.count(1)
         self.cur = 0
         self.peak = 0
@@ -82,7 +81,7 @@ class PeakTracker(TorchDispatchMode):
         self.snap_pending = False
 
     # -- registration -------------------------------------------------------------
-    def track(self, t):
+    def track(self, t, op: str = "param"):
         if not isinstance(t, torch.Tensor):
             return
         st = t.untyped_storage()
@@ -93,9 +92,13 @@ class PeakTracker(TorchDispatchMode):
         uid = next(self.uid)
         self.live[key] = (uid, n)
         self.cur += n
+        if self.explain:
+            self.desc[uid] = (op, tuple(t.shape), str(t.dtype).replace("torch.", ""), self.phase)
         weakref.finalize(st, self._free, key, uid)
+        self.sub_peak = max(self.sub_peak, self.cur)
         if self.cur > self.peak:
             self.peak = self.cur
+            self.peak_phase = self.phase
             self.snap_pending = True
 
     def _free(self, key, uid):
@@ -115,6 +118,10 @@ class PeakTracker(TorchDispatchMode):
         ent = self.live.get(t.untyped_storage()._cdata)
         return None if ent is None else ent[0]
 
+    def start_sub(self):
+        """A second peak from now on, as torch.cuda.reset_peak_memory_stats() here would give."""
+        self.sub_peak = self.cur
+
     def reset_peak(self):
         """Like torch.cuda.reset_peak_memory_stats(): peak := current."""
         self.peak = self.cur
@@ -132,9 +139,31 @@ class PeakTracker(TorchDispatchMode):
             # torch.tensor(data) without a device: a host constant (e.g. the optimizer's
             # non-fused `step` counter); on a real run it never touches the GPU allocator.
             return out
+        op = func.__name__ if self.explain else ""
         for t in torch.utils._pytree.tree_leaves(out):
-            self.track(t)
+            self.track(t, op)
         return out
+
+    def explain_peak(self, snap: dict[int, int], labels: dict[int, str], file=sys.stderr):
+        """Print the storages alive at the peak, grouped by (category, creating op, shape, dtype,
+        phase created), largest groups first."""
+        groups: dict[tuple, list[int]] = {}
+        for u, n in snap.items():
+            op, shape, dt, ph = self.desc.get(u, ("?", (), "?", "?"))
+            key = (labels.get(u, "other"), op, shape, dt, ph)
+            g = groups.setdefault(key, [0, 0])
+            g[0] += 1
+            g[1] += n
+        total = sum(snap.values())
+        print(f"  peak in phase {self.peak_phase}: {total:,} B in {len(snap)} storages (+ cuBLAS workspace)",
+              file=file)
+        for key, (cnt, n) in sorted(groups.items(), key=lambda kv: -kv[1][1]):
+            if n * 1000 < total:  # groups under 0.1 % of the peak are summed below
+                continue
+            cat, op, shape, dt, ph = key
+            print(f"  {n:>15,} B {cnt:>5} x {cat:9s} {op:42s} {str(list(shape)):28s} {dt:9s} {ph}", file=file)
+        rest = sum(n for (cnt, n) in groups.values() if n * 1000 < total)
+        print(f"  {rest:>15,} B in groups under 0.1 % each", file=file)
 
 
 # ---------------------------------------------------------------------------------------
@@ -255,64 +284,37 @@ def install_autocast_fp32_policy():
 
 
 # ---------------------------------------------------------------------------------------
+# Dropout as CUDA runs it
+# ---------------------------------------------------------------------------------------
+_cpu_dropout = F.dropout
+
+
+def cuda_dropout(input, p=0.5, training=True, inplace=False):
+    """at::dropout takes the fused kernel on CUDA (`is_fused_kernel_acceptable`: a CUDA input,
+    0 < p < 1): aten::native_dropout, whose backward keeps a bool mask (1 B per element). On
+    the CPU it builds the mask in the input's dtype (`_dropout_impl`: empty_like(input).bernoulli_,
+    2 or 4 B per element) and the multiply saves it, so the fake CPU tensors would over-count
+    every dropout mask. Call the CUDA path's op directly."""
+    if training and 0.0 < p < 1.0 and not inplace and input.is_floating_point() and input.numel() > 0:
+        return torch.ops.aten.native_dropout(input, p, True)[0]
+    return _cpu_dropout(input, p, training, inplace)
+
+
+# ---------------------------------------------------------------------------------------
 # Environment patches (no GPU here)
 # ---------------------------------------------------------------------------------------
 def install_patches():
     torch.nn.functional.scaled_dot_product_attention = sm90_sdpa
+    torch.nn.functional.dropout = cuda_dropout
     install_autocast_fp32_policy()
     # HF asks about the device when choosing kernels / dtypes; answer as an H100 would.
     torch.cuda.get_device_capability = lambda device=None: (9, 0)
     torch.cuda.is_bf16_supported = lambda *a, **k: True
 
 
-# ---------------------------------------------------------------------------------------
-# Models (configs as in the hub config.json files)
-# ---------------------------------------------------------------------------------------
-def cfg_gpt2():
-    return GPT2Config()  # defaults are exactly openai-community/gpt2
+# Models: tests/reference/torch_models.py (configs as in the hub config.json files)
+from torch_models import MODELS  # noqa: E402
 
-
-def cfg_qwen25_05b():
-    return Qwen2Config(
-        vocab_size=151936, hidden_size=896, intermediate_size=4864, num_hidden_layers=24,
-        num_attention_heads=14, num_key_value_heads=2, max_position_embeddings=32768,
-        rope_theta=1000000.0, rms_norm_eps=1e-6, tie_word_embeddings=True, hidden_act="silu",
-        use_sliding_window=False, sliding_window=32768, max_window_layers=24, attention_dropout=0.0,
-        bos_token_id=151643, eos_token_id=151643)
-
-
-def _llama3_rope(factor):
-    return {"rope_type": "llama3", "factor": factor, "high_freq_factor": 4.0, "low_freq_factor": 1.0,
-            "original_max_position_embeddings": 8192}
-
-
-def cfg_llama32_1b():
-    return LlamaConfig(
-        vocab_size=128256, hidden_size=2048, intermediate_size=8192, num_hidden_layers=16,
-        num_attention_heads=32, num_key_value_heads=8, head_dim=64, max_position_embeddings=131072,
-        rms_norm_eps=1e-5, rope_theta=500000.0, rope_scaling=_llama3_rope(32.0), tie_word_embeddings=True,
-        attention_bias=False, mlp_bias=False, hidden_act="silu", bos_token_id=128000, eos_token_id=128001)
-
-
-def cfg_llama31_8b():
-    return LlamaConfig(
-        vocab_size=128256, hidden_size=4096, intermediate_size=14336, num_hidden_layers=32,
-        num_attention_heads=32, num_key_value_heads=8, head_dim=128, max_position_embeddings=131072,
-        rms_norm_eps=1e-5, rope_theta=500000.0, rope_scaling=_llama3_rope(8.0), tie_word_embeddings=False,
-        attention_bias=False, mlp_bias=False, hidden_act="silu", bos_token_id=128000, eos_token_id=128001)
-
-
-def cfg_bert_base():
-    return BertConfig(num_labels=2)  # defaults are exactly google-bert/bert-base-uncased
-
-
-MODELS = {
-    "gpt2": ("causal", cfg_gpt2),
-    "Qwen/Qwen2.5-0.5B": ("causal", cfg_qwen25_05b),
-    "meta-llama/Llama-3.2-1B": ("causal", cfg_llama32_1b),
-    "meta-llama/Llama-3.1-8B": ("causal", cfg_llama31_8b),
-    "google-bert/bert-base-uncased": ("seqcls", cfg_bert_base),
-}
 
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16}
 
@@ -335,15 +337,29 @@ class LoRALinear(nn.Module):
         return self.base(x) + F.linear(F.linear(x.to(self.lora_A.dtype), self.lora_A), self.lora_B) * self.scaling
 
 
-def build_model(model_name, dtype, attention, lora_rank, lora_targets):
-    kind, cfg_fn = MODELS[model_name]
+def build_model(model_name, dtype, attention, lora_rank, lora_targets, lora_style="hand"):
+    kind, cfg_fn, n_params = MODELS[model_name]
     cfg = cfg_fn()
     with torch.device("meta"):
         if kind == "causal":
             model = AutoModelForCausalLM.from_config(cfg, attn_implementation=attention, dtype=dtype)
         else:
             model = BertForSequenceClassification._from_config(cfg, attn_implementation=attention, dtype=dtype)
-        if lora_rank:
+        # Tied parameters are one Parameter object, so parameters() counts them once.
+        got = sum(p.numel() for p in model.parameters())
+        if got != n_params:
+            raise ValueError(f"{model_name}: {got:,} parameters, the hub checkpoint has {n_params:,}")
+        if lora_rank and lora_style == "peft":
+            # peft's own wrapper with its defaults (lora_dropout 0, alpha 16 here, no bias, adapters
+            # cast to fp32 by get_peft_model's autocast_adapter_dtype=True); it freezes the base.
+            import peft
+            conf = peft.LoraConfig(r=lora_rank, lora_alpha=16, target_modules=list(lora_targets),
+                                   task_type="CAUSAL_LM")
+            model = peft.get_peft_model(model, conf)
+            dts = {p.dtype for n, p in model.named_parameters() if "lora_" in n}
+            if dts != {torch.float32}:
+                raise ValueError(f"peft adapters in {dts}, expected float32")
+        elif lora_rank:
             for p in model.parameters():
                 p.requires_grad_(False)
             for name, mod in list(model.named_modules()):
@@ -357,22 +373,49 @@ def build_model(model_name, dtype, attention, lora_rank, lora_targets):
 # ---------------------------------------------------------------------------------------
 # One case
 # ---------------------------------------------------------------------------------------
-FIELDS = ["case_id", "model", "mode", "batch", "seq_len", "dtype", "precision", "optimizer", "fused",
-          "grad_checkpointing", "lora_rank", "lora_targets", "attention", "logits", "peak_allocated_bytes",
-          "params_bytes", "grads_bytes", "optimizer_bytes", "activations_bytes", "torch_version",
-          "transformers_version", "method"]
+FIELDS = ["case_id", "split", "regime", "model", "mode", "batch", "seq_len", "dtype", "precision", "optimizer",
+          "fused", "grad_checkpointing", "lora_rank", "lora_targets", "lora_style", "attention", "logits",
+          "decode_steps", "decode_loop", "peak_allocated_bytes", "decode_peak_bytes", "params_bytes", "grads_bytes", "optimizer_bytes",
+          "activations_bytes", "torch_version", "transformers_version", "peft_version", "method"]
 
 DEV = "cpu"  # fake device; see README ("why the fake tensors live on device cpu")
 
 
-def run_case(c: dict) -> dict:
+def _decode(model, tracker, ids, out, steps, loop):
+    """`steps` decode steps after the prefill whose output is `out` (logits of the last position).
+    loop "model": the bf16 logits' argmax feeds the next step (plain model() calls).
+    loop "generate": GenerationMixin._sample's greedy loop: the last position's logits copied
+    to fp32 (`outputs.logits[:, -1].to(copy=True, dtype=torch.float32)`), argmax, the token
+    appended to input_ids (torch.cat), `del outputs`, then the next forward."""
+    for step in range(steps + 1):
+        if loop == "generate":
+            nxt_logits = out.logits[:, -1].to(copy=True, dtype=torch.float32)
+            nxt = torch.argmax(nxt_logits, dim=-1)
+            ids = torch.cat([ids, nxt[:, None]], dim=-1)
+            nxt = nxt[:, None]
+        else:
+            nxt = out.logits[:, -1:, :].argmax(-1)
+        pkv = out.past_key_values
+        del out
+        if step == steps:  # generate() stops after the last token is chosen
+            break
+        tracker.phase = f"decode{step + 1}"
+        if step == 0:
+            tracker.start_sub()
+        out = model(input_ids=nxt, past_key_values=pkv, use_cache=True, logits_to_keep=1)
+        if loop == "generate":
+            del nxt_logits
+
+
+def run_case(c: dict, explain: bool = False) -> dict:
     SDPA_LOG.clear()
     model_name = c["model"]
     kind = MODELS[model_name][0]
     dtype = DTYPES[c["dtype"]]
     fake = FakeTensorMode(allow_non_fake_inputs=True)
-    tracker = PeakTracker()
-    model = build_model(model_name, dtype, c["attention"], c.get("lora_rank", 0), c.get("lora_targets", ()))
+    tracker = PeakTracker(explain)
+    model = build_model(model_name, dtype, c["attention"], c.get("lora_rank", 0), c.get("lora_targets", ()),
+                        c.get("lora_style", "hand"))
     with fake, tracker:
         model = model.to_empty(device=DEV)
         model.tie_weights()  # to_empty() materialises tied parameters separately; re-tie
@@ -380,7 +423,7 @@ def run_case(c: dict) -> dict:
         for p in params:
             tracker.track(p)
         for b in model.buffers():
-            tracker.track(b)
+            tracker.track(b, "buffer")
         param_uids = {tracker.uid_of(p) for p in params}
         B, S = c["batch"], c["seq_len"]
         vocab = model.config.vocab_size
@@ -388,6 +431,7 @@ def run_case(c: dict) -> dict:
         if c["mode"] == "inference":
             model.eval()
             tracker.reset_peak()
+            tracker.phase = "prefill"
             with torch.no_grad():
                 ids = torch.randint(0, vocab, (B, S), device=DEV)
                 if kind == "seqcls":
@@ -396,13 +440,8 @@ def run_case(c: dict) -> dict:
                     keep = 1 if c["logits"] == "last" else 0
                     out = model(input_ids=ids, logits_to_keep=keep)
                     if c.get("decode_steps", 0):
-                        pkv = out.past_key_values
-                        nxt = out.logits[:, -1:, :].argmax(-1)
-                        del out
-                        for _ in range(c["decode_steps"]):
-                            out = model(input_ids=nxt, past_key_values=pkv, use_cache=True, logits_to_keep=1)
-                            pkv = out.past_key_values
-                            nxt = out.logits[:, -1:, :].argmax(-1)
+                        _decode(model, tracker, ids, out, c["decode_steps"], c["decode_loop"])
+                        out = None
                 del out
         else:
             model.train()
@@ -419,7 +458,8 @@ def run_case(c: dict) -> dict:
                 raise ValueError(opt_name)
             amp = c["precision"] == "amp-bf16"
             tracker.reset_peak()
-            for _step in range(2):
+            for step in range(1, 3):
+                tracker.phase = f"fwd{step}"
                 ids = torch.randint(0, vocab, (B, S), device=DEV)
                 if kind == "seqcls":
                     labels = torch.randint(0, 2, (B,), device=DEV)
@@ -428,11 +468,13 @@ def run_case(c: dict) -> dict:
                 ctx = torch.autocast(device_type=DEV, dtype=torch.bfloat16) if amp else contextlib.nullcontext()
                 with ctx:
                     loss = model(input_ids=ids, labels=labels).loss  # Trainer-style: outputs dropped
+                tracker.phase = f"bwd{step}"
                 loss.backward()
                 del loss, ids, labels
                 for p in trainable:
                     if p.grad is not None:
                         grad_uids.add(tracker.uid_of(p.grad))
+                tracker.phase = f"step{step}"
                 opt.step()
                 for st in opt.state.values():
                     for v in st.values():
@@ -442,6 +484,11 @@ def run_case(c: dict) -> dict:
                                 opt_uids.add(u)
                 opt.zero_grad(set_to_none=True)
         peak, snap = tracker.finish()
+    if explain:
+        labels = {u: "param" for u in param_uids}
+        labels.update({u: "grad" for u in grad_uids})
+        labels.update({u: "optim" for u in opt_uids})
+        tracker.explain_peak(snap, labels)
     peak += CUBLAS_WORKSPACE
     pb = sum(n for u, n in snap.items() if u in param_uids)
     gb = sum(n for u, n in snap.items() if u in grad_uids)
@@ -449,12 +496,14 @@ def run_case(c: dict) -> dict:
     row = {k: c.get(k, "") for k in FIELDS}
     row.update({
         "peak_allocated_bytes": peak,
+        "decode_peak_bytes": tracker.sub_peak + CUBLAS_WORKSPACE if c.get("decode_steps") else "",
         "params_bytes": pb,
         "grads_bytes": gb,
         "optimizer_bytes": ob,
         "activations_bytes": peak - pb - gb - ob,
         "torch_version": torch.__version__.split("+")[0],
         "transformers_version": transformers.__version__,
+        "peft_version": _peft_version() if c.get("lora_style") == "peft" else "",
         "method": "fake-tensor",
     })
     row["attention"] = c["attention"] + (
@@ -463,34 +512,74 @@ def run_case(c: dict) -> dict:
     return row
 
 
+def _peft_version():
+    import peft
+    return peft.__version__
+
+
 # ---------------------------------------------------------------------------------------
 # Case list
 # ---------------------------------------------------------------------------------------
 SHORT = {"gpt2": "gpt2", "Qwen/Qwen2.5-0.5B": "qwen2.5-0.5b", "meta-llama/Llama-3.2-1B": "llama3.2-1b",
-         "meta-llama/Llama-3.1-8B": "llama3.1-8b", "google-bert/bert-base-uncased": "bert-base"}
+         "meta-llama/Llama-3.1-8B": "llama3.1-8b", "google-bert/bert-base-uncased": "bert-base",
+         "gpt2-medium": "gpt2-medium", "google-bert/bert-large-uncased": "bert-large",
+         "Qwen/Qwen2.5-1.5B": "qwen2.5-1.5b", "meta-llama/Llama-3.2-3B": "llama3.2-3b", "Qwen/Qwen3-4B": "qwen3-4b",
+         "mistralai/Mistral-7B-v0.1": "mistral-7b"}
+
+# Small models for the mixed-precision regime of issue 31 (fp32 weights under bf16 autocast).
+SMALL = {"gpt2", "gpt2-medium", "google-bert/bert-base-uncased", "google-bert/bert-large-uncased"}
+# peft's q, k, v, o targets; GPT-2 fuses q, k, v into c_attn, and "attn.c_proj" is its o_proj
+# (a bare "c_proj" would also match the MLP's).
+QKVO_ALL = ("q_proj", "k_proj", "v_proj", "o_proj")
+QKVO = {"gpt2": ("c_attn", "attn.c_proj"), "gpt2-medium": ("c_attn", "attn.c_proj")}
+
+
+def regime(c) -> str:
+    """The regime a case belongs to (the error table of FINDINGS-31.md is grouped by it)."""
+    if c["mode"] == "inference":
+        if c.get("decode_steps"):
+            return "decode"
+        return "prefill-all-logits" if c["logits"] == "all" else "prefill"
+    if c["lora_rank"]:
+        return f"lora-{c['lora_style']}-{c['precision']}"
+    if c["precision"] == "amp-bf16" and c["model"] in SMALL:
+        return "amp-small"
+    return "training"
 
 
 def cases():
     out = []
 
-    def add(**c):
+    def add(split="tuned", **c):
         c.setdefault("optimizer", "")
         c.setdefault("fused", "")
         c.setdefault("grad_checkpointing", "")
         c.setdefault("lora_rank", 0)
         c.setdefault("lora_targets", ())
+        c.setdefault("lora_style", "hand" if c["lora_rank"] else "")
         c.setdefault("attention", "sdpa")
         c.setdefault("logits", "all")
+        c.setdefault("decode_steps", 0)
+        c.setdefault("decode_loop", "model" if c["decode_steps"] else "")
         if c["mode"] == "inference":
-            tag = f"infer-{'gen1' if c.get('decode_steps') else 'prefill'}-logits{c['logits']}"
+            if c["decode_loop"] == "generate":
+                tag = f"infer-generate{c['decode_steps']}"
+            else:
+                tag = f"infer-{'gen1' if c['decode_steps'] else 'prefill'}"
+            tag += f"-logits{c['logits']}"
         else:
             tag = f"train-{c['precision']}-{c['optimizer']}{'-fused' if c['fused'] else ''}"
             tag += "-gc" if c["grad_checkpointing"] else ""
-            tag += f"-lora{c['lora_rank']}" if c["lora_rank"] else ""
+            if c["lora_rank"]:
+                tag += f"-{'peft' if c['lora_style'] == 'peft' else 'lora'}{c['lora_rank']}"
+                tag += "-qkvo" if tuple(c["lora_targets"]) in (QKVO_ALL, QKVO["gpt2"]) else ""
         tag += "-eager" if c["attention"] == "eager" else ""
         c["case_id"] = f"{SHORT[c['model']]}-{tag}-{c['dtype']}-b{c['batch']}-s{c['seq_len']}"
+        c["split"] = split
+        c["regime"] = regime(c)
         out.append(c)
 
+    # -- The first set (tuned: the estimator's constants were fitted to these rows) ---------
     shapes = {
         "gpt2": [(1, 512), (4, 1024)],
         "Qwen/Qwen2.5-0.5B": [(1, 512), (4, 2048)],
@@ -529,6 +618,94 @@ def cases():
         fused=False, grad_checkpointing=False, attention="eager")
     add(model="meta-llama/Llama-3.2-1B", mode="inference", batch=1, seq_len=2048, dtype="bf16", precision="bf16",
         logits="last", attention="eager")
+
+    # -- Issue 31: the four regimes where the estimator is off, on the first set's models ----
+    # (split "tuned": the fix may be fitted to them) and on others (split "held-out": nobody
+    # fits to them; they show whether a fix generalises).
+    qkvo = QKVO_ALL
+
+    def train(split, m, b, s, **kw):
+        kw.setdefault("optimizer", "adamw")
+        kw.setdefault("fused", False)
+        kw.setdefault("grad_checkpointing", False)
+        lg = "all" if MODELS[m][0] == "causal" else "cls"
+        add(split, model=m, mode="training", batch=b, seq_len=s, logits=lg, **kw)
+
+    def peft_bf16(split, m, b, s, r):
+        train(split, m, b, s, dtype="bf16", precision="bf16", lora_rank=r, lora_targets=QKVO.get(m, qkvo),
+              lora_style="peft")
+
+    # 1. LoRA in pure bf16 (bf16 base, no autocast) with peft's defaults: fp32 adapters on q, k, v, o.
+    for (m, b, s, r) in [("gpt2", 1, 512, 16), ("gpt2", 4, 1024, 16), ("Qwen/Qwen2.5-0.5B", 1, 512, 16),
+                         ("Qwen/Qwen2.5-0.5B", 4, 2048, 16), ("meta-llama/Llama-3.2-1B", 1, 512, 8),
+                         ("meta-llama/Llama-3.2-1B", 4, 2048, 8), ("meta-llama/Llama-3.2-1B", 4, 2048, 16),
+                         ("meta-llama/Llama-3.1-8B", 1, 2048, 16), ("meta-llama/Llama-3.1-8B", 4, 2048, 16)]:
+        peft_bf16("tuned", m, b, s, r)
+    for (m, b, s, r) in [("gpt2-medium", 8, 512, 8), ("Qwen/Qwen2.5-1.5B", 2, 1024, 16),
+                         ("meta-llama/Llama-3.2-3B", 4, 1024, 8), ("Qwen/Qwen3-4B", 1, 4096, 16),
+                         ("mistralai/Mistral-7B-v0.1", 2, 2048, 16)]:
+        peft_bf16("held-out", m, b, s, r)
+    # The same with the script's hand-written adapter (fp32 A and B, output left in fp32), and
+    # peft under autocast (the first set's LoRA regime), for comparison.
+    for (m, b, s) in [("gpt2", 4, 1024), ("meta-llama/Llama-3.2-1B", 4, 2048), ("meta-llama/Llama-3.1-8B", 4, 2048)]:
+        train("tuned", m, b, s, dtype="bf16", precision="bf16", lora_rank=16,
+              lora_targets=("c_attn",) if m == "gpt2" else qkvo)
+        train("tuned", m, b, s, dtype="bf16", precision="amp-bf16", lora_rank=16,
+              lora_targets=QKVO.get(m, qkvo), lora_style="peft")
+
+    # 2. Mixed precision (fp32 weights, bf16 autocast) on small models.
+    for (m, b, s, fused) in [("gpt2", 2, 512, False), ("gpt2", 8, 1024, False), ("gpt2", 8, 1024, True),
+                             ("google-bert/bert-base-uncased", 8, 512, False),
+                             ("google-bert/bert-base-uncased", 64, 128, False)]:
+        train("tuned", m, b, s, dtype="fp32", precision="amp-bf16", fused=fused)
+    for (m, b, s, fused) in [("gpt2-medium", 1, 512, False), ("gpt2-medium", 4, 1024, False),
+                             ("gpt2-medium", 4, 1024, True), ("google-bert/bert-large-uncased", 4, 512, False),
+                             ("google-bert/bert-large-uncased", 32, 128, False)]:
+        train("held-out", m, b, s, dtype="fp32", precision="amp-bf16", fused=fused)
+
+    # 3. Prefill with the logits of every position, large vocabularies (and Mistral's 32,000).
+    def infer(split, m, b, s, logits, **kw):
+        add(split, model=m, mode="inference", batch=b, seq_len=s, dtype="bf16", precision="bf16", logits=logits,
+            **kw)
+
+    for (m, b, s) in [("Qwen/Qwen2.5-0.5B", 1, 4096), ("Qwen/Qwen2.5-0.5B", 8, 1024),
+                      ("meta-llama/Llama-3.2-1B", 1, 4096), ("meta-llama/Llama-3.2-1B", 8, 1024),
+                      ("meta-llama/Llama-3.1-8B", 8, 1024)]:
+        infer("tuned", m, b, s, "all")
+    for (m, b, s) in [("Qwen/Qwen2.5-1.5B", 1, 2048), ("Qwen/Qwen2.5-1.5B", 4, 2048),
+                      ("meta-llama/Llama-3.2-3B", 4, 2048), ("Qwen/Qwen3-4B", 4, 1024),
+                      ("mistralai/Mistral-7B-v0.1", 4, 2048), ("gpt2-medium", 4, 1024)]:
+        infer("held-out", m, b, s, "all")
+
+    # 4. Decode steps after the prefill, as generate() runs them (fp32 copy of the last logits).
+    for (m, b, s, n) in [("gpt2", 8, 512, 1), ("Qwen/Qwen2.5-0.5B", 4, 2048, 1), ("Qwen/Qwen2.5-0.5B", 8, 1024, 1),
+                         ("meta-llama/Llama-3.2-1B", 1, 2048, 1), ("meta-llama/Llama-3.2-1B", 4, 512, 1),
+                         ("meta-llama/Llama-3.2-1B", 4, 2048, 1), ("meta-llama/Llama-3.2-1B", 8, 2048, 1),
+                         ("meta-llama/Llama-3.2-1B", 16, 1024, 4), ("meta-llama/Llama-3.1-8B", 1, 4096, 1),
+                         ("meta-llama/Llama-3.1-8B", 4, 2048, 4)]:
+        infer("tuned", m, b, s, "last", decode_steps=n, decode_loop="generate")
+    for (m, b, s, n) in [("Qwen/Qwen2.5-1.5B", 4, 2048, 1), ("meta-llama/Llama-3.2-3B", 8, 1024, 1),
+                         ("Qwen/Qwen3-4B", 4, 4096, 1), ("mistralai/Mistral-7B-v0.1", 4, 2048, 1),
+                         ("gpt2-medium", 16, 512, 1)]:
+        infer("held-out", m, b, s, "last", decode_steps=n, decode_loop="generate")
+
+    # -- Held-out cases in the first set's regimes: other models, batches and lengths --------
+    for (m, b, s) in [("Qwen/Qwen2.5-1.5B", 4, 2048), ("meta-llama/Llama-3.2-3B", 4, 2048), ("Qwen/Qwen3-4B", 2, 4096),
+                      ("mistralai/Mistral-7B-v0.1", 4, 4096), ("gpt2-medium", 4, 1024),
+                      ("meta-llama/Llama-3.2-1B", 16, 1024)]:
+        infer("held-out", m, b, s, "last")
+    infer("held-out", "google-bert/bert-large-uncased", 8, 512, "cls")
+    train("held-out", "gpt2-medium", 4, 1024, dtype="fp32", precision="fp32")
+    train("held-out", "gpt2-medium", 4, 1024, dtype="bf16", precision="bf16")
+    train("held-out", "google-bert/bert-large-uncased", 8, 512, dtype="fp32", precision="fp32")
+    train("held-out", "Qwen/Qwen2.5-0.5B", 8, 1024, dtype="bf16", precision="bf16")
+    train("held-out", "Qwen/Qwen2.5-1.5B", 2, 1024, dtype="fp32", precision="amp-bf16", fused=True)
+    train("held-out", "meta-llama/Llama-3.2-1B", 2, 1024, dtype="fp32", precision="fp32")
+    train("held-out", "meta-llama/Llama-3.2-3B", 2, 2048, dtype="bf16", precision="bf16")
+    train("held-out", "Qwen/Qwen3-4B", 4, 2048, dtype="bf16", precision="bf16", grad_checkpointing=True)
+    train("held-out", "mistralai/Mistral-7B-v0.1", 1, 4096, dtype="bf16", precision="bf16")
+    train("held-out", "meta-llama/Llama-3.2-3B", 2, 2048, dtype="bf16", precision="amp-bf16", lora_rank=16,
+          lora_targets=("q_proj", "v_proj"))
     return out
 
 
@@ -537,6 +714,8 @@ def main(argv=None):
     ap.add_argument("--out", default=DEFAULT_OUT)
     ap.add_argument("--only", default="", help="substring filter on case_id")
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--explain", action="store_true",
+                    help="print the storages alive at each case's peak, by creating op (stderr)")
     a = ap.parse_args(argv)
     install_patches()
     torch.manual_seed(0)
@@ -547,7 +726,7 @@ def main(argv=None):
     rows = []
     for c in todo:
         try:
-            row = run_case(c)
+            row = run_case(c, a.explain)
         except Exception as e:  # keep going; report the failure on stderr
             print(f"FAILED {c['case_id']}: {type(e).__name__}: {str(e).splitlines()[0][:200]}", file=sys.stderr)
             continue
