@@ -1,0 +1,532 @@
+//! Decoder-only language models: the `model_type`s that share Llama's layout (with each family's
+//! defaults and differences), MoE and MLA blocks, and the layer types of hybrid attention.
+
+use alloc::format;
+use alloc::string::String;
+
+use super::families::{bert, falcon, gpt2, vit, whisper};
+use super::resnet::resnet;
+use super::{Cfg, Notes, SUPPORTED_MODEL_TYPES};
+use crate::error::{InputError, Result};
+use crate::model::{Architecture, Family, MAX_DIM, MAX_LAYERS, Mla, Moe, Norm};
+
+/// Per-`model_type` conventions of the transformers decoder classes.
+#[derive(Clone, Copy)]
+pub(super) struct Style {
+    gated: bool,
+    norm: Norm,
+    norms_per_layer: u64,
+    qkv_bias: bool,
+    o_bias: bool,
+    mlp_bias: bool,
+    tie_default: bool,
+    qk_norm: bool,
+    lm_head_bias: bool,
+}
+
+pub(super) const LLAMA: Style = Style {
+    gated: true,
+    norm: Norm::Rms,
+    norms_per_layer: 2,
+    qkv_bias: false,
+    o_bias: false,
+    mlp_bias: false,
+    tie_default: false,
+    qk_norm: false,
+    lm_head_bias: false,
+};
+
+pub(super) fn decoder(model_type: &str, c: &Cfg, notes: &mut Notes) -> Result<Architecture> {
+    let attention_bias = c.b("attention_bias")?;
+    let llama_like = |tie_default: bool| -> Result<Style> {
+        let bias = attention_bias.unwrap_or(false);
+        Ok(Style {
+            qkv_bias: bias,
+            o_bias: bias,
+            mlp_bias: c.b("mlp_bias")?.unwrap_or(false),
+            tie_default,
+            ..LLAMA
+        })
+    };
+    let mut a = match model_type {
+        "llama" | "mistral" | "mixtral" | "granite" | "phi3" | "llama4_text" => {
+            common(c, llama_like(false)?, None)?
+        }
+        "qwen2" | "qwen2_moe" => common(
+            c,
+            Style {
+                qkv_bias: true,
+                ..LLAMA
+            },
+            None,
+        )?,
+        "qwen3" | "qwen3_moe" => common(
+            c,
+            Style {
+                qk_norm: true,
+                ..llama_like(false)?
+            },
+            None,
+        )?,
+        "gemma" => common(
+            c,
+            Style {
+                tie_default: true,
+                ..LLAMA
+            },
+            Some(Defaults::GEMMA),
+        )?,
+        "gemma2" => common(
+            c,
+            Style {
+                tie_default: true,
+                norms_per_layer: 4,
+                ..LLAMA
+            },
+            Some(Defaults::GEMMA2),
+        )?,
+        "gemma3_text" => common(
+            c,
+            Style {
+                tie_default: true,
+                norms_per_layer: 4,
+                qk_norm: true,
+                ..LLAMA
+            },
+            Some(Defaults::GEMMA3),
+        )?,
+        "phi" => common(
+            c,
+            Style {
+                gated: false,
+                norm: Norm::Layer,
+                norms_per_layer: 1,
+                qkv_bias: true,
+                o_bias: true,
+                mlp_bias: true,
+                tie_default: false,
+                qk_norm: false,
+                lm_head_bias: true,
+            },
+            None,
+        )?,
+        "gpt_neox" => {
+            let bias = attention_bias.unwrap_or(true);
+            common(
+                c,
+                Style {
+                    gated: false,
+                    norm: Norm::Layer,
+                    norms_per_layer: 2,
+                    qkv_bias: bias,
+                    o_bias: bias,
+                    mlp_bias: true,
+                    tie_default: false,
+                    qk_norm: false,
+                    lm_head_bias: false,
+                },
+                None,
+            )?
+        }
+        "deepseek_v2" | "deepseek_v3" => common(c, llama_like(false)?, None)?,
+        "gpt_oss" => common(
+            c,
+            Style {
+                qkv_bias: attention_bias.unwrap_or(true),
+                o_bias: attention_bias.unwrap_or(true),
+                ..LLAMA
+            },
+            None,
+        )?,
+        "gpt2" => gpt2(c)?,
+        "falcon" => falcon(c, false)?,
+        // The configs Falcon shipped before transformers adopted it (trust_remote_code):
+        // RefinedWeb is the 40B/180B layout, RefinedWebModel the 7B one.
+        "RefinedWeb" => falcon(c, true)?,
+        "RefinedWebModel" => falcon(c, false)?,
+        "bert" => bert(c)?,
+        "vit" => vit(c)?,
+        "whisper" => whisper(c, notes)?,
+        "resnet" => resnet(c)?,
+        other => {
+            return Err(InputError::new(
+                c.field("model_type"),
+                format!("`{other}` is not supported"),
+                format!(
+                    "one of {SUPPORTED_MODEL_TYPES}; for another model, enter its parameter count instead"
+                ),
+            ));
+        }
+    };
+    match model_type {
+        "mistral" | "mixtral" | "phi3" => {
+            if let Some(w) = c.u("sliding_window")? {
+                a.sliding_window = w;
+                a.sliding_layers = a.num_layers;
+            }
+        }
+        "qwen2" | "qwen2_moe" | "qwen3" | "qwen3_moe" => {
+            if c.b("use_sliding_window")?.unwrap_or(false)
+                && let Some(w) = c.u("sliding_window")?
+            {
+                // transformers: layers from `max_window_layers` on use the window.
+                let from = c.u("max_window_layers")?.unwrap_or(a.num_layers);
+                a.sliding_window = w;
+                a.sliding_layers = a.num_layers.saturating_sub(from);
+            }
+        }
+        "gemma2" => {
+            a.sliding_window = c.u("sliding_window")?.unwrap_or(4096);
+            a.sliding_layers = match layer_types(c)? {
+                Some(n) => n,
+                None => a.num_layers.div_ceil(2),
+            };
+        }
+        "gemma3_text" => {
+            a.sliding_window = c.u("sliding_window")?.unwrap_or(4096);
+            a.sliding_layers = match layer_types(c)? {
+                Some(n) => n,
+                None => {
+                    let pattern = c.u("sliding_window_pattern")?.unwrap_or(6).max(1);
+                    a.num_layers - a.num_layers / pattern
+                }
+            };
+        }
+        "gpt_oss" => {
+            a.sliding_window = c.u("sliding_window")?.unwrap_or(128);
+            a.sliding_layers = match layer_types(c)? {
+                Some(n) => n,
+                None => a.num_layers / 2,
+            };
+            // One learned attention-sink logit per head and layer.
+            a.extra_params = a.num_heads.saturating_mul(a.num_layers);
+        }
+        _ => {}
+    }
+    if a.sliding_window > 0 && a.sliding_layers == 0 {
+        a.sliding_window = 0;
+    }
+    match model_type {
+        "mixtral" => {
+            a.moe = Some(Moe {
+                num_experts: c.req(&["num_local_experts"], "routed experts")?,
+                experts_per_token: c.req(&["num_experts_per_tok"], "experts per token")?,
+                expert_intermediate_size: a.intermediate_size,
+                shared_intermediate_size: 0,
+                shared_expert_gate: false,
+                first_dense_layers: 0,
+                router_bias: false,
+                expert_bias: false,
+            });
+        }
+        "qwen2_moe" | "qwen3_moe" => {
+            let moe = Moe {
+                num_experts: c.req(&["num_experts"], "routed experts")?,
+                experts_per_token: c.req(&["num_experts_per_tok"], "experts per token")?,
+                expert_intermediate_size: c.req(&["moe_intermediate_size"], "expert FFN width")?,
+                shared_intermediate_size: c.u("shared_expert_intermediate_size")?.unwrap_or(0),
+                shared_expert_gate: model_type == "qwen2_moe",
+                first_dense_layers: 0,
+                router_bias: false,
+                expert_bias: false,
+            };
+            let step = c.u("decoder_sparse_step")?.unwrap_or(1).max(1);
+            let dense_only = c.u_arr("mlp_only_layers")?.unwrap_or_default();
+            let dense = (0..a.num_layers)
+                .filter(|l| dense_only.contains(l) || (l + 1) % step != 0)
+                .count() as u64;
+            a.moe = Some(dense_layers(moe, dense, a.num_layers, notes));
+        }
+        "deepseek_v2" | "deepseek_v3" => {
+            let rope = c.req(&["qk_rope_head_dim"], "rotary key width")?;
+            let nope = c.req(&["qk_nope_head_dim"], "non-rotary key width")?;
+            a.mla = Some(Mla {
+                q_lora_rank: c.u("q_lora_rank")?.unwrap_or(0),
+                kv_lora_rank: c.req(&["kv_lora_rank"], "cached latent width")?,
+                qk_rope_head_dim: rope,
+                qk_nope_head_dim: nope,
+                v_head_dim: c.req(&["v_head_dim"], "value head width")?,
+            });
+            a.head_dim = rope.saturating_add(nope);
+            a.num_kv_heads = a.num_heads;
+            if let Some(experts) = c.u("n_routed_experts")? {
+                let expert = c.req(&["moe_intermediate_size"], "expert FFN width")?;
+                a.moe = Some(Moe {
+                    num_experts: experts,
+                    experts_per_token: c.req(&["num_experts_per_tok"], "experts per token")?,
+                    expert_intermediate_size: expert,
+                    shared_intermediate_size: c
+                        .u("n_shared_experts")?
+                        .unwrap_or(0)
+                        .saturating_mul(expert),
+                    shared_expert_gate: false,
+                    first_dense_layers: c.u("first_k_dense_replace")?.unwrap_or(0),
+                    router_bias: c.str("topk_method")? == Some("noaux_tc"),
+                    expert_bias: false,
+                });
+                if c.u("moe_layer_freq")?.unwrap_or(1) != 1 {
+                    notes.push(
+                        String::from(
+                            "moe_layer_freq is not 1: every layer after first_k_dense_replace is counted as MoE.",
+                        ),
+                        String::from(
+                            "moe_layer_freq 不为 1：first_k_dense_replace 之后的每一层都按 MoE 层计算。",
+                        ),
+                    );
+                }
+            }
+            if let Some(n) = c.u("num_nextn_predict_layers")?
+                && n > 0
+            {
+                notes.push(
+                    format!(
+                        "The {n} multi-token-prediction layer(s) (num_nextn_predict_layers) are not counted: inference loads them only for speculative decoding."
+                    ),
+                    format!(
+                        "{n} 个多 token 预测层（num_nextn_predict_layers）不计入：推理只在投机解码时加载它们。"
+                    ),
+                );
+            }
+        }
+        "gpt_oss" => {
+            a.moe = Some(Moe {
+                num_experts: c.req(&["num_local_experts"], "routed experts")?,
+                experts_per_token: c.req(
+                    &["num_experts_per_tok", "experts_per_token"],
+                    "experts per token",
+                )?,
+                expert_intermediate_size: a.intermediate_size,
+                shared_intermediate_size: 0,
+                shared_expert_gate: false,
+                first_dense_layers: 0,
+                router_bias: true,
+                expert_bias: true,
+            });
+        }
+        "llama4_text" => {
+            let expert = a.intermediate_size;
+            let moe = Moe {
+                num_experts: c.req(&["num_local_experts"], "routed experts")?,
+                experts_per_token: c.req(&["num_experts_per_tok"], "experts per token")?,
+                expert_intermediate_size: expert,
+                shared_intermediate_size: expert,
+                shared_expert_gate: false,
+                first_dense_layers: 0,
+                router_bias: false,
+                expert_bias: false,
+            };
+            // Dense layers use `intermediate_size_mlp`; MoE layers are every `step`-th.
+            a.intermediate_size = c.u("intermediate_size_mlp")?.unwrap_or(expert);
+            let dense = match c.u_arr("moe_layers")? {
+                Some(layers) => a.num_layers.saturating_sub(layers.len() as u64),
+                None => {
+                    let step = c.u("interleave_moe_layer_step")?.unwrap_or(1).max(1);
+                    a.num_layers - a.num_layers / step
+                }
+            };
+            a.moe = Some(dense_layers(moe, dense, a.num_layers, notes));
+            // Chunked local attention on the RoPE layers (`no_rope_layers[i] == 1`; by default
+            // three of every four): a token sees at most `attention_chunk_size` keys there,
+            // which bounds the KV cache like a sliding window of that width.
+            if let Some(chunk) = c.u("attention_chunk_size")? {
+                let chunked = match c.u_arr("no_rope_layers")? {
+                    Some(flags) => flags.iter().filter(|&&f| f == 1).count() as u64,
+                    None => {
+                        let interval = c.u("no_rope_layer_interval")?.unwrap_or(4).max(1);
+                        a.num_layers - a.num_layers / interval
+                    }
+                };
+                a.sliding_window = chunk;
+                a.sliding_layers = chunked.min(a.num_layers);
+                notes.push(
+                    format!(
+                        "Chunked attention (attention_chunk_size {chunk}) on {chunked} layers is counted as a sliding window of {chunk} tokens; the other layers are global."
+                    ),
+                    format!(
+                        "{chunked} 层的分块注意力（attention_chunk_size {chunk}）按 {chunk} 个 token 的滑动窗口计算；其余层为全局注意力。"
+                    ),
+                );
+            }
+        }
+        _ => {}
+    }
+    Ok(a)
+}
+
+/// Moves `dense` layers to the front: the parameter count is the same wherever they sit.
+pub(super) fn dense_layers(mut moe: Moe, dense: u64, layers: u64, notes: &mut Notes) -> Moe {
+    if dense > 0 && dense < layers {
+        notes.push(
+            format!(
+                "{dense} of {layers} layers have a dense FFN; they are counted as the first {dense} (the total is exact, the per-layer placement is not)."
+            ),
+            format!(
+                "{layers} 层中有 {dense} 层为稠密 FFN；按前 {dense} 层计算（总数准确，逐层位置不准确）。"
+            ),
+        );
+    }
+    moe.first_dense_layers = dense;
+    moe
+}
+
+/// `layer_types`: how many are `sliding_attention`.
+pub(super) fn layer_types(c: &Cfg) -> Result<Option<u64>> {
+    let Some(types) = c.arr("layer_types")? else {
+        return Ok(None);
+    };
+    Ok(Some(
+        types
+            .iter()
+            .filter(|t| t.as_str() == Some("sliding_attention"))
+            .count() as u64,
+    ))
+}
+
+/// Class defaults for keys that real files omit.
+#[derive(Clone, Copy)]
+pub(super) struct Defaults {
+    vocab_size: u64,
+    hidden_size: u64,
+    intermediate_size: u64,
+    num_layers: u64,
+    num_heads: u64,
+    num_kv_heads: u64,
+    head_dim: u64,
+    max_position_embeddings: u64,
+}
+
+impl Defaults {
+    /// transformers `GemmaConfig` (the 7B).
+    const GEMMA: Defaults = Defaults {
+        vocab_size: 256_000,
+        hidden_size: 3072,
+        intermediate_size: 24_576,
+        num_layers: 28,
+        num_heads: 16,
+        num_kv_heads: 16,
+        head_dim: 256,
+        max_position_embeddings: 8192,
+    };
+    /// transformers `Gemma2Config` (the 9B).
+    const GEMMA2: Defaults = Defaults {
+        vocab_size: 256_000,
+        hidden_size: 3584,
+        intermediate_size: 14_336,
+        num_layers: 42,
+        num_heads: 16,
+        num_kv_heads: 8,
+        head_dim: 256,
+        max_position_embeddings: 8192,
+    };
+    /// transformers `Gemma3TextConfig`.
+    const GEMMA3: Defaults = Defaults {
+        vocab_size: 262_208,
+        hidden_size: 2304,
+        intermediate_size: 9216,
+        num_layers: 26,
+        num_heads: 8,
+        num_kv_heads: 4,
+        head_dim: 256,
+        max_position_embeddings: 131_072,
+    };
+}
+
+/// Checks a width before it is used as a divisor or multiplied.
+pub(super) fn dim(c: &Cfg, key: &str, v: u64, lo: u64, hi: u64) -> Result<u64> {
+    if (lo..=hi).contains(&v) {
+        Ok(v)
+    } else {
+        Err(InputError::new(
+            c.field(key),
+            format!("{v} is out of range"),
+            format!("an integer from {lo} to {hi}"),
+        ))
+    }
+}
+
+/// The model width and the attention heads under their config keys, each checked against its range.
+pub(super) fn width_and_heads(
+    c: &Cfg,
+    hidden: (&str, u64),
+    heads: (&str, u64),
+) -> Result<(u64, u64)> {
+    Ok((
+        dim(c, hidden.0, hidden.1, 1, MAX_DIM)?,
+        dim(c, heads.0, heads.1, 1, 1 << 14)?,
+    ))
+}
+
+/// The keys every decoder-only config shares.
+pub(super) fn common(c: &Cfg, s: Style, d: Option<Defaults>) -> Result<Architecture> {
+    let pick = |keys: &[&str], what: &str, default: Option<u64>| -> Result<u64> {
+        match (c.opt(keys)?, default) {
+            (Some(v), _) | (None, Some(v)) => Ok(v),
+            (None, None) => c.req(keys, what),
+        }
+    };
+    let hidden = pick(
+        &["hidden_size"],
+        "the model width",
+        d.map(|d| d.hidden_size),
+    )?;
+    let hidden = dim(c, "hidden_size", hidden, 1, MAX_DIM)?;
+    let heads = pick(
+        &["num_attention_heads"],
+        "attention heads",
+        d.map(|d| d.num_heads),
+    )?;
+    let heads = dim(c, "num_attention_heads", heads, 1, 1 << 14)?;
+    let head_dim = match c.u("head_dim")?.or(d.map(|d| d.head_dim)) {
+        Some(h) => h,
+        None => {
+            if hidden % heads != 0 {
+                return Err(InputError::new(
+                    c.field("head_dim"),
+                    format!(
+                        "missing, and hidden_size {hidden} is not a multiple of num_attention_heads {heads}"
+                    ),
+                    "head_dim, or a hidden_size divisible by num_attention_heads",
+                ));
+            }
+            hidden / heads
+        }
+    };
+    // Checked here because MoE layer patterns are enumerated per layer.
+    let layers = pick(
+        &["num_hidden_layers"],
+        "transformer blocks",
+        d.map(|d| d.num_layers),
+    )?;
+    let layers = dim(c, "num_hidden_layers", layers, 1, MAX_LAYERS)?;
+    Ok(Architecture {
+        family: Family::CausalLm,
+        vocab_size: pick(&["vocab_size"], "vocabulary size", d.map(|d| d.vocab_size))?,
+        hidden_size: hidden,
+        num_layers: layers,
+        num_heads: heads,
+        num_kv_heads: c
+            .u("num_key_value_heads")?
+            .or(d.map(|d| d.num_kv_heads))
+            .unwrap_or(heads),
+        head_dim,
+        intermediate_size: pick(
+            &["intermediate_size"],
+            "the FFN width",
+            d.map(|d| d.intermediate_size),
+        )?,
+        gated_ffn: s.gated,
+        tied_embeddings: c.b("tie_word_embeddings")?.unwrap_or(s.tie_default),
+        qkv_bias: s.qkv_bias,
+        o_bias: s.o_bias,
+        mlp_bias: s.mlp_bias,
+        lm_head_bias: s.lm_head_bias,
+        norm: s.norm,
+        norms_per_layer: s.norms_per_layer,
+        qk_norm: s.qk_norm,
+        max_position_embeddings: c
+            .u("max_position_embeddings")?
+            .or(d.map(|d| d.max_position_embeddings))
+            .unwrap_or(0),
+        ..Architecture::default()
+    })
+}

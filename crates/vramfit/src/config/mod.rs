@@ -1,0 +1,558 @@
+//! Hugging Face `config.json` import: the architecture, dtype and quantization of a checkpoint.
+//!
+//! The reader knows the defaults of each `model_type`'s transformers config class, because real
+//! files omit keys that equal them (Gemma 3's `text_config` often lists only four). Vision towers
+//! of multimodal checkpoints (Gemma 3, Llama 4, Mistral 3) are counted into
+//! [`Architecture::extra_params`] from their `vision_config`.
+//!
+//! The input is untrusted: its length and nesting are capped before it is parsed, every number
+//! is range-checked, and the result is validated with [`Architecture::validate`]. Errors name the
+//! key as `config.json: <key>`.
+
+mod decoder;
+mod families;
+mod resnet;
+#[cfg(test)]
+mod tests;
+mod vision;
+
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+use serde_json::{Map, Value};
+
+use crate::error::{InputError, Result};
+use crate::model::{Architecture, MAX_LAYERS};
+use crate::precision::{Dtype, Quantization};
+use decoder::decoder;
+use vision::{llama4_vision_params, pixtral_params, siglip_params};
+
+/// Largest `config.json` accepted, in bytes (real ones are a few KiB; ViT's and ResNet's with
+/// 1000 ImageNet labels are about 70 KiB).
+pub const MAX_CONFIG_BYTES: usize = 4 << 20;
+
+/// Deepest nesting of objects and arrays accepted (real files nest 3 or 4 levels).
+pub const MAX_CONFIG_DEPTH: usize = 32;
+
+/// The `model_type`s understood, as listed in errors.
+pub const SUPPORTED_MODEL_TYPES: &str = "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3, gemma3_text, phi, phi3, gpt2, gpt_neox, falcon (and RefinedWeb), granite, deepseek_v2, deepseek_v3, gpt_oss, llama4, llama4_text, mistral3, bert, vit, whisper, resnet";
+
+/// What a `config.json` says about memory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct ParsedConfig {
+    /// The architecture, validated.
+    pub arch: Architecture,
+    /// `torch_dtype` (or `dtype`), when it names a dtype.
+    pub dtype: Option<Dtype>,
+    /// `model_type` of the file (the outer one for multimodal checkpoints).
+    pub model_type: String,
+    /// `quantization_config`, when the checkpoint is quantized.
+    pub quantization: Option<Quantization>,
+    /// Assumptions made while reading, one sentence each, for the user to check.
+    pub notes: Vec<String>,
+    /// The same assumptions in Chinese, one for one with `notes`, as [`parse_config`] writes
+    /// them (the site shows them). Not in the JSON, which keeps `notes` only: a `ParsedConfig`
+    /// read back from JSON has none, so a reader falls back to `notes` when the lengths differ.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub notes_zh: Vec<String>,
+}
+
+/// Assumptions made while reading, in English and Chinese.
+#[derive(Default)]
+struct Notes {
+    en: Vec<String>,
+    zh: Vec<String>,
+}
+
+impl Notes {
+    fn push(&mut self, en: String, zh: String) {
+        self.en.push(en);
+        self.zh.push(zh);
+    }
+}
+
+/// Parses a Hugging Face `config.json`.
+///
+/// ```
+/// let cfg = vramfit::config::parse_config(r#"{
+///     "model_type": "llama", "vocab_size": 128256, "hidden_size": 4096,
+///     "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+///     "intermediate_size": 14336, "torch_dtype": "bfloat16"
+/// }"#).unwrap();
+/// assert_eq!(cfg.arch.params(), 8_030_261_248);
+/// ```
+pub fn parse_config(json: &str) -> Result<ParsedConfig> {
+    if json.len() > MAX_CONFIG_BYTES {
+        return Err(InputError::new(
+            "config.json",
+            format!("the file is {} bytes", json.len()),
+            "a config.json of at most 4 MiB (real ones are a few KiB)",
+        ));
+    }
+    check_depth(json)?;
+    let root: Value = serde_json::from_str(json).map_err(|e| {
+        InputError::new(
+            "config.json",
+            format!("not valid JSON: {e}"),
+            "a Hugging Face config.json (one JSON object)",
+        )
+    })?;
+    let Value::Object(root) = root else {
+        return Err(InputError::new(
+            "config.json",
+            "the top level is not a JSON object",
+            "a Hugging Face config.json (one JSON object)",
+        ));
+    };
+    let top = Cfg {
+        obj: &root,
+        prefix: String::new(),
+    };
+    let model_type = match top.str("model_type")? {
+        Some(t) => t.to_string(),
+        None => {
+            return Err(InputError::new(
+                "config.json: model_type",
+                "missing",
+                format!("one of {SUPPORTED_MODEL_TYPES}"),
+            ));
+        }
+    };
+    let mut notes = Notes::default();
+    let mut dtype = read_dtype(&top, &mut notes)?;
+    let mut quantization = read_quantization(&top, &mut notes)?;
+    let (arch, prefix) = match model_type.as_str() {
+        "gemma3" | "llama4" | "mistral3" => {
+            let text = top.child("text_config")?.ok_or_else(|| {
+                InputError::new(
+                    "config.json: text_config",
+                    "missing",
+                    "the language model's config, as an object",
+                )
+            })?;
+            if dtype.is_none() {
+                dtype = read_dtype(&text, &mut notes)?;
+            }
+            if quantization.is_none() {
+                quantization = read_quantization(&text, &mut notes)?;
+            }
+            let inner = match model_type.as_str() {
+                "gemma3" => "gemma3_text",
+                "llama4" => "llama4_text",
+                _ => text.str("model_type")?.unwrap_or("mistral"),
+            };
+            let mut arch = decoder(inner, &text, &mut notes)?;
+            let vision = top.child("vision_config")?;
+            let extra = match (model_type.as_str(), vision) {
+                ("gemma3", Some(v)) => siglip_params(&v, arch.hidden_size)?,
+                ("llama4", Some(v)) => llama4_vision_params(&v, arch.hidden_size)?,
+                ("mistral3", Some(v)) => pixtral_params(&top, &v, arch.hidden_size)?,
+                _ => {
+                    notes.push(
+                        String::from("No vision_config: only the language model is counted."),
+                        String::from("没有 vision_config：只计算语言模型。"),
+                    );
+                    0
+                }
+            };
+            if extra > 0 {
+                notes.push(
+                    format!(
+                        "The vision tower and projector ({extra} parameters, from vision_config) are counted as extra parameters in the model dtype."
+                    ),
+                    format!(
+                        "视觉编码器与投影层（{extra} 个参数，来自 vision_config）按模型的数据类型计为额外参数。"
+                    ),
+                );
+            }
+            arch.extra_params = arch.extra_params.saturating_add(extra);
+            (arch, "config.json: text_config.")
+        }
+        other => (decoder(other, &top, &mut notes)?, "config.json: "),
+    };
+    let mut arch = arch;
+    let text_cfg = if prefix == "config.json: " {
+        None
+    } else {
+        top.child("text_config")?
+    };
+    let cfg = text_cfg.as_ref().unwrap_or(&top);
+    // Dropout during training: GPT-2's resid_pdrop, BERT/ViT's hidden_dropout_prob, Whisper's dropout.
+    let mut dropout = false;
+    for key in [
+        "resid_pdrop",
+        "hidden_dropout_prob",
+        "hidden_dropout",
+        "dropout",
+    ] {
+        if let Some(Value::Number(n)) = cfg.get(key) {
+            dropout |= n.as_f64().is_some_and(|x| x > 0.0);
+        }
+    }
+    arch.training_dropout = dropout;
+    let act = cfg.str("hidden_act")?.or(cfg.str("activation_function")?);
+    arch.composite_gelu = matches!(act, Some("gelu_new" | "gelu_fast"));
+    arch.validate("config.json").map_err(|e| {
+        let key = e.field.strip_prefix("config.json.").unwrap_or(&e.field);
+        InputError::new(
+            format!("{prefix}{}", config_key(key)),
+            e.problem,
+            e.accepted,
+        )
+    })?;
+    Ok(ParsedConfig {
+        arch,
+        dtype,
+        model_type,
+        quantization,
+        notes: notes.en,
+        notes_zh: notes.zh,
+    })
+}
+
+/// The `config.json` key behind an [`Architecture`] field, for error messages.
+fn config_key(field: &str) -> &str {
+    match field {
+        "num_layers" => "num_hidden_layers",
+        "num_heads" => "num_attention_heads",
+        "num_kv_heads" => "num_key_value_heads",
+        "moe.num_experts" => "num_experts",
+        "moe.experts_per_token" => "num_experts_per_tok",
+        "moe.expert_intermediate_size" => "moe_intermediate_size",
+        "moe.first_dense_layers" => "first_k_dense_replace",
+        "mla.kv_lora_rank" => "kv_lora_rank",
+        "mla.q_lora_rank" => "q_lora_rank",
+        other => other,
+    }
+}
+
+/// Refuses nesting deeper than [`MAX_CONFIG_DEPTH`] before the JSON parser sees it.
+fn check_depth(json: &str) -> Result<()> {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for &b in json.as_bytes() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'{' | b'[' => {
+                depth += 1;
+                if depth > MAX_CONFIG_DEPTH {
+                    return Err(InputError::new(
+                        "config.json",
+                        format!("objects and arrays are nested more than {MAX_CONFIG_DEPTH} deep"),
+                        "a Hugging Face config.json (nested 3 or 4 levels)",
+                    ));
+                }
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// One JSON object of the config, with the key path used in error messages.
+struct Cfg<'a> {
+    obj: &'a Map<String, Value>,
+    prefix: String,
+}
+
+impl<'a> Cfg<'a> {
+    fn field(&self, key: &str) -> String {
+        format!("config.json: {}{key}", self.prefix)
+    }
+
+    fn get(&self, key: &str) -> Option<&'a Value> {
+        match self.obj.get(key) {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(v),
+        }
+    }
+
+    fn child(&self, key: &str) -> Result<Option<Cfg<'a>>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Object(obj)) => Ok(Some(Cfg {
+                obj,
+                prefix: format!("{}{key}.", self.prefix),
+            })),
+            Some(_) => Err(InputError::new(
+                self.field(key),
+                "is not an object",
+                "a JSON object",
+            )),
+        }
+    }
+
+    /// A non-negative integer (an integral float such as `4096.0` is accepted too).
+    fn u(&self, key: &str) -> Result<Option<u64>> {
+        let Some(v) = self.get(key) else {
+            return Ok(None);
+        };
+        if let Some(n) = v.as_u64() {
+            return Ok(Some(n));
+        }
+        if let Some(f) = v.as_f64()
+            && f >= 0.0
+            && f <= (1u64 << 53) as f64
+            && libm::trunc(f) == f
+        {
+            return Ok(Some(f as u64));
+        }
+        Err(InputError::new(
+            self.field(key),
+            format!("`{v}` is not a non-negative integer"),
+            "a non-negative integer",
+        ))
+    }
+
+    /// The first of `keys` that is present, or a "missing" error naming the first.
+    fn req(&self, keys: &[&str], what: &str) -> Result<u64> {
+        for k in keys {
+            if let Some(n) = self.u(k)? {
+                return Ok(n);
+            }
+        }
+        Err(InputError::new(
+            self.field(keys.first().copied().unwrap_or("?")),
+            "missing",
+            format!("a positive integer: {what}"),
+        ))
+    }
+
+    fn opt(&self, keys: &[&str]) -> Result<Option<u64>> {
+        for k in keys {
+            if let Some(n) = self.u(k)? {
+                return Ok(Some(n));
+            }
+        }
+        Ok(None)
+    }
+
+    fn b(&self, key: &str) -> Result<Option<bool>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(*b)),
+            Some(v) => Err(InputError::new(
+                self.field(key),
+                format!("`{v}` is not true or false"),
+                "true or false",
+            )),
+        }
+    }
+
+    fn str(&self, key: &str) -> Result<Option<&'a str>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.as_str())),
+            Some(v) => Err(InputError::new(
+                self.field(key),
+                format!("`{v}` is not a string"),
+                "a string",
+            )),
+        }
+    }
+
+    fn arr(&self, key: &str) -> Result<Option<&'a Vec<Value>>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Array(a)) => Ok(Some(a)),
+            Some(v) => Err(InputError::new(
+                self.field(key),
+                format!("`{v}` is not an array"),
+                "a JSON array",
+            )),
+        }
+    }
+
+    /// An array of non-negative integers.
+    fn u_arr(&self, key: &str) -> Result<Option<Vec<u64>>> {
+        let Some(a) = self.arr(key)? else {
+            return Ok(None);
+        };
+        if a.len() > MAX_LAYERS as usize {
+            return Err(InputError::new(
+                self.field(key),
+                format!("{} entries", a.len()),
+                format!("at most {MAX_LAYERS} entries"),
+            ));
+        }
+        a.iter()
+            .map(|v| {
+                v.as_u64().ok_or_else(|| {
+                    InputError::new(
+                        self.field(key),
+                        format!("`{v}` is not a non-negative integer"),
+                        "an array of non-negative integers",
+                    )
+                })
+            })
+            .collect::<Result<Vec<u64>>>()
+            .map(Some)
+    }
+
+    /// Label count as transformers derives it: `id2label`'s size, else `num_labels`, else 2.
+    fn num_labels(&self) -> Result<u64> {
+        if let Some(Value::Object(m)) = self.get("id2label") {
+            return Ok(m.len() as u64);
+        }
+        Ok(self.u("num_labels")?.unwrap_or(2))
+    }
+}
+
+fn read_dtype(c: &Cfg, notes: &mut Notes) -> Result<Option<Dtype>> {
+    let Some(s) = c.str("torch_dtype")?.or(c.str("dtype")?) else {
+        return Ok(None);
+    };
+    match Dtype::parse("config.json: torch_dtype", s) {
+        Ok(d) => Ok(Some(d)),
+        Err(_) => {
+            notes.push(
+                format!("torch_dtype `{s}` is not a weight dtype; choose the precision yourself."),
+                format!("torch_dtype `{s}` 不是权重数据类型；请自行选择精度。"),
+            );
+            Ok(None)
+        }
+    }
+}
+
+fn read_quantization(c: &Cfg, notes: &mut Notes) -> Result<Option<Quantization>> {
+    let Some(q) = c.child("quantization_config")? else {
+        return Ok(None);
+    };
+    let method = q.str("quant_method")?.unwrap_or("").to_ascii_lowercase();
+    let group = |keys: &[&str], default: u64| -> Result<u32> {
+        for k in keys {
+            match q.get(k) {
+                Some(v) if v.as_i64() == Some(-1) => {
+                    // One group per input row: its scales cost about what groups of a few
+                    // thousand weights cost; the largest group we model is the honest bound.
+                    return Ok(4096);
+                }
+                Some(_) => {
+                    let g = q.u(k)?.unwrap_or(default);
+                    return u32::try_from(g).map_err(|_| {
+                        InputError::new(q.field(k), format!("{g} is out of range"), "8 to 4096")
+                    });
+                }
+                None => {}
+            }
+        }
+        Ok(default as u32)
+    };
+    let quant = match method.as_str() {
+        "gptq" => {
+            let bits = q.u("bits")?.unwrap_or(4);
+            let bits = u8::try_from(bits).unwrap_or(u8::MAX);
+            let group_size = group(&["group_size"], 128)?;
+            Quantization::Gptq { bits, group_size }
+        }
+        "awq" => {
+            let bits = q.opt(&["bits", "w_bit"])?.unwrap_or(4);
+            if bits != 4 {
+                return Err(InputError::new(
+                    q.field("bits"),
+                    format!("{bits}-bit AWQ is not modelled"),
+                    "4",
+                ));
+            }
+            Quantization::Awq {
+                group_size: group(&["group_size", "q_group_size"], 128)?,
+            }
+        }
+        "bitsandbytes" => {
+            if q.b("load_in_4bit")?.unwrap_or(false) {
+                if q.str("bnb_4bit_quant_type")? == Some("fp4") {
+                    notes.push(
+                        String::from(
+                            "bitsandbytes FP4 is stored like NF4 (4 bits + block absmax); sized as NF4.",
+                        ),
+                        String::from(
+                            "bitsandbytes FP4 的存储方式与 NF4 相同（4 位 + 分块 absmax），按 NF4 计算大小。",
+                        ),
+                    );
+                }
+                Quantization::BnbNf4 {
+                    double_quant: q.b("bnb_4bit_use_double_quant")?.unwrap_or(false),
+                }
+            } else if q.b("load_in_8bit")?.unwrap_or(false) {
+                Quantization::BnbInt8
+            } else {
+                return Err(InputError::new(
+                    q.field("load_in_4bit"),
+                    "neither load_in_4bit nor load_in_8bit is true",
+                    "load_in_4bit or load_in_8bit set to true",
+                ));
+            }
+        }
+        "compressed-tensors" => compressed_tensors(&q)?,
+        "fp8" => {
+            if q.get("weight_block_size").is_some() {
+                notes.push(
+                    String::from(
+                        "Block-wise FP8 (weight_block_size) is sized as FP8 with per-channel scales; the block scales add about 0.02 %.",
+                    ),
+                    String::from(
+                        "分块 FP8（weight_block_size）按逐通道缩放的 FP8 计算大小；分块缩放因子约多占 0.02 %。",
+                    ),
+                );
+            }
+            Quantization::Fp8
+        }
+        "mxfp4" => Quantization::Mxfp4,
+        other => {
+            return Err(InputError::new(
+                q.field("quant_method"),
+                format!("`{other}` is not supported"),
+                "gptq, awq, bitsandbytes, compressed-tensors, fp8, mxfp4",
+            ));
+        }
+    };
+    quant.validate(q.field("").trim_end_matches('.'))?;
+    Ok(Some(quant))
+}
+
+/// compressed-tensors: the first config group's weight scheme decides the format.
+fn compressed_tensors(q: &Cfg) -> Result<Quantization> {
+    let accepted = "a config group with 8-bit float weights (FP8), 8-bit int weights (W8A8) or 4-bit int weights (W4A16)";
+    let groups = q
+        .child("config_groups")?
+        .ok_or_else(|| InputError::new(q.field("config_groups"), "missing", accepted))?;
+    let first = groups
+        .obj
+        .iter()
+        .find_map(|(k, v)| v.is_object().then_some(k.as_str()))
+        .ok_or_else(|| InputError::new(groups.field(""), "has no group", accepted))?;
+    let group = groups
+        .child(first)?
+        .ok_or_else(|| InputError::new(groups.field(first), "missing", accepted))?;
+    let w = group
+        .child("weights")?
+        .ok_or_else(|| InputError::new(group.field("weights"), "missing", accepted))?;
+    let bits = w.u("num_bits")?.unwrap_or(0);
+    let kind = w.str("type")?.unwrap_or("int");
+    Ok(match (bits, kind) {
+        (8, "float") => Quantization::Fp8,
+        (8, "int") => Quantization::W8a8,
+        (4, "int") => Quantization::W4a16 {
+            group_size: u32::try_from(w.u("group_size")?.unwrap_or(128)).unwrap_or(u32::MAX),
+        },
+        _ => {
+            return Err(InputError::new(
+                w.field("num_bits"),
+                format!("{bits}-bit {kind} weights are not modelled"),
+                accepted,
+            ));
+        }
+    })
+}
