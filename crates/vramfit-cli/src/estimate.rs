@@ -149,6 +149,21 @@ value_enum!(OffloadArg => Offload { None = "none" => Offload::None, Cpu = "cpu" 
 impl EstimateFlags {
     /// The library input these flags describe; `--model` naming an existing file reads it as a config.json.
     pub fn to_input(&self) -> Result<EstimateInput, Failure> {
+        let input = self.run_input()?;
+        if input.model.is_none() && input.params.is_none() && input.arch.is_none() {
+            return Err(InputError::new(
+                "model",
+                "no model given",
+                "--model <preset id | config.json> or --params <count such as 7B>",
+            )
+            .into());
+        }
+        Ok(input)
+    }
+
+    /// The run the flags describe, with a model only if one is given (`fits` tries every
+    /// preset with the rest).
+    pub fn run_input(&self) -> Result<EstimateInput, Failure> {
         let mut input = EstimateInput {
             model: None,
             params: self.params.clone(),
@@ -213,14 +228,6 @@ impl EstimateFlags {
             } else {
                 input.model = Some(m.clone());
             }
-        }
-        if input.model.is_none() && input.params.is_none() && input.arch.is_none() {
-            return Err(InputError::new(
-                "model",
-                "no model given",
-                "--model <preset id | config.json> or --params <count such as 7B>",
-            )
-            .into());
         }
         Ok(input)
     }

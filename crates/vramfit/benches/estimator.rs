@@ -92,6 +92,21 @@ fn single(c: &mut Criterion) {
     }
     g.finish();
 
+    // The same runs with their numbers alone (`Workload::figures`: no formula or note text),
+    // from the input: validation included.
+    let mut g = c.benchmark_group("estimate-figures");
+    for (name, mode, engine) in [
+        ("llama-3.1-8b-inference", Mode::Inference, Engine::Hf),
+        ("llama-3.1-8b-training", Mode::Training, Engine::Hf),
+        ("llama-3.1-8b-vllm-serve", Mode::Serve, Engine::Vllm),
+    ] {
+        let input = llama_8b(mode, engine);
+        g.bench_function(name, |b| {
+            b.iter(|| black_box(&input).resolve().map(|w| w.figures()))
+        });
+    }
+    g.finish();
+
     // How one estimate scales with the model: the same inference on models from 124 M to 671 B
     // parameters (MoE included).
     let mut g = c.benchmark_group("estimate-by-model");
@@ -129,6 +144,29 @@ fn sweeps(c: &mut Criterion) {
         g.throughput(Throughput::Elements(n as u64));
         g.bench_with_input(BenchmarkId::new("models", models), &models, |b, &m| {
             b.iter(|| sweep(m, &formats))
+        });
+    }
+    g.finish();
+}
+
+/// The reverse grid: every preset × every catalog GPU × the formats the engine loads, the most
+/// precise format that fits per cell (`hardware::grid::grid`), as the site's grid and
+/// `vramfit fits` compute it. The throughput counts the cells times the formats.
+fn grids(c: &mut Criterion) {
+    let all: Vec<&vramfit::hardware::Gpu> = gpus().iter().collect();
+    let mut g = c.benchmark_group("grid");
+    g.sample_size(10);
+    for (name, engine) in [("hf", Engine::Hf), ("llamacpp", Engine::Llamacpp)] {
+        let run = EstimateInput {
+            engine,
+            ..EstimateInput::default()
+        };
+        let formats = vramfit::hardware::grid::formats(Mode::Inference, engine).len();
+        g.throughput(Throughput::Elements(
+            (presets().len() * all.len() * formats) as u64,
+        ));
+        g.bench_function(BenchmarkId::new("every-preset-every-gpu", name), |b| {
+            b.iter(|| vramfit::hardware::grid::grid(black_box(&run), &all))
         });
     }
     g.finish();
@@ -220,6 +258,7 @@ criterion_group!(
     benches,
     single,
     sweeps,
+    grids,
     solvers,
     cheapest_fit,
     mig,

@@ -124,7 +124,7 @@ pub fn smoke() -> Result {
         "--bench",
         "estimator",
         "--",
-        "^(estimate|estimate-by-model|solve|plan|mig|diagnose)/|^sweep/models/1$",
+        "^(estimate|estimate-figures|estimate-by-model|grid|solve|plan|mig|diagnose)/|^sweep/models/1$",
     ]))
 }
 
