@@ -337,7 +337,9 @@ fn the_gpu_table_keeps_its_columns() {
 /// format once per model, and a clear error without a card or with a model.
 #[test]
 fn fits_lists_what_the_estimate_says_fits() {
-    let rows = run_json(&["fits", "--gpu", "rtx-4090", "--engine", "llamacpp", "--json"]);
+    let rows = run_json(&[
+        "fits", "--gpu", "rtx-4090", "--engine", "llamacpp", "--json",
+    ]);
     let rows = rows.as_array().expect("a list");
     assert!(rows.len() > 30, "{}", rows.len());
     let memory = run_json(&["gpus", "--json"])
@@ -348,11 +350,17 @@ fn fits_lists_what_the_estimate_says_fits() {
         .unwrap()["memory_bytes"]
         .as_u64()
         .unwrap();
-    for r in rows.iter().filter(|r| r["model"] == "meta-llama/Llama-3.1-8B") {
+    for r in rows
+        .iter()
+        .filter(|r| r["model"] == "meta-llama/Llama-3.1-8B")
+    {
         assert_eq!(r["fits"], true);
         let need = r["required_bytes"].as_u64().unwrap();
         assert!(need <= memory);
-        let format = r["format"]["file_type"].as_str().unwrap().to_ascii_lowercase();
+        let format = r["format"]["file_type"]
+            .as_str()
+            .unwrap()
+            .to_ascii_lowercase();
         let e = run_json(&[
             "estimate",
             "--model",
@@ -382,5 +390,8 @@ fn fits_lists_what_the_estimate_says_fits() {
     assert!(err.contains("fits tries every preset"), "{err}");
     let (code, out, _) = run(&["fits", "--gpu", "rtx-4090"]);
     assert_eq!(code, 0);
-    assert!(out.contains("← best format") && out.contains("GiB"), "{out}");
+    assert!(
+        out.contains("← best format") && out.contains("GiB"),
+        "{out}"
+    );
 }
