@@ -10,6 +10,8 @@ use clap::{Parser, Subcommand};
 mod diagnose;
 mod estimate;
 mod hardware;
+mod hub;
+mod hub_text;
 mod output;
 
 /// GPU memory for deep learning: will it fit, on which card, at what cost, and why it ran out.

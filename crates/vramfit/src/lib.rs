@@ -29,6 +29,7 @@ pub mod estimate;
 pub mod faq;
 pub mod hardware;
 pub mod headers;
+pub mod hub;
 pub mod model;
 pub mod precision;
 pub mod presets;
