@@ -254,7 +254,7 @@ impl<'a> Client<'a> {
         file: &str,
         size: Option<u64>,
     ) -> Result<vramfit::headers::GgufHeader, InputError> {
-        let first = hub::FIRST_GGUF_PREFIX.min(size.unwrap_or(u64::MAX));
+        let first = hub::FIRST_GGUF_PREFIX.min(size.unwrap_or(u64::MAX)).max(1);
         let (mut prefix, total) = self.range(file, 0, first - 1)?;
         let size = size.or(total);
         loop {
