@@ -26,6 +26,8 @@ pub mod catalog;
 pub mod compute;
 pub mod fields;
 pub mod format;
+#[cfg(feature = "full")]
+pub mod hub;
 pub mod i18n;
 pub mod route;
 pub mod state;

@@ -218,17 +218,20 @@ impl AppState {
             self.extra
                 .iter()
                 .filter(|(k, v)| !(k.as_str() == "text" && v.len() > MAX_TEXT_IN_URL))
+                // A model looked up on a hub: the link carries its repo id (`model`), not it.
+                .filter(|(k, _)| !(k.as_str() == "config" && self.value("source") == "hub"))
                 .map(|(k, v)| (k.clone(), v.clone())),
         );
         Route::hash(view, &params)
     }
 
     /// The smallest of the site's builds that shows this state: `"full"` for any view but the
-    /// calculator, or for a model read from a config.json or weights file; else the calculator
+    /// calculator, or for a model read from a config.json or weights file or looked up on a
+    /// hub; else the calculator
     /// build of the state's language, `"en"` or `"zh"` (`www/boot.js` makes the same choice
     /// from the address before any build runs).
     pub fn build(&self) -> &'static str {
-        if self.view != View::Calc || self.value("source") == "config" {
+        if self.view != View::Calc || matches!(self.value("source").as_str(), "config" | "hub") {
             "full"
         } else {
             self.lang.url_code()
@@ -276,6 +279,35 @@ mod tests {
             zh.build(),
             "zh",
             "the browser's language where the link names none"
+        );
+    }
+
+    #[test]
+    fn a_model_looked_up_on_a_hub_is_linked_by_its_repo_id_alone() {
+        assert_eq!(
+            open("#/calc?source=hub&model=Qwen%2FQwen3-0.6B-FP8").build(),
+            "full"
+        );
+        let s = open("#/calc?lang=zh&source=hub&model=Qwen/Qwen3-0.6B-FP8");
+        let s = s.reduce(Action::SetExtra(
+            "config".into(),
+            "{\"vramfit_hub\":{}}".into(),
+        ));
+        let hash = s.hash();
+        assert!(
+            hash.contains("source=hub") && hash.contains("model=Qwen"),
+            "{hash}"
+        );
+        assert!(
+            !hash.contains("config"),
+            "the model itself stays out of the link: {hash}"
+        );
+        // A config.json dropped is still carried by the link.
+        let c = open("#/calc?source=config").reduce(Action::SetExtra("config".into(), "{}".into()));
+        assert!(
+            c.hash().contains("config=%7B%7D") || c.hash().contains("config={}"),
+            "{}",
+            c.hash()
         );
     }
 

@@ -77,6 +77,8 @@ fn model_picker(app: &crate::Ctx, error: &Option<InputError>) -> Html {
         // The calculator-only build hands a config.json source over to the full build.
         #[cfg(feature = "full")]
         "config" => html! { <super::config_drop::ConfigDrop error={error.clone()} /> },
+        #[cfg(feature = "full")]
+        "hub" => html! { <super::hub_lookup::HubLookup /> },
         _ => preset_search(app, error),
     };
     html! {
@@ -86,6 +88,7 @@ fn model_picker(app: &crate::Ctx, error: &Option<InputError>) -> Html {
                 { seg("preset", key!("calc.src_preset")) }
                 { seg("params", key!("calc.src_params")) }
                 { seg("config", key!("calc.src_config")) }
+                { seg("hub", key!("v.source.hub")) }
             </div>
             { body }
         </fieldset>
@@ -123,6 +126,18 @@ fn preset_search(app: &crate::Ctx, error: &Option<InputError>) -> Html {
                 } }
             </span>
             if let Some(e) = err { <span class="err" role="alert">{ error_text(lang, e) }</span> }
+            // A repo id that no preset has: looked up on a hub when the person asks (the full
+            // build reads it; nothing is fetched before the click).
+            if exact.is_none() && model.split('/').count() == 2 && !model.contains(' ') {
+                <button type="button" id="hub-go" onclick={{
+                    let app = app.clone();
+                    let model = model.clone();
+                    Callback::from(move |_| {
+                        crate::hooks::request_hub(&model);
+                        app.dispatch(Action::Set("source".into(), "hub".into()));
+                    })
+                }}>{ lang.f(key!("calc.hub_go"), &[&model]) }</button>
+            }
             if !matches.is_empty() {
                 <ul class="suggest" id="preset-list" aria-label={lang.t(key!("calc.matches"))}>
                     { for matches.iter().map(|p| {

@@ -26,7 +26,9 @@ pub async fn look_up(hub: &Hub, repo: &str, file: Option<&str>) -> Result<HubMod
     let plan = hub::plan(hub, &repo, &listing, file)?;
     let mut read = hub::Read::default();
     if plan.config {
-        let text = c.text(&hub.file_url(&repo, "config.json"), "config.json").await?;
+        let text = c
+            .text(&hub.file_url(&repo, "config.json"), "config.json")
+            .await?;
         let parsed = vramfit::config::parse_config(&text)
             .map_err(|e| hub::in_file(hub, &repo, "config.json", &e, listing.params))?;
         read.config = Some(parsed);
@@ -149,7 +151,9 @@ impl Client<'_> {
         }
         let total = header("content-range")
             .and_then(|r| r.rsplit('/').next().and_then(|t| t.trim().parse().ok()));
-        let buf = resp.array_buffer().map_err(|e| self.fail(file, network(e)))?;
+        let buf = resp
+            .array_buffer()
+            .map_err(|e| self.fail(file, network(e)))?;
         let buf = JsFuture::from(buf)
             .await
             .map_err(|e| self.fail(file, why(e)))?;
@@ -170,7 +174,12 @@ impl Client<'_> {
         String::from_utf8(body).map_err(|e| self.fail(file, Failure::Unreadable(e.to_string())))
     }
 
-    async fn range(&mut self, file: &str, a: u64, b: u64) -> Result<(Vec<u8>, Option<u64>), InputError> {
+    async fn range(
+        &mut self,
+        file: &str,
+        a: u64,
+        b: u64,
+    ) -> Result<(Vec<u8>, Option<u64>), InputError> {
         let url = self.hub.file_url(self.repo, file);
         let (bytes, total) = self.get(&url, file, Some((a, b)), b - a + 1).await?;
         if (bytes.len() as u64) < b - a + 1 && total.is_none_or(|t| b < t) {

@@ -41,7 +41,8 @@ pub const CACHE_MODELS: usize = 40;
 pub const ENDPOINTS: [&str; 2] = ["https://huggingface.co", "https://www.modelscope.cn"];
 
 /// The page's `connect-src`: itself, and the hubs with the hosts their downloads redirect to.
-pub const CONNECT_SRC: &str = "'self' https://huggingface.co https://*.hf.co https://modelscope.cn https://*.modelscope.cn";
+pub const CONNECT_SRC: &str =
+    "'self' https://huggingface.co https://*.hf.co https://modelscope.cn https://*.modelscope.cn";
 
 /// The hub at `endpoint` (empty: Hugging Face), refused without a request when the page's
 /// security policy would block it, with what to do instead.
@@ -165,22 +166,45 @@ mod tests {
     #[test]
     fn the_page_reaches_exactly_the_hubs_its_policy_allows() {
         assert_eq!(hub_at("").unwrap().endpoint, "https://huggingface.co");
-        assert_eq!(hub_at("https://huggingface.co/").unwrap().endpoint, "https://huggingface.co");
+        assert_eq!(
+            hub_at("https://huggingface.co/").unwrap().endpoint,
+            "https://huggingface.co"
+        );
         let ms = hub_at("https://www.modelscope.cn").unwrap();
         assert_eq!(ms.kind, vramfit::hub::HubKind::ModelScope);
         assert!(hub_at("https://modelscope.cn").is_ok());
-        for blocked in ["https://hf-mirror.com", "http://huggingface.co", "https://huggingface.co.evil.com", "https://evilmodelscope.cn"] {
+        for blocked in [
+            "https://hf-mirror.com",
+            "http://huggingface.co",
+            "https://huggingface.co.evil.com",
+            "https://evilmodelscope.cn",
+        ] {
             let e = hub_at(blocked).unwrap_err();
             assert_eq!(e.field, "hub");
-            assert!(e.accepted.contains("HF_ENDPOINT=https://hf-mirror.com"), "{blocked}: {e}");
+            assert!(
+                e.accepted.contains("HF_ENDPOINT=https://hf-mirror.com"),
+                "{blocked}: {e}"
+            );
         }
         assert!(hub_at("not a url").is_err());
         // The policy's list in the shell is this one.
         let html = include_str!("../../../www/index.html");
-        let csp = html.split("connect-src ").nth(1).unwrap().split(';').next().unwrap();
+        let csp = html
+            .split("connect-src ")
+            .nth(1)
+            .unwrap()
+            .split(';')
+            .next()
+            .unwrap();
         assert_eq!(csp, CONNECT_SRC);
         for e in ENDPOINTS {
-            assert!(CONNECT_SRC.split(' ').any(|s| s == e || (e.ends_with("modelscope.cn") && s == "https://*.modelscope.cn")), "{e}");
+            assert!(
+                CONNECT_SRC
+                    .split(' ')
+                    .any(|s| s == e
+                        || (e.ends_with("modelscope.cn") && s == "https://*.modelscope.cn")),
+                "{e}"
+            );
         }
     }
 
@@ -192,7 +216,11 @@ mod tests {
         assert_eq!(from_extra(&extra), Some(m));
         assert_eq!(from_extra("{\"model_type\":\"llama\"}"), None);
         let damaged = extra.replace("\"hidden_size\":64", "\"hidden_size\":0");
-        assert_eq!(from_extra(&damaged), None, "an architecture out of range is not used");
+        assert_eq!(
+            from_extra(&damaged),
+            None,
+            "an architecture out of range is not used"
+        );
     }
 
     #[test]
@@ -204,7 +232,10 @@ mod tests {
         c.put(&model("x/a", "https://www.modelscope.cn"));
         assert_eq!(c.get("https://huggingface.co", "x/a"), Some(a.clone()));
         assert_eq!(c.get("https://huggingface.co", "x/b"), None);
-        assert_eq!(c.get("https://www.modelscope.cn", "x/a").unwrap().hub.kind, vramfit::hub::HubKind::ModelScope);
+        assert_eq!(
+            c.get("https://www.modelscope.cn", "x/a").unwrap().hub.kind,
+            vramfit::hub::HubKind::ModelScope
+        );
         // Read back from its text; a second copy replaces the first.
         let mut back = Cache::read(Some(&c.text()));
         assert_eq!(back, c);
@@ -214,11 +245,24 @@ mod tests {
             back.put(&model(&format!("o/m{i}"), "https://huggingface.co"));
         }
         assert_eq!(back.len(), CACHE_MODELS);
-        assert_eq!(back.get("https://huggingface.co", "x/a"), None, "the oldest went first");
-        assert!(back.get("https://huggingface.co", &format!("o/m{}", CACHE_MODELS + 4)).is_some());
+        assert_eq!(
+            back.get("https://huggingface.co", "x/a"),
+            None,
+            "the oldest went first"
+        );
+        assert!(
+            back.get(
+                "https://huggingface.co",
+                &format!("o/m{}", CACHE_MODELS + 4)
+            )
+            .is_some()
+        );
         // Damaged text: an empty cache; a damaged entry: not used.
         assert!(Cache::read(Some("{oops")).is_empty());
         let bad = c.text().replace("\"hidden_size\":64", "\"hidden_size\":0");
-        assert_eq!(Cache::read(Some(&bad)).get("https://huggingface.co", "x/a"), None);
+        assert_eq!(
+            Cache::read(Some(&bad)).get("https://huggingface.co", "x/a"),
+            None
+        );
     }
 }
