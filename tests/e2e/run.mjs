@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
+import { hubTests } from './hub.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -1175,6 +1176,9 @@ test('screenshots of every view, desktop and phone', async () => {
   }
   noProblems(page, 'problems');
 });
+
+// The hub lookup's tests, in a file of their own, with this harness.
+hubTests({ test, browser, watchedPage, go, eq, assert, shown, sameAsCli, BASE, CLI });
 
 // ---------------------------------------------------------------------------------------------
 
