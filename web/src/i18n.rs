@@ -267,7 +267,7 @@ texts! {
     /// key (a test checks).
     TEXT, TEXT_KEYS:
     ("app.book", "The book: the method and every formula", "说明书：方法与全部公式"),
-    ("app.footer", "Runs entirely in your browser: no server, no account; no network request unless you look a model up on a hub. Works offline.", "完全在浏览器中运行：无服务器、无账号；除非你在模型仓库中查找模型，否则不发出网络请求。可离线使用。"),
+    ("app.footer", "Runs entirely in your browser: no server, no account; the network only for a hub lookup you ask for. Works offline.", "完全在浏览器中运行：无服务器、无账号；仅在你查询模型仓库时联网。可离线使用。"),
     ("app.lang", "Language", "语言"),
     ("app.loading", "Loading this view…", "正在加载此页面…"),
     ("app.skip", "Skip to content", "跳到正文"),

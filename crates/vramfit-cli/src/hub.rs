@@ -1,13 +1,14 @@
 //! `--hub`: a model looked up on Hugging Face (or the mirror `HF_ENDPOINT` names) or ModelScope,
-//! by HTTP, in the order `vramfit::hub` sets (the file list, `config.json`, the weights'
-//! headers by Range), and cached in the user's cache folder once read whole.
+//! by HTTP: the requests that `vramfit::hub::Lookup` asks for (the file list, `config.json`,
+//! the weights' headers by Range), each made here; the model cached in the user's cache folder
+//! once read whole.
 
 use std::io::Read;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use vramfit::InputError;
-use vramfit::hub::{self, Failure, GgufStep, Hub, HubKind, HubModel, Weights};
+use vramfit::hub::{self, Failure, Hub, HubKind, HubModel, Reply, Request};
 
 /// Where and how to look a model up.
 pub struct Lookup {
@@ -74,199 +75,60 @@ impl Lookup {
     }
 
     fn fetch(&self, repo: &str) -> Result<HubModel, InputError> {
-        let mut c = Client::new(&self.hub, repo, self.timeout);
-        let list = c.text(&self.hub.list_url(repo), "")?;
-        let listing = hub::read_listing(&self.hub, repo, &list)?;
-        let plan = hub::plan(&self.hub, repo, &listing, self.file.as_deref())?;
-        let mut read = hub::Read::default();
-        if plan.config {
-            let text = c.text(&self.hub.file_url(repo, "config.json"), "config.json")?;
-            let parsed = vramfit::config::parse_config(&text)
-                .map_err(|e| hub::in_file(&self.hub, repo, "config.json", &e, listing.params))?;
-            read.config = Some(parsed);
-        }
-        match plan.weights {
-            Weights::Index(index) => {
-                let text = c.text(&self.hub.file_url(repo, &index), &index)?;
-                let shards = hub::index_shards(&self.hub, repo, &text)?;
-                read.safetensors = Some(c.safetensors(shards)?);
-            }
-            Weights::Safetensors(files) => read.safetensors = Some(c.safetensors(files)?),
-            Weights::Gguf(files) => {
-                let mut headers = Vec::new();
-                for f in &files {
-                    let size = listing
-                        .files
-                        .iter()
-                        .find(|x| &x.path == f)
-                        .and_then(|x| x.size);
-                    headers.push(c.gguf(f, size)?);
-                }
-                read.gguf = Some((files, headers));
-            }
-            Weights::None => {}
-        }
-        read.files_read = c.files;
-        read.bytes_read = c.bytes;
-        hub::assemble(&self.hub, repo, read, listing.params)
-    }
-}
-
-/// The requests of one lookup, with what they read.
-struct Client<'a> {
-    agent: ureq::Agent,
-    hub: &'a Hub,
-    repo: &'a str,
-    files: Vec<String>,
-    bytes: u64,
-    timeout: u64,
-}
-
-impl<'a> Client<'a> {
-    fn new(hub: &'a Hub, repo: &'a str, timeout: u64) -> Client<'a> {
-        let agent = ureq::Agent::config_builder()
-            .timeout_global(Some(Duration::from_secs(timeout)))
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .timeout_global(Some(Duration::from_secs(self.timeout)))
             .http_status_as_error(false)
             .max_redirects(5)
             .user_agent(concat!("vramfit/", env!("CARGO_PKG_VERSION")))
             .build()
             .into();
-        Client {
-            agent,
-            hub,
-            repo,
-            files: Vec::new(),
-            bytes: 0,
-            timeout,
-        }
+        hub::run(&self.hub, repo, self.file.as_deref(), |r| {
+            get(&agent, r, self.timeout)
+        })
     }
+}
 
-    fn fail(&self, file: &str, f: Failure) -> InputError {
-        hub::failure(self.hub, self.repo, file, f)
+/// One GET of the lookup (`r.range`, if any, as an HTTP Range), its body read up to `r.limit`
+/// bytes: a hub that ignores the range is not downloaded whole.
+fn get(agent: &ureq::Agent, r: &Request, timeout: u64) -> Reply {
+    let mut req = agent.get(&r.url);
+    if let Some((a, b)) = r.range {
+        req = req.header("Range", format!("bytes={a}-{b}"));
     }
-
-    /// GET `url`, with `range` (first and last byte) if given: the answer's status and headers
-    /// checked, its body read up to `limit` bytes.
-    fn get(
-        &mut self,
-        url: &str,
-        file: &str,
-        range: Option<(u64, u64)>,
-        limit: u64,
-    ) -> Result<(Vec<u8>, Option<u64>), InputError> {
-        let mut req = self.agent.get(url);
-        if let Some((a, b)) = range {
-            req = req.header("Range", format!("bytes={a}-{b}"));
-        }
-        let mut resp = req
-            .call()
-            .map_err(|e| self.fail(file, transport(&e, self.timeout)))?;
-        let status = resp.status().as_u16();
-        let header = |k: &str| {
-            resp.headers()
-                .get(k)
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_string)
-        };
-        let ok = status == 200 || (status == 206 && range.is_some());
-        if !ok {
-            return Err(self.fail(
-                file,
-                Failure::Status {
-                    status,
-                    code: header("x-error-code"),
-                    retry_after: header("retry-after").and_then(|s| s.trim().parse().ok()),
-                },
-            ));
-        }
-        // A hub that ignores the range answers 200 with the whole file: only its start is read.
-        if status == 200 && range.is_some_and(|(a, _)| a > 0) {
-            return Err(self.fail(
-                file,
-                Failure::Unreadable(String::from("it ignored the byte range asked for")),
-            ));
-        }
-        let total = header("content-range")
-            .and_then(|r| r.rsplit('/').next().and_then(|t| t.trim().parse().ok()));
-        let mut body = Vec::new();
-        resp.body_mut()
+    let mut resp = match req.call() {
+        Ok(resp) => resp,
+        Err(e) => return Reply::Failed(transport(&e, timeout)),
+    };
+    let header = |k: &str| {
+        resp.headers()
+            .get(k)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+    };
+    let (status, code, retry_after) = (
+        resp.status().as_u16(),
+        header("x-error-code"),
+        header("retry-after").and_then(|s| s.trim().parse().ok()),
+    );
+    let total = header("content-range")
+        .and_then(|c| c.rsplit('/').next().and_then(|t| t.trim().parse().ok()));
+    let mut body = Vec::new();
+    if status == 200 || status == 206 {
+        let read = resp
+            .body_mut()
             .as_reader()
-            .take(limit)
-            .read_to_end(&mut body)
-            .map_err(|e| self.fail(file, io_failure(&e, self.timeout)))?;
-        self.bytes += body.len() as u64;
-        if !file.is_empty() && self.files.last().map(String::as_str) != Some(file) {
-            self.files.push(file.to_string());
+            .take(r.limit.saturating_add(1))
+            .read_to_end(&mut body);
+        if let Err(e) = read {
+            return Reply::Failed(io_failure(&e, timeout));
         }
-        Ok((body, total))
     }
-
-    /// A small file (a list, config.json, an index) as text.
-    fn text(&mut self, url: &str, file: &str) -> Result<String, InputError> {
-        let (body, _) = self.get(url, file, None, hub::MAX_TEXT_BYTES + 1)?;
-        if body.len() as u64 > hub::MAX_TEXT_BYTES {
-            return Err(self.fail(file, Failure::TooLarge(body.len() as u64)));
-        }
-        String::from_utf8(body).map_err(|e| self.fail(file, Failure::Unreadable(e.to_string())))
-    }
-
-    /// Bytes `a` to `b` of `file`, exactly.
-    fn range(&mut self, file: &str, a: u64, b: u64) -> Result<(Vec<u8>, Option<u64>), InputError> {
-        let url = self.hub.file_url(self.repo, file);
-        let (bytes, total) = self.get(&url, file, Some((a, b)), b - a + 1)?;
-        if (bytes.len() as u64) < b - a + 1 && total.is_none_or(|t| b < t) {
-            return Err(self.fail(
-                file,
-                Failure::Unreadable(format!(
-                    "{} bytes where {} were asked for",
-                    bytes.len(),
-                    b - a + 1
-                )),
-            ));
-        }
-        Ok((bytes, total))
-    }
-
-    /// The headers of safetensors `files`, read together.
-    fn safetensors(
-        &mut self,
-        files: Vec<String>,
-    ) -> Result<(Vec<String>, vramfit::headers::SafetensorsHeader), InputError> {
-        let mut shards = Vec::new();
-        for f in &files {
-            let (mut first, _) = self.range(f, 0, 7)?;
-            let n = hub::header_len(self.hub, self.repo, f, &first)?;
-            let (json, _) = self.range(f, 8, 8 + n - 1)?;
-            first.extend_from_slice(&json);
-            shards.push(first);
-        }
-        let refs: Vec<&[u8]> = shards.iter().map(Vec::as_slice).collect();
-        let name = files.first().map_or("", String::as_str).to_string();
-        let h = vramfit::headers::parse_safetensors_shards(&refs)
-            .map_err(|e| hub::in_file(self.hub, self.repo, &name, &e, None))?;
-        Ok((files, h))
-    }
-
-    /// The header of the GGUF `file` (`size` bytes, where the list says): a first megabyte,
-    /// grown to what the header asks.
-    fn gguf(
-        &mut self,
-        file: &str,
-        size: Option<u64>,
-    ) -> Result<vramfit::headers::GgufHeader, InputError> {
-        let first = hub::FIRST_GGUF_PREFIX.min(size.unwrap_or(u64::MAX)).max(1);
-        let (mut prefix, total) = self.range(file, 0, first - 1)?;
-        let size = size.or(total);
-        loop {
-            match hub::gguf_step(self.hub, self.repo, file, &prefix, size)? {
-                GgufStep::Done(h) => return Ok(h),
-                GgufStep::Read(n) => {
-                    let have = prefix.len() as u64;
-                    let (more, _) = self.range(file, have, n - 1)?;
-                    prefix.extend_from_slice(&more);
-                }
-            }
-        }
+    Reply::Http {
+        status,
+        code,
+        retry_after,
+        total,
+        body,
     }
 }
 

@@ -95,17 +95,18 @@ fn read_model(json: &str) -> Option<HubModel> {
 }
 
 /// The models looked up in this browser, as `localStorage` keeps them: a JSON array of
-/// `[key, model]`, oldest first, the key `ENDPOINT|REPO`.
+/// `[key, model]`, oldest first, the key `ENDPOINT|REPO`, the model as JSON text (read back
+/// with the reader of [`from_extra`], and checked).
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Cache(Vec<(String, serde_json::Value)>);
+pub struct Cache(Vec<(String, String)>);
 
 impl Cache {
     /// The cache stored as `text` (absent or unreadable: empty).
     pub fn read(text: Option<&str>) -> Cache {
-        let rows: Vec<(String, serde_json::Value)> = text
-            .and_then(|t| serde_json::from_str(t).ok())
-            .unwrap_or_default();
-        Cache(rows)
+        Cache(
+            text.and_then(|t| serde_json::from_str(t).ok())
+                .unwrap_or_default(),
+        )
     }
 
     /// The text to store.
@@ -120,17 +121,16 @@ impl Cache {
     /// The model of `repo` read from `endpoint`, if kept and still valid.
     pub fn get(&self, endpoint: &str, repo: &str) -> Option<HubModel> {
         let key = Cache::key(endpoint, repo);
-        let (_, v) = self.0.iter().rev().find(|(k, _)| *k == key)?;
-        let m: HubModel = serde_json::from_value(v.clone()).ok()?;
-        (m.repo == repo && m.hub.endpoint == endpoint && m.validate().is_ok()).then_some(m)
+        let (_, json) = self.0.iter().rev().find(|(k, _)| *k == key)?;
+        read_model(json).filter(|m| m.repo == repo && m.hub.endpoint == endpoint)
     }
 
     /// Keeps `m`, the newest, dropping its older copy and the oldest past [`CACHE_MODELS`].
     pub fn put(&mut self, m: &HubModel) {
         let key = Cache::key(&m.hub.endpoint, &m.repo);
         self.0.retain(|(k, _)| *k != key);
-        if let Ok(v) = serde_json::to_value(m) {
-            self.0.push((key, v));
+        if let Ok(json) = serde_json::to_string(m) {
+            self.0.push((key, json));
         }
         let over = self.0.len().saturating_sub(CACHE_MODELS);
         self.0.drain(..over);
@@ -259,7 +259,10 @@ mod tests {
         );
         // Damaged text: an empty cache; a damaged entry: not used.
         assert!(Cache::read(Some("{oops")).is_empty());
-        let bad = c.text().replace("\"hidden_size\":64", "\"hidden_size\":0");
+        let bad = c
+            .text()
+            .replace("\\\"hidden_size\\\":64", "\\\"hidden_size\\\":0");
+        assert_ne!(bad, c.text());
         assert_eq!(
             Cache::read(Some(&bad)).get("https://huggingface.co", "x/a"),
             None

@@ -28,10 +28,12 @@ use crate::error::Result;
 use crate::headers::GgufHeader;
 
 mod errors;
+mod lookup;
 mod model;
 
 use errors::no_gguf;
 pub use errors::{Failure, failure, in_file};
+pub use lookup::{Lookup, Reply, Request, run};
 pub use model::{Checkpoint, HubModel, Read, assemble};
 
 /// The most bytes read of one file's header (a safetensors JSON header, a GGUF prefix): real
