@@ -92,6 +92,9 @@ function failure(hub, repo, file, f) {
   if (f.tooLarge !== undefined) {
     return hubError("too-large", `${what} of \`${repo}\` announces a header of ${f.tooLarge} bytes, over the 64 MiB vramfit reads`, "a checkpoint whose headers are at most 64 MiB; or its config.json read alone");
   }
+  if (f.tooLong !== undefined) {
+    return hubError("too-large", `${what} of \`${repo}\` has ${f.tooLong} bytes, over the 16 MiB vramfit reads of such a file`, `a hub's own answer: check that ${at} is a Hugging Face or ModelScope hub`);
+  }
   if (f.unreadable) {
     return hubError("unreadable", `${at} sent for ${what} of \`${repo}\` what vramfit cannot read: ${f.unreadable}`, `the hub's own answer: check that ${at} is a Hugging Face or ModelScope hub`);
   }
@@ -198,7 +201,7 @@ class Client {
 
   async text(url, file) {
     const { body } = await this.get(url, file, null, MAX_TEXT + 1);
-    if (body.length > MAX_TEXT) throw failure(this.hub, this.repo, file, { tooLarge: body.length });
+    if (body.length > MAX_TEXT) throw failure(this.hub, this.repo, file, { tooLong: body.length });
     try {
       return new TextDecoder("utf-8", { fatal: true }).decode(body);
     } catch (e) {

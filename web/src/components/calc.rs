@@ -88,11 +88,23 @@ fn model_picker(app: &crate::Ctx, error: &Option<InputError>) -> Html {
                 { seg("preset", key!("calc.src_preset")) }
                 { seg("params", key!("calc.src_params")) }
                 { seg("config", key!("calc.src_config")) }
-                { seg("hub", key!("v.source.hub")) }
+                { hub_seg(&seg) }
             </div>
             { body }
         </fieldset>
     }
+}
+
+/// The hub as a model source, in the full build; a calculator build offers it where a typed
+/// id is no preset (`preset_search`).
+#[cfg(feature = "full")]
+fn hub_seg(seg: &dyn Fn(&'static str, Key) -> Html) -> Html {
+    seg("hub", key!("calc.src_hub"))
+}
+
+#[cfg(not(feature = "full"))]
+fn hub_seg(_: &dyn Fn(&'static str, Key) -> Html) -> Html {
+    Html::default()
 }
 
 /// The preset search: type any words of the name; matches appear below.
@@ -136,7 +148,7 @@ fn preset_search(app: &crate::Ctx, error: &Option<InputError>) -> Html {
                         crate::hooks::request_hub(&model);
                         app.dispatch(Action::Set("source".into(), "hub".into()));
                     })
-                }}>{ lang.f(key!("calc.hub_go"), &[&model]) }</button>
+                }}>{ lang.t(key!("calc.hub_go")) }</button>
             }
             if !matches.is_empty() {
                 <ul class="suggest" id="preset-list" aria-label={lang.t(key!("calc.matches"))}>

@@ -17,7 +17,8 @@
 pub mod fetch;
 
 use vramfit::InputError;
-use vramfit::hub::{Hub, HubModel};
+use vramfit::headers::TypeCount;
+use vramfit::hub::{Checkpoint, Hub, HubKind, HubModel};
 
 /// The key of the `config` extra that holds a looked-up model.
 pub const EXTRA_KEY: &str = "vramfit_hub";
@@ -86,11 +87,64 @@ pub fn from_extra(text: &str) -> Option<HubModel> {
     read_model(inner)
 }
 
-/// A model from its JSON, checked as the estimator checks an architecture.
+/// A model from its JSON (as `HubModel` serializes), checked as the estimator checks an
+/// architecture. Read by hand from a `Value`, its architecture with the reader the site has for
+/// a config.json's, rather than with the derived readers of `HubModel` and its parts, whose
+/// code the full build would carry besides.
 fn read_model(json: &str) -> Option<HubModel> {
-    // Through a `Value`, as the site reads its other JSON (one deserializer per type).
-    let v: serde_json::Value = serde_json::from_str(json).ok()?;
-    let m: HubModel = serde_json::from_value(v).ok()?;
+    use serde_json::Value;
+    let v: Value = serde_json::from_str(json).ok()?;
+    let text = |v: &Value, k: &str| v.get(k)?.as_str().map(str::to_string);
+    let num = |v: &Value, k: &str| v.get(k)?.as_u64();
+    let texts = |v: &Value, k: &str| {
+        v.get(k)?
+            .as_array()?
+            .iter()
+            .map(|x| x.as_str().map(str::to_string))
+            .collect::<Option<Vec<String>>>()
+    };
+    let hub = v.get("hub")?;
+    let kind = match hub.get("kind")?.as_str()? {
+        "huggingface" => HubKind::HuggingFace,
+        "modelscope" => HubKind::ModelScope,
+        _ => return None,
+    };
+    let checkpoint = match v.get("checkpoint")? {
+        Value::Null => None,
+        c => Some(Checkpoint {
+            format: text(c, "format")?,
+            files: texts(c, "files")?,
+            tensors: num(c, "tensors")?,
+            params: num(c, "params")?,
+            bytes: num(c, "bytes")?,
+            by_dtype: c
+                .get("by_dtype")?
+                .as_array()?
+                .iter()
+                .map(|t| {
+                    Some(TypeCount {
+                        dtype: text(t, "dtype")?,
+                        tensors: num(t, "tensors")?,
+                        params: num(t, "params")?,
+                        bytes: t.get("bytes")?.as_u64(),
+                    })
+                })
+                .collect::<Option<Vec<TypeCount>>>()?,
+        }),
+    };
+    let m = HubModel {
+        repo: text(&v, "repo")?,
+        hub: Hub {
+            kind,
+            endpoint: text(hub, "endpoint")?,
+        },
+        revision: text(&v, "revision")?,
+        model: serde_json::from_value(v.get("model")?.clone()).ok()?,
+        notes_zh: texts(&v, "notes_zh")?,
+        checkpoint,
+        files_read: texts(&v, "files_read")?,
+        bytes_read: num(&v, "bytes_read")?,
+    };
     m.validate().ok().map(|()| m)
 }
 
@@ -210,7 +264,25 @@ mod tests {
 
     #[test]
     fn a_model_goes_into_the_state_and_comes_back_checked() {
-        let m = model("x/y", "https://huggingface.co");
+        let mut m = model("x/y", "https://huggingface.co");
+        // With a checkpoint, read back by hand as the derived reader reads it.
+        m.checkpoint = Some(Checkpoint {
+            format: "gguf".into(),
+            files: vec!["a.gguf".into()],
+            tensors: 2,
+            params: 10,
+            bytes: 20,
+            by_dtype: vec![TypeCount {
+                dtype: "IQ1_M".into(),
+                tensors: 2,
+                params: 10,
+                bytes: None,
+            }],
+        });
+        m.notes_zh = vec!["甲".into()];
+        let json = serde_json::to_string(&m).unwrap();
+        assert_eq!(serde_json::from_str::<HubModel>(&json).unwrap(), m);
+        assert_eq!(read_model(&json), Some(m.clone()));
         let extra = to_extra(&m);
         assert!(extra.starts_with("{\"vramfit_hub\":{"));
         assert_eq!(from_extra(&extra), Some(m));

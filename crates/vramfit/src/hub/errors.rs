@@ -71,6 +71,8 @@ pub enum Failure {
     Network(String),
     /// A header announces this many bytes, over [`MAX_HEADER_BYTES`].
     TooLarge(u64),
+    /// A file list, config.json or index of this many bytes, over [`super::MAX_TEXT_BYTES`].
+    TooLong(u64),
     /// An answer that is not what the hub sends (not JSON, cut short): why.
     Unreadable(String),
 }
@@ -193,6 +195,18 @@ pub fn failure(hub: &Hub, repo: &str, file: &str, f: Failure) -> InputError {
                 ],
                 ["a checkpoint whose headers are at most {max} MiB; or its config.json read alone"],
                 ["文件头不超过 {max} MiB 的检查点；或只读取它的 config.json"],
+            )
+        }
+        Failure::TooLong(n) => {
+            let max = super::MAX_TEXT_BYTES >> 20;
+            input_error!(
+                "hub",
+                [
+                    "{what} of `{repo}` has {n} bytes, over the {max} MiB vramfit reads of such a file"
+                ],
+                ["`{repo}` 的 {what_zh} 有 {n} 字节，超过 vramfit 读取此类文件的上限 {max} MiB"],
+                ["a hub's own answer: check that {at} is a Hugging Face or ModelScope hub"],
+                ["仓库自身的应答：请确认 {at} 是 Hugging Face 或 ModelScope 仓库"],
             )
         }
         Failure::Unreadable(why) => input_error!(

@@ -239,7 +239,7 @@ impl Lookup {
             ))));
         }
         if req.range.is_none() && body.len() as u64 > MAX_TEXT_BYTES {
-            return Err(fail(Failure::TooLarge(body.len() as u64)));
+            return Err(fail(Failure::TooLong(body.len() as u64)));
         }
         body.truncate(usize::try_from(req.limit).unwrap_or(usize::MAX));
         if let Some((a, b)) = req.range {

@@ -566,3 +566,168 @@ fn a_model_reads_back_from_json_with_its_chinese_notes() {
     let bad: HubModel = serde_json::from_str(&bad).unwrap();
     assert!(bad.validate().is_err());
 }
+
+/// A reply of status 200 or 206 with `body`.
+fn ok(status: u16, body: &[u8], total: Option<u64>) -> Reply {
+    Reply::Http {
+        status,
+        code: None,
+        retry_after: None,
+        total,
+        body: body.to_vec(),
+    }
+}
+
+/// A safetensors file of one BF16 tensor per name, its header and length.
+fn safetensors_file(names: &[(&str, &[u64])]) -> Vec<u8> {
+    let mut offset = 0u64;
+    let entries: Vec<String> = names
+        .iter()
+        .map(|(n, shape)| {
+            let size = shape.iter().product::<u64>() * 2;
+            let dims: Vec<String> = shape.iter().map(u64::to_string).collect();
+            let e = format!(
+                "\"{n}\":{{\"dtype\":\"BF16\",\"shape\":[{}],\"data_offsets\":[{offset},{}]}}",
+                dims.join(","),
+                offset + size
+            );
+            offset += size;
+            e
+        })
+        .collect();
+    let json = format!("{{{}}}", entries.join(","));
+    let mut f = (json.len() as u64).to_le_bytes().to_vec();
+    f.extend_from_slice(json.as_bytes());
+    f
+}
+
+#[test]
+fn a_lookup_asks_for_the_list_the_config_then_each_header_by_range() {
+    let h = hf();
+    let mut l = Lookup::new(&h, "https://huggingface.co/x/y", None).unwrap();
+    assert_eq!(l.repo(), "x/y");
+    let r = l.request().unwrap().clone();
+    assert_eq!(
+        (r.url.as_str(), r.file.as_str(), r.range),
+        ("https://huggingface.co/api/models/x/y", "", None)
+    );
+    l.answer(ok(
+        200,
+        br#"{"siblings":[{"rfilename":"config.json"},{"rfilename":"model.safetensors"}]}"#,
+        None,
+    ))
+    .unwrap();
+    let r = l.request().unwrap().clone();
+    assert_eq!(r.url, "https://huggingface.co/x/y/resolve/main/config.json");
+    l.answer(ok(200, LLAMA_TINY.as_bytes(), None)).unwrap();
+    let file = safetensors_file(&[("a", &[3, 4]), ("b", &[5])]);
+    let r = l.request().unwrap().clone();
+    assert_eq!(
+        (r.file.as_str(), r.range, r.limit),
+        ("model.safetensors", Some((0, 7)), 8)
+    );
+    let total = file.len() as u64 + 34;
+    l.answer(ok(206, &file[..8], Some(total))).unwrap();
+    let n = file.len() as u64 - 8;
+    let r = l.request().unwrap().clone();
+    assert_eq!(
+        r.range,
+        Some((8, 8 + n - 1)),
+        "the header the 8 bytes announce, and no more"
+    );
+    l.answer(ok(206, &file[8..], Some(total))).unwrap();
+    assert!(l.request().is_none());
+    let m = l.finish().unwrap();
+    let c = m.checkpoint.unwrap();
+    assert_eq!((c.tensors, c.params, c.bytes), (2, 17, 34));
+    assert_eq!(m.files_read, ["config.json", "model.safetensors"]);
+    let list = br#"{"siblings":[{"rfilename":"config.json"},{"rfilename":"model.safetensors"}]}"#;
+    assert_eq!(
+        m.bytes_read,
+        (list.len() + LLAMA_TINY.len() + file.len()) as u64
+    );
+}
+
+#[test]
+fn a_lookup_refuses_what_a_hub_should_not_answer() {
+    let h = hf();
+    let list = br#"{"siblings":[{"rfilename":"model.safetensors"}]}"#;
+    let start = || {
+        let mut l = Lookup::new(&h, "x/y", None).unwrap();
+        l.answer(ok(200, list, None)).unwrap();
+        l
+    };
+    // 8 bytes asked, 3 given (the file is longer).
+    let e = start().answer(ok(206, b"abc", Some(100))).unwrap_err();
+    assert!(e.problem.contains("3 bytes where 8 were asked for"), "{e}");
+    // The whole file where a range past its start was asked.
+    let mut l = start();
+    l.answer(ok(206, &64u64.to_le_bytes(), Some(1000))).unwrap();
+    let e = l.answer(ok(200, &[0; 72], None)).unwrap_err();
+    assert!(e.problem.contains("ignored the byte range"), "{e}");
+    // A status, with Hugging Face's code, names what failed.
+    let e = start()
+        .answer(Reply::Http {
+            status: 401,
+            code: Some("GatedRepo".into()),
+            retry_after: None,
+            total: None,
+            body: Vec::new(),
+        })
+        .unwrap_err();
+    assert!(
+        e.problem
+            .contains("is gated: HTTP 401 for model.safetensors"),
+        "{e}"
+    );
+    // A transport failure.
+    let e = start()
+        .answer(Reply::Failed(Failure::Timeout(7)))
+        .unwrap_err();
+    assert!(
+        e.problem
+            .contains("did not answer within 7 s for model.safetensors"),
+        "{e}"
+    );
+    // A file list over 16 MiB is not read.
+    let mut l = Lookup::new(&h, "x/y", None).unwrap();
+    let e = l
+        .answer(ok(200, &vec![b' '; (MAX_TEXT_BYTES + 1) as usize], None))
+        .unwrap_err();
+    assert_eq!(
+        e.problem,
+        "its file list of `x/y` has 16777217 bytes, over the 16 MiB vramfit reads of such a file"
+    );
+    // Finishing early is an error, not a half model.
+    let e = Lookup::new(&h, "x/y", None).unwrap().finish().unwrap_err();
+    assert!(e.problem.contains("not finished"), "{e}");
+}
+
+#[test]
+fn run_drives_a_lookup_with_a_blocking_get() {
+    let files = [
+        (
+            "https://www.modelscope.cn/api/v1/models/x/y/repo/files?Revision=master&Recursive=true",
+            br#"{"Data":{"Files":[{"Path":"config.json","Type":"blob"}]}}"#.to_vec(),
+        ),
+        (
+            "https://www.modelscope.cn/api/v1/models/x/y/repo?Revision=master&FilePath=config.json",
+            LLAMA_TINY.as_bytes().to_vec(),
+        ),
+    ];
+    let mut asked = Vec::new();
+    let m = run(&ms(), "x/y", None, |r| {
+        asked.push(r.url.clone());
+        let body = files
+            .iter()
+            .find(|(u, _)| *u == r.url)
+            .map(|(_, b)| b.clone())
+            .unwrap_or_default();
+        ok(200, &body, None)
+    })
+    .unwrap();
+    assert_eq!(asked.len(), 2);
+    assert_eq!(m.model.arch, config(LLAMA_TINY).arch);
+    assert!(m.checkpoint.is_none());
+    assert_eq!(m.revision, "master");
+}
