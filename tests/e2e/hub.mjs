@@ -1,10 +1,11 @@
 // End-to-end tests of the hub lookup, registered by run.mjs with its harness (`h`).
 //
-// The page asks the real hubs' addresses (https://huggingface.co, its CDN under *.hf.co,
-// https://www.modelscope.cn and its CDN), which the page's Content-Security-Policy allows; each
-// request is answered by the mock hub (tests/hub, VRAMFIT_HUB_URL, started by `cargo xtask
-// e2e`) through Playwright's routing, its redirects to the CDN rewritten to the CDN's real host
-// names: a page whose policy left those hosts out would fail here as it would on the web.
+// The page asks the real hubs' addresses (https://huggingface.co, https://www.modelscope.cn),
+// which the page's Content-Security-Policy allows; each request is answered by the mock hub
+// (tests/hub, VRAMFIT_HUB_URL, started by `cargo xtask e2e`) through Playwright's routing.
+// Playwright routes only the first request of a redirect, so the handler follows the mock's
+// redirects to its CDN paths itself; a test of its own checks that the policy admits the CDN
+// hosts those redirects lead to on the web (*.hf.co, *.modelscope.cn) and nothing else.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,8 +14,7 @@ import { join } from 'node:path';
 const HUB = process.env.VRAMFIT_HUB_URL;
 /** The hosts the page may reach for a lookup (www/index.html's connect-src). */
 const HUB_HOSTS = /^https:\/\/(huggingface\.co|[a-z0-9.-]+\.hf\.co|modelscope\.cn|[a-z0-9.-]+\.modelscope\.cn)\//;
-// Where the mock's CDN paths appear to the page: a Xet bridge host of Hugging Face, ModelScope's CDN.
-const CDN = { '/__cdn/': 'https://cas-bridge.xethub.hf.co', '/__mscdn/': 'https://cdn-lfs-cn-1.modelscope.cn' };
+const mockLog = async () => (await fetch(`${HUB}/__mock/log`)).json();
 
 const AWQ = 'Qwen/Qwen2.5-0.5B-Instruct-AWQ';
 // The AWQ checkpoint's bytes, by hand in crates/vramfit-cli/tests/cli_hub.rs
@@ -30,13 +30,10 @@ async function hubRoutes(context) {
     const u = new URL(req.url());
     const headers = {};
     if (req.headers().range) headers.range = req.headers().range;
-    const r = await fetch(HUB + u.pathname + u.search, { method: req.method(), headers, redirect: 'manual' });
+    const r = await fetch(HUB + u.pathname + u.search, { method: req.method(), headers, redirect: 'follow' });
     const out = Object.fromEntries(r.headers);
     delete out['content-length'];
     delete out.connection;
-    if (out.location) {
-      for (const [path, host] of Object.entries(CDN)) out.location = out.location.replace(HUB + path, host + path);
-    }
     await route.fulfill({ status: r.status, headers: out, body: Buffer.from(await r.arrayBuffer()) });
   });
   return asked;
@@ -106,7 +103,8 @@ export function hubTests(h) {
       else assert(text.includes('Read from https://huggingface.co: config.json, model.safetensors'), text);
       // The requests: the file list, config.json, the header by ranges through the CDN.
       assert(asked[0].startsWith(`GET https://huggingface.co/api/models/${AWQ}`), `first the file list: ${asked}`);
-      assert(asked.some((a) => a.startsWith('GET https://cas-bridge.xethub.hf.co/') && a.endsWith('bytes=0-7')), `8 bytes from the CDN: ${asked}`);
+      assert(asked.some((a) => a.includes('/resolve/main/model.safetensors') && a.endsWith('bytes=0-7')), `8 bytes of the weights: ${asked}`);
+      assert((await mockLog()).some((l) => l.target.startsWith(`/__cdn/${AWQ}/`) && l.range === 'bytes=0-7'), 'redirected to the CDN');
       for (const a of asked.filter((x) => x.includes('.safetensors'))) assert(/bytes=\d+-\d+$/.test(a), `by Range only: ${a}`);
       // The link carries the repo id, not the model.
       const url = page.url();
@@ -147,11 +145,39 @@ export function hubTests(h) {
     eq(Number(await page.getAttribute('#hub-weights', 'data-bytes')), 391859712, 'the estimate\'s weights on llama.cpp');
     eq(await page.inputValue('#f-engine'), 'llamacpp', 'a GGUF file runs on llama.cpp');
     assert(asked[0].startsWith('GET https://www.modelscope.cn/api/v1/models/Qwen/Qwen2.5-0.5B-Instruct-GGUF/repo/files?Revision=master'), asked[0]);
-    assert(asked.some((a) => a.startsWith('GET https://cdn-lfs-cn-1.modelscope.cn/')), `through ModelScope's CDN: ${asked}`);
+    assert((await mockLog()).some((l) => l.target.startsWith('/__mscdn/Qwen/Qwen2.5-0.5B-Instruct-GGUF/')), 'redirected to ModelScope\'s CDN');
     // The endpoint is kept in this browser.
     await page.reload();
     await page.locator('#f-hub-endpoint').waitFor();
     eq(await page.inputValue('#f-hub-endpoint'), 'https://www.modelscope.cn', 'the endpoint persists');
+  });
+
+  test('hub: the page may reach the hubs and the CDN hosts their downloads redirect to, and no other', async () => {
+    const context = await browser({ serviceWorkers: 'block' });
+    const asked = await hubRoutes(context);
+    const page = await context.newPage();
+    await go(page, '#/calc?lang=en', 'calc');
+    const get = (url) => page.evaluate((u) => fetch(u, { headers: { Range: 'bytes=0-7' } })
+      .then((r) => r.status, (e) => e.name), url);
+    // The hosts huggingface.co redirects weights to (https://huggingface.co/.well-known/meta.json
+    // lists them, all under hf.co) and ModelScope's download host: allowed, answered by the mock.
+    for (const host of ['https://cas-bridge.xethub.hf.co', 'https://us.aws.cdn.hf.co', 'https://cdn-lfs-us-1.hf.co']) {
+      eq(await get(`${host}/__cdn/${AWQ}/model.safetensors`), 206, host);
+    }
+    eq(await get('https://cdn-lfs-cn-1.modelscope.cn/__mscdn/Qwen/Qwen3-0.6B-FP8/model.safetensors'), 206, 'ModelScope\'s CDN');
+    const allowed = asked.length;
+    eq(allowed, 4, `each reached the route: ${asked}`);
+    // Look-alikes and other hosts: refused by the policy before any request.
+    await page.evaluate(() => {
+      window.blockedByPolicy = [];
+      document.addEventListener('securitypolicyviolation', (e) => window.blockedByPolicy.push(`${e.effectiveDirective} ${e.blockedURI}`));
+    });
+    const others = ['https://hf.co.example.com/x', 'https://huggingface.co.example.com/x', 'https://example.com/x', 'https://hf-mirror.com/x'];
+    for (const url of others) eq(await get(url), 'TypeError', url);
+    await page.waitForFunction((n) => window.blockedByPolicy.length === n, others.length);
+    const blocked = await page.evaluate(() => window.blockedByPolicy);
+    for (const url of others) assert(blocked.includes(`connect-src ${url}`), `the policy blocked ${url}: ${blocked}`);
+    eq(asked.length, allowed, 'none of them reached the network');
   });
 
   test('hub: an endpoint the page may not reach is refused before any request', async () => {

@@ -271,6 +271,7 @@ test('boot.js starts the build the app would choose (AppState::build), so no add
     ['#/calc?lang=en&lang=zh', 'en-US', 'vramfit_zh_bg-'],
     ['#/fit?lang=zh', 'zh-CN', 'vramfit_full_bg-'],
     ['#/calc?lang=en&source=config', 'en-US', 'vramfit_full_bg-'],
+    ['#/calc?lang=zh&source=hub&model=Qwen%2FQwen3-0.6B-FP8', 'en-US', 'vramfit_full_bg-'],
   ];
   for (const [hash, locale, want] of cases) {
     const context = await browser({ serviceWorkers: 'block', locale });
