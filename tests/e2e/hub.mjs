@@ -64,7 +64,7 @@ export function hubTests(h) {
     // A repo id typed in the calculator build: the one-click button, no request.
     await go(page, '#/calc?lang=en', 'calc');
     await page.fill('#f-model', AWQ);
-    const button = page.locator('#hub-go');
+    const button = page.locator('button[data-source="hub"]');
     await button.waitFor();
     eq(await button.innerText(), 'Look it up on the hub', 'the lookup is offered');
     await page.waitForTimeout(500);
@@ -88,7 +88,7 @@ export function hubTests(h) {
       const page = await watchedPage(context);
       await go(page, `#/calc?lang=${lang}`, 'calc');
       await page.fill('#f-model', AWQ);
-      await page.locator('#hub-go').click();
+      await page.locator('button[data-source="hub"]').click();
       // The full build takes over and reads the repo, with that one click.
       const info = page.locator('#hub-info');
       await info.waitFor({ timeout: 30000 });
@@ -172,7 +172,7 @@ export function hubTests(h) {
       window.blockedByPolicy = [];
       document.addEventListener('securitypolicyviolation', (e) => window.blockedByPolicy.push(`${e.effectiveDirective} ${e.blockedURI}`));
     });
-    const others = ['https://hf.co.example.com/x', 'https://huggingface.co.example.com/x', 'https://example.com/x', 'https://hf-mirror.com/x'];
+    const others = ['https://hf.co.example.com/x', 'https://huggingface.co.example.com/x', 'https://example.com/x', 'https://hf-mirror.com/x', 'https://modelscope.cn/x'];
     for (const url of others) eq(await get(url), 'TypeError', url);
     await page.waitForFunction((n) => window.blockedByPolicy.length === n, others.length);
     const blocked = await page.evaluate(() => window.blockedByPolicy);

@@ -369,7 +369,7 @@ pub fn to_input(
     }
     match value("source").as_str() {
         "params" => input.params = Some(value("params")),
-        "config" | "hub" => match config {
+        s if read_model(s) => match config {
             Some(c) => {
                 input.arch = Some(c.arch);
                 input.dtype = c.dtype;
@@ -386,7 +386,7 @@ pub fn to_input(
         input.dtype = Some(Dtype::parse("dtype", &dtype)?);
     }
     let q = value("quantization");
-    if q != "none" || !matches!(value("source").as_str(), "config" | "hub") {
+    if q != "none" || !read_model(&value("source")) {
         input.quantization = Quantization::parse("quantization", &q)?;
     }
     input.kv_dtype = KvDtype::parse("kv_dtype", &value("kv_dtype"))?;
@@ -397,6 +397,12 @@ pub fn to_input(
         .map(str::to_string)
         .collect();
     Ok(input)
+}
+
+/// Whether the model of `source` is read (a config.json or weights file) or looked up (on a hub,
+/// the full build's source), its architecture and format then given, not a preset's.
+fn read_model(source: &str) -> bool {
+    source == "config" || (cfg!(feature = "full") && source == "hub")
 }
 
 /// The error of a model source with no model yet: no config.json dropped, or (full build) no

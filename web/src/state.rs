@@ -213,13 +213,14 @@ impl AppState {
     /// The URL hash of this state in `view`.
     pub fn hash_for(&self, view: View) -> String {
         let mut params = vec![("lang".to_string(), self.lang.url_code().to_string())];
+        // A model looked up on a hub (full build): the link carries its repo id, not it.
+        let hub = cfg!(feature = "full") && self.calc.get("source").is_some_and(|s| s == "hub");
         params.extend(self.calc.iter().map(|(k, v)| (k.clone(), v.clone())));
         params.extend(
             self.extra
                 .iter()
                 .filter(|(k, v)| !(k.as_str() == "text" && v.len() > MAX_TEXT_IN_URL))
-                // A model looked up on a hub: the link carries its repo id (`model`), not it.
-                .filter(|(k, _)| !(k.as_str() == "config" && self.value("source") == "hub"))
+                .filter(|(k, _)| !(hub && k.as_str() == "config"))
                 .map(|(k, v)| (k.clone(), v.clone())),
         );
         Route::hash(view, &params)

@@ -63,7 +63,14 @@ fn model_picker(app: &crate::Ctx, error: &Option<InputError>) -> Html {
     let source = app.value("source");
     let set_source = |v: &'static str| {
         let app = app.clone();
-        Callback::from(move |_| app.dispatch(Action::Set("source".into(), v.into())))
+        Callback::from(move |_| {
+            // Choosing the hub asks for the typed repo to be looked up: the one click that
+            // fetches (the full build reads the request once; a link cannot make one).
+            if v == "hub" {
+                crate::hooks::request_hub(&app.value("model"));
+            }
+            app.dispatch(Action::Set("source".into(), v.into()))
+        })
     };
     let seg = |v: &'static str, key: Key| {
         html! {
@@ -85,26 +92,39 @@ fn model_picker(app: &crate::Ctx, error: &Option<InputError>) -> Html {
         <fieldset>
             <legend>{ lang.t(key!("calc.model")) }</legend>
             <div class="seg" role="group" aria-label={lang.t(key!("calc.model_source"))}>
-                { seg("preset", key!("calc.src_preset")) }
-                { seg("params", key!("calc.src_params")) }
-                { seg("config", key!("calc.src_config")) }
-                { hub_seg(&seg) }
+                { for SOURCES.iter().chain(hub_offer(app, &source)).map(|&(v, k)| seg(v, k)) }
             </div>
             { body }
         </fieldset>
     }
 }
 
-/// The hub as a model source, in the full build; a calculator build offers it where a typed
-/// id is no preset (`preset_search`).
+/// The model's sources, each with its label. The hub is one in the full build; a calculator
+/// build offers it where a typed id is no preset ([`hub_offer`]).
 #[cfg(feature = "full")]
-fn hub_seg(seg: &dyn Fn(&'static str, Key) -> Html) -> Html {
-    seg("hub", key!("calc.src_hub"))
-}
-
+const SOURCES: [(&str, Key); 4] = [
+    ("preset", key!("v.source.preset")),
+    ("params", key!("v.source.params")),
+    ("config", key!("v.source.config")),
+    ("hub", key!("calc.src_hub")),
+];
 #[cfg(not(feature = "full"))]
-fn hub_seg(_: &dyn Fn(&'static str, Key) -> Html) -> Html {
-    Html::default()
+const SOURCES: [(&str, Key); 3] = [
+    ("preset", key!("v.source.preset")),
+    ("params", key!("v.source.params")),
+    ("config", key!("v.source.config")),
+];
+
+/// In a calculator build, a typed `OWNER/NAME` that no preset has: the hub as a fourth source,
+/// labelled as the action it is (the full build lists the hub always).
+fn hub_offer(app: &crate::Ctx, source: &str) -> Option<&'static (&'static str, Key)> {
+    const HUB: (&str, Key) = ("hub", key!("calc.hub_go"));
+    let model = app.value("model");
+    (!cfg!(feature = "full")
+        && source == "preset"
+        && vramfit::presets::find(&model).is_none()
+        && model.bytes().filter(|&b| b == b'/').count() == 1)
+        .then_some(&HUB)
 }
 
 /// The preset search: type any words of the name; matches appear below.
@@ -138,18 +158,6 @@ fn preset_search(app: &crate::Ctx, error: &Option<InputError>) -> Html {
                 } }
             </span>
             if let Some(e) = err { <span class="err" role="alert">{ error_text(lang, e) }</span> }
-            // A repo id that no preset has: looked up on a hub when the person asks (the full
-            // build reads it; nothing is fetched before the click).
-            if exact.is_none() && model.split('/').count() == 2 && !model.contains(' ') {
-                <button type="button" id="hub-go" onclick={{
-                    let app = app.clone();
-                    let model = model.clone();
-                    Callback::from(move |_| {
-                        crate::hooks::request_hub(&model);
-                        app.dispatch(Action::Set("source".into(), "hub".into()));
-                    })
-                }}>{ lang.t(key!("calc.hub_go")) }</button>
-            }
             if !matches.is_empty() {
                 <ul class="suggest" id="preset-list" aria-label={lang.t(key!("calc.matches"))}>
                     { for matches.iter().map(|p| {
