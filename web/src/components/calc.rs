@@ -67,7 +67,7 @@ fn model_picker(app: &crate::Ctx, error: &Option<InputError>) -> Html {
             // Choosing the hub asks for the typed repo to be looked up: the one click that
             // fetches (the full build reads the request once; a link cannot make one).
             if v == "hub" {
-                crate::hooks::request_hub(&app.value("model"));
+                crate::hooks::request_hub();
             }
             app.dispatch(Action::Set("source".into(), v.into()))
         })
@@ -79,6 +79,9 @@ fn model_picker(app: &crate::Ctx, error: &Option<InputError>) -> Html {
             </button>
         }
     };
+    let model = app.value("model");
+    let exact = vramfit::presets::find(&model);
+    let offer = hub_offer(&source, &model, exact);
     let body = match source.as_str() {
         "params" => field_input(app, "params", error),
         // The calculator-only build hands a config.json source over to the full build.
@@ -86,13 +89,13 @@ fn model_picker(app: &crate::Ctx, error: &Option<InputError>) -> Html {
         "config" => html! { <super::config_drop::ConfigDrop error={error.clone()} /> },
         #[cfg(feature = "full")]
         "hub" => html! { <super::hub_lookup::HubLookup /> },
-        _ => preset_search(app, error),
+        _ => preset_search(app, error, model, exact),
     };
     html! {
         <fieldset>
             <legend>{ lang.t(key!("calc.model")) }</legend>
             <div class="seg" role="group" aria-label={lang.t(key!("calc.model_source"))}>
-                { for SOURCES.iter().chain(hub_offer(app, &source)).map(|&(v, k)| seg(v, k)) }
+                { for SOURCES.iter().chain(offer).map(|&(v, k)| seg(v, k)) }
             </div>
             { body }
         </fieldset>
@@ -117,21 +120,27 @@ const SOURCES: [(&str, Key); 3] = [
 
 /// In a calculator build, a typed `OWNER/NAME` that no preset has: the hub as a fourth source,
 /// labelled as the action it is (the full build lists the hub always).
-fn hub_offer(app: &crate::Ctx, source: &str) -> Option<&'static (&'static str, Key)> {
+fn hub_offer(
+    source: &str,
+    model: &str,
+    exact: Option<&vramfit::presets::Preset>,
+) -> Option<&'static (&'static str, Key)> {
     const HUB: (&str, Key) = ("hub", key!("calc.hub_go"));
-    let model = app.value("model");
     (!cfg!(feature = "full")
         && source == "preset"
-        && vramfit::presets::find(&model).is_none()
-        && model.bytes().filter(|&b| b == b'/').count() == 1)
-        .then_some(&HUB)
+        && exact.is_none()
+        && model.bytes().any(|b| b == b'/'))
+    .then_some(&HUB)
 }
 
 /// The preset search: type any words of the name; matches appear below.
-fn preset_search(app: &crate::Ctx, error: &Option<InputError>) -> Html {
+fn preset_search(
+    app: &crate::Ctx,
+    error: &Option<InputError>,
+    model: String,
+    exact: Option<&'static vramfit::presets::Preset>,
+) -> Html {
     let lang = app.lang;
-    let model = app.value("model");
-    let exact = vramfit::presets::find(&model);
     let matches: Vec<&'static vramfit::presets::Preset> = if exact.is_some_and(|p| p.id == model) {
         Vec::new()
     } else {

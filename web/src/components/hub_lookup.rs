@@ -77,7 +77,7 @@ pub fn hub_lookup() -> Html {
         use_effect_with(
             (repo.clone(), (*endpoint).clone()),
             move |(repo, endpoint)| {
-                let asked = hooks::take_hub_request().is_some_and(|r| r == *repo);
+                let asked = hooks::take_hub_request();
                 let id = vramfit::hub::repo_id(repo).ok();
                 let cached = hub::hub_at(endpoint).ok().zip(id).and_then(|(h, id)| {
                     Cache::read(hooks::local_get(hub::CACHE_KEY).as_deref()).get(&h.endpoint, &id)

@@ -51,25 +51,25 @@ pub fn start_build(name: &str) {
 /// The name of the page's global that carries a person's request to look a repo up on a hub
 /// from the calculator build, which has no lookup, to the full build it hands over to. A global
 /// of this page only: a link cannot set it, so a link never starts a lookup by itself.
-const HUB_REQUEST: &str = "vramfitHubRequest";
+const HUB_REQUEST: &str = "vramfitHub";
 
-/// Records that the person asked to look `repo` up (a click in the calculator).
-pub fn request_hub(repo: &str) {
+/// Records that the person asked for a lookup of the repo typed (a click on the hub source).
+pub fn request_hub() {
     let _ = js_sys::Reflect::set(
         &js_sys::global(),
         &JsValue::from_str(HUB_REQUEST),
-        &JsValue::from_str(repo),
+        &JsValue::TRUE,
     );
 }
 
-/// The repo the person asked to look up, once: it is forgotten as it is read.
+/// Whether the person asked for a lookup, once: the request is forgotten as it is read.
 #[cfg(feature = "full")]
-pub fn take_hub_request() -> Option<String> {
+pub fn take_hub_request() -> bool {
     let global = js_sys::global();
     let key = JsValue::from_str(HUB_REQUEST);
-    let repo = js_sys::Reflect::get(&global, &key).ok()?.as_string();
+    let asked = js_sys::Reflect::get(&global, &key).is_ok_and(|v| v.is_truthy());
     let _ = js_sys::Reflect::delete_property(&global.into(), &key);
-    repo
+    asked
 }
 
 /// Sets `<html lang>`, when it differs: writing the attribute, even unchanged, makes Blink
