@@ -267,7 +267,7 @@ texts! {
     /// key (a test checks).
     TEXT, TEXT_KEYS:
     ("app.book", "The book: the method and every formula", "说明书：方法与全部公式"),
-    ("app.footer", "Runs entirely in your browser: no server, no account; the network only for a hub lookup you ask for. Works offline.", "完全在浏览器中运行：无服务器、无账号；仅在你查询模型仓库时联网。可离线使用。"),
+    ("app.footer", "Runs entirely in your browser: no server, no account, no network request. Works offline.", "完全在浏览器中运行：无服务器、无账号、无网络请求，可离线使用。"),
     ("app.lang", "Language", "语言"),
     ("app.loading", "Loading this view…", "正在加载此页面…"),
     ("app.skip", "Skip to content", "跳到正文"),
@@ -294,7 +294,6 @@ texts! {
     ("calc.form", "Calculator inputs", "计算器输入"),
     ("calc.formula", "Working", "计算过程"),
     ("calc.hardware", "GPU and parallelism", "显卡与并行"),
-    ("calc.hub_go", "Look it up on the hub", "在模型仓库中查找"),
     ("calc.lead", "How much GPU memory a run needs, part by part, with the working shown — and the guide's quick rule beside it.", "一次运行需要多少显存：逐项列出并给出计算过程，同时附上指南的快速估算。"),
     ("calc.matches", "Matching presets", "匹配的预设"),
     ("calc.mem_derived", "Memory derived ({1}): {0}", "显存为推算值（{1}）：{0}"),
@@ -430,6 +429,7 @@ texts! {
     ("v.quantization.bnb-nf4-dq", "bnb-nf4 + double quantization", "bnb-nf4 + 双重量化"),
     ("v.quantization.none", "none", "不量化"),
     ("v.source.config", "config.json", "config.json"),
+    ("v.source.hub", "Look it up on the hub", "在模型仓库中查找"),
     ("v.source.params", "Parameter count", "参数量"),
     ("v.source.preset", "Preset", "预设"),
     ("view.calc", "Calculator", "计算器"),
@@ -482,12 +482,12 @@ texts! {
     /// The text of the views beyond the calculator (Fit & rent, MIG, Diagnose, FAQ, This
     /// device), sorted by key like [`TEXT`]. Only the full build carries it.
     VIEW_TEXT, VIEW_KEYS:
+    ("app.footer_full", "Runs entirely in your browser: no server, no account; the network only for a hub lookup you ask for. Works offline.", "完全在浏览器中运行：无服务器、无账号；仅在你查询模型仓库时联网。可离线使用。"),
     ("calc.config_info", "Read locally: model_type {0}, {1} parameters.", "已在本地读取：model_type {0}，{1} 参数。"),
     ("calc.drop", "Drop a config.json, .safetensors or .gguf file here, or choose one", "将 config.json、.safetensors 或 .gguf 文件拖放到此处，或选择文件"),
     ("calc.drop_hint", "The file is read in your browser and never uploaded; of a weights file, only its header.", "文件只在浏览器中读取，不会上传；权重文件只读取其文件头。"),
     ("calc.header_info", "Read the {0} header only ({1} of {2}): {3} tensors, {4} parameters.", "只读取了 {0} 文件头（{2} 中的 {1}）：{3} 个张量，{4} 个参数。"),
     ("calc.header_no_layout", "The tensor names are not a layout vramfit knows: estimated from the parameter count.", "张量名称不是 vramfit 认识的结构：按参数量估算。"),
-    ("calc.src_hub", "Hub", "模型仓库"),
     ("device.adapter", "WebGPU adapter", "WebGPU 适配器"),
     ("device.architecture", "Architecture", "架构"),
     ("device.card_memory", "{0}: {1} usable as its runtime (CUDA, ROCm, Metal) reports it ({2} on the box), from the catalog, not from the browser.", "{0}：运行时（CUDA、ROCm、Metal）报告可用 {1}（标称 {2}），数据来自目录而非浏览器。"),
@@ -777,7 +777,7 @@ mod tests {
         assert_eq!(BOOK.name(), "app.book");
         const FIRST_VIEW: Key = Key::of(&[VIEW_KEYS[0]]);
         assert_eq!(usize::from(FIRST_VIEW.0), TEXT_KEYS.len());
-        assert_eq!(FIRST_VIEW, key!("calc.config_info"));
+        assert_eq!(FIRST_VIEW, key!("app.footer_full"));
         let adapter = key!("device.adapter");
         assert_eq!(Lang::En.t(adapter), "WebGPU adapter");
         assert_eq!(Lang::Zh.t(adapter), "WebGPU 适配器");

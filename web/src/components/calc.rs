@@ -57,7 +57,8 @@ pub fn calc_view() -> Html {
 // The form's parts are plain functions of the state that `CalcView` calls, not components, for
 // the reason `components::shell` gives (1.5 KB of the first load for these four).
 
-/// Where the model comes from: a preset (searchable), a parameter count, or a config.json.
+/// Where the model comes from: a preset (searchable), a parameter count, a config.json or
+/// weights file, or a repo looked up on a hub (the typed id, in one click: the full build).
 fn model_picker(app: &crate::Ctx, error: &Option<InputError>) -> Html {
     let lang = app.lang;
     let source = app.value("source");
@@ -81,7 +82,6 @@ fn model_picker(app: &crate::Ctx, error: &Option<InputError>) -> Html {
     };
     let model = app.value("model");
     let exact = vramfit::presets::find(&model);
-    let offer = hub_offer(&source, &model, exact);
     let body = match source.as_str() {
         "params" => field_input(app, "params", error),
         // The calculator-only build hands a config.json source over to the full build.
@@ -95,42 +95,14 @@ fn model_picker(app: &crate::Ctx, error: &Option<InputError>) -> Html {
         <fieldset>
             <legend>{ lang.t(key!("calc.model")) }</legend>
             <div class="seg" role="group" aria-label={lang.t(key!("calc.model_source"))}>
-                { for SOURCES.iter().chain(offer).map(|&(v, k)| seg(v, k)) }
+                { seg("preset", key!("v.source.preset")) }
+                { seg("params", key!("v.source.params")) }
+                { seg("config", key!("v.source.config")) }
+                { seg("hub", key!("v.source.hub")) }
             </div>
             { body }
         </fieldset>
     }
-}
-
-/// The model's sources, each with its label. The hub is one in the full build; a calculator
-/// build offers it where a typed id is no preset ([`hub_offer`]).
-#[cfg(feature = "full")]
-const SOURCES: [(&str, Key); 4] = [
-    ("preset", key!("v.source.preset")),
-    ("params", key!("v.source.params")),
-    ("config", key!("v.source.config")),
-    ("hub", key!("calc.src_hub")),
-];
-#[cfg(not(feature = "full"))]
-const SOURCES: [(&str, Key); 3] = [
-    ("preset", key!("v.source.preset")),
-    ("params", key!("v.source.params")),
-    ("config", key!("v.source.config")),
-];
-
-/// In a calculator build, a typed `OWNER/NAME` that no preset has: the hub as a fourth source,
-/// labelled as the action it is (the full build lists the hub always).
-fn hub_offer(
-    source: &str,
-    model: &str,
-    exact: Option<&vramfit::presets::Preset>,
-) -> Option<&'static (&'static str, Key)> {
-    const HUB: (&str, Key) = ("hub", key!("calc.hub_go"));
-    (!cfg!(feature = "full")
-        && source == "preset"
-        && exact.is_none()
-        && model.bytes().any(|b| b == b'/'))
-    .then_some(&HUB)
 }
 
 /// The preset search: type any words of the name; matches appear below.
