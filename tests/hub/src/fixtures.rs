@@ -23,7 +23,7 @@ pub enum Body {
 
 impl Body {
     /// The file's length in bytes.
-    pub fn len(&self) -> u64 {
+    pub fn size(&self) -> u64 {
         match self {
             Body::Text(t) => t.len() as u64,
             Body::Weights { len, .. } => *len,

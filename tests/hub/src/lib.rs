@@ -185,17 +185,17 @@ fn handle(stream: TcpStream, s: &State) -> std::io::Result<()> {
     } else {
         route(s, &target, range.as_deref(), &base)
     };
-    if !target.starts_with("/__mock/") {
-        if let Ok(mut l) = s.log.lock() {
-            l.push(Logged {
-                method: method.clone(),
-                target: target.clone(),
-                range: range.clone(),
-                status: answer.status,
-                bytes: answer.body.len() as u64,
-                data_bytes: answer.data_bytes,
-            });
-        }
+    if !target.starts_with("/__mock/")
+        && let Ok(mut l) = s.log.lock()
+    {
+        l.push(Logged {
+            method: method.clone(),
+            target: target.clone(),
+            range: range.clone(),
+            status: answer.status,
+            bytes: answer.body.len() as u64,
+            data_bytes: answer.data_bytes,
+        });
     }
     let mut out = stream;
     let mut head = format!(
@@ -238,12 +238,13 @@ fn decode(s: &str) -> String {
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() {
-            if let Ok(v) = u8::from_str_radix(&s[i + 1..i + 3], 16) {
-                out.push(v);
-                i += 3;
-                continue;
-            }
+        if b[i] == b'%'
+            && i + 2 < b.len()
+            && let Ok(v) = u8::from_str_radix(&s[i + 1..i + 3], 16)
+        {
+            out.push(v);
+            i += 3;
+            continue;
         }
         out.push(b[i]);
         i += 1;
@@ -380,7 +381,7 @@ fn failing(s: &State, repo: &Repo, listing: bool) -> Option<Answer> {
 
 /// A file's bytes, the range asked for; weights only by range.
 fn serve(body: &Body, range: Option<&str>) -> Answer {
-    let len = body.len();
+    let len = body.size();
     let Some(r) = range.and_then(|r| r.strip_prefix("bytes=")) else {
         return match body {
             Body::Text(t) => Answer::new(200, t.clone()),
@@ -505,7 +506,7 @@ fn ms_listing(repo: &Repo) -> String {
                 "{{\"Name\":{},\"Path\":{},\"Size\":{},\"Type\":\"blob\",\"IsLFS\":{},\"Revision\":\"0000000000000000000000000000000000000000\"}}",
                 quote(name),
                 quote(&f.path),
-                f.body.len(),
+                f.body.size(),
                 matches!(f.body, Body::Weights { .. })
             )
         })

@@ -68,7 +68,7 @@ pub fn take_hub_request() -> bool {
     let global = js_sys::global();
     let key = JsValue::from_str(HUB_REQUEST);
     let asked = js_sys::Reflect::get(&global, &key).is_ok_and(|v| v.is_truthy());
-    let _ = js_sys::Reflect::delete_property(&global.into(), &key);
+    let _ = js_sys::Reflect::delete_property(&global, &key);
     asked
 }
 

@@ -178,7 +178,7 @@ impl Lookup {
                 let size = size.or(body.1);
                 match gguf_step(hub, repo, &req.file, &prefix, size)? {
                     GgufStep::Done(h) => {
-                        self.headers.push(h);
+                        self.headers.push(*h);
                         if i + 1 < self.files.len() {
                             self.gguf_file(i + 1);
                         } else {

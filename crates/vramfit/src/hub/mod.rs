@@ -483,8 +483,8 @@ pub fn header_len(hub: &Hub, repo: &str, file: &str, first8: &[u8]) -> Result<u6
 /// What to do next with a GGUF prefix.
 #[derive(Debug)]
 pub enum GgufStep {
-    /// The header is read.
-    Done(GgufHeader),
+    /// The header is read (boxed: it is some 600 bytes, the other variant 8).
+    Done(alloc::boxed::Box<GgufHeader>),
     /// Read the first this many bytes of the file and try again.
     Read(u64),
 }
@@ -501,7 +501,7 @@ pub fn gguf_step(
     size: Option<u64>,
 ) -> Result<GgufStep> {
     let e = match crate::headers::parse_gguf_header(prefix) {
-        Ok(h) => return Ok(GgufStep::Done(h)),
+        Ok(h) => return Ok(GgufStep::Done(alloc::boxed::Box::new(h))),
         Err(e) => e,
     };
     let have = prefix.len() as u64;
