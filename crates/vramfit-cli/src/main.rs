@@ -11,6 +11,8 @@ mod diagnose;
 mod estimate;
 mod fits;
 mod hardware;
+mod hub;
+mod hub_text;
 mod output;
 
 /// GPU memory for deep learning: will it fit, on which card, at what cost, and why it ran out.

@@ -29,6 +29,8 @@ pub mod estimate;
 pub mod faq;
 pub mod hardware;
 pub mod headers;
+#[cfg(feature = "hub")]
+pub mod hub;
 pub mod model;
 pub mod precision;
 pub mod presets;
