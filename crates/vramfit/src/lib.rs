@@ -32,6 +32,7 @@ pub mod headers;
 pub mod model;
 pub mod precision;
 pub mod presets;
+pub mod throughput;
 pub mod units;
 mod words;
 
