@@ -13,7 +13,11 @@ const ACTIVATION_BYTES: f64 = 2.0;
 /// Byte counts are per GPU: on the busiest GPU of the layout, as the memory estimate gives them
 /// (tensor parallelism splits them; each pipeline stage holds its layers' share).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(default, deny_unknown_fields)
+)]
 pub struct InferenceInput {
     /// The engine.
     pub runtime: Runtime,

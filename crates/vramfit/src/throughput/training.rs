@@ -22,7 +22,11 @@ pub enum Recompute {
 
 /// What the speed of a training run depends on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(default, deny_unknown_fields)
+)]
 pub struct TrainingInput {
     /// What the matrix multiplications compute in: 16 bits, FP8 (Transformer Engine), or
     /// 16 bits over quantized frozen weights (QLoRA: [`Compute::WeightOnly`]).
