@@ -665,6 +665,7 @@ fn book_tables_are_fresh() {
         ("oom-tree.zh.md", tree_md(Lang::Zh)),
         ("faq.md", faq_md(Lang::En)),
         ("faq.zh.md", faq_md(Lang::Zh)),
+        ("throughput.md", crate::throughput::book_table()),
     ]
     .into_iter()
     .filter(|(name, content)| ensure_file(name, content))

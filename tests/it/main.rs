@@ -3,4 +3,5 @@
 
 mod book_data;
 mod calibration;
+mod throughput;
 mod torch_reference;

@@ -1,5 +1,5 @@
 //! How fast the estimator answers: one estimate, a sweep of every preset × GPU × format, the
-//! solvers, the MIG planner and the diagnosis of a long `nvidia-smi` log.
+//! solvers, the MIG planner, the diagnosis of a long `nvidia-smi` log and the speed model.
 //!
 //! `cargo bench -p vramfit` runs them all with criterion's defaults; `cargo xtask bench` runs
 //! them with short settings and writes the figures into `book/generated/performance.md`.
@@ -254,6 +254,64 @@ fn diagnosis(c: &mut Criterion) {
     g.finish();
 }
 
+/// The speed model: its numbers (no allocation; a sweep computes them for every estimate) and,
+/// apart, the text of one formula (written only when shown).
+fn speed(c: &mut Criterion) {
+    use vramfit::throughput::{
+        Compute, Device, InferenceFigure, InferenceInput, Runtime, TrainingInput, inference,
+        training,
+    };
+    let h100 = Device::of(find_gpu("h100-sxm5-80gb").expect("the catalog has the H100"));
+    // Llama-3.1-8B in BF16 with vLLM: 7.5e9 parameters in matrix multiplications, 15.01 GB of
+    // weights read per step, 128 KiB of KV cache per token; batch 8, 2,048 + 256 tokens.
+    let serve = InferenceInput {
+        runtime: Runtime::Batched,
+        compute: Compute::Bits16,
+        active_params: 7_504_924_672,
+        dense_weight_bytes: 15_009_849_344,
+        kv_bytes_per_token: 131_072,
+        layers: 32,
+        hidden: 4096,
+        heads: 32,
+        head_dim: 128,
+        batch: 8,
+        prompt_tokens: 2048,
+        output_tokens: 256,
+        tp: 1,
+        pp: 1,
+        ..InferenceInput::default()
+    };
+    let train = TrainingInput {
+        compute: Compute::Bits16,
+        active_params: 7_504_924_672,
+        trainable_params: 7_504_924_672,
+        layers: 32,
+        heads: 32,
+        head_dim: 128,
+        seq_len: 4096,
+        tokens_per_step: 1 << 20,
+        gpus: 8,
+        pp: 1,
+        microbatches: 1,
+        ..TrainingInput::default()
+    };
+    let done = inference(&serve, &h100).expect("the benchmark input is valid");
+    let mut g = c.benchmark_group("throughput");
+    g.bench_function("device-h100", |b| {
+        b.iter(|| Device::of(black_box(find_gpu("h100-sxm5-80gb").unwrap())))
+    });
+    g.bench_function("inference-llama-3.1-8b-vllm", |b| {
+        b.iter(|| inference(black_box(&serve), black_box(&h100)))
+    });
+    g.bench_function("training-llama-3.1-8b", |b| {
+        b.iter(|| training(black_box(&train), black_box(&h100)))
+    });
+    g.bench_function("formula-decode-step", |b| {
+        b.iter(|| black_box(&done).formula(InferenceFigure::DecodeStep))
+    });
+    g.finish();
+}
+
 criterion_group!(
     benches,
     single,
@@ -262,6 +320,7 @@ criterion_group!(
     solvers,
     cheapest_fit,
     mig,
-    diagnosis
+    diagnosis,
+    speed
 );
 criterion_main!(benches);

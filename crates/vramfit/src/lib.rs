@@ -34,6 +34,7 @@ pub mod hub;
 pub mod model;
 pub mod precision;
 pub mod presets;
+pub mod throughput;
 pub mod units;
 mod words;
 
