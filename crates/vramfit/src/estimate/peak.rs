@@ -207,6 +207,7 @@ impl Run<'_> {
             quick,
             differences,
             fit,
+            throughput: self.throughput(trainable),
             notes: parts.notes,
         }
     }
