@@ -18,8 +18,6 @@ extern crate std;
 
 #[macro_use]
 pub mod error;
-#[macro_use]
-mod named;
 pub mod catalog;
 pub mod config;
 pub mod diagnose;
