@@ -427,41 +427,13 @@ fn translate(text: &str, table: &[(&str, &str)]) -> String {
                 if let Some(head) = s.strip_suffix(tail) {
                     s = [head, zh].concat();
                 }
-            } else if let Some(r) = replaced(&s, en, zh) {
-                s = r;
+            } else if s.contains(en) {
+                s = s.replace(en, zh);
             }
         }
         out.push_str(&s);
     }
     out
-}
-
-/// `text` with every `from` replaced by `to`, left to right, or `None` when `from` does not
-/// occur: `str::replace`, written out over bytes (as `presets::occurs_in` is) on messages of a
-/// few dozen bytes, so that the Chinese calculator's module links none of core's substring
-/// search (Two-Way). A match of valid UTF-8 in valid UTF-8 starts and ends on character
-/// boundaries, so the slices below never split a character.
-fn replaced(text: &str, from: &str, to: &str) -> Option<String> {
-    let (hay, pat) = (text.as_bytes(), from.as_bytes());
-    if pat.is_empty() {
-        return None;
-    }
-    let (mut out, mut done, mut at) = (String::new(), 0, 0);
-    while at + pat.len() <= hay.len() {
-        if &hay[at..at + pat.len()] == pat {
-            out.push_str(&text[done..at]);
-            out.push_str(to);
-            at += pat.len();
-            done = at;
-        } else {
-            at += 1;
-        }
-    }
-    if done == 0 {
-        return None;
-    }
-    out.push_str(&text[done..]);
-    Some(out)
 }
 
 impl InputError {
@@ -501,7 +473,7 @@ impl InputError {
 
 #[cfg(test)]
 mod tests {
-    use super::{FILES, replaced, translate};
+    use super::{FILES, translate};
     use crate::InputError;
     use crate::estimate::{EstimateInput, estimate};
     use crate::units::Bytes;
@@ -1131,36 +1103,6 @@ mod tests {
         );
         let gguf = crate::headers::parse_gguf_header(b"GGUF\x01\0\0\0").unwrap_err();
         assert_eq!(gguf.zh().problem, "GGUF 版本 1");
-    }
-
-    #[test]
-    fn replaced_is_str_replace() {
-        for (text, from, to) in [
-            ("aaa", "aa", "X"),
-            ("the run needs 8 PiB", "8 PiB", "8 PiB 的"),
-            ("no match here", "xyz", "Q"),
-            ("GPU 与 GPU", "GPU", "显卡"),
-            ("ab", "abc", "Q"),
-            ("", "a", "Q"),
-        ] {
-            let want = text.contains(from).then(|| text.replace(from, to));
-            assert_eq!(replaced(text, from, to), want, "{text:?} {from:?}");
-        }
-        assert_eq!(replaced("abc", "", "Q"), None);
-    }
-
-    proptest::proptest! {
-        /// Over short texts of a few ASCII and Chinese characters, where matches overlap and
-        /// repeat often.
-        #[test]
-        fn replaced_agrees_with_str_replace(
-            text in "[ab 显存]{0,12}",
-            from in "[ab 显存]{1,3}",
-            to in "[xy卡]{0,3}",
-        ) {
-            let want = text.contains(from.as_str()).then(|| text.replace(from.as_str(), &to));
-            proptest::prop_assert_eq!(replaced(&text, &from, &to), want);
-        }
     }
 
     #[test]
