@@ -11,6 +11,8 @@
 #![no_std]
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
+// A panic in WebAssembly kills the page: library code handles every `None` and `Err`.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
 extern crate alloc;
 #[cfg(feature = "std")]
