@@ -28,6 +28,8 @@
 //! serde types by `tests/dts.rs` into `ts/types.d.ts` and included here, so the package's
 //! `.d.ts` describes exactly what the functions take and return.
 #![deny(missing_docs)]
+// A panic in WebAssembly kills the page: library code handles every `None` and `Err`.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
