@@ -93,3 +93,13 @@ test("modelsOn and grid answer as the CLI's fits", () => {
   assert.throws(() => full.modelsOn({}, "no-such-card"), /gpu: no GPU named/);
   assert.throws(() => full.grid({}, ["rtx-4090", "nope"]), /gpuIds: no GPU named/);
 });
+
+test("recommend ranks a whole job as the CLI's --per-job", () => {
+  const fromCli = JSON.parse(
+    execFileSync(cli, ["recommend", "--model", "meta-llama/Llama-3.1-8B", "--per-job", "1M tokens", "--limit", "5", "--json"], { encoding: "utf8" }),
+  );
+  const r = full.recommend({ model: "meta-llama/Llama-3.1-8B" }, { limit: 5, per_job: "1M tokens" });
+  assert.deepStrictEqual(r.jobs, fromCli.jobs);
+  assert.equal(full.recommend({ model: "meta-llama/Llama-3.1-8B" }).jobs, undefined);
+  assert.throws(() => full.recommend({ model: "meta-llama/Llama-3.1-8B" }, { per_job: "epoch:1M" }), /per_job: /);
+});

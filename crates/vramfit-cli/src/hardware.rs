@@ -4,6 +4,8 @@ use std::fmt::Write as _;
 
 use clap::Args;
 use serde::Serialize;
+use vramfit::estimate::EstimateInput;
+use vramfit::hardware::job::{JobKind, cost_per_job, parse_job};
 use vramfit::hardware::matrix::{CRITERIA, Weights, rank_platforms};
 use vramfit::hardware::mig::{MigOptions, MigPricing, plan_mig};
 use vramfit::hardware::spot::{GUIDE_SPOT_FRACTION, SpotInput, compare};
@@ -204,9 +206,75 @@ pub struct RecommendArgs {
     estimate: Box<crate::estimate::EstimateFlags>,
     #[command(flatten)]
     plan: PlanFlags,
+    /// Rank by what a whole job costs: tokens to generate (`1M tokens`) for inference and
+    /// serving, an epoch to train on (`epoch:50M tokens`) for training.
+    #[arg(long, conflicts_with = "memory")]
+    per_job: Option<String>,
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
+}
+
+/// The offers ranked by what the whole `job` costs: its hours at each option's speed (the
+/// estimate's in that layout on that card) and price.
+fn per_job(input: &EstimateInput, job: &str, flags: &PlanFlags, json_out: bool) -> Outcome {
+    let job = parse_job("per_job", job)?;
+    let opts = flags.options()?;
+    let options = plan(
+        |l: Layout, g: &Gpu| vramfit::estimate::layout_required_bytes(input, l, g),
+        offers(),
+        hw::gpus(),
+        &PlanOptions {
+            limit: 0,
+            ..opts.clone()
+        },
+    );
+    let mut rows = cost_per_job(input, &options, job)?;
+    if opts.limit > 0 {
+        rows.truncate(opts.limit);
+    }
+    if json_out {
+        return json(&serde_json::json!({ "job": job, "jobs": rows }));
+    }
+    let mut t = String::new();
+    let what = match job.kind {
+        JobKind::Generate => "generated",
+        JobKind::Train => "trained on",
+    };
+    let _ = writeln!(
+        t,
+        "{} tokens {what}, cheapest job first (the hours at each option's speed and price):",
+        vramfit::estimate::thousands(job.tokens)
+    );
+    let _ = writeln!(
+        t,
+        "{:<4} {:<32} {:<16} {:>6} {:>12} {:>10} {:>14} {:>14} {:>12}",
+        "#", "offer", "gpu", "batch", "tokens/s", "hours", "price/hour", "job", "per 1M tok"
+    );
+    for (i, r) in rows.iter().enumerate() {
+        let o = &r.option;
+        let _ = writeln!(
+            t,
+            "{:<4} {:<32} {:<16} {:>6} {:>12.1} {:>10.2} {:>14} {:>14} {:>12}{}",
+            i + 1,
+            o.offer,
+            format!("{} × {}", o.count, o.gpu),
+            r.batch,
+            r.tokens_per_s,
+            r.wall_hours,
+            money(Some(o.price_per_hour), o.currency),
+            money(Some(r.cost), o.currency),
+            money(Some(r.cost_per_million_tokens), o.currency),
+            if r.guide_prefers_on_demand {
+                "  spot, over 24 h: the guide advises on-demand"
+            } else if o.market == vramfit::hardware::Market::Spot {
+                "  spot, with expected interruptions"
+            } else {
+                ""
+            }
+        );
+    }
+    Ok(t)
 }
 
 /// Ranks the offers for a per-GPU memory function and prints them; `estimate` is echoed in the
@@ -330,6 +398,9 @@ pub fn recommend(a: RecommendArgs) -> Outcome {
         .into());
     }
     let input = a.estimate.to_input()?;
+    if let Some(job) = &a.per_job {
+        return per_job(&input, job, &a.plan, a.json);
+    }
     let base = vramfit::estimate::estimate(&input)?;
     let per_gpu = |l: Layout, g: &Gpu| vramfit::estimate::layout_required_bytes(&input, l, g);
     let estimate = serde_json::to_value(&base).map_err(|e| Failure::io(e.to_string()))?;

@@ -395,3 +395,71 @@ fn fits_lists_what_the_estimate_says_fits() {
         "{out}"
     );
 }
+
+/// `recommend --per-job`: the options ranked by the whole job's cost, each its hours (the
+/// tokens over the estimate's speed in that layout on that card) at its price; a job that does
+/// not match the run, or that cannot be read, is refused with the flag named.
+#[test]
+fn recommend_per_job_ranks_by_the_jobs_cost() {
+    let v = run_json(&[
+        "recommend",
+        "--model",
+        "meta-llama/Llama-3.1-8B",
+        "--per-job",
+        "1M tokens",
+        "--limit",
+        "0",
+        "--json",
+    ]);
+    assert_eq!(v["job"]["tokens"], 1_000_000);
+    let jobs = v["jobs"].as_array().unwrap();
+    assert!(jobs.len() > 5);
+    let mut last = 0.0;
+    for j in jobs {
+        let (tps, price) = (
+            j["tokens_per_s"].as_f64().unwrap(),
+            j["option"]["price_per_hour"].as_f64().unwrap(),
+        );
+        let hours = 1e6 / tps / 3600.0;
+        close(j["hours"].as_f64().unwrap() / hours, 1.0, 1e-3);
+        close(j["cost"].as_f64().unwrap() / (hours * price), 1.0, 2e-3);
+        let cost = j["cost"].as_f64().unwrap();
+        assert!(cost >= last, "cheapest job first");
+        last = cost;
+    }
+    // The speed is the estimate's on that card.
+    let first = &jobs[0];
+    let gpu = first["option"]["gpu"].as_str().unwrap();
+    if first["option"]["count"] == 1 {
+        let e = run_json(&[
+            "estimate",
+            "--model",
+            "meta-llama/Llama-3.1-8B",
+            "--gpu",
+            gpu,
+            "--json",
+        ]);
+        assert_eq!(
+            e["throughput"]["decode_tokens_per_s"],
+            first["tokens_per_s"]
+        );
+    }
+    let (code, _, err) = run(&[
+        "recommend",
+        "--model",
+        "meta-llama/Llama-3.1-8B",
+        "--per-job",
+        "epoch:1M",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--per-job"), "{err}");
+    let (code, _, err) = run(&[
+        "recommend",
+        "--model",
+        "meta-llama/Llama-3.1-8B",
+        "--per-job",
+        "lots",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--per-job: `lots` is not a job"), "{err}");
+}

@@ -347,10 +347,31 @@ pub fn recommend(
         &opts,
     );
     let tier = hw::tiers::tier_for(base.params);
+    let jobs = match &o.per_job {
+        Some(job) => {
+            let job = hw::job::parse_job("per_job", job).map_err(js_err)?;
+            let all = hw::plan(
+                |l: Layout, g: &hw::Gpu| est::layout_required_bytes(&input, l, g),
+                hw::offers(),
+                hw::gpus(),
+                &PlanOptions {
+                    limit: 0,
+                    ..opts.clone()
+                },
+            );
+            let mut jobs = hw::job::cost_per_job(&input, &all, job).map_err(js_err)?;
+            if opts.limit > 0 {
+                jobs.truncate(opts.limit);
+            }
+            Some(jobs)
+        }
+        None => None,
+    };
     to_js(&Recommendation {
         estimate: base,
         tier,
         options,
+        jobs,
     })
 }
 

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use vramfit::Bytes;
 use vramfit::estimate::Estimate;
 use vramfit::hardware::PlanOption;
+use vramfit::hardware::job::JobCost;
 use vramfit::hardware::mig::MigPlan;
 use vramfit::hardware::tiers::Tier;
 
@@ -27,6 +28,9 @@ pub struct RecommendOptions {
     pub provider: Vec<String>,
     /// Return at most this many options; 0 means all (default 15).
     pub limit: f64,
+    /// Also rank the options by what a whole job costs: tokens to generate (`1M tokens`) for
+    /// inference and serving, an epoch to train on (`epoch:50M tokens`) for training.
+    pub per_job: Option<String>,
 }
 
 impl Default for RecommendOptions {
@@ -38,6 +42,7 @@ impl Default for RecommendOptions {
             max_gpus: 8.0,
             provider: Vec::new(),
             limit: 15.0,
+            per_job: None,
         }
     }
 }
@@ -51,6 +56,9 @@ pub struct Recommendation {
     pub tier: &'static Tier,
     /// The ways to run it, cheapest first.
     pub options: Vec<PlanOption>,
+    /// With `per_job`: the ways to run the whole job, cheapest job first (as many as `limit`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jobs: Option<Vec<JobCost>>,
 }
 
 /// One job of `planMig`: exactly one of `memory` and `model`.

@@ -14,12 +14,14 @@
 //! - [`spot`]: spot against on-demand with interruptions (§6 Q2);
 //! - [`fit`]: the largest batch or context that fits a card;
 //! - [`grid`]: which models fit a card, in which format, and the grid of presets × cards;
+//! - [`job`]: what a whole job (tokens to generate, an epoch to train) costs on each option;
 //! - [`import`]: offers a person brings (typed prices, catalogs read from JSON), validated.
 
 mod catalog;
 pub mod fit;
 pub mod grid;
 pub mod import;
+pub mod job;
 pub mod matrix;
 pub mod mig;
 mod plan;

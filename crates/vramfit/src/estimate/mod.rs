@@ -122,7 +122,7 @@ pub use parts::thousands;
 pub use quick::{Quick, guide_bytes_per_param, m_rec};
 pub use solve::{
     Bound, FitFix, Solutions, context_bound, fewest_gpus, fixes, largest_batch, largest_batch_fit,
-    largest_context, largest_context_fit, layout_required_bytes, need, solve,
+    largest_context, largest_context_fit, layout_input, layout_required_bytes, need, solve,
 };
 pub use speed::Throughput;
 pub use training::NCCL_BUFFERS;

@@ -225,38 +225,43 @@ pub fn fewest_gpus(input: &EstimateInput, memory: Bytes) -> Option<u64> {
         .find(|&n| need(&over_gpus(input, n)) <= memory)
 }
 
-/// The memory one GPU of `on` needs when the run of `input` is spread over `layout`: the estimator run
-/// again with the layout's GPUs, tensor / pipeline degrees or ZeRO-3. This is the per-layout
-/// function the planner ([`crate::hardware::plan()`]) takes, shared by the CLI's and the npm
-/// package's `recommend`. A layout the run cannot use (ZeRO-3 outside training, a TP degree that
-/// does not divide the heads) needs [`crate::units::MAX_SIZE`], which no card has.
-pub fn layout_required_bytes(input: &EstimateInput, layout: Layout, on: &Gpu) -> Bytes {
-    // On the offer's card, whatever card the input named: its generation sets the cuBLAS
-    // workspace, its memory vLLM's default batch sizes.
-    let input = &EstimateInput {
+/// The run of `input` spread over `layout` on the card `on` (an offer's card, whatever card the
+/// input named: its generation sets the cuBLAS workspace, its memory vLLM's default batch
+/// sizes): its GPUs, tensor / pipeline degrees or ZeRO-3; `None` for a layout the run cannot
+/// use (ZeRO-3 outside training).
+pub fn layout_input(input: &EstimateInput, layout: Layout, on: &Gpu) -> Option<EstimateInput> {
+    let input = EstimateInput {
         gpu: Some(on.id.into()),
         gpu_memory: None,
         ..input.clone()
     };
-    let i = match layout.kind {
+    Some(match layout.kind {
         // A MIG or vGPU slice is one (small) device; data parallel is never asked for.
-        ParallelKind::Single | ParallelKind::Mig | ParallelKind::Data => input.clone(),
-        ParallelKind::Zero3 if input.mode != Mode::Training => return crate::units::MAX_SIZE,
+        ParallelKind::Single | ParallelKind::Mig | ParallelKind::Data => input,
+        ParallelKind::Zero3 if input.mode != Mode::Training => return None,
         ParallelKind::Zero3 => EstimateInput {
             gpus: Some(f64::from(layout.gpus)),
             zero: 3.0,
-            ..input.clone()
+            ..input
         },
         ParallelKind::Tensor | ParallelKind::Pipeline | ParallelKind::TensorPipeline => {
             EstimateInput {
                 gpus: Some(f64::from(layout.gpus)),
                 tp: f64::from(layout.tp),
                 pp: f64::from(layout.pp),
-                ..input.clone()
+                ..input
             }
         }
-    };
-    need(&i)
+    })
+}
+
+/// The memory one GPU of `on` needs when the run of `input` is spread over `layout`
+/// ([`layout_input`]). This is the per-layout function the planner ([`crate::hardware::plan()`])
+/// takes, shared by the CLI's and the npm package's `recommend`. A layout the run cannot use
+/// (ZeRO-3 outside training, a TP degree that does not divide the heads) needs
+/// [`crate::units::MAX_SIZE`], which no card has.
+pub fn layout_required_bytes(input: &EstimateInput, layout: Layout, on: &Gpu) -> Bytes {
+    layout_input(input, layout, on).map_or(crate::units::MAX_SIZE, |i| need(&i))
 }
 
 /// Changes of one input each that make a run that does not fit `memory` fit it: for llama.cpp
