@@ -688,6 +688,22 @@ test('Fit & rent lists the same cheapest options as `vramfit recommend`', async 
   noProblems(page, 'problems');
 });
 
+test('Fit & rent ranks a whole job as `vramfit recommend --per-job`, in both languages', async () => {
+  const page = await watchedPage(await browser());
+  for (const lang of ['en', 'zh']) {
+    await go(page, `#/fit?lang=${lang}&job=${encodeURIComponent('1M tokens')}`, 'fit');
+    await page.locator('#jobs tbody tr').first().waitFor();
+    const rows = await page.$$eval('#jobs tbody tr', (trs) => trs.slice(0, 5).map((tr) => [tr.dataset.offer, Number(tr.dataset.cost), Number(tr.dataset.tokensPerS)]));
+    const r = cli(['recommend', '--model', 'meta-llama/Llama-3.1-8B', '--per-job', '1M tokens', '--limit', '5', '--json']);
+    eq(JSON.stringify(rows), JSON.stringify(r.jobs.map((j) => [j.option.offer, j.cost, j.tokens_per_s])), `${lang}: the cheapest jobs`);
+  }
+  // A training run's job is an epoch: tokens alone are refused with the field named.
+  await go(page, '#/fit?lang=en&mode=training&job=1M', 'fit');
+  await page.locator('#job-error').waitFor();
+  assert((await page.locator('#job-error').innerText()).includes('epoch'), 'the error says what a training job is');
+  noProblems(page, 'problems');
+});
+
 test('the calculator shows the speed on its card, as `vramfit estimate` computes it, in both languages', async () => {
   const page = await watchedPage(await browser());
   for (const lang of ['en', 'zh']) {

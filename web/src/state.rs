@@ -170,6 +170,7 @@ pub const EXTRA_KEYS: &[&str] = &[
     "spot_ckpt",
     "spot_restart",
     "cards",
+    "job",
 ];
 
 impl AppState {

@@ -220,6 +220,7 @@ pub fn view() -> Html {
                     <p class="hint">{ lang.f(key!("fit.footnote"), &[&options.len().to_string()]) }</p>
                 }
             </div>
+            <super::jobs::JobCosts options={options.iter().map(|o| (*o).clone()).collect::<Vec<_>>()} />
             { tail }
             <div class="panel">
                 <h2>{ lang.t(key!("fit.cards")) }</h2>

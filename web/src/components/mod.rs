@@ -17,6 +17,8 @@ pub mod gpus;
 #[cfg(feature = "full")]
 pub mod hub_lookup;
 #[cfg(feature = "full")]
+pub mod jobs;
+#[cfg(feature = "full")]
 pub mod matrix;
 #[cfg(feature = "full")]
 pub mod mig;
