@@ -151,18 +151,6 @@ fn heading(lang: Lang, en: &'static str, zh: &'static str) -> &'static str {
     }
 }
 
-fn group_digits(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 fn diagnosis_text(d: &Diagnosis, lang: Lang) -> String {
     let mut o = String::new();
     let confidence = match d.confidence {
@@ -199,7 +187,11 @@ fn diagnosis_text(d: &Diagnosis, lang: Lang) -> String {
         );
         for e in &d.evidence {
             let number = match (e.bytes, e.value) {
-                (Some(b), _) => format!("{} ({} B)", b.display_auto(), group_digits(b.get())),
+                (Some(b), _) => format!(
+                    "{} ({} B)",
+                    b.display_auto(),
+                    vramfit::estimate::thousands(b.get())
+                ),
                 (None, Some(v)) if v.fract() == 0.0 && v < 1e15 => format!("{v:.0}"),
                 (None, Some(v)) => format!("{v:.4}"),
                 (None, None) => String::new(),

@@ -569,6 +569,17 @@ pub fn parse_number(s: &str) -> Option<f64> {
     v.is_finite().then_some(v)
 }
 
+/// `x` to four significant figures, 0 for what is not a positive finite number: for figures a
+/// model gives to a few per cent (speeds, costs), as a short decimal that reads back exactly
+/// from JSON in every reader.
+pub fn four_figures(x: f64) -> f64 {
+    if !x.is_finite() || x <= 0.0 {
+        return 0.0;
+    }
+    let scale = libm::pow(10.0, 3.0 - libm::floor(libm::log10(x)));
+    libm::round(x * scale) / scale
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

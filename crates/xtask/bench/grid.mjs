@@ -5,10 +5,10 @@
 // Prints one `{"id": …, "ns": …, "cells": …}` line per figure (mean nanoseconds per grid), as
 // `cargo xtask bench` reads.
 //   node crates/xtask/bench/grid.mjs target/npm [--browser]
-import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { tmpdir } from 'node:os';
 import { pathToFileURL } from 'node:url';
+import { launchChromium } from './load.mjs';
 
 const args = process.argv.slice(2);
 const browser = args.includes('--browser');
@@ -38,7 +38,6 @@ if (!browser) {
 } else {
   // The page and the package from one made-up origin, answered from disk by request
   // interception, as the parity check does: nothing listens on a port.
-  const { chromium } = await import('playwright-core');
   const ORIGIN = 'http://grid.vramfit.invalid';
   const html = `<!doctype html><meta charset="utf-8"><title>grid</title>
 <script type="module">
@@ -48,13 +47,7 @@ try {
 } catch (e) { window.__grid = { error: String(e && e.stack || e) }; }
 </script>`;
   const types = { js: 'text/javascript', wasm: 'application/wasm', json: 'application/json' };
-  const profile = mkdtempSync(join(tmpdir(), 'vramfit-grid-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const { context, close } = await launchChromium();
   try {
     await context.route('**/*', (route) => {
       const url = new URL(route.request().url());
@@ -72,8 +65,7 @@ try {
     figures = await handle.jsonValue();
     if (figures.error) { console.error(`grid (Chromium): ${figures.error}`); process.exit(1); }
   } finally {
-    await context.close();
-    rmSync(profile, { recursive: true, force: true });
+    await close();
   }
 }
 for (const f of figures) console.log(JSON.stringify(f));

@@ -50,3 +50,25 @@ export function findWasm(dir) {
 }
 
 export { caller, plain, diff, camel, snake, compareAll } from './compare.mjs';
+
+/** Headless Chromium with the flags every test here uses (tests/e2e/run.mjs has the same), on a
+ *  fresh profile; `close()` ends it and removes the profile. */
+export async function launchChromium() {
+  const { chromium } = await import('playwright-core');
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const profile = mkdtempSync(join(tmpdir(), 'vramfit-bench-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  return {
+    context,
+    close: async () => {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}

@@ -3,11 +3,10 @@
 // --test parity_cases`) to the npm package, in Node or (--browser) in headless Chromium, and
 // compares every field exactly. `cargo xtask test` runs both.
 //   node crates/xtask/bench/parity.mjs target/npm target/parity/cases.json [--browser]
-import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, resolve, dirname, relative } from 'node:path';
-import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { load, caller, compareAll, entryOf, findWasm } from './load.mjs';
+import { load, caller, compareAll, entryOf, findWasm, launchChromium } from './load.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
@@ -28,7 +27,6 @@ if (!browser) {
 } else {
   // The page, the package and the cases come from one made-up origin, answered from disk by
   // request interception: nothing listens on a port, and nothing else is reachable.
-  const { chromium } = await import('playwright-core');
   const ORIGIN = 'http://parity.vramfit.invalid';
   const pkgDir = resolve(dir);
   const { entry } = entryOf(pkgDir);
@@ -45,13 +43,7 @@ try {
 } catch (e) { window.__parity = { error: String(e && e.stack || e) }; }
 </script>`;
   const types = { js: 'text/javascript', mjs: 'text/javascript', wasm: 'application/wasm', json: 'application/json', html: 'text/html' };
-  const profile = mkdtempSync(join(tmpdir(), 'vramfit-parity-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const { context, close } = await launchChromium();
   try {
     await context.route('**/*', (route) => {
       const url = new URL(route.request().url());
@@ -76,7 +68,6 @@ try {
     for (const e of errors) console.log(`page error: ${e}`);
     report('Chromium', r);
   } finally {
-    await context.close();
-    rmSync(profile, { recursive: true, force: true });
+    await close();
   }
 }

@@ -11,6 +11,7 @@ use crate::throughput::{
     self, Compute, InferenceFigure, InferenceInput, Recompute, Runtime, TrainingFigure,
     TrainingInput,
 };
+use crate::units::four_figures;
 
 /// How fast the run goes on its card (`throughput` in an estimate's JSON): inference's figures
 /// for an inference or serving run, training's for a training run, each with its formula.
@@ -62,16 +63,6 @@ fn compute(q: &Quantization) -> Compute {
 /// whose multiplication it then is) and learned positions.
 fn lookup(t: &Tensor, tied: bool) -> bool {
     (t.role == Role::Embedding && !tied) || t.role == Role::Positions
-}
-
-/// `x` to four significant figures: the model is good to a few per cent, and a short decimal
-/// reads back exactly from JSON in every reader (as `max_concurrency_exact` is rounded).
-fn short(x: f64) -> f64 {
-    if !x.is_finite() || x <= 0.0 {
-        return 0.0;
-    }
-    let scale = libm::pow(10.0, 3.0 - libm::floor(libm::log10(x)));
-    libm::round(x * scale) / scale
 }
 
 fn u32_of(x: u64) -> u32 {
@@ -153,8 +144,8 @@ impl Run<'_> {
                 decode_tokens_per_s_per_sequence: None,
                 decode_tokens_per_s: None,
                 generation_s: None,
-                step_time_s: Some(short(t.step_time_s)),
-                tokens_per_s: Some(short(t.tokens_per_s)),
+                step_time_s: Some(four_figures(t.step_time_s)),
+                tokens_per_s: Some(four_figures(t.tokens_per_s)),
                 formulas,
             });
         }
@@ -231,11 +222,13 @@ impl Run<'_> {
         }
         Some(Throughput {
             runtime,
-            prefill_tokens_per_s: Some(short(t.prefill_tokens_per_s)),
-            time_to_first_token_s: Some(short(t.time_to_first_token_s)),
-            decode_tokens_per_s_per_sequence: Some(short(t.decode_tokens_per_s_per_sequence)),
-            decode_tokens_per_s: Some(short(t.decode_tokens_per_s)),
-            generation_s: Some(short(t.total_s)),
+            prefill_tokens_per_s: Some(four_figures(t.prefill_tokens_per_s)),
+            time_to_first_token_s: Some(four_figures(t.time_to_first_token_s)),
+            decode_tokens_per_s_per_sequence: Some(four_figures(
+                t.decode_tokens_per_s_per_sequence,
+            )),
+            decode_tokens_per_s: Some(four_figures(t.decode_tokens_per_s)),
+            generation_s: Some(four_figures(t.total_s)),
             step_time_s: None,
             tokens_per_s: None,
             formulas,
@@ -297,17 +290,17 @@ mod tests {
         assert_eq!(t.runtime, Runtime::Transformers);
         assert_eq!(
             t.decode_tokens_per_s,
-            Some(short(by_hand.decode_tokens_per_s))
+            Some(four_figures(by_hand.decode_tokens_per_s))
         );
         assert_eq!(
             t.prefill_tokens_per_s,
-            Some(short(by_hand.prefill_tokens_per_s))
+            Some(four_figures(by_hand.prefill_tokens_per_s))
         );
         assert_eq!(
             t.time_to_first_token_s,
-            Some(short(by_hand.time_to_first_token_s))
+            Some(four_figures(by_hand.time_to_first_token_s))
         );
-        assert_eq!(t.generation_s, Some(short(by_hand.total_s)));
+        assert_eq!(t.generation_s, Some(four_figures(by_hand.total_s)));
         assert_eq!(t.formulas.len(), 5);
         assert!(
             t.formulas
@@ -349,8 +342,8 @@ mod tests {
             &throughput::Device::of(gpu),
         )
         .unwrap();
-        assert_eq!(t.step_time_s, Some(short(by_hand.step_time_s)));
-        assert_eq!(t.tokens_per_s, Some(short(by_hand.tokens_per_s)));
+        assert_eq!(t.step_time_s, Some(four_figures(by_hand.step_time_s)));
+        assert_eq!(t.tokens_per_s, Some(four_figures(by_hand.tokens_per_s)));
         assert_eq!(t.decode_tokens_per_s, None);
     }
 
@@ -373,9 +366,9 @@ mod tests {
         .unwrap();
         assert!(e.throughput.is_none());
         // Four significant figures: 9.0815126 s reads 9.082 s, 1,053.053 tokens/s 1,053.
-        assert_eq!(short(9.081_512_662_926_611), 9.082);
-        assert_eq!(short(1_053.053_025), 1_053.0);
-        assert_eq!(short(0.000_123_456), 0.000_123_5);
+        assert_eq!(four_figures(9.081_512_662_926_611), 9.082);
+        assert_eq!(four_figures(1_053.053_025), 1_053.0);
+        assert_eq!(four_figures(0.000_123_456), 0.000_123_5);
         // An fp8 checkpoint computes in FP8, llama.cpp's GGUF weights are dequantized.
         assert_eq!(compute(&Quantization::Fp8), Compute::Fp8);
         assert_eq!(runtime(Mode::Serve, Engine::Vllm), Runtime::Batched);

@@ -12,7 +12,7 @@ use super::spot::{SpotInput, compare};
 use super::{Market, PlanOption, find_gpu};
 use crate::error::Result;
 use crate::estimate::{EstimateInput, Mode, largest_batch, layout_input, within_reach};
-use crate::units::parse_params;
+use crate::units::{four_figures, parse_params};
 
 /// The spot model's defaults for a job priced without the user's figures (the spot calculator's
 /// defaults): an interruption every 12 hours on average (the middle of the guide's 6–48 h), a
@@ -98,16 +98,6 @@ pub struct JobCost {
     pub guide_prefers_on_demand: bool,
 }
 
-/// `x` to four significant figures (as the speed figures are): the costs compare within the
-/// model's few per cent, and a short decimal reads back exactly from JSON.
-fn short(x: f64) -> f64 {
-    if !x.is_finite() || x <= 0.0 {
-        return 0.0;
-    }
-    let scale = libm::pow(10.0, 3.0 - libm::floor(libm::log10(x)));
-    libm::round(x * scale) / scale
-}
-
 /// Every option of `options` priced for `job` with the run of `input`, cheapest job first (a
 /// spot option of a job over 24 hours after every on-demand one). An option whose speed the
 /// estimator does not give (a MIG or vGPU slice, a card without datasheet figures) is left out.
@@ -177,10 +167,10 @@ pub fn cost_per_job(
             option: o.clone(),
             batch: run.batch as u64,
             tokens_per_s,
-            hours: short(hours),
-            wall_hours: short(wall_hours),
-            cost: short(cost),
-            cost_per_million_tokens: short(cost / job.tokens as f64 * 1e6),
+            hours: four_figures(hours),
+            wall_hours: four_figures(wall_hours),
+            cost: four_figures(cost),
+            cost_per_million_tokens: four_figures(cost / job.tokens as f64 * 1e6),
             guide_prefers_on_demand: spot && hours > ON_DEMAND_AFTER_HOURS,
         });
     }
