@@ -3,4 +3,6 @@
 
 mod book_data;
 mod calibration;
+mod ollama_calibration;
+mod sglang_calibration;
 mod torch_reference;

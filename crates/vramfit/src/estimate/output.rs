@@ -135,6 +135,11 @@ pub struct OllamaLoad {
     pub total_bytes: Bytes,
     /// `ollama ps`: the percent of `total_bytes` on the CPU (the rest on the GPU).
     pub cpu_percent: u8,
+    /// Ollama's KV estimate (`memory.required.kv`).
+    pub kv_bytes: Bytes,
+    /// Ollama's graph estimate, for a full offload or a partial one as it decided
+    /// (`memory.graph.full`, `memory.graph.partial`).
+    pub graph_bytes: Bytes,
     /// The context llama.cpp gets: `num_ctx × OLLAMA_NUM_PARALLEL`.
     pub context: u64,
 }

@@ -774,9 +774,21 @@ impl EstimateInput {
                     "{max_model_len} 个 token 的上下文放不下一条 {seq_len} 提示 + {new_tokens} 生成 token 的序列"
                 ],
                 [
-                    "with llama.cpp, an integer from {per_sequence} (seq_len + new_tokens) to {MAX_SEQ}"
+                    "with {}, an integer from {per_sequence} (seq_len + new_tokens) to {MAX_SEQ}",
+                    if runner == Runner::Ollama {
+                        "Ollama (num_ctx)"
+                    } else {
+                        "llama.cpp"
+                    }
                 ],
-                ["llama.cpp 下为 {per_sequence}（seq_len + new_tokens）到 {MAX_SEQ} 的整数"],
+                [
+                    "{} 下为 {per_sequence}（seq_len + new_tokens）到 {MAX_SEQ} 的整数",
+                    if runner == Runner::Ollama {
+                        "Ollama（num_ctx）"
+                    } else {
+                        "llama.cpp"
+                    }
+                ],
             ));
         }
         let given_seqs = self
