@@ -7,6 +7,8 @@ use crate::precision::GgufFileType;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+// Rendered by `tests/sourcegen_ollama.rs`; rustfmt must not touch it, or the freshness test fails.
+#[rustfmt::skip]
 #[path = "../generated/ollama.rs"]
 mod generated;
 

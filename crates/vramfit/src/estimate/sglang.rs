@@ -365,3 +365,229 @@ pub const SGLANG_DIST_INIT_PCIE: Bytes = Bytes::new(139_586_437); // 0.13 GiB
 /// for 13 graphs of QwQ-32B's 64 layers, tp 4) and 0.88 MiB (0.11 GiB for 4 graphs of a Llama 8B's
 /// 32 layers), the two logs of `tests/data/sglang-calibration.csv` that print it.
 pub const SGLANG_CUDA_GRAPH_PER_LAYER: Bytes = Bytes::mib(1);
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Engine, EstimateInput, Mode, estimate};
+    use super::*;
+    use crate::precision::{Dtype, Quantization};
+
+    fn sglang(model: &str) -> EstimateInput {
+        EstimateInput {
+            model: Some(model.into()),
+            mode: Mode::Serve,
+            engine: Engine::Sglang,
+            ..EstimateInput::default()
+        }
+    }
+
+    /// `_handle_gpu_memory_settings` by hand. H100 (81,090 MiB): 8192 tokens, 256 graphs, reserve
+    /// 512 + 8192 × 1.5 + 256 × 2 + 1 / 8 × 1024 = 13,440 MiB (over the 10 GiB floor), so
+    /// (81,090 − 13,440) / 81,090 = 0.834. RTX 4090 (24,084 MiB): 2048 and 24, reserve 512 + 3072
+    /// + 48 + 128 = 3,760 MiB, 0.844. No card: 4096, 160 and 0.88.
+    #[test]
+    fn defaults_follow_the_cards_memory() {
+        let h100 = defaults(Some(81_090), 1);
+        assert_eq!(
+            (h100.chunked_prefill_size, h100.cuda_graph_max_bs),
+            (8192, 256)
+        );
+        assert_eq!(default_mem_fraction(Some(81_090), 8192, 256, 1), 0.834);
+        assert_eq!(defaults(Some(81_090), 4).cuda_graph_max_bs, 512);
+        let rtx = defaults(Some(24_084), 1);
+        assert_eq!(
+            (rtx.chunked_prefill_size, rtx.cuda_graph_max_bs),
+            (2048, 24)
+        );
+        assert_eq!(default_mem_fraction(Some(24_084), 2048, 24, 1), 0.844);
+        assert_eq!(
+            defaults(None, 1),
+            Defaults {
+                chunked_prefill_size: 4096,
+                cuda_graph_max_bs: 160
+            }
+        );
+        assert_eq!(default_mem_fraction(None, 4096, 160, 1), 0.88);
+        // The resolved input carries them: an H100 by its catalog id.
+        let w = EstimateInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..sglang("meta-llama/Llama-3.1-8B")
+        }
+        .resolve()
+        .unwrap();
+        assert_eq!(
+            (
+                w.mem_fraction_static,
+                w.max_num_batched_tokens,
+                w.cuda_graph_max_bs
+            ),
+            (0.834, 8192, 256)
+        );
+    }
+
+    /// The batch sizes SGLang captures: [1, 2, 4, 8, 12] + 16..=256 by 8 (31) + 272..=496 by 16
+    /// (15) + 512.. by 32.
+    #[test]
+    fn capture_sizes_as_sglang_lists_them() {
+        assert_eq!(capture_sizes(8), 4);
+        assert_eq!(capture_sizes(80), 5 + 9);
+        assert_eq!(capture_sizes(256), 5 + 31);
+        assert_eq!(capture_sizes(512), 5 + 31 + 15 + 1);
+    }
+
+    /// Llama-3.1-8B on an H100 at mem_fraction_static 0.88, by hand: before loading, 85,029,027,840
+    /// − 547,608,330 (the CUDA context) = 84,481,419,510 B free; × 0.88 = 74,343,649,169; less the
+    /// weights 16,060,522,496 and the loading overhead 177,704,271 = 58,105,422,402 B; ÷ 131,072 B
+    /// per token (2 × 8 KV heads × 128 × 32 layers × 2 B) = 443,309 tokens. SGLang logged 442,750
+    /// for this run (PR 4760).
+    #[test]
+    fn the_token_pool_by_hand() {
+        let e = estimate(&EstimateInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            mem_fraction_static: Some(0.88),
+            ..sglang("meta-llama/Llama-3.1-8B")
+        })
+        .unwrap();
+        assert_eq!(e.kv_cache_tokens, Some(443_309));
+        assert_eq!(e.kv_cache_bytes.get(), 443_310 * 131_072);
+        assert_eq!(e.kv_bytes_per_token, 131_072);
+        // ReqToTokenPool: 443,309 × 512 / 131,072 = 1,731 requests, raised to 2048; × (131,072 +
+        // 4) × 4 B.
+        let table = e
+            .components
+            .iter()
+            .find(|c| c.key == "req_to_token_pool")
+            .unwrap();
+        assert_eq!(table.bytes.get(), 2048 * 131_076 * 4);
+        // Requests of the full 131,072-token context the pool holds at once: 3.38.
+        assert_eq!(e.max_concurrency_exact, Some(3.38));
+        // CUDA graphs: 36 graphs up to 256 × 32 layers × 1 MiB.
+        let graphs = e
+            .components
+            .iter()
+            .find(|c| c.key == "cuda_graphs")
+            .unwrap();
+        assert_eq!(graphs.bytes.get(), 36 * 32 * 1_048_576);
+    }
+
+    /// MLA caches `kv_lora_rank + qk_rope_head_dim` per layer, the same on every GPU whatever the
+    /// tp (SGLang's MLATokenToKVPool): DeepSeek-V3, (512 + 64) × 61 layers × 2 B = 70,272 B per
+    /// token at tp 8. Grouped-query attention splits the KV heads: Llama-3.1-8B at tp 2 keeps 4
+    /// of its 8, 65,536 B.
+    #[test]
+    fn the_cell_is_sglangs_for_mla_and_gqa() {
+        let v3 = estimate(&EstimateInput {
+            gpu: Some("h200-sxm-141gb".into()),
+            tp: 8.0,
+            ..sglang("deepseek-ai/DeepSeek-V3")
+        })
+        .unwrap();
+        assert_eq!(v3.kv_bytes_per_token, 70_272);
+        let llama = estimate(&EstimateInput {
+            tp: 2.0,
+            ..sglang("meta-llama/Llama-3.1-8B")
+        })
+        .unwrap();
+        assert_eq!(llama.kv_bytes_per_token, 65_536);
+    }
+
+    #[test]
+    fn a_fraction_out_of_range_is_refused_with_its_range() {
+        for f in [0.0, 1.0, f64::NAN, -0.5] {
+            let e = EstimateInput {
+                mem_fraction_static: Some(f),
+                ..sglang("meta-llama/Llama-3.1-8B")
+            }
+            .resolve()
+            .unwrap_err();
+            assert_eq!(e.field, "mem_fraction_static");
+            assert!(e.accepted.contains("0.01 to 0.99"), "{e}");
+        }
+    }
+
+    /// A fraction too small for the weights: the pool is empty, SGLang refuses to start, and the
+    /// fit says why.
+    #[test]
+    fn no_room_for_the_pool_does_not_fit() {
+        let e = estimate(&EstimateInput {
+            gpu: Some("rtx-4090".into()),
+            mem_fraction_static: Some(0.5),
+            ..sglang("meta-llama/Llama-3.1-8B")
+        })
+        .unwrap();
+        assert_eq!(e.kv_cache_tokens, Some(0));
+        let fit = e.fit.unwrap();
+        assert!(!fit.fits);
+        assert!(fit.reason.unwrap().en.contains("mem_fraction_static"));
+    }
+
+    /// Expert parallelism, by hand on Mixtral 8x7B (bf16): its routed experts are 32 layers × 8 ×
+    /// 3 × 4096 × 14,336 = 45,097,156,608 parameters. vLLM with `--enable-expert-parallel` over 2
+    /// GPUs of data parallel (tp 1) keeps attention whole on each and 4 experts per layer: (params
+    /// − experts) × 2 B + experts / 2 × 2 B. SGLang's ep 2 inside tp 2 holds the same bytes as tp
+    /// 2 alone (4 whole experts, or half of every expert).
+    #[test]
+    fn expert_parallel_divides_the_routed_experts() {
+        let (_, a, _) = crate::catalog::find_model("mistralai/Mixtral-8x7B-v0.1").unwrap();
+        let experts: u64 = 32 * 8 * 3 * 4096 * 14_336;
+        assert_eq!(experts, 45_097_156_608);
+        let ep =
+            weights::per_gpu_weight_bytes_ep(&a, Dtype::Bf16, &Quantization::None, (1, 1), 2, 2);
+        assert_eq!(ep, (a.params() - experts) * 2 + experts);
+        let vllm = estimate(&EstimateInput {
+            model: Some("mistralai/Mixtral-8x7B-v0.1".into()),
+            mode: Mode::Serve,
+            engine: Engine::Vllm,
+            gpus: Some(2.0),
+            ep: 2.0,
+            ..EstimateInput::default()
+        })
+        .unwrap();
+        // vLLM adds its rotary cache: 32,768 positions × 128 × 2 B.
+        assert_eq!(vllm.weights_bytes.get(), ep + 32_768 * 128 * 2);
+        let tp2 = weights::per_gpu_weight_bytes(&a, Dtype::Bf16, &Quantization::None, 2, 1);
+        let sglang_ep = estimate(&EstimateInput {
+            tp: 2.0,
+            ep: 2.0,
+            ..sglang("mistralai/Mixtral-8x7B-v0.1")
+        })
+        .unwrap();
+        assert_eq!(sglang_ep.weights_bytes.get(), tp2);
+    }
+
+    #[test]
+    fn an_ep_the_engine_cannot_use_is_refused() {
+        let e = |i: EstimateInput| i.resolve().unwrap_err();
+        // A dense model has no experts to divide.
+        let dense = e(EstimateInput {
+            tp: 2.0,
+            ep: 2.0,
+            ..sglang("meta-llama/Llama-3.1-8B")
+        });
+        assert_eq!(dense.field, "ep");
+        // 3 does not divide Mixtral's 8 experts; vLLM's EP is tp × dp, here 2.
+        let mixtral = || sglang("mistralai/Mixtral-8x7B-v0.1");
+        let three = e(EstimateInput {
+            tp: 4.0,
+            gpus: Some(12.0),
+            ep: 3.0,
+            ..mixtral()
+        });
+        assert!(three.accepted.contains("1, 2, 4"), "{three}");
+        let vllm = e(EstimateInput {
+            engine: Engine::Vllm,
+            tp: 2.0,
+            ep: 4.0,
+            ..mixtral()
+        });
+        assert_eq!(vllm.accepted, "one of 1, 2");
+        // Training and llama.cpp have no expert parallelism.
+        let train = e(EstimateInput {
+            mode: Mode::Training,
+            ep: 2.0,
+            gpus: Some(2.0),
+            ..mixtral()
+        });
+        assert!(train.problem.contains("vLLM and SGLang"), "{train}");
+    }
+}

@@ -99,14 +99,16 @@ pub(super) static OLLAMA_MODELS: &[OllamaModel] = &[
         source: "https://ollama.com/library/llama3.3",
         sizes_source: "https://github.com/TanStack/ai/blob/156e0e61f6d4824a275692c8c7bcc2d1a055ec80/packages/typescript/ai-ollama/src/meta/model-meta-llama3.3.ts",
         date: "2025-12-27",
-        tags: &[OllamaTag {
-            size: "70b",
-            aliases: &[],
-            latest: true,
-            preset: "meta-llama/Llama-3.3-70B-Instruct",
-            file_type: GgufFileType::Q4_K_M,
-            download_bytes: 43000000000,
-        }],
+        tags: &[
+            OllamaTag {
+                size: "70b",
+                aliases: &[],
+                latest: true,
+                preset: "meta-llama/Llama-3.3-70B-Instruct",
+                file_type: GgufFileType::Q4_K_M,
+                download_bytes: 43000000000,
+            },
+        ],
     },
     // qwen2.5.toml
     OllamaModel {
