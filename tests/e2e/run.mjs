@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
+import { hubTests } from './hub.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -270,6 +271,7 @@ test('boot.js starts the build the app would choose (AppState::build), so no add
     ['#/calc?lang=en&lang=zh', 'en-US', 'vramfit_zh_bg-'],
     ['#/fit?lang=zh', 'zh-CN', 'vramfit_full_bg-'],
     ['#/calc?lang=en&source=config', 'en-US', 'vramfit_full_bg-'],
+    ['#/calc?lang=zh&source=hub&model=Qwen%2FQwen3-0.6B-FP8', 'en-US', 'vramfit_full_bg-'],
   ];
   for (const [hash, locale, want] of cases) {
     const context = await browser({ serviceWorkers: 'block', locale });
@@ -1175,6 +1177,9 @@ test('screenshots of every view, desktop and phone', async () => {
   }
   noProblems(page, 'problems');
 });
+
+// The hub lookup's tests, in a file of their own, with this harness.
+hubTests({ test, browser, watchedPage, go, eq, assert, shown, sameAsCli, BASE, CLI });
 
 // ---------------------------------------------------------------------------------------------
 

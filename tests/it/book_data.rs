@@ -242,7 +242,9 @@ fn sglang_validation(s: &mut String) {
     let _ = writeln!(
         s,
         "\nFrom the log's own free memory before loading and `mem usage` at load, SGLang's formula `(pre × mem_fraction_static − load) ÷ cell` gives every logged token count to 0.1 % ({} logs print both). The CUDA graphs, `graphs × layers × 1 MiB`, against the two logs that print them:\n",
-        runs.iter().filter(|r| r.avail_before_load_gib.is_some()).count()
+        runs.iter()
+            .filter(|r| r.avail_before_load_gib.is_some())
+            .count()
     );
     let _ = writeln!(s, "| log | model | graphs | measured | vramfit | error |");
     let _ = writeln!(s, "|---|---|---|---|---|---|");
@@ -767,6 +769,7 @@ fn book_tables_are_fresh() {
         ("oom-tree.zh.md", tree_md(Lang::Zh)),
         ("faq.md", faq_md(Lang::En)),
         ("faq.zh.md", faq_md(Lang::Zh)),
+        ("throughput.md", crate::throughput::book_table()),
     ]
     .into_iter()
     .filter(|(name, content)| ensure_file(name, content))

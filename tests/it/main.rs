@@ -5,4 +5,5 @@ mod book_data;
 mod calibration;
 mod ollama_calibration;
 mod sglang_calibration;
+mod throughput;
 mod torch_reference;

@@ -71,3 +71,25 @@ test("diagnose reads a PyTorch OOM as the CLI does", () => {
   assert.deepStrictEqual(d, fromCli);
   assert.equal(d.kind, "capacity");
 });
+
+test("modelsOn and grid answer as the CLI's fits", () => {
+  const fromCli = JSON.parse(
+    execFileSync(cli, ["fits", "--gpu", "rtx-4090", "--engine", "llamacpp", "--all", "--json"], { encoding: "utf8" }),
+  );
+  const fromJs = full.modelsOn({ engine: "llamacpp" }, "rtx-4090");
+  assert.deepStrictEqual(fromJs, fromCli);
+  // The grid's cell for a model on the 4090 is that model's best format there.
+  const g = full.grid({ engine: "llamacpp" }, ["rtx-4090", "h100-sxm5-80gb"]);
+  assert.deepStrictEqual(g.gpus, ["rtx-4090", "h100-sxm5-80gb"]);
+  assert.equal(g.cells.length, g.models.length * 2);
+  for (const [m, model] of g.models.entries()) {
+    const best = fromJs.find((r) => r.model === model && r.best);
+    const cell = g.cells[m * 2];
+    assert.deepStrictEqual(cell === null ? null : g.formats[cell], best ? best.format : null, model);
+  }
+  // Every card of the catalog when none are named.
+  assert.equal(full.grid({}).gpus.length, full.gpus().length);
+  assert.throws(() => full.grid({ model: "gpt2" }), /model: every preset is tried/);
+  assert.throws(() => full.modelsOn({}, "no-such-card"), /gpu: no GPU named/);
+  assert.throws(() => full.grid({}, ["rtx-4090", "nope"]), /gpuIds: no GPU named/);
+});

@@ -32,6 +32,8 @@ test("the tarball holds only what ships", () => {
     "README.md",
     "full.d.ts",
     "full.js",
+    "hub.d.ts",
+    "hub.js",
     "index.d.ts",
     "index.js",
     "load.js",

@@ -15,13 +15,16 @@ use crate::fields;
 use crate::i18n::Key;
 use crate::state::AppState;
 
-/// The parsed config.json of the state, or the model a weights file's header gave, if the
-/// source is one.
+/// The parsed config.json of the state, the model a weights file's header gave, or the model
+/// looked up on a hub, if the source is one.
 #[cfg(feature = "full")]
 pub fn config_of(s: &AppState) -> Option<Result<ParsedConfig, InputError>> {
     let text = s.extra("config");
     if text.is_empty() {
         return None;
+    }
+    if let Some(m) = crate::hub::from_extra(text) {
+        return Some(Ok(m.model));
     }
     crate::weights_file::from_extra(text).or_else(|| Some(vramfit::config::parse_config(text)))
 }
@@ -37,7 +40,7 @@ pub fn config_of(_: &AppState) -> Option<Result<ParsedConfig, InputError>> {
 pub fn input_with(s: &AppState, changes: &[(&str, String)]) -> Result<EstimateInput, InputError> {
     let config = match config_of(s) {
         Some(Ok(c)) => Some(c),
-        Some(Err(e)) if s.value("source") == "config" => return Err(e),
+        Some(Err(e)) if matches!(s.value("source").as_str(), "config" | "hub") => return Err(e),
         _ => None,
     };
     let value = |k: &str| {

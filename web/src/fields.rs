@@ -153,7 +153,7 @@ pub const QUANTIZATIONS: &[Choice] = choices!("quantization":
 
 /// Every field, in form order.
 pub static FIELDS: &[Field] = &[
-    choice_field!("source", Model: "preset", "params", "config"),
+    choice_field!("source", Model: "preset", "params", "config", "hub"),
     Field::new("model", Kind::Text, Group::Model),
     Field::new("params", Kind::Text, Group::Model),
     choice_field!("mode", Run: "inference", "serve", "training"),
@@ -369,7 +369,7 @@ pub fn to_input(
     }
     match value("source").as_str() {
         "params" => input.params = Some(value("params")),
-        "config" => match config {
+        s if read_model(s) => match config {
             Some(c) => {
                 input.arch = Some(c.arch);
                 input.dtype = c.dtype;
@@ -377,15 +377,7 @@ pub fn to_input(
                     input.quantization = q;
                 }
             }
-            None => {
-                return Err(vramfit::input_error!(
-                    "config.json",
-                    "no config.json loaded",
-                    "尚未加载 config.json",
-                    "a Hugging Face config.json, dropped or chosen",
-                    "拖入或选择的 Hugging Face config.json",
-                ));
-            }
+            None => return Err(no_model(value)),
         },
         _ => input.model = Some(value("model")),
     }
@@ -394,7 +386,7 @@ pub fn to_input(
         input.dtype = Some(Dtype::parse("dtype", &dtype)?);
     }
     let q = value("quantization");
-    if q != "none" || value("source") != "config" {
+    if q != "none" || !read_model(&value("source")) {
         input.quantization = Quantization::parse("quantization", &q)?;
     }
     input.kv_dtype = KvDtype::parse("kv_dtype", &value("kv_dtype"))?;
@@ -405,6 +397,37 @@ pub fn to_input(
         .map(str::to_string)
         .collect();
     Ok(input)
+}
+
+/// Whether the model of `source` is read (a config.json or weights file) or looked up (on a hub,
+/// the full build's source), its architecture and format then given, not a preset's.
+fn read_model(source: &str) -> bool {
+    source == "config" || (cfg!(feature = "full") && source == "hub")
+}
+
+/// The error of a model source with no model yet: no config.json dropped, or (full build) no
+/// model looked up on the hub.
+fn no_model(value: &dyn Fn(&str) -> String) -> InputError {
+    #[cfg(feature = "full")]
+    if value("source") == "hub" {
+        let repo = value("model");
+        return vramfit::input_error!(
+            "hub",
+            ["`{repo}` is not looked up yet"],
+            ["尚未查询 `{repo}`"],
+            "the Look up button: it reads the repo's config.json and the headers of its weights from the hub",
+            "“查询”按钮：从模型仓库读取该仓库的 config.json 与权重文件头",
+        );
+    }
+    #[cfg(not(feature = "full"))]
+    let _ = value;
+    vramfit::input_error!(
+        "config.json",
+        "no config.json loaded",
+        "尚未加载 config.json",
+        "a Hugging Face config.json, dropped or chosen",
+        "拖入或选择的 Hugging Face config.json",
+    )
 }
 
 fn number(field: &str, v: &str) -> Result<f64, InputError> {

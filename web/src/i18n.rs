@@ -326,9 +326,6 @@ texts! {
     ("calc.saves", "saves {0} ({1})", "节省 {0}（{1}）"),
     ("calc.serving", "Serving engine settings", "推理引擎设置"),
     ("calc.serving_result", "The KV pool holds {0} tokens: {1} sequences of max_model_len at once.", "KV 缓存池可容纳 {0} 个 token：可同时容纳 {1} 条 max_model_len 长度的序列。"),
-    ("calc.src_config", "config.json", "config.json"),
-    ("calc.src_params", "Parameter count", "参数量"),
-    ("calc.src_preset", "Preset", "预设"),
     ("calc.total", "Total (nvidia-smi)", "总计（nvidia-smi）"),
     ("calc.total_sub", "{0}, as nvidia-smi shows it", "{0}，即 nvidia-smi 显示值"),
     ("calc.training", "Training", "训练"),
@@ -432,6 +429,7 @@ texts! {
     ("v.quantization.bnb-nf4-dq", "bnb-nf4 + double quantization", "bnb-nf4 + 双重量化"),
     ("v.quantization.none", "none", "不量化"),
     ("v.source.config", "config.json", "config.json"),
+    ("v.source.hub", "Look it up on the hub", "在模型仓库中查找"),
     ("v.source.params", "Parameter count", "参数量"),
     ("v.source.preset", "Preset", "预设"),
     ("view.calc", "Calculator", "计算器"),
@@ -484,6 +482,7 @@ texts! {
     /// The text of the views beyond the calculator (Fit & rent, MIG, Diagnose, FAQ, This
     /// device), sorted by key like [`TEXT`]. Only the full build carries it.
     VIEW_TEXT, VIEW_KEYS:
+    ("app.footer_full", "Runs entirely in your browser: no server, no account; the network only for a hub lookup you ask for. Works offline.", "完全在浏览器中运行：无服务器、无账号；仅在你查询模型仓库时联网。可离线使用。"),
     ("calc.config_info", "Read locally: model_type {0}, {1} parameters.", "已在本地读取：model_type {0}，{1} 参数。"),
     ("calc.drop", "Drop a config.json, .safetensors or .gguf file here, or choose one", "将 config.json、.safetensors 或 .gguf 文件拖放到此处，或选择文件"),
     ("calc.drop_hint", "The file is read in your browser and never uploaded; of a weights file, only its header.", "文件只在浏览器中读取，不会上传；权重文件只读取其文件头。"),
@@ -573,6 +572,19 @@ texts! {
     ("fit.tier_training", "Training", "训练"),
     ("fit.typed_price", "your price", "自填价格"),
     ("fit.usable", "Usable", "可用"),
+    ("hub.cached", "From this browser's cache: looked up on {0} before.", "来自本浏览器的缓存：之前已在 {0} 查询过。"),
+    ("hub.checkpoint", "Checkpoint ({0}): {1} tensors, {2} parameters, {3}: {4}.", "检查点（{0}）：{1} 个张量，{2} 个参数，{3}：{4}。"),
+    ("hub.endpoint", "Hub", "模型仓库地址"),
+    ("hub.endpoint_hint", "Hugging Face, or ModelScope where huggingface.co is out of reach; kept in this browser.", "Hugging Face；无法访问 huggingface.co 时可用 ModelScope；保存在本浏览器中。"),
+    ("hub.looking", "Reading the file list, config.json and the weights' headers from {0}…", "正在从 {0} 读取文件列表、config.json 与权重文件头…"),
+    ("hub.lookup", "Look up", "查询"),
+    ("hub.not_cached", "Not looked up in this browser yet: nothing is fetched until you press Look up.", "本浏览器尚未查询过：按下“查询”之前不会发出任何请求。"),
+    ("hub.privacy", "Looking up sends {0} the repo's name and asks for its file list, its config.json and its weights' headers (kilobytes to megabytes, by HTTP Range; never the weights); nothing else leaves the page. The result is kept in this browser.", "查询时会把仓库名发送给 {0}，并请求其文件列表、config.json 与权重文件头（几 KB 到几 MB，通过 HTTP Range 读取，从不下载权重）；页面不发送其他任何内容。结果保存在本浏览器中。"),
+    ("hub.read", "Read from {0}: {1}; {2} in all.", "已从 {0} 读取：{1}；共 {2}。"),
+    ("hub.refresh", "Look up again", "重新查询"),
+    ("hub.repo", "Repo on the hub (OWNER/NAME)", "模型仓库中的仓库（OWNER/NAME）"),
+    ("hub.weights_differ", "The estimate's weights ({0}) differ from the checkpoint's by {1}: the format as vramfit models it.", "估算的权重（{0}）与检查点相差 {1}：这是 vramfit 对该格式的建模方式。"),
+    ("hub.weights_exact", "The estimate's weights are the checkpoint's bytes exactly.", "估算的权重正好等于检查点的字节数。"),
     ("matrix.c.billing", "Billing granularity", "计费粒度"),
     ("matrix.c.frameworks", "Preinstalled frameworks", "框架预装"),
     ("matrix.c.interconnect", "Interconnect", "网络互联带宽"),
@@ -768,7 +780,7 @@ mod tests {
         assert_eq!(BOOK.name(), "app.book");
         const FIRST_VIEW: Key = Key::of(&[VIEW_KEYS[0]]);
         assert_eq!(usize::from(FIRST_VIEW.0), TEXT_KEYS.len());
-        assert_eq!(FIRST_VIEW, key!("calc.config_info"));
+        assert_eq!(FIRST_VIEW, key!("app.footer_full"));
         let adapter = key!("device.adapter");
         assert_eq!(Lang::En.t(adapter), "WebGPU adapter");
         assert_eq!(Lang::Zh.t(adapter), "WebGPU 适配器");

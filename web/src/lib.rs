@@ -26,6 +26,8 @@ pub mod catalog;
 pub mod compute;
 pub mod fields;
 pub mod format;
+#[cfg(feature = "full")]
+pub mod hub;
 pub mod i18n;
 pub mod route;
 pub mod state;
@@ -133,7 +135,7 @@ pub fn app() -> Html {
                 { view }
             </main>
             <footer>
-                { lang.t(key!("app.footer")) }{ " · " }
+                { lang.t(FOOTER) }{ " · " }
                 <a href={if lang.is_zh() { "./book/zh/" } else { "./book/en/" }}>{ lang.t(key!("app.book")) }</a>
                 { " · vramfit " }{ vramfit::VERSION }
             </footer>
@@ -141,6 +143,13 @@ pub fn app() -> Html {
         </ContextProvider<Ctx>>
     }
 }
+
+/// The footer's claim: the calculator builds make no request at all; the full build makes those of
+/// a hub lookup, when asked.
+#[cfg(feature = "full")]
+const FOOTER: i18n::Key = key!("app.footer_full");
+#[cfg(not(feature = "full"))]
+const FOOTER: i18n::Key = key!("app.footer");
 
 /// The page inside the provider of the offers (the full build).
 #[cfg(feature = "full")]

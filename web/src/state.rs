@@ -213,22 +213,26 @@ impl AppState {
     /// The URL hash of this state in `view`.
     pub fn hash_for(&self, view: View) -> String {
         let mut params = vec![("lang".to_string(), self.lang.url_code().to_string())];
+        // A model looked up on a hub (full build): the link carries its repo id, not it.
+        let hub = cfg!(feature = "full") && self.calc.get("source").is_some_and(|s| s == "hub");
         params.extend(self.calc.iter().map(|(k, v)| (k.clone(), v.clone())));
         params.extend(
             self.extra
                 .iter()
                 .filter(|(k, v)| !(k.as_str() == "text" && v.len() > MAX_TEXT_IN_URL))
+                .filter(|(k, _)| !(hub && k.as_str() == "config"))
                 .map(|(k, v)| (k.clone(), v.clone())),
         );
         Route::hash(view, &params)
     }
 
     /// The smallest of the site's builds that shows this state: `"full"` for any view but the
-    /// calculator, or for a model read from a config.json or weights file; else the calculator
+    /// calculator, or for a model read from a config.json or weights file or looked up on a
+    /// hub; else the calculator
     /// build of the state's language, `"en"` or `"zh"` (`www/boot.js` makes the same choice
     /// from the address before any build runs).
     pub fn build(&self) -> &'static str {
-        if self.view != View::Calc || self.value("source") == "config" {
+        if self.view != View::Calc || matches!(self.value("source").as_str(), "config" | "hub") {
             "full"
         } else {
             self.lang.url_code()
@@ -276,6 +280,35 @@ mod tests {
             zh.build(),
             "zh",
             "the browser's language where the link names none"
+        );
+    }
+
+    #[test]
+    fn a_model_looked_up_on_a_hub_is_linked_by_its_repo_id_alone() {
+        assert_eq!(
+            open("#/calc?source=hub&model=Qwen%2FQwen3-0.6B-FP8").build(),
+            "full"
+        );
+        let s = open("#/calc?lang=zh&source=hub&model=Qwen/Qwen3-0.6B-FP8");
+        let s = s.reduce(Action::SetExtra(
+            "config".into(),
+            "{\"vramfit_hub\":{}}".into(),
+        ));
+        let hash = s.hash();
+        assert!(
+            hash.contains("source=hub") && hash.contains("model=Qwen"),
+            "{hash}"
+        );
+        assert!(
+            !hash.contains("config"),
+            "the model itself stays out of the link: {hash}"
+        );
+        // A config.json dropped is still carried by the link.
+        let c = open("#/calc?source=config").reduce(Action::SetExtra("config".into(), "{}".into()));
+        assert!(
+            c.hash().contains("config=%7B%7D") || c.hash().contains("config={}"),
+            "{}",
+            c.hash()
         );
     }
 

@@ -7,6 +7,7 @@ use vramfit::estimate::{
     AttentionImpl, Checkpointing, Engine, Estimate, EstimateInput, Logits, Mode, Offload,
     Optimizer, Precision, Solutions,
 };
+use vramfit::hub::HubModel;
 use vramfit::precision::{Dtype, KvDtype, Quantization};
 use vramfit::{Bytes, InputError};
 
@@ -15,18 +16,39 @@ use crate::output::{Failure, Outcome, json};
 /// The flags that describe a run; shared by `estimate` and `recommend`.
 #[derive(Args, Clone, Debug)]
 pub struct EstimateFlags {
-    /// A preset (Hugging Face id, case-insensitive), a path to a config.json, or with --engine ollama an Ollama library name (llama3.1:8b, qwen3:32b-q4_K_M).
+    /// A preset (Hugging Face id, case-insensitive), a path to a config.json, with --hub any
+    /// repo OWNER/NAME, or with --engine ollama an Ollama library name (llama3.1:8b,
+    /// qwen3:32b-q4_K_M).
     #[arg(long, conflicts_with = "params")]
     pub model: Option<String>,
+    /// Look --model up on a hub: hf (Hugging Face, or the mirror $HF_ENDPOINT names; the
+    /// default) or modelscope ($MODELSCOPE_DOMAIN). Reads the file list, config.json and the
+    /// weights' headers by HTTP Range, never the weights; cached once read.
+    #[arg(long, num_args = 0..=1, default_missing_value = "hf", value_name = "HUB", requires = "model")]
+    pub hub: Option<String>,
+    /// The hub's address, e.g. https://hf-mirror.com (default: $HF_ENDPOINT or
+    /// https://huggingface.co; for modelscope https://$MODELSCOPE_DOMAIN or https://www.modelscope.cn).
+    #[arg(long, value_name = "URL", requires = "hub")]
+    pub hub_endpoint: Option<String>,
+    /// In a repo of several GGUF files, the one to read: its name or a part of it (Q8_0); default Q4_K_M.
+    #[arg(long, value_name = "NAME", requires = "hub")]
+    pub hub_file: Option<String>,
+    /// Look the model up again rather than read it from the cache.
+    #[arg(long, requires = "hub")]
+    pub hub_refresh: bool,
+    /// Seconds to wait for each answer of the hub.
+    #[arg(long, value_name = "SECONDS", default_value_t = vramfit::hub::TIMEOUT_SECS)]
+    pub hub_timeout: u64,
     /// A bare parameter count, e.g. 7B, 7e9, 340M (the guide's quick mode).
     #[arg(long)]
     pub params: Option<String>,
     /// inference, serve or training.
     #[arg(long, value_enum, default_value = "inference")]
     pub mode: ModeArg,
-    /// hf, vllm, llamacpp, sglang or ollama.
-    #[arg(long, value_enum, default_value = "hf")]
-    pub engine: EngineArg,
+    /// hf, vllm, llamacpp, sglang or ollama (default: hf; llamacpp for a GGUF model looked up
+    /// with --hub).
+    #[arg(long, value_enum)]
+    pub engine: Option<EngineArg>,
     /// Sequences per batch (training: micro-batch per GPU; serving: concurrent requests wanted; Ollama: OLLAMA_NUM_PARALLEL, alias --num-parallel), 1 to 1,048,576.
     #[arg(
         long,
@@ -179,12 +201,39 @@ value_enum!(OffloadArg => Offload { None = "none" => Offload::None, Cpu = "cpu" 
 impl EstimateFlags {
     /// The library input these flags describe; `--model` naming an existing file reads it as a config.json.
     pub fn to_input(&self) -> Result<EstimateInput, Failure> {
+        self.resolve().map(|(input, _)| input)
+    }
+
+    /// The library input, and the model looked up on a hub with `--hub`: its config.json's
+    /// architecture and the format of its weights (not a flag's, unless one is given), and
+    /// llama.cpp as the engine of a GGUF file where none is named.
+    pub fn resolve(&self) -> Result<(EstimateInput, Option<HubModel>), Failure> {
+        let (input, looked_up) = self.run_and_hub()?;
+        if input.model.is_none() && input.params.is_none() && input.arch.is_none() {
+            return Err(InputError::new(
+                "model",
+                "no model given",
+                "--model <preset id | config.json> or --params <count such as 7B>",
+            )
+            .into());
+        }
+        Ok((input, looked_up))
+    }
+
+    /// The run the flags describe, with a model only if one is given (`fits` tries every
+    /// preset with the rest).
+    pub fn run_input(&self) -> Result<EstimateInput, Failure> {
+        self.run_and_hub().map(|(input, _)| input)
+    }
+
+    /// [`Self::resolve`] without requiring a model.
+    fn run_and_hub(&self) -> Result<(EstimateInput, Option<HubModel>), Failure> {
         let mut input = EstimateInput {
             model: None,
             params: self.params.clone(),
             arch: None,
             mode: self.mode.into(),
-            engine: self.engine.into(),
+            engine: self.engine.map_or(Engine::Hf, Into::into),
             batch: self.batch,
             seq_len: self.seq_len,
             new_tokens: self.new_tokens,
@@ -230,7 +279,28 @@ impl EstimateFlags {
             cuda_graph_max_bs: self.cuda_graph_max_bs,
             ep: self.ep,
         };
-        if let Some(m) = &self.model {
+        let mut looked_up = None;
+        if let (Some(kind), Some(repo)) = (&self.hub, &self.model) {
+            let lookup = crate::hub::Lookup::new(
+                kind,
+                self.hub_endpoint.as_deref(),
+                self.hub_file.clone(),
+                self.hub_refresh,
+                self.hub_timeout,
+            )?;
+            let m = lookup.model(repo)?;
+            input.arch = Some(m.model.arch);
+            if input.dtype.is_none() {
+                input.dtype = m.model.dtype;
+            }
+            if let (Quantization::None, Some(q)) = (input.quantization, m.model.quantization) {
+                input.quantization = q;
+            }
+            if self.engine.is_none() && m.is_gguf() {
+                input.engine = Engine::Llamacpp;
+            }
+            looked_up = Some(m);
+        } else if let Some(m) = &self.model {
             let path = std::path::Path::new(m);
             if path.is_file() {
                 let text = std::fs::read_to_string(path)
@@ -247,15 +317,7 @@ impl EstimateFlags {
                 input.model = Some(m.clone());
             }
         }
-        if input.model.is_none() && input.params.is_none() && input.arch.is_none() {
-            return Err(InputError::new(
-                "model",
-                "no model given",
-                "--model <preset id | config.json> or --params <count such as 7B>",
-            )
-            .into());
-        }
-        Ok(input)
+        Ok((input, looked_up))
     }
 }
 
@@ -271,7 +333,7 @@ pub struct EstimateArgs {
 
 /// Runs `vramfit estimate`.
 pub fn run(args: EstimateArgs) -> Outcome {
-    let input = args.flags.to_input()?;
+    let (input, looked_up) = args.flags.resolve()?;
     let workload = input.resolve()?;
     let e = vramfit::estimate::within_reach(workload.estimate())?;
     // With a card named: the largest batch and context that fit it, and the fewest such cards.
@@ -287,9 +349,18 @@ pub fn run(args: EstimateArgs) -> Outcome {
                 serde_json::to_value(sol).map_err(|err| Failure::io(err.to_string()))?,
             );
         }
+        if let (Some(m), Some(obj)) = (&looked_up, v.as_object_mut()) {
+            obj.insert(
+                "hub".into(),
+                serde_json::to_value(m).map_err(|err| Failure::io(err.to_string()))?,
+            );
+        }
         return json(&v);
     }
-    let mut t = table(&e);
+    let mut t = looked_up
+        .as_ref()
+        .map_or_else(String::new, |m| crate::hub_text::describe(m, &e));
+    t.push_str(&table(&e));
     if let Some(sol) = solutions
         .as_ref()
         .filter(|_| workload.arch.has_image_counts())

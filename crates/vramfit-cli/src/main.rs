@@ -9,7 +9,10 @@ use clap::{Parser, Subcommand};
 
 mod diagnose;
 mod estimate;
+mod fits;
 mod hardware;
+mod hub;
+mod hub_text;
 mod output;
 
 /// GPU memory for deep learning: will it fit, on which card, at what cost, and why it ran out.
@@ -24,6 +27,8 @@ struct Cli {
 enum Command {
     /// Estimate the memory of a training, inference or serving run.
     Estimate(Box<estimate::EstimateArgs>),
+    /// Which models fit a card: every preset in every format its engine loads, ranked.
+    Fits(Box<fits::FitsArgs>),
     /// List the model presets (optionally matching a search).
     Models(estimate::ModelsArgs),
     /// List the GPU catalog.
@@ -55,6 +60,7 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Estimate(a) => estimate::run(*a),
+        Command::Fits(a) => fits::run(*a),
         Command::Models(a) => estimate::models(a),
         Command::Gpus(a) => hardware::gpus(a),
         Command::Recommend(a) => hardware::recommend(a),

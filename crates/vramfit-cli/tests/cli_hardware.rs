@@ -331,3 +331,67 @@ fn the_gpu_table_keeps_its_columns() {
     assert!(ends.iter().all(|&e| e == ends[0]), "{out}");
     assert!(out.contains("mi250x"));
 }
+
+/// `vramfit fits`: every preset × format that fits the card, each proved by `estimate` on that
+/// card (the JSON's requirement is the estimate's, and at most the card's memory), the best
+/// format once per model, and a clear error without a card or with a model.
+#[test]
+fn fits_lists_what_the_estimate_says_fits() {
+    let rows = run_json(&[
+        "fits", "--gpu", "rtx-4090", "--engine", "llamacpp", "--json",
+    ]);
+    let rows = rows.as_array().expect("a list");
+    assert!(rows.len() > 30, "{}", rows.len());
+    let memory = run_json(&["gpus", "--json"])
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["id"] == "rtx-4090")
+        .unwrap()["memory_bytes"]
+        .as_u64()
+        .unwrap();
+    for r in rows
+        .iter()
+        .filter(|r| r["model"] == "meta-llama/Llama-3.1-8B")
+    {
+        assert_eq!(r["fits"], true);
+        let need = r["required_bytes"].as_u64().unwrap();
+        assert!(need <= memory);
+        let format = r["format"]["file_type"]
+            .as_str()
+            .unwrap()
+            .to_ascii_lowercase();
+        let e = run_json(&[
+            "estimate",
+            "--model",
+            "meta-llama/Llama-3.1-8B",
+            "--engine",
+            "llamacpp",
+            "--quantization",
+            &format!("gguf-{format}"),
+            "--gpu",
+            "rtx-4090",
+            "--json",
+        ]);
+        assert_eq!(e["required_bytes"].as_u64(), Some(need), "{format}");
+    }
+    // Llama-3.1-8B's F16 GGUF (16 GB of weights) fits a 24 GB card: its best format.
+    let best: Vec<&Value> = rows
+        .iter()
+        .filter(|r| r["model"] == "meta-llama/Llama-3.1-8B" && r["best"] == true)
+        .collect();
+    assert_eq!(best.len(), 1);
+    assert_eq!(best[0]["format"]["file_type"], "F16");
+    let (code, _, err) = run(&["fits"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--gpu: no GPU given"), "{err}");
+    let (code, _, err) = run(&["fits", "--gpu", "rtx-4090", "--model", "gpt2"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("fits tries every preset"), "{err}");
+    let (code, out, _) = run(&["fits", "--gpu", "rtx-4090"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("← best format") && out.contains("GiB"),
+        "{out}"
+    );
+}

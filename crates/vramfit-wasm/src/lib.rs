@@ -97,6 +97,15 @@ extern "C" {
     /// `Platform[]` in TypeScript.
     #[wasm_bindgen(typescript_type = "Platform[]")]
     pub type JsPlatforms;
+    /// `ModelFit[]` in TypeScript.
+    #[wasm_bindgen(typescript_type = "ModelFit[]")]
+    pub type JsModelFits;
+    /// `Grid` in TypeScript.
+    #[wasm_bindgen(typescript_type = "Grid")]
+    pub type JsGrid;
+    /// `string[]` in TypeScript.
+    #[wasm_bindgen(typescript_type = "string[]")]
+    pub type JsStrings;
 }
 
 /// An input error as a JavaScript `Error`: its `message` in English (`field: problem; accepted:
@@ -246,6 +255,64 @@ pub fn solve(input: JsEstimateInput) -> Result<JsSolutions, JsValue> {
         ))
     })?;
     to_js(&est::solve(&input, &device))
+}
+
+/// The run of `input` without its model: every preset is tried with it. A model given is
+/// refused (one model is `estimate`'s job), and so is a run invalid with any model.
+#[cfg(feature = "full")]
+fn run_for_every_model(input: JsEstimateInput) -> Result<EstimateInput, JsValue> {
+    let run = self::input(input)?;
+    if run.model.is_some() || run.params.is_some() || run.arch.is_some() {
+        return Err(js_err(InputError::new(
+            "model",
+            "every preset is tried",
+            "a run without `model`, `params` or `arch` (use `estimate` for one model)",
+        )));
+    }
+    EstimateInput {
+        params: Some("1B".into()),
+        ..run.clone()
+    }
+    .resolve()
+    .map_err(js_err)?;
+    Ok(run)
+}
+
+#[cfg(feature = "full")]
+/// Which models fit the card `gpuId` (a catalog id, or words that name one card alone): every
+/// preset in every weight format the run's engine loads, with the run of `input` (its mode,
+/// engine, batch, sequence…; no model), the ones that fit first, larger models first, each with
+/// its largest context and the most precise format that fits marked `best`.
+#[wasm_bindgen(js_name = modelsOn)]
+pub fn models_on(
+    input: JsEstimateInput,
+    #[wasm_bindgen(js_name = "gpuId")] gpu_id: &str,
+) -> Result<JsModelFits, JsValue> {
+    let run = run_for_every_model(input)?;
+    let gpu = hw::lookup_gpu("gpu", gpu_id).map_err(js_err)?;
+    to_js(&hw::grid::models_on(&run, gpu, true))
+}
+
+#[cfg(feature = "full")]
+/// Every preset × every card of `gpuIds` (catalog ids; every card of the catalog when absent):
+/// in each cell the most precise weight format that fits the run of `input` (no model).
+#[wasm_bindgen]
+pub fn grid(
+    input: JsEstimateInput,
+    #[wasm_bindgen(js_name = "gpuIds")] gpu_ids: Option<JsStrings>,
+) -> Result<JsGrid, JsValue> {
+    let run = run_for_every_model(input)?;
+    let cards: Vec<&hw::Gpu> = match gpu_ids {
+        None => hw::gpus().iter().collect(),
+        Some(ids) => {
+            let ids: Vec<String> = from_js("gpuIds", &ids.into()).map_err(js_err)?;
+            ids.iter()
+                .map(|id| hw::lookup_gpu("gpuIds", id))
+                .collect::<Result<_, _>>()
+                .map_err(js_err)?
+        }
+    };
+    to_js(&hw::grid::grid(&run, &cards))
 }
 
 #[cfg(feature = "full")]

@@ -45,6 +45,8 @@ const OUTPUT_ROOTS: &[&str] = &[
     "Preset",
     "Offer",
     "Platform",
+    "ModelFit",
+    "Grid",
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]

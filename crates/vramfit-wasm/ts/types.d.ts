@@ -1242,6 +1242,29 @@ export interface Gpu {
 }
 
 /**
+ * Presets × cards: in each cell the most precise format of `formats` that fits.
+ */
+export interface Grid {
+  /**
+   * The rows: preset ids.
+   */
+  models: string[];
+  /**
+   * The columns: card ids.
+   */
+  gpus: string[];
+  /**
+   * The formats tried, most precise first.
+   */
+  formats: Quantization[];
+  /**
+   * Row by row, for each card: the index in `formats` of the most precise that fits, or
+   * `None` when none does.
+   */
+  cells: (number | null)[];
+}
+
+/**
  * The formats `diagnose` recognises.
  */
 export type InputFormat =
@@ -1837,6 +1860,49 @@ export type Mode =
    */
   | "training"
 ;
+
+/**
+ * One preset in one format on one card.
+ */
+export interface ModelFit {
+  /**
+   * The preset's id.
+   */
+  model: string;
+  /**
+   * Its total parameters.
+   */
+  params: number;
+  /**
+   * The weight format tried; `none` is the checkpoint as released.
+   */
+  format: Quantization;
+  /**
+   * The format the weights are counted in: `format`, or for `none` the format the checkpoint
+   * ships in (gpt-oss: MXFP4), else its dtype (`bf16`…), by name.
+   */
+  weights: string;
+  /**
+   * What one card needs for the run (`required_bytes`).
+   */
+  required_bytes: Bytes;
+  /**
+   * `required_bytes` is at most the card's memory.
+   */
+  fits: boolean;
+  /**
+   * The largest context that fits (see `Solutions::max_context`), when the run fits.
+   */
+  max_context: number | null;
+  /**
+   * What bounds `max_context`.
+   */
+  context_bound: Bound | null;
+  /**
+   * The most precise of the model's formats that fits the card.
+   */
+  best: boolean;
+}
 
 /**
  * Mixture of experts.

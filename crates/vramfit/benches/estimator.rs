@@ -1,5 +1,5 @@
 //! How fast the estimator answers: one estimate, a sweep of every preset × GPU × format, the
-//! solvers, the MIG planner and the diagnosis of a long `nvidia-smi` log.
+//! solvers, the MIG planner, the diagnosis of a long `nvidia-smi` log and the speed model.
 //!
 //! `cargo bench -p vramfit` runs them all with criterion's defaults; `cargo xtask bench` runs
 //! them with short settings and writes the figures into `book/generated/performance.md`.
@@ -92,6 +92,21 @@ fn single(c: &mut Criterion) {
     }
     g.finish();
 
+    // The same runs with their numbers alone (`Workload::figures`: no formula or note text),
+    // from the input: validation included.
+    let mut g = c.benchmark_group("estimate-figures");
+    for (name, mode, engine) in [
+        ("llama-3.1-8b-inference", Mode::Inference, Engine::Hf),
+        ("llama-3.1-8b-training", Mode::Training, Engine::Hf),
+        ("llama-3.1-8b-vllm-serve", Mode::Serve, Engine::Vllm),
+    ] {
+        let input = llama_8b(mode, engine);
+        g.bench_function(name, |b| {
+            b.iter(|| black_box(&input).resolve().map(|w| w.figures()))
+        });
+    }
+    g.finish();
+
     // How one estimate scales with the model: the same inference on models from 124 M to 671 B
     // parameters (MoE included).
     let mut g = c.benchmark_group("estimate-by-model");
@@ -129,6 +144,29 @@ fn sweeps(c: &mut Criterion) {
         g.throughput(Throughput::Elements(n as u64));
         g.bench_with_input(BenchmarkId::new("models", models), &models, |b, &m| {
             b.iter(|| sweep(m, &formats))
+        });
+    }
+    g.finish();
+}
+
+/// The reverse grid: every preset × every catalog GPU × the formats the engine loads, the most
+/// precise format that fits per cell (`hardware::grid::grid`), as the site's grid and
+/// `vramfit fits` compute it. The throughput counts the cells times the formats.
+fn grids(c: &mut Criterion) {
+    let all: Vec<&vramfit::hardware::Gpu> = gpus().iter().collect();
+    let mut g = c.benchmark_group("grid");
+    g.sample_size(10);
+    for (name, engine) in [("hf", Engine::Hf), ("llamacpp", Engine::Llamacpp)] {
+        let run = EstimateInput {
+            engine,
+            ..EstimateInput::default()
+        };
+        let formats = vramfit::hardware::grid::formats(Mode::Inference, engine).len();
+        g.throughput(Throughput::Elements(
+            (presets().len() * all.len() * formats) as u64,
+        ));
+        g.bench_function(BenchmarkId::new("every-preset-every-gpu", name), |b| {
+            b.iter(|| vramfit::hardware::grid::grid(black_box(&run), &all))
         });
     }
     g.finish();
@@ -216,13 +254,73 @@ fn diagnosis(c: &mut Criterion) {
     g.finish();
 }
 
+/// The speed model: its numbers (no allocation; a sweep computes them for every estimate) and,
+/// apart, the text of one formula (written only when shown).
+fn speed(c: &mut Criterion) {
+    use vramfit::throughput::{
+        Compute, Device, InferenceFigure, InferenceInput, Runtime, TrainingInput, inference,
+        training,
+    };
+    let h100 = Device::of(find_gpu("h100-sxm5-80gb").expect("the catalog has the H100"));
+    // Llama-3.1-8B in BF16 with vLLM: 7.5e9 parameters in matrix multiplications, 15.01 GB of
+    // weights read per step, 128 KiB of KV cache per token; batch 8, 2,048 + 256 tokens.
+    let serve = InferenceInput {
+        runtime: Runtime::Batched,
+        compute: Compute::Bits16,
+        active_params: 7_504_924_672,
+        dense_weight_bytes: 15_009_849_344,
+        kv_bytes_per_token: 131_072,
+        layers: 32,
+        hidden: 4096,
+        heads: 32,
+        head_dim: 128,
+        batch: 8,
+        prompt_tokens: 2048,
+        output_tokens: 256,
+        tp: 1,
+        pp: 1,
+        ..InferenceInput::default()
+    };
+    let train = TrainingInput {
+        compute: Compute::Bits16,
+        active_params: 7_504_924_672,
+        trainable_params: 7_504_924_672,
+        layers: 32,
+        heads: 32,
+        head_dim: 128,
+        seq_len: 4096,
+        tokens_per_step: 1 << 20,
+        gpus: 8,
+        pp: 1,
+        microbatches: 1,
+        ..TrainingInput::default()
+    };
+    let done = inference(&serve, &h100).expect("the benchmark input is valid");
+    let mut g = c.benchmark_group("throughput");
+    g.bench_function("device-h100", |b| {
+        b.iter(|| Device::of(black_box(find_gpu("h100-sxm5-80gb").unwrap())))
+    });
+    g.bench_function("inference-llama-3.1-8b-vllm", |b| {
+        b.iter(|| inference(black_box(&serve), black_box(&h100)))
+    });
+    g.bench_function("training-llama-3.1-8b", |b| {
+        b.iter(|| training(black_box(&train), black_box(&h100)))
+    });
+    g.bench_function("formula-decode-step", |b| {
+        b.iter(|| black_box(&done).formula(InferenceFigure::DecodeStep))
+    });
+    g.finish();
+}
+
 criterion_group!(
     benches,
     single,
     sweeps,
+    grids,
     solvers,
     cheapest_fit,
     mig,
-    diagnosis
+    diagnosis,
+    speed
 );
 criterion_main!(benches);

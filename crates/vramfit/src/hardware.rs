@@ -13,10 +13,12 @@
 //! - [`matrix`]: the platform decision matrix with user weights (§4.2);
 //! - [`spot`]: spot against on-demand with interruptions (§6 Q2);
 //! - [`fit`]: the largest batch or context that fits a card;
+//! - [`grid`]: which models fit a card, in which format, and the grid of presets × cards;
 //! - [`import`]: offers a person brings (typed prices, catalogs read from JSON), validated.
 
 mod catalog;
 pub mod fit;
+pub mod grid;
 pub mod import;
 pub mod matrix;
 pub mod mig;

@@ -29,9 +29,12 @@ pub mod estimate;
 pub mod faq;
 pub mod hardware;
 pub mod headers;
+#[cfg(feature = "hub")]
+pub mod hub;
 pub mod model;
 pub mod precision;
 pub mod presets;
+pub mod throughput;
 pub mod units;
 mod words;
 

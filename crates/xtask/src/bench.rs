@@ -95,8 +95,12 @@ pub fn main(args: &[String]) -> Result {
         }),
     );
     let page = measured("The page timings", page_figures());
+    // The reverse grid as wasm: in Node with the other wasm figures, and in Chromium.
+    let mut node = node;
+    node.extend(measured("The Node grid benchmark", grid_figures(false)));
+    let chromium = measured("The Chromium grid benchmark", grid_figures(true));
     let sizes = size::measure();
-    let md = render(&native, &node, &page, &sizes, &notes, full);
+    let md = render(&native, &node, &page, &chromium, &sizes, &notes, full);
     let out = root().join("book/generated/performance.md");
     std::fs::create_dir_all(out.parent().expect("book/generated"))
         .map_err(|e| format!("book/generated: {e}"))?;
@@ -124,7 +128,7 @@ pub fn smoke() -> Result {
         "--bench",
         "estimator",
         "--",
-        "^(estimate|estimate-by-model|solve|plan|mig|diagnose)/|^sweep/models/1$",
+        "^(estimate|estimate-figures|estimate-by-model|grid|solve|plan|mig|diagnose)/|^sweep/models/1$",
     ]))
 }
 
@@ -199,6 +203,18 @@ fn node_figures(c: &mut std::process::Command) -> Result<Vec<Figure>> {
             })
         })
         .collect())
+}
+
+/// `vramfit/full`'s `grid` timed in Node, or in headless Chromium (`crates/xtask/bench/grid.mjs`).
+fn grid_figures(browser: bool) -> Result<Vec<Figure>> {
+    tools::ensure_npm()?;
+    let mut c = cmd("node");
+    c.arg("crates/xtask/bench/grid.mjs")
+        .arg(root().join("target/npm"));
+    if browser {
+        c.arg("--browser").env("CHROMIUM", CHROMIUM);
+    }
+    node_figures(&mut c)
 }
 
 /// Serves `dist/` on loopback and times the page in headless Chromium.
@@ -310,6 +326,7 @@ fn render(
     native: &[Figure],
     node: &[Figure],
     page: &[Figure],
+    chromium: &[Figure],
     sizes: &size::Report,
     notes: &[String],
     full: bool,
@@ -385,6 +402,32 @@ fn render(
             fmt_ns(f.ns / n),
             wasm.map_or("—".into(), fmt_ns),
             wasm.map_or("—".into(), |w| fmt_ns(w / n)),
+        ));
+    }
+
+    s.push_str("\n## One estimate, numbers alone\n\nThe same runs as `Workload::figures` (from the input, validation included; no formula or note text), as the grid and the solvers compute them.\n\n| run | native |\n|---|---:|\n");
+    for (name, id) in [
+        ("inference", "estimate-figures/llama-3.1-8b-inference"),
+        ("training", "estimate-figures/llama-3.1-8b-training"),
+        ("vLLM serve", "estimate-figures/llama-3.1-8b-vllm-serve"),
+    ] {
+        s.push_str(&format!(
+            "| {name} | {} |\n",
+            find(id).map_or("—".into(), fmt_ns)
+        ));
+    }
+
+    let chromium_find = |id: &str| chromium.iter().find(|f| f.id == id).map(|f| f.ns);
+    s.push_str("\n## The reverse grid\n\nEvery preset × every catalog GPU × the formats the engine loads, the most precise format that fits per cell (`hardware::grid::grid`, `grid` of `vramfit/full`), as the site's grid recomputes it when an input changes; one frame is 16.7 ms.\n\n| run | native | wasm (Node) | wasm (Chromium) |\n|---|---:|---:|---:|\n");
+    for (name, id) in [
+        ("Hugging Face inference", "grid/every-preset-every-gpu/hf"),
+        ("llama.cpp", "grid/every-preset-every-gpu/llamacpp"),
+    ] {
+        s.push_str(&format!(
+            "| {name} | {} | {} | {} |\n",
+            find(id).map_or("—".into(), fmt_ns),
+            node_find(id).map_or("—".into(), fmt_ns),
+            chromium_find(id).map_or("—".into(), fmt_ns),
         ));
     }
 

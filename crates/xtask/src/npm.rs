@@ -14,9 +14,11 @@
 //!   `vramfit_full_bg.wasm` (the crate with `full`: plus recommend, planMig, diagnose,
 //!   parseConfig and the weights-file header readers);
 //! - `vramfit.js`, `vramfit_full.js`: wasm-bindgen's glue of each module;
+//! - `hub.js`: `fetchModel`, exported by `full.js`: a model looked up on a hub, read with the
+//!   full module's parsers;
 //! - `load.js`: loads a module from disk (Node) or by URL (browsers, bundlers);
 //! - `widget.js`: `import "vramfit/widget"` registers `<vramfit-calculator>`, on the main module;
-//! - `index.d.ts`, `full.d.ts`, `vramfit.d.ts`, `vramfit_full.d.ts`, `widget.d.ts`: the types
+//! - `index.d.ts`, `full.d.ts`, `hub.d.ts`, `vramfit.d.ts`, `vramfit_full.d.ts`, `widget.d.ts`: the types
 //!   (the data types are generated from the serde types, see `crates/vramfit-wasm/tests/dts.rs`);
 //! - `package.json`, `README.md`.
 
@@ -40,6 +42,8 @@ pub const PACKAGE_FILES: &[&str] = &[
     "index.d.ts",
     "full.js",
     "full.d.ts",
+    "hub.js",
+    "hub.d.ts",
     "load.js",
     "vramfit.js",
     "vramfit.d.ts",
@@ -133,6 +137,8 @@ fn build_wasm() -> Result<PathBuf> {
         "index.d.ts",
         "full.js",
         "full.d.ts",
+        "hub.js",
+        "hub.d.ts",
         "load.js",
         "widget.js",
         "widget.d.ts",
@@ -261,6 +267,8 @@ pub fn test() -> Result {
     tools::ensure_chromium()?;
     npm()?;
     run(cargo().args(["build", "-p", "vramfit-cli"]))?;
+    // The mock hub that `fetchModel`'s tests (tests/npm/hub.test.mjs) look models up on.
+    let hub = vramfit_mock_hub::MockHub::start();
     let tests: Vec<PathBuf> = std::fs::read_dir(root().join("tests/npm"))
         .map_err(|e| format!("cannot read tests/npm: {e}"))?
         .flatten()
@@ -276,6 +284,7 @@ pub fn test() -> Result {
             .env("VRAMFIT_NPM_DIR", npm_dir())
             .env("VRAMFIT_CLI", root().join("target/debug/vramfit"))
             .env("VRAMFIT_TSC", tools::node_bin("tsc"))
+            .env("VRAMFIT_HUB_URL", hub.url())
             .env("CHROMIUM", tools::CHROMIUM),
         |l| l.trim_start().starts_with("not ok"),
     )

@@ -353,11 +353,14 @@ pub fn e2e(filter: Option<&str>) -> Result<Vec<String>> {
     http::spawn(listener, site::dist_dir(), "/vramfit/");
     let url = format!("http://{addr}/vramfit/");
     eprintln!("serving dist/ at {url}");
+    // The mock hub that the hub lookup's tests (tests/e2e/hub.mjs) answer the page's requests from.
+    let hub = vramfit_mock_hub::MockHub::start();
     tools::run_reporting(
         cmd("node")
             .arg("tests/e2e/run.mjs")
             .args(filter)
             .env("VRAMFIT_URL", &url)
+            .env("VRAMFIT_HUB_URL", hub.url())
             .env("VRAMFIT_CLI", root().join("target/debug/vramfit"))
             .env("CHROMIUM", CHROMIUM),
         |l| l.starts_with("FAIL ") || l.starts_with("FLAKY "),

@@ -3,6 +3,8 @@ import { estimate, gpus, models, offers, platforms, solve, version } from "vramf
 import {
   diagnose,
   estimate as estimateFull,
+  fetchModel,
+  repoId,
   parseConfig,
   parseGgufHeader,
   parseSafetensorsHeader,
@@ -27,6 +29,7 @@ import type {
   SafetensorsHeader,
   Solutions,
 } from "vramfit";
+import type { FetchModelOptions, HubError, HubModel } from "vramfit/full";
 import "vramfit/widget";
 import type { VramfitCalculator, VramfitChangeEvent } from "vramfit/widget";
 
@@ -69,6 +72,13 @@ const found: Preset[] = searchModels("llama");
 const o: Offer[] = offers();
 const p: Platform[] = platforms();
 const v: string = version();
+// A model looked up on a hub, estimated as served.
+const options: FetchModelOptions = { endpoint: "https://www.modelscope.cn", hub: "modelscope", file: "Q8_0", timeout: 10_000 };
+const looked: Promise<number> = fetchModel(repoId("https://huggingface.co/Qwen/Qwen3-0.6B-FP8"), options).then((hm: HubModel) => {
+  const served: Estimate = estimateFull({ ...hm.input, mode: "serve", gpu: "h100-sxm5-80gb" });
+  const exact: number | undefined = hm.checkpoint?.bytes;
+  return served.weights_bytes - (exact ?? 0) + hm.bytes_read + hm.files_read.length;
+}, (e: HubError) => (e.kind === "gated" ? e.status ?? 401 : 0));
 // A quantization as the CLI spells it.
 const byName: Estimate = estimate({ params: "7B", quantization: "gguf-q4_k_m" });
 
@@ -81,4 +91,4 @@ el.addEventListener("vramfit-change", (ev: VramfitChangeEvent) => {
 const current: Estimate | null = el.estimate;
 const err: string | null = el.error;
 
-console.log(total, parts, fits, concurrency, maxBatch, r2, cheapest, slices, kind, again, n, st, gg, g, found, o, p, v, byName, current, err);
+console.log(looked, total, parts, fits, concurrency, maxBatch, r2, cheapest, slices, kind, again, n, st, gg, g, found, o, p, v, byName, current, err);

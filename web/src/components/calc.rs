@@ -57,13 +57,21 @@ pub fn calc_view() -> Html {
 // The form's parts are plain functions of the state that `CalcView` calls, not components, for
 // the reason `components::shell` gives (1.5 KB of the first load for these four).
 
-/// Where the model comes from: a preset (searchable), a parameter count, or a config.json.
+/// Where the model comes from: a preset (searchable), a parameter count, a config.json or
+/// weights file, or a repo looked up on a hub (the typed id, in one click: the full build).
 fn model_picker(app: &crate::Ctx, error: &Option<InputError>) -> Html {
     let lang = app.lang;
     let source = app.value("source");
     let set_source = |v: &'static str| {
         let app = app.clone();
-        Callback::from(move |_| app.dispatch(Action::Set("source".into(), v.into())))
+        Callback::from(move |_| {
+            // Choosing the hub asks for the typed repo to be looked up: the one click that
+            // fetches (the full build reads the request once; a link cannot make one).
+            if v == "hub" {
+                crate::hooks::request_hub();
+            }
+            app.dispatch(Action::Set("source".into(), v.into()))
+        })
     };
     let seg = |v: &'static str, key: Key| {
         html! {
@@ -72,20 +80,25 @@ fn model_picker(app: &crate::Ctx, error: &Option<InputError>) -> Html {
             </button>
         }
     };
+    let model = app.value("model");
+    let exact = vramfit::presets::find(&model);
     let body = match source.as_str() {
         "params" => field_input(app, "params", error),
         // The calculator-only build hands a config.json source over to the full build.
         #[cfg(feature = "full")]
         "config" => html! { <super::config_drop::ConfigDrop error={error.clone()} /> },
-        _ => preset_search(app, error),
+        #[cfg(feature = "full")]
+        "hub" => html! { <super::hub_lookup::HubLookup /> },
+        _ => preset_search(app, error, model, exact),
     };
     html! {
         <fieldset>
             <legend>{ lang.t(key!("calc.model")) }</legend>
             <div class="seg" role="group" aria-label={lang.t(key!("calc.model_source"))}>
-                { seg("preset", key!("calc.src_preset")) }
-                { seg("params", key!("calc.src_params")) }
-                { seg("config", key!("calc.src_config")) }
+                { seg("preset", key!("v.source.preset")) }
+                { seg("params", key!("v.source.params")) }
+                { seg("config", key!("v.source.config")) }
+                { seg("hub", key!("v.source.hub")) }
             </div>
             { body }
         </fieldset>
@@ -93,10 +106,13 @@ fn model_picker(app: &crate::Ctx, error: &Option<InputError>) -> Html {
 }
 
 /// The preset search: type any words of the name; matches appear below.
-fn preset_search(app: &crate::Ctx, error: &Option<InputError>) -> Html {
+fn preset_search(
+    app: &crate::Ctx,
+    error: &Option<InputError>,
+    model: String,
+    exact: Option<&'static vramfit::presets::Preset>,
+) -> Html {
     let lang = app.lang;
-    let model = app.value("model");
-    let exact = vramfit::presets::find(&model);
     let matches: Vec<&'static vramfit::presets::Preset> = if exact.is_some_and(|p| p.id == model) {
         Vec::new()
     } else {

@@ -15,6 +15,8 @@ pub mod field;
 pub mod fit;
 pub mod gpus;
 #[cfg(feature = "full")]
+pub mod hub_lookup;
+#[cfg(feature = "full")]
 pub mod matrix;
 #[cfg(feature = "full")]
 pub mod mig;

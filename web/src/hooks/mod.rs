@@ -1,5 +1,6 @@
 //! The few places the site touches the browser outside Yew: the URL, the document, the
-//! browser's language, `localStorage` and file downloads.
+//! browser's language, `localStorage`, file downloads and the request to look a repo up on a
+//! hub that one build passes to another.
 
 use gloo::events::EventListener;
 use wasm_bindgen::JsValue;
@@ -45,6 +46,30 @@ pub fn start_build(name: &str) {
     {
         let _ = f.call1(&global, &JsValue::from_str(name));
     }
+}
+
+/// The name of the page's global that carries a person's request to look a repo up on a hub
+/// from the calculator build, which has no lookup, to the full build it hands over to. A global
+/// of this page only: a link cannot set it, so a link never starts a lookup by itself.
+const HUB_REQUEST: &str = "vramfitHub";
+
+/// Records that the person asked for a lookup of the repo typed (a click on the hub source).
+pub fn request_hub() {
+    let _ = js_sys::Reflect::set(
+        &js_sys::global(),
+        &JsValue::from_str(HUB_REQUEST),
+        &JsValue::TRUE,
+    );
+}
+
+/// Whether the person asked for a lookup, once: the request is forgotten as it is read.
+#[cfg(feature = "full")]
+pub fn take_hub_request() -> bool {
+    let global = js_sys::global();
+    let key = JsValue::from_str(HUB_REQUEST);
+    let asked = js_sys::Reflect::get(&global, &key).is_ok_and(|v| v.is_truthy());
+    let _ = js_sys::Reflect::delete_property(&global, &key);
+    asked
 }
 
 /// Sets `<html lang>`, when it differs: writing the attribute, even unchanged, makes Blink

@@ -34,32 +34,54 @@ impl Run<'_> {
         let mut stage_layers = alloc::vec![0u64; split as usize];
         let stage_of = |l: u64| weights::layer_stage(l - first, on_gpu, split) as usize;
         let (mut gpu, mut cpu, mut head) = (0u64, 0u64, 0u64);
-        for t in a.tensors() {
+        // Blocks alike are visited once (`n` of them from `t.layer` on); a tensor whose GGUF type
+        // differs from block to block is counted block by block.
+        let by_block = |t: &crate::model::Tensor| {
+            matches!(self.quantization, Quantization::Gguf { .. })
+                && weights::gguf_type_by_block(t.role)
+        };
+        a.visit_grouped(|t, n| {
             let bytes = self.gguf_tensor_bytes(&t);
-            if t.role == Role::LmHead {
-                head = head.saturating_add(bytes);
-            }
-            let here = match t.layer {
-                // llama.cpp offloads the last `ngl` blocks.
-                Some(l) => l >= first,
-                None => {
-                    t.role == Role::LmHead
-                        || (t.role == Role::Vector && output_on_gpu)
-                        || (t.role == Role::Embedding && a.tied_embeddings && output_on_gpu)
+            let Some(l) = t.layer else {
+                if t.role == Role::LmHead {
+                    head = head.saturating_add(bytes);
                 }
+                let here = t.role == Role::LmHead
+                    || (t.role == Role::Vector && output_on_gpu)
+                    || (t.role == Role::Embedding && a.tied_embeddings && output_on_gpu);
+                if here {
+                    gpu = gpu.saturating_add(bytes);
+                } else {
+                    cpu = cpu.saturating_add(bytes);
+                }
+                return;
             };
-            if here && t.role != Role::Embedding
-                || (t.role == Role::Embedding && a.tied_embeddings && output_on_gpu)
-            {
-                gpu = gpu.saturating_add(bytes);
-                if let Some(l) = t.layer {
-                    let g = stage_of(l);
-                    stage_w[g] = stage_w[g].saturating_add(bytes);
-                }
-            } else {
-                cpu = cpu.saturating_add(bytes);
+            if split == 1 && !by_block(&t) {
+                // llama.cpp offloads the last `ngl` blocks: those of `l..l + n` from `first` on.
+                let on = (l + n).saturating_sub(l.max(first)).min(n);
+                gpu = gpu.saturating_add(bytes.sat_mul(on));
+                stage_w[0] = stage_w[0].saturating_add(bytes.sat_mul(on));
+                cpu = cpu.saturating_add(bytes.sat_mul(n - on));
+                return;
             }
-        }
+            for block in l..l + n {
+                let x = if by_block(&t) {
+                    self.gguf_tensor_bytes(&crate::model::Tensor {
+                        layer: Some(block),
+                        ..t
+                    })
+                } else {
+                    bytes
+                };
+                if block >= first {
+                    gpu = gpu.saturating_add(x);
+                    let g = stage_of(block);
+                    stage_w[g] = stage_w[g].saturating_add(x);
+                } else {
+                    cpu = cpu.saturating_add(x);
+                }
+            }
+        });
         for l in first..layers {
             stage_layers[stage_of(l)] += 1;
         }

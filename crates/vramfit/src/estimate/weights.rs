@@ -246,17 +246,25 @@ pub fn layer_stage(l: u64, layers: u64, pp: u64) -> u64 {
 /// stage, the sum of every tensor's share under tensor parallelism; the largest stage. `f` must
 /// not depend on a tensor's block index (see [`busiest_gpu_by_block`]).
 pub fn busiest_gpu<F: Fn(&Tensor) -> u64>(arch: &Architecture, tp: u64, pp: u64, f: F) -> u64 {
-    busiest(arch, tp, pp, true, &f)
+    busiest(arch, tp, pp, &|_| false, &f)
 }
 
-/// [`busiest_gpu`] for a quantity that differs from block to block (a GGUF file's types).
-pub fn busiest_gpu_by_block<F: Fn(&Tensor) -> u64>(
+/// [`busiest_gpu`] for a quantity that differs from block to block for the tensors where
+/// `by_block` says so (a GGUF file's types for some roles): those are evaluated block by block.
+pub fn busiest_gpu_by_block<F: Fn(&Tensor) -> u64, B: Fn(&Tensor) -> bool>(
     arch: &Architecture,
     tp: u64,
     pp: u64,
+    by_block: B,
     f: F,
 ) -> u64 {
-    busiest(arch, tp, pp, false, &f)
+    busiest(arch, tp, pp, &by_block, &f)
+}
+
+/// Whether llama.cpp's type for a tensor of `role` depends on its block ([`gguf_type`]: more
+/// bits for `attn_v` and `ffn_down` in some blocks).
+pub fn gguf_type_by_block(role: Role) -> bool {
+    matches!(role, Role::V | Role::Down | Role::ExpertDown)
 }
 
 /// The sum of a per-tensor quantity over the whole model; `f` must not depend on a tensor's
@@ -278,7 +286,7 @@ fn busiest(
     arch: &Architecture,
     tp: u64,
     pp: u64,
-    grouped: bool,
+    by_block: &dyn Fn(&Tensor) -> bool,
     f: &dyn Fn(&Tensor) -> u64,
 ) -> u64 {
     let pp = pp.max(1);
@@ -288,33 +296,32 @@ fn busiest(
     } else {
         arch.num_layers
     };
-    let mut add = |t: Tensor, n: u64| {
-        let x = f(&t).div_ceil(tp_divisor(arch, &t, tp.max(1)));
-        match t.layer {
-            // `n` blocks from `l` on, each in its own stage.
-            Some(l) if pp > 1 && n > 1 => {
-                for b in l..l + n {
-                    let s = layer_stage(b, layers, pp) as usize;
-                    if let Some(slot) = stages.get_mut(s) {
-                        *slot = slot.saturating_add(x);
-                    }
-                }
-            }
-            _ => {
-                let s = pp_stage(&t, layers, pp) as usize;
-                if let Some(slot) = stages.get_mut(s) {
-                    *slot = slot.saturating_add(x.saturating_mul(n));
-                }
-            }
+    let mut add_to = |stage: u64, x: u64| {
+        if let Some(slot) = stages.get_mut(stage as usize) {
+            *slot = slot.saturating_add(x);
         }
     };
-    if grouped {
-        arch.visit_grouped(&mut add);
-    } else {
-        for t in arch.tensors() {
-            add(t, 1);
+    arch.visit_grouped(|t, n| {
+        let share = |t: &Tensor| f(t).div_ceil(tp_divisor(arch, t, tp.max(1)));
+        match t.layer {
+            // `n` blocks from `l` on, each evaluated on its own or in its own stage.
+            Some(l) if n > 1 && (pp > 1 || by_block(&t)) => {
+                let x = share(&t);
+                for b in l..l + n {
+                    let x = if by_block(&t) {
+                        share(&Tensor {
+                            layer: Some(b),
+                            ..t
+                        })
+                    } else {
+                        x
+                    };
+                    add_to(layer_stage(b, layers, pp), x);
+                }
+            }
+            _ => add_to(pp_stage(&t, layers, pp), share(&t).saturating_mul(n)),
         }
-    }
+    });
     stages.into_iter().max().unwrap_or(0)
 }
 
@@ -331,7 +338,7 @@ pub fn per_gpu_weight_bytes(
     }
     let bytes = |t: &Tensor| tensor_bytes(q, arch, dtype, t);
     if matches!(q, Quantization::Gguf { .. }) {
-        busiest_gpu_by_block(arch, tp, pp, bytes)
+        busiest_gpu_by_block(arch, tp, pp, |t| gguf_type_by_block(t.role), bytes)
     } else {
         busiest_gpu(arch, tp, pp, bytes)
     }
@@ -369,7 +376,7 @@ pub fn per_gpu_weight_bytes_ep(
         }
     };
     if matches!(q, Quantization::Gguf { .. }) {
-        busiest_gpu_by_block(arch, tp, pp, bytes)
+        busiest_gpu_by_block(arch, tp, pp, |t| gguf_type_by_block(t.role), bytes)
     } else {
         busiest_gpu(arch, tp, pp, bytes)
     }
@@ -615,10 +622,22 @@ mod tests {
                 let f = |t: &Tensor| t.numel() * 2 + t.rows_out;
                 assert_eq!(
                     busiest_gpu(a, tp, pp, f),
-                    busiest_gpu_by_block(a, tp, pp, f),
+                    busiest_gpu_by_block(a, tp, pp, |_| true, f),
                     "{} tp {tp} pp {pp}",
                     p.id
                 );
+                // A GGUF file's bytes, the block-dependent roles block by block, against every
+                // tensor block by block.
+                for ft in GgufFileType::ALL {
+                    let q = Quantization::Gguf { file_type: ft };
+                    let bytes = |t: &Tensor| tensor_bytes(&q, a, Dtype::Bf16, t);
+                    assert_eq!(
+                        per_gpu_weight_bytes(a, Dtype::Bf16, &q, tp, pp),
+                        busiest_gpu_by_block(a, tp, pp, |_| true, bytes),
+                        "{} {ft:?} tp {tp} pp {pp}",
+                        p.id
+                    );
+                }
             }
         }
     }

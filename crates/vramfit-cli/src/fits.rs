@@ -1,0 +1,103 @@
+//! `vramfit fits`: which models fit a card (the reverse of `estimate`), in which formats, with
+//! the largest context of each.
+
+use std::fmt::Write as _;
+
+use clap::Args;
+use vramfit::InputError;
+use vramfit::estimate::{Bound, Engine, Mode, thousands};
+use vramfit::hardware::grid::{ModelFit, models_on};
+use vramfit::hardware::lookup_gpu;
+
+use crate::estimate::EstimateFlags;
+use crate::output::{Outcome, json};
+
+/// Arguments of `vramfit fits`.
+#[derive(Args)]
+pub struct FitsArgs {
+    /// The run (mode, engine, batch, sequence…) tried with every preset; `--gpu` names the card.
+    #[command(flatten)]
+    pub flags: EstimateFlags,
+    /// Also list the runs that do not fit.
+    #[arg(long)]
+    pub all: bool,
+    /// Print a JSON list instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs `vramfit fits`.
+pub fn run(args: FitsArgs) -> Outcome {
+    if args.flags.model.is_some() || args.flags.params.is_some() {
+        return Err(InputError::new(
+            "model",
+            "fits tries every preset",
+            "no --model or --params with fits (use estimate for one model)",
+        )
+        .into());
+    }
+    let Some(id) = args.flags.gpu.as_deref() else {
+        return Err(InputError::new(
+            "gpu",
+            "no GPU given",
+            "a catalog GPU, by id or by words that name it alone (rtx-4090, h200); see vramfit gpus",
+        )
+        .into());
+    };
+    let gpu = lookup_gpu("gpu", id)?;
+    let template = args.flags.run_input()?;
+    // The template itself must be a valid run but for its model.
+    vramfit::estimate::EstimateInput {
+        params: Some("1B".into()),
+        gpu: Some(gpu.id.into()),
+        ..template.clone()
+    }
+    .resolve()?;
+    let rows: Vec<ModelFit> = models_on(&template, gpu, true)
+        .into_iter()
+        .filter(|r| args.all || r.fits)
+        .collect();
+    if args.json {
+        return json(&rows);
+    }
+    let mut t = String::new();
+    let run = match (template.mode, template.engine) {
+        (Mode::Training, _) => "training",
+        (_, Engine::Llamacpp) => "llama.cpp",
+        (_, Engine::Ollama) => "Ollama",
+        (_, Engine::Sglang) => "SGLang",
+        (Mode::Serve, _) | (Mode::Inference, Engine::Vllm) => "vLLM",
+        (Mode::Inference, Engine::Hf) => "Hugging Face transformers",
+    };
+    let _ = writeln!(
+        t,
+        "On {} ({:.2} GiB), {run}, batch {}: {} of the presets' runs fit.",
+        gpu.id,
+        gpu.memory.as_gib(),
+        template.batch,
+        rows.iter().filter(|r| r.fits).count(),
+    );
+    let _ = writeln!(
+        t,
+        "  {:<44}{:>10}  {:<12}{:>12}  largest context",
+        "model", "params", "format", "needs"
+    );
+    for r in &rows {
+        let context = match (r.max_context, r.context_bound) {
+            (Some(c), Some(Bound::TrainedContext)) => format!("{} (trained)", thousands(c)),
+            (Some(c), _) => thousands(c),
+            (None, _) if r.fits => String::from("-"),
+            (None, _) => String::from("does not fit"),
+        };
+        let _ = writeln!(
+            t,
+            "  {:<44}{:>8.1} B  {:<12}{:>8.2} GiB  {context}{}",
+            r.model,
+            r.params as f64 / 1e9,
+            r.weights,
+            r.required_bytes.as_gib(),
+            if r.best { "  ← best format" } else { "" },
+        );
+    }
+    Ok(t)
+}

@@ -1,0 +1,257 @@
+//! The hub lookup's errors: each names the repo and the hub, and says what to do, in English
+//! and Chinese.
+
+use alloc::format;
+use alloc::string::{String, ToString};
+
+#[cfg(doc)]
+use super::TIMEOUT_SECS;
+use super::{Hub, HubKind, MAX_HEADER_BYTES};
+use crate::error::InputError;
+
+// Each language's words (and the variables only they use) are compiled only where the build
+// shows them, hence `unused_variables` in a build of one language.
+#[allow(unused_variables)]
+pub(super) fn no_gguf(hub: &Hub, repo: &str, want: &str, choices: &[String]) -> InputError {
+    let list = if choices.is_empty() {
+        String::from("none")
+    } else {
+        choices.join(", ")
+    };
+    let page = hub.page_url(repo);
+    input_error!(
+        "hub",
+        ["`{repo}` has no GGUF file matching `{want}`"],
+        ["`{repo}` 没有与 `{want}` 相符的 GGUF 文件"],
+        ["one of its GGUF files ({list}), by name or a part of it such as Q4_K_M ({page})"],
+        ["它的 GGUF 文件之一（{list}），写全名或其中一段，如 Q4_K_M（{page}）"],
+    )
+}
+
+#[allow(unused_variables)]
+pub(super) fn no_layout(hub: &Hub, repo: &str, params: Option<u64>, gguf: bool) -> InputError {
+    let what = if gguf {
+        "its GGUF header names no architecture vramfit reads, and it has no config.json"
+    } else {
+        "it has no config.json, and no weights header gives an architecture vramfit reads"
+    };
+    let what_zh = if gguf {
+        "它的 GGUF 头没有 vramfit 能读的架构，也没有 config.json"
+    } else {
+        "它没有 config.json，权重文件头也给不出 vramfit 能读的架构"
+    };
+    let count = params.map_or_else(|| String::from("N"), |p| p.to_string());
+    input_error!(
+        "hub",
+        ["`{repo}` ({}): {what}", hub.endpoint],
+        ["`{repo}`（{}）：{what_zh}", hub.endpoint],
+        ["the parameter count alone: --params {count} (the quick estimate)"],
+        ["只用参数量：--params {count}（快速估算）"],
+    )
+}
+
+/// What went wrong with one request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Failure {
+    /// The hub answered with this HTTP status; `code` is Hugging Face's `X-Error-Code`
+    /// (`GatedRepo`, `RepoNotFound`, `EntryNotFound`) where the face could read it,
+    /// `retry_after` the `Retry-After` header.
+    Status {
+        /// The HTTP status.
+        status: u16,
+        /// `X-Error-Code`.
+        code: Option<String>,
+        /// `Retry-After`, in seconds.
+        retry_after: Option<u64>,
+    },
+    /// No answer within this many seconds ([`TIMEOUT_SECS`] by default).
+    Timeout(u64),
+    /// The hub could not be reached (name, connection, TLS; in a browser also a refused
+    /// cross-origin answer or the page's security policy): the face's words.
+    Network(String),
+    /// A header announces this many bytes, over [`MAX_HEADER_BYTES`].
+    TooLarge(u64),
+    /// A file list, config.json or index of this many bytes, over [`super::MAX_TEXT_BYTES`].
+    TooLong(u64),
+    /// An answer that is not what the hub sends (not JSON, cut short): why.
+    Unreadable(String),
+}
+
+#[allow(unused_variables)]
+/// The error for `f` while reading `file` of `repo` (`""`: its file list), naming the repo and
+/// saying what to do.
+pub fn failure(hub: &Hub, repo: &str, file: &str, f: Failure) -> InputError {
+    let at = &hub.endpoint;
+    let page = hub.page_url(repo);
+    let (what, what_zh) = if file.is_empty() {
+        (String::from("its file list"), String::from("文件列表"))
+    } else {
+        (file.to_string(), file.to_string())
+    };
+    let mirror = match hub.kind {
+        HubKind::HuggingFace => "a mirror (HF_ENDPOINT=https://hf-mirror.com) or ModelScope",
+        HubKind::ModelScope => "Hugging Face or a mirror of it",
+    };
+    let mirror_zh = match hub.kind {
+        HubKind::HuggingFace => "镜像（HF_ENDPOINT=https://hf-mirror.com）或 ModelScope",
+        HubKind::ModelScope => "Hugging Face 或其镜像",
+    };
+    match f {
+        Failure::Status { status, code, .. }
+            if (status == 401 || status == 403) && code.as_deref() != Some("RepoNotFound") =>
+        {
+            let gated = code.as_deref() == Some("GatedRepo");
+            let why = if gated {
+                "gated"
+            } else {
+                "gated, private or missing"
+            };
+            let why_zh = if gated {
+                "需授权（gated）"
+            } else {
+                "需授权、私有或不存在"
+            };
+            input_error!(
+                "hub",
+                ["`{repo}` on {at} is {why}: HTTP {status} for {what}"],
+                ["{at} 上的 `{repo}` {why_zh}：读取 {what_zh} 得到 HTTP {status}"],
+                [
+                    "a public repo (vramfit sends no token): for a gated one, accept its licence at {page}, download its config.json and read that file instead"
+                ],
+                [
+                    "公开仓库（vramfit 不发送令牌）：需授权的仓库请在 {page} 接受许可，下载其 config.json 后改读该文件"
+                ],
+            )
+        }
+        Failure::Status { status, code, .. }
+            if status == 404 || code.as_deref() == Some("RepoNotFound") =>
+        {
+            if file.is_empty() || code.as_deref() == Some("RepoNotFound") {
+                input_error!(
+                    "hub",
+                    [
+                        "`{repo}` is not on {at} (HTTP {status}): it does not exist, or it is private"
+                    ],
+                    ["{at} 上没有 `{repo}`（HTTP {status}）：仓库不存在，或是私有的"],
+                    "the OWNER/NAME of a public repo, as its page writes it (letters and case as shown)",
+                    "公开仓库的 OWNER/NAME，照仓库页上的写法（大小写一致）",
+                )
+            } else {
+                input_error!(
+                    "hub",
+                    ["`{repo}` on {at} has no {what} (HTTP {status})"],
+                    ["{at} 上的 `{repo}` 没有 {what_zh}（HTTP {status}）"],
+                    ["a repo with a config.json and safetensors or GGUF weights ({page})"],
+                    ["含 config.json 与 safetensors 或 GGUF 权重的仓库（{page}）"],
+                )
+            }
+        }
+        Failure::Status {
+            status: 429,
+            retry_after,
+            ..
+        } => {
+            let wait = retry_after.map_or_else(String::new, |s| format!(" {s} s"));
+            input_error!(
+                "hub",
+                ["{at} is limiting requests (HTTP 429) while reading {what} of `{repo}`"],
+                ["{at} 正在限制请求（HTTP 429），读取 `{repo}` 的 {what_zh} 时"],
+                [
+                    "a later try: wait{wait} and ask again (a model once read is kept in the cache), or use {mirror}"
+                ],
+                ["稍后再试：等待{wait}后重新查询（读过的模型会缓存），或改用{mirror_zh}"],
+            )
+        }
+        Failure::Status { status, .. } => input_error!(
+            "hub",
+            ["{at} answered HTTP {status} for {what} of `{repo}`"],
+            ["{at} 对 `{repo}` 的 {what_zh} 返回 HTTP {status}"],
+            ["a hub that answers: try again later, or use {mirror}"],
+            ["能正常应答的仓库：稍后再试，或改用{mirror_zh}"],
+        ),
+        Failure::Timeout(secs) => input_error!(
+            "hub",
+            ["{at} did not answer within {secs} s for {what} of `{repo}`"],
+            ["{at} 在 {secs} 秒内没有应答（`{repo}` 的 {what_zh}）"],
+            ["a reachable hub: check the network, or use {mirror}"],
+            ["可访问的仓库：检查网络，或改用{mirror_zh}"],
+        ),
+        Failure::Network(why) => input_error!(
+            "hub",
+            ["{at} could not be reached for {what} of `{repo}`: {why}"],
+            ["无法访问 {at}（`{repo}` 的 {what_zh}）：{why}"],
+            ["a reachable hub: check the network, or use {mirror}"],
+            ["可访问的仓库：检查网络，或改用{mirror_zh}"],
+        ),
+        Failure::TooLarge(n) => {
+            let max = MAX_HEADER_BYTES >> 20;
+            input_error!(
+                "hub",
+                [
+                    "{what} of `{repo}` announces a header of {n} bytes, over the {max} MiB vramfit reads"
+                ],
+                [
+                    "`{repo}` 的 {what_zh} 声明的文件头有 {n} 字节，超过 vramfit 读取的上限 {max} MiB"
+                ],
+                ["a checkpoint whose headers are at most {max} MiB; or its config.json read alone"],
+                ["文件头不超过 {max} MiB 的检查点；或只读取它的 config.json"],
+            )
+        }
+        Failure::TooLong(n) => {
+            let max = super::MAX_TEXT_BYTES >> 20;
+            input_error!(
+                "hub",
+                [
+                    "{what} of `{repo}` has {n} bytes, over the {max} MiB vramfit reads of such a file"
+                ],
+                ["`{repo}` 的 {what_zh} 有 {n} 字节，超过 vramfit 读取此类文件的上限 {max} MiB"],
+                ["a hub's own answer: check that {at} is a Hugging Face or ModelScope hub"],
+                ["仓库自身的应答：请确认 {at} 是 Hugging Face 或 ModelScope 仓库"],
+            )
+        }
+        Failure::Unreadable(why) => input_error!(
+            "hub",
+            ["{at} sent for {what} of `{repo}` what vramfit cannot read: {why}"],
+            ["{at} 返回的 `{repo}` 的 {what_zh} 无法读取：{why}"],
+            ["the hub's own answer: check that {at} is a Hugging Face or ModelScope hub"],
+            ["仓库自身的应答：请确认 {at} 是 Hugging Face 或 ModelScope 仓库"],
+        ),
+    }
+}
+
+/// A reader's error about `file` of `repo` (a config.json of a model type vramfit does not
+/// read, a damaged header) as the hub's, naming the repo; with `params`, the hub's count, for a
+/// quick estimate instead.
+#[allow(unused_variables)]
+pub fn in_file(
+    hub: &Hub,
+    repo: &str,
+    file: &str,
+    e: &InputError,
+    params: Option<u64>,
+) -> InputError {
+    let at = &hub.endpoint;
+    let (field, problem, accepted) = (&e.field, &e.problem, &e.accepted);
+    let quick = params.map_or_else(String::new, |p| {
+        format!("; or its parameter count alone: --params {p}")
+    });
+    let quick_zh = params.map_or_else(String::new, |p| format!("；或只用参数量：--params {p}"));
+    #[cfg(feature = "zh")]
+    let zh = e.zh();
+    input_error!(
+        "hub",
+        ["`{repo}` ({at}), {}: {problem}", shown_field(file, field)],
+        [= format!("`{repo}`（{at}），{}：{}", shown_field(file, field), zh.problem)],
+        ["{accepted}{quick}"],
+        [= format!("{}{quick_zh}", zh.accepted)],
+    )
+}
+
+/// `file: field`, or the field alone where it names the file already (`config.json: model_type`).
+fn shown_field(file: &str, field: &str) -> String {
+    if field.starts_with(file) {
+        field.to_string()
+    } else {
+        format!("{file}: {field}")
+    }
+}

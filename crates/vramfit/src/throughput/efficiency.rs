@@ -1,0 +1,106 @@
+//! The efficiency factors: how much of a card's datasheet bandwidth and FLOPS a runtime turns
+//! into tokens, and what each step costs besides.
+//!
+//! Each factor was fitted to the published measurements in `crates/vramfit/data/throughput/`
+//! (one TOML file per source, each record with its URL and date); the test
+//! `throughput_model_matches_published_measurements` (tests/it/throughput.rs) computes the
+//! model's error on every record and the book prints the table (`book/generated/throughput.md`).
+//! A factor is a ratio to the catalog's figures ([`Gpu::bandwidth_bytes_per_s`], the dense
+//! [`Gpu::fp16_tflops`] and [`Gpu::fp8_tflops`]), so an error in a card's datasheet figure shows
+//! up as that card's error.
+//!
+//! [`Gpu::bandwidth_bytes_per_s`]: crate::hardware::Gpu::bandwidth_bytes_per_s
+//! [`Gpu::fp16_tflops`]: crate::hardware::Gpu::fp16_tflops
+//! [`Gpu::fp8_tflops`]: crate::hardware::Gpu::fp8_tflops
+
+/// How a runtime uses a card: the share of its memory bandwidth a decode step reaches, the share
+/// of its dense FLOPS a prefill (or a compute-bound decode) reaches, and the fixed time each step
+/// costs per layer and per step (kernel launches, the scheduler, sampling).
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct Efficiency {
+    /// Model bandwidth utilisation: bytes a step must read over the time the memory takes.
+    pub mbu: f64,
+    /// Model FLOPs utilisation: FLOPs a step must do over the time at the dense peak.
+    pub mfu: f64,
+    /// Fixed time per layer per forward pass, in seconds.
+    pub layer_s: f64,
+    /// Fixed time per forward pass (one prefill or one decode step), in seconds.
+    pub step_s: f64,
+}
+
+/// vLLM, SGLang and TensorRT-LLM: CUDA graphs, fused kernels, continuous batching.
+///
+/// Fitted to vLLM's CI latency runs (Llama 3.1 8B, Llama 3 70B at tp 4 and Mixtral 8x7B at tp 2
+/// on H200, H100 and A100, batch 8; `vllm-ci-latency.toml`), NVIDIA NIM's Llama 3.3 70B FP8 at
+/// tp 2 on H100 (`nim-llama-3.3-70b.toml`) and vLLM and TensorRT-LLM on an A100
+/// (`premai-a100.toml`).
+pub const BATCHED: Efficiency = Efficiency {
+    mbu: 0.85,
+    mfu: 0.50,
+    layer_s: 20e-6,
+    step_s: 2e-3,
+};
+
+/// llama.cpp on a discrete GPU (CUDA).
+///
+/// Fitted to llama-bench on GeForce cards (Llama 3 8B Q4_K_M and F16, pp512 and tg512, May 2024;
+/// `llamacpp-cuda.toml`). The FLOPs factor is high because GeForce cards compute
+/// FP16 with FP16 accumulation at twice the datasheet's dense figure (which is the FP32-accumulate
+/// rate), and llama.cpp uses it; on data-center cards llama.cpp's prompt processing is not
+/// calibrated (see the book's chapter on throughput).
+pub const LLAMACPP: Efficiency = Efficiency {
+    mbu: 0.90,
+    mfu: 0.90,
+    layer_s: 80e-6,
+    step_s: 0.0,
+};
+
+/// llama.cpp on Apple silicon (Metal).
+///
+/// Fitted to the llama.cpp Apple-silicon table (Llama 2 7B F16, Q8_0 and Q4_0, pp512 and tg128
+/// on M2 Ultra, M3 Max, M4 Max and M3 Ultra; `llamacpp-apple.toml`); the M3 Max's and M4 Max's
+/// prompt processing left out (their catalog FP16 figures, marked as estimates, look twice too
+/// high).
+pub const LLAMACPP_METAL: Efficiency = Efficiency {
+    mbu: 0.90,
+    mfu: 0.62,
+    layer_s: 160e-6,
+    step_s: 0.0,
+};
+
+/// Hugging Face transformers, eager PyTorch (`model.generate`): the same kernels as the batched
+/// engines' ([`BATCHED`]'s bandwidth and FLOPs factors) and a Python and kernel-launch cost per
+/// layer, fitted to the one measurement at hand (Llama 2 7B FP16 on an A100, 46.4 tokens/s;
+/// `premai-a100.toml`), so that record checks nothing.
+pub const TRANSFORMERS: Efficiency = Efficiency {
+    mbu: BATCHED.mbu,
+    mfu: BATCHED.mfu,
+    layer_s: 430e-6,
+    step_s: 0.0,
+};
+
+/// A tensor-parallel all-reduce's fixed cost (NCCL or a custom all-reduce: launch and
+/// synchronisation), in seconds. Fitted with [`BATCHED`] to the tp 2 and tp 4 runs above.
+pub const ALLREDUCE_LATENCY_S: f64 = 20e-6;
+
+/// The share of a GPU-to-GPU link's bandwidth (per direction) an all-reduce reaches. Not
+/// separable from [`BATCHED`]'s FLOPs factor in the measurements at hand (only NIM's 5,000-token
+/// prefill at tp 2 moves enough data to matter); NCCL's bus bandwidth on NVLink reaches about
+/// this share of the link.
+pub const LINK_EFFICIENCY: f64 = 0.8;
+
+/// Training in BF16 or FP16: the share of the dense 16-bit peak spent on the step's FLOPs (the
+/// recomputed forward of activation checkpointing counted, so a hardware rather than a model
+/// FLOPs utilisation).
+///
+/// Fitted to MosaicML's llm-foundry (MPT 7B to 70B on 8 to 64 H100 or A100, FSDP) and
+/// torchtitan's (Llama 3 8B and 70B on 64 A100) published throughputs
+/// (`llm-foundry.toml`, `torchtitan.toml`).
+pub const TRAIN_16BIT: f64 = 0.52;
+
+/// Training in FP8 (Transformer Engine's current scaling): the share of the dense FP8 peak.
+///
+/// Fitted to NVIDIA Megatron-Bridge's published throughputs (Llama 3 8B, 70B and 3.1 405B on
+/// H100, B200 and GB200; `megatron-bridge.toml`).
+pub const TRAIN_FP8: f64 = 0.37;

@@ -1,0 +1,397 @@
+//! Inference: prefill, time to first token and decode speed of one batch of sequences.
+
+use libm::pow;
+
+use super::{Bound, Compute, Device, Efficiency, FormulaText, Runtime, efficiency};
+use crate::error::Result;
+
+/// Bytes an activation element takes on the link (BF16 or FP16).
+const ACTIVATION_BYTES: f64 = 2.0;
+
+/// What the speed of an inference run depends on: numbers the estimator already has.
+///
+/// Byte counts are per GPU: on the busiest GPU of the layout, as the memory estimate gives them
+/// (tensor parallelism splits them; each pipeline stage holds its layers' share).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(default, deny_unknown_fields)
+)]
+pub struct InferenceInput {
+    /// The engine.
+    pub runtime: Runtime,
+    /// What the matrix multiplications compute in.
+    pub compute: Compute,
+    /// Parameters a token goes through in matrix multiplications, in the whole model: every
+    /// layer's weights and the output head, not the input embedding (a lookup); for a
+    /// mixture of experts, the shared weights and the experts a token is routed to.
+    pub active_params: u64,
+    /// Weight bytes per GPU that every forward pass reads (all but the routed experts and the
+    /// input embedding, which a token reads one row of).
+    pub dense_weight_bytes: u64,
+    /// Weight bytes per GPU of the routed experts (0 for a dense model).
+    pub expert_weight_bytes: u64,
+    /// Routed experts per layer (0 for a dense model).
+    pub experts: u32,
+    /// Experts each token is routed to.
+    pub experts_per_token: u32,
+    /// KV-cache bytes per GPU per token of context, over the layers that attend to every token.
+    pub kv_bytes_per_token: u64,
+    /// KV-cache bytes per GPU per token, over the sliding-window layers (0 without any).
+    pub windowed_kv_bytes_per_token: u64,
+    /// The sliding window, in tokens (0 without).
+    pub window: u64,
+    /// Transformer layers.
+    pub layers: u32,
+    /// Of these, the sliding-window layers.
+    pub windowed_layers: u32,
+    /// Hidden size (what an all-reduce carries per token).
+    pub hidden: u32,
+    /// Attention (query) heads.
+    pub heads: u32,
+    /// Dimension of a head's query and key.
+    pub head_dim: u32,
+    /// Sequences decoded together.
+    pub batch: u32,
+    /// Prompt tokens per sequence.
+    pub prompt_tokens: u64,
+    /// Generated tokens per sequence.
+    pub output_tokens: u64,
+    /// Tensor-parallel GPUs.
+    pub tp: u32,
+    /// Pipeline stages.
+    pub pp: u32,
+}
+
+/// The speed of an inference run: every figure finite and non-negative.
+///
+/// The decode figures are at the mean context of the generation, `prompt + output / 2` tokens
+/// (the step time grows linearly with the context, so this is its mean), and the batch's
+/// prompts are prefilled together before the first token.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct Inference {
+    /// Prompt tokens processed per second during the prefill, over the batch.
+    pub prefill_tokens_per_s: f64,
+    /// Time from the batch's prompts to the first token: the prefill.
+    pub time_to_first_token_s: f64,
+    /// Time of one decode step (one token for every sequence).
+    pub decode_step_s: f64,
+    /// Tokens generated per second by one sequence.
+    pub decode_tokens_per_s_per_sequence: f64,
+    /// Tokens generated per second by the batch.
+    pub decode_tokens_per_s: f64,
+    /// Time to generate the output: the first token, then a step per further token.
+    pub total_s: f64,
+    /// What limits the prefill.
+    pub prefill_bound: Bound,
+    /// What limits a decode step.
+    pub decode_bound: Bound,
+    /// The numbers the formulas show.
+    #[cfg_attr(feature = "serde", serde(skip))]
+    pub(super) work: Working,
+}
+
+/// One figure of [`Inference`], for [`Inference::formula`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum InferenceFigure {
+    /// [`Inference::prefill_tokens_per_s`].
+    PrefillTokensPerS,
+    /// [`Inference::time_to_first_token_s`].
+    TimeToFirstToken,
+    /// [`Inference::decode_step_s`].
+    DecodeStep,
+    /// [`Inference::decode_tokens_per_s_per_sequence`].
+    DecodeTokensPerSPerSequence,
+    /// [`Inference::decode_tokens_per_s`].
+    DecodeTokensPerS,
+    /// [`Inference::total_s`].
+    Total,
+}
+
+impl Inference {
+    /// The formula of `figure` with its numbers, in English and Chinese.
+    pub fn formula(&self, figure: InferenceFigure) -> FormulaText {
+        super::text::inference(self, figure)
+    }
+}
+
+/// The working of one phase (a prefill or a decode step): each term of its time.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub(super) struct Phase {
+    /// Tokens in the forward pass (over the batch).
+    pub tokens: f64,
+    /// FLOPs of the matrix multiplications with the weights, whole model.
+    pub weight_flops: f64,
+    /// FLOPs of attention over the context, whole model.
+    pub attention_flops: f64,
+    /// Time of the FLOPs, split over the tensor-parallel GPUs.
+    pub compute_s: f64,
+    /// Weight bytes read per GPU, over the pipeline stages one after another.
+    pub weight_bytes: f64,
+    /// KV-cache bytes read per GPU, over the stages.
+    pub kv_bytes: f64,
+    /// Time of the bytes.
+    pub memory_s: f64,
+    /// Share of the routed experts the pass touches.
+    pub experts_touched: f64,
+    /// Time of the tensor-parallel all-reduces.
+    pub allreduce_s: f64,
+    /// Bytes one all-reduce moves per GPU.
+    pub allreduce_bytes: f64,
+    /// Fixed time: per layer and per step.
+    pub fixed_s: f64,
+    /// The phase's time.
+    pub total_s: f64,
+}
+
+/// The numbers behind an [`Inference`], kept for its formulas.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Working {
+    pub input: InferenceInput,
+    pub device: Device,
+    pub efficiency: Efficiency,
+    /// The dense peak the run computes at, in FLOPS.
+    pub peak: f64,
+    /// The link bandwidth used, per direction, in bytes per second.
+    pub link: f64,
+    /// Whether the link is the fallback (the card's is not known).
+    pub link_assumed: bool,
+    /// Prompt tokens counted (at least 1).
+    pub prompt: f64,
+    /// The mean context of a decode step.
+    pub context: f64,
+    pub prefill: Phase,
+    pub decode: Phase,
+}
+
+/// The link assumed where a card's is not known: PCIe 4.0 x16, per direction.
+pub const FALLBACK_LINK_BYTES_PER_S: f64 = 31.5e9;
+
+/// The speed of `input` on GPUs like `device`.
+///
+/// Errors name the field: a batch, layer count, head count or parallel size of 0, experts
+/// inconsistent with their bytes, or a device whose bandwidth or 16-bit throughput is missing
+/// or out of range.
+pub fn inference(input: &InferenceInput, device: &Device) -> Result<Inference> {
+    let device = super::device::checked(device)?;
+    validate(input)?;
+    let eff = input.runtime.efficiency(&device);
+    let peak = input.compute.peak_flops(&device);
+    let link_assumed = device.link_bytes_per_s <= 0.0;
+    let link = if link_assumed {
+        FALLBACK_LINK_BYTES_PER_S
+    } else {
+        device.link_bytes_per_s
+    };
+    let n = |x: u64| x as f64;
+    let batch = f64::from(input.batch);
+    let prompt = n(input.prompt_tokens.max(1));
+    let out = n(input.output_tokens);
+    // A decode step producing token i (2 ≤ i ≤ out) attends to prompt + i − 1 tokens: their
+    // mean is prompt + out / 2 (the next step's, prompt + 1, where out < 2).
+    let context = prompt + out.max(2.0) / 2.0;
+    let shape = Shape {
+        input,
+        device: &device,
+        eff: &eff,
+        peak,
+        link,
+    };
+    // Prefill: every prompt token of the batch, attending causally to the tokens before it
+    // (the mean over positions of a context that grows from 1 to the prompt: prompt / 2).
+    let prefill = shape.phase(batch * prompt, prompt / 2.0, 0.0);
+    // Decode: one token per sequence, attending to the whole context, reading its KV cache.
+    let decode = shape.phase(batch, context, batch * context);
+    let steps = (out - 1.0).max(0.0);
+    let work = Working {
+        input: *input,
+        device,
+        efficiency: eff,
+        peak,
+        link,
+        link_assumed,
+        prompt,
+        context,
+        prefill,
+        decode,
+    };
+    Ok(Inference {
+        prefill_tokens_per_s: prefill.tokens / prefill.total_s,
+        time_to_first_token_s: prefill.total_s,
+        decode_step_s: decode.total_s,
+        decode_tokens_per_s_per_sequence: 1.0 / decode.total_s,
+        decode_tokens_per_s: batch / decode.total_s,
+        total_s: prefill.total_s + steps * decode.total_s,
+        prefill_bound: prefill.bound(),
+        decode_bound: decode.bound(),
+        work,
+    })
+}
+
+impl Phase {
+    fn bound(&self) -> Bound {
+        if self.memory_s > self.compute_s {
+            Bound::Memory
+        } else {
+            Bound::Compute
+        }
+    }
+}
+
+/// What every phase of one run shares.
+struct Shape<'a> {
+    input: &'a InferenceInput,
+    device: &'a Device,
+    eff: &'a Efficiency,
+    peak: f64,
+    link: f64,
+}
+
+impl Shape<'_> {
+    /// One forward pass of `tokens` tokens, each attending to `attended` tokens on average,
+    /// reading the KV cache of `kv_tokens` tokens (over the batch).
+    fn phase(&self, tokens: f64, attended: f64, kv_tokens: f64) -> Phase {
+        let i = self.input;
+        let (tp, pp) = (f64::from(i.tp), f64::from(i.pp));
+        let layers = f64::from(i.layers);
+        let windowed = f64::from(i.windowed_layers.min(i.layers));
+        let window = if i.window == 0 {
+            attended
+        } else {
+            attended.min(i.window as f64)
+        };
+        // Attention: Q·Kᵀ and scores·V, 2 FLOPs per multiply-add each, per head per layer.
+        let head_flops = 4.0 * f64::from(i.heads) * f64::from(i.head_dim);
+        let attention_flops =
+            tokens * head_flops * ((layers - windowed) * attended + windowed * window);
+        let weight_flops = 2.0 * i.active_params as f64 * tokens;
+        let compute_s = (weight_flops + attention_flops) / tp / (self.peak * self.eff.mfu);
+        // Routed experts: a token goes to k of E; the share of experts at least one of n tokens
+        // goes to is 1 − (1 − k/E)^n with routing spread evenly.
+        let experts_touched = if i.experts == 0 {
+            0.0
+        } else {
+            let miss = 1.0 - f64::from(i.experts_per_token) / f64::from(i.experts);
+            1.0 - pow(miss, tokens)
+        };
+        // The stages of a pipeline run one after another for one batch.
+        let weight_bytes =
+            pp * (i.dense_weight_bytes as f64 + i.expert_weight_bytes as f64 * experts_touched);
+        let kv_window = if i.window == 0 {
+            kv_tokens
+        } else {
+            kv_tokens.min(f64::from(i.batch) * i.window as f64)
+        };
+        let kv_bytes = pp
+            * (i.kv_bytes_per_token as f64 * kv_tokens
+                + i.windowed_kv_bytes_per_token as f64 * kv_window);
+        let memory_s =
+            (weight_bytes + kv_bytes) / (self.device.bandwidth_bytes_per_s * self.eff.mbu);
+        // Tensor parallelism: two all-reduces per layer (after attention and after the MLP) of
+        // the tokens' hidden states; a ring moves 2 (tp − 1) / tp of them over each link.
+        let allreduce_bytes = if i.tp > 1 {
+            2.0 * (tp - 1.0) / tp * tokens * f64::from(i.hidden) * ACTIVATION_BYTES
+        } else {
+            0.0
+        };
+        let allreduce_s = if i.tp > 1 {
+            2.0 * layers
+                * (efficiency::ALLREDUCE_LATENCY_S
+                    + allreduce_bytes / (self.link * efficiency::LINK_EFFICIENCY))
+        } else {
+            0.0
+        };
+        let fixed_s = layers * self.eff.layer_s + self.eff.step_s;
+        Phase {
+            tokens,
+            weight_flops,
+            attention_flops,
+            compute_s,
+            weight_bytes,
+            kv_bytes,
+            memory_s,
+            experts_touched,
+            allreduce_s,
+            allreduce_bytes,
+            fixed_s,
+            total_s: compute_s.max(memory_s) + allreduce_s + fixed_s,
+        }
+    }
+}
+
+/// The input's ranges.
+fn validate(i: &InferenceInput) -> Result<()> {
+    let positive = [
+        ("batch", i.batch),
+        ("layers", i.layers),
+        ("hidden", i.hidden),
+        ("heads", i.heads),
+        ("head_dim", i.head_dim),
+        ("tp", i.tp),
+        ("pp", i.pp),
+    ];
+    for (field, v) in positive {
+        if v == 0 {
+            return Err(input_error!(
+                field,
+                "is 0",
+                "为 0",
+                "an integer of at least 1",
+                "至少为 1 的整数"
+            ));
+        }
+    }
+    if i.active_params == 0 {
+        return Err(input_error!(
+            "active_params",
+            "is 0",
+            "为 0",
+            "a parameter count of at least 1",
+            "至少为 1 的参数量"
+        ));
+    }
+    if i.dense_weight_bytes == 0 && i.expert_weight_bytes == 0 {
+        return Err(input_error!(
+            "dense_weight_bytes",
+            "no weight bytes are given",
+            "没有给出权重字节数",
+            "the bytes of the weights on one GPU, at least 1",
+            "单卡上的权重字节数，至少为 1"
+        ));
+    }
+    if i.windowed_layers > i.layers {
+        return Err(input_error!(
+            "windowed_layers",
+            [
+                "is {}, more than the {} layers",
+                i.windowed_layers,
+                i.layers
+            ],
+            ["为 {}，多于总层数 {}", i.windowed_layers, i.layers],
+            ["at most the layer count ({})", i.layers],
+            ["不超过层数（{}）", i.layers]
+        ));
+    }
+    if i.experts == 0 {
+        if i.expert_weight_bytes > 0 {
+            return Err(input_error!(
+                "expert_weight_bytes",
+                "routed-expert bytes are given for a model without experts",
+                "模型没有路由专家，却给出了专家权重字节数",
+                "0 when `experts` is 0",
+                "`experts` 为 0 时为 0"
+            ));
+        }
+    } else if i.experts_per_token == 0 || i.experts_per_token > i.experts {
+        return Err(input_error!(
+            "experts_per_token",
+            ["is {} with {} experts", i.experts_per_token, i.experts],
+            ["为 {}，专家数为 {}", i.experts_per_token, i.experts],
+            ["from 1 to the expert count ({})", i.experts],
+            ["1 到专家数（{}）之间", i.experts]
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,145 @@
+// `fetchModel` (vramfit/full) against the mock hub (tests/hub): the same model and checkpoint as
+// the CLI's `vramfit estimate --hub --json`, the exact weights of each kind of repo, ModelScope's
+// shape, every failure, and nothing fetched before it is called.
+//
+// Env: VRAMFIT_NPM_DIR (the built package), VRAMFIT_CLI (target/debug/vramfit), VRAMFIT_HUB_URL
+// (the mock hub, started by `cargo xtask npm-test` / `cargo xtask test`).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+
+const hubUrl = process.env.VRAMFIT_HUB_URL;
+assert.ok(hubUrl, "VRAMFIT_HUB_URL names the mock hub (cargo xtask starts it)");
+const log = async () => (await fetch(`${hubUrl}/__mock/log`)).json();
+await fetch(`${hubUrl}/__mock/clear`);
+
+const pkgDir = process.env.VRAMFIT_NPM_DIR ?? path.resolve("target/npm");
+const cli = process.env.VRAMFIT_CLI ?? path.resolve("target/debug/vramfit");
+const full = await import(pathToFileURL(path.join(pkgDir, "full.js")).href);
+const vf = await import(pathToFileURL(path.join(pkgDir, "index.js")).href);
+const { fetchModel, repoId, estimate } = full;
+
+test("loading the package fetches nothing from the hub", async () => {
+  assert.deepEqual(await log(), []);
+  assert.equal(typeof fetchModel, "function");
+  assert.equal(vf.fetchModel, undefined, "the main module stays the estimator alone");
+});
+
+const cache = mkdtempSync(path.join(os.tmpdir(), "vramfit-npm-hub-"));
+function cliHub(repo, extra = []) {
+  const out = execFileSync(cli, ["estimate", "--model", repo, "--hub", "--hub-endpoint", hubUrl, "--hub-refresh", "--json", ...extra], {
+    encoding: "utf8",
+    env: { ...process.env, VRAMFIT_CACHE_DIR: cache },
+  });
+  return JSON.parse(out);
+}
+
+// Qwen2 0.5B's projections (out, in): q, k, v, o, gate, up, down; 24 layers, vocabulary 151936.
+const L05 = [[896, 896], [128, 896], [128, 896], [896, 896], [4864, 896], [4864, 896], [896, 4864]];
+const sum = (xs, f) => xs.reduce((s, x) => s + f(x), 0);
+
+// Each repo with its checkpoint's bytes, by hand from its tensor shapes (as in cli_hub.rs).
+const repos = [
+  // bf16: 2 bytes per parameter; hidden 2048, 16 + 2 heads of 128, intermediate 11008, 36 layers.
+  ["Qwen/Qwen2.5-3B-Instruct", 2 * (151936 * 2048 + 36 * (2048 * 2048 + 2048 + 2 * (256 * 2048 + 256) + 2048 * 2048 + 3 * 2048 * 11008 + 2 * 2048) + 2048)],
+  // AWQ: qweight in·out/2, qzeros in·out/256, scales in·out/64; F16 embedding, biases, norms.
+  ["Qwen/Qwen2.5-0.5B-Instruct-AWQ", 151936 * 896 * 2 + 896 * 2 + 24 * (sum(L05, ([o, i]) => i * o / 2 + i * o / 256 + i * o / 64) + 1152 * 2 + 2 * 896 * 2)],
+  // FP8: a byte per weight, an F32 scale per 128×128 block; BF16 embedding, norms.
+  ["Qwen/Qwen3-0.6B-FP8", 151936 * 1024 * 2 + 1024 * 2 + 28 * (15728640 + 960 * 4 + 2 * 128 * 2 + 2 * 1024 * 2)],
+  // bnb NF4, double quantization: weight, absmax, nested absmax, the two maps, the quant state.
+  ["unsloth/Qwen2.5-0.5B-Instruct-bnb-4bit", 151936 * 896 * 2 + 896 * 2 + 24 * (sum(L05, ([o, i]) => o * i / 2 + o * i / 64 + Math.ceil(o * i / 64 / 256) * 4 + 1024 + 64 + (Math.max(o, i) === 4864 ? 164 : 163)) + 1152 * 2 + 2 * 896 * 2)],
+  // GGUF Q4_K_M: Q5_0, Q8_0, Q6_K, Q4_K and F32, as llama.cpp typed them.
+  ["Qwen/Qwen2.5-0.5B-Instruct-GGUF", (24 * (896 * 896 * 2 + 128 * 896 + 2 * 4864 * 896) + 12 * 128 * 896) / 32 * 22 + (151936 * 896 + 12 * 128 * 896) / 32 * 34 + 12 * 4864 * 896 / 256 * (210 + 144) + (24 * (3 * 896 + 256) + 896) * 4],
+];
+
+for (const [repo, bytes] of repos) {
+  test(`fetchModel gives the CLI's model and the exact checkpoint: ${repo}`, async () => {
+    const m = await fetchModel(repo, { endpoint: hubUrl });
+    assert.equal(m.checkpoint.bytes, bytes);
+    const fromCli = cliHub(repo);
+    const { notes_zh: _zh, ...cliModel } = fromCli.hub;
+    const { input, ...jsModel } = m;
+    assert.deepStrictEqual(jsModel, cliModel);
+    // The model estimates as the CLI's: the same weights.
+    const e = estimate({ ...input });
+    assert.equal(e.weights_bytes, fromCli.weights_bytes);
+    assert.equal(e.total_bytes, fromCli.total_bytes);
+    if (repo.endsWith("GGUF")) assert.equal(input.engine, "llamacpp");
+  });
+}
+
+test("the estimate's weights are the checkpoint's for bf16, AWQ and GGUF", async () => {
+  for (const repo of ["Qwen/Qwen2.5-3B-Instruct", "Qwen/Qwen2.5-0.5B-Instruct-AWQ", "Qwen/Qwen2.5-0.5B-Instruct-GGUF"]) {
+    const m = await fetchModel(repo, { endpoint: hubUrl });
+    assert.equal(estimate(m.input).weights_bytes, m.checkpoint.bytes, repo);
+  }
+});
+
+test("only headers are read: every weights request is a range inside the header", async () => {
+  await fetch(`${hubUrl}/__mock/clear`);
+  await fetchModel("Qwen/Qwen2.5-3B-Instruct", { endpoint: hubUrl });
+  await fetchModel("unsloth/Qwen2.5-0.5B-Instruct-bnb-4bit", { endpoint: hubUrl });
+  const l = await log();
+  const weights = l.filter((r) => /\.safetensors$/.test(r.target));
+  assert.ok(weights.length >= 6);
+  for (const r of weights) {
+    assert.match(r.range ?? "", /^bytes=\d+-\d+$/, r.target);
+    assert.equal(r.data_bytes, 0, r.target);
+  }
+  assert.deepEqual(l.filter((r) => r.data_bytes > 0), []);
+});
+
+test("ModelScope's API gives the same model", async () => {
+  await fetch(`${hubUrl}/__mock/clear`);
+  const hf = await fetchModel("Qwen/Qwen3-0.6B-FP8", { endpoint: hubUrl });
+  const ms = await fetchModel("Qwen/Qwen3-0.6B-FP8", { endpoint: hubUrl, hub: "modelscope" });
+  assert.deepStrictEqual(ms.checkpoint, hf.checkpoint);
+  assert.deepStrictEqual(ms.model, hf.model);
+  assert.deepStrictEqual(ms.hub, { kind: "modelscope", endpoint: hubUrl });
+  assert.equal(ms.revision, "master");
+  const l = await log();
+  assert.ok(l.some((r) => r.target.startsWith("/api/v1/models/Qwen/Qwen3-0.6B-FP8/repo/files?Revision=master")));
+  assert.ok(l.some((r) => r.target.includes("repo?Revision=master&FilePath=config.json")));
+});
+
+test("a GGUF file is chosen by a part of its name", async () => {
+  const m = await fetchModel("Qwen/Qwen2.5-0.5B-Instruct-GGUF", { endpoint: hubUrl, file: "q8_0" });
+  assert.deepEqual(m.checkpoint.files, ["qwen2.5-0.5b-instruct-q8_0.gguf"]);
+  assert.equal(m.model.quantization.file_type, "Q8_0");
+});
+
+async function rejects(promise, kind, ...says) {
+  await assert.rejects(promise, (e) => {
+    assert.equal(e.kind, kind, e.message);
+    assert.equal(e.field, "hub");
+    assert.match(e.message, /^hub: .*; accepted: /s);
+    for (const s of says) assert.ok(e.message.includes(s), `${s} not in ${e.message}`);
+    return true;
+  });
+}
+
+test("each failure names the repo and what to do", async () => {
+  const o = { endpoint: hubUrl };
+  await rejects(fetchModel("meta-llama/Llama-3.1-8B", o), "gated", "`meta-llama/Llama-3.1-8B`", "is gated: HTTP 401 for config.json", "accept its licence");
+  await rejects(fetchModel("Qwen/Qwen9-404B", o), "missing", "`Qwen/Qwen9-404B` is not on", "does not exist, or it is private");
+  await rejects(fetchModel("mock/rate-limited", o), "rate-limited", "HTTP 429", "wait 30 s");
+  await rejects(fetchModel("mock/slow", { ...o, timeout: 500 }), "timeout", "did not answer within 0.5 s", "`mock/slow`");
+  await rejects(fetchModel("mock/huge-header", o), "too-large", "model.safetensors of `mock/huge-header`", "104857600 bytes, over the 64 MiB");
+  await rejects(fetchModel("state-spaces/mamba-130m-hf", o), "file", "`state-spaces/mamba-130m-hf`", "config.json: model_type: `mamba` is not supported");
+  await rejects(fetchModel("Qwen/Qwen2.5-0.5B-Instruct-GGUF", { ...o, file: "IQ1" }), "gguf", "no GGUF file matching `IQ1`");
+  await rejects(fetchModel("not a repo", o), "id", "`not a repo` is not a repo id");
+  await rejects(fetchModel("a/b", { endpoint: "huggingface.co" }), "endpoint", "is not the address of a hub");
+  await rejects(fetchModel("Qwen/Qwen3-0.6B-FP8", { endpoint: "http://127.0.0.1:9" }), "network", "could not be reached");
+  // The CLI says the same.
+  assert.throws(() => cliHub("mock/huge-header"), (e) => e.status === 2 && e.stderr.includes("104857600 bytes, over the 64 MiB"));
+});
+
+test("repo ids as the hubs write them", () => {
+  assert.equal(repoId("https://huggingface.co/Qwen/Qwen3-0.6B-FP8/tree/main"), "Qwen/Qwen3-0.6B-FP8");
+  assert.equal(repoId("https://www.modelscope.cn/models/Qwen/Qwen3-0.6B"), "Qwen/Qwen3-0.6B");
+  assert.throws(() => repoId("a--b/c"), /is not a repo id/);
+});

@@ -1,0 +1,202 @@
+//! The calculator's model looked up on a hub (full build only: a calculator build hands the
+//! `hub` source over to it). Nothing is fetched until the person presses the button, or pressed
+//! "look it up" a moment before in the calculator build ([`crate::hooks::take_hub_request`]);
+//! a model looked up before in this browser comes back from its cache.
+
+use std::rc::Rc;
+
+use vramfit::InputError;
+use vramfit::hub::HubModel;
+use yew::prelude::*;
+
+use super::field::error_text;
+use crate::hub::{self, Cache};
+use crate::state::Action;
+use crate::{hooks, use_app};
+
+/// Where the lookup stands.
+#[derive(Clone, PartialEq)]
+enum Status {
+    /// Not looked up in this browser: the button.
+    Idle,
+    /// The requests are under way.
+    Looking,
+    /// Read just now (`false`) or from the cache (`true`).
+    Read(bool),
+    /// It failed: why, and what to do.
+    Failed(Rc<InputError>),
+}
+
+/// The lookup's form and what it read.
+#[function_component(HubLookup)]
+pub fn hub_lookup() -> Html {
+    let app = use_app();
+    let lang = app.lang;
+    let repo = app.value("model");
+    let endpoint = use_state(|| hooks::local_get(hub::ENDPOINT_KEY).unwrap_or_default());
+    let status = use_state(|| Status::Idle);
+    // The model the state holds, if it is this repo's on this hub.
+    let hub_now = hub::hub_at(&endpoint).ok();
+    let model = hub::from_extra(app.extra("config")).filter(|m| {
+        Some(&m.hub) == hub_now.as_ref()
+            && m.repo == vramfit::hub::repo_id(&repo).unwrap_or_default()
+    });
+
+    let look_up = {
+        let app = app.clone();
+        let status = status.clone();
+        let endpoint = endpoint.clone();
+        Rc::new(move |repo: String| {
+            let h = match hub::hub_at(&endpoint) {
+                Ok(h) => h,
+                Err(e) => return status.set(Status::Failed(Rc::new(e))),
+            };
+            status.set(Status::Looking);
+            let (app, status) = (app.clone(), status.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                match hub::fetch::look_up(&h, &repo, None).await {
+                    Ok(m) => {
+                        let mut cache = Cache::read(hooks::local_get(hub::CACHE_KEY).as_deref());
+                        cache.put(&m);
+                        hooks::local_set(hub::CACHE_KEY, Some(&cache.text()));
+                        show(&app, &m);
+                        status.set(Status::Read(false));
+                    }
+                    Err(e) => status.set(Status::Failed(Rc::new(e))),
+                }
+            });
+        })
+    };
+
+    // A repo or a hub newly named: its model from the cache, or looked up if the person asked
+    // for it in the calculator build; else none (the estimate says it is not looked up yet).
+    {
+        let app = app.clone();
+        let status = status.clone();
+        let look_up = look_up.clone();
+        use_effect_with(
+            (repo.clone(), (*endpoint).clone()),
+            move |(repo, endpoint)| {
+                let asked = hooks::take_hub_request();
+                let id = vramfit::hub::repo_id(repo).ok();
+                let cached = hub::hub_at(endpoint).ok().zip(id).and_then(|(h, id)| {
+                    Cache::read(hooks::local_get(hub::CACHE_KEY).as_deref()).get(&h.endpoint, &id)
+                });
+                match cached {
+                    Some(m) => {
+                        show(&app, &m);
+                        status.set(Status::Read(true));
+                    }
+                    None if asked => look_up(repo.clone()),
+                    None => {
+                        if hub::from_extra(app.extra("config")).is_some() {
+                            app.dispatch(Action::SetExtra("config".into(), String::new()));
+                        }
+                        status.set(Status::Idle);
+                    }
+                }
+            },
+        );
+    }
+
+    let oninput = {
+        let app = app.clone();
+        Callback::from(move |e: InputEvent| {
+            app.dispatch(Action::Set("model".into(), super::field::input_value(&e)));
+        })
+    };
+    let onchange = {
+        let endpoint = endpoint.clone();
+        Callback::from(move |e: Event| {
+            let v = e
+                .target_unchecked_into::<web_sys::HtmlInputElement>()
+                .value();
+            let v = v.trim().trim_end_matches('/').to_string();
+            hooks::local_set(hub::ENDPOINT_KEY, (!v.is_empty()).then_some(v.as_str()));
+            endpoint.set(v);
+        })
+    };
+    let onclick = {
+        let repo = repo.clone();
+        Callback::from(move |_| look_up(repo.clone()))
+    };
+    let host = hub_now
+        .as_ref()
+        .map_or_else(|| endpoint.to_string(), |h| h.endpoint.clone());
+    let looking = *status == Status::Looking;
+    // The estimate's weights, to compare with the checkpoint's (one GPU's whole copy).
+    let weights = use_memo((app.calc.clone(), app.extra.get("config").cloned()), {
+        let s = (*app).clone();
+        move |_| {
+            crate::compute::estimate_of(&s)
+                .ok()
+                .filter(|e| e.gpus == 1)
+                .map(|e| e.weights_bytes.get())
+        }
+    });
+    html! {
+        <div class="field" id="hub">
+            <label for="f-model">{ lang.t(key!("hub.repo")) }</label>
+            <input type="text" id="f-model" name="model" value={repo.clone()} {oninput} autocomplete="off" spellcheck="false" />
+            <label for="f-hub-endpoint">{ lang.t(key!("hub.endpoint")) }</label>
+            <input type="url" id="f-hub-endpoint" list="hub-endpoints" placeholder={hub::ENDPOINTS[0]}
+                value={(*endpoint).clone()} {onchange} aria-describedby="f-hub-endpoint-hint" />
+            <datalist id="hub-endpoints">
+                { for hub::ENDPOINTS.iter().map(|e| html! { <option value={*e} /> }) }
+            </datalist>
+            <span class="hint" id="f-hub-endpoint-hint">{ lang.t(key!("hub.endpoint_hint")) }</span>
+            <button type="button" id="hub-lookup" {onclick} disabled={looking}>
+                { lang.t(if model.is_some() { key!("hub.refresh") } else { key!("hub.lookup") }) }
+            </button>
+            <span class="hint" id="hub-privacy">{ lang.f(key!("hub.privacy"), &[&host]) }</span>
+            { match (&*status, &model) {
+                (Status::Looking, _) => html! { <p class="hint" role="status" id="hub-status">{ lang.f(key!("hub.looking"), &[&host]) }</p> },
+                (Status::Failed(e), _) => html! { <span class="err" role="alert" id="hub-error">{ error_text(lang, e) }</span> },
+                (Status::Read(cached), Some(m)) => read(lang, m, *cached, *weights),
+                _ => html! { <p class="hint" id="hub-status">{ lang.t(key!("hub.not_cached")) }</p> },
+            } }
+        </div>
+    }
+}
+
+/// The model into the state: the calculator's model, and llama.cpp for a GGUF file.
+fn show(app: &crate::Ctx, m: &HubModel) {
+    app.dispatch(Action::SetExtra("config".into(), hub::to_extra(m)));
+    if m.is_gguf() {
+        app.dispatch(Action::Set("engine".into(), "llamacpp".into()));
+    }
+}
+
+/// What was read, the checkpoint exactly, and the notes.
+fn read(lang: crate::i18n::Lang, m: &HubModel, cached: bool, weights: Option<u64>) -> Html {
+    let bytes = |n: u64| vramfit::Bytes::new(n).display_auto();
+    let thousands = vramfit::estimate::thousands;
+    let checkpoint = m.checkpoint.as_ref().map(|c| {
+        let types: Vec<String> = c
+            .by_dtype
+            .iter()
+            .map(|t| format!("{} {}", t.dtype, t.bytes.map_or_else(|| "?".into(), bytes)))
+            .collect();
+        let compared = weights.map(|w| {
+            let text = if w == c.bytes {
+                lang.t(key!("hub.weights_exact")).to_string()
+            } else {
+                lang.f(key!("hub.weights_differ"), &[&bytes(w), &bytes(w.abs_diff(c.bytes))])
+            };
+            html! { <><br /><span id="hub-weights" data-bytes={w.to_string()}>{ text }</span></> }
+        });
+        html! {
+            <><br /><span id="hub-checkpoint" data-bytes={c.bytes.to_string()} data-params={c.params.to_string()}>
+                { lang.f(key!("hub.checkpoint"), &[&c.format, &thousands(c.tensors), &thousands(c.params), &bytes(c.bytes), &types.join(" · ")]) }
+            </span>{ for compared }</>
+        }
+    });
+    html! {
+        <p class="hint" id="hub-info" data-repo={m.repo.clone()}>
+            if cached { { lang.f(key!("hub.cached"), &[&m.hub.endpoint]) }<br /> }
+            { lang.f(key!("hub.read"), &[&m.hub.endpoint, &m.files_read.join(", "), &bytes(m.bytes_read)]) }
+            { for checkpoint }
+            { for m.notes(lang.is_zh()).iter().map(|n| html! { <><br />{ n }</> }) }
+        </p>
+    }
+}

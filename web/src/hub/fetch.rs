@@ -1,0 +1,99 @@
+//! The lookup's requests with the browser's `fetch`: `vramfit::hub::Lookup` says what to read
+//! (the file list, `config.json`, the weights' headers by HTTP Range, never the weights) and
+//! judges each answer; this makes the requests, one at a time. The CLI does the same with its
+//! HTTP client (`crates/vramfit-cli/src/hub.rs`).
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use js_sys::Uint8Array;
+use vramfit::InputError;
+use vramfit::hub::{self, Failure, Hub, HubModel, Lookup, Reply, Request};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+
+/// Looks `repo` up on `hub` (`file`: the GGUF file chosen, if any).
+pub async fn look_up(hub: &Hub, repo: &str, file: Option<&str>) -> Result<HubModel, InputError> {
+    let mut l = Lookup::new(hub, repo, file)?;
+    while let Some(r) = l.request().cloned() {
+        let reply = get(&r).await.unwrap_or_else(Reply::Failed);
+        l.answer(reply)?;
+    }
+    l.finish()
+}
+
+/// What the browser says about a request that failed (a `TypeError` that, by design, does not
+/// tell a network failure from a refused cross-origin answer or the page's policy).
+fn network(e: JsValue) -> Failure {
+    let m = js_sys::Reflect::get(&e, &JsValue::from_str("message"))
+        .ok()
+        .and_then(|m| m.as_string())
+        .unwrap_or_default();
+    Failure::Network(format!(
+        "{m} (the network, the hub's cross-origin answer or the page's security policy)"
+    ))
+}
+
+/// One GET, within [`hub::TIMEOUT_SECS`]; a body is read only for a status of 200 or 206, and a
+/// 200 to a request for a range (a hub that ignores it) is refused unread.
+async fn get(r: &Request) -> Result<Reply, Failure> {
+    let init = web_sys::RequestInit::new();
+    init.set_method("GET");
+    init.set_referrer_policy(web_sys::ReferrerPolicy::NoReferrer);
+    let headers = web_sys::Headers::new().map_err(network)?;
+    if let Some((a, b)) = r.range {
+        headers
+            .set("Range", &format!("bytes={a}-{b}"))
+            .map_err(network)?;
+    }
+    init.set_headers(&headers);
+    let ctrl = web_sys::AbortController::new().map_err(network)?;
+    init.set_signal(Some(&ctrl.signal()));
+    let timed_out = Rc::new(Cell::new(false));
+    let _timer = {
+        let timed_out = timed_out.clone();
+        gloo::timers::callback::Timeout::new((hub::TIMEOUT_SECS * 1000) as u32, move || {
+            timed_out.set(true);
+            ctrl.abort();
+        })
+    };
+    let failed = |e: JsValue| {
+        if timed_out.get() {
+            Failure::Timeout(hub::TIMEOUT_SECS)
+        } else {
+            network(e)
+        }
+    };
+    let resp = JsFuture::from(gloo::utils::window().fetch_with_str_and_init(&r.url, &init))
+        .await
+        .map_err(failed)?;
+    let resp: web_sys::Response = resp.unchecked_into();
+    let status = resp.status();
+    let header = |k: &str| resp.headers().get(k).ok().flatten();
+    let total = header("content-range")
+        .and_then(|c| c.rsplit('/').next().and_then(|t| t.trim().parse().ok()));
+    if status == 200 && r.range.is_some() {
+        // A hub that ignores the range would send the whole file: not downloaded.
+        if let Some(b) = resp.body() {
+            let _ = b.cancel();
+        }
+        return Err(Failure::Unreadable(String::from(
+            "it ignored the byte range asked for",
+        )));
+    }
+    let mut body = Vec::new();
+    if status == 200 || status == 206 {
+        let buf = resp.array_buffer().map_err(network)?;
+        let buf = JsFuture::from(buf).await.map_err(failed)?;
+        body = Uint8Array::new(&buf).to_vec();
+    } else if let Some(b) = resp.body() {
+        let _ = b.cancel();
+    }
+    Ok(Reply::Http {
+        status,
+        code: header("x-error-code"),
+        retry_after: header("retry-after").and_then(|s| s.trim().parse().ok()),
+        total,
+        body,
+    })
+}

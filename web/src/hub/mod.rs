@@ -1,0 +1,337 @@
+//! The hub lookup on the site (full build): a repo id typed in the calculator, looked up on
+//! Hugging Face or ModelScope when the person presses the button, never before.
+//!
+//! What is read, and in which order, is `vramfit::hub`'s (the CLI does the same); [`fetch`]
+//! does the requests with the browser's `fetch`. The model it gives is kept:
+//!
+//! - in the state, as the `config` extra (`{"vramfit_hub": …}`, [`to_extra`]), which the link
+//!   leaves out: a link carries `source=hub&model=OWNER/NAME`, and reopens the model from this
+//!   browser's cache, or shows the button;
+//! - in `localStorage` ([`CACHE_KEY`]), by endpoint and repo, once read whole: a failure is
+//!   never stored, and a stored model is checked again when read back ([`Cache::get`]).
+//!
+//! The hub's address is a setting of this browser ([`ENDPOINT_KEY`]); the page's
+//! Content-Security-Policy lets it reach exactly the hubs of [`ENDPOINTS`] and their download
+//! hosts ([`CONNECT_SRC`]; `cargo xtask size` checks that the built page says exactly that).
+
+pub mod fetch;
+
+use vramfit::InputError;
+use vramfit::headers::TypeCount;
+use vramfit::hub::{Checkpoint, Hub, HubKind, HubModel};
+
+/// The key of the `config` extra that holds a looked-up model.
+pub const EXTRA_KEY: &str = "vramfit_hub";
+
+/// `localStorage` key of the hub's address.
+pub const ENDPOINT_KEY: &str = "vramfit.hub.endpoint";
+
+/// `localStorage` key of the models looked up, by endpoint and repo.
+pub const CACHE_KEY: &str = "vramfit.hub.models";
+
+/// The most models the cache keeps (the oldest go first); each is a few kilobytes.
+pub const CACHE_MODELS: usize = 40;
+
+/// The hubs the site can reach: Hugging Face, whose answers (and its CDN's) carry CORS headers
+/// (https://huggingface.co/.well-known/meta.json lists the CDN hosts, all under `hf.co`), and
+/// ModelScope, whose site and CDN (`cdn-lfs-cn-*.modelscope.cn`) send
+/// `Access-Control-Allow-Origin: *` and allow `Range`
+/// (https://github.com/modelscope/modelscope/issues/1399). hf-mirror.com turned cross-origin
+/// answers off (https://github.com/padeoe/hf-mirror-site/issues/23): the CLI reads it
+/// (`HF_ENDPOINT`), a page cannot.
+pub const ENDPOINTS: [&str; 2] = ["https://huggingface.co", "https://www.modelscope.cn"];
+
+/// The page's `connect-src`: itself, and the hubs with the hosts their downloads redirect to
+/// (a source without a scheme takes the page's, `https:` on the web).
+pub const CONNECT_SRC: &str = "'self' huggingface.co *.hf.co *.modelscope.cn";
+
+/// The hub at `endpoint` (empty: Hugging Face), refused without a request when the page's
+/// security policy would block it, with what to do instead.
+pub fn hub_at(endpoint: &str) -> Result<Hub, InputError> {
+    let e = endpoint.trim().trim_end_matches('/');
+    let e = if e.is_empty() { ENDPOINTS[0] } else { e };
+    let hub = Hub::at(e)?;
+    let host = hub
+        .endpoint
+        .strip_prefix("https://")
+        .map(|r| r.split('/').next().unwrap_or(""));
+    let allowed = host.is_some_and(|h| h == "huggingface.co" || h.ends_with(".modelscope.cn"));
+    if allowed {
+        Ok(hub)
+    } else {
+        let list = ENDPOINTS.join(", ");
+        Err(vramfit::input_error!(
+            "hub",
+            ["this page may reach only {list} (its security policy), not {e}"],
+            ["本页只能访问 {list}（其安全策略），不能访问 {e}"],
+            "one of those; for a mirror such as hf-mirror.com (which answers no other site's page), the CLI: HF_ENDPOINT=https://hf-mirror.com vramfit estimate --model OWNER/NAME --hub",
+            "其中之一；镜像（如 hf-mirror.com，它不应答其他网站的页面）请用命令行：HF_ENDPOINT=https://hf-mirror.com vramfit estimate --model OWNER/NAME --hub",
+        ))
+    }
+}
+
+/// The `config` extra of a looked-up model.
+pub fn to_extra(m: &HubModel) -> String {
+    let json = serde_json::to_string(m).unwrap_or_default();
+    format!("{{\"{EXTRA_KEY}\":{json}}}")
+}
+
+/// The model of a `config` extra written by [`to_extra`], checked; `None` when the text is not
+/// one.
+pub fn from_extra(text: &str) -> Option<HubModel> {
+    let inner = text
+        .strip_prefix(&format!("{{\"{EXTRA_KEY}\":"))?
+        .strip_suffix('}')?;
+    read_model(inner)
+}
+
+/// A model from its JSON (as `HubModel` serializes), checked as the estimator checks an
+/// architecture. Read by hand from a `Value`, its architecture with the reader the site has for
+/// a config.json's, rather than with the derived readers of `HubModel` and its parts, whose
+/// code the full build would carry besides.
+fn read_model(json: &str) -> Option<HubModel> {
+    use serde_json::Value;
+    let v: Value = serde_json::from_str(json).ok()?;
+    let text = |v: &Value, k: &str| v.get(k)?.as_str().map(str::to_string);
+    let num = |v: &Value, k: &str| v.get(k)?.as_u64();
+    let texts = |v: &Value, k: &str| {
+        v.get(k)?
+            .as_array()?
+            .iter()
+            .map(|x| x.as_str().map(str::to_string))
+            .collect::<Option<Vec<String>>>()
+    };
+    let hub = v.get("hub")?;
+    let kind = match hub.get("kind")?.as_str()? {
+        "huggingface" => HubKind::HuggingFace,
+        "modelscope" => HubKind::ModelScope,
+        _ => return None,
+    };
+    let checkpoint = match v.get("checkpoint")? {
+        Value::Null => None,
+        c => Some(Checkpoint {
+            format: text(c, "format")?,
+            files: texts(c, "files")?,
+            tensors: num(c, "tensors")?,
+            params: num(c, "params")?,
+            bytes: num(c, "bytes")?,
+            by_dtype: c
+                .get("by_dtype")?
+                .as_array()?
+                .iter()
+                .map(|t| {
+                    Some(TypeCount {
+                        dtype: text(t, "dtype")?,
+                        tensors: num(t, "tensors")?,
+                        params: num(t, "params")?,
+                        bytes: t.get("bytes")?.as_u64(),
+                    })
+                })
+                .collect::<Option<Vec<TypeCount>>>()?,
+        }),
+    };
+    let m = HubModel {
+        repo: text(&v, "repo")?,
+        hub: Hub {
+            kind,
+            endpoint: text(hub, "endpoint")?,
+        },
+        revision: text(&v, "revision")?,
+        model: serde_json::from_value(v.get("model")?.clone()).ok()?,
+        notes_zh: texts(&v, "notes_zh")?,
+        checkpoint,
+        files_read: texts(&v, "files_read")?,
+        bytes_read: num(&v, "bytes_read")?,
+    };
+    m.validate().ok().map(|()| m)
+}
+
+/// The models looked up in this browser, as `localStorage` keeps them: a JSON array of
+/// `[key, model]`, oldest first, the key `ENDPOINT|REPO`, the model as JSON text (read back
+/// with the reader of [`from_extra`], and checked).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Cache(Vec<(String, String)>);
+
+impl Cache {
+    /// The cache stored as `text` (absent or unreadable: empty).
+    pub fn read(text: Option<&str>) -> Cache {
+        Cache(
+            text.and_then(|t| serde_json::from_str(t).ok())
+                .unwrap_or_default(),
+        )
+    }
+
+    /// The text to store.
+    pub fn text(&self) -> String {
+        serde_json::to_string(&self.0).unwrap_or_else(|_| "[]".into())
+    }
+
+    fn key(endpoint: &str, repo: &str) -> String {
+        format!("{endpoint}|{repo}")
+    }
+
+    /// The model of `repo` read from `endpoint`, if kept and still valid.
+    pub fn get(&self, endpoint: &str, repo: &str) -> Option<HubModel> {
+        let key = Cache::key(endpoint, repo);
+        let (_, json) = self.0.iter().rev().find(|(k, _)| *k == key)?;
+        read_model(json).filter(|m| m.repo == repo && m.hub.endpoint == endpoint)
+    }
+
+    /// Keeps `m`, the newest, dropping its older copy and the oldest past [`CACHE_MODELS`].
+    pub fn put(&mut self, m: &HubModel) {
+        let key = Cache::key(&m.hub.endpoint, &m.repo);
+        self.0.retain(|(k, _)| *k != key);
+        if let Ok(json) = serde_json::to_string(m) {
+            self.0.push((key, json));
+        }
+        let over = self.0.len().saturating_sub(CACHE_MODELS);
+        self.0.drain(..over);
+    }
+
+    /// How many models are kept.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether none is kept.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model(repo: &str, endpoint: &str) -> HubModel {
+        let config = vramfit::config::parse_config(
+            r#"{"model_type":"llama","vocab_size":1000,"hidden_size":64,"num_hidden_layers":2,"num_attention_heads":4,"num_key_value_heads":2,"intermediate_size":128,"torch_dtype":"bfloat16"}"#,
+        )
+        .unwrap();
+        let read = vramfit::hub::Read {
+            config: Some(config),
+            ..Default::default()
+        };
+        vramfit::hub::assemble(&Hub::at(endpoint).unwrap(), repo, read, None).unwrap()
+    }
+
+    #[test]
+    fn the_page_reaches_exactly_the_hubs_its_policy_allows() {
+        assert_eq!(hub_at("").unwrap().endpoint, "https://huggingface.co");
+        assert_eq!(
+            hub_at("https://huggingface.co/").unwrap().endpoint,
+            "https://huggingface.co"
+        );
+        let ms = hub_at("https://www.modelscope.cn").unwrap();
+        assert_eq!(ms.kind, vramfit::hub::HubKind::ModelScope);
+        for blocked in [
+            "https://modelscope.cn",
+            "https://hf-mirror.com",
+            "http://huggingface.co",
+            "https://huggingface.co.evil.com",
+            "https://evilmodelscope.cn",
+        ] {
+            let e = hub_at(blocked).unwrap_err();
+            assert_eq!(e.field, "hub");
+            assert!(
+                e.accepted.contains("HF_ENDPOINT=https://hf-mirror.com"),
+                "{blocked}: {e}"
+            );
+        }
+        assert!(hub_at("not a url").is_err());
+        // The policy's list in the shell is this one.
+        let html = include_str!("../../../www/index.html");
+        let csp = html
+            .split("connect-src ")
+            .nth(1)
+            .unwrap()
+            .split(';')
+            .next()
+            .unwrap();
+        assert_eq!(csp, CONNECT_SRC);
+        assert_eq!(
+            ENDPOINTS,
+            ["https://huggingface.co", "https://www.modelscope.cn"]
+        );
+        assert_eq!(CONNECT_SRC, "'self' huggingface.co *.hf.co *.modelscope.cn");
+    }
+
+    #[test]
+    fn a_model_goes_into_the_state_and_comes_back_checked() {
+        let mut m = model("x/y", "https://huggingface.co");
+        // With a checkpoint, read back by hand as the derived reader reads it.
+        m.checkpoint = Some(Checkpoint {
+            format: "gguf".into(),
+            files: vec!["a.gguf".into()],
+            tensors: 2,
+            params: 10,
+            bytes: 20,
+            by_dtype: vec![TypeCount {
+                dtype: "IQ1_M".into(),
+                tensors: 2,
+                params: 10,
+                bytes: None,
+            }],
+        });
+        m.notes_zh = vec!["甲".into()];
+        let json = serde_json::to_string(&m).unwrap();
+        assert_eq!(serde_json::from_str::<HubModel>(&json).unwrap(), m);
+        assert_eq!(read_model(&json), Some(m.clone()));
+        let extra = to_extra(&m);
+        assert!(extra.starts_with("{\"vramfit_hub\":{"));
+        assert_eq!(from_extra(&extra), Some(m));
+        assert_eq!(from_extra("{\"model_type\":\"llama\"}"), None);
+        let damaged = extra.replace("\"hidden_size\":64", "\"hidden_size\":0");
+        assert_eq!(
+            from_extra(&damaged),
+            None,
+            "an architecture out of range is not used"
+        );
+    }
+
+    #[test]
+    fn the_cache_keeps_models_by_endpoint_and_repo_newest_last() {
+        let mut c = Cache::read(None);
+        assert!(c.is_empty());
+        let a = model("x/a", "https://huggingface.co");
+        c.put(&a);
+        c.put(&model("x/a", "https://www.modelscope.cn"));
+        assert_eq!(c.get("https://huggingface.co", "x/a"), Some(a.clone()));
+        assert_eq!(c.get("https://huggingface.co", "x/b"), None);
+        assert_eq!(
+            c.get("https://www.modelscope.cn", "x/a").unwrap().hub.kind,
+            vramfit::hub::HubKind::ModelScope
+        );
+        // Read back from its text; a second copy replaces the first.
+        let mut back = Cache::read(Some(&c.text()));
+        assert_eq!(back, c);
+        back.put(&a);
+        assert_eq!(back.len(), 2);
+        for i in 0..CACHE_MODELS + 5 {
+            back.put(&model(&format!("o/m{i}"), "https://huggingface.co"));
+        }
+        assert_eq!(back.len(), CACHE_MODELS);
+        assert_eq!(
+            back.get("https://huggingface.co", "x/a"),
+            None,
+            "the oldest went first"
+        );
+        assert!(
+            back.get(
+                "https://huggingface.co",
+                &format!("o/m{}", CACHE_MODELS + 4)
+            )
+            .is_some()
+        );
+        // Damaged text: an empty cache; a damaged entry: not used.
+        assert!(Cache::read(Some("{oops")).is_empty());
+        let bad = c
+            .text()
+            .replace("\\\"hidden_size\\\":64", "\\\"hidden_size\\\":0");
+        assert_ne!(bad, c.text());
+        assert_eq!(
+            Cache::read(Some(&bad)).get("https://huggingface.co", "x/a"),
+            None
+        );
+    }
+}
