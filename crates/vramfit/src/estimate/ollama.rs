@@ -390,11 +390,17 @@ mod tests {
 
     /// llama3.2:3b (Q4_K_M) at num_ctx 2048 × 4 parallel on a card with 78.6 GiB free: Ollama's
     /// log (github.com/ollama/ollama/issues/8098, 2024-12-15) prints KV 896.0 MiB, graph full
-    /// 424.0 MiB and partial 570.7 MiB, and all 29 layers offloaded. By hand: KV = 8192 × 2 × 8
-    /// heads × 128 × 2 B × 28 layers = 939,524,096 B = 896 MiB; full = max(4 × 512 × (1 + 4 × 3072
-    /// + 8192 × 25), 4 × 512 × (3072 + 128,256)) = 444,598,272 B = 424.0 MiB; partial = 4 × 512 ×
-    /// 3072 + max(4 × 512 × (1 + 3072 + 8192) + 3072² × 9/16 + 4 × 8192 × (512 × 24 + 128 × 8),
-    /// 4 × 512 × (3072 + 128,256) + 3072 × 128,256 × 105/128) = 598,456,320 B = 570.7 MiB.
+    /// 424.0 MiB and partial 570.7 MiB, and all 29 layers offloaded. By hand:
+    ///
+    /// ```text
+    /// KV      = 8192 × 2 × 8 heads × 128 × 2 B × 28 layers = 939,524,096 B = 896 MiB
+    /// full    = max(4 × 512 × (1 + 4 × 3072 + 8192 × 25), 4 × 512 × (3072 + 128,256))
+    ///         = 444,598,272 B = 424.0 MiB
+    /// partial = 4 × 512 × 3072 + max(4 × 512 × (1 + 3072 + 8192) + 3072² × 9/16
+    ///           + 4 × 8192 × (512 × 24 + 128 × 8),
+    ///           4 × 512 × (3072 + 128,256) + 3072 × 128,256 × 105/128)
+    ///         = 598,456,320 B = 570.7 MiB
+    /// ```
     #[test]
     fn the_graph_and_kv_estimates_are_ollamas_own() {
         let i = EstimateInput {
