@@ -31,7 +31,7 @@ const FLAGS = [
   '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync',
 ];
-export const VIEWS = ['calc', 'fit', 'mig', 'diagnose', 'faq', 'device'];
+export const VIEWS = ['calc', 'fit', 'models', 'mig', 'diagnose', 'faq', 'device'];
 
 // ---------------------------------------------------------------------------------------------
 // A small harness: each test gets a fresh browser profile; results print as `ok`/`FAIL` lines.
@@ -685,6 +685,54 @@ test('Fit & rent lists the same cheapest options as `vramfit recommend`', async 
   await go(page, '#/fit?lang=en&gpu=rtx-4090', 'fit');
   const largest = await page.locator('#largest').innerText();
   assert(/Largest batch that fits: \d+/.test(largest) && /Longest sequence that fits: [\d,]+ tokens/.test(largest), largest);
+  noProblems(page, 'problems');
+});
+
+test('the calculator shows the speed on its card, as `vramfit estimate` computes it, in both languages', async () => {
+  const page = await watchedPage(await browser());
+  for (const lang of ['en', 'zh']) {
+    await go(page, `#/calc?lang=${lang}&gpu=h100-sxm5-80gb`, 'calc');
+    await page.locator('#speed tr[data-key="decode_tokens_per_s"]').waitFor();
+    const e = cli(cliArgs('gpu=h100-sxm5-80gb'));
+    const t = e.throughput;
+    const shownRate = await page.locator('#speed tr[data-key="decode_tokens_per_s"] td.num').innerText();
+    // web/src/components/speed.rs writes a rate under 100 to a tenth, above it to the unit.
+    const want = t.decode_tokens_per_s >= 100 ? Math.round(t.decode_tokens_per_s).toLocaleString('en-US') : t.decode_tokens_per_s.toFixed(1);
+    eq(shownRate, `${want} tokens/s`, `${lang}: the batch's generation speed`);
+    const working = await page.locator('#speed tr[data-key="time_to_first_token_s"] .formula').innerText();
+    const f = t.formulas.find((x) => x.key === 'time_to_first_token_s');
+    eq(working, lang === 'zh' ? f.zh : f.en, `${lang}: the working of the first token's time`);
+  }
+  // No catalog card, no speed panel.
+  await go(page, '#/calc?lang=en&gpu_memory=24GB', 'calc');
+  await page.locator('#total').waitFor();
+  eq(await page.locator('#speed').count(), 0, 'no speed without a catalog card');
+  noProblems(page, 'problems');
+});
+
+test('Which models fit lists what `vramfit fits` does, on the card and on every card', async () => {
+  const page = await watchedPage(await browser());
+  await go(page, '#/models?lang=en&engine=llamacpp&gpu=rtx-4090', 'models');
+  await page.locator('#models-table tbody tr').first().waitFor();
+  const rows = await page.$$eval('#models-table tbody tr', (trs) => trs.map((tr) => [tr.dataset.model, Number(tr.dataset.bytes)]));
+  const fits = cli(['fits', '--gpu', 'rtx-4090', '--engine', 'llamacpp', '--json']);
+  const best = fits.filter((r) => r.best).map((r) => [r.model, r.required_bytes]);
+  eq(JSON.stringify(rows), JSON.stringify(best), 'one row per model: its best format, what it needs');
+  // Every card: the grid's column of a card holds each model's best format on it.
+  await page.locator('#cards-all').check();
+  await page.waitForFunction(() => location.hash.includes('cards=all'));
+  await page.locator('#models-grid tbody tr').first().waitFor();
+  const column = await page.$$eval('#models-grid', (tables) => {
+    const t = tables[0];
+    const col = [...t.querySelectorAll('thead th')].findIndex((th) => th.dataset.gpu === 'h100-sxm5-80gb');
+    return [...t.querySelectorAll('tbody tr')].map((tr) => [tr.dataset.model, tr.children[col].dataset.q]);
+  });
+  const h100 = cli(['fits', '--gpu', 'h100-sxm5-80gb', '--engine', 'llamacpp', '--all', '--json']);
+  const formats = ['F16', 'Q8_0', 'Q6_K', 'Q5_K_M', 'Q4_K_M', 'Q3_K_M'];
+  for (const [model, q] of column) {
+    const b = h100.find((r) => r.model === model && r.best);
+    eq(q, b ? String(formats.indexOf(b.format.file_type)) : '', `${model} on the H100`);
+  }
   noProblems(page, 'problems');
 });
 

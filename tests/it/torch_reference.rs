@@ -86,8 +86,10 @@ pub fn cases() -> Vec<TorchCase> {
             } else {
                 Checkpointing::None
             },
-            // Both adapter styles (`lora_style` peft or hand) map to the same input: the
-            // estimator has no switch for the adapter's dtype or peft's input casts.
+            // Both adapter styles (`lora_style` peft or hand) map to the same input: both keep
+            // their adapters in fp32, as PEFT does by default and the estimator assumes. They
+            // differ only in pure bf16, where the hand adapter does not cast its sum back
+            // (`lora-hand-bf16`, a comparison: see `COMPARISONS`).
             lora_rank: g("lora_rank").parse().unwrap(),
             lora_targets: lora_targets(g("lora_targets")),
             // The generator runs on sm90 (H100) rules: 32 MiB cuBLAS workspace.
@@ -135,59 +137,72 @@ fn lora_targets_of_gpt2_are_q_k_v_and_o() {
     assert!(lora_targets("").is_empty());
 }
 
+/// Issue 31's goals: |error| at the median of a regime 3 % (inference) or 5 % (training), and
+/// 10 % for any one case, on the tuned and the held-out rows alike.
+const GOAL_MEDIAN_INFERENCE: f64 = 3.0;
+const GOAL_MEDIAN_TRAINING: f64 = 5.0;
+const GOAL_MAX: f64 = 10.0;
+
+/// The regimes of the reference set, in the order the table prints them.
+const REGIMES: &[&str] = &[
+    "prefill",
+    "prefill-all-logits",
+    "decode",
+    "training",
+    "amp-small",
+    "lora-hand-amp-bf16",
+    "lora-peft-bf16",
+    "lora-peft-amp-bf16",
+    "lora-hand-bf16",
+];
+
+/// Regimes that are there for comparison, not runs that the estimator models: printed, not held
+/// to the goals, with the reason.
+///
+/// `lora-hand-bf16`: the generator's own adapter in pure bf16 returns `base(x) + B(A(x in fp32))`
+/// without casting the sum back, so everything after the first adapted projection runs in fp32
+/// (fp32 attention on the memory-efficient kernel, an fp32 FFN). No LoRA library does this: PEFT
+/// casts the sum back to the base's dtype (`lora-peft-bf16`, which the estimator meets).
+const COMPARISONS: &[(&str, &str)] = &[(
+    "lora-hand-bf16",
+    "an adapter whose fp32 sum is never cast back (PEFT casts it back: lora-peft-bf16)",
+)];
+
+fn goal_median(regime: &str) -> f64 {
+    if matches!(regime, "prefill" | "prefill-all-logits" | "decode") {
+        GOAL_MEDIAN_INFERENCE
+    } else {
+        GOAL_MEDIAN_TRAINING
+    }
+}
+
 #[test]
-fn peak_allocated_within_target_at_the_median() {
+fn peak_allocated_within_the_goals_at_the_median() {
     let errs = errors();
     let med = |training: bool| {
         crate::calibration::median(
             errs.iter()
-                .filter(|(c, _, _)| c.training == training && c.split == "tuned")
-                .map(|(_, _, e)| e.abs())
+                .filter(|(c, _, _)| c.training == training)
+                .filter(|(c, _, _)| !COMPARISONS.iter().any(|(r, _)| *r == c.regime))
+                .map(|(_, _, e)| e.abs() * 100.0)
                 .collect(),
         )
     };
-    // Targets (issue 3): 5 % for inference, 10 % for training, at the median of the tuned rows.
     assert!(
-        med(false) < 0.05,
-        "inference median |error| {:.4}",
+        med(false) <= GOAL_MEDIAN_INFERENCE,
+        "inference median |error| {:.2} %",
         med(false)
     );
-    assert!(med(true) < 0.10, "training median |error| {:.4}", med(true));
+    assert!(
+        med(true) <= GOAL_MEDIAN_TRAINING,
+        "training median |error| {:.2} %",
+        med(true)
+    );
 }
 
-/// Issue 31's goals: |error| at the median of a regime 3 % (inference) or 5 % (training), and
-/// 10 % for any one case.
-const GOAL_MEDIAN_INFERENCE: f64 = 0.03;
-const GOAL_MEDIAN_TRAINING: f64 = 0.05;
-const GOAL_MAX: f64 = 0.10;
-
-/// Per regime and split: the median and the largest |error| allowed, in percent. Where the
-/// estimator meets issue 31's goal the bound is the goal; where it does not, the bound is the
-/// error measured when the regime was added (rounded up to the next 0.5 %): a known gap, reported
-/// in `tests/reference/FINDINGS-31.md` (issue #31). A fix must lower these rows to the goal, never
-/// raise them.
-const BOUNDS: &[(&str, &str, f64, f64)] = &[
-    // (regime, split, median %, max %); measured 2026-12-03 in comments where above the goal.
-    ("prefill", "tuned", 3.0, 11.5), // max 11.18: eager Llama-3.2-1B prefill (issue #31)
-    ("prefill", "held-out", 3.0, 10.0),
-    ("prefill-all-logits", "tuned", 7.0, 12.0), // 6.75 / 11.70 (issue #31)
-    ("prefill-all-logits", "held-out", 5.5, 10.0), // 5.42 / 9.69 (issue #31)
-    ("decode", "tuned", 3.0, 10.5),             // max 10.43: GPT-2 fp32 b4 prefill (issue #31)
-    ("decode", "held-out", 3.0, 10.0),
-    ("training", "tuned", 5.0, 20.5), // max 20.16: Qwen2.5-0.5B fp32 checkpointed (issue #31)
-    ("training", "held-out", 5.0, 11.0), // max 10.95: BERT-large fp32 (issue #31)
-    ("amp-small", "tuned", 10.0, 14.5), // 9.50 / 14.22 (issue #31)
-    ("amp-small", "held-out", 11.5, 11.5), // 11.19 / 11.22 (issue #31)
-    ("lora-hand-amp-bf16", "tuned", 6.5, 25.0), // 6.37 / 24.73 (issue #31)
-    ("lora-hand-amp-bf16", "held-out", 5.0, 10.0),
-    ("lora-hand-bf16", "tuned", 28.0, 34.5), // 27.79 / 34.27 (issue #31; a comparison only)
-    ("lora-peft-bf16", "tuned", 11.0, 16.0), // 10.79 / 15.54 (issue #31)
-    ("lora-peft-bf16", "held-out", 12.5, 19.0), // 12.08 / 18.75 (issue #31)
-    ("lora-peft-amp-bf16", "tuned", 9.0, 24.5), // 8.78 / 24.43 (issue #31)
-];
-
 /// Per (regime, split): the number of cases, the median and the largest |error| in percent,
-/// with the regimes in the order of [`BOUNDS`] (then any other, alphabetically).
+/// with the regimes in the order of [`REGIMES`] (then any other, alphabetically), tuned before
+/// held-out.
 pub fn regime_table(errs: &[(TorchCase, Estimate, f64)]) -> Vec<(String, String, usize, f64, f64)> {
     let mut keys: Vec<(String, String)> = Vec::new();
     for (c, _, _) in errs {
@@ -197,10 +212,13 @@ pub fn regime_table(errs: &[(TorchCase, Estimate, f64)]) -> Vec<(String, String,
         }
     }
     let rank = |k: &(String, String)| {
-        BOUNDS
-            .iter()
-            .position(|(r, s, _, _)| *r == k.0 && *s == k.1)
-            .unwrap_or(BOUNDS.len())
+        (
+            REGIMES
+                .iter()
+                .position(|r| *r == k.0)
+                .unwrap_or(REGIMES.len()),
+            k.1 != "tuned",
+        )
     };
     keys.sort_by(|a, b| rank(a).cmp(&rank(b)).then(a.cmp(b)));
     keys.into_iter()
@@ -218,8 +236,16 @@ pub fn regime_table(errs: &[(TorchCase, Estimate, f64)]) -> Vec<(String, String,
         .collect()
 }
 
+/// Why a regime is left out of the goals, or `None` when it is held to them.
+pub fn comparison(regime: &str) -> Option<&'static str> {
+    COMPARISONS
+        .iter()
+        .find(|(r, _)| *r == regime)
+        .map(|(_, why)| *why)
+}
+
 #[test]
-fn every_regime_within_its_recorded_bounds() {
+fn every_regime_within_the_goals() {
     let errs = errors();
     for (c, e, err) in &errs {
         println!(
@@ -232,40 +258,46 @@ fn every_regime_within_its_recorded_bounds() {
         );
     }
     println!(
-        "{:22} {:9} {:>5} {:>9} {:>9} {:>9} {:>9}",
-        "regime", "split", "cases", "median %", "bound", "max %", "bound"
+        "{:22} {:9} {:>5} {:>9} {:>6} {:>9} {:>6}",
+        "regime", "split", "cases", "median %", "goal", "max %", "goal"
     );
     let mut failures = Vec::new();
     for (regime, split, n, med, max) in regime_table(&errs) {
-        let Some(&(_, _, med_bound, max_bound)) = BOUNDS
-            .iter()
-            .find(|(r, s, _, _)| *r == regime && *s == split)
-        else {
-            failures.push(format!("{regime} / {split}: no bound"));
+        if !REGIMES.contains(&regime.as_str()) {
+            failures.push(format!("{regime}: not in REGIMES"));
+        }
+        let goal = goal_median(&regime);
+        if let Some(why) = comparison(&regime) {
+            println!(
+                "{regime:22} {split:9} {n:>5} {med:>9.3} {:>6} {max:>9.3} {:>6}  comparison: {why}",
+                "-", "-"
+            );
             continue;
-        };
-        println!(
-            "{regime:22} {split:9} {n:>5} {med:>9.3} {med_bound:>9.1} {max:>9.3} {max_bound:>9.1}"
-        );
-        if med > med_bound || max > max_bound {
+        }
+        println!("{regime:22} {split:9} {n:>5} {med:>9.3} {goal:>6.1} {max:>9.3} {GOAL_MAX:>6.1}");
+        if med > goal || max > GOAL_MAX {
             failures.push(format!(
-                "{regime} / {split}: median {med:.2} % (bound {med_bound}), max {max:.2} % (bound {max_bound})"
+                "{regime} / {split}: median {med:.2} % (goal {goal}), max {max:.2} % (goal {GOAL_MAX})"
             ));
         }
     }
-    // No bound is looser than the goal where the goal holds, and none is left without cases.
-    for &(regime, split, med_bound, max_bound) in BOUNDS {
-        let training = !matches!(regime, "prefill" | "prefill-all-logits" | "decode");
-        let goal = if training {
-            GOAL_MEDIAN_TRAINING
-        } else {
-            GOAL_MEDIAN_INFERENCE
-        };
-        assert!(med_bound >= goal * 100.0 && max_bound >= GOAL_MAX * 100.0);
+    // Every regime named has cases, and the four that issue 31 names have held-out ones.
+    for regime in REGIMES {
+        assert!(
+            errs.iter().any(|(c, _, _)| c.regime == *regime),
+            "no case in {regime}"
+        );
+    }
+    for regime in [
+        "prefill-all-logits",
+        "decode",
+        "amp-small",
+        "lora-peft-bf16",
+    ] {
         assert!(
             errs.iter()
-                .any(|(c, _, _)| c.regime == regime && c.split == split),
-            "no case in {regime} / {split}"
+                .any(|(c, _, _)| c.regime == regime && c.split == "held-out"),
+            "no held-out case in {regime}"
         );
     }
     assert!(failures.is_empty(), "{failures:#?}");

@@ -196,6 +196,7 @@ fn view_of(state: &AppState) -> Html {
     match state.view {
         View::Calc => html! { <components::calc::CalcView /> },
         View::Fit => html! { <components::fit::FitView /> },
+        View::Models => html! { <components::models::ModelsView /> },
         View::Mig => html! { <components::mig::MigView /> },
         View::Diagnose => html! { <components::diagnose::DiagnoseView /> },
         View::Faq => html! { <components::faq::FaqView /> },

@@ -10,6 +10,8 @@ pub enum View {
     Calc,
     /// GPUs and rental offers that fit.
     Fit,
+    /// Which models fit a card.
+    Models,
     /// The MIG planner.
     Mig,
     /// OOM diagnosis.
@@ -22,9 +24,10 @@ pub enum View {
 
 impl View {
     /// Every view, in menu order.
-    pub const ALL: [View; 6] = [
+    pub const ALL: [View; 7] = [
         View::Calc,
         View::Fit,
+        View::Models,
         View::Mig,
         View::Diagnose,
         View::Faq,
@@ -36,6 +39,7 @@ impl View {
         match self {
             View::Calc => "calc",
             View::Fit => "fit",
+            View::Models => "models",
             View::Mig => "mig",
             View::Diagnose => "diagnose",
             View::Faq => "faq",
@@ -48,6 +52,7 @@ impl View {
         match self {
             View::Calc => key!("view.calc"),
             View::Fit => key!("view.fit"),
+            View::Models => key!("view.models"),
             View::Mig => key!("view.mig"),
             View::Diagnose => key!("view.diagnose"),
             View::Faq => key!("view.faq"),

@@ -169,6 +169,7 @@ pub const EXTRA_KEYS: &[&str] = &[
     "spot_mtbi",
     "spot_ckpt",
     "spot_restart",
+    "cards",
 ];
 
 impl AppState {

@@ -448,6 +448,62 @@ fn solutions_text(sol: &Solutions, input: &EstimateInput) -> String {
     s
 }
 
+/// The speed lines of the report: each figure with its working.
+fn speed_text(t: &vramfit::estimate::Throughput) -> String {
+    let mut s = String::new();
+    let lines = [
+        (
+            "prefill",
+            t.prefill_tokens_per_s.map(|x| format!("{x:.0} tokens/s")),
+            "prefill_tokens_per_s",
+        ),
+        (
+            "first token",
+            t.time_to_first_token_s.map(seconds),
+            "time_to_first_token_s",
+        ),
+        (
+            "decode, a sequence",
+            t.decode_tokens_per_s_per_sequence
+                .map(|x| format!("{x:.1} tokens/s")),
+            "decode_tokens_per_s_per_sequence",
+        ),
+        (
+            "decode, batch",
+            t.decode_tokens_per_s.map(|x| format!("{x:.1} tokens/s")),
+            "decode_tokens_per_s",
+        ),
+        ("generation", t.generation_s.map(seconds), "generation_s"),
+        ("step time", t.step_time_s.map(seconds), "step_time_s"),
+        (
+            "training",
+            t.tokens_per_s.map(|x| format!("{x:.0} tokens/s")),
+            "tokens_per_s",
+        ),
+    ];
+    for (name, value, key) in lines {
+        let Some(value) = value else { continue };
+        let working = t
+            .formulas
+            .iter()
+            .find(|f| f.key == key)
+            .map_or("", |f| f.en.as_str());
+        let _ = writeln!(s, "  {name:<20}{value:>14}  {working}");
+    }
+    s
+}
+
+/// Seconds in the unit that reads best: ms under a second, s under an hour, h above.
+fn seconds(x: f64) -> String {
+    if x < 1.0 {
+        format!("{:.1} ms", x * 1e3)
+    } else if x < 3600.0 {
+        format!("{x:.2} s")
+    } else {
+        format!("{:.2} h", x / 3600.0)
+    }
+}
+
 fn gib(b: Bytes) -> String {
     format!("{:>10.2} GiB", b.as_gib())
 }
@@ -522,6 +578,9 @@ pub fn table(e: &Estimate) -> String {
             o.model_layers,
             vramfit::estimate::thousands(o.context)
         );
+    }
+    if let Some(t) = &e.throughput {
+        let _ = write!(s, "{}", speed_text(t));
     }
     if e.cpu_bytes.get() > 0 {
         let _ = writeln!(

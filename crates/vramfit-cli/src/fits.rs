@@ -79,8 +79,8 @@ pub fn run(args: FitsArgs) -> Outcome {
     );
     let _ = writeln!(
         t,
-        "  {:<44}{:>10}  {:<12}{:>12}  largest context",
-        "model", "params", "format", "needs"
+        "  {:<44}{:>10}  {:<12}{:>12}{:>14}  largest context",
+        "model", "params", "format", "needs", "tokens/s"
     );
     for r in &rows {
         let context = match (r.max_context, r.context_bound) {
@@ -91,11 +91,13 @@ pub fn run(args: FitsArgs) -> Outcome {
         };
         let _ = writeln!(
             t,
-            "  {:<44}{:>8.1} B  {:<12}{:>8.2} GiB  {context}{}",
+            "  {:<44}{:>8.1} B  {:<12}{:>8.2} GiB{:>14}  {context}{}",
             r.model,
             r.params as f64 / 1e9,
             r.weights,
             r.required_bytes.as_gib(),
+            r.tokens_per_s
+                .map_or_else(|| String::from("-"), |x| format!("{x:.1}")),
             if r.best { "  ← best format" } else { "" },
         );
     }

@@ -721,6 +721,10 @@ export interface Estimate {
    */
   fit: Fit | null;
   /**
+   * How fast the run goes on the chosen catalog card.
+   */
+  throughput: Throughput | null;
+  /**
    * Assumptions worth knowing.
    */
   notes: Difference[];
@@ -1902,6 +1906,11 @@ export interface ModelFit {
    * The most precise of the model's formats that fits the card.
    */
   best: boolean;
+  /**
+   * How fast it goes when it fits: tokens generated per second by the batch (inference,
+   * serving) or trained per second (training), from the estimate's `throughput`.
+   */
+  tokens_per_s: number | null;
 }
 
 /**
@@ -2754,6 +2763,24 @@ export interface Recommendation {
 }
 
 /**
+ * The engine that runs the model: it decides the efficiency factors.
+ */
+export type Runtime =
+  /**
+   * Hugging Face transformers, eager PyTorch.
+   */
+  | "transformers"
+  /**
+   * A batching server: vLLM, SGLang, TensorRT-LLM.
+   */
+  | "batched"
+  /**
+   * llama.cpp (and its front ends: Ollama, LM Studio); Metal on Apple silicon.
+   */
+  | "llamacpp"
+;
+
+/**
  * What a safetensors header says.
  */
 export interface SafetensorsHeader {
@@ -3057,6 +3084,51 @@ export interface Text {
    * Simplified Chinese.
    */
   zh: string;
+}
+
+/**
+ * How fast the run goes on its card (`throughput` in an estimate's JSON): inference's figures
+ * for an inference or serving run, training's for a training run, each with its formula.
+ * Absent without a catalog card (a memory size alone has no bandwidth or compute figures).
+ */
+export interface Throughput {
+  /**
+   * The engine's class of efficiency: `transformers`, `batched` (vLLM), `llamacpp`.
+   */
+  runtime: Runtime;
+  /**
+   * Prompt tokens per second during the prefill, over the batch.
+   */
+  prefill_tokens_per_s: number | null;
+  /**
+   * Seconds from the batch's prompts to the first token.
+   */
+  time_to_first_token_s: number | null;
+  /**
+   * Tokens per second one sequence generates.
+   */
+  decode_tokens_per_s_per_sequence: number | null;
+  /**
+   * Tokens per second the batch generates.
+   */
+  decode_tokens_per_s: number | null;
+  /**
+   * Seconds to generate every sequence's output (the prefill, then the decode steps).
+   */
+  generation_s: number | null;
+  /**
+   * Training: seconds per optimizer step.
+   */
+  step_time_s: number | null;
+  /**
+   * Training: tokens per second over every GPU.
+   */
+  tokens_per_s: number | null;
+  /**
+   * The working of each figure (`key` is the figure's name), in English and Chinese; empty in
+   * an estimate of numbers alone.
+   */
+  formulas: Difference[];
 }
 
 /**

@@ -11,6 +11,8 @@
 #![no_std]
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
+// A panic in WebAssembly kills the page: library code handles every `None` and `Err`.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
 extern crate alloc;
 #[cfg(feature = "std")]
@@ -18,8 +20,6 @@ extern crate std;
 
 #[macro_use]
 pub mod error;
-#[macro_use]
-mod named;
 pub mod catalog;
 pub mod config;
 pub mod diagnose;

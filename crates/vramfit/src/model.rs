@@ -13,7 +13,7 @@ use crate::error::{InputError, Result};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize),
+    derive(serde::Serialize, serde::Deserialize),
     serde(rename_all = "snake_case")
 )]
 pub enum Family {
@@ -31,19 +31,11 @@ pub enum Family {
     Opaque,
 }
 
-deserialize_by_name!(Family {
-    "causal_lm" => Family::CausalLm,
-    "bert" => Family::Bert,
-    "vit" => Family::Vit,
-    "whisper" => Family::Whisper,
-    "opaque" => Family::Opaque,
-});
-
 /// Layer normalisation flavour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize),
+    derive(serde::Serialize, serde::Deserialize),
     serde(rename_all = "snake_case")
 )]
 pub enum Norm {
@@ -54,15 +46,14 @@ pub enum Norm {
     Layer,
 }
 
-deserialize_by_name!(Norm {
-    "rms" => Norm::Rms,
-    "layer" => Norm::Layer,
-});
-
 /// Multi-head latent attention (DeepSeek-V2/V3): keys and values are cached as one compressed
 /// latent per token and layer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct Mla {
     /// `q_lora_rank`; 0 when queries are projected directly (DeepSeek-V2-Lite).
     pub q_lora_rank: u64,
@@ -78,7 +69,11 @@ pub struct Mla {
 
 /// Mixture of experts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct Moe {
     /// Routed experts per MoE layer.
     pub num_experts: u64,
@@ -98,33 +93,13 @@ pub struct Moe {
     pub expert_bias: bool,
 }
 
-// Every field of a latent-attention or expert block must be given, as the derive required.
-deserialize_with_defaults!(Mla all required {
-    q_lora_rank,
-    kv_lora_rank,
-    qk_rope_head_dim,
-    qk_nope_head_dim,
-    v_head_dim,
-});
-
-deserialize_with_defaults!(Moe all required {
-    num_experts,
-    experts_per_token,
-    expert_intermediate_size,
-    shared_intermediate_size,
-    shared_expert_gate,
-    first_dense_layers,
-    router_bias,
-    expert_bias,
-});
-
 /// The architecture numbers that decide memory.
 ///
 /// Field names follow Hugging Face `config.json` where one exists.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize),
+    derive(serde::Serialize, serde::Deserialize),
     serde(default, deny_unknown_fields)
 )]
 pub struct Architecture {
@@ -204,44 +179,6 @@ pub struct Architecture {
     /// Elements alive at once at the widest point of an inference forward pass, per image.
     pub image_working: u64,
 }
-
-deserialize_with_defaults!(Architecture {
-    family,
-    vocab_size,
-    hidden_size,
-    num_layers,
-    num_heads,
-    num_kv_heads,
-    head_dim,
-    intermediate_size,
-    gated_ffn,
-    tied_embeddings,
-    qkv_bias,
-    o_bias,
-    mlp_bias,
-    lm_head_bias,
-    norm,
-    norms_per_layer,
-    qk_norm,
-    learned_positions,
-    max_position_embeddings,
-    sliding_window,
-    sliding_layers,
-    mla,
-    moe,
-    encoder_layers,
-    encoder_positions,
-    input_features,
-    num_labels,
-    training_dropout,
-    composite_gelu,
-    extra_params,
-    opaque_params,
-    image_size,
-    image_activations,
-    image_indices,
-    image_working,
-});
 
 /// What a weight tensor does: decides quantization, LoRA targets, and tensor-parallel sharding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -846,6 +783,69 @@ impl Architecture {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    /// Every preset's architecture (MLA, MoE, encoders, opaque models among them) reads back what
+    /// `Serialize` writes; the errors are serde's, which the CLI, the npm package and the site
+    /// show.
+    #[cfg(feature = "serde")]
+    #[test]
+    fn architectures_read_back_what_serialize_writes() {
+        use alloc::string::ToString;
+        let presets = crate::presets::presets();
+        assert!(presets.len() > 40);
+        for p in presets {
+            let json = serde_json::to_string(&p.arch).unwrap();
+            let back: Architecture = serde_json::from_str(&json).unwrap();
+            assert_eq!(back, p.arch, "{}", p.id);
+        }
+        // Fields left out take their defaults; an unknown one is named.
+        let a: Architecture = serde_json::from_str(r#"{"hidden_size": 64}"#).unwrap();
+        assert_eq!(
+            a,
+            Architecture {
+                hidden_size: 64,
+                ..Architecture::default()
+            }
+        );
+        let e = serde_json::from_str::<Architecture>(r#"{"hidden": 64}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("unknown field `hidden`, expected one of `family`"),
+            "{e}"
+        );
+        // An expert or latent-attention block needs every field; the first one absent is named.
+        let e = serde_json::from_str::<Moe>(
+            r#"{"num_experts": 8, "experts_per_token": 2, "expert_intermediate_size": 14336}"#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.starts_with("missing field `shared_intermediate_size`"),
+            "{e}"
+        );
+        let e = serde_json::from_str::<Mla>(r#"{"q_lora_rank": 0, "v_rank": 1}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("unknown field `v_rank`, expected one of `q_lora_rank`"),
+            "{e}"
+        );
+        // A unit enum by its wire name, as the site's form reads a choice (serde's string
+        // deserializer); an unknown name lists the known ones.
+        let d = serde::de::value::StrDeserializer::<serde::de::value::Error>::new("adamw-8bit");
+        assert_eq!(
+            <crate::estimate::Optimizer as serde::Deserialize>::deserialize(d).unwrap(),
+            crate::estimate::Optimizer::Adamw8bit
+        );
+        let e = serde_json::from_str::<crate::estimate::Engine>("\"x\"")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("unknown variant `x`, expected one of `hf`, `vllm`, `llamacpp`"),
+            "{e}"
+        );
+    }
 
     /// Llama-3.1-8B's config.json: 128256 vocab, 4096 hidden, 32 layers, 32 heads, 8 KV heads,
     /// 14336 FFN, untied.

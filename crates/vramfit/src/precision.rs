@@ -12,7 +12,7 @@ use crate::error::Result;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize),
+    derive(serde::Serialize, serde::Deserialize),
     serde(rename_all = "lowercase")
 )]
 pub enum Dtype {
@@ -29,15 +29,6 @@ pub enum Dtype {
     /// 4-bit integer, half a byte (the guide's rule; real int4 formats carry scales, see [`Quantization`]).
     Int4,
 }
-
-deserialize_by_name!(Dtype {
-    "fp32" => Dtype::Fp32,
-    "fp16" => Dtype::Fp16,
-    "bf16" => Dtype::Bf16,
-    "fp8" => Dtype::Fp8,
-    "int8" => Dtype::Int8,
-    "int4" => Dtype::Int4,
-});
 
 impl Dtype {
     /// Bits per element.
@@ -190,7 +181,7 @@ impl GgmlType {
 /// A GGUF file type (llama.cpp's `llama_ftype`): a base ggml type plus the rule that gives some
 /// tensors more bits (`llama_tensor_get_type` in llama.cpp's `llama-quant.cpp`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[allow(non_camel_case_types, missing_docs)]
 pub enum GgufFileType {
     F16,
@@ -209,24 +200,6 @@ pub enum GgufFileType {
     Q3_K_S,
     Q2_K,
 }
-
-deserialize_by_name!(GgufFileType {
-    "F16" => GgufFileType::F16,
-    "Q8_0" => GgufFileType::Q8_0,
-    "Q6_K" => GgufFileType::Q6_K,
-    "Q5_K_M" => GgufFileType::Q5_K_M,
-    "Q5_K_S" => GgufFileType::Q5_K_S,
-    "Q5_1" => GgufFileType::Q5_1,
-    "Q5_0" => GgufFileType::Q5_0,
-    "Q4_K_M" => GgufFileType::Q4_K_M,
-    "Q4_K_S" => GgufFileType::Q4_K_S,
-    "Q4_1" => GgufFileType::Q4_1,
-    "Q4_0" => GgufFileType::Q4_0,
-    "Q3_K_L" => GgufFileType::Q3_K_L,
-    "Q3_K_M" => GgufFileType::Q3_K_M,
-    "Q3_K_S" => GgufFileType::Q3_K_S,
-    "Q2_K" => GgufFileType::Q2_K,
-});
 
 impl GgufFileType {
     /// Every file type, in decreasing size.
@@ -382,7 +355,8 @@ impl<'de> serde::de::Visitor<'de> for QuantizationVisitor {
         use serde::Deserialize;
         use serde::de::Error;
 
-        #[derive(Clone, Copy, Debug, PartialEq)]
+        #[derive(Clone, Copy, Debug, PartialEq, serde::Deserialize)]
+        #[serde(rename_all = "kebab-case")]
         enum Format {
             None,
             Fp8,
@@ -395,18 +369,6 @@ impl<'de> serde::de::Visitor<'de> for QuantizationVisitor {
             Mxfp4,
             Gguf,
         }
-        deserialize_by_name!(Format {
-            "none" => Format::None,
-            "fp8" => Format::Fp8,
-            "w8a8" => Format::W8a8,
-            "w4a16" => Format::W4a16,
-            "gptq" => Format::Gptq,
-            "awq" => Format::Awq,
-            "bnb-int8" => Format::BnbInt8,
-            "bnb-nf4" => Format::BnbNf4,
-            "mxfp4" => Format::Mxfp4,
-            "gguf" => Format::Gguf,
-        });
 
         #[derive(serde::Deserialize)]
         struct Fields {
@@ -591,7 +553,7 @@ impl Quantization {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize),
+    derive(serde::Serialize, serde::Deserialize),
     serde(rename_all = "snake_case")
 )]
 pub enum KvDtype {
@@ -609,15 +571,6 @@ pub enum KvDtype {
     /// llama.cpp `-ctk q4_0`: 18 bytes per 32 values.
     Q4_0,
 }
-
-deserialize_by_name!(KvDtype {
-    "auto" => KvDtype::Auto,
-    "fp16" => KvDtype::Fp16,
-    "bf16" => KvDtype::Bf16,
-    "fp8" => KvDtype::Fp8,
-    "q8_0" => KvDtype::Q8_0,
-    "q4_0" => KvDtype::Q4_0,
-});
 
 impl KvDtype {
     /// Parses `auto|fp16|bf16|fp8|q8_0|q4_0`.

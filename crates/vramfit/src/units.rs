@@ -286,16 +286,13 @@ pub fn parse_params(field: &str, text: &str) -> Result<u64> {
 
 /// Float text without core's float formatter: [`fixed`] for `{:.N}` and [`short`] for `{}`.
 ///
-/// Core's formatter (Grisu with a Dragon4 fallback on 1,280-bit integers, and their tables)
-/// costs a WebAssembly module about 4.5 KB of gzip. The site's calculator build formats floats
-/// nowhere else, so with the feature `own-float-text` (which `vramfit-web` turns on) these two
-/// write the text themselves: that build's wasm came down 169.5 → 165.1 KB gzip (measured
-/// 2026-12-01). serde_json writes floats with its own code, in its error messages too, so the npm
-/// package's main module turns the feature on as well (`vramfit-wasm`'s `own-float-text`):
-/// 98.8 → 94.8 KB. Without the feature, the crate's `fixed` and `short` are core's formatter,
-/// which a module that links it through other code (`vramfit/full`, the CLI) carries anyway:
-/// there these would add 0.75 KB. The property tests below hold them to core's text in every
-/// build.
+/// Core's formatter (Grisu with a Dragon4 fallback on 1,280-bit integers, and their tables) is
+/// kilobytes of WebAssembly. The site's calculator builds and the npm package's main module
+/// format floats nowhere else (serde_json writes floats with its own code, in its error messages
+/// too), so with the feature `own-float-text` they link these two instead; a module that links
+/// core's formatter through other code (`vramfit/full`, the CLI) keeps it for these as well. The
+/// property tests below hold them to core's text in every build; the book's performance chapter
+/// has what the feature saves.
 #[cfg_attr(not(feature = "own-float-text"), allow(dead_code))]
 mod own {
     use alloc::format;
@@ -475,8 +472,8 @@ pub fn number_text(v: f64) -> String {
 /// `1.5E-3`. Rejects empty text, NaN, infinities and anything else.
 ///
 /// Why not `str::parse::<f64>`: it links core's correctly-rounding parser, whose table of
-/// 128-bit powers of five (651 entries, 10.4 KB) does not compress: about 10 KB gzip in every
-/// WebAssembly module (measured 2026-11-30), a tenth of the npm package's budget. Here the
+/// 128-bit powers of five (651 entries, 10.4 KB) does not compress, in every WebAssembly module
+/// that reads a number (the book's performance chapter has the measured saving). Here the
 /// digits make an integer mantissa and a power of ten, joined by one floating-point
 /// multiplication or division. When the mantissa is below 2^53 and the power within ±22, both
 /// are exact and that single operation rounds correctly, so the result is bit-identical to

@@ -153,13 +153,7 @@ fn non_finite_numbers_from_rust_and_js_are_refused() {
             },
             "cuda_graph_max_bs",
         );
-        refused(
-            &EstimateInput {
-                ep: v,
-                ..llama()
-            },
-            "ep",
-        );
+        refused(&EstimateInput { ep: v, ..llama() }, "ep");
     }
 }
 

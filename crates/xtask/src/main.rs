@@ -2,9 +2,8 @@
 //!
 //! Few dependencies on purpose, all pure Rust: `zopfli` (it precompresses the site's modules),
 //! `wasmparser` and `wasm-encoder` (they rewrite each module in an order that compresses better,
-//! `reorder`). It must build in seconds on a fresh machine, before anything else is installed
-//! (15 s on two cores, 2026-12-02; 7 s with Zopfli alone), and then install what the build
-//! needs.
+//! `reorder`). It must build in seconds on a fresh machine, before anything else is installed,
+//! and then install what the build needs.
 //!
 //! - `cargo xtask dist` builds the site into `dist/` (installing missing tools first);
 //! - `cargo xtask serve [--port 8080]` builds, serves `dist/` and rebuilds on change;

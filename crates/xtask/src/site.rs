@@ -78,7 +78,6 @@ pub fn build_with(fast: bool) -> Result<String> {
     };
     for &(name, features) in builds {
         let (wasm, glue, raw_len) = build_app(&stage, name, features, fast)?;
-        let glue = slim_glue(&glue)?;
         let glue = if fast {
             glue
         } else {
@@ -107,8 +106,8 @@ pub fn build_with(fast: bool) -> Result<String> {
         ));
     }
 
-    // Each module also as `NAME.gz`, compressed once here by Zopfli (`precompress`, which says
-    // by how much), which `boot.js` fetches and inflates with the browser's
+    // Each module also as `NAME.gz`, compressed once here by Zopfli (`precompress`), which
+    // `boot.js` fetches and inflates with the browser's
     // `DecompressionStream`: served as it is (`application/gzip`), it crosses the network smaller
     // than the plain module would at `gzip -9`, the best a server compressing on the fly does.
     // The plain module stays beside it for browsers without `DecompressionStream`, and for
@@ -265,51 +264,9 @@ fn build_app(
     ))
 }
 
-/// The end of wasm-bindgen's glue (`--target web`) that loads the module, written again for the
-/// one way `www/boot.js` calls it: `default({ module_or_path })` with a `WebAssembly.Module`
-/// that boot compiled itself, once per build. wasm-bindgen's loader also takes a URL, a
-/// `Request`, a `Response` or bytes, fetches, guards against a second call in flight, and has
-/// `initSync`; none of that runs on the page, yet every first load downloaded it (the English
-/// glue 0.6 KB gzip larger, 3.1 against 2.6 KB, measured 2026-12-02). The generated text
-/// between the two markers is replaced; an error names the marker when the pinned wasm-bindgen
-/// writes another glue.
-fn slim_glue(glue: &[u8]) -> Result<Vec<u8>> {
-    const FROM: &str = "async function __wbg_load(";
-    const TO: &str = "export { initSync, __wbg_init as default };";
-    const LOADER: &str = "\
-async function __wbg_init({ module_or_path: module }) {
-    if (wasm !== undefined) return wasm;
-    return __wbg_finalize_init(await WebAssembly.instantiate(module, __wbg_get_imports()), module);
-}
-
-export { __wbg_init as default };
-";
-    let text = std::str::from_utf8(glue).map_err(|e| format!("the glue is not UTF-8: {e}"))?;
-    const CHANGED: &str =
-        "wasm-bindgen's glue has changed: `slim_glue` (crates/xtask/src/site.rs) cannot find";
-    let start = text
-        .find(FROM)
-        .ok_or_else(|| format!("{CHANGED} `{FROM}`"))?;
-    let end = text[start..]
-        .find(TO)
-        .map(|k| start + k + TO.len())
-        .ok_or_else(|| format!("{CHANGED} `{TO}` after `{FROM}`"))?;
-    for used in [
-        "function __wbg_get_imports(",
-        "function __wbg_finalize_init(instance, module)",
-    ] {
-        if !text[..start].contains(used) {
-            return Err(format!("{CHANGED} `{used}` before `{FROM}`"));
-        }
-    }
-    Ok(format!("{}{LOADER}{}", &text[..start], &text[end..]).into_bytes())
-}
-
 /// `name`'s script (an ES module) or style sheet, minified: terser and lightningcss, from the
 /// workspace's npm tools, run by `minify.mjs` beside this crate; the web app manifest without
-/// its spaces. Measured 2026-11-30 on the site's first load: the wasm-bindgen glue 5.8 → 4.4 KB
-/// gzip, `boot.js` 1.8 → 1.0 KB, the style sheet 3.4 → 3.1 KB. `serve`'s quick build ships them
-/// as written.
+/// its spaces. `serve`'s quick build ships them as written.
 fn minify(stage: &Path, name: &str, bytes: &[u8]) -> Result<Vec<u8>> {
     let file = stage.join("minify").join(name.replace('/', "_"));
     write(&file, bytes)?;
@@ -499,20 +456,12 @@ pub(crate) fn sha256_base64(stage: &Path, text: &str) -> Result<String> {
         .ok_or_else(|| "node could not hash an inlined script".into())
 }
 
-/// `bytes` as a gzip file, by Zopfli at its default 15 iterations: on the English calculator's
-/// module (2026-12-01) 4.3 % smaller than `gzip -9`, in about 2 s; 50 iterations gained 0.06 %
-/// more for twice the time. Its deflate blocks split up to 100 times rather than Zopfli's
-/// default 15, each block with the Huffman codes that suit its part of the module: measured
-/// 2026-12-02, the English calculator 124.7 → 124.5 KB, the Chinese 132.3 → 131.8 KB, the full
-/// build 373.3 → 370.5 KB, in about 3.5 s instead of 2 s for the first; at most 60 splits or no
-/// limit at all gave the same files.
+/// `bytes` as a gzip file, by Zopfli with its default options: gzip that any inflater reads,
+/// smaller than `gzip -9` makes it, in a few seconds.
 pub(crate) fn precompress(bytes: &[u8]) -> Result<Vec<u8>> {
     let mut out = Vec::new();
     zopfli::compress(
-        zopfli::Options {
-            maximum_block_splits: 100,
-            ..zopfli::Options::default()
-        },
+        zopfli::Options::default(),
         zopfli::Format::Gzip,
         bytes,
         &mut out,
@@ -572,26 +521,6 @@ fn kib(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_glue_keeps_one_loader() {
-        let glue = "function __wbg_get_imports() {}\nfunction __wbg_finalize_init(instance, module) {}\nasync function __wbg_load(module, imports) {}\nfunction initSync(module) {}\nexport { initSync, __wbg_init as default };\n//# tail\n";
-        let got = String::from_utf8(super::slim_glue(glue.as_bytes()).unwrap()).unwrap();
-        assert!(got.starts_with("function __wbg_get_imports() {}\nfunction __wbg_finalize_init(instance, module) {}\nasync function __wbg_init({ module_or_path: module }) {\n"));
-        assert!(got.ends_with("export { __wbg_init as default };\n\n//# tail\n"));
-        for gone in ["__wbg_load", "initSync"] {
-            assert!(!got.contains(gone), "{gone} is left in {got}");
-        }
-        // Another glue: the error names what it lacks.
-        let e =
-            super::slim_glue(b"function __wbg_get_imports() {}\nexport default 1;").unwrap_err();
-        assert!(e.contains("`async function __wbg_load(`"), "{e}");
-        let e = super::slim_glue(
-            b"async function __wbg_load(m, i) {}\nexport { initSync, __wbg_init as default };",
-        )
-        .unwrap_err();
-        assert!(e.contains("`function __wbg_get_imports(` before"), "{e}");
-    }
 
     #[test]
     fn fills_names_version_and_assets() {

@@ -4,12 +4,14 @@
 //!
 //! Budgets (gzip, as a browser downloads it: `gzip -9 -c` of a file the server compresses, and
 //! the file as it is for a module `cargo xtask dist` compressed itself, `NAME.gz`):
-//! - the npm package's wasm under 100 KB: the module that `import "vramfit"` loads, with the
+//! - the npm package's wasm under 110 KB: the module that `import "vramfit"` loads, with the
 //!   estimator and every catalog (`vramfit/full`, every function in one module, is measured
 //!   and held to a ceiling, not to this budget);
-//! - the site's first load under 300 KB, aiming at 128 KB (reported, not enforced), in each
-//!   language: `index.html`, everything it references, and the calculator build of that
-//!   language that `boot.js` starts (`vramfit_en`, `vramfit_zh`: its glue and module).
+//! - the site's first load under 150 KB in each language: `index.html`, everything it
+//!   references, and the calculator build of that language that `boot.js` starts
+//!   (`vramfit_en`, `vramfit_zh`: its glue and module). What matters to a person is the time to
+//!   the first result, which the end-to-end tests and `cargo xtask bench` measure; this budget
+//!   keeps the download from drifting.
 //!
 //! Exits non-zero when a budget is broken, when `dist/` or `target/npm/` is missing (never a
 //! silent skip), or when a security check fails.
@@ -20,12 +22,9 @@ use std::process::{Command, Stdio};
 use crate::{Result, root, site};
 
 /// The npm package's wasm, gzip.
-pub const NPM_WASM_BUDGET: u64 = 100 * 1000;
-/// The site's first load, gzip.
-pub const FIRST_LOAD_BUDGET: u64 = 300 * 1000;
-/// What the site's first load aims at, gzip: the English one is held to it (see
-/// [`FIRST_LOAD_CEILINGS`]).
-pub const FIRST_LOAD_AIM: u64 = 128 * 1000;
+pub const NPM_WASM_BUDGET: u64 = 110 * 1000;
+/// The site's first load in each language, as downloaded.
+pub const FIRST_LOAD_BUDGET: u64 = 150 * 1000;
 
 /// One shipped file.
 pub struct Shipped {
@@ -372,13 +371,6 @@ pub fn measure() -> Report {
                     kb(gz),
                     kb(FIRST_LOAD_BUDGET)
                 ));
-            } else if gz > FIRST_LOAD_AIM {
-                r.notes.push(format!(
-                    "the site's first load in {lang} is {} gzip: within its budget ({}), above the aim ({})",
-                    kb(gz),
-                    kb(FIRST_LOAD_BUDGET),
-                    kb(FIRST_LOAD_AIM)
-                ));
             }
         }
         // The English calculator's module carries no Chinese text but its language menu's.
@@ -697,76 +689,14 @@ pub fn size() -> Result {
     }
 }
 
-/// Ceilings that `cargo xtask test` enforces besides the budgets: the sizes measured on
-/// 2026-11-30 plus about 5 %, so that the suite fails on any regression, not only on one past a
-/// budget. The site's first load was 372.8 KB, then 422.1 KB (the Fit & rent view's matrix, spot
-/// calculator and prices), then 453.8 KB (the header reader, the formulas in Chinese), then
-/// 239.8 KB once it became the calculator-only build (the full build loads when another view
-/// opens) built as a binary, then 211.6 KB without core's float parser, serde's `Content`
-/// buffering and Unicode's case tables, then 195.5 KB with the standard library compiled in
-/// under the `immediate-abort` panic strategy (`tools::wasm_bin`), then 169.6 KB once the form
-/// set the estimator's input without a JSON round trip, then 167.7 KB with its scripts and style
-/// sheet minified, then 169.4 KB with the word lookups of GPUs and presets, then 167.4 KB with
-/// the standard library's `optimize_for_size` feature, then 171.2 KB with the estimator's
-/// engine checks, llama.cpp's GGUF and sliding-window rules and the busiest-stage training
-/// figures, then 178.1 KB with the input errors in Chinese (their phrase table, 3.5 KB), vLLM's
-/// sliding-window requests, llama.cpp's layer split and the training fixes, after unit enums read
-/// by one shared reader took about 1 KB off, then 180.5 KB on 2026-12-01 (Whisper's
-/// cross-attention, the convolutional networks' counts, the sawtooth envelope, four GPUs), then
-/// 175.1 KB the same day once wasm-opt rebuilt the control flow first (`tools::wasm_opt`) and the
-/// calculator's build wrote its float text itself (`vramfit::units`, feature `own-float-text`),
-/// then 175.3 KB with the card's memory provenance in the calculator, then 166.4 KB the next
-/// day once the site's inputs sat in a sorted `Vec` and the parts with no state of their own
-/// were plain functions, not components, then 163.4 KB the same day once the looks that follow
-/// state were data attributes, not computed classes (Yew's `Classes` set no longer linked), then
-/// 164.3 KB with twelve more models, then 161.8 KB once the GPUs' MIG profiles and sources sat
-/// in a table apart (`hardware::Gpu`), then, once the first load was the calculator in one
-/// language (`vramfit_en`, `vramfit_zh`), 149.1 KB in English and 156.1 KB in Chinese, then
-/// 142.8 and 149.9 KB with Talc as the allocator, the multiplications that saturate out of line
-/// and the modules' import and export names minified (`tools::wasm_opt`), then 140.9 and 148.8 KB
-/// without core's substring search, then, as downloaded with the module precompressed by Zopfli
-/// (`site::precompress`), 134.4 and 142.2 KB (140.0 and 148.0 KB with it at `gzip -9`; the text
-/// tables of one language without an empty column, the GPUs' figures that no estimate reads in
-/// a table apart), then 133.4 and 140.8 KB on 2026-12-02 (139.1 and 147.0 KB at `gzip -9`; the
-/// lean build without reference types and at `-Zmir-opt-level=1`, Zopfli's blocks split up to
-/// 100 times), then 132.6 and 140.0 KB (138.0 and 146.1 KB; the text tables as one string each),
-/// then 127.3 and 135.0 KB (133.1 and 141.3 KB; the modules' functions and data reordered by
-/// `reorder`, the glue's one loader, the views' style apart in `views.css`). English is now under
-/// the aim, and its ceiling is the aim itself. Then 127.6 and 132.4 KB (133.4 and 138.2 KB; the
-/// formulas written in both languages, so that the Chinese build no longer translates English
-/// ones), then 127.6 and 131.5 KB (137.4 KB in Chinese; the input errors' translation without
-/// core's substring search), then 127.9 and 129.0 KB (133.7 and 135.0 KB; the input errors
-/// written in both languages, `input_error!`, so that the Chinese build holds no English error
-/// text and no phrase table), and the Chinese ceiling moved down from 137, then 134, then
-/// 131 KB. Then 126.9 and 127.8 KB (132.6 and 133.6 KB; the text tables without their keys,
-/// each text found by its key when the site is compiled): Chinese is under the aim too, and
-/// both ceilings are the aim itself.
-/// The site's first load in each language, as downloaded (see [`Shipped`]).
-pub const FIRST_LOAD_CEILINGS: [(&str, u64); 2] = [("en", FIRST_LOAD_AIM), ("zh", FIRST_LOAD_AIM)];
-/// The site's full build (every view), loaded when a view beyond the calculator opens:
-/// 412.3 KB, then 390.6 KB, then 384.1 KB, then 375.6 KB (`optimize_for_size`), then 382.0 KB,
-/// then 403.2 KB (every input error in Chinese, the diagnosis's new formats and checks, the MIG
-/// data with GB200) on 2026-11-30, then 407.0 KB on 2026-12-01, then 405.7 KB (wasm-opt's
-/// `--flatten --rereloop`), then 399.1 KB (the components above made functions), then 396.8 KB
-/// (no computed classes, twelve more models), then 397.3 KB (three more GPUs), then 391.5 KB
-/// (Talc, names minified), then 390.8 KB, then 391.0 KB (the plain module; its precompressed
-/// copy, which browsers with `DecompressionStream` load, is 374.9 KB), then 389.2 KB on
-/// 2026-12-02 (its copy 370.5 KB), then 386.0 KB (its copy 367.9 KB), then 377.2 KB (its copy
-/// 358.7 KB; functions and data reordered), then 379.9 KB (its copy 361.1 KB; the formulas
-/// written in both languages), then 380.2 KB (its copy 361.6 KB; the input errors too), then
-/// 377.0 KB (its copy 358.7 KB; the text tables without their keys), gzip;
-/// the ceiling moved down from 410 KB before the formulas' step.
-pub const FULL_BUILD_CEILING: u64 = 410 * 1000;
-/// The npm package's module with every function (`vramfit/full`): 215.5 KB, then 204.6 KB, then
-/// 199.6 KB (`optimize_for_size`), then 204.5 KB, then 218.2 KB (the diagnosis's new formats
-/// and checks, the planners' one-machine rule, the estimator's fixes) on 2026-11-30, then
-/// 221.0 KB on 2026-12-01, then 219.9 KB (wasm-opt's `--flatten --rereloop`), then 221.3 KB (twelve
-/// more models), then 221.7 KB (three more GPUs), then 218.6 KB (Talc, names minified), then 217.6 KB, then
-/// 216.1 KB on 2026-12-02 (without reference types), then 212.6 KB (functions and data
-/// reordered), then 217.5 KB (the Chinese formulas, `formula_zh`, computed beside the English),
-/// then 220.8 KB (the input errors' Chinese written beside the English, `message_zh`), gzip;
-/// the ceiling moved down from 227 KB before the formulas' step.
-pub const NPM_FULL_CEILING: u64 = 235 * 1000;
+/// The site's full build (every view), loaded when a view beyond the calculator opens, gzip: a
+/// ceiling that `cargo xtask test` enforces besides the budgets, a few percent above its size
+/// when last set, so that the suite fails on a regression, not only on one past a budget. The
+/// book's performance chapter keeps the sizes over time.
+pub const FULL_BUILD_CEILING: u64 = 420 * 1000;
+/// The npm package's module with every function (`vramfit/full`), gzip: a ceiling like
+/// [`FULL_BUILD_CEILING`].
+pub const NPM_FULL_CEILING: u64 = 250 * 1000;
 
 /// The test suite's size step: security findings, missing builds, a broken budget and growth
 /// past the ceilings fail it.
@@ -775,19 +705,6 @@ pub fn guard() -> Result {
     println!("{}", table(&r));
     let broken = std::mem::take(&mut r.broken);
     r.problems.extend(broken);
-    for &(lang, _, gz, _) in &r.first_loads {
-        let ceiling = FIRST_LOAD_CEILINGS
-            .iter()
-            .find(|(l, _)| *l == lang)
-            .map_or(FIRST_LOAD_BUDGET, |&(_, c)| c);
-        if gz > ceiling {
-            r.problems.push(format!(
-                "the site's first load in {lang} grew to {} gzip, past its ceiling of {}",
-                kb(gz),
-                kb(ceiling)
-            ));
-        }
-    }
     for f in &r.files {
         if f.path.starts_with("dist/vramfit_full_bg-")
             && f.path.ends_with(".wasm")

@@ -182,30 +182,18 @@ pub fn ensure_wasm_bindgen() -> Result {
 /// into `target_dir`. Add flags to the command, run it, then read the module at the path
 /// returned. The `target_features` section is kept (the profile strips symbols): wasm-bindgen
 /// reads it, and wasm-opt strips it afterwards. A binary, not a `cdylib`: the same exports come
-/// out 7–10 % smaller gzip (measured 2026-11-30: the site's full build 441 KB against 484 KB,
-/// the npm module 242.2 KB against 261.0 KB).
+/// out smaller.
 ///
 /// With `lean_std`, the standard library is compiled with the module (`-Zbuild-std`) under the
 /// `immediate-abort` panic strategy: a panic is a bare trap, so no panic message, location or
-/// the formatting behind them is linked. Measured 2026-11-30 on the site's first load: 198.8 →
-/// 182.9 KB gzip; `-Zlocation-detail=none` and `-Zfmt-debug=none` on top saved under 0.2 KB and
-/// are not used. The standard library is built with its `optimize_for_size` feature (smaller
-/// sorts and formatting, same results): measured 2026-11-30, the site's first load 169.4 →
-/// 167.4 KB gzip, its full build 385.9 → 375.6 KB, `vramfit/full` 206.7 → 199.6 KB, the npm
-/// main module 93.9 → 94.0 KB. These flags are unstable: `RUSTC_BOOTSTRAP=1` lets the stable
-/// compiler take them, as `cargo fuzz` does (see `fuzz.rs`), and they need the `rust-src` component
-/// ([`ensure_rust_src`]). The estimator never panics by design (fuzzed, `tests/hostile.rs`);
-/// with the default strategy a panic aborted the module too, only with a message in the console.
-/// To see a panic's message while debugging, build with `VRAMFIT_PANIC_MESSAGES=1` in the
-/// environment: the standard library is then the prebuilt one (and the modules about 8 % larger,
-/// past the size ceilings).
-///
-/// Two more flags of the lean build, measured 2026-12-02 on the English calculator's module:
-/// - `-Ctarget-feature=-reference-types`: wasm-bindgen then passes JS values as indices into a
-///   table its glue keeps, instead of as `externref`s through a shim per import: the module
-///   0.9 KB gzip smaller, its minified glue 0.1 KB larger.
-/// - `-Zmir-opt-level=1` (what a debug build uses): rustc's own MIR optimizations, which LLVM
-///   and binaryen then redo, left out: 0.2 KB gzip smaller.
+/// the formatting behind them is linked; and with its `optimize_for_size` feature (smaller sorts
+/// and formatting, the same results). The book's performance chapter has what each saves. These
+/// flags are unstable: `RUSTC_BOOTSTRAP=1` lets the stable compiler take them, as `cargo fuzz`
+/// does (see `fuzz.rs`), and they need the `rust-src` component ([`ensure_rust_src`]). The
+/// estimator never panics by design (fuzzed, `tests/hostile.rs`); with the default strategy a
+/// panic aborted the module too, only with a message in the console. To see a panic's message
+/// while debugging, build with `VRAMFIT_PANIC_MESSAGES=1` in the environment: the standard
+/// library is then the prebuilt one (and the modules larger, maybe past the size budgets).
 pub fn wasm_bin(bin: &str, target_dir: &Path, lean_std: bool) -> (Command, PathBuf) {
     let lean_std = lean_std && std::env::var_os("VRAMFIT_PANIC_MESSAGES").is_none();
     let mut c = cargo();
@@ -220,8 +208,7 @@ pub fn wasm_bin(bin: &str, target_dir: &Path, lean_std: bool) -> (Command, PathB
             .env("RUSTC_BOOTSTRAP", "1")
             .env(
                 "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS",
-                "-Zunstable-options -Cpanic=immediate-abort -Ctarget-feature=-reference-types \
-                 -Zmir-opt-level=1",
+                "-Zunstable-options -Cpanic=immediate-abort",
             );
     }
     let wasm = target_dir
@@ -265,27 +252,19 @@ pub fn bindgen(wasm: &Path, out: &Path, name: &str, typescript: bool) -> Result 
     run(c.arg("--out-dir").arg(out).arg(wasm))
 }
 
-/// `wasm-opt` from the npm `binaryen` package, with the wasm features rustc emits and the
+/// `wasm-opt -Oz` from the npm `binaryen` package, with the wasm features rustc emits and the
 /// debug, producer and target-feature sections stripped: the one size pass of the site and the
-/// npm package.
+/// npm package. The wasm parity tests (native, Node and Chromium give bit-identical results) run
+/// on the optimized modules.
 ///
-/// The passes: the control flow flattened and rebuilt by the Relooper (`--flatten --rereloop`),
-/// then `-Oz` twice, with `--low-memory-unused` (rustc's modules put the stack first, from
-/// address 0 down from 1 MiB, and their data above it, so no pointer below 1 KiB is ever
-/// dereferenced: binaryen may fold offsets into loads and stores). Measured 2026-12-01 against
-/// `-Oz` alone: the site's first load 171.1 → 169.5 KB gzip, the npm main module 100.2 → 99.2 KB
-/// (by Node's zlib), in 11 s instead of 7 s for the first load's module. The wasm parity tests
-/// (native, Node and Chromium give bit-identical results) run on the optimized modules.
-///
-/// Last, the import and export names are shortened (`--minify-imports-and-exports-and-modules`):
+/// The import and export names are also shortened (`--minify-imports-and-exports-and-modules`):
 /// wasm-bindgen names each import after its function and a 16-digit hash, which gzip cannot
-/// shrink, and they stood in both the module and its glue. `rename.mjs` beside this crate then
+/// shrink, and they stand in both the module and its glue. `rename.mjs` beside this crate then
 /// gives the glue files in `glue` (its `.js` and `.d.ts`) the new names, from the mapping
-/// wasm-opt prints, and checks that the glue provides every import the module names. Measured
-/// 2026-12-01 on the English calculator build: the module 136.4 → 134.6 KB gzip.
+/// wasm-opt prints, and checks that the glue provides every import the module names.
 ///
-/// Then the functions and data segments are put in an order that compresses better
-/// (`crate::reorder`): look-alike functions side by side, within deflate's reach of each other.
+/// Then the functions are put in an order that compresses better (`crate::reorder`):
+/// look-alike functions side by side, within deflate's reach of each other.
 pub fn wasm_opt(input: &Path, output: &Path, glue: &[PathBuf]) -> Result {
     let map = output.with_extension("names.json");
     let map_file =
@@ -293,11 +272,7 @@ pub fn wasm_opt(input: &Path, output: &Path, glue: &[PathBuf]) -> Result {
     run(cmd(node_bin("wasm-opt"))
         .stdout(map_file)
         .args([
-            "--flatten",
-            "--rereloop",
             "-Oz",
-            "-Oz",
-            "--low-memory-unused",
             "--enable-bulk-memory",
             "--enable-nontrapping-float-to-int",
         ])

@@ -363,6 +363,7 @@ fn results(props: &ResultProps) -> Html {
                 }
                 { chart::stacked_bar(lang, e, capacity) }
             </div>
+            { super::speed::panel(lang, e) }
             <div class="panel">
                 <h2>{ lang.t(key!("calc.working")) }</h2>
                 <div class="scroll">

@@ -21,8 +21,11 @@ pub mod matrix;
 #[cfg(feature = "full")]
 pub mod mig;
 #[cfg(feature = "full")]
+pub mod models;
+#[cfg(feature = "full")]
 pub mod prices;
 pub mod shell;
+pub mod speed;
 #[cfg(feature = "full")]
 pub mod spot;
 

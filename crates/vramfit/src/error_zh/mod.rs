@@ -430,41 +430,13 @@ fn translate(text: &str, table: &[(&str, &str)]) -> String {
                 if let Some(head) = s.strip_suffix(tail) {
                     s = [head, zh].concat();
                 }
-            } else if let Some(r) = replaced(&s, en, zh) {
-                s = r;
+            } else if s.contains(en) {
+                s = s.replace(en, zh);
             }
         }
         out.push_str(&s);
     }
     out
-}
-
-/// `text` with every `from` replaced by `to`, left to right, or `None` when `from` does not
-/// occur: `str::replace`, written out over bytes (as `presets::occurs_in` is) on messages of a
-/// few dozen bytes, so that the Chinese calculator's module links none of core's substring
-/// search (Two-Way). A match of valid UTF-8 in valid UTF-8 starts and ends on character
-/// boundaries, so the slices below never split a character.
-fn replaced(text: &str, from: &str, to: &str) -> Option<String> {
-    let (hay, pat) = (text.as_bytes(), from.as_bytes());
-    if pat.is_empty() {
-        return None;
-    }
-    let (mut out, mut done, mut at) = (String::new(), 0, 0);
-    while at + pat.len() <= hay.len() {
-        if &hay[at..at + pat.len()] == pat {
-            out.push_str(&text[done..at]);
-            out.push_str(to);
-            at += pat.len();
-            done = at;
-        } else {
-            at += 1;
-        }
-    }
-    if done == 0 {
-        return None;
-    }
-    out.push_str(&text[done..]);
-    Some(out)
 }
 
 impl InputError {

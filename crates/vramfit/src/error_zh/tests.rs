@@ -1,6 +1,6 @@
 //! Every error in Chinese: produced by the readers, planners and the form, checked for English prose.
 
-use super::{FILES, replaced, translate};
+use super::{FILES, translate};
 use crate::InputError;
 use crate::estimate::{EstimateInput, estimate};
 use crate::units::Bytes;
@@ -630,36 +630,6 @@ fn chinese_errors_by_hand() {
     );
     let gguf = crate::headers::parse_gguf_header(b"GGUF\x01\0\0\0").unwrap_err();
     assert_eq!(gguf.zh().problem, "GGUF 版本 1");
-}
-
-#[test]
-fn replaced_is_str_replace() {
-    for (text, from, to) in [
-        ("aaa", "aa", "X"),
-        ("the run needs 8 PiB", "8 PiB", "8 PiB 的"),
-        ("no match here", "xyz", "Q"),
-        ("GPU 与 GPU", "GPU", "显卡"),
-        ("ab", "abc", "Q"),
-        ("", "a", "Q"),
-    ] {
-        let want = text.contains(from).then(|| text.replace(from, to));
-        assert_eq!(replaced(text, from, to), want, "{text:?} {from:?}");
-    }
-    assert_eq!(replaced("abc", "", "Q"), None);
-}
-
-proptest::proptest! {
-    /// Over short texts of a few ASCII and Chinese characters, where matches overlap and
-    /// repeat often.
-    #[test]
-    fn replaced_agrees_with_str_replace(
-        text in "[ab 显存]{0,12}",
-        from in "[ab 显存]{1,3}",
-        to in "[xy卡]{0,3}",
-    ) {
-        let want = text.contains(from.as_str()).then(|| text.replace(from.as_str(), &to));
-        proptest::prop_assert_eq!(replaced(&text, &from, &to), want);
-    }
 }
 
 #[test]

@@ -29,7 +29,7 @@ impl Run<'_> {
             self.kv_bytes(self.batch, self.seq_len + self.new_tokens, layers, true);
         let (kv_prefill, _) = self.kv_bytes(self.batch, self.seq_len, layers, true);
         let act = self.act_bytes();
-        let (per_tok, s2) = activations::inference_per_token(a, act);
+        let (per_tok, s2) = activations::hf_inference_per_token(a, act);
         // One block at a time. Whisper runs its encoder over the 1,500 frames first, then the
         // decoder over the prompt: the two passes peak apart.
         let (_, frames) = self.encoder_stack();
@@ -74,18 +74,36 @@ impl Run<'_> {
         } else {
             1
         };
-        let logits = if a.is_generative() && vocab > 0 {
-            self.batch.sat_mul(kept).sat_mul(vocab).sat_mul(act) + self.batch * vocab * 4
+        // At the LM head every block's tensors are freed: the final norm's output and the
+        // logits it gives are what is alive (a forward without labels returns them in the model's
+        // dtype; generate copies only the last position to fp32, in its decode term).
+        let (logits, head_input) = if a.is_generative() && vocab > 0 {
+            (
+                self.batch.sat_mul(kept).sat_mul(vocab).sat_mul(act),
+                self.batch
+                    .sat_mul(self.main_seq())
+                    .sat_mul(a.hidden_size)
+                    .sat_mul(act),
+            )
         } else {
-            0
+            (0, 0)
         };
         let decoder_prefill = kv_prefill
             .saturating_add(cross)
-            .saturating_add(acts)
-            .saturating_add(logits);
+            .saturating_add(acts.max(logits.saturating_add(head_input)));
         let prefill = decoder_prefill.max(acts_encoder);
-        let decode_logits = self.batch * vocab * (act + 4);
-        let decode = kv_end.saturating_add(cross).saturating_add(decode_logits);
+        // Each generated token: the cache of prompt and output, the last position's logits and
+        // generate's fp32 copy of them. A prefill alone (no new tokens) has no such step.
+        let decode_logits = if self.new_tokens > 0 {
+            self.batch * vocab * (act + 4)
+        } else {
+            0
+        };
+        let decode = if self.new_tokens > 0 {
+            kv_end.saturating_add(cross).saturating_add(decode_logits)
+        } else {
+            0
+        };
         let phase = if !a.is_detailed() && !a.has_image_counts() {
             Phase::Load
         } else if prefill >= decode {
@@ -134,7 +152,7 @@ impl Run<'_> {
         let logits_shown = logits.max(decode_logits);
         if a.is_detailed() {
             let eager_text = if self.kernel == Kernel::Eager {
-                let (batch, heads, bytes) = (self.batch, a.num_heads, 4 + act);
+                let (batch, heads, bytes) = (self.batch, a.num_heads, s2 / a.num_heads.max(1));
                 formula!(self.text;
                     [" + eager scores {batch} × {heads} heads × {seq}² × {bytes} B"],
                     [" + eager 注意力分数 {batch} × {heads} 个头 × {seq}² × {bytes} B"]
@@ -199,22 +217,28 @@ impl Run<'_> {
             );
         }
         if logits_shown > 0 {
+            let text = if logits >= decode_logits {
+                formula!(self.text;
+                    let (batch, seq, hidden, size) = (self.batch, self.main_seq(), a.hidden_size, b(logits));
+                    [
+                        "{batch} × {kept} × {vocab} vocab × {act} B = {size}, alive at the head with the final norm's output {batch} × {seq} × {hidden} hidden × {act} B (the prefill holds the larger of these two and one block)"
+                    ],
+                    [
+                        "{batch} × {kept} × {vocab} 词表 × {act} B = {size}，在输出头处与最后一个归一化的输出 {batch} × {seq} × {hidden} 隐藏维度 × {act} B 同时存在（预填充取这两者与一个块中的较大者）"
+                    ]
+                )
+            } else {
+                formula!(self.text;
+                    let (batch, size) = (self.batch, b(decode_logits));
+                    ["{batch} × {vocab} vocab × ({act} B + 4 B fp32 copy) of the last position = {size}"],
+                    ["{batch} × {vocab} 词表 × ({act} B + 4 B fp32 副本)，末位置 = {size}"]
+                )
+            };
             p.add(
                 "logits",
                 logits_shown,
                 true,
-                formula!(self.text;
-                    [
-                        "{} × {kept} × {vocab} vocab × {act} B + fp32 copy of the last position = {}",
-                        self.batch,
-                        b(logits_shown)
-                    ],
-                    [
-                        "{} × {kept} × {vocab} 词表 × {act} B + fp32 末位置的副本 = {}",
-                        self.batch,
-                        b(logits_shown)
-                    ]
-                ),
+                text,
                 en_str!("The LM head's output; generate keeps the last position in fp32."),
                 zh_str!("语言模型头的输出；generate 以 fp32 保存最后位置。"),
             );

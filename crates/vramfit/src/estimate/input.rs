@@ -10,7 +10,7 @@ use alloc::vec::Vec;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize),
+    derive(serde::Serialize, serde::Deserialize),
     serde(rename_all = "lowercase")
 )]
 pub enum Mode {
@@ -23,17 +23,11 @@ pub enum Mode {
     Training,
 }
 
-deserialize_by_name!(Mode {
-    "inference" => Mode::Inference,
-    "serve" => Mode::Serve,
-    "training" => Mode::Training,
-});
-
 /// The inference engine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize),
+    derive(serde::Serialize, serde::Deserialize),
     serde(rename_all = "lowercase")
 )]
 pub enum Engine {
@@ -50,19 +44,11 @@ pub enum Engine {
     Ollama,
 }
 
-deserialize_by_name!(Engine {
-    "hf" => Engine::Hf,
-    "vllm" => Engine::Vllm,
-    "llamacpp" => Engine::Llamacpp,
-    "sglang" => Engine::Sglang,
-    "ollama" => Engine::Ollama,
-});
-
 /// The optimizer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize),
+    derive(serde::Serialize, serde::Deserialize),
     serde(rename_all = "kebab-case")
 )]
 pub enum Optimizer {
@@ -82,15 +68,6 @@ pub enum Optimizer {
     Lion,
 }
 
-deserialize_by_name!(Optimizer {
-    "adamw" => Optimizer::Adamw,
-    "adamw-8bit" => Optimizer::Adamw8bit,
-    "sgd" => Optimizer::Sgd,
-    "sgd-momentum" => Optimizer::SgdMomentum,
-    "adafactor" => Optimizer::Adafactor,
-    "lion" => Optimizer::Lion,
-});
-
 impl Optimizer {
     /// Every optimizer, in the order of the enum.
     pub const ALL: [Optimizer; 6] = [
@@ -107,7 +84,7 @@ impl Optimizer {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize),
+    derive(serde::Serialize, serde::Deserialize),
     serde(rename_all = "kebab-case")
 )]
 pub enum Precision {
@@ -123,14 +100,6 @@ pub enum Precision {
     #[default]
     AmpBf16,
 }
-
-deserialize_by_name!(Precision {
-    "fp32" => Precision::Fp32,
-    "fp16" => Precision::Fp16,
-    "bf16" => Precision::Bf16,
-    "amp-fp16" => Precision::AmpFp16,
-    "amp-bf16" => Precision::AmpBf16,
-});
 
 impl Precision {
     /// Master weights, gradients and optimizer states are fp32.
@@ -157,7 +126,7 @@ impl Precision {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize),
+    derive(serde::Serialize, serde::Deserialize),
     serde(rename_all = "lowercase")
 )]
 pub enum Checkpointing {
@@ -170,17 +139,11 @@ pub enum Checkpointing {
     Selective,
 }
 
-deserialize_by_name!(Checkpointing {
-    "none" => Checkpointing::None,
-    "full" => Checkpointing::Full,
-    "selective" => Checkpointing::Selective,
-});
-
 /// Where ZeRO offloads to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize),
+    derive(serde::Serialize, serde::Deserialize),
     serde(rename_all = "lowercase")
 )]
 pub enum Offload {
@@ -193,17 +156,11 @@ pub enum Offload {
     Nvme,
 }
 
-deserialize_by_name!(Offload {
-    "none" => Offload::None,
-    "cpu" => Offload::Cpu,
-    "nvme" => Offload::Nvme,
-});
-
 /// Attention implementation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize),
+    derive(serde::Serialize, serde::Deserialize),
     serde(rename_all = "lowercase")
 )]
 pub enum AttentionImpl {
@@ -216,17 +173,11 @@ pub enum AttentionImpl {
     Eager,
 }
 
-deserialize_by_name!(AttentionImpl {
-    "sdpa" => AttentionImpl::Sdpa,
-    "flash" => AttentionImpl::Flash,
-    "eager" => AttentionImpl::Eager,
-});
-
 /// Which positions' logits are computed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize),
+    derive(serde::Serialize, serde::Deserialize),
     serde(rename_all = "lowercase")
 )]
 pub enum Logits {
@@ -236,11 +187,6 @@ pub enum Logits {
     /// Every position (scoring, perplexity).
     All,
 }
-
-deserialize_by_name!(Logits {
-    "last" => Logits::Last,
-    "all" => Logits::All,
-});
 
 /// The estimator's input: plain data with defaults, as the CLI, the npm package and the site
 /// give it. Numbers are `f64` (JSON's and JavaScript's number) and are checked to be finite

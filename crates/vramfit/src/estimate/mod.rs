@@ -102,6 +102,7 @@ mod peak;
 mod quick;
 mod sglang;
 mod solve;
+mod speed;
 #[cfg(test)]
 mod text_snapshot;
 mod training;
@@ -134,6 +135,7 @@ pub use solve::{
     Bound, FitFix, Solutions, context_bound, fewest_gpus, fixes, largest_batch, largest_batch_fit,
     largest_context, largest_context_fit, layout_required_bytes, need, solve,
 };
+pub use speed::Throughput;
 pub use training::NCCL_BUFFERS;
 pub use vllm::{
     CUDA_GRAPH_BASE_GIB, CUDA_GRAPH_PER_LAYER_GIB, SAMPLER_FP32_COPIES, VLLM_BLOCK,

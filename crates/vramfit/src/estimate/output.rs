@@ -228,6 +228,8 @@ pub struct Estimate {
     pub differences: Vec<Difference>,
     /// Against the chosen device.
     pub fit: Option<Fit>,
+    /// How fast the run goes on the chosen catalog card.
+    pub throughput: Option<super::Throughput>,
     /// Assumptions worth knowing.
     pub notes: Vec<Difference>,
     /// Ollama: the layers it offloads and its CPU/GPU split; absent for the other engines.

@@ -232,6 +232,7 @@ impl Run<'_> {
             quick,
             differences,
             fit,
+            throughput: self.throughput(trainable),
             notes: parts.notes,
             ollama,
         }

@@ -111,12 +111,17 @@ fn hf_inference_prefill_by_hand() {
     // Widest op per token: 2 B × (2 × 4096 residual + norm, + max(q,k,v,out = 48 × 128 + 4096 = 10,240; gate, up, act = 3 × 14,336 = 43,008))
     // + 8 × 4096 (two fp32 norm temporaries) = 2 × 51,200 + 32,768 = 135,168 B; × 2048 tokens = 276,824,064.
     assert_eq!(e.activations_bytes.get(), 276_824_064);
-    // Logits: last position, 128,256 × 2 B + fp32 copy 128,256 × 4 B = 769,536.
+    // Logits: a decode step's last position, 128,256 × 2 B + generate's fp32 copy 128,256 × 4 B
+    // = 769,536 (larger than the prefill's 128,256 × 2 B = 256,512).
     assert_eq!(e.temporaries_bytes.get(), 769_536);
-    // Peak allocated = weights + KV + activations + logits + 32 MiB cuBLAS workspace.
+    // The prefill holds one block or, at the LM head, the final norm's output (2048 × 4096 × 2 B
+    // = 16,777,216) with the last position's logits (256,512): 276,824,064 > 17,033,728, so the
+    // block. Peak allocated = weights + the prompt's KV + one block + 32 MiB cuBLAS workspace; the
+    // decode steps (301,989,888 + 769,536 = 302,759,424) stay under the prefill's
+    // 268,435,456 + 276,824,064 = 545,259,520.
     assert_eq!(
         e.peak_allocated_bytes.get(),
-        16_060_522_496 + 268_435_456 + 276_824_064 + 769_536 + 33_554_432
+        16_060_522_496 + 268_435_456 + 276_824_064 + 33_554_432
     );
     // nvidia-smi adds the 0.51 GiB context and the allocator reserve (5 % of transients + 32 MiB).
     let reserve = (276_824_064 + 769_536) / 20 + 32 * MIB;
@@ -198,11 +203,12 @@ fn full_training_amp_adamw_is_16_bytes_per_param_plus_step() {
     assert_eq!(comp(&f, "step_temporaries"), 0);
     assert!(f.peak_allocated_bytes < e.peak_allocated_bytes);
     assert!(e.differences.iter().any(|d| d.key == "amp_adam"));
-    // The loss's logits, once: 2048 tokens × 128,256 × (2 B + 4 B fp32 copy + 4 B log-softmax)
-    // = 2,626,682,880 B = 2.45 GiB, off the peak here (the step is), and not counted twice.
-    assert_eq!(comp(&e, "logits_off_peak"), 2_626_682_880);
+    // The loss at the start of backward, once: 2048 tokens × 128,256 × (4 B fp32 log-softmax +
+    // 4 B its gradient + 4 B the logits' gradient) = 3,152,019,456 B = 2.94 GiB, off the peak here
+    // (the step is), and not counted twice.
+    assert_eq!(comp(&e, "logits_off_peak"), 3_152_019_456);
     let l = e.differences.iter().find(|d| d.key == "logits").unwrap();
-    assert!(l.en.contains("take 2.45 GiB alone"), "{}", l.en);
+    assert!(l.en.contains("take 2.94 GiB alone"), "{}", l.en);
     // Training keeps no KV cache and the guide's training rule has no KV term: no GQA difference,
     // which the same model's inference estimate does carry (hf_inference_kv_cache_uses_kv_heads).
     assert!(!e.differences.iter().any(|d| d.key == "gqa"));
@@ -210,11 +216,11 @@ fn full_training_amp_adamw_is_16_bytes_per_param_plus_step() {
 
 #[test]
 fn training_activations_by_hand() {
-    // Pure bf16, flash attention, no checkpointing: per token per block (bytes)
+    // Pure bf16, SDPA, no checkpointing: per token per block (bytes)
     // norms 2 × (4 × 4096 fp32 input + 2 × 4096 output) = 49,152; qkv input 2 × 4096 = 8,192;
-    // kernel: q and k, v expanded to 32 heads 2 × 3 × 4096 = 24,576, output 8,192, lse 4 × 32 = 128
-    // → 32,896; o_proj's contiguous copy 8,192; FFN input 8,192; gate, silu, up 3 × 2 × 14,336 =
-    // 86,016; down input 28,672 → 221,312 B.
+    // kernel: q 2 × 32 × 128 = 8,192, k and v at their 8 KV heads 2 × 2 × 8 × 128 = 4,096, output
+    // 8,192 (o_proj reads it as a view), lse 4 × 32 = 128 → 20,608; FFN input 8,192; gate, silu,
+    // up 3 × 2 × 14,336 = 86,016; down input 28,672 → 200,832 B.
     let e = estimate(&EstimateInput {
         mode: Mode::Training,
         precision: Precision::Bf16,
@@ -223,8 +229,8 @@ fn training_activations_by_hand() {
         ..input(llama8b())
     })
     .unwrap();
-    let per_token = 49_152 + 8_192 + 32_896 + 8_192 + 8_192 + 86_016 + 28_672;
-    assert_eq!(per_token, 221_312);
+    let per_token = 49_152 + 8_192 + 20_608 + 8_192 + 86_016 + 28_672;
+    assert_eq!(per_token, 200_832);
     let acts = 2 * 1024 * per_token * 32;
     let key = if e.peak_phase == Phase::ForwardLoss {
         "activations"
@@ -232,13 +238,14 @@ fn training_activations_by_hand() {
         "activations_off_peak"
     };
     assert_eq!(comp(&e, key), acts);
-    // Logits and loss: 2048 tokens × 128,256 × (2 + 4 + 4) B.
+    // The loss: 2048 tokens × 128,256 × 12 B (fp32 log-softmax, its gradient, the logits'
+    // gradient).
     let lk = if e.peak_phase == Phase::ForwardLoss {
         "logits"
     } else {
         "logits_off_peak"
     };
-    assert_eq!(comp(&e, lk), 2048 * 128_256 * 10);
+    assert_eq!(comp(&e, lk), 2048 * 128_256 * 12);
     // Pure bf16 AdamW: 2 + 2 + 4 = 8 B per parameter.
     assert_eq!(
         e.weights_bytes.get() + e.gradients_bytes.get() + e.optimizer_bytes.get(),
@@ -262,11 +269,30 @@ fn checkpointing_keeps_block_inputs_only() {
     .unwrap();
     let none = estimate(&base).unwrap();
     let get = |e: &Estimate| comp(e, "activations") + comp(e, "activations_off_peak");
-    // Kept: 4096 tokens × 2 B × 4096 × 32 blocks; plus one block recomputed (4096 × 221,312 B,
-    // the per-token figure of `training_activations_by_hand`).
-    assert_eq!(get(&full), 4096 * 2 * 4096 * 32 + 4096 * 221_312);
+    // Kept: 4096 tokens × 2 B × 4096 × 32 blocks = 1,073,741,824; plus one block recomputed
+    // (4096 × 200,832 B, the per-token figure of `training_activations_by_hand`) = 822,607,872.
+    assert_eq!(get(&full), 1_073_741_824 + 822_607_872);
     // The guide (§5.1): checkpointing saves at least 50 % of activation memory.
     assert!(get(&full) * 2 <= get(&none));
+    // The recomputed block is alive only once the loss's tensors are freed: the end of forward
+    // holds the kept inputs and the larger of the two. At batch 8 the loss, 32,768 tokens ×
+    // 128,256 × 12 B = 50,432,311,296, beats one block, 32,768 × 200,832 = 6,580,862,976, and
+    // that moment beats the step (pure bf16: weights 2 B, moments 4 B, gradients 2 B and the
+    // foreach temporary 2 B per parameter): weights 16,060,522,496 + moments 32,121,044,992 +
+    // kept 8 × 1,073,741,824 = 8,589,934,592 + the loss + 32 MiB cuBLAS workspace.
+    let b8 = estimate(&EstimateInput {
+        grad_checkpointing: Checkpointing::Full,
+        batch: 8.0,
+        ..base.clone()
+    })
+    .unwrap();
+    assert_eq!(b8.peak_phase, Phase::ForwardLoss);
+    assert_eq!(comp(&b8, "activations"), 8_589_934_592 + 6_580_862_976);
+    assert_eq!(comp(&b8, "logits"), 50_432_311_296);
+    assert_eq!(
+        b8.peak_allocated_bytes.get(),
+        16_060_522_496 + 32_121_044_992 + 8_589_934_592 + 50_432_311_296 + 33_554_432
+    );
 }
 
 #[test]
@@ -284,9 +310,181 @@ fn lora_trains_few_params_but_keeps_activations() {
     // Base in bf16 + fp32 adapters.
     assert_eq!(e.weights_bytes.get(), 16_060_522_496 + 6_815_744 * 4);
     assert_eq!(e.optimizer_bytes.get(), 6_815_744 * 8);
-    // Frozen projections keep no input, but norms, the kernel and the FFN still save: activations
-    // stay in the gigabytes (why LoRA still runs out at long context).
+    // Frozen projections keep no input, but norms, the kernel and the FFN still save: per token
+    // per block the RMSNorms' fp32 copies 2 × 4 × 4096 = 32,768; q's and v's adapters under
+    // autocast each the bf16 cast of their input and lora_A's bf16 output, 2 × 2 × (4096 + 16) =
+    // 16,448; the kernel 20,608 and the FFN's gate, SiLU and up 86,016 (as in
+    // `training_activations_by_hand`): 155,840 B, 78 % of full fine-tuning's 200,832 there.
+    assert_eq!(activation_formula(&e).1, 32_768 + 16_448 + 20_608 + 86_016);
+    // Activations stay in the gigabytes (why LoRA still runs out at long context):
+    // 2048 × 155,840 × 32 = 10,213,130,240 B.
+    assert_eq!(comp(&e, "activations"), 2048 * 155_840 * 32);
     assert!(comp(&e, "activations") > 2 * GIB);
+}
+
+/// PEFT keeps LoRA adapters in fp32 over a 16-bit base (`autocast_adapter_dtype=True`) and casts
+/// each adapted module's input to fp32 for its adapter: in pure bf16 every adapted projection keeps
+/// its own fp32 copy of its input (`lora_A` saves it) and `lora_A`'s fp32 output (`lora_B` saves
+/// it); under autocast that copy is cast back to bf16 for `lora_A`, which saves the cast. The
+/// frozen base projections keep nothing. Llama-3.1-8B, rank 16 on q, k, v and o.
+#[test]
+fn peft_lora_keeps_a_copy_of_each_adapted_input() {
+    let run = |precision, zero: f64| {
+        estimate(&EstimateInput {
+            mode: Mode::Training,
+            precision,
+            lora_rank: 16.0,
+            lora_targets: ["q_proj", "k_proj", "v_proj", "o_proj"]
+                .map(String::from)
+                .to_vec(),
+            zero,
+            gpus: Some(if zero > 0.0 { 2.0 } else { 1.0 }),
+            batch: 1.0,
+            seq_len: 1024.0,
+            ..input(llama8b())
+        })
+        .unwrap()
+    };
+    let e = run(Precision::Bf16, 0.0);
+    // 32 layers × 16 × ((4096 + 4096) q + (4096 + 1024) k + (4096 + 1024) v + (4096 + 4096) o).
+    assert_eq!(e.trainable_params, 13_631_488);
+    // Adapters, their gradients and AdamW's two moments in fp32, over the bf16 base.
+    assert_eq!(e.weights_bytes.get(), 16_060_522_496 + 13_631_488 * 4);
+    assert_eq!(e.gradients_bytes.get(), 13_631_488 * 4);
+    assert_eq!(e.optimizer_bytes.get(), 13_631_488 * 8);
+    // Per token per block, pure bf16: the RMSNorms' fp32 copies (frozen weights: no normalised
+    // tensor) 2 × 4 × 4096 = 32,768; q, k, v and o each an fp32 copy of its 4096-wide input and
+    // lora_A's fp32 output, 4 × (4096 + 16) = 16,448, four times = 65,792; the kernel's q, k and v
+    // at 8 KV heads, output and log-sum-exp 2 × (4096 + 2 × 1024 + 4096) + 4 × 32 = 20,608; gate,
+    // SiLU and up 3 × 2 × 14,336 = 86,016: 205,184 B.
+    assert_eq!(activation_formula(&e).1, 32_768 + 65_792 + 20_608 + 86_016);
+    assert_eq!(activation_formula(&e).1, 205_184);
+    // Under autocast each adapted module keeps the bf16 cast of that copy and a bf16 lora_A
+    // output, 2 × (4096 + 16) = 8,224, four times = 32,896: 172,288 B.
+    let amp = run(Precision::AmpBf16, 0.0);
+    assert_eq!(
+        activation_formula(&amp).1,
+        32_768 + 32_896 + 20_608 + 86_016
+    );
+    assert_eq!(activation_formula(&amp).1, 172_288);
+    // DeepSpeed holds the adapters in bf16 like the rest of the model: no cast, so q, k and v share
+    // the norm's output, 2 × 4096 = 8,192, o_proj reads the kernel's output as a view, and each
+    // lora_A's bf16 output is 2 × 16 = 32, four times = 128: 147,712 B.
+    let zero = run(Precision::Bf16, 2.0);
+    assert_eq!(
+        activation_formula(&zero).1,
+        32_768 + 8_192 + 128 + 20_608 + 86_016
+    );
+    assert_eq!(activation_formula(&zero).1, 147_712);
+}
+
+/// GPT-2 and BERT under bf16 autocast over fp32 weights. A LayerNorm (`native_layer_norm`) keeps
+/// only its fp32 input; SDPA drops the attention probabilities inside its kernel, leaving two bool
+/// dropout masks per block; GPT-2's tanh-GELU runs `pow` in fp32 under CUDA autocast, so x's fp32
+/// cast, tanh and 1 + tanh are fp32; its fused `c_attn` output stays alive whole (the kernel's q is
+/// a view of it); and autocast's bf16 weight copies include the tied embedding that the LM head
+/// reads. Per token per block (h 768, FFN 3,072, 12 heads), as traced in
+/// `tests/reference/FINDINGS-31.md`.
+#[test]
+fn layer_norm_models_under_autocast_by_hand() {
+    let run = |model: &str| {
+        estimate(&EstimateInput {
+            model: Some(model.into()),
+            mode: Mode::Training,
+            precision: Precision::AmpBf16,
+            batch: 4.0,
+            seq_len: 1024.0,
+            ..EstimateInput::default()
+        })
+        .unwrap()
+    };
+    let gpt2 = run("openai-community/gpt2");
+    // The norms' fp32 inputs 2 × 4 × 768 = 6,144; c_attn's bf16 cast of its fp32 input 2 × 768 =
+    // 1,536; c_attn's output 2 × 2,304 = 4,608, the cache's k and v 2 × 2 × 768 = 3,072, the
+    // attention output 2 × 768 = 1,536 and log-sum-exp 4 × 12 = 48; c_fc's cast 1,536; the GELU's
+    // fp32 x, tanh and 1 + tanh 12 × 3,072 = 36,864 and bf16 0.5·x 2 × 3,072 = 6,144; c_proj's
+    // cast of the fp32 product 6,144; two masks 2 × 768 = 1,536: 69,168 B = 26h + 16i + 4H.
+    let per_token =
+        6_144 + 1_536 + 4_608 + 3_072 + 1_536 + 48 + 1_536 + 36_864 + 6_144 + 6_144 + 1_536;
+    assert_eq!(per_token, 26 * 768 + 16 * 3_072 + 4 * 12);
+    assert_eq!(activation_formula(&gpt2).1, per_token);
+    // Autocast's copies: per block c_attn 768 × 2,304, c_proj 768², c_fc and the MLP's c_proj
+    // 768 × 3,072 each = 7,077,888 × 12 blocks = 84,934,656, and the tied wte/lm_head 50,257 × 768
+    // = 38,597,376, at 2 B each.
+    let copies = comp(&gpt2, "autocast_copies") + comp(&gpt2, "autocast_copies_off_peak");
+    assert_eq!(copies, (84_934_656 + 38_597_376) * 2);
+    let bert = run("google-bert/bert-base-uncased");
+    // The norms' fp32 inputs 6,144; q, k and v each their own bf16 cast 3 × 1,536 = 4,608; the
+    // kernel's q, k, v and output 2 × 4 × 768 = 6,144 and log-sum-exp 48; the intermediate
+    // dense's cast 1,536; GELU's input and the output dense's input 2 × 2 × 3,072 = 12,288; two
+    // masks 1,536: 32,304 B = 26h + 4i + 4H.
+    let per_token = 6_144 + 4_608 + 6_144 + 48 + 1_536 + 12_288 + 1_536;
+    assert_eq!(per_token, 26 * 768 + 4 * 3_072 + 4 * 12);
+    assert_eq!(activation_formula(&bert).1, per_token);
+}
+
+/// A prefill that returns the logits of every position peaks at the LM head, where every block's
+/// tensors are freed: the final norm's output and the bf16 logits it gives. Llama-3.2-1B, 4 × 2,048
+/// tokens in bf16: weights 1,235,814,400 × 2 B = 2,471,628,800; KV 8,192 tokens × 2 × 8 × 64 × 16
+/// layers × 2 B = 268,435,456; logits 8,192 × 128,256 × 2 B = 2,101,346,304; the final norm's
+/// output 8,192 × 2,048 × 2 B = 33,554,432 (one block, 8,192 × 73,728 B = 603,979,776, is
+/// smaller); cuBLAS workspace 33,554,432: 4,908,519,424 B. PyTorch's accounting of the same run
+/// (`tests/reference/torch-peaks.csv`, `llama3.2-1b-infer-prefill-logitsall-bf16-b4-s2048`) is
+/// 4,908,585,984 B, the 66,560 B more being the input ids.
+#[test]
+fn prefill_with_every_logit_peaks_at_the_head() {
+    let e = estimate(&EstimateInput {
+        model: Some("meta-llama/Llama-3.2-1B".into()),
+        batch: 4.0,
+        seq_len: 2048.0,
+        new_tokens: 0.0,
+        logits: Logits::All,
+        gpu: Some("h100-sxm5-80gb".into()),
+        ..EstimateInput::default()
+    })
+    .unwrap();
+    assert_eq!(e.peak_phase, Phase::Prefill);
+    assert_eq!(comp(&e, "activations"), 603_979_776);
+    assert_eq!(comp(&e, "logits"), 2_101_346_304);
+    assert_eq!(
+        e.peak_allocated_bytes.get(),
+        2_471_628_800 + 268_435_456 + 2_101_346_304 + 33_554_432 + 33_554_432
+    );
+    assert_eq!(e.peak_allocated_bytes.get(), 4_908_519_424);
+}
+
+/// HF's inference forward op by op. GPT-2's `gelu_new` holds four FFN-wide tensors at once (x,
+/// 0.5·x, a tanh-chain temporary, the product), where a fused GELU holds two: bf16, per token
+/// 2 × (2 × 768 + 4 × 3,072) + 8 × 768 = 33,792 B. Eager attention's softmax casts bf16 scores to
+/// fp32 first: the scores, their fp32 copy and the fp32 probabilities, 2 + 4 + 4 = 10 B per head
+/// per query–key pair (fp32 scores: no copy, 8 B). Llama-3.2-1B, 1 × 2,048 tokens: one block
+/// 2,048 × (2 × (2 × 2,048 + 3 × 8,192) + 8 × 2,048) = 150,994,944 B plus 32 heads × 2,048² × 10 B
+/// = 1,342,177,280; in fp32 2,048 × (4 × 28,672 + 16,384) = 268,435,456 plus 32 × 2,048² × 8 =
+/// 1,073,741,824.
+#[test]
+fn hf_inference_composite_gelu_and_eager_softmax_by_hand() {
+    let gpt2 = estimate(&EstimateInput {
+        model: Some("openai-community/gpt2".into()),
+        dtype: Some(Dtype::Bf16),
+        seq_len: 512.0,
+        ..EstimateInput::default()
+    })
+    .unwrap();
+    assert_eq!(comp(&gpt2, "activations"), 512 * 33_792);
+    let eager = |dtype| {
+        let e = estimate(&EstimateInput {
+            model: Some("meta-llama/Llama-3.2-1B".into()),
+            dtype: Some(dtype),
+            attention: AttentionImpl::Eager,
+            seq_len: 2048.0,
+            new_tokens: 0.0,
+            ..EstimateInput::default()
+        })
+        .unwrap();
+        comp(&e, "activations")
+    };
+    assert_eq!(eager(Dtype::Bf16), 150_994_944 + 1_342_177_280);
+    assert_eq!(eager(Dtype::Fp32), 268_435_456 + 1_073_741_824);
 }
 
 #[test]
@@ -1116,6 +1314,12 @@ fn lion_under_zero_has_one_moment_of_temporary() {
 /// Eager attention keeps the fp32 softmax and, in 16-bit training, its cast back: 4 + 2 B per
 /// head per query–key pair in bf16, 4 B in fp32 (softmax(dtype=float32).to(float32) is the same
 /// tensor). Llama-3.1-8B, 1 × 1,024 tokens: 32 layers × 1,024² × 32 heads × that.
+///
+/// Per token it keeps q, k and v expanded to the 32 query heads (`repeat_kv`) and o_proj's
+/// contiguous copy of the output, 4 × 4096 elements, where SDPA keeps q, k and v at the 8 KV
+/// heads and the output that o_proj reads as a view, 4096 + 2 × 1024 + 4096 = 10,240 elements,
+/// and an fp32 log-sum-exp per head (4 × 32 = 128 B): 6,144 elements more, less 128 B, per token
+/// per block; 12,160 B in bf16, 24,448 B in fp32.
 #[test]
 fn eager_scores_by_hand_in_bf16_and_fp32() {
     let run = |precision, attention| {
@@ -1131,9 +1335,13 @@ fn eager_scores_by_hand_in_bf16_and_fp32() {
         .get()
     };
     let scores = 32 * 1024 * 1024 * 32;
-    for (precision, bytes) in [(Precision::Bf16, 6), (Precision::Fp32, 4)] {
+    let tokens = 1024 * 32;
+    for (precision, bytes, per_token) in [
+        (Precision::Bf16, 6, 2 * 6_144 - 128),
+        (Precision::Fp32, 4, 4 * 6_144 - 128),
+    ] {
         let diff = run(precision, AttentionImpl::Eager) - run(precision, AttentionImpl::Sdpa);
-        assert_eq!(diff, scores * bytes, "{precision:?}");
+        assert_eq!(diff, scores * bytes + tokens * per_token, "{precision:?}");
     }
 }
 
@@ -1279,14 +1487,15 @@ fn vision_and_audio_models_see_their_own_sequences() {
     })
     .unwrap();
     let (_, per_tok) = activation_formula(&w);
-    // Plus each decoder block's cross-attention: per decoder token its norm's fp32 input and
-    // (under autocast, the residual in fp32) output, 4·384 + 4·384; q_proj's input, 2·384; the
-    // kernel's q and output, 2·2·384, and log-sum-exp, 4·6; o_proj's input, 2·384: 6,168 B. Per
-    // frame: the kernel's k and v, 2·2·384, and k_proj's and v_proj's casts of the encoder's fp32
-    // output, 2·2·384: 3,072 B. 4 × (448 × 6,168 + 1,500 × 3,072) = 29,485,056 B.
+    // Plus each decoder block's cross-attention: per decoder token its LayerNorm's fp32 input,
+    // 4·384 (under autocast it saves nothing else); q_proj's cast of the norm's fp32 output,
+    // 2·384; the kernel's q and output (which o_proj reads as a view), 2·2·384, and log-sum-exp,
+    // 4·6: 3,864 B. Per frame: the kernel's k and v, 2·2·384, and k_proj's and v_proj's casts of
+    // the encoder's fp32 output, 2·2·384: 3,072 B. 4 × (448 × 3,864 + 1,500 × 3,072) =
+    // 25,356,288 B.
     assert_eq!(
         w.activations_bytes.get(),
-        (448 + 1500) * per_tok * 4 + 29_485_056
+        (448 + 1500) * per_tok * 4 + 25_356_288
     );
 }
 
@@ -1361,15 +1570,24 @@ fn adafactor_temporary_is_the_largest_trainable_tensor() {
 /// Transformers' sparse MoE block (Mixtral, Qwen-MoE) gathers each of a token's k routed slots into
 /// its own tensor; under autocast each expert's gate and up projections save their own bf16 cast
 /// of it, where a dense FFN saves its input once; the routing multiply saves each slot's expert
-/// output, and the router its own cast of the input. Mixtral (h 4,096, k 2), AMP bf16:
-/// 2 × (2 − 1) × 4,096 × 2 B + 2 × 4,096 × 2 B + 4,096 × 2 B = 40,960 B more per token per layer
-/// than 377,008: 417,968. Qwen3-30B-A3B (h 2,048, k 8): 2 × 7 × 2,048 × 2 + 8 × 2,048 × 2 +
-/// 2,048 × 2 = 94,208 more than 144,064: 238,272.
+/// output, and the router its own cast of the input. Mixtral (h 4,096, 32 heads, 8 KV heads of
+/// 128, k 2 experts of 14,336), AMP bf16: 2 × (2 − 1) × 4,096 × 2 B + 2 × 4,096 × 2 B + 4,096 ×
+/// 2 B = 40,960 B more per token per layer than 356,528 (the norms' fp32 copies and normalised
+/// tensors 2 × (4 + 4) × 4,096 = 65,536, the casts for q, k, v 3 × 2 × 4,096 = 24,576, the
+/// kernel's q, k and v at 8 KV heads and output 2 × (4,096 + 2,048 + 4,096) + the fp32
+/// log-sum-exp 4 × 32 = 20,608, the casts for gate and up 2 × 2 × 4,096 = 16,384, gate, SiLU and
+/// up over both slots 3 × 2 × 28,672 = 172,032, down's input 2 × 28,672 = 57,344, the router's
+/// fp32 logits and routing weights 4 × 8 + 8 × 2 = 48): 397,488. Qwen3-30B-A3B (h 2,048, 32
+/// heads, 4 KV heads of 128, k 8 experts of 768): 2 × 7 × 2,048 × 2 + 8 × 2,048 × 2 + 2,048 × 2
+/// = 94,208 more than 149,184 (norms 32,768, q/k/v casts 12,288, kernel 2 × (4,096 + 1,024 +
+/// 4,096) + 128 = 18,560, the q/k RMSNorm's fp32 copies and normalised tensors (4 + 2) × 36 ×
+/// 128 = 27,648, gate/up casts 8,192, gate, SiLU and up 3 × 2 × 6,144 = 36,864, down's input
+/// 12,288, router 4 × 128 + 8 × 8 = 576): 243,392.
 #[test]
 fn moe_training_saves_every_routed_slot() {
     for (model, per_tok) in [
-        ("mistralai/Mixtral-8x7B-v0.1", 417_968u64),
-        ("Qwen/Qwen3-30B-A3B", 238_272),
+        ("mistralai/Mixtral-8x7B-v0.1", 397_488u64),
+        ("Qwen/Qwen3-30B-A3B", 243_392),
     ] {
         let e = estimate(&EstimateInput {
             model: Some(model.into()),

@@ -97,6 +97,9 @@ fn without_text(mut e: Estimate) -> Estimate {
     e.quick.formula_zh.clear();
     e.notes.clear();
     e.differences.clear();
+    if let Some(t) = e.throughput.as_mut() {
+        t.formulas.clear();
+    }
     if let Some(r) = e.fit.as_mut().and_then(|f| f.reason.as_mut()) {
         r.en.clear();
         r.zh.clear();

@@ -19,7 +19,15 @@ impl Run<'_> {
         let lora = self.lora_rank > 0;
         let detailed = a.is_detailed();
         let params = a.params();
-        let sb = reg.state_bytes();
+        let zero = self.zero;
+        // Master weights, gradients and optimizer states: fp32 under mixed precision. PEFT keeps
+        // LoRA adapters in fp32 whatever the base's dtype (`autocast_adapter_dtype=True`), with
+        // their gradients and states; DeepSpeed holds them as the rest of the model.
+        let sb = if lora && zero == 0 {
+            4
+        } else {
+            reg.state_bytes()
+        };
         let act = reg.act_bytes();
         // Trainable parameters: all, or LoRA's r × (in + out) per targeted projection.
         let mask = self.lora_mask;
@@ -50,7 +58,6 @@ impl Run<'_> {
         } else {
             busiest(&|t| t.numel(), params)
         };
-        let zero = self.zero;
         let dp = self.dp;
         let offload = self.offload != Offload::None;
         // Weights.
@@ -69,9 +76,15 @@ impl Run<'_> {
         } else {
             Dtype::Bf16
         };
-        // Autocast over fp32 weights: the residual stream stays fp32 and projections cast their inputs.
-        let amp =
-            matches!(reg, Precision::AmpBf16 | Precision::AmpFp16) && base_dtype == Dtype::Fp32;
+        // Autocast runs matmuls in 16 bits and its fp32 list in fp32, whatever the weights' dtype;
+        // over fp32 weights the residual stream stays fp32.
+        let compute = activations::Compute {
+            act,
+            resid: if base_dtype == Dtype::Fp32 { 4 } else { act },
+            autocast: matches!(reg, Precision::AmpBf16 | Precision::AmpFp16),
+            kernel: self.kernel,
+            tp: self.tp,
+        };
         let q = if self.qlora {
             Quantization::BnbNf4 { double_quant: true }
         } else if lora {
@@ -302,15 +315,19 @@ impl Run<'_> {
         let train = Trainable {
             all: !lora,
             lora_mask: if lora { mask } else { 0 },
+            lora_rank: if lora { self.lora_rank } else { 0 },
+            adapter_bytes: if zero > 0 { act } else { sb },
         };
         // The sequence through the main stack (a ViT's patches and class token, whatever
         // seq_len says) and, for Whisper, the encoder's fixed frames over its own layers.
         let seq = self.main_seq();
         let tokens = self.batch.sat_mul(seq);
         let (enc_layers, enc_seq) = self.encoder_stack();
+        // With full checkpointing, the block recomputed in backward (alive only once the loss's
+        // tensors are freed).
+        let mut recomputed = 0;
         let (acts, act_text) = if detailed {
-            let (per_tok, s2) =
-                activations::training_per_token(a, act, &train, self.kernel, self.tp, amp);
+            let (per_tok, s2) = activations::training_per_token(a, &compute, &train);
             let s2_total = if self.checkpointing == Checkpointing::None {
                 s2
             } else {
@@ -328,15 +345,14 @@ impl Run<'_> {
                 if enc_layers == 0 {
                     return 0;
                 }
-                let (tok, frame) =
-                    activations::cross_attention_training(a, act, &train, self.tp, amp);
+                let (tok, frame) = activations::cross_attention_training(a, &compute, &train);
                 self.batch.sat_mul(
                     seq.sat_mul(tok)
                         .saturating_add(enc_seq.sat_mul(frame))
                         .saturating_add(seq.sat_mul(enc_seq).sat_mul(s2)),
                 )
             };
-            let resid = if reg.fp32_master() && !lora { 4 } else { act };
+            let resid = compute.resid;
             let enc_text = if enc_layers > 0 {
                 let frames = self.batch * enc_seq;
                 formula!(self.text;
@@ -364,16 +380,17 @@ impl Run<'_> {
                         .saturating_add(self.batch * enc_seq * (enc_layers + enc_layers.min(1)))
                         .sat_mul(resid * a.hidden_size);
                     let one = block(seq.max(enc_seq), s2).max(block(seq, s2) + cross(s2));
+                    recomputed = one;
                     (
                         kept.saturating_add(one),
                         formula!(self.text;
                             [
-                                "block inputs {n_tokens} tokens × {resid} B × {hidden} hidden × {blocks} blocks{} + one block recomputed ({per_tok} B per token) = {}",
+                                "block inputs {n_tokens} tokens × {resid} B × {hidden} hidden × {blocks} blocks{} + one block recomputed ({per_tok} B per token; in backward, once the loss's tensors are freed) = {}",
                                 enc_text.en,
                                 b(kept + one)
                             ],
                             [
-                                "块输入 {n_tokens} token × {resid} B × {hidden} 隐藏维度 × {blocks} 块{} + 重算一个块 ({per_tok} B 每 token) = {}",
+                                "块输入 {n_tokens} token × {resid} B × {hidden} 隐藏维度 × {blocks} 块{} + 重算一个块 ({per_tok} B 每 token；在反向中、损失的张量释放之后) = {}",
                                 enc_text.zh,
                                 b(kept + one)
                             ]
@@ -463,14 +480,12 @@ impl Run<'_> {
             en_str!("Tensors saved in forward for backward; frozen projections keep no input."),
             zh_str!("前向保存供反向使用的张量；冻结的投影不保存输入。"),
         );
-        // Logits and the loss: the head's output, its fp32 copy (logits.float()) and the saved log-softmax.
-        // In fp32, `logits.float()` returns the same tensor: no copy.
-        let logit_bytes = if act == 4 { 8 } else { act + 8 };
+        // The loss at the start of backward: the fp32 log-softmax (saved), the gradient of the
+        // NLL and that of the logits, all fp32 whatever the compute dtype (the head's output and
+        // its fp32 copy are freed once the loss is computed: the outputs are dropped, as Trainer
+        // does).
         let logits = if a.is_generative() && a.vocab_size > 0 {
-            tokens
-                .sat_mul(a.vocab_size)
-                .sat_mul(logit_bytes)
-                .div_ceil(self.tp)
+            tokens.sat_mul(a.vocab_size).sat_mul(12).div_ceil(self.tp)
         } else {
             0
         };
@@ -478,15 +493,13 @@ impl Run<'_> {
             let text = formula!(self.text;
                 let (n, vocab, size) = (thousands(tokens), a.vocab_size, b(logits));
                 [
-                    "{n} tokens × {vocab} vocab × ({act} B logits{} + 4 B log-softmax) = {size}",
-                    if act == 4 { "" } else { " + 4 B fp32 copy" }
+                    "{n} tokens × {vocab} vocab × 12 B (fp32 log-softmax, its gradient and the logits' gradient) = {size}"
                 ],
                 [
-                    "{n} token × {vocab} 词表 × ({act} B logits{} + 4 B log-softmax) = {size}",
-                    if act == 4 { "" } else { " + 4 B fp32 副本" }
+                    "{n} token × {vocab} 词表 × 12 B（fp32 的 log-softmax、其梯度与 logits 的梯度） = {size}"
                 ]
             );
-            p.add("logits", logits, true, text, en_str!("The cross-entropy loss upcasts the logits to fp32; with a large vocabulary this is often the peak."), zh_str!("交叉熵损失把 logits 升为 fp32；词表大时常是峰值所在。"));
+            p.add("logits", logits, true, text, en_str!("The cross-entropy loss works on the logits in fp32; with a large vocabulary this is often the peak."), zh_str!("交叉熵损失以 fp32 处理 logits；词表大时常是峰值所在。"));
         }
         // End of backward: the embedding's dense gradient is built in a fresh buffer before it is
         // accumulated (twice the matrix when the head shares it: the head's gradient is already there).
@@ -529,8 +542,13 @@ impl Run<'_> {
             && base_dtype == Dtype::Fp32
             && detailed
         {
+            // The blocks' matrices and the head's, which a tied model reads from its embedding.
+            let tied_head = a.tied_embeddings && a.is_generative();
             let matrix = |t: &crate::model::Tensor| {
-                if t.role.is_block_linear() || t.role == Role::LmHead {
+                if t.role.is_block_linear()
+                    || t.role == Role::LmHead
+                    || tied_head && t.role == Role::Embedding
+                {
                     t.numel()
                 } else {
                     0
@@ -722,8 +740,11 @@ impl Run<'_> {
         }
         // Peak: end of forward (activations, logits, autocast copies alive; no gradients yet, since
         // zero_grad sets them to None) against the optimizer step (gradients and step temporaries).
+        // With full checkpointing the loss's tensors and the recomputed block are not alive
+        // together: the end of forward holds the larger of the two.
+        let overlap = recomputed.min(logits).min(acts);
         let fwd = acts
-            .saturating_add(logits)
+            .saturating_add(logits - overlap)
             .saturating_add(casts)
             .saturating_add(dequant)
             .saturating_add(if zero == 0 { 0 } else { buckets });
@@ -778,6 +799,15 @@ impl Run<'_> {
                 c.torch = false;
                 c.key = format!("{}_off_peak", c.key);
             }
+        }
+        if phase == Phase::ForwardLoss && overlap > 0 {
+            let alive = p
+                .comps
+                .iter()
+                .filter(|c| c.torch)
+                .map(|c| c.bytes.get())
+                .fold(0, u64::saturating_add);
+            p.peak = Some(alive.saturating_sub(overlap));
         }
         let cpu = if offload && zero > 0 {
             // Offloaded: fp32 masters, moments (and ZeRO-3 params) live in CPU memory (or on

@@ -14,7 +14,9 @@ use alloc::vec::Vec;
 
 use super::Gpu;
 use crate::catalog::device_of;
-use crate::estimate::{Bound, Engine, EstimateInput, Mode, largest_context_fit, need};
+use crate::estimate::{
+    Bound, Engine, EstimateInput, Mode, largest_context_fit, need, within_reach,
+};
 use crate::precision::{GgufFileType, Quantization};
 use crate::units::{Bytes, GIB};
 
@@ -66,6 +68,9 @@ pub struct ModelFit {
     pub context_bound: Option<Bound>,
     /// The most precise of the model's formats that fits the card.
     pub best: bool,
+    /// How fast it goes when it fits: tokens generated per second by the batch (inference,
+    /// serving) or trained per second (training), from the estimate's `throughput`.
+    pub tokens_per_s: Option<f64>,
 }
 
 /// The run of `template` with `model` in `format` on `gpu`.
@@ -92,11 +97,17 @@ pub fn models_on(template: &EstimateInput, gpu: &Gpu, with_context: bool) -> Vec
         let mut best_found = false;
         for format in formats(template.mode, template.engine) {
             let input = run_of(template, p.id, format, gpu);
-            if input.resolve().is_err() {
-                continue;
-            }
-            let required = need(&input);
+            let Ok(w) = input.resolve() else { continue };
+            let e = within_reach(w.figures());
+            let required = e
+                .as_ref()
+                .map_or(crate::units::MAX_SIZE, |e| e.required_bytes);
             let fits = required <= gpu.memory;
+            let tokens_per_s = e
+                .ok()
+                .filter(|_| fits)
+                .and_then(|e| e.throughput)
+                .and_then(|t| t.decode_tokens_per_s.or(t.tokens_per_s));
             let context = if fits && with_context {
                 largest_context_fit(&input, gpu.memory)
             } else {
@@ -117,6 +128,7 @@ pub fn models_on(template: &EstimateInput, gpu: &Gpu, with_context: bool) -> Vec
                 max_context: context.map(|(fit, _)| fit.value),
                 context_bound: context.map(|(_, bound)| bound),
                 best: fits && !best_found,
+                tokens_per_s,
             });
             best_found |= fits;
         }

@@ -2,7 +2,7 @@
 
 use libm::pow;
 
-use super::{Bound, Compute, Device, Efficiency, FormulaText, Runtime, efficiency};
+use super::{Compute, Device, Efficiency, FormulaText, Limit, Runtime, efficiency};
 use crate::error::Result;
 
 /// Bytes an activation element takes on the link (BF16 or FP16).
@@ -85,9 +85,9 @@ pub struct Inference {
     /// Time to generate the output: the first token, then a step per further token.
     pub total_s: f64,
     /// What limits the prefill.
-    pub prefill_bound: Bound,
+    pub prefill_bound: Limit,
     /// What limits a decode step.
-    pub decode_bound: Bound,
+    pub decode_bound: Limit,
     /// The numbers the formulas show.
     #[cfg_attr(feature = "serde", serde(skip))]
     pub(super) work: Working,
@@ -231,11 +231,11 @@ pub fn inference(input: &InferenceInput, device: &Device) -> Result<Inference> {
 }
 
 impl Phase {
-    fn bound(&self) -> Bound {
+    fn bound(&self) -> Limit {
         if self.memory_s > self.compute_s {
-            Bound::Memory
+            Limit::Memory
         } else {
-            Bound::Compute
+            Limit::Compute
         }
     }
 }

@@ -103,7 +103,7 @@ impl Compute {
     derive(serde::Serialize),
     serde(rename_all = "lowercase")
 )]
-pub enum Bound {
+pub enum Limit {
     /// Reading weights and KV cache takes longer than the arithmetic.
     Memory,
     /// The arithmetic takes longer than reading.

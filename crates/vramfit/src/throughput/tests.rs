@@ -57,7 +57,7 @@ fn decode_step_is_bytes_over_bandwidth_plus_fixed_costs() {
         t.decode_step_s
     );
     assert!((t.decode_step_s - 7.958_41e-3).abs() < 1e-8);
-    assert_eq!(t.decode_bound, Bound::Memory);
+    assert_eq!(t.decode_bound, Limit::Memory);
     assert!(close(t.decode_tokens_per_s_per_sequence, 1.0 / step));
     assert!(close(t.decode_tokens_per_s, 1.0 / step));
 }
@@ -74,7 +74,7 @@ fn prefill_is_flops_over_peak_plus_fixed_costs() {
     let ttft = compute + 32.0 * 20e-6 + 2e-3;
     assert!(close(t.time_to_first_token_s, ttft));
     assert!((ttft - 33.491_31e-3).abs() < 1e-7, "{ttft}");
-    assert_eq!(t.prefill_bound, Bound::Compute);
+    assert_eq!(t.prefill_bound, Limit::Compute);
     assert!(close(t.prefill_tokens_per_s, 1000.0 / ttft));
     // First token, then 199 steps.
     assert!(close(t.total_s, ttft + 199.0 * t.decode_step_s));
@@ -100,7 +100,7 @@ fn a_huge_batch_is_compute_bound() {
     i.prompt_tokens = 10;
     i.output_tokens = 2;
     let t = inference(&i, &h100()).unwrap();
-    assert_eq!(t.decode_bound, Bound::Compute);
+    assert_eq!(t.decode_bound, Limit::Compute);
     // Context 11 tokens: per token 2 × 7.5e9 + 4 × 32 × 128 × 11 × 32 FLOP.
     let b = f64::from(u32::MAX);
     let compute = b * (1.5e10 + 4.0 * 32.0 * 128.0 * 11.0 * 32.0) / (989.4e12 * 0.5);

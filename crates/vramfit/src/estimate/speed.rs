@@ -1,0 +1,384 @@
+//! How fast the run goes on its card: the memory estimate's numbers handed to the speed model
+//! ([`crate::throughput`]), and its figures and working written into the estimate.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::{Checkpointing, Difference, Engine, Mode, Run, weights};
+use crate::model::{Role, Tensor};
+use crate::precision::Quantization;
+use crate::throughput::{
+    self, Compute, InferenceFigure, InferenceInput, Recompute, Runtime, TrainingFigure,
+    TrainingInput,
+};
+
+/// How fast the run goes on its card (`throughput` in an estimate's JSON): inference's figures
+/// for an inference or serving run, training's for a training run, each with its formula.
+/// Absent without a catalog card (a memory size alone has no bandwidth or compute figures).
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Throughput {
+    /// The engine's class of efficiency: `transformers`, `batched` (vLLM), `llamacpp`.
+    pub runtime: Runtime,
+    /// Prompt tokens per second during the prefill, over the batch.
+    pub prefill_tokens_per_s: Option<f64>,
+    /// Seconds from the batch's prompts to the first token.
+    pub time_to_first_token_s: Option<f64>,
+    /// Tokens per second one sequence generates.
+    pub decode_tokens_per_s_per_sequence: Option<f64>,
+    /// Tokens per second the batch generates.
+    pub decode_tokens_per_s: Option<f64>,
+    /// Seconds to generate every sequence's output (the prefill, then the decode steps).
+    pub generation_s: Option<f64>,
+    /// Training: seconds per optimizer step.
+    pub step_time_s: Option<f64>,
+    /// Training: tokens per second over every GPU.
+    pub tokens_per_s: Option<f64>,
+    /// The working of each figure (`key` is the figure's name), in English and Chinese; empty in
+    /// an estimate of numbers alone.
+    pub formulas: Vec<Difference>,
+}
+
+/// The estimator's engine as the speed model's runtime.
+fn runtime(mode: Mode, engine: Engine) -> Runtime {
+    match (mode, engine) {
+        (Mode::Training, _) | (Mode::Inference, Engine::Hf) => Runtime::Transformers,
+        // Ollama runs llama.cpp.
+        (_, Engine::Llamacpp | Engine::Ollama) => Runtime::Llamacpp,
+        _ => Runtime::Batched,
+    }
+}
+
+/// What the matrix multiplications compute in: FP8 formats in FP8, every other quantized format
+/// dequantized to 16 bits, an unquantized checkpoint in 16 bits.
+fn compute(q: &Quantization) -> Compute {
+    match q {
+        Quantization::None => Compute::Bits16,
+        Quantization::Fp8 | Quantization::W8a8 => Compute::Fp8,
+        _ => Compute::WeightOnly,
+    }
+}
+
+/// A lookup rather than a matrix multiplication: the input embedding (unless tied to the head,
+/// whose multiplication it then is) and learned positions.
+fn lookup(t: &Tensor, tied: bool) -> bool {
+    (t.role == Role::Embedding && !tied) || t.role == Role::Positions
+}
+
+/// `x` to four significant figures: the model is good to a few per cent, and a short decimal
+/// reads back exactly from JSON in every reader (as `max_concurrency_exact` is rounded).
+fn short(x: f64) -> f64 {
+    if !x.is_finite() || x <= 0.0 {
+        return 0.0;
+    }
+    let scale = libm::pow(10.0, 3.0 - libm::floor(libm::log10(x)));
+    libm::round(x * scale) / scale
+}
+
+fn u32_of(x: u64) -> u32 {
+    u32::try_from(x).unwrap_or(u32::MAX)
+}
+
+impl Run<'_> {
+    /// The run's speed on its catalog card, or `None` (no card, a card the catalog does not
+    /// have, a bare parameter count, figures the model refuses).
+    pub(super) fn throughput(&self, trainable: u64) -> Option<Throughput> {
+        let a = &self.arch;
+        if !a.is_detailed() {
+            return None;
+        }
+        let gpu = crate::hardware::find_gpu(&self.device.as_ref()?.id)?;
+        let device = throughput::Device::of(gpu);
+        let tied = a.tied_embeddings;
+        let experts_per_token = a.moe.map_or(0, |m| m.experts_per_token);
+        // Parameters a token multiplies with: the routed experts it is sent to, not lookups.
+        let mut active = 0u64;
+        a.visit_grouped(|t, n| {
+            if lookup(&t, tied) {
+                return;
+            }
+            let x = if t.role.is_expert() {
+                t.numel() / t.count.max(1) * experts_per_token
+            } else {
+                t.numel()
+            };
+            active = active.saturating_add(x.saturating_mul(n));
+        });
+        let runtime = runtime(self.mode, self.engine);
+        let mut formulas = Vec::new();
+        let mut formula = |key: &str, f: throughput::FormulaText| {
+            formulas.push(Difference {
+                key: String::from(key),
+                en: f.en,
+                zh: f.zh,
+            })
+        };
+        if self.mode == Mode::Training {
+            let t = throughput::training(
+                &TrainingInput {
+                    compute: if self.qlora {
+                        Compute::WeightOnly
+                    } else {
+                        Compute::Bits16
+                    },
+                    active_params: active,
+                    trainable_params: trainable.min(active),
+                    layers: u32_of(a.num_layers),
+                    heads: u32_of(a.num_heads),
+                    head_dim: u32_of(a.head_dim),
+                    seq_len: self.seq_len,
+                    tokens_per_step: self
+                        .batch
+                        .saturating_mul(self.seq_len)
+                        .saturating_mul(self.dp),
+                    recompute: match self.checkpointing {
+                        Checkpointing::None => Recompute::None,
+                        Checkpointing::Selective => Recompute::Selective,
+                        Checkpointing::Full => Recompute::Full,
+                    },
+                    gpus: u32_of(self.dp * self.tp * self.pp),
+                    pp: u32_of(self.pp),
+                    microbatches: 1,
+                },
+                &device,
+            )
+            .ok()?;
+            if self.text {
+                formula("step_time_s", t.formula(TrainingFigure::StepTime));
+                formula("tokens_per_s", t.formula(TrainingFigure::TokensPerS));
+            }
+            return Some(Throughput {
+                runtime,
+                prefill_tokens_per_s: None,
+                time_to_first_token_s: None,
+                decode_tokens_per_s_per_sequence: None,
+                decode_tokens_per_s: None,
+                generation_s: None,
+                step_time_s: Some(short(t.step_time_s)),
+                tokens_per_s: Some(short(t.tokens_per_s)),
+                formulas,
+            });
+        }
+        // Bytes one GPU reads per forward pass: the weights but lookups, the routed experts
+        // apart; the KV cache per token of the full-attention and of the sliding layers.
+        let bytes = |expert: bool| {
+            let of = |t: &Tensor| {
+                if lookup(t, tied) || t.role.is_expert() != expert {
+                    0
+                } else {
+                    weights::tensor_bytes(&self.quantization, a, self.dtype, t)
+                }
+            };
+            if matches!(self.quantization, Quantization::Gguf { .. }) {
+                weights::busiest_gpu_by_block(
+                    a,
+                    self.tp,
+                    self.pp,
+                    |t| weights::gguf_type_by_block(t.role),
+                    of,
+                )
+            } else {
+                weights::busiest_gpu(a, self.tp, self.pp, of)
+            }
+        };
+        let layers_here = a.num_layers.div_ceil(self.pp);
+        let (kv_all, _) = self.kv_bytes(1, 1, layers_here, self.engine == Engine::Hf);
+        let windowed_layers = if a.sliding_window > 0 {
+            a.sliding_layers.min(a.num_layers)
+        } else {
+            0
+        };
+        let windowed_here = windowed_layers * layers_here / a.num_layers.max(1);
+        let kv_windowed = kv_all * windowed_here / layers_here.max(1);
+        let t = throughput::inference(
+            &InferenceInput {
+                runtime,
+                compute: compute(&self.quantization),
+                active_params: active,
+                dense_weight_bytes: bytes(false),
+                expert_weight_bytes: bytes(true),
+                experts: a.moe.map_or(0, |m| u32_of(m.num_experts)),
+                experts_per_token: u32_of(experts_per_token),
+                kv_bytes_per_token: kv_all - kv_windowed,
+                windowed_kv_bytes_per_token: kv_windowed,
+                window: a.sliding_window,
+                layers: u32_of(a.num_layers),
+                windowed_layers: u32_of(windowed_layers),
+                hidden: u32_of(a.hidden_size),
+                heads: u32_of(a.num_heads),
+                head_dim: u32_of(a.head_dim),
+                batch: u32_of(self.batch),
+                prompt_tokens: self.seq_len,
+                output_tokens: self.new_tokens,
+                tp: u32_of(self.tp),
+                pp: u32_of(self.pp),
+            },
+            &device,
+        )
+        .ok()?;
+        if self.text {
+            for (key, figure) in [
+                ("prefill_tokens_per_s", InferenceFigure::PrefillTokensPerS),
+                ("time_to_first_token_s", InferenceFigure::TimeToFirstToken),
+                (
+                    "decode_tokens_per_s_per_sequence",
+                    InferenceFigure::DecodeTokensPerSPerSequence,
+                ),
+                ("decode_tokens_per_s", InferenceFigure::DecodeTokensPerS),
+                ("generation_s", InferenceFigure::Total),
+            ] {
+                formula(key, t.formula(figure));
+            }
+        }
+        Some(Throughput {
+            runtime,
+            prefill_tokens_per_s: Some(short(t.prefill_tokens_per_s)),
+            time_to_first_token_s: Some(short(t.time_to_first_token_s)),
+            decode_tokens_per_s_per_sequence: Some(short(t.decode_tokens_per_s_per_sequence)),
+            decode_tokens_per_s: Some(short(t.decode_tokens_per_s)),
+            generation_s: Some(short(t.total_s)),
+            step_time_s: None,
+            tokens_per_s: None,
+            formulas,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::estimate::{EstimateInput, estimate};
+
+    fn llama(mode: Mode, engine: Engine, gpu: Option<&str>) -> EstimateInput {
+        EstimateInput {
+            model: Some("meta-llama/Llama-3.1-8B".into()),
+            mode,
+            engine,
+            gpu: gpu.map(Into::into),
+            ..EstimateInput::default()
+        }
+    }
+
+    /// Llama-3.1-8B inference on an H100 SXM5 hands the speed model the estimator's numbers:
+    /// 8,030,261,248 parameters less the untied input embedding (128,256 × 4,096 = 525,336,576)
+    /// is 7,504,924,672 multiplied per token; their bf16 bytes, 15,009,849,344, read per step;
+    /// 2 × 8 KV heads × 128 × 32 layers × 2 B = 131,072 KV bytes per token; the batch and
+    /// tokens as given. The estimate carries exactly the model's answer on those numbers.
+    #[test]
+    fn the_estimate_carries_the_speed_models_answer_on_its_numbers() {
+        let e = estimate(&llama(Mode::Inference, Engine::Hf, Some("h100-sxm5-80gb"))).unwrap();
+        let t = e.throughput.expect("a catalog card");
+        let gpu = crate::hardware::find_gpu("h100-sxm5-80gb").unwrap();
+        let by_hand = throughput::inference(
+            &InferenceInput {
+                runtime: Runtime::Transformers,
+                compute: Compute::Bits16,
+                active_params: 7_504_924_672,
+                dense_weight_bytes: 15_009_849_344,
+                expert_weight_bytes: 0,
+                experts: 0,
+                experts_per_token: 0,
+                kv_bytes_per_token: 131_072,
+                windowed_kv_bytes_per_token: 0,
+                window: 0,
+                layers: 32,
+                windowed_layers: 0,
+                hidden: 4096,
+                heads: 32,
+                head_dim: 128,
+                batch: 1,
+                prompt_tokens: 2048,
+                output_tokens: 256,
+                tp: 1,
+                pp: 1,
+            },
+            &throughput::Device::of(gpu),
+        )
+        .unwrap();
+        assert_eq!(t.runtime, Runtime::Transformers);
+        assert_eq!(
+            t.decode_tokens_per_s,
+            Some(short(by_hand.decode_tokens_per_s))
+        );
+        assert_eq!(
+            t.prefill_tokens_per_s,
+            Some(short(by_hand.prefill_tokens_per_s))
+        );
+        assert_eq!(
+            t.time_to_first_token_s,
+            Some(short(by_hand.time_to_first_token_s))
+        );
+        assert_eq!(t.generation_s, Some(short(by_hand.total_s)));
+        assert_eq!(t.formulas.len(), 5);
+        assert!(
+            t.formulas
+                .iter()
+                .all(|f| !f.en.is_empty() && !f.zh.is_empty())
+        );
+    }
+
+    /// Training hands over the trainable parameters and the global batch's tokens: LoRA r 16 on
+    /// q and v of Llama-3.1-8B trains 32 × 16 × ((4,096 + 4,096) + (4,096 + 1,024)) = 6,815,744
+    /// parameters; two data-parallel GPUs of batch 4 × 2,048 tokens step 16,384 tokens.
+    #[test]
+    fn training_speed_takes_the_trainable_parameters_and_the_global_batch() {
+        let input = EstimateInput {
+            batch: 4.0,
+            gpus: Some(2.0),
+            lora_rank: 16.0,
+            ..llama(Mode::Training, Engine::Hf, Some("h100-sxm5-80gb"))
+        };
+        let e = estimate(&input).unwrap();
+        assert_eq!(e.trainable_params, 6_815_744);
+        let t = e.throughput.unwrap();
+        let gpu = crate::hardware::find_gpu("h100-sxm5-80gb").unwrap();
+        let by_hand = throughput::training(
+            &TrainingInput {
+                compute: Compute::Bits16,
+                active_params: 7_504_924_672,
+                trainable_params: 6_815_744,
+                layers: 32,
+                heads: 32,
+                head_dim: 128,
+                seq_len: 2048,
+                tokens_per_step: 16_384,
+                recompute: Recompute::None,
+                gpus: 2,
+                pp: 1,
+                microbatches: 1,
+            },
+            &throughput::Device::of(gpu),
+        )
+        .unwrap();
+        assert_eq!(t.step_time_s, Some(short(by_hand.step_time_s)));
+        assert_eq!(t.tokens_per_s, Some(short(by_hand.tokens_per_s)));
+        assert_eq!(t.decode_tokens_per_s, None);
+    }
+
+    /// No catalog card, no speed: a memory size alone has no bandwidth or compute figures; and
+    /// a bare parameter count has no layers to time.
+    #[test]
+    fn no_card_no_speed() {
+        let e = estimate(&EstimateInput {
+            gpu_memory: Some("80GB".into()),
+            ..llama(Mode::Inference, Engine::Hf, None)
+        })
+        .unwrap();
+        assert!(e.throughput.is_none());
+        let e = estimate(&EstimateInput {
+            model: None,
+            params: Some("7B".into()),
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..EstimateInput::default()
+        })
+        .unwrap();
+        assert!(e.throughput.is_none());
+        // Four significant figures: 9.0815126 s reads 9.082 s, 1,053.053 tokens/s 1,053.
+        assert_eq!(short(9.081_512_662_926_611), 9.082);
+        assert_eq!(short(1_053.053_025), 1_053.0);
+        assert_eq!(short(0.000_123_456), 0.000_123_5);
+        // An fp8 checkpoint computes in FP8, llama.cpp's GGUF weights are dequantized.
+        assert_eq!(compute(&Quantization::Fp8), Compute::Fp8);
+        assert_eq!(runtime(Mode::Serve, Engine::Vllm), Runtime::Batched);
+    }
+}
