@@ -99,6 +99,8 @@ fn validation() -> String {
         s,
         "At pp = 4 the study reports a middle pipeline stage (8 blocks, no embedding or head); vramfit reports the busiest stage (8 blocks plus the embedding or the head), which is what decides whether a card fits."
     );
+    sglang_validation(&mut s);
+    ollama_validation(&mut s);
     let _ = writeln!(s, "\n### PyTorch's own accounting of real models\n");
     let torch = crate::torch_reference::errors();
     let med = |training: bool| {
@@ -203,6 +205,108 @@ fn validation() -> String {
         "\nThat measurement was taken with a PyTorch whose `zero_grad()` kept gradients allocated (set to zero, not to `None`), so they coexist with the next step's activations; vramfit models PyTorch 2's default (`set_to_none=True`), where they do not."
     );
     s
+}
+
+/// SGLang's published start-up logs against vramfit: the pool from SGLang's own figures, and the
+/// whole estimate from the card alone.
+fn sglang_validation(s: &mut String) {
+    use crate::sglang_calibration::{sglang_runs, token_errors};
+    let _ = writeln!(s, "\n### SGLang start-up logs\n");
+    let _ = writeln!(
+        s,
+        "Published logs (tests/data/sglang-calibration.csv): `KV Cache is allocated. #tokens` against vramfit's pool, on the named card with the log's `mem_fraction_static`, `context_length`, `chunked_prefill_size` and `cuda_graph_max_bs`.\n"
+    );
+    let _ = writeln!(
+        s,
+        "| log | model | GPU | tp | mem_fraction_static | tokens logged | tokens vramfit | error | loading logged | weights + loading vramfit |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|");
+    let overhead = vramfit::estimate::SGLANG_LOAD_OVERHEAD.get();
+    for (r, e, t) in token_errors() {
+        let load = r
+            .load_mem_usage_gib
+            .map_or(String::from("—"), |l| format!("{l:.2} GiB"));
+        let (_, a, _) = vramfit::catalog::find_model(&r.preset).unwrap();
+        let w = vramfit::estimate::per_gpu_weight_bytes(&a, Dtype::Bf16, &r.quantization, r.tp, 1);
+        let _ = writeln!(
+            s,
+            "| {} ({}) | {} | {} | {} | {} | {} | {} | {} | {load} | {} |",
+            r.source,
+            r.date,
+            r.model,
+            r.gpu.as_deref().unwrap_or("—"),
+            r.tp,
+            r.mem_fraction_static.unwrap_or_default(),
+            thousands(r.kv_tokens),
+            thousands(e.kv_cache_tokens.unwrap_or(0)),
+            pct(t),
+            gib(w + overhead)
+        );
+    }
+    let runs = sglang_runs();
+    let _ = writeln!(
+        s,
+        "\nFrom the log's own free memory before loading and `mem usage` at load, SGLang's formula `(pre × mem_fraction_static − load) ÷ cell` gives every logged token count to 0.1 % ({} logs print both). The CUDA graphs, `graphs × layers × 1 MiB`, against the two logs that print them:\n",
+        runs.iter()
+            .filter(|r| r.avail_before_load_gib.is_some())
+            .count()
+    );
+    let _ = writeln!(s, "| log | model | graphs | measured | vramfit | error |");
+    let _ = writeln!(s, "|---|---|---|---|---|---|");
+    let per = vramfit::estimate::SGLANG_CUDA_GRAPH_PER_LAYER.get();
+    for r in &runs {
+        let (Some(g), Some(m)) = (r.graphs, r.cuda_graph_mem_gib) else {
+            continue;
+        };
+        let (_, a, _) = vramfit::catalog::find_model(&r.preset).unwrap();
+        let ours = g * a.num_layers * per;
+        let _ = writeln!(
+            s,
+            "| {} ({}) | {} | {g} | {m:.2} GiB | {} | {} |",
+            r.source,
+            r.date,
+            r.model,
+            gib(ours),
+            pct(ours as f64 / GIB / m - 1.0)
+        );
+    }
+}
+
+/// Ollama's logged load decisions against vramfit's reproduction of them.
+fn ollama_validation(s: &mut String) {
+    use crate::ollama_calibration::{estimate_run, ollama_runs};
+    let _ = writeln!(s, "\n### Ollama's load decisions\n");
+    let _ = writeln!(
+        s,
+        "Ollama's `offload to` log line (tests/data/ollama-offload.csv) against vramfit's reproduction of `estimateGPULayers`, on the memory Ollama saw free.\n"
+    );
+    let _ = writeln!(
+        s,
+        "| log | model | free | layers logged | layers vramfit | full logged | full vramfit | partial logged | partial vramfit | ollama ps |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|");
+    for r in ollama_runs() {
+        let (_, load) = estimate_run(&r);
+        let split = match load.cpu_percent {
+            0 => String::from("100% GPU"),
+            c => format!("{c}%/{}% CPU/GPU", 100 - c),
+        };
+        let _ = writeln!(
+            s,
+            "| {} ({}) | {} | {} | {} of {} | {} | {:.1} GiB | {} | {:.1} GiB | {} | {split} |",
+            r.source,
+            r.date,
+            r.model,
+            r.available,
+            r.layers_offload,
+            r.layers_model,
+            load.gpu_layers,
+            r.required_full / GIB,
+            gib(load.total_bytes.get()),
+            r.required_partial / GIB,
+            gib(load.vram_bytes.get()),
+        );
+    }
 }
 
 fn examples() -> String {

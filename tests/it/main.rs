@@ -3,5 +3,7 @@
 
 mod book_data;
 mod calibration;
+mod ollama_calibration;
+mod sglang_calibration;
 mod throughput;
 mod torch_reference;

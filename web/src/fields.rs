@@ -59,7 +59,7 @@ pub enum Group {
     Run,
     /// Training only.
     Training,
-    /// Serving (vLLM) and llama.cpp.
+    /// Serving (vLLM, SGLang), llama.cpp and Ollama.
     Serving,
     /// Parallelism and the card.
     Hardware,
@@ -157,7 +157,7 @@ pub static FIELDS: &[Field] = &[
     Field::new("model", Kind::Text, Group::Model),
     Field::new("params", Kind::Text, Group::Model),
     choice_field!("mode", Run: "inference", "serve", "training"),
-    choice_field!("engine", Run: "hf", "vllm", "llamacpp"),
+    choice_field!("engine", Run: "hf", "vllm", "llamacpp", "sglang", "ollama"),
     Field::new("batch", Kind::Number, Group::Run),
     Field::new("seq_len", Kind::Number, Group::Run),
     Field::new("new_tokens", Kind::Number, Group::Run),
@@ -174,6 +174,8 @@ pub static FIELDS: &[Field] = &[
     choice_field!("offload", Training: "none", "cpu", "nvme"),
     Field::new("fused_optimizer", Kind::Bool, Group::Training),
     Field::new("gpu_memory_utilization", Kind::Number, Group::Serving),
+    Field::new("mem_fraction_static", Kind::OptNumber, Group::Serving),
+    Field::new("cuda_graph_max_bs", Kind::OptNumber, Group::Serving),
     Field::new("max_model_len", Kind::OptNumber, Group::Serving),
     Field::new("max_num_seqs", Kind::OptNumber, Group::Serving),
     Field::new("max_num_batched_tokens", Kind::OptNumber, Group::Serving),
@@ -185,6 +187,7 @@ pub static FIELDS: &[Field] = &[
     Field::new("gpus", Kind::OptNumber, Group::Hardware),
     Field::new("tp", Kind::Number, Group::Hardware),
     Field::new("pp", Kind::Number, Group::Hardware),
+    Field::new("ep", Kind::Number, Group::Hardware),
     choice_field!("attention", Advanced: "sdpa", "flash", "eager"),
     choice_field!("logits", Advanced: "last", "all"),
 ];
@@ -254,7 +257,10 @@ fn default_text(d: &EstimateInput, f: &Field) -> String {
         "gpus" => opt(d.gpus),
         "tp" => num(d.tp),
         "pp" => num(d.pp),
+        "ep" => num(d.ep),
         "gpu_memory_utilization" => num(d.gpu_memory_utilization),
+        "mem_fraction_static" => opt(d.mem_fraction_static),
+        "cuda_graph_max_bs" => opt(d.cuda_graph_max_bs),
         "ubatch" => num(d.ubatch),
         "max_model_len" => opt(d.max_model_len),
         "max_num_seqs" => opt(d.max_num_seqs),
@@ -333,7 +339,10 @@ fn set(input: &mut EstimateInput, key: &str, v: &str) -> Result<(), InputError> 
         "gpus" => input.gpus = opt()?,
         "tp" => input.tp = num()?,
         "pp" => input.pp = num()?,
+        "ep" => input.ep = num()?,
         "gpu_memory_utilization" => input.gpu_memory_utilization = num()?,
+        "mem_fraction_static" => input.mem_fraction_static = opt()?,
+        "cuda_graph_max_bs" => input.cuda_graph_max_bs = opt()?,
         "ubatch" => input.ubatch = num()?,
         "max_model_len" => input.max_model_len = opt()?,
         "max_num_seqs" => input.max_num_seqs = opt()?,
@@ -558,7 +567,7 @@ mod tests {
             both(choice::<vramfit::estimate::Engine>("engine", "x").unwrap_err());
         assert_eq!(
             p,
-            "unknown variant `x`, expected one of `hf`, `vllm`, `llamacpp`"
+            "unknown variant `x`, expected one of `hf`, `vllm`, `llamacpp`, `sglang`, `ollama`"
         );
         assert_eq!(a, "one of the values the form offers");
         assert_eq!(

@@ -16,8 +16,9 @@ use crate::output::{Failure, Outcome, json};
 /// The flags that describe a run; shared by `estimate` and `recommend`.
 #[derive(Args, Clone, Debug)]
 pub struct EstimateFlags {
-    /// A preset (Hugging Face id, case-insensitive), a path to a config.json, or with --hub any
-    /// repo OWNER/NAME.
+    /// A preset (Hugging Face id, case-insensitive), a path to a config.json, with --hub any
+    /// repo OWNER/NAME, or with --engine ollama an Ollama library name (llama3.1:8b,
+    /// qwen3:32b-q4_K_M).
     #[arg(long, conflicts_with = "params")]
     pub model: Option<String>,
     /// Look --model up on a hub: hf (Hugging Face, or the mirror $HF_ENDPOINT names; the
@@ -44,11 +45,17 @@ pub struct EstimateFlags {
     /// inference, serve or training.
     #[arg(long, value_enum, default_value = "inference")]
     pub mode: ModeArg,
-    /// hf, vllm or llamacpp (default: hf; llamacpp for a GGUF model looked up with --hub).
+    /// hf, vllm, llamacpp, sglang or ollama (default: hf; llamacpp for a GGUF model looked up
+    /// with --hub).
     #[arg(long, value_enum)]
     pub engine: Option<EngineArg>,
-    /// Sequences per batch (training: micro-batch per GPU).
-    #[arg(long, allow_negative_numbers = true, default_value_t = 1.0)]
+    /// Sequences per batch (training: micro-batch per GPU; serving: concurrent requests wanted; Ollama: OLLAMA_NUM_PARALLEL, alias --num-parallel), 1 to 1,048,576.
+    #[arg(
+        long,
+        alias = "num-parallel",
+        allow_negative_numbers = true,
+        default_value_t = 1.0
+    )]
     pub batch: f64,
     /// Prompt tokens (training: sequence length).
     #[arg(long, allow_negative_numbers = true, default_value_t = 2048.0)]
@@ -62,10 +69,10 @@ pub struct EstimateFlags {
     /// none, fp8, w8a8, w4a16, gptq, awq, bnb-int8, bnb-nf4, bnb-nf4-dq (double quantization), mxfp4, gguf-<type> (e.g. gguf-q4_k_m).
     #[arg(long, default_value = "none")]
     pub quantization: String,
-    /// auto, fp16, bf16, fp8, q8_0, q4_0.
+    /// auto, fp16, bf16, fp8 (vLLM, SGLang), q8_0, q4_0 (llama.cpp; Ollama's OLLAMA_KV_CACHE_TYPE, with --attention flash).
     #[arg(long, default_value = "auto")]
     pub kv_dtype: String,
-    /// sdpa, flash or eager.
+    /// sdpa, flash or eager (Ollama: flash is OLLAMA_FLASH_ATTENTION=1; sdpa and eager leave it off).
     #[arg(long, value_enum, default_value = "sdpa")]
     pub attention: AttentionArg,
     /// Keep logits for all positions (default: the last).
@@ -119,21 +126,43 @@ pub struct EstimateFlags {
     /// vLLM gpu_memory_utilization.
     #[arg(long, allow_negative_numbers = true, default_value_t = 0.9)]
     pub gpu_memory_utilization: f64,
-    /// vLLM max_model_len / llama.cpp context.
-    #[arg(long, allow_negative_numbers = true)]
+    /// vLLM max_model_len, SGLang context_length (alias --context-length), llama.cpp -c, Ollama num_ctx per sequence (alias --num-ctx); 1 to 16,777,216.
+    #[arg(long, visible_aliases = ["context-length", "num-ctx"], allow_negative_numbers = true)]
     pub max_model_len: Option<f64>,
-    /// vLLM max_num_seqs.
-    #[arg(long, allow_negative_numbers = true)]
+    /// vLLM max_num_seqs, SGLang max_running_requests (alias); 1 to 65,536.
+    #[arg(
+        long,
+        visible_alias = "max-running-requests",
+        allow_negative_numbers = true
+    )]
     pub max_num_seqs: Option<f64>,
-    /// vLLM max_num_batched_tokens.
-    #[arg(long, allow_negative_numbers = true)]
+    /// vLLM max_num_batched_tokens, SGLang chunked_prefill_size (alias); 1 to 16,777,216.
+    #[arg(
+        long,
+        visible_alias = "chunked-prefill-size",
+        allow_negative_numbers = true
+    )]
     pub max_num_batched_tokens: Option<f64>,
-    /// vLLM: no CUDA graphs (enforce_eager).
-    #[arg(long)]
+    /// vLLM enforce_eager, SGLang disable_cuda_graph (alias): no CUDA graphs.
+    #[arg(long, visible_alias = "disable-cuda-graph")]
     pub enforce_eager: bool,
-    /// llama.cpp -ngl: layers on the GPU.
-    #[arg(long, allow_negative_numbers = true)]
+    /// llama.cpp -ngl, Ollama num_gpu (alias): layers on the GPU, 0 to the model's layers + 1 [default: all (llama.cpp), Ollama's own decision (Ollama)].
+    #[arg(long, visible_alias = "num-gpu", allow_negative_numbers = true)]
     pub gpu_layers: Option<f64>,
+    /// SGLang mem_fraction_static, 0.01 to 0.99 [default: as SGLang picks it from the card's memory].
+    #[arg(long, allow_negative_numbers = true)]
+    pub mem_fraction_static: Option<f64>,
+    /// SGLang cuda_graph_max_bs, 1 to 4096 [default: by the card's memory and tp].
+    #[arg(long, allow_negative_numbers = true)]
+    pub cuda_graph_max_bs: Option<f64>,
+    /// Expert parallel size for MoE models (vLLM --enable-expert-parallel: tp × data parallel; SGLang --ep-size: divides tp × dp), dividing the experts; 1 is none.
+    #[arg(
+        long,
+        alias = "ep-size",
+        allow_negative_numbers = true,
+        default_value_t = 1.0
+    )]
+    pub ep: f64,
     /// llama.cpp -ub.
     #[arg(long, allow_negative_numbers = true, default_value_t = 512.0)]
     pub ubatch: f64,
@@ -153,7 +182,10 @@ macro_rules! value_enum {
 }
 
 value_enum!(ModeArg => Mode { Inference = "inference" => Mode::Inference, Serve = "serve" => Mode::Serve, Training = "training" => Mode::Training });
-value_enum!(EngineArg => Engine { Hf = "hf" => Engine::Hf, Vllm = "vllm" => Engine::Vllm, Llamacpp = "llamacpp" => Engine::Llamacpp });
+value_enum!(EngineArg => Engine {
+    Hf = "hf" => Engine::Hf, Vllm = "vllm" => Engine::Vllm, Llamacpp = "llamacpp" => Engine::Llamacpp,
+    Sglang = "sglang" => Engine::Sglang, Ollama = "ollama" => Engine::Ollama,
+});
 value_enum!(AttentionArg => AttentionImpl { Sdpa = "sdpa" => AttentionImpl::Sdpa, Flash = "flash" => AttentionImpl::Flash, Eager = "eager" => AttentionImpl::Eager });
 value_enum!(OptimizerArg => Optimizer {
     Adamw = "adamw" => Optimizer::Adamw, Adamw8bit = "adamw-8bit" => Optimizer::Adamw8bit, Sgd = "sgd" => Optimizer::Sgd,
@@ -243,6 +275,9 @@ impl EstimateFlags {
             cuda_graphs: !self.enforce_eager,
             gpu_layers: self.gpu_layers,
             ubatch: self.ubatch,
+            mem_fraction_static: self.mem_fraction_static,
+            cuda_graph_max_bs: self.cuda_graph_max_bs,
+            ep: self.ep,
         };
         let mut looked_up = None;
         if let (Some(kind), Some(repo)) = (&self.hub, &self.model) {
@@ -355,7 +390,8 @@ pub fn run(args: EstimateArgs) -> Outcome {
 /// fit when it does not.
 fn solutions_text(sol: &Solutions, input: &EstimateInput) -> String {
     use vramfit::estimate::{Bound, thousands};
-    let llamacpp = input.engine == Engine::Llamacpp && input.mode != Mode::Training;
+    let ollama = input.engine == Engine::Ollama && input.mode != Mode::Training;
+    let llamacpp = (input.engine == Engine::Llamacpp || ollama) && input.mode != Mode::Training;
     let batch = match (sol.max_batch, sol.batch_bound) {
         (Some(b), Some(Bound::SharedContext)) => format!(
             "{} (the sequences of prompt and output that the context holds; the memory holds more)",
@@ -364,7 +400,9 @@ fn solutions_text(sol: &Solutions, input: &EstimateInput) -> String {
         (Some(b), _) => thousands(b),
         (None, _) => String::from("none"),
     };
-    let context_name = if input.mode == Mode::Serve {
+    let context_name = if ollama {
+        "num_ctx (--max-model-len), 100% on the GPU"
+    } else if input.mode == Mode::Serve {
         "max_model_len"
     } else if llamacpp {
         "context (-c, max_model_len)"
@@ -375,13 +413,20 @@ fn solutions_text(sol: &Solutions, input: &EstimateInput) -> String {
         (Some(c), Some(Bound::TrainedContext)) => format!(
             "{} (the model's trained context{}; the memory holds more)",
             thousands(c),
-            if llamacpp { " for each sequence" } else { "" }
+            if llamacpp && !ollama {
+                " for each sequence"
+            } else {
+                ""
+            }
         ),
         (Some(c), _) => thousands(c),
         (None, _) => String::from("none"),
     };
     let cards = match sol.min_gpus {
-        Some(n) if llamacpp && n > 1 => format!("{n} (llama.cpp splits the layers over them)"),
+        Some(n) if llamacpp && n > 1 => format!(
+            "{n} ({} splits the layers over them)",
+            if ollama { "Ollama" } else { "llama.cpp" }
+        ),
         Some(n) => thousands(n),
         None => String::from("none up to 64"),
     };
@@ -517,6 +562,21 @@ pub fn table(e: &Estimate) -> String {
             "kv cache tokens",
             vramfit::estimate::thousands(t),
             c
+        );
+    }
+    if let Some(o) = &e.ollama {
+        let split = match o.cpu_percent {
+            0 => String::from("100% GPU"),
+            100 => String::from("100% CPU"),
+            c => format!("{c}%/{}% CPU/GPU", 100 - c),
+        };
+        let _ = writeln!(
+            s,
+            "  {:<20}{:>14}  of {} layers on the GPU (ollama ps: {split}; context {} tokens)",
+            "ollama offload",
+            o.gpu_layers,
+            o.model_layers,
+            vramfit::estimate::thousands(o.context)
         );
     }
     if let Some(t) = &e.throughput {

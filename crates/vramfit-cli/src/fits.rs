@@ -63,7 +63,9 @@ pub fn run(args: FitsArgs) -> Outcome {
     let mut t = String::new();
     let run = match (template.mode, template.engine) {
         (Mode::Training, _) => "training",
-        (Mode::Serve, Engine::Llamacpp) | (Mode::Inference, Engine::Llamacpp) => "llama.cpp",
+        (_, Engine::Llamacpp) => "llama.cpp",
+        (_, Engine::Ollama) => "Ollama",
+        (_, Engine::Sglang) => "SGLang",
         (Mode::Serve, _) | (Mode::Inference, Engine::Vllm) => "vLLM",
         (Mode::Inference, Engine::Hf) => "Hugging Face transformers",
     };

@@ -586,6 +586,14 @@ export type Engine =
    * llama.cpp.
    */
   | "llamacpp"
+  /**
+   * SGLang: a token pool sized from `mem_fraction_static`.
+   */
+  | "sglang"
+  /**
+   * Ollama: llama.cpp underneath, with its own context, parallelism and layer offload.
+   */
+  | "ollama"
 ;
 
 /**
@@ -720,6 +728,10 @@ export interface Estimate {
    * Assumptions worth knowing.
    */
   notes: Difference[];
+  /**
+   * Ollama: the layers it offloads and its CPU/GPU split; absent for the other engines.
+   */
+  ollama?: OllamaLoad;
 }
 
 /**
@@ -729,7 +741,8 @@ export interface Estimate {
  */
 export interface EstimateInput {
   /**
-   * A preset, by Hugging Face id (case-insensitive).
+   * A preset, by Hugging Face id (case-insensitive); with engine `ollama`, also an Ollama
+   * library name (`llama3.1:8b`, `qwen3:32b-q4_K_M`), which names a preset and a GGUF file type.
    */
   model?: string | null;
   /**
@@ -749,7 +762,8 @@ export interface EstimateInput {
    */
   engine?: Engine;
   /**
-   * Sequences per batch (training: micro-batch per GPU); serving: ignored (see `max_num_seqs`).
+   * Sequences per batch (training: micro-batch per GPU); serving: the concurrent requests
+   * wanted (vLLM, SGLang); Ollama: `OLLAMA_NUM_PARALLEL`, each with a context of its own.
    */
   batch?: number;
   /**
@@ -844,31 +858,52 @@ export interface EstimateInput {
    */
   gpu_memory_utilization?: number;
   /**
-   * vLLM `max_model_len`; llama.cpp context. Default: the model's `max_position_embeddings`
-   * (vLLM), `seq_len + new_tokens` (llama.cpp).
+   * vLLM `max_model_len`; SGLang `context_length`; llama.cpp context (`-c`, shared by the
+   * batch); Ollama `num_ctx` (per sequence). Default: the model's `max_position_embeddings`
+   * (vLLM, SGLang), `(seq_len + new_tokens) × batch` (llama.cpp), Ollama's by the GPUs' memory
+   * (4096 below 24 GiB, 32768 below 48 GiB, else 262144; at most the model's trained context).
    */
   max_model_len?: number | null;
   /**
-   * vLLM `max_num_seqs`. Default as vLLM picks it: 1024 on cards of 70 GiB or more other than
-   * A100, else 256.
+   * vLLM `max_num_seqs`; SGLang `max_running_requests`. Default as vLLM picks it: 1024 on cards
+   * of 70 GiB or more other than A100, else 256; SGLang's from its pool (2048 to 4096).
    */
   max_num_seqs?: number | null;
   /**
-   * vLLM `max_num_batched_tokens`. Default 8192 on cards of 70 GiB or more other than A100, else 2048.
+   * vLLM `max_num_batched_tokens`; SGLang `chunked_prefill_size`. Default (vLLM) 8192 on
+   * cards of 70 GiB or more other than A100, else 2048; (SGLang) by the card's memory: 2048
+   * below 35 GiB, 4096 below 60 GiB, 8192 below 160 GiB, else 16384.
    */
   max_num_batched_tokens?: number | null;
   /**
-   * vLLM CUDA graphs (off is `enforce_eager`).
+   * vLLM and SGLang CUDA graphs (off is vLLM's `enforce_eager`, SGLang's `disable_cuda_graph`).
    */
   cuda_graphs?: boolean;
   /**
-   * llama.cpp `-ngl`: layers on the GPU; default all (and the output layer).
+   * llama.cpp `-ngl`, Ollama `num_gpu`: layers on the GPU; default all (and the output layer)
+   * for llama.cpp, Ollama's own offload decision for Ollama.
    */
   gpu_layers?: number | null;
   /**
    * llama.cpp `-ub` (physical batch).
    */
   ubatch?: number;
+  /**
+   * SGLang `mem_fraction_static` (0.01 to 0.99): weights and KV pool over the memory free at
+   * start. Default as SGLang picks it from the card's memory, `chunked_prefill_size` and
+   * `cuda_graph_max_bs`; 0.88 without a card.
+   */
+  mem_fraction_static?: number | null;
+  /**
+   * SGLang `cuda_graph_max_bs`. Default by the card's memory and tp (8 below 20 GiB; 24, 32 or
+   * 256 at tp < 4 and 80, 160 or 512 at tp ≥ 4 up to 160 GiB; 512 above).
+   */
+  cuda_graph_max_bs?: number | null;
+  /**
+   * Expert parallel size (vLLM `--enable-expert-parallel`, which spans tp × data parallel;
+   * SGLang `--ep-size`): the routed experts divided over `ep` GPUs. 1 for none.
+   */
+  ep?: number;
 }
 
 /**
@@ -955,7 +990,7 @@ export interface Fit {
  */
 export interface FitFix {
   /**
-   * The input field it changes (`gpu_layers`, `kv_dtype`, `max_model_len`).
+   * The input field it changes (`gpu_layers`, `kv_dtype`, `max_model_len`; Ollama: `attention`).
    */
   field: string;
   /**
@@ -2062,6 +2097,50 @@ export type Offload =
    */
   | "nvme"
 ;
+
+/**
+ * Ollama's load: the layers it puts on the GPUs and the split `ollama ps` prints, from its own
+ * estimate (`llm/memory.go`).
+ */
+export interface OllamaLoad {
+  /**
+   * Layers on the GPUs (`-ngl`), the output layer counting as one.
+   */
+  gpu_layers: number;
+  /**
+   * Layers asked for: `num_gpu`, else every block and the output layer.
+   */
+  requested_layers: number;
+  /**
+   * Layers in all: the blocks and the output layer.
+   */
+  model_layers: number;
+  /**
+   * Ollama's estimate of what the GPUs hold (its log's `memory.required.partial`).
+   */
+  vram_bytes: Bytes;
+  /**
+   * Ollama's estimate of the whole load (`memory.required.full`).
+   */
+  total_bytes: Bytes;
+  /**
+   * `ollama ps`: the percent of `total_bytes` on the CPU (the rest on the GPU).
+   */
+  cpu_percent: number;
+  /**
+   * Ollama's KV estimate (`memory.required.kv`).
+   */
+  kv_bytes: Bytes;
+  /**
+   * Ollama's graph estimate, for a full offload or a partial one as it decided
+   * (`memory.graph.full`, `memory.graph.partial`).
+   */
+  graph_bytes: Bytes;
+  /**
+   * The context llama.cpp gets: `num_ctx × OLLAMA_NUM_PARALLEL`.
+   */
+  context: number;
+}
 
 /**
  * The optimizer.

@@ -57,6 +57,8 @@ fn mode() -> impl Strategy<Value = (Mode, Engine)> {
         (Mode::Inference, Engine::Llamacpp),
         (Mode::Training, Engine::Hf),
         (Mode::Serve, Engine::Vllm),
+        (Mode::Serve, Engine::Sglang),
+        (Mode::Inference, Engine::Ollama),
     ])
 }
 
@@ -102,6 +104,8 @@ proptest! {
             batch: batch as f64,
             seq_len: seq as f64,
             gpu_memory: gpu.map(|g| format!("{g}GiB")),
+            // Ollama's num_ctx holds each sequence's prompt and output.
+            max_model_len: (eng == Engine::Ollama).then_some((seq + 256) as f64),
             ..EstimateInput::default()
         };
         let e = estimate(&input).unwrap();

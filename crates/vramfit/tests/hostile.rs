@@ -82,6 +82,14 @@ fn numbers_out_of_range_name_their_field() {
         ("gpu_layers", "-3"),
         ("ubatch", "0"),
         ("ubatch", "1e100"),
+        ("mem_fraction_static", "0"),
+        ("mem_fraction_static", "1"),
+        ("mem_fraction_static", "1e308"),
+        ("cuda_graph_max_bs", "0"),
+        ("cuda_graph_max_bs", "1e9"),
+        ("ep", "0"),
+        ("ep", "2.5"),
+        ("ep", "1e300"),
     ] {
         let json = format!(r#"{{"model": "meta-llama/Llama-3.1-8B", "{field}": {value}}}"#);
         refused_json(&json, field);
@@ -129,6 +137,23 @@ fn non_finite_numbers_from_rust_and_js_are_refused() {
             },
             "max_model_len",
         );
+        refused(
+            &EstimateInput {
+                mem_fraction_static: Some(v),
+                mode: vramfit::estimate::Mode::Serve,
+                engine: vramfit::estimate::Engine::Sglang,
+                ..llama()
+            },
+            "mem_fraction_static",
+        );
+        refused(
+            &EstimateInput {
+                cuda_graph_max_bs: Some(v),
+                ..llama()
+            },
+            "cuda_graph_max_bs",
+        );
+        refused(&EstimateInput { ep: v, ..llama() }, "ep");
     }
 }
 

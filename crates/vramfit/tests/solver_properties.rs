@@ -17,13 +17,13 @@ fn need(input: &EstimateInput) -> Bytes {
     estimate(input).map_or(Bytes::new(u64::MAX), |e| e.required_bytes)
 }
 
-/// llama.cpp runs it: its context is `max_model_len`.
+/// llama.cpp runs it, itself or under Ollama: its context is `max_model_len`.
 fn llamacpp(input: &EstimateInput) -> bool {
-    input.engine == Engine::Llamacpp && input.mode != Mode::Training
+    matches!(input.engine, Engine::Llamacpp | Engine::Ollama) && input.mode != Mode::Training
 }
 
-/// The input with its context at `n`, as each engine takes it: llama.cpp's `-c` and vLLM's
-/// `max_model_len`, or the sequence.
+/// The input with its context at `n`, as each engine takes it: llama.cpp's `-c`, Ollama's
+/// `num_ctx`, vLLM's `max_model_len` and SGLang's `context_length`, or the sequence.
 fn at_context(input: &EstimateInput, n: u64) -> EstimateInput {
     if input.mode == Mode::Serve || llamacpp(input) {
         EstimateInput {
@@ -100,6 +100,20 @@ fn run() -> impl Strategy<Value = (Mode, Engine, Quantization, KvDtype)> {
         (Mode::Inference, Engine::Llamacpp, q8, KvDtype::Q8_0),
         (Mode::Serve, Engine::Llamacpp, q4, KvDtype::Auto),
         (
+            Mode::Serve,
+            Engine::Sglang,
+            Quantization::None,
+            KvDtype::Auto,
+        ),
+        (
+            Mode::Serve,
+            Engine::Sglang,
+            Quantization::None,
+            KvDtype::Fp8,
+        ),
+        (Mode::Inference, Engine::Ollama, q4, KvDtype::Auto),
+        (Mode::Serve, Engine::Ollama, q8, KvDtype::Auto),
+        (
             Mode::Training,
             Engine::Hf,
             Quantization::None,
@@ -166,7 +180,7 @@ proptest! {
                     Bound::SharedContext => {
                         let ctx = input.max_model_len.unwrap_or_default() as u64;
                         let per = input.seq_len as u64 + input.new_tokens as u64;
-                        prop_assert!(llamacpp(&input));
+                        prop_assert!(input.engine == Engine::Llamacpp);
                         prop_assert_eq!(b, ctx / per);
                     }
                     Bound::TrainedContext => prop_assert!(false, "a batch bound by the context"),
@@ -236,6 +250,10 @@ proptest! {
         for f in &found {
             let changed = match f.field.as_str() {
                 "gpu_layers" => EstimateInput { gpu_layers: Some(f.value.parse().unwrap()), ..input.clone() },
+                "attention" => {
+                    prop_assert_eq!(f.value.as_str(), "flash");
+                    EstimateInput { attention: vramfit::estimate::AttentionImpl::Flash, ..input.clone() }
+                }
                 "kv_dtype" => EstimateInput { kv_dtype: KvDtype::parse("kv_dtype", &f.value).unwrap(), ..input.clone() },
                 "max_model_len" => EstimateInput { max_model_len: Some(f.value.parse().unwrap()), ..input.clone() },
                 other => return Err(TestCaseError::fail(format!("unknown fix {other}"))),

@@ -45,6 +45,7 @@ pub static PARTS: &[(&str, Key)] = parts![
     "nccl",
     "non_torch",
     "optimizer",
+    "req_to_token_pool",
     "step_temporaries",
     "weights",
     "workspace",

@@ -238,12 +238,15 @@ impl Run<'_> {
             serve_tokens: None,
             serve_pool: None,
             theory: None,
+            ollama: None,
         };
         let (phase, trainable, cpu) = match Runner::of(self.mode, self.engine) {
             Runner::Training => self.training(&mut parts),
             Runner::Llamacpp => self.llamacpp(&mut parts),
             Runner::Vllm => self.vllm(&mut parts),
             Runner::Transformers => self.hf_inference(&mut parts),
+            Runner::Sglang => self.sglang(&mut parts),
+            Runner::Ollama => self.ollama(&mut parts),
         };
         self.note_past_trained_context(&mut parts);
         if self.vllm_downcast && self.text {
@@ -276,17 +279,29 @@ impl Run<'_> {
     /// rotary ones run untrained that far. llama.cpp only warns, and is not noted.
     pub(super) fn note_past_trained_context(&self, p: &mut Parts) {
         let trained = self.arch.max_position_embeddings;
+        // Ollama clamps num_ctx to the trained context and says so in its own note.
         let (context, vllm) = match Runner::of(self.mode, self.engine) {
             Runner::Training => (self.seq_len, false),
-            Runner::Llamacpp => (0, false),
+            Runner::Llamacpp | Runner::Ollama => (0, false),
             Runner::Vllm => (self.max_model_len, true),
+            Runner::Sglang => (self.max_model_len, false),
             Runner::Transformers => (self.seq_len.saturating_add(self.new_tokens), false),
         };
         if !self.text || trained == 0 || context <= trained {
             return;
         }
         let (n, limit) = (thousands(context), thousands(trained));
-        if vllm {
+        if Runner::of(self.mode, self.engine) == Runner::Sglang {
+            p.note(
+                "sglang_beyond_context",
+                en!(
+                    "context_length {n} is past the model's max_position_embeddings {limit}: SGLang refuses to start unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1, and quality past the trained context is not assured."
+                ),
+                zh!(
+                    "context_length {n} 超过模型的 max_position_embeddings {limit}：除非设置 SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1，SGLang 会拒绝启动；超出训练长度后的效果也没有保证。"
+                ),
+            );
+        } else if vllm {
             p.note(
                 "vllm_beyond_context",
                 en!(

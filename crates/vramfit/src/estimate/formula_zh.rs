@@ -149,6 +149,86 @@ pub(super) mod tests {
                 ]);
             }
         }
+        // The engines added after the snapshot was first written, appended so that the shapes
+        // before them keep their places: SGLang, Ollama, expert parallelism.
+        for (model, params) in models {
+            for gpu in [None, Some("h100-sxm5-80gb"), Some("rtx-4090")] {
+                let b = EstimateInput {
+                    model: model.map(str::to_string),
+                    params: params.map(str::to_string),
+                    gpu: gpu.map(str::to_string),
+                    ..EstimateInput::default()
+                };
+                let sglang = EstimateInput {
+                    mode: Mode::Serve,
+                    engine: Engine::Sglang,
+                    ..b.clone()
+                };
+                let ollama = EstimateInput {
+                    engine: Engine::Ollama,
+                    quantization: q4,
+                    ..b.clone()
+                };
+                out.extend([
+                    sglang.clone(),
+                    EstimateInput {
+                        tp: 2.0,
+                        gpus: Some(2.0),
+                        ..sglang.clone()
+                    },
+                    EstimateInput {
+                        tp: 2.0,
+                        gpus: Some(2.0),
+                        ep: 2.0,
+                        ..sglang.clone()
+                    },
+                    EstimateInput {
+                        kv_dtype: crate::precision::KvDtype::Fp8,
+                        mem_fraction_static: Some(0.8),
+                        cuda_graphs: false,
+                        ..sglang
+                    },
+                    EstimateInput {
+                        mode: Mode::Serve,
+                        engine: Engine::Vllm,
+                        tp: 2.0,
+                        gpus: Some(2.0),
+                        ep: 2.0,
+                        ..b.clone()
+                    },
+                    ollama.clone(),
+                    EstimateInput {
+                        gpus: Some(2.0),
+                        ..ollama.clone()
+                    },
+                    EstimateInput {
+                        gpu_layers: Some(10.0),
+                        batch: 4.0,
+                        ..ollama.clone()
+                    },
+                    EstimateInput {
+                        attention: AttentionImpl::Flash,
+                        kv_dtype: crate::precision::KvDtype::Q8_0,
+                        max_model_len: Some(32_768.0),
+                        ..ollama
+                    },
+                ]);
+            }
+        }
+        for tag in [
+            "llama3.1:8b",
+            "llama3.1:70b-instruct-q8_0",
+            "qwen3:32b-q4_K_M",
+        ] {
+            for gpu in [None, Some("rtx-4090")] {
+                out.push(EstimateInput {
+                    model: Some(tag.to_string()),
+                    engine: Engine::Ollama,
+                    gpu: gpu.map(str::to_string),
+                    ..EstimateInput::default()
+                });
+            }
+        }
         out
     }
 
@@ -239,6 +319,15 @@ pub(super) mod tests {
         "rec",
         "train",
         "theory",
+        "SGLang",
+        "mem_fraction_static",
+        "context_length",
+        "max_running_requests",
+        "chunked_prefill_size",
+        "cuda_graph_max_bs",
+        "int",
+        "ep",
+        "_",
     ];
 
     /// Every formula of every run shape, in English and in Chinese.

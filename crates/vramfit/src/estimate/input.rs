@@ -38,6 +38,10 @@ pub enum Engine {
     Vllm,
     /// llama.cpp.
     Llamacpp,
+    /// SGLang: a token pool sized from `mem_fraction_static`.
+    Sglang,
+    /// Ollama: llama.cpp underneath, with its own context, parallelism and layer offload.
+    Ollama,
 }
 
 /// The optimizer.
@@ -194,7 +198,8 @@ pub enum Logits {
     serde(default, deny_unknown_fields)
 )]
 pub struct EstimateInput {
-    /// A preset, by Hugging Face id (case-insensitive).
+    /// A preset, by Hugging Face id (case-insensitive); with engine `ollama`, also an Ollama
+    /// library name (`llama3.1:8b`, `qwen3:32b-q4_K_M`), which names a preset and a GGUF file type.
     pub model: Option<String>,
     /// A bare parameter count (`7B`, `7e9`, `340M`): the guide's quick mode.
     pub params: Option<String>,
@@ -204,7 +209,8 @@ pub struct EstimateInput {
     pub mode: Mode,
     /// Inference engine.
     pub engine: Engine,
-    /// Sequences per batch (training: micro-batch per GPU); serving: ignored (see `max_num_seqs`).
+    /// Sequences per batch (training: micro-batch per GPU); serving: the concurrent requests
+    /// wanted (vLLM, SGLang); Ollama: `OLLAMA_NUM_PARALLEL`, each with a context of its own.
     pub batch: f64,
     /// Prompt tokens (training: sequence length).
     pub seq_len: f64,
@@ -253,20 +259,35 @@ pub struct EstimateInput {
     pub gpu_memory: Option<String>,
     /// vLLM `gpu_memory_utilization`.
     pub gpu_memory_utilization: f64,
-    /// vLLM `max_model_len`; llama.cpp context. Default: the model's `max_position_embeddings`
-    /// (vLLM), `seq_len + new_tokens` (llama.cpp).
+    /// vLLM `max_model_len`; SGLang `context_length`; llama.cpp context (`-c`, shared by the
+    /// batch); Ollama `num_ctx` (per sequence). Default: the model's `max_position_embeddings`
+    /// (vLLM, SGLang), `(seq_len + new_tokens) × batch` (llama.cpp), Ollama's by the GPUs' memory
+    /// (4096 below 24 GiB, 32768 below 48 GiB, else 262144; at most the model's trained context).
     pub max_model_len: Option<f64>,
-    /// vLLM `max_num_seqs`. Default as vLLM picks it: 1024 on cards of 70 GiB or more other than
-    /// A100, else 256.
+    /// vLLM `max_num_seqs`; SGLang `max_running_requests`. Default as vLLM picks it: 1024 on cards
+    /// of 70 GiB or more other than A100, else 256; SGLang's from its pool (2048 to 4096).
     pub max_num_seqs: Option<f64>,
-    /// vLLM `max_num_batched_tokens`. Default 8192 on cards of 70 GiB or more other than A100, else 2048.
+    /// vLLM `max_num_batched_tokens`; SGLang `chunked_prefill_size`. Default (vLLM) 8192 on
+    /// cards of 70 GiB or more other than A100, else 2048; (SGLang) by the card's memory: 2048
+    /// below 35 GiB, 4096 below 60 GiB, 8192 below 160 GiB, else 16384.
     pub max_num_batched_tokens: Option<f64>,
-    /// vLLM CUDA graphs (off is `enforce_eager`).
+    /// vLLM and SGLang CUDA graphs (off is vLLM's `enforce_eager`, SGLang's `disable_cuda_graph`).
     pub cuda_graphs: bool,
-    /// llama.cpp `-ngl`: layers on the GPU; default all (and the output layer).
+    /// llama.cpp `-ngl`, Ollama `num_gpu`: layers on the GPU; default all (and the output layer)
+    /// for llama.cpp, Ollama's own offload decision for Ollama.
     pub gpu_layers: Option<f64>,
     /// llama.cpp `-ub` (physical batch).
     pub ubatch: f64,
+    /// SGLang `mem_fraction_static` (0.01 to 0.99): weights and KV pool over the memory free at
+    /// start. Default as SGLang picks it from the card's memory, `chunked_prefill_size` and
+    /// `cuda_graph_max_bs`; 0.88 without a card.
+    pub mem_fraction_static: Option<f64>,
+    /// SGLang `cuda_graph_max_bs`. Default by the card's memory and tp (8 below 20 GiB; 24, 32 or
+    /// 256 at tp < 4 and 80, 160 or 512 at tp ≥ 4 up to 160 GiB; 512 above).
+    pub cuda_graph_max_bs: Option<f64>,
+    /// Expert parallel size (vLLM `--enable-expert-parallel`, which spans tp × data parallel;
+    /// SGLang `--ep-size`): the routed experts divided over `ep` GPUs. 1 for none.
+    pub ep: f64,
 }
 
 impl Default for EstimateInput {
@@ -306,6 +327,9 @@ impl Default for EstimateInput {
             cuda_graphs: true,
             gpu_layers: None,
             ubatch: 512.0,
+            mem_fraction_static: None,
+            cuda_graph_max_bs: None,
+            ep: 1.0,
         }
     }
 }

@@ -94,10 +94,13 @@ mod guide;
 mod hf;
 mod input;
 mod llamacpp;
+mod ollama;
+mod ollama_tags;
 mod output;
 mod parts;
 mod peak;
 mod quick;
+mod sglang;
 mod solve;
 mod speed;
 #[cfg(test)]
@@ -115,11 +118,19 @@ pub use input::{
     Precision,
 };
 pub use llamacpp::LLAMACPP_CONTEXT;
+pub use ollama::{OLLAMA_BATCH, OLLAMA_MINIMUM_MEMORY};
+pub use ollama_tags::{
+    OllamaModel, OllamaName, OllamaTag, is_ollama_name, ollama_models, resolve_ollama_name,
+};
 pub use output::{
-    Component, Difference, Estimate, Fit, MAX_TOTAL, PeakSource, Phase, estimate, within_reach,
+    Component, Difference, Estimate, Fit, MAX_TOTAL, OllamaLoad, PeakSource, Phase, estimate,
+    within_reach,
 };
 pub use parts::thousands;
 pub use quick::{Quick, guide_bytes_per_param, m_rec};
+pub use sglang::{
+    SGLANG_CUDA_GRAPH_PER_LAYER, SGLANG_DIST_INIT, SGLANG_DIST_INIT_PCIE, SGLANG_LOAD_OVERHEAD,
+};
 pub use solve::{
     Bound, FitFix, Solutions, context_bound, fewest_gpus, fixes, largest_batch, largest_batch_fit,
     largest_context, largest_context_fit, layout_input, layout_required_bytes, need, solve,
@@ -130,7 +141,7 @@ pub use vllm::{
     CUDA_GRAPH_BASE_GIB, CUDA_GRAPH_PER_LAYER_GIB, SAMPLER_FP32_COPIES, VLLM_BLOCK,
     VLLM_CUDA_CONTEXT_PARALLEL, VLLM_NON_TORCH, VLLM_NON_TORCH_PP, VLLM_NON_TORCH_TP,
 };
-pub use weights::{gguf_type, per_gpu_weight_bytes, tensor_bytes};
+pub use weights::{gguf_type, per_gpu_weight_bytes, per_gpu_weight_bytes_ep, tensor_bytes};
 pub use workload::{GpuLookup, MAX_BATCH, MAX_SEQ, ModelLookup, Workload, lora_mask};
 
 use parts::{Formula, Parts, Run, ServePool, b};

@@ -40,7 +40,7 @@ impl Phase {
             Phase::ForwardLoss => "the end of forward, with the loss",
             Phase::Backward => "the end of backward",
             Phase::OptimizerStep => "the optimizer step",
-            Phase::Serving => "vLLM's steady state",
+            Phase::Serving => "the serving engine's steady state",
             Phase::Load => "no known phase: the parameter count alone",
         }
     }
@@ -116,6 +116,32 @@ pub struct Difference {
     pub en: String,
     /// Chinese.
     pub zh: String,
+}
+
+/// Ollama's load: the layers it puts on the GPUs and the split `ollama ps` prints, from its own
+/// estimate (`llm/memory.go`).
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct OllamaLoad {
+    /// Layers on the GPUs (`-ngl`), the output layer counting as one.
+    pub gpu_layers: u64,
+    /// Layers asked for: `num_gpu`, else every block and the output layer.
+    pub requested_layers: u64,
+    /// Layers in all: the blocks and the output layer.
+    pub model_layers: u64,
+    /// Ollama's estimate of what the GPUs hold (its log's `memory.required.partial`).
+    pub vram_bytes: Bytes,
+    /// Ollama's estimate of the whole load (`memory.required.full`).
+    pub total_bytes: Bytes,
+    /// `ollama ps`: the percent of `total_bytes` on the CPU (the rest on the GPU).
+    pub cpu_percent: u8,
+    /// Ollama's KV estimate (`memory.required.kv`).
+    pub kv_bytes: Bytes,
+    /// Ollama's graph estimate, for a full offload or a partial one as it decided
+    /// (`memory.graph.full`, `memory.graph.partial`).
+    pub graph_bytes: Bytes,
+    /// The context llama.cpp gets: `num_ctx × OLLAMA_NUM_PARALLEL`.
+    pub context: u64,
 }
 
 /// How the estimate compares with a device.
@@ -206,6 +232,12 @@ pub struct Estimate {
     pub throughput: Option<super::Throughput>,
     /// Assumptions worth knowing.
     pub notes: Vec<Difference>,
+    /// Ollama: the layers it offloads and its CPU/GPU split; absent for the other engines.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub ollama: Option<OllamaLoad>,
 }
 
 /// Validates and estimates in one call: [`EstimateInput::resolve`], [`Workload::estimate`], then

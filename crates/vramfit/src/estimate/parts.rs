@@ -33,6 +33,8 @@ pub(super) struct ServePool {
     pub(super) request: u64,
     /// Requests of max_model_len the pool holds at once.
     pub(super) concurrency: f64,
+    /// SGLang's pool (its refusal reads otherwise: no pool at all, not too small for a request).
+    pub(super) sglang: bool,
 }
 
 pub(super) struct Parts {
@@ -47,8 +49,11 @@ pub(super) struct Parts {
     pub(super) serve_tokens: Option<u64>,
     /// Serving on a card: what vLLM's pool holds against one request of max_model_len.
     pub(super) serve_pool: Option<ServePool>,
-    /// Serving: `M_theory`, the card memory that holds the wanted concurrency.
+    /// Serving: `M_theory`, the card memory that holds the wanted concurrency (Ollama: that holds
+    /// the whole model on the GPUs).
     pub(super) theory: Option<u64>,
+    /// Ollama: its offload decision and the split `ollama ps` prints.
+    pub(super) ollama: Option<super::OllamaLoad>,
 }
 
 impl Parts {

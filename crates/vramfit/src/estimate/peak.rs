@@ -37,7 +37,9 @@ impl Run<'_> {
             .map(|c| c.bytes.get())
             .fold(0, u64::saturating_add);
         let is_vllm = phase == Phase::Serving;
-        let is_llamacpp = self.engine == Engine::Llamacpp && self.mode != Mode::Training;
+        let is_ollama = self.engine == Engine::Ollama && self.mode != Mode::Training;
+        let is_llamacpp =
+            (self.engine == Engine::Llamacpp || is_ollama) && self.mode != Mode::Training;
         // Allocator reserve: the caching allocator keeps freed blocks of the transient tensors
         // (activations, logits, temporaries) cached; about 5 % of them plus 2 MiB rounding per
         // block-sized weight tensor is reserved-but-unallocated at the peak.
@@ -101,6 +103,7 @@ impl Run<'_> {
             "nccl",
             "cuda_graphs",
             "non_torch",
+            "req_to_token_pool",
         ]);
         let layers_here = a.num_layers.div_ceil(self.pp);
         let kv_per_token = if a.is_generative() {
@@ -146,23 +149,41 @@ impl Run<'_> {
             && sp.concurrency < self.batch as f64
         {
             let held = fixed(sp.concurrency, 2);
+            let engine = if sp.sglang { "SGLang" } else { "vLLM" };
             parts.note(
                 "kv_pool_queues",
-                en!("The KV pool holds {} requests of max_model_len {} at once, fewer than batch {}: vLLM starts and queues the rest.", held, thousands(self.max_model_len), self.batch),
-                zh!("KV 池同时只能容纳 {} 个 max_model_len {} 的请求，少于 batch {}：vLLM 照常启动，其余请求排队。", held, thousands(self.max_model_len), self.batch),
+                en!("The KV pool holds {} requests of max_model_len {} at once, fewer than batch {}: {engine} starts and queues the rest.", held, thousands(self.max_model_len), self.batch),
+                zh!("KV 池同时只能容纳 {} 个 max_model_len {} 的请求，少于 batch {}：{engine} 照常启动，其余请求排队。", held, thousands(self.max_model_len), self.batch),
             );
         }
+        // Ollama fits when its own estimate puts the whole model on the GPUs; otherwise it runs,
+        // split between the CPU and the GPUs.
+        let ollama = parts.ollama.clone();
+        let partial = ollama
+            .as_ref()
+            .filter(|o| o.gpu_layers < o.requested_layers);
         let fit = self.device.as_ref().map(|d| Fit {
             gpu: d.id.clone(),
             memory_bytes: d.memory,
-            fits: total <= d.memory.get() && pool_ok,
-            reason: pool.filter(|_| !pool_ok).map(|sp| {
-                Difference {
+            fits: total <= d.memory.get() && pool_ok && partial.is_none(),
+            reason: match (pool.filter(|_| !pool_ok), partial) {
+                (Some(sp), _) if sp.sglang => Some(Difference {
+                    key: String::from("kv_pool_too_small"),
+                    en: if !self.text { String::new() } else { en!("mem_fraction_static {} leaves {} for the token pool, less than one token's {}: SGLang would refuse to start (not enough memory). Raise mem_fraction_static, use an fp8 KV cache or a larger card.", fixed(self.mem_fraction_static, 3), b(sp.available), b(sp.request)) },
+                    zh: if !self.text { String::new() } else { zh!("mem_fraction_static {} 只给 token 池留下 {}，不够一个 token 的 {}：SGLang 将拒绝启动（显存不足）。请提高 mem_fraction_static、使用 fp8 KV 缓存或更大的显卡。", fixed(self.mem_fraction_static, 3), b(sp.available), b(sp.request)) },
+                }),
+                (Some(sp), _) => Some(Difference {
                     key: String::from("kv_pool_too_small"),
                     en: if !self.text { String::new() } else { en!("The KV pool has {} of the budget left; one request of max_model_len {} needs {}: vLLM would refuse to start. Lower max_model_len, raise gpu_memory_utilization, use an fp8 KV cache or a larger card.", b(sp.available), thousands(self.max_model_len), b(sp.request)) },
                     zh: if !self.text { String::new() } else { zh!("预算内只剩 {} 给 KV 池；一个 max_model_len {} 的请求需要 {}：vLLM 将拒绝启动。请降低 max_model_len、提高 gpu_memory_utilization、使用 fp8 KV 缓存或更大的显卡。", b(sp.available), thousands(self.max_model_len), b(sp.request)) },
-                }
-            }),
+                }),
+                (None, Some(o)) => Some(Difference {
+                    key: String::from("ollama_partial_offload"),
+                    en: if !self.text { String::new() } else { en!("Ollama puts {} of the {} layers asked for on the GPU and runs the rest on the CPU ({}% of its estimate), much slower. All of them on the GPU need {} of free memory.", o.gpu_layers, o.requested_layers, o.cpu_percent, b(m_theory)) },
+                    zh: if !self.text { String::new() } else { zh!("Ollama 把要求的 {} 层中的 {} 层放到 GPU，其余在 CPU 上运行（占其估算的 {}%），速度慢得多。全部放在 GPU 上需要 {} 空闲显存。", o.requested_layers, o.gpu_layers, o.cpu_percent, b(m_theory)) },
+                }),
+                (None, None) => None,
+            },
             headroom_bytes: d.memory.minus(Bytes::new(total)),
             shortfall_bytes: Bytes::new(total).minus(d.memory),
         });
@@ -195,7 +216,11 @@ impl Run<'_> {
             peak_allocated_bytes: Bytes::new(peak_allocated),
             total_bytes: Bytes::new(total),
             recommended_bytes: m_rec(Bytes::new(m_theory)),
-            required_bytes: Bytes::new(if is_vllm { m_theory } else { total }),
+            required_bytes: Bytes::new(if is_vllm || is_ollama {
+                m_theory
+            } else {
+                total
+            }),
             kv_cache_tokens: tokens,
             max_concurrency: concurrency.map(|c| c as u64),
             max_concurrency_exact,
@@ -209,6 +234,7 @@ impl Run<'_> {
             fit,
             throughput: self.throughput(trainable),
             notes: parts.notes,
+            ollama,
         }
     }
 }

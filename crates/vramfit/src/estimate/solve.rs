@@ -7,7 +7,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use super::Device;
-use super::{Engine, EstimateInput, MAX_BATCH, MAX_SEQ, Mode};
+use super::{AttentionImpl, Engine, EstimateInput, MAX_BATCH, MAX_SEQ, Mode};
 use crate::hardware::fit::{Fit, largest_fitting};
 use crate::hardware::{Gpu, Layout, ParallelKind};
 use crate::precision::KvDtype;
@@ -35,7 +35,7 @@ pub enum Bound {
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct FitFix {
-    /// The input field it changes (`gpu_layers`, `kv_dtype`, `max_model_len`).
+    /// The input field it changes (`gpu_layers`, `kv_dtype`, `max_model_len`; Ollama: `attention`).
     pub field: String,
     /// The value that fits: a number, or a name such as `q8_0`.
     pub value: String,
@@ -76,9 +76,23 @@ pub fn need(input: &EstimateInput) -> Bytes {
         .map_or(crate::units::MAX_SIZE, |e| e.required_bytes)
 }
 
-/// llama.cpp runs the input: its context (`-c`) is `max_model_len`, shared by its sequences.
+/// llama.cpp runs the input, itself or under Ollama: its context (`-c`, Ollama's `num_ctx`) is
+/// `max_model_len`, its layers split over the GPUs.
 fn llamacpp(input: &EstimateInput) -> bool {
+    matches!(input.engine, Engine::Llamacpp | Engine::Ollama) && input.mode != Mode::Training
+}
+
+/// llama.cpp's own `-c` is shared by its sequences; Ollama gives each its own `num_ctx`.
+fn shared_context(input: &EstimateInput) -> bool {
     input.engine == Engine::Llamacpp && input.mode != Mode::Training
+}
+
+/// The context is `max_model_len`: serving, llama.cpp and Ollama, and SGLang in any mode but
+/// training.
+fn context_is_max_model_len(input: &EstimateInput) -> bool {
+    input.mode == Mode::Serve
+        || llamacpp(input)
+        || (input.engine == Engine::Sglang && input.mode != Mode::Training)
 }
 
 /// The tokens one sequence takes: the prompt and, except in training, the generated tokens.
@@ -102,7 +116,7 @@ pub fn largest_batch_fit(input: &EstimateInput, memory: Bytes) -> Option<(Fit, B
         })
     };
     // llama.cpp with a given context: its sequences share it.
-    let shared = match (llamacpp(input), input.max_model_len) {
+    let shared = match (shared_context(input), input.max_model_len) {
         (true, Some(ctx)) if ctx.is_finite() && ctx >= 1.0 => {
             let per = tokens_per_sequence(input)?.max(1);
             Some((ctx as u64 / per).min(MAX_BATCH))
@@ -142,7 +156,7 @@ fn trained_bound(w: &crate::estimate::Workload) -> Option<u64> {
     match (w.mode, w.engine) {
         (Mode::Training, _) => Some(trained),
         (_, Engine::Llamacpp) => Some(trained.saturating_mul(w.batch)),
-        (Mode::Serve, _) => Some(trained),
+        (_, Engine::Ollama | Engine::Sglang) | (Mode::Serve, _) => Some(trained),
         (Mode::Inference, _) => trained.checked_sub(w.new_tokens).filter(|&t| t > 0),
     }
 }
@@ -150,7 +164,7 @@ fn trained_bound(w: &crate::estimate::Workload) -> Option<u64> {
 /// The input with its context set to `n`: `max_model_len` for vLLM serving and llama.cpp,
 /// else the sequence.
 fn with_context(input: &EstimateInput, n: u64) -> EstimateInput {
-    if input.mode == Mode::Serve || llamacpp(input) {
+    if context_is_max_model_len(input) {
         EstimateInput {
             max_model_len: Some(n as f64),
             ..input.clone()
@@ -299,8 +313,18 @@ pub fn fixes(input: &EstimateInput, memory: Bytes) -> Vec<FitFix> {
             };
             out.extend(fits("gpu_layers", fit.value.to_string(), changed));
         }
+        // Ollama quantizes its KV cache only with flash attention: that first.
+        let ollama = input.engine == Engine::Ollama;
+        if ollama && input.attention != AttentionImpl::Flash {
+            let changed = EstimateInput {
+                attention: AttentionImpl::Flash,
+                ..input.clone()
+            };
+            out.extend(fits("attention", String::from("flash"), changed));
+        }
         // The first of q8_0 and q4_0, smaller than the cache asked for, that fits.
         let smaller: &[KvDtype] = match w.kv_dtype {
+            _ if ollama && input.attention != AttentionImpl::Flash => &[],
             KvDtype::Q4_0 => &[],
             KvDtype::Q8_0 => &[KvDtype::Q4_0],
             _ => &[KvDtype::Q8_0, KvDtype::Q4_0],

@@ -44,7 +44,8 @@ pub struct Throughput {
 fn runtime(mode: Mode, engine: Engine) -> Runtime {
     match (mode, engine) {
         (Mode::Training, _) | (Mode::Inference, Engine::Hf) => Runtime::Transformers,
-        (_, Engine::Llamacpp) => Runtime::Llamacpp,
+        // Ollama runs llama.cpp.
+        (_, Engine::Llamacpp | Engine::Ollama) => Runtime::Llamacpp,
         _ => Runtime::Batched,
     }
 }

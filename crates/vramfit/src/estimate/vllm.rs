@@ -1,17 +1,21 @@
 //! Serving with vLLM: the weights, the start-up profile run, the KV pool sized from
 //! `gpu_memory_utilization`, CUDA graphs, and the concurrency the pool holds.
 
-use super::{
-    CUDA_CONTEXT, Parts, Phase, Run, SatMul, ServePool, activations, b, per_gpu_weight_bytes,
-    thousands,
-};
+use super::{CUDA_CONTEXT, Parts, Phase, Run, SatMul, ServePool, activations, b, thousands};
 use crate::units::{Bytes, GIB, short};
 use alloc::string::String;
 
 impl Run<'_> {
     pub(super) fn vllm(&self, p: &mut Parts) -> (Phase, u64, u64) {
         let a = &self.arch;
-        let w0 = per_gpu_weight_bytes(a, self.dtype, &self.quantization, self.tp, self.pp);
+        let w0 = super::weights::per_gpu_weight_bytes_ep(
+            a,
+            self.dtype,
+            &self.quantization,
+            (self.tp, self.pp),
+            self.ep,
+            self.tp * self.dp,
+        );
         let w0 = if a.is_detailed() {
             w0
         } else {
@@ -30,7 +34,22 @@ impl Run<'_> {
             "weights",
             w,
             true,
-            if rope == 0 {
+            if self.ep > 1 {
+                let (ep, experts) = (self.ep, a.moe.map_or(0, |m| m.num_experts));
+                formula!(self.text;
+                    let wf = self.weights_formula(w0);
+                    [
+                        "{}; routed experts over ep {ep}: {} of {experts} per GPU",
+                        wf.en,
+                        experts / ep
+                    ],
+                    [
+                        "{}；路由专家按 ep {ep} 切分：每个 GPU {} / {experts} 个",
+                        wf.zh,
+                        experts / ep
+                    ]
+                )
+            } else if rope == 0 {
                 self.weights_formula(w0)
             } else {
                 let (pos, dim, bytes) = (a.max_position_embeddings, a.head_dim, self.act_bytes());
@@ -220,6 +239,7 @@ impl Run<'_> {
                         available: pool,
                         request,
                         concurrency: blocks as f64 / per_request.max(1) as f64,
+                        sglang: false,
                     });
                 }
                 (pool_used, blocks / groups.max(1) * VLLM_BLOCK)

@@ -344,6 +344,44 @@ pub fn per_gpu_weight_bytes(
     }
 }
 
+/// Weight bytes on the most loaded GPU with expert parallelism: the routed experts divided over
+/// `ep` of the `group` GPUs of a pipeline stage (each holds `experts / ep` whole experts, each split
+/// `group / ep` ways), every other tensor sharded by `tp` as in [`per_gpu_weight_bytes`]. `ep` 1 is
+/// [`per_gpu_weight_bytes`] itself.
+pub fn per_gpu_weight_bytes_ep(
+    arch: &Architecture,
+    dtype: Dtype,
+    q: &Quantization,
+    (tp, pp): (u64, u64),
+    ep: u64,
+    group: u64,
+) -> u64 {
+    if ep <= 1 || !arch.is_detailed() {
+        return per_gpu_weight_bytes(arch, dtype, q, tp, pp);
+    }
+    let moe_tp = (group / ep).max(1);
+    let tp = tp.max(1);
+    // `busiest` divides an expert tensor by `tp`: its share is given times `tp`, exactly undone.
+    let bytes = |t: &Tensor| {
+        if t.role.is_expert() {
+            let mine = Tensor {
+                count: t.count / ep,
+                ..*t
+            };
+            tensor_bytes(q, arch, dtype, &mine)
+                .div_ceil(moe_tp)
+                .saturating_mul(tp)
+        } else {
+            tensor_bytes(q, arch, dtype, t)
+        }
+    };
+    if matches!(q, Quantization::Gguf { .. }) {
+        busiest_gpu_by_block(arch, tp, pp, |t| gguf_type_by_block(t.role), bytes)
+    } else {
+        busiest_gpu(arch, tp, pp, bytes)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -57,6 +57,26 @@ fn no_preset(id: &str) -> InputError {
     )
 }
 
+/// The error for a `model` that names no preset, or an Ollama library name given to another
+/// engine: what it names, and how to run it.
+fn not_a_preset(id: &str) -> InputError {
+    match super::ollama_tags::resolve_ollama_name("model", id) {
+        Ok(n) => {
+            let (preset, ft) = (n.tag.preset, n.file_type.name());
+            input_error!(
+                "model",
+                ["`{id}` is an Ollama library name"],
+                ["`{id}` 是 Ollama 模型库中的名称"],
+                [
+                    "engine ollama with it, or the preset {preset} (with llama.cpp: quantization gguf-{ft})"
+                ],
+                ["配引擎 ollama 使用；或用预设模型 {preset}（llama.cpp 下量化为 gguf-{ft}）"],
+            )
+        }
+        Err(_) => no_preset(id),
+    }
+}
+
 /// A GPU lookup for [`EstimateInput::resolve_with`]: id to device.
 pub type GpuLookup<'a> = &'a dyn Fn(&str) -> Option<Device>;
 
@@ -135,6 +155,19 @@ pub struct Workload {
     pub vllm_downcast: bool,
     /// llama.cpp ubatch.
     pub ubatch: u64,
+    /// SGLang `mem_fraction_static`, given or as SGLang picks it.
+    pub mem_fraction_static: f64,
+    /// SGLang `cuda_graph_max_bs`, given or as SGLang picks it.
+    pub cuda_graph_max_bs: u64,
+    /// SGLang `max_running_requests` as given; `None`: SGLang derives it from its pool.
+    pub max_running_requests: Option<u64>,
+    /// Expert parallel size (1: none).
+    pub ep: u64,
+    /// Ollama: the GGUF architecture of the library model (`llama` when the model is no library
+    /// name), which picks Ollama's graph estimate.
+    pub ollama_arch: &'static str,
+    /// Ollama `num_gpu` as given; `None`: Ollama's own offload decision.
+    pub num_gpu: Option<u64>,
 }
 
 /// What runs the estimate, from the mode and the engine: training is PyTorch whatever the
@@ -146,6 +179,8 @@ pub(super) enum Runner {
     Llamacpp,
     Vllm,
     Transformers,
+    Sglang,
+    Ollama,
 }
 
 impl Runner {
@@ -153,9 +188,16 @@ impl Runner {
         match (mode, engine) {
             (Mode::Training, _) => Runner::Training,
             (_, Engine::Llamacpp) => Runner::Llamacpp,
+            (_, Engine::Ollama) => Runner::Ollama,
+            (_, Engine::Sglang) => Runner::Sglang,
             (Mode::Serve, _) | (Mode::Inference, Engine::Vllm) => Runner::Vllm,
             (Mode::Inference, Engine::Hf) => Runner::Transformers,
         }
+    }
+
+    /// llama.cpp runs the model, itself or under Ollama: GGUF weights split by layer.
+    pub(super) fn is_llamacpp(self) -> bool {
+        matches!(self, Runner::Llamacpp | Runner::Ollama)
     }
 }
 
@@ -174,6 +216,9 @@ fn engine_formats(
         Runner::Llamacpp => Some(("llama.cpp", &[Auto, Fp16, Bf16, Q8_0, Q4_0][..])),
         Runner::Vllm => Some(("vLLM", &[Auto, Fp16, Bf16, Fp8][..])),
         Runner::Transformers => Some(("Hugging Face transformers", &[Auto, Fp16, Bf16][..])),
+        Runner::Sglang => Some(("SGLang", &[Auto, Fp16, Bf16, Fp8][..])),
+        // OLLAMA_KV_CACHE_TYPE: f16 (the default), q8_0, q4_0.
+        Runner::Ollama => Some(("Ollama", &[Auto, Fp16, Q8_0, Q4_0][..])),
     };
     if let Some((name, kv)) = engine
         && !kv.contains(&input.kv_dtype)
@@ -188,7 +233,22 @@ fn engine_formats(
             ["以下之一：{names}（{name}）"],
         ));
     }
-    if runner == Runner::Llamacpp
+    // Ollama quantizes its KV cache only with flash attention on (its `kv cache type not
+    // supported by model` fallback to f16 otherwise): refused rather than silently changed.
+    if runner == Runner::Ollama
+        && matches!(input.kv_dtype, Q8_0 | Q4_0)
+        && input.attention != AttentionImpl::Flash
+    {
+        let kv = input.kv_dtype.name();
+        return Err(input_error!(
+            "kv_dtype",
+            ["a {kv} KV cache needs flash attention in Ollama (OLLAMA_FLASH_ATTENTION=1)"],
+            ["Ollama 的 {kv} KV 缓存需要开启 flash attention（OLLAMA_FLASH_ATTENTION=1）"],
+            "auto or f16; q8_0 or q4_0 with attention flash",
+            "auto 或 f16；q8_0、q4_0 需要 attention 为 flash",
+        ));
+    }
+    if runner.is_llamacpp()
         && !matches!(
             input.quantization,
             Quantization::None | Quantization::Gguf { .. } | Quantization::Mxfp4
@@ -197,11 +257,21 @@ fn engine_formats(
         return Err(input_error!(
             "quantization",
             [
-                "llama.cpp loads GGUF files, not {}",
+                "{} loads GGUF files, not {}",
+                if runner == Runner::Ollama {
+                    "Ollama"
+                } else {
+                    "llama.cpp"
+                },
                 input.quantization.name()
             ],
             [
-                "llama.cpp 加载 GGUF 文件，不加载 {}",
+                "{} 加载 GGUF 文件，不加载 {}",
+                if runner == Runner::Ollama {
+                    "Ollama"
+                } else {
+                    "llama.cpp"
+                },
                 input.quantization.name()
             ],
             "none (an F16 or BF16 GGUF) or gguf-<type>, e.g. gguf-q4_k_m",
@@ -256,6 +326,72 @@ fn check_tp(arch: &Architecture, tp: u64) -> Result<()> {
             } else {
                 String::new()
             }
+        ],
+        ["one of {ok}"],
+        ["以下之一：{ok}"],
+    ))
+}
+
+/// Expert parallelism divides the routed experts over `ep` GPUs: vLLM's `--enable-expert-parallel`
+/// makes EP the whole tp × data-parallel group (its docs: "EP_SIZE = TP_SIZE × DP_SIZE"), SGLang's
+/// `--ep-size` divides its tensor-parallel group (`moe_tp_size = tp_size / ep_size`; with DP
+/// attention that group is vramfit's tp × dp). `ep` must divide the experts, and only those two
+/// engines serve with it.
+fn check_ep(arch: &Architecture, runner: Runner, ep: u64, group: u64) -> Result<u64> {
+    if ep == 1 {
+        return Ok(1);
+    }
+    if !matches!(runner, Runner::Vllm | Runner::Sglang) {
+        return Err(input_error!(
+            "ep",
+            ["ep = {ep}: expert parallelism is a vLLM and SGLang serving option"],
+            ["ep = {ep}：专家并行是 vLLM 与 SGLang 推理服务的选项"],
+            "1 with this engine and mode; up to the GPUs with vllm or sglang",
+            "这个引擎与模式下为 1；vllm 或 sglang 下最多为 GPU 数",
+        ));
+    }
+    let Some(moe) = arch.moe.filter(|_| arch.is_detailed()) else {
+        return Err(input_error!(
+            "ep",
+            ["ep = {ep} for a model without routed experts"],
+            ["ep = {ep}，而这个模型没有路由专家"],
+            "1 for a dense model",
+            "稠密模型为 1",
+        ));
+    };
+    let experts = moe.num_experts;
+    let fits = |e: u64| {
+        experts.is_multiple_of(e)
+            && if runner == Runner::Vllm {
+                e == group
+            } else {
+                group.is_multiple_of(e)
+            }
+    };
+    if fits(ep) {
+        return Ok(ep);
+    }
+    let ok: Vec<String> = (1..=group.min(1024))
+        .filter(|&e| fits(e) || e == 1)
+        .map(|e| e.to_string())
+        .collect();
+    let ok = ok.join(", ");
+    let (engine, rule, rule_zh) = if runner == Runner::Vllm {
+        (
+            "vLLM",
+            "EP spans tp × data parallel",
+            "EP 覆盖 tp × 数据并行",
+        )
+    } else {
+        ("SGLang", "EP divides tp × dp", "EP 整除 tp × dp")
+    };
+    Err(input_error!(
+        "ep",
+        [
+            "ep = {ep} does not divide the model's {experts} experts over {group} GPUs as {engine} does ({rule})"
+        ],
+        [
+            "ep = {ep} 不能像 {engine} 那样把模型的 {experts} 个专家分到 {group} 个 GPU 上（{rule_zh}）"
         ],
         ["one of {ok}"],
         ["以下之一：{ok}"],
@@ -355,11 +491,28 @@ impl EstimateInput {
                 "以下恰好一项：model（预设模型 id）、params（如 7B）、arch（一个 config.json）",
             ));
         }
+        let mut ollama_arch = "llama";
         let (model_name, preset_dtype, arch, shipped) = if let Some(id) = &self.model {
-            let Some((dtype, arch, shipped)) = models(id.trim()) else {
-                return Err(no_preset(id.trim()));
-            };
-            (id.trim().to_string(), Some(dtype), arch, shipped)
+            let id = id.trim();
+            // With Ollama, a library name (`llama3.1:8b`) names a preset and a GGUF file type; a
+            // name it does not know may still be a preset's.
+            let ollama = (self.engine == Engine::Ollama && super::ollama_tags::is_ollama_name(id))
+                .then(|| super::ollama_tags::resolve_ollama_name("model", id));
+            match (ollama, models(id)) {
+                (Some(Ok(n)), _) => {
+                    let Some((dtype, arch, _)) = models(n.tag.preset) else {
+                        return Err(no_preset(n.tag.preset));
+                    };
+                    ollama_arch = n.model.gguf_arch;
+                    let q = Quantization::Gguf {
+                        file_type: n.file_type,
+                    };
+                    (id.to_string(), Some(dtype), arch, q)
+                }
+                (_, Some((dtype, arch, shipped))) => (id.to_string(), Some(dtype), arch, shipped),
+                (Some(Err(e)), None) => return Err(e),
+                (None, None) => return Err(not_a_preset(id)),
+            }
         } else if let Some(p) = &self.params {
             let n = parse_params("params", p)?;
             (
@@ -503,16 +656,23 @@ impl EstimateInput {
             ));
         }
         check_tp(&arch, tp)?;
-        if tp > 1 && Runner::of(mode, self.engine) == Runner::Llamacpp {
+        let runner = Runner::of(mode, self.engine);
+        if tp > 1 && runner.is_llamacpp() {
+            let name = if runner == Runner::Ollama {
+                "Ollama"
+            } else {
+                "llama.cpp"
+            };
             return Err(input_error!(
                 "tp",
-                ["tp = {tp} with llama.cpp, which splits whole layers across GPUs"],
-                ["tp = {tp} 配 llama.cpp，而 llama.cpp 按整层把模型分到各 GPU"],
-                "1 with llama.cpp: give gpus to split its layers",
-                "llama.cpp 下为 1：用 gpus 切分它的层",
+                ["tp = {tp} with {name}, which splits whole layers across GPUs"],
+                ["tp = {tp} 配 {name}，而 {name} 按整层把模型分到各 GPU"],
+                ["1 with {name}: give gpus to split its layers"],
+                ["{name} 下为 1：用 gpus 切分它的层"],
             ));
         }
         let dp = gpus_n / (tp * pp);
+        let ep = check_ep(&arch, runner, int("ep", self.ep, 1, 1024)?, tp * dp)?;
         let device = match (&self.gpu, &self.gpu_memory) {
             (Some(_), Some(_)) => {
                 return Err(input_error!(
@@ -595,11 +755,16 @@ impl EstimateInput {
         let max_model_len = match self.max_model_len {
             Some(v) => int("max_model_len", v, 1, MAX_SEQ)?,
             None if self.engine == Engine::Llamacpp => (seq_len + new_tokens).sat_mul(batch),
+            None if self.engine == Engine::Ollama => {
+                let vram = device.as_ref().map(|d| d.memory.get().sat_mul(dp * pp));
+                super::ollama::default_num_ctx(vram, arch.max_position_embeddings)
+            }
             None => default_len,
         };
-        // llama.cpp's context holds every sequence's prompt and output: one must fit in it.
+        // llama.cpp's context holds every sequence's prompt and output (Ollama's num_ctx, each
+        // sequence's own): one must fit in it.
         let per_sequence = seq_len.saturating_add(new_tokens);
-        if Runner::of(mode, self.engine) == Runner::Llamacpp && max_model_len < per_sequence {
+        if runner.is_llamacpp() && max_model_len < per_sequence {
             return Err(input_error!(
                 "max_model_len",
                 [
@@ -609,23 +774,33 @@ impl EstimateInput {
                     "{max_model_len} 个 token 的上下文放不下一条 {seq_len} 提示 + {new_tokens} 生成 token 的序列"
                 ],
                 [
-                    "with llama.cpp, an integer from {per_sequence} (seq_len + new_tokens) to {MAX_SEQ}"
+                    "with {}, an integer from {per_sequence} (seq_len + new_tokens) to {MAX_SEQ}",
+                    if runner == Runner::Ollama {
+                        "Ollama (num_ctx)"
+                    } else {
+                        "llama.cpp"
+                    }
                 ],
-                ["llama.cpp 下为 {per_sequence}（seq_len + new_tokens）到 {MAX_SEQ} 的整数"],
+                [
+                    "{} 下为 {per_sequence}（seq_len + new_tokens）到 {MAX_SEQ} 的整数",
+                    if runner == Runner::Ollama {
+                        "Ollama（num_ctx）"
+                    } else {
+                        "llama.cpp"
+                    }
+                ],
             ));
         }
-        let max_num_seqs = match self.max_num_seqs {
-            Some(v) => int("max_num_seqs", v, 1, 65_536)?,
-            None => {
-                if big {
-                    1024
-                } else {
-                    256
-                }
-            }
-        };
+        let given_seqs = self
+            .max_num_seqs
+            .map(|v| int("max_num_seqs", v, 1, 65_536))
+            .transpose()?;
+        let max_num_seqs = given_seqs.unwrap_or(if big { 1024 } else { 256 });
+        let gpu_mib = device.as_ref().map(|d| d.memory.get() / MIB);
+        let sglang = super::sglang::defaults(gpu_mib, tp);
         let max_num_batched_tokens = match self.max_num_batched_tokens {
             Some(v) => int("max_num_batched_tokens", v, 1, MAX_SEQ)?,
+            None if runner == Runner::Sglang => sglang.chunked_prefill_size,
             None => {
                 if big {
                     8192
@@ -634,17 +809,43 @@ impl EstimateInput {
                 }
             }
         };
-        let gpu_layers = match self.gpu_layers {
-            Some(v) => int("gpu_layers", v, 0, arch.num_layers + 1)?,
-            None => arch.num_layers + 1,
+        let cuda_graph_max_bs = match self.cuda_graph_max_bs {
+            Some(v) => int("cuda_graph_max_bs", v, 1, 4096)?,
+            None => sglang.cuda_graph_max_bs,
         };
+        let mem_fraction_static = match self.mem_fraction_static {
+            Some(f) if f.is_finite() && (0.01..=0.99).contains(&f) => f,
+            Some(f) => {
+                return Err(input_error!(
+                    "mem_fraction_static",
+                    ["{} is out of range", crate::units::number_text(f)],
+                    ["{} 超出范围", crate::units::number_text(f)],
+                    "a fraction from 0.01 to 0.99, e.g. 0.85",
+                    "0.01 到 0.99 的比例，如 0.85",
+                ));
+            }
+            None => super::sglang::default_mem_fraction(
+                gpu_mib,
+                max_num_batched_tokens,
+                cuda_graph_max_bs,
+                tp * pp,
+            ),
+        };
+        let num_gpu = self
+            .gpu_layers
+            .map(|v| int("gpu_layers", v, 0, arch.num_layers + 1))
+            .transpose()?;
+        let gpu_layers = num_gpu.unwrap_or(arch.num_layers + 1);
         let ubatch = int("ubatch", self.ubatch, 1, 65_536)?;
         let lora_mask = lora_mask("lora_targets", &self.lora_targets)?;
-        let kernel = if self.attention == AttentionImpl::Eager {
-            Kernel::Eager
+        // Ollama runs flash attention only when asked (OLLAMA_FLASH_ATTENTION=1): without it
+        // llama.cpp's graph holds the KQ scores.
+        let eager = if runner == Runner::Ollama {
+            self.attention != AttentionImpl::Flash
         } else {
-            Kernel::Flash
+            self.attention == AttentionImpl::Eager
         };
+        let kernel = if eager { Kernel::Eager } else { Kernel::Flash };
         if matches!(mode, Mode::Serve) && self.engine == Engine::Hf {
             // Serving is vLLM's pool model unless llama.cpp is chosen.
         }
@@ -687,6 +888,12 @@ impl EstimateInput {
             cuda_graphs: self.cuda_graphs,
             gpu_layers,
             ubatch,
+            mem_fraction_static,
+            cuda_graph_max_bs,
+            max_running_requests: given_seqs,
+            ep,
+            ollama_arch,
+            num_gpu,
         })
     }
 }

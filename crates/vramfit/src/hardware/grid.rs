@@ -26,10 +26,12 @@ pub fn formats(mode: Mode, engine: Engine) -> Vec<Quantization> {
     use GgufFileType as F;
     match (mode, engine) {
         (Mode::Training, _) => alloc::vec![Quantization::None],
-        (_, Engine::Llamacpp) => [F::F16, F::Q8_0, F::Q6_K, F::Q5_K_M, F::Q4_K_M, F::Q3_K_M]
-            .into_iter()
-            .map(|file_type| Quantization::Gguf { file_type })
-            .collect(),
+        (_, Engine::Llamacpp | Engine::Ollama) => {
+            [F::F16, F::Q8_0, F::Q6_K, F::Q5_K_M, F::Q4_K_M, F::Q3_K_M]
+                .into_iter()
+                .map(|file_type| Quantization::Gguf { file_type })
+                .collect()
+        }
         (_, Engine::Hf) if mode == Mode::Inference => alloc::vec![
             Quantization::None,
             Quantization::BnbInt8,
@@ -144,6 +146,9 @@ struct Class {
     a100: bool,
     /// 70 GiB or more: vLLM's larger default batch sizes (not on an A100).
     big: bool,
+    /// SGLang and Ollama read the memory itself (SGLang's default fraction and batch sizes,
+    /// Ollama's default context and its offload decision): each card is a class of its own.
+    memory: u64,
 }
 
 impl Class {
@@ -151,13 +156,16 @@ impl Class {
     fn of(gpu: &Gpu, template: &EstimateInput) -> Class {
         let d = device_of(gpu);
         let (mode, engine) = (template.mode, template.engine);
-        let llamacpp = engine == Engine::Llamacpp && mode != Mode::Training;
+        let llamacpp =
+            matches!(engine, Engine::Llamacpp | Engine::Ollama) && mode != Mode::Training;
         let vllm = mode == Mode::Serve || (mode == Mode::Inference && engine == Engine::Vllm);
+        let by_memory = matches!(engine, Engine::Sglang | Engine::Ollama) && mode != Mode::Training;
         Class {
             hopper: d.hopper_or_newer && !llamacpp,
             bf16: d.bf16 && vllm,
             a100: d.a100 && vllm,
             big: d.memory.get() >= 70 * GIB && vllm,
+            memory: if by_memory { d.memory.get() } else { 0 },
         }
     }
 }
@@ -256,6 +264,8 @@ mod tests {
             (Mode::Serve, Engine::Vllm),
             (Mode::Inference, Engine::Llamacpp),
             (Mode::Training, Engine::Hf),
+            (Mode::Serve, Engine::Sglang),
+            (Mode::Inference, Engine::Ollama),
         ] {
             let t = template(mode, engine);
             let g = grid(&t, &all);

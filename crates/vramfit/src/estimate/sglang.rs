@@ -1,0 +1,593 @@
+//! Serving with SGLang: the weights, a KV pool of `mem_fraction_static` × the memory free at start
+//! less the weights (`ModelRunner.profile_max_num_token`), the request-to-token table
+//! (`ReqToTokenPool`), and what SGLang leaves outside its static fraction for the prefill's
+//! activations and the CUDA graphs.
+//!
+//! SGLang measures the free memory before loading the weights (`pre`) and after (`post`), and
+//! sizes its token pool as `post − pre × (1 − mem_fraction_static)`, that is
+//! `mem_fraction_static × pre − (what loading took)`, in cells of one token's keys and values over
+//! every layer of the GPU (`kv_lora_rank + qk_rope_head_dim` per layer for MLA, not split by tp;
+//! `2 × kv heads / tp × head_dim` for the others). The defaults follow `server_args.py`
+//! (`_handle_gpu_memory_settings`).
+
+use super::{
+    CUDA_CONTEXT, Parts, Phase, Run, SatMul, ServePool, activations, b, thousands, weights,
+};
+use crate::units::{Bytes, short};
+
+/// SGLang's memory-dependent defaults for a card of `gpu_mib` MiB at tensor parallel `tp`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Defaults {
+    /// `chunked_prefill_size`.
+    pub(super) chunked_prefill_size: u64,
+    /// `cuda_graph_max_bs`.
+    pub(super) cuda_graph_max_bs: u64,
+}
+
+/// `_handle_gpu_memory_settings`: by the card's memory (SGLang reads nvidia-smi's `memory.total`;
+/// vramfit has the memory CUDA reports, a few hundred MiB less, which moves no card across a
+/// threshold in the catalog): 2048 tokens and 8 graphs below 20 GiB; 2048 and 24 (80 at tp ≥ 4)
+/// below 35 GiB; 4096 and 32 (160) below 60 GiB; 8192 and 256 (512) below 160 GiB; 16384 and 512
+/// above; 4096 and 160 without a card.
+pub(super) fn defaults(gpu_mib: Option<u64>, tp: u64) -> Defaults {
+    let wide = tp >= 4;
+    let (chunked_prefill_size, cuda_graph_max_bs) = match gpu_mib {
+        None => (4096, 160),
+        Some(m) if m < 20 * 1024 => (2048, 8),
+        Some(m) if m < 35 * 1024 => (2048, if wide { 80 } else { 24 }),
+        Some(m) if m < 60 * 1024 => (4096, if wide { 160 } else { 32 }),
+        Some(m) if m < 160 * 1024 => (8192, if wide { 512 } else { 256 }),
+        Some(_) => (16384, 512),
+    };
+    Defaults {
+        chunked_prefill_size,
+        cuda_graph_max_bs,
+    }
+}
+
+/// SGLang's default `mem_fraction_static`: the card less a reserve for the prefill's activations
+/// and the CUDA graphs, `512 MiB + max(chunked_prefill_size, 2048) × 1.5 MiB + cuda_graph_max_bs ×
+/// 2 MiB + tp × pp / 8 × 1 GiB`, at least 10 GiB on cards above 60 GiB, as a fraction rounded to
+/// three places; 0.88 without a card.
+pub(super) fn default_mem_fraction(
+    gpu_mib: Option<u64>,
+    chunked_prefill_size: u64,
+    cuda_graph_max_bs: u64,
+    tp_pp: u64,
+) -> f64 {
+    let Some(m) = gpu_mib.filter(|&m| m > 0) else {
+        return 0.88;
+    };
+    let mut reserved = 512.0
+        + chunked_prefill_size.max(2048) as f64 * 1.5
+        + cuda_graph_max_bs as f64 * 2.0
+        + tp_pp as f64 / 8.0 * 1024.0;
+    if m > 60 * 1024 {
+        reserved = reserved.max(10.0 * 1024.0);
+    }
+    let f = libm::round((m as f64 - reserved) / m as f64 * 1000.0) / 1000.0;
+    // A card smaller than the reserve: SGLang's own fraction is negative and its pool empty.
+    f.clamp(0.01, 0.99)
+}
+
+/// The batch sizes SGLang captures a CUDA graph for, up to `max_bs`
+/// (`_generate_cuda_graph_batch_sizes`): 1, 2, 4, 8, 12, then every 8 to 256, every 16 to 496,
+/// every 32 from 512.
+pub(super) fn capture_sizes(max_bs: u64) -> u64 {
+    let upto = |from: u64, to: u64, step: u64| {
+        if max_bs < from {
+            0
+        } else {
+            (max_bs.min(to) - from) / step + 1
+        }
+    };
+    [1, 2, 4, 8, 12].iter().filter(|&&b| b <= max_bs).count() as u64
+        + upto(16, 256, 8)
+        + upto(272, 496, 16)
+        + upto(512, u64::MAX, 32)
+}
+
+/// SGLang's own default for `max_running_requests`: `tokens / context_len × 512`, between 2048
+/// and 4096 (`ModelRunner.init_memory_pool`).
+pub(super) fn default_running_requests(tokens: u64, context_len: u64) -> u64 {
+    (tokens.sat_mul(512) / context_len.max(1)).clamp(2048, 4096)
+}
+
+impl Run<'_> {
+    /// Memory in use before SGLang loads the weights: the CUDA context, and at tp × pp ≥ 2 what
+    /// `init_torch_distributed` takes (NCCL, and custom all-reduce buffers where the GPUs have
+    /// NVLink: Hopper or newer here).
+    fn sglang_preload(&self) -> u64 {
+        let dist = if self.tp * self.pp <= 1 {
+            0
+        } else if self.hopper() {
+            SGLANG_DIST_INIT.get()
+        } else {
+            SGLANG_DIST_INIT_PCIE.get()
+        };
+        CUDA_CONTEXT.get().saturating_add(dist)
+    }
+
+    pub(super) fn sglang(&self, p: &mut Parts) -> (Phase, u64, u64) {
+        let a = &self.arch;
+        let w = if a.is_detailed() {
+            weights::per_gpu_weight_bytes_ep(
+                a,
+                self.dtype,
+                &self.quantization,
+                (self.tp, self.pp),
+                self.ep,
+                self.tp * self.dp,
+            )
+        } else {
+            self.opaque_weights()
+        };
+        let wf = self.weights_formula(w);
+        p.add(
+            "weights",
+            w,
+            true,
+            if self.ep > 1 {
+                let (ep, experts) = (self.ep, a.moe.map_or(0, |m| m.num_experts));
+                formula!(self.text;
+                    [
+                        "{}; routed experts over ep {ep}: {} of {experts} per GPU",
+                        wf.en,
+                        experts / ep
+                    ],
+                    [
+                        "{}；路由专家按 ep {ep} 切分：每个 GPU {} / {experts} 个",
+                        wf.zh,
+                        experts / ep
+                    ]
+                )
+            } else {
+                wf
+            },
+            en_str!("Weights as SGLang loads them."),
+            zh_str!("SGLang 加载的权重。"),
+        );
+        let load = SGLANG_LOAD_OVERHEAD.get();
+        p.add(
+            "non_torch",
+            load,
+            false,
+            formula!(self.text;
+                [
+                    "memory taken while loading beyond the weights: {} (measured on SGLang's load logs)",
+                    b(load)
+                ],
+                [
+                    "加载时权重之外占用的显存：{}（据 SGLang 加载日志实测）",
+                    b(load)
+                ]
+            ),
+            en_str!("Counted by SGLang's free-memory measurement, so it comes out of the static fraction."),
+            zh_str!("SGLang 按空闲显存测量，因此从静态比例中扣除。"),
+        );
+        let layers_here = a.num_layers.div_ceil(self.pp);
+        let (cell, _) = self.kv_bytes(1, 1, layers_here, false);
+        let cell = if a.is_generative() { cell.max(1) } else { 0 };
+        let context = self.max_model_len;
+        let preload = self.sglang_preload();
+        let mfs = self.mem_fraction_static;
+        let (tokens, kv, requests, pool) = match &self.device {
+            Some(d) => {
+                let pre = d.memory.get().saturating_sub(preload);
+                let rest = Bytes::from_f64(pre as f64 * mfs)
+                    .get()
+                    .saturating_sub(w.saturating_add(load));
+                let tokens = rest.checked_div(cell).unwrap_or(0);
+                // The pool holds one more token: slot 0 takes the padded tokens' dummy writes.
+                let kv = if tokens > 0 {
+                    (tokens + 1).sat_mul(cell)
+                } else {
+                    0
+                };
+                let requests = self
+                    .max_running_requests
+                    .unwrap_or_else(|| default_running_requests(tokens, context));
+                let formula = formula!(self.text;
+                    let (memory, pre_s, mfs_s, rest_s, tokens_s, cell_s, size) = (
+                        b(d.memory.get()),
+                        b(pre),
+                        short(mfs),
+                        b(rest),
+                        thousands(tokens),
+                        thousands(cell),
+                        b(kv),
+                    );
+                    [
+                        "({memory} − {} in use before loading = {pre_s}) × mem_fraction_static {mfs_s} − (weights + loading) = {rest_s} → {tokens_s} tokens (+1 padding slot) × {cell_s} B per token = {size}",
+                        b(preload)
+                    ],
+                    [
+                        "({memory} − 加载前已用 {} = {pre_s}) × mem_fraction_static {mfs_s} − (权重 + 加载占用) = {rest_s} → {tokens_s} token（+1 个填充槽）× {cell_s} B 每 token = {size}",
+                        b(preload)
+                    ]
+                );
+                p.add(
+                    "kv_cache",
+                    kv,
+                    true,
+                    formula,
+                    en_str!("SGLang preallocates its token pool from the static fraction of the memory free at start."),
+                    zh_str!("SGLang 按启动时空闲显存的静态比例预分配 token 池。"),
+                );
+                if a.is_generative() {
+                    let full = context as f64;
+                    p.serve_pool = Some(ServePool {
+                        available: rest,
+                        request: cell,
+                        concurrency: (tokens as f64 / full.max(1.0)).min(requests as f64),
+                        sglang: true,
+                    });
+                }
+                (tokens, kv, requests, rest)
+            }
+            None => {
+                let tokens = self.batch.sat_mul(context);
+                let kv = tokens.sat_mul(cell);
+                let requests = self
+                    .max_running_requests
+                    .unwrap_or_else(|| default_running_requests(tokens, context));
+                let formula = formula!(self.text;
+                    let (batch, cell_s, size) = (self.batch, thousands(cell), b(kv));
+                    [
+                        "{batch} × context_length {context} × {cell_s} B per token = {size} (no GPU given: the KV the pool must hold)"
+                    ],
+                    [
+                        "{batch} × context_length {context} × {cell_s} B 每 token = {size}（未指定显卡：token 池必须容纳的量）"
+                    ]
+                );
+                p.add(
+                    "kv_cache",
+                    kv,
+                    true,
+                    formula,
+                    en_str!(
+                        "Without a card, the pool that serves `batch` requests of context_length."
+                    ),
+                    zh_str!("未指定显卡时：满足 batch 个 context_length 请求所需的池。"),
+                );
+                (tokens, kv, requests, 0)
+            }
+        };
+        let _ = pool;
+        // ReqToTokenPool: an int32 slot per token of context_length + 4 for every running request.
+        let table = requests.sat_mul(context.saturating_add(4)).sat_mul(4);
+        p.add(
+            "req_to_token_pool",
+            table,
+            true,
+            formula!(self.text;
+                let size = b(table);
+                ["{requests} max_running_requests × ({context} context_length + 4) × 4 B (int32) = {size}"],
+                ["{requests} 个 max_running_requests × ({context} context_length + 4) × 4 B (int32) = {size}"]
+            ),
+            en_str!("Each running request's row of token slots, allocated after the pool, out of the memory outside the static fraction."),
+            zh_str!("每个运行中请求的一行 token 槽位，在 token 池之后分配，占用静态比例之外的显存。"),
+        );
+        // The prefill of one chunk: the same per-token forward as vLLM's profile run.
+        let act = self.act_bytes();
+        let (per_tok, _) = activations::inference_per_token(a, act);
+        let per = per_tok.saturating_sub(8 * a.hidden_size) + 2 * act * a.hidden_size;
+        let chunk = self.max_num_batched_tokens;
+        let acts = chunk.sat_mul(per).div_ceil(self.tp);
+        p.add(
+            "activations",
+            acts,
+            true,
+            formula!(self.text;
+                let size = b(acts);
+                ["prefill of chunked_prefill_size {chunk} tokens × {per} B / tp {} = {size}", self.tp],
+                ["分块预填充 chunked_prefill_size {chunk} 个 token × {per} B / tp {} = {size}", self.tp]
+            ),
+            en_str!("A prefill chunk's working set, out of the memory outside the static fraction."),
+            zh_str!("一个预填充分块的工作集，占用静态比例之外的显存。"),
+        );
+        if self.cuda_graphs {
+            let bs = self.cuda_graph_max_bs;
+            let graphs = capture_sizes(bs);
+            let g = graphs
+                .sat_mul(layers_here)
+                .sat_mul(SGLANG_CUDA_GRAPH_PER_LAYER.get());
+            p.add(
+                "cuda_graphs",
+                g,
+                false,
+                formula!(self.text;
+                    let (per, size) = (b(SGLANG_CUDA_GRAPH_PER_LAYER.get()), b(g));
+                    ["{graphs} graphs up to cuda_graph_max_bs {bs} × {layers_here} layers × {per} (fitted to SGLang's capture logs) = {size}"],
+                    ["{graphs} 个图（至 cuda_graph_max_bs {bs}）× {layers_here} 层 × {per}（拟合自 SGLang 的捕获日志）= {size}"]
+                ),
+                en_str!("Captured after the pool, out of the memory outside the static fraction."),
+                zh_str!("在 token 池之后捕获，占用静态比例之外的显存。"),
+            );
+        }
+        p.add(
+            "cuda_context",
+            preload,
+            false,
+            if self.tp * self.pp > 1 {
+                formula!(self.text;
+                    [
+                        "CUDA context {} + distributed init {} (measured on SGLang's logs)",
+                        b(CUDA_CONTEXT.get()),
+                        b(preload - CUDA_CONTEXT.get())
+                    ],
+                    [
+                        "CUDA 上下文 {} + 分布式初始化 {}（据 SGLang 日志实测）",
+                        b(CUDA_CONTEXT.get()),
+                        b(preload - CUDA_CONTEXT.get())
+                    ]
+                )
+            } else {
+                formula!(self.text; text "CUDA context: 0.51 GiB (measured, H100, PyTorch 2)", "CUDA 上下文：0.51 GiB (实测，H100, PyTorch 2)")
+            },
+            en_str!("In use before SGLang measures the free memory: outside the static fraction."),
+            zh_str!("SGLang 测量空闲显存之前已占用：不在静态比例之内。"),
+        );
+        if self.text && a.sliding_window > 0 && a.is_generative() {
+            p.note(
+                "sglang_sliding_window",
+                en!("SGLang is counted with every layer caching the whole context; builds with its hybrid sliding-window pool (swa_full_tokens_ratio) keep fewer tokens in the sliding layers and hold more in the full ones."),
+                zh!("按 SGLang 每一层都缓存整个上下文计算；带混合滑动窗口池（swa_full_tokens_ratio）的版本在滑动窗口层保存更少 token，全局层可以保存更多。"),
+            );
+        }
+        let tokens = if a.is_generative() { tokens } else { 0 };
+        p.serve_tokens = Some(tokens);
+        // M_theory: the memory whose static fraction holds the weights, the loading and `batch`
+        // requests of context_length, plus what is in use before loading.
+        let demand = self.batch.sat_mul(context).sat_mul(cell);
+        p.theory = Some(
+            Bytes::from_f64(w.saturating_add(load).saturating_add(demand) as f64 / mfs)
+                .get()
+                .saturating_add(preload),
+        );
+        let _ = kv;
+        (Phase::Serving, 0, 0)
+    }
+}
+
+/// What SGLang's weight loading takes beyond the weights themselves, measured as free memory
+/// (kernel modules, the rotary cache, loader buffers): 0.17 GiB, the mean of `mem usage` at `Load
+/// weight end` less vramfit's weights over the three logs of `tests/data/sglang-calibration.csv`
+/// that print it (0.15, 0.28 and 0.06 GiB).
+pub const SGLANG_LOAD_OVERHEAD: Bytes = Bytes::new(177_704_271); // 0.1655 GiB
+/// `Init torch distributed ends. mem usage` at tp ≥ 2 on NVLink GPUs (NCCL and custom all-reduce
+/// buffers): 2.01 GiB on 8 × H200 (github.com/sgl-project/sglang/pull/11716, 2025-10-16).
+pub const SGLANG_DIST_INIT: Bytes = Bytes::new(2_158_221_066); // 2.01 GiB
+/// The same on PCIe GPUs, where SGLang disables custom all-reduce across more than two: 0.13 GiB on
+/// 4 × L4 (github.com/didier-durand/llms-in-clouds, docs/sglang.md, 2025-03-08).
+pub const SGLANG_DIST_INIT_PCIE: Bytes = Bytes::new(139_586_437); // 0.13 GiB
+/// CUDA-graph memory per captured graph per layer on the GPU: 1 MiB, the mean of 1.14 MiB (0.93 GiB
+/// for 13 graphs of QwQ-32B's 64 layers, tp 4) and 0.88 MiB (0.11 GiB for 4 graphs of a Llama 8B's
+/// 32 layers), the two logs of `tests/data/sglang-calibration.csv` that print it.
+pub const SGLANG_CUDA_GRAPH_PER_LAYER: Bytes = Bytes::mib(1);
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Engine, EstimateInput, Mode, estimate};
+    use super::*;
+    use crate::precision::{Dtype, Quantization};
+
+    fn sglang(model: &str) -> EstimateInput {
+        EstimateInput {
+            model: Some(model.into()),
+            mode: Mode::Serve,
+            engine: Engine::Sglang,
+            ..EstimateInput::default()
+        }
+    }
+
+    /// `_handle_gpu_memory_settings` by hand. H100 (81,090 MiB): 8192 tokens, 256 graphs, reserve
+    /// 512 + 8192 × 1.5 + 256 × 2 + 1 / 8 × 1024 = 13,440 MiB (over the 10 GiB floor), so
+    /// (81,090 − 13,440) / 81,090 = 0.834. RTX 4090 (24,084 MiB): 2048 and 24, reserve 512 + 3072
+    /// + 48 + 128 = 3,760 MiB, 0.844. No card: 4096, 160 and 0.88.
+    #[test]
+    fn defaults_follow_the_cards_memory() {
+        let h100 = defaults(Some(81_090), 1);
+        assert_eq!(
+            (h100.chunked_prefill_size, h100.cuda_graph_max_bs),
+            (8192, 256)
+        );
+        assert_eq!(default_mem_fraction(Some(81_090), 8192, 256, 1), 0.834);
+        assert_eq!(defaults(Some(81_090), 4).cuda_graph_max_bs, 512);
+        let rtx = defaults(Some(24_084), 1);
+        assert_eq!(
+            (rtx.chunked_prefill_size, rtx.cuda_graph_max_bs),
+            (2048, 24)
+        );
+        assert_eq!(default_mem_fraction(Some(24_084), 2048, 24, 1), 0.844);
+        assert_eq!(
+            defaults(None, 1),
+            Defaults {
+                chunked_prefill_size: 4096,
+                cuda_graph_max_bs: 160
+            }
+        );
+        assert_eq!(default_mem_fraction(None, 4096, 160, 1), 0.88);
+        // The resolved input carries them: an H100 by its catalog id.
+        let w = EstimateInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..sglang("meta-llama/Llama-3.1-8B")
+        }
+        .resolve()
+        .unwrap();
+        assert_eq!(
+            (
+                w.mem_fraction_static,
+                w.max_num_batched_tokens,
+                w.cuda_graph_max_bs
+            ),
+            (0.834, 8192, 256)
+        );
+    }
+
+    /// The batch sizes SGLang captures: [1, 2, 4, 8, 12] + 16..=256 by 8 (31) + 272..=496 by 16
+    /// (15) + 512.. by 32.
+    #[test]
+    fn capture_sizes_as_sglang_lists_them() {
+        assert_eq!(capture_sizes(8), 4);
+        assert_eq!(capture_sizes(80), 5 + 9);
+        assert_eq!(capture_sizes(256), 5 + 31);
+        assert_eq!(capture_sizes(512), 5 + 31 + 15 + 1);
+    }
+
+    /// Llama-3.1-8B on an H100 at mem_fraction_static 0.88, by hand: before loading, 85,029,027,840
+    /// − 547,608,330 (the CUDA context) = 84,481,419,510 B free; × 0.88 = 74,343,649,169; less the
+    /// weights 16,060,522,496 and the loading overhead 177,704,271 = 58,105,422,402 B; ÷ 131,072 B
+    /// per token (2 × 8 KV heads × 128 × 32 layers × 2 B) = 443,309 tokens. SGLang logged 442,750
+    /// for this run (PR 4760).
+    #[test]
+    fn the_token_pool_by_hand() {
+        let e = estimate(&EstimateInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            mem_fraction_static: Some(0.88),
+            ..sglang("meta-llama/Llama-3.1-8B")
+        })
+        .unwrap();
+        assert_eq!(e.kv_cache_tokens, Some(443_309));
+        assert_eq!(e.kv_cache_bytes.get(), 443_310 * 131_072);
+        assert_eq!(e.kv_bytes_per_token, 131_072);
+        // ReqToTokenPool: 443,309 × 512 / 131,072 = 1,731 requests, raised to 2048; × (131,072 +
+        // 4) × 4 B.
+        let table = e
+            .components
+            .iter()
+            .find(|c| c.key == "req_to_token_pool")
+            .unwrap();
+        assert_eq!(table.bytes.get(), 2048 * 131_076 * 4);
+        // Requests of the full 131,072-token context the pool holds at once: 3.38.
+        assert_eq!(e.max_concurrency_exact, Some(3.38));
+        // CUDA graphs: 36 graphs up to 256 × 32 layers × 1 MiB.
+        let graphs = e
+            .components
+            .iter()
+            .find(|c| c.key == "cuda_graphs")
+            .unwrap();
+        assert_eq!(graphs.bytes.get(), 36 * 32 * 1_048_576);
+    }
+
+    /// MLA caches `kv_lora_rank + qk_rope_head_dim` per layer, the same on every GPU whatever the
+    /// tp (SGLang's MLATokenToKVPool): DeepSeek-V3, (512 + 64) × 61 layers × 2 B = 70,272 B per
+    /// token at tp 8. Grouped-query attention splits the KV heads: Llama-3.1-8B at tp 2 keeps 4
+    /// of its 8, 65,536 B.
+    #[test]
+    fn the_cell_is_sglangs_for_mla_and_gqa() {
+        let v3 = estimate(&EstimateInput {
+            gpu: Some("h200-sxm-141gb".into()),
+            tp: 8.0,
+            ..sglang("deepseek-ai/DeepSeek-V3")
+        })
+        .unwrap();
+        assert_eq!(v3.kv_bytes_per_token, 70_272);
+        let llama = estimate(&EstimateInput {
+            tp: 2.0,
+            ..sglang("meta-llama/Llama-3.1-8B")
+        })
+        .unwrap();
+        assert_eq!(llama.kv_bytes_per_token, 65_536);
+    }
+
+    #[test]
+    fn a_fraction_out_of_range_is_refused_with_its_range() {
+        for f in [0.0, 1.0, f64::NAN, -0.5] {
+            let e = EstimateInput {
+                mem_fraction_static: Some(f),
+                ..sglang("meta-llama/Llama-3.1-8B")
+            }
+            .resolve()
+            .unwrap_err();
+            assert_eq!(e.field, "mem_fraction_static");
+            assert!(e.accepted.contains("0.01 to 0.99"), "{e}");
+        }
+    }
+
+    /// A fraction too small for the weights: the pool is empty, SGLang refuses to start, and the
+    /// fit says why.
+    #[test]
+    fn no_room_for_the_pool_does_not_fit() {
+        let e = estimate(&EstimateInput {
+            gpu: Some("rtx-4090".into()),
+            mem_fraction_static: Some(0.5),
+            ..sglang("meta-llama/Llama-3.1-8B")
+        })
+        .unwrap();
+        assert_eq!(e.kv_cache_tokens, Some(0));
+        let fit = e.fit.unwrap();
+        assert!(!fit.fits);
+        assert!(fit.reason.unwrap().en.contains("mem_fraction_static"));
+    }
+
+    /// Expert parallelism, by hand on Mixtral 8x7B (bf16): its routed experts are 32 layers × 8 ×
+    /// 3 × 4096 × 14,336 = 45,097,156,608 parameters. vLLM with `--enable-expert-parallel` over 2
+    /// GPUs of data parallel (tp 1) keeps attention whole on each and 4 experts per layer: (params
+    /// − experts) × 2 B + experts / 2 × 2 B. SGLang's ep 2 inside tp 2 holds the same bytes as tp
+    /// 2 alone (4 whole experts, or half of every expert).
+    #[test]
+    fn expert_parallel_divides_the_routed_experts() {
+        let (_, a, _) = crate::catalog::find_model("mistralai/Mixtral-8x7B-v0.1").unwrap();
+        let experts: u64 = 32 * 8 * 3 * 4096 * 14_336;
+        assert_eq!(experts, 45_097_156_608);
+        let ep =
+            weights::per_gpu_weight_bytes_ep(&a, Dtype::Bf16, &Quantization::None, (1, 1), 2, 2);
+        assert_eq!(ep, (a.params() - experts) * 2 + experts);
+        let vllm = estimate(&EstimateInput {
+            model: Some("mistralai/Mixtral-8x7B-v0.1".into()),
+            mode: Mode::Serve,
+            engine: Engine::Vllm,
+            gpus: Some(2.0),
+            ep: 2.0,
+            ..EstimateInput::default()
+        })
+        .unwrap();
+        // vLLM adds its rotary cache: 32,768 positions × 128 × 2 B.
+        assert_eq!(vllm.weights_bytes.get(), ep + 32_768 * 128 * 2);
+        let tp2 = weights::per_gpu_weight_bytes(&a, Dtype::Bf16, &Quantization::None, 2, 1);
+        let sglang_ep = estimate(&EstimateInput {
+            tp: 2.0,
+            ep: 2.0,
+            ..sglang("mistralai/Mixtral-8x7B-v0.1")
+        })
+        .unwrap();
+        assert_eq!(sglang_ep.weights_bytes.get(), tp2);
+    }
+
+    #[test]
+    fn an_ep_the_engine_cannot_use_is_refused() {
+        let e = |i: EstimateInput| i.resolve().unwrap_err();
+        // A dense model has no experts to divide.
+        let dense = e(EstimateInput {
+            tp: 2.0,
+            ep: 2.0,
+            ..sglang("meta-llama/Llama-3.1-8B")
+        });
+        assert_eq!(dense.field, "ep");
+        // 3 does not divide Mixtral's 8 experts; vLLM's EP is tp × dp, here 2.
+        let mixtral = || sglang("mistralai/Mixtral-8x7B-v0.1");
+        let three = e(EstimateInput {
+            tp: 4.0,
+            gpus: Some(12.0),
+            ep: 3.0,
+            ..mixtral()
+        });
+        assert!(three.accepted.contains("1, 2, 4"), "{three}");
+        let vllm = e(EstimateInput {
+            engine: Engine::Vllm,
+            tp: 2.0,
+            ep: 4.0,
+            ..mixtral()
+        });
+        assert_eq!(vllm.accepted, "one of 1, 2");
+        // Training and llama.cpp have no expert parallelism.
+        let train = e(EstimateInput {
+            mode: Mode::Training,
+            ep: 2.0,
+            gpus: Some(2.0),
+            ..mixtral()
+        });
+        assert!(train.problem.contains("vLLM and SGLang"), "{train}");
+    }
+}
