@@ -92,7 +92,13 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
         params: text(u, &["7B", "70B", "1e309", "NaN", "-1B", "340M"])?,
         arch,
         mode: *u.choose(&[Mode::Inference, Mode::Serve, Mode::Training])?,
-        engine: *u.choose(&[Engine::Hf, Engine::Vllm, Engine::Llamacpp])?,
+        engine: *u.choose(&[
+            Engine::Hf,
+            Engine::Vllm,
+            Engine::Sglang,
+            Engine::Llamacpp,
+            Engine::Ollama,
+        ])?,
         batch: num(u)?,
         seq_len: num(u)?,
         new_tokens: num(u)?,
@@ -146,7 +152,7 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
         qlora: u.arbitrary()?,
         zero: num(u)?,
         offload: *u.choose(&[Offload::None, Offload::Cpu, Offload::Nvme])?,
-        gpus: num(u)?,
+        gpus: opt_num(u)?,
         tp: num(u)?,
         pp: num(u)?,
         gpu: if u.arbitrary()? {
@@ -162,6 +168,9 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
         cuda_graphs: u.arbitrary()?,
         gpu_layers: opt_num(u)?,
         ubatch: num(u)?,
+        mem_fraction_static: opt_num(u)?,
+        cuda_graph_max_bs: opt_num(u)?,
+        ep: num(u)?,
     })
 }
 

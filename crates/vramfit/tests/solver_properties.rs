@@ -304,3 +304,30 @@ fn llamacpp_solves_its_context_not_the_prompt() {
     // More GPUs for llama.cpp split its layers (tp stays 1): two 4090s hold -c 32768.
     assert_eq!(s.min_gpus, Some(2));
 }
+
+/// A prompt longer than the engine's default context: Ollama on a 12 GB card defaults to
+/// `num_ctx` 4096, which an 8,192 + 256-token sequence does not fit, yet a context of its own
+/// (`num_ctx` 16384 here) holds it. The largest context is still found, from that sequence
+/// (8,448 tokens) up, and Qwen2.5-0.5B in Q4_K_M holds its whole trained context (32,768) on
+/// the card: its weights are under 0.5 GB and its KV cache 12 KiB a token (2 × 24 layers × 2 KV
+/// heads × 64 × 2 B), 0.4 GiB at 32,768 tokens.
+#[test]
+fn a_prompt_past_the_default_context_still_has_a_largest_context() {
+    let input = EstimateInput {
+        model: Some("Qwen/Qwen2.5-0.5B".into()),
+        engine: Engine::Ollama,
+        quantization: Quantization::Gguf {
+            file_type: GgufFileType::Q4_K_M,
+        },
+        gpu: Some("rtx-3060-12gb".into()),
+        seq_len: 8192.0,
+        new_tokens: 256.0,
+        max_model_len: Some(16_384.0),
+        ..EstimateInput::default()
+    };
+    let mem = memory(&input);
+    assert!(need(&input) <= mem);
+    let (fit, bound) = largest_context_fit(&input, mem).expect("a largest context");
+    assert_eq!((fit.value, bound), (32_768, Bound::TrainedContext));
+    assert_eq!(context_bound(&input), Some(32_768));
+}

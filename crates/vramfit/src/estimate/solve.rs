@@ -182,12 +182,12 @@ fn with_context(input: &EstimateInput, n: u64) -> EstimateInput {
 pub fn largest_context_fit(input: &EstimateInput, memory: Bytes) -> Option<(Fit, Bound)> {
     let trained = context_bound(input);
     let hi = trained.map_or(MAX_SEQ, |b| b.min(MAX_SEQ));
-    // llama.cpp's context holds at least one sequence's prompt and output.
+    // llama.cpp's context holds at least one sequence's prompt and output. The sequence is read
+    // at the largest context searched: the input's own context, or the engine's default (Ollama's
+    // num_ctx of 4096 on a small card), may be shorter than one sequence, which the estimator
+    // refuses.
     let lo = if llamacpp(input) {
-        tokens_per_sequence(&EstimateInput {
-            max_model_len: None,
-            ..input.clone()
-        })?
+        tokens_per_sequence(&with_context(input, hi))?
     } else {
         1
     };

@@ -376,6 +376,8 @@ fn check_ep(arch: &Architecture, runner: Runner, ep: u64, group: u64) -> Result<
         .map(|e| e.to_string())
         .collect();
     let ok = ok.join(", ");
+    // A build in one language formats only one of the two rules.
+    #[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
     let (engine, rule, rule_zh) = if runner == Runner::Vllm {
         (
             "vLLM",
