@@ -195,11 +195,10 @@ fn render_gpus(gpus: &BTreeMap<String, GpuRec>) -> String {
         "use crate::hardware::{Gpu, GpuDetail, MemorySource, MigProfile};\nuse crate::units::Bytes;\n\n",
     );
     o.push_str("/// Every GPU, sorted by id.\npub static GPUS: &[Gpu] = &[\n");
-    // Each card's MIG profiles, sources and the figures no estimate reads, in the order of
-    // `GPUS`: a table apart, so that a module that reads only the estimator's figures links none
-    // of it (see `Gpu`).
+    // Each card's MIG profiles, sources, link and power, in the order of `GPUS`: a table apart,
+    // so that a module that reads only the estimator's figures links none of it (see `Gpu`).
     let mut d = String::from(
-        "\n/// Each GPU's MIG profiles, sources, bandwidth, throughput, link and power, in the order of `GPUS`.\npub static DETAILS: &[GpuDetail] = &[\n",
+        "\n/// Each GPU's MIG profiles, sources, link and power, in the order of `GPUS`.\npub static DETAILS: &[GpuDetail] = &[\n",
     );
     for (i, (file, g)) in gpus.iter().enumerate() {
         check_common(file, &g.id, &g.source, &g.date);
@@ -228,7 +227,21 @@ fn render_gpus(gpus: &BTreeMap<String, GpuRec>) -> String {
         let _ = writeln!(o, "        memory: Bytes::new({}),", g.memory_bytes);
         let _ = writeln!(o, "        memory_source: MemorySource::{src},");
         let _ = writeln!(o, "        memory_note: {},", s(&g.memory_note));
+        let _ = writeln!(
+            o,
+            "        bandwidth_bytes_per_s: {},",
+            g.bandwidth_bytes_per_s
+        );
+        let _ = writeln!(o, "        fp16_tflops: {},", f(g.fp16_tflops));
         let _ = writeln!(o, "        bf16_tflops: {},", f(g.bf16_tflops));
+        let _ = writeln!(o, "        fp8_tflops: {},", f(g.fp8_tflops));
+        // The link's bandwidth as the speed model reads it, from the interconnect's text here
+        // rather than parsed in every module that estimates.
+        let _ = writeln!(
+            o,
+            "        link_bytes_per_s: {},",
+            f(vramfit::throughput::link_bytes_per_s(&g.interconnect))
+        );
         let _ = writeln!(o, "        unified_memory: {},", g.unified_memory);
         let _ = writeln!(o, "        mig_compute_slices: {},", g.mig_compute_slices);
         let _ = writeln!(o, "        mig_memory_slices: {},", g.mig_memory_slices);
@@ -304,13 +317,6 @@ fn render_gpus(gpus: &BTreeMap<String, GpuRec>) -> String {
         let _ = writeln!(d, "        ],");
         let _ = writeln!(d, "        mig_source: {},", s(&g.mig_source));
         let _ = writeln!(d, "        source: {},", s(&g.source));
-        let _ = writeln!(
-            d,
-            "        bandwidth_bytes_per_s: {},",
-            g.bandwidth_bytes_per_s
-        );
-        let _ = writeln!(d, "        fp16_tflops: {},", f(g.fp16_tflops));
-        let _ = writeln!(d, "        fp8_tflops: {},", f(g.fp8_tflops));
         let _ = writeln!(d, "        interconnect: {},", s(&g.interconnect));
         let _ = writeln!(
             d,

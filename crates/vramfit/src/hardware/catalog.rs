@@ -29,12 +29,11 @@ pub enum MemorySource {
 ///
 /// Its MIG profiles and sources sit in a table of their own ([`Gpu::mig_profiles`],
 /// [`Gpu::mig_source`], [`Gpu::source`]): a module that reads only a card's memory figures, such
-/// as the site's calculator, then links none of them (2.7 KB of gzip on its first load, measured
-/// 2026-12-01). So do the figures no estimate reads, its bandwidth, FP16 and FP8 throughput,
-/// link and power ([`Gpu::bandwidth_bytes_per_s`], [`Gpu::fp16_tflops`], [`Gpu::fp8_tflops`],
-/// [`Gpu::interconnect`], [`Gpu::tdp_watts`]; another 0.9 KB, measured the same day). The
-/// serialized record has them in place, as fields: it is written through `wire::Gpu`, which a
-/// field added here joins too.
+/// as the site's calculator, then links none of them; so do the link's and the power's text
+/// ([`Gpu::interconnect`], [`Gpu::tdp_watts`]). The figures every estimate reads, its speed's
+/// among them (bandwidth, FP16 and FP8 throughput, the link's bandwidth), are in the row. The
+/// serialized record has every part in place, as fields: it is written through `wire::Gpu`,
+/// which a field added here joins too.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct Gpu {
@@ -55,18 +54,25 @@ pub struct Gpu {
     pub memory_source: MemorySource,
     /// The measurement, or the rule of the derivation.
     pub memory_note: &'static str,
-    // Kept with the figures, unlike the other throughputs: the estimator reads whether the
-    // card computes in bf16.
+    /// Memory bandwidth in bytes per second ([`Gpu::bandwidth_bytes_per_s`]).
+    pub(crate) bandwidth_bytes_per_s: u64,
+    /// Dense FP16 tensor throughput in TFLOPS ([`Gpu::fp16_tflops`]).
+    pub(crate) fp16_tflops: f64,
     /// Dense BF16 tensor throughput in TFLOPS (0 where unsupported).
     pub bf16_tflops: f64,
+    /// Dense FP8 tensor throughput in TFLOPS ([`Gpu::fp8_tflops`]).
+    pub(crate) fp8_tflops: f64,
+    /// The first link's bandwidth per direction in bytes per second, 0 where its text names
+    /// none: [`crate::throughput::link_bytes_per_s`] of [`Gpu::interconnect`], computed when the
+    /// table is generated.
+    pub(crate) link_bytes_per_s: f64,
     /// Unified memory shared with the CPU (Apple silicon).
     pub unified_memory: bool,
     /// Compute slices of a MIG-capable GPU (7 on A100/H100, 4 on A30); 0 without MIG.
     pub mig_compute_slices: u8,
     /// Memory slices of a MIG-capable GPU (8 on A100/H100, 4 on A30); 0 without MIG.
     pub mig_memory_slices: u8,
-    /// This card's row of [`GpuDetail`]s: its MIG profiles, sources and the figures no estimate
-    /// reads.
+    /// This card's row of [`GpuDetail`]s: its MIG profiles, sources, link and power.
     pub(crate) detail: u16,
     /// When the record was checked (YYYY-MM-DD).
     pub date: &'static str,
@@ -78,9 +84,6 @@ pub(crate) struct GpuDetail {
     pub mig_profiles: &'static [MigProfile],
     pub mig_source: &'static str,
     pub source: &'static str,
-    pub bandwidth_bytes_per_s: u64,
-    pub fp16_tflops: f64,
-    pub fp8_tflops: f64,
     pub interconnect: &'static str,
     pub tdp_watts: Option<u32>,
 }
@@ -107,17 +110,17 @@ impl Gpu {
 
     /// Memory bandwidth in bytes per second.
     pub fn bandwidth_bytes_per_s(&self) -> u64 {
-        self.detail().bandwidth_bytes_per_s
+        self.bandwidth_bytes_per_s
     }
 
     /// Dense FP16 tensor throughput in TFLOPS.
     pub fn fp16_tflops(&self) -> f64 {
-        self.detail().fp16_tflops
+        self.fp16_tflops
     }
 
     /// Dense FP8 tensor throughput in TFLOPS (0 where unsupported).
     pub fn fp8_tflops(&self) -> f64 {
-        self.detail().fp8_tflops
+        self.fp8_tflops
     }
 
     /// GPU-to-GPU link, e.g. `NVLink 4 900 GB/s`.

@@ -24,13 +24,14 @@ pub struct Device {
 impl Device {
     /// The figures of a catalog card: [`Gpu::bandwidth_bytes_per_s`], the dense
     /// [`Gpu::fp16_tflops`] and [`Gpu::fp8_tflops`] (dense, not the sparse figures datasheets
-    /// also print), and the first link of [`Gpu::interconnect`] (see [`link_bytes_per_s`]).
+    /// also print), and the first link of [`Gpu::interconnect`] (see [`link_bytes_per_s`], which
+    /// the catalog's generator applies to its text).
     pub fn of(gpu: &Gpu) -> Device {
         Device {
             bandwidth_bytes_per_s: gpu.bandwidth_bytes_per_s() as f64,
             flops_16bit: gpu.fp16_tflops() * 1e12,
             flops_fp8: gpu.fp8_tflops() * 1e12,
-            link_bytes_per_s: link_bytes_per_s(gpu.interconnect()),
+            link_bytes_per_s: gpu.link_bytes_per_s,
             metal: gpu.vendor == "Apple",
         }
     }
