@@ -401,7 +401,7 @@ fn solutions_text(sol: &Solutions, input: &EstimateInput) -> String {
         (None, _) => String::from("none"),
     };
     let context_name = if ollama {
-        "num_ctx (--max-model-len), 100% on the GPU"
+        "num_ctx (--max-model-len)"
     } else if input.mode == Mode::Serve {
         "max_model_len"
     } else if llamacpp {
@@ -419,6 +419,9 @@ fn solutions_text(sol: &Solutions, input: &EstimateInput) -> String {
                 ""
             }
         ),
+        // Ollama offloads layers to the CPU rather than fail: its largest context is the one
+        // that keeps every layer on the GPU.
+        (Some(c), _) if ollama => format!("{} (every layer on the GPU)", thousands(c)),
         (Some(c), _) => thousands(c),
         (None, _) => String::from("none"),
     };
