@@ -187,7 +187,8 @@ impl Run<'_> {
                 compute: compute(&self.quantization),
                 active_params: active,
                 dense_weight_bytes: bytes(false),
-                expert_weight_bytes: bytes(true),
+                // A dense model has no routed-expert tensor: no walk for them.
+                expert_weight_bytes: if a.moe.is_some() { bytes(true) } else { 0 },
                 experts: a.moe.map_or(0, |m| u32_of(m.num_experts)),
                 experts_per_token: u32_of(experts_per_token),
                 kv_bytes_per_token: kv_all - kv_windowed,
