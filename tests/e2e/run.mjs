@@ -728,7 +728,11 @@ test('the calculator shows the speed on its card, as `vramfit estimate` computes
 
 test('Which models fit lists what `vramfit fits` does, on the card and on every card', async () => {
   const page = await watchedPage(await browser());
-  await go(page, '#/models?lang=en&engine=llamacpp&gpu=rtx-4090', 'models');
+  // No card yet: the view asks for one, and a card chosen here is the calculator's card.
+  await go(page, '#/models?lang=en&engine=llamacpp', 'models');
+  await page.locator('#models-no-card').waitFor();
+  await page.locator('#models-gpu').selectOption('rtx-4090');
+  await page.waitForFunction(() => location.hash.includes('gpu=rtx-4090'));
   await page.locator('#models-table tbody tr').first().waitFor();
   const rows = await page.$$eval('#models-table tbody tr', (trs) => trs.map((tr) => [tr.dataset.model, Number(tr.dataset.bytes)]));
   const fits = cli(['fits', '--gpu', 'rtx-4090', '--engine', 'llamacpp', '--json']);

@@ -1,6 +1,6 @@
 //! Which models fit (the full build): the calculator's run (its mode, engine, batch, sequence…)
 //! tried with every preset in every weight format its engine loads, on the card chosen in the
-//! calculator (one row per model: its most precise format that fits, what it needs, its speed
+//! calculator or here (one row per model: its most precise format that fits, what it needs, its speed
 //! and longest context, the other formats that fit too), or on every card of the catalog (the
 //! grid: the most precise format per cell). Recomputed whenever the run changes.
 
@@ -177,6 +177,20 @@ pub fn models_view() -> Html {
             ))
         })
     };
+    // The card is the calculator's, and can be chosen here too.
+    let pick_card = {
+        let app = app.clone();
+        Callback::from(move |e: Event| {
+            let v = e
+                .target_unchecked_into::<web_sys::HtmlSelectElement>()
+                .value();
+            app.dispatch(Action::SetMany(vec![
+                ("gpu".into(), v),
+                ("gpu_memory".into(), String::new()),
+            ]))
+        })
+    };
+    let gpu = app.value("gpu");
     let body = match (&*run, card, every) {
         (Err(e), _, _) => html! {
             <div class="notice error" id="models-error" role="alert">
@@ -201,6 +215,15 @@ pub fn models_view() -> Html {
                 <label><input type="radio" name="cards" id="cards-mine" checked={!every} onchange={choose(false)} />{ " " }{ lang.t(key!("models.on_my_card")) }</label>
                 <label><input type="radio" name="cards" id="cards-all" checked={every} onchange={choose(true)} />{ " " }{ lang.t(key!("models.on_every_card")) }</label>
             </div>
+            if !every {
+                <div class="field">
+                    <label for="models-gpu">{ lang.t(key!("f.gpu")) }</label>
+                    <select id="models-gpu" name="gpu" onchange={pick_card}>
+                        <option value="" selected={card.is_none()}>{ lang.t(key!("models.pick_card")) }</option>
+                        { super::gpus::options(&gpu) }
+                    </select>
+                </div>
+            }
             { body }
         </>
     }
