@@ -479,10 +479,8 @@ pub fn find_gpu(id: &str) -> Option<&'static Gpu> {
 /// several when the words fit more than one card (`h100`: the NVL, PCIe and SXM5; `rtx 6000`:
 /// the RTX 6000 Ada and the RTX PRO 6000 Blackwell).
 pub fn match_gpus(query: &str) -> Vec<&'static Gpu> {
-    if let Some(g) = gpus()
-        .iter()
-        .find(|g| g.id.eq_ignore_ascii_case(query.trim()))
-    {
+    let id = query.trim();
+    if let Some(g) = gpus().iter().find(|g| g.id.eq_ignore_ascii_case(id)) {
         return alloc::vec![g];
     }
     let mut found = crate::words::named_by(query, gpus(), |g| [g.id, g.name]);
