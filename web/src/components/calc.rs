@@ -213,18 +213,7 @@ fn run_fields(app: &crate::Ctx, error: &Option<InputError>) -> Html {
 fn gpu_picker(app: &crate::Ctx, error: &Option<InputError>) -> Html {
     let lang = app.lang;
     let gpu = app.value("gpu");
-    let onchange = {
-        let app = app.clone();
-        Callback::from(move |e: Event| {
-            let v = e
-                .target_unchecked_into::<web_sys::HtmlSelectElement>()
-                .value();
-            app.dispatch(Action::SetMany(vec![
-                ("gpu".into(), v),
-                ("gpu_memory".into(), String::new()),
-            ]));
-        })
-    };
+    let onchange = super::gpus::pick(app);
     let err = error.as_ref().filter(|e| e.field == "gpu");
     html! {
         <>

@@ -28,6 +28,21 @@ pub fn short_name(g: &Gpu) -> String {
     name.strip_prefix("GeForce ").unwrap_or(name).to_string()
 }
 
+/// What a card's `<select>` does: the card chosen is the calculator's, and a memory size given
+/// instead of a card is cleared (the estimator takes one or the other).
+pub fn pick(app: &crate::Ctx) -> Callback<Event> {
+    let app = app.clone();
+    Callback::from(move |e: Event| {
+        let v = e
+            .target_unchecked_into::<web_sys::HtmlSelectElement>()
+            .value();
+        app.dispatch(crate::state::Action::SetMany(vec![
+            ("gpu".into(), v),
+            ("gpu_memory".into(), String::new()),
+        ]));
+    })
+}
+
 /// `<option>`s of every catalog card, `selected` the one with id `value`.
 pub fn options(value: &str) -> Html {
     html! {

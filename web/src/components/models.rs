@@ -178,18 +178,7 @@ pub fn models_view() -> Html {
         })
     };
     // The card is the calculator's, and can be chosen here too.
-    let pick_card = {
-        let app = app.clone();
-        Callback::from(move |e: Event| {
-            let v = e
-                .target_unchecked_into::<web_sys::HtmlSelectElement>()
-                .value();
-            app.dispatch(Action::SetMany(vec![
-                ("gpu".into(), v),
-                ("gpu_memory".into(), String::new()),
-            ]))
-        })
-    };
+    let pick_card = super::gpus::pick(&app);
     let gpu = app.value("gpu");
     let body = match (&*run, card, every) {
         (Err(e), _, _) => html! {
