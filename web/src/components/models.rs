@@ -1,8 +1,8 @@
 //! Which models fit (the full build): the calculator's run (its mode, engine, batch, sequence…)
 //! tried with every preset in every weight format its engine loads, on the card chosen in the
-//! calculator or here (one row per model: its most precise format that fits, what it needs, its speed
-//! and longest context, the other formats that fit too), or on every card of the catalog (the
-//! grid: the most precise format per cell). Recomputed whenever the run changes.
+//! calculator or here (one row per model: its most precise format that fits, what it needs, its
+//! speed and longest context, the other formats that fit too), or on every card of the catalog
+//! (the grid: the most precise format per cell). Recomputed whenever the run changes.
 
 use vramfit::estimate::{Bound, EstimateInput, largest_context_fit};
 use vramfit::hardware::grid::{ModelFit, grid, models_on};

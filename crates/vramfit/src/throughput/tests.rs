@@ -393,6 +393,27 @@ fn links_are_read_from_the_catalog_text() {
     assert!((link_bytes_per_s("PCIe 4.0 x16") - 31.5e9).abs() < 0.01e9);
 }
 
+/// The card's row carries its link's bandwidth, computed from its text when the table is
+/// generated: every card's equals the reading of its text, and two by hand (the H100 SXM5's
+/// NVLink 4 at 900 GB/s counted both ways, the RTX 4090's PCIe 4.0 x16 at 16 GT/s × 128/130).
+#[test]
+fn each_card_row_holds_its_links_bandwidth() {
+    for g in gpus() {
+        assert_eq!(
+            Device::of(g).link_bytes_per_s,
+            link_bytes_per_s(g.interconnect()),
+            "{}",
+            g.id
+        );
+    }
+    let card = |id: &str| Device::of(gpus().iter().find(|g| g.id == id).unwrap());
+    assert_eq!(card("h100-sxm5-80gb").link_bytes_per_s, 450e9);
+    assert!(close(
+        card("rtx-4090").link_bytes_per_s,
+        16e9 * 128.0 / 130.0 / 8.0 * 16.0
+    ));
+}
+
 #[test]
 fn every_catalog_card_has_the_figures_the_model_reads() {
     for g in gpus() {
