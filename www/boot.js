@@ -5,8 +5,9 @@
 //
 // Three builds of the same app: `vramfit_en` and `vramfit_zh`, the calculator alone in one
 // language, are the first load; `vramfit_full` has every view in both languages. The address
-// (its view, a model read from a config.json or weights file or looked up on a hub, `lang=`)
-// and the browser's language choose one, as the app's own `AppState::build` does. When a
+// (its view, a model read from a config.json or weights file or looked up on a hub, a catalog
+// card, whose speed only the full build estimates, `lang=`) and the browser's language choose
+// one, as the app's own `AppState::build` does. When a
 // calculator build is asked later for what it lacks (a link followed, a button pressed, the
 // other language), it writes its whole state to the address and calls `vramfitSwitch` with
 // the build it needs: that build is fetched and compiled while the page still shows the
@@ -37,7 +38,7 @@ function style(href) {
 // The build an address asks for: `Route::parse` and `Lang::from_url`/`from_tag` in few words.
 // Should it ever choose wrong, the build it starts hands over to the right one.
 function chosen(hash) {
-  if (/^#\/(fit|mig|diagnose|faq|device)(?![\w-])|[?&]source=(config|hub)(?![^&])/.test(hash)) return 'full';
+  if (/^#\/(fit|mig|diagnose|faq|device)(?![\w-])|[?&]source=(config|hub)(?![^&])|[?&]gpu=[^&]/.test(hash)) return 'full';
   let lang = null;
   for (const m of hash.matchAll(/[?&]lang=([^&]*)/g)) {
     if (m[1] === 'en') lang = 'en';

@@ -143,7 +143,7 @@ test('makes no request outside its origin (request interception)', async () => {
   noProblems(page, 'problems on the views');
 });
 
-test('the first load is the calculator alone; another view hands over to the full build, state kept', async () => {
+test('the first load is the calculator alone; another view or a catalog card hands over to the full build, state kept', async () => {
   // No service worker: it would precache the full build and blur what the page itself asks for.
   const context = await browser({ serviceWorkers: 'block' });
   const wasm = modulesFetched(context);
@@ -181,8 +181,21 @@ test('the first load is the calculator alone; another view hands over to the ful
   await other.locator('#f-config').waitFor({ state: 'attached' });
   assert(/source=config/.test(other.url()), `the choice is in the address: ${other.url()}`);
   eq(await other.evaluate(() => document.documentElement.lang), 'zh-CN', 'the language is kept');
+  // Choosing a catalog card hands over too: the card's speed is in the full build's estimate.
+  const card = await browser({ serviceWorkers: 'block' });
+  const cardWasm = modulesFetched(card);
+  const carded = await watchedPage(card);
+  await go(carded, '#/calc?lang=en&batch=3&seq_len=4096', 'calc');
+  await carded.selectOption('#f-gpu', 'h100-sxm5-80gb');
+  await carded.locator('#speed tr[data-key="decode_tokens_per_s"]').waitFor();
+  assert(cardWasm.length === 2 && cardWasm[0].startsWith('vramfit_en_bg-') && cardWasm[1].startsWith('vramfit_full_bg-'),
+    `the calculator's build, then the full build: ${cardWasm}`);
+  assert(/gpu=h100-sxm5-80gb/.test(carded.url()) && /batch=3/.test(carded.url()), `the inputs stay in the address: ${carded.url()}`);
+  eq(await carded.inputValue('#f-gpu'), 'h100-sxm5-80gb', 'the card stays chosen');
+  eq(await carded.locator('main').count(), 1, 'one app on the page (a card chosen)');
   noProblems(page, 'problems while handing over');
   noProblems(other, 'problems while handing over (config.json)');
+  noProblems(carded, 'problems while handing over (a catalog card)');
   // When the full build cannot be fetched, the page says so and the calculator keeps working.
   const cut = await browser({ serviceWorkers: 'block' });
   await cut.route(/vramfit_full_bg-/, (route) => route.abort('internetdisconnected'));
@@ -272,6 +285,8 @@ test('boot.js starts the build the app would choose (AppState::build), so no add
     ['#/fit?lang=zh', 'zh-CN', 'vramfit_full_bg-'],
     ['#/calc?lang=en&source=config', 'en-US', 'vramfit_full_bg-'],
     ['#/calc?lang=zh&source=hub&model=Qwen%2FQwen3-0.6B-FP8', 'en-US', 'vramfit_full_bg-'],
+    ['#/calc?lang=en&gpu=h100-sxm5-80gb', 'zh-CN', 'vramfit_full_bg-'],
+    ['#/calc?lang=zh&gpu=&gpu_memory=24GB', 'en-US', 'vramfit_zh_bg-'],
   ];
   for (const [hash, locale, want] of cases) {
     const context = await browser({ serviceWorkers: 'block', locale });

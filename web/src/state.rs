@@ -229,12 +229,15 @@ impl AppState {
     }
 
     /// The smallest of the site's builds that shows this state: `"full"` for any view but the
-    /// calculator, or for a model read from a config.json or weights file or looked up on a
-    /// hub; else the calculator
-    /// build of the state's language, `"en"` or `"zh"` (`www/boot.js` makes the same choice
-    /// from the address before any build runs).
+    /// calculator, for a model read from a config.json or weights file or looked up on a hub,
+    /// or for a card of the catalog (whose speed the full build's estimate has); else the
+    /// calculator build of the state's language, `"en"` or `"zh"` (`www/boot.js` makes the same
+    /// choice from the address before any build runs).
     pub fn build(&self) -> &'static str {
-        if self.view != View::Calc || matches!(self.value("source").as_str(), "config" | "hub") {
+        if self.view != View::Calc
+            || matches!(self.value("source").as_str(), "config" | "hub")
+            || !self.value("gpu").is_empty()
+        {
             "full"
         } else {
             self.lang.url_code()
@@ -277,6 +280,10 @@ mod tests {
         assert_eq!(open("#/faq").build(), "full");
         assert_eq!(open("#/calc?source=config").build(), "full");
         assert_eq!(open("#/calc?source=preset").build(), "en");
+        // A catalog card: its speed is the full build's; a memory size alone is not a card.
+        assert_eq!(open("#/calc?lang=zh&gpu=h100-sxm5-80gb").build(), "full");
+        assert_eq!(open("#/calc?gpu_memory=24GB").build(), "en");
+        assert_eq!(open("#/calc?gpu=&gpu_memory=24GB").build(), "en");
         let zh = Rc::new(AppState::default()).reduce(Action::Open(Route::parse(""), Lang::Zh));
         assert_eq!(
             zh.build(),

@@ -352,7 +352,9 @@ fn results(props: &ResultProps) -> Html {
                 }
                 { chart::stacked_bar(lang, e, capacity) }
             </div>
-            { super::speed::panel(lang, e) }
+            // The speed is the full build's: a calculator build hands a state with a catalog card
+            // over to it (`AppState::build`).
+            { speed_panel(lang, e) }
             <div class="panel">
                 <h2>{ lang.t(key!("calc.working")) }</h2>
                 <div class="scroll">
@@ -409,6 +411,16 @@ fn results(props: &ResultProps) -> Html {
             }
         </>
     }
+}
+
+#[cfg(feature = "full")]
+fn speed_panel(lang: crate::i18n::Lang, e: &Estimate) -> Html {
+    super::speed::panel(lang, e)
+}
+
+#[cfg(not(feature = "full"))]
+fn speed_panel(_: crate::i18n::Lang, _: &Estimate) -> Html {
+    Html::default()
 }
 
 fn whatif_card(app: &crate::Ctx, w: &compute::WhatIf, base: &Estimate) -> Html {

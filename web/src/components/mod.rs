@@ -27,6 +27,7 @@ pub mod models;
 #[cfg(feature = "full")]
 pub mod prices;
 pub mod shell;
+#[cfg(feature = "full")]
 pub mod speed;
 #[cfg(feature = "full")]
 pub mod spot;

@@ -102,6 +102,7 @@ mod peak;
 mod quick;
 mod sglang;
 mod solve;
+#[cfg(feature = "speed")]
 mod speed;
 #[cfg(test)]
 mod text_snapshot;
@@ -123,8 +124,8 @@ pub use ollama_tags::{
     OllamaModel, OllamaName, OllamaTag, is_ollama_name, ollama_models, resolve_ollama_name,
 };
 pub use output::{
-    Component, Difference, Estimate, Fit, MAX_TOTAL, OllamaLoad, PeakSource, Phase, estimate,
-    within_reach,
+    Component, Difference, Estimate, Fit, MAX_TOTAL, OllamaLoad, PeakSource, Phase, Throughput,
+    estimate, within_reach,
 };
 pub use parts::thousands;
 pub use quick::{Quick, guide_bytes_per_param, m_rec};
@@ -135,7 +136,6 @@ pub use solve::{
     Bound, FitFix, Solutions, context_bound, fewest_gpus, fixes, largest_batch, largest_batch_fit,
     largest_context, largest_context_fit, layout_input, layout_required_bytes, need, solve,
 };
-pub use speed::Throughput;
 pub use training::NCCL_BUFFERS;
 pub use vllm::{
     CUDA_GRAPH_BASE_GIB, CUDA_GRAPH_PER_LAYER_GIB, SAMPLER_FP32_COPIES, VLLM_BLOCK,

@@ -3,6 +3,7 @@
 
 use super::{EstimateInput, Quick};
 use crate::error::Result;
+use crate::throughput::Runtime;
 use crate::units::Bytes;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -160,6 +161,34 @@ pub struct Fit {
     pub shortfall_bytes: Bytes,
     /// Why it does not fit when memory alone does not say (serving: the KV pool is too small).
     pub reason: Option<Difference>,
+}
+
+/// How fast the run goes on its card (`throughput` in an estimate's JSON): inference's figures
+/// for an inference or serving run, training's for a training run, each with its formula.
+/// Absent without a catalog card (a memory size alone has no bandwidth or compute figures), and
+/// in a build without the crate's `speed` feature (the site's calculator builds).
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Throughput {
+    /// The engine's class of efficiency: `transformers`, `batched` (vLLM), `llamacpp`.
+    pub runtime: Runtime,
+    /// Prompt tokens per second during the prefill, over the batch.
+    pub prefill_tokens_per_s: Option<f64>,
+    /// Seconds from the batch's prompts to the first token.
+    pub time_to_first_token_s: Option<f64>,
+    /// Tokens per second one sequence generates.
+    pub decode_tokens_per_s_per_sequence: Option<f64>,
+    /// Tokens per second the batch generates.
+    pub decode_tokens_per_s: Option<f64>,
+    /// Seconds to generate every sequence's output (the prefill, then the decode steps).
+    pub generation_s: Option<f64>,
+    /// Training: seconds per optimizer step.
+    pub step_time_s: Option<f64>,
+    /// Training: tokens per second over every GPU.
+    pub tokens_per_s: Option<f64>,
+    /// The working of each figure (`key` is the figure's name), in English and Chinese; empty in
+    /// an estimate of numbers alone.
+    pub formulas: Vec<Difference>,
 }
 
 /// The estimate, per GPU, in bytes.

@@ -232,7 +232,10 @@ impl Run<'_> {
             quick,
             differences,
             fit,
+            #[cfg(feature = "speed")]
             throughput: self.throughput(trainable),
+            #[cfg(not(feature = "speed"))]
+            throughput: None,
             notes: parts.notes,
             ollama,
         }

@@ -1,10 +1,11 @@
 //! How fast the run goes on its card: the memory estimate's numbers handed to the speed model
-//! ([`crate::throughput`]), and its figures and working written into the estimate.
+//! ([`crate::throughput`]), and its figures and working written into the estimate's
+//! [`Throughput`]. Compiled with the crate's `speed` feature only.
 
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::{Checkpointing, Difference, Engine, Mode, Run, weights};
+use super::{Checkpointing, Difference, Engine, Mode, Run, Throughput, weights};
 use crate::model::{Role, Tensor};
 use crate::precision::Quantization;
 use crate::throughput::{
@@ -12,33 +13,6 @@ use crate::throughput::{
     TrainingInput,
 };
 use crate::units::four_figures;
-
-/// How fast the run goes on its card (`throughput` in an estimate's JSON): inference's figures
-/// for an inference or serving run, training's for a training run, each with its formula.
-/// Absent without a catalog card (a memory size alone has no bandwidth or compute figures).
-#[derive(Clone, Debug, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
-pub struct Throughput {
-    /// The engine's class of efficiency: `transformers`, `batched` (vLLM), `llamacpp`.
-    pub runtime: Runtime,
-    /// Prompt tokens per second during the prefill, over the batch.
-    pub prefill_tokens_per_s: Option<f64>,
-    /// Seconds from the batch's prompts to the first token.
-    pub time_to_first_token_s: Option<f64>,
-    /// Tokens per second one sequence generates.
-    pub decode_tokens_per_s_per_sequence: Option<f64>,
-    /// Tokens per second the batch generates.
-    pub decode_tokens_per_s: Option<f64>,
-    /// Seconds to generate every sequence's output (the prefill, then the decode steps).
-    pub generation_s: Option<f64>,
-    /// Training: seconds per optimizer step.
-    pub step_time_s: Option<f64>,
-    /// Training: tokens per second over every GPU.
-    pub tokens_per_s: Option<f64>,
-    /// The working of each figure (`key` is the figure's name), in English and Chinese; empty in
-    /// an estimate of numbers alone.
-    pub formulas: Vec<Difference>,
-}
 
 /// The estimator's engine as the speed model's runtime.
 fn runtime(mode: Mode, engine: Engine) -> Runtime {
