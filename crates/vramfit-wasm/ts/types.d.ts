@@ -3137,7 +3137,8 @@ export interface Text {
 /**
  * How fast the run goes on its card (`throughput` in an estimate's JSON): inference's figures
  * for an inference or serving run, training's for a training run, each with its formula.
- * Absent without a catalog card (a memory size alone has no bandwidth or compute figures).
+ * Absent without a catalog card (a memory size alone has no bandwidth or compute figures), and
+ * in a build without the crate's `speed` feature (the site's calculator builds).
  */
 export interface Throughput {
   /**
