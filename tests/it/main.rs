@@ -3,6 +3,7 @@
 
 mod book_data;
 mod calibration;
+mod llamacpp_calibration;
 mod ollama_calibration;
 mod sglang_calibration;
 mod throughput;

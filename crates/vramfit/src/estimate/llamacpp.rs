@@ -1,7 +1,9 @@
 //! llama.cpp: GGUF weights offloaded block by block (`-ngl`) and split over GPUs by layer, the
 //! KV cache of the whole context, ggml's compute buffer.
 
-use super::{Formula, Kernel, Parts, Phase, Run, SatMul, activations, b, tensor_bytes, weights};
+use super::{
+    Engine, Formula, Kernel, Parts, Phase, Run, SatMul, activations, b, tensor_bytes, weights,
+};
 use crate::model::Role;
 use crate::precision::{Dtype, KvDtype, Quantization};
 use crate::units::Bytes;
@@ -10,7 +12,17 @@ impl Run<'_> {
     /// A tensor as llama.cpp loads it. A checkpoint released in MXFP4 (gpt-oss) runs from its
     /// GGUF of file type MXFP4_MOE: the routed experts in MXFP4, every other matrix in Q8_0, the
     /// router and the vectors in F32 (ggml-org/gpt-oss-20b-GGUF: 72 MXFP4 and 98 Q8_0 tensors).
+    ///
+    /// Every other GGUF file of such a checkpoint keeps the experts in MXFP4 too: the converter
+    /// writes them as they ship and the quantizer leaves them (unsloth's gpt-oss-20b F16 and
+    /// Q4_K_M files: 12,036.68 and 10,694.15 MiB on the GPU in published llama.cpp logs).
     pub(super) fn gguf_tensor_bytes(&self, t: &crate::model::Tensor) -> u64 {
+        if self.mxfp4_experts
+            && t.role.is_expert()
+            && matches!(self.quantization, Quantization::Gguf { .. })
+        {
+            return tensor_bytes(&Quantization::Mxfp4, &self.arch, self.dtype, t);
+        }
         if self.quantization == Quantization::Mxfp4 && !t.role.is_expert() {
             if t.rows_in > 1 && t.role != Role::Router {
                 return crate::precision::GgmlType::Q8_0.bytes_for(t.numel());
@@ -23,8 +35,16 @@ impl Run<'_> {
     pub(super) fn llamacpp(&self, p: &mut Parts) -> (Phase, u64, u64) {
         let a = &self.arch;
         let layers = a.num_layers.max(1);
-        let on_gpu = self.gpu_layers.min(layers);
-        let output_on_gpu = self.gpu_layers > layers;
+        // llama.cpp (since PR #18148, December 2025) gives -ngl's first layer to the output layer,
+        // then the last ngl − 1 blocks; Ollama plans the blocks first and the output layer last.
+        let (on_gpu, output_on_gpu) = if self.engine == Engine::Ollama {
+            (self.gpu_layers.min(layers), self.gpu_layers > layers)
+        } else {
+            (
+                self.gpu_layers.saturating_sub(1).min(layers),
+                self.gpu_layers > 0,
+            )
+        };
         // Several GPUs: llama.cpp splits the offloaded blocks across them (--split-mode layer,
         // the default), each with its blocks' KV cache and its own compute buffer; the output
         // layer goes to the last. Shown is the most loaded GPU.
@@ -89,7 +109,11 @@ impl Run<'_> {
             // A bare parameter count has no tensors: the guide's bytes per parameter, on the GPU
             // as far as -ngl reaches (all of it by default), split evenly.
             let all = self.opaque_weights();
-            (gpu, cpu) = if on_gpu > 0 { (all, 0) } else { (0, all) };
+            (gpu, cpu) = if self.gpu_layers > 0 {
+                (all, 0)
+            } else {
+                (0, all)
+            };
             stage_w.fill(gpu.div_ceil(split));
         } else {
             if !output_on_gpu {
@@ -103,29 +127,39 @@ impl Run<'_> {
             stage_w[last] = stage_w[last].saturating_add(gpu.saturating_sub(blocks));
         }
         let ctx = self.max_model_len;
-        // Compute buffer: the output logits for one ubatch in fp32, the block's fp32 activations,
-        // and without flash attention the fp32 KQ matrix of ubatch × context × heads.
+        // Compute buffer: ggml's graph allocator reuses memory from one stage of the graph to the
+        // next, so the buffer is its largest stage, for a ubatch of min(ubatch, context) tokens:
+        // - the output: every token's fp32 logits (llama.cpp reserves for a ubatch of outputs) and
+        //   the final norm's output they are computed from;
+        // - attention without flash attention: the fp32 KQ scores (ubatch × context × heads), their
+        //   mask (ubatch × context) and four ubatch × hidden fp32 tensors of the block;
+        // - a block's feed-forward: ubatch × (4 hidden + 2 FFN width) fp32.
+        // Published load logs (tests/data/llamacpp-buffers.csv) give these to the 0.01 MiB they
+        // print: Llama-3.1-8B, ubatch 512, n_ctx 8192, flash attention off: 512 × 8192 × 33 × 4 B +
+        // 4 × 512 × 4096 × 4 B = 560 MiB; with it, 512 × (128,256 + 4,096) × 4 B = 258.5 MiB.
         let ub = self.ubatch.min(ctx.max(1));
-        let blockact = ub * (a.hidden_size * 4 + activations::token_ffn_width(a) * 2) * 4;
-        let kq = if self.kernel == Kernel::Eager {
-            ub * ctx * a.num_heads * 4
+        let ffn = ub * (a.hidden_size * 4 + activations::token_ffn_width(a) * 2) * 4;
+        let attention = if self.kernel == Kernel::Eager {
+            ub.sat_mul(ctx)
+                .sat_mul(a.num_heads + 1)
+                .saturating_add(4 * ub * a.hidden_size)
+                .sat_mul(4)
         } else {
             0
         };
-        // The output's logits and a block's tensors are never alive together: the graph
-        // allocator reuses one for the other (Llama-3.1-8B, ubatch 512, n_ctx 8192, flash
-        // attention off: llama.cpp logs a 560 MiB compute buffer, KQ 512 MiB + 48 MiB).
-        // The logits (last GPU only) or a block's tensors with KQ, and the stage's KV cache.
+        let block = ffn.max(attention);
+        // The logits (last GPU only) or a block's largest stage, on a GPU with blocks or the
+        // output.
         let compute_of = |g: usize| {
             let logits = if output_on_gpu && g + 1 == split as usize {
-                ub * a.vocab_size * 4
+                ub * (a.vocab_size + a.hidden_size) * 4
             } else {
                 0
             };
-            let c = if stage_layers[g] > 0 || logits > 0 {
-                logits.max(blockact + kq)
+            let c = if stage_layers[g] > 0 {
+                logits.max(block)
             } else {
-                0
+                logits
             };
             (c, logits)
         };
@@ -205,25 +239,35 @@ impl Run<'_> {
             compute,
             false,
             {
-                let vocab = if logits > 0 { a.vocab_size } else { 0 };
-                let heads = a.num_heads;
-                let kq_text = if kq > 0 {
+                let (heads, hidden) = (a.num_heads, a.hidden_size);
+                let output = if logits > 0 {
+                    let vocab = a.vocab_size;
                     formula!(self.text;
-                        [" + KQ {ub} × {ctx} × {heads} heads × 4 B"],
-                        [" + KQ {ub} × {ctx} × {heads} 个头 × 4 B"]
+                        ["output {ub} × ({vocab} logits + {hidden}) × 4 B, "],
+                        ["输出 {ub} × ({vocab} 个 logits + {hidden}) × 4 B，"]
+                    )
+                } else {
+                    Formula::default()
+                };
+                let attention_text = if attention > 0 {
+                    formula!(self.text;
+                        [", attention {ub} × {ctx} × ({heads} heads + mask) × 4 B + 4 × {ub} × {hidden} × 4 B"],
+                        ["，注意力 {ub} × {ctx} × ({heads} 个头 + 掩码) × 4 B + 4 × {ub} × {hidden} × 4 B"]
                     )
                 } else {
                     Formula::default()
                 };
                 formula!(self.text;
-                    let (block, size) = (b(blockact), b(compute));
+                    let (ffn, size) = (b(ffn), b(compute));
                     [
-                        "max(logits {ub} × {vocab} × 4 B, block activations {block}{}) = {size}",
-                        kq_text.en
+                        "max({}feed-forward {ffn}{}) = {size}",
+                        output.en,
+                        attention_text.en
                     ],
                     [
-                        "max(logits {ub} × {vocab} × 4 B，块激活 {block}{}) = {size}",
-                        kq_text.zh
+                        "max({}前馈 {ffn}{}) = {size}",
+                        output.zh,
+                        attention_text.zh
                     ]
                 )
             },

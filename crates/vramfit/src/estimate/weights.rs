@@ -34,6 +34,7 @@ const fn use_more_bits(i: u64, n: u64) -> bool {
 ///   for a 70B (80 layers with GQA, llama.cpp's `LLM_TYPE_70B` for Llama and Qwen2) where it
 ///   would be Q3_K or Q4_K, and `attn_k`, `attn_v` in Q8_0 and `attn_output` in Q5_K for an
 ///   8-expert MoE (Mixtral);
+/// - the MoE router in F32, like the 1-D tensors;
 /// - a tensor whose rows are not whole super-blocks of 256 falls back to a 32-block type
 ///   (Q2_K, Q3_K → IQ4_NL; Q4_K → Q5_0; Q5_K → Q5_1; Q6_K → Q8_0), or F16.
 ///
@@ -42,7 +43,9 @@ const fn use_more_bits(i: u64, n: u64) -> bool {
 pub fn gguf_type(ft: GgufFileType, arch: &Architecture, t: &Tensor) -> Option<GgmlType> {
     use GgmlType as G;
     use GgufFileType as F;
-    if t.rows_in <= 1 || t.role == Role::Vector {
+    // The MoE router (`ffn_gate_inp`) stays F32: the converter writes it so and the quantizer
+    // leaves it.
+    if t.rows_in <= 1 || t.role == Role::Vector || t.role == Role::Router {
         return None;
     }
     let base = ft.base();

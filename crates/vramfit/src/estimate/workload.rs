@@ -155,6 +155,9 @@ pub struct Workload {
     pub vllm_downcast: bool,
     /// llama.cpp ubatch.
     pub ubatch: u64,
+    /// The checkpoint ships its routed experts in MXFP4 (gpt-oss): every GGUF file made from it
+    /// keeps them so, whatever its file type.
+    pub mxfp4_experts: bool,
     /// SGLang `mem_fraction_static`, given or as SGLang picks it.
     pub mem_fraction_static: f64,
     /// SGLang `cuda_graph_max_bs`, given or as SGLang picks it.
@@ -848,9 +851,6 @@ impl EstimateInput {
             self.attention == AttentionImpl::Eager
         };
         let kernel = if eager { Kernel::Eager } else { Kernel::Flash };
-        if matches!(mode, Mode::Serve) && self.engine == Engine::Hf {
-            // Serving is vLLM's pool model unless llama.cpp is chosen.
-        }
         Ok(Workload {
             model_name,
             arch,
@@ -889,6 +889,7 @@ impl EstimateInput {
             max_num_batched_tokens,
             cuda_graphs: self.cuda_graphs,
             gpu_layers,
+            mxfp4_experts: shipped == Quantization::Mxfp4,
             ubatch,
             mem_fraction_static,
             cuda_graph_max_bs,
