@@ -101,6 +101,7 @@ fn validation() -> String {
     );
     sglang_validation(&mut s);
     ollama_validation(&mut s);
+    llamacpp_validation(&mut s);
     let _ = writeln!(s, "\n### PyTorch's own accounting of real models\n");
     let torch = crate::torch_reference::errors();
     let med = |training: bool| {
@@ -305,6 +306,47 @@ fn ollama_validation(s: &mut String) {
             gib(load.total_bytes.get()),
             r.required_partial / GIB,
             gib(load.vram_bytes.get()),
+        );
+    }
+}
+
+/// llama.cpp's logged buffers against vramfit's, with the reason where they differ.
+fn llamacpp_validation(s: &mut String) {
+    use crate::llamacpp_calibration::{buffer_errors, llamacpp_runs, miss};
+    const MIB: f64 = 1_048_576.0;
+    let rows = buffer_errors();
+    let _ = writeln!(s, "\n### llama.cpp against its load logs\n");
+    let _ = writeln!(
+        s,
+        "The model, KV and compute buffers llama.cpp prints for its first GPU (`CUDA0 model buffer size`, `KV buffer size`, `compute buffer size`) in {} published load logs (tests/data/llamacpp-buffers.csv: issues, repositories' log files at their commit, a paper), against vramfit's estimate with the log's file type, context, ubatch, sequences, flash attention, KV type and layers: {} of the {} buffers to the 0.01 MiB the logs print; the others with the reason.\n",
+        llamacpp_runs().len(),
+        rows.iter()
+            .filter(|(r, b, _, _)| miss(r, b).is_none())
+            .count(),
+        rows.len()
+    );
+    let _ = writeln!(
+        s,
+        "| log | model | n_ctx / ubatch / seqs | flash attention | buffer | logged | vramfit | error | why it differs |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|---:|---:|---:|---|");
+    for (r, buffer, logged, ours) in &rows {
+        let _ = writeln!(
+            s,
+            "| {} ({}, build {}) | {} ({}) | {} / {} / {} | {} | {buffer} | {:.2} MiB | {:.2} MiB | {} | {} |",
+            r.source,
+            r.date,
+            r.build,
+            r.preset,
+            r.file_type.name(),
+            thousands(r.n_ctx),
+            r.n_ubatch,
+            r.n_seq,
+            if r.flash_attn { "on" } else { "off" },
+            logged / MIB,
+            ours / MIB,
+            pct(ours / logged - 1.0),
+            miss(r, buffer).unwrap_or("")
         );
     }
 }

@@ -146,7 +146,7 @@ pub struct EstimateFlags {
     /// vLLM enforce_eager, SGLang disable_cuda_graph (alias): no CUDA graphs.
     #[arg(long, visible_alias = "disable-cuda-graph")]
     pub enforce_eager: bool,
-    /// llama.cpp -ngl, Ollama num_gpu (alias): layers on the GPU, 0 to the model's layers + 1 [default: all (llama.cpp), Ollama's own decision (Ollama)].
+    /// llama.cpp -ngl, Ollama num_gpu (alias): layers on the GPU, 0 to the model's layers + 1, the output layer counting as one (llama.cpp puts it first, then the last ngl − 1 blocks; Ollama the blocks first) [default: all (llama.cpp), Ollama's own decision (Ollama)].
     #[arg(long, visible_alias = "num-gpu", allow_negative_numbers = true)]
     pub gpu_layers: Option<f64>,
     /// SGLang mem_fraction_static, 0.01 to 0.99 [default: as SGLang picks it from the card's memory].

@@ -880,8 +880,9 @@ export interface EstimateInput {
    */
   cuda_graphs?: boolean;
   /**
-   * llama.cpp `-ngl`, Ollama `num_gpu`: layers on the GPU; default all (and the output layer)
-   * for llama.cpp, Ollama's own offload decision for Ollama.
+   * llama.cpp `-ngl`, Ollama `num_gpu`: layers on the GPU, the output layer counting as one.
+   * llama.cpp places the output layer first, then the last `ngl − 1` blocks; Ollama the blocks
+   * first. Default: all of them (llama.cpp), Ollama's own offload decision (Ollama).
    */
   gpu_layers?: number | null;
   /**

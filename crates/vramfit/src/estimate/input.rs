@@ -273,8 +273,9 @@ pub struct EstimateInput {
     pub max_num_batched_tokens: Option<f64>,
     /// vLLM and SGLang CUDA graphs (off is vLLM's `enforce_eager`, SGLang's `disable_cuda_graph`).
     pub cuda_graphs: bool,
-    /// llama.cpp `-ngl`, Ollama `num_gpu`: layers on the GPU; default all (and the output layer)
-    /// for llama.cpp, Ollama's own offload decision for Ollama.
+    /// llama.cpp `-ngl`, Ollama `num_gpu`: layers on the GPU, the output layer counting as one.
+    /// llama.cpp places the output layer first, then the last `ngl − 1` blocks; Ollama the blocks
+    /// first. Default: all of them (llama.cpp), Ollama's own offload decision (Ollama).
     pub gpu_layers: Option<f64>,
     /// llama.cpp `-ub` (physical batch).
     pub ubatch: f64,
