@@ -285,7 +285,6 @@ fn choice<T: DeserializeOwned>(field: &str, v: &str) -> Result<T, InputError> {
 }
 
 /// [`choice`]'s error, in one body for every type it reads.
-#[inline(never)]
 #[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
 fn choice_error(field: &str, v: &str, e: ValueError) -> InputError {
     vramfit::input_error!(

@@ -141,7 +141,7 @@ fn fill(text: &str, args: &[&str]) -> String {
 /// A text of the tables: the place of its row, [`TEXT`]'s rows first, then [`VIEW_TEXT`]'s.
 /// Made from the text's key when the site is compiled, by `key!` or
 /// [`Key::find`] in a constant: a key no row has is a compile error, and the module holds no
-/// key, only the texts (measured 2026-12-02: the keys were 1.1 KB of the Chinese first load).
+/// key, only the texts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Key(u16);
 
@@ -243,9 +243,8 @@ pub fn rows() -> &'static [Row] {
 /// NUL, that [`rows`] splits once, and its keys as a constant that only [`Key::find`] reads,
 /// when the site is compiled. The text of a language the build does not carry is in no data
 /// of the module. One string rather than a slice of rows: each cell of a slice is a pointer
-/// and a length, some 6 KB for the calculator's 383 rows that compress poorly (measured
-/// 2026-12-02: the English calculator's module 1.1 KB smaller at `gzip -9`, 0.8 KB as
-/// downloaded).
+/// and a length, some 6 KB for the calculator's 383 rows that compress poorly (the book's
+/// performance chapter has the figure).
 macro_rules! texts {
     ($(#[$m:meta])* $text:ident, $keys:ident: $(($k:literal, $en:literal, $zh:literal)),* $(,)?) => {
         /// The keys of the table's rows, in order.

@@ -4,9 +4,8 @@
 //! [`stop`]: vramfit_web::stop
 
 /// Talc instead of the standard library's dlmalloc, in the site's modules and the npm package's:
-/// smaller and faster (its authors' WebAssembly benchmarks). Measured 2026-12-01 on the English
-/// calculator build: 139.1 → 137.4 KB gzip. `disable-realloc-in-place` would save 0.1 KB more and
-/// copy on every growth of a `Vec` or `String`; it is not used.
+/// smaller and faster (its authors' WebAssembly benchmarks; the book's performance chapter has
+/// the size).
 #[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
 #[global_allocator]
 static TALC: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();

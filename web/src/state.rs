@@ -28,8 +28,8 @@ pub struct AppState {
 }
 
 /// Text inputs by key, in key order: a few dozen entries at most, so a sorted `Vec` with the few
-/// operations the state needs. A `BTreeMap<String, String>` here linked its node code into the
-/// site's first load: 3.4 KB of gzip more (measured 2026-12-01).
+/// operations the state needs. A `BTreeMap<String, String>` here would link its node code into
+/// the site's first load (the book's performance chapter has the figure).
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Inputs(Vec<(String, String)>);
 

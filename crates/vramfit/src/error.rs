@@ -64,8 +64,7 @@ pub use alloc::format as __format;
 ///
 /// Each language's text, its arguments included, is compiled only where the build shows it
 /// (see [`Said`]), so that the Chinese calculator's module holds neither English error text nor
-/// a table to translate it. A literal is copied rather than formatted (a few bytes smaller at
-/// each error; borrowing it as a `Cow` until [`InputError::said`] measured 0.1 KB larger).
+/// a table to translate it. A literal is copied as it is, not formatted.
 ///
 /// The features `en` and `zh` it tests are those of the crate that calls it: a crate that
 /// calls it (the site's) has both, each turning on `vramfit`'s of the same name.
@@ -137,7 +136,6 @@ impl InputError {
     }
 
     /// One body for every argument type of [`Self::new`] (smaller WebAssembly).
-    #[inline(never)]
     fn of(field: String, problem: String, accepted: String) -> Self {
         InputError {
             field,
@@ -155,7 +153,6 @@ impl InputError {
         Self::of_said(field.into(), said)
     }
 
-    #[inline(never)]
     fn of_said(field: String, said: Said) -> Self {
         #[cfg(any(feature = "en", not(feature = "zh")))]
         #[allow(unused_mut)]

@@ -287,8 +287,7 @@ mod tests {
 
     /// Every part of the breakdown the site has a label for has a colour: without one a part
     /// draws black in the bar (SVG's default fill) and its swatch stays empty, as the
-    /// dequantization buffer, the embedding-gradient buffer and NCCL's buffers did until
-    /// 2026-12-01.
+    /// dequantization buffer, the embedding-gradient buffer and NCCL's buffers once did.
     #[test]
     fn every_labelled_part_has_a_colour() {
         let css = include_str!("../../../www/style.css");

@@ -3,8 +3,8 @@
 //!
 //! Plain functions of the app's state that `App` calls, not components: they hold no state of
 //! their own and change whenever the state does, and each component costs the first load its
-//! own lifecycle code: as functions, with no empty offers provider around the calculator's
-//! build, the first load came out 1.8 KB of gzip smaller (measured 2026-12-01).
+//! own lifecycle code, which the first load's budget cannot spare (the book's performance chapter
+//! has the figure).
 
 use yew::prelude::*;
 

@@ -2,8 +2,7 @@
 //! cache, the weights' formula, the CUDA context and the cuBLAS workspace.
 
 use super::{
-    Estimate, Formula, Parts, Run, Runner, SatMul, Workload, b, guide_bytes_per_param, thousands,
-    weights,
+    Estimate, Formula, Parts, Run, Runner, Workload, b, guide_bytes_per_param, thousands, weights,
 };
 use crate::model::Family;
 use crate::precision::{Dtype, KvDtype, Quantization};
@@ -91,10 +90,10 @@ impl Run<'_> {
         } else {
             context
         });
-        let elems = per_layer.sat_mul(seqs).sat_mul(
+        let elems = per_layer.saturating_mul(seqs).saturating_mul(
             global
-                .sat_mul(context)
-                .saturating_add(local.sat_mul(local_ctx)),
+                .saturating_mul(context)
+                .saturating_add(local.saturating_mul(local_ctx)),
         );
         let bytes = self.kv_dtype.bytes_for(elems, self.act_kv_dtype());
         if !self.text {
@@ -354,26 +353,26 @@ impl Run<'_> {
         }
         let tp_kv = self.tp.min(self.arch.num_kv_heads.max(1));
         (self.arch.kv_elements_per_token_layer() / tp_kv)
-            .sat_mul(frames)
-            .sat_mul(layers)
+            .saturating_mul(frames)
+            .saturating_mul(layers)
     }
 
     /// A convolutional network's training activations from its per-image counts: what autograd
     /// saves for each image of the batch, and the max-pooling indices (int64).
     pub(super) fn image_training_bytes(&self, act: u64) -> u64 {
         let a = &self.arch;
-        self.batch.sat_mul(
+        self.batch.saturating_mul(
             a.image_activations
-                .sat_mul(act)
-                .saturating_add(a.image_indices.sat_mul(8)),
+                .saturating_mul(act)
+                .saturating_add(a.image_indices.saturating_mul(8)),
         )
     }
 
     /// A convolutional network's inference working set: the widest point of one forward pass.
     pub(super) fn image_inference_bytes(&self) -> u64 {
         self.batch
-            .sat_mul(self.arch.image_working)
-            .sat_mul(self.act_bytes())
+            .saturating_mul(self.arch.image_working)
+            .saturating_mul(self.act_bytes())
     }
 
     /// Weights of a model known by its parameter count only: `P × b` (the guide's rule), split

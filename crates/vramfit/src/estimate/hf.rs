@@ -2,7 +2,7 @@
 //! prefill or at the last generated token.
 
 use super::{
-    Formula, Kernel, Logits, Parts, Phase, Run, SatMul, activations, b, cublas_workspace,
+    Formula, Kernel, Logits, Parts, Phase, Run, activations, b, cublas_workspace,
     per_gpu_weight_bytes, thousands,
 };
 use crate::units::Bytes;
@@ -35,18 +35,21 @@ impl Run<'_> {
         let (_, frames) = self.encoder_stack();
         let one_block = |seq: u64| {
             let eager = if self.kernel == Kernel::Eager {
-                self.batch.sat_mul(s2).sat_mul(seq).sat_mul(seq)
+                self.batch
+                    .saturating_mul(s2)
+                    .saturating_mul(seq)
+                    .saturating_mul(seq)
             } else {
                 0
             };
             self.batch
-                .sat_mul(seq)
-                .sat_mul(per_tok)
+                .saturating_mul(seq)
+                .saturating_mul(per_tok)
                 .div_ceil(self.tp)
                 .saturating_add(eager.div_ceil(self.tp))
         };
         let seq = self.main_seq().max(frames);
-        let tokens = self.batch.sat_mul(seq);
+        let tokens = self.batch.saturating_mul(seq);
         let (acts, acts_encoder) = if a.is_detailed() {
             (one_block(self.main_seq()), one_block(frames))
         } else if a.has_image_counts() {
@@ -59,14 +62,14 @@ impl Run<'_> {
         let cross = self
             .kv_dtype
             .bytes_for(
-                self.cross_kv_elements(layers).sat_mul(self.batch),
+                self.cross_kv_elements(layers).saturating_mul(self.batch),
                 self.act_kv_dtype(),
             )
             .saturating_add(
                 self.batch
-                    .sat_mul(frames)
-                    .sat_mul(a.hidden_size)
-                    .sat_mul(act),
+                    .saturating_mul(frames)
+                    .saturating_mul(a.hidden_size)
+                    .saturating_mul(act),
             );
         let vocab = a.vocab_size;
         let kept = if self.logits == Logits::All {
@@ -79,11 +82,14 @@ impl Run<'_> {
         // dtype; generate copies only the last position to fp32, in its decode term).
         let (logits, head_input) = if a.is_generative() && vocab > 0 {
             (
-                self.batch.sat_mul(kept).sat_mul(vocab).sat_mul(act),
                 self.batch
-                    .sat_mul(self.main_seq())
-                    .sat_mul(a.hidden_size)
-                    .sat_mul(act),
+                    .saturating_mul(kept)
+                    .saturating_mul(vocab)
+                    .saturating_mul(act),
+                self.batch
+                    .saturating_mul(self.main_seq())
+                    .saturating_mul(a.hidden_size)
+                    .saturating_mul(act),
             )
         } else {
             (0, 0)

@@ -1,9 +1,7 @@
 //! llama.cpp: GGUF weights offloaded block by block (`-ngl`) and split over GPUs by layer, the
 //! KV cache of the whole context, ggml's compute buffer.
 
-use super::{
-    Engine, Formula, Kernel, Parts, Phase, Run, SatMul, activations, b, tensor_bytes, weights,
-};
+use super::{Engine, Formula, Kernel, Parts, Phase, Run, activations, b, tensor_bytes, weights};
 use crate::model::Role;
 use crate::precision::{Dtype, KvDtype, Quantization};
 use crate::units::Bytes;
@@ -27,7 +25,7 @@ impl Run<'_> {
             if t.rows_in > 1 && t.role != Role::Router {
                 return crate::precision::GgmlType::Q8_0.bytes_for(t.numel());
             }
-            return t.numel().sat_mul(4);
+            return t.numel().saturating_mul(4);
         }
         tensor_bytes(&self.quantization, &self.arch, self.dtype, t)
     }
@@ -79,9 +77,9 @@ impl Run<'_> {
             if split == 1 && !by_block(&t) {
                 // llama.cpp offloads the last `ngl` blocks: those of `l..l + n` from `first` on.
                 let on = (l + n).saturating_sub(l.max(first)).min(n);
-                gpu = gpu.saturating_add(bytes.sat_mul(on));
-                stage_w[0] = stage_w[0].saturating_add(bytes.sat_mul(on));
-                cpu = cpu.saturating_add(bytes.sat_mul(n - on));
+                gpu = gpu.saturating_add(bytes.saturating_mul(on));
+                stage_w[0] = stage_w[0].saturating_add(bytes.saturating_mul(on));
+                cpu = cpu.saturating_add(bytes.saturating_mul(n - on));
                 return;
             }
             for block in l..l + n {
@@ -140,10 +138,10 @@ impl Run<'_> {
         let ub = self.ubatch.min(ctx.max(1));
         let ffn = ub * (a.hidden_size * 4 + activations::token_ffn_width(a) * 2) * 4;
         let attention = if self.kernel == Kernel::Eager {
-            ub.sat_mul(ctx)
-                .sat_mul(a.num_heads + 1)
+            ub.saturating_mul(ctx)
+                .saturating_mul(a.num_heads + 1)
                 .saturating_add(4 * ub * a.hidden_size)
-                .sat_mul(4)
+                .saturating_mul(4)
         } else {
             0
         };
@@ -309,7 +307,7 @@ impl Run<'_> {
             let here = (layers * a.sliding_layers).div_ceil(a.num_layers.max(1));
             let cells = a
                 .sliding_window
-                .sat_mul(self.batch)
+                .saturating_mul(self.batch)
                 .saturating_add(self.ubatch)
                 .next_multiple_of(256)
                 .min(ctx);
@@ -318,9 +316,9 @@ impl Run<'_> {
             (0, 0)
         };
         let cells = ctx
-            .sat_mul(layers - swa_layers)
-            .saturating_add(swa_cells.sat_mul(swa_layers));
-        let elems = per_layer.sat_mul(cells);
+            .saturating_mul(layers - swa_layers)
+            .saturating_add(swa_cells.saturating_mul(swa_layers));
+        let elems = per_layer.saturating_mul(cells);
         // llama.cpp's default KV type is f16.
         let dtype = if self.kv_dtype == KvDtype::Auto {
             KvDtype::Fp16

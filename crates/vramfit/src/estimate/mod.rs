@@ -149,17 +149,3 @@ use workload::Runner;
 
 #[cfg(test)]
 mod tests;
-
-/// `u64::saturating_mul` out of line in the wasm modules: on wasm32 each inlined one is a call to
-/// the 128-bit multiply `__multi3` and a test of its high half, some seventy times over in the
-/// estimator.
-pub(crate) trait SatMul {
-    fn sat_mul(self, rhs: u64) -> u64;
-}
-
-impl SatMul for u64 {
-    #[cfg_attr(target_arch = "wasm32", inline(never))]
-    fn sat_mul(self, rhs: u64) -> u64 {
-        self.saturating_mul(rhs)
-    }
-}

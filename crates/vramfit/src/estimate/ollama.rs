@@ -7,7 +7,7 @@
 //! output layer last. What runs is then llama.cpp's shape with that `-ngl`, and `ollama ps`
 //! prints the share of Ollama's estimate left on the CPU: `48%/52% CPU/GPU`.
 
-use super::{OllamaLoad, Parts, Phase, Run, SatMul, b, thousands};
+use super::{OllamaLoad, Parts, Phase, Run, b, thousands};
 use crate::model::Role;
 use crate::precision::KvDtype;
 use crate::units::{Bytes, GIB};
@@ -65,11 +65,11 @@ impl Run<'_> {
             Some(m) => (m.qk_nope_head_dim + m.qk_rope_head_dim + m.v_head_dim) * a.num_heads,
             None => 2 * a.head_dim * a.num_kv_heads,
         };
-        let elems = context.sat_mul(per_token);
+        let elems = context.saturating_mul(per_token);
         match self.kv_dtype {
             KvDtype::Q8_0 => elems,
             KvDtype::Q4_0 => elems / 2,
-            _ => elems.sat_mul(2),
+            _ => elems.saturating_mul(2),
         }
     }
 
@@ -135,7 +135,7 @@ impl Run<'_> {
             output = output.saturating_add(embedding);
         }
         let kv_layer = self.ollama_kv_layer(context);
-        let kv = kv_layer.sat_mul(a.num_layers);
+        let kv = kv_layer.saturating_mul(a.num_layers);
         let (mut partial, mut full) = self.ollama_graph(context, kv);
         if full == 0 {
             full = partial;
@@ -155,7 +155,7 @@ impl Run<'_> {
         for (i, &f) in free.iter().enumerate() {
             if f >= graph_max
                 .saturating_add(min)
-                .saturating_add(first.sat_mul(2))
+                .saturating_add(first.saturating_mul(2))
             {
                 with_space.push(i);
                 alloc[i] = min.saturating_add(first);
@@ -187,7 +187,7 @@ impl Run<'_> {
         let mut overflow = if fully {
             0
         } else {
-            layer.sat_mul(blocks as u64 - count)
+            layer.saturating_mul(blocks as u64 - count)
         };
         if output > 0 && limit.is_none_or(|n| count < n) {
             let mut j = with_space.len();
@@ -237,7 +237,7 @@ impl Run<'_> {
             self.max_model_len
         };
         let parallel = self.batch;
-        let context = num_ctx.sat_mul(parallel);
+        let context = num_ctx.saturating_mul(parallel);
         let gpus = (self.dp * self.pp).max(1) as usize;
         let free = match &self.device {
             Some(d) => vec![d.memory.get(); gpus],

@@ -57,7 +57,6 @@ pub(super) struct Parts {
 }
 
 impl Parts {
-    #[inline(never)]
     pub(super) fn add(
         &mut self,
         key: &str,
@@ -83,7 +82,6 @@ impl Parts {
             note_zh,
         });
     }
-    #[inline(never)]
     pub(super) fn note(&mut self, key: &str, en: String, zh: String) {
         if !self.text {
             return;

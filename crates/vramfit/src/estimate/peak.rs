@@ -2,8 +2,8 @@
 //! would report, the total `nvidia-smi` would show, the guide's recommendation and the fit.
 
 use super::{
-    Difference, Engine, Estimate, Fit, Mode, Offload, Parts, PeakSource, Phase, Precision, Run,
-    SatMul, b, m_rec, quick, thousands,
+    Difference, Engine, Estimate, Fit, Mode, Offload, Parts, PeakSource, Phase, Precision, Run, b,
+    m_rec, quick, thousands,
 };
 use crate::precision::Dtype;
 use crate::units::{Bytes, MIB, fixed};
@@ -54,7 +54,7 @@ impl Run<'_> {
         let reserve = if is_llamacpp {
             0
         } else {
-            (transient / 20).saturating_add(a.num_layers.sat_mul(MIB))
+            (transient / 20).saturating_add(a.num_layers.saturating_mul(MIB))
         };
         if !is_llamacpp {
             parts.add(

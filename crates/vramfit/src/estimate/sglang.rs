@@ -10,9 +10,7 @@
 //! `2 × kv heads / tp × head_dim` for the others). The defaults follow `server_args.py`
 //! (`_handle_gpu_memory_settings`).
 
-use super::{
-    CUDA_CONTEXT, Parts, Phase, Run, SatMul, ServePool, activations, b, thousands, weights,
-};
+use super::{CUDA_CONTEXT, Parts, Phase, Run, ServePool, activations, b, thousands, weights};
 use crate::units::{Bytes, short};
 
 /// SGLang's memory-dependent defaults for a card of `gpu_mib` MiB at tensor parallel `tp`.
@@ -90,7 +88,7 @@ pub(super) fn capture_sizes(max_bs: u64) -> u64 {
 /// SGLang's own default for `max_running_requests`: `tokens / context_len × 512`, between 2048
 /// and 4096 (`ModelRunner.init_memory_pool`).
 pub(super) fn default_running_requests(tokens: u64, context_len: u64) -> u64 {
-    (tokens.sat_mul(512) / context_len.max(1)).clamp(2048, 4096)
+    (tokens.saturating_mul(512) / context_len.max(1)).clamp(2048, 4096)
 }
 
 impl Run<'_> {
@@ -180,7 +178,7 @@ impl Run<'_> {
                 let tokens = rest.checked_div(cell).unwrap_or(0);
                 // The pool holds one more token: slot 0 takes the padded tokens' dummy writes.
                 let kv = if tokens > 0 {
-                    (tokens + 1).sat_mul(cell)
+                    (tokens + 1).saturating_mul(cell)
                 } else {
                     0
                 };
@@ -226,8 +224,8 @@ impl Run<'_> {
                 (tokens, kv, requests, rest)
             }
             None => {
-                let tokens = self.batch.sat_mul(context);
-                let kv = tokens.sat_mul(cell);
+                let tokens = self.batch.saturating_mul(context);
+                let kv = tokens.saturating_mul(cell);
                 let requests = self
                     .max_running_requests
                     .unwrap_or_else(|| default_running_requests(tokens, context));
@@ -255,7 +253,9 @@ impl Run<'_> {
         };
         let _ = pool;
         // ReqToTokenPool: an int32 slot per token of context_length + 4 for every running request.
-        let table = requests.sat_mul(context.saturating_add(4)).sat_mul(4);
+        let table = requests
+            .saturating_mul(context.saturating_add(4))
+            .saturating_mul(4);
         p.add(
             "req_to_token_pool",
             table,
@@ -273,7 +273,7 @@ impl Run<'_> {
         let (per_tok, _) = activations::inference_per_token(a, act);
         let per = per_tok.saturating_sub(8 * a.hidden_size) + 2 * act * a.hidden_size;
         let chunk = self.max_num_batched_tokens;
-        let acts = chunk.sat_mul(per).div_ceil(self.tp);
+        let acts = chunk.saturating_mul(per).div_ceil(self.tp);
         p.add(
             "activations",
             acts,
@@ -290,8 +290,8 @@ impl Run<'_> {
             let bs = self.cuda_graph_max_bs;
             let graphs = capture_sizes(bs);
             let g = graphs
-                .sat_mul(layers_here)
-                .sat_mul(SGLANG_CUDA_GRAPH_PER_LAYER.get());
+                .saturating_mul(layers_here)
+                .saturating_mul(SGLANG_CUDA_GRAPH_PER_LAYER.get());
             p.add(
                 "cuda_graphs",
                 g,
@@ -339,7 +339,7 @@ impl Run<'_> {
         p.serve_tokens = Some(tokens);
         // M_theory: the memory whose static fraction holds the weights, the loading and `batch`
         // requests of context_length, plus what is in use before loading.
-        let demand = self.batch.sat_mul(context).sat_mul(cell);
+        let demand = self.batch.saturating_mul(context).saturating_mul(cell);
         p.theory = Some(
             Bytes::from_f64(w.saturating_add(load).saturating_add(demand) as f64 / mfs)
                 .get()

@@ -2,7 +2,7 @@
 //! step's temporaries under each precision regime, LoRA/QLoRA, ZeRO with offload, and parallelism.
 
 use super::{
-    Checkpointing, Formula, Offload, Optimizer, Parts, Phase, Precision, Run, SatMul, Trainable,
+    Checkpointing, Formula, Offload, Optimizer, Parts, Phase, Precision, Run, Trainable,
     activations, b, per_gpu_weight_bytes, role_bit, thousands, weights,
 };
 use crate::model::Role;
@@ -34,8 +34,8 @@ impl Run<'_> {
         let lora_of = |t: &crate::model::Tensor| {
             if lora && t.role.is_block_linear() && mask & role_bit(t.role) != 0 {
                 self.lora_rank
-                    .sat_mul(t.rows_in + t.rows_out)
-                    .sat_mul(t.count)
+                    .saturating_mul(t.rows_in + t.rows_out)
+                    .saturating_mul(t.count)
             } else {
                 0
             }
@@ -95,7 +95,7 @@ impl Run<'_> {
         let mut w = if detailed {
             per_gpu_weight_bytes(a, base_dtype, &q, self.tp, self.pp)
         } else {
-            params.sat_mul(base_dtype.bits() as u64 / 8)
+            params.saturating_mul(base_dtype.bits() as u64 / 8)
         };
         let mut w_text: Formula = if detailed {
             self.weights_formula_train(w, base_dtype, &q)
@@ -116,7 +116,7 @@ impl Run<'_> {
                 }
             };
             let unq = weights::total(a, unquantized);
-            let extra = busiest(&unquantized, unq).sat_mul(2);
+            let extra = busiest(&unquantized, unq).saturating_mul(2);
             w = w.saturating_add(extra);
             w_text = formula!(self.text;
                 let (unq, extra) = (thousands(unq), b(extra));
@@ -134,7 +134,7 @@ impl Run<'_> {
             // DeepSpeed holds the whole model, adapters included, in 16 bits (their fp32 masters
             // are in the optimizer partition); without ZeRO, PEFT keeps the adapters in fp32.
             let ab = if zero > 0 { act } else { sb };
-            let adapters = t_shard.sat_mul(ab);
+            let adapters = t_shard.saturating_mul(ab);
             w = w.saturating_add(adapters);
             w_text = formula!(self.text;
                 let (n, size) = (thousands(t_shard), b(adapters));
@@ -147,7 +147,10 @@ impl Run<'_> {
         let mut live_params = 0;
         if zero == 3 {
             let layer_params = params / a.num_layers.max(1);
-            live_params = layer_params.sat_mul(2).sat_mul(2).div_ceil(self.tp);
+            live_params = layer_params
+                .saturating_mul(2)
+                .saturating_mul(2)
+                .div_ceil(self.tp);
             w = if offload { 0 } else { w.div_ceil(dp) };
             w_text = formula!(self.text;
                 [
@@ -172,7 +175,7 @@ impl Run<'_> {
         );
         // Gradients (in the master dtype; under ZeRO in the model dtype, reduced into fp32 partitions).
         let grad_bytes = if zero > 0 { act } else { sb };
-        let mut g = t_shard.sat_mul(grad_bytes);
+        let mut g = t_shard.saturating_mul(grad_bytes);
         let n_trainable = if self.text {
             thousands(t_shard)
         } else {
@@ -240,10 +243,10 @@ impl Run<'_> {
                 formula!(self.text; text "Adafactor: factored second moment (row + column per matrix, 4 B)", "Adafactor：分解的二阶矩（每个矩阵的行 + 列，4 B)"),
             ),
         };
-        let mut o = t_shard.sat_mul(state_per_param);
+        let mut o = t_shard.saturating_mul(state_per_param);
         if self.optimizer == Optimizer::Adamw8bit {
             // bitsandbytes quantizes each state in blocks of 256 with one fp32 absmax per block.
-            o = o.saturating_add(t_shard.div_ceil(256).sat_mul(8));
+            o = o.saturating_add(t_shard.div_ceil(256).saturating_mul(8));
         }
         if self.optimizer == Optimizer::Adafactor {
             let factored = |t: &crate::model::Tensor| {
@@ -321,7 +324,7 @@ impl Run<'_> {
         // The sequence through the main stack (a ViT's patches and class token, whatever
         // seq_len says) and, for Whisper, the encoder's fixed frames over its own layers.
         let seq = self.main_seq();
-        let tokens = self.batch.sat_mul(seq);
+        let tokens = self.batch.saturating_mul(seq);
         let (enc_layers, enc_seq) = self.encoder_stack();
         // With full checkpointing, the block recomputed in backward (alive only once the loss's
         // tensors are freed).
@@ -336,9 +339,14 @@ impl Run<'_> {
             // What one block saves for a sequence of `s` tokens, over the batch.
             let block = |s: u64, s2: u64| {
                 self.batch
-                    .sat_mul(s)
-                    .sat_mul(per_tok)
-                    .saturating_add(self.batch.sat_mul(s).sat_mul(s).sat_mul(s2))
+                    .saturating_mul(s)
+                    .saturating_mul(per_tok)
+                    .saturating_add(
+                        self.batch
+                            .saturating_mul(s)
+                            .saturating_mul(s)
+                            .saturating_mul(s2),
+                    )
             };
             // A Whisper decoder layer's cross-attention over the encoder's frames.
             let cross = |s2: u64| {
@@ -346,10 +354,10 @@ impl Run<'_> {
                     return 0;
                 }
                 let (tok, frame) = activations::cross_attention_training(a, &compute, &train);
-                self.batch.sat_mul(
-                    seq.sat_mul(tok)
-                        .saturating_add(enc_seq.sat_mul(frame))
-                        .saturating_add(seq.sat_mul(enc_seq).sat_mul(s2)),
+                self.batch.saturating_mul(
+                    seq.saturating_mul(tok)
+                        .saturating_add(enc_seq.saturating_mul(frame))
+                        .saturating_add(seq.saturating_mul(enc_seq).saturating_mul(s2)),
                 )
             };
             let resid = compute.resid;
@@ -376,9 +384,9 @@ impl Run<'_> {
                 Checkpointing::Full => {
                     // The block inputs, and the encoder's output that every decoder block reads.
                     let kept = tokens
-                        .sat_mul(a.num_layers)
+                        .saturating_mul(a.num_layers)
                         .saturating_add(self.batch * enc_seq * (enc_layers + enc_layers.min(1)))
-                        .sat_mul(resid * a.hidden_size);
+                        .saturating_mul(resid * a.hidden_size);
                     let one = block(seq.max(enc_seq), s2).max(block(seq, s2) + cross(s2));
                     recomputed = one;
                     (
@@ -400,8 +408,8 @@ impl Run<'_> {
                 _ => {
                     let total = block(seq, s2_total)
                         .saturating_add(cross(s2_total))
-                        .sat_mul(a.num_layers)
-                        .saturating_add(block(enc_seq, s2_total).sat_mul(enc_layers));
+                        .saturating_mul(a.num_layers)
+                        .saturating_add(block(enc_seq, s2_total).saturating_mul(enc_layers));
                     let s2_text = if s2_total > 0 {
                         let batch = self.batch;
                         formula!(self.text;
@@ -468,7 +476,7 @@ impl Run<'_> {
         };
         let acts = if self.pp > 1 {
             // 1F1B: the first stage holds pp micro-batches of its layers in flight.
-            acts.div_ceil(self.pp).sat_mul(self.pp.min(self.pp))
+            acts.div_ceil(self.pp).saturating_mul(self.pp.min(self.pp))
         } else {
             acts
         };
@@ -485,7 +493,10 @@ impl Run<'_> {
         // its fp32 copy are freed once the loss is computed: the outputs are dropped, as Trainer
         // does).
         let logits = if a.is_generative() && a.vocab_size > 0 {
-            tokens.sat_mul(a.vocab_size).sat_mul(12).div_ceil(self.tp)
+            tokens
+                .saturating_mul(a.vocab_size)
+                .saturating_mul(12)
+                .div_ceil(self.tp)
         } else {
             0
         };
@@ -504,13 +515,16 @@ impl Run<'_> {
         // End of backward: the embedding's dense gradient is built in a fresh buffer before it is
         // accumulated (twice the matrix when the head shares it: the head's gradient is already there).
         let emb_buf = if !lora && zero == 0 && detailed && a.vocab_size > 0 {
-            let n = a.vocab_size.sat_mul(a.hidden_size).sat_mul(grad_bytes);
+            let n = a
+                .vocab_size
+                .saturating_mul(a.hidden_size)
+                .saturating_mul(grad_bytes);
             let copies = if a.tied_embeddings && a.is_generative() {
                 2
             } else {
                 1
             };
-            n.sat_mul(copies).div_ceil(self.tp)
+            n.saturating_mul(copies).div_ceil(self.tp)
         } else {
             0
         };
@@ -555,7 +569,7 @@ impl Run<'_> {
                 }
             };
             let mats = weights::total(a, matrix);
-            busiest(&matrix, mats).sat_mul(2)
+            busiest(&matrix, mats).saturating_mul(2)
         } else {
             0
         };
@@ -609,7 +623,7 @@ impl Run<'_> {
             Optimizer::Adamw | Optimizer::Lion
                 if !(self.fused_optimizer || zero >= 1 && offload) =>
             {
-                partition(t_shard.sat_mul(sb))
+                partition(t_shard.saturating_mul(sb))
             }
             // Adafactor's update: a full-size fp32 temporary of the largest trainable tensor on
             // this GPU (under LoRA an adapter matrix, not the frozen embedding).
@@ -617,7 +631,7 @@ impl Run<'_> {
                 let trainable = |t: &crate::model::Tensor| {
                     if lora {
                         if lora_of(t) > 0 {
-                            self.lora_rank.sat_mul(t.rows_in.max(t.rows_out))
+                            self.lora_rank.saturating_mul(t.rows_in.max(t.rows_out))
                         } else {
                             0
                         }
@@ -632,7 +646,7 @@ impl Run<'_> {
         // ZeRO's step casts this rank's gradient partition to fp32 beside the fp32 masters
         // (DeepSpeed stage_1_and_2.py `step()`; its estimators count 16 B per parameter / N).
         let fp32_grads = if zero >= 1 && !offload && master > 0 {
-            t_shard.sat_mul(4).div_ceil(dp)
+            t_shard.saturating_mul(4).div_ceil(dp)
         } else {
             0
         };
@@ -669,9 +683,9 @@ impl Run<'_> {
             );
         }
         // ZeRO buckets / DDP buckets.
-        let h2 = a.hidden_size.sat_mul(a.hidden_size);
+        let h2 = a.hidden_size.saturating_mul(a.hidden_size);
         let buckets = match zero {
-            1 | 2 => h2.sat_mul(2 * 2),
+            1 | 2 => h2.saturating_mul(2 * 2),
             3 => live_params.saturating_add(Bytes::from_f64(0.9 * h2 as f64).get() * 2),
             _ if dp > 1 => g,
             _ => 0,
@@ -814,9 +828,9 @@ impl Run<'_> {
             // NVMe), for this GPU's tensor × pipeline shard / dp.
             // DeepSpeed's CPU step also holds the fp32 gradient partition (its estimators: 16 B
             // per parameter / N for ZeRO-2, 18 B for ZeRO-3 with the 16-bit parameters).
-            let full_states = t_shard.sat_mul(4 + 4 + state_per_param);
+            let full_states = t_shard.saturating_mul(4 + 4 + state_per_param);
             let params_cpu = if zero == 3 {
-                busiest(&|t| t.numel(), params).sat_mul(2)
+                busiest(&|t| t.numel(), params).saturating_mul(2)
             } else {
                 0
             };

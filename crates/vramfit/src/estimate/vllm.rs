@@ -1,7 +1,7 @@
 //! Serving with vLLM: the weights, the start-up profile run, the KV pool sized from
 //! `gpu_memory_utilization`, CUDA graphs, and the concurrency the pool holds.
 
-use super::{CUDA_CONTEXT, Parts, Phase, Run, SatMul, ServePool, activations, b, thousands};
+use super::{CUDA_CONTEXT, Parts, Phase, Run, ServePool, activations, b, thousands};
 use crate::units::{Bytes, GIB, short};
 use alloc::string::String;
 
@@ -24,8 +24,8 @@ impl Run<'_> {
         // vLLM's rotary embedding keeps a cos/sin cache of max_position × head_dim in the model dtype.
         let rope = if a.is_generative() && a.mla.is_none() && a.learned_positions == 0 {
             a.max_position_embeddings
-                .sat_mul(a.head_dim)
-                .sat_mul(self.act_bytes())
+                .saturating_mul(a.head_dim)
+                .saturating_mul(self.act_bytes())
         } else {
             0
         };
@@ -72,7 +72,7 @@ impl Run<'_> {
         let (per_tok, _) = activations::inference_per_token(a, act);
         let forward = self
             .max_num_batched_tokens
-            .sat_mul(per_tok.saturating_sub(8 * a.hidden_size) + 2 * act * a.hidden_size)
+            .saturating_mul(per_tok.saturating_sub(8 * a.hidden_size) + 2 * act * a.hidden_size)
             .div_ceil(self.tp);
         let sampler = Bytes::from_f64(
             self.max_num_seqs as f64 * a.vocab_size as f64 * 4.0 * SAMPLER_FP32_COPIES,
@@ -167,8 +167,8 @@ impl Run<'_> {
             + 1;
         let cross_blocks = frames.div_ceil(VLLM_BLOCK);
         let request = per_layer
-            .sat_mul(VLLM_BLOCK)
-            .sat_mul(global * full_blocks + local * window_blocks + cross * cross_blocks);
+            .saturating_mul(VLLM_BLOCK)
+            .saturating_mul(global * full_blocks + local * window_blocks + cross * cross_blocks);
         let budget_used = w + acts + non_torch.get();
         let (pool, tokens) = match &self.device {
             Some(d) => {
@@ -245,8 +245,8 @@ impl Run<'_> {
                 (pool_used, blocks / groups.max(1) * VLLM_BLOCK)
             }
             None => {
-                let tokens = self.batch.sat_mul(self.max_model_len);
-                let pool = self.batch.sat_mul(request);
+                let tokens = self.batch.saturating_mul(self.max_model_len);
+                let pool = self.batch.saturating_mul(request);
                 let full = full_blocks * VLLM_BLOCK;
                 let per_layer = if self.text {
                     thousands(per_layer)
@@ -340,7 +340,7 @@ impl Run<'_> {
         // M_theory for serving (the guide's stage 2: KV at the peak concurrency): the card memory
         // whose utilisation budget holds the weights, the profile peak, non-torch memory and the KV
         // of `batch` sequences of max_model_len, plus what lives outside the budget.
-        let demand = self.batch.sat_mul(request);
+        let demand = self.batch.saturating_mul(request);
         let outside = context.get().saturating_add(p.get("cuda_graphs"));
         p.theory = Some(
             Bytes::from_f64(

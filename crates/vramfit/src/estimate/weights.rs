@@ -1,6 +1,5 @@
 //! Weight bytes: every tensor in its stored format, sharded by tensor and pipeline parallelism.
 
-use super::SatMul;
 use crate::model::{Architecture, Role, Tensor};
 use crate::precision::{Dtype, GgmlType, GgufFileType, Quantization};
 
@@ -149,18 +148,20 @@ fn whole_blocks(ty: GgmlType, row: u64) -> GgmlType {
 /// Bytes of one tensor (all its copies) in the model dtype `dtype` under quantization `q`.
 pub fn tensor_bytes(q: &Quantization, arch: &Architecture, dtype: Dtype, t: &Tensor) -> u64 {
     let n = t.numel();
-    let plain = n.sat_mul(dtype.bits() as u64) / 8;
+    let plain = n.saturating_mul(dtype.bits() as u64) / 8;
     if let Quantization::Gguf { file_type } = q {
         // GGUF stores 1-D tensors in F32.
         return match gguf_type(*file_type, arch, t) {
-            Some(ty) => ty.bytes_for(t.rows_in.sat_mul(t.rows_out)).sat_mul(t.count),
-            None => n.sat_mul(4),
+            Some(ty) => ty
+                .bytes_for(t.rows_in.saturating_mul(t.rows_out))
+                .saturating_mul(t.count),
+            None => n.saturating_mul(4),
         };
     }
     if !is_quantized(q, arch, t) {
         return plain;
     }
-    let rows_out = t.rows_out.sat_mul(t.count);
+    let rows_out = t.rows_out.saturating_mul(t.count);
     let groups = |g: u32| n.div_ceil(g as u64);
     match *q {
         // One byte per weight and an fp32 scale per output channel.
@@ -173,7 +174,7 @@ pub fn tensor_bytes(q: &Quantization, arch: &Architecture, dtype: Dtype, t: &Ten
             (n * b).div_ceil(8)
                 + groups(group_size) * 2
                 + (groups(group_size) * b).div_ceil(8)
-                + t.rows_in.sat_mul(t.count) * 4
+                + t.rows_in.saturating_mul(t.count) * 4
         }
         // 4 bits per weight, per group an fp16 scale and a packed 4-bit zero.
         Quantization::Awq { group_size } => {

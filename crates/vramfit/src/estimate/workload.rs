@@ -3,7 +3,7 @@
 
 use super::{
     AttentionImpl, Checkpointing, Device, Engine, EstimateInput, Kernel, Logits, Mode, Offload,
-    Optimizer, Precision, SatMul, role_bit,
+    Optimizer, Precision, role_bit,
 };
 use crate::error::{InputError, Result};
 use crate::model::{Architecture, Role};
@@ -440,9 +440,7 @@ pub const MAX_BATCH: u64 = 1 << 20;
 /// Largest sequence accepted: 16 M tokens.
 pub const MAX_SEQ: u64 = 1 << 24;
 
-/// The LoRA target modules [`lora_mask`] accepts, in words. Its error formats it (`["{MODULES}"]`)
-/// rather than copying it (`[= MODULES]`): the same text, and measured 94 bytes smaller in the
-/// English calculator's module as downloaded (2026-12-02), where that module sits at its ceiling.
+/// The LoRA target modules [`lora_mask`] accepts, in words, for its error.
 const MODULES: &str = "q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj, all-linear";
 
 /// Parses LoRA target module names into role bits.
@@ -759,9 +757,11 @@ impl EstimateInput {
         };
         let max_model_len = match self.max_model_len {
             Some(v) => int("max_model_len", v, 1, MAX_SEQ)?,
-            None if self.engine == Engine::Llamacpp => (seq_len + new_tokens).sat_mul(batch),
+            None if self.engine == Engine::Llamacpp => (seq_len + new_tokens).saturating_mul(batch),
             None if self.engine == Engine::Ollama => {
-                let vram = device.as_ref().map(|d| d.memory.get().sat_mul(dp * pp));
+                let vram = device
+                    .as_ref()
+                    .map(|d| d.memory.get().saturating_mul(dp * pp));
                 super::ollama::default_num_ctx(vram, arch.max_position_embeddings)
             }
             None => default_len,
