@@ -187,6 +187,23 @@ impl Run<'_> {
             headroom_bytes: d.memory.minus(Bytes::new(total)),
             shortfall_bytes: Bytes::new(total).minus(d.memory),
         });
+        // llama.cpp with layers on the CPU generates at the pace of the CPU's memory for them,
+        // which the speed model, a GPU's roofline, does not know: no speed, and a note says why.
+        #[cfg(feature = "speed")]
+        let cpu_layers = match &ollama {
+            _ if !is_llamacpp || !a.is_detailed() || self.device.is_none() => 0,
+            Some(o) => o.model_layers.saturating_sub(o.gpu_layers),
+            None => (a.num_layers + 1).saturating_sub(self.gpu_layers),
+        };
+        #[cfg(feature = "speed")]
+        if cpu_layers > 0 && self.text {
+            let all = a.num_layers + 1;
+            parts.note(
+                "speed_cpu_layers",
+                en!("No speed estimate: {cpu_layers} of the {all} layers (the output layer counting as one) run on the CPU, and generation then goes at the pace of the CPU's memory, which vramfit does not know. With every layer on the GPU the card's speed applies."),
+                zh!("不估算速度：{all} 层中有 {cpu_layers} 层（输出层算一层）在 CPU 上运行，生成速度取决于 CPU 内存的带宽，vramfit 无从得知。全部层都在 GPU 上时才适用显卡的速度。"),
+            );
+        }
         let differences = self.differences(&quick, &parts);
         // To the hundredth, as vLLM logs it (and a short decimal survives any JSON reader).
         let concurrency = match pool {
@@ -233,7 +250,11 @@ impl Run<'_> {
             differences,
             fit,
             #[cfg(feature = "speed")]
-            throughput: self.throughput(trainable),
+            throughput: if cpu_layers > 0 {
+                None
+            } else {
+                self.throughput(trainable)
+            },
             #[cfg(not(feature = "speed"))]
             throughput: None,
             notes: parts.notes,

@@ -217,6 +217,46 @@ mod tests {
     use super::*;
     use crate::estimate::{EstimateInput, estimate};
 
+    /// llama.cpp with blocks on the CPU has no speed: the CPU's memory paces those layers and the
+    /// speed model knows only the card. Llama-3.1-8B Q4_K_M with -ngl 20 on an RTX 3070: 13 of the
+    /// 33 layers on the CPU, no throughput, a note that says so; with every layer on the GPU, a
+    /// speed. Ollama's own split (Qwen2.5-72B on a 24 GB card) is the same.
+    #[test]
+    fn no_speed_with_layers_on_the_cpu() {
+        let run = |gpu_layers| {
+            estimate(&EstimateInput {
+                engine: Engine::Llamacpp,
+                quantization: Quantization::Gguf {
+                    file_type: crate::precision::GgufFileType::Q4_K_M,
+                },
+                gpu_layers,
+                ..llama(Mode::Inference, Engine::Llamacpp, Some("rtx-3070"))
+            })
+            .unwrap()
+        };
+        let partial = run(Some(20.0));
+        assert!(partial.throughput.is_none());
+        let note = partial
+            .notes
+            .iter()
+            .find(|n| n.key == "speed_cpu_layers")
+            .expect("a note");
+        assert!(note.en.contains("13 of the 33 layers"), "{}", note.en);
+        let whole = run(None);
+        assert!(whole.throughput.is_some());
+        assert!(whole.notes.iter().all(|n| n.key != "speed_cpu_layers"));
+        let ollama = estimate(&EstimateInput {
+            model: Some("qwen2.5:72b".into()),
+            engine: Engine::Ollama,
+            gpu: Some("rtx-4090".into()),
+            ..EstimateInput::default()
+        })
+        .unwrap();
+        let load = ollama.ollama.as_ref().unwrap();
+        assert!(load.gpu_layers < load.model_layers);
+        assert!(ollama.throughput.is_none());
+    }
+
     fn llama(mode: Mode, engine: Engine, gpu: Option<&str>) -> EstimateInput {
         EstimateInput {
             model: Some("meta-llama/Llama-3.1-8B".into()),
