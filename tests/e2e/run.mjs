@@ -122,6 +122,19 @@ test('loads with no console error, no failed request, no foreign request', async
   noProblems(page, 'problems while loading');
 });
 
+test('the card select shows the card the address names, or the name no card has beside its error', async () => {
+  const page = await watchedPage(await browser());
+  await go(page, '#/calc?lang=en&gpu=4090', 'calc');
+  await page.waitForSelector('#f-gpu');
+  await page.waitForFunction(() => document.querySelector('#f-gpu').value === 'rtx-4090', null, { timeout: 10000 });
+  eq(await page.locator('#f-gpu').inputValue(), 'rtx-4090', 'words that name one card select it');
+  await go(page, '#/calc?lang=en&gpu=rtx-4060-8gb', 'calc');
+  await page.waitForSelector('#f-gpu-err');
+  eq(await page.locator('#f-gpu').inputValue(), 'rtx-4060-8gb', 'a name no card has stays in the select');
+  assert((await page.locator('#f-gpu-err').innerText()).includes('rtx-4060-8gb'), 'the error names it');
+  noProblems(page, 'problems with the card select');
+});
+
 test('makes no request outside its origin (request interception)', async () => {
   // Service workers are blocked here so that every request passes through the route.
   const context = await browser({ serviceWorkers: 'block' });

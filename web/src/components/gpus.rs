@@ -43,14 +43,26 @@ pub fn pick(app: &crate::Ctx) -> Callback<Event> {
     })
 }
 
-/// `<option>`s of every catalog card, `selected` the one with id `value`.
+/// `<option>`s of every catalog card, `selected` the one `value` names as the estimator reads it
+/// (an id, or words such as `4090` that name one card alone). A value that names no single card
+/// (from an address) is an option of its own, selected, so the select shows what the estimate
+/// was asked for beside the error that says why it has none.
 pub fn options(value: &str) -> Html {
+    let named = match vramfit::hardware::match_gpus(value).as_slice() {
+        [g] => Some(g.id),
+        _ => None,
+    };
     html! {
-        { for gpus().iter().map(|g| html! {
-            <option value={g.id} selected={g.id == value}>
-                { format!("{} — {} ({})", g.name, g.marketed_memory, format::gib(g.memory)) }
-            </option>
-        }) }
+        <>
+            if !value.is_empty() && named.is_none() {
+                <option value={value.to_string()} selected=true>{ value }</option>
+            }
+            { for gpus().iter().map(|g| html! {
+                <option value={g.id} selected={Some(g.id) == named}>
+                    { format!("{} — {} ({})", g.name, g.marketed_memory, format::gib(g.memory)) }
+                </option>
+            }) }
+        </>
     }
 }
 
