@@ -29,6 +29,8 @@ pub struct LlamacppRun {
     pub model_buffer: Option<f64>,
     pub kv_buffer: Option<f64>,
     pub compute_buffer: Option<f64>,
+    /// Ollama's runner made the load (its context is `num_ctx` × sequences).
+    pub ollama: bool,
 }
 
 pub fn llamacpp_runs() -> Vec<LlamacppRun> {
@@ -61,6 +63,11 @@ pub fn llamacpp_runs() -> Vec<LlamacppRun> {
             model_buffer: mib("model_buffer_mib"),
             kv_buffer: mib("kv_buffer_mib"),
             compute_buffer: mib("compute_buffer_mib"),
+            ollama: match row.get("runner") {
+                "ollama" => true,
+                "llama.cpp" => false,
+                other => panic!("runner {other}"),
+            },
         }
     })
 }
@@ -236,4 +243,45 @@ fn the_december_2023_q2_k_file_is_the_old_mix() {
     // vramfit's Q2_K is today's mix, about 12 % smaller.
     let ours = component(&estimate_run(&run), "weights");
     assert!((ours / logged - 1.0) < -0.1, "{}", ours / MIB);
+}
+
+/// The loads Ollama's runner made, estimated as Ollama runs them: `num_ctx` per sequence
+/// (the logged context over its sequences), the sequences as `OLLAMA_NUM_PARALLEL`, flash
+/// attention off (Ollama's default), every layer on the GPU as Ollama plans it with memory to
+/// spare: the same buffers as llama.cpp's own estimate, to the printed digits.
+#[test]
+fn ollamas_runs_have_llamacpps_buffers() {
+    let runs: Vec<_> = llamacpp_runs().into_iter().filter(|r| r.ollama).collect();
+    assert_eq!(runs.len(), 2);
+    for r in runs {
+        let e = estimate(&EstimateInput {
+            model: Some(r.preset.clone()),
+            engine: Engine::Ollama,
+            quantization: Quantization::Gguf {
+                file_type: r.file_type,
+            },
+            max_model_len: Some((r.n_ctx / r.n_seq) as f64),
+            batch: r.n_seq as f64,
+            seq_len: 1.0,
+            new_tokens: 0.0,
+            ..EstimateInput::default()
+        })
+        .unwrap_or_else(|e| panic!("{}: {e}", r.model));
+        assert!(!r.flash_attn);
+        for (key, logged) in [
+            ("weights", r.model_buffer),
+            ("kv_cache", r.kv_buffer),
+            ("compute_buffer", r.compute_buffer),
+        ] {
+            let logged = logged.unwrap();
+            let ours = component(&e, key);
+            assert!(
+                (ours - logged).abs() < 0.05 * MIB,
+                "{}: {key} {:.2} MiB against {:.2} MiB",
+                r.model,
+                ours / MIB,
+                logged / MIB
+            );
+        }
+    }
 }
