@@ -43,6 +43,14 @@ impl<'a> Row<'a> {
     }
 }
 
+/// The bytes of the estimate's component `key` (0 when it has none).
+pub fn component(e: &Estimate, key: &str) -> u64 {
+    e.components
+        .iter()
+        .find(|c| c.key == key)
+        .map_or(0, |c| c.bytes.get())
+}
+
 /// The rows of a CSV text, with `f` applied to each.
 pub fn csv<T>(text: &str, f: impl Fn(&Row<'_>) -> T) -> Vec<T> {
     let mut lines = text.lines();

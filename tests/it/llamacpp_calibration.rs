@@ -4,7 +4,7 @@
 use vramfit::estimate::{AttentionImpl, Engine, Estimate, EstimateInput, estimate};
 use vramfit::precision::{GgufFileType, KvDtype, Quantization};
 
-use crate::calibration::csv;
+use crate::calibration::{component, csv};
 
 const MIB: f64 = 1_048_576.0;
 
@@ -99,12 +99,15 @@ pub fn estimate_run(r: &LlamacppRun) -> Estimate {
     estimate(&input).unwrap_or_else(|e| panic!("{}: {e}", r.model))
 }
 
-/// The bytes of one component of an estimate.
-pub fn component(e: &Estimate, key: &str) -> f64 {
-    e.components
-        .iter()
-        .find(|c| c.key == key)
-        .map_or(0.0, |c| c.bytes.get() as f64)
+/// A logged run's buffers that its log prints: (name, the estimate's component, logged bytes).
+fn logged_buffers(r: &LlamacppRun) -> impl Iterator<Item = (&'static str, &'static str, f64)> {
+    [
+        ("model", "weights", r.model_buffer),
+        ("KV", "kv_cache", r.kv_buffer),
+        ("compute", "compute_buffer", r.compute_buffer),
+    ]
+    .into_iter()
+    .filter_map(|(name, key, logged)| Some((name, key, logged?)))
 }
 
 /// The buffers vramfit does not reproduce, each with why: (the log's source, the buffer, the
@@ -155,14 +158,8 @@ pub fn buffer_errors() -> Vec<(LlamacppRun, &'static str, f64, f64)> {
     let mut out = Vec::new();
     for r in llamacpp_runs() {
         let e = estimate_run(&r);
-        for (name, key, logged) in [
-            ("model", "weights", r.model_buffer),
-            ("KV", "kv_cache", r.kv_buffer),
-            ("compute", "compute_buffer", r.compute_buffer),
-        ] {
-            if let Some(logged) = logged {
-                out.push((r.clone(), name, logged, component(&e, key)));
-            }
+        for (name, key, logged) in logged_buffers(&r) {
+            out.push((r.clone(), name, logged, component(&e, key) as f64));
         }
     }
     out
@@ -241,7 +238,7 @@ fn the_december_2023_q2_k_file_is_the_old_mix() {
     let logged = run.model_buffer.unwrap();
     assert!((bytes - logged).abs() < 0.005 * MIB, "{}", bytes / MIB);
     // vramfit's Q2_K is today's mix, about 12 % smaller.
-    let ours = component(&estimate_run(&run), "weights");
+    let ours = component(&estimate_run(&run), "weights") as f64;
     assert!((ours / logged - 1.0) < -0.1, "{}", ours / MIB);
 }
 
@@ -268,13 +265,9 @@ fn ollamas_runs_have_llamacpps_buffers() {
         })
         .unwrap_or_else(|e| panic!("{}: {e}", r.model));
         assert!(!r.flash_attn);
-        for (key, logged) in [
-            ("weights", r.model_buffer),
-            ("kv_cache", r.kv_buffer),
-            ("compute_buffer", r.compute_buffer),
-        ] {
-            let logged = logged.unwrap();
-            let ours = component(&e, key);
+        assert_eq!(logged_buffers(&r).count(), 3);
+        for (_, key, logged) in logged_buffers(&r) {
+            let ours = component(&e, key) as f64;
             assert!(
                 (ours - logged).abs() < 0.05 * MIB,
                 "{}: {key} {:.2} MiB against {:.2} MiB",

@@ -13,6 +13,8 @@ use vramfit::estimate::{
 };
 use vramfit::precision::Dtype;
 
+use crate::calibration::component;
+
 /// One reference case.
 #[derive(Debug, Clone)]
 pub struct TorchCase {
@@ -301,14 +303,6 @@ fn every_regime_within_the_goals() {
         );
     }
     assert!(failures.is_empty(), "{failures:#?}");
-}
-
-/// The bytes of the estimate's component `key` (0 when it has none).
-fn component(e: &Estimate, key: &str) -> u64 {
-    e.components
-        .iter()
-        .find(|c| c.key == key)
-        .map_or(0, |c| c.bytes.get())
 }
 
 /// A decode step's own peak (what `torch.cuda.max_memory_allocated()` reports when the peak is
