@@ -190,10 +190,12 @@ impl Run<'_> {
         // llama.cpp with layers on the CPU generates at the pace of the CPU's memory for them,
         // which the speed model, a GPU's roofline, does not know: no speed, and a note says why.
         #[cfg(feature = "speed")]
-        let cpu_layers = match &ollama {
-            _ if !is_llamacpp || !a.is_detailed() || self.device.is_none() => 0,
-            Some(o) => o.model_layers.saturating_sub(o.gpu_layers),
-            None => (a.num_layers + 1).saturating_sub(self.gpu_layers),
+        let cpu_layers = if !is_llamacpp || !a.is_detailed() || self.device.is_none() {
+            0
+        } else if let Some(o) = &ollama {
+            o.model_layers.saturating_sub(o.gpu_layers)
+        } else {
+            (a.num_layers + 1).saturating_sub(self.gpu_layers)
         };
         #[cfg(feature = "speed")]
         if cpu_layers > 0 && self.text {
