@@ -539,11 +539,11 @@ fn stages() -> String {
         let _ = writeln!(s, "| component | alive at the peak | size | formula |");
         let _ = writeln!(s, "|---|---|---|---|");
         for c in &e.components {
-            let off = c.key.ends_with("_off_peak");
+            let off = !c.key.at_peak;
             let _ = writeln!(
                 s,
                 "| {} | {} | {} | {} |",
-                c.key.trim_end_matches("_off_peak"),
+                c.key.kind.name(),
                 if off { "no" } else { "yes" },
                 gib(c.bytes.get()),
                 c.formula.replace('|', "\\|")

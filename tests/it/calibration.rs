@@ -1,7 +1,7 @@
 //! The estimator against measured vLLM runs (tests/data/vllm-h100-v0.19-calibration.csv,
 //! measured by the llm-d planner accuracy study on H100-80GB with vLLM v0.19.0).
 
-use vramfit::estimate::{Engine, Estimate, EstimateInput, Mode, estimate};
+use vramfit::estimate::{ComponentKind, Engine, Estimate, EstimateInput, Mode, estimate};
 use vramfit::precision::{Dtype, KvDtype, Quantization};
 
 const GIB: f64 = 1_073_741_824.0;
@@ -43,8 +43,8 @@ impl<'a> Row<'a> {
     }
 }
 
-/// The bytes of the estimate's component `key` (0 when it has none).
-pub fn component(e: &Estimate, key: &str) -> u64 {
+/// The bytes of the estimate's part of kind `key` (0 when it has none).
+pub fn component(e: &Estimate, key: ComponentKind) -> u64 {
     e.components
         .iter()
         .find(|c| c.key == key)

@@ -1,7 +1,7 @@
 //! The estimator against published llama.cpp load logs (tests/data/llamacpp-buffers.csv): the
 //! model, KV and compute buffers llama.cpp prints for its first GPU when it loads a GGUF file.
 
-use vramfit::estimate::{AttentionImpl, Engine, Estimate, EstimateInput, estimate};
+use vramfit::estimate::{AttentionImpl, ComponentKind, Engine, Estimate, EstimateInput, estimate};
 use vramfit::precision::{GgufFileType, KvDtype, Quantization};
 
 use crate::calibration::{component, csv};
@@ -100,11 +100,11 @@ pub fn estimate_run(r: &LlamacppRun) -> Estimate {
 }
 
 /// A logged run's buffers that its log prints: (name, the estimate's component, logged bytes).
-fn logged_buffers(r: &LlamacppRun) -> impl Iterator<Item = (&'static str, &'static str, f64)> {
+fn logged_buffers(r: &LlamacppRun) -> impl Iterator<Item = (&'static str, ComponentKind, f64)> {
     [
-        ("model", "weights", r.model_buffer),
-        ("KV", "kv_cache", r.kv_buffer),
-        ("compute", "compute_buffer", r.compute_buffer),
+        ("model", ComponentKind::Weights, r.model_buffer),
+        ("KV", ComponentKind::KvCache, r.kv_buffer),
+        ("compute", ComponentKind::ComputeBuffer, r.compute_buffer),
     ]
     .into_iter()
     .filter_map(|(name, key, logged)| Some((name, key, logged?)))
@@ -238,7 +238,7 @@ fn the_december_2023_q2_k_file_is_the_old_mix() {
     let logged = run.model_buffer.unwrap();
     assert!((bytes - logged).abs() < 0.005 * MIB, "{}", bytes / MIB);
     // vramfit's Q2_K is today's mix, about 12 % smaller.
-    let ours = component(&estimate_run(&run), "weights") as f64;
+    let ours = component(&estimate_run(&run), ComponentKind::Weights) as f64;
     assert!((ours / logged - 1.0) < -0.1, "{}", ours / MIB);
 }
 

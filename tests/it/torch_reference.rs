@@ -8,8 +8,8 @@
 //! are not, and show whether a fit generalises.
 
 use vramfit::estimate::{
-    AttentionImpl, Checkpointing, Estimate, EstimateInput, Logits, Mode, Optimizer, Precision,
-    estimate,
+    AttentionImpl, Checkpointing, ComponentKind, Estimate, EstimateInput, Logits, Mode, Optimizer,
+    Precision, estimate,
 };
 use vramfit::precision::Dtype;
 
@@ -331,9 +331,9 @@ fn decode_step_peak_is_weights_cache_one_layer_copy_and_last_logits() {
         // generate() copies the last position's logits to fp32; the plain model() loop does not.
         let fp32_copy = if c.id.contains("-generate") { 4 } else { 0 };
         let logits = b * a.vocab_size * (act + fp32_copy);
-        let formula = component(&e, "weights")
-            + component(&e, "kv_cache")
-            + component(&e, "workspace")
+        let formula = component(&e, ComponentKind::Weights)
+            + component(&e, ComponentKind::KvCache)
+            + component(&e, ComponentKind::Workspace)
             + cat_copy
             + logits;
         let err = formula as f64 / measured as f64 - 1.0;

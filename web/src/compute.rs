@@ -867,33 +867,6 @@ mod tests {
     }
 
     #[test]
-    fn every_component_has_a_label_in_both_languages() {
-        for q in [
-            "",
-            "mode=training",
-            "mode=training&lora_rank=16&qlora=true",
-            "mode=training&zero=3&gpus=4",
-            "mode=training&zero=2&offload=cpu&gpus=2",
-            "mode=training&gpus=2",
-            "mode=training&precision=amp-bf16",
-            "mode=serve&gpu=h100-sxm5-80gb",
-            "mode=serve",
-            "engine=llamacpp&quantization=gguf-q4_k_m",
-            "quantization=bnb-nf4",
-            "tp=2&gpus=2",
-        ] {
-            let e = estimate_of(&state(&format!("#/calc?{q}"))).unwrap();
-            for c in &e.components {
-                let base = c.key.trim_end_matches("_off_peak");
-                assert!(
-                    crate::components::chart::PARTS.iter().any(|p| p.0 == base),
-                    "{q}: no label for {base}"
-                );
-            }
-        }
-    }
-
-    #[test]
     fn the_curve_grows_with_context() {
         let c = context_curve(&state("#/calc?seq_len=3000"));
         assert!(c.len() >= 5);

@@ -342,7 +342,6 @@ texts! {
     ("comp.gradients", "Gradients", "梯度"),
     ("comp.kv_cache", "KV cache", "KV 缓存"),
     ("comp.logits", "Logits", "Logits"),
-    ("comp.lora", "LoRA adapters", "LoRA 适配器"),
     ("comp.nccl", "NCCL buffers", "NCCL 缓冲区"),
     ("comp.non_torch", "Non-torch memory (NCCL…)", "非 PyTorch 显存（NCCL 等）"),
     ("comp.optimizer", "Optimizer states", "优化器状态"),
@@ -769,9 +768,10 @@ mod tests {
         // TEXT is in every build, the first load's too; a row that only the other views show
         // belongs in VIEW_TEXT (a key of it in the calculator's code does not compile in the
         // calculator's build). Keys joined when the site is compiled (a field's label, hint and
-        // choices, a part's name, a what-if and its speed) are named by their prefix.
+        // choices, a what-if and its speed) are named by their prefix; a part's name is written
+        // whole (`chart::label_key`).
         let source = crate::components::tests::calculator_source();
-        let built = ["f.", "h.", "v.", "comp.", "whatif.", "whatif_speed."];
+        let built = ["f.", "h.", "v.", "whatif.", "whatif_speed."];
         let unused: Vec<&str> = TEXT_KEYS
             .iter()
             .copied()

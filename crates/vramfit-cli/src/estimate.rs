@@ -389,9 +389,9 @@ pub fn run(args: EstimateArgs) -> Outcome {
 /// The solvers' answers in words: each with what bounds it, and the changes that make the run
 /// fit when it does not.
 fn solutions_text(sol: &Solutions, input: &EstimateInput) -> String {
-    use vramfit::estimate::{Bound, thousands};
-    let ollama = input.engine == Engine::Ollama && input.mode != Mode::Training;
-    let llamacpp = (input.engine == Engine::Llamacpp || ollama) && input.mode != Mode::Training;
+    use vramfit::estimate::{Bound, Context, LayerOffload, thousands};
+    let rules = input.runner().rules();
+    let shared = matches!(rules.context, Context::Shared { .. });
     let batch = match (sol.max_batch, sol.batch_bound) {
         (Some(b), Some(Bound::SharedContext)) => format!(
             "{} (the sequences of prompt and output that the context holds; the memory holds more)",
@@ -400,36 +400,30 @@ fn solutions_text(sol: &Solutions, input: &EstimateInput) -> String {
         (Some(b), _) => thousands(b),
         (None, _) => String::from("none"),
     };
-    let context_name = if ollama {
-        "num_ctx (--max-model-len)"
-    } else if input.mode == Mode::Serve {
-        "max_model_len"
-    } else if llamacpp {
-        "context (-c, max_model_len)"
-    } else {
-        "sequence"
+    let context_name = match rules.context {
+        Context::PerSequence { setting } if setting == "max_model_len" => setting.to_string(),
+        Context::PerSequence { setting } => format!("{setting} (--max-model-len)"),
+        Context::Shared { setting } => format!("context ({setting}, max_model_len)"),
+        Context::Sequence | Context::Prompt => String::from("sequence"),
     };
     let context = match (sol.max_context, sol.context_bound) {
         (Some(c), Some(Bound::TrainedContext)) => format!(
             "{} (the model's trained context{}; the memory holds more)",
             thousands(c),
-            if llamacpp && !ollama {
-                " for each sequence"
-            } else {
-                ""
-            }
+            if shared { " for each sequence" } else { "" }
         ),
         // Ollama offloads layers to the CPU rather than fail: its largest context is the one
         // that keeps every layer on the GPU.
-        (Some(c), _) if ollama => format!("{} (every layer on the GPU)", thousands(c)),
+        (Some(c), _) if rules.offload == LayerOffload::EngineDecides => {
+            format!("{} (every layer on the GPU)", thousands(c))
+        }
         (Some(c), _) => thousands(c),
         (None, _) => String::from("none"),
     };
     let cards = match sol.min_gpus {
-        Some(n) if llamacpp && n > 1 => format!(
-            "{n} ({} splits the layers over them)",
-            if ollama { "Ollama" } else { "llama.cpp" }
-        ),
+        Some(n) if rules.offload.splits_layers() && n > 1 => {
+            format!("{n} ({} splits the layers over them)", rules.name)
+        }
         Some(n) => thousands(n),
         None => String::from("none up to 64"),
     };
@@ -524,8 +518,8 @@ pub fn table(e: &Estimate) -> String {
     );
     let _ = writeln!(s);
     for c in &e.components {
-        let off = c.key.ends_with("_off_peak");
-        let key = c.key.trim_end_matches("_off_peak");
+        let off = !c.key.at_peak;
+        let key = c.key.kind.name();
         let _ = writeln!(
             s,
             "  {:<20}{}{}  {}",

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use clap::Args;
 use vramfit::InputError;
-use vramfit::estimate::{Bound, Engine, Mode, thousands};
+use vramfit::estimate::{Bound, thousands};
 use vramfit::hardware::grid::{ModelFit, models_on};
 use vramfit::hardware::lookup_gpu;
 
@@ -61,14 +61,7 @@ pub fn run(args: FitsArgs) -> Outcome {
         return json(&rows);
     }
     let mut t = String::new();
-    let run = match (template.mode, template.engine) {
-        (Mode::Training, _) => "training",
-        (_, Engine::Llamacpp) => "llama.cpp",
-        (_, Engine::Ollama) => "Ollama",
-        (_, Engine::Sglang) => "SGLang",
-        (Mode::Serve, _) | (Mode::Inference, Engine::Vllm) => "vLLM",
-        (Mode::Inference, Engine::Hf) => "Hugging Face transformers",
-    };
+    let run = template.runner().rules().name;
     let _ = writeln!(
         t,
         "On {} ({:.2} GiB), {run}, batch {}: {} of the presets' runs fit.",

@@ -356,8 +356,9 @@ struct Gen<'a> {
 /// on input they are written `T | string`.
 const INPUT_ALSO_STRING: &[&str] = &["Quantization"];
 
-/// Types with a hand-written `Serialize` that writes a string (a preset's source, as its URL).
-const WRITTEN_AS_STRING: &[&str] = &["Source"];
+/// Types with a hand-written `Serialize` that writes a string (a preset's source, as its URL; a
+/// component's key, as its kind's name).
+const WRITTEN_AS_STRING: &[&str] = &["Source", "ComponentKey"];
 
 const PRIMITIVE_NUMBERS: &[&str] = &[
     "u8", "u16", "u32", "u64", "usize", "i8", "i16", "i32", "i64", "isize", "f32", "f64",

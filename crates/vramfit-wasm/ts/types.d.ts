@@ -395,9 +395,9 @@ export type Checkpointing =
  */
 export interface Component {
   /**
-   * Stable key: `weights`, `kv_cache`, `activations`, `logits`, `gradients`, `optimizer`,
-   * `step_temporaries`, `autocast_copies`, `cuda_context`, `workspace`, `allocator_reserve`,
-   * `cuda_graphs`, `non_torch`, `compute_buffer`, `zero_buffers`, `ddp_buckets`.
+   * Its kind, and whether it is alive at the peak: on the wire the kind's snake_case name
+   * (`weights`, `kv_cache`, `activations`, `logits`, …), with `_off_peak` after it for a
+   * part not alive at the peak (`ComponentKey`).
    */
   key: string;
   /**

@@ -521,7 +521,7 @@ fn sizes_from_8_pib_are_refused() {
     let scores = e
         .components
         .iter()
-        .find(|c| c.key == "activations")
+        .find(|c| c.key == vramfit::estimate::ComponentKind::Activations)
         .unwrap();
     assert!(scores.bytes.get() >= 3 << 50, "{}", scores.bytes.get());
     assert!(

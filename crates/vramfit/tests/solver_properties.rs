@@ -23,9 +23,11 @@ fn llamacpp(input: &EstimateInput) -> bool {
 }
 
 /// The input with its context at `n`, as each engine takes it: llama.cpp's `-c`, Ollama's
-/// `num_ctx`, vLLM's `max_model_len` and SGLang's `context_length`, or the sequence.
+/// `num_ctx`, vLLM's `max_model_len` and SGLang's `context_length` (serving or offline: either
+/// sizes its pool for it), or the sequence (training, transformers).
 fn at_context(input: &EstimateInput, n: u64) -> EstimateInput {
-    if input.mode == Mode::Serve || llamacpp(input) {
+    let transformers = input.mode == Mode::Inference && input.engine == Engine::Hf;
+    if input.mode != Mode::Training && !transformers {
         EstimateInput {
             max_model_len: Some(n as f64),
             ..input.clone()

@@ -362,11 +362,11 @@ fn results(props: &ResultProps) -> Html {
                         <thead><tr><th>{ lang.t(key!("calc.component")) }</th><th class="num">{ lang.t(key!("calc.bytes")) }</th><th>{ lang.t(key!("calc.formula")) }</th></tr></thead>
                         <tbody>
                             { for e.components.iter().map(|c| {
-                                let off = c.key.ends_with("_off_peak");
+                                let off = !c.key.at_peak;
                                 html! {
-                                    <tr data-key={c.key.clone()} data-bytes={c.bytes.get().to_string()}>
-                                        <td><span class="swatch" data-c={c.key.strip_suffix("_off_peak").unwrap_or(&c.key).to_string()}></span>
-                                            { chart::component_label(lang, &c.key) }
+                                    <tr data-key={c.key.to_string()} data-bytes={c.bytes.get().to_string()}>
+                                        <td><span class="swatch" data-c={c.key.kind.name()}></span>
+                                            { chart::component_label(lang, c.key.kind) }
                                             if off { <br /><span class="muted">{ lang.t(key!("calc.off_peak")) }</span> }</td>
                                         <td class="num">{ format::gib(c.bytes) }</td>
                                         <td><div class="formula">{ if lang.is_zh() { c.formula_zh.clone() } else { c.formula.clone() } }</div>

@@ -3,7 +3,7 @@
 //! part's `data-c` key.
 
 use vramfit::Bytes;
-use vramfit::estimate::Estimate;
+use vramfit::estimate::{ComponentKind, Estimate};
 use vramfit::units::{fixed, short};
 use yew::prelude::*;
 
@@ -11,54 +11,45 @@ use crate::format;
 use crate::i18n::{Key, Lang};
 
 /// The components drawn in the bar: those alive at the peak, with bytes.
-pub fn peak_parts(e: &Estimate) -> Vec<(&str, Bytes)> {
+pub fn peak_parts(e: &Estimate) -> Vec<(ComponentKind, Bytes)> {
     e.components
         .iter()
-        .filter(|c| !c.key.ends_with("_off_peak") && c.bytes.get() > 0)
-        .map(|c| (c.key.as_str(), c.bytes))
+        .filter(|c| c.key.at_peak && c.bytes.get() > 0)
+        .map(|c| (c.key.kind, c.bytes))
         .collect()
 }
 
-/// The parts of an estimate that have a label, each with its text (the row `comp.KEY`), found
-/// when the site is compiled.
-macro_rules! parts {
-    ($($k:literal),* $(,)?) => {
-        &[$(($k, key!(concat!("comp.", $k)))),*]
-    };
+/// The label of each kind of part (the row `comp.KEY`): a match, so that a kind the estimator
+/// adds cannot go unlabelled.
+pub fn label_key(kind: ComponentKind) -> Key {
+    use ComponentKind as K;
+    match kind {
+        K::Weights => key!("comp.weights"),
+        K::KvCache => key!("comp.kv_cache"),
+        K::Activations => key!("comp.activations"),
+        K::Logits => key!("comp.logits"),
+        K::Gradients => key!("comp.gradients"),
+        K::Optimizer => key!("comp.optimizer"),
+        K::StepTemporaries => key!("comp.step_temporaries"),
+        K::AutocastCopies => key!("comp.autocast_copies"),
+        K::DequantBuffer => key!("comp.dequant_buffer"),
+        K::EmbeddingGradBuffer => key!("comp.embedding_grad_buffer"),
+        K::ZeroBuffers => key!("comp.zero_buffers"),
+        K::DdpBuckets => key!("comp.ddp_buckets"),
+        K::ComputeBuffer => key!("comp.compute_buffer"),
+        K::CudaContext => key!("comp.cuda_context"),
+        K::Workspace => key!("comp.workspace"),
+        K::Nccl => key!("comp.nccl"),
+        K::CudaGraphs => key!("comp.cuda_graphs"),
+        K::NonTorch => key!("comp.non_torch"),
+        K::ReqToTokenPool => key!("comp.req_to_token_pool"),
+        K::AllocatorReserve => key!("comp.allocator_reserve"),
+    }
 }
 
-/// The estimate's parts that have a label: every part the estimator names (a test checks).
-pub static PARTS: &[(&str, Key)] = parts![
-    "activations",
-    "allocator_reserve",
-    "autocast_copies",
-    "compute_buffer",
-    "cuda_context",
-    "cuda_graphs",
-    "ddp_buckets",
-    "dequant_buffer",
-    "embedding_grad_buffer",
-    "gradients",
-    "kv_cache",
-    "logits",
-    "lora",
-    "nccl",
-    "non_torch",
-    "optimizer",
-    "req_to_token_pool",
-    "step_temporaries",
-    "weights",
-    "workspace",
-    "zero_buffers",
-];
-
-/// The label of a component key.
-pub fn component_label(lang: Lang, key: &str) -> String {
-    let base = key.strip_suffix("_off_peak").unwrap_or(key);
-    match PARTS.iter().find(|p| p.0 == base) {
-        Some(p) => lang.t(p.1).to_string(),
-        None => base.replace('_', " "),
-    }
+/// The label of a kind of part.
+pub fn component_label(lang: Lang, kind: ComponentKind) -> &'static str {
+    lang.t(label_key(kind))
 }
 
 /// The stacked bar.
@@ -75,7 +66,7 @@ pub fn stacked_bar(lang: Lang, e: &Estimate, capacity: Option<Bytes>) -> Html {
         let w = b.get() as f64 / scale_max * width;
         let r = html! {
             <rect data-c={k.to_string()} x={fixed(x, 2)} y="0" width={fixed(w.max(0.0), 2)} height="40">
-                <title>{ format!("{}: {}", component_label(lang, k), format::gib(*b)) }</title>
+                <title>{ format!("{}: {}", component_label(lang, *k), format::gib(*b)) }</title>
             </rect>
         };
         x += w;
@@ -94,7 +85,7 @@ pub fn stacked_bar(lang: Lang, e: &Estimate, capacity: Option<Bytes>) -> Html {
             <ul class="legend">
                 { for parts.iter().map(|(k, b)| html! {
                     <li><span class="swatch" data-c={k.to_string()}></span>
-                        { component_label(lang, k) }{ " " }<strong>{ format::gib(*b) }</strong>
+                        { component_label(lang, *k) }{ " " }<strong>{ format::gib(*b) }</strong>
                         <span class="muted">{ format!(" · {}", format::percent(b.get(), sum)) }</span></li>
                 }) }
             </ul>
@@ -296,11 +287,14 @@ mod tests {
             .filter_map(|k| k.strip_prefix("comp."))
             .collect();
         assert!(parts.len() >= 20, "{parts:?}");
-        // Every labelled part is in PARTS, the table the page reads, under its own label.
-        let listed: Vec<&str> = PARTS.iter().map(|p| p.0).collect();
-        assert_eq!(listed, parts);
-        for (part, key) in PARTS {
-            assert_eq!(key.name(), format!("comp.{part}"));
+        // Every kind of part has a label of its own name, and every label is a kind's.
+        let mut kinds: Vec<&str> = ComponentKind::ALL.iter().map(|k| k.name()).collect();
+        kinds.sort_unstable();
+        let mut labelled = parts.clone();
+        labelled.sort_unstable();
+        assert_eq!(kinds, labelled);
+        for kind in ComponentKind::ALL {
+            assert_eq!(label_key(kind).name(), format!("comp.{kind}"));
         }
         for part in parts {
             assert!(

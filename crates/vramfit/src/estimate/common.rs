@@ -1,8 +1,10 @@
 //! What every run shape shares: the dispatch from the mode and engine to a run shape, the KV
 //! cache, the weights' formula, the CUDA context and the cuBLAS workspace.
 
+use super::ComponentKind;
 use super::{
-    Estimate, Formula, Parts, Run, Runner, Workload, b, guide_bytes_per_param, thousands, weights,
+    Context, Estimate, Formula, Parts, PastTrained, Run, Workload, b, guide_bytes_per_param,
+    thousands, weights,
 };
 use crate::model::Family;
 use crate::precision::{Dtype, KvDtype, Quantization};
@@ -239,14 +241,7 @@ impl Run<'_> {
             theory: None,
             ollama: None,
         };
-        let (phase, trainable, cpu) = match Runner::of(self.mode, self.engine) {
-            Runner::Training => self.training(&mut parts),
-            Runner::Llamacpp => self.llamacpp(&mut parts),
-            Runner::Vllm => self.vllm(&mut parts),
-            Runner::Transformers => self.hf_inference(&mut parts),
-            Runner::Sglang => self.sglang(&mut parts),
-            Runner::Ollama => self.ollama(&mut parts),
-        };
+        let (phase, trainable, cpu) = self.runner().run(self, &mut parts);
         self.note_past_trained_context(&mut parts);
         if self.vllm_downcast && self.text {
             parts.note(
@@ -278,19 +273,23 @@ impl Run<'_> {
     /// rotary ones run untrained that far. llama.cpp only warns, and is not noted.
     pub(super) fn note_past_trained_context(&self, p: &mut Parts) {
         let trained = self.arch.max_position_embeddings;
-        // Ollama clamps num_ctx to the trained context and says so in its own note.
-        let (context, vllm) = match Runner::of(self.mode, self.engine) {
-            Runner::Training => (self.seq_len, false),
-            Runner::Llamacpp | Runner::Ollama => (0, false),
-            Runner::Vllm => (self.max_model_len, true),
-            Runner::Sglang => (self.max_model_len, false),
-            Runner::Transformers => (self.seq_len.saturating_add(self.new_tokens), false),
+        let rules = self.rules();
+        // llama.cpp only warns; Ollama clamps num_ctx to the trained context and says so in its
+        // own note.
+        let context = match rules.context {
+            Context::Sequence => self.seq_len,
+            Context::Prompt => self.seq_len.saturating_add(self.new_tokens),
+            Context::PerSequence { .. } | Context::Shared { .. } => self.max_model_len,
         };
-        if !self.text || trained == 0 || context <= trained {
+        if !self.text
+            || trained == 0
+            || context <= trained
+            || rules.past_trained == PastTrained::Unnoted
+        {
             return;
         }
         let (n, limit) = (thousands(context), thousands(trained));
-        if Runner::of(self.mode, self.engine) == Runner::Sglang {
+        if rules.past_trained == PastTrained::RefusedUnlessSglangOverwrite {
             p.note(
                 "sglang_beyond_context",
                 en!(
@@ -300,7 +299,7 @@ impl Run<'_> {
                     "context_length {n} 超过模型的 max_position_embeddings {limit}：除非设置 SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1，SGLang 会拒绝启动；超出训练长度后的效果也没有保证。"
                 ),
             );
-        } else if vllm {
+        } else if rules.past_trained == PastTrained::RefusedUnlessVllmAllowLong {
             p.note(
                 "vllm_beyond_context",
                 en!(
@@ -388,7 +387,7 @@ impl Run<'_> {
 
     pub(super) fn context_and_workspace(&self, p: &mut Parts) {
         p.add(
-            "cuda_context",
+            ComponentKind::CudaContext,
             CUDA_CONTEXT.get(),
             false,
             formula!(self.text; text "CUDA context with lazy module loading: 0.51 GiB (measured, H100, PyTorch 2 / vLLM 0.19)", "CUDA 上下文（模块延迟加载）：0.51 GiB (实测，H100, PyTorch 2 / vLLM 0.19)"),
@@ -397,7 +396,7 @@ impl Run<'_> {
         );
         let ws = cublas_workspace(self.hopper()).get();
         p.add(
-            "workspace",
+            ComponentKind::Workspace,
             ws,
             true,
             formula!(self.text;

@@ -365,14 +365,10 @@ pub(super) mod tests {
     /// Hopper, llama.cpp over two GPUs, eager attention.
     #[test]
     fn the_formulas_the_phrase_table_missed_are_in_chinese() {
-        let zh = |input: EstimateInput, key: &str| {
+        let zh = |input: EstimateInput, key: ComponentKind| {
             let e = estimate(&input).unwrap();
-            // The key, or the key with `_off_peak`.
-            let c = e
-                .components
-                .iter()
-                .find(|c| c.key.starts_with(key))
-                .unwrap();
+            // The part, alive at the peak or not.
+            let c = e.components.iter().find(|c| c.key == key).unwrap();
             c.formula_zh.clone()
         };
         let llama = || EstimateInput {
@@ -385,7 +381,7 @@ pub(super) mod tests {
                 gpu: Some("a100-sxm4-80gb".to_string()),
                 ..llama()
             },
-            "workspace",
+            ComponentKind::Workspace,
         );
         assert!(
             ws.ends_with("，每个 handle 与 stream 各一份（Hopper 之前的架构）"),
@@ -401,7 +397,7 @@ pub(super) mod tests {
                 },
                 ..llama()
             },
-            "weights",
+            ComponentKind::Weights,
         );
         assert!(
             w.starts_with("32 / 32 块 + 输出层在 GPU 上（GPU 2 / 2：其中 16 块 + 输出层）；"),
@@ -414,7 +410,7 @@ pub(super) mod tests {
                 attention: AttentionImpl::Eager,
                 ..llama()
             },
-            "activations",
+            ComponentKind::Activations,
         );
         assert!(a.contains(" + 1 × 2048² × "), "{a}");
         assert!(a.contains("（eager 注意力分数） × 32 块 = "), "{a}");
@@ -423,7 +419,7 @@ pub(super) mod tests {
     #[test]
     fn chinese_formulas_by_hand() {
         let e = |input: EstimateInput| estimate(&input).unwrap();
-        let of = |e: &Estimate, key: &str| {
+        let of = |e: &Estimate, key: ComponentKind| {
             let c = e.components.iter().find(|c| c.key == key).unwrap();
             (c.formula.clone(), c.formula_zh.clone())
         };
@@ -433,7 +429,7 @@ pub(super) mod tests {
         };
         // Llama-3.1-8B: 8 KV heads × 128 head_dim × 32 layers × 2 B, 2,048 + 256 tokens:
         // 2 × 8 × 128 × 32 × 2,304 × 2 B = 301,989,888 B = 288 MiB; 2,048 tokens of it 256 MiB.
-        let (_, kv) = of(&e(llama()), "kv_cache");
+        let (_, kv) = of(&e(llama()), ComponentKind::KvCache);
         assert_eq!(
             kv,
             "2 × 8 个 KV 头 × 128 head_dim × 1 条序列 × 32 层 × 2304 token × 2 B (bf16) = 288.00 MiB（预填充峰值时已填充 256.00 MiB）"
@@ -444,7 +440,7 @@ pub(super) mod tests {
                 mode: Mode::Training,
                 ..llama()
             }),
-            "optimizer",
+            ComponentKind::Optimizer,
         );
         assert_eq!(
             en,
@@ -460,7 +456,7 @@ pub(super) mod tests {
                 optimizer: Optimizer::Sgd,
                 ..llama()
             }),
-            "optimizer",
+            ComponentKind::Optimizer,
         );
         assert_eq!(sgd, "8,030,261,248 个可训练参数 × (SGD：无状态) = 0 B");
     }

@@ -1,5 +1,6 @@
 //! Why the detailed estimate differs from the guide's quick one, in words a reader can check.
 
+use super::ComponentKind;
 use super::{Difference, Mode, Optimizer, Parts, Quick, Run, b, guide_bytes_per_param, thousands};
 use crate::precision::Quantization;
 use crate::units::short;
@@ -138,7 +139,7 @@ impl Run<'_> {
             );
         }
         if self.quantization != Quantization::None {
-            let w = parts.get("weights");
+            let w = parts.get(ComponentKind::Weights);
             let per_param = short(guide_bytes_per_param(self.dtype, &self.quantization));
             add(
                 "quant_bits",
@@ -180,18 +181,18 @@ impl Run<'_> {
                     "指南的经验倍数为权重的 3.2–3.7 倍，但其各项之和（权重 + 2 × 权重 + 权重 + 0.2–0.5 × 权重）为 4.2–4.5 倍。"
                 )),
             );
-            if parts.get("logits") > 0 && a.vocab_size >= 100_000 {
+            if parts.get(ComponentKind::Logits) > 0 && a.vocab_size >= 100_000 {
                 add(
                     "logits",
                     en!(
                         "With a {}-token vocabulary the loss's fp32 logits take {} alone — the guide's activation share does not see them.",
                         a.vocab_size,
-                        b(parts.get("logits"))
+                        b(parts.get(ComponentKind::Logits))
                     ),
                     zh!(
                         "词表 {} 时，损失中的 fp32 logits 单独就占 {}——指南的激活比例未计入。",
                         a.vocab_size,
-                        b(parts.get("logits"))
+                        b(parts.get(ComponentKind::Logits))
                     ),
                 );
             }

@@ -1,11 +1,42 @@
 //! Inference with Hugging Face transformers: `generate` over a batch of prompts, the peak at the
 //! prefill or at the last generated token.
 
+use super::ComponentKind;
+use super::PeakSource;
+use super::engine::{
+    CardTraits, Context, ExpertParallel, Formats, LayerOffload, PastTrained, Required, Rules,
+};
 use super::{
     Formula, Kernel, Logits, Parts, Phase, Run, activations, b, cublas_workspace,
     per_gpu_weight_bytes, thousands,
 };
+use crate::precision::KvDtype;
+use crate::throughput::Runtime;
 use crate::units::Bytes;
+
+/// Hugging Face transformers' decisions: PyTorch's allocator, the prompt as its context, an
+/// MLA cache kept decompressed, a GGUF file dequantized on load.
+pub(super) const RULES: Rules = Rules {
+    name: "Hugging Face transformers",
+    peak: PeakSource::Torch,
+    kv_dtypes: Some(&[KvDtype::Auto, KvDtype::Fp16, KvDtype::Bf16]),
+    required: Required::Total,
+    context: Context::Prompt,
+    past_trained: PastTrained::Runs,
+    offload: LayerOffload::None,
+    dequantizes_gguf: true,
+    decompressed_mla: true,
+    expert_parallel: ExpertParallel::None,
+    downcasts_fp32: false,
+    flash_only_when_asked: false,
+    runtime: Runtime::Transformers,
+    formats: Formats::Bitsandbytes,
+    reads: CardTraits {
+        workspace: true,
+        vllm_defaults: false,
+        memory: false,
+    },
+};
 
 impl Run<'_> {
     pub(super) fn hf_inference(&self, p: &mut Parts) -> (Phase, u64, u64) {
@@ -17,7 +48,7 @@ impl Run<'_> {
             self.opaque_weights()
         };
         p.add(
-            "weights",
+            ComponentKind::Weights,
             w,
             true,
             self.weights_formula(w),
@@ -144,7 +175,7 @@ impl Run<'_> {
             Formula::default()
         };
         p.add(
-            "kv_cache",
+            ComponentKind::KvCache,
             kv_end.saturating_add(cross),
             true,
             formula!(self.text;
@@ -167,7 +198,7 @@ impl Run<'_> {
                 Formula::default()
             };
             p.add(
-                "activations",
+                ComponentKind::Activations,
                 acts_shown,
                 true,
                 formula!(self.text;
@@ -186,7 +217,7 @@ impl Run<'_> {
             );
         } else if a.has_image_counts() {
             p.add(
-                "activations",
+                ComponentKind::Activations,
                 acts_shown,
                 true,
                 formula!(self.text;
@@ -211,7 +242,7 @@ impl Run<'_> {
             );
         } else {
             p.add(
-                "activations",
+                ComponentKind::Activations,
                 acts_shown,
                 true,
                 formula!(self.text;
@@ -241,7 +272,7 @@ impl Run<'_> {
                 )
             };
             p.add(
-                "logits",
+                ComponentKind::Logits,
                 logits_shown,
                 true,
                 text,

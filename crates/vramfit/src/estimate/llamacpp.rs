@@ -1,10 +1,46 @@
 //! llama.cpp: GGUF weights offloaded block by block (`-ngl`) and split over GPUs by layer, the
 //! KV cache of the whole context, ggml's compute buffer.
 
+use super::ComponentKind;
+use super::PeakSource;
+use super::engine::{
+    CardTraits, Context, ExpertParallel, Formats, LayerOffload, PastTrained, Required, Rules,
+};
 use super::{Engine, Formula, Kernel, Parts, Phase, Run, activations, b, tensor_bytes, weights};
 use crate::model::Role;
 use crate::precision::{Dtype, KvDtype, Quantization};
+use crate::throughput::Runtime;
 use crate::units::Bytes;
+
+/// llama.cpp's decisions: its own buffers, one context (`-c`) shared by the sequences, the
+/// layers on the GPU as given (`-ngl`), quantized KV caches.
+pub(super) const RULES: Rules = Rules {
+    name: "llama.cpp",
+    peak: PeakSource::Llamacpp,
+    kv_dtypes: Some(&[
+        KvDtype::Auto,
+        KvDtype::Fp16,
+        KvDtype::Bf16,
+        KvDtype::Q8_0,
+        KvDtype::Q4_0,
+    ]),
+    required: Required::Total,
+    context: Context::Shared { setting: "-c" },
+    past_trained: PastTrained::Unnoted,
+    offload: LayerOffload::GpuLayers,
+    dequantizes_gguf: false,
+    decompressed_mla: false,
+    expert_parallel: ExpertParallel::None,
+    downcasts_fp32: false,
+    flash_only_when_asked: false,
+    runtime: Runtime::Llamacpp,
+    formats: Formats::Gguf,
+    reads: CardTraits {
+        workspace: false,
+        vllm_defaults: false,
+        memory: false,
+    },
+};
 
 impl Run<'_> {
     /// A tensor as llama.cpp loads it. A checkpoint released in MXFP4 (gpt-oss) runs from its
@@ -215,7 +251,7 @@ impl Run<'_> {
             self.weights_formula(gpu)
         };
         p.add(
-            "weights",
+            ComponentKind::Weights,
             w,
             false,
             formula,
@@ -225,7 +261,7 @@ impl Run<'_> {
         let (kv_cpu, _) = self.kv_bytes_llamacpp(ctx, layers - on_gpu);
         cpu = cpu.saturating_add(kv_cpu);
         p.add(
-            "kv_cache",
+            ComponentKind::KvCache,
             kv,
             false,
             kv_text,
@@ -233,7 +269,7 @@ impl Run<'_> {
             zh_str!("llama.cpp 预先分配整个上下文（-c）。"),
         );
         p.add(
-            "compute_buffer",
+            ComponentKind::ComputeBuffer,
             compute,
             false,
             {
@@ -275,7 +311,7 @@ impl Run<'_> {
             zh_str!("ggml 图分配器按最大计算图一次性预留中间张量。"),
         );
         p.add(
-            "cuda_context",
+            ComponentKind::CudaContext,
             LLAMACPP_CONTEXT.get(),
             false,
             formula!(self.text;

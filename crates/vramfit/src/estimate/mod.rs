@@ -88,6 +88,8 @@ macro_rules! formula {
 
 mod activations;
 mod common;
+mod component;
+mod engine;
 #[cfg(test)]
 mod formula_zh;
 mod guide;
@@ -114,6 +116,11 @@ mod workload;
 pub use crate::catalog::Device;
 pub use activations::{Kernel, Trainable, role_bit};
 pub use common::{CUDA_CONTEXT, cublas_workspace};
+pub use component::{ComponentKey, ComponentKind, Group};
+pub use engine::{
+    CardTraits, Context, ExpertParallel, Formats, LayerOffload, PastTrained, Required, Rules,
+    Runner,
+};
 pub use input::{
     AttentionImpl, Checkpointing, Engine, EstimateInput, Logits, Mode, Offload, Optimizer,
     Precision,
@@ -145,7 +152,6 @@ pub use weights::{gguf_type, per_gpu_weight_bytes, per_gpu_weight_bytes_ep, tens
 pub use workload::{GpuLookup, MAX_BATCH, MAX_SEQ, ModelLookup, Workload, lora_mask};
 
 use parts::{Formula, Parts, Run, ServePool, b};
-use workload::Runner;
 
 #[cfg(test)]
 mod tests;

@@ -7,12 +7,42 @@
 //! output layer last. What runs is then llama.cpp's shape with that `-ngl`, and `ollama ps`
 //! prints the share of Ollama's estimate left on the CPU: `48%/52% CPU/GPU`.
 
+use super::ComponentKind;
+use super::PeakSource;
+use super::engine::{
+    CardTraits, Context, ExpertParallel, Formats, LayerOffload, PastTrained, Required, Rules,
+};
 use super::{OllamaLoad, Parts, Phase, Run, b, thousands};
 use crate::model::Role;
 use crate::precision::KvDtype;
+use crate::throughput::Runtime;
 use crate::units::{Bytes, GIB};
 use alloc::vec;
 use alloc::vec::Vec;
+
+/// Ollama's decisions: llama.cpp's buffers, `num_ctx` per sequence, its own offload decision
+/// from the free memory, `OLLAMA_KV_CACHE_TYPE` (f16, q8_0, q4_0).
+pub(super) const RULES: Rules = Rules {
+    name: "Ollama",
+    peak: PeakSource::Llamacpp,
+    kv_dtypes: Some(&[KvDtype::Auto, KvDtype::Fp16, KvDtype::Q8_0, KvDtype::Q4_0]),
+    required: Required::Theory,
+    context: Context::PerSequence { setting: "num_ctx" },
+    past_trained: PastTrained::Unnoted,
+    offload: LayerOffload::EngineDecides,
+    dequantizes_gguf: false,
+    decompressed_mla: false,
+    expert_parallel: ExpertParallel::None,
+    downcasts_fp32: false,
+    flash_only_when_asked: true,
+    runtime: Runtime::Llamacpp,
+    formats: Formats::Gguf,
+    reads: CardTraits {
+        workspace: false,
+        vllm_defaults: false,
+        memory: true,
+    },
+};
 
 /// Ollama's default `num_ctx` (`docs/context-length.mdx`, v0.15.5 and later): 4096 below 24 GiB
 /// of VRAM, 32768 below 48 GiB, else 262144 (v0.6.7 to v0.15.4: 4096; before: 2048), clamped to
@@ -292,7 +322,7 @@ impl Run<'_> {
             .iter()
             .max()
             .map_or(0, |m| m.saturating_add(1));
-        let held = whole.sum(&["weights", "kv_cache", "compute_buffer", "cuda_context"]);
+        let held = whole.sum_where(|k| k.is_llamacpp_buffer() || k == ComponentKind::CudaContext);
         p.theory = Some(seen.max(held));
         let model_layers = a.num_layers + 1;
         let cpu_percent = if plan.vram == 0 {

@@ -1,7 +1,7 @@
 //! The estimate: every figure per GPU in bytes, each part with its formula, and the bound that
 //! keeps every size exact in JavaScript ([`within_reach`]).
 
-use super::{EstimateInput, Quick};
+use super::{ComponentKey, EstimateInput, Quick};
 use crate::error::Result;
 use crate::throughput::Runtime;
 use crate::units::Bytes;
@@ -89,10 +89,10 @@ impl PeakSource {
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Component {
-    /// Stable key: `weights`, `kv_cache`, `activations`, `logits`, `gradients`, `optimizer`,
-    /// `step_temporaries`, `autocast_copies`, `cuda_context`, `workspace`, `allocator_reserve`,
-    /// `cuda_graphs`, `non_torch`, `compute_buffer`, `zero_buffers`, `ddp_buckets`.
-    pub key: String,
+    /// Its kind, and whether it is alive at the peak: on the wire the kind's snake_case name
+    /// (`weights`, `kv_cache`, `activations`, `logits`, …), with `_off_peak` after it for a
+    /// part not alive at the peak ([`ComponentKey`]).
+    pub key: ComponentKey,
     /// Bytes on one GPU.
     pub bytes: Bytes,
     /// Whether PyTorch's allocator holds it (counted in `peak_allocated_bytes`).
@@ -317,11 +317,9 @@ pub fn within_reach(e: Estimate) -> Result<Estimate> {
         .components
         .iter()
         .max_by_key(|c| c.bytes)
-        .map_or("", |c| c.key.strip_suffix("_off_peak").unwrap_or(&c.key));
-    let per_token = matches!(
-        largest,
-        "activations" | "kv_cache" | "logits" | "compute_buffer" | "cuda_graphs"
-    );
+        .map(|c| c.key.kind);
+    let per_token = largest.is_some_and(|k| k.grows_with_tokens());
+    let largest = largest.map_or("", |k| k.name());
     Err(input_error!(
         if per_token {
             "batch × seq_len"

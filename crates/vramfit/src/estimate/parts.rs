@@ -1,7 +1,7 @@
 //! The parts an estimate is built from while a run shape computes it, and the formulas' text in
 //! the languages the crate is built with.
 
-use super::{Component, Difference, Workload};
+use super::{Component, ComponentKey, ComponentKind, Difference, Workload};
 use crate::units::Bytes;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -33,8 +33,19 @@ pub(super) struct ServePool {
     pub(super) request: u64,
     /// Requests of max_model_len the pool holds at once.
     pub(super) concurrency: f64,
-    /// SGLang's pool (its refusal reads otherwise: no pool at all, not too small for a request).
-    pub(super) sglang: bool,
+    /// What sizes the pool, which says how the engine refuses a pool too small.
+    pub(super) budget: PoolBudget,
+}
+
+/// What sizes a serving engine's KV pool.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum PoolBudget {
+    /// `gpu_memory_utilization` of the card, less what the profile run measured (vLLM): a pool
+    /// too small for one request of `max_model_len` refuses to start.
+    Utilization,
+    /// `mem_fraction_static` of the card, less the weights (SGLang): a pool too small for one
+    /// token refuses to start (no pool at all).
+    MemFractionStatic,
 }
 
 pub(super) struct Parts {
@@ -59,7 +70,7 @@ pub(super) struct Parts {
 impl Parts {
     pub(super) fn add(
         &mut self,
-        key: &str,
+        kind: ComponentKind,
         bytes: u64,
         torch: bool,
         formula: Formula,
@@ -73,7 +84,7 @@ impl Parts {
             (String::new(), String::new())
         };
         self.comps.push(Component {
-            key: key.to_string(),
+            key: ComponentKey::at_peak(kind),
             bytes: Bytes::new(bytes),
             torch,
             formula,
@@ -93,19 +104,18 @@ impl Parts {
         });
     }
     /// A component's size, alive at the peak or not.
-    pub(super) fn get(&self, key: &str) -> u64 {
-        self.comps
-            .iter()
-            .filter(|c| c.key == key || c.key.strip_suffix("_off_peak") == Some(key))
-            .map(|c| c.bytes.get())
-            .fold(0, u64::saturating_add)
+    pub(super) fn get(&self, kind: ComponentKind) -> u64 {
+        self.sum_where(|k| k == kind)
     }
 
-    /// The components `keys` together, saturating like [`Self::get`]: an input at the edge of
-    /// its ranges (eager attention over 15 million tokens) can make them exceed `u64`.
-    pub(super) fn sum(&self, keys: &[&str]) -> u64 {
-        keys.iter()
-            .map(|k| self.get(k))
+    /// The components whose kind passes `which`, alive at the peak or not, saturating: an input
+    /// at the edge of its ranges (eager attention over 15 million tokens) can make them exceed
+    /// `u64`.
+    pub(super) fn sum_where(&self, which: impl Fn(ComponentKind) -> bool) -> u64 {
+        self.comps
+            .iter()
+            .filter(|c| which(c.key.kind))
+            .map(|c| c.bytes.get())
             .fold(0, u64::saturating_add)
     }
 }

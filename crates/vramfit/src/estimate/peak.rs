@@ -1,9 +1,10 @@
 //! From the parts to the estimate: the allocator's reserve, the peak `max_memory_allocated`
 //! would report, the total `nvidia-smi` would show, the guide's recommendation and the fit.
 
+use super::parts::PoolBudget;
 use super::{
-    Difference, Engine, Estimate, Fit, Mode, Offload, Parts, PeakSource, Phase, Precision, Run, b,
-    m_rec, quick, thousands,
+    ComponentKind, Difference, Estimate, Fit, Group, Mode, Offload, Parts, PeakSource, Phase,
+    Precision, Required, Run, b, m_rec, quick, thousands,
 };
 use crate::precision::Dtype;
 use crate::units::{Bytes, MIB, fixed};
@@ -33,24 +34,16 @@ impl Run<'_> {
         let non_torch: u64 = parts
             .comps
             .iter()
-            .filter(|c| !c.torch && !c.key.ends_with("_off_peak"))
+            .filter(|c| !c.torch && c.key.at_peak)
             .map(|c| c.bytes.get())
             .fold(0, u64::saturating_add);
-        let is_vllm = phase == Phase::Serving;
-        let is_ollama = self.engine == Engine::Ollama && self.mode != Mode::Training;
-        let is_llamacpp =
-            (self.engine == Engine::Llamacpp || is_ollama) && self.mode != Mode::Training;
+        let rules = self.rules();
+        // llama.cpp has no PyTorch allocator: no reserve, and its peak is its own buffers.
+        let is_llamacpp = rules.peak == PeakSource::Llamacpp;
         // Allocator reserve: the caching allocator keeps freed blocks of the transient tensors
         // (activations, logits, temporaries) cached; about 5 % of them plus 2 MiB rounding per
         // block-sized weight tensor is reserved-but-unallocated at the peak.
-        let transient = parts.sum(&[
-            "activations",
-            "logits",
-            "step_temporaries",
-            "autocast_copies",
-            "dequant_buffer",
-            "embedding_grad_buffer",
-        ]);
+        let transient = parts.sum_where(ComponentKind::is_transient);
         let reserve = if is_llamacpp {
             0
         } else {
@@ -58,7 +51,7 @@ impl Run<'_> {
         };
         if !is_llamacpp {
             parts.add(
-            "allocator_reserve",
+            ComponentKind::AllocatorReserve,
             reserve,
             false,
             {
@@ -72,9 +65,9 @@ impl Run<'_> {
             zh_str!("PyTorch 缓存分配器已保留但未分配：nvidia-smi 计入，max_memory_allocated 不计。"),
             );
         }
-        // llama.cpp has no PyTorch allocator: its "allocated" peak is its own buffers (weights, KV, compute).
+        // llama.cpp's "allocated" peak is its own buffers (weights, KV, compute).
         let peak_allocated = if is_llamacpp {
-            parts.sum(&["weights", "kv_cache", "compute_buffer"])
+            parts.sum_where(ComponentKind::is_llamacpp_buffer)
         } else {
             parts.peak.unwrap_or(torch)
         };
@@ -87,28 +80,11 @@ impl Run<'_> {
                 .saturating_add(non_torch)
         };
         let tokens = parts.serve_tokens;
-        let temporaries = parts.sum(&[
-            "logits",
-            "step_temporaries",
-            "autocast_copies",
-            "dequant_buffer",
-            "embedding_grad_buffer",
-            "zero_buffers",
-            "ddp_buckets",
-            "compute_buffer",
-        ]);
-        let overhead = parts.sum(&[
-            "cuda_context",
-            "workspace",
-            "nccl",
-            "cuda_graphs",
-            "non_torch",
-            "req_to_token_pool",
-        ]);
+        let temporaries = parts.sum_where(|k| k.group() == Group::Temporaries);
+        let overhead = parts.sum_where(|k| k.group() == Group::Overhead);
         let layers_here = a.num_layers.div_ceil(self.pp);
         let kv_per_token = if a.is_generative() {
-            self.kv_bytes(1, 1, layers_here, self.engine == Engine::Hf)
-                .0
+            self.kv_bytes(1, 1, layers_here, rules.decompressed_mla).0
         } else {
             0
         };
@@ -149,7 +125,7 @@ impl Run<'_> {
             && sp.concurrency < self.batch as f64
         {
             let held = fixed(sp.concurrency, 2);
-            let engine = if sp.sglang { "SGLang" } else { "vLLM" };
+            let engine = rules.name;
             parts.note(
                 "kv_pool_queues",
                 en!("The KV pool holds {} requests of max_model_len {} at once, fewer than batch {}: {engine} starts and queues the rest.", held, thousands(self.max_model_len), self.batch),
@@ -167,7 +143,7 @@ impl Run<'_> {
             memory_bytes: d.memory,
             fits: total <= d.memory.get() && pool_ok && partial.is_none(),
             reason: match (pool.filter(|_| !pool_ok), partial) {
-                (Some(sp), _) if sp.sglang => Some(Difference {
+                (Some(sp), _) if sp.budget == PoolBudget::MemFractionStatic => Some(Difference {
                     key: String::from("kv_pool_too_small"),
                     en: if !self.text { String::new() } else { en!("mem_fraction_static {} leaves {} for the token pool, less than one token's {}: SGLang would refuse to start (not enough memory). Raise mem_fraction_static, use an fp8 KV cache or a larger card.", fixed(self.mem_fraction_static, 3), b(sp.available), b(sp.request)) },
                     zh: if !self.text { String::new() } else { zh!("mem_fraction_static {} 只给 token 池留下 {}，不够一个 token 的 {}：SGLang 将拒绝启动（显存不足）。请提高 mem_fraction_static、使用 fp8 KV 缓存或更大的显卡。", fixed(self.mem_fraction_static, 3), b(sp.available), b(sp.request)) },
@@ -218,27 +194,22 @@ impl Run<'_> {
             params,
             active_params: a.active_params(),
             trainable_params: trainable,
-            weights_bytes: Bytes::new(parts.get("weights")),
-            kv_cache_bytes: Bytes::new(parts.get("kv_cache")),
-            activations_bytes: Bytes::new(parts.get("activations")),
-            gradients_bytes: Bytes::new(parts.get("gradients")),
-            optimizer_bytes: Bytes::new(parts.get("optimizer")),
+            weights_bytes: Bytes::new(parts.get(ComponentKind::Weights)),
+            kv_cache_bytes: Bytes::new(parts.get(ComponentKind::KvCache)),
+            activations_bytes: Bytes::new(parts.get(ComponentKind::Activations)),
+            gradients_bytes: Bytes::new(parts.get(ComponentKind::Gradients)),
+            optimizer_bytes: Bytes::new(parts.get(ComponentKind::Optimizer)),
             temporaries_bytes: Bytes::new(temporaries),
             overhead_bytes: Bytes::new(overhead),
             allocator_reserve_bytes: Bytes::new(reserve),
             peak_phase: phase,
-            peak_source: if is_llamacpp {
-                PeakSource::Llamacpp
-            } else {
-                PeakSource::Torch
-            },
+            peak_source: rules.peak,
             peak_allocated_bytes: Bytes::new(peak_allocated),
             total_bytes: Bytes::new(total),
             recommended_bytes: m_rec(Bytes::new(m_theory)),
-            required_bytes: Bytes::new(if is_vllm || is_ollama {
-                m_theory
-            } else {
-                total
+            required_bytes: Bytes::new(match rules.required {
+                Required::Theory => m_theory,
+                Required::Total => total,
             }),
             kv_cache_tokens: tokens,
             max_concurrency: concurrency.map(|c| c as u64),

@@ -10,8 +10,42 @@
 //! `2 × kv heads / tp × head_dim` for the others). The defaults follow `server_args.py`
 //! (`_handle_gpu_memory_settings`).
 
+use super::ComponentKind;
+use super::PeakSource;
+use super::engine::{
+    CardTraits, Context, ExpertParallel, Formats, LayerOffload, PastTrained, Required, Rules,
+};
+use super::parts::PoolBudget;
 use super::{CUDA_CONTEXT, Parts, Phase, Run, ServePool, activations, b, thousands, weights};
+use crate::precision::KvDtype;
+use crate::throughput::Runtime;
 use crate::units::{Bytes, short};
+
+/// SGLang's decisions: its token pool within `mem_fraction_static`, `context_length` per
+/// sequence, defaults that follow the card's memory.
+pub(super) const RULES: Rules = Rules {
+    name: "SGLang",
+    peak: PeakSource::Torch,
+    kv_dtypes: Some(&[KvDtype::Auto, KvDtype::Fp16, KvDtype::Bf16, KvDtype::Fp8]),
+    required: Required::Theory,
+    context: Context::PerSequence {
+        setting: "context_length",
+    },
+    past_trained: PastTrained::RefusedUnlessSglangOverwrite,
+    offload: LayerOffload::None,
+    dequantizes_gguf: false,
+    decompressed_mla: false,
+    expert_parallel: ExpertParallel::DividesGroup,
+    downcasts_fp32: false,
+    flash_only_when_asked: false,
+    runtime: Runtime::Batched,
+    formats: Formats::Serving,
+    reads: CardTraits {
+        workspace: true,
+        vllm_defaults: true,
+        memory: true,
+    },
+};
 
 /// SGLang's memory-dependent defaults for a card of `gpu_mib` MiB at tensor parallel `tp`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -122,7 +156,7 @@ impl Run<'_> {
         };
         let wf = self.weights_formula(w);
         p.add(
-            "weights",
+            ComponentKind::Weights,
             w,
             true,
             if self.ep > 1 {
@@ -147,7 +181,7 @@ impl Run<'_> {
         );
         let load = SGLANG_LOAD_OVERHEAD.get();
         p.add(
-            "non_torch",
+            ComponentKind::NonTorch,
             load,
             false,
             formula!(self.text;
@@ -205,7 +239,7 @@ impl Run<'_> {
                     ]
                 );
                 p.add(
-                    "kv_cache",
+                    ComponentKind::KvCache,
                     kv,
                     true,
                     formula,
@@ -218,7 +252,7 @@ impl Run<'_> {
                         available: rest,
                         request: cell,
                         concurrency: (tokens as f64 / full.max(1.0)).min(requests as f64),
-                        sglang: true,
+                        budget: PoolBudget::MemFractionStatic,
                     });
                 }
                 (tokens, kv, requests, rest)
@@ -239,7 +273,7 @@ impl Run<'_> {
                     ]
                 );
                 p.add(
-                    "kv_cache",
+                    ComponentKind::KvCache,
                     kv,
                     true,
                     formula,
@@ -257,7 +291,7 @@ impl Run<'_> {
             .saturating_mul(context.saturating_add(4))
             .saturating_mul(4);
         p.add(
-            "req_to_token_pool",
+            ComponentKind::ReqToTokenPool,
             table,
             true,
             formula!(self.text;
@@ -275,7 +309,7 @@ impl Run<'_> {
         let chunk = self.max_num_batched_tokens;
         let acts = chunk.saturating_mul(per).div_ceil(self.tp);
         p.add(
-            "activations",
+            ComponentKind::Activations,
             acts,
             true,
             formula!(self.text;
@@ -293,7 +327,7 @@ impl Run<'_> {
                 .saturating_mul(layers_here)
                 .saturating_mul(SGLANG_CUDA_GRAPH_PER_LAYER.get());
             p.add(
-                "cuda_graphs",
+                ComponentKind::CudaGraphs,
                 g,
                 false,
                 formula!(self.text;
@@ -306,7 +340,7 @@ impl Run<'_> {
             );
         }
         p.add(
-            "cuda_context",
+            ComponentKind::CudaContext,
             preload,
             false,
             if self.tp * self.pp > 1 {
@@ -456,7 +490,7 @@ mod tests {
         let table = e
             .components
             .iter()
-            .find(|c| c.key == "req_to_token_pool")
+            .find(|c| c.key == ComponentKind::ReqToTokenPool)
             .unwrap();
         assert_eq!(table.bytes.get(), 2048 * 131_076 * 4);
         // Requests of the full 131,072-token context the pool holds at once: 3.38.
@@ -465,7 +499,7 @@ mod tests {
         let graphs = e
             .components
             .iter()
-            .find(|c| c.key == "cuda_graphs")
+            .find(|c| c.key == ComponentKind::CudaGraphs)
             .unwrap();
         assert_eq!(graphs.bytes.get(), 36 * 32 * 1_048_576);
     }

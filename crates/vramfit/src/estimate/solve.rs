@@ -7,7 +7,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use super::Device;
-use super::{AttentionImpl, Engine, EstimateInput, MAX_BATCH, MAX_SEQ, Mode};
+use super::{AttentionImpl, Context, EstimateInput, LayerOffload, MAX_BATCH, MAX_SEQ, Mode};
 use crate::hardware::fit::{Fit, largest_fitting};
 use crate::hardware::{Gpu, Layout, ParallelKind};
 use crate::precision::KvDtype;
@@ -76,23 +76,21 @@ pub fn need(input: &EstimateInput) -> Bytes {
         .map_or(crate::units::MAX_SIZE, |e| e.required_bytes)
 }
 
-/// llama.cpp runs the input, itself or under Ollama: its context (`-c`, Ollama's `num_ctx`) is
-/// `max_model_len`, its layers split over the GPUs.
-fn llamacpp(input: &EstimateInput) -> bool {
-    matches!(input.engine, Engine::Llamacpp | Engine::Ollama) && input.mode != Mode::Training
+/// The runner splits whole layers over the GPUs and the CPU (llama.cpp, Ollama): its fixes
+/// vary the layers on the GPU.
+fn splits_layers(input: &EstimateInput) -> bool {
+    input.runner().rules().offload.splits_layers()
 }
 
 /// llama.cpp's own `-c` is shared by its sequences; Ollama gives each its own `num_ctx`.
 fn shared_context(input: &EstimateInput) -> bool {
-    input.engine == Engine::Llamacpp && input.mode != Mode::Training
+    matches!(input.runner().rules().context, Context::Shared { .. })
 }
 
-/// The context is `max_model_len`: serving, llama.cpp and Ollama, and SGLang in any mode but
-/// training.
+/// The context is the engine's own setting (`max_model_len` in the input): the serving
+/// engines, llama.cpp and Ollama.
 fn context_is_max_model_len(input: &EstimateInput) -> bool {
-    input.mode == Mode::Serve
-        || llamacpp(input)
-        || (input.engine == Engine::Sglang && input.mode != Mode::Training)
+    input.runner().rules().context.is_engine_setting()
 }
 
 /// The tokens one sequence takes: the prompt and, except in training, the generated tokens.
@@ -153,11 +151,10 @@ fn trained_bound(w: &crate::estimate::Workload) -> Option<u64> {
     if trained == 0 {
         return None;
     }
-    match (w.mode, w.engine) {
-        (Mode::Training, _) => Some(trained),
-        (_, Engine::Llamacpp) => Some(trained.saturating_mul(w.batch)),
-        (_, Engine::Ollama | Engine::Sglang) | (Mode::Serve, _) => Some(trained),
-        (Mode::Inference, _) => trained.checked_sub(w.new_tokens).filter(|&t| t > 0),
+    match w.rules().context {
+        Context::Sequence | Context::PerSequence { .. } => Some(trained),
+        Context::Shared { .. } => Some(trained.saturating_mul(w.batch)),
+        Context::Prompt => trained.checked_sub(w.new_tokens).filter(|&t| t > 0),
     }
 }
 
@@ -186,7 +183,7 @@ pub fn largest_context_fit(input: &EstimateInput, memory: Bytes) -> Option<(Fit,
     // at the largest context searched: the input's own context, or the engine's default (Ollama's
     // num_ctx of 4096 on a small card), may be shorter than one sequence, which the estimator
     // refuses.
-    let lo = if llamacpp(input) {
+    let lo = if splits_layers(input) {
         tokens_per_sequence(&with_context(input, hi))?
     } else {
         1
@@ -214,7 +211,7 @@ fn over_gpus(input: &EstimateInput, n: u64) -> EstimateInput {
             zero: if n > 1 { 3.0 } else { input.zero },
             ..input.clone()
         }
-    } else if llamacpp(input) {
+    } else if splits_layers(input) {
         EstimateInput {
             gpus: Some(n as f64),
             tp: 1.0,
@@ -297,7 +294,7 @@ pub fn fixes(input: &EstimateInput, memory: Bytes) -> Vec<FitFix> {
         })
     };
     let Ok(w) = input.resolve() else { return out };
-    if llamacpp(input) {
+    if splits_layers(input) {
         let layers = w.arch.num_layers;
         // More blocks on the GPU never need less memory: the most that fit, if any.
         let ngl = |n: u64| {
@@ -314,7 +311,7 @@ pub fn fixes(input: &EstimateInput, memory: Bytes) -> Vec<FitFix> {
             out.extend(fits("gpu_layers", fit.value.to_string(), changed));
         }
         // Ollama quantizes its KV cache only with flash attention: that first.
-        let ollama = input.engine == Engine::Ollama;
+        let ollama = w.rules().offload == LayerOffload::EngineDecides;
         if ollama && input.attention != AttentionImpl::Flash {
             let changed = EstimateInput {
                 attention: AttentionImpl::Flash,
@@ -337,14 +334,18 @@ pub fn fixes(input: &EstimateInput, memory: Bytes) -> Vec<FitFix> {
             fits("kv_dtype", kv.name().to_string(), changed)
         });
         out.extend(kv_fix);
-    } else if w.mode == Mode::Serve && w.kv_dtype != KvDtype::Fp8 {
+    } else if w.kv_dtype != KvDtype::Fp8
+        && w.rules()
+            .kv_dtypes
+            .is_some_and(|k| k.contains(&KvDtype::Fp8))
+    {
         let changed = EstimateInput {
             kv_dtype: KvDtype::Fp8,
             ..input.clone()
         };
         out.extend(fits("kv_dtype", KvDtype::Fp8.name().to_string(), changed));
     }
-    if (llamacpp(input) || w.mode == Mode::Serve)
+    if context_is_max_model_len(input)
         && let Some((fit, _)) = largest_context_fit(input, memory)
     {
         let changed = with_context(input, fit.value);

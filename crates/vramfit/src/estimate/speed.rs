@@ -5,7 +5,7 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::{Checkpointing, Difference, Engine, Mode, Run, Throughput, weights};
+use super::{Checkpointing, Difference, Mode, Run, Throughput, weights};
 use crate::model::{Role, Tensor};
 use crate::precision::Quantization;
 use crate::throughput::{
@@ -13,16 +13,6 @@ use crate::throughput::{
     TrainingInput,
 };
 use crate::units::four_figures;
-
-/// The estimator's engine as the speed model's runtime.
-fn runtime(mode: Mode, engine: Engine) -> Runtime {
-    match (mode, engine) {
-        (Mode::Training, _) | (Mode::Inference, Engine::Hf) => Runtime::Transformers,
-        // Ollama runs llama.cpp.
-        (_, Engine::Llamacpp | Engine::Ollama) => Runtime::Llamacpp,
-        _ => Runtime::Batched,
-    }
-}
 
 /// What the matrix multiplications compute in: FP8 formats in FP8, every other quantized format
 /// dequantized to 16 bits, an unquantized checkpoint in 16 bits.
@@ -69,7 +59,7 @@ impl Run<'_> {
             };
             active = active.saturating_add(x.saturating_mul(n));
         });
-        let runtime = runtime(self.mode, self.engine);
+        let runtime = self.rules().runtime;
         let mut formulas = Vec::new();
         let mut formula = |key: &str, f: throughput::FormulaText| {
             formulas.push(Difference {
@@ -150,7 +140,7 @@ impl Run<'_> {
             }
         };
         let layers_here = a.num_layers.div_ceil(self.pp);
-        let (kv_all, _) = self.kv_bytes(1, 1, layers_here, self.engine == Engine::Hf);
+        let (kv_all, _) = self.kv_bytes(1, 1, layers_here, self.rules().decompressed_mla);
         let windowed_layers = if a.sliding_window > 0 {
             a.sliding_layers.min(a.num_layers)
         } else {
@@ -218,7 +208,7 @@ impl Run<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::estimate::{EstimateInput, estimate};
+    use crate::estimate::{Engine, EstimateInput, Runner, estimate};
 
     /// The speed reads each tensor as the memory estimate counts it: gpt-oss-20b's F16 GGUF keeps
     /// its experts in MXFP4, as its MXFP4_MOE file does, and differs only in its non-expert
@@ -420,6 +410,9 @@ mod tests {
         assert_eq!(four_figures(0.000_123_456), 0.000_123_5);
         // An fp8 checkpoint computes in FP8, llama.cpp's GGUF weights are dequantized.
         assert_eq!(compute(&Quantization::Fp8), Compute::Fp8);
-        assert_eq!(runtime(Mode::Serve, Engine::Vllm), Runtime::Batched);
+        assert_eq!(
+            Runner::of(Mode::Serve, Engine::Vllm).rules().runtime,
+            Runtime::Batched
+        );
     }
 }

@@ -4,6 +4,7 @@ use super::*;
 use crate::model::{Architecture, Moe, Role};
 use crate::precision::{Dtype, KvDtype, Quantization};
 use crate::units::{Bytes, GIB, MIB};
+use ComponentKind as K;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -23,7 +24,7 @@ fn activation_formula(e: &Estimate) -> (String, u64) {
     let f = e
         .components
         .iter()
-        .find(|c| c.key.starts_with("activations"))
+        .find(|c| c.key == K::Activations)
         .unwrap()
         .formula
         .clone();
@@ -36,11 +37,21 @@ fn activation_formula(e: &Estimate) -> (String, u64) {
     (f, per_tok)
 }
 
-fn comp(e: &Estimate, key: &str) -> u64 {
+/// The part `key` (alive at the peak, or [`off`] it), 0 when absent.
+fn comp(e: &Estimate, key: impl Into<ComponentKey>) -> u64 {
+    let key = key.into();
     e.components
         .iter()
         .find(|c| c.key == key)
         .map_or(0, |c| c.bytes.get())
+}
+
+/// The key of a part not alive at the peak.
+fn off(kind: ComponentKind) -> ComponentKey {
+    ComponentKey {
+        kind,
+        at_peak: false,
+    }
 }
 
 /// Asserts that the estimate's difference `key` holds `en` in English and `zh` in Chinese.
@@ -189,7 +200,7 @@ fn full_training_amp_adamw_is_16_bytes_per_param_plus_step() {
     assert_eq!(e.gradients_bytes.get(), 4 * p);
     assert_eq!(e.optimizer_bytes.get(), 8 * p);
     // foreach AdamW: one fp32 copy of the second moment (sqrt) at the step: 4 B per param.
-    assert_eq!(comp(&e, "step_temporaries"), 4 * p);
+    assert_eq!(comp(&e, K::StepTemporaries), 4 * p);
     assert_eq!(e.peak_phase, Phase::OptimizerStep);
     // Fused AdamW has no such temporary, and the peak moves to the end of forward here.
     let f = estimate(&EstimateInput {
@@ -200,13 +211,13 @@ fn full_training_amp_adamw_is_16_bytes_per_param_plus_step() {
         ..input(llama8b())
     })
     .unwrap();
-    assert_eq!(comp(&f, "step_temporaries"), 0);
+    assert_eq!(comp(&f, K::StepTemporaries), 0);
     assert!(f.peak_allocated_bytes < e.peak_allocated_bytes);
     assert!(e.differences.iter().any(|d| d.key == "amp_adam"));
     // The loss at the start of backward, once: 2048 tokens × 128,256 × (4 B fp32 log-softmax +
     // 4 B its gradient + 4 B the logits' gradient) = 3,152,019,456 B = 2.94 GiB, off the peak here
     // (the step is), and not counted twice.
-    assert_eq!(comp(&e, "logits_off_peak"), 3_152_019_456);
+    assert_eq!(comp(&e, off(K::Logits)), 3_152_019_456);
     let l = e.differences.iter().find(|d| d.key == "logits").unwrap();
     assert!(l.en.contains("take 2.94 GiB alone"), "{}", l.en);
     // Training keeps no KV cache and the guide's training rule has no KV term: no GQA difference,
@@ -232,18 +243,16 @@ fn training_activations_by_hand() {
     let per_token = 49_152 + 8_192 + 20_608 + 8_192 + 86_016 + 28_672;
     assert_eq!(per_token, 200_832);
     let acts = 2 * 1024 * per_token * 32;
-    let key = if e.peak_phase == Phase::ForwardLoss {
-        "activations"
-    } else {
-        "activations_off_peak"
+    let key = ComponentKey {
+        kind: K::Activations,
+        at_peak: e.peak_phase == Phase::ForwardLoss,
     };
     assert_eq!(comp(&e, key), acts);
     // The loss: 2048 tokens × 128,256 × 12 B (fp32 log-softmax, its gradient, the logits'
     // gradient).
-    let lk = if e.peak_phase == Phase::ForwardLoss {
-        "logits"
-    } else {
-        "logits_off_peak"
+    let lk = ComponentKey {
+        kind: K::Logits,
+        at_peak: e.peak_phase == Phase::ForwardLoss,
     };
     assert_eq!(comp(&e, lk), 2048 * 128_256 * 12);
     // Pure bf16 AdamW: 2 + 2 + 4 = 8 B per parameter.
@@ -268,7 +277,7 @@ fn checkpointing_keeps_block_inputs_only() {
     })
     .unwrap();
     let none = estimate(&base).unwrap();
-    let get = |e: &Estimate| comp(e, "activations") + comp(e, "activations_off_peak");
+    let get = |e: &Estimate| comp(e, K::Activations) + comp(e, off(K::Activations));
     // Kept: 4096 tokens × 2 B × 4096 × 32 blocks = 1,073,741,824; plus one block recomputed
     // (4096 × 200,832 B, the per-token figure of `training_activations_by_hand`) = 822,607,872.
     assert_eq!(get(&full), 1_073_741_824 + 822_607_872);
@@ -287,8 +296,8 @@ fn checkpointing_keeps_block_inputs_only() {
     })
     .unwrap();
     assert_eq!(b8.peak_phase, Phase::ForwardLoss);
-    assert_eq!(comp(&b8, "activations"), 8_589_934_592 + 6_580_862_976);
-    assert_eq!(comp(&b8, "logits"), 50_432_311_296);
+    assert_eq!(comp(&b8, K::Activations), 8_589_934_592 + 6_580_862_976);
+    assert_eq!(comp(&b8, K::Logits), 50_432_311_296);
     assert_eq!(
         b8.peak_allocated_bytes.get(),
         16_060_522_496 + 32_121_044_992 + 8_589_934_592 + 50_432_311_296 + 33_554_432
@@ -318,8 +327,8 @@ fn lora_trains_few_params_but_keeps_activations() {
     assert_eq!(activation_formula(&e).1, 32_768 + 16_448 + 20_608 + 86_016);
     // Activations stay in the gigabytes (why LoRA still runs out at long context):
     // 2048 × 155,840 × 32 = 10,213,130,240 B.
-    assert_eq!(comp(&e, "activations"), 2048 * 155_840 * 32);
-    assert!(comp(&e, "activations") > 2 * GIB);
+    assert_eq!(comp(&e, K::Activations), 2048 * 155_840 * 32);
+    assert!(comp(&e, K::Activations) > 2 * GIB);
 }
 
 /// PEFT keeps LoRA adapters in fp32 over a 16-bit base (`autocast_adapter_dtype=True`) and casts
@@ -411,7 +420,7 @@ fn layer_norm_models_under_autocast_by_hand() {
     // Autocast's copies: per block c_attn 768 × 2,304, c_proj 768², c_fc and the MLP's c_proj
     // 768 × 3,072 each = 7,077,888 × 12 blocks = 84,934,656, and the tied wte/lm_head 50,257 × 768
     // = 38,597,376, at 2 B each.
-    let copies = comp(&gpt2, "autocast_copies") + comp(&gpt2, "autocast_copies_off_peak");
+    let copies = comp(&gpt2, K::AutocastCopies) + comp(&gpt2, off(K::AutocastCopies));
     assert_eq!(copies, (84_934_656 + 38_597_376) * 2);
     let bert = run("google-bert/bert-base-uncased");
     // The norms' fp32 inputs 6,144; q, k and v each their own bf16 cast 3 × 1,536 = 4,608; the
@@ -444,8 +453,8 @@ fn prefill_with_every_logit_peaks_at_the_head() {
     })
     .unwrap();
     assert_eq!(e.peak_phase, Phase::Prefill);
-    assert_eq!(comp(&e, "activations"), 603_979_776);
-    assert_eq!(comp(&e, "logits"), 2_101_346_304);
+    assert_eq!(comp(&e, K::Activations), 603_979_776);
+    assert_eq!(comp(&e, K::Logits), 2_101_346_304);
     assert_eq!(
         e.peak_allocated_bytes.get(),
         2_471_628_800 + 268_435_456 + 2_101_346_304 + 33_554_432 + 33_554_432
@@ -470,7 +479,7 @@ fn hf_inference_composite_gelu_and_eager_softmax_by_hand() {
         ..EstimateInput::default()
     })
     .unwrap();
-    assert_eq!(comp(&gpt2, "activations"), 512 * 33_792);
+    assert_eq!(comp(&gpt2, K::Activations), 512 * 33_792);
     let eager = |dtype| {
         let e = estimate(&EstimateInput {
             model: Some("meta-llama/Llama-3.2-1B".into()),
@@ -481,7 +490,7 @@ fn hf_inference_composite_gelu_and_eager_softmax_by_hand() {
             ..EstimateInput::default()
         })
         .unwrap();
-        comp(&e, "activations")
+        comp(&e, K::Activations)
     };
     assert_eq!(eager(Dtype::Bf16), 150_994_944 + 1_342_177_280);
     assert_eq!(eager(Dtype::Fp32), 268_435_456 + 1_073_741_824);
@@ -498,7 +507,7 @@ fn qlora_uses_nf4_base() {
     .unwrap();
     // The NF4 base is about 4.13 bits per block weight: well under a quarter of bf16 plus the upcast embeddings.
     assert!(e.weights_bytes.get() < 16_060_522_496 / 2);
-    assert!(comp(&e, "dequant_buffer") == 4096 * 14_336 * 2);
+    assert!(comp(&e, K::DequantBuffer) == 4096 * 14_336 * 2);
 }
 
 #[test]
@@ -547,7 +556,7 @@ fn zero3_partitions_and_data_parallel_does_not() {
         ..base.clone()
     })
     .unwrap();
-    assert_eq!(comp(&z2, "step_temporaries"), 2 * (4 * p).div_ceil(8));
+    assert_eq!(comp(&z2, K::StepTemporaries), 2 * (4 * p).div_ceil(8));
     // ZeRO-Infinity to NVMe (a ZeRO-3 feature): the same partitions and the 16-bit parameters
     // (18 B per parameter / 8) on the drive, none in CPU memory; below ZeRO-3 it is refused.
     let z3nvme = estimate(&EstimateInput {
@@ -746,7 +755,7 @@ fn quick_mode_from_params_only() {
     })
     .unwrap();
     assert_eq!(v.weights_bytes.get(), 14_000_000_000);
-    let w = v.components.iter().find(|c| c.key == "weights").unwrap();
+    let w = v.components.iter().find(|c| c.key == K::Weights).unwrap();
     assert!(!w.formula.contains("rotary"), "{}", w.formula);
 }
 
@@ -790,7 +799,7 @@ fn serving_fits_only_when_the_pool_holds_the_sequences() {
     let cg = ok
         .components
         .iter()
-        .find(|c| c.key == "cuda_graphs")
+        .find(|c| c.key == K::CudaGraphs)
         .unwrap()
         .bytes
         .get();
@@ -888,7 +897,7 @@ fn vllm_without_a_card_holds_batch_full_length_sequences() {
             ..input(llama8b())
         })
         .unwrap();
-        let c = e.components.iter().find(|c| c.key == "kv_cache").unwrap();
+        let c = e.components.iter().find(|c| c.key == K::KvCache).unwrap();
         (
             c.bytes.get(),
             e.kv_cache_tokens,
@@ -958,7 +967,7 @@ fn offload_without_zero_is_refused_not_ignored() {
     );
     // With ZeRO-1 the optimizer states (the moments and the fp32 master copy) leave the GPU.
     let z1 = train(1.0, Offload::Cpu).unwrap();
-    assert_eq!(comp(&z1, "optimizer"), 0);
+    assert_eq!(comp(&z1, K::Optimizer), 0);
     assert!(train(0.0, Offload::None).is_ok());
     // Inference ignores the training options (the site keeps them while its mode changes).
     let infer = estimate(&EstimateInput {
@@ -1146,7 +1155,7 @@ fn llama_cpp_caches_only_the_window_for_interleaved_sliding_layers() {
         ..input(arch)
     })
     .unwrap();
-    assert_eq!(comp(&e, "kv_cache"), 4096 * (10 * 32_768 + 52 * 1536) * 2);
+    assert_eq!(comp(&e, K::KvCache), 4096 * (10 * 32_768 + 52 * 1536) * 2);
     // Mistral 7B v0.1 slides on every layer: llama.cpp runs it as plain llama, the whole
     // context on every layer: 2 × 8 × 128 × 32 layers × 32,768 × 2 B = 4 GiB.
     let m = crate::presets::find("mistralai/Mistral-7B-v0.1")
@@ -1158,7 +1167,7 @@ fn llama_cpp_caches_only_the_window_for_interleaved_sliding_layers() {
         ..input(m)
     })
     .unwrap();
-    assert_eq!(comp(&e, "kv_cache"), 2 * 8 * 128 * 32 * 32_768 * 2);
+    assert_eq!(comp(&e, K::KvCache), 2 * 8 * 128 * 32 * 32_768 * 2);
 }
 
 /// vLLM's hybrid KV manager on Gemma 3 27B (62 layers: 10 global, 52 with a 1,024-token window;
@@ -1240,13 +1249,13 @@ fn llamacpp_compute_buffer_by_hand() {
     };
     let eager = run(AttentionImpl::Eager);
     assert_eq!(
-        comp(&eager, "compute_buffer"),
+        comp(&eager, K::ComputeBuffer),
         512 * 8192 * 33 * 4 + 4 * 512 * 4096 * 4
     );
-    assert_eq!(comp(&eager, "compute_buffer"), 560 * MIB);
+    assert_eq!(comp(&eager, K::ComputeBuffer), 560 * MIB);
     let flash = run(AttentionImpl::Flash);
-    assert_eq!(comp(&flash, "compute_buffer"), 512 * (128_256 + 4096) * 4);
-    assert_eq!(comp(&flash, "compute_buffer") * 2, 517 * MIB);
+    assert_eq!(comp(&flash, K::ComputeBuffer), 512 * (128_256 + 4096) * 4);
+    assert_eq!(comp(&flash, K::ComputeBuffer) * 2, 517 * MIB);
 }
 
 /// llama.cpp from a bare parameter count: the guide's bytes per parameter, all on the GPU by
@@ -1315,7 +1324,7 @@ fn lion_under_zero_has_one_moment_of_temporary() {
         ..input(llama8b())
     })
     .unwrap();
-    assert_eq!(comp(&e, "step_temporaries"), 2 * (4 * p).div_ceil(8));
+    assert_eq!(comp(&e, K::StepTemporaries), 2 * (4 * p).div_ceil(8));
 }
 
 /// Eager attention keeps the fp32 softmax and, in 16-bit training, its cast back: 4 + 2 B per
@@ -1566,7 +1575,7 @@ fn adafactor_temporary_is_the_largest_trainable_tensor() {
         .unwrap();
         e.components
             .iter()
-            .find(|c| c.key.starts_with("step_temporaries"))
+            .find(|c| c.key == K::StepTemporaries)
             .map_or(0, |c| c.bytes.get())
     };
     assert_eq!(run(0.0, 1.0), 2_101_346_304);
@@ -1657,7 +1666,7 @@ fn vllm_serves_whisper_with_a_cross_attention_group() {
     .unwrap();
     assert_eq!(e.weights_bytes.get(), 37_760_640 * 2);
     assert!(e.notes.iter().any(|n| n.key == "vllm_downcast"));
-    let kv = e.components.iter().find(|c| c.key == "kv_cache").unwrap();
+    let kv = e.components.iter().find(|c| c.key == K::KvCache).unwrap();
     let blocks = kv.bytes.get() / 98_304;
     assert_eq!(kv.bytes.get() % 98_304, 0);
     let budget = (81_090.0 * MIB as f64 * 0.9) as u64;
@@ -1678,7 +1687,11 @@ fn vllm_serves_whisper_with_a_cross_attention_group() {
         ..EstimateInput::default()
     })
     .unwrap();
-    let w = v100.components.iter().find(|c| c.key == "weights").unwrap();
+    let w = v100
+        .components
+        .iter()
+        .find(|c| c.key == K::Weights)
+        .unwrap();
     assert!(w.formula.contains("(fp16)"), "{}", w.formula);
     let fp32 = estimate(&EstimateInput {
         model: Some("openai/whisper-tiny".into()),

@@ -1,15 +1,45 @@
 //! Training and fine-tuning: weights, gradients, optimizer states, saved activations and the
 //! step's temporaries under each precision regime, LoRA/QLoRA, ZeRO with offload, and parallelism.
 
+use super::ComponentKind;
+use super::PeakSource;
+use super::engine::{
+    CardTraits, Context, ExpertParallel, Formats, LayerOffload, PastTrained, Required, Rules,
+};
 use super::{
     Checkpointing, Formula, Offload, Optimizer, Parts, Phase, Precision, Run, Trainable,
     activations, b, per_gpu_weight_bytes, role_bit, thousands, weights,
 };
 use crate::model::Role;
 use crate::precision::{Dtype, Quantization};
+use crate::throughput::Runtime;
 use crate::units::Bytes;
 use alloc::format;
 use alloc::string::String;
+
+/// Training's decisions: PyTorch's allocator, the sequence as its context, a GGUF file
+/// dequantized on load.
+pub(super) const RULES: Rules = Rules {
+    name: "training",
+    peak: PeakSource::Torch,
+    kv_dtypes: None,
+    required: Required::Total,
+    context: Context::Sequence,
+    past_trained: PastTrained::Runs,
+    offload: LayerOffload::None,
+    dequantizes_gguf: true,
+    decompressed_mla: true,
+    expert_parallel: ExpertParallel::None,
+    downcasts_fp32: false,
+    flash_only_when_asked: false,
+    runtime: Runtime::Transformers,
+    formats: Formats::Checkpoint,
+    reads: CardTraits {
+        workspace: true,
+        vllm_defaults: false,
+        memory: false,
+    },
+};
 
 impl Run<'_> {
     #[allow(clippy::too_many_lines)]
@@ -166,7 +196,7 @@ impl Run<'_> {
             );
         }
         p.add(
-            "weights",
+            ComponentKind::Weights,
             w,
             true,
             w_text,
@@ -209,7 +239,7 @@ impl Run<'_> {
             );
         }
         p.add(
-            "gradients",
+            ComponentKind::Gradients,
             g,
             true,
             formula!(self.text; ["{} = {}", g_text.en, b(g)], ["{} = {}", g_text.zh, b(g)]),
@@ -307,7 +337,7 @@ impl Run<'_> {
             );
         }
         p.add(
-            "optimizer",
+            ComponentKind::Optimizer,
             o,
             true,
             formula!(self.text; ["{} = {}", o_text.en, b(o)], ["{} = {}", o_text.zh, b(o)]),
@@ -481,7 +511,7 @@ impl Run<'_> {
             acts
         };
         p.add(
-            "activations",
+            ComponentKind::Activations,
             acts,
             true,
             act_text,
@@ -510,7 +540,7 @@ impl Run<'_> {
                     "{n} token × {vocab} 词表 × 12 B（fp32 的 log-softmax、其梯度与 logits 的梯度） = {size}"
                 ]
             );
-            p.add("logits", logits, true, text, en_str!("The cross-entropy loss works on the logits in fp32; with a large vocabulary this is often the peak."), zh_str!("交叉熵损失以 fp32 处理 logits；词表大时常是峰值所在。"));
+            p.add(ComponentKind::Logits, logits, true, text, en_str!("The cross-entropy loss works on the logits in fp32; with a large vocabulary this is often the peak."), zh_str!("交叉熵损失以 fp32 处理 logits；词表大时常是峰值所在。"));
         }
         // End of backward: the embedding's dense gradient is built in a fresh buffer before it is
         // accumulated (twice the matrix when the head shares it: the head's gradient is already there).
@@ -549,7 +579,7 @@ impl Run<'_> {
                     }
                 ]
             );
-            p.add("embedding_grad_buffer", emb_buf, true, text, en_str!("The embedding backward's dense gradient, alive with every other gradient at the end of backward."), zh_str!("反向传播末尾词嵌入的稠密梯度缓冲，与全部梯度同时存在。"));
+            p.add(ComponentKind::EmbeddingGradBuffer, emb_buf, true, text, en_str!("The embedding backward's dense gradient, alive with every other gradient at the end of backward."), zh_str!("反向传播末尾词嵌入的稠密梯度缓冲，与全部梯度同时存在。"));
         }
         // Autocast keeps bf16/fp16 copies of fp32 weights for backward.
         let casts = if matches!(reg, Precision::AmpBf16 | Precision::AmpFp16)
@@ -575,7 +605,7 @@ impl Run<'_> {
         };
         if casts > 0 {
             p.add(
-                "autocast_copies",
+                ComponentKind::AutocastCopies,
                 casts,
                 true,
                 {
@@ -605,7 +635,7 @@ impl Run<'_> {
         };
         if dequant > 0 {
             p.add(
-                "dequant_buffer",
+                ComponentKind::DequantBuffer,
                 dequant,
                 true,
                 formula!(self.text;
@@ -674,7 +704,7 @@ impl Run<'_> {
                 );
             }
             p.add(
-                "step_temporaries",
+                ComponentKind::StepTemporaries,
                 step,
                 true,
                 text,
@@ -693,7 +723,7 @@ impl Run<'_> {
         if buckets > 0 {
             let (key, text) = if zero == 0 {
                 (
-                    "ddp_buckets",
+                    ComponentKind::DdpBuckets,
                     formula!(self.text;
                         [
                             "DDP gradient buckets hold a flat copy of the gradients = {}",
@@ -704,7 +734,7 @@ impl Run<'_> {
                 )
             } else {
                 (
-                    "zero_buffers",
+                    ComponentKind::ZeroBuffers,
                     formula!(self.text;
                         [
                             "ZeRO-{zero} buckets (reduce/allgather h², prefetch 0.9 h²){} = {}",
@@ -741,7 +771,7 @@ impl Run<'_> {
         self.context_and_workspace(p);
         if dp > 1 || self.tp > 1 || self.pp > 1 {
             p.add(
-                "nccl",
+                ComponentKind::Nccl,
                 NCCL_BUFFERS.get(),
                 false,
                 formula!(self.text;
@@ -773,27 +803,7 @@ impl Run<'_> {
         };
         // Keep only the components alive at the peak in the torch total (others shown with zero).
         for c in &mut p.comps {
-            let alive = !matches!(
-                (phase, c.key.as_str()),
-                (
-                    Phase::ForwardLoss,
-                    "gradients" | "step_temporaries" | "ddp_buckets" | "embedding_grad_buffer"
-                ) | (
-                    Phase::OptimizerStep,
-                    "activations"
-                        | "logits"
-                        | "autocast_copies"
-                        | "dequant_buffer"
-                        | "embedding_grad_buffer"
-                ) | (
-                    Phase::Backward,
-                    "activations"
-                        | "logits"
-                        | "autocast_copies"
-                        | "dequant_buffer"
-                        | "step_temporaries"
-                )
-            );
+            let alive = alive_at(phase, c.key.kind);
             if !alive && self.text {
                 c.note_en = en!(
                     "{} Not alive at the peak ({}).",
@@ -811,7 +821,7 @@ impl Run<'_> {
             }
             if !alive {
                 c.torch = false;
-                c.key = format!("{}_off_peak", c.key);
+                c.key.at_peak = false;
             }
         }
         if phase == Phase::ForwardLoss && overlap > 0 {
@@ -875,3 +885,27 @@ impl Run<'_> {
 /// NCCL communicator buffers for multi-GPU training: about 512 MiB (an estimate: NCCL's default
 /// 4 MiB buffers × channels × peers; no measurement in the reference data).
 pub const NCCL_BUFFERS: Bytes = Bytes::mib(512);
+
+/// Whether a training part is alive at `phase`: the end of forward holds no gradients yet
+/// (`zero_grad` sets them to None) nor the step's buffers; the optimizer step no longer holds the
+/// forward's tensors; the end of backward holds neither the forward's nor the step's.
+fn alive_at(phase: Phase, kind: ComponentKind) -> bool {
+    use ComponentKind as K;
+    !matches!(
+        (phase, kind),
+        (
+            Phase::ForwardLoss,
+            K::Gradients | K::StepTemporaries | K::DdpBuckets | K::EmbeddingGradBuffer
+        ) | (
+            Phase::OptimizerStep,
+            K::Activations
+                | K::Logits
+                | K::AutocastCopies
+                | K::DequantBuffer
+                | K::EmbeddingGradBuffer
+        ) | (
+            Phase::Backward,
+            K::Activations | K::Logits | K::AutocastCopies | K::DequantBuffer | K::StepTemporaries
+        )
+    )
+}

@@ -1,9 +1,43 @@
 //! Serving with vLLM: the weights, the start-up profile run, the KV pool sized from
 //! `gpu_memory_utilization`, CUDA graphs, and the concurrency the pool holds.
 
+use super::ComponentKind;
+use super::PeakSource;
+use super::engine::{
+    CardTraits, Context, ExpertParallel, Formats, LayerOffload, PastTrained, Required, Rules,
+};
+use super::parts::PoolBudget;
 use super::{CUDA_CONTEXT, Parts, Phase, Run, ServePool, activations, b, thousands};
+use crate::precision::KvDtype;
+use crate::throughput::Runtime;
 use crate::units::{Bytes, GIB, short};
 use alloc::string::String;
+
+/// vLLM's decisions: its pool within `gpu_memory_utilization`, `max_model_len` per sequence,
+/// fp8 KV caches, expert parallelism.
+pub(super) const RULES: Rules = Rules {
+    name: "vLLM",
+    peak: PeakSource::Torch,
+    kv_dtypes: Some(&[KvDtype::Auto, KvDtype::Fp16, KvDtype::Bf16, KvDtype::Fp8]),
+    required: Required::Theory,
+    context: Context::PerSequence {
+        setting: "max_model_len",
+    },
+    past_trained: PastTrained::RefusedUnlessVllmAllowLong,
+    offload: LayerOffload::None,
+    dequantizes_gguf: false,
+    decompressed_mla: false,
+    expert_parallel: ExpertParallel::WholeGroup,
+    downcasts_fp32: true,
+    flash_only_when_asked: false,
+    runtime: Runtime::Batched,
+    formats: Formats::Serving,
+    reads: CardTraits {
+        workspace: true,
+        vllm_defaults: true,
+        memory: false,
+    },
+};
 
 impl Run<'_> {
     pub(super) fn vllm(&self, p: &mut Parts) -> (Phase, u64, u64) {
@@ -31,7 +65,7 @@ impl Run<'_> {
         };
         let w = w0 + rope;
         p.add(
-            "weights",
+            ComponentKind::Weights,
             w,
             true,
             if self.ep > 1 {
@@ -80,7 +114,7 @@ impl Run<'_> {
         .get();
         let acts = forward.max(sampler);
         p.add(
-            "activations",
+            ComponentKind::Activations,
             acts,
             true,
             {
@@ -102,7 +136,7 @@ impl Run<'_> {
             VLLM_NON_TORCH
         };
         p.add(
-            "non_torch",
+            ComponentKind::NonTorch,
             non_torch.get(),
             false,
             formula!(self.text;
@@ -227,7 +261,7 @@ impl Run<'_> {
                     ]
                 );
                 p.add(
-                    "kv_cache",
+                    ComponentKind::KvCache,
                     pool_used,
                     true,
                     formula,
@@ -239,7 +273,7 @@ impl Run<'_> {
                         available: pool,
                         request,
                         concurrency: blocks as f64 / per_request.max(1) as f64,
-                        sglang: false,
+                        budget: PoolBudget::Utilization,
                     });
                 }
                 (pool_used, blocks / groups.max(1) * VLLM_BLOCK)
@@ -293,7 +327,7 @@ impl Run<'_> {
                     ]
                 );
                 p.add(
-                    "kv_cache",
+                    ComponentKind::KvCache,
                     pool,
                     true,
                     formula,
@@ -311,7 +345,7 @@ impl Run<'_> {
                 (CUDA_GRAPH_BASE_GIB + CUDA_GRAPH_PER_LAYER_GIB * layers_here as f64) * GIB as f64,
             )
             .get();
-            p.add("cuda_graphs", g, false, formula!(self.text; let (base, per, size) = (short(CUDA_GRAPH_BASE_GIB), short(CUDA_GRAPH_PER_LAYER_GIB), b(g)); ["{base} GiB + {per} GiB × {layers_here} layers = {size} (fitted to vLLM 0.19 H100 runs)"], ["{base} GiB + {per} GiB × {layers_here} 层 = {size} (拟合自 vLLM 0.19 H100 的实测)"]), en_str!("Captured after the pool is sized, so real use overshoots utilisation × memory by this much."), zh_str!("在 KV 池确定后捕获，实际占用因此超出利用率 × 显存。"));
+            p.add(ComponentKind::CudaGraphs, g, false, formula!(self.text; let (base, per, size) = (short(CUDA_GRAPH_BASE_GIB), short(CUDA_GRAPH_PER_LAYER_GIB), b(g)); ["{base} GiB + {per} GiB × {layers_here} layers = {size} (fitted to vLLM 0.19 H100 runs)"], ["{base} GiB + {per} GiB × {layers_here} 层 = {size} (拟合自 vLLM 0.19 H100 的实测)"]), en_str!("Captured after the pool is sized, so real use overshoots utilisation × memory by this much."), zh_str!("在 KV 池确定后捕获，实际占用因此超出利用率 × 显存。"));
         }
         // Each worker of a tensor- or pipeline-parallel group also holds NCCL's communicators
         // and the custom all-reduce buffers before the profile run.
@@ -327,21 +361,23 @@ impl Run<'_> {
             )
         };
         p.add(
-            "cuda_context",
+            ComponentKind::CudaContext,
             context.get(),
             false,
             context_text,
             en_str!("Outside the utilisation budget."),
             zh_str!("不计入利用率预算。"),
         );
-        p.comps.retain(|c| c.key != "workspace");
+        p.comps.retain(|c| c.key != ComponentKind::Workspace);
         let tokens = if a.is_generative() { tokens } else { 0 };
         p.serve_tokens = Some(tokens);
         // M_theory for serving (the guide's stage 2: KV at the peak concurrency): the card memory
         // whose utilisation budget holds the weights, the profile peak, non-torch memory and the KV
         // of `batch` sequences of max_model_len, plus what lives outside the budget.
         let demand = self.batch.saturating_mul(request);
-        let outside = context.get().saturating_add(p.get("cuda_graphs"));
+        let outside = context
+            .get()
+            .saturating_add(p.get(ComponentKind::CudaGraphs));
         p.theory = Some(
             Bytes::from_f64(
                 budget_used.saturating_add(demand) as f64 / self.gpu_memory_utilization,

@@ -2,8 +2,8 @@
 //! the field and the accepted range on failure, so that the arithmetic after it cannot fail.
 
 use super::{
-    AttentionImpl, Checkpointing, Device, Engine, EstimateInput, Kernel, Logits, Mode, Offload,
-    Optimizer, Precision, role_bit,
+    AttentionImpl, Checkpointing, Context, Device, Engine, EstimateInput, ExpertParallel, Kernel,
+    LayerOffload, Logits, Mode, Offload, Optimizer, Precision, Rules, Runner, role_bit,
 };
 use crate::error::{InputError, Result};
 use crate::model::{Architecture, Role};
@@ -173,37 +173,6 @@ pub struct Workload {
     pub num_gpu: Option<u64>,
 }
 
-/// What runs the estimate, from the mode and the engine: training is PyTorch whatever the
-/// engine; llama.cpp serves or infers; vLLM serves (any engine but llama.cpp) or infers;
-/// transformers infers. The one place that mapping is made.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Runner {
-    Training,
-    Llamacpp,
-    Vllm,
-    Transformers,
-    Sglang,
-    Ollama,
-}
-
-impl Runner {
-    pub(super) fn of(mode: Mode, engine: Engine) -> Runner {
-        match (mode, engine) {
-            (Mode::Training, _) => Runner::Training,
-            (_, Engine::Llamacpp) => Runner::Llamacpp,
-            (_, Engine::Ollama) => Runner::Ollama,
-            (_, Engine::Sglang) => Runner::Sglang,
-            (Mode::Serve, _) | (Mode::Inference, Engine::Vllm) => Runner::Vllm,
-            (Mode::Inference, Engine::Hf) => Runner::Transformers,
-        }
-    }
-
-    /// llama.cpp runs the model, itself or under Ollama: GGUF weights split by layer.
-    pub(super) fn is_llamacpp(self) -> bool {
-        matches!(self, Runner::Llamacpp | Runner::Ollama)
-    }
-}
-
 /// What the run's engine loads and caches: a KV-cache type it does not have is refused, and so is
 /// a weight format llama.cpp cannot load; a GGUF file run in PyTorch (transformers inference,
 /// training) is dequantized on load, so its weights are counted in the model dtype. Returns the
@@ -212,17 +181,10 @@ fn engine_formats(
     input: &EstimateInput,
     quantization: Quantization,
 ) -> Result<(Quantization, Option<GgufFileType>)> {
-    use KvDtype::{Auto, Bf16, Fp8, Fp16, Q4_0, Q8_0};
-    let runner = Runner::of(input.mode, input.engine);
-    let engine = match runner {
-        Runner::Training => None,
-        Runner::Llamacpp => Some(("llama.cpp", &[Auto, Fp16, Bf16, Q8_0, Q4_0][..])),
-        Runner::Vllm => Some(("vLLM", &[Auto, Fp16, Bf16, Fp8][..])),
-        Runner::Transformers => Some(("Hugging Face transformers", &[Auto, Fp16, Bf16][..])),
-        Runner::Sglang => Some(("SGLang", &[Auto, Fp16, Bf16, Fp8][..])),
-        // OLLAMA_KV_CACHE_TYPE: f16 (the default), q8_0, q4_0.
-        Runner::Ollama => Some(("Ollama", &[Auto, Fp16, Q8_0, Q4_0][..])),
-    };
+    use KvDtype::{Q4_0, Q8_0};
+    let runner = input.runner();
+    let rules = runner.rules();
+    let engine = rules.kv_dtypes.map(|kv| (rules.name, kv));
     if let Some((name, kv)) = engine
         && !kv.contains(&input.kv_dtype)
     {
@@ -238,7 +200,7 @@ fn engine_formats(
     }
     // Ollama quantizes its KV cache only with flash attention on (its `kv cache type not
     // supported by model` fallback to f16 otherwise): refused rather than silently changed.
-    if runner == Runner::Ollama
+    if rules.offload == LayerOffload::EngineDecides
         && matches!(input.kv_dtype, Q8_0 | Q4_0)
         && input.attention != AttentionImpl::Flash
     {
@@ -251,7 +213,7 @@ fn engine_formats(
             "auto 或 f16；q8_0、q4_0 需要 attention 为 flash",
         ));
     }
-    if runner.is_llamacpp()
+    if rules.offload.splits_layers()
         && !matches!(
             input.quantization,
             Quantization::None | Quantization::Gguf { .. } | Quantization::Mxfp4
@@ -261,29 +223,22 @@ fn engine_formats(
             "quantization",
             [
                 "{} loads GGUF files, not {}",
-                if runner == Runner::Ollama {
-                    "Ollama"
-                } else {
-                    "llama.cpp"
-                },
+                rules.name,
                 input.quantization.name()
             ],
             [
                 "{} 加载 GGUF 文件，不加载 {}",
-                if runner == Runner::Ollama {
-                    "Ollama"
-                } else {
-                    "llama.cpp"
-                },
+                rules.name,
                 input.quantization.name()
             ],
             "none (an F16 or BF16 GGUF) or gguf-<type>, e.g. gguf-q4_k_m",
             "none（F16 或 BF16 的 GGUF），或 gguf-<type>，如 gguf-q4_k_m",
         ));
     }
-    let torch = matches!(runner, Runner::Training | Runner::Transformers);
     Ok(match quantization {
-        Quantization::Gguf { file_type } if torch => (Quantization::None, Some(file_type)),
+        Quantization::Gguf { file_type } if rules.dequantizes_gguf => {
+            (Quantization::None, Some(file_type))
+        }
         q => (q, None),
     })
 }
@@ -340,11 +295,11 @@ fn check_tp(arch: &Architecture, tp: u64) -> Result<()> {
 /// `--ep-size` divides its tensor-parallel group (`moe_tp_size = tp_size / ep_size`; with DP
 /// attention that group is vramfit's tp × dp). `ep` must divide the experts, and only those two
 /// engines serve with it.
-fn check_ep(arch: &Architecture, runner: Runner, ep: u64, group: u64) -> Result<u64> {
+fn check_ep(arch: &Architecture, rules: &Rules, ep: u64, group: u64) -> Result<u64> {
     if ep == 1 {
         return Ok(1);
     }
-    if !matches!(runner, Runner::Vllm | Runner::Sglang) {
+    if rules.expert_parallel == ExpertParallel::None {
         return Err(input_error!(
             "ep",
             ["ep = {ep}: expert parallelism is a vLLM and SGLang serving option"],
@@ -365,7 +320,7 @@ fn check_ep(arch: &Architecture, runner: Runner, ep: u64, group: u64) -> Result<
     let experts = moe.num_experts;
     let fits = |e: u64| {
         experts.is_multiple_of(e)
-            && if runner == Runner::Vllm {
+            && if rules.expert_parallel == ExpertParallel::WholeGroup {
                 e == group
             } else {
                 group.is_multiple_of(e)
@@ -381,14 +336,11 @@ fn check_ep(arch: &Architecture, runner: Runner, ep: u64, group: u64) -> Result<
     let ok = ok.join(", ");
     // A build in one language formats only one of the two rules.
     #[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
-    let (engine, rule, rule_zh) = if runner == Runner::Vllm {
-        (
-            "vLLM",
-            "EP spans tp × data parallel",
-            "EP 覆盖 tp × 数据并行",
-        )
+    let engine = rules.name;
+    let (rule, rule_zh) = if rules.expert_parallel == ExpertParallel::WholeGroup {
+        ("EP spans tp × data parallel", "EP 覆盖 tp × 数据并行")
     } else {
-        ("SGLang", "EP divides tp × dp", "EP 整除 tp × dp")
+        ("EP divides tp × dp", "EP 整除 tp × dp")
     };
     Err(input_error!(
         "ep",
@@ -660,12 +612,9 @@ impl EstimateInput {
         }
         check_tp(&arch, tp)?;
         let runner = Runner::of(mode, self.engine);
-        if tp > 1 && runner.is_llamacpp() {
-            let name = if runner == Runner::Ollama {
-                "Ollama"
-            } else {
-                "llama.cpp"
-            };
+        let rules = runner.rules();
+        if tp > 1 && rules.offload.splits_layers() {
+            let name = rules.name;
             return Err(input_error!(
                 "tp",
                 ["tp = {tp} with {name}, which splits whole layers across GPUs"],
@@ -675,7 +624,7 @@ impl EstimateInput {
             ));
         }
         let dp = gpus_n / (tp * pp);
-        let ep = check_ep(&arch, runner, int("ep", self.ep, 1, 1024)?, tp * dp)?;
+        let ep = check_ep(&arch, rules, int("ep", self.ep, 1, 1024)?, tp * dp)?;
         let device = match (&self.gpu, &self.gpu_memory) {
             (Some(_), Some(_)) => {
                 return Err(input_error!(
@@ -729,7 +678,7 @@ impl EstimateInput {
         let vllm_downcast = self.dtype.is_none()
             && dtype == Dtype::Fp32
             && arch.is_detailed()
-            && matches!(Runner::of(mode, self.engine), Runner::Vllm);
+            && rules.downcasts_fp32;
         let dtype = if !vllm_downcast {
             dtype
         } else if arch.is_generative() && device.as_ref().is_none_or(|d| d.bf16) {
@@ -757,19 +706,23 @@ impl EstimateInput {
         };
         let max_model_len = match self.max_model_len {
             Some(v) => int("max_model_len", v, 1, MAX_SEQ)?,
-            None if self.engine == Engine::Llamacpp => (seq_len + new_tokens).saturating_mul(batch),
-            None if self.engine == Engine::Ollama => {
+            None => {
                 let vram = device
                     .as_ref()
                     .map(|d| d.memory.get().saturating_mul(dp * pp));
-                super::ollama::default_num_ctx(vram, arch.max_position_embeddings)
+                runner.default_context(
+                    seq_len + new_tokens,
+                    batch,
+                    vram,
+                    arch.max_position_embeddings,
+                    default_len,
+                )
             }
-            None => default_len,
         };
         // llama.cpp's context holds every sequence's prompt and output (Ollama's num_ctx, each
         // sequence's own): one must fit in it.
         let per_sequence = seq_len.saturating_add(new_tokens);
-        if runner.is_llamacpp() && max_model_len < per_sequence {
+        if rules.offload.splits_layers() && max_model_len < per_sequence {
             return Err(input_error!(
                 "max_model_len",
                 [
@@ -780,18 +733,16 @@ impl EstimateInput {
                 ],
                 [
                     "with {}, an integer from {per_sequence} (seq_len + new_tokens) to {MAX_SEQ}",
-                    if runner == Runner::Ollama {
-                        "Ollama (num_ctx)"
-                    } else {
-                        "llama.cpp"
+                    match rules.context {
+                        Context::PerSequence { setting } => format!("{} ({setting})", rules.name),
+                        _ => String::from(rules.name),
                     }
                 ],
                 [
                     "{} 下为 {per_sequence}（seq_len + new_tokens）到 {MAX_SEQ} 的整数",
-                    if runner == Runner::Ollama {
-                        "Ollama（num_ctx）"
-                    } else {
-                        "llama.cpp"
+                    match rules.context {
+                        Context::PerSequence { setting } => format!("{}（{setting}）", rules.name),
+                        _ => String::from(rules.name),
                     }
                 ],
             ));
@@ -805,14 +756,7 @@ impl EstimateInput {
         let sglang = super::sglang::defaults(gpu_mib, tp);
         let max_num_batched_tokens = match self.max_num_batched_tokens {
             Some(v) => int("max_num_batched_tokens", v, 1, MAX_SEQ)?,
-            None if runner == Runner::Sglang => sglang.chunked_prefill_size,
-            None => {
-                if big {
-                    8192
-                } else {
-                    2048
-                }
-            }
+            None => runner.default_batched_tokens(big, sglang.chunked_prefill_size),
         };
         let cuda_graph_max_bs = match self.cuda_graph_max_bs {
             Some(v) => int("cuda_graph_max_bs", v, 1, 4096)?,
@@ -845,7 +789,7 @@ impl EstimateInput {
         let lora_mask = lora_mask("lora_targets", &self.lora_targets)?;
         // Ollama runs flash attention only when asked (OLLAMA_FLASH_ATTENTION=1): without it
         // llama.cpp's graph holds the KQ scores.
-        let eager = if runner == Runner::Ollama {
+        let eager = if rules.flash_only_when_asked {
             self.attention != AttentionImpl::Flash
         } else {
             self.attention == AttentionImpl::Eager

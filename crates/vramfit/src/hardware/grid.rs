@@ -15,7 +15,7 @@ use alloc::vec::Vec;
 use super::Gpu;
 use crate::catalog::device_of;
 use crate::estimate::{
-    Bound, Engine, EstimateInput, Mode, largest_context_fit, need, within_reach,
+    Bound, Engine, EstimateInput, Formats, Mode, Runner, largest_context_fit, need, within_reach,
 };
 use crate::precision::{GgufFileType, Quantization};
 use crate::units::{Bytes, GIB};
@@ -24,20 +24,18 @@ use crate::units::{Bytes, GIB};
 /// (and llama.cpp's F16 GGUF), then the quantized formats people serve it in.
 pub fn formats(mode: Mode, engine: Engine) -> Vec<Quantization> {
     use GgufFileType as F;
-    match (mode, engine) {
-        (Mode::Training, _) => alloc::vec![Quantization::None],
-        (_, Engine::Llamacpp | Engine::Ollama) => {
-            [F::F16, F::Q8_0, F::Q6_K, F::Q5_K_M, F::Q4_K_M, F::Q3_K_M]
-                .into_iter()
-                .map(|file_type| Quantization::Gguf { file_type })
-                .collect()
-        }
-        (_, Engine::Hf) if mode == Mode::Inference => alloc::vec![
+    match Runner::of(mode, engine).rules().formats {
+        Formats::Checkpoint => alloc::vec![Quantization::None],
+        Formats::Gguf => [F::F16, F::Q8_0, F::Q6_K, F::Q5_K_M, F::Q4_K_M, F::Q3_K_M]
+            .into_iter()
+            .map(|file_type| Quantization::Gguf { file_type })
+            .collect(),
+        Formats::Bitsandbytes => alloc::vec![
             Quantization::None,
             Quantization::BnbInt8,
             Quantization::BnbNf4 { double_quant: true },
         ],
-        _ => alloc::vec![
+        Formats::Serving => alloc::vec![
             Quantization::None,
             Quantization::Fp8,
             Quantization::Awq { group_size: 128 },
@@ -155,17 +153,13 @@ impl Class {
     /// What the run of `template` reads of `gpu` besides its memory.
     fn of(gpu: &Gpu, template: &EstimateInput) -> Class {
         let d = device_of(gpu);
-        let (mode, engine) = (template.mode, template.engine);
-        let llamacpp =
-            matches!(engine, Engine::Llamacpp | Engine::Ollama) && mode != Mode::Training;
-        let vllm = mode == Mode::Serve || (mode == Mode::Inference && engine == Engine::Vllm);
-        let by_memory = matches!(engine, Engine::Sglang | Engine::Ollama) && mode != Mode::Training;
+        let reads = template.runner().rules().reads;
         Class {
-            hopper: d.hopper_or_newer && !llamacpp,
-            bf16: d.bf16 && vllm,
-            a100: d.a100 && vllm,
-            big: d.memory.get() >= 70 * GIB && vllm,
-            memory: if by_memory { d.memory.get() } else { 0 },
+            hopper: d.hopper_or_newer && reads.workspace,
+            bf16: d.bf16 && reads.vllm_defaults,
+            a100: d.a100 && reads.vllm_defaults,
+            big: d.memory.get() >= 70 * GIB && reads.vllm_defaults,
+            memory: if reads.memory { d.memory.get() } else { 0 },
         }
     }
 }

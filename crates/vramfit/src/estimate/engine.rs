@@ -1,0 +1,315 @@
+//! Which program runs an estimate, and what each one decides.
+//!
+//! [`Runner::of`] maps the mode and the engine to the program that runs them; it is the one
+//! place that mapping is made. [`Runner::rules`] is the one place a runner's decisions are
+//! looked up: each engine's module states its own [`Rules`] (the KV-cache types it takes, what
+//! reports its peak, how its fit is judged, what its context means to a solver, its flags), and
+//! every other module asks the rules, never which engine it is. A new engine is a module with
+//! its rules and its run shape, and an arm here.
+
+use super::{Engine, Mode, Parts, PeakSource, Phase, Run};
+use crate::precision::KvDtype;
+use crate::throughput::Runtime;
+
+/// The program that runs an estimate: training is PyTorch whatever the engine; llama.cpp and
+/// Ollama serve or infer; vLLM serves (any engine without a serving mode of its own) or infers;
+/// transformers infers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Runner {
+    /// PyTorch training (transformers, TRL, DeepSpeed …).
+    Training,
+    /// Hugging Face transformers inference.
+    Transformers,
+    /// vLLM.
+    Vllm,
+    /// SGLang.
+    Sglang,
+    /// llama.cpp (`llama-server`, `llama-cli`).
+    Llamacpp,
+    /// Ollama, which runs llama.cpp with its own context and offload decision.
+    Ollama,
+}
+
+impl Runner {
+    /// What runs `engine` in `mode`.
+    pub const fn of(mode: Mode, engine: Engine) -> Runner {
+        match (mode, engine) {
+            (Mode::Training, _) => Runner::Training,
+            (_, Engine::Llamacpp) => Runner::Llamacpp,
+            (_, Engine::Ollama) => Runner::Ollama,
+            (_, Engine::Sglang) => Runner::Sglang,
+            (Mode::Serve, Engine::Hf) | (_, Engine::Vllm) => Runner::Vllm,
+            (Mode::Inference, Engine::Hf) => Runner::Transformers,
+        }
+    }
+
+    /// Its decisions.
+    pub const fn rules(self) -> &'static Rules {
+        match self {
+            Runner::Training => &super::training::RULES,
+            Runner::Transformers => &super::hf::RULES,
+            Runner::Vllm => &super::vllm::RULES,
+            Runner::Sglang => &super::sglang::RULES,
+            Runner::Llamacpp => &super::llamacpp::RULES,
+            Runner::Ollama => &super::ollama::RULES,
+        }
+    }
+
+    /// The context a run gets when `max_model_len` is not given: llama.cpp's `-c` holds every
+    /// sequence (`per_sequence × batch`); Ollama's `num_ctx` follows the card's memory
+    /// (`vram`: every GPU's together) and the model's trained context (`trained`, 0 when
+    /// unknown); the others take `fallback` (the trained context, else the sequence).
+    pub(super) fn default_context(
+        self,
+        per_sequence: u64,
+        batch: u64,
+        vram: Option<u64>,
+        trained: u64,
+        fallback: u64,
+    ) -> u64 {
+        match self {
+            Runner::Llamacpp => per_sequence.saturating_mul(batch),
+            Runner::Ollama => super::ollama::default_num_ctx(vram, trained),
+            _ => fallback,
+        }
+    }
+
+    /// The tokens one engine step takes when `max_num_batched_tokens` is not given: SGLang's
+    /// `chunked_prefill_size` (`sglang_default`), vLLM's 8,192 on a large card and 2,048 on
+    /// others.
+    pub(super) fn default_batched_tokens(self, big: bool, sglang_default: u64) -> u64 {
+        match self {
+            Runner::Sglang => sglang_default,
+            _ if big => 8192,
+            _ => 2048,
+        }
+    }
+
+    /// Its run shape: the parts it adds, and the peak's phase, the trainable parameters and the
+    /// bytes kept in CPU memory.
+    pub(super) fn run(self, r: &Run<'_>, p: &mut Parts) -> (Phase, u64, u64) {
+        match self {
+            Runner::Training => r.training(p),
+            Runner::Transformers => r.hf_inference(p),
+            Runner::Vllm => r.vllm(p),
+            Runner::Sglang => r.sglang(p),
+            Runner::Llamacpp => r.llamacpp(p),
+            Runner::Ollama => r.ollama(p),
+        }
+    }
+}
+
+impl super::EstimateInput {
+    /// What runs this input ([`Runner::of`] its mode and engine).
+    pub const fn runner(&self) -> Runner {
+        Runner::of(self.mode, self.engine)
+    }
+}
+
+impl super::Workload {
+    /// What runs this workload ([`Runner::of`] its mode and engine).
+    pub const fn runner(&self) -> Runner {
+        Runner::of(self.mode, self.engine)
+    }
+
+    /// Its runner's decisions.
+    pub const fn rules(&self) -> &'static Rules {
+        self.runner().rules()
+    }
+}
+
+/// What one runner decides, stated once in its own module.
+#[derive(Debug)]
+pub struct Rules {
+    /// Its name as its users write it: `vLLM`, `llama.cpp`.
+    pub name: &'static str,
+    /// What reports its peak: PyTorch's allocator (which keeps a reserve beyond it), or the
+    /// engine's own buffers.
+    pub peak: PeakSource,
+    /// The KV-cache types it takes (`None`: it keeps no KV cache of its own kind, training).
+    pub kv_dtypes: Option<&'static [KvDtype]>,
+    /// What the card must hold for the run to count as fitting.
+    pub required: Required,
+    /// What its context is, for the solvers and for the trained-context check.
+    pub context: Context,
+    /// What it does with a context past the model's trained one.
+    pub past_trained: PastTrained,
+    /// How it places layers on the CPU.
+    pub offload: LayerOffload,
+    /// Whether a GGUF checkpoint is dequantized on load (PyTorch).
+    pub dequantizes_gguf: bool,
+    /// Whether it keeps an MLA model's cache decompressed (transformers).
+    pub decompressed_mla: bool,
+    /// How it spreads a MoE model's experts over the GPUs, if it does.
+    pub expert_parallel: ExpertParallel,
+    /// Whether its dtype `auto` runs an fp32 checkpoint in 16 bits (vLLM's
+    /// `_resolve_auto_dtype`).
+    pub downcasts_fp32: bool,
+    /// Whether it runs flash attention only when asked (Ollama's `OLLAMA_FLASH_ATTENTION=1`),
+    /// holding the attention scores otherwise.
+    pub flash_only_when_asked: bool,
+    /// The speed model's class of efficiency.
+    pub runtime: Runtime,
+    /// The weight formats people run with it, most precise first ("which models fit").
+    pub formats: Formats,
+    /// Which of a card's traits its estimate reads besides the memory: cards alike in these
+    /// give the same estimate ("which models fit" estimates one card of each class).
+    pub reads: CardTraits,
+}
+
+/// How a serving engine spreads a MoE model's experts over its GPUs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExpertParallel {
+    /// It does not: `ep` is 1.
+    None,
+    /// Over the whole tensor × data parallel group (vLLM's `--enable-expert-parallel`).
+    WholeGroup,
+    /// Over a divisor of the tensor × data parallel group (SGLang's `--ep-size`).
+    DividesGroup,
+}
+
+/// What the card must hold for a run to fit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Required {
+    /// What `nvidia-smi` shows at the peak.
+    Total,
+    /// The memory whose budget holds the run as asked (a serving engine's pool for the wanted
+    /// sequences; Ollama: the whole model on the GPUs).
+    Theory,
+}
+
+/// What a runner's context is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Context {
+    /// Training: the sequence (`seq_len`).
+    Sequence,
+    /// Inference: the prompt, to which the generated tokens are added.
+    Prompt,
+    /// The engine's own per-sequence context (vramfit's `max_model_len`): `max_model_len`
+    /// (vLLM), `context_length` (SGLang), `num_ctx` (Ollama).
+    PerSequence {
+        /// Its setting, as the engine spells it.
+        setting: &'static str,
+    },
+    /// llama.cpp's context (vramfit's `max_model_len`), which every sequence shares.
+    Shared {
+        /// Its flag.
+        setting: &'static str,
+    },
+}
+
+/// What a runner does with a context past the model's `max_position_embeddings`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PastTrained {
+    /// Runs it: learned position embeddings (GPT-2, BERT) fail there, rotary ones run
+    /// untrained that far (PyTorch).
+    Runs,
+    /// Says nothing that vramfit notes: llama.cpp only warns; Ollama clamps `num_ctx` and its
+    /// own note says so.
+    Unnoted,
+    /// Refuses to start unless `VLLM_ALLOW_LONG_MAX_MODEL_LEN=1` (or a `rope_scaling` that
+    /// extends the context).
+    RefusedUnlessVllmAllowLong,
+    /// Refuses to start unless `SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1`.
+    RefusedUnlessSglangOverwrite,
+}
+
+/// How a runner places a model's layers between the GPUs and the CPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LayerOffload {
+    /// Every layer on the GPUs (PyTorch, the serving engines).
+    None,
+    /// The layers the user gives to the GPUs (llama.cpp's `-ngl`), the rest on the CPU: whole
+    /// layers of a GGUF file split over the GPUs and the CPU.
+    GpuLayers,
+    /// As [`LayerOffload::GpuLayers`], the number decided by the engine from the free memory
+    /// (Ollama), unless the user gives it (`num_gpu`).
+    EngineDecides,
+}
+
+impl LayerOffload {
+    /// Whether it splits whole layers over the GPUs and the CPU (a GGUF runner).
+    pub const fn splits_layers(self) -> bool {
+        !matches!(self, LayerOffload::None)
+    }
+}
+
+impl Context {
+    /// Whether the context is the engine's own setting (`max_model_len` in the input), not the
+    /// sequence.
+    pub const fn is_engine_setting(self) -> bool {
+        matches!(self, Context::PerSequence { .. } | Context::Shared { .. })
+    }
+}
+
+/// The weight formats a runner is tried in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Formats {
+    /// The checkpoint as released (training).
+    Checkpoint,
+    /// The checkpoint, bitsandbytes int8 and NF4 (transformers).
+    Bitsandbytes,
+    /// The checkpoint, FP8 and AWQ (serving engines).
+    Serving,
+    /// GGUF files, F16 to Q3_K_M (llama.cpp, Ollama).
+    Gguf,
+}
+
+/// The traits of a card, besides its memory, that a runner's estimate reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CardTraits {
+    /// Its generation's cuBLAS workspace (PyTorch's).
+    pub workspace: bool,
+    /// vLLM's per-card defaults: bf16 for `dtype auto`, the A100's and the big cards' batch
+    /// defaults.
+    pub vllm_defaults: bool,
+    /// Defaults that follow the memory size itself (SGLang's, Ollama's context).
+    pub memory: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_runner_of_each_mode_and_engine() {
+        use Engine as E;
+        let cases = [
+            (Mode::Training, E::Vllm, Runner::Training),
+            (Mode::Training, E::Llamacpp, Runner::Training),
+            (Mode::Inference, E::Hf, Runner::Transformers),
+            (Mode::Serve, E::Hf, Runner::Vllm),
+            (Mode::Inference, E::Vllm, Runner::Vllm),
+            (Mode::Serve, E::Sglang, Runner::Sglang),
+            (Mode::Inference, E::Ollama, Runner::Ollama),
+            (Mode::Serve, E::Llamacpp, Runner::Llamacpp),
+        ];
+        for (mode, engine, runner) in cases {
+            assert_eq!(Runner::of(mode, engine), runner, "{mode:?} {engine:?}");
+        }
+    }
+
+    /// Every runner's rules hold together: one that splits layers over the CPU reports
+    /// llama.cpp's buffers and runs GGUF files as they are; one whose peak is PyTorch's never
+    /// splits layers.
+    #[test]
+    fn each_runners_rules_are_consistent() {
+        let all = [
+            Runner::Training,
+            Runner::Transformers,
+            Runner::Vllm,
+            Runner::Sglang,
+            Runner::Llamacpp,
+            Runner::Ollama,
+        ];
+        for r in all {
+            let rules = r.rules();
+            let splits = rules.offload.splits_layers();
+            assert_eq!(splits, rules.peak == PeakSource::Llamacpp, "{r:?}");
+            assert_eq!(splits, rules.formats == Formats::Gguf, "{r:?}");
+            assert!(!(splits && rules.dequantizes_gguf), "{r:?}");
+            assert_eq!(rules.kv_dtypes.is_none(), r == Runner::Training, "{r:?}");
+            assert!(!rules.name.is_empty());
+        }
+    }
+}
