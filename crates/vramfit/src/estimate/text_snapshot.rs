@@ -2,7 +2,7 @@
 //!
 //! `Workload::figures` builds no text; `Workload::estimate` builds it only when asked, through
 //! the same code. Two checks keep that honest over every run shape of `formula_zh`'s list
-//! (about 1,300 inputs):
+//! (about 1,600 inputs):
 //!
 //! - every estimate reads as its block in `tests/snapshots/<group>.txt` (one file per engine and
 //!   mode, the blocks in the list's order): a header with the run shape's place in the list and
