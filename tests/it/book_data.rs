@@ -504,7 +504,7 @@ fn per_layout(
     input: &EstimateInput,
 ) -> impl Fn(Layout, &vramfit::hardware::Gpu) -> vramfit::Bytes + '_ {
     move |l: Layout, g: &vramfit::hardware::Gpu| {
-        vramfit::estimate::layout_required_bytes(input, l, g)
+        vramfit::hardware::layout_required_bytes(input, l, g)
     }
 }
 

@@ -213,7 +213,7 @@ pub fn context_curve(s: &AppState) -> Vec<(u64, Estimate)> {
 /// CLI's `recommend` does (ZeRO-3 only for training; a layout the estimator rejects gets a
 /// size no card has).
 pub fn per_gpu(input: &EstimateInput, layout: Layout, on: &vramfit::hardware::Gpu) -> Bytes {
-    vramfit::estimate::layout_required_bytes(input, layout, on)
+    vramfit::hardware::layout_required_bytes(input, layout, on)
 }
 
 /// The rental options for the state on `offers`, cheapest first (the CLI's `recommend` when

@@ -221,7 +221,7 @@ fn per_job(input: &EstimateInput, job: &str, flags: &PlanFlags, json_out: bool) 
     let job = parse_job("per_job", job)?;
     let opts = flags.options()?;
     let options = plan(
-        |l: Layout, g: &Gpu| vramfit::estimate::layout_required_bytes(input, l, g),
+        |l: Layout, g: &Gpu| vramfit::hardware::layout_required_bytes(input, l, g),
         offers(),
         hw::gpus(),
         &PlanOptions {
@@ -402,7 +402,7 @@ pub fn recommend(a: RecommendArgs) -> Outcome {
         return per_job(&input, job, &a.plan, a.json);
     }
     let base = vramfit::estimate::estimate(&input)?;
-    let per_gpu = |l: Layout, g: &Gpu| vramfit::estimate::layout_required_bytes(&input, l, g);
+    let per_gpu = |l: Layout, g: &Gpu| vramfit::hardware::layout_required_bytes(&input, l, g);
     let estimate = serde_json::to_value(&base).map_err(|e| Failure::io(e.to_string()))?;
     let mut out = tier_text(Some(tier_for(base.params)));
     if !a.json {

@@ -341,7 +341,7 @@ pub fn recommend(
     .map_err(js_err)?;
     let base = est::estimate(&input).map_err(js_err)?;
     let options: Vec<PlanOption> = hw::plan(
-        |l: Layout, g: &hw::Gpu| est::layout_required_bytes(&input, l, g),
+        |l: Layout, g: &hw::Gpu| hw::layout_required_bytes(&input, l, g),
         hw::offers(),
         hw::gpus(),
         &opts,
@@ -351,7 +351,7 @@ pub fn recommend(
         Some(job) => {
             let job = hw::job::parse_job("per_job", job).map_err(js_err)?;
             let all = hw::plan(
-                |l: Layout, g: &hw::Gpu| est::layout_required_bytes(&input, l, g),
+                |l: Layout, g: &hw::Gpu| hw::layout_required_bytes(&input, l, g),
                 hw::offers(),
                 hw::gpus(),
                 &PlanOptions {

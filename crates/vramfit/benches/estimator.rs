@@ -205,7 +205,7 @@ fn cheapest_fit(c: &mut Criterion) {
     // layout estimated with its own tp, pp and ZeRO stage.
     let training = llama_8b(Mode::Training, Engine::Hf);
     let per_gpu = |l: Layout, g: &vramfit::hardware::Gpu| {
-        vramfit::estimate::layout_required_bytes(&training, l, g)
+        vramfit::hardware::layout_required_bytes(&training, l, g)
     };
     let options = PlanOptions::default();
     c.bench_function("plan/cheapest-fit-llama-3.1-8b-training", |b| {

@@ -29,25 +29,24 @@ pub fn find_model(id: &str) -> Option<(Dtype, Architecture, Quantization)> {
 }
 
 /// A catalog GPU as the estimator needs it, by id or by what names it alone
-/// ([`crate::hardware::match_gpus`]: `h200`, `4090`, `NVIDIA A100 SXM4 80GB`).
+/// ([`crate::gpu::match_gpus`]: `h200`, `4090`, `NVIDIA A100 SXM4 80GB`).
 pub fn find_device(id: &str) -> Option<Device> {
-    match crate::hardware::match_gpus(id).as_slice() {
+    match crate::gpu::match_gpus(id).as_slice() {
         [g] => Some(device_of(g)),
         _ => None,
     }
 }
 
 /// What the estimator needs to know of a catalog GPU.
-pub fn device_of(g: &crate::hardware::Gpu) -> Device {
-    let arch = g.architecture.to_ascii_lowercase();
+pub fn device_of(g: &crate::gpu::Gpu) -> Device {
+    let generation = g.generation();
     Device {
         id: String::from(g.id),
         memory: g.memory,
-        // cuBLAS uses 32 MiB workspaces from Hopper (sm90) on. (`starts_with`, not `contains`:
-        // the wasm modules then link none of core's substring search.)
-        hopper_or_newer: arch.starts_with("hopper") || arch.starts_with("blackwell"),
+        // cuBLAS uses 32 MiB workspaces from Hopper (sm90) on.
+        hopper_or_newer: generation.hopper_or_newer(),
         // vLLM keeps its smaller defaults on A100s whatever their memory.
         a100: g.id.starts_with("a100") || g.id.starts_with("a800"),
-        bf16: g.bf16_tflops > 0.0,
+        bf16: generation.bf16(),
     }
 }

@@ -1,5 +1,8 @@
 //! GPUs, MIG profiles, rental offers, and the planners that match an estimate to them.
 //!
+//! The cards themselves (the [`Gpu`] record, its [`Generation`], [`find_gpu`], [`match_gpus`],
+//! [`lookup_gpu`], [`fit`]) are [`crate::gpu`]'s, below the estimator, and re-exported here.
+//!
 //! The catalog is data: one human-edited TOML file per record under `crates/vramfit/data/`,
 //! each with its `source` and `date`, turned into the `&'static` tables of
 //! `src/generated/*.rs` by the test `tests/sourcegen_hardware.rs` (which fails when a committed
@@ -13,34 +16,36 @@
 //! - [`matrix`]: the platform decision matrix with user weights (§4.2);
 //! - [`spot`]: spot against on-demand with interruptions (§6 Q2);
 //! - [`fit`]: the largest batch or context that fits a card;
+//! - [`layout_required_bytes`]: what one GPU needs when a run is spread over a layout, the
+//!   per-layout function [`plan()`] takes;
 //! - [`grid`]: which models fit a card, in which format, and the grid of presets × cards;
 //! - [`job`]: what a whole job (tokens to generate, an epoch to train) costs on each option;
 //! - [`import`]: offers a person brings (typed prices, catalogs read from JSON), validated.
 
 mod catalog;
-pub mod fit;
 pub mod grid;
 pub mod import;
 pub mod job;
+mod layout;
 pub mod matrix;
 pub mod mig;
 mod plan;
 pub mod spot;
 pub mod tiers;
 
-pub use catalog::{
-    Billing, Currency, ExchangeRate, Gpu, Market, MemorySource, MigProfile, Offer, Platform,
-    Slicing, exchange_rate, find_gpu, find_offer, gpus, lookup_gpu, match_gpus, offers, platforms,
+pub use crate::gpu::fit;
+pub use crate::gpu::{
+    Generation, Gpu, MemorySource, MigProfile, find_gpu, gpus, lookup_gpu, match_gpus,
 };
+pub use catalog::{
+    Billing, Currency, ExchangeRate, Market, Offer, Platform, Slicing, exchange_rate, find_offer,
+    offers, platforms,
+};
+pub use layout::{layout_input, layout_required_bytes};
 pub use plan::{Layout, ParallelKind, PlanOption, PlanOptions, plan};
 
-use catalog::GpuDetail;
-
-// The generated tables (see the module documentation). The paths are relative to
-// `src/`, the folder of this file.
-#[rustfmt::skip]
-#[path = "generated/gpus.rs"]
-mod generated_gpus;
+// The generated tables (see the module documentation; the GPUs' is `crate::gpu`'s). The paths
+// are relative to `src/`, the folder of this file.
 #[rustfmt::skip]
 #[path = "generated/offers.rs"]
 mod generated_offers;

@@ -27,6 +27,7 @@ pub mod diagnose;
 mod error_zh;
 pub mod estimate;
 pub mod faq;
+pub mod gpu;
 pub mod hardware;
 pub mod headers;
 #[cfg(feature = "hub")]

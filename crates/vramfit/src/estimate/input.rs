@@ -253,7 +253,7 @@ pub struct EstimateInput {
     /// Pipeline-parallel size.
     pub pp: f64,
     /// A GPU from the catalog: its id (`h200-sxm-141gb`), its name, or words that name it alone
-    /// (`h200`, `4090`; see [`crate::hardware::match_gpus`]).
+    /// (`h200`, `4090`; see [`crate::gpu::match_gpus`]).
     pub gpu: Option<String>,
     /// GPU memory as the CUDA runtime reports it, with its unit (`79.19GiB`, `80GB`).
     pub gpu_memory: Option<String>,

@@ -141,7 +141,7 @@ pub use sglang::{
 };
 pub use solve::{
     Bound, FitFix, Solutions, context_bound, fewest_gpus, fixes, largest_batch, largest_batch_fit,
-    largest_context, largest_context_fit, layout_input, layout_required_bytes, need, solve,
+    largest_context, largest_context_fit, need, solve,
 };
 pub use training::NCCL_BUFFERS;
 pub use vllm::{

@@ -8,8 +8,7 @@ use alloc::vec::Vec;
 
 use super::Device;
 use super::{AttentionImpl, Context, EstimateInput, LayerOffload, MAX_BATCH, MAX_SEQ, Mode};
-use crate::hardware::fit::{Fit, largest_fitting};
-use crate::hardware::{Gpu, Layout, ParallelKind};
+use crate::gpu::fit::{Fit, largest_fitting};
 use crate::precision::KvDtype;
 use crate::units::Bytes;
 
@@ -234,45 +233,6 @@ pub fn fewest_gpus(input: &EstimateInput, memory: Bytes) -> Option<u64> {
     (0..7)
         .map(|k| 1u64 << k)
         .find(|&n| need(&over_gpus(input, n)) <= memory)
-}
-
-/// The run of `input` spread over `layout` on the card `on` (an offer's card, whatever card the
-/// input named: its generation sets the cuBLAS workspace, its memory vLLM's default batch
-/// sizes): its GPUs, tensor / pipeline degrees or ZeRO-3; `None` for a layout the run cannot
-/// use (ZeRO-3 outside training).
-pub fn layout_input(input: &EstimateInput, layout: Layout, on: &Gpu) -> Option<EstimateInput> {
-    let input = EstimateInput {
-        gpu: Some(on.id.into()),
-        gpu_memory: None,
-        ..input.clone()
-    };
-    Some(match layout.kind {
-        // A MIG or vGPU slice is one (small) device; data parallel is never asked for.
-        ParallelKind::Single | ParallelKind::Mig | ParallelKind::Data => input,
-        ParallelKind::Zero3 if input.mode != Mode::Training => return None,
-        ParallelKind::Zero3 => EstimateInput {
-            gpus: Some(f64::from(layout.gpus)),
-            zero: 3.0,
-            ..input
-        },
-        ParallelKind::Tensor | ParallelKind::Pipeline | ParallelKind::TensorPipeline => {
-            EstimateInput {
-                gpus: Some(f64::from(layout.gpus)),
-                tp: f64::from(layout.tp),
-                pp: f64::from(layout.pp),
-                ..input
-            }
-        }
-    })
-}
-
-/// The memory one GPU of `on` needs when the run of `input` is spread over `layout`
-/// ([`layout_input`]). This is the per-layout function the planner ([`crate::hardware::plan()`])
-/// takes, shared by the CLI's and the npm package's `recommend`. A layout the run cannot use
-/// (ZeRO-3 outside training, a TP degree that does not divide the heads) needs
-/// [`crate::units::MAX_SIZE`], which no card has.
-pub fn layout_required_bytes(input: &EstimateInput, layout: Layout, on: &Gpu) -> Bytes {
-    layout_input(input, layout, on).map_or(crate::units::MAX_SIZE, |i| need(&i))
 }
 
 /// Changes of one input each that make a run that does not fit `memory` fit it: for llama.cpp
@@ -503,37 +463,5 @@ mod tests {
         // 70B in bf16 = 140 GB of weights: one 80 GiB card cannot hold it, two at tp 2 can.
         assert_eq!(fewest_gpus(&i, Bytes::gib(80)), Some(2));
         assert_eq!(fewest_gpus(&i, Bytes::gib(8)), Some(32));
-    }
-
-    #[test]
-    fn layout_required_bytes_reruns_the_estimate_per_layout() {
-        // On the H100 the input now names (its workspace is Hopper's).
-        let h100 = crate::hardware::find_gpu("h100-sxm5-80gb").unwrap();
-        let i = EstimateInput {
-            gpu: Some("h100-sxm5-80gb".into()),
-            ..tiny()
-        };
-        let one = need(&i);
-        assert_eq!(layout_required_bytes(&tiny(), Layout::SINGLE, h100), one);
-        let tp2 = Layout::candidates(2)[0];
-        assert_eq!(tp2.kind, ParallelKind::Tensor);
-        let by_hand = need(&EstimateInput {
-            gpus: Some(2.0),
-            tp: 2.0,
-            ..i.clone()
-        });
-        assert_eq!(layout_required_bytes(&i, tp2, h100), by_hand);
-        // TP=2 halves the weights: 12.55 GiB of bf16 weights become about 6.3 GiB per GPU.
-        assert!(by_hand < one && one.get() - by_hand.get() > 6 * crate::units::GIB);
-        // ZeRO-3 is a training layout only.
-        let z3 = Layout::candidates(2)[2];
-        assert_eq!(z3.kind, ParallelKind::Zero3);
-        assert_eq!(layout_required_bytes(&i, z3, h100), crate::units::MAX_SIZE);
-        // The offer's card, not the one the input names: an A100 has the 4 MiB cuBLAS workspace
-        // of the cards before Hopper, 28 MiB less than the H100's 32 MiB.
-        let a100 = crate::hardware::find_gpu("a100-sxm4-80gb").unwrap();
-        let on_h100 = layout_required_bytes(&i, Layout::SINGLE, h100);
-        let on_a100 = layout_required_bytes(&i, Layout::SINGLE, a100);
-        assert!(on_a100 < on_h100, "{on_a100:?} {on_h100:?}");
     }
 }

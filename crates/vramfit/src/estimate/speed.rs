@@ -42,7 +42,7 @@ impl Run<'_> {
         if !a.is_detailed() {
             return None;
         }
-        let gpu = crate::hardware::find_gpu(&self.device.as_ref()?.id)?;
+        let gpu = crate::gpu::find_gpu(&self.device.as_ref()?.id)?;
         let device = throughput::Device::of(gpu);
         let tied = a.tied_embeddings;
         let experts_per_token = a.moe.map_or(0, |m| m.experts_per_token);
@@ -299,7 +299,7 @@ mod tests {
     fn the_estimate_carries_the_speed_models_answer_on_its_numbers() {
         let e = estimate(&llama(Mode::Inference, Engine::Hf, Some("h100-sxm5-80gb"))).unwrap();
         let t = e.throughput.expect("a catalog card");
-        let gpu = crate::hardware::find_gpu("h100-sxm5-80gb").unwrap();
+        let gpu = crate::gpu::find_gpu("h100-sxm5-80gb").unwrap();
         let by_hand = throughput::inference(
             &InferenceInput {
                 runtime: Runtime::Transformers,
@@ -362,7 +362,7 @@ mod tests {
         let e = estimate(&input).unwrap();
         assert_eq!(e.trainable_params, 6_815_744);
         let t = e.throughput.unwrap();
-        let gpu = crate::hardware::find_gpu("h100-sxm5-80gb").unwrap();
+        let gpu = crate::gpu::find_gpu("h100-sxm5-80gb").unwrap();
         let by_hand = throughput::training(
             &TrainingInput {
                 compute: Compute::Bits16,

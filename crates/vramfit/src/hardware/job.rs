@@ -9,9 +9,9 @@
 use alloc::vec::Vec;
 
 use super::spot::{SpotInput, compare};
-use super::{Market, PlanOption, find_gpu};
+use super::{Market, PlanOption, find_gpu, layout_input};
 use crate::error::Result;
-use crate::estimate::{EstimateInput, Mode, largest_batch, layout_input, within_reach};
+use crate::estimate::{EstimateInput, Mode, largest_batch, within_reach};
 use crate::units::{four_figures, parse_params};
 
 /// The spot model's defaults for a job priced without the user's figures (the spot calculator's
@@ -227,7 +227,7 @@ mod tests {
 
     fn priced(input: &EstimateInput, job: Job, spot: bool) -> Vec<JobCost> {
         let options = plan(
-            |l, g| crate::estimate::layout_required_bytes(input, l, g),
+            |l, g| crate::hardware::layout_required_bytes(input, l, g),
             offers(),
             gpus(),
             &PlanOptions {

@@ -2,7 +2,7 @@
 //! not read them again.
 
 use crate::error::Result;
-use crate::hardware::Gpu;
+use crate::gpu::Gpu;
 use crate::units::number_text;
 
 /// The figures of one GPU the speed model reads. Every GPU of a layout is the same card.
@@ -32,7 +32,7 @@ impl Device {
             flops_16bit: gpu.fp16_tflops() * 1e12,
             flops_fp8: gpu.fp8_tflops() * 1e12,
             link_bytes_per_s: gpu.link_bytes_per_s,
-            metal: gpu.vendor == "Apple",
+            metal: gpu.generation().apple(),
         }
     }
 }

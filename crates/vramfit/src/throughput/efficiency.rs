@@ -9,9 +9,9 @@
 //! [`Gpu::fp16_tflops`] and [`Gpu::fp8_tflops`]), so an error in a card's datasheet figure shows
 //! up as that card's error.
 //!
-//! [`Gpu::bandwidth_bytes_per_s`]: crate::hardware::Gpu::bandwidth_bytes_per_s
-//! [`Gpu::fp16_tflops`]: crate::hardware::Gpu::fp16_tflops
-//! [`Gpu::fp8_tflops`]: crate::hardware::Gpu::fp8_tflops
+//! [`Gpu::bandwidth_bytes_per_s`]: crate::gpu::Gpu::bandwidth_bytes_per_s
+//! [`Gpu::fp16_tflops`]: crate::gpu::Gpu::fp16_tflops
+//! [`Gpu::fp8_tflops`]: crate::gpu::Gpu::fp8_tflops
 
 /// How a runtime uses a card: the share of its memory bandwidth a decode step reaches, the share
 /// of its dense FLOPS a prefill (or a compute-bound decode) reaches, and the fixed time each step

@@ -6,7 +6,7 @@ use alloc::format;
 use proptest::prelude::*;
 
 use super::*;
-use crate::hardware::{find_gpu, gpus};
+use crate::gpu::{find_gpu, gpus};
 
 fn h100() -> Device {
     Device::of(find_gpu("h100-sxm5-80gb").expect("in the catalog"))
