@@ -3,6 +3,10 @@
 
 mod book_data;
 mod calibration;
+mod input_faces;
+/// The fields of `EstimateInput` (test code shared by every face's check).
+#[path = "../input_fields.rs"]
+mod input_fields;
 mod llamacpp_calibration;
 mod ollama_calibration;
 mod sglang_calibration;

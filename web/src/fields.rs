@@ -107,7 +107,7 @@ impl Field {
         }
     }
 
-    /// The default, as text.
+    /// The default, as text (every field has one: `every_form_field_has_its_default_text`).
     pub fn default(&self) -> &'static str {
         defaults()
             .iter()
@@ -205,18 +205,16 @@ pub fn default_of(key: &str) -> Option<&'static str> {
 /// The defaults as text: the estimator's `EstimateInput::default()`, plus the site's model.
 fn defaults() -> &'static [(&'static str, String)] {
     static D: OnceLock<Vec<(&'static str, String)>> = OnceLock::new();
-    D.get_or_init(|| {
-        let input = EstimateInput::default();
-        FIELDS
-            .iter()
-            .map(|f| (f.key, default_text(&input, f)))
-            .collect()
-    })
+    D.get_or_init(|| default_texts(&EstimateInput::default()))
 }
 
-/// The text of field `f` in the estimator's input `d`. A choice's text is the one of the form's
-/// values that reads back as `d`'s.
-fn default_text(d: &EstimateInput, f: &Field) -> String {
+/// The text of every form field in the estimator's input `d`, by key. A choice's text is the
+/// one of the form's values that reads back as `d`'s.
+///
+/// `d` is taken apart field by field, with no `..`: a field added to `EstimateInput` does not
+/// compile here until it is given its text (or said to be no field of the form, as `arch`), so
+/// no field falls through to an empty default. A test checks that the keys are the form's.
+fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
     fn num(x: f64) -> String {
         if x == x.trunc() && x.abs() < 1e15 {
             format!("{}", x as i64)
@@ -225,54 +223,107 @@ fn default_text(d: &EstimateInput, f: &Field) -> String {
         }
     }
     let opt = |x: Option<f64>| x.map_or_else(String::new, num);
-    let named = |is: &dyn Fn(&str) -> bool| match f.kind {
-        Kind::Choice(values) => values
+    let named = |key: &str, is: &dyn Fn(&str) -> bool| match field(key).map(|f| f.kind) {
+        Some(Kind::Choice(values)) => values
             .iter()
             .find(|c| is(c.0))
             .map_or_else(String::new, |c| c.0.to_string()),
         _ => String::new(),
     };
-    let key = f.key;
-    match key {
-        "source" => "preset".to_string(),
-        "model" => DEFAULT_MODEL.to_string(),
-        "params" => DEFAULT_PARAMS.to_string(),
-        "mode" => named(&|v| choice(key, v).ok() == Some(d.mode)),
-        "engine" => named(&|v| choice(key, v).ok() == Some(d.engine)),
-        "attention" => named(&|v| choice(key, v).ok() == Some(d.attention)),
-        "logits" => named(&|v| choice(key, v).ok() == Some(d.logits)),
-        "optimizer" => named(&|v| choice(key, v).ok() == Some(d.optimizer)),
-        "precision" => named(&|v| choice(key, v).ok() == Some(d.precision)),
-        "grad_checkpointing" => named(&|v| choice(key, v).ok() == Some(d.grad_checkpointing)),
-        "offload" => named(&|v| choice(key, v).ok() == Some(d.offload)),
-        "kv_dtype" => named(&|v| KvDtype::parse(key, v).ok() == Some(d.kv_dtype)),
-        "dtype" => d.dtype.map_or("", Dtype::name).to_string(),
-        "quantization" => d.quantization.name(),
-        "lora_targets" => d.lora_targets.join(","),
-        "batch" => num(d.batch),
-        "seq_len" => num(d.seq_len),
-        "new_tokens" => num(d.new_tokens),
-        "lora_rank" => num(d.lora_rank),
-        "zero" => num(d.zero),
-        "gpus" => opt(d.gpus),
-        "tp" => num(d.tp),
-        "pp" => num(d.pp),
-        "ep" => num(d.ep),
-        "gpu_memory_utilization" => num(d.gpu_memory_utilization),
-        "mem_fraction_static" => opt(d.mem_fraction_static),
-        "cuda_graph_max_bs" => opt(d.cuda_graph_max_bs),
-        "ubatch" => num(d.ubatch),
-        "max_model_len" => opt(d.max_model_len),
-        "max_num_seqs" => opt(d.max_num_seqs),
-        "max_num_batched_tokens" => opt(d.max_num_batched_tokens),
-        "gpu_layers" => opt(d.gpu_layers),
-        "qlora" => d.qlora.to_string(),
-        "fused_optimizer" => d.fused_optimizer.to_string(),
-        "cuda_graphs" => d.cuda_graphs.to_string(),
-        "gpu" => d.gpu.clone().unwrap_or_default(),
-        "gpu_memory" => d.gpu_memory.clone().unwrap_or_default(),
-        _ => String::new(),
+    let EstimateInput {
+        // The site's own defaults (the estimator has no model), below.
+        model: _,
+        params: _,
+        // Read from a config.json, a weights file or a hub lookup: no field of the form.
+        arch: _,
+        mode,
+        engine,
+        batch,
+        seq_len,
+        new_tokens,
+        dtype,
+        quantization,
+        kv_dtype,
+        attention,
+        logits,
+        optimizer,
+        fused_optimizer,
+        precision,
+        grad_checkpointing,
+        lora_rank,
+        lora_targets,
+        qlora,
+        zero,
+        offload,
+        gpus,
+        tp,
+        pp,
+        gpu,
+        gpu_memory,
+        gpu_memory_utilization,
+        max_model_len,
+        max_num_seqs,
+        max_num_batched_tokens,
+        cuda_graphs,
+        gpu_layers,
+        ubatch,
+        mem_fraction_static,
+        cuda_graph_max_bs,
+        ep,
+    } = d;
+    // A choice read by the estimator's `Deserialize`, and `kv_dtype` by its own parser.
+    macro_rules! chosen {
+        ($key:literal, $value:expr) => {
+            (
+                $key,
+                named($key, &|v| choice($key, v).ok() == Some(*$value)),
+            )
+        };
     }
+    vec![
+        ("source", "preset".to_string()),
+        ("model", DEFAULT_MODEL.to_string()),
+        ("params", DEFAULT_PARAMS.to_string()),
+        chosen!("mode", mode),
+        chosen!("engine", engine),
+        chosen!("attention", attention),
+        chosen!("logits", logits),
+        chosen!("optimizer", optimizer),
+        chosen!("precision", precision),
+        chosen!("grad_checkpointing", grad_checkpointing),
+        chosen!("offload", offload),
+        (
+            "kv_dtype",
+            named("kv_dtype", &|v| {
+                KvDtype::parse("kv_dtype", v).ok() == Some(*kv_dtype)
+            }),
+        ),
+        ("dtype", dtype.map_or("", Dtype::name).to_string()),
+        ("quantization", quantization.name()),
+        ("lora_targets", lora_targets.join(",")),
+        ("batch", num(*batch)),
+        ("seq_len", num(*seq_len)),
+        ("new_tokens", num(*new_tokens)),
+        ("lora_rank", num(*lora_rank)),
+        ("zero", num(*zero)),
+        ("gpus", opt(*gpus)),
+        ("tp", num(*tp)),
+        ("pp", num(*pp)),
+        ("ep", num(*ep)),
+        ("gpu_memory_utilization", num(*gpu_memory_utilization)),
+        ("mem_fraction_static", opt(*mem_fraction_static)),
+        ("cuda_graph_max_bs", opt(*cuda_graph_max_bs)),
+        ("ubatch", num(*ubatch)),
+        ("max_model_len", opt(*max_model_len)),
+        ("max_num_seqs", opt(*max_num_seqs)),
+        ("max_num_batched_tokens", opt(*max_num_batched_tokens)),
+        ("gpu_layers", opt(*gpu_layers)),
+        ("qlora", qlora.to_string()),
+        ("fused_optimizer", fused_optimizer.to_string()),
+        ("cuda_graphs", cuda_graphs.to_string()),
+        ("gpu", gpu.clone().unwrap_or_default()),
+        ("gpu_memory", gpu_memory.clone().unwrap_or_default()),
+    ]
 }
 
 /// A choice's text read by the estimator's own `Deserialize` (unit variants by their serde
@@ -490,6 +541,58 @@ mod tests {
                 .iter()
                 .any(|c| c.0 == "gguf-q4_k_m" && c.1.is_none())
         );
+    }
+
+    /// The fields of the form that are no field of the estimator's input, and why.
+    const SITE_ONLY: &[(&str, &str)] = &[
+        // Where the model comes from (preset, count, config.json, hub): it decides which of
+        // `model`, `params` and `arch` the input gets.
+        ("source", "the form's choice of model source"),
+    ];
+    /// The estimator's fields that are no field of the form, and why.
+    const NOT_IN_FORM: &[(&str, &str)] = &[
+        // An architecture is not typed: `to_input` sets it from the config.json, weights file
+        // or hub model of the `source` (carried in the URL as the extra key `config`).
+        (
+            "arch",
+            "read from a config.json, weights file or hub lookup",
+        ),
+    ];
+
+    /// Every field of `EstimateInput` is a field of the form (or excluded, with its reason),
+    /// and every field of the form but the site's own is one of the input's.
+    #[test]
+    fn every_input_field_is_a_form_field() {
+        let fields = crate::input_fields::input_fields();
+        for field in fields {
+            let excluded = NOT_IN_FORM.iter().any(|(f, _)| f == field);
+            assert!(
+                excluded != super::field(field).is_some(),
+                "`{field}`: {}",
+                if excluded {
+                    "excluded from the form, yet a field of it"
+                } else {
+                    "a field of EstimateInput missing from the form's FIELDS"
+                }
+            );
+        }
+        for f in FIELDS {
+            assert!(
+                fields.contains(&f.key) || SITE_ONLY.iter().any(|(k, _)| *k == f.key),
+                "the form's field `{}` is no field of EstimateInput",
+                f.key
+            );
+        }
+    }
+
+    /// `default_texts` gives every field of the form its text, and nothing else.
+    #[test]
+    fn every_form_field_has_its_default_text() {
+        let mut texts: Vec<&str> = defaults().iter().map(|(k, _)| *k).collect();
+        let mut keys: Vec<&str> = FIELDS.iter().map(|f| f.key).collect();
+        texts.sort_unstable();
+        keys.sort_unstable();
+        assert_eq!(texts, keys);
     }
 
     fn defaults_only(k: &str) -> String {

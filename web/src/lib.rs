@@ -260,3 +260,10 @@ pub fn use_app() -> Ctx {
 pub fn use_catalog() -> CatalogCtx {
     use_context::<CatalogCtx>().expect("components render inside App's ContextProvider")
 }
+
+/// The fields of `EstimateInput` (test code shared by every face's check: the form's in
+/// `fields.rs`, the URL's in `state.rs`). Last in the file: `components::tests::calculator_source`
+/// reads each file up to its first `#[cfg(test)]`.
+#[cfg(test)]
+#[path = "../../tests/input_fields.rs"]
+mod input_fields;

@@ -405,4 +405,55 @@ mod tests {
         let same = s.clone().reduce(Action::SetLang(Lang::En));
         assert!(Rc::ptr_eq(&s, &same));
     }
+
+    /// The estimator's fields that the URL carries under no key of their own, and why.
+    const NOT_IN_URL: &[(&str, &str)] = &[
+        // An architecture travels as the config.json it was read from (the extra key `config`),
+        // or as the hub model's repo id (`source=hub&model=…`).
+        (
+            "arch",
+            "carried as the config.json text (`config`) or the hub repo id",
+        ),
+    ];
+
+    /// Every field of `EstimateInput` is a key of the calculator's URL (or excluded, with its
+    /// reason): a value other than its default, in a link, opens with that value and writes a
+    /// link that reopens it.
+    #[test]
+    fn every_input_field_travels_in_the_url() {
+        use crate::fields::Kind;
+        for field in crate::input_fields::input_fields() {
+            if let Some((_, why)) = NOT_IN_URL.iter().find(|(f, _)| f == field) {
+                assert!(
+                    calc_key(field).is_none(),
+                    "`{field}` excluded ({why}), yet a key"
+                );
+                assert!(EXTRA_KEYS.contains(&"config"));
+                continue;
+            }
+            assert_eq!(
+                calc_key(field),
+                Some(*field),
+                "`{field}` is no key of the URL"
+            );
+            let f = crate::fields::field(field).unwrap();
+            let value = match f.kind {
+                Kind::Choice(values) => values
+                    .iter()
+                    .map(|c| c.0)
+                    .find(|v| *v != f.default())
+                    .unwrap()
+                    .to_string(),
+                Kind::Bool => (f.default() != "true").to_string(),
+                Kind::Number | Kind::OptNumber => "3".to_string(),
+                Kind::Text => "h100-sxm5-80gb".to_string(),
+            };
+            assert_ne!(value, f.default(), "{field}");
+            let s = open(&format!("#/calc?{field}={value}"));
+            assert!(s.problems.is_empty(), "{field}={value}: {:?}", s.problems);
+            assert_eq!(s.value(field), value, "{field}");
+            let again = open(&s.hash());
+            assert_eq!(again.value(field), value, "{field}: {}", s.hash());
+        }
+    }
 }

@@ -9,11 +9,18 @@ use clap::{Parser, Subcommand};
 
 mod diagnose;
 mod estimate;
+#[cfg(test)]
+mod faces;
 mod fits;
 mod hardware;
 mod hub;
 mod hub_text;
 mod output;
+
+/// The fields of `EstimateInput` (test code shared by every face's check; see `faces`).
+#[cfg(test)]
+#[path = "../../../tests/input_fields.rs"]
+mod input_fields;
 
 /// GPU memory for deep learning: will it fit, on which card, at what cost, and why it ran out.
 #[derive(Parser)]

@@ -777,6 +777,38 @@ fn generated_types_are_fresh() {
     }
 }
 
+/// The fields of `EstimateInput` (test code shared by every face's check).
+#[path = "../../../tests/input_fields.rs"]
+mod input_fields;
+
+/// The package's `EstimateInput` type (the committed `ts/types.d.ts`, which
+/// `generated_types_are_fresh` keeps current) has every field of the Rust `EstimateInput`, and
+/// no other: nothing is left out of the npm face.
+#[test]
+fn the_typescript_estimate_input_has_every_field() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("ts/types.d.ts");
+    let ts = std::fs::read_to_string(&path).unwrap();
+    let body = ts
+        .split_once("export interface EstimateInput {\n")
+        .and_then(|(_, rest)| rest.split_once("\n}\n"))
+        .map(|(body, _)| body)
+        .expect("an `EstimateInput` interface in types.d.ts");
+    // Its members, one a line at two spaces' indent (`  seq_len?: number;`), docs between.
+    let mut members: Vec<&str> = body
+        .lines()
+        .filter_map(|l| l.strip_prefix("  "))
+        .filter(|l| !l.starts_with([' ', '/', '*']))
+        .filter_map(|l| {
+            l.split_once(':')
+                .map(|(name, _)| name.trim_end_matches('?'))
+        })
+        .collect();
+    let mut fields = input_fields::input_fields().to_vec();
+    members.sort_unstable();
+    fields.sort_unstable();
+    assert_eq!(members, fields, "{}", path.display());
+}
+
 // ---- the generator's own tests, on small sources written here ------------------------------
 
 fn gen_for(src: &str, inputs: &[&str], outputs: &[&str]) -> String {
