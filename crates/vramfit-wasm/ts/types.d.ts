@@ -846,7 +846,7 @@ export interface EstimateInput {
   pp?: number;
   /**
    * A GPU from the catalog: its id (`h200-sxm-141gb`), its name, or words that name it alone
-   * (`h200`, `4090`; see `crate::hardware::match_gpus`).
+   * (`h200`, `4090`; see `crate::gpu::match_gpus`).
    */
   gpu?: string | null;
   /**

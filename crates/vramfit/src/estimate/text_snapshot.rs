@@ -191,17 +191,21 @@ fn block(e: &Estimate, name: &str) -> String {
     // The estimate's sizes by kind; each one that is its part's size (weights, kv_cache, …)
     // is already on that part's line.
     let mut sums = String::from("sums");
-    for (name, bytes) in [
-        ("weights", weights_bytes),
-        ("kv_cache", kv_cache_bytes),
-        ("activations", activations_bytes),
-        ("gradients", gradients_bytes),
-        ("optimizer", optimizer_bytes),
-        ("temporaries", temporaries_bytes),
-        ("overhead", overhead_bytes),
-        ("allocator_reserve", allocator_reserve_bytes),
+    use super::ComponentKind as K;
+    for (name, kind, bytes) in [
+        ("weights", Some(K::Weights), weights_bytes),
+        ("kv_cache", Some(K::KvCache), kv_cache_bytes),
+        ("activations", Some(K::Activations), activations_bytes),
+        ("gradients", Some(K::Gradients), gradients_bytes),
+        ("optimizer", Some(K::Optimizer), optimizer_bytes),
+        ("temporaries", None, temporaries_bytes),
+        ("overhead", None, overhead_bytes),
+        ("allocator_reserve", Some(K::AllocatorReserve), allocator_reserve_bytes),
     ] {
-        let part = components.iter().find(|c| c.key == name);
+        let part = kind.and_then(|k| {
+            let key = super::ComponentKey::at_peak(k);
+            components.iter().find(|c| c.key == key)
+        });
         if part.map_or(Bytes::ZERO, |c| c.bytes) != *bytes {
             let _ = write!(sums, " {name}={}", bytes.get());
         }
