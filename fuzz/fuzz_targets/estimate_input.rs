@@ -98,6 +98,7 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
             Engine::Sglang,
             Engine::Llamacpp,
             Engine::Ollama,
+            Engine::Trtllm,
         ])?,
         batch: num(u)?,
         seq_len: num(u)?,
@@ -122,6 +123,7 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
             KvDtype::Fp8,
             KvDtype::Q8_0,
             KvDtype::Q4_0,
+            KvDtype::Nvfp4,
         ])?,
         attention: *u.choose(&[
             AttentionImpl::Sdpa,
@@ -171,6 +173,7 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
         mem_fraction_static: opt_num(u)?,
         cuda_graph_max_bs: opt_num(u)?,
         ep: num(u)?,
+        free_gpu_memory_fraction: opt_num(u)?,
     })
 }
 

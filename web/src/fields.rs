@@ -157,13 +157,13 @@ pub static FIELDS: &[Field] = &[
     Field::new("model", Kind::Text, Group::Model),
     Field::new("params", Kind::Text, Group::Model),
     choice_field!("mode", Run: "inference", "serve", "training"),
-    choice_field!("engine", Run: "hf", "vllm", "llamacpp", "sglang", "ollama"),
+    choice_field!("engine", Run: "hf", "vllm", "llamacpp", "sglang", "ollama", "trtllm"),
     Field::new("batch", Kind::Number, Group::Run),
     Field::new("seq_len", Kind::Number, Group::Run),
     Field::new("new_tokens", Kind::Number, Group::Run),
     choice_field!("dtype", Run: "", "fp32", "fp16", "bf16"),
     Field::new("quantization", Kind::Choice(QUANTIZATIONS), Group::Run),
-    choice_field!("kv_dtype", Run: "auto", "fp16", "bf16", "fp8", "q8_0", "q4_0"),
+    choice_field!("kv_dtype", Run: "auto", "fp16", "bf16", "fp8", "q8_0", "q4_0", "nvfp4"),
     choice_field!("optimizer", Training: "adamw", "adamw-8bit", "sgd", "sgd-momentum", "adafactor", "lion"),
     choice_field!("precision", Training: "fp32", "fp16", "bf16", "amp-fp16", "amp-bf16"),
     choice_field!("grad_checkpointing", Training: "none", "full", "selective"),
@@ -175,6 +175,7 @@ pub static FIELDS: &[Field] = &[
     Field::new("fused_optimizer", Kind::Bool, Group::Training),
     Field::new("gpu_memory_utilization", Kind::Number, Group::Serving),
     Field::new("mem_fraction_static", Kind::OptNumber, Group::Serving),
+    Field::new("free_gpu_memory_fraction", Kind::OptNumber, Group::Serving),
     Field::new("cuda_graph_max_bs", Kind::OptNumber, Group::Serving),
     Field::new("max_model_len", Kind::OptNumber, Group::Serving),
     Field::new("max_num_seqs", Kind::OptNumber, Group::Serving),
@@ -268,6 +269,7 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
         gpu_layers,
         ubatch,
         mem_fraction_static,
+        free_gpu_memory_fraction,
         cuda_graph_max_bs,
         ep,
     } = d;
@@ -312,6 +314,7 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
         ("ep", num(*ep)),
         ("gpu_memory_utilization", num(*gpu_memory_utilization)),
         ("mem_fraction_static", opt(*mem_fraction_static)),
+        ("free_gpu_memory_fraction", opt(*free_gpu_memory_fraction)),
         ("cuda_graph_max_bs", opt(*cuda_graph_max_bs)),
         ("ubatch", num(*ubatch)),
         ("max_model_len", opt(*max_model_len)),
@@ -392,6 +395,7 @@ fn set(input: &mut EstimateInput, key: &str, v: &str) -> Result<(), InputError> 
         "ep" => input.ep = num()?,
         "gpu_memory_utilization" => input.gpu_memory_utilization = num()?,
         "mem_fraction_static" => input.mem_fraction_static = opt()?,
+        "free_gpu_memory_fraction" => input.free_gpu_memory_fraction = opt()?,
         "cuda_graph_max_bs" => input.cuda_graph_max_bs = opt()?,
         "ubatch" => input.ubatch = num()?,
         "max_model_len" => input.max_model_len = opt()?,
@@ -669,7 +673,7 @@ mod tests {
             both(choice::<vramfit::estimate::Engine>("engine", "x").unwrap_err());
         assert_eq!(
             p,
-            "unknown variant `x`, expected one of `hf`, `vllm`, `llamacpp`, `sglang`, `ollama`"
+            "unknown variant `x`, expected one of `hf`, `vllm`, `llamacpp`, `sglang`, `ollama`, `trtllm`"
         );
         assert_eq!(a, "one of the values the form offers");
         assert_eq!(

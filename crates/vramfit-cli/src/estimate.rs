@@ -126,20 +126,20 @@ pub struct EstimateFlags {
     /// vLLM gpu_memory_utilization.
     #[arg(long, allow_negative_numbers = true, default_value_t = 0.9)]
     pub gpu_memory_utilization: f64,
-    /// vLLM max_model_len, SGLang context_length (alias --context-length), llama.cpp -c, Ollama num_ctx per sequence (alias --num-ctx); 1 to 16,777,216.
-    #[arg(long, visible_aliases = ["context-length", "num-ctx"], allow_negative_numbers = true)]
+    /// vLLM max_model_len, SGLang context_length (alias --context-length), TensorRT-LLM max_seq_len (alias --max-seq-len), llama.cpp -c, Ollama num_ctx per sequence (alias --num-ctx); 1 to 16,777,216.
+    #[arg(long, visible_aliases = ["context-length", "max-seq-len", "num-ctx"], allow_negative_numbers = true)]
     pub max_model_len: Option<f64>,
-    /// vLLM max_num_seqs, SGLang max_running_requests (alias); 1 to 65,536.
+    /// vLLM max_num_seqs, SGLang max_running_requests (alias), TensorRT-LLM max_batch_size (alias); 1 to 65,536.
     #[arg(
         long,
-        visible_alias = "max-running-requests",
+        visible_aliases = ["max-running-requests", "max-batch-size"],
         allow_negative_numbers = true
     )]
     pub max_num_seqs: Option<f64>,
-    /// vLLM max_num_batched_tokens, SGLang chunked_prefill_size (alias); 1 to 16,777,216.
+    /// vLLM max_num_batched_tokens, SGLang chunked_prefill_size (alias), TensorRT-LLM max_num_tokens (alias); 1 to 16,777,216.
     #[arg(
         long,
-        visible_alias = "chunked-prefill-size",
+        visible_aliases = ["chunked-prefill-size", "max-num-tokens"],
         allow_negative_numbers = true
     )]
     pub max_num_batched_tokens: Option<f64>,
@@ -152,6 +152,13 @@ pub struct EstimateFlags {
     /// SGLang mem_fraction_static, 0.01 to 0.99 [default: as SGLang picks it from the card's memory].
     #[arg(long, allow_negative_numbers = true)]
     pub mem_fraction_static: Option<f64>,
+    /// TensorRT-LLM kv_cache_config.free_gpu_memory_fraction (alias --kv-cache-free-gpu-memory-fraction), 0.01 to 1: the share of the memory left after its start-up profile that becomes the KV cache [default: 0.9].
+    #[arg(
+        long,
+        visible_alias = "kv-cache-free-gpu-memory-fraction",
+        allow_negative_numbers = true
+    )]
+    pub free_gpu_memory_fraction: Option<f64>,
     /// SGLang cuda_graph_max_bs, 1 to 4096 [default: by the card's memory and tp].
     #[arg(long, allow_negative_numbers = true)]
     pub cuda_graph_max_bs: Option<f64>,
@@ -184,7 +191,7 @@ macro_rules! value_enum {
 value_enum!(ModeArg => Mode { Inference = "inference" => Mode::Inference, Serve = "serve" => Mode::Serve, Training = "training" => Mode::Training });
 value_enum!(EngineArg => Engine {
     Hf = "hf" => Engine::Hf, Vllm = "vllm" => Engine::Vllm, Llamacpp = "llamacpp" => Engine::Llamacpp,
-    Sglang = "sglang" => Engine::Sglang, Ollama = "ollama" => Engine::Ollama,
+    Sglang = "sglang" => Engine::Sglang, Ollama = "ollama" => Engine::Ollama, Trtllm = "trtllm" => Engine::Trtllm,
 });
 value_enum!(AttentionArg => AttentionImpl { Sdpa = "sdpa" => AttentionImpl::Sdpa, Flash = "flash" => AttentionImpl::Flash, Eager = "eager" => AttentionImpl::Eager });
 value_enum!(OptimizerArg => Optimizer {
@@ -278,6 +285,7 @@ impl EstimateFlags {
             mem_fraction_static: self.mem_fraction_static,
             cuda_graph_max_bs: self.cuda_graph_max_bs,
             ep: self.ep,
+            free_gpu_memory_fraction: self.free_gpu_memory_fraction,
         };
         let mut looked_up = None;
         if let (Some(kind), Some(repo)) = (&self.hub, &self.model) {

@@ -594,6 +594,11 @@ export type Engine =
    * Ollama: llama.cpp underneath, with its own context, parallelism and layer offload.
    */
   | "ollama"
+  /**
+   * TensorRT-LLM (`trtllm-serve`, its LLM API; the PyTorch backend): a KV pool sized from
+   * `free_gpu_memory_fraction` of the memory its start-up profile leaves.
+   */
+  | "trtllm"
 ;
 
 /**
@@ -858,25 +863,28 @@ export interface EstimateInput {
    */
   gpu_memory_utilization?: number;
   /**
-   * vLLM `max_model_len`; SGLang `context_length`; llama.cpp context (`-c`, shared by the
+   * vLLM `max_model_len`; SGLang `context_length`; TensorRT-LLM `max_seq_len`; llama.cpp context (`-c`, shared by the
    * batch); Ollama `num_ctx` (per sequence). Default: the model's `max_position_embeddings`
    * (vLLM, SGLang), `(seq_len + new_tokens) × batch` (llama.cpp), Ollama's by the GPUs' memory
    * (4096 below 24 GiB, 32768 below 48 GiB, else 262144; at most the model's trained context).
    */
   max_model_len?: number | null;
   /**
-   * vLLM `max_num_seqs`; SGLang `max_running_requests`. Default as vLLM picks it: 1024 on cards
-   * of 70 GiB or more other than A100, else 256; SGLang's from its pool (2048 to 4096).
+   * vLLM `max_num_seqs`; SGLang `max_running_requests`; TensorRT-LLM `max_batch_size`. Default
+   * as vLLM picks it: 1024 on cards of 70 GiB or more other than A100, else 256; SGLang's
+   * from its pool (2048 to 4096); TensorRT-LLM's 2048.
    */
   max_num_seqs?: number | null;
   /**
-   * vLLM `max_num_batched_tokens`; SGLang `chunked_prefill_size`. Default (vLLM) 8192 on
+   * vLLM `max_num_batched_tokens`; SGLang `chunked_prefill_size`; TensorRT-LLM
+   * `max_num_tokens` (default 8192). Default (vLLM) 8192 on
    * cards of 70 GiB or more other than A100, else 2048; (SGLang) by the card's memory: 2048
    * below 35 GiB, 4096 below 60 GiB, 8192 below 160 GiB, else 16384.
    */
   max_num_batched_tokens?: number | null;
   /**
-   * vLLM and SGLang CUDA graphs (off is vLLM's `enforce_eager`, SGLang's `disable_cuda_graph`).
+   * vLLM, SGLang and TensorRT-LLM CUDA graphs (off is vLLM's `enforce_eager`, SGLang's
+   * `disable_cuda_graph`, TensorRT-LLM's `cuda_graph_config: null`).
    */
   cuda_graphs?: boolean;
   /**
@@ -902,9 +910,16 @@ export interface EstimateInput {
   cuda_graph_max_bs?: number | null;
   /**
    * Expert parallel size (vLLM `--enable-expert-parallel`, which spans tp × data parallel;
-   * SGLang `--ep-size`): the routed experts divided over `ep` GPUs. 1 for none.
+   * SGLang `--ep-size`; TensorRT-LLM `--ep_size`): the routed experts divided over `ep` GPUs.
+   * 1 for none.
    */
   ep?: number;
+  /**
+   * TensorRT-LLM `kv_cache_config.free_gpu_memory_fraction` (`trtllm-serve
+   * --kv_cache_free_gpu_memory_fraction`, 0.01 to 1): the share of the memory left after its
+   * start-up profile that becomes the KV cache. Default 0.9.
+   */
+  free_gpu_memory_fraction?: number | null;
 }
 
 /**
@@ -1422,6 +1437,11 @@ export type KvDtype =
    * llama.cpp `-ctk q4_0`: 18 bytes per 32 values.
    */
   | "q4_0"
+  /**
+   * TensorRT-LLM `kv_cache_config.dtype: nvfp4` (Blackwell): 4-bit values with an FP8 scale
+   * per 16, 9 bytes per 16 values.
+   */
+  | "nvfp4"
 ;
 
 /**

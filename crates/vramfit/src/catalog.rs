@@ -21,6 +21,10 @@ pub struct Device {
     /// Computes in bf16 (Ampere and newer): vLLM runs an fp32 checkpoint in bf16 there, in fp16
     /// elsewhere.
     pub bf16: bool,
+    /// Computes in FP8 (Ada, Hopper and newer): TensorRT-LLM keeps an fp8 KV cache there only.
+    pub fp8: bool,
+    /// Computes in FP4 (Blackwell): TensorRT-LLM's nvfp4 KV cache.
+    pub fp4: bool,
 }
 
 /// A preset's checkpoint dtype and architecture, by id (case-insensitive).
@@ -48,5 +52,7 @@ pub fn device_of(g: &crate::gpu::Gpu) -> Device {
         // vLLM keeps its smaller defaults on A100s whatever their memory.
         a100: g.id.starts_with("a100") || g.id.starts_with("a800"),
         bf16: generation.bf16(),
+        fp8: generation.fp8(),
+        fp4: generation.fp4(),
     }
 }

@@ -570,10 +570,13 @@ pub enum KvDtype {
     Q8_0,
     /// llama.cpp `-ctk q4_0`: 18 bytes per 32 values.
     Q4_0,
+    /// TensorRT-LLM `kv_cache_config.dtype: nvfp4` (Blackwell): 4-bit values with an FP8 scale
+    /// per 16, 9 bytes per 16 values.
+    Nvfp4,
 }
 
 impl KvDtype {
-    /// Parses `auto|fp16|bf16|fp8|q8_0|q4_0`.
+    /// Parses `auto|fp16|bf16|fp8|q8_0|q4_0|nvfp4`.
     pub fn parse(field: &str, s: &str) -> Result<KvDtype> {
         Ok(match s.trim().to_ascii_lowercase().as_str() {
             "auto" | "" => KvDtype::Auto,
@@ -582,13 +585,14 @@ impl KvDtype {
             "fp8" | "fp8_e4m3" | "fp8_e5m2" => KvDtype::Fp8,
             "q8_0" => KvDtype::Q8_0,
             "q4_0" => KvDtype::Q4_0,
+            "nvfp4" => KvDtype::Nvfp4,
             other => {
                 return Err(input_error!(
                     field,
                     ["unknown KV-cache dtype `{other}`"],
                     ["未知的 KV 缓存数据类型 `{other}`"],
-                    "auto, fp16, bf16, fp8, q8_0, q4_0",
-                    "auto, fp16, bf16, fp8, q8_0, q4_0",
+                    "auto, fp16, bf16, fp8, q8_0, q4_0, nvfp4",
+                    "auto, fp16, bf16, fp8, q8_0, q4_0, nvfp4",
                 ));
             }
         })
@@ -602,6 +606,7 @@ impl KvDtype {
             KvDtype::Fp8 => n,
             KvDtype::Q8_0 => GgmlType::Q8_0.bytes_for(n),
             KvDtype::Q4_0 => GgmlType::Q4_0.bytes_for(n),
+            KvDtype::Nvfp4 => n.div_ceil(16).saturating_mul(9),
         }
     }
 
@@ -614,6 +619,7 @@ impl KvDtype {
             KvDtype::Fp8 => "fp8",
             KvDtype::Q8_0 => "q8_0",
             KvDtype::Q4_0 => "q4_0",
+            KvDtype::Nvfp4 => "nvfp4",
         }
     }
 }

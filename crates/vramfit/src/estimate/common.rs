@@ -181,6 +181,7 @@ impl Run<'_> {
             KvDtype::Fp16 | KvDtype::Bf16 => format!("2 B ({})", self.kv_dtype.name()),
             KvDtype::Q8_0 => String::from("34/32 B (q8_0)"),
             KvDtype::Q4_0 => String::from("18/32 B (q4_0)"),
+            KvDtype::Nvfp4 => String::from("9/16 B (nvfp4)"),
         }
     }
 

@@ -28,6 +28,8 @@ pub enum Runner {
     Llamacpp,
     /// Ollama, which runs llama.cpp with its own context and offload decision.
     Ollama,
+    /// TensorRT-LLM (`trtllm-serve`, the LLM API).
+    Trtllm,
 }
 
 impl Runner {
@@ -38,6 +40,7 @@ impl Runner {
             (_, Engine::Llamacpp) => Runner::Llamacpp,
             (_, Engine::Ollama) => Runner::Ollama,
             (_, Engine::Sglang) => Runner::Sglang,
+            (_, Engine::Trtllm) => Runner::Trtllm,
             (Mode::Serve, Engine::Hf) | (_, Engine::Vllm) => Runner::Vllm,
             (Mode::Inference, Engine::Hf) => Runner::Transformers,
         }
@@ -52,6 +55,7 @@ impl Runner {
             Runner::Sglang => &super::sglang::RULES,
             Runner::Llamacpp => &super::llamacpp::RULES,
             Runner::Ollama => &super::ollama::RULES,
+            Runner::Trtllm => &super::trtllm::RULES,
         }
     }
 
@@ -75,13 +79,25 @@ impl Runner {
     }
 
     /// The tokens one engine step takes when `max_num_batched_tokens` is not given: SGLang's
-    /// `chunked_prefill_size` (`sglang_default`), vLLM's 8,192 on a large card and 2,048 on
-    /// others.
+    /// `chunked_prefill_size` (`sglang_default`), TensorRT-LLM's `max_num_tokens` 8,192, vLLM's
+    /// 8,192 on a large card and 2,048 on others.
     pub(super) fn default_batched_tokens(self, big: bool, sglang_default: u64) -> u64 {
         match self {
             Runner::Sglang => sglang_default,
+            Runner::Trtllm => super::trtllm::TRTLLM_MAX_NUM_TOKENS,
             _ if big => 8192,
             _ => 2048,
+        }
+    }
+
+    /// The sequences one engine runs at once when `max_num_seqs` is not given: TensorRT-LLM's
+    /// `max_batch_size` 2,048; vLLM's 1,024 on a large card and 256 on others (SGLang sizes its
+    /// own from its pool).
+    pub(super) fn default_max_seqs(self, big: bool) -> u64 {
+        match self {
+            Runner::Trtllm => super::trtllm::TRTLLM_MAX_BATCH_SIZE,
+            _ if big => 1024,
+            _ => 256,
         }
     }
 
@@ -95,6 +111,7 @@ impl Runner {
             Runner::Sglang => r.sglang(p),
             Runner::Llamacpp => r.llamacpp(p),
             Runner::Ollama => r.ollama(p),
+            Runner::Trtllm => r.trtllm(p),
         }
     }
 }
@@ -145,6 +162,9 @@ pub struct Rules {
     /// Whether its dtype `auto` runs an fp32 checkpoint in 16 bits (vLLM's
     /// `_resolve_auto_dtype`).
     pub downcasts_fp32: bool,
+    /// Whether its fp8 KV cache needs a card that computes in FP8 (TensorRT-LLM; vLLM and
+    /// SGLang store fp8 on older cards too).
+    pub native_kv_formats: bool,
     /// Whether it runs flash attention only when asked (Ollama's `OLLAMA_FLASH_ATTENTION=1`),
     /// holding the attention scores otherwise.
     pub flash_only_when_asked: bool,
@@ -283,6 +303,9 @@ mod tests {
             (Mode::Serve, E::Sglang, Runner::Sglang),
             (Mode::Inference, E::Ollama, Runner::Ollama),
             (Mode::Serve, E::Llamacpp, Runner::Llamacpp),
+            (Mode::Serve, E::Trtllm, Runner::Trtllm),
+            (Mode::Inference, E::Trtllm, Runner::Trtllm),
+            (Mode::Training, E::Trtllm, Runner::Training),
         ];
         for (mode, engine, runner) in cases {
             assert_eq!(Runner::of(mode, engine), runner, "{mode:?} {engine:?}");
@@ -301,6 +324,7 @@ mod tests {
             Runner::Sglang,
             Runner::Llamacpp,
             Runner::Ollama,
+            Runner::Trtllm,
         ];
         for r in all {
             let rules = r.rules();

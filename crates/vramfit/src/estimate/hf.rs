@@ -28,6 +28,7 @@ pub(super) const RULES: Rules = Rules {
     decompressed_mla: true,
     expert_parallel: ExpertParallel::None,
     downcasts_fp32: false,
+    native_kv_formats: false,
     flash_only_when_asked: false,
     runtime: Runtime::Transformers,
     formats: Formats::Bitsandbytes,

@@ -42,6 +42,9 @@ pub enum Engine {
     Sglang,
     /// Ollama: llama.cpp underneath, with its own context, parallelism and layer offload.
     Ollama,
+    /// TensorRT-LLM (`trtllm-serve`, its LLM API; the PyTorch backend): a KV pool sized from
+    /// `free_gpu_memory_fraction` of the memory its start-up profile leaves.
+    Trtllm,
 }
 
 /// The optimizer.
@@ -259,19 +262,22 @@ pub struct EstimateInput {
     pub gpu_memory: Option<String>,
     /// vLLM `gpu_memory_utilization`.
     pub gpu_memory_utilization: f64,
-    /// vLLM `max_model_len`; SGLang `context_length`; llama.cpp context (`-c`, shared by the
+    /// vLLM `max_model_len`; SGLang `context_length`; TensorRT-LLM `max_seq_len`; llama.cpp context (`-c`, shared by the
     /// batch); Ollama `num_ctx` (per sequence). Default: the model's `max_position_embeddings`
     /// (vLLM, SGLang), `(seq_len + new_tokens) × batch` (llama.cpp), Ollama's by the GPUs' memory
     /// (4096 below 24 GiB, 32768 below 48 GiB, else 262144; at most the model's trained context).
     pub max_model_len: Option<f64>,
-    /// vLLM `max_num_seqs`; SGLang `max_running_requests`. Default as vLLM picks it: 1024 on cards
-    /// of 70 GiB or more other than A100, else 256; SGLang's from its pool (2048 to 4096).
+    /// vLLM `max_num_seqs`; SGLang `max_running_requests`; TensorRT-LLM `max_batch_size`. Default
+    /// as vLLM picks it: 1024 on cards of 70 GiB or more other than A100, else 256; SGLang's
+    /// from its pool (2048 to 4096); TensorRT-LLM's 2048.
     pub max_num_seqs: Option<f64>,
-    /// vLLM `max_num_batched_tokens`; SGLang `chunked_prefill_size`. Default (vLLM) 8192 on
+    /// vLLM `max_num_batched_tokens`; SGLang `chunked_prefill_size`; TensorRT-LLM
+    /// `max_num_tokens` (default 8192). Default (vLLM) 8192 on
     /// cards of 70 GiB or more other than A100, else 2048; (SGLang) by the card's memory: 2048
     /// below 35 GiB, 4096 below 60 GiB, 8192 below 160 GiB, else 16384.
     pub max_num_batched_tokens: Option<f64>,
-    /// vLLM and SGLang CUDA graphs (off is vLLM's `enforce_eager`, SGLang's `disable_cuda_graph`).
+    /// vLLM, SGLang and TensorRT-LLM CUDA graphs (off is vLLM's `enforce_eager`, SGLang's
+    /// `disable_cuda_graph`, TensorRT-LLM's `cuda_graph_config: null`).
     pub cuda_graphs: bool,
     /// llama.cpp `-ngl`, Ollama `num_gpu`: layers on the GPU, the output layer counting as one.
     /// llama.cpp places the output layer first, then the last `ngl − 1` blocks; Ollama the blocks
@@ -287,8 +293,13 @@ pub struct EstimateInput {
     /// 256 at tp < 4 and 80, 160 or 512 at tp ≥ 4 up to 160 GiB; 512 above).
     pub cuda_graph_max_bs: Option<f64>,
     /// Expert parallel size (vLLM `--enable-expert-parallel`, which spans tp × data parallel;
-    /// SGLang `--ep-size`): the routed experts divided over `ep` GPUs. 1 for none.
+    /// SGLang `--ep-size`; TensorRT-LLM `--ep_size`): the routed experts divided over `ep` GPUs.
+    /// 1 for none.
     pub ep: f64,
+    /// TensorRT-LLM `kv_cache_config.free_gpu_memory_fraction` (`trtllm-serve
+    /// --kv_cache_free_gpu_memory_fraction`, 0.01 to 1): the share of the memory left after its
+    /// start-up profile that becomes the KV cache. Default 0.9.
+    pub free_gpu_memory_fraction: Option<f64>,
 }
 
 impl Default for EstimateInput {
@@ -331,6 +342,7 @@ impl Default for EstimateInput {
             mem_fraction_static: None,
             cuda_graph_max_bs: None,
             ep: 1.0,
+            free_gpu_memory_fraction: None,
         }
     }
 }

@@ -109,6 +109,7 @@ mod speed;
 #[cfg(test)]
 mod text_snapshot;
 mod training;
+mod trtllm;
 mod vllm;
 mod weights;
 mod workload;
@@ -144,6 +145,10 @@ pub use solve::{
     largest_context, largest_context_fit, need, solve,
 };
 pub use training::NCCL_BUFFERS;
+pub use trtllm::{
+    TRTLLM_FREE_FRACTION, TRTLLM_MAX_BATCH_SIZE, TRTLLM_MAX_NUM_TOKENS, TRTLLM_PROFILE_EXTRA,
+    TRTLLM_TOKENS_PER_BLOCK, pool_tokens as trtllm_pool_tokens,
+};
 pub use vllm::{
     CUDA_GRAPH_BASE_GIB, CUDA_GRAPH_PER_LAYER_GIB, SAMPLER_FP32_COPIES, VLLM_BLOCK,
     VLLM_CUDA_CONTEXT_PARALLEL, VLLM_NON_TORCH, VLLM_NON_TORCH_PP, VLLM_NON_TORCH_TP,

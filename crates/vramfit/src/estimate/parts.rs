@@ -46,6 +46,9 @@ pub(super) enum PoolBudget {
     /// `mem_fraction_static` of the card, less the weights (SGLang): a pool too small for one
     /// token refuses to start (no pool at all).
     MemFractionStatic,
+    /// `free_gpu_memory_fraction` of what the profile left (TensorRT-LLM): a pool too small for
+    /// one request of `max_seq_len` starts, with `max_seq_len` cut to the pool.
+    FreeFraction,
 }
 
 pub(super) struct Parts {

@@ -148,6 +148,11 @@ impl Run<'_> {
                     en: if !self.text { String::new() } else { en!("mem_fraction_static {} leaves {} for the token pool, less than one token's {}: SGLang would refuse to start (not enough memory). Raise mem_fraction_static, use an fp8 KV cache or a larger card.", fixed(self.mem_fraction_static, 3), b(sp.available), b(sp.request)) },
                     zh: if !self.text { String::new() } else { zh!("mem_fraction_static {} 只给 token 池留下 {}，不够一个 token 的 {}：SGLang 将拒绝启动（显存不足）。请提高 mem_fraction_static、使用 fp8 KV 缓存或更大的显卡。", fixed(self.mem_fraction_static, 3), b(sp.available), b(sp.request)) },
                 }),
+                (Some(sp), _) if sp.budget == PoolBudget::FreeFraction => Some(Difference {
+                    key: String::from("kv_pool_too_small"),
+                    en: if !self.text { String::new() } else { en!("The KV pool holds {} tokens, fewer than one sequence of max_seq_len {}: TensorRT-LLM starts but cuts max_seq_len to {} (\"Adjusted max_seq_len\"; --fail_fast_on_attention_window_too_large refuses instead). Lower max_seq_len, raise free_gpu_memory_fraction, use an fp8 KV cache or a larger card.", thousands(sp.available / kv_per_token.max(1)), thousands(self.max_model_len), thousands(sp.available / kv_per_token.max(1))) },
+                    zh: if !self.text { String::new() } else { zh!("KV 池只能容纳 {} 个 token，不够一条 max_seq_len {} 的序列：TensorRT-LLM 会启动，但把 max_seq_len 缩短到 {}（日志 \"Adjusted max_seq_len\"；加 --fail_fast_on_attention_window_too_large 则拒绝启动）。请降低 max_seq_len、提高 free_gpu_memory_fraction、使用 fp8 KV 缓存或更大的显卡。", thousands(sp.available / kv_per_token.max(1)), thousands(self.max_model_len), thousands(sp.available / kv_per_token.max(1))) },
+                }),
                 (Some(sp), _) => Some(Difference {
                     key: String::from("kv_pool_too_small"),
                     en: if !self.text { String::new() } else { en!("The KV pool has {} of the budget left; one request of max_model_len {} needs {}: vLLM would refuse to start. Lower max_model_len, raise gpu_memory_utilization, use an fp8 KV cache or a larger card.", b(sp.available), thousands(self.max_model_len), b(sp.request)) },

@@ -380,6 +380,8 @@ mod tests {
             hopper_or_newer: true,
             a100: false,
             bf16: true,
+            fp8: true,
+            fp4: false,
         }
     }
 

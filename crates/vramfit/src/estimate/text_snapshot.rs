@@ -200,7 +200,11 @@ fn block(e: &Estimate, name: &str) -> String {
         ("optimizer", Some(K::Optimizer), optimizer_bytes),
         ("temporaries", None, temporaries_bytes),
         ("overhead", None, overhead_bytes),
-        ("allocator_reserve", Some(K::AllocatorReserve), allocator_reserve_bytes),
+        (
+            "allocator_reserve",
+            Some(K::AllocatorReserve),
+            allocator_reserve_bytes,
+        ),
     ] {
         let part = kind.and_then(|k| {
             let key = super::ComponentKey::at_peak(k);

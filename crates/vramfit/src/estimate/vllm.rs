@@ -29,6 +29,7 @@ pub(super) const RULES: Rules = Rules {
     decompressed_mla: false,
     expert_parallel: ExpertParallel::WholeGroup,
     downcasts_fp32: true,
+    native_kv_formats: false,
     flash_only_when_asked: false,
     runtime: Runtime::Batched,
     formats: Formats::Serving,

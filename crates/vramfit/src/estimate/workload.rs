@@ -160,6 +160,8 @@ pub struct Workload {
     pub mxfp4_experts: bool,
     /// SGLang `mem_fraction_static`, given or as SGLang picks it.
     pub mem_fraction_static: f64,
+    /// TensorRT-LLM `free_gpu_memory_fraction`, given or its 0.9.
+    pub free_gpu_memory_fraction: f64,
     /// SGLang `cuda_graph_max_bs`, given or as SGLang picks it.
     pub cuda_graph_max_bs: u64,
     /// SGLang `max_running_requests` as given; `None`: SGLang derives it from its pool.
@@ -241,6 +243,41 @@ fn engine_formats(
         }
         q => (q, None),
     })
+}
+
+/// TensorRT-LLM's `free_gpu_memory_fraction`: a fraction from 0.01 to 1, 0.9 when not given.
+fn free_fraction(given: Option<f64>) -> Result<f64> {
+    match given {
+        None => Ok(super::TRTLLM_FREE_FRACTION),
+        Some(f) if f.is_finite() && (0.01..=1.0).contains(&f) => Ok(f),
+        Some(f) => Err(input_error!(
+            "free_gpu_memory_fraction",
+            ["{} is out of range", crate::units::number_text(f)],
+            ["{} 超出范围", crate::units::number_text(f)],
+            "a fraction from 0.01 to 1, e.g. 0.9",
+            "0.01 到 1 的比例，如 0.9",
+        )),
+    }
+}
+
+/// A KV cache in a format the card computes in, where the engine keeps it so natively
+/// (TensorRT-LLM): fp8 from Ada and Hopper on, nvfp4 on Blackwell. vLLM and SGLang store an fp8
+/// cache on older cards too, and no engine but TensorRT-LLM takes nvfp4 (its rules' KV types).
+fn check_kv_on_card(rules: &Rules, kv: KvDtype, device: Option<&Device>) -> Result<()> {
+    let Some(d) = device else { return Ok(()) };
+    let needs = match kv {
+        KvDtype::Nvfp4 if !d.fp4 => "Blackwell (sm100) or newer",
+        KvDtype::Fp8 if !d.fp8 && rules.native_kv_formats => "Ada or Hopper (sm89) or newer",
+        _ => return Ok(()),
+    };
+    let (kv, gpu, engine) = (kv.name(), d.id.as_str(), rules.name);
+    Err(input_error!(
+        "kv_dtype",
+        ["{engine} keeps a {kv} KV cache only on a card that computes in it; {gpu} does not"],
+        ["{engine} 只在支持 {kv} 计算的显卡上使用 {kv} KV 缓存；{gpu} 不支持"],
+        ["auto, fp16 or bf16 on {gpu}; {kv} on {needs}"],
+        ["{gpu} 上为 auto、fp16 或 bf16；{kv} 需要 {needs}"],
+    ))
 }
 
 /// Tensor parallelism splits the attention heads (Megatron, vLLM): `tp` must divide the query
@@ -666,6 +703,8 @@ impl EstimateInput {
                     hopper_or_newer: true,
                     a100: false,
                     bf16: true,
+                    fp8: true,
+                    fp4: true,
                 })
             }
             (None, None) => None,
@@ -694,6 +733,8 @@ impl EstimateInput {
                 "0.01 到 1 的比例，如 0.9",
             ));
         }
+        let free_gpu_memory_fraction = free_fraction(self.free_gpu_memory_fraction)?;
+        check_kv_on_card(rules, self.kv_dtype, device.as_ref())?;
         let big = device
             .as_ref()
             .is_some_and(|d| d.memory.get() >= 70 * GIB && !d.a100);
@@ -749,7 +790,7 @@ impl EstimateInput {
             .max_num_seqs
             .map(|v| int("max_num_seqs", v, 1, 65_536))
             .transpose()?;
-        let max_num_seqs = given_seqs.unwrap_or(if big { 1024 } else { 256 });
+        let max_num_seqs = given_seqs.unwrap_or(runner.default_max_seqs(big));
         let gpu_mib = device.as_ref().map(|d| d.memory.get() / MIB);
         let sglang = super::sglang::defaults(gpu_mib, tp);
         let max_num_batched_tokens = match self.max_num_batched_tokens {
@@ -834,6 +875,7 @@ impl EstimateInput {
             mxfp4_experts: shipped == Quantization::Mxfp4,
             ubatch,
             mem_fraction_static,
+            free_gpu_memory_fraction,
             cuda_graph_max_bs,
             max_running_requests: given_seqs,
             ep,

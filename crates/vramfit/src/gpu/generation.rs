@@ -124,6 +124,11 @@ impl Generation {
         )
     }
 
+    /// Has FP4 tensor cores (NVIDIA Blackwell: NVFP4, 4-bit values with an FP8 scale per 16).
+    pub const fn fp4(self) -> bool {
+        matches!(self, Generation::Blackwell)
+    }
+
     /// Apple silicon: unified memory, and llama.cpp runs on it through Metal.
     pub const fn apple(self) -> bool {
         matches!(
