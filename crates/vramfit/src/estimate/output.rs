@@ -323,6 +323,7 @@ pub fn within_reach(e: Estimate) -> Result<Estimate> {
         "activations" | "kv_cache" | "logits" | "compute_buffer" | "cuda_graphs"
     );
     Err(input_error!(
+        TooLarge,
         if per_token {
             "batch × seq_len"
         } else {

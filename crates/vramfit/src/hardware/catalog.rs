@@ -267,6 +267,7 @@ impl Currency {
             "CNY" | "RMB" => Ok(Currency::Cny),
             "USD" => Ok(Currency::Usd),
             _ => Err(crate::InputError::new(
+                crate::ErrorKind::UnknownName,
                 field,
                 alloc::format!("unknown currency `{}`", text.trim()),
                 "CNY or USD",
@@ -434,6 +435,7 @@ impl ExchangeRate {
     pub fn from_request(field: &str, cny_per_usd: f64) -> crate::Result<ExchangeRate> {
         Self::custom(cny_per_usd).ok_or_else(|| {
             crate::InputError::new(
+                crate::ErrorKind::OutOfRange,
                 field,
                 if cny_per_usd.is_finite() {
                     alloc::format!("{} is out of range", crate::units::number_text(cny_per_usd))
@@ -504,6 +506,7 @@ pub fn lookup_gpu(field: &str, query: &str) -> Result<&'static Gpu, crate::Input
         [] => {
             let (q, all) = (query.trim(), ids(gpus()));
             Err(input_error!(
+                UnknownGpu,
                 field,
                 ["no GPU named `{q}`"],
                 ["没有这个 GPU：`{q}`"],
@@ -514,6 +517,7 @@ pub fn lookup_gpu(field: &str, query: &str) -> Result<&'static Gpu, crate::Input
         several => {
             let (q, n, them) = (query.trim(), several.len(), ids(several.iter().copied()));
             Err(input_error!(
+                UnknownGpu,
                 field,
                 ["`{q}` fits {n} GPUs"],
                 ["`{q}` 对应 {n} 个 GPU"],
