@@ -8,9 +8,9 @@
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-use vramfit::InputError;
 use vramfit::hardware::import::{check_price, offers_from_json};
 use vramfit::hardware::{Offer, gpus, offers};
+use vramfit::{ErrorKind, InputError};
 use yew::Reducible;
 
 /// Storage key of the typed prices: a JSON object, offer id → price per hour in the offer's
@@ -115,6 +115,7 @@ impl Catalog {
                 }
                 Err(e) => {
                     problem = Some(InputError::new(
+                        ErrorKind::Malformed,
                         "prices",
                         format!("not readable ({e})"),
                         "an object of offer id → price per hour",

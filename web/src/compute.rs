@@ -2,9 +2,9 @@
 //! against context length. Pure functions over [`AppState`], tested natively; every number the
 //! calculator shows comes from here, that is, from the estimator.
 
-use vramfit::InputError;
 use vramfit::config::ParsedConfig;
 use vramfit::estimate::{Estimate, EstimateInput, Mode, estimate};
+use vramfit::{ErrorKind, InputError};
 
 use vramfit::Bytes;
 use vramfit::hardware::matrix::{CRITERIA, PlatformScore, Weights, rank_platforms};
@@ -286,6 +286,7 @@ pub fn matrix_of(s: &AppState, offers: &[Offer]) -> Result<Vec<PlatformScore>, I
     let w = weights_of(s)?;
     if CRITERIA.iter().all(|c| weight(&w, c) == 0) {
         return Err(InputError::new(
+            ErrorKind::OutOfRange,
             "weights",
             "every weight is 0",
             "at least one weight above 0",
@@ -390,6 +391,11 @@ pub fn spot_of(s: &AppState, d: &SpotDefaults) -> Result<SpotComparison, InputEr
         let t = text.trim();
         v[i] = vramfit::units::parse_number(t).ok_or_else(|| {
             InputError::new(
+                if t.is_empty() {
+                    ErrorKind::Missing
+                } else {
+                    ErrorKind::NotANumber
+                },
                 *field,
                 if t.is_empty() {
                     "empty".to_string()

@@ -342,6 +342,7 @@ fn choice<T: DeserializeOwned>(field: &str, v: &str) -> Result<T, InputError> {
 #[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
 fn choice_error(field: &str, v: &str, e: ValueError) -> InputError {
     vramfit::input_error!(
+        UnknownName,
         field,
         ["{e}"],
         ["未知的取值 `{v}`"],
@@ -409,6 +410,7 @@ fn set(input: &mut EstimateInput, key: &str, v: &str) -> Result<(), InputError> 
         "gpu_memory" => input.gpu_memory = text(),
         _ => {
             return Err(vramfit::input_error!(
+                UnknownName,
                 key,
                 "not a field of the estimator's input",
                 "不是估算器输入中的字段",
@@ -475,6 +477,7 @@ fn no_model(value: &dyn Fn(&str) -> String) -> InputError {
     if value("source") == "hub" {
         let repo = value("model");
         return vramfit::input_error!(
+            Missing,
             "hub",
             ["`{repo}` is not looked up yet"],
             ["尚未查询 `{repo}`"],
@@ -485,6 +488,7 @@ fn no_model(value: &dyn Fn(&str) -> String) -> InputError {
     #[cfg(not(feature = "full"))]
     let _ = value;
     vramfit::input_error!(
+        Missing,
         "config.json",
         "no config.json loaded",
         "尚未加载 config.json",
@@ -496,6 +500,7 @@ fn no_model(value: &dyn Fn(&str) -> String) -> InputError {
 fn number(field: &str, v: &str) -> Result<f64, InputError> {
     vramfit::units::parse_number(v).ok_or_else(|| {
         vramfit::input_error!(
+            NotANumber,
             field,
             ["`{v}` is not a number"],
             ["`{v}` 不是数字"],

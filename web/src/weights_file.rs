@@ -6,10 +6,10 @@
 //! architecture the header gives becomes the calculator's model, kept in the link as a small
 //! JSON of its own (`{"vramfit_header": …}`, in the same place as a dropped config.json).
 
-use vramfit::InputError;
 use vramfit::config::ParsedConfig;
 use vramfit::headers::{GgufHeader, SafetensorsHeader, TypeCount};
 use vramfit::precision::{Dtype, Quantization};
+use vramfit::{ErrorKind, InputError};
 
 /// The key that marks a header's model in the `config` extra, instead of a config.json.
 pub const HEADER_KEY: &str = "vramfit_header";
@@ -130,6 +130,7 @@ pub fn from_extra(text: &str) -> Option<Result<ParsedConfig, InputError>> {
             .and_then(serde_json::from_value::<ParsedConfig>)
             .map_err(|e| {
                 InputError::new(
+                    ErrorKind::Malformed,
                     "weights header",
                     format!("the model in the link cannot be read: {e}"),
                     "a link written by vramfit after reading a .safetensors or .gguf file",
@@ -154,6 +155,7 @@ pub async fn read(file: &web_sys::File) -> Result<Summary, InputError> {
                     Some(n) if n > want && n <= size && n <= MAX_GGUF_PREFIX => want = n,
                     Some(n) if n > size => {
                         return Err(InputError::new(
+                            ErrorKind::Header,
                             "gguf",
                             format!("the header needs {n} bytes but the file has {size}"),
                             "a complete .gguf file",
@@ -161,6 +163,7 @@ pub async fn read(file: &web_sys::File) -> Result<Summary, InputError> {
                     }
                     Some(n) if n > MAX_GGUF_PREFIX => {
                         return Err(InputError::new(
+                            ErrorKind::Header,
                             "gguf",
                             format!("the header is longer than {MAX_GGUF_PREFIX} bytes ({n})"),
                             format!("a GGUF header of at most {MAX_GGUF_PREFIX} bytes"),
@@ -174,6 +177,7 @@ pub async fn read(file: &web_sys::File) -> Result<Summary, InputError> {
     let n = vramfit::headers::safetensors_header_len(&first)?;
     if 8 + n > size {
         return Err(InputError::new(
+            ErrorKind::Header,
             "safetensors",
             format!("the header claims {n} bytes but the file has {size}"),
             "a complete .safetensors file (8 bytes of length, then that much JSON)",
@@ -188,6 +192,7 @@ pub async fn read(file: &web_sys::File) -> Result<Summary, InputError> {
 async fn read_range(file: &web_sys::File, start: u64, end: u64) -> Result<Vec<u8>, InputError> {
     let failed = |what: &str| {
         InputError::new(
+            ErrorKind::Header,
             "file",
             format!("the browser could not {what} the file"),
             "a file the page may read",

@@ -9,7 +9,7 @@ use vramfit::estimate::{
 };
 use vramfit::hub::HubModel;
 use vramfit::precision::{Dtype, KvDtype, Quantization};
-use vramfit::{Bytes, InputError};
+use vramfit::{Bytes, ErrorKind, InputError};
 
 use crate::output::{Failure, Outcome, json};
 
@@ -218,6 +218,7 @@ impl EstimateFlags {
         let (input, looked_up) = self.run_and_hub()?;
         if input.model.is_none() && input.params.is_none() && input.arch.is_none() {
             return Err(InputError::new(
+                ErrorKind::Missing,
                 "model",
                 "no model given",
                 "--model <preset id | config.json> or --params <count such as 7B>",

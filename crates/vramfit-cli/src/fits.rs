@@ -4,10 +4,10 @@
 use std::fmt::Write as _;
 
 use clap::Args;
-use vramfit::InputError;
 use vramfit::estimate::{Bound, thousands};
 use vramfit::hardware::grid::{ModelFit, models_on};
 use vramfit::hardware::lookup_gpu;
+use vramfit::{ErrorKind, InputError};
 
 use crate::estimate::EstimateFlags;
 use crate::output::{Outcome, json};
@@ -30,6 +30,7 @@ pub struct FitsArgs {
 pub fn run(args: FitsArgs) -> Outcome {
     if args.flags.model.is_some() || args.flags.params.is_some() {
         return Err(InputError::new(
+            ErrorKind::Conflict,
             "model",
             "fits tries every preset",
             "no --model or --params with fits (use estimate for one model)",
@@ -38,6 +39,7 @@ pub fn run(args: FitsArgs) -> Outcome {
     }
     let Some(id) = args.flags.gpu.as_deref() else {
         return Err(InputError::new(
+            ErrorKind::Missing,
             "gpu",
             "no GPU given",
             "a catalog GPU, by id or by words that name it alone (rtx-4090, h200); see vramfit gpus",

@@ -15,7 +15,7 @@ use vramfit::hardware::{
     offers, plan,
 };
 use vramfit::units::{Bytes, GB, parse_params, parse_size};
-use vramfit::{InputError, Result};
+use vramfit::{ErrorKind, InputError, Result};
 
 use crate::output::{Failure, Outcome, json};
 
@@ -370,7 +370,13 @@ pub fn recommend(a: RecommendArgs) -> Outcome {
         };
         let need = parse_size("memory", mem)?;
         if need == Bytes::ZERO {
-            return Err(InputError::new("memory", "zero", "a size above 0, e.g. 40GB").into());
+            return Err(InputError::new(
+                ErrorKind::OutOfRange,
+                "memory",
+                "zero",
+                "a size above 0, e.g. 40GB",
+            )
+            .into());
         }
         let per_gpu = move |l: Layout, _: &Gpu| match l.kind {
             ParallelKind::Tensor
@@ -391,6 +397,7 @@ pub fn recommend(a: RecommendArgs) -> Outcome {
     // Estimate-driven: the one-GPU estimate is reported; every layout is estimated on its own.
     if a.estimate.model.is_none() && a.estimate.params.is_none() {
         return Err(InputError::new(
+            ErrorKind::Missing,
             "model",
             "no model and no memory requirement given",
             "--model <preset id | config.json>, --params <count such as 7B>, or --memory <size such as 40GB>",
@@ -616,6 +623,7 @@ pub fn spot(a: SpotArgs) -> Outcome {
         (None, Some(d)) => {
             if !(d.is_finite() && (0.0..=100.0).contains(&d)) {
                 return Err(InputError::new(
+                    ErrorKind::OutOfRange,
                     "spot_discount",
                     format!("{d}"),
                     "a percentage from 0 to 100",

@@ -1,7 +1,7 @@
 //! `vramfit`: the command-line face of the estimator, planners and diagnosis.
 //!
-//! Exit codes: 0 success, 1 an I/O failure (file not found), 2 bad input (a message names the
-//! flag and the accepted range).
+//! Exit codes: 0 success, 1 an I/O failure (file not found), 2 bad input of any
+//! [`vramfit::ErrorKind`] (a message names the flag and the accepted range).
 
 use std::process::ExitCode;
 

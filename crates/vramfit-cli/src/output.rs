@@ -1,6 +1,6 @@
 //! Shared output helpers: errors with exit codes, JSON printing, flag names.
 
-use vramfit::InputError;
+use vramfit::{ErrorKind, InputError};
 
 /// A failure to report: the message and the process exit code.
 pub struct Failure {
@@ -19,26 +19,34 @@ impl Failure {
 }
 
 impl From<InputError> for Failure {
-    /// Bad input (exit code 2), with the field shown as the CLI flag that sets it.
+    /// Bad input (exit code 2, whatever its kind), with the field shown as the CLI flag that
+    /// sets it, and where the CLI lists what the field accepts ([`hint`]).
     fn from(e: InputError) -> Failure {
-        // An unknown model: where the CLI lists the presets with those words.
-        let hint = match e.problem.strip_prefix("no preset named `") {
-            Some(rest) if e.field == "model" && e.accepted.contains("have its words") => format!(
-                " (`vramfit models {}` lists them all)",
-                rest.trim_end_matches('`')
-            ),
-            Some(_) if e.field == "model" => String::from(" (`vramfit models` lists them)"),
-            _ => String::new(),
-        };
         Failure {
             message: format!(
-                "{}: {}; accepted: {}{hint}",
+                "{}: {}; accepted: {}{}",
                 flag_name(&e.field),
                 e.problem,
-                e.accepted
+                e.accepted,
+                hint(&e)
             ),
             code: 2,
         }
+    }
+}
+
+/// Where the CLI lists what an error's field accepts, chosen by the error's kind (never by its
+/// text): a model that names no preset gets `vramfit models`, with the words typed where that
+/// search lists some presets.
+fn hint(e: &InputError) -> String {
+    match e.kind {
+        ErrorKind::UnknownModel => match e.quoted() {
+            Some(typed) if vramfit::presets::search(typed).next().is_some() => {
+                format!(" (`vramfit models {typed}` lists them all)")
+            }
+            _ => String::from(" (`vramfit models` lists them)"),
+        },
+        _ => String::new(),
     }
 }
 
@@ -62,4 +70,45 @@ pub fn json<T: serde::Serialize>(value: &T) -> Outcome {
     serde_json::to_string_pretty(value)
         .map(|s| s + "\n")
         .map_err(|e| Failure::io(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Failure;
+    use vramfit::{ErrorKind, InputError};
+
+    /// The `vramfit models` hint follows the kind: the same words of another kind get none.
+    #[test]
+    fn the_hint_is_chosen_by_kind() {
+        let message = |kind| {
+            let e = InputError::new(kind, "model", "no preset named `llama`", "a preset id");
+            Failure::from(e).message
+        };
+        assert_eq!(
+            message(ErrorKind::UnknownModel),
+            "--model: no preset named `llama`; accepted: a preset id (`vramfit models llama` lists them all)"
+        );
+        assert_eq!(
+            message(ErrorKind::Unsupported),
+            "--model: no preset named `llama`; accepted: a preset id"
+        );
+        // Words that `vramfit models` finds nothing for: the whole list.
+        let e = InputError::new(
+            ErrorKind::UnknownModel,
+            "model",
+            "no preset named `zzz`",
+            "x",
+        );
+        assert_eq!(
+            Failure::from(e).message,
+            "--model: no preset named `zzz`; accepted: x (`vramfit models` lists them)"
+        );
+        // Every kind is bad input.
+        for kind in ErrorKind::ALL {
+            assert_eq!(
+                Failure::from(InputError::new(kind, "batch", "p", "a")).code,
+                2
+            );
+        }
+    }
 }

@@ -39,7 +39,7 @@ use vramfit::hardware as hw;
 use vramfit::hardware::{Currency, ExchangeRate, Layout, PlanOption, PlanOptions};
 #[cfg(feature = "full")]
 use vramfit::units::parse_size;
-use vramfit::{InputError, presets};
+use vramfit::{ErrorKind, InputError, presets};
 use wasm_bindgen::prelude::*;
 
 mod types;
@@ -110,14 +110,33 @@ extern "C" {
     pub type JsStrings;
 }
 
+/// What the functions throw on bad input (the TypeScript beside the generated types).
+#[wasm_bindgen(typescript_custom_section)]
+const ERROR_TYPE: &str = r#"
+/**
+ * What a function throws on bad input: an `Error` whose `message` is
+ * `field: problem; accepted: …` (as the CLI prints it), with the error's `kind` (see
+ * `ErrorKind`; for a program to act on, not the text) and `field`; `message_zh` where the
+ * error was written in Chinese too (every error of the estimator's input).
+ */
+export interface VramfitError extends Error {
+  kind: ErrorKind;
+  field: string;
+  message_zh?: string;
+}
+"#;
+
 /// An input error as a JavaScript `Error`: its `message` in English (`field: problem; accepted:
-/// …`), and, where the code that found the error wrote it in Chinese too (every error of the
-/// estimator's input), `message_zh` in Chinese (`字段：问题。可接受：…。`, as the site writes it).
+/// …`), its `kind` (`out_of_range`, as JSON writes an [`ErrorKind`]) and `field`, and, where the
+/// code that found the error wrote it in Chinese too (every error of the estimator's input),
+/// `message_zh` in Chinese (`字段：问题。可接受：…。`, as the site writes it).
 fn js_err(e: InputError) -> JsValue {
     let error = js_sys::Error::new(&e.to_string());
+    // Setting a property on a fresh `Error` cannot fail.
+    let _ = js_sys::Reflect::set(&error, &"kind".into(), &e.kind.name().into());
+    let _ = js_sys::Reflect::set(&error, &"field".into(), &e.field.as_str().into());
     if let Some((problem, accepted)) = e.chinese() {
         let zh = format!("{}：{problem}。可接受：{accepted}。", e.field);
-        // Setting a property on a fresh `Error` cannot fail.
         let _ = js_sys::Reflect::set(&error, &"message_zh".into(), &zh.into());
     }
     error.into()
@@ -177,13 +196,19 @@ fn from_js<T: DeserializeOwned>(what: &str, value: &JsValue) -> Result<T, InputE
             "-Infinity"
         };
         return Err(InputError::new(
+            ErrorKind::NotANumber,
             key,
             format!("{x} is not a finite number"),
             "a finite number",
         ));
     }
     let text = stringify(value).ok_or_else(|| {
-        InputError::new(what, "missing", format!("an object of the `{what}` type"))
+        InputError::new(
+            ErrorKind::Missing,
+            what,
+            "missing",
+            format!("an object of the `{what}` type"),
+        )
     })?;
     serde_json::from_str(&text).map_err(|e| {
         // Find the key at fault: the first one that fails on its own.
@@ -210,8 +235,13 @@ fn from_js<T: DeserializeOwned>(what: &str, value: &JsValue) -> Result<T, InputE
         // A value read by the core's own parser (a quantization's CLI spelling) says what it
         // accepts after "; accepted: "; the rest point to the type.
         match p.split_once("; accepted: ") {
-            Some((p, accepted)) => InputError::new(field, p, accepted),
-            None => InputError::new(field, p, format!("see the `{what}` type")),
+            Some((p, accepted)) => InputError::new(ErrorKind::Malformed, field, p, accepted),
+            None => InputError::new(
+                ErrorKind::Malformed,
+                field,
+                p,
+                format!("see the `{what}` type"),
+            ),
         }
     })
 }
@@ -251,6 +281,7 @@ pub fn solve(input: JsEstimateInput) -> Result<JsSolutions, JsValue> {
     let workload = input.resolve().map_err(js_err)?;
     let device = workload.device.ok_or_else(|| {
         js_err(InputError::new(
+            ErrorKind::Missing,
             "gpu",
             "no GPU given",
             "`gpu` (a catalog id such as `h100-sxm5-80gb`, or words that name one alone, such as `h200`) or `gpu_memory` (such as `80GB`)",
@@ -266,6 +297,7 @@ fn run_for_every_model(input: JsEstimateInput) -> Result<EstimateInput, JsValue>
     let run = self::input(input)?;
     if run.model.is_some() || run.params.is_some() || run.arch.is_some() {
         return Err(js_err(InputError::new(
+            ErrorKind::Conflict,
             "model",
             "every preset is tried",
             "a run without `model`, `params` or `arch` (use `estimate` for one model)",
@@ -389,6 +421,7 @@ pub fn plan_mig(
     let jobs: JsValue = jobs.into();
     if !js_sys::Array::is_array(&jobs) {
         return Err(js_err(InputError::new(
+            ErrorKind::Malformed,
             "jobs",
             "not an array",
             "an array of `MigJob` objects",
@@ -412,6 +445,7 @@ pub fn plan_mig(
             (None, Some(m)) => hw::mig::model_job_bytes(m).map_err(js_err)?,
             _ => {
                 return Err(js_err(InputError::new(
+                    ErrorKind::Conflict,
                     "job",
                     format!(
                         "{} needs exactly one of `memory` and `model`",
@@ -437,6 +471,7 @@ pub fn plan_mig(
     };
     if !(o.max_cards.is_finite() && o.max_cards.fract() == 0.0 && o.max_cards >= 0.0) {
         return Err(js_err(InputError::new(
+            ErrorKind::OutOfRange,
             "max_cards",
             format!("{}", o.max_cards),
             "1 to 64 cards",

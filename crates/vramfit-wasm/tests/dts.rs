@@ -47,6 +47,8 @@ const OUTPUT_ROOTS: &[&str] = &[
     "Platform",
     "ModelFit",
     "Grid",
+    // The JSON of an error (a thrown `VramfitError` carries its `kind` and `field`).
+    "InputError",
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]

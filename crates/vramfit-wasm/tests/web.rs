@@ -91,6 +91,26 @@ fn errors_name_the_field() {
             "gpus：1 个 GPU，而 tp = 2 × pp = 1，每份模型副本需要 2 个。可接受：tp × pp 的倍数，即 2。"
         )
     );
+    // Every thrown error carries its kind (as JSON writes it) and field, for a program to act on.
+    assert_eq!(
+        get(&thrown, "kind").as_string().as_deref(),
+        Some("conflict")
+    );
+    assert_eq!(get(&thrown, "field").as_string().as_deref(), Some("gpus"));
+    let thrown = estimate(input(r#"{"params":"7B","batch":0}"#))
+        .err()
+        .expect("an error");
+    assert_eq!(
+        get(&thrown, "kind").as_string().as_deref(),
+        Some("out_of_range")
+    );
+    let thrown = estimate(input(r#"{"model":"zzz"}"#))
+        .err()
+        .expect("an error");
+    assert_eq!(
+        get(&thrown, "kind").as_string().as_deref(),
+        Some("unknown_model")
+    );
     let m = err(estimate(input(r#"{"params":"7B","seq_len":"long"}"#)));
     assert!(m.starts_with("seq_len: invalid type: string"), "{m}");
     let m = err(estimate(input(r#"{"params":"7B","seqLen":4096}"#)));

@@ -602,6 +602,87 @@ export type Engine =
 ;
 
 /**
+ * What sort of input an `InputError` refuses: for a program to act on (the CLI's hints and
+ * exit codes, a page's own words) without reading the English text, which may change.
+ *
+ * The kinds partition the errors by what is wrong, not by where: a `config.json` value out of
+ * range is `OutOfRange`, like a `--batch` out of range. More kinds may
+ * come (the enum is `non_exhaustive`); JSON writes a kind in snake_case (`"out_of_range"`).
+ */
+export type ErrorKind =
+  /**
+   * `model` names no preset of the catalog (`vramfit models` lists them).
+   */
+  | "unknown_model"
+  /**
+   * `gpu` names no card of the GPU catalog, or more than one (`vramfit gpus` lists them).
+   */
+  | "unknown_gpu"
+  /**
+   * A word from another fixed list that is not on it: a dtype, a quantization format, a
+   * unit, a currency, a provider, a criterion, an Ollama library name or tag, a GGUF file
+   * of a repo, a key of an input object.
+   */
+  | "unknown_name"
+  /**
+   * A number outside what the field accepts (its range, or its few allowed values), a count
+   * of items over a limit, or a size beyond 1 PiB.
+   */
+  | "out_of_range"
+  /**
+   * Text or a value that is not a number where one is asked: `x`, NaN, an infinity, or a
+   * fraction where a whole number is asked.
+   */
+  | "not_a_number"
+  /**
+   * A size written without its unit (`80`: GB or GiB?).
+   */
+  | "unit_missing"
+  /**
+   * Text or a value not written as the field takes it: not a repo id, not a hub address,
+   * not a job, not JSON, a value of the wrong type.
+   */
+  | "malformed"
+  /**
+   * Something the run needs is not given: no model, no GPU, no LoRA rank for QLoRA, an
+   * empty field.
+   */
+  | "missing"
+  /**
+   * A value valid in itself that the engine, mode, model, card or file format does not
+   * support (or vramfit does not model): an Ollama name for vLLM, `tp` with llama.cpp, a
+   * `model_type` vramfit does not read, MIG on a card without it.
+   */
+  | "unsupported"
+  /**
+   * Two inputs that contradict each other: a model and a parameter count both given, `gpus`
+   * fewer than `tp × pp`, a context shorter than the sequence, `tp` that does not divide the
+   * attention heads.
+   */
+  | "conflict"
+  /**
+   * A valid run that nothing can hold: 8 PiB of GPU memory or more, or a job larger than
+   * the largest MIG slice or the cards allowed.
+   */
+  | "too_large"
+  /**
+   * A `config.json` that cannot be read as a model's: not JSON, too large or deep, a key
+   * missing or of the wrong JSON type.
+   */
+  | "config_json"
+  /**
+   * A safetensors or GGUF header that cannot be read: truncated, not the format, or past the
+   * reader's limits.
+   */
+  | "header"
+  /**
+   * A hub lookup that failed: the hub refused, did not answer, limited requests or sent what
+   * vramfit cannot read.
+   */
+  | "hub"
+;
+
+/**
  * The estimate, per GPU, in bytes.
  */
 export interface Estimate {
@@ -1282,6 +1363,38 @@ export interface Grid {
    * `None` when none does.
    */
   cells: (number | null)[];
+}
+
+/**
+ * Input that the estimator cannot accept.
+ *
+ * Every error names the input field (snake_case, as in the JSON API; the CLI shows it as a
+ * `--kebab-case` flag) and says what would be accepted, so that a person can fix it.
+ *
+ * Its text is English, except in a build with the feature `zh` and not `en` (the site's
+ * Chinese calculator), where the estimator's input errors (those written with
+ * `input_error!`(crate::input_error)) are in Chinese. A build of both languages keeps their
+ * Chinese too, for `InputError::zh`. Errors are equal when their kind, field and English
+ * (or only) text are: the kind is part of what an error says.
+ */
+export interface InputError {
+  /**
+   * What sort of input is refused, for a program to act on; JSON writes it first,
+   * `"kind": "out_of_range"`.
+   */
+  kind: ErrorKind;
+  /**
+   * The input field, in snake_case: `batch`, `seq_len`, `gpu_memory`, `config.json: hidden_size`.
+   */
+  field: string;
+  /**
+   * What is wrong with the value given.
+   */
+  problem: string;
+  /**
+   * What the field accepts, e.g. `an integer from 1 to 65536`.
+   */
+  accepted: string;
 }
 
 /**

@@ -39,7 +39,7 @@ pub mod throughput;
 pub mod units;
 mod words;
 
-pub use error::{InputError, Result};
+pub use error::{ErrorKind, InputError, Result};
 pub use units::Bytes;
 
 /// The crate's version, as published.

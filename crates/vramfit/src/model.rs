@@ -7,7 +7,7 @@
 
 use alloc::vec::Vec;
 
-use crate::error::{InputError, Result};
+use crate::error::{ErrorKind, InputError, Result};
 
 /// The overall shape of the network.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -363,6 +363,7 @@ impl Architecture {
                 Ok(())
             } else {
                 Err(input_error!(
+                    OutOfRange,
                     f(name),
                     ["{v} is out of range"],
                     ["{v} 超出范围"],
@@ -395,6 +396,7 @@ impl Architecture {
                 .into_iter()
                 .find(|(_, v)| *v != 0);
                 return Err(InputError::new(
+                    ErrorKind::Conflict,
                     named.map_or_else(|| alloc::string::String::from(field), |(n, _)| f(n)),
                     "a model known by its parameter count alone (family \"opaque\") takes no \
                      other architecture field",
@@ -450,6 +452,7 @@ impl Architecture {
         )?;
         if !self.num_heads.is_multiple_of(self.num_kv_heads) {
             return Err(InputError::new(
+                ErrorKind::Conflict,
                 f("num_kv_heads"),
                 alloc::format!(
                     "{} does not divide num_heads = {}",

@@ -72,6 +72,7 @@ impl Dtype {
             "int4" | "i4" => Dtype::Int4,
             other => {
                 return Err(input_error!(
+                    UnknownName,
                     field,
                     ["unknown dtype `{other}`"],
                     ["未知的数据类型 `{other}`"],
@@ -448,6 +449,7 @@ impl Quantization {
         macro_rules! format_error {
             ([$($en:tt)*], [$($zh:tt)*]) => {
                 input_error!(
+                    UnknownName,
                     field,
                     [$($en)*],
                     [$($zh)*],
@@ -520,6 +522,7 @@ impl Quantization {
                 Ok(())
             } else {
                 Err(input_error!(
+                    OutOfRange,
                     alloc::format!("{field}.group_size"),
                     ["{g} is out of range"],
                     ["{g} 超出范围"],
@@ -535,6 +538,7 @@ impl Quantization {
             Quantization::Gptq { bits, group_size } => {
                 if !matches!(bits, 2 | 3 | 4 | 8) {
                     return Err(input_error!(
+                        OutOfRange,
                         alloc::format!("{field}.bits"),
                         ["{bits} is not a GPTQ width"],
                         ["{bits} 不是 GPTQ 的位宽"],
@@ -588,6 +592,7 @@ impl KvDtype {
             "nvfp4" => KvDtype::Nvfp4,
             other => {
                 return Err(input_error!(
+                    UnknownName,
                     field,
                     ["unknown KV-cache dtype `{other}`"],
                     ["未知的 KV 缓存数据类型 `{other}`"],

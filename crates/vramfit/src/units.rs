@@ -157,8 +157,9 @@ pub const MAX_SIZE: Bytes = Bytes(1 << 50);
 pub fn parse_size(field: &str, text: &str) -> Result<Bytes> {
     /// An error of this field: what is wrong, in English and in Chinese (see `input_error!`).
     macro_rules! size_error {
-        ([$($en:tt)*], [$($zh:tt)*]) => {
+        ($kind:ident, [$($en:tt)*], [$($zh:tt)*]) => {
             input_error!(
+                $kind,
                 field,
                 [$($en)*],
                 [$($zh)*],
@@ -168,7 +169,7 @@ pub fn parse_size(field: &str, text: &str) -> Result<Bytes> {
         };
     }
     let t = text.trim();
-    let no_unit = || size_error!(["`{t}` has no unit"], ["`{t}` 没有单位"]);
+    let no_unit = || size_error!(UnitMissing, ["`{t}` has no unit"], ["`{t}` 没有单位"]);
     let mut split = t
         .find(|c: char| c.is_ascii_alphabetic())
         .ok_or_else(no_unit)?;
@@ -196,12 +197,17 @@ pub fn parse_size(field: &str, text: &str) -> Result<Bytes> {
         // something that is not a number.
         None if overflows(num.trim()) => {
             return Err(size_error!(
+                OutOfRange,
                 ["`{t}` is larger than 1 PiB"],
                 ["`{t}` 大于 1 PiB"]
             ));
         }
         None => {
-            return Err(size_error!(["`{t}` is not a number"], ["`{t}` 不是数字"]));
+            return Err(size_error!(
+                NotANumber,
+                ["`{t}` is not a number"],
+                ["`{t}` 不是数字"]
+            ));
         }
     };
     let mult = match unit.trim().to_ascii_lowercase().as_str() {
@@ -217,6 +223,7 @@ pub fn parse_size(field: &str, text: &str) -> Result<Bytes> {
         _ => {
             let unit = unit.trim();
             return Err(size_error!(
+                UnknownName,
                 ["unknown unit `{unit}`"],
                 ["未知的单位 `{unit}`"]
             ));
@@ -224,10 +231,15 @@ pub fn parse_size(field: &str, text: &str) -> Result<Bytes> {
     };
     let bytes = value * mult;
     if bytes < 0.0 {
-        return Err(size_error!(["`{t}` is negative"], ["`{t}` 是负数"]));
+        return Err(size_error!(
+            OutOfRange,
+            ["`{t}` is negative"],
+            ["`{t}` 是负数"]
+        ));
     }
     if bytes > MAX_SIZE.get() as f64 {
         return Err(size_error!(
+            OutOfRange,
             ["`{t}` is larger than 1 PiB"],
             ["`{t}` 大于 1 PiB"]
         ));
@@ -256,9 +268,10 @@ pub const MAX_PARAMS: u64 = 100_000_000_000_000;
 pub fn parse_params(field: &str, text: &str) -> Result<u64> {
     /// An error of this field: what is wrong with `typed`, in English and in Chinese.
     macro_rules! params_error {
-        ($en:literal, $zh:literal) => {{
+        ($kind:ident, $en:literal, $zh:literal) => {{
             let typed = text.trim();
             input_error!(
+                $kind,
                 field,
                 [$en, typed],
                 [$zh, typed],
@@ -276,10 +289,14 @@ pub fn parse_params(field: &str, text: &str) -> Result<u64> {
         _ => (t.as_str(), 1.0),
     };
     let value = parse_number(num.trim())
-        .ok_or_else(|| params_error!("`{}` is not a number", "`{}` 不是数字"))?;
+        .ok_or_else(|| params_error!(NotANumber, "`{}` is not a number", "`{}` 不是数字"))?;
     let p = value * mult;
     if !(1.0..=MAX_PARAMS as f64).contains(&libm::round(p)) {
-        return Err(params_error!("`{}` is out of range", "`{}` 超出范围"));
+        return Err(params_error!(
+            OutOfRange,
+            "`{}` is out of range",
+            "`{}` 超出范围"
+        ));
     }
     Ok(libm::round(p) as u64)
 }

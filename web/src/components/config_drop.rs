@@ -1,7 +1,7 @@
 //! The calculator's model source read from a file (full build only: a calculator build hands
 //! the config.json source over to the full build).
 
-use vramfit::InputError;
+use vramfit::{ErrorKind, InputError};
 use yew::prelude::*;
 
 use super::field::error_text;
@@ -67,6 +67,7 @@ pub fn config_drop(props: &ErrProps) -> Html {
             let size = file.size();
             if size > vramfit::config::MAX_CONFIG_BYTES as f64 {
                 header.set(Some(Err(InputError::new(
+                    ErrorKind::ConfigJson,
                     "config.json",
                     format!(
                         "the file has {} bytes",
@@ -86,6 +87,7 @@ pub fn config_drop(props: &ErrProps) -> Html {
                 // An empty file would clear the config and read as "none loaded": say what it is.
                 if text.trim().is_empty() {
                     header.set(Some(Err(InputError::new(
+                        ErrorKind::ConfigJson,
                         "config.json",
                         "the file is empty",
                         "a Hugging Face config.json (a JSON object with model_type, hidden_size, …)",

@@ -2,9 +2,9 @@
 //! placement rules), and compare the cost with a whole card per job (guide §4.1, §5.2, §5.3).
 
 use vramfit::Bytes;
-use vramfit::InputError;
 use vramfit::hardware::mig::{MigOptions, MigPlan, MigPricing, plan_mig};
 use vramfit::hardware::{Currency, Offer, find_gpu, gpus};
+use vramfit::{ErrorKind, InputError};
 use yew::prelude::*;
 
 use super::field::error_text;
@@ -37,6 +37,7 @@ pub fn plan(
 ) -> Result<(Vec<(String, Bytes)>, MigPlan), InputError> {
     let g = find_gpu(gpu).ok_or_else(|| {
         InputError::new(
+            ErrorKind::UnknownGpu,
             "mig_gpu",
             format!("no GPU named `{gpu}`"),
             vramfit::hardware::mig::mig_gpu_list(),

@@ -61,6 +61,7 @@ pub fn hub_at(endpoint: &str) -> Result<Hub, InputError> {
     } else {
         let list = ENDPOINTS.join(", ");
         Err(vramfit::input_error!(
+            Unsupported,
             "hub",
             ["this page may reach only {list} (its security policy), not {e}"],
             ["本页只能访问 {list}（其安全策略），不能访问 {e}"],
@@ -233,6 +234,7 @@ mod tests {
         ] {
             let e = hub_at(blocked).unwrap_err();
             assert_eq!(e.field, "hub");
+            assert_eq!(e.kind, vramfit::ErrorKind::Unsupported);
             assert!(
                 e.accepted.contains("HF_ENDPOINT=https://hf-mirror.com"),
                 "{blocked}: {e}"

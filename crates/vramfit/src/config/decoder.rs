@@ -7,7 +7,7 @@ use alloc::string::String;
 use super::families::{bert, falcon, gpt2, vit, whisper};
 use super::resnet::resnet;
 use super::{Cfg, Notes, SUPPORTED_MODEL_TYPES};
-use crate::error::{InputError, Result};
+use crate::error::{ErrorKind, InputError, Result};
 use crate::model::{Architecture, Family, MAX_DIM, MAX_LAYERS, Mla, Moe, Norm};
 
 /// Per-`model_type` conventions of the transformers decoder classes.
@@ -150,6 +150,7 @@ pub(super) fn decoder(model_type: &str, c: &Cfg, notes: &mut Notes) -> Result<Ar
         "resnet" => resnet(c)?,
         other => {
             return Err(InputError::new(
+                ErrorKind::Unsupported,
                 c.field("model_type"),
                 format!("`{other}` is not supported"),
                 format!(
@@ -437,6 +438,7 @@ pub(super) fn dim(c: &Cfg, key: &str, v: u64, lo: u64, hi: u64) -> Result<u64> {
         Ok(v)
     } else {
         Err(InputError::new(
+            ErrorKind::OutOfRange,
             c.field(key),
             format!("{v} is out of range"),
             format!("an integer from {lo} to {hi}"),
@@ -481,6 +483,7 @@ pub(super) fn common(c: &Cfg, s: Style, d: Option<Defaults>) -> Result<Architect
         None => {
             if hidden % heads != 0 {
                 return Err(InputError::new(
+                    ErrorKind::ConfigJson,
                     c.field("head_dim"),
                     format!(
                         "missing, and hidden_size {hidden} is not a multiple of num_attention_heads {heads}"

@@ -22,7 +22,7 @@ use alloc::vec::Vec;
 
 use serde_json::{Map, Value};
 
-use crate::error::{InputError, Result};
+use crate::error::{ErrorKind, InputError, Result};
 use crate::model::{Architecture, MAX_LAYERS};
 use crate::precision::{Dtype, Quantization};
 use decoder::decoder;
@@ -86,6 +86,7 @@ impl Notes {
 pub fn parse_config(json: &str) -> Result<ParsedConfig> {
     if json.len() > MAX_CONFIG_BYTES {
         return Err(InputError::new(
+            ErrorKind::ConfigJson,
             "config.json",
             format!("the file is {} bytes", json.len()),
             "a config.json of at most 4 MiB (real ones are a few KiB)",
@@ -94,6 +95,7 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
     check_depth(json)?;
     let root: Value = serde_json::from_str(json).map_err(|e| {
         InputError::new(
+            ErrorKind::ConfigJson,
             "config.json",
             format!("not valid JSON: {e}"),
             "a Hugging Face config.json (one JSON object)",
@@ -101,6 +103,7 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
     })?;
     let Value::Object(root) = root else {
         return Err(InputError::new(
+            ErrorKind::ConfigJson,
             "config.json",
             "the top level is not a JSON object",
             "a Hugging Face config.json (one JSON object)",
@@ -114,6 +117,7 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
         Some(t) => t.to_string(),
         None => {
             return Err(InputError::new(
+                ErrorKind::ConfigJson,
                 "config.json: model_type",
                 "missing",
                 format!("one of {SUPPORTED_MODEL_TYPES}"),
@@ -127,6 +131,7 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
         "gemma3" | "llama4" | "mistral3" => {
             let text = top.child("text_config")?.ok_or_else(|| {
                 InputError::new(
+                    ErrorKind::ConfigJson,
                     "config.json: text_config",
                     "missing",
                     "the language model's config, as an object",
@@ -197,6 +202,7 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
     arch.validate("config.json").map_err(|e| {
         let key = e.field.strip_prefix("config.json.").unwrap_or(&e.field);
         InputError::new(
+            e.kind,
             format!("{prefix}{}", config_key(key)),
             e.problem,
             e.accepted,
@@ -248,6 +254,7 @@ fn check_depth(json: &str) -> Result<()> {
                 depth += 1;
                 if depth > MAX_CONFIG_DEPTH {
                     return Err(InputError::new(
+                        ErrorKind::ConfigJson,
                         "config.json",
                         format!("objects and arrays are nested more than {MAX_CONFIG_DEPTH} deep"),
                         "a Hugging Face config.json (nested 3 or 4 levels)",
@@ -287,6 +294,7 @@ impl<'a> Cfg<'a> {
                 prefix: format!("{}{key}.", self.prefix),
             })),
             Some(_) => Err(InputError::new(
+                ErrorKind::ConfigJson,
                 self.field(key),
                 "is not an object",
                 "a JSON object",
@@ -310,6 +318,7 @@ impl<'a> Cfg<'a> {
             return Ok(Some(f as u64));
         }
         Err(InputError::new(
+            ErrorKind::ConfigJson,
             self.field(key),
             format!("`{v}` is not a non-negative integer"),
             "a non-negative integer",
@@ -324,6 +333,7 @@ impl<'a> Cfg<'a> {
             }
         }
         Err(InputError::new(
+            ErrorKind::ConfigJson,
             self.field(keys.first().copied().unwrap_or("?")),
             "missing",
             format!("a positive integer: {what}"),
@@ -344,6 +354,7 @@ impl<'a> Cfg<'a> {
             None => Ok(None),
             Some(Value::Bool(b)) => Ok(Some(*b)),
             Some(v) => Err(InputError::new(
+                ErrorKind::ConfigJson,
                 self.field(key),
                 format!("`{v}` is not true or false"),
                 "true or false",
@@ -356,6 +367,7 @@ impl<'a> Cfg<'a> {
             None => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.as_str())),
             Some(v) => Err(InputError::new(
+                ErrorKind::ConfigJson,
                 self.field(key),
                 format!("`{v}` is not a string"),
                 "a string",
@@ -368,6 +380,7 @@ impl<'a> Cfg<'a> {
             None => Ok(None),
             Some(Value::Array(a)) => Ok(Some(a)),
             Some(v) => Err(InputError::new(
+                ErrorKind::ConfigJson,
                 self.field(key),
                 format!("`{v}` is not an array"),
                 "a JSON array",
@@ -382,6 +395,7 @@ impl<'a> Cfg<'a> {
         };
         if a.len() > MAX_LAYERS as usize {
             return Err(InputError::new(
+                ErrorKind::OutOfRange,
                 self.field(key),
                 format!("{} entries", a.len()),
                 format!("at most {MAX_LAYERS} entries"),
@@ -391,6 +405,7 @@ impl<'a> Cfg<'a> {
             .map(|v| {
                 v.as_u64().ok_or_else(|| {
                     InputError::new(
+                        ErrorKind::ConfigJson,
                         self.field(key),
                         format!("`{v}` is not a non-negative integer"),
                         "an array of non-negative integers",
@@ -442,7 +457,12 @@ fn read_quantization(c: &Cfg, notes: &mut Notes) -> Result<Option<Quantization>>
                 Some(_) => {
                     let g = q.u(k)?.unwrap_or(default);
                     return u32::try_from(g).map_err(|_| {
-                        InputError::new(q.field(k), format!("{g} is out of range"), "8 to 4096")
+                        InputError::new(
+                            ErrorKind::OutOfRange,
+                            q.field(k),
+                            format!("{g} is out of range"),
+                            "8 to 4096",
+                        )
                     });
                 }
                 None => {}
@@ -461,6 +481,7 @@ fn read_quantization(c: &Cfg, notes: &mut Notes) -> Result<Option<Quantization>>
             let bits = q.opt(&["bits", "w_bit"])?.unwrap_or(4);
             if bits != 4 {
                 return Err(InputError::new(
+                    ErrorKind::Unsupported,
                     q.field("bits"),
                     format!("{bits}-bit AWQ is not modelled"),
                     "4",
@@ -489,6 +510,7 @@ fn read_quantization(c: &Cfg, notes: &mut Notes) -> Result<Option<Quantization>>
                 Quantization::BnbInt8
             } else {
                 return Err(InputError::new(
+                    ErrorKind::Unsupported,
                     q.field("load_in_4bit"),
                     "neither load_in_4bit nor load_in_8bit is true",
                     "load_in_4bit or load_in_8bit set to true",
@@ -512,6 +534,7 @@ fn read_quantization(c: &Cfg, notes: &mut Notes) -> Result<Option<Quantization>>
         "mxfp4" => Quantization::Mxfp4,
         other => {
             return Err(InputError::new(
+                ErrorKind::Unsupported,
                 q.field("quant_method"),
                 format!("`{other}` is not supported"),
                 "gptq, awq, bitsandbytes, compressed-tensors, fp8, mxfp4",
@@ -525,20 +548,42 @@ fn read_quantization(c: &Cfg, notes: &mut Notes) -> Result<Option<Quantization>>
 /// compressed-tensors: the first config group's weight scheme decides the format.
 fn compressed_tensors(q: &Cfg) -> Result<Quantization> {
     let accepted = "a config group with 8-bit float weights (FP8), 8-bit int weights (W8A8) or 4-bit int weights (W4A16)";
-    let groups = q
-        .child("config_groups")?
-        .ok_or_else(|| InputError::new(q.field("config_groups"), "missing", accepted))?;
+    let groups = q.child("config_groups")?.ok_or_else(|| {
+        InputError::new(
+            ErrorKind::ConfigJson,
+            q.field("config_groups"),
+            "missing",
+            accepted,
+        )
+    })?;
     let first = groups
         .obj
         .iter()
         .find_map(|(k, v)| v.is_object().then_some(k.as_str()))
-        .ok_or_else(|| InputError::new(groups.field(""), "has no group", accepted))?;
-    let group = groups
-        .child(first)?
-        .ok_or_else(|| InputError::new(groups.field(first), "missing", accepted))?;
-    let w = group
-        .child("weights")?
-        .ok_or_else(|| InputError::new(group.field("weights"), "missing", accepted))?;
+        .ok_or_else(|| {
+            InputError::new(
+                ErrorKind::ConfigJson,
+                groups.field(""),
+                "has no group",
+                accepted,
+            )
+        })?;
+    let group = groups.child(first)?.ok_or_else(|| {
+        InputError::new(
+            ErrorKind::ConfigJson,
+            groups.field(first),
+            "missing",
+            accepted,
+        )
+    })?;
+    let w = group.child("weights")?.ok_or_else(|| {
+        InputError::new(
+            ErrorKind::ConfigJson,
+            group.field("weights"),
+            "missing",
+            accepted,
+        )
+    })?;
     let bits = w.u("num_bits")?.unwrap_or(0);
     let kind = w.str("type")?.unwrap_or("int");
     Ok(match (bits, kind) {
@@ -549,6 +594,7 @@ fn compressed_tensors(q: &Cfg) -> Result<Quantization> {
         },
         _ => {
             return Err(InputError::new(
+                ErrorKind::Unsupported,
                 w.field("num_bits"),
                 format!("{bits}-bit {kind} weights are not modelled"),
                 accepted,

@@ -4,7 +4,7 @@ use alloc::format;
 
 use super::Cfg;
 use super::decoder::dim;
-use crate::error::{InputError, Result};
+use crate::error::{ErrorKind, InputError, Result};
 use crate::model::{Architecture, MAX_DIM};
 
 /// The side of the square image a ResNet's per-image counts are for: its image processor's
@@ -67,6 +67,7 @@ pub(super) fn resnet(c: &Cfg) -> Result<Architecture> {
         .unwrap_or_else(|| alloc::vec![3, 4, 6, 3]);
     if hidden.len() != depths.len() || hidden.is_empty() || hidden.len() > 16 {
         return Err(InputError::new(
+            ErrorKind::Conflict,
             c.field("depths"),
             format!(
                 "{} stage depths for {} hidden sizes",
@@ -81,6 +82,7 @@ pub(super) fn resnet(c: &Cfg) -> Result<Architecture> {
         "basic" => false,
         other => {
             return Err(InputError::new(
+                ErrorKind::UnknownName,
                 c.field("layer_type"),
                 format!("`{other}` is not a ResNet layer type"),
                 "bottleneck or basic",

@@ -1,9 +1,9 @@
 //! Every error in Chinese: produced by the readers, planners and the form, checked for English prose.
 
 use super::{FILES, translate};
-use crate::InputError;
 use crate::estimate::{EstimateInput, estimate};
 use crate::units::Bytes;
+use crate::{ErrorKind, InputError};
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use alloc::{format, vec};
@@ -114,6 +114,7 @@ fn file_errors() -> Vec<InputError> {
     }
     out.extend(crate::hardware::Currency::parse("currency", "EUR").err());
     out.push(InputError::new(
+        ErrorKind::Missing,
         "config.json",
         "no config.json loaded",
         "a Hugging Face config.json, dropped or chosen",
@@ -369,7 +370,7 @@ fn file_errors() -> Vec<InputError> {
             "a Hugging Face config.json (a JSON object with model_type, hidden_size, …)",
         ),
     ] {
-        out.push(InputError::new("file", p, a));
+        out.push(InputError::new(ErrorKind::Header, "file", p, a));
     }
     out
 }
@@ -605,7 +606,7 @@ fn chinese_errors_by_hand() {
     let e = crate::units::parse_size("gpu_memory", "80").unwrap_err();
     assert_eq!(e.zh().problem, "`80` 没有单位");
     // What a person typed stays as typed, even where it spells a phrase of the table.
-    let e = InputError::new("offers", "`a has b` has 2 cards", "x");
+    let e = InputError::new(ErrorKind::Malformed, "offers", "`a has b` has 2 cards", "x");
     assert_eq!(e.zh().problem, "`a has b` 有 2 张卡");
     let tp = estimate(&input(
         r#"{"model":"meta-llama/Llama-3.1-8B","tp":3,"gpus":3}"#,

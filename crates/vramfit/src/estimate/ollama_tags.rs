@@ -91,6 +91,7 @@ pub fn resolve_ollama_name(field: &str, name: &str) -> Result<OllamaName> {
     let given = name.trim();
     let Some(bare) = library_name(given) else {
         return Err(input_error!(
+            Malformed,
             field,
             ["`{given}` is not an Ollama library name"],
             ["`{given}` 不是 Ollama 模型库中的名称"],
@@ -106,6 +107,7 @@ pub fn resolve_ollama_name(field: &str, name: &str) -> Result<OllamaName> {
         let names: Vec<&str> = ollama_models().iter().map(|m| m.name).collect();
         let names = names.join(", ");
         return Err(input_error!(
+            UnknownName,
             field,
             ["no Ollama library model `{model_name}` in vramfit's catalog"],
             ["vramfit 的目录中没有 Ollama 模型 `{model_name}`"],
@@ -122,6 +124,7 @@ pub fn resolve_ollama_name(field: &str, name: &str) -> Result<OllamaName> {
         let Some(t) = model.tags.iter().find(|t| t.latest) else {
             let (m, sizes) = (model.name, sizes());
             return Err(input_error!(
+                UnknownName,
                 field,
                 ["`{m}` has no latest tag in vramfit's catalog"],
                 ["vramfit 的目录中 `{m}` 没有 latest 标签"],
@@ -150,6 +153,7 @@ pub fn resolve_ollama_name(field: &str, name: &str) -> Result<OllamaName> {
         let Some((t, s)) = found else {
             let (m, sizes) = (model.name, sizes());
             return Err(input_error!(
+                UnknownName,
                 field,
                 ["`{m}` has no tag `{tag}` in vramfit's catalog"],
                 ["vramfit 的目录中 `{m}` 没有标签 `{tag}`"],
@@ -175,6 +179,7 @@ pub fn resolve_ollama_name(field: &str, name: &str) -> Result<OllamaName> {
             _ => {
                 let flavours = FLAVOURS.join(", ");
                 return Err(input_error!(
+                    UnknownName,
                     field,
                     [
                         "`{part}` in `{given}` is neither a flavour nor a GGUF file type vramfit knows (or a second file type)"

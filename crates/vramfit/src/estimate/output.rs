@@ -321,6 +321,7 @@ pub fn within_reach(e: Estimate) -> Result<Estimate> {
     let per_token = largest.is_some_and(|k| k.grows_with_tokens());
     let largest = largest.map_or("", |k| k.name());
     Err(input_error!(
+        TooLarge,
         if per_token {
             "batch × seq_len"
         } else {

@@ -5,7 +5,7 @@ use super::{
     AttentionImpl, Checkpointing, Context, Device, Engine, EstimateInput, ExpertParallel, Kernel,
     LayerOffload, Logits, Mode, Offload, Optimizer, Precision, Rules, Runner, role_bit,
 };
-use crate::error::{InputError, Result};
+use crate::error::{ErrorKind, InputError, Result};
 use crate::model::{Architecture, Role};
 use crate::precision::{Dtype, GgufFileType, KvDtype, Quantization};
 use crate::units::{GIB, MIB, parse_params, parse_size};
@@ -25,6 +25,7 @@ fn no_preset(id: &str) -> InputError {
     if near.is_empty() {
         // Words for every front end (the CLI adds where to list the presets).
         return input_error!(
+            UnknownModel,
             "model",
             ["no preset named `{id}`"],
             ["没有这个预设模型：`{id}`"],
@@ -35,6 +36,7 @@ fn no_preset(id: &str) -> InputError {
     let shown = near[..near.len().min(SHOWN)].join(", ");
     let more = near.len().saturating_sub(SHOWN);
     input_error!(
+        UnknownModel,
         "model",
         ["no preset named `{id}`"],
         ["没有这个预设模型：`{id}`"],
@@ -64,6 +66,7 @@ fn not_a_preset(id: &str) -> InputError {
         Ok(n) => {
             let (preset, ft) = (n.tag.preset, n.file_type.name());
             input_error!(
+                Unsupported,
                 "model",
                 ["`{id}` is an Ollama library name"],
                 ["`{id}` 是 Ollama 模型库中的名称"],
@@ -193,6 +196,7 @@ fn engine_formats(
         let names: Vec<&str> = kv.iter().map(|k| k.name()).collect();
         let (kv, names) = (input.kv_dtype.name(), names.join(", "));
         return Err(input_error!(
+            Unsupported,
             "kv_dtype",
             ["{kv} is not a KV-cache type of {name}"],
             ["{kv} 不是这个引擎的 KV 缓存类型：{name}"],
@@ -208,6 +212,7 @@ fn engine_formats(
     {
         let kv = input.kv_dtype.name();
         return Err(input_error!(
+            Unsupported,
             "kv_dtype",
             ["a {kv} KV cache needs flash attention in Ollama (OLLAMA_FLASH_ATTENTION=1)"],
             ["Ollama 的 {kv} KV 缓存需要开启 flash attention（OLLAMA_FLASH_ATTENTION=1）"],
@@ -222,6 +227,7 @@ fn engine_formats(
         )
     {
         return Err(input_error!(
+            Unsupported,
             "quantization",
             [
                 "{} loads GGUF files, not {}",
@@ -251,6 +257,7 @@ fn free_fraction(given: Option<f64>) -> Result<f64> {
         None => Ok(super::TRTLLM_FREE_FRACTION),
         Some(f) if f.is_finite() && (0.01..=1.0).contains(&f) => Ok(f),
         Some(f) => Err(input_error!(
+            OutOfRange,
             "free_gpu_memory_fraction",
             ["{} is out of range", crate::units::number_text(f)],
             ["{} 超出范围", crate::units::number_text(f)],
@@ -272,6 +279,7 @@ fn check_kv_on_card(rules: &Rules, kv: KvDtype, device: Option<&Device>) -> Resu
     };
     let (kv, gpu, engine) = (kv.name(), d.id.as_str(), rules.name);
     Err(input_error!(
+        Unsupported,
         "kv_dtype",
         ["{engine} keeps a {kv} KV cache only on a card that computes in it; {gpu} does not"],
         ["{engine} 只在支持 {kv} 计算的显卡上使用 {kv} KV 缓存；{gpu} 不支持"],
@@ -305,6 +313,7 @@ fn check_tp(arch: &Architecture, tp: u64) -> Result<()> {
         .collect();
     let (heads, gqa, ok) = (arch.num_heads, kv != arch.num_heads, ok.join(", "));
     Err(input_error!(
+        Conflict,
         "tp",
         [
             "tp = {tp} does not split the model's {heads} attention heads{} evenly",
@@ -338,6 +347,7 @@ fn check_ep(arch: &Architecture, rules: &Rules, ep: u64, group: u64) -> Result<u
     }
     if rules.expert_parallel == ExpertParallel::None {
         return Err(input_error!(
+            Unsupported,
             "ep",
             ["ep = {ep}: expert parallelism is a vLLM and SGLang serving option"],
             ["ep = {ep}：专家并行是 vLLM 与 SGLang 推理服务的选项"],
@@ -347,6 +357,7 @@ fn check_ep(arch: &Architecture, rules: &Rules, ep: u64, group: u64) -> Result<u
     }
     let Some(moe) = arch.moe.filter(|_| arch.is_detailed()) else {
         return Err(input_error!(
+            Unsupported,
             "ep",
             ["ep = {ep} for a model without routed experts"],
             ["ep = {ep}，而这个模型没有路由专家"],
@@ -380,6 +391,7 @@ fn check_ep(arch: &Architecture, rules: &Rules, ep: u64, group: u64) -> Result<u
         ("EP divides tp × dp", "EP 整除 tp × dp")
     };
     Err(input_error!(
+        Conflict,
         "ep",
         [
             "ep = {ep} does not divide the model's {experts} experts over {group} GPUs as {engine} does ({rule})"
@@ -407,6 +419,7 @@ pub(super) fn int(field: &str, v: f64, lo: u64, hi: u64) -> Result<u64> {
         };
         let n = || crate::units::number_text(v);
         Err(input_error!(
+            [= if why == 2 { ErrorKind::OutOfRange } else { ErrorKind::NotANumber }],
             field,
             [= match why {
                 0 => String::from("not a finite number"),
@@ -451,6 +464,7 @@ pub fn lora_mask(field: &str, targets: &[String]) -> Result<u32> {
             "all-linear" | "all_linear" => 127,
             other => {
                 return Err(input_error!(
+                    UnknownName,
                     field,
                     ["unknown module `{other}`"],
                     ["未知的模块 `{other}`"],
@@ -476,6 +490,7 @@ impl EstimateInput {
         if sources != 1 {
             let none = sources == 0;
             return Err(input_error!(
+                [= if none { ErrorKind::Missing } else { ErrorKind::Conflict }],
                 "model",
                 [= if none { "no model given" } else { "more than one model given" }],
                 [= if none { "没有给出模型" } else { "给出了不止一个模型" }],
@@ -525,6 +540,7 @@ impl EstimateInput {
         let dtype = match (self.dtype, preset_dtype) {
             (Some(Dtype::Int8 | Dtype::Int4), _) if arch.is_detailed() => {
                 return Err(input_error!(
+                    Unsupported,
                     "dtype",
                     "int8/int4 are storage formats, not compute dtypes",
                     "int8/int4 是存储格式，不是计算数据类型",
@@ -541,6 +557,7 @@ impl EstimateInput {
         let qlora = self.qlora;
         if qlora && lora_rank == 0 && mode == Mode::Training {
             return Err(input_error!(
+                Missing,
                 "lora_rank",
                 "QLoRA needs a LoRA rank",
                 "QLoRA 需要 LoRA 秩",
@@ -565,6 +582,7 @@ impl EstimateInput {
                 )
             {
                 return Err(input_error!(
+                    Unsupported,
                     "quantization",
                     [
                         "QLoRA loads the base in 4-bit NF4, not {}",
@@ -586,6 +604,7 @@ impl EstimateInput {
         // the run would hold everything on the GPU while the input says otherwise.
         if mode == Mode::Training && zero == 0 && self.offload != Offload::None {
             return Err(input_error!(
+                Unsupported,
                 "offload",
                 "offload without ZeRO: DeepSpeed offloads the states ZeRO partitions",
                 "没有 ZeRO 的卸载：DeepSpeed 只卸载 ZeRO 切分的状态",
@@ -597,6 +616,7 @@ impl EstimateInput {
         // offload not supported for zero stage" below 3).
         if mode == Mode::Training && zero < 3 && self.offload == Offload::Nvme {
             return Err(input_error!(
+                Unsupported,
                 "offload",
                 ["NVMe offload with ZeRO-{zero}: DeepSpeed offloads to NVMe only under ZeRO-3"],
                 ["NVMe 卸载配 ZeRO-{zero}：DeepSpeed 只在 ZeRO-3 下卸载到 NVMe"],
@@ -617,6 +637,7 @@ impl EstimateInput {
             // not divide into such groups.
             let (few, group) = (gpus_n < tp * pp, tp * pp);
             return Err(input_error!(
+                Conflict,
                 "gpus",
                 [= if few {
                     format!(
@@ -640,6 +661,7 @@ impl EstimateInput {
         if arch.is_detailed() && pp > arch.num_layers.max(1) {
             let layers = arch.num_layers;
             return Err(input_error!(
+                OutOfRange,
                 "pp",
                 ["{pp} stages for {layers} layers"],
                 ["{pp} 个流水线阶段，而层数只有 {layers} 层"],
@@ -653,6 +675,7 @@ impl EstimateInput {
         if tp > 1 && rules.offload.splits_layers() {
             let name = rules.name;
             return Err(input_error!(
+                Unsupported,
                 "tp",
                 ["tp = {tp} with {name}, which splits whole layers across GPUs"],
                 ["tp = {tp} 配 {name}，而 {name} 按整层把模型分到各 GPU"],
@@ -665,6 +688,7 @@ impl EstimateInput {
         let device = match (&self.gpu, &self.gpu_memory) {
             (Some(_), Some(_)) => {
                 return Err(input_error!(
+                    Conflict,
                     "gpu",
                     "both a GPU and a GPU memory size given",
                     "同时给出了 GPU 与 GPU 显存大小",
@@ -675,21 +699,25 @@ impl EstimateInput {
             (Some(id), None) => Some(gpus(id.trim()).ok_or_else(|| {
                 // Why the catalog does not name it (nothing, or several cards), or, for a lookup
                 // of the caller's own, that it does not.
-                crate::gpu::lookup_gpu("gpu", id).err().unwrap_or_else(|| {
-                    let id = id.trim();
-                    input_error!(
-                        "gpu",
-                        ["no GPU named `{id}`"],
-                        ["没有这个 GPU：`{id}`"],
-                        "a GPU of the given catalog",
-                        "所给目录中的 GPU",
-                    )
-                })
+                crate::gpu::lookup_gpu("gpu", id)
+                    .err()
+                    .unwrap_or_else(|| {
+                        let id = id.trim();
+                        input_error!(
+                            UnknownGpu,
+                            "gpu",
+                            ["no GPU named `{id}`"],
+                            ["没有这个 GPU：`{id}`"],
+                            "a GPU of the given catalog",
+                            "所给目录中的 GPU",
+                        )
+                    })
             })?),
             (None, Some(m)) => {
                 let memory = parse_size("gpu_memory", m)?;
                 if memory.get() < 256 * MIB {
                     return Err(input_error!(
+                        OutOfRange,
                         "gpu_memory",
                         ["{} is too small for a GPU", memory.display_auto()],
                         ["{} 对 GPU 来说太小", memory.display_auto()],
@@ -726,6 +754,7 @@ impl EstimateInput {
         let util = self.gpu_memory_utilization;
         if !(util.is_finite() && (0.01..=1.0).contains(&util)) {
             return Err(input_error!(
+                OutOfRange,
                 "gpu_memory_utilization",
                 ["{} is out of range", crate::units::number_text(util)],
                 ["{} 超出范围", crate::units::number_text(util)],
@@ -763,6 +792,7 @@ impl EstimateInput {
         let per_sequence = seq_len.saturating_add(new_tokens);
         if rules.offload.splits_layers() && max_model_len < per_sequence {
             return Err(input_error!(
+                Conflict,
                 "max_model_len",
                 [
                     "a context of {max_model_len} tokens holds no sequence of {seq_len} prompt + {new_tokens} generated tokens"
@@ -805,6 +835,7 @@ impl EstimateInput {
             Some(f) if f.is_finite() && (0.01..=0.99).contains(&f) => f,
             Some(f) => {
                 return Err(input_error!(
+                    OutOfRange,
                     "mem_fraction_static",
                     ["{} is out of range", crate::units::number_text(f)],
                     ["{} 超出范围", crate::units::number_text(f)],

@@ -295,6 +295,7 @@ pub fn lookup_gpu(field: &str, query: &str) -> Result<&'static Gpu, crate::Input
         [] => {
             let (q, all) = (query.trim(), ids(gpus()));
             Err(input_error!(
+                UnknownGpu,
                 field,
                 ["no GPU named `{q}`"],
                 ["没有这个 GPU：`{q}`"],
@@ -305,6 +306,7 @@ pub fn lookup_gpu(field: &str, query: &str) -> Result<&'static Gpu, crate::Input
         several => {
             let (q, n, them) = (query.trim(), several.len(), ids(several.iter().copied()));
             Err(input_error!(
+                UnknownGpu,
                 field,
                 ["`{q}` fits {n} GPUs"],
                 ["`{q}` 对应 {n} 个 GPU"],

@@ -37,6 +37,7 @@ impl Currency {
             "CNY" | "RMB" => Ok(Currency::Cny),
             "USD" => Ok(Currency::Usd),
             _ => Err(crate::InputError::new(
+                crate::ErrorKind::UnknownName,
                 field,
                 alloc::format!("unknown currency `{}`", text.trim()),
                 "CNY or USD",
@@ -204,6 +205,7 @@ impl ExchangeRate {
     pub fn from_request(field: &str, cny_per_usd: f64) -> crate::Result<ExchangeRate> {
         Self::custom(cny_per_usd).ok_or_else(|| {
             crate::InputError::new(
+                crate::ErrorKind::OutOfRange,
                 field,
                 if cny_per_usd.is_finite() {
                     alloc::format!("{} is out of range", crate::units::number_text(cny_per_usd))

@@ -13,7 +13,7 @@ use alloc::vec::Vec;
 
 use serde_json::{Map, Value};
 
-use crate::error::{InputError, Result};
+use crate::error::{ErrorKind, InputError, Result};
 use crate::hardware::{Billing, Currency, Gpu, Market, Offer};
 use crate::units::Bytes;
 
@@ -57,6 +57,7 @@ pub fn check_price(field: &str, price: f64) -> Result<f64> {
         Ok(price)
     } else {
         Err(InputError::new(
+            ErrorKind::OutOfRange,
             field,
             format!("{price} is out of range"),
             PRICE_ACCEPTED,
@@ -68,11 +69,17 @@ pub fn check_price(field: &str, price: f64) -> Result<f64> {
 pub fn parse_price(field: &str, text: &str) -> Result<f64> {
     let t = text.trim();
     if t.is_empty() {
-        return Err(InputError::new(field, "empty", PRICE_ACCEPTED));
+        return Err(InputError::new(
+            ErrorKind::Missing,
+            field,
+            "empty",
+            PRICE_ACCEPTED,
+        ));
     }
     match crate::units::parse_number(t) {
         Some(v) => check_price(field, v),
         None => Err(InputError::new(
+            ErrorKind::NotANumber,
             field,
             format!("`{t}` is not a number"),
             PRICE_ACCEPTED,
@@ -87,29 +94,45 @@ pub fn offers_from_json(text: &str, gpus: &[Gpu]) -> Result<Vec<Offer>> {
     let accepted_top = "a JSON array of offers, or an object with an `offers` array";
     if text.len() > MAX_JSON_BYTES {
         return Err(InputError::new(
+            ErrorKind::OutOfRange,
             "offers",
             format!("{} bytes", text.len()),
             format!("at most {MAX_JSON_BYTES} bytes"),
         ));
     }
-    let value: Value = serde_json::from_str(text)
-        .map_err(|e| InputError::new("offers", format!("not JSON ({e})"), accepted_top))?;
+    let value: Value = serde_json::from_str(text).map_err(|e| {
+        InputError::new(
+            ErrorKind::Malformed,
+            "offers",
+            format!("not JSON ({e})"),
+            accepted_top,
+        )
+    })?;
     let list = match value {
         Value::Array(a) => a,
         Value::Object(mut o) => match o.remove("offers") {
             Some(Value::Array(a)) => a,
             _ => {
                 return Err(InputError::new(
+                    ErrorKind::Malformed,
                     "offers",
                     "an object without an `offers` array",
                     accepted_top,
                 ));
             }
         },
-        _ => return Err(InputError::new("offers", "not an array", accepted_top)),
+        _ => {
+            return Err(InputError::new(
+                ErrorKind::Malformed,
+                "offers",
+                "not an array",
+                accepted_top,
+            ));
+        }
     };
     if list.is_empty() || list.len() > MAX_OFFERS {
         return Err(InputError::new(
+            ErrorKind::OutOfRange,
             "offers",
             format!("{} offers", list.len()),
             format!("1 to {MAX_OFFERS} offers"),
@@ -120,6 +143,7 @@ pub fn offers_from_json(text: &str, gpus: &[Gpu]) -> Result<Vec<Offer>> {
         let offer = record(i, v, gpus)?;
         if let Some(j) = out.iter().position(|o| o.id == offer.id) {
             return Err(InputError::new(
+                ErrorKind::Conflict,
                 format!("offers[{i}].id"),
                 format!("`{}` is also the id of record {}", offer.id, j + 1),
                 "an id no other offer of the catalog has",
@@ -140,6 +164,7 @@ struct Rec<'a> {
 impl Rec<'_> {
     fn err(
         &self,
+        kind: ErrorKind,
         key: &str,
         problem: impl Into<String>,
         accepted: impl Into<String>,
@@ -150,7 +175,7 @@ impl Rec<'_> {
         } else {
             format!("record {} (`{}`): {problem}", self.i + 1, self.id)
         };
-        InputError::new(format!("offers[{}].{key}", self.i), problem, accepted)
+        InputError::new(kind, format!("offers[{}].{key}", self.i), problem, accepted)
     }
 
     fn get(&self, key: &str) -> Option<&Value> {
@@ -164,17 +189,27 @@ impl Rec<'_> {
             format!("a text of at most {max} characters, or null")
         };
         match self.get(key) {
-            None if required => Err(self.err(key, "missing", accepted)),
+            None if required => Err(self.err(ErrorKind::Missing, key, "missing", accepted)),
             None => Ok(None),
             Some(Value::String(s)) => {
                 let n = s.chars().count();
                 if (required && s.trim().is_empty()) || n > max {
-                    Err(self.err(key, format!("{n} characters"), accepted))
+                    Err(self.err(
+                        ErrorKind::OutOfRange,
+                        key,
+                        format!("{n} characters"),
+                        accepted,
+                    ))
                 } else {
                     Ok(Some(s.clone()))
                 }
             }
-            Some(v) => Err(self.err(key, format!("{} is not a text", kind(v)), accepted)),
+            Some(v) => Err(self.err(
+                ErrorKind::Malformed,
+                key,
+                format!("{} is not a text", kind(v)),
+                accepted,
+            )),
         }
     }
 
@@ -186,10 +221,20 @@ impl Rec<'_> {
                 .iter()
                 .map(|v| match v {
                     Value::String(s) if s.chars().count() <= 100 => Ok(Cow::Owned(s.clone())),
-                    v => Err(self.err(key, format!("an item is {}", kind(v)), accepted)),
+                    v => Err(self.err(
+                        ErrorKind::Malformed,
+                        key,
+                        format!("an item is {}", kind(v)),
+                        accepted,
+                    )),
                 })
                 .collect(),
-            Some(v) => Err(self.err(key, format!("{} is not such an array", kind(v)), accepted)),
+            Some(v) => Err(self.err(
+                ErrorKind::Malformed,
+                key,
+                format!("{} is not such an array", kind(v)),
+                accepted,
+            )),
         }
     }
 
@@ -198,13 +243,18 @@ impl Rec<'_> {
         let accepted = format!("one of {}", names.join(", "));
         match (self.get(key), default) {
             (None, Some(d)) => Ok(d),
-            (None, None) => Err(self.err(key, "missing", accepted)),
+            (None, None) => Err(self.err(ErrorKind::Missing, key, "missing", accepted)),
             (Some(Value::String(s)), _) => choices
                 .iter()
                 .find(|(n, _)| n.eq_ignore_ascii_case(s.trim()))
                 .map(|(_, v)| *v)
-                .ok_or_else(|| self.err(key, format!("`{s}`"), accepted)),
-            (Some(v), _) => Err(self.err(key, format!("{} is not a text", kind(v)), accepted)),
+                .ok_or_else(|| self.err(ErrorKind::UnknownName, key, format!("`{s}`"), accepted)),
+            (Some(v), _) => Err(self.err(
+                ErrorKind::Malformed,
+                key,
+                format!("{} is not a text", kind(v)),
+                accepted,
+            )),
         }
     }
 }
@@ -223,6 +273,7 @@ fn kind(v: &Value) -> &'static str {
 fn record(i: usize, v: &Value, gpus: &[Gpu]) -> Result<Offer> {
     let Value::Object(map) = v else {
         return Err(InputError::new(
+            ErrorKind::Malformed,
             format!("offers[{i}]"),
             format!("record {}: {} is not an offer", i + 1, kind(v)),
             "an object with id, provider, gpu, count, price_per_hour, currency",
@@ -234,7 +285,12 @@ fn record(i: usize, v: &Value, gpus: &[Gpu]) -> Result<Offer> {
     };
     let r = Rec { i, id, map };
     if let Some(k) = map.keys().find(|k| !OFFER_FIELDS.contains(&k.as_str())) {
-        return Err(r.err(k, "unknown field", OFFER_FIELDS.join(", ")));
+        return Err(r.err(
+            ErrorKind::UnknownName,
+            k,
+            "unknown field",
+            OFFER_FIELDS.join(", "),
+        ));
     }
     let id = r.text("id", 100, true)?.unwrap_or_default();
     let provider = r.text("provider", 100, true)?.unwrap_or_default();
@@ -242,6 +298,7 @@ fn record(i: usize, v: &Value, gpus: &[Gpu]) -> Result<Offer> {
     let gpu = gpus.iter().find(|g| g.id == gpu_id.trim()).ok_or_else(|| {
         let ids: Vec<&str> = gpus.iter().map(|g| g.id).collect();
         r.err(
+            ErrorKind::UnknownGpu,
             "gpu",
             format!("unknown GPU `{gpu_id}`"),
             format!("a catalog GPU id: {}", ids.join(", ")),
@@ -249,22 +306,36 @@ fn record(i: usize, v: &Value, gpus: &[Gpu]) -> Result<Offer> {
     })?;
     let count_accepted = format!("a whole number of GPUs from 1 to {MAX_COUNT}");
     let count = match r.get("count") {
-        None => return Err(r.err("count", "missing", count_accepted)),
+        None => return Err(r.err(ErrorKind::Missing, "count", "missing", count_accepted)),
         Some(v) => v
             .as_u64()
             .filter(|c| (1..=MAX_COUNT).contains(c))
-            .ok_or_else(|| r.err("count", format!("{v} is out of range"), count_accepted))?
-            as u32,
+            .ok_or_else(|| {
+                r.err(
+                    ErrorKind::OutOfRange,
+                    "count",
+                    format!("{v} is out of range"),
+                    count_accepted,
+                )
+            })? as u32,
     };
     let price_per_hour = match r.get("price_per_hour") {
-        None => return Err(r.err("price_per_hour", "missing", PRICE_ACCEPTED)),
+        None => {
+            return Err(r.err(
+                ErrorKind::Missing,
+                "price_per_hour",
+                "missing",
+                PRICE_ACCEPTED,
+            ));
+        }
         Some(Value::Number(n)) => {
             let p = n.as_f64().unwrap_or(f64::NAN);
             check_price("price_per_hour", p)
-                .map_err(|e| r.err("price_per_hour", e.problem, e.accepted))?
+                .map_err(|e| r.err(e.kind, "price_per_hour", e.problem, e.accepted))?
         }
         Some(v) => {
             return Err(r.err(
+                ErrorKind::NotANumber,
                 "price_per_hour",
                 format!("{} is not a number", kind(v)),
                 PRICE_ACCEPTED,
@@ -299,6 +370,7 @@ fn record(i: usize, v: &Value, gpus: &[Gpu]) -> Result<Offer> {
         if gpu.mig_profile(p).is_none() {
             let names: Vec<&str> = gpu.mig_profiles().iter().map(|p| p.name).collect();
             return Err(r.err(
+                ErrorKind::UnknownName,
                 "mig_profile",
                 format!("{} has no MIG profile `{p}`", gpu.id),
                 if names.is_empty() {
@@ -310,6 +382,7 @@ fn record(i: usize, v: &Value, gpus: &[Gpu]) -> Result<Offer> {
         }
         if count != 1 {
             return Err(r.err(
+                ErrorKind::Conflict,
                 "count",
                 format!("{count} with a MIG profile"),
                 "1: a MIG offer rents one slice",
@@ -330,6 +403,7 @@ fn record(i: usize, v: &Value, gpus: &[Gpu]) -> Result<Offer> {
                 .filter(|b| (1..=gpu.memory.get()).contains(b))
                 .ok_or_else(|| {
                     r.err(
+                        ErrorKind::OutOfRange,
                         "slice_memory_bytes",
                         format!("{v} is out of range"),
                         slice_accepted.clone(),
@@ -337,6 +411,7 @@ fn record(i: usize, v: &Value, gpus: &[Gpu]) -> Result<Offer> {
                 })?;
             if mig_profile.is_some() {
                 return Err(r.err(
+                    ErrorKind::Conflict,
                     "slice_memory_bytes",
                     "given with a mig_profile",
                     slice_accepted,
@@ -350,6 +425,7 @@ fn record(i: usize, v: &Value, gpus: &[Gpu]) -> Result<Offer> {
         Some(Value::Bool(b)) => *b,
         Some(v) => {
             return Err(r.err(
+                ErrorKind::Malformed,
                 "reference_estimate",
                 format!("{} is not a boolean", kind(v)),
                 "true or false",

@@ -65,6 +65,7 @@ pub fn parse_job(field: &str, text: &str) -> Result<Job> {
         .trim();
     let tokens = parse_params(field, number).map_err(|_| {
         input_error!(
+            Malformed,
             field,
             ["`{t}` is not a job"],
             ["`{t}` 不是一个任务量"],
@@ -111,6 +112,7 @@ pub fn cost_per_job(
     let training = input.mode == Mode::Training;
     if training != (job.kind == JobKind::Train) {
         return Err(input_error!(
+            Conflict,
             "per_job",
             [= if training { "a training run's job is an epoch" } else { "an inference or serving run's job is tokens to generate" }],
             [= if training { "训练的任务量是一个 epoch" } else { "推理或服务部署的任务量是要生成的 token 数" }],

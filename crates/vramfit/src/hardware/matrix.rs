@@ -18,7 +18,7 @@ use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use crate::error::{InputError, Result};
+use crate::error::{ErrorKind, InputError, Result};
 use crate::hardware::{Billing, Gpu, Offer, Platform, Slicing};
 use crate::units::{Bytes, GIB};
 
@@ -70,11 +70,21 @@ impl Weights {
         let accepted = "criterion=weight pairs separated by commas, criteria memory, billing, slicing, interconnect, frameworks, support, weights whole numbers 0 to 100, not all 0";
         let mut w = Weights::default();
         for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            let (k, v) = part
-                .split_once('=')
-                .ok_or_else(|| InputError::new(field, format!("`{part}` has no `=`"), accepted))?;
+            let (k, v) = part.split_once('=').ok_or_else(|| {
+                InputError::new(
+                    ErrorKind::Malformed,
+                    field,
+                    format!("`{part}` has no `=`"),
+                    accepted,
+                )
+            })?;
             let v: u32 = v.trim().parse().ok().filter(|v| *v <= 100).ok_or_else(|| {
-                InputError::new(field, format!("`{}` is not a weight", v.trim()), accepted)
+                InputError::new(
+                    ErrorKind::Malformed,
+                    field,
+                    format!("`{}` is not a weight", v.trim()),
+                    accepted,
+                )
             })?;
             match k.trim() {
                 "memory" => w.memory = v,
@@ -85,6 +95,7 @@ impl Weights {
                 "support" => w.support = v,
                 other => {
                     return Err(InputError::new(
+                        ErrorKind::UnknownName,
                         field,
                         format!("unknown criterion `{other}`"),
                         accepted,
@@ -93,7 +104,12 @@ impl Weights {
             }
         }
         if w.as_array().iter().all(|x| *x == 0) {
-            return Err(InputError::new(field, "every weight is 0", accepted));
+            return Err(InputError::new(
+                ErrorKind::OutOfRange,
+                field,
+                "every weight is 0",
+                accepted,
+            ));
         }
         Ok(w)
     }

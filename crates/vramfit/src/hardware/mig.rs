@@ -13,7 +13,7 @@ use alloc::string::{String, ToString};
 use alloc::vec;
 use alloc::vec::Vec;
 
-use crate::error::{InputError, Result};
+use crate::error::{ErrorKind, InputError, Result};
 use crate::hardware::{Currency, ExchangeRate, Gpu, Market, MigProfile, Offer};
 use crate::units::Bytes;
 
@@ -188,6 +188,7 @@ pub fn parse_job(field: &str, i: usize, text: &str) -> Result<(String, Bytes)> {
     let bytes = crate::units::parse_size(field, size)?;
     if bytes < MIN_JOB {
         return Err(InputError::new(
+            ErrorKind::OutOfRange,
             field,
             alloc::format!("{name} needs less than 1 MiB"),
             "a size from 1 MiB to 1 PiB with its unit, e.g. 16GiB",
@@ -487,6 +488,7 @@ pub fn plan_mig(
 ) -> Result<MigPlan> {
     if !gpu.has_mig() {
         return Err(InputError::new(
+            ErrorKind::Unsupported,
             "gpu",
             format!("{} does not support MIG", gpu.id),
             mig_gpu_list(),
@@ -494,6 +496,7 @@ pub fn plan_mig(
     }
     if jobs.is_empty() || jobs.len() > MAX_JOBS {
         return Err(InputError::new(
+            ErrorKind::OutOfRange,
             "job",
             format!("{} jobs given", jobs.len()),
             format!("1 to {MAX_JOBS} jobs"),
@@ -501,6 +504,7 @@ pub fn plan_mig(
     }
     if let Some(i) = jobs.iter().position(|b| *b < MIN_JOB) {
         return Err(InputError::new(
+            ErrorKind::OutOfRange,
             "job",
             format!(
                 "{} needs less than 1 MiB",
@@ -518,6 +522,7 @@ pub fn plan_mig(
     {
         let ids: Vec<&str> = crate::hardware::platforms().iter().map(|q| q.id).collect();
         return Err(InputError::new(
+            ErrorKind::UnknownName,
             "provider",
             format!("unknown provider `{p}`"),
             ids.join(", "),
@@ -525,6 +530,7 @@ pub fn plan_mig(
     }
     if options.max_cards == 0 || options.max_cards > 64 {
         return Err(InputError::new(
+            ErrorKind::OutOfRange,
             "max_cards",
             format!("{}", options.max_cards),
             "1 to 64 cards",
@@ -607,6 +613,7 @@ pub fn plan_mig(
             .collect();
         if c.is_empty() {
             return Err(InputError::new(
+                ErrorKind::TooLarge,
                 "job",
                 format!(
                     "{} needs {}, more than the largest MIG slice offered on {} ({})",
@@ -679,6 +686,7 @@ pub fn plan_mig(
     let exhaustive = search.nodes < NODE_BUDGET;
     let Some((score, layout)) = search.best else {
         return Err(InputError::new(
+            ErrorKind::TooLarge,
             "job",
             format!(
                 "{} jobs do not fit on {} cards ({})",

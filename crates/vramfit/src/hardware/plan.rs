@@ -165,13 +165,14 @@ impl PlanOptions {
         providers: &[String],
         limit: f64,
     ) -> crate::Result<PlanOptions> {
-        use crate::InputError;
+        use crate::{ErrorKind, InputError};
         use alloc::format;
         if !(max_gpus.is_finite()
             && libm::trunc(max_gpus) == max_gpus
             && (1.0..=64.0).contains(&max_gpus))
         {
             return Err(InputError::new(
+                ErrorKind::OutOfRange,
                 "max_gpus",
                 format!("{max_gpus}"),
                 "1 to 64 GPUs per node",
@@ -179,6 +180,7 @@ impl PlanOptions {
         }
         if !(limit.is_finite() && libm::trunc(limit) == limit && (0.0..=1e6).contains(&limit)) {
             return Err(InputError::new(
+                ErrorKind::OutOfRange,
                 "limit",
                 format!("{limit}"),
                 "a whole number of options from 0 (all) to 1000000",
@@ -188,6 +190,7 @@ impl PlanOptions {
             if !crate::hardware::platforms().iter().any(|q| q.id == p) {
                 let ids: Vec<&str> = crate::hardware::platforms().iter().map(|q| q.id).collect();
                 return Err(InputError::new(
+                    ErrorKind::UnknownName,
                     "provider",
                     format!("unknown provider `{p}`"),
                     ids.join(", "),

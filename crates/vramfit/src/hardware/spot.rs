@@ -36,7 +36,7 @@
 
 use alloc::format;
 
-use crate::error::{InputError, Result};
+use crate::error::{ErrorKind, InputError, Result};
 
 /// The inputs of [`compare`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -109,6 +109,7 @@ fn check(field: &str, v: f64, min: f64, max: f64, accepted: &str, allow_min: boo
         Ok(())
     } else {
         Err(InputError::new(
+            ErrorKind::OutOfRange,
             field,
             format!("{} is out of range", crate::units::number_text(v)),
             accepted,
@@ -169,6 +170,7 @@ pub fn compare(input: &SpotInput) -> Result<SpotComparison> {
     let c = input.checkpoint_every_hours.min(input.hours);
     if c / input.mtbi_hours > 40.0 {
         return Err(InputError::new(
+            ErrorKind::Conflict,
             "checkpoint_every",
             format!(
                 "{} h between checkpoints against {} h between interruptions: the job would almost never finish",
@@ -233,6 +235,7 @@ pub fn compare(input: &SpotInput) -> Result<SpotComparison> {
         Ok(out)
     } else {
         Err(InputError::new(
+            ErrorKind::Conflict,
             "checkpoint_every",
             "the expected wall time overflows",
             "a checkpoint interval well below the mean time between interruptions",

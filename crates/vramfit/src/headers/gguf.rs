@@ -8,7 +8,7 @@ use alloc::vec::Vec;
 
 use super::gguf_reader::{Reader, Scalar};
 use super::{MAX_GGUF_DIMS, MAX_GGUF_KVS, MAX_GGUF_TENSORS, TypeCount};
-use crate::error::{InputError, Result};
+use crate::error::{ErrorKind, InputError, Result};
 use crate::model::{Architecture, Family, Moe, Norm};
 use crate::precision::{GgmlType, GgufFileType};
 
@@ -82,6 +82,7 @@ pub fn parse_gguf_header(bytes: &[u8]) -> Result<GgufHeader> {
     let magic = r.take(4)?;
     if magic != b"GGUF" {
         return Err(InputError::new(
+            ErrorKind::Header,
             "gguf",
             "the file does not start with the GGUF magic",
             "a .gguf file (it starts with the bytes `GGUF`)",
@@ -90,6 +91,7 @@ pub fn parse_gguf_header(bytes: &[u8]) -> Result<GgufHeader> {
     let version = r.u32()?;
     if !(2..=3).contains(&version) {
         return Err(InputError::new(
+            ErrorKind::Header,
             "gguf",
             format!("GGUF version {version}"),
             "GGUF version 2 or 3 (llama.cpp since August 2023)",
@@ -99,6 +101,7 @@ pub fn parse_gguf_header(bytes: &[u8]) -> Result<GgufHeader> {
     let kv_count = r.u64()?;
     if tensor_count > MAX_GGUF_TENSORS {
         return Err(InputError::new(
+            ErrorKind::Header,
             "gguf",
             format!("the header claims {tensor_count} tensors"),
             format!("at most {MAX_GGUF_TENSORS} tensors (real models have a few thousand)"),
@@ -106,6 +109,7 @@ pub fn parse_gguf_header(bytes: &[u8]) -> Result<GgufHeader> {
     }
     if kv_count > MAX_GGUF_KVS {
         return Err(InputError::new(
+            ErrorKind::Header,
             "gguf",
             format!("the header claims {kv_count} metadata entries"),
             format!("at most {MAX_GGUF_KVS} metadata entries (real files have under 100)"),
@@ -199,6 +203,7 @@ pub fn parse_gguf_header(bytes: &[u8]) -> Result<GgufHeader> {
         let n_dims = r.u32()?;
         if n_dims > MAX_GGUF_DIMS {
             return Err(InputError::new(
+                ErrorKind::Header,
                 "gguf",
                 format!("tensor `{name}` has {n_dims} dimensions"),
                 "at most 4 dimensions per tensor (GGML_MAX_DIMS)",
@@ -211,6 +216,7 @@ pub fn parse_gguf_header(bytes: &[u8]) -> Result<GgufHeader> {
             *dim = d;
             numel = numel.checked_mul(d).ok_or_else(|| {
                 InputError::new(
+                    ErrorKind::Header,
                     "gguf",
                     format!("tensor `{name}` has a shape whose size overflows"),
                     "a GGUF file with real tensor shapes",

@@ -5,7 +5,7 @@ use alloc::format;
 use alloc::string::String;
 
 use super::{MAX_GGUF_ARRAY, MAX_GGUF_STRING};
-use crate::error::{InputError, Result};
+use crate::error::{ErrorKind, InputError, Result};
 
 /// A metadata value, kept only as far as the header fields need it.
 #[derive(Clone, Debug)]
@@ -47,6 +47,7 @@ impl<'a> Reader<'a> {
                 .saturating_add(n)
                 .saturating_add(self.rest_min);
             return Err(InputError::new(
+                ErrorKind::Header,
                 "gguf",
                 format!(
                     "the header continues past the {} bytes given",
@@ -79,6 +80,7 @@ impl<'a> Reader<'a> {
         let len = self.u64()?;
         if len > MAX_GGUF_STRING {
             return Err(InputError::new(
+                ErrorKind::Header,
                 "gguf",
                 format!("a string claims {len} bytes"),
                 format!("strings of at most {MAX_GGUF_STRING} bytes"),
@@ -115,6 +117,7 @@ impl<'a> Reader<'a> {
             9 => {
                 if depth >= 2 {
                     return Err(InputError::new(
+                        ErrorKind::Header,
                         "gguf",
                         "arrays are nested more than 2 deep",
                         "a GGUF file (metadata arrays hold scalars or strings)",
@@ -124,6 +127,7 @@ impl<'a> Reader<'a> {
                 let count = self.u64()?;
                 if count > MAX_GGUF_ARRAY {
                     return Err(InputError::new(
+                        ErrorKind::Header,
                         "gguf",
                         format!("an array claims {count} entries"),
                         format!("arrays of at most {MAX_GGUF_ARRAY} entries"),
@@ -166,6 +170,7 @@ impl<'a> Reader<'a> {
 
 pub(super) fn unknown_type(ty: u32) -> InputError {
     InputError::new(
+        ErrorKind::Header,
         "gguf",
         format!("metadata value type {ty} is not a GGUF type"),
         "value types 0 to 12 (GGUF v2/v3)",

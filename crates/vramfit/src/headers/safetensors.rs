@@ -9,7 +9,7 @@ use alloc::vec::Vec;
 use serde_json::Value;
 
 use super::{MAX_SAFETENSORS_HEADER, SafetensorsHeader, TypeCount};
-use crate::error::{InputError, Result};
+use crate::error::{ErrorKind, InputError, Result};
 use crate::model::{Architecture, Family, Moe, Norm};
 
 /// The JSON header's length N from a safetensors file's first 8 bytes (little-endian u64), so
@@ -17,6 +17,7 @@ use crate::model::{Architecture, Family, Moe, Norm};
 pub fn safetensors_header_len(first8: &[u8]) -> Result<u64> {
     let Some(b) = first8.get(..8) else {
         return Err(InputError::new(
+            ErrorKind::Header,
             "safetensors",
             format!("only {} bytes given", first8.len()),
             "the first 8 bytes of the file",
@@ -27,6 +28,7 @@ pub fn safetensors_header_len(first8: &[u8]) -> Result<u64> {
     let n = u64::from_le_bytes(le);
     if n < 2 {
         return Err(InputError::new(
+            ErrorKind::Header,
             "safetensors",
             format!("the header length is {n}"),
             "a safetensors file (its first 8 bytes give the JSON header's length)",
@@ -34,6 +36,7 @@ pub fn safetensors_header_len(first8: &[u8]) -> Result<u64> {
     }
     if n > MAX_SAFETENSORS_HEADER {
         return Err(InputError::new(
+            ErrorKind::Header,
             "safetensors",
             format!("the header claims {n} bytes, more than the format's limit"),
             "a safetensors file with a header of at most 100 MiB",
@@ -56,6 +59,7 @@ pub fn parse_safetensors_header(bytes: &[u8]) -> Result<SafetensorsHeader> {
 pub fn parse_safetensors_shards(shards: &[&[u8]]) -> Result<SafetensorsHeader> {
     if shards.is_empty() || shards.len() > 4096 {
         return Err(InputError::new(
+            ErrorKind::OutOfRange,
             "safetensors",
             format!("{} shards given", shards.len()),
             "the headers of 1 to 4096 shards",
@@ -107,6 +111,7 @@ pub(super) fn read_shard(
     let end = 8 + n as usize;
     let Some(json) = bytes.get(8..end) else {
         return Err(InputError::new(
+            ErrorKind::Header,
             "safetensors",
             format!(
                 "the header is {n} bytes but only {} of them were given",
@@ -117,6 +122,7 @@ pub(super) fn read_shard(
     };
     let bad = |problem: String| {
         InputError::new(
+            ErrorKind::Header,
             "safetensors",
             problem,
             "a safetensors header: {name: {dtype, shape, data_offsets}}",

@@ -20,6 +20,7 @@ pub(super) fn no_gguf(hub: &Hub, repo: &str, want: &str, choices: &[String]) -> 
     };
     let page = hub.page_url(repo);
     input_error!(
+        UnknownName,
         "hub",
         ["`{repo}` has no GGUF file matching `{want}`"],
         ["`{repo}` 没有与 `{want}` 相符的 GGUF 文件"],
@@ -42,6 +43,7 @@ pub(super) fn no_layout(hub: &Hub, repo: &str, params: Option<u64>, gguf: bool) 
     };
     let count = params.map_or_else(|| String::from("N"), |p| p.to_string());
     input_error!(
+        Unsupported,
         "hub",
         ["`{repo}` ({}): {what}", hub.endpoint],
         ["`{repo}`（{}）：{what_zh}", hub.endpoint],
@@ -112,6 +114,7 @@ pub fn failure(hub: &Hub, repo: &str, file: &str, f: Failure) -> InputError {
                 "需授权、私有或不存在"
             };
             input_error!(
+                Hub,
                 "hub",
                 ["`{repo}` on {at} is {why}: HTTP {status} for {what}"],
                 ["{at} 上的 `{repo}` {why_zh}：读取 {what_zh} 得到 HTTP {status}"],
@@ -128,6 +131,7 @@ pub fn failure(hub: &Hub, repo: &str, file: &str, f: Failure) -> InputError {
         {
             if file.is_empty() || code.as_deref() == Some("RepoNotFound") {
                 input_error!(
+                    Hub,
                     "hub",
                     [
                         "`{repo}` is not on {at} (HTTP {status}): it does not exist, or it is private"
@@ -138,6 +142,7 @@ pub fn failure(hub: &Hub, repo: &str, file: &str, f: Failure) -> InputError {
                 )
             } else {
                 input_error!(
+                    Hub,
                     "hub",
                     ["`{repo}` on {at} has no {what} (HTTP {status})"],
                     ["{at} 上的 `{repo}` 没有 {what_zh}（HTTP {status}）"],
@@ -153,6 +158,7 @@ pub fn failure(hub: &Hub, repo: &str, file: &str, f: Failure) -> InputError {
         } => {
             let wait = retry_after.map_or_else(String::new, |s| format!(" {s} s"));
             input_error!(
+                Hub,
                 "hub",
                 ["{at} is limiting requests (HTTP 429) while reading {what} of `{repo}`"],
                 ["{at} 正在限制请求（HTTP 429），读取 `{repo}` 的 {what_zh} 时"],
@@ -163,6 +169,7 @@ pub fn failure(hub: &Hub, repo: &str, file: &str, f: Failure) -> InputError {
             )
         }
         Failure::Status { status, .. } => input_error!(
+            Hub,
             "hub",
             ["{at} answered HTTP {status} for {what} of `{repo}`"],
             ["{at} 对 `{repo}` 的 {what_zh} 返回 HTTP {status}"],
@@ -170,6 +177,7 @@ pub fn failure(hub: &Hub, repo: &str, file: &str, f: Failure) -> InputError {
             ["能正常应答的仓库：稍后再试，或改用{mirror_zh}"],
         ),
         Failure::Timeout(secs) => input_error!(
+            Hub,
             "hub",
             ["{at} did not answer within {secs} s for {what} of `{repo}`"],
             ["{at} 在 {secs} 秒内没有应答（`{repo}` 的 {what_zh}）"],
@@ -177,6 +185,7 @@ pub fn failure(hub: &Hub, repo: &str, file: &str, f: Failure) -> InputError {
             ["可访问的仓库：检查网络，或改用{mirror_zh}"],
         ),
         Failure::Network(why) => input_error!(
+            Hub,
             "hub",
             ["{at} could not be reached for {what} of `{repo}`: {why}"],
             ["无法访问 {at}（`{repo}` 的 {what_zh}）：{why}"],
@@ -186,6 +195,7 @@ pub fn failure(hub: &Hub, repo: &str, file: &str, f: Failure) -> InputError {
         Failure::TooLarge(n) => {
             let max = MAX_HEADER_BYTES >> 20;
             input_error!(
+                Hub,
                 "hub",
                 [
                     "{what} of `{repo}` announces a header of {n} bytes, over the {max} MiB vramfit reads"
@@ -200,6 +210,7 @@ pub fn failure(hub: &Hub, repo: &str, file: &str, f: Failure) -> InputError {
         Failure::TooLong(n) => {
             let max = super::MAX_TEXT_BYTES >> 20;
             input_error!(
+                Hub,
                 "hub",
                 [
                     "{what} of `{repo}` has {n} bytes, over the {max} MiB vramfit reads of such a file"
@@ -210,6 +221,7 @@ pub fn failure(hub: &Hub, repo: &str, file: &str, f: Failure) -> InputError {
             )
         }
         Failure::Unreadable(why) => input_error!(
+            Hub,
             "hub",
             ["{at} sent for {what} of `{repo}` what vramfit cannot read: {why}"],
             ["{at} 返回的 `{repo}` 的 {what_zh} 无法读取：{why}"],
@@ -239,6 +251,7 @@ pub fn in_file(
     #[cfg(feature = "zh")]
     let zh = e.zh();
     input_error!(
+        [= e.kind],
         "hub",
         ["`{repo}` ({at}), {}: {problem}", shown_field(file, field)],
         [= format!("`{repo}`（{at}），{}：{}", shown_field(file, field), zh.problem)],

@@ -74,6 +74,7 @@ impl HubKind {
             "hf" | "huggingface" | "hugging-face" => Ok(HubKind::HuggingFace),
             "modelscope" | "ms" => Ok(HubKind::ModelScope),
             _ => Err(input_error!(
+                UnknownName,
                 "hub",
                 ["`{text}` is not a kind of hub"],
                 ["`{text}` 不是一种模型仓库"],
@@ -126,6 +127,7 @@ impl Hub {
         }) && !e.contains(['?', '#', ' ', '@']);
         if !ok {
             return Err(input_error!(
+                Malformed,
                 "hub",
                 ["`{endpoint}` is not the address of a hub"],
                 ["`{endpoint}` 不是模型仓库的地址"],
@@ -233,6 +235,7 @@ pub fn repo_id(text: &str) -> Result<String> {
         Ok(format!("{owner}/{name}"))
     } else {
         Err(input_error!(
+            Malformed,
             "hub",
             ["`{text}` is not a repo id"],
             ["`{text}` 不是仓库名"],

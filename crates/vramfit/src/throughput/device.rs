@@ -89,6 +89,7 @@ pub(super) fn checked(d: &Device) -> Result<Device> {
     let bandwidth = d.bandwidth_bytes_per_s;
     if !(1e6..=1e16).contains(&bandwidth) {
         return Err(input_error!(
+            OutOfRange,
             "gpu",
             ["has a memory bandwidth of {} B/s", number_text(bandwidth)],
             ["显存带宽为 {} B/s", number_text(bandwidth)],
@@ -99,6 +100,7 @@ pub(super) fn checked(d: &Device) -> Result<Device> {
     let flops = d.flops_16bit;
     if !(1e9..=1e19).contains(&flops) {
         return Err(input_error!(
+            OutOfRange,
             "gpu",
             ["has a 16-bit throughput of {} FLOPS", number_text(flops)],
             ["16 位算力为 {} FLOPS", number_text(flops)],

@@ -335,6 +335,7 @@ fn validate(i: &InferenceInput) -> Result<()> {
     for (field, v) in positive {
         if v == 0 {
             return Err(input_error!(
+                OutOfRange,
                 field,
                 "is 0",
                 "为 0",
@@ -345,6 +346,7 @@ fn validate(i: &InferenceInput) -> Result<()> {
     }
     if i.active_params == 0 {
         return Err(input_error!(
+            OutOfRange,
             "active_params",
             "is 0",
             "为 0",
@@ -354,6 +356,7 @@ fn validate(i: &InferenceInput) -> Result<()> {
     }
     if i.dense_weight_bytes == 0 && i.expert_weight_bytes == 0 {
         return Err(input_error!(
+            Missing,
             "dense_weight_bytes",
             "no weight bytes are given",
             "没有给出权重字节数",
@@ -363,6 +366,7 @@ fn validate(i: &InferenceInput) -> Result<()> {
     }
     if i.windowed_layers > i.layers {
         return Err(input_error!(
+            OutOfRange,
             "windowed_layers",
             [
                 "is {}, more than the {} layers",
@@ -377,6 +381,7 @@ fn validate(i: &InferenceInput) -> Result<()> {
     if i.experts == 0 {
         if i.expert_weight_bytes > 0 {
             return Err(input_error!(
+                Conflict,
                 "expert_weight_bytes",
                 "routed-expert bytes are given for a model without experts",
                 "模型没有路由专家，却给出了专家权重字节数",
@@ -386,6 +391,7 @@ fn validate(i: &InferenceInput) -> Result<()> {
         }
     } else if i.experts_per_token == 0 || i.experts_per_token > i.experts {
         return Err(input_error!(
+            OutOfRange,
             "experts_per_token",
             ["is {} with {} experts", i.experts_per_token, i.experts],
             ["为 {}，专家数为 {}", i.experts_per_token, i.experts],

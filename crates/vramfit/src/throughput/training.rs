@@ -186,6 +186,7 @@ fn validate(i: &TrainingInput) -> Result<()> {
     for (field, v) in counts {
         if v == 0 {
             return Err(input_error!(
+                OutOfRange,
                 field,
                 "is 0",
                 "为 0",
@@ -196,6 +197,7 @@ fn validate(i: &TrainingInput) -> Result<()> {
     }
     if i.pp > i.gpus {
         return Err(input_error!(
+            OutOfRange,
             "pp",
             ["is {}, more than the {} GPUs", i.pp, i.gpus],
             ["为 {}，多于 GPU 数 {}", i.pp, i.gpus],
