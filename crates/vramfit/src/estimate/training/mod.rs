@@ -1,0 +1,61 @@
+//! Training and fine-tuning: weights, gradients, optimizer states, saved activations and the
+//! step's temporaries under each precision regime, LoRA/QLoRA, ZeRO with offload, and parallelism.
+//!
+//! The run is computed first as numbers alone ([`figures`]: weights, gradients, optimizer states,
+//! activations, temporaries, buffers, offload), then the peak's phase is decided from them
+//! ([`phase`]), then the parts are added with their bytes, and their formulas and notes when the
+//! run builds text ([`render`]).
+
+mod figures;
+mod phase;
+mod render;
+
+use super::PeakSource;
+use super::engine::{
+    CardTraits, Context, ExpertParallel, Formats, LayerOffload, PastTrained, Required, Rules,
+};
+use super::{Parts, Phase, Run};
+use crate::throughput::Runtime;
+use crate::units::Bytes;
+use phase::PeakFigures;
+
+/// Training's decisions: PyTorch's allocator, the sequence as its context, a GGUF file
+/// dequantized on load.
+pub(super) const RULES: Rules = Rules {
+    name: "training",
+    peak: PeakSource::Torch,
+    kv_dtypes: None,
+    required: Required::Total,
+    context: Context::Sequence,
+    past_trained: PastTrained::Runs,
+    offload: LayerOffload::None,
+    dequantizes_gguf: true,
+    decompressed_mla: true,
+    expert_parallel: ExpertParallel::None,
+    downcasts_fp32: false,
+    native_kv_formats: false,
+    flash_only_when_asked: false,
+    runtime: Runtime::Transformers,
+    formats: Formats::Checkpoint,
+    reads: CardTraits {
+        workspace: true,
+        vllm_defaults: false,
+        memory: false,
+    },
+};
+
+impl Run<'_> {
+    /// The training run's parts, and the peak's phase, the trainable parameters and the bytes
+    /// offloaded to CPU memory (or NVMe).
+    pub(super) fn training(&self, p: &mut Parts) -> (Phase, u64, u64) {
+        let f = self.training_figures();
+        let peak = PeakFigures::of(&f, self.zero);
+        self.add_training_parts(&f, p);
+        self.keep_alive_at_peak(&peak, p);
+        (peak.phase, f.basis.trainable, f.cpu)
+    }
+}
+
+/// NCCL communicator buffers for multi-GPU training: about 512 MiB (an estimate: NCCL's default
+/// 4 MiB buffers × channels × peers; no measurement in the reference data).
+pub const NCCL_BUFFERS: Bytes = Bytes::mib(512);

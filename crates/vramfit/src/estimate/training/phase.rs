@@ -1,0 +1,96 @@
+//! The peak's phase: the end of forward (activations, logits, autocast copies alive; no gradients
+//! yet, since `zero_grad` sets them to None) against the end of backward and the optimizer step
+//! (gradients and step temporaries), and which parts are alive at it.
+
+use super::figures::TrainingFigures;
+use crate::estimate::{ComponentKind, Parts, Phase, Run};
+
+/// The phase that holds the most of the run's parts.
+pub(super) struct PeakFigures {
+    pub(super) phase: Phase,
+    /// With full checkpointing, the loss's tensors and the recomputed block are not alive
+    /// together: the end of forward holds the larger of the two, and this is the smaller.
+    pub(super) overlap: u64,
+}
+
+impl PeakFigures {
+    /// Weighs the end of forward (activations, the loss's tensors, autocast copies, the
+    /// dequant buffer and, under ZeRO, its buffers) against the end of backward (gradients, the
+    /// embedding's gradient buffer, the buckets) and the optimizer step (gradients, the step's
+    /// temporaries, the buckets).
+    pub(super) fn of(f: &TrainingFigures, zero: u8) -> Self {
+        let acts = f.activations.bytes;
+        let overlap = f.activations.recomputed.min(f.logits).min(acts);
+        let buckets = f.buckets.bytes;
+        let g = f.gradients.bytes;
+        let forward = acts
+            .saturating_add(f.logits - overlap)
+            .saturating_add(f.autocast_copies)
+            .saturating_add(f.dequant)
+            .saturating_add(if zero == 0 { 0 } else { buckets });
+        let step = g.saturating_add(f.step.bytes).saturating_add(buckets);
+        let backward = g
+            .saturating_add(f.embedding_buffer.bytes)
+            .saturating_add(buckets);
+        let phase = if forward >= step && forward >= backward {
+            Phase::ForwardLoss
+        } else if backward > step {
+            Phase::Backward
+        } else {
+            Phase::OptimizerStep
+        };
+        PeakFigures { phase, overlap }
+    }
+}
+
+impl Run<'_> {
+    /// Keeps only the components alive at the peak in the torch total (the others are shown,
+    /// marked not at the peak); at the end of forward, takes the checkpointing overlap off the
+    /// PyTorch peak.
+    pub(super) fn keep_alive_at_peak(&self, peak: &PeakFigures, p: &mut Parts) {
+        let phase = peak.phase;
+        for c in &mut p.comps {
+            if alive_at(phase, c.key.kind) {
+                continue;
+            }
+            if self.text {
+                super::render::not_at_peak(c, phase);
+            }
+            c.torch = false;
+            c.key.at_peak = false;
+        }
+        if phase == Phase::ForwardLoss && peak.overlap > 0 {
+            let alive = p
+                .comps
+                .iter()
+                .filter(|c| c.torch)
+                .map(|c| c.bytes.get())
+                .fold(0, u64::saturating_add);
+            p.peak = Some(alive.saturating_sub(peak.overlap));
+        }
+    }
+}
+
+/// Whether a training part is alive at `phase`: the end of forward holds no gradients yet
+/// (`zero_grad` sets them to None) nor the step's buffers; the optimizer step no longer holds the
+/// forward's tensors; the end of backward holds neither the forward's nor the step's.
+fn alive_at(phase: Phase, kind: ComponentKind) -> bool {
+    use ComponentKind as K;
+    !matches!(
+        (phase, kind),
+        (
+            Phase::ForwardLoss,
+            K::Gradients | K::StepTemporaries | K::DdpBuckets | K::EmbeddingGradBuffer
+        ) | (
+            Phase::OptimizerStep,
+            K::Activations
+                | K::Logits
+                | K::AutocastCopies
+                | K::DequantBuffer
+                | K::EmbeddingGradBuffer
+        ) | (
+            Phase::Backward,
+            K::Activations | K::Logits | K::AutocastCopies | K::DequantBuffer | K::StepTemporaries
+        )
+    )
+}
