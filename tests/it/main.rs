@@ -12,3 +12,4 @@ mod ollama_calibration;
 mod sglang_calibration;
 mod throughput;
 mod torch_reference;
+mod trtllm_calibration;

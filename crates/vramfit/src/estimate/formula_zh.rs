@@ -229,6 +229,60 @@ pub(super) mod tests {
                 });
             }
         }
+        out.extend(trtllm_shapes());
+        out
+    }
+
+    /// TensorRT-LLM's run shapes (after the others, which keep their places): every model on no
+    /// card, an H100, an A100 (fp8 refused there) and a B200 (nvfp4), with its own settings.
+    fn trtllm_shapes() -> Vec<EstimateInput> {
+        let mut out = Vec::new();
+        for model in [
+            "meta-llama/Llama-3.1-8B",
+            "google/gemma-3-27b-it",
+            "mistralai/Mixtral-8x7B-v0.1",
+            "deepseek-ai/DeepSeek-V3",
+            "openai/gpt-oss-20b",
+        ] {
+            for gpu in [
+                None,
+                Some("h100-sxm5-80gb"),
+                Some("a100-sxm4-80gb"),
+                Some("b200-180gb"),
+            ] {
+                let t = EstimateInput {
+                    model: Some(model.to_string()),
+                    mode: Mode::Serve,
+                    engine: Engine::Trtllm,
+                    gpu: gpu.map(str::to_string),
+                    ..EstimateInput::default()
+                };
+                out.extend([
+                    t.clone(),
+                    EstimateInput {
+                        kv_dtype: crate::precision::KvDtype::Fp8,
+                        quantization: Quantization::Fp8,
+                        max_num_batched_tokens: Some(23_552.0),
+                        max_model_len: Some(8192.0),
+                        free_gpu_memory_fraction: Some(0.8),
+                        ..t.clone()
+                    },
+                    EstimateInput {
+                        kv_dtype: crate::precision::KvDtype::Nvfp4,
+                        tp: 2.0,
+                        gpus: Some(2.0),
+                        cuda_graphs: false,
+                        ..t.clone()
+                    },
+                    EstimateInput {
+                        mode: Mode::Inference,
+                        batch: 32.0,
+                        max_model_len: Some(32_768.0),
+                        ..t
+                    },
+                ]);
+            }
+        }
         out
     }
 
@@ -320,6 +374,11 @@ pub(super) mod tests {
         "train",
         "theory",
         "SGLang",
+        "TensorRT",
+        "LLM",
+        "max_seq_len",
+        "max_num_tokens",
+        "free_gpu_memory_fraction",
         "mem_fraction_static",
         "context_length",
         "max_running_requests",

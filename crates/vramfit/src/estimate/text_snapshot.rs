@@ -30,13 +30,14 @@ fn fnv(s: &str) -> u64 {
 }
 
 /// The snapshot files, each with the run shapes it holds.
-const GROUPS: [&str; 7] = [
+const GROUPS: [&str; 8] = [
     "hf-inference",
     "training",
     "vllm",
     "sglang",
     "llamacpp",
     "ollama",
+    "trtllm",
     "other",
 ];
 
@@ -50,6 +51,7 @@ fn group(input: &EstimateInput) -> &'static str {
         (_, Engine::Sglang) => "sglang",
         (_, Engine::Llamacpp) => "llamacpp",
         (_, Engine::Ollama) => "ollama",
+        (_, Engine::Trtllm) => "trtllm",
         _ => "other",
     }
 }

@@ -281,7 +281,7 @@ impl Run<'_> {
             false,
             formula!(self.text; let size = b(f.extra);
                 ["autotuner, attention workspace and sampler buffers during the profile: {size} (fitted: a published TensorRT-LLM 0.20 H100 pool not exceeded)"],
-                ["剖析期间的 autotuner、注意力工作区与采样缓冲：{size}（拟合：不超过 TensorRT-LLM 0.20 在 H100 上公布的池）"]
+                ["剖析期间的内核自动调优、注意力工作区与采样缓冲：{size}（拟合：不超过 TensorRT-LLM 0.20 在 H100 上公布的池）"]
             ),
             en_str!("What the profile holds beyond the parts above."),
             zh_str!("剖析时在以上各项之外占用的显存。"),

@@ -699,19 +699,17 @@ impl EstimateInput {
             (Some(id), None) => Some(gpus(id.trim()).ok_or_else(|| {
                 // Why the catalog does not name it (nothing, or several cards), or, for a lookup
                 // of the caller's own, that it does not.
-                crate::gpu::lookup_gpu("gpu", id)
-                    .err()
-                    .unwrap_or_else(|| {
-                        let id = id.trim();
-                        input_error!(
-                            UnknownGpu,
-                            "gpu",
-                            ["no GPU named `{id}`"],
-                            ["没有这个 GPU：`{id}`"],
-                            "a GPU of the given catalog",
-                            "所给目录中的 GPU",
-                        )
-                    })
+                crate::gpu::lookup_gpu("gpu", id).err().unwrap_or_else(|| {
+                    let id = id.trim();
+                    input_error!(
+                        UnknownGpu,
+                        "gpu",
+                        ["no GPU named `{id}`"],
+                        ["没有这个 GPU：`{id}`"],
+                        "a GPU of the given catalog",
+                        "所给目录中的 GPU",
+                    )
+                })
             })?),
             (None, Some(m)) => {
                 let memory = parse_size("gpu_memory", m)?;
