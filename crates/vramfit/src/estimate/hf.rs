@@ -39,8 +39,58 @@ pub(super) const RULES: Rules = Rules {
     },
 };
 
+/// Every number of a transformers inference run and no text: what [`Run::hf_inference`] adds to
+/// the parts, and what [`Run::hf_components`] writes the formulas of.
+pub(super) struct HfFigures {
+    /// The weights in their stored format.
+    pub(super) weights: u64,
+    /// Layers on this GPU.
+    pub(super) layers: u64,
+    /// The KV cache of prompt and output (at the last token), and of the prompt (at the prefill).
+    pub(super) kv_end: u64,
+    pub(super) kv_prefill: u64,
+    /// Whisper's cross-attention keys and values and the encoder's output (0 without frames).
+    pub(super) cross: u64,
+    /// Bytes per token in the widest op of one block, and the eager scores' bytes per token².
+    pub(super) per_token: u64,
+    pub(super) scores: u64,
+    /// The encoder's frames (0 for a model without an encoder).
+    pub(super) frames: u64,
+    /// The longer pass's tokens per sequence, and over the batch.
+    pub(super) seq: u64,
+    pub(super) tokens: u64,
+    /// The decoder's (or the whole model's) activations, and the encoder's pass.
+    pub(super) acts: u64,
+    pub(super) acts_encoder: u64,
+    /// Positions whose logits are kept at the prefill.
+    pub(super) kept: u64,
+    /// The prefill's logits.
+    pub(super) logits: u64,
+    /// The decoder's prefill: its cache, the cross-attention, and the larger of one block and
+    /// the head (the logits and the final norm's output).
+    pub(super) decoder_prefill: u64,
+    /// Each generated token's logits and generate's fp32 copy (0 without new tokens).
+    pub(super) decode_logits: u64,
+    /// Where the peak is: the prefill (with the encoder's pass) or the last generated token.
+    pub(super) phase: Phase,
+    /// PyTorch-allocated bytes at the peak.
+    pub(super) peak: u64,
+}
+
 impl Run<'_> {
+    /// `generate` with transformers: its figures (numbers alone), their components with the
+    /// text, the CUDA context and cuBLAS workspace.
     pub(super) fn hf_inference(&self, p: &mut Parts) -> (Phase, u64, u64) {
+        let f = self.hf_figures();
+        p.peak = Some(f.peak);
+        self.hf_components(&f, p);
+        self.context_and_workspace(p);
+        (f.phase, 0, 0)
+    }
+
+    /// The figures of `generate`: the weights, the cache at the prefill and at the last token,
+    /// one block's activations, the logits, and which of the two phases peaks.
+    fn hf_figures(&self) -> HfFigures {
         let a = &self.arch;
         let w = per_gpu_weight_bytes(a, self.dtype, &self.quantization, self.tp, self.pp);
         let w = if a.is_detailed() {
@@ -48,18 +98,14 @@ impl Run<'_> {
         } else {
             self.opaque_weights()
         };
-        p.add(
-            ComponentKind::Weights,
-            w,
-            true,
-            self.weights_formula(w),
-            en_str!("Every weight tensor in its stored format."),
-            zh_str!("每个权重张量按其存储格式计。"),
-        );
         let layers = a.num_layers.div_ceil(self.pp);
-        let (kv_end, kv_text) =
-            self.kv_bytes(self.batch, self.seq_len + self.new_tokens, layers, true);
-        let (kv_prefill, _) = self.kv_bytes(self.batch, self.seq_len, layers, true);
+        let numbers = Run {
+            w: self.w,
+            text: false,
+        };
+        let (kv_end, _) =
+            numbers.kv_bytes(self.batch, self.seq_len + self.new_tokens, layers, true);
+        let (kv_prefill, _) = numbers.kv_bytes(self.batch, self.seq_len, layers, true);
         let act = self.act_bytes();
         let (per_tok, s2) = activations::hf_inference_per_token(a, act);
         // One block at a time. Whisper runs its encoder over the 1,500 frames first, then the
@@ -81,7 +127,6 @@ impl Run<'_> {
                 .saturating_add(eager.div_ceil(self.tp))
         };
         let seq = self.main_seq().max(frames);
-        let tokens = self.batch.saturating_mul(seq);
         let (acts, acts_encoder) = if a.is_detailed() {
             (one_block(self.main_seq()), one_block(frames))
         } else if a.has_image_counts() {
@@ -103,29 +148,12 @@ impl Run<'_> {
                     .saturating_mul(a.hidden_size)
                     .saturating_mul(act),
             );
-        let vocab = a.vocab_size;
         let kept = if self.logits == Logits::All {
             self.seq_len
         } else {
             1
         };
-        // At the LM head every block's tensors are freed: the final norm's output and the
-        // logits it gives are what is alive (a forward without labels returns them in the model's
-        // dtype; generate copies only the last position to fp32, in its decode term).
-        let (logits, head_input) = if a.is_generative() && vocab > 0 {
-            (
-                self.batch
-                    .saturating_mul(kept)
-                    .saturating_mul(vocab)
-                    .saturating_mul(act),
-                self.batch
-                    .saturating_mul(self.main_seq())
-                    .saturating_mul(a.hidden_size)
-                    .saturating_mul(act),
-            )
-        } else {
-            (0, 0)
-        };
+        let (logits, head_input) = self.hf_head(kept);
         let decoder_prefill = kv_prefill
             .saturating_add(cross)
             .saturating_add(acts.max(logits.saturating_add(head_input)));
@@ -133,7 +161,7 @@ impl Run<'_> {
         // Each generated token: the cache of prompt and output, the last position's logits and
         // generate's fp32 copy of them. A prefill alone (no new tokens) has no such step.
         let decode_logits = if self.new_tokens > 0 {
-            self.batch * vocab * (act + 4)
+            self.batch * a.vocab_size * (act + 4)
         } else {
             0
         };
@@ -150,21 +178,135 @@ impl Run<'_> {
             Phase::Decode
         };
         let ws = cublas_workspace(self.hopper()).get();
-        p.peak = Some(w.saturating_add(prefill.max(decode)).saturating_add(ws));
-        let kv_note = if phase == Phase::Prefill && acts_encoder > decoder_prefill {
+        HfFigures {
+            weights: w,
+            layers,
+            kv_end,
+            kv_prefill,
+            cross,
+            per_token: per_tok,
+            scores: s2,
+            frames,
+            seq,
+            tokens: self.batch.saturating_mul(seq),
+            acts,
+            acts_encoder,
+            kept,
+            logits,
+            decoder_prefill,
+            decode_logits,
+            phase,
+            peak: w.saturating_add(prefill.max(decode)).saturating_add(ws),
+        }
+    }
+
+    /// The logits of `kept` positions and the final norm's output they are computed from. At the
+    /// LM head every block's tensors are freed: these are what is alive (a forward without labels
+    /// returns them in the model's dtype; generate copies only the last position to fp32, in its
+    /// decode term).
+    fn hf_head(&self, kept: u64) -> (u64, u64) {
+        let a = &self.arch;
+        if !a.is_generative() || a.vocab_size == 0 {
+            return (0, 0);
+        }
+        let act = self.act_bytes();
+        (
+            self.batch
+                .saturating_mul(kept)
+                .saturating_mul(a.vocab_size)
+                .saturating_mul(act),
+            self.batch
+                .saturating_mul(self.main_seq())
+                .saturating_mul(a.hidden_size)
+                .saturating_mul(act),
+        )
+    }
+
+    /// The components of `generate` from its figures, with their formulas and notes in both
+    /// languages (when the run builds text).
+    fn hf_components(&self, f: &HfFigures, p: &mut Parts) {
+        let a = &self.arch;
+        p.add(
+            ComponentKind::Weights,
+            f.weights,
+            true,
+            self.weights_formula(f.weights),
+            en_str!("Every weight tensor in its stored format."),
+            zh_str!("每个权重张量按其存储格式计。"),
+        );
+        p.add(
+            ComponentKind::KvCache,
+            f.kv_end.saturating_add(f.cross),
+            true,
+            self.hf_kv_text(f),
+            en_str!("Keys and values of every past token; HF's cache grows to prompt + generated tokens."),
+            zh_str!("每个历史 token 的 K 与 V；HF 缓存随提示与生成 token 增长。"),
+        );
+        let acts_shown = f.acts.max(f.acts_encoder);
+        let (en, zh) = if a.is_detailed() {
+            (
+                en_str!(
+                    "Inference frees each block's tensors before the next: only one block's are alive."
+                ),
+                zh_str!("推理时每层张量用完即释放：同一时刻只有一层的中间结果。"),
+            )
+        } else if a.has_image_counts() {
+            (
+                en_str!(
+                    "Counted layer by layer over the network: inference frees each layer's input once nothing reads it."
+                ),
+                zh_str!("逐层计数：推理时每层的输入在无人再读后即释放。"),
+            )
+        } else {
+            (
+                en_str!("Only the parameter count is known: the guide's rule."),
+                zh_str!("仅知参数量：采用指南经验值。"),
+            )
+        };
+        p.add(
+            ComponentKind::Activations,
+            acts_shown,
+            true,
+            self.hf_activations_text(f, acts_shown),
+            en,
+            zh,
+        );
+        let logits_shown = f.logits.max(f.decode_logits);
+        if logits_shown > 0 {
+            p.add(
+                ComponentKind::Logits,
+                logits_shown,
+                true,
+                self.hf_logits_text(f),
+                en_str!("The LM head's output; generate keeps the last position in fp32."),
+                zh_str!("语言模型头的输出；generate 以 fp32 保存最后位置。"),
+            );
+        }
+    }
+
+    /// The KV cache's formula: the cache at the last token, Whisper's cross-attention, and how
+    /// much of it the prefill's peak holds.
+    fn hf_kv_text(&self, f: &HfFigures) -> Formula {
+        if !self.text {
+            return Formula::default();
+        }
+        let (_, kv_text) =
+            self.kv_bytes(self.batch, self.seq_len + self.new_tokens, f.layers, true);
+        let kv_note = if f.phase == Phase::Prefill && f.acts_encoder > f.decoder_prefill {
             formula!(self.text; text " (none of it exists yet at the peak, the encoder's pass)", "（峰值在编码器前向时，此时尚未分配）")
-        } else if phase == Phase::Prefill && kv_end > kv_prefill {
+        } else if f.phase == Phase::Prefill && f.kv_end > f.kv_prefill {
             formula!(self.text;
-                let filled = b(kv_prefill + cross);
+                let filled = b(f.kv_prefill + f.cross);
                 [" (at the prefill peak {filled} of it is filled)"],
                 ["（预填充峰值时已填充 {filled}）"]
             )
         } else {
             Formula::default()
         };
-        let cross_text = if cross > 0 {
+        let cross_text = if f.cross > 0 {
+            let (frames, layers) = (f.frames, f.layers);
             formula!(self.text;
-                let (hidden, seqs, size) = (a.hidden_size, self.batch, b(cross));
+                let (hidden, seqs, size) = (self.arch.hidden_size, self.batch, b(f.cross));
                 [
                     " + cross-attention K and V of {frames} encoder frames × {layers} layers and the encoder's output ({hidden} hidden) × {seqs} seq = {size}"
                 ],
@@ -175,22 +317,27 @@ impl Run<'_> {
         } else {
             Formula::default()
         };
-        p.add(
-            ComponentKind::KvCache,
-            kv_end.saturating_add(cross),
-            true,
-            formula!(self.text;
-                ["{}{}{}", kv_text.en, cross_text.en, kv_note.en],
-                ["{}{}{}", kv_text.zh, cross_text.zh, kv_note.zh]
-            ),
-            en_str!("Keys and values of every past token; HF's cache grows to prompt + generated tokens."),
-            zh_str!("每个历史 token 的 K 与 V；HF 缓存随提示与生成 token 增长。"),
-        );
-        let acts_shown = acts.max(acts_encoder);
-        let logits_shown = logits.max(decode_logits);
+        formula!(self.text;
+            ["{}{}{}", kv_text.en, cross_text.en, kv_note.en],
+            ["{}{}{}", kv_text.zh, cross_text.zh, kv_note.zh]
+        )
+    }
+
+    /// The activations' formula: one block's widest op, an image network's layers, or the
+    /// guide's share of the weights.
+    // Built without a language, the last two branches are the same empty formula.
+    #[cfg_attr(
+        not(any(feature = "en", feature = "zh")),
+        allow(clippy::if_same_then_else)
+    )]
+    fn hf_activations_text(&self, f: &HfFigures, acts_shown: u64) -> Formula {
+        let a = &self.arch;
+        let act = self.act_bytes();
         if a.is_detailed() {
+            let (per_tok, seq) = (f.per_token, f.seq);
             let eager_text = if self.kernel == Kernel::Eager {
-                let (batch, heads, bytes) = (self.batch, a.num_heads, s2 / a.num_heads.max(1));
+                let (batch, heads, bytes) =
+                    (self.batch, a.num_heads, f.scores / a.num_heads.max(1));
                 formula!(self.text;
                     [" + eager scores {batch} × {heads} heads × {seq}² × {bytes} B"],
                     [" + eager 注意力分数 {batch} × {heads} 个头 × {seq}² × {bytes} B"]
@@ -198,90 +345,64 @@ impl Run<'_> {
             } else {
                 Formula::default()
             };
-            p.add(
-                ComponentKind::Activations,
-                acts_shown,
-                true,
-                formula!(self.text;
-                    let (tokens, size) = (thousands(tokens), b(acts_shown));
-                    [
-                        "{tokens} tokens × {per_tok} B per token in the widest op of one block{} = {size}",
-                        eager_text.en
-                    ],
-                    [
-                        "{tokens} token × {per_tok} B 每 token，取一个块内最宽的算子{} = {size}",
-                        eager_text.zh
-                    ]
-                ),
-                en_str!("Inference frees each block's tensors before the next: only one block's are alive."),
-                zh_str!("推理时每层张量用完即释放：同一时刻只有一层的中间结果。"),
-            );
+            formula!(self.text;
+                let (tokens, size) = (thousands(f.tokens), b(acts_shown));
+                [
+                    "{tokens} tokens × {per_tok} B per token in the widest op of one block{} = {size}",
+                    eager_text.en
+                ],
+                [
+                    "{tokens} token × {per_tok} B 每 token，取一个块内最宽的算子{} = {size}",
+                    eager_text.zh
+                ]
+            )
         } else if a.has_image_counts() {
-            p.add(
-                ComponentKind::Activations,
-                acts_shown,
-                true,
-                formula!(self.text;
-                    [
-                        "{} {} × {} elements alive at the widest point of the forward pass ({s} × {s} pixels) × {act} B = {}",
-                        self.batch,
-                        if self.batch == 1 { "image" } else { "images" },
-                        thousands(a.image_working),
-                        b(acts),
-                        s = a.image_size,
-                    ],
-                    [
-                        "{} 张图像 × {} 个元素，前向传播最宽处同时存活（{s} × {s} 像素）× {act} B = {}",
-                        self.batch,
-                        thousands(a.image_working),
-                        b(acts),
-                        s = a.image_size,
-                    ]
-                ),
-                en_str!("Counted layer by layer over the network: inference frees each layer's input once nothing reads it."),
-                zh_str!("逐层计数：推理时每层的输入在无人再读后即释放。"),
-            );
+            formula!(self.text;
+                [
+                    "{} {} × {} elements alive at the widest point of the forward pass ({s} × {s} pixels) × {act} B = {}",
+                    self.batch,
+                    if self.batch == 1 { "image" } else { "images" },
+                    thousands(a.image_working),
+                    b(f.acts),
+                    s = a.image_size,
+                ],
+                [
+                    "{} 张图像 × {} 个元素，前向传播最宽处同时存活（{s} × {s} 像素）× {act} B = {}",
+                    self.batch,
+                    thousands(a.image_working),
+                    b(f.acts),
+                    s = a.image_size,
+                ]
+            )
         } else {
-            p.add(
-                ComponentKind::Activations,
-                acts_shown,
-                true,
-                formula!(self.text;
-                    ["0.2 × weights (the guide's 10–30 %) = {}", b(acts)],
-                    ["0.2 × 权重（指南的 10–30 %) = {}", b(acts)]
-                ),
-                en_str!("Only the parameter count is known: the guide's rule."),
-                zh_str!("仅知参数量：采用指南经验值。"),
-            );
+            formula!(self.text;
+                ["0.2 × weights (the guide's 10–30 %) = {}", b(f.acts)],
+                ["0.2 × 权重（指南的 10–30 %) = {}", b(f.acts)]
+            )
         }
-        if logits_shown > 0 {
-            let text = if logits >= decode_logits {
-                formula!(self.text;
-                    let (batch, seq, hidden, size) = (self.batch, self.main_seq(), a.hidden_size, b(logits));
-                    [
-                        "{batch} × {kept} × {vocab} vocab × {act} B = {size}, alive at the head with the final norm's output {batch} × {seq} × {hidden} hidden × {act} B (the prefill holds the larger of these two and one block)"
-                    ],
-                    [
-                        "{batch} × {kept} × {vocab} 词表 × {act} B = {size}，在输出头处与最后一个归一化的输出 {batch} × {seq} × {hidden} 隐藏维度 × {act} B 同时存在（预填充取这两者与一个块中的较大者）"
-                    ]
-                )
-            } else {
-                formula!(self.text;
-                    let (batch, size) = (self.batch, b(decode_logits));
-                    ["{batch} × {vocab} vocab × ({act} B + 4 B fp32 copy) of the last position = {size}"],
-                    ["{batch} × {vocab} 词表 × ({act} B + 4 B fp32 副本)，末位置 = {size}"]
-                )
-            };
-            p.add(
-                ComponentKind::Logits,
-                logits_shown,
-                true,
-                text,
-                en_str!("The LM head's output; generate keeps the last position in fp32."),
-                zh_str!("语言模型头的输出；generate 以 fp32 保存最后位置。"),
-            );
+    }
+
+    /// The logits' formula: the prefill's, with the final norm's output, or the last
+    /// position's with generate's fp32 copy.
+    fn hf_logits_text(&self, f: &HfFigures) -> Formula {
+        let a = &self.arch;
+        let (act, kept, vocab) = (self.act_bytes(), f.kept, a.vocab_size);
+        if f.logits >= f.decode_logits {
+            formula!(self.text;
+                let (batch, seq, hidden, size) = (self.batch, self.main_seq(), a.hidden_size, b(f.logits));
+                [
+                    "{batch} × {kept} × {vocab} vocab × {act} B = {size}, alive at the head with the final norm's output {batch} × {seq} × {hidden} hidden × {act} B (the prefill holds the larger of these two and one block)"
+                ],
+                [
+                    "{batch} × {kept} × {vocab} 词表 × {act} B = {size}，在输出头处与最后一个归一化的输出 {batch} × {seq} × {hidden} 隐藏维度 × {act} B 同时存在（预填充取这两者与一个块中的较大者）"
+                ]
+            )
+        } else {
+            formula!(self.text;
+                let (batch, size) = (self.batch, b(f.decode_logits));
+                ["{batch} × {vocab} vocab × ({act} B + 4 B fp32 copy) of the last position = {size}"],
+                ["{batch} × {vocab} 词表 × ({act} B + 4 B fp32 副本)，末位置 = {size}"]
+            )
         }
-        self.context_and_workspace(p);
-        (phase, 0, 0)
     }
 }

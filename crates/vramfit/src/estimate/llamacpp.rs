@@ -67,7 +67,17 @@ impl Run<'_> {
         tensor_bytes(&self.quantization, &self.arch, self.dtype, t)
     }
 
+    /// llama.cpp (and Ollama's planned run of it): its figures (numbers alone), their components
+    /// with the text; the bytes kept in CPU memory.
     pub(super) fn llamacpp(&self, p: &mut Parts) -> (Phase, u64, u64) {
+        let f = self.llamacpp_figures();
+        self.llamacpp_components(&f, p);
+        (Phase::Decode, 0, f.cpu)
+    }
+
+    /// llama.cpp's figures: the blocks on the GPUs and the busiest GPU's weights, KV cache and
+    /// compute buffer, and what stays in CPU memory.
+    fn llamacpp_figures(&self) -> LlamacppFigures {
         let a = &self.arch;
         let layers = a.num_layers.max(1);
         // llama.cpp (since PR #18148, December 2025) gives -ngl's first layer to the output layer,
@@ -84,6 +94,59 @@ impl Run<'_> {
         // the default), each with its blocks' KV cache and its own compute buffer; the output
         // layer goes to the last. Shown is the most loaded GPU.
         let split = (self.dp * self.pp).clamp(1, on_gpu.max(1));
+        let place = self.llamacpp_placement(on_gpu, output_on_gpu, split);
+        let ctx = self.max_model_len;
+        let c = self.llamacpp_compute(ctx);
+        // The logits (last GPU only) or a block's largest stage, on a GPU with blocks or the
+        // output.
+        let compute_of = |g: usize| {
+            let logits = if output_on_gpu && g + 1 == split as usize {
+                c.ubatch * (a.vocab_size + a.hidden_size) * 4
+            } else {
+                0
+            };
+            let block = c.ffn.max(c.attention);
+            let c = if place.stage_layers[g] > 0 {
+                logits.max(block)
+            } else {
+                logits
+            };
+            (c, logits)
+        };
+        let mut busiest = 0;
+        let mut most = 0;
+        for g in 0..split as usize {
+            let kv = self.llamacpp_kv(ctx, place.stage_layers[g]).bytes;
+            let t = place.stage_w[g]
+                .saturating_add(kv)
+                .saturating_add(compute_of(g).0);
+            if t >= most {
+                (busiest, most) = (g, t);
+            }
+        }
+        let (compute, logits) = compute_of(busiest);
+        let kv_cpu = self.llamacpp_kv(ctx, layers - on_gpu).bytes;
+        LlamacppFigures {
+            layers,
+            on_gpu,
+            output_on_gpu,
+            split,
+            busiest,
+            busiest_layers: place.stage_layers[busiest],
+            gpu_weights: place.gpu,
+            weights: place.stage_w[busiest],
+            kv: self.llamacpp_kv(ctx, place.stage_layers[busiest]),
+            compute: LlamacppCompute { logits, ..c },
+            compute_buffer: compute,
+            cpu: place.cpu.saturating_add(kv_cpu),
+        }
+    }
+
+    /// Where the weights go: the last `on_gpu` blocks (and the output layer with
+    /// `output_on_gpu`) on the GPUs, split by layer over `split` of them, the rest in CPU memory.
+    fn llamacpp_placement(&self, on_gpu: u64, output_on_gpu: bool, split: u64) -> Placement {
+        let a = &self.arch;
+        let layers = a.num_layers.max(1);
         let first = layers - on_gpu;
         let mut stage_w = alloc::vec![0u64; split as usize];
         let mut stage_layers = alloc::vec![0u64; split as usize];
@@ -161,17 +224,28 @@ impl Run<'_> {
             let last = stage_w.len() - 1;
             stage_w[last] = stage_w[last].saturating_add(gpu.saturating_sub(blocks));
         }
-        let ctx = self.max_model_len;
-        // Compute buffer: ggml's graph allocator reuses memory from one stage of the graph to the
-        // next, so the buffer is its largest stage, for a ubatch of min(ubatch, context) tokens:
-        // - the output: every token's fp32 logits (llama.cpp reserves for a ubatch of outputs) and
-        //   the final norm's output they are computed from;
-        // - attention without flash attention: the fp32 KQ scores (ubatch × context × heads), their
-        //   mask (ubatch × context) and four ubatch × hidden fp32 tensors of the block;
-        // - a block's feed-forward: ubatch × (4 hidden + 2 FFN width) fp32.
-        // Published load logs (tests/data/llamacpp-buffers.csv) give these to the 0.01 MiB they
-        // print: Llama-3.1-8B, ubatch 512, n_ctx 8192, flash attention off: 512 × 8192 × 33 × 4 B +
-        // 4 × 512 × 4096 × 4 B = 560 MiB; with it, 512 × (128,256 + 4,096) × 4 B = 258.5 MiB.
+        Placement {
+            stage_w,
+            stage_layers,
+            gpu,
+            cpu,
+        }
+    }
+
+    /// The compute buffer's stages for a context of `ctx` (the output's logits left to the GPU
+    /// that holds it). ggml's graph allocator reuses memory from one stage of the graph to the
+    /// next, so the buffer is its largest stage, for a ubatch of min(ubatch, context) tokens:
+    /// - the output: every token's fp32 logits (llama.cpp reserves for a ubatch of outputs) and
+    ///   the final norm's output they are computed from;
+    /// - attention without flash attention: the fp32 KQ scores (ubatch × context × heads), their
+    ///   mask (ubatch × context) and four ubatch × hidden fp32 tensors of the block;
+    /// - a block's feed-forward: ubatch × (4 hidden + 2 FFN width) fp32.
+    ///
+    /// Published load logs (tests/data/llamacpp-buffers.csv) give these to the 0.01 MiB they
+    /// print: Llama-3.1-8B, ubatch 512, n_ctx 8192, flash attention off: 512 × 8192 × 33 × 4 B +
+    /// 4 × 512 × 4096 × 4 B = 560 MiB; with it, 512 × (128,256 + 4,096) × 4 B = 258.5 MiB.
+    fn llamacpp_compute(&self, ctx: u64) -> LlamacppCompute {
+        let a = &self.arch;
         let ub = self.ubatch.min(ctx.max(1));
         let ffn = ub * (a.hidden_size * 4 + activations::token_ffn_width(a) * 2) * 4;
         let attention = if self.kernel == Kernel::Eager {
@@ -182,156 +256,26 @@ impl Run<'_> {
         } else {
             0
         };
-        let block = ffn.max(attention);
-        // The logits (last GPU only) or a block's largest stage, on a GPU with blocks or the
-        // output.
-        let compute_of = |g: usize| {
-            let logits = if output_on_gpu && g + 1 == split as usize {
-                ub * (a.vocab_size + a.hidden_size) * 4
-            } else {
-                0
-            };
-            let c = if stage_layers[g] > 0 {
-                logits.max(block)
-            } else {
-                logits
-            };
-            (c, logits)
-        };
-        let mut busiest = 0;
-        let mut most = 0;
-        for g in 0..split as usize {
-            let kv = self.kv_bytes_llamacpp(ctx, stage_layers[g]).0;
-            let t = stage_w[g]
-                .saturating_add(kv)
-                .saturating_add(compute_of(g).0);
-            if t >= most {
-                (busiest, most) = (g, t);
-            }
+        LlamacppCompute {
+            ubatch: ub,
+            ffn,
+            attention,
+            logits: 0,
         }
-        let w = stage_w[busiest];
-        let (kv, kv_text) = self.kv_bytes_llamacpp(ctx, stage_layers[busiest]);
-        let (compute, logits) = compute_of(busiest);
-        let on = if split > 1 {
-            let (n, here) = (busiest + 1, stage_layers[busiest]);
-            let output = busiest + 1 == split as usize && output_on_gpu;
-            formula!(self.text;
-                [
-                    " (GPU {n} of {split}: {here} of them{})",
-                    if output { " + output layer" } else { "" }
-                ],
-                [
-                    "（GPU {n} / {split}：其中 {here} 块{}）",
-                    if output { " + 输出层" } else { "" }
-                ]
-            )
-        } else {
-            Formula::default()
-        };
-        let formula = if a.is_detailed() {
-            formula!(self.text;
-                let size = b(w);
-                [
-                    "{on_gpu} of {layers} blocks{} on the GPU{}; token embeddings stay in CPU memory = {size}",
-                    if output_on_gpu { " + output layer" } else { "" },
-                    on.en
-                ],
-                [
-                    "{on_gpu} / {layers} 块{}在 GPU 上{}；词嵌入留在 CPU 内存 = {size}",
-                    if output_on_gpu { " + 输出层" } else { "" },
-                    on.zh
-                ]
-            )
-        } else if split > 1 {
-            formula!(self.text;
-                let (wf, size) = (self.weights_formula(gpu), b(w));
-                ["{} / {split} GPUs = {size}", wf.en],
-                ["{} / {split} 个 GPU = {size}", wf.zh]
-            )
-        } else {
-            self.weights_formula(gpu)
-        };
-        p.add(
-            ComponentKind::Weights,
-            w,
-            false,
-            formula,
-            en_str!("llama.cpp offloads whole blocks (-ngl); the rest runs on the CPU."),
-            zh_str!("llama.cpp 按层卸载（-ngl），其余在 CPU 上运行。"),
-        );
-        let (kv_cpu, _) = self.kv_bytes_llamacpp(ctx, layers - on_gpu);
-        cpu = cpu.saturating_add(kv_cpu);
-        p.add(
-            ComponentKind::KvCache,
-            kv,
-            false,
-            kv_text,
-            en_str!("llama.cpp allocates the whole context (-c) up front."),
-            zh_str!("llama.cpp 预先分配整个上下文（-c）。"),
-        );
-        p.add(
-            ComponentKind::ComputeBuffer,
-            compute,
-            false,
-            {
-                let (heads, hidden) = (a.num_heads, a.hidden_size);
-                let output = if logits > 0 {
-                    let vocab = a.vocab_size;
-                    formula!(self.text;
-                        ["output {ub} × ({vocab} logits + {hidden}) × 4 B, "],
-                        ["输出 {ub} × ({vocab} 个 logits + {hidden}) × 4 B，"]
-                    )
-                } else {
-                    Formula::default()
-                };
-                let attention_text = if attention > 0 {
-                    formula!(self.text;
-                        [", attention {ub} × {ctx} × ({heads} heads + mask) × 4 B + 4 × {ub} × {hidden} × 4 B"],
-                        ["，注意力 {ub} × {ctx} × ({heads} 个头 + 掩码) × 4 B + 4 × {ub} × {hidden} × 4 B"]
-                    )
-                } else {
-                    Formula::default()
-                };
-                formula!(self.text;
-                    let (ffn, size) = (b(ffn), b(compute));
-                    [
-                        "max({}feed-forward {ffn}{}) = {size}",
-                        output.en,
-                        attention_text.en
-                    ],
-                    [
-                        "max({}前馈 {ffn}{}) = {size}",
-                        output.zh,
-                        attention_text.zh
-                    ]
-                )
-            },
-            en_str!(
-                "ggml's graph allocator reserves the largest graph's intermediate tensors once."
-            ),
-            zh_str!("ggml 图分配器按最大计算图一次性预留中间张量。"),
-        );
-        p.add(
-            ComponentKind::CudaContext,
-            LLAMACPP_CONTEXT.get(),
-            false,
-            formula!(self.text;
-                ["CUDA context and cuBLAS: {}", b(LLAMACPP_CONTEXT.get())],
-                ["CUDA 上下文与 cuBLAS：{}", b(LLAMACPP_CONTEXT.get())]
-            ),
-            en_str!("The CUDA runtime's own memory."),
-            zh_str!("CUDA 运行时自身占用。"),
-        );
-        (Phase::Decode, 0, cpu)
     }
 
-    pub(super) fn kv_bytes_llamacpp(&self, ctx: u64, layers: u64) -> (u64, Formula) {
+    /// The KV cache of `layers` blocks for a context of `ctx`, as llama.cpp allocates it.
+    fn llamacpp_kv(&self, ctx: u64, layers: u64) -> LlamacppKv {
         let a = &self.arch;
         if !a.is_generative() || layers == 0 {
-            return (
-                0,
-                formula!(self.text; text "no KV cache on the GPU", "GPU 上没有 KV 缓存"),
-            );
+            return LlamacppKv {
+                bytes: 0,
+                layers: 0,
+                per_layer: 0,
+                swa_layers: 0,
+                swa_cells: 0,
+                dtype: KvDtype::Fp16,
+            };
         }
         let per_layer = a.kv_elements_per_token_layer();
         // Interleaved sliding-window layers (Gemma 2/3, gpt-oss, Llama 4's chunks) get their own
@@ -362,15 +306,119 @@ impl Run<'_> {
         } else {
             self.kv_dtype
         };
-        let bytes = dtype.bytes_for(elems, Dtype::Fp16);
-        if !self.text {
-            return (bytes, Formula::default());
+        LlamacppKv {
+            bytes: dtype.bytes_for(elems, Dtype::Fp16),
+            layers,
+            per_layer,
+            swa_layers,
+            swa_cells,
+            dtype,
         }
-        let (name, size) = (dtype.name(), b(bytes));
-        let text = if swa_layers > 0 {
+    }
+
+    /// llama.cpp's components from its figures, with their formulas and notes in both languages
+    /// (when the run builds text).
+    fn llamacpp_components(&self, f: &LlamacppFigures, p: &mut Parts) {
+        p.add(
+            ComponentKind::Weights,
+            f.weights,
+            false,
+            self.llamacpp_weights_text(f),
+            en_str!("llama.cpp offloads whole blocks (-ngl); the rest runs on the CPU."),
+            zh_str!("llama.cpp 按层卸载（-ngl），其余在 CPU 上运行。"),
+        );
+        p.add(
+            ComponentKind::KvCache,
+            f.kv.bytes,
+            false,
+            self.llamacpp_kv_text(&f.kv),
+            en_str!("llama.cpp allocates the whole context (-c) up front."),
+            zh_str!("llama.cpp 预先分配整个上下文（-c）。"),
+        );
+        p.add(
+            ComponentKind::ComputeBuffer,
+            f.compute_buffer,
+            false,
+            self.llamacpp_compute_text(f),
+            en_str!(
+                "ggml's graph allocator reserves the largest graph's intermediate tensors once."
+            ),
+            zh_str!("ggml 图分配器按最大计算图一次性预留中间张量。"),
+        );
+        p.add(
+            ComponentKind::CudaContext,
+            LLAMACPP_CONTEXT.get(),
+            false,
+            formula!(self.text;
+                ["CUDA context and cuBLAS: {}", b(LLAMACPP_CONTEXT.get())],
+                ["CUDA 上下文与 cuBLAS：{}", b(LLAMACPP_CONTEXT.get())]
+            ),
+            en_str!("The CUDA runtime's own memory."),
+            zh_str!("CUDA 运行时自身占用。"),
+        );
+    }
+
+    /// The weights' formula: the blocks on the GPU (and which GPU of several), or the guide's
+    /// bytes per parameter.
+    fn llamacpp_weights_text(&self, f: &LlamacppFigures) -> Formula {
+        let (on_gpu, layers, split, output_on_gpu) = (f.on_gpu, f.layers, f.split, f.output_on_gpu);
+        let on = if split > 1 {
+            let (n, here) = (f.busiest + 1, f.busiest_layers);
+            let output = f.busiest + 1 == split as usize && output_on_gpu;
+            formula!(self.text;
+                [
+                    " (GPU {n} of {split}: {here} of them{})",
+                    if output { " + output layer" } else { "" }
+                ],
+                [
+                    "（GPU {n} / {split}：其中 {here} 块{}）",
+                    if output { " + 输出层" } else { "" }
+                ]
+            )
+        } else {
+            Formula::default()
+        };
+        if self.arch.is_detailed() {
+            formula!(self.text;
+                let size = b(f.weights);
+                [
+                    "{on_gpu} of {layers} blocks{} on the GPU{}; token embeddings stay in CPU memory = {size}",
+                    if output_on_gpu { " + output layer" } else { "" },
+                    on.en
+                ],
+                [
+                    "{on_gpu} / {layers} 块{}在 GPU 上{}；词嵌入留在 CPU 内存 = {size}",
+                    if output_on_gpu { " + 输出层" } else { "" },
+                    on.zh
+                ]
+            )
+        } else if split > 1 {
+            formula!(self.text;
+                let (wf, size) = (self.weights_formula(f.gpu_weights), b(f.weights));
+                ["{} / {split} GPUs = {size}", wf.en],
+                ["{} / {split} 个 GPU = {size}", wf.zh]
+            )
+        } else {
+            self.weights_formula(f.gpu_weights)
+        }
+    }
+
+    /// The KV cache's formula: values per token per layer over the context, with the sliding
+    /// layers' cells.
+    fn llamacpp_kv_text(&self, kv: &LlamacppKv) -> Formula {
+        if kv.layers == 0 {
+            return formula!(self.text; text "no KV cache on the GPU", "GPU 上没有 KV 缓存");
+        }
+        if !self.text {
+            return Formula::default();
+        }
+        let (per_layer, layers, swa_layers, swa_cells) =
+            (kv.per_layer, kv.layers, kv.swa_layers, kv.swa_cells);
+        let (ctx, name, size) = (self.max_model_len, kv.dtype.name(), b(kv.bytes));
+        if swa_layers > 0 {
             let (full, window, seqs, ubatch) = (
                 layers - swa_layers,
-                a.sliding_window,
+                self.arch.sliding_window,
                 self.batch,
                 self.ubatch,
             );
@@ -389,9 +437,108 @@ impl Run<'_> {
                 ],
                 ["{per_layer} 个值每 token 每层 × {layers} 层 × {ctx} 上下文 × {name} = {size}"]
             )
-        };
-        (bytes, text)
+        }
     }
+
+    /// The compute buffer's formula: the largest of the output, a block's feed-forward and its
+    /// attention without flash attention.
+    fn llamacpp_compute_text(&self, f: &LlamacppFigures) -> Formula {
+        let a = &self.arch;
+        let c = &f.compute;
+        let (ub, ctx, heads, hidden) = (c.ubatch, self.max_model_len, a.num_heads, a.hidden_size);
+        let output = if c.logits > 0 {
+            let vocab = a.vocab_size;
+            formula!(self.text;
+                ["output {ub} × ({vocab} logits + {hidden}) × 4 B, "],
+                ["输出 {ub} × ({vocab} 个 logits + {hidden}) × 4 B，"]
+            )
+        } else {
+            Formula::default()
+        };
+        let attention_text = if c.attention > 0 {
+            formula!(self.text;
+                [", attention {ub} × {ctx} × ({heads} heads + mask) × 4 B + 4 × {ub} × {hidden} × 4 B"],
+                ["，注意力 {ub} × {ctx} × ({heads} 个头 + 掩码) × 4 B + 4 × {ub} × {hidden} × 4 B"]
+            )
+        } else {
+            Formula::default()
+        };
+        formula!(self.text;
+            let (ffn, size) = (b(c.ffn), b(f.compute_buffer));
+            [
+                "max({}feed-forward {ffn}{}) = {size}",
+                output.en,
+                attention_text.en
+            ],
+            [
+                "max({}前馈 {ffn}{}) = {size}",
+                output.zh,
+                attention_text.zh
+            ]
+        )
+    }
+}
+
+/// Every number of a llama.cpp run and no text: what [`Run::llamacpp`] adds to the parts, and
+/// what [`Run::llamacpp_components`] writes the formulas of. Of several GPUs, the figures are the
+/// busiest one's.
+pub(super) struct LlamacppFigures {
+    /// The model's blocks, those on the GPUs, and whether the output layer is there too.
+    pub(super) layers: u64,
+    pub(super) on_gpu: u64,
+    pub(super) output_on_gpu: bool,
+    /// GPUs the blocks are split over, the busiest (from 0) and its blocks.
+    pub(super) split: u64,
+    pub(super) busiest: usize,
+    pub(super) busiest_layers: u64,
+    /// Weights on all the GPUs, and on the busiest.
+    pub(super) gpu_weights: u64,
+    pub(super) weights: u64,
+    /// The busiest GPU's KV cache.
+    pub(super) kv: LlamacppKv,
+    /// The busiest GPU's compute buffer: its stages, and the largest.
+    pub(super) compute: LlamacppCompute,
+    pub(super) compute_buffer: u64,
+    /// Bytes kept in CPU memory: the weights and the KV cache of the blocks left there.
+    pub(super) cpu: u64,
+}
+
+/// The KV cache of some blocks.
+#[derive(Clone, Copy)]
+pub(super) struct LlamacppKv {
+    /// Its bytes.
+    pub(super) bytes: u64,
+    /// The blocks it caches (0: no cache, none there or the model is not generative).
+    pub(super) layers: u64,
+    /// Values per token per layer.
+    pub(super) per_layer: u64,
+    /// Interleaved sliding-window layers among them, and the cells each caches.
+    pub(super) swa_layers: u64,
+    pub(super) swa_cells: u64,
+    /// The cache's type (f16 by default).
+    pub(super) dtype: KvDtype,
+}
+
+/// The compute buffer's stages.
+#[derive(Clone, Copy)]
+pub(super) struct LlamacppCompute {
+    /// Tokens per ubatch: min(ubatch, context).
+    pub(super) ubatch: u64,
+    /// A block's feed-forward.
+    pub(super) ffn: u64,
+    /// Attention without flash attention (0 with it).
+    pub(super) attention: u64,
+    /// The output's logits, on the GPU that holds the output layer (0 on the others).
+    pub(super) logits: u64,
+}
+
+/// Where the weights go: per GPU of the split its weights and blocks, and over all of them the
+/// GPUs' and the CPU's bytes.
+struct Placement {
+    stage_w: alloc::vec::Vec<u64>,
+    stage_layers: alloc::vec::Vec<u64>,
+    gpu: u64,
+    cpu: u64,
 }
 
 /// llama.cpp's CUDA context and cuBLAS handles: about 300 MiB.

@@ -10,16 +10,19 @@
 //! `2 × kv heads / tp × head_dim` for the others). The defaults follow `server_args.py`
 //! (`_handle_gpu_memory_settings`).
 
-use super::ComponentKind;
+mod figures;
+mod text;
+
 use super::PeakSource;
 use super::engine::{
     CardTraits, Context, ExpertParallel, Formats, LayerOffload, PastTrained, Required, Rules,
 };
 use super::parts::PoolBudget;
-use super::{CUDA_CONTEXT, Parts, Phase, Run, ServePool, activations, b, thousands, weights};
+use super::{CUDA_CONTEXT, Parts, Phase, Run, ServePool};
 use crate::precision::KvDtype;
 use crate::throughput::Runtime;
-use crate::units::{Bytes, short};
+use crate::units::Bytes;
+use figures::SglangPool;
 
 /// SGLang's decisions: its token pool within `mem_fraction_static`, `context_length` per
 /// sequence, defaults that follow the card's memory.
@@ -141,246 +144,28 @@ impl Run<'_> {
         CUDA_CONTEXT.get().saturating_add(dist)
     }
 
+    /// An SGLang server: its figures ([`figures`], numbers alone), their components with the
+    /// text ([`text`]), then what the estimate reads of its pool: the requests it holds, its
+    /// tokens and `M_theory`.
     pub(super) fn sglang(&self, p: &mut Parts) -> (Phase, u64, u64) {
-        let a = &self.arch;
-        let w = if a.is_detailed() {
-            weights::per_gpu_weight_bytes_ep(
-                a,
-                self.dtype,
-                &self.quantization,
-                (self.tp, self.pp),
-                self.ep,
-                self.tp * self.dp,
-            )
+        let f = self.sglang_figures();
+        self.sglang_components(&f, p);
+        if let SglangPool::Card { rest, tokens, .. } = f.pool
+            && self.arch.is_generative()
+        {
+            p.serve_pool = Some(ServePool {
+                available: rest,
+                request: f.cell,
+                concurrency: (tokens as f64 / (f.context as f64).max(1.0)).min(f.requests as f64),
+                budget: PoolBudget::MemFractionStatic,
+            });
+        }
+        p.serve_tokens = Some(if self.arch.is_generative() {
+            f.pool.tokens()
         } else {
-            self.opaque_weights()
-        };
-        let wf = self.weights_formula(w);
-        p.add(
-            ComponentKind::Weights,
-            w,
-            true,
-            if self.ep > 1 {
-                let (ep, experts) = (self.ep, a.moe.map_or(0, |m| m.num_experts));
-                formula!(self.text;
-                    [
-                        "{}; routed experts over ep {ep}: {} of {experts} per GPU",
-                        wf.en,
-                        experts / ep
-                    ],
-                    [
-                        "{}；路由专家按 ep {ep} 切分：每个 GPU {} / {experts} 个",
-                        wf.zh,
-                        experts / ep
-                    ]
-                )
-            } else {
-                wf
-            },
-            en_str!("Weights as SGLang loads them."),
-            zh_str!("SGLang 加载的权重。"),
-        );
-        let load = SGLANG_LOAD_OVERHEAD.get();
-        p.add(
-            ComponentKind::NonTorch,
-            load,
-            false,
-            formula!(self.text;
-                [
-                    "memory taken while loading beyond the weights: {} (measured on SGLang's load logs)",
-                    b(load)
-                ],
-                [
-                    "加载时权重之外占用的显存：{}（据 SGLang 加载日志实测）",
-                    b(load)
-                ]
-            ),
-            en_str!("Counted by SGLang's free-memory measurement, so it comes out of the static fraction."),
-            zh_str!("SGLang 按空闲显存测量，因此从静态比例中扣除。"),
-        );
-        let layers_here = a.num_layers.div_ceil(self.pp);
-        let (cell, _) = self.kv_bytes(1, 1, layers_here, false);
-        let cell = if a.is_generative() { cell.max(1) } else { 0 };
-        let context = self.max_model_len;
-        let preload = self.sglang_preload();
-        let mfs = self.mem_fraction_static;
-        let (tokens, kv, requests, pool) = match &self.device {
-            Some(d) => {
-                let pre = d.memory.get().saturating_sub(preload);
-                let rest = Bytes::from_f64(pre as f64 * mfs)
-                    .get()
-                    .saturating_sub(w.saturating_add(load));
-                let tokens = rest.checked_div(cell).unwrap_or(0);
-                // The pool holds one more token: slot 0 takes the padded tokens' dummy writes.
-                let kv = if tokens > 0 {
-                    (tokens + 1).saturating_mul(cell)
-                } else {
-                    0
-                };
-                let requests = self
-                    .max_running_requests
-                    .unwrap_or_else(|| default_running_requests(tokens, context));
-                let formula = formula!(self.text;
-                    let (memory, pre_s, mfs_s, rest_s, tokens_s, cell_s, size) = (
-                        b(d.memory.get()),
-                        b(pre),
-                        short(mfs),
-                        b(rest),
-                        thousands(tokens),
-                        thousands(cell),
-                        b(kv),
-                    );
-                    [
-                        "({memory} − {} in use before loading = {pre_s}) × mem_fraction_static {mfs_s} − (weights + loading) = {rest_s} → {tokens_s} tokens (+1 padding slot) × {cell_s} B per token = {size}",
-                        b(preload)
-                    ],
-                    [
-                        "({memory} − 加载前已用 {} = {pre_s}) × mem_fraction_static {mfs_s} − (权重 + 加载占用) = {rest_s} → {tokens_s} token（+1 个填充槽）× {cell_s} B 每 token = {size}",
-                        b(preload)
-                    ]
-                );
-                p.add(
-                    ComponentKind::KvCache,
-                    kv,
-                    true,
-                    formula,
-                    en_str!("SGLang preallocates its token pool from the static fraction of the memory free at start."),
-                    zh_str!("SGLang 按启动时空闲显存的静态比例预分配 token 池。"),
-                );
-                if a.is_generative() {
-                    let full = context as f64;
-                    p.serve_pool = Some(ServePool {
-                        available: rest,
-                        request: cell,
-                        concurrency: (tokens as f64 / full.max(1.0)).min(requests as f64),
-                        budget: PoolBudget::MemFractionStatic,
-                    });
-                }
-                (tokens, kv, requests, rest)
-            }
-            None => {
-                let tokens = self.batch.saturating_mul(context);
-                let kv = tokens.saturating_mul(cell);
-                let requests = self
-                    .max_running_requests
-                    .unwrap_or_else(|| default_running_requests(tokens, context));
-                let formula = formula!(self.text;
-                    let (batch, cell_s, size) = (self.batch, thousands(cell), b(kv));
-                    [
-                        "{batch} × context_length {context} × {cell_s} B per token = {size} (no GPU given: the KV the pool must hold)"
-                    ],
-                    [
-                        "{batch} × context_length {context} × {cell_s} B 每 token = {size}（未指定显卡：token 池必须容纳的量）"
-                    ]
-                );
-                p.add(
-                    ComponentKind::KvCache,
-                    kv,
-                    true,
-                    formula,
-                    en_str!(
-                        "Without a card, the pool that serves `batch` requests of context_length."
-                    ),
-                    zh_str!("未指定显卡时：满足 batch 个 context_length 请求所需的池。"),
-                );
-                (tokens, kv, requests, 0)
-            }
-        };
-        let _ = pool;
-        // ReqToTokenPool: an int32 slot per token of context_length + 4 for every running request.
-        let table = requests
-            .saturating_mul(context.saturating_add(4))
-            .saturating_mul(4);
-        p.add(
-            ComponentKind::ReqToTokenPool,
-            table,
-            true,
-            formula!(self.text;
-                let size = b(table);
-                ["{requests} max_running_requests × ({context} context_length + 4) × 4 B (int32) = {size}"],
-                ["{requests} 个 max_running_requests × ({context} context_length + 4) × 4 B (int32) = {size}"]
-            ),
-            en_str!("Each running request's row of token slots, allocated after the pool, out of the memory outside the static fraction."),
-            zh_str!("每个运行中请求的一行 token 槽位，在 token 池之后分配，占用静态比例之外的显存。"),
-        );
-        // The prefill of one chunk: the same per-token forward as vLLM's profile run.
-        let act = self.act_bytes();
-        let (per_tok, _) = activations::inference_per_token(a, act);
-        let per = per_tok.saturating_sub(8 * a.hidden_size) + 2 * act * a.hidden_size;
-        let chunk = self.max_num_batched_tokens;
-        let acts = chunk.saturating_mul(per).div_ceil(self.tp);
-        p.add(
-            ComponentKind::Activations,
-            acts,
-            true,
-            formula!(self.text;
-                let size = b(acts);
-                ["prefill of chunked_prefill_size {chunk} tokens × {per} B / tp {} = {size}", self.tp],
-                ["分块预填充 chunked_prefill_size {chunk} 个 token × {per} B / tp {} = {size}", self.tp]
-            ),
-            en_str!("A prefill chunk's working set, out of the memory outside the static fraction."),
-            zh_str!("一个预填充分块的工作集，占用静态比例之外的显存。"),
-        );
-        if self.cuda_graphs {
-            let bs = self.cuda_graph_max_bs;
-            let graphs = capture_sizes(bs);
-            let g = graphs
-                .saturating_mul(layers_here)
-                .saturating_mul(SGLANG_CUDA_GRAPH_PER_LAYER.get());
-            p.add(
-                ComponentKind::CudaGraphs,
-                g,
-                false,
-                formula!(self.text;
-                    let (per, size) = (b(SGLANG_CUDA_GRAPH_PER_LAYER.get()), b(g));
-                    ["{graphs} graphs up to cuda_graph_max_bs {bs} × {layers_here} layers × {per} (fitted to SGLang's capture logs) = {size}"],
-                    ["{graphs} 个图（至 cuda_graph_max_bs {bs}）× {layers_here} 层 × {per}（拟合自 SGLang 的捕获日志）= {size}"]
-                ),
-                en_str!("Captured after the pool, out of the memory outside the static fraction."),
-                zh_str!("在 token 池之后捕获，占用静态比例之外的显存。"),
-            );
-        }
-        p.add(
-            ComponentKind::CudaContext,
-            preload,
-            false,
-            if self.tp * self.pp > 1 {
-                formula!(self.text;
-                    [
-                        "CUDA context {} + distributed init {} (measured on SGLang's logs)",
-                        b(CUDA_CONTEXT.get()),
-                        b(preload - CUDA_CONTEXT.get())
-                    ],
-                    [
-                        "CUDA 上下文 {} + 分布式初始化 {}（据 SGLang 日志实测）",
-                        b(CUDA_CONTEXT.get()),
-                        b(preload - CUDA_CONTEXT.get())
-                    ]
-                )
-            } else {
-                formula!(self.text; text "CUDA context: 0.51 GiB (measured, H100, PyTorch 2)", "CUDA 上下文：0.51 GiB (实测，H100, PyTorch 2)")
-            },
-            en_str!("In use before SGLang measures the free memory: outside the static fraction."),
-            zh_str!("SGLang 测量空闲显存之前已占用：不在静态比例之内。"),
-        );
-        if self.text && a.sliding_window > 0 && a.is_generative() {
-            p.note(
-                "sglang_sliding_window",
-                en!("SGLang is counted with every layer caching the whole context; builds with its hybrid sliding-window pool (swa_full_tokens_ratio) keep fewer tokens in the sliding layers and hold more in the full ones."),
-                zh!("按 SGLang 每一层都缓存整个上下文计算；带混合滑动窗口池（swa_full_tokens_ratio）的版本在滑动窗口层保存更少 token，全局层可以保存更多。"),
-            );
-        }
-        let tokens = if a.is_generative() { tokens } else { 0 };
-        p.serve_tokens = Some(tokens);
-        // M_theory: the memory whose static fraction holds the weights, the loading and `batch`
-        // requests of context_length, plus what is in use before loading.
-        let demand = self.batch.saturating_mul(context).saturating_mul(cell);
-        p.theory = Some(
-            Bytes::from_f64(w.saturating_add(load).saturating_add(demand) as f64 / mfs)
-                .get()
-                .saturating_add(preload),
-        );
-        let _ = kv;
+            0
+        });
+        p.theory = Some(f.theory);
         (Phase::Serving, 0, 0)
     }
 }
@@ -403,7 +188,7 @@ pub const SGLANG_CUDA_GRAPH_PER_LAYER: Bytes = Bytes::mib(1);
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Engine, EstimateInput, Mode, estimate};
+    use super::super::{ComponentKind, Engine, EstimateInput, Mode, estimate, weights};
     use super::*;
     use crate::precision::{Dtype, Quantization};
 

@@ -1,0 +1,178 @@
+//! SGLang's figures: every number of a serving run (the weights, the token pool, the request
+//! table, the prefill chunk, the CUDA graphs) and no text.
+
+use super::super::{Run, activations, weights};
+use super::{
+    SGLANG_CUDA_GRAPH_PER_LAYER, SGLANG_LOAD_OVERHEAD, capture_sizes, default_running_requests,
+};
+use crate::units::Bytes;
+
+impl Run<'_> {
+    /// SGLang's figures: the weights and their loading, the token pool, the request table, the
+    /// prefill chunk and the CUDA graphs.
+    pub(super) fn sglang_figures(&self) -> SglangFigures {
+        let a = &self.arch;
+        let weights = if a.is_detailed() {
+            weights::per_gpu_weight_bytes_ep(
+                a,
+                self.dtype,
+                &self.quantization,
+                (self.tp, self.pp),
+                self.ep,
+                self.tp * self.dp,
+            )
+        } else {
+            self.opaque_weights()
+        };
+        let load = SGLANG_LOAD_OVERHEAD.get();
+        let layers = a.num_layers.div_ceil(self.pp);
+        let numbers = Run {
+            w: self.w,
+            text: false,
+        };
+        let (cell, _) = numbers.kv_bytes(1, 1, layers, false);
+        let cell = if a.is_generative() { cell.max(1) } else { 0 };
+        let context = self.max_model_len;
+        let preload = self.sglang_preload();
+        let pool = self.sglang_pool(weights.saturating_add(load), cell, preload);
+        let requests = self
+            .max_running_requests
+            .unwrap_or_else(|| default_running_requests(pool.tokens(), context));
+        // ReqToTokenPool: an int32 slot per token of context_length + 4 for every running request.
+        let table = requests
+            .saturating_mul(context.saturating_add(4))
+            .saturating_mul(4);
+        // The prefill of one chunk: the same per-token forward as vLLM's profile run.
+        let act = self.act_bytes();
+        let (per_tok, _) = activations::inference_per_token(a, act);
+        let prefill_per_token = per_tok.saturating_sub(8 * a.hidden_size) + 2 * act * a.hidden_size;
+        let prefill = self
+            .max_num_batched_tokens
+            .saturating_mul(prefill_per_token)
+            .div_ceil(self.tp);
+        let cuda_graphs = self.cuda_graphs.then(|| {
+            let graphs = capture_sizes(self.cuda_graph_max_bs);
+            let bytes = graphs
+                .saturating_mul(layers)
+                .saturating_mul(SGLANG_CUDA_GRAPH_PER_LAYER.get());
+            (graphs, bytes)
+        });
+        // M_theory: the memory whose static fraction holds the weights, the loading and `batch`
+        // requests of context_length, plus what is in use before loading.
+        let demand = self.batch.saturating_mul(context).saturating_mul(cell);
+        let theory = Bytes::from_f64(
+            weights.saturating_add(load).saturating_add(demand) as f64 / self.mem_fraction_static,
+        )
+        .get()
+        .saturating_add(preload);
+        SglangFigures {
+            weights,
+            load,
+            layers,
+            cell,
+            context,
+            preload,
+            pool,
+            requests,
+            table,
+            prefill_per_token,
+            prefill,
+            cuda_graphs,
+            theory,
+        }
+    }
+
+    /// The token pool: on a card, `mem_fraction_static` of the memory free before loading less
+    /// what loading took (`loaded`), in cells of `cell` bytes; without one, `batch` requests of
+    /// context_length.
+    fn sglang_pool(&self, loaded: u64, cell: u64, preload: u64) -> SglangPool {
+        let Some(d) = &self.device else {
+            let tokens = self.batch.saturating_mul(self.max_model_len);
+            return SglangPool::Demand {
+                tokens,
+                kv: tokens.saturating_mul(cell),
+            };
+        };
+        let memory = d.memory.get();
+        let pre = memory.saturating_sub(preload);
+        let rest = Bytes::from_f64(pre as f64 * self.mem_fraction_static)
+            .get()
+            .saturating_sub(loaded);
+        let tokens = rest.checked_div(cell).unwrap_or(0);
+        // The pool holds one more token: slot 0 takes the padded tokens' dummy writes.
+        let kv = if tokens > 0 {
+            (tokens + 1).saturating_mul(cell)
+        } else {
+            0
+        };
+        SglangPool::Card {
+            memory,
+            pre,
+            rest,
+            tokens,
+            kv,
+        }
+    }
+}
+
+/// Every number of an SGLang run and no text: what [`Run::sglang`] adds to the parts, and what
+/// [`Run::sglang_components`] writes the formulas of.
+pub(super) struct SglangFigures {
+    /// The weights as SGLang loads them.
+    pub(super) weights: u64,
+    /// What loading takes beyond them.
+    pub(super) load: u64,
+    /// Layers on this GPU.
+    pub(super) layers: u64,
+    /// One token's keys and values over those layers (at least 1 for a generative model).
+    pub(super) cell: u64,
+    /// context_length.
+    pub(super) context: u64,
+    /// Memory in use before loading: the CUDA context and the distributed init.
+    pub(super) preload: u64,
+    /// The token pool.
+    pub(super) pool: SglangPool,
+    /// max_running_requests, given or SGLang's default.
+    pub(super) requests: u64,
+    /// The request-to-token table (`ReqToTokenPool`).
+    pub(super) table: u64,
+    /// The prefill chunk's bytes per token, and its bytes per GPU.
+    pub(super) prefill_per_token: u64,
+    pub(super) prefill: u64,
+    /// The CUDA graphs captured and their bytes, when graphs are captured.
+    pub(super) cuda_graphs: Option<(u64, u64)>,
+    /// `M_theory`: the card memory that holds `batch` requests of context_length.
+    pub(super) theory: u64,
+}
+
+/// SGLang's token pool.
+#[derive(Clone, Copy)]
+pub(super) enum SglangPool {
+    /// On a card: `mem_fraction_static` of the memory free before loading (`pre`), less what
+    /// loading took (`rest` left), in whole tokens, and the pool's bytes with its padding slot.
+    Card {
+        memory: u64,
+        pre: u64,
+        rest: u64,
+        tokens: u64,
+        kv: u64,
+    },
+    /// Without a card: `batch` requests of context_length.
+    Demand { tokens: u64, kv: u64 },
+}
+
+impl SglangPool {
+    /// Tokens in the pool.
+    pub(super) fn tokens(self) -> u64 {
+        match self {
+            SglangPool::Card { tokens, .. } | SglangPool::Demand { tokens, .. } => tokens,
+        }
+    }
+
+    /// The pool's bytes.
+    pub(super) fn kv(self) -> u64 {
+        match self {
+            SglangPool::Card { kv, .. } | SglangPool::Demand { kv, .. } => kv,
+        }
+    }
+}

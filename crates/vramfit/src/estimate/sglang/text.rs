@@ -1,0 +1,206 @@
+//! SGLang's text: the components from the figures, with their formulas and notes in English and
+//! Chinese (when the run builds text).
+
+use super::super::{CUDA_CONTEXT, ComponentKind, Formula, Parts, Run, b, thousands};
+use super::SGLANG_CUDA_GRAPH_PER_LAYER;
+use super::figures::{SglangFigures, SglangPool};
+use crate::units::short;
+
+impl Run<'_> {
+    /// SGLang's components from its figures, with their formulas and notes in both languages
+    /// (when the run builds text).
+    pub(super) fn sglang_components(&self, f: &SglangFigures, p: &mut Parts) {
+        p.add(
+            ComponentKind::Weights,
+            f.weights,
+            true,
+            self.sglang_weights_text(f),
+            en_str!("Weights as SGLang loads them."),
+            zh_str!("SGLang 加载的权重。"),
+        );
+        p.add(
+            ComponentKind::NonTorch,
+            f.load,
+            false,
+            formula!(self.text;
+                [
+                    "memory taken while loading beyond the weights: {} (measured on SGLang's load logs)",
+                    b(f.load)
+                ],
+                [
+                    "加载时权重之外占用的显存：{}（据 SGLang 加载日志实测）",
+                    b(f.load)
+                ]
+            ),
+            en_str!("Counted by SGLang's free-memory measurement, so it comes out of the static fraction."),
+            zh_str!("SGLang 按空闲显存测量，因此从静态比例中扣除。"),
+        );
+        let (en, zh) = match f.pool {
+            SglangPool::Card { .. } => (
+                en_str!(
+                    "SGLang preallocates its token pool from the static fraction of the memory free at start."
+                ),
+                zh_str!("SGLang 按启动时空闲显存的静态比例预分配 token 池。"),
+            ),
+            SglangPool::Demand { .. } => (
+                en_str!("Without a card, the pool that serves `batch` requests of context_length."),
+                zh_str!("未指定显卡时：满足 batch 个 context_length 请求所需的池。"),
+            ),
+        };
+        p.add(
+            ComponentKind::KvCache,
+            f.pool.kv(),
+            true,
+            self.sglang_pool_text(f),
+            en,
+            zh,
+        );
+        let (requests, context) = (f.requests, f.context);
+        p.add(
+            ComponentKind::ReqToTokenPool,
+            f.table,
+            true,
+            formula!(self.text;
+                let size = b(f.table);
+                ["{requests} max_running_requests × ({context} context_length + 4) × 4 B (int32) = {size}"],
+                ["{requests} 个 max_running_requests × ({context} context_length + 4) × 4 B (int32) = {size}"]
+            ),
+            en_str!("Each running request's row of token slots, allocated after the pool, out of the memory outside the static fraction."),
+            zh_str!("每个运行中请求的一行 token 槽位，在 token 池之后分配，占用静态比例之外的显存。"),
+        );
+        let (chunk, per) = (self.max_num_batched_tokens, f.prefill_per_token);
+        p.add(
+            ComponentKind::Activations,
+            f.prefill,
+            true,
+            formula!(self.text;
+                let size = b(f.prefill);
+                ["prefill of chunked_prefill_size {chunk} tokens × {per} B / tp {} = {size}", self.tp],
+                ["分块预填充 chunked_prefill_size {chunk} 个 token × {per} B / tp {} = {size}", self.tp]
+            ),
+            en_str!("A prefill chunk's working set, out of the memory outside the static fraction."),
+            zh_str!("一个预填充分块的工作集，占用静态比例之外的显存。"),
+        );
+        if let Some((graphs, g)) = f.cuda_graphs {
+            let (bs, layers_here) = (self.cuda_graph_max_bs, f.layers);
+            p.add(
+                ComponentKind::CudaGraphs,
+                g,
+                false,
+                formula!(self.text;
+                    let (per, size) = (b(SGLANG_CUDA_GRAPH_PER_LAYER.get()), b(g));
+                    ["{graphs} graphs up to cuda_graph_max_bs {bs} × {layers_here} layers × {per} (fitted to SGLang's capture logs) = {size}"],
+                    ["{graphs} 个图（至 cuda_graph_max_bs {bs}）× {layers_here} 层 × {per}（拟合自 SGLang 的捕获日志）= {size}"]
+                ),
+                en_str!("Captured after the pool, out of the memory outside the static fraction."),
+                zh_str!("在 token 池之后捕获，占用静态比例之外的显存。"),
+            );
+        }
+        p.add(
+            ComponentKind::CudaContext,
+            f.preload,
+            false,
+            self.sglang_context_text(f),
+            en_str!("In use before SGLang measures the free memory: outside the static fraction."),
+            zh_str!("SGLang 测量空闲显存之前已占用：不在静态比例之内。"),
+        );
+        let a = &self.arch;
+        if self.text && a.sliding_window > 0 && a.is_generative() {
+            p.note(
+                "sglang_sliding_window",
+                en!("SGLang is counted with every layer caching the whole context; builds with its hybrid sliding-window pool (swa_full_tokens_ratio) keep fewer tokens in the sliding layers and hold more in the full ones."),
+                zh!("按 SGLang 每一层都缓存整个上下文计算；带混合滑动窗口池（swa_full_tokens_ratio）的版本在滑动窗口层保存更少 token，全局层可以保存更多。"),
+            );
+        }
+    }
+
+    /// The weights' formula, with the routed experts over ep.
+    fn sglang_weights_text(&self, f: &SglangFigures) -> Formula {
+        let wf = self.weights_formula(f.weights);
+        if self.ep > 1 {
+            let (ep, experts) = (self.ep, self.arch.moe.map_or(0, |m| m.num_experts));
+            formula!(self.text;
+                [
+                    "{}; routed experts over ep {ep}: {} of {experts} per GPU",
+                    wf.en,
+                    experts / ep
+                ],
+                [
+                    "{}；路由专家按 ep {ep} 切分：每个 GPU {} / {experts} 个",
+                    wf.zh,
+                    experts / ep
+                ]
+            )
+        } else {
+            wf
+        }
+    }
+
+    /// The token pool's formula: the static fraction on a card, the demand without one.
+    fn sglang_pool_text(&self, f: &SglangFigures) -> Formula {
+        let (cell, context, preload, mfs) =
+            (f.cell, f.context, f.preload, self.mem_fraction_static);
+        match f.pool {
+            SglangPool::Card {
+                memory,
+                pre,
+                rest,
+                tokens,
+                kv,
+            } => formula!(self.text;
+                let (memory, pre_s, mfs_s, rest_s, tokens_s, cell_s, size) = (
+                    b(memory),
+                    b(pre),
+                    short(mfs),
+                    b(rest),
+                    thousands(tokens),
+                    thousands(cell),
+                    b(kv),
+                );
+                [
+                    "({memory} − {} in use before loading = {pre_s}) × mem_fraction_static {mfs_s} − (weights + loading) = {rest_s} → {tokens_s} tokens (+1 padding slot) × {cell_s} B per token = {size}",
+                    b(preload)
+                ],
+                [
+                    "({memory} − 加载前已用 {} = {pre_s}) × mem_fraction_static {mfs_s} − (权重 + 加载占用) = {rest_s} → {tokens_s} token（+1 个填充槽）× {cell_s} B 每 token = {size}",
+                    b(preload)
+                ]
+            ),
+            SglangPool::Demand { kv, .. } => formula!(self.text;
+                let (batch, cell_s, size) = (self.batch, thousands(cell), b(kv));
+                [
+                    "{batch} × context_length {context} × {cell_s} B per token = {size} (no GPU given: the KV the pool must hold)"
+                ],
+                [
+                    "{batch} × context_length {context} × {cell_s} B 每 token = {size}（未指定显卡：token 池必须容纳的量）"
+                ]
+            ),
+        }
+    }
+
+    /// The CUDA context's formula, with the distributed init at tp × pp ≥ 2.
+    // Built without a language, the two branches are the same empty formula.
+    #[cfg_attr(
+        not(any(feature = "en", feature = "zh")),
+        allow(clippy::if_same_then_else)
+    )]
+    fn sglang_context_text(&self, f: &SglangFigures) -> Formula {
+        let (preload, context) = (f.preload, CUDA_CONTEXT.get());
+        if self.tp * self.pp > 1 {
+            formula!(self.text;
+                [
+                    "CUDA context {} + distributed init {} (measured on SGLang's logs)",
+                    b(context),
+                    b(preload - context)
+                ],
+                [
+                    "CUDA 上下文 {} + 分布式初始化 {}（据 SGLang 日志实测）",
+                    b(context),
+                    b(preload - context)
+                ]
+            )
+        } else {
+            formula!(self.text; text "CUDA context: 0.51 GiB (measured, H100, PyTorch 2)", "CUDA 上下文：0.51 GiB (实测，H100, PyTorch 2)")
+        }
+    }
+}

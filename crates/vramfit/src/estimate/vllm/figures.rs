@@ -1,0 +1,287 @@
+//! vLLM's figures: every number of a serving run (the weights, the profile run, the KV pool and
+//! its blocks, the CUDA graphs, the context) and no text.
+
+use super::super::{CUDA_CONTEXT, Run, activations, weights};
+use super::{
+    CUDA_GRAPH_BASE_GIB, CUDA_GRAPH_PER_LAYER_GIB, SAMPLER_FP32_COPIES, VLLM_BLOCK,
+    VLLM_CUDA_CONTEXT_PARALLEL, VLLM_NON_TORCH, VLLM_NON_TORCH_PP, VLLM_NON_TORCH_TP,
+};
+use crate::units::{Bytes, GIB};
+
+/// Every number of a vLLM run and no text: what [`Run::vllm`] adds to the parts, and what
+/// [`Run::vllm_components`] writes the formulas of.
+pub(super) struct VllmFigures {
+    /// The weights as vLLM loads them, without the rotary cache.
+    pub(super) weights: u64,
+    /// The rotary embedding's cos/sin cache, max_position × head_dim in the model dtype (0 where
+    /// the model has none).
+    pub(super) rope: u64,
+    /// The profile run's forward, per batched token.
+    pub(super) forward_per_token: u64,
+    /// The profile run's forward over max_num_batched_tokens, per GPU.
+    pub(super) forward: u64,
+    /// The sampler's dummy run over max_num_seqs.
+    pub(super) sampler: u64,
+    /// Non-torch memory growth during the profile run.
+    pub(super) non_torch: Bytes,
+    /// How the KV cache's layers group into blocks.
+    pub(super) layout: VllmLayout,
+    /// What one request of max_model_len needs.
+    pub(super) request: u64,
+    /// The pool: sized from the card, or the demand without one.
+    pub(super) pool: VllmPool,
+    /// The CUDA-graph pool, when graphs are captured.
+    pub(super) cuda_graphs: Option<u64>,
+    /// The CUDA context (with NCCL's communicators in a parallel group).
+    pub(super) context: Bytes,
+    /// Tokens in the pool (0 for a model that is not generative).
+    pub(super) tokens: u64,
+    /// `M_theory`: the card memory that holds `batch` sequences of max_model_len.
+    pub(super) theory: u64,
+}
+
+impl VllmFigures {
+    /// The weights with the rotary cache.
+    pub(super) fn weights_total(&self) -> u64 {
+        self.weights + self.rope
+    }
+
+    /// The profile run's torch peak: the larger of the forward and the sampler.
+    pub(super) fn activations(&self) -> u64 {
+        self.forward.max(self.sampler)
+    }
+}
+
+/// The KV cache's layers on this GPU as vLLM's hybrid allocator groups them: layers of one
+/// attention type cut into groups of `group_size` layers (the smaller type's count, or the
+/// larger's when they are within 25 %), the last group padded; a block id holds 16 tokens in each
+/// of the group's shared tensors, and every group of a request takes its own blocks from the one
+/// pool.
+#[derive(Clone, Copy)]
+pub(super) struct VllmLayout {
+    /// Layers on this GPU.
+    pub(super) layers: u64,
+    /// KV bytes per token over those layers (at least 1 for a generative model).
+    pub(super) per_token: u64,
+    /// KV bytes per token per layer.
+    pub(super) per_layer: u64,
+    /// Full-attention layers, sliding-window layers, and layers with a cross-attention cache.
+    pub(super) global: u64,
+    pub(super) local: u64,
+    pub(super) cross: u64,
+    /// Layers per group.
+    pub(super) group_size: u64,
+    /// Groups of each type.
+    pub(super) groups_full: u64,
+    pub(super) groups_window: u64,
+    pub(super) groups_cross: u64,
+    /// Blocks per request: a full layer's (the whole max_model_len), a sliding layer's
+    /// (cdiv(min(window − 1 + batched tokens, max_model_len), 16) + 1), a cross-attention layer's
+    /// (the encoder's frames).
+    pub(super) full_blocks: u64,
+    pub(super) window_blocks: u64,
+    pub(super) cross_blocks: u64,
+}
+
+/// vLLM's KV pool.
+#[derive(Clone, Copy)]
+pub(super) enum VllmPool {
+    /// On a card: what the utilisation budget leaves, in whole blocks.
+    Card {
+        /// The card's memory.
+        memory: u64,
+        /// Bytes left in the budget.
+        available: u64,
+        /// Whole blocks in them, and their bytes.
+        blocks: u64,
+        used: u64,
+        /// Requests of max_model_len the blocks hold at once.
+        concurrency: f64,
+    },
+    /// Without a card: the KV of `batch` sequences of max_model_len.
+    Demand {
+        /// Its bytes.
+        bytes: u64,
+    },
+}
+
+impl VllmPool {
+    /// The pool's bytes, as the KV-cache component shows them.
+    pub(super) fn bytes(self) -> u64 {
+        match self {
+            VllmPool::Card { used, .. } => used,
+            VllmPool::Demand { bytes } => bytes,
+        }
+    }
+}
+
+impl Run<'_> {
+    /// vLLM's figures: the weights, the profile run, the pool and what lives outside it.
+    pub(super) fn vllm_figures(&self) -> VllmFigures {
+        let a = &self.arch;
+        let weights = if a.is_detailed() {
+            weights::per_gpu_weight_bytes_ep(
+                a,
+                self.dtype,
+                &self.quantization,
+                (self.tp, self.pp),
+                self.ep,
+                self.tp * self.dp,
+            )
+        } else {
+            self.opaque_weights()
+        };
+        // vLLM's rotary embedding keeps a cos/sin cache of max_position × head_dim in the model dtype.
+        let rope = if a.is_generative() && a.mla.is_none() && a.learned_positions == 0 {
+            a.max_position_embeddings
+                .saturating_mul(a.head_dim)
+                .saturating_mul(self.act_bytes())
+        } else {
+            0
+        };
+        // Profile run: the larger of the forward pass over max_num_batched_tokens and the sampler's
+        // dummy run over max_num_seqs (fp32 logits, a sorted copy, int64 indices: ≈ 15.1 B per
+        // vocabulary entry per sequence, calibrated on the vLLM 0.19 H100 runs).
+        let act = self.act_bytes();
+        let (per_tok, _) = activations::inference_per_token(a, act);
+        let forward_per_token = per_tok.saturating_sub(8 * a.hidden_size) + 2 * act * a.hidden_size;
+        let forward = self
+            .max_num_batched_tokens
+            .saturating_mul(forward_per_token)
+            .div_ceil(self.tp);
+        let sampler = Bytes::from_f64(
+            self.max_num_seqs as f64 * a.vocab_size as f64 * 4.0 * SAMPLER_FP32_COPIES,
+        )
+        .get();
+        let non_torch = if self.tp > 1 {
+            VLLM_NON_TORCH_TP
+        } else if self.pp > 1 {
+            VLLM_NON_TORCH_PP
+        } else {
+            VLLM_NON_TORCH
+        };
+        let l = self.vllm_layout();
+        let request = l.per_layer.saturating_mul(VLLM_BLOCK).saturating_mul(
+            l.global * l.full_blocks + l.local * l.window_blocks + l.cross * l.cross_blocks,
+        );
+        let budget_used = weights + rope + forward.max(sampler) + non_torch.get();
+        let (pool, tokens) = self.vllm_pool(&l, budget_used, request);
+        let cuda_graphs = self.cuda_graphs.then(|| {
+            Bytes::from_f64(
+                (CUDA_GRAPH_BASE_GIB + CUDA_GRAPH_PER_LAYER_GIB * l.layers as f64) * GIB as f64,
+            )
+            .get()
+        });
+        // Each worker of a tensor- or pipeline-parallel group also holds NCCL's communicators
+        // and the custom all-reduce buffers before the profile run.
+        let context = if self.tp * self.pp > 1 {
+            VLLM_CUDA_CONTEXT_PARALLEL
+        } else {
+            CUDA_CONTEXT
+        };
+        // M_theory for serving (the guide's stage 2: KV at the peak concurrency): the card memory
+        // whose utilisation budget holds the weights, the profile peak, non-torch memory and the KV
+        // of `batch` sequences of max_model_len, plus what lives outside the budget.
+        let demand = self.batch.saturating_mul(request);
+        let outside = context.get().saturating_add(cuda_graphs.unwrap_or(0));
+        let theory = Bytes::from_f64(
+            budget_used.saturating_add(demand) as f64 / self.gpu_memory_utilization,
+        )
+        .get()
+        .saturating_add(outside);
+        VllmFigures {
+            weights,
+            rope,
+            forward_per_token,
+            forward,
+            sampler,
+            non_torch,
+            layout: l,
+            request,
+            pool,
+            cuda_graphs,
+            context,
+            tokens: if a.is_generative() { tokens } else { 0 },
+            theory,
+        }
+    }
+
+    /// The KV cache's layers on this GPU and how vLLM's allocator groups them.
+    fn vllm_layout(&self) -> VllmLayout {
+        let a = &self.arch;
+        let layers = a.num_layers.div_ceil(self.pp);
+        let numbers = Run {
+            w: self.w,
+            text: false,
+        };
+        let (per_token, _) = numbers.kv_bytes(1, 1, layers, false);
+        let per_token = if a.is_generative() {
+            per_token.max(1)
+        } else {
+            0
+        };
+        let per_layer = per_token / layers.max(1);
+        let global = if a.sliding_window > 0 {
+            a.global_layers() * layers / a.num_layers.max(1)
+        } else {
+            layers
+        };
+        let local = layers - global;
+        // Whisper's decoder layers each have a cross-attention cache of the encoder's frames
+        // (`CrossAttentionSpec`: cdiv(max_num_encoder_input_tokens, 16) blocks per request), a
+        // type of its own beside the self-attention layers.
+        let frames = self.encoder_stack().1;
+        let cross = if frames > 0 { layers } else { 0 };
+        let group_size = match (global, local.max(cross)) {
+            (0, n) | (n, 0) => n.max(1),
+            (g, l) if g.max(l) * 4 < g.min(l) * 5 => g.max(l),
+            (g, l) => g.min(l),
+        };
+        VllmLayout {
+            layers,
+            per_token,
+            per_layer,
+            global,
+            local,
+            cross,
+            group_size,
+            groups_full: global.div_ceil(group_size),
+            groups_window: local.div_ceil(group_size),
+            groups_cross: cross.div_ceil(group_size),
+            full_blocks: self.max_model_len.div_ceil(VLLM_BLOCK),
+            window_blocks: (a.sliding_window.saturating_sub(1) + self.max_num_batched_tokens)
+                .min(self.max_model_len)
+                .div_ceil(VLLM_BLOCK)
+                + 1,
+            cross_blocks: frames.div_ceil(VLLM_BLOCK),
+        }
+    }
+
+    /// The pool and its tokens: on a card the budget left after `budget_used`, in whole blocks;
+    /// without one, `batch` requests.
+    fn vllm_pool(&self, l: &VllmLayout, budget_used: u64, request: u64) -> (VllmPool, u64) {
+        let Some(d) = &self.device else {
+            let pool = VllmPool::Demand {
+                bytes: self.batch.saturating_mul(request),
+            };
+            return (pool, self.batch.saturating_mul(self.max_model_len));
+        };
+        let memory = d.memory.get();
+        let budget = Bytes::from_f64(memory as f64 * self.gpu_memory_utilization).get();
+        let available = budget.saturating_sub(budget_used);
+        let block = l.per_layer * VLLM_BLOCK * l.group_size;
+        let blocks = available.checked_div(block).unwrap_or(0);
+        let groups = l.groups_full + l.groups_window + l.groups_cross;
+        let per_request = l.groups_full * l.full_blocks
+            + l.groups_window * l.window_blocks
+            + l.groups_cross * l.cross_blocks;
+        let pool = VllmPool::Card {
+            memory,
+            available,
+            blocks,
+            used: blocks * block,
+            concurrency: blocks as f64 / per_request.max(1) as f64,
+        };
+        (pool, blocks / groups.max(1) * VLLM_BLOCK)
+    }
+}

@@ -1,0 +1,93 @@
+//! Serving with vLLM: the weights, the start-up profile run, the KV pool sized from
+//! `gpu_memory_utilization`, CUDA graphs, and the concurrency the pool holds.
+
+mod figures;
+mod text;
+
+use super::ComponentKind;
+use super::PeakSource;
+use super::engine::{
+    CardTraits, Context, ExpertParallel, Formats, LayerOffload, PastTrained, Required, Rules,
+};
+use super::parts::PoolBudget;
+use super::{Parts, Phase, Run, ServePool};
+use crate::precision::KvDtype;
+use crate::throughput::Runtime;
+use crate::units::Bytes;
+use figures::VllmPool;
+
+/// vLLM's decisions: its pool within `gpu_memory_utilization`, `max_model_len` per sequence,
+/// fp8 KV caches, expert parallelism.
+pub(super) const RULES: Rules = Rules {
+    name: "vLLM",
+    peak: PeakSource::Torch,
+    kv_dtypes: Some(&[KvDtype::Auto, KvDtype::Fp16, KvDtype::Bf16, KvDtype::Fp8]),
+    required: Required::Theory,
+    context: Context::PerSequence {
+        setting: "max_model_len",
+    },
+    past_trained: PastTrained::RefusedUnlessVllmAllowLong,
+    offload: LayerOffload::None,
+    dequantizes_gguf: false,
+    decompressed_mla: false,
+    expert_parallel: ExpertParallel::WholeGroup,
+    downcasts_fp32: true,
+    native_kv_formats: false,
+    flash_only_when_asked: false,
+    runtime: Runtime::Batched,
+    formats: Formats::Serving,
+    reads: CardTraits {
+        workspace: true,
+        vllm_defaults: true,
+        memory: false,
+    },
+};
+
+impl Run<'_> {
+    /// A vLLM server: its figures ([`figures`], numbers alone), their components with the text
+    /// ([`text`]), then what the estimate reads of its pool: the requests it holds, its tokens
+    /// and `M_theory`.
+    pub(super) fn vllm(&self, p: &mut Parts) -> (Phase, u64, u64) {
+        let f = self.vllm_figures();
+        self.vllm_components(&f, p);
+        p.comps.retain(|c| c.key != ComponentKind::Workspace);
+        if let VllmPool::Card {
+            available,
+            concurrency,
+            ..
+        } = f.pool
+            && self.arch.is_generative()
+        {
+            p.serve_pool = Some(ServePool {
+                available,
+                request: f.request,
+                concurrency,
+                budget: PoolBudget::Utilization,
+            });
+        }
+        p.serve_tokens = Some(f.tokens);
+        p.theory = Some(f.theory);
+        (Phase::Serving, 0, 0)
+    }
+}
+
+/// vLLM's sampler dummy run keeps about this many fp32 copies of `max_num_seqs × vocab` logits
+/// (fp32 logits, a sorted copy and int64 indices for top-k/top-p): the median ratio of the profile
+/// peak to `max_num_seqs × vocab × 4 B` over the vLLM 0.19 H100 calibration runs.
+pub const SAMPLER_FP32_COPIES: f64 = 3.78;
+/// vLLM's non-torch memory growth during profiling at tp = 1: 0.25 GiB (calibration median).
+pub const VLLM_NON_TORCH: Bytes = Bytes::new(268_435_456);
+/// At pp ≥ 2, tp = 1: 0.07 GiB.
+pub const VLLM_NON_TORCH_PP: Bytes = Bytes::new(75_161_928);
+/// At tp ≥ 2 (NCCL and custom all-reduce): 2.1 GiB.
+pub const VLLM_NON_TORCH_TP: Bytes = Bytes::new(2_254_857_830);
+/// vLLM's KV block size in tokens.
+pub const VLLM_BLOCK: u64 = 16;
+/// CUDA memory of a vLLM worker in a tensor- or pipeline-parallel group before its profile run
+/// (context, NCCL communicators, custom all-reduce buffers): 1.53 GiB, the median of
+/// `init_cuda_memory_gib` over the six tp/pp ≥ 2 runs of the calibration data (1.43–1.55).
+pub const VLLM_CUDA_CONTEXT_PARALLEL: Bytes = Bytes::new(1_642_824_991); // 1.53 GiB
+/// CUDA-graph pool: intercept, fitted on the calibration runs.
+pub const CUDA_GRAPH_BASE_GIB: f64 = 0.09;
+/// CUDA-graph pool per layer on the GPU, fitted on the calibration runs.
+pub const CUDA_GRAPH_PER_LAYER_GIB: f64 = 0.0238;

@@ -1,0 +1,289 @@
+//! vLLM's text: the components from the figures, with their formulas and notes in English and
+//! Chinese (when the run builds text).
+
+use super::super::{ComponentKind, Formula, Parts, Run, b, thousands};
+use super::figures::{VllmFigures, VllmLayout, VllmPool};
+use super::{CUDA_GRAPH_BASE_GIB, CUDA_GRAPH_PER_LAYER_GIB, SAMPLER_FP32_COPIES, VLLM_BLOCK};
+use crate::units::short;
+use alloc::string::String;
+
+impl Run<'_> {
+    /// vLLM's components from its figures, with their formulas and notes in both languages
+    /// (when the run builds text).
+    pub(super) fn vllm_components(&self, f: &VllmFigures, p: &mut Parts) {
+        p.add(
+            ComponentKind::Weights,
+            f.weights_total(),
+            true,
+            self.vllm_weights_text(f),
+            en_str!("Weights as vLLM loads them."),
+            zh_str!("vLLM 加载的权重。"),
+        );
+        p.add(
+            ComponentKind::Activations,
+            f.activations(),
+            true,
+            self.vllm_profile_text(f),
+            en_str!("vLLM's start-up profile run: its torch peak is reserved out of the budget."),
+            zh_str!("vLLM 启动时的剖析运行：其峰值从预算中扣除。"),
+        );
+        p.add(
+            ComponentKind::NonTorch,
+            f.non_torch.get(),
+            false,
+            self.vllm_non_torch_text(f),
+            en_str!("cuBLAS/NCCL memory outside PyTorch, subtracted from the budget."),
+            zh_str!("PyTorch 之外的 cuBLAS/NCCL 内存，从预算中扣除。"),
+        );
+        let (en, zh) = match f.pool {
+            VllmPool::Card { .. } => (
+                en_str!("vLLM preallocates every byte left in the budget as KV blocks."),
+                zh_str!("vLLM 把预算内剩余显存全部预分配为 KV 块。"),
+            ),
+            VllmPool::Demand { .. } => (
+                en_str!("Without a card, the pool that serves `batch` full-length sequences."),
+                zh_str!("未指定显卡时：满足 batch 条满长序列所需的池。"),
+            ),
+        };
+        p.add(
+            ComponentKind::KvCache,
+            f.pool.bytes(),
+            true,
+            self.vllm_pool_text(f),
+            en,
+            zh,
+        );
+        if let VllmPool::Demand { .. } = f.pool {
+            p.note(
+                "vllm_no_device",
+                String::from(en_str!("No GPU given: vLLM would size its pool from gpu_memory_utilization × the card; shown is the KV needed for `batch` sequences of max_model_len.")),
+                String::from(zh_str!("未指定显卡：vLLM 会按 gpu_memory_utilization × 显存确定 KV 池；此处显示 batch 条 max_model_len 序列所需的 KV。")),
+            );
+        }
+        if let Some(g) = f.cuda_graphs {
+            p.add(
+                ComponentKind::CudaGraphs,
+                g,
+                false,
+                self.vllm_cuda_graphs_text(f, g),
+                en_str!("Captured after the pool is sized, so real use overshoots utilisation × memory by this much."),
+                zh_str!("在 KV 池确定后捕获，实际占用因此超出利用率 × 显存。"),
+            );
+        }
+        p.add(
+            ComponentKind::CudaContext,
+            f.context.get(),
+            false,
+            self.vllm_context_text(),
+            en_str!("Outside the utilisation budget."),
+            zh_str!("不计入利用率预算。"),
+        );
+    }
+
+    /// The weights' formula: the weights, the experts over ep, or the rotary cache.
+    fn vllm_weights_text(&self, f: &VllmFigures) -> Formula {
+        let a = &self.arch;
+        if self.ep > 1 {
+            let (ep, experts) = (self.ep, a.moe.map_or(0, |m| m.num_experts));
+            formula!(self.text;
+                let wf = self.weights_formula(f.weights);
+                [
+                    "{}; routed experts over ep {ep}: {} of {experts} per GPU",
+                    wf.en,
+                    experts / ep
+                ],
+                [
+                    "{}；路由专家按 ep {ep} 切分：每个 GPU {} / {experts} 个",
+                    wf.zh,
+                    experts / ep
+                ]
+            )
+        } else if f.rope == 0 {
+            self.weights_formula(f.weights)
+        } else {
+            let (pos, dim, bytes) = (a.max_position_embeddings, a.head_dim, self.act_bytes());
+            formula!(self.text;
+                let wf = self.weights_formula(f.weights);
+                ["{} + rotary cos/sin cache {pos} × {dim} × {bytes} B", wf.en],
+                [
+                    "{} + 旋转位置编码 cos/sin 缓存 {pos} × {dim} × {bytes} B",
+                    wf.zh
+                ]
+            )
+        }
+    }
+
+    /// The profile run's formula: the forward against the sampler.
+    fn vllm_profile_text(&self, f: &VllmFigures) -> Formula {
+        formula!(self.text;
+            let (tokens, per, fwd) = (self.max_num_batched_tokens, f.forward_per_token, b(f.forward));
+            let (seqs, vocab, copies, smp) = (self.max_num_seqs, self.arch.vocab_size, short(SAMPLER_FP32_COPIES), b(f.sampler));
+            ["max(forward over {tokens} batched tokens × {per} B = {fwd}, sampler {seqs} seqs × {vocab} vocab × 4 B × {copies} = {smp})"],
+            ["max(前向 {tokens} 个批内 token × {per} B = {fwd}，采样器 {seqs} 条序列 × {vocab} 词表 × 4 B × {copies} = {smp})"]
+        )
+    }
+
+    /// Non-torch memory's formula.
+    fn vllm_non_torch_text(&self, f: &VllmFigures) -> Formula {
+        formula!(self.text;
+            [
+                "non-torch memory growth during the profile run: {} (measured: {})",
+                b(f.non_torch.get()),
+                if self.tp > 1 {
+                    "NCCL and custom all-reduce buffers at tp ≥ 2"
+                } else {
+                    "tp = 1"
+                }
+            ],
+            [
+                "剖析运行期间非 torch 内存的增长：{} (实测：{})",
+                b(f.non_torch.get()),
+                if self.tp > 1 {
+                    "NCCL 与自定义 all-reduce 缓冲，tp ≥ 2"
+                } else {
+                    "tp = 1"
+                }
+            ]
+        )
+    }
+
+    /// The CUDA context's formula.
+    // Built without a language, the two branches are the same empty formula.
+    #[cfg_attr(
+        not(any(feature = "en", feature = "zh")),
+        allow(clippy::if_same_then_else)
+    )]
+    fn vllm_context_text(&self) -> Formula {
+        if self.tp * self.pp > 1 {
+            formula!(self.text; text "CUDA context with NCCL communicators: 1.53 GiB (measured, H100, vLLM 0.19, tp or pp ≥ 2)", "CUDA 上下文与 NCCL 通信器：1.53 GiB (实测，H100, vLLM 0.19，tp 或 pp ≥ 2)")
+        } else {
+            formula!(self.text; text "CUDA context: 0.51 GiB (measured, H100, vLLM 0.19)", "CUDA 上下文：0.51 GiB (实测，H100, vLLM 0.19)")
+        }
+    }
+
+    /// The pool's formula: the budget left in blocks on a card, the demand without one.
+    // Built without a language, the branches of a text differ by their words alone.
+    #[cfg_attr(
+        not(any(feature = "en", feature = "zh")),
+        allow(clippy::if_same_then_else)
+    )]
+    fn vllm_pool_text(&self, f: &VllmFigures) -> Formula {
+        if !self.text {
+            return Formula::default();
+        }
+        let l = &f.layout;
+        let per_layer = thousands(l.per_layer);
+        let (gs, groups_full, groups_window, groups_cross, cross_blocks) = (
+            l.group_size,
+            l.groups_full,
+            l.groups_window,
+            l.groups_cross,
+            l.cross_blocks,
+        );
+        match f.pool {
+            VllmPool::Card {
+                memory,
+                available,
+                blocks,
+                ..
+            } => {
+                let groups = groups_full + groups_window + groups_cross;
+                // Per block: one layer's 16 tokens × the group size (every layer of a dense model).
+                let per_block = if groups_cross > 0 {
+                    formula!(self.text;
+                        [
+                            "{gs} layers × {per_layer} B per token per layer ({groups} groups of {gs} layers: {groups_full} self-attention, {groups_cross} cross-attention of {cross_blocks} blocks per request)"
+                        ],
+                        [
+                            "{gs} 层 × {per_layer} B 每 token 每层 ({groups} 组，每组 {gs} 层：{groups_full} 个自注意力组，{groups_cross} 个交叉注意力组，每请求 {cross_blocks} 块)"
+                        ]
+                    )
+                } else if groups > 1 {
+                    formula!(self.text;
+                        [
+                            "{gs} layers × {per_layer} B per token per layer ({groups} groups of {gs} layers: {groups_full} global, {groups_window} sliding)"
+                        ],
+                        [
+                            "{gs} 层 × {per_layer} B 每 token 每层 ({groups} 组，每组 {gs} 层：{groups_full} 个全局组，{groups_window} 个滑动窗口组)"
+                        ]
+                    )
+                } else {
+                    formula!(self.text;
+                        let per_token = thousands(l.per_token); ["{per_token} B per token"], ["{per_token} B 每 token"])
+                };
+                formula!(self.text;
+                    let (memory, util, size, blocks_n) = (
+                        b(memory),
+                        short(self.gpu_memory_utilization),
+                        b(available),
+                        thousands(blocks),
+                    );
+                    [
+                        "{memory} × {util} − (weights + activations + non-torch) = {size} → {blocks_n} blocks × 16 tokens × {}",
+                        per_block.en
+                    ],
+                    [
+                        "{memory} × {util} − (权重 + 激活 + 非 torch) = {size} → {blocks_n} 块 × 16 token × {}",
+                        per_block.zh
+                    ]
+                )
+            }
+            VllmPool::Demand { bytes } => self.vllm_demand_text(l, &per_layer, bytes),
+        }
+    }
+
+    /// The pool's formula without a card: `batch` sequences of max_model_len.
+    fn vllm_demand_text(&self, l: &VllmLayout, per_layer: &str, pool: u64) -> Formula {
+        let (layers_here, global, local) = (l.layers, l.global, l.local);
+        let full = l.full_blocks * VLLM_BLOCK;
+        let per_seq = if l.cross > 0 {
+            let frames = l.cross_blocks * VLLM_BLOCK;
+            formula!(self.text;
+                [
+                    "{layers_here} layers × ({full} tokens + {frames} cross-attention frames) × {per_layer} B per token per layer"
+                ],
+                [
+                    "{layers_here} 层 × ({full} token + {frames} 个交叉注意力帧) × {per_layer} B 每 token 每层"
+                ]
+            )
+        } else if local > 0 {
+            let window = l.window_blocks * VLLM_BLOCK;
+            formula!(self.text;
+                [
+                    "({global} global layers × {full} tokens + {local} sliding layers × {window} tokens) × {per_layer} B per token per layer"
+                ],
+                [
+                    "({global} 个全局层 × {full} token + {local} 个滑动窗口层 × {window} token) × {per_layer} B 每 token 每层"
+                ]
+            )
+        } else {
+            formula!(self.text;
+                let per_token = thousands(l.per_token);
+                ["{full} max_model_len × {per_token} B per token"],
+                ["{full} max_model_len × {per_token} B 每 token"]
+            )
+        };
+        formula!(self.text;
+            let (batch, size) = (self.batch, b(pool));
+            [
+                "{batch} {} × {} = {size} (no GPU given: the KV the pool must hold)",
+                if batch == 1 { "seq" } else { "seqs" },
+                per_seq.en
+            ],
+            [
+                "{batch} 条序列 × {} = {size}（未指定显卡：KV 池必须容纳的量）",
+                per_seq.zh
+            ]
+        )
+    }
+
+    /// The CUDA-graph pool's formula.
+    fn vllm_cuda_graphs_text(&self, f: &VllmFigures, g: u64) -> Formula {
+        let layers_here = f.layout.layers;
+        formula!(self.text;
+            let (base, per, size) = (short(CUDA_GRAPH_BASE_GIB), short(CUDA_GRAPH_PER_LAYER_GIB), b(g));
+            ["{base} GiB + {per} GiB × {layers_here} layers = {size} (fitted to vLLM 0.19 H100 runs)"],
+            ["{base} GiB + {per} GiB × {layers_here} 层 = {size} (拟合自 vLLM 0.19 H100 的实测)"]
+        )
+    }
+}
