@@ -485,8 +485,8 @@ pub fn plan_mig(
     check_request(gpu, jobs, options)?;
     let rate = ExchangeRate::from_request("cny_per_usd", options.cny_per_usd)?;
     let prices = Prices::of(gpu, offers, options, &rate);
-    let (order, candidates) = job_candidates(gpu, jobs, &prices, options)?;
-    let mut search = Search::new(gpu, order, candidates, &prices, options.max_cards as usize);
+    let ordered = job_candidates(gpu, jobs, &prices, options)?;
+    let mut search = Search::new(gpu, ordered, &prices, options.max_cards as usize);
     let mut cards = Vec::new();
     search.dfs(0, &mut cards);
     let exhaustive = search.nodes < NODE_BUDGET;

@@ -398,7 +398,7 @@ fn head_dim(t: &Tensors<'_>, q_out: u64, kv_out: u64, notes: &mut Vec<String>) -
         _ => {
             let d = [128u64, 64, 256, 96, 80, 32, 16, 8]
                 .into_iter()
-                .find(|d| q_out % d == 0 && kv_out % d == 0)
+                .find(|d| q_out.is_multiple_of(*d) && kv_out.is_multiple_of(*d))
                 .unwrap_or_else(|| gcd(q_out, kv_out).max(1));
             notes.push(format!(
                 "head_dim is not in a safetensors header; {d} assumed (the KV cache size, kv_heads x head_dim = {kv_out}, is exact either way)."

@@ -145,6 +145,14 @@ impl<'o> Prices<'o> {
     }
 }
 
+/// The jobs in the order the search places them, with the profiles each may take.
+pub(super) struct JobCandidates {
+    /// (input index, need), largest first (ties by input order).
+    order: Vec<(usize, Bytes)>,
+    /// Per job of `order`, the profiles whose usable memory holds it, smallest first.
+    candidates: Vec<Vec<Candidate>>,
+}
+
 /// The jobs by size, largest first (ties by input order), with their candidate profiles: those
 /// whose usable memory holds the job (and, under per-slice pricing, that an offer rents),
 /// smallest first. A job no profile holds is an error.
@@ -153,7 +161,7 @@ pub(super) fn job_candidates(
     jobs: &[Bytes],
     prices: &Prices<'_>,
     options: &MigOptions,
-) -> Result<(Vec<(usize, Bytes)>, Vec<Vec<Candidate>>)> {
+) -> Result<JobCandidates> {
     let usable_profiles: Vec<&'static MigProfile> = prices
         .profiles
         .iter()
@@ -204,19 +212,22 @@ pub(super) fn job_candidates(
         });
         candidates.push(c);
     }
-    Ok((order, candidates))
+    Ok(JobCandidates { order, candidates })
 }
 
 impl<'a> Search<'a> {
-    /// A search over `jobs` (largest first) and their `candidates`, with the bounds it prunes
-    /// by: for each k, the least memory slices, compute slices and price the jobs k.. need.
+    /// A search over the `jobs` (largest first, with their candidate profiles), with the bounds it
+    /// prunes by: for each k, the least memory slices, compute slices and price the jobs k.. need.
     pub(super) fn new(
         gpu: &'a Gpu,
-        jobs: Vec<(usize, Bytes)>,
-        candidates: Vec<Vec<Candidate>>,
+        jobs: JobCandidates,
         prices: &Prices<'_>,
         max_cards: usize,
     ) -> Self {
+        let JobCandidates {
+            order: jobs,
+            candidates,
+        } = jobs;
         let n = candidates.len();
         let mut suffix_slices = vec![0u32; n + 1];
         let mut suffix_compute = vec![0u32; n + 1];
