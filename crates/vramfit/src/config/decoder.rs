@@ -36,7 +36,33 @@ pub(super) const LLAMA: Style = Style {
     lm_head_bias: false,
 };
 
+/// The architecture a decoder `model_type` declares, read from its config: the Llama-like layout
+/// with the family's style, or the family's own reader, then the sliding window and the MoE or
+/// MLA blocks of the families that have them.
 pub(super) fn decoder(model_type: &str, c: &Cfg, notes: &mut Notes) -> Result<Architecture> {
+    let mut a = match llama_style(model_type, c)? {
+        Some((style, defaults)) => common(c, style, defaults)?,
+        None => other_family(model_type, c, notes)?,
+    };
+    sliding_window(model_type, c, &mut a)?;
+    if a.sliding_window > 0 && a.sliding_layers == 0 {
+        a.sliding_window = 0;
+    }
+    match model_type {
+        "mixtral" => a.moe = Some(mixtral_moe(c, &a)?),
+        "qwen2_moe" | "qwen3_moe" => a.moe = Some(qwen_moe(model_type, c, &a, notes)?),
+        "deepseek_v2" | "deepseek_v3" => deepseek(c, &mut a, notes)?,
+        "gpt_oss" => a.moe = Some(gpt_oss_moe(c, &a)?),
+        "llama4_text" => llama4(c, &mut a, notes)?,
+        _ => {}
+    }
+    Ok(a)
+}
+
+/// The style (and the defaults, where the family has its own) of a `model_type` with Llama's
+/// layout; `None` for the families read otherwise. `attention_bias` is read first, for every
+/// `model_type`.
+fn llama_style(model_type: &str, c: &Cfg) -> Result<Option<(Style, Option<Defaults>)>> {
     let attention_bias = c.b("attention_bias")?;
     let llama_like = |tie_default: bool| -> Result<Style> {
         let bias = attention_bias.unwrap_or(false);
@@ -48,45 +74,40 @@ pub(super) fn decoder(model_type: &str, c: &Cfg, notes: &mut Notes) -> Result<Ar
             ..LLAMA
         })
     };
-    let mut a = match model_type {
+    Ok(Some(match model_type {
         "llama" | "mistral" | "mixtral" | "granite" | "phi3" | "llama4_text" => {
-            common(c, llama_like(false)?, None)?
+            (llama_like(false)?, None)
         }
-        "qwen2" | "qwen2_moe" => common(
-            c,
+        "qwen2" | "qwen2_moe" => (
             Style {
                 qkv_bias: true,
                 ..LLAMA
             },
             None,
-        )?,
-        "qwen3" | "qwen3_moe" => common(
-            c,
+        ),
+        "qwen3" | "qwen3_moe" => (
             Style {
                 qk_norm: true,
                 ..llama_like(false)?
             },
             None,
-        )?,
-        "gemma" => common(
-            c,
+        ),
+        "gemma" => (
             Style {
                 tie_default: true,
                 ..LLAMA
             },
             Some(Defaults::GEMMA),
-        )?,
-        "gemma2" => common(
-            c,
+        ),
+        "gemma2" => (
             Style {
                 tie_default: true,
                 norms_per_layer: 4,
                 ..LLAMA
             },
             Some(Defaults::GEMMA2),
-        )?,
-        "gemma3_text" => common(
-            c,
+        ),
+        "gemma3_text" => (
             Style {
                 tie_default: true,
                 norms_per_layer: 4,
@@ -94,9 +115,8 @@ pub(super) fn decoder(model_type: &str, c: &Cfg, notes: &mut Notes) -> Result<Ar
                 ..LLAMA
             },
             Some(Defaults::GEMMA3),
-        )?,
-        "phi" => common(
-            c,
+        ),
+        "phi" => (
             Style {
                 gated: false,
                 norm: Norm::Layer,
@@ -109,11 +129,10 @@ pub(super) fn decoder(model_type: &str, c: &Cfg, notes: &mut Notes) -> Result<Ar
                 lm_head_bias: true,
             },
             None,
-        )?,
+        ),
         "gpt_neox" => {
             let bias = attention_bias.unwrap_or(true);
-            common(
-                c,
+            (
                 Style {
                     gated: false,
                     norm: Norm::Layer,
@@ -126,18 +145,25 @@ pub(super) fn decoder(model_type: &str, c: &Cfg, notes: &mut Notes) -> Result<Ar
                     lm_head_bias: false,
                 },
                 None,
-            )?
+            )
         }
-        "deepseek_v2" | "deepseek_v3" => common(c, llama_like(false)?, None)?,
-        "gpt_oss" => common(
-            c,
+        "deepseek_v2" | "deepseek_v3" => (llama_like(false)?, None),
+        "gpt_oss" => (
             Style {
                 qkv_bias: attention_bias.unwrap_or(true),
                 o_bias: attention_bias.unwrap_or(true),
                 ..LLAMA
             },
             None,
-        )?,
+        ),
+        _ => return Ok(None),
+    }))
+}
+
+/// The architecture of a supported `model_type` without Llama's layout, from its family's
+/// reader; an error naming the supported types for any other.
+fn other_family(model_type: &str, c: &Cfg, notes: &mut Notes) -> Result<Architecture> {
+    Ok(match model_type {
         "gpt2" => gpt2(c)?,
         "falcon" => falcon(c, false)?,
         // The configs Falcon shipped before transformers adopted it (trust_remote_code):
@@ -158,7 +184,11 @@ pub(super) fn decoder(model_type: &str, c: &Cfg, notes: &mut Notes) -> Result<Ar
                 ),
             ));
         }
-    };
+    })
+}
+
+/// Sets the sliding window of the families that have one, and how many layers use it.
+fn sliding_window(model_type: &str, c: &Cfg, a: &mut Architecture) -> Result<()> {
     match model_type {
         "mistral" | "mixtral" | "phi3" => {
             if let Some(w) = c.u("sliding_window")? {
@@ -204,154 +234,160 @@ pub(super) fn decoder(model_type: &str, c: &Cfg, notes: &mut Notes) -> Result<Ar
         }
         _ => {}
     }
-    if a.sliding_window > 0 && a.sliding_layers == 0 {
-        a.sliding_window = 0;
+    Ok(())
+}
+
+/// Mixtral's experts: every layer is MoE, each expert as wide as the dense FFN would be.
+fn mixtral_moe(c: &Cfg, a: &Architecture) -> Result<Moe> {
+    Ok(Moe {
+        num_experts: c.req(&["num_local_experts"], "routed experts")?,
+        experts_per_token: c.req(&["num_experts_per_tok"], "experts per token")?,
+        expert_intermediate_size: a.intermediate_size,
+        shared_intermediate_size: 0,
+        shared_expert_gate: false,
+        first_dense_layers: 0,
+        router_bias: false,
+        expert_bias: false,
+    })
+}
+
+/// Qwen2-MoE's and Qwen3-MoE's experts, with the layers that stay dense (every layer off the
+/// `decoder_sparse_step`, and those `mlp_only_layers` names) moved to the front.
+fn qwen_moe(model_type: &str, c: &Cfg, a: &Architecture, notes: &mut Notes) -> Result<Moe> {
+    let moe = Moe {
+        num_experts: c.req(&["num_experts"], "routed experts")?,
+        experts_per_token: c.req(&["num_experts_per_tok"], "experts per token")?,
+        expert_intermediate_size: c.req(&["moe_intermediate_size"], "expert FFN width")?,
+        shared_intermediate_size: c.u("shared_expert_intermediate_size")?.unwrap_or(0),
+        shared_expert_gate: model_type == "qwen2_moe",
+        first_dense_layers: 0,
+        router_bias: false,
+        expert_bias: false,
+    };
+    let step = c.u("decoder_sparse_step")?.unwrap_or(1).max(1);
+    let dense_only = c.u_arr("mlp_only_layers")?.unwrap_or_default();
+    let dense = (0..a.num_layers)
+        .filter(|l| dense_only.contains(l) || (l + 1) % step != 0)
+        .count() as u64;
+    Ok(dense_layers(moe, dense, a.num_layers, notes))
+}
+
+/// DeepSeek-V2's and V3's multi-head latent attention, their experts when the config has them,
+/// and notes on what is counted differently from the config.
+fn deepseek(c: &Cfg, a: &mut Architecture, notes: &mut Notes) -> Result<()> {
+    let rope = c.req(&["qk_rope_head_dim"], "rotary key width")?;
+    let nope = c.req(&["qk_nope_head_dim"], "non-rotary key width")?;
+    a.mla = Some(Mla {
+        q_lora_rank: c.u("q_lora_rank")?.unwrap_or(0),
+        kv_lora_rank: c.req(&["kv_lora_rank"], "cached latent width")?,
+        qk_rope_head_dim: rope,
+        qk_nope_head_dim: nope,
+        v_head_dim: c.req(&["v_head_dim"], "value head width")?,
+    });
+    a.head_dim = rope.saturating_add(nope);
+    a.num_kv_heads = a.num_heads;
+    if let Some(experts) = c.u("n_routed_experts")? {
+        let expert = c.req(&["moe_intermediate_size"], "expert FFN width")?;
+        a.moe = Some(Moe {
+            num_experts: experts,
+            experts_per_token: c.req(&["num_experts_per_tok"], "experts per token")?,
+            expert_intermediate_size: expert,
+            shared_intermediate_size: c.u("n_shared_experts")?.unwrap_or(0).saturating_mul(expert),
+            shared_expert_gate: false,
+            first_dense_layers: c.u("first_k_dense_replace")?.unwrap_or(0),
+            router_bias: c.str("topk_method")? == Some("noaux_tc"),
+            expert_bias: false,
+        });
+        if c.u("moe_layer_freq")?.unwrap_or(1) != 1 {
+            notes.push(
+                String::from(
+                    "moe_layer_freq is not 1: every layer after first_k_dense_replace is counted as MoE.",
+                ),
+                String::from(
+                    "moe_layer_freq 不为 1：first_k_dense_replace 之后的每一层都按 MoE 层计算。",
+                ),
+            );
+        }
     }
-    match model_type {
-        "mixtral" => {
-            a.moe = Some(Moe {
-                num_experts: c.req(&["num_local_experts"], "routed experts")?,
-                experts_per_token: c.req(&["num_experts_per_tok"], "experts per token")?,
-                expert_intermediate_size: a.intermediate_size,
-                shared_intermediate_size: 0,
-                shared_expert_gate: false,
-                first_dense_layers: 0,
-                router_bias: false,
-                expert_bias: false,
-            });
-        }
-        "qwen2_moe" | "qwen3_moe" => {
-            let moe = Moe {
-                num_experts: c.req(&["num_experts"], "routed experts")?,
-                experts_per_token: c.req(&["num_experts_per_tok"], "experts per token")?,
-                expert_intermediate_size: c.req(&["moe_intermediate_size"], "expert FFN width")?,
-                shared_intermediate_size: c.u("shared_expert_intermediate_size")?.unwrap_or(0),
-                shared_expert_gate: model_type == "qwen2_moe",
-                first_dense_layers: 0,
-                router_bias: false,
-                expert_bias: false,
-            };
-            let step = c.u("decoder_sparse_step")?.unwrap_or(1).max(1);
-            let dense_only = c.u_arr("mlp_only_layers")?.unwrap_or_default();
-            let dense = (0..a.num_layers)
-                .filter(|l| dense_only.contains(l) || (l + 1) % step != 0)
-                .count() as u64;
-            a.moe = Some(dense_layers(moe, dense, a.num_layers, notes));
-        }
-        "deepseek_v2" | "deepseek_v3" => {
-            let rope = c.req(&["qk_rope_head_dim"], "rotary key width")?;
-            let nope = c.req(&["qk_nope_head_dim"], "non-rotary key width")?;
-            a.mla = Some(Mla {
-                q_lora_rank: c.u("q_lora_rank")?.unwrap_or(0),
-                kv_lora_rank: c.req(&["kv_lora_rank"], "cached latent width")?,
-                qk_rope_head_dim: rope,
-                qk_nope_head_dim: nope,
-                v_head_dim: c.req(&["v_head_dim"], "value head width")?,
-            });
-            a.head_dim = rope.saturating_add(nope);
-            a.num_kv_heads = a.num_heads;
-            if let Some(experts) = c.u("n_routed_experts")? {
-                let expert = c.req(&["moe_intermediate_size"], "expert FFN width")?;
-                a.moe = Some(Moe {
-                    num_experts: experts,
-                    experts_per_token: c.req(&["num_experts_per_tok"], "experts per token")?,
-                    expert_intermediate_size: expert,
-                    shared_intermediate_size: c
-                        .u("n_shared_experts")?
-                        .unwrap_or(0)
-                        .saturating_mul(expert),
-                    shared_expert_gate: false,
-                    first_dense_layers: c.u("first_k_dense_replace")?.unwrap_or(0),
-                    router_bias: c.str("topk_method")? == Some("noaux_tc"),
-                    expert_bias: false,
-                });
-                if c.u("moe_layer_freq")?.unwrap_or(1) != 1 {
-                    notes.push(
-                        String::from(
-                            "moe_layer_freq is not 1: every layer after first_k_dense_replace is counted as MoE.",
-                        ),
-                        String::from(
-                            "moe_layer_freq 不为 1：first_k_dense_replace 之后的每一层都按 MoE 层计算。",
-                        ),
-                    );
-                }
-            }
-            if let Some(n) = c.u("num_nextn_predict_layers")?
-                && n > 0
-            {
-                notes.push(
-                    format!(
-                        "The {n} multi-token-prediction layer(s) (num_nextn_predict_layers) are not counted: inference loads them only for speculative decoding."
-                    ),
-                    format!(
-                        "{n} 个多 token 预测层（num_nextn_predict_layers）不计入：推理只在投机解码时加载它们。"
-                    ),
-                );
-            }
-        }
-        "gpt_oss" => {
-            a.moe = Some(Moe {
-                num_experts: c.req(&["num_local_experts"], "routed experts")?,
-                experts_per_token: c.req(
-                    &["num_experts_per_tok", "experts_per_token"],
-                    "experts per token",
-                )?,
-                expert_intermediate_size: a.intermediate_size,
-                shared_intermediate_size: 0,
-                shared_expert_gate: false,
-                first_dense_layers: 0,
-                router_bias: true,
-                expert_bias: true,
-            });
-        }
-        "llama4_text" => {
-            let expert = a.intermediate_size;
-            let moe = Moe {
-                num_experts: c.req(&["num_local_experts"], "routed experts")?,
-                experts_per_token: c.req(&["num_experts_per_tok"], "experts per token")?,
-                expert_intermediate_size: expert,
-                shared_intermediate_size: expert,
-                shared_expert_gate: false,
-                first_dense_layers: 0,
-                router_bias: false,
-                expert_bias: false,
-            };
-            // Dense layers use `intermediate_size_mlp`; MoE layers are every `step`-th.
-            a.intermediate_size = c.u("intermediate_size_mlp")?.unwrap_or(expert);
-            let dense = match c.u_arr("moe_layers")? {
-                Some(layers) => a.num_layers.saturating_sub(layers.len() as u64),
-                None => {
-                    let step = c.u("interleave_moe_layer_step")?.unwrap_or(1).max(1);
-                    a.num_layers - a.num_layers / step
-                }
-            };
-            a.moe = Some(dense_layers(moe, dense, a.num_layers, notes));
-            // Chunked local attention on the RoPE layers (`no_rope_layers[i] == 1`; by default
-            // three of every four): a token sees at most `attention_chunk_size` keys there,
-            // which bounds the KV cache like a sliding window of that width.
-            if let Some(chunk) = c.u("attention_chunk_size")? {
-                let chunked = match c.u_arr("no_rope_layers")? {
-                    Some(flags) => flags.iter().filter(|&&f| f == 1).count() as u64,
-                    None => {
-                        let interval = c.u("no_rope_layer_interval")?.unwrap_or(4).max(1);
-                        a.num_layers - a.num_layers / interval
-                    }
-                };
-                a.sliding_window = chunk;
-                a.sliding_layers = chunked.min(a.num_layers);
-                notes.push(
-                    format!(
-                        "Chunked attention (attention_chunk_size {chunk}) on {chunked} layers is counted as a sliding window of {chunk} tokens; the other layers are global."
-                    ),
-                    format!(
-                        "{chunked} 层的分块注意力（attention_chunk_size {chunk}）按 {chunk} 个 token 的滑动窗口计算；其余层为全局注意力。"
-                    ),
-                );
-            }
-        }
-        _ => {}
+    if let Some(n) = c.u("num_nextn_predict_layers")?
+        && n > 0
+    {
+        notes.push(
+            format!(
+                "The {n} multi-token-prediction layer(s) (num_nextn_predict_layers) are not counted: inference loads them only for speculative decoding."
+            ),
+            format!(
+                "{n} 个多 token 预测层（num_nextn_predict_layers）不计入：推理只在投机解码时加载它们。"
+            ),
+        );
     }
-    Ok(a)
+    Ok(())
+}
+
+/// gpt-oss's experts: every layer is MoE, with biases on the router and the experts.
+fn gpt_oss_moe(c: &Cfg, a: &Architecture) -> Result<Moe> {
+    Ok(Moe {
+        num_experts: c.req(&["num_local_experts"], "routed experts")?,
+        experts_per_token: c.req(
+            &["num_experts_per_tok", "experts_per_token"],
+            "experts per token",
+        )?,
+        expert_intermediate_size: a.intermediate_size,
+        shared_intermediate_size: 0,
+        shared_expert_gate: false,
+        first_dense_layers: 0,
+        router_bias: true,
+        expert_bias: true,
+    })
+}
+
+/// Llama 4's experts (one shared expert, the interleaved dense layers with their own width) and
+/// its chunked attention, counted as a sliding window.
+fn llama4(c: &Cfg, a: &mut Architecture, notes: &mut Notes) -> Result<()> {
+    let expert = a.intermediate_size;
+    let moe = Moe {
+        num_experts: c.req(&["num_local_experts"], "routed experts")?,
+        experts_per_token: c.req(&["num_experts_per_tok"], "experts per token")?,
+        expert_intermediate_size: expert,
+        shared_intermediate_size: expert,
+        shared_expert_gate: false,
+        first_dense_layers: 0,
+        router_bias: false,
+        expert_bias: false,
+    };
+    // Dense layers use `intermediate_size_mlp`; MoE layers are every `step`-th.
+    a.intermediate_size = c.u("intermediate_size_mlp")?.unwrap_or(expert);
+    let dense = match c.u_arr("moe_layers")? {
+        Some(layers) => a.num_layers.saturating_sub(layers.len() as u64),
+        None => {
+            let step = c.u("interleave_moe_layer_step")?.unwrap_or(1).max(1);
+            a.num_layers - a.num_layers / step
+        }
+    };
+    a.moe = Some(dense_layers(moe, dense, a.num_layers, notes));
+    // Chunked local attention on the RoPE layers (`no_rope_layers[i] == 1`; by default
+    // three of every four): a token sees at most `attention_chunk_size` keys there,
+    // which bounds the KV cache like a sliding window of that width.
+    if let Some(chunk) = c.u("attention_chunk_size")? {
+        let chunked = match c.u_arr("no_rope_layers")? {
+            Some(flags) => flags.iter().filter(|&&f| f == 1).count() as u64,
+            None => {
+                let interval = c.u("no_rope_layer_interval")?.unwrap_or(4).max(1);
+                a.num_layers - a.num_layers / interval
+            }
+        };
+        a.sliding_window = chunk;
+        a.sliding_layers = chunked.min(a.num_layers);
+        notes.push(
+            format!(
+                "Chunked attention (attention_chunk_size {chunk}) on {chunked} layers is counted as a sliding window of {chunk} tokens; the other layers are global."
+            ),
+            format!(
+                "{chunked} 层的分块注意力（attention_chunk_size {chunk}）按 {chunk} 个 token 的滑动窗口计算；其余层为全局注意力。"
+            ),
+        );
+    }
+    Ok(())
 }
 
 /// Moves `dense` layers to the front: the parameter count is the same wherever they sit.

@@ -270,6 +270,8 @@ fn kind(v: &Value) -> &'static str {
     }
 }
 
+/// The offer in record `i` of the list, each field read and checked in turn (the first field
+/// that fails names itself in the error), its GPU one of `gpus`.
 fn record(i: usize, v: &Value, gpus: &[Gpu]) -> Result<Offer> {
     let Value::Object(map) = v else {
         return Err(InputError::new(
@@ -294,144 +296,14 @@ fn record(i: usize, v: &Value, gpus: &[Gpu]) -> Result<Offer> {
     }
     let id = r.text("id", 100, true)?.unwrap_or_default();
     let provider = r.text("provider", 100, true)?.unwrap_or_default();
-    let gpu_id = r.text("gpu", 100, true)?.unwrap_or_default();
-    let gpu = gpus.iter().find(|g| g.id == gpu_id.trim()).ok_or_else(|| {
-        let ids: Vec<&str> = gpus.iter().map(|g| g.id).collect();
-        r.err(
-            ErrorKind::UnknownGpu,
-            "gpu",
-            format!("unknown GPU `{gpu_id}`"),
-            format!("a catalog GPU id: {}", ids.join(", ")),
-        )
-    })?;
-    let count_accepted = format!("a whole number of GPUs from 1 to {MAX_COUNT}");
-    let count = match r.get("count") {
-        None => return Err(r.err(ErrorKind::Missing, "count", "missing", count_accepted)),
-        Some(v) => v
-            .as_u64()
-            .filter(|c| (1..=MAX_COUNT).contains(c))
-            .ok_or_else(|| {
-                r.err(
-                    ErrorKind::OutOfRange,
-                    "count",
-                    format!("{v} is out of range"),
-                    count_accepted,
-                )
-            })? as u32,
-    };
-    let price_per_hour = match r.get("price_per_hour") {
-        None => {
-            return Err(r.err(
-                ErrorKind::Missing,
-                "price_per_hour",
-                "missing",
-                PRICE_ACCEPTED,
-            ));
-        }
-        Some(Value::Number(n)) => {
-            let p = n.as_f64().unwrap_or(f64::NAN);
-            check_price("price_per_hour", p)
-                .map_err(|e| r.err(e.kind, "price_per_hour", e.problem, e.accepted))?
-        }
-        Some(v) => {
-            return Err(r.err(
-                ErrorKind::NotANumber,
-                "price_per_hour",
-                format!("{} is not a number", kind(v)),
-                PRICE_ACCEPTED,
-            ));
-        }
-    };
-    let currency = r.choice(
-        "currency",
-        None,
-        &[
-            ("CNY", Currency::Cny),
-            ("RMB", Currency::Cny),
-            ("USD", Currency::Usd),
-        ],
-    )?;
-    let billing = r.choice(
-        "billing",
-        Some(Billing::Hour),
-        &[
-            ("second", Billing::Second),
-            ("minute", Billing::Minute),
-            ("hour", Billing::Hour),
-        ],
-    )?;
-    let market = r.choice(
-        "market",
-        Some(Market::OnDemand),
-        &[("on-demand", Market::OnDemand), ("spot", Market::Spot)],
-    )?;
-    let mig_profile = r.text("mig_profile", 20, false)?;
-    if let Some(p) = &mig_profile {
-        if gpu.mig_profile(p).is_none() {
-            let names: Vec<&str> = gpu.mig_profiles().iter().map(|p| p.name).collect();
-            return Err(r.err(
-                ErrorKind::UnknownName,
-                "mig_profile",
-                format!("{} has no MIG profile `{p}`", gpu.id),
-                if names.is_empty() {
-                    format!("null: {} has no MIG", gpu.id)
-                } else {
-                    format!("null or one of {}", names.join(", "))
-                },
-            ));
-        }
-        if count != 1 {
-            return Err(r.err(
-                ErrorKind::Conflict,
-                "count",
-                format!("{count} with a MIG profile"),
-                "1: a MIG offer rents one slice",
-            ));
-        }
-    }
+    let gpu = r.gpu(gpus)?;
+    let count = r.count()?;
+    let price_per_hour = r.price()?;
+    let (currency, billing, market) = r.terms()?;
+    let mig_profile = r.mig_profile(gpu, count)?;
     let vgpu = r.text("vgpu", 100, false)?;
-    let slice_accepted = format!(
-        "null, or bytes from 1 to the GPU's {} ({} B), and no mig_profile",
-        gpu.memory.display_gib(),
-        gpu.memory.get()
-    );
-    let slice_memory_bytes = match r.get("slice_memory_bytes") {
-        None => None,
-        Some(v) => {
-            let b = v
-                .as_u64()
-                .filter(|b| (1..=gpu.memory.get()).contains(b))
-                .ok_or_else(|| {
-                    r.err(
-                        ErrorKind::OutOfRange,
-                        "slice_memory_bytes",
-                        format!("{v} is out of range"),
-                        slice_accepted.clone(),
-                    )
-                })?;
-            if mig_profile.is_some() {
-                return Err(r.err(
-                    ErrorKind::Conflict,
-                    "slice_memory_bytes",
-                    "given with a mig_profile",
-                    slice_accepted,
-                ));
-            }
-            Some(Bytes::new(b))
-        }
-    };
-    let reference_estimate = match r.get("reference_estimate") {
-        None => false,
-        Some(Value::Bool(b)) => *b,
-        Some(v) => {
-            return Err(r.err(
-                ErrorKind::Malformed,
-                "reference_estimate",
-                format!("{} is not a boolean", kind(v)),
-                "true or false",
-            ));
-        }
-    };
+    let slice_memory_bytes = r.slice_memory(gpu, mig_profile.is_some())?;
+    let reference_estimate = r.reference_estimate()?;
     Ok(Offer {
         id: Cow::Owned(id.trim().to_string()),
         provider: Cow::Owned(provider.trim().to_string()),
@@ -451,6 +323,169 @@ fn record(i: usize, v: &Value, gpus: &[Gpu]) -> Result<Offer> {
         source: Cow::Owned(r.text("source", 2000, false)?.unwrap_or_default()),
         date: Cow::Owned(r.text("date", 20, false)?.unwrap_or_default()),
     })
+}
+
+impl Rec<'_> {
+    /// `gpu`: one of `gpus`, by id.
+    fn gpu<'g>(&self, gpus: &'g [Gpu]) -> Result<&'g Gpu> {
+        let gpu_id = self.text("gpu", 100, true)?.unwrap_or_default();
+        gpus.iter().find(|g| g.id == gpu_id.trim()).ok_or_else(|| {
+            let ids: Vec<&str> = gpus.iter().map(|g| g.id).collect();
+            self.err(
+                ErrorKind::UnknownGpu,
+                "gpu",
+                format!("unknown GPU `{gpu_id}`"),
+                format!("a catalog GPU id: {}", ids.join(", ")),
+            )
+        })
+    }
+
+    /// `count`: a whole number of GPUs from 1 to [`MAX_COUNT`].
+    fn count(&self) -> Result<u32> {
+        let count_accepted = format!("a whole number of GPUs from 1 to {MAX_COUNT}");
+        Ok(match self.get("count") {
+            None => return Err(self.err(ErrorKind::Missing, "count", "missing", count_accepted)),
+            Some(v) => v
+                .as_u64()
+                .filter(|c| (1..=MAX_COUNT).contains(c))
+                .ok_or_else(|| {
+                    self.err(
+                        ErrorKind::OutOfRange,
+                        "count",
+                        format!("{v} is out of range"),
+                        count_accepted,
+                    )
+                })? as u32,
+        })
+    }
+
+    /// `price_per_hour`: a number [`check_price`] accepts.
+    fn price(&self) -> Result<f64> {
+        match self.get("price_per_hour") {
+            None => Err(self.err(
+                ErrorKind::Missing,
+                "price_per_hour",
+                "missing",
+                PRICE_ACCEPTED,
+            )),
+            Some(Value::Number(n)) => {
+                let p = n.as_f64().unwrap_or(f64::NAN);
+                check_price("price_per_hour", p)
+                    .map_err(|e| self.err(e.kind, "price_per_hour", e.problem, e.accepted))
+            }
+            Some(v) => Err(self.err(
+                ErrorKind::NotANumber,
+                "price_per_hour",
+                format!("{} is not a number", kind(v)),
+                PRICE_ACCEPTED,
+            )),
+        }
+    }
+
+    /// `currency` (required), `billing` (by the hour unless given) and `market` (on demand
+    /// unless given), in that order.
+    fn terms(&self) -> Result<(Currency, Billing, Market)> {
+        let currency = self.choice(
+            "currency",
+            None,
+            &[
+                ("CNY", Currency::Cny),
+                ("RMB", Currency::Cny),
+                ("USD", Currency::Usd),
+            ],
+        )?;
+        let billing = self.choice(
+            "billing",
+            Some(Billing::Hour),
+            &[
+                ("second", Billing::Second),
+                ("minute", Billing::Minute),
+                ("hour", Billing::Hour),
+            ],
+        )?;
+        let market = self.choice(
+            "market",
+            Some(Market::OnDemand),
+            &[("on-demand", Market::OnDemand), ("spot", Market::Spot)],
+        )?;
+        Ok((currency, billing, market))
+    }
+
+    /// `mig_profile`: null, or a profile of `gpu` on an offer of one slice (`count` 1).
+    fn mig_profile(&self, gpu: &Gpu, count: u32) -> Result<Option<String>> {
+        let mig_profile = self.text("mig_profile", 20, false)?;
+        if let Some(p) = &mig_profile {
+            if gpu.mig_profile(p).is_none() {
+                let names: Vec<&str> = gpu.mig_profiles().iter().map(|p| p.name).collect();
+                return Err(self.err(
+                    ErrorKind::UnknownName,
+                    "mig_profile",
+                    format!("{} has no MIG profile `{p}`", gpu.id),
+                    if names.is_empty() {
+                        format!("null: {} has no MIG", gpu.id)
+                    } else {
+                        format!("null or one of {}", names.join(", "))
+                    },
+                ));
+            }
+            if count != 1 {
+                return Err(self.err(
+                    ErrorKind::Conflict,
+                    "count",
+                    format!("{count} with a MIG profile"),
+                    "1: a MIG offer rents one slice",
+                ));
+            }
+        }
+        Ok(mig_profile)
+    }
+
+    /// `slice_memory_bytes`: null, or bytes from 1 to `gpu`'s memory on an offer without a MIG
+    /// profile (`mig` says whether it has one).
+    fn slice_memory(&self, gpu: &Gpu, mig: bool) -> Result<Option<Bytes>> {
+        let slice_accepted = format!(
+            "null, or bytes from 1 to the GPU's {} ({} B), and no mig_profile",
+            gpu.memory.display_gib(),
+            gpu.memory.get()
+        );
+        let Some(v) = self.get("slice_memory_bytes") else {
+            return Ok(None);
+        };
+        let b = v
+            .as_u64()
+            .filter(|b| (1..=gpu.memory.get()).contains(b))
+            .ok_or_else(|| {
+                self.err(
+                    ErrorKind::OutOfRange,
+                    "slice_memory_bytes",
+                    format!("{v} is out of range"),
+                    slice_accepted.clone(),
+                )
+            })?;
+        if mig {
+            return Err(self.err(
+                ErrorKind::Conflict,
+                "slice_memory_bytes",
+                "given with a mig_profile",
+                slice_accepted,
+            ));
+        }
+        Ok(Some(Bytes::new(b)))
+    }
+
+    /// `reference_estimate`: a boolean, false unless given.
+    fn reference_estimate(&self) -> Result<bool> {
+        match self.get("reference_estimate") {
+            None => Ok(false),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(v) => Err(self.err(
+                ErrorKind::Malformed,
+                "reference_estimate",
+                format!("{} is not a boolean", kind(v)),
+                "true or false",
+            )),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -10,12 +10,14 @@
 
 use alloc::format;
 use alloc::string::{String, ToString};
-use alloc::vec;
 use alloc::vec::Vec;
 
 use crate::error::{ErrorKind, InputError, Result};
-use crate::hardware::{Currency, ExchangeRate, Gpu, Market, MigProfile, Offer};
+use crate::hardware::{Currency, ExchangeRate, Gpu, MigProfile, Offer};
 use crate::units::Bytes;
+
+mod pack;
+use pack::{Prices, check_request, job_candidates, plan_card};
 
 /// One GPU instance in a layout: a profile at a start slice.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -450,11 +452,6 @@ impl Search<'_> {
     }
 }
 
-fn price_in(offer: &Offer, currency: Currency, rate: &ExchangeRate) -> Option<f64> {
-    let p = rate.convert(offer.price_per_hour, offer.currency, currency);
-    (p.is_finite() && p >= 0.0).then_some(p)
-}
-
 /// The memory a MIG job needs when it is a preset served for inference: its estimate's
 /// `required_bytes` with the estimator's defaults (batch 1, 2048 prompt + 256 new tokens, HF
 /// transformers, the checkpoint's dtype). Errors name the field `job_model`.
@@ -486,201 +483,11 @@ pub fn plan_mig(
     offers: &[Offer],
     options: &MigOptions,
 ) -> Result<MigPlan> {
-    if !gpu.has_mig() {
-        return Err(InputError::new(
-            ErrorKind::Unsupported,
-            "gpu",
-            format!("{} does not support MIG", gpu.id),
-            mig_gpu_list(),
-        ));
-    }
-    if jobs.is_empty() || jobs.len() > MAX_JOBS {
-        return Err(InputError::new(
-            ErrorKind::OutOfRange,
-            "job",
-            format!("{} jobs given", jobs.len()),
-            format!("1 to {MAX_JOBS} jobs"),
-        ));
-    }
-    if let Some(i) = jobs.iter().position(|b| *b < MIN_JOB) {
-        return Err(InputError::new(
-            ErrorKind::OutOfRange,
-            "job",
-            format!(
-                "{} needs less than 1 MiB",
-                options
-                    .job_names
-                    .get(i)
-                    .cloned()
-                    .unwrap_or_else(|| job_name(i))
-            ),
-            "a size from 1 MiB to 1 PiB with its unit, e.g. 16GiB",
-        ));
-    }
-    if let Some(p) = &options.provider
-        && !crate::hardware::platforms().iter().any(|q| q.id == p)
-    {
-        let ids: Vec<&str> = crate::hardware::platforms().iter().map(|q| q.id).collect();
-        return Err(InputError::new(
-            ErrorKind::UnknownName,
-            "provider",
-            format!("unknown provider `{p}`"),
-            ids.join(", "),
-        ));
-    }
-    if options.max_cards == 0 || options.max_cards > 64 {
-        return Err(InputError::new(
-            ErrorKind::OutOfRange,
-            "max_cards",
-            format!("{}", options.max_cards),
-            "1 to 64 cards",
-        ));
-    }
+    check_request(gpu, jobs, options)?;
     let rate = ExchangeRate::from_request("cny_per_usd", options.cny_per_usd)?;
-    let mine = |o: &&Offer| {
-        o.gpu == gpu.id
-            && o.market == Market::OnDemand
-            && options.provider.as_deref().is_none_or(|p| p == o.provider)
-    };
-    let profiles = gpu.mig_profiles();
-    // Cheapest slice offer of each profile.
-    let mut price = vec![None; profiles.len()];
-    let mut price_offer: Vec<Option<&str>> = vec![None; profiles.len()];
-    for o in offers.iter().filter(mine) {
-        let Some(name) = o.mig_profile.as_deref() else {
-            continue;
-        };
-        let Some(i) = profiles.iter().position(|p| p.name == name) else {
-            continue;
-        };
-        if let Some(p) = price_in(o, options.currency, &rate)
-            && price[i].is_none_or(|q| p < q)
-        {
-            price[i] = Some(p);
-            price_offer[i] = Some(&o.id);
-        }
-    }
-    // Cheapest whole card (per GPU of the offer).
-    let mut card_price: Option<(f64, &str)> = None;
-    for o in offers
-        .iter()
-        .filter(mine)
-        .filter(|o| o.mig_profile.is_none() && o.vgpu.is_none())
-    {
-        if let Some(p) = price_in(o, options.currency, &rate) {
-            let per = p / f64::from(o.count.max(1));
-            if card_price.is_none_or(|(q, _)| per < q) {
-                card_price = Some((per, &o.id));
-            }
-        }
-    }
-    let pricing = if price.iter().any(Option::is_some) {
-        MigPricing::PerSlice
-    } else if card_price.is_some() {
-        MigPricing::WholeCard
-    } else {
-        MigPricing::Unpriced
-    };
-    let usable_profiles: Vec<&'static MigProfile> = profiles
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| pricing != MigPricing::PerSlice || price[*i].is_some())
-        .map(|(_, p)| p)
-        .collect();
-    let largest = usable_profiles
-        .iter()
-        .map(|p| p.usable)
-        .max()
-        .unwrap_or(Bytes::ZERO);
-    // Jobs by size, largest first (ties by input order), with their candidate profiles: those
-    // whose usable memory holds the job, smallest first.
-    let mut order: Vec<(usize, Bytes)> = jobs.iter().copied().enumerate().collect();
-    order.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    let mut candidates: Vec<Vec<Candidate>> = Vec::new();
-    for &(i, need) in &order {
-        let mut c: Vec<Candidate> = usable_profiles
-            .iter()
-            .copied()
-            .filter(|p| p.usable >= need)
-            .map(|p| {
-                let idx = profiles.iter().position(|q| q.name == p.name);
-                let price = match pricing {
-                    MigPricing::PerSlice => idx.and_then(|i| price[i]).unwrap_or(0.0),
-                    _ => 0.0,
-                };
-                Candidate { profile: p, price }
-            })
-            .collect();
-        if c.is_empty() {
-            return Err(InputError::new(
-                ErrorKind::TooLarge,
-                "job",
-                format!(
-                    "{} needs {}, more than the largest MIG slice offered on {} ({})",
-                    options
-                        .job_names
-                        .get(i)
-                        .cloned()
-                        .unwrap_or_else(|| job_name(i)),
-                    need.display_gib(),
-                    gpu.id,
-                    largest.display_gib()
-                ),
-                format!(
-                    "sizes up to {} per job on {}",
-                    largest.display_gib(),
-                    gpu.id
-                ),
-            ));
-        }
-        c.sort_by(|a, b| {
-            a.profile
-                .usable
-                .cmp(&b.profile.usable)
-                .then(a.profile.compute_slices.cmp(&b.profile.compute_slices))
-        });
-        candidates.push(c);
-    }
-    let n = candidates.len();
-    let mut suffix_slices = vec![0u32; n + 1];
-    let mut suffix_compute = vec![0u32; n + 1];
-    let mut suffix_price = vec![0f64; n + 1];
-    for k in (0..n).rev() {
-        let c = &candidates[k];
-        suffix_slices[k] = suffix_slices[k + 1]
-            + c.iter()
-                .map(|x| u32::from(x.profile.memory_slices))
-                .min()
-                .unwrap_or(0);
-        suffix_compute[k] = suffix_compute[k + 1]
-            + c.iter()
-                .map(|x| u32::from(x.profile.compute_slices))
-                .min()
-                .unwrap_or(0);
-        suffix_price[k] = suffix_price[k + 1]
-            + c.iter()
-                .map(|x| x.price)
-                .fold(f64::INFINITY, f64::min)
-                .min(1e300);
-    }
-    let mut search = Search {
-        gpu,
-        jobs: order,
-        candidates,
-        suffix_slices,
-        suffix_compute,
-        suffix_price,
-        pricing,
-        card_price: card_price.map_or(0.0, |c| c.0),
-        max_cards: options.max_cards as usize,
-        nodes: 0,
-        cost: 0.0,
-        compute: 0,
-        held: 0,
-        used_slices: 0,
-        used_compute: 0,
-        best: None,
-    };
+    let prices = Prices::of(gpu, offers, options, &rate);
+    let ordered = job_candidates(gpu, jobs, &prices, options)?;
+    let mut search = Search::new(gpu, ordered, &prices, options.max_cards as usize);
     let mut cards = Vec::new();
     search.dfs(0, &mut cards);
     let exhaustive = search.nodes < NODE_BUDGET;
@@ -701,53 +508,21 @@ pub fn plan_mig(
         ));
     };
     let mut used_offers: Vec<String> = Vec::new();
-    let mut out_cards = Vec::new();
-    for items in layout {
-        let mut slices: Vec<MigSlice> = items
-            .iter()
-            .map(|&(job, p)| {
-                let need = jobs.get(job).copied().unwrap_or(Bytes::ZERO);
-                let idx = profiles.iter().position(|q| q.name == p.profile.name);
-                let pp = if pricing == MigPricing::PerSlice {
-                    idx.and_then(|i| price[i])
-                } else {
-                    None
-                };
-                if let Some(o) = idx
-                    .and_then(|i| price_offer[i])
-                    .filter(|_| pricing == MigPricing::PerSlice)
-                    && !used_offers.iter().any(|u| u == o)
-                {
-                    used_offers.push(o.to_string());
-                }
-                MigSlice {
-                    profile: p.profile.name.to_string(),
-                    start: p.start,
-                    job,
-                    job_bytes: need,
-                    usable_bytes: p.profile.usable,
-                    margin_bytes: p.profile.usable.minus(need),
-                    price_per_hour: pp,
-                }
-            })
-            .collect();
-        slices.sort_by_key(|s| s.start);
-        out_cards.push(MigCard {
-            gpu: gpu.id.to_string(),
-            slices,
-        });
-    }
+    let out_cards = layout
+        .into_iter()
+        .map(|items| plan_card(gpu, &items, jobs, &prices, &mut used_offers))
+        .collect();
     // The whole-card offer prices the plan (whole-card pricing) or its comparison.
-    if let Some((_, id)) = card_price {
+    if let Some((_, id)) = prices.card {
         used_offers.push(id.to_string());
     }
     Ok(MigPlan {
         gpu: gpu.id.to_string(),
         cards: out_cards,
-        cost_per_hour: (pricing != MigPricing::Unpriced).then_some(score.cost),
-        whole_cards_cost_per_hour: card_price.map(|(p, _)| p * jobs.len() as f64),
+        cost_per_hour: (prices.pricing != MigPricing::Unpriced).then_some(score.cost),
+        whole_cards_cost_per_hour: prices.card.map(|(p, _)| p * jobs.len() as f64),
         currency: options.currency,
-        pricing,
+        pricing: prices.pricing,
         offers: used_offers,
         exhaustive,
     })

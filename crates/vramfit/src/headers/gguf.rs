@@ -79,6 +79,18 @@ pub fn parse_gguf_header(bytes: &[u8]) -> Result<GgufHeader> {
         pos: 0,
         rest_min: 0,
     };
+    let mut h = read_preamble(&mut r)?;
+    let kvs = read_metadata(&mut r, h.kv_count, h.tensor_count)?;
+    apply_metadata(&mut h, &kvs);
+    let layout = read_tensor_infos(&mut r, &mut h)?;
+    h.header_bytes = r.pos as u64;
+    guess_arch(&mut h, &kvs, &layout);
+    Ok(h)
+}
+
+/// Reads the magic, the version and the counts, refusing a file that is not GGUF v2 or v3 or
+/// that claims more tensors or pairs than the caps; the header with only those filled in.
+fn read_preamble(r: &mut Reader<'_>) -> Result<GgufHeader> {
     let magic = r.take(4)?;
     if magic != b"GGUF" {
         return Err(InputError::new(
@@ -115,7 +127,7 @@ pub fn parse_gguf_header(bytes: &[u8]) -> Result<GgufHeader> {
             format!("at most {MAX_GGUF_KVS} metadata entries (real files have under 100)"),
         ));
     }
-    let mut h = GgufHeader {
+    Ok(GgufHeader {
         version,
         tensor_count,
         kv_count,
@@ -141,7 +153,15 @@ pub fn parse_gguf_header(bytes: &[u8]) -> Result<GgufHeader> {
         header_bytes: 0,
         arch: None,
         notes: Vec::new(),
-    };
+    })
+}
+
+/// Reads the `kv_count` metadata pairs, in order.
+fn read_metadata(
+    r: &mut Reader<'_>,
+    kv_count: u64,
+    tensor_count: u64,
+) -> Result<Vec<(String, Scalar)>> {
     // The smallest possible rest of the header: 12 bytes per pair, 24 per tensor info.
     let mut kvs: Vec<(String, Scalar)> = Vec::new();
     for i in 0..kv_count {
@@ -151,6 +171,12 @@ pub fn parse_gguf_header(bytes: &[u8]) -> Result<GgufHeader> {
         let value = r.value(ty, 0)?;
         kvs.push((key, value));
     }
+    Ok(kvs)
+}
+
+/// Fills in what the metadata says: the architecture, its `<arch>.` numbers, the vocabulary,
+/// the name and the file type.
+fn apply_metadata(h: &mut GgufHeader, kvs: &[(String, Scalar)]) {
     let arch = kvs.iter().find_map(|(k, v)| match (k.as_str(), v) {
         ("general.architecture", Scalar::Str(s)) => Some(s.clone()),
         _ => None,
@@ -185,7 +211,7 @@ pub fn parse_gguf_header(bytes: &[u8]) -> Result<GgufHeader> {
             "head_count_kv is given per layer; the largest value is reported.",
         ));
     }
-    for (k, v) in &kvs {
+    for (k, v) in kvs {
         match (k.as_str(), v) {
             ("general.name", Scalar::Str(s)) => h.name = Some(s.clone()),
             ("general.file_type", v) => h.file_type_id = v.as_u64().map(|n| n as u32),
@@ -194,37 +220,67 @@ pub fn parse_gguf_header(bytes: &[u8]) -> Result<GgufHeader> {
     }
     h.architecture = arch;
     h.file_type = h.file_type_id.and_then(file_type_from_id);
-    // Tensor infos.
+}
+
+/// One tensor info: its name, shape (padded with 1s), element count and ggml type.
+struct TensorInfo {
+    name: String,
+    dims: [u64; MAX_GGUF_DIMS as usize],
+    numel: u64,
+    ty: u32,
+}
+
+/// Reads one tensor info, refusing more than [`MAX_GGUF_DIMS`] dimensions or a shape whose size
+/// overflows.
+fn read_tensor_info(r: &mut Reader<'_>) -> Result<TensorInfo> {
+    let name = r.string()?;
+    let n_dims = r.u32()?;
+    if n_dims > MAX_GGUF_DIMS {
+        return Err(InputError::new(
+            ErrorKind::Header,
+            "gguf",
+            format!("tensor `{name}` has {n_dims} dimensions"),
+            "at most 4 dimensions per tensor (GGML_MAX_DIMS)",
+        ));
+    }
+    let mut numel = 1u64;
+    let mut dims = [1u64; MAX_GGUF_DIMS as usize];
+    for dim in dims.iter_mut().take(n_dims as usize) {
+        let d = r.u64()?;
+        *dim = d;
+        numel = numel.checked_mul(d).ok_or_else(|| {
+            InputError::new(
+                ErrorKind::Header,
+                "gguf",
+                format!("tensor `{name}` has a shape whose size overflows"),
+                "a GGUF file with real tensor shapes",
+            )
+        })?;
+    }
+    let ty = r.u32()?;
+    let _offset = r.u64()?;
+    Ok(TensorInfo {
+        name,
+        dims,
+        numel,
+        ty,
+    })
+}
+
+/// Reads the tensor infos, summing parameters and bytes per ggml type (largest first) and in
+/// all; the layout of the tensors' names and shapes, for the architecture guess.
+fn read_tensor_infos(r: &mut Reader<'_>, h: &mut GgufHeader) -> Result<Layout> {
+    let tensor_count = h.tensor_count;
     let mut types: BTreeMap<u32, TypeCount> = BTreeMap::new();
     let mut layout = Layout::default();
     for i in 0..tensor_count {
         r.rest_min = (tensor_count - i - 1) * 24;
-        let name = r.string()?;
-        let n_dims = r.u32()?;
-        if n_dims > MAX_GGUF_DIMS {
-            return Err(InputError::new(
-                ErrorKind::Header,
-                "gguf",
-                format!("tensor `{name}` has {n_dims} dimensions"),
-                "at most 4 dimensions per tensor (GGML_MAX_DIMS)",
-            ));
-        }
-        let mut numel = 1u64;
-        let mut dims = [1u64; MAX_GGUF_DIMS as usize];
-        for dim in dims.iter_mut().take(n_dims as usize) {
-            let d = r.u64()?;
-            *dim = d;
-            numel = numel.checked_mul(d).ok_or_else(|| {
-                InputError::new(
-                    ErrorKind::Header,
-                    "gguf",
-                    format!("tensor `{name}` has a shape whose size overflows"),
-                    "a GGUF file with real tensor shapes",
-                )
-            })?;
-        }
-        let ty = r.u32()?;
-        let _offset = r.u64()?;
+        let TensorInfo {
+            name,
+            dims,
+            numel,
+            ty,
+        } = read_tensor_info(r)?;
         layout.see(&name, dims);
         let (label, bytes) = ggml_size(ty, numel);
         let e = types.entry(ty).or_insert(TypeCount {
@@ -242,16 +298,22 @@ pub fn parse_gguf_header(bytes: &[u8]) -> Result<GgufHeader> {
         h.total_params = h.total_params.saturating_add(numel);
         h.total_bytes = h.total_bytes.saturating_add(bytes.unwrap_or(0));
     }
-    h.header_bytes = r.pos as u64;
     h.by_type = types.into_values().collect();
     h.by_type
         .sort_by(|a, b| b.params.cmp(&a.params).then(a.dtype.cmp(&b.dtype)));
+    Ok(layout)
+}
+
+/// Guesses the architecture from the metadata and the tensor `layout`, with notes on why none
+/// was guessed, what it counts as extra, a sliding window it cannot place, and types of unknown
+/// size.
+fn guess_arch(h: &mut GgufHeader, kvs: &[(String, Scalar)], layout: &Layout) {
     let leading_dense = kvs.iter().find_map(|(k, v)| {
         k.strip_suffix(".leading_dense_block_count")
             .filter(|a| Some(*a) == h.architecture.as_deref())
             .and_then(|_| v.as_u64())
     });
-    h.arch = gguf_architecture(&h, &layout, leading_dense).map_or_else(
+    h.arch = gguf_architecture(h, layout, leading_dense).map_or_else(
         |why| {
             h.notes.push(format!(
                 "No architecture guessed: {why}; a config.json gives it exactly."
@@ -281,7 +343,6 @@ pub fn parse_gguf_header(bytes: &[u8]) -> Result<GgufHeader> {
             ));
         }
     }
-    Ok(h)
 }
 
 /// The tensors of a GGUF file that decide its architecture (llama.cpp's names).

@@ -229,103 +229,194 @@ pub(super) fn guess_architecture(
     total: u64,
     notes: &mut Vec<String>,
 ) -> Option<Architecture> {
-    let find = |suffix: &str| {
-        shapes
+    match guess(&Tensors { shapes }, total, notes) {
+        Ok(a) => Some(a),
+        Err(why) => {
+            notes.push(format!(
+                "No architecture guessed: {why}; a config.json gives it exactly."
+            ));
+            None
+        }
+    }
+}
+
+/// A step of the guess: its result, or why no architecture is guessed.
+type Guess<T> = core::result::Result<T, &'static str>;
+
+/// The tensors' shapes by name, looked up by the end of a name.
+struct Tensors<'a> {
+    shapes: &'a BTreeMap<String, Vec<u64>>,
+}
+
+impl Tensors<'_> {
+    /// The shape of the first tensor (by name) whose name ends with `suffix`.
+    fn find(&self, suffix: &str) -> Option<&[u64]> {
+        self.shapes
             .iter()
             .find(|(k, _)| k.ends_with(suffix))
             .map(|(_, v)| v.as_slice())
-    };
-    let give_up = |notes: &mut Vec<String>, why: &str| {
-        notes.push(format!(
-            "No architecture guessed: {why}; a config.json gives it exactly."
-        ));
-        None
-    };
-    let Some(&[vocab, hidden]) = find("embed_tokens.weight") else {
-        return give_up(notes, "no embed_tokens tensor (not a Llama-style layout)");
-    };
-    // Per layer index (`.layers.N.` anywhere in a name): whether it holds experts.
-    let mut layers = 0u64;
-    let mut first_moe: Option<u64> = None;
-    let mut experts = 0u64;
-    for k in shapes.keys() {
-        let Some(rest) = k.split(".layers.").nth(1) else {
-            continue;
-        };
-        let mut parts = rest.split('.');
-        let Some(n) = parts.next().and_then(|n| n.parse::<u64>().ok()) else {
-            continue;
-        };
-        layers = layers.max(n.saturating_add(1));
-        if let Some(e) = rest.split(".experts.").nth(1) {
-            first_moe = Some(first_moe.map_or(n, |f| f.min(n)));
-            if let Some(i) = e.split('.').next().and_then(|i| i.parse::<u64>().ok()) {
-                experts = experts.max(i.saturating_add(1));
-            }
-        }
     }
-    let layer = |l: u64, suffix: &str| find(&format!(".layers.{l}.{suffix}"));
-    let layer0 = |suffix: &str| layer(0, suffix);
-    let (Some(&[q_out, _]), Some(&[kv_out, _])) = (
-        layer0("self_attn.q_proj.weight"),
-        layer0("self_attn.k_proj.weight"),
-    ) else {
-        return give_up(notes, "no separate q_proj and k_proj in layer 0");
+
+    /// The shape of `suffix` in layer `l` (`.layers.{l}.{suffix}`).
+    fn layer(&self, l: u64, suffix: &str) -> Option<&[u64]> {
+        self.find(&format!(".layers.{l}.{suffix}"))
+    }
+
+    /// The shape of `suffix` in layer 0.
+    fn layer0(&self, suffix: &str) -> Option<&[u64]> {
+        self.layer(0, suffix)
+    }
+}
+
+/// The architecture the tensors show, with notes on what was assumed; why not, when they show
+/// none.
+fn guess(t: &Tensors<'_>, total: u64, notes: &mut Vec<String>) -> Guess<Architecture> {
+    let Some(&[vocab, hidden]) = t.find("embed_tokens.weight") else {
+        return Err("no embed_tokens tensor (not a Llama-style layout)");
     };
-    let mut moe = None;
-    let (gated, inter) = match (layer0("mlp.gate_proj.weight"), layer0("mlp.up_proj.weight")) {
+    let scan = LayerScan::of(t.shapes);
+    let (Some(&[q_out, _]), Some(&[kv_out, _])) = (
+        t.layer0("self_attn.q_proj.weight"),
+        t.layer0("self_attn.k_proj.weight"),
+    ) else {
+        return Err("no separate q_proj and k_proj in layer 0");
+    };
+    let (gated, inter) = match (
+        t.layer0("mlp.gate_proj.weight"),
+        t.layer0("mlp.up_proj.weight"),
+    ) {
         (Some(&[i, _]), _) => (true, i),
         (None, Some(&[i, _])) => (false, i),
-        _ if first_moe.is_some() => (true, 0),
-        _ => return give_up(notes, "no gate_proj or up_proj in layer 0"),
+        _ if scan.first_moe.is_some() => (true, 0),
+        _ => return Err("no gate_proj or up_proj in layer 0"),
     };
-    if let Some(f) = first_moe {
-        let expert = |p: &str| {
-            [".mlp.experts.0.", ".block_sparse_moe.experts.0."]
-                .iter()
-                .find_map(|m| find(&format!(".layers.{f}{m}{p}")))
+    let moe = match scan.first_moe {
+        Some(f) => Some(experts(t, f, scan.experts, notes)?),
+        None => None,
+    };
+    let head_dim = head_dim(t, q_out, kv_out, notes);
+    let a = Architecture {
+        family: Family::CausalLm,
+        vocab_size: vocab,
+        hidden_size: hidden,
+        num_layers: scan.layers,
+        num_heads: q_out / head_dim.max(1),
+        num_kv_heads: kv_out / head_dim.max(1),
+        head_dim,
+        intermediate_size: inter,
+        gated_ffn: gated,
+        tied_embeddings: t.find("lm_head.weight").is_none(),
+        qkv_bias: t.layer0("self_attn.q_proj.bias").is_some(),
+        o_bias: t.layer0("self_attn.o_proj.bias").is_some(),
+        mlp_bias: t.layer0("mlp.down_proj.bias").is_some(),
+        norm: if t.layer0("input_layernorm.bias").is_some() {
+            Norm::Layer
+        } else {
+            Norm::Rms
+        },
+        norms_per_layer: norms_in_layer0(t.shapes),
+        qk_norm: t.layer0("self_attn.q_norm.weight").is_some(),
+        moe,
+        ..Architecture::default()
+    };
+    with_extra(a, total, notes)
+}
+
+/// What the layer indices (`.layers.N.` anywhere in a name) show.
+struct LayerScan {
+    /// One past the highest layer index.
+    layers: u64,
+    /// The first layer that holds experts.
+    first_moe: Option<u64>,
+    /// One past the highest expert index.
+    experts: u64,
+}
+
+impl LayerScan {
+    /// Scans every tensor name for its layer index and whether the layer holds experts.
+    fn of(shapes: &BTreeMap<String, Vec<u64>>) -> Self {
+        let mut s = LayerScan {
+            layers: 0,
+            first_moe: None,
+            experts: 0,
         };
-        let Some(&[expert_inter, _]) = expert("gate_proj.weight")
-            .or_else(|| expert("w1.weight"))
-            .or_else(|| expert("up_proj.weight"))
-        else {
-            return give_up(notes, "expert tensors without a recognized name");
-        };
-        let shared = [
-            "mlp.shared_expert.up_proj.weight",
-            "mlp.shared_experts.up_proj.weight",
-        ]
-        .iter()
-        .find_map(|s| layer(f, s))
-        .map_or(0, |d| d.first().copied().unwrap_or(0));
-        notes.push(String::from(
-            "Experts per token are not in a safetensors header: 1 assumed (the total is exact; active parameters need config.json's num_experts_per_tok).",
-        ));
-        moe = Some(Moe {
-            num_experts: experts,
-            experts_per_token: 1,
-            expert_intermediate_size: expert_inter,
-            shared_intermediate_size: shared,
-            shared_expert_gate: layer(f, "mlp.shared_expert_gate.weight").is_some(),
-            first_dense_layers: f,
-            router_bias: layer(f, "mlp.gate.e_score_correction_bias").is_some(),
-            expert_bias: false,
-        });
+        for k in shapes.keys() {
+            let Some(rest) = k.split(".layers.").nth(1) else {
+                continue;
+            };
+            let mut parts = rest.split('.');
+            let Some(n) = parts.next().and_then(|n| n.parse::<u64>().ok()) else {
+                continue;
+            };
+            s.layers = s.layers.max(n.saturating_add(1));
+            if let Some(e) = rest.split(".experts.").nth(1) {
+                s.first_moe = Some(s.first_moe.map_or(n, |f| f.min(n)));
+                if let Some(i) = e.split('.').next().and_then(|i| i.parse::<u64>().ok()) {
+                    s.experts = s.experts.max(i.saturating_add(1));
+                }
+            }
+        }
+        s
     }
-    let head_dim = match layer0("self_attn.q_norm.weight") {
+}
+
+/// The MoE block from the experts of layer `f` (the first with experts; Mixtral's or Qwen's
+/// names) and its shared expert, noting that experts per token are assumed.
+fn experts(t: &Tensors<'_>, f: u64, experts: u64, notes: &mut Vec<String>) -> Guess<Moe> {
+    let expert = |p: &str| {
+        [".mlp.experts.0.", ".block_sparse_moe.experts.0."]
+            .iter()
+            .find_map(|m| t.find(&format!(".layers.{f}{m}{p}")))
+    };
+    let Some(&[expert_inter, _]) = expert("gate_proj.weight")
+        .or_else(|| expert("w1.weight"))
+        .or_else(|| expert("up_proj.weight"))
+    else {
+        return Err("expert tensors without a recognized name");
+    };
+    let shared = [
+        "mlp.shared_expert.up_proj.weight",
+        "mlp.shared_experts.up_proj.weight",
+    ]
+    .iter()
+    .find_map(|s| t.layer(f, s))
+    .map_or(0, |d| d.first().copied().unwrap_or(0));
+    notes.push(String::from(
+        "Experts per token are not in a safetensors header: 1 assumed (the total is exact; active parameters need config.json's num_experts_per_tok).",
+    ));
+    Ok(Moe {
+        num_experts: experts,
+        experts_per_token: 1,
+        expert_intermediate_size: expert_inter,
+        shared_intermediate_size: shared,
+        shared_expert_gate: t.layer(f, "mlp.shared_expert_gate.weight").is_some(),
+        first_dense_layers: f,
+        router_bias: t.layer(f, "mlp.gate.e_score_correction_bias").is_some(),
+        expert_bias: false,
+    })
+}
+
+/// The head width: the q_norm's when the model has one, else the first usual width that divides
+/// both projections (noted as assumed).
+fn head_dim(t: &Tensors<'_>, q_out: u64, kv_out: u64, notes: &mut Vec<String>) -> u64 {
+    match t.layer0("self_attn.q_norm.weight") {
         Some(&[d]) => d,
         _ => {
             let d = [128u64, 64, 256, 96, 80, 32, 16, 8]
                 .into_iter()
-                .find(|d| q_out % d == 0 && kv_out % d == 0)
+                .find(|d| q_out.is_multiple_of(*d) && kv_out.is_multiple_of(*d))
                 .unwrap_or_else(|| gcd(q_out, kv_out).max(1));
             notes.push(format!(
                 "head_dim is not in a safetensors header; {d} assumed (the KV cache size, kv_heads x head_dim = {kv_out}, is exact either way)."
             ));
             d
         }
-    };
-    let norms = shapes
+    }
+}
+
+/// The norms of layer 0 (the q and k norms left out).
+fn norms_in_layer0(shapes: &BTreeMap<String, Vec<u64>>) -> u64 {
+    shapes
         .keys()
         .filter(|k| {
             k.contains(".layers.0.")
@@ -333,40 +424,18 @@ pub(super) fn guess_architecture(
                 && !k.ends_with("q_norm.weight")
                 && !k.ends_with("k_norm.weight")
         })
-        .count() as u64;
-    let mut a = Architecture {
-        family: Family::CausalLm,
-        vocab_size: vocab,
-        hidden_size: hidden,
-        num_layers: layers,
-        num_heads: q_out / head_dim.max(1),
-        num_kv_heads: kv_out / head_dim.max(1),
-        head_dim,
-        intermediate_size: inter,
-        gated_ffn: gated,
-        tied_embeddings: find("lm_head.weight").is_none(),
-        qkv_bias: layer0("self_attn.q_proj.bias").is_some(),
-        o_bias: layer0("self_attn.o_proj.bias").is_some(),
-        mlp_bias: layer0("mlp.down_proj.bias").is_some(),
-        norm: if layer0("input_layernorm.bias").is_some() {
-            Norm::Layer
-        } else {
-            Norm::Rms
-        },
-        norms_per_layer: norms,
-        qk_norm: layer0("self_attn.q_norm.weight").is_some(),
-        moe,
-        ..Architecture::default()
-    };
+        .count() as u64
+}
+
+/// `a` checked, with the parameters of the `total` it does not model counted as extra (and
+/// noted); why not, when it is inconsistent or models more than `total`.
+fn with_extra(mut a: Architecture, total: u64, notes: &mut Vec<String>) -> Guess<Architecture> {
     if a.validate("safetensors").is_err() {
-        return give_up(notes, "the shapes do not form a consistent architecture");
+        return Err("the shapes do not form a consistent architecture");
     }
     let modelled = a.params();
     if modelled > total {
-        return give_up(
-            notes,
-            "the layers differ from layer 0 (or a shard is missing)",
-        );
+        return Err("the layers differ from layer 0 (or a shard is missing)");
     }
     a.extra_params = total - modelled;
     if a.extra_params > 0 {
@@ -375,5 +444,5 @@ pub(super) fn guess_architecture(
             a.extra_params
         ));
     }
-    Some(a)
+    Ok(a)
 }

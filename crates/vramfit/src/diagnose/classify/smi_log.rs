@@ -5,7 +5,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::{Verdict, a, build, paste_curve, pct};
-use crate::diagnose::smi::{Pattern, SmiLog, SmiProcess, XUnit};
+use crate::diagnose::smi::{Pattern, SmiLog, SmiProcess, SmiSeries, XUnit};
 use crate::diagnose::{Confidence, Diagnosis, Evidence, Kind, Parsed, Text};
 use crate::units::Bytes;
 
@@ -195,9 +195,23 @@ pub(super) fn sharing_text(s: &Sharing<'_>, all: &[SmiProcess]) -> (String, Stri
 /// Others holding at least this share of a card (%) is a cause worth acting on first.
 pub(super) const OTHERS_SHARE: f64 = 10.0;
 
+/// The diagnosis of an `nvidia-smi` log: each GPU's numbers as evidence, one verdict (a leak, a
+/// card others share, too few samples, or no leak), and notes on the rest.
 pub(super) fn from_smi(log: SmiLog) -> Diagnosis {
     let mut ev = Vec::new();
     let source = log.source;
+    series_evidence(&log, &mut ev);
+    // The process list of the last print: GPUs that several processes share.
+    let shared = sharings(&log);
+    sharing_evidence(&shared, &mut ev);
+    let (mut v, explained) = smi_verdict(&log, &shared);
+    smi_notes(&mut v, &log, &shared, explained);
+    build(source, v, ev, Parsed::NvidiaSmi(log))
+}
+
+/// Adds each GPU's curve to `ev`: its capacity, peak, samples, growth, when it reaches the
+/// capacity, and its steady level, those the log gives.
+fn series_evidence(log: &SmiLog, ev: &mut Vec<Evidence>) {
     for s in &log.series {
         let tag = format!("gpu{}", s.gpu);
         if let Some(t) = s.total {
@@ -236,9 +250,12 @@ pub(super) fn from_smi(log: SmiLog) -> Diagnosis {
             ev.push(Evidence::size("steady", st, format!("{tag}: {}", a(st))));
         }
     }
-    // The process list of the last print: GPUs that several processes share.
-    let shared = sharings(&log);
-    for sh in &shared {
+}
+
+/// Adds to `ev`, for each GPU several processes share, what the others hold and what each of the
+/// first 16 holds.
+fn sharing_evidence(shared: &[Sharing<'_>], ev: &mut Vec<Evidence>) {
+    for sh in shared {
         let tag = format!("gpu{}", sh.gpu);
         if sh.largest.is_some() {
             ev.push(Evidence::size(
@@ -257,6 +274,12 @@ pub(super) fn from_smi(log: SmiLog) -> Diagnosis {
             }
         }
     }
+}
+
+/// The verdict on a log, and the GPU whose sharing it explains (to leave out of the notes): the
+/// largest rising curve is a leak; without curves, a card others hold a large share of; without
+/// either, too few samples; otherwise no leak.
+fn smi_verdict(log: &SmiLog, shared: &[Sharing<'_>]) -> (Verdict, Option<u32>) {
     // The GPU whose other processes hold the largest share of it, when that share matters.
     let main = shared
         .iter()
@@ -266,172 +289,192 @@ pub(super) fn from_smi(log: SmiLog) -> Diagnosis {
                 .unwrap_or(0.0)
                 .total_cmp(&y.share().unwrap_or(0.0))
         });
-    let mut explained: Option<u32> = None;
     let leak = log
         .series
         .iter()
         .filter(|s| s.pattern == Pattern::Rising)
         .max_by_key(|s| s.peak);
-    let v = if let Some(s) = leak {
-        let (en, zh) = x_name(s.x_unit);
-        let g = s.growth_mib_per_x.unwrap_or(0.0);
-        let strong = s.points.len() >= 10 && s.tail_fit.is_some_and(|t| t.r2 >= 0.8);
-        let when_en = match (s.hits_total_at_x, s.total) {
-            (Some(h), Some(t)) => format!(
-                " At this rate it reaches memory.total ({}) {}.",
-                a(t),
-                at_x(s.x_unit, h).0
-            ),
-            _ => String::new(),
-        };
-        let when_zh = match (s.hits_total_at_x, s.total) {
-            (Some(h), Some(t)) => {
-                format!("按此速度，{}达到总容量（{}）。", at_x(s.x_unit, h).1, a(t))
-            }
-            _ => String::new(),
-        };
-        Verdict::new(
-            Kind::Leak,
-            "leak",
-            if strong {
-                Confidence::High
-            } else {
-                Confidence::Medium
-            },
-            Text::new(
-                format!(
-                    "GPU {} keeps rising through the second half of the log (+{g:.1} MiB per {en}, from {} to a peak of {}) with no plateau: memory grows with every iteration, the signature of a leak.{when_en}",
-                    s.gpu,
-                    a(s.points.first().map_or(Bytes::ZERO, |p| p.used)),
-                    a(s.peak)
-                ),
-                format!(
-                    "GPU {} 的显存在日志后半段持续上升（每{zh} +{g:.1} MiB，从 {} 到峰值 {}），没有平台期：显存随迭代增长，这是泄漏的特征。{when_zh}",
-                    s.gpu,
-                    a(s.points.first().map_or(Bytes::ZERO, |p| p.used)),
-                    a(s.peak)
-                ),
-            ),
-        )
-    } else if log.series.iter().all(|s| s.pattern == Pattern::TooShort)
-        && let Some(sh) = main
-    {
-        // One print, no curve, but its process list shows memory other processes hold.
-        explained = Some(sh.gpu);
-        let (list_en, list_zh) = sharing_text(sh, &log.processes);
-        let full = match (sh.used, sh.total) {
-            (Some(u), Some(t)) => pct(u, t),
-            _ => 0.0,
-        };
-        let (state_en, state_zh) = match (sh.used, sh.total) {
-            (Some(u), Some(t)) if full >= 90.0 => (
-                format!(
-                    " The card is nearly full ({} of {} used): a job that needs more here runs out because of what the others hold. Stop the ones that are not yours (an idle notebook kernel, a run that did not exit) or use another card; a smaller batch is not the fix.",
-                    a(u),
-                    a(t)
-                ),
-                format!(
-                    "显卡几乎已满（已用 {}，共 {}）：在这张卡上需要更多显存的任务会因其他进程的占用而不足。请停止不属于你的进程（闲置的 notebook 内核、未退出的上次运行）或换用其他显卡；减小 batch 不是办法。",
-                    a(u),
-                    a(t)
-                ),
-            ),
-            (Some(u), Some(t)) => (
-                format!(
-                    " The card has {} of {} in use, so this print shows no shortage yet; if a job runs out of memory on it, what the others hold is the first thing to free: stop the ones that are not yours.",
-                    a(u),
-                    a(t)
-                ),
-                format!(
-                    "这张卡已用 {}，共 {}，此次输出尚未显示显存不足；如果任务在这张卡上显存不足，应首先释放其他进程占用的部分：停止不属于你的进程。",
-                    a(u),
-                    a(t)
-                ),
-            ),
-            _ => (String::new(), String::new()),
-        };
-        let mut v = Verdict::new(
-            Kind::Capacity,
-            "capacity_static",
-            if full >= 90.0 {
-                Confidence::Medium
-            } else {
-                Confidence::Low
-            },
-            Text::new(
-                format!("{list_en}{state_en}"),
-                format!("{list_zh}{state_zh}"),
-            ),
-        );
-        v.fixes.push("stop_other_processes");
-        if full < 90.0 {
-            v.paste = Some(paste_curve());
-        }
-        v
-    } else if log.series.iter().all(|s| s.pattern == Pattern::TooShort) {
-        let mut v = Verdict::new(
-            Kind::Unknown,
-            "capacity_peak",
-            Confidence::Low,
-            Text::new(
-                "Fewer than 4 samples per GPU: a single print shows usage now, not how it changes.",
-                "每块 GPU 的采样少于 4 个：单次输出只反映当前用量，看不出变化趋势。",
-            ),
-        );
-        v.paste = Some(paste_curve());
-        v
-    } else {
-        let s = log
-            .series
-            .iter()
-            .filter(|s| s.pattern != Pattern::TooShort)
-            .max_by_key(|s| s.peak);
-        let (gpu, peak, total, pattern) = s.map_or((0, Bytes::ZERO, None, Pattern::Flat), |s| {
-            (s.gpu, s.peak, s.total, s.pattern)
-        });
-        let (shape_en, shape_zh) = match pattern {
-            Pattern::JumpThenFlat => (
-                "jumps to its working level and stays there",
-                "跃升到工作水平后保持平稳",
-            ),
-            Pattern::SteppedPlateau => (
-                "grows in steps and levels off — the caching allocator reaching its working set, which is normal",
-                "阶梯式增长后趋于平稳——这是缓存分配器达到工作集的正常现象",
-            ),
-            Pattern::Falling => ("goes down", "在下降"),
-            _ => ("stays flat", "保持平稳"),
-        };
-        let full = total.map_or(0.0, |t| pct(peak, t));
-        let mut v = Verdict::new(
-            Kind::Capacity,
-            "capacity_peak",
-            if full >= 90.0 {
-                Confidence::Medium
-            } else {
-                Confidence::Low
-            },
-            Text::new(
-                format!(
-                    "GPU {gpu} {shape_en}: no leak. Peak {}{}. If the job runs out of memory, it is capacity: the steady state plus one step's peak exceeds the card (or the cache is fragmented, which `torch.cuda.memory_summary()` tells).",
-                    a(peak),
-                    total.map_or(String::new(), |t| format!(" of {} ({full:.0} %)", a(t)))
-                ),
-                format!(
-                    "GPU {gpu} 的显存{shape_zh}：没有泄漏。峰值 {}{}。如果任务显存不足，属于容量型：稳态用量加上单步峰值超过了显卡容量（或缓存碎片化，可用 `torch.cuda.memory_summary()` 判断）。",
-                    a(peak),
-                    total.map_or(String::new(), |t| format!(
-                        "，总容量 {}（{full:.0}%）",
-                        a(t)
-                    ))
-                ),
-            ),
-        );
-        if full < 90.0 {
-            v.paste = Some(paste_curve());
-        }
-        v
+    let too_short = log.series.iter().all(|s| s.pattern == Pattern::TooShort);
+    match (leak, main) {
+        (Some(s), _) => (leak_verdict(s), None),
+        (None, Some(sh)) if too_short => (shared_card(sh, &log.processes), Some(sh.gpu)),
+        _ if too_short => (too_few_samples(), None),
+        _ => (no_leak(log), None),
+    }
+}
+
+/// The verdict on a curve that keeps rising: a leak, with its rate and when it fills the card.
+fn leak_verdict(s: &SmiSeries) -> Verdict {
+    let (en, zh) = x_name(s.x_unit);
+    let g = s.growth_mib_per_x.unwrap_or(0.0);
+    let strong = s.points.len() >= 10 && s.tail_fit.is_some_and(|t| t.r2 >= 0.8);
+    let when_en = match (s.hits_total_at_x, s.total) {
+        (Some(h), Some(t)) => format!(
+            " At this rate it reaches memory.total ({}) {}.",
+            a(t),
+            at_x(s.x_unit, h).0
+        ),
+        _ => String::new(),
     };
-    let mut v = v;
+    let when_zh = match (s.hits_total_at_x, s.total) {
+        (Some(h), Some(t)) => {
+            format!("按此速度，{}达到总容量（{}）。", at_x(s.x_unit, h).1, a(t))
+        }
+        _ => String::new(),
+    };
+    Verdict::new(
+        Kind::Leak,
+        "leak",
+        if strong {
+            Confidence::High
+        } else {
+            Confidence::Medium
+        },
+        Text::new(
+            format!(
+                "GPU {} keeps rising through the second half of the log (+{g:.1} MiB per {en}, from {} to a peak of {}) with no plateau: memory grows with every iteration, the signature of a leak.{when_en}",
+                s.gpu,
+                a(s.points.first().map_or(Bytes::ZERO, |p| p.used)),
+                a(s.peak)
+            ),
+            format!(
+                "GPU {} 的显存在日志后半段持续上升（每{zh} +{g:.1} MiB，从 {} 到峰值 {}），没有平台期：显存随迭代增长，这是泄漏的特征。{when_zh}",
+                s.gpu,
+                a(s.points.first().map_or(Bytes::ZERO, |p| p.used)),
+                a(s.peak)
+            ),
+        ),
+    )
+}
+
+/// The verdict on a single print whose process list shows others holding a large share of GPU
+/// `sh.gpu`: capacity taken by them, more sure when the card is nearly full.
+fn shared_card(sh: &Sharing<'_>, processes: &[SmiProcess]) -> Verdict {
+    // One print, no curve, but its process list shows memory other processes hold.
+    let (list_en, list_zh) = sharing_text(sh, processes);
+    let full = match (sh.used, sh.total) {
+        (Some(u), Some(t)) => pct(u, t),
+        _ => 0.0,
+    };
+    let (state_en, state_zh) = match (sh.used, sh.total) {
+        (Some(u), Some(t)) if full >= 90.0 => (
+            format!(
+                " The card is nearly full ({} of {} used): a job that needs more here runs out because of what the others hold. Stop the ones that are not yours (an idle notebook kernel, a run that did not exit) or use another card; a smaller batch is not the fix.",
+                a(u),
+                a(t)
+            ),
+            format!(
+                "显卡几乎已满（已用 {}，共 {}）：在这张卡上需要更多显存的任务会因其他进程的占用而不足。请停止不属于你的进程（闲置的 notebook 内核、未退出的上次运行）或换用其他显卡；减小 batch 不是办法。",
+                a(u),
+                a(t)
+            ),
+        ),
+        (Some(u), Some(t)) => (
+            format!(
+                " The card has {} of {} in use, so this print shows no shortage yet; if a job runs out of memory on it, what the others hold is the first thing to free: stop the ones that are not yours.",
+                a(u),
+                a(t)
+            ),
+            format!(
+                "这张卡已用 {}，共 {}，此次输出尚未显示显存不足；如果任务在这张卡上显存不足，应首先释放其他进程占用的部分：停止不属于你的进程。",
+                a(u),
+                a(t)
+            ),
+        ),
+        _ => (String::new(), String::new()),
+    };
+    let mut v = Verdict::new(
+        Kind::Capacity,
+        "capacity_static",
+        if full >= 90.0 {
+            Confidence::Medium
+        } else {
+            Confidence::Low
+        },
+        Text::new(
+            format!("{list_en}{state_en}"),
+            format!("{list_zh}{state_zh}"),
+        ),
+    );
+    v.fixes.push("stop_other_processes");
+    if full < 90.0 {
+        v.paste = Some(paste_curve());
+    }
+    v
+}
+
+/// The verdict on a log too short for a curve, with nothing else to go on.
+fn too_few_samples() -> Verdict {
+    let mut v = Verdict::new(
+        Kind::Unknown,
+        "capacity_peak",
+        Confidence::Low,
+        Text::new(
+            "Fewer than 4 samples per GPU: a single print shows usage now, not how it changes.",
+            "每块 GPU 的采样少于 4 个：单次输出只反映当前用量，看不出变化趋势。",
+        ),
+    );
+    v.paste = Some(paste_curve());
+    v
+}
+
+/// The verdict on curves that do not rise: the shape of the highest, and that running out of
+/// memory with it is capacity.
+fn no_leak(log: &SmiLog) -> Verdict {
+    let s = log
+        .series
+        .iter()
+        .filter(|s| s.pattern != Pattern::TooShort)
+        .max_by_key(|s| s.peak);
+    let (gpu, peak, total, pattern) = s.map_or((0, Bytes::ZERO, None, Pattern::Flat), |s| {
+        (s.gpu, s.peak, s.total, s.pattern)
+    });
+    let (shape_en, shape_zh) = match pattern {
+        Pattern::JumpThenFlat => (
+            "jumps to its working level and stays there",
+            "跃升到工作水平后保持平稳",
+        ),
+        Pattern::SteppedPlateau => (
+            "grows in steps and levels off — the caching allocator reaching its working set, which is normal",
+            "阶梯式增长后趋于平稳——这是缓存分配器达到工作集的正常现象",
+        ),
+        Pattern::Falling => ("goes down", "在下降"),
+        _ => ("stays flat", "保持平稳"),
+    };
+    let full = total.map_or(0.0, |t| pct(peak, t));
+    let mut v = Verdict::new(
+        Kind::Capacity,
+        "capacity_peak",
+        if full >= 90.0 {
+            Confidence::Medium
+        } else {
+            Confidence::Low
+        },
+        Text::new(
+            format!(
+                "GPU {gpu} {shape_en}: no leak. Peak {}{}. If the job runs out of memory, it is capacity: the steady state plus one step's peak exceeds the card (or the cache is fragmented, which `torch.cuda.memory_summary()` tells).",
+                a(peak),
+                total.map_or(String::new(), |t| format!(" of {} ({full:.0} %)", a(t)))
+            ),
+            format!(
+                "GPU {gpu} 的显存{shape_zh}：没有泄漏。峰值 {}{}。如果任务显存不足，属于容量型：稳态用量加上单步峰值超过了显卡容量（或缓存碎片化，可用 `torch.cuda.memory_summary()` 判断）。",
+                a(peak),
+                total.map_or(String::new(), |t| format!(
+                    "，总容量 {}（{full:.0}%）",
+                    a(t)
+                ))
+            ),
+        ),
+    );
+    if full < 90.0 {
+        v.paste = Some(paste_curve());
+    }
+    v
+}
+
+/// Adds the notes on what the verdict does not say: the other shared GPUs (all but
+/// `explained`), a dropped tail, a cut log, skipped rows.
+fn smi_notes(v: &mut Verdict, log: &SmiLog, shared: &[Sharing<'_>], explained: Option<u32>) {
     // Every other GPU that several processes share is named in a note.
     for sh in shared.iter().filter(|sh| Some(sh.gpu) != explained) {
         let (en, zh) = sharing_text(sh, &log.processes);
@@ -469,5 +512,4 @@ pub(super) fn from_smi(log: SmiLog) -> Diagnosis {
             ),
         ));
     }
-    build(source, v, ev, Parsed::NvidiaSmi(log))
 }

@@ -151,6 +151,9 @@ fn reaches(total: Option<Bytes>, x_last: f64, last: f64, rate: f64) -> Option<f6
     (x_hit.is_finite() && x_hit >= 0.0).then_some(x_hit)
 }
 
+/// The series of one GPU from its raw samples: the samples kept (a crash's tail dropped), the
+/// line through them, and the pattern, with the rate and when it fills the card for a rising one
+/// or the level for one that levels off.
 pub(super) fn analyse(r: Raw, unit: XUnit) -> SmiSeries {
     let Raw {
         gpu,
@@ -159,31 +162,10 @@ pub(super) fn analyse(r: Raw, unit: XUnit) -> SmiSeries {
         xs,
         ys,
     } = r;
-    let mut n = ys.len().min(xs.len());
     let peak = ys.iter().copied().max().unwrap_or(Bytes::ZERO);
     let scale_mib = total.unwrap_or(peak).get() as f64 / MIB as f64;
     let threshold = (0.01 * scale_mib).max(32.0); // MiB
-    // Drop the tail after a crash: the samples that end the log, after its peak, all more than
-    // 30 % below the peak and below where the job ran lately (the lowest sample of the second
-    // half of those up to the peak) by more than the threshold: the process ended. A sawtooth's
-    // falls are no crash: it comes back up to its next peak, and after its last peak it stops
-    // at its usual troughs.
-    let mut dropped = 0u32;
-    if let Some(pi) = ys[..n].iter().rposition(|y| *y == peak) {
-        let lately = ys[pi / 2..=pi].iter().copied().min().unwrap_or(peak);
-        let bound = (peak.get() / 10 * 7) as f64;
-        let bound = bound.min(lately.get() as f64 - threshold * MIB as f64);
-        let down = ys[pi + 1..n]
-            .iter()
-            .rev()
-            .take_while(|y| (y.get() as f64) < bound)
-            .count();
-        let cut = n - down;
-        if down > 0 && cut >= 2 {
-            dropped = down as u32;
-            n = cut;
-        }
-    }
+    let (n, dropped) = crash_tail(&ys, ys.len().min(xs.len()), peak, threshold);
     let xs = &xs[..n];
     let ys_b = &ys[..n];
     let ys: Vec<f64> = ys_b.iter().map(|b| b.get() as f64 / MIB as f64).collect();
@@ -210,46 +192,140 @@ pub(super) fn analyse(r: Raw, unit: XUnit) -> SmiSeries {
     if n < 4 {
         return s;
     }
-    let half = n / 2;
-    let tail_x = &xs[half..];
-    let tail_y = &ys[half..];
-    s.tail_fit = fit(tail_x, tail_y);
-    let tail_rise = tail_y[tail_y.len() - 1] - tail_y[0];
-    let rising = match s.tail_fit {
-        Some(t) => t.direction == Direction::Rising && t.r2 >= 0.5 && tail_rise >= threshold,
-        None => false,
+    let c = Curve {
+        xs,
+        ys: &ys,
+        threshold,
+        total,
     };
-    let x_last = xs[n - 1];
-    if rising {
+    s.tail_fit = fit(c.tail_x(), c.tail_y());
+    if let Some(t) = s.tail_fit
+        && c.tail_rises(t)
+    {
         s.pattern = Pattern::Rising;
-        if let Some(t) = s.tail_fit {
-            s.growth_mib_per_x = Some(t.rate_mib_per_x);
-            s.hits_total_at_x = reaches(total, x_last, ys[n - 1], t.rate_mib_per_x);
-        }
+        s.growth_mib_per_x = Some(t.rate_mib_per_x);
+        s.hits_total_at_x = reaches(total, c.x_last(), ys[n - 1], t.rate_mib_per_x);
         return s;
     }
-    // A sawtooth (memory allocated and freed every few samples) hides a slow leak from the line
-    // through every sample: read its envelopes instead, the peaks and the troughs. A swing
-    // counts when it is at least three times the growth that makes a leak and a quarter of the
-    // second half's range (smaller wiggles of a larger cycle are not turns of their own).
-    let tail_min = tail_y.iter().copied().fold(f64::MAX, f64::min);
-    let tail_max = tail_y.iter().copied().fold(f64::MIN, f64::max);
-    let turns = turns(&ys, (3.0 * threshold).max((tail_max - tail_min) / 4.0));
-    let envelope = |want_peak: bool, from: usize| -> (Vec<f64>, Vec<f64>) {
+    let turns = c.swings();
+    if let Some((l, hit)) = envelope_leak(&c, &turns) {
+        s.pattern = Pattern::Rising;
+        s.tail_fit = Some(l.fit);
+        s.growth_mib_per_x = Some(l.fit.rate_mib_per_x);
+        s.hits_total_at_x = hit;
+        return s;
+    }
+    let (pattern, steady) = level_pattern(&c, &turns, s.fit);
+    s.pattern = pattern;
+    s.steady = steady;
+    s
+}
+
+/// How many of the first `n` samples `ys` to keep, and how many were dropped as the tail after
+/// a crash: the samples that end the log, after its peak, all more than 30 % below the peak and
+/// below where the job ran lately (the lowest sample of the second half of those up to the
+/// peak) by more than `threshold` MiB: the process ended. A sawtooth's falls are no crash: it
+/// comes back up to its next peak, and after its last peak it stops at its usual troughs.
+fn crash_tail(ys: &[Bytes], n: usize, peak: Bytes, threshold: f64) -> (usize, u32) {
+    let Some(pi) = ys[..n].iter().rposition(|y| *y == peak) else {
+        return (n, 0);
+    };
+    let lately = ys[pi / 2..=pi].iter().copied().min().unwrap_or(peak);
+    let bound = (peak.get() / 10 * 7) as f64;
+    let bound = bound.min(lately.get() as f64 - threshold * MIB as f64);
+    let down = ys[pi + 1..n]
+        .iter()
+        .rev()
+        .take_while(|y| (y.get() as f64) < bound)
+        .count();
+    let cut = n - down;
+    if down > 0 && cut >= 2 {
+        (cut, down as u32)
+    } else {
+        (n, 0)
+    }
+}
+
+/// The samples a series' pattern is read from (at least 4, the crash tail dropped).
+struct Curve<'a> {
+    /// The samples' x.
+    xs: &'a [f64],
+    /// The samples' memory used, in MiB.
+    ys: &'a [f64],
+    /// The least growth, in MiB, that counts: 1 % of the card (or of the peak), at least 32.
+    threshold: f64,
+    /// memory.total, when known.
+    total: Option<Bytes>,
+}
+
+impl Curve<'_> {
+    /// Where the second half starts.
+    fn half(&self) -> usize {
+        self.ys.len() / 2
+    }
+
+    /// The x of the second half.
+    fn tail_x(&self) -> &[f64] {
+        &self.xs[self.half()..]
+    }
+
+    /// The MiB of the second half.
+    fn tail_y(&self) -> &[f64] {
+        &self.ys[self.half()..]
+    }
+
+    /// The last sample's x.
+    fn x_last(&self) -> f64 {
+        self.xs[self.xs.len() - 1]
+    }
+
+    /// The second half, with its line `t`, rises: the line rises with r² ≥ 0.5 and the last
+    /// sample is at least the threshold above the first.
+    fn tail_rises(&self, t: LinearFit) -> bool {
+        let tail_y = self.tail_y();
+        let tail_rise = tail_y[tail_y.len() - 1] - tail_y[0];
+        t.direction == Direction::Rising && t.r2 >= 0.5 && tail_rise >= self.threshold
+    }
+
+    /// The turning points of a sawtooth (memory allocated and freed every few samples), which
+    /// hides a slow leak from the line through every sample. A swing counts when it is at least
+    /// three times the growth that makes a leak and a quarter of the second half's range
+    /// (smaller wiggles of a larger cycle are not turns of their own).
+    fn swings(&self) -> Vec<(usize, bool)> {
+        let tail_y = self.tail_y();
+        let tail_min = tail_y.iter().copied().fold(f64::MAX, f64::min);
+        let tail_max = tail_y.iter().copied().fold(f64::MIN, f64::max);
+        turns(
+            self.ys,
+            (3.0 * self.threshold).max((tail_max - tail_min) / 4.0),
+        )
+    }
+
+    /// The peaks (`want_peak`) or the troughs among `turns` from sample `from` on, as (x, MiB).
+    fn envelope(
+        &self,
+        turns: &[(usize, bool)],
+        want_peak: bool,
+        from: usize,
+    ) -> (Vec<f64>, Vec<f64>) {
         turns
             .iter()
             .filter(|&&(i, p)| p == want_peak && i >= from)
-            .map(|&(i, _)| (xs[i], ys[i]))
+            .map(|&(i, _)| (self.xs[i], self.ys[i]))
             .unzip()
-    };
-    // An envelope rising over the second half by the same test as the samples (direction,
-    // growth of at least the threshold between its first and last turn), with at least
-    // ENVELOPE_TURNS turns and r² ≥ ENVELOPE_R2. When both do, the one that reaches
-    // memory.total first (the peaks, normally: the peak is when the job runs out) gives the
-    // rate; without memory.total, the peaks.
+    }
+}
+
+/// A slow leak under a sawtooth, read from its envelopes: one rising over the second half by
+/// the same test as the samples (direction, growth of at least the threshold between its first
+/// and last turn), with at least ENVELOPE_TURNS turns and r² ≥ ENVELOPE_R2. When both do, the
+/// one that reaches memory.total first (the peaks, normally: the peak is when the job runs out)
+/// gives the rate; without memory.total, the peaks. Its line and when it reaches memory.total.
+fn envelope_leak(c: &Curve<'_>, turns: &[(usize, bool)]) -> Option<(Line, Option<f64>)> {
+    let x_last = c.x_last();
     let mut leak: Option<(Line, Option<f64>)> = None;
     for want_peak in [true, false] {
-        let (ex, ey) = envelope(want_peak, half);
+        let (ex, ey) = c.envelope(turns, want_peak, c.half());
         if ex.len() < ENVELOPE_TURNS {
             continue;
         }
@@ -257,11 +333,11 @@ pub(super) fn analyse(r: Raw, unit: XUnit) -> SmiSeries {
             continue;
         };
         let rise = ey[ey.len() - 1] - ey[0];
-        if l.fit.direction != Direction::Rising || l.fit.r2 < ENVELOPE_R2 || rise < threshold {
+        if l.fit.direction != Direction::Rising || l.fit.r2 < ENVELOPE_R2 || rise < c.threshold {
             continue;
         }
         let hit = reaches(
-            total,
+            c.total,
             x_last,
             l.intercept + l.slope * x_last,
             l.fit.rate_mib_per_x,
@@ -276,18 +352,23 @@ pub(super) fn analyse(r: Raw, unit: XUnit) -> SmiSeries {
             leak = Some((l, hit));
         }
     }
-    if let Some((l, hit)) = leak {
-        s.pattern = Pattern::Rising;
-        s.tail_fit = Some(l.fit);
-        s.growth_mib_per_x = Some(l.fit.rate_mib_per_x);
-        s.hits_total_at_x = hit;
-        return s;
-    }
-    // Not rising. A sawtooth (two peaks and two troughs at least) is judged by its peaks: going
-    // down when they do, and its shape that of the floor it starts from followed by its peaks
-    // (so a level sawtooth is one jump to its working cycle, and one whose peaks grow in steps
-    // and level off a stepped plateau), wherever in the cycle the log starts and ends.
-    let (peak_x, peak_y) = envelope(true, 0);
+    leak
+}
+
+/// The pattern of a series that does not rise (`fit` is the line through every sample), and
+/// its steady level (the mean of the second half) unless it falls. A sawtooth (two peaks and
+/// two troughs at least) is judged by its peaks: going down when they do, and its shape that of
+/// the floor it starts from followed by its peaks (so a level sawtooth is one jump to its
+/// working cycle, and one whose peaks grow in steps and level off a stepped plateau), wherever
+/// in the cycle the log starts and ends.
+fn level_pattern(
+    c: &Curve<'_>,
+    turns: &[(usize, bool)],
+    fit_all: Option<LinearFit>,
+) -> (Pattern, Option<Bytes>) {
+    let (ys, threshold) = (c.ys, c.threshold);
+    let n = ys.len();
+    let (peak_x, peak_y) = c.envelope(turns, true, 0);
     let troughs = turns.iter().filter(|t| !t.1).count();
     let cyclic = peak_y.len() >= 2 && troughs >= 2;
     let shape: Vec<f64> = if cyclic {
@@ -299,33 +380,32 @@ pub(super) fn analyse(r: Raw, unit: XUnit) -> SmiSeries {
             .chain(peak_y.iter().copied())
             .collect()
     } else {
-        ys.clone()
+        ys.to_vec()
     };
     let falling = if cyclic {
         peak_y[peak_y.len() - 1] < peak_y[0] - threshold
             && fit(&peak_x, &peak_y).is_some_and(|f| f.direction == Direction::Falling)
     } else {
-        ys[n - 1] < ys[0] - threshold && s.fit.is_some_and(|f| f.direction == Direction::Falling)
+        ys[n - 1] < ys[0] - threshold && fit_all.is_some_and(|f| f.direction == Direction::Falling)
     };
     if falling {
-        s.pattern = Pattern::Falling;
-        return s;
+        return (Pattern::Falling, None);
     }
     // Levels off. The level: the mean of the second half.
+    let tail_y = c.tail_y();
     let level = tail_y.iter().sum::<f64>() / tail_y.len() as f64;
-    s.steady = Some(Bytes::from_f64(level * MIB as f64));
+    let steady = Some(Bytes::from_f64(level * MIB as f64));
     let first = shape[0];
     let max = shape.iter().copied().fold(f64::MIN, f64::max);
     let rise = max - first;
     if rise < threshold {
-        s.pattern = Pattern::Flat;
-        return s;
+        return (Pattern::Flat, steady);
     }
     let biggest_step = shape.windows(2).map(|w| w[1] - w[0]).fold(0.0, f64::max);
-    s.pattern = if biggest_step >= 0.6 * rise {
+    let pattern = if biggest_step >= 0.6 * rise {
         Pattern::JumpThenFlat
     } else {
         Pattern::SteppedPlateau
     };
-    s
+    (pattern, steady)
 }
