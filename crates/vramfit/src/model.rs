@@ -773,6 +773,28 @@ impl Architecture {
         }
     }
 
+    /// The layers of a stage of `layers` blocks (a pipeline stage, or the blocks llama.cpp puts
+    /// on one GPU) by their attention: `(full, sliding)`, the one answer to "how many
+    /// sliding-window layers sit on this stage". The stage holds the model's share of its full
+    /// layers rounded up: a full layer keeps the whole context, so the busiest stage is counted
+    /// with the larger count (Gemma 3 27B over four stages of 16 blocks: its 10 full layers of
+    /// 62 fall 2, 3, 2 and 3 to a stage, and 10 × 16 / 62 = 2.6 is counted as 3).
+    pub const fn stage_layers(&self, layers: u64) -> (u64, u64) {
+        if self.sliding_window == 0 {
+            return (layers, 0);
+        }
+        let full = self
+            .global_layers()
+            .saturating_mul(layers)
+            .div_ceil(if self.num_layers == 0 {
+                1
+            } else {
+                self.num_layers
+            });
+        let full = if full < layers { full } else { layers };
+        (full, layers - full)
+    }
+
     /// KV-cache elements per token per layer: `2 × kv_heads × head_dim`, or for MLA the latent
     /// plus the rotary key, `kv_lora_rank + qk_rope_head_dim`.
     pub const fn kv_elements_per_token_layer(&self) -> u64 {

@@ -84,9 +84,7 @@ impl Run<'_> {
             }
             _ => a.kv_elements_per_token_layer(),
         } / tp_kv;
-        let frac = |n: u64| n * layers / a.num_layers.max(1);
-        let global = frac(a.global_layers());
-        let local = layers.saturating_sub(global);
+        let (global, local) = a.stage_layers(layers);
         let local_ctx = context.min(if a.sliding_window > 0 {
             a.sliding_window
         } else {

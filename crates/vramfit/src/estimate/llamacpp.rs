@@ -285,7 +285,7 @@ impl Run<'_> {
         let interleaved =
             a.sliding_window > 0 && a.sliding_layers > 0 && a.sliding_layers < a.num_layers;
         let (swa_layers, swa_cells) = if interleaved {
-            let here = (layers * a.sliding_layers).div_ceil(a.num_layers.max(1));
+            let (_, here) = a.stage_layers(layers);
             let cells = a
                 .sliding_window
                 .saturating_mul(self.batch)

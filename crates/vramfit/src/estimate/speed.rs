@@ -146,7 +146,7 @@ impl Run<'_> {
         } else {
             0
         };
-        let windowed_here = windowed_layers * layers_here / a.num_layers.max(1);
+        let (_, windowed_here) = a.stage_layers(layers_here);
         let kv_windowed = kv_all * windowed_here / layers_here.max(1);
         let t = throughput::inference(
             &InferenceInput {

@@ -1908,3 +1908,27 @@ fn convnet_activations_grow_with_the_batch() {
     assert!(run(Mode::Training, (b + 1) as f64).required_bytes > v100.memory);
     assert!((112..=200).contains(&b), "{b}");
 }
+
+/// The layers of a stage by their attention, by hand from the models' layer patterns: the
+/// stage holds its share of the full layers rounded up, so that the busiest stage is not
+/// under-counted. llama.cpp's `-ngl 10` puts the output layer and the last 9 blocks on the GPU:
+/// Gemma 3 27B (62 blocks, every 6th full from block 5) has 2 full blocks among 53..61 (53, 59),
+/// which the old count (the sliding share rounded up: ceil(9 × 52 / 62) = 8 sliding, 1 full)
+/// missed; gpt-oss-20b (24 blocks, every other full from block 1) has 5 among 15..23.
+#[test]
+fn the_full_layers_of_a_stage_are_rounded_up() {
+    let arch = |id: &str| crate::catalog::find_model(id).unwrap().1;
+    assert_eq!(arch("google/gemma-3-27b-it").stage_layers(9), (2, 7));
+    assert_eq!(arch("openai/gpt-oss-20b").stage_layers(9), (5, 4));
+    // Four pipeline stages of 16 blocks of Gemma 3: 10 × 16 / 62 = 2.6 full layers, counted 3
+    // (blocks 16..31 hold 17, 23 and 29).
+    assert_eq!(arch("google/gemma-3-27b-it").stage_layers(16), (3, 13));
+    // No window: every layer full; every layer sliding (Mistral 7B v0.1's 4,096): none full.
+    assert_eq!(llama8b().stage_layers(32), (32, 0));
+    let mistral = Architecture {
+        sliding_window: 4096,
+        sliding_layers: 32,
+        ..llama8b()
+    };
+    assert_eq!(mistral.stage_layers(32), (0, 32));
+}

@@ -221,12 +221,7 @@ impl Run<'_> {
             0
         };
         let per_layer = per_token / layers.max(1);
-        let global = if a.sliding_window > 0 {
-            a.global_layers() * layers / a.num_layers.max(1)
-        } else {
-            layers
-        };
-        let local = layers - global;
+        let (global, local) = a.stage_layers(layers);
         // Whisper's decoder layers each have a cross-attention cache of the encoder's frames
         // (`CrossAttentionSpec`: cdiv(max_num_encoder_input_tokens, 16) blocks per request), a
         // type of its own beside the self-attention layers.
