@@ -31,6 +31,7 @@ pub(super) const RULES: Rules = Rules {
     downcasts_fp32: true,
     native_kv_formats: false,
     flash_only_when_asked: false,
+    library_names: false,
     runtime: Runtime::Batched,
     formats: Formats::Serving,
     reads: CardTraits {
