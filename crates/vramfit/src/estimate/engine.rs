@@ -121,6 +121,23 @@ impl super::EstimateInput {
     pub const fn runner(&self) -> Runner {
         Runner::of(self.mode, self.engine)
     }
+
+    /// The engine its workload names: transformers asked to serve is vLLM serving
+    /// ([`Runner::of`]).
+    pub(super) const fn workload_engine(&self) -> Engine {
+        match (self.mode, self.engine) {
+            (Mode::Serve, Engine::Hf) => Engine::Vllm,
+            (_, engine) => engine,
+        }
+    }
+}
+
+impl Engine {
+    /// The engine's own program, whatever the mode: what it is named by (the model names it
+    /// takes) holds when it trains too, although PyTorch then runs the training.
+    pub(super) const fn program(self) -> Runner {
+        Runner::of(Mode::Inference, self)
+    }
 }
 
 impl super::Workload {
@@ -168,6 +185,9 @@ pub struct Rules {
     /// Whether it runs flash attention only when asked (Ollama's `OLLAMA_FLASH_ATTENTION=1`),
     /// holding the attention scores otherwise.
     pub flash_only_when_asked: bool,
+    /// Whether it takes its own library's model names (Ollama's `llama3.1:8b`): a name that
+    /// picks a preset and a GGUF file type.
+    pub library_names: bool,
     /// The speed model's class of efficiency.
     pub runtime: Runtime,
     /// The weight formats people run with it, most precise first ("which models fit").
@@ -334,6 +354,7 @@ mod tests {
             assert!(!(splits && rules.dequantizes_gguf), "{r:?}");
             assert_eq!(rules.kv_dtypes.is_none(), r == Runner::Training, "{r:?}");
             assert!(!rules.name.is_empty());
+            assert_eq!(rules.library_names, r == Runner::Ollama, "{r:?}");
         }
     }
 }

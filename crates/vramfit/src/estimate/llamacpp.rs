@@ -34,6 +34,7 @@ pub(super) const RULES: Rules = Rules {
     downcasts_fp32: false,
     native_kv_formats: false,
     flash_only_when_asked: false,
+    library_names: false,
     runtime: Runtime::Llamacpp,
     formats: Formats::Gguf,
     reads: CardTraits {

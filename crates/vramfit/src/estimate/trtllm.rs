@@ -50,6 +50,7 @@ pub(super) const RULES: Rules = Rules {
     downcasts_fp32: false,
     native_kv_formats: true,
     flash_only_when_asked: false,
+    library_names: false,
     runtime: Runtime::Batched,
     formats: Formats::Serving,
     reads: CardTraits {

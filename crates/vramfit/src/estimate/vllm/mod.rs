@@ -33,6 +33,7 @@ pub(super) const RULES: Rules = Rules {
     expert_parallel: ExpertParallel::WholeGroup,
     downcasts_fp32: true,
     native_kv_formats: false,
+    library_names: false,
     flash_only_when_asked: false,
     runtime: Runtime::Batched,
     formats: Formats::Serving,

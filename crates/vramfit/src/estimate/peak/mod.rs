@@ -1,0 +1,282 @@
+//! From the parts to the estimate: the allocator's reserve, the peak `max_memory_allocated`
+//! would report, the total `nvidia-smi` would show, the guide's recommendation and the fit.
+//!
+//! The figures are computed here without text ([`PeakFigures`], [`Totals`]); `words.rs` writes
+//! the reserve's formula, the notes and the fit's reasons.
+
+mod words;
+
+use super::parts::ServePool;
+use super::{
+    ComponentKind, Estimate, Fit, Group, Mode, Offload, OllamaLoad, Parts, PeakSource, Phase,
+    Precision, Quick, Required, Run, m_rec, quick,
+};
+use crate::precision::Dtype;
+use crate::units::{Bytes, MIB};
+
+/// The figures the peak and the total come from, read from the parts before the allocator's
+/// reserve is added to them.
+struct PeakFigures {
+    /// The transient tensors (activations, logits, temporaries) the reserve is a share of.
+    transient: u64,
+    /// Reserved by PyTorch's caching allocator but not allocated (0 for llama.cpp).
+    reserve: u64,
+    /// What `max_memory_allocated` reports (llama.cpp: its own buffers).
+    peak_allocated: u64,
+    /// What `nvidia-smi` shows at the peak.
+    total: u64,
+}
+
+/// The figures read from the parts once the reserve is among them, with no text.
+struct Totals {
+    /// The temporaries' group.
+    temporaries: u64,
+    /// The overhead's group.
+    overhead: u64,
+    /// KV-cache bytes per token on one GPU (0 for a model that generates nothing).
+    kv_per_token: u64,
+    /// `M_theory`: the memory that holds the run as asked.
+    m_theory: u64,
+    /// A serving engine's pool against its requests.
+    pool: Option<ServePool>,
+    /// Whether the pool, if any, holds one request (the engine starts).
+    pool_ok: bool,
+    /// Whether Ollama puts fewer layers on the GPUs than asked.
+    partial_offload: bool,
+    /// Bytes kept in CPU memory.
+    cpu: u64,
+    /// Bytes kept on NVMe (ZeRO-Infinity).
+    nvme: u64,
+    /// llama.cpp's layers on the CPU, whose pace the speed model does not know.
+    #[cfg(feature = "speed")]
+    cpu_layers: u64,
+}
+
+impl Run<'_> {
+    pub(super) fn finish(
+        &self,
+        mut parts: Parts,
+        phase: Phase,
+        trainable: u64,
+        cpu: u64,
+    ) -> Estimate {
+        let a = &self.arch;
+        let rules = self.rules();
+        let peak = self.peak_figures(&parts);
+        // llama.cpp has no PyTorch allocator: no reserve.
+        if rules.peak != PeakSource::Llamacpp {
+            self.add_reserve(&mut parts, &peak);
+        }
+        let t = self.totals(&parts, &peak, cpu);
+        let quick = self.quick_estimate();
+        if let Some(sp) = t.pool {
+            self.pool_note(&mut parts, sp, t.pool_ok);
+        }
+        let ollama = parts.ollama.clone();
+        let fit = self.fit(&peak, &t, ollama.as_ref());
+        #[cfg(feature = "speed")]
+        self.speed_note(&mut parts, t.cpu_layers);
+        let differences = self.differences(&quick, &parts);
+        let tokens = parts.serve_tokens;
+        // To the hundredth, as vLLM logs it (and a short decimal survives any JSON reader).
+        let concurrency = match t.pool {
+            Some(sp) => Some(sp.concurrency),
+            None => tokens.map(|t| t as f64 / self.max_model_len.max(1) as f64),
+        };
+        let max_concurrency_exact = concurrency.map(|c| libm::floor(c * 100.0) / 100.0);
+        Estimate {
+            model: self.model_name.clone(),
+            params: a.params(),
+            active_params: a.active_params(),
+            trainable_params: trainable,
+            weights_bytes: Bytes::new(parts.get(ComponentKind::Weights)),
+            kv_cache_bytes: Bytes::new(parts.get(ComponentKind::KvCache)),
+            activations_bytes: Bytes::new(parts.get(ComponentKind::Activations)),
+            gradients_bytes: Bytes::new(parts.get(ComponentKind::Gradients)),
+            optimizer_bytes: Bytes::new(parts.get(ComponentKind::Optimizer)),
+            temporaries_bytes: Bytes::new(t.temporaries),
+            overhead_bytes: Bytes::new(t.overhead),
+            allocator_reserve_bytes: Bytes::new(peak.reserve),
+            peak_phase: phase,
+            peak_source: rules.peak,
+            peak_allocated_bytes: Bytes::new(peak.peak_allocated),
+            total_bytes: Bytes::new(peak.total),
+            recommended_bytes: m_rec(Bytes::new(t.m_theory)),
+            required_bytes: Bytes::new(match rules.required {
+                Required::Theory => t.m_theory,
+                Required::Total => peak.total,
+            }),
+            kv_cache_tokens: tokens,
+            max_concurrency: concurrency.map(|c| c as u64),
+            max_concurrency_exact,
+            kv_bytes_per_token: t.kv_per_token,
+            cpu_bytes: Bytes::new(t.cpu),
+            nvme_bytes: Bytes::new(t.nvme),
+            gpus: self.dp * self.tp * self.pp,
+            components: parts.comps,
+            quick,
+            differences,
+            fit,
+            #[cfg(feature = "speed")]
+            throughput: if t.cpu_layers > 0 {
+                None
+            } else {
+                self.throughput(trainable)
+            },
+            #[cfg(not(feature = "speed"))]
+            throughput: None,
+            notes: parts.notes,
+            ollama,
+        }
+    }
+
+    /// The allocator's reserve, the peak and the total, from the parts as the run shape left
+    /// them.
+    fn peak_figures(&self, parts: &Parts) -> PeakFigures {
+        let torch: u64 = parts
+            .comps
+            .iter()
+            .filter(|c| c.torch)
+            .map(|c| c.bytes.get())
+            .fold(0, u64::saturating_add);
+        let non_torch: u64 = parts
+            .comps
+            .iter()
+            .filter(|c| !c.torch && c.key.at_peak)
+            .map(|c| c.bytes.get())
+            .fold(0, u64::saturating_add);
+        // llama.cpp has no PyTorch allocator: no reserve, and its peak is its own buffers.
+        let is_llamacpp = self.rules().peak == PeakSource::Llamacpp;
+        // Allocator reserve: the caching allocator keeps freed blocks of the transient tensors
+        // (activations, logits, temporaries) cached; about 5 % of them plus 2 MiB rounding per
+        // block-sized weight tensor is reserved-but-unallocated at the peak.
+        let transient = parts.sum_where(ComponentKind::is_transient);
+        let reserve = if is_llamacpp {
+            0
+        } else {
+            (transient / 20).saturating_add(self.arch.num_layers.saturating_mul(MIB))
+        };
+        // llama.cpp's "allocated" peak is its own buffers (weights, KV, compute).
+        let peak_allocated = if is_llamacpp {
+            parts.sum_where(ComponentKind::is_llamacpp_buffer)
+        } else {
+            parts.peak.unwrap_or(torch)
+        };
+        // llama.cpp's buffers are all outside PyTorch, so its total is the non-torch sum alone.
+        let total = if is_llamacpp {
+            non_torch
+        } else {
+            peak_allocated
+                .saturating_add(reserve)
+                .saturating_add(non_torch)
+        };
+        PeakFigures {
+            transient,
+            reserve,
+            peak_allocated,
+            total,
+        }
+    }
+
+    /// The groups, the KV cache per token, `M_theory` (`peak`'s when the run shape gives none),
+    /// the pool check and the layers off the GPUs, from the parts with the reserve among them;
+    /// `cpu`, the run shape's bytes in CPU memory, split from those on NVMe.
+    fn totals(&self, parts: &Parts, peak: &PeakFigures, cpu: u64) -> Totals {
+        let a = &self.arch;
+        let rules = self.rules();
+        let is_llamacpp = rules.peak == PeakSource::Llamacpp;
+        // ZeRO-Infinity's NVMe offload keeps the partitions on the drive, not in CPU memory.
+        let (cpu, nvme) = if self.mode == Mode::Training && self.offload == Offload::Nvme {
+            (0, cpu)
+        } else {
+            (cpu, 0)
+        };
+        let layers_here = a.num_layers.div_ceil(self.pp);
+        let kv_per_token = if a.is_generative() {
+            self.kv_bytes(1, 1, layers_here, rules.decompressed_mla).0
+        } else {
+            0
+        };
+        let m_theory = parts.theory.unwrap_or(if is_llamacpp {
+            peak.total
+        } else {
+            peak.peak_allocated
+        });
+        // Serving fits when vLLM starts, i.e. its pool holds one request of max_model_len
+        // (`check_enough_kv_cache_memory`; more requests than the pool holds wait in the queue),
+        // and the process fits the card.
+        let pool = parts.serve_pool;
+        // Ollama fits when its own estimate puts the whole model on the GPUs; otherwise it runs,
+        // split between the CPU and the GPUs.
+        let ollama = parts.ollama.as_ref();
+        // llama.cpp with layers on the CPU generates at the pace of the CPU's memory for them,
+        // which the speed model, a GPU's roofline, does not know: no speed, and a note says why.
+        #[cfg(feature = "speed")]
+        let cpu_layers = if !is_llamacpp || !a.is_detailed() || self.device.is_none() {
+            0
+        } else if let Some(o) = ollama {
+            o.model_layers.saturating_sub(o.gpu_layers)
+        } else {
+            (a.num_layers + 1).saturating_sub(self.gpu_layers)
+        };
+        Totals {
+            temporaries: parts.sum_where(|k| k.group() == Group::Temporaries),
+            overhead: parts.sum_where(|k| k.group() == Group::Overhead),
+            kv_per_token,
+            m_theory,
+            pool,
+            pool_ok: pool.is_none_or(|sp| sp.available >= sp.request),
+            partial_offload: ollama.is_some_and(|o| o.gpu_layers < o.requested_layers),
+            cpu,
+            nvme,
+            #[cfg(feature = "speed")]
+            cpu_layers,
+        }
+    }
+
+    /// The guide's quick estimate: its b for training is the precision the weights are held
+    /// in (4 B in fp32), its sequence the prompt and the generated tokens.
+    fn quick_estimate(&self) -> Quick {
+        let quick_dtype = if self.mode == Mode::Training && self.precision == Precision::Fp32 {
+            Dtype::Fp32
+        } else {
+            self.dtype
+        };
+        let a = &self.arch;
+        quick::quick(
+            self.text,
+            a.params(),
+            a,
+            self.mode,
+            quick_dtype,
+            &self.quantization,
+            self.optimizer,
+            self.batch,
+            self.seq_len
+                + if self.mode == Mode::Training {
+                    0
+                } else {
+                    self.new_tokens
+                },
+        )
+    }
+
+    /// Whether the card holds the run: the total, the serving pool's one request, Ollama's
+    /// whole model on the GPUs; with the reason when it does not.
+    fn fit(&self, peak: &PeakFigures, t: &Totals, ollama: Option<&OllamaLoad>) -> Option<Fit> {
+        let total = peak.total;
+        let partial = ollama.filter(|_| t.partial_offload);
+        self.device.as_ref().map(|d| Fit {
+            gpu: d.id.clone(),
+            memory_bytes: d.memory,
+            fits: total <= d.memory.get() && t.pool_ok && partial.is_none(),
+            reason: match (t.pool.filter(|_| !t.pool_ok), partial) {
+                (Some(sp), _) => Some(self.pool_reason(sp, t.kv_per_token)),
+                (None, Some(o)) => Some(self.offload_reason(o, t.m_theory)),
+                (None, None) => None,
+            },
+            headroom_bytes: d.memory.minus(Bytes::new(total)),
+            shortfall_bytes: Bytes::new(total).minus(d.memory),
+        })
+    }
+}

@@ -1,0 +1,141 @@
+//! The words of the estimate's last figures: the allocator reserve's formula, the notes on the
+//! serving pool's queue and on the speed of layers on the CPU, and the fit's reasons.
+
+use super::PeakFigures;
+use crate::estimate::parts::{PoolBudget, ServePool};
+use crate::estimate::{ComponentKind, Difference, OllamaLoad, Parts, Run, b, thousands};
+use crate::units::fixed;
+use alloc::string::String;
+
+impl Run<'_> {
+    /// The allocator's reserve as a component, with its formula.
+    pub(super) fn add_reserve(&self, parts: &mut Parts, peak: &PeakFigures) {
+        let (transient, reserve, a) = (peak.transient, peak.reserve, &self.arch);
+        parts.add(
+            ComponentKind::AllocatorReserve,
+            reserve,
+            false,
+            {
+                formula!(self.text;
+                    let (t, blocks, size) = (b(transient), a.num_layers, b(reserve));
+                    ["5 % of transient tensors ({t}) + 1 MiB rounding × {blocks} blocks = {size}"],
+                    ["5 % 的临时张量 ({t}) + 1 MiB 取整 × {blocks} 块 = {size}"]
+                )
+            },
+            en_str!("Reserved by PyTorch's caching allocator but not allocated: counted by nvidia-smi, not by max_memory_allocated."),
+            zh_str!("PyTorch 缓存分配器已保留但未分配：nvidia-smi 计入，max_memory_allocated 不计。"),
+        );
+    }
+
+    /// A note when the engine starts but its pool holds fewer requests than the batch.
+    pub(super) fn pool_note(&self, parts: &mut Parts, sp: ServePool, pool_ok: bool) {
+        if self.text && pool_ok && sp.concurrency < self.batch as f64 {
+            let held = fixed(sp.concurrency, 2);
+            let engine = self.rules().name;
+            parts.note(
+                "kv_pool_queues",
+                en!("The KV pool holds {} requests of max_model_len {} at once, fewer than batch {}: {engine} starts and queues the rest.", held, thousands(self.max_model_len), self.batch),
+                zh!("KV 池同时只能容纳 {} 个 max_model_len {} 的请求，少于 batch {}：{engine} 照常启动，其余请求排队。", held, thousands(self.max_model_len), self.batch),
+            );
+        }
+    }
+
+    /// A note that no speed is estimated when layers run on the CPU.
+    #[cfg(feature = "speed")]
+    pub(super) fn speed_note(&self, parts: &mut Parts, cpu_layers: u64) {
+        if cpu_layers > 0 && self.text {
+            let all = self.arch.num_layers + 1;
+            parts.note(
+                "speed_cpu_layers",
+                en!("No speed estimate: {cpu_layers} of the {all} layers (the output layer counting as one) run on the CPU, and generation then goes at the pace of the CPU's memory, which vramfit does not know. With every layer on the GPU the card's speed applies."),
+                zh!("不估算速度：{all} 层中有 {cpu_layers} 层（输出层算一层）在 CPU 上运行，生成速度取决于 CPU 内存的带宽，vramfit 无从得知。全部层都在 GPU 上时才适用显卡的速度。"),
+            );
+        }
+    }
+
+    /// Why the pool does not fit, as the engine that sizes it refuses (or cuts) it.
+    pub(super) fn pool_reason(&self, sp: ServePool, kv_per_token: u64) -> Difference {
+        let (en, zh) = if !self.text {
+            (String::new(), String::new())
+        } else {
+            match sp.budget {
+                PoolBudget::MemFractionStatic => (
+                    en!(
+                        "mem_fraction_static {} leaves {} for the token pool, less than one token's {}: SGLang would refuse to start (not enough memory). Raise mem_fraction_static, use an fp8 KV cache or a larger card.",
+                        fixed(self.mem_fraction_static, 3),
+                        b(sp.available),
+                        b(sp.request)
+                    ),
+                    zh!(
+                        "mem_fraction_static {} 只给 token 池留下 {}，不够一个 token 的 {}：SGLang 将拒绝启动（显存不足）。请提高 mem_fraction_static、使用 fp8 KV 缓存或更大的显卡。",
+                        fixed(self.mem_fraction_static, 3),
+                        b(sp.available),
+                        b(sp.request)
+                    ),
+                ),
+                PoolBudget::FreeFraction => (
+                    en!(
+                        "The KV pool holds {} tokens, fewer than one sequence of max_seq_len {}: TensorRT-LLM starts but cuts max_seq_len to {} (\"Adjusted max_seq_len\"; --fail_fast_on_attention_window_too_large refuses instead). Lower max_seq_len, raise free_gpu_memory_fraction, use an fp8 KV cache or a larger card.",
+                        thousands(sp.available / kv_per_token.max(1)),
+                        thousands(self.max_model_len),
+                        thousands(sp.available / kv_per_token.max(1))
+                    ),
+                    zh!(
+                        "KV 池只能容纳 {} 个 token，不够一条 max_seq_len {} 的序列：TensorRT-LLM 会启动，但把 max_seq_len 缩短到 {}（日志 \"Adjusted max_seq_len\"；加 --fail_fast_on_attention_window_too_large 则拒绝启动）。请降低 max_seq_len、提高 free_gpu_memory_fraction、使用 fp8 KV 缓存或更大的显卡。",
+                        thousands(sp.available / kv_per_token.max(1)),
+                        thousands(self.max_model_len),
+                        thousands(sp.available / kv_per_token.max(1))
+                    ),
+                ),
+                PoolBudget::Utilization => (
+                    en!(
+                        "The KV pool has {} of the budget left; one request of max_model_len {} needs {}: vLLM would refuse to start. Lower max_model_len, raise gpu_memory_utilization, use an fp8 KV cache or a larger card.",
+                        b(sp.available),
+                        thousands(self.max_model_len),
+                        b(sp.request)
+                    ),
+                    zh!(
+                        "预算内只剩 {} 给 KV 池；一个 max_model_len {} 的请求需要 {}：vLLM 将拒绝启动。请降低 max_model_len、提高 gpu_memory_utilization、使用 fp8 KV 缓存或更大的显卡。",
+                        b(sp.available),
+                        thousands(self.max_model_len),
+                        b(sp.request)
+                    ),
+                ),
+            }
+        };
+        Difference {
+            key: String::from("kv_pool_too_small"),
+            en,
+            zh,
+        }
+    }
+
+    /// Why Ollama's load does not fit: layers on the CPU.
+    pub(super) fn offload_reason(&self, o: &OllamaLoad, m_theory: u64) -> Difference {
+        Difference {
+            key: String::from("ollama_partial_offload"),
+            en: if !self.text {
+                String::new()
+            } else {
+                en!(
+                    "Ollama puts {} of the {} layers asked for on the GPU and runs the rest on the CPU ({}% of its estimate), much slower. All of them on the GPU need {} of free memory.",
+                    o.gpu_layers,
+                    o.requested_layers,
+                    o.cpu_percent,
+                    b(m_theory)
+                )
+            },
+            zh: if !self.text {
+                String::new()
+            } else {
+                zh!(
+                    "Ollama 把要求的 {} 层中的 {} 层放到 GPU，其余在 CPU 上运行（占其估算的 {}%），速度慢得多。全部放在 GPU 上需要 {} 空闲显存。",
+                    o.requested_layers,
+                    o.gpu_layers,
+                    o.cpu_percent,
+                    b(m_theory)
+                )
+            },
+        }
+    }
+}

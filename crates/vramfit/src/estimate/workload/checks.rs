@@ -1,0 +1,275 @@
+//! The checks the steps of [`EstimateInput::resolve_with`](crate::estimate::EstimateInput::resolve_with)
+//! share: what the engine loads and caches, the card's KV formats, the tensor and expert
+//! parallel sizes, TensorRT-LLM's memory fraction and the LoRA targets.
+
+use crate::error::Result;
+use crate::estimate::{
+    AttentionImpl, Device, EstimateInput, ExpertParallel, LayerOffload, Rules, role_bit,
+};
+use crate::model::{Architecture, Role};
+use crate::precision::{GgufFileType, KvDtype, Quantization};
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+/// What the run's engine loads and caches: a KV-cache type it does not have is refused, and so is
+/// a weight format llama.cpp cannot load; a GGUF file run in PyTorch (transformers inference,
+/// training) is dequantized on load, so its weights are counted in the model dtype. Returns the
+/// format to count and, for the latter, the GGUF file type it came as.
+pub(super) fn engine_formats(
+    input: &EstimateInput,
+    quantization: Quantization,
+) -> Result<(Quantization, Option<GgufFileType>)> {
+    use KvDtype::{Q4_0, Q8_0};
+    let runner = input.runner();
+    let rules = runner.rules();
+    let engine = rules.kv_dtypes.map(|kv| (rules.name, kv));
+    if let Some((name, kv)) = engine
+        && !kv.contains(&input.kv_dtype)
+    {
+        let names: Vec<&str> = kv.iter().map(|k| k.name()).collect();
+        let (kv, names) = (input.kv_dtype.name(), names.join(", "));
+        return Err(input_error!(
+            Unsupported,
+            "kv_dtype",
+            ["{kv} is not a KV-cache type of {name}"],
+            ["{kv} 不是这个引擎的 KV 缓存类型：{name}"],
+            ["one of {names} with {name}"],
+            ["以下之一：{names}（{name}）"],
+        ));
+    }
+    // Ollama quantizes its KV cache only with flash attention on (its `kv cache type not
+    // supported by model` fallback to f16 otherwise): refused rather than silently changed.
+    if rules.offload == LayerOffload::EngineDecides
+        && matches!(input.kv_dtype, Q8_0 | Q4_0)
+        && input.attention != AttentionImpl::Flash
+    {
+        let kv = input.kv_dtype.name();
+        return Err(input_error!(
+            Unsupported,
+            "kv_dtype",
+            ["a {kv} KV cache needs flash attention in Ollama (OLLAMA_FLASH_ATTENTION=1)"],
+            ["Ollama 的 {kv} KV 缓存需要开启 flash attention（OLLAMA_FLASH_ATTENTION=1）"],
+            "auto or f16; q8_0 or q4_0 with attention flash",
+            "auto 或 f16；q8_0、q4_0 需要 attention 为 flash",
+        ));
+    }
+    if rules.offload.splits_layers()
+        && !matches!(
+            input.quantization,
+            Quantization::None | Quantization::Gguf { .. } | Quantization::Mxfp4
+        )
+    {
+        return Err(input_error!(
+            Unsupported,
+            "quantization",
+            [
+                "{} loads GGUF files, not {}",
+                rules.name,
+                input.quantization.name()
+            ],
+            [
+                "{} 加载 GGUF 文件，不加载 {}",
+                rules.name,
+                input.quantization.name()
+            ],
+            "none (an F16 or BF16 GGUF) or gguf-<type>, e.g. gguf-q4_k_m",
+            "none（F16 或 BF16 的 GGUF），或 gguf-<type>，如 gguf-q4_k_m",
+        ));
+    }
+    Ok(match quantization {
+        Quantization::Gguf { file_type } if rules.dequantizes_gguf => {
+            (Quantization::None, Some(file_type))
+        }
+        q => (q, None),
+    })
+}
+
+/// TensorRT-LLM's `free_gpu_memory_fraction`: a fraction from 0.01 to 1, 0.9 when not given.
+pub(super) fn free_fraction(given: Option<f64>) -> Result<f64> {
+    match given {
+        None => Ok(crate::estimate::TRTLLM_FREE_FRACTION),
+        Some(f) if f.is_finite() && (0.01..=1.0).contains(&f) => Ok(f),
+        Some(f) => Err(input_error!(
+            OutOfRange,
+            "free_gpu_memory_fraction",
+            ["{} is out of range", crate::units::number_text(f)],
+            ["{} 超出范围", crate::units::number_text(f)],
+            "a fraction from 0.01 to 1, e.g. 0.9",
+            "0.01 到 1 的比例，如 0.9",
+        )),
+    }
+}
+
+/// A KV cache in a format the card computes in, where the engine keeps it so natively
+/// (TensorRT-LLM): fp8 from Ada and Hopper on, nvfp4 on Blackwell. vLLM and SGLang store an fp8
+/// cache on older cards too, and no engine but TensorRT-LLM takes nvfp4 (its rules' KV types).
+pub(super) fn check_kv_on_card(rules: &Rules, kv: KvDtype, device: Option<&Device>) -> Result<()> {
+    let Some(d) = device else { return Ok(()) };
+    let needs = match kv {
+        KvDtype::Nvfp4 if !d.fp4 => "Blackwell (sm100) or newer",
+        KvDtype::Fp8 if !d.fp8 && rules.native_kv_formats => "Ada or Hopper (sm89) or newer",
+        _ => return Ok(()),
+    };
+    let (kv, gpu, engine) = (kv.name(), d.id.as_str(), rules.name);
+    Err(input_error!(
+        Unsupported,
+        "kv_dtype",
+        ["{engine} keeps a {kv} KV cache only on a card that computes in it; {gpu} does not"],
+        ["{engine} 只在支持 {kv} 计算的显卡上使用 {kv} KV 缓存；{gpu} 不支持"],
+        ["auto, fp16 or bf16 on {gpu}; {kv} on {needs}"],
+        ["{gpu} 上为 auto、fp16 或 bf16；{kv} 需要 {needs}"],
+    ))
+}
+
+/// Tensor parallelism splits the attention heads (Megatron, vLLM): `tp` must divide the query
+/// heads, and the KV heads must divide by `tp` or `tp` by them (vLLM then keeps `tp / kv` copies of
+/// each KV head). Any other `tp` is refused with the sizes that work.
+pub(super) fn check_tp(arch: &Architecture, tp: u64) -> Result<()> {
+    if tp <= 1 || !arch.is_detailed() || arch.num_heads == 0 {
+        return Ok(());
+    }
+    let kv = arch.num_kv_heads.max(1);
+    let fits = |t: u64| {
+        arch.num_heads.is_multiple_of(t)
+            && if t >= kv {
+                t.is_multiple_of(kv)
+            } else {
+                kv.is_multiple_of(t)
+            }
+    };
+    if fits(tp) {
+        return Ok(());
+    }
+    let ok: Vec<String> = (1..=arch.num_heads.min(1024))
+        .filter(|&t| fits(t))
+        .map(|t| t.to_string())
+        .collect();
+    let (heads, gqa, ok) = (arch.num_heads, kv != arch.num_heads, ok.join(", "));
+    Err(input_error!(
+        Conflict,
+        "tp",
+        [
+            "tp = {tp} does not split the model's {heads} attention heads{} evenly",
+            if gqa {
+                format!(" and {kv} KV heads")
+            } else {
+                String::new()
+            }
+        ],
+        [
+            "tp = {tp} 不能均分模型的 {heads} 个注意力头{}",
+            if gqa {
+                format!("与 {kv} 个 KV 头")
+            } else {
+                String::new()
+            }
+        ],
+        ["one of {ok}"],
+        ["以下之一：{ok}"],
+    ))
+}
+
+/// Expert parallelism divides the routed experts over `ep` GPUs: vLLM's `--enable-expert-parallel`
+/// makes EP the whole tp × data-parallel group (its docs: "EP_SIZE = TP_SIZE × DP_SIZE"), SGLang's
+/// `--ep-size` divides its tensor-parallel group (`moe_tp_size = tp_size / ep_size`; with DP
+/// attention that group is vramfit's tp × dp). `ep` must divide the experts, and only those two
+/// engines serve with it.
+pub(super) fn check_ep(arch: &Architecture, rules: &Rules, ep: u64, group: u64) -> Result<u64> {
+    if ep == 1 {
+        return Ok(1);
+    }
+    if rules.expert_parallel == ExpertParallel::None {
+        return Err(input_error!(
+            Unsupported,
+            "ep",
+            ["ep = {ep}: expert parallelism is a vLLM and SGLang serving option"],
+            ["ep = {ep}：专家并行是 vLLM 与 SGLang 推理服务的选项"],
+            "1 with this engine and mode; up to the GPUs with vllm or sglang",
+            "这个引擎与模式下为 1；vllm 或 sglang 下最多为 GPU 数",
+        ));
+    }
+    let Some(moe) = arch.moe.filter(|_| arch.is_detailed()) else {
+        return Err(input_error!(
+            Unsupported,
+            "ep",
+            ["ep = {ep} for a model without routed experts"],
+            ["ep = {ep}，而这个模型没有路由专家"],
+            "1 for a dense model",
+            "稠密模型为 1",
+        ));
+    };
+    let experts = moe.num_experts;
+    let fits = |e: u64| {
+        experts.is_multiple_of(e)
+            && if rules.expert_parallel == ExpertParallel::WholeGroup {
+                e == group
+            } else {
+                group.is_multiple_of(e)
+            }
+    };
+    if fits(ep) {
+        return Ok(ep);
+    }
+    let ok: Vec<String> = (1..=group.min(1024))
+        .filter(|&e| fits(e) || e == 1)
+        .map(|e| e.to_string())
+        .collect();
+    let ok = ok.join(", ");
+    // A build in one language formats only one of the two rules.
+    #[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
+    let engine = rules.name;
+    #[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
+    let (rule, rule_zh) = if rules.expert_parallel == ExpertParallel::WholeGroup {
+        ("EP spans tp × data parallel", "EP 覆盖 tp × 数据并行")
+    } else {
+        ("EP divides tp × dp", "EP 整除 tp × dp")
+    };
+    Err(input_error!(
+        Conflict,
+        "ep",
+        [
+            "ep = {ep} does not divide the model's {experts} experts over {group} GPUs as {engine} does ({rule})"
+        ],
+        [
+            "ep = {ep} 不能像 {engine} 那样把模型的 {experts} 个专家分到 {group} 个 GPU 上（{rule_zh}）"
+        ],
+        ["one of {ok}"],
+        ["以下之一：{ok}"],
+    ))
+}
+
+/// The LoRA target modules [`lora_mask`] accepts, in words, for its error.
+const MODULES: &str = "q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj, all-linear";
+
+/// Parses LoRA target module names into role bits.
+pub fn lora_mask(field: &str, targets: &[String]) -> Result<u32> {
+    if targets.is_empty() {
+        return Ok(role_bit(Role::Q) | role_bit(Role::V));
+    }
+    let mut m = 0;
+    for t in targets {
+        m |= match t.trim() {
+            "q_proj" | "q" | "query" | "q_a_proj" | "q_b_proj" => role_bit(Role::Q),
+            "k_proj" | "k" | "key" => role_bit(Role::K),
+            "v_proj" | "v" | "value" => role_bit(Role::V),
+            "kv_a_proj_with_mqa" | "kv_b_proj" => role_bit(Role::KvA),
+            "o_proj" | "o" | "dense" | "out_proj" => role_bit(Role::O),
+            "gate_proj" | "w1" => role_bit(Role::Gate),
+            "up_proj" | "w3" | "fc1" => role_bit(Role::Up),
+            "down_proj" | "w2" | "fc2" => role_bit(Role::Down),
+            "all-linear" | "all_linear" => 127,
+            other => {
+                return Err(input_error!(
+                    UnknownName,
+                    field,
+                    ["unknown module `{other}`"],
+                    ["未知的模块 `{other}`"],
+                    ["{MODULES}"],
+                    ["{MODULES}"],
+                ));
+            }
+        };
+    }
+    Ok(m)
+}

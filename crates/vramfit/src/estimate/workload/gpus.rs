@@ -1,0 +1,201 @@
+//! The GPUs: ZeRO and its offload, how many GPUs and how the model is split over them (tp, pp,
+//! dp, ep), and which card, with the dtype an engine's `auto` picks on it.
+
+use super::checks::{check_ep, check_tp};
+use super::int;
+use crate::error::Result;
+use crate::estimate::{Device, EstimateInput, Mode, Offload};
+use crate::model::Architecture;
+use crate::precision::Dtype;
+use crate::units::{MIB, parse_size};
+use alloc::format;
+use alloc::string::String;
+
+/// How the model is split over the GPUs.
+pub(super) struct Parallel {
+    /// Tensor parallel.
+    pub(super) tp: u64,
+    /// Pipeline parallel.
+    pub(super) pp: u64,
+    /// Data parallel (`gpus / (tp × pp)`).
+    pub(super) dp: u64,
+    /// Expert parallel (1: none).
+    pub(super) ep: u64,
+}
+
+impl EstimateInput {
+    /// The ZeRO stage, with the offload it allows.
+    pub(super) fn resolve_training(&self) -> Result<u8> {
+        let mode = self.mode;
+        let zero = int("zero", self.zero, 0, 3)? as u8;
+        // DeepSpeed offloads ZeRO's partitions; without ZeRO there is nothing to offload, and
+        // the run would hold everything on the GPU while the input says otherwise.
+        if mode == Mode::Training && zero == 0 && self.offload != Offload::None {
+            return Err(input_error!(
+                Unsupported,
+                "offload",
+                "offload without ZeRO: DeepSpeed offloads the states ZeRO partitions",
+                "没有 ZeRO 的卸载：DeepSpeed 只卸载 ZeRO 切分的状态",
+                "none with zero 0, or zero 1, 2 or 3 (1 offloads the optimizer states, 2 the gradients too, 3 the weights too)",
+                "zero 为 0 时只能是 none；或 zero 为 1、2、3（1 卸载优化器状态，2 还卸载梯度，3 还卸载权重）",
+            ));
+        }
+        // ZeRO-Infinity's NVMe offload is a stage-3 feature (DeepSpeed's tests skip it with "Nvme
+        // offload not supported for zero stage" below 3).
+        if mode == Mode::Training && zero < 3 && self.offload == Offload::Nvme {
+            return Err(input_error!(
+                Unsupported,
+                "offload",
+                ["NVMe offload with ZeRO-{zero}: DeepSpeed offloads to NVMe only under ZeRO-3"],
+                ["NVMe 卸载配 ZeRO-{zero}：DeepSpeed 只在 ZeRO-3 下卸载到 NVMe"],
+                "cpu with zero 1, 2 or 3; nvme with zero 3",
+                "zero 为 1、2、3 时用 cpu；zero 为 3 时用 nvme",
+            ));
+        }
+        Ok(zero)
+    }
+
+    /// The GPUs and their tensor, pipeline, data and expert parallel groups.
+    pub(super) fn resolve_parallel(&self, arch: &Architecture) -> Result<Parallel> {
+        let tp = int("tp", self.tp, 1, 1024)?;
+        let pp = int("pp", self.pp, 1, 1024)?;
+        // One model copy over tp × pp GPUs unless the input says how many (vLLM's
+        // `--tensor-parallel-size 2` alone means two GPUs).
+        let gpus_n = match self.gpus {
+            Some(g) => int("gpus", g, 1, 65_536)?,
+            None => tp * pp,
+        };
+        if gpus_n % (tp * pp) != 0 {
+            // Fewer GPUs than one tensor × pipeline group (`--tp 2` alone) or a count that does
+            // not divide into such groups.
+            let (few, group) = (gpus_n < tp * pp, tp * pp);
+            return Err(input_error!(
+                Conflict,
+                "gpus",
+                [= if few {
+                    format!(
+                        "{gpus_n} GPU{} for tp = {tp} × pp = {pp}, which needs {group} per model copy",
+                        if gpus_n == 1 { "" } else { "s" },
+                    )
+                } else {
+                    format!("{gpus_n} GPUs cannot be split into tp = {tp} × pp = {pp} groups")
+                }],
+                [= if few {
+                    format!(
+                        "{gpus_n} 个 GPU，而 tp = {tp} × pp = {pp}，每份模型副本需要 {group} 个"
+                    )
+                } else {
+                    format!("{gpus_n} 个 GPU 无法分成 tp = {tp} × pp = {pp} 组")
+                }],
+                ["a multiple of tp × pp = {group}"],
+                ["tp × pp 的倍数，即 {group}"],
+            ));
+        }
+        if arch.is_detailed() && pp > arch.num_layers.max(1) {
+            let layers = arch.num_layers;
+            return Err(input_error!(
+                OutOfRange,
+                "pp",
+                ["{pp} stages for {layers} layers"],
+                ["{pp} 个流水线阶段，而层数只有 {layers} 层"],
+                ["an integer from 1 to {layers}"],
+                ["整数，从 1 到 {layers}"],
+            ));
+        }
+        check_tp(arch, tp)?;
+        let rules = self.runner().rules();
+        if tp > 1 && rules.offload.splits_layers() {
+            let name = rules.name;
+            return Err(input_error!(
+                Unsupported,
+                "tp",
+                ["tp = {tp} with {name}, which splits whole layers across GPUs"],
+                ["tp = {tp} 配 {name}，而 {name} 按整层把模型分到各 GPU"],
+                ["1 with {name}: give gpus to split its layers"],
+                ["{name} 下为 1：用 gpus 切分它的层"],
+            ));
+        }
+        let dp = gpus_n / (tp * pp);
+        let ep = check_ep(arch, rules, int("ep", self.ep, 1, 1024)?, tp * dp)?;
+        Ok(Parallel { tp, pp, dp, ep })
+    }
+
+    /// The card: a catalog's GPU, a memory size, or none.
+    pub(super) fn resolve_device(&self, gpus: super::GpuLookup<'_>) -> Result<Option<Device>> {
+        Ok(match (&self.gpu, &self.gpu_memory) {
+            (Some(_), Some(_)) => {
+                return Err(input_error!(
+                    Conflict,
+                    "gpu",
+                    "both a GPU and a GPU memory size given",
+                    "同时给出了 GPU 与 GPU 显存大小",
+                    "one of gpu (a catalog id) or gpu_memory (a size such as 80GB)",
+                    "gpu（目录中的 id）与 gpu_memory（如 80GB 的大小）二者之一",
+                ));
+            }
+            (Some(id), None) => Some(gpus(id.trim()).ok_or_else(|| {
+                // Why the catalog does not name it (nothing, or several cards), or, for a lookup
+                // of the caller's own, that it does not.
+                crate::gpu::lookup_gpu("gpu", id).err().unwrap_or_else(|| {
+                    let id = id.trim();
+                    input_error!(
+                        UnknownGpu,
+                        "gpu",
+                        ["no GPU named `{id}`"],
+                        ["没有这个 GPU：`{id}`"],
+                        "a GPU of the given catalog",
+                        "所给目录中的 GPU",
+                    )
+                })
+            })?),
+            (None, Some(m)) => {
+                let memory = parse_size("gpu_memory", m)?;
+                if memory.get() < 256 * MIB {
+                    return Err(input_error!(
+                        OutOfRange,
+                        "gpu_memory",
+                        ["{} is too small for a GPU", memory.display_auto()],
+                        ["{} 对 GPU 来说太小", memory.display_auto()],
+                        "a size from 256 MiB to 1 PiB",
+                        "256 MiB 到 1 PiB 的大小",
+                    ));
+                }
+                Some(Device {
+                    id: String::from("custom"),
+                    memory,
+                    hopper_or_newer: true,
+                    a100: false,
+                    bf16: true,
+                    fp8: true,
+                    fp4: true,
+                })
+            }
+            (None, None) => None,
+        })
+    }
+
+    /// The dtype run, and whether the engine's `auto` downcasts an fp32 checkpoint to it.
+    pub(super) fn run_dtype(
+        &self,
+        dtype: Dtype,
+        arch: &Architecture,
+        device: Option<&Device>,
+    ) -> (Dtype, bool) {
+        let rules = self.runner().rules();
+        // vLLM's dtype "auto" downcasts an fp32 checkpoint: to fp16 for a pooling (encoder-only)
+        // model, else to the platform's first dtype, bf16 where the card computes in it
+        // (`_resolve_auto_dtype`).
+        let vllm_downcast = self.dtype.is_none()
+            && dtype == Dtype::Fp32
+            && arch.is_detailed()
+            && rules.downcasts_fp32;
+        let dtype = if !vllm_downcast {
+            dtype
+        } else if arch.is_generative() && device.is_none_or(|d| d.bf16) {
+            Dtype::Bf16
+        } else {
+            Dtype::Fp16
+        };
+        (dtype, vllm_downcast)
+    }
+}

@@ -1,0 +1,246 @@
+//! Validation: [`EstimateInput::resolve`] checks every field once into a [`Workload`], naming
+//! the field and the accepted range on failure, so that the arithmetic after it cannot fail.
+//!
+//! [`EstimateInput::resolve_with`] takes the steps in the order the fields are checked (the first
+//! error found is the one reported): the model (`model.rs`), the run's shape, the formats the
+//! model is loaded in (`model.rs`), ZeRO, the GPUs and the card (`gpus.rs`), the serving
+//! engine's and llama.cpp's settings (`serving.rs`); the checks they share are in `checks.rs`.
+
+mod checks;
+mod gpus;
+mod model;
+mod serving;
+
+pub use checks::lora_mask;
+
+use super::{
+    Checkpointing, Device, Engine, EstimateInput, Kernel, Logits, Mode, Offload, Optimizer,
+    Precision,
+};
+use crate::error::{ErrorKind, Result};
+use crate::model::Architecture;
+use crate::precision::{Dtype, GgufFileType, KvDtype, Quantization};
+use alloc::format;
+use alloc::string::String;
+
+/// A GPU lookup for [`EstimateInput::resolve_with`]: id to device.
+pub type GpuLookup<'a> = &'a dyn Fn(&str) -> Option<Device>;
+
+/// A preset lookup: id to (dtype, architecture, the format its weights ship in).
+pub type ModelLookup<'a> = &'a dyn Fn(&str) -> Option<(Dtype, Architecture, Quantization)>;
+
+/// A validated workload: every number in range, the model resolved.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Workload {
+    /// The model's name as given.
+    pub model_name: String,
+    /// The architecture (opaque in quick mode).
+    pub arch: Architecture,
+    /// The run.
+    pub mode: Mode,
+    /// The engine.
+    pub engine: Engine,
+    /// Batch.
+    pub batch: u64,
+    /// Prompt / training sequence length.
+    pub seq_len: u64,
+    /// Generated tokens.
+    pub new_tokens: u64,
+    /// Model dtype.
+    pub dtype: Dtype,
+    /// Weight format.
+    pub quantization: Quantization,
+    /// KV dtype.
+    pub kv_dtype: KvDtype,
+    /// Attention kernel.
+    pub kernel: Kernel,
+    /// Logits kept.
+    pub logits: Logits,
+    /// Optimizer.
+    pub optimizer: Optimizer,
+    /// Fused step.
+    pub fused_optimizer: bool,
+    /// Precision regime.
+    pub precision: Precision,
+    /// Checkpointing.
+    pub checkpointing: Checkpointing,
+    /// LoRA rank (0: full).
+    pub lora_rank: u64,
+    /// LoRA targets as role bits.
+    pub lora_mask: u32,
+    /// QLoRA.
+    pub qlora: bool,
+    /// ZeRO stage.
+    pub zero: u8,
+    /// Offload.
+    pub offload: Offload,
+    /// Data-parallel size (`gpus / (tp × pp)`).
+    pub dp: u64,
+    /// Tensor parallel.
+    pub tp: u64,
+    /// Pipeline parallel.
+    pub pp: u64,
+    /// The device, if one was named.
+    pub device: Option<Device>,
+    /// vLLM utilisation.
+    pub gpu_memory_utilization: f64,
+    /// vLLM max_model_len / llama.cpp context.
+    pub max_model_len: u64,
+    /// vLLM max_num_seqs.
+    pub max_num_seqs: u64,
+    /// vLLM max_num_batched_tokens.
+    pub max_num_batched_tokens: u64,
+    /// vLLM CUDA graphs.
+    pub cuda_graphs: bool,
+    /// llama.cpp layers on GPU (`num_layers + 1` means the output layer too).
+    pub gpu_layers: u64,
+    /// A GGUF file type that PyTorch (transformers, training) dequantizes on load: the weights
+    /// are counted in `dtype` and the estimate says so.
+    pub gguf_dequantized: Option<GgufFileType>,
+    /// vLLM runs this fp32 checkpoint in `dtype` (its dtype "auto").
+    pub vllm_downcast: bool,
+    /// llama.cpp ubatch.
+    pub ubatch: u64,
+    /// The checkpoint ships its routed experts in MXFP4 (gpt-oss): every GGUF file made from it
+    /// keeps them so, whatever its file type.
+    pub mxfp4_experts: bool,
+    /// SGLang `mem_fraction_static`, given or as SGLang picks it.
+    pub mem_fraction_static: f64,
+    /// TensorRT-LLM `free_gpu_memory_fraction`, given or its 0.9.
+    pub free_gpu_memory_fraction: f64,
+    /// SGLang `cuda_graph_max_bs`, given or as SGLang picks it.
+    pub cuda_graph_max_bs: u64,
+    /// SGLang `max_running_requests` as given; `None`: SGLang derives it from its pool.
+    pub max_running_requests: Option<u64>,
+    /// Expert parallel size (1: none).
+    pub ep: u64,
+    /// Ollama: the GGUF architecture of the library model (`llama` when the model is no library
+    /// name), which picks Ollama's graph estimate.
+    pub ollama_arch: &'static str,
+    /// Ollama `num_gpu` as given; `None`: Ollama's own offload decision.
+    pub num_gpu: Option<u64>,
+}
+
+/// The run's shape: batch, prompt (or training sequence) and generated tokens.
+pub(super) struct Shape {
+    /// Batch.
+    pub(super) batch: u64,
+    /// Prompt / training sequence length.
+    pub(super) seq_len: u64,
+    /// Generated tokens.
+    pub(super) new_tokens: u64,
+}
+
+/// Checks that `v` is a finite integer in `lo..=hi`.
+pub(super) fn int(field: &str, v: f64, lo: u64, hi: u64) -> Result<u64> {
+    if v.is_finite() && v == libm::trunc(v) && v >= lo as f64 && v <= hi as f64 {
+        Ok(v as u64)
+    } else {
+        // 0: not finite; 1: a fraction within the range; 2: out of it.
+        let why = if !v.is_finite() {
+            0
+        } else if v != libm::trunc(v) && v >= lo as f64 && v <= hi as f64 {
+            1
+        } else {
+            2
+        };
+        let n = || crate::units::number_text(v);
+        Err(input_error!(
+            [= if why == 2 { ErrorKind::OutOfRange } else { ErrorKind::NotANumber }],
+            field,
+            [= match why {
+                0 => String::from("not a finite number"),
+                1 => format!("{} is not a whole number", n()),
+                _ => format!("{} is out of range", n()),
+            }],
+            [= match why {
+                0 => String::from("不是有限的数"),
+                1 => format!("{} 不是整数", n()),
+                _ => format!("{} 超出范围", n()),
+            }],
+            ["an integer from {lo} to {hi}"],
+            ["整数，从 {lo} 到 {hi}"],
+        ))
+    }
+}
+
+/// Largest batch accepted.
+pub const MAX_BATCH: u64 = 1 << 20;
+/// Largest sequence accepted: 16 M tokens.
+pub const MAX_SEQ: u64 = 1 << 24;
+
+impl EstimateInput {
+    /// Validates with the built-in catalogs.
+    pub fn resolve(&self) -> Result<Workload> {
+        self.resolve_with(&crate::catalog::find_model, &crate::catalog::find_device)
+    }
+
+    /// Validates with the given model and GPU lookups (a site with user-edited catalogs passes its own).
+    pub fn resolve_with(&self, models: ModelLookup<'_>, gpus: GpuLookup<'_>) -> Result<Workload> {
+        let model = self.resolve_model(models)?;
+        let shape = self.resolve_shape()?;
+        let loaded = self.resolve_formats(&model)?;
+        let zero = self.resolve_training()?;
+        let arch = &model.arch;
+        let par = self.resolve_parallel(arch)?;
+        let device = self.resolve_device(gpus)?;
+        let (dtype, vllm_downcast) = self.run_dtype(loaded.dtype, arch, device.as_ref());
+        let serving = self.resolve_serving(arch, &shape, &par, device.as_ref())?;
+        let llamacpp = self.resolve_llamacpp(arch)?;
+        let lora_mask = lora_mask("lora_targets", &self.lora_targets)?;
+        let (lora_rank, qlora) = (loaded.lora_rank, loaded.qlora);
+        Ok(Workload {
+            model_name: model.name,
+            arch: model.arch,
+            mode: self.mode,
+            engine: self.workload_engine(),
+            batch: shape.batch,
+            seq_len: shape.seq_len,
+            new_tokens: shape.new_tokens,
+            dtype,
+            quantization: loaded.quantization,
+            kv_dtype: self.kv_dtype,
+            gguf_dequantized: loaded.gguf_dequantized,
+            vllm_downcast,
+            kernel: self.kernel(),
+            logits: self.logits,
+            optimizer: self.optimizer,
+            fused_optimizer: self.fused_optimizer,
+            precision: self.precision,
+            checkpointing: self.grad_checkpointing,
+            lora_rank: if qlora { lora_rank.max(1) } else { lora_rank },
+            lora_mask,
+            qlora,
+            zero,
+            offload: self.offload,
+            dp: par.dp,
+            tp: par.tp,
+            pp: par.pp,
+            device,
+            gpu_memory_utilization: serving.gpu_memory_utilization,
+            max_model_len: serving.max_model_len,
+            max_num_seqs: serving.max_num_seqs,
+            max_num_batched_tokens: serving.max_num_batched_tokens,
+            cuda_graphs: self.cuda_graphs,
+            gpu_layers: llamacpp.gpu_layers,
+            mxfp4_experts: model.shipped == Quantization::Mxfp4,
+            ubatch: llamacpp.ubatch,
+            mem_fraction_static: serving.mem_fraction_static,
+            free_gpu_memory_fraction: serving.free_gpu_memory_fraction,
+            cuda_graph_max_bs: serving.cuda_graph_max_bs,
+            max_running_requests: serving.max_running_requests,
+            ep: par.ep,
+            ollama_arch: model.ollama_arch,
+            num_gpu: llamacpp.num_gpu,
+        })
+    }
+
+    /// The batch, the prompt (or training sequence) and the generated tokens.
+    fn resolve_shape(&self) -> Result<Shape> {
+        Ok(Shape {
+            batch: int("batch", self.batch, 1, MAX_BATCH)?,
+            seq_len: int("seq_len", self.seq_len, 1, MAX_SEQ)?,
+            new_tokens: int("new_tokens", self.new_tokens, 0, MAX_SEQ)?,
+        })
+    }
+}

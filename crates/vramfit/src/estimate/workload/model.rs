@@ -1,0 +1,246 @@
+//! The model: the preset, Ollama library name, parameter count or config.json it is given as,
+//! and the formats its weights are loaded in (the dtype, the quantization, QLoRA's NF4, what the
+//! engine loads).
+
+use super::checks::engine_formats;
+use super::{ModelLookup, int};
+use crate::error::{ErrorKind, InputError, Result};
+use crate::estimate::{EstimateInput, Mode, is_ollama_name, resolve_ollama_name};
+use crate::model::Architecture;
+use crate::precision::{Dtype, GgufFileType, Quantization};
+use crate::units::parse_params;
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+/// The error for a `model` that names no preset: what it accepts, with the presets whose id or
+/// name has its words (`mixtral` → `mistralai/Mixtral-8x7B-Instruct-v0.1`; see
+/// `crate::words::named_by`), at most five of them.
+fn no_preset(id: &str) -> InputError {
+    const SHOWN: usize = 5;
+    let near: Vec<&str> = crate::words::named_by(id, crate::presets::presets(), |p| [p.id, p.name])
+        .into_iter()
+        .map(|p| p.id)
+        .collect();
+    if near.is_empty() {
+        // Words for every front end (the CLI adds where to list the presets).
+        return input_error!(
+            UnknownModel,
+            "model",
+            ["no preset named `{id}`"],
+            ["没有这个预设模型：`{id}`"],
+            "a preset id such as meta-llama/Llama-3.1-8B, a config.json, or a bare parameter count (params, e.g. 7B)",
+            "预设模型 id（如 meta-llama/Llama-3.1-8B）、一个 config.json，或单独的参数量（params，如 7B）",
+        );
+    }
+    let shown = near[..near.len().min(SHOWN)].join(", ");
+    let more = near.len().saturating_sub(SHOWN);
+    input_error!(
+        UnknownModel,
+        "model",
+        ["no preset named `{id}`"],
+        ["没有这个预设模型：`{id}`"],
+        [
+            "a preset id; these have its words: {shown}{}",
+            if more > 0 {
+                format!(", and {more} more")
+            } else {
+                String::new()
+            }
+        ],
+        [
+            "预设模型 id；含这些词的有：{shown}{}",
+            if more > 0 {
+                format!("，以及另外 {more} 个")
+            } else {
+                String::new()
+            }
+        ],
+    )
+}
+
+/// The error for a `model` that names no preset, or an Ollama library name given to another
+/// engine: what it names, and how to run it.
+fn not_a_preset(id: &str) -> InputError {
+    match resolve_ollama_name("model", id) {
+        Ok(n) => {
+            let (preset, ft) = (n.tag.preset, n.file_type.name());
+            input_error!(
+                Unsupported,
+                "model",
+                ["`{id}` is an Ollama library name"],
+                ["`{id}` 是 Ollama 模型库中的名称"],
+                [
+                    "engine ollama with it, or the preset {preset} (with llama.cpp: quantization gguf-{ft})"
+                ],
+                ["配引擎 ollama 使用；或用预设模型 {preset}（llama.cpp 下量化为 gguf-{ft}）"],
+            )
+        }
+        Err(_) => no_preset(id),
+    }
+}
+
+/// The model as given.
+pub(super) struct Model {
+    /// Its name as given (`config.json` for an architecture).
+    pub(super) name: String,
+    /// The preset's dtype, when a preset names it.
+    pub(super) preset_dtype: Option<Dtype>,
+    /// The architecture (opaque for a bare parameter count).
+    pub(super) arch: Architecture,
+    /// The format its weights ship in.
+    pub(super) shipped: Quantization,
+    /// Ollama's GGUF architecture of a library model (`llama` otherwise).
+    pub(super) ollama_arch: &'static str,
+}
+
+/// The formats the model is loaded in.
+pub(super) struct Loaded {
+    /// The dtype asked for or the preset's, before an engine's `auto` changes it.
+    pub(super) dtype: Dtype,
+    /// The weight format counted.
+    pub(super) quantization: Quantization,
+    /// The GGUF file type PyTorch dequantizes on load, if it does.
+    pub(super) gguf_dequantized: Option<GgufFileType>,
+    /// The LoRA rank as given (0: full).
+    pub(super) lora_rank: u64,
+    /// QLoRA.
+    pub(super) qlora: bool,
+}
+
+impl EstimateInput {
+    /// Exactly one of `model`, `params` and `arch`, resolved to an architecture.
+    pub(super) fn resolve_model(&self, models: ModelLookup<'_>) -> Result<Model> {
+        let sources =
+            self.model.is_some() as u8 + self.params.is_some() as u8 + self.arch.is_some() as u8;
+        if sources != 1 {
+            let none = sources == 0;
+            return Err(input_error!(
+                [= if none { ErrorKind::Missing } else { ErrorKind::Conflict }],
+                "model",
+                [= if none { "no model given" } else { "more than one model given" }],
+                [= if none { "没有给出模型" } else { "给出了不止一个模型" }],
+                "exactly one of: model (a preset id), params (e.g. 7B), arch (a config.json)",
+                "以下恰好一项：model（预设模型 id）、params（如 7B）、arch（一个 config.json）",
+            ));
+        }
+        let mut ollama_arch = "llama";
+        let (model_name, preset_dtype, arch, shipped) = if let Some(id) = &self.model {
+            let id = id.trim();
+            // With Ollama, a library name (`llama3.1:8b`) names a preset and a GGUF file type; a
+            // name it does not know may still be a preset's.
+            let ollama = (self.engine.program().rules().library_names && is_ollama_name(id))
+                .then(|| resolve_ollama_name("model", id));
+            match (ollama, models(id)) {
+                (Some(Ok(n)), _) => {
+                    let Some((dtype, arch, _)) = models(n.tag.preset) else {
+                        return Err(no_preset(n.tag.preset));
+                    };
+                    ollama_arch = n.model.gguf_arch;
+                    let q = Quantization::Gguf {
+                        file_type: n.file_type,
+                    };
+                    (id.to_string(), Some(dtype), arch, q)
+                }
+                (_, Some((dtype, arch, shipped))) => (id.to_string(), Some(dtype), arch, shipped),
+                (Some(Err(e)), None) => return Err(e),
+                (None, None) => return Err(not_a_preset(id)),
+            }
+        } else if let Some(p) = &self.params {
+            let n = parse_params("params", p)?;
+            (
+                p.trim().to_string(),
+                None,
+                Architecture::opaque(n),
+                Quantization::None,
+            )
+        } else {
+            let a = self.arch.unwrap_or_default();
+            (String::from("config.json"), None, a, Quantization::None)
+        };
+        arch.validate("model")?;
+        Ok(Model {
+            name: model_name,
+            preset_dtype,
+            arch,
+            shipped,
+            ollama_arch,
+        })
+    }
+
+    /// The dtype, the quantization (a checkpoint's own, or QLoRA's NF4) and what the engine
+    /// loads and caches, with the LoRA rank QLoRA needs.
+    pub(super) fn resolve_formats(&self, model: &Model) -> Result<Loaded> {
+        let (arch, preset_dtype, shipped, mode) =
+            (&model.arch, model.preset_dtype, model.shipped, self.mode);
+        let dtype = match (self.dtype, preset_dtype) {
+            (Some(Dtype::Int8 | Dtype::Int4), _) if arch.is_detailed() => {
+                return Err(input_error!(
+                    Unsupported,
+                    "dtype",
+                    "int8/int4 are storage formats, not compute dtypes",
+                    "int8/int4 是存储格式，不是计算数据类型",
+                    "fp32, fp16, bf16 (use --quantization for int8/int4 formats such as gptq, awq, bnb-int8, bnb-nf4)",
+                    "fp32、fp16、bf16（int8/int4 格式，如 gptq、awq、bnb-int8、bnb-nf4，请在“量化”中选择）",
+                ));
+            }
+            (Some(d), _) => d,
+            (None, Some(d)) => d,
+            (None, None) => Dtype::Bf16,
+        };
+        self.quantization.validate("quantization")?;
+        let lora_rank = int("lora_rank", self.lora_rank, 0, 65_536)?;
+        let qlora = self.qlora;
+        if qlora && lora_rank == 0 && mode == Mode::Training {
+            return Err(input_error!(
+                Missing,
+                "lora_rank",
+                "QLoRA needs a LoRA rank",
+                "QLoRA 需要 LoRA 秩",
+                "an integer from 1 to 65536 with qlora",
+                "启用 qlora 时为 1 到 65536 的整数",
+            ));
+        }
+        // A checkpoint released quantized (gpt-oss in MXFP4, DeepSeek-V3 in FP8) is estimated as it
+        // ships unless another format is asked for.
+        let mut quantization = if self.quantization == Quantization::None {
+            shipped
+        } else {
+            self.quantization
+        };
+        if qlora {
+            // QLoRA quantizes a 16-bit base to NF4 itself; a checkpoint already in another format
+            // (GPTQ, AWQ, GGUF…) is not what it loads.
+            if mode == Mode::Training
+                && !matches!(
+                    self.quantization,
+                    Quantization::None | Quantization::BnbNf4 { .. }
+                )
+            {
+                return Err(input_error!(
+                    Unsupported,
+                    "quantization",
+                    [
+                        "QLoRA loads the base in 4-bit NF4, not {}",
+                        self.quantization.name()
+                    ],
+                    [
+                        "QLoRA 以 4 位 NF4 加载基座模型，不加载 {}",
+                        self.quantization.name()
+                    ],
+                    "none or bnb-nf4 with qlora (QLoRA quantizes the 16-bit base itself)",
+                    "启用 qlora 时为 none 或 bnb-nf4（QLoRA 自己把 16 位的基座量化）",
+                ));
+            }
+            quantization = Quantization::BnbNf4 { double_quant: true };
+        }
+        let (quantization, gguf_dequantized) = engine_formats(self, quantization)?;
+        Ok(Loaded {
+            dtype,
+            quantization,
+            gguf_dequantized,
+            lora_rank,
+            qlora,
+        })
+    }
+}

@@ -1,0 +1,211 @@
+//! The engine's settings: the memory budget (vLLM's utilisation, SGLang's and TensorRT-LLM's
+//! fractions), the context, the sequences and tokens one step takes, SGLang's CUDA graphs, and
+//! llama.cpp's layers on the GPUs, its ubatch and attention kernel.
+
+use super::checks::{check_kv_on_card, free_fraction};
+use super::gpus::Parallel;
+use super::{MAX_SEQ, Shape, int};
+use crate::error::Result;
+use crate::estimate::{AttentionImpl, Context, Device, EstimateInput, Kernel};
+use crate::model::Architecture;
+use crate::units::{GIB, MIB};
+use alloc::format;
+use alloc::string::String;
+
+/// A serving engine's settings, given or as the engine picks them.
+pub(super) struct Serving {
+    /// vLLM `gpu_memory_utilization`.
+    pub(super) gpu_memory_utilization: f64,
+    /// TensorRT-LLM `free_gpu_memory_fraction`.
+    pub(super) free_gpu_memory_fraction: f64,
+    /// The context (`max_model_len`, llama.cpp's `-c`, Ollama's `num_ctx`).
+    pub(super) max_model_len: u64,
+    /// `max_num_seqs`.
+    pub(super) max_num_seqs: u64,
+    /// `max_num_seqs` as given (SGLang's `max_running_requests`).
+    pub(super) max_running_requests: Option<u64>,
+    /// `max_num_batched_tokens`.
+    pub(super) max_num_batched_tokens: u64,
+    /// SGLang `cuda_graph_max_bs`.
+    pub(super) cuda_graph_max_bs: u64,
+    /// SGLang `mem_fraction_static`.
+    pub(super) mem_fraction_static: f64,
+}
+
+/// llama.cpp's and Ollama's settings.
+pub(super) struct Llamacpp {
+    /// Ollama `num_gpu` as given.
+    pub(super) num_gpu: Option<u64>,
+    /// Layers on the GPUs (`num_layers + 1`: the output layer too).
+    pub(super) gpu_layers: u64,
+    /// ubatch.
+    pub(super) ubatch: u64,
+}
+
+impl EstimateInput {
+    /// The serving settings, in the order they are checked: the memory budget, the card's KV
+    /// formats, the context, then the step's sequences and tokens and SGLang's settings.
+    pub(super) fn resolve_serving(
+        &self,
+        arch: &Architecture,
+        shape: &Shape,
+        par: &Parallel,
+        device: Option<&Device>,
+    ) -> Result<Serving> {
+        let runner = self.runner();
+        let rules = runner.rules();
+        let (tp, pp) = (par.tp, par.pp);
+        let util = self.gpu_memory_utilization;
+        if !(util.is_finite() && (0.01..=1.0).contains(&util)) {
+            return Err(input_error!(
+                OutOfRange,
+                "gpu_memory_utilization",
+                ["{} is out of range", crate::units::number_text(util)],
+                ["{} 超出范围", crate::units::number_text(util)],
+                "a fraction from 0.01 to 1, e.g. 0.9",
+                "0.01 到 1 的比例，如 0.9",
+            ));
+        }
+        let free_gpu_memory_fraction = free_fraction(self.free_gpu_memory_fraction)?;
+        check_kv_on_card(rules, self.kv_dtype, device)?;
+        let big = device.is_some_and(|d| d.memory.get() >= 70 * GIB && !d.a100);
+        let max_model_len = self.resolve_context(arch, shape, par, device)?;
+        let given_seqs = self
+            .max_num_seqs
+            .map(|v| int("max_num_seqs", v, 1, 65_536))
+            .transpose()?;
+        let max_num_seqs = given_seqs.unwrap_or(runner.default_max_seqs(big));
+        let gpu_mib = device.map(|d| d.memory.get() / MIB);
+        let sglang = crate::estimate::sglang::defaults(gpu_mib, tp);
+        let max_num_batched_tokens = match self.max_num_batched_tokens {
+            Some(v) => int("max_num_batched_tokens", v, 1, MAX_SEQ)?,
+            None => runner.default_batched_tokens(big, sglang.chunked_prefill_size),
+        };
+        let cuda_graph_max_bs = match self.cuda_graph_max_bs {
+            Some(v) => int("cuda_graph_max_bs", v, 1, 4096)?,
+            None => sglang.cuda_graph_max_bs,
+        };
+        let mem_fraction_static = match self.mem_fraction_static {
+            Some(f) if f.is_finite() && (0.01..=0.99).contains(&f) => f,
+            Some(f) => {
+                return Err(input_error!(
+                    OutOfRange,
+                    "mem_fraction_static",
+                    ["{} is out of range", crate::units::number_text(f)],
+                    ["{} 超出范围", crate::units::number_text(f)],
+                    "a fraction from 0.01 to 0.99, e.g. 0.85",
+                    "0.01 到 0.99 的比例，如 0.85",
+                ));
+            }
+            None => crate::estimate::sglang::default_mem_fraction(
+                gpu_mib,
+                max_num_batched_tokens,
+                cuda_graph_max_bs,
+                tp * pp,
+            ),
+        };
+        Ok(Serving {
+            gpu_memory_utilization: util,
+            free_gpu_memory_fraction,
+            max_model_len,
+            max_num_seqs,
+            max_running_requests: given_seqs,
+            max_num_batched_tokens,
+            cuda_graph_max_bs,
+            mem_fraction_static,
+        })
+    }
+
+    /// The context, given or the runner's default, which must hold one sequence where every
+    /// sequence's context is llama.cpp's.
+    fn resolve_context(
+        &self,
+        arch: &Architecture,
+        shape: &Shape,
+        par: &Parallel,
+        device: Option<&Device>,
+    ) -> Result<u64> {
+        let runner = self.runner();
+        let rules = runner.rules();
+        let (batch, seq_len, new_tokens) = (shape.batch, shape.seq_len, shape.new_tokens);
+        let (dp, pp) = (par.dp, par.pp);
+        let default_len = if arch.max_position_embeddings > 0 {
+            arch.max_position_embeddings
+        } else {
+            seq_len + new_tokens
+        };
+        let max_model_len = match self.max_model_len {
+            Some(v) => int("max_model_len", v, 1, MAX_SEQ)?,
+            None => {
+                let vram = device
+                    .as_ref()
+                    .map(|d| d.memory.get().saturating_mul(dp * pp));
+                runner.default_context(
+                    seq_len + new_tokens,
+                    batch,
+                    vram,
+                    arch.max_position_embeddings,
+                    default_len,
+                )
+            }
+        };
+        // llama.cpp's context holds every sequence's prompt and output (Ollama's num_ctx, each
+        // sequence's own): one must fit in it.
+        let per_sequence = seq_len.saturating_add(new_tokens);
+        if rules.offload.splits_layers() && max_model_len < per_sequence {
+            return Err(input_error!(
+                Conflict,
+                "max_model_len",
+                [
+                    "a context of {max_model_len} tokens holds no sequence of {seq_len} prompt + {new_tokens} generated tokens"
+                ],
+                [
+                    "{max_model_len} 个 token 的上下文放不下一条 {seq_len} 提示 + {new_tokens} 生成 token 的序列"
+                ],
+                [
+                    "with {}, an integer from {per_sequence} (seq_len + new_tokens) to {MAX_SEQ}",
+                    match rules.context {
+                        Context::PerSequence { setting } => format!("{} ({setting})", rules.name),
+                        _ => String::from(rules.name),
+                    }
+                ],
+                [
+                    "{} 下为 {per_sequence}（seq_len + new_tokens）到 {MAX_SEQ} 的整数",
+                    match rules.context {
+                        Context::PerSequence { setting } => format!("{}（{setting}）", rules.name),
+                        _ => String::from(rules.name),
+                    }
+                ],
+            ));
+        }
+        Ok(max_model_len)
+    }
+
+    /// llama.cpp's layers on the GPUs and its ubatch.
+    pub(super) fn resolve_llamacpp(&self, arch: &Architecture) -> Result<Llamacpp> {
+        let num_gpu = self
+            .gpu_layers
+            .map(|v| int("gpu_layers", v, 0, arch.num_layers + 1))
+            .transpose()?;
+        let gpu_layers = num_gpu.unwrap_or(arch.num_layers + 1);
+        let ubatch = int("ubatch", self.ubatch, 1, 65_536)?;
+        Ok(Llamacpp {
+            num_gpu,
+            gpu_layers,
+            ubatch,
+        })
+    }
+
+    /// The attention kernel.
+    pub(super) fn kernel(&self) -> Kernel {
+        let rules = self.runner().rules();
+        // Ollama runs flash attention only when asked (OLLAMA_FLASH_ATTENTION=1): without it
+        // llama.cpp's graph holds the KQ scores.
+        let eager = if rules.flash_only_when_asked {
+            self.attention != AttentionImpl::Flash
+        } else {
+            self.attention == AttentionImpl::Eager
+        };
+        if eager { Kernel::Eager } else { Kernel::Flash }
+    }
+}
