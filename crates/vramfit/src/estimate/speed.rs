@@ -9,8 +9,8 @@ use super::{Checkpointing, Difference, Mode, Run, Throughput, weights};
 use crate::model::{Role, Tensor};
 use crate::precision::Quantization;
 use crate::throughput::{
-    self, Compute, InferenceFigure, InferenceInput, Recompute, Runtime, TrainingFigure,
-    TrainingInput,
+    self, Compute, Inference, InferenceFigure, InferenceInput, Recompute, Runtime, Training,
+    TrainingFigure, TrainingInput,
 };
 use crate::units::four_figures;
 
@@ -34,19 +34,39 @@ fn u32_of(x: u64) -> u32 {
     u32::try_from(x).unwrap_or(u32::MAX)
 }
 
+/// A formula of the speed model, keyed by the figure it gives, as the estimate lists it.
+fn difference(key: &str, f: throughput::FormulaText) -> Difference {
+    Difference {
+        key: String::from(key),
+        en: f.en,
+        zh: f.zh,
+    }
+}
+
 impl Run<'_> {
     /// The run's speed on its catalog card, or `None` (no card, a card the catalog does not
     /// have, a bare parameter count, figures the model refuses).
     pub(super) fn throughput(&self, trainable: u64) -> Option<Throughput> {
-        let a = &self.arch;
-        if !a.is_detailed() {
+        if !self.arch.is_detailed() {
             return None;
         }
         let gpu = crate::gpu::find_gpu(&self.device.as_ref()?.id)?;
         let device = throughput::Device::of(gpu);
+        let active = self.matmul_params();
+        let runtime = self.rules().runtime;
+        if self.mode == Mode::Training {
+            let t = throughput::training(&self.training_input(active, trainable), &device).ok()?;
+            return Some(self.training_throughput(runtime, &t));
+        }
+        let t = throughput::inference(&self.inference_input(runtime, active), &device).ok()?;
+        Some(self.inference_throughput(runtime, &t))
+    }
+
+    /// Parameters a token multiplies with: the routed experts it is sent to, not lookups.
+    fn matmul_params(&self) -> u64 {
+        let a = &self.arch;
         let tied = a.tied_embeddings;
         let experts_per_token = a.moe.map_or(0, |m| m.experts_per_token);
-        // Parameters a token multiplies with: the routed experts it is sent to, not lookups.
         let mut active = 0u64;
         a.visit_grouped(|t, n| {
             if lookup(&t, tied) {
@@ -59,86 +79,99 @@ impl Run<'_> {
             };
             active = active.saturating_add(x.saturating_mul(n));
         });
-        let runtime = self.rules().runtime;
-        let mut formulas = Vec::new();
-        let mut formula = |key: &str, f: throughput::FormulaText| {
-            formulas.push(Difference {
-                key: String::from(key),
-                en: f.en,
-                zh: f.zh,
-            })
-        };
-        if self.mode == Mode::Training {
-            let t = throughput::training(
-                &TrainingInput {
-                    compute: if self.qlora {
-                        Compute::WeightOnly
-                    } else {
-                        Compute::Bits16
-                    },
-                    active_params: active,
-                    trainable_params: trainable.min(active),
-                    layers: u32_of(a.num_layers),
-                    heads: u32_of(a.num_heads),
-                    head_dim: u32_of(a.head_dim),
-                    seq_len: self.seq_len,
-                    tokens_per_step: self
-                        .batch
-                        .saturating_mul(self.seq_len)
-                        .saturating_mul(self.dp),
-                    recompute: match self.checkpointing {
-                        Checkpointing::None => Recompute::None,
-                        Checkpointing::Selective => Recompute::Selective,
-                        Checkpointing::Full => Recompute::Full,
-                    },
-                    gpus: u32_of(self.dp * self.tp * self.pp),
-                    pp: u32_of(self.pp),
-                    microbatches: 1,
-                },
-                &device,
-            )
-            .ok()?;
-            if self.text {
-                formula("step_time_s", t.formula(TrainingFigure::StepTime));
-                formula("tokens_per_s", t.formula(TrainingFigure::TokensPerS));
-            }
-            return Some(Throughput {
-                runtime,
-                prefill_tokens_per_s: None,
-                time_to_first_token_s: None,
-                decode_tokens_per_s_per_sequence: None,
-                decode_tokens_per_s: None,
-                generation_s: None,
-                step_time_s: Some(four_figures(t.step_time_s)),
-                tokens_per_s: Some(four_figures(t.tokens_per_s)),
-                formulas,
-            });
-        }
-        // Bytes one GPU reads per forward pass: the weights but lookups, the routed experts
-        // apart, each tensor as the memory estimate counts it (llama.cpp's GGUF types for its
-        // runs); the KV cache per token of the full-attention and of the sliding layers.
-        let bytes = |expert: bool| {
-            let of = |t: &Tensor| {
-                if lookup(t, tied) || t.role.is_expert() != expert {
-                    0
-                } else if runtime == Runtime::Llamacpp {
-                    self.gguf_tensor_bytes(t)
-                } else {
-                    weights::tensor_bytes(&self.quantization, a, self.dtype, t)
-                }
-            };
-            if matches!(self.quantization, Quantization::Gguf { .. }) {
-                weights::busiest_gpu_by_block(
-                    a,
-                    self.tp,
-                    self.pp,
-                    |t| weights::gguf_type_by_block(t.role),
-                    of,
-                )
+        active
+    }
+
+    /// The training run's figures for the speed model: `active` parameters a token multiplies
+    /// with, `trainable` of them (at most) updated.
+    fn training_input(&self, active: u64, trainable: u64) -> TrainingInput {
+        let a = &self.arch;
+        TrainingInput {
+            compute: if self.qlora {
+                Compute::WeightOnly
             } else {
-                weights::busiest_gpu(a, self.tp, self.pp, of)
+                Compute::Bits16
+            },
+            active_params: active,
+            trainable_params: trainable.min(active),
+            layers: u32_of(a.num_layers),
+            heads: u32_of(a.num_heads),
+            head_dim: u32_of(a.head_dim),
+            seq_len: self.seq_len,
+            tokens_per_step: self
+                .batch
+                .saturating_mul(self.seq_len)
+                .saturating_mul(self.dp),
+            recompute: match self.checkpointing {
+                Checkpointing::None => Recompute::None,
+                Checkpointing::Selective => Recompute::Selective,
+                Checkpointing::Full => Recompute::Full,
+            },
+            gpus: u32_of(self.dp * self.tp * self.pp),
+            pp: u32_of(self.pp),
+            microbatches: 1,
+        }
+    }
+
+    /// The training speed model's answer as the estimate carries it, with its formulas when
+    /// the estimate has text.
+    fn training_throughput(&self, runtime: Runtime, t: &Training) -> Throughput {
+        let mut formulas = Vec::new();
+        if self.text {
+            formulas.push(difference(
+                "step_time_s",
+                t.formula(TrainingFigure::StepTime),
+            ));
+            formulas.push(difference(
+                "tokens_per_s",
+                t.formula(TrainingFigure::TokensPerS),
+            ));
+        }
+        Throughput {
+            runtime,
+            prefill_tokens_per_s: None,
+            time_to_first_token_s: None,
+            decode_tokens_per_s_per_sequence: None,
+            decode_tokens_per_s: None,
+            generation_s: None,
+            step_time_s: Some(four_figures(t.step_time_s)),
+            tokens_per_s: Some(four_figures(t.tokens_per_s)),
+            formulas,
+        }
+    }
+
+    /// Bytes one GPU reads per forward pass of the routed experts (`expert`) or of the other
+    /// weights but lookups, each tensor as the memory estimate counts it (llama.cpp's GGUF
+    /// types for its runs).
+    fn weight_bytes_read(&self, runtime: Runtime, expert: bool) -> u64 {
+        let a = &self.arch;
+        let of = |t: &Tensor| {
+            if lookup(t, a.tied_embeddings) || t.role.is_expert() != expert {
+                0
+            } else if runtime == Runtime::Llamacpp {
+                self.gguf_tensor_bytes(t)
+            } else {
+                weights::tensor_bytes(&self.quantization, a, self.dtype, t)
             }
         };
+        if matches!(self.quantization, Quantization::Gguf { .. }) {
+            weights::busiest_gpu_by_block(
+                a,
+                self.tp,
+                self.pp,
+                |t| weights::gguf_type_by_block(t.role),
+                of,
+            )
+        } else {
+            weights::busiest_gpu(a, self.tp, self.pp, of)
+        }
+    }
+
+    /// The inference run's figures for the speed model: the weights one GPU reads per forward
+    /// pass, the routed experts apart ([`Run::weight_bytes_read`]); the KV cache per token of
+    /// the full-attention and of the sliding layers.
+    fn inference_input(&self, runtime: Runtime, active: u64) -> InferenceInput {
+        let a = &self.arch;
         let layers_here = a.num_layers.div_ceil(self.pp);
         let (kv_all, _) = self.kv_bytes(1, 1, layers_here, self.rules().decompressed_mla);
         let windowed_layers = if a.sliding_window > 0 {
@@ -148,33 +181,39 @@ impl Run<'_> {
         };
         let (_, windowed_here) = a.stage_layers(layers_here);
         let kv_windowed = kv_all * windowed_here / layers_here.max(1);
-        let t = throughput::inference(
-            &InferenceInput {
-                runtime,
-                compute: compute(&self.quantization),
-                active_params: active,
-                dense_weight_bytes: bytes(false),
-                // A dense model has no routed-expert tensor: no walk for them.
-                expert_weight_bytes: if a.moe.is_some() { bytes(true) } else { 0 },
-                experts: a.moe.map_or(0, |m| u32_of(m.num_experts)),
-                experts_per_token: u32_of(experts_per_token),
-                kv_bytes_per_token: kv_all - kv_windowed,
-                windowed_kv_bytes_per_token: kv_windowed,
-                window: a.sliding_window,
-                layers: u32_of(a.num_layers),
-                windowed_layers: u32_of(windowed_layers),
-                hidden: u32_of(a.hidden_size),
-                heads: u32_of(a.num_heads),
-                head_dim: u32_of(a.head_dim),
-                batch: u32_of(self.batch),
-                prompt_tokens: self.seq_len,
-                output_tokens: self.new_tokens,
-                tp: u32_of(self.tp),
-                pp: u32_of(self.pp),
+        InferenceInput {
+            runtime,
+            compute: compute(&self.quantization),
+            active_params: active,
+            dense_weight_bytes: self.weight_bytes_read(runtime, false),
+            // A dense model has no routed-expert tensor: no walk for them.
+            expert_weight_bytes: if a.moe.is_some() {
+                self.weight_bytes_read(runtime, true)
+            } else {
+                0
             },
-            &device,
-        )
-        .ok()?;
+            experts: a.moe.map_or(0, |m| u32_of(m.num_experts)),
+            experts_per_token: u32_of(a.moe.map_or(0, |m| m.experts_per_token)),
+            kv_bytes_per_token: kv_all - kv_windowed,
+            windowed_kv_bytes_per_token: kv_windowed,
+            window: a.sliding_window,
+            layers: u32_of(a.num_layers),
+            windowed_layers: u32_of(windowed_layers),
+            hidden: u32_of(a.hidden_size),
+            heads: u32_of(a.num_heads),
+            head_dim: u32_of(a.head_dim),
+            batch: u32_of(self.batch),
+            prompt_tokens: self.seq_len,
+            output_tokens: self.new_tokens,
+            tp: u32_of(self.tp),
+            pp: u32_of(self.pp),
+        }
+    }
+
+    /// The inference speed model's answer as the estimate carries it, with its formulas when
+    /// the estimate has text.
+    fn inference_throughput(&self, runtime: Runtime, t: &Inference) -> Throughput {
+        let mut formulas = Vec::new();
         if self.text {
             for (key, figure) in [
                 ("prefill_tokens_per_s", InferenceFigure::PrefillTokensPerS),
@@ -186,10 +225,10 @@ impl Run<'_> {
                 ("decode_tokens_per_s", InferenceFigure::DecodeTokensPerS),
                 ("generation_s", InferenceFigure::Total),
             ] {
-                formula(key, t.formula(figure));
+                formulas.push(difference(key, t.formula(figure)));
             }
         }
-        Some(Throughput {
+        Throughput {
             runtime,
             prefill_tokens_per_s: Some(four_figures(t.prefill_tokens_per_s)),
             time_to_first_token_s: Some(four_figures(t.time_to_first_token_s)),
@@ -201,7 +240,7 @@ impl Run<'_> {
             step_time_s: None,
             tokens_per_s: None,
             formulas,
-        })
+        }
     }
 }
 

@@ -1,0 +1,287 @@
+//! The weight tensors an architecture implies, block by block or with the blocks alike visited
+//! once, and the parameter counts summed over them.
+
+use alloc::vec::Vec;
+
+use super::{Architecture, Family, Norm, Role, Tensor};
+
+impl Architecture {
+    /// Every weight tensor, in order, block by block. Empty for an opaque model.
+    pub fn tensors(&self) -> Vec<Tensor> {
+        let mut t = Vec::new();
+        self.visit(false, &mut |tensor, _| t.push(tensor));
+        t
+    }
+
+    /// Every weight tensor with the blocks that are alike visited once: `f(tensor, n)` stands for
+    /// `n` blocks from `tensor.layer` on, each holding that tensor (`n` is 1 outside the blocks).
+    /// The same tensors as [`Architecture::tensors`], a few dozen visits instead of one per block
+    /// and tensor, for sums that do not depend on a block's index.
+    pub fn visit_grouped(&self, mut f: impl FnMut(Tensor, u64)) {
+        self.visit(true, &mut f);
+    }
+
+    /// How many blocks from block `l` (before `end`) have the same tensors as block `l`: a MoE
+    /// model's dense blocks differ from its expert blocks, and every other block is like its
+    /// neighbours.
+    fn alike_from(&self, l: u64, end: u64) -> u64 {
+        match self.moe {
+            Some(m) if l < m.first_dense_layers => m.first_dense_layers.min(end) - l,
+            _ => end - l,
+        }
+    }
+
+    /// Visits the tensors, grouped ([`Architecture::visit_grouped`]) or block by block (`n` = 1).
+    fn visit(&self, grouped: bool, f: &mut dyn FnMut(Tensor, u64)) {
+        let h = self.hidden_size;
+        // The number of blocks the tensors pushed now stand for.
+        let n = core::cell::Cell::new(1u64);
+        let mut push = |role: Role, layer: Option<u64>, rows_in: u64, rows_out: u64, count: u64| {
+            if rows_in > 0 && rows_out > 0 && count > 0 {
+                let tensor = Tensor {
+                    role,
+                    layer,
+                    rows_in,
+                    rows_out,
+                    count,
+                };
+                f(tensor, if layer.is_some() { n.get() } else { 1 });
+            }
+        };
+        // The blocks from `start` to `end`: `(first block, blocks alike)`, one at a time unless
+        // grouped.
+        let runs = |start: u64, end: u64| {
+            let mut l = start;
+            core::iter::from_fn(move || {
+                (l < end).then(|| {
+                    let k = if grouped { self.alike_from(l, end) } else { 1 };
+                    let run = (l, k);
+                    l += k;
+                    run
+                })
+            })
+        };
+        let norm_w = |n: Norm| if n == Norm::Layer { 2 } else { 1 };
+        match self.family {
+            Family::Opaque => return,
+            Family::CausalLm => {
+                push(Role::Embedding, None, self.vocab_size, h, 1);
+                push(Role::Positions, None, self.learned_positions, h, 1);
+                for (l, k) in runs(0, self.num_layers) {
+                    n.set(k);
+                    self.attention(&mut push, l);
+                    self.ffn(&mut push, l);
+                    push(
+                        Role::Vector,
+                        Some(l),
+                        1,
+                        h * norm_w(self.norm) * self.norms_per_layer,
+                        1,
+                    );
+                }
+                push(Role::Vector, None, 1, h * norm_w(self.norm), 1);
+                if !self.tied_embeddings {
+                    push(Role::LmHead, None, h, self.vocab_size, 1);
+                }
+                if self.lm_head_bias {
+                    push(Role::Vector, None, 1, self.vocab_size, 1);
+                }
+            }
+            Family::Bert => {
+                push(Role::Embedding, None, self.vocab_size, h, 1);
+                push(Role::Positions, None, self.learned_positions, h, 1);
+                push(Role::Other, None, self.num_labels, h, 1); // token types
+                push(Role::Vector, None, 1, 2 * h, 1); // embedding LayerNorm
+                for (l, k) in runs(0, self.num_layers) {
+                    n.set(k);
+                    self.attention(&mut push, l);
+                    self.ffn(&mut push, l);
+                    push(Role::Vector, Some(l), 1, 4 * h, 1); // two LayerNorms
+                }
+                push(Role::Other, None, h, h, 1); // pooler
+                push(Role::Vector, None, 1, h, 1);
+            }
+            Family::Vit => {
+                // Patch embedding: a conv of 3 × p × p inputs per patch, with bias; CLS token; positions.
+                push(
+                    Role::Other,
+                    None,
+                    3 * self.input_features * self.input_features,
+                    h,
+                    1,
+                );
+                push(Role::Vector, None, 1, 2 * h, 1); // conv bias + CLS token
+                push(Role::Positions, None, self.encoder_positions, h, 1);
+                for (l, k) in runs(0, self.num_layers) {
+                    n.set(k);
+                    self.attention(&mut push, l);
+                    self.ffn(&mut push, l);
+                    push(Role::Vector, Some(l), 1, 4 * h, 1);
+                }
+                push(Role::Vector, None, 1, 2 * h, 1); // final LayerNorm
+                push(Role::Other, None, h, self.num_labels, 1); // classifier
+                push(Role::Vector, None, 1, self.num_labels, 1);
+            }
+            Family::Whisper => {
+                // Encoder: two convolutions (kernel 3) over mel features, sinusoidal positions stored as weights.
+                push(Role::Other, None, 3 * self.input_features, h, 1);
+                push(Role::Other, None, 3 * h, h, 1);
+                push(Role::Vector, None, 1, 2 * h, 1);
+                push(Role::Positions, None, self.encoder_positions, h, 1);
+                for (l, k) in runs(0, self.encoder_layers) {
+                    n.set(k);
+                    // Encoder blocks are numbered after the decoder's so layers stay distinct.
+                    let id = self.num_layers + l;
+                    self.attention(&mut push, id);
+                    self.ffn(&mut push, id);
+                    push(Role::Vector, Some(id), 1, 4 * h, 1);
+                }
+                push(Role::Vector, None, 1, 2 * h, 1);
+                // Decoder: tokens, learned positions, self- and cross-attention.
+                push(Role::Embedding, None, self.vocab_size, h, 1);
+                push(Role::Positions, None, self.learned_positions, h, 1);
+                for (l, k) in runs(0, self.num_layers) {
+                    n.set(k);
+                    self.attention(&mut push, l);
+                    self.attention(&mut push, l);
+                    self.ffn(&mut push, l);
+                    push(Role::Vector, Some(l), 1, 6 * h, 1);
+                }
+                push(Role::Vector, None, 1, 2 * h, 1);
+            }
+        }
+        push(Role::Other, None, 1, self.extra_params, 1);
+    }
+
+    fn attention(&self, push: &mut impl FnMut(Role, Option<u64>, u64, u64, u64), l: u64) {
+        let h = self.hidden_size;
+        let l = Some(l);
+        let heads = self.num_heads;
+        if let Some(m) = self.mla {
+            let qk = m.qk_nope_head_dim + m.qk_rope_head_dim;
+            if m.q_lora_rank > 0 {
+                push(Role::QA, l, h, m.q_lora_rank, 1);
+                push(Role::Vector, l, 1, m.q_lora_rank, 1);
+                push(Role::QB, l, m.q_lora_rank, heads * qk, 1);
+            } else {
+                push(Role::Q, l, h, heads * qk, 1);
+            }
+            push(Role::KvA, l, h, m.kv_lora_rank + m.qk_rope_head_dim, 1);
+            push(Role::Vector, l, 1, m.kv_lora_rank, 1);
+            push(
+                Role::KvB,
+                l,
+                m.kv_lora_rank,
+                heads * (m.qk_nope_head_dim + m.v_head_dim),
+                1,
+            );
+            push(Role::O, l, heads * m.v_head_dim, h, 1);
+            return;
+        }
+        let hd = self.head_dim;
+        let q = heads * hd;
+        let kv = self.num_kv_heads * hd;
+        push(Role::Q, l, h, q, 1);
+        push(Role::K, l, h, kv, 1);
+        push(Role::V, l, h, kv, 1);
+        push(Role::O, l, q, h, 1);
+        if self.qkv_bias {
+            // Whisper's k_proj has no bias; every other family biases all three.
+            let k_bias = if self.family == Family::Whisper {
+                0
+            } else {
+                kv
+            };
+            push(Role::Vector, l, 1, q + k_bias + kv, 1);
+        }
+        if self.o_bias {
+            push(Role::Vector, l, 1, h, 1);
+        }
+        if self.qk_norm {
+            push(Role::Vector, l, 1, 2 * hd, 1);
+        }
+    }
+
+    fn ffn(&self, push: &mut impl FnMut(Role, Option<u64>, u64, u64, u64), l: u64) {
+        let h = self.hidden_size;
+        let layer = Some(l);
+        let dense = |push: &mut dyn FnMut(Role, Option<u64>, u64, u64, u64), i: u64| {
+            if self.gated_ffn {
+                push(Role::Gate, layer, h, i, 1);
+            }
+            push(Role::Up, layer, h, i, 1);
+            push(Role::Down, layer, i, h, 1);
+            if self.mlp_bias {
+                let gates = if self.gated_ffn { 2 } else { 1 };
+                push(Role::Vector, layer, 1, gates * i + h, 1);
+            }
+        };
+        match self.moe {
+            Some(m) if l >= m.first_dense_layers && l < self.num_layers => {
+                let e = m.num_experts;
+                let i = m.expert_intermediate_size;
+                push(Role::Router, layer, h, e, 1);
+                if m.router_bias {
+                    push(Role::Vector, layer, 1, e, 1);
+                }
+                if self.gated_ffn {
+                    push(Role::ExpertGate, layer, h, i, e);
+                }
+                push(Role::ExpertUp, layer, h, i, e);
+                push(Role::ExpertDown, layer, i, h, e);
+                if m.expert_bias {
+                    let gates = if self.gated_ffn { 2 } else { 1 };
+                    push(Role::Vector, layer, 1, (gates * i + h) * e, 1);
+                }
+                if m.shared_intermediate_size > 0 {
+                    dense(push, m.shared_intermediate_size);
+                    if m.shared_expert_gate {
+                        push(Role::Router, layer, h, 1, 1);
+                    }
+                }
+            }
+            _ => dense(push, self.intermediate_size),
+        }
+    }
+
+    /// Total parameters.
+    pub fn params(&self) -> u64 {
+        if !self.is_detailed() {
+            return self.opaque_params;
+        }
+        let mut sum = 0u64;
+        self.visit_grouped(|t, n| sum = sum.saturating_add(t.numel().saturating_mul(n)));
+        sum
+    }
+
+    /// Parameters active for one token: all but the routed experts not chosen.
+    pub fn active_params(&self) -> u64 {
+        let Some(m) = self.moe else {
+            return self.params();
+        };
+        let mut sum = 0u64;
+        self.visit_grouped(|t, n| {
+            let active = if t.role.is_expert() {
+                t.numel() / t.count.max(1) * m.experts_per_token
+            } else {
+                t.numel()
+            };
+            sum = sum.saturating_add(active.saturating_mul(n));
+        });
+        sum
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::llama31_8b;
+
+    #[test]
+    fn llama31_8b_params_by_hand() {
+        // Hand: embed + head 2 × 128256 × 4096 = 1,050,673,152;
+        // per layer q 4096² + k,v 2 × 4096 × 1024 + o 4096² = 41,943,040;
+        // FFN 3 × 4096 × 14336 = 176,160,768; norms 2 × 4096 = 8,192 → 218,112,000 × 32 = 6,979,584,000;
+        // final norm 4,096. Total 8,030,261,248 — the published count.
+        assert_eq!(llama31_8b().params(), 8_030_261_248);
+    }
+}

@@ -1,0 +1,108 @@
+//! Sizes and numbers as people read them: [`Bytes`] with its unit, numbers in messages, figures
+//! to four significant digits.
+
+use alloc::format;
+use alloc::string::String;
+use core::fmt;
+
+use super::{Bytes, GIB, KIB, MIB, fixed, short};
+
+impl Bytes {
+    /// Formats as GiB with two decimals: `13.04 GiB`.
+    pub fn display_gib(self) -> String {
+        format!("{} GiB", fixed(self.as_gib(), 2))
+    }
+
+    /// Formats as GB with two decimals: `14.00 GB`.
+    pub fn display_gb(self) -> String {
+        format!("{} GB", fixed(self.as_gb(), 2))
+    }
+
+    /// Picks a readable binary unit: `512 B`, `8.00 MiB`, `13.04 GiB`, `1.20 TiB`.
+    pub fn display_auto(self) -> String {
+        let b = self.0;
+        if b < KIB {
+            format!("{b} B")
+        } else if b < MIB {
+            format!("{} KiB", fixed(b as f64 / KIB as f64, 2))
+        } else if b < GIB {
+            format!("{} MiB", fixed(b as f64 / MIB as f64, 2))
+        } else if b < 1024 * GIB {
+            format!("{} GiB", fixed(b as f64 / GIB as f64, 2))
+        } else {
+            format!("{} TiB", fixed(b as f64 / (1024 * GIB) as f64, 2))
+        }
+    }
+}
+
+impl fmt::Display for Bytes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.display_auto())
+    }
+}
+
+/// A number as an error message shows it: as written for everyday magnitudes, in exponent form
+/// past them (`1e-300`, `1e300`), never three hundred digits.
+pub fn number_text(v: f64) -> String {
+    let a = v.abs();
+    if a != 0.0 && a.is_finite() && !(1e-4..1e15).contains(&a) {
+        // By hand rather than `{:e}`, whose exact-digit formatting adds kilobytes to every
+        // WebAssembly module: six significant digits are plenty for a number out of range.
+        let (mut m, mut e) = (a, 0i32);
+        while m >= 10.0 {
+            m /= 10.0;
+            e += 1;
+        }
+        while m < 1.0 {
+            m *= 10.0;
+            e -= 1;
+        }
+        let mut m = libm::round(m * 1e5) / 1e5;
+        if m >= 10.0 {
+            m /= 10.0;
+            e += 1;
+        }
+        let m = if v < 0.0 { -m } else { m };
+        format!("{}e{e}", short(m))
+    } else {
+        short(v)
+    }
+}
+
+/// `x` to four significant figures, 0 for what is not a positive finite number: for figures a
+/// model gives to a few per cent (speeds, costs), as a short decimal that reads back exactly
+/// from JSON in every reader.
+pub fn four_figures(x: f64) -> f64 {
+    if !x.is_finite() || x <= 0.0 {
+        return 0.0;
+    }
+    let scale = libm::pow(10.0, 3.0 - libm::floor(libm::log10(x)));
+    libm::round(x * scale) / scale
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_in_messages_are_short() {
+        assert_eq!(number_text(0.9), "0.9");
+        assert_eq!(number_text(1048577.0), "1048577");
+        assert_eq!(number_text(1e-300), "1e-300");
+        assert_eq!(number_text(-2.5e300), "-2.5e300");
+        assert_eq!(number_text(0.0), "0");
+        assert_eq!(number_text(1.2345678e-7), "1.23457e-7");
+        assert_eq!(number_text(9.999999e20), "1e21");
+        assert_eq!(number_text(f64::MAX), "1.79769e308");
+        assert_eq!(number_text(5e-324), "4.94066e-324");
+    }
+
+    #[test]
+    fn display_always_has_a_unit() {
+        assert_eq!(Bytes::new(14_000_000_000).display_gb(), "14.00 GB");
+        // 14e9 / 2^30 = 13.0385…
+        assert_eq!(Bytes::new(14_000_000_000).display_gib(), "13.04 GiB");
+        assert_eq!(Bytes::new(512).display_auto(), "512 B");
+        assert_eq!(Bytes::mib(8).display_auto(), "8.00 MiB");
+    }
+}
