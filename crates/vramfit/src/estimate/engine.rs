@@ -170,6 +170,10 @@ pub struct Rules {
     pub past_trained: PastTrained,
     /// How it places layers on the CPU.
     pub offload: LayerOffload,
+    /// Whether the first of the layers it puts on the GPUs is the output layer, then the last
+    /// blocks (llama.cpp's `-ngl` since PR #18148, December 2025); otherwise the blocks come
+    /// first and the output layer last (Ollama's planning).
+    pub output_layer_first: bool,
     /// Whether a GGUF checkpoint is dequantized on load (PyTorch).
     pub dequantizes_gguf: bool,
     /// Whether it keeps an MLA model's cache decompressed (transformers).

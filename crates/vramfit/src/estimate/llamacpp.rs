@@ -6,7 +6,7 @@ use super::PeakSource;
 use super::engine::{
     CardTraits, Context, ExpertParallel, Formats, LayerOffload, PastTrained, Required, Rules,
 };
-use super::{Engine, Formula, Kernel, Parts, Phase, Run, activations, b, tensor_bytes, weights};
+use super::{Formula, Kernel, Parts, Phase, Run, activations, b, tensor_bytes, weights};
 use crate::model::Role;
 use crate::precision::{Dtype, KvDtype, Quantization};
 use crate::throughput::Runtime;
@@ -28,6 +28,7 @@ pub(super) const RULES: Rules = Rules {
     context: Context::Shared { setting: "-c" },
     past_trained: PastTrained::Unnoted,
     offload: LayerOffload::GpuLayers,
+    output_layer_first: true,
     dequantizes_gguf: false,
     decompressed_mla: false,
     expert_parallel: ExpertParallel::None,
@@ -83,7 +84,7 @@ impl Run<'_> {
         let layers = a.num_layers.max(1);
         // llama.cpp (since PR #18148, December 2025) gives -ngl's first layer to the output layer,
         // then the last ngl − 1 blocks; Ollama plans the blocks first and the output layer last.
-        let (on_gpu, output_on_gpu) = if self.engine == Engine::Ollama {
+        let (on_gpu, output_on_gpu) = if !self.rules().output_layer_first {
             (self.gpu_layers.min(layers), self.gpu_layers > layers)
         } else {
             (

@@ -30,6 +30,7 @@ pub(super) const RULES: Rules = Rules {
     context: Context::PerSequence { setting: "num_ctx" },
     past_trained: PastTrained::Unnoted,
     offload: LayerOffload::EngineDecides,
+    output_layer_first: false,
     dequantizes_gguf: false,
     decompressed_mla: false,
     expert_parallel: ExpertParallel::None,

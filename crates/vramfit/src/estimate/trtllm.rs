@@ -44,6 +44,7 @@ pub(super) const RULES: Rules = Rules {
     },
     past_trained: PastTrained::Runs,
     offload: LayerOffload::None,
+    output_layer_first: false,
     dequantizes_gguf: false,
     decompressed_mla: false,
     expert_parallel: ExpertParallel::DividesGroup,

@@ -29,6 +29,7 @@ pub(super) const RULES: Rules = Rules {
     context: Context::Sequence,
     past_trained: PastTrained::Runs,
     offload: LayerOffload::None,
+    output_layer_first: false,
     dequantizes_gguf: true,
     decompressed_mla: true,
     expert_parallel: ExpertParallel::None,
