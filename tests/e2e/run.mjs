@@ -483,6 +483,7 @@ const SCENARIOS = [
   'source=params&params=70B&quantization=awq&batch=8&seq_len=4096',
   'engine=llamacpp&quantization=gguf-q4_k_m&model=meta-llama/Llama-3.2-3B&seq_len=8192',
   'mode=training&model=Qwen/Qwen3-8B&qlora=true&lora_rank=64&lora_targets=all-linear&gpu_memory=24GB',
+  'mode=serve&engine=trtllm&model=meta-llama/Llama-3.1-8B&gpu_memory=80GB&max_model_len=8192&free_gpu_memory_fraction=0.8',
 ];
 
 test('calculator numbers equal the CLI\'s for the same inputs', async () => {
