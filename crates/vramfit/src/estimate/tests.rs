@@ -3,7 +3,7 @@
 use super::*;
 use crate::model::{Architecture, Moe, Role};
 use crate::precision::{Dtype, KvDtype, Quantization};
-use crate::units::{Bytes, GIB, MIB};
+use crate::units::{Bytes, GIB, MIB, fixed};
 use ComponentKind as K;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -1203,14 +1203,30 @@ fn vllm_sliding_window_requests_by_hand() {
     assert_eq!(e.max_concurrency, Some(1));
     // vLLM logs the tokens as the blocks shared by the 7 groups: blocks / 7 × 16.
     assert_eq!(e.kv_cache_tokens, Some(blocks / 7 * 16));
-    // Four such requests at once: vLLM starts, and a note says the rest wait.
+    // Four such requests at once: vLLM starts, but the run does not fit as asked (the pool holds
+    // one of the four at once), and the reason says how many it holds and what card holds all.
     let four = estimate(&EstimateInput {
         batch: 4.0,
         ..gemma(Some("h100-sxm5-80gb"))
     })
     .unwrap();
-    assert!(four.fit.as_ref().unwrap().fits);
-    assert!(four.notes.iter().any(|n| n.key == "kv_pool_queues"));
+    let fit = four.fit.as_ref().unwrap();
+    assert!(!fit.fits);
+    let reason = fit.reason.as_ref().unwrap();
+    assert_eq!(reason.key, "kv_pool_below_batch");
+    let held = fixed(exact, 2);
+    assert!(
+        reason
+            .en
+            .contains(&alloc::format!("holds {held} of the 4 sequences")),
+        "{}",
+        reason.en
+    );
+    assert!(
+        reason.en.contains(&four.required_bytes.display_auto()),
+        "{}",
+        reason.en
+    );
     // The serving M_theory holds the four: 4 × 14,670,102,528 B of KV in the budget.
     assert!(four.required_bytes.get() > 4 * 14_670_102_528);
     // A request that does not fit the pool: vLLM refuses to start, and the reason says by how much.

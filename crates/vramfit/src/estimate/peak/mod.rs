@@ -41,6 +41,8 @@ struct Totals {
     pool: Option<ServePool>,
     /// Whether the pool, if any, holds one request (the engine starts).
     pool_ok: bool,
+    /// Whether the pool, if any, holds `batch` requests at once: the concurrency asked for.
+    pool_holds_batch: bool,
     /// Whether Ollama puts fewer layers on the GPUs than asked.
     partial_offload: bool,
     /// Bytes kept in CPU memory.
@@ -69,9 +71,6 @@ impl Run<'_> {
         }
         let t = self.totals(&parts, &peak, cpu);
         let quick = self.quick_estimate();
-        if let Some(sp) = t.pool {
-            self.pool_note(&mut parts, sp, t.pool_ok);
-        }
         let ollama = parts.ollama.clone();
         let fit = self.fit(&peak, &t, ollama.as_ref());
         #[cfg(feature = "speed")]
@@ -226,6 +225,7 @@ impl Run<'_> {
             m_theory,
             pool,
             pool_ok: pool.is_none_or(|sp| sp.available >= sp.request),
+            pool_holds_batch: pool.is_none_or(|sp| sp.concurrency >= self.batch as f64),
             partial_offload: ollama.is_some_and(|o| o.gpu_layers < o.requested_layers),
             cpu,
             nvme,
@@ -261,17 +261,22 @@ impl Run<'_> {
         )
     }
 
-    /// Whether the card holds the run: the total, the serving pool's one request, Ollama's
-    /// whole model on the GPUs; with the reason when it does not.
+    /// Whether the card holds the run as asked: the total, the serving pool's `batch` requests
+    /// at once (an engine that starts but queues the rest does not meet the concurrency asked
+    /// for), Ollama's whole model on the GPUs; with the reason when it does not.
     fn fit(&self, peak: &PeakFigures, t: &Totals, ollama: Option<&OllamaLoad>) -> Option<Fit> {
         let total = peak.total;
         let partial = ollama.filter(|_| t.partial_offload);
         self.device.as_ref().map(|d| Fit {
             gpu: d.id.clone(),
             memory_bytes: d.memory,
-            fits: total <= d.memory.get() && t.pool_ok && partial.is_none(),
-            reason: match (t.pool.filter(|_| !t.pool_ok), partial) {
-                (Some(sp), _) => Some(self.pool_reason(sp, t.kv_per_token)),
+            fits: total <= d.memory.get() && t.pool_ok && t.pool_holds_batch && partial.is_none(),
+            reason: match (
+                t.pool.filter(|_| !t.pool_ok || !t.pool_holds_batch),
+                partial,
+            ) {
+                (Some(sp), _) if !t.pool_ok => Some(self.pool_reason(sp, t.kv_per_token)),
+                (Some(sp), _) => Some(self.pool_below_batch(sp, t.m_theory)),
                 (None, Some(o)) => Some(self.offload_reason(o, t.m_theory)),
                 (None, None) => None,
             },

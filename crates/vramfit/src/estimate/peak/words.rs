@@ -27,16 +27,32 @@ impl Run<'_> {
         );
     }
 
-    /// A note when the engine starts but its pool holds fewer requests than the batch.
-    pub(super) fn pool_note(&self, parts: &mut Parts, sp: ServePool, pool_ok: bool) {
-        if self.text && pool_ok && sp.concurrency < self.batch as f64 {
+    /// Why a run whose engine starts does not fit as asked: its pool holds fewer requests of
+    /// max_model_len at once than `batch`, and the card that holds them all (`m_theory`).
+    pub(super) fn pool_below_batch(&self, sp: ServePool, m_theory: u64) -> Difference {
+        let (en, zh) = if !self.text {
+            (String::new(), String::new())
+        } else {
             let held = fixed(sp.concurrency, 2);
-            let engine = self.rules().name;
-            parts.note(
-                "kv_pool_queues",
-                en!("The KV pool holds {} requests of max_model_len {} at once, fewer than batch {}: {engine} starts and queues the rest.", held, thousands(self.max_model_len), self.batch),
-                zh!("KV 池同时只能容纳 {} 个 max_model_len {} 的请求，少于 batch {}：{engine} 照常启动，其余请求排队。", held, thousands(self.max_model_len), self.batch),
+            let (engine, len, batch, need) = (
+                self.rules().name,
+                thousands(self.max_model_len),
+                self.batch,
+                b(m_theory),
             );
+            (
+                en!(
+                    "{engine} starts, but its KV pool holds {held} of the {batch} sequences of max_model_len {len} asked for at once; the rest wait in its queue. All {batch} at once need a card of {need}, or fewer or shorter sequences, an fp8 KV cache or more GPUs."
+                ),
+                zh!(
+                    "{engine} 可以启动，但 KV 池同时只能容纳要求的 {batch} 条 max_model_len {len} 序列中的 {held} 条，其余在队列中等待。要同时容纳全部 {batch} 条，需要 {need} 显存的显卡，或更少、更短的序列、fp8 KV 缓存或更多 GPU。"
+                ),
+            )
+        };
+        Difference {
+            key: String::from("kv_pool_below_batch"),
+            en,
+            zh,
         }
     }
 
