@@ -549,10 +549,10 @@ pub fn table(e: &Estimate) -> String {
     );
     let _ = writeln!(
         s,
-        "  {:<20}{}  ({:.2} GB, as nvidia-smi shows it)",
+        "  {:<20}{}  ({} MiB, as nvidia-smi shows it)",
         "total",
         gib(e.total_bytes),
-        e.total_bytes.as_gb()
+        vramfit::estimate::thousands(e.total_bytes.get().div_ceil(1 << 20))
     );
     let _ = writeln!(
         s,

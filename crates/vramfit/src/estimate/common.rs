@@ -68,6 +68,12 @@ impl Run<'_> {
         decompressed_mla: bool,
     ) -> (u64, Formula) {
         let a = &self.arch;
+        if !a.is_detailed() {
+            return (
+                0,
+                formula!(self.text; text "not counted: a parameter count alone does not give the layers, KV heads or head size", "未计入：仅凭参数量无法得知层数、KV 头数与注意力头维度"),
+            );
+        }
         if !a.is_generative() {
             return (
                 0,
@@ -242,6 +248,13 @@ impl Run<'_> {
         };
         let (phase, trainable, cpu) = self.runner().run(self, &mut parts);
         self.note_past_trained_context(&mut parts);
+        if !self.arch.is_detailed() && self.text {
+            parts.note(
+                "kv_not_counted",
+                en!("A parameter count alone gives the weights, not the model's layers, KV heads or head size: the KV cache and the activations that grow with the context are not counted, and a long context needs more than shown. Give the model's id, its config.json or a hub repo to count them."),
+                zh!("仅凭参数量只能算出权重，无法得知模型的层数、KV 头数与注意力头维度：随上下文增长的 KV 缓存与激活值没有计入，长上下文需要的显存比显示的多。请给出模型 id、config.json 或模型仓库以计入它们。"),
+            );
+        }
         if self.vllm_downcast && self.text {
             parts.note(
                 "vllm_downcast",
