@@ -206,6 +206,18 @@ test('the first load is the calculator alone; another view or a catalog card han
   assert(/gpu=h100-sxm5-80gb/.test(carded.url()) && /batch=3/.test(carded.url()), `the inputs stay in the address: ${carded.url()}`);
   eq(await carded.inputValue('#f-gpu'), 'h100-sxm5-80gb', 'the card stays chosen');
   eq(await carded.locator('main').count(), 1, 'one app on the page (a card chosen)');
+  // Choosing TensorRT-LLM hands over too: its run shape is the full build's.
+  const trt = await browser({ serviceWorkers: 'block' });
+  const trtWasm = modulesFetched(trt);
+  const trted = await watchedPage(trt);
+  await go(trted, '#/calc?lang=zh&mode=serve', 'calc');
+  await trted.selectOption('#f-engine', 'trtllm');
+  await trted.locator('#working tr[data-key="kv_cache"]').waitFor();
+  assert(trtWasm.length === 2 && trtWasm[0].startsWith('vramfit_zh_bg-') && trtWasm[1].startsWith('vramfit_full_bg-'),
+    `the calculator's build, then the full build: ${trtWasm}`);
+  assert(/engine=trtllm/.test(trted.url()), `the engine stays in the address: ${trted.url()}`);
+  eq(await trted.evaluate(() => document.documentElement.lang), 'zh-CN', 'the language is kept (TensorRT-LLM)');
+  noProblems(trted, 'problems while handing over (TensorRT-LLM)');
   noProblems(page, 'problems while handing over');
   noProblems(other, 'problems while handing over (config.json)');
   noProblems(carded, 'problems while handing over (a catalog card)');

@@ -230,13 +230,15 @@ impl AppState {
 
     /// The smallest of the site's builds that shows this state: `"full"` for any view but the
     /// calculator, for a model read from a config.json or weights file or looked up on a hub,
-    /// or for a card of the catalog (whose speed the full build's estimate has); else the
+    /// for a card of the catalog (whose speed the full build's estimate has), or for
+    /// TensorRT-LLM (whose run shape the calculator builds leave out); else the
     /// calculator build of the state's language, `"en"` or `"zh"` (`www/boot.js` makes the same
     /// choice from the address before any build runs).
     pub fn build(&self) -> &'static str {
         if self.view != View::Calc
             || matches!(self.value("source").as_str(), "config" | "hub")
             || !self.value("gpu").is_empty()
+            || self.value("engine") == "trtllm"
         {
             "full"
         } else {
@@ -284,6 +286,9 @@ mod tests {
         assert_eq!(open("#/calc?lang=zh&gpu=h100-sxm5-80gb").build(), "full");
         assert_eq!(open("#/calc?gpu_memory=24GB").build(), "en");
         assert_eq!(open("#/calc?gpu=&gpu_memory=24GB").build(), "en");
+        // TensorRT-LLM's run shape is the full build's alone.
+        assert_eq!(open("#/calc?lang=zh&engine=trtllm").build(), "full");
+        assert_eq!(open("#/calc?engine=vllm&mode=serve").build(), "en");
         let zh = Rc::new(AppState::default()).reduce(Action::Open(Route::parse(""), Lang::Zh));
         assert_eq!(
             zh.build(),

@@ -46,6 +46,12 @@ impl Runner {
         }
     }
 
+    /// Whether this build estimates it: TensorRT-LLM's run shape is a feature of its own,
+    /// left out of the site's first load.
+    pub const fn built(self) -> bool {
+        !matches!(self, Runner::Trtllm) || cfg!(feature = "trtllm")
+    }
+
     /// Its decisions.
     pub const fn rules(self) -> &'static Rules {
         match self {
@@ -111,7 +117,12 @@ impl Runner {
             Runner::Sglang => r.sglang(p),
             Runner::Llamacpp => r.llamacpp(p),
             Runner::Ollama => r.ollama(p),
+            #[cfg(feature = "trtllm")]
             Runner::Trtllm => r.trtllm(p),
+            // A build without TensorRT-LLM refuses its inputs (`Runner::built`): no workload
+            // reaches here.
+            #[cfg(not(feature = "trtllm"))]
+            Runner::Trtllm => (Phase::Serving, 0, 0),
         }
     }
 }

@@ -48,6 +48,7 @@ pub(super) enum PoolBudget {
     MemFractionStatic,
     /// `free_gpu_memory_fraction` of what the profile left (TensorRT-LLM): a pool too small for
     /// one request of `max_seq_len` starts, with `max_seq_len` cut to the pool.
+    #[cfg(feature = "trtllm")]
     FreeFraction,
 }
 

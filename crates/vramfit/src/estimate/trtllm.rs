@@ -11,19 +11,23 @@
 //! is cut to the pool ("Adjusted max_seq_len"), not refused. Checked against published start-up
 //! logs in `tests/data/trtllm-startup.csv` (`tests/it/trtllm_calibration.rs`).
 
-use super::ComponentKind;
 use super::PeakSource;
 use super::engine::{
     CardTraits, Context, ExpertParallel, Formats, LayerOffload, PastTrained, Required, Rules,
 };
-use super::parts::PoolBudget;
-use super::{
-    CUDA_CONTEXT, CUDA_GRAPH_BASE_GIB, CUDA_GRAPH_PER_LAYER_GIB, Parts, Phase, Run, ServePool,
-    VLLM_CUDA_CONTEXT_PARALLEL, activations, b, cublas_workspace, thousands,
-};
 use crate::precision::KvDtype;
 use crate::throughput::Runtime;
-use crate::units::{Bytes, GIB, short};
+use crate::units::Bytes;
+// The run shape's own, in a build with it (feature `trtllm`).
+#[cfg(feature = "trtllm")]
+use super::parts::PoolBudget;
+#[cfg(feature = "trtllm")]
+use super::{
+    CUDA_CONTEXT, CUDA_GRAPH_BASE_GIB, CUDA_GRAPH_PER_LAYER_GIB, ComponentKind, Parts, Phase, Run,
+    ServePool, VLLM_CUDA_CONTEXT_PARALLEL, activations, b, cublas_workspace, thousands,
+};
+#[cfg(feature = "trtllm")]
+use crate::units::{GIB, short};
 
 /// TensorRT-LLM's decisions: its pool from `free_gpu_memory_fraction` of what its profile left,
 /// `max_seq_len` per sequence (cut to the pool when longer), fp8 and nvfp4 KV caches where the
@@ -91,6 +95,7 @@ pub fn pool_tokens(budget: u64, per_token: u64, tokens_per_block: u64) -> u64 {
 }
 
 /// What a TensorRT-LLM run holds, with no text.
+#[cfg(feature = "trtllm")]
 struct Figures {
     weights: u64,
     /// The profile's forward over `max_num_tokens` and its requests' logits.
@@ -106,6 +111,7 @@ struct Figures {
     profile_requests: u64,
 }
 
+#[cfg(feature = "trtllm")]
 impl Figures {
     /// The profile's peak: everything but the pool.
     fn peak(&self) -> u64 {
@@ -122,6 +128,7 @@ impl Figures {
     }
 }
 
+#[cfg(feature = "trtllm")]
 impl Run<'_> {
     pub(super) fn trtllm(&self, p: &mut Parts) -> (Phase, u64, u64) {
         let f = self.trtllm_figures();
@@ -218,6 +225,7 @@ impl Run<'_> {
 }
 
 /// The parts' words: each figure with its formula and why, in the languages of the build.
+#[cfg(feature = "trtllm")]
 impl Run<'_> {
     fn add_trtllm_parts(&self, p: &mut Parts, f: &Figures) {
         let a = &self.arch;

@@ -70,6 +70,8 @@ impl Run<'_> {
     }
 
     /// Why the pool does not fit, as the engine that sizes it refuses (or cuts) it.
+    // `kv_per_token` reads TensorRT-LLM's pool in tokens, in a build with it.
+    #[cfg_attr(not(feature = "trtllm"), allow(unused_variables))]
     pub(super) fn pool_reason(&self, sp: ServePool, kv_per_token: u64) -> Difference {
         let (en, zh) = if !self.text {
             (String::new(), String::new())
@@ -89,6 +91,7 @@ impl Run<'_> {
                         b(sp.request)
                     ),
                 ),
+                #[cfg(feature = "trtllm")]
                 PoolBudget::FreeFraction => (
                     en!(
                         "The KV pool holds {} tokens, fewer than one sequence of max_seq_len {}: TensorRT-LLM starts but cuts max_seq_len to {} (\"Adjusted max_seq_len\"; --fail_fast_on_attention_window_too_large refuses instead). Lower max_seq_len, raise free_gpu_memory_fraction, use an fp8 KV cache or a larger card.",

@@ -177,6 +177,17 @@ impl EstimateInput {
 
     /// Validates with the given model and GPU lookups (a site with user-edited catalogs passes its own).
     pub fn resolve_with(&self, models: ModelLookup<'_>, gpus: GpuLookup<'_>) -> Result<Workload> {
+        if !self.runner().built() {
+            let name = self.runner().rules().name;
+            return Err(input_error!(
+                Unsupported,
+                "engine",
+                ["{name} is not in this build of vramfit"],
+                ["这个 vramfit 版本不含 {name}"],
+                "an engine of this build; the CLI, the npm package and the site's full build have every engine",
+                "这个版本中的引擎；命令行、npm 包与网站的完整版本包含全部引擎",
+            ));
+        }
         let model = self.resolve_model(models)?;
         let shape = self.resolve_shape()?;
         let loaded = self.resolve_formats(&model)?;
