@@ -344,9 +344,34 @@ fn render(
     ));
     s.push_str("## Machine\n\n");
     s.push_str(&machine());
-    let find = |id: &str| native.iter().find(|f| f.id == id).map(|f| f.ns);
-    let node_find = |id: &str| node.iter().find(|f| f.id == id).map(|f| f.ns);
+    one_estimate(&mut s, native, node);
+    by_model(&mut s, native);
+    sweeps(&mut s, native, node);
+    figures_alone(&mut s, native);
+    grid(&mut s, native, node, chromium);
+    solvers(&mut s, native);
+    page_and_sizes(&mut s, page, sizes, notes);
+    s.push_str("\n## Every figure\n\n| benchmark | mean |\n|---|---:|\n");
+    for (prefix, figures) in [("", native), ("wasm-node/", node), ("", page)] {
+        for f in figures {
+            s.push_str(&format!("| `{prefix}{}` | {} |\n", f.id, fmt_ns(f.ns)));
+        }
+    }
+    s
+}
 
+/// The mean time of benchmark `id` among `figures`.
+fn mean(figures: &[Figure], id: &str) -> Option<f64> {
+    figures.iter().find(|f| f.id == id).map(|f| f.ns)
+}
+
+/// A mean time, or `—` where the benchmark did not run.
+fn time_or_dash(ns: Option<f64>) -> String {
+    ns.map_or("—".into(), fmt_ns)
+}
+
+/// One estimate of Llama-3.1-8B, native and in Node.
+fn one_estimate(s: &mut String, native: &[Figure], node: &[Figure]) {
     s.push_str("\n## One estimate\n\nLlama-3.1-8B on an H100 SXM5 80 GB.\n\n| run | native | wasm (Node) |\n|---|---:|---:|\n");
     for (name, id) in [
         (
@@ -364,11 +389,14 @@ fn render(
     ] {
         s.push_str(&format!(
             "| {name} | {} | {} |\n",
-            find(id).map_or("—".into(), fmt_ns),
-            node_find(id).map_or("—".into(), fmt_ns)
+            time_or_dash(mean(native, id)),
+            time_or_dash(mean(node, id))
         ));
     }
+}
 
+/// One estimate by parameter count.
+fn by_model(s: &mut String, native: &[Figure]) {
     s.push_str("\n## How one estimate scales with the model\n\nInference on an H100, by parameter count.\n\n| parameters | native |\n|---:|---:|\n");
     let mut by_model: Vec<&Figure> = native
         .iter()
@@ -382,7 +410,10 @@ fn render(
             fmt_ns(f.ns)
         ));
     }
+}
 
+/// The sweeps by their number of estimates, native and in Node, whole and per estimate.
+fn sweeps(s: &mut String, native: &[Figure], node: &[Figure]) {
     s.push_str("\n## How a sweep scales with its size\n\nPresets × every catalog GPU × every weight format (nine formats and every GGUF file type); an estimate the format does not apply to is refused, and counted.\n\n| estimates | native | per estimate | wasm (Node) | per estimate |\n|---:|---:|---:|---:|---:|\n");
     let mut sweeps: Vec<&Figure> = native
         .iter()
@@ -395,7 +426,7 @@ fn render(
     });
     for f in sweeps {
         let n = f.elements.unwrap_or(1.0);
-        let wasm = node_find(&f.id);
+        let wasm = mean(node, &f.id);
         s.push_str(&format!(
             "| {n:.0} | {} | {} | {} | {} |\n",
             fmt_ns(f.ns),
@@ -404,7 +435,10 @@ fn render(
             wasm.map_or("—".into(), |w| fmt_ns(w / n)),
         ));
     }
+}
 
+/// One estimate's numbers alone (`Workload::figures`).
+fn figures_alone(s: &mut String, native: &[Figure]) {
     s.push_str("\n## One estimate, numbers alone\n\nThe same runs as `Workload::figures` (from the input, validation included; no formula or note text), as the grid and the solvers compute them.\n\n| run | native |\n|---|---:|\n");
     for (name, id) in [
         ("inference", "estimate-figures/llama-3.1-8b-inference"),
@@ -413,11 +447,13 @@ fn render(
     ] {
         s.push_str(&format!(
             "| {name} | {} |\n",
-            find(id).map_or("—".into(), fmt_ns)
+            time_or_dash(mean(native, id))
         ));
     }
+}
 
-    let chromium_find = |id: &str| chromium.iter().find(|f| f.id == id).map(|f| f.ns);
+/// The reverse grid, native, in Node and in Chromium.
+fn grid(s: &mut String, native: &[Figure], node: &[Figure], chromium: &[Figure]) {
     s.push_str("\n## The reverse grid\n\nEvery preset × every catalog GPU × the formats the engine loads, the most precise format that fits per cell (`hardware::grid::grid`, `grid` of `vramfit/full`), as the site's grid recomputes it when an input changes; one frame is 16.7 ms.\n\n| run | native | wasm (Node) | wasm (Chromium) |\n|---|---:|---:|---:|\n");
     for (name, id) in [
         ("Hugging Face inference", "grid/every-preset-every-gpu/hf"),
@@ -425,12 +461,15 @@ fn render(
     ] {
         s.push_str(&format!(
             "| {name} | {} | {} | {} |\n",
-            find(id).map_or("—".into(), fmt_ns),
-            node_find(id).map_or("—".into(), fmt_ns),
-            chromium_find(id).map_or("—".into(), fmt_ns),
+            time_or_dash(mean(native, id)),
+            time_or_dash(mean(node, id)),
+            time_or_dash(mean(chromium, id)),
         ));
     }
+}
 
+/// The solvers, the planners and the diagnosis, native.
+fn solvers(s: &mut String, native: &[Figure]) {
     s.push_str("\n## Solvers, planners, diagnosis\n\n| what | native |\n|---|---:|\n");
     for (name, id) in [
         (
@@ -465,10 +504,13 @@ fn render(
     ] {
         s.push_str(&format!(
             "| {name} | {} |\n",
-            find(id).map_or("—".into(), fmt_ns)
+            time_or_dash(mean(native, id))
         ));
     }
+}
 
+/// The page's times in Chromium, the sizes against their budgets, and the notes.
+fn page_and_sizes(s: &mut String, page: &[Figure], sizes: &size::Report, notes: &[String]) {
     s.push_str("\n## The page\n\nHeadless Chromium on `dist/` served from loopback, a fresh profile each time.\n\n| what | time |\n|---|---:|\n");
     if page.is_empty() {
         s.push_str("| (not measured) | — |\n");
@@ -491,13 +533,6 @@ fn render(
             s.push_str(&format!("- {n}\n"));
         }
     }
-    s.push_str("\n## Every figure\n\n| benchmark | mean |\n|---|---:|\n");
-    for (prefix, figures) in [("", native), ("wasm-node/", node), ("", page)] {
-        for f in figures {
-            s.push_str(&format!("| `{prefix}{}` | {} |\n", f.id, fmt_ns(f.ns)));
-        }
-    }
-    s
 }
 
 #[cfg(test)]

@@ -45,6 +45,12 @@ pub fn build() -> Result<String> {
     build_with(false)
 }
 
+/// Logical names (`vramfit_en_bg.wasm`, `style.css`, …) → file names in `dist/`.
+type Names = BTreeMap<String, String>;
+
+/// Modules by their logical names, and their bytes.
+type Modules = Vec<(String, Vec<u8>)>;
+
 /// Builds `dist/`. `fast` is for `serve`: a separate target folder (`target/serve`) and a
 /// release profile without LTO, with incremental compilation and no `wasm-opt`, so that a
 /// change rebuilds in seconds; what ships is always the size-tuned build.
@@ -60,13 +66,45 @@ pub fn build_with(fast: bool) -> Result<String> {
     let _ = std::fs::remove_dir_all(&tmp);
     std::fs::create_dir_all(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
 
-    // Logical name → file name in dist/. Three builds of the app: `vramfit_en` and `vramfit_zh`
-    // are the calculator alone in one language (the first load), `vramfit_full` every view in
-    // both (`www/boot.js` picks one and hands over). `serve` builds the full one only and
-    // serves it under every name, to rebuild quickly.
-    let mut names: BTreeMap<String, String> = BTreeMap::new();
+    let mut names: Names = BTreeMap::new();
+    let (report, modules) = build_apps(&stage, &tmp, fast, &mut names)?;
+    precompress_modules(&tmp, &modules, &mut names)?;
+    let mut inline: BTreeMap<String, String> = BTreeMap::new();
+    inline.insert("PACKED".into(), (!fast).to_string());
+    let templates = copy_www(&stage, &tmp, fast, &mut names, &mut inline)?;
+    let version = write_templates(&stage, &tmp, fast, &names, &inline, &templates)?;
+
+    let dist = dist_dir();
+    let _ = std::fs::remove_dir_all(&dist);
+    std::fs::rename(&tmp, &dist).map_err(|e| format!("cannot move the build to dist/: {e}"))?;
+    eprintln!(
+        "dist/ written: version {version}, {} ({}), in {:.1} s",
+        report.join(", "),
+        if fast {
+            "quick build for serve, not optimised"
+        } else {
+            "wasm-opt -Oz"
+        },
+        started.elapsed().as_secs_f64()
+    );
+    Ok(version)
+}
+
+/// Builds the app's modules and their glue into `tmp` under hashed names (added to `names`).
+/// Returns a line of the report per build, and the modules to precompress (none when `fast`).
+///
+/// Three builds of the app: `vramfit_en` and `vramfit_zh` are the calculator alone in one
+/// language (the first load), `vramfit_full` every view in both (`www/boot.js` picks one and
+/// hands over). `serve` builds the full one only and serves it under every name, to rebuild
+/// quickly.
+fn build_apps(
+    stage: &Path,
+    tmp: &Path,
+    fast: bool,
+    names: &mut Names,
+) -> Result<(Vec<String>, Modules)> {
     let mut report = Vec::new();
-    let mut modules: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut modules: Modules = Vec::new();
     let builds: &[(&str, &str)] = if fast {
         &[("vramfit_full", "full")]
     } else {
@@ -77,11 +115,11 @@ pub fn build_with(fast: bool) -> Result<String> {
         ]
     };
     for &(name, features) in builds {
-        let (wasm, glue, raw_len) = build_app(&stage, name, features, fast)?;
+        let (wasm, glue, raw_len) = build_app(stage, name, features, fast)?;
         let glue = if fast {
             glue
         } else {
-            minify(&stage, &format!("{name}.js"), &glue)?
+            minify(stage, &format!("{name}.js"), &glue)?
         };
         let mut add = |logical: String, bytes: &[u8]| -> Result {
             let file = hashed(&logical, bytes);
@@ -105,13 +143,16 @@ pub fn build_with(fast: bool) -> Result<String> {
             kib(wasm.len() as u64)
         ));
     }
+    Ok((report, modules))
+}
 
-    // Each module also as `NAME.gz`, compressed once here by Zopfli (`precompress`), which
-    // `boot.js` fetches and inflates with the browser's
-    // `DecompressionStream`: served as it is (`application/gzip`), it crosses the network smaller
-    // than the plain module would at `gzip -9`, the best a server compressing on the fly does.
-    // The plain module stays beside it for browsers without `DecompressionStream`, and for
-    // `serve`'s quick build, which skips this.
+/// Each module also as `NAME.gz`, compressed once here by Zopfli (`precompress`), which
+/// `boot.js` fetches and inflates with the browser's
+/// `DecompressionStream`: served as it is (`application/gzip`), it crosses the network smaller
+/// than the plain module would at `gzip -9`, the best a server compressing on the fly does.
+/// The plain module stays beside it for browsers without `DecompressionStream`, and for
+/// `serve`'s quick build, which skips this.
+fn precompress_modules(tmp: &Path, modules: &[(String, Vec<u8>)], names: &mut Names) -> Result {
     let packed = std::thread::scope(|s| {
         let jobs: Vec<_> = modules
             .iter()
@@ -126,12 +167,20 @@ pub fn build_with(fast: bool) -> Result<String> {
         write(&tmp.join(&file), &gz?)?;
         names.insert(format!("{logical}.gz"), file);
     }
-    let mut inline: BTreeMap<String, String> = BTreeMap::new();
-    inline.insert("PACKED".into(), (!fast).to_string());
+    Ok(())
+}
 
-    // www/: hashed assets first (they may name the wasm and glue), then plain copies, then the
-    // templates, which name everything.
-    let www = root.join("www");
+/// www/: hashed assets first (they may name the wasm and glue), then plain copies; the scripts
+/// of [`INLINED`] go into `inline`, not into `tmp`. Returns the templates (name, path), which
+/// name everything and are written last ([`write_templates`]).
+fn copy_www(
+    stage: &Path,
+    tmp: &Path,
+    fast: bool,
+    names: &mut Names,
+    inline: &mut BTreeMap<String, String>,
+) -> Result<Vec<(String, PathBuf)>> {
+    let www = root().join("www");
     let mut files = Vec::new();
     walk(&www, &mut files)?;
     // Style sheets first: boot.js names them.
@@ -147,8 +196,8 @@ pub fn build_with(fast: bool) -> Result<String> {
         let hash_it = matches!(ext(&file), "js" | "css");
         let bytes = match (hash_it, fast) {
             (false, _) => bytes,
-            (true, true) => fill(&bytes, &names, &inline, "", "")?,
-            (true, false) => minify(&stage, &rel, &fill(&bytes, &names, &inline, "", "")?)?,
+            (true, true) => fill(&bytes, names, inline, "", "")?,
+            (true, false) => minify(stage, &rel, &fill(&bytes, names, inline, "", "")?)?,
         };
         if INLINED.contains(&rel.as_str()) {
             let text = String::from_utf8(bytes)
@@ -158,7 +207,7 @@ pub fn build_with(fast: bool) -> Result<String> {
                     "www/{rel} contains `</script`, which would end it inside index.html"
                 ));
             }
-            inline.insert(format!("sha256:{rel}"), sha256_base64(&stage, &text)?);
+            inline.insert(format!("sha256:{rel}"), sha256_base64(stage, &text)?);
             inline.insert(format!("inline:{rel}"), text);
             continue;
         }
@@ -170,11 +219,24 @@ pub fn build_with(fast: bool) -> Result<String> {
         write(&tmp.join(&name), &bytes)?;
         names.insert(rel, name);
     }
+    Ok(templates)
+}
+
+/// Fills in and writes the templates, with the build's version and the list of files the
+/// service worker precaches. Returns the version.
+fn write_templates(
+    stage: &Path,
+    tmp: &Path,
+    fast: bool,
+    names: &Names,
+    inline: &BTreeMap<String, String>,
+    templates: &[(String, PathBuf)],
+) -> Result<String> {
     // The version covers every output: the hashed names, the inlined scripts, and the
     // templates as written.
     let mut fingerprint: Vec<u8> = names.values().flat_map(|n| n.bytes()).collect();
     fingerprint.extend(inline.values().flat_map(|v| v.bytes()));
-    for (_, file) in &templates {
+    for (_, file) in templates {
         fingerprint.extend(read(file)?);
     }
     let version = short_hash(&fingerprint);
@@ -194,29 +256,15 @@ pub fn build_with(fast: bool) -> Result<String> {
             .collect::<Vec<_>>()
             .join(", ")
     );
-    for (rel, file) in &templates {
-        let bytes = fill(&read(file)?, &names, &inline, &version, &assets_json)?;
+    for (rel, file) in templates {
+        let bytes = fill(&read(file)?, names, inline, &version, &assets_json)?;
         let bytes = if !fast && rel.ends_with(".webmanifest") {
-            minify(&stage, rel, &bytes)?
+            minify(stage, rel, &bytes)?
         } else {
             bytes
         };
         write(&tmp.join(rel), &bytes)?;
     }
-
-    let dist = dist_dir();
-    let _ = std::fs::remove_dir_all(&dist);
-    std::fs::rename(&tmp, &dist).map_err(|e| format!("cannot move the build to dist/: {e}"))?;
-    eprintln!(
-        "dist/ written: version {version}, {} ({}), in {:.1} s",
-        report.join(", "),
-        if fast {
-            "quick build for serve, not optimised"
-        } else {
-            "wasm-opt -Oz"
-        },
-        started.elapsed().as_secs_f64()
-    );
     Ok(version)
 }
 

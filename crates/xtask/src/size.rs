@@ -21,6 +21,9 @@ use std::process::{Command, Stdio};
 
 use crate::{Result, root, site};
 
+mod security;
+use security::{no_eval, security_of_dist, text_only_rendering};
+
 /// The npm package's wasm, gzip.
 pub const NPM_WASM_BUDGET: u64 = 140 * 1000;
 /// The site's first load in each language, as downloaded.
@@ -283,153 +286,16 @@ pub fn measure() -> Report {
     };
     let dist = site::dist_dir();
     let npm = root().join("target/npm");
-    let measure_dir = |dir: &Path, r: &mut Report| -> Vec<Shipped> {
-        let mut got = Vec::new();
-        for f in files(dir) {
-            let ext = f.extension().and_then(|e| e.to_str()).unwrap_or("");
-            if !matches!(
-                ext,
-                "wasm"
-                    | "js"
-                    | "mjs"
-                    | "cjs"
-                    | "css"
-                    | "html"
-                    | "json"
-                    | "svg"
-                    | "webmanifest"
-                    | "ts"
-                    | "gz"
-            ) {
-                continue;
-            }
-            match shipped(&f) {
-                Ok(s) => got.push(s),
-                Err(e) => r.problems.push(e),
-            }
-        }
-        got
-    };
-
     if dist.join("index.html").exists() {
-        let got = measure_dir(&dist, &mut r);
-        let html = std::fs::read_to_string(dist.join("index.html")).unwrap_or_default();
-        let mut page = vec!["index.html".to_string()];
-        page.extend(referenced(&html));
-        let (mut page_raw, mut page_gz) = (0, 0);
-        for name in &page {
-            let rel = dist.join(name);
-            match got.iter().find(|s| root().join(&s.path) == rel) {
-                Some(s) => {
-                    page_raw += s.raw;
-                    page_gz += s.gzip;
-                }
-                None => r.problems.push(format!(
-                    "dist/index.html references `{name}`, which dist/ lacks"
-                )),
-            }
-        }
-        for f in got.iter().filter(|s| s.path.ends_with(".gz")) {
-            if let Err(e) = inflates_to_its_module(&root().join(&f.path)) {
-                r.problems.push(e);
-            }
-        }
-        for lang in ["en", "zh"] {
-            // The page, then the calculator build of the language that boot starts: its glue
-            // and module, by their logical names before the content hash; the module as boot
-            // fetches it, precompressed, and as gzip -9 would send the plain one.
-            let find = |prefix: &str, suffix: &str| {
-                got.iter().find(|s| {
-                    s.path
-                        .strip_prefix("dist/")
-                        .is_some_and(|n| n.starts_with(prefix) && n.ends_with(suffix))
-                })
-            };
-            let (mut raw, mut gz) = (page_raw, page_gz);
-            let (glue, wasm, packed) = (
-                find(&format!("vramfit_{lang}-"), ".js"),
-                find(&format!("vramfit_{lang}_bg-"), ".wasm"),
-                find(&format!("vramfit_{lang}_bg-"), ".wasm.gz"),
-            );
-            for (what, file) in [
-                ("glue", glue),
-                ("module", wasm),
-                ("precompressed module", packed),
-            ] {
-                if file.is_none() {
-                    r.problems
-                        .push(format!("dist/ lacks the {lang} calculator's {what}"));
-                }
-            }
-            let plain = glue.map_or(0, |g| g.gzip) + wasm.map_or(0, |w| w.gzip);
-            raw += glue.map_or(0, |g| g.raw) + wasm.map_or(0, |w| w.raw);
-            gz += glue.map_or(0, |g| g.gzip) + packed.or(wasm).map_or(0, |w| w.gzip);
-            r.first_loads.push((lang, raw, gz, page_gz + plain));
-            if gz > FIRST_LOAD_BUDGET {
-                r.broken.push(format!(
-                    "the site's first load in {lang} is {} gzip, over its budget of {}",
-                    kb(gz),
-                    kb(FIRST_LOAD_BUDGET)
-                ));
-            }
-        }
-        // The English calculator's module carries no Chinese text but its language menu's.
-        if let Some(en) = got
-            .iter()
-            .find(|s| s.path.starts_with("dist/vramfit_en_bg-") && s.path.ends_with(".wasm"))
-        {
-            let bytes = std::fs::read(root().join(&en.path)).unwrap_or_default();
-            let found: Vec<String> = han_runs(&bytes)
-                .into_iter()
-                .filter(|t| t != "简体中文")
-                .collect();
-            if !found.is_empty() {
-                r.problems.push(format!(
-                    "{} holds Chinese text: {}",
-                    en.path,
-                    found.join(" / ")
-                ));
-            }
-        }
-        security_of_dist(&dist, &html, &mut r);
-        r.files.extend(got);
+        measure_dist(&dist, &mut r);
     } else {
         r.problems.push(
             "dist/ is missing: the site's sizes cannot be checked (`cargo xtask dist` builds it)"
                 .into(),
         );
     }
-
     if npm.is_dir() {
-        let got = measure_dir(&npm, &mut r);
-        let wasm: Vec<&Shipped> = got.iter().filter(|s| s.path.ends_with(".wasm")).collect();
-        if wasm.is_empty() {
-            r.problems.push("target/npm/ holds no .wasm file".into());
-        }
-        // The budget is the main module's, what `import "vramfit"` (and the widget) loads;
-        // `vramfit/full`'s module is held to its ceiling by `guard`.
-        match wasm.iter().find(|w| w.path == "target/npm/vramfit_bg.wasm") {
-            Some(w) => {
-                r.npm_wasm = Some((w.raw, w.gzip));
-                if w.gzip > NPM_WASM_BUDGET {
-                    r.broken.push(format!(
-                        "{} is {} gzip, over the npm package's wasm budget of {}",
-                        w.path,
-                        kb(w.gzip),
-                        kb(NPM_WASM_BUDGET)
-                    ));
-                }
-            }
-            None => r
-                .problems
-                .push("target/npm/ lacks the main module, vramfit_bg.wasm".into()),
-        }
-        for s in &got {
-            if s.path.ends_with(".js") || s.path.ends_with(".mjs") || s.path.ends_with(".cjs") {
-                no_eval(&root().join(&s.path), &mut r);
-            }
-        }
-        r.files.extend(got);
+        measure_npm(&npm, &mut r);
     } else {
         r.problems.push(
             "target/npm/ is missing: the npm package's size cannot be checked (`cargo xtask npm` builds it)"
@@ -448,164 +314,168 @@ pub fn measure() -> Report {
     r
 }
 
-/// No `eval(` or `new Function` in shipped JavaScript: the CSP forbids them, and a page that
-/// needs them breaks under it.
-fn no_eval(path: &Path, r: &mut Report) {
-    let Ok(js) = std::fs::read_to_string(path) else {
-        return;
-    };
-    let label = path
-        .strip_prefix(root())
-        .unwrap_or(path)
-        .display()
-        .to_string();
-    no_eval_in(&js, &label, r);
+/// Every shipped file under `dir` (by its extension), measured; a file that cannot be read is
+/// one of `r`'s problems.
+fn measure_dir(dir: &Path, r: &mut Report) -> Vec<Shipped> {
+    let mut got = Vec::new();
+    for f in files(dir) {
+        let ext = f.extension().and_then(|e| e.to_str()).unwrap_or("");
+        if !matches!(
+            ext,
+            "wasm"
+                | "js"
+                | "mjs"
+                | "cjs"
+                | "css"
+                | "html"
+                | "json"
+                | "svg"
+                | "webmanifest"
+                | "ts"
+                | "gz"
+        ) {
+            continue;
+        }
+        match shipped(&f) {
+            Ok(s) => got.push(s),
+            Err(e) => r.problems.push(e),
+        }
+    }
+    got
 }
 
-/// [`no_eval`] on the text of a script, `label` naming where it is.
-fn no_eval_in(js: &str, label: &str, r: &mut Report) {
-    for needle in ["eval(", "new Function"] {
-        for (i, _) in js.match_indices(needle) {
-            // `something.eval(` or `xeval(` is another function; only a bare `eval(` counts.
-            let before = js[..i].chars().next_back();
-            if needle == "eval("
-                && before.is_some_and(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '$'))
-            {
-                continue;
+/// The site in `dist/`: its files, its first load in each language against the budget, the
+/// precompressed modules, no Chinese in the English calculator, and the security checks.
+fn measure_dist(dist: &Path, r: &mut Report) {
+    let got = measure_dir(dist, r);
+    let html = std::fs::read_to_string(dist.join("index.html")).unwrap_or_default();
+    let mut page = vec!["index.html".to_string()];
+    page.extend(referenced(&html));
+    let (mut page_raw, mut page_gz) = (0, 0);
+    for name in &page {
+        let rel = dist.join(name);
+        match got.iter().find(|s| root().join(&s.path) == rel) {
+            Some(s) => {
+                page_raw += s.raw;
+                page_gz += s.gzip;
             }
-            let line = js[..i].lines().count().max(1);
+            None => r.problems.push(format!(
+                "dist/index.html references `{name}`, which dist/ lacks"
+            )),
+        }
+    }
+    for f in got.iter().filter(|s| s.path.ends_with(".gz")) {
+        if let Err(e) = inflates_to_its_module(&root().join(&f.path)) {
+            r.problems.push(e);
+        }
+    }
+    for lang in ["en", "zh"] {
+        first_load(lang, &got, (page_raw, page_gz), r);
+    }
+    no_chinese_in_english(&got, r);
+    security_of_dist(dist, &html, r);
+    r.files.extend(got);
+}
+
+/// The first load in `lang`: the page (`page`: raw, gzip), then the calculator build of the
+/// language that boot starts, against [`FIRST_LOAD_BUDGET`].
+fn first_load(
+    lang: &'static str,
+    got: &[Shipped],
+    (page_raw, page_gz): (u64, u64),
+    r: &mut Report,
+) {
+    // The calculator build's glue and module, by their logical names before the content hash;
+    // the module as boot fetches it, precompressed, and as gzip -9 would send the plain one.
+    let find = |prefix: &str, suffix: &str| {
+        got.iter().find(|s| {
+            s.path
+                .strip_prefix("dist/")
+                .is_some_and(|n| n.starts_with(prefix) && n.ends_with(suffix))
+        })
+    };
+    let (mut raw, mut gz) = (page_raw, page_gz);
+    let (glue, wasm, packed) = (
+        find(&format!("vramfit_{lang}-"), ".js"),
+        find(&format!("vramfit_{lang}_bg-"), ".wasm"),
+        find(&format!("vramfit_{lang}_bg-"), ".wasm.gz"),
+    );
+    for (what, file) in [
+        ("glue", glue),
+        ("module", wasm),
+        ("precompressed module", packed),
+    ] {
+        if file.is_none() {
+            r.problems
+                .push(format!("dist/ lacks the {lang} calculator's {what}"));
+        }
+    }
+    let plain = glue.map_or(0, |g| g.gzip) + wasm.map_or(0, |w| w.gzip);
+    raw += glue.map_or(0, |g| g.raw) + wasm.map_or(0, |w| w.raw);
+    gz += glue.map_or(0, |g| g.gzip) + packed.or(wasm).map_or(0, |w| w.gzip);
+    r.first_loads.push((lang, raw, gz, page_gz + plain));
+    if gz > FIRST_LOAD_BUDGET {
+        r.broken.push(format!(
+            "the site's first load in {lang} is {} gzip, over its budget of {}",
+            kb(gz),
+            kb(FIRST_LOAD_BUDGET)
+        ));
+    }
+}
+
+/// The English calculator's module carries no Chinese text but its language menu's.
+fn no_chinese_in_english(got: &[Shipped], r: &mut Report) {
+    if let Some(en) = got
+        .iter()
+        .find(|s| s.path.starts_with("dist/vramfit_en_bg-") && s.path.ends_with(".wasm"))
+    {
+        let bytes = std::fs::read(root().join(&en.path)).unwrap_or_default();
+        let found: Vec<String> = han_runs(&bytes)
+            .into_iter()
+            .filter(|t| t != "简体中文")
+            .collect();
+        if !found.is_empty() {
             r.problems.push(format!(
-                "{label}:{line}: `{needle}` in shipped JavaScript (the CSP forbids it)"
+                "{} holds Chinese text: {}",
+                en.path,
+                found.join(" / ")
             ));
         }
     }
 }
 
-fn security_of_dist(dist: &Path, html: &str, r: &mut Report) {
-    for f in files(dist) {
-        if f.extension().is_some_and(|e| e == "js" || e == "mjs") {
-            no_eval(&f, r);
-        }
+/// The npm package in `target/npm/`: its files, its main module against
+/// [`NPM_WASM_BUDGET`], and no `eval` in its scripts.
+fn measure_npm(npm: &Path, r: &mut Report) {
+    let got = measure_dir(npm, r);
+    let wasm: Vec<&Shipped> = got.iter().filter(|s| s.path.ends_with(".wasm")).collect();
+    if wasm.is_empty() {
+        r.problems.push("target/npm/ holds no .wasm file".into());
     }
-    // Scripts written into the page (`boot.js`), which the CSP admits by their hash: the hash of
-    // the script as it stands in the page, computed again here, must be the one the CSP lists.
-    let stage = root().join("target/size-check");
-    for (i, body) in html.split("<script").skip(1).enumerate() {
-        let body = body.split_once('>').map_or("", |(_, b)| b);
-        let body = body.split("</script>").next().unwrap_or("");
-        let label = format!("dist/index.html, inline script {}", i + 1);
-        no_eval_in(body, &label, r);
-        if body.trim().is_empty() {
-            continue;
+    // The budget is the main module's, what `import "vramfit"` (and the widget) loads;
+    // `vramfit/full`'s module is held to its ceiling by `guard`.
+    match wasm.iter().find(|w| w.path == "target/npm/vramfit_bg.wasm") {
+        Some(w) => {
+            r.npm_wasm = Some((w.raw, w.gzip));
+            if w.gzip > NPM_WASM_BUDGET {
+                r.broken.push(format!(
+                    "{} is {} gzip, over the npm package's wasm budget of {}",
+                    w.path,
+                    kb(w.gzip),
+                    kb(NPM_WASM_BUDGET)
+                ));
+            }
         }
-        let hash = std::fs::create_dir_all(&stage)
-            .map_err(|e| format!("cannot create {}: {e}", stage.display()))
-            .and_then(|()| crate::site::sha256_base64(&stage, body));
-        match hash {
-            Ok(h) if html.contains(&format!("'sha256-{h}'")) => {}
-            Ok(h) => r.problems.push(format!(
-                "{label}: its SHA-256 ({h}) is not in the page's CSP, so browsers will not run it"
-            )),
-            Err(e) => r.problems.push(format!("{label}: {e}")),
-        }
-    }
-    // The CSP meta tag: present, no unsafe-eval or inline script but by its hash.
-    match html
-        .split("Content-Security-Policy")
-        .nth(1)
-        .and_then(|rest| rest.split("content=\"").nth(1))
-        .and_then(|c| c.split('"').next())
-    {
         None => r
             .problems
-            .push("dist/index.html has no Content-Security-Policy meta tag".into()),
-        Some(csp) => {
-            let script = csp
-                .split(';')
-                .map(str::trim)
-                .find(|d| d.starts_with("script-src"))
-                .or_else(|| {
-                    csp.split(';')
-                        .map(str::trim)
-                        .find(|d| d.starts_with("default-src"))
-                })
-                .unwrap_or("");
-            for bad in [
-                "'unsafe-eval'",
-                "'unsafe-inline'",
-                "*",
-                "data:",
-                "http:",
-                "https:",
-            ] {
-                if script.split_whitespace().any(|w| w == bad) {
-                    r.problems
-                        .push(format!("the CSP's `{script}` allows {bad}"));
-                }
-            }
-            // The page reaches the hubs of the lookup and nothing else: exactly the list the
-            // site's code states (`web/src/hub/mod.rs`, `CONNECT_SRC`).
-            let connect = csp
-                .split(';')
-                .map(str::trim)
-                .find_map(|d| d.strip_prefix("connect-src "));
-            match (connect, hub_connect_src()) {
-                (Some(c), Some(want)) if c == want => {}
-                (c, want) => r.problems.push(format!(
-                    "the CSP's connect-src is {c:?}, not the hubs the site looks models up on, {want:?} (web/src/hub/mod.rs)"
-                )),
-            }
-            if !csp.contains("object-src 'none'") {
-                r.notes
-                    .push("the CSP does not say `object-src 'none'`".into());
-            }
+            .push("target/npm/ lacks the main module, vramfit_bg.wasm".into()),
+    }
+    for s in &got {
+        if s.path.ends_with(".js") || s.path.ends_with(".mjs") || s.path.ends_with(".cjs") {
+            no_eval(&root().join(&s.path), r);
         }
     }
-}
-
-/// `CONNECT_SRC` of `web/src/hub/mod.rs`: the origins the site's hub lookup may reach.
-fn hub_connect_src() -> Option<String> {
-    let src = std::fs::read_to_string(root().join("web/src/hub/mod.rs")).ok()?;
-    let rest = src.split("pub const CONNECT_SRC: &str =").nth(1)?;
-    Some(rest.split('"').nth(1)?.to_string())
-}
-
-/// Pasted text is rendered only as text: Yew escapes by default, so flag anything that writes
-/// HTML from a string.
-fn text_only_rendering(r: &mut Report) {
-    for f in files(&root().join("web/src")) {
-        if f.extension().is_none_or(|e| e != "rs") {
-            continue;
-        }
-        let Ok(src) = std::fs::read_to_string(&f) else {
-            continue;
-        };
-        let rel = f.strip_prefix(root()).unwrap_or(&f).display().to_string();
-        for (n, line) in src.lines().enumerate() {
-            let code = line.split("//").next().unwrap_or("");
-            if code.contains("from_html_unchecked") || code.contains("dangerously") {
-                r.problems.push(format!(
-                    "{rel}:{}: HTML built from a string: {}",
-                    n + 1,
-                    line.trim()
-                ));
-            } else if code.contains("inner_html") {
-                // Clearing a node (`set_inner_html("")`) writes no markup.
-                if code.contains("set_inner_html(\"\")") {
-                    r.notes.push(format!(
-                        "{rel}:{}: clears a node with set_inner_html(\"\") (no markup)",
-                        n + 1
-                    ));
-                } else {
-                    r.problems.push(format!(
-                        "{rel}:{}: inner_html with content: {}",
-                        n + 1,
-                        line.trim()
-                    ));
-                }
-            }
-        }
-    }
+    r.files.extend(got);
 }
 
 /// The table, as markdown.
@@ -736,19 +606,7 @@ pub fn guard() -> Result {
 
 #[cfg(test)]
 mod tests {
-    use super::{han_runs, hub_connect_src, inflates_to_its_module, referenced, wasm_sections};
-
-    /// The CSP check's list is read from the site's code, and the shell says the same.
-    #[test]
-    fn the_hubs_the_page_may_reach_are_the_sites_list() {
-        let want = hub_connect_src().expect("CONNECT_SRC in web/src/hub/mod.rs");
-        assert!(want.starts_with("'self' huggingface.co "), "{want}");
-        let html = std::fs::read_to_string(crate::root().join("www/index.html")).unwrap();
-        assert!(
-            html.contains(&format!("connect-src {want};")),
-            "www/index.html"
-        );
-    }
+    use super::{han_runs, inflates_to_its_module, referenced, wasm_sections};
 
     /// Zopfli's gzip, read back by Debian's `gzip -d`, a second implementation: the same bytes.
     /// A copy that inflates to other bytes, or not at all, or has no plain module beside it, is

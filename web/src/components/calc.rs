@@ -4,7 +4,7 @@
 use std::rc::Rc;
 
 use vramfit::InputError;
-use vramfit::estimate::Estimate;
+use vramfit::estimate::{Estimate, Fit};
 use vramfit::units::fixed;
 use yew::prelude::*;
 
@@ -12,7 +12,7 @@ use super::chart::{self, Line};
 use super::field::{error_text, field_input, input_value};
 use crate::compute;
 use crate::format;
-use crate::i18n::Key;
+use crate::i18n::{Key, Lang};
 use crate::state::Action;
 use crate::use_app;
 
@@ -250,62 +250,6 @@ fn results(props: &ResultProps) -> Html {
     let app = use_app();
     let lang = app.lang;
     let e = &props.estimate;
-    let stat = |id: &str, key: Key, b: vramfit::Bytes, sub: String| {
-        html! {
-            <div class="stat" id={id.to_string()} data-bytes={b.get().to_string()}>
-                <div class="k">{ lang.t(key) }</div>
-                <div class="v">{ format::gib(b) }</div>
-                <div class="s">{ sub }</div>
-            </div>
-        }
-    };
-    let fit = e.fit.as_ref().map(|f| {
-        let text = if f.fits {
-            lang.f(key!("calc.fits"), &[&format::gib(f.headroom_bytes)])
-        } else {
-            // A reason other than the bytes (vLLM's pool too small for one max_model_len
-            // sequence) says what fails; the shortfall alone could read "0 GiB short".
-            match &f.reason {
-                Some(r) => (if lang.is_zh() { &r.zh } else { &r.en }).clone(),
-                None => lang.f(key!("calc.nofit"), &[&format::gib(f.shortfall_bytes)]),
-            }
-        };
-        // Where the card's memory figure comes from: CUDA's total on a real card, or a stated rule.
-        let card = vramfit::hardware::find_gpu(&f.gpu);
-        let provenance = card.map(|g| {
-            let (key, rest) = match g.memory_source {
-                vramfit::hardware::MemorySource::Measured => {
-                    (key!("calc.mem_measured"), g.memory_note.strip_prefix("measured: "))
-                }
-                vramfit::hardware::MemorySource::Derived => {
-                    (key!("calc.mem_derived"), g.memory_note.strip_prefix("derived: "))
-                }
-            };
-            html! { <div class="src muted" id="gpu-memory-source">{ lang.f(key, &[rest.unwrap_or(g.memory_note), g.date]) }</div> }
-        });
-        html! {
-            <div class="stat" id="fit" data-fits={if f.fits { "true" } else { "false" }}>
-                <div class="k">{ lang.f(key!("calc.on_gpu"), &[&card.map_or_else(|| lang.t(key!("calc.custom_gpu")).to_string(), super::gpus::short_name)]) }</div>
-                <div class="v">{ format::gib(f.memory_bytes) }</div>
-                <div class="s">{ text }</div>
-                { for provenance }
-            </div>
-        }
-    });
-    let capacity = e.fit.as_ref().map(|f| f.memory_bytes);
-    // Which engine's figures these are: M_rec is 1.2 × (M_theory + 2 GB) with M_theory the peak
-    // in PyTorch, llama.cpp's total, or the card memory vLLM's pool needs.
-    let engine = match (app.value("mode").as_str(), app.value("engine").as_str()) {
-        ("training", _) => "torch",
-        (_, "llamacpp") => "llamacpp",
-        ("serve", _) | (_, "vllm") => "vllm",
-        _ => "torch",
-    };
-    let per_gpu = if e.gpus > 1 {
-        lang.f(key!("calc.per_gpu"), &[&e.gpus.to_string()])
-    } else {
-        String::new()
-    };
     let state = (*app).clone();
     // The what-ifs and the context chart (some twenty estimates and an SVG) follow a change one
     // task later, so that the totals and the working above paint within the frame of the change.
@@ -333,67 +277,12 @@ fn results(props: &ResultProps) -> Html {
     lines.extend(super::gpus::chart_lines());
     html! {
         <>
-            <div class="panel">
-                <h2 id="result-title">{ lang.f(key!("calc.result_for"), &[&e.model, &format::params(e.params)]) }{ per_gpu }</h2>
-                <div class="totals">
-                    { stat("total", key!("calc.total"), e.total_bytes, lang.f(key!("calc.total_sub"), &[&format::gb(e.total_bytes)])) }
-                    { stat("peak", key!("calc.peak"), e.peak_allocated_bytes, lang.t(if engine == "llamacpp" { key!("calc.peak_sub_llamacpp") } else { key!("calc.peak_sub") }).to_string()) }
-                    { stat("recommended", key!("calc.recommended"), e.recommended_bytes, lang.f(match engine { "vllm" => key!("calc.recommended_sub_vllm"), "llamacpp" => key!("calc.recommended_sub_total"), _ => key!("calc.recommended_sub") }, &[&format::gb(e.recommended_bytes)])) }
-                    { for fit }
-                </div>
-                if let (Some(t), Some(c)) = (e.kv_cache_tokens, e.max_concurrency_exact) {
-                    <p id="serving" data-kv-tokens={t.to_string()}>{ lang.f(key!("calc.serving_result"), &[&vramfit::estimate::thousands(t), &fixed(c, 2)]) }</p>
-                }
-                if e.cpu_bytes.get() > 0 {
-                    <p id="cpu">{ lang.f(key!("calc.cpu"), &[&format::gib(e.cpu_bytes)]) }</p>
-                }
-                if e.nvme_bytes.get() > 0 {
-                    <p id="nvme">{ lang.f(key!("calc.nvme"), &[&format::gib(e.nvme_bytes)]) }</p>
-                }
-                { chart::stacked_bar(lang, e, capacity) }
-            </div>
+            { totals_panel(&app, e) }
             // The speed is the full build's: a calculator build hands a state with a catalog card
             // over to it (`AppState::build`).
             { speed_panel(lang, e) }
-            <div class="panel">
-                <h2>{ lang.t(key!("calc.working")) }</h2>
-                <div class="scroll">
-                    <table id="working">
-                        <thead><tr><th>{ lang.t(key!("calc.component")) }</th><th class="num">{ lang.t(key!("calc.bytes")) }</th><th>{ lang.t(key!("calc.formula")) }</th></tr></thead>
-                        <tbody>
-                            { for e.components.iter().map(|c| {
-                                let off = !c.key.at_peak;
-                                html! {
-                                    <tr data-key={c.key.to_string()} data-bytes={c.bytes.get().to_string()}>
-                                        <td><span class="swatch" data-c={c.key.kind.name()}></span>
-                                            { chart::component_label(lang, c.key.kind) }
-                                            if off { <br /><span class="muted">{ lang.t(key!("calc.off_peak")) }</span> }</td>
-                                        <td class="num">{ format::gib(c.bytes) }</td>
-                                        <td><div class="formula">{ if lang.is_zh() { c.formula_zh.clone() } else { c.formula.clone() } }</div>
-                                            <div>{ if lang.is_zh() { &c.note_zh } else { &c.note_en } }</div></td>
-                                    </tr>
-                                }
-                            }) }
-                        </tbody>
-                    </table>
-                </div>
-                if !e.notes.is_empty() {
-                    <h3>{ lang.t(key!("calc.notes")) }</h3>
-                    <ul class="reasons">{ for e.notes.iter().map(|n| html! { <li>{ if lang.is_zh() { &n.zh } else { &n.en } }</li> }) }</ul>
-                }
-            </div>
-            <div class="panel" id="quick">
-                <h2>{ lang.t(key!("calc.quick")) }</h2>
-                <div class="totals">
-                    { stat("quick-theory", key!("calc.quick_theory"), e.quick.theory_bytes, format::gb(e.quick.theory_bytes)) }
-                    { stat("quick-rec", key!("calc.quick_rec"), e.quick.recommended_bytes, format::gb(e.quick.recommended_bytes)) }
-                </div>
-                <p class="formula" id="quick-formula">{ if lang.is_zh() { e.quick.formula_zh.clone() } else { e.quick.formula.clone() } }</p>
-                if !e.differences.is_empty() {
-                    <h3>{ lang.t(key!("calc.differences")) }</h3>
-                    <ul class="reasons" id="differences">{ for e.differences.iter().map(|d| html! { <li>{ if lang.is_zh() { &d.zh } else { &d.en } }</li> }) }</ul>
-                }
-            </div>
+            { working_panel(lang, e) }
+            { quick_panel(lang, e) }
             if !whatifs.0.is_empty() {
                 <div class="panel">
                     <h2>{ lang.t(key!("calc.whatif")) }</h2>
@@ -410,6 +299,145 @@ fn results(props: &ResultProps) -> Html {
                 </div>
             }
         </>
+    }
+}
+
+/// One figure of the results: its name, its bytes in GiB and a line under them.
+fn stat(lang: Lang, id: &str, key: Key, b: vramfit::Bytes, sub: String) -> Html {
+    html! {
+        <div class="stat" id={id.to_string()} data-bytes={b.get().to_string()}>
+            <div class="k">{ lang.t(key) }</div>
+            <div class="v">{ format::gib(b) }</div>
+            <div class="s">{ sub }</div>
+        </div>
+    }
+}
+
+/// The totals: what the run needs, its peak, the recommended memory and whether the card
+/// holds it; the serving figures, what goes to CPU memory and NVMe, and the stacked bar.
+fn totals_panel(app: &crate::Ctx, e: &Estimate) -> Html {
+    let lang = app.lang;
+    let fit = e.fit.as_ref().map(|f| fit_stat(lang, f));
+    let capacity = e.fit.as_ref().map(|f| f.memory_bytes);
+    // Which engine's figures these are: M_rec is 1.2 × (M_theory + 2 GB) with M_theory the peak
+    // in PyTorch, llama.cpp's total, or the card memory vLLM's pool needs.
+    let engine = match (app.value("mode").as_str(), app.value("engine").as_str()) {
+        ("training", _) => "torch",
+        (_, "llamacpp") => "llamacpp",
+        ("serve", _) | (_, "vllm") => "vllm",
+        _ => "torch",
+    };
+    let per_gpu = if e.gpus > 1 {
+        lang.f(key!("calc.per_gpu"), &[&e.gpus.to_string()])
+    } else {
+        String::new()
+    };
+    html! {
+        <div class="panel">
+            <h2 id="result-title">{ lang.f(key!("calc.result_for"), &[&e.model, &format::params(e.params)]) }{ per_gpu }</h2>
+            <div class="totals">
+                { stat(lang, "total", key!("calc.total"), e.total_bytes, lang.f(key!("calc.total_sub"), &[&format::gb(e.total_bytes)])) }
+                { stat(lang, "peak", key!("calc.peak"), e.peak_allocated_bytes, lang.t(if engine == "llamacpp" { key!("calc.peak_sub_llamacpp") } else { key!("calc.peak_sub") }).to_string()) }
+                { stat(lang, "recommended", key!("calc.recommended"), e.recommended_bytes, lang.f(match engine { "vllm" => key!("calc.recommended_sub_vllm"), "llamacpp" => key!("calc.recommended_sub_total"), _ => key!("calc.recommended_sub") }, &[&format::gb(e.recommended_bytes)])) }
+                { for fit }
+            </div>
+            if let (Some(t), Some(c)) = (e.kv_cache_tokens, e.max_concurrency_exact) {
+                <p id="serving" data-kv-tokens={t.to_string()}>{ lang.f(key!("calc.serving_result"), &[&vramfit::estimate::thousands(t), &fixed(c, 2)]) }</p>
+            }
+            if e.cpu_bytes.get() > 0 {
+                <p id="cpu">{ lang.f(key!("calc.cpu"), &[&format::gib(e.cpu_bytes)]) }</p>
+            }
+            if e.nvme_bytes.get() > 0 {
+                <p id="nvme">{ lang.f(key!("calc.nvme"), &[&format::gib(e.nvme_bytes)]) }</p>
+            }
+            { chart::stacked_bar(lang, e, capacity) }
+        </div>
+    }
+}
+
+/// Whether the run fits the card, with where the card's memory figure comes from.
+fn fit_stat(lang: Lang, f: &Fit) -> Html {
+    let text = if f.fits {
+        lang.f(key!("calc.fits"), &[&format::gib(f.headroom_bytes)])
+    } else {
+        // A reason other than the bytes (vLLM's pool too small for one max_model_len
+        // sequence) says what fails; the shortfall alone could read "0 GiB short".
+        match &f.reason {
+            Some(r) => (if lang.is_zh() { &r.zh } else { &r.en }).clone(),
+            None => lang.f(key!("calc.nofit"), &[&format::gib(f.shortfall_bytes)]),
+        }
+    };
+    // Where the card's memory figure comes from: CUDA's total on a real card, or a stated rule.
+    let card = vramfit::hardware::find_gpu(&f.gpu);
+    let provenance = card.map(|g| {
+        let (key, rest) = match g.memory_source {
+            vramfit::hardware::MemorySource::Measured => {
+                (key!("calc.mem_measured"), g.memory_note.strip_prefix("measured: "))
+            }
+            vramfit::hardware::MemorySource::Derived => {
+                (key!("calc.mem_derived"), g.memory_note.strip_prefix("derived: "))
+            }
+        };
+        html! { <div class="src muted" id="gpu-memory-source">{ lang.f(key, &[rest.unwrap_or(g.memory_note), g.date]) }</div> }
+    });
+    html! {
+        <div class="stat" id="fit" data-fits={if f.fits { "true" } else { "false" }}>
+            <div class="k">{ lang.f(key!("calc.on_gpu"), &[&card.map_or_else(|| lang.t(key!("calc.custom_gpu")).to_string(), super::gpus::short_name)]) }</div>
+            <div class="v">{ format::gib(f.memory_bytes) }</div>
+            <div class="s">{ text }</div>
+            { for provenance }
+        </div>
+    }
+}
+
+/// The working: every component of the estimate with its bytes and formula, and the notes.
+fn working_panel(lang: Lang, e: &Estimate) -> Html {
+    html! {
+        <div class="panel">
+            <h2>{ lang.t(key!("calc.working")) }</h2>
+            <div class="scroll">
+                <table id="working">
+                    <thead><tr><th>{ lang.t(key!("calc.component")) }</th><th class="num">{ lang.t(key!("calc.bytes")) }</th><th>{ lang.t(key!("calc.formula")) }</th></tr></thead>
+                    <tbody>
+                        { for e.components.iter().map(|c| {
+                            let off = !c.key.at_peak;
+                            html! {
+                                <tr data-key={c.key.to_string()} data-bytes={c.bytes.get().to_string()}>
+                                    <td><span class="swatch" data-c={c.key.kind.name()}></span>
+                                        { chart::component_label(lang, c.key.kind) }
+                                        if off { <br /><span class="muted">{ lang.t(key!("calc.off_peak")) }</span> }</td>
+                                    <td class="num">{ format::gib(c.bytes) }</td>
+                                    <td><div class="formula">{ if lang.is_zh() { c.formula_zh.clone() } else { c.formula.clone() } }</div>
+                                        <div>{ if lang.is_zh() { &c.note_zh } else { &c.note_en } }</div></td>
+                                </tr>
+                            }
+                        }) }
+                    </tbody>
+                </table>
+            </div>
+            if !e.notes.is_empty() {
+                <h3>{ lang.t(key!("calc.notes")) }</h3>
+                <ul class="reasons">{ for e.notes.iter().map(|n| html! { <li>{ if lang.is_zh() { &n.zh } else { &n.en } }</li> }) }</ul>
+            }
+        </div>
+    }
+}
+
+/// The guide's quick estimate beside the detailed one, and how the two differ.
+fn quick_panel(lang: Lang, e: &Estimate) -> Html {
+    html! {
+        <div class="panel" id="quick">
+            <h2>{ lang.t(key!("calc.quick")) }</h2>
+            <div class="totals">
+                { stat(lang, "quick-theory", key!("calc.quick_theory"), e.quick.theory_bytes, format::gb(e.quick.theory_bytes)) }
+                { stat(lang, "quick-rec", key!("calc.quick_rec"), e.quick.recommended_bytes, format::gb(e.quick.recommended_bytes)) }
+            </div>
+            <p class="formula" id="quick-formula">{ if lang.is_zh() { e.quick.formula_zh.clone() } else { e.quick.formula.clone() } }</p>
+            if !e.differences.is_empty() {
+                <h3>{ lang.t(key!("calc.differences")) }</h3>
+                <ul class="reasons" id="differences">{ for e.differences.iter().map(|d| html! { <li>{ if lang.is_zh() { &d.zh } else { &d.en } }</li> }) }</ul>
+            }
+        </div>
     }
 }
 

@@ -1,0 +1,363 @@
+//! The form's texts read into the estimator's input ([`to_input`]): each field set directly,
+//! a choice through the estimator's own `Deserialize` ([`choice`]), every error naming its field.
+
+use serde::de::{DeserializeOwned, IntoDeserializer, value::Error as ValueError};
+use vramfit::InputError;
+use vramfit::estimate::EstimateInput;
+use vramfit::precision::{Dtype, KvDtype, Quantization};
+
+use super::FIELDS;
+
+/// A choice's text read by the estimator's own `Deserialize` (unit variants by their serde
+/// names), so the form cannot offer a value the estimator's JSON input would not take. The
+/// English error is serde's (`unknown variant `x`, expected one of …`); the Chinese names the
+/// value, the form's menu showing the others.
+pub(super) fn choice<T: DeserializeOwned>(field: &str, v: &str) -> Result<T, InputError> {
+    T::deserialize(IntoDeserializer::<ValueError>::into_deserializer(v))
+        .map_err(|e| choice_error(field, v, e))
+}
+
+/// [`choice`]'s error, in one body for every type it reads.
+#[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
+fn choice_error(field: &str, v: &str, e: ValueError) -> InputError {
+    vramfit::input_error!(
+        UnknownName,
+        field,
+        ["{e}"],
+        ["未知的取值 `{v}`"],
+        "one of the values the form offers",
+        "表单提供的值之一",
+    )
+}
+
+/// The fields [`to_input`] sets itself, not through [`set`]: the model, its source and the
+/// precision fields, which depend on each other.
+const SET_BY_TO_INPUT: [&str; 7] = [
+    "source",
+    "model",
+    "params",
+    "quantization",
+    "kv_dtype",
+    "dtype",
+    "lora_targets",
+];
+
+/// Sets the field `key` of `input` from its text `v` (trimmed); not the fields in
+/// [`SET_BY_TO_INPUT`].
+fn set(input: &mut EstimateInput, key: &str, v: &str) -> Result<(), InputError> {
+    let num = || number(key, v);
+    let opt = || -> Result<Option<f64>, InputError> {
+        if v.is_empty() {
+            Ok(None)
+        } else {
+            number(key, v).map(Some)
+        }
+    };
+    let text = || (!v.is_empty()).then(|| v.to_string());
+    let on = v == "true";
+    match key {
+        "mode" => input.mode = choice(key, v)?,
+        "engine" => input.engine = choice(key, v)?,
+        "attention" => input.attention = choice(key, v)?,
+        "logits" => input.logits = choice(key, v)?,
+        "optimizer" => input.optimizer = choice(key, v)?,
+        "precision" => input.precision = choice(key, v)?,
+        "grad_checkpointing" => input.grad_checkpointing = choice(key, v)?,
+        "offload" => input.offload = choice(key, v)?,
+        "batch" => input.batch = num()?,
+        "seq_len" => input.seq_len = num()?,
+        "new_tokens" => input.new_tokens = num()?,
+        "lora_rank" => input.lora_rank = num()?,
+        "zero" => input.zero = num()?,
+        "gpus" => input.gpus = opt()?,
+        "tp" => input.tp = num()?,
+        "pp" => input.pp = num()?,
+        "ep" => input.ep = num()?,
+        "gpu_memory_utilization" => input.gpu_memory_utilization = num()?,
+        "mem_fraction_static" => input.mem_fraction_static = opt()?,
+        "free_gpu_memory_fraction" => input.free_gpu_memory_fraction = opt()?,
+        "cuda_graph_max_bs" => input.cuda_graph_max_bs = opt()?,
+        "ubatch" => input.ubatch = num()?,
+        "max_model_len" => input.max_model_len = opt()?,
+        "max_num_seqs" => input.max_num_seqs = opt()?,
+        "max_num_batched_tokens" => input.max_num_batched_tokens = opt()?,
+        "gpu_layers" => input.gpu_layers = opt()?,
+        "qlora" => input.qlora = on,
+        "fused_optimizer" => input.fused_optimizer = on,
+        "cuda_graphs" => input.cuda_graphs = on,
+        "gpu" => input.gpu = text(),
+        "gpu_memory" => input.gpu_memory = text(),
+        _ => {
+            return Err(vramfit::input_error!(
+                UnknownName,
+                key,
+                "not a field of the estimator's input",
+                "不是估算器输入中的字段",
+                "the fields the form offers",
+                "表单提供的字段",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The estimator's input for the form's values (`value(key)` gives a field's text) and, when
+/// the source is a config.json, its parsed architecture. Every error names the field.
+pub fn to_input(
+    value: &dyn Fn(&str) -> String,
+    config: Option<&vramfit::config::ParsedConfig>,
+) -> Result<EstimateInput, InputError> {
+    let mut input = EstimateInput::default();
+    for f in FIELDS.iter().filter(|f| !SET_BY_TO_INPUT.contains(&f.key)) {
+        set(&mut input, f.key, value(f.key).trim())?;
+    }
+    match value("source").as_str() {
+        "params" => input.params = Some(value("params")),
+        s if read_model(s) => match config {
+            Some(c) => {
+                input.arch = Some(c.arch);
+                input.dtype = c.dtype;
+                if let Some(q) = c.quantization {
+                    input.quantization = q;
+                }
+            }
+            None => return Err(no_model(value)),
+        },
+        _ => input.model = Some(value("model")),
+    }
+    let dtype = value("dtype");
+    if !dtype.trim().is_empty() {
+        input.dtype = Some(Dtype::parse("dtype", &dtype)?);
+    }
+    let q = value("quantization");
+    if q != "none" || !read_model(&value("source")) {
+        input.quantization = Quantization::parse("quantization", &q)?;
+    }
+    input.kv_dtype = KvDtype::parse("kv_dtype", &value("kv_dtype"))?;
+    input.lora_targets = value("lora_targets")
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect();
+    Ok(input)
+}
+
+/// Whether the model of `source` is read (a config.json or weights file) or looked up (on a hub,
+/// the full build's source), its architecture and format then given, not a preset's.
+fn read_model(source: &str) -> bool {
+    source == "config" || (cfg!(feature = "full") && source == "hub")
+}
+
+/// The error of a model source with no model yet: no config.json dropped, or (full build) no
+/// model looked up on the hub.
+fn no_model(value: &dyn Fn(&str) -> String) -> InputError {
+    #[cfg(feature = "full")]
+    if value("source") == "hub" {
+        let repo = value("model");
+        return vramfit::input_error!(
+            Missing,
+            "hub",
+            ["`{repo}` is not looked up yet"],
+            ["尚未查询 `{repo}`"],
+            "the Look up button: it reads the repo's config.json and the headers of its weights from the hub",
+            "“查询”按钮：从模型仓库读取该仓库的 config.json 与权重文件头",
+        );
+    }
+    #[cfg(not(feature = "full"))]
+    let _ = value;
+    vramfit::input_error!(
+        Missing,
+        "config.json",
+        "no config.json loaded",
+        "尚未加载 config.json",
+        "a Hugging Face config.json, dropped or chosen",
+        "拖入或选择的 Hugging Face config.json",
+    )
+}
+
+fn number(field: &str, v: &str) -> Result<f64, InputError> {
+    vramfit::units::parse_number(v).ok_or_else(|| {
+        vramfit::input_error!(
+            NotANumber,
+            field,
+            ["`{v}` is not a number"],
+            ["`{v}` 不是数字"],
+            "a number",
+            "数字",
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fields::Kind;
+    use crate::fields::tests::defaults_only;
+
+    #[test]
+    fn errors_name_the_field() {
+        let v = |k: &str| {
+            if k == "batch" {
+                "0".to_string()
+            } else {
+                defaults_only(k)
+            }
+        };
+        let e = vramfit::estimate::estimate(&to_input(&v, None).unwrap()).unwrap_err();
+        assert_eq!(e.field, "batch");
+        let v = |k: &str| {
+            if k == "seq_len" {
+                "abc".to_string()
+            } else {
+                defaults_only(k)
+            }
+        };
+        assert_eq!(to_input(&v, None).unwrap_err().field, "seq_len");
+        let v = |k: &str| match k {
+            "source" => "params".to_string(),
+            "params" => "seven".to_string(),
+            _ => defaults_only(k),
+        };
+        let e = vramfit::estimate::estimate(&to_input(&v, None).unwrap()).unwrap_err();
+        assert_eq!(e.field, "params");
+    }
+
+    /// The form's own errors, in both languages (this build has both; a build of one holds only
+    /// its side, from the same `input_error!`).
+    #[test]
+    fn the_forms_own_errors_in_english_and_chinese() {
+        let both = |e: InputError| {
+            let zh = e.zh();
+            (e.problem, e.accepted, zh.problem, zh.accepted)
+        };
+        let (p, a, p_zh, a_zh) =
+            both(choice::<vramfit::estimate::Engine>("engine", "x").unwrap_err());
+        assert_eq!(
+            p,
+            "unknown variant `x`, expected one of `hf`, `vllm`, `llamacpp`, `sglang`, `ollama`, `trtllm`"
+        );
+        assert_eq!(a, "one of the values the form offers");
+        assert_eq!(
+            (p_zh.as_str(), a_zh.as_str()),
+            ("未知的取值 `x`", "表单提供的值之一")
+        );
+        let (p, a, p_zh, a_zh) = both(number("batch", "x").unwrap_err());
+        assert_eq!(
+            (p.as_str(), a.as_str()),
+            ("`x` is not a number", "a number")
+        );
+        assert_eq!((p_zh.as_str(), a_zh.as_str()), ("`x` 不是数字", "数字"));
+        let mut input = EstimateInput::default();
+        let (p, _, p_zh, a_zh) = both(set(&mut input, "nope", "1").unwrap_err());
+        assert_eq!(p, "not a field of the estimator's input");
+        assert_eq!(
+            (p_zh.as_str(), a_zh.as_str()),
+            ("不是估算器输入中的字段", "表单提供的字段")
+        );
+        let v = |k: &str| match k {
+            "source" => "config".to_string(),
+            _ => defaults_only(k),
+        };
+        let e = to_input(&v, None).unwrap_err();
+        assert_eq!(e.field, "config.json");
+        assert_eq!(e.zh().problem, "尚未加载 config.json");
+    }
+
+    /// The generic fields of the form (all but the model, its source and the precision
+    /// fields, which `to_input` sets itself) read as one JSON object by the estimator's own
+    /// `Deserialize`, the way `to_input` once did; the other fields are the defaults.
+    fn via_json(value: &dyn Fn(&str) -> String) -> Result<EstimateInput, String> {
+        use serde_json::Value;
+        let mut map = serde_json::Map::new();
+        for f in FIELDS {
+            let v = value(f.key);
+            let v = v.trim();
+            let num = || {
+                vramfit::units::parse_number(v)
+                    .map(Value::from)
+                    .ok_or("not a number")
+            };
+            if SET_BY_TO_INPUT.contains(&f.key) {
+                continue;
+            }
+            let json = match (f.key, f.kind) {
+                ("zero", _) | (_, Kind::Number) => num()?,
+                (_, Kind::OptNumber | Kind::Text) if v.is_empty() => continue,
+                (_, Kind::OptNumber) => num()?,
+                (_, Kind::Bool) => Value::Bool(v == "true"),
+                (_, Kind::Text | Kind::Choice(_)) => Value::String(v.to_string()),
+            };
+            map.insert(f.key.to_string(), json);
+        }
+        serde_json::from_value(Value::Object(map)).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn fields_set_directly_read_as_the_json_input_does() {
+        let mut cases: Vec<(&str, &str)> = vec![("", "")];
+        // The source is `to_input`'s own (the config.json it needs is not JSON input).
+        for f in FIELDS.iter().filter(|f| f.key != "source") {
+            let choices: Vec<&str>;
+            let values: &[&str] = match f.kind {
+                Kind::Choice(values) => {
+                    choices = values.iter().map(|c| c.0).collect();
+                    &choices
+                }
+                Kind::Number => &["3", "0.5", "-2", "1e3", "abc"],
+                Kind::OptNumber => &["", "7", "0.25", "x"],
+                Kind::Bool => &["true", "false"],
+                Kind::Text => &["", "h100-sxm5-80gb", "80GB"],
+            };
+            cases.extend(values.iter().map(|v| (f.key, *v)));
+        }
+        for (key, text) in cases {
+            let v = |k: &str| {
+                if k == key {
+                    text.to_string()
+                } else {
+                    defaults_only(k)
+                }
+            };
+            let json = via_json(&v);
+            match to_input(&v, None) {
+                Ok(direct) => {
+                    let mut json = json.unwrap_or_else(|e| panic!("{key} = {text}: {e}"));
+                    json.model = direct.model.clone();
+                    json.params = direct.params.clone();
+                    json.dtype = direct.dtype;
+                    json.quantization = direct.quantization;
+                    json.kv_dtype = direct.kv_dtype;
+                    json.lora_targets = direct.lora_targets.clone();
+                    assert_eq!(direct, json, "{key} = {text}");
+                }
+                Err(e) => {
+                    assert_eq!(e.field, key, "{key} = {text}");
+                    // Only the fields `via_json` reads can disagree with it.
+                    if !matches!(key, "quantization" | "kv_dtype" | "dtype") {
+                        assert!(json.is_err(), "{key} = {text}: JSON took it");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_choice_is_accepted_by_the_estimator() {
+        for f in FIELDS.iter().filter(|f| f.key != "source") {
+            if let Kind::Choice(values) = f.kind {
+                for (c, _) in values {
+                    let v = |k: &str| {
+                        if k == f.key {
+                            c.to_string()
+                        } else {
+                            defaults_only(k)
+                        }
+                    };
+                    let input = to_input(&v, None);
+                    assert!(input.is_ok(), "{} = {c}: {:?}", f.key, input.err());
+                }
+            }
+        }
+    }
+}
