@@ -3,7 +3,8 @@
 //! calculator shows comes from here, that is, from the estimator.
 
 use vramfit::config::ParsedConfig;
-use vramfit::estimate::{Estimate, EstimateInput, Mode, estimate};
+use vramfit::estimate::{Estimate, EstimateInput, Mode, Rules, estimate};
+use vramfit::precision::KvDtype;
 use vramfit::{ErrorKind, InputError};
 
 use vramfit::Bytes;
@@ -60,6 +61,12 @@ pub fn input_with(s: &AppState, changes: &[(&str, String)]) -> Result<EstimateIn
 /// The estimate for the state.
 pub fn estimate_of(s: &AppState) -> Result<Estimate, InputError> {
     estimate(&input_with(s, &[])?)
+}
+
+/// What the state's engine decides (`vramfit::estimate::Rules`), for the words that depend on
+/// it; `None` while the form does not read as an input.
+pub fn rules_of(s: &AppState) -> Option<&'static Rules> {
+    input_with(s, &[]).ok().map(|i| i.runner().rules())
 }
 
 /// One what-if: a change of the inputs and what it does.
@@ -154,12 +161,13 @@ pub fn what_ifs(s: &AppState, base: &Estimate) -> Vec<WhatIf> {
                 candidates.push((what!("int4"), vec![("quantization", "awq".into())]));
             }
         }
-        // A smaller KV cache where the engine has one: fp8 in vLLM, q8_0 in llama.cpp
-        // (transformers has neither).
+        // A smaller KV cache where the engine has one (its rules' KV types): q8_0 in llama.cpp
+        // and Ollama, fp8 in vLLM, SGLang and TensorRT-LLM (transformers has neither).
+        let kv_types = rules_of(s).and_then(|r| r.kv_dtypes).unwrap_or_default();
         if s.value("kv_dtype") == "auto" {
-            if s.value("engine") == "llamacpp" {
+            if kv_types.contains(&KvDtype::Q8_0) {
                 candidates.push((what!("kv_q8"), vec![("kv_dtype", "q8_0".into())]));
-            } else if s.value("engine") == "vllm" || s.value("mode") == "serve" {
+            } else if kv_types.contains(&KvDtype::Fp8) {
                 candidates.push((what!("kv_fp8"), vec![("kv_dtype", "fp8".into())]));
             }
         }

@@ -34,6 +34,14 @@ pub fn gb(b: Bytes) -> String {
     }
 }
 
+/// A size in MiB, digits grouped, as `nvidia-smi` prints memory: `67,762 MiB`.
+pub fn mib(b: Bytes) -> String {
+    format!(
+        "{} MiB",
+        vramfit::estimate::thousands(b.get().div_ceil(1 << 20))
+    )
+}
+
 /// `15.26 GiB (16.4 GB)`.
 pub fn both(b: Bytes) -> String {
     format!("{} ({})", gib(b), gb(b))

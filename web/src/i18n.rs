@@ -316,6 +316,7 @@ texts! {
     ("calc.quick_theory", "Quick M_theory", "快速估算 M_theory"),
     ("calc.recommended", "Recommended (M_rec)", "建议显存 (M_rec)"),
     ("calc.recommended_sub", "1.2 × (peak + 2 GB) = {0}", "1.2 × (峰值 + 2 GB) = {0}"),
+    ("calc.recommended_sub_ollama", "1.2 × (the card memory that holds every layer on the GPU + 2 GB) = {0}", "1.2 × (全部层都放在 GPU 上所需的显存 + 2 GB) = {0}"),
     ("calc.recommended_sub_total", "1.2 × (total + 2 GB) = {0}", "1.2 × (总量 + 2 GB) = {0}"),
     ("calc.recommended_sub_vllm", "1.2 × (the card memory the KV pool needs + 2 GB) = {0}", "1.2 × (KV 池所需的显卡显存 + 2 GB) = {0}"),
     ("calc.reset", "Reset to defaults", "恢复默认值"),

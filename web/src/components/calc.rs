@@ -4,7 +4,7 @@
 use std::rc::Rc;
 
 use vramfit::InputError;
-use vramfit::estimate::{Estimate, Fit};
+use vramfit::estimate::{Estimate, Fit, LayerOffload, PeakSource, Required};
 use vramfit::units::fixed;
 use yew::prelude::*;
 
@@ -319,13 +319,18 @@ fn totals_panel(app: &crate::Ctx, e: &Estimate) -> Html {
     let lang = app.lang;
     let fit = e.fit.as_ref().map(|f| fit_stat(lang, f));
     let capacity = e.fit.as_ref().map(|f| f.memory_bytes);
-    // Which engine's figures these are: M_rec is 1.2 × (M_theory + 2 GB) with M_theory the peak
-    // in PyTorch, llama.cpp's total, or the card memory vLLM's pool needs.
-    let engine = match (app.value("mode").as_str(), app.value("engine").as_str()) {
-        ("training", _) => "torch",
-        (_, "llamacpp") => "llamacpp",
-        ("serve", _) | (_, "vllm") => "vllm",
-        _ => "torch",
+    // M_rec is 1.2 × (M_theory + 2 GB), M_theory as the engine decides it: PyTorch's peak,
+    // llama.cpp's total, the card memory a serving engine's pool needs for the batch, or the
+    // memory that holds Ollama's every layer on the GPU.
+    let rules = compute::rules_of(app);
+    let llamacpp_peak = e.peak_source == PeakSource::Llamacpp;
+    let m_theory = match rules.map(|r| (r.required, r.offload)) {
+        Some((Required::Theory, LayerOffload::EngineDecides)) => {
+            key!("calc.recommended_sub_ollama")
+        }
+        Some((Required::Theory, _)) => key!("calc.recommended_sub_vllm"),
+        _ if llamacpp_peak => key!("calc.recommended_sub_total"),
+        _ => key!("calc.recommended_sub"),
     };
     let per_gpu = if e.gpus > 1 {
         lang.f(key!("calc.per_gpu"), &[&e.gpus.to_string()])
@@ -336,9 +341,9 @@ fn totals_panel(app: &crate::Ctx, e: &Estimate) -> Html {
         <div class="panel">
             <h2 id="result-title">{ lang.f(key!("calc.result_for"), &[&e.model, &format::params(e.params)]) }{ per_gpu }</h2>
             <div class="totals">
-                { stat(lang, "total", key!("calc.total"), e.total_bytes, lang.f(key!("calc.total_sub"), &[&format::gb(e.total_bytes)])) }
-                { stat(lang, "peak", key!("calc.peak"), e.peak_allocated_bytes, lang.t(if engine == "llamacpp" { key!("calc.peak_sub_llamacpp") } else { key!("calc.peak_sub") }).to_string()) }
-                { stat(lang, "recommended", key!("calc.recommended"), e.recommended_bytes, lang.f(match engine { "vllm" => key!("calc.recommended_sub_vllm"), "llamacpp" => key!("calc.recommended_sub_total"), _ => key!("calc.recommended_sub") }, &[&format::gb(e.recommended_bytes)])) }
+                { stat(lang, "total", key!("calc.total"), e.total_bytes, lang.f(key!("calc.total_sub"), &[&format::mib(e.total_bytes)])) }
+                { stat(lang, "peak", key!("calc.peak"), e.peak_allocated_bytes, lang.t(if llamacpp_peak { key!("calc.peak_sub_llamacpp") } else { key!("calc.peak_sub") }).to_string()) }
+                { stat(lang, "recommended", key!("calc.recommended"), e.recommended_bytes, lang.f(m_theory, &[&format::gb(e.recommended_bytes)])) }
                 { for fit }
             </div>
             if let (Some(t), Some(c)) = (e.kv_cache_tokens, e.max_concurrency_exact) {
