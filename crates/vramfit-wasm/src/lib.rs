@@ -18,7 +18,7 @@
 //!
 //! Two modules ship. Without the Cargo feature `full`: `estimate`, `solve`, `version` and every
 //! catalog (`gpus`, `models`, `offers`, `platforms`): the package's main module
-//! (`import … from "vramfit"`, and the widget's), under the 140 KB gzip budget. With `full` (on by
+//! (`import … from "vramfit"`, and the widget's), under the 145 KB gzip budget. With `full` (on by
 //! default): every function, also `recommend`, `planMig`, `diagnose`, `parseConfig`, the
 //! weights-file header readers and `searchModels` (`vramfit/full`). The offers and platforms,
 //! which the estimator does not use, are compiled in as the JSON text `build.rs` writes, not as
@@ -122,12 +122,15 @@ const ERROR_TYPE: &str = r#"
 export interface VramfitError extends Error {
   kind: ErrorKind;
   field: string;
+  problem: string;
+  accepted: string;
   message_zh?: string;
 }
 "#;
 
 /// An input error as a JavaScript `Error`: its `message` in English (`field: problem; accepted:
-/// …`), its `kind` (`out_of_range`, as JSON writes an [`ErrorKind`]) and `field`, and, where the
+/// …`), its `kind` (`out_of_range`, as JSON writes an [`ErrorKind`]), `field`, `problem` and
+/// `accepted` (the parts of the message, as the native JSON has them), and, where the
 /// code that found the error wrote it in Chinese too (every error of the estimator's input),
 /// `message_zh` in Chinese (`字段：问题。可接受：…。`, as the site writes it).
 fn js_err(e: InputError) -> JsValue {
@@ -135,6 +138,8 @@ fn js_err(e: InputError) -> JsValue {
     // Setting a property on a fresh `Error` cannot fail.
     let _ = js_sys::Reflect::set(&error, &"kind".into(), &e.kind.name().into());
     let _ = js_sys::Reflect::set(&error, &"field".into(), &e.field.as_str().into());
+    let _ = js_sys::Reflect::set(&error, &"problem".into(), &e.problem.as_str().into());
+    let _ = js_sys::Reflect::set(&error, &"accepted".into(), &e.accepted.as_str().into());
     if let Some((problem, accepted)) = e.chinese() {
         let zh = format!("{}：{problem}。可接受：{accepted}。", e.field);
         let _ = js_sys::Reflect::set(&error, &"message_zh".into(), &zh.into());

@@ -100,6 +100,19 @@ fn errors_name_the_field() {
     let thrown = estimate(input(r#"{"params":"7B","batch":0}"#))
         .err()
         .expect("an error");
+    // And the message's parts, as the native JSON has them.
+    assert_eq!(
+        get(&thrown, "problem").as_string().as_deref(),
+        Some("0 is out of range")
+    );
+    assert!(
+        get(&thrown, "accepted")
+            .as_string()
+            .is_some_and(|a| a.contains("1 to"))
+    );
+    let thrown = estimate(input(r#"{"params":"7B","batch":0}"#))
+        .err()
+        .expect("an error");
     assert_eq!(
         get(&thrown, "kind").as_string().as_deref(),
         Some("out_of_range")

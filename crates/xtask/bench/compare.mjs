@@ -1,12 +1,12 @@
 // What the parity check and the Node benchmark share, with no Node import, so that the same
 // file runs in the browser: calling the package, normalising its answers, comparing exactly.
 
-/** An error as `{ message, field? , problem?, accepted? }`, whatever the package throws. */
+/** An error as `{ message, kind?, field?, problem?, accepted? }`, whatever the package throws. */
 export function errorOf(e) {
   const o = e && typeof e === 'object' ? (e instanceof Map ? Object.fromEntries(e) : e) : {};
   return {
     message: String(o.message ?? (typeof e === 'string' ? e : JSON.stringify(plain(o)))),
-    field: o.field, problem: o.problem, accepted: o.accepted,
+    kind: o.kind, field: o.field, problem: o.problem, accepted: o.accepted,
   };
 }
 
@@ -106,7 +106,7 @@ export function compareAll(cases, est) {
     } else if (!r.error) {
       d = `accepted, natively refused (${c.error.field}: ${c.error.problem})`;
     } else if (r.error.field !== undefined) {
-      d = diff(c.error, plain({ field: r.error.field, problem: r.error.problem, accepted: r.error.accepted }));
+      d = diff(c.error, plain({ kind: r.error.kind, field: r.error.field, problem: r.error.problem, accepted: r.error.accepted }));
     } else if (!r.error.message.includes(c.error.field) || !r.error.message.includes(c.error.problem)) {
       d = `error "${r.error.message}" does not say "${c.error.field}: ${c.error.problem}"`;
     }

@@ -4,7 +4,7 @@
 //!
 //! Budgets (gzip, as a browser downloads it: `gzip -9 -c` of a file the server compresses, and
 //! the file as it is for a module `cargo xtask dist` compressed itself, `NAME.gz`):
-//! - the npm package's wasm under 140 KB: the module that `import "vramfit"` loads, with the
+//! - the npm package's wasm under 145 KB: the module that `import "vramfit"` loads, with the
 //!   estimator and every catalog (`vramfit/full`, every function in one module, is measured
 //!   and held to a ceiling, not to this budget);
 //! - the site's first load under 150 KB in each language: `index.html`, everything it
@@ -25,7 +25,7 @@ mod security;
 use security::{no_eval, security_of_dist, text_only_rendering};
 
 /// The npm package's wasm, gzip.
-pub const NPM_WASM_BUDGET: u64 = 140 * 1000;
+pub const NPM_WASM_BUDGET: u64 = 145 * 1000;
 /// The site's first load in each language, as downloaded.
 pub const FIRST_LOAD_BUDGET: u64 = 150 * 1000;
 
