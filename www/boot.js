@@ -44,6 +44,11 @@ function chosen(hash) {
     if (m[1] === 'en') lang = 'en';
     else if (['zh', 'zh-CN', 'zh-cn'].includes(m[1])) lang = 'zh';
   }
+  // The language last shown in this browser (the app keeps it under this key), else the
+  // browser's own.
+  let kept = null;
+  try { kept = localStorage.getItem('vramfit.lang'); } catch { /* storage refused */ }
+  if (kept === 'en' || kept === 'zh') lang ??= kept;
   return lang ?? ((navigator.language || '').trim().toLowerCase().startsWith('zh') ? 'zh' : 'en');
 }
 

@@ -268,6 +268,21 @@ test('the plain module loads where the precompressed copy cannot be used, with t
   noProblems(hostPage, 'problems with a host that inflates .gz');
 });
 
+test('the language last shown is kept for the next visit to a link that names none', async () => {
+  for (const [code, html] of [['zh', 'zh-CN'], ['en', 'en']]) {
+    const context = await browser({ serviceWorkers: 'block' });
+    const wasm = modulesFetched(context);
+    const page = await watchedPage(context);
+    await go(page, `#/calc?lang=${code}`, 'calc');
+    eq(await page.evaluate(() => document.documentElement.lang), html, `shown in ${code}`);
+    const next = await context.newPage();
+    await go(next, '#/calc', 'calc');
+    eq(await next.evaluate(() => document.documentElement.lang), html, `the next visit keeps ${code}`);
+    assert(wasm.every((n) => n.startsWith(`vramfit_${code}_bg-`)), `the ${code} calculator's build both times: ${wasm}`);
+    noProblems(page, 'problems');
+  }
+});
+
 test('each language has its calculator build: the first load holds one, the menu hands over to the other', async () => {
   const context = await browser({ serviceWorkers: 'block', locale: 'zh-CN' });
   const wasm = modulesFetched(context);

@@ -113,6 +113,7 @@ pub fn app() -> Html {
                 }
             }));
             hooks::set_document_lang(s.lang.shown().code());
+            hooks::remember_lang(s.lang);
             hooks::set_title(&format!(
                 "{} · {}",
                 s.lang.t(s.view.title_key()),

@@ -15,12 +15,35 @@ pub fn location_hash() -> String {
         .unwrap_or_default()
 }
 
-/// The browser's preferred language (`navigator.language`).
+/// Where the language last shown is kept, for a link that names none (`www/boot.js` reads the
+/// same key).
+const LANG_KEY: &str = "vramfit.lang";
+
+/// The language for a link that names none: the one last shown in this browser
+/// (`localStorage`), else the browser's preferred one (`navigator.language`).
 pub fn browser_lang() -> Lang {
-    web_sys::window()
-        .and_then(|w| w.navigator().language())
-        .map(|l| Lang::from_tag(&l))
+    let w = web_sys::window();
+    let remembered = w
+        .as_ref()
+        .and_then(|w| w.local_storage().ok().flatten())
+        .and_then(|s| s.get_item(LANG_KEY).ok().flatten())
+        .and_then(|l| Lang::from_url(&l));
+    remembered
+        .or_else(|| {
+            w.and_then(|w| w.navigator().language())
+                .map(|l| Lang::from_tag(&l))
+        })
         .unwrap_or_default()
+}
+
+/// Keeps `lang` as the language last shown, for the next visit (a full or refused storage is
+/// ignored: the next visit then follows the browser's language).
+pub fn remember_lang(lang: Lang) {
+    if let Some(s) = web_sys::window().and_then(|w| w.local_storage().ok().flatten())
+        && s.get_item(LANG_KEY).ok().flatten().as_deref() != Some(lang.url_code())
+    {
+        let _ = s.set_item(LANG_KEY, lang.url_code());
+    }
 }
 
 /// Replaces the URL's hash without a new history entry (and without a `hashchange`).
