@@ -93,7 +93,13 @@ pub fn models_on(template: &EstimateInput, gpu: &Gpu, with_context: bool) -> Vec
     let mut rows = Vec::new();
     for p in crate::presets::presets() {
         let mut best_found = false;
+        // An encoder or an image model generates nothing and is run as released: no quantized
+        // rows (bitsandbytes, FP8, AWQ and GGUF are formats of decoder LLMs), no tokens/s.
+        let generative = p.arch.is_generative();
         for format in formats(template.mode, template.engine) {
+            if !generative && format != Quantization::None {
+                continue;
+            }
             let input = run_of(template, p.id, format, gpu);
             let Ok(w) = input.resolve() else { continue };
             let e = within_reach(w.figures());
@@ -103,7 +109,7 @@ pub fn models_on(template: &EstimateInput, gpu: &Gpu, with_context: bool) -> Vec
             let fits = required <= gpu.memory;
             let tokens_per_s = e
                 .ok()
-                .filter(|_| fits)
+                .filter(|_| fits && (generative || template.mode == Mode::Training))
                 .and_then(|e| e.throughput)
                 .and_then(|t| t.decode_tokens_per_s.or(t.tokens_per_s));
             let context = if fits && with_context {
@@ -237,6 +243,29 @@ pub fn grid(template: &EstimateInput, gpus: &[&Gpu]) -> Grid {
 mod tests {
     use super::*;
     use crate::hardware::{find_gpu, gpus};
+
+    /// An encoder (BERT) or an image model (ResNet, ViT) is listed as released, with no
+    /// generation speed: no bitsandbytes rows, no tokens/s (#43). A decoder keeps its formats.
+    #[test]
+    fn models_that_generate_nothing_have_one_row_and_no_speed() {
+        let gpu = find_gpu("rtx-4090").unwrap();
+        let rows = models_on(&template(Mode::Inference, Engine::Hf), gpu, false);
+        for id in [
+            "google-bert/bert-base-uncased",
+            "microsoft/resnet-50",
+            "google/vit-large-patch16-224",
+        ] {
+            let mine: Vec<&ModelFit> = rows.iter().filter(|r| r.model == id).collect();
+            assert_eq!(mine.len(), 1, "{id}");
+            assert_eq!(mine[0].format, Quantization::None, "{id}");
+            assert!(mine[0].fits && mine[0].tokens_per_s.is_none(), "{id}");
+        }
+        let llama = rows
+            .iter()
+            .filter(|r| r.model == "meta-llama/Llama-3.1-8B")
+            .count();
+        assert_eq!(llama, 3);
+    }
 
     fn template(mode: Mode, engine: Engine) -> EstimateInput {
         EstimateInput {
