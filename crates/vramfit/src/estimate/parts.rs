@@ -134,9 +134,9 @@ impl<'a> Run<'a> {
                 matches!(q, Quantization::Gguf { .. }) && weights::gguf_type_by_block(t.role)
             };
             let mut sums = ParamSums::default();
-            let seen = |t: &Tensor, n| sums.add(a, t, n);
+            let seen = &mut |t: &Tensor, n| sums.add(a, t, n);
             let [all, dense_read, expert_read] =
-                weights::busiest_each(a, (self.tp, self.pp), seen, by_block, |t| {
+                weights::busiest_each(a, (self.tp, self.pp), seen, &by_block, &|t| {
                     let b = weights::tensor_bytes(q, a, dtype, t);
                     let read = if weights::is_lookup(t, a.tied_embeddings) {
                         0

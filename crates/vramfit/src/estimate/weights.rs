@@ -292,6 +292,9 @@ pub fn largest<F: Fn(&Tensor) -> u64>(arch: &Architecture, f: F) -> u64 {
     max
 }
 
+/// The quantities [`busiest_each`] sums in one walk.
+const K: usize = 3;
+
 fn busiest(
     arch: &Architecture,
     tp: u64,
@@ -299,21 +302,22 @@ fn busiest(
     by_block: &dyn Fn(&Tensor) -> bool,
     f: &dyn Fn(&Tensor) -> u64,
 ) -> u64 {
-    let [most] = busiest_each(arch, (tp, pp), |_, _| {}, by_block, |t| [f(t)]);
+    let [most, ..] = busiest_each(arch, (tp, pp), &mut |_, _| {}, by_block, &|t| [f(t), 0, 0]);
     most
 }
 
-/// [`busiest`] of `K` per-tensor quantities at once, in one walk over the tensors: for each,
-/// the largest stage's sum, as `K` calls of [`busiest`] give them (the memory estimate's weights
-/// and the speed model's dense and routed weights are three quantities of one walk). `seen`
-/// is shown every tensor as [`Architecture::visit_grouped`] gives it, for sums over the whole
-/// model in the same walk.
-pub(super) fn busiest_each<const K: usize>(
+/// [`busiest`] of three per-tensor quantities at once, in one walk over the tensors: for each,
+/// the largest stage's sum, as three calls of [`busiest`] give them (the memory estimate's
+/// weights and the speed model's dense and routed weights). `seen` is shown every tensor as
+/// [`Architecture::visit_grouped`] gives it, for sums over the whole model in the same walk.
+/// One compiled copy serves every caller (closures by reference): the WebAssembly modules
+/// carry it once.
+pub(super) fn busiest_each(
     arch: &Architecture,
     (tp, pp): (u64, u64),
-    mut seen: impl FnMut(&Tensor, u64),
-    by_block: impl Fn(&Tensor) -> bool,
-    f: impl Fn(&Tensor) -> [u64; K],
+    seen: &mut dyn FnMut(&Tensor, u64),
+    by_block: &dyn Fn(&Tensor) -> bool,
+    f: &dyn Fn(&Tensor) -> [u64; K],
 ) -> [u64; K] {
     let pp = pp.max(1);
     // One stage needs no allocation.
