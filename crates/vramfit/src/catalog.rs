@@ -35,6 +35,11 @@ pub fn find_model(id: &str) -> Option<(Dtype, Architecture, Quantization)> {
 /// A catalog GPU as the estimator needs it, by id or by what names it alone
 /// ([`crate::gpu::match_gpus`]: `h200`, `4090`, `NVIDIA A100 SXM4 80GB`).
 pub fn find_device(id: &str) -> Option<Device> {
+    // A catalog id as written, the usual question, is the one card `match_gpus` would give
+    // (ids are lower-case and distinct: a test in `gpu::catalog`), without its search.
+    if let Some(g) = crate::gpu::find_gpu(id.trim()) {
+        return Some(device_of(g));
+    }
     match crate::gpu::match_gpus(id).as_slice() {
         [g] => Some(device_of(g)),
         _ => None,

@@ -106,6 +106,11 @@ pub fn find(id: &str) -> Option<&'static Preset> {
     if id.is_empty() {
         return None;
     }
+    // No two presets share an id or alias, whatever the case (a test below): a preset's own id
+    // as written, the usual question, needs no case-insensitive comparison.
+    if let Some(p) = presets().iter().find(|p| p.id == id) {
+        return Some(p);
+    }
     let whole = |p: &&Preset| p.ids().any(|x| x.eq_ignore_ascii_case(id));
     let tail = |p: &&Preset| {
         p.ids().any(|x| {
@@ -182,6 +187,21 @@ mod tests {
     }
 
     use super::*;
+
+    /// No id or alias names two presets, whatever the case: [`find`]'s exact match first
+    /// relies on it.
+    #[test]
+    fn ids_and_aliases_are_unique_ignoring_case() {
+        let mut all: Vec<String> = presets()
+            .iter()
+            .flat_map(|p| p.ids())
+            .map(|id| id.to_ascii_lowercase())
+            .collect();
+        let n = all.len();
+        all.sort();
+        all.dedup();
+        assert_eq!(all.len(), n);
+    }
 
     #[test]
     fn squash_drops_punctuation() {

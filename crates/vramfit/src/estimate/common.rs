@@ -33,22 +33,14 @@ impl Workload {
     /// The estimate, every part with its formula and note, in the languages the crate is built
     /// with. Cannot fail: the workload was validated.
     pub fn estimate(&self) -> Estimate {
-        Run {
-            w: self,
-            text: true,
-        }
-        .estimate()
+        Run::new(self, true).estimate()
     }
 
     /// The same estimate with its numbers alone: every figure as [`Workload::estimate`] gives it,
     /// and no text (empty formulas and notes, no notes or differences), for sweeps that show a
     /// number per cell and ask for the working of the one a user opens.
     pub fn figures(&self) -> Estimate {
-        Run {
-            w: self,
-            text: false,
-        }
-        .estimate()
+        Run::new(self, false).estimate()
     }
 }
 
@@ -194,7 +186,7 @@ impl Run<'_> {
             return Formula::default();
         }
         let a = &self.arch;
-        let p = thousands(a.params());
+        let p = thousands(self.params());
         let size = b(bytes);
         let mut s = if !a.is_detailed() && self.quantization != Quantization::None {
             // A bare parameter count: the guide's bytes per parameter of the format.
@@ -217,7 +209,7 @@ impl Run<'_> {
                 .filter(|t| weights::is_quantized(&self.quantization, a, t))
                 .map(|t| t.numel())
                 .fold(0u64, u64::saturating_add);
-            let kept = thousands(a.params().saturating_sub(q));
+            let kept = thousands(self.params().saturating_sub(q));
             let (q, name, d) = (thousands(q), self.quantization.name(), self.dtype);
             formula!(self.text;
                 ["{q} quantized weights ({name}, with scales) + {kept} kept in {d} = {size}"],
@@ -238,7 +230,8 @@ impl Run<'_> {
     pub(super) fn estimate(&self) -> Estimate {
         let mut parts = Parts {
             text: self.text,
-            comps: Vec::new(),
+            // Room for every component a run shape adds, allocated once.
+            comps: Vec::with_capacity(16),
             notes: Vec::new(),
             peak: None,
             serve_tokens: None,
@@ -389,7 +382,7 @@ impl Run<'_> {
     /// Weights of a model known by its parameter count only: `P × b` (the guide's rule), split
     /// evenly over tensor and pipeline parallel shards.
     pub(super) fn opaque_weights(&self) -> u64 {
-        let p = self.arch.params() as f64 * guide_bytes_per_param(self.dtype, &self.quantization);
+        let p = self.params() as f64 * guide_bytes_per_param(self.dtype, &self.quantization);
         Bytes::from_f64(p / (self.tp * self.pp) as f64).get()
     }
 

@@ -128,8 +128,8 @@ impl Run<'_> {
             d.push(D::Moe {
                 experts: m.num_experts,
                 per_token: m.experts_per_token,
-                active_params: a.active_params(),
-                params: a.params(),
+                active_params: self.active_params(),
+                params: self.params(),
             });
         }
         if self.quantization != Quantization::None {

@@ -7,8 +7,7 @@ use super::engine::{
     CardTraits, Context, ExpertParallel, Formats, LayerOffload, PastTrained, Required, Rules,
 };
 use super::{
-    Formula, Kernel, Logits, Parts, Phase, Run, activations, b, cublas_workspace,
-    per_gpu_weight_bytes, thousands,
+    Formula, Kernel, Logits, Parts, Phase, Run, activations, b, cublas_workspace, thousands,
 };
 use crate::precision::KvDtype;
 use crate::throughput::Runtime;
@@ -94,17 +93,13 @@ impl Run<'_> {
     /// one block's activations, the logits, and which of the two phases peaks.
     fn hf_figures(&self) -> HfFigures {
         let a = &self.arch;
-        let w = per_gpu_weight_bytes(a, self.dtype, &self.quantization, self.tp, self.pp);
         let w = if a.is_detailed() {
-            w
+            self.weight_split().all
         } else {
             self.opaque_weights()
         };
         let layers = a.num_layers.div_ceil(self.pp);
-        let numbers = Run {
-            w: self.w,
-            text: false,
-        };
+        let numbers = Run::new(self.w, false);
         let (kv_end, _) =
             numbers.kv_bytes(self.batch, self.seq_len + self.new_tokens, layers, true);
         let (kv_prefill, _) = numbers.kv_bytes(self.batch, self.seq_len, layers, true);

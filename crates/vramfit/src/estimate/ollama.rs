@@ -288,11 +288,7 @@ impl Run<'_> {
             ubatch: OLLAMA_BATCH.min(context.max(1)),
             ..self.w.clone()
         };
-        let out = Run {
-            w: &run,
-            text: self.text,
-        }
-        .llamacpp(p);
+        let out = Run::new(&run, self.text).llamacpp(p);
         // What the run asks for on the GPUs (num_gpu, else every layer and the output), placed
         // by Ollama on GPUs of unbounded memory: the memory it must see free on each to place
         // them all, and what llama.cpp then holds.
@@ -314,11 +310,7 @@ impl Run<'_> {
             theory: None,
             ollama: None,
         };
-        let _ = Run {
-            w: &all,
-            text: false,
-        }
-        .llamacpp(&mut whole);
+        let _ = Run::new(&all, false).llamacpp(&mut whole);
         // Ollama places a layer only where its estimate stays strictly under the free memory.
         let seen = wanted
             .allocations
@@ -444,7 +436,7 @@ mod tests {
             ..ollama("llama3.2:3b")
         };
         let w = i.resolve().unwrap();
-        let run = Run { w: &w, text: false };
+        let run = Run::new(&w, false);
         let plan = run.ollama_plan(8192, &[Bytes::from_f64(78.6 * GIB as f64).get()]);
         assert_eq!(plan.kv, 939_524_096);
         assert_eq!(plan.kv / MIB, 896);

@@ -1,10 +1,13 @@
 //! The parts an estimate is built from while a run shape computes it, and the formulas' text in
 //! the languages the crate is built with.
 
-use super::{Component, ComponentKey, ComponentKind, Difference, Workload};
+use super::{Component, ComponentKey, ComponentKind, Difference, Workload, weights};
+use crate::model::{Architecture, Tensor};
+use crate::precision::Quantization;
 use crate::units::Bytes;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
+use core::cell::OnceCell;
 
 /// One run of the estimator over a workload: the workload, and whether the formulas' and notes'
 /// text is wanted. Every run shape is a method of it; it reads the workload's fields through
@@ -13,6 +16,148 @@ pub(super) struct Run<'a> {
     pub(super) w: &'a Workload,
     /// Build the text (formulas, notes, differences); off, the estimate carries numbers only.
     pub(super) text: bool,
+    /// Walks over the tensors that several steps read, each done once per run.
+    walks: Walks,
+}
+
+/// Sums over the model's tensors, each computed the first time the run asks for it and kept for
+/// the rest of the run: a walk costs about as much as the rest of an estimate's arithmetic, and
+/// the run shape, the summary and the speed model read the same sums.
+#[derive(Default)]
+struct Walks {
+    /// [`Run::param_sums`].
+    params: OnceCell<ParamSums>,
+    /// [`Run::weight_split`].
+    weights: OnceCell<WeightSplit>,
+}
+
+/// Parameters summed over the tensors: all of them, and those a token multiplies with.
+#[derive(Clone, Copy, Default)]
+struct ParamSums {
+    /// [`Architecture::params`](crate::model::Architecture::params).
+    all: u64,
+    /// The routed experts a token is sent to and every other tensor but lookups
+    /// ([`weights::is_lookup`]); 0 for a model without tensors.
+    matmul: u64,
+}
+
+impl ParamSums {
+    /// Counts `n` blocks' worth of tensor `t` of `a`.
+    fn add(&mut self, a: &Architecture, t: &Tensor, n: u64) {
+        self.all = self.all.saturating_add(t.numel().saturating_mul(n));
+        if weights::is_lookup(t, a.tied_embeddings) {
+            return;
+        }
+        let x = if t.role.is_expert() {
+            t.numel() / t.count.max(1) * a.moe.map_or(0, |m| m.experts_per_token)
+        } else {
+            t.numel()
+        };
+        self.matmul = self.matmul.saturating_add(x.saturating_mul(n));
+    }
+}
+
+/// The weights on the most loaded GPU, in the workload's dtype and format: all of them (the
+/// memory estimate's), and those a forward pass reads, the routed experts apart (the speed
+/// model's; a lookup — input embedding, learned positions — reads one row, counted as none).
+#[derive(Clone, Copy)]
+pub(super) struct WeightSplit {
+    pub(super) all: u64,
+    // Read by the speed model alone; a build without it walks the same tensors all the same.
+    #[cfg_attr(not(feature = "speed"), allow(dead_code))]
+    pub(super) dense_read: u64,
+    #[cfg_attr(not(feature = "speed"), allow(dead_code))]
+    pub(super) expert_read: u64,
+}
+
+impl<'a> Run<'a> {
+    pub(super) fn new(w: &'a Workload, text: bool) -> Self {
+        Run {
+            w,
+            text,
+            walks: Walks::default(),
+        }
+    }
+
+    /// [`ParamSums`] in one walk, once per run.
+    fn param_sums(&self) -> ParamSums {
+        *self.walks.params.get_or_init(|| {
+            let a = &self.arch;
+            if !a.is_detailed() {
+                return ParamSums {
+                    all: a.opaque_params,
+                    matmul: 0,
+                };
+            }
+            let mut sums = ParamSums::default();
+            a.visit_grouped(|t, n| sums.add(a, &t, n));
+            sums
+        })
+    }
+
+    /// The model's parameters ([`Architecture::params`](crate::model::Architecture::params)).
+    pub(super) fn params(&self) -> u64 {
+        self.param_sums().all
+    }
+
+    /// Parameters a token multiplies with: the routed experts it is sent to, not lookups.
+    #[cfg(feature = "speed")]
+    pub(super) fn matmul_params(&self) -> u64 {
+        self.param_sums().matmul
+    }
+
+    /// Parameters active for one token
+    /// ([`Architecture::active_params`](crate::model::Architecture::active_params)): all of a
+    /// model without routed experts.
+    pub(super) fn active_params(&self) -> u64 {
+        if self.arch.moe.is_none() {
+            self.params()
+        } else {
+            self.arch.active_params()
+        }
+    }
+
+    /// [`WeightSplit`] in one walk ([`weights::busiest_each`]), once per run, with the
+    /// [`ParamSums`] when they are not yet known; 0 for a model without tensors.
+    pub(super) fn weight_split(&self) -> WeightSplit {
+        *self.walks.weights.get_or_init(|| {
+            let a = &self.arch;
+            if !a.is_detailed() {
+                return WeightSplit {
+                    all: 0,
+                    dense_read: 0,
+                    expert_read: 0,
+                };
+            }
+            let (q, dtype) = (&self.quantization, self.dtype);
+            let by_block = |t: &Tensor| {
+                matches!(q, Quantization::Gguf { .. }) && weights::gguf_type_by_block(t.role)
+            };
+            let mut sums = ParamSums::default();
+            let seen = &mut |t: &Tensor, n| sums.add(a, t, n);
+            let [all, dense_read, expert_read] =
+                weights::busiest_each(a, (self.tp, self.pp), seen, &by_block, &|t| {
+                    let b = weights::tensor_bytes(q, a, dtype, t);
+                    let read = if weights::is_lookup(t, a.tied_embeddings) {
+                        0
+                    } else {
+                        b
+                    };
+                    if t.role.is_expert() {
+                        [b, 0, read]
+                    } else {
+                        [b, read, 0]
+                    }
+                });
+            // Set unless `param_sums` walked first.
+            let _ = self.walks.params.set(sums);
+            WeightSplit {
+                all,
+                dense_read,
+                expert_read,
+            }
+        })
+    }
 }
 
 impl core::ops::Deref for Run<'_> {

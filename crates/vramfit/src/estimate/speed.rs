@@ -6,7 +6,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::{Checkpointing, Difference, Mode, Run, Throughput, weights};
-use crate::model::{Role, Tensor};
+use crate::model::Tensor;
 use crate::precision::Quantization;
 use crate::throughput::{
     self, Compute, Inference, InferenceFigure, InferenceInput, Recompute, Runtime, Training,
@@ -22,12 +22,6 @@ fn compute(q: &Quantization) -> Compute {
         Quantization::Fp8 | Quantization::W8a8 => Compute::Fp8,
         _ => Compute::WeightOnly,
     }
-}
-
-/// A lookup rather than a matrix multiplication: the input embedding (unless tied to the head,
-/// whose multiplication it then is) and learned positions.
-fn lookup(t: &Tensor, tied: bool) -> bool {
-    (t.role == Role::Embedding && !tied) || t.role == Role::Positions
 }
 
 fn u32_of(x: u64) -> u32 {
@@ -60,26 +54,6 @@ impl Run<'_> {
         }
         let t = throughput::inference(&self.inference_input(runtime, active), &device).ok()?;
         Some(self.inference_throughput(runtime, &t))
-    }
-
-    /// Parameters a token multiplies with: the routed experts it is sent to, not lookups.
-    fn matmul_params(&self) -> u64 {
-        let a = &self.arch;
-        let tied = a.tied_embeddings;
-        let experts_per_token = a.moe.map_or(0, |m| m.experts_per_token);
-        let mut active = 0u64;
-        a.visit_grouped(|t, n| {
-            if lookup(&t, tied) {
-                return;
-            }
-            let x = if t.role.is_expert() {
-                t.numel() / t.count.max(1) * experts_per_token
-            } else {
-                t.numel()
-            };
-            active = active.saturating_add(x.saturating_mul(n));
-        });
-        active
     }
 
     /// The training run's figures for the speed model: `active` parameters a token multiplies
@@ -142,16 +116,24 @@ impl Run<'_> {
 
     /// Bytes one GPU reads per forward pass of the routed experts (`expert`) or of the other
     /// weights but lookups, each tensor as the memory estimate counts it (llama.cpp's GGUF
-    /// types for its runs).
+    /// types for its runs, [`Run::weight_split`] for the others).
     fn weight_bytes_read(&self, runtime: Runtime, expert: bool) -> u64 {
         let a = &self.arch;
-        let of = |t: &Tensor| {
-            if lookup(t, a.tied_embeddings) || t.role.is_expert() != expert {
-                0
-            } else if runtime == Runtime::Llamacpp {
-                self.gguf_tensor_bytes(t)
+        // Every runtime but llama.cpp reads the tensors in the workload's format: the memory
+        // estimate's walk gave these bytes too.
+        if runtime != Runtime::Llamacpp {
+            let split = self.weight_split();
+            return if expert {
+                split.expert_read
             } else {
-                weights::tensor_bytes(&self.quantization, a, self.dtype, t)
+                split.dense_read
+            };
+        }
+        let of = |t: &Tensor| {
+            if weights::is_lookup(t, a.tied_embeddings) || t.role.is_expert() != expert {
+                0
+            } else {
+                self.gguf_tensor_bytes(t)
             }
         };
         if matches!(self.quantization, Quantization::Gguf { .. }) {

@@ -198,6 +198,12 @@ pub fn tensor_bytes(q: &Quantization, arch: &Architecture, dtype: Dtype, t: &Ten
     }
 }
 
+/// A lookup rather than a matrix multiplication: the input embedding (unless tied to the head,
+/// whose multiplication it then is) and learned positions.
+pub(super) fn is_lookup(t: &Tensor, tied: bool) -> bool {
+    (t.role == Role::Embedding && !tied) || t.role == Role::Positions
+}
+
 /// Which share of a tensor one GPU holds under tensor parallelism `tp`.
 ///
 /// 2-D tensors are split `tp` ways (Megatron/vLLM column and row parallel, vocab-parallel
@@ -286,6 +292,9 @@ pub fn largest<F: Fn(&Tensor) -> u64>(arch: &Architecture, f: F) -> u64 {
     max
 }
 
+/// The quantities [`busiest_each`] sums in one walk.
+const K: usize = 3;
+
 fn busiest(
     arch: &Architecture,
     tp: u64,
@@ -293,20 +302,56 @@ fn busiest(
     by_block: &dyn Fn(&Tensor) -> bool,
     f: &dyn Fn(&Tensor) -> u64,
 ) -> u64 {
+    let [most, ..] = busiest_each(arch, (tp, pp), &mut |_, _| {}, by_block, &|t| [f(t), 0, 0]);
+    most
+}
+
+/// [`busiest`] of three per-tensor quantities at once, in one walk over the tensors: for each,
+/// the largest stage's sum, as three calls of [`busiest`] give them (the memory estimate's
+/// weights and the speed model's dense and routed weights). `seen` is shown every tensor as
+/// [`Architecture::visit_grouped`] gives it, for sums over the whole model in the same walk.
+/// One compiled copy serves every caller (closures by reference): the WebAssembly modules
+/// carry it once.
+pub(super) fn busiest_each(
+    arch: &Architecture,
+    (tp, pp): (u64, u64),
+    seen: &mut dyn FnMut(&Tensor, u64),
+    by_block: &dyn Fn(&Tensor) -> bool,
+    f: &dyn Fn(&Tensor) -> [u64; K],
+) -> [u64; K] {
     let pp = pp.max(1);
-    let mut stages = alloc::vec![0u64; pp.min(1024) as usize];
+    // One stage needs no allocation.
+    let mut one = [[0u64; K]];
+    let mut many = alloc::vec::Vec::new();
+    let stages: &mut [[u64; K]] = if pp == 1 {
+        &mut one
+    } else {
+        many.resize(pp.min(1024) as usize, [0u64; K]);
+        &mut many
+    };
     let layers = if arch.family == crate::model::Family::Whisper {
         arch.num_layers + arch.encoder_layers
     } else {
         arch.num_layers
     };
-    let mut add_to = |stage: u64, x: u64| {
+    let mut add_to = |stage: u64, x: [u64; K], n: u64| {
         if let Some(slot) = stages.get_mut(stage as usize) {
-            *slot = slot.saturating_add(x);
+            for (s, x) in slot.iter_mut().zip(x) {
+                *s = s.saturating_add(x.saturating_mul(n));
+            }
         }
     };
+    let tp = tp.max(1);
     arch.visit_grouped(|t, n| {
-        let share = |t: &Tensor| f(t).div_ceil(tp_divisor(arch, t, tp.max(1)));
+        seen(&t, n);
+        let share = |t: &Tensor| {
+            // Without tensor parallelism every share is the whole tensor.
+            if tp == 1 {
+                return f(t);
+            }
+            let d = tp_divisor(arch, t, tp);
+            f(t).map(|x| x.div_ceil(d))
+        };
         match t.layer {
             // `n` blocks from `l` on, each evaluated on its own or in its own stage.
             Some(l) if n > 1 && (pp > 1 || by_block(&t)) => {
@@ -320,13 +365,21 @@ fn busiest(
                     } else {
                         x
                     };
-                    add_to(layer_stage(b, layers, pp), x);
+                    add_to(layer_stage(b, layers, pp), x, 1);
                 }
             }
-            _ => add_to(pp_stage(&t, layers, pp), share(&t).saturating_mul(n)),
+            // One stage holds every tensor.
+            _ if pp == 1 => add_to(0, share(&t), n),
+            _ => add_to(pp_stage(&t, layers, pp), share(&t), n),
         }
     });
-    stages.into_iter().max().unwrap_or(0)
+    let mut most = [0u64; K];
+    for stage in stages.iter() {
+        for (m, x) in most.iter_mut().zip(stage) {
+            *m = (*m).max(*x);
+        }
+    }
+    most
 }
 
 /// Weight bytes on the most loaded GPU (`busiest_gpu` of [`tensor_bytes`]).

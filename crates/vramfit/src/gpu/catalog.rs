@@ -254,9 +254,10 @@ pub fn gpus() -> &'static [Gpu] {
     generated_gpus::GPUS
 }
 
-/// The GPU with this id (exact, lower-case).
+/// The GPU with this id (exact, lower-case): a binary search, the table being sorted by id.
 pub fn find_gpu(id: &str) -> Option<&'static Gpu> {
-    gpus().iter().find(|g| g.id == id)
+    let i = gpus().binary_search_by(|g| g.id.cmp(id)).ok()?;
+    gpus().get(i)
 }
 
 /// The catalog GPUs that `query` names, as a person types a card: its id in any case
@@ -319,6 +320,21 @@ pub fn lookup_gpu(field: &str, query: &str) -> Result<&'static Gpu, crate::Input
 
 #[cfg(test)]
 mod tests {
+    /// Every id is lower-case and names one card, and the table is sorted by id:
+    /// `catalog::find_device` looks an id up as written (`find_gpu`, a binary search) before
+    /// `match_gpus` compares ids in any case.
+    #[test]
+    fn ids_are_lower_case_distinct_and_sorted() {
+        let ids: Vec<&str> = super::gpus().iter().map(|g| g.id).collect();
+        assert!(ids.windows(2).all(|w| w[0] < w[1]), "{ids:?}");
+        for (g, id) in super::gpus().iter().zip(&ids) {
+            assert_eq!(*id, id.to_ascii_lowercase());
+            assert!(core::ptr::eq(super::find_gpu(id).unwrap(), g));
+            let found = super::match_gpus(id);
+            assert!(found.len() == 1 && core::ptr::eq(found[0], g));
+        }
+        assert!(super::find_gpu("h100").is_none());
+    }
     use super::*;
     use crate::units::MIB;
 

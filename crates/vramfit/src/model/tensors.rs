@@ -202,20 +202,24 @@ impl Architecture {
         }
     }
 
+    /// A dense FFN of width `i` in block `l` (a routed model's shared expert too).
+    fn dense_ffn(&self, push: &mut impl FnMut(Role, Option<u64>, u64, u64, u64), l: u64, i: u64) {
+        let h = self.hidden_size;
+        let layer = Some(l);
+        if self.gated_ffn {
+            push(Role::Gate, layer, h, i, 1);
+        }
+        push(Role::Up, layer, h, i, 1);
+        push(Role::Down, layer, i, h, 1);
+        if self.mlp_bias {
+            let gates = if self.gated_ffn { 2 } else { 1 };
+            push(Role::Vector, layer, 1, gates * i + h, 1);
+        }
+    }
+
     fn ffn(&self, push: &mut impl FnMut(Role, Option<u64>, u64, u64, u64), l: u64) {
         let h = self.hidden_size;
         let layer = Some(l);
-        let dense = |push: &mut dyn FnMut(Role, Option<u64>, u64, u64, u64), i: u64| {
-            if self.gated_ffn {
-                push(Role::Gate, layer, h, i, 1);
-            }
-            push(Role::Up, layer, h, i, 1);
-            push(Role::Down, layer, i, h, 1);
-            if self.mlp_bias {
-                let gates = if self.gated_ffn { 2 } else { 1 };
-                push(Role::Vector, layer, 1, gates * i + h, 1);
-            }
-        };
         match self.moe {
             Some(m) if l >= m.first_dense_layers && l < self.num_layers => {
                 let e = m.num_experts;
@@ -234,13 +238,13 @@ impl Architecture {
                     push(Role::Vector, layer, 1, (gates * i + h) * e, 1);
                 }
                 if m.shared_intermediate_size > 0 {
-                    dense(push, m.shared_intermediate_size);
+                    self.dense_ffn(push, l, m.shared_intermediate_size);
                     if m.shared_expert_gate {
                         push(Role::Router, layer, h, 1, 1);
                     }
                 }
             }
-            _ => dense(push, self.intermediate_size),
+            _ => self.dense_ffn(push, l, self.intermediate_size),
         }
     }
 

@@ -146,20 +146,27 @@ impl Architecture {
     }
 }
 
-/// `field.name` holds `v`, which must be from `lo` to `hi`.
+/// `field.name` holds `v`, which must be from `lo` to `hi`. Inlined, with the error built out
+/// of line: every estimate checks its architecture's fields.
+#[inline]
 fn in_range(field: &str, name: &str, v: u64, lo: u64, hi: u64) -> Result<()> {
     if (lo..=hi).contains(&v) {
         Ok(())
     } else {
-        Err(input_error!(
-            OutOfRange,
-            alloc::format!("{field}.{name}"),
-            ["{v} is out of range"],
-            ["{v} 超出范围"],
-            ["an integer from {lo} to {hi}"],
-            ["整数，从 {lo} 到 {hi}"],
-        ))
+        Err(out_of_range(field, name, v, lo, hi))
     }
+}
+
+#[cold]
+fn out_of_range(field: &str, name: &str, v: u64, lo: u64, hi: u64) -> InputError {
+    input_error!(
+        OutOfRange,
+        alloc::format!("{field}.{name}"),
+        ["{v} is out of range"],
+        ["{v} 超出范围"],
+        ["an integer from {lo} to {hi}"],
+        ["整数，从 {lo} 到 {hi}"],
+    )
 }
 
 #[cfg(test)]

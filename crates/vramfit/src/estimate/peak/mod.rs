@@ -62,7 +62,6 @@ impl Run<'_> {
         trainable: u64,
         cpu: u64,
     ) -> Estimate {
-        let a = &self.arch;
         let rules = self.rules();
         let peak = self.peak_figures(&parts);
         // llama.cpp has no PyTorch allocator: no reserve.
@@ -85,8 +84,8 @@ impl Run<'_> {
         let max_concurrency_exact = concurrency.map(|c| libm::floor(c * 100.0) / 100.0);
         Estimate {
             model: self.model_name.clone(),
-            params: a.params(),
-            active_params: a.active_params(),
+            params: self.params(),
+            active_params: self.active_params(),
             trainable_params: trainable,
             weights_bytes: Bytes::new(parts.get(ComponentKind::Weights)),
             kv_cache_bytes: Bytes::new(parts.get(ComponentKind::KvCache)),
@@ -245,7 +244,7 @@ impl Run<'_> {
         let a = &self.arch;
         quick::quick(
             self.text,
-            a.params(),
+            self.params(),
             a,
             self.mode,
             quick_dtype,

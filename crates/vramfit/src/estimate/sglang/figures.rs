@@ -26,10 +26,7 @@ impl Run<'_> {
         };
         let load = SGLANG_LOAD_OVERHEAD.get();
         let layers = a.num_layers.div_ceil(self.pp);
-        let numbers = Run {
-            w: self.w,
-            text: false,
-        };
+        let numbers = Run::new(self.w, false);
         let (cell, _) = numbers.kv_bytes(1, 1, layers, false);
         let cell = if a.is_generative() { cell.max(1) } else { 0 };
         let context = self.max_model_len;

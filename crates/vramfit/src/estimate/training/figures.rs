@@ -216,7 +216,7 @@ impl Run<'_> {
     fn training_basis(&self) -> Basis {
         let reg = self.precision;
         let lora = self.lora_rank > 0;
-        let params = self.arch.params();
+        let params = self.params();
         // Master weights, gradients and optimizer states: fp32 under mixed precision. PEFT keeps
         // LoRA adapters in fp32 whatever the base's dtype (`autocast_adapter_dtype=True`), with
         // their gradients and states; DeepSpeed holds them as the rest of the model.
@@ -280,7 +280,7 @@ impl Run<'_> {
         let base = if basis.detailed {
             per_gpu_weight_bytes(a, basis.dtype, q, self.tp, self.pp)
         } else {
-            a.params().saturating_mul(basis.dtype.bits() as u64 / 8)
+            self.params().saturating_mul(basis.dtype.bits() as u64 / 8)
         };
         let mut bytes = base;
         let upcast = self.qlora.then(|| {
@@ -319,7 +319,7 @@ impl Run<'_> {
         // DeepSpeed guide runs Llama-2-70B LoRA this way on 8 GPUs).
         let mut live_params = 0;
         if self.zero == 3 {
-            let layer_params = a.params() / a.num_layers.max(1);
+            let layer_params = self.params() / a.num_layers.max(1);
             live_params = layer_params
                 .saturating_mul(2)
                 .saturating_mul(2)
@@ -420,7 +420,7 @@ impl Run<'_> {
         } else if a.has_image_counts() {
             (Saved::Images, self.image_training_bytes(basis.act_bytes), 0)
         } else {
-            let x = Bytes::from_f64(0.35 * a.params() as f64 * basis.act_bytes as f64).get();
+            let x = Bytes::from_f64(0.35 * self.params() as f64 * basis.act_bytes as f64).get();
             (Saved::Guide, x, 0)
         };
         let bytes = if self.pp > 1 {
@@ -657,7 +657,7 @@ impl Run<'_> {
         }
         let full_states = basis.shard.saturating_mul(4 + 4 + optimizer.per_param);
         let params_cpu = if self.zero == 3 {
-            self.busiest(&|t| t.numel(), self.arch.params())
+            self.busiest(&|t| t.numel(), self.params())
                 .saturating_mul(2)
         } else {
             0

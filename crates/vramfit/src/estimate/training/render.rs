@@ -129,7 +129,7 @@ impl Run<'_> {
             self.weights_formula_train(base, basis.dtype, &basis.quantization)
         } else {
             formula!(self.text;
-                let (n, per, size) = (thousands(self.arch.params()), basis.dtype.bits() / 8, b(base));
+                let (n, per, size) = (thousands(self.params()), basis.dtype.bits() / 8, b(base));
                 ["{n} params × {per} B = {size}"],
                 ["{n} 个参数 × {per} B = {size}"]
             )
@@ -187,7 +187,7 @@ impl Run<'_> {
             } else {
                 String::new()
             };
-                let (p, per) = (thousands(self.arch.params()), dtype.bits() / 8);
+                let (p, per) = (thousands(self.params()), dtype.bits() / 8);
                 ["{p} params × {per} B ({dtype}){split} = {size}"],
                 ["{p} 个参数 × {per} B ({dtype}){split} = {size}"]
             )

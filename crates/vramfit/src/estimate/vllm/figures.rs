@@ -210,10 +210,7 @@ impl Run<'_> {
     fn vllm_layout(&self) -> VllmLayout {
         let a = &self.arch;
         let layers = a.num_layers.div_ceil(self.pp);
-        let numbers = Run {
-            w: self.w,
-            text: false,
-        };
+        let numbers = Run::new(self.w, false);
         let (per_token, _) = numbers.kv_bytes(1, 1, layers, false);
         let per_token = if a.is_generative() {
             per_token.max(1)

@@ -131,37 +131,46 @@ pub(super) struct Shape {
     pub(super) new_tokens: u64,
 }
 
-/// Checks that `v` is a finite integer in `lo..=hi`.
+/// Checks that `v` is a finite integer in `lo..=hi`. Inlined, with the error built out of line:
+/// every estimate checks its numbers.
+#[inline]
 pub(super) fn int(field: &str, v: f64, lo: u64, hi: u64) -> Result<u64> {
-    if v.is_finite() && v == libm::trunc(v) && v >= lo as f64 && v <= hi as f64 {
+    // In the range, `v as u64` is `v`'s integer part, exactly (the largest, 2^64, saturates to
+    // `u64::MAX`, which reads back as 2^64): equal to `v` when `v` is whole, without `trunc`.
+    if v.is_finite() && v >= lo as f64 && v <= hi as f64 && (v as u64) as f64 == v {
         Ok(v as u64)
     } else {
-        // 0: not finite; 1: a fraction within the range; 2: out of it.
-        let why = if !v.is_finite() {
-            0
-        } else if v != libm::trunc(v) && v >= lo as f64 && v <= hi as f64 {
-            1
-        } else {
-            2
-        };
-        let n = || crate::units::number_text(v);
-        Err(input_error!(
-            [= if why == 2 { ErrorKind::OutOfRange } else { ErrorKind::NotANumber }],
-            field,
-            [= match why {
-                0 => String::from("not a finite number"),
-                1 => format!("{} is not a whole number", n()),
-                _ => format!("{} is out of range", n()),
-            }],
-            [= match why {
-                0 => String::from("不是有限的数"),
-                1 => format!("{} 不是整数", n()),
-                _ => format!("{} 超出范围", n()),
-            }],
-            ["an integer from {lo} to {hi}"],
-            ["整数，从 {lo} 到 {hi}"],
-        ))
+        Err(not_int(field, v, lo, hi))
     }
+}
+
+#[cold]
+fn not_int(field: &str, v: f64, lo: u64, hi: u64) -> crate::error::InputError {
+    // 0: not finite; 1: a fraction within the range; 2: out of it.
+    let why = if !v.is_finite() {
+        0
+    } else if v != libm::trunc(v) && v >= lo as f64 && v <= hi as f64 {
+        1
+    } else {
+        2
+    };
+    let n = || crate::units::number_text(v);
+    input_error!(
+        [= if why == 2 { ErrorKind::OutOfRange } else { ErrorKind::NotANumber }],
+        field,
+        [= match why {
+            0 => String::from("not a finite number"),
+            1 => format!("{} is not a whole number", n()),
+            _ => format!("{} is out of range", n()),
+        }],
+        [= match why {
+            0 => String::from("不是有限的数"),
+            1 => format!("{} 不是整数", n()),
+            _ => format!("{} 超出范围", n()),
+        }],
+        ["an integer from {lo} to {hi}"],
+        ["整数，从 {lo} 到 {hi}"],
+    )
 }
 
 /// Largest batch accepted.
@@ -253,5 +262,51 @@ impl EstimateInput {
             seq_len: int("seq_len", self.seq_len, 1, MAX_SEQ)?,
             new_tokens: int("new_tokens", self.new_tokens, 0, MAX_SEQ)?,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// [`super::int`] accepts what the check with `libm::trunc` accepted, with the same value,
+    /// at the ends of its ranges and around them.
+    #[test]
+    fn int_is_the_trunc_check() {
+        let by_trunc = |v: f64, lo: u64, hi: u64| {
+            (v.is_finite() && v == libm::trunc(v) && v >= lo as f64 && v <= hi as f64)
+                .then_some(v as u64)
+        };
+        let ranges = [(0, 0), (0, 1), (1, 1 << 20), (1, 1 << 24), (0, u64::MAX)];
+        let mut vs = alloc::vec![
+            0.0,
+            -0.0,
+            0.5,
+            1.0,
+            1.5,
+            -1.0,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::MIN_POSITIVE,
+            1.0 - f64::EPSILON,
+            (1u64 << 52) as f64 + 0.5,
+            (1u64 << 53) as f64,
+            (1u64 << 63) as f64,
+            u64::MAX as f64,
+            u64::MAX as f64 * 2.0,
+            f64::MAX,
+        ];
+        for (_, hi) in ranges {
+            let h = hi as f64;
+            vs.extend([h, h - 0.5, h + 0.5, h + 1.0, h - 1.0]);
+        }
+        for (lo, hi) in ranges {
+            for &v in &vs {
+                assert_eq!(
+                    super::int("f", v, lo, hi).ok(),
+                    by_trunc(v, lo, hi),
+                    "{v} {lo} {hi}"
+                );
+            }
+        }
     }
 }
