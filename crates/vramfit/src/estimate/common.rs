@@ -379,6 +379,34 @@ impl Run<'_> {
             .saturating_mul(self.act_bytes())
     }
 
+    /// Bytes per token of a serving engine's forward over a batch of tokens (vLLM's profile run,
+    /// SGLang's prefill chunk, TensorRT-LLM's profile): one block's inference working set per
+    /// token, its 8 hidden-wide fp32 temporaries replaced by two in the activation dtype.
+    pub(super) fn serving_forward_per_token(&self) -> u64 {
+        let (a, act) = (&self.arch, self.act_bytes());
+        let (per_tok, _) = super::activations::inference_per_token(a, act);
+        per_tok.saturating_sub(8 * a.hidden_size) + 2 * act * a.hidden_size
+    }
+
+    /// A serving engine's weights on its busiest GPU: tensor and pipeline parallel, the routed
+    /// experts over `ep` GPUs of the tensor × data parallel group (vLLM, SGLang, TensorRT-LLM
+    /// load them alike); the guide's `P × b` for a bare parameter count.
+    pub(super) fn serving_weights(&self) -> u64 {
+        let a = &self.arch;
+        if a.is_detailed() {
+            weights::per_gpu_weight_bytes_ep(
+                a,
+                self.dtype,
+                &self.quantization,
+                (self.tp, self.pp),
+                self.ep,
+                self.tp * self.dp,
+            )
+        } else {
+            self.opaque_weights()
+        }
+    }
+
     /// Weights of a model known by its parameter count only: `P × b` (the guide's rule), split
     /// evenly over tensor and pipeline parallel shards.
     pub(super) fn opaque_weights(&self) -> u64 {

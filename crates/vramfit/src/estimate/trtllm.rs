@@ -24,7 +24,7 @@ use super::parts::PoolBudget;
 #[cfg(feature = "trtllm")]
 use super::{
     CUDA_CONTEXT, CUDA_GRAPH_BASE_GIB, CUDA_GRAPH_PER_LAYER_GIB, ComponentKind, Parts, Phase, Run,
-    ServePool, VLLM_CUDA_CONTEXT_PARALLEL, activations, b, cublas_workspace, thousands,
+    ServePool, VLLM_CUDA_CONTEXT_PARALLEL, b, cublas_workspace, thousands,
 };
 #[cfg(feature = "trtllm")]
 use crate::units::{GIB, short};
@@ -169,23 +169,10 @@ impl Run<'_> {
 
     fn trtllm_figures(&self) -> Figures {
         let a = &self.arch;
-        let weights = if a.is_detailed() {
-            super::weights::per_gpu_weight_bytes_ep(
-                a,
-                self.dtype,
-                &self.quantization,
-                (self.tp, self.pp),
-                self.ep,
-                self.tp * self.dp,
-            )
-        } else {
-            self.opaque_weights()
-        };
-        let act = self.act_bytes();
-        let (per_tok, _) = activations::inference_per_token(a, act);
+        let weights = self.serving_weights();
         let forward = self
             .max_num_batched_tokens
-            .saturating_mul(per_tok.saturating_sub(8 * a.hidden_size) + 2 * act * a.hidden_size)
+            .saturating_mul(self.serving_forward_per_token())
             .div_ceil(self.tp);
         let profile_requests = self
             .max_num_batched_tokens

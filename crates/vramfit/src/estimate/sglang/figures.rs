@@ -1,7 +1,7 @@
 //! SGLang's figures: every number of a serving run (the weights, the token pool, the request
 //! table, the prefill chunk, the CUDA graphs) and no text.
 
-use super::super::{Run, activations, weights};
+use super::super::Run;
 use super::{
     SGLANG_CUDA_GRAPH_PER_LAYER, SGLANG_LOAD_OVERHEAD, capture_sizes, default_running_requests,
 };
@@ -12,18 +12,7 @@ impl Run<'_> {
     /// prefill chunk and the CUDA graphs.
     pub(super) fn sglang_figures(&self) -> SglangFigures {
         let a = &self.arch;
-        let weights = if a.is_detailed() {
-            weights::per_gpu_weight_bytes_ep(
-                a,
-                self.dtype,
-                &self.quantization,
-                (self.tp, self.pp),
-                self.ep,
-                self.tp * self.dp,
-            )
-        } else {
-            self.opaque_weights()
-        };
+        let weights = self.serving_weights();
         let load = SGLANG_LOAD_OVERHEAD.get();
         let layers = a.num_layers.div_ceil(self.pp);
         let numbers = Run::new(self.w, false);
@@ -40,9 +29,7 @@ impl Run<'_> {
             .saturating_mul(context.saturating_add(4))
             .saturating_mul(4);
         // The prefill of one chunk: the same per-token forward as vLLM's profile run.
-        let act = self.act_bytes();
-        let (per_tok, _) = activations::inference_per_token(a, act);
-        let prefill_per_token = per_tok.saturating_sub(8 * a.hidden_size) + 2 * act * a.hidden_size;
+        let prefill_per_token = self.serving_forward_per_token();
         let prefill = self
             .max_num_batched_tokens
             .saturating_mul(prefill_per_token)

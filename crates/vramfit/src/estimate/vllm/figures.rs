@@ -1,7 +1,7 @@
 //! vLLM's figures: every number of a serving run (the weights, the profile run, the KV pool and
 //! its blocks, the CUDA graphs, the context) and no text.
 
-use super::super::{CUDA_CONTEXT, Run, activations, weights};
+use super::super::{CUDA_CONTEXT, Run};
 use super::{
     CUDA_GRAPH_BASE_GIB, CUDA_GRAPH_PER_LAYER_GIB, SAMPLER_FP32_COPIES, VLLM_BLOCK,
     VLLM_CUDA_CONTEXT_PARALLEL, VLLM_NON_TORCH, VLLM_NON_TORCH_PP, VLLM_NON_TORCH_TP,
@@ -119,18 +119,7 @@ impl Run<'_> {
     /// vLLM's figures: the weights, the profile run, the pool and what lives outside it.
     pub(super) fn vllm_figures(&self) -> VllmFigures {
         let a = &self.arch;
-        let weights = if a.is_detailed() {
-            weights::per_gpu_weight_bytes_ep(
-                a,
-                self.dtype,
-                &self.quantization,
-                (self.tp, self.pp),
-                self.ep,
-                self.tp * self.dp,
-            )
-        } else {
-            self.opaque_weights()
-        };
+        let weights = self.serving_weights();
         // vLLM's rotary embedding keeps a cos/sin cache of max_position × head_dim in the model dtype.
         let rope = if a.is_generative() && a.mla.is_none() && a.learned_positions == 0 {
             a.max_position_embeddings
@@ -142,9 +131,7 @@ impl Run<'_> {
         // Profile run: the larger of the forward pass over max_num_batched_tokens and the sampler's
         // dummy run over max_num_seqs (fp32 logits, a sorted copy, int64 indices: ≈ 15.1 B per
         // vocabulary entry per sequence, calibrated on the vLLM 0.19 H100 runs).
-        let act = self.act_bytes();
-        let (per_tok, _) = activations::inference_per_token(a, act);
-        let forward_per_token = per_tok.saturating_sub(8 * a.hidden_size) + 2 * act * a.hidden_size;
+        let forward_per_token = self.serving_forward_per_token();
         let forward = self
             .max_num_batched_tokens
             .saturating_mul(forward_per_token)
