@@ -3,7 +3,7 @@
 
 use super::PeakFigures;
 use crate::estimate::parts::{PoolBudget, ServePool};
-use crate::estimate::{ComponentKind, Difference, OllamaLoad, Parts, Run, b, thousands};
+use crate::estimate::{ComponentKind, Context, Difference, OllamaLoad, Parts, Run, b, thousands};
 use crate::units::fixed;
 use alloc::string::String;
 
@@ -34,6 +34,11 @@ impl Run<'_> {
             (String::new(), String::new())
         } else {
             let held = fixed(sp.concurrency, 2);
+            // The context as the engine names it: max_model_len, context_length, max_seq_len.
+            let setting = match self.rules().context {
+                Context::PerSequence { setting } => setting,
+                _ => "max_model_len",
+            };
             let (engine, len, batch, need) = (
                 self.rules().name,
                 thousands(self.max_model_len),
@@ -42,10 +47,10 @@ impl Run<'_> {
             );
             (
                 en!(
-                    "{engine} starts, but its KV pool holds {held} of the {batch} sequences of max_model_len {len} asked for at once; the rest wait in its queue. All {batch} at once need a card of {need}, or fewer or shorter sequences, an fp8 KV cache or more GPUs."
+                    "{engine} starts, but its KV pool holds {held} of the {batch} sequences of {setting} {len} asked for at once; the rest wait in its queue. All {batch} at once need a card of {need}, or fewer or shorter sequences, an fp8 KV cache or more GPUs."
                 ),
                 zh!(
-                    "{engine} 可以启动，但 KV 池同时只能容纳要求的 {batch} 条 max_model_len {len} 序列中的 {held} 条，其余在队列中等待。要同时容纳全部 {batch} 条，需要 {need} 显存的显卡，或更少、更短的序列、fp8 KV 缓存或更多 GPU。"
+                    "{engine} 可以启动，但 KV 池同时只能容纳要求的 {batch} 条 {setting} {len} 序列中的 {held} 条，其余在队列中等待。要同时容纳全部 {batch} 条，需要 {need} 显存的显卡，或更少、更短的序列、fp8 KV 缓存或更多 GPU。"
                 ),
             )
         };
