@@ -25,14 +25,35 @@ pub fn calc_view() -> Html {
         let s = (*app).clone();
         move |_| compute::estimate_of(&s).map(Rc::new)
     });
-    let error = result.as_ref().as_ref().err().cloned();
+    // Typing is not an error: while the inputs change, the last result stays (marked as the
+    // last one) and an error waits for a pause or for the focus to leave a field, so that a
+    // half-typed value (`Qwen3-32`, `1` of `16`) does not replace the answer with an error.
+    let settled = use_state(|| true);
+    {
+        let settled = settled.clone();
+        use_effect_with(app.calc.clone(), move |_| {
+            settled.set(false);
+            let pause = gloo::timers::callback::Timeout::new(SETTLE_MS, move || settled.set(true));
+            move || drop(pause)
+        });
+    }
+    let last = use_mut_ref(|| None::<Rc<Estimate>>);
+    if let Ok(e) = result.as_ref() {
+        *last.borrow_mut() = Some(e.clone());
+    }
+    let last = last.borrow().clone();
+    let error = result.as_ref().as_ref().err().filter(|_| *settled).cloned();
+    let onfocusout = {
+        let settled = settled.clone();
+        Callback::from(move |_: FocusEvent| settled.set(true))
+    };
     html! {
         <>
             <h1>{ lang.t(key!("view.calc")) }</h1>
             <p class="lead">{ lang.t(key!("calc.lead")) }</p>
             <div class="layout">
                 <form class="panel" id="calc-form" onsubmit={Callback::from(|e: SubmitEvent| e.prevent_default())}
-                      aria-label={lang.t(key!("calc.form"))}>
+                      {onfocusout} aria-label={lang.t(key!("calc.form"))}>
                     { model_picker(&app, &error) }
                     { run_fields(&app, &error) }
                     <button type="button" onclick={{ let app = app.clone(); Callback::from(move |_| app.dispatch(Action::Reset)) }}>
@@ -40,12 +61,24 @@ pub fn calc_view() -> Html {
                     </button>
                 </form>
                 <section class="results" aria-live="polite" aria-label={lang.t(key!("calc.results"))}>
-                    { match result.as_ref() {
-                        Ok(e) => html! { <Results estimate={e.clone()} /> },
-                        Err(e) => html! {
-                            <div class="notice error" id="calc-error" role="alert" data-field={e.field.clone()}>
-                                <strong>{ lang.t(key!("calc.cannot")) }</strong>{ " " }{ error_text(lang, e) }
-                            </div>
+                    { match (result.as_ref(), &error) {
+                        (Ok(e), _) => html! { <Results estimate={e.clone()} /> },
+                        (Err(_), None) => html! {
+                            <>
+                                <p class="notice hint" id="calc-typing" role="status">{ lang.t(key!("calc.typing")) }</p>
+                                if let Some(l) = last { <div class="stale"><Results estimate={l} /></div> }
+                            </>
+                        },
+                        (Err(_), Some(e)) => html! {
+                            <>
+                                <div class="notice error" id="calc-error" role="alert" data-field={e.field.clone()}>
+                                    <strong>{ lang.t(key!("calc.cannot")) }</strong>{ " " }{ error_text(lang, e) }
+                                </div>
+                                if let Some(l) = last {
+                                    <p class="muted" id="calc-last">{ lang.t(key!("calc.last_result")) }</p>
+                                    <div class="stale"><Results estimate={l} /></div>
+                                }
+                            </>
                         },
                     } }
                 </section>
@@ -53,6 +86,9 @@ pub fn calc_view() -> Html {
         </>
     }
 }
+
+/// How long the inputs must rest before an error replaces the typing hint, in milliseconds.
+const SETTLE_MS: u32 = 700;
 
 // The form's parts are plain functions of the state that `CalcView` calls, not components, for
 // the reason `components::shell` gives (1.5 KB of the first load for these four).
