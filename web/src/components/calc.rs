@@ -28,12 +28,18 @@ pub fn calc_view() -> Html {
     // Typing is not an error: while the inputs change, the last result stays (marked as the
     // last one) and an error waits for a pause or for the focus to leave a field, so that a
     // half-typed value (`Qwen3-32`, `1` of `16`) does not replace the answer with an error.
+    // A page opened on an input with an error shows it at once: only a change unsettles.
     let settled = use_state(|| true);
+    let seen = use_mut_ref(|| app.calc.clone());
     {
         let settled = settled.clone();
-        use_effect_with(app.calc.clone(), move |_| {
-            settled.set(false);
-            let pause = gloo::timers::callback::Timeout::new(SETTLE_MS, move || settled.set(true));
+        use_effect_with(app.calc.clone(), move |calc| {
+            let changed = *seen.borrow() != *calc;
+            *seen.borrow_mut() = calc.clone();
+            let pause = changed.then(|| {
+                settled.set(false);
+                gloo::timers::callback::Timeout::new(SETTLE_MS, move || settled.set(true))
+            });
             move || drop(pause)
         });
     }
