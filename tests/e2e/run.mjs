@@ -580,19 +580,21 @@ test('typing is not an error: a half-typed value keeps the last result, the erro
     const page = await watchedPage(await browser());
     await go(page, `#/calc?lang=${lang}&batch=16`, 'calc');
     const before = await page.getAttribute('#total', 'data-bytes');
-    // "16" → "1" is a valid batch; "" on the way to "32" is not: the last result stays, quietly.
-    await page.fill('#f-batch', '');
+    // A model name half typed ("Qwen3-3" on the way to "Qwen3-32B") names no preset yet: the last
+    // result stays, with a quiet hint.
+    const modelErr = page.locator('.field:has(#f-model) .err');
+    await page.fill('#f-model', 'Qwen3-3');
     await page.locator('#calc-typing').waitFor();
     assert(hint.test(await page.locator('#calc-typing').innerText()), `the typing hint in ${lang}`);
     eq(await page.getAttribute('#total', 'data-bytes'), before, 'the last result stays while typing');
     eq(await page.locator('#calc-error').count(), 0, 'no error while typing');
-    eq(await page.locator('#f-batch-err').count(), 0, 'no field error while typing');
+    eq(await modelErr.count(), 0, 'no field error while typing');
     // A pause: the error, and the last result kept beneath it, marked as the last one.
     await page.locator('#calc-error').waitFor();
-    await page.locator('#f-batch-err').waitFor();
+    await modelErr.waitFor();
     await page.locator('#calc-last').waitFor();
     eq(await page.getAttribute('#total', 'data-bytes'), before, 'the last result kept under the error');
-    await page.fill('#f-batch', '32');
+    await page.fill('#f-model', 'Qwen/Qwen3-32B');
     await page.waitForFunction((b) => document.querySelector('#total')?.dataset.bytes !== b && !document.querySelector('#calc-typing'), before);
     eq(await page.locator('.stale').count(), 0, 'a complete input shows its own result');
     noProblems(page, 'problems');
