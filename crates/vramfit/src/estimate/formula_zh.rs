@@ -10,209 +10,54 @@ pub(super) mod tests {
     use alloc::string::ToString;
     use alloc::vec::Vec;
 
-    /// Every run shape the estimator distinguishes, on a dense, a MoE, an MLA, an MXFP4 and a
-    /// parameters-only model, with and without a card.
+    /// The models every engine's shapes are tried on: a dense, a sliding-window, an
+    /// encoder-decoder, a vision, a MoE, an MLA, an MXFP4, a convolutional and a
+    /// parameters-only model.
+    const MODELS: [(Option<&str>, Option<&str>); 9] = [
+        (Some("meta-llama/Llama-3.1-8B"), None),
+        (Some("google/gemma-3-27b-it"), None),
+        (Some("openai/whisper-tiny"), None),
+        (Some("google/vit-large-patch16-224"), None),
+        (Some("mistralai/Mixtral-8x7B-v0.1"), None),
+        (Some("deepseek-ai/DeepSeek-V3"), None),
+        (Some("openai/gpt-oss-20b"), None),
+        (Some("microsoft/resnet-50"), None),
+        (None, Some("7B")),
+    ];
+
+    const Q4: Quantization = Quantization::Gguf {
+        file_type: GgufFileType::Q4_K_M,
+    };
+
+    /// The default run of a model (or a parameter count) on a card, or on none.
+    fn base(model: Option<&str>, params: Option<&str>, gpu: Option<&str>) -> EstimateInput {
+        EstimateInput {
+            model: model.map(str::to_string),
+            params: params.map(str::to_string),
+            gpu: gpu.map(str::to_string),
+            ..EstimateInput::default()
+        }
+    }
+
+    /// Every run shape the estimator distinguishes, on every model of [`MODELS`], with and
+    /// without a card. The shapes are appended engine by engine, in the order they were added,
+    /// so that each keeps its place (its index in the snapshots).
     pub(in crate::estimate) fn run_shapes() -> Vec<EstimateInput> {
         let mut out = Vec::new();
-        let models: [(Option<&str>, Option<&str>); 9] = [
-            (Some("meta-llama/Llama-3.1-8B"), None),
-            (Some("google/gemma-3-27b-it"), None),
-            (Some("openai/whisper-tiny"), None),
-            (Some("google/vit-large-patch16-224"), None),
-            (Some("mistralai/Mixtral-8x7B-v0.1"), None),
-            (Some("deepseek-ai/DeepSeek-V3"), None),
-            (Some("openai/gpt-oss-20b"), None),
-            (Some("microsoft/resnet-50"), None),
-            (None, Some("7B")),
-        ];
-        let q4 = Quantization::Gguf {
-            file_type: GgufFileType::Q4_K_M,
-        };
-        for (model, params) in models {
+        for (model, params) in MODELS {
             // A card before Hopper has another cuBLAS workspace.
             for gpu in [None, Some("h100-sxm5-80gb"), Some("a100-sxm4-80gb")] {
-                let b = EstimateInput {
-                    model: model.map(str::to_string),
-                    params: params.map(str::to_string),
-                    gpu: gpu.map(str::to_string),
-                    ..EstimateInput::default()
-                };
-                let serve = EstimateInput {
-                    mode: Mode::Serve,
-                    engine: Engine::Vllm,
-                    ..b.clone()
-                };
-                let cpp = EstimateInput {
-                    engine: Engine::Llamacpp,
-                    quantization: q4,
-                    ..b.clone()
-                };
-                let t = EstimateInput {
+                let b = base(model, params, gpu);
+                out.extend(inference_shapes(&b));
+                out.extend(training_shapes(&EstimateInput {
                     mode: Mode::Training,
-                    ..b.clone()
-                };
-                out.extend([
-                    b.clone(),
-                    EstimateInput {
-                        logits: Logits::All,
-                        ..b.clone()
-                    },
-                    EstimateInput {
-                        quantization: Quantization::BnbNf4 { double_quant: true },
-                        ..b.clone()
-                    },
-                    EstimateInput {
-                        quantization: Quantization::Gptq {
-                            bits: 4,
-                            group_size: 128,
-                        },
-                        ..b.clone()
-                    },
-                    EstimateInput {
-                        tp: 2.0,
-                        pp: 2.0,
-                        gpus: Some(4.0),
-                        ..b.clone()
-                    },
-                    serve.clone(),
-                    EstimateInput {
-                        tp: 2.0,
-                        gpus: Some(2.0),
-                        ..serve
-                    },
-                    cpp.clone(),
-                    EstimateInput {
-                        gpu_layers: Some(10.0),
-                        ..cpp.clone()
-                    },
-                    // llama.cpp splitting its layers over two GPUs.
-                    EstimateInput {
-                        gpus: Some(2.0),
-                        ..cpp.clone()
-                    },
-                    EstimateInput {
-                        attention: AttentionImpl::Eager,
-                        ..cpp
-                    },
-                    EstimateInput {
-                        attention: AttentionImpl::Eager,
-                        ..b.clone()
-                    },
-                ]);
-                for optimizer in Optimizer::ALL {
-                    for precision in [Precision::Fp32, Precision::AmpBf16, Precision::Bf16] {
-                        out.push(EstimateInput {
-                            optimizer,
-                            precision,
-                            ..t.clone()
-                        });
-                    }
-                }
-                for grad_checkpointing in [Checkpointing::Full, Checkpointing::Selective] {
-                    out.push(EstimateInput {
-                        grad_checkpointing,
-                        ..t.clone()
-                    });
-                }
-                for qlora in [false, true] {
-                    out.push(EstimateInput {
-                        lora_rank: 16.0,
-                        qlora,
-                        ..t.clone()
-                    });
-                }
-                for zero in [0.0, 1.0, 2.0, 3.0] {
-                    for offload in [Offload::None, Offload::Cpu, Offload::Nvme] {
-                        out.push(EstimateInput {
-                            zero,
-                            offload,
-                            gpus: Some(8.0),
-                            ..t.clone()
-                        });
-                    }
-                }
-                out.extend([
-                    EstimateInput {
-                        tp: 2.0,
-                        pp: 2.0,
-                        gpus: Some(4.0),
-                        ..t.clone()
-                    },
-                    EstimateInput {
-                        fused_optimizer: true,
-                        ..t.clone()
-                    },
-                    EstimateInput {
-                        attention: AttentionImpl::Eager,
-                        ..t
-                    },
-                ]);
+                    ..b
+                }));
             }
         }
-        // The engines added after the snapshot was first written, appended so that the shapes
-        // before them keep their places: SGLang, Ollama, expert parallelism.
-        for (model, params) in models {
+        for (model, params) in MODELS {
             for gpu in [None, Some("h100-sxm5-80gb"), Some("rtx-4090")] {
-                let b = EstimateInput {
-                    model: model.map(str::to_string),
-                    params: params.map(str::to_string),
-                    gpu: gpu.map(str::to_string),
-                    ..EstimateInput::default()
-                };
-                let sglang = EstimateInput {
-                    mode: Mode::Serve,
-                    engine: Engine::Sglang,
-                    ..b.clone()
-                };
-                let ollama = EstimateInput {
-                    engine: Engine::Ollama,
-                    quantization: q4,
-                    ..b.clone()
-                };
-                out.extend([
-                    sglang.clone(),
-                    EstimateInput {
-                        tp: 2.0,
-                        gpus: Some(2.0),
-                        ..sglang.clone()
-                    },
-                    EstimateInput {
-                        tp: 2.0,
-                        gpus: Some(2.0),
-                        ep: 2.0,
-                        ..sglang.clone()
-                    },
-                    EstimateInput {
-                        kv_dtype: crate::precision::KvDtype::Fp8,
-                        mem_fraction_static: Some(0.8),
-                        cuda_graphs: false,
-                        ..sglang
-                    },
-                    EstimateInput {
-                        mode: Mode::Serve,
-                        engine: Engine::Vllm,
-                        tp: 2.0,
-                        gpus: Some(2.0),
-                        ep: 2.0,
-                        ..b.clone()
-                    },
-                    ollama.clone(),
-                    EstimateInput {
-                        gpus: Some(2.0),
-                        ..ollama.clone()
-                    },
-                    EstimateInput {
-                        gpu_layers: Some(10.0),
-                        batch: 4.0,
-                        ..ollama.clone()
-                    },
-                    EstimateInput {
-                        attention: AttentionImpl::Flash,
-                        kv_dtype: crate::precision::KvDtype::Q8_0,
-                        max_model_len: Some(32_768.0),
-                        ..ollama
-                    },
-                ]);
+                out.extend(sglang_ollama_shapes(&base(model, params, gpu)));
             }
         }
         for tag in [
@@ -231,6 +76,182 @@ pub(super) mod tests {
         }
         out.extend(trtllm_shapes());
         out
+    }
+
+    /// Transformers inference in its formats and attention, vLLM serving, llama.cpp.
+    fn inference_shapes(b: &EstimateInput) -> Vec<EstimateInput> {
+        let serve = EstimateInput {
+            mode: Mode::Serve,
+            engine: Engine::Vllm,
+            ..b.clone()
+        };
+        let cpp = EstimateInput {
+            engine: Engine::Llamacpp,
+            quantization: Q4,
+            ..b.clone()
+        };
+        alloc::vec![
+            b.clone(),
+            EstimateInput {
+                logits: Logits::All,
+                ..b.clone()
+            },
+            EstimateInput {
+                quantization: Quantization::BnbNf4 { double_quant: true },
+                ..b.clone()
+            },
+            EstimateInput {
+                quantization: Quantization::Gptq {
+                    bits: 4,
+                    group_size: 128,
+                },
+                ..b.clone()
+            },
+            EstimateInput {
+                tp: 2.0,
+                pp: 2.0,
+                gpus: Some(4.0),
+                ..b.clone()
+            },
+            serve.clone(),
+            EstimateInput {
+                tp: 2.0,
+                gpus: Some(2.0),
+                ..serve
+            },
+            cpp.clone(),
+            EstimateInput {
+                gpu_layers: Some(10.0),
+                ..cpp.clone()
+            },
+            // llama.cpp splitting its layers over two GPUs.
+            EstimateInput {
+                gpus: Some(2.0),
+                ..cpp.clone()
+            },
+            EstimateInput {
+                attention: AttentionImpl::Eager,
+                ..cpp
+            },
+            EstimateInput {
+                attention: AttentionImpl::Eager,
+                ..b.clone()
+            },
+        ]
+    }
+
+    /// Training `t` with each optimizer and precision, checkpointing, LoRA and QLoRA, every
+    /// ZeRO stage and offload, parallelism, a fused step and eager attention.
+    fn training_shapes(t: &EstimateInput) -> Vec<EstimateInput> {
+        let mut out = Vec::new();
+        for optimizer in Optimizer::ALL {
+            for precision in [Precision::Fp32, Precision::AmpBf16, Precision::Bf16] {
+                out.push(EstimateInput {
+                    optimizer,
+                    precision,
+                    ..t.clone()
+                });
+            }
+        }
+        for grad_checkpointing in [Checkpointing::Full, Checkpointing::Selective] {
+            out.push(EstimateInput {
+                grad_checkpointing,
+                ..t.clone()
+            });
+        }
+        for qlora in [false, true] {
+            out.push(EstimateInput {
+                lora_rank: 16.0,
+                qlora,
+                ..t.clone()
+            });
+        }
+        for zero in [0.0, 1.0, 2.0, 3.0] {
+            for offload in [Offload::None, Offload::Cpu, Offload::Nvme] {
+                out.push(EstimateInput {
+                    zero,
+                    offload,
+                    gpus: Some(8.0),
+                    ..t.clone()
+                });
+            }
+        }
+        out.extend([
+            EstimateInput {
+                tp: 2.0,
+                pp: 2.0,
+                gpus: Some(4.0),
+                ..t.clone()
+            },
+            EstimateInput {
+                fused_optimizer: true,
+                ..t.clone()
+            },
+            EstimateInput {
+                attention: AttentionImpl::Eager,
+                ..t.clone()
+            },
+        ]);
+        out
+    }
+
+    /// SGLang (with tp, expert parallelism, fp8 and no graphs), vLLM's expert parallelism, and
+    /// Ollama (over two GPUs, with fewer layers, with a quantized cache).
+    fn sglang_ollama_shapes(b: &EstimateInput) -> Vec<EstimateInput> {
+        let sglang = EstimateInput {
+            mode: Mode::Serve,
+            engine: Engine::Sglang,
+            ..b.clone()
+        };
+        let ollama = EstimateInput {
+            engine: Engine::Ollama,
+            quantization: Q4,
+            ..b.clone()
+        };
+        alloc::vec![
+            sglang.clone(),
+            EstimateInput {
+                tp: 2.0,
+                gpus: Some(2.0),
+                ..sglang.clone()
+            },
+            EstimateInput {
+                tp: 2.0,
+                gpus: Some(2.0),
+                ep: 2.0,
+                ..sglang.clone()
+            },
+            EstimateInput {
+                kv_dtype: crate::precision::KvDtype::Fp8,
+                mem_fraction_static: Some(0.8),
+                cuda_graphs: false,
+                ..sglang
+            },
+            EstimateInput {
+                mode: Mode::Serve,
+                engine: Engine::Vllm,
+                tp: 2.0,
+                gpus: Some(2.0),
+                ep: 2.0,
+                ..b.clone()
+            },
+            ollama.clone(),
+            EstimateInput {
+                gpus: Some(2.0),
+                ..ollama.clone()
+            },
+            EstimateInput {
+                gpu_layers: Some(10.0),
+                batch: 4.0,
+                ..ollama.clone()
+            },
+            EstimateInput {
+                attention: AttentionImpl::Flash,
+                kv_dtype: crate::precision::KvDtype::Q8_0,
+                max_model_len: Some(32_768.0),
+                ..ollama
+            },
+        ]
     }
 
     /// TensorRT-LLM's run shapes (after the others, which keep their places): every model on no

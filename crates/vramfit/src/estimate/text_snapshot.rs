@@ -119,6 +119,190 @@ fn opt<T: core::fmt::Display>(x: Option<T>) -> String {
     x.map_or_else(|| "-".to_string(), |x| x.to_string())
 }
 
+/// A block being written: its lines, and every text of the estimate in order (hashed as one
+/// JSON array at the end).
+struct Writer<'e> {
+    lines: String,
+    text: Vec<&'e str>,
+}
+
+impl<'e> Writer<'e> {
+    fn line(&mut self, s: String) {
+        self.lines.push_str("  ");
+        self.lines.push_str(&s);
+        self.lines.push('\n');
+    }
+
+    /// One line per part, indented deeper than the estimate's other figures.
+    fn components(&mut self, components: &'e [super::Component]) {
+        for c in components {
+            let super::Component {
+                key,
+                bytes,
+                torch,
+                formula,
+                formula_zh,
+                note_en,
+                note_zh,
+            } = c;
+            let place = if *torch { "torch" } else { "outside" };
+            self.line(format!("  {key} {} {place}", size(*bytes)));
+            self.text
+                .extend([formula, formula_zh, note_en, note_zh].map(String::as_str));
+        }
+    }
+
+    /// The estimate's sizes by kind that are not already a part's line (weights, kv_cache, …).
+    fn sums(
+        &mut self,
+        components: &[super::Component],
+        sums: [(&str, Option<super::ComponentKind>, Bytes); 8],
+    ) {
+        let mut line = String::from("sums");
+        for (name, kind, bytes) in sums {
+            let part = kind.and_then(|k| {
+                let key = super::ComponentKey::at_peak(k);
+                components.iter().find(|c| c.key == key)
+            });
+            if part.map_or(Bytes::ZERO, |c| c.bytes) != bytes {
+                let _ = write!(line, " {name}={}", bytes.get());
+            }
+        }
+        if line != "sums" {
+            self.line(line);
+        }
+    }
+
+    fn fit(&mut self, f: &'e super::Fit) {
+        let super::Fit {
+            gpu,
+            memory_bytes,
+            fits,
+            headroom_bytes,
+            shortfall_bytes,
+            reason,
+        } = f;
+        self.line(format!(
+            "fit {} on {gpu} of {} headroom={} shortfall={} reason={}",
+            if *fits { "fits" } else { "does-not-fit" },
+            memory_bytes.get(),
+            headroom_bytes.get(),
+            shortfall_bytes.get(),
+            reason.as_ref().map_or("-", |r| r.key.as_str()),
+        ));
+        if let Some(r) = reason {
+            self.text.extend([r.en.as_str(), r.zh.as_str()]);
+        }
+    }
+
+    fn ollama(&mut self, o: &super::OllamaLoad) {
+        let super::OllamaLoad {
+            gpu_layers,
+            requested_layers,
+            model_layers,
+            vram_bytes,
+            total_bytes,
+            cpu_percent,
+            kv_bytes,
+            graph_bytes,
+            context,
+        } = o;
+        self.line(format!(
+            "ollama layers={gpu_layers}/{model_layers} requested={requested_layers} \
+             cpu={cpu_percent}% context={context}"
+        ));
+        self.line(format!(
+            "ollama vram={} total={} kv={} graph={}",
+            vram_bytes.get(),
+            total_bytes.get(),
+            kv_bytes.get(),
+            graph_bytes.get()
+        ));
+    }
+
+    fn quick(&mut self, quick: &'e super::Quick) {
+        let super::Quick {
+            weights_bytes,
+            kv_cache_bytes,
+            activations_bytes,
+            gradients_bytes,
+            optimizer_bytes,
+            theory_bytes,
+            components_sum_bytes,
+            recommended_bytes,
+            formula,
+            formula_zh,
+        } = quick;
+        let mut parts = String::from("quick");
+        for (name, bytes) in [
+            ("weights", weights_bytes),
+            ("kv_cache", kv_cache_bytes),
+            ("activations", activations_bytes),
+            ("gradients", gradients_bytes),
+            ("optimizer", optimizer_bytes),
+        ] {
+            if bytes.get() != 0 {
+                let _ = write!(parts, " {name}={}", bytes.get());
+            }
+        }
+        self.line(parts);
+        self.line(format!(
+            "quick theory={} components_sum={} recommended={}",
+            theory_bytes.get(),
+            components_sum_bytes.get(),
+            recommended_bytes.get()
+        ));
+        self.text.extend([formula.as_str(), formula_zh.as_str()]);
+    }
+
+    fn speed(&mut self, t: &'e super::Throughput) {
+        let super::Throughput {
+            runtime,
+            prefill_tokens_per_s,
+            time_to_first_token_s,
+            decode_tokens_per_s_per_sequence,
+            decode_tokens_per_s,
+            generation_s,
+            step_time_s,
+            tokens_per_s,
+            formulas,
+        } = t;
+        self.line(format!("speed {runtime:?}"));
+        for (name, x) in [
+            ("prefill_tokens_per_s", prefill_tokens_per_s),
+            ("time_to_first_token_s", time_to_first_token_s),
+            (
+                "decode_tokens_per_s_per_sequence",
+                decode_tokens_per_s_per_sequence,
+            ),
+            ("decode_tokens_per_s", decode_tokens_per_s),
+            ("generation_s", generation_s),
+            ("step_time_s", step_time_s),
+            ("tokens_per_s", tokens_per_s),
+        ] {
+            if let Some(x) = x {
+                // Rust's shortest text that reads back as the same f64: exact and stable.
+                self.line(format!("speed {name} {x}"));
+            }
+        }
+        for f in formulas {
+            self.text
+                .extend([f.key.as_str(), f.en.as_str(), f.zh.as_str()]);
+        }
+    }
+
+    /// The notes' and differences' keys on a line each; their words into the text.
+    fn keyed(&mut self, name: &str, list: &'e [super::Difference]) {
+        if !list.is_empty() {
+            let keys: Vec<&str> = list.iter().map(|d| d.key.as_str()).collect();
+            self.line(format!("{name} {}", keys.join(" ")));
+        }
+        for d in list {
+            self.text.extend([d.en.as_str(), d.zh.as_str()]);
+        }
+    }
+}
+
 /// The block of one estimate: each figure on a line of its own, the text as one digest.
 ///
 /// Every struct is taken apart without `..`, so a field added to the estimate fails to compile
@@ -158,77 +342,44 @@ fn block(e: &Estimate, name: &str) -> String {
         notes,
         ollama,
     } = e;
-    // Every text of the estimate, in order; hashed as one JSON array.
-    let mut text: Vec<&str> = Vec::new();
-    let mut b = String::new();
-    let line = |b: &mut String, s: String| {
-        b.push_str("  ");
-        b.push_str(&s);
-        b.push('\n');
+    let mut w = Writer {
+        lines: String::new(),
+        text: Vec::new(),
     };
     let model = if model == name {
         String::new()
     } else {
         format!("model={model} ")
     };
-    line(
-        &mut b,
-        format!("{model}params={params} active={active_params} trainable={trainable_params}"),
-    );
-    for c in components {
-        let super::Component {
-            key,
-            bytes,
-            torch,
-            formula,
-            formula_zh,
-            note_en,
-            note_zh,
-        } = c;
-        let place = if *torch { "torch" } else { "outside" };
-        // Indented deeper than the estimate's other figures: one line per part.
-        line(&mut b, format!("  {key} {} {place}", size(*bytes)));
-        text.extend([formula, formula_zh, note_en, note_zh].map(String::as_str));
-    }
-    // The estimate's sizes by kind; each one that is its part's size (weights, kv_cache, …)
-    // is already on that part's line.
-    let mut sums = String::from("sums");
+    w.line(format!(
+        "{model}params={params} active={active_params} trainable={trainable_params}"
+    ));
+    w.components(components);
     use super::ComponentKind as K;
-    for (name, kind, bytes) in [
-        ("weights", Some(K::Weights), weights_bytes),
-        ("kv_cache", Some(K::KvCache), kv_cache_bytes),
-        ("activations", Some(K::Activations), activations_bytes),
-        ("gradients", Some(K::Gradients), gradients_bytes),
-        ("optimizer", Some(K::Optimizer), optimizer_bytes),
-        ("temporaries", None, temporaries_bytes),
-        ("overhead", None, overhead_bytes),
-        (
-            "allocator_reserve",
-            Some(K::AllocatorReserve),
-            allocator_reserve_bytes,
-        ),
-    ] {
-        let part = kind.and_then(|k| {
-            let key = super::ComponentKey::at_peak(k);
-            components.iter().find(|c| c.key == key)
-        });
-        if part.map_or(Bytes::ZERO, |c| c.bytes) != *bytes {
-            let _ = write!(sums, " {name}={}", bytes.get());
-        }
-    }
-    if sums != "sums" {
-        line(&mut b, sums);
-    }
-    line(
-        &mut b,
-        format!(
-            "peak_allocated {} at {peak_phase:?} from {peak_source:?}",
-            size(*peak_allocated_bytes)
-        ),
+    w.sums(
+        components,
+        [
+            ("weights", Some(K::Weights), *weights_bytes),
+            ("kv_cache", Some(K::KvCache), *kv_cache_bytes),
+            ("activations", Some(K::Activations), *activations_bytes),
+            ("gradients", Some(K::Gradients), *gradients_bytes),
+            ("optimizer", Some(K::Optimizer), *optimizer_bytes),
+            ("temporaries", None, *temporaries_bytes),
+            ("overhead", None, *overhead_bytes),
+            (
+                "allocator_reserve",
+                Some(K::AllocatorReserve),
+                *allocator_reserve_bytes,
+            ),
+        ],
     );
-    line(&mut b, format!("total {}", size(*total_bytes)));
-    line(&mut b, format!("recommended {}", size(*recommended_bytes)));
-    line(&mut b, format!("required {}", size(*required_bytes)));
+    w.line(format!(
+        "peak_allocated {} at {peak_phase:?} from {peak_source:?}",
+        size(*peak_allocated_bytes)
+    ));
+    w.line(format!("total {}", size(*total_bytes)));
+    w.line(format!("recommended {}", size(*recommended_bytes)));
+    w.line(format!("required {}", size(*required_bytes)));
     let mut kv = format!("gpus={gpus} kv_bytes_per_token={kv_bytes_per_token}");
     if kv_cache_tokens.is_some() || max_concurrency.is_some() || max_concurrency_exact.is_some() {
         let _ = write!(
@@ -239,152 +390,29 @@ fn block(e: &Estimate, name: &str) -> String {
             opt(*max_concurrency_exact),
         );
     }
-    line(&mut b, kv);
+    w.line(kv);
     if cpu_bytes.get() != 0 || nvme_bytes.get() != 0 {
-        line(
-            &mut b,
-            format!(
-                "offloaded cpu={} nvme={}",
-                size(*cpu_bytes),
-                size(*nvme_bytes)
-            ),
-        );
+        w.line(format!(
+            "offloaded cpu={} nvme={}",
+            size(*cpu_bytes),
+            size(*nvme_bytes)
+        ));
     }
     if let Some(f) = fit {
-        let super::Fit {
-            gpu,
-            memory_bytes,
-            fits,
-            headroom_bytes,
-            shortfall_bytes,
-            reason,
-        } = f;
-        line(
-            &mut b,
-            format!(
-                "fit {} on {gpu} of {} headroom={} shortfall={} reason={}",
-                if *fits { "fits" } else { "does-not-fit" },
-                memory_bytes.get(),
-                headroom_bytes.get(),
-                shortfall_bytes.get(),
-                reason.as_ref().map_or("-", |r| r.key.as_str()),
-            ),
-        );
-        if let Some(r) = reason {
-            text.extend([r.en.as_str(), r.zh.as_str()]);
-        }
+        w.fit(f);
     }
     if let Some(o) = ollama {
-        let super::OllamaLoad {
-            gpu_layers,
-            requested_layers,
-            model_layers,
-            vram_bytes,
-            total_bytes,
-            cpu_percent,
-            kv_bytes,
-            graph_bytes,
-            context,
-        } = o;
-        line(
-            &mut b,
-            format!(
-                "ollama layers={gpu_layers}/{model_layers} requested={requested_layers} \
-                 cpu={cpu_percent}% context={context}"
-            ),
-        );
-        line(
-            &mut b,
-            format!(
-                "ollama vram={} total={} kv={} graph={}",
-                vram_bytes.get(),
-                total_bytes.get(),
-                kv_bytes.get(),
-                graph_bytes.get()
-            ),
-        );
+        w.ollama(o);
     }
-    let super::Quick {
-        weights_bytes,
-        kv_cache_bytes,
-        activations_bytes,
-        gradients_bytes,
-        optimizer_bytes,
-        theory_bytes,
-        components_sum_bytes,
-        recommended_bytes,
-        formula,
-        formula_zh,
-    } = quick;
-    let mut parts = String::from("quick");
-    for (name, bytes) in [
-        ("weights", weights_bytes),
-        ("kv_cache", kv_cache_bytes),
-        ("activations", activations_bytes),
-        ("gradients", gradients_bytes),
-        ("optimizer", optimizer_bytes),
-    ] {
-        if bytes.get() != 0 {
-            let _ = write!(parts, " {name}={}", bytes.get());
-        }
-    }
-    line(&mut b, parts);
-    line(
-        &mut b,
-        format!(
-            "quick theory={} components_sum={} recommended={}",
-            theory_bytes.get(),
-            components_sum_bytes.get(),
-            recommended_bytes.get()
-        ),
-    );
-    text.extend([formula.as_str(), formula_zh.as_str()]);
+    w.quick(quick);
     if let Some(t) = throughput {
-        let super::Throughput {
-            runtime,
-            prefill_tokens_per_s,
-            time_to_first_token_s,
-            decode_tokens_per_s_per_sequence,
-            decode_tokens_per_s,
-            generation_s,
-            step_time_s,
-            tokens_per_s,
-            formulas,
-        } = t;
-        line(&mut b, format!("speed {runtime:?}"));
-        for (name, x) in [
-            ("prefill_tokens_per_s", prefill_tokens_per_s),
-            ("time_to_first_token_s", time_to_first_token_s),
-            (
-                "decode_tokens_per_s_per_sequence",
-                decode_tokens_per_s_per_sequence,
-            ),
-            ("decode_tokens_per_s", decode_tokens_per_s),
-            ("generation_s", generation_s),
-            ("step_time_s", step_time_s),
-            ("tokens_per_s", tokens_per_s),
-        ] {
-            if let Some(x) = x {
-                // Rust's shortest text that reads back as the same f64: exact and stable.
-                line(&mut b, format!("speed {name} {x}"));
-            }
-        }
-        for f in formulas {
-            text.extend([f.key.as_str(), f.en.as_str(), f.zh.as_str()]);
-        }
+        w.speed(t);
     }
-    for (name, list) in [("notes", notes), ("differences", differences)] {
-        if !list.is_empty() {
-            let keys: Vec<&str> = list.iter().map(|d| d.key.as_str()).collect();
-            line(&mut b, format!("{name} {}", keys.join(" ")));
-        }
-        for d in list {
-            text.extend([d.en.as_str(), d.zh.as_str()]);
-        }
-    }
-    let texts = serde_json::to_string(&text).expect("strings are JSON");
-    line(&mut b, format!("text {:016x}", fnv(&texts)));
-    b
+    w.keyed("notes", notes);
+    w.keyed("differences", differences);
+    let texts = serde_json::to_string(&w.text).expect("strings are JSON");
+    w.line(format!("text {:016x}", fnv(&texts)));
+    w.lines
 }
 
 /// A run shape's block: its header, then its estimate's figures or its error.
