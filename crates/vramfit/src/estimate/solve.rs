@@ -347,25 +347,10 @@ pub fn solve(input: &EstimateInput, device: &Device) -> Solutions {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Architecture, Family};
 
     fn tiny() -> EstimateInput {
-        let a = Architecture {
-            family: Family::CausalLm,
-            vocab_size: 32_000,
-            hidden_size: 4096,
-            num_layers: 32,
-            num_heads: 32,
-            num_kv_heads: 32,
-            head_dim: 128,
-            intermediate_size: 11_008,
-            gated_ffn: true,
-            norms_per_layer: 2,
-            max_position_embeddings: 4096,
-            ..Architecture::default()
-        };
         EstimateInput {
-            arch: Some(a),
+            arch: Some(crate::model::tests::llama2_7b()),
             seq_len: 4096.0,
             new_tokens: 0.0,
             ..EstimateInput::default()

@@ -1968,3 +1968,73 @@ fn a_bare_parameter_count_says_its_kv_is_not_counted() {
     let llama = estimate(&input(llama8b())).unwrap();
     assert!(llama.notes.iter().all(|n| n.key != "kv_not_counted"));
 }
+
+/// NVFP4 keeps 4-bit values and one FP8 scale per 16 of them: 16 values in 8 + 1 = 9 bytes, so
+/// Llama-3.1-8B's 131,072 B a token in bf16 (2 × 8 × 128 × 32 × 2) is 36,864 B in nvfp4.
+#[test]
+fn nvfp4_takes_nine_bytes_per_sixteen_values() {
+    assert_eq!(KvDtype::Nvfp4.bytes_for(16, Dtype::Bf16), 9);
+    assert_eq!(KvDtype::Nvfp4.bytes_for(17, Dtype::Bf16), 18);
+    assert_eq!(
+        KvDtype::Nvfp4.bytes_for(2 * 8 * 128 * 32, Dtype::Bf16),
+        36_864
+    );
+    assert_eq!(KvDtype::parse("kv_dtype", "nvfp4").unwrap(), KvDtype::Nvfp4);
+}
+
+/// TensorRT-LLM keeps an fp8 cache only where the card computes in FP8 (Ada, Hopper, Blackwell)
+/// and an nvfp4 one only on Blackwell; vLLM stores fp8 on an A100 too; no other engine takes
+/// nvfp4. `free_gpu_memory_fraction` is a fraction from 0.01 to 1.
+#[test]
+fn trtllms_kv_formats_need_the_card_and_its_fraction_a_range() {
+    let run = |engine, kv_dtype, gpu: &str| {
+        EstimateInput {
+            model: Some("meta-llama/Llama-3.1-8B".into()),
+            mode: Mode::Serve,
+            engine,
+            kv_dtype,
+            gpu: Some(gpu.into()),
+            ..EstimateInput::default()
+        }
+        .resolve()
+    };
+    let e = run(Engine::Trtllm, KvDtype::Fp8, "a100-sxm4-80gb").unwrap_err();
+    assert_eq!(
+        (e.kind, e.field.as_str()),
+        (crate::ErrorKind::Unsupported, "kv_dtype")
+    );
+    assert!(run(Engine::Trtllm, KvDtype::Fp8, "h100-sxm5-80gb").is_ok());
+    assert!(run(Engine::Trtllm, KvDtype::Fp8, "rtx-4090").is_ok());
+    assert!(run(Engine::Vllm, KvDtype::Fp8, "a100-sxm4-80gb").is_ok());
+    assert!(run(Engine::Trtllm, KvDtype::Nvfp4, "h100-sxm5-80gb").is_err());
+    assert!(run(Engine::Trtllm, KvDtype::Nvfp4, "b200-180gb").is_ok());
+    assert_eq!(
+        run(Engine::Vllm, KvDtype::Nvfp4, "b200-180gb")
+            .unwrap_err()
+            .field,
+        "kv_dtype"
+    );
+    for (f, ok) in [
+        (0.9, true),
+        (1.0, true),
+        (0.01, true),
+        (0.0, false),
+        (1.5, false),
+    ] {
+        let r = EstimateInput {
+            model: Some("meta-llama/Llama-3.1-8B".into()),
+            mode: Mode::Serve,
+            engine: Engine::Trtllm,
+            free_gpu_memory_fraction: Some(f),
+            ..EstimateInput::default()
+        }
+        .resolve();
+        assert_eq!(r.is_ok(), ok, "{f}");
+        if let Err(e) = r {
+            assert_eq!(
+                (e.kind, e.field.as_str()),
+                (crate::ErrorKind::OutOfRange, "free_gpu_memory_fraction")
+            );
+        }
+    }
+}

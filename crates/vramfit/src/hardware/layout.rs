@@ -51,26 +51,11 @@ pub fn layout_required_bytes(input: &EstimateInput, layout: Layout, on: &Gpu) ->
 mod tests {
     use super::*;
     use crate::gpu::find_gpu;
-    use crate::model::{Architecture, Family};
 
     /// A Llama-2-7B-shaped model in bf16 (the solvers' test model).
     fn tiny() -> EstimateInput {
-        let a = Architecture {
-            family: Family::CausalLm,
-            vocab_size: 32_000,
-            hidden_size: 4096,
-            num_layers: 32,
-            num_heads: 32,
-            num_kv_heads: 32,
-            head_dim: 128,
-            intermediate_size: 11_008,
-            gated_ffn: true,
-            norms_per_layer: 2,
-            max_position_embeddings: 4096,
-            ..Architecture::default()
-        };
         EstimateInput {
-            arch: Some(a),
+            arch: Some(crate::model::tests::llama2_7b()),
             seq_len: 4096.0,
             new_tokens: 0.0,
             ..EstimateInput::default()

@@ -461,6 +461,25 @@ pub(crate) mod tests {
         );
     }
 
+    /// A Llama-2-7B-shaped model (32,000 vocab, 4096 hidden, 32 layers, 32 heads and KV heads,
+    /// 11,008 FFN, 4,096 positions): the solvers' and layouts' test model.
+    pub(crate) fn llama2_7b() -> Architecture {
+        Architecture {
+            family: Family::CausalLm,
+            vocab_size: 32_000,
+            hidden_size: 4096,
+            num_layers: 32,
+            num_heads: 32,
+            num_kv_heads: 32,
+            head_dim: 128,
+            intermediate_size: 11_008,
+            gated_ffn: true,
+            norms_per_layer: 2,
+            max_position_embeddings: 4096,
+            ..Architecture::default()
+        }
+    }
+
     /// Llama-3.1-8B's config.json: 128256 vocab, 4096 hidden, 32 layers, 32 heads, 8 KV heads,
     /// 14336 FFN, untied.
     pub(crate) fn llama31_8b() -> Architecture {

@@ -97,20 +97,19 @@ impl Run<'_> {
                     ),
                 ),
                 #[cfg(feature = "trtllm")]
-                PoolBudget::FreeFraction => (
-                    en!(
-                        "The KV pool holds {} tokens, fewer than one sequence of max_seq_len {}: TensorRT-LLM starts but cuts max_seq_len to {} (\"Adjusted max_seq_len\"; --fail_fast_on_attention_window_too_large refuses instead). Lower max_seq_len, raise free_gpu_memory_fraction, use an fp8 KV cache or a larger card.",
-                        thousands(sp.available / kv_per_token.max(1)),
-                        thousands(self.max_model_len),
-                        thousands(sp.available / kv_per_token.max(1))
-                    ),
-                    zh!(
-                        "KV 池只能容纳 {} 个 token，不够一条 max_seq_len {} 的序列：TensorRT-LLM 会启动，但把 max_seq_len 缩短到 {}（日志 \"Adjusted max_seq_len\"；加 --fail_fast_on_attention_window_too_large 则拒绝启动）。请降低 max_seq_len、提高 free_gpu_memory_fraction、使用 fp8 KV 缓存或更大的显卡。",
-                        thousands(sp.available / kv_per_token.max(1)),
-                        thousands(self.max_model_len),
-                        thousands(sp.available / kv_per_token.max(1))
-                    ),
-                ),
+                PoolBudget::FreeFraction => {
+                    // The pool in tokens, the length TensorRT-LLM cuts max_seq_len to.
+                    let tokens = thousands(sp.available / kv_per_token.max(1));
+                    let len = thousands(self.max_model_len);
+                    (
+                        en!(
+                            "The KV pool holds {tokens} tokens, fewer than one sequence of max_seq_len {len}: TensorRT-LLM starts but cuts max_seq_len to {tokens} (\"Adjusted max_seq_len\"; --fail_fast_on_attention_window_too_large refuses instead). Lower max_seq_len, raise free_gpu_memory_fraction, use an fp8 KV cache or a larger card."
+                        ),
+                        zh!(
+                            "KV 池只能容纳 {tokens} 个 token，不够一条 max_seq_len {len} 的序列：TensorRT-LLM 会启动，但把 max_seq_len 缩短到 {tokens}（日志 \"Adjusted max_seq_len\"；加 --fail_fast_on_attention_window_too_large 则拒绝启动）。请降低 max_seq_len、提高 free_gpu_memory_fraction、使用 fp8 KV 缓存或更大的显卡。"
+                        ),
+                    )
+                }
                 PoolBudget::Utilization => (
                     en!(
                         "The KV pool has {} of the budget left; one request of max_model_len {} needs {}: vLLM would refuse to start. Lower max_model_len, raise gpu_memory_utilization, use an fp8 KV cache or a larger card.",
