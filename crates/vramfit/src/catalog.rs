@@ -1,17 +1,16 @@
 //! Lookups across the data catalogs, for the estimator's input resolution.
 
-use alloc::string::String;
-
 use crate::model::Architecture;
 use crate::precision::{Dtype, Quantization};
 use crate::units::Bytes;
 
 /// A GPU the workload runs on, as far as the estimate needs it.
 #[derive(Clone, Debug, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Device {
     /// Catalog id, or `custom`.
-    pub id: String,
+    pub id: &'static str,
+    /// The catalog's record (for the speed model), or `None` for a memory size alone.
+    pub gpu: Option<&'static crate::gpu::Gpu>,
     /// Memory as the CUDA runtime reports it.
     pub memory: Bytes,
     /// Hopper or newer: 32 MiB cuBLAS workspaces instead of 8 MiB + 128 KiB.
@@ -47,10 +46,11 @@ pub fn find_device(id: &str) -> Option<Device> {
 }
 
 /// What the estimator needs to know of a catalog GPU.
-pub fn device_of(g: &crate::gpu::Gpu) -> Device {
+pub fn device_of(g: &'static crate::gpu::Gpu) -> Device {
     let generation = g.generation();
     Device {
-        id: String::from(g.id),
+        id: g.id,
+        gpu: Some(g),
         memory: g.memory,
         // cuBLAS uses 32 MiB workspaces from Hopper (sm90) on.
         hopper_or_newer: generation.hopper_or_newer(),

@@ -360,7 +360,8 @@ mod tests {
     /// An H100 SXM5 as CUDA reports it (81,090 MiB).
     fn h100() -> Device {
         Device {
-            id: "h100-sxm5-80gb".into(),
+            id: "h100-sxm5-80gb",
+            gpu: crate::gpu::find_gpu("h100-sxm5-80gb"),
             memory: Bytes::new(81_090 * crate::units::MIB),
             hopper_or_newer: true,
             a100: false,

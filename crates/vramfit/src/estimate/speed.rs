@@ -44,7 +44,7 @@ impl Run<'_> {
         if !self.arch.is_detailed() {
             return None;
         }
-        let gpu = crate::gpu::find_gpu(&self.device.as_ref()?.id)?;
+        let gpu = self.device.as_ref()?.gpu?;
         let device = throughput::Device::of(gpu);
         let active = self.matmul_params();
         let runtime = self.rules().runtime;

@@ -157,7 +157,7 @@ struct Class {
 
 impl Class {
     /// What the run of `template` reads of `gpu` besides its memory.
-    fn of(gpu: &Gpu, template: &EstimateInput) -> Class {
+    fn of(gpu: &'static Gpu, template: &EstimateInput) -> Class {
         let d = device_of(gpu);
         let reads = template.runner().rules().reads;
         Class {
@@ -198,7 +198,7 @@ impl Grid {
 }
 
 /// The grid of every preset on every card of `gpus` for the run of `template`.
-pub fn grid(template: &EstimateInput, gpus: &[&Gpu]) -> Grid {
+pub fn grid(template: &EstimateInput, gpus: &[&'static Gpu]) -> Grid {
     let formats = formats(template.mode, template.engine);
     // One card of each class present, and each card's class.
     let mut classes: Vec<(Class, &Gpu)> = Vec::new();

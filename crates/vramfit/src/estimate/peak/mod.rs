@@ -267,7 +267,7 @@ impl Run<'_> {
         let total = peak.total;
         let partial = ollama.filter(|_| t.partial_offload);
         self.device.as_ref().map(|d| Fit {
-            gpu: d.id.clone(),
+            gpu: alloc::string::String::from(d.id),
             memory_bytes: d.memory,
             fits: total <= d.memory.get() && t.pool_ok && t.pool_holds_batch && partial.is_none(),
             reason: match (

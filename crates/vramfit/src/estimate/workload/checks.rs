@@ -111,7 +111,7 @@ pub(super) fn check_kv_on_card(rules: &Rules, kv: KvDtype, device: Option<&Devic
         KvDtype::Fp8 if !d.fp8 && rules.native_kv_formats => "Ada or Hopper (sm89) or newer",
         _ => return Ok(()),
     };
-    let (kv, gpu, engine) = (kv.name(), d.id.as_str(), rules.name);
+    let (kv, gpu, engine) = (kv.name(), d.id, rules.name);
     Err(input_error!(
         Unsupported,
         "kv_dtype",

@@ -9,7 +9,6 @@ use crate::model::Architecture;
 use crate::precision::Dtype;
 use crate::units::{MIB, parse_size};
 use alloc::format;
-use alloc::string::String;
 
 /// How the model is split over the GPUs.
 pub(super) struct Parallel {
@@ -161,7 +160,8 @@ impl EstimateInput {
                     ));
                 }
                 Some(Device {
-                    id: String::from("custom"),
+                    id: "custom",
+                    gpu: None,
                     memory,
                     hopper_or_newer: true,
                     a100: false,
