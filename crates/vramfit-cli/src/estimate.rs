@@ -338,11 +338,46 @@ pub struct EstimateArgs {
     /// Print one JSON object instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// A command line to read (`vllm serve … --tensor-parallel-size 2 …`, `llama-server …`,
+    /// `OLLAMA_NUM_PARALLEL=2 ollama run …`): its flags set the engine's settings; the card,
+    /// the batch and the sequence lengths come from this command's flags. The words it does
+    /// not read are listed.
+    #[arg(long, value_name = "LINE")]
+    pub from_command: Option<String>,
+}
+
+/// The input of `command` read, with what a command line does not say (the card, the
+/// requests' shape; the batch where the engine's command does not set it) from `flags`.
+fn from_command(line: &str, flags: EstimateInput) -> Result<(EstimateInput, Vec<String>), Failure> {
+    let read = vramfit::launch::read_command(line)?;
+    let batch = if read.input.batch == EstimateInput::default().batch {
+        flags.batch
+    } else {
+        read.input.batch
+    };
+    let input = EstimateInput {
+        gpu: flags.gpu,
+        gpu_memory: flags.gpu_memory,
+        batch,
+        seq_len: flags.seq_len,
+        new_tokens: flags.new_tokens,
+        ..read.input
+    };
+    Ok((input, read.not_read))
 }
 
 /// Runs `vramfit estimate`.
 pub fn run(args: EstimateArgs) -> Outcome {
-    let (input, looked_up) = args.flags.resolve()?;
+    let (input, looked_up, not_read) = match &args.from_command {
+        Some(line) => {
+            let (input, not_read) = from_command(line, args.flags.run_input()?)?;
+            (input, None, Some(not_read))
+        }
+        None => {
+            let (input, looked_up) = args.flags.resolve()?;
+            (input, looked_up, None)
+        }
+    };
     let workload = input.resolve()?;
     let e = vramfit::estimate::within_reach(workload.estimate())?;
     // With a card named: the largest batch and context that fit it, and the fewest such cards.
@@ -364,11 +399,25 @@ pub fn run(args: EstimateArgs) -> Outcome {
                 serde_json::to_value(m).map_err(|err| Failure::io(err.to_string()))?,
             );
         }
+        if let (Some(words), Some(obj)) = (&not_read, v.as_object_mut()) {
+            obj.insert("not_read".into(), serde_json::json!(words));
+        }
         return json(&v);
     }
     let mut t = looked_up
         .as_ref()
         .map_or_else(String::new, |m| crate::hub_text::describe(m, &e));
+    if let Some(words) = &not_read {
+        let listed = if words.is_empty() {
+            String::from("none")
+        } else {
+            words.join(" ")
+        };
+        let _ = writeln!(
+            t,
+            "Not read from the command (no effect on memory counted): {listed}"
+        );
+    }
     t.push_str(&table(&e));
     if let Some(sol) = solutions
         .as_ref()

@@ -15,6 +15,7 @@ mod fits;
 mod hardware;
 mod hub;
 mod hub_text;
+mod launch;
 mod output;
 
 /// The fields of `EstimateInput` (test code shared by every face's check; see `faces`).
@@ -34,6 +35,9 @@ struct Cli {
 enum Command {
     /// Estimate the memory of a training, inference or serving run.
     Estimate(Box<estimate::EstimateArgs>),
+    /// The command that starts the estimated run (vllm serve, sglang, trtllm-serve,
+    /// llama-server, Ollama), with the numbers that make it fit.
+    Launch(Box<launch::LaunchArgs>),
     /// Which models fit a card: every preset in every format its engine loads, ranked.
     Fits(Box<fits::FitsArgs>),
     /// List the model presets (optionally matching a search).
@@ -67,6 +71,7 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Estimate(a) => estimate::run(*a),
+        Command::Launch(a) => launch::run(*a),
         Command::Fits(a) => fits::run(*a),
         Command::Models(a) => estimate::models(a),
         Command::Gpus(a) => hardware::gpus(a),

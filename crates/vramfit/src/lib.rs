@@ -32,6 +32,8 @@ pub mod hardware;
 pub mod headers;
 #[cfg(feature = "hub")]
 pub mod hub;
+#[cfg(feature = "launch")]
+pub mod launch;
 pub mod model;
 pub mod precision;
 pub mod presets;

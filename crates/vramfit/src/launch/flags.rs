@@ -1,0 +1,158 @@
+//! Each engine's command-line flags that set what the estimate counts, as its own parser spells
+//! them: the first name of a row is the one written, every name is read. Sources: vLLM's
+//! `EngineArgs.add_cli_args` (`vllm/engine/arg_utils.py`), SGLang's `ServerArgs.add_cli_args`
+//! (`python/sglang/srt/server_args.py`), `trtllm-serve`'s click options
+//! (`tensorrt_llm/commands/serve.py`), llama.cpp's `common/arg.cpp`, at the versions the book's
+//! launch chapter names.
+
+/// What a flag sets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Setting {
+    /// The model (a flag where the engine takes it as one).
+    Model,
+    /// Tensor-parallel size.
+    Tp,
+    /// Pipeline-parallel size.
+    Pp,
+    /// Data-parallel size.
+    Dp,
+    /// Expert-parallel size (SGLang, TensorRT-LLM).
+    Ep,
+    /// vLLM's switch: experts over the tensor- and data-parallel GPUs.
+    ExpertParallel,
+    /// The context: `max_model_len`, `context_length`, `max_seq_len`, `-c`.
+    Context,
+    /// vLLM `gpu_memory_utilization`.
+    Utilization,
+    /// `max_num_seqs`, `max_running_requests`, `max_batch_size`.
+    MaxSeqs,
+    /// `max_num_batched_tokens`, `chunked_prefill_size`, `max_num_tokens`.
+    BatchedTokens,
+    /// The KV cache's type (llama.cpp: the keys').
+    KvDtype,
+    /// llama.cpp: the values' cache type.
+    KvDtypeV,
+    /// CUDA graphs off (`--enforce-eager`, `--disable-cuda-graph`).
+    NoCudaGraphs,
+    /// The model's dtype.
+    Dtype,
+    /// Quantization on load.
+    Quantization,
+    /// SGLang `mem_fraction_static`.
+    MemFraction,
+    /// SGLang `cuda_graph_max_bs`.
+    CudaGraphMaxBs,
+    /// TensorRT-LLM `free_gpu_memory_fraction`.
+    FreeFraction,
+    /// TensorRT-LLM's YAML of LLM API options.
+    ExtraOptions,
+    /// llama.cpp `-ngl`.
+    GpuLayers,
+    /// llama.cpp `-ub`.
+    Ubatch,
+    /// llama.cpp `-np`: sequences served at once.
+    Parallel,
+    /// llama.cpp `-fa on|off|auto`.
+    FlashAttn,
+}
+
+/// A flag: its names, what it sets, whether a value follows it.
+pub(crate) struct Flag {
+    pub(crate) names: &'static [&'static str],
+    pub(crate) setting: Setting,
+    pub(crate) takes_value: bool,
+}
+
+const fn v(names: &'static [&'static str], setting: Setting) -> Flag {
+    Flag {
+        names,
+        setting,
+        takes_value: true,
+    }
+}
+
+const fn switch(names: &'static [&'static str], setting: Setting) -> Flag {
+    Flag {
+        names,
+        setting,
+        takes_value: false,
+    }
+}
+
+/// `vllm serve MODEL` (and `python -m vllm.entrypoints.openai.api_server --model MODEL`).
+pub(crate) const VLLM: &[Flag] = &[
+    v(&["--model"], Setting::Model),
+    v(&["--tensor-parallel-size", "-tp"], Setting::Tp),
+    v(&["--pipeline-parallel-size", "-pp"], Setting::Pp),
+    v(&["--data-parallel-size", "-dp"], Setting::Dp),
+    switch(&["--enable-expert-parallel"], Setting::ExpertParallel),
+    v(&["--max-model-len"], Setting::Context),
+    v(&["--gpu-memory-utilization"], Setting::Utilization),
+    v(&["--max-num-seqs"], Setting::MaxSeqs),
+    v(&["--max-num-batched-tokens"], Setting::BatchedTokens),
+    v(&["--kv-cache-dtype"], Setting::KvDtype),
+    switch(&["--enforce-eager"], Setting::NoCudaGraphs),
+    v(&["--dtype"], Setting::Dtype),
+    v(&["--quantization", "-q"], Setting::Quantization),
+];
+
+/// `python -m sglang.launch_server --model-path MODEL`.
+pub(crate) const SGLANG: &[Flag] = &[
+    v(&["--model-path", "--model"], Setting::Model),
+    v(&["--tp-size", "--tp"], Setting::Tp),
+    v(&["--pp-size", "--pp"], Setting::Pp),
+    v(&["--dp-size", "--dp"], Setting::Dp),
+    v(&["--ep-size", "--ep"], Setting::Ep),
+    v(&["--context-length"], Setting::Context),
+    v(&["--mem-fraction-static"], Setting::MemFraction),
+    v(&["--max-running-requests"], Setting::MaxSeqs),
+    v(&["--chunked-prefill-size"], Setting::BatchedTokens),
+    v(&["--cuda-graph-max-bs"], Setting::CudaGraphMaxBs),
+    switch(&["--disable-cuda-graph"], Setting::NoCudaGraphs),
+    v(&["--kv-cache-dtype"], Setting::KvDtype),
+    v(&["--dtype"], Setting::Dtype),
+    v(&["--quantization"], Setting::Quantization),
+];
+
+/// `trtllm-serve MODEL`.
+pub(crate) const TRTLLM: &[Flag] = &[
+    v(&["--tp_size"], Setting::Tp),
+    v(&["--pp_size"], Setting::Pp),
+    v(&["--ep_size"], Setting::Ep),
+    v(&["--max_batch_size"], Setting::MaxSeqs),
+    v(&["--max_num_tokens"], Setting::BatchedTokens),
+    v(&["--max_seq_len"], Setting::Context),
+    v(
+        &["--kv_cache_free_gpu_memory_fraction"],
+        Setting::FreeFraction,
+    ),
+    v(&["--extra_llm_api_options"], Setting::ExtraOptions),
+];
+
+/// `llama-server -m FILE`.
+pub(crate) const LLAMA_SERVER: &[Flag] = &[
+    v(&["-m", "--model"], Setting::Model),
+    v(&["-c", "--ctx-size"], Setting::Context),
+    v(
+        &["-ngl", "--gpu-layers", "--n-gpu-layers"],
+        Setting::GpuLayers,
+    ),
+    v(&["-np", "--parallel"], Setting::Parallel),
+    v(&["-ub", "--ubatch-size"], Setting::Ubatch),
+    v(&["-ctk", "--cache-type-k"], Setting::KvDtype),
+    v(&["-ctv", "--cache-type-v"], Setting::KvDtypeV),
+    v(&["-fa", "--flash-attn"], Setting::FlashAttn),
+];
+
+/// The name written for `setting` in `table`.
+pub(crate) fn name(table: &[Flag], setting: Setting) -> &'static str {
+    table
+        .iter()
+        .find(|f| f.setting == setting)
+        .map_or("", |f| f.names[0])
+}
+
+/// The row of `table` one of whose names is `word`.
+pub(crate) fn find<'t>(table: &'t [Flag], word: &str) -> Option<&'t Flag> {
+    table.iter().find(|f| f.names.contains(&word))
+}

@@ -1,0 +1,113 @@
+//! The launches of the engines that run a GGUF file on the machine at hand: llama.cpp's
+//! `llama-server` and Ollama.
+
+use alloc::string::{String, ToString};
+
+use super::flags::{self, Setting};
+use super::serve::Args;
+use super::{Builder, no_model_name};
+use crate::error::Result;
+use crate::estimate::{Kernel, Workload};
+use crate::estimate::{is_ollama_name, ollama_models};
+use crate::precision::{Dtype, KvDtype, Quantization};
+
+/// The GGUF file type the run counts (a 16-bit file for an unquantized one).
+fn file_type(w: &Workload) -> String {
+    match w.quantization {
+        Quantization::Gguf { file_type } => file_type.name().to_ascii_uppercase(),
+        _ if w.dtype == Dtype::Bf16 => "BF16".to_string(),
+        _ => "F16".to_string(),
+    }
+}
+
+/// llama.cpp's name of a KV cache type, where it is not its default f16.
+fn cache_type(kv: KvDtype) -> Option<&'static str> {
+    match kv {
+        KvDtype::Q8_0 => Some("q8_0"),
+        KvDtype::Q4_0 => Some("q4_0"),
+        KvDtype::Bf16 => Some("bf16"),
+        KvDtype::Auto | KvDtype::Fp16 | KvDtype::Fp8 | KvDtype::Nvfp4 => None,
+    }
+}
+
+/// `llama-server -m FILE.gguf …`: the context all sequences share (`-c`), the sequences
+/// (`-np`), the layers on the GPUs (`-ngl`, the output layer counted as one), the physical
+/// batch, the cache types and flash attention.
+pub(super) fn llama_server(w: &Workload, l: &mut Builder) -> Result<()> {
+    let p = super::serve::checkpoint(w)?;
+    let ft = file_type(w);
+    let stem = p.id.rsplit('/').next().unwrap_or(p.id);
+    let file = alloc::format!("{stem}-{ft}.gguf");
+    l.note(
+        alloc::format!("`{file}` stands for your GGUF file of {} in {ft}.", p.id),
+        alloc::format!("`{file}` 指你的 {} 的 {ft} GGUF 文件。", p.id),
+    );
+    let mut a = Args::new(flags::LLAMA_SERVER, &["llama-server"]);
+    a.set(Setting::Model, &file);
+    a.set(Setting::Context, w.max_model_len);
+    a.set(Setting::Parallel, w.batch);
+    a.set(Setting::GpuLayers, w.gpu_layers);
+    a.set(Setting::Ubatch, w.ubatch);
+    if let Some(t) = cache_type(w.kv_dtype) {
+        a.set(Setting::KvDtype, t);
+        a.set(Setting::KvDtypeV, t);
+    }
+    let fa = if w.kernel == Kernel::Flash {
+        "on"
+    } else {
+        "off"
+    };
+    a.set(Setting::FlashAttn, fa);
+    l.command(a.done());
+    Ok(())
+}
+
+/// The Ollama library tag of the run: the name given, or the tag of its preset in its file
+/// type.
+fn ollama_tag(w: &Workload) -> Option<String> {
+    if is_ollama_name(&w.model_name) {
+        return Some(w.model_name.clone());
+    }
+    let p = crate::presets::find(&w.model_name)?;
+    let Quantization::Gguf { file_type } = w.quantization else {
+        return None;
+    };
+    ollama_models().iter().find_map(|m| {
+        let t = m
+            .tags
+            .iter()
+            .find(|t| t.preset == p.id && t.file_type == file_type)?;
+        Some(alloc::format!("{}:{}", m.name, t.size))
+    })
+}
+
+/// Ollama: the server's environment (`OLLAMA_NUM_PARALLEL`, `OLLAMA_FLASH_ATTENTION`,
+/// `OLLAMA_KV_CACHE_TYPE`), a Modelfile with `PARAMETER num_ctx` (and `num_gpu` where given),
+/// then `ollama create` and `ollama run`.
+pub(super) fn ollama(w: &Workload, l: &mut Builder) -> Result<()> {
+    let tag = ollama_tag(w).ok_or_else(|| no_model_name(w))?;
+    l.env("OLLAMA_NUM_PARALLEL", w.batch.to_string());
+    if w.kernel == Kernel::Flash {
+        l.env("OLLAMA_FLASH_ATTENTION", "1".to_string());
+    }
+    if let Some(t) = cache_type(w.kv_dtype) {
+        l.env("OLLAMA_KV_CACHE_TYPE", t.to_string());
+    }
+    let mut modelfile = alloc::format!("FROM {tag}\nPARAMETER num_ctx {}\n", w.max_model_len);
+    if let Some(n) = w.num_gpu {
+        modelfile += &alloc::format!("PARAMETER num_gpu {n}\n");
+    }
+    l.file("Modelfile", modelfile);
+    let name = alloc::format!("{}-ctx{}", tag.replace([':', '/'], "-"), w.max_model_len);
+    l.note(
+        "Run `ollama serve` with this environment (or set it where the Ollama service starts), then the commands.".to_string(),
+        "请在此环境下运行 `ollama serve`（或在 Ollama 服务启动处设置这些变量），再运行这些命令。".to_string(),
+    );
+    l.command(
+        ["ollama", "create", &name, "-f", "Modelfile"]
+            .map(String::from)
+            .to_vec(),
+    );
+    l.command(["ollama", "run", &name].map(String::from).to_vec());
+    Ok(())
+}

@@ -1,0 +1,199 @@
+//! The command that starts a run, and back: an estimate's serving run written as its engine's
+//! own command line (`vllm serve …`, `python -m sglang.launch_server …`, `trtllm-serve …`,
+//! `llama-server …`, Ollama's environment and Modelfile), with every number the estimate
+//! assumed set explicitly, so that the engine runs what was estimated; and a command line a
+//! user pastes, read into an [`EstimateInput`], every flag not read listed.
+//!
+//! Each engine's flags are one table ([`flags`]), which both the writer and the reader use:
+//! the spelling written is the first name of a row, and every name of a row is read.
+
+mod flags;
+mod local;
+mod read;
+mod serve;
+#[cfg(test)]
+mod tests;
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::error::{InputError, Result};
+use crate::estimate::{EstimateInput, Runner, Workload};
+
+pub use read::{ReadCommand, read_command};
+
+/// A run's launch: files to write, environment to set, commands to run, in that order.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Launch {
+    /// Files the commands read (Ollama's `Modelfile`, TensorRT-LLM's extra options YAML).
+    pub files: Vec<LaunchFile>,
+    /// Environment variables, `NAME=value` (Ollama's server settings).
+    pub env: Vec<EnvVar>,
+    /// The commands, each as its words (`argv`), run one after the other.
+    pub commands: Vec<Vec<String>>,
+    /// All of it as one POSIX shell script a user pastes: files as here-documents, `export`,
+    /// then the commands, each word quoted where the shell needs it.
+    pub script: String,
+    /// What the user supplies or checks (the GGUF file's path; a checkpoint in the format
+    /// counted), in English and Chinese.
+    pub notes: Vec<LaunchNote>,
+}
+
+/// A file a launch writes.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct LaunchFile {
+    /// Its name, in the working directory.
+    pub name: String,
+    /// Its text.
+    pub text: String,
+}
+
+/// An environment variable a launch sets.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct EnvVar {
+    /// `OLLAMA_NUM_PARALLEL`.
+    pub name: String,
+    /// `4`.
+    pub value: String,
+}
+
+/// A note on a launch, in both languages.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct LaunchNote {
+    /// English.
+    pub en: String,
+    /// Chinese.
+    pub zh: String,
+}
+
+/// The launch of `input`'s run ([`launch`] of its resolved workload).
+pub fn launch_input(input: &EstimateInput) -> Result<Launch> {
+    launch(&input.resolve()?)
+}
+
+/// The command line that starts `w`'s run on its engine, with the numbers the estimate used.
+/// Serving and local inference only: transformers inference and training run from the user's
+/// own Python, and a model known by its parameter count or its `config.json` alone has no name
+/// an engine can load.
+pub fn launch(w: &Workload) -> Result<Launch> {
+    let mut l = Builder::default();
+    match w.runner() {
+        Runner::Vllm => serve::vllm(w, &mut l)?,
+        Runner::Sglang => serve::sglang(w, &mut l)?,
+        Runner::Trtllm => serve::trtllm(w, &mut l)?,
+        Runner::Llamacpp => local::llama_server(w, &mut l)?,
+        Runner::Ollama => local::ollama(w, &mut l)?,
+        Runner::Training | Runner::Transformers => {
+            return Err(crate::input_error!(
+                Unsupported,
+                "engine",
+                "no launch command for transformers or training: they run from your own Python",
+                "transformers 推理与训练没有启动命令：它们由你自己的 Python 代码运行",
+                "a serving engine: vllm, sglang, trtllm, llamacpp or ollama",
+                "一个推理服务引擎：vllm、sglang、trtllm、llamacpp 或 ollama",
+            ));
+        }
+    }
+    Ok(l.finish())
+}
+
+/// A launch as it is written.
+#[derive(Default)]
+pub(crate) struct Builder {
+    files: Vec<LaunchFile>,
+    env: Vec<EnvVar>,
+    commands: Vec<Vec<String>>,
+    notes: Vec<LaunchNote>,
+}
+
+impl Builder {
+    pub(crate) fn file(&mut self, name: &str, text: String) {
+        self.files.push(LaunchFile {
+            name: String::from(name),
+            text,
+        });
+    }
+    pub(crate) fn env(&mut self, name: &str, value: String) {
+        self.env.push(EnvVar {
+            name: String::from(name),
+            value,
+        });
+    }
+    pub(crate) fn command(&mut self, argv: Vec<String>) {
+        self.commands.push(argv);
+    }
+    pub(crate) fn note(&mut self, en: String, zh: String) {
+        self.notes.push(LaunchNote { en, zh });
+    }
+
+    fn finish(self) -> Launch {
+        let script = script(&self.files, &self.env, &self.commands);
+        Launch {
+            files: self.files,
+            env: self.env,
+            commands: self.commands,
+            script,
+            notes: self.notes,
+        }
+    }
+}
+
+/// The POSIX shell text of a launch. A command's words go one flag to a line (a flag and its
+/// value together), continued with `\`, as people paste them.
+fn script(files: &[LaunchFile], env: &[EnvVar], commands: &[Vec<String>]) -> String {
+    let mut s = String::new();
+    for f in files {
+        // A quoted delimiter: the file's text is taken as it is, no expansion.
+        s += &alloc::format!("cat > {} <<'EOF'\n{}EOF\n", quote(&f.name), f.text);
+    }
+    for e in env {
+        s += &alloc::format!("export {}={}\n", e.name, quote(&e.value));
+    }
+    for argv in commands {
+        s += &command_text(argv);
+        s.push('\n');
+    }
+    s
+}
+
+/// One command's text: the program and its positional words on the first line, then each flag
+/// with its value on a line of its own (a short command on one line).
+fn command_text(argv: &[String]) -> String {
+    let long = argv.len() > 6;
+    let mut s = String::new();
+    for (i, word) in argv.iter().enumerate() {
+        if i > 0 {
+            let starts_flag = long && word.starts_with('-') && word.len() > 1;
+            s += if starts_flag { " \\\n  " } else { " " };
+        }
+        s += &quote(word);
+    }
+    s
+}
+
+/// `word` as the shell reads it back: as it is when it has nothing the shell would change,
+/// else in single quotes.
+fn quote(word: &str) -> String {
+    match shlex::try_quote(word) {
+        Ok(q) => String::from(q),
+        // A NUL byte, which no command line carries; the estimator never writes one.
+        Err(_) => String::from(word),
+    }
+}
+
+/// The error of a launch for a run whose model no engine can load by name.
+pub(crate) fn no_model_name(w: &Workload) -> InputError {
+    let name = w.model_name.as_str();
+    crate::input_error!(
+        Missing,
+        "model",
+        ["`{name}` names no checkpoint an engine can load"],
+        ["`{name}` 不是引擎能加载的检查点名称"],
+        "a model preset (a Hugging Face id) or an Ollama library name",
+        "一个预设模型（Hugging Face id）或 Ollama 库中的名称",
+    )
+}

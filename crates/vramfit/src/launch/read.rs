@@ -1,0 +1,340 @@
+//! A command line a user pastes (`vllm serve Qwen/Qwen3-32B --tensor-parallel-size 2 …`), read
+//! into an [`EstimateInput`]: the flags of [`super::flags`] set its fields, every other word is
+//! listed as not read.
+
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+use super::flags::{self, Flag, Setting};
+use crate::error::Result;
+use crate::estimate::{AttentionImpl, Engine, EstimateInput, Mode};
+use crate::precision::{Dtype, GgufFileType, KvDtype, Quantization};
+
+/// A command line read.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct ReadCommand {
+    /// The estimate's input it gives (the fields it does not set at their defaults).
+    pub input: EstimateInput,
+    /// The words that set nothing the estimate counts (`--port 8000`, an unknown flag and its
+    /// value, an environment variable), as written.
+    pub not_read: Vec<String>,
+}
+
+/// The engines whose command lines are read, as their users start them.
+const ACCEPTED: &str = "vllm serve, python -m vllm.entrypoints.openai.api_server, python -m sglang.launch_server, trtllm-serve, llama-server, llama-cli, ollama run";
+
+/// Reads `line`: optional `NAME=value` assignments, then one engine's command.
+pub fn read_command(line: &str) -> Result<ReadCommand> {
+    let joined = line.replace("\\\r\n", " ").replace("\\\n", " ");
+    let words = shlex::split(&joined).ok_or_else(|| {
+        crate::input_error!(
+            Malformed,
+            "command",
+            "an unclosed quote or a trailing backslash",
+            "有未闭合的引号或末尾的反斜杠",
+            "a command line as a POSIX shell reads it",
+            "POSIX shell 能读的命令行",
+        )
+    })?;
+    let mut r = Reader::default();
+    let mut rest = words.as_slice();
+    while let [w, tail @ ..] = rest {
+        match w.split_once('=') {
+            Some((name, value)) if is_env_name(name) => r.env(name, value)?,
+            _ => break,
+        }
+        rest = tail;
+    }
+    let (engine, table, args) = program(rest)?;
+    r.input.engine = engine;
+    r.input.mode = match engine {
+        Engine::Llamacpp | Engine::Ollama => Mode::Inference,
+        _ => Mode::Serve,
+    };
+    r.flags(table, args)?;
+    Ok(r.finish())
+}
+
+/// Whether `s` is an environment variable's name (`[A-Z_][A-Z0-9_]*`).
+fn is_env_name(s: &str) -> bool {
+    let mut b = s.bytes();
+    b.next()
+        .is_some_and(|c| c.is_ascii_uppercase() || c == b'_')
+        && b.all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_')
+}
+
+/// The engine `words` start, its flags, and the words after the program (a positional model
+/// first, where it takes one).
+fn program(words: &[String]) -> Result<(Engine, &'static [Flag], &[String])> {
+    let w = |i: usize| words.get(i).map_or("", String::as_str);
+    let base = w(0).rsplit('/').next().unwrap_or("");
+    let python = matches!(base, "python" | "python3");
+    Ok(match base {
+        "vllm" if w(1) == "serve" => (Engine::Vllm, flags::VLLM, &words[2..]),
+        _ if python && w(1) == "-m" && w(2) == "vllm.entrypoints.openai.api_server" => {
+            (Engine::Vllm, flags::VLLM, &words[3..])
+        }
+        _ if python && w(1) == "-m" && w(2) == "sglang.launch_server" => {
+            (Engine::Sglang, flags::SGLANG, &words[3..])
+        }
+        "trtllm-serve" if w(1) == "serve" => (Engine::Trtllm, flags::TRTLLM, &words[2..]),
+        "trtllm-serve" => (Engine::Trtllm, flags::TRTLLM, &words[1..]),
+        "llama-server" | "llama-cli" => (Engine::Llamacpp, flags::LLAMA_SERVER, &words[1..]),
+        "ollama" if w(1) == "run" => (Engine::Ollama, &[], &words[2..]),
+        _ => {
+            let first = words.iter().take(3).cloned().collect::<Vec<_>>().join(" ");
+            return Err(crate::input_error!(
+                UnknownName,
+                "command",
+                ["`{first}` starts no engine vramfit reads"],
+                ["`{first}` 不是 vramfit 能读的引擎命令"],
+                [= ACCEPTED],
+                [= ACCEPTED],
+            ));
+        }
+    })
+}
+
+/// What has been read so far.
+#[derive(Default)]
+struct Reader {
+    input: EstimateInput,
+    not_read: Vec<String>,
+    /// vLLM's data-parallel size and its expert-parallel switch, applied at the end.
+    dp: f64,
+    expert_parallel: bool,
+    /// A GGUF file's type, from its name (llama.cpp).
+    file_type: Option<GgufFileType>,
+}
+
+impl Reader {
+    fn env(&mut self, name: &str, value: &str) -> Result<()> {
+        let i = &mut self.input;
+        match name {
+            "OLLAMA_NUM_PARALLEL" => i.batch = number(name, value)?,
+            "OLLAMA_CONTEXT_LENGTH" => i.max_model_len = Some(number(name, value)?),
+            "OLLAMA_KV_CACHE_TYPE" => i.kv_dtype = KvDtype::parse(name, value)?,
+            "OLLAMA_FLASH_ATTENTION" if matches!(value, "1" | "true") => {
+                i.attention = AttentionImpl::Flash;
+            }
+            _ => self.not_read.push(alloc::format!("{name}={value}")),
+        }
+        Ok(())
+    }
+
+    /// The words after the program: a positional model first (where the engine takes one),
+    /// then flags.
+    fn flags(&mut self, table: &[Flag], mut args: &[String]) -> Result<()> {
+        let positional_model = !matches!(self.input.engine, Engine::Sglang | Engine::Llamacpp);
+        if let [m, tail @ ..] = args
+            && positional_model
+            && !m.starts_with('-')
+        {
+            self.input.model = Some(m.clone());
+            args = tail;
+        }
+        while let [word, tail @ ..] = args {
+            args = tail;
+            let (name, inline) = match word.split_once('=') {
+                Some((n, v)) if n.starts_with("--") => (n, Some(v)),
+                _ => (word.as_str(), None),
+            };
+            let Some(flag) = flags::find(table, name).filter(|_| word.starts_with('-')) else {
+                self.not_read.push(word.clone());
+                // An unknown flag's value goes with it.
+                if let [v, t @ ..] = args
+                    && word.starts_with('-')
+                    && inline.is_none()
+                    && !v.starts_with('-')
+                {
+                    self.not_read.push(v.clone());
+                    args = t;
+                }
+                continue;
+            };
+            let value = match (flag.takes_value, inline, args) {
+                (false, _, _) => None,
+                (true, Some(v), _) => Some(v),
+                // llama.cpp's `-fa` was a switch before it took on|off|auto.
+                (true, None, [v, t @ ..])
+                    if !(flag.setting == Setting::FlashAttn && v.starts_with('-')) =>
+                {
+                    args = t;
+                    Some(v.as_str())
+                }
+                (true, None, _) if flag.setting == Setting::FlashAttn => Some("on"),
+                (true, None, _) => {
+                    return Err(crate::input_error!(
+                        Missing,
+                        "command",
+                        ["{name} without its value"],
+                        ["{name} 缺少取值"],
+                        ["{name} followed by its value"],
+                        ["{name} 后接取值"],
+                    ));
+                }
+            };
+            self.set(flag.setting, name, value.unwrap_or(""))?;
+        }
+        Ok(())
+    }
+
+    /// `setting` from `flag`'s `value`.
+    fn set(&mut self, setting: Setting, flag: &str, value: &str) -> Result<()> {
+        if setting == Setting::Model {
+            let model = self.model(value);
+            self.input.model = Some(model);
+            return Ok(());
+        }
+        let i = &mut self.input;
+        match setting {
+            Setting::Model => {}
+            Setting::Tp => i.tp = number(flag, value)?,
+            Setting::Pp => i.pp = number(flag, value)?,
+            Setting::Dp => self.dp = number(flag, value)?,
+            Setting::Ep => i.ep = number(flag, value)?,
+            Setting::ExpertParallel => self.expert_parallel = true,
+            // vLLM's `auto` (or -1): the longest context that fits, which vLLM finds at start-up;
+            // the estimate keeps its default (the trained context) and says it did not read it.
+            Setting::Context if matches!(value, "auto" | "-1") => {
+                self.not_read.extend([flag.to_string(), value.to_string()]);
+            }
+            Setting::Context => i.max_model_len = Some(number(flag, value)?),
+            Setting::Utilization => i.gpu_memory_utilization = fraction(flag, value)?,
+            Setting::MaxSeqs => i.max_num_seqs = Some(number(flag, value)?),
+            Setting::BatchedTokens => i.max_num_batched_tokens = Some(number(flag, value)?),
+            Setting::KvDtype => i.kv_dtype = KvDtype::parse(flag, value)?,
+            Setting::KvDtypeV if KvDtype::parse(flag, value)? == i.kv_dtype => {}
+            // The estimate takes one type for keys and values.
+            Setting::KvDtypeV => self.not_read.extend([flag.to_string(), value.to_string()]),
+            Setting::NoCudaGraphs => i.cuda_graphs = false,
+            Setting::Dtype => i.dtype = dtype(flag, value)?,
+            Setting::Quantization => match quantization(value) {
+                Some(q) => i.quantization = q,
+                None => self.not_read.extend([flag.to_string(), value.to_string()]),
+            },
+            Setting::MemFraction => i.mem_fraction_static = Some(fraction(flag, value)?),
+            Setting::CudaGraphMaxBs => i.cuda_graph_max_bs = Some(number(flag, value)?),
+            Setting::FreeFraction => i.free_gpu_memory_fraction = Some(fraction(flag, value)?),
+            // A file vramfit does not see: its settings are given as flags of vramfit's.
+            Setting::ExtraOptions => self.not_read.extend([flag.to_string(), value.to_string()]),
+            Setting::GpuLayers => i.gpu_layers = Some(number(flag, value)?),
+            Setting::Ubatch => i.ubatch = number(flag, value)?,
+            Setting::Parallel => i.batch = number(flag, value)?,
+            Setting::FlashAttn => {
+                i.attention = match value {
+                    "on" | "1" | "true" => AttentionImpl::Flash,
+                    "off" | "0" | "false" => AttentionImpl::Eager,
+                    _ => AttentionImpl::default(),
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The model a flag names: a GGUF file named after a preset and its file type
+    /// (`Qwen3-32B-Q4_K_M.gguf`) is that preset in that type; anything else as written.
+    fn model(&mut self, value: &str) -> String {
+        let file = value.rsplit('/').next().unwrap_or(value);
+        let Some(stem) = file.strip_suffix(".gguf") else {
+            return value.to_string();
+        };
+        let named = stem.rsplit_once(['-', '.']).and_then(|(name, ft)| {
+            let ft = GgufFileType::ALL
+                .into_iter()
+                .find(|t| t.name().eq_ignore_ascii_case(ft))?;
+            Some((crate::presets::find(name)?, ft))
+        });
+        match named {
+            Some((p, ft)) => {
+                self.file_type = Some(ft);
+                p.id.to_string()
+            }
+            None => value.to_string(),
+        }
+    }
+
+    fn finish(mut self) -> ReadCommand {
+        let i = &mut self.input;
+        if let Some(file_type) = self.file_type {
+            i.quantization = Quantization::Gguf { file_type };
+        }
+        if self.dp > 1.0 {
+            i.gpus = Some(i.tp * i.pp * self.dp);
+        }
+        if self.expert_parallel {
+            i.ep = i.tp * self.dp.max(1.0);
+        }
+        // llama.cpp's `-ngl 999`: every layer.
+        if let (Some(n), Some(p)) = (
+            i.gpu_layers,
+            i.model.as_deref().and_then(crate::presets::find),
+        ) && n > (p.arch.num_layers + 1) as f64
+        {
+            i.gpu_layers = None;
+        }
+        ReadCommand {
+            input: self.input,
+            not_read: self.not_read,
+        }
+    }
+}
+
+/// A count as the engines write it: digits, or vLLM's `32k` (× 1,000) and `32K` (× 1,024).
+fn number(flag: &str, value: &str) -> Result<f64> {
+    let (digits, scale) = match value.as_bytes().last() {
+        Some(b'k') => (&value[..value.len() - 1], 1e3),
+        Some(b'K') => (&value[..value.len() - 1], 1024.0),
+        Some(b'm') => (&value[..value.len() - 1], 1e6),
+        Some(b'M') => (&value[..value.len() - 1], 1_048_576.0),
+        _ => (value, 1.0),
+    };
+    match digits.parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x * scale),
+        _ => Err(crate::input_error!(
+            Malformed,
+            "command",
+            ["{flag} {value} is not a count"],
+            ["{flag} {value} 不是一个数"],
+            "a whole number, such as 8192 or 32k",
+            "整数，如 8192 或 32k",
+        )),
+    }
+}
+
+/// A fraction such as `0.9`.
+fn fraction(flag: &str, value: &str) -> Result<f64> {
+    match value.parse::<f64>() {
+        Ok(x) if x.is_finite() => Ok(x),
+        _ => Err(crate::input_error!(
+            Malformed,
+            "command",
+            ["{flag} {value} is not a number"],
+            ["{flag} {value} 不是数字"],
+            "a fraction such as 0.9",
+            "小数，如 0.9",
+        )),
+    }
+}
+
+/// vLLM's and SGLang's `--dtype`: `auto` leaves the checkpoint's.
+fn dtype(flag: &str, value: &str) -> Result<Option<Dtype>> {
+    Ok(match value {
+        "auto" => None,
+        "half" => Some(Dtype::Fp16),
+        "float" => Some(Dtype::Fp32),
+        v => Some(Dtype::parse(flag, v)?),
+    })
+}
+
+/// An engine's `--quantization` word, as the estimate counts it; `None` for a method it does
+/// not count.
+fn quantization(value: &str) -> Option<Quantization> {
+    match value {
+        "bitsandbytes" => Some(Quantization::BnbNf4 {
+            double_quant: false,
+        }),
+        v => Quantization::parse("quantization", v).ok(),
+    }
+}

@@ -1,0 +1,187 @@
+//! The launches of the serving engines that load a Hugging Face checkpoint by its id: vLLM,
+//! SGLang and TensorRT-LLM.
+
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+use super::flags::{self, Flag, Setting};
+use super::{Builder, no_model_name};
+use crate::error::Result;
+use crate::estimate::Workload;
+use crate::precision::{Dtype, KvDtype, Quantization};
+use crate::units::short;
+
+/// A command's words as they are written.
+pub(super) struct Args<'t> {
+    table: &'t [Flag],
+    words: Vec<String>,
+}
+
+impl<'t> Args<'t> {
+    pub(super) fn new(table: &'t [Flag], program: &[&str]) -> Self {
+        Args {
+            table,
+            words: program.iter().map(|w| w.to_string()).collect(),
+        }
+    }
+    /// `setting`'s flag and its value.
+    pub(super) fn set(&mut self, setting: Setting, value: impl ToString) {
+        self.words
+            .push(flags::name(self.table, setting).to_string());
+        self.words.push(value.to_string());
+    }
+    /// `setting`'s flag and its value, when the value is not `default`.
+    pub(super) fn set_unless(&mut self, setting: Setting, value: u64, default: u64) {
+        if value != default {
+            self.set(setting, value);
+        }
+    }
+    /// `setting`'s switch.
+    pub(super) fn switch(&mut self, setting: Setting) {
+        self.words
+            .push(flags::name(self.table, setting).to_string());
+    }
+    pub(super) fn done(self) -> Vec<String> {
+        self.words
+    }
+}
+
+/// The Hugging Face id of the run's preset.
+pub(super) fn checkpoint(w: &Workload) -> Result<&'static crate::presets::Preset> {
+    crate::presets::find(&w.model_name).ok_or_else(|| no_model_name(w))
+}
+
+/// The engines' `--dtype` word for the model's dtype.
+fn dtype_word(d: Dtype) -> Option<&'static str> {
+    match d {
+        Dtype::Bf16 => Some("bfloat16"),
+        Dtype::Fp16 => Some("float16"),
+        Dtype::Fp32 => Some("float32"),
+        Dtype::Fp8 | Dtype::Int8 | Dtype::Int4 => None,
+    }
+}
+
+/// What the engine's `--quantization` loads a 16-bit checkpoint as, when the estimate counts a
+/// format the checkpoint does not ship in: `Some(word)` where the engine quantizes on load
+/// (`on_load`: vLLM and SGLang take fp8 and bitsandbytes), `None` (and a note) where the user
+/// needs a checkpoint in that format.
+pub(super) fn online_quantization(
+    w: &Workload,
+    shipped: Quantization,
+    on_load: bool,
+    l: &mut Builder,
+) -> Option<&'static str> {
+    if w.quantization == shipped {
+        return None;
+    }
+    match w.quantization {
+        Quantization::Fp8 if on_load => Some("fp8"),
+        Quantization::BnbNf4 { .. } if on_load => Some("bitsandbytes"),
+        q => {
+            let f = q.name();
+            l.note(
+                alloc::format!(
+                    "The estimate counts the weights in {f}: point the command at a checkpoint in that format."
+                ),
+                alloc::format!("估算按 {f} 格式计权重：请让命令指向该格式的检查点。"),
+            );
+            None
+        }
+    }
+}
+
+/// `vllm serve MODEL …`: every number the estimate assumed, explicitly.
+pub(super) fn vllm(w: &Workload, l: &mut Builder) -> Result<()> {
+    let p = checkpoint(w)?;
+    let mut a = Args::new(flags::VLLM, &["vllm", "serve", p.id]);
+    a.set_unless(Setting::Tp, w.tp, 1);
+    a.set_unless(Setting::Pp, w.pp, 1);
+    a.set_unless(Setting::Dp, w.dp, 1);
+    if w.ep > 1 {
+        a.switch(Setting::ExpertParallel);
+    }
+    a.set(Setting::Context, w.max_model_len);
+    a.set(Setting::Utilization, short(w.gpu_memory_utilization));
+    a.set(Setting::MaxSeqs, w.max_num_seqs);
+    a.set(Setting::BatchedTokens, w.max_num_batched_tokens);
+    if w.kv_dtype == KvDtype::Fp8 {
+        a.set(Setting::KvDtype, "fp8");
+    }
+    if !w.cuda_graphs {
+        a.switch(Setting::NoCudaGraphs);
+    }
+    if let Some(d) = dtype_word(w.dtype) {
+        a.set(Setting::Dtype, d);
+    }
+    if let Some(q) = online_quantization(w, p.quantization, true, l) {
+        a.set(Setting::Quantization, q);
+    }
+    l.command(a.done());
+    Ok(())
+}
+
+/// `python -m sglang.launch_server --model-path MODEL …`.
+pub(super) fn sglang(w: &Workload, l: &mut Builder) -> Result<()> {
+    let p = checkpoint(w)?;
+    let mut a = Args::new(flags::SGLANG, &["python", "-m", "sglang.launch_server"]);
+    a.set(Setting::Model, p.id);
+    a.set_unless(Setting::Tp, w.tp, 1);
+    a.set_unless(Setting::Pp, w.pp, 1);
+    a.set_unless(Setting::Dp, w.dp, 1);
+    a.set_unless(Setting::Ep, w.ep, 1);
+    a.set(Setting::Context, w.max_model_len);
+    a.set(Setting::MemFraction, short(w.mem_fraction_static));
+    if let Some(n) = w.max_running_requests {
+        a.set(Setting::MaxSeqs, n);
+    }
+    a.set(Setting::BatchedTokens, w.max_num_batched_tokens);
+    if w.cuda_graphs {
+        a.set(Setting::CudaGraphMaxBs, w.cuda_graph_max_bs);
+    } else {
+        a.switch(Setting::NoCudaGraphs);
+    }
+    if w.kv_dtype == KvDtype::Fp8 {
+        a.set(Setting::KvDtype, "fp8_e4m3");
+    }
+    if let Some(d) = dtype_word(w.dtype) {
+        a.set(Setting::Dtype, d);
+    }
+    if let Some(q) = online_quantization(w, p.quantization, true, l) {
+        a.set(Setting::Quantization, q);
+    }
+    l.command(a.done());
+    Ok(())
+}
+
+/// The file of LLM API options `trtllm-serve` reads for what it has no flag for.
+pub(super) const TRTLLM_OPTIONS: &str = "extra-llm-api-options.yaml";
+
+/// `trtllm-serve MODEL …`, with a YAML of LLM API options for the KV cache's type and CUDA
+/// graphs off, which have no flag of their own.
+pub(super) fn trtllm(w: &Workload, l: &mut Builder) -> Result<()> {
+    let p = checkpoint(w)?;
+    let mut a = Args::new(flags::TRTLLM, &["trtllm-serve", p.id]);
+    a.set_unless(Setting::Tp, w.tp, 1);
+    a.set_unless(Setting::Pp, w.pp, 1);
+    a.set_unless(Setting::Ep, w.ep, 1);
+    a.set(Setting::MaxSeqs, w.max_num_seqs);
+    a.set(Setting::BatchedTokens, w.max_num_batched_tokens);
+    a.set(Setting::Context, w.max_model_len);
+    a.set(Setting::FreeFraction, short(w.free_gpu_memory_fraction));
+    let mut yaml = String::new();
+    match w.kv_dtype {
+        KvDtype::Fp8 => yaml += "kv_cache_config:\n  dtype: fp8\n",
+        KvDtype::Nvfp4 => yaml += "kv_cache_config:\n  dtype: nvfp4\n",
+        _ => {}
+    }
+    if !w.cuda_graphs {
+        yaml += "cuda_graph_config: null\n";
+    }
+    if !yaml.is_empty() {
+        l.file(TRTLLM_OPTIONS, yaml);
+        a.set(Setting::ExtraOptions, TRTLLM_OPTIONS);
+    }
+    let _ = online_quantization(w, p.quantization, false, l);
+    l.command(a.done());
+    Ok(())
+}

@@ -1,0 +1,382 @@
+//! The launches written by hand from each engine's documentation, and every launch read back
+//! into the same estimate.
+
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+use super::{launch_input, read_command};
+use crate::estimate::{AttentionImpl, Engine, EstimateInput, Mode};
+use crate::precision::{GgufFileType, KvDtype, Quantization};
+
+fn words(s: &[&str]) -> Vec<String> {
+    s.iter().map(|w| w.to_string()).collect()
+}
+
+fn serve(model: &str, engine: Engine) -> EstimateInput {
+    EstimateInput {
+        model: Some(model.into()),
+        mode: Mode::Serve,
+        engine,
+        gpu: Some("h100-sxm5-80gb".into()),
+        max_model_len: Some(8192.0),
+        batch: 16.0,
+        ..EstimateInput::default()
+    }
+}
+
+#[test]
+fn vllm_serve_sets_every_number_the_estimate_assumed() {
+    let l = launch_input(&serve("meta-llama/Llama-3.1-8B", Engine::Vllm)).unwrap();
+    // vLLM's defaults on an H100 (not an A100, 70 GiB or more): 1,024 sequences and 8,192
+    // batched tokens; utilisation 0.9; the checkpoint's bf16.
+    assert_eq!(
+        l.commands,
+        [words(&[
+            "vllm",
+            "serve",
+            "meta-llama/Llama-3.1-8B",
+            "--max-model-len",
+            "8192",
+            "--gpu-memory-utilization",
+            "0.9",
+            "--max-num-seqs",
+            "1024",
+            "--max-num-batched-tokens",
+            "8192",
+            "--dtype",
+            "bfloat16",
+        ])]
+    );
+    assert_eq!(
+        l.script,
+        "vllm serve meta-llama/Llama-3.1-8B \\\n  --max-model-len 8192 \\\n  --gpu-memory-utilization 0.9 \\\n  --max-num-seqs 1024 \\\n  --max-num-batched-tokens 8192 \\\n  --dtype bfloat16\n"
+    );
+    assert!(l.files.is_empty() && l.env.is_empty() && l.notes.is_empty());
+}
+
+#[test]
+fn parallel_sizes_fp8_and_eager_are_flags_of_each_engine() {
+    let input = EstimateInput {
+        tp: 2.0,
+        kv_dtype: KvDtype::Fp8,
+        cuda_graphs: false,
+        ..serve("meta-llama/Llama-3.1-70B", Engine::Vllm)
+    };
+    let v = launch_input(&input).unwrap().commands.concat();
+    for w in [
+        "--tensor-parallel-size",
+        "2",
+        "--kv-cache-dtype",
+        "fp8",
+        "--enforce-eager",
+    ] {
+        assert!(v.iter().any(|x| x == w), "{w} in {v:?}");
+    }
+    let s = launch_input(&EstimateInput {
+        engine: Engine::Sglang,
+        ..input.clone()
+    })
+    .unwrap();
+    let s = s.commands.concat();
+    assert_eq!(
+        s[..5],
+        words(&[
+            "python",
+            "-m",
+            "sglang.launch_server",
+            "--model-path",
+            "meta-llama/Llama-3.1-70B"
+        ])
+    );
+    for w in [
+        "--tp-size",
+        "--kv-cache-dtype",
+        "fp8_e4m3",
+        "--disable-cuda-graph",
+        "--mem-fraction-static",
+    ] {
+        assert!(s.iter().any(|x| x == w), "{w} in {s:?}");
+    }
+    // TensorRT-LLM has no flag for the cache's type or CUDA graphs: a YAML of LLM API options.
+    let t = launch_input(&EstimateInput {
+        engine: Engine::Trtllm,
+        ..input
+    })
+    .unwrap();
+    assert_eq!(t.files.len(), 1);
+    assert_eq!(t.files[0].name, "extra-llm-api-options.yaml");
+    assert_eq!(
+        t.files[0].text,
+        "kv_cache_config:\n  dtype: fp8\ncuda_graph_config: null\n"
+    );
+    let argv = &t.commands[0];
+    assert_eq!(
+        argv[..2],
+        words(&["trtllm-serve", "meta-llama/Llama-3.1-70B"])
+    );
+    assert!(
+        argv.windows(2)
+            .any(|w| w == ["--extra_llm_api_options", "extra-llm-api-options.yaml"])
+    );
+    assert!(
+        t.script
+            .starts_with("cat > extra-llm-api-options.yaml <<'EOF'\nkv_cache_config:\n")
+    );
+}
+
+#[test]
+fn fp8_of_a_bf16_checkpoint_is_quantized_on_load_or_named_as_needed() {
+    let input = EstimateInput {
+        quantization: Quantization::Fp8,
+        ..serve("meta-llama/Llama-3.1-8B", Engine::Vllm)
+    };
+    let v = launch_input(&input).unwrap();
+    assert!(
+        v.commands[0]
+            .windows(2)
+            .any(|w| w == ["--quantization", "fp8"])
+    );
+    // TensorRT-LLM loads a checkpoint quantized beforehand (ModelOpt): a note says so.
+    let t = launch_input(&EstimateInput {
+        engine: Engine::Trtllm,
+        ..input
+    })
+    .unwrap();
+    assert!(!t.commands[0].iter().any(|w| w == "--quantization"));
+    assert!(t.notes[0].en.contains("fp8"), "{:?}", t.notes);
+}
+
+#[test]
+fn llama_server_and_ollama_speak_their_own_settings() {
+    let local = EstimateInput {
+        model: Some("Qwen/Qwen3-32B".into()),
+        quantization: Quantization::Gguf {
+            file_type: GgufFileType::Q4_K_M,
+        },
+        kv_dtype: KvDtype::Q8_0,
+        attention: AttentionImpl::Flash,
+        gpu: Some("rtx-4090".into()),
+        max_model_len: Some(8192.0),
+        batch: 2.0,
+        ..EstimateInput::default()
+    };
+    let l = launch_input(&EstimateInput {
+        engine: Engine::Llamacpp,
+        ..local.clone()
+    })
+    .unwrap();
+    let argv = &l.commands[0];
+    assert_eq!(
+        argv[..3],
+        words(&["llama-server", "-m", "Qwen3-32B-Q4_K_M.gguf"])
+    );
+    for pair in [
+        ["-c", "8192"],
+        ["-np", "2"],
+        ["-ctk", "q8_0"],
+        ["-ctv", "q8_0"],
+        ["-fa", "on"],
+    ] {
+        assert!(argv.windows(2).any(|w| w == pair), "{pair:?} in {argv:?}");
+    }
+    assert!(l.notes[0].en.contains("Qwen3-32B-Q4_K_M.gguf"));
+    let o = launch_input(&EstimateInput {
+        engine: Engine::Ollama,
+        ..local
+    })
+    .unwrap();
+    // Qwen3-32B in Q4_K_M is Ollama's `qwen3:32b`.
+    assert_eq!(o.files[0].name, "Modelfile");
+    assert_eq!(o.files[0].text, "FROM qwen3:32b\nPARAMETER num_ctx 8192\n");
+    let env: Vec<_> = o
+        .env
+        .iter()
+        .map(|e| (e.name.as_str(), e.value.as_str()))
+        .collect();
+    assert_eq!(
+        env,
+        [
+            ("OLLAMA_NUM_PARALLEL", "2"),
+            ("OLLAMA_FLASH_ATTENTION", "1"),
+            ("OLLAMA_KV_CACHE_TYPE", "q8_0")
+        ]
+    );
+    assert_eq!(
+        o.commands[1],
+        words(&["ollama", "run", "qwen3-32b-ctx8192"])
+    );
+}
+
+#[test]
+fn runs_without_a_launch_say_why() {
+    let hf = EstimateInput {
+        model: Some("meta-llama/Llama-3.1-8B".into()),
+        ..EstimateInput::default()
+    };
+    assert_eq!(launch_input(&hf).unwrap_err().field, "engine");
+    let bare = EstimateInput {
+        model: None,
+        params: Some("7B".into()),
+        ..serve("x", Engine::Vllm)
+    };
+    assert_eq!(launch_input(&bare).unwrap_err().field, "model");
+}
+
+/// The input a launch of `input` reads back as, with what a command does not say (the card,
+/// the requests' shape) from `input`.
+fn read_back(input: &EstimateInput, line: &str) -> EstimateInput {
+    let r = read_command(line).unwrap_or_else(|e| panic!("{line}: {e:?}"));
+    assert!(r.not_read.is_empty(), "{line}: not read {:?}", r.not_read);
+    EstimateInput {
+        gpu: input.gpu.clone(),
+        batch: if input.engine == Engine::Llamacpp {
+            r.input.batch
+        } else {
+            input.batch
+        },
+        seq_len: input.seq_len,
+        new_tokens: input.new_tokens,
+        ..r.input
+    }
+}
+
+#[test]
+fn every_launch_reads_back_as_the_same_estimate() {
+    let gguf = Quantization::Gguf {
+        file_type: GgufFileType::Q4_K_M,
+    };
+    let cases = [
+        serve("meta-llama/Llama-3.1-8B", Engine::Vllm),
+        EstimateInput {
+            tp: 2.0,
+            kv_dtype: KvDtype::Fp8,
+            cuda_graphs: false,
+            quantization: Quantization::Fp8,
+            ..serve("meta-llama/Llama-3.1-70B", Engine::Vllm)
+        },
+        serve("Qwen/Qwen3-32B", Engine::Sglang),
+        EstimateInput {
+            tp: 2.0,
+            max_num_seqs: Some(64.0),
+            kv_dtype: KvDtype::Fp8,
+            ..serve("Qwen/Qwen3-32B", Engine::Sglang)
+        },
+        EstimateInput {
+            tp: 2.0,
+            ..serve("meta-llama/Llama-3.1-70B", Engine::Trtllm)
+        },
+        EstimateInput {
+            engine: Engine::Llamacpp,
+            mode: Mode::Inference,
+            quantization: gguf,
+            kv_dtype: KvDtype::Q8_0,
+            attention: AttentionImpl::Flash,
+            batch: 2.0,
+            gpu_layers: Some(40.0),
+            ..serve("Qwen/Qwen3-32B", Engine::Llamacpp)
+        },
+    ];
+    for input in cases {
+        let l = launch_input(&input).unwrap();
+        let line = super::command_text(&l.commands[0]);
+        let back = read_back(&input, &line);
+        let (a, b) = (input.resolve().unwrap(), back.resolve().unwrap());
+        assert_eq!(a.figures(), b.figures(), "{line}");
+    }
+}
+
+#[test]
+fn ollama_read_from_its_environment_and_tag() {
+    let r = read_command(
+        "OLLAMA_NUM_PARALLEL=2 OLLAMA_CONTEXT_LENGTH=8192 OLLAMA_KV_CACHE_TYPE=q8_0 OLLAMA_FLASH_ATTENTION=1 CUDA_VISIBLE_DEVICES=0 ollama run qwen3:32b",
+    )
+    .unwrap();
+    let i = r.input;
+    assert_eq!(
+        (i.engine, i.model.as_deref(), i.batch, i.max_model_len),
+        (Engine::Ollama, Some("qwen3:32b"), 2.0, Some(8192.0))
+    );
+    assert_eq!(
+        (i.kv_dtype, i.attention),
+        (KvDtype::Q8_0, AttentionImpl::Flash)
+    );
+    assert_eq!(r.not_read, ["CUDA_VISIBLE_DEVICES=0"]);
+}
+
+#[test]
+fn a_pasted_command_is_read_as_written_and_the_rest_listed() {
+    let r = read_command(
+        "vllm serve Qwen/Qwen3-32B -tp 2 --max-model-len=32k --port 8000 --trust-remote-code \\\n --gpu-memory-utilization 0.95 --served-model-name qwen",
+    )
+    .unwrap();
+    let i = &r.input;
+    assert_eq!((i.engine, i.mode), (Engine::Vllm, Mode::Serve));
+    assert_eq!((i.tp, i.max_model_len), (2.0, Some(32_000.0)));
+    assert_eq!(i.gpu_memory_utilization, 0.95);
+    assert_eq!(
+        r.not_read,
+        [
+            "--port",
+            "8000",
+            "--trust-remote-code",
+            "--served-model-name",
+            "qwen"
+        ]
+    );
+    // The older entry point and SGLang's aliases.
+    let old =
+        read_command("python3 -m vllm.entrypoints.openai.api_server --model m --max-model-len 4K")
+            .unwrap();
+    assert_eq!(
+        (old.input.model.as_deref(), old.input.max_model_len),
+        (Some("m"), Some(4096.0))
+    );
+    let s = read_command("python -m sglang.launch_server --model m --tp 4 --dp 2").unwrap();
+    assert_eq!(
+        (s.input.engine, s.input.tp, s.input.gpus),
+        (Engine::Sglang, 4.0, Some(8.0))
+    );
+    // llama.cpp's older `-fa` switch, and `-ngl 999` for every layer.
+    let l = read_command(
+        "./build/bin/llama-server -m /models/Qwen3-32B-Q4_K_M.gguf -fa -ngl 999 -c 16384",
+    )
+    .unwrap();
+    assert_eq!(l.input.model.as_deref(), Some("Qwen/Qwen3-32B"));
+    assert_eq!(l.input.attention, AttentionImpl::Flash);
+    assert_eq!(l.input.gpu_layers, None);
+    assert_eq!(l.input.max_model_len, Some(16384.0));
+}
+
+#[test]
+fn bad_command_lines_name_what_is_wrong() {
+    for (line, field, problem) in [
+        (
+            "vllm serve m --max-model-len",
+            "command",
+            "--max-model-len without its value",
+        ),
+        (
+            "vllm serve m --max-model-len lots",
+            "command",
+            "--max-model-len lots is not a count",
+        ),
+        (
+            "vllm serve 'm",
+            "command",
+            "an unclosed quote or a trailing backslash",
+        ),
+        (
+            "docker run vllm/vllm-openai",
+            "command",
+            "`docker run vllm/vllm-openai` starts no engine vramfit reads",
+        ),
+        ("", "command", "`` starts no engine vramfit reads"),
+    ] {
+        let e = read_command(line).unwrap_err();
+        assert_eq!(
+            (e.field.as_str(), e.problem.as_str()),
+            (field, problem),
+            "{line}"
+        );
+    }
+}
