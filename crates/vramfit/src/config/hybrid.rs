@@ -575,6 +575,7 @@ mod tests {
         let e = parse_config(
             r#"{"model_type": "qwen3_next", "hidden_size": 64, "num_hidden_layers": 2,
             "num_attention_heads": 4, "intermediate_size": 8, "vocab_size": 8,
+            "num_experts": 2, "num_experts_per_tok": 1, "moe_intermediate_size": 8,
             "layer_types": ["linear_attention", "indexed_attention"]}"#,
         )
         .unwrap_err();
@@ -583,6 +584,7 @@ mod tests {
         let e = parse_config(
             r#"{"model_type": "qwen3_next", "hidden_size": 64, "num_hidden_layers": 3,
             "num_attention_heads": 4, "intermediate_size": 8, "vocab_size": 8,
+            "num_experts": 2, "num_experts_per_tok": 1, "moe_intermediate_size": 8,
             "layer_types": ["linear_attention", "full_attention"]}"#,
         )
         .unwrap_err();
