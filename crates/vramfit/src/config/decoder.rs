@@ -85,9 +85,7 @@ fn llama_style(model_type: &str, c: &Cfg) -> Result<Option<(Style, Option<Defaul
     };
     Ok(Some(match model_type {
         "llama" | "mistral" | "mixtral" | "granite" | "phi3" | "llama4_text"
-        | "granitemoehybrid" | "falcon_h1" => {
-            (llama_like(false)?, None)
-        }
+        | "granitemoehybrid" | "falcon_h1" => (llama_like(false)?, None),
         "qwen2" | "qwen2_moe" => (
             Style {
                 qkv_bias: true,

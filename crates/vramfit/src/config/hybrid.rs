@@ -101,10 +101,7 @@ fn check_len(c: &Cfg, key: &str, kinds: &[LayerKind], layers: u64) -> Result<()>
     Err(InputError::new(
         ErrorKind::Conflict,
         c.field(key),
-        format!(
-            "{} entries for num_hidden_layers = {layers}",
-            kinds.len()
-        ),
+        format!("{} entries for num_hidden_layers = {layers}", kinds.len()),
         "one entry per layer",
     ))
 }
@@ -303,7 +300,10 @@ pub(super) fn granite_hybrid(c: &Cfg, a: &mut Architecture, notes: &mut Notes) -
     if n.ffn_only + n.parallel > 0 {
         return Err(unknown_kind(c, "layer_types", "mlp or hybrid"));
     }
-    let inner = c.u("mamba_expand")?.unwrap_or(2).saturating_mul(a.hidden_size);
+    let inner = c
+        .u("mamba_expand")?
+        .unwrap_or(2)
+        .saturating_mul(a.hidden_size);
     let mixer = mamba2_keys(c, inner, 128, 256)?;
     sequential(a, &n, mixer);
     let shared = c.u("shared_intermediate_size")?.unwrap_or(1024);
@@ -332,9 +332,10 @@ pub(super) fn falcon_h1(c: &Cfg, a: &mut Architecture, notes: &mut Notes) -> Res
         Some(d) => d,
         // The config class's default (1024) is used when the key is absent; `null` means
         // `mamba_expand × hidden_size`.
-        None if c.obj.contains_key("mamba_d_ssm") => {
-            c.u("mamba_expand")?.unwrap_or(2).saturating_mul(a.hidden_size)
-        }
+        None if c.obj.contains_key("mamba_d_ssm") => c
+            .u("mamba_expand")?
+            .unwrap_or(2)
+            .saturating_mul(a.hidden_size),
         None => 1024,
     };
     let mut mixer = mamba2_keys(c, inner, 128, 256)?;
@@ -521,7 +522,11 @@ mod tests {
         let h = a.hybrid.unwrap();
         let s = h.state_elements(a.hidden_size);
         let layers = a.state_layers();
-        (kv, layers * s.conv * batch * 2, layers * s.recurrent * batch * 4)
+        (
+            kv,
+            layers * s.conv * batch * 2,
+            layers * s.recurrent * batch * 4,
+        )
     }
 
     #[test]
@@ -560,10 +565,16 @@ mod tests {
     fn layer_kinds_are_counted() {
         let a = arch(QWEN3_NEXT_80B);
         let h = a.hybrid.unwrap();
-        assert_eq!((h.attention_layers, h.state_layers, h.ffn_layers), (12, 36, 48));
+        assert_eq!(
+            (h.attention_layers, h.state_layers, h.ffn_layers),
+            (12, 36, 48)
+        );
         let a = arch(NEMOTRON_H_8B);
         let h = a.hybrid.unwrap();
-        assert_eq!((h.attention_layers, h.state_layers, h.ffn_layers), (4, 24, 24));
+        assert_eq!(
+            (h.attention_layers, h.state_layers, h.ffn_layers),
+            (4, 24, 24)
+        );
         let a = arch(LFM2_1_2B);
         assert_eq!(a.intermediate_size, 8192);
         let h = a.hybrid.unwrap();
