@@ -349,6 +349,7 @@ texts! {
     ("comp.non_torch", "Non-torch memory (NCCL…)", "非 PyTorch 显存（NCCL 等）"),
     ("comp.optimizer", "Optimizer states", "优化器状态"),
     ("comp.req_to_token_pool", "Request-to-token table", "请求到 token 的映射表"),
+    ("comp.state_cache", "Linear-attention / SSM state", "线性注意力 / SSM 状态"),
     ("comp.step_temporaries", "Optimizer-step temporaries", "优化器步骤临时张量"),
     ("comp.weights", "Weights", "权重"),
     ("comp.workspace", "cuBLAS workspace", "cuBLAS 工作区"),

@@ -102,6 +102,16 @@ export interface Architecture {
    */
   moe: Moe | null;
   /**
+   * A hybrid stack: layers with a fixed-size state (linear attention, Mamba2, short
+   * convolution) beside the attention layers.
+   */
+  hybrid: Hybrid | null;
+  /**
+   * Gated attention (Qwen3-Next): `q_proj` also projects a sigmoid gate per query element, so it
+   * is twice as wide.
+   */
+  gated_attention: boolean;
+  /**
    * Whisper: encoder blocks (the decoder has `num_layers`).
    */
   encoder_layers: number;
@@ -256,6 +266,16 @@ export interface ArchitectureInput {
    * Mixture of experts.
    */
   moe?: Moe | null;
+  /**
+   * A hybrid stack: layers with a fixed-size state (linear attention, Mamba2, short
+   * convolution) beside the attention layers.
+   */
+  hybrid?: Hybrid | null;
+  /**
+   * Gated attention (Qwen3-Next): `q_proj` also projects a sigmoid gate per query element, so it
+   * is twice as wide.
+   */
+  gated_attention?: boolean;
   /**
    * Whisper: encoder blocks (the decoder has `num_layers`).
    */
@@ -1363,6 +1383,69 @@ export interface Grid {
    * `None` when none does.
    */
   cells: (number | null)[];
+}
+
+/**
+ * The layers of a hybrid stack by kind, and the shapes of its state mixer.
+ *
+ * Layers are counted, not placed: the weights and the state do not depend on where a layer sits.
+ * For a pipeline stage or llama.cpp's split, attention layers are taken first, then the state
+ * layers, with the FFN layers last (Nemotron-H's blocks hold one of the three each).
+ */
+export interface Hybrid {
+  /**
+   * The state mixer.
+   */
+  mixer: StateMixer;
+  /**
+   * Layers with the state mixer.
+   */
+  state_layers: number;
+  /**
+   * Layers with attention (full or sliding): the KV cache's layers.
+   */
+  attention_layers: number;
+  /**
+   * Layers with an FFN (all of them but in Nemotron-H, whose FFN blocks are layers of their own).
+   */
+  ffn_layers: number;
+  /**
+   * Whether the state mixer runs beside the attention in the same layers (Falcon-H1) rather
+   * than in layers of its own.
+   */
+  parallel: boolean;
+  /**
+   * Gated DeltaNet: value heads (`linear_num_value_heads`); Mamba2: heads; short conv: 0.
+   */
+  heads: number;
+  /**
+   * Gated DeltaNet: key heads (`linear_num_key_heads`); Mamba2: groups (`n_groups`).
+   */
+  groups: number;
+  /**
+   * Gated DeltaNet: key head width; Mamba2: the state size (`ssm_state_size`, `d_state`).
+   */
+  state_size: number;
+  /**
+   * Gated DeltaNet: value head width; Mamba2: head width (`mamba_head_dim`).
+   */
+  head_dim: number;
+  /**
+   * The causal convolution's kernel (`conv_kernel`, `linear_conv_kernel_dim`, `conv_L_cache`).
+   */
+  conv_kernel: number;
+  /**
+   * Bias on the convolution (Mamba2's `use_conv_bias`, LFM2's `conv_bias`).
+   */
+  conv_bias: boolean;
+  /**
+   * Biases on the mixer's input and output projections.
+   */
+  proj_bias: boolean;
+  /**
+   * Mamba2's gated RMSNorm over its inner width (not in Falcon-H1 unless `mamba_rms_norm`).
+   */
+  gated_norm: boolean;
 }
 
 /**
@@ -3185,6 +3268,26 @@ export interface Solutions {
    */
   fixes: FitFix[];
 }
+
+/**
+ * The token mixer of the layers that keep a fixed-size state instead of a KV cache.
+ */
+export type StateMixer =
+  /**
+   * Gated DeltaNet linear attention (Qwen3-Next `linear_attention`, Kimi-Linear's KDA kin):
+   * a `key_head_dim × value_head_dim` matrix per value head.
+   */
+  | "gated_delta_net"
+  /**
+   * Mamba2 selective state space (Nemotron-H, Granite 4 hybrid, Falcon-H1): a
+   * `head_dim × state_size` state per head.
+   */
+  | "mamba2"
+  /**
+   * A gated short convolution (LFM2's `conv` layers): the last `kernel` inputs alone.
+   */
+  | "short_conv"
+;
 
 /**
  * One metric row: the four columns.

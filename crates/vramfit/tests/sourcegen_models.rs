@@ -282,7 +282,7 @@ fn render(records: &[(String, Record)]) -> String {
         };
         let _ = writeln!(s, "        quantization: {quantization},");
         let _ = writeln!(s, "        arch: Architecture {{");
-        let fields: [(&str, String); 35] = [
+        let fields: [(&str, String); 37] = [
             ("family", format!("Family::{family}")),
             ("vocab_size", r.vocab_size.to_string()),
             ("hidden_size", r.hidden_size.to_string()),
@@ -309,6 +309,8 @@ fn render(records: &[(String, Record)]) -> String {
             ("sliding_layers", r.sliding_layers.to_string()),
             ("mla", mla),
             ("moe", moe),
+            ("hybrid", "None".to_string()),
+            ("gated_attention", "false".to_string()),
             ("encoder_layers", r.encoder_layers.to_string()),
             ("encoder_positions", r.encoder_positions.to_string()),
             ("input_features", r.input_features.to_string()),

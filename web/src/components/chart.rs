@@ -43,6 +43,7 @@ pub fn label_key(kind: ComponentKind) -> Key {
         K::CudaGraphs => key!("comp.cuda_graphs"),
         K::NonTorch => key!("comp.non_torch"),
         K::ReqToTokenPool => key!("comp.req_to_token_pool"),
+        K::StateCache => key!("comp.state_cache"),
         K::AllocatorReserve => key!("comp.allocator_reserve"),
     }
 }

@@ -5,6 +5,7 @@ use alloc::format;
 use alloc::string::String;
 
 use super::families::{bert, falcon, gpt2, vit, whisper};
+use super::hybrid;
 use super::resnet::resnet;
 use super::{Cfg, Notes, SUPPORTED_MODEL_TYPES};
 use crate::error::{ErrorKind, InputError, Result};
@@ -51,6 +52,14 @@ pub(super) fn decoder(model_type: &str, c: &Cfg, notes: &mut Notes) -> Result<Ar
     match model_type {
         "mixtral" => a.moe = Some(mixtral_moe(c, &a)?),
         "qwen2_moe" | "qwen3_moe" => a.moe = Some(qwen_moe(model_type, c, &a, notes)?),
+        "qwen3_next" => {
+            a.moe = Some(qwen_moe(model_type, c, &a, notes)?);
+            hybrid::qwen3_next(c, &mut a, notes)?;
+        }
+        "nemotron_h" => hybrid::nemotron_h(c, &mut a, notes)?,
+        "granitemoehybrid" => hybrid::granite_hybrid(c, &mut a, notes)?,
+        "falcon_h1" => hybrid::falcon_h1(c, &mut a, notes)?,
+        "lfm2" => hybrid::lfm2(c, &mut a, notes)?,
         "deepseek_v2" | "deepseek_v3" => deepseek(c, &mut a, notes)?,
         "gpt_oss" => a.moe = Some(gpt_oss_moe(c, &a)?),
         "llama4_text" => llama4(c, &mut a, notes)?,
@@ -75,9 +84,8 @@ fn llama_style(model_type: &str, c: &Cfg) -> Result<Option<(Style, Option<Defaul
         })
     };
     Ok(Some(match model_type {
-        "llama" | "mistral" | "mixtral" | "granite" | "phi3" | "llama4_text" => {
-            (llama_like(false)?, None)
-        }
+        "llama" | "mistral" | "mixtral" | "granite" | "phi3" | "llama4_text"
+        | "granitemoehybrid" | "falcon_h1" => (llama_like(false)?, None),
         "qwen2" | "qwen2_moe" => (
             Style {
                 qkv_bias: true,
@@ -85,10 +93,27 @@ fn llama_style(model_type: &str, c: &Cfg) -> Result<Option<(Style, Option<Defaul
             },
             None,
         ),
-        "qwen3" | "qwen3_moe" => (
+        "qwen3" | "qwen3_moe" | "qwen3_next" => (
             Style {
                 qk_norm: true,
                 ..llama_like(false)?
+            },
+            None,
+        ),
+        // Nemotron-H: one norm per block, a non-gated squared-ReLU MLP.
+        "nemotron_h" => (
+            Style {
+                gated: false,
+                norms_per_layer: 1,
+                ..llama_like(false)?
+            },
+            None,
+        ),
+        "lfm2" => (
+            Style {
+                qk_norm: true,
+                tie_default: true,
+                ..LLAMA
             },
             None,
         ),
@@ -259,7 +284,7 @@ fn qwen_moe(model_type: &str, c: &Cfg, a: &Architecture, notes: &mut Notes) -> R
         experts_per_token: c.req(&["num_experts_per_tok"], "experts per token")?,
         expert_intermediate_size: c.req(&["moe_intermediate_size"], "expert FFN width")?,
         shared_intermediate_size: c.u("shared_expert_intermediate_size")?.unwrap_or(0),
-        shared_expert_gate: model_type == "qwen2_moe",
+        shared_expert_gate: matches!(model_type, "qwen2_moe" | "qwen3_next"),
         first_dense_layers: 0,
         router_bias: false,
         expert_bias: false,
@@ -549,7 +574,7 @@ pub(super) fn common(c: &Cfg, s: Style, d: Option<Defaults>) -> Result<Architect
             .unwrap_or(heads),
         head_dim,
         intermediate_size: pick(
-            &["intermediate_size"],
+            &["intermediate_size", "block_ff_dim"],
             "the FFN width",
             d.map(|d| d.intermediate_size),
         )?,

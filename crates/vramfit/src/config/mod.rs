@@ -11,6 +11,7 @@
 
 mod decoder;
 mod families;
+mod hybrid;
 mod resnet;
 #[cfg(test)]
 mod tests;
@@ -36,7 +37,7 @@ pub const MAX_CONFIG_BYTES: usize = 4 << 20;
 pub const MAX_CONFIG_DEPTH: usize = 32;
 
 /// The `model_type`s understood, as listed in errors.
-pub const SUPPORTED_MODEL_TYPES: &str = "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3, gemma3_text, phi, phi3, gpt2, gpt_neox, falcon (and RefinedWeb), granite, deepseek_v2, deepseek_v3, gpt_oss, llama4, llama4_text, mistral3, bert, vit, whisper, resnet";
+pub const SUPPORTED_MODEL_TYPES: &str = "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen3_next, gemma, gemma2, gemma3, gemma3_text, phi, phi3, gpt2, gpt_neox, falcon (and RefinedWeb), granite, granitemoehybrid, nemotron_h, falcon_h1, lfm2, deepseek_v2, deepseek_v3, gpt_oss, llama4, llama4_text, mistral3, bert, vit, whisper, resnet";
 
 /// What a `config.json` says about memory.
 #[derive(Clone, Debug, PartialEq, Eq)]

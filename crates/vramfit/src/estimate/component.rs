@@ -20,6 +20,10 @@ pub enum ComponentKind {
     Weights,
     /// Keys and values of attention (serving: the engine's whole pool).
     KvCache,
+    /// The fixed-size state of a hybrid model's linear-attention, state-space or
+    /// short-convolution layers: a convolution and a recurrent state per sequence, not growing
+    /// with the context (llama.cpp prints it as its `RS` buffer, beside the KV buffer).
+    StateCache,
     /// What the forward pass keeps (training: for backward; inference: the widest point).
     Activations,
     /// The output layer's logits (training: with the loss's fp32 copies).
@@ -72,9 +76,10 @@ pub enum Group {
 
 impl ComponentKind {
     /// Every kind, in the order estimates list them.
-    pub const ALL: [ComponentKind; 20] = [
+    pub const ALL: [ComponentKind; 21] = [
         ComponentKind::Weights,
         ComponentKind::KvCache,
+        ComponentKind::StateCache,
         ComponentKind::Activations,
         ComponentKind::Logits,
         ComponentKind::Gradients,
@@ -100,6 +105,7 @@ impl ComponentKind {
         match self {
             ComponentKind::Weights => "weights",
             ComponentKind::KvCache => "kv_cache",
+            ComponentKind::StateCache => "state_cache",
             ComponentKind::Activations => "activations",
             ComponentKind::Logits => "logits",
             ComponentKind::Gradients => "gradients",
@@ -159,6 +165,7 @@ impl ComponentKind {
             | ComponentKind::ReqToTokenPool => Group::Overhead,
             ComponentKind::Weights
             | ComponentKind::KvCache
+            | ComponentKind::StateCache
             | ComponentKind::Activations
             | ComponentKind::Gradients
             | ComponentKind::Optimizer
@@ -184,7 +191,10 @@ impl ComponentKind {
     pub const fn is_llamacpp_buffer(self) -> bool {
         matches!(
             self,
-            ComponentKind::Weights | ComponentKind::KvCache | ComponentKind::ComputeBuffer
+            ComponentKind::Weights
+                | ComponentKind::KvCache
+                | ComponentKind::StateCache
+                | ComponentKind::ComputeBuffer
         )
     }
 }

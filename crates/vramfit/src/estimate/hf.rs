@@ -6,6 +6,7 @@ use super::PeakSource;
 use super::engine::{
     CardTraits, Context, ExpertParallel, Formats, LayerOffload, PastTrained, Required, Rules,
 };
+use super::state::{StateFigures, StateLayout};
 use super::{
     Formula, Kernel, Logits, Parts, Phase, Run, activations, b, cublas_workspace, thousands,
 };
@@ -50,6 +51,8 @@ pub(super) struct HfFigures {
     /// The KV cache of prompt and output (at the last token), and of the prompt (at the prefill).
     pub(super) kv_end: u64,
     pub(super) kv_prefill: u64,
+    /// A hybrid model's fixed-size state, alive from the prefill on.
+    pub(super) state: StateFigures,
     /// Whisper's cross-attention keys and values and the encoder's output (0 without frames).
     pub(super) cross: u64,
     /// Bytes per token in the widest op of one block, and the eager scores' bytes per token².
@@ -103,6 +106,7 @@ impl Run<'_> {
         let (kv_end, _) =
             numbers.kv_bytes(self.batch, self.seq_len + self.new_tokens, layers, true);
         let (kv_prefill, _) = numbers.kv_bytes(self.batch, self.seq_len, layers, true);
+        let state = self.state_figures(self.batch, layers, StateLayout::Transformers);
         let act = self.act_bytes();
         let (per_tok, s2) = activations::hf_inference_per_token(a, act);
         // One block at a time. Whisper runs its encoder over the 1,500 frames first, then the
@@ -152,6 +156,7 @@ impl Run<'_> {
         };
         let (logits, head_input) = self.hf_head(kept);
         let decoder_prefill = kv_prefill
+            .saturating_add(state.bytes)
             .saturating_add(cross)
             .saturating_add(acts.max(logits.saturating_add(head_input)));
         let prefill = decoder_prefill.max(acts_encoder);
@@ -163,7 +168,10 @@ impl Run<'_> {
             0
         };
         let decode = if self.new_tokens > 0 {
-            kv_end.saturating_add(cross).saturating_add(decode_logits)
+            kv_end
+                .saturating_add(state.bytes)
+                .saturating_add(cross)
+                .saturating_add(decode_logits)
         } else {
             0
         };
@@ -180,6 +188,7 @@ impl Run<'_> {
             layers,
             kv_end,
             kv_prefill,
+            state,
             cross,
             per_token: per_tok,
             scores: s2,
@@ -239,6 +248,16 @@ impl Run<'_> {
             en_str!("Keys and values of every past token; HF's cache grows to prompt + generated tokens."),
             zh_str!("每个历史 token 的 K 与 V；HF 缓存随提示与生成 token 增长。"),
         );
+        if f.state.bytes > 0 {
+            p.add(
+                ComponentKind::StateCache,
+                f.state.bytes,
+                true,
+                self.state_text(&f.state, self.batch, StateLayout::Transformers),
+                en_str!("Linear-attention and state-space layers keep one fixed-size state per sequence (transformers' LinearAttentionLayer), whatever the context."),
+                zh_str!("线性注意力与状态空间层每条序列只保存一份固定大小的状态（transformers 的 LinearAttentionLayer），与上下文长度无关。"),
+            );
+        }
         let acts_shown = f.acts.max(f.acts_encoder);
         let (en, zh) = if a.is_detailed() {
             (

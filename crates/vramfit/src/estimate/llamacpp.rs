@@ -6,6 +6,7 @@ use super::PeakSource;
 use super::engine::{
     CardTraits, Context, ExpertParallel, Formats, LayerOffload, PastTrained, Required, Rules,
 };
+use super::state::{StateFigures, StateLayout};
 use super::{Formula, Kernel, Parts, Phase, Run, activations, b, tensor_bytes, weights};
 use crate::model::Role;
 use crate::precision::{Dtype, KvDtype, Quantization};
@@ -117,17 +118,22 @@ impl Run<'_> {
         };
         let mut busiest = 0;
         let mut most = 0;
+        let state = |layers: u64| self.state_figures(self.batch, layers, StateLayout::Llamacpp);
         for g in 0..split as usize {
             let kv = self.llamacpp_kv(ctx, place.stage_layers[g]).bytes;
             let t = place.stage_w[g]
                 .saturating_add(kv)
+                .saturating_add(state(place.stage_layers[g]).bytes)
                 .saturating_add(compute_of(g).0);
             if t >= most {
                 (busiest, most) = (g, t);
             }
         }
         let (compute, logits) = compute_of(busiest);
-        let kv_cpu = self.llamacpp_kv(ctx, layers - on_gpu).bytes;
+        let kv_cpu = self
+            .llamacpp_kv(ctx, layers - on_gpu)
+            .bytes
+            .saturating_add(state(layers - on_gpu).bytes);
         LlamacppFigures {
             layers,
             on_gpu,
@@ -138,6 +144,7 @@ impl Run<'_> {
             gpu_weights: place.gpu,
             weights: place.stage_w[busiest],
             kv: self.llamacpp_kv(ctx, place.stage_layers[busiest]),
+            state: state(place.stage_layers[busiest]),
             compute: LlamacppCompute { logits, ..c },
             compute_buffer: compute,
             cpu: place.cpu.saturating_add(kv_cpu),
@@ -269,7 +276,7 @@ impl Run<'_> {
     /// The KV cache of `layers` blocks for a context of `ctx`, as llama.cpp allocates it.
     fn llamacpp_kv(&self, ctx: u64, layers: u64) -> LlamacppKv {
         let a = &self.arch;
-        if !a.is_generative() || layers == 0 {
+        if !a.is_generative() || layers == 0 || a.stage_layers(layers) == (0, 0) {
             return LlamacppKv {
                 bytes: 0,
                 layers: 0,
@@ -285,9 +292,12 @@ impl Run<'_> {
         // (`llama_kv_cache_iswa`, without --swa-full). A model whose every layer slides (Mistral
         // v0.1) runs as plain llama there, window ignored.
         let interleaved =
-            a.sliding_window > 0 && a.sliding_layers > 0 && a.sliding_layers < a.num_layers;
+            a.sliding_window > 0 && a.sliding_layers > 0 && a.sliding_layers < a.attention_layers();
+        // A hybrid's state layers keep no KV cache: the stage's attention layers alone.
+        let (full, sliding) = a.stage_layers(layers);
+        let layers = full + sliding;
         let (swa_layers, swa_cells) = if interleaved {
-            let (_, here) = a.stage_layers(layers);
+            let here = sliding;
             let cells = a
                 .sliding_window
                 .saturating_mul(self.batch)
@@ -337,6 +347,16 @@ impl Run<'_> {
             en_str!("llama.cpp allocates the whole context (-c) up front."),
             zh_str!("llama.cpp 预先分配整个上下文（-c）。"),
         );
+        if f.state.bytes > 0 {
+            p.add(
+                ComponentKind::StateCache,
+                f.state.bytes,
+                false,
+                self.state_text(&f.state, self.batch, StateLayout::Llamacpp),
+                en_str!("llama.cpp's recurrent-state buffer (RS): R and S in f32, one cell per sequence (--parallel), printed beside the KV buffer."),
+                zh_str!("llama.cpp 的递归状态缓冲区（RS）：R 与 S 均为 f32，每条序列（--parallel）一个单元，与 KV 缓冲区并列打印。"),
+            );
+        }
         p.add(
             ComponentKind::ComputeBuffer,
             f.compute_buffer,
@@ -498,6 +518,8 @@ pub(super) struct LlamacppFigures {
     pub(super) weights: u64,
     /// The busiest GPU's KV cache.
     pub(super) kv: LlamacppKv,
+    /// A hybrid model's recurrent-state buffer on that GPU.
+    pub(super) state: StateFigures,
     /// The busiest GPU's compute buffer: its stages, and the largest.
     pub(super) compute: LlamacppCompute,
     pub(super) compute_buffer: u64,

@@ -111,6 +111,7 @@ mod sglang;
 mod solve;
 #[cfg(feature = "speed")]
 mod speed;
+mod state;
 #[cfg(test)]
 mod text_snapshot;
 mod training;

@@ -161,8 +161,9 @@ impl Run<'_> {
         } else {
             0
         };
-        let (_, windowed_here) = a.stage_layers(layers_here);
-        let kv_windowed = kv_all * windowed_here / layers_here.max(1);
+        let (full_here, windowed_here) = a.stage_layers(layers_here);
+        let kv_windowed = kv_all * windowed_here / (full_here + windowed_here).max(1);
+        let state = self.state_figures(1, layers_here, super::state::StateLayout::Vllm);
         InferenceInput {
             runtime,
             compute: compute(&self.quantization),
@@ -179,6 +180,7 @@ impl Run<'_> {
             kv_bytes_per_token: kv_all - kv_windowed,
             windowed_kv_bytes_per_token: kv_windowed,
             window: a.sliding_window,
+            state_bytes_per_sequence: state.bytes,
             layers: u32_of(a.num_layers),
             windowed_layers: u32_of(windowed_layers),
             hidden: u32_of(a.hidden_size),
@@ -333,6 +335,7 @@ mod tests {
                 kv_bytes_per_token: 131_072,
                 windowed_kv_bytes_per_token: 0,
                 window: 0,
+                state_bytes_per_sequence: 0,
                 layers: 32,
                 windowed_layers: 0,
                 hidden: 4096,

@@ -5,8 +5,11 @@
 //! parallel shards) is computed from [`Architecture::tensors`], so there is one place where a
 //! model's layout is described (`tensors.rs` walks them; `validate.rs` checks the fields first).
 
+mod hybrid;
 mod tensors;
 mod validate;
+
+pub use hybrid::{Hybrid, LayerKind, StateElements, StateMixer};
 
 /// The overall shape of the network.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -148,6 +151,12 @@ pub struct Architecture {
     pub mla: Option<Mla>,
     /// Mixture of experts.
     pub moe: Option<Moe>,
+    /// A hybrid stack: layers with a fixed-size state (linear attention, Mamba2, short
+    /// convolution) beside the attention layers.
+    pub hybrid: Option<Hybrid>,
+    /// Gated attention (Qwen3-Next): `q_proj` also projects a sigmoid gate per query element, so it
+    /// is twice as wide.
+    pub gated_attention: bool,
     /// Whisper: encoder blocks (the decoder has `num_layers`).
     pub encoder_layers: u64,
     /// Whisper: encoder positions (1500 frames); ViT: patches + 1.
@@ -207,6 +216,11 @@ pub enum Role {
     ExpertGate,
     ExpertUp,
     ExpertDown,
+    /// A state mixer's input projection (Gated DeltaNet's `in_proj_qkvz` and `in_proj_ba`,
+    /// Mamba2's and LFM2's `in_proj`).
+    MixerIn,
+    /// A state mixer's output projection (`out_proj`).
+    MixerOut,
     /// Norm weights and biases, biases of projections: 1-D, never quantized.
     Vector,
     /// Input projections of vision/audio stems, pooler, classifier, extra towers.
@@ -232,6 +246,8 @@ impl Role {
                 | Role::ExpertGate
                 | Role::ExpertUp
                 | Role::ExpertDown
+                | Role::MixerIn
+                | Role::MixerOut
         )
     }
 
@@ -255,6 +271,8 @@ impl Role {
             Role::Up | Role::ExpertUp => "up_proj",
             Role::Down | Role::ExpertDown => "down_proj",
             Role::Router => "gate",
+            Role::MixerIn => "in_proj",
+            Role::MixerOut => "out_proj",
             Role::Embedding => "embed_tokens",
             Role::LmHead => "lm_head",
             Role::Positions => "embed_positions",
@@ -323,6 +341,8 @@ impl Architecture {
             sliding_layers: 0,
             mla: None,
             moe: None,
+            hybrid: None,
+            gated_attention: false,
             encoder_layers: 0,
             encoder_positions: 0,
             input_features: 0,
@@ -353,35 +373,41 @@ impl Architecture {
         matches!(self.family, Family::CausalLm | Family::Whisper)
     }
 
-    /// Layers that attend over the whole context (the others use the sliding window).
+    /// Layers that attend over the whole context (the other attention layers use the sliding
+    /// window; a hybrid's state layers attend over nothing).
     pub const fn global_layers(&self) -> u64 {
         if self.sliding_window == 0 {
-            self.num_layers
+            self.attention_layers()
         } else {
-            self.num_layers.saturating_sub(self.sliding_layers)
+            self.attention_layers().saturating_sub(self.sliding_layers)
         }
     }
 
-    /// The layers of a stage of `layers` blocks (a pipeline stage, or the blocks llama.cpp puts
-    /// on one GPU) by their attention: `(full, sliding)`, the one answer to "how many
-    /// sliding-window layers sit on this stage". The stage holds the model's share of its full
-    /// layers rounded up: a full layer keeps the whole context, so the busiest stage is counted
-    /// with the larger count (Gemma 3 27B over four stages of 16 blocks: its 10 full layers of
-    /// 62 fall 2, 3, 2 and 3 to a stage, and 10 × 16 / 62 = 2.6 is counted as 3).
+    /// The attention layers of a stage of `layers` blocks (a pipeline stage, or the blocks
+    /// llama.cpp puts on one GPU): `(full, sliding)`, the one answer to "how many KV-cache layers
+    /// of each kind sit on this stage". The stage holds the model's share of its full layers
+    /// rounded up: a full layer keeps the whole context, so the busiest stage is counted with the
+    /// larger count (Gemma 3 27B over four stages of 16 blocks: its 10 full layers of 62 fall 2,
+    /// 3, 2 and 3 to a stage, and 10 × 16 / 62 = 2.6 is counted as 3). A hybrid's stage holds its
+    /// share of the attention layers, rounded up the same way.
     pub const fn stage_layers(&self, layers: u64) -> (u64, u64) {
-        if self.sliding_window == 0 {
-            return (layers, 0);
-        }
-        let full = self
-            .global_layers()
-            .saturating_mul(layers)
-            .div_ceil(if self.num_layers == 0 {
-                1
-            } else {
-                self.num_layers
-            });
+        let n = if self.num_layers == 0 {
+            1
+        } else {
+            self.num_layers
+        };
+        let full = self.global_layers().saturating_mul(layers).div_ceil(n);
         let full = if full < layers { full } else { layers };
-        (full, layers - full)
+        if self.sliding_window == 0 {
+            return (full, 0);
+        }
+        let attention = self.attention_layers().saturating_mul(layers).div_ceil(n);
+        let attention = if attention < layers {
+            attention
+        } else {
+            layers
+        };
+        (full, attention.saturating_sub(full))
     }
 
     /// KV-cache elements per token per layer: `2 × kv_heads × head_dim`, or for MLA the latent

@@ -25,6 +25,7 @@ impl Architecture {
     /// model's dense blocks differ from its expert blocks, and every other block is like its
     /// neighbours.
     fn alike_from(&self, l: u64, end: u64) -> u64 {
+        let end = self.hybrid_boundary(l, end);
         match self.moe {
             Some(m) if l < m.first_dense_layers => m.first_dense_layers.min(end) - l,
             _ => end - l,
@@ -69,8 +70,15 @@ impl Architecture {
                 push(Role::Positions, None, self.learned_positions, h, 1);
                 for (l, k) in runs(0, self.num_layers) {
                     n.set(k);
-                    self.attention(&mut push, l);
-                    self.ffn(&mut push, l);
+                    if self.has_attention(l) {
+                        self.attention(&mut push, l);
+                    }
+                    if self.has_state_mixer(l) {
+                        self.state_mixer(&mut push, l);
+                    }
+                    if self.has_ffn(l) {
+                        self.ffn(&mut push, l);
+                    }
                     push(
                         Role::Vector,
                         Some(l),
@@ -181,7 +189,9 @@ impl Architecture {
         let hd = self.head_dim;
         let q = heads * hd;
         let kv = self.num_kv_heads * hd;
-        push(Role::Q, l, h, q, 1);
+        // Gated attention projects a gate beside each query element.
+        let q_out = if self.gated_attention { 2 * q } else { q };
+        push(Role::Q, l, h, q_out, 1);
         push(Role::K, l, h, kv, 1);
         push(Role::V, l, h, kv, 1);
         push(Role::O, l, q, h, 1);

@@ -59,6 +59,9 @@ impl Architecture {
             check("mla.qk_nope_head_dim", m.qk_nope_head_dim, 0, 1 << 14)?;
             check("mla.v_head_dim", m.v_head_dim, 1, 1 << 14)?;
         }
+        if let Some(h) = self.hybrid {
+            self.validate_hybrid(field, &h)?;
+        }
         if let Some(m) = self.moe {
             check("moe.num_experts", m.num_experts, 1, 1 << 16)?;
             check(
@@ -85,6 +88,40 @@ impl Architecture {
                 0,
                 self.num_layers,
             )?;
+        }
+        Ok(())
+    }
+
+    /// A hybrid stack's layer counts (each within the layers, attention and state layers apart
+    /// unless they run side by side, the sliding layers among the attention layers) and its
+    /// mixer's shapes.
+    fn validate_hybrid(&self, field: &str, h: &super::Hybrid) -> Result<()> {
+        let check = |name: &str, v: u64, lo: u64, hi: u64| in_range(field, name, v, lo, hi);
+        let layers = self.num_layers;
+        check("hybrid.state_layers", h.state_layers, 0, layers)?;
+        let room = if h.parallel {
+            layers
+        } else {
+            layers - h.state_layers
+        };
+        check("hybrid.attention_layers", h.attention_layers, 0, room)?;
+        check("hybrid.ffn_layers", h.ffn_layers, 0, layers)?;
+        check("sliding_layers", self.sliding_layers, 0, h.attention_layers)?;
+        check("hybrid.conv_kernel", h.conv_kernel, 1, 64)?;
+        if h.mixer == super::StateMixer::ShortConv {
+            return Ok(());
+        }
+        check("hybrid.heads", h.heads, 1, 1 << 14)?;
+        check("hybrid.groups", h.groups, 1, h.heads)?;
+        check("hybrid.state_size", h.state_size, 1, 1 << 14)?;
+        check("hybrid.head_dim", h.head_dim, 1, 1 << 14)?;
+        if !h.heads.is_multiple_of(h.groups) {
+            return Err(InputError::new(
+                ErrorKind::Conflict,
+                alloc::format!("{field}.hybrid.groups"),
+                alloc::format!("{} does not divide hybrid.heads = {}", h.groups, h.heads),
+                "a divisor of hybrid.heads",
+            ));
         }
         Ok(())
     }

@@ -42,6 +42,10 @@ pub struct InferenceInput {
     pub windowed_kv_bytes_per_token: u64,
     /// The sliding window, in tokens (0 without).
     pub window: u64,
+    /// A hybrid model's fixed-size state per sequence on one GPU (linear-attention, state-space
+    /// and short-convolution layers): each decode step reads it and writes it back, whatever
+    /// the context (0 without state layers).
+    pub state_bytes_per_sequence: u64,
     /// Transformer layers.
     pub layers: u32,
     /// Of these, the sliding-window layers.
@@ -287,8 +291,9 @@ impl Shape<'_> {
         let kv_bytes = pp
             * (i.kv_bytes_per_token as f64 * kv_tokens
                 + i.windowed_kv_bytes_per_token as f64 * kv_window);
-        let memory_s =
-            (weight_bytes + kv_bytes) / (self.device.bandwidth_bytes_per_s * self.eff.mbu);
+        let state_bytes = pp * 2.0 * f64::from(i.batch) * i.state_bytes_per_sequence as f64;
+        let memory_s = (weight_bytes + kv_bytes + state_bytes)
+            / (self.device.bandwidth_bytes_per_s * self.eff.mbu);
         // Tensor parallelism: two all-reduces per layer (after attention and after the MLP) of
         // the tokens' hidden states; a ring moves 2 (tp − 1) / tp of them over each link.
         let allreduce_bytes = if i.tp > 1 {

@@ -665,6 +665,7 @@ fn any_inference() -> impl Strategy<Value = (InferenceInput, Device)> {
                     kv_bytes_per_token: kv,
                     windowed_kv_bytes_per_token: kv / 2,
                     window: p / 3,
+                    state_bytes_per_sequence: 0,
                     layers,
                     windowed_layers: layers / 2,
                     hidden,

@@ -81,6 +81,13 @@ pub(super) struct VllmLayout {
     pub(super) full_blocks: u64,
     pub(super) window_blocks: u64,
     pub(super) cross_blocks: u64,
+    /// A hybrid's state layers, their groups, and the 16-token blocks of one state layer's page
+    /// per request: vLLM raises the attention block size until one page holds a layer's state
+    /// (`HybridAttentionMambaModelConfig.verify_and_update_config`, v0.11), so a state layer
+    /// takes `cdiv(state, 16-token page)` blocks' worth per running request.
+    pub(super) state_layers: u64,
+    pub(super) groups_state: u64,
+    pub(super) state_blocks: u64,
 }
 
 /// vLLM's KV pool.
@@ -149,7 +156,10 @@ impl Run<'_> {
         };
         let l = self.vllm_layout();
         let request = l.per_layer.saturating_mul(VLLM_BLOCK).saturating_mul(
-            l.global * l.full_blocks + l.local * l.window_blocks + l.cross * l.cross_blocks,
+            l.global * l.full_blocks
+                + l.local * l.window_blocks
+                + l.cross * l.cross_blocks
+                + l.state_layers * l.state_blocks,
         );
         let budget_used = weights + rope + forward.max(sampler) + non_torch.get();
         let (pool, tokens) = self.vllm_pool(&l, budget_used, request);
@@ -204,14 +214,18 @@ impl Run<'_> {
         } else {
             0
         };
-        let per_layer = per_token / layers.max(1);
         let (global, local) = a.stage_layers(layers);
+        // A hybrid's state layers keep no KV: the bytes per token are the attention layers'.
+        let per_layer = per_token / (global + local).max(1);
+        let state = self.state_figures(1, layers, super::super::state::StateLayout::Vllm);
+        let state_per_layer = state.conv_per_layer + state.recurrent_per_layer;
+        let state_blocks = state_per_layer.div_ceil((per_layer * VLLM_BLOCK).max(1));
         // Whisper's decoder layers each have a cross-attention cache of the encoder's frames
         // (`CrossAttentionSpec`: cdiv(max_num_encoder_input_tokens, 16) blocks per request), a
         // type of its own beside the self-attention layers.
         let frames = self.encoder_stack().1;
         let cross = if frames > 0 { layers } else { 0 };
-        let group_size = match (global, local.max(cross)) {
+        let group_size = match (global, local.max(cross).max(state.layers)) {
             (0, n) | (n, 0) => n.max(1),
             (g, l) if g.max(l) * 4 < g.min(l) * 5 => g.max(l),
             (g, l) => g.min(l),
@@ -233,6 +247,9 @@ impl Run<'_> {
                 .div_ceil(VLLM_BLOCK)
                 + 1,
             cross_blocks: frames.div_ceil(VLLM_BLOCK),
+            state_layers: state.layers,
+            groups_state: state.layers.div_ceil(group_size),
+            state_blocks,
         }
     }
 
@@ -250,10 +267,11 @@ impl Run<'_> {
         let available = budget.saturating_sub(budget_used);
         let block = l.per_layer * VLLM_BLOCK * l.group_size;
         let blocks = available.checked_div(block).unwrap_or(0);
-        let groups = l.groups_full + l.groups_window + l.groups_cross;
+        let groups = l.groups_full + l.groups_window + l.groups_cross + l.groups_state;
         let per_request = l.groups_full * l.full_blocks
             + l.groups_window * l.window_blocks
-            + l.groups_cross * l.cross_blocks;
+            + l.groups_cross * l.cross_blocks
+            + l.groups_state * l.state_blocks;
         let pool = VllmPool::Card {
             memory,
             available,
