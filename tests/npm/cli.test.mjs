@@ -103,3 +103,17 @@ test("recommend ranks a whole job as the CLI's --per-job", () => {
   assert.equal(full.recommend({ model: "meta-llama/Llama-3.1-8B" }).jobs, undefined);
   assert.throws(() => full.recommend({ model: "meta-llama/Llama-3.1-8B" }, { per_job: "epoch:1M" }), /per_job: /);
 });
+
+test("launch writes the command the CLI writes, and readCommand reads it back", () => {
+  const args = ["--model", "Qwen/Qwen3-32B", "--mode", "serve", "--engine", "vllm", "--gpu", "h100-sxm5-80gb", "--tp", "2", "--max-model-len", "32768"];
+  const fromCli = JSON.parse(execFileSync(cli, ["launch", ...args, "--json"], { encoding: "utf8" }));
+  const input = { model: "Qwen/Qwen3-32B", mode: "serve", engine: "vllm", gpu: "h100-sxm5-80gb", tp: 2, max_model_len: 32768 };
+  const l = full.launch(input);
+  assert.deepStrictEqual(l, fromCli);
+  assert.deepStrictEqual(l.commands[0].slice(0, 5), ["vllm", "serve", "Qwen/Qwen3-32B", "--tensor-parallel-size", "2"]);
+  const back = full.readCommand(`${l.commands[0].join(" ")} --port 8000`);
+  assert.deepStrictEqual(back.not_read, ["--port", "8000"]);
+  const again = full.estimate({ ...back.input, gpu: "h100-sxm5-80gb" });
+  assert.deepStrictEqual(again, full.estimate(input));
+  assert.throws(() => full.readCommand("docker run x"), (e) => e.kind === "unknown_name" && e.field === "command");
+});

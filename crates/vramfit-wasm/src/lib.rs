@@ -78,6 +78,12 @@ extern "C" {
     /// `Diagnosis` in TypeScript.
     #[wasm_bindgen(typescript_type = "Diagnosis")]
     pub type JsDiagnosis;
+    /// `Launch` in TypeScript.
+    #[wasm_bindgen(typescript_type = "Launch")]
+    pub type JsLaunch;
+    /// `ReadCommand` in TypeScript.
+    #[wasm_bindgen(typescript_type = "ReadCommand")]
+    pub type JsReadCommand;
     /// `ParsedConfig` in TypeScript.
     #[wasm_bindgen(typescript_type = "ParsedConfig")]
     pub type JsParsedConfig;
@@ -499,6 +505,24 @@ pub fn plan_mig(
 #[wasm_bindgen]
 pub fn diagnose(text: &str) -> Result<JsDiagnosis, JsValue> {
     to_js(&vramfit::diagnose::diagnose(text))
+}
+
+#[cfg(feature = "full")]
+/// The command that starts the run of `input` on its engine (`vllm serve …`, `python -m
+/// sglang.launch_server …`, `trtllm-serve …`, `llama-server …`, Ollama's environment and
+/// Modelfile), with every number the estimate assumed: files, environment, commands, and the
+/// whole as a shell script.
+#[wasm_bindgen]
+pub fn launch(input: JsEstimateInput) -> Result<JsLaunch, JsValue> {
+    to_js(&vramfit::launch::launch_input(&self::input(input)?).map_err(js_err)?)
+}
+
+#[cfg(feature = "full")]
+/// Reads a pasted command line (`vllm serve Qwen/Qwen3-32B --tensor-parallel-size 2 …`) into an
+/// estimate's input, listing the words it did not read.
+#[wasm_bindgen(js_name = readCommand)]
+pub fn read_command(line: &str) -> Result<JsReadCommand, JsValue> {
+    to_js(&vramfit::launch::read_command(line).map_err(js_err)?)
 }
 
 #[cfg(feature = "full")]

@@ -38,6 +38,8 @@ const OUTPUT_ROOTS: &[&str] = &[
     "Recommendation",
     "MigResult",
     "Diagnosis",
+    "Launch",
+    "ReadCommand",
     "ParsedConfig",
     "SafetensorsHeader",
     "GgufHeader",

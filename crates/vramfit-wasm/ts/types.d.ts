@@ -622,6 +622,20 @@ export type Engine =
 ;
 
 /**
+ * An environment variable a launch sets.
+ */
+export interface EnvVar {
+  /**
+   * `OLLAMA_NUM_PARALLEL`.
+   */
+  name: string;
+  /**
+   * `4`.
+   */
+  value: string;
+}
+
+/**
  * What sort of input an `InputError` refuses: for a program to act on (the CLI's hints and
  * exit codes, a page's own words) without reading the English text, which may change.
  *
@@ -846,6 +860,191 @@ export interface Estimate {
  * integers in range by `EstimateInput::resolve`.
  */
 export interface EstimateInput {
+  /**
+   * A preset, by Hugging Face id (case-insensitive); with engine `ollama`, also an Ollama
+   * library name (`llama3.1:8b`, `qwen3:32b-q4_K_M`), which names a preset and a GGUF file type.
+   */
+  model: string | null;
+  /**
+   * A bare parameter count (`7B`, `7e9`, `340M`): the guide's quick mode.
+   */
+  params: string | null;
+  /**
+   * An architecture, e.g. from `crate::config::parse_config`.
+   */
+  arch: Architecture | null;
+  /**
+   * Inference, serve or training.
+   */
+  mode: Mode;
+  /**
+   * Inference engine.
+   */
+  engine: Engine;
+  /**
+   * Sequences per batch (training: micro-batch per GPU); serving: the concurrent requests
+   * wanted (vLLM, SGLang); Ollama: `OLLAMA_NUM_PARALLEL`, each with a context of its own.
+   */
+  batch: number;
+  /**
+   * Prompt tokens (training: sequence length).
+   */
+  seq_len: number;
+  /**
+   * Generated tokens per sequence (inference).
+   */
+  new_tokens: number;
+  /**
+   * Model dtype; the preset's checkpoint dtype when absent, else bf16.
+   */
+  dtype: Dtype | null;
+  /**
+   * Weight format: an object tagged by `format` (`{"format": "gptq", "bits": 4,
+   * "group_size": 128}`) or the CLI's spelling (`"gptq"`, `"gguf-q4_k_m"`).
+   */
+  quantization: Quantization;
+  /**
+   * KV-cache dtype.
+   */
+  kv_dtype: KvDtype;
+  /**
+   * Attention implementation.
+   */
+  attention: AttentionImpl;
+  /**
+   * Logits kept.
+   */
+  logits: Logits;
+  /**
+   * Optimizer.
+   */
+  optimizer: Optimizer;
+  /**
+   * Fused optimizer step (`fused=True`): no foreach temporaries.
+   */
+  fused_optimizer: boolean;
+  /**
+   * Training precision regime.
+   */
+  precision: Precision;
+  /**
+   * Gradient checkpointing.
+   */
+  grad_checkpointing: Checkpointing;
+  /**
+   * LoRA rank; 0 is full fine-tuning.
+   */
+  lora_rank: number;
+  /**
+   * LoRA target modules (`q_proj`, `k_proj`, `v_proj`, `o_proj`, `gate_proj`, `up_proj`,
+   * `down_proj`, or `all-linear`); default `q_proj,v_proj` (PEFT's default for Llama).
+   */
+  lora_targets: string[];
+  /**
+   * QLoRA: base weights in NF4 with double quantization, LoRA adapters on top.
+   */
+  qlora: boolean;
+  /**
+   * DeepSpeed ZeRO stage 0–3 (FSDP full shard is stage 3).
+   */
+  zero: number;
+  /**
+   * ZeRO offload target.
+   */
+  offload: Offload;
+  /**
+   * GPUs in total (data × tensor × pipeline parallel); default `tp × pp`, one model copy.
+   */
+  gpus: number | null;
+  /**
+   * Tensor-parallel size.
+   */
+  tp: number;
+  /**
+   * Pipeline-parallel size.
+   */
+  pp: number;
+  /**
+   * A GPU from the catalog: its id (`h200-sxm-141gb`), its name, or words that name it alone
+   * (`h200`, `4090`; see `crate::gpu::match_gpus`).
+   */
+  gpu: string | null;
+  /**
+   * GPU memory as the CUDA runtime reports it, with its unit (`79.19GiB`, `80GB`).
+   */
+  gpu_memory: string | null;
+  /**
+   * vLLM `gpu_memory_utilization`.
+   */
+  gpu_memory_utilization: number;
+  /**
+   * vLLM `max_model_len`; SGLang `context_length`; TensorRT-LLM `max_seq_len`; llama.cpp context (`-c`, shared by the
+   * batch); Ollama `num_ctx` (per sequence). Default: the model's `max_position_embeddings`
+   * (vLLM, SGLang), `(seq_len + new_tokens) × batch` (llama.cpp), Ollama's by the GPUs' memory
+   * (4096 below 24 GiB, 32768 below 48 GiB, else 262144; at most the model's trained context).
+   */
+  max_model_len: number | null;
+  /**
+   * vLLM `max_num_seqs`; SGLang `max_running_requests`; TensorRT-LLM `max_batch_size`. Default
+   * as vLLM picks it: 1024 on cards of 70 GiB or more other than A100, else 256; SGLang's
+   * from its pool (2048 to 4096); TensorRT-LLM's 2048.
+   */
+  max_num_seqs: number | null;
+  /**
+   * vLLM `max_num_batched_tokens`; SGLang `chunked_prefill_size`; TensorRT-LLM
+   * `max_num_tokens` (default 8192). Default (vLLM) 8192 on
+   * cards of 70 GiB or more other than A100, else 2048; (SGLang) by the card's memory: 2048
+   * below 35 GiB, 4096 below 60 GiB, 8192 below 160 GiB, else 16384.
+   */
+  max_num_batched_tokens: number | null;
+  /**
+   * vLLM, SGLang and TensorRT-LLM CUDA graphs (off is vLLM's `enforce_eager`, SGLang's
+   * `disable_cuda_graph`, TensorRT-LLM's `cuda_graph_config: null`).
+   */
+  cuda_graphs: boolean;
+  /**
+   * llama.cpp `-ngl`, Ollama `num_gpu`: layers on the GPU, the output layer counting as one.
+   * llama.cpp places the output layer first, then the last `ngl − 1` blocks; Ollama the blocks
+   * first. Default: all of them (llama.cpp), Ollama's own offload decision (Ollama).
+   */
+  gpu_layers: number | null;
+  /**
+   * llama.cpp `-ub` (physical batch).
+   */
+  ubatch: number;
+  /**
+   * SGLang `mem_fraction_static` (0.01 to 0.99): weights and KV pool over the memory free at
+   * start. Default as SGLang picks it from the card's memory, `chunked_prefill_size` and
+   * `cuda_graph_max_bs`; 0.88 without a card.
+   */
+  mem_fraction_static: number | null;
+  /**
+   * SGLang `cuda_graph_max_bs`. Default by the card's memory and tp (8 below 20 GiB; 24, 32 or
+   * 256 at tp < 4 and 80, 160 or 512 at tp ≥ 4 up to 160 GiB; 512 above).
+   */
+  cuda_graph_max_bs: number | null;
+  /**
+   * Expert parallel size (vLLM `--enable-expert-parallel`, which spans tp × data parallel;
+   * SGLang `--ep-size`; TensorRT-LLM `--ep_size`): the routed experts divided over `ep` GPUs.
+   * 1 for none.
+   */
+  ep: number;
+  /**
+   * TensorRT-LLM `kv_cache_config.free_gpu_memory_fraction` (`trtllm-serve
+   * --kv_cache_free_gpu_memory_fraction`, 0.01 to 1): the share of the memory left after its
+   * start-up profile that becomes the KV cache. Default 0.9.
+   */
+  free_gpu_memory_fraction: number | null;
+}
+
+/**
+ * The estimator's input: plain data with defaults, as the CLI, the npm package and the site
+ * give it. Numbers are `f64` (JSON's and JavaScript's number) and are checked to be finite
+ * integers in range by `EstimateInput::resolve`.
+ *
+ * The input form of `EstimateInput`: fields with a default may be left out.
+ */
+export interface EstimateInputInput {
   /**
    * A preset, by Hugging Face id (case-insensitive); with engine `ollama`, also an Ollama
    * library name (`llama3.1:8b`, `qwen3:32b-q4_K_M`), which names a preset and a GGUF file type.
@@ -1639,6 +1838,62 @@ export type KvDtype =
    */
   | "nvfp4"
 ;
+
+/**
+ * A run's launch: files to write, environment to set, commands to run, in that order.
+ */
+export interface Launch {
+  /**
+   * Files the commands read (Ollama's `Modelfile`, TensorRT-LLM's extra options YAML).
+   */
+  files: LaunchFile[];
+  /**
+   * Environment variables, `NAME=value` (Ollama's server settings).
+   */
+  env: EnvVar[];
+  /**
+   * The commands, each as its words (`argv`), run one after the other.
+   */
+  commands: string[][];
+  /**
+   * All of it as one POSIX shell script a user pastes: files as here-documents, `export`,
+   * then the commands, each word quoted where the shell needs it.
+   */
+  script: string;
+  /**
+   * What the user supplies or checks (the GGUF file's path; a checkpoint in the format
+   * counted), in English and Chinese.
+   */
+  notes: LaunchNote[];
+}
+
+/**
+ * A file a launch writes.
+ */
+export interface LaunchFile {
+  /**
+   * Its name, in the working directory.
+   */
+  name: string;
+  /**
+   * Its text.
+   */
+  text: string;
+}
+
+/**
+ * A note on a launch, in both languages.
+ */
+export interface LaunchNote {
+  /**
+   * English.
+   */
+  en: string;
+  /**
+   * Chinese.
+   */
+  zh: string;
+}
 
 /**
  * A parallel layout: what the per-GPU memory function is asked about.
@@ -2968,6 +3223,21 @@ export interface Quick {
    * The rule applied, with the values in it, in Chinese: the same numbers.
    */
   formula_zh: string;
+}
+
+/**
+ * A command line read.
+ */
+export interface ReadCommand {
+  /**
+   * The estimate's input it gives (the fields it does not set at their defaults).
+   */
+  input: EstimateInput;
+  /**
+   * The words that set nothing the estimate counts (`--port 8000`, an unknown flag and its
+   * value, an environment variable), as written.
+   */
+  not_read: string[];
 }
 
 /**

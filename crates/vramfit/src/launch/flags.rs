@@ -32,8 +32,12 @@ pub(crate) enum Setting {
     KvDtype,
     /// llama.cpp: the values' cache type.
     KvDtypeV,
-    /// CUDA graphs off (`--enforce-eager`, `--disable-cuda-graph`).
+    /// CUDA graphs off (`--enforce-eager`, SGLang's older `--disable-cuda-graph`).
     NoCudaGraphs,
+    /// SGLang's decode CUDA-graph backend (`disabled`: no graphs).
+    GraphBackendDecode,
+    /// SGLang's prefill CUDA-graph backend.
+    GraphBackendPrefill,
     /// The model's dtype.
     Dtype,
     /// Quantization on load.
@@ -96,18 +100,41 @@ pub(crate) const VLLM: &[Flag] = &[
     v(&["--quantization", "-q"], Setting::Quantization),
 ];
 
-/// `python -m sglang.launch_server --model-path MODEL`.
+/// `python -m sglang.launch_server --model-path MODEL`: SGLang 0.5.23's spellings first
+/// (`arg_groups/fields/`: `--cuda-graph-max-bs-decode`, `--cuda-graph-backend-decode`), then
+/// the older ones it or its predecessors took (`--tp`, `--cuda-graph-max-bs`,
+/// `--disable-cuda-graph`), read as well.
 pub(crate) const SGLANG: &[Flag] = &[
     v(&["--model-path", "--model"], Setting::Model),
-    v(&["--tp-size", "--tp"], Setting::Tp),
-    v(&["--pp-size", "--pp"], Setting::Pp),
-    v(&["--dp-size", "--dp"], Setting::Dp),
-    v(&["--ep-size", "--ep"], Setting::Ep),
+    v(
+        &["--tp-size", "--tensor-parallel-size", "--tp"],
+        Setting::Tp,
+    ),
+    v(
+        &["--pp-size", "--pipeline-parallel-size", "--pp"],
+        Setting::Pp,
+    ),
+    v(&["--dp-size", "--data-parallel-size", "--dp"], Setting::Dp),
+    v(
+        &["--ep-size", "--expert-parallel-size", "--ep"],
+        Setting::Ep,
+    ),
     v(&["--context-length"], Setting::Context),
     v(&["--mem-fraction-static"], Setting::MemFraction),
     v(&["--max-running-requests"], Setting::MaxSeqs),
     v(&["--chunked-prefill-size"], Setting::BatchedTokens),
-    v(&["--cuda-graph-max-bs"], Setting::CudaGraphMaxBs),
+    v(
+        &["--cuda-graph-max-bs-decode", "--cuda-graph-max-bs"],
+        Setting::CudaGraphMaxBs,
+    ),
+    v(
+        &["--cuda-graph-backend-decode"],
+        Setting::GraphBackendDecode,
+    ),
+    v(
+        &["--cuda-graph-backend-prefill"],
+        Setting::GraphBackendPrefill,
+    ),
     switch(&["--disable-cuda-graph"], Setting::NoCudaGraphs),
     v(&["--kv-cache-dtype"], Setting::KvDtype),
     v(&["--dtype"], Setting::Dtype),

@@ -209,6 +209,9 @@ impl Reader {
             // The estimate takes one type for keys and values.
             Setting::KvDtypeV => self.not_read.extend([flag.to_string(), value.to_string()]),
             Setting::NoCudaGraphs => i.cuda_graphs = false,
+            // The decode graphs are the ones the estimate counts.
+            Setting::GraphBackendDecode => i.cuda_graphs = value != "disabled",
+            Setting::GraphBackendPrefill => {}
             Setting::Dtype => i.dtype = dtype(flag, value)?,
             Setting::Quantization => match quantization(value) {
                 Some(q) => i.quantization = q,

@@ -138,7 +138,8 @@ pub(super) fn sglang(w: &Workload, l: &mut Builder) -> Result<()> {
     if w.cuda_graphs {
         a.set(Setting::CudaGraphMaxBs, w.cuda_graph_max_bs);
     } else {
-        a.switch(Setting::NoCudaGraphs);
+        a.set(Setting::GraphBackendDecode, "disabled");
+        a.set(Setting::GraphBackendPrefill, "disabled");
     }
     if w.kv_dtype == KvDtype::Fp8 {
         a.set(Setting::KvDtype, "fp8_e4m3");

@@ -92,7 +92,8 @@ fn parallel_sizes_fp8_and_eager_are_flags_of_each_engine() {
         "--tp-size",
         "--kv-cache-dtype",
         "fp8_e4m3",
-        "--disable-cuda-graph",
+        "--cuda-graph-backend-decode",
+        "disabled",
         "--mem-fraction-static",
     ] {
         assert!(s.iter().any(|x| x == w), "{w} in {s:?}");
