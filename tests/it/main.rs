@@ -7,6 +7,7 @@ mod input_faces;
 /// The fields of `EstimateInput` (test code shared by every face's check).
 #[path = "../input_fields.rs"]
 mod input_fields;
+mod launch_parsed;
 mod llamacpp_calibration;
 mod ollama_calibration;
 mod sglang_calibration;

@@ -1,0 +1,200 @@
+//! The launches vramfit writes, parsed by the engines' own argument parsers: vLLM's
+//! (`make_arg_parser`) and SGLang's (`ServerArgs.add_cli_args`), installed from PyPI and run by
+//! `tests/launch/parse.py`, which reads `tests/data/launch-commands.json` and writes what each
+//! parser made of each command to `tests/data/launch-parsed.json` (with the versions).
+//!
+//! `launch_commands_are_fresh` writes the commands again and fails when they changed: then run
+//! the script again (its header says how) and commit both files.
+
+use serde_json::{Value, json};
+use vramfit::estimate::{Engine, EstimateInput, Mode, Workload};
+use vramfit::launch::launch;
+use vramfit::precision::{KvDtype, Quantization};
+
+/// The runs whose launches are parsed.
+fn cases() -> Vec<(&'static str, EstimateInput)> {
+    let serve = |model: &str, engine: Engine| EstimateInput {
+        model: Some(model.into()),
+        mode: Mode::Serve,
+        engine,
+        gpu: Some("h100-sxm5-80gb".into()),
+        max_model_len: Some(8192.0),
+        batch: 16.0,
+        ..EstimateInput::default()
+    };
+    vec![
+        ("vllm-8b", serve("meta-llama/Llama-3.1-8B", Engine::Vllm)),
+        (
+            "vllm-70b-tp2-fp8-eager",
+            EstimateInput {
+                tp: 2.0,
+                kv_dtype: KvDtype::Fp8,
+                cuda_graphs: false,
+                quantization: Quantization::Fp8,
+                ..serve("meta-llama/Llama-3.1-70B", Engine::Vllm)
+            },
+        ),
+        (
+            "vllm-qwen3-moe-dp2-ep",
+            EstimateInput {
+                gpus: Some(2.0),
+                ep: 2.0,
+                max_model_len: Some(32768.0),
+                ..serve("Qwen/Qwen3-30B-A3B", Engine::Vllm)
+            },
+        ),
+        ("sglang-32b", serve("Qwen/Qwen3-32B", Engine::Sglang)),
+        (
+            "sglang-70b-tp2-fp8-eager",
+            EstimateInput {
+                tp: 2.0,
+                kv_dtype: KvDtype::Fp8,
+                cuda_graphs: false,
+                max_num_seqs: Some(64.0),
+                ..serve("meta-llama/Llama-3.1-70B", Engine::Sglang)
+            },
+        ),
+    ]
+}
+
+fn data(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data")
+        .join(name)
+}
+
+/// Each case's workload and its one command.
+fn commands() -> Vec<(&'static str, Workload, Vec<String>)> {
+    cases()
+        .into_iter()
+        .map(|(name, input)| {
+            let w = input.resolve().expect("a valid case");
+            let l = launch(&w).expect("a serving case");
+            assert_eq!(l.commands.len(), 1, "{name}");
+            (name, w, l.commands[0].clone())
+        })
+        .collect()
+}
+
+#[test]
+fn launch_commands_are_fresh() {
+    let list: Vec<Value> = commands()
+        .into_iter()
+        .map(|(name, w, argv)| json!({"name": name, "engine": w.engine, "argv": argv}))
+        .collect();
+    let want = serde_json::to_string_pretty(&list).unwrap() + "\n";
+    let path = data("launch-commands.json");
+    let have = std::fs::read_to_string(&path).unwrap_or_default();
+    if have != want {
+        std::fs::write(&path, &want).unwrap();
+        panic!(
+            "tests/data/launch-commands.json was stale and is rewritten: run tests/launch/parse.py"
+        );
+    }
+}
+
+/// The value the engine's parser gives `key` for `w`'s run, as `tests/launch/parse.py` writes it.
+fn expected(w: &Workload, engine: Engine, key: &str) -> Value {
+    let kv = |fp8: &str| match w.kv_dtype {
+        KvDtype::Fp8 => json!(fp8),
+        _ => json!("auto"),
+    };
+    let dtype = json!(match w.dtype {
+        vramfit::precision::Dtype::Fp16 => "float16",
+        vramfit::precision::Dtype::Fp32 => "float32",
+        _ => "bfloat16",
+    });
+    match (engine, key) {
+        (_, "tensor_parallel_size" | "tp_size") => json!(w.tp),
+        (_, "pipeline_parallel_size" | "pp_size") => json!(w.pp),
+        (_, "data_parallel_size" | "dp_size") => json!(w.dp),
+        (Engine::Vllm, "enable_expert_parallel") => json!(w.ep > 1),
+        (_, "ep_size") => json!(w.ep),
+        (_, "max_model_len" | "context_length") => json!(w.max_model_len),
+        (_, "gpu_memory_utilization") => json!(w.gpu_memory_utilization),
+        (_, "mem_fraction_static") => json!(w.mem_fraction_static),
+        (_, "max_num_seqs") => json!(w.max_num_seqs),
+        (_, "max_running_requests") => json!(w.max_running_requests),
+        (_, "max_num_batched_tokens" | "chunked_prefill_size") => {
+            json!(w.max_num_batched_tokens)
+        }
+        (_, "cuda_graph_max_bs_decode") => {
+            if w.cuda_graphs {
+                json!(w.cuda_graph_max_bs)
+            } else {
+                Value::Null
+            }
+        }
+        (_, "cuda_graph_backend_decode") => {
+            if w.cuda_graphs {
+                Value::Null
+            } else {
+                json!("disabled")
+            }
+        }
+        (_, "enforce_eager") => json!(!w.cuda_graphs),
+        (Engine::Vllm, "kv_cache_dtype") => kv("fp8"),
+        (_, "kv_cache_dtype") => kv("fp8_e4m3"),
+        (_, "dtype") => dtype,
+        (_, "quantization") => match w.quantization {
+            Quantization::Fp8 => json!("fp8"),
+            _ => Value::Null,
+        },
+        (_, "model_tag" | "model_path") => json!(w.model_name),
+        _ => panic!("no expectation for {key}"),
+    }
+}
+
+#[test]
+fn engines_parse_the_launches_as_written() {
+    let text = std::fs::read_to_string(data("launch-parsed.json")).unwrap();
+    let parsed: Value = serde_json::from_str(&text).unwrap();
+    let by_name = parsed["parsed"].as_array().unwrap();
+    let now = commands();
+    assert_eq!(by_name.len(), now.len(), "run tests/launch/parse.py again");
+    for (name, w, argv) in now {
+        let p = by_name
+            .iter()
+            .find(|p| p["name"] == name)
+            .unwrap_or_else(|| panic!("{name} not parsed: run tests/launch/parse.py"));
+        assert_eq!(
+            p["argv"],
+            json!(argv),
+            "{name}: stale, run tests/launch/parse.py"
+        );
+        assert_eq!(p["error"], Value::Null, "{name}: the engine refused it");
+        for (key, got) in p["values"].as_object().unwrap() {
+            assert_eq!(got, &expected(&w, w.engine, key), "{name}: {key}");
+        }
+    }
+}
+
+/// llama.cpp's parser is C++: its flag names are read from its source
+/// (`tests/launch/llama_args.py`), and every flag a `llama-server` launch writes is one of them.
+#[test]
+fn llama_server_takes_every_flag_written() {
+    let known = std::fs::read_to_string(data("llama-cpp-args.txt")).unwrap();
+    let known: Vec<&str> = known.lines().filter(|l| !l.starts_with('#')).collect();
+    let run = EstimateInput {
+        model: Some("Qwen/Qwen3-32B".into()),
+        engine: Engine::Llamacpp,
+        quantization: Quantization::Gguf {
+            file_type: vramfit::precision::GgufFileType::Q4_K_M,
+        },
+        kv_dtype: KvDtype::Q8_0,
+        attention: vramfit::estimate::AttentionImpl::Flash,
+        gpu: Some("rtx-4090".into()),
+        max_model_len: Some(8192.0),
+        batch: 2.0,
+        ..EstimateInput::default()
+    };
+    let l = launch(&run.resolve().unwrap()).unwrap();
+    let flags: Vec<&String> = l.commands[0]
+        .iter()
+        .filter(|w| w.starts_with('-'))
+        .collect();
+    assert!(flags.len() >= 7, "{flags:?}");
+    for f in flags {
+        assert!(known.contains(&f.as_str()), "llama.cpp has no {f}");
+    }
+}
