@@ -207,7 +207,7 @@ export function hubTests(h) {
       ['Qwen/Qwen9-404B', 'is not on https://huggingface.co (HTTP 401)', '不存在'],
       ['mock/rate-limited', 'HTTP 429', '限制请求'],
       ['mock/huge-header', '104857600 bytes, over the 64 MiB', '超过'],
-      ['state-spaces/mamba-130m-hf', 'model_type: `mamba` is not supported', 'mamba'],
+      ['state-spaces/mamba-130m-hf', 'num_attention_heads: missing: `mamba` is not a model_type vramfit names', 'mamba'],
     ];
     for (const [repo, en, zh] of cases) {
       for (const [lang, says] of [['en', en], ['zh', zh]]) {

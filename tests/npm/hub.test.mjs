@@ -129,7 +129,7 @@ test("each failure names the repo and what to do", async () => {
   await rejects(fetchModel("mock/rate-limited", o), "rate-limited", "HTTP 429", "wait 30 s");
   await rejects(fetchModel("mock/slow", { ...o, timeout: 500 }), "timeout", "did not answer within 0.5 s", "`mock/slow`");
   await rejects(fetchModel("mock/huge-header", o), "too-large", "model.safetensors of `mock/huge-header`", "104857600 bytes, over the 64 MiB");
-  await rejects(fetchModel("state-spaces/mamba-130m-hf", o), "file", "`state-spaces/mamba-130m-hf`", "config.json: model_type: `mamba` is not supported");
+  await rejects(fetchModel("state-spaces/mamba-130m-hf", o), "file", "`state-spaces/mamba-130m-hf`", "config.json: num_attention_heads: missing: `mamba` is not a model_type vramfit names");
   await rejects(fetchModel("Qwen/Qwen2.5-0.5B-Instruct-GGUF", { ...o, file: "IQ1" }), "gguf", "no GGUF file matching `IQ1`");
   await rejects(fetchModel("not a repo", o), "id", "`not a repo` is not a repo id");
   await rejects(fetchModel("a/b", { endpoint: "huggingface.co" }), "endpoint", "is not the address of a hub");

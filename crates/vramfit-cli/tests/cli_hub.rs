@@ -495,7 +495,7 @@ fn each_failure_names_the_repo_and_what_to_do_and_exits_2() {
         &[],
         &[
             "`state-spaces/mamba-130m-hf`",
-            "config.json: model_type: `mamba` is not supported",
+            "config.json: num_attention_heads: missing: `mamba` is not a model_type vramfit names",
             "one of llama",
         ],
     );

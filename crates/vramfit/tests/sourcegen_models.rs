@@ -73,6 +73,11 @@ struct Record {
     mla: Option<Mla>,
     #[serde(default)]
     moe: Option<Moe>,
+    /// A hybrid stack, as `vramfit::config::parse_config` reads it from the model's config.json.
+    #[serde(default)]
+    hybrid: Option<Hybrid>,
+    #[serde(default)]
+    gated_attention: bool,
     #[serde(default)]
     encoder_layers: u64,
     #[serde(default)]
@@ -126,6 +131,33 @@ struct Moe {
     router_bias: bool,
     #[serde(default)]
     expert_bias: bool,
+}
+
+/// `vramfit::model::Hybrid`: the layers by kind and the state mixer's shapes.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Hybrid {
+    mixer: String,
+    state_layers: u64,
+    attention_layers: u64,
+    ffn_layers: u64,
+    #[serde(default)]
+    parallel: bool,
+    #[serde(default)]
+    heads: u64,
+    #[serde(default)]
+    groups: u64,
+    #[serde(default)]
+    state_size: u64,
+    #[serde(default)]
+    head_dim: u64,
+    conv_kernel: u64,
+    #[serde(default)]
+    conv_bias: bool,
+    #[serde(default)]
+    proj_bias: bool,
+    #[serde(default)]
+    gated_norm: bool,
 }
 
 fn crate_dir() -> PathBuf {
@@ -198,7 +230,7 @@ fn render(records: &[(String, Record)]) -> String {
     let mut s = String::from(HEADER);
     s.push_str("//! The preset table, rendered from `crates/vramfit/data/models/*.toml`.\n\n");
     s.push_str("use super::{Preset, Source};\n");
-    s.push_str("use crate::model::{Architecture, Family, Mla, Moe, Norm};\n");
+    s.push_str("use crate::model::{Architecture, Family, Hybrid, Mla, Moe, Norm, StateMixer};\n");
     s.push_str("use crate::precision::{Dtype, Quantization};\n\n");
     s.push_str("/// Every preset, sorted by id.\n");
     s.push_str("pub(super) static PRESETS: &[Preset] = &[\n");
@@ -263,6 +295,36 @@ fn render(records: &[(String, Record)]) -> String {
                 m.expert_bias
             ),
         };
+        let hybrid = match &r.hybrid {
+            None => "None".to_string(),
+            Some(h) => {
+                let mixer = variant(
+                    file,
+                    "hybrid.mixer",
+                    &h.mixer,
+                    &[
+                        ("gated_delta_net", "GatedDeltaNet"),
+                        ("mamba2", "Mamba2"),
+                        ("short_conv", "ShortConv"),
+                    ],
+                );
+                format!(
+                    "Some(Hybrid {{\n                mixer: StateMixer::{mixer},\n                state_layers: {},\n                attention_layers: {},\n                ffn_layers: {},\n                parallel: {},\n                heads: {},\n                groups: {},\n                state_size: {},\n                head_dim: {},\n                conv_kernel: {},\n                conv_bias: {},\n                proj_bias: {},\n                gated_norm: {},\n            }})",
+                    h.state_layers,
+                    h.attention_layers,
+                    h.ffn_layers,
+                    h.parallel,
+                    h.heads,
+                    h.groups,
+                    h.state_size,
+                    h.head_dim,
+                    h.conv_kernel,
+                    h.conv_bias,
+                    h.proj_bias,
+                    h.gated_norm
+                )
+            }
+        };
         let aliases: Vec<String> = r.aliases.iter().map(|a| format!("{a:?}")).collect();
         let _ = writeln!(s, "    // {file}");
         let _ = writeln!(s, "    Preset {{");
@@ -309,8 +371,8 @@ fn render(records: &[(String, Record)]) -> String {
             ("sliding_layers", r.sliding_layers.to_string()),
             ("mla", mla),
             ("moe", moe),
-            ("hybrid", "None".to_string()),
-            ("gated_attention", "false".to_string()),
+            ("hybrid", hybrid),
+            ("gated_attention", r.gated_attention.to_string()),
             ("encoder_layers", r.encoder_layers.to_string()),
             ("encoder_positions", r.encoder_positions.to_string()),
             ("input_features", r.input_features.to_string()),

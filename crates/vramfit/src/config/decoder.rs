@@ -5,24 +5,26 @@ use alloc::format;
 use alloc::string::String;
 
 use super::families::{bert, falcon, gpt2, vit, whisper};
+use super::generic::generic;
 use super::hybrid;
+use super::plain::plain;
 use super::resnet::resnet;
-use super::{Cfg, Notes, SUPPORTED_MODEL_TYPES};
+use super::{Cfg, Notes};
 use crate::error::{ErrorKind, InputError, Result};
 use crate::model::{Architecture, Family, MAX_DIM, MAX_LAYERS, Mla, Moe, Norm};
 
 /// Per-`model_type` conventions of the transformers decoder classes.
 #[derive(Clone, Copy)]
 pub(super) struct Style {
-    gated: bool,
-    norm: Norm,
-    norms_per_layer: u64,
-    qkv_bias: bool,
-    o_bias: bool,
-    mlp_bias: bool,
-    tie_default: bool,
-    qk_norm: bool,
-    lm_head_bias: bool,
+    pub(super) gated: bool,
+    pub(super) norm: Norm,
+    pub(super) norms_per_layer: u64,
+    pub(super) qkv_bias: bool,
+    pub(super) o_bias: bool,
+    pub(super) mlp_bias: bool,
+    pub(super) tie_default: bool,
+    pub(super) qk_norm: bool,
+    pub(super) lm_head_bias: bool,
 }
 
 pub(super) const LLAMA: Style = Style {
@@ -41,6 +43,9 @@ pub(super) const LLAMA: Style = Style {
 /// with the family's style, or the family's own reader, then the sliding window and the MoE or
 /// MLA blocks of the families that have them.
 pub(super) fn decoder(model_type: &str, c: &Cfg, notes: &mut Notes) -> Result<Architecture> {
+    if let Some(a) = plain(model_type, c, notes)? {
+        return Ok(a);
+    }
     let mut a = match llama_style(model_type, c)? {
         Some((style, defaults)) => common(c, style, defaults)?,
         None => other_family(model_type, c, notes)?,
@@ -186,7 +191,7 @@ fn llama_style(model_type: &str, c: &Cfg) -> Result<Option<(Style, Option<Defaul
 }
 
 /// The architecture of a supported `model_type` without Llama's layout, from its family's
-/// reader; an error naming the supported types for any other.
+/// reader; any other is read as a Llama-layout decoder ([`generic`]).
 fn other_family(model_type: &str, c: &Cfg, notes: &mut Notes) -> Result<Architecture> {
     Ok(match model_type {
         "gpt2" => gpt2(c)?,
@@ -199,16 +204,7 @@ fn other_family(model_type: &str, c: &Cfg, notes: &mut Notes) -> Result<Architec
         "vit" => vit(c)?,
         "whisper" => whisper(c, notes)?,
         "resnet" => resnet(c)?,
-        other => {
-            return Err(InputError::new(
-                ErrorKind::Unsupported,
-                c.field("model_type"),
-                format!("`{other}` is not supported"),
-                format!(
-                    "one of {SUPPORTED_MODEL_TYPES}; for another model, enter its parameter count instead"
-                ),
-            ));
-        }
+        other => generic(other, c, notes)?,
     })
 }
 

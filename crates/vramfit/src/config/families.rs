@@ -1,4 +1,5 @@
-//! The families whose config keys differ from Llama's: GPT-2, Falcon, BERT, ViT and Whisper.
+//! The families whose config keys differ from Llama's: GPT-2, GPT-BigCode, Falcon, BERT, ViT and
+//! Whisper.
 
 use alloc::string::String;
 
@@ -15,10 +16,19 @@ pub(super) fn gpt2(c: &Cfg) -> Result<Architecture> {
     )?;
     let positions = c.req(&["n_positions", "n_ctx"], "the context length")?;
     Ok(Architecture {
-        family: Family::CausalLm,
         vocab_size: c.req(&["vocab_size"], "vocabulary size")?,
-        hidden_size: hidden,
         num_layers: c.req(&["n_layer"], "transformer blocks")?,
+        learned_positions: positions,
+        max_position_embeddings: positions,
+        ..gpt2_layout(c, hidden, heads)?
+    })
+}
+
+/// GPT-2's block: biased projections, a 4× non-gated FFN (`n_inner`), two LayerNorms, tied.
+fn gpt2_layout(c: &Cfg, hidden: u64, heads: u64) -> Result<Architecture> {
+    Ok(Architecture {
+        family: Family::CausalLm,
+        hidden_size: hidden,
         num_heads: heads,
         num_kv_heads: heads,
         head_dim: hidden / heads,
@@ -29,9 +39,33 @@ pub(super) fn gpt2(c: &Cfg) -> Result<Architecture> {
         mlp_bias: true,
         norm: Norm::Layer,
         norms_per_layer: 2,
+        ..Architecture::default()
+    })
+}
+
+/// GPT-BigCode (StarCoder): GPT-2's layout with multi-query attention (`multi_query`, default
+/// true): `c_attn` projects the queries and one key and one value head, with biases.
+pub(super) fn gpt_bigcode(c: &Cfg) -> Result<Architecture> {
+    let (hidden, heads) = width_and_heads(
+        c,
+        ("n_embd", c.u("n_embd")?.unwrap_or(768)),
+        ("n_head", c.u("n_head")?.unwrap_or(12)),
+    )?;
+    let positions = c
+        .opt(&["n_positions", "max_position_embeddings"])?
+        .unwrap_or(1024);
+    let kv_heads = if c.b("multi_query")?.unwrap_or(true) {
+        1
+    } else {
+        heads
+    };
+    Ok(Architecture {
+        num_layers: c.opt(&["n_layer", "num_hidden_layers"])?.unwrap_or(12),
+        num_kv_heads: kv_heads,
+        vocab_size: c.u("vocab_size")?.unwrap_or(50_257),
         learned_positions: positions,
         max_position_embeddings: positions,
-        ..Architecture::default()
+        ..gpt2_layout(c, hidden, heads)?
     })
 }
 

@@ -608,4 +608,29 @@ mod tests {
         .unwrap_err();
         assert_eq!(e.field, "config.json: hybrid_override_pattern");
     }
+
+    /// The hybrid presets (`data/models/*.toml`) hold what this reader reads from their configs,
+    /// with the trained context the test configs leave out.
+    #[test]
+    fn presets_carry_the_hybrid_stack() {
+        for (id, json) in [
+            ("Qwen/Qwen3-Next-80B-A3B-Instruct", QWEN3_NEXT_80B),
+            ("nvidia/Nemotron-H-8B-Base-8K", NEMOTRON_H_8B),
+            ("ibm-granite/granite-4.0-h-tiny", GRANITE_4_H_TINY),
+            ("tiiuae/Falcon-H1-0.5B-Instruct", FALCON_H1_0_5B),
+            ("LiquidAI/LFM2-1.2B", LFM2_1_2B),
+        ] {
+            let preset = crate::presets::presets()
+                .iter()
+                .find(|p| p.id == id)
+                .unwrap();
+            let read = Architecture {
+                max_position_embeddings: preset.arch.max_position_embeddings,
+                ..arch(json)
+            };
+            assert_eq!(preset.arch, read, "{id}");
+            assert!(preset.arch.hybrid.is_some(), "{id}");
+            assert_eq!(preset.params, read.params(), "{id}");
+        }
+    }
 }

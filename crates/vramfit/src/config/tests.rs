@@ -36,8 +36,11 @@ fn names_the_key() {
         "intermediate_size": 128}"#,
     );
     assert_eq!(e.field, "config.json: num_key_value_heads");
+    // A model_type vramfit does not name is read as Llama's layout: the first shape missing is
+    // named, with the type.
     let e = err(r#"{"model_type": "t5"}"#);
-    assert_eq!(e.field, "config.json: model_type");
+    assert_eq!(e.field, "config.json: hidden_size");
+    assert!(e.problem.contains("`t5`"), "{}", e.problem);
     assert!(e.accepted.contains("llama"));
     let e = err(r#"{"model_type": "gemma3", "text_config": 3}"#);
     assert_eq!(e.field, "config.json: text_config");

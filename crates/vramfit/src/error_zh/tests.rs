@@ -379,6 +379,7 @@ fn file_errors() -> Vec<InputError> {
 /// identifiers and numbers (with a digit, `_`, `-`, `.`, `/`, `=` or `<`) are not prose.
 fn english(zh: &str) -> Vec<String> {
     const KEEP: &[&str] = &[
+        "Llama",
         "GPU",
         "GPUs",
         "KV",

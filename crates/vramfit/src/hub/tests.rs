@@ -445,7 +445,7 @@ fn each_failure_names_the_repo_and_says_what_to_do_in_both_languages() {
 
 #[test]
 fn a_readers_error_names_the_repo_and_offers_the_parameter_count() {
-    let e = crate::config::parse_config(r#"{"model_type":"mamba"}"#).unwrap_err();
+    let e = crate::config::parse_config(r#"{"model_type":"mamba","hidden_size":768}"#).unwrap_err();
     let e = in_file(
         &hf(),
         "state-spaces/mamba-130m-hf",
@@ -456,7 +456,7 @@ fn a_readers_error_names_the_repo_and_offers_the_parameter_count() {
     assert_eq!(e.field, "hub");
     assert_eq!(
         e.problem,
-        "`state-spaces/mamba-130m-hf` (https://huggingface.co), config.json: model_type: `mamba` is not supported"
+        "`state-spaces/mamba-130m-hf` (https://huggingface.co), config.json: num_attention_heads: missing: `mamba` is not a model_type vramfit names, and read as a Llama-layout decoder it needs this key"
     );
     assert!(
         e.accepted
@@ -466,7 +466,7 @@ fn a_readers_error_names_the_repo_and_offers_the_parameter_count() {
     let zh = e.zh();
     assert!(
         zh.problem.starts_with(
-            "`state-spaces/mamba-130m-hf`（https://huggingface.co），config.json: model_type："
+            "`state-spaces/mamba-130m-hf`（https://huggingface.co），config.json: num_attention_heads："
         ),
         "{zh}"
     );
