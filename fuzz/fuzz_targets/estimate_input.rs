@@ -169,6 +169,7 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
         max_num_batched_tokens: opt_num(u)?,
         cuda_graphs: u.arbitrary()?,
         gpu_layers: opt_num(u)?,
+        n_cpu_moe: opt_num(u)?,
         ubatch: num(u)?,
         mem_fraction_static: opt_num(u)?,
         cuda_graph_max_bs: opt_num(u)?,

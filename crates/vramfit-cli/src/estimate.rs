@@ -173,6 +173,12 @@ pub struct EstimateFlags {
     /// llama.cpp -ub.
     #[arg(long, allow_negative_numbers = true, default_value_t = 512.0)]
     pub ubatch: f64,
+    /// llama.cpp --n-cpu-moe (-ncmoe): the routed experts of the first N blocks kept in CPU memory, 0 to the model's blocks (a MoE model) [default: 0].
+    #[arg(long, allow_negative_numbers = true, conflicts_with = "cpu_moe")]
+    pub n_cpu_moe: Option<f64>,
+    /// llama.cpp --cpu-moe (-cmoe): every block's routed experts in CPU memory.
+    #[arg(long)]
+    pub cpu_moe: bool,
 }
 
 macro_rules! value_enum {
@@ -282,6 +288,7 @@ impl EstimateFlags {
             max_num_batched_tokens: self.max_num_batched_tokens,
             cuda_graphs: !self.enforce_eager,
             gpu_layers: self.gpu_layers,
+            n_cpu_moe: self.n_cpu_moe,
             ubatch: self.ubatch,
             mem_fraction_static: self.mem_fraction_static,
             cuda_graph_max_bs: self.cuda_graph_max_bs,
@@ -326,7 +333,28 @@ impl EstimateFlags {
                 input.model = Some(m.clone());
             }
         }
+        if self.cpu_moe {
+            input.n_cpu_moe = Some(every_block(&input)?);
+        }
         Ok((input, looked_up))
+    }
+}
+
+/// `--cpu-moe`: the blocks of the input's model, known from its architecture or its preset.
+fn every_block(input: &EstimateInput) -> Result<f64, Failure> {
+    let arch = input.arch.or_else(|| {
+        let id = input.model.as_deref()?;
+        vramfit::presets::find(id).map(|p| p.arch)
+    });
+    match arch {
+        Some(a) => Ok(a.num_layers as f64),
+        None => Err(vramfit::InputError::new(
+            vramfit::ErrorKind::Missing,
+            "cpu_moe",
+            "the model's blocks are not known",
+            "a model preset, a config.json or a hub model; or --n-cpu-moe N",
+        )
+        .into()),
     }
 }
 

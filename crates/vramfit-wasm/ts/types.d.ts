@@ -1013,6 +1013,12 @@ export interface EstimateInput {
    */
   ubatch: number;
   /**
+   * llama.cpp `--n-cpu-moe N` (`-ncmoe`): the routed experts of the first `N` blocks kept
+   * in CPU memory, every other tensor of those blocks where `-ngl` puts it; `--cpu-moe` is
+   * every block. A MoE model only, 0 to its blocks. Default 0.
+   */
+  n_cpu_moe: number | null;
+  /**
    * SGLang `mem_fraction_static` (0.01 to 0.99): weights and KV pool over the memory free at
    * start. Default as SGLang picks it from the card's memory, `chunked_prefill_size` and
    * `cuda_graph_max_bs`; 0.88 without a card.
@@ -1197,6 +1203,12 @@ export interface EstimateInputInput {
    * llama.cpp `-ub` (physical batch).
    */
   ubatch?: number;
+  /**
+   * llama.cpp `--n-cpu-moe N` (`-ncmoe`): the routed experts of the first `N` blocks kept
+   * in CPU memory, every other tensor of those blocks where `-ngl` puts it; `--cpu-moe` is
+   * every block. A MoE model only, 0 to its blocks. Default 0.
+   */
+  n_cpu_moe?: number | null;
   /**
    * SGLang `mem_fraction_static` (0.01 to 0.99): weights and KV pool over the memory free at
    * start. Default as SGLang picks it from the card's memory, `chunked_prefill_size` and

@@ -200,6 +200,9 @@ pub struct Rules {
     /// Whether it runs flash attention only when asked (Ollama's `OLLAMA_FLASH_ATTENTION=1`),
     /// holding the attention scores otherwise.
     pub flash_only_when_asked: bool,
+    /// Whether it keeps the routed experts of the first blocks in CPU memory when asked
+    /// (llama.cpp's `--n-cpu-moe N`, `--cpu-moe`).
+    pub expert_offload: bool,
     /// Whether it takes its own library's model names (Ollama's `llama3.1:8b`): a name that
     /// picks a preset and a GGUF file type.
     pub library_names: bool,

@@ -31,6 +31,7 @@ pub(super) const RULES: Rules = Rules {
     downcasts_fp32: false,
     native_kv_formats: false,
     flash_only_when_asked: false,
+    expert_offload: false,
     library_names: false,
     runtime: Runtime::Transformers,
     formats: Formats::Bitsandbytes,

@@ -285,6 +285,10 @@ pub struct EstimateInput {
     pub gpu_layers: Option<f64>,
     /// llama.cpp `-ub` (physical batch).
     pub ubatch: f64,
+    /// llama.cpp `--n-cpu-moe N` (`-ncmoe`): the routed experts of the first `N` blocks kept
+    /// in CPU memory, every other tensor of those blocks where `-ngl` puts it; `--cpu-moe` is
+    /// every block. A MoE model only, 0 to its blocks. Default 0.
+    pub n_cpu_moe: Option<f64>,
     /// SGLang `mem_fraction_static` (0.01 to 0.99): weights and KV pool over the memory free at
     /// start. Default as SGLang picks it from the card's memory, `chunked_prefill_size` and
     /// `cuda_graph_max_bs`; 0.88 without a card.
@@ -338,6 +342,7 @@ impl Default for EstimateInput {
             max_num_batched_tokens: None,
             cuda_graphs: true,
             gpu_layers: None,
+            n_cpu_moe: None,
             ubatch: 512.0,
             mem_fraction_static: None,
             cuda_graph_max_bs: None,

@@ -36,6 +36,7 @@ pub(super) const RULES: Rules = Rules {
     downcasts_fp32: false,
     native_kv_formats: false,
     flash_only_when_asked: false,
+    expert_offload: true,
     library_names: false,
     runtime: Runtime::Llamacpp,
     formats: Formats::Gguf,
@@ -108,7 +109,7 @@ impl Run<'_> {
             } else {
                 0
             };
-            let block = c.ffn.max(c.attention);
+            let block = c.ffn.max(c.attention).saturating_add(c.expert_copy);
             let c = if place.stage_layers[g] > 0 {
                 logits.max(block)
             } else {
@@ -183,9 +184,15 @@ impl Run<'_> {
                 }
                 return;
             };
+            // `--n-cpu-moe`: the routed experts of the first blocks stay in CPU memory.
+            let from = if t.role.is_expert() {
+                first.max(self.n_cpu_moe)
+            } else {
+                first
+            };
             if split == 1 && !by_block(&t) {
                 // llama.cpp offloads the last `ngl` blocks: those of `l..l + n` from `first` on.
-                let on = (l + n).saturating_sub(l.max(first)).min(n);
+                let on = (l + n).saturating_sub(l.max(from)).min(n);
                 gpu = gpu.saturating_add(bytes.saturating_mul(on));
                 stage_w[0] = stage_w[0].saturating_add(bytes.saturating_mul(on));
                 cpu = cpu.saturating_add(bytes.saturating_mul(n - on));
@@ -200,7 +207,7 @@ impl Run<'_> {
                 } else {
                     bytes
                 };
-                if block >= first {
+                if block >= from {
                     gpu = gpu.saturating_add(x);
                     let g = stage_of(block);
                     stage_w[g] = stage_w[g].saturating_add(x);
@@ -265,12 +272,42 @@ impl Run<'_> {
         } else {
             0
         };
+        // llama.cpp's op offload: a batch of 32 tokens or more runs a matrix product whose
+        // weights stay in CPU memory on the GPU, copying them into the compute buffer
+        // (`ggml_backend_sched`, `op_offload` on by default). With `--n-cpu-moe` that is a block's
+        // routed experts at once: counted on top of the block's stage, an upper bound (no
+        // published log measured yet; see the book's llama.cpp page).
+        let expert_copy = if self.n_cpu_moe > 0 && ub >= LLAMACPP_OP_OFFLOAD_BATCH {
+            self.cpu_experts_largest_block()
+        } else {
+            0
+        };
         LlamacppCompute {
             ubatch: ub,
             ffn,
             attention,
+            expert_copy,
             logits: 0,
         }
+    }
+
+    /// The largest of the blocks whose routed experts `--n-cpu-moe` keeps in CPU memory: the
+    /// sum of its expert tensors, as the GGUF file stores them.
+    fn cpu_experts_largest_block(&self) -> u64 {
+        let mut per_block = alloc::vec![0u64; self.n_cpu_moe as usize];
+        self.arch.visit_grouped(|t, n| {
+            let Some(l) = t.layer.filter(|_| t.role.is_expert()) else {
+                return;
+            };
+            for block in l..(l + n).min(self.n_cpu_moe) {
+                let x = self.gguf_tensor_bytes(&crate::model::Tensor {
+                    layer: Some(block),
+                    ..t
+                });
+                per_block[block as usize] = per_block[block as usize].saturating_add(x);
+            }
+        });
+        per_block.into_iter().max().unwrap_or(0)
     }
 
     /// The KV cache of `layers` blocks for a context of `ctx`, as llama.cpp allocates it.
@@ -400,18 +437,27 @@ impl Run<'_> {
         } else {
             Formula::default()
         };
+        let moe = match self.n_cpu_moe {
+            0 => Formula::default(),
+            n => formula!(self.text;
+                [", the routed experts of the first {n} blocks in CPU memory (--n-cpu-moe {n})"],
+                ["，前 {n} 块的路由专家留在 CPU 内存（--n-cpu-moe {n}）"]
+            ),
+        };
         if self.arch.is_detailed() {
             formula!(self.text;
                 let size = b(f.weights);
                 [
-                    "{on_gpu} of {layers} blocks{} on the GPU{}; token embeddings stay in CPU memory = {size}",
+                    "{on_gpu} of {layers} blocks{} on the GPU{}{}; token embeddings stay in CPU memory = {size}",
                     if output_on_gpu { " + output layer" } else { "" },
-                    on.en
+                    on.en,
+                    moe.en
                 ],
                 [
-                    "{on_gpu} / {layers} 块{}在 GPU 上{}；词嵌入留在 CPU 内存 = {size}",
+                    "{on_gpu} / {layers} 块{}在 GPU 上{}{}；词嵌入留在 CPU 内存 = {size}",
                     if output_on_gpu { " + 输出层" } else { "" },
-                    on.zh
+                    on.zh,
+                    moe.zh
                 ]
             )
         } else if split > 1 {
@@ -485,17 +531,28 @@ impl Run<'_> {
         } else {
             Formula::default()
         };
+        let copy = if c.expert_copy > 0 {
+            formula!(self.text;
+                let x = b(c.expert_copy);
+                [" + a block's experts copied from CPU memory for a prompt batch {x}"],
+                [" + 提示批处理时从 CPU 内存复制来的一块专家权重 {x}"]
+            )
+        } else {
+            Formula::default()
+        };
         formula!(self.text;
             let (ffn, size) = (b(c.ffn), b(f.compute_buffer));
             [
-                "max({}feed-forward {ffn}{}) = {size}",
+                "max({}feed-forward {ffn}{}{}) = {size}",
                 output.en,
-                attention_text.en
+                attention_text.en,
+                copy.en
             ],
             [
-                "max({}前馈 {ffn}{}) = {size}",
+                "max({}前馈 {ffn}{}{}) = {size}",
                 output.zh,
-                attention_text.zh
+                attention_text.zh,
+                copy.zh
             ]
         )
     }
@@ -552,6 +609,8 @@ pub(super) struct LlamacppCompute {
     pub(super) ffn: u64,
     /// Attention without flash attention (0 with it).
     pub(super) attention: u64,
+    /// A block's routed experts copied from CPU memory for a prompt batch (`--n-cpu-moe`).
+    pub(super) expert_copy: u64,
     /// The output's logits, on the GPU that holds the output layer (0 on the others).
     pub(super) logits: u64,
 }
@@ -565,5 +624,109 @@ struct Placement {
     cpu: u64,
 }
 
+/// The smallest batch llama.cpp runs on the GPU with weights kept in CPU memory: op offload's
+/// `GGML_OP_OFFLOAD_MIN_BATCH`, 32 unless set (`ggml/src/ggml-cuda/ggml-cuda.cu`,
+/// `ggml_backend_cuda_device_offload_op`).
+const LLAMACPP_OP_OFFLOAD_BATCH: u64 = 32;
+
 /// llama.cpp's CUDA context and cuBLAS handles: about 300 MiB.
 pub const LLAMACPP_CONTEXT: Bytes = Bytes::mib(300);
+
+#[cfg(test)]
+mod tests {
+    use crate::estimate::{Engine, EstimateInput, estimate};
+    use crate::precision::{GgufFileType, Quantization};
+
+    fn qwen3_30b_a3b(n_cpu_moe: Option<f64>) -> EstimateInput {
+        EstimateInput {
+            model: Some("Qwen/Qwen3-30B-A3B".into()),
+            engine: Engine::Llamacpp,
+            quantization: Quantization::Gguf {
+                file_type: GgufFileType::Q8_0,
+            },
+            max_model_len: Some(8192.0),
+            gpu: Some("rtx-4090".into()),
+            n_cpu_moe,
+            ..EstimateInput::default()
+        }
+    }
+
+    /// `--n-cpu-moe N` moves the routed experts of the first N blocks, and nothing else, to CPU
+    /// memory. Qwen3-30B-A3B: 128 experts per block, each gate, up and down 2,048 × 768, in
+    /// Q8_0 (34 B per 32 values): 3 × 128 × 2,048 × 768 × 34 / 32 = 641,728,512 B a block.
+    #[test]
+    fn n_cpu_moe_moves_the_first_blocks_experts_to_the_cpu() {
+        let per_block = 3 * 128 * 2048 * 768 / 32 * 34;
+        assert_eq!(per_block, 641_728_512);
+        let all = estimate(&qwen3_30b_a3b(None)).unwrap();
+        let ten = estimate(&qwen3_30b_a3b(Some(10.0))).unwrap();
+        assert_eq!(
+            all.weights_bytes.get() - ten.weights_bytes.get(),
+            10 * per_block
+        );
+        assert_eq!(ten.cpu_bytes.get() - all.cpu_bytes.get(), 10 * per_block);
+        // The KV cache stays with its blocks on the GPU.
+        assert_eq!(all.kv_cache_bytes, ten.kv_cache_bytes);
+        // --cpu-moe: every block's experts, 48 of them (28.7 GiB) off a 24 GiB card.
+        let every = estimate(&qwen3_30b_a3b(Some(48.0))).unwrap();
+        assert_eq!(
+            all.weights_bytes.get() - every.weights_bytes.get(),
+            48 * per_block
+        );
+        assert!(!all.fit.unwrap().fits && every.fit.unwrap().fits);
+    }
+
+    /// A prompt batch (512 tokens ≥ op offload's 32) copies a CPU block's experts to the GPU:
+    /// the compute buffer is the block's feed-forward, 512 × (4 × 2,048 + 2 × 8 × 768) × 4 B =
+    /// 41,943,040 B, and the copy, 641,728,512 B.
+    #[test]
+    fn a_prompt_batch_copies_a_cpu_blocks_experts_into_the_compute_buffer() {
+        let compute = |e: &crate::estimate::Estimate| {
+            e.components
+                .iter()
+                .find(|c| c.key.kind == crate::estimate::ComponentKind::ComputeBuffer)
+                .unwrap()
+                .bytes
+                .get()
+        };
+        let ten = estimate(&qwen3_30b_a3b(Some(10.0))).unwrap();
+        assert_eq!(compute(&ten), 41_943_040 + 641_728_512);
+        // A batch of 16 tokens runs the CPU's experts on the CPU: no copy, the output's logits
+        // set the buffer as without --n-cpu-moe.
+        let small = EstimateInput {
+            ubatch: 16.0,
+            ..qwen3_30b_a3b(Some(10.0))
+        };
+        let none = EstimateInput {
+            ubatch: 16.0,
+            ..qwen3_30b_a3b(None)
+        };
+        assert_eq!(
+            compute(&estimate(&small).unwrap()),
+            compute(&estimate(&none).unwrap())
+        );
+    }
+
+    #[test]
+    fn n_cpu_moe_is_llama_cpps_and_a_moe_models() {
+        let past = qwen3_30b_a3b(Some(49.0));
+        assert_eq!(estimate(&past).unwrap_err().field, "n_cpu_moe");
+        let dense = EstimateInput {
+            model: Some("meta-llama/Llama-3.1-8B".into()),
+            ..qwen3_30b_a3b(Some(4.0))
+        };
+        assert!(
+            estimate(&dense)
+                .unwrap_err()
+                .problem
+                .contains("no routed experts")
+        );
+        let vllm = EstimateInput {
+            engine: Engine::Vllm,
+            mode: crate::estimate::Mode::Serve,
+            quantization: Quantization::None,
+            ..qwen3_30b_a3b(Some(4.0))
+        };
+        assert!(estimate(&vllm).unwrap_err().problem.contains("vLLM"));
+    }
+}

@@ -37,6 +37,7 @@ pub(super) const RULES: Rules = Rules {
     downcasts_fp32: false,
     native_kv_formats: false,
     flash_only_when_asked: true,
+    expert_offload: false,
     library_names: true,
     runtime: Runtime::Llamacpp,
     formats: Formats::Gguf,

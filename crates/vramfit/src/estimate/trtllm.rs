@@ -55,6 +55,7 @@ pub(super) const RULES: Rules = Rules {
     downcasts_fp32: false,
     native_kv_formats: true,
     flash_only_when_asked: false,
+    expert_offload: false,
     library_names: false,
     runtime: Runtime::Batched,
     formats: Formats::Serving,

@@ -58,6 +58,10 @@ pub(crate) enum Setting {
     Parallel,
     /// llama.cpp `-fa on|off|auto`.
     FlashAttn,
+    /// llama.cpp `--n-cpu-moe N`: the first blocks' routed experts in CPU memory.
+    NCpuMoe,
+    /// llama.cpp `--cpu-moe`: every block's.
+    CpuMoe,
 }
 
 /// A flag: its names, what it sets, whether a value follows it.
@@ -169,6 +173,8 @@ pub(crate) const LLAMA_SERVER: &[Flag] = &[
     v(&["-ctk", "--cache-type-k"], Setting::KvDtype),
     v(&["-ctv", "--cache-type-v"], Setting::KvDtypeV),
     v(&["-fa", "--flash-attn"], Setting::FlashAttn),
+    v(&["--n-cpu-moe", "-ncmoe"], Setting::NCpuMoe),
+    switch(&["--cpu-moe", "-cmoe"], Setting::CpuMoe),
 ];
 
 /// The name written for `setting` in `table`.

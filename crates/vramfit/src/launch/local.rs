@@ -58,6 +58,7 @@ pub(super) fn llama_server(w: &Workload, l: &mut Builder) -> Result<()> {
         "off"
     };
     a.set(Setting::FlashAttn, fa);
+    a.set_unless(Setting::NCpuMoe, w.n_cpu_moe, 0);
     l.command(a.done());
     Ok(())
 }

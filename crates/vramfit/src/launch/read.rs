@@ -106,6 +106,8 @@ struct Reader {
     expert_parallel: bool,
     /// A GGUF file's type, from its name (llama.cpp).
     file_type: Option<GgufFileType>,
+    /// llama.cpp's `--cpu-moe`: every block's experts, once the model's blocks are known.
+    cpu_moe: bool,
 }
 
 impl Reader {
@@ -225,6 +227,8 @@ impl Reader {
             Setting::GpuLayers => i.gpu_layers = Some(number(flag, value)?),
             Setting::Ubatch => i.ubatch = number(flag, value)?,
             Setting::Parallel => i.batch = number(flag, value)?,
+            Setting::NCpuMoe => i.n_cpu_moe = Some(number(flag, value)?),
+            Setting::CpuMoe => self.cpu_moe = true,
             Setting::FlashAttn => {
                 i.attention = match value {
                     "on" | "1" | "true" => AttentionImpl::Flash,
@@ -268,6 +272,13 @@ impl Reader {
         }
         if self.expert_parallel {
             i.ep = i.tp * self.dp.max(1.0);
+        }
+        // llama.cpp's `--cpu-moe`: every block (the model's, where its preset is known).
+        if self.cpu_moe {
+            match i.model.as_deref().and_then(crate::presets::find) {
+                Some(p) => i.n_cpu_moe = Some(p.arch.num_layers as f64),
+                None => self.not_read.push(String::from("--cpu-moe")),
+            }
         }
         // llama.cpp's `-ngl 999`: every layer.
         if let (Some(n), Some(p)) = (

@@ -276,6 +276,13 @@ fn every_launch_reads_back_as_the_same_estimate() {
             gpu_layers: Some(40.0),
             ..serve("Qwen/Qwen3-32B", Engine::Llamacpp)
         },
+        EstimateInput {
+            engine: Engine::Llamacpp,
+            mode: Mode::Inference,
+            quantization: gguf,
+            n_cpu_moe: Some(20.0),
+            ..serve("Qwen/Qwen3-30B-A3B", Engine::Llamacpp)
+        },
     ];
     for input in cases {
         let l = launch_input(&input).unwrap();
@@ -346,6 +353,11 @@ fn a_pasted_command_is_read_as_written_and_the_rest_listed() {
     assert_eq!(l.input.attention, AttentionImpl::Flash);
     assert_eq!(l.input.gpu_layers, None);
     assert_eq!(l.input.max_model_len, Some(16384.0));
+    // llama.cpp's MoE offload: --cpu-moe is every block of the model.
+    let moe = read_command("llama-server -m Qwen3-30B-A3B-Q8_0.gguf -cmoe").unwrap();
+    assert_eq!(moe.input.n_cpu_moe, Some(48.0));
+    let some = read_command("llama-server -m Qwen3-30B-A3B-Q8_0.gguf --n-cpu-moe 12").unwrap();
+    assert_eq!(some.input.n_cpu_moe, Some(12.0));
 }
 
 #[test]

@@ -36,6 +36,7 @@ pub(super) const RULES: Rules = Rules {
     native_kv_formats: false,
     library_names: false,
     flash_only_when_asked: false,
+    expert_offload: false,
     runtime: Runtime::Batched,
     formats: Formats::Serving,
     reads: CardTraits {

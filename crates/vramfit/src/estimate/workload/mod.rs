@@ -101,6 +101,9 @@ pub struct Workload {
     pub vllm_downcast: bool,
     /// llama.cpp ubatch.
     pub ubatch: u64,
+    /// llama.cpp `--n-cpu-moe`: the blocks (from the first) whose routed experts stay in CPU
+    /// memory.
+    pub n_cpu_moe: u64,
     /// The checkpoint ships its routed experts in MXFP4 (gpt-oss): every GGUF file made from it
     /// keeps them so, whatever its file type.
     pub mxfp4_experts: bool,
@@ -245,6 +248,7 @@ impl EstimateInput {
             gpu_layers: llamacpp.gpu_layers,
             mxfp4_experts: model.shipped == Quantization::Mxfp4,
             ubatch: llamacpp.ubatch,
+            n_cpu_moe: llamacpp.n_cpu_moe,
             mem_fraction_static: serving.mem_fraction_static,
             free_gpu_memory_fraction: serving.free_gpu_memory_fraction,
             cuda_graph_max_bs: serving.cuda_graph_max_bs,

@@ -40,6 +40,8 @@ pub(super) struct Llamacpp {
     pub(super) gpu_layers: u64,
     /// ubatch.
     pub(super) ubatch: u64,
+    /// `--n-cpu-moe`: blocks whose routed experts stay in CPU memory.
+    pub(super) n_cpu_moe: u64,
 }
 
 impl EstimateInput {
@@ -189,11 +191,43 @@ impl EstimateInput {
             .transpose()?;
         let gpu_layers = num_gpu.unwrap_or(arch.num_layers + 1);
         let ubatch = int("ubatch", self.ubatch, 1, 65_536)?;
+        let n_cpu_moe = match self.n_cpu_moe {
+            None => 0,
+            Some(v) => self.resolve_n_cpu_moe(arch, v)?,
+        };
         Ok(Llamacpp {
             num_gpu,
             gpu_layers,
             ubatch,
+            n_cpu_moe,
         })
+    }
+
+    /// `n_cpu_moe` as given: llama.cpp's, for a model with routed experts, 0 to its blocks.
+    fn resolve_n_cpu_moe(&self, arch: &Architecture, v: f64) -> Result<u64> {
+        let rules = self.runner().rules();
+        if !rules.expert_offload && v != 0.0 {
+            let name = rules.name;
+            return Err(input_error!(
+                Unsupported,
+                "n_cpu_moe",
+                ["{name} keeps no experts in CPU memory by count of blocks"],
+                ["{name} 不能按块数把专家权重留在 CPU 内存"],
+                "0, or engine llamacpp (llama.cpp's --n-cpu-moe)",
+                "0，或使用 llamacpp 引擎（llama.cpp 的 --n-cpu-moe）",
+            ));
+        }
+        if arch.moe.is_none() && v != 0.0 {
+            return Err(input_error!(
+                Unsupported,
+                "n_cpu_moe",
+                "the model has no routed experts",
+                "该模型没有路由专家",
+                "0 for a dense model; a mixture-of-experts model for more",
+                "稠密模型为 0；大于 0 需混合专家模型",
+            ));
+        }
+        int("n_cpu_moe", v, 0, arch.num_layers)
     }
 
     /// The attention kernel.
