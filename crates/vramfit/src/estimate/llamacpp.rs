@@ -707,6 +707,21 @@ mod tests {
         );
     }
 
+    /// The solver's fewest blocks of experts in CPU memory that fit a 24 GiB card: that many
+    /// fit, one fewer does not.
+    #[test]
+    fn the_fewest_cpu_expert_blocks_that_fit_are_a_fix() {
+        let input = qwen3_30b_a3b(None);
+        let card = crate::gpu::find_gpu("rtx-4090").unwrap().memory;
+        let fixes = crate::estimate::fixes(&input, card);
+        let fix = fixes.iter().find(|f| f.field == "n_cpu_moe").unwrap();
+        let n: f64 = fix.value.parse().unwrap();
+        let at = |n: f64| estimate(&qwen3_30b_a3b(Some(n))).unwrap();
+        assert!(at(n).fit.unwrap().fits, "{n}");
+        assert!(!at(n - 1.0).fit.unwrap().fits, "{n}");
+        assert_eq!(fix.required_bytes, at(n).required_bytes);
+    }
+
     #[test]
     fn n_cpu_moe_is_llama_cpps_and_a_moe_models() {
         let past = qwen3_30b_a3b(Some(49.0));

@@ -236,7 +236,8 @@ pub fn fewest_gpus(input: &EstimateInput, memory: Bytes) -> Option<u64> {
 }
 
 /// Changes of one input each that make a run that does not fit `memory` fit it: for llama.cpp
-/// the most layers on the GPU (`-ngl`), a quantized KV cache (q8_0, then q4_0), the longest
+/// the most layers on the GPU (`-ngl`), the fewest blocks' experts in CPU memory
+/// (`--n-cpu-moe`, a MoE model), a quantized KV cache (q8_0, then q4_0), the longest
 /// context; for vLLM an fp8 KV cache and the longest `max_model_len`. Each is the estimator's
 /// answer, at most `memory`; none when the run fits.
 pub fn fixes(input: &EstimateInput, memory: Bytes) -> Vec<FitFix> {
@@ -269,6 +270,19 @@ pub fn fixes(input: &EstimateInput, memory: Bytes) -> Vec<FitFix> {
                 ..input.clone()
             };
             out.extend(fits("gpu_layers", fit.value.to_string(), changed));
+        }
+        // llama.cpp's MoE offload: more blocks' experts in CPU memory never need more of the
+        // card, so the fewest that fit (every block's experts, if even that does not, none).
+        if w.rules().expert_offload && w.arch.moe.is_some() && w.n_cpu_moe < layers {
+            let with = |n: u64| EstimateInput {
+                n_cpu_moe: Some(n as f64),
+                ..input.clone()
+            };
+            let gpu_blocks = |k: u64| need(&with(layers - k));
+            if let Some(fit) = largest_fitting(gpu_blocks, memory, 0, layers - 1) {
+                let n = layers - fit.value;
+                out.extend(fits("n_cpu_moe", n.to_string(), with(n)));
+            }
         }
         // Ollama quantizes its KV cache only with flash attention: that first.
         let ollama = w.rules().offload == LayerOffload::EngineDecides;
