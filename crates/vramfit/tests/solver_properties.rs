@@ -258,6 +258,7 @@ proptest! {
                 }
                 "kv_dtype" => EstimateInput { kv_dtype: KvDtype::parse("kv_dtype", &f.value).unwrap(), ..input.clone() },
                 "max_model_len" => EstimateInput { max_model_len: Some(f.value.parse().unwrap()), ..input.clone() },
+                "n_cpu_moe" => EstimateInput { n_cpu_moe: Some(f.value.parse().unwrap()), ..input.clone() },
                 other => return Err(TestCaseError::fail(format!("unknown fix {other}"))),
             };
             prop_assert_eq!(need(&changed), f.required_bytes);
