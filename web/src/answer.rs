@@ -136,7 +136,7 @@ pub fn answer(input: &EstimateInput, e: &Estimate) -> Option<Answer> {
 /// The verdict of a run that does not fit as asked on a card of `memory`.
 fn verdict_short(input: &EstimateInput, w: &Workload, e: &Estimate, memory: Bytes) -> Verdict {
     let fits_card = e.total_bytes <= memory;
-    let fewest = || vramfit::estimate::fewest_gpus(input, memory).filter(|&n| n > e.gpus);
+    let fewest = || fewest_gpus(input, memory).filter(|&n| n > e.gpus);
     if let Some(held) = e
         .max_concurrency_exact
         .filter(|&c| fits_card && c >= 1.0 && c < w.batch as f64)
@@ -199,6 +199,19 @@ pub fn format_name(w: &Workload) -> String {
     }
 }
 
+/// The fewest GPUs of `memory` that hold the run (the estimator's solver). The full build's: in
+/// a calculator build, whose first load has no room for the solver, none is named.
+#[cfg(feature = "full")]
+fn fewest_gpus(input: &EstimateInput, memory: Bytes) -> Option<u64> {
+    vramfit::estimate::fewest_gpus(input, memory)
+}
+
+#[cfg(not(feature = "full"))]
+fn fewest_gpus(_: &EstimateInput, _: Bytes) -> Option<u64> {
+    None
+}
+
+#[cfg(feature = "full")]
 /// How many cards of the catalog, smallest first, the search for the smallest that holds a run
 /// estimates at most.
 const SMALLEST_TRIES: usize = 12;
@@ -206,12 +219,10 @@ const SMALLEST_TRIES: usize = 12;
 /// The smallest card of the catalog (a discrete card; unified-memory machines aside) that holds
 /// `input` alone, as its estimate on that card says: the cards of at least `need` (the memory the
 /// run needs without a card, which a card's own defaults only raise), smallest first.
+/// The full build's: a calculator build, whose first load has no room for the catalog cards'
+/// estimates (a catalog card hands over to the full build), names none.
+#[cfg(feature = "full")]
 pub fn smallest_card(input: &EstimateInput, need: Bytes) -> Option<&'static Gpu> {
-    let mut cards: Vec<&'static Gpu> = vramfit::hardware::gpus()
-        .iter()
-        .filter(|g| !g.unified_memory && g.memory >= need)
-        .collect();
-    cards.sort_by_key(|g| g.memory);
     let single = EstimateInput {
         gpus: None,
         tp: 1.0,
@@ -219,7 +230,7 @@ pub fn smallest_card(input: &EstimateInput, need: Bytes) -> Option<&'static Gpu>
         gpu_memory: None,
         ..input.clone()
     };
-    cards.into_iter().take(SMALLEST_TRIES).find(|g| {
+    let holds = |g: &Gpu| {
         let on = EstimateInput {
             gpu: Some(g.id.to_string()),
             ..single.clone()
@@ -228,12 +239,34 @@ pub fn smallest_card(input: &EstimateInput, need: Bytes) -> Option<&'static Gpu>
             .ok()
             .and_then(|w| w.figures().fit)
             .is_some_and(|f| f.fits)
-    })
+    };
+    // The next card up from the last tried, by memory then by place in the catalog: no sort of
+    // the catalog, whose code the first load would carry.
+    let mut last: Option<(Bytes, usize)> = None;
+    for _ in 0..SMALLEST_TRIES {
+        let (i, g) = vramfit::hardware::gpus()
+            .iter()
+            .enumerate()
+            .filter(|(_, g)| !g.unified_memory && g.memory >= need)
+            .filter(|(i, g)| last.is_none_or(|l| (g.memory, *i) > l))
+            .min_by_key(|(i, g)| (g.memory, *i))?;
+        if holds(g) {
+            return Some(g);
+        }
+        last = Some((g.memory, i));
+    }
+    None
+}
+
+/// A calculator build names no smallest card (see the full build's).
+#[cfg(not(feature = "full"))]
+pub fn smallest_card(_: &EstimateInput, _: Bytes) -> Option<&'static Gpu> {
+    None
 }
 
 /// A context in tokens as people say it: `8k` for 8,192, else the digits grouped.
 pub fn tokens(n: u64) -> String {
-    if n >= 1024 && n % 1024 == 0 {
+    if n >= 1024 && n.is_multiple_of(1024) {
         format!("{}k", n / 1024)
     } else {
         vramfit::estimate::thousands(n)

@@ -4,6 +4,7 @@
 
 use vramfit::config::ParsedConfig;
 use vramfit::estimate::{Estimate, EstimateInput, Mode, Rules, estimate};
+#[cfg(feature = "full")]
 use vramfit::precision::KvDtype;
 use vramfit::{ErrorKind, InputError};
 
@@ -13,6 +14,7 @@ use vramfit::hardware::spot::{GUIDE_SPOT_FRACTION, SpotComparison, SpotInput, co
 use vramfit::hardware::{Layout, Market, Offer, PlanOption, PlanOptions};
 
 use crate::fields;
+#[cfg(feature = "full")]
 use crate::i18n::Key;
 use crate::state::AppState;
 
@@ -126,6 +128,7 @@ pub fn rules_of(s: &AppState) -> Option<&'static Rules> {
     input_with(s, &[]).ok().map(|i| i.runner().rules())
 }
 
+#[cfg(feature = "full")]
 /// One what-if: a change of the inputs and what it does.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WhatIf {
@@ -141,9 +144,11 @@ pub struct WhatIf {
     pub estimate: Estimate,
 }
 
+#[cfg(feature = "full")]
 /// A what-if's name with the texts of its title and of its cost in speed.
 type What = (&'static str, Key, Key);
 
+#[cfg(feature = "full")]
 /// The [`What`] of `whatif.NAME`, found when the site is compiled.
 macro_rules! what {
     ($n:literal) => {{
@@ -156,6 +161,7 @@ macro_rules! what {
     }};
 }
 
+#[cfg(feature = "full")]
 /// The guide's optimisations (§5.1) that apply to this run, each re-estimated. Those that
 /// fail validation or change nothing are left out.
 pub fn what_ifs(s: &AppState, base: &Estimate) -> Vec<WhatIf> {

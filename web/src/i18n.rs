@@ -273,18 +273,11 @@ texts! {
     ("app.tagline", "Will it fit, on which GPU, at what cost — and why it ran out of memory.", "能否装下、用哪块 GPU、花多少钱——以及为什么显存不足。"),
     ("app.title", "vramfit — GPU memory calculator", "vramfit — GPU 显存计算器"),
     ("calc.advanced", "Advanced", "高级"),
-    ("calc.apply", "Apply", "应用"),
     ("calc.auto", "automatic", "自动"),
     ("calc.bar_label", "Memory breakdown at the peak", "峰值时的显存构成"),
     ("calc.bytes", "Memory", "显存"),
     ("calc.cannot", "Cannot estimate:", "无法估算："),
-    ("calc.chart", "Memory against context length", "显存随上下文长度的变化"),
-    ("calc.chart_hint", "Solid line: total memory; thin line: its KV cache; dashed lines: GPU memory (what CUDA reports). The dot is the current sequence length.", "粗线：总显存；细线：其中的 KV 缓存；虚线：显卡可用显存（CUDA 报告值）。圆点为当前序列长度。"),
-    ("calc.chart_label", "Chart of total memory and KV cache against context length, with GPU memory lines", "总显存与 KV 缓存随上下文长度变化的图表，含显卡显存参考线"),
-    ("calc.chart_x", "context length (tokens)", "上下文长度（token）"),
     ("calc.component", "Component", "组成部分"),
-    ("calc.concurrency", "concurrency {0} → {1} sequences", "并发 {0} → {1} 条序列"),
-    ("calc.costs", "costs {0} more", "多用 {0}"),
     ("calc.cpu", "{0} is kept in CPU memory (offloaded).", "{0} 保存在 CPU 内存中（卸载）。"),
     ("calc.custom_gpu", "your GPU", "你的显卡"),
     ("calc.differences", "Why the detailed estimate differs", "详细估算为何不同"),
@@ -326,14 +319,12 @@ texts! {
     ("calc.result_for", "{0} · {1} parameters", "{0} · {1} 参数"),
     ("calc.results", "Estimate", "估算结果"),
     ("calc.run", "The run", "运行设置"),
-    ("calc.saves", "saves {0} ({1})", "节省 {0}（{1}）"),
     ("calc.serving_result", "The KV pool holds {0} tokens: {1} sequences of {2} at once.", "KV 缓存池可容纳 {0} 个 token：可同时容纳 {1} 条 {2} 长度的序列。"),
     ("calc.total", "Total (nvidia-smi)", "总计（nvidia-smi）"),
     ("calc.total_sub", "{0}, as nvidia-smi shows it", "{0}，即 nvidia-smi 显示值"),
     ("calc.training", "Training", "训练"),
     ("calc.typing", "Still typing? The result below is for the last complete inputs.", "还在输入？下面是上一组完整输入的结果。"),
     ("calc.users", "Users at once (your target)", "同时服务的用户数（你的目标）"),
-    ("calc.whatif", "What if…", "如果……"),
     ("calc.working", "Show the working", "计算过程"),
     ("comp.activations", "Activations", "激活值"),
     ("comp.allocator_reserve", "Allocator reserve", "分配器预留"),
@@ -463,10 +454,11 @@ texts! {
     ("v.quantization.bnb-nf4-dq", "bnb-nf4 + double quantization", "bnb-nf4 + 双重量化"),
     ("v.quantization.none", "none", "不量化"),
     ("v.source.config", "config.json", "config.json"),
-    ("v.source.hub", "Look it up on the hub", "在模型仓库中查找"),
+    ("v.source.hub", "A hub repo", "模型仓库中的仓库"),
     ("v.source.params", "Parameter count", "参数量"),
     ("v.source.preset", "Preset", "预设"),
     ("verdict.cards", "{0} × {1}", "{0} 张 {1}"),
+    ("verdict.choose", " Choose a card to see whether it holds it.", "选择一张显卡即可看它能否装下。"),
     ("verdict.fewest", " {0} hold it as asked.", "{0} 可满足要求。"),
     ("verdict.fewest_yours", " {0} such cards hold it as asked.", "{0} 张这样的显卡可满足要求。"),
     ("verdict.model", "{0} ({1})", "{0}（{1}）"),
@@ -493,34 +485,6 @@ texts! {
     ("view.mig", "MIG planner", "MIG 规划"),
     ("view.models", "Which models fit", "哪些模型放得下"),
     ("view.nav", "Views", "视图"),
-    ("whatif.adam8bit", "8-bit AdamW", "8 位 AdamW"),
-    ("whatif.checkpointing", "Gradient checkpointing", "梯度检查点"),
-    ("whatif.half_batch", "Half the batch", "批大小减半"),
-    ("whatif.half_seq", "Half the sequence", "序列长度减半"),
-    ("whatif.int4", "4-bit weights (AWQ)", "4 位权重（AWQ）"),
-    ("whatif.int8", "8-bit weights (LLM.int8)", "8 位权重（LLM.int8）"),
-    ("whatif.kv_fp8", "fp8 KV cache", "fp8 KV 缓存"),
-    ("whatif.kv_q8", "q8_0 KV cache", "q8_0 KV 缓存"),
-    ("whatif.lora", "LoRA, rank 16", "LoRA，秩 16"),
-    ("whatif.offload", "ZeRO offload to CPU", "ZeRO 卸载到 CPU"),
-    ("whatif.q4", "GGUF Q4_K_M", "GGUF Q4_K_M"),
-    ("whatif.q8", "GGUF Q8_0", "GGUF Q8_0"),
-    ("whatif.qlora", "QLoRA, rank 16", "QLoRA，秩 16"),
-    ("whatif.zero3", "ZeRO-3 across the GPUs", "跨卡 ZeRO-3"),
-    ("whatif_speed.adam8bit", "Speed: about that of 32-bit AdamW (bitsandbytes' blockwise 8-bit states).", "速度：与 32 位 AdamW 相当（bitsandbytes 的分块 8 位状态）。"),
-    ("whatif_speed.checkpointing", "Speed: about 30 % more time per step: the forward pass is recomputed in backward (guide §5.1).", "速度：每步约多 30% 时间：反向传播时重算前向（指南 §5.1）。"),
-    ("whatif_speed.half_batch", "Speed: half the samples per step, so the same data takes about twice the steps.", "速度：每步样本减半，同样的数据约需两倍步数。"),
-    ("whatif_speed.half_seq", "Speed: each step is faster, but each sample sees half the context (truncate or slide a window, guide §5.1).", "速度：每步更快，但每个样本只看到一半上下文（截断或滑动窗口，指南 §5.1）。"),
-    ("whatif_speed.int4", "Speed: decoding as fast or faster (fewer bytes to read per token); accuracy loss usually within 1 % (guide §5.1).", "速度：解码同样快或更快（每个 token 读取的字节更少）；精度损失通常在 1% 以内（指南 §5.1）。"),
-    ("whatif_speed.int8", "Speed: slower than 16-bit, most at small batches (LLM.int8 splits out outlier features).", "速度：比 16 位慢，小批量时最明显（LLM.int8 需拆分离群特征）。"),
-    ("whatif_speed.kv_fp8", "Speed: about the same (half the cache's memory traffic); a small accuracy cost.", "速度：基本不变（缓存的访存减半）；精度略有损失。"),
-    ("whatif_speed.kv_q8", "Speed: about the same with flash attention (-fa), which llama.cpp needs for a quantized V cache; a small accuracy cost.", "速度：开启 flash attention（-fa，llama.cpp 量化 V 缓存需要它）时基本不变；精度略有损失。"),
-    ("whatif_speed.lora", "Speed: faster steps (no gradients or optimizer states for the frozen weights); quality may trail full fine-tuning.", "速度：每步更快（冻结的权重没有梯度和优化器状态）；效果可能不及全参数微调。"),
-    ("whatif_speed.offload", "Speed: much slower: the optimizer step runs on the CPU and states cross PCIe every step (guide §5.1).", "速度：慢得多：优化器步在 CPU 上执行，状态每步经 PCIe 传输（指南 §5.1）。"),
-    ("whatif_speed.q4", "Speed: faster decoding where memory bandwidth limits it; more quality loss than Q8_0.", "速度：受显存带宽限制时解码更快；质量损失大于 Q8_0。"),
-    ("whatif_speed.q8", "Speed: faster decoding where memory bandwidth limits it; quality close to 16-bit.", "速度：受显存带宽限制时解码更快；质量接近 16 位。"),
-    ("whatif_speed.qlora", "Speed: slower than LoRA: the 4-bit weights are dequantized in every forward and backward pass.", "速度：比 LoRA 慢：4 位权重在每次前向和反向时都要反量化。"),
-    ("whatif_speed.zero3", "Speed: more communication: parameters are gathered for every layer, about 1.5 × the traffic of plain data parallelism (ZeRO paper).", "速度：通信更多：每层都要收集参数，约为普通数据并行的 1.5 倍通信量（ZeRO 论文）。"),
 }
 
 /// The text of the views beyond the calculator: none in the calculator's build, which has
@@ -537,11 +501,20 @@ texts! {
     /// device), sorted by key like [`TEXT`]. Only the full build carries it.
     VIEW_TEXT, VIEW_KEYS:
     ("app.footer_full", "Runs entirely in your browser: no server, no account; the network only for a hub lookup you ask for. Works offline.", "完全在浏览器中运行：无服务器、无账号；仅在你查询模型仓库时联网。可离线使用。"),
+    ("calc.apply", "Apply", "应用"),
+    ("calc.chart", "Memory against context length", "显存随上下文长度的变化"),
+    ("calc.chart_hint", "Solid line: total memory; thin line: its KV cache; dashed lines: GPU memory (what CUDA reports). The dot is the current sequence length.", "粗线：总显存；细线：其中的 KV 缓存；虚线：显卡可用显存（CUDA 报告值）。圆点为当前序列长度。"),
+    ("calc.chart_label", "Chart of total memory and KV cache against context length, with GPU memory lines", "总显存与 KV 缓存随上下文长度变化的图表，含显卡显存参考线"),
+    ("calc.chart_x", "context length (tokens)", "上下文长度（token）"),
+    ("calc.concurrency", "concurrency {0} → {1} sequences", "并发 {0} → {1} 条序列"),
     ("calc.config_info", "Read locally: model_type {0}, {1} parameters.", "已在本地读取：model_type {0}，{1} 参数。"),
+    ("calc.costs", "costs {0} more", "多用 {0}"),
     ("calc.drop", "Drop a config.json, .safetensors or .gguf file here, or choose one", "将 config.json、.safetensors 或 .gguf 文件拖放到此处，或选择文件"),
     ("calc.drop_hint", "The file is read in your browser and never uploaded; of a weights file, only its header.", "文件只在浏览器中读取，不会上传；权重文件只读取其文件头。"),
     ("calc.header_info", "Read the {0} header only ({1} of {2}): {3} tensors, {4} parameters.", "只读取了 {0} 文件头（{2} 中的 {1}）：{3} 个张量，{4} 个参数。"),
     ("calc.header_no_layout", "The tensor names are not a layout vramfit knows: estimated from the parameter count.", "张量名称不是 vramfit 认识的结构：按参数量估算。"),
+    ("calc.saves", "saves {0} ({1})", "节省 {0}（{1}）"),
+    ("calc.whatif", "What if…", "如果……"),
     ("device.adapter", "WebGPU adapter", "WebGPU 适配器"),
     ("device.architecture", "Architecture", "架构"),
     ("device.card_memory", "{0}: {1} usable as its runtime (CUDA, ROCm, Metal) reports it ({2} on the box), from the catalog, not from the browser.", "{0}：运行时（CUDA、ROCm、Metal）报告可用 {1}（标称 {2}），数据来自目录而非浏览器。"),
@@ -629,14 +602,16 @@ texts! {
     ("hub.cached", "From this browser's cache: looked up on {0} before.", "来自本浏览器的缓存：之前已在 {0} 查询过。"),
     ("hub.checkpoint", "Checkpoint ({0}): {1} tensors, {2} parameters, {3}: {4}.", "检查点（{0}）：{1} 个张量，{2} 个参数，{3}：{4}。"),
     ("hub.endpoint", "Hub", "模型仓库地址"),
-    ("hub.endpoint_hint", "Hugging Face, or ModelScope where huggingface.co is out of reach; kept in this browser.", "Hugging Face；无法访问 huggingface.co 时可用 ModelScope；保存在本浏览器中。"),
+    ("hub.endpoint_hint", "Hugging Face, its mirror hf-mirror.com or ModelScope (where huggingface.co is out of reach), or another address; kept in this browser.", "Hugging Face、其镜像 hf-mirror.com 或 ModelScope（无法访问 huggingface.co 时），或其他地址；保存在本浏览器中。"),
     ("hub.looking", "Reading the file list, config.json and the weights' headers from {0}…", "正在从 {0} 读取文件列表、config.json 与权重文件头…"),
     ("hub.lookup", "Look up", "查询"),
     ("hub.not_cached", "Not looked up in this browser yet: nothing is fetched until you press Look up.", "本浏览器尚未查询过：按下“查询”之前不会发出任何请求。"),
+    ("hub.other", "Another hub's address", "其他仓库地址"),
     ("hub.privacy", "Looking up sends {0} the repo's name and asks for its file list, its config.json and its weights' headers (kilobytes to megabytes, by HTTP Range; never the weights); nothing else leaves the page. The result is kept in this browser.", "查询时会把仓库名发送给 {0}，并请求其文件列表、config.json 与权重文件头（几 KB 到几 MB，通过 HTTP Range 读取，从不下载权重）；页面不发送其他任何内容。结果保存在本浏览器中。"),
     ("hub.read", "Read from {0}: {1}; {2} in all.", "已从 {0} 读取：{1}；共 {2}。"),
     ("hub.refresh", "Look up again", "重新查询"),
     ("hub.repo", "Repo on the hub (OWNER/NAME)", "模型仓库中的仓库（OWNER/NAME）"),
+    ("hub.unreachable", "This page could not reach {0}: the network, or the hub refusing another site's page (hf-mirror.com sends no cross-origin headers). The command line reads it:", "本页无法访问 {0}：可能是网络问题，或该仓库拒绝其他网站页面的请求（hf-mirror.com 不发送跨域响应头）。命令行可以读取："),
     ("hub.weights_differ", "The estimate's weights ({0}) differ from the checkpoint's by {1}: the format as vramfit models it.", "估算的权重（{0}）与检查点相差 {1}：这是 vramfit 对该格式的建模方式。"),
     ("hub.weights_exact", "The estimate's weights are the checkpoint's bytes exactly.", "估算的权重正好等于检查点的字节数。"),
     ("jobs.batch", "Batch", "批大小"),
@@ -770,6 +745,34 @@ texts! {
     ("spot.verdict_spot", "It saves {0}: the {1} expected interruptions add {2} of lost work and restarts, and that costs less at the spot price than the on-demand premium. Spot stays cheaper while its price is below {3} per hour.", "可节省 {0}：预期 {1} 次中断共增加 {2} 的损失计算与重启时间，按竞价价格计算仍低于按量付费的溢价。只要竞价价格低于每小时 {3}，竞价实例就更便宜。"),
     ("spot.wall", "over {0}", "用时 {0}"),
     ("spot.wall_hours", "Expected wall time on spot", "竞价实例预期总用时"),
+    ("whatif.adam8bit", "8-bit AdamW", "8 位 AdamW"),
+    ("whatif.checkpointing", "Gradient checkpointing", "梯度检查点"),
+    ("whatif.half_batch", "Half the batch", "批大小减半"),
+    ("whatif.half_seq", "Half the sequence", "序列长度减半"),
+    ("whatif.int4", "4-bit weights (AWQ)", "4 位权重（AWQ）"),
+    ("whatif.int8", "8-bit weights (LLM.int8)", "8 位权重（LLM.int8）"),
+    ("whatif.kv_fp8", "fp8 KV cache", "fp8 KV 缓存"),
+    ("whatif.kv_q8", "q8_0 KV cache", "q8_0 KV 缓存"),
+    ("whatif.lora", "LoRA, rank 16", "LoRA，秩 16"),
+    ("whatif.offload", "ZeRO offload to CPU", "ZeRO 卸载到 CPU"),
+    ("whatif.q4", "GGUF Q4_K_M", "GGUF Q4_K_M"),
+    ("whatif.q8", "GGUF Q8_0", "GGUF Q8_0"),
+    ("whatif.qlora", "QLoRA, rank 16", "QLoRA，秩 16"),
+    ("whatif.zero3", "ZeRO-3 across the GPUs", "跨卡 ZeRO-3"),
+    ("whatif_speed.adam8bit", "Speed: about that of 32-bit AdamW (bitsandbytes' blockwise 8-bit states).", "速度：与 32 位 AdamW 相当（bitsandbytes 的分块 8 位状态）。"),
+    ("whatif_speed.checkpointing", "Speed: about 30 % more time per step: the forward pass is recomputed in backward (guide §5.1).", "速度：每步约多 30% 时间：反向传播时重算前向（指南 §5.1）。"),
+    ("whatif_speed.half_batch", "Speed: half the samples per step, so the same data takes about twice the steps.", "速度：每步样本减半，同样的数据约需两倍步数。"),
+    ("whatif_speed.half_seq", "Speed: each step is faster, but each sample sees half the context (truncate or slide a window, guide §5.1).", "速度：每步更快，但每个样本只看到一半上下文（截断或滑动窗口，指南 §5.1）。"),
+    ("whatif_speed.int4", "Speed: decoding as fast or faster (fewer bytes to read per token); accuracy loss usually within 1 % (guide §5.1).", "速度：解码同样快或更快（每个 token 读取的字节更少）；精度损失通常在 1% 以内（指南 §5.1）。"),
+    ("whatif_speed.int8", "Speed: slower than 16-bit, most at small batches (LLM.int8 splits out outlier features).", "速度：比 16 位慢，小批量时最明显（LLM.int8 需拆分离群特征）。"),
+    ("whatif_speed.kv_fp8", "Speed: about the same (half the cache's memory traffic); a small accuracy cost.", "速度：基本不变（缓存的访存减半）；精度略有损失。"),
+    ("whatif_speed.kv_q8", "Speed: about the same with flash attention (-fa), which llama.cpp needs for a quantized V cache; a small accuracy cost.", "速度：开启 flash attention（-fa，llama.cpp 量化 V 缓存需要它）时基本不变；精度略有损失。"),
+    ("whatif_speed.lora", "Speed: faster steps (no gradients or optimizer states for the frozen weights); quality may trail full fine-tuning.", "速度：每步更快（冻结的权重没有梯度和优化器状态）；效果可能不及全参数微调。"),
+    ("whatif_speed.offload", "Speed: much slower: the optimizer step runs on the CPU and states cross PCIe every step (guide §5.1).", "速度：慢得多：优化器步在 CPU 上执行，状态每步经 PCIe 传输（指南 §5.1）。"),
+    ("whatif_speed.q4", "Speed: faster decoding where memory bandwidth limits it; more quality loss than Q8_0.", "速度：受显存带宽限制时解码更快；质量损失大于 Q8_0。"),
+    ("whatif_speed.q8", "Speed: faster decoding where memory bandwidth limits it; quality close to 16-bit.", "速度：受显存带宽限制时解码更快；质量接近 16 位。"),
+    ("whatif_speed.qlora", "Speed: slower than LoRA: the 4-bit weights are dequantized in every forward and backward pass.", "速度：比 LoRA 慢：4 位权重在每次前向和反向时都要反量化。"),
+    ("whatif_speed.zero3", "Speed: more communication: parameters are gathered for every layer, about 1.5 × the traffic of plain data parallelism (ZeRO paper).", "速度：通信更多：每层都要收集参数，约为普通数据并行的 1.5 倍通信量（ZeRO 论文）。"),
 }
 
 #[cfg(test)]
@@ -818,7 +821,7 @@ mod tests {
         // choices, a what-if and its speed) are named by their prefix; a part's name is written
         // whole (`chart::label_key`).
         let source = crate::components::tests::calculator_source();
-        let built = ["f.", "h.", "v.", "whatif.", "whatif_speed."];
+        let built = ["f.", "h.", "v."];
         let unused: Vec<&str> = TEXT_KEYS
             .iter()
             .copied()
@@ -878,6 +881,10 @@ mod tests {
         assert_eq!(Lang::Zh.t(adapter), "WebGPU 适配器");
         assert_eq!(Key::find(&["calc.", "apply"]), Some(key!("calc.apply")));
         assert_eq!(Lang::Zh.t(key!("calc.apply")), "应用");
+        assert!(
+            VIEW_KEYS.contains(&"calc.apply"),
+            "the what-ifs are the full build's"
+        );
         // A key must be whole: neither a prefix of one nor one with more after it.
         assert_eq!(Key::find(&["calc.appl"]), None);
         assert_eq!(Key::find(&["calc.apply", "x"]), None);
@@ -893,7 +900,7 @@ mod tests {
 
     #[test]
     fn every_what_if_says_what_it_costs_in_speed() {
-        for k in TEXT_KEYS.iter().filter_map(|k| k.strip_prefix("whatif.")) {
+        for k in VIEW_KEYS.iter().filter_map(|k| k.strip_prefix("whatif.")) {
             assert!(
                 Key::find(&["whatif_speed.", k]).is_some(),
                 "whatif.{k} has no whatif_speed.{k}"

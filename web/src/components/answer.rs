@@ -133,13 +133,15 @@ fn fewest_text(lang: Lang, fewest: Option<u64>, card: Option<&Gpu>) -> String {
     }
 }
 
-/// The smallest catalog card that holds the run alone, or that none does.
+/// The smallest catalog card that holds the run alone, or that none does (the full build's
+/// search; a calculator build says to choose a card).
 fn smallest_text(lang: Lang, smallest: Option<&Gpu>) -> String {
     match smallest {
         Some(g) => lang.f(
             key!("verdict.smallest"),
             &[&super::gpus::short_name(g), &format::gib(g.memory)],
         ),
-        None => lang.t(key!("verdict.none_single")).to_string(),
+        None if cfg!(feature = "full") => lang.t(key!("verdict.none_single")).to_string(),
+        None => lang.t(key!("verdict.choose")).to_string(),
     }
 }

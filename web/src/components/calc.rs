@@ -8,7 +8,9 @@ use vramfit::estimate::{Estimate, Fit, Formats, LayerOffload, PeakSource, Requir
 use vramfit::units::fixed;
 use yew::prelude::*;
 
-use super::chart::{self, Line};
+use super::chart;
+#[cfg(feature = "full")]
+use super::chart::Line;
 use super::field::{Shown, error_as, error_text, field_input, field_with, input_value};
 use crate::compute;
 use crate::format;
@@ -126,14 +128,8 @@ fn model_picker(app: &crate::Ctx, error: &Option<InputError>) -> Html {
     let source = app.value("source");
     let set_source = |v: &'static str| {
         let app = app.clone();
-        Callback::from(move |_| {
-            // Choosing the hub asks for the typed repo to be looked up: the one click that
-            // fetches (the full build reads the request once; a link cannot make one).
-            if v == "hub" {
-                crate::hooks::request_hub();
-            }
-            app.dispatch(Action::Set("source".into(), v.into()))
-        })
+        // Choosing the hub shows its lookup: nothing is fetched until its Look up is pressed.
+        Callback::from(move |_| app.dispatch(Action::Set("source".into(), v.into())))
     };
     let seg = |v: &'static str, key: Key| {
         html! {
@@ -359,21 +355,48 @@ fn results(props: &ResultProps) -> Html {
     let app = use_app();
     let lang = app.lang;
     let e = &props.estimate;
-    let state = (*app).clone();
     // The what-ifs and the context chart (some twenty estimates and an SVG) follow a change one
     // task later, so that the totals and the working above paint within the frame of the change.
+    #[cfg(feature = "full")]
     let late = crate::hooks::use_deferred((app.calc.clone(), app.extra.get("config").cloned()));
-    // With the estimate they were computed against, so that what a card saves is exact even in
-    // the one task where the totals above are newer.
-    let whatifs = use_memo(late.clone(), {
-        let s = state.clone();
-        let e = e.clone();
-        move |_| (compute::what_ifs(&s, &e), e)
-    });
+    #[cfg(feature = "full")]
+    let context = use_context_panel(&app, e, late.clone());
+    // The calculator builds leave the context chart to the full build.
+    #[cfg(not(feature = "full"))]
+    let context = Html::default();
+    #[cfg(feature = "full")]
+    let whatifs = use_whatif_panel(&app, e, late);
+    // The calculator builds leave the what-ifs to the full build.
+    #[cfg(not(feature = "full"))]
+    let whatifs = Html::default();
+    html! {
+        <>
+            { totals_panel(&app, e) }
+            // The speed is the full build's: a calculator build hands a state with a catalog card
+            // over to it (`AppState::build`).
+            { speed_panel(lang, e) }
+            { working_panel(lang, e) }
+            { quick_panel(lang, e) }
+            { whatifs }
+            { context }
+        </>
+    }
+}
+
+/// Memory against context length (some twenty estimates and an SVG), with the card's memory
+/// and the catalog's common sizes as lines: the full build's, which a catalog card loads (the
+/// calculator builds leave it out of the first load).
+#[cfg(feature = "full")]
+#[hook]
+fn use_context_panel(app: &crate::Ctx, e: &Estimate, late: Deps) -> Html {
+    let lang = app.lang;
     let curve = use_memo(late, {
-        let s = state.clone();
+        let s = (**app).clone();
         move |_| compute::context_curve(&s)
     });
+    if curve.len() < 2 {
+        return Html::default();
+    }
     let current_seq =
         vramfit::units::parse_number(app.value("seq_len").trim()).unwrap_or(0.0) as u64;
     let mut lines: Vec<Line> = Vec::new();
@@ -385,31 +408,43 @@ fn results(props: &ResultProps) -> Html {
     }
     lines.extend(super::gpus::chart_lines());
     html! {
-        <>
-            { totals_panel(&app, e) }
-            // The speed is the full build's: a calculator build hands a state with a catalog card
-            // over to it (`AppState::build`).
-            { speed_panel(lang, e) }
-            { working_panel(lang, e) }
-            { quick_panel(lang, e) }
-            if !whatifs.0.is_empty() {
-                <div class="panel">
-                    <h2>{ lang.t(key!("calc.whatif")) }</h2>
-                    <div class="whatif" id="whatif">
-                        { for whatifs.0.iter().map(|w| whatif_card(&app, w, &whatifs.1)) }
-                    </div>
-                </div>
-            }
-            if curve.len() >= 2 {
-                <div class="panel">
-                    <h2>{ lang.t(key!("calc.chart")) }</h2>
-                    { chart::context_chart(lang, &curve, current_seq, &lines) }
-                    <p class="hint">{ lang.t(key!("calc.chart_hint")) }</p>
-                </div>
-            }
-        </>
+        <div class="panel">
+            <h2>{ lang.t(key!("calc.chart")) }</h2>
+            { chart::context_chart(lang, &curve, current_seq, &lines) }
+            <p class="hint">{ lang.t(key!("calc.chart_hint")) }</p>
+        </div>
     }
 }
+
+/// The guide's optimisations (§5.1) that apply, each re-estimated (about ten estimates): the full
+/// build's, which a catalog card loads (the calculator builds leave it out of the first load).
+/// With the estimate they were computed against, so that what a card saves is exact even in the
+/// one task where the totals above are newer.
+#[cfg(feature = "full")]
+#[hook]
+fn use_whatif_panel(app: &crate::Ctx, e: &Rc<Estimate>, late: Deps) -> Html {
+    let lang = app.lang;
+    let whatifs = use_memo(late, {
+        let s = (**app).clone();
+        let e = e.clone();
+        move |_| (compute::what_ifs(&s, &e), e)
+    });
+    if whatifs.0.is_empty() {
+        return Html::default();
+    }
+    html! {
+        <div class="panel">
+            <h2>{ lang.t(key!("calc.whatif")) }</h2>
+            <div class="whatif" id="whatif">
+                { for whatifs.0.iter().map(|w| whatif_card(app, w, &whatifs.1)) }
+            </div>
+        </div>
+    }
+}
+
+/// What the late panels follow: the inputs and the config.json.
+#[cfg(feature = "full")]
+type Deps = (crate::state::Inputs, Option<String>);
 
 /// One figure of the results: its name, its bytes in GiB and a line under them.
 fn stat(lang: Lang, id: &str, key: Key, b: vramfit::Bytes, sub: String) -> Html {
@@ -488,19 +523,8 @@ fn fit_stat(lang: Lang, f: &Fit) -> Html {
             None => lang.f(key!("calc.nofit"), &[&format::gib(f.shortfall_bytes)]),
         }
     };
-    // Where the card's memory figure comes from: CUDA's total on a real card, or a stated rule.
     let card = vramfit::hardware::find_gpu(&f.gpu);
-    let provenance = card.map(|g| {
-        let (key, rest) = match g.memory_source {
-            vramfit::hardware::MemorySource::Measured => {
-                (key!("calc.mem_measured"), g.memory_note.strip_prefix("measured: "))
-            }
-            vramfit::hardware::MemorySource::Derived => {
-                (key!("calc.mem_derived"), g.memory_note.strip_prefix("derived: "))
-            }
-        };
-        html! { <div class="src muted" id="gpu-memory-source">{ lang.f(key, &[rest.unwrap_or(g.memory_note), g.date]) }</div> }
-    });
+    let provenance = card.map(|g| memory_source(lang, g));
     html! {
         <div class="stat" id="fit" data-fits={if f.fits { "true" } else { "false" }}>
             <div class="k">{ lang.f(key!("calc.on_gpu"), &[&card.map_or_else(|| lang.t(key!("calc.custom_gpu")).to_string(), super::gpus::short_name)]) }</div>
@@ -509,6 +533,28 @@ fn fit_stat(lang: Lang, f: &Fit) -> Html {
             { for provenance }
         </div>
     }
+}
+
+/// Where a catalog card's memory figure comes from: CUDA's total on a real card, or a stated
+/// rule. A calculator build hands a catalog card over to the full build: none there.
+#[cfg(feature = "full")]
+fn memory_source(lang: Lang, g: &vramfit::hardware::Gpu) -> Html {
+    let (key, rest) = match g.memory_source {
+        vramfit::hardware::MemorySource::Measured => (
+            key!("calc.mem_measured"),
+            g.memory_note.strip_prefix("measured: "),
+        ),
+        vramfit::hardware::MemorySource::Derived => (
+            key!("calc.mem_derived"),
+            g.memory_note.strip_prefix("derived: "),
+        ),
+    };
+    html! { <div class="src muted" id="gpu-memory-source">{ lang.f(key, &[rest.unwrap_or(g.memory_note), g.date]) }</div> }
+}
+
+#[cfg(not(feature = "full"))]
+fn memory_source(_: Lang, _: &vramfit::hardware::Gpu) -> Html {
+    Html::default()
 }
 
 /// The working: every component of the estimate with its bytes and formula, and the notes.
@@ -572,6 +618,7 @@ fn speed_panel(_: crate::i18n::Lang, _: &Estimate) -> Html {
     Html::default()
 }
 
+#[cfg(feature = "full")]
 fn whatif_card(app: &crate::Ctx, w: &compute::WhatIf, base: &Estimate) -> Html {
     let lang = app.lang;
     let (before, after) = (base.total_bytes.get(), w.estimate.total_bytes.get());
