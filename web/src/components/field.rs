@@ -128,7 +128,11 @@ pub fn field_with(
                     .value());
             });
             html! {
-                <select id={id.clone()} name={f.key} {onchange} aria-describedby={described} aria-invalid={invalid}>
+                // `value` as the select's property too: an option the person chose once no longer
+                // follows its `selected` attribute, and the state may change the choice (the mode
+                // and the engine agree, Reset).
+                <select id={id.clone()} name={f.key} {onchange} aria-describedby={described} aria-invalid={invalid}
+                    ~value={value.clone()}>
                     { for values.iter().filter(|c| c.0 == value || shown.keep.is_none_or(|k| k(c.0))).map(|c| html! {
                         <option value={c.0} selected={c.0 == value}>
                             { match &shown.relabel { Some((v, l)) if *v == c.0 => l.as_str(), _ => choice_label(lang, c) } }
