@@ -13,7 +13,7 @@ import { join } from 'node:path';
 
 const HUB = process.env.VRAMFIT_HUB_URL;
 /** The hosts the page may reach for a lookup (www/index.html's connect-src). */
-const HUB_HOSTS = /^https:\/\/(huggingface\.co|[a-z0-9.-]+\.hf\.co|modelscope\.cn|[a-z0-9.-]+\.modelscope\.cn)\//;
+const HUB_HOSTS = /^https:\/\/(huggingface\.co|[a-z0-9.-]+\.hf\.co|hf-mirror\.com|[a-z0-9.-]+\.hf-mirror\.com|modelscope\.cn|[a-z0-9.-]+\.modelscope\.cn)\//;
 const mockLog = async () => (await fetch(`${HUB}/__mock/log`)).json();
 
 const AWQ = 'Qwen/Qwen2.5-0.5B-Instruct-AWQ';
@@ -57,39 +57,50 @@ export function hubTests(h) {
     return;
   }
 
-  test('hub: nothing is fetched before the click, from a typed id or a shared link', async () => {
-    const context = await browser({ serviceWorkers: 'block' });
-    const asked = await hubRoutes(context);
-    const page = await context.newPage();
-    // A repo id typed in the calculator build: the one-click button, no request.
-    await go(page, '#/calc?lang=en', 'calc');
-    await page.fill('#f-model', AWQ);
-    const button = page.locator('button[data-source="hub"]');
-    await button.waitFor();
-    eq(await button.innerText(), 'Look it up on the hub', 'the lookup is offered');
-    await page.waitForTimeout(500);
-    eq(asked.length, 0, `no request while typing: ${asked}`);
-    // A shared link to a model looked up elsewhere: the full build, the button, still no request.
-    const link = await context.newPage();
-    await go(link, `#/calc?lang=en&source=hub&model=${encodeURIComponent(AWQ)}`, 'calc');
-    await link.locator('#hub-lookup').waitFor();
-    eq(await link.locator('#hub-lookup').innerText(), 'Look up', 'the lookup is offered');
-    assert(/nothing is fetched until you press Look up/.test(await link.locator('#hub-status').innerText()), 'it says nothing was fetched');
-    assert(/is not looked up yet/.test(await link.locator('#calc-error').innerText()), 'the estimate waits for it');
-    assert((await link.locator('#hub-privacy').innerText()).includes('https://huggingface.co'), 'the page says where a lookup goes');
-    await link.waitForTimeout(800);
-    eq(asked.length, 0, `no request from a link: ${asked}`);
-  });
+  for (const lang of ['en', 'zh']) {
+    test(`hub: no request leaves the page before Look up: not the typed id, the hub tab, the list or a link (${lang})`, async () => {
+      const context = await browser({ serviceWorkers: 'block' });
+      const asked = await hubRoutes(context);
+      // Every request that leaves the page's origin, whatever its host.
+      const left = [];
+      context.on('request', (r) => { if (!r.url().startsWith(new URL(h.BASE).origin)) left.push(r.url()); });
+      const page = await context.newPage();
+      await go(page, `#/calc?lang=${lang}`, 'calc');
+      await page.fill('#f-model', AWQ);
+      // The hub tab: the full build takes over and shows the lookup, and fetches nothing.
+      await page.locator('button[data-source="hub"]').click();
+      await page.locator('#hub-lookup').waitFor();
+      // Choosing a hub of the list fetches nothing either.
+      await page.locator('#hub-list button[data-hub="https://www.modelscope.cn"]').click();
+      await page.locator('#hub-list button[data-hub="https://huggingface.co"]').click();
+      await page.waitForTimeout(800);
+      eq(left.length + asked.length, 0, `no request before Look up: ${left} ${asked}`);
+      const status = await page.locator('#hub-status').innerText();
+      assert(lang === 'zh' ? status.includes('之前不会发出任何请求') : /nothing is fetched until you press Look up/.test(status), status);
+      // A shared link: the button, still no request.
+      const link = await context.newPage();
+      await go(link, `#/calc?lang=${lang}&source=hub&model=${encodeURIComponent(AWQ)}`, 'calc');
+      await link.locator('#hub-lookup').waitFor();
+      assert((await link.locator('#hub-privacy').innerText()).includes('https://huggingface.co'), 'the page says where a lookup goes');
+      await link.waitForTimeout(800);
+      eq(left.length + asked.length, 0, `no request from a link: ${left}`);
+      // The one explicit action: now, and only now, the hub is asked.
+      await page.locator('#hub-lookup').click();
+      await page.locator('#hub-info').waitFor({ timeout: 30000 });
+      assert(asked.length > 0 && left.length > 0, 'Look up asks the hub');
+    });
+  }
 
   for (const lang of ['en', 'zh']) {
-    test(`hub: one click in the calculator looks a repo up and gives its exact weights (${lang})`, async () => {
+    test(`hub: Look up reads a repo and gives its exact weights (${lang})`, async () => {
       const context = await browser({ serviceWorkers: 'block' });
       const asked = await hubRoutes(context);
       const page = await watchedPage(context);
       await go(page, `#/calc?lang=${lang}`, 'calc');
       await page.fill('#f-model', AWQ);
       await page.locator('button[data-source="hub"]').click();
-      // The full build takes over and reads the repo, with that one click.
+      // The full build takes over and shows the lookup; Look up reads the repo.
+      await page.locator('#hub-lookup').click();
       const info = page.locator('#hub-info');
       await info.waitFor({ timeout: 30000 });
       eq(Number(await page.getAttribute('#hub-checkpoint', 'data-bytes')), AWQ_BYTES, 'the checkpoint, exactly');
@@ -136,8 +147,9 @@ export function hubTests(h) {
     const asked = await hubRoutes(context);
     const page = await context.newPage();
     await go(page, `#/calc?lang=en&source=hub&model=${encodeURIComponent('Qwen/Qwen2.5-0.5B-Instruct-GGUF')}`, 'calc');
-    await page.fill('#f-hub-endpoint', 'https://www.modelscope.cn');
-    await page.locator('#f-hub-endpoint').dispatchEvent('change');
+    // ModelScope from the list of hubs.
+    await page.locator('#hub-list button[data-hub="https://www.modelscope.cn"]').click();
+    eq(await page.getAttribute('#hub-list button[data-hub="https://www.modelscope.cn"]', 'aria-pressed'), 'true', 'chosen in the list');
     await page.locator('#hub-lookup').click();
     await page.locator('#hub-info').waitFor({ timeout: 30000 });
     // Q4_K_M: 391,859,712 bytes by hand in cli_hub.rs (a_gguf_repo_gives_its_exact_weights_on_llama_cpp).
@@ -161,18 +173,19 @@ export function hubTests(h) {
       .then((r) => r.status, (e) => e.name), url);
     // The hosts huggingface.co redirects weights to (https://huggingface.co/.well-known/meta.json
     // lists them, all under hf.co) and ModelScope's download host: allowed, answered by the mock.
-    for (const host of ['https://cas-bridge.xethub.hf.co', 'https://us.aws.cdn.hf.co', 'https://cdn-lfs-us-1.hf.co']) {
+    // The mirrors the guide's readers use, hf-mirror.com and modelscope.cn, and their hosts too.
+    for (const host of ['https://cas-bridge.xethub.hf.co', 'https://us.aws.cdn.hf.co', 'https://cdn-lfs-us-1.hf.co', 'https://hf-mirror.com', 'https://cdn-lfs.hf-mirror.com', 'https://modelscope.cn']) {
       eq(await get(`${host}/__cdn/${AWQ}/model.safetensors`), 206, host);
     }
     eq(await get('https://cdn-lfs-cn-1.modelscope.cn/__mscdn/Qwen/Qwen3-0.6B-FP8/model.safetensors'), 206, 'ModelScope\'s CDN');
     const allowed = asked.length;
-    eq(allowed, 4, `each reached the route: ${asked}`);
+    eq(allowed, 7, `each reached the route: ${asked}`);
     // Look-alikes and other hosts: refused by the policy before any request.
     await page.evaluate(() => {
       window.blockedByPolicy = [];
       document.addEventListener('securitypolicyviolation', (e) => window.blockedByPolicy.push(`${e.effectiveDirective} ${e.blockedURI}`));
     });
-    const others = ['https://hf.co.example.com/x', 'https://huggingface.co.example.com/x', 'https://example.com/x', 'https://hf-mirror.com/x', 'https://modelscope.cn/x'];
+    const others = ['https://hf.co.example.com/x', 'https://huggingface.co.example.com/x', 'https://example.com/x', 'https://hf-mirror.com.example.com/x', 'https://evilmodelscope.cn/x'];
     for (const url of others) eq(await get(url), 'TypeError', url);
     await page.waitForFunction((n) => window.blockedByPolicy.length === n, others.length);
     const blocked = await page.evaluate(() => window.blockedByPolicy);
@@ -180,24 +193,42 @@ export function hubTests(h) {
     eq(asked.length, allowed, 'none of them reached the network');
   });
 
-  test('hub: an endpoint the page may not reach is refused before any request', async () => {
+  test('hub: an address the page\'s policy refuses is named before any request, with the command line', async () => {
     const context = await browser({ serviceWorkers: 'block' });
     const asked = await hubRoutes(context);
     const seen = [];
     context.on('request', (r) => { if (!r.url().startsWith(new URL(h.BASE).origin)) seen.push(r.url()); });
     const page = await context.newPage();
     await go(page, `#/calc?lang=en&source=hub&model=${encodeURIComponent(AWQ)}`, 'calc');
-    await page.fill('#f-hub-endpoint', 'https://hf-mirror.com');
+    await page.fill('#f-hub-endpoint', 'https://hub.example.com');
     await page.locator('#f-hub-endpoint').dispatchEvent('change');
     await page.locator('#hub-lookup').click();
     const err = await page.locator('#hub-error').innerText();
-    assert(err.includes('https://hf-mirror.com') && err.includes('HF_ENDPOINT'), err);
+    assert(err.includes('https://hub.example.com') && err.includes('HF_ENDPOINT=https://hub.example.com vramfit estimate'), err);
     await page.waitForTimeout(300);
     eq(seen.length + asked.length, 0, `no request: ${seen}`);
     // And the page's policy blocks any other origin, should code try.
-    const blocked = await page.evaluate(() => fetch('https://hf-mirror.com/api/models/x/y').then(() => 'fetched', (e) => e.name));
+    const blocked = await page.evaluate(() => fetch('https://hub.example.com/api/models/x/y').then(() => 'fetched', (e) => e.name));
     eq(blocked, 'TypeError', 'the Content-Security-Policy refuses it');
   });
+
+  for (const lang of ['en', 'zh']) {
+    test(`hub: a mirror that refuses the page is named as unreachable, with the command line that reads it (${lang})`, async () => {
+      const context = await browser({ serviceWorkers: 'block' });
+      await hubRoutes(context);
+      // hf-mirror.com answers no other site's page: the browser sees a network error.
+      await context.route(/^https:\/\/hf-mirror\.com\//, (route) => route.abort('failed'));
+      const page = await context.newPage();
+      await go(page, `#/calc?lang=${lang}&source=hub&model=${encodeURIComponent(AWQ)}`, 'calc');
+      await page.locator('#hub-list button[data-hub="https://hf-mirror.com"]').click();
+      await page.locator('#hub-lookup').click();
+      const cli = page.locator('#hub-cli');
+      await cli.waitFor({ timeout: 30000 });
+      const text = await cli.innerText();
+      assert(text.includes(`HF_ENDPOINT=https://hf-mirror.com vramfit estimate --model ${AWQ} --hub`), text);
+      assert(lang === 'zh' ? text.includes('本页无法访问 https://hf-mirror.com') : text.includes('This page could not reach https://hf-mirror.com'), text);
+    });
+  }
 
   test('hub: each failure names the repo and what to do, in both languages, and nothing is cached', async () => {
     const context = await browser({ serviceWorkers: 'block' });

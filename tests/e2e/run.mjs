@@ -12,6 +12,7 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
 import { hubTests } from './hub.mjs';
+import { answerTests } from './answer.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -726,7 +727,9 @@ test('a dropped .safetensors or .gguf is read by its header alone, even a 10 GiB
 
 test('what-ifs re-run the estimator, and applying one sets its inputs', async () => {
   const page = await watchedPage(await browser());
-  await go(page, '#/calc?lang=en&mode=training&batch=8', 'calc');
+  // The what-ifs and the context chart are the full build's, which a catalog card loads.
+  await go(page, '#/calc?lang=en&mode=training&batch=8&gpu=h100-sxm5-80gb', 'calc');
+  await page.locator('#whatif').waitFor();
   const base = await shown(page);
   const cards = page.locator('#whatif .card');
   assert(await cards.count() >= 3, 'several what-ifs');
@@ -741,7 +744,7 @@ test('what-ifs re-run the estimator, and applying one sets its inputs', async ()
   await page.waitForFunction(() => location.hash.includes('grad_checkpointing=full'));
   const after = await shown(page);
   eq(after.total, expect, 'the applied what-if is what the card said');
-  sameAsCli(after, cli(cliArgs('mode=training&batch=8&grad_checkpointing=full')), 'after applying');
+  sameAsCli(after, cli(cliArgs('mode=training&batch=8&gpu=h100-sxm5-80gb&grad_checkpointing=full')), 'after applying');
   eq(await page.locator('svg.chart path.series').count(), 1, 'the context chart is drawn');
   noProblems(page, 'problems');
 });
@@ -1097,7 +1100,9 @@ test('Chinese pages show Chinese tier advice, formulas (quick and component by c
   await go(page, '#/fit?lang=zh&mode=training', 'fit');
   const tier = await page.locator('#tier dl').innerText();
   assert(hasHan(tier) && /80 GB/.test(tier) && !/minimum|multi-GPU/.test(tier), `tier: ${tier}`);
-  await go(page, '#/calc?lang=zh&mode=training', 'calc');
+  // A catalog card: the full build, with the what-ifs.
+  await go(page, '#/calc?lang=zh&mode=training&gpu=h100-sxm5-80gb', 'calc');
+  await page.locator('#whatif').waitFor();
   const formula = await page.locator('#quick-formula').innerText();
   assert(formula.includes('权重') && !/weights|guide/.test(formula), `quick formula: ${formula}`);
   // The working, component by component: the same numbers as the English page, no English words.
@@ -1107,7 +1112,7 @@ test('Chinese pages show Chinese tier advice, formulas (quick and component by c
   assert(zhSpeeds.length >= 3 && zhSpeeds.every((t) => t.startsWith('速度：')), `zh speed lines: ${zhSpeeds.join(' | ')}`);
   assert(zhWorking.length >= 5 && zhWorking.every(hasHan), `zh working: ${zhWorking.join(' | ')}`);
   assert(zhWorking.every((f) => !/\b(trainable|params|weights|tokens|layers|moments|master|vocab|hidden|blocks|peak)\b/.test(f)), `zh working: ${zhWorking.join(' | ')}`);
-  await go(page, '#/calc?lang=en&mode=training', 'calc');
+  await go(page, '#/calc?lang=en&mode=training&gpu=h100-sxm5-80gb', 'calc');
   assert((await page.locator('#quick-formula').innerText()).includes('weights'), 'English formula');
   const digits = (fs) => fs.map((f) => f.match(/[\d.,]+\d/g));
   eq(JSON.stringify(digits(zhWorking)), JSON.stringify(digits(await working())), 'the same numbers in both languages');
@@ -1330,6 +1335,7 @@ test('screenshots of every view, desktop and phone', async () => {
 
 // The hub lookup's tests, in a file of their own, with this harness.
 hubTests({ test, browser, watchedPage, go, eq, assert, shown, sameAsCli, BASE, CLI });
+answerTests({ test, browser, watchedPage, go, eq, assert, noProblems, cli, cliArgs, gib, hasHan });
 
 // ---------------------------------------------------------------------------------------------
 

@@ -4,6 +4,7 @@
 
 use vramfit::config::ParsedConfig;
 use vramfit::estimate::{Estimate, EstimateInput, Mode, Rules, estimate};
+#[cfg(feature = "full")]
 use vramfit::precision::KvDtype;
 use vramfit::{ErrorKind, InputError};
 
@@ -13,6 +14,7 @@ use vramfit::hardware::spot::{GUIDE_SPOT_FRACTION, SpotComparison, SpotInput, co
 use vramfit::hardware::{Layout, Market, Offer, PlanOption, PlanOptions};
 
 use crate::fields;
+#[cfg(feature = "full")]
 use crate::i18n::Key;
 use crate::state::AppState;
 
@@ -55,7 +57,64 @@ pub fn input_with(s: &AppState, changes: &[(&str, String)]) -> Result<EstimateIn
             .map(|(_, v)| v.clone())
             .unwrap_or_else(|| s.value(k))
     };
-    fields::to_input(&value, config.as_ref())
+    let mut input = fields::to_input(&value, config.as_ref())?;
+    // A preset typed with Ollama runs as Ollama's default tag of it (`qwen3:32b` for
+    // `Qwen/Qwen3-32B`, in Q4_K_M): what `ollama run` pulls, not the 16-bit checkpoint. The form
+    // says so beside the model.
+    if input.runner().rules().library_names && value("source") == "preset" {
+        let tag = input
+            .model
+            .as_deref()
+            .and_then(crate::engines::ollama_tag_of);
+        if let Some((tag, _)) = tag {
+            input.model = Some(tag);
+        }
+    }
+    Ok(input)
+}
+
+/// What runs the state's mode and engine, from those two fields alone.
+pub fn runner_of(s: &AppState) -> Option<vramfit::estimate::Runner> {
+    fields::runner_of(&|k| s.value(k))
+}
+
+/// The answer for the state, whose estimate is `e` (see [`crate::answer`]).
+pub fn answer_of(s: &AppState, e: &Estimate) -> Option<crate::answer::Answer> {
+    crate::answer::answer(&input_with(s, &[]).ok()?, e)
+}
+
+/// The values the estimator takes for the engine settings left empty, as text, by field: the
+/// engine's context, sequences and step tokens, its memory fractions, its layers on the GPU
+/// (Ollama's own choice, from the estimate `e`); and the weights' format the run uses (field
+/// `quantization`: the checkpoint's or the Ollama tag's own).
+pub fn engine_defaults(s: &AppState, e: Option<&Estimate>) -> Vec<(&'static str, String)> {
+    let Some(w) = input_with(s, &[]).ok().and_then(|i| i.resolve().ok()) else {
+        return Vec::new();
+    };
+    let n = |x: u64| vramfit::estimate::thousands(x);
+    let mut out = vec![
+        ("max_model_len", n(w.max_model_len)),
+        ("max_num_batched_tokens", n(w.max_num_batched_tokens)),
+        (
+            "mem_fraction_static",
+            vramfit::units::short(w.mem_fraction_static),
+        ),
+        (
+            "free_gpu_memory_fraction",
+            vramfit::units::short(w.free_gpu_memory_fraction),
+        ),
+        ("cuda_graph_max_bs", n(w.cuda_graph_max_bs)),
+        ("quantization", crate::answer::format_name(&w)),
+    ];
+    // SGLang sizes its running requests from its pool when none is given: no number to show.
+    if w.runner() != vramfit::estimate::Runner::Sglang || w.max_running_requests.is_some() {
+        out.push(("max_num_seqs", n(w.max_num_seqs)));
+    }
+    let layers = e
+        .and_then(|e| e.ollama.as_ref())
+        .map_or(w.gpu_layers, |o| o.gpu_layers);
+    out.push(("gpu_layers", n(layers)));
+    out
 }
 
 /// The estimate for the state.
@@ -69,6 +128,7 @@ pub fn rules_of(s: &AppState) -> Option<&'static Rules> {
     input_with(s, &[]).ok().map(|i| i.runner().rules())
 }
 
+#[cfg(feature = "full")]
 /// One what-if: a change of the inputs and what it does.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WhatIf {
@@ -84,9 +144,11 @@ pub struct WhatIf {
     pub estimate: Estimate,
 }
 
+#[cfg(feature = "full")]
 /// A what-if's name with the texts of its title and of its cost in speed.
 type What = (&'static str, Key, Key);
 
+#[cfg(feature = "full")]
 /// The [`What`] of `whatif.NAME`, found when the site is compiled.
 macro_rules! what {
     ($n:literal) => {{
@@ -99,6 +161,7 @@ macro_rules! what {
     }};
 }
 
+#[cfg(feature = "full")]
 /// The guide's optimisations (§5.1) that apply to this run, each re-estimated. Those that
 /// fail validation or change nothing are left out.
 pub fn what_ifs(s: &AppState, base: &Estimate) -> Vec<WhatIf> {
@@ -516,6 +579,27 @@ mod tests {
         assert_eq!(bounds(&input_with(&r, &[]).unwrap()), Bounds::Batch);
         let (batch, seq) = largest(&r, Bytes::new(80 << 30));
         assert!(batch.is_some_and(|(b, _)| b.value > 100) && seq.is_none());
+    }
+
+    #[test]
+    fn a_preset_typed_with_ollama_runs_as_its_default_tag() {
+        let s = state("#/calc?engine=ollama&model=Qwen%2FQwen3-32B&gpu=rtx-4090");
+        let e = estimate_of(&s).unwrap();
+        assert_eq!(e.model, "qwen3:32b");
+        let tag = estimate_of(&state(
+            "#/calc?engine=ollama&model=qwen3%3A32b&gpu=rtx-4090",
+        ));
+        assert_eq!(e, tag.unwrap());
+        let d = engine_defaults(&s, Some(&e));
+        let get = |k: &str| d.iter().find(|(f, _)| *f == k).map(|(_, v)| v.as_str());
+        assert_eq!(get("quantization"), Some("Q4_K_M"));
+        // Ollama's num_ctx for the RTX 4090's 23.5 GiB (below its 24 GiB tier), and its own
+        // choice of layers: all 65.
+        assert_eq!(get("max_model_len"), Some("4,096"));
+        assert_eq!(get("gpu_layers"), Some("65"));
+        // Another engine keeps the checkpoint.
+        let v = estimate_of(&state("#/calc?engine=vllm&model=Qwen%2FQwen3-32B")).unwrap();
+        assert_eq!(v.model, "Qwen/Qwen3-32B");
     }
 
     #[test]

@@ -17,7 +17,7 @@ use crate::i18n::Key;
 
 mod read;
 use read::choice;
-pub use read::to_input;
+pub use read::{runner_of, to_input};
 
 /// How a field is entered.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -22,8 +22,10 @@ macro_rules! key {
     }};
 }
 
+pub mod answer;
 pub mod catalog;
 pub mod compute;
+pub mod engines;
 pub mod fields;
 pub mod format;
 #[cfg(feature = "full")]

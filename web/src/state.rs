@@ -118,10 +118,16 @@ impl Reducible for AppState {
                 s = AppState::from_route(&route, fallback);
             }
             Action::SetLang(lang) => s.lang = lang,
-            Action::Set(k, v) => set(&mut s.calc, k, v),
+            Action::Set(k, v) => {
+                let changed = k.clone();
+                set(&mut s.calc, k, v);
+                agree(&mut s.calc, &changed);
+            }
             Action::SetMany(kvs) => {
                 for (k, v) in kvs {
+                    let changed = k.clone();
                     set(&mut s.calc, k, v);
+                    agree(&mut s.calc, &changed);
                 }
             }
             Action::SetExtra(k, v) => {
@@ -144,6 +150,34 @@ fn set(calc: &mut Inputs, k: String, v: String) {
         calc.remove(&k);
     } else {
         calc.insert(k, v);
+    }
+}
+
+/// The engines that only serve many users at once: choosing one is choosing to serve.
+/// Transformers only infers (asked to serve, vramfit runs vLLM); llama.cpp and Ollama do both.
+const SERVING_ENGINES: [&str; 3] = ["vllm", "sglang", "trtllm"];
+
+/// Keeps the mode and the engine in agreement after the person changed one of them (`changed`):
+/// serving with transformers is serving with vLLM, a serving engine serves, and transformers,
+/// or inference asked of a serving engine, infers. A link is opened as written, not changed.
+fn agree(calc: &mut Inputs, changed: &str) {
+    let value = |calc: &Inputs, k: &str| {
+        calc.get(k)
+            .cloned()
+            .or_else(|| crate::fields::default_of(k).map(str::to_string))
+            .unwrap_or_default()
+    };
+    let (mode, engine) = (value(calc, "mode"), value(calc, "engine"));
+    let serving_engine = SERVING_ENGINES.contains(&engine.as_str());
+    let fix = match changed {
+        "mode" if mode == "serve" && engine == "hf" => Some(("engine", "vllm")),
+        "mode" if mode == "inference" && serving_engine => Some(("engine", "hf")),
+        "engine" if serving_engine && mode == "inference" => Some(("mode", "serve")),
+        "engine" if engine == "hf" && mode == "serve" => Some(("mode", "inference")),
+        _ => None,
+    };
+    if let Some((k, v)) = fix {
+        set(calc, k.to_string(), v.to_string());
     }
 }
 
@@ -402,6 +436,41 @@ mod tests {
         assert_eq!(m, n);
         m.clear();
         assert!(m.is_empty());
+    }
+
+    #[test]
+    fn the_mode_and_the_engine_agree() {
+        let set = |s: Rc<AppState>, k: &str, v: &str| s.reduce(Action::Set(k.into(), v.into()));
+        // Serving with transformers is serving with vLLM; back to inference, transformers.
+        let s = set(open(""), "mode", "serve");
+        assert_eq!(
+            (s.value("mode"), s.value("engine")),
+            ("serve".into(), "vllm".into())
+        );
+        let s = set(s, "mode", "inference");
+        assert_eq!(
+            (s.value("mode"), s.value("engine")),
+            ("inference".into(), "hf".into())
+        );
+        // A serving engine serves; transformers infers.
+        let s = set(s, "engine", "sglang");
+        assert_eq!(s.value("mode"), "serve");
+        let s = set(s, "engine", "hf");
+        assert_eq!(s.value("mode"), "inference");
+        // llama.cpp and Ollama do both: the mode stays as chosen.
+        let s = set(set(s, "engine", "ollama"), "mode", "serve");
+        assert_eq!(
+            (s.value("mode"), s.value("engine")),
+            ("serve".into(), "ollama".into())
+        );
+        let s = set(s, "mode", "inference");
+        assert_eq!(s.value("engine"), "ollama");
+        // A link opens as written.
+        let l = open("#/calc?mode=serve&engine=hf");
+        assert_eq!(
+            (l.value("mode"), l.value("engine")),
+            ("serve".into(), "hf".into())
+        );
     }
 
     #[test]

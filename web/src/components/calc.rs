@@ -4,12 +4,14 @@
 use std::rc::Rc;
 
 use vramfit::InputError;
-use vramfit::estimate::{Estimate, Fit, LayerOffload, PeakSource, Required};
+use vramfit::estimate::{Estimate, Fit, Formats, LayerOffload, PeakSource, Required};
 use vramfit::units::fixed;
 use yew::prelude::*;
 
-use super::chart::{self, Line};
-use super::field::{error_text, field_input, input_value};
+use super::chart;
+#[cfg(feature = "full")]
+use super::chart::Line;
+use super::field::{Shown, error_as, error_text, field_input, field_with, input_value};
 use crate::compute;
 use crate::format;
 use crate::i18n::{Key, Lang};
@@ -25,6 +27,22 @@ pub fn calc_view() -> Html {
         let s = (*app).clone();
         move |_| compute::estimate_of(&s).map(Rc::new)
     });
+    // The answer, with the estimate it answers from: the last one while the inputs are typed.
+    let answer = use_memo((app.calc.clone(), app.extra.get("config").cloned()), {
+        let s = (*app).clone();
+        let r = result.clone();
+        move |_| {
+            r.as_ref()
+                .as_ref()
+                .ok()
+                .and_then(|e| compute::answer_of(&s, e))
+        }
+    });
+    let last_answer = use_mut_ref(|| None::<Rc<crate::answer::Answer>>);
+    if let Some(a) = answer.as_ref() {
+        *last_answer.borrow_mut() = Some(Rc::new(a.clone()));
+    }
+    let shown_answer = last_answer.borrow().clone();
     // Typing is not an error: while the inputs change, the last result stays (marked as the
     // last one) and an error waits for a pause or for the focus to leave a field, so that a
     // half-typed value (`Qwen3-32`, `1` of `16`) does not replace the answer with an error.
@@ -57,11 +75,14 @@ pub fn calc_view() -> Html {
         <>
             <h1>{ lang.t(key!("view.calc")) }</h1>
             <p class="lead">{ lang.t(key!("calc.lead")) }</p>
+            if let Some(a) = shown_answer {
+                <div class={if result.is_ok() { "" } else { "stale" }}>{ super::answer::block(lang, &a) }</div>
+            }
             <div class="layout">
                 <form class="panel" id="calc-form" onsubmit={Callback::from(|e: SubmitEvent| e.prevent_default())}
                       {onfocusout} aria-label={lang.t(key!("calc.form"))}>
                     { model_picker(&app, &error) }
-                    { run_fields(&app, &error) }
+                    { run_fields(&app, &error, result.as_ref().as_ref().ok().map(|e| &**e)) }
                     <button type="button" onclick={{ let app = app.clone(); Callback::from(move |_| app.dispatch(Action::Reset)) }}>
                         { lang.t(key!("calc.reset")) }
                     </button>
@@ -78,7 +99,8 @@ pub fn calc_view() -> Html {
                         (Err(_), Some(e)) => html! {
                             <>
                                 <div class="notice error" id="calc-error" role="alert" data-field={e.field.clone()}>
-                                    <strong>{ lang.t(key!("calc.cannot")) }</strong>{ " " }{ error_text(lang, e) }
+                                    <strong>{ lang.t(key!("calc.cannot")) }</strong>{ " " }
+                                    { error_as(lang, e, compute::runner_of(&app).and_then(|r| crate::engines::name_of(r, &e.field)).unwrap_or(&e.field)) }
                                 </div>
                                 if let Some(l) = last {
                                     <p class="muted" id="calc-last">{ lang.t(key!("calc.last_result")) }</p>
@@ -106,14 +128,8 @@ fn model_picker(app: &crate::Ctx, error: &Option<InputError>) -> Html {
     let source = app.value("source");
     let set_source = |v: &'static str| {
         let app = app.clone();
-        Callback::from(move |_| {
-            // Choosing the hub asks for the typed repo to be looked up: the one click that
-            // fetches (the full build reads the request once; a link cannot make one).
-            if v == "hub" {
-                crate::hooks::request_hub();
-            }
-            app.dispatch(Action::Set("source".into(), v.into()))
-        })
+        // Choosing the hub shows its lookup: nothing is fetched until its Look up is pressed.
+        Callback::from(move |_| app.dispatch(Action::Set("source".into(), v.into())))
     };
     let seg = |v: &'static str, key: Key| {
         html! {
@@ -168,6 +184,11 @@ fn preset_search(
         })
     };
     let err = error.as_ref().filter(|e| e.field == "model");
+    // With Ollama, a preset runs as Ollama's default tag of it (`compute::input_with`): said here.
+    let ollama = compute::runner_of(app).is_some_and(|r| r.rules().library_names);
+    let ollama_tag = exact
+        .filter(|_| ollama)
+        .and_then(|_| crate::engines::ollama_tag_of(&model));
     html! {
         <div class="field">
             <label for="f-model">{ lang.t(key!("f.model")) }</label>
@@ -175,9 +196,10 @@ fn preset_search(
                 spellcheck="false" aria-describedby="f-model-hint" aria-invalid={err.is_some().then_some("true")}
                 aria-controls={(!matches.is_empty()).then_some("preset-list")} />
             <span class="hint" id="f-model-hint">
-                { match exact {
-                    Some(p) => lang.f(key!("calc.preset_info"), &[p.name, &format::params(p.params), p.dtype.name()]),
-                    None => lang.f(key!("calc.preset_count"), &[&vramfit::presets::presets().len().to_string()]),
+                { match (exact, ollama_tag) {
+                    (Some(p), Some((tag, file))) => lang.f(key!("calc.ollama_tag"), &[p.name, &tag, &file]),
+                    (Some(p), None) => lang.f(key!("calc.preset_info"), &[p.name, &format::params(p.params), p.dtype.name()]),
+                    (None, _) => lang.f(key!("calc.preset_count"), &[&vramfit::presets::presets().len().to_string()]),
                 } }
             </span>
             if let Some(e) = err { <span class="err" role="alert">{ error_text(lang, e) }</span> }
@@ -197,23 +219,67 @@ fn preset_search(
     }
 }
 
-/// The run's fields, grouped; the groups that do not apply to the mode are left out.
-fn run_fields(app: &crate::Ctx, error: &Option<InputError>) -> Html {
+/// The run's fields, grouped; the groups that do not apply to the mode are left out. The
+/// engine's own settings are a section named after it, each under the engine's own name with the
+/// value it takes when left empty (`e`: the estimate shown, for Ollama's choice of layers).
+fn run_fields(app: &crate::Ctx, error: &Option<InputError>, e: Option<&Estimate>) -> Html {
     let lang = app.lang;
     let mode = app.value("mode");
-    let engine = app.value("engine");
     let f = |name: &'static str| field_input(app, name, error);
-    let serving = mode == "serve" || engine != "hf";
+    let runner = compute::runner_of(app);
+    let settings = runner.map(crate::engines::settings).unwrap_or_default();
+    let in_engine = |k: &str| settings.iter().any(|(f, _, _)| *f == k);
+    let defaults = compute::engine_defaults(app, e);
+    let default = |k: &str| {
+        defaults
+            .iter()
+            .find(|(f, _)| *f == k)
+            .map(|(_, v)| v.clone())
+    };
+    let rules = runner.map(|r| r.rules());
+    // The KV-cache types and weight formats the engine takes.
+    let kv_types = rules.and_then(|r| r.kv_dtypes).unwrap_or_default();
+    let keep_kv = |v: &str| {
+        vramfit::precision::KvDtype::parse("kv_dtype", v).is_ok_and(|k| kv_types.contains(&k))
+    };
+    let formats = rules.map(|r| r.formats);
+    let keep_format = |v: &str| match formats {
+        Some(Formats::Gguf) => v == "none" || v.starts_with("gguf-"),
+        Some(Formats::Serving) => !v.starts_with("gguf-"),
+        _ => true,
+    };
+    let quantization = Shown {
+        keep: Some(&keep_format),
+        relabel: default("quantization")
+            .map(|q| ("none", lang.f(key!("calc.q_as_shipped"), &[&q]))),
+        ..Shown::default()
+    };
+    let batch = Shown {
+        label: (mode == "serve").then_some(key!("calc.users")),
+        ..Shown::default()
+    };
+    let setting = |(field, name, what): (&'static str, &'static str, Key)| {
+        let shown = Shown {
+            name: Some((name, what)),
+            placeholder: default(field).map(|v| lang.f(key!("e.default"), &[&v])),
+            keep: (field == "kv_dtype").then_some(&keep_kv as &dyn Fn(&str) -> bool),
+            ..Shown::default()
+        };
+        field_with(app, field, error, &shown)
+    };
     html! {
         <>
             <fieldset>
                 <legend>{ lang.t(key!("calc.run")) }</legend>
                 { f("mode") }
                 if mode != "training" { { f("engine") } }
-                <div class="row">{ f("batch") }{ f("seq_len") }</div>
+                <div class="row">
+                    if !in_engine("batch") { { field_with(app, "batch", error, &batch) } }
+                    { f("seq_len") }
+                </div>
                 if mode != "training" { { f("new_tokens") } }
-                <div class="row">{ f("dtype") }{ f("quantization") }</div>
-                if mode != "training" { { f("kv_dtype") } }
+                <div class="row">{ f("dtype") }{ field_with(app, "quantization", error, &quantization) }</div>
+                if mode != "training" && !in_engine("kv_dtype") { { f("kv_dtype") } }
             </fieldset>
             if mode == "training" {
                 <fieldset>
@@ -231,21 +297,18 @@ fn run_fields(app: &crate::Ctx, error: &Option<InputError>) -> Html {
                 { gpu_picker(app, error) }
                 <div class="row">{ f("gpus") }{ f("tp") }{ f("pp") }</div>
             </fieldset>
-            if serving {
-                <details open={error.as_ref().is_some_and(|e| matches!(e.field.as_str(), "gpu_memory_utilization" | "max_model_len" | "max_num_seqs" | "max_num_batched_tokens" | "gpu_layers" | "ubatch"))}>
-                    <summary>{ lang.t(key!("calc.serving")) }</summary>
-                    if engine == "llamacpp" { <div class="row">{ f("gpu_layers") }{ f("ubatch") }</div> }
-                    else {
-                        { f("gpu_memory_utilization") }
-                        <div class="row">{ f("max_model_len") }{ f("max_num_seqs") }</div>
-                        { f("max_num_batched_tokens") }
-                        { f("cuda_graphs") }
-                    }
-                </details>
+            if let (false, Some(r)) = (settings.is_empty(), rules) {
+                <fieldset class="engine" id="engine-settings" data-engine={r.name}>
+                    <legend>{ lang.f(key!("e.settings"), &[r.name]) }</legend>
+                    { for settings.iter().copied().map(setting) }
+                </fieldset>
             }
             <details open={error.as_ref().is_some_and(|e| matches!(e.field.as_str(), "attention" | "logits"))}>
                 <summary>{ lang.t(key!("calc.advanced")) }</summary>
-                <div class="row">{ f("attention") }{ f("logits") }</div>
+                <div class="row">
+                    if !in_engine("attention") { { f("attention") } }
+                    { f("logits") }
+                </div>
             </details>
         </>
     }
@@ -292,21 +355,48 @@ fn results(props: &ResultProps) -> Html {
     let app = use_app();
     let lang = app.lang;
     let e = &props.estimate;
-    let state = (*app).clone();
     // The what-ifs and the context chart (some twenty estimates and an SVG) follow a change one
     // task later, so that the totals and the working above paint within the frame of the change.
+    #[cfg(feature = "full")]
     let late = crate::hooks::use_deferred((app.calc.clone(), app.extra.get("config").cloned()));
-    // With the estimate they were computed against, so that what a card saves is exact even in
-    // the one task where the totals above are newer.
-    let whatifs = use_memo(late.clone(), {
-        let s = state.clone();
-        let e = e.clone();
-        move |_| (compute::what_ifs(&s, &e), e)
-    });
+    #[cfg(feature = "full")]
+    let context = use_context_panel(&app, e, late.clone());
+    // The calculator builds leave the context chart to the full build.
+    #[cfg(not(feature = "full"))]
+    let context = Html::default();
+    #[cfg(feature = "full")]
+    let whatifs = use_whatif_panel(&app, e, late);
+    // The calculator builds leave the what-ifs to the full build.
+    #[cfg(not(feature = "full"))]
+    let whatifs = Html::default();
+    html! {
+        <>
+            { totals_panel(&app, e) }
+            // The speed is the full build's: a calculator build hands a state with a catalog card
+            // over to it (`AppState::build`).
+            { speed_panel(lang, e) }
+            { working_panel(lang, e) }
+            { quick_panel(lang, e) }
+            { whatifs }
+            { context }
+        </>
+    }
+}
+
+/// Memory against context length (some twenty estimates and an SVG), with the card's memory
+/// and the catalog's common sizes as lines: the full build's, which a catalog card loads (the
+/// calculator builds leave it out of the first load).
+#[cfg(feature = "full")]
+#[hook]
+fn use_context_panel(app: &crate::Ctx, e: &Estimate, late: Deps) -> Html {
+    let lang = app.lang;
     let curve = use_memo(late, {
-        let s = state.clone();
+        let s = (**app).clone();
         move |_| compute::context_curve(&s)
     });
+    if curve.len() < 2 {
+        return Html::default();
+    }
     let current_seq =
         vramfit::units::parse_number(app.value("seq_len").trim()).unwrap_or(0.0) as u64;
     let mut lines: Vec<Line> = Vec::new();
@@ -318,31 +408,43 @@ fn results(props: &ResultProps) -> Html {
     }
     lines.extend(super::gpus::chart_lines());
     html! {
-        <>
-            { totals_panel(&app, e) }
-            // The speed is the full build's: a calculator build hands a state with a catalog card
-            // over to it (`AppState::build`).
-            { speed_panel(lang, e) }
-            { working_panel(lang, e) }
-            { quick_panel(lang, e) }
-            if !whatifs.0.is_empty() {
-                <div class="panel">
-                    <h2>{ lang.t(key!("calc.whatif")) }</h2>
-                    <div class="whatif" id="whatif">
-                        { for whatifs.0.iter().map(|w| whatif_card(&app, w, &whatifs.1)) }
-                    </div>
-                </div>
-            }
-            if curve.len() >= 2 {
-                <div class="panel">
-                    <h2>{ lang.t(key!("calc.chart")) }</h2>
-                    { chart::context_chart(lang, &curve, current_seq, &lines) }
-                    <p class="hint">{ lang.t(key!("calc.chart_hint")) }</p>
-                </div>
-            }
-        </>
+        <div class="panel">
+            <h2>{ lang.t(key!("calc.chart")) }</h2>
+            { chart::context_chart(lang, &curve, current_seq, &lines) }
+            <p class="hint">{ lang.t(key!("calc.chart_hint")) }</p>
+        </div>
     }
 }
+
+/// The guide's optimisations (§5.1) that apply, each re-estimated (about ten estimates): the full
+/// build's, which a catalog card loads (the calculator builds leave it out of the first load).
+/// With the estimate they were computed against, so that what a card saves is exact even in the
+/// one task where the totals above are newer.
+#[cfg(feature = "full")]
+#[hook]
+fn use_whatif_panel(app: &crate::Ctx, e: &Rc<Estimate>, late: Deps) -> Html {
+    let lang = app.lang;
+    let whatifs = use_memo(late, {
+        let s = (**app).clone();
+        let e = e.clone();
+        move |_| (compute::what_ifs(&s, &e), e)
+    });
+    if whatifs.0.is_empty() {
+        return Html::default();
+    }
+    html! {
+        <div class="panel">
+            <h2>{ lang.t(key!("calc.whatif")) }</h2>
+            <div class="whatif" id="whatif">
+                { for whatifs.0.iter().map(|w| whatif_card(app, w, &whatifs.1)) }
+            </div>
+        </div>
+    }
+}
+
+/// What the late panels follow: the inputs and the config.json.
+#[cfg(feature = "full")]
+type Deps = (crate::state::Inputs, Option<String>);
 
 /// One figure of the results: its name, its bytes in GiB and a line under them.
 fn stat(lang: Lang, id: &str, key: Key, b: vramfit::Bytes, sub: String) -> Html {
@@ -389,7 +491,7 @@ fn totals_panel(app: &crate::Ctx, e: &Estimate) -> Html {
                 { for fit }
             </div>
             if let (Some(t), Some(c)) = (e.kv_cache_tokens, e.max_concurrency_exact) {
-                <p id="serving" data-kv-tokens={t.to_string()}>{ lang.f(key!("calc.serving_result"), &[&vramfit::estimate::thousands(t), &fixed(c, 2)]) }</p>
+                <p id="serving" data-kv-tokens={t.to_string()}>{ lang.f(key!("calc.serving_result"), &[&vramfit::estimate::thousands(t), &fixed(c, 2), context_name(app)]) }</p>
             }
             if e.cpu_bytes.get() > 0 {
                 <p id="cpu">{ lang.f(key!("calc.cpu"), &[&format::gib(e.cpu_bytes)]) }</p>
@@ -400,6 +502,13 @@ fn totals_panel(app: &crate::Ctx, e: &Estimate) -> Html {
             { chart::stacked_bar(lang, e, capacity) }
         </div>
     }
+}
+
+/// The name of the context in the state's engine (`max_model_len`, `context_length`, `num_ctx`).
+fn context_name(app: &crate::Ctx) -> &'static str {
+    compute::runner_of(app)
+        .and_then(|r| crate::engines::name_of(r, "max_model_len"))
+        .unwrap_or("max_model_len")
 }
 
 /// Whether the run fits the card, with where the card's memory figure comes from.
@@ -414,19 +523,8 @@ fn fit_stat(lang: Lang, f: &Fit) -> Html {
             None => lang.f(key!("calc.nofit"), &[&format::gib(f.shortfall_bytes)]),
         }
     };
-    // Where the card's memory figure comes from: CUDA's total on a real card, or a stated rule.
     let card = vramfit::hardware::find_gpu(&f.gpu);
-    let provenance = card.map(|g| {
-        let (key, rest) = match g.memory_source {
-            vramfit::hardware::MemorySource::Measured => {
-                (key!("calc.mem_measured"), g.memory_note.strip_prefix("measured: "))
-            }
-            vramfit::hardware::MemorySource::Derived => {
-                (key!("calc.mem_derived"), g.memory_note.strip_prefix("derived: "))
-            }
-        };
-        html! { <div class="src muted" id="gpu-memory-source">{ lang.f(key, &[rest.unwrap_or(g.memory_note), g.date]) }</div> }
-    });
+    let provenance = card.map(|g| memory_source(lang, g));
     html! {
         <div class="stat" id="fit" data-fits={if f.fits { "true" } else { "false" }}>
             <div class="k">{ lang.f(key!("calc.on_gpu"), &[&card.map_or_else(|| lang.t(key!("calc.custom_gpu")).to_string(), super::gpus::short_name)]) }</div>
@@ -435,6 +533,28 @@ fn fit_stat(lang: Lang, f: &Fit) -> Html {
             { for provenance }
         </div>
     }
+}
+
+/// Where a catalog card's memory figure comes from: CUDA's total on a real card, or a stated
+/// rule. A calculator build hands a catalog card over to the full build: none there.
+#[cfg(feature = "full")]
+fn memory_source(lang: Lang, g: &vramfit::hardware::Gpu) -> Html {
+    let (key, rest) = match g.memory_source {
+        vramfit::hardware::MemorySource::Measured => (
+            key!("calc.mem_measured"),
+            g.memory_note.strip_prefix("measured: "),
+        ),
+        vramfit::hardware::MemorySource::Derived => (
+            key!("calc.mem_derived"),
+            g.memory_note.strip_prefix("derived: "),
+        ),
+    };
+    html! { <div class="src muted" id="gpu-memory-source">{ lang.f(key, &[rest.unwrap_or(g.memory_note), g.date]) }</div> }
+}
+
+#[cfg(not(feature = "full"))]
+fn memory_source(_: Lang, _: &vramfit::hardware::Gpu) -> Html {
+    Html::default()
 }
 
 /// The working: every component of the estimate with its bytes and formula, and the notes.
@@ -498,6 +618,7 @@ fn speed_panel(_: crate::i18n::Lang, _: &Estimate) -> Html {
     Html::default()
 }
 
+#[cfg(feature = "full")]
 fn whatif_card(app: &crate::Ctx, w: &compute::WhatIf, base: &Estimate) -> Html {
     let lang = app.lang;
     let (before, after) = (base.total_bytes.get(), w.estimate.total_bytes.get());

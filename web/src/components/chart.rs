@@ -4,7 +4,9 @@
 
 use vramfit::Bytes;
 use vramfit::estimate::{ComponentKind, Estimate};
-use vramfit::units::{fixed, short};
+use vramfit::units::fixed;
+#[cfg(feature = "full")]
+use vramfit::units::short;
 use yew::prelude::*;
 
 use crate::format;
@@ -94,6 +96,7 @@ pub fn stacked_bar(lang: Lang, e: &Estimate, capacity: Option<Bytes>) -> Html {
     }
 }
 
+#[cfg(feature = "full")]
 /// A GPU memory line on the context chart.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Line {
@@ -103,6 +106,7 @@ pub struct Line {
     pub bytes: Bytes,
 }
 
+#[cfg(feature = "full")]
 /// Memory (total, and its KV cache) against context length, on a log-2 x axis, with GPU
 /// memory lines.
 pub fn context_chart(lang: Lang, points: &[(u64, Estimate)], current: u64, lines: &[Line]) -> Html {
@@ -188,6 +192,7 @@ pub fn context_chart(lang: Lang, points: &[(u64, Estimate)], current: u64, lines
     }
 }
 
+#[cfg(feature = "full")]
 /// 1024 → `1K`, 131072 → `128K`, 1048576 → `1M`.
 pub fn short_tokens(n: u64) -> String {
     if n >= 1 << 20 && n.is_multiple_of(1 << 20) {
@@ -199,6 +204,7 @@ pub fn short_tokens(n: u64) -> String {
     }
 }
 
+#[cfg(feature = "full")]
 /// A round axis for sizes up to `x` GiB: its step, 1, 2, 2.5 or 5 × a power of ten, and the
 /// number of steps (at most five) whose top is the first at or above `x`. `x` below 0.1 GiB (or
 /// not a number) counts as 0.1 GiB.
@@ -217,6 +223,7 @@ pub fn gib_axis(x: f64) -> (f64, u32) {
     (x, 1)
 }
 
+#[cfg(feature = "full")]
 /// The label of the tick at `i` steps of `step` GiB, with the decimals the step needs and no
 /// more: steps of 2.5 GiB read `0.0 GiB`, `2.5 GiB`, `5.0 GiB`…, steps of 10 GiB `0 GiB`,
 /// `10 GiB`, `20 GiB`….

@@ -5,7 +5,7 @@ use vramfit::InputError;
 use yew::prelude::*;
 
 use crate::fields::{Choice, Kind, field};
-use crate::i18n::Lang;
+use crate::i18n::{Key, Lang};
 use crate::state::Action;
 
 /// The error text for a person: problem and what is accepted, in the page's language. The
@@ -13,6 +13,11 @@ use crate::state::Action;
 /// build, with the file readers and planners, takes [`InputError::zh`], which translates
 /// what their code wrote in English alone.
 pub fn error_text(lang: Lang, e: &InputError) -> String {
+    error_as(lang, e, &e.field)
+}
+
+/// [`error_text`] with the field named `name`: the engine's own name of it (`num_ctx`).
+pub fn error_as(lang: Lang, e: &InputError, name: &str) -> String {
     #[cfg(feature = "full")]
     let zh;
     #[cfg(feature = "full")]
@@ -22,7 +27,24 @@ pub fn error_text(lang: Lang, e: &InputError) -> String {
     } else {
         e
     };
-    lang.f(key!("calc.error"), &[&e.field, &e.problem, &e.accepted])
+    lang.f(key!("calc.error"), &[name, &e.problem, &e.accepted])
+}
+
+/// How a field is shown besides its row: under an engine's own name with what it is, a
+/// default in place of "automatic", the choices its engine takes, a label of its own for one
+/// value.
+#[derive(Default)]
+pub struct Shown<'a> {
+    /// The engine's name of it (`num_ctx`) and the text of what it is.
+    pub name: Option<(&'static str, Key)>,
+    /// The label in place of the row's (the serving batch: the users wanted).
+    pub label: Option<Key>,
+    /// The placeholder of an empty number: the value the estimator takes.
+    pub placeholder: Option<String>,
+    /// Which choices to offer (the value set is always offered).
+    pub keep: Option<&'a dyn Fn(&str) -> bool>,
+    /// A label of its own for one choice: the format `none` stands for.
+    pub relabel: Option<(&'static str, String)>,
 }
 
 /// The label of a choice: its text where the value is a word, else the value as it is.
@@ -37,6 +59,16 @@ pub fn choice_label(lang: Lang, (value, label): &Choice) -> &'static str {
 /// state, not a component, like the form's other parts (see `components::shell`; 0.8 KB of the
 /// first load).
 pub fn field_input(app: &crate::Ctx, name: &str, error: &Option<InputError>) -> Html {
+    field_with(app, name, error, &Shown::default())
+}
+
+/// [`field_input`], shown as `shown` says.
+pub fn field_with(
+    app: &crate::Ctx,
+    name: &str,
+    error: &Option<InputError>,
+    shown: &Shown<'_>,
+) -> Html {
     let lang = app.lang;
     let Some(f) = field(name) else {
         return html! {};
@@ -60,7 +92,14 @@ pub fn field_input(app: &crate::Ctx, name: &str, error: &Option<InputError>) -> 
         move |v: String| app.dispatch(Action::Set(key.clone(), v))
     };
     let invalid = err.is_some().then_some("true");
-    let label = lang.t(f.label);
+    let label = match shown.name {
+        Some((n, what)) => html! { <><code>{ n }</code>{ " · " }{ lang.t(what) }</> },
+        None => html! { { lang.t(shown.label.unwrap_or(f.label)) } },
+    };
+    let err_text = |e: &InputError| match shown.name {
+        Some((n, _)) => error_as(lang, e, n),
+        None => error_text(lang, e),
+    };
     let control = match f.kind {
         Kind::Bool => {
             let checked = value == "true";
@@ -78,7 +117,7 @@ pub fn field_input(app: &crate::Ctx, name: &str, error: &Option<InputError>) -> 
                         { label }
                     </label>
                     if let Some(h) = hint { <span class="hint" id={hint_id}>{ h }</span> }
-                    if let Some(e) = err { <span class="err" id={err_id} role="alert">{ error_text(lang, e) }</span> }
+                    if let Some(e) = err { <span class="err" id={err_id} role="alert">{ err_text(e) }</span> }
                 </div>
             };
         }
@@ -89,9 +128,15 @@ pub fn field_input(app: &crate::Ctx, name: &str, error: &Option<InputError>) -> 
                     .value());
             });
             html! {
-                <select id={id.clone()} name={f.key} {onchange} aria-describedby={described} aria-invalid={invalid}>
-                    { for values.iter().map(|c| html! {
-                        <option value={c.0} selected={c.0 == value}>{ choice_label(lang, c) }</option>
+                // `value` as the select's property too: an option the person chose once no longer
+                // follows its `selected` attribute, and the state may change the choice (the mode
+                // and the engine agree, Reset).
+                <select id={id.clone()} name={f.key} {onchange} aria-describedby={described} aria-invalid={invalid}
+                    ~value={value.clone()}>
+                    { for values.iter().filter(|c| c.0 == value || shown.keep.is_none_or(|k| k(c.0))).map(|c| html! {
+                        <option value={c.0} selected={c.0 == value}>
+                            { match &shown.relabel { Some((v, l)) if *v == c.0 => l.as_str(), _ => choice_label(lang, c) } }
+                        </option>
                     }) }
                 </select>
             }
@@ -105,7 +150,12 @@ pub fn field_input(app: &crate::Ctx, name: &str, error: &Option<InputError>) -> 
                 _ => ("text", Some("decimal")),
             };
             let placeholder = match f.kind {
-                Kind::OptNumber => Some(lang.t(key!("calc.auto"))),
+                Kind::OptNumber => Some(
+                    shown
+                        .placeholder
+                        .clone()
+                        .unwrap_or_else(|| lang.t(key!("calc.auto")).to_string()),
+                ),
                 _ => None,
             };
             html! {
@@ -120,7 +170,7 @@ pub fn field_input(app: &crate::Ctx, name: &str, error: &Option<InputError>) -> 
             <label for={id}>{ label }</label>
             { control }
             if let Some(h) = hint { <span class="hint" id={hint_id}>{ h }</span> }
-            if let Some(e) = err { <span class="err" id={err_id} role="alert">{ error_text(lang, e) }</span> }
+            if let Some(e) = err { <span class="err" id={err_id} role="alert">{ err_text(e) }</span> }
         </div>
     }
 }

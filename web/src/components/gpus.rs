@@ -4,12 +4,15 @@
 use vramfit::hardware::{Gpu, gpus};
 use yew::prelude::*;
 
+#[cfg(feature = "full")]
 use super::chart::Line;
 use crate::format;
 
+#[cfg(feature = "full")]
 /// Catalog cards drawn as memory lines on the context chart: one per common size.
 const CHART_GPUS: &[&str] = &["rtx-4090", "l40s", "h100-sxm5-80gb", "h200-sxm-141gb"];
 
+#[cfg(feature = "full")]
 /// Memory lines for the context chart.
 pub fn chart_lines() -> Vec<Line> {
     CHART_GPUS

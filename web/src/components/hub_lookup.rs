@@ -1,7 +1,8 @@
 //! The calculator's model looked up on a hub (full build only: a calculator build hands the
-//! `hub` source over to it). Nothing is fetched until the person presses the button, or pressed
-//! "look it up" a moment before in the calculator build ([`crate::hooks::take_hub_request`]);
-//! a model looked up before in this browser comes back from its cache.
+//! `hub` source over to it). Nothing is fetched until the person presses Look up: choosing the
+//! source, typing a repo or opening a link fetches nothing; a model looked up before in this
+//! browser comes back from its cache. The hubs are offered in a list; one the page cannot reach
+//! is named as such, with the command line that reads it.
 
 use std::rc::Rc;
 
@@ -23,8 +24,8 @@ enum Status {
     Looking,
     /// Read just now (`false`) or from the cache (`true`).
     Read(bool),
-    /// It failed: why, and what to do.
-    Failed(Rc<InputError>),
+    /// It failed: why, and what to do; `true` when the page could not reach the hub.
+    Failed(Rc<InputError>, bool),
 }
 
 /// The lookup's form and what it read.
@@ -49,7 +50,7 @@ pub fn hub_lookup() -> Html {
         Rc::new(move |repo: String| {
             let h = match hub::hub_at(&endpoint) {
                 Ok(h) => h,
-                Err(e) => return status.set(Status::Failed(Rc::new(e))),
+                Err(e) => return status.set(Status::Failed(Rc::new(e), false)),
             };
             status.set(Status::Looking);
             let (app, status) = (app.clone(), status.clone());
@@ -62,22 +63,20 @@ pub fn hub_lookup() -> Html {
                         show(&app, &m);
                         status.set(Status::Read(false));
                     }
-                    Err(e) => status.set(Status::Failed(Rc::new(e))),
+                    Err(f) => status.set(Status::Failed(Rc::new(f.error), f.unreachable)),
                 }
             });
         })
     };
 
-    // A repo or a hub newly named: its model from the cache, or looked up if the person asked
-    // for it in the calculator build; else none (the estimate says it is not looked up yet).
+    // A repo or a hub newly named: its model from this browser's cache, else none (the estimate
+    // says it is not looked up yet). Never a request: only the button makes one.
     {
         let app = app.clone();
         let status = status.clone();
-        let look_up = look_up.clone();
         use_effect_with(
             (repo.clone(), (*endpoint).clone()),
             move |(repo, endpoint)| {
-                let asked = hooks::take_hub_request();
                 let id = vramfit::hub::repo_id(repo).ok();
                 let cached = hub::hub_at(endpoint).ok().zip(id).and_then(|(h, id)| {
                     Cache::read(hooks::local_get(hub::CACHE_KEY).as_deref()).get(&h.endpoint, &id)
@@ -87,7 +86,6 @@ pub fn hub_lookup() -> Html {
                         show(&app, &m);
                         status.set(Status::Read(true));
                     }
-                    None if asked => look_up(repo.clone()),
                     None => {
                         if hub::from_extra(app.extra("config")).is_some() {
                             app.dispatch(Action::SetExtra("config".into(), String::new()));
@@ -105,15 +103,21 @@ pub fn hub_lookup() -> Html {
             app.dispatch(Action::Set("model".into(), super::field::input_value(&e)));
         })
     };
-    let onchange = {
+    let set_endpoint = {
         let endpoint = endpoint.clone();
-        Callback::from(move |e: Event| {
-            let v = e
-                .target_unchecked_into::<web_sys::HtmlInputElement>()
-                .value();
+        Callback::from(move |v: String| {
             let v = v.trim().trim_end_matches('/').to_string();
             hooks::local_set(hub::ENDPOINT_KEY, (!v.is_empty()).then_some(v.as_str()));
             endpoint.set(v);
+        })
+    };
+    let onchange = {
+        let set = set_endpoint.clone();
+        Callback::from(move |e: Event| {
+            set.emit(
+                e.target_unchecked_into::<web_sys::HtmlInputElement>()
+                    .value(),
+            )
         })
     };
     let onclick = {
@@ -138,12 +142,22 @@ pub fn hub_lookup() -> Html {
         <div class="field" id="hub">
             <label for="f-model">{ lang.t(key!("hub.repo")) }</label>
             <input type="text" id="f-model" name="model" value={repo.clone()} {oninput} autocomplete="off" spellcheck="false" />
-            <label for="f-hub-endpoint">{ lang.t(key!("hub.endpoint")) }</label>
-            <input type="url" id="f-hub-endpoint" list="hub-endpoints" placeholder={hub::ENDPOINTS[0]}
+            <span class="label" id="hub-list-label">{ lang.t(key!("hub.endpoint")) }</span>
+            <div class="seg" role="group" aria-labelledby="hub-list-label" id="hub-list">
+                { for hub::ENDPOINTS.iter().map(|e| {
+                    let set = set_endpoint.clone();
+                    let pressed = host == *e;
+                    html! {
+                        <button type="button" data-hub={*e} aria-pressed={pressed.to_string()}
+                            onclick={Callback::from(move |_| set.emit(e.to_string()))}>
+                            { e.strip_prefix("https://").unwrap_or(e) }
+                        </button>
+                    }
+                }) }
+            </div>
+            <label for="f-hub-endpoint">{ lang.t(key!("hub.other")) }</label>
+            <input type="url" id="f-hub-endpoint" placeholder={hub::ENDPOINTS[0]}
                 value={(*endpoint).clone()} {onchange} aria-describedby="f-hub-endpoint-hint" />
-            <datalist id="hub-endpoints">
-                { for hub::ENDPOINTS.iter().map(|e| html! { <option value={*e} /> }) }
-            </datalist>
             <span class="hint" id="f-hub-endpoint-hint">{ lang.t(key!("hub.endpoint_hint")) }</span>
             <button type="button" id="hub-lookup" {onclick} disabled={looking}>
                 { lang.t(if model.is_some() { key!("hub.refresh") } else { key!("hub.lookup") }) }
@@ -151,7 +165,17 @@ pub fn hub_lookup() -> Html {
             <span class="hint" id="hub-privacy">{ lang.f(key!("hub.privacy"), &[&host]) }</span>
             { match (&*status, &model) {
                 (Status::Looking, _) => html! { <p class="hint" role="status" id="hub-status">{ lang.f(key!("hub.looking"), &[&host]) }</p> },
-                (Status::Failed(e), _) => html! { <span class="err" role="alert" id="hub-error">{ error_text(lang, e) }</span> },
+                (Status::Failed(e, unreachable), _) => html! {
+                    <>
+                        <span class="err" role="alert" id="hub-error">{ error_text(lang, e) }</span>
+                        if *unreachable {
+                            <p class="hint" id="hub-cli">
+                                { lang.f(key!("hub.unreachable"), &[&host]) }{ " " }
+                                <code>{ hub_now.as_ref().map(|h| hub::cli_command(h, &repo)).unwrap_or_default() }</code>
+                            </p>
+                        }
+                    </>
+                },
                 (Status::Read(cached), Some(m)) => read(lang, m, *cached, *weights),
                 _ => html! { <p class="hint" id="hub-status">{ lang.t(key!("hub.not_cached")) }</p> },
             } }

@@ -1,5 +1,6 @@
 //! The views and their parts.
 
+pub mod answer;
 pub mod calc;
 pub mod chart;
 #[cfg(feature = "full")]

@@ -143,6 +143,15 @@ pub fn to_input(
     Ok(input)
 }
 
+/// What runs the form's mode and engine ([`vramfit::estimate::Runner::of`]), read from those two
+/// fields alone, so that the form names the engine's settings while another field is half typed;
+/// `None` while either is not a value of its list.
+pub fn runner_of(value: &dyn Fn(&str) -> String) -> Option<vramfit::estimate::Runner> {
+    let mode = choice("mode", &value("mode")).ok()?;
+    let engine = choice("engine", &value("engine")).ok()?;
+    Some(vramfit::estimate::Runner::of(mode, engine))
+}
+
 /// Whether the model of `source` is read (a config.json or weights file) or looked up (on a hub,
 /// the full build's source), its architecture and format then given, not a preset's.
 fn read_model(source: &str) -> bool {

@@ -1,6 +1,5 @@
 //! The few places the site touches the browser outside Yew: the URL, the document, the
-//! browser's language, `localStorage`, file downloads and the request to look a repo up on a
-//! hub that one build passes to another.
+//! browser's language, `localStorage` and file downloads.
 
 use gloo::events::EventListener;
 use wasm_bindgen::JsValue;
@@ -69,30 +68,6 @@ pub fn start_build(name: &str) {
     {
         let _ = f.call1(&global, &JsValue::from_str(name));
     }
-}
-
-/// The name of the page's global that carries a person's request to look a repo up on a hub
-/// from the calculator build, which has no lookup, to the full build it hands over to. A global
-/// of this page only: a link cannot set it, so a link never starts a lookup by itself.
-const HUB_REQUEST: &str = "vramfitHub";
-
-/// Records that the person asked for a lookup of the repo typed (a click on the hub source).
-pub fn request_hub() {
-    let _ = js_sys::Reflect::set(
-        &js_sys::global(),
-        &JsValue::from_str(HUB_REQUEST),
-        &JsValue::TRUE,
-    );
-}
-
-/// Whether the person asked for a lookup, once: the request is forgotten as it is read.
-#[cfg(feature = "full")]
-pub fn take_hub_request() -> bool {
-    let global = js_sys::global();
-    let key = JsValue::from_str(HUB_REQUEST);
-    let asked = js_sys::Reflect::get(&global, &key).is_ok_and(|v| v.is_truthy());
-    let _ = js_sys::Reflect::delete_property(&global, &key);
-    asked
 }
 
 /// Sets `<html lang>`, when it differs: writing the attribute, even unchanged, makes Blink
@@ -192,6 +167,7 @@ pub fn download(name: &str, mime: &str, text: &str) {
 /// `value` one task late: what it was at the last render until a zero-delay timer has fired
 /// since it changed (a newer change restarts the wait). What depends on the late value renders
 /// in the next frame, after what a change shows first; on the first render it is `value`.
+#[cfg(feature = "full")]
 #[hook]
 pub fn use_deferred<T: Clone + PartialEq + 'static>(value: T) -> T {
     let shown = use_state_eq(|| value.clone());

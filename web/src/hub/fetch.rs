@@ -12,14 +12,27 @@ use vramfit::hub::{self, Failure, Hub, HubModel, Lookup, Reply, Request};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
+/// Why a lookup failed: the error, and whether the page could not reach the hub at all (the
+/// browser's `TypeError`: the network, the hub's refusal of another site's page, or the page's
+/// policy), which the command line can do instead.
+pub struct Failed {
+    /// The error, naming the repo and what to do.
+    pub error: InputError,
+    /// The page could not reach the hub.
+    pub unreachable: bool,
+}
+
 /// Looks `repo` up on `hub` (`file`: the GGUF file chosen, if any).
-pub async fn look_up(hub: &Hub, repo: &str, file: Option<&str>) -> Result<HubModel, InputError> {
-    let mut l = Lookup::new(hub, repo, file)?;
+pub async fn look_up(hub: &Hub, repo: &str, file: Option<&str>) -> Result<HubModel, Failed> {
+    let failed = |error, unreachable| Failed { error, unreachable };
+    let mut l = Lookup::new(hub, repo, file).map_err(|e| failed(e, false))?;
+    let mut unreachable = false;
     while let Some(r) = l.request().cloned() {
         let reply = get(&r).await.unwrap_or_else(Reply::Failed);
-        l.answer(reply)?;
+        unreachable |= matches!(reply, Reply::Failed(Failure::Network(_)));
+        l.answer(reply).map_err(|e| failed(e, unreachable))?;
     }
-    l.finish()
+    l.finish().map_err(|e| failed(e, unreachable))
 }
 
 /// What the browser says about a request that failed (a `TypeError` that, by design, does not

@@ -32,18 +32,32 @@ pub const CACHE_KEY: &str = "vramfit.hub.models";
 /// The most models the cache keeps (the oldest go first); each is a few kilobytes.
 pub const CACHE_MODELS: usize = 40;
 
-/// The hubs the site can reach: Hugging Face, whose answers (and its CDN's) carry CORS headers
-/// (https://huggingface.co/.well-known/meta.json lists the CDN hosts, all under `hf.co`), and
-/// ModelScope, whose site and CDN (`cdn-lfs-cn-*.modelscope.cn`) send
-/// `Access-Control-Allow-Origin: *` and allow `Range`
+/// The hubs the site offers, in a list: Hugging Face, whose answers (and its CDN's) carry CORS
+/// headers (https://huggingface.co/.well-known/meta.json lists the CDN hosts, all under `hf.co`);
+/// its mirror hf-mirror.com, which the guide's readers in China use; and ModelScope, whose site
+/// and CDN (`cdn-lfs-cn-*.modelscope.cn`) send `Access-Control-Allow-Origin: *` and allow `Range`
 /// (https://github.com/modelscope/modelscope/issues/1399). hf-mirror.com turned cross-origin
-/// answers off (https://github.com/padeoe/hf-mirror-site/issues/23): the CLI reads it
-/// (`HF_ENDPOINT`), a page cannot.
-pub const ENDPOINTS: [&str; 2] = ["https://huggingface.co", "https://www.modelscope.cn"];
+/// answers off (https://github.com/padeoe/hf-mirror-site/issues/23): the policy lets the page ask,
+/// and a refused answer is named as such with the command line that reads it ([`cli_command`]).
+pub const ENDPOINTS: [&str; 4] = [
+    "https://huggingface.co",
+    "https://hf-mirror.com",
+    "https://www.modelscope.cn",
+    "https://modelscope.cn",
+];
 
 /// The page's `connect-src`: itself, and the hubs with the hosts their downloads redirect to
 /// (a source without a scheme takes the page's, `https:` on the web).
-pub const CONNECT_SRC: &str = "'self' huggingface.co *.hf.co *.modelscope.cn";
+pub const CONNECT_SRC: &str =
+    "'self' huggingface.co *.hf.co hf-mirror.com *.hf-mirror.com modelscope.cn *.modelscope.cn";
+
+/// Whether the page's policy lets it reach `host` ([`CONNECT_SRC`]).
+fn allowed(host: &str) -> bool {
+    ["huggingface.co", "hf-mirror.com", "modelscope.cn"].contains(&host)
+        || [".hf.co", ".hf-mirror.com", ".modelscope.cn"]
+            .iter()
+            .any(|d| host.ends_with(d))
+}
 
 /// The hub at `endpoint` (empty: Hugging Face), refused without a request when the page's
 /// security policy would block it, with what to do instead.
@@ -55,19 +69,35 @@ pub fn hub_at(endpoint: &str) -> Result<Hub, InputError> {
         .endpoint
         .strip_prefix("https://")
         .map(|r| r.split('/').next().unwrap_or(""));
-    let allowed = host.is_some_and(|h| h == "huggingface.co" || h.ends_with(".modelscope.cn"));
-    if allowed {
-        Ok(hub)
-    } else {
-        let list = ENDPOINTS.join(", ");
-        Err(vramfit::input_error!(
-            Unsupported,
-            "hub",
-            ["this page may reach only {list} (its security policy), not {e}"],
-            ["本页只能访问 {list}（其安全策略），不能访问 {e}"],
-            "one of those; for a mirror such as hf-mirror.com (which answers no other site's page), the CLI: HF_ENDPOINT=https://hf-mirror.com vramfit estimate --model OWNER/NAME --hub",
-            "其中之一；镜像（如 hf-mirror.com，它不应答其他网站的页面）请用命令行：HF_ENDPOINT=https://hf-mirror.com vramfit estimate --model OWNER/NAME --hub",
-        ))
+    if host.is_some_and(allowed) {
+        return Ok(hub);
+    }
+    let (list, cli) = (ENDPOINTS.join(", "), cli_command(&hub, "OWNER/NAME"));
+    Err(vramfit::input_error!(
+        Unsupported,
+        "hub",
+        ["this page may reach only {list} (its security policy), not {e}"],
+        ["本页只能访问 {list}（其安全策略），不能访问 {e}"],
+        ["one of those; for {e}, the command line: {cli}"],
+        ["其中之一；{e} 请用命令行：{cli}"],
+    ))
+}
+
+/// The command line that looks `repo` up on `hub`, for a hub the page cannot reach: the CLI
+/// reads any address (`HF_ENDPOINT`, as huggingface_hub does, for a Hugging Face mirror).
+pub fn cli_command(hub: &Hub, repo: &str) -> String {
+    match hub.kind {
+        HubKind::HuggingFace if hub.endpoint == ENDPOINTS[0] => {
+            format!("vramfit estimate --model {repo} --hub")
+        }
+        HubKind::HuggingFace => format!(
+            "HF_ENDPOINT={} vramfit estimate --model {repo} --hub",
+            hub.endpoint
+        ),
+        HubKind::ModelScope => format!(
+            "vramfit estimate --model {repo} --hub modelscope --hub-endpoint {}",
+            hub.endpoint
+        ),
     }
 }
 
@@ -225,20 +255,25 @@ mod tests {
         );
         let ms = hub_at("https://www.modelscope.cn").unwrap();
         assert_eq!(ms.kind, vramfit::hub::HubKind::ModelScope);
+        // Every hub of the list is allowed, the mirror and ModelScope's bare name too.
+        for e in ENDPOINTS {
+            assert_eq!(hub_at(e).unwrap().endpoint, e);
+        }
+        assert_eq!(
+            hub_at("https://hf-mirror.com").unwrap().kind,
+            vramfit::hub::HubKind::HuggingFace
+        );
         for blocked in [
-            "https://modelscope.cn",
-            "https://hf-mirror.com",
             "http://huggingface.co",
             "https://huggingface.co.evil.com",
             "https://evilmodelscope.cn",
+            "https://hf-mirror.com.example.com",
+            "https://example.com",
         ] {
             let e = hub_at(blocked).unwrap_err();
             assert_eq!(e.field, "hub");
             assert_eq!(e.kind, vramfit::ErrorKind::Unsupported);
-            assert!(
-                e.accepted.contains("HF_ENDPOINT=https://hf-mirror.com"),
-                "{blocked}: {e}"
-            );
+            assert!(e.accepted.contains("vramfit estimate"), "{blocked}: {e}");
         }
         assert!(hub_at("not a url").is_err());
         // The policy's list in the shell is this one.
@@ -251,11 +286,23 @@ mod tests {
             .next()
             .unwrap();
         assert_eq!(csp, CONNECT_SRC);
+    }
+
+    #[test]
+    fn a_hub_the_page_cannot_reach_is_read_by_the_command_line() {
+        let at = |e: &str| Hub::at(e).unwrap();
         assert_eq!(
-            ENDPOINTS,
-            ["https://huggingface.co", "https://www.modelscope.cn"]
+            cli_command(&at("https://hf-mirror.com"), "Qwen/Qwen3-8B"),
+            "HF_ENDPOINT=https://hf-mirror.com vramfit estimate --model Qwen/Qwen3-8B --hub"
         );
-        assert_eq!(CONNECT_SRC, "'self' huggingface.co *.hf.co *.modelscope.cn");
+        assert_eq!(
+            cli_command(&at("https://huggingface.co"), "a/b"),
+            "vramfit estimate --model a/b --hub"
+        );
+        assert_eq!(
+            cli_command(&at("https://modelscope.cn"), "a/b"),
+            "vramfit estimate --model a/b --hub modelscope --hub-endpoint https://modelscope.cn"
+        );
     }
 
     #[test]

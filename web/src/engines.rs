@@ -1,0 +1,179 @@
+//! Each engine's own settings, by the names its users type (`num_ctx`, `-ngl`,
+//! `max_running_requests`), for the form's engine section and for the errors about them; and
+//! Ollama's default tag of a preset. The context's name is the estimator's
+//! (`Rules::context`); the rest are the engines' own spellings of the estimator's fields, as the
+//! CLI's aliases spell them.
+
+use vramfit::estimate::{Context, Runner, ollama_models, resolve_ollama_name};
+
+use crate::i18n::Key;
+
+/// One setting of an engine: the estimator's field it sets, its name in the engine and the text
+/// that says what it is.
+pub type Setting = (&'static str, &'static str, Key);
+
+/// The settings of `runner`'s own section of the form, in order (the context first, named by
+/// the estimator's rules); none for transformers and training, which have no engine settings.
+pub fn settings(runner: Runner) -> Vec<Setting> {
+    let context = match runner.rules().context {
+        Context::PerSequence { setting } => Some((setting, key!("e.ctx"))),
+        Context::Shared { setting } => Some((setting, key!("e.ctx_shared"))),
+        Context::Prompt | Context::Sequence => None,
+    };
+    let rest: &[Setting] = match runner {
+        Runner::Vllm => &[
+            ("max_num_seqs", "max_num_seqs", key!("e.max_seqs")),
+            (
+                "max_num_batched_tokens",
+                "max_num_batched_tokens",
+                key!("e.step_tokens"),
+            ),
+            (
+                "gpu_memory_utilization",
+                "gpu_memory_utilization",
+                key!("e.utilization"),
+            ),
+            ("kv_dtype", "kv_cache_dtype", key!("e.kv")),
+            ("cuda_graphs", "CUDA graphs", key!("e.graphs_vllm")),
+        ],
+        Runner::Sglang => &[
+            ("max_num_seqs", "max_running_requests", key!("e.max_seqs")),
+            (
+                "max_num_batched_tokens",
+                "chunked_prefill_size",
+                key!("e.step_tokens"),
+            ),
+            (
+                "mem_fraction_static",
+                "mem_fraction_static",
+                key!("e.fraction_static"),
+            ),
+            ("kv_dtype", "kv_cache_dtype", key!("e.kv")),
+            ("cuda_graph_max_bs", "cuda_graph_max_bs", key!("e.graph_bs")),
+            ("cuda_graphs", "CUDA graphs", key!("e.graphs_sglang")),
+        ],
+        Runner::Trtllm => &[
+            ("max_num_seqs", "max_batch_size", key!("e.max_seqs")),
+            (
+                "max_num_batched_tokens",
+                "max_num_tokens",
+                key!("e.step_tokens"),
+            ),
+            (
+                "free_gpu_memory_fraction",
+                "free_gpu_memory_fraction",
+                key!("e.free_fraction"),
+            ),
+            ("kv_dtype", "kv_cache_config.dtype", key!("e.kv")),
+        ],
+        Runner::Llamacpp => &[
+            ("batch", "-np", key!("e.parallel")),
+            ("gpu_layers", "-ngl", key!("e.ngl")),
+            ("ubatch", "-ub", key!("e.ubatch")),
+            ("kv_dtype", "-ctk / -ctv", key!("e.kv")),
+        ],
+        Runner::Ollama => &[
+            ("batch", "OLLAMA_NUM_PARALLEL", key!("e.parallel")),
+            ("gpu_layers", "num_gpu", key!("e.num_gpu")),
+            ("kv_dtype", "OLLAMA_KV_CACHE_TYPE", key!("e.kv_ollama")),
+            (
+                "attention",
+                "OLLAMA_FLASH_ATTENTION",
+                key!("e.flash_ollama"),
+            ),
+        ],
+        Runner::Transformers | Runner::Training => return Vec::new(),
+    };
+    context
+        .map(|(name, what)| ("max_model_len", name, what))
+        .into_iter()
+        .chain(rest.iter().copied())
+        .collect()
+}
+
+/// The engine's own name of `field`, if its section has it (an error about `max_model_len`
+/// under Ollama names `num_ctx`).
+pub fn name_of(runner: Runner, field: &str) -> Option<&'static str> {
+    settings(runner)
+        .into_iter()
+        .find(|(f, _, _)| *f == field)
+        .map(|(_, name, _)| name)
+}
+
+/// Ollama's library name for the preset `model` names (`qwen3:32b` for `Qwen/Qwen3-32B`): the
+/// first size tag of the catalog that pulls that preset, with the GGUF file type it pulls by
+/// default. `None` when `model` is already a library name Ollama reads, or no tag pulls it.
+pub fn ollama_tag_of(model: &str) -> Option<(String, String)> {
+    if resolve_ollama_name("model", model).is_ok() {
+        return None;
+    }
+    let preset = vramfit::presets::find(model)?;
+    ollama_models().iter().find_map(|m| {
+        m.tags.iter().find(|t| t.preset == preset.id).map(|t| {
+            (
+                format!("{}:{}", m.name, t.size),
+                t.file_type.name().to_ascii_uppercase(),
+            )
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_engine_names_its_settings_as_its_users_type_them() {
+        assert_eq!(name_of(Runner::Ollama, "max_model_len"), Some("num_ctx"));
+        assert_eq!(
+            name_of(Runner::Ollama, "batch"),
+            Some("OLLAMA_NUM_PARALLEL")
+        );
+        assert_eq!(name_of(Runner::Ollama, "gpu_layers"), Some("num_gpu"));
+        assert_eq!(
+            name_of(Runner::Ollama, "kv_dtype"),
+            Some("OLLAMA_KV_CACHE_TYPE")
+        );
+        assert_eq!(name_of(Runner::Llamacpp, "max_model_len"), Some("-c"));
+        assert_eq!(name_of(Runner::Llamacpp, "gpu_layers"), Some("-ngl"));
+        assert_eq!(
+            name_of(Runner::Vllm, "max_model_len"),
+            Some("max_model_len")
+        );
+        assert_eq!(
+            name_of(Runner::Sglang, "max_model_len"),
+            Some("context_length")
+        );
+        assert_eq!(
+            name_of(Runner::Sglang, "max_num_seqs"),
+            Some("max_running_requests")
+        );
+        assert_eq!(
+            name_of(Runner::Trtllm, "max_model_len"),
+            Some("max_seq_len")
+        );
+        assert!(settings(Runner::Transformers).is_empty());
+        // Every setting is a field of the form.
+        for r in [
+            Runner::Vllm,
+            Runner::Sglang,
+            Runner::Trtllm,
+            Runner::Llamacpp,
+            Runner::Ollama,
+        ] {
+            for (field, _, _) in settings(r) {
+                assert!(crate::fields::field(field).is_some(), "{r:?}: {field}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_preset_runs_on_ollama_as_its_default_tag() {
+        assert_eq!(
+            ollama_tag_of("Qwen/Qwen3-32B"),
+            Some(("qwen3:32b".to_string(), "Q4_K_M".to_string()))
+        );
+        assert_eq!(ollama_tag_of("qwen3:32b"), None);
+        assert_eq!(ollama_tag_of("no such model"), None);
+    }
+}
