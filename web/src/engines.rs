@@ -69,6 +69,7 @@ pub fn settings(runner: Runner) -> Vec<Setting> {
         Runner::Llamacpp => &[
             ("batch", "-np", key!("e.parallel")),
             ("gpu_layers", "-ngl", key!("e.ngl")),
+            ("n_cpu_moe", "--n-cpu-moe", key!("e.n_cpu_moe")),
             ("ubatch", "-ub", key!("e.ubatch")),
             ("kv_dtype", "-ctk / -ctv", key!("e.kv")),
         ],

@@ -82,6 +82,7 @@ fn set(input: &mut EstimateInput, key: &str, v: &str) -> Result<(), InputError> 
         "max_num_seqs" => input.max_num_seqs = opt()?,
         "max_num_batched_tokens" => input.max_num_batched_tokens = opt()?,
         "gpu_layers" => input.gpu_layers = opt()?,
+        "n_cpu_moe" => input.n_cpu_moe = opt()?,
         "qlora" => input.qlora = on,
         "fused_optimizer" => input.fused_optimizer = on,
         "cuda_graphs" => input.cuda_graphs = on,

@@ -135,7 +135,8 @@ pub use input::{
 pub use llamacpp::LLAMACPP_CONTEXT;
 pub use ollama::{OLLAMA_BATCH, OLLAMA_MINIMUM_MEMORY};
 pub use ollama_tags::{
-    OllamaModel, OllamaName, OllamaTag, is_ollama_name, ollama_models, resolve_ollama_name,
+    OllamaModel, OllamaName, OllamaTag, default_tag_of, is_ollama_name, ollama_models,
+    resolve_ollama_name,
 };
 pub use output::{
     Component, Difference, Estimate, Fit, MAX_TOTAL, OllamaLoad, PeakSource, Phase, Throughput,

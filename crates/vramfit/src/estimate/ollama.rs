@@ -14,7 +14,7 @@ use super::engine::{
 };
 use super::{OllamaLoad, Parts, Phase, Run, b, thousands};
 use crate::model::Role;
-use crate::precision::KvDtype;
+use crate::precision::{KvDtype, Quantization};
 use crate::throughput::Runtime;
 use crate::units::{Bytes, GIB};
 use alloc::vec;
@@ -290,6 +290,19 @@ impl Run<'_> {
             ..self.w.clone()
         };
         let out = Run::new(&run, self.text).llamacpp(p);
+        if let (Some(tag), Quantization::Gguf { file_type }) = (&self.ollama_tag, self.quantization)
+        {
+            let (name, ft) = (&self.model_name, file_type.name().to_ascii_uppercase());
+            p.note(
+                "ollama_default_tag",
+                en!(
+                    "Ollama runs {name} as {tag}, its default tag ({ft}), which `ollama run {tag}` pulls; name another tag (such as {tag}-q8_0) for another file."
+                ),
+                zh!(
+                    "Ollama 以其默认标签 {tag}（{ft}）运行 {name}，即 `ollama run {tag}` 拉取的文件；要用其他文件请写其他标签（如 {tag}-q8_0）。"
+                ),
+            );
+        }
         // What the run asks for on the GPUs (num_gpu, else every layer and the output), placed
         // by Ollama on GPUs of unbounded memory: the memory it must see free on each to place
         // them all, and what llama.cpp then holds.
@@ -396,6 +409,37 @@ mod tests {
     use super::super::{Engine, EstimateInput, estimate};
     use super::*;
     use crate::units::MIB;
+
+    /// A preset typed with Ollama is what `ollama run` pulls: its default tag (qwen3:32b, in
+    /// Q4_K_M), not the 16-bit checkpoint; the estimate says so. A file type asked for stays.
+    #[test]
+    fn a_preset_with_ollama_runs_as_its_default_tag() {
+        let run = |model: &str, q: Quantization| {
+            estimate(&EstimateInput {
+                model: Some(model.into()),
+                engine: Engine::Ollama,
+                quantization: q,
+                gpu: Some("rtx-4090".into()),
+                max_model_len: Some(8192.0),
+                ..EstimateInput::default()
+            })
+            .unwrap()
+        };
+        let by_id = run("Qwen/Qwen3-32B", Quantization::None);
+        let by_tag = run("qwen3:32b", Quantization::None);
+        assert_eq!(by_id.required_bytes, by_tag.required_bytes);
+        assert_eq!(by_id.weights_bytes, by_tag.weights_bytes);
+        let note = by_id.notes.iter().find(|n| n.key == "ollama_default_tag");
+        assert!(
+            note.unwrap()
+                .en
+                .contains("qwen3:32b, its default tag (Q4_K_M)")
+        );
+        let q8 = crate::precision::GgufFileType::Q8_0;
+        let asked = run("Qwen/Qwen3-32B", Quantization::Gguf { file_type: q8 });
+        assert!(asked.weights_bytes > by_id.weights_bytes);
+        assert!(!asked.notes.iter().any(|n| n.key == "ollama_default_tag"));
+    }
 
     fn ollama(model: &str) -> EstimateInput {
         EstimateInput {

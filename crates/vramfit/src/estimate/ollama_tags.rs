@@ -62,6 +62,26 @@ pub struct OllamaName {
     pub file_type: GgufFileType,
 }
 
+/// Ollama's own tag of the preset `preset_id` (`qwen3:32b` for `Qwen/Qwen3-32B`): the library
+/// model's size tag whose weights are the preset's, in that tag's default file type (Q4_K_M for
+/// most), which `ollama run` pulls. A preset's `latest` tag first where it has one.
+pub fn default_tag_of(preset_id: &str) -> Option<OllamaName> {
+    let of_preset = || {
+        ollama_models()
+            .iter()
+            .flat_map(|m| m.tags.iter().map(move |t| (m, t)))
+            .filter(move |(_, t)| t.preset == preset_id)
+    };
+    let (model, tag) = of_preset()
+        .find(|(_, t)| t.latest)
+        .or_else(|| of_preset().next())?;
+    Some(OllamaName {
+        model,
+        tag,
+        file_type: tag.file_type,
+    })
+}
+
 /// Flavours a tag may name between its size and its file type; the same weights' architecture.
 const FLAVOURS: [&str; 4] = ["instruct", "text", "chat", "base"];
 

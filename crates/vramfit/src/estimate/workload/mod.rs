@@ -120,6 +120,9 @@ pub struct Workload {
     /// Ollama: the GGUF architecture of the library model (`llama` when the model is no library
     /// name), which picks Ollama's graph estimate.
     pub ollama_arch: &'static str,
+    /// Ollama: the library tag a preset given by its id runs as (`qwen3:32b`), its default
+    /// tag; `None` when the model was given as a library name or for another engine.
+    pub ollama_tag: Option<String>,
     /// Ollama `num_gpu` as given; `None`: Ollama's own offload decision.
     pub num_gpu: Option<u64>,
 }
@@ -255,6 +258,7 @@ impl EstimateInput {
             max_running_requests: serving.max_running_requests,
             ep: par.ep,
             ollama_arch: model.ollama_arch,
+            ollama_tag: model.ollama_tag,
             num_gpu: llamacpp.num_gpu,
         })
     }

@@ -92,6 +92,13 @@ pub(super) struct Model {
     pub(super) shipped: Quantization,
     /// Ollama's GGUF architecture of a library model (`llama` otherwise).
     pub(super) ollama_arch: &'static str,
+    /// Ollama's tag a preset runs as (`qwen3:32b`), when given the preset's id.
+    pub(super) ollama_tag: Option<String>,
+}
+
+/// Ollama's default tag of the preset `id` names, if its library has one.
+fn library_tag(id: &str) -> Option<crate::estimate::OllamaName> {
+    crate::presets::find(id).and_then(|p| crate::estimate::default_tag_of(p.id))
 }
 
 /// The formats the model is loaded in.
@@ -125,6 +132,7 @@ impl EstimateInput {
             ));
         }
         let mut ollama_arch = "llama";
+        let mut ollama_tag = None;
         let (model_name, preset_dtype, arch, shipped) = if let Some(id) = &self.model {
             let id = id.trim();
             // With Ollama, a library name (`llama3.1:8b`) names a preset and a GGUF file type; a
@@ -142,7 +150,22 @@ impl EstimateInput {
                     };
                     (id.to_string(), Some(dtype), arch, q)
                 }
-                (_, Some((dtype, arch, shipped))) => (id.to_string(), Some(dtype), arch, shipped),
+                // With Ollama, a preset runs as Ollama's default tag of it (`qwen3:32b`, Q4_K_M
+                // for `Qwen/Qwen3-32B`): what `ollama run` pulls, not the 16-bit checkpoint.
+                (_, Some((dtype, arch, shipped))) => match library_tag(id) {
+                    Some(n) if self.engine.program().rules().library_names => {
+                        ollama_arch = n.model.gguf_arch;
+                        // A file type asked for is the run's ([`Self::resolve_formats`]).
+                        if self.quantization == Quantization::None {
+                            ollama_tag = Some(alloc::format!("{}:{}", n.model.name, n.tag.size));
+                        }
+                        let q = Quantization::Gguf {
+                            file_type: n.file_type,
+                        };
+                        (id.to_string(), Some(dtype), arch, q)
+                    }
+                    _ => (id.to_string(), Some(dtype), arch, shipped),
+                },
                 (Some(Err(e)), None) => return Err(e),
                 (None, None) => return Err(not_a_preset(id)),
             }
@@ -165,6 +188,7 @@ impl EstimateInput {
             arch,
             shipped,
             ollama_arch,
+            ollama_tag,
         })
     }
 
