@@ -25,6 +25,23 @@ export function answerTests(h) {
   }
 
   for (const lang of ['en', 'zh']) {
+    test(`run it: the page's launch is the CLI's, with the numbers the estimate assumed (${lang})`, async () => {
+      const page = await watchedPage(await browser());
+      await go(page, `#/calc?lang=${lang}&${LLAMA_70B_32_USERS}`, 'calc');
+      await page.locator('#launch pre').waitFor();
+      const shown = await page.locator('#launch pre').innerText();
+      const args = cliArgs(LLAMA_70B_32_USERS).filter((a) => a !== '--json').slice(1);
+      const l = cli(['launch', ...args, '--json']);
+      eq(shown.trim(), l.script.trim(), 'the script is the CLI launch script');
+      for (const part of ['vllm serve meta-llama/Llama-3.3-70B-Instruct', '--tensor-parallel-size 2', '--max-model-len 8192']) {
+        assert(shown.includes(part), `${part} in: ${shown}`);
+      }
+      const title = await page.locator('#launch h2').innerText();
+      eq(title, lang === 'zh' ? '启动命令' : 'Run it', 'the panel in the page\'s language');
+      assert(lang === 'en' || hasHan(await page.locator('#launch p.hint').first().innerText()), 'Chinese hint');
+      noProblems(page, 'problems');
+    });
+
     test(`answer: 32 users at 8k on 2 × H100 is not a plain yes; the cards beneath agree (${lang})`, async () => {
       const page = await watchedPage(await browser());
       await go(page, `#/calc?lang=${lang}&${LLAMA_70B_32_USERS}`, 'calc');

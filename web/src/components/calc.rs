@@ -369,6 +369,11 @@ fn results(props: &ResultProps) -> Html {
     // The calculator builds leave the what-ifs to the full build.
     #[cfg(not(feature = "full"))]
     let whatifs = Html::default();
+    // And the command that starts the run.
+    #[cfg(feature = "full")]
+    let launch = super::launch::launch_panel(&app);
+    #[cfg(not(feature = "full"))]
+    let launch = Html::default();
     html! {
         <>
             { totals_panel(&app, e) }
@@ -376,6 +381,7 @@ fn results(props: &ResultProps) -> Html {
             // over to it (`AppState::build`).
             { speed_panel(lang, e) }
             { working_panel(lang, e) }
+            { launch }
             { quick_panel(lang, e) }
             { whatifs }
             { context }

@@ -20,6 +20,8 @@ pub mod hub_lookup;
 #[cfg(feature = "full")]
 pub mod jobs;
 #[cfg(feature = "full")]
+pub mod launch;
+#[cfg(feature = "full")]
 pub mod matrix;
 #[cfg(feature = "full")]
 pub mod mig;
