@@ -15,7 +15,7 @@ pub use checks::lora_mask;
 
 use super::{
     Checkpointing, Device, Engine, EstimateInput, Kernel, Logits, Mode, Offload, Optimizer,
-    Precision,
+    Precision, VllmVersion,
 };
 use crate::error::{ErrorKind, Result};
 use crate::model::Architecture;
@@ -119,6 +119,8 @@ pub struct Workload {
     pub ollama_arch: &'static str,
     /// Ollama `num_gpu` as given; `None`: Ollama's own offload decision.
     pub num_gpu: Option<u64>,
+    /// The vLLM release whose rules size the pool (the latest when not given).
+    pub vllm_version: VllmVersion,
 }
 
 /// The run's shape: batch, prompt (or training sequence) and generated tokens.
@@ -252,6 +254,7 @@ impl EstimateInput {
             ep: par.ep,
             ollama_arch: model.ollama_arch,
             num_gpu: llamacpp.num_gpu,
+            vllm_version: serving.vllm_version,
         })
     }
 
