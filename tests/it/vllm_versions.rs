@@ -210,7 +210,10 @@ fn table_by_line() {
         }
     }
     for (k, v) in lines {
-        let worst = v.iter().copied().fold(0.0, |a: f64, b| if b.abs() > a.abs() { b } else { a });
+        let worst = v
+            .iter()
+            .copied()
+            .fold(0.0, |a: f64, b| if b.abs() > a.abs() { b } else { a });
         println!(
             "{k}: {} logs, median {:+.2} %, worst {:+.2} %",
             v.len(),

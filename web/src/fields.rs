@@ -387,6 +387,11 @@ mod tests {
             "arch",
             "read from a config.json, weights file or hub lookup",
         ),
+        // Until the form has a release field, the site estimates with the latest vLLM.
+        (
+            "engine_version",
+            "the site estimates with the latest vLLM release",
+        ),
     ];
 
     /// Every field of `EstimateInput` is a field of the form (or excluded, with its reason),

@@ -419,6 +419,10 @@ mod tests {
             "arch",
             "carried as the config.json text (`config`) or the hub repo id",
         ),
+        (
+            "engine_version",
+            "no form field yet: the site estimates with the latest vLLM",
+        ),
     ];
 
     /// Every field of `EstimateInput` is a key of the calculator's URL (or excluded, with its

@@ -203,7 +203,9 @@ mod tests {
         assert_eq!(v("0.6.3.post1").to_string(), "0.6.3");
         assert!(v("0.6.4") < v("0.6.5") && v("0.6.6") < v("0.6") && v("0.6") < v("0.7.0"));
         assert!(v("0.9") < v("0.10.0") && v("0.33") == VllmVersion::LATEST);
-        for bad in ["", "0", "1.0", "0.x", "0.5", "0.34", "0.19.", "latest", "0..1"] {
+        for bad in [
+            "", "0", "1.0", "0.x", "0.5", "0.34", "0.19.", "latest", "0..1",
+        ] {
             let e = VllmVersion::parse("engine_version", bad).unwrap_err();
             assert_eq!(e.field, "engine_version", "{bad}");
         }
