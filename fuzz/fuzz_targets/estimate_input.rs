@@ -175,6 +175,7 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
         cuda_graph_max_bs: opt_num(u)?,
         ep: num(u)?,
         free_gpu_memory_fraction: opt_num(u)?,
+        engine_version: text(u, &["0.19", "0.6.4", "v0.8.5.post1", "0.34", "0.x", ""])?,
     })
 }
 

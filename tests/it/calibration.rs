@@ -132,6 +132,8 @@ pub fn estimate_run(run: &VllmRun) -> Estimate {
         tp: run.tp as f64,
         pp: run.pp as f64,
         gpus: Some((run.tp * run.pp) as f64),
+        // The study's release: its graphs were captured outside the pool's budget.
+        engine_version: Some("0.19.0".into()),
         ..EstimateInput::default()
     };
     estimate(&input).unwrap_or_else(|e| panic!("{}: {e}", run.model))

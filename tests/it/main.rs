@@ -14,3 +14,4 @@ mod sglang_calibration;
 mod throughput;
 mod torch_reference;
 mod trtllm_calibration;
+mod vllm_versions;

@@ -35,6 +35,7 @@ pub fn settings(runner: Runner) -> Vec<Setting> {
             ),
             ("kv_dtype", "kv_cache_dtype", key!("e.kv")),
             ("cuda_graphs", "CUDA graphs", key!("e.graphs_vllm")),
+            ("engine_version", "vllm --version", key!("e.vllm_version")),
         ],
         Runner::Sglang => &[
             ("max_num_seqs", "max_running_requests", key!("e.max_seqs")),

@@ -159,6 +159,9 @@ pub struct EstimateFlags {
         allow_negative_numbers = true
     )]
     pub free_gpu_memory_fraction: Option<f64>,
+    /// vLLM release whose rules size the pool, 0.6 to 0.33 (e.g. 0.19, 0.8.5): V0 before 0.8, the CUDA graphs inside the pool's budget from 0.21 [default: 0.33, the latest].
+    #[arg(long)]
+    pub engine_version: Option<String>,
     /// SGLang cuda_graph_max_bs, 1 to 4096 [default: by the card's memory and tp].
     #[arg(long, allow_negative_numbers = true)]
     pub cuda_graph_max_bs: Option<f64>,
@@ -294,6 +297,7 @@ impl EstimateFlags {
             cuda_graph_max_bs: self.cuda_graph_max_bs,
             ep: self.ep,
             free_gpu_memory_fraction: self.free_gpu_memory_fraction,
+            engine_version: self.engine_version.clone(),
         };
         let mut looked_up = None;
         if let (Some(kind), Some(repo)) = (&self.hub, &self.model) {

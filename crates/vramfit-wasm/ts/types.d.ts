@@ -1041,6 +1041,12 @@ export interface EstimateInput {
    * start-up profile that becomes the KV cache. Default 0.9.
    */
   free_gpu_memory_fraction: number | null;
+  /**
+   * The engine's release, vLLM only: `0.6` to `0.33`, or with its patch (`0.8.5`). It picks
+   * the rules of that line: V0 or V1, the profile run's defaults, whether the CUDA graphs are
+   * taken out of the pool's budget (from 0.21). Default: the latest, 0.33.
+   */
+  engine_version: string | null;
 }
 
 /**
@@ -1232,6 +1238,12 @@ export interface EstimateInputInput {
    * start-up profile that becomes the KV cache. Default 0.9.
    */
   free_gpu_memory_fraction?: number | null;
+  /**
+   * The engine's release, vLLM only: `0.6` to `0.33`, or with its patch (`0.8.5`). It picks
+   * the rules of that line: V0 or V1, the profile run's defaults, whether the CUDA graphs are
+   * taken out of the pool's budget (from 0.21). Default: the latest, 0.33.
+   */
+  engine_version?: string | null;
 }
 
 /**

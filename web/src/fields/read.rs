@@ -88,6 +88,7 @@ fn set(input: &mut EstimateInput, key: &str, v: &str) -> Result<(), InputError> 
         "cuda_graphs" => input.cuda_graphs = on,
         "gpu" => input.gpu = text(),
         "gpu_memory" => input.gpu_memory = text(),
+        "engine_version" => input.engine_version = text(),
         _ => {
             return Err(vramfit::input_error!(
                 UnknownName,

@@ -96,6 +96,11 @@ impl Runner {
         }
     }
 
+    /// Whether this runner reads `engine_version`: vLLM's rules change by release.
+    pub(super) const fn reads_engine_version(self) -> bool {
+        matches!(self, Runner::Vllm)
+    }
+
     /// The sequences one engine runs at once when `max_num_seqs` is not given: TensorRT-LLM's
     /// `max_batch_size` 2,048; vLLM's 1,024 on a large card and 256 on others (SGLang sizes its
     /// own from its pool).

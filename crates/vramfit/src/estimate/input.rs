@@ -304,6 +304,10 @@ pub struct EstimateInput {
     /// --kv_cache_free_gpu_memory_fraction`, 0.01 to 1): the share of the memory left after its
     /// start-up profile that becomes the KV cache. Default 0.9.
     pub free_gpu_memory_fraction: Option<f64>,
+    /// The engine's release, vLLM only: `0.6` to `0.33`, or with its patch (`0.8.5`). It picks
+    /// the rules of that line: V0 or V1, the profile run's defaults, whether the CUDA graphs are
+    /// taken out of the pool's budget (from 0.21). Default: the latest, 0.33.
+    pub engine_version: Option<String>,
 }
 
 impl Default for EstimateInput {
@@ -348,6 +352,7 @@ impl Default for EstimateInput {
             cuda_graph_max_bs: None,
             ep: 1.0,
             free_gpu_memory_fraction: None,
+            engine_version: None,
         }
     }
 }

@@ -156,6 +156,7 @@ fn vllm_pool_matches_calibration_run() {
         gpu_memory: Some("79.19GiB".into()),
         gpu_memory_utilization: 0.95,
         max_model_len: Some(8192.0),
+        engine_version: Some("0.19.0".into()),
         ..input(llama8b())
     })
     .unwrap();
@@ -179,6 +180,7 @@ fn vllm_pool_matches_calibration_run() {
         gpu_memory: Some("79.19GiB".into()),
         gpu_memory_utilization: 0.95,
         max_model_len: Some(8192.0),
+        engine_version: Some("0.19.0".into()),
         ..input(llama8b())
     })
     .unwrap();
@@ -791,8 +793,9 @@ fn serving_fits_only_when_the_pool_holds_the_sequences() {
     })
     .unwrap();
     assert!(ok.fit.unwrap().fits);
-    // M_theory for 1 sequence of 8192 tokens: (weights + profile peak + non-torch + 8192 × 128 KiB) / 0.9
-    // + context + graphs, and M_rec = 1.2 × (that + 2 GB).
+    // M_theory for 1 sequence of 8192 tokens at the latest release, whose budget holds the
+    // graphs too (from 0.21): (weights + profile peak + non-torch + graphs + 8192 × 128 KiB) / 0.9
+    // + context, and M_rec = 1.2 × (that + 2 GB).
     let per_tok = 131_072u64;
     let budget =
         ok.weights_bytes.get() + ok.activations_bytes.get() + VLLM_NON_TORCH.get() + 8192 * per_tok;
@@ -803,7 +806,7 @@ fn serving_fits_only_when_the_pool_holds_the_sequences() {
         .unwrap()
         .bytes
         .get();
-    let theory = Bytes::from_f64(budget as f64 / 0.9).get() + CUDA_CONTEXT.get() + cg;
+    let theory = Bytes::from_f64((budget + cg) as f64 / 0.9).get() + CUDA_CONTEXT.get();
     assert_eq!(ok.recommended_bytes, m_rec(Bytes::new(theory)));
 }
 
@@ -1686,7 +1689,15 @@ fn vllm_serves_whisper_with_a_cross_attention_group() {
     let blocks = kv.bytes.get() / 98_304;
     assert_eq!(kv.bytes.get() % 98_304, 0);
     let budget = (81_090.0 * MIB as f64 * 0.9) as u64;
-    let used = e.weights_bytes.get() + e.activations_bytes.get() + 256 * MIB;
+    // The latest release takes the CUDA graphs out of the budget too (from 0.21).
+    let cg = e
+        .components
+        .iter()
+        .find(|c| c.key == K::CudaGraphs)
+        .unwrap()
+        .bytes
+        .get();
+    let used = e.weights_bytes.get() + e.activations_bytes.get() + 256 * MIB + cg;
     assert_eq!(blocks, (budget - used) / 98_304);
     let c = e.max_concurrency_exact.unwrap();
     assert!(

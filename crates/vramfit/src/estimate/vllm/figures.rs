@@ -4,7 +4,7 @@
 use super::super::{CUDA_CONTEXT, Run};
 use super::{
     CUDA_GRAPH_BASE_GIB, CUDA_GRAPH_PER_LAYER_GIB, SAMPLER_FP32_COPIES, VLLM_BLOCK,
-    VLLM_CUDA_CONTEXT_PARALLEL, VLLM_NON_TORCH, VLLM_NON_TORCH_PP, VLLM_NON_TORCH_TP,
+    VLLM_CUDA_CONTEXT_PARALLEL,
 };
 use crate::units::{Bytes, GIB};
 
@@ -24,6 +24,8 @@ pub(super) struct VllmFigures {
     pub(super) sampler: u64,
     /// Non-torch memory growth during the profile run.
     pub(super) non_torch: Bytes,
+    /// The release's profile keeps the sampler's logits on top of the forward (0.6.5–0.6.6).
+    pub(super) sampler_on_forward: bool,
     /// How the KV cache's layers group into blocks.
     pub(super) layout: VllmLayout,
     /// What one request of max_model_len needs.
@@ -46,9 +48,14 @@ impl VllmFigures {
         self.weights + self.rope
     }
 
-    /// The profile run's torch peak: the larger of the forward and the sampler.
+    /// The profile run's torch peak: the larger of the forward and the sampler, or their sum
+    /// where the release keeps both (0.6.5–0.6.6).
     pub(super) fn activations(&self) -> u64 {
-        self.forward.max(self.sampler)
+        if self.sampler_on_forward {
+            self.forward.saturating_add(self.sampler)
+        } else {
+            self.forward.max(self.sampler)
+        }
     }
 }
 
@@ -139,21 +146,17 @@ impl Run<'_> {
         // dummy run over max_num_seqs (fp32 logits, a sorted copy, int64 indices: ≈ 15.1 B per
         // vocabulary entry per sequence, calibrated on the vLLM 0.19 H100 runs).
         let forward_per_token = self.serving_forward_per_token();
+        let version = self.vllm_version;
+        let whole = version.profile_whole_forward_and_sampler();
         let forward = self
             .max_num_batched_tokens
             .saturating_mul(forward_per_token)
-            .div_ceil(self.tp);
+            .div_ceil(if whole { 1 } else { self.tp });
         let sampler = Bytes::from_f64(
             self.max_num_seqs as f64 * a.vocab_size as f64 * 4.0 * SAMPLER_FP32_COPIES,
         )
         .get();
-        let non_torch = if self.tp > 1 {
-            VLLM_NON_TORCH_TP
-        } else if self.pp > 1 {
-            VLLM_NON_TORCH_PP
-        } else {
-            VLLM_NON_TORCH
-        };
+        let non_torch = version.non_torch(self.tp, self.pp);
         let l = self.vllm_layout();
         let request = l.per_layer.saturating_mul(VLLM_BLOCK).saturating_mul(
             l.global * l.full_blocks
@@ -161,14 +164,32 @@ impl Run<'_> {
                 + l.cross * l.cross_blocks
                 + l.state_layers * l.state_blocks,
         );
-        let budget_used = weights + rope + forward.max(sampler) + non_torch.get();
-        let (pool, tokens) = self.vllm_pool(&l, budget_used, request);
         let cuda_graphs = self.cuda_graphs.then(|| {
             Bytes::from_f64(
                 (CUDA_GRAPH_BASE_GIB + CUDA_GRAPH_PER_LAYER_GIB * l.layers as f64) * GIB as f64,
             )
             .get()
         });
+        // From 0.21 the graphs are profiled before the pool is sized and come out of its budget;
+        // from 0.26 a hybrid's profile also charges a transient of one more forward.
+        let graphs_in_budget = match cuda_graphs {
+            Some(g) if version.graphs_in_budget() => {
+                let transient = if version.hybrid_graph_transient() && l.state_layers > 0 {
+                    forward
+                } else {
+                    0
+                };
+                g.saturating_add(transient)
+            }
+            _ => 0,
+        };
+        let profile = if whole {
+            forward.saturating_add(sampler)
+        } else {
+            forward.max(sampler)
+        };
+        let budget_used = weights + rope + profile + non_torch.get() + graphs_in_budget;
+        let (pool, tokens) = self.vllm_pool(&l, budget_used, request);
         // Each worker of a tensor- or pipeline-parallel group also holds NCCL's communicators
         // and the custom all-reduce buffers before the profile run.
         let context = if self.tp * self.pp > 1 {
@@ -180,7 +201,11 @@ impl Run<'_> {
         // whose utilisation budget holds the weights, the profile peak, non-torch memory and the KV
         // of `batch` sequences of max_model_len, plus what lives outside the budget.
         let demand = self.batch.saturating_mul(request);
-        let outside = context.get().saturating_add(cuda_graphs.unwrap_or(0));
+        let outside = if graphs_in_budget > 0 {
+            context.get()
+        } else {
+            context.get().saturating_add(cuda_graphs.unwrap_or(0))
+        };
         let theory = Bytes::from_f64(
             budget_used.saturating_add(demand) as f64 / self.gpu_memory_utilization,
         )
@@ -193,6 +218,7 @@ impl Run<'_> {
             forward,
             sampler,
             non_torch,
+            sampler_on_forward: whole,
             layout: l,
             request,
             pool,

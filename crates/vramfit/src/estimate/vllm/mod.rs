@@ -3,6 +3,9 @@
 
 mod figures;
 mod text;
+mod version;
+
+pub use version::VllmVersion;
 
 use super::ComponentKind;
 use super::PeakSource;

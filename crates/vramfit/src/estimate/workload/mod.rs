@@ -15,7 +15,7 @@ pub use checks::lora_mask;
 
 use super::{
     Checkpointing, Device, Engine, EstimateInput, Kernel, Logits, Mode, Offload, Optimizer,
-    Precision,
+    Precision, VllmVersion,
 };
 use crate::error::{ErrorKind, Result};
 use crate::model::Architecture;
@@ -125,6 +125,8 @@ pub struct Workload {
     pub ollama_tag: Option<String>,
     /// Ollama `num_gpu` as given; `None`: Ollama's own offload decision.
     pub num_gpu: Option<u64>,
+    /// The vLLM release whose rules size the pool (the latest when not given).
+    pub vllm_version: VllmVersion,
 }
 
 /// The run's shape: batch, prompt (or training sequence) and generated tokens.
@@ -260,6 +262,7 @@ impl EstimateInput {
             ollama_arch: model.ollama_arch,
             ollama_tag: model.ollama_tag,
             num_gpu: llamacpp.num_gpu,
+            vllm_version: serving.vllm_version,
         })
     }
 

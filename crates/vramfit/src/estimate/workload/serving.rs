@@ -6,7 +6,7 @@ use super::checks::{check_kv_on_card, free_fraction};
 use super::gpus::Parallel;
 use super::{MAX_SEQ, Shape, int};
 use crate::error::Result;
-use crate::estimate::{AttentionImpl, Context, Device, EstimateInput, Kernel};
+use crate::estimate::{AttentionImpl, Context, Device, EstimateInput, Kernel, VllmVersion};
 use crate::model::Architecture;
 use crate::units::{GIB, MIB};
 use alloc::format;
@@ -30,6 +30,8 @@ pub(super) struct Serving {
     pub(super) cuda_graph_max_bs: u64,
     /// SGLang `mem_fraction_static`.
     pub(super) mem_fraction_static: f64,
+    /// The vLLM release, given or the latest.
+    pub(super) vllm_version: VllmVersion,
 }
 
 /// llama.cpp's and Ollama's settings.
@@ -71,17 +73,27 @@ impl EstimateInput {
         let free_gpu_memory_fraction = free_fraction(self.free_gpu_memory_fraction)?;
         check_kv_on_card(rules, self.kv_dtype, device)?;
         let big = device.is_some_and(|d| d.memory.get() >= 70 * GIB && !d.a100);
+        let vllm_version = self.resolve_engine_version()?;
         let max_model_len = self.resolve_context(arch, shape, par, device)?;
         let given_seqs = self
             .max_num_seqs
             .map(|v| int("max_num_seqs", v, 1, 65_536))
             .transpose()?;
-        let max_num_seqs = given_seqs.unwrap_or(runner.default_max_seqs(big));
+        let vllm = runner.reads_engine_version();
+        let max_num_seqs = given_seqs.unwrap_or(
+            vllm_version
+                .v0_max_seqs()
+                .filter(|_| vllm)
+                .unwrap_or(runner.default_max_seqs(big)),
+        );
         let gpu_mib = device.map(|d| d.memory.get() / MIB);
         let sglang = crate::estimate::sglang::defaults(gpu_mib, tp);
         let max_num_batched_tokens = match self.max_num_batched_tokens {
             Some(v) => int("max_num_batched_tokens", v, 1, MAX_SEQ)?,
-            None => runner.default_batched_tokens(big, sglang.chunked_prefill_size),
+            None => vllm_version
+                .v0_batched_tokens(max_model_len)
+                .filter(|_| vllm)
+                .unwrap_or(runner.default_batched_tokens(big, sglang.chunked_prefill_size)),
         };
         let cuda_graph_max_bs = match self.cuda_graph_max_bs {
             Some(v) => int("cuda_graph_max_bs", v, 1, 4096)?,
@@ -115,7 +127,27 @@ impl EstimateInput {
             max_num_batched_tokens,
             cuda_graph_max_bs,
             mem_fraction_static,
+            vllm_version,
         })
+    }
+
+    /// `engine_version`: a vLLM release, read by vLLM alone (another engine's runner refuses
+    /// it rather than drop it); the latest when not given.
+    fn resolve_engine_version(&self) -> Result<VllmVersion> {
+        let Some(text) = &self.engine_version else {
+            return Ok(VllmVersion::LATEST);
+        };
+        if !self.runner().reads_engine_version() {
+            return Err(input_error!(
+                Unsupported,
+                "engine_version",
+                ["{:?} is read for vLLM only", text],
+                ["{:?} 仅用于 vLLM", text],
+                "no engine_version for this engine, or engine vllm",
+                "此引擎不设 engine_version，或选 vllm 引擎",
+            ));
+        }
+        VllmVersion::parse("engine_version", text)
     }
 
     /// The context, given or the runner's default, which must hold one sequence where every
