@@ -38,7 +38,7 @@ function style(href) {
 // The build an address asks for: `Route::parse` and `Lang::from_url`/`from_tag` in few words.
 // Should it ever choose wrong, the build it starts hands over to the right one.
 function chosen(hash) {
-  if (/^#\/(fit|mig|diagnose|faq|device)(?![\w-])|[?&]source=(config|hub)(?![^&])|[?&]gpu=[^&]|[?&]engine=trtllm(?![^&])/.test(hash)) return 'full';
+  if (/^#\/(fit|mig|diagnose|faq|device)(?![\w-])|[?&]source=(config|hub)(?![^&])|[?&]gpu=[^&]|[?&]engine=trtllm(?![^&])|[?&]mode=training(?![^&])/.test(hash)) return 'full';
   let lang = null;
   for (const m of hash.matchAll(/[?&]lang=([^&]*)/g)) {
     if (m[1] === 'en') lang = 'en';

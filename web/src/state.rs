@@ -265,7 +265,7 @@ impl AppState {
     /// The smallest of the site's builds that shows this state: `"full"` for any view but the
     /// calculator, for a model read from a config.json or weights file or looked up on a hub,
     /// for a card of the catalog (whose speed the full build's estimate has), or for
-    /// TensorRT-LLM (whose run shape the calculator builds leave out); else the
+    /// TensorRT-LLM or training (whose run shapes the calculator builds leave out); else the
     /// calculator build of the state's language, `"en"` or `"zh"` (`www/boot.js` makes the same
     /// choice from the address before any build runs).
     pub fn build(&self) -> &'static str {
@@ -273,6 +273,7 @@ impl AppState {
             || matches!(self.value("source").as_str(), "config" | "hub")
             || !self.value("gpu").is_empty()
             || self.value("engine") == "trtllm"
+            || self.value("mode") == "training"
         {
             "full"
         } else {
@@ -322,6 +323,7 @@ mod tests {
         assert_eq!(open("#/calc?gpu=&gpu_memory=24GB").build(), "en");
         // TensorRT-LLM's run shape is the full build's alone.
         assert_eq!(open("#/calc?lang=zh&engine=trtllm").build(), "full");
+        assert_eq!(open("#/calc?lang=en&mode=training").build(), "full");
         assert_eq!(open("#/calc?engine=vllm&mode=serve").build(), "en");
         let zh = Rc::new(AppState::default()).reduce(Action::Open(Route::parse(""), Lang::Zh));
         assert_eq!(

@@ -4,7 +4,7 @@
 //!
 //! Budgets (gzip, as a browser downloads it: `gzip -9 -c` of a file the server compresses, and
 //! the file as it is for a module `cargo xtask dist` compressed itself, `NAME.gz`):
-//! - the npm package's wasm under 145 KB: the module that `import "vramfit"` loads, with the
+//! - the npm package's wasm under 155 KB: the module that `import "vramfit"` loads, with the
 //!   estimator and every catalog (`vramfit/full`, every function in one module, is measured
 //!   and held to a ceiling, not to this budget);
 //! - the site's first load under 155 KB in each language: `index.html`, everything it
@@ -25,7 +25,7 @@ mod security;
 use security::{no_eval, security_of_dist, text_only_rendering};
 
 /// The npm package's wasm, gzip.
-pub const NPM_WASM_BUDGET: u64 = 145 * 1000;
+pub const NPM_WASM_BUDGET: u64 = 155 * 1000;
 /// The site's first load in each language, as downloaded.
 pub const FIRST_LOAD_BUDGET: u64 = 155 * 1000;
 
@@ -563,10 +563,10 @@ pub fn size() -> Result {
 /// ceiling that `cargo xtask test` enforces besides the budgets, a few percent above its size
 /// when last set, so that the suite fails on a regression, not only on one past a budget. The
 /// book's performance chapter keeps the sizes over time.
-pub const FULL_BUILD_CEILING: u64 = 475 * 1000;
+pub const FULL_BUILD_CEILING: u64 = 525 * 1000;
 /// The npm package's module with every function (`vramfit/full`), gzip: a ceiling like
 /// [`FULL_BUILD_CEILING`].
-pub const NPM_FULL_CEILING: u64 = 282 * 1000;
+pub const NPM_FULL_CEILING: u64 = 345 * 1000;
 
 /// The test suite's size step: security findings, missing builds, a broken budget and growth
 /// past the ceilings fail it.

@@ -1,7 +1,9 @@
 //! Activation memory: what a forward pass keeps for backward (training) or holds at once
 //! (inference), counted tensor by tensor from the layer's operations.
 
-use crate::model::{Architecture, Family, Norm, Role};
+use crate::model::{Architecture, Role};
+#[cfg(feature = "training")]
+use crate::model::{Family, Norm};
 
 /// Which weights receive gradients; decides which inputs autograd must save.
 #[derive(Clone, Copy, Debug)]
@@ -26,6 +28,7 @@ impl Trainable {
     }
 }
 
+#[cfg(feature = "training")]
 /// How a training forward pass computes: what decides which tensors autograd saves, and in which
 /// dtype.
 #[derive(Clone, Copy, Debug)]
@@ -94,6 +97,7 @@ pub fn qkv_width(arch: &Architecture) -> u64 {
     }
 }
 
+#[cfg(feature = "training")]
 /// Whether the kernel's q is a view of a fused q, k, v projection's output, which then stays
 /// alive whole: a decoder without rotary embeddings (learned positions, GPT-2's `c_attn`) splits
 /// the fused output into views and passes q on as it is; a rotary decoder writes a new q.
@@ -101,6 +105,7 @@ pub fn fused_qkv_view(arch: &Architecture) -> bool {
     arch.family == Family::CausalLm && arch.learned_positions > 0 && arch.mla.is_none()
 }
 
+#[cfg(feature = "training")]
 /// What a set of projections reading one input saves for backward: each one's own copy
 /// (`own`, bytes per token), and whether they also keep the input itself (`shared`, counted once
 /// however many read it).
@@ -145,6 +150,7 @@ fn projection_inputs(
     (own, shared)
 }
 
+#[cfg(feature = "training")]
 /// Bytes saved for backward per token per block, and per sequence per block for the `S × S`
 /// part, in training.
 ///
@@ -318,6 +324,7 @@ pub fn training_per_token(arch: &Architecture, c: &Compute, train: &Trainable) -
     (b, s2)
 }
 
+#[cfg(feature = "training")]
 /// What a Whisper decoder layer's cross-attention saves for backward, beside
 /// [`training_per_token`]'s self-attention and FFN: per decoder token, and per encoder frame.
 ///

@@ -361,6 +361,7 @@ impl Run<'_> {
             .saturating_mul(layers)
     }
 
+    #[cfg(feature = "training")]
     /// A convolutional network's training activations from its per-image counts: what autograd
     /// saves for each image of the batch, and the max-pooling indices (int64).
     pub(super) fn image_training_bytes(&self, act: u64) -> u64 {

@@ -46,10 +46,14 @@ impl Runner {
         }
     }
 
-    /// Whether this build estimates it: TensorRT-LLM's run shape is a feature of its own,
-    /// left out of the site's first load.
+    /// Whether this build estimates it: TensorRT-LLM's and training's run shapes are features
+    /// of their own, left out of the site's first load.
     pub const fn built(self) -> bool {
-        !matches!(self, Runner::Trtllm) || cfg!(feature = "trtllm")
+        match self {
+            Runner::Trtllm => cfg!(feature = "trtllm"),
+            Runner::Training => cfg!(feature = "training"),
+            _ => true,
+        }
     }
 
     /// Its decisions.
@@ -116,7 +120,11 @@ impl Runner {
     /// bytes kept in CPU memory.
     pub(super) fn run(self, r: &Run<'_>, p: &mut Parts) -> (Phase, u64, u64) {
         match self {
+            #[cfg(feature = "training")]
             Runner::Training => r.training(p),
+            // A build without training refuses its inputs (`Runner::built`).
+            #[cfg(not(feature = "training"))]
+            Runner::Training => (Phase::ForwardLoss, 0, 0),
             Runner::Transformers => r.hf_inference(p),
             Runner::Vllm => r.vllm(p),
             Runner::Sglang => r.sglang(p),

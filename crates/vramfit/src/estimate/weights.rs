@@ -279,6 +279,7 @@ pub fn gguf_type_by_block(role: Role) -> bool {
 
 /// The sum of a per-tensor quantity over the whole model; `f` must not depend on a tensor's
 /// block index.
+#[cfg(feature = "training")]
 pub fn total<F: Fn(&Tensor) -> u64>(arch: &Architecture, f: F) -> u64 {
     let mut sum = 0u64;
     arch.visit_grouped(|t, n| sum = sum.saturating_add(f(&t).saturating_mul(n)));
@@ -286,6 +287,7 @@ pub fn total<F: Fn(&Tensor) -> u64>(arch: &Architecture, f: F) -> u64 {
 }
 
 /// The largest value of a per-tensor quantity over the model's tensors.
+#[cfg(feature = "training")]
 pub fn largest<F: Fn(&Tensor) -> u64>(arch: &Architecture, f: F) -> u64 {
     let mut max = 0u64;
     arch.visit_grouped(|t, _| max = max.max(f(&t)));

@@ -6,17 +6,23 @@
 //! ([`phase`]), then the parts are added with their bytes, and their formulas and notes when the
 //! run builds text ([`render`]).
 
+// The run shape (feature `training`): the site's calculator builds leave it out.
+#[cfg(feature = "training")]
 mod figures;
+#[cfg(feature = "training")]
 mod phase;
+#[cfg(feature = "training")]
 mod render;
 
 use super::PeakSource;
 use super::engine::{
     CardTraits, Context, ExpertParallel, Formats, LayerOffload, PastTrained, Required, Rules,
 };
+#[cfg(feature = "training")]
 use super::{Parts, Phase, Run};
 use crate::throughput::Runtime;
 use crate::units::Bytes;
+#[cfg(feature = "training")]
 use phase::PeakFigures;
 
 /// Training's decisions: PyTorch's allocator, the sequence as its context, a GGUF file
@@ -47,6 +53,7 @@ pub(super) const RULES: Rules = Rules {
     },
 };
 
+#[cfg(feature = "training")]
 impl Run<'_> {
     /// The training run's parts, and the peak's phase, the trainable parameters and the bytes
     /// offloaded to CPU memory (or NVMe).

@@ -20,7 +20,9 @@ pub struct VllmVersion {
 }
 
 /// What `engine_version` accepts, in the words of an error.
+#[cfg(any(feature = "en", not(feature = "zh")))]
 const ACCEPTED: &str = "a vLLM release from 0.6 to 0.33, e.g. 0.19 or 0.8.5";
+#[cfg(feature = "zh")]
 const ACCEPTED_ZH: &str = "0.6 到 0.33 的 vLLM 版本，如 0.19 或 0.8.5";
 
 impl VllmVersion {
