@@ -417,7 +417,15 @@ impl<'a> Gen<'a> {
                 type_refs(ty, &mut refs)?;
             }
             for r in refs {
-                todo.push((r, mode, Some(def.file.clone())));
+                // A function's input type met inside an output (`ReadCommand`'s `input`) is
+                // written as that input, which the value returned is, so that it passes on to
+                // the function as it is.
+                let m = if inputs.contains(&r.as_str()) {
+                    Mode::Input
+                } else {
+                    mode
+                };
+                todo.push((r, m, Some(def.file.clone())));
             }
         }
         Ok(g)

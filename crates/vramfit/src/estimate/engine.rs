@@ -49,11 +49,9 @@ impl Runner {
     /// Whether this build estimates it: TensorRT-LLM's and training's run shapes are features
     /// of their own, left out of the site's first load.
     pub const fn built(self) -> bool {
-        match self {
-            Runner::Trtllm => cfg!(feature = "trtllm"),
-            Runner::Training => cfg!(feature = "training"),
-            _ => true,
-        }
+        let left_out = (matches!(self, Runner::Trtllm) && !cfg!(feature = "trtllm"))
+            || (matches!(self, Runner::Training) && !cfg!(feature = "training"));
+        !left_out
     }
 
     /// Its decisions.
