@@ -94,7 +94,8 @@ impl Run<'_> {
     /// (f16), 1 B (q8_0) or 0.5 B (q4_0) per element (`kvCacheBytesPerElement`), MLA counted as
     /// its GGUF declares it (a key and value per head).
     fn ollama_kv_layer(&self, context: u64) -> u64 {
-        let a = &self.arch;
+        // The model's, or for a bare parameter count the shape assumed for its cache.
+        let a = self.cache_arch();
         let per_token = match a.mla {
             Some(m) => (m.qk_nope_head_dim + m.qk_rope_head_dim + m.v_head_dim) * a.num_heads,
             None => 2 * a.head_dim * a.num_kv_heads,
@@ -169,7 +170,7 @@ impl Run<'_> {
             output = output.saturating_add(embedding);
         }
         let kv_layer = self.ollama_kv_layer(context);
-        let kv = kv_layer.saturating_mul(a.num_layers);
+        let kv = kv_layer.saturating_mul(self.cache_arch().num_layers);
         let (mut partial, mut full) = self.ollama_graph(context, kv);
         if full == 0 {
             full = partial;
