@@ -5,11 +5,12 @@
 //! under-count the grouped-query (GQA) ones:
 //!
 //! - 8 KV heads of 128 (Llama 3's, Qwen 2.5/3's, Mistral's GQA shape);
-//! - `layers = ⌈28.5 × ⁴√(P / 10⁹)⌉`: 47 at 7B, 48 at 8B, 83 at 70B, 128 at 405B. The constant
-//!   is the smallest that covers every dense GQA preset's cache per token (Qwen3-4B's 36 layers at
-//!   4.0B and Llama 3.1 405B's 126 bind it); a preset with sliding windows is covered at a
-//!   context of 32K and beyond, where its windows cap its sliding layers (Gemma 2/3's 256-wide
-//!   heads keep more within their window: the note's full-attention figure bounds them).
+//! - `layers = ⌈28.5 × ⁴√(P / 10⁹)⌉`: 47 at 7B, 48 at 8B, 83 at 70B, 128 at 405B. Covering
+//!   every dense GQA preset's cache per token takes at least 28.07 (Llama 3.1 405B's 126 layers
+//!   of 2,048 values; Llama 3 70B's 80 next, 27.6; Gemma 2 9B at 32K, 27.1); 28.5 leaves a
+//!   margin of 1.5 %. A preset with sliding windows is covered at a context of 32K and beyond,
+//!   where its windows cap its sliding layers (Gemma 2/3's 256-wide heads keep more within their
+//!   window: the note's full-attention figure bounds them).
 //!
 //! A model of the same size with full multi-head attention (a KV head per query head: Llama 2,
 //! GPT-NeoX, Phi-2) keeps `2 × layers × hidden` a token, with `hidden = √(P / (12 × layers))`
