@@ -113,20 +113,21 @@ fn llamacpp_and_ollama_count_the_assumed_cache() {
         })
         .unwrap();
         let kv = e.components.iter().find(|c| c.key == K::KvCache).unwrap();
-        // On the GPU, or (Ollama's plan of a bare count) in CPU memory with the weights.
-        let counted = kv.bytes.get() + e.cpu_bytes.get();
-        assert!(counted >= 6_308_233_216, "{engine:?}: {counted}");
+        // On the GPU, with the weights (no card given: nothing left in CPU memory).
+        assert_eq!(kv.bytes.get(), 6_308_233_216, "{engine:?}");
+        assert_eq!(e.cpu_bytes.get(), 0, "{engine:?}");
         assert!(e.notes.iter().any(|n| n.key == "kv_assumed_shape"));
-        if engine == Engine::Llamacpp {
-            assert_eq!(kv.bytes.get(), 6_308_233_216);
-            assert!(
-                kv.formula
-                    .contains("2048 values per token per layer × 47 layers"),
-                "{}",
-                kv.formula
-            );
-        } else {
-            assert_eq!(e.ollama.as_ref().unwrap().kv_bytes.get(), 6_308_233_216);
+        assert!(
+            kv.formula
+                .contains("2048 values per token per layer × 47 layers"),
+            "{}",
+            kv.formula
+        );
+        if engine == Engine::Ollama {
+            // Ollama's plan places the 47 assumed blocks, each with its layer of KV.
+            let o = e.ollama.as_ref().unwrap();
+            assert_eq!(o.kv_bytes.get(), 6_308_233_216);
+            assert_eq!((o.gpu_layers, o.model_layers, o.cpu_percent), (47, 47, 0));
         }
     }
 }
