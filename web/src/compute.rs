@@ -490,12 +490,13 @@ pub fn spot_of(s: &AppState, d: &SpotDefaults) -> Result<SpotComparison, InputEr
     })
 }
 
-/// What bounds a model's size on a card: a bare parameter count has no KV cache or per-token
-/// activations, so nothing bounds its batch or sequence; a convolutional network's per-image
-/// counts bound its batch, and no sequence length reaches it.
+/// What bounds a model's size on a card: a bare parameter count grows by the KV cache of the
+/// shape assumed for it, out of training; in training it keeps no cache and its activations are
+/// a share of the weights, so nothing bounds its batch or sequence; a convolutional network's
+/// per-image counts bound its batch, and no sequence length reaches it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Bounds {
-    /// Nothing: a bare parameter count.
+    /// Nothing: a bare parameter count in training.
     None,
     /// The batch only: an image network.
     Batch,
@@ -507,6 +508,7 @@ pub enum Bounds {
 pub fn bounds(input: &EstimateInput) -> Bounds {
     match input.resolve() {
         Ok(w) if w.arch.is_detailed() => Bounds::Both,
+        Ok(w) if w.arch.is_bare_decoder() && w.mode != Mode::Training => Bounds::Both,
         Ok(w) if w.arch.has_image_counts() => Bounds::Batch,
         _ => Bounds::None,
     }
@@ -550,10 +552,16 @@ mod tests {
     }
 
     #[test]
-    fn a_bare_parameter_count_has_no_largest_batch_or_sequence() {
+    fn a_bare_parameter_count_is_bounded_by_its_assumed_cache_out_of_training() {
+        // Its cache, of the shape assumed for the count, grows with the batch and the sequence.
         let s = state("#/fit?source=params&params=7B&gpu=h100-sxm5-80gb");
-        assert_eq!(bounds(&input_with(&s, &[]).unwrap()), Bounds::None);
-        assert_eq!(largest(&s, Bytes::new(80 << 30)), (None, None));
+        assert_eq!(bounds(&input_with(&s, &[]).unwrap()), Bounds::Both);
+        let (batch, seq) = largest(&s, Bytes::new(80 << 30));
+        assert!(batch.is_some() && seq.is_some());
+        // Training keeps no cache: nothing bounds them.
+        let t = state("#/fit?source=params&params=7B&mode=training&gpu=h100-sxm5-80gb");
+        assert_eq!(bounds(&input_with(&t, &[]).unwrap()), Bounds::None);
+        assert_eq!(largest(&t, Bytes::new(80 << 30)), (None, None));
         // A preset has both.
         let p = state("#/fit?gpu=h100-sxm5-80gb");
         let (batch, seq) = largest(&p, Bytes::new(80 << 30));

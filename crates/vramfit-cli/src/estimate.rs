@@ -463,10 +463,14 @@ pub fn run(args: EstimateArgs) -> Outcome {
             show(sol.max_batch),
             show(sol.min_gpus)
         );
-    } else if let Some(sol) = solutions.as_ref().filter(|_| !workload.arch.is_detailed()) {
+    } else if let Some(sol) = solutions
+        .as_ref()
+        .filter(|_| !workload.arch.is_detailed() && workload.mode == Mode::Training)
+    {
+        // Out of training a bare count's assumed cache bounds its batch and context.
         let _ = writeln!(
             t,
-            "On this card: fewest cards {} (a bare parameter count has no KV cache or per-token activations: nothing bounds the batch or the context).",
+            "On this card: fewest cards {} (a bare parameter count in training has no KV cache or per-token activations: nothing bounds the batch or the context).",
             sol.min_gpus
                 .map_or_else(|| String::from("none"), vramfit::estimate::thousands)
         );

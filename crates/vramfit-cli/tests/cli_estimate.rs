@@ -136,15 +136,14 @@ fn table_writes_units() {
     assert_eq!(code, 0);
     assert!(out.contains("GiB"));
     assert!(out.contains("1.2 × (M_theory + 2 GB)"));
-    // The phase of the peak in words: a bare count has none; a preset's inference peaks in the
-    // prompt's forward pass here (2048 prompt tokens against 256 new); foreach AdamW training at
-    // its step.
+    // The phase of the peak in words: a bare count, its cache counted from the shape assumed
+    // for it, and a preset's inference peak in the prompt's forward pass here (2048 prompt
+    // tokens against 256 new); foreach AdamW training at its step.
     assert!(
-        out.contains(
-            "(torch.cuda.max_memory_allocated(), at no known phase: the parameter count alone)"
-        ),
+        out.contains("(torch.cuda.max_memory_allocated(), at the input's forward pass)"),
         "{out}"
     );
+    assert!(out.contains("(assumed)"), "{out}");
     for (mode, phase) in [
         ("inference", "the input's forward pass"),
         ("training", "the optimizer step"),

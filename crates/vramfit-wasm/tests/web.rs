@@ -54,8 +54,13 @@ fn guide_quick_numbers() {
     let e = ok(estimate(input(r#"{"params":"7B","dtype":"fp16"}"#)));
     assert_eq!(num(&e, "weights_bytes"), 14_000_000_000.0);
     assert_eq!(num(&e, "params"), 7e9);
-    // A bare parameter count has no architecture, so no activations: the peak is loading.
-    assert_eq!(get(&e, "peak_phase").as_string().as_deref(), Some("load"));
+    // A bare parameter count: the cache of the shape assumed for it (47 layers × 8 KV heads ×
+    // 128 × 2 × 2 B = 192,512 B a token) fills in the prompt's forward pass, its peak.
+    assert_eq!(num(&e, "kv_bytes_per_token"), 192_512.0);
+    assert_eq!(
+        get(&e, "peak_phase").as_string().as_deref(),
+        Some("prefill")
+    );
 }
 
 #[wasm_bindgen_test]

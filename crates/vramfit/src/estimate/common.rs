@@ -59,7 +59,7 @@ impl Run<'_> {
         layers: u64,
         decompressed_mla: bool,
     ) -> (u64, Formula) {
-        let a = &self.arch;
+        let a = self.cache_arch();
         if !a.is_detailed() {
             return (
                 0,
@@ -112,6 +112,10 @@ impl Run<'_> {
                     a.num_heads
                 ]
             ),
+            None if self.cache_assumed() => formula!(self.text;
+                ["2 × {} kv heads × {} head_dim (assumed)", a.num_kv_heads, a.head_dim],
+                ["2 × {} 个 KV 头 × {} head_dim（假定）", a.num_kv_heads, a.head_dim]
+            ),
             None => formula!(self.text;
                 ["2 × {} kv heads × {} head_dim", a.num_kv_heads, a.head_dim],
                 ["2 × {} 个 KV 头 × {} head_dim", a.num_kv_heads, a.head_dim]
@@ -154,6 +158,32 @@ impl Run<'_> {
                 ]
             ),
         )
+    }
+
+    /// The note of a decoder known by its parameter count alone: the shape its KV cache is
+    /// counted for, what a full-attention model of that size would keep, and how to count it
+    /// exactly.
+    fn note_assumed_cache(&self, parts: &mut Parts) {
+        if !self.text {
+            return;
+        }
+        let a = self.cache_arch();
+        let params = self.arch.opaque_params;
+        let elems = a.kv_elements_per_token_layer().saturating_mul(a.num_layers);
+        let mha = crate::model::Architecture::assumed_mha_elements_per_token(params);
+        let dtype = self.kv_dtype_name();
+        let per = |e: u64| b(self.kv_dtype.bytes_for(e, self.act_kv_dtype()));
+        let (layers, heads, dim) = (a.num_layers, a.num_kv_heads, a.head_dim);
+        let (assumed, full) = (per(elems), per(mha));
+        // The ratio to the nearest tenth.
+        let tenths = (mha.saturating_mul(20) / elems.max(1)).div_ceil(2);
+        let ratio = format!("{}.{}", tenths / 10, tenths % 10);
+        let p = thousands(params);
+        parts.note(
+            "kv_assumed_shape",
+            en!("Only the parameter count ({p}) is known: the KV cache is counted for a typical shape assumed from it, {layers} layers × {heads} KV heads × {dim} head size (grouped-query attention as in Llama 3 and Qwen; layers = ⌈28.5 × ⁴√(parameters in billions)⌉), {assumed} a token at {dtype}, at least what the catalog's dense grouped-query models of that size keep. An older model with full multi-head attention (a KV head per query head, as Llama 2) keeps about {ratio}× as much, {full} a token; the activations that grow with the context are not counted either. Give the model's id, its config.json or a hub repo for its exact cache."),
+            zh!("只知道参数量（{p}）：KV 缓存按由它假定的典型形状计算，{layers} 层 × {heads} 个 KV 头 × {dim} 头维度（分组查询注意力，如 Llama 3 与 Qwen；层数 = ⌈28.5 × ⁴√(以十亿计的参数量)⌉），每个 token {assumed}（{dtype}），不少于目录中同等规模的稠密分组查询注意力模型。较老的全多头注意力模型（每个查询头一个 KV 头，如 Llama 2）约需 {ratio} 倍，每个 token {full}；随上下文增长的激活值也没有计入。请给出模型 id、config.json 或模型仓库以得到精确的缓存。"),
+        );
     }
 
     pub(super) fn act_kv_dtype(&self) -> Dtype {
@@ -241,7 +271,9 @@ impl Run<'_> {
         };
         let (phase, trainable, cpu) = self.runner().run(self, &mut parts);
         self.note_past_trained_context(&mut parts);
-        if !self.arch.is_detailed() && self.text {
+        if self.cache_assumed() && self.mode != super::Mode::Training {
+            self.note_assumed_cache(&mut parts);
+        } else if !self.arch.is_detailed() && self.text {
             parts.note(
                 "kv_not_counted",
                 en!("A parameter count alone gives the weights, not the model's layers, KV heads or head size: the KV cache and the activations that grow with the context are not counted, and a long context needs more than shown. Give the model's id, its config.json or a hub repo to count them."),

@@ -171,12 +171,21 @@ impl Run<'_> {
                     "卷积网络：激活值按一张 {s} × {s} 图像逐层计数，并随批大小增长，而指南的 0.2–0.5 × 权重与批大小无关；换用其他图像尺寸时按像素数变化。"
                 ),
             ),
-            D::QuickOnly => (
+            // Training keeps no cache: there the bare count's estimate has none either.
+            D::QuickOnly if self.mode == Mode::Training => (
                 String::from(en_str!(
                     "Only the parameter count is known, so the detailed estimate falls back on the guide's rules for activations and has no KV cache; give a preset or a config.json for the exact figures."
                 )),
                 String::from(zh_str!(
                     "仅知参数量：激活值沿用指南经验值且无法计算 KV 缓存；提供预设或 config.json 可得精确结果。"
+                )),
+            ),
+            D::QuickOnly => (
+                String::from(en_str!(
+                    "Only the parameter count is known, so the detailed estimate falls back on the guide's rules for activations and counts the KV cache of a typical shape assumed from the count, where the guide counts none; give a preset or a config.json for the exact figures."
+                )),
+                String::from(zh_str!(
+                    "仅知参数量：激活值沿用指南经验值，KV 缓存按由参数量假定的典型形状计算（指南不计 KV 缓存）；提供预设或 config.json 可得精确结果。"
                 )),
             ),
             D::Gqa { heads, kv_heads } => (

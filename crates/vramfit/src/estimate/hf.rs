@@ -102,7 +102,8 @@ impl Run<'_> {
         } else {
             self.opaque_weights()
         };
-        let layers = a.num_layers.div_ceil(self.pp);
+        // The cache's layers: the model's, or those assumed for a bare parameter count.
+        let layers = self.cache_arch().num_layers.div_ceil(self.pp);
         let numbers = Run::new(self.w, false);
         let (kv_end, _) =
             numbers.kv_bytes(self.batch, self.seq_len + self.new_tokens, layers, true);
@@ -176,9 +177,9 @@ impl Run<'_> {
         } else {
             0
         };
-        let phase = if !a.is_detailed() && !a.has_image_counts() {
-            Phase::Load
-        } else if prefill >= decode {
+        // A bare parameter count peaks as a decoder too: its cache is counted from the shape
+        // assumed for it.
+        let phase = if prefill >= decode {
             Phase::Prefill
         } else {
             Phase::Decode

@@ -86,7 +86,12 @@ impl Run<'_> {
         let layers = a.num_layers.max(1);
         // llama.cpp (since PR #18148, December 2025) gives -ngl's first layer to the output layer,
         // then the last ngl − 1 blocks; Ollama plans the blocks first and the output layer last.
-        let (on_gpu, output_on_gpu) = if !self.rules().output_layer_first {
+        // A bare parameter count is one block, its weights and its (assumed) cache together: on
+        // the GPU with any -ngl, in CPU memory with none.
+        let (on_gpu, output_on_gpu) = if self.cache_assumed() {
+            let on = u64::from(self.gpu_layers > 0);
+            (on, on == 1)
+        } else if !self.rules().output_layer_first {
             (self.gpu_layers.min(layers), self.gpu_layers > layers)
         } else {
             (
@@ -312,7 +317,14 @@ impl Run<'_> {
 
     /// The KV cache of `layers` blocks for a context of `ctx`, as llama.cpp allocates it.
     fn llamacpp_kv(&self, ctx: u64, layers: u64) -> LlamacppKv {
-        let a = &self.arch;
+        // A bare parameter count is one block here, on the GPU or not as a whole: its cache is
+        // the assumed shape's, all of its layers with that block.
+        let a = self.cache_arch();
+        let layers = if self.cache_assumed() {
+            layers.saturating_mul(a.num_layers)
+        } else {
+            layers
+        };
         if !a.is_generative() || layers == 0 || a.stage_layers(layers) == (0, 0) {
             return LlamacppKv {
                 bytes: 0,
@@ -497,6 +509,13 @@ impl Run<'_> {
                 [
                     "{per_layer} 个值每 token 每层 × ({full} 层 × {ctx} 上下文 + {swa_layers} 个滑动窗口层 × {swa_cells} 个单元（窗口 {window} × {seqs} 条序列 + ubatch {ubatch}，补齐到 256 的倍数）) × {name} = {size}"
                 ]
+            )
+        } else if self.cache_assumed() {
+            formula!(self.text;
+                [
+                    "{per_layer} values per token per layer × {layers} layers × {ctx} context × {name} = {size} (a shape assumed from the parameter count)"
+                ],
+                ["{per_layer} 个值每 token 每层 × {layers} 层 × {ctx} 上下文 × {name} = {size}（由参数量假定的形状）"]
             )
         } else {
             formula!(self.text;

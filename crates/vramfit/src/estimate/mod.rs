@@ -92,6 +92,8 @@ macro_rules! formula {
 }
 
 mod activations;
+#[cfg(test)]
+mod bare_tests;
 mod common;
 mod component;
 mod engine;

@@ -94,7 +94,8 @@ impl Run<'_> {
     /// (f16), 1 B (q8_0) or 0.5 B (q4_0) per element (`kvCacheBytesPerElement`), MLA counted as
     /// its GGUF declares it (a key and value per head).
     fn ollama_kv_layer(&self, context: u64) -> u64 {
-        let a = &self.arch;
+        // The model's, or for a bare parameter count the shape assumed for its cache.
+        let a = self.cache_arch();
         let per_token = match a.mla {
             Some(m) => (m.qk_nope_head_dim + m.qk_rope_head_dim + m.v_head_dim) * a.num_heads,
             None => 2 * a.head_dim * a.num_kv_heads,
@@ -141,7 +142,14 @@ impl Run<'_> {
     /// with room; then the output layer.
     pub(super) fn ollama_plan(&self, context: u64, free: &[u64]) -> Plan {
         let a = &self.arch;
-        let blocks = a.num_layers as usize;
+        // A bare parameter count: the blocks of the shape assumed for its cache, each an equal
+        // share of the weights with its layer of KV, and no output layer of its own.
+        let bare = self.cache_assumed();
+        let blocks = if bare {
+            self.cache_arch().num_layers as usize
+        } else {
+            a.num_layers as usize
+        };
         let mut block = vec![0u64; blocks];
         let mut output = 0u64;
         let mut embedding = 0u64;
@@ -162,14 +170,14 @@ impl Run<'_> {
         if !a.is_detailed() {
             // A bare parameter count: the guide's bytes spread evenly over the blocks.
             let all = self.opaque_weights();
-            block = vec![all / a.num_layers.max(1); blocks];
+            block = vec![all.div_ceil(blocks.max(1) as u64); blocks];
         }
         // `output`, or `token_embd` when the model has none (tied embeddings).
         if a.tied_embeddings {
             output = output.saturating_add(embedding);
         }
         let kv_layer = self.ollama_kv_layer(context);
-        let kv = kv_layer.saturating_mul(a.num_layers);
+        let kv = kv_layer.saturating_mul(self.cache_arch().num_layers);
         let (mut partial, mut full) = self.ollama_graph(context, kv);
         if full == 0 {
             full = partial;
@@ -195,7 +203,11 @@ impl Run<'_> {
                 alloc[i] = min.saturating_add(first);
             }
         }
-        let limit = self.num_gpu;
+        // A bare count's num_gpu is 0 or 1 (its one block as llama.cpp runs it): none, or all.
+        let limit = match self.num_gpu {
+            Some(n) if bare && n > 0 => Some(blocks as u64),
+            n => n,
+        };
         let mut count = 0u64;
         let mut layer = first;
         for (i, w) in block.iter().enumerate() {
@@ -306,7 +318,18 @@ impl Run<'_> {
         // What the run asks for on the GPUs (num_gpu, else every layer and the output), placed
         // by Ollama on GPUs of unbounded memory: the memory it must see free on each to place
         // them all, and what llama.cpp then holds.
-        let requested = self.num_gpu.unwrap_or(a.num_layers + 1);
+        // Layers of the model as Ollama counts them: the blocks and the output, or a bare
+        // count's assumed blocks.
+        let model_layers = if self.cache_assumed() {
+            self.cache_arch().num_layers
+        } else {
+            a.num_layers + 1
+        };
+        let requested = match self.num_gpu {
+            Some(n) if self.cache_assumed() && n > 0 => model_layers,
+            Some(n) => n,
+            None => model_layers,
+        };
         let wanted = self.ollama_plan(context, &vec![u64::MAX; gpus]);
         let used_all = wanted.per_gpu.iter().filter(|n| **n > 0).count().max(1) as u64;
         let all = super::Workload {
@@ -333,7 +356,6 @@ impl Run<'_> {
             .map_or(0, |m| m.saturating_add(1));
         let held = whole.sum_where(|k| k.is_llamacpp_buffer() || k == ComponentKind::CudaContext);
         p.theory = Some(seen.max(held));
-        let model_layers = a.num_layers + 1;
         let cpu_percent = if plan.vram == 0 {
             100
         } else if plan.vram >= plan.total {

@@ -18,6 +18,9 @@ pub(super) struct Run<'a> {
     pub(super) text: bool,
     /// Walks over the tensors that several steps read, each done once per run.
     walks: Walks,
+    /// The shape assumed for a decoder known by its parameter count alone
+    /// ([`Architecture::assumed_decoder`]), its KV cache's; `None` for any other model.
+    assumed: Option<Architecture>,
 }
 
 /// Sums over the model's tensors, each computed the first time the run asks for it and kept for
@@ -76,7 +79,22 @@ impl<'a> Run<'a> {
             w,
             text,
             walks: Walks::default(),
+            assumed: w
+                .arch
+                .is_bare_decoder()
+                .then(|| Architecture::assumed_decoder(w.arch.opaque_params)),
         }
+    }
+
+    /// The architecture the KV cache is counted from: the model's own, or for a decoder known by
+    /// its parameter count alone the shape assumed from that count.
+    pub(super) fn cache_arch(&self) -> &Architecture {
+        self.assumed.as_ref().unwrap_or(&self.w.arch)
+    }
+
+    /// Whether the KV cache is counted from an assumed shape (a bare parameter count).
+    pub(super) fn cache_assumed(&self) -> bool {
+        self.assumed.is_some()
     }
 
     /// [`ParamSums`] in one walk, once per run.

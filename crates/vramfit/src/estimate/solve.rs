@@ -331,15 +331,19 @@ pub fn fixes(input: &EstimateInput, memory: Bytes) -> Vec<FitFix> {
 /// All the solvers against `device`.
 pub fn solve(input: &EstimateInput, device: &Device) -> Solutions {
     // Solve against the memory alone: the device is named in the input only for its workspace size.
-    // A bare parameter count has no KV cache or per-token activations to grow: no batch or
-    // context bounds it, so none is given. A convolutional network's per-image counts bound its
-    // batch; no sequence length reaches it.
+    // A bare parameter count grows by the KV cache of the shape assumed for it, out of training
+    // (which keeps no cache, and whose activations are then a share of the weights): its batch
+    // and context are bounded there, and nowhere else. A convolutional network's per-image
+    // counts bound its batch; no sequence length reaches it.
     let w = input.resolve().ok();
     let detailed = w.as_ref().is_some_and(|w| w.arch.is_detailed());
     let images = w.as_ref().is_some_and(|w| w.arch.has_image_counts());
+    let cached = w
+        .as_ref()
+        .is_some_and(|w| w.arch.is_bare_decoder() && w.mode != Mode::Training);
     let memory = device.memory;
-    let batch = largest_batch_fit(input, memory).filter(|_| detailed || images);
-    let context = largest_context_fit(input, memory).filter(|_| detailed);
+    let batch = largest_batch_fit(input, memory).filter(|_| detailed || images || cached);
+    let context = largest_context_fit(input, memory).filter(|_| detailed || cached);
     let trained = w.as_ref().and_then(trained_bound);
     Solutions {
         max_batch: batch.map(|(fit, _)| fit.value),
@@ -416,22 +420,31 @@ mod tests {
     }
 
     #[test]
-    fn a_bare_parameter_count_has_no_batch_or_context_bound() {
-        // 7B in bf16 is 14 GB whatever the batch or context (no KV cache to grow): the solvers
-        // give no largest batch or context, only the cards it needs.
+    fn a_bare_parameter_count_is_bounded_by_its_assumed_cache() {
+        // 7B in bf16 is 14 GB; the cache of the shape assumed for it (47 layers × 8 KV heads ×
+        // 128, 188 KiB a token) grows with the batch and the context, which the solvers bound.
         let h100 = h100();
         for mode in [Mode::Serve, Mode::Inference] {
-            let s = solve(
-                &EstimateInput {
-                    params: Some("7B".into()),
-                    mode,
-                    ..EstimateInput::default()
-                },
-                &h100,
-            );
-            assert_eq!((s.max_batch, s.max_context), (None, None), "{mode:?}");
+            let i = EstimateInput {
+                params: Some("7B".into()),
+                mode,
+                ..EstimateInput::default()
+            };
+            let s = solve(&i, &h100);
+            assert!(s.max_batch.is_some() && s.max_context.is_some(), "{mode:?}");
             assert_eq!(s.min_gpus, Some(1));
         }
+        // Training keeps no cache: 7B there is its weights' multiple whatever the batch or
+        // context, so no largest batch or context is given.
+        let s = solve(
+            &EstimateInput {
+                params: Some("7B".into()),
+                mode: Mode::Training,
+                ..EstimateInput::default()
+            },
+            &h100,
+        );
+        assert_eq!((s.max_batch, s.max_context), (None, None));
     }
 
     #[test]
@@ -462,8 +475,12 @@ mod tests {
             arch: None,
             ..tiny()
         };
-        // 70B in bf16 = 140 GB of weights: one 80 GiB card cannot hold it, two at tp 2 can.
-        assert_eq!(fewest_gpus(&i, Bytes::gib(80)), Some(2));
+        // 70B in bf16 = 140 GB of weights: one 80 GiB card cannot hold it. Two at tp 2 hold
+        // 65.2 GiB of weights and the guide's 13.0 GiB of activations each, and the cache of the
+        // shape assumed for a bare count (83 layers × 8 KV heads × 128, 166 KiB a token on each
+        // of the two, 0.65 GiB for 4,096 tokens) with the CUDA context takes them past 80 GiB.
+        assert!(need(&over_gpus(&i, 2)) > Bytes::gib(80));
+        assert_eq!(fewest_gpus(&i, Bytes::gib(80)), Some(4));
         assert_eq!(fewest_gpus(&i, Bytes::gib(8)), Some(32));
     }
 }

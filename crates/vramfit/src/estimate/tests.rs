@@ -1960,26 +1960,6 @@ fn the_full_layers_of_a_stage_are_rounded_up() {
     assert_eq!(mistral.stage_layers(32), (0, 32));
 }
 
-/// A bare parameter count ("80B") gives the weights but not the KV cache: the estimate says so
-/// (note `kv_not_counted`, and the KV part's formula) instead of dropping the cache silently as
-/// "not a generative decoder".
-#[test]
-fn a_bare_parameter_count_says_its_kv_is_not_counted() {
-    let e = estimate(&EstimateInput {
-        params: Some("80B".into()),
-        seq_len: 8192.0,
-        ..EstimateInput::default()
-    })
-    .unwrap();
-    assert!(e.notes.iter().any(|n| n.key == "kv_not_counted"));
-    assert_eq!(e.kv_cache_bytes.get(), 0);
-    let kv = e.components.iter().find(|c| c.key == K::KvCache).unwrap();
-    assert!(kv.formula.starts_with("not counted"), "{}", kv.formula);
-    // A model known by its config counts it and has no such note.
-    let llama = estimate(&input(llama8b())).unwrap();
-    assert!(llama.notes.iter().all(|n| n.key != "kv_not_counted"));
-}
-
 /// NVFP4 keeps 4-bit values and one FP8 scale per 16 of them: 16 values in 8 + 1 = 9 bytes, so
 /// Llama-3.1-8B's 131,072 B a token in bf16 (2 × 8 × 128 × 32 × 2) is 36,864 B in nvfp4.
 #[test]

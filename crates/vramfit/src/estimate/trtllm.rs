@@ -145,7 +145,7 @@ impl Run<'_> {
                 let tokens = pool_tokens(budget, f.per_token, TRTLLM_TOKENS_PER_BLOCK);
                 let pool = tokens.saturating_mul(f.per_token);
                 self.add_trtllm_pool(p, &f, pool, tokens, Some((free, budget)));
-                if self.arch.is_generative() {
+                if self.cache_arch().is_generative() {
                     p.serve_pool = Some(ServePool {
                         available: pool,
                         request,
@@ -161,7 +161,11 @@ impl Run<'_> {
                 tokens
             }
         };
-        p.serve_tokens = Some(if self.arch.is_generative() { tokens } else { 0 });
+        p.serve_tokens = Some(if self.cache_arch().is_generative() {
+            tokens
+        } else {
+            0
+        });
         // M_theory: the card whose free fraction after the profile holds `batch` sequences of
         // max_seq_len.
         p.theory = Some(peak.saturating_add(Bytes::from_f64(demand as f64 / fraction).get()));
@@ -181,8 +185,11 @@ impl Run<'_> {
             .min(self.max_num_seqs);
         let logits = profile_requests.saturating_mul(a.vocab_size.saturating_mul(4));
         let layers_here = a.num_layers.div_ceil(self.pp);
-        let per_token = if a.is_generative() {
-            self.kv_bytes(1, 1, layers_here, false).0
+        // The model's cache, or for a bare parameter count the shape assumed for it.
+        let cache = self.cache_arch();
+        let per_token = if cache.is_generative() {
+            self.kv_bytes(1, 1, cache.num_layers.div_ceil(self.pp), false)
+                .0
         } else {
             0
         };

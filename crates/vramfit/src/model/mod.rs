@@ -5,10 +5,12 @@
 //! parallel shards) is computed from [`Architecture::tensors`], so there is one place where a
 //! model's layout is described (`tensors.rs` walks them; `validate.rs` checks the fields first).
 
+mod assumed;
 mod hybrid;
 mod tensors;
 mod validate;
 
+pub use assumed::{ASSUMED_HEAD_DIM, ASSUMED_KV_HEADS, assumed_hidden, assumed_layers};
 pub use hybrid::{Hybrid, LayerKind, StateElements, StateMixer};
 
 /// The overall shape of the network.

@@ -189,8 +189,10 @@ impl Run<'_> {
         } else {
             (cpu, 0)
         };
-        let layers_here = a.num_layers.div_ceil(self.pp);
-        let kv_per_token = if a.is_generative() {
+        // The model's cache, or for a bare parameter count the shape assumed for it.
+        let cache = self.cache_arch();
+        let layers_here = cache.num_layers.div_ceil(self.pp);
+        let kv_per_token = if cache.is_generative() {
             self.kv_bytes(1, 1, layers_here, rules.decompressed_mla).0
         } else {
             0

@@ -15,9 +15,15 @@ impl Run<'_> {
         let weights = self.serving_weights();
         let load = SGLANG_LOAD_OVERHEAD.get();
         let layers = a.num_layers.div_ceil(self.pp);
+        // The cache's layers: the model's, or those assumed for a bare parameter count.
+        let cache = self.cache_arch();
         let numbers = Run::new(self.w, false);
-        let (cell, _) = numbers.kv_bytes(1, 1, layers, false);
-        let cell = if a.is_generative() { cell.max(1) } else { 0 };
+        let (cell, _) = numbers.kv_bytes(1, 1, cache.num_layers.div_ceil(self.pp), false);
+        let cell = if cache.is_generative() {
+            cell.max(1)
+        } else {
+            0
+        };
         let context = self.max_model_len;
         let preload = self.sglang_preload();
         let pool = self.sglang_pool(weights.saturating_add(load), cell, preload);

@@ -154,7 +154,7 @@ impl Run<'_> {
         let f = self.sglang_figures();
         self.sglang_components(&f, p);
         if let SglangPool::Card { rest, tokens, .. } = f.pool
-            && self.arch.is_generative()
+            && self.cache_arch().is_generative()
         {
             p.serve_pool = Some(ServePool {
                 available: rest,
@@ -163,7 +163,7 @@ impl Run<'_> {
                 budget: PoolBudget::MemFractionStatic,
             });
         }
-        p.serve_tokens = Some(if self.arch.is_generative() {
+        p.serve_tokens = Some(if self.cache_arch().is_generative() {
             f.pool.tokens()
         } else {
             0

@@ -164,9 +164,12 @@ impl Run<'_> {
                 + l.cross * l.cross_blocks
                 + l.state_layers * l.state_blocks,
         );
+        // The graphs are the model's blocks (none known for a bare parameter count), not the
+        // cache's layers.
+        let graph_layers = a.num_layers.div_ceil(self.pp);
         let cuda_graphs = self.cuda_graphs.then(|| {
             Bytes::from_f64(
-                (CUDA_GRAPH_BASE_GIB + CUDA_GRAPH_PER_LAYER_GIB * l.layers as f64) * GIB as f64,
+                (CUDA_GRAPH_BASE_GIB + CUDA_GRAPH_PER_LAYER_GIB * graph_layers as f64) * GIB as f64,
             )
             .get()
         });
@@ -224,14 +227,19 @@ impl Run<'_> {
             pool,
             cuda_graphs,
             context,
-            tokens: if a.is_generative() { tokens } else { 0 },
+            tokens: if self.cache_arch().is_generative() {
+                tokens
+            } else {
+                0
+            },
             theory,
         }
     }
 
     /// The KV cache's layers on this GPU and how vLLM's allocator groups them.
     fn vllm_layout(&self) -> VllmLayout {
-        let a = &self.arch;
+        // The model's, or for a bare parameter count the shape assumed for its cache.
+        let a = self.cache_arch();
         let layers = a.num_layers.div_ceil(self.pp);
         let numbers = Run::new(self.w, false);
         let (per_token, _) = numbers.kv_bytes(1, 1, layers, false);

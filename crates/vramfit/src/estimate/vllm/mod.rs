@@ -62,7 +62,7 @@ impl Run<'_> {
             concurrency,
             ..
         } = f.pool
-            && self.arch.is_generative()
+            && self.cache_arch().is_generative()
         {
             p.serve_pool = Some(ServePool {
                 available,

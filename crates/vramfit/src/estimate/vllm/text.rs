@@ -65,7 +65,7 @@ impl Run<'_> {
                 ComponentKind::CudaGraphs,
                 g,
                 false,
-                self.vllm_cuda_graphs_text(f, g),
+                self.vllm_cuda_graphs_text(g),
                 en_str!("Captured after the pool is sized, so real use overshoots utilisation × memory by this much."),
                 zh_str!("在 KV 池确定后捕获，实际占用因此超出利用率 × 显存。"),
             );
@@ -278,8 +278,8 @@ impl Run<'_> {
     }
 
     /// The CUDA-graph pool's formula.
-    fn vllm_cuda_graphs_text(&self, f: &VllmFigures, g: u64) -> Formula {
-        let layers_here = f.layout.layers;
+    fn vllm_cuda_graphs_text(&self, g: u64) -> Formula {
+        let layers_here = self.arch.num_layers.div_ceil(self.pp);
         formula!(self.text;
             let (base, per, size) = (short(CUDA_GRAPH_BASE_GIB), short(CUDA_GRAPH_PER_LAYER_GIB), b(g));
             ["{base} GiB + {per} GiB × {layers_here} layers = {size} (fitted to vLLM 0.19 H100 runs)"],
