@@ -180,7 +180,6 @@ impl Run<'_> {
     /// the pool check and the layers off the GPUs, from the parts with the reserve among them;
     /// `cpu`, the run shape's bytes in CPU memory, split from those on NVMe.
     fn totals(&self, parts: &Parts, peak: &PeakFigures, cpu: u64) -> Totals {
-        let a = &self.arch;
         let rules = self.rules();
         let is_llamacpp = rules.peak == PeakSource::Llamacpp;
         // ZeRO-Infinity's NVMe offload keeps the partitions on the drive, not in CPU memory.
@@ -212,12 +211,12 @@ impl Run<'_> {
         // llama.cpp with layers on the CPU generates at the pace of the CPU's memory for them,
         // which the speed model, a GPU's roofline, does not know: no speed, and a note says why.
         #[cfg(feature = "speed")]
-        let cpu_layers = if !is_llamacpp || !a.is_detailed() || self.device.is_none() {
+        let cpu_layers = if !is_llamacpp || !self.arch.is_detailed() || self.device.is_none() {
             0
         } else if let Some(o) = ollama {
             o.model_layers.saturating_sub(o.gpu_layers)
         } else {
-            (a.num_layers + 1).saturating_sub(self.gpu_layers)
+            (self.arch.num_layers + 1).saturating_sub(self.gpu_layers)
         };
         Totals {
             temporaries: parts.sum_where(|k| k.group() == Group::Temporaries),
