@@ -18,7 +18,7 @@
 //!
 //! Two modules ship. Without the Cargo feature `full`: `estimate`, `solve`, `version` and every
 //! catalog (`gpus`, `models`, `offers`, `platforms`): the package's main module
-//! (`import … from "vramfit"`, and the widget's), under the 155 KB gzip budget. With `full` (on by
+//! (`import … from "vramfit"`, and the widget's), under the 160 KB gzip budget. With `full` (on by
 //! default): every function, also `recommend`, `planMig`, `diagnose`, `parseConfig`, the
 //! weights-file header readers and `searchModels` (`vramfit/full`). The offers and platforms,
 //! which the estimator does not use, are compiled in as the JSON text `build.rs` writes, not as
