@@ -4,7 +4,7 @@
 //! (`Rules::context`); the rest are the engines' own spellings of the estimator's fields, as the
 //! CLI's aliases spell them.
 
-use vramfit::estimate::{Context, Runner, ollama_models, resolve_ollama_name};
+use vramfit::estimate::{Context, Runner, resolve_ollama_name};
 
 use crate::i18n::Key;
 
@@ -102,22 +102,19 @@ pub fn name_of(runner: Runner, field: &str) -> Option<&'static str> {
         .map(|(_, name, _)| name)
 }
 
-/// Ollama's library name for the preset `model` names (`qwen3:32b` for `Qwen/Qwen3-32B`): the
-/// first size tag of the catalog that pulls that preset, with the GGUF file type it pulls by
-/// default. `None` when `model` is already a library name Ollama reads, or no tag pulls it.
+/// Ollama's library name for the preset `model` names (`qwen3:32b` for `Qwen/Qwen3-32B`), with
+/// the GGUF file type it pulls by default: the estimator's own choice
+/// ([`vramfit::estimate::default_tag_of`]), which its estimate of the preset under Ollama runs.
+/// `None` when `model` is already a library name Ollama reads, or no tag pulls it.
 pub fn ollama_tag_of(model: &str) -> Option<(String, String)> {
     if resolve_ollama_name("model", model).is_ok() {
         return None;
     }
-    let preset = vramfit::presets::find(model)?;
-    ollama_models().iter().find_map(|m| {
-        m.tags.iter().find(|t| t.preset == preset.id).map(|t| {
-            (
-                format!("{}:{}", m.name, t.size),
-                t.file_type.name().to_ascii_uppercase(),
-            )
-        })
-    })
+    let n = vramfit::estimate::default_tag_of(vramfit::presets::find(model)?.id)?;
+    Some((
+        format!("{}:{}", n.model.name, n.tag.size),
+        n.file_type.name().to_ascii_uppercase(),
+    ))
 }
 
 #[cfg(test)]

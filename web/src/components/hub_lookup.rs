@@ -43,31 +43,7 @@ pub fn hub_lookup() -> Html {
             && m.repo == vramfit::hub::repo_id(&repo).unwrap_or_default()
     });
 
-    let look_up = {
-        let app = app.clone();
-        let status = status.clone();
-        let endpoint = endpoint.clone();
-        Rc::new(move |repo: String| {
-            let h = match hub::hub_at(&endpoint) {
-                Ok(h) => h,
-                Err(e) => return status.set(Status::Failed(Rc::new(e), false)),
-            };
-            status.set(Status::Looking);
-            let (app, status) = (app.clone(), status.clone());
-            wasm_bindgen_futures::spawn_local(async move {
-                match hub::fetch::look_up(&h, &repo, None).await {
-                    Ok(m) => {
-                        let mut cache = Cache::read(hooks::local_get(hub::CACHE_KEY).as_deref());
-                        cache.put(&m);
-                        hooks::local_set(hub::CACHE_KEY, Some(&cache.text()));
-                        show(&app, &m);
-                        status.set(Status::Read(false));
-                    }
-                    Err(f) => status.set(Status::Failed(Rc::new(f.error), f.unreachable)),
-                }
-            });
-        })
-    };
+    let look_up = look_up(&app, &status, &endpoint);
 
     // A repo or a hub newly named: its model from this browser's cache, else none (the estimate
     // says it is not looked up yet). Never a request: only the button makes one.
@@ -143,18 +119,7 @@ pub fn hub_lookup() -> Html {
             <label for="f-model">{ lang.t(key!("hub.repo")) }</label>
             <input type="text" id="f-model" name="model" value={repo.clone()} {oninput} autocomplete="off" spellcheck="false" />
             <span class="label" id="hub-list-label">{ lang.t(key!("hub.endpoint")) }</span>
-            <div class="seg" role="group" aria-labelledby="hub-list-label" id="hub-list">
-                { for hub::ENDPOINTS.iter().map(|e| {
-                    let set = set_endpoint.clone();
-                    let pressed = host == *e;
-                    html! {
-                        <button type="button" data-hub={*e} aria-pressed={pressed.to_string()}
-                            onclick={Callback::from(move |_| set.emit(e.to_string()))}>
-                            { e.strip_prefix("https://").unwrap_or(e) }
-                        </button>
-                    }
-                }) }
-            </div>
+            { hub_list(&set_endpoint, &host) }
             <label for="f-hub-endpoint">{ lang.t(key!("hub.other")) }</label>
             <input type="url" id="f-hub-endpoint" placeholder={hub::ENDPOINTS[0]}
                 value={(*endpoint).clone()} {onchange} aria-describedby="f-hub-endpoint-hint" />
@@ -163,23 +128,87 @@ pub fn hub_lookup() -> Html {
                 { lang.t(if model.is_some() { key!("hub.refresh") } else { key!("hub.lookup") }) }
             </button>
             <span class="hint" id="hub-privacy">{ lang.f(key!("hub.privacy"), &[&host]) }</span>
-            { match (&*status, &model) {
-                (Status::Looking, _) => html! { <p class="hint" role="status" id="hub-status">{ lang.f(key!("hub.looking"), &[&host]) }</p> },
-                (Status::Failed(e, unreachable), _) => html! {
-                    <>
-                        <span class="err" role="alert" id="hub-error">{ error_text(lang, e) }</span>
-                        if *unreachable {
-                            <p class="hint" id="hub-cli">
-                                { lang.f(key!("hub.unreachable"), &[&host]) }{ " " }
-                                <code>{ hub_now.as_ref().map(|h| hub::cli_command(h, &repo)).unwrap_or_default() }</code>
-                            </p>
-                        }
-                    </>
-                },
-                (Status::Read(cached), Some(m)) => read(lang, m, *cached, *weights),
-                _ => html! { <p class="hint" id="hub-status">{ lang.t(key!("hub.not_cached")) }</p> },
-            } }
+            { status_view(lang, &status, model.as_ref(), &host, hub_now.as_ref(), &repo, *weights) }
         </div>
+    }
+}
+
+/// The lookup the button starts: the hub's answer into the state and this browser's cache, or
+/// why it failed (and whether the page could not reach the hub).
+fn look_up(
+    app: &crate::Ctx,
+    status: &UseStateHandle<Status>,
+    endpoint: &UseStateHandle<String>,
+) -> Rc<dyn Fn(String)> {
+    let (app, status, endpoint) = (app.clone(), status.clone(), endpoint.clone());
+    Rc::new(move |repo: String| {
+        let h = match hub::hub_at(&endpoint) {
+            Ok(h) => h,
+            Err(e) => return status.set(Status::Failed(Rc::new(e), false)),
+        };
+        status.set(Status::Looking);
+        let (app, status) = (app.clone(), status.clone());
+        wasm_bindgen_futures::spawn_local(async move {
+            match hub::fetch::look_up(&h, &repo, None).await {
+                Ok(m) => {
+                    let mut cache = Cache::read(hooks::local_get(hub::CACHE_KEY).as_deref());
+                    cache.put(&m);
+                    hooks::local_set(hub::CACHE_KEY, Some(&cache.text()));
+                    show(&app, &m);
+                    status.set(Status::Read(false));
+                }
+                Err(f) => status.set(Status::Failed(Rc::new(f.error), f.unreachable)),
+            }
+        });
+    })
+}
+
+/// The well-known hubs as buttons, the one in use pressed.
+fn hub_list(set_endpoint: &Callback<String>, host: &str) -> Html {
+    html! {
+        <div class="seg" role="group" aria-labelledby="hub-list-label" id="hub-list">
+            { for hub::ENDPOINTS.iter().map(|e| {
+                let set = set_endpoint.clone();
+                let pressed = host == *e;
+                html! {
+                    <button type="button" data-hub={*e} aria-pressed={pressed.to_string()}
+                        onclick={Callback::from(move |_| set.emit(e.to_string()))}>
+                        { e.strip_prefix("https://").unwrap_or(e) }
+                    </button>
+                }
+            }) }
+        </div>
+    }
+}
+
+/// Where the lookup stands: looking, failed (with the CLI command when the page could not reach
+/// the hub), what was read, or not looked up yet.
+fn status_view(
+    lang: crate::i18n::Lang,
+    status: &Status,
+    model: Option<&HubModel>,
+    host: &str,
+    hub_now: Option<&vramfit::hub::Hub>,
+    repo: &str,
+    weights: Option<u64>,
+) -> Html {
+    match (status, model) {
+        (Status::Looking, _) => {
+            html! { <p class="hint" role="status" id="hub-status">{ lang.f(key!("hub.looking"), &[host]) }</p> }
+        }
+        (Status::Failed(e, unreachable), _) => html! {
+            <>
+                <span class="err" role="alert" id="hub-error">{ error_text(lang, e) }</span>
+                if *unreachable {
+                    <p class="hint" id="hub-cli">
+                        { lang.f(key!("hub.unreachable"), &[host]) }{ " " }
+                        <code>{ hub_now.map(|h| hub::cli_command(h, repo)).unwrap_or_default() }</code>
+                    </p>
+                }
+            </>
+        },
+        (Status::Read(cached), Some(m)) => read(lang, m, *cached, weights),
+        _ => html! { <p class="hint" id="hub-status">{ lang.t(key!("hub.not_cached")) }</p> },
     }
 }
 

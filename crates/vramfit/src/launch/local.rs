@@ -63,11 +63,14 @@ pub(super) fn llama_server(w: &Workload, l: &mut Builder) -> Result<()> {
     Ok(())
 }
 
-/// The Ollama library tag of the run: the name given, or the tag of its preset in its file
-/// type.
+/// The Ollama library tag of the run: the name given, the default tag the estimator ran the
+/// preset as, or the tag of its preset in the file type asked for.
 fn ollama_tag(w: &Workload) -> Option<String> {
     if is_ollama_name(&w.model_name) {
         return Some(w.model_name.clone());
+    }
+    if let Some(tag) = &w.ollama_tag {
+        return Some(tag.clone());
     }
     let p = crate::presets::find(&w.model_name)?;
     let Quantization::Gguf { file_type } = w.quantization else {
