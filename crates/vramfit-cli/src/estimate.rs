@@ -12,6 +12,7 @@ use vramfit::precision::{Dtype, KvDtype, Quantization};
 use vramfit::{Bytes, ErrorKind, InputError};
 
 use crate::output::{Failure, Outcome, json};
+use crate::training_config::FileRead;
 
 /// The flags that describe a run; shared by `estimate` and `recommend`.
 #[derive(Args, Clone, Debug)]
@@ -376,6 +377,16 @@ pub struct EstimateArgs {
     /// not read are listed.
     #[arg(long, value_name = "LINE")]
     pub from_command: Option<String>,
+    /// A fine-tuning stack's config file, read onto the run (training): a Hugging Face
+    /// TrainingArguments or TRL config (JSON or YAML), a DeepSpeed JSON, a torchtune recipe, a
+    /// LLaMA-Factory or axolotl YAML, an accelerate config. Repeat it for several; a file it
+    /// names (a Trainer's `deepspeed`) is read too. Flags given here win over the files; the
+    /// keys not read are listed.
+    #[arg(long, value_name = "FILE", conflicts_with = "from_command")]
+    pub config: Vec<std::path::PathBuf>,
+    /// The ids of the flags the command line gave (set by `main`; not a flag).
+    #[arg(skip)]
+    pub explicit: Vec<String>,
 }
 
 /// The input of `command` read, with what a command line does not say (the card, the
@@ -405,19 +416,43 @@ pub fn run(args: EstimateArgs) -> Outcome {
             let (input, not_read) = from_command(line, args.flags.run_input()?)?;
             (input, None, Some(not_read))
         }
+        None if !args.config.is_empty() => {
+            let flags = args.flags.run_input()?;
+            let (input, reads) =
+                crate::training_config::apply(&args.config, flags.clone(), &flags, &args.explicit)?;
+            return estimate_report(&input, None, None, &reads, args.json);
+        }
         None => {
             let (input, looked_up) = args.flags.resolve()?;
             (input, looked_up, None)
         }
     };
+    estimate_report(
+        &input,
+        looked_up.as_ref(),
+        not_read.as_deref(),
+        &[],
+        args.json,
+    )
+}
+
+/// The report of one estimate: JSON, or the table with the solvers' answers; with the hub's
+/// model, the words of a command not read and the config files read, where there are.
+fn estimate_report(
+    input: &EstimateInput,
+    looked_up: Option<&HubModel>,
+    not_read: Option<&[String]>,
+    configs: &[FileRead],
+    json_out: bool,
+) -> Outcome {
     let workload = input.resolve()?;
     let e = vramfit::estimate::within_reach(workload.estimate())?;
     // With a card named: the largest batch and context that fit it, and the fewest such cards.
     let solutions = workload
         .device
         .as_ref()
-        .map(|d| vramfit::estimate::solve(&input, d));
-    if args.json {
+        .map(|d| vramfit::estimate::solve(input, d));
+    if json_out {
         let mut v = serde_json::to_value(&e).map_err(|err| Failure::io(err.to_string()))?;
         if let (Some(sol), Some(obj)) = (&solutions, v.as_object_mut()) {
             obj.insert(
@@ -434,11 +469,16 @@ pub fn run(args: EstimateArgs) -> Outcome {
         if let (Some(words), Some(obj)) = (&not_read, v.as_object_mut()) {
             obj.insert("not_read".into(), serde_json::json!(words));
         }
+        if let (false, Some(obj)) = (configs.is_empty(), v.as_object_mut()) {
+            obj.insert(
+                "config".into(),
+                serde_json::to_value(configs).map_err(|err| Failure::io(err.to_string()))?,
+            );
+        }
         return json(&v);
     }
-    let mut t = looked_up
-        .as_ref()
-        .map_or_else(String::new, |m| crate::hub_text::describe(m, &e));
+    let mut t = looked_up.map_or_else(String::new, |m| crate::hub_text::describe(m, &e));
+    t.push_str(&crate::training_config::describe(configs));
     if let Some(words) = &not_read {
         let listed = if words.is_empty() {
             String::from("none")

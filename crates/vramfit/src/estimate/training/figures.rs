@@ -255,9 +255,8 @@ impl Run<'_> {
             trainable: if lora { lora_params } else { params },
             shard,
             dtype,
-            quantization: if self.qlora {
-                Quantization::BnbNf4 { double_quant: true }
-            } else if lora {
+            // QLoRA's base is NF4, with or without double quantization as loaded.
+            quantization: if lora {
                 self.quantization
             } else {
                 Quantization::None
