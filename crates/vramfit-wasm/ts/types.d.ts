@@ -465,6 +465,41 @@ export type Confidence =
 ;
 
 /**
+ * Which stack's file a config is, as recognised from its keys.
+ */
+export type ConfigFormat =
+  /**
+   * Hugging Face `TrainingArguments` as JSON or YAML (`per_device_train_batch_size`, `optim`…).
+   */
+  | "trainer"
+  /**
+   * TRL's `SFTConfig` (with its `ModelConfig` keys: `use_peft`, `lora_r`…), as `trl sft
+   * --config` reads it: TRL's defaults (gradient checkpointing and bf16 on).
+   */
+  | "trl"
+  /**
+   * A DeepSpeed config JSON (`zero_optimization`, `train_micro_batch_size_per_gpu`).
+   */
+  | "deepspeed"
+  /**
+   * A torchtune recipe config (`model: {_component_: …}`).
+   */
+  | "torchtune"
+  /**
+   * A LLaMA-Factory training YAML (`stage`, `finetuning_type`, `cutoff_len`).
+   */
+  | "llamafactory"
+  /**
+   * An axolotl YAML (`base_model`, `micro_batch_size`, `sequence_len`).
+   */
+  | "axolotl"
+  /**
+   * An accelerate config YAML (`distributed_type`, `fsdp_config`, `num_processes`).
+   */
+  | "accelerate"
+;
+
+/**
  * A currency of the price data.
  */
 export type Currency =
@@ -2290,6 +2325,20 @@ export interface Moe {
 }
 
 /**
+ * Another file a config names, for the caller to read as well.
+ */
+export interface NamedFile {
+  /**
+   * The key that names it (`deepspeed`).
+   */
+  key: string;
+  /**
+   * The path as written.
+   */
+  path: string;
+}
+
+/**
  * Layer normalisation flavour.
  */
 export type Norm =
@@ -3065,6 +3114,34 @@ export interface ReadCommand {
    * value, an environment variable), as written.
    */
   not_read: string[];
+}
+
+/**
+ * A training config read.
+ */
+export interface ReadConfig {
+  /**
+   * The input given, with the file's settings and its stack's defaults applied (mode
+   * training).
+   */
+  input: EstimateInput;
+  /**
+   * Which stack's file it is.
+   */
+  format: ConfigFormat;
+  /**
+   * The keys that set nothing the estimate counts, as `path (line N)`: a mapping no key of
+   * which is read is listed once.
+   */
+  not_read: string[];
+  /**
+   * What the reading assumed where the file does not say (the stack's defaults it took).
+   */
+  assumed: Text[];
+  /**
+   * Files it names that hold more of the run (a DeepSpeed JSON), to read too.
+   */
+  files: NamedFile[];
 }
 
 /**
