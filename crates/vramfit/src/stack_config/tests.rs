@@ -322,3 +322,45 @@ fn errors_name_the_key_and_the_line() {
     let e = read_training_config("- a\n- b\n", EstimateInput::default()).err();
     assert_eq!(e.map(|e| e.kind), Some(ErrorKind::Malformed));
 }
+
+/// A file too deep or too large is refused before it is walked (the walk recurses; a
+/// WebAssembly stack is small); a deep flow nesting stops at `saphyr`'s own limit.
+#[test]
+fn deep_or_large_files_are_refused() {
+    let mut deep = String::from("a:\n");
+    for i in 1..200 {
+        deep.push_str(&" ".repeat(i));
+        deep.push_str("b:\n");
+    }
+    let e = read_training_config(&deep, EstimateInput::default()).err();
+    assert_eq!(e.map(|e| e.kind), Some(ErrorKind::OutOfRange));
+    let dashes = alloc::format!("a: 1\nb:\n{}x\n", "- ".repeat(40));
+    let e = read_training_config(&dashes, EstimateInput::default()).err();
+    assert_eq!(e.map(|e| e.kind), Some(ErrorKind::OutOfRange));
+    let flow = alloc::format!("a: {}{}\n", "[".repeat(300), "]".repeat(300));
+    assert!(read_training_config(&flow, EstimateInput::default()).is_err());
+    let big = "x".repeat(2 << 20);
+    let e = read_training_config(&big, EstimateInput::default()).err();
+    assert_eq!(e.map(|e| e.kind), Some(ErrorKind::TooLarge));
+}
+
+proptest::proptest! {
+    /// Any text, and any text made of a config's pieces: a reading or an error, never a
+    /// panic; a reading's input either resolves or is refused with an error.
+    #[test]
+    fn any_text_reads_or_errs(
+        parts in proptest::collection::vec(proptest::sample::select(alloc::vec![
+            "per_device_train_batch_size: ", "bf16: ", "zero_optimization:\n  stage: ",
+            "model:\n  _component_: torchtune.models.llama3_2.lora_llama3_2_1b\ntokenizer: ",
+            "stage: ", "adapter: ", "- ", "[", "{", "}", "]", "\n", "  ", "auto", "true", "-1",
+            "1e400", "nan", "\"x\"", ": ", "&a ", "*a ", "!!str ", "distributed_type: FSDP\n",
+            "fsdp_config:\n  fsdp_offload_params: ", "optim: ", "sgd", "lora_r: ", "use_peft: ",
+        ]), 0..40),
+        noise in ".{0,40}",
+    ) {
+        let text: String = parts.concat() + &noise;
+        if let Ok(r) = read_training_config(&text, EstimateInput::default()) {
+            let _ = r.input.resolve();
+        }
+    }
+}

@@ -30,8 +30,53 @@ pub(super) enum Value {
     Map(Vec<(String, Node)>),
 }
 
+/// The largest file read: training configs are a few KiB.
+const MAX_BYTES: usize = 1 << 20;
+/// The deepest block nesting read (indentation columns, and `- ` entries opened on one line):
+/// the tree is walked recursively, and a WebAssembly stack is small.
+const MAX_INDENT: usize = 160;
+const MAX_INLINE_ENTRIES: usize = 16;
+
+/// Refuses a file too large, or nested deeper than a config is (flow nesting `saphyr` limits
+/// to 255 itself).
+fn check_shape(text: &str) -> Result<()> {
+    let deep = text.lines().position(|line| {
+        let indent = line.len() - line.trim_start_matches([' ', '\t']).len();
+        let mut rest = line.trim_start();
+        let mut entries = 0;
+        while let Some(r) = rest.strip_prefix("- ") {
+            entries += 1;
+            rest = r.trim_start();
+        }
+        indent > MAX_INDENT || entries > MAX_INLINE_ENTRIES
+    });
+    if text.len() > MAX_BYTES {
+        return Err(crate::input_error!(
+            TooLarge,
+            "config",
+            "the file is over 1 MiB",
+            "文件超过 1 MiB",
+            "a training config of up to 1 MiB",
+            "不超过 1 MiB 的训练配置",
+        ));
+    }
+    if let Some(i) = deep {
+        let line = i + 1;
+        return Err(crate::input_error!(
+            OutOfRange,
+            "config",
+            ["line {line}: nested deeper than a training config"],
+            ["第 {line} 行：嵌套比训练配置更深"],
+            ["at most {MAX_INDENT} columns of indentation"],
+            ["缩进不超过 {MAX_INDENT} 列"],
+        ));
+    }
+    Ok(())
+}
+
 /// Reads `text` into its tree: the first document, which must be a mapping.
 pub(super) fn parse(text: &str) -> Result<Node> {
+    check_shape(text)?;
     let docs = MarkedYaml::load_from_str(text).map_err(|e| {
         let line = e.marker().line();
         crate::input_error!(
