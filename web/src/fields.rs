@@ -213,6 +213,12 @@ fn defaults() -> &'static [(&'static str, String)] {
     D.get_or_init(|| default_texts(&EstimateInput::default()))
 }
 
+/// The text of every form field for the estimator's input `d`, by key (the site's model where
+/// `d` names none): what the form shows for `d`.
+pub fn form_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
+    default_texts(d)
+}
+
 /// The text of every form field in the estimator's input `d`, by key. A choice's text is the
 /// one of the form's values that reads back as `d`'s.
 ///

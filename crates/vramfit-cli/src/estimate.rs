@@ -515,7 +515,7 @@ fn estimate_report(
                 .map_or_else(|| String::from("none"), vramfit::estimate::thousands)
         );
     } else if let Some(sol) = solutions {
-        let _ = write!(t, "{}", solutions_text(&sol, &input));
+        let _ = write!(t, "{}", solutions_text(&sol, input));
     }
     Ok(t)
 }

@@ -290,6 +290,7 @@ fn run_fields(app: &crate::Ctx, error: &Option<InputError>, e: Option<&Estimate>
                     { f("qlora") }
                     <div class="row">{ f("zero") }{ f("offload") }</div>
                     { f("fused_optimizer") }
+                    { training_config_panel() }
                 </fieldset>
             }
             <fieldset>
@@ -654,4 +655,15 @@ fn whatif_card(app: &crate::Ctx, w: &compute::WhatIf, base: &Estimate) -> Html {
             <button type="button" onclick={apply}>{ lang.t(key!("calc.apply")) }</button>
         </div>
     }
+}
+
+/// The training form's reader of a stack's config file (the full build's: training is).
+#[cfg(feature = "full")]
+fn training_config_panel() -> Html {
+    html! { <super::training_config::TrainingConfig /> }
+}
+
+#[cfg(not(feature = "full"))]
+fn training_config_panel() -> Html {
+    Html::default()
 }

@@ -14,10 +14,12 @@ use crate::precision::Quantization;
 
 /// Reads an axolotl YAML.
 pub(super) fn read(m: &Map<'_>, r: &mut Reading) -> Result<()> {
-    if let Some(id) = m.str("base_model")? {
-        if r.input.model.is_none() && r.input.params.is_none() && r.input.arch.is_none() {
-            r.input.model = Some(id);
-        }
+    if let Some(id) = m.str("base_model")?
+        && r.input.model.is_none()
+        && r.input.params.is_none()
+        && r.input.arch.is_none()
+    {
+        r.input.model = Some(id);
     }
     adapter(m, r)?;
     r.input.batch = m.num("micro_batch_size")?.unwrap_or(1.0);
