@@ -12,7 +12,10 @@ mod figures;
 #[cfg(feature = "training")]
 mod phase;
 #[cfg(feature = "training")]
+mod regimes;
+#[cfg(feature = "training")]
 mod render;
+pub mod stacks;
 
 use super::PeakSource;
 use super::engine::{
