@@ -15,6 +15,8 @@ mod phase;
 mod regimes;
 #[cfg(feature = "training")]
 mod render;
+#[cfg(feature = "training")]
+mod render_regimes;
 pub mod stacks;
 
 use super::PeakSource;
