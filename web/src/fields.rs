@@ -349,14 +349,23 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
         ("qlora", qlora.to_string()),
         ("fused_optimizer", fused_optimizer.to_string()),
         ("cuda_graphs", cuda_graphs.to_string()),
-        ("stack", stack.map_or("", vramfit::estimate::Stack::name).to_string()),
-        ("loss", loss.map_or("", vramfit::estimate::Loss::name).to_string()),
+        (
+            "stack",
+            stack.map_or("", vramfit::estimate::Stack::name).to_string(),
+        ),
+        (
+            "loss",
+            loss.map_or("", vramfit::estimate::Loss::name).to_string(),
+        ),
         ("loss_chunks", opt(*loss_chunks)),
         ("foreach", foreach.to_string()),
         ("optimizer_in_backward", optimizer_in_backward.to_string()),
         ("activation_offload", activation_offload.to_string()),
         ("packing", packing.to_string()),
-        ("kbit_upcast", kbit_upcast.map_or_else(String::new, |u| u.to_string())),
+        (
+            "kbit_upcast",
+            kbit_upcast.map_or_else(String::new, |u| u.to_string()),
+        ),
         ("gpu", gpu.clone().unwrap_or_default()),
         ("gpu_memory", gpu_memory.clone().unwrap_or_default()),
     ]

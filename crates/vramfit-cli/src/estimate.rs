@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use clap::{Args, ValueEnum};
 use vramfit::estimate::{
     AttentionImpl, Checkpointing, Engine, Estimate, EstimateInput, Logits, Loss, Mode, Offload,
-    Optimizer, Precision, Stack, Solutions,
+    Optimizer, Precision, Solutions, Stack,
 };
 use vramfit::hub::HubModel;
 use vramfit::precision::{Dtype, KvDtype, Quantization};

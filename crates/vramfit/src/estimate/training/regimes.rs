@@ -170,7 +170,11 @@ impl Run<'_> {
 
     /// The optimizer in backward: one gradient alive at a time (the largest), each freed after
     /// its step.
-    pub(super) fn in_backward_gradients(&self, basis: &Basis, g: GradientFigures) -> GradientFigures {
+    pub(super) fn in_backward_gradients(
+        &self,
+        basis: &Basis,
+        g: GradientFigures,
+    ) -> GradientFigures {
         if !self.regimes.optimizer_in_backward {
             return g;
         }

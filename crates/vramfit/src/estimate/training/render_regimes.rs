@@ -84,8 +84,22 @@ impl Run<'_> {
             if r.from_stack.loss {
                 let (loss, chunks) = (r.loss.name(), r.loss_chunks);
                 add(
-                    en!("{loss} loss{}", if r.loss == crate::estimate::Loss::Chunked { alloc::format!(", {chunks} chunks") } else { String::new() }),
-                    zh!("{loss} 损失{}", if r.loss == crate::estimate::Loss::Chunked { alloc::format!("，{chunks} 块") } else { String::new() }),
+                    en!(
+                        "{loss} loss{}",
+                        if r.loss == crate::estimate::Loss::Chunked {
+                            alloc::format!(", {chunks} chunks")
+                        } else {
+                            String::new()
+                        }
+                    ),
+                    zh!(
+                        "{loss} 损失{}",
+                        if r.loss == crate::estimate::Loss::Chunked {
+                            alloc::format!("，{chunks} 块")
+                        } else {
+                            String::new()
+                        }
+                    ),
                 );
             }
             if r.from_stack.activation_offload {
@@ -131,7 +145,14 @@ impl Run<'_> {
                 zh!("打包：序列打包成长度为 seq_len 的行，显存与 batch × seq_len 的未打包行相同（flash/SDPA 变长注意力的 position ids 与 cu_seqlens 每行不足 1 KiB；eager 注意力的分数覆盖整个打包行，与填充行相同）。"),
             );
         }
-        if !r.foreach && f.step.foreach == 0 && matches!(self.optimizer, crate::estimate::Optimizer::Adamw | crate::estimate::Optimizer::Lion) && !self.fused_optimizer {
+        if !r.foreach
+            && f.step.foreach == 0
+            && matches!(
+                self.optimizer,
+                crate::estimate::Optimizer::Adamw | crate::estimate::Optimizer::Lion
+            )
+            && !self.fused_optimizer
+        {
             p.note(
                 "foreach",
                 en!("foreach=False: the optimizer steps tensor by tensor, with no state-sized temporary list."),
