@@ -76,7 +76,7 @@ impl Run<'_> {
             let mut add = |en: String, zh: String| {
                 if !set_en.is_empty() {
                     set_en.push_str(", ");
-                    set_zh.push_str("，");
+                    set_zh.push('，');
                 }
                 set_en.push_str(&en);
                 set_zh.push_str(&zh);
