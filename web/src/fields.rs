@@ -175,6 +175,15 @@ pub static FIELDS: &[Field] = &[
     choice_field!("zero", Training: "0", "1", "2", "3"),
     choice_field!("offload", Training: "none", "cpu", "nvme"),
     Field::new("fused_optimizer", Kind::Bool, Group::Training),
+    // Training regimes (part `regimes`).
+    choice_field!("stack", Training: "", "trl", "unsloth", "torchtune", "llamafactory", "axolotl", "deepspeed", "fsdp", "megatron", "verl", "openrlhf"),
+    choice_field!("loss", Training: "", "full", "chunked", "fused"),
+    Field::new("loss_chunks", Kind::OptNumber, Group::Training),
+    Field::new("foreach", Kind::Bool, Group::Training),
+    Field::new("optimizer_in_backward", Kind::Bool, Group::Training),
+    Field::new("activation_offload", Kind::Bool, Group::Training),
+    Field::new("packing", Kind::Bool, Group::Training),
+    choice_field!("kbit_upcast", Training: "", "true", "false"),
     Field::new("gpu_memory_utilization", Kind::Number, Group::Serving),
     Field::new("mem_fraction_static", Kind::OptNumber, Group::Serving),
     Field::new("free_gpu_memory_fraction", Kind::OptNumber, Group::Serving),
@@ -284,6 +293,14 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
         free_gpu_memory_fraction,
         cuda_graph_max_bs,
         ep,
+        stack,
+        loss,
+        loss_chunks,
+        foreach,
+        optimizer_in_backward,
+        activation_offload,
+        packing,
+        kbit_upcast,
     } = d;
     // A choice read by the estimator's `Deserialize`, and `kv_dtype` by its own parser.
     macro_rules! chosen {
@@ -338,6 +355,23 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
         ("qlora", qlora.to_string()),
         ("fused_optimizer", fused_optimizer.to_string()),
         ("cuda_graphs", cuda_graphs.to_string()),
+        (
+            "stack",
+            stack.map_or("", vramfit::estimate::Stack::name).to_string(),
+        ),
+        (
+            "loss",
+            loss.map_or("", vramfit::estimate::Loss::name).to_string(),
+        ),
+        ("loss_chunks", opt(*loss_chunks)),
+        ("foreach", foreach.to_string()),
+        ("optimizer_in_backward", optimizer_in_backward.to_string()),
+        ("activation_offload", activation_offload.to_string()),
+        ("packing", packing.to_string()),
+        (
+            "kbit_upcast",
+            kbit_upcast.map_or_else(String::new, |u| u.to_string()),
+        ),
         ("gpu", gpu.clone().unwrap_or_default()),
         ("gpu_memory", gpu_memory.clone().unwrap_or_default()),
     ]

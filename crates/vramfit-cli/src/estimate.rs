@@ -4,8 +4,8 @@ use std::fmt::Write as _;
 
 use clap::{Args, ValueEnum};
 use vramfit::estimate::{
-    AttentionImpl, Checkpointing, Engine, Estimate, EstimateInput, Logits, Mode, Offload,
-    Optimizer, Precision, Solutions,
+    AttentionImpl, Checkpointing, Engine, Estimate, EstimateInput, Logits, Loss, Mode, Offload,
+    Optimizer, Precision, Solutions, Stack,
 };
 use vramfit::hub::HubModel;
 use vramfit::precision::{Dtype, KvDtype, Quantization};
@@ -183,6 +183,30 @@ pub struct EstimateFlags {
     /// llama.cpp --cpu-moe (-cmoe): every block's routed experts in CPU memory.
     #[arg(long)]
     pub cpu_moe: bool,
+    /// The fine-tuning stack whose defaults fill the regimes not given: trl, unsloth, torchtune, llamafactory, axolotl, deepspeed, fsdp, megatron, verl, openrlhf.
+    #[arg(long, value_enum)]
+    pub stack: Option<StackArg>,
+    /// The loss: full (transformers), chunked (torchtune), fused (Liger, Unsloth, Cut Cross-Entropy). Default: the stack's, else full.
+    #[arg(long, value_enum)]
+    pub loss: Option<LossArg>,
+    /// Chunked loss: torchtune's num_output_chunks (default 8).
+    #[arg(long, allow_negative_numbers = true)]
+    pub loss_chunks: Option<f64>,
+    /// The optimizer's per-tensor loop instead of torch.optim's foreach step (foreach=False).
+    #[arg(long)]
+    pub no_foreach: bool,
+    /// torchtune's optimizer_in_bwd: each parameter steps in backward and its gradient is freed.
+    #[arg(long)]
+    pub optimizer_in_backward: bool,
+    /// Saved activations offloaded to CPU memory (torchtune enable_activation_offloading; Unsloth's "unsloth" checkpointing).
+    #[arg(long)]
+    pub activation_offload: bool,
+    /// Sequences packed into rows of --seq-len (TRL packing, torchtune dataset.packed, axolotl sample_packing).
+    #[arg(long)]
+    pub packing: bool,
+    /// true or false: a quantized base's unquantized parameters cast to fp32 (PEFT's prepare_model_for_kbit_training). Default: the stack's, else true.
+    #[arg(long)]
+    pub kbit_upcast: Option<bool>,
 }
 
 macro_rules! value_enum {
@@ -213,6 +237,13 @@ value_enum!(PrecisionArg => Precision {
     AmpFp16 = "amp-fp16" => Precision::AmpFp16, AmpBf16 = "amp-bf16" => Precision::AmpBf16,
 });
 value_enum!(CheckpointingArg => Checkpointing { None = "none" => Checkpointing::None, Full = "full" => Checkpointing::Full, Selective = "selective" => Checkpointing::Selective });
+value_enum!(LossArg => Loss { Full = "full" => Loss::Full, Chunked = "chunked" => Loss::Chunked, Fused = "fused" => Loss::Fused });
+value_enum!(StackArg => Stack {
+    Trl = "trl" => Stack::Trl, Unsloth = "unsloth" => Stack::Unsloth, Torchtune = "torchtune" => Stack::Torchtune,
+    Llamafactory = "llamafactory" => Stack::Llamafactory, Axolotl = "axolotl" => Stack::Axolotl,
+    Deepspeed = "deepspeed" => Stack::Deepspeed, Fsdp = "fsdp" => Stack::Fsdp, Megatron = "megatron" => Stack::Megatron,
+    Verl = "verl" => Stack::Verl, Openrlhf = "openrlhf" => Stack::Openrlhf,
+});
 value_enum!(OffloadArg => Offload { None = "none" => Offload::None, Cpu = "cpu" => Offload::Cpu, Nvme = "nvme" => Offload::Nvme });
 
 impl EstimateFlags {
@@ -299,6 +330,14 @@ impl EstimateFlags {
             ep: self.ep,
             free_gpu_memory_fraction: self.free_gpu_memory_fraction,
             engine_version: self.engine_version.clone(),
+            stack: self.stack.map(Into::into),
+            loss: self.loss.map(Into::into),
+            loss_chunks: self.loss_chunks,
+            foreach: !self.no_foreach,
+            optimizer_in_backward: self.optimizer_in_backward,
+            activation_offload: self.activation_offload,
+            packing: self.packing,
+            kbit_upcast: self.kbit_upcast,
         };
         let mut looked_up = None;
         if let (Some(kind), Some(repo)) = (&self.hub, &self.model) {

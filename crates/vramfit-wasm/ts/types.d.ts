@@ -1082,6 +1082,50 @@ export interface EstimateInput {
    * taken out of the pool's budget (from 0.21). Default: the latest, 0.33.
    */
   engine_version?: string | null;
+  /**
+   * The fine-tuning stack (`trl`, `unsloth`, `torchtune`, `llamafactory`, `axolotl`,
+   * `deepspeed`, `fsdp`, `megatron`, `verl`, `openrlhf`), whose defaults pick `loss`,
+   * `loss_chunks`, `activation_offload`, `kbit_upcast` when they are not given. Absent:
+   * transformers' `Trainer`, every default as before.
+   */
+  stack?: Stack | null;
+  /**
+   * The loss's form: `full`, `chunked` (torchtune), `fused` (Liger, Unsloth, Cut
+   * Cross-Entropy). Default: the stack's, else `full`.
+   */
+  loss?: Loss | null;
+  /**
+   * `chunked` loss: torchtune's `num_output_chunks`, 1 to 1024. Default 8.
+   */
+  loss_chunks?: number | null;
+  /**
+   * torch.optim's `foreach` step (one state-sized temporary list); false is the per-tensor
+   * loop. Default true (PyTorch's default on CUDA). `fused_optimizer` has neither.
+   */
+  foreach?: boolean;
+  /**
+   * The step runs per parameter inside backward, each gradient freed after it (torchtune
+   * `optimizer_in_bwd`). Default false.
+   */
+  optimizer_in_backward?: boolean;
+  /**
+   * Saved activations (with checkpointing, the block inputs) in CPU memory (torchtune
+   * `enable_activation_offloading`; Unsloth `use_gradient_checkpointing="unsloth"`).
+   * Default false, or the stack's.
+   */
+  activation_offload?: boolean;
+  /**
+   * Sequences packed into rows of `seq_len` (TRL `packing`/`padding_free`, torchtune
+   * `dataset.packed`, LLaMA-Factory `packing`/`neat_packing`, axolotl `sample_packing`).
+   * Default false.
+   */
+  packing?: boolean;
+  /**
+   * Whether the stack casts a quantized base's unquantized parameters (embeddings, head,
+   * norms) to fp32, as PEFT's `prepare_model_for_kbit_training` does. Default: the stack's,
+   * else true.
+   */
+  kbit_upcast?: boolean | null;
 }
 
 /**
@@ -1890,6 +1934,29 @@ export type Logits =
    * Every position (scoring, perplexity).
    */
   | "all"
+;
+
+/**
+ * How the cross-entropy loss meets the logits.
+ */
+export type Loss =
+  /**
+   * transformers' loss: the logits of every position upcast to fp32, their log-softmax and
+   * its gradient.
+   */
+  | "full"
+  /**
+   * torchtune's `LinearCrossEntropyLoss` (and the `CEWithChunkedOutputLoss` before it): the
+   * head and the fp32 upcast run chunk by chunk over the sequence (`num_output_chunks`,
+   * default 8); each chunk's fp32 log-softmax is saved for backward.
+   */
+  | "chunked"
+  /**
+   * Fused linear cross-entropy (Liger's `LigerFusedLinearCrossEntropyLoss`, Unsloth's, Apple's
+   * Cut Cross-Entropy): the logits never exist in full; one chunk's logits and the hidden
+   * states' gradient do.
+   */
+  | "fused"
 ;
 
 /**
@@ -3442,6 +3509,52 @@ export interface Solutions {
    */
   fixes: FitFix[];
 }
+
+/**
+ * The fine-tuning stack, whose defaults pick the regimes a run does not state.
+ */
+export type Stack =
+  /**
+   * Hugging Face TRL (`SFTTrainer` over transformers' `Trainer`).
+   */
+  | "trl"
+  /**
+   * Unsloth (`FastLanguageModel`).
+   */
+  | "unsloth"
+  /**
+   * torchtune's recipes.
+   */
+  | "torchtune"
+  /**
+   * LLaMA-Factory.
+   */
+  | "llamafactory"
+  /**
+   * axolotl.
+   */
+  | "axolotl"
+  /**
+   * DeepSpeed.
+   */
+  | "deepspeed"
+  /**
+   * PyTorch FSDP.
+   */
+  | "fsdp"
+  /**
+   * Megatron-LM / Megatron-Core.
+   */
+  | "megatron"
+  /**
+   * verl.
+   */
+  | "verl"
+  /**
+   * OpenRLHF.
+   */
+  | "openrlhf"
+;
 
 /**
  * The token mixer of the layers that keep a fixed-size state instead of a KV cache.

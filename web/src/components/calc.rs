@@ -290,6 +290,12 @@ fn run_fields(app: &crate::Ctx, error: &Option<InputError>, e: Option<&Estimate>
                     { f("qlora") }
                     <div class="row">{ f("zero") }{ f("offload") }</div>
                     { f("fused_optimizer") }
+                    <div class="row">{ f("stack") }{ f("loss") }</div>
+                    <div class="row">{ f("loss_chunks") }{ f("kbit_upcast") }</div>
+                    { f("foreach") }
+                    { f("optimizer_in_backward") }
+                    { f("activation_offload") }
+                    { f("packing") }
                     { training_config_panel() }
                 </fieldset>
             }

@@ -89,6 +89,14 @@ fn set(input: &mut EstimateInput, key: &str, v: &str) -> Result<(), InputError> 
         "gpu" => input.gpu = text(),
         "gpu_memory" => input.gpu_memory = text(),
         "engine_version" => input.engine_version = text(),
+        "stack" => input.stack = (!v.is_empty()).then(|| choice(key, v)).transpose()?,
+        "loss" => input.loss = (!v.is_empty()).then(|| choice(key, v)).transpose()?,
+        "loss_chunks" => input.loss_chunks = opt()?,
+        "foreach" => input.foreach = on,
+        "optimizer_in_backward" => input.optimizer_in_backward = on,
+        "activation_offload" => input.activation_offload = on,
+        "packing" => input.packing = on,
+        "kbit_upcast" => input.kbit_upcast = (!v.is_empty()).then_some(on),
         _ => {
             return Err(vramfit::input_error!(
                 UnknownName,
@@ -294,7 +302,9 @@ mod tests {
             }
             let json = match (f.key, f.kind) {
                 ("zero", _) | (_, Kind::Number) => num()?,
-                (_, Kind::OptNumber | Kind::Text) if v.is_empty() => continue,
+                // An empty choice is an optional field left to the estimator (`stack`, `loss`).
+                (_, Kind::OptNumber | Kind::Text | Kind::Choice(_)) if v.is_empty() => continue,
+                ("kbit_upcast", _) => Value::Bool(v == "true"),
                 (_, Kind::OptNumber) => num()?,
                 (_, Kind::Bool) => Value::Bool(v == "true"),
                 (_, Kind::Text | Kind::Choice(_)) => Value::String(v.to_string()),
