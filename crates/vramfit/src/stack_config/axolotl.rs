@@ -9,7 +9,7 @@ use alloc::string::ToString;
 use super::tree::Map;
 use super::{NamedFile, Reading, names};
 use crate::error::Result;
-use crate::estimate::{AttentionImpl, Checkpointing, Offload, Optimizer, Precision};
+use crate::estimate::{AttentionImpl, Checkpointing, Loss, Offload, Optimizer, Precision, Stack};
 use crate::precision::Quantization;
 
 /// Reads an axolotl YAML.
@@ -21,7 +21,18 @@ pub(super) fn read(m: &Map<'_>, r: &mut Reading) -> Result<()> {
     {
         r.input.model = Some(id);
     }
+    r.input.stack = Some(Stack::Axolotl);
     adapter(m, r)?;
+    r.input.packing = m.bool("sample_packing")?.unwrap_or(false);
+    // Liger's plugin (`liger_fused_linear_cross_entropy`) and Apple's Cut Cross-Entropy
+    // (`cut_cross_entropy`) never hold the full logits.
+    let liger = m.bool("liger_fused_linear_cross_entropy")?.unwrap_or(false);
+    let cce = m.bool("cut_cross_entropy")?.unwrap_or(false);
+    if liger || cce {
+        r.input.loss = Some(Loss::Fused);
+        // The plugins that bring those losses.
+        let _ = m.get("plugins");
+    }
     r.input.batch = m.num("micro_batch_size")?.unwrap_or(1.0);
     r.input.seq_len = m.num("sequence_len")?.unwrap_or(512.0);
     // `bf16: auto` is on for the cards that run bf16: the ones people fine-tune on.
@@ -79,15 +90,12 @@ fn adapter(m: &Map<'_>, r: &mut Reading) -> Result<()> {
 }
 
 /// `gradient_checkpointing`: true, or `offload` / `offload_disk` (the checkpoints in CPU
-/// memory or on disk: counted on the GPU here, the safe side).
+/// memory, or on disk: counted as offloaded to CPU memory).
 fn checkpointing(m: &Map<'_>, r: &mut Reading) -> Result<()> {
     let on = match m.str("gradient_checkpointing")?.as_deref() {
         Some("true") => true,
-        Some(w @ ("offload" | "offload_disk")) => {
-            r.assume(
-                alloc::format!("gradient_checkpointing {w}: the checkpoints counted on the GPU (they sit in CPU memory or on disk: the GPU needs less than shown)"),
-                alloc::format!("gradient_checkpointing {w}：检查点按在 GPU 上计算（实际在 CPU 内存或磁盘：GPU 所需少于所示）"),
-            );
+        Some("offload" | "offload_disk") => {
+            r.input.activation_offload = true;
             true
         }
         _ => false,

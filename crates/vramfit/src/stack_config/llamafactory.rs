@@ -9,7 +9,7 @@ use alloc::string::ToString;
 use super::tree::Map;
 use super::{NamedFile, Reading, names};
 use crate::error::Result;
-use crate::estimate::{AttentionImpl, Checkpointing, Optimizer, Precision};
+use crate::estimate::{AttentionImpl, Checkpointing, Loss, Optimizer, Precision, Stack};
 use crate::precision::Quantization;
 
 /// Reads a LLaMA-Factory YAML.
@@ -21,8 +21,19 @@ pub(super) fn read(m: &Map<'_>, r: &mut Reading) -> Result<()> {
     {
         r.input.model = Some(id);
     }
+    r.input.stack = Some(Stack::Llamafactory);
     stage(m)?;
     method(m, r)?;
+    if m.bool("enable_liger_kernel")?.unwrap_or(false) {
+        r.input.loss = Some(Loss::Fused);
+    }
+    // `use_unsloth_gc`: Unsloth's checkpointing, its block inputs offloaded to CPU memory.
+    if m.bool("use_unsloth_gc")?.unwrap_or(false) {
+        r.input.activation_offload = true;
+    }
+    let packing = m.bool("packing")?.unwrap_or(false);
+    let neat = m.bool("neat_packing")?.unwrap_or(false);
+    r.input.packing = packing || neat;
     r.input.batch = m.num("per_device_train_batch_size")?.unwrap_or(8.0);
     r.input.seq_len = m.num("cutoff_len")?.unwrap_or(2048.0);
     let pure = m.bool("pure_bf16")?.unwrap_or(false);

@@ -6,7 +6,9 @@ use alloc::vec::Vec;
 
 use super::{ConfigFormat, read_training_config};
 use crate::ErrorKind;
-use crate::estimate::{Checkpointing, EstimateInput, Mode, Offload, Optimizer, Precision};
+use crate::estimate::{
+    Checkpointing, EstimateInput, Loss, Mode, Offload, Optimizer, Precision, Stack,
+};
 use crate::precision::Quantization;
 
 fn read(text: &str) -> super::ReadConfig {
@@ -55,6 +57,9 @@ fn trl_sft_qlora_yaml() {
     assert_eq!(i.precision, Precision::AmpBf16);
     assert_eq!(i.grad_checkpointing, Checkpointing::Full);
     assert_eq!((i.optimizer, i.fused_optimizer), (Optimizer::Adamw, true));
+    // TRL's stack (its defaults for what the file does not say); loaded in fp32, the 4-bit
+    // model's unquantized parameters are fp32.
+    assert_eq!((i.stack, i.kbit_upcast), (Some(Stack::Trl), Some(true)));
     assert_eq!(
         not_read(&r),
         [
@@ -363,4 +368,47 @@ proptest::proptest! {
             let _ = r.input.resolve();
         }
     }
+}
+
+/// The memory savers each stack's file turns on, by its own keys.
+#[test]
+fn memory_savers_by_their_stacks_keys() {
+    let trl = read(
+        "model_name_or_path: Qwen/Qwen3-8B\nuse_liger_kernel: true\nactivation_offloading: true\npadding_free: true\nmodel_init_kwargs:\n  dtype: bfloat16\nuse_peft: true\nload_in_4bit: true\n",
+    );
+    let i = &trl.input;
+    assert_eq!(i.loss, Some(Loss::Fused));
+    assert!(i.activation_offload && i.packing);
+    // Loaded in bf16 under TRL's default bf16: pure bf16, the unquantized parameters bf16.
+    assert_eq!((i.precision, i.kbit_upcast), (Precision::Bf16, Some(false)));
+    assert!(trl.not_read.is_empty(), "{:?}", trl.not_read);
+    let tune = read(
+        "model:\n  _component_: torchtune.models.llama3_2.llama3_2_1b\ntokenizer:\n  max_seq_len: 2048\nbatch_size: 2\n\
+         loss:\n  _component_: torchtune.modules.loss.LinearCrossEntropyLoss\n  num_output_chunks: 16\n\
+         optimizer_in_bwd: True\nenable_activation_offloading: True\ndataset:\n  packed: True\n",
+    );
+    let i = &tune.input;
+    assert_eq!(
+        (i.stack, i.loss, i.loss_chunks),
+        (Some(Stack::Torchtune), Some(Loss::Chunked), Some(16.0))
+    );
+    assert!(i.optimizer_in_backward && i.activation_offload && i.packing);
+    assert!(i.resolve().is_ok());
+    let axo = read(
+        "base_model: meta-llama/Llama-3.2-1B\nplugins:\n  - axolotl.integrations.liger.LigerPlugin\nliger_fused_linear_cross_entropy: true\ngradient_checkpointing: offload\nsample_packing: true\n",
+    );
+    let i = &axo.input;
+    assert_eq!((i.stack, i.loss), (Some(Stack::Axolotl), Some(Loss::Fused)));
+    assert!(i.activation_offload && i.packing);
+    assert_eq!(i.grad_checkpointing, Checkpointing::Full);
+    assert!(axo.not_read.is_empty(), "{:?}", axo.not_read);
+    let lf = read(
+        "stage: sft\nfinetuning_type: full\nenable_liger_kernel: true\nuse_unsloth_gc: true\nneat_packing: true\n",
+    );
+    let i = &lf.input;
+    assert_eq!(
+        (i.stack, i.loss),
+        (Some(Stack::Llamafactory), Some(Loss::Fused))
+    );
+    assert!(i.activation_offload && i.packing);
 }

@@ -9,7 +9,7 @@ use alloc::vec::Vec;
 use super::tree::Map;
 use super::{Reading, names};
 use crate::error::Result;
-use crate::estimate::{Checkpointing, Optimizer, Precision};
+use crate::estimate::{Checkpointing, Loss, Optimizer, Precision, Stack};
 
 /// Whether the file is a recipe: its model is a `_component_`.
 pub(super) fn is_recipe(top: &Map<'_>) -> bool {
@@ -38,6 +38,7 @@ const MODELS: [(&str, &str); 16] = [
 
 /// Reads a recipe.
 pub(super) fn read(m: &Map<'_>, r: &mut Reading) -> Result<()> {
+    r.input.stack = Some(Stack::Torchtune);
     if let Some(model) = m.map("model")? {
         read_model(&model, r)?;
     }
@@ -68,6 +69,40 @@ pub(super) fn read(m: &Map<'_>, r: &mut Reading) -> Result<()> {
     };
     if let Some(o) = m.map("optimizer")? {
         read_optimizer(&o, r)?;
+    }
+    r.input.optimizer_in_backward = m.bool("optimizer_in_bwd")?.unwrap_or(false);
+    r.input.activation_offload = m.bool("enable_activation_offloading")?.unwrap_or(false);
+    if let Some(d) = m.map("dataset")? {
+        r.input.packing = d.bool("packed")?.unwrap_or(false);
+    }
+    if let Some(l) = m.map("loss")? {
+        read_loss(&l, r)?;
+    }
+    Ok(())
+}
+
+/// `loss._component_`: the chunked losses (`CEWithChunkedOutputLoss`, and
+/// `LinearCrossEntropyLoss`, which chunks the output projection with it) and their
+/// `num_output_chunks`; plain `CrossEntropyLoss` holds the full logits.
+fn read_loss(l: &Map<'_>, r: &mut Reading) -> Result<()> {
+    let component = l.str("_component_")?.unwrap_or_default();
+    match component.rsplit('.').next().unwrap_or("") {
+        "CEWithChunkedOutputLoss" | "LinearCrossEntropyLoss" => {
+            r.input.loss = Some(Loss::Chunked);
+            r.input.loss_chunks = l.num("num_output_chunks")?;
+        }
+        "CrossEntropyLoss" => r.input.loss = Some(Loss::Full),
+        _ => {
+            let line = l.line("_component_");
+            return Err(crate::input_error!(
+                Unsupported,
+                l.path_of("_component_"),
+                ["line {line}: `{component}` is not a loss vramfit counts"],
+                ["第 {line} 行：`{component}` 不是 vramfit 计算的损失"],
+                "torchtune.modules.loss.LinearCrossEntropyLoss, CEWithChunkedOutputLoss, torch.nn.CrossEntropyLoss",
+                "torchtune.modules.loss.LinearCrossEntropyLoss、CEWithChunkedOutputLoss、torch.nn.CrossEntropyLoss",
+            ));
+        }
     }
     Ok(())
 }

@@ -7,7 +7,7 @@ use alloc::string::ToString;
 use super::tree::Map;
 use super::{NamedFile, Reading, deepspeed, names};
 use crate::error::Result;
-use crate::estimate::{Checkpointing, Offload, Precision};
+use crate::estimate::{Checkpointing, Loss, Offload, Precision, Stack};
 use crate::precision::Quantization;
 
 /// Reads a Trainer's or (`trl`) TRL's keys.
@@ -31,10 +31,29 @@ pub(super) fn read(m: &Map<'_>, r: &mut Reading, trl: bool) -> Result<()> {
     });
     r.input.optimizer = o.optimizer;
     r.input.fused_optimizer = o.fused;
+    savers(m, r)?;
     if trl {
+        r.input.stack = Some(Stack::Trl);
         model(m, r)?;
     }
     sharding(m, r)
+}
+
+/// The memory savers a Trainer or TRL config turns on: Liger's fused linear cross-entropy
+/// (`use_liger_kernel`), TRL's `activation_offloading`, `packing` and `padding_free`.
+fn savers(m: &Map<'_>, r: &mut Reading) -> Result<()> {
+    if m.bool("use_liger_kernel")?.unwrap_or(false) {
+        r.input.loss = Some(Loss::Fused);
+    }
+    if m.bool("activation_offloading")?.unwrap_or(false) {
+        r.input.activation_offload = true;
+    }
+    let packing = m.bool("packing")?.unwrap_or(false);
+    let padding_free = m.bool("padding_free")?.unwrap_or(false);
+    if packing || padding_free {
+        r.input.packing = true;
+    }
+    Ok(())
 }
 
 /// The sequence length: TRL's `max_length` (1024 by default; `max_seq_length` before TRL
@@ -125,6 +144,8 @@ fn model(m: &Map<'_>, r: &mut Reading) -> Result<()> {
     }
     if m.bool("load_in_4bit")?.unwrap_or(false) {
         r.input.qlora = true;
+        // Loaded in fp32 (TRL's default) the unquantized parameters are fp32; in bf16, bf16.
+        r.input.kbit_upcast = Some(r.input.precision != Precision::Bf16);
         let nested = m.bool("use_bnb_nested_quant")?.unwrap_or(false);
         r.input.quantization = Quantization::BnbNf4 {
             double_quant: nested,

@@ -39,11 +39,13 @@ pub const TRAINER: StackDefaults = StackDefaults {
 /// The stack's defaults.
 pub const fn defaults(stack: Stack) -> StackDefaults {
     match stack {
-        // TRL: SFTConfig `use_liger_kernel` False (the loss is transformers' own);
-        // `_prepare_peft_model` (trl/trainer/sft_trainer.py) calls PEFT's
-        // `prepare_model_for_kbit_training` on a 4/8-bit model.
+        // TRL 1.16: SFTConfig `use_liger_kernel` False (the loss is transformers' own). Its
+        // SFTTrainer calls no `prepare_model_for_kbit_training`, but loads the model in fp32
+        // (`ModelConfig.dtype` "float32", sft_trainer.py's docstring), so a 4-bit model's
+        // unquantized parameters are fp32 as after PEFT's upcast; a model loaded in bf16 keeps
+        // them bf16 (`kbit_upcast` false, as `--config` reads such a file).
         Stack::Trl => StackDefaults {
-            source: "TRL SFTConfig (use_liger_kernel False, packing False); sft_trainer.py _prepare_peft_model → prepare_model_for_kbit_training",
+            source: "TRL 1.16 SFTConfig (use_liger_kernel False, packing False); ModelConfig.dtype float32: a 4-bit model's unquantized parameters in fp32",
             ..TRAINER
         },
         // Unsloth: `FastLanguageModel.get_peft_model(use_gradient_checkpointing="unsloth")`
