@@ -104,7 +104,7 @@ pub fn cases() -> Vec<TorchCase> {
             },
             loss_chunks: g("loss_chunks").parse().ok(),
             optimizer_in_backward: g("optimizer_in_bwd") == "True",
-            activation_offload: g("activation_offload") == "True",
+            activation_offload: Some(g("activation_offload") == "True"),
             ..EstimateInput::default()
         };
         TorchCase {

@@ -181,7 +181,7 @@ pub static FIELDS: &[Field] = &[
     Field::new("loss_chunks", Kind::OptNumber, Group::Training),
     Field::new("foreach", Kind::Bool, Group::Training),
     Field::new("optimizer_in_backward", Kind::Bool, Group::Training),
-    Field::new("activation_offload", Kind::Bool, Group::Training),
+    choice_field!("activation_offload", Training: "", "true", "false"),
     Field::new("packing", Kind::Bool, Group::Training),
     choice_field!("kbit_upcast", Training: "", "true", "false"),
     Field::new("gpu_memory_utilization", Kind::Number, Group::Serving),
@@ -366,7 +366,10 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
         ("loss_chunks", opt(*loss_chunks)),
         ("foreach", foreach.to_string()),
         ("optimizer_in_backward", optimizer_in_backward.to_string()),
-        ("activation_offload", activation_offload.to_string()),
+        (
+            "activation_offload",
+            activation_offload.map_or_else(String::new, |o| o.to_string()),
+        ),
         ("packing", packing.to_string()),
         (
             "kbit_upcast",

@@ -198,9 +198,9 @@ pub struct EstimateFlags {
     /// torchtune's optimizer_in_bwd: each parameter steps in backward and its gradient is freed.
     #[arg(long)]
     pub optimizer_in_backward: bool,
-    /// Saved activations offloaded to CPU memory (torchtune enable_activation_offloading; Unsloth's "unsloth" checkpointing).
-    #[arg(long)]
-    pub activation_offload: bool,
+    /// true or false: saved activations offloaded to CPU memory (torchtune enable_activation_offloading; Unsloth's "unsloth" checkpointing). Default: the stack's (Unsloth's on), else off.
+    #[arg(long, num_args = 0..=1, default_missing_value = "true")]
+    pub activation_offload: Option<bool>,
     /// Sequences packed into rows of --seq-len (TRL packing, torchtune dataset.packed, axolotl sample_packing).
     #[arg(long)]
     pub packing: bool,

@@ -392,6 +392,11 @@ fn a_stack_config_is_read_onto_the_run() {
         "--precision",
         "bf16",
         "--grad-checkpointing",
+        // A recipe is torchtune's: its defaults (the chunked loss) apply.
+        "--stack",
+        "torchtune",
+        "--activation-offload",
+        "false",
     ]);
     assert_eq!(v["peak_allocated_bytes"], by_flags["peak_allocated_bytes"]);
     std::fs::write(

@@ -1111,9 +1111,9 @@ export interface EstimateInput {
   /**
    * Saved activations (with checkpointing, the block inputs) in CPU memory (torchtune
    * `enable_activation_offloading`; Unsloth `use_gradient_checkpointing="unsloth"`).
-   * Default false, or the stack's.
+   * Default: the stack's (Unsloth's on), else off.
    */
-  activation_offload?: boolean;
+  activation_offload?: boolean | null;
   /**
    * Sequences packed into rows of `seq_len` (TRL `packing`/`padding_free`, torchtune
    * `dataset.packed`, LLaMA-Factory `packing`/`neat_packing`, axolotl `sample_packing`).

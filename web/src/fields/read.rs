@@ -94,7 +94,7 @@ fn set(input: &mut EstimateInput, key: &str, v: &str) -> Result<(), InputError> 
         "loss_chunks" => input.loss_chunks = opt()?,
         "foreach" => input.foreach = on,
         "optimizer_in_backward" => input.optimizer_in_backward = on,
-        "activation_offload" => input.activation_offload = on,
+        "activation_offload" => input.activation_offload = (!v.is_empty()).then_some(on),
         "packing" => input.packing = on,
         "kbit_upcast" => input.kbit_upcast = (!v.is_empty()).then_some(on),
         _ => {
@@ -304,7 +304,7 @@ mod tests {
                 ("zero", _) | (_, Kind::Number) => num()?,
                 // An empty choice is an optional field left to the estimator (`stack`, `loss`).
                 (_, Kind::OptNumber | Kind::Text | Kind::Choice(_)) if v.is_empty() => continue,
-                ("kbit_upcast", _) => Value::Bool(v == "true"),
+                ("kbit_upcast" | "activation_offload", _) => Value::Bool(v == "true"),
                 (_, Kind::OptNumber) => num()?,
                 (_, Kind::Bool) => Value::Bool(v == "true"),
                 (_, Kind::Text | Kind::Choice(_)) => Value::String(v.to_string()),

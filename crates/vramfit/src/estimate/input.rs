@@ -328,8 +328,8 @@ pub struct EstimateInput {
     pub optimizer_in_backward: bool,
     /// Saved activations (with checkpointing, the block inputs) in CPU memory (torchtune
     /// `enable_activation_offloading`; Unsloth `use_gradient_checkpointing="unsloth"`).
-    /// Default false, or the stack's.
-    pub activation_offload: bool,
+    /// Default: the stack's (Unsloth's on), else off.
+    pub activation_offload: Option<bool>,
     /// Sequences packed into rows of `seq_len` (TRL `packing`/`padding_free`, torchtune
     /// `dataset.packed`, LLaMA-Factory `packing`/`neat_packing`, axolotl `sample_packing`).
     /// Default false.
@@ -389,7 +389,7 @@ impl Default for EstimateInput {
             loss_chunks: None,
             foreach: true,
             optimizer_in_backward: false,
-            activation_offload: false,
+            activation_offload: None,
             packing: false,
             kbit_upcast: None,
         }

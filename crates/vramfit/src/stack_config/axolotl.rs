@@ -95,7 +95,7 @@ fn checkpointing(m: &Map<'_>, r: &mut Reading) -> Result<()> {
     let on = match m.str("gradient_checkpointing")?.as_deref() {
         Some("true") => true,
         Some("offload" | "offload_disk") => {
-            r.input.activation_offload = true;
+            r.input.activation_offload = Some(true);
             true
         }
         _ => false,

@@ -29,7 +29,7 @@ pub(super) fn read(m: &Map<'_>, r: &mut Reading) -> Result<()> {
     }
     // `use_unsloth_gc`: Unsloth's checkpointing, its block inputs offloaded to CPU memory.
     if m.bool("use_unsloth_gc")?.unwrap_or(false) {
-        r.input.activation_offload = true;
+        r.input.activation_offload = Some(true);
     }
     let packing = m.bool("packing")?.unwrap_or(false);
     let neat = m.bool("neat_packing")?.unwrap_or(false);

@@ -378,7 +378,7 @@ fn memory_savers_by_their_stacks_keys() {
     );
     let i = &trl.input;
     assert_eq!(i.loss, Some(Loss::Fused));
-    assert!(i.activation_offload && i.packing);
+    assert!(i.activation_offload == Some(true) && i.packing);
     // Loaded in bf16 under TRL's default bf16: pure bf16, the unquantized parameters bf16.
     assert_eq!((i.precision, i.kbit_upcast), (Precision::Bf16, Some(false)));
     assert!(trl.not_read.is_empty(), "{:?}", trl.not_read);
@@ -392,14 +392,14 @@ fn memory_savers_by_their_stacks_keys() {
         (i.stack, i.loss, i.loss_chunks),
         (Some(Stack::Torchtune), Some(Loss::Chunked), Some(16.0))
     );
-    assert!(i.optimizer_in_backward && i.activation_offload && i.packing);
+    assert!(i.optimizer_in_backward && i.activation_offload == Some(true) && i.packing);
     assert!(i.resolve().is_ok());
     let axo = read(
         "base_model: meta-llama/Llama-3.2-1B\nplugins:\n  - axolotl.integrations.liger.LigerPlugin\nliger_fused_linear_cross_entropy: true\ngradient_checkpointing: offload\nsample_packing: true\n",
     );
     let i = &axo.input;
     assert_eq!((i.stack, i.loss), (Some(Stack::Axolotl), Some(Loss::Fused)));
-    assert!(i.activation_offload && i.packing);
+    assert!(i.activation_offload == Some(true) && i.packing);
     assert_eq!(i.grad_checkpointing, Checkpointing::Full);
     assert!(axo.not_read.is_empty(), "{:?}", axo.not_read);
     let lf = read(
@@ -410,5 +410,5 @@ fn memory_savers_by_their_stacks_keys() {
         (i.stack, i.loss),
         (Some(Stack::Llamafactory), Some(Loss::Fused))
     );
-    assert!(i.activation_offload && i.packing);
+    assert!(i.activation_offload == Some(true) && i.packing);
 }

@@ -46,7 +46,7 @@ fn savers(m: &Map<'_>, r: &mut Reading) -> Result<()> {
         r.input.loss = Some(Loss::Fused);
     }
     if m.bool("activation_offloading")?.unwrap_or(false) {
-        r.input.activation_offload = true;
+        r.input.activation_offload = Some(true);
     }
     let packing = m.bool("packing")?.unwrap_or(false);
     let padding_free = m.bool("padding_free")?.unwrap_or(false);

@@ -105,9 +105,6 @@ impl Run<'_> {
             if r.from_stack.activation_offload {
                 add(en!("activations offloaded to CPU"), zh!("激活卸载到 CPU"));
             }
-            if r.from_stack.checkpointing {
-                add(en!("gradient checkpointing"), zh!("梯度检查点"));
-            }
             if r.from_stack.kbit_upcast && self.qlora {
                 add(
                     en!("no fp32 upcast of a quantized base's other parameters"),
@@ -136,6 +133,15 @@ impl Run<'_> {
                 "activation_offload",
                 en!("Activation offload: {cpu} of saved activations in CPU memory; the GPU keeps {gpu} (the last 5 offloaded tensors in flight, and the block recomputed under checkpointing)."),
                 zh!("激活卸载：{cpu} 的保存激活位于 CPU 内存；GPU 保留 {gpu}（传输中的最后 5 个张量，以及检查点下重算的块）。"),
+            );
+        }
+        if r.from_stack.checkpointing
+            && let Some(name) = r.stack.map(|s| s.name())
+        {
+            p.note(
+                "stack_checkpointing",
+                en!("{name} checkpoints gradients by default; this run is counted without (set grad_checkpointing full to count it)."),
+                zh!("{name} 默认启用梯度检查点；本次按未启用计算（设 grad_checkpointing 为 full 即按启用计算）。"),
             );
         }
         if r.packing {

@@ -16,7 +16,8 @@ pub struct StackDefaults {
     pub loss_chunks: u64,
     /// Saved activations (or checkpoints) offloaded to CPU memory.
     pub activation_offload: bool,
-    /// Turns gradient checkpointing on when the run leaves it off.
+    /// Checkpoints by default (a run that does not is told so: `grad_checkpointing` is not an
+    /// option the stack can fill, so it is never turned on behind the run's back).
     pub checkpointing: bool,
     /// A quantized base's unquantized parameters cast to fp32.
     pub kbit_upcast: bool,

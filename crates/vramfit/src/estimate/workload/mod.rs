@@ -241,11 +241,7 @@ impl EstimateInput {
             optimizer: self.optimizer,
             fused_optimizer: self.fused_optimizer,
             precision: self.precision,
-            checkpointing: if regimes.from_stack.checkpointing && self.mode == Mode::Training {
-                Checkpointing::Full
-            } else {
-                self.grad_checkpointing
-            },
+            checkpointing: self.grad_checkpointing,
             lora_rank: if qlora { lora_rank.max(1) } else { lora_rank },
             lora_mask,
             qlora,

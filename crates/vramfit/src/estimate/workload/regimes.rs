@@ -37,7 +37,7 @@ pub struct FromStack {
     pub loss: bool,
     /// Activation offload.
     pub activation_offload: bool,
-    /// Gradient checkpointing turned on.
+    /// The stack checkpoints by default and the run does not: said in a note, not changed.
     pub checkpointing: bool,
     /// The upcast rule.
     pub kbit_upcast: bool,
@@ -104,8 +104,15 @@ impl EstimateInput {
                 "zero 为 0（torchtune 的 optimizer_in_bwd），或 optimizer_in_backward 为 false",
             ));
         }
-        let activation_offload = self.activation_offload || d.activation_offload;
-        from.activation_offload = !self.activation_offload && d.activation_offload;
+        let activation_offload = match self.activation_offload {
+            Some(o) => o,
+            None => {
+                from.activation_offload = d.activation_offload;
+                d.activation_offload
+            }
+        };
+        // A stack that checkpoints by default, run here without: said, not changed (the
+        // run's `grad_checkpointing` is what it states).
         from.checkpointing = d.checkpointing && self.grad_checkpointing == Checkpointing::None;
         let kbit_upcast = match self.kbit_upcast {
             Some(u) => u,
