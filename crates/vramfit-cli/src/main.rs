@@ -18,6 +18,7 @@ mod hub;
 mod hub_text;
 mod launch;
 mod output;
+mod report;
 mod training_config;
 
 /// The fields of `EstimateInput` (test code shared by every face's check; see `faces`).
