@@ -193,6 +193,7 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
         activation_offload: u.arbitrary()?,
         packing: u.arbitrary()?,
         kbit_upcast: u.arbitrary()?,
+        compile: u.arbitrary()?,
     })
 }
 

@@ -102,6 +102,7 @@ fn validation() -> String {
     sglang_validation(&mut s);
     ollama_validation(&mut s);
     llamacpp_validation(&mut s);
+    crate::training_published::book_table(&mut s);
     let _ = writeln!(s, "\n### PyTorch's own accounting of real models\n");
     let torch = crate::torch_reference::errors();
     let med = |training: bool| {

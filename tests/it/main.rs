@@ -13,5 +13,6 @@ mod ollama_calibration;
 mod sglang_calibration;
 mod throughput;
 mod torch_reference;
+mod training_published;
 mod trtllm_calibration;
 mod vllm_versions;

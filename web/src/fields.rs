@@ -183,6 +183,7 @@ pub static FIELDS: &[Field] = &[
     Field::new("optimizer_in_backward", Kind::Bool, Group::Training),
     choice_field!("activation_offload", Training: "", "true", "false"),
     Field::new("packing", Kind::Bool, Group::Training),
+    Field::new("compile", Kind::Bool, Group::Training),
     choice_field!("kbit_upcast", Training: "", "true", "false"),
     Field::new("gpu_memory_utilization", Kind::Number, Group::Serving),
     Field::new("mem_fraction_static", Kind::OptNumber, Group::Serving),
@@ -301,6 +302,7 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
         activation_offload,
         packing,
         kbit_upcast,
+        compile,
     } = d;
     // A choice read by the estimator's `Deserialize`, and `kv_dtype` by its own parser.
     macro_rules! chosen {
@@ -371,6 +373,7 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
             activation_offload.map_or_else(String::new, |o| o.to_string()),
         ),
         ("packing", packing.to_string()),
+        ("compile", compile.to_string()),
         (
             "kbit_upcast",
             kbit_upcast.map_or_else(String::new, |u| u.to_string()),

@@ -208,6 +208,9 @@ pub struct EstimateFlags {
     /// true or false: a quantized base's unquantized parameters cast to fp32 (PEFT's prepare_model_for_kbit_training). Default: the stack's, else true.
     #[arg(long)]
     pub kbit_upcast: Option<bool>,
+    /// The model and its loss under torch.compile (torchtune compile, transformers torch_compile): the loss keeps no fp32 copy of the logits.
+    #[arg(long)]
+    pub compile: bool,
 }
 
 macro_rules! value_enum {
@@ -339,6 +342,7 @@ impl EstimateFlags {
             activation_offload: self.activation_offload,
             packing: self.packing,
             kbit_upcast: self.kbit_upcast,
+            compile: self.compile,
         };
         let mut looked_up = None;
         if let (Some(kind), Some(repo)) = (&self.hub, &self.model) {

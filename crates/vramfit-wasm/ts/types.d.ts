@@ -1126,6 +1126,13 @@ export interface EstimateInput {
    * else true.
    */
   kbit_upcast?: boolean | null;
+  /**
+   * The model and its loss under `torch.compile` (torchtune `compile`, transformers
+   * `torch_compile`, axolotl `torch_compile`): the loss saves the logits in the compute dtype
+   * and no fp32 copy of them. What compile changes in the blocks' saved activations is not
+   * counted (the safe side). Default false.
+   */
+  compile?: boolean;
 }
 
 /**

@@ -296,6 +296,7 @@ fn run_fields(app: &crate::Ctx, error: &Option<InputError>, e: Option<&Estimate>
                     { f("optimizer_in_backward") }
                     { f("activation_offload") }
                     { f("packing") }
+                    { f("compile") }
                     { training_config_panel() }
                 </fieldset>
             }

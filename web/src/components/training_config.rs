@@ -198,6 +198,7 @@ mod tests {
             ("model", "Qwen/Qwen3-8B"),
             ("seq_len", "4096"),
             ("source", "preset"),
+            ("stack", "trl"),
         ]
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))

@@ -96,6 +96,7 @@ fn set(input: &mut EstimateInput, key: &str, v: &str) -> Result<(), InputError> 
         "optimizer_in_backward" => input.optimizer_in_backward = on,
         "activation_offload" => input.activation_offload = (!v.is_empty()).then_some(on),
         "packing" => input.packing = on,
+        "compile" => input.compile = on,
         "kbit_upcast" => input.kbit_upcast = (!v.is_empty()).then_some(on),
         _ => {
             return Err(vramfit::input_error!(

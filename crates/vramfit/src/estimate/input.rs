@@ -338,6 +338,11 @@ pub struct EstimateInput {
     /// norms) to fp32, as PEFT's `prepare_model_for_kbit_training` does. Default: the stack's,
     /// else true.
     pub kbit_upcast: Option<bool>,
+    /// The model and its loss under `torch.compile` (torchtune `compile`, transformers
+    /// `torch_compile`, axolotl `torch_compile`): the loss saves the logits in the compute dtype
+    /// and no fp32 copy of them. What compile changes in the blocks' saved activations is not
+    /// counted (the safe side). Default false.
+    pub compile: bool,
 }
 
 impl Default for EstimateInput {
@@ -392,6 +397,7 @@ impl Default for EstimateInput {
             activation_offload: None,
             packing: false,
             kbit_upcast: None,
+            compile: false,
         }
     }
 }

@@ -24,6 +24,7 @@ pub(super) fn read(m: &Map<'_>, r: &mut Reading) -> Result<()> {
     r.input.stack = Some(Stack::Axolotl);
     adapter(m, r)?;
     r.input.packing = m.bool("sample_packing")?.unwrap_or(false);
+    r.input.compile = m.bool("torch_compile")?.unwrap_or(false);
     // Liger's plugin (`liger_fused_linear_cross_entropy`) and Apple's Cut Cross-Entropy
     // (`cut_cross_entropy`) never hold the full logits.
     let liger = m.bool("liger_fused_linear_cross_entropy")?.unwrap_or(false);

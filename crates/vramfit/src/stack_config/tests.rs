@@ -385,14 +385,16 @@ fn memory_savers_by_their_stacks_keys() {
     let tune = read(
         "model:\n  _component_: torchtune.models.llama3_2.llama3_2_1b\ntokenizer:\n  max_seq_len: 2048\nbatch_size: 2\n\
          loss:\n  _component_: torchtune.modules.loss.LinearCrossEntropyLoss\n  num_output_chunks: 16\n\
-         optimizer_in_bwd: True\nenable_activation_offloading: True\ndataset:\n  packed: True\n",
+         optimizer_in_bwd: True\nenable_activation_offloading: True\ndataset:\n  packed: True\ncompile: True\n",
     );
     let i = &tune.input;
     assert_eq!(
         (i.stack, i.loss, i.loss_chunks),
         (Some(Stack::Torchtune), Some(Loss::Chunked), Some(16.0))
     );
-    assert!(i.optimizer_in_backward && i.activation_offload == Some(true) && i.packing);
+    assert!(
+        i.optimizer_in_backward && i.activation_offload == Some(true) && i.packing && i.compile
+    );
     assert!(i.resolve().is_ok());
     let axo = read(
         "base_model: meta-llama/Llama-3.2-1B\nplugins:\n  - axolotl.integrations.liger.LigerPlugin\nliger_fused_linear_cross_entropy: true\ngradient_checkpointing: offload\nsample_packing: true\n",

@@ -71,6 +71,7 @@ pub(super) fn read(m: &Map<'_>, r: &mut Reading) -> Result<()> {
         read_optimizer(&o, r)?;
     }
     r.input.optimizer_in_backward = m.bool("optimizer_in_bwd")?.unwrap_or(false);
+    r.input.compile = m.bool("compile")?.unwrap_or(false);
     // The recipes' `cfg.get("enable_activation_offloading", False)`.
     r.input.activation_offload = Some(m.bool("enable_activation_offloading")?.unwrap_or(false));
     if let Some(d) = m.map("dataset")? {

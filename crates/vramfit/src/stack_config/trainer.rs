@@ -45,6 +45,9 @@ fn savers(m: &Map<'_>, r: &mut Reading) -> Result<()> {
     if m.bool("use_liger_kernel")?.unwrap_or(false) {
         r.input.loss = Some(Loss::Fused);
     }
+    if m.bool("torch_compile")?.unwrap_or(false) {
+        r.input.compile = true;
+    }
     if m.bool("activation_offloading")?.unwrap_or(false) {
         r.input.activation_offload = Some(true);
     }

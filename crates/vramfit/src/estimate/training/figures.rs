@@ -231,7 +231,11 @@ impl Run<'_> {
         // Master weights, gradients and optimizer states: fp32 under mixed precision. PEFT keeps
         // LoRA adapters in fp32 whatever the base's dtype (`autocast_adapter_dtype=True`), with
         // their gradients and states; DeepSpeed holds them as the rest of the model.
-        let state_bytes = if lora && self.zero == 0 {
+        // torchtune builds the model, its adapters included, in the recipe's dtype
+        // (`training.set_default_dtype` in recipes/lora_finetune_single_device.py) and uses no
+        // PEFT: its adapters, their gradients and states are in that dtype.
+        let peft = self.regimes.stack != Some(crate::estimate::Stack::Torchtune);
+        let state_bytes = if lora && self.zero == 0 && peft {
             4
         } else {
             reg.state_bytes()
@@ -528,12 +532,24 @@ impl Run<'_> {
     /// The loss at the start of backward: the fp32 log-softmax (saved), the gradient of the NLL
     /// and that of the logits, all fp32 whatever the compute dtype (the head's output and its
     /// fp32 copy are freed once the loss is computed: the outputs are dropped, as Trainer does).
+    /// Bytes per token × vocab of the full loss: fp32 log-softmax, its gradient and the
+    /// logits' gradient (12 B); compiled, the logits saved in the compute dtype and one fp32
+    /// gradient (AOTAutograd's partitioner saves the matmul's output and recomputes the
+    /// softmax: no fp32 copy is kept; fitted to torchtune's published rows, its notes).
+    pub(super) fn full_loss_bytes(&self) -> u64 {
+        if self.regimes.compile {
+            self.precision.act_bytes().saturating_add(4)
+        } else {
+            12
+        }
+    }
+
     fn training_logits(&self, tokens: u64) -> u64 {
         let a = &self.arch;
         if a.is_generative() && a.vocab_size > 0 {
             tokens
                 .saturating_mul(a.vocab_size)
-                .saturating_mul(12)
+                .saturating_mul(self.full_loss_bytes())
                 .div_ceil(self.tp)
         } else {
             0

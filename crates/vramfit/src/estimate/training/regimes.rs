@@ -19,6 +19,11 @@ pub(super) enum LossFigures {
     /// reached (all but two).
     Chunked {
         chunks: u64,
+        /// Bytes per saved token × vocab: fp32 (4), or compiled the compute dtype's.
+        saved_per: u64,
+        /// Bytes per token × vocab of a chunk's backward: two fp32 gradients (8), or compiled
+        /// one (4).
+        transient_per: u64,
         /// Tokens per chunk: ⌈tokens / chunks⌉.
         chunk_tokens: u64,
         saved: u64,
@@ -73,10 +78,18 @@ impl Run<'_> {
             Loss::Chunked => {
                 let chunks = self.regimes.loss_chunks.max(1);
                 let chunk_tokens = tokens.div_ceil(chunks);
-                let saved = tokens.saturating_mul(vocab).saturating_mul(4).div_ceil(tp);
+                let (saved_per, transient_per) = if self.regimes.compile {
+                    (basis.act_bytes, 4)
+                } else {
+                    (4, 8)
+                };
+                let saved = tokens
+                    .saturating_mul(vocab)
+                    .saturating_mul(saved_per)
+                    .div_ceil(tp);
                 let transient = chunk_tokens
                     .saturating_mul(vocab)
-                    .saturating_mul(8)
+                    .saturating_mul(transient_per)
                     .div_ceil(tp);
                 let gathered = tokens
                     .saturating_mul(hidden)
@@ -93,6 +106,8 @@ impl Run<'_> {
                 let bytes = start.max(later).saturating_add(gathered);
                 let f = LossFigures::Chunked {
                     chunks,
+                    saved_per,
+                    transient_per,
                     chunk_tokens,
                     saved,
                     transient,

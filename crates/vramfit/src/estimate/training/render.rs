@@ -409,6 +409,17 @@ impl Run<'_> {
 
     fn logits_text(&self, f: &TrainingFigures) -> Formula {
         let (tokens, logits) = (f.tokens, f.logits);
+        if self.regimes.compile {
+            return formula!(self.text;
+                let (n, vocab, size, per) = (thousands(tokens), self.arch.vocab_size, b(logits), self.full_loss_bytes());
+                [
+                    "{n} tokens × {vocab} vocab × {per} B (compiled: the logits saved in the compute dtype and one fp32 gradient, no fp32 copy) = {size}"
+                ],
+                [
+                    "{n} token × {vocab} 词表 × {per} B（编译后：以计算精度保存的 logits 与一份 fp32 梯度，无 fp32 副本） = {size}"
+                ]
+            );
+        }
         formula!(self.text;
             let (n, vocab, size) = (thousands(tokens), self.arch.vocab_size, b(logits));
             [

@@ -15,6 +15,8 @@ impl Run<'_> {
             LossFigures::Full => full,
             &LossFigures::Chunked {
                 chunks,
+                saved_per,
+                transient_per,
                 chunk_tokens,
                 saved,
                 transient,
@@ -32,18 +34,20 @@ impl Run<'_> {
                 } else {
                     formula!(self.text;
                         let t = b(transient);
-                        [" + one chunk's NLL and log-softmax gradients {chunk_tokens} × {vocab} × 8 B = {t}"],
-                        [" + 一块的 NLL 与 log-softmax 梯度 {chunk_tokens} × {vocab} × 8 B = {t}"]
+                        [" + one chunk's gradients {chunk_tokens} × {vocab} × {transient_per} B = {t}"],
+                        [" + 一块的梯度 {chunk_tokens} × {vocab} × {transient_per} B = {t}"]
                     )
                 };
                 formula!(self.text;
                     let (s, g, total) = (b(saved), b(gathered), b(size));
                     [
-                        "chunked loss ({chunks} chunks): saved fp32 log-softmax {n} tokens × {vocab} × 4 B = {s}{} + gathered hidden states {g} = {total}",
+                        "chunked loss ({chunks} chunks): saved {} {n} tokens × {vocab} × {saved_per} B = {s}{} + gathered hidden states {g} = {total}",
+                        if self.regimes.compile { "logits (compiled: no fp32 copy)" } else { "fp32 log-softmax" },
                         moment.en
                     ],
                     [
-                        "分块损失（{chunks} 块）：保存的 fp32 log-softmax {n} token × {vocab} × 4 B = {s}{} + 收集的隐藏状态 {g} = {total}",
+                        "分块损失（{chunks} 块）：保存的{} {n} token × {vocab} × {saved_per} B = {s}{} + 收集的隐藏状态 {g} = {total}",
+                        if self.regimes.compile { " logits（编译后：无 fp32 副本）" } else { " fp32 log-softmax" },
                         moment.zh
                     ]
                 )

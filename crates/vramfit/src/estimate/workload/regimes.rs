@@ -28,6 +28,8 @@ pub struct Regimes {
     pub kbit_upcast: bool,
     /// The knobs the stack's defaults set (the run did not state them).
     pub from_stack: FromStack,
+    /// The loss under `torch.compile`: no fp32 copy of the logits saved.
+    pub compile: bool,
 }
 
 /// Which knobs came from the stack's defaults, for the estimate's notes.
@@ -54,6 +56,7 @@ impl Default for Regimes {
             activation_offload: false,
             packing: false,
             kbit_upcast: true,
+            compile: false,
             from_stack: FromStack::default(),
         }
     }
@@ -130,6 +133,7 @@ impl EstimateInput {
             activation_offload,
             packing: self.packing,
             kbit_upcast,
+            compile: self.compile,
             from_stack: from,
         })
     }
