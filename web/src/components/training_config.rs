@@ -212,3 +212,34 @@ mod tests {
         assert_eq!(line_words(Lang::En, "a.b (line 12)"), "a.b (line 12)");
     }
 }
+
+#[cfg(test)]
+mod roundtrip {
+    use super::*;
+
+    /// The form's texts of a reading read back give the reading's input (what the page then
+    /// estimates is what the CLI's --config estimates).
+    #[test]
+    fn the_form_reads_back_the_reading() {
+        let r = read_training_config(
+            "model_name_or_path: Qwen/Qwen3-8B\nper_device_train_batch_size: 2\nmax_length: 2048\nuse_peft: true\nlora_r: 16\nload_in_4bit: true\nlearning_rate: 2.0e-4\n",
+            EstimateInput::default(),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let texts = fields::form_texts(&r.input);
+        let value = |k: &str| {
+            if k == "model" {
+                return "Qwen/Qwen3-8B".to_string();
+            }
+            texts
+                .iter()
+                .find(|(key, _)| *key == k)
+                .map(|(_, v)| v.clone())
+                .unwrap_or_default()
+        };
+        let back = fields::to_input(&value, None).unwrap_or_else(|e| panic!("{e}"));
+        let a = serde_json::to_value(&back).unwrap_or_default();
+        let b = serde_json::to_value(&r.input).unwrap_or_default();
+        assert_eq!(a, b);
+    }
+}

@@ -14,12 +14,8 @@ use crate::precision::Quantization;
 
 /// Reads an axolotl YAML.
 pub(super) fn read(m: &Map<'_>, r: &mut Reading) -> Result<()> {
-    if let Some(id) = m.str("base_model")?
-        && r.input.model.is_none()
-        && r.input.params.is_none()
-        && r.input.arch.is_none()
-    {
-        r.input.model = Some(id);
+    if let Some(id) = m.str("base_model")? {
+        r.set_model(id);
     }
     r.input.stack = Some(Stack::Axolotl);
     adapter(m, r)?;

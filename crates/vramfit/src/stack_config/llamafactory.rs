@@ -14,12 +14,8 @@ use crate::precision::Quantization;
 
 /// Reads a LLaMA-Factory YAML.
 pub(super) fn read(m: &Map<'_>, r: &mut Reading) -> Result<()> {
-    if let Some(id) = m.str("model_name_or_path")?
-        && r.input.model.is_none()
-        && r.input.params.is_none()
-        && r.input.arch.is_none()
-    {
-        r.input.model = Some(id);
+    if let Some(id) = m.str("model_name_or_path")? {
+        r.set_model(id);
     }
     r.input.stack = Some(Stack::Llamafactory);
     stage(m)?;

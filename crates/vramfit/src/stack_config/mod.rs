@@ -88,6 +88,14 @@ pub(crate) struct Reading {
 }
 
 impl Reading {
+    /// The model the file names, in place of the input's (a command line's `--model` is put
+    /// back by the CLI, which knows it was given).
+    fn set_model(&mut self, id: String) {
+        self.input.model = Some(id);
+        self.input.params = None;
+        self.input.arch = None;
+    }
+
     fn assume(&mut self, en: impl Into<String>, zh: impl Into<String>) {
         self.assumed.push(Text {
             en: en.into(),

@@ -122,10 +122,7 @@ fn read_model(model: &Map<'_>, r: &mut Reading) -> Result<()> {
     };
     let base = base.trim_end_matches("_instruct").trim_end_matches("_base");
     match MODELS.iter().find(|(b, _)| *b == base) {
-        Some((_, id)) if r.input.model.is_none() && r.input.params.is_none() => {
-            r.input.model = Some((*id).to_string());
-        }
-        Some(_) => {}
+        Some((_, id)) => r.set_model((*id).to_string()),
         None => r.assume(
             alloc::format!("torchtune's `{builder}` is no preset: give the model (--model)"),
             alloc::format!("torchtune 的 `{builder}` 不是预设模型：请给出模型（--model）"),

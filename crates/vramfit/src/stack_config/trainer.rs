@@ -125,12 +125,8 @@ fn precision(m: &Map<'_>, r: &mut Reading, trl: bool) -> Result<()> {
 
 /// TRL's `ModelConfig`: the model, its attention, PEFT's LoRA and bitsandbytes' loading.
 fn model(m: &Map<'_>, r: &mut Reading) -> Result<()> {
-    if let Some(id) = m.str("model_name_or_path")?
-        && r.input.model.is_none()
-        && r.input.params.is_none()
-        && r.input.arch.is_none()
-    {
-        r.input.model = Some(id);
+    if let Some(id) = m.str("model_name_or_path")? {
+        r.set_model(id);
     }
     if let Some(a) = m.str("attn_implementation")?
         && let Some(a) = names::attention(&a)
