@@ -191,6 +191,44 @@ pub enum Logits {
     All,
 }
 
+/// RL post-training (`--rl`): which models share the card beside the trained policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "lowercase")
+)]
+pub enum RlAlgorithm {
+    /// GRPO: the policy, and a frozen reference only when the KL coefficient `beta` is above 0;
+    /// `num_generations` completions per prompt.
+    Grpo,
+    /// PPO: the policy, a frozen reference, a frozen reward model and a trained value model
+    /// (the critic, with its own gradients and optimizer states).
+    Ppo,
+    /// DPO: the policy and a frozen reference (none with `precompute_ref_log_probs`), a chosen
+    /// and a rejected sequence per example; no rollout.
+    Dpo,
+}
+
+/// Where an RL run generates its completions (`--rollout`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "lowercase")
+)]
+pub enum Rollout {
+    /// vLLM in the training process, on the same GPU (TRL `vllm_mode="colocate"`, verl's hybrid
+    /// engine, OpenRLHF `--train.colocate_all`): its weights and its KV pool at
+    /// `rollout_memory_utilization` of the card.
+    Colocate,
+    /// A vLLM server on other GPUs (TRL `vllm_mode="server"`): nothing on this card.
+    Server,
+    /// The policy's own `generate` (TRL's default, `use_vllm=False`): the KV cache of the
+    /// rollout's sequences.
+    Hf,
+}
+
 /// The estimator's input: plain data with defaults, as the CLI, the npm package and the site
 /// give it. Numbers are `f64` (JSON's and JavaScript's number) and are checked to be finite
 /// integers in range by [`EstimateInput::resolve`].
@@ -308,6 +346,34 @@ pub struct EstimateInput {
     /// the rules of that line: V0 or V1, the profile run's defaults, whether the CUDA graphs are
     /// taken out of the pool's budget (from 0.21). Default: the latest, 0.33.
     pub engine_version: Option<String>,
+    // --- RL post-training (part `rl`, `estimate/rl/`): the models on the card and the rollout
+    // engine beside the policy. Every field `None` is plain training.
+    /// RL post-training: `grpo`, `ppo` or `dpo` (training only). `batch` is then the prompts
+    /// (DPO: the pairs) per GPU per step and `seq_len` the prompt's length.
+    pub rl: Option<RlAlgorithm>,
+    /// The KL coefficient: GRPO loads a reference model only when it is above 0 (TRL
+    /// `GRPOConfig.beta`, default 0.0). 0 to 1000.
+    pub rl_beta: Option<f64>,
+    /// Whether a frozen reference model is on the card, overriding the algorithm's rule (`false`
+    /// for DPO's `precompute_ref_log_probs`; `true` for a separate copy beside a LoRA policy).
+    pub ref_model: Option<bool>,
+    /// GRPO's group size: completions per prompt (TRL `num_generations`, default 8; verl
+    /// `actor_rollout_ref.rollout.n`). PPO: default 1. 1 to 1024.
+    pub num_generations: Option<f64>,
+    /// Generated tokens per completion (TRL `max_completion_length`, default 512; verl
+    /// `data.max_response_length`); every sequence is `seq_len` + this. 1 to 16 M.
+    pub max_completion_length: Option<f64>,
+    /// Where the completions are generated: `colocate`, `server` or `hf` (default `hf`, TRL's
+    /// `use_vllm=False`).
+    pub rollout: Option<Rollout>,
+    /// The colocated vLLM's `gpu_memory_utilization` (TRL `vllm_gpu_memory_utilization`, default
+    /// 0.3; verl `actor_rollout_ref.rollout.gpu_memory_utilization`, 0.5; OpenRLHF
+    /// `--vllm.gpu_memory_utilization`, 0.95). 0.01 to 1.
+    pub rollout_memory_utilization: Option<f64>,
+    /// vLLM's sleep mode between rollouts (TRL `vllm_enable_sleep_mode`, default false; verl
+    /// `free_cache_engine`, true; OpenRLHF `--vllm.enable_sleep`): the engine's weights and KV
+    /// pool leave the GPU while the policy trains. Colocated rollouts only.
+    pub sleep_mode: Option<bool>,
 }
 
 impl Default for EstimateInput {
@@ -353,6 +419,15 @@ impl Default for EstimateInput {
             ep: 1.0,
             free_gpu_memory_fraction: None,
             engine_version: None,
+            // RL post-training (part `rl`).
+            rl: None,
+            rl_beta: None,
+            ref_model: None,
+            num_generations: None,
+            max_completion_length: None,
+            rollout: None,
+            rollout_memory_utilization: None,
+            sleep_mode: None,
         }
     }
 }

@@ -109,6 +109,7 @@ mod output;
 mod parts;
 mod peak;
 mod quick;
+mod rl;
 mod sglang;
 mod solve;
 #[cfg(feature = "speed")]
@@ -132,7 +133,7 @@ pub use engine::{
 };
 pub use input::{
     AttentionImpl, Checkpointing, Engine, EstimateInput, Logits, Mode, Offload, Optimizer,
-    Precision,
+    Precision, RlAlgorithm, Rollout,
 };
 pub use llamacpp::LLAMACPP_CONTEXT;
 pub use ollama::{OLLAMA_BATCH, OLLAMA_MINIMUM_MEMORY};
@@ -146,6 +147,10 @@ pub use output::{
 };
 pub use parts::thousands;
 pub use quick::{Quick, guide_bytes_per_param, m_rec};
+pub use rl::{
+    MAX_GENERATIONS, RlReport, RlRun, TRL_BETA, TRL_ENGINE_BATCHED_TOKENS,
+    TRL_MAX_COMPLETION_LENGTH, TRL_NUM_GENERATIONS, TRL_ROLLOUT_UTILIZATION,
+};
 pub use sglang::{
     SGLANG_CUDA_GRAPH_PER_LAYER, SGLANG_DIST_INIT, SGLANG_DIST_INIT_PCIE, SGLANG_LOAD_OVERHEAD,
 };

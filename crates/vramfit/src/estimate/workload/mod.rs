@@ -127,6 +127,9 @@ pub struct Workload {
     pub num_gpu: Option<u64>,
     /// The vLLM release whose rules size the pool (the latest when not given).
     pub vllm_version: VllmVersion,
+    /// RL post-training (part `rl`): the models beside the policy and the rollout; `batch` and
+    /// `seq_len` are then the training micro-batch's sequences and their whole length.
+    pub rl: Option<super::RlRun>,
 }
 
 /// The run's shape: batch, prompt (or training sequence) and generated tokens.
@@ -208,6 +211,7 @@ impl EstimateInput {
         let model = self.resolve_model(models)?;
         let shape = self.resolve_shape()?;
         let loaded = self.resolve_formats(&model)?;
+        let (shape, rl) = self.resolve_rl(shape, loaded.lora_rank > 0 || loaded.qlora)?;
         let zero = self.resolve_training()?;
         let arch = &model.arch;
         let par = self.resolve_parallel(arch)?;
@@ -263,6 +267,7 @@ impl EstimateInput {
             ollama_tag: model.ollama_tag,
             num_gpu: llamacpp.num_gpu,
             vllm_version: serving.vllm_version,
+            rl,
         })
     }
 
