@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use clap::{Args, ValueEnum};
 use vramfit::estimate::{
     AttentionImpl, Checkpointing, Engine, Estimate, EstimateInput, Logits, Mode, Offload,
-    Optimizer, Precision, Solutions,
+    Optimizer, Precision, RlAlgorithm, Rollout, Solutions,
 };
 use vramfit::hub::HubModel;
 use vramfit::precision::{Dtype, KvDtype, Quantization};
@@ -182,6 +182,30 @@ pub struct EstimateFlags {
     /// llama.cpp --cpu-moe (-cmoe): every block's routed experts in CPU memory.
     #[arg(long)]
     pub cpu_moe: bool,
+    /// RL post-training (with --mode training): grpo, ppo or dpo, the models on the card beside the policy; --batch is then the prompts (DPO: pairs) per GPU and --seq-len the prompt.
+    #[arg(long, value_enum)]
+    pub rl: Option<RlArg>,
+    /// The KL coefficient (TRL beta): GRPO loads a reference model only above 0, 0 to 1000 [default: 0.0, TRL's].
+    #[arg(long, visible_alias = "beta", allow_negative_numbers = true)]
+    pub rl_beta: Option<f64>,
+    /// A frozen reference model on the card, true or false, overriding the algorithm's rule (false: DPO's precompute_ref_log_probs) [default: GRPO with beta > 0, PPO and DPO; none beside a LoRA policy].
+    #[arg(long)]
+    pub ref_model: Option<bool>,
+    /// Completions per prompt (TRL num_generations, verl rollout.n), 1 to 1024 [default: 8 for GRPO, 1 for PPO].
+    #[arg(long, allow_negative_numbers = true)]
+    pub num_generations: Option<f64>,
+    /// Generated tokens per completion (TRL max_completion_length, verl max_response_length) [default: 512, TRL's].
+    #[arg(long, visible_alias = "max-response-length", allow_negative_numbers = true)]
+    pub max_completion_length: Option<f64>,
+    /// Where completions are generated: colocate (vLLM on this GPU), server (other GPUs), hf (the policy's generate) [default: hf, TRL's use_vllm=False].
+    #[arg(long, value_enum)]
+    pub rollout: Option<RolloutArg>,
+    /// The colocated vLLM's gpu_memory_utilization (TRL vllm_gpu_memory_utilization), 0.01 to 1 [default: 0.3, TRL's; verl 0.5].
+    #[arg(long, visible_alias = "vllm-gpu-memory-utilization", allow_negative_numbers = true)]
+    pub rollout_memory_utilization: Option<f64>,
+    /// vLLM sleep mode while the policy trains, true or false (TRL vllm_enable_sleep_mode, verl free_cache_engine) [default: false, TRL's].
+    #[arg(long, visible_alias = "vllm-enable-sleep-mode")]
+    pub sleep_mode: Option<bool>,
 }
 
 macro_rules! value_enum {
@@ -212,6 +236,8 @@ value_enum!(PrecisionArg => Precision {
     AmpFp16 = "amp-fp16" => Precision::AmpFp16, AmpBf16 = "amp-bf16" => Precision::AmpBf16,
 });
 value_enum!(CheckpointingArg => Checkpointing { None = "none" => Checkpointing::None, Full = "full" => Checkpointing::Full, Selective = "selective" => Checkpointing::Selective });
+value_enum!(RlArg => RlAlgorithm { Grpo = "grpo" => RlAlgorithm::Grpo, Ppo = "ppo" => RlAlgorithm::Ppo, Dpo = "dpo" => RlAlgorithm::Dpo });
+value_enum!(RolloutArg => Rollout { Colocate = "colocate" => Rollout::Colocate, Server = "server" => Rollout::Server, Hf = "hf" => Rollout::Hf });
 value_enum!(OffloadArg => Offload { None = "none" => Offload::None, Cpu = "cpu" => Offload::Cpu, Nvme = "nvme" => Offload::Nvme });
 
 impl EstimateFlags {
@@ -298,6 +324,14 @@ impl EstimateFlags {
             ep: self.ep,
             free_gpu_memory_fraction: self.free_gpu_memory_fraction,
             engine_version: self.engine_version.clone(),
+            rl: self.rl.map(Into::into),
+            rl_beta: self.rl_beta,
+            ref_model: self.ref_model,
+            num_generations: self.num_generations,
+            max_completion_length: self.max_completion_length,
+            rollout: self.rollout.map(Into::into),
+            rollout_memory_utilization: self.rollout_memory_utilization,
+            sleep_mode: self.sleep_mode,
         };
         let mut looked_up = None;
         if let (Some(kind), Some(repo)) = (&self.hub, &self.model) {
