@@ -9,6 +9,7 @@ use libfuzzer_sys::fuzz_target;
 use vramfit::Bytes;
 use vramfit::estimate::{
     AttentionImpl, Checkpointing, Engine, Estimate, EstimateInput, Logits, Mode, Offload,
+    RlAlgorithm, Rollout,
     Optimizer, Precision, estimate, largest_batch,
 };
 use vramfit::precision::{Dtype, GgufFileType, KvDtype, Quantization};
@@ -176,6 +177,22 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
         ep: num(u)?,
         free_gpu_memory_fraction: opt_num(u)?,
         engine_version: text(u, &["0.19", "0.6.4", "v0.8.5.post1", "0.34", "0.x", ""])?,
+        rl: if u.arbitrary()? {
+            Some(*u.choose(&[RlAlgorithm::Grpo, RlAlgorithm::Ppo, RlAlgorithm::Dpo])?)
+        } else {
+            None
+        },
+        rl_beta: opt_num(u)?,
+        ref_model: u.arbitrary()?,
+        num_generations: opt_num(u)?,
+        max_completion_length: opt_num(u)?,
+        rollout: if u.arbitrary()? {
+            Some(*u.choose(&[Rollout::Colocate, Rollout::Server, Rollout::Hf])?)
+        } else {
+            None
+        },
+        rollout_memory_utilization: opt_num(u)?,
+        sleep_mode: u.arbitrary()?,
     })
 }
 
