@@ -195,13 +195,21 @@ pub struct EstimateFlags {
     #[arg(long, allow_negative_numbers = true)]
     pub num_generations: Option<f64>,
     /// Generated tokens per completion (TRL max_completion_length, verl max_response_length) [default: 512, TRL's].
-    #[arg(long, visible_alias = "max-response-length", allow_negative_numbers = true)]
+    #[arg(
+        long,
+        visible_alias = "max-response-length",
+        allow_negative_numbers = true
+    )]
     pub max_completion_length: Option<f64>,
     /// Where completions are generated: colocate (vLLM on this GPU), server (other GPUs), hf (the policy's generate) [default: hf, TRL's use_vllm=False].
     #[arg(long, value_enum)]
     pub rollout: Option<RolloutArg>,
     /// The colocated vLLM's gpu_memory_utilization (TRL vllm_gpu_memory_utilization), 0.01 to 1 [default: 0.3, TRL's; verl 0.5].
-    #[arg(long, visible_alias = "vllm-gpu-memory-utilization", allow_negative_numbers = true)]
+    #[arg(
+        long,
+        visible_alias = "vllm-gpu-memory-utilization",
+        allow_negative_numbers = true
+    )]
     pub rollout_memory_utilization: Option<f64>,
     /// vLLM sleep mode while the policy trains, true or false (TRL vllm_enable_sleep_mode, verl free_cache_engine) [default: false, TRL's].
     #[arg(long, visible_alias = "vllm-enable-sleep-mode")]

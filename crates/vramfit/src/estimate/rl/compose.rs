@@ -136,11 +136,7 @@ impl Run<'_> {
         self.add_beside(&beside, rollout_limits, p);
         self.add_engine(
             &engine,
-            [
-                alive(kept_weights),
-                alive(kept_kv),
-                alive(kept_buffers),
-            ],
+            [alive(kept_weights), alive(kept_kv), alive(kept_buffers)],
             rl,
             p,
         );
@@ -290,7 +286,9 @@ impl Run<'_> {
         };
         let value = if rl.reward_and_value {
             // The critic: the policy's model with a scalar head, trained as the policy is.
-            policy.get(K::Weights).saturating_add(policy.get(K::Optimizer))
+            policy
+                .get(K::Weights)
+                .saturating_add(policy.get(K::Optimizer))
         } else {
             0
         };

@@ -173,7 +173,9 @@ impl EstimateInput {
                 "num_generations",
                 ["batch × num_generations = {train_batch} sequences is out of range"],
                 ["batch × num_generations = {train_batch} 条序列超出范围"],
-                ["at most {MAX_BATCH} sequences per step: batch × num_generations (DPO: 2 × batch)"],
+                [
+                    "at most {MAX_BATCH} sequences per step: batch × num_generations (DPO: 2 × batch)"
+                ],
                 ["每步最多 {MAX_BATCH} 条序列：batch × num_generations（DPO：2 × batch）"],
             ));
         }
@@ -205,12 +207,17 @@ impl EstimateInput {
             RlAlgorithm::Ppo | RlAlgorithm::Dpo => !lora,
         });
         let rollout_sequences = shape.batch.saturating_mul(generations);
-        let given = |v: Option<f64>, field: &str, hi: u64| v.map(|x| int(field, x, 1, hi)).transpose();
+        let given =
+            |v: Option<f64>, field: &str, hi: u64| v.map(|x| int(field, x, 1, hi)).transpose();
         let engine_len = given(self.max_model_len, "max_model_len", MAX_SEQ)?.unwrap_or(seq);
         let engine_seqs =
             given(self.max_num_seqs, "max_num_seqs", MAX_BATCH)?.unwrap_or(rollout_sequences);
-        let engine_tokens = given(self.max_num_batched_tokens, "max_num_batched_tokens", MAX_SEQ)?
-            .unwrap_or(TRL_ENGINE_BATCHED_TOKENS);
+        let engine_tokens = given(
+            self.max_num_batched_tokens,
+            "max_num_batched_tokens",
+            MAX_SEQ,
+        )?
+        .unwrap_or(TRL_ENGINE_BATCHED_TOKENS);
         let run = RlRun {
             algorithm,
             beta,
@@ -241,7 +248,10 @@ impl EstimateInput {
             ("rl_beta", self.rl_beta.is_some()),
             ("ref_model", self.ref_model.is_some()),
             ("num_generations", self.num_generations.is_some()),
-            ("max_completion_length", self.max_completion_length.is_some()),
+            (
+                "max_completion_length",
+                self.max_completion_length.is_some(),
+            ),
             ("rollout", self.rollout.is_some()),
             (
                 "rollout_memory_utilization",

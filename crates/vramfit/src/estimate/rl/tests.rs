@@ -79,10 +79,7 @@ fn engine_bytes(v: &Estimate) -> u64 {
 
 /// The policy's parts that stay between steps, and its whole training peak before the reserve.
 fn policy_phases(t: &Estimate) -> (u64, u64) {
-    let persistent = sum(
-        t,
-        &[K::Weights, K::Optimizer, K::CudaContext, K::Workspace],
-    );
+    let persistent = sum(t, &[K::Weights, K::Optimizer, K::CudaContext, K::Workspace]);
     let training = t.total_bytes.get() - t.allocator_reserve_bytes.get();
     (persistent, training)
 }
@@ -104,7 +101,10 @@ fn colocated_grpo_is_the_training_run_plus_the_engine_at_its_fraction() {
     assert_eq!(r.limiting_phase, t.peak_phase);
     // The engine's budget is 0.3 of the card: 0.3 × 79.19 GiB less its context-free rest.
     let budget = (0.3 * 85_045_231_616f64) as u64;
-    assert!(engine <= budget + bytes(&v, K::CudaGraphs), "{engine} vs {budget}");
+    assert!(
+        engine <= budget + bytes(&v, K::CudaGraphs),
+        "{engine} vs {budget}"
+    );
     // No reference at TRL's beta 0.0.
     assert_eq!(bytes(&e, K::ReferenceModel), 0);
     // The pool holds far more than the 8 sequences of 1,024 tokens: vLLM's own figure.
@@ -155,10 +155,7 @@ fn a_larger_fraction_makes_the_rollout_the_peak() {
     let v = engine_alone(0.9);
     assert_eq!(r.limiting_phase, Phase::Rollout);
     assert_eq!(e.peak_phase, Phase::Rollout);
-    assert_eq!(
-        r.rollout_phase_bytes.get(),
-        persistent + engine_bytes(&v)
-    );
+    assert_eq!(r.rollout_phase_bytes.get(), persistent + engine_bytes(&v));
     // At the rollout, the policy's gradients and activations are not on the card.
     for c in &e.components {
         if matches!(c.key.kind, K::Gradients | K::Activations | K::Logits) {
@@ -245,7 +242,10 @@ fn dpo_trains_two_sequences_per_pair_beside_its_reference() {
     assert_eq!(bytes(&e, K::Activations), bytes(&t, K::Activations));
     assert_eq!(bytes(&e, K::ReferenceModel), LLAMA_1B_PARAMS * 2);
     let r = e.rl.unwrap();
-    assert_eq!((r.rollout, r.rollout_sequences, r.training_sequences), (None, 0, 8));
+    assert_eq!(
+        (r.rollout, r.rollout_sequences, r.training_sequences),
+        (None, 0, 8)
+    );
     // precompute_ref_log_probs: no reference on the card.
     let pre = estimate(&dpo(Some(false))).unwrap();
     assert_eq!(bytes(&pre, K::ReferenceModel), 0);
@@ -294,7 +294,12 @@ fn figures_are_the_estimates_numbers() {
     let (a, b) = (w.estimate(), w.figures());
     assert_eq!(a.total_bytes, b.total_bytes);
     assert_eq!(a.rl, b.rl);
-    let sizes = |e: &Estimate| e.components.iter().map(|c| (c.key, c.bytes)).collect::<alloc::vec::Vec<_>>();
+    let sizes = |e: &Estimate| {
+        e.components
+            .iter()
+            .map(|c| (c.key, c.bytes))
+            .collect::<alloc::vec::Vec<_>>()
+    };
     assert_eq!(sizes(&a), sizes(&b));
     assert!(a.notes.iter().any(|n| n.key == "rl_phases"));
 }
@@ -314,10 +319,7 @@ fn bad_rl_input_names_the_field() {
         (ErrorKind::Conflict, "rl".into())
     );
     assert_eq!(
-        err(EstimateInput {
-            rl: None,
-            ..c()
-        }),
+        err(EstimateInput { rl: None, ..c() }),
         (ErrorKind::Conflict, "num_generations".into())
     );
     assert_eq!(
