@@ -216,7 +216,7 @@ impl Run<'_> {
                         // TRL passes `quantization="bitsandbytes"` for a 4-bit policy.
                         Quantization::BnbNf4 { double_quant: true }
                     } else {
-                        self.quantization.clone()
+                        self.quantization
                     },
                     qlora: false,
                     lora_rank: 0,
