@@ -175,6 +175,15 @@ pub static FIELDS: &[Field] = &[
     choice_field!("zero", Training: "0", "1", "2", "3"),
     choice_field!("offload", Training: "none", "cpu", "nvme"),
     Field::new("fused_optimizer", Kind::Bool, Group::Training),
+    // RL post-training (part `rl`): shown once an algorithm is chosen.
+    choice_field!("rl", Training: "", "grpo", "ppo", "dpo"),
+    choice_field!("rollout", Training: "", "colocate", "server", "hf"),
+    Field::new("num_generations", Kind::OptNumber, Group::Training),
+    Field::new("max_completion_length", Kind::OptNumber, Group::Training),
+    Field::new("rl_beta", Kind::OptNumber, Group::Training),
+    choice_field!("ref_model", Training: "", "true", "false"),
+    Field::new("rollout_memory_utilization", Kind::OptNumber, Group::Training),
+    choice_field!("sleep_mode", Training: "", "true", "false"),
     Field::new("gpu_memory_utilization", Kind::Number, Group::Serving),
     Field::new("mem_fraction_static", Kind::OptNumber, Group::Serving),
     Field::new("free_gpu_memory_fraction", Kind::OptNumber, Group::Serving),
@@ -278,6 +287,14 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
         free_gpu_memory_fraction,
         cuda_graph_max_bs,
         ep,
+        rl,
+        rl_beta,
+        ref_model,
+        num_generations,
+        max_completion_length,
+        rollout,
+        rollout_memory_utilization,
+        sleep_mode,
     } = d;
     // A choice read by the estimator's `Deserialize`, and `kv_dtype` by its own parser.
     macro_rules! chosen {
@@ -334,6 +351,25 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
         ("cuda_graphs", cuda_graphs.to_string()),
         ("gpu", gpu.clone().unwrap_or_default()),
         ("gpu_memory", gpu_memory.clone().unwrap_or_default()),
+        // RL: an unset choice is the form's empty value, as `dtype`'s.
+        (
+            "rl",
+            rl.map_or_else(String::new, |a| {
+                named("rl", &|v| choice("rl", v).ok() == Some(a))
+            }),
+        ),
+        (
+            "rollout",
+            rollout.map_or_else(String::new, |r| {
+                named("rollout", &|v| choice("rollout", v).ok() == Some(r))
+            }),
+        ),
+        ("ref_model", ref_model.map_or_else(String::new, |b| b.to_string())),
+        ("sleep_mode", sleep_mode.map_or_else(String::new, |b| b.to_string())),
+        ("rl_beta", opt(*rl_beta)),
+        ("num_generations", opt(*num_generations)),
+        ("max_completion_length", opt(*max_completion_length)),
+        ("rollout_memory_utilization", opt(*rollout_memory_utilization)),
     ]
 }
 
@@ -392,40 +428,6 @@ mod tests {
         (
             "arch",
             "read from a config.json, weights file or hub lookup",
-        ),
-        // RL post-training (part `rl`): on the CLI and the npm package; the site's training
-        // form does not have it yet.
-        (
-            "rl",
-            "RL post-training: not yet in the site's training form (CLI and npm only)",
-        ),
-        (
-            "rl_beta",
-            "RL post-training: not yet in the site's training form (CLI and npm only)",
-        ),
-        (
-            "ref_model",
-            "RL post-training: not yet in the site's training form (CLI and npm only)",
-        ),
-        (
-            "num_generations",
-            "RL post-training: not yet in the site's training form (CLI and npm only)",
-        ),
-        (
-            "max_completion_length",
-            "RL post-training: not yet in the site's training form (CLI and npm only)",
-        ),
-        (
-            "rollout",
-            "RL post-training: not yet in the site's training form (CLI and npm only)",
-        ),
-        (
-            "rollout_memory_utilization",
-            "RL post-training: not yet in the site's training form (CLI and npm only)",
-        ),
-        (
-            "sleep_mode",
-            "RL post-training: not yet in the site's training form (CLI and npm only)",
         ),
     ];
 

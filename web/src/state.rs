@@ -490,40 +490,6 @@ mod tests {
             "arch",
             "carried as the config.json text (`config`) or the hub repo id",
         ),
-        // RL post-training (part `rl`): on the CLI and the npm package; the site's training
-        // form does not have it yet.
-        (
-            "rl",
-            "RL post-training: not yet in the site's training form (CLI and npm only)",
-        ),
-        (
-            "rl_beta",
-            "RL post-training: not yet in the site's training form (CLI and npm only)",
-        ),
-        (
-            "ref_model",
-            "RL post-training: not yet in the site's training form (CLI and npm only)",
-        ),
-        (
-            "num_generations",
-            "RL post-training: not yet in the site's training form (CLI and npm only)",
-        ),
-        (
-            "max_completion_length",
-            "RL post-training: not yet in the site's training form (CLI and npm only)",
-        ),
-        (
-            "rollout",
-            "RL post-training: not yet in the site's training form (CLI and npm only)",
-        ),
-        (
-            "rollout_memory_utilization",
-            "RL post-training: not yet in the site's training form (CLI and npm only)",
-        ),
-        (
-            "sleep_mode",
-            "RL post-training: not yet in the site's training form (CLI and npm only)",
-        ),
     ];
 
     /// Every field of `EstimateInput` is a key of the calculator's URL (or excluded, with its

@@ -89,6 +89,14 @@ fn set(input: &mut EstimateInput, key: &str, v: &str) -> Result<(), InputError> 
         "gpu" => input.gpu = text(),
         "gpu_memory" => input.gpu_memory = text(),
         "engine_version" => input.engine_version = text(),
+        "rl" => input.rl = unset_or(key, v)?,
+        "rollout" => input.rollout = unset_or(key, v)?,
+        "ref_model" => input.ref_model = unset_or(key, v)?,
+        "sleep_mode" => input.sleep_mode = unset_or(key, v)?,
+        "rl_beta" => input.rl_beta = opt()?,
+        "num_generations" => input.num_generations = opt()?,
+        "max_completion_length" => input.max_completion_length = opt()?,
+        "rollout_memory_utilization" => input.rollout_memory_utilization = opt()?,
         _ => {
             return Err(vramfit::input_error!(
                 UnknownName,
@@ -136,6 +144,7 @@ pub fn to_input(
         input.quantization = Quantization::parse("quantization", &q)?;
     }
     input.kv_dtype = KvDtype::parse("kv_dtype", &value("kv_dtype"))?;
+    drop_hidden_rl(&mut input);
     input.lora_targets = value("lora_targets")
         .split(',')
         .map(str::trim)
@@ -143,6 +152,48 @@ pub fn to_input(
         .map(str::to_string)
         .collect();
     Ok(input)
+}
+
+/// An optional choice: `None` for the form's empty value, else the value read by [`choice`]
+/// (a `true` or `false` as a boolean).
+fn unset_or<T: DeserializeOwned>(key: &str, v: &str) -> Result<Option<T>, InputError> {
+    match v {
+        "" => Ok(None),
+        "true" | "false" => T::deserialize(IntoDeserializer::<ValueError>::into_deserializer(
+            v == "true",
+        ))
+        .map(Some)
+        .map_err(|e| choice_error(key, v, e)),
+        _ => choice(key, v).map(Some),
+    }
+}
+
+/// The RL settings the form does not show are not read, as the form hides them: all of them out
+/// of training or without an algorithm; DPO's rollout and group (it generates nothing); the
+/// colocated engine's fraction and sleep mode unless the rollout is colocated.
+fn drop_hidden_rl(input: &mut EstimateInput) {
+    use vramfit::estimate::{Mode, RlAlgorithm, Rollout};
+    if input.mode != Mode::Training {
+        input.rl = None;
+    }
+    let Some(rl) = input.rl else {
+        input.rl_beta = None;
+        input.ref_model = None;
+        input.num_generations = None;
+        input.max_completion_length = None;
+        input.rollout = None;
+        input.rollout_memory_utilization = None;
+        input.sleep_mode = None;
+        return;
+    };
+    if rl == RlAlgorithm::Dpo {
+        input.rollout = None;
+        input.num_generations = None;
+    }
+    if input.rollout != Some(Rollout::Colocate) {
+        input.rollout_memory_utilization = None;
+        input.sleep_mode = None;
+    }
 }
 
 /// What runs the form's mode and engine ([`vramfit::estimate::Runner::of`]), read from those two
@@ -294,7 +345,9 @@ mod tests {
             }
             let json = match (f.key, f.kind) {
                 ("zero", _) | (_, Kind::Number) => num()?,
-                (_, Kind::OptNumber | Kind::Text) if v.is_empty() => continue,
+                (_, Kind::OptNumber | Kind::Text | Kind::Choice(_)) if v.is_empty() => continue,
+                // An optional switch offered as a choice (RL's `ref_model`, `sleep_mode`).
+                (_, Kind::Choice(_)) if v == "true" || v == "false" => Value::Bool(v == "true"),
                 (_, Kind::OptNumber) => num()?,
                 (_, Kind::Bool) => Value::Bool(v == "true"),
                 (_, Kind::Text | Kind::Choice(_)) => Value::String(v.to_string()),
@@ -340,6 +393,8 @@ mod tests {
                     json.quantization = direct.quantization;
                     json.kv_dtype = direct.kv_dtype;
                     json.lora_targets = direct.lora_targets.clone();
+                    // What the form hides is not read (`drop_hidden_rl`), in either way in.
+                    drop_hidden_rl(&mut json);
                     assert_eq!(direct, json, "{key} = {text}");
                 }
                 Err(e) => {
