@@ -54,7 +54,11 @@ fn policy_alone() -> Estimate {
 /// The colocated vLLM on its own, as TRL starts it: utilisation 0.3, max_num_seqs the rollout's
 /// sequences, max_num_batched_tokens 4096, max_model_len prompt + completion.
 fn engine_alone(util: f64) -> Estimate {
-    estimate(&EstimateInput {
+    estimate(&engine_input(util)).unwrap()
+}
+
+fn engine_input(util: f64) -> EstimateInput {
+    EstimateInput {
         model: Some("meta-llama/Llama-3.2-1B".into()),
         mode: Mode::Serve,
         engine: Engine::Vllm,
@@ -67,8 +71,7 @@ fn engine_alone(util: f64) -> Estimate {
         max_num_seqs: Some(8.0),
         max_num_batched_tokens: Some(4096.0),
         ..Default::default()
-    })
-    .unwrap()
+    }
 }
 
 /// The engine's memory on the card: its total less its CUDA context (the trainer's: one
@@ -369,4 +372,23 @@ fn bad_rl_input_names_the_field() {
         }),
         (ErrorKind::OutOfRange, "max_completion_length".into())
     );
+}
+
+#[test]
+fn the_colocated_engine_runs_the_vllm_release_asked() {
+    let v019 = |i: EstimateInput| {
+        estimate(&EstimateInput {
+            engine_version: Some("0.19".into()),
+            ..i
+        })
+    };
+    let e = v019(grpo(Rollout::Colocate)).unwrap();
+    let v = v019(engine_input(0.3)).unwrap();
+    assert_eq!(bytes(&e, K::RolloutKvCache), bytes(&v, K::KvCache));
+    // Before 0.21 the CUDA graphs sit outside the pool's budget: a larger pool than the latest's.
+    let latest = estimate(&grpo(Rollout::Colocate)).unwrap();
+    assert!(bytes(&e, K::RolloutKvCache) > bytes(&latest, K::RolloutKvCache));
+    // Plain training has no vLLM to read it for, nor a rollout other than a colocated one.
+    let err = v019(grpo(Rollout::Hf)).unwrap_err();
+    assert_eq!(err.field, "engine_version");
 }
