@@ -182,7 +182,11 @@ pub static FIELDS: &[Field] = &[
     Field::new("max_completion_length", Kind::OptNumber, Group::Training),
     Field::new("rl_beta", Kind::OptNumber, Group::Training),
     choice_field!("ref_model", Training: "", "true", "false"),
-    Field::new("rollout_memory_utilization", Kind::OptNumber, Group::Training),
+    Field::new(
+        "rollout_memory_utilization",
+        Kind::OptNumber,
+        Group::Training,
+    ),
     choice_field!("sleep_mode", Training: "", "true", "false"),
     Field::new("gpu_memory_utilization", Kind::Number, Group::Serving),
     Field::new("mem_fraction_static", Kind::OptNumber, Group::Serving),
@@ -364,12 +368,21 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
                 named("rollout", &|v| choice("rollout", v).ok() == Some(r))
             }),
         ),
-        ("ref_model", ref_model.map_or_else(String::new, |b| b.to_string())),
-        ("sleep_mode", sleep_mode.map_or_else(String::new, |b| b.to_string())),
+        (
+            "ref_model",
+            ref_model.map_or_else(String::new, |b| b.to_string()),
+        ),
+        (
+            "sleep_mode",
+            sleep_mode.map_or_else(String::new, |b| b.to_string()),
+        ),
         ("rl_beta", opt(*rl_beta)),
         ("num_generations", opt(*num_generations)),
         ("max_completion_length", opt(*max_completion_length)),
-        ("rollout_memory_utilization", opt(*rollout_memory_utilization)),
+        (
+            "rollout_memory_utilization",
+            opt(*rollout_memory_utilization),
+        ),
     ]
 }
 

@@ -134,7 +134,7 @@ impl Run<'_> {
             let text = if colocate {
                 formula!(self.text;
                     ["vLLM's profile-run peak, non-torch memory and CUDA graphs = {}", b(e.buffers)],
-                    ["vLLM 剖析运行的峰值、非 torch 显存与 CUDA graph = {}", b(e.buffers)]
+                    ["vLLM 剖析运行的峰值、非 torch 显存与 CUDA 计算图 = {}", b(e.buffers)]
                 )
             } else {
                 formula!(self.text;
