@@ -145,6 +145,11 @@ fn sleep_mode_frees_the_engines_weights_and_pool_while_the_policy_trains() {
     assert!(!kv.key.at_peak, "the pool is freed at the training peak");
 }
 
+/// TRL's old default fraction, 0.9, ran out of memory once the optimizer states came after vLLM's
+/// start (huggingface/trl#2688, 2025-01-30; TRL PR #2600's comment: "the optimizer's weights
+/// are not yet loaded onto the GPU [...] we must reserve enough space for them"), and the
+/// default became 0.3. The estimate says the same: at 0.9 the rollout is the peak and over the
+/// card, even with sleep mode.
 #[test]
 fn a_larger_fraction_makes_the_rollout_the_peak() {
     let e = estimate(&EstimateInput {
