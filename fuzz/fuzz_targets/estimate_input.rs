@@ -8,9 +8,8 @@ use libfuzzer_sys::arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use vramfit::Bytes;
 use vramfit::estimate::{
-    AttentionImpl, Checkpointing, Engine, Estimate, EstimateInput, Logits, Mode, Offload,
-    RlAlgorithm, Rollout,
-    Optimizer, Precision, estimate, largest_batch,
+    AttentionImpl, Checkpointing, Engine, Estimate, EstimateInput, Logits, Loss, Mode, Offload,
+    Optimizer, Precision, RlAlgorithm, Rollout, Stack, estimate, largest_batch,
 };
 use vramfit::precision::{Dtype, GgufFileType, KvDtype, Quantization};
 
@@ -177,6 +176,23 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
         ep: num(u)?,
         free_gpu_memory_fraction: opt_num(u)?,
         engine_version: text(u, &["0.19", "0.6.4", "v0.8.5.post1", "0.34", "0.x", ""])?,
+        // Training regimes (part `regimes`).
+        stack: if u.arbitrary()? {
+            Some(*u.choose(&Stack::ALL)?)
+        } else {
+            None
+        },
+        loss: if u.arbitrary()? {
+            Some(*u.choose(&Loss::ALL)?)
+        } else {
+            None
+        },
+        loss_chunks: opt_num(u)?,
+        foreach: u.arbitrary()?,
+        optimizer_in_backward: u.arbitrary()?,
+        activation_offload: u.arbitrary()?,
+        packing: u.arbitrary()?,
+        kbit_upcast: u.arbitrary()?,
         rl: if u.arbitrary()? {
             Some(*u.choose(&[RlAlgorithm::Grpo, RlAlgorithm::Ppo, RlAlgorithm::Dpo])?)
         } else {

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
 import { hubTests } from './hub.mjs';
 import { answerTests } from './answer.mjs';
+import { trainingTests } from './training.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -1336,6 +1337,7 @@ test('screenshots of every view, desktop and phone', async () => {
 // The hub lookup's tests, in a file of their own, with this harness.
 hubTests({ test, browser, watchedPage, go, eq, assert, shown, sameAsCli, BASE, CLI });
 answerTests({ test, browser, watchedPage, go, eq, assert, noProblems, cli, cliArgs, gib, hasHan });
+trainingTests({ test, browser, watchedPage, go, eq, assert, noProblems, shown, sameAsCli, cli, hasHan });
 
 // ---------------------------------------------------------------------------------------------
 

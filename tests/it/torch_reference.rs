@@ -8,8 +8,8 @@
 //! are not, and show whether a fit generalises.
 
 use vramfit::estimate::{
-    AttentionImpl, Checkpointing, ComponentKind, Estimate, EstimateInput, Logits, Mode, Optimizer,
-    Precision, estimate,
+    AttentionImpl, Checkpointing, ComponentKind, Estimate, EstimateInput, Logits, Loss, Mode,
+    Optimizer, Precision, estimate,
 };
 use vramfit::precision::Dtype;
 
@@ -96,6 +96,15 @@ pub fn cases() -> Vec<TorchCase> {
             lora_targets: lora_targets(g("lora_targets")),
             // The generator runs on sm90 (H100) rules: 32 MiB cuBLAS workspace.
             gpu: Some("h100-sxm5-80gb".into()),
+            // Issue 40's regimes (torch_regimes.py): empty in the rows before them.
+            loss: match g("loss") {
+                "chunked" => Some(Loss::Chunked),
+                "fused" => Some(Loss::Fused),
+                _ => None,
+            },
+            loss_chunks: g("loss_chunks").parse().ok(),
+            optimizer_in_backward: g("optimizer_in_bwd") == "True",
+            activation_offload: Some(g("activation_offload") == "True"),
             ..EstimateInput::default()
         };
         TorchCase {
@@ -125,8 +134,8 @@ pub fn errors() -> Vec<(TorchCase, Estimate, f64)> {
 #[test]
 fn every_case_estimates() {
     let cases = cases();
-    assert_eq!(cases.len(), 185);
-    assert_eq!(cases.iter().filter(|c| c.split == "held-out").count(), 38);
+    assert_eq!(cases.len(), 201);
+    assert_eq!(cases.iter().filter(|c| c.split == "held-out").count(), 45);
 }
 
 #[test]
@@ -156,6 +165,10 @@ const REGIMES: &[&str] = &[
     "lora-peft-bf16",
     "lora-peft-amp-bf16",
     "lora-hand-bf16",
+    "loss-chunked",
+    "loss-fused",
+    "optimizer-in-backward",
+    "activation-offload",
 ];
 
 /// Regimes that are there for comparison, not runs that the estimator models: printed, not held

@@ -5,7 +5,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -116,4 +117,25 @@ test("launch writes the command the CLI writes, and readCommand reads it back", 
   const again = full.estimate({ ...back.input, gpu: "h100-sxm5-80gb" });
   assert.deepStrictEqual(again, full.estimate(input));
   assert.throws(() => full.readCommand("docker run x"), (e) => e.kind === "unknown_name" && e.field === "command");
+});
+
+test("readTrainingConfig reads a stack's file as the CLI's --config does", () => {
+  const yaml = "model_name_or_path: Qwen/Qwen3-8B\nper_device_train_batch_size: 2\nmax_length: 2048\nuse_peft: true\nlora_r: 16\nload_in_4bit: true\nlearning_rate: 2.0e-4\n";
+  const dir = mkdtempSync(path.join(tmpdir(), "vramfit-npm-"));
+  const file = path.join(dir, "sft.yaml");
+  writeFileSync(file, yaml);
+  const fromCli = runCli(["--config", file]);
+  const read = full.readTrainingConfig(yaml);
+  assert.equal(read.format, "trl");
+  assert.deepStrictEqual(read.not_read, ["learning_rate (line 7)"]);
+  assert.deepStrictEqual(read.not_read, fromCli.config[0].not_read);
+  assert.equal(full.estimate(read.input).peak_allocated_bytes, fromCli.peak_allocated_bytes);
+  // Onto a given input: its card stays; the file's keys replace the rest.
+  const onto = full.readTrainingConfig(yaml, { gpu: "rtx-4090", batch: 7 });
+  assert.equal(onto.input.gpu, "rtx-4090");
+  assert.equal(onto.input.batch, 2);
+  assert.throws(
+    () => full.readTrainingConfig("output_dir: o\nper_device_train_batch_size: x\n"),
+    (e) => e.kind === "malformed" && e.field === "per_device_train_batch_size",
+  );
 });

@@ -79,10 +79,11 @@ class PeakTracker(TorchDispatchMode):
         self.peak = 0
         self.peak_snapshot: dict[int, int] | None = {}  # uid -> bytes at the peak
         self.snap_pending = False
+        self.paused = False  # activation offload: the host copies are not on the GPU
 
     # -- registration -------------------------------------------------------------
     def track(self, t, op: str = "param"):
-        if not isinstance(t, torch.Tensor):
+        if not isinstance(t, torch.Tensor) or self.paused:
             return
         st = t.untyped_storage()
         key = st._cdata
@@ -314,6 +315,7 @@ def install_patches():
 
 # Models: tests/reference/torch_models.py (configs as in the hub config.json files)
 from torch_models import MODELS  # noqa: E402
+from torch_regimes import OffloadActivations, chunked_loss, fused_loss, optimizer_in_backward  # noqa: E402
 
 
 DTYPES = {"fp32": torch.float32, "bf16": torch.bfloat16}
@@ -376,7 +378,8 @@ def build_model(model_name, dtype, attention, lora_rank, lora_targets, lora_styl
 FIELDS = ["case_id", "split", "regime", "model", "mode", "batch", "seq_len", "dtype", "precision", "optimizer",
           "fused", "grad_checkpointing", "lora_rank", "lora_targets", "lora_style", "attention", "logits",
           "decode_steps", "decode_loop", "peak_allocated_bytes", "decode_peak_bytes", "params_bytes", "grads_bytes", "optimizer_bytes",
-          "activations_bytes", "torch_version", "transformers_version", "peft_version", "method"]
+          "activations_bytes", "torch_version", "transformers_version", "peft_version", "method",
+          "loss", "loss_chunks", "optimizer_in_bwd", "activation_offload", "cpu_offloaded_bytes"]
 
 DEV = "cpu"  # fake device; see README ("why the fake tensors live on device cpu")
 
@@ -428,6 +431,7 @@ def run_case(c: dict, explain: bool = False) -> dict:
         B, S = c["batch"], c["seq_len"]
         vocab = model.config.vocab_size
         grad_uids, opt_uids = set(), set()
+        offloader = None
         if c["mode"] == "inference":
             model.eval()
             tracker.reset_peak()
@@ -451,11 +455,22 @@ def run_case(c: dict, explain: bool = False) -> dict:
             opt_name = c["optimizer"]
             if opt_name == "adamw":
                 kw = {"fused": True} if c["fused"] else {"foreach": True}  # CUDA default = foreach
-                opt = torch.optim.AdamW(trainable, lr=1e-4, weight_decay=0.01, **kw)
+
+                def make_opt(ps):
+                    return torch.optim.AdamW(ps, lr=1e-4, weight_decay=0.01, **kw)
             elif opt_name == "sgd":
-                opt = torch.optim.SGD(trainable, lr=1e-3, momentum=0.9, foreach=True)
+                def make_opt(ps):
+                    return torch.optim.SGD(ps, lr=1e-3, momentum=0.9, foreach=True)
             else:
                 raise ValueError(opt_name)
+            # The stacks' regimes (torch_regimes.py): the loss's form, the step in backward,
+            # activation offload.
+            loss_kind = c.get("loss") or "full"
+            if c.get("optimizer_in_bwd"):
+                opts = list(optimizer_in_backward(trainable, make_opt).values())
+            else:
+                opts = [make_opt(trainable)]
+            offloader = OffloadActivations(tracker) if c.get("activation_offload") else None
             amp = c["precision"] == "amp-bf16"
             tracker.reset_peak()
             for step in range(1, 3):
@@ -467,22 +482,44 @@ def run_case(c: dict, explain: bool = False) -> dict:
                     labels = ids
                 ctx = torch.autocast(device_type=DEV, dtype=torch.bfloat16) if amp else contextlib.nullcontext()
                 with ctx:
-                    loss = model(input_ids=ids, labels=labels).loss  # Trainer-style: outputs dropped
+                    if loss_kind == "full" and offloader is None:
+                        loss = model(input_ids=ids, labels=labels).loss  # Trainer-style: outputs dropped
+                    else:
+                        # The stack's loop: the body's hidden states (under the offload hooks,
+                        # as torchtune wraps the model's forward), then the loss outside them.
+                        body = model.get_base_model() if hasattr(model, "get_base_model") else model
+                        with offloader if offloader is not None else contextlib.nullcontext():
+                            h = body.model(input_ids=ids).last_hidden_state
+                        if loss_kind == "chunked":
+                            # torchtune's recipe shifts the labels (hstack with an ignore column).
+                            shifted = torch.cat([labels[..., 1:], torch.full((B, 1), -100, device=DEV)], dim=1)
+                            loss = chunked_loss(h, body.lm_head, shifted, c["loss_chunks"])
+                            del shifted
+                        elif loss_kind == "fused":
+                            loss = fused_loss(h, body.lm_head, labels)
+                        else:
+                            loss = body.loss_function(logits=body.lm_head(h), labels=labels, vocab_size=vocab)
+                        del body
+                        del h
                 tracker.phase = f"bwd{step}"
                 loss.backward()
+                if offloader is not None:
+                    offloader.finish()
                 del loss, ids, labels
                 for p in trainable:
                     if p.grad is not None:
                         grad_uids.add(tracker.uid_of(p.grad))
                 tracker.phase = f"step{step}"
-                opt.step()
-                for st in opt.state.values():
-                    for v in st.values():
-                        if isinstance(v, torch.Tensor):
-                            u = tracker.uid_of(v)
-                            if u is not None:
-                                opt_uids.add(u)
-                opt.zero_grad(set_to_none=True)
+                for opt in opts:
+                    if not c.get("optimizer_in_bwd"):
+                        opt.step()
+                    for st in opt.state.values():
+                        for v in st.values():
+                            if isinstance(v, torch.Tensor):
+                                u = tracker.uid_of(v)
+                                if u is not None:
+                                    opt_uids.add(u)
+                    opt.zero_grad(set_to_none=True)
         peak, snap = tracker.finish()
     if explain:
         labels = {u: "param" for u in param_uids}
@@ -505,6 +542,7 @@ def run_case(c: dict, explain: bool = False) -> dict:
         "transformers_version": transformers.__version__,
         "peft_version": _peft_version() if c.get("lora_style") == "peft" else "",
         "method": "fake-tensor",
+        "cpu_offloaded_bytes": offloader.cpu_peak if c["mode"] == "training" and offloader is not None else "",
     })
     row["attention"] = c["attention"] + (
         "" if c["attention"] == "eager" else ":" + "+".join(f"{k}" for k in sorted(SDPA_LOG)))
@@ -540,6 +578,12 @@ def regime(c) -> str:
         if c.get("decode_steps"):
             return "decode"
         return "prefill-all-logits" if c["logits"] == "all" else "prefill"
+    if c.get("activation_offload"):
+        return "activation-offload"
+    if c.get("optimizer_in_bwd"):
+        return "optimizer-in-backward"
+    if c.get("loss") in ("chunked", "fused"):
+        return f"loss-{c['loss']}"
     if c["lora_rank"]:
         return f"lora-{c['lora_style']}-{c['precision']}"
     if c["precision"] == "amp-bf16" and c["model"] in SMALL:
@@ -561,6 +605,10 @@ def cases():
         c.setdefault("logits", "all")
         c.setdefault("decode_steps", 0)
         c.setdefault("decode_loop", "model" if c["decode_steps"] else "")
+        c.setdefault("loss", "")
+        c.setdefault("loss_chunks", "")
+        c.setdefault("optimizer_in_bwd", "")
+        c.setdefault("activation_offload", "")
         if c["mode"] == "inference":
             if c["decode_loop"] == "generate":
                 tag = f"infer-generate{c['decode_steps']}"
@@ -573,6 +621,10 @@ def cases():
             if c["lora_rank"]:
                 tag += f"-{'peft' if c['lora_style'] == 'peft' else 'lora'}{c['lora_rank']}"
                 tag += "-qkvo" if tuple(c["lora_targets"]) in (QKVO_ALL, QKVO["gpt2"]) else ""
+            if c.get("loss"):
+                tag += f"-loss{c['loss']}{c.get('loss_chunks') or ''}"
+            tag += "-inbwd" if c.get("optimizer_in_bwd") else ""
+            tag += "-offload" if c.get("activation_offload") else ""
         tag += "-eager" if c["attention"] == "eager" else ""
         c["case_id"] = f"{SHORT[c['model']]}-{tag}-{c['dtype']}-b{c['batch']}-s{c['seq_len']}"
         c["split"] = split
@@ -706,6 +758,35 @@ def cases():
     train("held-out", "mistralai/Mistral-7B-v0.1", 1, 4096, dtype="bf16", precision="bf16")
     train("held-out", "meta-llama/Llama-3.2-3B", 2, 2048, dtype="bf16", precision="amp-bf16", lora_rank=16,
           lora_targets=("q_proj", "v_proj"))
+
+    # -- Issue 40: the stacks' memory savers (torch_regimes.py), pure bf16 as torchtune and Unsloth
+    # train, on Llama-3.2-1B (tuned) and Qwen2.5-0.5B / Llama-3.2-3B (held-out) ---------------------
+    L1, Q05, L3 = "meta-llama/Llama-3.2-1B", "Qwen/Qwen2.5-0.5B", "meta-llama/Llama-3.2-3B"
+
+    def bf16(split, m, b, s, **kw):
+        train(split, m, b, s, dtype="bf16", precision="bf16", **kw)
+
+    def lora(split, m, b, s, **kw):
+        bf16(split, m, b, s, lora_rank=16, lora_targets=qkvo, lora_style="peft", **kw)
+
+    for split, m, b, s in [("tuned", L1, 2, 2048), ("held-out", Q05, 4, 1024)]:
+        bf16(split, m, b, s, loss="chunked", loss_chunks=8)
+        bf16(split, m, b, s, loss="fused")
+    lora("tuned", L1, 4, 2048, loss="chunked", loss_chunks=8)
+    lora("tuned", L1, 4, 2048, loss="fused")
+    lora("held-out", L3, 2, 2048, loss="fused")
+    bf16("held-out", L1, 2, 2048, loss="chunked", loss_chunks=16)
+    # The step in backward: the peak at the step (batch 1 × 512) and at the loss.
+    bf16("tuned", L1, 1, 512, optimizer_in_bwd=True)
+    bf16("tuned", L1, 2, 2048, optimizer_in_bwd=True, loss="chunked", loss_chunks=8)
+    bf16("held-out", Q05, 2, 1024, optimizer_in_bwd=True)
+    # Activation offload, with and without checkpointing (torchtune's loss).
+    bf16("tuned", L1, 2, 2048, activation_offload=True, grad_checkpointing=True, loss="chunked", loss_chunks=8)
+    bf16("tuned", L1, 2, 2048, activation_offload=True, loss="chunked", loss_chunks=8)
+    lora("held-out", Q05, 4, 2048, activation_offload=True, grad_checkpointing=True, loss="chunked", loss_chunks=8)
+    # Where the activations, not the step, set the peak: LoRA at 4 × 4096, and the fused step.
+    lora("tuned", L1, 4, 4096, activation_offload=True, grad_checkpointing=True, loss="chunked", loss_chunks=8)
+    bf16("held-out", L1, 2, 2048, activation_offload=True, fused=True, loss="chunked", loss_chunks=8)
     return out
 
 
@@ -719,7 +800,8 @@ def main(argv=None):
     a = ap.parse_args(argv)
     install_patches()
     torch.manual_seed(0)
-    todo = [c for c in cases() if a.only in c["case_id"]]
+    # --only: a substring, or several separated by commas (any of them).
+    todo = [c for c in cases() if any(o in c["case_id"] for o in a.only.split(","))]
     if a.list:
         print("\n".join(c["case_id"] for c in todo))
         return 0

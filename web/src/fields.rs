@@ -175,6 +175,15 @@ pub static FIELDS: &[Field] = &[
     choice_field!("zero", Training: "0", "1", "2", "3"),
     choice_field!("offload", Training: "none", "cpu", "nvme"),
     Field::new("fused_optimizer", Kind::Bool, Group::Training),
+    // Training regimes (part `regimes`).
+    choice_field!("stack", Training: "", "trl", "unsloth", "torchtune", "llamafactory", "axolotl", "deepspeed", "fsdp", "megatron", "verl", "openrlhf"),
+    choice_field!("loss", Training: "", "full", "chunked", "fused"),
+    Field::new("loss_chunks", Kind::OptNumber, Group::Training),
+    Field::new("foreach", Kind::Bool, Group::Training),
+    Field::new("optimizer_in_backward", Kind::Bool, Group::Training),
+    choice_field!("activation_offload", Training: "", "true", "false"),
+    Field::new("packing", Kind::Bool, Group::Training),
+    choice_field!("kbit_upcast", Training: "", "true", "false"),
     // RL post-training (part `rl`): shown once an algorithm is chosen.
     choice_field!("rl", Training: "", "grpo", "ppo", "dpo"),
     choice_field!("rollout", Training: "", "colocate", "server", "hf"),
@@ -224,6 +233,12 @@ pub fn default_of(key: &str) -> Option<&'static str> {
 fn defaults() -> &'static [(&'static str, String)] {
     static D: OnceLock<Vec<(&'static str, String)>> = OnceLock::new();
     D.get_or_init(|| default_texts(&EstimateInput::default()))
+}
+
+/// The text of every form field for the estimator's input `d`, by key (the site's model where
+/// `d` names none): what the form shows for `d`.
+pub fn form_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
+    default_texts(d)
 }
 
 /// The text of every form field in the estimator's input `d`, by key. A choice's text is the
@@ -291,6 +306,14 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
         free_gpu_memory_fraction,
         cuda_graph_max_bs,
         ep,
+        stack,
+        loss,
+        loss_chunks,
+        foreach,
+        optimizer_in_backward,
+        activation_offload,
+        packing,
+        kbit_upcast,
         rl,
         rl_beta,
         ref_model,
@@ -353,6 +376,26 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
         ("qlora", qlora.to_string()),
         ("fused_optimizer", fused_optimizer.to_string()),
         ("cuda_graphs", cuda_graphs.to_string()),
+        (
+            "stack",
+            stack.map_or("", vramfit::estimate::Stack::name).to_string(),
+        ),
+        (
+            "loss",
+            loss.map_or("", vramfit::estimate::Loss::name).to_string(),
+        ),
+        ("loss_chunks", opt(*loss_chunks)),
+        ("foreach", foreach.to_string()),
+        ("optimizer_in_backward", optimizer_in_backward.to_string()),
+        (
+            "activation_offload",
+            activation_offload.map_or_else(String::new, |o| o.to_string()),
+        ),
+        ("packing", packing.to_string()),
+        (
+            "kbit_upcast",
+            kbit_upcast.map_or_else(String::new, |u| u.to_string()),
+        ),
         ("gpu", gpu.clone().unwrap_or_default()),
         ("gpu_memory", gpu_memory.clone().unwrap_or_default()),
         // RL: an unset choice is the form's empty value, as `dtype`'s.

@@ -4,14 +4,16 @@ use std::fmt::Write as _;
 
 use clap::{Args, ValueEnum};
 use vramfit::estimate::{
-    AttentionImpl, Checkpointing, Engine, Estimate, EstimateInput, Logits, Mode, Offload,
-    Optimizer, Precision, RlAlgorithm, Rollout, Solutions,
+    AttentionImpl, Checkpointing, Engine, EstimateInput, Logits, Loss, Mode, Offload, Optimizer,
+    Precision, RlAlgorithm, Rollout, Stack,
 };
 use vramfit::hub::HubModel;
 use vramfit::precision::{Dtype, KvDtype, Quantization};
-use vramfit::{Bytes, ErrorKind, InputError};
+use vramfit::{ErrorKind, InputError};
 
 use crate::output::{Failure, Outcome, json};
+use crate::report::{solutions_text, table};
+use crate::training_config::FileRead;
 
 /// The flags that describe a run; shared by `estimate` and `recommend`.
 #[derive(Args, Clone, Debug)]
@@ -182,6 +184,30 @@ pub struct EstimateFlags {
     /// llama.cpp --cpu-moe (-cmoe): every block's routed experts in CPU memory.
     #[arg(long)]
     pub cpu_moe: bool,
+    /// The fine-tuning stack whose defaults fill the regimes not given: trl, unsloth, torchtune, llamafactory, axolotl, deepspeed, fsdp, megatron, verl, openrlhf.
+    #[arg(long, value_enum)]
+    pub stack: Option<StackArg>,
+    /// The loss: full (transformers), chunked (torchtune), fused (Liger, Unsloth, Cut Cross-Entropy). Default: the stack's, else full.
+    #[arg(long, value_enum)]
+    pub loss: Option<LossArg>,
+    /// Chunked loss: torchtune's num_output_chunks (default 8).
+    #[arg(long, allow_negative_numbers = true)]
+    pub loss_chunks: Option<f64>,
+    /// The optimizer's per-tensor loop instead of torch.optim's foreach step (foreach=False).
+    #[arg(long)]
+    pub no_foreach: bool,
+    /// torchtune's optimizer_in_bwd: each parameter steps in backward and its gradient is freed.
+    #[arg(long)]
+    pub optimizer_in_backward: bool,
+    /// true or false: saved activations offloaded to CPU memory (torchtune enable_activation_offloading; Unsloth's "unsloth" checkpointing). Default: the stack's (Unsloth's on), else off.
+    #[arg(long, num_args = 0..=1, default_missing_value = "true")]
+    pub activation_offload: Option<bool>,
+    /// Sequences packed into rows of --seq-len (TRL packing, torchtune dataset.packed, axolotl sample_packing).
+    #[arg(long)]
+    pub packing: bool,
+    /// true or false: a quantized base's unquantized parameters cast to fp32 (PEFT's prepare_model_for_kbit_training). Default: the stack's, else true.
+    #[arg(long)]
+    pub kbit_upcast: Option<bool>,
     /// RL post-training (with --mode training): grpo, ppo or dpo, the models on the card beside the policy; --batch is then the prompts (DPO: pairs) per GPU and --seq-len the prompt.
     #[arg(long, value_enum)]
     pub rl: Option<RlArg>,
@@ -244,6 +270,13 @@ value_enum!(PrecisionArg => Precision {
     AmpFp16 = "amp-fp16" => Precision::AmpFp16, AmpBf16 = "amp-bf16" => Precision::AmpBf16,
 });
 value_enum!(CheckpointingArg => Checkpointing { None = "none" => Checkpointing::None, Full = "full" => Checkpointing::Full, Selective = "selective" => Checkpointing::Selective });
+value_enum!(LossArg => Loss { Full = "full" => Loss::Full, Chunked = "chunked" => Loss::Chunked, Fused = "fused" => Loss::Fused });
+value_enum!(StackArg => Stack {
+    Trl = "trl" => Stack::Trl, Unsloth = "unsloth" => Stack::Unsloth, Torchtune = "torchtune" => Stack::Torchtune,
+    Llamafactory = "llamafactory" => Stack::Llamafactory, Axolotl = "axolotl" => Stack::Axolotl,
+    Deepspeed = "deepspeed" => Stack::Deepspeed, Fsdp = "fsdp" => Stack::Fsdp, Megatron = "megatron" => Stack::Megatron,
+    Verl = "verl" => Stack::Verl, Openrlhf = "openrlhf" => Stack::Openrlhf,
+});
 value_enum!(RlArg => RlAlgorithm { Grpo = "grpo" => RlAlgorithm::Grpo, Ppo = "ppo" => RlAlgorithm::Ppo, Dpo = "dpo" => RlAlgorithm::Dpo });
 value_enum!(RolloutArg => Rollout { Colocate = "colocate" => Rollout::Colocate, Server = "server" => Rollout::Server, Hf = "hf" => Rollout::Hf });
 value_enum!(OffloadArg => Offload { None = "none" => Offload::None, Cpu = "cpu" => Offload::Cpu, Nvme = "nvme" => Offload::Nvme });
@@ -332,6 +365,14 @@ impl EstimateFlags {
             ep: self.ep,
             free_gpu_memory_fraction: self.free_gpu_memory_fraction,
             engine_version: self.engine_version.clone(),
+            stack: self.stack.map(Into::into),
+            loss: self.loss.map(Into::into),
+            loss_chunks: self.loss_chunks,
+            foreach: !self.no_foreach,
+            optimizer_in_backward: self.optimizer_in_backward,
+            activation_offload: self.activation_offload,
+            packing: self.packing,
+            kbit_upcast: self.kbit_upcast,
             rl: self.rl.map(Into::into),
             rl_beta: self.rl_beta,
             ref_model: self.ref_model,
@@ -418,6 +459,16 @@ pub struct EstimateArgs {
     /// not read are listed.
     #[arg(long, value_name = "LINE")]
     pub from_command: Option<String>,
+    /// A fine-tuning stack's config file, read onto the run (training): a Hugging Face
+    /// TrainingArguments or TRL config (JSON or YAML), a DeepSpeed JSON, a torchtune recipe, a
+    /// LLaMA-Factory or axolotl YAML, an accelerate config. Repeat it for several; a file it
+    /// names (a Trainer's `deepspeed`) is read too. Flags given here win over the files; the
+    /// keys not read are listed.
+    #[arg(long, value_name = "FILE", conflicts_with = "from_command")]
+    pub config: Vec<std::path::PathBuf>,
+    /// The ids of the flags the command line gave (set by `main`; not a flag).
+    #[arg(skip)]
+    pub explicit: Vec<String>,
 }
 
 /// The input of `command` read, with what a command line does not say (the card, the
@@ -447,19 +498,43 @@ pub fn run(args: EstimateArgs) -> Outcome {
             let (input, not_read) = from_command(line, args.flags.run_input()?)?;
             (input, None, Some(not_read))
         }
+        None if !args.config.is_empty() => {
+            let flags = args.flags.run_input()?;
+            let (input, reads) =
+                crate::training_config::apply(&args.config, flags.clone(), &flags, &args.explicit)?;
+            return estimate_report(&input, None, None, &reads, args.json);
+        }
         None => {
             let (input, looked_up) = args.flags.resolve()?;
             (input, looked_up, None)
         }
     };
+    estimate_report(
+        &input,
+        looked_up.as_ref(),
+        not_read.as_deref(),
+        &[],
+        args.json,
+    )
+}
+
+/// The report of one estimate: JSON, or the table with the solvers' answers; with the hub's
+/// model, the words of a command not read and the config files read, where there are.
+fn estimate_report(
+    input: &EstimateInput,
+    looked_up: Option<&HubModel>,
+    not_read: Option<&[String]>,
+    configs: &[FileRead],
+    json_out: bool,
+) -> Outcome {
     let workload = input.resolve()?;
     let e = vramfit::estimate::within_reach(workload.estimate())?;
     // With a card named: the largest batch and context that fit it, and the fewest such cards.
     let solutions = workload
         .device
         .as_ref()
-        .map(|d| vramfit::estimate::solve(&input, d));
-    if args.json {
+        .map(|d| vramfit::estimate::solve(input, d));
+    if json_out {
         let mut v = serde_json::to_value(&e).map_err(|err| Failure::io(err.to_string()))?;
         if let (Some(sol), Some(obj)) = (&solutions, v.as_object_mut()) {
             obj.insert(
@@ -476,11 +551,16 @@ pub fn run(args: EstimateArgs) -> Outcome {
         if let (Some(words), Some(obj)) = (&not_read, v.as_object_mut()) {
             obj.insert("not_read".into(), serde_json::json!(words));
         }
+        if let (false, Some(obj)) = (configs.is_empty(), v.as_object_mut()) {
+            obj.insert(
+                "config".into(),
+                serde_json::to_value(configs).map_err(|err| Failure::io(err.to_string()))?,
+            );
+        }
         return json(&v);
     }
-    let mut t = looked_up
-        .as_ref()
-        .map_or_else(String::new, |m| crate::hub_text::describe(m, &e));
+    let mut t = looked_up.map_or_else(String::new, |m| crate::hub_text::describe(m, &e));
+    t.push_str(&crate::training_config::describe(configs));
     if let Some(words) = &not_read {
         let listed = if words.is_empty() {
             String::from("none")
@@ -517,239 +597,9 @@ pub fn run(args: EstimateArgs) -> Outcome {
                 .map_or_else(|| String::from("none"), vramfit::estimate::thousands)
         );
     } else if let Some(sol) = solutions {
-        let _ = write!(t, "{}", solutions_text(&sol, &input));
+        let _ = write!(t, "{}", solutions_text(&sol, input));
     }
     Ok(t)
-}
-
-/// The solvers' answers in words: each with what bounds it, and the changes that make the run
-/// fit when it does not.
-fn solutions_text(sol: &Solutions, input: &EstimateInput) -> String {
-    use vramfit::estimate::{Bound, Context, LayerOffload, thousands};
-    let rules = input.runner().rules();
-    let shared = matches!(rules.context, Context::Shared { .. });
-    let batch = match (sol.max_batch, sol.batch_bound) {
-        (Some(b), Some(Bound::SharedContext)) => format!(
-            "{} (the sequences of prompt and output that the context holds; the memory holds more)",
-            thousands(b)
-        ),
-        (Some(b), _) => thousands(b),
-        (None, _) => String::from("none"),
-    };
-    let context_name = match rules.context {
-        Context::PerSequence { setting } if setting == "max_model_len" => setting.to_string(),
-        Context::PerSequence { setting } => format!("{setting} (--max-model-len)"),
-        Context::Shared { setting } => format!("context ({setting}, max_model_len)"),
-        Context::Sequence | Context::Prompt => String::from("sequence"),
-    };
-    let context = match (sol.max_context, sol.context_bound) {
-        (Some(c), Some(Bound::TrainedContext)) => format!(
-            "{} (the model's trained context{}; the memory holds more)",
-            thousands(c),
-            if shared { " for each sequence" } else { "" }
-        ),
-        // Ollama offloads layers to the CPU rather than fail: its largest context is the one
-        // that keeps every layer on the GPU.
-        (Some(c), _) if rules.offload == LayerOffload::EngineDecides => {
-            format!("{} (every layer on the GPU)", thousands(c))
-        }
-        (Some(c), _) => thousands(c),
-        (None, _) => String::from("none"),
-    };
-    let cards = match sol.min_gpus {
-        Some(n) if rules.offload.splits_layers() && n > 1 => {
-            format!("{n} ({} splits the layers over them)", rules.name)
-        }
-        Some(n) => thousands(n),
-        None => String::from("none up to 64"),
-    };
-    let mut s = format!(
-        "On this card: largest batch {batch}, largest {context_name} {context}, fewest cards {cards}.\n"
-    );
-    if !sol.fixes.is_empty() {
-        let _ = writeln!(s, "It does not fit; each of these alone makes it fit:");
-        for f in &sol.fixes {
-            let flag = format!("--{}", f.field.replace('_', "-"));
-            let _ = writeln!(
-                s,
-                "  {flag} {}: needs {}",
-                f.value,
-                gib(f.required_bytes).trim()
-            );
-        }
-    }
-    s
-}
-
-/// The speed lines of the report: each figure with its working.
-fn speed_text(t: &vramfit::estimate::Throughput) -> String {
-    let mut s = String::new();
-    let lines = [
-        (
-            "prefill",
-            t.prefill_tokens_per_s.map(|x| format!("{x:.0} tokens/s")),
-            "prefill_tokens_per_s",
-        ),
-        (
-            "first token",
-            t.time_to_first_token_s.map(seconds),
-            "time_to_first_token_s",
-        ),
-        (
-            "decode, a sequence",
-            t.decode_tokens_per_s_per_sequence
-                .map(|x| format!("{x:.1} tokens/s")),
-            "decode_tokens_per_s_per_sequence",
-        ),
-        (
-            "decode, batch",
-            t.decode_tokens_per_s.map(|x| format!("{x:.1} tokens/s")),
-            "decode_tokens_per_s",
-        ),
-        ("generation", t.generation_s.map(seconds), "generation_s"),
-        ("step time", t.step_time_s.map(seconds), "step_time_s"),
-        (
-            "training",
-            t.tokens_per_s.map(|x| format!("{x:.0} tokens/s")),
-            "tokens_per_s",
-        ),
-    ];
-    for (name, value, key) in lines {
-        let Some(value) = value else { continue };
-        let working = t
-            .formulas
-            .iter()
-            .find(|f| f.key == key)
-            .map_or("", |f| f.en.as_str());
-        let _ = writeln!(s, "  {name:<20}{value:>14}  {working}");
-    }
-    s
-}
-
-/// Seconds in the unit that reads best: ms under a second, s under an hour, h above.
-fn seconds(x: f64) -> String {
-    if x < 1.0 {
-        format!("{:.1} ms", x * 1e3)
-    } else if x < 3600.0 {
-        format!("{x:.2} s")
-    } else {
-        format!("{:.2} h", x / 3600.0)
-    }
-}
-
-fn gib(b: Bytes) -> String {
-    format!("{:>10.2} GiB", b.as_gib())
-}
-
-/// The readable report: components with their formulas, totals, the quick estimate and the reasons they differ.
-pub fn table(e: &Estimate) -> String {
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "{} — {} parameters ({} active), per GPU × {}",
-        e.model,
-        vramfit::estimate::thousands(e.params),
-        vramfit::estimate::thousands(e.active_params),
-        e.gpus
-    );
-    let _ = writeln!(s);
-    for c in &e.components {
-        let off = !c.key.at_peak;
-        let key = c.key.kind.name();
-        let _ = writeln!(
-            s,
-            "  {:<20}{}{}  {}",
-            key,
-            gib(c.bytes),
-            if off { " (not at peak)" } else { "" },
-            c.formula
-        );
-    }
-    let _ = writeln!(s);
-    let _ = writeln!(
-        s,
-        "  {:<20}{}  ({}, at {})",
-        "peak allocated",
-        gib(e.peak_allocated_bytes),
-        e.peak_source.describe(),
-        e.peak_phase.describe()
-    );
-    let _ = writeln!(
-        s,
-        "  {:<20}{}  ({} MiB, as nvidia-smi shows it)",
-        "total",
-        gib(e.total_bytes),
-        vramfit::estimate::thousands(e.total_bytes.get().div_ceil(1 << 20))
-    );
-    let _ = writeln!(
-        s,
-        "  {:<20}{}  ({:.2} GB: 1.2 × (M_theory + 2 GB))",
-        "recommended",
-        gib(e.recommended_bytes),
-        e.recommended_bytes.as_gb()
-    );
-    if let (Some(t), Some(c)) = (e.kv_cache_tokens, e.max_concurrency_exact) {
-        let _ = writeln!(
-            s,
-            "  {:<20}{:>14}  tokens in the KV pool; {:.2} sequences of max_model_len at once",
-            "kv cache tokens",
-            vramfit::estimate::thousands(t),
-            c
-        );
-    }
-    if let Some(o) = &e.ollama {
-        let split = match o.cpu_percent {
-            0 => String::from("100% GPU"),
-            100 => String::from("100% CPU"),
-            c => format!("{c}%/{}% CPU/GPU", 100 - c),
-        };
-        let _ = writeln!(
-            s,
-            "  {:<20}{:>14}  of {} layers on the GPU (ollama ps: {split}; context {} tokens)",
-            "ollama offload",
-            o.gpu_layers,
-            o.model_layers,
-            vramfit::estimate::thousands(o.context)
-        );
-    }
-    if let Some(t) = &e.throughput {
-        let _ = write!(s, "{}", speed_text(t));
-    }
-    if e.cpu_bytes.get() > 0 {
-        let _ = writeln!(
-            s,
-            "  {:<20}{}  in CPU memory (offloaded)",
-            "cpu",
-            gib(e.cpu_bytes)
-        );
-    }
-    if e.nvme_bytes.get() > 0 {
-        let _ = writeln!(
-            s,
-            "  {:<20}{}  on the NVMe drive (offloaded)",
-            "nvme",
-            gib(e.nvme_bytes)
-        );
-    }
-    if let Some(f) = &e.fit {
-        let verdict = if let Some(r) = &f.reason {
-            format!("does NOT fit: {}", r.en)
-        } else if f.fits {
-            format!("fits, {} free", f.headroom_bytes.display_gib())
-        } else {
-            format!("does NOT fit: {} short", f.shortfall_bytes.display_gib())
-        };
-        let _ = writeln!(s, "  {:<20}{}  {verdict}", f.gpu, gib(f.memory_bytes));
-    }
-    let _ = writeln!(s);
-    let _ = writeln!(s, "Guide's quick estimate: {}", e.quick.formula);
-    for d in &e.differences {
-        let _ = writeln!(s, "  - {}", d.en);
-    }
-    for n in &e.notes {
-        let _ = writeln!(s, "  note: {}", n.en);
-    }
-    s
 }
 
 /// Arguments of `vramfit models`.

@@ -23,6 +23,11 @@ const FLAG_NAMED_OTHERWISE: &[(&str, &str, &str)] = &[
     ),
     // vLLM's own spelling of `cuda_graphs: false` (SGLang's `--disable-cuda-graph` an alias).
     ("cuda_graphs", "enforce-eager", "vLLM's flag, the negation"),
+    (
+        "foreach",
+        "no-foreach",
+        "the negation: foreach is PyTorch's default",
+    ),
 ];
 
 /// The flag of `field` (without `--`), or `None` where it has none.

@@ -5,7 +5,8 @@
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::parser::ValueSource;
+use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod diagnose;
 mod estimate;
@@ -17,6 +18,8 @@ mod hub;
 mod hub_text;
 mod launch;
 mod output;
+mod report;
+mod training_config;
 
 /// The fields of `EstimateInput` (test code shared by every face's check; see `faces`).
 #[cfg(test)]
@@ -57,8 +60,18 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
+    let parsed = Cli::command()
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m).map(|cli| (cli, m)));
+    let cli = match parsed {
+        Ok((mut cli, matches)) => {
+            if let (Command::Estimate(a), Some(("estimate", sub))) =
+                (&mut cli.command, matches.subcommand())
+            {
+                a.explicit = given_on_command_line(sub);
+            }
+            cli
+        }
         Err(e) => {
             // clap's own usage errors are bad input too: exit code 2, like ours.
             let _ = e.print();
@@ -91,4 +104,13 @@ fn main() -> ExitCode {
             ExitCode::from(e.code)
         }
     }
+}
+
+/// The ids of the arguments the command line gave (not their defaults): what a config file
+/// read with `--config` must not change.
+fn given_on_command_line(m: &ArgMatches) -> Vec<String> {
+    m.ids()
+        .filter(|id| m.value_source(id.as_str()) == Some(ValueSource::CommandLine))
+        .map(|id| id.as_str().to_string())
+        .collect()
 }

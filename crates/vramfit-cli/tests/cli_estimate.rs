@@ -354,3 +354,61 @@ fn llamacpp_solutions_vary_its_context_and_list_the_fixes() {
         assert!(out.contains(flag), "{flag}: {out}");
     }
 }
+
+/// `--config`: a torchtune recipe read onto the run, the keys not read listed with their
+/// lines, a flag given on the command line winning over the file, the same numbers as the
+/// flags that say the same; a bad value exits 2 naming the file, the key and the line.
+#[test]
+fn a_stack_config_is_read_onto_the_run() {
+    let dir = std::env::temp_dir().join(format!("vramfit-cli-config-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let recipe = dir.join("lora.yaml");
+    std::fs::write(
+        &recipe,
+        "model:\n  _component_: torchtune.models.llama3_2.lora_llama3_2_3b\n  lora_attn_modules: ['q_proj', 'v_proj']\n  lora_rank: 8\n  lora_alpha: 16\ntokenizer:\n  max_seq_len: 1024\nbatch_size: 4\ndtype: bf16\nenable_activation_checkpointing: True\n",
+    )
+    .expect("write");
+    let path = recipe.to_str().expect("utf-8 path");
+    let v = json(&["estimate", "--config", path, "--batch", "2"]);
+    assert_eq!(v["config"][0]["format"], "torchtune");
+    assert_eq!(
+        v["config"][0]["not_read"],
+        serde_json::json!(["model.lora_alpha (line 5)"])
+    );
+    let by_flags = json(&[
+        "estimate",
+        "--model",
+        "meta-llama/Llama-3.2-3B",
+        "--mode",
+        "training",
+        "--lora-rank",
+        "8",
+        "--lora-targets",
+        "q_proj,v_proj",
+        "--seq-len",
+        "1024",
+        "--batch",
+        "2",
+        "--precision",
+        "bf16",
+        "--grad-checkpointing",
+        // A recipe is torchtune's: its defaults (the chunked loss) apply.
+        "--stack",
+        "torchtune",
+        "--activation-offload",
+        "false",
+    ]);
+    assert_eq!(v["peak_allocated_bytes"], by_flags["peak_allocated_bytes"]);
+    std::fs::write(
+        &recipe,
+        "model:\n  _component_: x\ntokenizer: {}\nbatch_size: two\n",
+    )
+    .expect("write");
+    let (code, _, err) = vramfit(&["estimate", "--config", path]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("lora.yaml: batch_size: line 4: not a number"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

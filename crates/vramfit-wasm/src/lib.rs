@@ -84,6 +84,9 @@ extern "C" {
     /// `ReadCommand` in TypeScript.
     #[wasm_bindgen(typescript_type = "ReadCommand")]
     pub type JsReadCommand;
+    /// `ReadConfig` in TypeScript.
+    #[wasm_bindgen(typescript_type = "ReadConfig")]
+    pub type JsReadConfig;
     /// `ParsedConfig` in TypeScript.
     #[wasm_bindgen(typescript_type = "ParsedConfig")]
     pub type JsParsedConfig;
@@ -523,6 +526,24 @@ pub fn launch(input: JsEstimateInput) -> Result<JsLaunch, JsValue> {
 #[wasm_bindgen(js_name = readCommand)]
 pub fn read_command(line: &str) -> Result<JsReadCommand, JsValue> {
     to_js(&vramfit::launch::read_command(line).map_err(js_err)?)
+}
+
+#[cfg(feature = "full")]
+/// Reads a fine-tuning stack's config file (its text: a Hugging Face TrainingArguments or TRL
+/// config as JSON or YAML, a DeepSpeed JSON, a torchtune recipe, a LLaMA-Factory or axolotl
+/// YAML, an accelerate config) onto `input` (the defaults when absent): the training input it
+/// gives, its stack, the keys not read with their lines, what it assumed, and the files it
+/// names (a DeepSpeed JSON) to read onto the result too.
+#[wasm_bindgen(js_name = readTrainingConfig)]
+pub fn read_training_config(
+    text: &str,
+    input: Option<JsEstimateInput>,
+) -> Result<JsReadConfig, JsValue> {
+    let base = match input {
+        Some(i) => self::input(i)?,
+        None => EstimateInput::default(),
+    };
+    to_js(&vramfit::stack_config::read_training_config(text, base).map_err(js_err)?)
 }
 
 #[cfg(feature = "full")]

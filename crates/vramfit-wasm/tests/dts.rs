@@ -40,6 +40,7 @@ const OUTPUT_ROOTS: &[&str] = &[
     "Diagnosis",
     "Launch",
     "ReadCommand",
+    "ReadConfig",
     "ParsedConfig",
     "SafetensorsHeader",
     "GgufHeader",

@@ -465,6 +465,41 @@ export type Confidence =
 ;
 
 /**
+ * Which stack's file a config is, as recognised from its keys.
+ */
+export type ConfigFormat =
+  /**
+   * Hugging Face `TrainingArguments` as JSON or YAML (`per_device_train_batch_size`, `optim`…).
+   */
+  | "trainer"
+  /**
+   * TRL's `SFTConfig` (with its `ModelConfig` keys: `use_peft`, `lora_r`…), as `trl sft
+   * --config` reads it: TRL's defaults (gradient checkpointing and bf16 on).
+   */
+  | "trl"
+  /**
+   * A DeepSpeed config JSON (`zero_optimization`, `train_micro_batch_size_per_gpu`).
+   */
+  | "deepspeed"
+  /**
+   * A torchtune recipe config (`model: {_component_: …}`).
+   */
+  | "torchtune"
+  /**
+   * A LLaMA-Factory training YAML (`stage`, `finetuning_type`, `cutoff_len`).
+   */
+  | "llamafactory"
+  /**
+   * An axolotl YAML (`base_model`, `micro_batch_size`, `sequence_len`).
+   */
+  | "axolotl"
+  /**
+   * An accelerate config YAML (`distributed_type`, `fsdp_config`, `num_processes`).
+   */
+  | "accelerate"
+;
+
+/**
  * A currency of the price data.
  */
 export type Currency =
@@ -1052,6 +1087,50 @@ export interface EstimateInput {
    * taken out of the pool's budget (from 0.21). Default: the latest, 0.33.
    */
   engine_version?: string | null;
+  /**
+   * The fine-tuning stack (`trl`, `unsloth`, `torchtune`, `llamafactory`, `axolotl`,
+   * `deepspeed`, `fsdp`, `megatron`, `verl`, `openrlhf`), whose defaults pick `loss`,
+   * `loss_chunks`, `activation_offload`, `kbit_upcast` when they are not given. Absent:
+   * transformers' `Trainer`, every default as before.
+   */
+  stack?: Stack | null;
+  /**
+   * The loss's form: `full`, `chunked` (torchtune), `fused` (Liger, Unsloth, Cut
+   * Cross-Entropy). Default: the stack's, else `full`.
+   */
+  loss?: Loss | null;
+  /**
+   * `chunked` loss: torchtune's `num_output_chunks`, 1 to 1024. Default 8.
+   */
+  loss_chunks?: number | null;
+  /**
+   * torch.optim's `foreach` step (one state-sized temporary list); false is the per-tensor
+   * loop. Default true (PyTorch's default on CUDA). `fused_optimizer` has neither.
+   */
+  foreach?: boolean;
+  /**
+   * The step runs per parameter inside backward, each gradient freed after it (torchtune
+   * `optimizer_in_bwd`). Default false.
+   */
+  optimizer_in_backward?: boolean;
+  /**
+   * Saved activations (with checkpointing, the block inputs) in CPU memory (torchtune
+   * `enable_activation_offloading`; Unsloth `use_gradient_checkpointing="unsloth"`).
+   * Default: the stack's (Unsloth's on), else off.
+   */
+  activation_offload?: boolean | null;
+  /**
+   * Sequences packed into rows of `seq_len` (TRL `packing`/`padding_free`, torchtune
+   * `dataset.packed`, LLaMA-Factory `packing`/`neat_packing`, axolotl `sample_packing`).
+   * Default false.
+   */
+  packing?: boolean;
+  /**
+   * Whether the stack casts a quantized base's unquantized parameters (embeddings, head,
+   * norms) to fp32, as PEFT's `prepare_model_for_kbit_training` does. Default: the stack's,
+   * else true.
+   */
+  kbit_upcast?: boolean | null;
   /**
    * RL post-training: `grpo`, `ppo` or `dpo` (training only). `batch` is then the prompts
    * (DPO: the pairs) per GPU per step and `seq_len` the prompt's length.
@@ -1905,6 +1984,29 @@ export type Logits =
 ;
 
 /**
+ * How the cross-entropy loss meets the logits.
+ */
+export type Loss =
+  /**
+   * transformers' loss: the logits of every position upcast to fp32, their log-softmax and
+   * its gradient.
+   */
+  | "full"
+  /**
+   * torchtune's `LinearCrossEntropyLoss` (and the `CEWithChunkedOutputLoss` before it): the
+   * head and the fp32 upcast run chunk by chunk over the sequence (`num_output_chunks`,
+   * default 8); each chunk's fp32 log-softmax is saved for backward.
+   */
+  | "chunked"
+  /**
+   * Fused linear cross-entropy (Liger's `LigerFusedLinearCrossEntropyLoss`, Unsloth's, Apple's
+   * Cut Cross-Entropy): the logits never exist in full; one chunk's logits and the hidden
+   * states' gradient do.
+   */
+  | "fused"
+;
+
+/**
  * On-demand or spot (interruptible).
  */
 export type Market =
@@ -2334,6 +2436,20 @@ export interface Moe {
    * Whether the experts' projections have biases (gpt-oss).
    */
   expert_bias: boolean;
+}
+
+/**
+ * Another file a config names, for the caller to read as well.
+ */
+export interface NamedFile {
+  /**
+   * The key that names it (`deepspeed`).
+   */
+  key: string;
+  /**
+   * The path as written.
+   */
+  path: string;
 }
 
 /**
@@ -3119,6 +3235,34 @@ export interface ReadCommand {
 }
 
 /**
+ * A training config read.
+ */
+export interface ReadConfig {
+  /**
+   * The input given, with the file's settings and its stack's defaults applied (mode
+   * training).
+   */
+  input: EstimateInput;
+  /**
+   * Which stack's file it is.
+   */
+  format: ConfigFormat;
+  /**
+   * The keys that set nothing the estimate counts, as `path (line N)`: a mapping no key of
+   * which is read is listed once.
+   */
+  not_read: string[];
+  /**
+   * What the reading assumed where the file does not say (the stack's defaults it took).
+   */
+  assumed: Text[];
+  /**
+   * Files it names that hold more of the run (a DeepSpeed JSON), to read too.
+   */
+  files: NamedFile[];
+}
+
+/**
  * Options of `recommend`, as the CLI's `recommend` flags.
  */
 export interface RecommendOptions {
@@ -3507,6 +3651,52 @@ export interface Solutions {
    */
   fixes: FitFix[];
 }
+
+/**
+ * The fine-tuning stack, whose defaults pick the regimes a run does not state.
+ */
+export type Stack =
+  /**
+   * Hugging Face TRL (`SFTTrainer` over transformers' `Trainer`).
+   */
+  | "trl"
+  /**
+   * Unsloth (`FastLanguageModel`).
+   */
+  | "unsloth"
+  /**
+   * torchtune's recipes.
+   */
+  | "torchtune"
+  /**
+   * LLaMA-Factory.
+   */
+  | "llamafactory"
+  /**
+   * axolotl.
+   */
+  | "axolotl"
+  /**
+   * DeepSpeed.
+   */
+  | "deepspeed"
+  /**
+   * PyTorch FSDP.
+   */
+  | "fsdp"
+  /**
+   * Megatron-LM / Megatron-Core.
+   */
+  | "megatron"
+  /**
+   * verl.
+   */
+  | "verl"
+  /**
+   * OpenRLHF.
+   */
+  | "openrlhf"
+;
 
 /**
  * The token mixer of the layers that keep a fixed-size state instead of a KV cache.

@@ -37,6 +37,8 @@ pub mod launch;
 pub mod model;
 pub mod precision;
 pub mod presets;
+#[cfg(feature = "stack-config")]
+pub mod stack_config;
 pub mod throughput;
 pub mod units;
 mod words;

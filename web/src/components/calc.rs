@@ -291,6 +291,13 @@ fn run_fields(app: &crate::Ctx, error: &Option<InputError>, e: Option<&Estimate>
                     { f("qlora") }
                     <div class="row">{ f("zero") }{ f("offload") }</div>
                     { f("fused_optimizer") }
+                    <div class="row">{ f("stack") }{ f("loss") }</div>
+                    <div class="row">{ f("loss_chunks") }{ f("kbit_upcast") }</div>
+                    { f("foreach") }
+                    { f("optimizer_in_backward") }
+                    { f("activation_offload") }
+                    { f("packing") }
+                    { training_config_panel() }
                     { f("rl") }
                     if !rl.is_empty() {
                         if rl != "dpo" {
@@ -666,4 +673,15 @@ fn whatif_card(app: &crate::Ctx, w: &compute::WhatIf, base: &Estimate) -> Html {
             <button type="button" onclick={apply}>{ lang.t(key!("calc.apply")) }</button>
         </div>
     }
+}
+
+/// The training form's reader of a stack's config file (the full build's: training is).
+#[cfg(feature = "full")]
+fn training_config_panel() -> Html {
+    html! { <super::training_config::TrainingConfig /> }
+}
+
+#[cfg(not(feature = "full"))]
+fn training_config_panel() -> Html {
+    Html::default()
 }

@@ -34,6 +34,8 @@ pub mod shell;
 pub mod speed;
 #[cfg(feature = "full")]
 pub mod spot;
+#[cfg(feature = "full")]
+pub mod training_config;
 
 #[cfg(test)]
 pub(crate) mod tests {

@@ -89,10 +89,18 @@ fn set(input: &mut EstimateInput, key: &str, v: &str) -> Result<(), InputError> 
         "gpu" => input.gpu = text(),
         "gpu_memory" => input.gpu_memory = text(),
         "engine_version" => input.engine_version = text(),
-        "rl" => input.rl = unset_or(key, v)?,
-        "rollout" => input.rollout = unset_or(key, v)?,
-        "ref_model" => input.ref_model = unset_or(key, v)?,
-        "sleep_mode" => input.sleep_mode = unset_or(key, v)?,
+        "stack" => input.stack = (!v.is_empty()).then(|| choice(key, v)).transpose()?,
+        "loss" => input.loss = (!v.is_empty()).then(|| choice(key, v)).transpose()?,
+        "loss_chunks" => input.loss_chunks = opt()?,
+        "foreach" => input.foreach = on,
+        "optimizer_in_backward" => input.optimizer_in_backward = on,
+        "activation_offload" => input.activation_offload = (!v.is_empty()).then_some(on),
+        "packing" => input.packing = on,
+        "kbit_upcast" => input.kbit_upcast = (!v.is_empty()).then_some(on),
+        "rl" => input.rl = (!v.is_empty()).then(|| choice(key, v)).transpose()?,
+        "rollout" => input.rollout = (!v.is_empty()).then(|| choice(key, v)).transpose()?,
+        "ref_model" => input.ref_model = (!v.is_empty()).then_some(on),
+        "sleep_mode" => input.sleep_mode = (!v.is_empty()).then_some(on),
         "rl_beta" => input.rl_beta = opt()?,
         "num_generations" => input.num_generations = opt()?,
         "max_completion_length" => input.max_completion_length = opt()?,
@@ -152,20 +160,6 @@ pub fn to_input(
         .map(str::to_string)
         .collect();
     Ok(input)
-}
-
-/// An optional choice: `None` for the form's empty value, else the value read by [`choice`]
-/// (a `true` or `false` as a boolean).
-fn unset_or<T: DeserializeOwned>(key: &str, v: &str) -> Result<Option<T>, InputError> {
-    match v {
-        "" => Ok(None),
-        "true" | "false" => T::deserialize(IntoDeserializer::<ValueError>::into_deserializer(
-            v == "true",
-        ))
-        .map(Some)
-        .map_err(|e| choice_error(key, v, e)),
-        _ => choice(key, v).map(Some),
-    }
 }
 
 /// The RL settings the form does not show are not read, as the form hides them: all of them out
@@ -345,9 +339,11 @@ mod tests {
             }
             let json = match (f.key, f.kind) {
                 ("zero", _) | (_, Kind::Number) => num()?,
+                // An empty choice is an optional field left to the estimator (`stack`, `loss`).
                 (_, Kind::OptNumber | Kind::Text | Kind::Choice(_)) if v.is_empty() => continue,
-                // An optional switch offered as a choice (RL's `ref_model`, `sleep_mode`).
-                (_, Kind::Choice(_)) if v == "true" || v == "false" => Value::Bool(v == "true"),
+                ("kbit_upcast" | "activation_offload" | "ref_model" | "sleep_mode", _) => {
+                    Value::Bool(v == "true")
+                }
                 (_, Kind::OptNumber) => num()?,
                 (_, Kind::Bool) => Value::Bool(v == "true"),
                 (_, Kind::Text | Kind::Choice(_)) => Value::String(v.to_string()),

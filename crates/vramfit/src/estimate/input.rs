@@ -1,6 +1,7 @@
 //! The estimator's input: the run's choices (mode, engine, optimizer, precision…) and
 //! [`EstimateInput`], plain data with defaults, as the CLI, the npm package and the site give it.
 
+pub use super::input_regimes::{Loss, Stack};
 use crate::model::Architecture;
 use crate::precision::{Dtype, KvDtype, Quantization};
 use alloc::string::String;
@@ -346,6 +347,35 @@ pub struct EstimateInput {
     /// the rules of that line: V0 or V1, the profile run's defaults, whether the CUDA graphs are
     /// taken out of the pool's budget (from 0.21). Default: the latest, 0.33.
     pub engine_version: Option<String>,
+    // -- Training regimes (part `regimes`): the stack and the memory savers it runs with. --
+    /// The fine-tuning stack (`trl`, `unsloth`, `torchtune`, `llamafactory`, `axolotl`,
+    /// `deepspeed`, `fsdp`, `megatron`, `verl`, `openrlhf`), whose defaults pick `loss`,
+    /// `loss_chunks`, `activation_offload`, `kbit_upcast` when they are not given. Absent:
+    /// transformers' `Trainer`, every default as before.
+    pub stack: Option<Stack>,
+    /// The loss's form: `full`, `chunked` (torchtune), `fused` (Liger, Unsloth, Cut
+    /// Cross-Entropy). Default: the stack's, else `full`.
+    pub loss: Option<Loss>,
+    /// `chunked` loss: torchtune's `num_output_chunks`, 1 to 1024. Default 8.
+    pub loss_chunks: Option<f64>,
+    /// torch.optim's `foreach` step (one state-sized temporary list); false is the per-tensor
+    /// loop. Default true (PyTorch's default on CUDA). `fused_optimizer` has neither.
+    pub foreach: bool,
+    /// The step runs per parameter inside backward, each gradient freed after it (torchtune
+    /// `optimizer_in_bwd`). Default false.
+    pub optimizer_in_backward: bool,
+    /// Saved activations (with checkpointing, the block inputs) in CPU memory (torchtune
+    /// `enable_activation_offloading`; Unsloth `use_gradient_checkpointing="unsloth"`).
+    /// Default: the stack's (Unsloth's on), else off.
+    pub activation_offload: Option<bool>,
+    /// Sequences packed into rows of `seq_len` (TRL `packing`/`padding_free`, torchtune
+    /// `dataset.packed`, LLaMA-Factory `packing`/`neat_packing`, axolotl `sample_packing`).
+    /// Default false.
+    pub packing: bool,
+    /// Whether the stack casts a quantized base's unquantized parameters (embeddings, head,
+    /// norms) to fp32, as PEFT's `prepare_model_for_kbit_training` does. Default: the stack's,
+    /// else true.
+    pub kbit_upcast: Option<bool>,
     // --- RL post-training (part `rl`, `estimate/rl/`): the models on the card and the rollout
     // engine beside the policy. Every field `None` is plain training.
     /// RL post-training: `grpo`, `ppo` or `dpo` (training only). `batch` is then the prompts
@@ -419,6 +449,15 @@ impl Default for EstimateInput {
             ep: 1.0,
             free_gpu_memory_fraction: None,
             engine_version: None,
+            // Training regimes (part `regimes`).
+            stack: None,
+            loss: None,
+            loss_chunks: None,
+            foreach: true,
+            optimizer_in_backward: false,
+            activation_offload: None,
+            packing: false,
+            kbit_upcast: None,
             // RL post-training (part `rl`).
             rl: None,
             rl_beta: None,

@@ -102,6 +102,7 @@ mod formula_zh;
 mod guide;
 mod hf;
 mod input;
+mod input_regimes;
 mod llamacpp;
 mod ollama;
 mod ollama_tags;
@@ -132,8 +133,8 @@ pub use engine::{
     Runner,
 };
 pub use input::{
-    AttentionImpl, Checkpointing, Engine, EstimateInput, Logits, Mode, Offload, Optimizer,
-    Precision, RlAlgorithm, Rollout,
+    AttentionImpl, Checkpointing, Engine, EstimateInput, Logits, Loss, Mode, Offload, Optimizer,
+    Precision, RlAlgorithm, Rollout, Stack,
 };
 pub use llamacpp::LLAMACPP_CONTEXT;
 pub use ollama::{OLLAMA_BATCH, OLLAMA_MINIMUM_MEMORY};
@@ -168,7 +169,9 @@ pub use vllm::{
     VLLM_CUDA_CONTEXT_PARALLEL, VLLM_NON_TORCH, VLLM_NON_TORCH_PP, VLLM_NON_TORCH_TP, VllmVersion,
 };
 pub use weights::{gguf_type, per_gpu_weight_bytes, per_gpu_weight_bytes_ep, tensor_bytes};
-pub use workload::{GpuLookup, MAX_BATCH, MAX_SEQ, ModelLookup, Workload, lora_mask};
+pub use workload::{
+    FromStack, GpuLookup, MAX_BATCH, MAX_SEQ, ModelLookup, Regimes, Workload, lora_mask,
+};
 
 use parts::{Formula, Parts, Run, ServePool, b};
 

@@ -512,6 +512,35 @@ fn qlora_uses_nf4_base() {
     assert!(comp(&e, K::DequantBuffer) == 4096 * 14_336 * 2);
 }
 
+/// QLoRA over NF4 without double quantization (TRL's `use_bnb_nested_quant` default, the
+/// `bnb-nf4` format) holds a 4-byte absmax per 64 weights: 0.5 bits more per block weight
+/// than 4 bits, against 0.127 with double quantization (an 8-bit absmax per 64 and an fp32
+/// per 256 of those): by hand, 0.373 bits × the block weights more.
+#[test]
+fn qlora_without_double_quantization_keeps_its_fp32_scales() {
+    let weights = |q: Quantization| {
+        let e = estimate(&EstimateInput {
+            mode: Mode::Training,
+            qlora: true,
+            lora_rank: 16.0,
+            quantization: q,
+            ..input(llama8b())
+        })
+        .unwrap();
+        comp(&e, K::Weights)
+    };
+    let dq = weights(Quantization::None);
+    let plain = weights(Quantization::BnbNf4 {
+        double_quant: false,
+    });
+    // Llama-3.1-8B's block linears: 32 × (4096 × (4096 + 2 × 1024 + 4096) + 3 × 4096 × 14336).
+    let block: u64 = 32 * (4096 * (4096 + 2 * 1024 + 4096) + 3 * 4096 * 14_336);
+    // 4.5 − 4.127 bits per weight: (32/64 − 8/64 − 32/(64 × 256)) bits = 0.373 bits.
+    let expected = block * (64 * 256 * 32 / 64 - 64 * 256 * 8 / 64 - 32) / (64 * 256 * 8);
+    let got = plain - dq;
+    assert!(got.abs_diff(expected) < 1 << 20, "{got} vs {expected}");
+}
+
 #[test]
 fn zero3_partitions_and_data_parallel_does_not() {
     let base = EstimateInput {

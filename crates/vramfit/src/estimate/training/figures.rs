@@ -4,6 +4,7 @@
 //! them; [`render`](super::render) writes their formulas.
 
 use super::NCCL_BUFFERS;
+use super::regimes::LossFigures;
 use crate::estimate::activations::{self, Compute};
 use crate::estimate::{
     Checkpointing, ComponentKind, Offload, Optimizer, Precision, Run, Trainable,
@@ -22,8 +23,11 @@ pub(super) struct TrainingFigures {
     pub(super) gradients: GradientFigures,
     pub(super) optimizer: OptimizerFigures,
     pub(super) activations: ActivationFigures,
-    /// The loss at the start of backward: fp32 log-softmax, its gradient and the logits'.
+    /// The loss's tensors at their peak (transformers' loss: at the start of backward, the
+    /// fp32 log-softmax, its gradient and the logits').
     pub(super) logits: u64,
+    /// The loss's form and its parts.
+    pub(super) loss: LossFigures,
     pub(super) embedding_buffer: EmbeddingBuffer,
     /// Autocast's 16-bit copies of fp32 matrices, kept for backward.
     pub(super) autocast_copies: u64,
@@ -33,7 +37,7 @@ pub(super) struct TrainingFigures {
     pub(super) buckets: Buckets,
     /// NCCL's communicator buffers (0 on one GPU).
     pub(super) nccl: u64,
-    /// Bytes offloaded to CPU memory (or NVMe) under ZeRO.
+    /// Bytes offloaded to CPU memory (or NVMe) under ZeRO, and offloaded activations.
     pub(super) cpu: u64,
 }
 
@@ -109,6 +113,8 @@ pub(super) struct ActivationFigures {
     pub(super) bytes: u64,
     /// With full checkpointing, the block recomputed in backward (0 otherwise).
     pub(super) recomputed: u64,
+    /// Activation offload: the saved bytes in CPU memory (0 otherwise).
+    pub(super) cpu: u64,
 }
 
 /// How the saved activations are counted.
@@ -163,15 +169,18 @@ impl Run<'_> {
     pub(super) fn training_figures(&self) -> TrainingFigures {
         let basis = self.training_basis();
         let weights = self.training_weights(&basis);
-        let gradients = self.training_gradients(&basis);
+        let gradients = self.in_backward_gradients(&basis, self.training_gradients(&basis));
         let optimizer = self.training_optimizer(&basis);
         let tokens = self.batch.saturating_mul(self.main_seq());
         let activations = self.training_activations(&basis, tokens);
         let step = self.training_step(&basis, &optimizer);
         let buckets = self.training_buckets(&weights, &gradients);
+        let full = self.training_logits(tokens);
+        let (loss, logits) = self.loss_figures(&basis, gradients.bytes_per, tokens, full);
         TrainingFigures {
             tokens,
-            logits: self.training_logits(tokens),
+            logits,
+            loss,
             embedding_buffer: self.embedding_buffer(&basis, &gradients),
             autocast_copies: self.autocast_copies(&basis),
             dequant: self.dequant_buffer(),
@@ -180,7 +189,9 @@ impl Run<'_> {
             } else {
                 0
             },
-            cpu: self.offloaded(&basis, &optimizer),
+            cpu: self
+                .offloaded(&basis, &optimizer)
+                .saturating_add(activations.cpu),
             basis,
             weights,
             gradients,
@@ -255,9 +266,8 @@ impl Run<'_> {
             trainable: if lora { lora_params } else { params },
             shard,
             dtype,
-            quantization: if self.qlora {
-                Quantization::BnbNf4 { double_quant: true }
-            } else if lora {
+            // QLoRA's base is NF4, with or without double quantization as loaded.
+            quantization: if lora {
                 self.quantization
             } else {
                 Quantization::None
@@ -283,7 +293,7 @@ impl Run<'_> {
             self.params().saturating_mul(basis.dtype.bits() as u64 / 8)
         };
         let mut bytes = base;
-        let upcast = self.qlora.then(|| {
+        let upcast = (self.qlora && self.regimes.kbit_upcast).then(|| {
             // prepare_model_for_kbit_training casts the unquantized parameters (embeddings, head, norms) to fp32.
             let unquantized = |t: &Tensor| {
                 if weights::is_quantized(q, a, t) {
@@ -429,11 +439,13 @@ impl Run<'_> {
         } else {
             total
         };
+        let (bytes, cpu) = self.offloaded_activations(basis, tokens, bytes, recomputed);
         ActivationFigures {
             saved,
             total,
             bytes,
             recomputed,
+            cpu,
         }
     }
 
@@ -591,9 +603,12 @@ impl Run<'_> {
         let partition = |x: u64| if zero >= 1 { x.div_ceil(dp) } else { x };
         let foreach = match self.optimizer {
             Optimizer::Adamw | Optimizer::Lion
-                if !(self.fused_optimizer || zero >= 1 && offload) =>
+                if self.foreach_step() && !(self.fused_optimizer || zero >= 1 && offload) =>
             {
-                partition(basis.shard.saturating_mul(basis.state_bytes))
+                partition(
+                    self.foreach_elements(basis)
+                        .saturating_mul(basis.state_bytes),
+                )
             }
             // Adafactor's update: a full-size fp32 temporary of the largest trainable tensor on
             // this GPU (under LoRA an adapter matrix, not the frozen embedding).

@@ -12,7 +12,12 @@ mod figures;
 #[cfg(feature = "training")]
 mod phase;
 #[cfg(feature = "training")]
+mod regimes;
+#[cfg(feature = "training")]
 mod render;
+#[cfg(feature = "training")]
+mod render_regimes;
+pub mod stacks;
 
 use super::PeakSource;
 use super::engine::{

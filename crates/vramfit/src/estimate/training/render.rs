@@ -46,7 +46,7 @@ impl Run<'_> {
             zh_str!("前向保存供反向使用的张量；冻结的投影不保存输入。"),
         );
         if f.logits > 0 {
-            p.add(ComponentKind::Logits, f.logits, true, self.logits_text(f), en_str!("The cross-entropy loss works on the logits in fp32; with a large vocabulary this is often the peak."), zh_str!("交叉熵损失以 fp32 处理 logits；词表大时常是峰值所在。"));
+            p.add(ComponentKind::Logits, f.logits, true, self.loss_text(f, self.logits_text(f)), en_str!("The cross-entropy loss works on the logits in fp32; with a large vocabulary this is often the peak."), zh_str!("交叉熵损失以 fp32 处理 logits；词表大时常是峰值所在。"));
         }
         if f.embedding_buffer.bytes > 0 {
             p.add(ComponentKind::EmbeddingGradBuffer, f.embedding_buffer.bytes, true, self.embedding_buffer_text(f), en_str!("The embedding backward's dense gradient, alive with every other gradient at the end of backward."), zh_str!("反向传播末尾词嵌入的稠密梯度缓冲，与全部梯度同时存在。"));
@@ -104,6 +104,7 @@ impl Run<'_> {
                 zh_str!("通信缓冲区；数据并行只增加显存，不会减少。"),
             );
         }
+        self.regimes_notes(f, p);
         self.context_and_workspace(p);
         let nccl = f.nccl;
         if nccl > 0 {

@@ -9,9 +9,11 @@
 mod checks;
 mod gpus;
 mod model;
+mod regimes;
 mod serving;
 
 pub use checks::lora_mask;
+pub use regimes::{FromStack, Regimes};
 
 use super::{
     Checkpointing, Device, Engine, EstimateInput, Kernel, Logits, Mode, Offload, Optimizer,
@@ -127,6 +129,9 @@ pub struct Workload {
     pub num_gpu: Option<u64>,
     /// The vLLM release whose rules size the pool (the latest when not given).
     pub vllm_version: VllmVersion,
+    /// Training regimes (part `regimes`): the loss, the step, activation offload, packing, the
+    /// upcast, as given or as the stack picks them.
+    pub regimes: Regimes,
     /// RL post-training (part `rl`): the models beside the policy and the rollout; `batch` and
     /// `seq_len` are then the training micro-batch's sequences and their whole length.
     pub rl: Option<super::RlRun>,
@@ -220,6 +225,7 @@ impl EstimateInput {
         let serving = self.resolve_serving(arch, &shape, &par, device.as_ref())?;
         let llamacpp = self.resolve_llamacpp(arch)?;
         let lora_mask = lora_mask("lora_targets", &self.lora_targets)?;
+        let regimes = self.resolve_regimes()?;
         let (lora_rank, qlora) = (loaded.lora_rank, loaded.qlora);
         Ok(Workload {
             model_name: model.name,
@@ -267,6 +273,7 @@ impl EstimateInput {
             ollama_tag: model.ollama_tag,
             num_gpu: llamacpp.num_gpu,
             vllm_version: serving.vllm_version,
+            regimes,
             rl,
         })
     }

@@ -256,7 +256,12 @@ impl EstimateInput {
                     "启用 qlora 时为 none 或 bnb-nf4（QLoRA 自己把 16 位的基座量化）",
                 ));
             }
-            quantization = Quantization::BnbNf4 { double_quant: true };
+            // NF4 with double quantization unless the user named NF4 without it (TRL's
+            // `use_bnb_nested_quant` is off by default: 0.5 bits of scales per weight, not 0.127).
+            quantization = match self.quantization {
+                Quantization::BnbNf4 { double_quant } => Quantization::BnbNf4 { double_quant },
+                _ => Quantization::BnbNf4 { double_quant: true },
+            };
         }
         let (quantization, gguf_dequantized) = engine_formats(self, quantization)?;
         Ok(Loaded {

@@ -1,0 +1,136 @@
+//! The training stack's regimes: the loss's form, the optimizer's step, activation offload,
+//! packing and a quantized base's upcast, each as given or as the stack's defaults pick it
+//! ([`training::stacks`](crate::estimate::training)).
+
+use super::int;
+use crate::error::Result;
+use crate::estimate::training::stacks::{self, StackDefaults};
+use crate::estimate::{Checkpointing, EstimateInput, Loss, Mode, Stack};
+
+/// The regimes of a training run, resolved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Regimes {
+    /// The stack given (`None`: transformers' `Trainer`).
+    pub stack: Option<Stack>,
+    /// The loss's form.
+    pub loss: Loss,
+    /// `chunked`: the chunks.
+    pub loss_chunks: u64,
+    /// torch.optim's foreach step.
+    pub foreach: bool,
+    /// The step inside backward, per parameter.
+    pub optimizer_in_backward: bool,
+    /// Saved activations (or checkpoints) in CPU memory.
+    pub activation_offload: bool,
+    /// Packed sequences.
+    pub packing: bool,
+    /// A quantized base's unquantized parameters cast to fp32.
+    pub kbit_upcast: bool,
+    /// The knobs the stack's defaults set (the run did not state them).
+    pub from_stack: FromStack,
+}
+
+/// Which knobs came from the stack's defaults, for the estimate's notes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct FromStack {
+    /// The loss (and its chunks).
+    pub loss: bool,
+    /// Activation offload.
+    pub activation_offload: bool,
+    /// The stack checkpoints by default and the run does not: said in a note, not changed.
+    pub checkpointing: bool,
+    /// The upcast rule.
+    pub kbit_upcast: bool,
+}
+
+impl Default for Regimes {
+    fn default() -> Self {
+        Regimes {
+            stack: None,
+            loss: Loss::Full,
+            loss_chunks: 8,
+            foreach: true,
+            optimizer_in_backward: false,
+            activation_offload: false,
+            packing: false,
+            kbit_upcast: true,
+            from_stack: FromStack::default(),
+        }
+    }
+}
+
+impl Regimes {
+    /// The stack's defaults (transformers' `Trainer`'s without a stack).
+    pub fn defaults(&self) -> StackDefaults {
+        self.stack.map_or(stacks::TRAINER, stacks::defaults)
+    }
+}
+
+impl EstimateInput {
+    /// The regimes as given, the stack's defaults filling what is not.
+    pub(super) fn resolve_regimes(&self) -> Result<Regimes> {
+        let d = self.stack.map_or(stacks::TRAINER, stacks::defaults);
+        let mut from = FromStack::default();
+        let loss = match self.loss {
+            Some(l) => l,
+            None => {
+                from.loss = self.stack.is_some() && d.loss != Loss::Full;
+                d.loss
+            }
+        };
+        let loss_chunks = match self.loss_chunks {
+            Some(c) => int("loss_chunks", c, 1, 1024)?,
+            None => d.loss_chunks,
+        };
+        let training = self.mode == Mode::Training;
+        if training && self.loss_chunks.is_some() && loss != Loss::Chunked {
+            let name = loss.name();
+            return Err(input_error!(
+                Conflict,
+                "loss_chunks",
+                ["loss_chunks with the {name} loss: only the chunked loss has chunks"],
+                ["loss_chunks 配 {name} 损失：只有分块损失有分块数"],
+                "loss chunked (torchtune's num_output_chunks), or no loss_chunks",
+                "loss 为 chunked（torchtune 的 num_output_chunks），或不给 loss_chunks",
+            ));
+        }
+        if training && self.optimizer_in_backward && self.zero != 0.0 {
+            return Err(input_error!(
+                Conflict,
+                "optimizer_in_backward",
+                "the optimizer in backward under DeepSpeed ZeRO, which steps after its gradient reduction",
+                "ZeRO 下在反向中执行优化器：DeepSpeed 在梯度归约之后才更新",
+                "zero 0 (torchtune's optimizer_in_bwd), or optimizer_in_backward false",
+                "zero 为 0（torchtune 的 optimizer_in_bwd），或 optimizer_in_backward 为 false",
+            ));
+        }
+        let activation_offload = match self.activation_offload {
+            Some(o) => o,
+            None => {
+                from.activation_offload = d.activation_offload;
+                d.activation_offload
+            }
+        };
+        // A stack that checkpoints by default, run here without: said, not changed (the
+        // run's `grad_checkpointing` is what it states).
+        from.checkpointing = d.checkpointing && self.grad_checkpointing == Checkpointing::None;
+        let kbit_upcast = match self.kbit_upcast {
+            Some(u) => u,
+            None => {
+                from.kbit_upcast = self.stack.is_some() && !d.kbit_upcast;
+                d.kbit_upcast
+            }
+        };
+        Ok(Regimes {
+            stack: self.stack,
+            loss,
+            loss_chunks,
+            foreach: self.foreach,
+            optimizer_in_backward: self.optimizer_in_backward,
+            activation_offload,
+            packing: self.packing,
+            kbit_upcast,
+            from_stack: from,
+        })
+    }
+}

@@ -1,0 +1,88 @@
+//! accelerate's config YAML (`accelerate config`; accelerate 1.16.0, `commands/config/`):
+//! `distributed_type`, `num_processes` (the GPUs), `mixed_precision`, and the FSDP or
+//! DeepSpeed section it writes.
+
+use alloc::string::ToString;
+
+use super::tree::Map;
+use super::{NamedFile, Reading};
+use crate::error::Result;
+use crate::estimate::{Checkpointing, Offload, Precision};
+
+/// Reads an accelerate config.
+pub(super) fn read(m: &Map<'_>, r: &mut Reading) -> Result<()> {
+    if let Some(n) = m.num("num_processes")? {
+        r.input.gpus = Some(n);
+    }
+    let _ = m.get("num_machines");
+    r.input.precision = match m.str("mixed_precision")?.as_deref() {
+        Some("bf16") => Precision::AmpBf16,
+        Some("fp16") => Precision::AmpFp16,
+        Some("no") => Precision::Fp32,
+        _ => r.input.precision,
+    };
+    let kind = m.str("distributed_type")?.unwrap_or_default();
+    match kind.as_str() {
+        "FSDP" => {
+            if let Some(c) = m.map("fsdp_config")? {
+                fsdp(&c, r)?;
+            }
+        }
+        "DEEPSPEED" => {
+            if let Some(c) = m.map("deepspeed_config")? {
+                deepspeed(&c, r)?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// `fsdp_config`: the sharding strategy (FSDP1's names or numbers; FSDP2's
+/// `fsdp_reshard_after_forward`), parameter offload, activation checkpointing.
+fn fsdp(c: &Map<'_>, r: &mut Reading) -> Result<()> {
+    let strategy = c.str("fsdp_sharding_strategy")?;
+    r.input.zero = match strategy.as_deref() {
+        Some("SHARD_GRAD_OP" | "2" | "HYBRID_SHARD_ZERO2" | "5") => 2.0,
+        Some("NO_SHARD" | "3") => 0.0,
+        _ => 3.0,
+    };
+    if c.bool("fsdp_offload_params")?.unwrap_or(false) {
+        r.input.offload = Offload::Cpu;
+    }
+    if c.bool("fsdp_activation_checkpointing")?.unwrap_or(false) {
+        r.input.grad_checkpointing = Checkpointing::Full;
+    }
+    Ok(())
+}
+
+/// `deepspeed_config`: the ZeRO stage and its offload, or the DeepSpeed file it names.
+fn deepspeed(c: &Map<'_>, r: &mut Reading) -> Result<()> {
+    if let Some(path) = c.str("deepspeed_config_file")? {
+        r.files.push(NamedFile {
+            key: "deepspeed_config.deepspeed_config_file".to_string(),
+            path,
+        });
+        return Ok(());
+    }
+    if let Some(z) = c.num("zero_stage")? {
+        r.input.zero = z;
+    }
+    let device = |key: &str| -> Result<Offload> {
+        Ok(match c.str(key)?.as_deref() {
+            Some("cpu") => Offload::Cpu,
+            Some("nvme") => Offload::Nvme,
+            _ => Offload::None,
+        })
+    };
+    let optimizer = device("offload_optimizer_device")?;
+    let params = device("offload_param_device")?;
+    r.input.offload = if r.input.zero >= 3.0 && params == Offload::None {
+        Offload::None
+    } else if optimizer != Offload::None {
+        optimizer
+    } else {
+        params
+    };
+    Ok(())
+}

@@ -1,0 +1,125 @@
+//! axolotl's YAML (axolotl 0.19.0, `src/axolotl/utils/schemas/`): `base_model`, `adapter`
+//! (lora, qlora), `micro_batch_size` (1 by default), `sequence_len` (512), `optimizer`
+//! (`adamw_torch_fused`), `bf16` (`auto`: on where the card has it), `gradient_checkpointing`.
+//! axolotl loads the model in the dtype `bf16`/`fp16` pick (`utils/config/__init__.py` sets
+//! `torch_dtype`), so a full fine-tune under bf16 steps in bf16.
+
+use alloc::string::ToString;
+
+use super::tree::Map;
+use super::{NamedFile, Reading, names};
+use crate::error::Result;
+use crate::estimate::{AttentionImpl, Checkpointing, Loss, Offload, Optimizer, Precision, Stack};
+use crate::precision::Quantization;
+
+/// Reads an axolotl YAML.
+pub(super) fn read(m: &Map<'_>, r: &mut Reading) -> Result<()> {
+    if let Some(id) = m.str("base_model")?
+        && r.input.model.is_none()
+        && r.input.params.is_none()
+        && r.input.arch.is_none()
+    {
+        r.input.model = Some(id);
+    }
+    r.input.stack = Some(Stack::Axolotl);
+    adapter(m, r)?;
+    r.input.packing = m.bool("sample_packing")?.unwrap_or(false);
+    // Liger's plugin (`liger_fused_linear_cross_entropy`) and Apple's Cut Cross-Entropy
+    // (`cut_cross_entropy`) never hold the full logits.
+    let liger = m.bool("liger_fused_linear_cross_entropy")?.unwrap_or(false);
+    let cce = m.bool("cut_cross_entropy")?.unwrap_or(false);
+    if liger || cce {
+        r.input.loss = Some(Loss::Fused);
+        // The plugins that bring those losses.
+        let _ = m.get("plugins");
+    }
+    r.input.batch = m.num("micro_batch_size")?.unwrap_or(1.0);
+    r.input.seq_len = m.num("sequence_len")?.unwrap_or(512.0);
+    // `bf16: auto` is on for the cards that run bf16: the ones people fine-tune on.
+    let bf16 = !matches!(m.str("bf16")?.as_deref(), Some("false"));
+    let fp16 = m.bool("fp16")?.unwrap_or(false);
+    r.input.precision = match (fp16, bf16) {
+        (true, _) => Precision::AmpFp16,
+        (false, true) => Precision::Bf16,
+        (false, false) => Precision::Fp32,
+    };
+    checkpointing(m, r)?;
+    if m.bool("flash_attention")?.unwrap_or(false) {
+        r.input.attention = AttentionImpl::Flash;
+    } else if m.bool("sdp_attention")?.unwrap_or(false) {
+        r.input.attention = AttentionImpl::Sdpa;
+    }
+    let o = names::read_hf_optim(m, "optimizer")?.unwrap_or(names::Optim {
+        optimizer: Optimizer::Adamw,
+        fused: true,
+    });
+    r.input.optimizer = o.optimizer;
+    r.input.fused_optimizer = o.fused;
+    if let Some(path) = m.str("deepspeed")? {
+        r.files.push(NamedFile {
+            key: "deepspeed".to_string(),
+            path,
+        });
+    }
+    fsdp(m, r)
+}
+
+/// `adapter` with LoRA's keys; no adapter is full fine-tuning.
+fn adapter(m: &Map<'_>, r: &mut Reading) -> Result<()> {
+    let Some(kind) = m.str("adapter")? else {
+        return Ok(());
+    };
+    let qlora = kind == "qlora";
+    // axolotl has no default rank (`lora_r` is required with an adapter); 8 as PEFT's.
+    r.input.lora_rank = m.num("lora_r")?.unwrap_or(8.0);
+    if m.bool("lora_target_linear")?.unwrap_or(false) {
+        r.input.lora_targets = names::lora_targets(alloc::vec!["all-linear".to_string()]);
+    } else if let Some(t) = m.strs("lora_target_modules")? {
+        r.input.lora_targets = names::lora_targets(t);
+    }
+    let four = m.bool("load_in_4bit")?.unwrap_or(false);
+    let eight = m.bool("load_in_8bit")?.unwrap_or(false);
+    if qlora || four {
+        r.input.qlora = true;
+        let dq = m.bool("bnb_4bit_use_double_quant")?.unwrap_or(true);
+        r.input.quantization = Quantization::BnbNf4 { double_quant: dq };
+    } else if eight {
+        r.input.quantization = Quantization::parse("load_in_8bit", "bnb-int8")?;
+    }
+    Ok(())
+}
+
+/// `gradient_checkpointing`: true, or `offload` / `offload_disk` (the checkpoints in CPU
+/// memory, or on disk: counted as offloaded to CPU memory).
+fn checkpointing(m: &Map<'_>, r: &mut Reading) -> Result<()> {
+    let on = match m.str("gradient_checkpointing")?.as_deref() {
+        Some("true") => true,
+        Some("offload" | "offload_disk") => {
+            r.input.activation_offload = Some(true);
+            true
+        }
+        _ => false,
+    };
+    r.input.grad_checkpointing = if on {
+        Checkpointing::Full
+    } else {
+        Checkpointing::None
+    };
+    Ok(())
+}
+
+/// `fsdp_config` (with `fsdp_version`): a full shard, and its parameters' offload.
+fn fsdp(m: &Map<'_>, r: &mut Reading) -> Result<()> {
+    let Some(c) = m.map("fsdp_config")? else {
+        return Ok(());
+    };
+    r.input.zero = 3.0;
+    let offload = match c.bool("offload_params")? {
+        Some(b) => b,
+        None => c.bool("fsdp_offload_params")?.unwrap_or(false),
+    };
+    if offload {
+        r.input.offload = Offload::Cpu;
+    }
+    Ok(())
+}

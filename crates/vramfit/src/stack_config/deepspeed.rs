@@ -1,0 +1,100 @@
+//! DeepSpeed's config JSON (DeepSpeed 0.19.8, `deepspeed/runtime/config.py` and
+//! `runtime/zero/config.py`; <https://www.deepspeed.ai/docs/config-json/>): the micro-batch,
+//! the ZeRO stage and its offload, the precision and the optimizer. `"auto"` (the value
+//! transformers' integration fills from the Trainer's arguments) leaves the input as it is.
+
+use super::Reading;
+use super::tree::Map;
+use crate::error::Result;
+use crate::estimate::{Offload, Optimizer, Precision};
+
+/// Reads a DeepSpeed config's keys from `m` (the file's top, or a Trainer's `deepspeed` inline).
+pub(super) fn read(m: &Map<'_>, r: &mut Reading) -> Result<()> {
+    if let Some(b) = m.num("train_micro_batch_size_per_gpu")? {
+        r.input.batch = b;
+    }
+    if let Some(z) = m.map("zero_optimization")? {
+        zero(&z, r)?;
+    }
+    if let Some(true) = enabled(m, "bf16")? {
+        r.input.precision = Precision::AmpBf16;
+    } else if let Some(true) = enabled(m, "fp16")? {
+        r.input.precision = Precision::AmpFp16;
+    }
+    if let Some(o) = m.map("optimizer")? {
+        optimizer(&o, r)?;
+    }
+    Ok(())
+}
+
+/// `{"enabled": …}` under `key`; `"auto"` is `None`.
+fn enabled(m: &Map<'_>, key: &str) -> Result<Option<bool>> {
+    let Some(section) = m.map(key)? else {
+        return Ok(None);
+    };
+    if section.str("enabled")?.as_deref() == Some("auto") {
+        return Ok(None);
+    }
+    section.bool("enabled")
+}
+
+/// `zero_optimization`: the stage (0 by default) and where the optimizer and the parameters
+/// are offloaded.
+fn zero(z: &Map<'_>, r: &mut Reading) -> Result<()> {
+    let stage = z.num("stage")?.unwrap_or(0.0);
+    r.input.zero = stage;
+    let device = |key: &str| -> Result<Offload> {
+        let Some(o) = z.map(key)? else {
+            return Ok(Offload::None);
+        };
+        Ok(match o.str("device")?.as_deref() {
+            Some("cpu") => Offload::Cpu,
+            Some("nvme") => Offload::Nvme,
+            _ => Offload::None,
+        })
+    };
+    let optimizer = device("offload_optimizer")?;
+    let params = device("offload_param")?;
+    r.input.offload = if stage >= 3.0 && optimizer != Offload::None && params == Offload::None {
+        // vramfit's offload under ZeRO-3 moves the parameters too: counting it would promise
+        // memory the GPU does not get. Counted without offload, the safe side.
+        r.assume(
+            "ZeRO-3 offloads the optimizer states only: counted without offload (the GPU holds the optimizer partition less than shown)",
+            "ZeRO-3 只卸载优化器状态：按不卸载计算（GPU 实际少占优化器分片）",
+        );
+        Offload::None
+    } else if params == Offload::Nvme || optimizer == Offload::Nvme {
+        Offload::Nvme
+    } else if optimizer != Offload::None {
+        optimizer
+    } else {
+        params
+    };
+    Ok(())
+}
+
+/// `optimizer.type`: DeepSpeed's names (`Adam`, `AdamW`, `OneBitAdam`, `Lamb`, `Lion`,
+/// `CPUAdam`…); Adam's kin hold two fp32 moments.
+fn optimizer(o: &Map<'_>, r: &mut Reading) -> Result<()> {
+    let Some(name) = o.str("type")? else {
+        return Ok(());
+    };
+    r.input.optimizer = match name.to_ascii_lowercase().as_str() {
+        "adam" | "adamw" | "onebitadam" | "zerooneadam" | "cpuadam" | "fusedadam" | "lamb"
+        | "onebitlamb" => Optimizer::Adamw,
+        "lion" | "cpulion" | "fusedlion" => Optimizer::Lion,
+        "sgd" => Optimizer::Sgd,
+        _ => {
+            let line = o.line("type");
+            return Err(crate::input_error!(
+                Unsupported,
+                o.path_of("type"),
+                ["line {line}: `{name}` is not an optimizer vramfit counts"],
+                ["第 {line} 行：`{name}` 不是 vramfit 计算的优化器"],
+                "Adam, AdamW, OneBitAdam, ZeroOneAdam, CPUAdam, FusedAdam, Lamb, OneBitLamb, Lion, SGD",
+                "Adam、AdamW、OneBitAdam、ZeroOneAdam、CPUAdam、FusedAdam、Lamb、OneBitLamb、Lion、SGD",
+            ));
+        }
+    };
+    Ok(())
+}

@@ -1,0 +1,155 @@
+//! LLaMA-Factory's training YAML (LLaMA-Factory 0.9.5, `src/llamafactory/hparams/`): its
+//! `model_args`, `data_args` and `finetuning_args` keys beside the Trainer's. Its defaults:
+//! `finetuning_type` lora, `lora_rank` 8, `lora_target` all, `cutoff_len` 2048, gradient
+//! checkpointing on (`disable_gradient_checkpointing` false); under `bf16` the model is loaded
+//! in bf16 and the trainable parameters cast to fp32 (`pure_bf16` keeps them in bf16).
+
+use alloc::string::ToString;
+
+use super::tree::Map;
+use super::{NamedFile, Reading, names};
+use crate::error::Result;
+use crate::estimate::{AttentionImpl, Checkpointing, Loss, Optimizer, Precision, Stack};
+use crate::precision::Quantization;
+
+/// Reads a LLaMA-Factory YAML.
+pub(super) fn read(m: &Map<'_>, r: &mut Reading) -> Result<()> {
+    if let Some(id) = m.str("model_name_or_path")?
+        && r.input.model.is_none()
+        && r.input.params.is_none()
+        && r.input.arch.is_none()
+    {
+        r.input.model = Some(id);
+    }
+    r.input.stack = Some(Stack::Llamafactory);
+    stage(m)?;
+    method(m, r)?;
+    if m.bool("enable_liger_kernel")?.unwrap_or(false) {
+        r.input.loss = Some(Loss::Fused);
+    }
+    // `use_unsloth_gc`: Unsloth's checkpointing, its block inputs offloaded to CPU memory.
+    if m.bool("use_unsloth_gc")?.unwrap_or(false) {
+        r.input.activation_offload = Some(true);
+    }
+    let packing = m.bool("packing")?.unwrap_or(false);
+    let neat = m.bool("neat_packing")?.unwrap_or(false);
+    r.input.packing = packing || neat;
+    r.input.batch = m.num("per_device_train_batch_size")?.unwrap_or(8.0);
+    r.input.seq_len = m.num("cutoff_len")?.unwrap_or(2048.0);
+    let pure = m.bool("pure_bf16")?.unwrap_or(false);
+    let bf16 = m.bool("bf16")?.unwrap_or(false);
+    let fp16 = m.bool("fp16")?.unwrap_or(false);
+    r.input.precision = match (pure, bf16, fp16) {
+        (true, ..) => Precision::Bf16,
+        (_, true, _) => Precision::AmpBf16,
+        (_, _, true) => Precision::AmpFp16,
+        _ => Precision::Fp32,
+    };
+    r.input.grad_checkpointing = if m.bool("disable_gradient_checkpointing")?.unwrap_or(false) {
+        Checkpointing::None
+    } else {
+        Checkpointing::Full
+    };
+    if let Some(a) = m.str("flash_attn")? {
+        r.input.attention = match a.as_str() {
+            "fa2" | "fa3" => AttentionImpl::Flash,
+            "disabled" => AttentionImpl::Eager,
+            _ => AttentionImpl::Sdpa,
+        };
+    }
+    let o = names::read_hf_optim(m, "optim")?.unwrap_or(names::Optim {
+        optimizer: Optimizer::Adamw,
+        fused: true,
+    });
+    r.input.optimizer = o.optimizer;
+    r.input.fused_optimizer = o.fused;
+    if let Some(path) = m.str("deepspeed")? {
+        r.files.push(NamedFile {
+            key: "deepspeed".to_string(),
+            path,
+        });
+    }
+    Ok(())
+}
+
+/// `stage`: supervised fine-tuning (`sft`), pre-training (`pt`) and reward modelling (`rm`)
+/// train one model; `dpo`, `kto` and `ppo` hold a reference (and more) beside it, which this
+/// reader does not count: refused rather than under-counted.
+fn stage(m: &Map<'_>) -> Result<()> {
+    let stage = m.str("stage")?.unwrap_or_else(|| "sft".to_string());
+    if matches!(stage.as_str(), "sft" | "pt" | "rm") {
+        return Ok(());
+    }
+    let line = m.line("stage");
+    Err(crate::input_error!(
+        Unsupported,
+        "stage",
+        ["line {line}: stage `{stage}` holds more models than the one trained"],
+        ["第 {line} 行：stage `{stage}` 除训练的模型外还有其他模型"],
+        "sft, pt or rm",
+        "sft、pt 或 rm",
+    ))
+}
+
+/// `finetuning_type` with LoRA's keys and the base's quantization.
+fn method(m: &Map<'_>, r: &mut Reading) -> Result<()> {
+    let kind = m
+        .str("finetuning_type")?
+        .unwrap_or_else(|| "lora".to_string());
+    match kind.as_str() {
+        "full" => return Ok(()),
+        "freeze" => {
+            r.assume(
+                "freeze tuning counted as full fine-tuning: the frozen layers hold no gradients or states, so the GPU needs less than shown",
+                "冻结微调按全参数微调计算：被冻结的层没有梯度和优化器状态，实际少于所示",
+            );
+            return Ok(());
+        }
+        "lora" => {}
+        _ => {
+            let line = m.line("finetuning_type");
+            return Err(crate::input_error!(
+                Unsupported,
+                "finetuning_type",
+                ["line {line}: `{kind}` is not a method vramfit counts"],
+                ["第 {line} 行：`{kind}` 不是 vramfit 计算的方法"],
+                "lora, full or freeze",
+                "lora、full 或 freeze",
+            ));
+        }
+    }
+    r.input.lora_rank = m.num("lora_rank")?.unwrap_or(8.0);
+    r.input.lora_targets = names::lora_targets(
+        m.strs("lora_target")?
+            .unwrap_or_else(|| alloc::vec!["all".to_string()]),
+    );
+    let Some(bits) = m.num("quantization_bit")? else {
+        return Ok(());
+    };
+    // `quantization_method` bnb (bitsandbytes) by default; `double_quantization` true.
+    let method = m
+        .str("quantization_method")?
+        .unwrap_or_else(|| "bnb".to_string());
+    let line = m.line("quantization_bit");
+    match (method.as_str(), bits) {
+        ("bnb" | "bitsandbytes", 4.0) => {
+            r.input.qlora = true;
+            let dq = m.bool("double_quantization")?.unwrap_or(true);
+            r.input.quantization = Quantization::BnbNf4 { double_quant: dq };
+        }
+        ("bnb" | "bitsandbytes", 8.0) => {
+            r.input.quantization = Quantization::parse("quantization_bit", "bnb-int8")?;
+        }
+        _ => {
+            return Err(crate::input_error!(
+                Unsupported,
+                "quantization_bit",
+                ["line {line}: {method} at {bits} bits is not a base vramfit counts"],
+                ["第 {line} 行：{method} {bits} 位不是 vramfit 计算的基座格式"],
+                "4 or 8 with quantization_method bnb",
+                "quantization_method 为 bnb 时为 4 或 8",
+            ));
+        }
+    }
+    Ok(())
+}

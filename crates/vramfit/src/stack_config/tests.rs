@@ -1,0 +1,414 @@
+//! Each stack's file read as its users write it (the keys of the stacks' own example configs,
+//! cited), checked field by field against the stack's documented defaults.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::{ConfigFormat, read_training_config};
+use crate::ErrorKind;
+use crate::estimate::{
+    Checkpointing, EstimateInput, Loss, Mode, Offload, Optimizer, Precision, Stack,
+};
+use crate::precision::Quantization;
+
+fn read(text: &str) -> super::ReadConfig {
+    match read_training_config(text, EstimateInput::default()) {
+        Ok(r) => r,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+fn not_read(r: &super::ReadConfig) -> Vec<&str> {
+    r.not_read.iter().map(String::as_str).collect()
+}
+
+/// TRL's `examples/cli_configs/example_config.yaml`-style SFT config with QLoRA (TRL 1.16
+/// `SFTConfig` + `ModelConfig`).
+#[test]
+fn trl_sft_qlora_yaml() {
+    let r = read(
+        "model_name_or_path: Qwen/Qwen2.5-7B-Instruct\n\
+         dataset_name: trl-lib/Capybara\n\
+         learning_rate: 2.0e-4\n\
+         per_device_train_batch_size: 2\n\
+         max_length: 2048\n\
+         use_peft: true\n\
+         lora_r: 32\n\
+         lora_target_modules: all-linear\n\
+         load_in_4bit: true\n\
+         output_dir: out\n",
+    );
+    assert_eq!(r.format, ConfigFormat::Trl);
+    let i = &r.input;
+    assert_eq!(i.mode, Mode::Training);
+    assert_eq!(i.model.as_deref(), Some("Qwen/Qwen2.5-7B-Instruct"));
+    assert_eq!((i.batch, i.seq_len, i.lora_rank), (2.0, 2048.0, 32.0));
+    assert!(i.qlora);
+    // TRL's `use_bnb_nested_quant` is off by default.
+    assert_eq!(
+        i.quantization,
+        Quantization::BnbNf4 {
+            double_quant: false
+        }
+    );
+    assert_eq!(i.lora_targets, ["all-linear"]);
+    // TRL's defaults: bf16 on (model loaded in fp32: mixed precision), checkpointing on,
+    // transformers' fused AdamW.
+    assert_eq!(i.precision, Precision::AmpBf16);
+    assert_eq!(i.grad_checkpointing, Checkpointing::Full);
+    assert_eq!((i.optimizer, i.fused_optimizer), (Optimizer::Adamw, true));
+    // TRL's stack (its defaults for what the file does not say); loaded in fp32, the 4-bit
+    // model's unquantized parameters are fp32.
+    assert_eq!((i.stack, i.kbit_upcast), (Some(Stack::Trl), Some(true)));
+    assert_eq!(
+        not_read(&r),
+        [
+            "dataset_name (line 2)",
+            "learning_rate (line 3)",
+            "output_dir (line 10)"
+        ]
+    );
+    assert!(r.input.resolve().is_ok());
+}
+
+/// A plain `TrainingArguments` JSON: transformers' own defaults (batch 8, no checkpointing,
+/// fp32 without `bf16`), a DeepSpeed file named for the caller to read.
+#[test]
+fn trainer_json_names_its_deepspeed_file() {
+    let r = read(
+        r#"{"output_dir": "o", "per_device_train_batch_size": 4, "bf16": true,
+            "optim": "paged_adamw_8bit", "deepspeed": "ds_z3.json", "report_to": "none"}"#,
+    );
+    assert_eq!(r.format, ConfigFormat::Trainer);
+    assert_eq!(r.input.batch, 4.0);
+    assert_eq!(r.input.precision, Precision::AmpBf16);
+    assert_eq!(r.input.grad_checkpointing, Checkpointing::None);
+    assert_eq!(r.input.optimizer, Optimizer::Adamw8bit);
+    assert_eq!(r.files.len(), 1);
+    assert_eq!(r.files[0].path, "ds_z3.json");
+    assert_eq!(not_read(&r), ["output_dir (line 1)", "report_to (line 2)"]);
+    // The sequence length is the data's: said, not invented.
+    assert!(r.assumed.iter().any(|t| t.en.contains("sequence length")));
+}
+
+/// DeepSpeed's ZeRO-3 with CPU offload of both (the `ds_z3_offload_config.json` of
+/// LLaMA-Factory's examples), read on top of a Trainer's input: "auto" leaves it.
+#[test]
+fn deepspeed_zero3_offload() {
+    let base = EstimateInput {
+        batch: 4.0,
+        ..EstimateInput::default()
+    };
+    let text = r#"{
+  "train_batch_size": "auto",
+  "train_micro_batch_size_per_gpu": "auto",
+  "gradient_accumulation_steps": "auto",
+  "bf16": {"enabled": "auto"},
+  "zero_optimization": {
+    "stage": 3,
+    "offload_optimizer": {"device": "cpu", "pin_memory": true},
+    "offload_param": {"device": "cpu", "pin_memory": true},
+    "overlap_comm": false
+  }
+}"#;
+    let r = match read_training_config(text, base) {
+        Ok(r) => r,
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!(r.format, ConfigFormat::Deepspeed);
+    assert_eq!(r.input.batch, 4.0);
+    assert_eq!(r.input.zero, 3.0);
+    assert_eq!(r.input.offload, Offload::Cpu);
+    assert_eq!(
+        not_read(&r),
+        [
+            "train_batch_size (line 2)",
+            "gradient_accumulation_steps (line 4)",
+            "zero_optimization.offload_optimizer.pin_memory (line 8)",
+            "zero_optimization.offload_param.pin_memory (line 9)",
+            "zero_optimization.overlap_comm (line 10)"
+        ]
+    );
+}
+
+/// ZeRO-3 offloading the optimizer alone is counted without offload (vramfit's ZeRO-3 offload
+/// moves the parameters too): the safe side, and said.
+#[test]
+fn deepspeed_optimizer_only_offload_under_zero3_is_not_promised() {
+    let r = read(r#"{"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "cpu"}}}"#);
+    assert_eq!(r.input.offload, Offload::None);
+    assert_eq!(r.assumed.len(), 1);
+    let r = read(r#"{"zero_optimization": {"stage": 2, "offload_optimizer": {"device": "cpu"}}}"#);
+    assert_eq!((r.input.zero, r.input.offload), (2.0, Offload::Cpu));
+}
+
+/// torchtune 0.6.1's `recipes/configs/llama3_1/8B_qlora_single_device.yaml` keys.
+#[test]
+fn torchtune_qlora_recipe() {
+    let r = read(
+        "output_dir: /tmp/torchtune/llama3_1_8B/qlora\n\
+         model:\n  _component_: torchtune.models.llama3_1.qlora_llama3_1_8b\n  \
+         lora_attn_modules: ['q_proj', 'v_proj', 'output_proj']\n  apply_lora_to_mlp: True\n  \
+         apply_lora_to_output: False\n  lora_rank: 8\n  lora_alpha: 16\n  lora_dropout: 0.0\n\
+         tokenizer:\n  _component_: torchtune.models.llama3.llama3_tokenizer\n  path: /tmp/t.model\n  max_seq_len: 4096\n\
+         batch_size: 2\n\
+         optimizer:\n  _component_: torch.optim.AdamW\n  fused: True\n  lr: 3e-4\n\
+         dtype: bf16\n\
+         enable_activation_checkpointing: True\n",
+    );
+    assert_eq!(r.format, ConfigFormat::Torchtune);
+    let i = &r.input;
+    assert_eq!(i.model.as_deref(), Some("meta-llama/Llama-3.1-8B"));
+    assert!(i.qlora);
+    assert_eq!((i.lora_rank, i.batch, i.seq_len), (8.0, 2.0, 4096.0));
+    assert_eq!(
+        i.lora_targets,
+        [
+            "q_proj",
+            "v_proj",
+            "o_proj",
+            "gate_proj",
+            "up_proj",
+            "down_proj"
+        ]
+    );
+    // torchtune trains in the recipe's dtype: pure bf16.
+    assert_eq!(i.precision, Precision::Bf16);
+    assert_eq!((i.optimizer, i.fused_optimizer), (Optimizer::Adamw, true));
+    assert_eq!(i.grad_checkpointing, Checkpointing::Full);
+    assert_eq!(
+        not_read(&r),
+        [
+            "output_dir (line 1)",
+            "model.apply_lora_to_output (line 6)",
+            "model.lora_alpha (line 8)",
+            "model.lora_dropout (line 9)",
+            "tokenizer._component_ (line 11)",
+            "tokenizer.path (line 12)",
+            "optimizer.lr (line 18)"
+        ]
+    );
+    assert!(r.input.resolve().is_ok());
+}
+
+/// LLaMA-Factory 0.9.5's `examples/train_qlora/llama3_lora_sft_otfq.yaml`-style file: its
+/// defaults (lora_target all, checkpointing on) and its bitsandbytes 4-bit base.
+#[test]
+fn llamafactory_qlora_yaml() {
+    let r = read(
+        "model_name_or_path: meta-llama/Meta-Llama-3-8B\n\
+         quantization_bit: 4\n\
+         stage: sft\n\
+         do_train: true\n\
+         finetuning_type: lora\n\
+         lora_rank: 8\n\
+         lora_target: all\n\
+         cutoff_len: 2048\n\
+         per_device_train_batch_size: 1\n\
+         bf16: true\n",
+    );
+    assert_eq!(r.format, ConfigFormat::Llamafactory);
+    let i = &r.input;
+    assert!(i.qlora);
+    assert_eq!(i.quantization, Quantization::BnbNf4 { double_quant: true });
+    assert_eq!(i.lora_targets, ["all-linear"]);
+    assert_eq!(i.grad_checkpointing, Checkpointing::Full);
+    assert_eq!(i.precision, Precision::AmpBf16);
+    assert_eq!((i.batch, i.seq_len), (1.0, 2048.0));
+    assert_eq!(not_read(&r), ["do_train (line 4)"]);
+}
+
+/// A stage that holds more models than the one trained is refused, naming the key and line.
+#[test]
+fn llamafactory_dpo_is_refused_not_undercounted() {
+    let e = read_training_config(
+        "stage: dpo\nfinetuning_type: lora\n",
+        EstimateInput::default(),
+    )
+    .err();
+    let e = e
+        .as_ref()
+        .map(|e| (e.kind, e.field.as_str(), e.problem.as_str()));
+    assert_eq!(
+        e,
+        Some((
+            ErrorKind::Unsupported,
+            "stage",
+            "line 1: stage `dpo` holds more models than the one trained"
+        ))
+    );
+}
+
+/// axolotl 0.19's `examples/llama-3/qlora.yml` keys: its defaults where absent.
+#[test]
+fn axolotl_qlora_yaml() {
+    let text = |optimizer: &str| {
+        alloc::format!(
+            "base_model: NousResearch/Meta-Llama-3-8B\n\
+             load_in_4bit: true\n\
+             adapter: qlora\n\
+             lora_r: 32\n\
+             lora_target_linear: true\n\
+             sequence_len: 4096\n\
+             micro_batch_size: 2\n\
+             optimizer: {optimizer}\n\
+             bf16: auto\n\
+             gradient_checkpointing: true\n\
+             flash_attention: true\n"
+        )
+    };
+    let r = read(&text("adamw_bnb_8bit"));
+    assert_eq!(r.format, ConfigFormat::Axolotl);
+    let i = &r.input;
+    assert!(i.qlora);
+    assert_eq!((i.lora_rank, i.batch, i.seq_len), (32.0, 2.0, 4096.0));
+    assert_eq!(i.lora_targets, ["all-linear"]);
+    assert_eq!(i.optimizer, Optimizer::Adamw8bit);
+    // axolotl loads the model in bf16 under `bf16: auto` (its `torch_dtype`).
+    assert_eq!(i.precision, Precision::Bf16);
+    assert_eq!(i.grad_checkpointing, Checkpointing::Full);
+    assert!(r.not_read.is_empty(), "{:?}", r.not_read);
+    // An optimizer vramfit does not count is refused, naming the key and its line.
+    let e = read_training_config(&text("paged_adamw_32bit"), EstimateInput::default()).err();
+    let e = e
+        .as_ref()
+        .map(|e| (e.kind, e.field.as_str(), e.problem.as_str()));
+    assert_eq!(
+        e,
+        Some((
+            ErrorKind::Unsupported,
+            "optimizer",
+            "line 8: `paged_adamw_32bit` is not an optimizer vramfit counts"
+        ))
+    );
+}
+
+/// accelerate's FSDP config with parameter offload over 8 processes.
+#[test]
+fn accelerate_fsdp_offload() {
+    let r = read(
+        "compute_environment: LOCAL_MACHINE\n\
+         distributed_type: FSDP\n\
+         fsdp_config:\n  fsdp_sharding_strategy: FULL_SHARD\n  fsdp_offload_params: true\n  fsdp_state_dict_type: SHARDED_STATE_DICT\n\
+         mixed_precision: bf16\n\
+         num_machines: 1\n\
+         num_processes: 8\n",
+    );
+    assert_eq!(r.format, ConfigFormat::Accelerate);
+    assert_eq!(r.input.gpus, Some(8.0));
+    assert_eq!((r.input.zero, r.input.offload), (3.0, Offload::Cpu));
+    assert_eq!(r.input.precision, Precision::AmpBf16);
+    assert_eq!(
+        not_read(&r),
+        [
+            "compute_environment (line 1)",
+            "fsdp_config.fsdp_state_dict_type (line 6)"
+        ]
+    );
+}
+
+/// A malformed value names its key and line; a malformed file its line.
+#[test]
+fn errors_name_the_key_and_the_line() {
+    let e = read_training_config(
+        "output_dir: o\nper_device_train_batch_size: many\n",
+        EstimateInput::default(),
+    )
+    .err();
+    let e = e.as_ref().map(|e| (e.field.as_str(), e.problem.as_str()));
+    assert_eq!(
+        e,
+        Some(("per_device_train_batch_size", "line 2: not a number"))
+    );
+    let e = read_training_config("a: [1, 2\nb: 3\n", EstimateInput::default()).err();
+    assert!(e.is_some_and(|e| e.field == "config" && e.problem.starts_with("line ")));
+    let e = read_training_config("hello: world\n", EstimateInput::default()).err();
+    assert_eq!(e.map(|e| e.kind), Some(ErrorKind::Unsupported));
+    let e = read_training_config("- a\n- b\n", EstimateInput::default()).err();
+    assert_eq!(e.map(|e| e.kind), Some(ErrorKind::Malformed));
+}
+
+/// A file too deep or too large is refused before it is walked (the walk recurses; a
+/// WebAssembly stack is small); a deep flow nesting stops at `saphyr`'s own limit.
+#[test]
+fn deep_or_large_files_are_refused() {
+    let mut deep = String::from("a:\n");
+    for i in 1..200 {
+        deep.push_str(&" ".repeat(i));
+        deep.push_str("b:\n");
+    }
+    let e = read_training_config(&deep, EstimateInput::default()).err();
+    assert_eq!(e.map(|e| e.kind), Some(ErrorKind::OutOfRange));
+    let dashes = alloc::format!("a: 1\nb:\n{}x\n", "- ".repeat(40));
+    let e = read_training_config(&dashes, EstimateInput::default()).err();
+    assert_eq!(e.map(|e| e.kind), Some(ErrorKind::OutOfRange));
+    let flow = alloc::format!("a: {}{}\n", "[".repeat(300), "]".repeat(300));
+    assert!(read_training_config(&flow, EstimateInput::default()).is_err());
+    let big = "x".repeat(2 << 20);
+    let e = read_training_config(&big, EstimateInput::default()).err();
+    assert_eq!(e.map(|e| e.kind), Some(ErrorKind::TooLarge));
+}
+
+proptest::proptest! {
+    /// Any text, and any text made of a config's pieces: a reading or an error, never a
+    /// panic; a reading's input either resolves or is refused with an error.
+    #[test]
+    fn any_text_reads_or_errs(
+        parts in proptest::collection::vec(proptest::sample::select(alloc::vec![
+            "per_device_train_batch_size: ", "bf16: ", "zero_optimization:\n  stage: ",
+            "model:\n  _component_: torchtune.models.llama3_2.lora_llama3_2_1b\ntokenizer: ",
+            "stage: ", "adapter: ", "- ", "[", "{", "}", "]", "\n", "  ", "auto", "true", "-1",
+            "1e400", "nan", "\"x\"", ": ", "&a ", "*a ", "!!str ", "distributed_type: FSDP\n",
+            "fsdp_config:\n  fsdp_offload_params: ", "optim: ", "sgd", "lora_r: ", "use_peft: ",
+        ]), 0..40),
+        noise in ".{0,40}",
+    ) {
+        let text: String = parts.concat() + &noise;
+        if let Ok(r) = read_training_config(&text, EstimateInput::default()) {
+            let _ = r.input.resolve();
+        }
+    }
+}
+
+/// The memory savers each stack's file turns on, by its own keys.
+#[test]
+fn memory_savers_by_their_stacks_keys() {
+    let trl = read(
+        "model_name_or_path: Qwen/Qwen3-8B\nuse_liger_kernel: true\nactivation_offloading: true\npadding_free: true\nmodel_init_kwargs:\n  dtype: bfloat16\nuse_peft: true\nload_in_4bit: true\n",
+    );
+    let i = &trl.input;
+    assert_eq!(i.loss, Some(Loss::Fused));
+    assert!(i.activation_offload == Some(true) && i.packing);
+    // Loaded in bf16 under TRL's default bf16: pure bf16, the unquantized parameters bf16.
+    assert_eq!((i.precision, i.kbit_upcast), (Precision::Bf16, Some(false)));
+    assert!(trl.not_read.is_empty(), "{:?}", trl.not_read);
+    let tune = read(
+        "model:\n  _component_: torchtune.models.llama3_2.llama3_2_1b\ntokenizer:\n  max_seq_len: 2048\nbatch_size: 2\n\
+         loss:\n  _component_: torchtune.modules.loss.LinearCrossEntropyLoss\n  num_output_chunks: 16\n\
+         optimizer_in_bwd: True\nenable_activation_offloading: True\ndataset:\n  packed: True\n",
+    );
+    let i = &tune.input;
+    assert_eq!(
+        (i.stack, i.loss, i.loss_chunks),
+        (Some(Stack::Torchtune), Some(Loss::Chunked), Some(16.0))
+    );
+    assert!(i.optimizer_in_backward && i.activation_offload == Some(true) && i.packing);
+    assert!(i.resolve().is_ok());
+    let axo = read(
+        "base_model: meta-llama/Llama-3.2-1B\nplugins:\n  - axolotl.integrations.liger.LigerPlugin\nliger_fused_linear_cross_entropy: true\ngradient_checkpointing: offload\nsample_packing: true\n",
+    );
+    let i = &axo.input;
+    assert_eq!((i.stack, i.loss), (Some(Stack::Axolotl), Some(Loss::Fused)));
+    assert!(i.activation_offload == Some(true) && i.packing);
+    assert_eq!(i.grad_checkpointing, Checkpointing::Full);
+    assert!(axo.not_read.is_empty(), "{:?}", axo.not_read);
+    let lf = read(
+        "stage: sft\nfinetuning_type: full\nenable_liger_kernel: true\nuse_unsloth_gc: true\nneat_packing: true\n",
+    );
+    let i = &lf.input;
+    assert_eq!(
+        (i.stack, i.loss),
+        (Some(Stack::Llamafactory), Some(Loss::Fused))
+    );
+    assert!(i.activation_offload == Some(true) && i.packing);
+}

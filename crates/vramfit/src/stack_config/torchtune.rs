@@ -1,0 +1,173 @@
+//! torchtune's recipe configs (torchtune 0.6.1, `recipes/configs/`): the model builder named by
+//! `model._component_` (its LoRA and QLoRA settings), `batch_size`, `tokenizer.max_seq_len`,
+//! `dtype` (torchtune trains in that dtype itself: pure bf16, no fp32 master weights), the
+//! optimizer's `_component_` and `enable_activation_checkpointing`.
+
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+use super::tree::Map;
+use super::{Reading, names};
+use crate::error::Result;
+use crate::estimate::{Checkpointing, Loss, Optimizer, Precision, Stack};
+
+/// Whether the file is a recipe: its model is a `_component_`.
+pub(super) fn is_recipe(top: &Map<'_>) -> bool {
+    top.has("model") && (top.has("tokenizer") || top.has("checkpointer"))
+}
+
+/// torchtune's builders (without `lora_`/`qlora_`) and the preset each builds.
+const MODELS: [(&str, &str); 16] = [
+    ("llama3_1_8b", "meta-llama/Llama-3.1-8B"),
+    ("llama3_1_70b", "meta-llama/Llama-3.1-70B"),
+    ("llama3_1_405b", "meta-llama/Llama-3.1-405B"),
+    ("llama3_2_1b", "meta-llama/Llama-3.2-1B"),
+    ("llama3_2_3b", "meta-llama/Llama-3.2-3B"),
+    ("llama3_3_70b", "meta-llama/Llama-3.3-70B-Instruct"),
+    ("llama3_8b", "meta-llama/Meta-Llama-3-8B"),
+    ("llama3_70b", "meta-llama/Meta-Llama-3-70B"),
+    ("llama2_7b", "meta-llama/Llama-2-7b-hf"),
+    ("llama2_13b", "meta-llama/Llama-2-13b-hf"),
+    ("mistral_7b", "mistralai/Mistral-7B-v0.1"),
+    ("gemma2_9b", "google/gemma-2-9b-it"),
+    ("phi3_mini", "microsoft/Phi-3-mini-4k-instruct"),
+    ("qwen2_5_7b", "Qwen/Qwen2.5-7B-Instruct"),
+    ("qwen2_5_14b", "Qwen/Qwen2.5-14B-Instruct"),
+    ("qwen3_8b", "Qwen/Qwen3-8B"),
+];
+
+/// Reads a recipe.
+pub(super) fn read(m: &Map<'_>, r: &mut Reading) -> Result<()> {
+    r.input.stack = Some(Stack::Torchtune);
+    if let Some(model) = m.map("model")? {
+        read_model(&model, r)?;
+    }
+    if let Some(b) = m.num("batch_size")? {
+        r.input.batch = b;
+    }
+    let max_seq_len = match m.map("tokenizer")? {
+        Some(t) => t.num("max_seq_len")?,
+        None => None,
+    };
+    match max_seq_len {
+        Some(n) => r.input.seq_len = n,
+        None => r.assume(
+            "the sequence length is the data's: tokenizer.max_seq_len is null",
+            "序列长度取决于数据：tokenizer.max_seq_len 为 null",
+        ),
+    }
+    // Recipes cast the model to `dtype` and step the optimizer in it.
+    r.input.precision = match m.str("dtype")?.as_deref().and_then(names::dtype) {
+        Some("fp32") => Precision::Fp32,
+        Some("fp16") => Precision::Fp16,
+        _ => Precision::Bf16,
+    };
+    r.input.grad_checkpointing = if m.bool("enable_activation_checkpointing")?.unwrap_or(false) {
+        Checkpointing::Full
+    } else {
+        Checkpointing::None
+    };
+    if let Some(o) = m.map("optimizer")? {
+        read_optimizer(&o, r)?;
+    }
+    r.input.optimizer_in_backward = m.bool("optimizer_in_bwd")?.unwrap_or(false);
+    // The recipes' `cfg.get("enable_activation_offloading", False)`.
+    r.input.activation_offload = Some(m.bool("enable_activation_offloading")?.unwrap_or(false));
+    if let Some(d) = m.map("dataset")? {
+        r.input.packing = d.bool("packed")?.unwrap_or(false);
+    }
+    if let Some(l) = m.map("loss")? {
+        read_loss(&l, r)?;
+    }
+    Ok(())
+}
+
+/// `loss._component_`: the chunked losses (`CEWithChunkedOutputLoss`, and
+/// `LinearCrossEntropyLoss`, which chunks the output projection with it) and their
+/// `num_output_chunks`; plain `CrossEntropyLoss` holds the full logits.
+fn read_loss(l: &Map<'_>, r: &mut Reading) -> Result<()> {
+    let component = l.str("_component_")?.unwrap_or_default();
+    match component.rsplit('.').next().unwrap_or("") {
+        "CEWithChunkedOutputLoss" | "LinearCrossEntropyLoss" => {
+            r.input.loss = Some(Loss::Chunked);
+            r.input.loss_chunks = l.num("num_output_chunks")?;
+        }
+        "CrossEntropyLoss" => r.input.loss = Some(Loss::Full),
+        _ => {
+            let line = l.line("_component_");
+            return Err(crate::input_error!(
+                Unsupported,
+                l.path_of("_component_"),
+                ["line {line}: `{component}` is not a loss vramfit counts"],
+                ["第 {line} 行：`{component}` 不是 vramfit 计算的损失"],
+                "torchtune.modules.loss.LinearCrossEntropyLoss, CEWithChunkedOutputLoss, torch.nn.CrossEntropyLoss",
+                "torchtune.modules.loss.LinearCrossEntropyLoss、CEWithChunkedOutputLoss、torch.nn.CrossEntropyLoss",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `model`: the builder, LoRA's rank and where it applies.
+fn read_model(model: &Map<'_>, r: &mut Reading) -> Result<()> {
+    let component = model.str("_component_")?.unwrap_or_default();
+    let builder = component.rsplit('.').next().unwrap_or("");
+    let (qlora, lora, base) = if let Some(b) = builder.strip_prefix("qlora_") {
+        (true, true, b)
+    } else if let Some(b) = builder.strip_prefix("lora_") {
+        (false, true, b)
+    } else {
+        (false, false, builder)
+    };
+    let base = base.trim_end_matches("_instruct").trim_end_matches("_base");
+    match MODELS.iter().find(|(b, _)| *b == base) {
+        Some((_, id)) if r.input.model.is_none() && r.input.params.is_none() => {
+            r.input.model = Some((*id).to_string());
+        }
+        Some(_) => {}
+        None => r.assume(
+            alloc::format!("torchtune's `{builder}` is no preset: give the model (--model)"),
+            alloc::format!("torchtune 的 `{builder}` 不是预设模型：请给出模型（--model）"),
+        ),
+    }
+    if !lora {
+        return Ok(());
+    }
+    r.input.qlora = qlora;
+    // torchtune's LoRA builders: `lora_rank` 8 in every recipe; no default in the builder.
+    r.input.lora_rank = model.num("lora_rank")?.unwrap_or(8.0);
+    let mut targets: Vec<String> = model.strs("lora_attn_modules")?.unwrap_or_default();
+    if model.bool("apply_lora_to_mlp")?.unwrap_or(false) {
+        targets.extend(["gate_proj", "up_proj", "down_proj"].map(String::from));
+    }
+    if !targets.is_empty() {
+        r.input.lora_targets = names::lora_targets(targets);
+    }
+    Ok(())
+}
+
+/// `optimizer._component_`: torch's AdamW (with `fused`), bitsandbytes' and torchao's 8-bit
+/// AdamW, SGD.
+fn read_optimizer(o: &Map<'_>, r: &mut Reading) -> Result<()> {
+    let component = o.str("_component_")?.unwrap_or_default();
+    let name = component.rsplit('.').next().unwrap_or("");
+    r.input.optimizer = match name {
+        "AdamW" | "Adam" => Optimizer::Adamw,
+        "AdamW8bit" | "PagedAdamW8bit" | "Adam8bit" => Optimizer::Adamw8bit,
+        "SGD" => Optimizer::Sgd,
+        "Adafactor" => Optimizer::Adafactor,
+        _ => {
+            let line = o.line("_component_");
+            return Err(crate::input_error!(
+                Unsupported,
+                o.path_of("_component_"),
+                ["line {line}: `{component}` is not an optimizer vramfit counts"],
+                ["第 {line} 行：`{component}` 不是 vramfit 计算的优化器"],
+                "torch.optim.AdamW, torch.optim.SGD, bitsandbytes.optim.PagedAdamW8bit, torchao.optim.AdamW8bit",
+                "torch.optim.AdamW、torch.optim.SGD、bitsandbytes.optim.PagedAdamW8bit、torchao.optim.AdamW8bit",
+            ));
+        }
+    };
+    r.input.fused_optimizer = o.bool("fused")?.unwrap_or(false);
+    Ok(())
+}

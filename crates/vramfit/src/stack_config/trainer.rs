@@ -1,0 +1,189 @@
+//! Hugging Face `TrainingArguments` (transformers 5.25, `training_args.py`) and TRL's configs
+//! (TRL 1.16: `SFTConfig` over its `_BaseConfig`, and `ModelConfig`, which `trl sft --config`
+//! reads from one YAML).
+
+use alloc::string::ToString;
+
+use super::tree::Map;
+use super::{NamedFile, Reading, deepspeed, names};
+use crate::error::Result;
+use crate::estimate::{Checkpointing, Loss, Offload, Precision, Stack};
+use crate::precision::Quantization;
+
+/// Reads a Trainer's or (`trl`) TRL's keys.
+pub(super) fn read(m: &Map<'_>, r: &mut Reading, trl: bool) -> Result<()> {
+    // transformers: `per_device_train_batch_size` defaults to 8.
+    r.input.batch = m.num("per_device_train_batch_size")?.unwrap_or(8.0);
+    sequence(m, r, trl)?;
+    precision(m, r, trl)?;
+    // TRL's `_BaseConfig` turns gradient checkpointing on; transformers leaves it off.
+    let checkpointing = m.bool("gradient_checkpointing")?.unwrap_or(trl);
+    r.input.grad_checkpointing = if checkpointing {
+        Checkpointing::Full
+    } else {
+        Checkpointing::None
+    };
+    let _ = m.get("gradient_checkpointing_kwargs");
+    // transformers 5.25 picks `adamw_torch_fused` with torch 2.8 or later.
+    let o = names::read_hf_optim(m, "optim")?.unwrap_or(names::Optim {
+        optimizer: crate::estimate::Optimizer::Adamw,
+        fused: true,
+    });
+    r.input.optimizer = o.optimizer;
+    r.input.fused_optimizer = o.fused;
+    savers(m, r)?;
+    if trl {
+        r.input.stack = Some(Stack::Trl);
+        model(m, r)?;
+    }
+    sharding(m, r)
+}
+
+/// The memory savers a Trainer or TRL config turns on: Liger's fused linear cross-entropy
+/// (`use_liger_kernel`), TRL's `activation_offloading`, `packing` and `padding_free`.
+fn savers(m: &Map<'_>, r: &mut Reading) -> Result<()> {
+    if m.bool("use_liger_kernel")?.unwrap_or(false) {
+        r.input.loss = Some(Loss::Fused);
+    }
+    if m.bool("activation_offloading")?.unwrap_or(false) {
+        r.input.activation_offload = Some(true);
+    }
+    let packing = m.bool("packing")?.unwrap_or(false);
+    let padding_free = m.bool("padding_free")?.unwrap_or(false);
+    if packing || padding_free {
+        r.input.packing = true;
+    }
+    Ok(())
+}
+
+/// The sequence length: TRL's `max_length` (1024 by default; `max_seq_length` before TRL
+/// 0.20); a plain Trainer's is the data's.
+fn sequence(m: &Map<'_>, r: &mut Reading, trl: bool) -> Result<()> {
+    let given = match m.num("max_length")? {
+        Some(n) => Some(n),
+        None => m.num("max_seq_length")?,
+    };
+    match (given, trl) {
+        (Some(n), _) => r.input.seq_len = n,
+        (None, true) => {
+            r.input.seq_len = 1024.0;
+            r.assume(
+                "sequence length 1024: TRL's max_length default",
+                "序列长度 1024：TRL 的 max_length 默认值",
+            );
+        }
+        (None, false) => r.assume(
+            "the sequence length is the data's: the file does not say it",
+            "序列长度取决于数据：文件中没有写",
+        ),
+    }
+    Ok(())
+}
+
+/// `bf16` / `fp16` and the dtype the model is loaded in. TRL loads in fp32 (`ModelConfig.dtype`
+/// and `model_init_kwargs`' default) and turns `bf16` on unless `fp16` is; a model loaded in
+/// bf16 under `bf16` trains in pure bf16 (its optimizer states in bf16 too).
+fn precision(m: &Map<'_>, r: &mut Reading, trl: bool) -> Result<()> {
+    let fp16 = m.bool("fp16")?.unwrap_or(false);
+    let bf16 = m.bool("bf16")?.unwrap_or(trl && !fp16);
+    let loaded = match m.str("dtype")? {
+        Some(d) => Some(d),
+        None => m.str("torch_dtype")?,
+    };
+    let loaded = match (loaded, m.map("model_init_kwargs")?) {
+        (Some(d), _) => Some(d),
+        (None, Some(kw)) => match kw.str("dtype")? {
+            Some(d) => Some(d),
+            None => kw.str("torch_dtype")?,
+        },
+        (None, None) => None,
+    };
+    let half = loaded
+        .as_deref()
+        .and_then(names::dtype)
+        .filter(|d| *d != "fp32");
+    r.input.precision = match (bf16, fp16, half) {
+        (true, _, Some("bf16")) => Precision::Bf16,
+        (_, true, Some("fp16")) => Precision::Fp16,
+        (true, _, _) => Precision::AmpBf16,
+        (_, true, _) => Precision::AmpFp16,
+        (false, false, Some("bf16")) => Precision::Bf16,
+        (false, false, Some(_)) => Precision::Fp16,
+        (false, false, None) => Precision::Fp32,
+    };
+    if !trl && half.is_none() {
+        r.assume(
+            "the model loaded in fp32: the file does not say how it is loaded (a model loaded in bf16 trains in pure bf16, about half the states)",
+            "模型以 fp32 加载：文件没有写加载方式（以 bf16 加载则为纯 bf16 训练，状态约减半）",
+        );
+    }
+    Ok(())
+}
+
+/// TRL's `ModelConfig`: the model, its attention, PEFT's LoRA and bitsandbytes' loading.
+fn model(m: &Map<'_>, r: &mut Reading) -> Result<()> {
+    if let Some(id) = m.str("model_name_or_path")?
+        && r.input.model.is_none()
+        && r.input.params.is_none()
+        && r.input.arch.is_none()
+    {
+        r.input.model = Some(id);
+    }
+    if let Some(a) = m.str("attn_implementation")?
+        && let Some(a) = names::attention(&a)
+    {
+        r.input.attention = a;
+    }
+    if !m.bool("use_peft")?.unwrap_or(false) {
+        return Ok(());
+    }
+    // TRL `ModelConfig`: `lora_r` 16; target modules PEFT's default for the model.
+    r.input.lora_rank = m.num("lora_r")?.unwrap_or(16.0);
+    if let Some(t) = m.strs("lora_target_modules")? {
+        r.input.lora_targets = names::lora_targets(t);
+    }
+    if m.bool("load_in_4bit")?.unwrap_or(false) {
+        r.input.qlora = true;
+        // Loaded in fp32 (TRL's default) the unquantized parameters are fp32; in bf16, bf16.
+        r.input.kbit_upcast = Some(r.input.precision != Precision::Bf16);
+        let nested = m.bool("use_bnb_nested_quant")?.unwrap_or(false);
+        r.input.quantization = Quantization::BnbNf4 {
+            double_quant: nested,
+        };
+    } else if m.bool("load_in_8bit")?.unwrap_or(false) {
+        r.input.quantization = Quantization::parse("load_in_8bit", "bnb-int8")?;
+    }
+    Ok(())
+}
+
+/// `deepspeed` (a path, or the config inline) and `fsdp` (`"full_shard auto_wrap offload"`).
+fn sharding(m: &Map<'_>, r: &mut Reading) -> Result<()> {
+    if let Some(ds) = m.map_or_str("deepspeed")? {
+        match ds {
+            Ok(inline) => deepspeed::read(&inline, r)?,
+            Err(path) => r.files.push(NamedFile {
+                key: "deepspeed".to_string(),
+                path,
+            }),
+        }
+    }
+    let Some(words) = m.strs_spaced("fsdp")? else {
+        return Ok(());
+    };
+    let has = |w: &str| words.iter().any(|x| x == w);
+    if has("full_shard") || has("hybrid_shard") {
+        r.input.zero = 3.0;
+    } else if has("shard_grad_op") || has("hybrid_shard_zero2") {
+        r.input.zero = 2.0;
+    }
+    if has("offload") {
+        r.input.offload = Offload::Cpu;
+    }
+    if r.input.gpus.is_none() {
+        r.assume(
+            "FSDP shards over the GPUs given (gpus): the file does not say how many",
+            "FSDP 在给定的 GPU（gpus）上分片：文件没有写 GPU 数",
+        );
+    }
+    Ok(())
+}

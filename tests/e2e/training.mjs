@@ -1,0 +1,56 @@
+// End-to-end tests of the training form's reader of a stack's config file ("Your training
+// config"), registered by run.mjs with its harness (`h`), in English and Chinese: the page
+// reads the file as `vramfit estimate --config` does, and the form then estimates like the CLI.
+
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const TRL_SFT = [
+  'model_name_or_path: Qwen/Qwen3-8B',
+  'per_device_train_batch_size: 2',
+  'max_length: 2048',
+  'use_peft: true',
+  'lora_r: 16',
+  'load_in_4bit: true',
+  'learning_rate: 2.0e-4',
+  '',
+].join('\n');
+
+export function trainingTests(h) {
+  const { test, browser, watchedPage, go, eq, assert, noProblems, shown, sameAsCli, cli, hasHan } = h;
+
+  for (const lang of ['en', 'zh']) {
+    test(`a pasted TRL config fills the training form as the CLI's --config reads it (${lang})`, async () => {
+      const page = await watchedPage(await browser());
+      await go(page, `#/calc?lang=${lang}&mode=training`, 'calc');
+      await page.locator('#training-config summary').click();
+      await page.fill('#f-training-config', TRL_SFT);
+      await page.locator('#training-config-read').click();
+      await page.locator('#training-config-read-as').waitFor();
+      eq(await page.getAttribute('#training-config-read-as', 'data-format'), 'trl', 'read as TRL');
+      const notRead = await page.locator('#training-config-not-read').innerText();
+      assert(notRead.includes(lang === 'zh' ? 'learning_rate（第 7 行）' : 'learning_rate (line 7)'), notRead);
+      assert(lang === 'en' || hasHan(notRead), 'Chinese words');
+      eq(await page.inputValue('#f-batch'), '2', 'batch from the file');
+      eq(await page.inputValue('#f-seq_len'), '2048', 'sequence length from the file');
+      const file = join(mkdtempSync(join(tmpdir(), 'vramfit-tc-')), 'sft.yaml');
+      writeFileSync(file, TRL_SFT);
+      sameAsCli(await shown(page), cli(['estimate', '--json', '--config', file]), 'the form after reading');
+      noProblems(page, 'problems');
+    });
+  }
+
+  test('a config with a bad value names its key and line, and changes nothing', async () => {
+    const page = await watchedPage(await browser());
+    await go(page, '#/calc?lang=en&mode=training&batch=3', 'calc');
+    await page.locator('#training-config summary').click();
+    await page.fill('#f-training-config', 'output_dir: o\nper_device_train_batch_size: many\n');
+    await page.locator('#training-config-read').click();
+    await page.locator('#training-config-error').waitFor();
+    const e = await page.locator('#training-config-error').innerText();
+    assert(e.includes('per_device_train_batch_size') && e.includes('line 2'), e);
+    eq(await page.inputValue('#f-batch'), '3', 'the form unchanged');
+    noProblems(page, 'problems');
+  });
+}
