@@ -134,6 +134,12 @@ test("readTrainingConfig reads a stack's file as the CLI's --config does", () =>
   const onto = full.readTrainingConfig(yaml, { gpu: "rtx-4090", batch: 7 });
   assert.equal(onto.input.gpu, "rtx-4090");
   assert.equal(onto.input.batch, 2);
+  // The object a DeepSpeed JSON parses to reads as its text does.
+  const ds = { zero_optimization: { stage: 3, offload_param: { device: "cpu" }, offload_optimizer: { device: "cpu" } } };
+  const asObject = full.readTrainingConfig(ds, read.input);
+  assert.deepStrictEqual(asObject, full.readTrainingConfig(JSON.stringify(ds), read.input));
+  assert.equal(asObject.input.zero, 3);
+  assert.equal(asObject.input.offload, "cpu");
   assert.throws(
     () => full.readTrainingConfig("output_dir: o\nper_device_train_batch_size: x\n"),
     (e) => e.kind === "malformed" && e.field === "per_device_train_batch_size",

@@ -534,16 +534,32 @@ pub fn read_command(line: &str) -> Result<JsReadCommand, JsValue> {
 /// YAML, an accelerate config) onto `input` (the defaults when absent): the training input it
 /// gives, its stack, the keys not read with their lines, what it assumed, and the files it
 /// names (a DeepSpeed JSON) to read onto the result too.
+/// The config may also be given as the object a JSON file parses to (a TRL or DeepSpeed config
+/// built in code): it is read as its JSON text.
 #[wasm_bindgen(js_name = readTrainingConfig)]
 pub fn read_training_config(
-    text: &str,
+    #[wasm_bindgen(unchecked_param_type = "string | Record<string, unknown>")] config: JsValue,
     input: Option<JsEstimateInput>,
 ) -> Result<JsReadConfig, JsValue> {
+    let text = match config.as_string() {
+        Some(t) => t,
+        None => js_sys::JSON::stringify(&config)
+            .ok()
+            .and_then(|s| s.as_string())
+            .ok_or_else(|| {
+                js_err(InputError::new(
+                    ErrorKind::Malformed,
+                    "config",
+                    "neither text nor an object JSON can write",
+                    "a config file's text, or the object its JSON parses to",
+                ))
+            })?,
+    };
     let base = match input {
         Some(i) => self::input(i)?,
         None => EstimateInput::default(),
     };
-    to_js(&vramfit::stack_config::read_training_config(text, base).map_err(js_err)?)
+    to_js(&vramfit::stack_config::read_training_config(&text, base).map_err(js_err)?)
 }
 
 #[cfg(feature = "full")]
