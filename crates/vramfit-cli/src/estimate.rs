@@ -211,33 +211,33 @@ pub struct EstimateFlags {
     /// RL post-training (with --mode training): grpo, ppo or dpo, the models on the card beside the policy; --batch is then the prompts (DPO: pairs) per GPU and --seq-len the prompt.
     #[arg(long, value_enum)]
     pub rl: Option<RlArg>,
-    /// The KL coefficient (TRL beta): GRPO loads a reference model only above 0, 0 to 1000 [default: 0.0, TRL's].
+    /// The KL coefficient (TRL beta, kl_coef): GRPO and PPO load a reference model only above 0, 0 to 1000 [default: the stack's: TRL GRPO 0.0, PPO 0.05; verl 0; OpenRLHF 0.01].
     #[arg(long, visible_alias = "beta", allow_negative_numbers = true)]
     pub rl_beta: Option<f64>,
-    /// A frozen reference model on the card, true or false, overriding the algorithm's rule (false: DPO's precompute_ref_log_probs) [default: GRPO with beta > 0, PPO and DPO; none beside a LoRA policy].
+    /// A frozen reference model on the card, true or false, overriding the algorithm's rule (false: DPO's precompute_ref_log_probs) [default: GRPO and PPO with beta > 0, DPO; none beside a LoRA policy].
     #[arg(long)]
     pub ref_model: Option<bool>,
-    /// Completions per prompt (TRL num_generations, verl rollout.n), 1 to 1024 [default: 8 for GRPO, 1 for PPO].
+    /// Completions per prompt (TRL num_generations, verl rollout.n, OpenRLHF n_samples_per_prompt), 1 to 1024 [default: the stack's: TRL GRPO 8, PPO 1; verl 1; OpenRLHF 1].
     #[arg(long, allow_negative_numbers = true)]
     pub num_generations: Option<f64>,
-    /// Generated tokens per completion (TRL max_completion_length, verl max_response_length) [default: 512, TRL's].
+    /// Generated tokens per completion (TRL max_completion_length, verl max_response_length) [default: the stack's: TRL GRPO 512, PPO 53, DPO 1024 less the prompt; verl 512; OpenRLHF 2048 less the prompt].
     #[arg(
         long,
         visible_alias = "max-response-length",
         allow_negative_numbers = true
     )]
     pub max_completion_length: Option<f64>,
-    /// Where completions are generated: colocate (vLLM on this GPU), server (other GPUs), hf (the policy's generate) [default: hf, TRL's use_vllm=False].
+    /// Where completions are generated: colocate (vLLM on this GPU), server (other GPUs), hf (the policy's generate) [default: the stack's: TRL hf, verl colocate, OpenRLHF server].
     #[arg(long, value_enum)]
     pub rollout: Option<RolloutArg>,
-    /// The colocated vLLM's gpu_memory_utilization (TRL vllm_gpu_memory_utilization), 0.01 to 1 [default: 0.3, TRL's; verl 0.5].
+    /// The colocated vLLM's gpu_memory_utilization (TRL vllm_gpu_memory_utilization), 0.01 to 1 [default: the stack's: TRL 0.3, verl 0.5, OpenRLHF 0.95].
     #[arg(
         long,
         visible_alias = "vllm-gpu-memory-utilization",
         allow_negative_numbers = true
     )]
     pub rollout_memory_utilization: Option<f64>,
-    /// vLLM sleep mode while the policy trains, true or false (TRL vllm_enable_sleep_mode, verl free_cache_engine) [default: false, TRL's].
+    /// vLLM sleep mode while the policy trains, true or false (TRL vllm_enable_sleep_mode, verl free_cache_engine) [default: the stack's: TRL false, verl true, OpenRLHF false].
     #[arg(long, visible_alias = "vllm-enable-sleep-mode")]
     pub sleep_mode: Option<bool>,
 }

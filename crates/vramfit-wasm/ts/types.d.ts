@@ -1137,8 +1137,9 @@ export interface EstimateInput {
    */
   rl?: RlAlgorithm | null;
   /**
-   * The KL coefficient: GRPO loads a reference model only when it is above 0 (TRL
-   * `GRPOConfig.beta`, default 0.0). 0 to 1000.
+   * The KL coefficient: GRPO and PPO load a reference model only when it is above 0.
+   * Default the stack's: TRL `GRPOConfig.beta` 0.0, `PPOConfig.kl_coef` 0.05; verl 0 (no
+   * `use_kl_loss`); OpenRLHF `--algo.kl.init_coef` 0.01. 0 to 1000.
    */
   rl_beta?: number | null;
   /**
@@ -1147,30 +1148,34 @@ export interface EstimateInput {
    */
   ref_model?: boolean | null;
   /**
-   * GRPO's group size: completions per prompt (TRL `num_generations`, default 8; verl
-   * `actor_rollout_ref.rollout.n`). PPO: default 1. 1 to 1024.
+   * Completions per prompt: GRPO's group size (TRL `num_generations`, default 8; verl
+   * `actor_rollout_ref.rollout.n`, 1; OpenRLHF `--rollout.n_samples_per_prompt`, 1). TRL's
+   * PPO: 1. 1 to 1024.
    */
   num_generations?: number | null;
   /**
-   * Generated tokens per completion (TRL `max_completion_length`, default 512; verl
-   * `data.max_response_length`); every sequence is `seq_len` + this. 1 to 16 M.
+   * Generated tokens per completion; every sequence is `seq_len` + this. Default the stack's:
+   * TRL GRPO `max_completion_length` 512, PPO `response_length` 53, DPO `max_length` 1024
+   * less the prompt; verl `data.max_response_length` 512; OpenRLHF `--data.max_len` 2048 less
+   * the prompt. 1 to 16 M.
    */
   max_completion_length?: number | null;
   /**
-   * Where the completions are generated: `colocate`, `server` or `hf` (default `hf`, TRL's
-   * `use_vllm=False`).
+   * Where the completions are generated: `colocate`, `server` or `hf`. Default the stack's:
+   * TRL `hf` (`use_vllm=False`), verl `colocate` (its hybrid engine), OpenRLHF `server`
+   * (without `--train.colocate_all`).
    */
   rollout?: Rollout | null;
   /**
-   * The colocated vLLM's `gpu_memory_utilization` (TRL `vllm_gpu_memory_utilization`, default
-   * 0.3; verl `actor_rollout_ref.rollout.gpu_memory_utilization`, 0.5; OpenRLHF
-   * `--vllm.gpu_memory_utilization`, 0.95). 0.01 to 1.
+   * The colocated vLLM's `gpu_memory_utilization`. Default the stack's: TRL
+   * `vllm_gpu_memory_utilization` 0.3, verl `actor_rollout_ref.rollout.gpu_memory_utilization`
+   * 0.5, OpenRLHF `--vllm.gpu_memory_utilization` 0.95. 0.01 to 1.
    */
   rollout_memory_utilization?: number | null;
   /**
-   * vLLM's sleep mode between rollouts (TRL `vllm_enable_sleep_mode`, default false; verl
-   * `free_cache_engine`, true; OpenRLHF `--vllm.enable_sleep`): the engine's weights and KV
-   * pool leave the GPU while the policy trains. Colocated rollouts only.
+   * vLLM's sleep mode while the policy trains: the engine's weights and KV pool leave the GPU.
+   * Colocated rollouts only. Default the stack's: TRL `vllm_enable_sleep_mode` false, verl
+   * `free_cache_engine` true, OpenRLHF `--vllm.enable_sleep` false.
    */
   sleep_mode?: boolean | null;
 }
@@ -3329,7 +3334,7 @@ export type RlAlgorithm =
    */
   | "grpo"
   /**
-   * PPO: the policy, a frozen reference, a frozen reward model and a trained value model
+   * PPO: the policy, a frozen reference (with a KL term), a frozen reward model and a trained value model
    * (the critic, with its own gradients and optimizer states).
    */
   | "ppo"

@@ -148,6 +148,18 @@ pub(super) mod tests {
                 mode: Mode::Inference,
                 ..grpo(small, h100, Rollout::Colocate)
             },
+            // Each stack's defaults: verl's colocated hybrid engine, OpenRLHF colocated.
+            EstimateInput {
+                stack: Some(crate::estimate::Stack::Verl),
+                num_generations: None,
+                rollout: None,
+                ..grpo(small, h100, Rollout::Colocate)
+            },
+            EstimateInput {
+                stack: Some(crate::estimate::Stack::Openrlhf),
+                num_generations: None,
+                ..grpo(small, h100, Rollout::Colocate)
+            },
         ]
     }
 

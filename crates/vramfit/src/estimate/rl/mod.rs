@@ -9,10 +9,12 @@
 //! besides the frozen models' weights, which are the serving weights of the same model.
 //!
 //! Here: the resolved settings ([`RlRun`]) and their validation, and the report an estimate
-//! carries ([`RlReport`]); `compose.rs` the phases, `render.rs` the text.
+//! carries ([`RlReport`]); `defaults.rs` each stack's defaults, `compose.rs` the phases,
+//! `render.rs` the text.
 
 #[cfg(feature = "training")]
 mod compose;
+mod defaults;
 #[cfg(feature = "training")]
 mod render;
 #[cfg(all(test, feature = "training"))]
@@ -23,19 +25,13 @@ use super::{EstimateInput, Mode, Phase, RlAlgorithm, Rollout};
 use crate::error::Result;
 use crate::units::Bytes;
 
-/// TRL's default group size, `GRPOConfig.num_generations = 8` (TRL v1.9.0-26-gf2cd577,
-/// `trl/trainer/grpo_config.py`, 2026-07-24).
-pub const TRL_NUM_GENERATIONS: u64 = 8;
-/// TRL's default completion length, `GRPOConfig.max_completion_length = 512` (same file).
-pub const TRL_MAX_COMPLETION_LENGTH: u64 = 512;
-/// TRL's default KL coefficient, `GRPOConfig.beta = 0.0`: no reference model is loaded (same
-/// file; `grpo_trainer.py` sets `ref_model = None` when `beta == 0.0` or the model is a PEFT one).
-pub const TRL_BETA: f64 = 0.0;
-/// TRL's default `vllm_gpu_memory_utilization = 0.3` for the colocated engine (same file).
-pub const TRL_ROLLOUT_UTILIZATION: f64 = 0.3;
-/// The `max_num_batched_tokens` TRL gives its colocated vLLM (`trl/generation/vllm_generation.py`,
-/// same release): 4096.
-pub const TRL_ENGINE_BATCHED_TOKENS: u64 = 4096;
+pub use defaults::{
+    OPENRLHF_KL_COEF, OPENRLHF_MAX_LEN, OPENRLHF_ROLLOUT_UTILIZATION, TRL_BETA, TRL_DPO_MAX_LENGTH,
+    TRL_ENGINE_BATCHED_TOKENS, TRL_MAX_COMPLETION_LENGTH, TRL_NUM_GENERATIONS, TRL_PPO_KL_COEF,
+    TRL_PPO_RESPONSE_LENGTH, TRL_ROLLOUT_UTILIZATION, VERL_MAX_RESPONSE_LENGTH,
+    VERL_ROLLOUT_UTILIZATION,
+};
+
 /// The largest group size accepted.
 pub const MAX_GENERATIONS: u64 = 1024;
 
@@ -46,7 +42,7 @@ pub const MAX_GENERATIONS: u64 = 1024;
 pub struct RlRun {
     /// The algorithm.
     pub algorithm: RlAlgorithm,
-    /// The KL coefficient (GRPO), given or TRL's 0.0.
+    /// The KL coefficient, given or the stack's (TRL: GRPO 0.0, PPO 0.05).
     pub beta: f64,
     /// A frozen reference model is on the card.
     pub reference: bool,
@@ -133,8 +129,9 @@ impl EstimateInput {
         if dpo {
             self.nothing_generated()?;
         }
+        let d = defaults::defaults(self.stack, algorithm);
         let beta = match self.rl_beta {
-            None => TRL_BETA,
+            None => d.beta,
             Some(b) if b.is_finite() && (0.0..=1000.0).contains(&b) => b,
             Some(b) => {
                 return Err(input_error!(
@@ -147,14 +144,13 @@ impl EstimateInput {
                 ));
             }
         };
-        let generations = match (self.num_generations, algorithm) {
-            (Some(g), _) => int("num_generations", g, 1, MAX_GENERATIONS)?,
-            (None, RlAlgorithm::Grpo) => TRL_NUM_GENERATIONS,
-            (None, _) => 1,
+        let generations = match self.num_generations {
+            Some(g) => int("num_generations", g, 1, MAX_GENERATIONS)?,
+            None => d.generations,
         };
         let completion = match self.max_completion_length {
             Some(c) => int("max_completion_length", c, 1, MAX_SEQ)?,
-            None => TRL_MAX_COMPLETION_LENGTH,
+            None => d.completion.after(shape.seq_len),
         };
         let seq = shape.seq_len + completion;
         if seq > MAX_SEQ {
@@ -182,12 +178,12 @@ impl EstimateInput {
         let rollout = if dpo {
             None
         } else {
-            Some(self.rollout.unwrap_or(Rollout::Hf))
+            Some(self.rollout.unwrap_or(d.rollout))
         };
         let colocate = rollout == Some(Rollout::Colocate);
         self.colocated_only(colocate)?;
         let utilization = match self.rollout_memory_utilization {
-            None => TRL_ROLLOUT_UTILIZATION,
+            None => d.utilization,
             Some(u) if u.is_finite() && (0.01..=1.0).contains(&u) => u,
             Some(u) => {
                 return Err(input_error!(
@@ -200,11 +196,12 @@ impl EstimateInput {
                 ));
             }
         };
-        // The reference: GRPO only with a KL term; with a LoRA policy, the base with its
-        // adapters disabled serves as the reference (TRL, verl's `ref_in_actor`), no copy.
+        // The reference: GRPO and PPO only with a KL term, DPO always; with a LoRA policy, the
+        // base with its adapters disabled serves as the reference (TRL, verl's `ref_in_actor`),
+        // no copy.
         let reference = self.ref_model.unwrap_or(match algorithm {
-            RlAlgorithm::Grpo => beta > 0.0 && !lora,
-            RlAlgorithm::Ppo | RlAlgorithm::Dpo => !lora,
+            RlAlgorithm::Grpo | RlAlgorithm::Ppo => beta > 0.0 && !lora,
+            RlAlgorithm::Dpo => !lora,
         });
         let rollout_sequences = shape.batch.saturating_mul(generations);
         let given =
@@ -229,7 +226,7 @@ impl EstimateInput {
             completion,
             rollout,
             utilization,
-            sleep: self.sleep_mode.unwrap_or(false),
+            sleep: self.sleep_mode.unwrap_or(d.sleep && colocate),
             engine_len,
             engine_seqs,
             engine_tokens,

@@ -397,3 +397,80 @@ fn the_colocated_engine_runs_the_vllm_release_asked() {
     let err = v019(grpo(Rollout::Hf)).unwrap_err();
     assert_eq!(err.field, "engine_version");
 }
+
+/// Each stack's defaults, as its config sets them (`rl/defaults.rs` cites the files): TRL's
+/// without a stack.
+#[test]
+fn each_stack_brings_its_own_defaults() {
+    use crate::estimate::{RlRun, Stack};
+    let input = |stack: Option<Stack>, rl: RlAlgorithm| EstimateInput {
+        model: Some("meta-llama/Llama-3.2-1B".into()),
+        mode: Mode::Training,
+        batch: 2.0,
+        seq_len: 256.0,
+        gpu: Some("h100-sxm5-80gb".into()),
+        rl: Some(rl),
+        stack,
+        ..Default::default()
+    };
+    let run = |i: EstimateInput| -> RlRun { i.resolve().unwrap().rl.unwrap() };
+    let facts = |r: RlRun| {
+        (
+            r.generations,
+            r.completion,
+            r.reference,
+            r.rollout,
+            r.utilization,
+            r.sleep,
+        )
+    };
+    // TRL's GRPO: 8 completions of 512 tokens, no KL term (no reference), the policy's
+    // generate.
+    let trl = run(input(None, RlAlgorithm::Grpo));
+    assert_eq!(facts(trl), (8, 512, false, Some(Rollout::Hf), 0.3, false));
+    assert_eq!(run(input(Some(Stack::Trl), RlAlgorithm::Grpo)), trl);
+    // TRL's PPO: response_length 53, kl_coef 0.05 (a reference).
+    let ppo = run(input(None, RlAlgorithm::Ppo));
+    assert_eq!(
+        (ppo.generations, ppo.completion, ppo.reference),
+        (1, 53, true)
+    );
+    // TRL's DPO: max_length 1024 is prompt and completion together.
+    assert_eq!(run(input(None, RlAlgorithm::Dpo)).completion, 1024 - 256);
+    // verl: the hybrid engine colocated at 0.5, its cache freed while training, one response of
+    // 512 tokens, no KL term: no reference, for PPO neither.
+    let verl = run(input(Some(Stack::Verl), RlAlgorithm::Grpo));
+    assert_eq!(
+        facts(verl),
+        (1, 512, false, Some(Rollout::Colocate), 0.5, true)
+    );
+    assert!(!run(input(Some(Stack::Verl), RlAlgorithm::Ppo)).reference);
+    // OpenRLHF: vLLM on its own GPUs, a KL term of 0.01 (a reference), max_len 2048 in all.
+    let open = run(input(Some(Stack::Openrlhf), RlAlgorithm::Grpo));
+    assert_eq!(
+        (
+            open.generations,
+            open.completion,
+            open.reference,
+            open.rollout
+        ),
+        (1, 2048 - 256, true, Some(Rollout::Server))
+    );
+    // Colocated (`--train.colocate_all`): 0.95 of the card, awake.
+    let colocated = run(EstimateInput {
+        rollout: Some(Rollout::Colocate),
+        ..input(Some(Stack::Openrlhf), RlAlgorithm::Grpo)
+    });
+    assert_eq!((colocated.utilization, colocated.sleep), (0.95, false));
+    // A setting given is the run's, whatever the stack.
+    let given = run(EstimateInput {
+        sleep_mode: Some(false),
+        rollout_memory_utilization: Some(0.4),
+        num_generations: Some(16.0),
+        ..input(Some(Stack::Verl), RlAlgorithm::Grpo)
+    });
+    assert_eq!(
+        (given.sleep, given.utilization, given.generations),
+        (false, 0.4, 16)
+    );
+}
