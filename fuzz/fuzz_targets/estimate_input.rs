@@ -9,7 +9,7 @@ use libfuzzer_sys::fuzz_target;
 use vramfit::Bytes;
 use vramfit::estimate::{
     AttentionImpl, Checkpointing, Engine, Estimate, EstimateInput, Logits, Loss, Mode, Offload,
-    Optimizer, Precision, Stack, estimate, largest_batch,
+    Optimizer, Precision, RlAlgorithm, Rollout, Stack, estimate, largest_batch,
 };
 use vramfit::precision::{Dtype, GgufFileType, KvDtype, Quantization};
 
@@ -194,6 +194,22 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
         packing: u.arbitrary()?,
         kbit_upcast: u.arbitrary()?,
         compile: u.arbitrary()?,
+        rl: if u.arbitrary()? {
+            Some(*u.choose(&[RlAlgorithm::Grpo, RlAlgorithm::Ppo, RlAlgorithm::Dpo])?)
+        } else {
+            None
+        },
+        rl_beta: opt_num(u)?,
+        ref_model: u.arbitrary()?,
+        num_generations: opt_num(u)?,
+        max_completion_length: opt_num(u)?,
+        rollout: if u.arbitrary()? {
+            Some(*u.choose(&[Rollout::Colocate, Rollout::Server, Rollout::Hf])?)
+        } else {
+            None
+        },
+        rollout_memory_utilization: opt_num(u)?,
+        sleep_mode: u.arbitrary()?,
     })
 }
 

@@ -185,6 +185,19 @@ pub static FIELDS: &[Field] = &[
     Field::new("packing", Kind::Bool, Group::Training),
     Field::new("compile", Kind::Bool, Group::Training),
     choice_field!("kbit_upcast", Training: "", "true", "false"),
+    // RL post-training (part `rl`): shown once an algorithm is chosen.
+    choice_field!("rl", Training: "", "grpo", "ppo", "dpo"),
+    choice_field!("rollout", Training: "", "colocate", "server", "hf"),
+    Field::new("num_generations", Kind::OptNumber, Group::Training),
+    Field::new("max_completion_length", Kind::OptNumber, Group::Training),
+    Field::new("rl_beta", Kind::OptNumber, Group::Training),
+    choice_field!("ref_model", Training: "", "true", "false"),
+    Field::new(
+        "rollout_memory_utilization",
+        Kind::OptNumber,
+        Group::Training,
+    ),
+    choice_field!("sleep_mode", Training: "", "true", "false"),
     Field::new("gpu_memory_utilization", Kind::Number, Group::Serving),
     Field::new("mem_fraction_static", Kind::OptNumber, Group::Serving),
     Field::new("free_gpu_memory_fraction", Kind::OptNumber, Group::Serving),
@@ -303,6 +316,14 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
         packing,
         kbit_upcast,
         compile,
+        rl,
+        rl_beta,
+        ref_model,
+        num_generations,
+        max_completion_length,
+        rollout,
+        rollout_memory_utilization,
+        sleep_mode,
     } = d;
     // A choice read by the estimator's `Deserialize`, and `kv_dtype` by its own parser.
     macro_rules! chosen {
@@ -380,6 +401,34 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
         ),
         ("gpu", gpu.clone().unwrap_or_default()),
         ("gpu_memory", gpu_memory.clone().unwrap_or_default()),
+        // RL: an unset choice is the form's empty value, as `dtype`'s.
+        (
+            "rl",
+            rl.map_or_else(String::new, |a| {
+                named("rl", &|v| choice("rl", v).ok() == Some(a))
+            }),
+        ),
+        (
+            "rollout",
+            rollout.map_or_else(String::new, |r| {
+                named("rollout", &|v| choice("rollout", v).ok() == Some(r))
+            }),
+        ),
+        (
+            "ref_model",
+            ref_model.map_or_else(String::new, |b| b.to_string()),
+        ),
+        (
+            "sleep_mode",
+            sleep_mode.map_or_else(String::new, |b| b.to_string()),
+        ),
+        ("rl_beta", opt(*rl_beta)),
+        ("num_generations", opt(*num_generations)),
+        ("max_completion_length", opt(*max_completion_length)),
+        (
+            "rollout_memory_utilization",
+            opt(*rollout_memory_utilization),
+        ),
     ]
 }
 

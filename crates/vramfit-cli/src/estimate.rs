@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use clap::{Args, ValueEnum};
 use vramfit::estimate::{
     AttentionImpl, Checkpointing, Engine, EstimateInput, Logits, Loss, Mode, Offload, Optimizer,
-    Precision, Stack,
+    Precision, RlAlgorithm, Rollout, Stack,
 };
 use vramfit::hub::HubModel;
 use vramfit::precision::{Dtype, KvDtype, Quantization};
@@ -211,6 +211,38 @@ pub struct EstimateFlags {
     /// The model and its loss under torch.compile (torchtune compile, transformers torch_compile): the loss keeps no fp32 copy of the logits.
     #[arg(long)]
     pub compile: bool,
+    /// RL post-training (with --mode training): grpo, ppo or dpo, the models on the card beside the policy; --batch is then the prompts (DPO: pairs) per GPU and --seq-len the prompt.
+    #[arg(long, value_enum)]
+    pub rl: Option<RlArg>,
+    /// The KL coefficient (TRL beta, kl_coef): GRPO and PPO load a reference model only above 0, 0 to 1000 [default: the stack's: TRL GRPO 0.0, PPO 0.05; verl 0; OpenRLHF 0.01].
+    #[arg(long, visible_alias = "beta", allow_negative_numbers = true)]
+    pub rl_beta: Option<f64>,
+    /// A frozen reference model on the card, true or false, overriding the algorithm's rule (false: DPO's precompute_ref_log_probs) [default: GRPO and PPO with beta > 0, DPO; none beside a LoRA policy].
+    #[arg(long)]
+    pub ref_model: Option<bool>,
+    /// Completions per prompt (TRL num_generations, verl rollout.n, OpenRLHF n_samples_per_prompt), 1 to 1024 [default: the stack's: TRL GRPO 8, PPO 1; verl 1; OpenRLHF 1].
+    #[arg(long, allow_negative_numbers = true)]
+    pub num_generations: Option<f64>,
+    /// Generated tokens per completion (TRL max_completion_length, verl max_response_length) [default: the stack's: TRL GRPO 512, PPO 53, DPO 1024 less the prompt; verl 512; OpenRLHF 2048 less the prompt].
+    #[arg(
+        long,
+        visible_alias = "max-response-length",
+        allow_negative_numbers = true
+    )]
+    pub max_completion_length: Option<f64>,
+    /// Where completions are generated: colocate (vLLM on this GPU), server (other GPUs), hf (the policy's generate) [default: the stack's: TRL hf, verl colocate, OpenRLHF server].
+    #[arg(long, value_enum)]
+    pub rollout: Option<RolloutArg>,
+    /// The colocated vLLM's gpu_memory_utilization (TRL vllm_gpu_memory_utilization), 0.01 to 1 [default: the stack's: TRL 0.3, verl 0.5, OpenRLHF 0.95].
+    #[arg(
+        long,
+        visible_alias = "vllm-gpu-memory-utilization",
+        allow_negative_numbers = true
+    )]
+    pub rollout_memory_utilization: Option<f64>,
+    /// vLLM sleep mode while the policy trains, true or false (TRL vllm_enable_sleep_mode, verl free_cache_engine) [default: the stack's: TRL false, verl true, OpenRLHF false].
+    #[arg(long, visible_alias = "vllm-enable-sleep-mode")]
+    pub sleep_mode: Option<bool>,
 }
 
 macro_rules! value_enum {
@@ -248,6 +280,8 @@ value_enum!(StackArg => Stack {
     Deepspeed = "deepspeed" => Stack::Deepspeed, Fsdp = "fsdp" => Stack::Fsdp, Megatron = "megatron" => Stack::Megatron,
     Verl = "verl" => Stack::Verl, Openrlhf = "openrlhf" => Stack::Openrlhf,
 });
+value_enum!(RlArg => RlAlgorithm { Grpo = "grpo" => RlAlgorithm::Grpo, Ppo = "ppo" => RlAlgorithm::Ppo, Dpo = "dpo" => RlAlgorithm::Dpo });
+value_enum!(RolloutArg => Rollout { Colocate = "colocate" => Rollout::Colocate, Server = "server" => Rollout::Server, Hf = "hf" => Rollout::Hf });
 value_enum!(OffloadArg => Offload { None = "none" => Offload::None, Cpu = "cpu" => Offload::Cpu, Nvme = "nvme" => Offload::Nvme });
 
 impl EstimateFlags {
@@ -343,6 +377,14 @@ impl EstimateFlags {
             packing: self.packing,
             kbit_upcast: self.kbit_upcast,
             compile: self.compile,
+            rl: self.rl.map(Into::into),
+            rl_beta: self.rl_beta,
+            ref_model: self.ref_model,
+            num_generations: self.num_generations,
+            max_completion_length: self.max_completion_length,
+            rollout: self.rollout.map(Into::into),
+            rollout_memory_utilization: self.rollout_memory_utilization,
+            sleep_mode: self.sleep_mode,
         };
         let mut looked_up = None;
         if let (Some(kind), Some(repo)) = (&self.hub, &self.model) {

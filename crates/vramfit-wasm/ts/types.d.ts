@@ -887,6 +887,11 @@ export interface Estimate {
    * Ollama: the layers it offloads and its CPU/GPU split; absent for the other engines.
    */
   ollama?: OllamaLoad;
+  /**
+   * RL post-training: the rollout's and the training step's phases and the rollout's pool;
+   * absent for other runs.
+   */
+  rl?: RlReport;
 }
 
 /**
@@ -1133,6 +1138,53 @@ export interface EstimateInput {
    * counted (the safe side). Default false.
    */
   compile?: boolean;
+  /**
+   * RL post-training: `grpo`, `ppo` or `dpo` (training only). `batch` is then the prompts
+   * (DPO: the pairs) per GPU per step and `seq_len` the prompt's length.
+   */
+  rl?: RlAlgorithm | null;
+  /**
+   * The KL coefficient: GRPO and PPO load a reference model only when it is above 0.
+   * Default the stack's: TRL `GRPOConfig.beta` 0.0, `PPOConfig.kl_coef` 0.05; verl 0 (no
+   * `use_kl_loss`); OpenRLHF `--algo.kl.init_coef` 0.01. 0 to 1000.
+   */
+  rl_beta?: number | null;
+  /**
+   * Whether a frozen reference model is on the card, overriding the algorithm's rule (`false`
+   * for DPO's `precompute_ref_log_probs`; `true` for a separate copy beside a LoRA policy).
+   */
+  ref_model?: boolean | null;
+  /**
+   * Completions per prompt: GRPO's group size (TRL `num_generations`, default 8; verl
+   * `actor_rollout_ref.rollout.n`, 1; OpenRLHF `--rollout.n_samples_per_prompt`, 1). TRL's
+   * PPO: 1. 1 to 1024.
+   */
+  num_generations?: number | null;
+  /**
+   * Generated tokens per completion; every sequence is `seq_len` + this. Default the stack's:
+   * TRL GRPO `max_completion_length` 512, PPO `response_length` 53, DPO `max_length` 1024
+   * less the prompt; verl `data.max_response_length` 512; OpenRLHF `--data.max_len` 2048 less
+   * the prompt. 1 to 16 M.
+   */
+  max_completion_length?: number | null;
+  /**
+   * Where the completions are generated: `colocate`, `server` or `hf`. Default the stack's:
+   * TRL `hf` (`use_vllm=False`), verl `colocate` (its hybrid engine), OpenRLHF `server`
+   * (without `--train.colocate_all`).
+   */
+  rollout?: Rollout | null;
+  /**
+   * The colocated vLLM's `gpu_memory_utilization`. Default the stack's: TRL
+   * `vllm_gpu_memory_utilization` 0.3, verl `actor_rollout_ref.rollout.gpu_memory_utilization`
+   * 0.5, OpenRLHF `--vllm.gpu_memory_utilization` 0.95. 0.01 to 1.
+   */
+  rollout_memory_utilization?: number | null;
+  /**
+   * vLLM's sleep mode while the policy trains: the engine's weights and KV pool leave the GPU.
+   * Colocated rollouts only. Default the stack's: TRL `vllm_enable_sleep_mode` false, verl
+   * `free_cache_engine` true, OpenRLHF `--vllm.enable_sleep` false.
+   */
+  sleep_mode?: boolean | null;
 }
 
 /**
@@ -2786,6 +2838,10 @@ export type Phase =
    * Weights only (an opaque model with no activations known).
    */
   | "load"
+  /**
+   * RL post-training: the rollout, with the generating engine beside the policy.
+   */
+  | "rollout"
 ;
 
 /**
@@ -3274,6 +3330,97 @@ export interface Recommendation {
    */
   jobs?: JobCost[];
 }
+
+/**
+ * RL post-training (`--rl`): which models share the card beside the trained policy.
+ */
+export type RlAlgorithm =
+  /**
+   * GRPO: the policy, and a frozen reference only when the KL coefficient `beta` is above 0;
+   * `num_generations` completions per prompt.
+   */
+  | "grpo"
+  /**
+   * PPO: the policy, a frozen reference (with a KL term), a frozen reward model and a trained value model
+   * (the critic, with its own gradients and optimizer states).
+   */
+  | "ppo"
+  /**
+   * DPO: the policy and a frozen reference (none with `precompute_ref_log_probs`), a chosen
+   * and a rejected sequence per example; no rollout.
+   */
+  | "dpo"
+;
+
+/**
+ * What an RL estimate adds: its two phases and the rollout's sequences against its pool.
+ */
+export interface RlReport {
+  /**
+   * The algorithm.
+   */
+  algorithm: RlAlgorithm;
+  /**
+   * Where the completions are generated (absent for DPO).
+   */
+  rollout: Rollout | null;
+  /**
+   * Whether a frozen reference model is on the card.
+   */
+  reference_model: boolean;
+  /**
+   * Whether PPO's reward and value models are on the card.
+   */
+  reward_and_value_models: boolean;
+  /**
+   * The card during the rollout: the policy's weights and optimizer states, the frozen
+   * models, the value model's states and the rollout engine, before the allocator's reserve.
+   */
+  rollout_phase_bytes: Bytes;
+  /**
+   * The card during the training step: the policy's training peak, the frozen models, the
+   * value model's step and what the rollout engine keeps, before the allocator's reserve.
+   */
+  training_phase_bytes: Bytes;
+  /**
+   * The larger phase: `rollout`, or the training step's phase.
+   */
+  limiting_phase: Phase;
+  /**
+   * Sequences the rollout generates: prompts × `num_generations`.
+   */
+  rollout_sequences: number;
+  /**
+   * Sequences of prompt + completion the colocated engine's KV pool holds at once (absent
+   * without a colocated engine on a card).
+   */
+  rollout_sequences_held: number | null;
+  /**
+   * Sequences in each training micro-batch (GRPO and PPO: the rollout's; DPO: 2 per pair).
+   */
+  training_sequences: number;
+}
+
+/**
+ * Where an RL run generates its completions (`--rollout`).
+ */
+export type Rollout =
+  /**
+   * vLLM in the training process, on the same GPU (TRL `vllm_mode="colocate"`, verl's hybrid
+   * engine, OpenRLHF `--train.colocate_all`): its weights and its KV pool at
+   * `rollout_memory_utilization` of the card.
+   */
+  | "colocate"
+  /**
+   * A vLLM server on other GPUs (TRL `vllm_mode="server"`): nothing on this card.
+   */
+  | "server"
+  /**
+   * The policy's own `generate` (TRL's default, `use_vllm=False`): the KV cache of the
+   * rollout's sequences.
+   */
+  | "hf"
+;
 
 /**
  * The engine that runs the model: it decides the efficiency factors.

@@ -225,6 +225,7 @@ fn preset_search(
 fn run_fields(app: &crate::Ctx, error: &Option<InputError>, e: Option<&Estimate>) -> Html {
     let lang = app.lang;
     let mode = app.value("mode");
+    let rl = app.value("rl");
     let f = |name: &'static str| field_input(app, name, error);
     let runner = compute::runner_of(app);
     let settings = runner.map(crate::engines::settings).unwrap_or_default();
@@ -298,6 +299,17 @@ fn run_fields(app: &crate::Ctx, error: &Option<InputError>, e: Option<&Estimate>
                     { f("packing") }
                     { f("compile") }
                     { training_config_panel() }
+                    { f("rl") }
+                    if !rl.is_empty() {
+                        if rl != "dpo" {
+                            <div class="row">{ f("rollout") }{ f("num_generations") }</div>
+                        }
+                        <div class="row">{ f("max_completion_length") }{ f("rl_beta") }</div>
+                        { f("ref_model") }
+                        if rl != "dpo" && app.value("rollout") == "colocate" {
+                            <div class="row">{ f("rollout_memory_utilization") }{ f("sleep_mode") }</div>
+                        }
+                    }
                 </fieldset>
             }
             <fieldset>

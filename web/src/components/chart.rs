@@ -47,6 +47,13 @@ pub fn label_key(kind: ComponentKind) -> Key {
         K::ReqToTokenPool => key!("comp.req_to_token_pool"),
         K::StateCache => key!("comp.state_cache"),
         K::AllocatorReserve => key!("comp.allocator_reserve"),
+        K::ReferenceModel => key!("comp.reference_model"),
+        K::RewardModel => key!("comp.reward_model"),
+        K::ValueModel => key!("comp.value_model"),
+        K::ValueModelStep => key!("comp.value_model_step"),
+        K::RolloutWeights => key!("comp.rollout_weights"),
+        K::RolloutKvCache => key!("comp.rollout_kv_cache"),
+        K::RolloutBuffers => key!("comp.rollout_buffers"),
     }
 }
 

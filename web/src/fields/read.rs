@@ -98,6 +98,14 @@ fn set(input: &mut EstimateInput, key: &str, v: &str) -> Result<(), InputError> 
         "packing" => input.packing = on,
         "compile" => input.compile = on,
         "kbit_upcast" => input.kbit_upcast = (!v.is_empty()).then_some(on),
+        "rl" => input.rl = (!v.is_empty()).then(|| choice(key, v)).transpose()?,
+        "rollout" => input.rollout = (!v.is_empty()).then(|| choice(key, v)).transpose()?,
+        "ref_model" => input.ref_model = (!v.is_empty()).then_some(on),
+        "sleep_mode" => input.sleep_mode = (!v.is_empty()).then_some(on),
+        "rl_beta" => input.rl_beta = opt()?,
+        "num_generations" => input.num_generations = opt()?,
+        "max_completion_length" => input.max_completion_length = opt()?,
+        "rollout_memory_utilization" => input.rollout_memory_utilization = opt()?,
         _ => {
             return Err(vramfit::input_error!(
                 UnknownName,
@@ -145,6 +153,7 @@ pub fn to_input(
         input.quantization = Quantization::parse("quantization", &q)?;
     }
     input.kv_dtype = KvDtype::parse("kv_dtype", &value("kv_dtype"))?;
+    drop_hidden_rl(&mut input);
     input.lora_targets = value("lora_targets")
         .split(',')
         .map(str::trim)
@@ -152,6 +161,34 @@ pub fn to_input(
         .map(str::to_string)
         .collect();
     Ok(input)
+}
+
+/// The RL settings the form does not show are not read, as the form hides them: all of them out
+/// of training or without an algorithm; DPO's rollout and group (it generates nothing); the
+/// colocated engine's fraction and sleep mode unless the rollout is colocated.
+fn drop_hidden_rl(input: &mut EstimateInput) {
+    use vramfit::estimate::{Mode, RlAlgorithm, Rollout};
+    if input.mode != Mode::Training {
+        input.rl = None;
+    }
+    let Some(rl) = input.rl else {
+        input.rl_beta = None;
+        input.ref_model = None;
+        input.num_generations = None;
+        input.max_completion_length = None;
+        input.rollout = None;
+        input.rollout_memory_utilization = None;
+        input.sleep_mode = None;
+        return;
+    };
+    if rl == RlAlgorithm::Dpo {
+        input.rollout = None;
+        input.num_generations = None;
+    }
+    if input.rollout != Some(Rollout::Colocate) {
+        input.rollout_memory_utilization = None;
+        input.sleep_mode = None;
+    }
 }
 
 /// What runs the form's mode and engine ([`vramfit::estimate::Runner::of`]), read from those two
@@ -305,7 +342,9 @@ mod tests {
                 ("zero", _) | (_, Kind::Number) => num()?,
                 // An empty choice is an optional field left to the estimator (`stack`, `loss`).
                 (_, Kind::OptNumber | Kind::Text | Kind::Choice(_)) if v.is_empty() => continue,
-                ("kbit_upcast" | "activation_offload", _) => Value::Bool(v == "true"),
+                ("kbit_upcast" | "activation_offload" | "ref_model" | "sleep_mode", _) => {
+                    Value::Bool(v == "true")
+                }
                 (_, Kind::OptNumber) => num()?,
                 (_, Kind::Bool) => Value::Bool(v == "true"),
                 (_, Kind::Text | Kind::Choice(_)) => Value::String(v.to_string()),
@@ -351,6 +390,8 @@ mod tests {
                     json.quantization = direct.quantization;
                     json.kv_dtype = direct.kv_dtype;
                     json.lora_targets = direct.lora_targets.clone();
+                    // What the form hides is not read (`drop_hidden_rl`), in either way in.
+                    drop_hidden_rl(&mut json);
                     assert_eq!(direct, json, "{key} = {text}");
                 }
                 Err(e) => {

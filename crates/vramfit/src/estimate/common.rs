@@ -268,6 +268,7 @@ impl Run<'_> {
             serve_pool: None,
             theory: None,
             ollama: None,
+            rl: None,
         };
         let (phase, trainable, cpu) = self.runner().run(self, &mut parts);
         self.note_past_trained_context(&mut parts);

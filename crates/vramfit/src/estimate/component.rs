@@ -60,6 +60,22 @@ pub enum ComponentKind {
     ReqToTokenPool,
     /// Reserved by PyTorch's caching allocator beyond what is allocated.
     AllocatorReserve,
+    // RL post-training (part `rl`): the models beside the policy and the rollout engine.
+    /// RL: the frozen reference policy's weights.
+    ReferenceModel,
+    /// RL (PPO): the frozen reward model's weights.
+    RewardModel,
+    /// RL (PPO): the value model's weights and optimizer states.
+    ValueModel,
+    /// RL (PPO): the value model's gradients and saved activations in the training step.
+    ValueModelStep,
+    /// RL: the colocated rollout engine's copy of the weights.
+    RolloutWeights,
+    /// RL: the rollout's KV cache (a colocated vLLM's pool, or `generate`'s cache).
+    RolloutKvCache,
+    /// RL: the rollout engine's other memory (vLLM's profile peak, non-torch memory and CUDA
+    /// graphs; `generate`'s activations and logits).
+    RolloutBuffers,
 }
 
 /// Which of an estimate's summary figures a part is counted in.
@@ -76,7 +92,7 @@ pub enum Group {
 
 impl ComponentKind {
     /// Every kind, in the order estimates list them.
-    pub const ALL: [ComponentKind; 21] = [
+    pub const ALL: [ComponentKind; 28] = [
         ComponentKind::Weights,
         ComponentKind::KvCache,
         ComponentKind::StateCache,
@@ -98,6 +114,13 @@ impl ComponentKind {
         ComponentKind::NonTorch,
         ComponentKind::ReqToTokenPool,
         ComponentKind::AllocatorReserve,
+        ComponentKind::ReferenceModel,
+        ComponentKind::RewardModel,
+        ComponentKind::ValueModel,
+        ComponentKind::ValueModelStep,
+        ComponentKind::RolloutWeights,
+        ComponentKind::RolloutKvCache,
+        ComponentKind::RolloutBuffers,
     ];
 
     /// Its name on the wire, snake_case.
@@ -124,6 +147,13 @@ impl ComponentKind {
             ComponentKind::NonTorch => "non_torch",
             ComponentKind::ReqToTokenPool => "req_to_token_pool",
             ComponentKind::AllocatorReserve => "allocator_reserve",
+            ComponentKind::ReferenceModel => "reference_model",
+            ComponentKind::RewardModel => "reward_model",
+            ComponentKind::ValueModel => "value_model",
+            ComponentKind::ValueModelStep => "value_model_step",
+            ComponentKind::RolloutWeights => "rollout_weights",
+            ComponentKind::RolloutKvCache => "rollout_kv_cache",
+            ComponentKind::RolloutBuffers => "rollout_buffers",
         }
     }
 
@@ -169,7 +199,14 @@ impl ComponentKind {
             | ComponentKind::Activations
             | ComponentKind::Gradients
             | ComponentKind::Optimizer
-            | ComponentKind::AllocatorReserve => Group::OwnFigure,
+            | ComponentKind::AllocatorReserve
+            | ComponentKind::ReferenceModel
+            | ComponentKind::RewardModel
+            | ComponentKind::ValueModel
+            | ComponentKind::ValueModelStep
+            | ComponentKind::RolloutWeights
+            | ComponentKind::RolloutKvCache
+            | ComponentKind::RolloutBuffers => Group::OwnFigure,
         }
     }
 
@@ -183,6 +220,8 @@ impl ComponentKind {
                 | ComponentKind::Logits
                 | ComponentKind::ComputeBuffer
                 | ComponentKind::CudaGraphs
+                | ComponentKind::ValueModelStep
+                | ComponentKind::RolloutKvCache
         )
     }
 

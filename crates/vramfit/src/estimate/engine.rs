@@ -119,7 +119,10 @@ impl Runner {
     pub(super) fn run(self, r: &Run<'_>, p: &mut Parts) -> (Phase, u64, u64) {
         match self {
             #[cfg(feature = "training")]
-            Runner::Training => r.training(p),
+            Runner::Training => match &r.rl {
+                Some(rl) => r.rl(rl, p),
+                None => r.training(p),
+            },
             // A build without training refuses its inputs (`Runner::built`).
             #[cfg(not(feature = "training"))]
             Runner::Training => (Phase::ForwardLoss, 0, 0),

@@ -75,7 +75,92 @@ pub(super) mod tests {
             }
         }
         out.extend(trtllm_shapes());
+        out.extend(rl_shapes());
         out
+    }
+
+    /// RL post-training (part `rl`): each algorithm and rollout, sleep mode, a LoRA and a QLoRA
+    /// policy, a bare parameter count, and an input refused.
+    fn rl_shapes() -> Vec<EstimateInput> {
+        use crate::estimate::{RlAlgorithm, Rollout};
+        let grpo = |model: &str, gpu: Option<&str>, rollout: Rollout| EstimateInput {
+            model: Some(model.to_string()),
+            mode: Mode::Training,
+            batch: 2.0,
+            seq_len: 256.0,
+            gpu: gpu.map(str::to_string),
+            rl: Some(RlAlgorithm::Grpo),
+            num_generations: Some(4.0),
+            rollout: Some(rollout),
+            ..EstimateInput::default()
+        };
+        let h100 = Some("h100-sxm5-80gb");
+        let small = "meta-llama/Llama-3.2-1B";
+        alloc::vec![
+            grpo(small, h100, Rollout::Colocate),
+            EstimateInput {
+                sleep_mode: Some(true),
+                ..grpo(small, h100, Rollout::Colocate)
+            },
+            EstimateInput {
+                rollout_memory_utilization: Some(0.9),
+                sleep_mode: Some(true),
+                ..grpo(small, h100, Rollout::Colocate)
+            },
+            grpo(small, None, Rollout::Colocate),
+            grpo(small, h100, Rollout::Hf),
+            EstimateInput {
+                rl_beta: Some(0.04),
+                ..grpo(small, None, Rollout::Server)
+            },
+            EstimateInput {
+                rl_beta: Some(0.04),
+                lora_rank: 16.0,
+                ..grpo(
+                    "meta-llama/Llama-3.1-8B",
+                    Some("a100-sxm4-80gb"),
+                    Rollout::Colocate
+                )
+            },
+            EstimateInput {
+                qlora: true,
+                lora_rank: 16.0,
+                sleep_mode: Some(true),
+                ..grpo("meta-llama/Llama-3.1-8B", h100, Rollout::Colocate)
+            },
+            EstimateInput {
+                rl: Some(RlAlgorithm::Ppo),
+                num_generations: None,
+                ..grpo(small, h100, Rollout::Colocate)
+            },
+            EstimateInput {
+                rl: Some(RlAlgorithm::Dpo),
+                rollout: None,
+                num_generations: None,
+                ..grpo(small, h100, Rollout::Colocate)
+            },
+            EstimateInput {
+                model: None,
+                params: Some("7B".to_string()),
+                ..grpo(small, h100, Rollout::Colocate)
+            },
+            EstimateInput {
+                mode: Mode::Inference,
+                ..grpo(small, h100, Rollout::Colocate)
+            },
+            // Each stack's defaults: verl's colocated hybrid engine, OpenRLHF colocated.
+            EstimateInput {
+                stack: Some(crate::estimate::Stack::Verl),
+                num_generations: None,
+                rollout: None,
+                ..grpo(small, h100, Rollout::Colocate)
+            },
+            EstimateInput {
+                stack: Some(crate::estimate::Stack::Openrlhf),
+                num_generations: None,
+                ..grpo(small, h100, Rollout::Colocate)
+            },
+        ]
     }
 
     /// Transformers inference in its formats and attention, vLLM serving, llama.cpp.
@@ -400,6 +485,8 @@ pub(super) mod tests {
         "max_seq_len",
         "max_num_tokens",
         "free_gpu_memory_fraction",
+        "gpu_memory_utilization",
+        "generate",
         "mem_fraction_static",
         "context_length",
         "max_running_requests",

@@ -192,6 +192,44 @@ pub enum Logits {
     All,
 }
 
+/// RL post-training (`--rl`): which models share the card beside the trained policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "lowercase")
+)]
+pub enum RlAlgorithm {
+    /// GRPO: the policy, and a frozen reference only when the KL coefficient `beta` is above 0;
+    /// `num_generations` completions per prompt.
+    Grpo,
+    /// PPO: the policy, a frozen reference (with a KL term), a frozen reward model and a trained value model
+    /// (the critic, with its own gradients and optimizer states).
+    Ppo,
+    /// DPO: the policy and a frozen reference (none with `precompute_ref_log_probs`), a chosen
+    /// and a rejected sequence per example; no rollout.
+    Dpo,
+}
+
+/// Where an RL run generates its completions (`--rollout`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "lowercase")
+)]
+pub enum Rollout {
+    /// vLLM in the training process, on the same GPU (TRL `vllm_mode="colocate"`, verl's hybrid
+    /// engine, OpenRLHF `--train.colocate_all`): its weights and its KV pool at
+    /// `rollout_memory_utilization` of the card.
+    Colocate,
+    /// A vLLM server on other GPUs (TRL `vllm_mode="server"`): nothing on this card.
+    Server,
+    /// The policy's own `generate` (TRL's default, `use_vllm=False`): the KV cache of the
+    /// rollout's sequences.
+    Hf,
+}
+
 /// The estimator's input: plain data with defaults, as the CLI, the npm package and the site
 /// give it. Numbers are `f64` (JSON's and JavaScript's number) and are checked to be finite
 /// integers in range by [`EstimateInput::resolve`].
@@ -343,6 +381,39 @@ pub struct EstimateInput {
     /// and no fp32 copy of them. What compile changes in the blocks' saved activations is not
     /// counted (the safe side). Default false.
     pub compile: bool,
+    // --- RL post-training (part `rl`, `estimate/rl/`): the models on the card and the rollout
+    // engine beside the policy. Every field `None` is plain training.
+    /// RL post-training: `grpo`, `ppo` or `dpo` (training only). `batch` is then the prompts
+    /// (DPO: the pairs) per GPU per step and `seq_len` the prompt's length.
+    pub rl: Option<RlAlgorithm>,
+    /// The KL coefficient: GRPO and PPO load a reference model only when it is above 0.
+    /// Default the stack's: TRL `GRPOConfig.beta` 0.0, `PPOConfig.kl_coef` 0.05; verl 0 (no
+    /// `use_kl_loss`); OpenRLHF `--algo.kl.init_coef` 0.01. 0 to 1000.
+    pub rl_beta: Option<f64>,
+    /// Whether a frozen reference model is on the card, overriding the algorithm's rule (`false`
+    /// for DPO's `precompute_ref_log_probs`; `true` for a separate copy beside a LoRA policy).
+    pub ref_model: Option<bool>,
+    /// Completions per prompt: GRPO's group size (TRL `num_generations`, default 8; verl
+    /// `actor_rollout_ref.rollout.n`, 1; OpenRLHF `--rollout.n_samples_per_prompt`, 1). TRL's
+    /// PPO: 1. 1 to 1024.
+    pub num_generations: Option<f64>,
+    /// Generated tokens per completion; every sequence is `seq_len` + this. Default the stack's:
+    /// TRL GRPO `max_completion_length` 512, PPO `response_length` 53, DPO `max_length` 1024
+    /// less the prompt; verl `data.max_response_length` 512; OpenRLHF `--data.max_len` 2048 less
+    /// the prompt. 1 to 16 M.
+    pub max_completion_length: Option<f64>,
+    /// Where the completions are generated: `colocate`, `server` or `hf`. Default the stack's:
+    /// TRL `hf` (`use_vllm=False`), verl `colocate` (its hybrid engine), OpenRLHF `server`
+    /// (without `--train.colocate_all`).
+    pub rollout: Option<Rollout>,
+    /// The colocated vLLM's `gpu_memory_utilization`. Default the stack's: TRL
+    /// `vllm_gpu_memory_utilization` 0.3, verl `actor_rollout_ref.rollout.gpu_memory_utilization`
+    /// 0.5, OpenRLHF `--vllm.gpu_memory_utilization` 0.95. 0.01 to 1.
+    pub rollout_memory_utilization: Option<f64>,
+    /// vLLM's sleep mode while the policy trains: the engine's weights and KV pool leave the GPU.
+    /// Colocated rollouts only. Default the stack's: TRL `vllm_enable_sleep_mode` false, verl
+    /// `free_cache_engine` true, OpenRLHF `--vllm.enable_sleep` false.
+    pub sleep_mode: Option<bool>,
 }
 
 impl Default for EstimateInput {
@@ -398,6 +469,15 @@ impl Default for EstimateInput {
             packing: false,
             kbit_upcast: None,
             compile: false,
+            // RL post-training (part `rl`).
+            rl: None,
+            rl_beta: None,
+            ref_model: None,
+            num_generations: None,
+            max_completion_length: None,
+            rollout: None,
+            rollout_memory_utilization: None,
+            sleep_mode: None,
         }
     }
 }

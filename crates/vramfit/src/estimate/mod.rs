@@ -110,6 +110,7 @@ mod output;
 mod parts;
 mod peak;
 mod quick;
+mod rl;
 mod sglang;
 mod solve;
 #[cfg(feature = "speed")]
@@ -133,7 +134,7 @@ pub use engine::{
 };
 pub use input::{
     AttentionImpl, Checkpointing, Engine, EstimateInput, Logits, Loss, Mode, Offload, Optimizer,
-    Precision, Stack,
+    Precision, RlAlgorithm, Rollout, Stack,
 };
 pub use llamacpp::LLAMACPP_CONTEXT;
 pub use ollama::{OLLAMA_BATCH, OLLAMA_MINIMUM_MEMORY};
@@ -147,6 +148,12 @@ pub use output::{
 };
 pub use parts::thousands;
 pub use quick::{Quick, guide_bytes_per_param, m_rec};
+pub use rl::{
+    MAX_GENERATIONS, OPENRLHF_KL_COEF, OPENRLHF_MAX_LEN, OPENRLHF_ROLLOUT_UTILIZATION, RlReport,
+    RlRun, TRL_BETA, TRL_DPO_MAX_LENGTH, TRL_ENGINE_BATCHED_TOKENS, TRL_MAX_COMPLETION_LENGTH,
+    TRL_NUM_GENERATIONS, TRL_PPO_KL_COEF, TRL_PPO_RESPONSE_LENGTH, TRL_ROLLOUT_UTILIZATION,
+    VERL_MAX_RESPONSE_LENGTH, VERL_ROLLOUT_UTILIZATION,
+};
 pub use sglang::{
     SGLANG_CUDA_GRAPH_PER_LAYER, SGLANG_DIST_INIT, SGLANG_DIST_INIT_PCIE, SGLANG_LOAD_OVERHEAD,
 };

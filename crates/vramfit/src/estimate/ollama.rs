@@ -346,6 +346,7 @@ impl Run<'_> {
             serve_pool: None,
             theory: None,
             ollama: None,
+            rl: None,
         };
         let _ = Run::new(&all, false).llamacpp(&mut whole);
         // Ollama places a layer only where its estimate stays strictly under the free memory.

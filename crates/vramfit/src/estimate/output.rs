@@ -30,6 +30,8 @@ pub enum Phase {
     Serving,
     /// Weights only (an opaque model with no activations known).
     Load,
+    /// RL post-training: the rollout, with the generating engine beside the policy.
+    Rollout,
 }
 
 impl Phase {
@@ -43,6 +45,7 @@ impl Phase {
             Phase::OptimizerStep => "the optimizer step",
             Phase::Serving => "the serving engine's steady state",
             Phase::Load => "no known phase: the parameter count alone",
+            Phase::Rollout => "the RL rollout, the generating engine beside the policy",
         }
     }
 }
@@ -267,6 +270,13 @@ pub struct Estimate {
         serde(default, skip_serializing_if = "Option::is_none")
     )]
     pub ollama: Option<OllamaLoad>,
+    /// RL post-training: the rollout's and the training step's phases and the rollout's pool;
+    /// absent for other runs.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub rl: Option<super::RlReport>,
 }
 
 /// Validates and estimates in one call: [`EstimateInput::resolve`], [`Workload::estimate`], then

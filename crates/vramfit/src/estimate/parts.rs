@@ -232,6 +232,8 @@ pub(super) struct Parts {
     pub(super) theory: Option<u64>,
     /// Ollama: its offload decision and the split `ollama ps` prints.
     pub(super) ollama: Option<super::OllamaLoad>,
+    /// RL post-training: its phases and the rollout's pool.
+    pub(super) rl: Option<super::RlReport>,
 }
 
 impl Parts {

@@ -341,6 +341,7 @@ fn block(e: &Estimate, name: &str) -> String {
         throughput,
         notes,
         ollama,
+        rl,
     } = e;
     let mut w = Writer {
         lines: String::new(),
@@ -403,6 +404,21 @@ fn block(e: &Estimate, name: &str) -> String {
     }
     if let Some(o) = ollama {
         w.ollama(o);
+    }
+    if let Some(r) = rl {
+        w.line(format!(
+            "rl {:?} rollout={:?} reference={} reward_and_value={} rollout_phase {} training_phase {} limiting {:?} sequences={} held={} training_sequences={}",
+            r.algorithm,
+            r.rollout,
+            r.reference_model,
+            r.reward_and_value_models,
+            size(r.rollout_phase_bytes),
+            size(r.training_phase_bytes),
+            r.limiting_phase,
+            r.rollout_sequences,
+            opt(r.rollout_sequences_held),
+            r.training_sequences,
+        ));
     }
     w.quick(quick);
     if let Some(t) = throughput {

@@ -71,6 +71,7 @@ impl Run<'_> {
         let t = self.totals(&parts, &peak, cpu);
         let quick = self.quick_estimate();
         let ollama = parts.ollama.clone();
+        let rl = parts.rl.take();
         let fit = self.fit(&peak, &t, ollama.as_ref());
         #[cfg(feature = "speed")]
         self.speed_note(&mut parts, t.cpu_layers);
@@ -125,6 +126,7 @@ impl Run<'_> {
             throughput: None,
             notes: parts.notes,
             ollama,
+            rl,
         }
     }
 

@@ -132,6 +132,9 @@ pub struct Workload {
     /// Training regimes (part `regimes`): the loss, the step, activation offload, packing, the
     /// upcast, as given or as the stack picks them.
     pub regimes: Regimes,
+    /// RL post-training (part `rl`): the models beside the policy and the rollout; `batch` and
+    /// `seq_len` are then the training micro-batch's sequences and their whole length.
+    pub rl: Option<super::RlRun>,
 }
 
 /// The run's shape: batch, prompt (or training sequence) and generated tokens.
@@ -213,6 +216,7 @@ impl EstimateInput {
         let model = self.resolve_model(models)?;
         let shape = self.resolve_shape()?;
         let loaded = self.resolve_formats(&model)?;
+        let (shape, rl) = self.resolve_rl(shape, loaded.lora_rank > 0 || loaded.qlora)?;
         let zero = self.resolve_training()?;
         let arch = &model.arch;
         let par = self.resolve_parallel(arch)?;
@@ -270,6 +274,7 @@ impl EstimateInput {
             num_gpu: llamacpp.num_gpu,
             vllm_version: serving.vllm_version,
             regimes,
+            rl,
         })
     }
 

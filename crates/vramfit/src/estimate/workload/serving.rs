@@ -137,14 +137,16 @@ impl EstimateInput {
         let Some(text) = &self.engine_version else {
             return Ok(VllmVersion::LATEST);
         };
-        if !self.runner().reads_engine_version() {
+        // An RL run's colocated rollout is vLLM too (`estimate/rl/`).
+        let colocated = self.rl.is_some() && self.rollout == Some(super::super::Rollout::Colocate);
+        if !self.runner().reads_engine_version() && !colocated {
             return Err(input_error!(
                 Unsupported,
                 "engine_version",
                 ["{:?} is read for vLLM only", text],
                 ["{:?} 仅用于 vLLM", text],
-                "no engine_version for this engine, or engine vllm",
-                "此引擎不设 engine_version，或选 vllm 引擎",
+                "no engine_version for this engine, or engine vllm (or an RL run's colocated rollout)",
+                "此引擎不设 engine_version，或选 vllm 引擎（或 RL 的同卡 rollout）",
             ));
         }
         VllmVersion::parse("engine_version", text)
