@@ -163,9 +163,14 @@ pub use vllm::{
     VLLM_CUDA_CONTEXT_PARALLEL, VLLM_NON_TORCH, VLLM_NON_TORCH_PP, VLLM_NON_TORCH_TP, VllmVersion,
 };
 pub use weights::{gguf_type, per_gpu_weight_bytes, per_gpu_weight_bytes_ep, tensor_bytes};
-pub use workload::{GpuLookup, MAX_BATCH, MAX_SEQ, ModelLookup, Workload, lora_mask};
+pub use workload::{
+    DEEPSPEED_DEFAULTS, DeepSpeedAuto, Fsdp, FsdpVersion, GpuLookup, MAX_BATCH, MAX_SEQ, Megatron,
+    ModelLookup, Sharding, Workload, ZeroBucketSizes, lora_mask,
+};
 
 use parts::{Formula, Parts, Run, ServePool, b};
 
+#[cfg(all(test, feature = "training"))]
+mod sharding_tests;
 #[cfg(test)]
 mod tests;

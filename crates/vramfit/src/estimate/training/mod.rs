@@ -10,9 +10,15 @@
 #[cfg(feature = "training")]
 mod figures;
 #[cfg(feature = "training")]
+mod megatron;
+#[cfg(feature = "training")]
 mod phase;
 #[cfg(feature = "training")]
 mod render;
+#[cfg(feature = "training")]
+mod sharding;
+#[cfg(feature = "training")]
+mod sharding_text;
 
 use super::PeakSource;
 use super::engine::{

@@ -10,8 +10,12 @@ mod checks;
 mod gpus;
 mod model;
 mod serving;
+mod sharding;
 
 pub use checks::lora_mask;
+pub use sharding::{
+    DEEPSPEED_DEFAULTS, DeepSpeedAuto, Fsdp, FsdpVersion, Megatron, Sharding, ZeroBucketSizes,
+};
 
 use super::{
     Checkpointing, Device, Engine, EstimateInput, Kernel, Logits, Mode, Offload, Optimizer,
@@ -127,6 +131,8 @@ pub struct Workload {
     pub num_gpu: Option<u64>,
     /// The vLLM release whose rules size the pool (the latest when not given).
     pub vllm_version: VllmVersion,
+    /// Training's sharding: FSDP, DeepSpeed's buffers, Megatron's settings.
+    pub sharding: Sharding,
 }
 
 /// The run's shape: batch, prompt (or training sequence) and generated tokens.
@@ -211,6 +217,7 @@ impl EstimateInput {
         let zero = self.resolve_training()?;
         let arch = &model.arch;
         let par = self.resolve_parallel(arch)?;
+        let sharding = self.resolve_sharding(arch, zero, &par)?;
         let device = self.resolve_device(gpus)?;
         let (dtype, vllm_downcast) = self.run_dtype(loaded.dtype, arch, device.as_ref());
         let serving = self.resolve_serving(arch, &shape, &par, device.as_ref())?;
@@ -263,6 +270,7 @@ impl EstimateInput {
             ollama_tag: model.ollama_tag,
             num_gpu: llamacpp.num_gpu,
             vllm_version: serving.vllm_version,
+            sharding,
         })
     }
 
