@@ -176,6 +176,19 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
         ep: num(u)?,
         free_gpu_memory_fraction: opt_num(u)?,
         engine_version: text(u, &["0.19", "0.6.4", "v0.8.5.post1", "0.34", "0.x", ""])?,
+        // Sharding: FSDP, DeepSpeed's buffers, Megatron.
+        fsdp_version: opt_num(u)?,
+        reshard_after_forward: u.arbitrary()?,
+        reduce_bucket_size: opt_num(u)?,
+        allgather_bucket_size: opt_num(u)?,
+        stage3_prefetch_bucket_size: opt_num(u)?,
+        stage3_max_live_parameters: opt_num(u)?,
+        stage3_param_persistence_threshold: opt_num(u)?,
+        overlap_comm: u.arbitrary()?,
+        vp: opt_num(u)?,
+        sequence_parallel: u.arbitrary()?,
+        cp: opt_num(u)?,
+        distributed_optimizer: u.arbitrary()?,
     })
 }
 
