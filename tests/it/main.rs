@@ -3,6 +3,7 @@
 
 mod book_data;
 mod calibration;
+mod fsdp_reference;
 mod input_faces;
 /// The fields of `EstimateInput` (test code shared by every face's check).
 #[path = "../input_fields.rs"]

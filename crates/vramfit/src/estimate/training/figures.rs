@@ -157,6 +157,9 @@ pub(super) struct Buckets {
     pub(super) bytes: u64,
     /// What they are made of (DeepSpeed's buckets, FSDP's gathered units).
     pub(super) parts: super::sharding::BufferParts,
+    /// What is alive at the end of forward, in backward and at the step, where it differs by
+    /// phase (FSDP's gathered units); `bytes` is then the peak phase's.
+    pub(super) by_phase: Option<[u64; 3]>,
 }
 
 impl Run<'_> {

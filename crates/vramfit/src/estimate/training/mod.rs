@@ -64,8 +64,16 @@ impl Run<'_> {
     /// The training run's parts, and the peak's phase, the trainable parameters and the bytes
     /// offloaded to CPU memory (or NVMe).
     pub(super) fn training(&self, p: &mut Parts) -> (Phase, u64, u64) {
-        let f = self.training_figures();
+        let mut f = self.training_figures();
         let peak = PeakFigures::of(&f, self.zero);
+        // Buffers that differ by phase are shown as the peak phase holds them.
+        if let Some([forward, backward, step]) = f.buckets.by_phase {
+            f.buckets.bytes = match peak.phase {
+                Phase::ForwardLoss => forward,
+                Phase::Backward => backward,
+                _ => step,
+            };
+        }
         self.add_training_parts(&f, p);
         self.keep_alive_at_peak(&peak, p);
         (peak.phase, f.basis.trainable, f.cpu)

@@ -72,7 +72,7 @@ pub(super) struct FsdpUnits {
     pub(super) root_grad: u64,
     /// Whether the layers are resharded after forward.
     pub(super) reshard: bool,
-    /// At the end of forward: the root and two units, or every layer.
+    /// At the end of forward: the root and the last layer gathered again, or every layer.
     pub(super) forward: u64,
     /// In backward: the larger of a layer's step (root, head gradient, two units and a unit's
     /// gradient with its reduce-scatter copy) and the root's own reduction at the end.
@@ -123,6 +123,7 @@ impl Run<'_> {
             return Buckets {
                 kind: ComponentKind::ZeroBuffers,
                 bytes: units.forward.max(units.backward),
+                by_phase: Some([units.forward, units.backward, 0]),
                 parts: BufferParts::Fsdp(units),
             };
         }
@@ -134,6 +135,7 @@ impl Run<'_> {
                 Buckets {
                     kind: ComponentKind::ZeroBuffers,
                     bytes: sizes.reduce.saturating_mul(ab).saturating_mul(copies),
+                    by_phase: None,
                     parts: BufferParts::Zero12 {
                         bucket: sizes.reduce,
                         copies,
@@ -149,12 +151,14 @@ impl Run<'_> {
                         .saturating_add(z.gathered)
                         .saturating_add(z.grad)
                         .saturating_add(z.persistent),
+                    by_phase: None,
                     parts: BufferParts::Zero3(z),
                 }
             }
             _ => Buckets {
                 kind: ComponentKind::DdpBuckets,
                 bytes: if self.dp > 1 { gradients.bytes } else { 0 },
+                by_phase: None,
                 parts: BufferParts::Ddp,
             },
         }
@@ -265,18 +269,59 @@ impl Run<'_> {
             .iter()
             .fold(0u64, |s, x| s.saturating_add(x.2.saturating_mul(x.1)));
         let reshard = self.sharding.fsdp.is_none_or(|f| f.reshard_after_forward);
-        let held = if reshard {
-            unit.saturating_mul(2)
+        // At the loss: the root, and the last layer gathered again for backward (or, kept from
+        // forward, every layer); in backward a layer runs while the next is prefetched.
+        let (at_loss, held) = if reshard {
+            (unit, unit.saturating_mul(2))
         } else {
-            layers
+            (layers, layers)
         };
-        let forward = root.saturating_add(held);
+        let forward = root.saturating_add(at_loss);
+        // A unit is resharded before its gradient is reduce-scattered (`post_backward`): while
+        // a layer runs, it and the prefetched one are gathered beside its growing gradient;
+        // at its reduction, the prefetched one beside its gradient and the reduce-scatter copy.
         // The head's gradient is built first and reduced with the embedding's at the end.
-        let layer_step = root
-            .saturating_add(head_grad)
-            .saturating_add(held)
-            .saturating_add(unit_grad.saturating_mul(2));
-        let root_step = root.saturating_add(root_grad.saturating_mul(2));
+        let layer_step = root.saturating_add(head_grad).saturating_add(
+            held.saturating_add(unit_grad).max(
+                held.saturating_sub(unit)
+                    .saturating_add(unit_grad.saturating_mul(2)),
+            ),
+        );
+        // The phase's figure is added to every shard gradient: at a layer's step those of the
+        // root and of this layer are not there yet (resharding), or, every layer kept
+        // gathered, none is (the start of backward).
+        let sharded_grads = match (self.offload, self.sharding.fsdp) {
+            (Offload::None, Some(f)) => self
+                .fsdp_sharded_params(basis, f.version)
+                .saturating_mul(basis.state_bytes),
+            _ => 0,
+        };
+        // At the end: the first layer still gathered, and the root with both its gradients
+        // (the embedding's backward), or, resharded, those gradients and their copy; the
+        // root's fp32 shard gradient (counted with the gradients) is not there yet.
+        let shard_grad_bytes = if sharded_grads > 0 {
+            basis.state_bytes
+        } else {
+            0
+        };
+        let root_shard_grad = root_grad
+            .saturating_mul(shard_grad_bytes)
+            .checked_div(pb)
+            .unwrap_or(0)
+            .div_ceil(self.dp);
+        let root_step = unit
+            .saturating_add(root.max(root_grad).saturating_add(root_grad))
+            .saturating_sub(root_shard_grad);
+        let unit_shard_grad = unit_grad
+            .saturating_mul(shard_grad_bytes)
+            .checked_div(pb)
+            .unwrap_or(0)
+            .div_ceil(self.dp);
+        let layer_step = if reshard {
+            layer_step.saturating_sub(root_shard_grad.saturating_add(unit_shard_grad))
+        } else {
+            layer_step.saturating_sub(sharded_grads)
+        };
         FsdpUnits {
             unit,
             layers,

@@ -144,11 +144,25 @@ impl Run<'_> {
                 } else {
                     (alloc::format!("every layer kept gathered {layers}"), alloc::format!("所有层保持收集 {layers}"))
                 };
+                let at_loss = f.buckets.bytes == u.forward && u.forward != u.backward;
+                let (held, held_zh) = if at_loss && u.reshard {
+                    (alloc::format!("the last layer gathered again for backward {unit}"), alloc::format!("为反向再次收集的最后一层 {unit}"))
+                } else {
+                    (held, held_zh)
+                };
+                let (rest, rest_zh) = if at_loss {
+                    (alloc::string::String::new(), alloc::string::String::new())
+                } else {
+                    (
+                        alloc::format!("; in backward + a layer's gradient and its reduce-scatter copy 2 × {ug}, or at its end the root's gradient and its copy 2 × {rg}"),
+                        alloc::format!("；反向时另加一层的梯度及其 reduce-scatter 副本 2 × {ug}，或在反向末尾加根单元梯度及其副本 2 × {rg}"),
+                    )
+                };
                 [
-                    "{name}: root unit (embedding, norm, head) gathered {root} + {held}; in backward + a layer's gradient and its reduce-scatter copy 2 × {ug}, the root's gradient {rg} = {size}"
+                    "{name}: root unit (embedding, norm, head) gathered {root} + {held}{rest} = {size}"
                 ],
                 [
-                    "{name}：根单元（嵌入、归一化、输出头）收集 {root} + {held_zh}；反向时另加一层的梯度及其 reduce-scatter 副本 2 × {ug}、根单元梯度 {rg} = {size}"
+                    "{name}：根单元（嵌入、归一化、输出头）收集 {root} + {held_zh}{rest_zh} = {size}"
                 ]
             ),
         }
