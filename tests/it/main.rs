@@ -11,6 +11,7 @@ mod input_faces;
 mod input_fields;
 mod launch_parsed;
 mod llamacpp_calibration;
+mod megatron_reference;
 mod ollama_calibration;
 mod sglang_calibration;
 mod throughput;
