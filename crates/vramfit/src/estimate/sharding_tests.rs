@@ -64,7 +64,7 @@ fn zero2_model_states_are_deepspeeds_estimate() {
     });
     assert_eq!(
         off.weights_bytes.get() + off.gradients_bytes.get() + off.optimizer_bytes.get(),
-        2 * P + 0
+        2 * P
     );
 }
 

@@ -81,7 +81,7 @@ impl Run<'_> {
             f.optimizer.bytes = f.optimizer.bytes.saturating_add(f.optimizer.master);
             f.autocast_copies = 0;
             // The embedding's dense gradient is built in the 16-bit dtype.
-            f.embedding_buffer.bytes = f.embedding_buffer.bytes / 2;
+            f.embedding_buffer.bytes /= 2;
         }
         if m.distributed_optimizer {
             f.optimizer.bytes = f.optimizer.bytes.div_ceil(self.dp);

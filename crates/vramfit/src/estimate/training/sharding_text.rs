@@ -20,6 +20,7 @@ impl Run<'_> {
 
     /// FSDP's or Megatron's weights, gradients or optimizer states (`None`: DeepSpeed's or
     /// one GPU's, written by `render.rs`).
+    #[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
     pub(super) fn sharded_state_text(&self, f: &TrainingFigures, what: State) -> Option<Formula> {
         let n = thousands(f.basis.shard);
         let dp = self.dp;
@@ -83,6 +84,7 @@ impl Run<'_> {
     }
 
     /// What Megatron does to the activations, appended to their formula.
+    #[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
     pub(super) fn megatron_activations_text(&self, f: &TrainingFigures, text: Formula) -> Formula {
         let Some(m) = self.sharding.megatron else {
             return text;
@@ -112,6 +114,7 @@ impl Run<'_> {
     }
 
     /// DeepSpeed's buffers or FSDP's gathered units.
+    #[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
     pub(super) fn sharded_buffers_text(&self, f: &TrainingFigures) -> Formula {
         let (zero, size) = (self.zero, b(f.buckets.bytes));
         match &f.buckets.parts {

@@ -321,7 +321,7 @@ impl EstimateInput {
                 ["整数，从 1 到 {per_stage}（层数 / pp）"],
             ));
         }
-        if par.dp % cp != 0 {
+        if !par.dp.is_multiple_of(cp) {
             let (gpus, group) = (par.dp * par.tp * par.pp, par.tp * par.pp * cp);
             return Err(input_error!(
                 Conflict,
