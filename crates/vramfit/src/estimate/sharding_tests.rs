@@ -398,3 +398,116 @@ fn megatron_refuses_what_it_does_not_do() {
     };
     assert!(estimate(&i).is_ok());
 }
+
+/// Every sharding setting on every kind of model (a dense decoder, a MoE, a tied small model, a
+/// vision transformer, a CNN, an encoder-decoder, a bare count) either estimates, within the
+/// sizes a screen shows, or is refused naming a field: never a panic.
+#[test]
+fn sharding_settings_on_every_kind_of_model_estimate_or_name_a_field() {
+    let models = [
+        (Some("meta-llama/Llama-3.1-8B"), None),
+        (Some("mistralai/Mixtral-8x7B-v0.1"), None),
+        (Some("google/vit-large-patch16-224"), None),
+        (Some("microsoft/resnet-50"), None),
+        (Some("openai/whisper-tiny"), None),
+        (None, Some("7B")),
+    ];
+    let mut runs = 0;
+    for (model, params) in models {
+        let base = EstimateInput {
+            model: model.map(alloc::string::String::from),
+            params: params.map(alloc::string::String::from),
+            mode: Mode::Training,
+            gpus: Some(8.0),
+            ..EstimateInput::default()
+        };
+        let variants = [
+            EstimateInput {
+                zero: 3.0,
+                fsdp_version: Some(1.0),
+                ..base.clone()
+            },
+            EstimateInput {
+                zero: 2.0,
+                fsdp_version: Some(2.0),
+                offload: Offload::Cpu,
+                ..base.clone()
+            },
+            EstimateInput {
+                zero: 3.0,
+                fsdp_version: Some(2.0),
+                lora_rank: 8.0,
+                ..base.clone()
+            },
+            EstimateInput {
+                zero: 3.0,
+                fsdp_version: Some(2.0),
+                qlora: true,
+                lora_rank: 8.0,
+                ..base.clone()
+            },
+            EstimateInput {
+                zero: 3.0,
+                fsdp_version: Some(2.0),
+                tp: 2.0,
+                ..base.clone()
+            },
+            EstimateInput {
+                zero: 3.0,
+                reduce_bucket_size: Some(0.0),
+                stage3_max_live_parameters: Some(1e12),
+                stage3_prefetch_bucket_size: Some(1e12),
+                stage3_param_persistence_threshold: Some(1e12),
+                ..base.clone()
+            },
+            EstimateInput {
+                zero: 1.0,
+                overlap_comm: Some(true),
+                reduce_bucket_size: Some(1e12),
+                ..base.clone()
+            },
+            EstimateInput {
+                tp: 2.0,
+                pp: 2.0,
+                vp: Some(2.0),
+                sequence_parallel: true,
+                ..base.clone()
+            },
+            EstimateInput {
+                cp: Some(4.0),
+                distributed_optimizer: true,
+                lora_rank: 8.0,
+                ..base.clone()
+            },
+            EstimateInput {
+                cp: Some(8.0),
+                grad_checkpointing: Checkpointing::Full,
+                ..base.clone()
+            },
+            EstimateInput {
+                vp: Some(1024.0),
+                pp: 2.0,
+                ..base.clone()
+            },
+            EstimateInput {
+                fsdp_version: Some(1.5),
+                ..base.clone()
+            },
+            EstimateInput {
+                stage3_prefetch_bucket_size: Some(-1.0),
+                zero: 3.0,
+                ..base.clone()
+            },
+        ];
+        for v in variants {
+            match estimate(&v) {
+                Ok(e) => {
+                    assert!(within_reach(e).is_ok(), "{v:?}");
+                    runs += 1;
+                }
+                Err(err) => assert!(!err.field.is_empty(), "{v:?}"),
+            }
+        }
+    }
+    assert!(runs > 40, "{runs}");
+}
