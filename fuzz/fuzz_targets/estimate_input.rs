@@ -210,6 +210,19 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
         },
         rollout_memory_utilization: opt_num(u)?,
         sleep_mode: u.arbitrary()?,
+        // Sharding: FSDP, DeepSpeed's buffers, Megatron.
+        fsdp_version: opt_num(u)?,
+        reshard_after_forward: u.arbitrary()?,
+        reduce_bucket_size: opt_num(u)?,
+        allgather_bucket_size: opt_num(u)?,
+        stage3_prefetch_bucket_size: opt_num(u)?,
+        stage3_max_live_parameters: opt_num(u)?,
+        stage3_param_persistence_threshold: opt_num(u)?,
+        overlap_comm: u.arbitrary()?,
+        vp: opt_num(u)?,
+        sequence_parallel: u.arbitrary()?,
+        cp: opt_num(u)?,
+        distributed_optimizer: u.arbitrary()?,
     })
 }
 

@@ -3,12 +3,15 @@
 
 mod book_data;
 mod calibration;
+mod deepspeed_reference;
+mod fsdp_reference;
 mod input_faces;
 /// The fields of `EstimateInput` (test code shared by every face's check).
 #[path = "../input_fields.rs"]
 mod input_fields;
 mod launch_parsed;
 mod llamacpp_calibration;
+mod megatron_reference;
 mod ollama_calibration;
 mod sglang_calibration;
 mod throughput;

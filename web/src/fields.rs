@@ -198,6 +198,31 @@ pub static FIELDS: &[Field] = &[
         Group::Training,
     ),
     choice_field!("sleep_mode", Training: "", "true", "false"),
+    // Sharding: FSDP, DeepSpeed's buffers, Megatron.
+    Field::new("fsdp_version", Kind::OptNumber, Group::Training),
+    choice_field!("reshard_after_forward", Training: "", "true", "false"),
+    Field::new("reduce_bucket_size", Kind::OptNumber, Group::Training),
+    Field::new("allgather_bucket_size", Kind::OptNumber, Group::Training),
+    Field::new(
+        "stage3_prefetch_bucket_size",
+        Kind::OptNumber,
+        Group::Training,
+    ),
+    Field::new(
+        "stage3_max_live_parameters",
+        Kind::OptNumber,
+        Group::Training,
+    ),
+    Field::new(
+        "stage3_param_persistence_threshold",
+        Kind::OptNumber,
+        Group::Training,
+    ),
+    choice_field!("overlap_comm", Training: "", "true", "false"),
+    Field::new("vp", Kind::OptNumber, Group::Training),
+    Field::new("sequence_parallel", Kind::Bool, Group::Training),
+    Field::new("cp", Kind::OptNumber, Group::Training),
+    Field::new("distributed_optimizer", Kind::Bool, Group::Training),
     Field::new("gpu_memory_utilization", Kind::Number, Group::Serving),
     Field::new("mem_fraction_static", Kind::OptNumber, Group::Serving),
     Field::new("free_gpu_memory_fraction", Kind::OptNumber, Group::Serving),
@@ -324,7 +349,20 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
         rollout,
         rollout_memory_utilization,
         sleep_mode,
+        fsdp_version,
+        reshard_after_forward,
+        reduce_bucket_size,
+        allgather_bucket_size,
+        stage3_prefetch_bucket_size,
+        stage3_max_live_parameters,
+        stage3_param_persistence_threshold,
+        overlap_comm,
+        vp,
+        sequence_parallel,
+        cp,
+        distributed_optimizer,
     } = d;
+    let opt_bool = |x: &Option<bool>| x.map_or_else(String::new, |b| b.to_string());
     // A choice read by the estimator's `Deserialize`, and `kv_dtype` by its own parser.
     macro_rules! chosen {
         ($key:literal, $value:expr) => {
@@ -429,6 +467,27 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
             "rollout_memory_utilization",
             opt(*rollout_memory_utilization),
         ),
+        ("fsdp_version", opt(*fsdp_version)),
+        ("reshard_after_forward", opt_bool(reshard_after_forward)),
+        ("reduce_bucket_size", opt(*reduce_bucket_size)),
+        ("allgather_bucket_size", opt(*allgather_bucket_size)),
+        (
+            "stage3_prefetch_bucket_size",
+            opt(*stage3_prefetch_bucket_size),
+        ),
+        (
+            "stage3_max_live_parameters",
+            opt(*stage3_max_live_parameters),
+        ),
+        (
+            "stage3_param_persistence_threshold",
+            opt(*stage3_param_persistence_threshold),
+        ),
+        ("overlap_comm", opt_bool(overlap_comm)),
+        ("vp", opt(*vp)),
+        ("sequence_parallel", sequence_parallel.to_string()),
+        ("cp", opt(*cp)),
+        ("distributed_optimizer", distributed_optimizer.to_string()),
     ]
 }
 

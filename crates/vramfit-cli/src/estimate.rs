@@ -243,6 +243,43 @@ pub struct EstimateFlags {
     /// vLLM sleep mode while the policy trains, true or false (TRL vllm_enable_sleep_mode, verl free_cache_engine) [default: the stack's: TRL false, verl true, OpenRLHF false].
     #[arg(long, visible_alias = "vllm-enable-sleep-mode")]
     pub sleep_mode: Option<bool>,
+    // --- Sharding (FSDP, DeepSpeed's buffers, Megatron) ---
+    /// PyTorch FSDP 1 or 2 (training): --zero 3 is FULL_SHARD, 2 SHARD_GRAD_OP; --offload cpu its CPU offload [default: DeepSpeed's ZeRO].
+    #[arg(long, allow_negative_numbers = true)]
+    pub fsdp_version: Option<f64>,
+    /// FSDP2 reshard_after_forward, true or false [default: true with --zero 3, false with 2].
+    #[arg(long)]
+    pub reshard_after_forward: Option<bool>,
+    /// DeepSpeed reduce_bucket_size in elements (transformers' "auto": hidden_size²) [default: 5e8].
+    #[arg(long, allow_negative_numbers = true)]
+    pub reduce_bucket_size: Option<f64>,
+    /// DeepSpeed allgather_bucket_size in elements; it allocates nothing (gathered in place) [default: 5e8].
+    #[arg(long, allow_negative_numbers = true)]
+    pub allgather_bucket_size: Option<f64>,
+    /// DeepSpeed stage3_prefetch_bucket_size in elements ("auto": 0.9 × hidden_size²) [default: 5e7].
+    #[arg(long, allow_negative_numbers = true)]
+    pub stage3_prefetch_bucket_size: Option<f64>,
+    /// DeepSpeed stage3_max_live_parameters in elements [default: 1e9].
+    #[arg(long, allow_negative_numbers = true)]
+    pub stage3_max_live_parameters: Option<f64>,
+    /// DeepSpeed stage3_param_persistence_threshold in elements ("auto": 10 × hidden_size) [default: 1e5].
+    #[arg(long, allow_negative_numbers = true)]
+    pub stage3_param_persistence_threshold: Option<f64>,
+    /// DeepSpeed overlap_comm, true or false: a second reduce bucket under ZeRO-1/2 [default: true under ZeRO-3 only].
+    #[arg(long)]
+    pub overlap_comm: Option<bool>,
+    /// Megatron --virtual-pipeline-model-parallel-size: model chunks per pipeline stage (interleaved schedule) [default: none].
+    #[arg(long, allow_negative_numbers = true)]
+    pub vp: Option<f64>,
+    /// Megatron --sequence-parallel: activations outside the tensor-parallel region split over tp too.
+    #[arg(long)]
+    pub sequence_parallel: bool,
+    /// Megatron --context-parallel-size: the sequence split over cp GPUs (gpus = tp × pp × cp × dp) [default: 1].
+    #[arg(long, allow_negative_numbers = true)]
+    pub cp: Option<f64>,
+    /// Megatron --use-distributed-optimizer: fp32 masters and optimizer states sharded over data parallel.
+    #[arg(long)]
+    pub distributed_optimizer: bool,
 }
 
 macro_rules! value_enum {
@@ -385,6 +422,19 @@ impl EstimateFlags {
             rollout: self.rollout.map(Into::into),
             rollout_memory_utilization: self.rollout_memory_utilization,
             sleep_mode: self.sleep_mode,
+            // --- Sharding (FSDP, DeepSpeed's buffers, Megatron) ---
+            fsdp_version: self.fsdp_version,
+            reshard_after_forward: self.reshard_after_forward,
+            reduce_bucket_size: self.reduce_bucket_size,
+            allgather_bucket_size: self.allgather_bucket_size,
+            stage3_prefetch_bucket_size: self.stage3_prefetch_bucket_size,
+            stage3_max_live_parameters: self.stage3_max_live_parameters,
+            stage3_param_persistence_threshold: self.stage3_param_persistence_threshold,
+            overlap_comm: self.overlap_comm,
+            vp: self.vp,
+            sequence_parallel: self.sequence_parallel,
+            cp: self.cp,
+            distributed_optimizer: self.distributed_optimizer,
         };
         let mut looked_up = None;
         if let (Some(kind), Some(repo)) = (&self.hub, &self.model) {

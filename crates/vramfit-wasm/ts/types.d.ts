@@ -1185,6 +1185,66 @@ export interface EstimateInput {
    * `free_cache_engine` true, OpenRLHF `--vllm.enable_sleep` false.
    */
   sleep_mode?: boolean | null;
+  /**
+   * PyTorch FSDP: 1 (`FullyShardedDataParallel`, flat parameters) or 2 (`fully_shard`,
+   * per-parameter DTensors). Absent: DeepSpeed ZeRO's semantics of `zero`. With it, `zero` 3
+   * is `FULL_SHARD` and 2 `SHARD_GRAD_OP`; `offload` cpu is FSDP's CPU offload.
+   */
+  fsdp_version?: number | null;
+  /**
+   * FSDP2 `reshard_after_forward`: free the gathered parameters after forward. Default true
+   * with `zero` 3 (FULL_SHARD), false with `zero` 2.
+   */
+  reshard_after_forward?: boolean | null;
+  /**
+   * DeepSpeed `reduce_bucket_size` (elements). Default 5e8 (DeepSpeed 0.19.6
+   * `runtime/zero/config.py`); transformers' `"auto"` is hidden_size².
+   */
+  reduce_bucket_size?: number | null;
+  /**
+   * DeepSpeed `allgather_bucket_size` (elements). Default 5e8; it allocates nothing (the
+   * partitions are gathered in place).
+   */
+  allgather_bucket_size?: number | null;
+  /**
+   * DeepSpeed `stage3_prefetch_bucket_size` (elements). Default 5e7; `"auto"` is
+   * 0.9 × hidden_size².
+   */
+  stage3_prefetch_bucket_size?: number | null;
+  /**
+   * DeepSpeed `stage3_max_live_parameters` (elements). Default 1e9.
+   */
+  stage3_max_live_parameters?: number | null;
+  /**
+   * DeepSpeed `stage3_param_persistence_threshold` (elements). Default 1e5; `"auto"` is
+   * 10 × hidden_size.
+   */
+  stage3_param_persistence_threshold?: number | null;
+  /**
+   * DeepSpeed `overlap_comm`: a second reduce bucket under ZeRO-1/2. Default as DeepSpeed's:
+   * true under ZeRO-3, false below.
+   */
+  overlap_comm?: boolean | null;
+  /**
+   * Megatron `--virtual-pipeline-model-parallel-size`: model chunks per pipeline stage
+   * (the interleaved schedule). Absent: the plain 1F1B schedule.
+   */
+  vp?: number | null;
+  /**
+   * Megatron `--sequence-parallel`: the activations outside the tensor-parallel region are
+   * split over `tp` too.
+   */
+  sequence_parallel?: boolean;
+  /**
+   * Megatron `--context-parallel-size`: the sequence split over `cp` GPUs (`gpus` = tp × pp ×
+   * cp × dp). Absent: 1.
+   */
+  cp?: number | null;
+  /**
+   * Megatron `--use-distributed-optimizer`: fp32 master weights and optimizer states sharded
+   * over the data-parallel GPUs.
+   */
+  distributed_optimizer?: boolean;
 }
 
 /**

@@ -55,6 +55,14 @@ fn set(input: &mut EstimateInput, key: &str, v: &str) -> Result<(), InputError> 
     };
     let text = || (!v.is_empty()).then(|| v.to_string());
     let on = v == "true";
+    let opt_bool = || -> Result<Option<bool>, InputError> {
+        match v {
+            "" => Ok(None),
+            "true" => Ok(Some(true)),
+            "false" => Ok(Some(false)),
+            _ => choice::<bool>(key, v).map(Some),
+        }
+    };
     match key {
         "mode" => input.mode = choice(key, v)?,
         "engine" => input.engine = choice(key, v)?,
@@ -106,6 +114,18 @@ fn set(input: &mut EstimateInput, key: &str, v: &str) -> Result<(), InputError> 
         "num_generations" => input.num_generations = opt()?,
         "max_completion_length" => input.max_completion_length = opt()?,
         "rollout_memory_utilization" => input.rollout_memory_utilization = opt()?,
+        "fsdp_version" => input.fsdp_version = opt()?,
+        "reshard_after_forward" => input.reshard_after_forward = opt_bool()?,
+        "reduce_bucket_size" => input.reduce_bucket_size = opt()?,
+        "allgather_bucket_size" => input.allgather_bucket_size = opt()?,
+        "stage3_prefetch_bucket_size" => input.stage3_prefetch_bucket_size = opt()?,
+        "stage3_max_live_parameters" => input.stage3_max_live_parameters = opt()?,
+        "stage3_param_persistence_threshold" => input.stage3_param_persistence_threshold = opt()?,
+        "overlap_comm" => input.overlap_comm = opt_bool()?,
+        "vp" => input.vp = opt()?,
+        "sequence_parallel" => input.sequence_parallel = on,
+        "cp" => input.cp = opt()?,
+        "distributed_optimizer" => input.distributed_optimizer = on,
         _ => {
             return Err(vramfit::input_error!(
                 UnknownName,
@@ -347,6 +367,9 @@ mod tests {
                 }
                 (_, Kind::OptNumber) => num()?,
                 (_, Kind::Bool) => Value::Bool(v == "true"),
+                // An optional switch (`reshard_after_forward`, `overlap_comm`): empty is absent.
+                (_, Kind::Choice(_)) if v.is_empty() => continue,
+                (_, Kind::Choice(_)) if v == "true" || v == "false" => Value::Bool(v == "true"),
                 (_, Kind::Text | Kind::Choice(_)) => Value::String(v.to_string()),
             };
             map.insert(f.key.to_string(), json);

@@ -76,6 +76,88 @@ pub(super) mod tests {
         }
         out.extend(trtllm_shapes());
         out.extend(rl_shapes());
+        out.extend(sharding_shapes());
+        out
+    }
+
+    /// FSDP 1 and 2 (with and without resharding, CPU offload, LoRA), DeepSpeed's buffers as
+    /// given and as transformers' "auto" writes them, and Megatron's settings, on models of
+    /// each kind (a dense decoder, a MoE, a parameter count).
+    fn sharding_shapes() -> Vec<EstimateInput> {
+        let mut out = Vec::new();
+        for (model, params) in [
+            (Some("meta-llama/Llama-3.1-8B"), None),
+            (Some("mistralai/Mixtral-8x7B-v0.1"), None),
+            (None, Some("7B")),
+        ] {
+            let t = EstimateInput {
+                mode: Mode::Training,
+                gpus: Some(8.0),
+                ..base(model, params, Some("h100-sxm5-80gb"))
+            };
+            let fsdp = |version: f64, zero: f64| EstimateInput {
+                fsdp_version: Some(version),
+                zero,
+                ..t.clone()
+            };
+            out.extend([
+                fsdp(2.0, 3.0),
+                EstimateInput {
+                    offload: Offload::Cpu,
+                    ..fsdp(2.0, 3.0)
+                },
+                EstimateInput {
+                    reshard_after_forward: Some(false),
+                    ..fsdp(2.0, 3.0)
+                },
+                EstimateInput {
+                    lora_rank: 16.0,
+                    ..fsdp(2.0, 3.0)
+                },
+                EstimateInput {
+                    precision: Precision::Bf16,
+                    ..fsdp(2.0, 3.0)
+                },
+                fsdp(1.0, 2.0),
+                EstimateInput {
+                    offload: Offload::Cpu,
+                    ..fsdp(1.0, 3.0)
+                },
+                EstimateInput {
+                    zero: 2.0,
+                    reduce_bucket_size: Some(16_777_216.0),
+                    overlap_comm: Some(true),
+                    ..t.clone()
+                },
+                EstimateInput {
+                    zero: 3.0,
+                    reduce_bucket_size: Some(16_777_216.0),
+                    stage3_prefetch_bucket_size: Some(15_099_494.4),
+                    stage3_param_persistence_threshold: Some(40_960.0),
+                    stage3_max_live_parameters: Some(1e8),
+                    ..t.clone()
+                },
+                EstimateInput {
+                    tp: 4.0,
+                    sequence_parallel: true,
+                    distributed_optimizer: true,
+                    ..t.clone()
+                },
+                EstimateInput {
+                    tp: 2.0,
+                    pp: 4.0,
+                    vp: Some(2.0),
+                    ..t.clone()
+                },
+                EstimateInput {
+                    cp: Some(2.0),
+                    tp: 2.0,
+                    sequence_parallel: true,
+                    grad_checkpointing: Checkpointing::Selective,
+                    ..t.clone()
+                },
+            ]);
+        }
         out
     }
 
@@ -495,6 +577,21 @@ pub(super) mod tests {
         "int",
         "ep",
         "_",
+        // FSDP's, DeepSpeed's and Megatron's own names for their settings.
+        "reduce_bucket_size",
+        "allgather_bucket_size",
+        "overlap_comm",
+        "FSDP",
+        "FULL_SHARD",
+        "SHARD_GRAD_OP",
+        "reshard_after_forward",
+        "True",
+        "False",
+        "scatter",
+        "offload",
+        "cp",
+        "Megatron",
+        "vp",
     ];
 
     /// Every formula of every run shape, in English and in Chinese.

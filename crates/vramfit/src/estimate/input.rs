@@ -414,6 +414,43 @@ pub struct EstimateInput {
     /// Colocated rollouts only. Default the stack's: TRL `vllm_enable_sleep_mode` false, verl
     /// `free_cache_engine` true, OpenRLHF `--vllm.enable_sleep` false.
     pub sleep_mode: Option<bool>,
+    // --- Sharding (FSDP, DeepSpeed's buffers, Megatron; issue 40) ---
+    /// PyTorch FSDP: 1 (`FullyShardedDataParallel`, flat parameters) or 2 (`fully_shard`,
+    /// per-parameter DTensors). Absent: DeepSpeed ZeRO's semantics of `zero`. With it, `zero` 3
+    /// is `FULL_SHARD` and 2 `SHARD_GRAD_OP`; `offload` cpu is FSDP's CPU offload.
+    pub fsdp_version: Option<f64>,
+    /// FSDP2 `reshard_after_forward`: free the gathered parameters after forward. Default true
+    /// with `zero` 3 (FULL_SHARD), false with `zero` 2.
+    pub reshard_after_forward: Option<bool>,
+    /// DeepSpeed `reduce_bucket_size` (elements). Default 5e8 (DeepSpeed 0.19.6
+    /// `runtime/zero/config.py`); transformers' `"auto"` is hidden_size².
+    pub reduce_bucket_size: Option<f64>,
+    /// DeepSpeed `allgather_bucket_size` (elements). Default 5e8; it allocates nothing (the
+    /// partitions are gathered in place).
+    pub allgather_bucket_size: Option<f64>,
+    /// DeepSpeed `stage3_prefetch_bucket_size` (elements). Default 5e7; `"auto"` is
+    /// 0.9 × hidden_size².
+    pub stage3_prefetch_bucket_size: Option<f64>,
+    /// DeepSpeed `stage3_max_live_parameters` (elements). Default 1e9.
+    pub stage3_max_live_parameters: Option<f64>,
+    /// DeepSpeed `stage3_param_persistence_threshold` (elements). Default 1e5; `"auto"` is
+    /// 10 × hidden_size.
+    pub stage3_param_persistence_threshold: Option<f64>,
+    /// DeepSpeed `overlap_comm`: a second reduce bucket under ZeRO-1/2. Default as DeepSpeed's:
+    /// true under ZeRO-3, false below.
+    pub overlap_comm: Option<bool>,
+    /// Megatron `--virtual-pipeline-model-parallel-size`: model chunks per pipeline stage
+    /// (the interleaved schedule). Absent: the plain 1F1B schedule.
+    pub vp: Option<f64>,
+    /// Megatron `--sequence-parallel`: the activations outside the tensor-parallel region are
+    /// split over `tp` too.
+    pub sequence_parallel: bool,
+    /// Megatron `--context-parallel-size`: the sequence split over `cp` GPUs (`gpus` = tp × pp ×
+    /// cp × dp). Absent: 1.
+    pub cp: Option<f64>,
+    /// Megatron `--use-distributed-optimizer`: fp32 master weights and optimizer states sharded
+    /// over the data-parallel GPUs.
+    pub distributed_optimizer: bool,
 }
 
 impl Default for EstimateInput {
@@ -478,6 +515,19 @@ impl Default for EstimateInput {
             rollout: None,
             rollout_memory_utilization: None,
             sleep_mode: None,
+            // --- Sharding (FSDP, DeepSpeed's buffers, Megatron; issue 40) ---
+            fsdp_version: None,
+            reshard_after_forward: None,
+            reduce_bucket_size: None,
+            allgather_bucket_size: None,
+            stage3_prefetch_bucket_size: None,
+            stage3_max_live_parameters: None,
+            stage3_param_persistence_threshold: None,
+            overlap_comm: None,
+            vp: None,
+            sequence_parallel: false,
+            cp: None,
+            distributed_optimizer: false,
         }
     }
 }

@@ -172,10 +172,13 @@ pub use vllm::{
 };
 pub use weights::{gguf_type, per_gpu_weight_bytes, per_gpu_weight_bytes_ep, tensor_bytes};
 pub use workload::{
-    FromStack, GpuLookup, MAX_BATCH, MAX_SEQ, ModelLookup, Regimes, Workload, lora_mask,
+    DEEPSPEED_DEFAULTS, DeepSpeedAuto, FromStack, Fsdp, FsdpVersion, GpuLookup, MAX_BATCH, MAX_SEQ,
+    Megatron, ModelLookup, Regimes, Sharding, Workload, ZeroBucketSizes, lora_mask,
 };
 
 use parts::{Formula, Parts, Run, ServePool, b};
 
+#[cfg(all(test, feature = "training"))]
+mod sharding_tests;
 #[cfg(test)]
 mod tests;

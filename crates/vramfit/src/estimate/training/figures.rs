@@ -42,6 +42,7 @@ pub(super) struct TrainingFigures {
 }
 
 /// The regime's byte widths and the trainable parameters, which every other figure reads.
+#[derive(Clone)]
 pub(super) struct Basis {
     /// A LoRA (or QLoRA) run.
     pub(super) lora: bool,
@@ -70,8 +71,6 @@ pub(super) struct WeightFigures {
     pub(super) base: u64,
     pub(super) upcast: Option<Upcast>,
     pub(super) adapters: Option<Adapters>,
-    /// ZeRO-3: the parameters of two gathered layers (2 B each, per tensor shard), in bytes.
-    pub(super) live_params: u64,
     /// What the GPU holds.
     pub(super) bytes: u64,
 }
@@ -162,6 +161,11 @@ pub(super) struct Buckets {
     /// [`ComponentKind::DdpBuckets`] or [`ComponentKind::ZeroBuffers`].
     pub(super) kind: ComponentKind,
     pub(super) bytes: u64,
+    /// What they are made of (DeepSpeed's buckets, FSDP's gathered units).
+    pub(super) parts: super::sharding::BufferParts,
+    /// What is alive at the end of forward, in backward and at the step, where it differs by
+    /// phase (FSDP's gathered units); `bytes` is then the peak phase's.
+    pub(super) by_phase: Option<[u64; 3]>,
 }
 
 impl Run<'_> {
@@ -174,10 +178,10 @@ impl Run<'_> {
         let tokens = self.batch.saturating_mul(self.main_seq());
         let activations = self.training_activations(&basis, tokens);
         let step = self.training_step(&basis, &optimizer);
-        let buckets = self.training_buckets(&weights, &gradients);
+        let buckets = self.sharding_buffers(&basis, &gradients);
         let full = self.training_logits(tokens);
         let (loss, logits) = self.loss_figures(&basis, gradients.bytes_per, tokens, full);
-        TrainingFigures {
+        let mut f = TrainingFigures {
             tokens,
             logits,
             loss,
@@ -199,11 +203,14 @@ impl Run<'_> {
             activations,
             step,
             buckets,
-        }
+        };
+        self.apply_fsdp(&mut f);
+        self.apply_megatron(&mut f);
+        f
     }
 
     /// LoRA's trainable parameters in `t` (0 for a tensor it does not target).
-    fn lora_params(&self, t: &Tensor) -> u64 {
+    pub(super) fn lora_params(&self, t: &Tensor) -> u64 {
         if self.lora_rank > 0 && t.role.is_block_linear() && self.lora_mask & role_bit(t.role) != 0
         {
             self.lora_rank
@@ -216,7 +223,7 @@ impl Run<'_> {
 
     /// What one GPU holds of a per-tensor quantity: the busiest tensor × pipeline shard (with
     /// pipeline stages, the last one holds the head besides its layers), or `total` split evenly.
-    fn busiest(&self, f: &dyn Fn(&Tensor) -> u64, total: u64) -> u64 {
+    pub(super) fn busiest(&self, f: &dyn Fn(&Tensor) -> u64, total: u64) -> u64 {
         if self.arch.is_detailed() {
             weights::busiest_gpu(&self.arch, self.tp, self.pp, f)
         } else {
@@ -331,13 +338,8 @@ impl Run<'_> {
         });
         // ZeRO-3 partitions the weights too, the frozen base of a LoRA run included (PEFT's
         // DeepSpeed guide runs Llama-2-70B LoRA this way on 8 GPUs).
-        let mut live_params = 0;
+        // (What it gathers to compute is in its buffers: `sharding.rs`.)
         if self.zero == 3 {
-            let layer_params = self.params() / a.num_layers.max(1);
-            live_params = layer_params
-                .saturating_mul(2)
-                .saturating_mul(2)
-                .div_ceil(self.tp);
             bytes = if self.offload != Offload::None {
                 0
             } else {
@@ -348,7 +350,6 @@ impl Run<'_> {
             base,
             upcast,
             adapters,
-            live_params,
             bytes,
         }
     }
@@ -403,8 +404,13 @@ impl Run<'_> {
             let total = weights::total(&self.arch, factored);
             bytes = self.busiest(&factored, total);
         }
-        // ZeRO (DeepSpeed mixed precision) keeps fp32 master weights in the optimizer partition.
-        let master = if self.zero > 0 && reg.fp32_master() && reg != Precision::Fp32 {
+        // ZeRO (DeepSpeed mixed precision) keeps fp32 master weights in the optimizer partition;
+        // FSDP's fp32 shards are the masters themselves.
+        let master = if self.zero > 0
+            && self.sharding.fsdp.is_none()
+            && reg.fp32_master()
+            && reg != Precision::Fp32
+        {
             shard * 4
         } else {
             0
@@ -426,7 +432,7 @@ impl Run<'_> {
         }
     }
 
-    fn training_activations(&self, basis: &Basis, tokens: u64) -> ActivationFigures {
+    pub(super) fn training_activations(&self, basis: &Basis, tokens: u64) -> ActivationFigures {
         let a = &self.arch;
         let (saved, total, recomputed) = if basis.detailed {
             let (blocks, total, recomputed) = self.block_activations(basis, tokens);
@@ -657,25 +663,6 @@ impl Run<'_> {
             fp32_grads,
             bytes: foreach.saturating_add(fp32_grads),
         }
-    }
-
-    /// ZeRO buckets / DDP buckets.
-    fn training_buckets(&self, weights: &WeightFigures, gradients: &GradientFigures) -> Buckets {
-        let h2 = self.arch.hidden_size.saturating_mul(self.arch.hidden_size);
-        let bytes = match self.zero {
-            1 | 2 => h2.saturating_mul(2 * 2),
-            3 => weights
-                .live_params
-                .saturating_add(Bytes::from_f64(0.9 * h2 as f64).get() * 2),
-            _ if self.dp > 1 => gradients.bytes,
-            _ => 0,
-        };
-        let kind = if self.zero == 0 {
-            ComponentKind::DdpBuckets
-        } else {
-            ComponentKind::ZeroBuffers
-        };
-        Buckets { kind, bytes }
     }
 
     /// Offloaded: fp32 masters, moments (and ZeRO-3 params) live in CPU memory (or on NVMe), for

@@ -10,6 +10,8 @@
 #[cfg(feature = "training")]
 mod figures;
 #[cfg(feature = "training")]
+mod megatron;
+#[cfg(feature = "training")]
 mod phase;
 #[cfg(feature = "training")]
 mod regimes;
@@ -17,6 +19,10 @@ mod regimes;
 mod render;
 #[cfg(feature = "training")]
 mod render_regimes;
+#[cfg(feature = "training")]
+mod sharding;
+#[cfg(feature = "training")]
+mod sharding_text;
 pub mod stacks;
 
 use super::PeakSource;
@@ -63,8 +69,16 @@ impl Run<'_> {
     /// The training run's parts, and the peak's phase, the trainable parameters and the bytes
     /// offloaded to CPU memory (or NVMe).
     pub(super) fn training(&self, p: &mut Parts) -> (Phase, u64, u64) {
-        let f = self.training_figures();
+        let mut f = self.training_figures();
         let peak = PeakFigures::of(&f, self.zero);
+        // Buffers that differ by phase are shown as the peak phase holds them.
+        if let Some([forward, backward, step]) = f.buckets.by_phase {
+            f.buckets.bytes = match peak.phase {
+                Phase::ForwardLoss => forward,
+                Phase::Backward => backward,
+                _ => step,
+            };
+        }
         self.add_training_parts(&f, p);
         self.keep_alive_at_peak(&peak, p);
         (peak.phase, f.basis.trainable, f.cpu)

@@ -21,17 +21,18 @@ impl PeakFigures {
     pub(super) fn of(f: &TrainingFigures, zero: u8) -> Self {
         let acts = f.activations.bytes;
         let overlap = f.activations.recomputed.min(f.logits).min(acts);
-        let buckets = f.buckets.bytes;
+        let b = f.buckets.bytes;
+        let [b_forward, b_backward, b_step] = f.buckets.by_phase.unwrap_or([b, b, b]);
         let g = f.gradients.bytes;
         let forward = acts
             .saturating_add(f.logits - overlap)
             .saturating_add(f.autocast_copies)
             .saturating_add(f.dequant)
-            .saturating_add(if zero == 0 { 0 } else { buckets });
-        let step = g.saturating_add(f.step.bytes).saturating_add(buckets);
+            .saturating_add(if zero == 0 { 0 } else { b_forward });
+        let step = g.saturating_add(f.step.bytes).saturating_add(b_step);
         let backward = g
             .saturating_add(f.embedding_buffer.bytes)
-            .saturating_add(buckets);
+            .saturating_add(b_backward);
         let phase = if forward >= step && forward >= backward {
             Phase::ForwardLoss
         } else if backward > step {

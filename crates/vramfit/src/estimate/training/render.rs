@@ -3,6 +3,7 @@
 //! it does not).
 
 use super::figures::{BlockActivations, Saved, TrainingFigures};
+use super::sharding_text::State;
 use crate::estimate::{
     Component, ComponentKind, Formula, Offload, Optimizer, Parts, Phase, Run, b, thousands,
 };
@@ -41,7 +42,7 @@ impl Run<'_> {
             ComponentKind::Activations,
             f.activations.bytes,
             true,
-            self.activations_text(f),
+            self.megatron_activations_text(f, self.activations_text(f)),
             en_str!("Tensors saved in forward for backward; frozen projections keep no input."),
             zh_str!("前向保存供反向使用的张量；冻结的投影不保存输入。"),
         );
@@ -124,6 +125,9 @@ impl Run<'_> {
 
     /// The weights: the base, QLoRA's fp32 upcast, the adapters, ZeRO-3's partition.
     fn training_weights_text(&self, f: &TrainingFigures) -> Formula {
+        if let Some(text) = self.sharded_state_text(f, State::Weights) {
+            return text;
+        }
         let (basis, w) = (&f.basis, &f.weights);
         let base = w.base;
         let mut text = if basis.detailed {
@@ -202,6 +206,9 @@ impl Run<'_> {
     }
 
     fn gradients_text(&self, f: &TrainingFigures) -> Formula {
+        if let Some(text) = self.sharded_state_text(f, State::Gradients) {
+            return text;
+        }
         let (zero, dp, offload) = (self.zero, self.dp, self.offload != Offload::None);
         let (grad_bytes, g) = (f.gradients.bytes_per, f.gradients.bytes);
         let mut text = formula!(self.text;
@@ -258,6 +265,9 @@ impl Run<'_> {
     }
 
     fn optimizer_text(&self, f: &TrainingFigures) -> Formula {
+        if let Some(text) = self.sharded_state_text(f, State::Optimizer) {
+            return text;
+        }
         let (zero, dp, offload) = (self.zero, self.dp, self.offload != Offload::None);
         let opt_name = self.optimizer_name(f.basis.state_bytes);
         let o = f.optimizer.bytes;
@@ -483,7 +493,7 @@ impl Run<'_> {
     }
 
     fn buckets_text(&self, f: &TrainingFigures) -> Formula {
-        let (zero, buckets) = (self.zero, f.buckets.bytes);
+        let buckets = f.buckets.bytes;
         match f.buckets.kind {
             ComponentKind::DdpBuckets => formula!(self.text;
                 [
@@ -492,26 +502,7 @@ impl Run<'_> {
                 ],
                 ["DDP 梯度桶保存梯度的一份扁平副本 = {}", b(buckets)]
             ),
-            _ => formula!(self.text;
-                [
-                    "ZeRO-{zero} buckets (reduce/allgather h², prefetch 0.9 h²){} = {}",
-                    if zero == 3 {
-                        " + two gathered layers"
-                    } else {
-                        ""
-                    },
-                    b(buckets)
-                ],
-                [
-                    "ZeRO-{zero} 桶 (reduce/allgather h², 预取 0.9 h²){} = {}",
-                    if zero == 3 {
-                        " + 两个已收集的层"
-                    } else {
-                        ""
-                    },
-                    b(buckets)
-                ]
-            ),
+            _ => self.sharded_buffers_text(f),
         }
     }
 }

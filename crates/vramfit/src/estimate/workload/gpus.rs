@@ -62,7 +62,8 @@ impl EstimateInput {
         // `--tensor-parallel-size 2` alone means two GPUs).
         let gpus_n = match self.gpus {
             Some(g) => int("gpus", g, 1, 65_536)?,
-            None => tp * pp,
+            // Megatron's context parallel multiplies the GPUs of one model copy.
+            None => tp * pp * self.cp_size()?,
         };
         if gpus_n % (tp * pp) != 0 {
             // Fewer GPUs than one tensor × pipeline group (`--tp 2` alone) or a count that does

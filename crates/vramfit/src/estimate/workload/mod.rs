@@ -11,9 +11,13 @@ mod gpus;
 mod model;
 mod regimes;
 mod serving;
+mod sharding;
 
 pub use checks::lora_mask;
 pub use regimes::{FromStack, Regimes};
+pub use sharding::{
+    DEEPSPEED_DEFAULTS, DeepSpeedAuto, Fsdp, FsdpVersion, Megatron, Sharding, ZeroBucketSizes,
+};
 
 use super::{
     Checkpointing, Device, Engine, EstimateInput, Kernel, Logits, Mode, Offload, Optimizer,
@@ -135,6 +139,8 @@ pub struct Workload {
     /// RL post-training (part `rl`): the models beside the policy and the rollout; `batch` and
     /// `seq_len` are then the training micro-batch's sequences and their whole length.
     pub rl: Option<super::RlRun>,
+    /// Training's sharding: FSDP, DeepSpeed's buffers, Megatron's settings.
+    pub sharding: Sharding,
 }
 
 /// The run's shape: batch, prompt (or training sequence) and generated tokens.
@@ -220,6 +226,7 @@ impl EstimateInput {
         let zero = self.resolve_training()?;
         let arch = &model.arch;
         let par = self.resolve_parallel(arch)?;
+        let sharding = self.resolve_sharding(arch, zero, &par)?;
         let device = self.resolve_device(gpus)?;
         let (dtype, vllm_downcast) = self.run_dtype(loaded.dtype, arch, device.as_ref());
         let serving = self.resolve_serving(arch, &shape, &par, device.as_ref())?;
@@ -275,6 +282,7 @@ impl EstimateInput {
             vllm_version: serving.vllm_version,
             regimes,
             rl,
+            sharding,
         })
     }
 

@@ -1,0 +1,513 @@
+//! FSDP, DeepSpeed's buffers and Megatron against hand calculations and the tools' own
+//! estimators (DeepSpeed 0.19.6's `estimate_zero{2,3}_model_states_mem_needs`, Megatron-LM's
+//! `report_theoretical_memory` at 00caa53a), their formulas evaluated here by hand.
+
+use super::*;
+use ComponentKind as K;
+
+/// Llama-3.1-8B: 32 layers of 218,112,000 parameters, and 1,050,677,248 outside them (the
+/// embedding and the untied head, 128,256 × 4,096 each, and the final norm).
+const P: u64 = 8_030_261_248;
+const LAYER: u64 = 218_112_000;
+const ROOT: u64 = 1_050_677_248;
+const EMBED: u64 = 128_256 * 4_096;
+
+fn train(gpus: f64) -> EstimateInput {
+    EstimateInput {
+        arch: Some(crate::model::tests::llama31_8b()),
+        mode: Mode::Training,
+        gpus: Some(gpus),
+        seq_len: 1024.0,
+        ..EstimateInput::default()
+    }
+}
+
+fn est(i: &EstimateInput) -> Estimate {
+    estimate(i).unwrap()
+}
+
+fn part(e: &Estimate, kind: ComponentKind) -> u64 {
+    e.components
+        .iter()
+        .filter(|c| c.key.kind == kind)
+        .map(|c| c.bytes.get())
+        .sum()
+}
+
+/// The model states a ZeRO stage holds on one GPU: weights, gradients, optimizer states and
+/// the step's fp32 gradient partition (fused AdamW: no foreach temporary).
+fn model_states(e: &Estimate) -> u64 {
+    e.weights_bytes.get()
+        + e.gradients_bytes.get()
+        + e.optimizer_bytes.get()
+        + part(e, K::StepTemporaries)
+}
+
+#[test]
+fn zero2_model_states_are_deepspeeds_estimate() {
+    // estimate_zero2_model_states_mem_needs(cpu_offload=False): 2 Ψ + 18 Ψ / N.
+    let n = 8;
+    let e = est(&EstimateInput {
+        zero: 2.0,
+        fused_optimizer: true,
+        ..train(8.0)
+    });
+    assert_eq!(model_states(&e), 2 * P + 18 * P / n);
+    // Its reduce bucket: DeepSpeed's default 5e8 elements × 2 B, one (overlap_comm is off
+    // below ZeRO-3).
+    assert_eq!(part(&e, K::ZeroBuffers), 1_000_000_000);
+    // cpu_offload=True: 2 Ψ on the GPU.
+    let off = est(&EstimateInput {
+        zero: 2.0,
+        offload: Offload::Cpu,
+        ..train(8.0)
+    });
+    assert_eq!(
+        off.weights_bytes.get() + off.gradients_bytes.get() + off.optimizer_bytes.get(),
+        2 * P
+    );
+}
+
+#[test]
+fn zero3_is_never_under_deepspeeds_estimate() {
+    // estimate_zero3_model_states_mem_needs(cpu_offload=False): 4 × largest module + 18 Ψ / N;
+    // the largest module is the embedding (its own parameters, `model_to_params`).
+    let n = 8;
+    let ds = 4 * EMBED + 18 * P / n;
+    let e = est(&EstimateInput {
+        zero: 3.0,
+        fused_optimizer: true,
+        ..train(8.0)
+    });
+    let z = part(&e, K::ZeroBuffers);
+    // The buffers by hand: the reduce bucket (5e8 × 2 B); the embedding gathered, and beside it
+    // what is kept for reuse (max_reuse_distance 1e9) up to max_live_parameters (1e9) in all:
+    // 1e9 × 2 B; the embedding's full gradient (Ψ_emb × 2 B); the 65 norms (4,096 each, under
+    // 1e5) whole, 7/8 beyond their partition.
+    let persistent = (65 * 4096 * 2 * 7u64).div_ceil(8);
+    assert_eq!(z, 1_000_000_000 + 2_000_000_000 + EMBED * 2 + persistent);
+    let ours = model_states(&e) + z;
+    assert!(ours >= ds, "{ours} under DeepSpeed's {ds}");
+    // Over it by the 16-bit gradient partition and the fp32 one of the step (2 Ψ / N), the
+    // reduce bucket, the parameters kept for reuse and the norms: 19.6 % here, stated in the
+    // book (DeepSpeed's estimator counts none of its buffers).
+    let over = ours as f64 / ds as f64 - 1.0;
+    assert!((0.19..0.20).contains(&over), "{over}");
+}
+
+#[test]
+fn transformers_auto_buckets_are_the_old_figures() {
+    // transformers' "auto": reduce_bucket_size h², stage3_prefetch_bucket_size 0.9 h²,
+    // stage3_param_persistence_threshold 10 h.
+    let auto = DeepSpeedAuto::of(4096);
+    assert_eq!(auto.reduce_bucket_size, 16_777_216.0);
+    assert_eq!(auto.stage3_prefetch_bucket_size, 15_099_494.4);
+    assert_eq!(auto.stage3_param_persistence_threshold, 40_960.0);
+    // With overlap_comm (transformers' sample ZeRO-2 config) two buckets of h² × 2 B: the
+    // 4 h² B vramfit held before it read DeepSpeed's settings.
+    let e = est(&EstimateInput {
+        zero: 2.0,
+        reduce_bucket_size: Some(auto.reduce_bucket_size),
+        overlap_comm: Some(true),
+        ..train(8.0)
+    });
+    assert_eq!(part(&e, K::ZeroBuffers), 4 * 4096 * 4096);
+    // ZeRO-3: the prefetch floored (DeepSpeed's int field) and capped by max_live.
+    let z3 = est(&EstimateInput {
+        zero: 3.0,
+        reduce_bucket_size: Some(auto.reduce_bucket_size),
+        stage3_prefetch_bucket_size: Some(auto.stage3_prefetch_bucket_size),
+        stage3_max_live_parameters: Some((EMBED + 1000) as f64),
+        ..train(8.0)
+    });
+    let persistent = (65 * 4096 * 2 * 7u64).div_ceil(8);
+    assert_eq!(
+        part(&z3, K::ZeroBuffers),
+        16_777_216 * 2 + (EMBED + 1000) * 2 + EMBED * 2 + persistent
+    );
+    // allgather_bucket_size allocates nothing.
+    let ag = est(&EstimateInput {
+        zero: 2.0,
+        allgather_bucket_size: Some(1e6),
+        ..train(8.0)
+    });
+    assert_eq!(part(&ag, K::ZeroBuffers), 1_000_000_000);
+}
+
+#[test]
+fn fsdp2_full_shard_by_hand() {
+    let n = 8u64;
+    let e = est(&EstimateInput {
+        zero: 3.0,
+        fsdp_version: Some(2.0),
+        fused_optimizer: true,
+        ..train(8.0)
+    });
+    // fp32 shards (every dim 0 of Llama divides by 8: no padding), their fp32 gradients, AdamW's
+    // two fp32 moments: 16 B per parameter / 8, no separate master.
+    assert_eq!(e.weights_bytes.get(), P / n * 4);
+    assert_eq!(e.gradients_bytes.get(), P / n * 4);
+    assert_eq!(e.optimizer_bytes.get(), P / n * 8);
+    assert_eq!(part(&e, K::StepTemporaries), 0);
+    // Gathered in bf16, at the loss (this run's peak): the root (embedding, norm, head), not
+    // resharded after forward, and the last layer gathered again for backward.
+    assert_eq!(e.peak_phase, Phase::ForwardLoss);
+    assert_eq!(part(&e, K::ZeroBuffers), ROOT * 2 + LAYER * 2);
+    // At the end of backward (a short sequence peaks there): the first layer still gathered,
+    // the root gathered with its head's and embedding's gradients (the embedding's backward),
+    // less the root's fp32 shard gradient, which the gradients count and which is not built
+    // yet; larger than a layer's step (the root, the head's gradient, this layer and the
+    // prefetched one and this layer's gradient, less this layer's and the root's shard
+    // gradients).
+    let short = est(&EstimateInput {
+        zero: 3.0,
+        fsdp_version: Some(2.0),
+        fused_optimizer: true,
+        seq_len: 16.0,
+        ..train(8.0)
+    });
+    let root_shard = (ROOT * 4).div_ceil(n);
+    let root_step = LAYER * 2 + ROOT * 2 * 2 - root_shard;
+    let layer_step =
+        ROOT * 2 + (EMBED + 4096) * 2 + 3 * LAYER * 2 - root_shard - (LAYER * 4).div_ceil(n);
+    assert!(root_step > layer_step);
+    assert_eq!(short.peak_phase, Phase::Backward);
+    assert_eq!(part(&short, K::ZeroBuffers), root_step);
+    // CPU offload: nothing sharded on the GPU, the same units gathered; CPU memory holds
+    // 4 + 4 + 8 B per parameter / 8.
+    let off = est(&EstimateInput {
+        zero: 3.0,
+        fsdp_version: Some(2.0),
+        offload: Offload::Cpu,
+        ..train(8.0)
+    });
+    assert_eq!(
+        off.weights_bytes.get() + off.gradients_bytes.get() + off.optimizer_bytes.get(),
+        0
+    );
+    assert_eq!(part(&off, K::ZeroBuffers), ROOT * 2 + LAYER * 2);
+    assert_eq!(off.cpu_bytes.get(), P / n * 16);
+    // DeepSpeed's semantics of `zero` 3 (before this) held two layers and a 0.9 h² bucket
+    // gathered: 0.90 GB where FSDP holds its root and a layer, 2.54 GB (the estimate issue 40
+    // found 22–40 % low).
+    let old = 2 * LAYER * 2 + (0.9f64 * 4096.0 * 4096.0) as u64 * 2;
+    assert!(part(&off, K::ZeroBuffers) > 2 * old);
+}
+
+#[test]
+fn fsdp_without_resharding_keeps_every_layer_gathered() {
+    let shard_grad_op = |version: f64, zero: f64, reshard: Option<bool>| {
+        est(&EstimateInput {
+            zero,
+            fsdp_version: Some(version),
+            reshard_after_forward: reshard,
+            ..train(8.0)
+        })
+    };
+    // At the loss: the root and all 32 layers, gathered in forward and kept for backward.
+    for e in [
+        shard_grad_op(1.0, 2.0, None),
+        shard_grad_op(2.0, 3.0, Some(false)),
+        shard_grad_op(2.0, 2.0, None),
+    ] {
+        assert_eq!(e.peak_phase, Phase::ForwardLoss);
+        assert_eq!(part(&e, K::ZeroBuffers), ROOT * 2 + 32 * LAYER * 2);
+    }
+}
+
+#[test]
+fn fsdp_pads_its_shards() {
+    // Over 3 GPUs: FSDP1 rounds each unit's flat parameter up to a multiple of 3, FSDP2 each
+    // parameter's dim 0 (4,096 and 1,024 rows: 4,098 and 1,026; 14,336: 14,337; 128,256: 128,256).
+    let w = |v: f64| {
+        est(&EstimateInput {
+            zero: 3.0,
+            fsdp_version: Some(v),
+            ..train(3.0)
+        })
+        .weights_bytes
+        .get()
+    };
+    let v1 = (32 * LAYER.div_ceil(3) + ROOT.div_ceil(3)) * 4;
+    assert_eq!(w(1.0), v1);
+    let padded = |rows: u64, cols: u64| rows.div_ceil(3) * 3 * cols;
+    let layer = 2 * padded(4096, 4096) + 2 * padded(1024, 4096) + 2 * padded(14336, 4096)
+        + padded(4096, 14336)
+        // A block's two norms are one vector of 8,192 in the estimator's tensors (FSDP2 pads
+        // each: 2 elements apart, below the bytes shown).
+        + padded(8192, 1);
+    let v2 = (32 * layer + 2 * padded(128_256, 4096) + padded(4096, 1)).div_ceil(3) * 4;
+    assert!(v2 > v1);
+    assert_eq!(w(2.0), v2);
+}
+
+#[test]
+fn fsdp_refuses_what_it_does_not_do() {
+    let err = |i: EstimateInput| estimate(&i).unwrap_err().field;
+    let fsdp = EstimateInput {
+        zero: 3.0,
+        fsdp_version: Some(2.0),
+        ..train(8.0)
+    };
+    assert_eq!(
+        err(EstimateInput {
+            fsdp_version: Some(3.0),
+            ..fsdp.clone()
+        }),
+        "fsdp_version"
+    );
+    assert_eq!(
+        err(EstimateInput {
+            zero: 1.0,
+            ..fsdp.clone()
+        }),
+        "zero"
+    );
+    assert_eq!(
+        err(EstimateInput {
+            offload: Offload::Nvme,
+            ..fsdp.clone()
+        }),
+        "offload"
+    );
+    assert_eq!(
+        err(EstimateInput {
+            reduce_bucket_size: Some(1e6),
+            ..fsdp.clone()
+        }),
+        "reduce_bucket_size"
+    );
+    assert_eq!(
+        err(EstimateInput {
+            zero: 2.0,
+            reshard_after_forward: Some(true),
+            ..fsdp.clone()
+        }),
+        "reshard_after_forward"
+    );
+    assert_eq!(
+        err(EstimateInput {
+            fsdp_version: Some(1.0),
+            reshard_after_forward: Some(false),
+            ..fsdp.clone()
+        }),
+        "reshard_after_forward"
+    );
+    assert_eq!(
+        err(EstimateInput {
+            reduce_bucket_size: Some(f64::NAN),
+            zero: 2.0,
+            fsdp_version: None,
+            ..fsdp
+        }),
+        "reduce_bucket_size"
+    );
+}
+
+/// `compute_weight_and_optimizer_memory`: 18 B per parameter of the most loaded shard, or
+/// `6 + 12 / dp` with the distributed optimizer.
+#[test]
+fn megatron_model_states_are_its_theoretical_memory() {
+    let m = |distributed_optimizer: bool| {
+        let e = est(&EstimateInput {
+            distributed_optimizer,
+            sequence_parallel: true,
+            ..train(8.0)
+        });
+        e.weights_bytes.get()
+            + e.gradients_bytes.get()
+            + e.optimizer_bytes.get()
+            + part(&e, K::StepTemporaries)
+            + part(&e, K::DdpBuckets)
+    };
+    assert_eq!(m(false), 18 * P);
+    // 6 + 12 / 8 = 7.5 B per parameter.
+    assert_eq!(m(true), 2 * P + 4 * P + (12 * P).div_ceil(8));
+}
+
+#[test]
+fn megatron_splits_activations_as_korthikanti() {
+    let acts = |tp: f64, pp: f64, gpus: f64, sp: bool, vp: Option<f64>, cp: Option<f64>| {
+        est(&EstimateInput {
+            tp,
+            pp,
+            sequence_parallel: sp,
+            vp,
+            cp,
+            distributed_optimizer: true,
+            ..train(gpus)
+        })
+        .activations_bytes
+        .get()
+    };
+    let one = acts(1.0, 1.0, 1.0, true, None, None);
+    // Sequence parallel: every activation of the layer / tp (34 s b h / t).
+    assert_eq!(acts(4.0, 1.0, 4.0, true, None, None), one.div_ceil(4));
+    // Without it the norms' inputs stay whole: more than 1/tp.
+    assert!(acts(4.0, 1.0, 4.0, false, None, None) > one.div_ceil(4));
+    // Context parallel: the sequence / cp.
+    assert_eq!(acts(1.0, 1.0, 2.0, true, None, Some(2.0)), one.div_ceil(2));
+    // Interleaving: Megatron's penalty 1 + (pp − 1) / (pp × vp) = 1 + 3/8 at pp 4, vp 2.
+    let plain = acts(1.0, 4.0, 4.0, true, None, None);
+    assert_eq!(
+        acts(1.0, 4.0, 4.0, true, Some(2.0), None),
+        (plain * 11).div_ceil(8)
+    );
+    // Without interleaving the first stage holds pp micro-batches of L / pp layers: L layers.
+    assert_eq!(plain, one);
+}
+
+#[test]
+fn megatron_refuses_what_it_does_not_do() {
+    let err = |i: EstimateInput| estimate(&i).unwrap_err().field;
+    assert_eq!(
+        err(EstimateInput {
+            vp: Some(2.0),
+            ..train(1.0)
+        }),
+        "vp"
+    );
+    assert_eq!(
+        err(EstimateInput {
+            pp: 4.0,
+            vp: Some(9.0),
+            ..train(4.0)
+        }),
+        "vp"
+    );
+    assert_eq!(
+        err(EstimateInput {
+            cp: Some(3.0),
+            ..train(8.0)
+        }),
+        "gpus"
+    );
+    assert_eq!(
+        err(EstimateInput {
+            zero: 1.0,
+            distributed_optimizer: true,
+            ..train(8.0)
+        }),
+        "distributed_optimizer"
+    );
+    // cp alone: gpus defaults to tp × pp × cp.
+    let i = EstimateInput {
+        cp: Some(2.0),
+        gpus: None,
+        ..train(1.0)
+    };
+    assert!(estimate(&i).is_ok());
+}
+
+/// Every sharding setting on every kind of model (a dense decoder, a MoE, a tied small model, a
+/// vision transformer, a CNN, an encoder-decoder, a bare count) either estimates, within the
+/// sizes a screen shows, or is refused naming a field: never a panic.
+#[test]
+fn sharding_settings_on_every_kind_of_model_estimate_or_name_a_field() {
+    let models = [
+        (Some("meta-llama/Llama-3.1-8B"), None),
+        (Some("mistralai/Mixtral-8x7B-v0.1"), None),
+        (Some("google/vit-large-patch16-224"), None),
+        (Some("microsoft/resnet-50"), None),
+        (Some("openai/whisper-tiny"), None),
+        (None, Some("7B")),
+    ];
+    let mut runs = 0;
+    for (model, params) in models {
+        let base = EstimateInput {
+            model: model.map(alloc::string::String::from),
+            params: params.map(alloc::string::String::from),
+            mode: Mode::Training,
+            gpus: Some(8.0),
+            ..EstimateInput::default()
+        };
+        let variants = [
+            EstimateInput {
+                zero: 3.0,
+                fsdp_version: Some(1.0),
+                ..base.clone()
+            },
+            EstimateInput {
+                zero: 2.0,
+                fsdp_version: Some(2.0),
+                offload: Offload::Cpu,
+                ..base.clone()
+            },
+            EstimateInput {
+                zero: 3.0,
+                fsdp_version: Some(2.0),
+                lora_rank: 8.0,
+                ..base.clone()
+            },
+            EstimateInput {
+                zero: 3.0,
+                fsdp_version: Some(2.0),
+                qlora: true,
+                lora_rank: 8.0,
+                ..base.clone()
+            },
+            EstimateInput {
+                zero: 3.0,
+                fsdp_version: Some(2.0),
+                tp: 2.0,
+                ..base.clone()
+            },
+            EstimateInput {
+                zero: 3.0,
+                reduce_bucket_size: Some(0.0),
+                stage3_max_live_parameters: Some(1e12),
+                stage3_prefetch_bucket_size: Some(1e12),
+                stage3_param_persistence_threshold: Some(1e12),
+                ..base.clone()
+            },
+            EstimateInput {
+                zero: 1.0,
+                overlap_comm: Some(true),
+                reduce_bucket_size: Some(1e12),
+                ..base.clone()
+            },
+            EstimateInput {
+                tp: 2.0,
+                pp: 2.0,
+                vp: Some(2.0),
+                sequence_parallel: true,
+                ..base.clone()
+            },
+            EstimateInput {
+                cp: Some(4.0),
+                distributed_optimizer: true,
+                lora_rank: 8.0,
+                ..base.clone()
+            },
+            EstimateInput {
+                cp: Some(8.0),
+                grad_checkpointing: Checkpointing::Full,
+                ..base.clone()
+            },
+            EstimateInput {
+                vp: Some(1024.0),
+                pp: 2.0,
+                ..base.clone()
+            },
+            EstimateInput {
+                fsdp_version: Some(1.5),
+                ..base.clone()
+            },
+            EstimateInput {
+                stage3_prefetch_bucket_size: Some(-1.0),
+                zero: 3.0,
+                ..base.clone()
+            },
+        ];
+        for v in variants {
+            match estimate(&v) {
+                Ok(e) => {
+                    assert!(within_reach(e).is_ok(), "{v:?}");
+                    runs += 1;
+                }
+                Err(err) => assert!(!err.field.is_empty(), "{v:?}"),
+            }
+        }
+    }
+    assert!(runs > 40, "{runs}");
+}

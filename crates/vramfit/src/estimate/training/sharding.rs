@@ -1,0 +1,418 @@
+//! Data-parallel sharding on one GPU: DeepSpeed ZeRO's buffers as its JSON sizes them, and
+//! PyTorch FSDP (1 and 2): what it keeps sharded, what it gathers unit by unit, and what CPU
+//! offload leaves on the GPU.
+//!
+//! DeepSpeed (0.19.6): ZeRO-1/2 allocate one reduce bucket of `reduce_bucket_size` elements in
+//! the 16-bit dtype, two with `overlap_comm` (`stage_1_and_2.py` `setup_buckets`); the updated
+//! partitions are gathered in place into the flat 16-bit buffer (`runtime/utils.py`
+//! `all_gather_dp_groups`), so `allgather_bucket_size` allocates nothing. ZeRO-3 allocates one
+//! reduce bucket (`stage3.py`, `bucket.buffer = torch.empty(self.reduce_bucket_size, …)`),
+//! gathers a module's parameters when it runs, prefetches up to `stage3_prefetch_bucket_size`
+//! elements ahead and keeps those reused within `stage3_max_reuse_distance` while fewer than
+//! `stage3_max_live_parameters` are gathered
+//! (`partitioned_param_coordinator.py`), keeps parameters of at most
+//! `stage3_param_persistence_threshold` elements whole on every GPU, and builds a module's full
+//! gradient before it is reduced: its own estimator counts the largest module's parameters and
+//! gradient, 4 B each (`estimate_zero3_model_states_mem_needs`).
+//!
+//! FSDP (PyTorch 2.15, `torch/distributed/fsdp/_fully_shard/_fsdp_param_group.py` and
+//! `_fsdp_collectives.py`; FSDP1 `torch/distributed/fsdp/_runtime_utils.py`): the model is
+//! wrapped per decoder layer (transformers' and accelerate's `transformer_based_wrap`), the
+//! embedding, final norm and head in the root unit. Each unit is all-gathered in the mixed
+//! precision's `param_dtype` before it runs, and the next one is prefetched (FSDP2's implicit
+//! forward and backward prefetch; FSDP1's `BACKWARD_PRE` and its rate limiter of two
+//! all-gathers): two units in flight. The root is not resharded after forward (both versions:
+//! it runs first in backward). In backward each unit's gradient is built unsharded in
+//! `reduce_dtype` (`param_dtype` by default) and copied into the reduce-scatter input
+//! (`foreach_reduce`): twice the unit. The shards stay in the parameters' own dtype (fp32 under
+//! mixed precision: they are the optimizer's master weights), their gradients too; with
+//! `CPUOffloadPolicy` / `CPUOffload(offload_params=True)` parameters, gradients and optimizer
+//! states are in CPU memory and the step runs there.
+
+use super::figures::{Basis, Buckets, GradientFigures, TrainingFigures};
+use crate::estimate::{ComponentKind, FsdpVersion, Offload, Run, weights};
+use crate::model::{Role, Tensor};
+use alloc::vec::Vec;
+
+/// What the data-parallel buffers are made of.
+pub(super) enum BufferParts {
+    /// DDP's gradient buckets (or nothing on one GPU).
+    Ddp,
+    /// ZeRO-1/2's reduce buckets: `copies` × `reduce_bucket_size` elements.
+    Zero12 { bucket: u64, copies: u64 },
+    /// ZeRO-3's buffers.
+    Zero3(Zero3Buffers),
+    /// FSDP's gathered units.
+    Fsdp(FsdpUnits),
+}
+
+/// ZeRO-3's buffers, in bytes.
+pub(super) struct Zero3Buffers {
+    /// The reduce bucket.
+    pub(super) reduce: u64,
+    /// The largest module's parameters gathered, and what is prefetched beside them.
+    pub(super) gathered: u64,
+    /// The largest trainable module's full gradient before its reduction.
+    pub(super) grad: u64,
+    /// Parameters under the persistence threshold, kept whole (beyond their partition).
+    pub(super) persistent: u64,
+}
+
+/// FSDP's unsharded units on one GPU, in bytes of `param_dtype` (and `reduce_dtype`).
+pub(super) struct FsdpUnits {
+    /// The largest decoder layer, gathered.
+    pub(super) unit: u64,
+    /// Every decoder layer gathered (kept from forward to backward without resharding).
+    pub(super) layers: u64,
+    /// The root unit (embedding, final norm, head), gathered and not resharded after forward.
+    pub(super) root: u64,
+    /// The largest layer's unsharded gradient.
+    pub(super) unit_grad: u64,
+    /// The root's unsharded gradient.
+    pub(super) root_grad: u64,
+    /// Whether the layers are resharded after forward.
+    pub(super) reshard: bool,
+    /// At the end of forward: the root and the last layer gathered again, or every layer.
+    pub(super) forward: u64,
+    /// In backward: the larger of a layer's step (root, head gradient, two units and a unit's
+    /// gradient with its reduce-scatter copy) and the root's own reduction at the end.
+    pub(super) backward: u64,
+}
+
+/// DeepSpeed's `stage3_max_reuse_distance` default (0.19.6 `runtime/zero/config.py`): a
+/// parameter used again within this many elements of fetches is not released.
+const MAX_REUSE_DISTANCE: u64 = 1_000_000_000;
+
+/// The largest module's parameters as DeepSpeed gathers it (`module.parameters(recurse=False)`):
+/// a projection, or a block's routed experts together (transformers 5 holds them as one `experts`
+/// module of fused `[experts, out, in]` parameters).
+fn largest_module(a: &crate::model::Architecture, shard: &dyn Fn(&Tensor) -> u64) -> u64 {
+    let mut largest = 0u64;
+    let mut experts: Vec<(u64, u64)> = Vec::new();
+    a.visit_grouped(|t, _| {
+        let x = shard(&t);
+        match (t.role.is_expert(), t.layer) {
+            (true, Some(l)) => match experts.iter_mut().find(|e| e.0 == l) {
+                Some(e) => e.1 = e.1.saturating_add(x),
+                None => experts.push((l, x)),
+            },
+            _ => largest = largest.max(x),
+        }
+    });
+    experts.iter().fold(largest, |m, e| m.max(e.1))
+}
+
+/// A parameter's dim 0, which FSDP2 shards: a lookup table's rows (`[vocab, hidden]`), the
+/// experts of a fused expert tensor (`[experts, out, in]`), a linear layer's outputs
+/// (`[out, in]`), a vector's length.
+fn dim0(t: &Tensor) -> u64 {
+    if t.count > 1 {
+        t.count
+    } else if matches!(t.role, Role::Embedding | Role::Positions) {
+        t.rows_in
+    } else {
+        t.rows_out
+    }
+}
+
+impl Run<'_> {
+    /// The data-parallel buffers: DDP's buckets, DeepSpeed ZeRO's, or FSDP's gathered units.
+    pub(super) fn sharding_buffers(&self, basis: &Basis, gradients: &GradientFigures) -> Buckets {
+        if self.sharding.fsdp.is_some() {
+            let units = self.fsdp_units(basis);
+            return Buckets {
+                kind: ComponentKind::ZeroBuffers,
+                bytes: units.forward.max(units.backward),
+                by_phase: Some([units.forward, units.backward, 0]),
+                parts: BufferParts::Fsdp(units),
+            };
+        }
+        let ab = basis.act_bytes;
+        let sizes = &self.sharding.buckets;
+        match self.zero {
+            1 | 2 => {
+                let copies = if sizes.overlap_comm { 2 } else { 1 };
+                Buckets {
+                    kind: ComponentKind::ZeroBuffers,
+                    bytes: sizes.reduce.saturating_mul(ab).saturating_mul(copies),
+                    by_phase: None,
+                    parts: BufferParts::Zero12 {
+                        bucket: sizes.reduce,
+                        copies,
+                    },
+                }
+            }
+            3 => {
+                let z = self.zero3_buffers(basis);
+                Buckets {
+                    kind: ComponentKind::ZeroBuffers,
+                    bytes: z
+                        .reduce
+                        .saturating_add(z.gathered)
+                        .saturating_add(z.grad)
+                        .saturating_add(z.persistent),
+                    by_phase: None,
+                    parts: BufferParts::Zero3(z),
+                }
+            }
+            _ => Buckets {
+                kind: ComponentKind::DdpBuckets,
+                bytes: if self.dp > 1 { gradients.bytes } else { 0 },
+                by_phase: None,
+                parts: BufferParts::Ddp,
+            },
+        }
+    }
+
+    fn zero3_buffers(&self, basis: &Basis) -> Zero3Buffers {
+        let (a, tp, ab) = (&self.arch, self.tp, basis.act_bytes);
+        let sizes = &self.sharding.buckets;
+        let shard = |t: &Tensor| t.numel().div_ceil(weights::tp_divisor(a, t, tp));
+        let largest = if basis.detailed {
+            largest_module(a, &shard)
+        } else {
+            // A bare count: the assumed layer's share, as the run's other figures assume it.
+            self.params() / a.num_layers.max(1)
+        };
+        let trainable_largest = if basis.lora {
+            weights::largest(a, |t| self.lora_params(t) / t.count.max(1))
+        } else {
+            largest
+        };
+        // Beside the module that runs: what is prefetched, or kept for reuse within
+        // `stage3_max_reuse_distance` (its default, 1e9: the turn from forward to backward keeps
+        // the last modules gathered), up to `stage3_max_live_parameters` in all.
+        let prefetch = sizes
+            .prefetch
+            .max(MAX_REUSE_DISTANCE)
+            .min(sizes.max_live.saturating_sub(largest));
+        let persistent = if basis.detailed {
+            let small = |t: &Tensor| {
+                if t.rows_in.saturating_mul(t.rows_out) <= sizes.persistence {
+                    shard(t)
+                } else {
+                    0
+                }
+            };
+            let n = weights::total(a, small);
+            // Whole on every GPU, where its partition (1/dp) is already counted in the weights.
+            n.saturating_mul(ab)
+                .saturating_mul(self.dp - 1)
+                .div_ceil(self.dp)
+        } else {
+            0
+        };
+        Zero3Buffers {
+            reduce: sizes.reduce.saturating_mul(ab),
+            gathered: largest.saturating_add(prefetch).saturating_mul(ab),
+            grad: trainable_largest.saturating_mul(ab),
+            persistent,
+        }
+    }
+
+    /// The FSDP units of this GPU: each decoder layer and the root, gathered, with their
+    /// gradients.
+    fn fsdp_units(&self, basis: &Basis) -> FsdpUnits {
+        let (a, tp, pb) = (&self.arch, self.tp, basis.act_bytes);
+        let lora = basis.lora;
+        let q = &basis.quantization;
+        // A tensor gathered in param_dtype (a frozen base in its stored format), and its
+        // trainable part's gradient in reduce_dtype.
+        let gathered = |t: &Tensor| {
+            let div = weights::tp_divisor(a, t, tp);
+            if lora {
+                weights::tensor_bytes(q, a, basis.dtype, t)
+                    .saturating_add(self.lora_params(t).saturating_mul(pb))
+                    .div_ceil(div)
+            } else {
+                t.numel().saturating_mul(pb).div_ceil(div)
+            }
+        };
+        let grad = |t: &Tensor| {
+            let n = if lora { self.lora_params(t) } else { t.numel() };
+            n.saturating_mul(pb).div_ceil(weights::tp_divisor(a, t, tp))
+        };
+        let (mut root, mut root_grad, mut head_grad) = (0u64, 0u64, 0u64);
+        let tied = a.tied_embeddings;
+        // Per group of alike blocks: (first block, blocks, gathered, gradient).
+        let mut groups: Vec<(u64, u64, u64, u64)> = Vec::new();
+        if basis.detailed {
+            a.visit_grouped(|t, n| match t.layer {
+                None => {
+                    root = root.saturating_add(gathered(&t));
+                    root_grad = root_grad.saturating_add(grad(&t));
+                    // What backward reaches first: the head and the final norm (a tied
+                    // head's gradient is the embedding's).
+                    if tied || !weights::is_lookup(&t, false) {
+                        head_grad = head_grad.saturating_add(grad(&t));
+                    }
+                }
+                Some(l) => {
+                    let (g, d) = (gathered(&t), grad(&t));
+                    match groups.iter_mut().find(|x| x.0 == l) {
+                        Some(x) => {
+                            x.2 = x.2.saturating_add(g);
+                            x.3 = x.3.saturating_add(d);
+                        }
+                        None => groups.push((l, n, g, d)),
+                    }
+                }
+            });
+        } else {
+            // A bare count: its assumed layers hold every parameter.
+            let layer = self.params() / a.num_layers.max(1);
+            groups.push((0, a.num_layers.max(1), layer * pb, layer * pb));
+        }
+        let unit = groups.iter().map(|x| x.2).max().unwrap_or(0);
+        let unit_grad = groups.iter().map(|x| x.3).max().unwrap_or(0);
+        let layers = groups
+            .iter()
+            .fold(0u64, |s, x| s.saturating_add(x.2.saturating_mul(x.1)));
+        let reshard = self.sharding.fsdp.is_none_or(|f| f.reshard_after_forward);
+        // At the loss: the root, and the last layer gathered again for backward (or, kept from
+        // forward, every layer); in backward a layer runs while the next is prefetched.
+        let (at_loss, held) = if reshard {
+            (unit, unit.saturating_mul(2))
+        } else {
+            (layers, layers)
+        };
+        let forward = root.saturating_add(at_loss);
+        // A unit is resharded before its gradient is reduce-scattered (`post_backward`): while
+        // a layer runs, it and the prefetched one are gathered beside its growing gradient;
+        // at its reduction, the prefetched one beside its gradient and the reduce-scatter copy.
+        // The head's gradient is built first and reduced with the embedding's at the end.
+        let layer_step = root.saturating_add(head_grad).saturating_add(
+            held.saturating_add(unit_grad).max(
+                held.saturating_sub(unit)
+                    .saturating_add(unit_grad.saturating_mul(2)),
+            ),
+        );
+        // The phase's figure is added to every shard gradient: at a layer's step those of the
+        // root and of this layer are not there yet (resharding), or, every layer kept
+        // gathered, none is (the start of backward).
+        let sharded_grads = match (self.offload, self.sharding.fsdp) {
+            (Offload::None, Some(f)) => self
+                .fsdp_sharded_params(basis, f.version)
+                .saturating_mul(basis.state_bytes),
+            _ => 0,
+        };
+        // At the end: the first layer still gathered, and the root with both its gradients
+        // (the embedding's backward), or, resharded, those gradients and their copy; the
+        // root's fp32 shard gradient (counted with the gradients) is not there yet.
+        let shard_grad_bytes = if sharded_grads > 0 {
+            basis.state_bytes
+        } else {
+            0
+        };
+        let root_shard_grad = root_grad
+            .saturating_mul(shard_grad_bytes)
+            .checked_div(pb)
+            .unwrap_or(0)
+            .div_ceil(self.dp);
+        let root_step = unit
+            .saturating_add(root.max(root_grad).saturating_add(root_grad))
+            .saturating_sub(root_shard_grad);
+        let unit_shard_grad = unit_grad
+            .saturating_mul(shard_grad_bytes)
+            .checked_div(pb)
+            .unwrap_or(0)
+            .div_ceil(self.dp);
+        let layer_step = if reshard {
+            layer_step.saturating_sub(root_shard_grad.saturating_add(unit_shard_grad))
+        } else {
+            layer_step.saturating_sub(sharded_grads)
+        };
+        FsdpUnits {
+            unit,
+            layers,
+            root,
+            unit_grad,
+            root_grad,
+            reshard,
+            forward,
+            backward: layer_step.max(root_step),
+        }
+    }
+
+    /// The parameters on this GPU after FSDP's sharding, padding included: FSDP1 pads each
+    /// unit's flat parameter to a multiple of the world size, FSDP2 each parameter's dim 0.
+    fn fsdp_sharded_params(&self, basis: &Basis, version: FsdpVersion) -> u64 {
+        let (a, tp, n) = (&self.arch, self.tp, self.dp);
+        let trainable = |t: &Tensor| {
+            if basis.lora {
+                self.lora_params(t)
+            } else {
+                t.numel()
+            }
+        };
+        if !basis.detailed {
+            return basis.shard.div_ceil(n);
+        }
+        match version {
+            FsdpVersion::V2 => {
+                let padded = |t: &Tensor| {
+                    let x = trainable(t);
+                    let rows = dim0(t).max(1);
+                    // dim 0 padded to a multiple of the world size, then split evenly.
+                    (x / rows)
+                        .saturating_mul(rows.div_ceil(n).saturating_mul(n))
+                        .div_ceil(weights::tp_divisor(a, t, tp))
+                };
+                weights::total(a, padded).div_ceil(n)
+            }
+            FsdpVersion::V1 => {
+                // Per unit (each block, and the root): the flat parameter rounded up.
+                let mut root = 0u64;
+                let mut groups: Vec<(u64, u64, u64)> = Vec::new();
+                a.visit_grouped(|t, k| {
+                    let x = trainable(&t).div_ceil(weights::tp_divisor(a, &t, tp));
+                    match t.layer {
+                        None => root = root.saturating_add(x),
+                        Some(l) => match groups.iter_mut().find(|g| g.0 == l) {
+                            Some(g) => g.2 = g.2.saturating_add(x),
+                            None => groups.push((l, k, x)),
+                        },
+                    }
+                });
+                groups.iter().fold(root.div_ceil(n), |s, g| {
+                    s.saturating_add(g.2.div_ceil(n).saturating_mul(g.1))
+                })
+            }
+        }
+    }
+
+    /// FSDP's shards: parameters and gradients in the parameters' own dtype (fp32 under mixed
+    /// precision, the master weights: no separate copy), the optimizer's states sharded, all in
+    /// CPU memory with CPU offload.
+    pub(super) fn apply_fsdp(&self, f: &mut TrainingFigures) {
+        let Some(fsdp) = self.sharding.fsdp else {
+            return;
+        };
+        let basis = &f.basis;
+        let sb = basis.state_bytes;
+        let sharded = self.fsdp_sharded_params(basis, fsdp.version);
+        let offload = self.offload != Offload::None;
+        // The frozen base of a LoRA run is sharded in its stored format beside the adapters.
+        let frozen = if basis.lora {
+            let base = f
+                .weights
+                .base
+                .saturating_add(f.weights.upcast.as_ref().map_or(0, |u| u.bytes));
+            base.div_ceil(self.dp)
+        } else {
+            0
+        };
+        let params = sharded.saturating_mul(sb).saturating_add(frozen);
+        let grads = sharded.saturating_mul(sb);
+        f.weights.bytes = if offload { 0 } else { params };
+        f.gradients.bytes_per = sb;
+        f.gradients.bytes = if offload { 0 } else { grads };
+        // The optimizer's partition is figured without masters for FSDP (0 when offloaded);
+        // in CPU memory: the shards, their gradients and the states.
+        if offload {
+            f.cpu = params
+                .saturating_add(grads)
+                .saturating_add(sharded.saturating_mul(f.optimizer.per_param));
+        }
+    }
+}

@@ -1,0 +1,181 @@
+//! The formulas of FSDP's, DeepSpeed's and Megatron's figures, in English and Chinese (built only
+//! when the run builds text).
+
+use super::figures::TrainingFigures;
+use super::megatron::interleave_factor;
+use super::sharding::BufferParts;
+use crate::estimate::{Formula, FsdpVersion, Offload, Run, b, thousands};
+
+impl Run<'_> {
+    /// The sharding's name in a formula: `FSDP2 FULL_SHARD`, `FSDP1 SHARD_GRAD_OP`.
+    fn fsdp_name(&self) -> Option<&'static str> {
+        let fsdp = self.sharding.fsdp?;
+        Some(match (fsdp.version, fsdp.reshard_after_forward) {
+            (FsdpVersion::V1, true) => "FSDP1 FULL_SHARD",
+            (FsdpVersion::V1, false) => "FSDP1 SHARD_GRAD_OP",
+            (FsdpVersion::V2, true) => "FSDP2 reshard_after_forward=True",
+            (FsdpVersion::V2, false) => "FSDP2 reshard_after_forward=False",
+        })
+    }
+
+    /// FSDP's or Megatron's weights, gradients or optimizer states (`None`: DeepSpeed's or
+    /// one GPU's, written by `render.rs`).
+    #[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
+    pub(super) fn sharded_state_text(&self, f: &TrainingFigures, what: State) -> Option<Formula> {
+        let n = thousands(f.basis.shard);
+        let dp = self.dp;
+        if let Some(name) = self.fsdp_name() {
+            let offload = self.offload != Offload::None;
+            let sb = f.basis.state_bytes;
+            let (size, per) = match what {
+                State::Weights => (b(f.weights.bytes), sb),
+                State::Gradients => (b(f.gradients.bytes), sb),
+                State::Optimizer => (b(f.optimizer.bytes), f.optimizer.per_param),
+            };
+            let (label_en, label_zh) = match what {
+                State::Weights => ("params", "个参数"),
+                State::Gradients => ("gradients", "个梯度"),
+                State::Optimizer => ("trainable × optimizer states", "个可训练参数 × 优化器状态"),
+            };
+            return Some(formula!(self.text;
+                [
+                    "{n} {label_en} × {per} B / {dp} ranks, padded ({name}){} = {size}",
+                    if offload { ", in CPU memory (CPU offload)" } else { "" }
+                ],
+                [
+                    "{n} {label_zh} × {per} B / {dp} 个 rank，含填充 ({name}){} = {size}",
+                    if offload { "，在 CPU 内存中 (CPU offload)" } else { "" }
+                ]
+            ));
+        }
+        let m = self.sharding.megatron?;
+        if f.basis.lora {
+            return None;
+        }
+        Some(match what {
+            State::Weights => formula!(self.text;
+                let size = b(f.weights.bytes);
+                ["{n} params × 2 B (Megatron's 16-bit parameters) = {size}"],
+                ["{n} 个参数 × 2 B（Megatron 的 16 位参数）= {size}"]
+            ),
+            State::Gradients => formula!(self.text;
+                let (per, size) = (f.gradients.bytes_per, b(f.gradients.bytes));
+                ["{n} main gradients × {per} B (Megatron's gradient buffer) = {size}"],
+                ["{n} 个主梯度 × {per} B（Megatron 的梯度缓冲区）= {size}"]
+            ),
+            State::Optimizer => formula!(self.text;
+                let size = b(f.optimizer.bytes);
+                let (split, split_zh) = if m.distributed_optimizer {
+                    (alloc::format!(" / {dp} ranks (distributed optimizer)"), alloc::format!(" / {dp} 个 rank（分布式优化器）"))
+                } else {
+                    (alloc::string::String::new(), alloc::string::String::new())
+                };
+                let per = f.optimizer.per_param;
+                [
+                    "{n} trainable × ({per} B states{} ){split} = {size}",
+                    if f.optimizer.master > 0 { " + 4 B fp32 master" } else { "" }
+                ],
+                [
+                    "{n} 个可训练参数 × ({per} B 状态{} ){split_zh} = {size}",
+                    if f.optimizer.master > 0 { " + 4 B fp32 主权重" } else { "" }
+                ]
+            ),
+        })
+    }
+
+    /// What Megatron does to the activations, appended to their formula.
+    #[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
+    pub(super) fn megatron_activations_text(&self, f: &TrainingFigures, text: Formula) -> Formula {
+        let Some(m) = self.sharding.megatron else {
+            return text;
+        };
+        let (tp, pp) = (self.tp, self.pp);
+        let (num, den) = interleave_factor(pp, m.vp);
+        let sp = m.sequence_parallel && tp > 1;
+        let size = b(f.activations.bytes);
+        formula!(self.text;
+            let vp = m.vp;
+            let cp = m.cp;
+            [
+                "{}{}{}{} → {size}",
+                text.en,
+                if sp { alloc::format!(", all / tp {tp} (sequence parallel)") } else { alloc::string::String::new() },
+                if cp > 1 { alloc::format!(", / cp {cp} (context parallel)") } else { alloc::string::String::new() },
+                if num != den { alloc::format!(", × {num}/{den} (interleaved, vp {vp})") } else { alloc::string::String::new() }
+            ],
+            [
+                "{}{}{}{} → {size}",
+                text.zh,
+                if sp { alloc::format!("，全部 / tp {tp}（序列并行）") } else { alloc::string::String::new() },
+                if cp > 1 { alloc::format!("，/ cp {cp}（上下文并行）") } else { alloc::string::String::new() },
+                if num != den { alloc::format!("，× {num}/{den}（交错调度，vp {vp}）") } else { alloc::string::String::new() }
+            ]
+        )
+    }
+
+    /// DeepSpeed's buffers or FSDP's gathered units.
+    #[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
+    pub(super) fn sharded_buffers_text(&self, f: &TrainingFigures) -> Formula {
+        let (zero, size) = (self.zero, b(f.buckets.bytes));
+        match &f.buckets.parts {
+            BufferParts::Ddp => Formula::default(),
+            BufferParts::Zero12 { bucket, copies } => formula!(self.text;
+                let (bucket, ab) = (thousands(*bucket), f.basis.act_bytes);
+                [
+                    "ZeRO-{zero} reduce bucket reduce_bucket_size {bucket} × {ab} B × {copies}{} (allgather_bucket_size gathers in place) = {size}",
+                    if *copies > 1 { " (overlap_comm)" } else { "" }
+                ],
+                [
+                    "ZeRO-{zero} 归约桶 reduce_bucket_size {bucket} × {ab} B × {copies}{}（allgather_bucket_size 原地收集）= {size}",
+                    if *copies > 1 { " (overlap_comm)" } else { "" }
+                ]
+            ),
+            BufferParts::Zero3(z) => formula!(self.text;
+                let (reduce, gathered, grad, persistent) = (b(z.reduce), b(z.gathered), b(z.grad), b(z.persistent));
+                [
+                    "ZeRO-3 reduce bucket {reduce} + largest module gathered with the prefetch bucket {gathered} + its full gradient {grad} + persistent small parameters {persistent} = {size}"
+                ],
+                [
+                    "ZeRO-3 归约桶 {reduce} + 收集的最大模块与预取桶 {gathered} + 其完整梯度 {grad} + 常驻的小参数 {persistent} = {size}"
+                ]
+            ),
+            BufferParts::Fsdp(u) => formula!(self.text;
+                let name = self.fsdp_name().unwrap_or("FSDP");
+                let (root, unit, layers, ug, rg) = (b(u.root), b(u.unit), b(u.layers), b(u.unit_grad), b(u.root_grad));
+                let (held, held_zh) = if u.reshard {
+                    (alloc::format!("2 layers gathered (this one and the prefetched) 2 × {unit}"), alloc::format!("2 个已收集的层（当前与预取）2 × {unit}"))
+                } else {
+                    (alloc::format!("every layer kept gathered {layers}"), alloc::format!("所有层保持收集 {layers}"))
+                };
+                let at_loss = f.buckets.bytes == u.forward && u.forward != u.backward;
+                let (held, held_zh) = if at_loss && u.reshard {
+                    (alloc::format!("the last layer gathered again for backward {unit}"), alloc::format!("为反向再次收集的最后一层 {unit}"))
+                } else {
+                    (held, held_zh)
+                };
+                let (rest, rest_zh) = if at_loss {
+                    (alloc::string::String::new(), alloc::string::String::new())
+                } else {
+                    (
+                        alloc::format!("; in backward + a layer's gradient and its reduce-scatter copy 2 × {ug}, or at its end the root's gradient and its copy 2 × {rg}"),
+                        alloc::format!("；反向时另加一层的梯度及其 reduce-scatter 副本 2 × {ug}，或在反向末尾加根单元梯度及其副本 2 × {rg}"),
+                    )
+                };
+                [
+                    "{name}: root unit (embedding, norm, head) gathered {root} + {held}{rest} = {size}"
+                ],
+                [
+                    "{name}：根单元（嵌入、归一化、输出头）收集 {root} + {held_zh}{rest_zh} = {size}"
+                ]
+            ),
+        }
+    }
+}
+
+/// Which model state a formula is for.
+#[derive(Clone, Copy)]
+pub(super) enum State {
+    Weights,
+    Gradients,
+    Optimizer,
+}
