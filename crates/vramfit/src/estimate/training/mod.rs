@@ -10,6 +10,10 @@
 #[cfg(feature = "training")]
 mod figures;
 #[cfg(feature = "training")]
+mod optimizers;
+#[cfg(all(test, feature = "training"))]
+mod optimizers_tests;
+#[cfg(feature = "training")]
 mod phase;
 #[cfg(feature = "training")]
 mod regimes;
