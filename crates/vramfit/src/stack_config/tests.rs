@@ -303,28 +303,47 @@ fn new_optimizers_by_their_stacks_names() {
         ("schedule_free_adamw", Optimizer::ScheduleFreeAdamw),
     ];
     for (name, want) in hf {
-        let r = read(&alloc::format!(r#"{{"output_dir": "o", "optim": "{name}"}}"#));
+        let r = read(&alloc::format!(
+            r#"{{"output_dir": "o", "optim": "{name}"}}"#
+        ));
         assert_eq!(r.input.optimizer, want, "{name}");
         assert!(!r.input.fused_optimizer);
         let r = read(&alloc::format!(
             "model_name_or_path: meta-llama/Llama-3.1-8B\nstage: sft\nfinetuning_type: full\noptim: {name}\n"
         ));
-        assert_eq!((r.format, r.input.optimizer), (ConfigFormat::Llamafactory, want), "{name}");
+        assert_eq!(
+            (r.format, r.input.optimizer),
+            (ConfigFormat::Llamafactory, want),
+            "{name}"
+        );
     }
-    for (name, want) in [("muon", Optimizer::Muon), ("ao_adamw_4bit", Optimizer::Adamw4bit)] {
+    for (name, want) in [
+        ("muon", Optimizer::Muon),
+        ("ao_adamw_4bit", Optimizer::Adamw4bit),
+    ] {
         let r = read(&alloc::format!(
             "base_model: NousResearch/Meta-Llama-3-8B\noptimizer: {name}\n"
         ));
-        assert_eq!((r.format, r.input.optimizer), (ConfigFormat::Axolotl, want), "{name}");
+        assert_eq!(
+            (r.format, r.input.optimizer),
+            (ConfigFormat::Axolotl, want),
+            "{name}"
+        );
     }
     let torchtune = [
-        ("bitsandbytes.optim.PagedAdamW8bit", Optimizer::PagedAdamw8bit),
+        (
+            "bitsandbytes.optim.PagedAdamW8bit",
+            Optimizer::PagedAdamw8bit,
+        ),
         ("bitsandbytes.optim.PagedAdamW", Optimizer::PagedAdamw),
         ("torchao.optim.AdamW4bit", Optimizer::Adamw4bit),
         ("bitsandbytes.optim.AdEMAMix", Optimizer::Ademamix),
         ("bitsandbytes.optim.AdEMAMix8bit", Optimizer::Ademamix8bit),
         ("torch.optim.Muon", Optimizer::Muon),
-        ("schedulefree.AdamWScheduleFree", Optimizer::ScheduleFreeAdamw),
+        (
+            "schedulefree.AdamWScheduleFree",
+            Optimizer::ScheduleFreeAdamw,
+        ),
     ];
     for (component, want) in torchtune {
         let r = read(&alloc::format!(
@@ -332,11 +351,21 @@ fn new_optimizers_by_their_stacks_names() {
              tokenizer:\n  _component_: torchtune.models.llama3.llama3_tokenizer\n  path: /tmp/t.model\n\
              optimizer:\n  _component_: {component}\n  lr: 2e-5\n"
         ));
-        assert_eq!((r.format, r.input.optimizer), (ConfigFormat::Torchtune, want), "{component}");
+        assert_eq!(
+            (r.format, r.input.optimizer),
+            (ConfigFormat::Torchtune, want),
+            "{component}"
+        );
     }
     let e = read_training_config(r#"{"optim": "lomo"}"#, EstimateInput::default()).err();
     let accepted = e.as_ref().map_or("", |e| e.accepted.as_str());
-    for name in ["paged_adamw_32bit", "adamw_torch_4bit", "galore_adamw", "muon", "schedule_free_adamw"] {
+    for name in [
+        "paged_adamw_32bit",
+        "adamw_torch_4bit",
+        "galore_adamw",
+        "muon",
+        "schedule_free_adamw",
+    ] {
         assert!(accepted.contains(name), "{accepted}");
     }
 }

@@ -158,7 +158,9 @@ fn read_optimizer(o: &Map<'_>, r: &mut Reading) -> Result<()> {
         "PagedAdamW8bit" => Optimizer::PagedAdamw8bit,
         "PagedAdamW" | "PagedAdamW32bit" => Optimizer::PagedAdamw,
         "AdamW4bit" | "Adam4bit" => Optimizer::Adamw4bit,
-        "AdEMAMix" | "PagedAdEMAMix" | "AdEMAMix32bit" | "PagedAdEMAMix32bit" => Optimizer::Ademamix,
+        "AdEMAMix" | "PagedAdEMAMix" | "AdEMAMix32bit" | "PagedAdEMAMix32bit" => {
+            Optimizer::Ademamix
+        }
         "AdEMAMix8bit" | "PagedAdEMAMix8bit" => Optimizer::Ademamix8bit,
         "Muon" => Optimizer::Muon,
         "AdamWScheduleFree" => Optimizer::ScheduleFreeAdamw,

@@ -230,7 +230,11 @@ impl Run<'_> {
             Optimizer::Adamw4bit => self.largest_trainable(basis).saturating_mul(8),
             Optimizer::ScheduleFreeAdamw if self.regimes.foreach => {
                 let n = self.foreach_elements(basis).saturating_mul(sb);
-                if self.zero >= 1 { n.div_ceil(self.dp) } else { n }
+                if self.zero >= 1 {
+                    n.div_ceil(self.dp)
+                } else {
+                    n
+                }
             }
             Optimizer::Muon if basis.detailed => {
                 // The AdamW part's foreach list (torch's AdamW, fused unless said) beside the
@@ -288,11 +292,21 @@ impl Run<'_> {
     pub(super) fn own_optimizer_name(&self, sb: u64) -> Formula {
         let r = GALORE_RANK;
         match self.optimizer {
-            Optimizer::PagedAdamw8bit => formula!(self.text; text "paged 8-bit AdamW: 2 moments × 1 B + an fp32 absmax per 256 (bitsandbytes, in CUDA unified memory)", "分页 8-bit AdamW：2 个矩 × 1 B + fp32 absmax（每 256 个一个）（bitsandbytes，位于 CUDA 统一内存）"),
-            Optimizer::PagedAdamw => formula!(self.text; text "paged AdamW: 2 moments × 4 B (bitsandbytes, fp32 states, in CUDA unified memory)", "分页 AdamW：2 个矩 × 4 B（bitsandbytes，fp32 状态，位于 CUDA 统一内存）"),
-            Optimizer::Adamw4bit => formula!(self.text; text "4-bit AdamW: 2 moments × 0.5 B + an fp32 scale per 128 (torchao)", "4-bit AdamW：2 个矩 × 0.5 B + fp32 缩放因子（每 128 个一个）（torchao）"),
-            Optimizer::Ademamix => formula!(self.text; text "AdEMAMix: 3 states (fast and slow EMA, second moment) × 4 B (bitsandbytes)", "AdEMAMix：3 个状态（快、慢两个 EMA 与二阶矩）× 4 B（bitsandbytes）"),
-            Optimizer::Ademamix8bit => formula!(self.text; text "8-bit AdEMAMix: 3 states × 1 B + an fp32 absmax per 256 each (bitsandbytes)", "8-bit AdEMAMix：3 个状态 × 1 B + fp32 absmax（各自每 256 个一个）（bitsandbytes）"),
+            Optimizer::PagedAdamw8bit => {
+                formula!(self.text; text "paged 8-bit AdamW: 2 moments × 1 B + an fp32 absmax per 256 (bitsandbytes, in CUDA unified memory)", "分页 8-bit AdamW：2 个矩 × 1 B + fp32 absmax（每 256 个一个）（bitsandbytes，位于 CUDA 统一内存）")
+            }
+            Optimizer::PagedAdamw => {
+                formula!(self.text; text "paged AdamW: 2 moments × 4 B (bitsandbytes, fp32 states, in CUDA unified memory)", "分页 AdamW：2 个矩 × 4 B（bitsandbytes，fp32 状态，位于 CUDA 统一内存）")
+            }
+            Optimizer::Adamw4bit => {
+                formula!(self.text; text "4-bit AdamW: 2 moments × 0.5 B + an fp32 scale per 128 (torchao)", "4-bit AdamW：2 个矩 × 0.5 B + fp32 缩放因子（每 128 个一个）（torchao）")
+            }
+            Optimizer::Ademamix => {
+                formula!(self.text; text "AdEMAMix: 3 states (fast and slow EMA, second moment) × 4 B (bitsandbytes)", "AdEMAMix：3 个状态（快、慢两个 EMA 与二阶矩）× 4 B（bitsandbytes）")
+            }
+            Optimizer::Ademamix8bit => {
+                formula!(self.text; text "8-bit AdEMAMix: 3 states × 1 B + an fp32 absmax per 256 each (bitsandbytes)", "8-bit AdEMAMix：3 个状态 × 1 B + fp32 absmax（各自每 256 个一个）（bitsandbytes）")
+            }
             Optimizer::ScheduleFreeAdamw => formula!(self.text;
                 ["schedule-free AdamW: z and the second moment × {sb} B"],
                 ["无调度（schedule-free）AdamW：z 与二阶矩 × {sb} B"]

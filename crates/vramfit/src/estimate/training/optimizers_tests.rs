@@ -35,7 +35,10 @@ fn step(e: &Estimate) -> u64 {
 /// The split of the parameters the tests use is Llama-3.1-8B's.
 #[test]
 fn llama_split_by_hand() {
-    assert_eq!(32 * (2 * 4096 * 4096 + 2 * 1024 * 4096 + 3 * 14336 * 4096), MATRICES);
+    assert_eq!(
+        32 * (2 * 4096 * 4096 + 2 * 1024 * 4096 + 3 * 14336 * 4096),
+        MATRICES
+    );
     assert_eq!(MATRICES + OTHER, P);
     assert_eq!(OTHER, 2 * 128_256 * 4096 + 4096 * 65);
 }
