@@ -166,7 +166,7 @@ pub static FIELDS: &[Field] = &[
     choice_field!("dtype", Run: "", "fp32", "fp16", "bf16"),
     Field::new("quantization", Kind::Choice(QUANTIZATIONS), Group::Run),
     choice_field!("kv_dtype", Run: "auto", "fp16", "bf16", "fp8", "q8_0", "q4_0", "nvfp4"),
-    choice_field!("optimizer", Training: "adamw", "adamw-8bit", "sgd", "sgd-momentum", "adafactor", "lion"),
+    choice_field!("optimizer", Training: "adamw", "adamw-8bit", "sgd", "sgd-momentum", "adafactor", "lion", "paged-adamw-8bit", "paged-adamw", "adamw-4bit", "ademamix", "ademamix-8bit", "muon", "galore-adamw", "galore-adamw-8bit", "schedule-free-adamw"),
     choice_field!("precision", Training: "fp32", "fp16", "bf16", "amp-fp16", "amp-bf16"),
     choice_field!("grad_checkpointing", Training: "none", "full", "selective"),
     Field::new("lora_rank", Kind::Number, Group::Training),

@@ -80,7 +80,9 @@ pub struct EstimateFlags {
     /// Keep logits for all positions (default: the last).
     #[arg(long)]
     pub all_logits: bool,
-    /// adamw, adamw-8bit, sgd, sgd-momentum, adafactor, lion.
+    /// adamw, adamw-8bit, sgd, sgd-momentum, adafactor, lion, paged-adamw-8bit, paged-adamw,
+    /// adamw-4bit, ademamix, ademamix-8bit, muon, galore-adamw, galore-adamw-8bit,
+    /// schedule-free-adamw.
     #[arg(long, value_enum, default_value = "adamw")]
     pub optimizer: OptimizerArg,
     /// Fused optimizer step (no foreach temporaries).
@@ -304,6 +306,11 @@ value_enum!(AttentionArg => AttentionImpl { Sdpa = "sdpa" => AttentionImpl::Sdpa
 value_enum!(OptimizerArg => Optimizer {
     Adamw = "adamw" => Optimizer::Adamw, Adamw8bit = "adamw-8bit" => Optimizer::Adamw8bit, Sgd = "sgd" => Optimizer::Sgd,
     SgdMomentum = "sgd-momentum" => Optimizer::SgdMomentum, Adafactor = "adafactor" => Optimizer::Adafactor, Lion = "lion" => Optimizer::Lion,
+    PagedAdamw8bit = "paged-adamw-8bit" => Optimizer::PagedAdamw8bit, PagedAdamw = "paged-adamw" => Optimizer::PagedAdamw,
+    Adamw4bit = "adamw-4bit" => Optimizer::Adamw4bit, Ademamix = "ademamix" => Optimizer::Ademamix,
+    Ademamix8bit = "ademamix-8bit" => Optimizer::Ademamix8bit, Muon = "muon" => Optimizer::Muon,
+    GaloreAdamw = "galore-adamw" => Optimizer::GaloreAdamw, GaloreAdamw8bit = "galore-adamw-8bit" => Optimizer::GaloreAdamw8bit,
+    ScheduleFreeAdamw = "schedule-free-adamw" => Optimizer::ScheduleFreeAdamw,
 });
 value_enum!(PrecisionArg => Precision {
     Fp32 = "fp32" => Precision::Fp32, Fp16 = "fp16" => Precision::Fp16, Bf16 = "bf16" => Precision::Bf16,

@@ -2704,6 +2704,42 @@ export type Optimizer =
    * Lion: one momentum state.
    */
   | "lion"
+  /**
+   * bitsandbytes `PagedAdamW8bit`: 8-bit AdamW with its states in CUDA unified memory.
+   */
+  | "paged-adamw-8bit"
+  /**
+   * bitsandbytes `PagedAdamW` (32-bit): two fp32 moments in CUDA unified memory.
+   */
+  | "paged-adamw"
+  /**
+   * torchao `AdamW4bit`: two 4-bit blockwise-quantized moments.
+   */
+  | "adamw-4bit"
+  /**
+   * bitsandbytes `AdEMAMix`: two EMAs and a second moment, fp32.
+   */
+  | "ademamix"
+  /**
+   * bitsandbytes `AdEMAMix8bit`: three 8-bit blockwise states.
+   */
+  | "ademamix-8bit"
+  /**
+   * Muon (torch.optim.Muon): one momentum per block matrix, AdamW for the rest.
+   */
+  | "muon"
+  /**
+   * GaLore AdamW (galore-torch): moments of each block matrix's low-rank projected gradient.
+   */
+  | "galore-adamw"
+  /**
+   * GaLore 8-bit AdamW (galore-torch, bitsandbytes' 8-bit states).
+   */
+  | "galore-adamw-8bit"
+  /**
+   * Schedule-free AdamW (facebookresearch/schedule_free): `z` and the second moment.
+   */
+  | "schedule-free-adamw"
 ;
 
 /**

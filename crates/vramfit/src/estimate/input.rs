@@ -70,17 +70,49 @@ pub enum Optimizer {
     Adafactor,
     /// Lion: one momentum state.
     Lion,
+    // -- Optimizers (part `optimizers`). --
+    /// bitsandbytes `PagedAdamW8bit`: 8-bit AdamW with its states in CUDA unified memory.
+    #[cfg_attr(feature = "serde", serde(rename = "paged-adamw-8bit"))]
+    PagedAdamw8bit,
+    /// bitsandbytes `PagedAdamW` (32-bit): two fp32 moments in CUDA unified memory.
+    PagedAdamw,
+    /// torchao `AdamW4bit`: two 4-bit blockwise-quantized moments.
+    #[cfg_attr(feature = "serde", serde(rename = "adamw-4bit"))]
+    Adamw4bit,
+    /// bitsandbytes `AdEMAMix`: two EMAs and a second moment, fp32.
+    Ademamix,
+    /// bitsandbytes `AdEMAMix8bit`: three 8-bit blockwise states.
+    #[cfg_attr(feature = "serde", serde(rename = "ademamix-8bit"))]
+    Ademamix8bit,
+    /// Muon (torch.optim.Muon): one momentum per block matrix, AdamW for the rest.
+    Muon,
+    /// GaLore AdamW (galore-torch): moments of each block matrix's low-rank projected gradient.
+    GaloreAdamw,
+    /// GaLore 8-bit AdamW (galore-torch, bitsandbytes' 8-bit states).
+    #[cfg_attr(feature = "serde", serde(rename = "galore-adamw-8bit"))]
+    GaloreAdamw8bit,
+    /// Schedule-free AdamW (facebookresearch/schedule_free): `z` and the second moment.
+    ScheduleFreeAdamw,
 }
 
 impl Optimizer {
     /// Every optimizer, in the order of the enum.
-    pub const ALL: [Optimizer; 6] = [
+    pub const ALL: [Optimizer; 15] = [
         Optimizer::Adamw,
         Optimizer::Adamw8bit,
         Optimizer::Sgd,
         Optimizer::SgdMomentum,
         Optimizer::Adafactor,
         Optimizer::Lion,
+        Optimizer::PagedAdamw8bit,
+        Optimizer::PagedAdamw,
+        Optimizer::Adamw4bit,
+        Optimizer::Ademamix,
+        Optimizer::Ademamix8bit,
+        Optimizer::Muon,
+        Optimizer::GaloreAdamw,
+        Optimizer::GaloreAdamw8bit,
+        Optimizer::ScheduleFreeAdamw,
     ];
 }
 

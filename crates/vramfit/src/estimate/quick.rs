@@ -82,7 +82,17 @@ pub fn quick(
         let states = match optimizer {
             Optimizer::Adamw => 2.0,
             Optimizer::SgdMomentum | Optimizer::Lion => 1.0,
-            Optimizer::Adamw8bit => 0.5,
+            Optimizer::Adamw8bit | Optimizer::PagedAdamw8bit => 0.5,
+            // Not in the guide either: two states for the AdamW-like (GaLore and Muon at most
+            // that), a quarter for 4-bit, three for AdEMAMix.
+            Optimizer::PagedAdamw
+            | Optimizer::ScheduleFreeAdamw
+            | Optimizer::GaloreAdamw
+            | Optimizer::Muon => 2.0,
+            Optimizer::GaloreAdamw8bit => 0.5,
+            Optimizer::Adamw4bit => 0.25,
+            Optimizer::Ademamix => 3.0,
+            Optimizer::Ademamix8bit => 0.75,
             Optimizer::Sgd | Optimizer::Adafactor => 0.0,
         };
         let act = 0.35 * w;

@@ -21,8 +21,9 @@ const fn optim(optimizer: Optimizer, fused: bool) -> Option<Optim> {
 }
 
 /// Hugging Face's `optim` names (transformers 5.25 `OptimizerNames`) and the optimizer each
-/// runs. Paged 8-bit AdamW holds the same bytes on the GPU as 8-bit AdamW until memory runs
-/// short (bitsandbytes pages the states to CPU memory then): counted as 8-bit AdamW.
+/// runs (`trainer_optimizer.py`: bitsandbytes for `*_8bit`, `paged_*` and `ademamix*`, torchao
+/// for `adamw_torch_4bit`/`adamw_torch_8bit`, galore-torch for `galore_*`, schedulefree for
+/// `schedule_free_adamw`).
 pub(super) fn hf_optim(name: &str) -> Option<Optim> {
     match name {
         "adamw_torch" | "adamw_hf" | "adamw_torch_xla" | "adamw_anyprecision" => {
@@ -31,9 +32,21 @@ pub(super) fn hf_optim(name: &str) -> Option<Optim> {
         "adamw_torch_fused" | "adamw_torch_npu_fused" | "adamw_apex_fused" => {
             optim(Optimizer::Adamw, true)
         }
-        "adamw_bnb_8bit" | "adamw_8bit" | "paged_adamw_8bit" | "ao_adamw_8bit" => {
+        "adamw_bnb_8bit" | "adamw_8bit" | "ao_adamw_8bit" | "adamw_torch_8bit" => {
             optim(Optimizer::Adamw8bit, false)
         }
+        "paged_adamw_8bit" => optim(Optimizer::PagedAdamw8bit, false),
+        "paged_adamw_32bit" => optim(Optimizer::PagedAdamw, false),
+        "adamw_torch_4bit" => optim(Optimizer::Adamw4bit, false),
+        "ademamix" | "paged_ademamix_32bit" => optim(Optimizer::Ademamix, false),
+        "ademamix_8bit" | "paged_ademamix_8bit" => optim(Optimizer::Ademamix8bit, false),
+        "galore_adamw" => optim(Optimizer::GaloreAdamw, false),
+        "galore_adamw_8bit" => optim(Optimizer::GaloreAdamw8bit, false),
+        "schedule_free_adamw" => optim(Optimizer::ScheduleFreeAdamw, false),
+        // axolotl's own names beside HF's (axolotl 0.19 `utils/schemas/enums.py`
+        // `CustomSupportedOptimizers`): torchao's 4-bit AdamW and Muon.
+        "ao_adamw_4bit" => optim(Optimizer::Adamw4bit, false),
+        "muon" => optim(Optimizer::Muon, false),
         "adafactor" => optim(Optimizer::Adafactor, false),
         "sgd" => optim(Optimizer::Sgd, false),
         "lion_32bit" | "paged_lion_32bit" => optim(Optimizer::Lion, false),
@@ -42,7 +55,7 @@ pub(super) fn hf_optim(name: &str) -> Option<Optim> {
 }
 
 /// The names [`hf_optim`] reads, for messages.
-pub(super) const HF_OPTIM_NAMES: &str = "adamw_torch, adamw_torch_fused, adamw_bnb_8bit, adamw_8bit, paged_adamw_8bit, ao_adamw_8bit, adafactor, sgd, lion_32bit, paged_lion_32bit";
+pub(super) const HF_OPTIM_NAMES: &str = "adamw_torch, adamw_torch_fused, adamw_bnb_8bit, adamw_8bit, paged_adamw_8bit, paged_adamw_32bit, ao_adamw_8bit, adamw_torch_8bit, adamw_torch_4bit, ademamix, ademamix_8bit, paged_ademamix_32bit, paged_ademamix_8bit, galore_adamw, galore_adamw_8bit, schedule_free_adamw, ao_adamw_4bit, muon, adafactor, sgd, lion_32bit, paged_lion_32bit";
 
 /// `optim` (or another key holding an HF optimizer name) read from `m`.
 pub(super) fn read_hf_optim(m: &Map<'_>, key: &str) -> Result<Option<Optim>> {

@@ -83,7 +83,7 @@ fn trainer_json_names_its_deepspeed_file() {
     assert_eq!(r.input.batch, 4.0);
     assert_eq!(r.input.precision, Precision::AmpBf16);
     assert_eq!(r.input.grad_checkpointing, Checkpointing::None);
-    assert_eq!(r.input.optimizer, Optimizer::Adamw8bit);
+    assert_eq!(r.input.optimizer, Optimizer::PagedAdamw8bit);
     assert_eq!(r.files.len(), 1);
     assert_eq!(r.files[0].path, "ds_z3.json");
     assert_eq!(not_read(&r), ["output_dir (line 1)", "report_to (line 2)"]);
@@ -269,7 +269,7 @@ fn axolotl_qlora_yaml() {
     assert_eq!(i.grad_checkpointing, Checkpointing::Full);
     assert!(r.not_read.is_empty(), "{:?}", r.not_read);
     // An optimizer vramfit does not count is refused, naming the key and its line.
-    let e = read_training_config(&text("paged_adamw_32bit"), EstimateInput::default()).err();
+    let e = read_training_config(&text("adopt_adamw"), EstimateInput::default()).err();
     let e = e
         .as_ref()
         .map(|e| (e.kind, e.field.as_str(), e.problem.as_str()));
@@ -278,9 +278,96 @@ fn axolotl_qlora_yaml() {
         Some((
             ErrorKind::Unsupported,
             "optimizer",
-            "line 8: `paged_adamw_32bit` is not an optimizer vramfit counts"
+            "line 8: `adopt_adamw` is not an optimizer vramfit counts"
         ))
     );
+}
+
+/// Every optimizer of part `optimizers` under the names each stack writes: Hugging Face's `optim`
+/// (transformers 5.25 `OptimizerNames`) in a Trainer JSON and a LLaMA-Factory YAML, axolotl's
+/// `optimizer` (its own `muon` and `ao_adamw_4bit` besides HF's), torchtune's
+/// `optimizer._component_`; the error lists the new names.
+#[test]
+fn new_optimizers_by_their_stacks_names() {
+    let hf = [
+        ("paged_adamw_8bit", Optimizer::PagedAdamw8bit),
+        ("paged_adamw_32bit", Optimizer::PagedAdamw),
+        ("adamw_torch_4bit", Optimizer::Adamw4bit),
+        ("adamw_torch_8bit", Optimizer::Adamw8bit),
+        ("ademamix", Optimizer::Ademamix),
+        ("paged_ademamix_32bit", Optimizer::Ademamix),
+        ("ademamix_8bit", Optimizer::Ademamix8bit),
+        ("paged_ademamix_8bit", Optimizer::Ademamix8bit),
+        ("galore_adamw", Optimizer::GaloreAdamw),
+        ("galore_adamw_8bit", Optimizer::GaloreAdamw8bit),
+        ("schedule_free_adamw", Optimizer::ScheduleFreeAdamw),
+    ];
+    for (name, want) in hf {
+        let r = read(&alloc::format!(
+            r#"{{"output_dir": "o", "optim": "{name}"}}"#
+        ));
+        assert_eq!(r.input.optimizer, want, "{name}");
+        assert!(!r.input.fused_optimizer);
+        let r = read(&alloc::format!(
+            "model_name_or_path: meta-llama/Llama-3.1-8B\nstage: sft\nfinetuning_type: full\noptim: {name}\n"
+        ));
+        assert_eq!(
+            (r.format, r.input.optimizer),
+            (ConfigFormat::Llamafactory, want),
+            "{name}"
+        );
+    }
+    for (name, want) in [
+        ("muon", Optimizer::Muon),
+        ("ao_adamw_4bit", Optimizer::Adamw4bit),
+    ] {
+        let r = read(&alloc::format!(
+            "base_model: NousResearch/Meta-Llama-3-8B\noptimizer: {name}\n"
+        ));
+        assert_eq!(
+            (r.format, r.input.optimizer),
+            (ConfigFormat::Axolotl, want),
+            "{name}"
+        );
+    }
+    let torchtune = [
+        (
+            "bitsandbytes.optim.PagedAdamW8bit",
+            Optimizer::PagedAdamw8bit,
+        ),
+        ("bitsandbytes.optim.PagedAdamW", Optimizer::PagedAdamw),
+        ("torchao.optim.AdamW4bit", Optimizer::Adamw4bit),
+        ("bitsandbytes.optim.AdEMAMix", Optimizer::Ademamix),
+        ("bitsandbytes.optim.AdEMAMix8bit", Optimizer::Ademamix8bit),
+        ("torch.optim.Muon", Optimizer::Muon),
+        (
+            "schedulefree.AdamWScheduleFree",
+            Optimizer::ScheduleFreeAdamw,
+        ),
+    ];
+    for (component, want) in torchtune {
+        let r = read(&alloc::format!(
+            "model:\n  _component_: torchtune.models.llama3_2.llama3_2_1b\n\
+             tokenizer:\n  _component_: torchtune.models.llama3.llama3_tokenizer\n  path: /tmp/t.model\n\
+             optimizer:\n  _component_: {component}\n  lr: 2e-5\n"
+        ));
+        assert_eq!(
+            (r.format, r.input.optimizer),
+            (ConfigFormat::Torchtune, want),
+            "{component}"
+        );
+    }
+    let e = read_training_config(r#"{"optim": "lomo"}"#, EstimateInput::default()).err();
+    let accepted = e.as_ref().map_or("", |e| e.accepted.as_str());
+    for name in [
+        "paged_adamw_32bit",
+        "adamw_torch_4bit",
+        "galore_adamw",
+        "muon",
+        "schedule_free_adamw",
+    ] {
+        assert!(accepted.contains(name), "{accepted}");
+    }
 }
 
 /// accelerate's FSDP config with parameter offload over 8 processes.

@@ -145,13 +145,23 @@ fn read_model(model: &Map<'_>, r: &mut Reading) -> Result<()> {
 }
 
 /// `optimizer._component_`: torch's AdamW (with `fused`), bitsandbytes' and torchao's 8-bit
-/// AdamW, SGD.
+/// AdamW, bitsandbytes' paged 32-bit AdamW and AdEMAMix, torchao's 4-bit AdamW, torch's Muon,
+/// SGD.
 fn read_optimizer(o: &Map<'_>, r: &mut Reading) -> Result<()> {
     let component = o.str("_component_")?.unwrap_or_default();
     let name = component.rsplit('.').next().unwrap_or("");
     r.input.optimizer = match name {
         "AdamW" | "Adam" => Optimizer::Adamw,
-        "AdamW8bit" | "PagedAdamW8bit" | "Adam8bit" => Optimizer::Adamw8bit,
+        "AdamW8bit" | "Adam8bit" => Optimizer::Adamw8bit,
+        "PagedAdamW8bit" => Optimizer::PagedAdamw8bit,
+        "PagedAdamW" | "PagedAdamW32bit" => Optimizer::PagedAdamw,
+        "AdamW4bit" | "Adam4bit" => Optimizer::Adamw4bit,
+        "AdEMAMix" | "PagedAdEMAMix" | "AdEMAMix32bit" | "PagedAdEMAMix32bit" => {
+            Optimizer::Ademamix
+        }
+        "AdEMAMix8bit" | "PagedAdEMAMix8bit" => Optimizer::Ademamix8bit,
+        "Muon" => Optimizer::Muon,
+        "AdamWScheduleFree" => Optimizer::ScheduleFreeAdamw,
         "SGD" => Optimizer::Sgd,
         "Adafactor" => Optimizer::Adafactor,
         _ => {
@@ -161,8 +171,8 @@ fn read_optimizer(o: &Map<'_>, r: &mut Reading) -> Result<()> {
                 o.path_of("_component_"),
                 ["line {line}: `{component}` is not an optimizer vramfit counts"],
                 ["第 {line} 行：`{component}` 不是 vramfit 计算的优化器"],
-                "torch.optim.AdamW, torch.optim.SGD, bitsandbytes.optim.PagedAdamW8bit, torchao.optim.AdamW8bit",
-                "torch.optim.AdamW、torch.optim.SGD、bitsandbytes.optim.PagedAdamW8bit、torchao.optim.AdamW8bit",
+                "torch.optim.AdamW, torch.optim.SGD, torch.optim.Muon, bitsandbytes.optim.PagedAdamW8bit, bitsandbytes.optim.PagedAdamW, bitsandbytes.optim.AdEMAMix, bitsandbytes.optim.AdEMAMix8bit, torchao.optim.AdamW8bit, torchao.optim.AdamW4bit, schedulefree.AdamWScheduleFree",
+                "torch.optim.AdamW、torch.optim.SGD、torch.optim.Muon、bitsandbytes.optim.PagedAdamW8bit、bitsandbytes.optim.PagedAdamW、bitsandbytes.optim.AdEMAMix、bitsandbytes.optim.AdEMAMix8bit、torchao.optim.AdamW8bit、torchao.optim.AdamW4bit、schedulefree.AdamWScheduleFree",
             ));
         }
     };

@@ -380,8 +380,12 @@ impl Run<'_> {
             Optimizer::Adamw8bit => 2,
             Optimizer::Sgd | Optimizer::Adafactor => 0,
             Optimizer::SgdMomentum | Optimizer::Lion => sb,
+            // The others' states, per tensor where they differ ([`super::optimizers`]).
+            _ => 0,
         };
-        let mut bytes = shard.saturating_mul(per_param);
+        let own = self.own_states(basis);
+        let per_param = own.map_or(per_param, |o| o.div_ceil(shard.max(1)));
+        let mut bytes = own.unwrap_or(shard.saturating_mul(per_param));
         if self.optimizer == Optimizer::Adamw8bit {
             // bitsandbytes quantizes each state in blocks of 256 with one fp32 absmax per block.
             bytes = bytes.saturating_add(shard.div_ceil(256).saturating_mul(8));
@@ -649,7 +653,7 @@ impl Run<'_> {
                 };
                 weights::largest(a, trainable) * 4
             }
-            _ => 0,
+            _ => self.own_step(basis),
         };
         // ZeRO's step casts this rank's gradient partition to fp32 beside the fp32 masters
         // (DeepSpeed stage_1_and_2.py `step()`; its estimators count 16 B per parameter / N).

@@ -12,6 +12,10 @@ mod figures;
 #[cfg(feature = "training")]
 mod megatron;
 #[cfg(feature = "training")]
+mod optimizers;
+#[cfg(all(test, feature = "training"))]
+mod optimizers_tests;
+#[cfg(feature = "training")]
 mod phase;
 #[cfg(feature = "training")]
 mod regimes;

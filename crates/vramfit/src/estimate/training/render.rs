@@ -106,6 +106,7 @@ impl Run<'_> {
             );
         }
         self.regimes_notes(f, p);
+        self.own_optimizer_notes(f.optimizer.bytes, p);
         self.context_and_workspace(p);
         let nccl = f.nccl;
         if nccl > 0 {
@@ -261,6 +262,7 @@ impl Run<'_> {
             Optimizer::Adafactor => {
                 formula!(self.text; text "Adafactor: factored second moment (row + column per matrix, 4 B)", "Adafactor：分解的二阶矩（每个矩阵的行 + 列，4 B)")
             }
+            _ => self.own_optimizer_name(sb),
         }
     }
 
@@ -476,7 +478,16 @@ impl Run<'_> {
                 ["fp32 梯度分区 {n_trainable} 个可训练参数 × 4 B / {dp} 个 rank = {size}"]
             );
         }
-        if foreach > 0 {
+        if let Some(words) = (foreach > 0)
+            .then(|| self.own_step_words(&b(foreach)))
+            .flatten()
+        {
+            text = formula!(self.text;
+                let plus = if fp32_grads > 0 { " + " } else { "" };
+                ["{}{plus}{}", text.en, words.en],
+                ["{}{plus}{}", text.zh, words.zh]
+            );
+        } else if foreach > 0 {
             text = formula!(self.text;
                 let (plus, size) = (if fp32_grads > 0 { " + " } else { "" }, b(foreach));
                 [
