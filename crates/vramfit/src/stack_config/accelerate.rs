@@ -38,15 +38,17 @@ pub(super) fn read(m: &Map<'_>, r: &mut Reading) -> Result<()> {
     Ok(())
 }
 
-/// `fsdp_config`: the sharding strategy (FSDP1's names or numbers; FSDP2's
-/// `fsdp_reshard_after_forward`), parameter offload, activation checkpointing.
+/// `fsdp_config`: the version (accelerate's default 1), the resharding (FSDP1's strategy or
+/// FSDP2's boolean), parameter offload, activation checkpointing.
 fn fsdp(c: &Map<'_>, r: &mut Reading) -> Result<()> {
-    let strategy = c.str("fsdp_sharding_strategy")?;
-    r.input.zero = match strategy.as_deref() {
-        Some("SHARD_GRAD_OP" | "2" | "HYBRID_SHARD_ZERO2" | "5") => 2.0,
-        Some("NO_SHARD" | "3") => 0.0,
-        _ => 3.0,
-    };
+    super::fsdp::read(
+        c,
+        r,
+        "fsdp_version",
+        1.0,
+        "fsdp_reshard_after_forward",
+        "fsdp_sharding_strategy",
+    )?;
     if c.bool("fsdp_offload_params")?.unwrap_or(false) {
         r.input.offload = Offload::Cpu;
     }

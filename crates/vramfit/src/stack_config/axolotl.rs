@@ -110,7 +110,18 @@ fn fsdp(m: &Map<'_>, r: &mut Reading) -> Result<()> {
     let Some(c) = m.map("fsdp_config")? else {
         return Ok(());
     };
+    // axolotl: `fsdp_version` at the top (or in `fsdp_config`), 1 when neither says.
+    let version = match m.num("fsdp_version")? {
+        Some(v) => v,
+        None => c.num("fsdp_version")?.unwrap_or(1.0),
+    };
+    r.input.fsdp_version = Some(version);
     r.input.zero = 3.0;
+    if version >= 2.0
+        && let Some(b) = c.bool("reshard_after_forward")?
+    {
+        r.input.reshard_after_forward = Some(b);
+    }
     let offload = match c.bool("offload_params")? {
         Some(b) => b,
         None => c.bool("fsdp_offload_params")?.unwrap_or(false),

@@ -6,7 +6,7 @@
 use super::Reading;
 use super::tree::Map;
 use crate::error::Result;
-use crate::estimate::{Offload, Optimizer, Precision};
+use crate::estimate::{DeepSpeedAuto, Offload, Optimizer, Precision};
 
 /// Reads a DeepSpeed config's keys from `m` (the file's top, or a Trainer's `deepspeed` inline).
 pub(super) fn read(m: &Map<'_>, r: &mut Reading) -> Result<()> {
@@ -53,6 +53,7 @@ fn zero(z: &Map<'_>, r: &mut Reading) -> Result<()> {
             _ => Offload::None,
         })
     };
+    buckets(z, r)?;
     let optimizer = device("offload_optimizer")?;
     let params = device("offload_param")?;
     r.input.offload = if stage >= 3.0 && optimizer != Offload::None && params == Offload::None {
@@ -96,5 +97,49 @@ fn optimizer(o: &Map<'_>, r: &mut Reading) -> Result<()> {
             ));
         }
     };
+    Ok(())
+}
+
+/// ZeRO's buffers as the file sizes them (elements), `overlap_comm`; `"auto"` as transformers'
+/// integration resolves it from the model's hidden size (`DeepSpeedAuto`), or, the model not
+/// known yet, DeepSpeed's own defaults (larger: the safe side, said).
+fn buckets(z: &Map<'_>, r: &mut Reading) -> Result<()> {
+    let hidden = r.input.arch.as_ref().map(|a| a.hidden_size).or_else(|| {
+        r.input
+            .model
+            .as_deref()
+            .and_then(crate::presets::find)
+            .map(|p| p.arch.hidden_size)
+    });
+    let auto = hidden.map(DeepSpeedAuto::of);
+    let mut unresolved = false;
+    let mut read = |key: &str, resolved: Option<f64>| -> Result<Option<f64>> {
+        if z.is_auto(key) {
+            let _ = z.get(key);
+            unresolved |= resolved.is_none();
+            return Ok(resolved);
+        }
+        z.num(key)
+    };
+    r.input.reduce_bucket_size = read("reduce_bucket_size", auto.map(|a| a.reduce_bucket_size))?;
+    r.input.allgather_bucket_size = read("allgather_bucket_size", None)?;
+    r.input.stage3_prefetch_bucket_size = read(
+        "stage3_prefetch_bucket_size",
+        auto.map(|a| a.stage3_prefetch_bucket_size),
+    )?;
+    r.input.stage3_max_live_parameters = read("stage3_max_live_parameters", None)?;
+    r.input.stage3_param_persistence_threshold = read(
+        "stage3_param_persistence_threshold",
+        auto.map(|a| a.stage3_param_persistence_threshold),
+    )?;
+    if let Some(o) = z.bool("overlap_comm")? {
+        r.input.overlap_comm = Some(o);
+    }
+    if unresolved {
+        r.assume(
+            "\"auto\" buffer sizes with no model known yet: counted at DeepSpeed's own defaults, larger than transformers' hidden-size rule (give the model first)",
+            "缓冲区大小为 \"auto\" 而尚不知模型：按 DeepSpeed 自身的默认值计算，大于 transformers 按隐藏维度的规则（请先给出模型）",
+        );
+    }
     Ok(())
 }

@@ -11,6 +11,7 @@
 mod accelerate;
 mod axolotl;
 mod deepspeed;
+mod fsdp;
 mod llamafactory;
 mod names;
 #[cfg(test)]

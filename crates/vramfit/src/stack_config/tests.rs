@@ -125,10 +125,10 @@ fn deepspeed_zero3_offload() {
             "train_batch_size (line 2)",
             "gradient_accumulation_steps (line 4)",
             "zero_optimization.offload_optimizer.pin_memory (line 8)",
-            "zero_optimization.offload_param.pin_memory (line 9)",
-            "zero_optimization.overlap_comm (line 10)"
+            "zero_optimization.offload_param.pin_memory (line 9)"
         ]
     );
+    assert_eq!(r.input.overlap_comm, Some(false));
 }
 
 /// ZeRO-3 offloading the optimizer alone is counted without offload (vramfit's ZeRO-3 offload
@@ -383,6 +383,8 @@ fn accelerate_fsdp_offload() {
     );
     assert_eq!(r.format, ConfigFormat::Accelerate);
     assert_eq!(r.input.gpus, Some(8.0));
+    // accelerate 1.16's FSDP plugin is FSDP1 unless `fsdp_version` says 2.
+    assert_eq!(r.input.fsdp_version, Some(1.0));
     assert_eq!((r.input.zero, r.input.offload), (3.0, Offload::Cpu));
     assert_eq!(r.input.precision, Precision::AmpBf16);
     assert_eq!(
@@ -500,4 +502,71 @@ fn memory_savers_by_their_stacks_keys() {
         (Some(Stack::Llamafactory), Some(Loss::Fused))
     );
     assert!(i.activation_offload == Some(true) && i.packing);
+}
+
+/// DeepSpeed's buffers as the file sizes them, and `"auto"` as transformers resolves it from
+/// the model's hidden size (Llama-3.1-8B: 4096): hidden², 0.9 × hidden², 10 × hidden.
+#[test]
+fn deepspeed_buffers_and_their_auto_values() {
+    let text = r#"{"zero_optimization": {"stage": 3, "reduce_bucket_size": "auto",
+        "stage3_prefetch_bucket_size": "auto", "stage3_param_persistence_threshold": "auto",
+        "stage3_max_live_parameters": 1e9, "allgather_bucket_size": 2e8, "overlap_comm": true}}"#;
+    let base = EstimateInput {
+        model: Some("meta-llama/Llama-3.1-8B".into()),
+        ..EstimateInput::default()
+    };
+    let r = read_training_config(text, base).unwrap_or_else(|e| panic!("{e}"));
+    let i = &r.input;
+    assert_eq!(i.reduce_bucket_size, Some(16_777_216.0));
+    assert_eq!(i.stage3_prefetch_bucket_size, Some(0.9 * 16_777_216.0));
+    assert_eq!(i.stage3_param_persistence_threshold, Some(40_960.0));
+    assert_eq!(i.stage3_max_live_parameters, Some(1e9));
+    assert_eq!(i.allgather_bucket_size, Some(2e8));
+    assert_eq!(i.overlap_comm, Some(true));
+    assert!(r.not_read.is_empty(), "{:?}", r.not_read);
+    assert!(r.assumed.is_empty());
+    // No model yet: DeepSpeed's own (larger) defaults, said.
+    let r = read(text);
+    assert_eq!(r.input.reduce_bucket_size, None);
+    assert_eq!(r.assumed.len(), 1);
+}
+
+/// FSDP's version and resharding as each file sets them.
+#[test]
+fn fsdp_version_and_resharding() {
+    // transformers 5.25: `fsdp_config.version` 2 by default, `reshard_after_forward` read.
+    let t = read(
+        "output_dir: o\nfsdp: full_shard auto_wrap offload\nfsdp_config:\n  reshard_after_forward: false\n",
+    );
+    let i = &t.input;
+    assert_eq!(
+        (i.fsdp_version, i.zero, i.reshard_after_forward),
+        (Some(2.0), 3.0, Some(false))
+    );
+    assert_eq!(i.offload, Offload::Cpu);
+    // accelerate: FSDP1's strategy names.
+    let a = read(
+        "distributed_type: FSDP\nnum_processes: 4\nfsdp_config:\n  fsdp_sharding_strategy: SHARD_GRAD_OP\n",
+    );
+    assert_eq!((a.input.fsdp_version, a.input.zero), (Some(1.0), 2.0));
+    // accelerate with FSDP2.
+    let a2 = read(
+        "distributed_type: FSDP\nnum_processes: 4\nfsdp_config:\n  fsdp_version: 2\n  fsdp_reshard_after_forward: false\n",
+    );
+    assert_eq!(
+        (a2.input.fsdp_version, a2.input.reshard_after_forward),
+        (Some(2.0), Some(false))
+    );
+    // axolotl.
+    let x = read(
+        "base_model: meta-llama/Llama-3.2-1B\nfsdp_version: 2\nfsdp_config:\n  offload_params: true\n  reshard_after_forward: true\n",
+    );
+    assert_eq!(
+        (
+            x.input.fsdp_version,
+            x.input.reshard_after_forward,
+            x.input.offload
+        ),
+        (Some(2.0), Some(true), Offload::Cpu)
+    );
 }

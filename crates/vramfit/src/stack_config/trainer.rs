@@ -170,10 +170,39 @@ fn sharding(m: &Map<'_>, r: &mut Reading) -> Result<()> {
         return Ok(());
     };
     let has = |w: &str| words.iter().any(|x| x == w);
-    if has("full_shard") || has("hybrid_shard") {
-        r.input.zero = 3.0;
-    } else if has("shard_grad_op") || has("hybrid_shard_zero2") {
-        r.input.zero = 2.0;
+    if words.is_empty() {
+        return Ok(());
+    }
+    // transformers 5.25: `fsdp_config["version"]` 2 by default; FSDP1's strategy from the
+    // `fsdp` words, FSDP2's `reshard_after_forward` from the config (true by default).
+    let config = match m.map_or_str("fsdp_config")? {
+        Some(Ok(c)) => Some(c),
+        Some(Err(path)) => {
+            r.files.push(NamedFile {
+                key: "fsdp_config".to_string(),
+                path,
+            });
+            None
+        }
+        None => None,
+    };
+    let version = match &config {
+        Some(c) => match c.num("version")? {
+            Some(v) => v,
+            None => c.num("fsdp_version")?.unwrap_or(2.0),
+        },
+        None => 2.0,
+    };
+    r.input.fsdp_version = Some(version);
+    r.input.zero = if has("shard_grad_op") || has("hybrid_shard_zero2") {
+        2.0
+    } else {
+        3.0
+    };
+    if let (true, Some(c)) = (version >= 2.0, &config)
+        && let Some(b) = c.bool("reshard_after_forward")?
+    {
+        r.input.reshard_after_forward = Some(b);
     }
     if has("offload") {
         r.input.offload = Offload::Cpu;

@@ -248,6 +248,13 @@ impl<'a> Map<'a> {
         }
     }
 
+    /// Whether `key` holds `"auto"` (not marking it read).
+    pub(super) fn is_auto(&self, key: &str) -> bool {
+        self.entries
+            .iter()
+            .any(|(k, n)| k == key && n.value == Value::Str("auto".into()))
+    }
+
     /// A string under `key` (numbers and booleans as written).
     pub(super) fn str(&self, key: &str) -> Result<Option<String>> {
         let Some((path, n)) = self.get(key) else {
