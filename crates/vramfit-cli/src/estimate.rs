@@ -522,7 +522,7 @@ pub struct EstimateArgs {
     pub from_command: Option<String>,
     /// A fine-tuning stack's config file, read onto the run (training): a Hugging Face
     /// TrainingArguments or TRL config (JSON or YAML), a DeepSpeed JSON, a torchtune recipe, a
-    /// LLaMA-Factory or axolotl YAML, an accelerate config. Repeat it for several; a file it
+    /// LLaMA-Factory or axolotl YAML, an accelerate config, a verl config. Repeat it for several; a file it
     /// names (a Trainer's `deepspeed`) is read too. Flags given here win over the files; the
     /// keys not read are listed.
     #[arg(long, value_name = "FILE", conflicts_with = "from_command")]

@@ -95,6 +95,7 @@ fn format_name(f: ConfigFormat) -> &'static str {
         ConfigFormat::Llamafactory => "a LLaMA-Factory config",
         ConfigFormat::Axolotl => "an axolotl config",
         ConfigFormat::Accelerate => "an accelerate config",
+        ConfigFormat::Verl => "a verl config",
     }
 }
 

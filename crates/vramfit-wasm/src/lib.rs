@@ -531,7 +531,7 @@ pub fn read_command(line: &str) -> Result<JsReadCommand, JsValue> {
 #[cfg(feature = "full")]
 /// Reads a fine-tuning stack's config file (its text: a Hugging Face TrainingArguments or TRL
 /// config as JSON or YAML, a DeepSpeed JSON, a torchtune recipe, a LLaMA-Factory or axolotl
-/// YAML, an accelerate config) onto `input` (the defaults when absent): the training input it
+/// YAML, an accelerate or a verl config) onto `input` (the defaults when absent): the training input it
 /// gives, its stack, the keys not read with their lines, what it assumed, and the files it
 /// names (a DeepSpeed JSON) to read onto the result too.
 /// The config may also be given as the object a JSON file parses to (a TRL or DeepSpeed config

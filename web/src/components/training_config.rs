@@ -148,6 +148,7 @@ fn format_name(lang: Lang, f: ConfigFormat) -> &'static str {
         ConfigFormat::Llamafactory => key!("tc.format.llamafactory"),
         ConfigFormat::Axolotl => key!("tc.format.axolotl"),
         ConfigFormat::Accelerate => key!("tc.format.accelerate"),
+        ConfigFormat::Verl => key!("tc.format.verl"),
     })
 }
 
@@ -161,6 +162,7 @@ fn format_id(f: ConfigFormat) -> &'static str {
         ConfigFormat::Llamafactory => "llamafactory",
         ConfigFormat::Axolotl => "axolotl",
         ConfigFormat::Accelerate => "accelerate",
+        ConfigFormat::Verl => "verl",
     }
 }
 

@@ -4,7 +4,7 @@
 //! checkpointing on (`disable_gradient_checkpointing` false); under `bf16` the model is loaded
 //! in bf16 and the trainable parameters cast to fp32 (`pure_bf16` keeps them in bf16).
 
-use alloc::string::ToString;
+use alloc::string::{String, ToString};
 
 use super::tree::Map;
 use super::{NamedFile, Reading, names};
@@ -18,7 +18,7 @@ pub(super) fn read(m: &Map<'_>, r: &mut Reading) -> Result<()> {
         r.set_model(id);
     }
     r.input.stack = Some(Stack::Llamafactory);
-    stage(m)?;
+    let stage = stage(m)?;
     method(m, r)?;
     if m.bool("enable_liger_kernel")?.unwrap_or(false) {
         r.input.loss = Some(Loss::Fused);
@@ -65,16 +65,16 @@ pub(super) fn read(m: &Map<'_>, r: &mut Reading) -> Result<()> {
             path,
         });
     }
-    Ok(())
+    super::rl::read_llamafactory(m, r, &stage)
 }
 
 /// `stage`: supervised fine-tuning (`sft`), pre-training (`pt`) and reward modelling (`rm`)
-/// train one model; `dpo`, `kto` and `ppo` hold a reference (and more) beside it, which this
-/// reader does not count: refused rather than under-counted.
-fn stage(m: &Map<'_>) -> Result<()> {
+/// train one model; `dpo` and `ppo` are RL runs (`rl.rs`); `kto`, whose reference and
+/// unpaired batches vramfit does not count, is refused rather than under-counted.
+fn stage(m: &Map<'_>) -> Result<String> {
     let stage = m.str("stage")?.unwrap_or_else(|| "sft".to_string());
-    if matches!(stage.as_str(), "sft" | "pt" | "rm") {
-        return Ok(());
+    if matches!(stage.as_str(), "sft" | "pt" | "rm" | "dpo" | "ppo") {
+        return Ok(stage);
     }
     let line = m.line("stage");
     Err(crate::input_error!(
@@ -82,8 +82,8 @@ fn stage(m: &Map<'_>) -> Result<()> {
         "stage",
         ["line {line}: stage `{stage}` holds more models than the one trained"],
         ["第 {line} 行：stage `{stage}` 除训练的模型外还有其他模型"],
-        "sft, pt or rm",
-        "sft、pt 或 rm",
+        "sft, pt, rm, dpo or ppo",
+        "sft、pt、rm、dpo 或 ppo",
     ))
 }
 

@@ -14,11 +14,13 @@ mod deepspeed;
 mod fsdp;
 mod llamafactory;
 mod names;
+mod rl;
 #[cfg(test)]
 mod tests;
 mod torchtune;
 mod trainer;
 mod tree;
+mod verl;
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -51,6 +53,8 @@ pub enum ConfigFormat {
     Axolotl,
     /// An accelerate config YAML (`distributed_type`, `fsdp_config`, `num_processes`).
     Accelerate,
+    /// A verl trainer config (`actor_rollout_ref`, `data`, `algorithm`, `trainer`).
+    Verl,
 }
 
 /// Another file a config names, for the caller to read as well.
@@ -128,6 +132,7 @@ pub fn read_training_config(text: &str, input: EstimateInput) -> Result<ReadConf
         ConfigFormat::Llamafactory => llamafactory::read(&top, &mut r)?,
         ConfigFormat::Axolotl => axolotl::read(&top, &mut r)?,
         ConfigFormat::Accelerate => accelerate::read(&top, &mut r)?,
+        ConfigFormat::Verl => verl::read(&top, &mut r)?,
     }
     Ok(ReadConfig {
         input: r.input,
@@ -161,6 +166,8 @@ fn recognise(top: &Map<'_>) -> Result<ConfigFormat> {
     let any = |keys: &[&str]| keys.iter().any(|k| top.has(k));
     let format = if any(&["zero_optimization", "train_micro_batch_size_per_gpu"]) {
         ConfigFormat::Deepspeed
+    } else if top.has("actor_rollout_ref") {
+        ConfigFormat::Verl
     } else if any(&["distributed_type", "compute_environment"]) {
         ConfigFormat::Accelerate
     } else if torchtune::is_recipe(top) {
@@ -186,8 +193,8 @@ fn recognise(top: &Map<'_>) -> Result<ConfigFormat> {
             "config",
             "no key of a training config vramfit reads",
             "没有 vramfit 能读的训练配置键",
-            "a Hugging Face TrainingArguments or TRL config, a DeepSpeed JSON, a torchtune recipe, a LLaMA-Factory or axolotl YAML, or an accelerate config",
-            "Hugging Face TrainingArguments 或 TRL 配置、DeepSpeed JSON、torchtune 配方、LLaMA-Factory 或 axolotl YAML、accelerate 配置",
+            "a Hugging Face TrainingArguments or TRL config, a DeepSpeed JSON, a torchtune recipe, a LLaMA-Factory or axolotl YAML, an accelerate config or a verl config",
+            "Hugging Face TrainingArguments 或 TRL 配置、DeepSpeed JSON、torchtune 配方、LLaMA-Factory 或 axolotl YAML、accelerate 配置、verl 配置",
         ));
     };
     Ok(format)

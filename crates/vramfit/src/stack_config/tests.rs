@@ -7,7 +7,8 @@ use alloc::vec::Vec;
 use super::{ConfigFormat, read_training_config};
 use crate::ErrorKind;
 use crate::estimate::{
-    Checkpointing, EstimateInput, Loss, Mode, Offload, Optimizer, Precision, Stack,
+    Checkpointing, EstimateInput, Loss, Mode, Offload, Optimizer, Precision, RlAlgorithm, Rollout,
+    Stack,
 };
 use crate::precision::Quantization;
 
@@ -218,11 +219,12 @@ fn llamafactory_qlora_yaml() {
     assert_eq!(not_read(&r), ["do_train (line 4)"]);
 }
 
-/// A stage that holds more models than the one trained is refused, naming the key and line.
+/// A stage whose models vramfit does not count (KTO) is refused, naming the key and line;
+/// DPO and PPO read as RL runs.
 #[test]
-fn llamafactory_dpo_is_refused_not_undercounted() {
+fn llamafactory_kto_is_refused_and_dpo_is_rl() {
     let e = read_training_config(
-        "stage: dpo\nfinetuning_type: lora\n",
+        "stage: kto\nfinetuning_type: lora\n",
         EstimateInput::default(),
     )
     .err();
@@ -234,8 +236,55 @@ fn llamafactory_dpo_is_refused_not_undercounted() {
         Some((
             ErrorKind::Unsupported,
             "stage",
-            "line 1: stage `dpo` holds more models than the one trained"
+            "line 1: stage `kto` holds more models than the one trained"
         ))
+    );
+    let r = read(
+        "model_name_or_path: meta-llama/Llama-3.2-1B\nstage: dpo\nfinetuning_type: full\npref_beta: 0.1\ncutoff_len: 1024\nper_device_train_batch_size: 1\n",
+    );
+    assert_eq!(
+        (r.input.rl, r.input.rl_beta),
+        (Some(RlAlgorithm::Dpo), Some(0.1))
+    );
+    assert!(r.input.resolve().is_ok());
+}
+
+/// TRL 1.16's GRPO config: the group size, the completions, vLLM colocated (its default mode
+/// once `use_vllm` is on) with its fraction and sleep; the per-device batch counted in
+/// completions becomes prompts per GPU.
+#[test]
+fn trl_grpo_colocate() {
+    let r = read(
+        "model_name_or_path: meta-llama/Llama-3.2-1B\nper_device_train_batch_size: 8\nnum_generations: 4\n\
+         max_completion_length: 768\nuse_vllm: true\nvllm_gpu_memory_utilization: 0.4\nvllm_enable_sleep_mode: true\nbeta: 0.04\n",
+    );
+    let i = &r.input;
+    assert_eq!(i.rl, Some(RlAlgorithm::Grpo));
+    assert_eq!(
+        (i.batch, i.num_generations, i.max_completion_length),
+        (2.0, Some(4.0), Some(768.0))
+    );
+    assert_eq!(
+        (i.rollout, i.rollout_memory_utilization, i.sleep_mode),
+        (Some(Rollout::Colocate), Some(0.4), Some(true))
+    );
+    assert_eq!(i.rl_beta, Some(0.04));
+    assert!(r.not_read.is_empty(), "{:?}", r.not_read);
+    // The prompt's length is the data's: said.
+    assert!(r.assumed.iter().any(|a| a.en.contains("prompt length")));
+    assert!(i.resolve().is_ok());
+    // DPO: precomputed reference log-probs, no reference on the card; the completion is
+    // max_length less the prompt.
+    let d = read(
+        "model_name_or_path: meta-llama/Llama-3.2-1B\nprecompute_ref_log_probs: true\nmax_length: 2048\nper_device_train_batch_size: 2\n",
+    );
+    assert_eq!(
+        (d.input.rl, d.input.ref_model),
+        (Some(RlAlgorithm::Dpo), Some(false))
+    );
+    assert_eq!(
+        d.input.max_completion_length,
+        Some(2048.0 - d.input.seq_len)
     );
 }
 
@@ -569,4 +618,37 @@ fn fsdp_version_and_resharding() {
         ),
         (Some(2.0), Some(true), Offload::Cpu)
     );
+}
+
+/// verl 0.9.1's trainer config, with its defaults where the file is silent: GRPO with the
+/// hybrid engine on the actor's GPUs, `rollout.n` completions, FSDP, the KL loss off.
+#[test]
+fn verl_grpo_config() {
+    let r = read(
+        "data:\n  train_batch_size: 256\n  max_prompt_length: 1024\n  max_response_length: 2048\n\
+         actor_rollout_ref:\n  model:\n    path: Qwen/Qwen3-8B\n  actor:\n    ppo_micro_batch_size_per_gpu: 8\n    strategy: fsdp2\n    use_kl_loss: true\n    kl_loss_coef: 0.001\n  \
+         rollout:\n    name: vllm\n    gpu_memory_utilization: 0.6\n    n: 4\n\
+         algorithm:\n  adv_estimator: grpo\n\
+         trainer:\n  n_gpus_per_node: 8\n  nnodes: 1\n",
+    );
+    assert_eq!(r.format, ConfigFormat::Verl);
+    let i = &r.input;
+    assert_eq!(
+        (i.stack, i.rl),
+        (Some(Stack::Verl), Some(RlAlgorithm::Grpo))
+    );
+    assert_eq!((i.seq_len, i.max_completion_length), (1024.0, Some(2048.0)));
+    // 8 sequences per micro-batch over a group of 4: 2 prompts per GPU.
+    assert_eq!((i.batch, i.num_generations), (2.0, Some(4.0)));
+    assert_eq!(
+        (i.rollout, i.rollout_memory_utilization),
+        (Some(Rollout::Colocate), Some(0.6))
+    );
+    assert_eq!(
+        (i.rl_beta, i.fsdp_version, i.zero, i.gpus),
+        (Some(0.001), Some(2.0), 3.0, Some(8.0))
+    );
+    assert_eq!(i.grad_checkpointing, Checkpointing::Full);
+    assert!(r.not_read.is_empty(), "{:?}", r.not_read);
+    assert!(i.resolve().is_ok());
 }

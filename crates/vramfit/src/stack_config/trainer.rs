@@ -14,7 +14,14 @@ use crate::precision::Quantization;
 pub(super) fn read(m: &Map<'_>, r: &mut Reading, trl: bool) -> Result<()> {
     // transformers: `per_device_train_batch_size` defaults to 8.
     r.input.batch = m.num("per_device_train_batch_size")?.unwrap_or(8.0);
-    sequence(m, r, trl)?;
+    let rl = if trl {
+        super::rl::trl_algorithm(m)
+    } else {
+        None
+    };
+    if rl.is_none() {
+        sequence(m, r, trl)?;
+    }
     precision(m, r, trl)?;
     // TRL's `_BaseConfig` turns gradient checkpointing on; transformers leaves it off.
     let checkpointing = m.bool("gradient_checkpointing")?.unwrap_or(trl);
@@ -35,6 +42,9 @@ pub(super) fn read(m: &Map<'_>, r: &mut Reading, trl: bool) -> Result<()> {
     if trl {
         r.input.stack = Some(Stack::Trl);
         model(m, r)?;
+    }
+    if let Some(a) = rl {
+        super::rl::read_trl(m, r, a)?;
     }
     sharding(m, r)
 }
