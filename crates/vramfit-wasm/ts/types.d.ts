@@ -497,6 +497,10 @@ export type ConfigFormat =
    * An accelerate config YAML (`distributed_type`, `fsdp_config`, `num_processes`).
    */
   | "accelerate"
+  /**
+   * A verl trainer config (`actor_rollout_ref`, `data`, `algorithm`, `trainer`).
+   */
+  | "verl"
 ;
 
 /**

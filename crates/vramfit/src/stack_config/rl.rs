@@ -41,7 +41,7 @@ pub(super) fn read_trl(m: &Map<'_>, r: &mut Reading, algorithm: RlAlgorithm) -> 
             // GRPOConfig: `num_generations` 8 by default.
             let group = m.num("num_generations")?.unwrap_or(8.0);
             r.input.num_generations = Some(group);
-            r.input.batch = (r.input.batch / group.max(1.0)).ceil().max(1.0);
+            r.input.batch = libm::ceil(r.input.batch / group.max(1.0)).max(1.0);
             r.input.max_completion_length = m.num("max_completion_length")?;
             if prompt.is_none() {
                 r.assume(
@@ -59,7 +59,7 @@ pub(super) fn read_trl(m: &Map<'_>, r: &mut Reading, algorithm: RlAlgorithm) -> 
             // together; the memory counts their sum, however it splits.
             let total = m.num("max_length")?.unwrap_or(1024.0).max(2.0);
             if prompt.is_none() {
-                r.input.seq_len = (total / 2.0).floor();
+                r.input.seq_len = libm::floor(total / 2.0);
             }
             r.input.max_completion_length = Some((total - r.input.seq_len).max(1.0));
         }

@@ -85,7 +85,7 @@ fn actor_rollout_ref(arr: &Map<'_>, r: &mut Reading) -> Result<f64> {
     }
     if let Some(actor) = arr.map("actor")? {
         let micro = actor.num("ppo_micro_batch_size_per_gpu")?.unwrap_or(1.0);
-        r.input.batch = (micro / n).ceil().max(1.0);
+        r.input.batch = libm::ceil(micro / n).max(1.0);
         // `use_kl_loss` false by default: no reference; its coefficient 0.001.
         r.input.rl_beta = Some(if actor.bool("use_kl_loss")?.unwrap_or(false) {
             actor.num("kl_loss_coef")?.unwrap_or(0.001)
