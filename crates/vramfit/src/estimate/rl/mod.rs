@@ -14,14 +14,20 @@
 
 #[cfg(feature = "training")]
 mod compose;
+// Its constants are public in every build; the rules that read them only where training runs.
+#[cfg_attr(not(feature = "training"), allow(dead_code))]
 mod defaults;
 #[cfg(feature = "training")]
 mod render;
 #[cfg(all(test, feature = "training"))]
 mod tests;
 
+#[cfg(feature = "training")]
 use super::workload::{MAX_BATCH, MAX_SEQ, Shape, int};
-use super::{EstimateInput, Mode, Phase, RlAlgorithm, Rollout};
+#[cfg(feature = "training")]
+use super::{EstimateInput, Mode};
+use super::{Phase, RlAlgorithm, Rollout};
+#[cfg(feature = "training")]
 use crate::error::Result;
 use crate::units::Bytes;
 
@@ -106,6 +112,7 @@ pub struct RlReport {
     pub training_sequences: u64,
 }
 
+#[cfg(feature = "training")]
 impl EstimateInput {
     /// The RL settings, resolved after the shape: the shape the training run sees (its batch in
     /// sequences, its sequence the prompt and the completion) and the settings. With `rl` unset,
@@ -312,6 +319,7 @@ impl EstimateInput {
 }
 
 /// The prompt and the completion past the longest sequence accepted.
+#[cfg(feature = "training")]
 #[cold]
 fn too_long(prompt: u64, completion: u64) -> crate::error::InputError {
     input_error!(

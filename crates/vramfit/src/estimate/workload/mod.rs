@@ -222,17 +222,28 @@ impl EstimateInput {
         let model = self.resolve_model(models)?;
         let shape = self.resolve_shape()?;
         let loaded = self.resolve_formats(&model)?;
+        // Training's own settings (RL, sharding, the stacks' regimes) are read only where
+        // training runs: a build without it refuses a training run, and holds none of them.
+        #[cfg(feature = "training")]
         let (shape, rl) = self.resolve_rl(shape, loaded.lora_rank > 0 || loaded.qlora)?;
+        #[cfg(not(feature = "training"))]
+        let rl = None;
         let zero = self.resolve_training()?;
         let arch = &model.arch;
         let par = self.resolve_parallel(arch)?;
+        #[cfg(feature = "training")]
         let sharding = self.resolve_sharding(arch, zero, &par)?;
+        #[cfg(not(feature = "training"))]
+        let sharding = Sharding::none(zero);
         let device = self.resolve_device(gpus)?;
         let (dtype, vllm_downcast) = self.run_dtype(loaded.dtype, arch, device.as_ref());
         let serving = self.resolve_serving(arch, &shape, &par, device.as_ref())?;
         let llamacpp = self.resolve_llamacpp(arch)?;
         let lora_mask = lora_mask("lora_targets", &self.lora_targets)?;
+        #[cfg(feature = "training")]
         let regimes = self.resolve_regimes()?;
+        #[cfg(not(feature = "training"))]
+        let regimes = Regimes::default();
         let (lora_rank, qlora) = (loaded.lora_rank, loaded.qlora);
         Ok(Workload {
             model_name: model.name,

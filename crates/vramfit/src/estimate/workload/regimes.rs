@@ -2,10 +2,14 @@
 //! packing and a quantized base's upcast, each as given or as the stack's defaults pick it
 //! ([`training::stacks`](crate::estimate::training)).
 
+#[cfg(feature = "training")]
 use super::int;
+#[cfg(feature = "training")]
 use crate::error::Result;
 use crate::estimate::training::stacks::{self, StackDefaults};
-use crate::estimate::{Checkpointing, EstimateInput, Loss, Mode, Stack};
+#[cfg(feature = "training")]
+use crate::estimate::{Checkpointing, EstimateInput, Mode};
+use crate::estimate::{Loss, Stack};
 
 /// The regimes of a training run, resolved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,6 +73,7 @@ impl Regimes {
     }
 }
 
+#[cfg(feature = "training")]
 impl EstimateInput {
     /// The regimes as given, the stack's defaults filling what is not.
     pub(super) fn resolve_regimes(&self) -> Result<Regimes> {

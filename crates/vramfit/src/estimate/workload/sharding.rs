@@ -2,10 +2,15 @@
 //! 2), DeepSpeed's buffers as its JSON sizes them, and Megatron's interleaved pipeline, sequence
 //! and context parallelism and distributed optimizer: checked once into [`Sharding`].
 
+#[cfg(feature = "training")]
 use super::gpus::Parallel;
+#[cfg(feature = "training")]
 use super::int;
+#[cfg(feature = "training")]
 use crate::error::Result;
+#[cfg(feature = "training")]
 use crate::estimate::{EstimateInput, Mode, Offload};
+#[cfg(feature = "training")]
 use crate::model::Architecture;
 
 /// Which PyTorch FSDP.
@@ -104,11 +109,34 @@ pub struct Sharding {
     pub megatron: Option<Megatron>,
 }
 
+impl Sharding {
+    /// No FSDP, no Megatron, DeepSpeed's default buffers: a build without training, which
+    /// reads none of their settings.
+    #[cfg(not(feature = "training"))]
+    pub(super) fn none(zero: u8) -> Sharding {
+        let [reduce, allgather, prefetch, max_live, persistence] = DEEPSPEED_DEFAULTS;
+        Sharding {
+            fsdp: None,
+            buckets: ZeroBucketSizes {
+                reduce,
+                allgather,
+                prefetch,
+                max_live,
+                persistence,
+                overlap_comm: zero == 3,
+            },
+            megatron: None,
+        }
+    }
+}
+
 /// Largest element count accepted for a DeepSpeed bucket: 2^40.
+#[cfg(feature = "training")]
 const MAX_ELEMENTS: f64 = (1u64 << 40) as f64;
 
 /// An element count as DeepSpeed's JSON writes it (transformers writes `0.9 × h²` as a float:
 /// DeepSpeed's `int` field floors it), or the default.
+#[cfg(feature = "training")]
 fn elements(field: &str, v: Option<f64>, default: u64) -> Result<u64> {
     match v {
         None => Ok(default),
@@ -127,12 +155,19 @@ fn elements(field: &str, v: Option<f64>, default: u64) -> Result<u64> {
     }
 }
 
-impl EstimateInput {
-    /// The context-parallel size alone (the GPUs' default count reads it).
-    pub(super) fn cp_size(&self) -> Result<u64> {
-        self.cp.map_or(Ok(1), |c| int("cp", c, 1, 1024))
+impl crate::estimate::EstimateInput {
+    /// The context-parallel size alone (the GPUs' default count reads it); 1 in a build
+    /// without training, which reads no Megatron setting.
+    pub(super) fn cp_size(&self) -> crate::error::Result<u64> {
+        #[cfg(feature = "training")]
+        return self.cp.map_or(Ok(1), |c| int("cp", c, 1, 1024));
+        #[cfg(not(feature = "training"))]
+        Ok(1)
     }
+}
 
+#[cfg(feature = "training")]
+impl EstimateInput {
     /// FSDP, DeepSpeed's buffers and Megatron's settings, checked against ZeRO, the offload and
     /// the GPUs.
     pub(super) fn resolve_sharding(
