@@ -77,6 +77,35 @@ pub(super) mod tests {
         out.extend(trtllm_shapes());
         out.extend(rl_shapes());
         out.extend(sharding_shapes());
+        out.extend(quantized_base_shapes());
+        out
+    }
+
+    /// LoRA over each quantized base a training stack loads (bitsandbytes int8 and NF4 named
+    /// without `qlora`), alone, under Trainer with short and long sequences, and under torchtune.
+    fn quantized_base_shapes() -> Vec<EstimateInput> {
+        let mut out = Vec::new();
+        for (model, params) in [(Some("meta-llama/Llama-3.1-8B"), None), (None, Some("7B"))] {
+            for quantization in [
+                Quantization::BnbInt8,
+                Quantization::BnbNf4 { double_quant: true },
+            ] {
+                for (seq_len, stack) in [
+                    (512.0, None),
+                    (4096.0, None),
+                    (512.0, Some(Stack::Torchtune)),
+                ] {
+                    out.push(EstimateInput {
+                        mode: Mode::Training,
+                        lora_rank: 16.0,
+                        quantization,
+                        seq_len,
+                        stack,
+                        ..base(model, params, Some("a100-sxm4-80gb"))
+                    });
+                }
+            }
+        }
         out
     }
 
