@@ -82,13 +82,19 @@ pub(super) mod tests {
     }
 
     /// LoRA over each quantized base a training stack loads (bitsandbytes int8 and NF4 named
-    /// without `qlora`), alone, under Trainer with short and long sequences, and under torchtune.
+    /// without `qlora`, torchao NF4, HQQ 4-bit), under Trainer with short and long sequences, and
+    /// under torchtune.
     fn quantized_base_shapes() -> Vec<EstimateInput> {
         let mut out = Vec::new();
         for (model, params) in [(Some("meta-llama/Llama-3.1-8B"), None), (None, Some("7B"))] {
             for quantization in [
                 Quantization::BnbInt8,
                 Quantization::BnbNf4 { double_quant: true },
+                Quantization::TorchaoNf4,
+                Quantization::Hqq {
+                    bits: 4,
+                    group_size: 64,
+                },
             ] {
                 for (seq_len, stack) in [
                     (512.0, None),
@@ -574,6 +580,7 @@ pub(super) mod tests {
         "dq",
         "ubatch",
         "gptq",
+        "hqq",
         "gguf",
         "q",
         "_k_m",

@@ -305,7 +305,7 @@ impl Run<'_> {
             self.params().saturating_mul(basis.dtype.bits() as u64 / 8)
         };
         let mut bytes = base;
-        let upcast = (self.kbit_base().is_some() && self.regimes.kbit_upcast).then(|| {
+        let upcast = self.kbit_upcast().then(|| {
             // prepare_model_for_kbit_training casts the unquantized parameters (embeddings, head, norms) to fp32.
             let unquantized = |t: &Tensor| {
                 if weights::is_quantized(q, a, t) {

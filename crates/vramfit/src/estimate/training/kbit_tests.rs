@@ -66,3 +66,137 @@ fn int8_matmul_buffer_by_hand() {
     assert_eq!(part(&long, K::DequantBuffer), 2048 * (4096 + 4 * 14_336));
     assert_eq!(2048 * (4096 + 4 * 14_336), 125_829_120);
 }
+
+fn lora_over(quantization: Quantization, stack: Option<Stack>, compile: bool) -> EstimateInput {
+    EstimateInput {
+        quantization,
+        compile,
+        ..int8_lora(512.0, stack)
+    }
+}
+
+/// torchao 0.18 `to_nf4` per matrix of n weights: n/2 + n/64 + n/16384 × 2 + 2 + 32 B; for
+/// Llama-3.1-8B's MLP matrix 30,284,834 B, which `tests/reference/quantized_base_buffers.py`
+/// reads off a real `NF4Tensor`. torchtune does not upcast the rest (bf16).
+#[test]
+fn torchao_nf4_base_by_hand() {
+    let nf4 = |n: u64| n / 2 + n / 64 + n / 16_384 * 2 + 34;
+    assert_eq!(nf4(4096 * 14_336), 30_284_834);
+    let layer = 2 * nf4(4096 * 4096) + 2 * nf4(4096 * 1024) + 3 * nf4(4096 * 14_336);
+    let e = estimate(&lora_over(
+        Quantization::TorchaoNf4,
+        Some(Stack::Torchtune),
+        true,
+    ))
+    .unwrap();
+    assert_eq!(
+        part(&e, K::Weights),
+        32 * layer + UNQUANTIZED * 2 + e.trainable_params * 4
+    );
+    // Compiled, the dequantization writes the 16-bit weight alone; eager, torchao's
+    // get_original_weight holds 14 n + n/32 B (measured by the reference script).
+    let n = 4096 * 14_336;
+    assert_eq!(part(&e, K::DequantBuffer), n * 2);
+    let eager = estimate(&lora_over(
+        Quantization::TorchaoNf4,
+        Some(Stack::Torchtune),
+        false,
+    ))
+    .unwrap();
+    assert_eq!(part(&eager, K::DequantBuffer), 14 * n + n / 32);
+    assert_eq!(14 * n + n / 32, 823_918_592);
+}
+
+/// HQQ in groups of 64: codes (1, 2, 4 bits packed in bytes; 3 bits ten per int32, ⌈64/10⌉ = 7
+/// per group; 5, 6, 8 bits a byte each) and a bf16 scale and zero per group: 4.5 bits per weight
+/// at 4 bits, as the reference script reads off `HQQLinear`. PEFT does not upcast an HQQ base;
+/// eager dequantization holds three 16-bit copies (6 B per weight).
+#[test]
+fn hqq_base_by_hand() {
+    let hqq = |bits: u8| Quantization::Hqq {
+        bits,
+        group_size: 64,
+    };
+    let groups = BLOCK / 64;
+    for (bits, codes) in [
+        (1, BLOCK / 8),
+        (2, BLOCK / 4),
+        (3, groups * 7 * 4),
+        (4, BLOCK / 2),
+        (8, BLOCK),
+    ] {
+        let e = estimate(&lora_over(hqq(bits), None, false)).unwrap();
+        assert_eq!(
+            part(&e, K::Weights),
+            codes + groups * 4 + UNQUANTIZED * 2 + e.trainable_params * 4,
+            "{bits} bits"
+        );
+    }
+    assert_eq!(BLOCK / 2 + groups * 4, BLOCK / 8 * 9 / 2);
+    let n = 4096 * 14_336;
+    let eager = estimate(&lora_over(hqq(4), None, false)).unwrap();
+    assert_eq!(part(&eager, K::DequantBuffer), 6 * n);
+    let compiled = estimate(&lora_over(hqq(4), None, true)).unwrap();
+    assert_eq!(part(&compiled, K::DequantBuffer), 2 * n);
+}
+
+/// The formats' spellings and their checks.
+#[test]
+fn torchao_nf4_and_hqq_spellings() {
+    let p = |s: &str| Quantization::parse("quantization", s);
+    assert_eq!(p("torchao-nf4"), Ok(Quantization::TorchaoNf4));
+    assert_eq!(
+        p("hqq"),
+        Ok(Quantization::Hqq {
+            bits: 4,
+            group_size: 64
+        })
+    );
+    assert_eq!(
+        p("hqq-3bit"),
+        Ok(Quantization::Hqq {
+            bits: 3,
+            group_size: 64
+        })
+    );
+    assert_eq!(
+        p("hqq-7bit").map_err(|e| e.field),
+        Err("quantization".into())
+    );
+    for q in [
+        Quantization::TorchaoNf4,
+        Quantization::Hqq {
+            bits: 4,
+            group_size: 64,
+        },
+        Quantization::Hqq {
+            bits: 8,
+            group_size: 64,
+        },
+    ] {
+        assert_eq!(p(&q.name()), Ok(q));
+    }
+    let bad = Quantization::Hqq {
+        bits: 4,
+        group_size: 60,
+    };
+    assert_eq!(
+        bad.validate("quantization").map_err(|e| e.field),
+        Err("quantization.group_size".into())
+    );
+    let json: Quantization =
+        serde_json::from_str(r#"{"format": "hqq", "bits": 2, "group_size": 128}"#).unwrap();
+    assert_eq!(
+        json,
+        Quantization::Hqq {
+            bits: 2,
+            group_size: 128
+        }
+    );
+    let json: Quantization = serde_json::from_str(r#"{"format": "torchao-nf4"}"#).unwrap();
+    assert_eq!(json, Quantization::TorchaoNf4);
+    assert_eq!(
+        serde_json::to_string(&Quantization::TorchaoNf4).unwrap(),
+        r#"{"format":"torchao-nf4"}"#
+    );
+}

@@ -69,36 +69,7 @@ impl Run<'_> {
                 zh_str!("autocast 将 fp32 权重转为 16 位并为反向保留副本。"),
             );
         }
-        let dequant = f.dequant;
-        if dequant > 0 {
-            let int8 = self.kbit_base() == Some(super::kbit::KbitBase::Int8);
-            p.add(
-                ComponentKind::DequantBuffer,
-                dequant,
-                true,
-                if int8 {
-                    formula!(self.text;
-                        ["largest int8 matmul's buffer: max(16-bit weight copy, input int8 + int32 output) = {}", b(dequant)],
-                        ["最大的 int8 矩阵乘缓冲：max(16 位权重副本, int8 输入 + int32 输出) = {}", b(dequant)]
-                    )
-                } else {
-                    formula!(self.text;
-                        ["largest matrix dequantized to bf16 = {}", b(dequant)],
-                        ["最大的矩阵反量化为 bf16 = {}", b(dequant)]
-                    )
-                },
-                if int8 {
-                    en_str!("bitsandbytes' int8 matmul accumulates in int32 and, for the input's gradient, copies the int8 weight to 16 bits.")
-                } else {
-                    en_str!("bitsandbytes dequantizes a 4-bit weight to compute with it.")
-                },
-                if int8 {
-                    zh_str!("bitsandbytes 的 int8 矩阵乘以 int32 累加；求输入梯度时把 int8 权重复制为 16 位。")
-                } else {
-                    zh_str!("bitsandbytes 计算时将 4 位权重反量化。")
-                },
-            );
-        }
+        self.add_dequant_part(f.dequant, p);
         if f.step.bytes > 0 {
             p.add(
                 ComponentKind::StepTemporaries,
