@@ -136,6 +136,8 @@ pub const QUANTIZATIONS: &[Choice] = choices!("quantization":
     "bnb-nf4",
     "bnb-nf4-dq",
     "mxfp4",
+    "torchao-nf4",
+    "hqq",
     "gguf-f16",
     "gguf-q8_0",
     "gguf-q6_k",

@@ -410,8 +410,9 @@ pub struct EstimateInput {
     pub kbit_upcast: Option<bool>,
     /// The model and its loss under `torch.compile` (torchtune `compile`, transformers
     /// `torch_compile`, axolotl `torch_compile`): the loss saves the logits in the compute dtype
-    /// and no fp32 copy of them. What compile changes in the blocks' saved activations is not
-    /// counted (the safe side). Default false.
+    /// and no fp32 copy of them; a torchao NF4 or HQQ base dequantizes in one fused kernel. What
+    /// compile changes in the blocks' saved activations is not counted (the safe side). Default
+    /// false.
     pub compile: bool,
     // --- RL post-training (part `rl`, `estimate/rl/`): the models on the card and the rollout
     // engine beside the policy. Every field `None` is plain training.
