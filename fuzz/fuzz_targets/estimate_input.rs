@@ -228,6 +228,7 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
         sequence_parallel: u.arbitrary()?,
         cp: opt_num(u)?,
         distributed_optimizer: u.arbitrary()?,
+        galore_rank: opt_num(u)?,
     })
 }
 

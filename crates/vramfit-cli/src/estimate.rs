@@ -282,6 +282,9 @@ pub struct EstimateFlags {
     /// Megatron --use-distributed-optimizer: fp32 masters and optimizer states sharded over data parallel.
     #[arg(long)]
     pub distributed_optimizer: bool,
+    /// GaLore's rank (transformers optim_args="rank=…"), with --optimizer galore-adamw or galore-adamw-8bit, 1 to 65536 [default: 128].
+    #[arg(long, allow_negative_numbers = true)]
+    pub galore_rank: Option<f64>,
 }
 
 macro_rules! value_enum {
@@ -442,6 +445,7 @@ impl EstimateFlags {
             sequence_parallel: self.sequence_parallel,
             cp: self.cp,
             distributed_optimizer: self.distributed_optimizer,
+            galore_rank: self.galore_rank,
         };
         let mut looked_up = None;
         if let (Some(kind), Some(repo)) = (&self.hub, &self.model) {

@@ -1246,6 +1246,12 @@ export interface EstimateInput {
    * over the data-parallel GPUs.
    */
   distributed_optimizer?: boolean;
+  /**
+   * GaLore's projection rank (transformers `optim_args="rank=…"`, galore-torch's `rank`), with
+   * the `galore-adamw` optimizers only: an integer from 1 to 65,536. Absent: 128, transformers
+   * 5.25's default (`trainer_optimizer.py` `_get_galore_optimizer`).
+   */
+  galore_rank?: number | null;
 }
 
 /**

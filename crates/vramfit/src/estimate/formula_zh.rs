@@ -78,6 +78,19 @@ pub(super) mod tests {
         out.extend(rl_shapes());
         out.extend(sharding_shapes());
         out.extend(quantized_base_shapes());
+        for optimizer in [Optimizer::GaloreAdamw, Optimizer::GaloreAdamw8bit] {
+            // GaLore at a rank of its own (`optim_args="rank=64"`).
+            out.push(EstimateInput {
+                mode: Mode::Training,
+                optimizer,
+                galore_rank: Some(64.0),
+                ..base(
+                    Some("meta-llama/Llama-3.1-8B"),
+                    None,
+                    Some("h100-sxm5-80gb"),
+                )
+            });
+        }
         out
     }
 

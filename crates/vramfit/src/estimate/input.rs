@@ -484,6 +484,10 @@ pub struct EstimateInput {
     /// Megatron `--use-distributed-optimizer`: fp32 master weights and optimizer states sharded
     /// over the data-parallel GPUs.
     pub distributed_optimizer: bool,
+    /// GaLore's projection rank (transformers `optim_args="rank=…"`, galore-torch's `rank`), with
+    /// the `galore-adamw` optimizers only: an integer from 1 to 65,536. Absent: 128, transformers
+    /// 5.25's default (`trainer_optimizer.py` `_get_galore_optimizer`).
+    pub galore_rank: Option<f64>,
 }
 
 impl Default for EstimateInput {
@@ -561,6 +565,7 @@ impl Default for EstimateInput {
             sequence_parallel: false,
             cp: None,
             distributed_optimizer: false,
+            galore_rank: None,
         }
     }
 }

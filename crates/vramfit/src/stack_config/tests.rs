@@ -221,6 +221,33 @@ fn llamafactory_qlora_yaml() {
     assert_eq!(not_read(&r), ["do_train (line 4)"]);
 }
 
+/// transformers' `optim_args` carries GaLore's rank (`_parse_optim_args`, `rank` read by
+/// `_get_galore_optimizer`); with another optimizer it is not read; a bad rank names the key.
+#[test]
+fn trainer_galore_rank_from_optim_args() {
+    let json = |optim: &str, args: &str| {
+        alloc::format!(
+            r#"{{"output_dir": "out", "per_device_train_batch_size": 1, "optim": "{optim}", "optim_args": "{args}", "optim_target_modules": ["attn", "mlp"]}}"#
+        )
+    };
+    let r = read(&json(
+        "galore_adamw",
+        "rank=64, update_proj_gap=200, scale=0.25",
+    ));
+    assert_eq!(r.input.optimizer, Optimizer::GaloreAdamw);
+    assert_eq!(r.input.galore_rank, Some(64.0));
+    let r = read(&json("galore_adamw_8bit", "update_proj_gap=200"));
+    assert_eq!(r.input.galore_rank, None);
+    let r = read(&json("adamw_torch", "rank=64"));
+    assert_eq!(r.input.galore_rank, None);
+    assert!(not_read(&r).iter().any(|k| k.starts_with("optim_args")));
+    let e = read_training_config(&json("galore_adamw", "rank=x"), EstimateInput::default()).err();
+    assert_eq!(
+        e.as_ref().map(|e| (e.kind, e.field.as_str())),
+        Some((ErrorKind::OutOfRange, "optim_args"))
+    );
+}
+
 /// LLaMA-Factory 0.9.5 with `quantization_method: hqq`: HQQ at the given width in groups of 64
 /// (`HqqConfig`'s default), no QLoRA flag (no bitsandbytes); a width HQQ lacks is refused.
 #[test]
