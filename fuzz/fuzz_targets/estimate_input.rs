@@ -36,7 +36,7 @@ fn text(u: &mut Unstructured, common: &[&str]) -> Result<Option<String>> {
 }
 
 fn quantization(u: &mut Unstructured) -> Result<Quantization> {
-    Ok(match u.int_in_range(0..=9u8)? {
+    Ok(match u.int_in_range(0..=11u8)? {
         0 => Quantization::None,
         1 => Quantization::Fp8,
         2 => Quantization::W8a8,
@@ -55,6 +55,11 @@ fn quantization(u: &mut Unstructured) -> Result<Quantization> {
             double_quant: u.arbitrary()?,
         },
         8 => Quantization::Mxfp4,
+        9 => Quantization::TorchaoNf4,
+        10 => Quantization::Hqq {
+            bits: u.arbitrary()?,
+            group_size: u.arbitrary()?,
+        },
         _ => Quantization::Gguf {
             file_type: *u.choose(&GgufFileType::ALL)?,
         },
@@ -223,6 +228,7 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
         sequence_parallel: u.arbitrary()?,
         cp: opt_num(u)?,
         distributed_optimizer: u.arbitrary()?,
+        galore_rank: opt_num(u)?,
     })
 }
 

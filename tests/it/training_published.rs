@@ -80,6 +80,12 @@ pub fn rows() -> Vec<Row> {
                         Vec::new()
                     },
                     qlora: on("qlora"),
+                    // torchtune's `qlora_*` builders quantize with torchao's `to_nf4`.
+                    quantization: if on("qlora") {
+                        vramfit::precision::Quantization::TorchaoNf4
+                    } else {
+                        vramfit::precision::Quantization::None
+                    },
                     compile: on("compile"),
                     ..EstimateInput::default()
                 },

@@ -136,6 +136,8 @@ pub const QUANTIZATIONS: &[Choice] = choices!("quantization":
     "bnb-nf4",
     "bnb-nf4-dq",
     "mxfp4",
+    "torchao-nf4",
+    "hqq",
     "gguf-f16",
     "gguf-q8_0",
     "gguf-q6_k",
@@ -223,6 +225,7 @@ pub static FIELDS: &[Field] = &[
     Field::new("sequence_parallel", Kind::Bool, Group::Training),
     Field::new("cp", Kind::OptNumber, Group::Training),
     Field::new("distributed_optimizer", Kind::Bool, Group::Training),
+    Field::new("galore_rank", Kind::OptNumber, Group::Training),
     Field::new("gpu_memory_utilization", Kind::Number, Group::Serving),
     Field::new("mem_fraction_static", Kind::OptNumber, Group::Serving),
     Field::new("free_gpu_memory_fraction", Kind::OptNumber, Group::Serving),
@@ -361,6 +364,7 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
         sequence_parallel,
         cp,
         distributed_optimizer,
+        galore_rank,
     } = d;
     let opt_bool = |x: &Option<bool>| x.map_or_else(String::new, |b| b.to_string());
     // A choice read by the estimator's `Deserialize`, and `kv_dtype` by its own parser.
@@ -488,6 +492,7 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
         ("sequence_parallel", sequence_parallel.to_string()),
         ("cp", opt(*cp)),
         ("distributed_optimizer", distributed_optimizer.to_string()),
+        ("galore_rank", opt(*galore_rank)),
     ]
 }
 

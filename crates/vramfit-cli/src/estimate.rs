@@ -68,7 +68,7 @@ pub struct EstimateFlags {
     /// fp32, fp16 or bf16 (default: the checkpoint's dtype).
     #[arg(long)]
     pub dtype: Option<String>,
-    /// none, fp8, w8a8, w4a16, gptq, awq, bnb-int8, bnb-nf4, bnb-nf4-dq (double quantization), mxfp4, gguf-<type> (e.g. gguf-q4_k_m).
+    /// none, fp8, w8a8, w4a16, gptq, awq, bnb-int8, bnb-nf4, bnb-nf4-dq (double quantization), mxfp4, torchao-nf4 (torchtune's QLoRA), hqq (4-bit, groups of 64), hqq-<bits>bit (1, 2, 3, 5, 6, 8), gguf-<type> (e.g. gguf-q4_k_m).
     #[arg(long, default_value = "none")]
     pub quantization: String,
     /// auto, fp16, bf16, fp8 (vLLM, SGLang), q8_0, q4_0 (llama.cpp; Ollama's OLLAMA_KV_CACHE_TYPE, with --attention flash).
@@ -210,7 +210,7 @@ pub struct EstimateFlags {
     /// true or false: a quantized base's unquantized parameters cast to fp32 (PEFT's prepare_model_for_kbit_training). Default: the stack's, else true.
     #[arg(long)]
     pub kbit_upcast: Option<bool>,
-    /// The model and its loss under torch.compile (torchtune compile, transformers torch_compile): the loss keeps no fp32 copy of the logits.
+    /// The model and its loss under torch.compile (torchtune compile, transformers torch_compile): the loss keeps no fp32 copy of the logits, and a torchao-nf4 or hqq base dequantizes in one fused kernel.
     #[arg(long)]
     pub compile: bool,
     /// RL post-training (with --mode training): grpo, ppo or dpo, the models on the card beside the policy; --batch is then the prompts (DPO: pairs) per GPU and --seq-len the prompt.
@@ -282,6 +282,9 @@ pub struct EstimateFlags {
     /// Megatron --use-distributed-optimizer: fp32 masters and optimizer states sharded over data parallel.
     #[arg(long)]
     pub distributed_optimizer: bool,
+    /// GaLore's rank (transformers optim_args="rank=…"), with --optimizer galore-adamw or galore-adamw-8bit, 1 to 65536 [default: 128].
+    #[arg(long, allow_negative_numbers = true)]
+    pub galore_rank: Option<f64>,
 }
 
 macro_rules! value_enum {
@@ -442,6 +445,7 @@ impl EstimateFlags {
             sequence_parallel: self.sequence_parallel,
             cp: self.cp,
             distributed_optimizer: self.distributed_optimizer,
+            galore_rank: self.galore_rank,
         };
         let mut looked_up = None;
         if let (Some(kind), Some(repo)) = (&self.hub, &self.model) {

@@ -1138,8 +1138,9 @@ export interface EstimateInput {
   /**
    * The model and its loss under `torch.compile` (torchtune `compile`, transformers
    * `torch_compile`, axolotl `torch_compile`): the loss saves the logits in the compute dtype
-   * and no fp32 copy of them. What compile changes in the blocks' saved activations is not
-   * counted (the safe side). Default false.
+   * and no fp32 copy of them; a torchao NF4 or HQQ base dequantizes in one fused kernel. What
+   * compile changes in the blocks' saved activations is not counted (the safe side). Default
+   * false.
    */
   compile?: boolean;
   /**
@@ -1249,6 +1250,12 @@ export interface EstimateInput {
    * over the data-parallel GPUs.
    */
   distributed_optimizer?: boolean;
+  /**
+   * GaLore's projection rank (transformers `optim_args="rank=…"`, galore-torch's `rank`), with
+   * the `galore-adamw` optimizers only: an integer from 1 to 65,536. Absent: 128, transformers
+   * 5.25's default (`trainer_optimizer.py` `_get_galore_optimizer`).
+   */
+  galore_rank?: number | null;
 }
 
 /**
@@ -3280,6 +3287,27 @@ export type Quantization =
      * The llama.cpp file type.
      */
     file_type: GgufFileType;
+  }
+  /**
+   * torchao's `NF4Tensor` as `to_nf4` makes it (torchtune's QLoRA): 4-bit NF4 codes, an int8
+   * scaler per block of 64, a 16-bit factor per 256 scalers, per tensor a 16-bit mean and the
+   * 16-entry table; the LM head and embeddings stay unquantized.
+   */
+  | { format: "torchao-nf4" }
+  /**
+   * HQQ (half-quadratic quantization, `HqqConfig`): `bits`-bit codes packed in bytes (3 bits:
+   * ten per int32), a 16-bit scale and a 16-bit zero per group of `group_size`.
+   */
+  | {
+    format: "hqq";
+    /**
+     * 1, 2, 3, 4, 5, 6 or 8 (5 and 6 are stored in a byte each).
+     */
+    bits: number;
+    /**
+     * Weights per group (64 by default).
+     */
+    group_size: number;
   }
 ;
 

@@ -8,6 +8,9 @@ use core::fmt;
 
 use crate::error::Result;
 
+#[cfg(feature = "serde")]
+mod quantization_serde;
+
 /// A plain element type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(
@@ -312,103 +315,18 @@ pub enum Quantization {
         /// The llama.cpp file type.
         file_type: GgufFileType,
     },
-}
-
-/// Reads what `Serialize` writes: the `format` tag and the fields of that format, in any order,
-/// others ignored, a missing one named — as serde's derive for an internally tagged enum does.
-/// The derive would buffer the whole object in serde's `Content` to find the tag first, code
-/// that costs about 5 KB gzip in every WebAssembly module; one flat struct of every format's
-/// fields reads the same objects without it.
-///
-/// A string is read as the CLI spells the format ([`Quantization::parse`]: `"gptq"`,
-/// `"gguf-q4_k_m"`), so that JSON and JavaScript callers may write either form.
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for Quantization {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> core::result::Result<Self, D::Error> {
-        d.deserialize_any(QuantizationVisitor)
-    }
-}
-
-#[cfg(feature = "serde")]
-struct QuantizationVisitor;
-
-#[cfg(feature = "serde")]
-impl<'de> serde::de::Visitor<'de> for QuantizationVisitor {
-    type Value = Quantization;
-
-    fn expecting(&self, f: &mut core::fmt::Formatter) -> core::fmt::Result {
-        f.write_str(
-            "a format as the CLI spells it (\"gptq\", \"gguf-q4_k_m\") or an object tagged by `format`",
-        )
-    }
-
-    fn visit_str<E: serde::de::Error>(self, s: &str) -> core::result::Result<Quantization, E> {
-        // The accepted forms ride along after "; accepted: ", where the npm module's reader
-        // splits them off into the error's own `accepted`.
-        Quantization::parse("quantization", s)
-            .map_err(|e| E::custom(format_args!("{}; accepted: {}", e.problem, e.accepted)))
-    }
-
-    fn visit_map<A: serde::de::MapAccess<'de>>(
-        self,
-        map: A,
-    ) -> core::result::Result<Quantization, A::Error> {
-        use serde::Deserialize;
-        use serde::de::Error;
-
-        #[derive(Clone, Copy, Debug, PartialEq, serde::Deserialize)]
-        #[serde(rename_all = "kebab-case")]
-        enum Format {
-            None,
-            Fp8,
-            W8a8,
-            W4a16,
-            Gptq,
-            Awq,
-            BnbInt8,
-            BnbNf4,
-            Mxfp4,
-            Gguf,
-        }
-
-        #[derive(serde::Deserialize)]
-        struct Fields {
-            format: Format,
-            bits: Option<u8>,
-            group_size: Option<u32>,
-            double_quant: Option<bool>,
-            file_type: Option<GgufFileType>,
-        }
-
-        fn need<T, E: Error>(v: Option<T>, field: &'static str) -> core::result::Result<T, E> {
-            v.ok_or_else(|| E::missing_field(field))
-        }
-
-        let f = Fields::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
-        Ok(match f.format {
-            Format::None => Quantization::None,
-            Format::Fp8 => Quantization::Fp8,
-            Format::W8a8 => Quantization::W8a8,
-            Format::W4a16 => Quantization::W4a16 {
-                group_size: need(f.group_size, "group_size")?,
-            },
-            Format::Gptq => Quantization::Gptq {
-                bits: need(f.bits, "bits")?,
-                group_size: need(f.group_size, "group_size")?,
-            },
-            Format::Awq => Quantization::Awq {
-                group_size: need(f.group_size, "group_size")?,
-            },
-            Format::BnbInt8 => Quantization::BnbInt8,
-            Format::BnbNf4 => Quantization::BnbNf4 {
-                double_quant: need(f.double_quant, "double_quant")?,
-            },
-            Format::Mxfp4 => Quantization::Mxfp4,
-            Format::Gguf => Quantization::Gguf {
-                file_type: need(f.file_type, "file_type")?,
-            },
-        })
-    }
+    /// torchao's `NF4Tensor` as `to_nf4` makes it (torchtune's QLoRA): 4-bit NF4 codes, an int8
+    /// scaler per block of 64, a 16-bit factor per 256 scalers, per tensor a 16-bit mean and the
+    /// 16-entry table; the LM head and embeddings stay unquantized.
+    TorchaoNf4,
+    /// HQQ (half-quadratic quantization, `HqqConfig`): `bits`-bit codes packed in bytes (3 bits:
+    /// ten per int32), a 16-bit scale and a 16-bit zero per group of `group_size`.
+    Hqq {
+        /// 1, 2, 3, 4, 5, 6 or 8 (5 and 6 are stored in a byte each).
+        bits: u8,
+        /// Weights per group (64 by default).
+        group_size: u32,
+    },
 }
 
 impl Quantization {
@@ -438,7 +356,9 @@ impl Quantization {
         f
     }
 
-    /// Parses the CLI spelling: `none|fp8|w8a8|w4a16|gptq|awq|bnb-int8|bnb-nf4|bnb-nf4-dq|mxfp4|gguf-<type>`.
+    /// Parses the CLI spelling: `none|fp8|w8a8|w4a16|gptq|awq|bnb-int8|bnb-nf4|bnb-nf4-dq|mxfp4|
+    /// torchao-nf4|hqq|hqq-<bits>bit|gguf-<type>`. `hqq` is 4 bits in groups of 64 (`HqqConfig`'s
+    /// `nbits=4, group_size=64` defaults, LLaMA-Factory's `quantization_bit: 4`).
     /// GPTQ/AWQ/W4A16 take their usual defaults (4 bits, group 128); `bnb-nf4` is what
     /// `BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4")` loads (no double
     /// quantization, its default), `bnb-nf4-dq` adds `bnb_4bit_use_double_quant=True` (as QLoRA
@@ -453,8 +373,8 @@ impl Quantization {
                     field,
                     [$($en)*],
                     [$($zh)*],
-                    ["none, fp8, w8a8, w4a16, gptq, awq, bnb-int8, bnb-nf4, bnb-nf4-dq, mxfp4, gguf-<type> with type one of {GGUF_TYPES}"],
-                    ["none、fp8、w8a8、w4a16、gptq、awq、bnb-int8、bnb-nf4、bnb-nf4-dq、mxfp4，或 gguf-<type>，type 为以下之一：{GGUF_TYPES}"],
+                    ["none, fp8, w8a8, w4a16, gptq, awq, bnb-int8, bnb-nf4, bnb-nf4-dq, mxfp4, torchao-nf4, hqq (4-bit), hqq-<bits>bit with bits 1, 2, 3, 4, 5, 6 or 8, gguf-<type> with type one of {GGUF_TYPES}"],
+                    ["none、fp8、w8a8、w4a16、gptq、awq、bnb-int8、bnb-nf4、bnb-nf4-dq、mxfp4、torchao-nf4、hqq（4 位）、hqq-<位数>bit（位数为 1、2、3、4、5、6 或 8），或 gguf-<type>，type 为以下之一：{GGUF_TYPES}"],
                 )
             };
         }
@@ -475,7 +395,27 @@ impl Quantization {
             },
             "bnb-nf4-dq" | "nf4-dq" => Quantization::BnbNf4 { double_quant: true },
             "mxfp4" => Quantization::Mxfp4,
+            "torchao-nf4" => Quantization::TorchaoNf4,
+            "hqq" => Quantization::Hqq {
+                bits: 4,
+                group_size: 64,
+            },
             other => {
+                if let Some(b) = other
+                    .strip_prefix("hqq-")
+                    .and_then(|b| b.strip_suffix("bit"))
+                {
+                    return match b.parse::<u8>() {
+                        Ok(bits) if HQQ_BITS.contains(&bits) => Ok(Quantization::Hqq {
+                            bits,
+                            group_size: 64,
+                        }),
+                        _ => Err(format_error!(
+                            ["unknown HQQ width `{b}`"],
+                            ["未知的 HQQ 位宽 `{b}`"]
+                        )),
+                    };
+                }
                 let Some(ty) = other.strip_prefix("gguf-") else {
                     return Err(format_error!(
                         ["unknown format `{other}`"],
@@ -512,6 +452,9 @@ impl Quantization {
             Quantization::BnbNf4 { double_quant: true } => "bnb-nf4-dq".to_string(),
             Quantization::Mxfp4 => "mxfp4".to_string(),
             Quantization::Gguf { file_type } => alloc::format!("gguf-{}", file_type.name()),
+            Quantization::TorchaoNf4 => "torchao-nf4".to_string(),
+            Quantization::Hqq { bits: 4, .. } => "hqq".to_string(),
+            Quantization::Hqq { bits, .. } => alloc::format!("hqq-{bits}bit"),
         }
     }
 
@@ -548,10 +491,36 @@ impl Quantization {
                 }
                 group(group_size)
             }
+            Quantization::Hqq { bits, group_size } => {
+                if !HQQ_BITS.contains(&bits) {
+                    return Err(input_error!(
+                        OutOfRange,
+                        alloc::format!("{field}.bits"),
+                        ["{bits} is not an HQQ width"],
+                        ["{bits} 不是 HQQ 的位宽"],
+                        "1, 2, 3, 4, 5, 6 or 8",
+                        "1、2、3、4、5、6 或 8",
+                    ));
+                }
+                if !group_size.is_multiple_of(8) {
+                    return Err(input_error!(
+                        OutOfRange,
+                        alloc::format!("{field}.group_size"),
+                        ["{group_size} is not a multiple of 8 (HQQ's groups are)"],
+                        ["{group_size} 不是 8 的倍数（HQQ 的分组须为 8 的倍数）"],
+                        "from 8 to 4096, a multiple of 8 (usually 64)",
+                        "8 到 4096，8 的倍数（通常为 64）",
+                    ));
+                }
+                group(group_size)
+            }
             _ => Ok(()),
         }
     }
 }
+
+/// HQQ's widths (hqq 0.2.8 `Quantizer.SUPPORTED_BITS`, less its 1.58).
+const HQQ_BITS: [u8; 7] = [1, 2, 3, 4, 5, 6, 8];
 
 /// The KV-cache element type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]

@@ -123,6 +123,7 @@ fn set(input: &mut EstimateInput, key: &str, v: &str) -> Result<(), InputError> 
         "stage3_param_persistence_threshold" => input.stage3_param_persistence_threshold = opt()?,
         "overlap_comm" => input.overlap_comm = opt_bool()?,
         "vp" => input.vp = opt()?,
+        "galore_rank" => input.galore_rank = opt()?,
         "sequence_parallel" => input.sequence_parallel = on,
         "cp" => input.cp = opt()?,
         "distributed_optimizer" => input.distributed_optimizer = on,

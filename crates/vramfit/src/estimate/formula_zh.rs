@@ -77,6 +77,54 @@ pub(super) mod tests {
         out.extend(trtllm_shapes());
         out.extend(rl_shapes());
         out.extend(sharding_shapes());
+        out.extend(quantized_base_shapes());
+        for optimizer in [Optimizer::GaloreAdamw, Optimizer::GaloreAdamw8bit] {
+            // GaLore at a rank of its own (`optim_args="rank=64"`).
+            out.push(EstimateInput {
+                mode: Mode::Training,
+                optimizer,
+                galore_rank: Some(64.0),
+                ..base(
+                    Some("meta-llama/Llama-3.1-8B"),
+                    None,
+                    Some("h100-sxm5-80gb"),
+                )
+            });
+        }
+        out
+    }
+
+    /// LoRA over each quantized base a training stack loads (bitsandbytes int8 and NF4 named
+    /// without `qlora`, torchao NF4, HQQ 4-bit), under Trainer with short and long sequences, and
+    /// under torchtune.
+    fn quantized_base_shapes() -> Vec<EstimateInput> {
+        let mut out = Vec::new();
+        for (model, params) in [(Some("meta-llama/Llama-3.1-8B"), None), (None, Some("7B"))] {
+            for quantization in [
+                Quantization::BnbInt8,
+                Quantization::BnbNf4 { double_quant: true },
+                Quantization::TorchaoNf4,
+                Quantization::Hqq {
+                    bits: 4,
+                    group_size: 64,
+                },
+            ] {
+                for (seq_len, stack) in [
+                    (512.0, None),
+                    (4096.0, None),
+                    (512.0, Some(Stack::Torchtune)),
+                ] {
+                    out.push(EstimateInput {
+                        mode: Mode::Training,
+                        lora_rank: 16.0,
+                        quantization,
+                        seq_len,
+                        stack,
+                        ..base(model, params, Some("a100-sxm4-80gb"))
+                    });
+                }
+            }
+        }
         out
     }
 
@@ -545,6 +593,7 @@ pub(super) mod tests {
         "dq",
         "ubatch",
         "gptq",
+        "hqq",
         "gguf",
         "q",
         "_k_m",

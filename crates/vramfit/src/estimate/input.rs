@@ -410,8 +410,9 @@ pub struct EstimateInput {
     pub kbit_upcast: Option<bool>,
     /// The model and its loss under `torch.compile` (torchtune `compile`, transformers
     /// `torch_compile`, axolotl `torch_compile`): the loss saves the logits in the compute dtype
-    /// and no fp32 copy of them. What compile changes in the blocks' saved activations is not
-    /// counted (the safe side). Default false.
+    /// and no fp32 copy of them; a torchao NF4 or HQQ base dequantizes in one fused kernel. What
+    /// compile changes in the blocks' saved activations is not counted (the safe side). Default
+    /// false.
     pub compile: bool,
     // --- RL post-training (part `rl`, `estimate/rl/`): the models on the card and the rollout
     // engine beside the policy. Every field `None` is plain training.
@@ -483,6 +484,10 @@ pub struct EstimateInput {
     /// Megatron `--use-distributed-optimizer`: fp32 master weights and optimizer states sharded
     /// over the data-parallel GPUs.
     pub distributed_optimizer: bool,
+    /// GaLore's projection rank (transformers `optim_args="rank=…"`, galore-torch's `rank`), with
+    /// the `galore-adamw` optimizers only: an integer from 1 to 65,536. Absent: 128, transformers
+    /// 5.25's default (`trainer_optimizer.py` `_get_galore_optimizer`).
+    pub galore_rank: Option<f64>,
 }
 
 impl Default for EstimateInput {
@@ -560,6 +565,7 @@ impl Default for EstimateInput {
             sequence_parallel: false,
             cp: None,
             distributed_optimizer: false,
+            galore_rank: None,
         }
     }
 }

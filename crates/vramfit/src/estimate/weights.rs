@@ -194,6 +194,25 @@ pub fn tensor_bytes(q: &Quantization, arch: &Architecture, dtype: Dtype, t: &Ten
         }
         // E2M1 nibbles plus one E8M0 byte per 32.
         Quantization::Mxfp4 => n.div_ceil(2) + n.div_ceil(32),
+        // torchao 0.18 `NF4Tensor.from_tensor`: per tensor, nibbles, an int8 scaler per 64, a
+        // factor per 256 scalers and the mean in the weights' dtype, and the 16-entry NF4 table.
+        Quantization::TorchaoNf4 => {
+            let per = t.rows_in.saturating_mul(t.rows_out);
+            let d = dtype.bits() as u64 / 8;
+            (per.div_ceil(2) + per.div_ceil(64) + per.div_ceil(64 * 256) * d + d + 16 * d)
+                .saturating_mul(t.count)
+        }
+        // hqq 0.2.8 (`bitpack.py`, `axis=0` as LLaMA-Factory sets it): codes packed along each
+        // group of `g` (3 bits: ⌈g / 10⌉ int32 per group), a 16-bit scale and zero per group.
+        Quantization::Hqq { bits, group_size } => {
+            let g = group_size as u64;
+            let codes = match bits {
+                3 => groups(group_size) * g.div_ceil(10) * 4,
+                1 | 2 | 4 => (n * bits as u64).div_ceil(8),
+                _ => n,
+            };
+            codes + groups(group_size) * 4
+        }
         Quantization::None | Quantization::Gguf { .. } => plain,
     }
 }

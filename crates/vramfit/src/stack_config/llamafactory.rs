@@ -136,14 +136,23 @@ fn method(m: &Map<'_>, r: &mut Reading) -> Result<()> {
         ("bnb" | "bitsandbytes", 8.0) => {
             r.input.quantization = Quantization::parse("quantization_bit", "bnb-int8")?;
         }
+        // LLaMA-Factory 0.9.5 `model/model_utils/quantization.py`: `HqqConfig(nbits=bits,
+        // quant_zero=False, quant_scale=False, axis=0)`, the group of 64 transformers 5.25's
+        // `HqqConfig` defaults to; LLaMA-Factory takes 1 to 8 bits but 7.
+        ("hqq", 1.0 | 2.0 | 3.0 | 4.0 | 5.0 | 6.0 | 8.0) => {
+            r.input.quantization = Quantization::Hqq {
+                bits: bits as u8,
+                group_size: 64,
+            };
+        }
         _ => {
             return Err(crate::input_error!(
                 Unsupported,
                 "quantization_bit",
                 ["line {line}: {method} at {bits} bits is not a base vramfit counts"],
                 ["第 {line} 行：{method} {bits} 位不是 vramfit 计算的基座格式"],
-                "4 or 8 with quantization_method bnb",
-                "quantization_method 为 bnb 时为 4 或 8",
+                "4 or 8 with quantization_method bnb; 1, 2, 3, 4, 5, 6 or 8 with hqq",
+                "quantization_method 为 bnb 时为 4 或 8；为 hqq 时为 1、2、3、4、5、6 或 8",
             ));
         }
     }

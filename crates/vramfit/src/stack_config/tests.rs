@@ -161,6 +161,8 @@ fn torchtune_qlora_recipe() {
     let i = &r.input;
     assert_eq!(i.model.as_deref(), Some("meta-llama/Llama-3.1-8B"));
     assert!(i.qlora);
+    // `qlora_*` builders quantize with torchao's to_nf4, not bitsandbytes.
+    assert_eq!(i.quantization, Quantization::TorchaoNf4);
     assert_eq!((i.lora_rank, i.batch, i.seq_len), (8.0, 2.0, 4096.0));
     assert_eq!(
         i.lora_targets,
@@ -217,6 +219,83 @@ fn llamafactory_qlora_yaml() {
     assert_eq!(i.precision, Precision::AmpBf16);
     assert_eq!((i.batch, i.seq_len), (1.0, 2048.0));
     assert_eq!(not_read(&r), ["do_train (line 4)"]);
+}
+
+/// transformers' `optim_args` carries GaLore's rank (`_parse_optim_args`, `rank` read by
+/// `_get_galore_optimizer`); with another optimizer it is not read; a bad rank names the key.
+#[test]
+fn trainer_galore_rank_from_optim_args() {
+    let json = |optim: &str, args: &str| {
+        alloc::format!(
+            r#"{{"output_dir": "out", "per_device_train_batch_size": 1, "optim": "{optim}", "optim_args": "{args}", "optim_target_modules": ["attn", "mlp"]}}"#
+        )
+    };
+    let r = read(&json(
+        "galore_adamw",
+        "rank=64, update_proj_gap=200, scale=0.25",
+    ));
+    assert_eq!(r.input.optimizer, Optimizer::GaloreAdamw);
+    assert_eq!(r.input.galore_rank, Some(64.0));
+    let r = read(&json("galore_adamw_8bit", "update_proj_gap=200"));
+    assert_eq!(r.input.galore_rank, None);
+    let r = read(&json("adamw_torch", "rank=64"));
+    assert_eq!(r.input.galore_rank, None);
+    assert!(not_read(&r).iter().any(|k| k.starts_with("optim_args")));
+    let e = read_training_config(&json("galore_adamw", "rank=x"), EstimateInput::default()).err();
+    assert_eq!(
+        e.as_ref().map(|e| (e.kind, e.field.as_str())),
+        Some((ErrorKind::OutOfRange, "optim_args"))
+    );
+}
+
+/// LLaMA-Factory 0.9.5 with `quantization_method: hqq`: HQQ at the given width in groups of 64
+/// (`HqqConfig`'s default), no QLoRA flag (no bitsandbytes); a width HQQ lacks is refused.
+#[test]
+fn llamafactory_hqq_base() {
+    let yaml = |bits: &str| {
+        alloc::format!(
+            "model_name_or_path: meta-llama/Meta-Llama-3-8B\n\
+             quantization_bit: {bits}\n\
+             quantization_method: hqq\n\
+             stage: sft\n\
+             finetuning_type: lora\n\
+             lora_rank: 8\n"
+        )
+    };
+    for (bits, q) in [
+        (
+            "4",
+            Quantization::Hqq {
+                bits: 4,
+                group_size: 64,
+            },
+        ),
+        (
+            "2",
+            Quantization::Hqq {
+                bits: 2,
+                group_size: 64,
+            },
+        ),
+        (
+            "8",
+            Quantization::Hqq {
+                bits: 8,
+                group_size: 64,
+            },
+        ),
+    ] {
+        let r = read(&yaml(bits));
+        assert_eq!(r.format, ConfigFormat::Llamafactory);
+        assert_eq!(r.input.quantization, q);
+        assert!(!r.input.qlora);
+        assert_eq!(r.input.lora_rank, 8.0);
+    }
+    let e = read_training_config(&yaml("7"), EstimateInput::default()).err();
+    assert_eq!(
+        e.as_ref().map(|e| (e.kind, e.field.as_str())),
+        Some((ErrorKind::Unsupported, "quantization_bit"))
+    );
 }
 
 /// A stage whose models vramfit does not count (KTO) is refused, naming the key and line;

@@ -3,6 +3,7 @@
 //! `dtype` (torchtune trains in that dtype itself: pure bf16, no fp32 master weights), the
 //! optimizer's `_component_` and `enable_activation_checkpointing`.
 
+use crate::precision::Quantization;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
@@ -132,6 +133,12 @@ fn read_model(model: &Map<'_>, r: &mut Reading) -> Result<()> {
         return Ok(());
     }
     r.input.qlora = qlora;
+    if qlora {
+        // `qlora_*` builders pass `quantize_base=True`: torchtune's `FrozenNF4Linear` and
+        // `LoRALinear` hold torchao's `to_nf4` (block 64, scalers in blocks of 256), not
+        // bitsandbytes (torchtune 0.6.1 `modules/low_precision/nf4_linear.py`, `modules/peft/lora.py`).
+        r.input.quantization = Quantization::TorchaoNf4;
+    }
     // torchtune's LoRA builders: `lora_rank` 8 in every recipe; no default in the builder.
     r.input.lora_rank = model.num("lora_rank")?.unwrap_or(8.0);
     let mut targets: Vec<String> = model.strs("lora_attn_modules")?.unwrap_or_default();

@@ -38,6 +38,7 @@ pub(super) fn read(m: &Map<'_>, r: &mut Reading, trl: bool) -> Result<()> {
     });
     r.input.optimizer = o.optimizer;
     r.input.fused_optimizer = o.fused;
+    galore_rank(m, r)?;
     savers(m, r)?;
     if trl {
         r.input.stack = Some(Stack::Trl);
@@ -47,6 +48,44 @@ pub(super) fn read(m: &Map<'_>, r: &mut Reading, trl: bool) -> Result<()> {
         super::rl::read_trl(m, r, a)?;
     }
     sharding(m, r)
+}
+
+/// GaLore's rank from `optim_args` (`"rank=64, update_proj_gap=200"`), as transformers 5.25
+/// `trainer_optimizer.py` `_parse_optim_args` splits it and `_get_galore_optimizer` reads `rank`
+/// (128 when absent); the other arguments change no memory. Read with the GaLore optimizers only.
+fn galore_rank(m: &Map<'_>, r: &mut Reading) -> Result<()> {
+    use crate::estimate::Optimizer;
+    if !matches!(
+        r.input.optimizer,
+        Optimizer::GaloreAdamw | Optimizer::GaloreAdamw8bit
+    ) {
+        return Ok(());
+    }
+    let Some(args) = m.str("optim_args")? else {
+        return Ok(());
+    };
+    let rank = args
+        .split(',')
+        .filter_map(|kv| kv.split_once('='))
+        .find(|(k, _)| k.trim() == "rank")
+        .map(|(_, v)| v.trim());
+    if let Some(v) = rank {
+        match v.parse::<u32>() {
+            Ok(n) if n >= 1 => r.input.galore_rank = Some(f64::from(n)),
+            _ => {
+                let line = m.line("optim_args");
+                return Err(crate::input_error!(
+                    OutOfRange,
+                    "optim_args",
+                    ["line {line}: rank={v} is not a GaLore rank"],
+                    ["第 {line} 行：rank={v} 不是 GaLore 的秩"],
+                    "rank=N with N an integer from 1 to 65536, e.g. \"rank=64, update_proj_gap=200\"",
+                    "rank=N，N 为 1 到 65536 的整数，如 \"rank=64, update_proj_gap=200\"",
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The memory savers a Trainer or TRL config turns on: Liger's fused linear cross-entropy

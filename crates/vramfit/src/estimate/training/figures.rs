@@ -31,7 +31,7 @@ pub(super) struct TrainingFigures {
     pub(super) embedding_buffer: EmbeddingBuffer,
     /// Autocast's 16-bit copies of fp32 matrices, kept for backward.
     pub(super) autocast_copies: u64,
-    /// QLoRA: the largest matrix dequantized to bf16.
+    /// LoRA over a bitsandbytes base: the largest transient of one quantized matmul ([`kbit`](super::kbit)).
     pub(super) dequant: u64,
     pub(super) step: StepFigures,
     pub(super) buckets: Buckets,
@@ -75,7 +75,8 @@ pub(super) struct WeightFigures {
     pub(super) bytes: u64,
 }
 
-/// QLoRA: `prepare_model_for_kbit_training` casts the unquantized parameters to fp32.
+/// LoRA over a bitsandbytes base (NF4 or int8): `prepare_model_for_kbit_training` casts the
+/// unquantized parameters to fp32.
 pub(super) struct Upcast {
     /// Unquantized parameters of the whole model.
     pub(super) params: u64,
@@ -304,7 +305,7 @@ impl Run<'_> {
             self.params().saturating_mul(basis.dtype.bits() as u64 / 8)
         };
         let mut bytes = base;
-        let upcast = (self.qlora && self.regimes.kbit_upcast).then(|| {
+        let upcast = self.kbit_upcast().then(|| {
             // prepare_model_for_kbit_training casts the unquantized parameters (embeddings, head, norms) to fp32.
             let unquantized = |t: &Tensor| {
                 if weights::is_quantized(q, a, t) {
@@ -605,20 +606,6 @@ impl Run<'_> {
         };
         let mats = weights::total(a, matrix);
         self.busiest(&matrix, mats).saturating_mul(2)
-    }
-
-    /// QLoRA dequantizes one matrix at a time.
-    fn dequant_buffer(&self) -> u64 {
-        if !self.qlora {
-            return 0;
-        }
-        weights::largest(&self.arch, |t| {
-            if t.role.is_block_linear() {
-                t.rows_in * t.rows_out
-            } else {
-                0
-            }
-        }) * 2
     }
 
     /// Optimizer step temporaries: foreach AdamW/Lion materialise one state-sized list (one

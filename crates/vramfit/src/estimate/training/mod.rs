@@ -10,6 +10,10 @@
 #[cfg(feature = "training")]
 mod figures;
 #[cfg(feature = "training")]
+mod kbit;
+#[cfg(all(test, feature = "training"))]
+mod kbit_tests;
+#[cfg(feature = "training")]
 mod megatron;
 #[cfg(feature = "training")]
 mod optimizers;

@@ -26,9 +26,7 @@ use super::figures::Basis;
 use crate::estimate::{Formula, Optimizer, Parts, Run, b, weights};
 use crate::model::Tensor;
 
-/// GaLore's rank: transformers 5.25 `trainer_optimizer.py` `_get_galore_optimizer`
-/// (`optim_args` `rank`, default 128).
-pub(super) const GALORE_RANK: u64 = 128;
+use super::stacks::GALORE_RANK;
 
 /// bitsandbytes' 8-bit blocks: an fp32 absmax per 256 values.
 const BLOCK_8BIT: u64 = 256;
@@ -57,12 +55,12 @@ struct Projected {
 }
 
 impl Projected {
-    fn of(m: u64, n: u64) -> Projected {
+    fn of(m: u64, n: u64, rank: u64) -> Projected {
         let k = m.min(n);
         Projected {
             k,
             long: m.max(n),
-            r: GALORE_RANK.min(k),
+            r: rank.min(k),
             full: m.saturating_mul(n),
         }
     }
@@ -192,7 +190,9 @@ impl Run<'_> {
                     let projected = [a, c]
                         .iter()
                         .filter(|m| m.0 > 0)
-                        .map(|&(m, n)| Projected::of(m, n).states(sb, eight))
+                        .map(|&(m, n)| {
+                            Projected::of(m, n, self.regimes.galore_rank).states(sb, eight)
+                        })
                         .fold(0u64, u64::saturating_add);
                     let other = self.other_trainable(basis, t);
                     let other = if eight {
@@ -259,7 +259,9 @@ impl Run<'_> {
                     })
                     .saturating_mul(2 * sb)
                 };
-                other.max(largest_matrix(&|m, n| Projected::of(m, n).step(sb, eight)))
+                other.max(largest_matrix(&|m, n| {
+                    Projected::of(m, n, self.regimes.galore_rank).step(sb, eight)
+                }))
             }
             _ => 0,
         }
@@ -290,7 +292,7 @@ impl Run<'_> {
 
     /// The states of the optimizers this module counts, in words.
     pub(super) fn own_optimizer_name(&self, sb: u64) -> Formula {
-        let r = GALORE_RANK;
+        let r = self.regimes.galore_rank;
         match self.optimizer {
             Optimizer::PagedAdamw8bit => {
                 formula!(self.text; text "paged 8-bit AdamW: 2 moments × 1 B + an fp32 absmax per 256 (bitsandbytes, in CUDA unified memory)", "分页 8-bit AdamW：2 个矩 × 1 B + fp32 absmax（每 256 个一个）（bitsandbytes，位于 CUDA 统一内存）")
@@ -336,6 +338,14 @@ impl Run<'_> {
                 en!("Paged optimizer: bitsandbytes allocates the states ({size}) in CUDA unified memory, outside PyTorch's allocator: nvidia-smi shows them, torch.cuda.max_memory_allocated does not. They are counted on the GPU in full; when memory runs short the driver pages them to CPU memory instead of failing, and the step slows."),
                 zh!("分页优化器：bitsandbytes 把状态（{size}）分配在 CUDA 统一内存中，不经 PyTorch 分配器：nvidia-smi 能看到，torch.cuda.max_memory_allocated 看不到。此处按全部在 GPU 上计算；显存不足时驱动把它们换页到 CPU 内存而不是报错，优化器步变慢。"),
             ),
+            Optimizer::GaloreAdamw | Optimizer::GaloreAdamw8bit if self.regimes.galore_rank != GALORE_RANK => {
+                let r = self.regimes.galore_rank;
+                p.note(
+                    "galore",
+                    en!("GaLore: rank {r} (optim_args rank; transformers' default 128) on every block projection (optim_target_modules [\"attn\", \"mlp\"]); fewer targets hold more. With fp32 parameters galore-torch 1.0 keeps its projector as a slice of the SVD's factor, which holds all min(m, n)² values of it: counted so."),
+                    zh!("GaLore：秩 {r}（optim_args 的 rank；transformers 默认 128），作用于所有块内投影（optim_target_modules [\"attn\", \"mlp\"]）；目标更少时占用更多。参数为 fp32 时 galore-torch 1.0 的投影矩阵是 SVD 因子的切片，保留该因子全部 min(m, n)² 个值：按此计算。"),
+                );
+            }
             Optimizer::GaloreAdamw | Optimizer::GaloreAdamw8bit => {
                 let r = GALORE_RANK;
                 p.note(

@@ -163,3 +163,42 @@ fn galore_8bit_by_hand() {
     assert_eq!(e.optimizer_bytes.get(), 32 * layer + 2_134_720_640);
     assert_eq!(step(&e), 477_102_080);
 }
+
+/// GaLore at rank 64 (`optim_args="rank=64"`), fp32 parameters: the moments halve, the
+/// projectors (the SVD's whole k × k factor under fp32) stay. q, o: 2 × 64 × 4,096 × 4 +
+/// 4,096² × 4 = 69,206,016; k, v: 2 × 64 × 4,096 × 4 + 1,024² × 4 = 6,291,456; gate, up, down:
+/// 2 × 64 × 14,336 × 4 + 4,096² × 4 = 74,448,896; per layer 374,341,632. A rank beside another
+/// optimizer, or out of range, is refused naming `galore_rank`.
+#[test]
+fn galore_rank_by_hand() {
+    let at = |optimizer: Optimizer, galore_rank: Option<f64>| {
+        estimate(&EstimateInput {
+            arch: Some(crate::model::tests::llama31_8b()),
+            mode: Mode::Training,
+            optimizer,
+            precision: Precision::AmpBf16,
+            galore_rank,
+            ..EstimateInput::default()
+        })
+    };
+    let e = at(Optimizer::GaloreAdamw, Some(64.0)).unwrap();
+    let layer = 2 * 69_206_016 + 2 * 6_291_456 + 3 * 74_448_896;
+    assert_eq!(layer, 374_341_632);
+    assert_eq!(e.optimizer_bytes.get(), 32 * layer + 8 * OTHER);
+    // The default is 128: the same as no rank given.
+    let default = at(Optimizer::GaloreAdamw, None).unwrap();
+    let given = at(Optimizer::GaloreAdamw, Some(128.0)).unwrap();
+    assert_eq!(default.optimizer_bytes, given.optimizer_bytes);
+    for (optimizer, rank) in [
+        (Optimizer::Adamw, Some(64.0)),
+        (Optimizer::GaloreAdamw, Some(0.0)),
+        (Optimizer::GaloreAdamw, Some(12.5)),
+    ] {
+        let err = at(optimizer, rank).err().map(|e| e.field);
+        assert_eq!(
+            err.as_deref(),
+            Some("galore_rank"),
+            "{optimizer:?} {rank:?}"
+        );
+    }
+}

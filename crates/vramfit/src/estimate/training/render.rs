@@ -69,20 +69,7 @@ impl Run<'_> {
                 zh_str!("autocast 将 fp32 权重转为 16 位并为反向保留副本。"),
             );
         }
-        let dequant = f.dequant;
-        if dequant > 0 {
-            p.add(
-                ComponentKind::DequantBuffer,
-                dequant,
-                true,
-                formula!(self.text;
-                    ["largest matrix dequantized to bf16 = {}", b(dequant)],
-                    ["最大的矩阵反量化为 bf16 = {}", b(dequant)]
-                ),
-                en_str!("bitsandbytes dequantizes a 4-bit weight to compute with it."),
-                zh_str!("bitsandbytes 计算时将 4 位权重反量化。"),
-            );
-        }
+        self.add_dequant_part(f.dequant, p);
         if f.step.bytes > 0 {
             p.add(
                 ComponentKind::StepTemporaries,

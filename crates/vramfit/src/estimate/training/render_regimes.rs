@@ -109,7 +109,11 @@ impl Run<'_> {
             if r.from_stack.activation_offload {
                 add(en!("activations offloaded to CPU"), zh!("激活卸载到 CPU"));
             }
-            if r.from_stack.kbit_upcast && self.qlora {
+            if r.from_stack.kbit_upcast
+                && self
+                    .quantized_base()
+                    .is_some_and(super::kbit::QuantizedBase::peft_upcasts)
+            {
                 add(
                     en!("no fp32 upcast of a quantized base's other parameters"),
                     zh!("量化基座的其余参数不升为 fp32"),

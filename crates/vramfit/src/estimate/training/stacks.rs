@@ -113,3 +113,7 @@ pub const fn defaults(stack: Stack) -> StackDefaults {
         },
     }
 }
+
+/// GaLore's rank: transformers 5.25 `trainer_optimizer.py` `_get_galore_optimizer`
+/// (`optim_args` `rank`, default 128).
+pub const GALORE_RANK: u64 = 128;

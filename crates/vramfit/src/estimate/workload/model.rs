@@ -238,7 +238,7 @@ impl EstimateInput {
             if mode == Mode::Training
                 && !matches!(
                     self.quantization,
-                    Quantization::None | Quantization::BnbNf4 { .. }
+                    Quantization::None | Quantization::BnbNf4 { .. } | Quantization::TorchaoNf4
                 )
             {
                 return Err(input_error!(
@@ -252,14 +252,16 @@ impl EstimateInput {
                         "QLoRA 以 4 位 NF4 加载基座模型，不加载 {}",
                         self.quantization.name()
                     ],
-                    "none or bnb-nf4 with qlora (QLoRA quantizes the 16-bit base itself)",
-                    "启用 qlora 时为 none 或 bnb-nf4（QLoRA 自己把 16 位的基座量化）",
+                    "none, bnb-nf4 or torchao-nf4 with qlora (QLoRA quantizes the 16-bit base itself)",
+                    "启用 qlora 时为 none、bnb-nf4 或 torchao-nf4（QLoRA 自己把 16 位的基座量化）",
                 ));
             }
             // NF4 with double quantization unless the user named NF4 without it (TRL's
             // `use_bnb_nested_quant` is off by default: 0.5 bits of scales per weight, not 0.127).
             quantization = match self.quantization {
                 Quantization::BnbNf4 { double_quant } => Quantization::BnbNf4 { double_quant },
+                // torchtune's QLoRA: torchao's NF4Tensor.
+                Quantization::TorchaoNf4 => Quantization::TorchaoNf4,
                 _ => Quantization::BnbNf4 { double_quant: true },
             };
         }

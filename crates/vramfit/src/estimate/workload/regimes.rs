@@ -6,9 +6,9 @@
 use super::int;
 #[cfg(feature = "training")]
 use crate::error::Result;
-use crate::estimate::training::stacks::{self, StackDefaults};
+use crate::estimate::training::stacks::{self, GALORE_RANK, StackDefaults};
 #[cfg(feature = "training")]
-use crate::estimate::{Checkpointing, EstimateInput, Mode};
+use crate::estimate::{Checkpointing, EstimateInput, Mode, Optimizer};
 use crate::estimate::{Loss, Stack};
 
 /// The regimes of a training run, resolved.
@@ -34,6 +34,8 @@ pub struct Regimes {
     pub from_stack: FromStack,
     /// The loss under `torch.compile`: no fp32 copy of the logits saved.
     pub compile: bool,
+    /// GaLore's projection rank.
+    pub galore_rank: u64,
 }
 
 /// Which knobs came from the stack's defaults, for the estimate's notes.
@@ -61,6 +63,7 @@ impl Default for Regimes {
             packing: false,
             kbit_upcast: true,
             compile: false,
+            galore_rank: GALORE_RANK,
             from_stack: FromStack::default(),
         }
     }
@@ -129,7 +132,26 @@ impl EstimateInput {
                 d.kbit_upcast
             }
         };
+        let galore = matches!(
+            self.optimizer,
+            Optimizer::GaloreAdamw | Optimizer::GaloreAdamw8bit
+        );
+        let galore_rank = match self.galore_rank {
+            Some(_) if training && !galore => {
+                return Err(input_error!(
+                    Conflict,
+                    "galore_rank",
+                    "galore_rank without a GaLore optimizer: only GaLore projects its gradients",
+                    "galore_rank 未配 GaLore 优化器：只有 GaLore 投影梯度",
+                    "optimizer galore-adamw or galore-adamw-8bit, or no galore_rank",
+                    "optimizer 为 galore-adamw 或 galore-adamw-8bit，或不给 galore_rank",
+                ));
+            }
+            Some(r) => int("galore_rank", r, 1, 65_536)?,
+            None => GALORE_RANK,
+        };
         Ok(Regimes {
+            galore_rank,
             stack: self.stack,
             loss,
             loss_chunks,
