@@ -4,7 +4,7 @@
 // bundlers that keep ES2022 modules (Vite, webpack 5, esbuild, Rollup). The literal
 // `new URL("./vramfit_bg.wasm", import.meta.url)` is what bundlers look for to ship the module.
 //
-// This is the small module (under 160 KB gzip): the estimator (`estimate`, `solve`) and every
+// This is the small module (under 195 KB gzip): the estimator (`estimate`, `solve`) and every
 // catalog (`gpus`, `models`, `offers`, `platforms`). `vramfit/full` has every function in one
 // larger module.
 import init from "./vramfit.js";

@@ -7,7 +7,7 @@
 // layout (compact | full), theme (light | dark | auto), batch, seq-len, gpu (catalog id).
 // The element fires `vramfit-change` (a CustomEvent whose `detail` is the estimate) whenever
 // the result changes. Bad input shows the error in the element; nothing is thrown to the page.
-// The widget runs on the package's main module (the estimator and the catalogs, under 160 KB
+// The widget runs on the package's main module (the estimator and the catalogs, under 195 KB
 // gzip), loaded once however many entries of the package a page imports.
 import { estimate, gpus, models } from "./index.js";
 

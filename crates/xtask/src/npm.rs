@@ -9,7 +9,7 @@
 //! - `index.js`: the entry (`import { estimate } from "vramfit"`); it loads `vramfit_bg.wasm`
 //!   with top-level `await` (from disk under Node, by `fetch` elsewhere), so every function is
 //!   ready once the import resolves. That module is the crate without its `full` feature: the
-//!   estimator and every catalog, under the 160 KB gzip budget;
+//!   estimator and every catalog, under the 195 KB gzip budget;
 //! - `full.js`: `import { recommend } from "vramfit/full"`: every function, in the larger module
 //!   `vramfit_full_bg.wasm` (the crate with `full`: plus recommend, planMig, diagnose,
 //!   parseConfig and the weights-file header readers);
