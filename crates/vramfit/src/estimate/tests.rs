@@ -2058,3 +2058,32 @@ fn trtllms_kv_formats_need_the_card_and_its_fraction_a_range() {
         }
     }
 }
+
+/// Packing (TRL `packing`, torchtune `dataset.packed`, axolotl `sample_packing`): rows packed
+/// to `seq_len` hold batch × seq_len tokens, as unpacked rows of that length do, so every
+/// figure is the same byte for byte (only a note is added); with eager attention the scores
+/// span the packed row as they span a padded one. By hand: the packed row's tokens are
+/// batch × seq_len whether they come from one document or several.
+#[test]
+fn packing_counts_the_packed_row_as_a_row() {
+    for attention in [AttentionImpl::Sdpa, AttentionImpl::Eager] {
+        let run = |packing: bool| {
+            estimate(&EstimateInput {
+                mode: Mode::Training,
+                batch: 2.0,
+                seq_len: 2048.0,
+                attention,
+                packing,
+                ..input(llama8b())
+            })
+            .unwrap()
+        };
+        let (plain, packed) = (run(false), run(true));
+        assert_eq!(plain.peak_allocated_bytes, packed.peak_allocated_bytes);
+        assert_eq!(plain.total_bytes, packed.total_bytes);
+        assert_eq!(plain.components.len(), packed.components.len());
+        for (a, b) in plain.components.iter().zip(&packed.components) {
+            assert_eq!((a.key, a.bytes, a.torch), (b.key, b.bytes, b.torch));
+        }
+    }
+}
