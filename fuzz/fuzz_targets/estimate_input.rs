@@ -66,6 +66,15 @@ fn quantization(u: &mut Unstructured) -> Result<Quantization> {
     })
 }
 
+/// One of `values`, or none (an optional choice of the input).
+fn maybe<T: Copy>(u: &mut Unstructured, values: &[T]) -> Result<Option<T>> {
+    Ok(if u.arbitrary()? {
+        Some(*u.choose(values)?)
+    } else {
+        None
+    })
+}
+
 fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
     let presets = vramfit::presets::presets();
     let mut arch = None;
@@ -182,16 +191,8 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
         free_gpu_memory_fraction: opt_num(u)?,
         engine_version: text(u, &["0.19", "0.6.4", "v0.8.5.post1", "0.34", "0.x", ""])?,
         // Training regimes (part `regimes`).
-        stack: if u.arbitrary()? {
-            Some(*u.choose(&Stack::ALL)?)
-        } else {
-            None
-        },
-        loss: if u.arbitrary()? {
-            Some(*u.choose(&Loss::ALL)?)
-        } else {
-            None
-        },
+        stack: maybe(u, &Stack::ALL)?,
+        loss: maybe(u, &Loss::ALL)?,
         loss_chunks: opt_num(u)?,
         foreach: u.arbitrary()?,
         optimizer_in_backward: u.arbitrary()?,
@@ -199,20 +200,12 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
         packing: u.arbitrary()?,
         kbit_upcast: u.arbitrary()?,
         compile: u.arbitrary()?,
-        rl: if u.arbitrary()? {
-            Some(*u.choose(&[RlAlgorithm::Grpo, RlAlgorithm::Ppo, RlAlgorithm::Dpo])?)
-        } else {
-            None
-        },
+        rl: maybe(u, &[RlAlgorithm::Grpo, RlAlgorithm::Ppo, RlAlgorithm::Dpo])?,
         rl_beta: opt_num(u)?,
         ref_model: u.arbitrary()?,
         num_generations: opt_num(u)?,
         max_completion_length: opt_num(u)?,
-        rollout: if u.arbitrary()? {
-            Some(*u.choose(&[Rollout::Colocate, Rollout::Server, Rollout::Hf])?)
-        } else {
-            None
-        },
+        rollout: maybe(u, &[Rollout::Colocate, Rollout::Server, Rollout::Hf])?,
         rollout_memory_utilization: opt_num(u)?,
         sleep_mode: u.arbitrary()?,
         // Sharding: FSDP, DeepSpeed's buffers, Megatron.

@@ -11,7 +11,6 @@ use crate::precision::{Dtype, KvDtype, Quantization};
 use crate::units::{Bytes, MIB, short};
 use alloc::format;
 use alloc::string::String;
-use alloc::vec::Vec;
 
 /// CUDA context of a PyTorch process with lazy module loading: 0.51 GiB, measured on H100 with
 /// vLLM 0.19 (`init_cuda_memory_gib` in the calibration data). PyTorch PR #86509 measured 287 MB
@@ -258,18 +257,7 @@ impl Run<'_> {
 
     /// The estimate: its parts and notes. Cannot fail: the workload was validated.
     pub(super) fn estimate(&self) -> Estimate {
-        let mut parts = Parts {
-            text: self.text,
-            // Room for every component a run shape adds, allocated once.
-            comps: Vec::with_capacity(16),
-            notes: Vec::new(),
-            peak: None,
-            serve_tokens: None,
-            serve_pool: None,
-            theory: None,
-            ollama: None,
-            rl: None,
-        };
+        let mut parts = Parts::new(self.text);
         let (phase, trainable, cpu) = self.runner().run(self, &mut parts);
         self.note_past_trained_context(&mut parts);
         if self.cache_assumed() && self.mode != super::Mode::Training {

@@ -337,17 +337,7 @@ impl Run<'_> {
             dp: used_all,
             ..run.clone()
         };
-        let mut whole = Parts {
-            text: false,
-            comps: Vec::new(),
-            notes: Vec::new(),
-            peak: None,
-            serve_tokens: None,
-            serve_pool: None,
-            theory: None,
-            ollama: None,
-            rl: None,
-        };
+        let mut whole = Parts::new(false);
         let _ = Run::new(&all, false).llamacpp(&mut whole);
         // Ollama places a layer only where its estimate stays strictly under the free memory.
         let seen = wanted

@@ -237,6 +237,22 @@ pub(super) struct Parts {
 }
 
 impl Parts {
+    /// No part yet, with room for every component a run shape adds, allocated once; text
+    /// built when `text`.
+    pub(super) fn new(text: bool) -> Parts {
+        Parts {
+            text,
+            comps: Vec::with_capacity(16),
+            notes: Vec::new(),
+            peak: None,
+            serve_tokens: None,
+            serve_pool: None,
+            theory: None,
+            ollama: None,
+            rl: None,
+        }
+    }
+
     pub(super) fn add(
         &mut self,
         kind: ComponentKind,

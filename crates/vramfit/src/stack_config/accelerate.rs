@@ -2,10 +2,8 @@
 //! `distributed_type`, `num_processes` (the GPUs), `mixed_precision`, and the FSDP or
 //! DeepSpeed section it writes.
 
-use alloc::string::ToString;
-
+use super::Reading;
 use super::tree::Map;
-use super::{NamedFile, Reading};
 use crate::error::Result;
 use crate::estimate::{Checkpointing, Offload, Precision};
 
@@ -61,10 +59,7 @@ fn fsdp(c: &Map<'_>, r: &mut Reading) -> Result<()> {
 /// `deepspeed_config`: the ZeRO stage and its offload, or the DeepSpeed file it names.
 fn deepspeed(c: &Map<'_>, r: &mut Reading) -> Result<()> {
     if let Some(path) = c.str("deepspeed_config_file")? {
-        r.files.push(NamedFile {
-            key: "deepspeed_config.deepspeed_config_file".to_string(),
-            path,
-        });
+        r.name_file("deepspeed_config.deepspeed_config_file", path);
         return Ok(());
     }
     if let Some(z) = c.num("zero_stage")? {

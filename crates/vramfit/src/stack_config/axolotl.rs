@@ -7,9 +7,9 @@
 use alloc::string::ToString;
 
 use super::tree::Map;
-use super::{NamedFile, Reading, names};
+use super::{Reading, names};
 use crate::error::Result;
-use crate::estimate::{AttentionImpl, Checkpointing, Loss, Offload, Optimizer, Precision, Stack};
+use crate::estimate::{AttentionImpl, Checkpointing, Loss, Offload, Precision, Stack};
 use crate::precision::Quantization;
 
 /// Reads an axolotl YAML.
@@ -46,17 +46,9 @@ pub(super) fn read(m: &Map<'_>, r: &mut Reading) -> Result<()> {
     } else if m.bool("sdp_attention")?.unwrap_or(false) {
         r.input.attention = AttentionImpl::Sdpa;
     }
-    let o = names::read_hf_optim(m, "optimizer")?.unwrap_or(names::Optim {
-        optimizer: Optimizer::Adamw,
-        fused: true,
-    });
-    r.input.optimizer = o.optimizer;
-    r.input.fused_optimizer = o.fused;
+    r.hf_optimizer(m, "optimizer")?;
     if let Some(path) = m.str("deepspeed")? {
-        r.files.push(NamedFile {
-            key: "deepspeed".to_string(),
-            path,
-        });
+        r.name_file("deepspeed", path);
     }
     fsdp(m, r)
 }

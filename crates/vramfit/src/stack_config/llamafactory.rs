@@ -7,9 +7,9 @@
 use alloc::string::{String, ToString};
 
 use super::tree::Map;
-use super::{NamedFile, Reading, names};
+use super::{Reading, names};
 use crate::error::Result;
-use crate::estimate::{AttentionImpl, Checkpointing, Loss, Optimizer, Precision, Stack};
+use crate::estimate::{AttentionImpl, Checkpointing, Loss, Precision, Stack};
 use crate::precision::Quantization;
 
 /// Reads a LLaMA-Factory YAML.
@@ -53,17 +53,9 @@ pub(super) fn read(m: &Map<'_>, r: &mut Reading) -> Result<()> {
             _ => AttentionImpl::Sdpa,
         };
     }
-    let o = names::read_hf_optim(m, "optim")?.unwrap_or(names::Optim {
-        optimizer: Optimizer::Adamw,
-        fused: true,
-    });
-    r.input.optimizer = o.optimizer;
-    r.input.fused_optimizer = o.fused;
+    r.hf_optimizer(m, "optim")?;
     if let Some(path) = m.str("deepspeed")? {
-        r.files.push(NamedFile {
-            key: "deepspeed".to_string(),
-            path,
-        });
+        r.name_file("deepspeed", path);
     }
     super::rl::read_llamafactory(m, r, &stage)
 }

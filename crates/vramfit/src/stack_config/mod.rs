@@ -101,6 +101,27 @@ impl Reading {
         self.input.arch = None;
     }
 
+    /// A file the config names under `key`, for the caller to read after it.
+    fn name_file(&mut self, key: &str, path: String) {
+        self.files.push(NamedFile {
+            key: key.into(),
+            path,
+        });
+    }
+
+    /// The optimizer under `key`, a Hugging Face `optim` name; transformers 5.25's default
+    /// (`adamw_torch_fused`, with torch 2.8 or later) when absent, which axolotl and
+    /// LLaMA-Factory keep.
+    fn hf_optimizer(&mut self, m: &tree::Map<'_>, key: &str) -> Result<()> {
+        let o = names::read_hf_optim(m, key)?.unwrap_or(names::Optim {
+            optimizer: crate::estimate::Optimizer::Adamw,
+            fused: true,
+        });
+        self.input.optimizer = o.optimizer;
+        self.input.fused_optimizer = o.fused;
+        Ok(())
+    }
+
     fn assume(&mut self, en: impl Into<String>, zh: impl Into<String>) {
         self.assumed.push(Text {
             en: en.into(),

@@ -2,10 +2,8 @@
 //! (TRL 1.16: `SFTConfig` over its `_BaseConfig`, and `ModelConfig`, which `trl sft --config`
 //! reads from one YAML).
 
-use alloc::string::ToString;
-
 use super::tree::Map;
-use super::{NamedFile, Reading, deepspeed, names};
+use super::{Reading, deepspeed, names};
 use crate::error::Result;
 use crate::estimate::{Checkpointing, Loss, Offload, Precision, Stack};
 use crate::precision::Quantization;
@@ -31,13 +29,7 @@ pub(super) fn read(m: &Map<'_>, r: &mut Reading, trl: bool) -> Result<()> {
         Checkpointing::None
     };
     let _ = m.get("gradient_checkpointing_kwargs");
-    // transformers 5.25 picks `adamw_torch_fused` with torch 2.8 or later.
-    let o = names::read_hf_optim(m, "optim")?.unwrap_or(names::Optim {
-        optimizer: crate::estimate::Optimizer::Adamw,
-        fused: true,
-    });
-    r.input.optimizer = o.optimizer;
-    r.input.fused_optimizer = o.fused;
+    r.hf_optimizer(m, "optim")?;
     galore_rank(m, r)?;
     savers(m, r)?;
     if trl {
@@ -209,10 +201,7 @@ fn sharding(m: &Map<'_>, r: &mut Reading) -> Result<()> {
     if let Some(ds) = m.map_or_str("deepspeed")? {
         match ds {
             Ok(inline) => deepspeed::read(&inline, r)?,
-            Err(path) => r.files.push(NamedFile {
-                key: "deepspeed".to_string(),
-                path,
-            }),
+            Err(path) => r.name_file("deepspeed", path),
         }
     }
     let Some(words) = m.strs_spaced("fsdp")? else {
@@ -227,10 +216,7 @@ fn sharding(m: &Map<'_>, r: &mut Reading) -> Result<()> {
     let config = match m.map_or_str("fsdp_config")? {
         Some(Ok(c)) => Some(c),
         Some(Err(path)) => {
-            r.files.push(NamedFile {
-                key: "fsdp_config".to_string(),
-                path,
-            });
+            r.name_file("fsdp_config", path);
             None
         }
         None => None,

@@ -6,7 +6,6 @@ use super::{RlReport, RlRun};
 use crate::estimate::{ComponentKind as K, Engine, Logits, Mode, Offload, Parts, Phase, Run};
 use crate::precision::Quantization;
 use crate::units::Bytes;
-use alloc::vec::Vec;
 
 /// What the rollout engine holds, from its own run shape.
 pub(super) struct EngineFigures {
@@ -45,20 +44,6 @@ fn persists(kind: K) -> bool {
     )
 }
 
-fn fresh(text: bool) -> Parts {
-    Parts {
-        text,
-        comps: Vec::with_capacity(16),
-        notes: Vec::new(),
-        peak: None,
-        serve_tokens: None,
-        serve_pool: None,
-        theory: None,
-        ollama: None,
-        rl: None,
-    }
-}
-
 /// PyTorch-allocated bytes at a run's peak, and the bytes outside PyTorch alive at it.
 fn alloc_and_outside(p: &Parts) -> (u64, u64) {
     let torch = p
@@ -79,7 +64,7 @@ impl Run<'_> {
     /// added as its parts, alive in the phase that limits. Returns what [`Run::training`]
     /// returns, with the rollout as the phase when it is the larger.
     pub(in crate::estimate) fn rl(&self, rl: &RlRun, p: &mut Parts) -> (Phase, u64, u64) {
-        let mut policy = fresh(self.text);
+        let mut policy = Parts::new(self.text);
         let (train_phase, trainable, cpu) = self.training(&mut policy);
         let (policy_alloc, policy_outside) = alloc_and_outside(&policy);
         let engine = self.rl_engine(rl);
@@ -228,7 +213,7 @@ impl Run<'_> {
                     ..self.w.clone()
                 };
                 let run = Run::new(&w, false);
-                let mut v = fresh(false);
+                let mut v = Parts::new(false);
                 run.vllm(&mut v);
                 e.weights = v.get(K::Weights);
                 e.kv = v.get(K::KvCache).saturating_add(v.get(K::StateCache));
@@ -254,7 +239,7 @@ impl Run<'_> {
                     ..self.w.clone()
                 };
                 let run = Run::new(&w, false);
-                let mut g = fresh(false);
+                let mut g = Parts::new(false);
                 run.hf_inference(&mut g);
                 let (alloc, _) = alloc_and_outside(&g);
                 let extra = alloc
