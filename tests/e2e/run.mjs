@@ -220,6 +220,20 @@ test('the first load is the calculator alone; another view or a catalog card han
   assert(/engine=trtllm/.test(trted.url()), `the engine stays in the address: ${trted.url()}`);
   eq(await trted.evaluate(() => document.documentElement.lang), 'zh-CN', 'the language is kept (TensorRT-LLM)');
   noProblems(trted, 'problems while handing over (TensorRT-LLM)');
+  // A link with a training field opens in the calculator build, which has no training fields:
+  // the field is carried, not refused, and choosing training hands it to the full build.
+  const train = await browser({ serviceWorkers: 'block' });
+  const trainWasm = modulesFetched(train);
+  const trained = await watchedPage(train);
+  await go(trained, '#/calc?lang=en&optimizer=lion&lora_rank=16', 'calc');
+  eq(await trained.locator('#link-notice').count(), 0, 'no notice of a bad link for a training field');
+  await trained.selectOption('#f-mode', 'training');
+  await trained.locator('#f-optimizer').waitFor();
+  assert(trainWasm.length === 2 && trainWasm[0].startsWith('vramfit_en_bg-') && trainWasm[1].startsWith('vramfit_full_bg-'),
+    `the calculator's build, then the full build: ${trainWasm}`);
+  eq(await trained.inputValue('#f-optimizer'), 'lion', "the link's optimizer reaches the training form");
+  eq(await trained.inputValue('#f-lora_rank'), '16', "the link's LoRA rank reaches the training form");
+  noProblems(trained, 'problems while handing over (training)');
   noProblems(page, 'problems while handing over');
   noProblems(other, 'problems while handing over (config.json)');
   noProblems(carded, 'problems while handing over (a catalog card)');

@@ -155,6 +155,51 @@ pub const QUANTIZATIONS: &[Choice] = choices!("quantization":
     "gguf-q2_k",
 );
 
+/// The training fields' keys, in every build: a calculator build, which has no training fields
+/// (it hands every training run to the full build), keeps them from a link as written, for the
+/// full build to read (`AppState::from_route`). A test checks them against [`FIELDS`].
+pub const TRAINING_KEYS: &[&str] = &[
+    "optimizer",
+    "precision",
+    "grad_checkpointing",
+    "lora_rank",
+    "lora_targets",
+    "qlora",
+    "zero",
+    "offload",
+    "fused_optimizer",
+    "stack",
+    "loss",
+    "loss_chunks",
+    "foreach",
+    "optimizer_in_backward",
+    "activation_offload",
+    "packing",
+    "compile",
+    "kbit_upcast",
+    "rl",
+    "rollout",
+    "num_generations",
+    "max_completion_length",
+    "rl_beta",
+    "ref_model",
+    "rollout_memory_utilization",
+    "sleep_mode",
+    "fsdp_version",
+    "reshard_after_forward",
+    "reduce_bucket_size",
+    "allgather_bucket_size",
+    "stage3_prefetch_bucket_size",
+    "stage3_max_live_parameters",
+    "stage3_param_persistence_threshold",
+    "overlap_comm",
+    "vp",
+    "sequence_parallel",
+    "cp",
+    "distributed_optimizer",
+    "galore_rank",
+];
+
 /// Every field, in form order.
 pub static FIELDS: &[Field] = &[
     choice_field!("source", Model: "preset", "params", "config", "hub"),
@@ -168,63 +213,102 @@ pub static FIELDS: &[Field] = &[
     choice_field!("dtype", Run: "", "fp32", "fp16", "bf16"),
     Field::new("quantization", Kind::Choice(QUANTIZATIONS), Group::Run),
     choice_field!("kv_dtype", Run: "auto", "fp16", "bf16", "fp8", "q8_0", "q4_0", "nvfp4"),
+    #[cfg(feature = "full")]
     choice_field!("optimizer", Training: "adamw", "adamw-8bit", "sgd", "sgd-momentum", "adafactor", "lion", "paged-adamw-8bit", "paged-adamw", "adamw-4bit", "ademamix", "ademamix-8bit", "muon", "galore-adamw", "galore-adamw-8bit", "schedule-free-adamw"),
+    #[cfg(feature = "full")]
     choice_field!("precision", Training: "fp32", "fp16", "bf16", "amp-fp16", "amp-bf16"),
+    #[cfg(feature = "full")]
     choice_field!("grad_checkpointing", Training: "none", "full", "selective"),
+    #[cfg(feature = "full")]
     Field::new("lora_rank", Kind::Number, Group::Training),
+    #[cfg(feature = "full")]
     Field::new("lora_targets", Kind::Text, Group::Training),
+    #[cfg(feature = "full")]
     Field::new("qlora", Kind::Bool, Group::Training),
+    #[cfg(feature = "full")]
     choice_field!("zero", Training: "0", "1", "2", "3"),
+    #[cfg(feature = "full")]
     choice_field!("offload", Training: "none", "cpu", "nvme"),
+    #[cfg(feature = "full")]
     Field::new("fused_optimizer", Kind::Bool, Group::Training),
     // Training regimes (part `regimes`).
+    #[cfg(feature = "full")]
     choice_field!("stack", Training: "", "trl", "unsloth", "torchtune", "llamafactory", "axolotl", "deepspeed", "fsdp", "megatron", "verl", "openrlhf"),
+    #[cfg(feature = "full")]
     choice_field!("loss", Training: "", "full", "chunked", "fused"),
+    #[cfg(feature = "full")]
     Field::new("loss_chunks", Kind::OptNumber, Group::Training),
+    #[cfg(feature = "full")]
     Field::new("foreach", Kind::Bool, Group::Training),
+    #[cfg(feature = "full")]
     Field::new("optimizer_in_backward", Kind::Bool, Group::Training),
+    #[cfg(feature = "full")]
     choice_field!("activation_offload", Training: "", "true", "false"),
+    #[cfg(feature = "full")]
     Field::new("packing", Kind::Bool, Group::Training),
+    #[cfg(feature = "full")]
     Field::new("compile", Kind::Bool, Group::Training),
+    #[cfg(feature = "full")]
     choice_field!("kbit_upcast", Training: "", "true", "false"),
     // RL post-training (part `rl`): shown once an algorithm is chosen.
+    #[cfg(feature = "full")]
     choice_field!("rl", Training: "", "grpo", "ppo", "dpo"),
+    #[cfg(feature = "full")]
     choice_field!("rollout", Training: "", "colocate", "server", "hf"),
+    #[cfg(feature = "full")]
     Field::new("num_generations", Kind::OptNumber, Group::Training),
+    #[cfg(feature = "full")]
     Field::new("max_completion_length", Kind::OptNumber, Group::Training),
+    #[cfg(feature = "full")]
     Field::new("rl_beta", Kind::OptNumber, Group::Training),
+    #[cfg(feature = "full")]
     choice_field!("ref_model", Training: "", "true", "false"),
+    #[cfg(feature = "full")]
     Field::new(
         "rollout_memory_utilization",
         Kind::OptNumber,
         Group::Training,
     ),
+    #[cfg(feature = "full")]
     choice_field!("sleep_mode", Training: "", "true", "false"),
     // Sharding: FSDP, DeepSpeed's buffers, Megatron.
+    #[cfg(feature = "full")]
     Field::new("fsdp_version", Kind::OptNumber, Group::Training),
+    #[cfg(feature = "full")]
     choice_field!("reshard_after_forward", Training: "", "true", "false"),
+    #[cfg(feature = "full")]
     Field::new("reduce_bucket_size", Kind::OptNumber, Group::Training),
+    #[cfg(feature = "full")]
     Field::new("allgather_bucket_size", Kind::OptNumber, Group::Training),
+    #[cfg(feature = "full")]
     Field::new(
         "stage3_prefetch_bucket_size",
         Kind::OptNumber,
         Group::Training,
     ),
+    #[cfg(feature = "full")]
     Field::new(
         "stage3_max_live_parameters",
         Kind::OptNumber,
         Group::Training,
     ),
+    #[cfg(feature = "full")]
     Field::new(
         "stage3_param_persistence_threshold",
         Kind::OptNumber,
         Group::Training,
     ),
+    #[cfg(feature = "full")]
     choice_field!("overlap_comm", Training: "", "true", "false"),
+    #[cfg(feature = "full")]
     Field::new("vp", Kind::OptNumber, Group::Training),
+    #[cfg(feature = "full")]
     Field::new("sequence_parallel", Kind::Bool, Group::Training),
+    #[cfg(feature = "full")]
     Field::new("cp", Kind::OptNumber, Group::Training),
+    #[cfg(feature = "full")]
     Field::new("distributed_optimizer", Kind::Bool, Group::Training),
+    #[cfg(feature = "full")]
     Field::new("galore_rank", Kind::OptNumber, Group::Training),
     Field::new("gpu_memory_utilization", Kind::Number, Group::Serving),
     Field::new("mem_fraction_static", Kind::OptNumber, Group::Serving),
@@ -276,6 +360,7 @@ pub fn form_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
 /// `d` is taken apart field by field, with no `..`: a field added to `EstimateInput` does not
 /// compile here until it is given its text (or said to be no field of the form, as `arch`), so
 /// no field falls through to an empty default. A test checks that the keys are the form's.
+#[cfg_attr(not(feature = "full"), allow(unused_variables, unused_mut))]
 fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
     fn num(x: f64) -> String {
         if x == x.trunc() && x.abs() < 1e15 {
@@ -376,7 +461,7 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
             )
         };
     }
-    vec![
+    let mut texts = vec![
         ("source", "preset".to_string()),
         ("model", DEFAULT_MODEL.to_string()),
         ("params", DEFAULT_PARAMS.to_string()),
@@ -384,10 +469,6 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
         chosen!("engine", engine),
         chosen!("attention", attention),
         chosen!("logits", logits),
-        chosen!("optimizer", optimizer),
-        chosen!("precision", precision),
-        chosen!("grad_checkpointing", grad_checkpointing),
-        chosen!("offload", offload),
         (
             "kv_dtype",
             named("kv_dtype", &|v| {
@@ -396,12 +477,9 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
         ),
         ("dtype", dtype.map_or("", Dtype::name).to_string()),
         ("quantization", quantization.name()),
-        ("lora_targets", lora_targets.join(",")),
         ("batch", num(*batch)),
         ("seq_len", num(*seq_len)),
         ("new_tokens", num(*new_tokens)),
-        ("lora_rank", num(*lora_rank)),
-        ("zero", num(*zero)),
         ("gpus", opt(*gpus)),
         ("tp", num(*tp)),
         ("pp", num(*pp)),
@@ -417,9 +495,22 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
         ("gpu_layers", opt(*gpu_layers)),
         ("n_cpu_moe", opt(*n_cpu_moe)),
         ("engine_version", engine_version.clone().unwrap_or_default()),
+        ("cuda_graphs", cuda_graphs.to_string()),
+        ("gpu", gpu.clone().unwrap_or_default()),
+        ("gpu_memory", gpu_memory.clone().unwrap_or_default()),
+    ];
+    // The training fields are the full build's (a calculator build hands training over).
+    #[cfg(feature = "full")]
+    texts.extend([
+        chosen!("optimizer", optimizer),
+        chosen!("precision", precision),
+        chosen!("grad_checkpointing", grad_checkpointing),
+        chosen!("offload", offload),
+        ("lora_targets", lora_targets.join(",")),
+        ("lora_rank", num(*lora_rank)),
+        ("zero", num(*zero)),
         ("qlora", qlora.to_string()),
         ("fused_optimizer", fused_optimizer.to_string()),
-        ("cuda_graphs", cuda_graphs.to_string()),
         (
             "stack",
             stack.map_or("", vramfit::estimate::Stack::name).to_string(),
@@ -441,8 +532,6 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
             "kbit_upcast",
             kbit_upcast.map_or_else(String::new, |u| u.to_string()),
         ),
-        ("gpu", gpu.clone().unwrap_or_default()),
-        ("gpu_memory", gpu_memory.clone().unwrap_or_default()),
         // RL: an unset choice is the form's empty value, as `dtype`'s.
         (
             "rl",
@@ -493,7 +582,8 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
         ("cp", opt(*cp)),
         ("distributed_optimizer", distributed_optimizer.to_string()),
         ("galore_rank", opt(*galore_rank)),
-    ]
+    ]);
+    texts
 }
 
 #[cfg(test)]
@@ -523,11 +613,15 @@ mod tests {
             }
         }
         named.sort_unstable();
-        let rows: Vec<&str> = crate::i18n::TEXT_KEYS
+        // The training fields' rows are in the full build's table (the calculator builds have
+        // no training fields; their own rows not being in `TEXT` does not compile there).
+        let mut rows: Vec<&str> = crate::i18n::TEXT_KEYS
             .iter()
+            .chain(crate::i18n::VIEW_KEYS)
             .copied()
             .filter(|k| ["f.", "h.", "v."].iter().any(|p| k.starts_with(p)))
             .collect();
+        rows.sort_unstable();
         assert_eq!(named, rows);
         assert!(rows.len() > 70, "{}", rows.len());
         // Where a value is a word with no row, the form shows it as it is.
@@ -536,6 +630,17 @@ mod tests {
                 .iter()
                 .any(|c| c.0 == "gguf-q4_k_m" && c.1.is_none())
         );
+    }
+
+    /// The fields the calculator builds leave out are the training group's, every one.
+    #[test]
+    fn the_training_keys_are_the_training_fields() {
+        let fields: Vec<&str> = FIELDS
+            .iter()
+            .filter(|f| f.group == Group::Training)
+            .map(|f| f.key)
+            .collect();
+        assert_eq!(fields, TRAINING_KEYS);
     }
 
     /// The fields of the form that are no field of the estimator's input, and why.

@@ -237,6 +237,10 @@ impl AppState {
                 } else {
                     s.problems.push(format!("{k} \"{v}\""));
                 }
+            } else if !cfg!(feature = "full") && crate::fields::TRAINING_KEYS.contains(&k.as_str())
+            {
+                // A training field in a calculator build: carried unread for the full build.
+                s.calc.insert(k.clone(), v.clone());
             } else if EXTRA_KEYS.contains(&k.as_str()) {
                 s.extra.insert(k.clone(), v.clone());
             } else {

@@ -225,7 +225,6 @@ fn preset_search(
 fn run_fields(app: &crate::Ctx, error: &Option<InputError>, e: Option<&Estimate>) -> Html {
     let lang = app.lang;
     let mode = app.value("mode");
-    let rl = app.value("rl");
     let f = |name: &'static str| field_input(app, name, error);
     let runner = compute::runner_of(app);
     let settings = runner.map(crate::engines::settings).unwrap_or_default();
@@ -282,36 +281,7 @@ fn run_fields(app: &crate::Ctx, error: &Option<InputError>, e: Option<&Estimate>
                 <div class="row">{ f("dtype") }{ field_with(app, "quantization", error, &quantization) }</div>
                 if mode != "training" && !in_engine("kv_dtype") { { f("kv_dtype") } }
             </fieldset>
-            if mode == "training" {
-                <fieldset>
-                    <legend>{ lang.t(key!("calc.training")) }</legend>
-                    <div class="row">{ f("optimizer") }{ f("precision") }</div>
-                    { f("grad_checkpointing") }
-                    <div class="row">{ f("lora_rank") }{ f("lora_targets") }</div>
-                    { f("qlora") }
-                    <div class="row">{ f("zero") }{ f("offload") }</div>
-                    { f("fused_optimizer") }
-                    <div class="row">{ f("stack") }{ f("loss") }</div>
-                    <div class="row">{ f("loss_chunks") }{ f("kbit_upcast") }</div>
-                    { f("foreach") }
-                    { f("optimizer_in_backward") }
-                    { f("activation_offload") }
-                    { f("packing") }
-                    { f("compile") }
-                    { training_config_panel() }
-                    { f("rl") }
-                    if !rl.is_empty() {
-                        if rl != "dpo" {
-                            <div class="row">{ f("rollout") }{ f("num_generations") }</div>
-                        }
-                        <div class="row">{ f("max_completion_length") }{ f("rl_beta") }</div>
-                        { f("ref_model") }
-                        if rl != "dpo" && app.value("rollout") == "colocate" {
-                            <div class="row">{ f("rollout_memory_utilization") }{ f("sleep_mode") }</div>
-                        }
-                    }
-                </fieldset>
-            }
+            if mode == "training" { { training_fields(app, error) } }
             <fieldset>
                 <legend>{ lang.t(key!("calc.hardware")) }</legend>
                 { gpu_picker(app, error) }
@@ -332,6 +302,51 @@ fn run_fields(app: &crate::Ctx, error: &Option<InputError>, e: Option<&Estimate>
             </details>
         </>
     }
+}
+
+/// The training fields: the full build's, to which a calculator build hands every training run
+/// (`AppState::build`), so that the first load carries none of their rows, readers or texts.
+#[cfg(feature = "full")]
+fn training_fields(app: &crate::Ctx, error: &Option<InputError>) -> Html {
+    let lang = app.lang;
+    let rl = app.value("rl");
+    let f = |name: &'static str| field_input(app, name, error);
+    html! {
+        <fieldset>
+            <legend>{ lang.t(key!("calc.training")) }</legend>
+            <div class="row">{ f("optimizer") }{ f("precision") }</div>
+            { f("grad_checkpointing") }
+            <div class="row">{ f("lora_rank") }{ f("lora_targets") }</div>
+            { f("qlora") }
+            <div class="row">{ f("zero") }{ f("offload") }</div>
+            { f("fused_optimizer") }
+            <div class="row">{ f("stack") }{ f("loss") }</div>
+            <div class="row">{ f("loss_chunks") }{ f("kbit_upcast") }</div>
+            { f("foreach") }
+            { f("optimizer_in_backward") }
+            { f("activation_offload") }
+            { f("packing") }
+            { f("compile") }
+            { training_config_panel() }
+            { f("rl") }
+            if !rl.is_empty() {
+                if rl != "dpo" {
+                    <div class="row">{ f("rollout") }{ f("num_generations") }</div>
+                }
+                <div class="row">{ f("max_completion_length") }{ f("rl_beta") }</div>
+                { f("ref_model") }
+                if rl != "dpo" && app.value("rollout") == "colocate" {
+                    <div class="row">{ f("rollout_memory_utilization") }{ f("sleep_mode") }</div>
+                }
+            }
+        </fieldset>
+    }
+}
+
+/// The calculator builds hand a training run to the full build before it is shown.
+#[cfg(not(feature = "full"))]
+fn training_fields(_: &crate::Ctx, _: &Option<InputError>) -> Html {
+    Html::default()
 }
 
 /// The card: a catalog GPU or a memory size (one or the other, as the estimator accepts).
@@ -680,9 +695,4 @@ fn whatif_card(app: &crate::Ctx, w: &compute::WhatIf, base: &Estimate) -> Html {
 #[cfg(feature = "full")]
 fn training_config_panel() -> Html {
     html! { <super::training_config::TrainingConfig /> }
-}
-
-#[cfg(not(feature = "full"))]
-fn training_config_panel() -> Html {
-    Html::default()
 }

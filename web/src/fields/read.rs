@@ -55,6 +55,7 @@ fn set(input: &mut EstimateInput, key: &str, v: &str) -> Result<(), InputError> 
     };
     let text = || (!v.is_empty()).then(|| v.to_string());
     let on = v == "true";
+    #[cfg(feature = "full")]
     let opt_bool = || -> Result<Option<bool>, InputError> {
         match v {
             "" => Ok(None),
@@ -68,14 +69,20 @@ fn set(input: &mut EstimateInput, key: &str, v: &str) -> Result<(), InputError> 
         "engine" => input.engine = choice(key, v)?,
         "attention" => input.attention = choice(key, v)?,
         "logits" => input.logits = choice(key, v)?,
+        #[cfg(feature = "full")]
         "optimizer" => input.optimizer = choice(key, v)?,
+        #[cfg(feature = "full")]
         "precision" => input.precision = choice(key, v)?,
+        #[cfg(feature = "full")]
         "grad_checkpointing" => input.grad_checkpointing = choice(key, v)?,
+        #[cfg(feature = "full")]
         "offload" => input.offload = choice(key, v)?,
         "batch" => input.batch = num()?,
         "seq_len" => input.seq_len = num()?,
         "new_tokens" => input.new_tokens = num()?,
+        #[cfg(feature = "full")]
         "lora_rank" => input.lora_rank = num()?,
+        #[cfg(feature = "full")]
         "zero" => input.zero = num()?,
         "gpus" => input.gpus = opt()?,
         "tp" => input.tp = num()?,
@@ -91,41 +98,73 @@ fn set(input: &mut EstimateInput, key: &str, v: &str) -> Result<(), InputError> 
         "max_num_batched_tokens" => input.max_num_batched_tokens = opt()?,
         "gpu_layers" => input.gpu_layers = opt()?,
         "n_cpu_moe" => input.n_cpu_moe = opt()?,
+        #[cfg(feature = "full")]
         "qlora" => input.qlora = on,
+        #[cfg(feature = "full")]
         "fused_optimizer" => input.fused_optimizer = on,
         "cuda_graphs" => input.cuda_graphs = on,
         "gpu" => input.gpu = text(),
         "gpu_memory" => input.gpu_memory = text(),
         "engine_version" => input.engine_version = text(),
+        #[cfg(feature = "full")]
         "stack" => input.stack = (!v.is_empty()).then(|| choice(key, v)).transpose()?,
+        #[cfg(feature = "full")]
         "loss" => input.loss = (!v.is_empty()).then(|| choice(key, v)).transpose()?,
+        #[cfg(feature = "full")]
         "loss_chunks" => input.loss_chunks = opt()?,
+        #[cfg(feature = "full")]
         "foreach" => input.foreach = on,
+        #[cfg(feature = "full")]
         "optimizer_in_backward" => input.optimizer_in_backward = on,
+        #[cfg(feature = "full")]
         "activation_offload" => input.activation_offload = (!v.is_empty()).then_some(on),
+        #[cfg(feature = "full")]
         "packing" => input.packing = on,
+        #[cfg(feature = "full")]
         "compile" => input.compile = on,
+        #[cfg(feature = "full")]
         "kbit_upcast" => input.kbit_upcast = (!v.is_empty()).then_some(on),
+        #[cfg(feature = "full")]
         "rl" => input.rl = (!v.is_empty()).then(|| choice(key, v)).transpose()?,
+        #[cfg(feature = "full")]
         "rollout" => input.rollout = (!v.is_empty()).then(|| choice(key, v)).transpose()?,
+        #[cfg(feature = "full")]
         "ref_model" => input.ref_model = (!v.is_empty()).then_some(on),
+        #[cfg(feature = "full")]
         "sleep_mode" => input.sleep_mode = (!v.is_empty()).then_some(on),
+        #[cfg(feature = "full")]
         "rl_beta" => input.rl_beta = opt()?,
+        #[cfg(feature = "full")]
         "num_generations" => input.num_generations = opt()?,
+        #[cfg(feature = "full")]
         "max_completion_length" => input.max_completion_length = opt()?,
+        #[cfg(feature = "full")]
         "rollout_memory_utilization" => input.rollout_memory_utilization = opt()?,
+        #[cfg(feature = "full")]
         "fsdp_version" => input.fsdp_version = opt()?,
+        #[cfg(feature = "full")]
         "reshard_after_forward" => input.reshard_after_forward = opt_bool()?,
+        #[cfg(feature = "full")]
         "reduce_bucket_size" => input.reduce_bucket_size = opt()?,
+        #[cfg(feature = "full")]
         "allgather_bucket_size" => input.allgather_bucket_size = opt()?,
+        #[cfg(feature = "full")]
         "stage3_prefetch_bucket_size" => input.stage3_prefetch_bucket_size = opt()?,
+        #[cfg(feature = "full")]
         "stage3_max_live_parameters" => input.stage3_max_live_parameters = opt()?,
+        #[cfg(feature = "full")]
         "stage3_param_persistence_threshold" => input.stage3_param_persistence_threshold = opt()?,
+        #[cfg(feature = "full")]
         "overlap_comm" => input.overlap_comm = opt_bool()?,
+        #[cfg(feature = "full")]
         "vp" => input.vp = opt()?,
+        #[cfg(feature = "full")]
         "galore_rank" => input.galore_rank = opt()?,
+        #[cfg(feature = "full")]
         "sequence_parallel" => input.sequence_parallel = on,
+        #[cfg(feature = "full")]
         "cp" => input.cp = opt()?,
+        #[cfg(feature = "full")]
         "distributed_optimizer" => input.distributed_optimizer = on,
         _ => {
             return Err(vramfit::input_error!(
