@@ -18,7 +18,7 @@ const TRL_SFT = [
 ].join('\n');
 
 export function trainingTests(h) {
-  const { test, browser, watchedPage, go, eq, assert, noProblems, shown, sameAsCli, cli, hasHan } = h;
+  const { test, browser, watchedPage, go, eq, assert, noProblems, shown, sameAsCli, cli, cliArgs, hasHan } = h;
 
   for (const lang of ['en', 'zh']) {
     test(`a pasted TRL config fills the training form as the CLI's --config reads it (${lang})`, async () => {
@@ -37,6 +37,24 @@ export function trainingTests(h) {
       const file = join(mkdtempSync(join(tmpdir(), 'vramfit-tc-')), 'sft.yaml');
       writeFileSync(file, TRL_SFT);
       sameAsCli(await shown(page), cli(['estimate', '--json', '--config', file]), 'the form after reading');
+      noProblems(page, 'problems');
+    });
+  }
+
+  const QLORA_ZERO3 = 'mode=training&batch=2&seq_len=4096&lora_rank=16&qlora=true&zero=3&offload=cpu&gpus=4&grad_checkpointing=full';
+  for (const lang of ['en', 'zh']) {
+    test(`run it: a fine-tuning run's launch is TRL's files and line, as the CLI writes them (${lang})`, async () => {
+      const page = await watchedPage(await browser());
+      await go(page, `#/calc?lang=${lang}&${QLORA_ZERO3}`, 'calc');
+      await page.locator('#launch pre').waitFor();
+      const text = await page.locator('#launch pre').innerText();
+      const args = cliArgs(QLORA_ZERO3).filter((a) => a !== '--json').slice(1);
+      const l = cli(['launch', ...args, '--json']);
+      eq(text.trim(), l.script.trim(), 'the script is the CLI launch script');
+      for (const part of ["cat > train.yaml <<'EOF'", 'load_in_4bit: true', 'deepspeed: ds_config.json', 'num_processes: 4', '"stage": 3', 'trl sft --config train.yaml']) {
+        assert(text.includes(part), `${part} in: ${text}`);
+      }
+      assert(lang === 'en' || hasHan(await page.locator('#launch p.hint').nth(1).innerText()), 'Chinese note on the dataset');
       noProblems(page, 'problems');
     });
   }

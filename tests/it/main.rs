@@ -16,6 +16,7 @@ mod ollama_calibration;
 mod sglang_calibration;
 mod throughput;
 mod torch_reference;
+mod training_launch_parsed;
 mod training_published;
 mod trtllm_calibration;
 mod vllm_versions;

@@ -119,6 +119,21 @@ test("launch writes the command the CLI writes, and readCommand reads it back", 
   assert.throws(() => full.readCommand("docker run x"), (e) => e.kind === "unknown_name" && e.field === "command");
 });
 
+test("launch writes a fine-tuning run's stack files as the CLI does, and they read back into its estimate", () => {
+  const input = { model: "meta-llama/Llama-3.1-8B", mode: "training", batch: 2, seq_len: 4096, lora_rank: 16, qlora: true, zero: 3, offload: "cpu", gpus: 4, gpu: "h100-sxm5-80gb" };
+  const args = ["--model", "meta-llama/Llama-3.1-8B", "--mode", "training", "--batch", "2", "--seq-len", "4096", "--lora-rank", "16", "--qlora", "--zero", "3", "--offload", "cpu", "--gpus", "4", "--gpu", "h100-sxm5-80gb"];
+  const fromCli = JSON.parse(execFileSync(cli, ["launch", ...args, "--json"], { encoding: "utf8" }));
+  const l = full.launch(input);
+  assert.deepStrictEqual(l, fromCli);
+  assert.deepStrictEqual(l.files.map((f) => f.name), ["train.yaml", "ds_config.json"]);
+  assert.deepStrictEqual(l.commands, [["trl", "sft", "--config", "train.yaml"]]);
+  // The YAML, then the DeepSpeed JSON it names, read onto the card: the same estimate.
+  const first = full.readTrainingConfig(l.files[0].text, { gpu: "h100-sxm5-80gb" });
+  assert.deepStrictEqual(first.files, [{ key: "deepspeed", path: "ds_config.json" }]);
+  const both = full.readTrainingConfig(l.files[1].text, first.input);
+  assert.equal(full.estimate(both.input).peak_allocated_bytes, full.estimate(input).peak_allocated_bytes);
+});
+
 test("readTrainingConfig reads a stack's file as the CLI's --config does", () => {
   const yaml = "model_name_or_path: Qwen/Qwen3-8B\nper_device_train_batch_size: 2\nmax_length: 2048\nuse_peft: true\nlora_r: 16\nload_in_4bit: true\nlearning_rate: 2.0e-4\n";
   const dir = mkdtempSync(path.join(tmpdir(), "vramfit-npm-"));

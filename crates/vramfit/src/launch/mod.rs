@@ -1,6 +1,8 @@
 //! The command that starts a run, and back: an estimate's serving run written as its engine's
 //! own command line (`vllm serve …`, `python -m sglang.launch_server …`, `trtllm-serve …`,
-//! `llama-server …`, Ollama's environment and Modelfile), with every number the estimate
+//! `llama-server …`, Ollama's environment and Modelfile), a fine-tuning run as its stack's
+//! files and launcher (`trl sft --config train.yaml`, `llamafactory-cli train`, `axolotl
+//! train`, with DeepSpeed's JSON or accelerate's config), with every number the estimate
 //! assumed set explicitly, so that the engine runs what was estimated; and a command line a
 //! user pastes, read into an [`EstimateInput`], every flag not read listed.
 //!
@@ -13,6 +15,14 @@ mod read;
 mod serve;
 #[cfg(test)]
 mod tests;
+#[cfg(feature = "training")]
+mod train;
+#[cfg(feature = "training")]
+mod train_stacks;
+#[cfg(all(test, feature = "stack-config"))]
+mod train_tests;
+#[cfg(feature = "training")]
+mod yaml;
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -75,10 +85,10 @@ pub fn launch_input(input: &EstimateInput) -> Result<Launch> {
     launch(&input.resolve()?)
 }
 
-/// The command line that starts `w`'s run on its engine, with the numbers the estimate used.
-/// Serving and local inference only: transformers inference and training run from the user's
-/// own Python, and a model known by its parameter count or its `config.json` alone has no name
-/// an engine can load.
+/// The command line that starts `w`'s run on its engine, with the numbers the estimate used:
+/// a serving engine's, local inference's, or a fine-tuning stack's files and launcher
+/// (`train.rs`). transformers inference runs from the user's own Python, and a model known by
+/// its parameter count or its `config.json` alone has no name an engine can load.
 pub fn launch(w: &Workload) -> Result<Launch> {
     let mut l = Builder::default();
     match w.runner() {
@@ -87,14 +97,28 @@ pub fn launch(w: &Workload) -> Result<Launch> {
         Runner::Trtllm => serve::trtllm(w, &mut l)?,
         Runner::Llamacpp => local::llama_server(w, &mut l)?,
         Runner::Ollama => local::ollama(w, &mut l)?,
-        Runner::Training | Runner::Transformers => {
+        #[cfg(feature = "training")]
+        Runner::Training => train::training(w, &mut l)?,
+        // A build without training resolves no training run.
+        #[cfg(not(feature = "training"))]
+        Runner::Training => {
+            return Err(crate::input_error!(
+                Unsupported,
+                "mode",
+                "training is not in this build of vramfit",
+                "这个 vramfit 版本不含训练",
+                "inference or serve",
+                "inference 或 serve",
+            ));
+        }
+        Runner::Transformers => {
             return Err(crate::input_error!(
                 Unsupported,
                 "engine",
-                "no launch command for transformers or training: they run from your own Python",
-                "transformers 推理与训练没有启动命令：它们由你自己的 Python 代码运行",
-                "a serving engine: vllm, sglang, trtllm, llamacpp or ollama",
-                "一个推理服务引擎：vllm、sglang、trtllm、llamacpp 或 ollama",
+                "no launch command for transformers inference: it runs from your own Python",
+                "transformers 推理没有启动命令：它由你自己的 Python 代码运行",
+                "a serving engine (vllm, sglang, trtllm, llamacpp or ollama), or a training run",
+                "一个推理服务引擎（vllm、sglang、trtllm、llamacpp 或 ollama），或训练运行",
             ));
         }
     }

@@ -41,7 +41,12 @@ pub(super) fn read(m: &Map<'_>, r: &mut Reading) -> Result<()> {
         (false, false) => Precision::Fp32,
     };
     checkpointing(m, r)?;
-    if m.bool("flash_attention")?.unwrap_or(false) {
+    // axolotl 0.19's `attn_implementation` first; its deprecated booleans after.
+    if let Some(a) = m.str("attn_implementation")?
+        && let Some(a) = names::attention(&a)
+    {
+        r.input.attention = a;
+    } else if m.bool("flash_attention")?.unwrap_or(false) {
         r.input.attention = AttentionImpl::Flash;
     } else if m.bool("sdp_attention")?.unwrap_or(false) {
         r.input.attention = AttentionImpl::Sdpa;

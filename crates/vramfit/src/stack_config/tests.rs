@@ -74,6 +74,37 @@ fn trl_sft_qlora_yaml() {
 
 /// A plain `TrainingArguments` JSON: transformers' own defaults (batch 8, no checkpointing,
 /// fp32 without `bf16`), a DeepSpeed file named for the caller to read.
+/// The keys `trl sft` hands to `accelerate launch`: the processes are the GPUs; a config file is
+/// named for reading after it, one of TRL's named configs is said, not read.
+#[test]
+fn trl_launch_keys() {
+    let r =
+        read("model_name_or_path: Qwen/Qwen3-8B\nnum_processes: 8\naccelerate_config: fsdp.yaml\n");
+    assert_eq!(r.input.gpus, Some(8.0));
+    assert_eq!(r.files.len(), 1);
+    assert_eq!(
+        (r.files[0].key.as_str(), r.files[0].path.as_str()),
+        ("accelerate_config", "fsdp.yaml")
+    );
+    assert!(not_read(&r).is_empty(), "{:?}", r.not_read);
+    let named = read("model_name_or_path: Qwen/Qwen3-8B\naccelerate_config: zero3\n");
+    assert!(named.files.is_empty());
+    assert!(
+        named
+            .assumed
+            .iter()
+            .any(|t| t.en.contains("`zero3` is not read"))
+    );
+}
+
+/// axolotl 0.19's `attn_implementation` before its deprecated booleans.
+#[test]
+fn axolotl_attn_implementation() {
+    use crate::estimate::AttentionImpl;
+    let r = read("base_model: Qwen/Qwen3-8B\nattn_implementation: eager\nsdp_attention: true\n");
+    assert_eq!(r.input.attention, AttentionImpl::Eager);
+}
+
 #[test]
 fn trainer_json_names_its_deepspeed_file() {
     let r = read(

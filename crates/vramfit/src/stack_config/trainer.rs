@@ -35,11 +35,33 @@ pub(super) fn read(m: &Map<'_>, r: &mut Reading, trl: bool) -> Result<()> {
     if trl {
         r.input.stack = Some(Stack::Trl);
         model(m, r)?;
+        launcher(m, r)?;
     }
     if let Some(a) = rl {
         super::rl::read_trl(m, r, a)?;
     }
     sharding(m, r)
+}
+
+/// The keys `trl sft --config` hands to `accelerate launch` (TRL 1.16 `TrainingCommand`: a
+/// key that is no field of its dataclasses becomes a launch argument): `num_processes`, the
+/// GPUs, and `accelerate_config`, a config file to read too (TRL's own named configs, `zero3`
+/// and the like, are not files: said, not read).
+fn launcher(m: &Map<'_>, r: &mut Reading) -> Result<()> {
+    if let Some(n) = m.num("num_processes")? {
+        r.input.gpus = Some(n);
+    }
+    if let Some(c) = m.str("accelerate_config")? {
+        if c.ends_with(".yaml") || c.ends_with(".yml") || c.ends_with(".json") {
+            r.name_file("accelerate_config", c);
+        } else {
+            r.assume(
+                alloc::format!("TRL's accelerate config `{c}` is not read: write it out as a file to count its sharding"),
+                alloc::format!("未读取 TRL 的 accelerate 配置 `{c}`：请写成文件以计入其分片"),
+            );
+        }
+    }
+    Ok(())
 }
 
 /// GaLore's rank from `optim_args` (`"rank=64, update_proj_gap=200"`), as transformers 5.25

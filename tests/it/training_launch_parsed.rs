@@ -1,0 +1,242 @@
+//! The training launches vramfit writes, read by the stacks' own parsers: TRL 1.16's
+//! `trl sft` parser (its `SFTConfig`, `ModelConfig`, `ScriptArguments` and the arguments it
+//! hands to `accelerate launch`), DeepSpeed 0.19.8's `DeepSpeedZeroConfig`, accelerate 1.16's
+//! config loader, LLaMA-Factory 0.9.5's `_parse_train_args` and axolotl 0.19.0's
+//! `AxolotlInputConfig`, installed from PyPI and run by `tests/launch/parse_training.py`, which
+//! reads `tests/data/training-launches.json` and writes what each parser made of each file to
+//! `tests/data/training-launches-parsed.json` (with the versions).
+//!
+//! `training_launches_are_fresh` writes the launches again and fails when they changed: then
+//! run the script again (its header says how) and commit both files.
+
+use serde_json::{Value, json};
+use vramfit::estimate::{
+    Checkpointing, EstimateInput, Loss, Mode, Offload, Optimizer, Precision, Stack, Workload,
+};
+use vramfit::launch::launch;
+use vramfit::precision::Quantization;
+
+/// The runs whose launches are parsed.
+fn cases() -> Vec<(&'static str, EstimateInput)> {
+    let train = |stack: Option<Stack>| EstimateInput {
+        model: Some("meta-llama/Llama-3.1-8B".into()),
+        mode: Mode::Training,
+        gpu: Some("h100-sxm5-80gb".into()),
+        batch: 2.0,
+        seq_len: 4096.0,
+        stack,
+        ..EstimateInput::default()
+    };
+    let qlora = |stack| EstimateInput {
+        lora_rank: 16.0,
+        qlora: true,
+        quantization: Quantization::BnbNf4 { double_quant: true },
+        grad_checkpointing: Checkpointing::Full,
+        ..train(stack)
+    };
+    vec![
+        ("trl-qlora", qlora(Some(Stack::Trl))),
+        (
+            "trl-full-zero3-offload-8gpu",
+            EstimateInput {
+                gpus: Some(8.0),
+                zero: 3.0,
+                offload: Offload::Cpu,
+                grad_checkpointing: Checkpointing::Full,
+                fused_optimizer: true,
+                loss: Some(Loss::Fused),
+                ..train(None)
+            },
+        ),
+        (
+            "trl-lora-fsdp2-4gpu",
+            EstimateInput {
+                gpus: Some(4.0),
+                zero: 3.0,
+                fsdp_version: Some(2.0),
+                lora_rank: 64.0,
+                lora_targets: vec!["all-linear".into()],
+                precision: Precision::Bf16,
+                packing: true,
+                ..train(Some(Stack::Trl))
+            },
+        ),
+        (
+            "trl-full-fsdp1-shard-grad-op",
+            EstimateInput {
+                gpus: Some(4.0),
+                zero: 2.0,
+                fsdp_version: Some(1.0),
+                optimizer: Optimizer::PagedAdamw8bit,
+                ..train(None)
+            },
+        ),
+        (
+            "llamafactory-lora-zero2-4gpu",
+            EstimateInput {
+                gpus: Some(4.0),
+                zero: 2.0,
+                lora_rank: 8.0,
+                lora_targets: vec!["all-linear".into()],
+                grad_checkpointing: Checkpointing::Full,
+                ..train(Some(Stack::Llamafactory))
+            },
+        ),
+        ("llamafactory-qlora", qlora(Some(Stack::Llamafactory))),
+        (
+            "axolotl-qlora",
+            EstimateInput {
+                precision: Precision::Bf16,
+                packing: true,
+                ..qlora(Some(Stack::Axolotl))
+            },
+        ),
+        (
+            "axolotl-full-fsdp2-4gpu",
+            EstimateInput {
+                gpus: Some(4.0),
+                zero: 3.0,
+                fsdp_version: Some(2.0),
+                precision: Precision::Bf16,
+                grad_checkpointing: Checkpointing::Full,
+                ..train(Some(Stack::Axolotl))
+            },
+        ),
+    ]
+}
+
+fn data(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data")
+        .join(name)
+}
+
+/// Each case's workload and its launch as the parse script reads it.
+fn launches() -> Vec<(&'static str, Workload, Value)> {
+    cases()
+        .into_iter()
+        .map(|(name, input)| {
+            let w = input.resolve().expect("a valid case");
+            let l = launch(&w).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+            let stack = w.regimes.stack.map_or("trl", |s| s.name());
+            let files: Vec<Value> = l
+                .files
+                .iter()
+                .map(|f| json!({"name": f.name, "text": f.text}))
+                .collect();
+            let env: Vec<Value> = l
+                .env
+                .iter()
+                .map(|e| json!({"name": e.name, "value": e.value}))
+                .collect();
+            let launch = json!({
+                "name": name,
+                "stack": stack,
+                "files": files,
+                "env": env,
+                "argv": l.commands[0],
+            });
+            (name, w, launch)
+        })
+        .collect()
+}
+
+#[test]
+fn training_launches_are_fresh() {
+    let list: Vec<Value> = launches().into_iter().map(|(_, _, l)| l).collect();
+    let want = serde_json::to_string_pretty(&list).unwrap() + "\n";
+    let path = data("training-launches.json");
+    let have = std::fs::read_to_string(&path).unwrap_or_default();
+    if have != want {
+        std::fs::write(&path, &want).unwrap();
+        panic!(
+            "tests/data/training-launches.json was stale and is rewritten: run tests/launch/parse_training.py"
+        );
+    }
+}
+
+/// What the stack's parser must give `key` for `w`'s run, as `parse_training.py` names it;
+/// `None` for a key the script reports but the run does not decide.
+fn expected(w: &Workload, stack: &str, key: &str) -> Option<Value> {
+    let gpus = w.dp * w.tp * w.pp;
+    let offload = |on: bool| match (on, w.offload) {
+        (true, Offload::Cpu) => json!("cpu"),
+        (true, Offload::Nvme) => json!("nvme"),
+        _ => json!("none"),
+    };
+    let pure = w.precision == Precision::Bf16;
+    Some(match key {
+        "per_device_train_batch_size" | "micro_batch_size" => json!(w.batch),
+        "max_length" | "cutoff_len" | "sequence_len" => json!(w.seq_len),
+        "gradient_checkpointing" if stack == "axolotl" => {
+            json!(w.checkpointing == Checkpointing::Full)
+        }
+        "gradient_checkpointing" => json!(w.checkpointing == Checkpointing::Full),
+        "disable_gradient_checkpointing" => json!(w.checkpointing == Checkpointing::None),
+        // A full fine-tune's rank is the parser's default, which nothing uses.
+        "lora_r" | "lora_rank" if w.lora_rank > 0 => json!(w.lora_rank),
+        "load_in_4bit" => json!(w.qlora),
+        "use_peft" => json!(w.lora_rank > 0),
+        "bf16" if stack == "axolotl" => json!(pure),
+        "bf16" if stack == "llamafactory" => json!(w.precision == Precision::AmpBf16),
+        "bf16" => json!(matches!(w.precision, Precision::AmpBf16 | Precision::Bf16)),
+        "pure_bf16" => json!(pure),
+        "dtype" => json!(if pure { "bfloat16" } else { "float32" }),
+        "optim" | "optimizer" => json!(match (w.optimizer, w.fused_optimizer) {
+            (Optimizer::Adamw, true) => "adamw_torch_fused",
+            (Optimizer::Adamw, false) => "adamw_torch",
+            (Optimizer::PagedAdamw8bit, _) => "paged_adamw_8bit",
+            _ => return None,
+        }),
+        "use_liger_kernel" => json!(w.regimes.loss == Loss::Fused),
+        "packing" | "sample_packing" => json!(w.regimes.packing),
+        "num_processes" => json!(gpus),
+        "zero_stage" => json!(w.zero),
+        "offload_optimizer" => offload(true),
+        "offload_param" => offload(w.zero >= 3),
+        "fsdp_version" => json!(match w.sharding.fsdp?.version {
+            vramfit::estimate::FsdpVersion::V1 => 1,
+            vramfit::estimate::FsdpVersion::V2 => 2,
+        }),
+        "reshard_after_forward" => json!(w.sharding.fsdp?.reshard_after_forward),
+        "fsdp_offload_params" => json!(w.offload == Offload::Cpu),
+        "quantization_bit" => json!(if w.qlora { 4 } else { return None }),
+        "visible_gpus" => json!(gpus),
+        _ => return None,
+    })
+}
+
+/// Every value each stack's own parser read from the launch's files is the estimate's; every
+/// case was parsed without error, by the versions the readers cite.
+#[test]
+fn stacks_parse_the_training_launches_as_written() {
+    let parsed: Value = serde_json::from_str(
+        &std::fs::read_to_string(data("training-launches-parsed.json")).unwrap(),
+    )
+    .unwrap();
+    let versions = &parsed["versions"];
+    assert_eq!(versions["trl"], "1.16.0");
+    assert_eq!(versions["deepspeed"], "0.19.8");
+    assert_eq!(versions["llamafactory"], "0.9.5");
+    assert_eq!(versions["axolotl"], "0.19.0");
+    for (name, w, launch) in launches() {
+        let stack = launch["stack"].as_str().unwrap();
+        let case = parsed["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == name)
+            .unwrap_or_else(|| panic!("{name} was not parsed: run tests/launch/parse_training.py"));
+        assert_eq!(case["error"], Value::Null, "{name}: {}", case["error"]);
+        let values = case["values"].as_object().unwrap();
+        assert!(values.len() >= 6, "{name}: {values:?}");
+        let mut checked = 0;
+        for (key, got) in values {
+            if let Some(want) = expected(&w, stack, key) {
+                assert_eq!(got, &want, "{name}: {key}");
+                checked += 1;
+            }
+        }
+        assert!(checked >= 6, "{name}: {checked} values checked");
+    }
+}

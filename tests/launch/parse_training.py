@@ -1,0 +1,194 @@
+"""The training launches vramfit writes, read by the stacks' own parsers.
+
+Reads tests/data/training-launches.json (written by the test `training_launches_are_fresh`) and
+writes tests/data/training-launches-parsed.json: for each launch, what TRL's `trl sft` parser
+(and the arguments it hands to `accelerate launch`, and accelerate's config loader), DeepSpeed's
+`DeepSpeedZeroConfig`, LLaMA-Factory's `_parse_train_args` or axolotl's `AxolotlInputConfig`
+made of its files, or the error it raised. `stacks_parse_the_training_launches_as_written`
+(tests/it/training_launch_parsed.rs) checks those values against the estimate's.
+
+Run from the repository root, in a virtual environment with the stacks installed (their
+parsers need torch, not a GPU; LLaMA-Factory and axolotl without their other dependencies):
+
+    python3 -m venv /tmp/stacks
+    /tmp/stacks/bin/pip install torch --index-url https://download.pytorch.org/whl/cpu
+    /tmp/stacks/bin/pip install transformers peft trl==1.16.0 accelerate==1.16.0 \
+        deepspeed==0.19.8 omegaconf pyyaml
+    /tmp/stacks/bin/pip install --no-deps llamafactory==0.9.5 axolotl==0.19.0
+    DISABLE_VERSION_CHECK=1 /tmp/stacks/bin/python tests/launch/parse_training.py
+
+The parsers check that the card runs bf16; there is no GPU here, so that one check is answered
+yes (`is_torch_bf16_gpu_available`). LLaMA-Factory pins transformers <= 5.6; its version check is
+skipped (`DISABLE_VERSION_CHECK=1`), the parse itself is its own.
+"""
+
+import json
+import os
+import sys
+import tempfile
+from importlib.metadata import version
+from pathlib import Path
+
+import transformers.training_args as training_args
+import yaml
+
+training_args.is_torch_bf16_gpu_available = lambda: True
+
+LAUNCHES = Path("tests/data/training-launches.json").absolute()
+OUT = Path("tests/data/training-launches-parsed.json").absolute()
+
+
+def deepspeed_values(path):
+    """What DeepSpeed's own ZeRO config makes of the JSON."""
+    from deepspeed.runtime.zero.config import DeepSpeedZeroConfig
+
+    zero = DeepSpeedZeroConfig(**json.loads(Path(path).read_text())["zero_optimization"])
+    device = lambda o: "none" if o is None else str(getattr(o.device, "value", o.device))
+    return {
+        "zero_stage": int(zero.stage),
+        "offload_optimizer": device(zero.offload_optimizer),
+        "offload_param": device(zero.offload_param),
+        "overlap_comm": zero.overlap_comm,
+        "reduce_bucket_size": zero.reduce_bucket_size,
+        "allgather_bucket_size": zero.allgather_bucket_size,
+    }
+
+
+def accelerate_values(path):
+    """What accelerate's config loader makes of an accelerate config."""
+    from accelerate.commands.config.config_args import load_config_from_file
+
+    c = load_config_from_file(path)
+    v = {"num_processes": c.num_processes, "distributed_type": str(c.distributed_type.value)}
+    f = c.fsdp_config or {}
+    if f:
+        v["fsdp_version"] = int(f.get("fsdp_version", 1))
+        if v["fsdp_version"] >= 2:
+            v["reshard_after_forward"] = bool(f["fsdp_reshard_after_forward"])
+        else:
+            v["reshard_after_forward"] = f["fsdp_sharding_strategy"] != "SHARD_GRAD_OP"
+        v["fsdp_offload_params"] = bool(f["fsdp_offload_params"])
+    return v
+
+
+def trl_values(case):
+    from accelerate.commands.launch import launch_command_parser
+    from trl.cli.accelerate_config import resolve_accelerate_config_argument
+    from trl.scripts import sft
+
+    argv = case["argv"]
+    assert argv[:2] == ["trl", "sft"], argv
+    parser = sft.make_parser()
+    script, training, model, _mixture, config_rest, cli_rest = parser.parse_args_and_config(
+        argv[2:], return_remaining_strings=True, separate_remaining_strings=True
+    )
+    launch_args = resolve_accelerate_config_argument(config_rest + cli_rest)
+    launched = launch_command_parser().parse_args(launch_args + ["sft.py"])
+    v = {
+        "per_device_train_batch_size": training.per_device_train_batch_size,
+        "max_length": training.max_length,
+        "gradient_checkpointing": training.gradient_checkpointing,
+        "bf16": training.bf16,
+        "fp16": training.fp16,
+        "optim": str(training.optim.value),
+        "packing": training.packing,
+        "use_liger_kernel": training.use_liger_kernel,
+        "dtype": model.dtype,
+        "use_peft": model.use_peft,
+        "lora_r": model.lora_r,
+        "load_in_4bit": model.load_in_4bit,
+        "dataset_name": script.dataset_name,
+        "num_processes": launched.num_processes or 1,
+    }
+    if launched.config_file:
+        v.update(accelerate_values(launched.config_file))
+    if training.deepspeed:
+        v.update(deepspeed_values(training.deepspeed))
+    return v
+
+
+def llamafactory_values(case):
+    from llamafactory.hparams import parser
+
+    sys.argv = ["llamafactory-cli", case["argv"][-1]]
+    model, data, training, finetuning, _generating = parser._parse_train_args(None)
+    v = {
+        "per_device_train_batch_size": training.per_device_train_batch_size,
+        "cutoff_len": data.cutoff_len,
+        "disable_gradient_checkpointing": model.disable_gradient_checkpointing,
+        "finetuning_type": finetuning.finetuning_type,
+        "lora_rank": finetuning.lora_rank,
+        "bf16": training.bf16,
+        "pure_bf16": finetuning.pure_bf16,
+        "optim": str(training.optim.value),
+        "packing": bool(data.packing),
+        "quantization_bit": model.quantization_bit,
+    }
+    if training.deepspeed:
+        v.update(deepspeed_values(training.deepspeed))
+    return v
+
+
+def axolotl_values(case):
+    from axolotl.utils.schemas.config import AxolotlInputConfig
+
+    c = AxolotlInputConfig(**yaml.safe_load(Path(case["argv"][-1]).read_text()))
+    v = {
+        "micro_batch_size": c.micro_batch_size,
+        "sequence_len": c.sequence_len,
+        "gradient_checkpointing": bool(c.gradient_checkpointing),
+        "lora_r": c.lora_r,
+        "load_in_4bit": bool(c.load_in_4bit),
+        "bf16": c.bf16,
+        "optimizer": str(getattr(c.optimizer, "value", c.optimizer)),
+        "sample_packing": bool(c.sample_packing),
+        "attn_implementation": c.attn_implementation,
+    }
+    if c.fsdp_config:
+        f = c.fsdp_config.model_dump() if hasattr(c.fsdp_config, "model_dump") else dict(c.fsdp_config)
+        v["fsdp_version"] = int(c.fsdp_version or f.get("fsdp_version") or 1)
+        v["reshard_after_forward"] = bool(f.get("reshard_after_forward", True))
+        v["fsdp_offload_params"] = bool(f.get("offload_params"))
+    if c.deepspeed:
+        v.update(deepspeed_values(c.deepspeed))
+    return v
+
+
+def visible_gpus(case):
+    env = {e["name"]: e["value"] for e in case["env"]}
+    ids = env.get("CUDA_VISIBLE_DEVICES")
+    return len(ids.split(",")) if ids else 1
+
+
+def parse(case):
+    with tempfile.TemporaryDirectory() as d:
+        for f in case["files"]:
+            Path(d, f["name"]).write_text(f["text"])
+        here = os.getcwd()
+        os.chdir(d)
+        try:
+            stack = case["stack"]
+            if stack == "trl":
+                return trl_values(case)
+            v = llamafactory_values(case) if stack == "llamafactory" else axolotl_values(case)
+            v["visible_gpus"] = visible_gpus(case)
+            return v
+        finally:
+            os.chdir(here)
+
+
+def main():
+    cases = []
+    for case in json.loads(LAUNCHES.read_text()):
+        try:
+            cases.append({"name": case["name"], "values": parse(case), "error": None})
+        except Exception as e:  # the parser's refusal is the finding
+            cases.append({"name": case["name"], "values": {}, "error": f"{type(e).__name__}: {e}"})
+    versions = {p: version(p) for p in ["trl", "accelerate", "deepspeed", "transformers", "llamafactory", "axolotl"]}
+    OUT.write_text(json.dumps({"versions": versions, "cases": cases}, indent=2, sort_keys=True) + "\n")
+    bad = [c["name"] for c in cases if c["error"]]
+    print(f"{len(cases)} launches parsed, {len(bad)} refused: {bad}")
+
+
+if __name__ == "__main__":
+    main()
