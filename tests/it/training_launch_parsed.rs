@@ -11,7 +11,8 @@
 
 use serde_json::{Value, json};
 use vramfit::estimate::{
-    Checkpointing, EstimateInput, Loss, Mode, Offload, Optimizer, Precision, Stack, Workload,
+    Checkpointing, EstimateInput, Loss, Mode, Offload, Optimizer, Precision, RlAlgorithm, Rollout,
+    Stack, Workload,
 };
 use vramfit::launch::launch;
 use vramfit::precision::Quantization;
@@ -83,6 +84,33 @@ fn cases() -> Vec<(&'static str, EstimateInput)> {
             },
         ),
         ("llamafactory-qlora", qlora(Some(Stack::Llamafactory))),
+        (
+            "trl-grpo-colocate-lora",
+            EstimateInput {
+                rl: Some(RlAlgorithm::Grpo),
+                rollout: Some(Rollout::Colocate),
+                rl_beta: Some(0.04),
+                num_generations: Some(4.0),
+                max_completion_length: Some(1024.0),
+                rollout_memory_utilization: Some(0.4),
+                sleep_mode: Some(true),
+                lora_rank: 16.0,
+                grad_checkpointing: Checkpointing::Full,
+                seq_len: 512.0,
+                ..train(Some(Stack::Trl))
+            },
+        ),
+        (
+            "trl-dpo",
+            EstimateInput {
+                rl: Some(RlAlgorithm::Dpo),
+                rl_beta: Some(0.1),
+                max_completion_length: Some(512.0),
+                seq_len: 512.0,
+                grad_checkpointing: Checkpointing::Full,
+                ..train(None)
+            },
+        ),
         (
             "axolotl-qlora",
             EstimateInput {
@@ -165,6 +193,32 @@ fn expected(w: &Workload, stack: &str, key: &str) -> Option<Value> {
         _ => json!("none"),
     };
     let pure = w.precision == Precision::Bf16;
+    if let Some(rl) = &w.rl {
+        let whole = rl.prompt_len + rl.completion;
+        match key {
+            "per_device_train_batch_size" => return Some(json!(rl.rollout_sequences())),
+            "max_length" if rl.algorithm == RlAlgorithm::Dpo => return Some(json!(whole)),
+            "max_length" => return None,
+            "num_generations" => return Some(json!(rl.generations)),
+            "max_completion_length" => return Some(json!(rl.completion)),
+            "beta" => return Some(json!(rl.beta)),
+            "use_vllm" => {
+                return Some(json!(matches!(
+                    rl.rollout,
+                    Some(Rollout::Colocate | Rollout::Server)
+                )));
+            }
+            "vllm_mode" if rl.rollout == Some(Rollout::Colocate) => return Some(json!("colocate")),
+            "vllm_gpu_memory_utilization" if rl.rollout == Some(Rollout::Colocate) => {
+                return Some(json!(rl.utilization));
+            }
+            "vllm_enable_sleep_mode" if rl.rollout == Some(Rollout::Colocate) => {
+                return Some(json!(rl.sleep));
+            }
+            "precompute_ref_log_probs" => return Some(json!(!rl.reference)),
+            _ => {}
+        }
+    }
     Some(match key {
         "per_device_train_batch_size" | "micro_batch_size" => json!(w.batch),
         "max_length" | "cutoff_len" | "sequence_len" => json!(w.seq_len),

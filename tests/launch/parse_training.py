@@ -72,26 +72,31 @@ def accelerate_values(path):
 
 
 def trl_values(case):
+    import importlib
+
     from accelerate.commands.launch import launch_command_parser
     from trl.cli.accelerate_config import resolve_accelerate_config_argument
-    from trl.scripts import sft
 
     argv = case["argv"]
-    assert argv[:2] == ["trl", "sft"], argv
-    parser = sft.make_parser()
-    script, training, model, _mixture, config_rest, cli_rest = parser.parse_args_and_config(
+    assert argv[0] == "trl" and argv[1] in ("sft", "grpo", "dpo"), argv
+    parser = importlib.import_module(f"trl.scripts.{argv[1]}").make_parser()
+    *parsed, config_rest, cli_rest = parser.parse_args_and_config(
         argv[2:], return_remaining_strings=True, separate_remaining_strings=True
     )
+    by_kind = {type(d).__name__: d for d in parsed}
+    script = next(d for n, d in by_kind.items() if n.endswith("ScriptArguments"))
+    training = next(d for n, d in by_kind.items() if n.endswith("Config") and hasattr(d, "per_device_train_batch_size"))
+    model = by_kind["ModelConfig"]
     launch_args = resolve_accelerate_config_argument(config_rest + cli_rest)
     launched = launch_command_parser().parse_args(launch_args + ["sft.py"])
     v = {
         "per_device_train_batch_size": training.per_device_train_batch_size,
-        "max_length": training.max_length,
+        "max_length": getattr(training, "max_length", None),
         "gradient_checkpointing": training.gradient_checkpointing,
         "bf16": training.bf16,
         "fp16": training.fp16,
         "optim": str(training.optim.value),
-        "packing": training.packing,
+        "packing": getattr(training, "packing", False),
         "use_liger_kernel": training.use_liger_kernel,
         "dtype": model.dtype,
         "use_peft": model.use_peft,
@@ -100,6 +105,19 @@ def trl_values(case):
         "dataset_name": script.dataset_name,
         "num_processes": launched.num_processes or 1,
     }
+    if argv[1] == "grpo":
+        v.update({
+            "num_generations": training.num_generations,
+            "max_completion_length": training.max_completion_length,
+            "beta": training.beta,
+            "use_vllm": training.use_vllm,
+            "vllm_mode": training.vllm_mode,
+            "vllm_gpu_memory_utilization": training.vllm_gpu_memory_utilization,
+            "vllm_enable_sleep_mode": training.vllm_enable_sleep_mode,
+            "reward_funcs": script.reward_funcs,
+        })
+    if argv[1] == "dpo":
+        v.update({"beta": training.beta, "precompute_ref_log_probs": training.precompute_ref_log_probs})
     if launched.config_file:
         v.update(accelerate_values(launched.config_file))
     if training.deepspeed:

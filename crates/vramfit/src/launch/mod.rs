@@ -18,6 +18,8 @@ mod tests;
 #[cfg(feature = "training")]
 mod train;
 #[cfg(feature = "training")]
+mod train_rl;
+#[cfg(feature = "training")]
 mod train_stacks;
 #[cfg(all(test, feature = "stack-config"))]
 mod train_tests;

@@ -1,7 +1,7 @@
 //! The launch of a fine-tuning run: the stack's own files with every setting the estimate
 //! counted, and the line that starts it. TRL's `trl sft --config train.yaml` (TRL 1.16: its
 //! `SFTConfig`, `ModelConfig` and `ScriptArguments` in one YAML, run through `accelerate
-//! launch`), for transformers' `Trainer` too, with DeepSpeed's JSON (`deepspeed:`) or an
+//! launch`; `trl grpo` and `trl dpo` for RL, `train_rl.rs`), for transformers' `Trainer` too, with DeepSpeed's JSON (`deepspeed:`) or an
 //! accelerate config for FSDP and several GPUs (`--accelerate_config`); LLaMA-Factory's and
 //! axolotl's YAML in `train_stacks.rs`.
 //!
@@ -29,11 +29,11 @@ pub(super) const EXAMPLE_DATASET: &str = "trl-lib/Capybara";
 
 /// The launch of `w`, a training run, by its stack.
 pub(super) fn training(w: &Workload, l: &mut Builder) -> Result<()> {
-    if w.rl.is_some() {
+    if w.rl.is_some() && !matches!(w.regimes.stack, None | Some(Stack::Trl)) {
         return Err(refused(
             "rl",
-            "RL runs are estimated from their configs (--config) but no launch is written for them yet",
-            "RL 运行可由其配置（--config）估算，但尚不生成启动命令",
+            "RL launches are written for TRL (trl grpo, trl dpo); this stack's RL runs are read from their configs (--config)",
+            "RL 启动命令只为 TRL 生成（trl grpo、trl dpo）；该训练栈的 RL 运行可从其配置（--config）读取",
         ));
     }
     match w.regimes.stack {
@@ -68,14 +68,30 @@ pub(super) fn refused(field: &str, en: &str, zh: &str) -> InputError {
 fn trl(w: &Workload, l: &mut Builder) -> Result<()> {
     let p = super::serve::checkpoint(w)?;
     regimes_hf(w)?;
+    let (command, dataset) = match &w.rl {
+        None => ("sft", EXAMPLE_DATASET),
+        Some(rl) => super::train_rl::command(rl)?,
+    };
     let mut k = Keys::default();
     k.set("model_name_or_path", p.id);
-    k.set("dataset_name", EXAMPLE_DATASET);
+    k.set("dataset_name", dataset);
     k.set("output_dir", "out");
-    k.set("per_device_train_batch_size", w.batch);
-    k.set("max_length", w.seq_len);
-    if w.regimes.packing {
-        k.set("packing", true);
+    match &w.rl {
+        None => {
+            k.set("per_device_train_batch_size", w.batch);
+            k.set("max_length", w.seq_len);
+            if w.regimes.packing {
+                k.set("packing", true);
+            }
+        }
+        Some(_) if w.regimes.packing => {
+            return Err(refused(
+                "packing",
+                "TRL packs supervised fine-tuning's rows only",
+                "TRL 只对监督微调的行做 packing",
+            ));
+        }
+        Some(rl) => super::train_rl::keys(rl, &mut k, l)?,
     }
     k.set("gradient_checkpointing", checkpointing(w)?);
     let (bf16, fp16, dtype) = trl_precision(w.precision);
@@ -119,19 +135,19 @@ fn trl(w: &Workload, l: &mut Builder) -> Result<()> {
         },
     );
     l.command(
-        ["trl", "sft", "--config", "train.yaml"]
+        ["trl", command, "--config", "train.yaml"]
             .map(String::from)
             .to_vec(),
     );
-    dataset_note(l);
+    dataset_note(l, dataset);
     Ok(())
 }
 
 /// The note on the example dataset, in both languages.
-pub(super) fn dataset_note(l: &mut Builder) {
+pub(super) fn dataset_note(l: &mut Builder, dataset: &str) {
     l.note(
-        format!("`{EXAMPLE_DATASET}` is TRL's example dataset: put yours there. The estimate counts rows of the sequence length, whatever the data."),
-        format!("`{EXAMPLE_DATASET}` 是 TRL 的示例数据集，请换成你的数据集。估算按序列长度的行计算，与数据内容无关。"),
+        format!("`{dataset}` is TRL's example dataset: put yours there. The estimate counts rows of the sequence length, whatever the data."),
+        format!("`{dataset}` 是 TRL 的示例数据集，请换成你的数据集。估算按序列长度的行计算，与数据内容无关。"),
     );
 }
 

@@ -172,7 +172,7 @@ pub(super) fn axolotl(w: &Workload, l: &mut Builder) -> Result<()> {
     );
     k.set("output_dir", "out");
     // Required by axolotl's schema; its examples' rate. No memory depends on it.
-    k.set("learning_rate", Value::Number("0.0002"));
+    k.set("learning_rate", 0.0002);
     k.set("micro_batch_size", w.batch);
     k.set("sequence_len", w.seq_len);
     match w.precision {

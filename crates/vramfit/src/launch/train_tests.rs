@@ -194,3 +194,51 @@ fn every_training_launch_reads_back_into_its_estimate() {
         );
     }
 }
+
+/// RL runs in TRL: GRPO with each rollout, with and without a reference (`beta`), full or
+/// LoRA; DPO with and without its reference's log-probabilities precomputed. GRPO's prompt
+/// length is the data's, so it is given on reading back (`--seq-len`), as the launch's note says.
+#[test]
+fn rl_launches_read_back_into_their_estimates() {
+    use crate::estimate::{RlAlgorithm, Rollout};
+    let mut launched = 0;
+    for (algorithm, rollout, beta, rank, reference) in [
+        (RlAlgorithm::Grpo, Some(Rollout::Hf), 0.0, 0.0, None),
+        (RlAlgorithm::Grpo, Some(Rollout::Colocate), 0.04, 0.0, None),
+        (RlAlgorithm::Grpo, Some(Rollout::Colocate), 0.0, 16.0, None),
+        (RlAlgorithm::Grpo, Some(Rollout::Server), 0.04, 16.0, None),
+        (RlAlgorithm::Dpo, None, 0.1, 0.0, None),
+        (RlAlgorithm::Dpo, None, 0.1, 16.0, None),
+        (RlAlgorithm::Dpo, None, 0.1, 0.0, Some(false)),
+    ] {
+        let input = EstimateInput {
+            model: Some("Qwen/Qwen3-8B".into()),
+            rl: Some(algorithm),
+            rollout,
+            rl_beta: Some(beta),
+            ref_model: reference,
+            lora_rank: rank,
+            num_generations: (algorithm == RlAlgorithm::Grpo).then_some(4.0),
+            max_completion_length: Some(1024.0),
+            rollout_memory_utilization: (rollout == Some(Rollout::Colocate)).then_some(0.4),
+            sleep_mode: (rollout == Some(Rollout::Colocate)).then_some(true),
+            grad_checkpointing: Checkpointing::Full,
+            seq_len: 512.0,
+            ..base()
+        };
+        let l = launch_input(&input).unwrap_or_else(|e| panic!("{input:?}: {e:?}"));
+        let argv0 = if algorithm == RlAlgorithm::Grpo {
+            "grpo"
+        } else {
+            "dpo"
+        };
+        assert_eq!(l.commands[0][1], argv0);
+        let mut back = read_back(&l, None);
+        if algorithm == RlAlgorithm::Grpo {
+            back.seq_len = input.seq_len;
+        }
+        same_estimate(&input, &back, &alloc::format!("{input:?}\n{}", l.script));
+        launched += 1;
+    }
+    assert_eq!(launched, 7);
+}

@@ -14,8 +14,8 @@ pub(super) enum Value {
     Str(String),
     /// An integer.
     Int(u64),
-    /// A number as written (`0.0002`), a literal of the launch's own.
-    Number(&'static str),
+    /// A number as written (`0.0002`, `0.04`).
+    Number(String),
     /// `true` or `false`.
     Bool(bool),
     /// A list of words (`[q_proj, v_proj]`).
@@ -39,6 +39,11 @@ impl From<String> for Value {
 impl From<u64> for Value {
     fn from(n: u64) -> Value {
         Value::Int(n)
+    }
+}
+impl From<f64> for Value {
+    fn from(x: f64) -> Value {
+        Value::Number(crate::units::short(x))
     }
 }
 impl From<bool> for Value {
@@ -141,7 +146,7 @@ fn write_json(s: &mut String, keys: &[(&'static str, Value)], depth: usize) {
             }
             Value::Str(w) => *s += &json_string(w),
             Value::Int(n) => *s += &n.to_string(),
-            Value::Number(n) => *s += n,
+            Value::Number(n) => *s += n.as_str(),
             Value::Bool(b) => *s += &b.to_string(),
         }
     }
