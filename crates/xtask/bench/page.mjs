@@ -1,7 +1,8 @@
 // Page timings of the built site (dist/, served by `cargo xtask bench` at VRAMFIT_URL) in
 // headless Chromium, the same browser and flags as tests/e2e/run.mjs:
 // - time to the first result on screen: from navigation start to the calculator's results
-//   showing a size, on a fresh profile (no cache, no service worker), median of 3 loads;
+//   showing a size, on a fresh profile (no cache, no service worker), median of 3 loads; and the
+//   same on a throttled 10 Mbit/s, 40 ms link with the CPU 4x slower;
 // - re-render after an input change: from the `input` event on the batch field to the results
 //   changing (the MutationObserver reads them back, so the style and layout they need are
 //   counted), median of the first 7 changes after the load (while the browser still compiles
@@ -52,6 +53,30 @@ for (let i = 0; i < 3; i++) {
   if (i < 2) await b.close(); else last = b;
 }
 emit('page/first result on screen (calculator, Llama-3.1-8B, fresh profile)', median(loads));
+
+// The same first load on a slow, distant link with a slow CPU, as many of the guide's readers
+// reach GitHub Pages (issue #43): Chromium's own throttling (DevTools protocol), 10 Mbit/s down,
+// 40 ms of latency per request, the CPU 4x slower.
+const slow = [];
+for (let i = 0; i < 3; i++) {
+  const b = await fresh();
+  try {
+    const cdp = await b.context.newCDPSession(b.page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.emulateNetworkConditions', {
+      offline: false, latency: 40, downloadThroughput: 10e6 / 8, uploadThroughput: 10e6 / 8,
+    });
+    await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
+    await b.page.goto(URL_);
+    const t = await b.page.waitForFunction(shown, RESULTS, { timeout: 120000, polling: 'raf' });
+    slow.push(await t.jsonValue());
+  } catch (e) {
+    console.error(`page: no result on screen on the slow link (${e.message.split('\n')[0]})`);
+  } finally {
+    await b.close();
+  }
+}
+if (slow.length) emit('page/first result on screen, 10 Mbit/s and 40 ms link, CPU 4x slower (calculator, fresh profile)', median(slow));
 
 async function change(batch) {
   return last.page.evaluate(([sel, v]) => new Promise((resolve) => {
