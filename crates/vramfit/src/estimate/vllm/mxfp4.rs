@@ -194,11 +194,12 @@ mod tests {
         bias: true,
     };
 
-    /// Hand: the checkpoint's layer is 128 × (5760 × 1440 + 5760 × 90 + 5760 × 2 + 2880 × 1440
-    /// + 2880 × 90 + 2880 × 2) = 1,694,269,440 B; Marlin's at 2944 × 3072 is 128 × (5888 × 1632
-    /// + 5888 × 2 + 3072 × 1564 + 3072 × 2) = 1,847,263,232 B; Triton's keeps the values
-    /// (128 × 8,294,400 × 2 / 2 … = 1,592,524,800 B), both scale copies (99,532,800 B and the
-    /// swizzled 128 × (5888 × 90 + 3072 × 90) = 103,219,200 B) and fp32 biases (4,423,680 B).
+    /// Hand: the checkpoint's layer is 128 × (5760 × 1440 + 5760 × 90 + 5760 × 2 plus
+    /// 2880 × 1440 + 2880 × 90 + 2880 × 2) = 1,694,269,440 B; Marlin's at 2944 × 3072 is
+    /// 128 × (5888 × 1632 + 5888 × 2 plus 3072 × 1564 + 3072 × 2) = 1,847,263,232 B; Triton's
+    /// keeps the values, 128 × (5760 × 1440 + 2880 × 1440) = 1,592,524,800 B, both scale copies
+    /// (99,532,800 B and the swizzled 128 × (5888 × 90 + 3072 × 90) = 103,219,200 B) and fp32
+    /// biases (4,423,680 B).
     #[test]
     fn gpt_oss_120b_layers_as_each_backend_holds_them() {
         assert_eq!(OSS120.shipped(), 1_694_269_440);
