@@ -2,17 +2,20 @@
 //! its blocks, the CUDA graphs, the context) and no text.
 
 use super::super::{CUDA_CONTEXT, Run};
+use super::mxfp4::Mxfp4Backend;
 use super::{
-    CUDA_GRAPH_BASE_GIB, CUDA_GRAPH_PER_LAYER_GIB, SAMPLER_FP32_COPIES, VLLM_BLOCK,
-    VLLM_CUDA_CONTEXT_PARALLEL,
+    CUDA_GRAPH_BASE_GIB, CUDA_GRAPH_PER_LAYER_GIB, SAMPLER_FP32_COPIES, SAMPLER_SORT_BYTES,
+    VLLM_BLOCK, VLLM_CUDA_CONTEXT_PARALLEL,
 };
 use crate::units::{Bytes, GIB};
 
 /// Every number of a vLLM run and no text: what [`Run::vllm`] adds to the parts, and what
 /// [`Run::vllm_components`] writes the formulas of.
 pub(super) struct VllmFigures {
-    /// The weights as vLLM loads them, without the rotary cache.
+    /// The weights as vLLM loads them, without the rotary cache (with `mxfp4`'s bytes).
     pub(super) weights: u64,
+    /// An MXFP4 MoE's backend and the bytes it holds beyond the checkpoint's expert tensors.
+    pub(super) mxfp4: Option<(Mxfp4Backend, u64)>,
     /// The rotary embedding's cos/sin cache, max_position × head_dim in the model dtype (0 where
     /// the model has none).
     pub(super) rope: u64,
@@ -22,6 +25,8 @@ pub(super) struct VllmFigures {
     pub(super) forward: u64,
     /// The sampler's dummy run over max_num_seqs.
     pub(super) sampler: u64,
+    /// The release profiles the sampler with a full sort (V1 0.8–0.16).
+    pub(super) sampler_sort: bool,
     /// Non-torch memory growth during the profile run.
     pub(super) non_torch: Bytes,
     /// The release's profile keeps the sampler's logits on top of the forward (0.6.5–0.6.6).
@@ -133,7 +138,11 @@ impl Run<'_> {
     /// vLLM's figures: the weights, the profile run, the pool and what lives outside it.
     pub(super) fn vllm_figures(&self) -> VllmFigures {
         let a = &self.arch;
-        let weights = self.serving_weights();
+        let version = self.vllm_version;
+        let mxfp4 = self.vllm_mxfp4_extra(version);
+        let weights = self
+            .serving_weights()
+            .saturating_add(mxfp4.map_or(0, |(_, extra)| extra));
         // vLLM's rotary embedding keeps a cos/sin cache of max_position × head_dim in the model dtype.
         let rope = if a.is_generative() && a.mla.is_none() && a.learned_positions == 0 {
             a.max_position_embeddings
@@ -144,18 +153,34 @@ impl Run<'_> {
         };
         // Profile run: the larger of the forward pass over max_num_batched_tokens and the sampler's
         // dummy run over max_num_seqs (fp32 logits, a sorted copy, int64 indices: ≈ 15.1 B per
-        // vocabulary entry per sequence, calibrated on the vLLM 0.19 H100 runs).
+        // vocabulary entry per sequence, calibrated on the vLLM 0.19 H100 runs; 38 B where the
+        // release sorts the whole vocabulary, V1 0.8–0.16).
         let forward_per_token = self.serving_forward_per_token();
-        let version = self.vllm_version;
         let whole = version.profile_whole_forward_and_sampler();
         let forward = self
             .max_num_batched_tokens
             .saturating_mul(forward_per_token)
             .div_ceil(if whole { 1 } else { self.tp });
-        let sampler = Bytes::from_f64(
-            self.max_num_seqs as f64 * a.vocab_size as f64 * 4.0 * SAMPLER_FP32_COPIES,
-        )
-        .get();
+        let sampler_sort = version.full_sort_sampler();
+        let sampler = if sampler_sort {
+            // Beside the sort, `profile_run` holds the forward's hidden states (batched tokens ×
+            // hidden) and `_dummy_sampler_run` the gathered last ones and their random copy
+            // (2 × sequences × hidden), in the model dtype.
+            let hidden = self
+                .max_num_batched_tokens
+                .saturating_add(2 * self.max_num_seqs)
+                .saturating_mul(a.hidden_size)
+                .saturating_mul(self.act_bytes());
+            self.max_num_seqs
+                .saturating_mul(a.vocab_size)
+                .saturating_mul(SAMPLER_SORT_BYTES)
+                .saturating_add(hidden)
+        } else {
+            Bytes::from_f64(
+                self.max_num_seqs as f64 * a.vocab_size as f64 * 4.0 * SAMPLER_FP32_COPIES,
+            )
+            .get()
+        };
         let non_torch = version.non_torch(self.tp, self.pp);
         let l = self.vllm_layout();
         let request = l.per_layer.saturating_mul(VLLM_BLOCK).saturating_mul(
@@ -216,10 +241,12 @@ impl Run<'_> {
         .saturating_add(outside);
         VllmFigures {
             weights,
+            mxfp4,
             rope,
             forward_per_token,
             forward,
             sampler,
+            sampler_sort,
             non_torch,
             sampler_on_forward: whole,
             layout: l,

@@ -2,6 +2,7 @@
 //! `gpu_memory_utilization`, CUDA graphs, and the concurrency the pool holds.
 
 mod figures;
+mod mxfp4;
 mod text;
 mod version;
 
@@ -81,6 +82,15 @@ impl Run<'_> {
 /// (fp32 logits, a sorted copy and int64 indices for top-k/top-p): the median ratio of the profile
 /// peak to `max_num_seqs × vocab × 4 B` over the vLLM 0.19 H100 calibration runs.
 pub const SAMPLER_FP32_COPIES: f64 = 3.78;
+/// Bytes per `max_num_seqs × vocab` entry at the peak of a full-sort sampler profile (V1
+/// 0.8–0.16, [`VllmVersion::full_sort_sampler`]), counted from the source: the bf16 logits
+/// `_dummy_sampler_run` holds (2), their fp32 copy (4), the sort's values (4) and int64 indices
+/// (8), and inside ATen's CUDA sort (`segmented_sort_pairs`, PyTorch 2.8) the int64 index
+/// input (8) and cub's alternate key and value buffers (4 + 8). Against the two gpt-oss-120b
+/// logs on one H100 (1,024 sequences × 201,088 entries), whose profile and non-torch memory
+/// come to 7.44 GiB (0.10.1) and 7.55 GiB (0.11): 38 B is 7.28 GiB, 7.53 with 0.25 GiB of
+/// non-torch memory.
+pub const SAMPLER_SORT_BYTES: u64 = 38;
 /// vLLM's non-torch memory growth during profiling at tp = 1: 0.25 GiB (calibration median).
 pub const VLLM_NON_TORCH: Bytes = Bytes::new(268_435_456);
 /// At pp ≥ 2, tp = 1: 0.07 GiB.

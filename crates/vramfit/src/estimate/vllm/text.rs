@@ -3,7 +3,11 @@
 
 use super::super::{ComponentKind, Formula, Parts, Run, b, thousands};
 use super::figures::{VllmFigures, VllmLayout, VllmPool};
-use super::{CUDA_GRAPH_BASE_GIB, CUDA_GRAPH_PER_LAYER_GIB, SAMPLER_FP32_COPIES, VLLM_BLOCK};
+use super::mxfp4::Mxfp4Backend;
+use super::{
+    CUDA_GRAPH_BASE_GIB, CUDA_GRAPH_PER_LAYER_GIB, SAMPLER_FP32_COPIES, SAMPLER_SORT_BYTES,
+    VLLM_BLOCK,
+};
 use crate::units::short;
 use alloc::string::String;
 
@@ -80,13 +84,45 @@ impl Run<'_> {
         );
     }
 
-    /// The weights' formula: the weights, the experts over ep, or the rotary cache.
+    /// The weights' formula: the checkpoint's tensors, then what vLLM's MXFP4 backend holds
+    /// beyond them.
     fn vllm_weights_text(&self, f: &VllmFigures) -> Formula {
+        let Some((backend, extra)) = f.mxfp4 else {
+            return self.vllm_checkpoint_text(f, f.weights);
+        };
+        let (name, layout, layout_zh) = match backend {
+            Mxfp4Backend::Marlin => (
+                "Marlin",
+                "intermediate width padded to 128, hidden to 256",
+                "中间维补齐到 128、隐藏维补齐到 256",
+            ),
+            Mxfp4Backend::Triton => (
+                "Triton",
+                "scales kept beside their swizzled copy, fp32 biases",
+                "原缩放与重排后的副本并存、fp32 偏置",
+            ),
+            Mxfp4Backend::FlashInferSm100 => (
+                "FlashInfer SM100",
+                "both widths padded to 256",
+                "两个维度均补齐到 256",
+            ),
+        };
+        formula!(self.text;
+            let base = self.vllm_checkpoint_text(f, f.weights.saturating_sub(extra));
+            let extra = b(extra);
+            ["{} + MXFP4 experts as vLLM's {name} backend holds them ({layout}): {extra}", base.en],
+            ["{} + vLLM {name} 后端持有的 MXFP4 专家（{layout_zh}）：{extra}", base.zh]
+        )
+    }
+
+    /// The checkpoint's weights of `weights` bytes: the weights, the experts over ep, or the
+    /// rotary cache.
+    fn vllm_checkpoint_text(&self, f: &VllmFigures, weights: u64) -> Formula {
         let a = &self.arch;
         if self.ep > 1 {
             let (ep, experts) = (self.ep, a.moe.map_or(0, |m| m.num_experts));
             formula!(self.text;
-                let wf = self.weights_formula(f.weights);
+                let wf = self.weights_formula(weights);
                 [
                     "{}; routed experts over ep {ep}: {} of {experts} per GPU",
                     wf.en,
@@ -99,11 +135,11 @@ impl Run<'_> {
                 ]
             )
         } else if f.rope == 0 {
-            self.weights_formula(f.weights)
+            self.weights_formula(weights)
         } else {
             let (pos, dim, bytes) = (a.max_position_embeddings, a.head_dim, self.act_bytes());
             formula!(self.text;
-                let wf = self.weights_formula(f.weights);
+                let wf = self.weights_formula(weights);
                 ["{} + rotary cos/sin cache {pos} × {dim} × {bytes} B", wf.en],
                 [
                     "{} + 旋转位置编码 cos/sin 缓存 {pos} × {dim} × {bytes} B",
@@ -115,6 +151,15 @@ impl Run<'_> {
 
     /// The profile run's formula: the forward against the sampler.
     fn vllm_profile_text(&self, f: &VllmFigures) -> Formula {
+        if f.sampler_sort {
+            return formula!(self.text;
+                let (tokens, per, fwd) = (self.max_num_batched_tokens, f.forward_per_token, b(f.forward));
+                let (seqs, vocab, sort, smp) = (self.max_num_seqs, self.arch.vocab_size, SAMPLER_SORT_BYTES, b(f.sampler));
+                let (hidden, bytes) = (self.arch.hidden_size, self.act_bytes());
+                ["max(forward over {tokens} batched tokens × {per} B = {fwd}, sampler's full sort {seqs} seqs × {vocab} vocab × {sort} B + hidden states ({tokens} + 2 × {seqs}) × {hidden} × {bytes} B = {smp})"],
+                ["max(前向 {tokens} 个批内 token × {per} B = {fwd}，采样器全词表排序 {seqs} 条序列 × {vocab} 词表 × {sort} B + 隐藏状态 ({tokens} + 2 × {seqs}) × {hidden} × {bytes} B = {smp})"]
+            );
+        }
         formula!(self.text;
             let (tokens, per, fwd) = (self.max_num_batched_tokens, f.forward_per_token, b(f.forward));
             let (seqs, vocab, copies, smp) = (self.max_num_seqs, self.arch.vocab_size, short(SAMPLER_FP32_COPIES), b(f.sampler));

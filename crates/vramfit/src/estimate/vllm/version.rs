@@ -122,6 +122,17 @@ impl VllmVersion {
         self.minor == 6 && self.patch >= 5
     }
 
+    /// V1 from 0.8 to 0.16 profiles the sampler's top-k/top-p with a full sort of the logits:
+    /// `apply_top_k_top_p` in `vllm/v1/sample/ops/topk_topp_sampler.py` (v0.11.0, v0.14.1) runs
+    /// `logits.sort(dim=-1)` whenever a top-p is set, which `_dummy_sampler_run` does (top-p
+    /// 0.9, top-k vocab − 1), unless FlashInfer's sampler runs instead (in 0.8–0.11 when
+    /// FlashInfer is installed, an extra of the wheel; opt-in from 0.14): vramfit counts the sort,
+    /// the larger. From 0.17.0 a Triton kernel (`topk_topp_triton.py`, batches of 8 or more)
+    /// replaces the sort, and the 0.19 calibration's [`super::SAMPLER_FP32_COPIES`] applies.
+    pub const fn full_sort_sampler(self) -> bool {
+        self.v1() && self.minor < 17
+    }
+
     /// Non-torch memory the profile run counts against the budget, per GPU.
     ///
     /// - 0.6.0–0.6.4 (`torch.cuda.memory_stats` peak, vllm-project/vllm#9352): 0.35 GiB at
@@ -219,6 +230,8 @@ mod tests {
         assert!(!v("0.7.3").v1() && v("0.8.0").v1());
         assert!(!v("0.20.2").graphs_in_budget() && v("0.21.0").graphs_in_budget());
         assert!(!v("0.25").hybrid_graph_transient() && v("0.26.0").hybrid_graph_transient());
+        assert!(!v("0.7").full_sort_sampler() && v("0.8.0").full_sort_sampler());
+        assert!(v("0.16").full_sort_sampler() && !v("0.17.0").full_sort_sampler());
         assert_eq!(v("0.6.4").non_torch(1, 1).get(), 375_809_639);
         assert_eq!(v("0.6").non_torch(2, 1).get(), 3_843_995_566);
         assert_eq!(v("0.6.5").v0_batched_tokens(8192), Some(8192));
