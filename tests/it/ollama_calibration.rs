@@ -72,11 +72,14 @@ pub fn ollama_runs() -> Vec<OllamaRun> {
 
 /// The estimate of a logged load: the preset in the log's file type, its context and parallel
 /// sequences, on a card of the memory Ollama saw free. A preset carries no GGUF architecture, so
-/// the run names the library model that has it (qwen2.5 for `qwen2`, llama3.2 for `llama`).
+/// the run names the library model that has it (qwen2.5 for `qwen2`, llama3.2 for `llama`); a
+/// family without one (`gemma3`) is read from the preset's layer pattern.
 pub fn estimate_run(r: &OllamaRun) -> (Estimate, OllamaLoad) {
     let model = match r.gguf_arch.as_str() {
         "qwen2" => format!("qwen2.5:72b-{}", r.file_type.name()),
-        _ => format!("llama3.2:3b-{}", r.file_type.name()),
+        "llama" => format!("llama3.2:3b-{}", r.file_type.name()),
+        // No library name: the preset in the log's file type, its family read from its layers.
+        _ => r.preset.clone(),
     };
     let input = EstimateInput {
         model: Some(model),
@@ -104,7 +107,7 @@ fn err(ours: f64, logged: f64) -> f64 {
 #[test]
 fn every_log_is_read_and_its_preset_is_the_one_named() {
     let runs = ollama_runs();
-    assert_eq!(runs.len(), 2);
+    assert_eq!(runs.len(), 3);
     for r in &runs {
         assert!(r.source.starts_with("https://") && r.date.len() == 10);
         let (_, a, _) = vramfit::catalog::find_model(&r.preset).unwrap();

@@ -7,18 +7,21 @@
 //! output layer last. What runs is then llama.cpp's shape with that `-ngl`, and `ollama ps`
 //! prints the share of Ollama's estimate left on the CPU: `48%/52% CPU/GPU`.
 
+mod plan;
+mod sizing;
+
+pub use sizing::OLLAMA_BATCH;
+
 use super::ComponentKind;
 use super::PeakSource;
 use super::engine::{
     CardTraits, Context, ExpertParallel, Formats, LayerOffload, PastTrained, Required, Rules,
 };
 use super::{OllamaLoad, Parts, Phase, Run, b, thousands};
-use crate::model::Role;
 use crate::precision::{KvDtype, Quantization};
 use crate::throughput::Runtime;
 use crate::units::{Bytes, GIB};
 use alloc::vec;
-use alloc::vec::Vec;
 
 /// Ollama's decisions: llama.cpp's buffers, `num_ctx` per sequence, its own offload decision
 /// from the free memory, `OLLAMA_KV_CACHE_TYPE` (f16, q8_0, q4_0).
@@ -63,217 +66,8 @@ pub(super) fn default_num_ctx(vram: Option<u64>, trained: u64) -> u64 {
 /// The memory Ollama keeps free on a CUDA or ROCm GPU beyond its estimate (`discover/gpu.go`:
 /// `cudaMinimumMemory = 457 * format.MebiByte`).
 pub const OLLAMA_MINIMUM_MEMORY: Bytes = Bytes::mib(457);
-/// The batch Ollama estimates the graph for and gives llama.cpp (`num_batch`, default 512).
-pub const OLLAMA_BATCH: u64 = 512;
-
-/// Ollama's own estimate of a load and the layers it offloads (`estimateGPULayers`).
-#[derive(Clone, Debug, PartialEq)]
-pub(super) struct Plan {
-    /// Layers on the GPUs, the output layer counting as one.
-    pub(super) layers: u64,
-    /// Layers on each GPU.
-    pub(super) per_gpu: Vec<u64>,
-    /// Ollama's estimate on each GPU.
-    pub(super) allocations: Vec<u64>,
-    /// `memory.required.partial`: what the GPUs hold.
-    pub(super) vram: u64,
-    /// `memory.required.full`: the whole model loaded.
-    pub(super) total: u64,
-    /// `memory.required.kv`.
-    pub(super) kv: u64,
-    /// The graph it counted (full or partial offload).
-    pub(super) graph: u64,
-    /// One block and its KV (`blk.0`), as Ollama sizes a layer.
-    pub(super) layer: u64,
-    /// The output layer (`output_norm` and `output`, or `token_embd` when tied).
-    pub(super) output: u64,
-}
 
 impl Run<'_> {
-    /// Ollama's per-layer KV estimate: `context × (key + value length) × KV heads × bytes`, 2 B
-    /// (f16), 1 B (q8_0) or 0.5 B (q4_0) per element (`kvCacheBytesPerElement`), MLA counted as
-    /// its GGUF declares it (a key and value per head).
-    fn ollama_kv_layer(&self, context: u64) -> u64 {
-        // The model's, or for a bare parameter count the shape assumed for its cache.
-        let a = self.cache_arch();
-        let per_token = match a.mla {
-            Some(m) => (m.qk_nope_head_dim + m.qk_rope_head_dim + m.v_head_dim) * a.num_heads,
-            None => 2 * a.head_dim * a.num_kv_heads,
-        };
-        let elems = context.saturating_mul(per_token);
-        match self.kv_dtype {
-            KvDtype::Q8_0 => elems,
-            KvDtype::Q4_0 => elems / 2,
-            _ => elems.saturating_mul(2),
-        }
-    }
-
-    /// Ollama's graph estimate (`GGML.GraphSize`) for a partial and a full offload, by the GGUF
-    /// architecture: `llama` and `qwen2` have formulas of their own; any other falls back to
-    /// `GQA × KV / 6` for both.
-    fn ollama_graph(&self, context: u64, kv_total: u64) -> (u64, u64) {
-        let a = &self.arch;
-        let (bt, e, c) = (context.min(OLLAMA_BATCH), a.hidden_size, context);
-        let (h, hkv, hd, v) = (a.num_heads, a.num_kv_heads.max(1), a.head_dim, a.vocab_size);
-        match self.ollama_arch {
-            "llama" => {
-                let full = (4 * bt * (1 + 4 * e + c * (1 + h))).max(4 * bt * (e + v));
-                let partial = 4 * bt * e
-                    + (4 * bt * (1 + e + c.max(e)) + e * e * 9 / 16 + 4 * c * (bt * h + hd * hkv))
-                        .max(4 * bt * (e + v) + e * v * 105 / 128);
-                (partial, full)
-            }
-            "qwen2" => {
-                let full = (4 * bt * (e + v)).max(4 * bt * (1 + 2 * e + c + c * h));
-                let partial = (4 * bt * (e + v) + e * v * 105 / 128)
-                    .max(4 * (bt * (1 + 2 * e + c * (1 + h)) + e * (1 + c)));
-                (partial, full)
-            }
-            _ => {
-                let g = h / hkv * kv_total / 6;
-                (g, g)
-            }
-        }
-    }
-
-    /// Ollama's decision for `context` tokens of KV over GPUs of `free` bytes each
-    /// (`estimateGPULayers`, with no projector and `OLLAMA_GPU_OVERHEAD` 0): the GPUs that hold the
-    /// graph, the minimum, a buffer layer and one more; then each block in turn on the next GPU
-    /// with room; then the output layer.
-    pub(super) fn ollama_plan(&self, context: u64, free: &[u64]) -> Plan {
-        let a = &self.arch;
-        // A bare parameter count: the blocks of the shape assumed for its cache, each an equal
-        // share of the weights with its layer of KV, and no output layer of its own.
-        let bare = self.cache_assumed();
-        let blocks = if bare {
-            self.cache_arch().num_layers as usize
-        } else {
-            a.num_layers as usize
-        };
-        let mut block = vec![0u64; blocks];
-        let mut output = 0u64;
-        let mut embedding = 0u64;
-        for t in a.tensors() {
-            let bytes = self.gguf_tensor_bytes(&t);
-            match t.layer {
-                Some(l) if (l as usize) < blocks => {
-                    block[l as usize] = block[l as usize].saturating_add(bytes)
-                }
-                Some(_) => {}
-                None if t.role == Role::LmHead || t.role == Role::Vector => {
-                    output = output.saturating_add(bytes)
-                }
-                None if t.role == Role::Embedding => embedding = embedding.saturating_add(bytes),
-                None => {}
-            }
-        }
-        if !a.is_detailed() {
-            // A bare parameter count: the guide's bytes spread evenly over the blocks.
-            let all = self.opaque_weights();
-            block = vec![all.div_ceil(blocks.max(1) as u64); blocks];
-        }
-        // `output`, or `token_embd` when the model has none (tied embeddings).
-        if a.tied_embeddings {
-            output = output.saturating_add(embedding);
-        }
-        let kv_layer = self.ollama_kv_layer(context);
-        let kv = kv_layer.saturating_mul(self.cache_arch().num_layers);
-        let (mut partial, mut full) = self.ollama_graph(context, kv);
-        if full == 0 {
-            full = partial;
-        }
-        if partial == 0 {
-            partial = full;
-        }
-        if free.len() > 1 {
-            full = partial;
-        }
-        let graph_max = partial.max(full);
-        let min = OLLAMA_MINIMUM_MEMORY.get();
-        let first = block.first().copied().unwrap_or(0).saturating_add(kv_layer);
-        let mut alloc = vec![0u64; free.len()];
-        let mut counts = vec![0u64; free.len()];
-        let mut with_space: Vec<usize> = Vec::new();
-        for (i, &f) in free.iter().enumerate() {
-            if f >= graph_max
-                .saturating_add(min)
-                .saturating_add(first.saturating_mul(2))
-            {
-                with_space.push(i);
-                alloc[i] = min.saturating_add(first);
-            }
-        }
-        // A bare count's num_gpu is 0 or 1 (its one block as llama.cpp runs it): none, or all.
-        let limit = match self.num_gpu {
-            Some(n) if bare && n > 0 => Some(blocks as u64),
-            n => n,
-        };
-        let mut count = 0u64;
-        let mut layer = first;
-        for (i, w) in block.iter().enumerate() {
-            layer = w.saturating_add(kv_layer);
-            if limit.is_some_and(|n| count >= n) {
-                continue;
-            }
-            let mut j = with_space.len();
-            while j > 0 {
-                let g = with_space[i % j];
-                let used = alloc[g].saturating_add(graph_max);
-                if free[g] > used.saturating_add(layer) {
-                    alloc[g] = alloc[g].saturating_add(layer);
-                    counts[g] += 1;
-                    count += 1;
-                    break;
-                }
-                with_space.remove(i % j);
-                j -= 1;
-            }
-        }
-        let mut fully = count >= blocks as u64;
-        let mut overflow = if fully {
-            0
-        } else {
-            layer.saturating_mul(blocks as u64 - count)
-        };
-        if output > 0 && limit.is_none_or(|n| count < n) {
-            let mut j = with_space.len();
-            while j > 0 {
-                let g = with_space[count as usize % j];
-                let used = alloc[g].saturating_add(graph_max);
-                if free[g] > used.saturating_add(output) {
-                    alloc[g] = alloc[g].saturating_add(output);
-                    counts[g] += 1;
-                    count += 1;
-                    break;
-                }
-                j -= 1;
-            }
-            if count < blocks as u64 + 1 {
-                fully = false;
-                overflow = overflow.saturating_add(output);
-            }
-        }
-        let graph = if fully { full } else { partial };
-        for (g, n) in counts.iter().enumerate() {
-            if *n > 0 {
-                alloc[g] = alloc[g].saturating_add(graph);
-            }
-        }
-        let placed: u64 = alloc.iter().fold(0, |x, y| x.saturating_add(*y));
-        let vram = if count == 0 { 0 } else { placed };
-        Plan {
-            layers: count,
-            per_gpu: counts,
-            allocations: alloc,
-            vram,
-            total: placed.saturating_add(overflow),
-            kv,
-            graph,
-            layer: first,
-            output,
-        }
-    }
-
     pub(super) fn ollama(&self, p: &mut Parts) -> (Phase, u64, u64) {
         let a = &self.arch;
         let trained = a.max_position_embeddings;
@@ -289,7 +83,7 @@ impl Run<'_> {
             Some(d) => vec![d.memory.get(); gpus],
             None => vec![u64::MAX; gpus],
         };
-        let plan = self.ollama_plan(context, &free);
+        let plan = self.ollama_plan(num_ctx, parallel, &free);
         // What runs: llama.cpp with Ollama's -ngl, over the GPUs it used, with the context and
         // flash attention Ollama gives it.
         let used = plan.per_gpu.iter().filter(|n| **n > 0).count().max(1) as u64;
@@ -330,7 +124,7 @@ impl Run<'_> {
             Some(n) => n,
             None => model_layers,
         };
-        let wanted = self.ollama_plan(context, &vec![u64::MAX; gpus]);
+        let wanted = self.ollama_plan(num_ctx, parallel, &vec![u64::MAX; gpus]);
         let used_all = wanted.per_gpu.iter().filter(|n| **n > 0).count().max(1) as u64;
         let all = super::Workload {
             gpu_layers: wanted.layers,
@@ -366,21 +160,28 @@ impl Run<'_> {
                 plan.layers,
                 b(OLLAMA_MINIMUM_MEMORY.get()),
                 b(plan.layer),
-                b(plan.output),
+                b(plan
+                    .output
+                    .saturating_add(plan.projector.0)
+                    .saturating_add(plan.projector.1)),
                 b(plan.graph),
                 b(plan.kv),
             );
             let (vram, total) = (b(plan.vram), b(plan.total));
             let ctx = thousands(context);
+            let arch = self.ollama_gguf_arch().name();
             p.note(
                 "ollama_offload",
                 en!(
-                    "Ollama's estimate (llm/memory.go): {min} minimum + a {layer} layer as buffer + each layer (its weights and KV) + output {output} + graph {graph}, KV {kv} for {ctx} tokens (num_ctx {num_ctx} × {parallel} parallel). It puts {layers} of {model_layers} layers on the GPU: {vram} of {total}; ollama ps shows {split}."
+                    "Ollama's estimate (llm/memory.go, sized as {arch}): {min} minimum + a {layer} layer as buffer + each layer (its weights and KV) + output {output} + graph {graph}, KV {kv} for {ctx} tokens (num_ctx {num_ctx} × {parallel} parallel). It puts {layers} of {model_layers} layers on the GPU: {vram} of {total}; ollama ps shows {split}."
                 ),
                 zh!(
-                    "Ollama 的估算（llm/memory.go）：最低预留 {min} + 一层 {layer} 作缓冲 + 每一层（权重与 KV）+ 输出层 {output} + 计算图 {graph}，KV {kv} 对应 {ctx} 个 token（num_ctx {num_ctx} × 并行 {parallel}）。它把 {model_layers} 层中的 {layers} 层放到 GPU：{total} 中的 {vram}；ollama ps 显示 {split}。"
+                    "Ollama 的估算（llm/memory.go，按 {arch} 计）：最低预留 {min} + 一层 {layer} 作缓冲 + 每一层（权重与 KV）+ 输出层 {output} + 计算图 {graph}，KV {kv} 对应 {ctx} 个 token（num_ctx {num_ctx} × 并行 {parallel}）。它把 {model_layers} 层中的 {layers} 层放到 GPU：{total} 中的 {vram}；ollama ps 显示 {split}。"
                 ),
             );
+            if let Some(window) = self.ollama_window_note(num_ctx, parallel) {
+                p.note("ollama_sliding_window", window.0, window.1);
+            }
             if trained > 0 && self.max_model_len > trained {
                 p.note(
                     "ollama_context_clamped",
@@ -495,10 +296,13 @@ mod tests {
         };
         let w = i.resolve().unwrap();
         let run = Run::new(&w, false);
-        let plan = run.ollama_plan(8192, &[Bytes::from_f64(78.6 * GIB as f64).get()]);
+        let plan = run.ollama_plan(2048, 4, &[Bytes::from_f64(78.6 * GIB as f64).get()]);
         assert_eq!(plan.kv, 939_524_096);
         assert_eq!(plan.kv / MIB, 896);
-        assert_eq!(run.ollama_graph(8192, plan.kv), (598_456_320, 444_598_272));
+        assert_eq!(
+            run.ollama_graph(2048, 4, plan.kv),
+            (598_456_320, 444_598_272)
+        );
         assert_eq!(plan.graph, 444_598_272);
         assert_eq!(plan.layers, 29);
         let e = estimate(&i).unwrap();
@@ -539,6 +343,98 @@ mod tests {
         let fit = e.fit.unwrap();
         assert!(!fit.fits);
         assert_eq!(fit.reason.unwrap().key, "ollama_partial_offload");
+    }
+
+    /// Gemma 3 12B (gemma3:12b, Q4_K_M) at num_ctx 8192 on one sequence, by hand from Ollama's
+    /// `GraphSize` and `VisionGraphSize` (v0.12.5); Ollama's log of this load
+    /// (github.com/ollama/ollama/pull/12000, 2025-08-22) prints KV 992.0 MiB, graph full
+    /// 519.5 MiB and partial 1.3 GiB, projector 795.9 MiB and graph 1.0 GiB:
+    ///
+    /// ```text
+    /// per token per layer = (256 + 256) × 8 KV heads × 2 B = 8192 B
+    /// KV      = 8 global layers × 8192 × 8192 + 40 sliding × (1 × 1024 + 512) × 8192
+    ///         = 536,870,912 + 503,316,480 = 1,040,187,392 B = 992.0 MiB
+    ///           (at the whole context, as vramfit had it: 48 × 8192 × 8192 = 3.0 GiB)
+    /// full    = max(4 × 512 × (3840 + 262,144), 4 × 512 × (2 + 8192 + 8192 × 16 + 2 × 3840
+    ///           + 2 × 256 × 16)) = 544,735,232 B = 519.5 MiB
+    /// partial = max(4 × 3840 × 512 + 3840 × 262,144 × 105/128 + 4 × 262,144 × 512, …)
+    ///         = 1,370,488,832 B = 1.28 GiB
+    /// vision  = F16 matrices 416,466,432 × 2 + F32 vectors 399,600 × 4 = 834,531,264 B
+    ///         = 795.9 MiB; its graph 4 × (896² × 3 + 1152 × 14 + 4096² × 16)
+    ///         = 1,083,440,128 B = 1.0 GiB
+    /// ```
+    #[test]
+    fn gemma3_sliding_layers_are_sized_at_their_window() {
+        let i = EstimateInput {
+            quantization: Quantization::Gguf {
+                file_type: crate::precision::GgufFileType::Q4_K_M,
+            },
+            max_model_len: Some(8192.0),
+            ..ollama("google/gemma-3-12b-it")
+        };
+        let w = i.resolve().unwrap();
+        let run = Run::new(&w, false);
+        assert_eq!(run.ollama_gguf_arch(), sizing::GgufArch::Gemma3);
+        let (kv, whole) = run.ollama_kv_layers(8192, 1);
+        assert_eq!(kv.iter().sum::<u64>(), 1_040_187_392);
+        assert_eq!(whole, 48 * 8192 * 8192);
+        assert_eq!((kv[0], kv[5]), (1536 * 8192, 8192 * 8192));
+        assert_eq!(
+            run.ollama_graph(8192, 1, whole),
+            (1_370_488_832, 544_735_232)
+        );
+        assert_eq!(run.ollama_projector(), (834_531_264, 1_083_440_128));
+        // Two sequences: the window doubles, the batch does not.
+        let (two, _) = run.ollama_kv_layers(8192, 2);
+        assert_eq!(two[0], (2 * 1024 + 512) * 8192);
+        let e = estimate(&i).unwrap();
+        assert_eq!(e.ollama.unwrap().kv_bytes.get(), 1_040_187_392);
+        let note = e.notes.iter().find(|n| n.key == "ollama_sliding_window");
+        assert!(
+            note.unwrap().en.contains("1 × 1024 + batch 512 = 1536"),
+            "{note:?}"
+        );
+    }
+
+    /// Gemma 2 slides too, but Ollama sizes its every layer at the whole context (`GraphSize`
+    /// keeps the window for gemma3 alone), with the Gemmas' graph; the note says so.
+    #[test]
+    fn gemma2_is_sized_at_the_whole_context() {
+        let i = EstimateInput {
+            quantization: Quantization::Gguf {
+                file_type: crate::precision::GgufFileType::Q4_0,
+            },
+            max_model_len: Some(8192.0),
+            ..ollama("google/gemma-2-9b-it")
+        };
+        let w = i.resolve().unwrap();
+        let run = Run::new(&w, false);
+        assert_eq!(run.ollama_gguf_arch(), sizing::GgufArch::Gemma2);
+        // 42 layers × 8192 × (256 + 256) × 8 KV heads × 2 B.
+        let (kv, _) = run.ollama_kv_layers(8192, 1);
+        assert_eq!(kv.iter().sum::<u64>(), 42 * 8192 * 8192);
+        let e = estimate(&i).unwrap();
+        let note = e.notes.iter().find(|n| n.key == "ollama_sliding_window");
+        assert!(note.unwrap().en.contains("whole context"), "{note:?}");
+    }
+
+    /// gpt-oss: Ollama sizes its even layers at `num_parallel × 4096 + batch` and, without flash
+    /// attention, its graph from the whole-context KV: `2 × 64 / 8 × KV / 6` (v0.11.5 to v0.12.x).
+    /// At num_ctx 8192: (12 × 4608 + 12 × 8192) × 2048 B = 300.0 MiB, as Ollama 0.11's log
+    /// prints it (github.com/ollama/ollama/issues/11711, 2025-08-06).
+    #[test]
+    fn gpt_oss_even_layers_are_sized_at_4096() {
+        let i = EstimateInput {
+            max_model_len: Some(8192.0),
+            ..ollama("openai/gpt-oss-20b")
+        };
+        let w = i.resolve().unwrap();
+        let run = Run::new(&w, false);
+        assert_eq!(run.ollama_gguf_arch(), sizing::GgufArch::GptOss);
+        let (kv, whole) = run.ollama_kv_layers(8192, 1);
+        assert_eq!(kv.iter().sum::<u64>(), 314_572_800);
+        assert_eq!(whole, 24 * 8192 * 2048);
+        assert_eq!(run.ollama_graph(8192, 1, whole), (16 * whole / 6, 0));
     }
 
     #[test]
