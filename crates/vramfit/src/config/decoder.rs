@@ -57,10 +57,11 @@ pub(super) fn decoder(model_type: &str, c: &Cfg, notes: &mut Notes) -> Result<Ar
     match model_type {
         "mixtral" => a.moe = Some(mixtral_moe(c, &a)?),
         "qwen2_moe" | "qwen3_moe" => a.moe = Some(qwen_moe(model_type, c, &a, notes)?),
-        "qwen3_next" => {
+        "qwen3_next" | "qwen3_5_moe_text" => {
             a.moe = Some(qwen_moe(model_type, c, &a, notes)?);
             hybrid::qwen3_next(c, &mut a, notes)?;
         }
+        "qwen3_5_text" => hybrid::qwen3_next(c, &mut a, notes)?,
         "nemotron_h" => hybrid::nemotron_h(c, &mut a, notes)?,
         "granitemoehybrid" => hybrid::granite_hybrid(c, &mut a, notes)?,
         "falcon_h1" => hybrid::falcon_h1(c, &mut a, notes)?,
@@ -104,6 +105,17 @@ fn llama_style(model_type: &str, c: &Cfg) -> Result<Option<(Style, Option<Defaul
                 ..llama_like(false)?
             },
             None,
+        ),
+        "qwen3_5_text" | "qwen3_5_moe_text" => (
+            Style {
+                qk_norm: true,
+                ..llama_like(false)?
+            },
+            Some(if model_type == "qwen3_5_text" {
+                Defaults::QWEN3_5
+            } else {
+                Defaults::QWEN3_5_MOE
+            }),
         ),
         // Nemotron-H: one norm per block, a non-gated squared-ReLU MLP.
         "nemotron_h" => (
@@ -280,11 +292,16 @@ fn qwen_moe(model_type: &str, c: &Cfg, a: &Architecture, notes: &mut Notes) -> R
         experts_per_token: c.req(&["num_experts_per_tok"], "experts per token")?,
         expert_intermediate_size: c.req(&["moe_intermediate_size"], "expert FFN width")?,
         shared_intermediate_size: c.u("shared_expert_intermediate_size")?.unwrap_or(0),
-        shared_expert_gate: matches!(model_type, "qwen2_moe" | "qwen3_next"),
+        shared_expert_gate: matches!(model_type, "qwen2_moe" | "qwen3_next" | "qwen3_5_moe_text"),
         first_dense_layers: 0,
         router_bias: false,
         expert_bias: false,
     };
+    if model_type == "qwen3_5_moe_text" {
+        // Qwen3.5-MoE has no dense layers: its config class drops decoder_sparse_step and
+        // mlp_only_layers.
+        return Ok(moe);
+    }
     let step = c.u("decoder_sparse_step")?.unwrap_or(1).max(1);
     let dense_only = c.u_arr("mlp_only_layers")?.unwrap_or_default();
     let dense = (0..a.num_layers)
@@ -475,6 +492,29 @@ impl Defaults {
         num_kv_heads: 8,
         head_dim: 256,
         max_position_embeddings: 8192,
+    };
+    /// transformers `Qwen3_5TextConfig` (the 9B).
+    const QWEN3_5: Defaults = Defaults {
+        vocab_size: 248_320,
+        hidden_size: 4096,
+        intermediate_size: 12_288,
+        num_layers: 32,
+        num_heads: 16,
+        num_kv_heads: 4,
+        head_dim: 256,
+        max_position_embeddings: 32_768,
+    };
+    /// transformers `Qwen3_5MoeTextConfig` (the 35B-A3B): no dense FFN, so no
+    /// `intermediate_size`.
+    const QWEN3_5_MOE: Defaults = Defaults {
+        vocab_size: 248_320,
+        hidden_size: 2048,
+        intermediate_size: 0,
+        num_layers: 40,
+        num_heads: 16,
+        num_kv_heads: 2,
+        head_dim: 256,
+        max_position_embeddings: 32_768,
     };
     /// transformers `Gemma3TextConfig`.
     const GEMMA3: Defaults = Defaults {
