@@ -67,6 +67,10 @@ pub(super) fn decoder(model_type: &str, c: &Cfg, notes: &mut Notes) -> Result<Ar
         "falcon_h1" => hybrid::falcon_h1(c, &mut a, notes)?,
         "lfm2" => hybrid::lfm2(c, &mut a, notes)?,
         "deepseek_v2" | "deepseek_v3" => deepseek(c, &mut a, notes)?,
+        "deepseek_v32" | "glm_moe_dsa" => {
+            deepseek(c, &mut a, notes)?;
+            super::sparse::dsa(model_type, c, &mut a, notes)?;
+        }
         "gpt_oss" => a.moe = Some(gpt_oss_moe(c, &a)?),
         "llama4_text" => llama4(c, &mut a, notes)?,
         _ => {}
@@ -190,6 +194,8 @@ fn llama_style(model_type: &str, c: &Cfg) -> Result<Option<(Style, Option<Defaul
             )
         }
         "deepseek_v2" | "deepseek_v3" => (llama_like(false)?, None),
+        "deepseek_v32" => (llama_like(false)?, Some(Defaults::DEEPSEEK_V32)),
+        "glm_moe_dsa" => (llama_like(false)?, Some(Defaults::GLM_MOE_DSA)),
         "gpt_oss" => (
             Style {
                 qkv_bias: attention_bias.unwrap_or(true),
@@ -515,6 +521,29 @@ impl Defaults {
         num_kv_heads: 2,
         head_dim: 256,
         max_position_embeddings: 32_768,
+    };
+    /// transformers `DeepseekV32Config` (DeepSeek-V3.2-Exp; `head_dim` is replaced by the MLA
+    /// widths).
+    const DEEPSEEK_V32: Defaults = Defaults {
+        vocab_size: 129_280,
+        hidden_size: 7168,
+        intermediate_size: 18_432,
+        num_layers: 61,
+        num_heads: 128,
+        num_kv_heads: 128,
+        head_dim: 192,
+        max_position_embeddings: 163_840,
+    };
+    /// transformers `GlmMoeDsaConfig` (GLM-5).
+    const GLM_MOE_DSA: Defaults = Defaults {
+        vocab_size: 154_880,
+        hidden_size: 6144,
+        intermediate_size: 12_288,
+        num_layers: 78,
+        num_heads: 64,
+        num_kv_heads: 64,
+        head_dim: 256,
+        max_position_embeddings: 202_752,
     };
     /// transformers `Gemma3TextConfig`.
     const GEMMA3: Defaults = Defaults {

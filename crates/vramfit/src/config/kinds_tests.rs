@@ -120,6 +120,8 @@ fn presets_carry_what_their_configs_say() {
     for (id, json) in [
         ("Qwen/Qwen3.5-9B", QWEN3_5_9B),
         ("Qwen/Qwen3.5-35B-A3B", QWEN3_5_35B_A3B),
+        ("deepseek-ai/DeepSeek-V3.2", DEEPSEEK_V32),
+        ("zai-org/GLM-5", GLM_5),
     ] {
         let preset = crate::presets::presets()
             .iter()
@@ -129,4 +131,111 @@ fn presets_carry_what_their_configs_say() {
         assert_eq!(preset.arch, read, "{id}");
         assert_eq!(preset.params, read.params(), "{id}");
     }
+}
+
+/// deepseek-ai/DeepSeek-V3.2's config.json (DeepSeek-V3's shapes with the indexer's keys).
+const DEEPSEEK_V32: &str = r#"{"model_type": "deepseek_v32", "vocab_size": 129280,
+    "hidden_size": 7168, "intermediate_size": 18432, "moe_intermediate_size": 2048,
+    "num_hidden_layers": 61, "num_attention_heads": 128, "num_key_value_heads": 128,
+    "n_shared_experts": 1, "n_routed_experts": 256, "kv_lora_rank": 512, "q_lora_rank": 1536,
+    "qk_rope_head_dim": 64, "v_head_dim": 128, "qk_nope_head_dim": 128, "n_group": 8,
+    "topk_group": 4, "num_experts_per_tok": 8, "first_k_dense_replace": 3,
+    "topk_method": "noaux_tc", "index_topk": 2048, "index_head_dim": 128, "index_n_heads": 64,
+    "num_nextn_predict_layers": 1, "max_position_embeddings": 163840,
+    "tie_word_embeddings": false}"#;
+/// zai-org/GLM-5's config.json.
+const GLM_5: &str = r#"{"model_type": "glm_moe_dsa", "vocab_size": 154880,
+    "hidden_size": 6144, "intermediate_size": 12288, "moe_intermediate_size": 2048,
+    "num_hidden_layers": 78, "num_attention_heads": 64, "num_key_value_heads": 64,
+    "n_shared_experts": 1, "n_routed_experts": 256, "kv_lora_rank": 512, "q_lora_rank": 2048,
+    "qk_rope_head_dim": 64, "v_head_dim": 256, "qk_nope_head_dim": 192, "n_group": 1,
+    "topk_group": 1, "num_experts_per_tok": 8, "first_k_dense_replace": 3,
+    "topk_method": "noaux_tc", "index_topk": 2048, "index_head_dim": 128, "index_n_heads": 32,
+    "num_nextn_predict_layers": 1, "max_position_embeddings": 202752,
+    "tie_word_embeddings": false}"#;
+/// The tiny DSA models of the reference (3 layers, the first dense), without and with GLM's
+/// "shared" indexer layers.
+const DSA_TINY: &str = r#"{"model_type": "deepseek_v32", "vocab_size": 128, "hidden_size": 64,
+    "intermediate_size": 96, "moe_intermediate_size": 32, "num_hidden_layers": 3,
+    "num_attention_heads": 4, "num_key_value_heads": 4, "n_shared_experts": 1,
+    "n_routed_experts": 4, "num_experts_per_tok": 2, "kv_lora_rank": 16, "q_lora_rank": 24,
+    "qk_rope_head_dim": 8, "v_head_dim": 16, "qk_nope_head_dim": 16, "n_group": 1,
+    "topk_group": 1, "first_k_dense_replace": 1, "topk_method": "noaux_tc", "index_topk": 4,
+    "index_head_dim": 16, "index_n_heads": 4, "tie_word_embeddings": false}"#;
+const GLM_DSA_SHARED_TINY: &str = r#"{"model_type": "glm_moe_dsa", "vocab_size": 128,
+    "hidden_size": 64, "intermediate_size": 96, "moe_intermediate_size": 32,
+    "num_hidden_layers": 3, "num_attention_heads": 4, "num_key_value_heads": 4,
+    "n_shared_experts": 1, "n_routed_experts": 4, "num_experts_per_tok": 2, "kv_lora_rank": 16,
+    "q_lora_rank": 24, "qk_rope_head_dim": 8, "v_head_dim": 16, "qk_nope_head_dim": 16,
+    "n_group": 1, "topk_group": 1, "first_k_dense_replace": 1, "topk_method": "noaux_tc",
+    "index_topk": 4, "index_head_dim": 16, "index_n_heads": 4,
+    "indexer_types": ["full", "shared", "full"], "tie_word_embeddings": false}"#;
+
+/// The parameters against transformers' `state_dict` (its parameters and the routers'
+/// `e_score_correction_bias`, a buffer there and a tensor in the checkpoint).
+#[test]
+fn dsa_parameters_match_transformers_meta_count() {
+    for (json, state_dict) in [
+        (DEEPSEEK_V32, 671_877_944_064),
+        (GLM_5, 743_911_218_432),
+        (DSA_TINY, 140_448),
+        (GLM_DSA_SHARED_TINY, 137_600),
+    ] {
+        assert_eq!(arch(json).params(), state_dict, "{json}");
+    }
+    // DeepSeek-V3.2 is DeepSeek-V3 (671,026,419,200 parameters) and an indexer per layer:
+    // wq_b 1,536 × 64 × 128 + wk 7,168 × 128 + its LayerNorm 2 × 128 + weights_proj 7,168 × 64
+    // = 13,959,424, × 61 = 851,524,864.
+    assert_eq!(
+        arch(DEEPSEEK_V32).params(),
+        671_026_419_200 + 61 * (1536 * 64 * 128 + 7168 * 128 + 256 + 7168 * 64)
+    );
+}
+
+/// transformers keeps a DSA layer's latent and rotary key compressed, and the indexer key, in
+/// bf16: 2 sequences of 5 tokens left 1,440 B of latent and 960 B (640 with a shared layer) of
+/// indexer keys in the reference.
+#[test]
+fn dsa_caches_match_transformers_tensors() {
+    use crate::estimate::{ComponentKind, EstimateInput, estimate};
+    for (json, cache) in [(DSA_TINY, 1440 + 960), (GLM_DSA_SHARED_TINY, 1440 + 640)] {
+        let e = estimate(&EstimateInput {
+            arch: Some(arch(json)),
+            batch: 2.0,
+            seq_len: 5.0,
+            new_tokens: 0.0,
+            ..EstimateInput::default()
+        })
+        .unwrap();
+        let kv = e
+            .components
+            .iter()
+            .find(|c| c.key.kind == ComponentKind::KvCache)
+            .map_or(0, |c| c.bytes.get());
+        assert_eq!(kv, cache, "{json}");
+    }
+    let ix = arch(GLM_DSA_SHARED_TINY).indexer.unwrap();
+    assert_eq!((ix.layers, ix.head_dim, ix.heads, ix.topk), (2, 16, 4, 4));
+}
+
+#[test]
+fn dsa_indexer_patterns_name_their_key() {
+    let bad = GLM_DSA_SHARED_TINY.replace(r#""shared", "full"]"#, r#""shared"]"#);
+    let e = parse_config(&bad).unwrap_err();
+    assert_eq!(e.field, "config.json: indexer_types");
+    let bad = GLM_DSA_SHARED_TINY.replace(r#""shared", "full"]"#, r#""sparse", "full"]"#);
+    let e = parse_config(&bad).unwrap_err();
+    assert!(e.problem.contains("sparse"), "{}", e.problem);
+    // GLM's pattern string and its frequency schedule.
+    let pattern = GLM_DSA_SHARED_TINY.replace(
+        r#""indexer_types": ["full", "shared", "full"]"#,
+        r#""index_topk_pattern": "FSS""#,
+    );
+    assert_eq!(arch(&pattern).indexer.unwrap().layers, 1);
+    let freq = GLM_DSA_SHARED_TINY.replace(
+        r#""indexer_types": ["full", "shared", "full"]"#,
+        r#""index_topk_freq": 2, "index_skip_topk_offset": 1"#,
+    );
+    // Layer i has its own indexer when max(i - 1 + 1, 0) % 2 == 0: layers 0 and 2.
+    assert_eq!(arch(&freq).indexer.unwrap().layers, 2);
 }
