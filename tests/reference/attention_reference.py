@@ -64,6 +64,21 @@ GLM_5 = dict(
     tie_word_embeddings=False)
 
 
+# moonshotai/Kimi-Linear-48B-A3B-Instruct config.json: 20 Kimi Delta Attention layers and 7 MLA
+# layers (no rotary embedding; 1-indexed in linear_attn_config), 256 experts of 1024, top-8.
+KIMI_LINEAR_48B = dict(
+    model_type="kimi_linear", vocab_size=163840, hidden_size=2304, intermediate_size=9216,
+    num_hidden_layers=27, num_attention_heads=32, num_key_value_heads=32, kv_lora_rank=512,
+    q_lora_rank=None, qk_nope_head_dim=128, qk_rope_head_dim=64, v_head_dim=128,
+    mla_use_nope=True, num_experts=256, num_experts_per_token=8, num_shared_experts=1,
+    moe_intermediate_size=1024, first_k_dense_replace=1, moe_layer_freq=1,
+    model_max_length=1048576, tie_word_embeddings=False,
+    linear_attn_config=dict(
+        kda_layers=[1, 2, 3, 5, 6, 7, 9, 10, 11, 13, 14, 15, 17, 18, 19, 21, 22, 23, 25, 26],
+        full_attn_layers=[4, 8, 12, 16, 20, 24, 27], num_heads=32, head_dim=128,
+        short_conv_kernel_size=4))
+
+
 def tiny(real, **over):
     c = dict(real)
     c.update(over)
@@ -108,6 +123,16 @@ CASES = {
     "glm_moe_dsa-glm-5": GLM_5,
     "deepseek_v32-tiny": tiny(DEEPSEEK_V32, **DSA_TINY),
     "glm_moe_dsa-tiny": tiny(GLM_5, **DSA_TINY),
+    "kimi_linear-48b-a3b": KIMI_LINEAR_48B,
+    "kimi_linear-tiny": tiny(KIMI_LINEAR_48B, vocab_size=128, hidden_size=64,
+                             intermediate_size=96, num_hidden_layers=4, num_attention_heads=4,
+                             num_key_value_heads=4, kv_lora_rank=16, qk_nope_head_dim=16,
+                             qk_rope_head_dim=8, v_head_dim=16, num_experts=4,
+                             num_experts_per_token=2, moe_intermediate_size=32,
+                             pad_token_id=0, bos_token_id=1, eos_token_id=2,
+                             linear_attn_config=dict(kda_layers=[1, 2, 4], full_attn_layers=[3],
+                                                     num_heads=2, head_dim=16,
+                                                     short_conv_kernel_size=4)),
     "glm_moe_dsa-shared-tiny": tiny(GLM_5, **DSA_TINY, indexer_types=["full", "shared", "full"]),
 }
 

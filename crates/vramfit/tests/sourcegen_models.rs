@@ -325,6 +325,7 @@ fn render(records: &[(String, Record)]) -> String {
                     &h.mixer,
                     &[
                         ("gated_delta_net", "GatedDeltaNet"),
+                        ("kimi_delta", "KimiDelta"),
                         ("mamba2", "Mamba2"),
                         ("short_conv", "ShortConv"),
                     ],

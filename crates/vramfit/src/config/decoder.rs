@@ -67,6 +67,10 @@ pub(super) fn decoder(model_type: &str, c: &Cfg, notes: &mut Notes) -> Result<Ar
         "falcon_h1" => hybrid::falcon_h1(c, &mut a, notes)?,
         "lfm2" => hybrid::lfm2(c, &mut a, notes)?,
         "deepseek_v2" | "deepseek_v3" => deepseek(c, &mut a, notes)?,
+        "kimi_linear" => {
+            deepseek(c, &mut a, notes)?;
+            super::linear::kimi_linear(c, &mut a, notes)?;
+        }
         "deepseek_v32" | "glm_moe_dsa" => {
             deepseek(c, &mut a, notes)?;
             super::sparse::dsa(model_type, c, &mut a, notes)?;
@@ -196,6 +200,7 @@ fn llama_style(model_type: &str, c: &Cfg) -> Result<Option<(Style, Option<Defaul
         "deepseek_v2" | "deepseek_v3" => (llama_like(false)?, None),
         "deepseek_v32" => (llama_like(false)?, Some(Defaults::DEEPSEEK_V32)),
         "glm_moe_dsa" => (llama_like(false)?, Some(Defaults::GLM_MOE_DSA)),
+        "kimi_linear" => (llama_like(false)?, Some(Defaults::KIMI_LINEAR)),
         "gpt_oss" => (
             Style {
                 qkv_bias: attention_bias.unwrap_or(true),
@@ -544,6 +549,17 @@ impl Defaults {
         num_kv_heads: 64,
         head_dim: 256,
         max_position_embeddings: 202_752,
+    };
+    /// transformers `KimiLinearConfig` (Kimi-Linear-48B-A3B).
+    const KIMI_LINEAR: Defaults = Defaults {
+        vocab_size: 163_840,
+        hidden_size: 2304,
+        intermediate_size: 9216,
+        num_layers: 27,
+        num_heads: 32,
+        num_kv_heads: 32,
+        head_dim: 192,
+        max_position_embeddings: 1_048_576,
     };
     /// transformers `Gemma3TextConfig`.
     const GEMMA3: Defaults = Defaults {

@@ -122,6 +122,7 @@ fn presets_carry_what_their_configs_say() {
         ("Qwen/Qwen3.5-35B-A3B", QWEN3_5_35B_A3B),
         ("deepseek-ai/DeepSeek-V3.2", DEEPSEEK_V32),
         ("zai-org/GLM-5", GLM_5),
+        ("moonshotai/Kimi-Linear-48B-A3B-Instruct", KIMI_LINEAR_48B),
     ] {
         let preset = crate::presets::presets()
             .iter()
@@ -238,4 +239,115 @@ fn dsa_indexer_patterns_name_their_key() {
     );
     // Layer i has its own indexer when max(i - 1 + 1, 0) % 2 == 0: layers 0 and 2.
     assert_eq!(arch(&freq).indexer.unwrap().layers, 2);
+}
+
+/// moonshotai/Kimi-Linear-48B-A3B-Instruct's config.json: 20 KDA layers and 7 MLA layers
+/// (1-indexed in linear_attn_config), 256 experts of 1024, top-8, one shared.
+const KIMI_LINEAR_48B: &str = r#"{"model_type": "kimi_linear", "vocab_size": 163840,
+    "hidden_size": 2304, "intermediate_size": 9216, "num_hidden_layers": 27,
+    "num_attention_heads": 32, "num_key_value_heads": 32, "kv_lora_rank": 512,
+    "q_lora_rank": null, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
+    "mla_use_nope": true, "num_experts": 256, "num_experts_per_token": 8,
+    "num_shared_experts": 1, "moe_intermediate_size": 1024, "first_k_dense_replace": 1,
+    "moe_layer_freq": 1, "model_max_length": 1048576, "tie_word_embeddings": false,
+    "linear_attn_config": {"kda_layers": [1, 2, 3, 5, 6, 7, 9, 10, 11, 13, 14, 15, 17, 18, 19,
+    21, 22, 23, 25, 26], "full_attn_layers": [4, 8, 12, 16, 20, 24, 27], "num_heads": 32,
+    "head_dim": 128, "short_conv_kernel_size": 4}}"#;
+const KIMI_LINEAR_TINY: &str = r#"{"model_type": "kimi_linear", "vocab_size": 128,
+    "hidden_size": 64, "intermediate_size": 96, "num_hidden_layers": 4,
+    "num_attention_heads": 4, "num_key_value_heads": 4, "kv_lora_rank": 16,
+    "q_lora_rank": null, "qk_nope_head_dim": 16, "qk_rope_head_dim": 8, "v_head_dim": 16,
+    "num_experts": 4, "num_experts_per_token": 2, "num_shared_experts": 1,
+    "moe_intermediate_size": 32, "first_k_dense_replace": 1, "tie_word_embeddings": false,
+    "linear_attn_config": {"kda_layers": [1, 2, 4], "full_attn_layers": [3], "num_heads": 2,
+    "head_dim": 16, "short_conv_kernel_size": 4}}"#;
+
+#[test]
+fn kimi_linear_parameters_match_transformers_meta_count() {
+    for (json, state_dict) in [
+        (KIMI_LINEAR_48B, 49_122_681_728),
+        (KIMI_LINEAR_TINY, 177_650),
+    ] {
+        assert_eq!(arch(json).params(), state_dict, "{json}");
+    }
+    // One KDA mixer of the tiny model by hand (width 64, 2 heads of 16, kernel 4): q, k, v
+    // 64 × 96; conv 96 × 4; forget gate 64 × 16 + 16 × 32 + 32 + 2; b_proj 64 × 2; output gate
+    // 64 × 16 + 16 × 32; its norm 16; o_proj 32 × 64 = 11,826.
+    let kda = |json: &str| {
+        let mut a = arch(json);
+        let with = a.params();
+        let h = a.hybrid.as_mut().unwrap();
+        h.state_layers -= 1;
+        with - a.params()
+    };
+    assert_eq!(kda(KIMI_LINEAR_TINY), 11_826);
+}
+
+/// transformers keeps the MLA layer's latent and rotary key compressed (480 B: 1 layer × 24 ×
+/// 10 tokens × 2 B) and, per KDA layer, a bf16 convolution state of q, k and v over the whole
+/// kernel and an fp32 state per head (4,608 and 12,288 B over the 3 KDA layers).
+#[test]
+fn kimi_linear_caches_match_transformers_tensors() {
+    let a = arch(KIMI_LINEAR_TINY);
+    assert_eq!(hf_state_cache(&a, 2, 5), (480, 4608, 12_288));
+    use crate::estimate::{ComponentKind, EstimateInput, estimate};
+    let e = estimate(&EstimateInput {
+        arch: Some(a),
+        batch: 2.0,
+        seq_len: 5.0,
+        new_tokens: 0.0,
+        ..EstimateInput::default()
+    })
+    .unwrap();
+    let part = |kind| {
+        e.components
+            .iter()
+            .find(|c| c.key.kind == kind)
+            .map_or(0, |c| c.bytes.get())
+    };
+    assert_eq!(part(ComponentKind::KvCache), 480);
+    assert_eq!(part(ComponentKind::StateCache), 4608 + 12_288);
+    let h = arch(KIMI_LINEAR_48B).hybrid.unwrap();
+    assert_eq!((h.attention_layers, h.state_layers), (7, 20));
+}
+
+#[test]
+fn kimi_linear_layer_lists_name_their_key() {
+    let bad = KIMI_LINEAR_TINY.replace(r#""kda_layers": [1, 2, 4]"#, r#""kda_layers": [1, 2, 5]"#);
+    let e = parse_config(&bad).unwrap_err();
+    assert_eq!(e.field, "config.json: linear_attn_config.kda_layers");
+    let gap = KIMI_LINEAR_TINY.replace(r#""kda_layers": [1, 2, 4]"#, r#""kda_layers": [1, 2]"#);
+    let e = parse_config(&gap).unwrap_err();
+    assert!(e.problem.contains("layer 4"), "{}", e.problem);
+    // Without the lists, every fourth layer from the fifth attends (KimiLinearConfig).
+    let cut = KIMI_LINEAR_48B.find(r#""linear_attn_config""#).unwrap();
+    let head = KIMI_LINEAR_48B[..cut].trim_end().trim_end_matches(',');
+    let plain = alloc::format!("{head}}}");
+    let h = arch(&plain).hybrid.unwrap();
+    assert_eq!((h.attention_layers, h.state_layers), (6, 21));
+}
+
+/// Kimi-Linear-48B in llama.cpp, one sequence of 4,096 cells, by hand: the RS buffer keeps per
+/// KDA layer 3 convolution inputs of 3 × 32 × 128 = 12,288 channels and 32 heads of 128 × 128,
+/// all f32: 20 × (147,456 + 2,097,152) = 44,892,160 B; the KV buffer the 7 MLA layers' latent
+/// and rotary key, 576 f16 values a cell: 7 × 4,096 × 576 × 2 = 33,030,144 B.
+#[test]
+fn kimi_linear_in_llamacpp_by_hand() {
+    use crate::estimate::{ComponentKind, Engine, EstimateInput, estimate};
+    let e = estimate(&EstimateInput {
+        arch: Some(arch(KIMI_LINEAR_48B)),
+        engine: Engine::Llamacpp,
+        batch: 1.0,
+        max_model_len: Some(4096.0),
+        ..EstimateInput::default()
+    })
+    .unwrap();
+    let part = |kind| {
+        e.components
+            .iter()
+            .find(|c| c.key.kind == kind)
+            .map_or(0, |c| c.bytes.get())
+    };
+    assert_eq!(part(ComponentKind::StateCache), 44_892_160);
+    assert_eq!(part(ComponentKind::KvCache), 33_030_144);
 }

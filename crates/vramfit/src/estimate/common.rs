@@ -71,8 +71,10 @@ impl Run<'_> {
                 formula!(self.text; text "no KV cache (not a generative decoder)", "没有 KV 缓存（不是生成式解码器）"),
             );
         }
-        // transformers keeps a DSA model's latent compressed (`DynamicIndexedLayer`).
-        let decompressed_mla = decompressed_mla && a.indexer.is_none();
+        // transformers 5.24 keeps the latent compressed in a DSA model (`DynamicIndexedLayer`)
+        // and in Kimi-Linear's MLA layers (checked tensor by tensor in
+        // tests/reference/attention-reference.csv).
+        let decompressed_mla = decompressed_mla && a.indexer.is_none() && a.hybrid.is_none();
         let tp_kv = match a.mla {
             Some(_) if !decompressed_mla => 1,
             _ => self.tp.min(a.num_kv_heads.max(1)),
