@@ -2,7 +2,7 @@
 //!
 //! The reader knows the defaults of each `model_type`'s transformers config class, because real
 //! files omit keys that equal them (Gemma 3's `text_config` often lists only four). Vision towers
-//! of multimodal checkpoints (Gemma 3, Llama 4, Mistral 3) are counted into
+//! of multimodal checkpoints (Gemma 3, Llama 4, Mistral 3, Qwen3.5) are counted into
 //! [`Architecture::extra_params`] from their `vision_config`.
 //!
 //! The input is untrusted: its length and nesting are capped before it is parsed, every number
