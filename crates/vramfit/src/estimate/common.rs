@@ -148,9 +148,11 @@ impl Run<'_> {
                 ]
             )
         } else {
+            // The stage's attention layers: a hybrid's state layers keep no KV cache.
+            let attending = global + local;
             formula!(self.text;
-                [" × {layers} layers × {context} tokens"],
-                [" × {layers} 层 × {context} token"]
+                [" × {attending} layers × {context} tokens"],
+                [" × {attending} 层 × {context} token"]
             )
         };
         let dtype = match fp8_latent {
