@@ -227,6 +227,10 @@ fn dsa_indexer_patterns_name_their_key() {
     let bad = GLM_DSA_SHARED_TINY.replace(r#""shared", "full"]"#, r#""sparse", "full"]"#);
     let e = parse_config(&bad).unwrap_err();
     assert!(e.problem.contains("sparse"), "{}", e.problem);
+    // A width out of range names its config key.
+    let zero = DSA_TINY.replace(r#""index_head_dim": 16"#, r#""index_head_dim": 0"#);
+    let e = parse_config(&zero).unwrap_err();
+    assert_eq!(e.field, "config.json: index_head_dim");
     // GLM's pattern string and its frequency schedule.
     let pattern = GLM_DSA_SHARED_TINY.replace(
         r#""indexer_types": ["full", "shared", "full"]"#,

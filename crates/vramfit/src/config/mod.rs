@@ -246,6 +246,9 @@ fn config_key(field: &str) -> &str {
         "moe.first_dense_layers" => "first_k_dense_replace",
         "mla.kv_lora_rank" => "kv_lora_rank",
         "mla.q_lora_rank" => "q_lora_rank",
+        "indexer.heads" => "index_n_heads",
+        "indexer.head_dim" => "index_head_dim",
+        "indexer.topk" => "index_topk",
         other => other,
     }
 }
