@@ -98,6 +98,10 @@ export interface Architecture {
    */
   mla: Mla | null;
   /**
+   * DeepSeek Sparse Attention's lightning indexer beside the MLA layers.
+   */
+  indexer: Indexer | null;
+  /**
    * Mixture of experts.
    */
   moe: Moe | null;
@@ -262,6 +266,10 @@ export interface ArchitectureInput {
    * Multi-head latent attention.
    */
   mla?: Mla | null;
+  /**
+   * DeepSeek Sparse Attention's lightning indexer beside the MLA layers.
+   */
+  indexer?: Indexer | null;
   /**
    * Mixture of experts.
    */
@@ -1681,6 +1689,31 @@ export interface Hybrid {
    * Mamba2's gated RMSNorm over its inner width (not in Falcon-H1 unless `mamba_rms_norm`).
    */
   gated_norm: boolean;
+}
+
+/**
+ * DeepSeek Sparse Attention's lightning indexer (DeepSeek-V3.2, GLM-5): beside each MLA layer
+ * it caches one key of `head_dim` per token and scores the context with `heads` query heads to
+ * pick the `topk` tokens the attention reads (transformers 5.24 `DeepseekV32Indexer`).
+ */
+export interface Indexer {
+  /**
+   * `index_n_heads`: the indexer's query heads.
+   */
+  heads: number;
+  /**
+   * `index_head_dim`: the width of its queries and of the key it caches per token.
+   */
+  head_dim: number;
+  /**
+   * `index_topk`: the tokens each query attends to.
+   */
+  topk: number;
+  /**
+   * Layers with an indexer of their own (GLM-5's `"shared"` layers reuse the previous
+   * layer's choice and hold none): counted first among the attention layers.
+   */
+  layers: number;
 }
 
 /**
@@ -3847,6 +3880,12 @@ export type StateMixer =
    * a `key_head_dim × value_head_dim` matrix per value head.
    */
   | "gated_delta_net"
+  /**
+   * Kimi Delta Attention (Kimi-Linear): Gated DeltaNet's state with as many key heads as
+   * value heads (`groups` = `heads`), its own projections (separate q, k and v, low-rank
+   * forget and output gates; transformers 5.24 `KimiLinearDeltaAttention`).
+   */
+  | "kimi_delta"
   /**
    * Mamba2 selective state space (Nemotron-H, Granite 4 hybrid, Falcon-H1): a
    * `head_dim × state_size` state per head.

@@ -71,6 +71,9 @@ struct Record {
     sliding_layers: u64,
     #[serde(default)]
     mla: Option<Mla>,
+    /// DeepSeek Sparse Attention's indexer, as `parse_config` reads it.
+    #[serde(default)]
+    indexer: Option<Indexer>,
     #[serde(default)]
     moe: Option<Moe>,
     /// A hybrid stack, as `vramfit::config::parse_config` reads it from the model's config.json.
@@ -113,6 +116,15 @@ struct Mla {
     qk_rope_head_dim: u64,
     qk_nope_head_dim: u64,
     v_head_dim: u64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Indexer {
+    heads: u64,
+    head_dim: u64,
+    topk: u64,
+    layers: u64,
 }
 
 #[derive(Deserialize)]
@@ -230,7 +242,9 @@ fn render(records: &[(String, Record)]) -> String {
     let mut s = String::from(HEADER);
     s.push_str("//! The preset table, rendered from `crates/vramfit/data/models/*.toml`.\n\n");
     s.push_str("use super::{Preset, Source};\n");
-    s.push_str("use crate::model::{Architecture, Family, Hybrid, Mla, Moe, Norm, StateMixer};\n");
+    s.push_str(
+        "use crate::model::{Architecture, Family, Hybrid, Indexer, Mla, Moe, Norm, StateMixer};\n",
+    );
     s.push_str("use crate::precision::{Dtype, Quantization};\n\n");
     s.push_str("/// Every preset, sorted by id.\n");
     s.push_str("pub(super) static PRESETS: &[Preset] = &[\n");
@@ -281,6 +295,13 @@ fn render(records: &[(String, Record)]) -> String {
                 m.q_lora_rank, m.kv_lora_rank, m.qk_rope_head_dim, m.qk_nope_head_dim, m.v_head_dim
             ),
         };
+        let indexer = match &r.indexer {
+            None => "None".to_string(),
+            Some(ix) => format!(
+                "Some(Indexer {{\n                heads: {},\n                head_dim: {},\n                topk: {},\n                layers: {},\n            }})",
+                ix.heads, ix.head_dim, ix.topk, ix.layers
+            ),
+        };
         let moe = match &r.moe {
             None => "None".to_string(),
             Some(m) => format!(
@@ -304,6 +325,7 @@ fn render(records: &[(String, Record)]) -> String {
                     &h.mixer,
                     &[
                         ("gated_delta_net", "GatedDeltaNet"),
+                        ("kimi_delta", "KimiDelta"),
                         ("mamba2", "Mamba2"),
                         ("short_conv", "ShortConv"),
                     ],
@@ -344,7 +366,7 @@ fn render(records: &[(String, Record)]) -> String {
         };
         let _ = writeln!(s, "        quantization: {quantization},");
         let _ = writeln!(s, "        arch: Architecture {{");
-        let fields: [(&str, String); 37] = [
+        let fields: [(&str, String); 38] = [
             ("family", format!("Family::{family}")),
             ("vocab_size", r.vocab_size.to_string()),
             ("hidden_size", r.hidden_size.to_string()),
@@ -370,6 +392,7 @@ fn render(records: &[(String, Record)]) -> String {
             ("sliding_window", r.sliding_window.to_string()),
             ("sliding_layers", r.sliding_layers.to_string()),
             ("mla", mla),
+            ("indexer", indexer),
             ("moe", moe),
             ("hybrid", hybrid),
             ("gated_attention", r.gated_attention.to_string()),

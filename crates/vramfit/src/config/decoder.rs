@@ -57,15 +57,24 @@ pub(super) fn decoder(model_type: &str, c: &Cfg, notes: &mut Notes) -> Result<Ar
     match model_type {
         "mixtral" => a.moe = Some(mixtral_moe(c, &a)?),
         "qwen2_moe" | "qwen3_moe" => a.moe = Some(qwen_moe(model_type, c, &a, notes)?),
-        "qwen3_next" => {
+        "qwen3_next" | "qwen3_5_moe_text" => {
             a.moe = Some(qwen_moe(model_type, c, &a, notes)?);
             hybrid::qwen3_next(c, &mut a, notes)?;
         }
+        "qwen3_5_text" => hybrid::qwen3_next(c, &mut a, notes)?,
         "nemotron_h" => hybrid::nemotron_h(c, &mut a, notes)?,
         "granitemoehybrid" => hybrid::granite_hybrid(c, &mut a, notes)?,
         "falcon_h1" => hybrid::falcon_h1(c, &mut a, notes)?,
         "lfm2" => hybrid::lfm2(c, &mut a, notes)?,
         "deepseek_v2" | "deepseek_v3" => deepseek(c, &mut a, notes)?,
+        "kimi_linear" => {
+            deepseek(c, &mut a, notes)?;
+            super::linear::kimi_linear(c, &mut a, notes)?;
+        }
+        "deepseek_v32" | "glm_moe_dsa" => {
+            deepseek(c, &mut a, notes)?;
+            super::sparse::dsa(model_type, c, &mut a, notes)?;
+        }
         "gpt_oss" => a.moe = Some(gpt_oss_moe(c, &a)?),
         "llama4_text" => llama4(c, &mut a, notes)?,
         _ => {}
@@ -104,6 +113,17 @@ fn llama_style(model_type: &str, c: &Cfg) -> Result<Option<(Style, Option<Defaul
                 ..llama_like(false)?
             },
             None,
+        ),
+        "qwen3_5_text" | "qwen3_5_moe_text" => (
+            Style {
+                qk_norm: true,
+                ..llama_like(false)?
+            },
+            Some(if model_type == "qwen3_5_text" {
+                Defaults::QWEN3_5
+            } else {
+                Defaults::QWEN3_5_MOE
+            }),
         ),
         // Nemotron-H: one norm per block, a non-gated squared-ReLU MLP.
         "nemotron_h" => (
@@ -178,6 +198,9 @@ fn llama_style(model_type: &str, c: &Cfg) -> Result<Option<(Style, Option<Defaul
             )
         }
         "deepseek_v2" | "deepseek_v3" => (llama_like(false)?, None),
+        "deepseek_v32" => (llama_like(false)?, Some(Defaults::DEEPSEEK_V32)),
+        "glm_moe_dsa" => (llama_like(false)?, Some(Defaults::GLM_MOE_DSA)),
+        "kimi_linear" => (llama_like(false)?, Some(Defaults::KIMI_LINEAR)),
         "gpt_oss" => (
             Style {
                 qkv_bias: attention_bias.unwrap_or(true),
@@ -280,11 +303,16 @@ fn qwen_moe(model_type: &str, c: &Cfg, a: &Architecture, notes: &mut Notes) -> R
         experts_per_token: c.req(&["num_experts_per_tok"], "experts per token")?,
         expert_intermediate_size: c.req(&["moe_intermediate_size"], "expert FFN width")?,
         shared_intermediate_size: c.u("shared_expert_intermediate_size")?.unwrap_or(0),
-        shared_expert_gate: matches!(model_type, "qwen2_moe" | "qwen3_next"),
+        shared_expert_gate: matches!(model_type, "qwen2_moe" | "qwen3_next" | "qwen3_5_moe_text"),
         first_dense_layers: 0,
         router_bias: false,
         expert_bias: false,
     };
+    if model_type == "qwen3_5_moe_text" {
+        // Qwen3.5-MoE has no dense layers: its config class drops decoder_sparse_step and
+        // mlp_only_layers.
+        return Ok(moe);
+    }
     let step = c.u("decoder_sparse_step")?.unwrap_or(1).max(1);
     let dense_only = c.u_arr("mlp_only_layers")?.unwrap_or_default();
     let dense = (0..a.num_layers)
@@ -475,6 +503,63 @@ impl Defaults {
         num_kv_heads: 8,
         head_dim: 256,
         max_position_embeddings: 8192,
+    };
+    /// transformers `Qwen3_5TextConfig` (the 9B).
+    const QWEN3_5: Defaults = Defaults {
+        vocab_size: 248_320,
+        hidden_size: 4096,
+        intermediate_size: 12_288,
+        num_layers: 32,
+        num_heads: 16,
+        num_kv_heads: 4,
+        head_dim: 256,
+        max_position_embeddings: 32_768,
+    };
+    /// transformers `Qwen3_5MoeTextConfig` (the 35B-A3B): no dense FFN, so no
+    /// `intermediate_size`.
+    const QWEN3_5_MOE: Defaults = Defaults {
+        vocab_size: 248_320,
+        hidden_size: 2048,
+        intermediate_size: 0,
+        num_layers: 40,
+        num_heads: 16,
+        num_kv_heads: 2,
+        head_dim: 256,
+        max_position_embeddings: 32_768,
+    };
+    /// transformers `DeepseekV32Config` (DeepSeek-V3.2-Exp; `head_dim` is replaced by the MLA
+    /// widths).
+    const DEEPSEEK_V32: Defaults = Defaults {
+        vocab_size: 129_280,
+        hidden_size: 7168,
+        intermediate_size: 18_432,
+        num_layers: 61,
+        num_heads: 128,
+        num_kv_heads: 128,
+        head_dim: 192,
+        max_position_embeddings: 163_840,
+    };
+    /// transformers `GlmMoeDsaConfig` (GLM-5).
+    const GLM_MOE_DSA: Defaults = Defaults {
+        vocab_size: 154_880,
+        hidden_size: 6144,
+        intermediate_size: 12_288,
+        num_layers: 78,
+        num_heads: 64,
+        num_kv_heads: 64,
+        head_dim: 256,
+        max_position_embeddings: 202_752,
+    };
+    /// transformers `KimiLinearConfig` (Kimi-Linear-48B-A3B).
+    const KIMI_LINEAR: Defaults = Defaults {
+        vocab_size: 163_840,
+        hidden_size: 2304,
+        intermediate_size: 9216,
+        num_layers: 27,
+        num_heads: 32,
+        num_kv_heads: 32,
+        head_dim: 192,
+        max_position_embeddings: 1_048_576,
     };
     /// transformers `Gemma3TextConfig`.
     const GEMMA3: Defaults = Defaults {

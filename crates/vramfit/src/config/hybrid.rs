@@ -156,6 +156,18 @@ pub(super) fn qwen3_next(c: &Cfg, a: &mut Architecture, notes: &mut Notes) -> Re
         return Err(unknown_kind(c, "layer_types", "mlp or hybrid"));
     }
     a.gated_attention = true;
+    if let Some(mtp) = c.opt(&["mtp_num_hidden_layers", "num_nextn_predict_layers"])?
+        && mtp > 0
+    {
+        notes.push(
+            format!(
+                "The {mtp} multi-token-prediction layer(s) (mtp_num_hidden_layers) are not counted: transformers does not load them, and servers load them only for speculative decoding."
+            ),
+            format!(
+                "{mtp} 个多 token 预测层（mtp_num_hidden_layers）不计入：transformers 不加载它们，推理服务只在投机解码时加载。"
+            ),
+        );
+    }
     let mixer = Hybrid {
         mixer: StateMixer::GatedDeltaNet,
         heads: c.u("linear_num_value_heads")?.unwrap_or(32),

@@ -2,7 +2,7 @@
 //!
 //! The reader knows the defaults of each `model_type`'s transformers config class, because real
 //! files omit keys that equal them (Gemma 3's `text_config` often lists only four). Vision towers
-//! of multimodal checkpoints (Gemma 3, Llama 4, Mistral 3) are counted into
+//! of multimodal checkpoints (Gemma 3, Llama 4, Mistral 3, Qwen3.5) are counted into
 //! [`Architecture::extra_params`] from their `vision_config`.
 //!
 //! The input is untrusted: its length and nesting are capped before it is parsed, every number
@@ -13,8 +13,12 @@ mod decoder;
 mod families;
 mod generic;
 mod hybrid;
+#[cfg(test)]
+mod kinds_tests;
+mod linear;
 mod plain;
 mod resnet;
+mod sparse;
 #[cfg(test)]
 mod tests;
 mod vision;
@@ -29,7 +33,7 @@ use crate::error::{ErrorKind, InputError, Result};
 use crate::model::{Architecture, MAX_LAYERS};
 use crate::precision::{Dtype, Quantization};
 use decoder::decoder;
-use vision::{llama4_vision_params, pixtral_params, siglip_params};
+use vision::{llama4_vision_params, pixtral_params, qwen3_5_vision_params, siglip_params};
 
 /// Largest `config.json` accepted, in bytes (real ones are a few KiB; ViT's and ResNet's with
 /// 1000 ImageNet labels are about 70 KiB).
@@ -40,7 +44,7 @@ pub const MAX_CONFIG_DEPTH: usize = 32;
 
 /// The `model_type`s read by name, as listed in errors (any other decoder config is read as
 /// Llama's layout, with a note).
-pub const SUPPORTED_MODEL_TYPES: &str = "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen3_next, gemma, gemma2, gemma3, gemma3_text, phi, phi3, gpt2, gpt_bigcode, gpt_neox, falcon (and RefinedWeb), granite, olmo3, smollm3, seed_oss, glm4_moe, ernie4_5_moe, minimax_m2, granitemoehybrid, nemotron_h, falcon_h1, lfm2, deepseek_v2, deepseek_v3, gpt_oss, llama4, llama4_text, mistral3, bert, vit, whisper, resnet";
+pub const SUPPORTED_MODEL_TYPES: &str = "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen3_next, qwen3_5, qwen3_5_moe (and their _text configs), gemma, gemma2, gemma3, gemma3_text, phi, phi3, gpt2, gpt_bigcode, gpt_neox, falcon (and RefinedWeb), granite, olmo3, smollm3, seed_oss, glm4_moe, ernie4_5_moe, minimax_m2, granitemoehybrid, nemotron_h, falcon_h1, lfm2, deepseek_v2, deepseek_v3, deepseek_v32, glm_moe_dsa, kimi_linear, gpt_oss, llama4, llama4_text, mistral3, bert, vit, whisper, resnet";
 
 /// What a `config.json` says about memory.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -132,7 +136,7 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
     let mut dtype = read_dtype(&top, &mut notes)?;
     let mut quantization = read_quantization(&top, &mut notes)?;
     let (arch, prefix) = match model_type.as_str() {
-        "gemma3" | "llama4" | "mistral3" => {
+        "gemma3" | "llama4" | "mistral3" | "qwen3_5" | "qwen3_5_moe" => {
             let text = top.child("text_config")?.ok_or_else(|| {
                 InputError::new(
                     ErrorKind::ConfigJson,
@@ -150,14 +154,22 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
             let inner = match model_type.as_str() {
                 "gemma3" => "gemma3_text",
                 "llama4" => "llama4_text",
+                "qwen3_5" => "qwen3_5_text",
+                "qwen3_5_moe" => "qwen3_5_moe_text",
                 _ => text.str("model_type")?.unwrap_or("mistral"),
             };
             let mut arch = decoder(inner, &text, &mut notes)?;
+            if inner.starts_with("qwen3_5") {
+                // Qwen3.5's language model ties its head by the outer config's flag (default
+                // false), whatever text_config says (transformers 5.24 `Qwen3_5Config`).
+                arch.tied_embeddings = top.b("tie_word_embeddings")?.unwrap_or(false);
+            }
             let vision = top.child("vision_config")?;
             let extra = match (model_type.as_str(), vision) {
                 ("gemma3", Some(v)) => siglip_params(&v, arch.hidden_size)?,
                 ("llama4", Some(v)) => llama4_vision_params(&v, arch.hidden_size)?,
                 ("mistral3", Some(v)) => pixtral_params(&top, &v, arch.hidden_size)?,
+                ("qwen3_5" | "qwen3_5_moe", Some(v)) => qwen3_5_vision_params(&v)?,
                 _ => {
                     notes.push(
                         String::from("No vision_config: only the language model is counted."),
@@ -234,6 +246,9 @@ fn config_key(field: &str) -> &str {
         "moe.first_dense_layers" => "first_k_dense_replace",
         "mla.kv_lora_rank" => "kv_lora_rank",
         "mla.q_lora_rank" => "q_lora_rank",
+        "indexer.heads" => "index_n_heads",
+        "indexer.head_dim" => "index_head_dim",
+        "indexer.topk" => "index_topk",
         other => other,
     }
 }

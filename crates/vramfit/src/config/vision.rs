@@ -153,3 +153,29 @@ pub(super) fn pixtral_params(top: &Cfg, v: &Cfg, text_hidden: u64) -> Result<u64
         + b(text_hidden);
     Ok(encoder + projector)
 }
+
+/// Qwen3.5's vision tower (`Qwen3_5VisionModel`: Qwen3-VL's without the deepstack mergers): a
+/// 3-D patch convolution, learned positions, `depth` pre-norm blocks (LayerNorms, a fused qkv
+/// and every projection with biases) and the patch merger into `out_hidden_size` over
+/// `spatial_merge_size²` patches. The class defaults fill the keys a file leaves out.
+pub(super) fn qwen3_5_vision_params(v: &Cfg) -> Result<u64> {
+    let key = |k: &str, default: u64, max: u64| -> Result<u64> {
+        dim(v, k, v.u(k)?.unwrap_or(default), 1, max)
+    };
+    let h = key("hidden_size", 1152, 1 << 16)?;
+    let inter = key("intermediate_size", 4304, 1 << 18)?;
+    let depth = dim(v, "depth", v.u("depth")?.unwrap_or(27), 0, 256)?;
+    let channels = key("in_channels", 3, 64)?;
+    let patch = key("patch_size", 16, 1024)?;
+    let temporal = key("temporal_patch_size", 2, 64)?;
+    let merge = key("spatial_merge_size", 2, 64)?;
+    let positions = key("num_position_embeddings", 2304, 1 << 20)?;
+    let out = key("out_hidden_size", 3584, 1 << 18)?;
+    let embed = channels * temporal * patch * patch * h + h + positions * h;
+    // norm1, norm2 (LayerNorm: weight and bias), qkv, proj, fc1, fc2 with biases.
+    let block = 4 * h + (3 * h * h + 3 * h) + (h * h + h) + (h * inter + inter) + (inter * h + h);
+    // The merger: a LayerNorm over one patch, fc1 over the merged patches, fc2 into the text.
+    let merged = h * merge * merge;
+    let merger = 2 * h + (merged * merged + merged) + (merged * out + out);
+    Ok(embed + depth * block + merger)
+}

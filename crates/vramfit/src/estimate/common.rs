@@ -71,6 +71,10 @@ impl Run<'_> {
                 formula!(self.text; text "no KV cache (not a generative decoder)", "没有 KV 缓存（不是生成式解码器）"),
             );
         }
+        // transformers 5.24 keeps the latent compressed in a DSA model (`DynamicIndexedLayer`)
+        // and in Kimi-Linear's MLA layers (checked tensor by tensor in
+        // tests/reference/attention-reference.csv).
+        let decompressed_mla = decompressed_mla && a.indexer.is_none() && a.hybrid.is_none();
         let tp_kv = match a.mla {
             Some(_) if !decompressed_mla => 1,
             _ => self.tp.min(a.num_kv_heads.max(1)),
@@ -92,9 +96,18 @@ impl Run<'_> {
                 .saturating_mul(context)
                 .saturating_add(local.saturating_mul(local_ctx)),
         );
-        let bytes = self.kv_dtype.bytes_for(elems, self.act_kv_dtype());
+        let fp8_latent = self.dsa_fp8_latent(decompressed_mla);
+        let bytes = match fp8_latent {
+            Some(per) => per.saturating_mul(seqs).saturating_mul(
+                global
+                    .saturating_mul(context)
+                    .saturating_add(local.saturating_mul(local_ctx)),
+            ),
+            None => self.kv_dtype.bytes_for(elems, self.act_kv_dtype()),
+        };
+        let (indexer, indexer_text) = self.indexer_cache(seqs, context, layers);
         if !self.text {
-            return (bytes, Formula::default());
+            return (bytes.saturating_add(indexer), Formula::default());
         }
         let per = match a.mla {
             Some(m) if !decompressed_mla && self.text => Formula::same(format!(
@@ -135,25 +148,42 @@ impl Run<'_> {
                 ]
             )
         } else {
+            // The stage's attention layers: a hybrid's state layers keep no KV cache.
+            let attending = global + local;
             formula!(self.text;
-                [" × {layers} layers × {context} tokens"],
-                [" × {layers} 层 × {context} token"]
+                [" × {attending} layers × {context} tokens"],
+                [" × {attending} 层 × {context} token"]
             )
         };
-        let dtype = self.kv_dtype_name();
-        let size = b(bytes);
+        let dtype = match fp8_latent {
+            Some(per_token) => formula!(self.text;
+                ["{per_token} B (fp8 in FlashMLA's layout, with scales)"],
+                ["{per_token} B（FlashMLA 布局的 fp8，含缩放因子）"]
+            ),
+            None => Formula::same(self.kv_dtype_name()),
+        };
+        let latent_size = if indexer > 0 {
+            format!(" ({})", b(bytes))
+        } else {
+            String::new()
+        };
+        let size = b(bytes.saturating_add(indexer));
         (
-            bytes,
+            bytes.saturating_add(indexer),
             formula!(self.text;
                 [
-                    "{}{tp_text} × {seqs} seq{} × {dtype} = {size}",
+                    "{}{tp_text} × {seqs} seq{} × {}{latent_size}{} = {size}",
                     per.en,
-                    window.en
+                    window.en,
+                    dtype.en,
+                    indexer_text.en
                 ],
                 [
-                    "{}{tp_text} × {seqs} 条序列{} × {dtype} = {size}",
+                    "{}{tp_text} × {seqs} 条序列{} × {}{latent_size}{} = {size}",
                     per.zh,
-                    window.zh
+                    window.zh,
+                    dtype.zh,
+                    indexer_text.zh
                 ]
             ),
         )

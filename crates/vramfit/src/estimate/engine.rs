@@ -203,6 +203,9 @@ pub struct Rules {
     pub dequantizes_gguf: bool,
     /// Whether it keeps an MLA model's cache decompressed (transformers).
     pub decompressed_mla: bool,
+    /// How it keeps DeepSeek Sparse Attention's indexer keys (and, in fp8, the MLA latent
+    /// beside them).
+    pub indexer_keys: IndexerKeys,
     /// How it spreads a MoE model's experts over the GPUs, if it does.
     pub expert_parallel: ExpertParallel,
     /// Whether its dtype `auto` runs an fp32 checkpoint in 16 bits (vLLM's
@@ -227,6 +230,27 @@ pub struct Rules {
     /// Which of a card's traits its estimate reads besides the memory: cards alike in these
     /// give the same estimate ("which models fit" estimates one card of each class).
     pub reads: CardTraits,
+}
+
+/// How an engine keeps DeepSeek Sparse Attention's indexer keys: one key of `index_head_dim`
+/// per token in each layer with an indexer, beside the MLA latent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IndexerKeys {
+    /// In the activation dtype, the latent compressed beside it (transformers 5.24
+    /// `DynamicIndexedLayer`: `indexer_keys` `[batch, tokens, index_head_dim]`, the MLA latent
+    /// and rotary key as the layer's keys and values).
+    ActivationDtype,
+    /// At the KV cache's type, like the latent (llama.cpp's `llama_kv_cache_dsa`: the indexer
+    /// cache is a `llama_kv_cache` of `type_k` with one head of `indexer_head_size`).
+    KvType,
+    /// FP8 with an fp32 scale per 128 (vLLM's `DeepseekV32IndexerCache`, SGLang's
+    /// `NSATokenToKVPool`: `index_head_dim + index_head_dim / 128 × 4` bytes), and an fp8
+    /// latent in FlashMLA's 656-byte layout (512 fp8, 4 fp32 scales, 64 bf16 rotary: vLLM's
+    /// `FlashMLASparseBackend`, `fp8_ds_mla`).
+    Fp8Blocks,
+    /// Not documented: the wider of the two layouts, keys in the activation dtype and an fp8
+    /// latent in the 656-byte layout.
+    Widest,
 }
 
 /// How a serving engine spreads a MoE model's experts over its GPUs.

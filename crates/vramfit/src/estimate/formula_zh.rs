@@ -559,6 +559,12 @@ pub(super) mod tests {
         "SGD",
         "Lion",
         "Adafactor",
+        // vLLM's MXFP4 backends (`vllm/mxfp4.rs`): the format's and the kernels' names.
+        "MXFP",
+        "Marlin",
+        "Triton",
+        "FlashInfer",
+        "SM",
         // Part `optimizers`: the optimizers' and libraries' names and the matrices' letters.
         "AdEMAMix",
         "EMA",

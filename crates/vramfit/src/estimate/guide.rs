@@ -26,8 +26,9 @@ pub(super) enum GuideDifference {
         layers: u64,
         window: u64,
     },
-    /// Multi-head latent attention: one latent of this width per token and layer.
-    Mla { latent: u64 },
+    /// Multi-head latent attention: one latent of this width per token and layer; `hf_latent`
+    /// when transformers keeps it compressed too (a DSA or a hybrid model, transformers 5.24).
+    Mla { latent: u64, hf_latent: bool },
     /// Mixture of experts.
     Moe {
         experts: u64,
@@ -122,6 +123,7 @@ impl Run<'_> {
         if let Some(m) = a.mla.filter(|_| kv) {
             d.push(D::Mla {
                 latent: m.kv_lora_rank + m.qk_rope_head_dim,
+                hf_latent: a.indexer.is_some() || a.hybrid.is_some(),
             });
         }
         if let Some(m) = a.moe {
@@ -228,12 +230,26 @@ impl Run<'_> {
                     "{layers} 层中有 {sliding_layers} 层使用 {window} token 滑动窗口；HF 仅缓存窗口，llama.cpp 缓存窗口 × 序列数 + ubatch（vLLM 按全部层分配 KV 池）。"
                 ),
             ),
-            D::Mla { latent } => (
+            D::Mla {
+                latent,
+                hf_latent: false,
+            } => (
                 en!(
                     "Multi-head latent attention: vLLM caches one {latent}-wide latent per token and layer instead of K and V per head; HF transformers caches them decompressed."
                 ),
                 zh!(
                     "多头潜在注意力（MLA）：vLLM 每 token 每层只缓存 {latent} 维潜向量；HF transformers 缓存解压后的 K、V。"
+                ),
+            ),
+            D::Mla {
+                latent,
+                hf_latent: true,
+            } => (
+                en!(
+                    "Multi-head latent attention: every engine, transformers too, caches one {latent}-wide latent per token and MLA layer instead of K and V per head."
+                ),
+                zh!(
+                    "多头潜在注意力（MLA）：包括 transformers 在内的每个引擎，每 token 每个 MLA 层只缓存 {latent} 维潜向量，而非每个头的 K、V。"
                 ),
             ),
             D::Moe {

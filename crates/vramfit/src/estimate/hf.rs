@@ -27,6 +27,7 @@ pub(super) const RULES: Rules = Rules {
     output_layer_first: false,
     dequantizes_gguf: true,
     decompressed_mla: true,
+    indexer_keys: super::engine::IndexerKeys::ActivationDtype,
     expert_parallel: ExpertParallel::None,
     downcasts_fp32: false,
     native_kv_formats: false,

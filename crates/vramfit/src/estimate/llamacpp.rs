@@ -32,6 +32,7 @@ pub(super) const RULES: Rules = Rules {
     output_layer_first: true,
     dequantizes_gguf: false,
     decompressed_mla: false,
+    indexer_keys: super::engine::IndexerKeys::KvType,
     expert_parallel: ExpertParallel::None,
     downcasts_fp32: false,
     native_kv_formats: false,
@@ -335,7 +336,12 @@ impl Run<'_> {
                 dtype: KvDtype::Fp16,
             };
         }
-        let per_layer = a.kv_elements_per_token_layer();
+        // A DSA model's indexer keys sit in a second cache of the same type and cells
+        // (`llama_kv_cache_dsa`): counted as values of each layer (GLM-5's "shared" layers, which
+        // keep none, are counted with them: over by their keys).
+        let per_layer = a
+            .kv_elements_per_token_layer()
+            .saturating_add(a.indexer.map_or(0, |ix| ix.head_dim));
         // Interleaved sliding-window layers (Gemma 2/3, gpt-oss, Llama 4's chunks) get their own
         // cache of min(n_ctx, n_swa × sequences + n_ubatch) cells, padded to 256
         // (`llama_kv_cache_iswa`, without --swa-full). A model whose every layer slides (Mistral

@@ -101,6 +101,7 @@ mod engine;
 mod formula_zh;
 mod guide;
 mod hf;
+mod indexer;
 mod input;
 mod input_regimes;
 mod llamacpp;

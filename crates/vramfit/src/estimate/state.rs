@@ -87,6 +87,7 @@ impl Run<'_> {
         };
         let kind = match h.mixer {
             crate::model::StateMixer::GatedDeltaNet => "Gated DeltaNet",
+            crate::model::StateMixer::KimiDelta => "Kimi Delta Attention",
             crate::model::StateMixer::Mamba2 => "Mamba2",
             crate::model::StateMixer::ShortConv => "short conv",
         };

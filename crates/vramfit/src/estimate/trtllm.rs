@@ -51,6 +51,7 @@ pub(super) const RULES: Rules = Rules {
     output_layer_first: false,
     dequantizes_gguf: false,
     decompressed_mla: false,
+    indexer_keys: super::engine::IndexerKeys::Widest,
     expert_parallel: ExpertParallel::DividesGroup,
     downcasts_fp32: false,
     native_kv_formats: true,

@@ -236,7 +236,7 @@ pub fn tp_divisor(arch: &Architecture, t: &Tensor, tp: u64) -> u64 {
     }
     match t.role {
         Role::K | Role::V => tp.min(arch.num_kv_heads.max(1)),
-        Role::QA | Role::KvA | Role::Router => 1,
+        Role::QA | Role::KvA | Role::Router | Role::Indexer => 1,
         _ => tp,
     }
 }

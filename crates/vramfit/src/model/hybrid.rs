@@ -24,6 +24,10 @@ pub enum StateMixer {
     /// a `key_head_dim × value_head_dim` matrix per value head.
     #[default]
     GatedDeltaNet,
+    /// Kimi Delta Attention (Kimi-Linear): Gated DeltaNet's state with as many key heads as
+    /// value heads (`groups` = `heads`), its own projections (separate q, k and v, low-rank
+    /// forget and output gates; transformers 5.24 `KimiLinearDeltaAttention`).
+    KimiDelta,
     /// Mamba2 selective state space (Nemotron-H, Granite 4 hybrid, Falcon-H1): a
     /// `head_dim × state_size` state per head.
     Mamba2,
@@ -119,7 +123,7 @@ impl Hybrid {
     /// `inner + 2 × groups × state`, a short convolution the model width.
     pub const fn conv_dim(&self, hidden: u64) -> u64 {
         match self.mixer {
-            StateMixer::GatedDeltaNet => {
+            StateMixer::GatedDeltaNet | StateMixer::KimiDelta => {
                 2 * self.groups * self.state_size + self.heads * self.head_dim
             }
             StateMixer::Mamba2 => self.inner() + 2 * self.groups * self.state_size,
@@ -153,7 +157,9 @@ impl Hybrid {
 
     const fn recurrent_elements(&self) -> u64 {
         match self.mixer {
-            StateMixer::GatedDeltaNet => self.heads * self.state_size * self.head_dim,
+            StateMixer::GatedDeltaNet | StateMixer::KimiDelta => {
+                self.heads * self.state_size * self.head_dim
+            }
             StateMixer::Mamba2 => self.heads * self.head_dim * self.state_size,
             StateMixer::ShortConv => 0,
         }
@@ -256,6 +262,22 @@ impl Architecture {
                 push(Role::Vector, layer, 1, conv_dim * m.conv_kernel, 1);
                 push(Role::Vector, layer, 1, 2 * m.heads + m.head_dim, 1);
                 push(Role::MixerOut, layer, m.inner(), h, 1);
+            }
+            StateMixer::KimiDelta => {
+                // q, k and v projections; the fused depthwise conv1d (no bias); the forget gate
+                // (f_a, f_b, dt_bias per channel, A_log per head); b_proj; the output gate
+                // (g_a, g_b); the gated RMSNorm over one head; o_proj.
+                let (inner, rank) = (m.inner(), m.head_dim);
+                push(Role::MixerIn, layer, h, conv_dim, 1);
+                push(Role::Vector, layer, 1, conv_dim * m.conv_kernel, 1);
+                push(Role::MixerIn, layer, h, rank, 1);
+                push(Role::MixerIn, layer, rank, inner, 1);
+                push(Role::Vector, layer, 1, inner + m.heads, 1);
+                push(Role::MixerIn, layer, h, m.heads, 1);
+                push(Role::MixerIn, layer, h, rank, 1);
+                push(Role::MixerIn, layer, rank, inner, 1);
+                push(Role::Vector, layer, 1, rank, 1);
+                push(Role::MixerOut, layer, inner, h, 1);
             }
             StateMixer::Mamba2 => {
                 // in_proj to z, x, B, C and dt; conv1d; dt_bias, A_log and D; the gated norm;

@@ -71,6 +71,27 @@ pub struct Mla {
     pub v_head_dim: u64,
 }
 
+/// DeepSeek Sparse Attention's lightning indexer (DeepSeek-V3.2, GLM-5): beside each MLA layer
+/// it caches one key of `head_dim` per token and scores the context with `heads` query heads to
+/// pick the `topk` tokens the attention reads (transformers 5.24 `DeepseekV32Indexer`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
+pub struct Indexer {
+    /// `index_n_heads`: the indexer's query heads.
+    pub heads: u64,
+    /// `index_head_dim`: the width of its queries and of the key it caches per token.
+    pub head_dim: u64,
+    /// `index_topk`: the tokens each query attends to.
+    pub topk: u64,
+    /// Layers with an indexer of their own (GLM-5's `"shared"` layers reuse the previous
+    /// layer's choice and hold none): counted first among the attention layers.
+    pub layers: u64,
+}
+
 /// Mixture of experts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(
@@ -151,6 +172,8 @@ pub struct Architecture {
     pub sliding_layers: u64,
     /// Multi-head latent attention.
     pub mla: Option<Mla>,
+    /// DeepSeek Sparse Attention's lightning indexer beside the MLA layers.
+    pub indexer: Option<Indexer>,
     /// Mixture of experts.
     pub moe: Option<Moe>,
     /// A hybrid stack: layers with a fixed-size state (linear attention, Mamba2, short
@@ -227,6 +250,9 @@ pub enum Role {
     Vector,
     /// Input projections of vision/audio stems, pooler, classifier, extra towers.
     Other,
+    /// DeepSeek Sparse Attention's indexer projections (`wq_b`, `wk`, `weights_proj`):
+    /// replicated across tensor-parallel ranks (vLLM's `ReplicatedLinear`), counted unquantized.
+    Indexer,
 }
 
 impl Role {
@@ -280,6 +306,7 @@ impl Role {
             Role::Positions => "embed_positions",
             Role::Vector => "norm",
             Role::Other => "other",
+            Role::Indexer => "indexer",
         }
     }
 }
@@ -342,6 +369,7 @@ impl Architecture {
             sliding_window: 0,
             sliding_layers: 0,
             mla: None,
+            indexer: None,
             moe: None,
             hybrid: None,
             gated_attention: false,

@@ -26,6 +26,10 @@ impl Architecture {
     /// neighbours.
     fn alike_from(&self, l: u64, end: u64) -> u64 {
         let end = self.hybrid_boundary(l, end);
+        let end = match self.indexer {
+            Some(ix) if l < ix.layers && ix.layers < end => ix.layers,
+            _ => end,
+        };
         match self.moe {
             Some(m) if l < m.first_dense_layers => m.first_dense_layers.min(end) - l,
             _ => end - l,
@@ -184,6 +188,15 @@ impl Architecture {
                 1,
             );
             push(Role::O, l, heads * m.v_head_dim, h, 1);
+            if let (Some(ix), Some(block)) = (self.indexer, l)
+                && block < ix.layers
+            {
+                // wq_b from the query latent, wk, the key's LayerNorm, weights_proj.
+                push(Role::Indexer, l, m.q_lora_rank, ix.heads * ix.head_dim, 1);
+                push(Role::Indexer, l, h, ix.head_dim, 1);
+                push(Role::Vector, l, 1, 2 * ix.head_dim, 1);
+                push(Role::Indexer, l, h, ix.heads, 1);
+            }
             return;
         }
         let hd = self.head_dim;

@@ -52,6 +52,20 @@ impl Architecture {
                 "a divisor of num_heads",
             ));
         }
+        if let Some(ix) = self.indexer {
+            if self.mla.is_none() {
+                return Err(InputError::new(
+                    ErrorKind::Conflict,
+                    f("indexer"),
+                    "a sparse-attention indexer without multi-head latent attention",
+                    "an indexer beside an mla block (DeepSeek-V3.2, GLM-5)",
+                ));
+            }
+            check("indexer.heads", ix.heads, 1, 1 << 14)?;
+            check("indexer.head_dim", ix.head_dim, 1, 1 << 14)?;
+            check("indexer.topk", ix.topk, 1, 1 << 26)?;
+            check("indexer.layers", ix.layers, 0, self.attention_layers())?;
+        }
         if let Some(m) = self.mla {
             check("mla.q_lora_rank", m.q_lora_rank, 0, MAX_DIM)?;
             check("mla.kv_lora_rank", m.kv_lora_rank, 1, MAX_DIM)?;

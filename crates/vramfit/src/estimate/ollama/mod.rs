@@ -36,6 +36,7 @@ pub(super) const RULES: Rules = Rules {
     output_layer_first: false,
     dequantizes_gguf: false,
     decompressed_mla: false,
+    indexer_keys: super::engine::IndexerKeys::KvType,
     expert_parallel: ExpertParallel::None,
     downcasts_fp32: false,
     native_kv_formats: false,

@@ -39,6 +39,7 @@ pub(super) const RULES: Rules = Rules {
     output_layer_first: false,
     dequantizes_gguf: false,
     decompressed_mla: false,
+    indexer_keys: crate::estimate::engine::IndexerKeys::Fp8Blocks,
     expert_parallel: ExpertParallel::DividesGroup,
     downcasts_fp32: false,
     native_kv_formats: false,

@@ -35,6 +35,7 @@ pub(super) const RULES: Rules = Rules {
     output_layer_first: false,
     dequantizes_gguf: false,
     decompressed_mla: false,
+    indexer_keys: crate::estimate::engine::IndexerKeys::Fp8Blocks,
     expert_parallel: ExpertParallel::WholeGroup,
     downcasts_fp32: true,
     native_kv_formats: false,

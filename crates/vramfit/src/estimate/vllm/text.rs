@@ -111,7 +111,7 @@ impl Run<'_> {
             let base = self.vllm_checkpoint_text(f, f.weights.saturating_sub(extra));
             let extra = b(extra);
             ["{} + MXFP4 experts as vLLM's {name} backend holds them ({layout}): {extra}", base.en],
-            ["{} + vLLM {name} 后端持有的 MXFP4 专家（{layout_zh}）：{extra}", base.zh]
+            ["{} + MXFP4 专家，按 vLLM {name} 后端的持有方式（{layout_zh}）：{extra}", base.zh]
         )
     }
 
