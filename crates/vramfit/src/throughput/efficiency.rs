@@ -104,3 +104,20 @@ pub const TRAIN_16BIT: f64 = 0.52;
 /// Fitted to NVIDIA Megatron-Bridge's published throughputs (Llama 3 8B, 70B and 3.1 405B on
 /// H100, B200 and GB200; `megatron-bridge.toml`).
 pub const TRAIN_FP8: f64 = 0.37;
+
+/// llama.cpp reading weights from CPU memory during a decode step: the share of the host
+/// memory's peak bandwidth (channels × 8 B × MT/s) reached. Fitted to published llama.cpp runs with
+/// layers (`-ngl`) and routed experts (`--n-cpu-moe`) in CPU memory on desktop DDR4 and
+/// quad-channel DDR4 hosts (`tests/data/offload-speed.csv`, `tests/it/offload_speed.rs`); STREAM-like
+/// copies reach 0.6 to 0.75 of the peak on such platforms (Intel MLC on a Threadripper PRO: 224 of
+/// 333 GB/s, `data/hosts/threadripper-pro-7000-8ch.toml`).
+pub const HOST_MBU: f64 = 0.60;
+
+/// One hand-over between the GPU and the CPU within a pass (the hidden state copied over PCIe,
+/// the streams synchronised, the CPU's threads woken): fitted with [`HOST_MBU`] to the
+/// `--n-cpu-moe` runs, whose every block with experts in CPU memory hands over twice.
+pub const BACKEND_SWITCH_S: f64 = 60e-6;
+
+/// The share of PCIe's per-direction bandwidth op offload's weight copies reach (pinned host
+/// memory, large copies); fitted to the prompt processing of `--n-cpu-moe` runs.
+pub const PCIE_EFFICIENCY: f64 = 0.80;
