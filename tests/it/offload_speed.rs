@@ -1,13 +1,27 @@
 //! The speed under offload against published llama.cpp runs with layers (`-ngl` below all) or
-//! routed experts (`--n-cpu-moe`) in CPU memory (tests/data/offload-speed.csv): each run's decode
-//! tokens/s against vramfit's, held within [`BOUND`] but for the misses listed with their reason.
+//! routed experts (`--n-cpu-moe`) in CPU memory (tests/data/offload-speed.csv): each run's tokens/s
+//! against vramfit's. No run may be timed more than [`BOUND`] faster than measured (the side a
+//! user pays for); a run more than [`BOUND`] slower is allowed only with its reason listed
+//! ([`slow_reason`]).
+//!
+//! Two measures: `tg`, the decode speed as llama-bench or llama-server print it, against vramfit's
+//! decode; `e2e`, llmfit's bench average (completion tokens over each request's wall time, the
+//! prompt included, `max_tokens` 300), against vramfit's `new_tokens / generation time` for the
+//! row's prompt (its chat-templated length: 64 where a default system prompt makes it 32 tokens or
+//! more, so that op offload copies the CPU's weights; 24 otherwise) and 300 new tokens, the most
+//! llmfit asks for: a shorter answer weighs the prompt more and lowers the measured figure, so
+//! vramfit's is the fastest the run could have measured.
+
+use std::fmt::Write as _;
 
 use vramfit::estimate::{Engine, EstimateInput, estimate};
+use vramfit::host::find_host;
 use vramfit::precision::{GgufFileType, Quantization};
+use vramfit::throughput::efficiency::host_mbu;
 
 use crate::calibration::csv;
 
-/// The bound on decode speed under offload.
+/// The bound on the speed under offload.
 pub const BOUND: f64 = 0.15;
 
 /// One published run.
@@ -23,6 +37,10 @@ pub struct OffloadRun {
     pub gpu_layers: u64,
     pub n_cpu_moe: u64,
     pub ctx: u64,
+    /// `tg` (decode alone) or `e2e` (the request's wall time, the prompt included).
+    pub measure: String,
+    pub prompt_tokens: u64,
+    pub new_tokens: u64,
     pub measured: f64,
     pub setup: String,
 }
@@ -42,16 +60,19 @@ pub fn offload_runs() -> Vec<OffloadRun> {
             gpu_layers: u("gpu_layers"),
             n_cpu_moe: u("n_cpu_moe"),
             ctx: u("ctx"),
+            measure: g("measure"),
+            prompt_tokens: u("prompt_tokens"),
+            new_tokens: u("new_tokens"),
             measured: row.get("tg_tokens_per_s").parse().unwrap(),
             setup: g("setup"),
         }
     })
 }
 
-/// vramfit's decode tokens/s for a run: the preset in the run's file type (MXFP4_MOE: the
-/// checkpoint as it ships, which llama.cpp runs from that file), a 128-token prompt and 128
-/// generated tokens (llama-bench's tg128; the servers' short chats), one sequence.
-pub fn predicted(r: &OffloadRun) -> f64 {
+/// The run as vramfit's input: the preset in the run's file type (MXFP4_MOE: the checkpoint as it
+/// ships, which llama.cpp runs from that file), the run's host from the catalog, the row's prompt
+/// and new tokens, one sequence.
+fn input(r: &OffloadRun) -> EstimateInput {
     let quantization = if r.file_type == "MXFP4_MOE" {
         Quantization::None
     } else {
@@ -62,7 +83,7 @@ pub fn predicted(r: &OffloadRun) -> f64 {
                 .unwrap_or_else(|| panic!("file type {}", r.file_type)),
         }
     };
-    let e = estimate(&EstimateInput {
+    EstimateInput {
         model: Some(r.preset.clone()),
         engine: Engine::Llamacpp,
         quantization,
@@ -72,51 +93,143 @@ pub fn predicted(r: &OffloadRun) -> f64 {
         gpu_layers: (r.gpu_layers < 99).then_some(r.gpu_layers as f64),
         n_cpu_moe: (r.n_cpu_moe > 0).then_some(r.n_cpu_moe as f64),
         max_model_len: Some(r.ctx as f64),
-        seq_len: 128.0,
-        new_tokens: 128.0,
+        seq_len: r.prompt_tokens as f64,
+        new_tokens: r.new_tokens as f64,
         batch: 1.0,
         ..EstimateInput::default()
-    })
-    .unwrap_or_else(|e| panic!("{}: {e}", r.model));
-    e.throughput
-        .and_then(|t| t.decode_tokens_per_s_per_sequence)
-        .unwrap_or_else(|| panic!("{}: no speed", r.model))
+    }
 }
 
-/// Why a run is known to miss, shown in the book and not held to the bound.
-pub fn miss(r: &OffloadRun) -> Option<&'static str> {
-    // Only runs beyond the bound are excused; the reason is the host's, whose DIMM speed the
-    // source does not print.
-    if r.gpu == "rtx-2080" && (predicted(r) / r.measured - 1.0).abs() > BOUND {
+/// vramfit's tokens/s for `input`, in the run's measure.
+fn speed(r: &OffloadRun, input: &EstimateInput) -> f64 {
+    let e = estimate(input).unwrap_or_else(|e| panic!("{}: {e}", r.model));
+    let t = e
+        .throughput
+        .unwrap_or_else(|| panic!("{}: no speed", r.model));
+    match r.measure.as_str() {
+        "tg" => t
+            .decode_tokens_per_s_per_sequence
+            .unwrap_or_else(|| panic!("{}: no decode speed", r.model)),
+        "e2e" => {
+            let s = t
+                .generation_s
+                .unwrap_or_else(|| panic!("{}: no generation time", r.model));
+            r.new_tokens as f64 / s
+        }
+        m => panic!("{}: unknown measure {m}", r.model),
+    }
+}
+
+/// vramfit's tokens/s for a run, in the run's measure.
+pub fn predicted(r: &OffloadRun) -> f64 {
+    speed(r, &input(r))
+}
+
+/// Why a run is timed more than [`BOUND`] slower than measured (the safe side), shown in the
+/// book. A run timed faster than measured beyond the bound has no excuse: the test fails.
+pub fn slow_reason(r: &OffloadRun) -> Option<&'static str> {
+    (r.host == "ddr4-3200-4ch" && r.model.starts_with("Mistral-Small")).then_some(
+        "the CPU's share is 90 % of the step (25 of 40 blocks in CPU memory), so the workstation efficiency, set low by the gemma-2 and gpt-oss runs, shows in full: the run itself reads its host at about 0.47 of the peak",
+    )
+}
+
+/// What else is known to pull a run off, listed in the book even within the bound.
+pub fn note(r: &OffloadRun) -> Option<&'static str> {
+    if r.host == "ddr4-3200-4ch" && r.model.starts_with("gemma-2") {
         return Some(
-            "over-estimated: a quad-channel DDR4 host on a 10-core i9-10900X whose DIMM speed is not printed (DDR4-2933 is the CPU's rated speed; DDR4-3200 taken from the author's ~102 GB/s), llmfit's average includes the prompt's time; the host efficiency fitted on dual-channel desktops (0.60 of the peak) is too high for it: about 0.45 would match",
+            "gemma-2's GPU side is timed fast as well: gemma-2-2B on this card with every layer on it measures 140.3 tokens/s (llmfit PR #778), vramfit gives about 155",
         );
     }
-    None
+    if r.file_type == "MXFP4_MOE" {
+        return Some(
+            "MXFP4 experts on the CPU: ggml's CPU kernel for them decodes by table lookup, slower per byte than the K-quants the other runs read",
+        );
+    }
+    slow_reason(r)
+}
+
+/// Each run with vramfit's figure and its error.
+pub fn offload_errors() -> Vec<(OffloadRun, f64, f64)> {
+    offload_runs()
+        .into_iter()
+        .map(|r| {
+            let p = predicted(&r);
+            let err = p / r.measured - 1.0;
+            (r, p, err)
+        })
+        .collect()
+}
+
+/// The book's table: every run, measured against vramfit, the error and what is known.
+pub fn book_table() -> String {
+    let mut s = String::new();
+    let rows = offload_errors();
+    let within = rows.iter().filter(|(_, _, e)| e.abs() <= BOUND).count();
+    let _ = writeln!(
+        s,
+        "{} published llama.cpp runs with layers or routed experts in CPU memory (tests/data/offload-speed.csv), against vramfit with the run's host from the catalog: {within} within ±{:.0} %, none timed more than {:.0} % faster than measured; the host efficiency per class is {:.2} (desktop) and {:.2} (workstation).\n",
+        rows.len(),
+        BOUND * 100.0,
+        BOUND * 100.0,
+        host_mbu(find_host("ddr4-2400-2ch").map(|h| h.kind)),
+        host_mbu(find_host("ddr4-3200-4ch").map(|h| h.kind)),
+    );
+    let _ = writeln!(
+        s,
+        "| source | model | card | host | -ngl / --n-cpu-moe | measure | measured | vramfit | error | known |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|---|---:|---:|---:|---|");
+    for (r, p, err) in &rows {
+        let measure = if r.measure == "tg" {
+            "decode".to_string()
+        } else {
+            format!("request, {} + {} tokens", r.prompt_tokens, r.new_tokens)
+        };
+        let _ = writeln!(
+            s,
+            "| {} ({}) | {} | {} | {} | {} / {} | {measure} | {:.2} | {:.2} | {:+.1} % | {} |",
+            r.source,
+            r.date,
+            r.model,
+            r.gpu,
+            r.host,
+            if r.gpu_layers >= 99 {
+                "all".to_string()
+            } else {
+                r.gpu_layers.to_string()
+            },
+            r.n_cpu_moe,
+            r.measured,
+            p,
+            err * 100.0,
+            note(r).unwrap_or("")
+        );
+    }
+    s
 }
 
 #[test]
 fn decode_under_offload_matches_published_runs() {
-    let runs = offload_runs();
-    assert!(runs.len() >= 10);
+    let rows = offload_errors();
+    assert!(rows.len() >= 15);
     let mut failures = Vec::new();
-    for r in &runs {
+    for (r, p, err) in &rows {
         assert!(r.source.starts_with("https://"), "{}", r.source);
-        let p = predicted(r);
-        let err = p / r.measured - 1.0;
+        assert!(!r.setup.is_empty() && !r.date.is_empty(), "{}", r.model);
         println!(
-            "{:<40} {:>4} ngl {:>3} ncmoe {:>3} on {:<18} {:<16} measured {:>6.2} vramfit {:>6.2} {:+.1} %",
+            "{:<36} {:<9} ngl {:>3} ncmoe {:>3} on {:<17} {:<14} {:<3} measured {:>6.2} vramfit {:>6.2} {:+.1} %",
             r.model,
             r.file_type,
             r.gpu_layers,
             r.n_cpu_moe,
             r.gpu,
             r.host,
+            r.measure,
             r.measured,
             p,
             err * 100.0
         );
-        if err.abs() > BOUND && miss(r).is_none() {
+        if *err > BOUND || (*err < -BOUND && slow_reason(r).is_none()) {
             failures.push(format!(
                 "{} ngl {} ncmoe {}: {:+.1} %",
                 r.model,
@@ -125,6 +238,55 @@ fn decode_under_offload_matches_published_runs() {
                 err * 100.0
             ));
         }
+        // A listed reason for a run that is back within the bound is stale.
+        assert!(
+            slow_reason(r).is_none() || *err < -BOUND,
+            "{}: listed as slow, now {:+.1} %",
+            r.model,
+            err * 100.0
+        );
     }
     assert!(failures.is_empty(), "beyond {BOUND}: {failures:#?}");
+}
+
+/// The desktop class's efficiency keeps each of its runs on the slow side; the workstation's is
+/// the largest multiple of 0.05 at which none of its runs is timed more than [`BOUND`] faster than
+/// measured: 0.05 more puts one over.
+#[test]
+fn host_efficiency_per_class_is_fitted_to_its_runs() {
+    let rows = offload_errors();
+    for (r, _, err) in rows.iter().filter(|(r, _, _)| r.host == "ddr4-2400-2ch") {
+        assert!(
+            *err < 0.0,
+            "{} ngl {}: {:+.1} %",
+            r.model,
+            r.gpu_layers,
+            err * 100.0
+        );
+    }
+    let host = find_host("ddr4-3200-4ch").unwrap();
+    let mbu = host_mbu(Some(host.kind));
+    // A bandwidth given alone is read at the lowest class's efficiency: scaling it by
+    // (mbu + 0.05) / lowest reads the CPU's share as the class would at mbu + 0.05.
+    let scale = (mbu + 0.05) / host_mbu(None);
+    let worst = rows
+        .iter()
+        .filter(|(r, _, _)| r.host == host.id)
+        .map(|(r, _, _)| {
+            let faster = EstimateInput {
+                host_memory: None,
+                host_bandwidth: Some(format!(
+                    "{:.3}GB/s",
+                    host.bandwidth_bytes_per_s as f64 * scale / 1e9
+                )),
+                ..input(r)
+            };
+            speed(r, &faster) / r.measured - 1.0
+        })
+        .fold(f64::MIN, f64::max);
+    assert!(
+        worst > BOUND,
+        "{}: {mbu} + 0.05 still within: {worst:+.3}",
+        host.id
+    );
 }

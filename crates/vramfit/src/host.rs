@@ -15,7 +15,7 @@ use alloc::vec::Vec;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize),
+    derive(serde::Serialize, serde::Deserialize),
     serde(rename_all = "snake_case")
 )]
 pub enum HostKind {
@@ -81,6 +81,15 @@ impl HostChoice {
         match self {
             HostChoice::Catalog(h) | HostChoice::Assumed(h) => h.bandwidth_bytes_per_s,
             HostChoice::Given(b) => *b,
+        }
+    }
+
+    /// The class of host, which sets the share of the peak llama.cpp reaches
+    /// ([`crate::throughput::efficiency::host_mbu`]); `None` for a bandwidth given alone.
+    pub fn kind(&self) -> Option<HostKind> {
+        match self {
+            HostChoice::Catalog(h) | HostChoice::Assumed(h) => Some(h.kind),
+            HostChoice::Given(_) => None,
         }
     }
 }

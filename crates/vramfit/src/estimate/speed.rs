@@ -237,6 +237,7 @@ impl Run<'_> {
         input.cpu_expert_weight_bytes = s.cpu_expert;
         input.backend_switches = u32_of(s.switches);
         input.host_bandwidth_bytes_per_s = self.host.bandwidth_bytes_per_s();
+        input.host_kind = self.host.kind();
         let pcie = self
             .device
             .as_ref()
@@ -417,6 +418,78 @@ mod tests {
             .decode_tokens_per_s_per_sequence
             .unwrap();
         assert!(slow > 0.5 && slow < 5.0, "{slow}");
+    }
+
+    /// The note says what sits in CPU memory, layers or experts or both, and the share of the
+    /// host's peak its class reaches. Qwen3-30B-A3B (48 blocks) on an RTX 2080: `-ngl 40` leaves
+    /// 9 of the 49 layers (the output layer first on the GPU), `--n-cpu-moe 36` the experts of 36
+    /// blocks, both together the 9 layers and the experts of 40 − 9 = 31 more blocks. A
+    /// quad-channel workstation is read at 0.40 of its peak, a desktop at 0.60; a bandwidth given
+    /// alone at the lowest, 0.40: 102.4 GB/s given times a token exactly as the workstation does.
+    #[test]
+    fn the_offload_note_names_what_is_in_cpu_memory_and_the_hosts_share() {
+        let run = |gpu_layers, n_cpu_moe, host: Option<&str>, bw: Option<&str>| {
+            estimate(&EstimateInput {
+                model: Some("Qwen/Qwen3-30B-A3B".into()),
+                engine: Engine::Llamacpp,
+                quantization: Quantization::Gguf {
+                    file_type: crate::precision::GgufFileType::Q4_K_M,
+                },
+                gpu: Some("rtx-2080".into()),
+                gpu_layers,
+                n_cpu_moe,
+                host_memory: host.map(Into::into),
+                host_bandwidth: bw.map(Into::into),
+                max_model_len: Some(4096.0),
+                ..EstimateInput::default()
+            })
+            .unwrap()
+        };
+        let note = |e: &crate::estimate::Estimate| {
+            e.notes
+                .iter()
+                .find(|n| n.key == "speed_cpu_layers")
+                .map(|n| (n.en.clone(), n.zh.clone()))
+                .unwrap()
+        };
+        let decode = |e: &crate::estimate::Estimate| {
+            e.throughput
+                .as_ref()
+                .and_then(|t| t.decode_tokens_per_s_per_sequence)
+                .unwrap()
+        };
+        let layers = run(Some(40.0), None, Some("ddr4-3200-4ch"), None);
+        let (en, zh) = note(&layers);
+        assert!(
+            en.contains("(9 of the 49 layers, the output layer counting as one)"),
+            "{en}"
+        );
+        assert!(
+            !en.contains("--n-cpu-moe") && !zh.contains("--n-cpu-moe"),
+            "{en}"
+        );
+        assert!(en.contains("at 0.40 of the host memory's peak"), "{en}");
+        let experts = run(None, Some(36.0), Some("ddr4-3200-2ch"), None);
+        let (en, zh) = note(&experts);
+        assert!(
+            en.contains("(the routed experts of 36 of the 48 blocks, --n-cpu-moe)"),
+            "{en}"
+        );
+        assert!(
+            !en.contains("layers") && zh.contains("36 个块的路由专家"),
+            "{en}"
+        );
+        assert!(en.contains("at 0.60 of the host memory's peak"), "{en}");
+        let both = run(Some(40.0), Some(40.0), Some("ddr4-3200-4ch"), None);
+        let (en, _) = note(&both);
+        assert!(en.contains("9 of the 49 layers, the output layer counting as one, and the routed experts of 31 more blocks"), "{en}");
+        let given = run(Some(40.0), None, None, Some("102.4GB/s"));
+        assert_eq!(decode(&given), decode(&layers));
+        assert!(
+            note(&given).0.contains("lowest host class"),
+            "{}",
+            note(&given).0
+        );
     }
 
     fn llama(mode: Mode, engine: Engine, gpu: Option<&str>) -> EstimateInput {

@@ -24,6 +24,9 @@ pub(super) struct OffloadSplit {
     /// with every layer on the GPU makes too): two per block whose experts alone sit in CPU
     /// memory, one for an output layer in CPU memory after blocks on the GPU.
     pub switches: u64,
+    /// Blocks on the GPU whose routed experts alone sit in CPU memory (`--n-cpu-moe` beyond the
+    /// blocks left there).
+    pub expert_blocks: u64,
 }
 
 impl Run<'_> {
@@ -46,6 +49,7 @@ impl Run<'_> {
             gpu_blocks: on_gpu,
             cpu_blocks: first,
             switches: 2 * (experts_from - first) + u64::from(!output_on_gpu && on_gpu > 0),
+            expert_blocks: experts_from - first,
             ..OffloadSplit::default()
         };
         a.visit_grouped(|t, n| {

@@ -77,6 +77,9 @@ pub struct InferenceInput {
     pub backend_switches: u32,
     /// The host memory's peak bandwidth, bytes per second (required with anything in CPU memory).
     pub host_bandwidth_bytes_per_s: u64,
+    /// The host's class, which sets the share of that peak reached
+    /// ([`super::efficiency::host_mbu`]); `None`: a bandwidth given without its class.
+    pub host_kind: Option<crate::host::HostKind>,
     /// The GPU's PCIe link to the host, per direction, bytes per second: op offload's copies go
     /// over it; 0 where the memory is shared (no copy: the CPU reads the weights itself).
     pub host_link_bytes_per_s: u64,

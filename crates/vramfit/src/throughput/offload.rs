@@ -3,7 +3,7 @@
 //!
 //! - A decode step (and a prompt of fewer than 32 tokens) reads the CPU-resident weights a token
 //!   uses — the layers' weights, the routed experts' touched share, the layers' KV cache — at the
-//!   host memory's bandwidth times [`efficiency::HOST_MBU`], one pass after the GPU's; each hand-over
+//!   host memory's bandwidth times the host class's share of it ([`efficiency::host_mbu`]), one pass after the GPU's; each hand-over
 //!   between the GPU and the CPU costs [`efficiency::BACKEND_SWITCH_S`] (a copy of the hidden state
 //!   and a synchronisation: two per block whose experts sit in CPU memory).
 //! - A prompt of 32 tokens or more (`GGML_OP_OFFLOAD_MIN_BATCH`) runs on the GPU: ggml's scheduler
@@ -79,7 +79,7 @@ pub(super) fn terms(i: &InferenceInput, tokens: f64, kv_tokens: f64, touched: f6
     let host = (i.host_bandwidth_bytes_per_s as f64).max(1.0);
     Terms {
         cpu_bytes,
-        cpu_s: cpu_bytes / (host * efficiency::HOST_MBU),
+        cpu_s: cpu_bytes / (host * efficiency::host_mbu(i.host_kind)),
         switches,
         switch_s,
         ..Terms::default()
@@ -136,7 +136,7 @@ pub(super) fn text(i: &InferenceInput, t: &Terms) -> FormulaText {
         let (bytes, host, eff, total) = (
             gb(t.cpu_bytes),
             gb_s(i.host_bandwidth_bytes_per_s as f64),
-            fixed(efficiency::HOST_MBU, 2),
+            fixed(efficiency::host_mbu(i.host_kind), 2),
             ms(t.cpu_s),
         );
         (

@@ -96,14 +96,19 @@ impl Run<'_> {
             gb(split.cpu_dense.saturating_add(split.cpu_expert)),
             gb(self.host.bandwidth_bytes_per_s()),
         );
+        let mbu = crate::units::fixed(crate::throughput::efficiency::host_mbu(self.host.kind()), 2);
         let (host_en, host_zh) = match self.host {
             HostChoice::Catalog(h) => (
                 alloc::format!("{} ({bw} GB/s)", h.name),
                 alloc::format!("{}（{bw} GB/s）", h.name),
             ),
             HostChoice::Given(_) => (
-                alloc::format!("host_bandwidth {bw} GB/s"),
-                alloc::format!("host_bandwidth {bw} GB/s"),
+                alloc::format!(
+                    "host_bandwidth {bw} GB/s, read at the lowest host class's share since a bandwidth alone does not say the platform (name it with host_memory for its own)"
+                ),
+                alloc::format!(
+                    "host_bandwidth {bw} GB/s；仅给带宽无法判断平台，按各主机类别中最低的比例计（用 host_memory 指明平台可得其自身比例）"
+                ),
             ),
             HostChoice::Assumed(h) => (
                 alloc::format!(
@@ -116,10 +121,33 @@ impl Run<'_> {
                 ),
             ),
         };
+        let (experts, blocks) = (split.expert_blocks, self.arch.num_layers);
+        let (what_en, what_zh) = match (cpu_layers > 0, experts > 0) {
+            (true, true) => (
+                alloc::format!(
+                    "{cpu_layers} of the {all} layers, the output layer counting as one, and the routed experts of {experts} more blocks, --n-cpu-moe"
+                ),
+                alloc::format!(
+                    "{all} 层中的 {cpu_layers} 层，输出层算一层，以及另外 {experts} 个块的路由专家，--n-cpu-moe"
+                ),
+            ),
+            (false, true) => (
+                alloc::format!(
+                    "the routed experts of {experts} of the {blocks} blocks, --n-cpu-moe"
+                ),
+                alloc::format!("{blocks} 个块中 {experts} 个块的路由专家，--n-cpu-moe"),
+            ),
+            _ => (
+                alloc::format!(
+                    "{cpu_layers} of the {all} layers, the output layer counting as one"
+                ),
+                alloc::format!("{all} 层中的 {cpu_layers} 层，输出层算一层"),
+            ),
+        };
         parts.note(
             "speed_cpu_layers",
-            en!("{cpu} GB of weights are in CPU memory ({cpu_layers} of the {all} layers, the output layer counting as one, and --n-cpu-moe's experts): a token reads them at the host memory's pace, {host_en}; a prompt batch of 32 tokens or more copies them to the GPU over PCIe once per ubatch (llama.cpp's op offload)."),
-            zh!("有 {cpu} GB 权重留在 CPU 内存（{all} 层中的 {cpu_layers} 层，输出层算一层，以及 --n-cpu-moe 的专家）：每个 token 按主机内存的速度读取它们，{host_zh}；32 个 token 及以上的提示批处理每个 ubatch 经 PCIe 把它们复制到 GPU 一次（llama.cpp 的算子卸载）。"),
+            en!("{cpu} GB of weights are in CPU memory ({what_en}): a token reads what it uses of them at {mbu} of the host memory's peak, {host_en}; a prompt batch of 32 tokens or more copies them to the GPU over PCIe once per ubatch (llama.cpp's op offload)."),
+            zh!("有 {cpu} GB 权重留在 CPU 内存（{what_zh}）：每个 token 按主机内存峰值带宽的 {mbu} 读取其中用到的部分，{host_zh}；32 个 token 及以上的提示批处理每个 ubatch 经 PCIe 把它们复制到 GPU 一次（llama.cpp 的算子卸载）。"),
         );
     }
 
