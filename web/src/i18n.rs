@@ -415,7 +415,7 @@ texts! {
     ("h.free_gpu_memory_fraction", "0.01 to 1: the share of the memory left after its start-up profile that becomes the KV cache; empty: 0.9", "0.01 到 1：启动剖析后剩余显存中用作 KV 缓存的比例；留空即 0.9"),
     ("h.gpu_memory", "With its unit: 80GB, 79.19GiB, 24GB", "带单位：80GB、79.19GiB、24GB"),
     ("h.gpus", "In total: data × tensor × pipeline parallel; empty is tp × pp, one model copy", "总数：数据 × 张量 × 流水线并行；留空即 tp × pp（一份模型副本）"),
-    ("h.host_bandwidth", "With its unit: 80GB/s, 1.2TB/s; channels × 8 B × MT/s for DDR", "带单位：80GB/s、1.2TB/s；DDR 为通道数 × 8 B × MT/s"),
+    ("h.host_bandwidth", "With its unit: 80GB/s, 1.2TB/s; channels × 8 B × MT/s for DDR; read at the lowest host class's share (a host memory names its own)", "带单位：80GB/s、1.2TB/s；DDR 为通道数 × 8 B × MT/s；按各主机类别中最低的比例计（选择主机内存可得其自身比例）"),
     ("h.host_memory", "A catalog id or its words: ddr4-3200-2ch, ddr5-6000-2ch, threadripper-pro-7000-8ch, epyc-genoa-12ch, apple-m4-max, strix-halo, dgx-spark", "目录 id 或其中的词：ddr4-3200-2ch、ddr5-6000-2ch、threadripper-pro-7000-8ch、epyc-genoa-12ch、apple-m4-max、strix-halo、dgx-spark"),
     ("h.mem_fraction_static", "0.01 to 0.99; empty: as SGLang picks it from the card", "0.01 到 0.99；留空即按 SGLang 依显卡选定的值"),
     ("h.params", "e.g. 7B, 70B, 340M, 7e9", "例如 7B、70B、340M、7e9"),

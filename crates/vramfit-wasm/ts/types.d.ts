@@ -1071,7 +1071,8 @@ export interface EstimateInput {
   host_memory?: string | null;
   /**
    * The host memory's peak bandwidth as a rate with its unit (`80GB/s`, `1.2TB/s`), 1 GB/s to
-   * 10 TB/s: channels × 8 B × MT/s for DDR. Not with `host_memory`.
+   * 10 TB/s: channels × 8 B × MT/s for DDR, read at the lowest host class's share of it
+   * (`host_memory` names the platform and its own). Not with `host_memory`.
    */
   host_bandwidth?: string | null;
   /**

@@ -366,7 +366,8 @@ pub struct EstimateInput {
     /// with dual-channel DDR5-5600 (89.6 GB/s), said in a note. Not with `host_bandwidth`.
     pub host_memory: Option<String>,
     /// The host memory's peak bandwidth as a rate with its unit (`80GB/s`, `1.2TB/s`), 1 GB/s to
-    /// 10 TB/s: channels × 8 B × MT/s for DDR. Not with `host_memory`.
+    /// 10 TB/s: channels × 8 B × MT/s for DDR, read at the lowest host class's share of it
+    /// (`host_memory` names the platform and its own). Not with `host_memory`.
     pub host_bandwidth: Option<String>,
     /// SGLang `mem_fraction_static` (0.01 to 0.99): weights and KV pool over the memory free at
     /// start. Default as SGLang picks it from the card's memory, `chunked_prefill_size` and

@@ -492,6 +492,37 @@ mod tests {
         );
     }
 
+    /// Layers in CPU memory on several GPUs, or on a card whose memory the CPU shares: no speed,
+    /// and the note says why; with every layer on the one card, its speed.
+    #[test]
+    fn no_speed_with_layers_on_the_cpu() {
+        let run = |gpu: &str, gpus: Option<f64>, gpu_layers: Option<f64>| {
+            estimate(&EstimateInput {
+                engine: Engine::Llamacpp,
+                quantization: Quantization::Gguf {
+                    file_type: crate::precision::GgufFileType::Q4_K_M,
+                },
+                gpus,
+                gpu_layers,
+                ..llama(Mode::Inference, Engine::Llamacpp, Some(gpu))
+            })
+            .unwrap()
+        };
+        for e in [
+            run("rtx-3070", Some(2.0), Some(20.0)),
+            run("apple-m3-max-128gb", None, Some(20.0)),
+        ] {
+            assert!(e.throughput.is_none());
+            let note = e
+                .notes
+                .iter()
+                .find(|n| n.key == "speed_cpu_layers")
+                .unwrap();
+            assert!(note.en.starts_with("No speed estimate"), "{}", note.en);
+        }
+        assert!(run("apple-m3-max-128gb", None, None).throughput.is_some());
+    }
+
     fn llama(mode: Mode, engine: Engine, gpu: Option<&str>) -> EstimateInput {
         EstimateInput {
             model: Some("meta-llama/Llama-3.1-8B".into()),

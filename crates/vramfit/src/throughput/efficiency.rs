@@ -163,8 +163,10 @@ pub fn host_mbu(kind: Option<HostKind>) -> f64 {
 }
 
 /// One hand-over between the GPU and the CPU within a pass (the hidden state copied over PCIe,
-/// the streams synchronised, the CPU's threads woken): fitted with [`HOST_MBU`] to the
-/// `--n-cpu-moe` runs, whose every block with experts in CPU memory hands over twice.
+/// the streams synchronised, the CPU's threads woken), twice per block whose experts alone sit
+/// in CPU memory. The `--n-cpu-moe` runs do not separate it from [`HOST_MBU`]: their errors show
+/// no trend with the hand-overs' count (Qwen3-30B-A3B's 72 is timed slow, gpt-oss-20b's 24 fast),
+/// so the miss of the fast ones is not this cost's.
 pub const BACKEND_SWITCH_S: f64 = 60e-6;
 
 /// The share of PCIe's per-direction bandwidth op offload's weight copies reach (pinned host
