@@ -184,6 +184,8 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
         cuda_graphs: u.arbitrary()?,
         gpu_layers: opt_num(u)?,
         n_cpu_moe: opt_num(u)?,
+        host_memory: text(u, &["ddr5-6000-2ch", "m4 max", "ddr5", "ddr7"])?,
+        host_bandwidth: text(u, &["80GB/s", "1.2TB/s", "0GB/s", "-5GB/s", "NaN GB/s", "80"])?,
         ubatch: num(u)?,
         mem_fraction_static: opt_num(u)?,
         cuda_graph_max_bs: opt_num(u)?,

@@ -818,6 +818,7 @@ fn book_tables_are_fresh() {
         ("faq.md", faq_md(Lang::En)),
         ("faq.zh.md", faq_md(Lang::Zh)),
         ("throughput.md", crate::throughput::book_table()),
+        ("offload-speed.md", crate::offload_speed::book_table()),
     ]
     .into_iter()
     .filter(|(name, content)| ensure_file(name, content))

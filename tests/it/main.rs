@@ -12,6 +12,7 @@ mod input_fields;
 mod launch_parsed;
 mod llamacpp_calibration;
 mod megatron_reference;
+mod offload_speed;
 mod ollama_calibration;
 mod sglang_calibration;
 mod throughput;

@@ -71,12 +71,16 @@ pub fn settings(runner: Runner) -> Vec<Setting> {
             ("batch", "-np", key!("e.parallel")),
             ("gpu_layers", "-ngl", key!("e.ngl")),
             ("n_cpu_moe", "--n-cpu-moe", key!("e.n_cpu_moe")),
+            ("host_memory", "host_memory", key!("e.host_memory")),
+            ("host_bandwidth", "host_bandwidth", key!("e.host_bandwidth")),
             ("ubatch", "-ub", key!("e.ubatch")),
             ("kv_dtype", "-ctk / -ctv", key!("e.kv")),
         ],
         Runner::Ollama => &[
             ("batch", "OLLAMA_NUM_PARALLEL", key!("e.parallel")),
             ("gpu_layers", "num_gpu", key!("e.num_gpu")),
+            ("host_memory", "host_memory", key!("e.host_memory")),
+            ("host_bandwidth", "host_bandwidth", key!("e.host_bandwidth")),
             ("kv_dtype", "OLLAMA_KV_CACHE_TYPE", key!("e.kv_ollama")),
             (
                 "attention",

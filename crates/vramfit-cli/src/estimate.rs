@@ -186,6 +186,12 @@ pub struct EstimateFlags {
     /// llama.cpp --cpu-moe (-cmoe): every block's routed experts in CPU memory.
     #[arg(long)]
     pub cpu_moe: bool,
+    /// The host memory llama.cpp and Ollama read CPU-resident layers and experts from, for the speed under offload: a catalog id or its words (ddr4-3200-2ch, ddr5-6000-2ch, threadripper-pro-7000-8ch, epyc-genoa-12ch, apple-m4-max, strix-halo, dgx-spark, …) [default: ddr5-5600-2ch, said in a note].
+    #[arg(long, conflicts_with = "host_bandwidth")]
+    pub host_memory: Option<String>,
+    /// The host memory's peak bandwidth with its unit (80GB/s), 1GB/s to 10TB/s: channels × 8 B × MT/s for DDR; read at the lowest host class's share of it (--host-memory names the platform and its own share).
+    #[arg(long)]
+    pub host_bandwidth: Option<String>,
     /// The fine-tuning stack whose defaults fill the regimes not given: trl, unsloth, torchtune, llamafactory, axolotl, deepspeed, fsdp, megatron, verl, openrlhf.
     #[arg(long, value_enum)]
     pub stack: Option<StackArg>,
@@ -409,6 +415,8 @@ impl EstimateFlags {
             cuda_graphs: !self.enforce_eager,
             gpu_layers: self.gpu_layers,
             n_cpu_moe: self.n_cpu_moe,
+            host_memory: self.host_memory.clone(),
+            host_bandwidth: self.host_bandwidth.clone(),
             ubatch: self.ubatch,
             mem_fraction_static: self.mem_fraction_static,
             cuda_graph_max_bs: self.cuda_graph_max_bs,

@@ -1071,6 +1071,19 @@ export interface EstimateInput {
    */
   n_cpu_moe?: number | null;
   /**
+   * The host memory llama.cpp and Ollama read the layers and experts they keep in CPU memory
+   * from, for the speed under offload: a catalog id or its words (`ddr5-6000-2ch`,
+   * `epyc-genoa-12ch`, `m4 max`, `strix halo`; an unknown name's error lists them). Default: a desktop
+   * with dual-channel DDR5-5600 (89.6 GB/s), said in a note. Not with `host_bandwidth`.
+   */
+  host_memory?: string | null;
+  /**
+   * The host memory's peak bandwidth as a rate with its unit (`80GB/s`, `1.2TB/s`), 1 GB/s to
+   * 10 TB/s: channels × 8 B × MT/s for DDR, read at the lowest host class's share of it
+   * (`host_memory` names the platform and its own). Not with `host_memory`.
+   */
+  host_bandwidth?: string | null;
+  /**
    * SGLang `mem_fraction_static` (0.01 to 0.99): weights and KV pool over the memory free at
    * start. Default as SGLang picks it from the card's memory, `chunked_prefill_size` and
    * `cuda_graph_max_bs`; 0.88 without a card.

@@ -30,6 +30,7 @@ pub mod faq;
 pub mod gpu;
 pub mod hardware;
 pub mod headers;
+pub mod host;
 #[cfg(feature = "hub")]
 pub mod hub;
 #[cfg(feature = "launch")]

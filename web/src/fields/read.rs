@@ -98,6 +98,8 @@ fn set(input: &mut EstimateInput, key: &str, v: &str) -> Result<(), InputError> 
         "max_num_batched_tokens" => input.max_num_batched_tokens = opt()?,
         "gpu_layers" => input.gpu_layers = opt()?,
         "n_cpu_moe" => input.n_cpu_moe = opt()?,
+        "host_memory" => input.host_memory = text(),
+        "host_bandwidth" => input.host_bandwidth = text(),
         #[cfg(feature = "full")]
         "qlora" => input.qlora = on,
         #[cfg(feature = "full")]

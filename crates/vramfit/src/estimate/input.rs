@@ -360,6 +360,15 @@ pub struct EstimateInput {
     /// in CPU memory, every other tensor of those blocks where `-ngl` puts it; `--cpu-moe` is
     /// every block. A MoE model only, 0 to its blocks. Default 0.
     pub n_cpu_moe: Option<f64>,
+    /// The host memory llama.cpp and Ollama read the layers and experts they keep in CPU memory
+    /// from, for the speed under offload: a catalog id or its words (`ddr5-6000-2ch`,
+    /// `epyc-genoa-12ch`, `m4 max`, `strix halo`; an unknown name's error lists them). Default: a desktop
+    /// with dual-channel DDR5-5600 (89.6 GB/s), said in a note. Not with `host_bandwidth`.
+    pub host_memory: Option<String>,
+    /// The host memory's peak bandwidth as a rate with its unit (`80GB/s`, `1.2TB/s`), 1 GB/s to
+    /// 10 TB/s: channels × 8 B × MT/s for DDR, read at the lowest host class's share of it
+    /// (`host_memory` names the platform and its own). Not with `host_memory`.
+    pub host_bandwidth: Option<String>,
     /// SGLang `mem_fraction_static` (0.01 to 0.99): weights and KV pool over the memory free at
     /// start. Default as SGLang picks it from the card's memory, `chunked_prefill_size` and
     /// `cuda_graph_max_bs`; 0.88 without a card.
@@ -527,6 +536,8 @@ impl Default for EstimateInput {
             cuda_graphs: true,
             gpu_layers: None,
             n_cpu_moe: None,
+            host_memory: None,
+            host_bandwidth: None,
             ubatch: 512.0,
             mem_fraction_static: None,
             cuda_graph_max_bs: None,

@@ -116,6 +116,8 @@ mod sglang;
 mod solve;
 #[cfg(feature = "speed")]
 mod speed;
+#[cfg(feature = "speed")]
+mod speed_offload;
 mod state;
 #[cfg(test)]
 mod text_snapshot;

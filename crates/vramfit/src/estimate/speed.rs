@@ -5,6 +5,7 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use super::speed_offload::OffloadSplit;
 use super::{Checkpointing, Difference, Mode, Run, Throughput, weights};
 use crate::model::Tensor;
 use crate::precision::Quantization;
@@ -39,8 +40,10 @@ fn difference(key: &str, f: throughput::FormulaText) -> Difference {
 
 impl Run<'_> {
     /// The run's speed on its catalog card, or `None` (no card, a card the catalog does not
-    /// have, a bare parameter count, figures the model refuses).
-    pub(super) fn throughput(&self, trainable: u64) -> Option<Throughput> {
+    /// have, a bare parameter count, figures the model refuses, and llama.cpp with weights in
+    /// CPU memory on several GPUs or on memory the CPU shares: [`Run::offload_unmodelled`]).
+    /// `gpu_layers` is llama.cpp's or Ollama's layers on the GPU (the output layer counting).
+    pub(super) fn throughput(&self, trainable: u64, gpu_layers: Option<u64>) -> Option<Throughput> {
         if !self.arch.is_detailed() {
             return None;
         }
@@ -52,7 +55,15 @@ impl Run<'_> {
             let t = throughput::training(&self.training_input(active, trainable), &device).ok()?;
             return Some(self.training_throughput(runtime, &t));
         }
-        let t = throughput::inference(&self.inference_input(runtime, active), &device).ok()?;
+        let split = gpu_layers.and_then(|g| self.offload_split(g));
+        if split.is_some() && self.offload_unmodelled() {
+            return None;
+        }
+        let mut input = self.inference_input(runtime, active);
+        if let Some(s) = split {
+            self.offload_input(&mut input, &s, gpu.link_bytes_per_s);
+        }
+        let t = throughput::inference(&input, &device).ok()?;
         Some(self.inference_throughput(runtime, &t))
     }
 
@@ -191,7 +202,53 @@ impl Run<'_> {
             output_tokens: self.new_tokens,
             tp: u32_of(self.tp),
             pp: u32_of(self.pp),
+            // Nothing in CPU memory unless `offload_input` puts it there.
+            ..InferenceInput::default()
         }
+    }
+
+    /// Whether a run with weights in CPU memory is beyond the speed model: its blocks split over
+    /// several GPUs, or a card whose memory the CPU shares (Apple silicon, DGX Spark, Strix
+    /// Halo), where the CPU's layers compute on the CPU's cores, whose speed vramfit has no
+    /// measure of.
+    pub(super) fn offload_unmodelled(&self) -> bool {
+        self.dp * self.pp * self.tp > 1
+            || self
+                .device
+                .as_ref()
+                .and_then(|d| d.gpu)
+                .is_none_or(|g| g.unified_memory)
+    }
+
+    /// `input` with the GPU's share of the weights and the KV cache alone, and the CPU's share
+    /// from `s` read at the host's bandwidth; op offload's copies go over the card's PCIe link
+    /// (`link`, its first link's figure when that is PCIe; PCIe 4.0 x16 otherwise).
+    fn offload_input(&self, input: &mut InferenceInput, s: &OffloadSplit, link: f64) {
+        let blocks = (s.gpu_blocks + s.cpu_blocks).max(1);
+        let kv_all = input.kv_bytes_per_token + input.windowed_kv_bytes_per_token;
+        input.dense_weight_bytes = s.gpu_dense;
+        input.expert_weight_bytes = s.gpu_expert;
+        input.kv_bytes_per_token = input.kv_bytes_per_token * s.gpu_blocks / blocks;
+        input.windowed_kv_bytes_per_token =
+            input.windowed_kv_bytes_per_token * s.gpu_blocks / blocks;
+        // The CPU blocks' sliding layers counted at the whole context: slower, the safe side.
+        input.cpu_kv_bytes_per_token = kv_all * s.cpu_blocks / blocks;
+        input.cpu_weight_bytes = s.cpu_dense;
+        input.cpu_expert_weight_bytes = s.cpu_expert;
+        input.backend_switches = u32_of(s.switches);
+        input.host_bandwidth_bytes_per_s = self.host.bandwidth_bytes_per_s();
+        input.host_kind = self.host.kind();
+        let pcie = self
+            .device
+            .as_ref()
+            .and_then(|d| d.gpu)
+            .is_some_and(|g| g.interconnect().starts_with("PCIe"));
+        input.host_link_bytes_per_s = if pcie && link > 0.0 {
+            link as u64
+        } else {
+            throughput::FALLBACK_LINK_BYTES_PER_S as u64
+        };
+        input.ubatch = u32_of(self.ubatch);
     }
 
     /// The inference speed model's answer as the estimate carries it, with its formulas when
@@ -263,34 +320,89 @@ mod tests {
         );
     }
 
-    /// llama.cpp with blocks on the CPU has no speed: the CPU's memory paces those layers and the
-    /// speed model knows only the card. Llama-3.1-8B Q4_K_M with -ngl 20 on an RTX 3070: 13 of the
-    /// 33 layers on the CPU, no throughput, a note that says so; with every layer on the GPU, a
-    /// speed. Ollama's own split (Qwen2.5-72B on a 24 GB card) is the same.
+    /// llama.cpp with blocks on the CPU reads them at the host memory's pace. Llama-3.1-8B
+    /// Q4_K_M with -ngl 20 on an RTX 3070 (448 GB/s): 13 of the 33 layers (the output layer
+    /// counting) in CPU memory; by hand, the CPU's share of a token is about 13/33 of the 4.6 GB
+    /// read, 1.9 GB, over DDR4-3200 dual channel (51.2 GB/s × 0.60 = 30.7 GB/s) = 62 ms, the GPU's
+    /// 2.7 GB / (448 × 0.9 GB/s) ≈ 7 ms with 33 × 80 µs: 6 to 16 tokens/s, where the whole
+    /// model on the card gives about 70; the note names the host. Without a host, the
+    /// default (DDR5-5600, 89.6 GB/s) is said to be assumed.
     #[test]
-    fn no_speed_with_layers_on_the_cpu() {
-        let run = |gpu_layers| {
+    fn speed_with_layers_on_the_cpu_goes_at_the_hosts_pace() {
+        let run = |gpu_layers, host: Option<&str>| {
             estimate(&EstimateInput {
                 engine: Engine::Llamacpp,
                 quantization: Quantization::Gguf {
                     file_type: crate::precision::GgufFileType::Q4_K_M,
                 },
                 gpu_layers,
+                host_memory: host.map(Into::into),
                 ..llama(Mode::Inference, Engine::Llamacpp, Some("rtx-3070"))
             })
             .unwrap()
         };
-        let partial = run(Some(20.0));
-        assert!(partial.throughput.is_none());
+        let partial = run(Some(20.0), Some("ddr4-3200-2ch"));
+        let tps = partial
+            .throughput
+            .as_ref()
+            .and_then(|t| t.decode_tokens_per_s_per_sequence)
+            .unwrap();
+        assert!((6.0..16.0).contains(&tps), "{tps}");
         let note = partial
             .notes
             .iter()
             .find(|n| n.key == "speed_cpu_layers")
             .expect("a note");
         assert!(note.en.contains("13 of the 33 layers"), "{}", note.en);
-        let whole = run(None);
-        assert!(whole.throughput.is_some());
+        assert!(note.en.contains("DDR4-3200"), "{}", note.en);
+        let whole = run(None, None);
+        let all = whole
+            .throughput
+            .unwrap()
+            .decode_tokens_per_s_per_sequence
+            .unwrap();
+        assert!(all > 4.0 * tps, "{all} against {tps}");
         assert!(whole.notes.iter().all(|n| n.key != "speed_cpu_layers"));
+        // No host given: the default, said to be assumed, and faster than DDR4.
+        let assumed = run(Some(20.0), None);
+        let note = assumed
+            .notes
+            .iter()
+            .find(|n| n.key == "speed_cpu_layers")
+            .unwrap();
+        assert!(note.en.contains("assumed"), "{}", note.en);
+        assert!(
+            assumed
+                .throughput
+                .unwrap()
+                .decode_tokens_per_s_per_sequence
+                .unwrap()
+                > tps
+        );
+        // A host for an engine that keeps every layer on the GPU is refused, naming the field.
+        let e = estimate(&EstimateInput {
+            host_memory: Some("ddr5-6000-2ch".into()),
+            ..llama(Mode::Inference, Engine::Vllm, Some("h100-sxm5-80gb"))
+        })
+        .unwrap_err();
+        assert_eq!(e.field, "host_memory");
+        // Both a host and a bandwidth: a conflict; a rate without a unit or out of range: errors.
+        let both = estimate(&EstimateInput {
+            host_memory: Some("ddr5-6000-2ch".into()),
+            host_bandwidth: Some("80GB/s".into()),
+            ..llama(Mode::Inference, Engine::Llamacpp, Some("rtx-3070"))
+        })
+        .unwrap_err();
+        assert_eq!(both.field, "host_bandwidth");
+        for bad in ["80", "0.5GB/s", "20TB/s", "NaN GB/s"] {
+            let e = estimate(&EstimateInput {
+                host_bandwidth: Some(bad.into()),
+                ..llama(Mode::Inference, Engine::Llamacpp, Some("rtx-3070"))
+            })
+            .unwrap_err();
+            assert_eq!(e.field, "host_bandwidth", "{bad}");
+        }
+        // Ollama's own split (Qwen2.5-72B on a 24 GB card) is timed the same way.
         let ollama = estimate(&EstimateInput {
             model: Some("qwen2.5:72b".into()),
             engine: Engine::Ollama,
@@ -300,7 +412,115 @@ mod tests {
         .unwrap();
         let load = ollama.ollama.as_ref().unwrap();
         assert!(load.gpu_layers < load.model_layers);
-        assert!(ollama.throughput.is_none());
+        let slow = ollama
+            .throughput
+            .unwrap()
+            .decode_tokens_per_s_per_sequence
+            .unwrap();
+        assert!(slow > 0.5 && slow < 5.0, "{slow}");
+    }
+
+    /// The note says what sits in CPU memory, layers or experts or both, and the share of the
+    /// host's peak its class reaches. Qwen3-30B-A3B (48 blocks) on an RTX 2080: `-ngl 40` leaves
+    /// 9 of the 49 layers (the output layer first on the GPU), `--n-cpu-moe 36` the experts of 36
+    /// blocks, both together the 9 layers and the experts of 40 − 9 = 31 more blocks. A
+    /// quad-channel workstation is read at 0.40 of its peak, a desktop at 0.60; a bandwidth given
+    /// alone at the lowest, 0.40: 102.4 GB/s given times a token exactly as the workstation does.
+    #[test]
+    fn the_offload_note_names_what_is_in_cpu_memory_and_the_hosts_share() {
+        let run = |gpu_layers, n_cpu_moe, host: Option<&str>, bw: Option<&str>| {
+            estimate(&EstimateInput {
+                model: Some("Qwen/Qwen3-30B-A3B".into()),
+                engine: Engine::Llamacpp,
+                quantization: Quantization::Gguf {
+                    file_type: crate::precision::GgufFileType::Q4_K_M,
+                },
+                gpu: Some("rtx-2080".into()),
+                gpu_layers,
+                n_cpu_moe,
+                host_memory: host.map(Into::into),
+                host_bandwidth: bw.map(Into::into),
+                max_model_len: Some(4096.0),
+                ..EstimateInput::default()
+            })
+            .unwrap()
+        };
+        let note = |e: &crate::estimate::Estimate| {
+            e.notes
+                .iter()
+                .find(|n| n.key == "speed_cpu_layers")
+                .map(|n| (n.en.clone(), n.zh.clone()))
+                .unwrap()
+        };
+        let decode = |e: &crate::estimate::Estimate| {
+            e.throughput
+                .as_ref()
+                .and_then(|t| t.decode_tokens_per_s_per_sequence)
+                .unwrap()
+        };
+        let layers = run(Some(40.0), None, Some("ddr4-3200-4ch"), None);
+        let (en, zh) = note(&layers);
+        assert!(
+            en.contains("(9 of the 49 layers, the output layer counting as one)"),
+            "{en}"
+        );
+        assert!(
+            !en.contains("--n-cpu-moe") && !zh.contains("--n-cpu-moe"),
+            "{en}"
+        );
+        assert!(en.contains("at 0.40 of the host memory's peak"), "{en}");
+        let experts = run(None, Some(36.0), Some("ddr4-3200-2ch"), None);
+        let (en, zh) = note(&experts);
+        assert!(
+            en.contains("(the routed experts of 36 of the 48 blocks, --n-cpu-moe)"),
+            "{en}"
+        );
+        assert!(
+            !en.contains("layers") && zh.contains("36 个块的路由专家"),
+            "{en}"
+        );
+        assert!(en.contains("at 0.60 of the host memory's peak"), "{en}");
+        let both = run(Some(40.0), Some(40.0), Some("ddr4-3200-4ch"), None);
+        let (en, _) = note(&both);
+        assert!(en.contains("9 of the 49 layers, the output layer counting as one, and the routed experts of 31 more blocks"), "{en}");
+        let given = run(Some(40.0), None, None, Some("102.4GB/s"));
+        assert_eq!(decode(&given), decode(&layers));
+        assert!(
+            note(&given).0.contains("lowest host class"),
+            "{}",
+            note(&given).0
+        );
+    }
+
+    /// Layers in CPU memory on several GPUs, or on a card whose memory the CPU shares: no speed,
+    /// and the note says why; with every layer on the one card, its speed.
+    #[test]
+    fn no_speed_with_layers_on_the_cpu() {
+        let run = |gpu: &str, gpus: Option<f64>, gpu_layers: Option<f64>| {
+            estimate(&EstimateInput {
+                engine: Engine::Llamacpp,
+                quantization: Quantization::Gguf {
+                    file_type: crate::precision::GgufFileType::Q4_K_M,
+                },
+                gpus,
+                gpu_layers,
+                ..llama(Mode::Inference, Engine::Llamacpp, Some(gpu))
+            })
+            .unwrap()
+        };
+        for e in [
+            run("rtx-3070", Some(2.0), Some(20.0)),
+            run("apple-m3-max-128gb", None, Some(20.0)),
+        ] {
+            assert!(e.throughput.is_none());
+            let note = e
+                .notes
+                .iter()
+                .find(|n| n.key == "speed_cpu_layers")
+                .unwrap();
+            assert!(note.en.starts_with("No speed estimate"), "{}", note.en);
+        }
+        assert!(run("apple-m3-max-128gb", None, None).throughput.is_some());
     }
 
     fn llama(mode: Mode, engine: Engine, gpu: Option<&str>) -> EstimateInput {
@@ -346,6 +566,7 @@ mod tests {
                 output_tokens: 256,
                 tp: 1,
                 pp: 1,
+                ..InferenceInput::default()
             },
             &throughput::Device::of(gpu),
         )

@@ -637,6 +637,27 @@ pub static GPUS: &[Gpu] = &[
         date: "2026-12-01",
     },
     Gpu {
+        id: "rtx-2080",
+        name: "NVIDIA GeForce RTX 2080",
+        vendor: "NVIDIA",
+        architecture: "Turing",
+        generation: Generation::Turing,
+        marketed_memory: "8 GB",
+        memory: Bytes::new(8127512576),
+        memory_source: MemorySource::Derived,
+        memory_note: "derived: 8,192 MiB less the RTX 2080 Ti's measured 441 MiB reserve (Turing, GDDR6 without ECC)",
+        bandwidth_bytes_per_s: 448000000000,
+        fp16_tflops: 40.3,
+        bf16_tflops: 0.0,
+        fp8_tflops: 0.0,
+        link_bytes_per_s: 15753846153.846153,
+        unified_memory: false,
+        mig_compute_slices: 0,
+        mig_memory_slices: 0,
+        detail: 30,
+        date: "2026-12-06",
+    },
+    Gpu {
         id: "rtx-2080-ti",
         name: "NVIDIA GeForce RTX 2080 Ti",
         vendor: "NVIDIA",
@@ -654,7 +675,7 @@ pub static GPUS: &[Gpu] = &[
         unified_memory: false,
         mig_compute_slices: 0,
         mig_memory_slices: 0,
-        detail: 30,
+        detail: 31,
         date: "2026-12-01",
     },
     Gpu {
@@ -675,7 +696,7 @@ pub static GPUS: &[Gpu] = &[
         unified_memory: false,
         mig_compute_slices: 0,
         mig_memory_slices: 0,
-        detail: 31,
+        detail: 32,
         date: "2026-12-01",
     },
     Gpu {
@@ -696,7 +717,7 @@ pub static GPUS: &[Gpu] = &[
         unified_memory: false,
         mig_compute_slices: 0,
         mig_memory_slices: 0,
-        detail: 32,
+        detail: 33,
         date: "2026-12-01",
     },
     Gpu {
@@ -717,7 +738,7 @@ pub static GPUS: &[Gpu] = &[
         unified_memory: false,
         mig_compute_slices: 0,
         mig_memory_slices: 0,
-        detail: 33,
+        detail: 34,
         date: "2026-12-01",
     },
     Gpu {
@@ -738,7 +759,7 @@ pub static GPUS: &[Gpu] = &[
         unified_memory: false,
         mig_compute_slices: 0,
         mig_memory_slices: 0,
-        detail: 34,
+        detail: 35,
         date: "2026-12-01",
     },
     Gpu {
@@ -759,7 +780,7 @@ pub static GPUS: &[Gpu] = &[
         unified_memory: false,
         mig_compute_slices: 0,
         mig_memory_slices: 0,
-        detail: 35,
+        detail: 36,
         date: "2026-12-01",
     },
     Gpu {
@@ -780,7 +801,7 @@ pub static GPUS: &[Gpu] = &[
         unified_memory: false,
         mig_compute_slices: 0,
         mig_memory_slices: 0,
-        detail: 36,
+        detail: 37,
         date: "2026-12-01",
     },
     Gpu {
@@ -801,7 +822,7 @@ pub static GPUS: &[Gpu] = &[
         unified_memory: false,
         mig_compute_slices: 0,
         mig_memory_slices: 0,
-        detail: 37,
+        detail: 38,
         date: "2026-12-01",
     },
     Gpu {
@@ -822,7 +843,7 @@ pub static GPUS: &[Gpu] = &[
         unified_memory: false,
         mig_compute_slices: 0,
         mig_memory_slices: 0,
-        detail: 38,
+        detail: 39,
         date: "2026-12-01",
     },
     Gpu {
@@ -843,7 +864,7 @@ pub static GPUS: &[Gpu] = &[
         unified_memory: false,
         mig_compute_slices: 0,
         mig_memory_slices: 0,
-        detail: 39,
+        detail: 40,
         date: "2026-12-01",
     },
     Gpu {
@@ -864,7 +885,7 @@ pub static GPUS: &[Gpu] = &[
         unified_memory: false,
         mig_compute_slices: 0,
         mig_memory_slices: 0,
-        detail: 40,
+        detail: 41,
         date: "2026-12-01",
     },
     Gpu {
@@ -885,7 +906,7 @@ pub static GPUS: &[Gpu] = &[
         unified_memory: false,
         mig_compute_slices: 0,
         mig_memory_slices: 0,
-        detail: 41,
+        detail: 42,
         date: "2026-12-01",
     },
     Gpu {
@@ -906,7 +927,7 @@ pub static GPUS: &[Gpu] = &[
         unified_memory: false,
         mig_compute_slices: 0,
         mig_memory_slices: 0,
-        detail: 42,
+        detail: 43,
         date: "2026-12-01",
     },
     Gpu {
@@ -927,7 +948,7 @@ pub static GPUS: &[Gpu] = &[
         unified_memory: false,
         mig_compute_slices: 0,
         mig_memory_slices: 0,
-        detail: 43,
+        detail: 44,
         date: "2026-12-01",
     },
     Gpu {
@@ -948,7 +969,7 @@ pub static GPUS: &[Gpu] = &[
         unified_memory: false,
         mig_compute_slices: 0,
         mig_memory_slices: 0,
-        detail: 44,
+        detail: 45,
         date: "2026-12-01",
     },
     Gpu {
@@ -969,7 +990,7 @@ pub static GPUS: &[Gpu] = &[
         unified_memory: false,
         mig_compute_slices: 0,
         mig_memory_slices: 0,
-        detail: 45,
+        detail: 46,
         date: "2026-12-01",
     },
     Gpu {
@@ -990,7 +1011,7 @@ pub static GPUS: &[Gpu] = &[
         unified_memory: false,
         mig_compute_slices: 0,
         mig_memory_slices: 0,
-        detail: 46,
+        detail: 47,
         date: "2026-12-01",
     },
     Gpu {
@@ -1011,7 +1032,7 @@ pub static GPUS: &[Gpu] = &[
         unified_memory: false,
         mig_compute_slices: 0,
         mig_memory_slices: 0,
-        detail: 47,
+        detail: 48,
         date: "2026-12-01",
     },
     Gpu {
@@ -1032,7 +1053,7 @@ pub static GPUS: &[Gpu] = &[
         unified_memory: false,
         mig_compute_slices: 0,
         mig_memory_slices: 0,
-        detail: 48,
+        detail: 49,
         date: "2026-12-01",
     },
     Gpu {
@@ -1053,7 +1074,7 @@ pub static GPUS: &[Gpu] = &[
         unified_memory: false,
         mig_compute_slices: 0,
         mig_memory_slices: 0,
-        detail: 49,
+        detail: 50,
         date: "2026-12-01",
     },
     Gpu {
@@ -1074,7 +1095,7 @@ pub static GPUS: &[Gpu] = &[
         unified_memory: false,
         mig_compute_slices: 4,
         mig_memory_slices: 4,
-        detail: 50,
+        detail: 51,
         date: "2026-12-01",
     },
     Gpu {
@@ -1095,7 +1116,7 @@ pub static GPUS: &[Gpu] = &[
         unified_memory: false,
         mig_compute_slices: 0,
         mig_memory_slices: 0,
-        detail: 51,
+        detail: 52,
         date: "2026-12-01",
     },
     Gpu {
@@ -1116,7 +1137,7 @@ pub static GPUS: &[Gpu] = &[
         unified_memory: false,
         mig_compute_slices: 0,
         mig_memory_slices: 0,
-        detail: 52,
+        detail: 53,
         date: "2026-12-01",
     },
     Gpu {
@@ -1137,7 +1158,7 @@ pub static GPUS: &[Gpu] = &[
         unified_memory: false,
         mig_compute_slices: 0,
         mig_memory_slices: 0,
-        detail: 53,
+        detail: 54,
         date: "2026-12-01",
     },
 ];
@@ -1464,6 +1485,14 @@ pub static DETAILS: &[GpuDetail] = &[
         source: "https://www.nvidia.com/en-us/data-center/tesla-p100/",
         interconnect: "PCIe 3.0 x16",
         tdp_watts: Some(250),
+    },
+    GpuDetail {
+        mig_profiles: &[
+        ],
+        mig_source: "",
+        source: "NVIDIA Turing GPU Architecture whitepaper (RTX 2080 reference card)",
+        interconnect: "PCIe 3.0 x16",
+        tdp_watts: Some(215),
     },
     GpuDetail {
         mig_profiles: &[

@@ -13,6 +13,8 @@
 //! [`Gpu::fp16_tflops`]: crate::gpu::Gpu::fp16_tflops
 //! [`Gpu::fp8_tflops`]: crate::gpu::Gpu::fp8_tflops
 
+use crate::host::HostKind;
+
 /// How a runtime uses a card: the share of its memory bandwidth a decode step reaches, the share
 /// of its dense FLOPS a prefill (or a compute-bound decode) reaches, and the fixed time each step
 /// costs per layer and per step (kernel launches, the scheduler, sampling).
@@ -104,3 +106,69 @@ pub const TRAIN_16BIT: f64 = 0.52;
 /// Fitted to NVIDIA Megatron-Bridge's published throughputs (Llama 3 8B, 70B and 3.1 405B on
 /// H100, B200 and GB200; `megatron-bridge.toml`).
 pub const TRAIN_FP8: f64 = 0.37;
+
+/// llama.cpp reading weights from CPU memory during a decode step, on one class of host: the
+/// share of the host memory's peak bandwidth (channels × 8 B × MT/s) reached, and what it was
+/// fitted to.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HostMbu {
+    /// The class of host ([`HostKind`]).
+    pub kind: HostKind,
+    /// The share of the peak reached.
+    pub mbu: f64,
+    /// The published runs it is fitted to, or why it is taken from another class.
+    pub fitted_to: &'static str,
+}
+
+/// The host efficiency per class of host, fitted to the published llama.cpp runs with layers
+/// (`-ngl`) or routed experts (`--n-cpu-moe`) in CPU memory (`tests/data/offload-speed.csv`,
+/// checked by `tests/it/offload_speed.rs`).
+///
+/// A desktop's two channels are filled by its few cores: its runs need 0.62 to 0.68, and 0.60
+/// keeps each on the slow side. A quad-channel workstation's are not (a 10-core i9-10900X reads
+/// quad-channel DDR4 at 0.45 to 0.49 of its peak in the clean runs, and lower where another cost
+/// is unmodelled: gemma-2's GPU side, gpt-oss's MXFP4 experts on the CPU): 0.40 is the largest
+/// multiple of 0.05 at which none of its runs is timed more than 15 % faster than measured.
+/// Servers and unified memory have no published run yet and take the lowest fitted value, the
+/// safe side; so does a bandwidth given without its class ([`host_mbu`] with `None`).
+pub const HOST_MBU: [HostMbu; 4] = [
+    HostMbu {
+        kind: HostKind::Desktop,
+        mbu: 0.60,
+        fitted_to: "InventiveHQ's -ngl sweep of Qwen2.5-Coder-14B Q4_K_M on an RTX 5060 Ti with an i7-8700 and dual-channel DDR4-2400 (https://inventivehq.com/blog/vram-offload-cliff-gpu-layers-benchmark): six runs need 0.62 to 0.68",
+    },
+    HostMbu {
+        kind: HostKind::Workstation,
+        mbu: 0.40,
+        fitted_to: "six llama.cpp runs on an RTX 2080 with an i9-10900X and quad-channel DDR4 (https://github.com/AlexsJones/llmfit/pull/755, /775, /778, July 2026): -ngl and --n-cpu-moe runs need 0.45 to 0.49, gemma-2 and gpt-oss less",
+    },
+    HostMbu {
+        kind: HostKind::Server,
+        mbu: 0.40,
+        fitted_to: "no published run: the workstation's value, the lowest fitted (a server socket's eight or twelve channels are as far from its cores' reach)",
+    },
+    HostMbu {
+        kind: HostKind::Unified,
+        mbu: 0.40,
+        fitted_to: "no published run: the lowest fitted value, the safe side",
+    },
+];
+
+/// The host efficiency of a class of host ([`HOST_MBU`]); `None` (a bandwidth given without its
+/// class) takes the lowest of the table, the safe side.
+pub fn host_mbu(kind: Option<HostKind>) -> f64 {
+    let lowest = HOST_MBU.iter().map(|h| h.mbu).fold(1.0, f64::min);
+    kind.and_then(|k| HOST_MBU.iter().find(|h| h.kind == k))
+        .map_or(lowest, |h| h.mbu)
+}
+
+/// One hand-over between the GPU and the CPU within a pass (the hidden state copied over PCIe,
+/// the streams synchronised, the CPU's threads woken), twice per block whose experts alone sit
+/// in CPU memory. The `--n-cpu-moe` runs do not separate it from [`HOST_MBU`]: their errors show
+/// no trend with the hand-overs' count (Qwen3-30B-A3B's 72 is timed slow, gpt-oss-20b's 24 fast),
+/// so the miss of the fast ones is not this cost's.
+pub const BACKEND_SWITCH_S: f64 = 60e-6;
+
+/// The share of PCIe's per-direction bandwidth op offload's weight copies reach (pinned host
+/// memory, large copies); fitted to the prompt processing of `--n-cpu-moe` runs.
+pub const PCIE_EFFICIENCY: f64 = 0.80;

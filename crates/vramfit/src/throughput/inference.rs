@@ -66,6 +66,25 @@ pub struct InferenceInput {
     pub tp: u32,
     /// Pipeline stages.
     pub pp: u32,
+    /// llama.cpp with layers or experts in CPU memory ([`super::offload`]): the weights there
+    /// that every pass reads (the layers `-ngl` leaves, the output layer if it stays), 0 without.
+    pub cpu_weight_bytes: u64,
+    /// The routed experts' bytes in CPU memory (`--n-cpu-moe`, and those of the CPU layers).
+    pub cpu_expert_weight_bytes: u64,
+    /// KV-cache bytes per token of context of the layers in CPU memory.
+    pub cpu_kv_bytes_per_token: u64,
+    /// Hand-overs between the GPU and the CPU in one pass beyond the embedding's.
+    pub backend_switches: u32,
+    /// The host memory's peak bandwidth, bytes per second (required with anything in CPU memory).
+    pub host_bandwidth_bytes_per_s: u64,
+    /// The host's class, which sets the share of that peak reached
+    /// ([`super::efficiency::host_mbu`]); `None`: a bandwidth given without its class.
+    pub host_kind: Option<crate::host::HostKind>,
+    /// The GPU's PCIe link to the host, per direction, bytes per second: op offload's copies go
+    /// over it; 0 where the memory is shared (no copy: the CPU reads the weights itself).
+    pub host_link_bytes_per_s: u64,
+    /// llama.cpp's ubatch (`-ub`): op offload copies the weights once per ubatch.
+    pub ubatch: u32,
 }
 
 /// The speed of an inference run: every figure finite and non-negative.
@@ -146,6 +165,8 @@ pub(super) struct Phase {
     pub allreduce_bytes: f64,
     /// Fixed time: per layer and per step.
     pub fixed_s: f64,
+    /// The part run from CPU memory (llama.cpp's offload; zero without).
+    pub offload: super::offload::Terms,
     /// The phase's time.
     pub total_s: f64,
 }
@@ -309,6 +330,7 @@ impl Shape<'_> {
             0.0
         };
         let fixed_s = layers * self.eff.layer_s + self.eff.step_s;
+        let offload = super::offload::terms(i, tokens, kv_tokens, experts_touched);
         Phase {
             tokens,
             weight_flops,
@@ -321,7 +343,8 @@ impl Shape<'_> {
             allreduce_s,
             allreduce_bytes,
             fixed_s,
-            total_s: compute_s.max(memory_s) + allreduce_s + fixed_s,
+            offload,
+            total_s: compute_s.max(memory_s) + allreduce_s + fixed_s + offload.total_s(),
         }
     }
 }
@@ -359,7 +382,7 @@ fn validate(i: &InferenceInput) -> Result<()> {
             "至少为 1 的参数量"
         ));
     }
-    if i.dense_weight_bytes == 0 && i.expert_weight_bytes == 0 {
+    if i.dense_weight_bytes == 0 && i.expert_weight_bytes == 0 && !super::offload::offloaded(i) {
         return Err(input_error!(
             Missing,
             "dense_weight_bytes",
@@ -367,6 +390,24 @@ fn validate(i: &InferenceInput) -> Result<()> {
             "没有给出权重字节数",
             "the bytes of the weights on one GPU, at least 1",
             "单卡上的权重字节数，至少为 1"
+        ));
+    }
+    if super::offload::offloaded(i)
+        && !(1e8..=1e14).contains(&(i.host_bandwidth_bytes_per_s as f64))
+    {
+        return Err(input_error!(
+            OutOfRange,
+            "host_bandwidth",
+            [
+                "is {} B/s with weights in CPU memory",
+                crate::units::number_text(i.host_bandwidth_bytes_per_s as f64)
+            ],
+            [
+                "为 {} B/s，而部分权重在 CPU 内存中",
+                crate::units::number_text(i.host_bandwidth_bytes_per_s as f64)
+            ],
+            "the host memory's bandwidth, from 0.1 GB/s to 100 TB/s",
+            "主机内存带宽，0.1 GB/s 到 100 TB/s"
         ));
     }
     if i.windowed_layers > i.layers {

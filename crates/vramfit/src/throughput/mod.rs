@@ -27,6 +27,7 @@ use alloc::string::String;
 mod device;
 pub mod efficiency;
 mod inference;
+mod offload;
 mod text;
 mod training;
 
@@ -35,7 +36,10 @@ mod tests;
 
 pub use device::{Device, link_bytes_per_s};
 pub use efficiency::Efficiency;
-pub use inference::{Inference, InferenceFigure, InferenceInput, inference};
+pub use inference::{
+    FALLBACK_LINK_BYTES_PER_S, Inference, InferenceFigure, InferenceInput, inference,
+};
+pub use offload::OP_OFFLOAD_MIN_BATCH;
 pub use training::{Recompute, Training, TrainingFigure, TrainingInput, training};
 
 /// The engine that runs the model: it decides the efficiency factors.

@@ -676,6 +676,7 @@ fn any_inference() -> impl Strategy<Value = (InferenceInput, Device)> {
                     output_tokens: o,
                     tp,
                     pp,
+                    ..InferenceInput::default()
                 };
                 let device = Device {
                     bandwidth_bytes_per_s: d.0,

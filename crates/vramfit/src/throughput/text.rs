@@ -222,7 +222,10 @@ fn rest(w: &super::inference::Working, p: &Phase) -> FormulaText {
 fn phase(w: &super::inference::Working, p: &Phase) -> FormulaText {
     let m = memory(w, p);
     let c = compute(w, p);
-    let r = rest(w, p);
+    let mut r = rest(w, p);
+    let o = super::offload::text(&w.input, &p.offload);
+    r.en.push_str(&o.en);
+    r.zh.push_str(&o.zh);
     let t = time(p.total_s);
     let (bound_en, bound_zh) = if p.memory_s > p.compute_s {
         ("memory-bound", "受显存带宽限制")

@@ -74,7 +74,9 @@ impl Run<'_> {
         let rl = parts.rl.take();
         let fit = self.fit(&peak, &t, ollama.as_ref());
         #[cfg(feature = "speed")]
-        self.speed_note(&mut parts, t.cpu_layers);
+        let gpu_layers = self.speed_gpu_layers(ollama.as_ref());
+        #[cfg(feature = "speed")]
+        self.speed_note(&mut parts, t.cpu_layers, gpu_layers);
         let differences = self.differences(&quick, &parts);
         let tokens = parts.serve_tokens;
         // To the hundredth, as vLLM logs it (and a short decimal survives any JSON reader).
@@ -117,11 +119,7 @@ impl Run<'_> {
             differences,
             fit,
             #[cfg(feature = "speed")]
-            throughput: if t.cpu_layers > 0 {
-                None
-            } else {
-                self.throughput(trainable)
-            },
+            throughput: self.throughput(trainable, gpu_layers),
             #[cfg(not(feature = "speed"))]
             throughput: None,
             notes: parts.notes,

@@ -61,17 +61,94 @@ impl Run<'_> {
         }
     }
 
-    /// A note that no speed is estimated when layers run on the CPU.
+    /// llama.cpp's and Ollama's layers on the GPU (the output layer counting) for the speed
+    /// under offload: Ollama's own decision where it made one; `None` for the other engines.
     #[cfg(feature = "speed")]
-    pub(super) fn speed_note(&self, parts: &mut Parts, cpu_layers: u64) {
-        if cpu_layers > 0 && self.text {
-            let all = self.arch.num_layers + 1;
+    pub(super) fn speed_gpu_layers(&self, ollama: Option<&OllamaLoad>) -> Option<u64> {
+        if !self.rules().offload.splits_layers() || !self.arch.is_detailed() {
+            return None;
+        }
+        Some(ollama.map_or(self.gpu_layers, |o| o.gpu_layers))
+    }
+
+    /// The note on the speed of a run with weights in CPU memory: the host memory it was timed
+    /// with (and that it was assumed, when the input names none), or why there is no speed.
+    #[cfg(feature = "speed")]
+    pub(super) fn speed_note(&self, parts: &mut Parts, cpu_layers: u64, gpu_layers: Option<u64>) {
+        use crate::host::HostChoice;
+        let Some(split) = gpu_layers.and_then(|g| self.offload_split(g)) else {
+            return;
+        };
+        if !self.text || self.device.as_ref().and_then(|d| d.gpu).is_none() {
+            return;
+        }
+        let all = self.arch.num_layers + 1;
+        if self.offload_unmodelled() {
             parts.note(
                 "speed_cpu_layers",
-                en!("No speed estimate: {cpu_layers} of the {all} layers (the output layer counting as one) run on the CPU, and generation then goes at the pace of the CPU's memory, which vramfit does not know. With every layer on the GPU the card's speed applies."),
-                zh!("不估算速度：{all} 层中有 {cpu_layers} 层（输出层算一层）在 CPU 上运行，生成速度取决于 CPU 内存的带宽，vramfit 无从得知。全部层都在 GPU 上时才适用显卡的速度。"),
+                en!("No speed estimate: {cpu_layers} of the {all} layers (the output layer counting as one) or some blocks' experts are in CPU memory, on several GPUs or on memory the CPU shares with the GPU, which vramfit's speed model does not time. With every layer on one GPU the card's speed applies."),
+                zh!("不估算速度：{all} 层中有 {cpu_layers} 层（输出层算一层）或部分块的专家留在 CPU 内存，且分布在多张 GPU 上或 CPU 与 GPU 共享内存，vramfit 的速度模型不计这种情形。全部层都在一张 GPU 上时才适用显卡的速度。"),
             );
+            return;
         }
+        let gb = |b: u64| crate::units::fixed(b as f64 / 1e9, 1);
+        let (cpu, bw) = (
+            gb(split.cpu_dense.saturating_add(split.cpu_expert)),
+            gb(self.host.bandwidth_bytes_per_s()),
+        );
+        let mbu = crate::units::fixed(crate::throughput::efficiency::host_mbu(self.host.kind()), 2);
+        let (host_en, host_zh) = match self.host {
+            HostChoice::Catalog(h) => (
+                alloc::format!("{} ({bw} GB/s)", h.name),
+                alloc::format!("{}（{bw} GB/s）", h.name),
+            ),
+            HostChoice::Given(_) => (
+                alloc::format!(
+                    "host_bandwidth {bw} GB/s, read at the lowest host class's share since a bandwidth alone does not say the platform (name it with host_memory for its own)"
+                ),
+                alloc::format!(
+                    "host_bandwidth {bw} GB/s；仅给带宽无法判断平台，按各主机类别中最低的比例计（用 host_memory 指明平台可得其自身比例）"
+                ),
+            ),
+            HostChoice::Assumed(h) => (
+                alloc::format!(
+                    "{} ({bw} GB/s), assumed: none was given; set host_memory or host_bandwidth (a DDR4-3200 desktop has 51.2 GB/s and decodes the CPU's part about 40 % slower)",
+                    h.name
+                ),
+                alloc::format!(
+                    "{}（{bw} GB/s），为假定值：未给出主机内存；请设置 host_memory 或 host_bandwidth（DDR4-3200 台式机为 51.2 GB/s，CPU 部分的解码约慢 40 %）",
+                    h.name
+                ),
+            ),
+        };
+        let (experts, blocks) = (split.expert_blocks, self.arch.num_layers);
+        let (what_en, what_zh) = match (cpu_layers > 0, experts > 0) {
+            (true, true) => (
+                alloc::format!(
+                    "{cpu_layers} of the {all} layers, the output layer counting as one, and the routed experts of {experts} more blocks, --n-cpu-moe"
+                ),
+                alloc::format!(
+                    "{all} 层中的 {cpu_layers} 层，输出层算一层，以及另外 {experts} 个块的路由专家，--n-cpu-moe"
+                ),
+            ),
+            (false, true) => (
+                alloc::format!(
+                    "the routed experts of {experts} of the {blocks} blocks, --n-cpu-moe"
+                ),
+                alloc::format!("{blocks} 个块中 {experts} 个块的路由专家，--n-cpu-moe"),
+            ),
+            _ => (
+                alloc::format!(
+                    "{cpu_layers} of the {all} layers, the output layer counting as one"
+                ),
+                alloc::format!("{all} 层中的 {cpu_layers} 层，输出层算一层"),
+            ),
+        };
+        parts.note(
+            "speed_cpu_layers",
+            en!("{cpu} GB of weights are in CPU memory ({what_en}): a token reads what it uses of them at {mbu} of the host memory's peak, {host_en}; a prompt batch of 32 tokens or more copies them to the GPU over PCIe once per ubatch (llama.cpp's op offload)."),
+            zh!("有 {cpu} GB 权重留在 CPU 内存（{what_zh}）：每个 token 按主机内存峰值带宽的 {mbu} 读取其中用到的部分，{host_zh}；32 个 token 及以上的提示批处理每个 ubatch 经 PCIe 把它们复制到 GPU 一次（llama.cpp 的算子卸载）。"),
+        );
     }
 
     /// Why the pool does not fit, as the engine that sizes it refuses (or cuts) it.

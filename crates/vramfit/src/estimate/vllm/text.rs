@@ -86,6 +86,7 @@ impl Run<'_> {
 
     /// The weights' formula: the checkpoint's tensors, then what vLLM's MXFP4 backend holds
     /// beyond them.
+    #[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
     fn vllm_weights_text(&self, f: &VllmFigures) -> Formula {
         let Some((backend, extra)) = f.mxfp4 else {
             return self.vllm_checkpoint_text(f, f.weights);

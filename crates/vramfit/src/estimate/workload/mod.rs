@@ -8,6 +8,7 @@
 
 mod checks;
 mod gpus;
+mod host;
 mod model;
 mod regimes;
 mod serving;
@@ -110,6 +111,9 @@ pub struct Workload {
     /// llama.cpp `--n-cpu-moe`: the blocks (from the first) whose routed experts stay in CPU
     /// memory.
     pub n_cpu_moe: u64,
+    /// The host memory llama.cpp and Ollama read CPU-resident layers and experts from
+    /// (`host_memory`, `host_bandwidth`, or the stated default): the speed under offload.
+    pub host: crate::host::HostChoice,
     /// The checkpoint ships its routed experts in MXFP4 (gpt-oss): every GGUF file made from it
     /// keeps them so, whatever its file type.
     pub mxfp4_experts: bool,
@@ -239,6 +243,7 @@ impl EstimateInput {
         let (dtype, vllm_downcast) = self.run_dtype(loaded.dtype, arch, device.as_ref());
         let serving = self.resolve_serving(arch, &shape, &par, device.as_ref())?;
         let llamacpp = self.resolve_llamacpp(arch)?;
+        let host = self.resolve_host()?;
         let lora_mask = lora_mask("lora_targets", &self.lora_targets)?;
         #[cfg(feature = "training")]
         let regimes = self.resolve_regimes()?;
@@ -282,6 +287,7 @@ impl EstimateInput {
             mxfp4_experts: model.shipped == Quantization::Mxfp4,
             ubatch: llamacpp.ubatch,
             n_cpu_moe: llamacpp.n_cpu_moe,
+            host,
             mem_fraction_static: serving.mem_fraction_static,
             free_gpu_memory_fraction: serving.free_gpu_memory_fraction,
             cuda_graph_max_bs: serving.cuda_graph_max_bs,
