@@ -88,7 +88,13 @@ pub fn settings(runner: Runner) -> Vec<Setting> {
                 key!("e.flash_ollama"),
             ),
         ],
-        Runner::Transformers | Runner::Training => return Vec::new(),
+        // transformers' release: its MLA cache changed in 5.15 (`vramfit::estimate::TransformersVersion`).
+        Runner::Transformers => &[(
+            "engine_version",
+            "transformers.__version__",
+            key!("e.transformers_version"),
+        )],
+        Runner::Training => return Vec::new(),
     };
     context
         .map(|(name, what)| ("max_model_len", name, what))
@@ -155,9 +161,15 @@ mod tests {
             name_of(Runner::Trtllm, "max_model_len"),
             Some("max_seq_len")
         );
-        assert!(settings(Runner::Transformers).is_empty());
+        // transformers' one setting is its release (its MLA cache changed in 5.15).
+        assert_eq!(
+            name_of(Runner::Transformers, "engine_version"),
+            Some("transformers.__version__")
+        );
+        assert!(settings(Runner::Training).is_empty());
         // Every setting is a field of the form.
         for r in [
+            Runner::Transformers,
             Runner::Vllm,
             Runner::Sglang,
             Runner::Trtllm,

@@ -163,7 +163,7 @@ pub struct EstimateFlags {
         allow_negative_numbers = true
     )]
     pub free_gpu_memory_fraction: Option<f64>,
-    /// vLLM release whose rules size the pool, 0.6 to 0.33 (e.g. 0.19, 0.8.5): V0 before 0.8, the CUDA graphs inside the pool's budget from 0.21 [default: 0.33, the latest].
+    /// The engine's release: vLLM's, whose rules size the pool, 0.6 to 0.33 (e.g. 0.19, 0.8.5: V0 before 0.8, the CUDA graphs inside the pool's budget from 0.21) [default: 0.33, the latest]; transformers', 4.0 to 5.25 (e.g. 4.57: an MLA model caches every head before 5.15, the compressed latent from 5.15) [default: 5.25].
     #[arg(long)]
     pub engine_version: Option<String>,
     /// SGLang cuda_graph_max_bs, 1 to 4096 [default: by the card's memory and tp].

@@ -103,6 +103,12 @@ impl Runner {
         matches!(self, Runner::Vllm)
     }
 
+    /// Whether this runner reads `engine_version` as a transformers release (its MLA cache
+    /// changed in 5.15): transformers inference and training.
+    pub(super) const fn reads_transformers_version(self) -> bool {
+        matches!(self, Runner::Transformers | Runner::Training)
+    }
+
     /// The sequences one engine runs at once when `max_num_seqs` is not given: TensorRT-LLM's
     /// `max_batch_size` 2,048; vLLM's 1,024 on a large card and 256 on others (SGLang sizes its
     /// own from its pool).
@@ -201,7 +207,8 @@ pub struct Rules {
     pub output_layer_first: bool,
     /// Whether a GGUF checkpoint is dequantized on load (PyTorch).
     pub dequantizes_gguf: bool,
-    /// Whether it keeps an MLA model's cache decompressed (transformers).
+    /// Whether it keeps an MLA model's cache decompressed as transformers did before 5.15
+    /// (transformers' runners, whose `engine_version` then decides: [`Run::mla_decompressed`]).
     pub decompressed_mla: bool,
     /// How it keeps DeepSeek Sparse Attention's indexer keys (and, in fp8, the MLA latent
     /// beside them).

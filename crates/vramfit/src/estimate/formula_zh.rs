@@ -562,6 +562,8 @@ pub(super) mod tests {
         // vLLM's MXFP4 backends (`vllm/mxfp4.rs`): the format's and the kernels' names.
         "MXFP",
         "Marlin",
+        // MLA's compressed latent as its config names it (transformers 5.15 on caches it).
+        "kv_lora_rank",
         "Triton",
         "FlashInfer",
         "SM",

@@ -91,7 +91,36 @@ impl Run<'_> {
         p.peak = Some(f.peak);
         self.hf_components(&f, p);
         self.context_and_workspace(p);
+        self.mla_release_note(p);
         (f.phase, 0, 0)
+    }
+
+    /// An MLA model's cache depends on the transformers release (`hf_version.rs`): said, with
+    /// how much the other releases keep.
+    fn mla_release_note(&self, p: &mut Parts) {
+        let Some(m) = self.arch.mla.filter(|_| self.rules().decompressed_mla) else {
+            return;
+        };
+        if self.arch.indexer.is_some() || self.arch.hybrid.is_some() {
+            return;
+        }
+        let latent = m.kv_lora_rank + m.qk_rope_head_dim;
+        let full = self.arch.num_heads * (m.qk_nope_head_dim + m.qk_rope_head_dim + m.v_head_dim);
+        let ratio = full / latent.max(1);
+        let v = self.transformers_version.text();
+        if self.mla_decompressed() {
+            p.note(
+                "hf_mla_release",
+                en!("transformers {v} caches every head's decompressed keys and values ({full} values per token per layer); from 5.15 it caches the compressed latent ({latent}), {ratio}x less."),
+                zh!("transformers {v} 缓存每个头解压后的键和值（每 token 每层 {full} 个值）；从 5.15 起缓存压缩的潜向量（{latent} 个），少 {ratio} 倍。"),
+            );
+        } else {
+            p.note(
+                "hf_mla_release",
+                en!("transformers {v} caches MLA's compressed latent ({latent} values per token per layer); 4.x to 5.14 cached every head's decompressed keys and values ({full}), {ratio}x more: give engine_version for an older release."),
+                zh!("transformers {v} 缓存 MLA 的压缩潜向量（每 token 每层 {latent} 个值）；4.x 到 5.14 缓存每个头解压后的键和值（{full} 个），多 {ratio} 倍：旧版本请给出 engine_version。"),
+            );
+        }
     }
 
     /// The figures of `generate`: the weights, the cache at the prefill and at the last token,
@@ -106,9 +135,14 @@ impl Run<'_> {
         // The cache's layers: the model's, or those assumed for a bare parameter count.
         let layers = self.cache_arch().num_layers.div_ceil(self.pp);
         let numbers = Run::new(self.w, false);
-        let (kv_end, _) =
-            numbers.kv_bytes(self.batch, self.seq_len + self.new_tokens, layers, true);
-        let (kv_prefill, _) = numbers.kv_bytes(self.batch, self.seq_len, layers, true);
+        let (kv_end, _) = numbers.kv_bytes(
+            self.batch,
+            self.seq_len + self.new_tokens,
+            layers,
+            self.mla_decompressed(),
+        );
+        let (kv_prefill, _) =
+            numbers.kv_bytes(self.batch, self.seq_len, layers, self.mla_decompressed());
         let state = self.state_figures(self.batch, layers, StateLayout::Transformers);
         let act = self.act_bytes();
         let (per_tok, s2) = activations::hf_inference_per_token(a, act);
@@ -309,8 +343,12 @@ impl Run<'_> {
         if !self.text {
             return Formula::default();
         }
-        let (_, kv_text) =
-            self.kv_bytes(self.batch, self.seq_len + self.new_tokens, f.layers, true);
+        let (_, kv_text) = self.kv_bytes(
+            self.batch,
+            self.seq_len + self.new_tokens,
+            f.layers,
+            self.mla_decompressed(),
+        );
         let kv_note = if f.phase == Phase::Prefill && f.acts_encoder > f.decoder_prefill {
             formula!(self.text; text " (none of it exists yet at the peak, the encoder's pass)", "（峰值在编码器前向时，此时尚未分配）")
         } else if f.phase == Phase::Prefill && f.kv_end > f.kv_prefill {

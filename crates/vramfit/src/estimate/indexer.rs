@@ -137,7 +137,7 @@ mod tests {
         .resolve()
         .unwrap();
         let run = Run::new(&w, false);
-        let decompressed = run.rules().decompressed_mla;
+        let decompressed = run.mla_decompressed();
         run.kv_bytes(1, 1, 61, decompressed).0
     }
 

@@ -384,9 +384,11 @@ pub struct EstimateInput {
     /// --kv_cache_free_gpu_memory_fraction`, 0.01 to 1): the share of the memory left after its
     /// start-up profile that becomes the KV cache. Default 0.9.
     pub free_gpu_memory_fraction: Option<f64>,
-    /// The engine's release, vLLM only: `0.6` to `0.33`, or with its patch (`0.8.5`). It picks
+    /// The engine's release. vLLM's: `0.6` to `0.33`, or with its patch (`0.8.5`); it picks
     /// the rules of that line: V0 or V1, the profile run's defaults, whether the CUDA graphs are
-    /// taken out of the pool's budget (from 0.21). Default: the latest, 0.33.
+    /// taken out of the pool's budget (from 0.21). Default: the latest, 0.33. transformers' (the
+    /// `hf` engine): `4.0` to `5.25`; an MLA model (DeepSeek) caches every head's keys and values
+    /// before 5.15, its compressed latent from 5.15. Default: 5.25.
     pub engine_version: Option<String>,
     // -- Training regimes (part `regimes`): the stack and the memory savers it runs with. --
     /// The fine-tuning stack (`trl`, `unsloth`, `torchtune`, `llamafactory`, `axolotl`,

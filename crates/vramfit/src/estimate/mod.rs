@@ -101,6 +101,7 @@ mod engine;
 mod formula_zh;
 mod guide;
 mod hf;
+mod hf_version;
 mod indexer;
 mod input;
 mod input_regimes;
@@ -135,6 +136,7 @@ pub use engine::{
     CardTraits, Context, ExpertParallel, Formats, LayerOffload, PastTrained, Required, Rules,
     Runner,
 };
+pub use hf_version::TransformersVersion;
 pub use input::{
     AttentionImpl, Checkpointing, Engine, EstimateInput, Logits, Loss, Mode, Offload, Optimizer,
     Precision, RlAlgorithm, Rollout, Stack,

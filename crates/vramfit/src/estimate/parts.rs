@@ -135,6 +135,12 @@ impl<'a> Run<'a> {
         }
     }
 
+    /// Whether an MLA model's cache is counted decompressed: the runner keeps it so (its rule)
+    /// in the transformers release of the run (before 5.15; [`super::TransformersVersion`]).
+    pub(super) fn mla_decompressed(&self) -> bool {
+        self.rules().decompressed_mla && !self.transformers_version.keeps_mla_latent()
+    }
+
     /// [`WeightSplit`] in one walk ([`weights::busiest_each`]), once per run, with the
     /// [`ParamSums`] when they are not yet known; 0 for a model without tensors.
     pub(super) fn weight_split(&self) -> WeightSplit {

@@ -166,7 +166,7 @@ impl Run<'_> {
     fn inference_input(&self, runtime: Runtime, active: u64) -> InferenceInput {
         let a = &self.arch;
         let layers_here = a.num_layers.div_ceil(self.pp);
-        let (kv_all, _) = self.kv_bytes(1, 1, layers_here, self.rules().decompressed_mla);
+        let (kv_all, _) = self.kv_bytes(1, 1, layers_here, self.mla_decompressed());
         let windowed_layers = if a.sliding_window > 0 {
             a.sliding_layers.min(a.num_layers)
         } else {

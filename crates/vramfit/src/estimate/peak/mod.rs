@@ -192,7 +192,7 @@ impl Run<'_> {
         let cache = self.cache_arch();
         let layers_here = cache.num_layers.div_ceil(self.pp);
         let kv_per_token = if cache.is_generative() {
-            self.kv_bytes(1, 1, layers_here, rules.decompressed_mla).0
+            self.kv_bytes(1, 1, layers_here, self.mla_decompressed()).0
         } else {
             0
         };

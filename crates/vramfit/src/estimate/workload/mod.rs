@@ -137,6 +137,9 @@ pub struct Workload {
     pub num_gpu: Option<u64>,
     /// The vLLM release whose rules size the pool (the latest when not given).
     pub vllm_version: VllmVersion,
+    /// The transformers release of transformers' runners (the latest when not given): its MLA
+    /// cache is the compressed latent from 5.15 on.
+    pub transformers_version: super::TransformersVersion,
     /// Training regimes (part `regimes`): the loss, the step, activation offload, packing, the
     /// upcast, as given or as the stack picks them.
     pub regimes: Regimes,
@@ -297,6 +300,7 @@ impl EstimateInput {
             ollama_tag: model.ollama_tag,
             num_gpu: llamacpp.num_gpu,
             vllm_version: serving.vllm_version,
+            transformers_version: serving.transformers_version,
             regimes,
             rl,
             sharding,

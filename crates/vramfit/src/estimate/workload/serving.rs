@@ -6,7 +6,9 @@ use super::checks::{check_kv_on_card, free_fraction};
 use super::gpus::Parallel;
 use super::{MAX_SEQ, Shape, int};
 use crate::error::Result;
-use crate::estimate::{AttentionImpl, Context, Device, EstimateInput, Kernel, VllmVersion};
+use crate::estimate::{
+    AttentionImpl, Context, Device, EstimateInput, Kernel, TransformersVersion, VllmVersion,
+};
 use crate::model::Architecture;
 use crate::units::{GIB, MIB};
 use alloc::format;
@@ -32,6 +34,8 @@ pub(super) struct Serving {
     pub(super) mem_fraction_static: f64,
     /// The vLLM release, given or the latest.
     pub(super) vllm_version: VllmVersion,
+    /// transformers' release, given or the latest.
+    pub(super) transformers_version: crate::estimate::TransformersVersion,
 }
 
 /// llama.cpp's and Ollama's settings.
@@ -73,7 +77,7 @@ impl EstimateInput {
         let free_gpu_memory_fraction = free_fraction(self.free_gpu_memory_fraction)?;
         check_kv_on_card(rules, self.kv_dtype, device)?;
         let big = device.is_some_and(|d| d.memory.get() >= 70 * GIB && !d.a100);
-        let vllm_version = self.resolve_engine_version()?;
+        let (vllm_version, transformers_version) = self.resolve_engine_version()?;
         let max_model_len = self.resolve_context(arch, shape, par, device)?;
         let given_seqs = self
             .max_num_seqs
@@ -128,28 +132,38 @@ impl EstimateInput {
             cuda_graph_max_bs,
             mem_fraction_static,
             vllm_version,
+            transformers_version,
         })
     }
 
-    /// `engine_version`: a vLLM release, read by vLLM alone (another engine's runner refuses
-    /// it rather than drop it); the latest when not given.
-    fn resolve_engine_version(&self) -> Result<VllmVersion> {
+    /// `engine_version`: a vLLM release for vLLM (and an RL run's colocated rollout), a
+    /// transformers release for transformers' runners; another engine refuses it rather than
+    /// drop it. The latest of each when not given.
+    fn resolve_engine_version(&self) -> Result<(VllmVersion, TransformersVersion)> {
+        let latest = (VllmVersion::LATEST, TransformersVersion::LATEST);
         let Some(text) = &self.engine_version else {
-            return Ok(VllmVersion::LATEST);
+            return Ok(latest);
         };
         // An RL run's colocated rollout is vLLM too (`estimate/rl/`).
         let colocated = self.rl.is_some() && self.rollout == Some(super::super::Rollout::Colocate);
-        if !self.runner().reads_engine_version() && !colocated {
-            return Err(input_error!(
-                Unsupported,
-                "engine_version",
-                ["{:?} is read for vLLM only", text],
-                ["{:?} 仅用于 vLLM", text],
-                "no engine_version for this engine, or engine vllm (or an RL run's colocated rollout)",
-                "此引擎不设 engine_version，或选 vllm 引擎（或 RL 的同卡 rollout）",
+        let runner = self.runner();
+        if runner.reads_engine_version() || colocated {
+            return Ok((VllmVersion::parse("engine_version", text)?, latest.1));
+        }
+        if runner.reads_transformers_version() {
+            return Ok((
+                latest.0,
+                TransformersVersion::parse("engine_version", text)?,
             ));
         }
-        VllmVersion::parse("engine_version", text)
+        Err(input_error!(
+            Unsupported,
+            "engine_version",
+            ["{:?} is read for vLLM and transformers only", text],
+            ["{:?} 仅用于 vLLM 与 transformers", text],
+            "no engine_version for this engine; engine vllm (or an RL run's colocated rollout) or hf",
+            "此引擎不设 engine_version；可用于 vllm 引擎（或 RL 的同卡 rollout）或 hf",
+        ))
     }
 
     /// The context, given or the runner's default, which must hold one sequence where every
