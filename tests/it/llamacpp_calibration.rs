@@ -255,9 +255,18 @@ fn compute_buffers_are_never_under_by_more_than_the_stated_bounds() {
         } else {
             worst_other = worst_other.max(under);
         }
-        assert!(ours - logged < 0.05 * MIB, "{}: over by {}", r.model, (ours - logged) / MIB);
+        assert!(
+            ours - logged < 0.05 * MIB,
+            "{}: over by {}",
+            r.model,
+            (ours - logged) / MIB
+        );
     }
-    assert!((worst_other / MIB - 78.01).abs() < 0.01, "{}", worst_other / MIB);
+    assert!(
+        (worst_other / MIB - 78.01).abs() < 0.01,
+        "{}",
+        worst_other / MIB
+    );
 }
 
 /// The one miss that is a different file, checked by hand: mistral-7b-instruct-v0.2.Q2_K.gguf of
