@@ -131,7 +131,7 @@ pub const MISSES: &[(&str, &str, &str)] = &[
     (
         "https://arxiv.org/pdf/2509.11947v1",
         "compute",
-        "the same: with the output layer on the CPU, llama.cpp copies the output matrix to the GPU for the prompt (op offload): 102.54 MiB of Q6_K beside the logits and the norm, 137.79 MiB in all",
+        "the same: the output layer stayed on the CPU, and a prompt batch copies its matrix to the GPU (op offload): 102.54 MiB of Q6_K beside the logits and the norm, 137.79 MiB in all; vramfit's rule for an output layer in CPU memory gives it to the digit (test the_cpu_output_layer_is_copied_as_the_paper_logs), but today's -ngl 20 puts the output layer on the GPU",
     ),
     (
         "https://github.com/Kelsidavis/rusteze/blob/a73b0defa2725e67ddf9c4d19059bbe17008423d/llama.log",
@@ -168,7 +168,7 @@ pub fn buffer_errors() -> Vec<(LlamacppRun, &'static str, f64, f64)> {
 #[test]
 fn every_log_is_read_with_its_source_and_settings() {
     let runs = llamacpp_runs();
-    assert_eq!(runs.len(), 15);
+    assert_eq!(runs.len(), 17);
     for r in &runs {
         assert!(
             r.source.starts_with("https://") && r.date.len() == 10,
@@ -194,7 +194,7 @@ fn every_log_is_read_with_its_source_and_settings() {
 }
 
 /// The model, KV and compute buffers of every logged load, to the 0.05 MiB of the log's two
-/// decimals, but for the listed misses: 38 of the 44 buffers the logs print.
+/// decimals, but for the listed misses: 42 of the 48 buffers the logs print.
 #[test]
 fn buffers_match_the_logs_to_the_printed_digits() {
     let mut exact = 0;
@@ -215,7 +215,58 @@ fn buffers_match_the_logs_to_the_printed_digits() {
         );
         exact += 1;
     }
-    assert_eq!(exact, 38);
+    assert_eq!(exact, 42);
+}
+
+/// The paper's load (arXiv 2509.11947: Mistral-7B Q4_K_M, -c 768 -ub 256, flash attention) left
+/// the output layer on the CPU, as llama.cpp's -ngl did before PR #18148: estimated with the
+/// output layer in CPU memory (-ngl 0 today), the compute buffer is the copied output matrix,
+/// the logits and the final norm's output, the 137.79 MiB the log prints. (The 20 blocks it
+/// kept on the GPU need 44 MiB, less; with -ngl 0 the blocks' own copies are not modelled.)
+#[test]
+fn the_cpu_output_layer_is_copied_as_the_paper_logs() {
+    let run = llamacpp_runs()
+        .into_iter()
+        .find(|r| r.source.contains("2509.11947"))
+        .unwrap();
+    let logged = run.compute_buffer.unwrap();
+    let e = estimate_run(&LlamacppRun {
+        layers_offloaded: 0,
+        ..run
+    });
+    let ours = component(&e, ComponentKind::ComputeBuffer) as f64;
+    assert!((ours - logged).abs() < 0.005 * MIB, "{}", ours / MIB);
+}
+
+/// Where vramfit's buffers fall short of a log: no compute buffer is under by more than the
+/// paper's output matrix (102.54 MiB, the -ngl rule of its build, above), and no other by more
+/// than the 78.01 MiB of build b7780's Qwen2.5-7B (20 %, not explained). Over, the largest is
+/// none: every other compute buffer is exact.
+#[test]
+fn compute_buffers_are_never_under_by_more_than_the_stated_bounds() {
+    let mut worst_other: f64 = 0.0;
+    for (r, name, logged, ours) in buffer_errors() {
+        if name != "compute" {
+            continue;
+        }
+        let under = (logged - ours).max(0.0);
+        if r.source.contains("2509.11947") {
+            assert!(under < 102.55 * MIB, "{}", under / MIB);
+        } else {
+            worst_other = worst_other.max(under);
+        }
+        assert!(
+            ours - logged < 0.05 * MIB,
+            "{}: over by {}",
+            r.model,
+            (ours - logged) / MIB
+        );
+    }
+    assert!(
+        (worst_other / MIB - 78.01).abs() < 0.01,
+        "{}",
+        worst_other / MIB
+    );
 }
 
 /// The one miss that is a different file, checked by hand: mistral-7b-instruct-v0.2.Q2_K.gguf of

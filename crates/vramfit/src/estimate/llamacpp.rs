@@ -106,20 +106,50 @@ impl Run<'_> {
         let split = (self.dp * self.pp).clamp(1, on_gpu.max(1));
         let place = self.llamacpp_placement(on_gpu, output_on_gpu, split);
         let ctx = self.max_model_len;
-        let c = self.llamacpp_compute(ctx);
-        // The logits (last GPU only) or a block's largest stage, on a GPU with blocks or the
-        // output.
+        let mut c = self.llamacpp_compute(ctx);
+        // The output layer left in CPU memory: a prompt batch of op offload's 32 tokens or more
+        // runs its matrix product on the first GPU (`ggml_backend_sched` offloads an op whose
+        // weight is in CPU memory to the highest-priority backend that takes it), copying the
+        // output matrix into that GPU's compute buffer beside the logits and the final norm's
+        // output. A published log (arXiv 2509.11947, -ngl 20 of 33 with the output on the CPU)
+        // prints the sum to the 0.01 MiB: 102.54 + 31.25 + 4.00 = 137.79 MiB.
+        // Ollama runs a model it gives no layer to on the CPU alone (no GPU, nothing copied);
+        // llama.cpp's -ngl 0 keeps the GPU for such products.
+        let gpu_used = on_gpu > 0 || matches!(self.rules().offload, LayerOffload::GpuLayers);
+        c.output_copy = if !output_on_gpu
+            && gpu_used
+            && a.is_detailed()
+            && a.is_generative()
+            && !self.cache_assumed()
+            && c.ubatch >= LLAMACPP_OP_OFFLOAD_BATCH
+        {
+            place.head
+        } else {
+            0
+        };
+        // The logits (last GPU only, or the first when the output layer is copied to it) or a
+        // block's largest stage, on a GPU with blocks or the output.
         let compute_of = |g: usize| {
-            let logits = if output_on_gpu && g + 1 == split as usize {
+            let output_here = if output_on_gpu {
+                g + 1 == split as usize
+            } else {
+                c.output_copy > 0 && g == 0
+            };
+            let logits = if output_here {
                 c.ubatch * (a.vocab_size + a.hidden_size) * 4
+            } else {
+                0
+            };
+            let output = if output_here {
+                logits.saturating_add(c.output_copy)
             } else {
                 0
             };
             let block = c.ffn.max(c.attention).saturating_add(c.expert_copy);
             let c = if place.stage_layers[g] > 0 {
-                logits.max(block)
+                output.max(block)
             } else {
-                logits
+                output
             };
             (c, logits)
         };
@@ -137,6 +167,10 @@ impl Run<'_> {
             }
         }
         let (compute, logits) = compute_of(busiest);
+        // The copied output matrix is the busiest GPU's only where it is the first.
+        if busiest != 0 {
+            c.output_copy = 0;
+        }
         let kv_cpu = self
             .llamacpp_kv(ctx, layers - on_gpu)
             .bytes
@@ -167,7 +201,7 @@ impl Run<'_> {
         let mut stage_w = alloc::vec![0u64; split as usize];
         let mut stage_layers = alloc::vec![0u64; split as usize];
         let stage_of = |l: u64| weights::layer_stage(l - first, on_gpu, split) as usize;
-        let (mut gpu, mut cpu, mut head) = (0u64, 0u64, 0u64);
+        let (mut gpu, mut cpu, mut head, mut embedding) = (0u64, 0u64, 0u64, 0u64);
         // Blocks alike are visited once (`n` of them from `t.layer` on); a tensor whose GGUF type
         // differs from block to block is counted block by block.
         let by_block = |t: &crate::model::Tensor| {
@@ -179,6 +213,9 @@ impl Run<'_> {
             let Some(l) = t.layer else {
                 if t.role == Role::LmHead {
                     head = head.saturating_add(bytes);
+                }
+                if t.role == Role::Embedding {
+                    embedding = embedding.saturating_add(bytes);
                 }
                 let here = t.role == Role::LmHead
                     || (t.role == Role::Vector && output_on_gpu)
@@ -251,6 +288,8 @@ impl Run<'_> {
             stage_layers,
             gpu,
             cpu,
+            // The output matrix: the LM head, or the token embeddings a tied model reads.
+            head: if a.tied_embeddings { embedding } else { head },
         }
     }
 
@@ -294,6 +333,7 @@ impl Run<'_> {
             attention,
             expert_copy,
             logits: 0,
+            output_copy: 0,
         }
     }
 
@@ -539,7 +579,13 @@ impl Run<'_> {
         let a = &self.arch;
         let c = &f.compute;
         let (ub, ctx, heads, hidden) = (c.ubatch, self.max_model_len, a.num_heads, a.hidden_size);
-        let output = if c.logits > 0 {
+        let output = if c.output_copy > 0 {
+            let (vocab, x) = (a.vocab_size, b(c.output_copy));
+            formula!(self.text;
+                ["output matrix copied from CPU memory for a prompt batch {x} + {ub} × ({vocab} logits + {hidden}) × 4 B, "],
+                ["提示批处理时从 CPU 内存复制来的输出矩阵 {x} + {ub} × ({vocab} 个 logits + {hidden}) × 4 B，"]
+            )
+        } else if c.logits > 0 {
             let vocab = a.vocab_size;
             formula!(self.text;
                 ["output {ub} × ({vocab} logits + {hidden}) × 4 B, "],
@@ -638,6 +684,9 @@ pub(super) struct LlamacppCompute {
     pub(super) expert_copy: u64,
     /// The output's logits, on the GPU that holds the output layer (0 on the others).
     pub(super) logits: u64,
+    /// The output matrix copied from CPU memory for a prompt batch (op offload), when the
+    /// output layer stays there: on the first GPU, 0 on the others.
+    pub(super) output_copy: u64,
 }
 
 /// Where the weights go: per GPU of the split its weights and blocks, and over all of them the
@@ -647,6 +696,8 @@ struct Placement {
     stage_layers: alloc::vec::Vec<u64>,
     gpu: u64,
     cpu: u64,
+    /// The output matrix's bytes as the file stores it.
+    head: u64,
 }
 
 /// The smallest batch llama.cpp runs on the GPU with weights kept in CPU memory: op offload's
@@ -730,6 +781,46 @@ mod tests {
             compute(&estimate(&small).unwrap()),
             compute(&estimate(&none).unwrap())
         );
+    }
+
+    /// The output layer in CPU memory (here -ngl 0): a prompt batch of 256 tokens (≥ op
+    /// offload's 32) copies Mistral-7B's output matrix, Q6_K in a Q4_K_M file, to the GPU:
+    /// 32,000 × 4,096 × 210 / 256 = 107,520,000 B, beside 256 × (32,000 logits + 4,096) × 4 B =
+    /// 36,962,304 B: 144,482,304 B = 137.79 MiB, the CUDA0 compute buffer that a published log
+    /// prints for this model with its output layer on the CPU (arXiv 2509.11947, Appendix B,
+    /// -c 768 -ub 256 -fa; tests/data/llamacpp-buffers.csv). With -ngl 0 the blocks' weights are
+    /// copied too (not modelled: the figure is a floor there).
+    #[test]
+    fn a_prompt_batch_copies_the_cpu_output_layer_and_its_logits() {
+        let input = |ubatch: f64| EstimateInput {
+            model: Some("mistralai/Mistral-7B-v0.1".into()),
+            engine: Engine::Llamacpp,
+            quantization: Quantization::Gguf {
+                file_type: GgufFileType::Q4_K_M,
+            },
+            max_model_len: Some(768.0),
+            seq_len: 1.0,
+            new_tokens: 0.0,
+            ubatch,
+            attention: crate::estimate::AttentionImpl::Flash,
+            gpu_layers: Some(0.0),
+            ..EstimateInput::default()
+        };
+        let compute = |e: &crate::estimate::Estimate| {
+            e.components
+                .iter()
+                .find(|c| c.key.kind == crate::estimate::ComponentKind::ComputeBuffer)
+                .unwrap()
+                .bytes
+                .get()
+        };
+        assert_eq!(32_000 * 4096 / 256 * 210, 107_520_000);
+        assert_eq!(
+            compute(&estimate(&input(256.0)).unwrap()),
+            107_520_000 + 256 * (32_000 + 4096) * 4
+        );
+        // A batch of 16 runs the output layer on the CPU: its logits stay there too.
+        assert_eq!(compute(&estimate(&input(16.0)).unwrap()), 0);
     }
 
     /// The solver's fewest blocks of experts in CPU memory that fit a 24 GiB card: that many
