@@ -329,6 +329,12 @@ pub(super) mod tests {
                 ..b.clone()
             },
             serve.clone(),
+            // vLLM's LoRA slots (refused for the models it does not model).
+            EstimateInput {
+                enable_lora: true,
+                max_loras: Some(4.0),
+                ..serve.clone()
+            },
             EstimateInput {
                 tp: 2.0,
                 gpus: Some(2.0),
@@ -643,6 +649,10 @@ pub(super) mod tests {
         "max_num_tokens",
         "free_gpu_memory_fraction",
         "gpu_memory_utilization",
+        // vLLM's LoRA settings and the adapters' two matrices.
+        "max_loras",
+        "max_lora_rank",
+        "A",
         "generate",
         "mem_fraction_static",
         "context_length",

@@ -9,12 +9,14 @@
 mod checks;
 mod gpus;
 mod host;
+mod lora;
 mod model;
 mod regimes;
 mod serving;
 mod sharding;
 
 pub use checks::lora_mask;
+pub use lora::{LoraSlots, VLLM_LORA_FROM, VLLM_LORA_RANKS};
 pub use regimes::{FromStack, Regimes};
 pub use sharding::{
     DEEPSPEED_DEFAULTS, DeepSpeedAuto, Fsdp, FsdpVersion, Megatron, Sharding, ZeroBucketSizes,
@@ -137,6 +139,8 @@ pub struct Workload {
     pub num_gpu: Option<u64>,
     /// The vLLM release whose rules size the pool (the latest when not given).
     pub vllm_version: VllmVersion,
+    /// vLLM's LoRA adapter slots (`enable_lora`); `None` without them.
+    pub lora: Option<LoraSlots>,
     /// Training regimes (part `regimes`): the loss, the step, activation offload, packing, the
     /// upcast, as given or as the stack picks them.
     pub regimes: Regimes,
@@ -242,6 +246,7 @@ impl EstimateInput {
         let device = self.resolve_device(gpus)?;
         let (dtype, vllm_downcast) = self.run_dtype(loaded.dtype, arch, device.as_ref());
         let serving = self.resolve_serving(arch, &shape, &par, device.as_ref())?;
+        let lora = self.resolve_lora(arch, serving.vllm_version)?;
         let llamacpp = self.resolve_llamacpp(arch)?;
         let host = self.resolve_host()?;
         let lora_mask = lora_mask("lora_targets", &self.lora_targets)?;
@@ -297,6 +302,7 @@ impl EstimateInput {
             ollama_tag: model.ollama_tag,
             num_gpu: llamacpp.num_gpu,
             vllm_version: serving.vllm_version,
+            lora,
             regimes,
             rl,
             sharding,
