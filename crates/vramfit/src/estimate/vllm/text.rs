@@ -280,12 +280,17 @@ impl Run<'_> {
                         b(available),
                         thousands(blocks),
                     );
+                    let (lora, lora_zh) = if f.lora.is_some() {
+                        (" + LoRA slots", " + LoRA 槽位")
+                    } else {
+                        ("", "")
+                    };
                     [
-                        "{memory} × {util} − (weights + activations + non-torch) = {size} → {blocks_n} blocks × 16 tokens × {}",
+                        "{memory} × {util} − (weights + activations + non-torch{lora}) = {size} → {blocks_n} blocks × 16 tokens × {}",
                         per_block.en
                     ],
                     [
-                        "{memory} × {util} − (权重 + 激活 + 非 torch) = {size} → {blocks_n} 块 × 16 token × {}",
+                        "{memory} × {util} − (权重 + 激活 + 非 torch{lora_zh}) = {size} → {blocks_n} 块 × 16 token × {}",
                         per_block.zh
                     ]
                 )
