@@ -192,6 +192,10 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
         ep: num(u)?,
         free_gpu_memory_fraction: opt_num(u)?,
         engine_version: text(u, &["0.19", "0.6.4", "v0.8.5.post1", "0.34", "0.x", ""])?,
+        enable_lora: u.arbitrary()?,
+        max_loras: opt_num(u)?,
+        max_lora_rank: opt_num(u)?,
+        max_cpu_loras: opt_num(u)?,
         // Training regimes (part `regimes`).
         stack: maybe(u, &Stack::ALL)?,
         loss: maybe(u, &Loss::ALL)?,

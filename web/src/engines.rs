@@ -36,6 +36,10 @@ pub fn settings(runner: Runner) -> Vec<Setting> {
             ("kv_dtype", "kv_cache_dtype", key!("e.kv")),
             ("cuda_graphs", "CUDA graphs", key!("e.graphs_vllm")),
             ("engine_version", "vllm --version", key!("e.vllm_version")),
+            ("enable_lora", "--enable-lora", key!("e.enable_lora")),
+            ("max_loras", "--max-loras", key!("e.max_loras")),
+            ("max_lora_rank", "--max-lora-rank", key!("e.max_lora_rank")),
+            ("max_cpu_loras", "--max-cpu-loras", key!("e.max_cpu_loras")),
         ],
         Runner::Sglang => &[
             ("max_num_seqs", "max_running_requests", key!("e.max_seqs")),

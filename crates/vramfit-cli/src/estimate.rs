@@ -166,6 +166,18 @@ pub struct EstimateFlags {
     /// The engine's release: vLLM's, whose rules size the pool, 0.6 to 0.33 (e.g. 0.19, 0.8.5: V0 before 0.8, the CUDA graphs inside the pool's budget from 0.21) [default: 0.33, the latest]; transformers', 4.0 to 5.25 (e.g. 4.57: an MLA model caches every head before 5.15, the compressed latent from 5.15) [default: 5.25].
     #[arg(long)]
     pub engine_version: Option<String>,
+    /// vLLM --enable-lora: serve LoRA adapters, max_loras slots of max_lora_rank on every linear layer, the embedding and the LM head, allocated at start-up out of the KV pool's budget (vLLM 0.12 to 0.33; dense decoders).
+    #[arg(long)]
+    pub enable_lora: bool,
+    /// vLLM --max-loras: adapters in one batch, each a GPU slot, 1 to 1024 [default: 1]. With --enable-lora.
+    #[arg(long, allow_negative_numbers = true)]
+    pub max_loras: Option<f64>,
+    /// vLLM --max-lora-rank: the rank every slot is allocated at, one of 1, 8, 16, 32, 64, 128, 256, 320, 512 [default: 16]. With --enable-lora.
+    #[arg(long, allow_negative_numbers = true)]
+    pub max_lora_rank: Option<f64>,
+    /// vLLM --max-cpu-loras: adapters cached in CPU memory, at least --max-loras; host memory, no GPU bytes [default: max_loras]. With --enable-lora.
+    #[arg(long, allow_negative_numbers = true)]
+    pub max_cpu_loras: Option<f64>,
     /// SGLang cuda_graph_max_bs, 1 to 4096 [default: by the card's memory and tp].
     #[arg(long, allow_negative_numbers = true)]
     pub cuda_graph_max_bs: Option<f64>,
@@ -423,6 +435,10 @@ impl EstimateFlags {
             ep: self.ep,
             free_gpu_memory_fraction: self.free_gpu_memory_fraction,
             engine_version: self.engine_version.clone(),
+            enable_lora: self.enable_lora,
+            max_loras: self.max_loras,
+            max_lora_rank: self.max_lora_rank,
+            max_cpu_loras: self.max_cpu_loras,
             stack: self.stack.map(Into::into),
             loss: self.loss.map(Into::into),
             loss_chunks: self.loss_chunks,

@@ -1115,6 +1115,27 @@ export interface EstimateInput {
    */
   engine_version?: string | null;
   /**
+   * vLLM `--enable-lora`: serve LoRA adapters. vLLM allocates `max_loras` slots of
+   * `max_lora_rank` on every linear layer, the embedding and the LM head at start-up (vLLM
+   * 0.12 to 0.33; dense decoders). Default false.
+   */
+  enable_lora?: boolean;
+  /**
+   * vLLM `--max-loras`: adapters in one batch, each a slot on the GPU; 1 to 1024. Default 1.
+   * With `enable_lora` only.
+   */
+  max_loras?: number | null;
+  /**
+   * vLLM `--max-lora-rank`: the rank every slot is allocated at, one of vLLM's 1, 8, 16, 32,
+   * 64, 128, 256, 320, 512. Default 16. With `enable_lora` only.
+   */
+  max_lora_rank?: number | null;
+  /**
+   * vLLM `--max-cpu-loras`: adapters cached in CPU memory, at least `max_loras` (host memory,
+   * no GPU bytes). Default `max_loras`. With `enable_lora` only.
+   */
+  max_cpu_loras?: number | null;
+  /**
    * The fine-tuning stack (`trl`, `unsloth`, `torchtune`, `llamafactory`, `axolotl`,
    * `deepspeed`, `fsdp`, `megatron`, `verl`, `openrlhf`), whose defaults pick `loss`,
    * `loss_chunks`, `activation_offload`, `kbit_upcast` when they are not given. Absent:

@@ -54,6 +54,7 @@ pub fn label_key(kind: ComponentKind) -> Key {
         K::RolloutWeights => key!("comp.rollout_weights"),
         K::RolloutKvCache => key!("comp.rollout_kv_cache"),
         K::RolloutBuffers => key!("comp.rollout_buffers"),
+        K::LoraAdapters => key!("comp.lora_adapters"),
     }
 }
 

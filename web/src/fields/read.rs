@@ -108,6 +108,10 @@ fn set(input: &mut EstimateInput, key: &str, v: &str) -> Result<(), InputError> 
         "gpu" => input.gpu = text(),
         "gpu_memory" => input.gpu_memory = text(),
         "engine_version" => input.engine_version = text(),
+        "enable_lora" => input.enable_lora = on,
+        "max_loras" => input.max_loras = opt()?,
+        "max_lora_rank" => input.max_lora_rank = opt()?,
+        "max_cpu_loras" => input.max_cpu_loras = opt()?,
         #[cfg(feature = "full")]
         "stack" => input.stack = (!v.is_empty()).then(|| choice(key, v)).transpose()?,
         #[cfg(feature = "full")]

@@ -76,6 +76,9 @@ pub enum ComponentKind {
     /// RL: the rollout engine's other memory (vLLM's profile peak, non-torch memory and CUDA
     /// graphs; `generate`'s activations and logits).
     RolloutBuffers,
+    /// vLLM's LoRA adapter slots (`enable_lora`): `max_loras` adapters of `max_lora_rank` on
+    /// every wrapped layer, allocated at start-up out of the pool's budget.
+    LoraAdapters,
 }
 
 /// Which of an estimate's summary figures a part is counted in.
@@ -92,7 +95,7 @@ pub enum Group {
 
 impl ComponentKind {
     /// Every kind, in the order estimates list them.
-    pub const ALL: [ComponentKind; 28] = [
+    pub const ALL: [ComponentKind; 29] = [
         ComponentKind::Weights,
         ComponentKind::KvCache,
         ComponentKind::StateCache,
@@ -121,6 +124,7 @@ impl ComponentKind {
         ComponentKind::RolloutWeights,
         ComponentKind::RolloutKvCache,
         ComponentKind::RolloutBuffers,
+        ComponentKind::LoraAdapters,
     ];
 
     /// Its name on the wire, snake_case.
@@ -154,6 +158,7 @@ impl ComponentKind {
             ComponentKind::RolloutWeights => "rollout_weights",
             ComponentKind::RolloutKvCache => "rollout_kv_cache",
             ComponentKind::RolloutBuffers => "rollout_buffers",
+            ComponentKind::LoraAdapters => "lora_adapters",
         }
     }
 
@@ -206,7 +211,8 @@ impl ComponentKind {
             | ComponentKind::ValueModelStep
             | ComponentKind::RolloutWeights
             | ComponentKind::RolloutKvCache
-            | ComponentKind::RolloutBuffers => Group::OwnFigure,
+            | ComponentKind::RolloutBuffers
+            | ComponentKind::LoraAdapters => Group::OwnFigure,
         }
     }
 

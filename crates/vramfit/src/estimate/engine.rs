@@ -109,6 +109,12 @@ impl Runner {
         matches!(self, Runner::Transformers | Runner::Training)
     }
 
+    /// Whether this runner allocates LoRA adapter slots (`enable_lora`): vLLM's
+    /// `LoRAModelManager` (SGLang's and the others' adapters are not modelled).
+    pub(super) const fn serves_lora_slots(self) -> bool {
+        matches!(self, Runner::Vllm)
+    }
+
     /// The sequences one engine runs at once when `max_num_seqs` is not given: TensorRT-LLM's
     /// `max_batch_size` 2,048; vLLM's 1,024 on a large card and 256 on others (SGLang sizes its
     /// own from its pool).

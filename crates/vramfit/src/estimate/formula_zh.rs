@@ -91,6 +91,40 @@ pub(super) mod tests {
                 )
             });
         }
+        out.extend(vllm_lora_shapes());
+        out
+    }
+
+    /// vLLM serving with LoRA adapter slots (last, so that the shapes before keep their
+    /// numbers in the snapshots).
+    fn vllm_lora_shapes() -> Vec<EstimateInput> {
+        let mut out = Vec::new();
+        for (model, gpu) in [
+            ("meta-llama/Llama-3.1-8B", None),
+            ("meta-llama/Llama-3.1-8B", Some("h100-sxm5-80gb")),
+            ("Qwen/Qwen3-32B", Some("h100-sxm5-80gb")),
+        ] {
+            let serve = EstimateInput {
+                mode: Mode::Serve,
+                engine: Engine::Vllm,
+                enable_lora: true,
+                ..base(Some(model), None, gpu)
+            };
+            out.extend([
+                EstimateInput {
+                    max_loras: Some(4.0),
+                    ..serve.clone()
+                },
+                EstimateInput {
+                    max_loras: Some(8.0),
+                    max_lora_rank: Some(64.0),
+                    max_cpu_loras: Some(32.0),
+                    tp: 2.0,
+                    gpus: Some(2.0),
+                    ..serve
+                },
+            ]);
+        }
         out
     }
 
@@ -645,6 +679,10 @@ pub(super) mod tests {
         "max_num_tokens",
         "free_gpu_memory_fraction",
         "gpu_memory_utilization",
+        // vLLM's LoRA settings and the adapters' two matrices.
+        "max_loras",
+        "max_lora_rank",
+        "A",
         "generate",
         "mem_fraction_static",
         "context_length",

@@ -390,6 +390,19 @@ pub struct EstimateInput {
     /// `hf` engine): `4.0` to `5.25`; an MLA model (DeepSeek) caches every head's keys and values
     /// before 5.15, its compressed latent from 5.15. Default: 5.25.
     pub engine_version: Option<String>,
+    /// vLLM `--enable-lora`: serve LoRA adapters. vLLM allocates `max_loras` slots of
+    /// `max_lora_rank` on every linear layer, the embedding and the LM head at start-up (vLLM
+    /// 0.12 to 0.33; dense decoders). Default false.
+    pub enable_lora: bool,
+    /// vLLM `--max-loras`: adapters in one batch, each a slot on the GPU; 1 to 1024. Default 1.
+    /// With `enable_lora` only.
+    pub max_loras: Option<f64>,
+    /// vLLM `--max-lora-rank`: the rank every slot is allocated at, one of vLLM's 1, 8, 16, 32,
+    /// 64, 128, 256, 320, 512. Default 16. With `enable_lora` only.
+    pub max_lora_rank: Option<f64>,
+    /// vLLM `--max-cpu-loras`: adapters cached in CPU memory, at least `max_loras` (host memory,
+    /// no GPU bytes). Default `max_loras`. With `enable_lora` only.
+    pub max_cpu_loras: Option<f64>,
     // -- Training regimes (part `regimes`): the stack and the memory savers it runs with. --
     /// The fine-tuning stack (`trl`, `unsloth`, `torchtune`, `llamafactory`, `axolotl`,
     /// `deepspeed`, `fsdp`, `megatron`, `verl`, `openrlhf`), whose defaults pick `loss`,
@@ -546,6 +559,10 @@ impl Default for EstimateInput {
             ep: 1.0,
             free_gpu_memory_fraction: None,
             engine_version: None,
+            enable_lora: false,
+            max_loras: None,
+            max_lora_rank: None,
+            max_cpu_loras: None,
             // Training regimes (part `regimes`).
             stack: None,
             loss: None,

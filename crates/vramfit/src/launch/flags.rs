@@ -62,6 +62,14 @@ pub(crate) enum Setting {
     NCpuMoe,
     /// llama.cpp `--cpu-moe`: every block's.
     CpuMoe,
+    /// vLLM `--enable-lora`.
+    EnableLora,
+    /// vLLM `--max-loras`.
+    MaxLoras,
+    /// vLLM `--max-lora-rank`.
+    MaxLoraRank,
+    /// vLLM `--max-cpu-loras`.
+    MaxCpuLoras,
 }
 
 /// A flag: its names, what it sets, whether a value follows it.
@@ -102,6 +110,10 @@ pub(crate) const VLLM: &[Flag] = &[
     switch(&["--enforce-eager"], Setting::NoCudaGraphs),
     v(&["--dtype"], Setting::Dtype),
     v(&["--quantization", "-q"], Setting::Quantization),
+    switch(&["--enable-lora"], Setting::EnableLora),
+    v(&["--max-loras"], Setting::MaxLoras),
+    v(&["--max-lora-rank"], Setting::MaxLoraRank),
+    v(&["--max-cpu-loras"], Setting::MaxCpuLoras),
 ];
 
 /// `python -m sglang.launch_server --model-path MODEL`: SGLang 0.5.23's spellings first

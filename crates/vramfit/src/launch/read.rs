@@ -229,6 +229,10 @@ impl Reader {
             Setting::Parallel => i.batch = number(flag, value)?,
             Setting::NCpuMoe => i.n_cpu_moe = Some(number(flag, value)?),
             Setting::CpuMoe => self.cpu_moe = true,
+            Setting::EnableLora => i.enable_lora = true,
+            Setting::MaxLoras => i.max_loras = Some(number(flag, value)?),
+            Setting::MaxLoraRank => i.max_lora_rank = Some(number(flag, value)?),
+            Setting::MaxCpuLoras => i.max_cpu_loras = Some(number(flag, value)?),
             Setting::FlashAttn => {
                 i.attention = match value {
                     "on" | "1" | "true" => AttentionImpl::Flash,

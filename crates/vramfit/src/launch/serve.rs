@@ -116,6 +116,12 @@ pub(super) fn vllm(w: &Workload, l: &mut Builder) -> Result<()> {
     if let Some(q) = online_quantization(w, p.quantization, true, l) {
         a.set(Setting::Quantization, q);
     }
+    if let Some(lora) = w.lora {
+        a.switch(Setting::EnableLora);
+        a.set(Setting::MaxLoras, lora.max_loras);
+        a.set(Setting::MaxLoraRank, lora.max_lora_rank);
+        a.set(Setting::MaxCpuLoras, lora.max_cpu_loras);
+    }
     l.command(a.done());
     Ok(())
 }

@@ -255,6 +255,15 @@ fn every_launch_reads_back_as_the_same_estimate() {
             quantization: Quantization::Fp8,
             ..serve("meta-llama/Llama-3.1-70B", Engine::Vllm)
         },
+        // vLLM's LoRA slots: --enable-lora --max-loras --max-lora-rank --max-cpu-loras.
+        EstimateInput {
+            enable_lora: true,
+            max_loras: Some(4.0),
+            max_lora_rank: Some(64.0),
+            max_cpu_loras: Some(16.0),
+            tp: 2.0,
+            ..serve("meta-llama/Llama-3.1-8B", Engine::Vllm)
+        },
         serve("Qwen/Qwen3-32B", Engine::Sglang),
         EstimateInput {
             tp: 2.0,
@@ -392,4 +401,26 @@ fn bad_command_lines_name_what_is_wrong() {
             "{line}"
         );
     }
+}
+
+#[test]
+fn vllm_lora_flags_are_written_and_read_back() {
+    let input = EstimateInput {
+        enable_lora: true,
+        max_loras: Some(4.0),
+        ..serve("meta-llama/Llama-3.1-8B", Engine::Vllm)
+    };
+    let l = launch_input(&input).unwrap();
+    let line = super::command_text(&l.commands[0]);
+    assert!(
+        line.replace(" \\\n  ", " ")
+            .contains("--enable-lora --max-loras 4 --max-lora-rank 16 --max-cpu-loras 4"),
+        "{line}"
+    );
+    let back = read_back(&input, &line);
+    assert!(back.enable_lora);
+    assert_eq!(
+        (back.max_loras, back.max_lora_rank, back.max_cpu_loras),
+        (Some(4.0), Some(16.0), Some(4.0))
+    );
 }

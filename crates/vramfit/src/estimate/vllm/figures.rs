@@ -2,6 +2,7 @@
 //! its blocks, the CUDA graphs, the context) and no text.
 
 use super::super::{CUDA_CONTEXT, Run};
+use super::lora::LoraFigures;
 use super::mxfp4::Mxfp4Backend;
 use super::{
     CUDA_GRAPH_BASE_GIB, CUDA_GRAPH_PER_LAYER_GIB, SAMPLER_FP32_COPIES, SAMPLER_SORT_BYTES,
@@ -16,6 +17,8 @@ pub(super) struct VllmFigures {
     pub(super) weights: u64,
     /// An MXFP4 MoE's backend and the bytes it holds beyond the checkpoint's expert tensors.
     pub(super) mxfp4: Option<(Mxfp4Backend, u64)>,
+    /// The LoRA adapter slots (`enable_lora`), out of the pool's budget.
+    pub(super) lora: Option<LoraFigures>,
     /// The rotary embedding's cos/sin cache, max_position × head_dim in the model dtype (0 where
     /// the model has none).
     pub(super) rope: u64,
@@ -216,7 +219,13 @@ impl Run<'_> {
         } else {
             forward.max(sampler)
         };
-        let budget_used = weights + rope + profile + non_torch.get() + graphs_in_budget;
+        let lora = self.vllm_lora();
+        let budget_used = weights
+            + rope
+            + profile
+            + non_torch.get()
+            + graphs_in_budget
+            + lora.map_or(0, |l| l.bytes());
         let (pool, tokens) = self.vllm_pool(&l, budget_used, request);
         // Each worker of a tensor- or pipeline-parallel group also holds NCCL's communicators
         // and the custom all-reduce buffers before the profile run.
@@ -242,6 +251,7 @@ impl Run<'_> {
         VllmFigures {
             weights,
             mxfp4,
+            lora,
             rope,
             forward_per_token,
             forward,

@@ -2,6 +2,7 @@
 //! `gpu_memory_utilization`, CUDA graphs, and the concurrency the pool holds.
 
 mod figures;
+mod lora;
 mod mxfp4;
 mod text;
 mod version;

@@ -23,6 +23,22 @@ impl Run<'_> {
             en_str!("Weights as vLLM loads them."),
             zh_str!("vLLM 加载的权重。"),
         );
+        if let Some(l) = &f.lora {
+            p.add(
+                ComponentKind::LoraAdapters,
+                l.bytes(),
+                true,
+                self.vllm_lora_text(l),
+                en_str!("LoRA adapter slots (enable_lora), allocated at start-up out of the pool's budget."),
+                zh_str!("LoRA 适配器槽位（enable_lora），启动时分配，从 KV 池预算中扣除。"),
+            );
+            let (cpu, gpu) = (l.slots.max_cpu_loras, l.slots.max_loras);
+            p.note(
+                "vllm_lora_cpu",
+                en!("max_cpu_loras {cpu}: vLLM caches up to {cpu} adapters in CPU memory (host memory, not counted on the GPU) and copies those in use into the {gpu} GPU slots. The embedding and LM head slots are counted for every model (vLLM wraps them where the model class lists them, as Llama and Qwen3 do); fully_sharded_loras is off, and the CUDA graphs captured with and without adapters are the fitted constant's."),
+                zh!("max_cpu_loras {cpu}：vLLM 在 CPU 内存中缓存至多 {cpu} 个适配器（主机内存，不计入显存），把正在使用的复制到 {gpu} 个 GPU 槽位。嵌入与 LM head 的槽位对每个模型都计入（vLLM 仅在模型类列出它们时包装，如 Llama、Qwen3）；fully_sharded_loras 为关，带与不带适配器分别捕获的 CUDA 图按拟合常数计。"),
+            );
+        }
         p.add(
             ComponentKind::Activations,
             f.activations(),
@@ -213,6 +229,7 @@ impl Run<'_> {
         not(any(feature = "en", feature = "zh")),
         allow(clippy::if_same_then_else)
     )]
+    #[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
     fn vllm_pool_text(&self, f: &VllmFigures) -> Formula {
         if !self.text {
             return Formula::default();
@@ -264,12 +281,17 @@ impl Run<'_> {
                         b(available),
                         thousands(blocks),
                     );
+                    let (lora, lora_zh) = if f.lora.is_some() {
+                        (" + LoRA slots", " + LoRA 槽位")
+                    } else {
+                        ("", "")
+                    };
                     [
-                        "{memory} × {util} − (weights + activations + non-torch) = {size} → {blocks_n} blocks × 16 tokens × {}",
+                        "{memory} × {util} − (weights + activations + non-torch{lora}) = {size} → {blocks_n} blocks × 16 tokens × {}",
                         per_block.en
                     ],
                     [
-                        "{memory} × {util} − (权重 + 激活 + 非 torch) = {size} → {blocks_n} 块 × 16 token × {}",
+                        "{memory} × {util} − (权重 + 激活 + 非 torch{lora_zh}) = {size} → {blocks_n} 块 × 16 token × {}",
                         per_block.zh
                     ]
                 )

@@ -9,12 +9,14 @@
 mod checks;
 mod gpus;
 mod host;
+mod lora;
 mod model;
 mod regimes;
 mod serving;
 mod sharding;
 
 pub use checks::lora_mask;
+pub use lora::{LoraSlots, VLLM_LORA_FROM, VLLM_LORA_RANKS};
 pub use regimes::{FromStack, Regimes};
 pub use sharding::{
     DEEPSPEED_DEFAULTS, DeepSpeedAuto, Fsdp, FsdpVersion, Megatron, Sharding, ZeroBucketSizes,
@@ -140,6 +142,8 @@ pub struct Workload {
     /// The transformers release of transformers' runners (the latest when not given): its MLA
     /// cache is the compressed latent from 5.15 on.
     pub transformers_version: super::TransformersVersion,
+    /// vLLM's LoRA adapter slots (`enable_lora`); `None` without them.
+    pub lora: Option<LoraSlots>,
     /// Training regimes (part `regimes`): the loss, the step, activation offload, packing, the
     /// upcast, as given or as the stack picks them.
     pub regimes: Regimes,
@@ -245,6 +249,7 @@ impl EstimateInput {
         let device = self.resolve_device(gpus)?;
         let (dtype, vllm_downcast) = self.run_dtype(loaded.dtype, arch, device.as_ref());
         let serving = self.resolve_serving(arch, &shape, &par, device.as_ref())?;
+        let lora = self.resolve_lora(arch, serving.vllm_version)?;
         let llamacpp = self.resolve_llamacpp(arch)?;
         let host = self.resolve_host()?;
         let lora_mask = lora_mask("lora_targets", &self.lora_targets)?;
@@ -301,6 +306,7 @@ impl EstimateInput {
             num_gpu: llamacpp.num_gpu,
             vllm_version: serving.vllm_version,
             transformers_version: serving.transformers_version,
+            lora,
             regimes,
             rl,
             sharding,
