@@ -4,10 +4,10 @@
 //!
 //! Budgets (gzip, as a browser downloads it: `gzip -9 -c` of a file the server compresses, and
 //! the file as it is for a module `cargo xtask dist` compressed itself, `NAME.gz`):
-//! - the npm package's wasm under 160 KB: the module that `import "vramfit"` loads, with the
+//! - the npm package's wasm under 215 KB: the module that `import "vramfit"` loads, with the
 //!   estimator and every catalog (`vramfit/full`, every function in one module, is measured
 //!   and held to a ceiling, not to this budget);
-//! - the site's first load under 158 KB in each language: `index.html`, everything it
+//! - the site's first load under 170 KB in each language: `index.html`, everything it
 //!   references, and the calculator build of that language that `boot.js` starts
 //!   (`vramfit_en`, `vramfit_zh`: its glue and module). What matters to a person is the time to
 //!   the first result, which the end-to-end tests and `cargo xtask bench` measure; this budget
@@ -25,9 +25,9 @@ mod security;
 use security::{no_eval, security_of_dist, text_only_rendering};
 
 /// The npm package's wasm, gzip.
-pub const NPM_WASM_BUDGET: u64 = 195 * 1000;
+pub const NPM_WASM_BUDGET: u64 = 215 * 1000;
 /// The site's first load in each language, as downloaded.
-pub const FIRST_LOAD_BUDGET: u64 = 158 * 1000;
+pub const FIRST_LOAD_BUDGET: u64 = 170 * 1000;
 
 /// One shipped file.
 pub struct Shipped {
@@ -563,10 +563,10 @@ pub fn size() -> Result {
 /// ceiling that `cargo xtask test` enforces besides the budgets, a few percent above its size
 /// when last set, so that the suite fails on a regression, not only on one past a budget. The
 /// book's performance chapter keeps the sizes over time.
-pub const FULL_BUILD_CEILING: u64 = 640 * 1000;
+pub const FULL_BUILD_CEILING: u64 = 670 * 1000;
 /// The npm package's module with every function (`vramfit/full`), gzip: a ceiling like
 /// [`FULL_BUILD_CEILING`].
-pub const NPM_FULL_CEILING: u64 = 430 * 1000;
+pub const NPM_FULL_CEILING: u64 = 470 * 1000;
 
 /// The test suite's size step: security findings, missing builds, a broken budget and growth
 /// past the ceilings fail it.
