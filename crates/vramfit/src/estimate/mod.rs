@@ -106,6 +106,8 @@ mod indexer;
 mod input;
 mod input_regimes;
 mod llamacpp;
+#[cfg(test)]
+mod llamacpp_tests;
 mod ollama;
 mod ollama_tags;
 mod output;
