@@ -75,27 +75,36 @@ fn maybe<T: Copy>(u: &mut Unstructured, values: &[T]) -> Result<Option<T>> {
     })
 }
 
+/// A preset's architecture with some of its sizes drawn anew (a config.json's numbers), a
+/// quarter of the time.
+fn drawn_arch(
+    u: &mut Unstructured,
+    presets: &[vramfit::presets::Preset],
+) -> Result<Option<vramfit::model::Architecture>> {
+    if !u.ratio(1, 4)? {
+        return Ok(None);
+    }
+    let mut a = u.choose(presets)?.arch;
+    for field in [
+        &mut a.vocab_size,
+        &mut a.hidden_size,
+        &mut a.num_layers,
+        &mut a.num_heads,
+        &mut a.num_kv_heads,
+        &mut a.head_dim,
+        &mut a.intermediate_size,
+        &mut a.max_position_embeddings,
+    ] {
+        if u.ratio(1, 4)? {
+            *field = u.arbitrary()?;
+        }
+    }
+    Ok(Some(a))
+}
+
 fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
     let presets = vramfit::presets::presets();
-    let mut arch = None;
-    if u.ratio(1, 4)? {
-        let mut a = u.choose(presets)?.arch;
-        for field in [
-            &mut a.vocab_size,
-            &mut a.hidden_size,
-            &mut a.num_layers,
-            &mut a.num_heads,
-            &mut a.num_kv_heads,
-            &mut a.head_dim,
-            &mut a.intermediate_size,
-            &mut a.max_position_embeddings,
-        ] {
-            if u.ratio(1, 4)? {
-                *field = u.arbitrary()?;
-            }
-        }
-        arch = Some(a);
-    }
+    let arch = drawn_arch(u, presets)?;
     let model = if u.arbitrary()? {
         Some(u.choose(presets)?.id.to_string())
     } else {
@@ -185,7 +194,10 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
         gpu_layers: opt_num(u)?,
         n_cpu_moe: opt_num(u)?,
         host_memory: text(u, &["ddr5-6000-2ch", "m4 max", "ddr5", "ddr7"])?,
-        host_bandwidth: text(u, &["80GB/s", "1.2TB/s", "0GB/s", "-5GB/s", "NaN GB/s", "80"])?,
+        host_bandwidth: text(
+            u,
+            &["80GB/s", "1.2TB/s", "0GB/s", "-5GB/s", "NaN GB/s", "80"],
+        )?,
         ubatch: num(u)?,
         mem_fraction_static: opt_num(u)?,
         cuda_graph_max_bs: opt_num(u)?,

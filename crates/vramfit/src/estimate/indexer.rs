@@ -82,47 +82,23 @@ impl Run<'_> {
 #[cfg(test)]
 mod tests {
     use super::super::{ComponentKind, Engine, EstimateInput, Run, estimate};
-    use crate::model::{Architecture, Indexer, Mla, Moe};
+    use crate::model::Architecture;
     use crate::precision::KvDtype;
 
     /// DeepSeek-V3.2's attention (61 MLA layers: latent 512, rotary key 64; an indexer of 64
-    /// heads of 128 in each layer), its experts as DeepSeek-V3's.
+    /// heads of 128 in each layer), as its preset holds it (its config.json, checked against
+    /// transformers in `config/kinds_tests.rs`).
     fn deepseek_v32() -> Architecture {
-        Architecture {
-            vocab_size: 129_280,
-            hidden_size: 7168,
-            num_layers: 61,
-            num_heads: 128,
-            num_kv_heads: 128,
-            head_dim: 192,
-            intermediate_size: 18_432,
-            gated_ffn: true,
-            norms_per_layer: 2,
-            max_position_embeddings: 163_840,
-            mla: Some(Mla {
-                q_lora_rank: 1536,
-                kv_lora_rank: 512,
-                qk_rope_head_dim: 64,
-                qk_nope_head_dim: 128,
-                v_head_dim: 128,
-            }),
-            indexer: Some(Indexer {
-                heads: 64,
-                head_dim: 128,
-                topk: 2048,
-                layers: 61,
-            }),
-            moe: Some(Moe {
-                num_experts: 256,
-                experts_per_token: 8,
-                expert_intermediate_size: 2048,
-                shared_intermediate_size: 2048,
-                first_dense_layers: 3,
-                router_bias: true,
-                ..Moe::default()
-            }),
-            ..Architecture::default()
-        }
+        let a = crate::presets::find("deepseek-ai/DeepSeek-V3.2")
+            .expect("the DeepSeek-V3.2 preset")
+            .arch;
+        let (m, i) = (a.mla.expect("MLA"), a.indexer.expect("an indexer"));
+        assert_eq!(
+            (a.num_layers, m.kv_lora_rank, m.qk_rope_head_dim),
+            (61, 512, 64)
+        );
+        assert_eq!((i.heads, i.head_dim, i.layers), (64, 128, 61));
+        a
     }
 
     /// The KV bytes of one token over every layer, as `engine` keeps them.

@@ -143,6 +143,17 @@ impl Builder {
             text,
         });
     }
+    /// The file the command reads first (a training stack's config), before the files it
+    /// names and were written while it was built.
+    pub(crate) fn first_file(&mut self, name: &str, text: String) {
+        self.files.insert(
+            0,
+            LaunchFile {
+                name: String::from(name),
+                text,
+            },
+        );
+    }
     pub(crate) fn env(&mut self, name: &str, value: String) {
         self.env.push(EnvVar {
             name: String::from(name),

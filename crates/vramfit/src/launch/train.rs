@@ -126,14 +126,7 @@ fn trl(w: &Workload, l: &mut Builder) -> Result<()> {
         None if gpus(w) > 1 => k.set("num_processes", gpus(w)),
         None => {}
     }
-    // The file that names the others comes first: `--config` reads it, then those it names.
-    l.files.insert(
-        0,
-        super::LaunchFile {
-            name: "train.yaml".to_string(),
-            text: k.yaml(),
-        },
-    );
+    l.first_file("train.yaml", k.yaml());
     l.command(
         ["trl", command, "--config", "train.yaml"]
             .map(String::from)

@@ -97,13 +97,7 @@ pub(super) fn llamafactory(w: &Workload, l: &mut Builder) -> Result<()> {
         ds_file(w, l);
         k.set("deepspeed", "ds_config.json");
     }
-    l.files.insert(
-        0,
-        super::LaunchFile {
-            name: "train.yaml".to_string(),
-            text: k.yaml(),
-        },
-    );
+    l.first_file("train.yaml", k.yaml());
     visible_gpus(w, l);
     if gpus(w) > 1 {
         // LLaMA-Factory 0.9.5 `cli.py`: torchrun with NPROC_PER_NODE processes (every visible
@@ -215,13 +209,7 @@ pub(super) fn axolotl(w: &Workload, l: &mut Builder) -> Result<()> {
         k.set("torch_compile", true);
     }
     axolotl_sharding(w, &mut k, l)?;
-    l.files.insert(
-        0,
-        super::LaunchFile {
-            name: "train.yml".to_string(),
-            text: k.yaml(),
-        },
-    );
+    l.first_file("train.yml", k.yaml());
     visible_gpus(w, l);
     l.command(["axolotl", "train", "train.yml"].map(String::from).to_vec());
     l.note(
