@@ -6,13 +6,18 @@
   to fp32 and reduced by `F.cross_entropy(..., reduction="sum")`; the sum over chunks divided by the
   non-ignored tokens. No label here is ignored, so the gather keeps every row (written as an integer
   index: a boolean mask's output shape depends on values, which fake tensors do not carry).
-- `fused_loss`: Liger's `LigerFusedLinearCrossEntropyFunction` (linkedin/Liger-Kernel
-  src/liger_kernel/ops/fused_linear_cross_entropy.py at 00eba634): the forward computes the gradients
-  chunk by chunk, `chunk_size = next_power_of_2(ceil(BT / ceil(V / H)))` capped at BT; one chunk's
-  logits buffer (chunk x V in the input dtype, `torch.mm(..., out=)` as Liger does on CUDA with grad
-  disabled), the Triton kernel writing the logits' gradient in place (here an in-place op: no
-  allocation, as the kernel makes none), `grad_input` (BT x H) and `grad_weight` (V x H, when the head
-  is trained) kept for backward, which only scales them.
+- `fused_loss`: Liger's `LigerFusedLinearCrossEntropyFunction` as Liger-Kernel v0.8.2 runs it
+  (linkedin/Liger-Kernel src/liger_kernel/ops/fused_linear_cross_entropy.py at 000be609, tag v0.8.2,
+  2026-08-18): the forward computes the gradients chunk by chunk,
+  `chunk_size = next_power_of_2(ceil(BT / ceil(V / H)))` capped at BT; each chunk's logits a new
+  tensor (`_input_chunk @ weight.t()`, chunk x V in the input dtype), allocated while the previous
+  chunk's logits are still bound; the Triton kernel writing the logits' gradient in place (here an
+  in-place op: no allocation, as the kernel makes none); `grad_input` (BT x H) and `grad_weight`
+  (V x H, when the head is trained) kept for backward, which only scales them. The head's gradient
+  accumulates by `torch.addmm(..., out_dtype=torch.float32, out=grad_weight)` (no allocation) when
+  `grad_weight` is fp32 and the logits are half precision (torch >= 2.8, sm80+), otherwise by
+  `grad_weight += torch.mm(grad_logits_chunk.t(), _input_chunk).float()`: a V x H product in the
+  logits' dtype and its fp32 copy, alive together, per chunk.
 - `OffloadActivations`: torchtune's `torchtune.training.OffloadActivations` with `use_streams=True`
   (torchtune/training/_activation_offloading.py): a saved tensor of 1024 B or more is copied to pinned
   host memory (not counted: the tracker is paused for the host copy), its GPU tensor kept in the
@@ -62,18 +67,21 @@ class FusedLinearCE(torch.autograd.Function):
         grad_weight = torch.zeros_like(w) if w.requires_grad else None
         loss_1d = torch.zeros(bt, dtype=torch.float32, device=x.device)
         _mask = target != -100  # target_mask (its .item() is skipped: fake tensors carry no values)
-        logits_storage = torch.empty((chunk, v), dtype=x.dtype, device=x.device)
+        logits = None
         for start in range(0, bt, chunk):
             end = min(start + chunk, bt)
             xc = x[start:end]
-            logits = logits_storage[: end - start]
-            torch.mm(xc, w.t(), out=logits)
+            logits = xc @ w.t()  # a new chunk; the previous one is freed only at this rebinding
             logits.mul_(1.0)  # the cross-entropy kernel: loss and gradient written in place
-            torch.mm(logits, w, out=grad_input[start:end])
+            grad_input[start:end] = logits @ w
             if grad_weight is not None:
-                torch.addmm(grad_weight, logits.t(), xc, out=grad_weight)
-            del logits, xc
-        del logits_storage
+                if grad_weight.dtype == torch.float32 and logits.dtype in (torch.float16, torch.bfloat16):
+                    torch.addmm(grad_weight, logits.t(), xc.to(logits.dtype), out_dtype=torch.float32,
+                                out=grad_weight)
+                else:
+                    grad_weight += torch.mm(logits.t(), xc).float()
+            del xc
+        del logits
         loss = torch.sum(loss_1d)
         ctx.save_for_backward(grad_input, grad_weight)
         return loss

@@ -7,6 +7,7 @@ use crate::estimate::{Checkpointing, Loss, Optimizer, Run, weights};
 use crate::model::{Role, Tensor};
 
 /// The loss's tensors at their peak, by the loss's form.
+#[derive(Debug, PartialEq, Eq)]
 pub(super) enum LossFigures {
     /// transformers' loss: tokens × vocab × 12 B (see `training_logits`).
     Full,
@@ -34,19 +35,27 @@ pub(super) enum LossFigures {
         /// Whether the accumulation's moment is the larger.
         accumulating: bool,
     },
-    /// Liger's fused linear cross-entropy: the hidden states' gradient (tokens × hidden), the
-    /// head's gradient when the head trains, one chunk's logits.
+    /// Liger's fused linear cross-entropy inside its chunk loop (Liger-Kernel v0.8.2): the hidden
+    /// states' gradient (tokens × hidden), the head's gradient when the head trains, two chunks'
+    /// logits (each chunk's `_input_chunk @ weight.t()` is a new tensor, made while the previous
+    /// chunk's is still bound), and the head gradient's per-chunk product where Liger forms one.
     Fused {
         /// Liger's chunk: `next_power_of_2(⌈tokens / ⌈vocab / hidden⌉⌉)`, at most the tokens.
         chunk_tokens: u64,
         grad_input: u64,
         grad_weight: u64,
+        /// One chunk's logits; two are alive.
         chunk_logits: u64,
+        /// `grad_weight += torch.mm(grad_logits_chunk.t(), _input_chunk).float()`: the vocab ×
+        /// hidden product in the logits' dtype and its fp32 copy (one tensor when the logits are
+        /// fp32 already); 0 when the head is frozen or when the head's gradient is fp32 and the
+        /// logits half precision, which Liger accumulates by `addmm(out_dtype=float32)` in place.
+        head_product: u64,
     },
 }
 
 /// Liger's chunk of tokens (`fused_linear_cross_entropy_forward`, linkedin/Liger-Kernel
-/// src/liger_kernel/ops/fused_linear_cross_entropy.py at 00eba634): `inc_factor =
+/// src/liger_kernel/ops/fused_linear_cross_entropy.py at 000be609, tag v0.8.2): `inc_factor =
 /// ⌈V / H⌉`, `chunk_size = next_power_of_2(⌈BT / inc_factor⌉)`, at most BT, so that one chunk's
 /// logits stay near BT × H elements.
 pub(super) fn liger_chunk(tokens: u64, vocab: u64, hidden: u64) -> u64 {
@@ -124,21 +133,31 @@ impl Run<'_> {
                     .saturating_mul(basis.compute.resid);
                 // The head's gradient, built in forward, when the head trains (not under LoRA):
                 // in the weight's dtype (Liger's default `accum_dtype=None`).
-                let grad_weight = self
-                    .head_params(basis)
-                    .saturating_mul(basis.dtype.bits() as u64 / 8);
+                let head = self.head_params(basis);
+                let weight_bytes = basis.dtype.bits() as u64 / 8;
+                let grad_weight = head.saturating_mul(weight_bytes);
                 let chunk_logits = chunk_tokens
                     .saturating_mul(vocab)
                     .saturating_mul(basis.act_bytes)
                     .div_ceil(tp);
+                let product = if weight_bytes == 4 && basis.act_bytes == 2 {
+                    0 // the fp32 gradient takes the half-precision product in place
+                } else if basis.act_bytes == 4 {
+                    basis.act_bytes // `.float()` of an fp32 product is the product itself
+                } else {
+                    basis.act_bytes + 4
+                };
+                let head_product = head.saturating_mul(product);
                 let bytes = grad_input
                     .saturating_add(grad_weight)
-                    .saturating_add(chunk_logits);
+                    .saturating_add(chunk_logits.saturating_mul(2))
+                    .saturating_add(head_product);
                 let f = LossFigures::Fused {
                     chunk_tokens,
                     grad_input,
                     grad_weight,
                     chunk_logits,
+                    head_product,
                 };
                 (f, bytes)
             }
@@ -241,5 +260,70 @@ impl Run<'_> {
         };
         let kept = in_flight.min(offloadable);
         (kept.saturating_add(recomputed), offloadable - kept)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LossFigures;
+    use crate::estimate::{EstimateInput, Loss, Mode, Precision, Run};
+
+    fn fused(precision: Precision, lora_rank: f64) -> LossFigures {
+        let i = EstimateInput {
+            model: Some("meta-llama/Llama-3.2-1B".into()),
+            mode: Mode::Training,
+            precision,
+            batch: 2.0,
+            seq_len: 2048.0,
+            loss: Some(Loss::Fused),
+            lora_rank,
+            ..EstimateInput::default()
+        };
+        let w = i.resolve().unwrap();
+        Run::new(&w, false).training_figures().loss
+    }
+
+    /// Liger v0.8.2's loop by hand, Llama-3.2-1B (vocab 128,256, hidden 2,048, the head tied to
+    /// the embedding: 262,668,288 parameters), batch 2 × 2,048 = 4,096 tokens:
+    /// chunk = next_power_of_2(⌈4096 / ⌈128256 / 2048⌉⌉) = next_power_of_2(⌈4096 / 63⌉ = 66) = 128;
+    /// one chunk's logits 128 × 128,256 × 2 B = 32,833,536 (two alive);
+    /// grad_input 4,096 × 2,048 × 2 B = 16,777,216; in pure bf16 grad_weight 262,668,288 × 2 B =
+    /// 525,336,576 and the head gradient's product in bf16 and its fp32 copy 262,668,288 × 6 B =
+    /// 1,576,009,728; under AMP the residual stream, so grad_input, is fp32 (4,096 × 2,048 × 4 B
+    /// = 33,554,432), grad_weight is fp32 (× 4 B = 1,050,673,152) and the bf16 product goes into
+    /// it in place (0); under LoRA the head is frozen (both 0).
+    #[test]
+    fn liger_loop_by_hand() {
+        let chunk_logits = 128 * 128_256 * 2;
+        assert_eq!(
+            fused(Precision::Bf16, 0.0),
+            LossFigures::Fused {
+                chunk_tokens: 128,
+                grad_input: 16_777_216,
+                grad_weight: 525_336_576,
+                chunk_logits,
+                head_product: 1_576_009_728,
+            }
+        );
+        assert_eq!(
+            fused(Precision::AmpBf16, 0.0),
+            LossFigures::Fused {
+                chunk_tokens: 128,
+                grad_input: 33_554_432,
+                grad_weight: 1_050_673_152,
+                chunk_logits,
+                head_product: 0,
+            }
+        );
+        assert_eq!(
+            fused(Precision::Bf16, 16.0),
+            LossFigures::Fused {
+                chunk_tokens: 128,
+                grad_input: 16_777_216,
+                grad_weight: 0,
+                chunk_logits,
+                head_product: 0,
+            }
+        );
     }
 }

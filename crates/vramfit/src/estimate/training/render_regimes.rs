@@ -57,13 +57,15 @@ impl Run<'_> {
                 grad_input,
                 grad_weight,
                 chunk_logits,
+                head_product,
             } => formula!(self.text;
-                let (gi, gw, cl, total) = (b(grad_input), b(grad_weight), b(chunk_logits), b(size));
+                let (gi, gw, cl, hp, total) =
+                    (b(grad_input), b(grad_weight), b(chunk_logits), b(head_product), b(size));
                 [
-                    "fused linear cross-entropy: hidden states' gradient {gi} + head's gradient {gw} + one chunk's logits {chunk_tokens} tokens × {vocab} = {cl} (Liger's chunk) = {total}"
+                    "fused linear cross-entropy: hidden states' gradient {gi} + head's gradient {gw} + 2 chunks' logits 2 × {chunk_tokens} tokens × {vocab} = 2 × {cl} (Liger's chunk) + the head gradient's product per chunk {hp} = {total}"
                 ],
                 [
-                    "融合线性交叉熵：隐藏状态梯度 {gi} + 输出头梯度 {gw} + 一块的 logits {chunk_tokens} token × {vocab} = {cl}（Liger 的分块） = {total}"
+                    "融合线性交叉熵：隐藏状态梯度 {gi} + 输出头梯度 {gw} + 两块的 logits 2 × {chunk_tokens} token × {vocab} = 2 × {cl}（Liger 的分块） + 每块输出头梯度的乘积 {hp} = {total}"
                 ]
             ),
         }
