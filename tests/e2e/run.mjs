@@ -14,6 +14,7 @@ import { execFileSync } from 'node:child_process';
 import { hubTests } from './hub.mjs';
 import { answerTests } from './answer.mjs';
 import { trainingTests } from './training.mjs';
+import { linksTests } from './links.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -1352,6 +1353,7 @@ test('screenshots of every view, desktop and phone', async () => {
 hubTests({ test, browser, watchedPage, go, eq, assert, shown, sameAsCli, BASE, CLI });
 answerTests({ test, browser, watchedPage, go, eq, assert, noProblems, cli, cliArgs, gib, hasHan });
 trainingTests({ test, browser, watchedPage, go, eq, assert, noProblems, shown, sameAsCli, cli, cliArgs, hasHan });
+linksTests({ test, browser, watchedPage, go, eq, assert, noProblems, shown, sameAsCli, cli, cliArgs });
 
 // ---------------------------------------------------------------------------------------------
 

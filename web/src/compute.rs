@@ -19,7 +19,11 @@ use crate::i18n::Key;
 use crate::state::AppState;
 
 mod faq;
+mod links;
+#[cfg(feature = "full")]
+pub use faq::faq_runs;
 pub use faq::faq_values;
+pub use links::layout_link;
 
 /// The parsed config.json of the state, the model a weights file's header gave, or the model
 /// looked up on a hub, if the source is one.

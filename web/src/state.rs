@@ -266,6 +266,48 @@ impl AppState {
         Route::hash(view, &params)
     }
 
+    /// The calculator's link for this state with `changes` (field, text) made: what a row of
+    /// another view that varies the calculator's run (a model, a card, a layout) opens, so that
+    /// the calculator shows that row's run. An empty text restores the field's default; the
+    /// view's own inputs are carried as they are.
+    pub fn calc_link_with(&self, changes: &[(&str, String)]) -> String {
+        let mut s = self.clone();
+        for (k, v) in changes {
+            set(&mut s.calc, (*k).to_string(), v.clone());
+        }
+        s.hash_for(View::Calc)
+    }
+
+    /// The calculator's link for the estimator's input `d` alone (no state of this page but its
+    /// language): each form field whose text differs from its default. What an example run (an
+    /// FAQ answer's) opens.
+    #[cfg(feature = "full")]
+    pub fn calc_link_of(&self, d: &vramfit::estimate::EstimateInput) -> String {
+        // The model, which the form's texts leave at the site's: a preset by its id, or a
+        // parameter count.
+        let model = match (&d.model, &d.params) {
+            (Some(m), _) => Some(("preset", "model", m)),
+            (None, Some(p)) => Some(("params", "params", p)),
+            (None, None) => None,
+        };
+        let mut texts = crate::fields::form_texts(d);
+        for (k, v) in &mut texts {
+            match model {
+                Some((source, _, _)) if *k == "source" => *v = source.to_string(),
+                Some((_, key, value)) if *k == key => v.clone_from(value),
+                _ => {}
+            }
+        }
+        let mut params = vec![("lang".to_string(), self.lang.url_code().to_string())];
+        params.extend(
+            texts
+                .into_iter()
+                .filter(|(k, v)| crate::fields::default_of(k) != Some(v.as_str()))
+                .map(|(k, v)| (k.to_string(), v)),
+        );
+        Route::hash(View::Calc, &params)
+    }
+
     /// The smallest of the site's builds that shows this state: `"full"` for any view but the
     /// calculator, for a model read from a config.json or weights file or looked up on a hub,
     /// for a card of the catalog (whose speed the full build's estimate has), or for

@@ -9,7 +9,7 @@ use yew::prelude::*;
 
 use crate::format;
 use crate::i18n::{Key, Lang};
-use crate::state::Action;
+use crate::state::{Action, AppState};
 use crate::use_app;
 
 /// Real examples from the diagnosis corpus, one per family.
@@ -85,7 +85,7 @@ pub fn view() -> Html {
                 </div>
                 <section aria-live="polite">
                     { match result.as_ref() {
-                        Some(d) => diagnosis(lang, d),
+                        Some(d) => diagnosis(&app, d),
                         None => html! {},
                     } }
                     <Walk leaf={result.as_ref().as_ref().and_then(|d| d.leaf.clone())} />
@@ -95,7 +95,22 @@ pub fn view() -> Html {
     }
 }
 
-fn diagnosis(lang: Lang, d: &Diagnosis) -> Html {
+/// The calculator's link for a run on the card the message names by its capacity (a PyTorch
+/// OOM's "total capacity"): the calculator's run on that memory, to see what fits there.
+fn capacity_link(app: &AppState, d: &Diagnosis) -> Option<(String, vramfit::Bytes)> {
+    let Parsed::PytorchOom(oom) = &d.parsed else {
+        return None;
+    };
+    let cap = oom.total_capacity.filter(|b| b.get() > 0)?;
+    let href = app.calc_link_with(&[
+        ("gpu", String::new()),
+        ("gpu_memory", format!("{}B", cap.get())),
+    ]);
+    Some((href, cap))
+}
+
+fn diagnosis(app: &AppState, d: &Diagnosis) -> Html {
+    let lang = app.lang;
     let l = dl(lang);
     let leaf = d.leaf.as_deref().and_then(tree::leaf);
     html! {
@@ -119,6 +134,9 @@ fn diagnosis(lang: Lang, d: &Diagnosis) -> Html {
                             { e.bytes.map(|b| format!(" = {}", format::gib(b))).unwrap_or_default() }</dd>
                     </> }) }
                 </dl>
+            }
+            if let Some((href, cap)) = capacity_link(app, d) {
+                <p><a class="calc-link" id="diag-calc" href={href}>{ lang.f(key!("diag.open_calc"), &[&format::gib(cap)]) }</a></p>
             }
             if let Parsed::NvidiaSmi(log) = &d.parsed { { smi_plot(lang, log) } }
             if !d.fixes.is_empty() {

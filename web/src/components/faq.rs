@@ -31,11 +31,35 @@ pub fn view() -> Html {
                     <details open={i == 0} data-faq={e.id}>
                         <summary>{ e.question.get(l) }</summary>
                         <p>{ e.render(l, &refs) }</p>
+                        { runs_of(&app, e.id) }
                         <p class="hint">{ source(lang, e.source) }</p>
                     </details>
                 }) }
             </div>
         </>
+    }
+}
+
+/// The links that open the runs an answer's numbers come from in the calculator; nothing for an
+/// answer with none.
+fn runs_of(app: &crate::state::AppState, id: &str) -> Html {
+    let lang = app.lang;
+    let runs: Vec<_> = compute::faq_runs()
+        .into_iter()
+        .filter(|(of, _, _)| *of == id)
+        .collect();
+    if runs.is_empty() {
+        return Html::default();
+    }
+    html! {
+        <p class="faq-runs">{ lang.t(key!("faq.open")) }{ " " }
+            { for runs.iter().enumerate().map(|(i, (_, label, input))| html! {
+                <>
+                    if i > 0 { { " · " } }
+                    <a class="calc-link" href={app.calc_link_of(input)}>{ lang.t(*label) }</a>
+                </>
+            }) }
+        </p>
     }
 }
 

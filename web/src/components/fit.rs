@@ -18,7 +18,7 @@ use super::spot::SpotCalc;
 use crate::compute;
 use crate::format;
 use crate::i18n::Lang;
-use crate::state::Action;
+use crate::state::{Action, AppState};
 use crate::{use_app, use_catalog};
 
 /// A layout in the page's language (`1 GPU` is words; `TP=4` is notation).
@@ -242,7 +242,7 @@ fn offers_panel(
                             <th class="num">{ lang.t(key!("fit.margin")) }</th><th class="num">{ lang.t(key!("fit.price")) }</th>
                         </tr></thead>
                         <tbody>
-                            { for options.iter().take(ROWS).enumerate().map(|(i, o)| offer_row(lang, catalog, i, o)) }
+                            { for options.iter().take(ROWS).enumerate().map(|(i, o)| offer_row(app, catalog, i, o)) }
                         </tbody>
                     </table>
                 </div>
@@ -253,7 +253,8 @@ fn offers_panel(
 }
 
 /// The offers table's row of option `o`, the `i`-th cheapest (from 0).
-fn offer_row(lang: Lang, catalog: &crate::CatalogCtx, i: usize, o: &PlanOption) -> Html {
+fn offer_row(app: &AppState, catalog: &crate::CatalogCtx, i: usize, o: &PlanOption) -> Html {
+    let lang = app.lang;
     let layout = match &o.mig_profile {
         Some(p) => format!("MIG {p}"),
         None => layout_text(lang, &o.parallelism),
@@ -267,7 +268,10 @@ fn offer_row(lang: Lang, catalog: &crate::CatalogCtx, i: usize, o: &PlanOption) 
         <tr data-offer={o.offer.clone()} data-typed={catalog.prices.contains_key(&o.offer).to_string()} data-per-gpu={o.per_gpu_bytes.get().to_string()} data-price={format!("{}", o.price_per_hour)}>
             <td>{ i + 1 }</td>
             <td>{ &o.offer }<br /><span class="muted">{ format!("{} · {} × {}", o.provider, o.count, o.gpu) }{ if o.market == Market::Spot { format!(" · {}", lang.t(key!("fit.spot_short"))) } else { String::new() } }{ if catalog.prices.contains_key(&o.offer) { format!(" · {}", lang.t(key!("fit.typed_price"))) } else { String::new() } }</span></td>
-            <td>{ layout }{ rents }</td>
+            <td>{ match compute::layout_link(app, o) {
+                Some(href) => html! { <a class="calc-link" href={href} title={lang.t(key!("models.open"))}>{ layout }</a> },
+                None => html! { { layout } },
+            } }{ rents }</td>
             <td class="num">{ format::gib(o.per_gpu_bytes) }</td>
             <td class="num">{ format::gib(o.usable_bytes) }</td>
             <td class="num">{ format::gib(o.margin_bytes) }</td>

@@ -16,7 +16,7 @@ use crate::compute;
 use crate::format;
 use crate::i18n::Lang;
 use crate::route::View;
-use crate::state::Action;
+use crate::state::{Action, AppState};
 use crate::use_app;
 
 /// The calculator's run without its model and card: every preset is tried with it.
@@ -74,7 +74,20 @@ fn cell_text(lang: Lang, q: Quantization) -> String {
     }
 }
 
-fn on_card_table(lang: Lang, gpu: &Gpu, rows: &[Row]) -> Html {
+/// The calculator's link for `model` in format `q` on `gpu`: the run a row or a cell counted
+/// (`hardware::grid`'s `run_of`: the calculator's run with that model, format and card).
+fn calc_link(app: &AppState, model: &str, q: Quantization, gpu: &str) -> String {
+    app.calc_link_with(&[
+        ("source", "preset".into()),
+        ("model", model.into()),
+        ("quantization", q.name()),
+        ("gpu", gpu.into()),
+        ("gpu_memory", String::new()),
+    ])
+}
+
+fn on_card_table(app: &AppState, gpu: &Gpu, rows: &[Row]) -> Html {
+    let lang = app.lang;
     html! {
         <>
             <p id="models-count">{ lang.f(key!("models.count"), &[&rows.len().to_string(), &super::gpus::short_name(gpu), &format::gib(gpu.memory)]) }</p>
@@ -92,7 +105,7 @@ fn on_card_table(lang: Lang, gpu: &Gpu, rows: &[Row]) -> Html {
                     <tbody>
                         { for rows.iter().map(|r| html! {
                             <tr data-model={r.best.model.clone()} data-bytes={r.best.required_bytes.get().to_string()}>
-                                <td>{ &r.best.model }</td>
+                                <td><a class="calc-link" href={calc_link(app, &r.best.model, r.best.format, gpu.id)} title={lang.t(key!("models.open"))}>{ &r.best.model }</a></td>
                                 <td class="num">{ format::params(r.best.params) }</td>
                                 <td>{ &r.best.weights }</td>
                                 <td class="num">{ format::gib(r.best.required_bytes) }</td>
@@ -112,7 +125,8 @@ fn on_card_table(lang: Lang, gpu: &Gpu, rows: &[Row]) -> Html {
     }
 }
 
-fn grid_table(lang: Lang, g: &vramfit::hardware::grid::Grid, cards: &[&Gpu]) -> Html {
+fn grid_table(app: &AppState, g: &vramfit::hardware::grid::Grid, cards: &[&Gpu]) -> Html {
+    let lang = app.lang;
     html! {
         <>
             <p class="hint">{ lang.t(key!("models.grid_hint")) }</p>
@@ -130,7 +144,9 @@ fn grid_table(lang: Lang, g: &vramfit::hardware::grid::Grid, cards: &[&Gpu]) -> 
                                     let cell = g.cell(m, c);
                                     let q = g.cells.get(m * cards.len() + c).copied().flatten();
                                     html! {
-                                        <td data-q={q.map(|i| i.to_string()).unwrap_or_default()}>{ cell.map(|q| cell_text(lang, q)).unwrap_or_default() }</td>
+                                        <td data-q={q.map(|i| i.to_string()).unwrap_or_default()}>{ cell.map(|q| html! {
+                                            <a class="calc-link" href={calc_link(app, model, q, cards[c].id)} title={lang.t(key!("models.open"))}>{ cell_text(lang, q) }</a>
+                                        }).unwrap_or_default() }</td>
                                     }
                                 }) }
                             </tr>
@@ -188,10 +204,10 @@ pub fn models_view() -> Html {
             </div>
         },
         (Ok(_), _, true) => match &*table {
-            Some(g) => grid_table(lang, g, &cards),
+            Some(g) => grid_table(&app, g, &cards),
             None => Html::default(),
         },
-        (Ok(_), Some(gpu), false) => on_card_table(lang, gpu, &rows),
+        (Ok(_), Some(gpu), false) => on_card_table(&app, gpu, &rows),
         (Ok(_), None, false) => html! {
             <p class="notice" id="models-no-card">{ lang.t(key!("models.no_card")) }</p>
         },
@@ -268,5 +284,32 @@ mod tests {
             file_type: GgufFileType::Q4_K_M,
         };
         assert_eq!(cell_text(Lang::En, q4), "gguf-q4_k_m");
+    }
+
+    /// Each row opens the calculator on the run it counted: the calculator's need there is the
+    /// row's, for every model that fits a 4090 under llama.cpp and under vLLM, in both
+    /// languages; a grid cell's link does the same for its card.
+    #[test]
+    fn each_row_opens_the_calculator_on_its_run() {
+        for hash in [
+            "#/models?model=gpt2&engine=llamacpp&gpu=rtx-4090",
+            "#/models?lang=zh&mode=serve&engine=vllm&gpu=rtx-4090&max_model_len=4096",
+        ] {
+            let s = state(hash);
+            let gpu = lookup_gpu("gpu", "rtx-4090").unwrap();
+            let rows = rows_on(&template(&s).unwrap(), gpu);
+            assert!(rows.len() > 3, "{hash}");
+            for r in &rows {
+                let link = calc_link(&s, &r.best.model, r.best.format, gpu.id);
+                let opened = state(&link);
+                assert_eq!(opened.lang, s.lang);
+                let e = crate::compute::estimate_of(&opened).unwrap();
+                assert_eq!(
+                    e.required_bytes, r.best.required_bytes,
+                    "{}: {link}",
+                    r.best.model
+                );
+            }
+        }
     }
 }

@@ -1,4 +1,5 @@
-//! The live values of the FAQ's `{slot}`s ([`faq_values`]), one question's worth at a time.
+//! The live values of the FAQ's `{slot}`s ([`faq_values`]), one question's worth at a time, and
+//! the runs they come from ([`faq_runs`]), which the answers link to the calculator.
 
 use vramfit::Bytes;
 use vramfit::estimate::{Estimate, EstimateInput, Mode, estimate};
@@ -41,6 +42,83 @@ fn llama7() -> EstimateInput {
     }
 }
 
+/// Q1's LoRA run: rank 16 on q, k, v and o, checkpointing, bf16.
+fn lora() -> EstimateInput {
+    EstimateInput {
+        lora_rank: 16.0,
+        lora_targets: ["q_proj", "k_proj", "v_proj", "o_proj"]
+            .map(String::from)
+            .to_vec(),
+        grad_checkpointing: vramfit::estimate::Checkpointing::Full,
+        dtype: Some(vramfit::precision::Dtype::Bf16),
+        ..llama7()
+    }
+}
+
+/// Q1's QLoRA run: the LoRA run over a 4-bit base.
+fn qlora() -> EstimateInput {
+    EstimateInput {
+        qlora: true,
+        ..lora()
+    }
+}
+
+/// Q3's model: Llama-2-13B training.
+fn l13() -> EstimateInput {
+    EstimateInput {
+        model: Some("meta-llama/Llama-2-13b-hf".into()),
+        mode: Mode::Training,
+        ..EstimateInput::default()
+    }
+}
+
+/// Q3's layouts on 8 GPUs: data parallel, tensor parallel 4, ZeRO-3.
+fn dp8() -> EstimateInput {
+    EstimateInput {
+        gpus: Some(8.0),
+        ..l13()
+    }
+}
+
+fn tp4() -> EstimateInput {
+    EstimateInput {
+        gpus: Some(4.0),
+        tp: 4.0,
+        ..l13()
+    }
+}
+
+fn zero3() -> EstimateInput {
+    EstimateInput {
+        gpus: Some(8.0),
+        zero: 3.0,
+        ..l13()
+    }
+}
+
+/// The KV-cache answer's model: Llama 3 8B inference.
+fn llama3_8b() -> EstimateInput {
+    EstimateInput {
+        model: Some("meta-llama/Llama-3.1-8B".into()),
+        ..EstimateInput::default()
+    }
+}
+
+/// The runs an answer's numbers come from, each with its words, by the answer's id: what its
+/// "open in the calculator" links open.
+#[cfg(feature = "full")]
+pub fn faq_runs() -> Vec<(&'static str, crate::i18n::Key, EstimateInput)> {
+    vec![
+        ("guide_q1_7b_on_a100_40gb", key!("faq.run_full"), llama7()),
+        ("guide_q1_7b_on_a100_40gb", key!("faq.run_lora"), lora()),
+        ("guide_q1_7b_on_a100_40gb", key!("faq.run_qlora"), qlora()),
+        ("guide_q3_multi_gpu", key!("faq.run_dp8"), dp8()),
+        ("guide_q3_multi_gpu", key!("faq.run_tp4"), tp4()),
+        ("guide_q3_multi_gpu", key!("faq.run_zero3"), zero3()),
+        ("kv_cache_gqa", key!("faq.run_llama3_8b"), llama3_8b()),
+    ]
+}
+
 /// Q1: training a 7B model, by the quick rule and in detail, and with LoRA and QLoRA.
 fn training_7b(v: &mut Values) {
     if let Some(e) = est(EstimateInput {
@@ -54,22 +132,10 @@ fn training_7b(v: &mut Values) {
     if let Some(e) = est(llama7()) {
         v.push(("train_7b_detailed_gb", gb(e.total_bytes)));
     }
-    let lora = || EstimateInput {
-        lora_rank: 16.0,
-        lora_targets: ["q_proj", "k_proj", "v_proj", "o_proj"]
-            .map(String::from)
-            .to_vec(),
-        grad_checkpointing: vramfit::estimate::Checkpointing::Full,
-        dtype: Some(vramfit::precision::Dtype::Bf16),
-        ..llama7()
-    };
     if let Some(e) = est(lora()) {
         v.push(("lora_7b_gb", gb(e.total_bytes)));
     }
-    if let Some(e) = est(EstimateInput {
-        qlora: true,
-        ..lora()
-    }) {
+    if let Some(e) = est(qlora()) {
         v.push(("qlora_7b_gb", gb(e.total_bytes)));
     }
 }
@@ -129,32 +195,16 @@ fn spot_example(v: &mut Values) {
 
 /// Q3: Llama-2-13B training on 8 GPUs: data parallel, TP=4 and ZeRO-3.
 fn multi_gpu_13b(v: &mut Values) {
-    let l13 = || EstimateInput {
-        model: Some("meta-llama/Llama-2-13b-hf".into()),
-        mode: Mode::Training,
-        ..EstimateInput::default()
-    };
     if let Some(p) = vramfit::presets::find("meta-llama/Llama-2-13b-hf") {
         v.push(("multi_gpu_example_model", p.name.to_string()));
     }
-    if let Some(e) = est(EstimateInput {
-        gpus: Some(8.0),
-        ..l13()
-    }) {
+    if let Some(e) = est(dp8()) {
         v.push(("dp_per_gpu_gb", gb(e.total_bytes)));
     }
-    if let Some(e) = est(EstimateInput {
-        gpus: Some(4.0),
-        tp: 4.0,
-        ..l13()
-    }) {
+    if let Some(e) = est(tp4()) {
         v.push(("tp4_per_gpu_gb", gb(e.total_bytes)));
     }
-    if let Some(e) = est(EstimateInput {
-        gpus: Some(8.0),
-        zero: 3.0,
-        ..l13()
-    }) {
+    if let Some(e) = est(zero3()) {
         v.push(("zero3_8_per_gpu_gb", gb(e.total_bytes)));
     }
 }
@@ -185,10 +235,7 @@ fn yours(s: &AppState, v: &mut Values) {
 /// KV cache per token, Llama 3 8B, against the guide's MHA formula.
 fn kv_per_token(v: &mut Values) {
     if let Some(p) = vramfit::presets::find("meta-llama/Llama-3.1-8B")
-        && let Some(e) = est(EstimateInput {
-            model: Some(p.id.into()),
-            ..EstimateInput::default()
-        })
+        && let Some(e) = est(llama3_8b())
     {
         let per_token = Bytes::new(e.kv_bytes_per_token);
         let mha = Bytes::new(2 * p.arch.num_layers * p.arch.hidden_size * 2);
