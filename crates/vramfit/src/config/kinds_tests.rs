@@ -355,3 +355,107 @@ fn kimi_linear_in_llamacpp_by_hand() {
     assert_eq!(part(ComponentKind::StateCache), 44_892_160);
     assert_eq!(part(ComponentKind::KvCache), 33_030_144);
 }
+
+/// allenai/Olmo-Hybrid-7B: `OlmoHybridConfig`'s defaults, which its docstring gives as that
+/// checkpoint's (transformers 5.24.0 `configuration_olmo_hybrid.py`, read 2026-12-06), written
+/// out as its config.json writes them: 24 Gated DeltaNet layers and 8 full-attention layers
+/// (every 4th), 30 query and KV heads of 128, 30 linear heads of key width 96, value 192.
+const OLMO_HYBRID_7B: &str = r#"{"model_type": "olmo_hybrid", "vocab_size": 100352,
+    "hidden_size": 3840, "intermediate_size": 11008, "num_hidden_layers": 32,
+    "num_attention_heads": 30, "num_key_value_heads": 30, "linear_num_key_heads": 30,
+    "linear_num_value_heads": 30, "linear_key_head_dim": 96, "linear_value_head_dim": 192,
+    "linear_conv_kernel_dim": 4, "linear_allow_neg_eigval": true,
+    "max_position_embeddings": 65536, "attention_bias": false, "tie_word_embeddings": false,
+    "layer_types": ["linear_attention", "linear_attention", "linear_attention",
+    "full_attention", "linear_attention", "linear_attention", "linear_attention",
+    "full_attention", "linear_attention", "linear_attention", "linear_attention",
+    "full_attention", "linear_attention", "linear_attention", "linear_attention",
+    "full_attention", "linear_attention", "linear_attention", "linear_attention",
+    "full_attention", "linear_attention", "linear_attention", "linear_attention",
+    "full_attention", "linear_attention", "linear_attention", "linear_attention",
+    "full_attention", "linear_attention", "linear_attention", "linear_attention",
+    "full_attention"]}"#;
+const OLMO_HYBRID_TINY: &str = r#"{"model_type": "olmo_hybrid", "vocab_size": 128,
+    "hidden_size": 64, "intermediate_size": 96, "num_hidden_layers": 4,
+    "num_attention_heads": 4, "num_key_value_heads": 2, "linear_num_key_heads": 2,
+    "linear_num_value_heads": 4, "linear_key_head_dim": 8, "linear_value_head_dim": 16,
+    "linear_conv_kernel_dim": 4, "tie_word_embeddings": false,
+    "layer_types": ["linear_attention", "full_attention", "linear_attention",
+    "full_attention"]}"#;
+
+#[test]
+fn olmo_hybrid_parameters_match_transformers_meta_count() {
+    for (json, params) in [(OLMO_HYBRID_7B, 7_430_870_688), (OLMO_HYBRID_TINY, 145_968)] {
+        assert_eq!(arch(json).params(), params, "{json}");
+    }
+    // The tiny model by hand (width 64, FFN 96, vocabulary 128): embeddings and head 2 × 8,192
+    // and the final norm 64; 4 SwiGLU FFNs of 18,432 and 2 norms of 64 each; 2 attention layers
+    // of q 64 × 64, k and v 64 × 32, o 64 × 64 and q/k norms over the whole projection 64 + 32
+    // (12,384 each); 2 Gated DeltaNet layers of q and k 64 × 16, v 64 × 64, a and b 64 × 4,
+    // g 64 × 64, o 64 × 64, conv1d 96 × 4, A_log and dt_bias 4 each, the gated norm 16 (15,256).
+    let by_hand = 2 * 8192 + 64 + 4 * (18_432 + 128) + 2 * 12_384 + 2 * 15_256;
+    assert_eq!(arch(OLMO_HYBRID_TINY).params(), by_hand);
+    assert_eq!(arch(OLMO_HYBRID_TINY).extra_params, 2 * (64 + 32));
+}
+
+/// transformers keeps 2 sequences of 5 tokens as 2,560 B of bf16 K and V (2 attention layers ×
+/// 2 KV heads × 16 × 10 tokens × 2 × 2 B), a bf16 convolution state of 96 channels × 4 per
+/// linear layer (3,072 B) and an fp32 state of 4 heads × 8 × 16 (8,192 B): the reference's
+/// tensors, through the estimate's own parts.
+#[test]
+fn olmo_hybrid_caches_match_transformers_tensors() {
+    let a = arch(OLMO_HYBRID_TINY);
+    assert_eq!(hf_state_cache(&a, 2, 5), (2560, 3072, 8192));
+    use crate::estimate::{ComponentKind, EstimateInput, estimate};
+    let e = estimate(&EstimateInput {
+        arch: Some(a),
+        batch: 2.0,
+        seq_len: 5.0,
+        new_tokens: 0.0,
+        ..EstimateInput::default()
+    })
+    .unwrap();
+    let part = |kind| {
+        e.components
+            .iter()
+            .find(|c| c.key.kind == kind)
+            .map_or(0, |c| c.bytes.get())
+    };
+    assert_eq!(part(ComponentKind::KvCache), 2560);
+    assert_eq!(part(ComponentKind::StateCache), 3072 + 8192);
+    let h = arch(OLMO_HYBRID_7B).hybrid.unwrap();
+    assert_eq!((h.attention_layers, h.state_layers), (8, 24));
+}
+
+/// Without layer_types every 4th layer attends, the last one when fewer than 4 (as
+/// `OlmoHybridConfig.__post_init__`); the linear widths default from the attention heads.
+#[test]
+fn olmo_hybrid_defaults_follow_its_config_class() {
+    let cut = OLMO_HYBRID_7B.find(r#""layer_types""#).unwrap();
+    let head = OLMO_HYBRID_7B[..cut].trim_end().trim_end_matches(',');
+    let bare = alloc::format!("{head}}}");
+    assert_eq!(arch(&bare), arch(OLMO_HYBRID_7B));
+    let short = bare.replace(r#""num_hidden_layers": 32"#, r#""num_hidden_layers": 3"#);
+    let h = arch(&short).hybrid.unwrap();
+    assert_eq!((h.attention_layers, h.state_layers), (1, 2));
+    // int(0.75 × 3840 / 30) = 96 and twice that, as the 7B writes them.
+    let widths = bare
+        .replace(
+            r#""linear_key_head_dim": 96, "linear_value_head_dim": 192,"#,
+            "",
+        )
+        .replace(r#""linear_num_key_heads": 30,"#, "")
+        .replace(r#""linear_num_value_heads": 30,"#, "");
+    assert_eq!(arch(&widths), arch(OLMO_HYBRID_7B));
+}
+
+#[test]
+fn olmo_hybrid_refuses_a_stack_of_one_kind_naming_layer_types() {
+    let all = OLMO_HYBRID_TINY.replace("linear_attention", "full_attention");
+    let e = parse_config(&all).unwrap_err();
+    assert_eq!(e.field, "config.json: layer_types");
+    assert!(e.problem.contains("linear_attention"), "{}", e.problem);
+    let sliding = OLMO_HYBRID_TINY.replacen("full_attention", "sliding_attention", 1);
+    let e = parse_config(&sliding).unwrap_err();
+    assert_eq!(e.field, "config.json: layer_types");
+}
