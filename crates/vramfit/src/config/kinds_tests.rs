@@ -123,6 +123,7 @@ fn presets_carry_what_their_configs_say() {
         ("deepseek-ai/DeepSeek-V3.2", DEEPSEEK_V32),
         ("zai-org/GLM-5", GLM_5),
         ("moonshotai/Kimi-Linear-48B-A3B-Instruct", KIMI_LINEAR_48B),
+        ("allenai/Olmo-Hybrid-7B", OLMO_HYBRID_7B),
     ] {
         let preset = crate::presets::presets()
             .iter()
