@@ -460,3 +460,38 @@ fn olmo_hybrid_refuses_a_stack_of_one_kind_naming_layer_types() {
     let e = parse_config(&sliding).unwrap_err();
     assert_eq!(e.field, "config.json: layer_types");
 }
+
+/// llama.cpp names no OLMo Hybrid architecture (`src/llama-arch.cpp` at 00395eb: olmo, olmo2,
+/// olmoe; Gated DeltaNet only in qwen3next, qwen35, qwen35moe), so it and Ollama refuse the
+/// model by the engine; transformers, vLLM and SGLang estimate it.
+#[test]
+fn olmo_hybrid_is_refused_where_no_graph_builds_it() {
+    use crate::estimate::{Engine, EstimateInput, Mode, estimate};
+    for engine in [Engine::Llamacpp, Engine::Ollama] {
+        let e = estimate(&EstimateInput {
+            arch: Some(arch(OLMO_HYBRID_7B)),
+            engine,
+            ..EstimateInput::default()
+        })
+        .unwrap_err();
+        assert_eq!(e.field, "engine", "{engine:?}");
+        assert!(e.problem.contains("OLMo Hybrid"), "{}", e.problem);
+        assert!(e.accepted.contains("vLLM"), "{}", e.accepted);
+    }
+    for engine in [Engine::Hf, Engine::Vllm, Engine::Sglang] {
+        let input = EstimateInput {
+            arch: Some(arch(OLMO_HYBRID_7B)),
+            engine,
+            mode: Mode::Inference,
+            ..EstimateInput::default()
+        };
+        assert!(estimate(&input).is_ok(), "{engine:?}");
+    }
+    // Qwen3.5's Gated DeltaNet beside gated attention runs in llama.cpp.
+    let qwen = EstimateInput {
+        arch: Some(arch(QWEN3_5_9B)),
+        engine: Engine::Llamacpp,
+        ..EstimateInput::default()
+    };
+    assert!(estimate(&qwen).is_ok());
+}
