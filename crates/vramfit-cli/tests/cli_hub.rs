@@ -154,11 +154,8 @@ fn a_hybrid_repo_gives_its_exact_weights_and_its_state_beside_the_kv_cache() {
     // A_log and dt_bias 30 each, the gated norm 192.
     let attention = 4 * 3840 * 3840 + 2 * 3840;
     let gdn = 2 * 3840 * 2880 + 3 * 3840 * 5760 + 2 * 3840 * 30 + 11_520 * 4 + 60 + 192;
-    let params: u64 = 2 * 100_352 * 3840
-        + 3840
-        + 32 * (3 * 3840 * 11_008 + 2 * 3840)
-        + 8 * attention
-        + 24 * gdn;
+    let params: u64 =
+        2 * 100_352 * 3840 + 3840 + 32 * (3 * 3840 * 11_008 + 2 * 3840) + 8 * attention + 24 * gdn;
     assert_eq!(params, 7_430_870_688);
     assert_eq!(checkpoint(&v), (2 * params, params, 475));
     assert_eq!(v["params"], params);
@@ -174,7 +171,10 @@ fn a_hybrid_repo_gives_its_exact_weights_and_its_state_beside_the_kv_cache() {
     // tokens of 2 sequences; per linear layer and sequence a bf16 convolution state of
     // 11,520 channels × 4 and an fp32 state of 30 heads × 96 × 192.
     assert_eq!(part("kv_cache"), 8 * 30 * 128 * 2 * 2 * 1024 * 2);
-    assert_eq!(part("state_cache"), 2 * 24 * (11_520 * 4 * 2 + 30 * 96 * 192 * 4));
+    assert_eq!(
+        part("state_cache"),
+        2 * 24 * (11_520 * 4 * 2 + 30 * 96 * 192 * 4)
+    );
     assert_eq!(weights_read(&hub), Vec::<String>::new(), "headers only");
 }
 

@@ -495,3 +495,50 @@ fn olmo_hybrid_is_refused_where_no_graph_builds_it() {
     };
     assert!(estimate(&qwen).is_ok());
 }
+
+/// SGLang keeps a hybrid's states in a MambaPool beside the token pool: one request's state is
+/// per Gated DeltaNet layer the convolution's 3 last inputs of 11,520 channels in bf16 (69,120
+/// B) and 30 heads × 96 × 192 in fp32 (2,211,840 B), × 24 layers = 54,743,040 B. Without a card,
+/// `batch` states; on a card `0.9 / 1.9` of the memory left after the weights in whole states
+/// (`ModelRunner._handle_max_mamba_cache`, `mamba_full_memory_ratio` 0.9) and the tokens from
+/// what is left, 8 layers × 30 KV heads × 128 × 2 × 2 B = 122,880 B each.
+#[test]
+fn olmo_hybrid_in_sglang_keeps_its_states_in_a_mamba_pool() {
+    use crate::estimate::{ComponentKind, Engine, EstimateInput, Mode, estimate};
+    let per_request = 24 * (11_520 * 3 * 2 + 30 * 96 * 192 * 4);
+    assert_eq!(per_request, 54_743_040);
+    let input = EstimateInput {
+        arch: Some(arch(OLMO_HYBRID_7B)),
+        engine: Engine::Sglang,
+        mode: Mode::Inference,
+        batch: 4.0,
+        max_model_len: Some(8192.0),
+        ..EstimateInput::default()
+    };
+    let e = estimate(&input).unwrap();
+    let part = |e: &crate::estimate::Estimate, kind| {
+        e.components
+            .iter()
+            .find(|c| c.key.kind == kind)
+            .map_or(0, |c| c.bytes.get())
+    };
+    assert_eq!(part(&e, ComponentKind::StateCache), 4 * per_request);
+    assert_eq!(part(&e, ComponentKind::KvCache), 4 * 8192 * 122_880);
+    // On an H100: the pool's rest (printed in its formula) split 0.9 : 1.
+    let e = estimate(&EstimateInput {
+        gpu: Some("h100-sxm5-80gb".into()),
+        ..input
+    })
+    .unwrap();
+    let state = part(&e, ComponentKind::StateCache);
+    let tokens = e.kv_cache_tokens.unwrap();
+    let rest = state + tokens * 122_880;
+    // Whole states of the 0.9 / 1.9 share, and whole tokens of what is left: each within one.
+    let share = rest as f64 * 0.9 / 1.9;
+    assert!(
+        state as f64 <= share && share - (state as f64) < per_request as f64,
+        "{state}"
+    );
+    assert_eq!(state % per_request, 0);
+    assert!(tokens > 200_000, "{tokens}");
+}
