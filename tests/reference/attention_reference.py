@@ -1,6 +1,7 @@
 """Attention of every kind (issue 42): parameter counts and transformers' cache contents of the
 families whose layers are read one by one: Qwen3.5 (Gated DeltaNet + gated attention, with its
-vision tower), DeepSeek-V3.2 and GLM-5 (MLA with DeepSeek Sparse Attention's indexer keys). The reference that `config/hybrid.rs`'s and `config/attention.rs`'s tests
+vision tower), DeepSeek-V3.2 and GLM-5 (MLA with DeepSeek Sparse Attention's indexer keys),
+Kimi-Linear (Kimi Delta Attention + MLA), OLMo Hybrid (Gated DeltaNet + OLMo 3's attention). The reference that `config/hybrid.rs`'s and `config/attention.rs`'s tests
 check (`attention-reference.csv`).
 
 Parameters: the model built on the meta device, every parameter counted (for a multimodal
@@ -79,6 +80,18 @@ KIMI_LINEAR_48B = dict(
         short_conv_kernel_size=4))
 
 
+# allenai/Olmo-Hybrid-7B: OlmoHybridConfig's defaults, which its docstring says are that
+# checkpoint's (transformers 5.24.0 `configuration_olmo_hybrid.py`, read 2026-12-06): 3 Gated
+# DeltaNet layers to 1 full-attention layer (every 4th), 30 query and KV heads, the linear
+# heads 30 of key width 0.75 x 3840 / 30 = 96 and value width 192.
+OLMO_HYBRID_7B = dict(
+    model_type="olmo_hybrid", vocab_size=100352, hidden_size=3840, intermediate_size=11008,
+    num_hidden_layers=32, num_attention_heads=30, num_key_value_heads=30,
+    linear_num_key_heads=30, linear_num_value_heads=30, linear_key_head_dim=96,
+    linear_value_head_dim=192, linear_conv_kernel_dim=4, max_position_embeddings=65536,
+    tie_word_embeddings=False)
+
+
 def tiny(real, **over):
     c = dict(real)
     c.update(over)
@@ -134,6 +147,14 @@ CASES = {
                                                      num_heads=2, head_dim=16,
                                                      short_conv_kernel_size=4)),
     "glm_moe_dsa-shared-tiny": tiny(GLM_5, **DSA_TINY, indexer_types=["full", "shared", "full"]),
+    "olmo_hybrid-7b": OLMO_HYBRID_7B,
+    "olmo_hybrid-tiny": tiny(OLMO_HYBRID_7B, vocab_size=128, hidden_size=64, intermediate_size=96,
+                             num_hidden_layers=4, num_attention_heads=4, num_key_value_heads=2,
+                             linear_num_key_heads=2, linear_num_value_heads=4,
+                             linear_key_head_dim=8, linear_value_head_dim=16,
+                             layer_types=["linear_attention", "full_attention",
+                                          "linear_attention", "full_attention"],
+                             pad_token_id=0, eos_token_id=1),
 }
 
 

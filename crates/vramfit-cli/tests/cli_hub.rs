@@ -136,6 +136,48 @@ fn a_bf16_repo_sharded_with_an_index_gives_its_exact_weights() {
     assert_eq!(ranged[0].range.as_deref(), Some("bytes=0-7"));
 }
 
+/// A hybrid read through the hub: allenai/Olmo-Hybrid-7B's config.json and its three bf16
+/// shards' headers (transformers 5.24.0's 475 tensors, `tests/hub/fixtures/write.py`).
+#[test]
+fn a_hybrid_repo_gives_its_exact_weights_and_its_state_beside_the_kv_cache() {
+    let hub = MockHub::start();
+    let v = estimate(
+        &hub,
+        &cache("olmo-hybrid"),
+        "allenai/Olmo-Hybrid-7B",
+        &["--batch", "2", "--seq-len", "1000", "--new-tokens", "24"],
+    );
+    // By hand (width 3840, FFN 11,008, vocabulary 100,352, untied): embeddings and head
+    // 2 × 385,351,680 and the final norm; 32 FFNs of 3 × 3840 × 11,008 with 2 norms each; 8
+    // attention layers of q, k, v, o 3840 × 3840 and q/k norms 2 × 3840; 24 Gated DeltaNet
+    // layers of q, k 3840 × 2880, v, g, o 3840 × 5760, a, b 3840 × 30, conv1d 11,520 × 4,
+    // A_log and dt_bias 30 each, the gated norm 192.
+    let attention = 4 * 3840 * 3840 + 2 * 3840;
+    let gdn = 2 * 3840 * 2880 + 3 * 3840 * 5760 + 2 * 3840 * 30 + 11_520 * 4 + 60 + 192;
+    let params: u64 =
+        2 * 100_352 * 3840 + 3840 + 32 * (3 * 3840 * 11_008 + 2 * 3840) + 8 * attention + 24 * gdn;
+    assert_eq!(params, 7_430_870_688);
+    assert_eq!(checkpoint(&v), (2 * params, params, 475));
+    assert_eq!(v["params"], params);
+    let part = |key: &str| {
+        v["components"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["key"] == key)
+            .map_or(0, |c| c["bytes"].as_u64().unwrap())
+    };
+    // transformers: K and V of the 8 attention layers, 30 heads of 128 in bf16, over 1,024
+    // tokens of 2 sequences; per linear layer and sequence a bf16 convolution state of
+    // 11,520 channels × 4 and an fp32 state of 30 heads × 96 × 192.
+    assert_eq!(part("kv_cache"), 8 * 30 * 128 * 2 * 2 * 1024 * 2);
+    assert_eq!(
+        part("state_cache"),
+        2 * 24 * (11_520 * 4 * 2 + 30 * 96 * 192 * 4)
+    );
+    assert_eq!(weights_read(&hub), Vec::<String>::new(), "headers only");
+}
+
 #[test]
 fn an_awq_repo_gives_its_exact_weights() {
     let hub = MockHub::start();

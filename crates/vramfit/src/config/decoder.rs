@@ -66,6 +66,7 @@ pub(super) fn decoder(model_type: &str, c: &Cfg, notes: &mut Notes) -> Result<Ar
         "granitemoehybrid" => hybrid::granite_hybrid(c, &mut a, notes)?,
         "falcon_h1" => hybrid::falcon_h1(c, &mut a, notes)?,
         "lfm2" => hybrid::lfm2(c, &mut a, notes)?,
+        "olmo_hybrid" => hybrid::olmo_hybrid(c, &mut a, notes)?,
         "deepseek_v2" | "deepseek_v3" => deepseek(c, &mut a, notes)?,
         "kimi_linear" => {
             deepseek(c, &mut a, notes)?;
@@ -99,7 +100,7 @@ fn llama_style(model_type: &str, c: &Cfg) -> Result<Option<(Style, Option<Defaul
     };
     Ok(Some(match model_type {
         "llama" | "mistral" | "mixtral" | "granite" | "phi3" | "llama4_text"
-        | "granitemoehybrid" | "falcon_h1" => (llama_like(false)?, None),
+        | "granitemoehybrid" | "falcon_h1" | "olmo_hybrid" => (llama_like(false)?, None),
         "qwen2" | "qwen2_moe" => (
             Style {
                 qkv_bias: true,

@@ -103,6 +103,14 @@ pub(super) fn generic(model_type: &str, c: &Cfg, notes: &mut Notes) -> Result<Ar
             ["字母、数字、_ 与 -：以下之一 {SUPPORTED_MODEL_TYPES}，或解码器自己的名称"],
         ));
     }
+    // A multimodal file's keys are in its text_config: the refusal names them there.
+    let text = match c.get("hidden_size") {
+        None => c.child("text_config")?,
+        Some(_) => None,
+    };
+    if let Some(e) = not_llama(model_type, text.as_ref().unwrap_or(c)) {
+        return Err(e);
+    }
     if c.b("is_encoder_decoder")?.unwrap_or(false) {
         return Err(input_error!(
             Unsupported,
@@ -133,6 +141,51 @@ pub(super) fn generic(model_type: &str, c: &Cfg, notes: &mut Notes) -> Result<Ar
     let a = read(c, notes).map_err(|e| needs(model_type, e))?;
     note_fields(model_type, c, notes);
     Ok(a)
+}
+
+/// The families transformers implements whose layers a Llama reading would miscount, each with
+/// the key where its layout departs (transformers 5.24.0's configuration files) and why, in
+/// English and Chinese: refused rather than estimated low.
+const NOT_LLAMA: &[(&str, &str, &str, &str)] = &[
+    (
+        "gemma3n",
+        "hidden_size_per_layer_input",
+        "per-layer embeddings (vocab_size_per_layer_input × hidden_size_per_layer_input × layers), AltUp and LAuReL weights, an audio and a vision encoder, and KV shared across the last num_kv_shared_layers layers",
+        "逐层嵌入（vocab_size_per_layer_input × hidden_size_per_layer_input × 层数）、AltUp 与 LAuReL 权重、音频与视觉编码器，以及最后 num_kv_shared_layers 层共享的 KV",
+    ),
+    (
+        "gemma4",
+        "global_head_dim",
+        "full-attention layers of global_head_dim and num_global_key_value_heads beside sliding layers of head_dim, per-layer embeddings, KV shared across the last num_kv_shared_layers layers, and its vision and audio encoders",
+        "全局注意力层的 global_head_dim 与 num_global_key_value_heads 不同于滑动窗口层的 head_dim，另有逐层嵌入、最后 num_kv_shared_layers 层共享的 KV 以及视觉与音频编码器",
+    ),
+    (
+        "glm5_next",
+        "layer_types",
+        "Kimi Delta Attention layers beside MLA layers with a pooled DSA indexer (index_kpool), hyper-connection streams (hc_mult) and a vision encoder",
+        "Kimi Delta Attention 层与带分组 DSA 索引器（index_kpool）的 MLA 层并存，另有超连接残差流（hc_mult）与视觉编码器",
+    ),
+];
+
+/// The refusal of a family [`NOT_LLAMA`] names (its `_text` config too), naming its key.
+#[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
+fn not_llama(model_type: &str, c: &Cfg) -> Option<InputError> {
+    let family = model_type.strip_suffix("_text").unwrap_or(model_type);
+    let &(_, key, why, why_zh) = NOT_LLAMA.iter().find(|(name, ..)| *name == family)?;
+    Some(input_error!(
+        Unsupported,
+        c.field(key),
+        [
+            "`{model_type}` is not modelled yet, and its layers are not Llama's: {why}; read as Llama's layout its weights and cache would come out low"
+        ],
+        [
+            "vramfit 尚未支持 `{model_type}`，它的层不是 Llama 结构：{why_zh}；按 Llama 结构读取会少算权重与缓存"
+        ],
+        [
+            "one of {SUPPORTED_MODEL_TYPES}; for this model, enter its parameter count (the model card's) instead"
+        ],
+        ["以下之一：{SUPPORTED_MODEL_TYPES}；这个模型请改为输入参数量（以模型卡为准）"],
+    ))
 }
 
 /// The Llama-layout architecture from the shared keys.
@@ -482,5 +535,37 @@ mod tests {
                 .iter()
                 .any(|n| n.contains("sliding_window 4096 is not applied"))
         );
+    }
+
+    /// Gemma 3n, Gemma 4 and GLM-5-Next are refused by name, at the key where their layers
+    /// leave Llama's layout, instead of a Llama reading that would count them low (a Gemma 4
+    /// config read that way missed its per-layer embeddings and its wider global heads).
+    #[test]
+    fn families_whose_layers_are_not_llamas_are_refused_naming_their_key() {
+        for (json, field) in [
+            (
+                r#"{"model_type": "gemma4", "text_config": {"model_type": "gemma4_text",
+                "hidden_size": 2560, "num_hidden_layers": 42, "num_attention_heads": 8,
+                "intermediate_size": 10240, "vocab_size": 262144, "global_head_dim": 512}}"#,
+                "config.json: text_config.global_head_dim",
+            ),
+            (
+                r#"{"model_type": "gemma3n_text", "hidden_size": 2048, "num_hidden_layers": 35,
+                "num_attention_heads": 8, "intermediate_size": 16384, "vocab_size": 262400}"#,
+                "config.json: hidden_size_per_layer_input",
+            ),
+            (
+                r#"{"model_type": "glm5_next", "text_config": {"hidden_size": 4096,
+                "num_hidden_layers": 45, "num_attention_heads": 64, "vocab_size": 154880,
+                "intermediate_size": 12288}}"#,
+                "config.json: text_config.layer_types",
+            ),
+        ] {
+            let e = parse_config(json).unwrap_err();
+            assert_eq!(e.kind, ErrorKind::Unsupported, "{json}");
+            assert_eq!(e.field, field, "{json}");
+            assert!(e.problem.contains("not modelled yet"), "{}", e.problem);
+            assert!(e.accepted.contains("parameter count"), "{}", e.accepted);
+        }
     }
 }

@@ -444,6 +444,105 @@ pub(super) fn lfm2(c: &Cfg, a: &mut Architecture, notes: &mut Notes) -> Result<(
     Ok(())
 }
 
+/// OLMo Hybrid (`OlmoHybridConfig`, transformers 5.24.0): Gated DeltaNet layers with separate
+/// q, k, v, a, b and g projections (as many weights as Qwen3-Next's fused ones) and OLMo 3's
+/// attention layers (q and k norms over the whole projection, no output gate), from
+/// `layer_types` or by default every 4th layer attending (the last when none would). The
+/// linear heads default to the attention heads, their key width to `0.75 × hidden / heads`
+/// and their value width to twice that; transformers refuses a stack of one kind alone.
+pub(super) fn olmo_hybrid(c: &Cfg, a: &mut Architecture, notes: &mut Notes) -> Result<()> {
+    let kinds = match kinds_from_names(c, "layer_types")? {
+        Some(k) => {
+            check_len(c, "layer_types", &k, a.num_layers)?;
+            k
+        }
+        None => {
+            let mut k: Vec<LayerKind> = (0..a.num_layers)
+                .map(|i| {
+                    if i % 4 == 3 {
+                        LayerKind::FullAttention
+                    } else {
+                        LayerKind::State
+                    }
+                })
+                .collect();
+            if let Some(last) = k.last_mut()
+                && a.num_layers < 4
+            {
+                *last = LayerKind::FullAttention;
+            }
+            k
+        }
+    };
+    let n = count(&kinds);
+    if n.ffn_only + n.parallel + n.sliding > 0 {
+        return Err(unknown_kind(
+            c,
+            "layer_types",
+            "sliding_attention, mlp or hybrid",
+        ));
+    }
+    if n.state == 0 || n.full == 0 {
+        let missing = if n.state == 0 {
+            "linear_attention"
+        } else {
+            "full_attention"
+        };
+        return Err(input_error!(
+            ConfigJson,
+            c.field("layer_types"),
+            ["no {missing} layer: OLMo Hybrid needs both kinds"],
+            ["没有 {missing} 层：OLMo Hybrid 两种层都需要"],
+            ["at least one linear_attention and one full_attention layer"],
+            ["至少一个 linear_attention 层和一个 full_attention 层"],
+        ));
+    }
+    let heads = c.u("linear_num_value_heads")?.unwrap_or(a.num_heads);
+    let groups = c.u("linear_num_key_heads")?.unwrap_or(a.num_heads);
+    // int(0.75 * hidden_size / linear_num_key_heads), in integers.
+    let key = match c.u("linear_key_head_dim")? {
+        Some(k) => k,
+        None => a.hidden_size.saturating_mul(3) / groups.max(1).saturating_mul(4),
+    };
+    let mixer = Hybrid {
+        mixer: StateMixer::GatedDeltaNet,
+        heads,
+        groups,
+        state_size: key,
+        head_dim: c
+            .u("linear_value_head_dim")?
+            .unwrap_or(key.saturating_mul(2)),
+        conv_kernel: c.u("linear_conv_kernel_dim")?.unwrap_or(4),
+        ..Hybrid::default()
+    };
+    sequential(a, &n, mixer);
+    // q_norm and k_norm span the whole projection in the attention layers alone.
+    let per_layer = a
+        .num_heads
+        .saturating_add(a.num_kv_heads)
+        .saturating_mul(a.head_dim);
+    let norms = per_layer.saturating_mul(n.full);
+    a.extra_params = a.extra_params.saturating_add(norms);
+    notes.push(
+        format!(
+            "The attention layers' q_norm and k_norm span the whole projection ({per_layer} weights a layer): their {norms} weights over {} layers are counted as extra parameters, kept unquantized like every norm.",
+            n.full
+        ),
+        format!(
+            "注意力层的 q_norm 与 k_norm 覆盖整个投影（每层 {per_layer} 个权重）：{} 层共 {norms} 个权重计为额外参数，与所有归一化层一样不量化。",
+            n.full
+        ),
+    );
+    note_layers(
+        notes,
+        "Gated DeltaNet (linear attention)",
+        "Gated DeltaNet（线性注意力）",
+        n.state,
+        n.full,
+    );
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::parse_config;

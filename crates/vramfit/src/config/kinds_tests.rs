@@ -123,6 +123,7 @@ fn presets_carry_what_their_configs_say() {
         ("deepseek-ai/DeepSeek-V3.2", DEEPSEEK_V32),
         ("zai-org/GLM-5", GLM_5),
         ("moonshotai/Kimi-Linear-48B-A3B-Instruct", KIMI_LINEAR_48B),
+        ("allenai/Olmo-Hybrid-7B", OLMO_HYBRID_7B),
     ] {
         let preset = crate::presets::presets()
             .iter()
@@ -354,4 +355,190 @@ fn kimi_linear_in_llamacpp_by_hand() {
     };
     assert_eq!(part(ComponentKind::StateCache), 44_892_160);
     assert_eq!(part(ComponentKind::KvCache), 33_030_144);
+}
+
+/// allenai/Olmo-Hybrid-7B: `OlmoHybridConfig`'s defaults, which its docstring gives as that
+/// checkpoint's (transformers 5.24.0 `configuration_olmo_hybrid.py`, read 2026-12-06), written
+/// out as its config.json writes them: 24 Gated DeltaNet layers and 8 full-attention layers
+/// (every 4th), 30 query and KV heads of 128, 30 linear heads of key width 96, value 192.
+const OLMO_HYBRID_7B: &str = r#"{"model_type": "olmo_hybrid", "vocab_size": 100352,
+    "hidden_size": 3840, "intermediate_size": 11008, "num_hidden_layers": 32,
+    "num_attention_heads": 30, "num_key_value_heads": 30, "linear_num_key_heads": 30,
+    "linear_num_value_heads": 30, "linear_key_head_dim": 96, "linear_value_head_dim": 192,
+    "linear_conv_kernel_dim": 4, "linear_allow_neg_eigval": true,
+    "max_position_embeddings": 65536, "attention_bias": false, "tie_word_embeddings": false,
+    "layer_types": ["linear_attention", "linear_attention", "linear_attention",
+    "full_attention", "linear_attention", "linear_attention", "linear_attention",
+    "full_attention", "linear_attention", "linear_attention", "linear_attention",
+    "full_attention", "linear_attention", "linear_attention", "linear_attention",
+    "full_attention", "linear_attention", "linear_attention", "linear_attention",
+    "full_attention", "linear_attention", "linear_attention", "linear_attention",
+    "full_attention", "linear_attention", "linear_attention", "linear_attention",
+    "full_attention", "linear_attention", "linear_attention", "linear_attention",
+    "full_attention"]}"#;
+const OLMO_HYBRID_TINY: &str = r#"{"model_type": "olmo_hybrid", "vocab_size": 128,
+    "hidden_size": 64, "intermediate_size": 96, "num_hidden_layers": 4,
+    "num_attention_heads": 4, "num_key_value_heads": 2, "linear_num_key_heads": 2,
+    "linear_num_value_heads": 4, "linear_key_head_dim": 8, "linear_value_head_dim": 16,
+    "linear_conv_kernel_dim": 4, "tie_word_embeddings": false,
+    "layer_types": ["linear_attention", "full_attention", "linear_attention",
+    "full_attention"]}"#;
+
+#[test]
+fn olmo_hybrid_parameters_match_transformers_meta_count() {
+    for (json, params) in [(OLMO_HYBRID_7B, 7_430_870_688), (OLMO_HYBRID_TINY, 145_968)] {
+        assert_eq!(arch(json).params(), params, "{json}");
+    }
+    // The tiny model by hand (width 64, FFN 96, vocabulary 128): embeddings and head 2 × 8,192
+    // and the final norm 64; 4 SwiGLU FFNs of 18,432 and 2 norms of 64 each; 2 attention layers
+    // of q 64 × 64, k and v 64 × 32, o 64 × 64 and q/k norms over the whole projection 64 + 32
+    // (12,384 each); 2 Gated DeltaNet layers of q and k 64 × 16, v 64 × 64, a and b 64 × 4,
+    // g 64 × 64, o 64 × 64, conv1d 96 × 4, A_log and dt_bias 4 each, the gated norm 16 (15,256).
+    let by_hand = 2 * 8192 + 64 + 4 * (18_432 + 128) + 2 * 12_384 + 2 * 15_256;
+    assert_eq!(arch(OLMO_HYBRID_TINY).params(), by_hand);
+    assert_eq!(arch(OLMO_HYBRID_TINY).extra_params, 2 * (64 + 32));
+}
+
+/// transformers keeps 2 sequences of 5 tokens as 2,560 B of bf16 K and V (2 attention layers ×
+/// 2 KV heads × 16 × 10 tokens × 2 × 2 B), a bf16 convolution state of 96 channels × 4 per
+/// linear layer (3,072 B) and an fp32 state of 4 heads × 8 × 16 (8,192 B): the reference's
+/// tensors, through the estimate's own parts.
+#[test]
+fn olmo_hybrid_caches_match_transformers_tensors() {
+    let a = arch(OLMO_HYBRID_TINY);
+    assert_eq!(hf_state_cache(&a, 2, 5), (2560, 3072, 8192));
+    use crate::estimate::{ComponentKind, EstimateInput, estimate};
+    let e = estimate(&EstimateInput {
+        arch: Some(a),
+        batch: 2.0,
+        seq_len: 5.0,
+        new_tokens: 0.0,
+        ..EstimateInput::default()
+    })
+    .unwrap();
+    let part = |kind| {
+        e.components
+            .iter()
+            .find(|c| c.key.kind == kind)
+            .map_or(0, |c| c.bytes.get())
+    };
+    assert_eq!(part(ComponentKind::KvCache), 2560);
+    assert_eq!(part(ComponentKind::StateCache), 3072 + 8192);
+    let h = arch(OLMO_HYBRID_7B).hybrid.unwrap();
+    assert_eq!((h.attention_layers, h.state_layers), (8, 24));
+}
+
+/// Without layer_types every 4th layer attends, the last one when fewer than 4 (as
+/// `OlmoHybridConfig.__post_init__`); the linear widths default from the attention heads.
+#[test]
+fn olmo_hybrid_defaults_follow_its_config_class() {
+    let cut = OLMO_HYBRID_7B.find(r#""layer_types""#).unwrap();
+    let head = OLMO_HYBRID_7B[..cut].trim_end().trim_end_matches(',');
+    let bare = alloc::format!("{head}}}");
+    assert_eq!(arch(&bare), arch(OLMO_HYBRID_7B));
+    let short = bare.replace(r#""num_hidden_layers": 32"#, r#""num_hidden_layers": 3"#);
+    let h = arch(&short).hybrid.unwrap();
+    assert_eq!((h.attention_layers, h.state_layers), (1, 2));
+    // int(0.75 × 3840 / 30) = 96 and twice that, as the 7B writes them.
+    let widths = bare
+        .replace(
+            r#""linear_key_head_dim": 96, "linear_value_head_dim": 192,"#,
+            "",
+        )
+        .replace(r#""linear_num_key_heads": 30,"#, "")
+        .replace(r#""linear_num_value_heads": 30,"#, "");
+    assert_eq!(arch(&widths), arch(OLMO_HYBRID_7B));
+}
+
+#[test]
+fn olmo_hybrid_refuses_a_stack_of_one_kind_naming_layer_types() {
+    let all = OLMO_HYBRID_TINY.replace("linear_attention", "full_attention");
+    let e = parse_config(&all).unwrap_err();
+    assert_eq!(e.field, "config.json: layer_types");
+    assert!(e.problem.contains("linear_attention"), "{}", e.problem);
+    let sliding = OLMO_HYBRID_TINY.replacen("full_attention", "sliding_attention", 1);
+    let e = parse_config(&sliding).unwrap_err();
+    assert_eq!(e.field, "config.json: layer_types");
+}
+
+/// llama.cpp names no OLMo Hybrid architecture (`src/llama-arch.cpp` at 00395eb: olmo, olmo2,
+/// olmoe; Gated DeltaNet only in qwen3next, qwen35, qwen35moe), so it and Ollama refuse the
+/// model by the engine; transformers, vLLM and SGLang estimate it.
+#[test]
+fn olmo_hybrid_is_refused_where_no_graph_builds_it() {
+    use crate::estimate::{Engine, EstimateInput, Mode, estimate};
+    for engine in [Engine::Llamacpp, Engine::Ollama] {
+        let e = estimate(&EstimateInput {
+            arch: Some(arch(OLMO_HYBRID_7B)),
+            engine,
+            ..EstimateInput::default()
+        })
+        .unwrap_err();
+        assert_eq!(e.field, "engine", "{engine:?}");
+        assert!(e.problem.contains("OLMo Hybrid"), "{}", e.problem);
+        assert!(e.accepted.contains("vLLM"), "{}", e.accepted);
+    }
+    for engine in [Engine::Hf, Engine::Vllm, Engine::Sglang] {
+        let input = EstimateInput {
+            arch: Some(arch(OLMO_HYBRID_7B)),
+            engine,
+            mode: Mode::Inference,
+            ..EstimateInput::default()
+        };
+        assert!(estimate(&input).is_ok(), "{engine:?}");
+    }
+    // Qwen3.5's Gated DeltaNet beside gated attention runs in llama.cpp.
+    let qwen = EstimateInput {
+        arch: Some(arch(QWEN3_5_9B)),
+        engine: Engine::Llamacpp,
+        ..EstimateInput::default()
+    };
+    assert!(estimate(&qwen).is_ok());
+}
+
+/// SGLang keeps a hybrid's states in a MambaPool beside the token pool: one request's state is
+/// per Gated DeltaNet layer the convolution's 3 last inputs of 11,520 channels in bf16 (69,120
+/// B) and 30 heads × 96 × 192 in fp32 (2,211,840 B), × 24 layers = 54,743,040 B. Without a card,
+/// `batch` states; on a card `0.9 / 1.9` of the memory left after the weights in whole states
+/// (`ModelRunner._handle_max_mamba_cache`, `mamba_full_memory_ratio` 0.9) and the tokens from
+/// what is left, 8 layers × 30 KV heads × 128 × 2 × 2 B = 122,880 B each.
+#[test]
+fn olmo_hybrid_in_sglang_keeps_its_states_in_a_mamba_pool() {
+    use crate::estimate::{ComponentKind, Engine, EstimateInput, Mode, estimate};
+    let per_request = 24 * (11_520 * 3 * 2 + 30 * 96 * 192 * 4);
+    assert_eq!(per_request, 54_743_040);
+    let input = EstimateInput {
+        arch: Some(arch(OLMO_HYBRID_7B)),
+        engine: Engine::Sglang,
+        mode: Mode::Inference,
+        batch: 4.0,
+        max_model_len: Some(8192.0),
+        ..EstimateInput::default()
+    };
+    let e = estimate(&input).unwrap();
+    let part = |e: &crate::estimate::Estimate, kind| {
+        e.components
+            .iter()
+            .find(|c| c.key.kind == kind)
+            .map_or(0, |c| c.bytes.get())
+    };
+    assert_eq!(part(&e, ComponentKind::StateCache), 4 * per_request);
+    assert_eq!(part(&e, ComponentKind::KvCache), 4 * 8192 * 122_880);
+    // On an H100: the pool's rest (printed in its formula) split 0.9 : 1.
+    let e = estimate(&EstimateInput {
+        gpu: Some("h100-sxm5-80gb".into()),
+        ..input
+    })
+    .unwrap();
+    let state = part(&e, ComponentKind::StateCache);
+    let tokens = e.kv_cache_tokens.unwrap();
+    let rest = state + tokens * 122_880;
+    // Whole states of the 0.9 / 1.9 share, and whole tokens of what is left: each within one.
+    let share = rest as f64 * 0.9 / 1.9;
+    assert!(
+        state as f64 <= share && share - (state as f64) < per_request as f64,
+        "{state}"
+    );
+    assert_eq!(state % per_request, 0);
+    assert!(tokens > 200_000, "{tokens}");
 }

@@ -219,6 +219,11 @@ pub struct Rules {
     /// How it keeps DeepSeek Sparse Attention's indexer keys (and, in fp8, the MLA latent
     /// beside them).
     pub indexer_keys: IndexerKeys,
+    /// Whether it builds Gated DeltaNet layers beside plain (ungated) attention, OLMo Hybrid's
+    /// stack (vLLM's and SGLang's `OlmoHybridForCausalLM`, transformers'); llama.cpp builds
+    /// Gated DeltaNet only in Qwen3-Next's and Qwen3.5's graphs, whose attention is gated
+    /// (`src/llama-arch.cpp` at 00395eb names no OLMo Hybrid), and Ollama runs its models.
+    pub delta_net_with_plain_attention: bool,
     /// How it spreads a MoE model's experts over the GPUs, if it does.
     pub expert_parallel: ExpertParallel,
     /// Whether its dtype `auto` runs an fp32 checkpoint in 16 bits (vLLM's

@@ -92,6 +92,31 @@ pub(super) mod tests {
             });
         }
         out.extend(vllm_lora_shapes());
+        out.extend(hybrid_shapes());
+        out
+    }
+
+    /// A hybrid (OLMo Hybrid 7B: Gated DeltaNet and attention) in transformers, vLLM and
+    /// SGLang, with and without a card: the state's formulas, SGLang's MambaPool among them
+    /// (last, so that the shapes before keep their numbers in the snapshots).
+    fn hybrid_shapes() -> Vec<EstimateInput> {
+        let mut out = Vec::new();
+        for gpu in [None, Some("h100-sxm5-80gb")] {
+            let b = base(Some("allenai/Olmo-Hybrid-7B"), None, gpu);
+            out.extend([
+                b.clone(),
+                EstimateInput {
+                    mode: Mode::Serve,
+                    engine: Engine::Vllm,
+                    ..b.clone()
+                },
+                EstimateInput {
+                    mode: Mode::Serve,
+                    engine: Engine::Sglang,
+                    ..b
+                },
+            ]);
+        }
         out
     }
 
@@ -707,6 +732,15 @@ pub(super) mod tests {
         "cp",
         "Megatron",
         "vp",
+        // The hybrids' mixers by their names, and SGLang's MambaPool settings.
+        "Gated",
+        "DeltaNet",
+        "Kimi",
+        "Delta",
+        "Attention",
+        "Mamba2",
+        "mamba_full_memory_ratio",
+        "max_mamba_cache_size",
     ];
 
     /// Every formula of every run shape, in English and in Chinese.

@@ -78,6 +78,7 @@ impl Run<'_> {
     }
 
     /// The state's formula: per layer and sequence, times the layers and the sequences.
+    #[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
     pub(super) fn state_text(&self, f: &StateFigures, seqs: u64, layout: StateLayout) -> Formula {
         if !self.text {
             return Formula::default();
@@ -85,11 +86,13 @@ impl Run<'_> {
         let Some(h) = self.arch.hybrid else {
             return Formula::default();
         };
-        let kind = match h.mixer {
-            crate::model::StateMixer::GatedDeltaNet => "Gated DeltaNet",
-            crate::model::StateMixer::KimiDelta => "Kimi Delta Attention",
-            crate::model::StateMixer::Mamba2 => "Mamba2",
-            crate::model::StateMixer::ShortConv => "short conv",
+        let (kind, kind_zh) = match h.mixer {
+            crate::model::StateMixer::GatedDeltaNet => ("Gated DeltaNet", "Gated DeltaNet "),
+            crate::model::StateMixer::KimiDelta => {
+                ("Kimi Delta Attention", "Kimi Delta Attention ")
+            }
+            crate::model::StateMixer::Mamba2 => ("Mamba2", "Mamba2 "),
+            crate::model::StateMixer::ShortConv => ("short conv", "短卷积"),
         };
         let (conv, rec, layers, size) = (
             short(f.conv_per_layer as f64 / 1024.0),
@@ -106,7 +109,7 @@ impl Run<'_> {
                 "{layers} {kind} layers × {seqs} seq × (conv state {conv} KiB ({kernel} inputs) + recurrent state {rec} KiB (fp32)) = {size}"
             ],
             [
-                "{layers} 个 {kind} 层 × {seqs} 条序列 × (卷积状态 {conv} KiB（{kernel} 个输入）+ 递归状态 {rec} KiB（fp32）) = {size}"
+                "{layers} 个 {kind_zh}层 × {seqs} 条序列 × (卷积状态 {conv} KiB（{kernel} 个输入）+ 递归状态 {rec} KiB（fp32）) = {size}"
             ]
         )
     }

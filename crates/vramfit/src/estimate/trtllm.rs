@@ -52,6 +52,7 @@ pub(super) const RULES: Rules = Rules {
     dequantizes_gguf: false,
     decompressed_mla: false,
     indexer_keys: super::engine::IndexerKeys::Widest,
+    delta_net_with_plain_attention: true,
     expert_parallel: ExpertParallel::DividesGroup,
     downcasts_fp32: false,
     native_kv_formats: true,

@@ -183,6 +183,13 @@ impl Architecture {
         }
     }
 
+    /// Whether its Gated DeltaNet layers sit beside plain (ungated) attention, as in OLMo Hybrid;
+    /// Qwen3-Next's and Qwen3.5's attention is gated.
+    pub fn delta_net_with_plain_attention(&self) -> bool {
+        matches!(self.hybrid, Some(h) if h.mixer == StateMixer::GatedDeltaNet)
+            && !self.gated_attention
+    }
+
     /// Of a stage of `layers` blocks, how many keep a state: the model's share rounded up, as
     /// [`Architecture::stage_layers`] counts the full-attention layers.
     pub const fn stage_state_layers(&self, layers: u64) -> u64 {

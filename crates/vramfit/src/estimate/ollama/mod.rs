@@ -37,6 +37,7 @@ pub(super) const RULES: Rules = Rules {
     dequantizes_gguf: false,
     decompressed_mla: false,
     indexer_keys: super::engine::IndexerKeys::KvType,
+    delta_net_with_plain_attention: false,
     expert_parallel: ExpertParallel::None,
     downcasts_fp32: false,
     native_kv_formats: false,

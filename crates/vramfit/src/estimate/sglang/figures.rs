@@ -2,8 +2,10 @@
 //! table, the prefill chunk, the CUDA graphs) and no text.
 
 use super::super::Run;
+use super::super::state::StateLayout;
 use super::{
-    SGLANG_CUDA_GRAPH_PER_LAYER, SGLANG_LOAD_OVERHEAD, capture_sizes, default_running_requests,
+    SGLANG_CUDA_GRAPH_PER_LAYER, SGLANG_LOAD_OVERHEAD, SGLANG_MAMBA_FULL_MEMORY_RATIO,
+    capture_sizes, default_running_requests,
 };
 use crate::units::Bytes;
 
@@ -26,10 +28,19 @@ impl Run<'_> {
         };
         let context = self.max_model_len;
         let preload = self.sglang_preload();
-        let pool = self.sglang_pool(weights.saturating_add(load), cell, preload);
+        // A hybrid's state layers: one request's convolution and recurrent state, kept apart in
+        // SGLang's MambaPool.
+        let per_request = self.state_figures(1, layers, StateLayout::Vllm).bytes;
+        let (pool, state) =
+            self.sglang_pool(weights.saturating_add(load), cell, preload, per_request);
         let requests = self
             .max_running_requests
             .unwrap_or_else(|| default_running_requests(pool.tokens(), context));
+        // SGLang runs no more requests than the MambaPool holds states.
+        let requests = match state {
+            Some(s) => requests.min(s.slots),
+            None => requests,
+        };
         // ReqToTokenPool: an int32 slot per token of context_length + 4 for every running request.
         let table = requests
             .saturating_mul(context.saturating_add(4))
@@ -50,6 +61,15 @@ impl Run<'_> {
         // M_theory: the memory whose static fraction holds the weights, the loading and `batch`
         // requests of context_length, plus what is in use before loading.
         let demand = self.batch.saturating_mul(context).saturating_mul(cell);
+        // With a MambaPool the rest is split r : 1 between the states and the tokens, so the
+        // rest must be (1 + r) × the tokens' and (1 + r) / r × the states' demand.
+        let demand = if per_request > 0 {
+            let r = SGLANG_MAMBA_FULL_MEMORY_RATIO;
+            let states = self.batch.saturating_mul(per_request) as f64 * (1.0 + r) / r;
+            Bytes::from_f64((demand as f64 * (1.0 + r)).max(states)).get()
+        } else {
+            demand
+        };
         let theory = Bytes::from_f64(
             weights.saturating_add(load).saturating_add(demand) as f64 / self.mem_fraction_static,
         )
@@ -63,6 +83,7 @@ impl Run<'_> {
             context,
             preload,
             pool,
+            state,
             requests,
             table,
             prefill_per_token,
@@ -74,34 +95,64 @@ impl Run<'_> {
 
     /// The token pool: on a card, `mem_fraction_static` of the memory free before loading less
     /// what loading took (`loaded`), in cells of `cell` bytes; without one, `batch` requests of
-    /// context_length.
-    fn sglang_pool(&self, loaded: u64, cell: u64, preload: u64) -> SglangPool {
+    /// context_length. A hybrid's states (`per_request` bytes each) come first: on a card
+    /// `r / (1 + r)` of that rest in whole states (`ModelRunner._handle_max_mamba_cache`, `r`
+    /// = `mamba_full_memory_ratio`), the tokens from what is left; without one, `batch` states.
+    fn sglang_pool(
+        &self,
+        loaded: u64,
+        cell: u64,
+        preload: u64,
+        per_request: u64,
+    ) -> (SglangPool, Option<SglangState>) {
         let Some(d) = &self.device else {
             let tokens = self.batch.saturating_mul(self.max_model_len);
-            return SglangPool::Demand {
-                tokens,
-                kv: tokens.saturating_mul(cell),
-            };
+            let state = (per_request > 0).then(|| SglangState {
+                per_request,
+                slots: self.batch,
+                bytes: self.batch.saturating_mul(per_request),
+            });
+            return (
+                SglangPool::Demand {
+                    tokens,
+                    kv: tokens.saturating_mul(cell),
+                },
+                state,
+            );
         };
         let memory = d.memory.get();
         let pre = memory.saturating_sub(preload);
         let rest = Bytes::from_f64(pre as f64 * self.mem_fraction_static)
             .get()
             .saturating_sub(loaded);
-        let tokens = rest.checked_div(cell).unwrap_or(0);
+        let state = (per_request > 0).then(|| {
+            let r = SGLANG_MAMBA_FULL_MEMORY_RATIO;
+            let budget = Bytes::from_f64(rest as f64 * r / (1.0 + r)).get();
+            let slots = budget / per_request;
+            SglangState {
+                per_request,
+                slots,
+                bytes: slots.saturating_mul(per_request),
+            }
+        });
+        let for_tokens = rest.saturating_sub(state.map_or(0, |s| s.bytes));
+        let tokens = for_tokens.checked_div(cell).unwrap_or(0);
         // The pool holds one more token: slot 0 takes the padded tokens' dummy writes.
         let kv = if tokens > 0 {
             (tokens + 1).saturating_mul(cell)
         } else {
             0
         };
-        SglangPool::Card {
-            memory,
-            pre,
-            rest,
-            tokens,
-            kv,
-        }
+        (
+            SglangPool::Card {
+                memory,
+                pre,
+                rest,
+                tokens,
+                kv,
+            },
+            state,
+        )
     }
 }
 
@@ -122,6 +173,8 @@ pub(super) struct SglangFigures {
     pub(super) preload: u64,
     /// The token pool.
     pub(super) pool: SglangPool,
+    /// A hybrid's MambaPool: the states of its linear-attention or state-space layers.
+    pub(super) state: Option<SglangState>,
     /// max_running_requests, given or SGLang's default.
     pub(super) requests: u64,
     /// The request-to-token table (`ReqToTokenPool`).
@@ -133,6 +186,17 @@ pub(super) struct SglangFigures {
     pub(super) cuda_graphs: Option<(u64, u64)>,
     /// `M_theory`: the card memory that holds `batch` requests of context_length.
     pub(super) theory: u64,
+}
+
+/// SGLang's MambaPool: one state per request slot over the state layers on this GPU.
+#[derive(Clone, Copy)]
+pub(super) struct SglangState {
+    /// One request's convolution (`kernel − 1` inputs, model dtype) and recurrent (fp32) state.
+    pub(super) per_request: u64,
+    /// Request slots (`max_mamba_cache_size`).
+    pub(super) slots: u64,
+    /// Their bytes.
+    pub(super) bytes: u64,
 }
 
 /// SGLang's token pool.

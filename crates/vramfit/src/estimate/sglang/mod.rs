@@ -40,6 +40,7 @@ pub(super) const RULES: Rules = Rules {
     dequantizes_gguf: false,
     decompressed_mla: false,
     indexer_keys: crate::estimate::engine::IndexerKeys::Fp8Blocks,
+    delta_net_with_plain_attention: true,
     expert_parallel: ExpertParallel::DividesGroup,
     downcasts_fp32: false,
     native_kv_formats: false,
@@ -157,8 +158,14 @@ impl Run<'_> {
         if let SglangPool::Card { rest, tokens, .. } = f.pool
             && self.cache_arch().is_generative()
         {
+            // A hybrid's states come out of the rest first; SGLang stops when not one fits.
+            let available = match f.state {
+                Some(s) if s.slots == 0 => 0,
+                Some(s) => rest.saturating_sub(s.bytes),
+                None => rest,
+            };
             p.serve_pool = Some(ServePool {
-                available: rest,
+                available,
                 request: f.cell,
                 concurrency: (tokens as f64 / (f.context as f64).max(1.0)).min(f.requests as f64),
                 budget: PoolBudget::MemFractionStatic,
@@ -173,6 +180,11 @@ impl Run<'_> {
         (Phase::Serving, 0, 0)
     }
 }
+
+/// `--mamba-full-memory-ratio`'s default, 0.9 (SGLang `server_args.py`, printed in its start-up
+/// `server_args`): a hybrid's MambaPool takes `r / (1 + r)` of the memory left for the pools,
+/// the token pool the rest (`ModelRunner._handle_max_mamba_cache`).
+pub const SGLANG_MAMBA_FULL_MEMORY_RATIO: f64 = 0.9;
 
 /// What SGLang's weight loading takes beyond the weights themselves, measured as free memory
 /// (kernel modules, the rotary cache, loader buffers): 0.17 GiB, the mean of `mem usage` at `Load

@@ -2,8 +2,8 @@
 //! Chinese (when the run builds text).
 
 use super::super::{CUDA_CONTEXT, ComponentKind, Formula, Parts, Run, b, thousands};
-use super::SGLANG_CUDA_GRAPH_PER_LAYER;
-use super::figures::{SglangFigures, SglangPool};
+use super::figures::{SglangFigures, SglangPool, SglangState};
+use super::{SGLANG_CUDA_GRAPH_PER_LAYER, SGLANG_MAMBA_FULL_MEMORY_RATIO};
 use crate::units::short;
 
 impl Run<'_> {
@@ -55,6 +55,16 @@ impl Run<'_> {
             en,
             zh,
         );
+        if let Some(state) = f.state {
+            p.add(
+                ComponentKind::StateCache,
+                state.bytes,
+                true,
+                self.sglang_state_text(f, state),
+                en_str!("SGLang's MambaPool: one state per request slot for the linear-attention or state-space layers, whatever the context."),
+                zh_str!("SGLang 的 MambaPool：线性注意力或状态空间层每个请求槽位一份状态，与上下文长度无关。"),
+            );
+        }
         let (requests, context) = (f.requests, f.context);
         p.add(
             ComponentKind::ReqToTokenPool,
@@ -173,6 +183,32 @@ impl Run<'_> {
                 ],
                 [
                     "{batch} × context_length {context} × {cell_s} B 每 token = {size}（未指定显卡：token 池必须容纳的量）"
+                ]
+            ),
+        }
+    }
+
+    /// The MambaPool's formula: on a card `r / (1 + r)` of the rest in whole states, without one
+    /// `batch` states.
+    #[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
+    fn sglang_state_text(&self, f: &SglangFigures, s: SglangState) -> Formula {
+        let (per, slots, size) = (thousands(s.per_request), thousands(s.slots), b(s.bytes));
+        match f.pool {
+            SglangPool::Card { rest, .. } => formula!(self.text;
+                let (rest, r) = (b(rest), short(SGLANG_MAMBA_FULL_MEMORY_RATIO));
+                [
+                    "{rest} × mamba_full_memory_ratio {r} / (1 + {r}) → {slots} states (max_mamba_cache_size) × {per} B per request = {size}"
+                ],
+                [
+                    "{rest} × mamba_full_memory_ratio {r} / (1 + {r}) → {slots} 份状态（max_mamba_cache_size）× {per} B 每请求 = {size}"
+                ]
+            ),
+            SglangPool::Demand { .. } => formula!(self.text;
+                [
+                    "{slots} requests × {per} B per request = {size} (no GPU given: the states the pool must hold)"
+                ],
+                [
+                    "{slots} 个请求 × {per} B 每请求 = {size}（未指定显卡：状态池必须容纳的量）"
                 ]
             ),
         }

@@ -37,6 +37,7 @@ pub(super) const RULES: Rules = Rules {
     dequantizes_gguf: false,
     decompressed_mla: false,
     indexer_keys: crate::estimate::engine::IndexerKeys::Fp8Blocks,
+    delta_net_with_plain_attention: true,
     expert_parallel: ExpertParallel::WholeGroup,
     downcasts_fp32: true,
     native_kv_formats: false,

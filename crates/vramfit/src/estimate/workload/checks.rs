@@ -12,6 +12,27 @@ use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
+/// Whether the run's engine builds the model's stack: a hybrid it has no graph for is refused
+/// with the engines that run it.
+pub(super) fn engine_builds(rules: &Rules, arch: &Architecture) -> Result<()> {
+    if arch.delta_net_with_plain_attention() && !rules.delta_net_with_plain_attention {
+        let name = rules.name;
+        return Err(input_error!(
+            Unsupported,
+            "engine",
+            [
+                "{name} has no graph for Gated DeltaNet layers beside plain attention (OLMo Hybrid): its Gated DeltaNet runs only in Qwen3-Next's and Qwen3.5's architectures"
+            ],
+            [
+                "{name} 没有 Gated DeltaNet 层与普通注意力层并存（OLMo Hybrid）的计算图：它的 Gated DeltaNet 只用于 Qwen3-Next 与 Qwen3.5 架构"
+            ],
+            "transformers, vLLM or SGLang for this model",
+            "这个模型请用 transformers、vLLM 或 SGLang",
+        ));
+    }
+    Ok(())
+}
+
 /// What the run's engine loads and caches: a KV-cache type it does not have is refused, and so is
 /// a weight format llama.cpp cannot load; a GGUF file run in PyTorch (transformers inference,
 /// training) is dequantized on load, so its weights are counted in the model dtype. Returns the

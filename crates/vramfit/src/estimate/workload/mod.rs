@@ -231,6 +231,7 @@ impl EstimateInput {
             ));
         }
         let model = self.resolve_model(models)?;
+        checks::engine_builds(self.runner().rules(), &model.arch)?;
         let shape = self.resolve_shape()?;
         let loaded = self.resolve_formats(&model)?;
         // Training's own settings (RL, sharding, the stacks' regimes) are read only where
