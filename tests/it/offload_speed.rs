@@ -1,8 +1,7 @@
 //! The speed under offload against published llama.cpp runs with layers (`-ngl` below all) or
 //! routed experts (`--n-cpu-moe`) in CPU memory (tests/data/offload-speed.csv): each run's tokens/s
-//! against vramfit's. No run may be timed more than [`BOUND`] faster than measured (the side a
-//! user pays for); a run more than [`BOUND`] slower is allowed only with its reason listed
-//! ([`slow_reason`]).
+//! against vramfit's, within [`BOUND`] either way; what else is known to pull a run off is listed
+//! beside it in the book ([`note`]).
 //!
 //! Two measures: `tg`, the decode speed as llama-bench or llama-server print it, against vramfit's
 //! decode; `e2e`, llmfit's bench average (completion tokens over each request's wall time, the
@@ -125,14 +124,6 @@ pub fn predicted(r: &OffloadRun) -> f64 {
     speed(r, &input(r))
 }
 
-/// Why a run is timed more than [`BOUND`] slower than measured (the safe side), shown in the
-/// book. A run timed faster than measured beyond the bound has no excuse: the test fails.
-pub fn slow_reason(r: &OffloadRun) -> Option<&'static str> {
-    (r.host == "ddr4-3200-4ch" && r.model.starts_with("Mistral-Small")).then_some(
-        "the CPU's share is 90 % of the step (25 of 40 blocks in CPU memory), so the workstation efficiency, set low by the gemma-2 and gpt-oss runs, shows in full: the run itself reads its host at about 0.47 of the peak",
-    )
-}
-
 /// What else is known to pull a run off, listed in the book even within the bound.
 pub fn note(r: &OffloadRun) -> Option<&'static str> {
     if r.host == "ddr4-3200-4ch" && r.model.starts_with("gemma-2") {
@@ -145,7 +136,9 @@ pub fn note(r: &OffloadRun) -> Option<&'static str> {
             "MXFP4 experts on the CPU: ggml's CPU kernel for them decodes by table lookup, slower per byte than the K-quants the other runs read",
         );
     }
-    slow_reason(r)
+    (r.host == "ddr4-3200-4ch" && r.model.starts_with("Mistral-Small")).then_some(
+        "the CPU's share is 90 % of the step (25 of 40 blocks in CPU memory), so the workstation efficiency, set low by the gemma-2 and gpt-oss runs, shows in full: the run itself reads its host at about 0.47 of the peak",
+    )
 }
 
 /// Each run with vramfit's figure and its error.
@@ -229,7 +222,7 @@ fn decode_under_offload_matches_published_runs() {
             p,
             err * 100.0
         );
-        if *err > BOUND || (*err < -BOUND && slow_reason(r).is_none()) {
+        if err.abs() > BOUND {
             failures.push(format!(
                 "{} ngl {} ncmoe {}: {:+.1} %",
                 r.model,
@@ -238,13 +231,6 @@ fn decode_under_offload_matches_published_runs() {
                 err * 100.0
             ));
         }
-        // A listed reason for a run that is back within the bound is stale.
-        assert!(
-            slow_reason(r).is_none() || *err < -BOUND,
-            "{}: listed as slow, now {:+.1} %",
-            r.model,
-            err * 100.0
-        );
     }
     assert!(failures.is_empty(), "beyond {BOUND}: {failures:#?}");
 }

@@ -96,6 +96,8 @@ struct Record {
     #[serde(default)]
     extra_params: u64,
     #[serde(default)]
+    vision_params: u64,
+    #[serde(default)]
     opaque_params: u64,
     #[serde(default)]
     image_size: u64,
@@ -366,7 +368,7 @@ fn render(records: &[(String, Record)]) -> String {
         };
         let _ = writeln!(s, "        quantization: {quantization},");
         let _ = writeln!(s, "        arch: Architecture {{");
-        let fields: [(&str, String); 38] = [
+        let fields: [(&str, String); 39] = [
             ("family", format!("Family::{family}")),
             ("vocab_size", r.vocab_size.to_string()),
             ("hidden_size", r.hidden_size.to_string()),
@@ -403,6 +405,7 @@ fn render(records: &[(String, Record)]) -> String {
             ("training_dropout", r.training_dropout.to_string()),
             ("composite_gelu", r.composite_gelu.to_string()),
             ("extra_params", r.extra_params.to_string()),
+            ("vision_params", r.vision_params.to_string()),
             ("opaque_params", r.opaque_params.to_string()),
             ("image_size", r.image_size.to_string()),
             ("image_activations", r.image_activations.to_string()),

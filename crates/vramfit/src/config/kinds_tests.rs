@@ -98,7 +98,7 @@ fn qwen3_5_parameters_match_transformers_meta_count() {
     // + 1152² + 1152 (proj) + 2 × 1152 × 4304 + 4304 + 1152 (MLP) = 15,239,504 each; the
     // merger 2 × 1152 + 4608² + 4608 + 4608 × 4096 + 4096 = 40,119,040. 456,010,480 in all,
     // what transformers counts beside the 8,953,803,264 of the text model alone.
-    assert_eq!(arch(QWEN3_5_9B).extra_params, 456_010_480);
+    assert_eq!(arch(QWEN3_5_9B).vision_params, 456_010_480);
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! The reader knows the defaults of each `model_type`'s transformers config class, because real
 //! files omit keys that equal them (Gemma 3's `text_config` often lists only four). Vision towers
 //! of multimodal checkpoints (Gemma 3, Llama 4, Mistral 3, Qwen3.5) are counted into
-//! [`Architecture::extra_params`] from their `vision_config`.
+//! [`Architecture::vision_params`] from their `vision_config`.
 //!
 //! The input is untrusted: its length and nesting are capped before it is parsed, every number
 //! is range-checked, and the result is validated with [`Architecture::validate`]. Errors name the
@@ -188,7 +188,7 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
                     ),
                 );
             }
-            arch.extra_params = arch.extra_params.saturating_add(extra);
+            arch.vision_params = arch.vision_params.saturating_add(extra);
             (arch, "config.json: text_config.")
         }
         other => (decoder(other, &top, &mut notes)?, "config.json: "),

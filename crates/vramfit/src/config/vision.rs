@@ -1,5 +1,5 @@
 //! Vision towers of multimodal checkpoints (SigLIP, Llama 4, Pixtral): their parameters, counted
-//! into the language model's `extra_params`.
+//! into the language model's `vision_params`.
 
 use super::Cfg;
 use super::decoder::dim;

@@ -141,7 +141,10 @@ impl Runner {
             Runner::Transformers => r.hf_inference(p),
             Runner::Vllm => r.vllm(p),
             Runner::Sglang => r.sglang(p),
-            Runner::Llamacpp => r.llamacpp(p),
+            Runner::Llamacpp => {
+                r.llamacpp_vision_note(p);
+                r.llamacpp(p)
+            }
             Runner::Ollama => r.ollama(p),
             #[cfg(feature = "trtllm")]
             Runner::Trtllm => r.trtllm(p),

@@ -81,6 +81,26 @@ impl Run<'_> {
         (Phase::Decode, 0, f.cpu)
     }
 
+    /// The note on a model with a vision tower: llama.cpp's GGUF of the text model leaves it out
+    /// (the converter writes it to an `mmproj` file, which `llama-server` loads only with
+    /// `--mmproj`), so the estimate counts none of it.
+    pub(super) fn llamacpp_vision_note(&self, p: &mut Parts) {
+        let n = self.arch.vision_params;
+        if n == 0 {
+            return;
+        }
+        let f16 = b(n.saturating_mul(2));
+        p.note(
+            "llamacpp_vision_tower",
+            en!(
+                "The vision tower ({n} parameters, {f16} in F16) is not in the text model's GGUF: llama.cpp keeps it in a separate mmproj file, loaded only with --mmproj, and it is not counted here."
+            ),
+            zh!(
+                "视觉编码器（{n} 个参数，F16 为 {f16}）不在文本模型的 GGUF 中：llama.cpp 把它放在单独的 mmproj 文件里，仅在 --mmproj 时加载，此处不计入。"
+            ),
+        );
+    }
+
     /// llama.cpp's figures: the blocks on the GPUs and the busiest GPU's weights, KV cache and
     /// compute buffer, and what stays in CPU memory.
     fn llamacpp_figures(&self) -> LlamacppFigures {
@@ -210,6 +230,11 @@ impl Run<'_> {
                 && weights::gguf_type_by_block(t.role)
         };
         a.visit_grouped(|t, n| {
+            // The vision tower is no tensor of the text model's GGUF: it is the `mmproj` file,
+            // which llama-server loads only with `--mmproj` (see `llamacpp_vision_note`).
+            if t.role == Role::Vision {
+                return;
+            }
             let bytes = self.gguf_tensor_bytes(&t);
             let Some(l) = t.layer else {
                 if t.role == Role::LmHead {

@@ -1,5 +1,6 @@
-//! llama.cpp's run shape checked by hand: `--n-cpu-moe`'s experts in CPU memory and the
-//! copies a prompt batch makes of CPU-resident weights (op offload).
+//! llama.cpp's run shape checked by hand: `--n-cpu-moe`'s experts in CPU memory, the copies a
+//! prompt batch makes of CPU-resident weights (op offload), and a vision tower left to its
+//! `mmproj` file.
 
 use crate::estimate::{Engine, EstimateInput, estimate};
 use crate::precision::{GgufFileType, Quantization};
@@ -150,4 +151,49 @@ fn n_cpu_moe_is_llama_cpps_and_a_moe_models() {
         ..qwen3_30b_a3b(Some(4.0))
     };
     assert!(estimate(&vllm).unwrap_err().problem.contains("vLLM"));
+}
+
+/// Gemma 3 4B's SigLIP tower (419,816,304 parameters) is no tensor of the text model's GGUF:
+/// llama.cpp's converter writes it to the `mmproj` file. So nothing of it is on the GPU or in CPU
+/// memory (it was counted there at 4 B a parameter, 1,679,265,216 B), and a note says so. The
+/// tied embedding in Q6_K is the output layer on the GPU: CPU memory holds nothing.
+/// Ollama's gemma3:4b file carries the tower beside the text in F16: the text GGUF
+/// 2,483,352,832 B + 419,816,304 × 2 B = 3,322,985,440 B, 0.7 % from the 3.3 GB the library
+/// lists (`sourcegen_ollama`).
+#[test]
+fn a_vision_tower_stays_in_its_mmproj_file() {
+    let e = estimate(&EstimateInput {
+        model: Some("google/gemma-3-4b-it".into()),
+        engine: Engine::Llamacpp,
+        quantization: Quantization::Gguf {
+            file_type: GgufFileType::Q4_K_M,
+        },
+        seq_len: 2048.0,
+        ..EstimateInput::default()
+    })
+    .unwrap();
+    assert_eq!(e.weights_bytes.get(), 2_483_352_832);
+    assert_eq!(e.cpu_bytes.get(), 0);
+    let note = e
+        .notes
+        .iter()
+        .find(|n| n.key == "llamacpp_vision_tower")
+        .expect("the note");
+    assert!(
+        note.en.contains("419816304 parameters") && note.en.contains("--mmproj"),
+        "{}",
+        note.en
+    );
+    let a = crate::catalog::find_model("google/gemma-3-4b-it")
+        .unwrap()
+        .1;
+    let q = Quantization::Gguf {
+        file_type: GgufFileType::Q4_K_M,
+    };
+    let file: u64 = a
+        .tensors()
+        .iter()
+        .map(|t| crate::estimate::tensor_bytes(&q, &a, crate::precision::Dtype::Bf16, t))
+        .sum();
+    assert_eq!(file, 2_483_352_832 + 419_816_304 * 2);
 }

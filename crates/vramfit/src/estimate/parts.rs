@@ -39,8 +39,9 @@ struct Walks {
 struct ParamSums {
     /// [`Architecture::params`](crate::model::Architecture::params).
     all: u64,
-    /// The routed experts a token is sent to and every other tensor but lookups
-    /// ([`weights::is_lookup`]); 0 for a model without tensors.
+    /// The routed experts a token is sent to and every other tensor a token multiplies with
+    /// ([`weights::read_per_token`]: not lookups, not the vision tower); 0 for a model without
+    /// tensors.
     matmul: u64,
 }
 
@@ -48,7 +49,7 @@ impl ParamSums {
     /// Counts `n` blocks' worth of tensor `t` of `a`.
     fn add(&mut self, a: &Architecture, t: &Tensor, n: u64) {
         self.all = self.all.saturating_add(t.numel().saturating_mul(n));
-        if weights::is_lookup(t, a.tied_embeddings) {
+        if !weights::read_per_token(t, a.tied_embeddings) {
             return;
         }
         let x = if t.role.is_expert() {
@@ -162,10 +163,10 @@ impl<'a> Run<'a> {
             let [all, dense_read, expert_read] =
                 weights::busiest_each(a, (self.tp, self.pp), seen, &by_block, &|t| {
                     let b = weights::tensor_bytes(q, a, dtype, t);
-                    let read = if weights::is_lookup(t, a.tied_embeddings) {
-                        0
-                    } else {
+                    let read = if weights::read_per_token(t, a.tied_embeddings) {
                         b
+                    } else {
+                        0
                     };
                     if t.role.is_expert() {
                         [b, 0, read]

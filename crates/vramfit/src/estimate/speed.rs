@@ -141,7 +141,7 @@ impl Run<'_> {
             };
         }
         let of = |t: &Tensor| {
-            if weights::is_lookup(t, a.tied_embeddings) || t.role.is_expert() != expert {
+            if !weights::read_per_token(t, a.tied_embeddings) || t.role.is_expert() != expert {
                 0
             } else {
                 self.gguf_tensor_bytes(t)

@@ -53,7 +53,7 @@ impl Run<'_> {
             ..OffloadSplit::default()
         };
         a.visit_grouped(|t, n| {
-            if weights::is_lookup(&t, a.tied_embeddings) {
+            if !weights::read_per_token(&t, a.tied_embeddings) {
                 return;
             }
             let Some(l) = t.layer else {

@@ -44,6 +44,11 @@ pub fn gguf_type(ft: GgufFileType, arch: &Architecture, t: &Tensor) -> Option<Gg
     use GgufFileType as F;
     // The MoE router (`ffn_gate_inp`) stays F32: the converter writes it so and the quantizer
     // leaves it.
+    // A vision tower's GGUF (llama.cpp's `mmproj-…-f16.gguf`, or beside the text in Ollama's
+    // Gemma 3 files) keeps its matrices in F16.
+    if t.role == Role::Vision {
+        return Some(GgmlType::F16);
+    }
     if t.rows_in <= 1 || t.role == Role::Vector || t.role == Role::Router {
         return None;
     }
@@ -223,6 +228,12 @@ pub(super) fn is_lookup(t: &Tensor, tied: bool) -> bool {
     (t.role == Role::Embedding && !tied) || t.role == Role::Positions
 }
 
+/// Whether a forward pass over text tokens multiplies by `t`: not a lookup ([`is_lookup`]) and
+/// not the vision tower, which runs once per image, not per token.
+pub(super) fn read_per_token(t: &Tensor, tied: bool) -> bool {
+    !is_lookup(t, tied) && t.role != Role::Vision
+}
+
 /// Which share of a tensor one GPU holds under tensor parallelism `tp`.
 ///
 /// 2-D tensors are split `tp` ways (Megatron/vLLM column and row parallel, vocab-parallel
@@ -250,7 +261,7 @@ pub fn pp_stage(t: &Tensor, layers: u64, pp: u64) -> u64 {
     match t.layer {
         Some(l) => layer_stage(l, layers, pp),
         None => match t.role {
-            Role::Embedding | Role::Positions | Role::Other => 0,
+            Role::Embedding | Role::Positions | Role::Other | Role::Vision => 0,
             _ => pp - 1,
         },
     }

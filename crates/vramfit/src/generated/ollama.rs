@@ -6,6 +6,48 @@ use crate::precision::GgufFileType;
 
 /// Every library model, sorted by name.
 pub(super) static OLLAMA_MODELS: &[OllamaModel] = &[
+    // gemma3.toml
+    OllamaModel {
+        name: "gemma3",
+        gguf_arch: "gemma3",
+        source: "https://ollama.com/library/gemma3",
+        sizes_source: "https://github.com/TanStack/ai/blob/156e0e61f6d4824a275692c8c7bcc2d1a055ec80/packages/typescript/ai-ollama/src/meta/model-meta-gemma3.ts",
+        date: "2025-12-27",
+        tags: &[
+            OllamaTag {
+                size: "4b",
+                aliases: &[],
+                latest: true,
+                preset: "google/gemma-3-4b-it",
+                file_type: GgufFileType::Q4_K_M,
+                download_bytes: 3300000000,
+            },
+            OllamaTag {
+                size: "1b",
+                aliases: &[],
+                latest: false,
+                preset: "google/gemma-3-1b-it",
+                file_type: GgufFileType::Q4_K_M,
+                download_bytes: 815000000,
+            },
+            OllamaTag {
+                size: "12b",
+                aliases: &[],
+                latest: false,
+                preset: "google/gemma-3-12b-it",
+                file_type: GgufFileType::Q4_K_M,
+                download_bytes: 8100000000,
+            },
+            OllamaTag {
+                size: "27b",
+                aliases: &[],
+                latest: false,
+                preset: "google/gemma-3-27b-it",
+                file_type: GgufFileType::Q4_K_M,
+                download_bytes: 17000000000,
+            },
+        ],
+    },
     // llama3.toml
     OllamaModel {
         name: "llama3",

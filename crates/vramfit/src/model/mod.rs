@@ -196,9 +196,15 @@ pub struct Architecture {
     /// The FFN activation is a tanh-approximated GELU built from elementary operations
     /// (`gelu_new`, `gelu_fast`), each of which saves its own intermediates for backward.
     pub composite_gelu: bool,
-    /// Parameters outside the modelled text stack (vision tower, projector, MTP module),
-    /// counted in the model dtype and never quantized.
+    /// Parameters outside the modelled blocks that the text model's own weights hold (attention
+    /// sinks, full-width q/k norms, a weights header's unrecognized tensors), counted in the
+    /// model dtype and never quantized.
     pub extra_params: u64,
+    /// The vision (or audio) encoder and its projector (from a `vision_config`, or a preset's):
+    /// loaded beside the text model by transformers, vLLM and SGLang in the model dtype, never
+    /// quantized; in GGUF form a separate `mmproj` file that llama.cpp loads only with
+    /// `--mmproj` (Ollama's Gemma 3 files carry it beside the text, in F16).
+    pub vision_params: u64,
     /// Published total for an [`Family::Opaque`] model (quick mode, ResNet, YOLO).
     pub opaque_params: u64,
     /// A convolutional network known by its parameter count: the side of the square image its
@@ -248,8 +254,11 @@ pub enum Role {
     MixerOut,
     /// Norm weights and biases, biases of projections: 1-D, never quantized.
     Vector,
-    /// Input projections of vision/audio stems, pooler, classifier, extra towers.
+    /// Input projections of vision/audio stems, pooler, classifier, extra parameters.
     Other,
+    /// The vision (or audio) encoder and projector of a language model
+    /// ([`Architecture::vision_params`]).
+    Vision,
     /// DeepSeek Sparse Attention's indexer projections (`wq_b`, `wk`, `weights_proj`):
     /// replicated across tensor-parallel ranks (vLLM's `ReplicatedLinear`), counted unquantized.
     Indexer,
@@ -306,6 +315,7 @@ impl Role {
             Role::Positions => "embed_positions",
             Role::Vector => "norm",
             Role::Other => "other",
+            Role::Vision => "vision_tower",
             Role::Indexer => "indexer",
         }
     }
@@ -380,6 +390,7 @@ impl Architecture {
             training_dropout: false,
             composite_gelu: false,
             extra_params: 0,
+            vision_params: 0,
             opaque_params: params,
             image_size: 0,
             image_activations: 0,

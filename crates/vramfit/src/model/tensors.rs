@@ -163,6 +163,7 @@ impl Architecture {
             }
         }
         push(Role::Other, None, 1, self.extra_params, 1);
+        push(Role::Vision, None, 1, self.vision_params, 1);
     }
 
     fn attention(&self, push: &mut impl FnMut(Role, Option<u64>, u64, u64, u64), l: u64) {

@@ -40,6 +40,12 @@ impl Architecture {
             0,
             crate::units::MAX_PARAMS,
         )?;
+        check(
+            "vision_params",
+            self.vision_params,
+            0,
+            crate::units::MAX_PARAMS,
+        )?;
         if !self.num_heads.is_multiple_of(self.num_kv_heads) {
             return Err(InputError::new(
                 ErrorKind::Conflict,

@@ -278,7 +278,7 @@ impl Run<'_> {
     /// The vision tower Ollama counts with the output layer (`VisionGraphSize`): its weights and
     /// its graph; nothing for a model without one.
     pub(super) fn ollama_projector(&self) -> (u64, u64) {
-        if self.ollama_gguf_arch() == GgufArch::Gemma3 && self.arch.extra_params > 0 {
+        if self.ollama_gguf_arch() == GgufArch::Gemma3 && self.arch.vision_params > 0 {
             (GEMMA3_VISION.weights(), GEMMA3_VISION.graph())
         } else {
             (0, 0)
