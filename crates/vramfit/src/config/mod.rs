@@ -11,6 +11,8 @@
 
 mod decoder;
 mod families;
+#[cfg(test)]
+mod families_tests;
 mod generic;
 mod hybrid;
 #[cfg(test)]
@@ -22,6 +24,8 @@ mod sparse;
 #[cfg(test)]
 mod tests;
 mod vision;
+mod vision_vl;
+mod wrapped;
 
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -34,6 +38,7 @@ use crate::model::{Architecture, MAX_LAYERS};
 use crate::precision::{Dtype, Quantization};
 use decoder::decoder;
 use vision::{llama4_vision_params, pixtral_params, qwen3_5_vision_params, siglip_params};
+use vision_vl::{internvl_vision_params, qwen3_vl_vision_params};
 
 /// Largest `config.json` accepted, in bytes (real ones are a few KiB; ViT's and ResNet's with
 /// 1000 ImageNet labels are about 70 KiB).
@@ -44,7 +49,7 @@ pub const MAX_CONFIG_DEPTH: usize = 32;
 
 /// The `model_type`s read by name, as listed in errors (any other decoder config is read as
 /// Llama's layout, with a note).
-pub const SUPPORTED_MODEL_TYPES: &str = "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen3_next, qwen3_5, qwen3_5_moe (and their _text configs), gemma, gemma2, gemma3, gemma3_text, phi, phi3, gpt2, gpt_bigcode, gpt_neox, falcon (and RefinedWeb), granite, olmo3, smollm3, seed_oss, glm4_moe, ernie4_5_moe, minimax_m2, granitemoehybrid, nemotron_h, falcon_h1, lfm2, deepseek_v2, deepseek_v3, deepseek_v32, glm_moe_dsa, kimi_linear, gpt_oss, llama4, llama4_text, mistral3, bert, vit, whisper, resnet";
+pub const SUPPORTED_MODEL_TYPES: &str = "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen3_next, qwen3_5, qwen3_5_moe, qwen3_vl, qwen3_vl_moe (and their _text configs), internvl, gemma, gemma2, gemma3, gemma3_text, phi, phi3, gpt2, gpt_bigcode, gpt_neox, falcon (and RefinedWeb), granite, olmo3, smollm3, seed_oss, glm4_moe, ernie4_5_moe, minimax_m2, granitemoehybrid, nemotron_h, falcon_h1, lfm2, deepseek_v2, deepseek_v3, deepseek_v32, mistral4, glm_moe_dsa, kimi_linear, gpt_oss, llama4, llama4_text, mistral3, bert, vit, whisper, resnet";
 
 /// What a `config.json` says about memory.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -136,7 +141,8 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
     let mut dtype = read_dtype(&top, &mut notes)?;
     let mut quantization = read_quantization(&top, &mut notes)?;
     let (arch, prefix) = match model_type.as_str() {
-        "gemma3" | "llama4" | "mistral3" | "qwen3_5" | "qwen3_5_moe" => {
+        "gemma3" | "llama4" | "mistral3" | "qwen3_5" | "qwen3_5_moe" | "qwen3_vl"
+        | "qwen3_vl_moe" | "internvl" => {
             let text = top.child("text_config")?.ok_or_else(|| {
                 InputError::new(
                     ErrorKind::ConfigJson,
@@ -156,20 +162,38 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
                 "llama4" => "llama4_text",
                 "qwen3_5" => "qwen3_5_text",
                 "qwen3_5_moe" => "qwen3_5_moe_text",
+                "qwen3_vl" => "qwen3_vl_text",
+                "qwen3_vl_moe" => "qwen3_vl_moe_text",
+                // `InternVLConfig`'s language model is any decoder, Qwen2 by default.
+                "internvl" => text.str("model_type")?.unwrap_or("qwen2"),
                 _ => text.str("model_type")?.unwrap_or("mistral"),
             };
             let mut arch = decoder(inner, &text, &mut notes)?;
-            if inner.starts_with("qwen3_5") {
-                // Qwen3.5's language model ties its head by the outer config's flag (default
-                // false), whatever text_config says (transformers 5.24 `Qwen3_5Config`).
-                arch.tied_embeddings = top.b("tie_word_embeddings")?.unwrap_or(false);
+            if let Some(default) = outer_tie_default(&model_type) {
+                // These language models tie their head by the outer config's flag, whatever
+                // text_config says: transformers 5.24's `tie_weights` reads the composite
+                // config (`Qwen3_5Config`, `Qwen3VLConfig` default false, `InternVLConfig` true).
+                arch.tied_embeddings = top.b("tie_word_embeddings")?.unwrap_or(default);
             }
             let vision = top.child("vision_config")?;
+            // Qwen3-VL and InternVL build their tower from the class defaults when the file has
+            // no vision_config.
+            let no_keys = Map::new();
+            let defaults = Cfg {
+                obj: &no_keys,
+                prefix: String::from("vision_config."),
+            };
+            let vision = match model_type.as_str() {
+                "qwen3_vl" | "qwen3_vl_moe" | "internvl" => Some(vision.unwrap_or(defaults)),
+                _ => vision,
+            };
             let extra = match (model_type.as_str(), vision) {
                 ("gemma3", Some(v)) => siglip_params(&v, arch.hidden_size)?,
                 ("llama4", Some(v)) => llama4_vision_params(&v, arch.hidden_size)?,
                 ("mistral3", Some(v)) => pixtral_params(&top, &v, arch.hidden_size)?,
                 ("qwen3_5" | "qwen3_5_moe", Some(v)) => qwen3_5_vision_params(&v)?,
+                ("qwen3_vl" | "qwen3_vl_moe", Some(v)) => qwen3_vl_vision_params(&v)?,
+                ("internvl", Some(v)) => internvl_vision_params(&top, &v, arch.hidden_size)?,
                 _ => {
                     notes.push(
                         String::from("No vision_config: only the language model is counted."),
@@ -232,6 +256,16 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
         notes: notes.en,
         notes_zh: notes.zh,
     })
+}
+
+/// The default of the outer `tie_word_embeddings` for the wrappers whose language model ties by
+/// it; `None` for those that keep the text config's flag.
+fn outer_tie_default(model_type: &str) -> Option<bool> {
+    match model_type {
+        "qwen3_5" | "qwen3_5_moe" | "qwen3_vl" | "qwen3_vl_moe" => Some(false),
+        "internvl" => Some(true),
+        _ => None,
+    }
 }
 
 /// The `config.json` key behind an [`Architecture`] field, for error messages.

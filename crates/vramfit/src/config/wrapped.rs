@@ -1,0 +1,110 @@
+//! Language models that are an existing family's layout under a new `model_type` (issue 42),
+//! read by that family's rules with their own class defaults filled in for the keys a file leaves
+//! out (transformers 5.24):
+//! - `qwen3_vl_text` (Qwen3-VL's language model, `Qwen3VLTextConfig`): Qwen3's layout (q/k norms,
+//!   no biases); its interleaved multimodal rotary embedding (`mrope_section`) has no weights.
+//! - `qwen3_vl_moe_text` (`Qwen3VLMoeTextConfig`): Qwen3-MoE's experts, with the same
+//!   `decoder_sparse_step` and `mlp_only_layers`; no sliding window (the class sets it to none).
+//! - `mistral4` (`Mistral4Config`, Mistral Small 4): DeepSeek-V3's latent attention and experts
+//!   (one shared expert of `moe_intermediate_size` by default), its router a plain softmax with no
+//!   score-correction bias, so `topk_method` is not read.
+//!
+//! The decoder of the family whose layout each shares reads them, from a copy of the file's keys
+//! with the class defaults added where a key is absent (a key set to `null` stays unset, as
+//! transformers keeps it).
+
+use alloc::string::String;
+
+use serde_json::{Map, Value};
+
+use super::decoder::decoder as family_decoder;
+use super::{Cfg, Notes};
+use crate::error::Result;
+use crate::model::Architecture;
+
+/// `Qwen3VLTextConfig`'s defaults (the keys the 4B and 8B files also write).
+const QWEN3_VL_TEXT: &[(&str, u64)] = &[
+    ("vocab_size", 151_936),
+    ("hidden_size", 4096),
+    ("intermediate_size", 22_016),
+    ("num_hidden_layers", 32),
+    ("num_attention_heads", 32),
+    ("head_dim", 128),
+    ("max_position_embeddings", 128_000),
+];
+
+/// `Qwen3VLMoeTextConfig`'s defaults; `head_dim` is derived from the width and heads when
+/// absent, as its `__post_init__` does.
+const QWEN3_VL_MOE_TEXT: &[(&str, u64)] = &[
+    ("vocab_size", 151_936),
+    ("hidden_size", 2048),
+    ("intermediate_size", 5632),
+    ("num_hidden_layers", 24),
+    ("num_attention_heads", 16),
+    ("num_key_value_heads", 16),
+    ("max_position_embeddings", 128_000),
+    ("decoder_sparse_step", 1),
+    ("moe_intermediate_size", 1408),
+    ("num_experts_per_tok", 4),
+    ("num_experts", 60),
+];
+
+/// `Mistral4Config`'s defaults: Mistral Small 4's text model (its docstring checkpoint,
+/// `mistralai/Mistral-Small-4-119B-2603`).
+const MISTRAL4: &[(&str, u64)] = &[
+    ("vocab_size", 131_072),
+    ("hidden_size", 4096),
+    ("intermediate_size", 12_288),
+    ("moe_intermediate_size", 2048),
+    ("num_hidden_layers", 36),
+    ("num_attention_heads", 32),
+    ("n_shared_experts", 1),
+    ("n_routed_experts", 128),
+    ("kv_lora_rank", 256),
+    ("q_lora_rank", 1024),
+    ("qk_rope_head_dim", 64),
+    ("v_head_dim", 128),
+    ("qk_nope_head_dim", 64),
+    ("num_experts_per_tok", 4),
+    ("first_k_dense_replace", 0),
+    ("max_position_embeddings", 1_048_576),
+];
+
+/// The architecture of a `model_type` this module reads, or `None` for any other.
+pub(super) fn decoder(
+    model_type: &str,
+    c: &Cfg,
+    notes: &mut Notes,
+) -> Result<Option<Architecture>> {
+    let (family, defaults, dropped): (&str, &[(&str, u64)], &[&str]) = match model_type {
+        "qwen3_vl_text" => ("qwen3", QWEN3_VL_TEXT, &["use_sliding_window"]),
+        "qwen3_vl_moe_text" => ("qwen3_moe", QWEN3_VL_MOE_TEXT, &["use_sliding_window"]),
+        "mistral4" => ("deepseek_v3", MISTRAL4, &["topk_method"]),
+        _ => return Ok(None),
+    };
+    let obj = with_defaults(c.obj, defaults, dropped);
+    let filled = Cfg {
+        obj: &obj,
+        prefix: c.prefix.clone(),
+    };
+    family_decoder(family, &filled, notes).map(Some)
+}
+
+/// A copy of `obj` with each default set where its key is absent and the `dropped` keys removed
+/// (keys the family's reader would read but this class ignores).
+fn with_defaults(
+    obj: &Map<String, Value>,
+    defaults: &[(&str, u64)],
+    dropped: &[&str],
+) -> Map<String, Value> {
+    let mut out = obj.clone();
+    for (key, value) in defaults {
+        if !out.contains_key(*key) {
+            out.insert(String::from(*key), Value::from(*value));
+        }
+    }
+    for key in dropped {
+        out.remove(*key);
+    }
+    out
+}
