@@ -299,3 +299,22 @@ fn bad_vision_keys_name_their_field() {
         "config.json: vision_config.patch_size"
     );
 }
+
+/// The presets (`data/models/*.toml`) hold what this reader reads from their configs.
+#[test]
+fn presets_carry_what_their_configs_say() {
+    for (id, json) in [
+        ("Qwen/Qwen3-VL-4B-Instruct", QWEN3_VL_4B),
+        ("Qwen/Qwen3-VL-8B-Instruct", QWEN3_VL_8B),
+        ("Qwen/Qwen3-VL-30B-A3B-Instruct", QWEN3_VL_30B_A3B),
+        ("OpenGVLab/InternVL3-8B-hf", INTERNVL3_8B),
+    ] {
+        let preset = crate::presets::presets()
+            .iter()
+            .find(|p| p.id == id)
+            .unwrap();
+        let read = arch(json);
+        assert_eq!(preset.arch, read, "{id}");
+        assert_eq!(preset.params, read.params(), "{id}");
+    }
+}
