@@ -146,7 +146,7 @@ fn mistral3_mistral4_tiny() -> String {
 /// Every row of `families-reference.csv`: the meta-device count (the `state_dict` column is the
 /// same: none of these keeps a persistent buffer).
 #[test]
-fn parameters_match_transformers_meta_count() {
+fn families_parameters_match_transformers_meta_count() {
     for (case, json, params) in [
         ("qwen3_vl-4b", QWEN3_VL_4B.into(), 4_437_815_808),
         ("qwen3_vl-8b", QWEN3_VL_8B.into(), 8_767_123_696),
@@ -180,7 +180,7 @@ fn parameters_match_transformers_meta_count() {
 
 /// The towers by hand, independent of the reader's arithmetic.
 #[test]
-fn vision_towers_by_hand() {
+fn qwen3_vl_and_internvit_towers_by_hand() {
     // Qwen3-VL-8B: Qwen3.5's tower of the same shapes is 456,010,480 (config::kinds_tests);
     // each of the 3 DeepStack mergers normalises the merged 4 × 1152 = 4,608 (2 × 4,608),
     // then fc1 4,608² + 4,608 and fc2 4,608 × 4,096 + 4,096: 40,125,952 each.
@@ -218,7 +218,7 @@ fn vision_towers_by_hand() {
 /// (3 layers × 10 tokens × (16 + 8) × 2 B = 1,440 B): the reference's tensors, matched exactly
 /// by the transformers run shape.
 #[test]
-fn caches_match_transformers_tensors() {
+fn families_caches_match_transformers_tensors() {
     use crate::estimate::{ComponentKind, EstimateInput, estimate};
     for (case, json, cache) in [
         ("qwen3_vl-tiny", qwen3_vl_tiny(), 3840),
@@ -249,7 +249,7 @@ fn caches_match_transformers_tensors() {
 /// sparse step, Mistral 4's latent widths and its router without a score-correction bias, the
 /// outer flag's tying.
 #[test]
-fn family_rules_are_read() {
+fn families_read_by_their_own_rules() {
     let a = arch(QWEN3_VL_8B);
     assert!(a.qk_norm && !a.tied_embeddings && a.sliding_window == 0);
     let moe = arch(&qwen3_vl_moe_tiny()).moe.unwrap();
@@ -278,7 +278,7 @@ fn family_rules_are_read() {
 }
 
 #[test]
-fn bad_vision_keys_name_their_field() {
+fn internvl_bad_vision_keys_name_their_field() {
     let bad = INTERNVL3_8B.replace(r#""downsample_ratio": 0.5"#, r#""downsample_ratio": 0"#);
     assert_eq!(
         parse_config(&bad).unwrap_err().field,
@@ -302,7 +302,7 @@ fn bad_vision_keys_name_their_field() {
 
 /// The presets (`data/models/*.toml`) hold what this reader reads from their configs.
 #[test]
-fn presets_carry_what_their_configs_say() {
+fn families_presets_carry_what_their_configs_say() {
     for (id, json) in [
         ("Qwen/Qwen3-VL-4B-Instruct", QWEN3_VL_4B),
         ("Qwen/Qwen3-VL-8B-Instruct", QWEN3_VL_8B),
