@@ -129,6 +129,8 @@ CASES = {
     "internvl-qwen3-rms-tiny": internvl(dict(TINY_TEXT, model_type="qwen3"), TINY_INTERNVIT_6B,
                                         True),
     "mistral4-small-4-text": MISTRAL_SMALL_4_TEXT,
+    # A file that writes no key but model_type: the class defaults.
+    "mistral4-defaults": dict(model_type="mistral4"),
     "mistral4-tiny": tiny(MISTRAL_SMALL_4_TEXT, **MLA_TINY),
     "mistral3-mistral4-tiny": dict(model_type="mistral3",
                                    text_config=tiny(MISTRAL_SMALL_4_TEXT, **MLA_TINY),

@@ -270,8 +270,11 @@ fn families_read_by_their_own_rules() {
         r#""first_k_dense_replace": 0, "topk_method": "noaux_tc""#,
     );
     assert_eq!(arch(&noaux).params(), m.params());
-    // A file that leaves keys out takes the class's defaults: Mistral4Config's are Small 4's.
-    assert_eq!(arch(r#"{"model_type": "mistral4"}"#).params(), m.params());
+    // A bare Qwen3-VL-MoE text config ties by its class default (true); inside the wrapper the
+    // outer flag (default false) decides.
+    let bare_moe = r#"{"model_type": "qwen3_vl_moe_text"}"#;
+    assert!(arch(bare_moe).tied_embeddings);
+    assert!(!arch(&qwen3_vl_moe_tiny()).tied_embeddings);
     // InternVL ties by its outer flag, default true.
     assert!(arch(&internvl_qwen3_rms_tiny()).tied_embeddings);
     assert!(!arch(INTERNVL3_8B).tied_embeddings);

@@ -76,13 +76,23 @@ pub(super) fn decoder(
     c: &Cfg,
     notes: &mut Notes,
 ) -> Result<Option<Architecture>> {
-    let (family, defaults, dropped): (&str, &[(&str, u64)], &[&str]) = match model_type {
-        "qwen3_vl_text" => ("qwen3", QWEN3_VL_TEXT, &["use_sliding_window"]),
-        "qwen3_vl_moe_text" => ("qwen3_moe", QWEN3_VL_MOE_TEXT, &["use_sliding_window"]),
-        "mistral4" => ("deepseek_v3", MISTRAL4, &["topk_method"]),
+    // Qwen3VLMoeTextConfig ties by default (a wrapper's own flag decides for the whole model).
+    let (family, defaults, tied, dropped): (&str, &[(&str, u64)], bool, &[&str]) = match model_type
+    {
+        "qwen3_vl_text" => ("qwen3", QWEN3_VL_TEXT, false, &["use_sliding_window"]),
+        "qwen3_vl_moe_text" => (
+            "qwen3_moe",
+            QWEN3_VL_MOE_TEXT,
+            true,
+            &["use_sliding_window"],
+        ),
+        "mistral4" => ("deepseek_v3", MISTRAL4, false, &["topk_method"]),
         _ => return Ok(None),
     };
-    let obj = with_defaults(c.obj, defaults, dropped);
+    let mut obj = with_defaults(c.obj, defaults, dropped);
+    if !obj.contains_key("tie_word_embeddings") {
+        obj.insert(String::from("tie_word_embeddings"), Value::Bool(tied));
+    }
     let filled = Cfg {
         obj: &obj,
         prefix: c.prefix.clone(),
