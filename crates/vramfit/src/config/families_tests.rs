@@ -321,3 +321,81 @@ fn families_presets_carry_what_their_configs_say() {
         assert_eq!(preset.params, read.params(), "{id}");
     }
 }
+
+/// Each engine that serves these families estimates them from the config, each with a cache
+/// (never a silent zero): transformers, vLLM and SGLang hold the tower in the weights (vLLM:
+/// 8,767,123,696 × 2 B beside its rotary cos/sin cache, 262,144 × 128 × 2 B), llama.cpp and
+/// Ollama the text GGUF alone (the tower is llama.cpp's `--mmproj` file), so their weights equal
+/// those of the same language model without it.
+#[test]
+fn families_estimate_in_every_engine() {
+    use crate::estimate::{ComponentKind, Engine, EstimateInput, estimate};
+    let configs = [
+        QWEN3_VL_8B,
+        QWEN3_VL_30B_A3B,
+        INTERNVL3_8B,
+        MISTRAL_SMALL_4_TEXT,
+    ];
+    // Four H100s: tensor parallel for the serving engines, whole layers split for llama.cpp and
+    // Ollama (which refuse tp).
+    let split = |engine: Engine| match engine {
+        Engine::Llamacpp | Engine::Ollama => (1.0, Some(4.0)),
+        _ => (4.0, None),
+    };
+    let run = |a: Architecture, engine: Engine| {
+        let (tp, gpus) = split(engine);
+        estimate(&EstimateInput {
+            arch: Some(a),
+            engine,
+            gpu: Some("h100-sxm5-80gb".into()),
+            tp,
+            gpus,
+            max_model_len: Some(8192.0),
+            seq_len: 4096.0,
+            ..EstimateInput::default()
+        })
+        .unwrap()
+    };
+    for json in configs {
+        for engine in [
+            Engine::Hf,
+            Engine::Vllm,
+            Engine::Sglang,
+            Engine::Llamacpp,
+            Engine::Ollama,
+        ] {
+            let e = run(arch(json), engine);
+            let kv = e
+                .components
+                .iter()
+                .filter(|c| c.key.kind == ComponentKind::KvCache)
+                .map(|c| c.bytes.get())
+                .sum::<u64>();
+            assert!(kv > 0, "{engine:?} {json}");
+        }
+    }
+    // On one card, the whole model's weights.
+    let vllm = estimate(&EstimateInput {
+        arch: Some(arch(QWEN3_VL_8B)),
+        engine: Engine::Vllm,
+        gpu: Some("h100-sxm5-80gb".into()),
+        max_model_len: Some(8192.0),
+        ..EstimateInput::default()
+    })
+    .unwrap();
+    assert_eq!(
+        vllm.weights_bytes.get(),
+        8_767_123_696 * 2 + 262_144 * 128 * 2
+    );
+    let text_only = Architecture {
+        extra_params: 0,
+        ..arch(QWEN3_VL_8B)
+    };
+    for engine in [Engine::Llamacpp, Engine::Ollama] {
+        assert_eq!(
+            run(arch(QWEN3_VL_8B), engine).weights_bytes,
+            run(text_only, engine).weights_bytes,
+            "{engine:?}"
+        );
+    }
+}
