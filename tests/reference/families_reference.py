@@ -79,6 +79,19 @@ MISTRAL_SMALL_4_TEXT = dict(
     num_experts_per_tok=4, first_k_dense_replace=0, max_position_embeddings=1048576,
     tie_word_embeddings=False)
 
+# moonshotai/Kimi-K2.5: Kimi K2's text model (DeepSeek-V3's layout, 384 experts) under
+# `kimi_k25` with MoonViT (Kimi_K25VisionConfig's defaults, the keys transformers 5.24 reads).
+KIMI_K2_TEXT = dict(
+    model_type="deepseek_v3", vocab_size=163840, hidden_size=7168, intermediate_size=18432,
+    moe_intermediate_size=2048, num_hidden_layers=61, num_attention_heads=64,
+    num_key_value_heads=64, n_shared_experts=1, n_routed_experts=384, kv_lora_rank=512,
+    q_lora_rank=1536, qk_rope_head_dim=64, v_head_dim=128, qk_nope_head_dim=128, n_group=1,
+    topk_group=1, num_experts_per_tok=8, first_k_dense_replace=1, topk_method="noaux_tc",
+    max_position_embeddings=262144, tie_word_embeddings=False)
+MOONVIT = dict(patch_size=14, pos_emb_height=64, pos_emb_width=64, pos_emb_time=4,
+               num_attention_heads=16, num_hidden_layers=27, hidden_size=1152,
+               intermediate_size=4304, merge_kernel_size=[2, 2])
+
 
 def vl(model_type, text, vision, tie):
     return dict(model_type=model_type, text_config=text,
@@ -128,6 +141,14 @@ CASES = {
     "internvl-tiny": internvl(tiny(INTERNVL3_8B_TEXT, **TINY_TEXT), TINY_INTERNVIT, False),
     "internvl-qwen3-rms-tiny": internvl(dict(TINY_TEXT, model_type="qwen3"), TINY_INTERNVIT_6B,
                                         True),
+    "kimi_k25-k2.5": dict(model_type="kimi_k25", text_config=KIMI_K2_TEXT, vision_config=MOONVIT,
+                          projection_hidden_size=1152, tie_word_embeddings=False),
+    "kimi_k25-tiny": dict(model_type="kimi_k25", text_config=tiny(KIMI_K2_TEXT, **MLA_TINY),
+                          vision_config=dict(patch_size=4, pos_emb_height=8, pos_emb_width=8,
+                                             num_attention_heads=4, num_hidden_layers=2,
+                                             hidden_size=32, intermediate_size=48,
+                                             merge_kernel_size=[2, 2]),
+                          projection_hidden_size=32, tie_word_embeddings=False),
     "mistral4-small-4-text": MISTRAL_SMALL_4_TEXT,
     # A file that writes no key but model_type: the class defaults.
     "mistral4-defaults": dict(model_type="mistral4"),

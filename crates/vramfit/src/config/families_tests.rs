@@ -90,6 +90,21 @@ const MLA_TINY: &str = r#""vocab_size": 128, "hidden_size": 64, "intermediate_si
     "v_head_dim": 16, "qk_nope_head_dim": 16, "n_group": 1, "topk_group": 1,
     "first_k_dense_replace": 1, "tie_word_embeddings": false"#;
 
+/// moonshotai/Kimi-K2.5: Kimi K2's text model (`kimi_k2`, DeepSeek-V3's layout with 384
+/// experts) and MoonViT at `Kimi_K25VisionConfig`'s defaults (the keys transformers 5.24 reads).
+const KIMI_K2_5: &str = r#"{"model_type": "kimi_k25", "tie_word_embeddings": false,
+    "projection_hidden_size": 1152,
+    "text_config": {"model_type": "kimi_k2", "vocab_size": 163840, "hidden_size": 7168,
+    "intermediate_size": 18432, "moe_intermediate_size": 2048, "num_hidden_layers": 61,
+    "num_attention_heads": 64, "num_key_value_heads": 64, "n_shared_experts": 1,
+    "n_routed_experts": 384, "kv_lora_rank": 512, "q_lora_rank": 1536, "qk_rope_head_dim": 64,
+    "v_head_dim": 128, "qk_nope_head_dim": 128, "n_group": 1, "topk_group": 1,
+    "num_experts_per_tok": 8, "first_k_dense_replace": 1, "topk_method": "noaux_tc",
+    "max_position_embeddings": 262144, "tie_word_embeddings": false},
+    "vision_config": {"patch_size": 14, "pos_emb_height": 64, "pos_emb_width": 64,
+    "pos_emb_time": 4, "num_attention_heads": 16, "num_hidden_layers": 27, "hidden_size": 1152,
+    "intermediate_size": 4304, "merge_kernel_size": [2, 2]}}"#;
+
 fn arch(json: &str) -> Architecture {
     parse_config(json).unwrap().arch
 }
@@ -125,6 +140,16 @@ fn internvl_qwen3_rms_tiny() -> String {
         r#"{{"model_type": "internvl", "text_config": {{"model_type": "qwen3", {TINY_TEXT}}},
         "vision_config": {{{TINY_INTERNVIT}, "attention_bias": false, "use_qk_norm": true,
         "norm_type": "rms_norm", "use_mean_pooling": false}}}}"#
+    )
+}
+
+fn kimi_k25_tiny() -> String {
+    format!(
+        r#"{{"model_type": "kimi_k25", "tie_word_embeddings": false,
+        "projection_hidden_size": 32, "text_config": {{"model_type": "deepseek_v3", {MLA_TINY},
+        "topk_method": "noaux_tc"}}, "vision_config": {{"patch_size": 4, "pos_emb_height": 8,
+        "pos_emb_width": 8, "num_attention_heads": 4, "num_hidden_layers": 2, "hidden_size": 32,
+        "intermediate_size": 48, "merge_kernel_size": [2, 2]}}}}"#
     )
 }
 
@@ -225,6 +250,7 @@ fn families_caches_match_transformers_tensors() {
         ("qwen3_vl_moe-tiny", qwen3_vl_moe_tiny(), 3840),
         ("internvl-tiny", internvl_tiny(), 3840),
         ("internvl-qwen3-rms-tiny", internvl_qwen3_rms_tiny(), 3840),
+        ("kimi_k25-tiny", kimi_k25_tiny(), 1440),
         ("mistral4-tiny", mistral4_tiny(), 1440),
         ("mistral3-mistral4-tiny", mistral3_mistral4_tiny(), 1440),
     ] {
@@ -278,6 +304,36 @@ fn families_read_by_their_own_rules() {
     // InternVL ties by its outer flag, default true.
     assert!(arch(&internvl_qwen3_rms_tiny()).tied_embeddings);
     assert!(!arch(INTERNVL3_8B).tied_embeddings);
+}
+
+/// MoonViT by hand: patch conv 3 × 14² × 1,152 + 1,152, positions 64 × 64 × 1,152; a layer
+/// 4 × 1,152 (norms) + 4 × (1,152² + 1,152) (q, k, v, proj) + 2 × 1,152 × 4,304 + 4,304 + 1,152
+/// (MLP); the final norm 2 × 1,152; the projector 2 × 1,152 + 4,608² + 4,608 + 4,608 × 7,168
+/// + 7,168.
+#[test]
+fn kimi_k25_tower_by_hand_and_its_int4_experts_refused_by_name() {
+    let h: u64 = 1152;
+    let layer = 4 * h + 4 * (h * h + h) + (2 * h * 4304 + 4304 + h);
+    let tower = 3 * 14 * 14 * h + h + 64 * 64 * h + 27 * layer + 2 * h;
+    let projector = 2 * h + (4608 * 4608 + 4608) + (4608 * 7168 + 7168);
+    assert_eq!(arch(KIMI_K2_5).extra_params, tower + projector);
+    let a = arch(KIMI_K2_5);
+    assert!(a.mla.is_some() && !a.tied_embeddings);
+    // The released checkpoint's quantization: INT4 routed experts, attention and shared experts
+    // left out (its ignore list); one format per checkpoint would be wrong either way.
+    let int4 = KIMI_K2_5.replace(
+        r#""tie_word_embeddings": false},"#,
+        r#""tie_word_embeddings": false, "quantization_config": {"quant_method":
+        "compressed-tensors", "format": "pack-quantized", "config_groups": {"group_0":
+        {"targets": ["Linear"], "weights": {"num_bits": 4, "type": "int", "group_size": 32}}},
+        "ignore": ["lm_head", "re:.*self_attn.*", "re:.*shared_experts.*"]}},"#,
+    );
+    let e = parse_config(&int4).unwrap_err();
+    assert_eq!(
+        e.field,
+        "config.json: text_config.quantization_config.ignore"
+    );
+    assert_eq!(e.kind, crate::error::ErrorKind::Unsupported);
 }
 
 #[test]

@@ -38,7 +38,7 @@ use crate::model::{Architecture, MAX_LAYERS};
 use crate::precision::{Dtype, Quantization};
 use decoder::decoder;
 use vision::{llama4_vision_params, pixtral_params, qwen3_5_vision_params, siglip_params};
-use vision_vl::{internvl_vision_params, qwen3_vl_vision_params};
+use vision_vl::{internvl_vision_params, kimi_k25_vision_params, qwen3_vl_vision_params};
 
 /// Largest `config.json` accepted, in bytes (real ones are a few KiB; ViT's and ResNet's with
 /// 1000 ImageNet labels are about 70 KiB).
@@ -49,7 +49,7 @@ pub const MAX_CONFIG_DEPTH: usize = 32;
 
 /// The `model_type`s read by name, as listed in errors (any other decoder config is read as
 /// Llama's layout, with a note).
-pub const SUPPORTED_MODEL_TYPES: &str = "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen3_next, qwen3_5, qwen3_5_moe, qwen3_vl, qwen3_vl_moe (and their _text configs), internvl, gemma, gemma2, gemma3, gemma3_text, phi, phi3, gpt2, gpt_bigcode, gpt_neox, falcon (and RefinedWeb), granite, olmo3, smollm3, seed_oss, glm4_moe, ernie4_5_moe, minimax_m2, granitemoehybrid, nemotron_h, falcon_h1, lfm2, deepseek_v2, deepseek_v3, deepseek_v32, mistral4, glm_moe_dsa, kimi_linear, gpt_oss, llama4, llama4_text, mistral3, bert, vit, whisper, resnet";
+pub const SUPPORTED_MODEL_TYPES: &str = "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen3_next, qwen3_5, qwen3_5_moe, qwen3_vl, qwen3_vl_moe (and their _text configs), internvl, kimi_k25, gemma, gemma2, gemma3, gemma3_text, phi, phi3, gpt2, gpt_bigcode, gpt_neox, falcon (and RefinedWeb), granite, olmo3, smollm3, seed_oss, glm4_moe, ernie4_5_moe, minimax_m2, granitemoehybrid, nemotron_h, falcon_h1, lfm2, deepseek_v2, deepseek_v3, deepseek_v32, mistral4, glm_moe_dsa, kimi_linear, gpt_oss, llama4, llama4_text, mistral3, bert, vit, whisper, resnet";
 
 /// What a `config.json` says about memory.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -142,7 +142,7 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
     let mut quantization = read_quantization(&top, &mut notes)?;
     let (arch, prefix) = match model_type.as_str() {
         "gemma3" | "llama4" | "mistral3" | "qwen3_5" | "qwen3_5_moe" | "qwen3_vl"
-        | "qwen3_vl_moe" | "internvl" => {
+        | "qwen3_vl_moe" | "internvl" | "kimi_k25" => {
             let text = top.child("text_config")?.ok_or_else(|| {
                 InputError::new(
                     ErrorKind::ConfigJson,
@@ -157,6 +157,10 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
             if quantization.is_none() {
                 quantization = read_quantization(&text, &mut notes)?;
             }
+            if model_type == "kimi_k25" {
+                wrapped::refuse_experts_only_quantization(&top)?;
+                wrapped::refuse_experts_only_quantization(&text)?;
+            }
             let inner = match model_type.as_str() {
                 "gemma3" => "gemma3_text",
                 "llama4" => "llama4_text",
@@ -166,6 +170,11 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
                 "qwen3_vl_moe" => "qwen3_vl_moe_text",
                 // `InternVLConfig`'s language model is any decoder, Qwen2 by default.
                 "internvl" => text.str("model_type")?.unwrap_or("qwen2"),
+                // `Kimi_K25Config` reads `kimi_k2` (and no model_type) as DeepSeek-V3.
+                "kimi_k25" => match text.str("model_type")? {
+                    None | Some("kimi_k2") => "deepseek_v3",
+                    Some(other) => other,
+                },
                 _ => text.str("model_type")?.unwrap_or("mistral"),
             };
             let mut arch = decoder(inner, &text, &mut notes)?;
@@ -184,7 +193,9 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
                 prefix: String::from("vision_config."),
             };
             let vision = match model_type.as_str() {
-                "qwen3_vl" | "qwen3_vl_moe" | "internvl" => Some(vision.unwrap_or(defaults)),
+                "qwen3_vl" | "qwen3_vl_moe" | "internvl" | "kimi_k25" => {
+                    Some(vision.unwrap_or(defaults))
+                }
                 _ => vision,
             };
             let extra = match (model_type.as_str(), vision) {
@@ -194,6 +205,7 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
                 ("qwen3_5" | "qwen3_5_moe", Some(v)) => qwen3_5_vision_params(&v)?,
                 ("qwen3_vl" | "qwen3_vl_moe", Some(v)) => qwen3_vl_vision_params(&v)?,
                 ("internvl", Some(v)) => internvl_vision_params(&top, &v, arch.hidden_size)?,
+                ("kimi_k25", Some(v)) => kimi_k25_vision_params(&top, &v, arch.hidden_size)?,
                 _ => {
                     notes.push(
                         String::from("No vision_config: only the language model is counted."),
@@ -263,7 +275,7 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
 fn outer_tie_default(model_type: &str) -> Option<bool> {
     match model_type {
         "qwen3_5" | "qwen3_5_moe" | "qwen3_vl" | "qwen3_vl_moe" => Some(false),
-        "internvl" => Some(true),
+        "internvl" | "kimi_k25" => Some(true),
         _ => None,
     }
 }

@@ -141,3 +141,39 @@ fn pair(v: &Cfg, key: &str, default: u64, max: u64) -> Result<(u64, u64)> {
     let n = dim(v, key, v.u(key)?.unwrap_or(default), 1, max)?;
     Ok((n, n))
 }
+
+/// Kimi K2.5's MoonViT (`Kimi_K25VisionModel`): the patch convolution with its bias, a learned
+/// `pos_emb_height × pos_emb_width` position grid, per layer two LayerNorms, q/k/v and the output
+/// projection with biases and the MLP with biases, a final LayerNorm; and the projector
+/// (`Kimi_K25MultimodalProjection`): a LayerNorm over `projection_hidden_size`, then linears from
+/// the merged `hidden × merge_kernel_size` patches to themselves and into the text width.
+pub(super) fn kimi_k25_vision_params(top: &Cfg, v: &Cfg, text_hidden: u64) -> Result<u64> {
+    let key = |k: &str, default: u64, max: u64| -> Result<u64> {
+        dim(v, k, v.u(k)?.unwrap_or(default), 1, max)
+    };
+    let h = key("hidden_size", 1152, 1 << 16)?;
+    let inter = key("intermediate_size", 4304, 1 << 18)?;
+    let layers = dim(
+        v,
+        "num_hidden_layers",
+        v.u("num_hidden_layers")?.unwrap_or(27),
+        0,
+        256,
+    )?;
+    let patch = key("patch_size", 14, 1024)?;
+    let grid = key("pos_emb_height", 64, 1 << 12)? * key("pos_emb_width", 64, 1 << 12)?;
+    let (merge_h, merge_w) = pair(v, "merge_kernel_size", 2, 64)?;
+    let projection = dim(
+        top,
+        "projection_hidden_size",
+        top.u("projection_hidden_size")?.unwrap_or(1152),
+        1,
+        1 << 18,
+    )?;
+    let embed = 3 * patch * patch * h + h + grid * h;
+    let layer = 4 * h + 4 * (h * h + h) + (h * inter + inter) + (inter * h + h);
+    let merged = h * merge_h * merge_w;
+    let projector =
+        2 * projection + (merged * merged + merged) + (merged * text_hidden + text_hidden);
+    Ok(embed + layers * layer + 2 * h + projector)
+}

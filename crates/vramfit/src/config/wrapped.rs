@@ -118,3 +118,37 @@ fn with_defaults(
     }
     out
 }
+
+/// Kimi K2.5's released checkpoint quantizes its routed experts alone (compressed-tensors INT4,
+/// groups of 32) and keeps attention, the shared experts and the dense layer in bf16: its
+/// `quantization_config.ignore` names them (`re:.*self_attn.*`, …). vramfit holds one format per
+/// checkpoint, so this is refused by name rather than counted as one format: INT4 everywhere
+/// would under-count the bf16 attention and shared experts (about 13 GB of Kimi K2.5's
+/// 595 GB), bf16 everywhere over-count 3.5 times.
+pub(super) fn refuse_experts_only_quantization(c: &Cfg) -> Result<()> {
+    let Some(q) = c.child("quantization_config")? else {
+        return Ok(());
+    };
+    let Some(ignore) = q.arr("ignore")? else {
+        return Ok(());
+    };
+    let keeps_attention = ignore
+        .iter()
+        .filter_map(|v| v.as_str())
+        .any(|pattern| pattern.contains("self_attn"));
+    if keeps_attention {
+        return Err(input_error!(
+            Unsupported,
+            q.field("ignore"),
+            [
+                "quantizes the routed experts only (attention and the shared experts stay in the model dtype): one format per module is not modelled yet"
+            ],
+            ["只量化路由专家（注意力与共享专家保持模型数据类型）：尚不支持按模块区分格式"],
+            [
+                "the config without quantization_config (the weights in the model dtype), or the checkpoint's parameter count with its size"
+            ],
+            ["去掉 quantization_config 的配置（按模型数据类型计权重），或填检查点的参数量与大小"],
+        ));
+    }
+    Ok(())
+}
