@@ -87,6 +87,7 @@ pub(super) fn decoder(
             &["use_sliding_window"],
         ),
         "mistral4" => ("deepseek_v3", MISTRAL4, false, &["topk_method"]),
+        "deepseek_v4" | "step3p5" | "step3p7" => return Err(not_modelled(model_type, c)),
         _ => return Ok(None),
     };
     let mut obj = with_defaults(c.obj, defaults, dropped);
@@ -151,4 +152,40 @@ pub(super) fn refuse_experts_only_quantization(c: &Cfg) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// The families transformers 5.24 implements whose layers vramfit cannot describe yet, refused
+/// by name: read as Llama's layout (the reader of any other `model_type`), their weights and
+/// cache would be wrong without a word.
+/// - `deepseek_v4` (`DeepseekV4Config`): compressed attention (`compress_rates`: 4 or 128 tokens
+///   into one cached entry, a 128-token sliding window beside, an indexer over the compressed
+///   entries), hyper-connections (`hc_mult`) and a grouped output projection (`o_groups`).
+/// - `step3p5` and its vision wrapper `step3p7` (`Step3p7TextConfig`): sliding layers with their
+///   own head count (`num_sliding_attention_heads`), a gate per head, rotary per layer.
+#[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
+fn not_modelled(model_type: &str, c: &Cfg) -> crate::error::InputError {
+    let (key, what_en, what_zh) = match model_type {
+        "deepseek_v4" => (
+            "compress_rates",
+            "DeepSeek-V4's compressed attention (4 or 128 tokens into one cached entry beside a sliding window, an indexer over the compressed entries), hyper-connections (hc_mult) and grouped output projection (o_groups)",
+            "DeepSeek-V4 的压缩注意力（4 或 128 个 token 压成一个缓存条目，旁有滑动窗口，索引器作用于压缩条目）、超连接（hc_mult）与分组输出投影（o_groups）",
+        ),
+        _ => (
+            "num_sliding_attention_heads",
+            "Step 3.5's per-layer attention (sliding layers with their own head count, a gate per head, rotary per layer)",
+            "Step 3.5 的逐层注意力（滑动窗口层有自己的头数、每个头一个门控、逐层的旋转位置编码）",
+        ),
+    };
+    input_error!(
+        Unsupported,
+        c.field(key),
+        [
+            "`{model_type}`: {what_en} are not modelled yet; read as Llama's layout its weights and cache would be wrong"
+        ],
+        ["`{model_type}`：{what_zh}尚未建模；按 Llama 结构读取会算错其权重与缓存"],
+        [
+            "the checkpoint's parameter count (params), whose cache then comes from the shape assumed for it, as the notes say"
+        ],
+        ["检查点的参数量（params），其缓存按为该参数量假定的形状计算，如注释所述"],
+    )
 }
