@@ -1,7 +1,8 @@
 """The families of issue 42 read by their own rules (beside `attention_reference.py`'s kinds of
 attention): Qwen3-VL and Qwen3-VL-MoE (Qwen3's text model with its vision tower and DeepStack
 mergers), InternVL (InternViT, the pixel-shuffle projector and a language model of another
-`model_type`), Mistral 4 (DeepSeek-V3's latent attention and experts, without the router's bias)
+`model_type`), Kimi K2.5 (Kimi K2's text model as DeepSeek-V3, MoonViT and its projector),
+Mistral 4 (DeepSeek-V3's latent attention and experts, without the router's bias)
 alone and inside Mistral 3's wrapper. The reference that `config/families_tests.rs` checks
 (`families-reference.csv`).
 
@@ -19,6 +20,8 @@ The full-size configs (each read 2026-12-06):
   https://huggingface.co/Qwen/Qwen3-VL-30B-A3B-Instruct/blob/main/config.json
 - OpenGVLab/InternVL3-1B-hf (transformers' `InternVLConfig` docstring checkpoint) and
   OpenGVLab/InternVL3-8B-hf https://huggingface.co/OpenGVLab/InternVL3-8B-hf/blob/main/config.json
+- moonshotai/Kimi-K2.5 https://huggingface.co/moonshotai/Kimi-K2.5/blob/main/config.json (its
+  text_config; the vision tower at transformers' `Kimi_K25VisionConfig` defaults, the keys it reads)
 - mistralai/Mistral-Small-4-119B-2603: its text model is `Mistral4Config`'s defaults (the class's
   docstring checkpoint), https://huggingface.co/mistralai/Mistral-Small-4-119B-2603
 
