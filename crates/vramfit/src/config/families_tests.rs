@@ -1,5 +1,6 @@
-//! The families of issue 42 read by their own rules: Qwen3-VL, Qwen3-VL-MoE, InternVL, Kimi K2.5
-//! and Mistral 4 (and those refused by name: DeepSeek-V4, Step 3.5), against what transformers 5.24.0 counted (`tests/reference/families_reference.py`,
+//! The families of issue 42 read by their own rules: Qwen3-VL, Qwen3-VL-MoE, InternVL,
+//! Kimi K2.5 and Mistral 4 (and those refused by name: DeepSeek-V4, Step 3.5), against what
+//! transformers 5.24.0 counted (`tests/reference/families_reference.py`,
 //! `families-reference.csv`): parameters on the meta device (the whole
 //! `...ForConditionalGeneration` for a multimodal checkpoint, vision tower included) and, for
 //! the tiny models, the cache a prefill of 2 sequences of 5 tokens left; and hand calculations

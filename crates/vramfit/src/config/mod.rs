@@ -161,22 +161,7 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
                 wrapped::refuse_experts_only_quantization(&top)?;
                 wrapped::refuse_experts_only_quantization(&text)?;
             }
-            let inner = match model_type.as_str() {
-                "gemma3" => "gemma3_text",
-                "llama4" => "llama4_text",
-                "qwen3_5" => "qwen3_5_text",
-                "qwen3_5_moe" => "qwen3_5_moe_text",
-                "qwen3_vl" => "qwen3_vl_text",
-                "qwen3_vl_moe" => "qwen3_vl_moe_text",
-                // `InternVLConfig`'s language model is any decoder, Qwen2 by default.
-                "internvl" => text.str("model_type")?.unwrap_or("qwen2"),
-                // `Kimi_K25Config` reads `kimi_k2` (and no model_type) as DeepSeek-V3.
-                "kimi_k25" => match text.str("model_type")? {
-                    None | Some("kimi_k2") => "deepseek_v3",
-                    Some(other) => other,
-                },
-                _ => text.str("model_type")?.unwrap_or("mistral"),
-            };
+            let inner = text_model_type(&model_type, &text)?;
             let mut arch = decoder(inner, &text, &mut notes)?;
             if let Some(default) = outer_tie_default(&model_type) {
                 // These language models tie their head by the outer config's flag, whatever
@@ -184,36 +169,7 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
                 // config (`Qwen3_5Config`, `Qwen3VLConfig` default false, `InternVLConfig` true).
                 arch.tied_embeddings = top.b("tie_word_embeddings")?.unwrap_or(default);
             }
-            let vision = top.child("vision_config")?;
-            // Qwen3-VL and InternVL build their tower from the class defaults when the file has
-            // no vision_config.
-            let no_keys = Map::new();
-            let defaults = Cfg {
-                obj: &no_keys,
-                prefix: String::from("vision_config."),
-            };
-            let vision = match model_type.as_str() {
-                "qwen3_vl" | "qwen3_vl_moe" | "internvl" | "kimi_k25" => {
-                    Some(vision.unwrap_or(defaults))
-                }
-                _ => vision,
-            };
-            let extra = match (model_type.as_str(), vision) {
-                ("gemma3", Some(v)) => siglip_params(&v, arch.hidden_size)?,
-                ("llama4", Some(v)) => llama4_vision_params(&v, arch.hidden_size)?,
-                ("mistral3", Some(v)) => pixtral_params(&top, &v, arch.hidden_size)?,
-                ("qwen3_5" | "qwen3_5_moe", Some(v)) => qwen3_5_vision_params(&v)?,
-                ("qwen3_vl" | "qwen3_vl_moe", Some(v)) => qwen3_vl_vision_params(&v)?,
-                ("internvl", Some(v)) => internvl_vision_params(&top, &v, arch.hidden_size)?,
-                ("kimi_k25", Some(v)) => kimi_k25_vision_params(&top, &v, arch.hidden_size)?,
-                _ => {
-                    notes.push(
-                        String::from("No vision_config: only the language model is counted."),
-                        String::from("没有 vision_config：只计算语言模型。"),
-                    );
-                    0
-                }
-            };
+            let extra = tower_params(&model_type, &top, arch.hidden_size, &mut notes)?;
             if extra > 0 {
                 notes.push(
                     format!(
@@ -267,6 +223,59 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
         quantization,
         notes: notes.en,
         notes_zh: notes.zh,
+    })
+}
+
+/// The `model_type` of a wrapper's language model.
+fn text_model_type<'a>(model_type: &str, text: &Cfg<'a>) -> Result<&'a str> {
+    Ok(match model_type {
+        "gemma3" => "gemma3_text",
+        "llama4" => "llama4_text",
+        "qwen3_5" => "qwen3_5_text",
+        "qwen3_5_moe" => "qwen3_5_moe_text",
+        "qwen3_vl" => "qwen3_vl_text",
+        "qwen3_vl_moe" => "qwen3_vl_moe_text",
+        // `InternVLConfig`'s language model is any decoder, Qwen2 by default.
+        "internvl" => text.str("model_type")?.unwrap_or("qwen2"),
+        // `Kimi_K25Config` reads `kimi_k2` (and no model_type) as DeepSeek-V3.
+        "kimi_k25" => match text.str("model_type")? {
+            None | Some("kimi_k2") => "deepseek_v3",
+            Some(other) => other,
+        },
+        _ => text.str("model_type")?.unwrap_or("mistral"),
+    })
+}
+
+/// The parameters of a wrapper's vision tower and projector, from `vision_config`, into the
+/// language model's width `text_hidden`.
+fn tower_params(model_type: &str, top: &Cfg, text_hidden: u64, notes: &mut Notes) -> Result<u64> {
+    let vision = top.child("vision_config")?;
+    // Qwen3-VL, InternVL and Kimi K2.5 build their tower from the class defaults when the file
+    // has no vision_config.
+    let no_keys = Map::new();
+    let defaults = Cfg {
+        obj: &no_keys,
+        prefix: String::from("vision_config."),
+    };
+    let vision = match model_type {
+        "qwen3_vl" | "qwen3_vl_moe" | "internvl" | "kimi_k25" => Some(vision.unwrap_or(defaults)),
+        _ => vision,
+    };
+    Ok(match (model_type, vision) {
+        ("gemma3", Some(v)) => siglip_params(&v, text_hidden)?,
+        ("llama4", Some(v)) => llama4_vision_params(&v, text_hidden)?,
+        ("mistral3", Some(v)) => pixtral_params(top, &v, text_hidden)?,
+        ("qwen3_5" | "qwen3_5_moe", Some(v)) => qwen3_5_vision_params(&v)?,
+        ("qwen3_vl" | "qwen3_vl_moe", Some(v)) => qwen3_vl_vision_params(&v)?,
+        ("internvl", Some(v)) => internvl_vision_params(top, &v, text_hidden)?,
+        ("kimi_k25", Some(v)) => kimi_k25_vision_params(top, &v, text_hidden)?,
+        _ => {
+            notes.push(
+                String::from("No vision_config: only the language model is counted."),
+                String::from("没有 vision_config：只计算语言模型。"),
+            );
+            0
+        }
     })
 }
 
