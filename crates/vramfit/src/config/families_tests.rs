@@ -472,7 +472,7 @@ fn deepseek_v4_and_step3p5_refused_by_name() {
         ),
         (
             r#"{"model_type": "step3p7", "text_config": {"model_type": "step3p5"}}"#,
-            "config.json: num_sliding_attention_heads",
+            "config.json: text_config.num_sliding_attention_heads",
         ),
     ] {
         let e = parse_config(json).unwrap_err();

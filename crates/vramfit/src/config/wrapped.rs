@@ -170,6 +170,12 @@ fn not_modelled(model_type: &str, c: &Cfg) -> crate::error::InputError {
             "DeepSeek-V4's compressed attention (4 or 128 tokens into one cached entry beside a sliding window, an indexer over the compressed entries), hyper-connections (hc_mult) and grouped output projection (o_groups)",
             "DeepSeek-V4 的压缩注意力（4 或 128 个 token 压成一个缓存条目，旁有滑动窗口，索引器作用于压缩条目）、超连接（hc_mult）与分组输出投影（o_groups）",
         ),
+        // The wrapper's language model is its text_config.
+        "step3p7" => (
+            "text_config.num_sliding_attention_heads",
+            "Step 3.5's per-layer attention (sliding layers with their own head count, a gate per head, rotary per layer)",
+            "Step 3.5 的逐层注意力（滑动窗口层有自己的头数、每个头一个门控、逐层的旋转位置编码）",
+        ),
         _ => (
             "num_sliding_attention_heads",
             "Step 3.5's per-layer attention (sliding layers with their own head count, a gate per head, rotary per layer)",
