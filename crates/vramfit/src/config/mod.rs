@@ -11,6 +11,8 @@
 
 mod decoder;
 mod families;
+#[cfg(test)]
+mod families_tests;
 mod generic;
 mod hybrid;
 #[cfg(test)]
@@ -22,6 +24,8 @@ mod sparse;
 #[cfg(test)]
 mod tests;
 mod vision;
+mod vision_vl;
+mod wrapped;
 
 use alloc::format;
 use alloc::string::{String, ToString};
@@ -34,6 +38,7 @@ use crate::model::{Architecture, MAX_LAYERS};
 use crate::precision::{Dtype, Quantization};
 use decoder::decoder;
 use vision::{llama4_vision_params, pixtral_params, qwen3_5_vision_params, siglip_params};
+use vision_vl::{internvl_vision_params, kimi_k25_vision_params, qwen3_vl_vision_params};
 
 /// Largest `config.json` accepted, in bytes (real ones are a few KiB; ViT's and ResNet's with
 /// 1000 ImageNet labels are about 70 KiB).
@@ -44,7 +49,7 @@ pub const MAX_CONFIG_DEPTH: usize = 32;
 
 /// The `model_type`s read by name, as listed in errors (any other decoder config is read as
 /// Llama's layout, with a note).
-pub const SUPPORTED_MODEL_TYPES: &str = "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen3_next, qwen3_5, qwen3_5_moe (and their _text configs), gemma, gemma2, gemma3, gemma3_text, phi, phi3, gpt2, gpt_bigcode, gpt_neox, falcon (and RefinedWeb), granite, olmo3, smollm3, seed_oss, glm4_moe, ernie4_5_moe, minimax_m2, granitemoehybrid, nemotron_h, falcon_h1, lfm2, olmo_hybrid, deepseek_v2, deepseek_v3, deepseek_v32, glm_moe_dsa, kimi_linear, gpt_oss, llama4, llama4_text, mistral3, bert, vit, whisper, resnet";
+pub const SUPPORTED_MODEL_TYPES: &str = "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen3_next, qwen3_5, qwen3_5_moe, qwen3_vl, qwen3_vl_moe (and their _text configs), internvl, kimi_k25, gemma, gemma2, gemma3, gemma3_text, phi, phi3, gpt2, gpt_bigcode, gpt_neox, falcon (and RefinedWeb), granite, olmo3, smollm3, seed_oss, glm4_moe, ernie4_5_moe, minimax_m2, granitemoehybrid, nemotron_h, falcon_h1, lfm2, olmo_hybrid, deepseek_v2, deepseek_v3, deepseek_v32, mistral4, glm_moe_dsa, kimi_linear, gpt_oss, llama4, llama4_text, mistral3, bert, vit, whisper, resnet";
 
 /// What a `config.json` says about memory.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -136,7 +141,8 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
     let mut dtype = read_dtype(&top, &mut notes)?;
     let mut quantization = read_quantization(&top, &mut notes)?;
     let (arch, prefix) = match model_type.as_str() {
-        "gemma3" | "llama4" | "mistral3" | "qwen3_5" | "qwen3_5_moe" => {
+        "gemma3" | "llama4" | "mistral3" | "qwen3_5" | "qwen3_5_moe" | "qwen3_vl"
+        | "qwen3_vl_moe" | "internvl" | "kimi_k25" => {
             let text = top.child("text_config")?.ok_or_else(|| {
                 InputError::new(
                     ErrorKind::ConfigJson,
@@ -151,40 +157,26 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
             if quantization.is_none() {
                 quantization = read_quantization(&text, &mut notes)?;
             }
-            let inner = match model_type.as_str() {
-                "gemma3" => "gemma3_text",
-                "llama4" => "llama4_text",
-                "qwen3_5" => "qwen3_5_text",
-                "qwen3_5_moe" => "qwen3_5_moe_text",
-                _ => text.str("model_type")?.unwrap_or("mistral"),
-            };
-            let mut arch = decoder(inner, &text, &mut notes)?;
-            if inner.starts_with("qwen3_5") {
-                // Qwen3.5's language model ties its head by the outer config's flag (default
-                // false), whatever text_config says (transformers 5.24 `Qwen3_5Config`).
-                arch.tied_embeddings = top.b("tie_word_embeddings")?.unwrap_or(false);
+            if model_type == "kimi_k25" {
+                wrapped::refuse_experts_only_quantization(&top)?;
+                wrapped::refuse_experts_only_quantization(&text)?;
             }
-            let vision = top.child("vision_config")?;
-            let extra = match (model_type.as_str(), vision) {
-                ("gemma3", Some(v)) => siglip_params(&v, arch.hidden_size)?,
-                ("llama4", Some(v)) => llama4_vision_params(&v, arch.hidden_size)?,
-                ("mistral3", Some(v)) => pixtral_params(&top, &v, arch.hidden_size)?,
-                ("qwen3_5" | "qwen3_5_moe", Some(v)) => qwen3_5_vision_params(&v)?,
-                _ => {
-                    notes.push(
-                        String::from("No vision_config: only the language model is counted."),
-                        String::from("没有 vision_config：只计算语言模型。"),
-                    );
-                    0
-                }
-            };
+            let inner = text_model_type(&model_type, &text)?;
+            let mut arch = decoder(inner, &text, &mut notes)?;
+            if let Some(default) = outer_tie_default(&model_type) {
+                // These language models tie their head by the outer config's flag, whatever
+                // text_config says: transformers 5.24's `tie_weights` reads the composite
+                // config (`Qwen3_5Config`, `Qwen3VLConfig` default false, `InternVLConfig` true).
+                arch.tied_embeddings = top.b("tie_word_embeddings")?.unwrap_or(default);
+            }
+            let extra = tower_params(&model_type, &top, arch.hidden_size, &mut notes)?;
             if extra > 0 {
                 notes.push(
                     format!(
-                        "The vision tower and projector ({extra} parameters, from vision_config) are counted as extra parameters in the model dtype."
+                        "The vision tower and projector ({extra} parameters, from vision_config) are counted in the model dtype (llama.cpp keeps them in a separate mmproj file)."
                     ),
                     format!(
-                        "视觉编码器与投影层（{extra} 个参数，来自 vision_config）按模型的数据类型计为额外参数。"
+                        "视觉编码器与投影层（{extra} 个参数，来自 vision_config）按模型的数据类型计入（llama.cpp 把它们放在单独的 mmproj 文件中）。"
                     ),
                 );
             }
@@ -232,6 +224,69 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
         notes: notes.en,
         notes_zh: notes.zh,
     })
+}
+
+/// The `model_type` of a wrapper's language model.
+fn text_model_type<'a>(model_type: &str, text: &Cfg<'a>) -> Result<&'a str> {
+    Ok(match model_type {
+        "gemma3" => "gemma3_text",
+        "llama4" => "llama4_text",
+        "qwen3_5" => "qwen3_5_text",
+        "qwen3_5_moe" => "qwen3_5_moe_text",
+        "qwen3_vl" => "qwen3_vl_text",
+        "qwen3_vl_moe" => "qwen3_vl_moe_text",
+        // `InternVLConfig`'s language model is any decoder, Qwen2 by default.
+        "internvl" => text.str("model_type")?.unwrap_or("qwen2"),
+        // `Kimi_K25Config` reads `kimi_k2` (and no model_type) as DeepSeek-V3.
+        "kimi_k25" => match text.str("model_type")? {
+            None | Some("kimi_k2") => "deepseek_v3",
+            Some(other) => other,
+        },
+        _ => text.str("model_type")?.unwrap_or("mistral"),
+    })
+}
+
+/// The parameters of a wrapper's vision tower and projector, from `vision_config`, into the
+/// language model's width `text_hidden`.
+fn tower_params(model_type: &str, top: &Cfg, text_hidden: u64, notes: &mut Notes) -> Result<u64> {
+    let vision = top.child("vision_config")?;
+    // Qwen3-VL, InternVL and Kimi K2.5 build their tower from the class defaults when the file
+    // has no vision_config.
+    let no_keys = Map::new();
+    let defaults = Cfg {
+        obj: &no_keys,
+        prefix: String::from("vision_config."),
+    };
+    let vision = match model_type {
+        "qwen3_vl" | "qwen3_vl_moe" | "internvl" | "kimi_k25" => Some(vision.unwrap_or(defaults)),
+        _ => vision,
+    };
+    Ok(match (model_type, vision) {
+        ("gemma3", Some(v)) => siglip_params(&v, text_hidden)?,
+        ("llama4", Some(v)) => llama4_vision_params(&v, text_hidden)?,
+        ("mistral3", Some(v)) => pixtral_params(top, &v, text_hidden)?,
+        ("qwen3_5" | "qwen3_5_moe", Some(v)) => qwen3_5_vision_params(&v)?,
+        ("qwen3_vl" | "qwen3_vl_moe", Some(v)) => qwen3_vl_vision_params(&v)?,
+        ("internvl", Some(v)) => internvl_vision_params(top, &v, text_hidden)?,
+        ("kimi_k25", Some(v)) => kimi_k25_vision_params(top, &v, text_hidden)?,
+        _ => {
+            notes.push(
+                String::from("No vision_config: only the language model is counted."),
+                String::from("没有 vision_config：只计算语言模型。"),
+            );
+            0
+        }
+    })
+}
+
+/// The default of the outer `tie_word_embeddings` for the wrappers whose language model ties by
+/// it; `None` for those that keep the text config's flag.
+fn outer_tie_default(model_type: &str) -> Option<bool> {
+    match model_type {
+        "qwen3_5" | "qwen3_5_moe" | "qwen3_vl" | "qwen3_vl_moe" => Some(false),
+        "internvl" | "kimi_k25" => Some(true),
+        _ => None,
+    }
 }
 
 /// The `config.json` key behind an [`Architecture`] field, for error messages.

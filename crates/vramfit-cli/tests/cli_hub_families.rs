@@ -1,0 +1,69 @@
+//! `vramfit estimate --model OWNER/NAME --hub` for the families of issue 42 read by their own
+//! rules, against the mock hub (`tests/hub`): Qwen3-VL-8B-Instruct's config.json (no weights
+//! headers in the fixture), its parameters as transformers 5.24 counts them
+//! (`tests/reference/families-reference.csv`) and its KV cache by hand.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use vramfit_mock_hub::MockHub;
+
+fn estimate(hub: &MockHub, repo: &str, extra: &[&str]) -> serde_json::Value {
+    let cache: PathBuf = std::env::temp_dir().join(format!(
+        "vramfit-hub-families-{}-{}",
+        std::process::id(),
+        repo.replace('/', "-")
+    ));
+    let _ = std::fs::remove_dir_all(&cache);
+    let url = hub.url();
+    let mut args = vec![
+        "estimate",
+        "--model",
+        repo,
+        "--hub",
+        "--hub-endpoint",
+        &url,
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    let out = Command::new(env!("CARGO_BIN_EXE_vramfit"))
+        .args(&args)
+        .env("VRAMFIT_CACHE_DIR", &cache)
+        .env_remove("HF_ENDPOINT")
+        .env_remove("MODELSCOPE_DOMAIN")
+        .output()
+        .expect("run vramfit");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON object")
+}
+
+#[test]
+fn qwen3_vl_from_the_hub_counts_its_tower_and_qwen3_cache() {
+    let hub = MockHub::start();
+    let v = estimate(
+        &hub,
+        "Qwen/Qwen3-VL-8B-Instruct",
+        &["--seq-len", "4096", "--new-tokens", "0", "--batch", "1"],
+    );
+    // transformers 5.24's meta count of Qwen3VLForConditionalGeneration (families-reference.csv).
+    assert_eq!(v["params"], 8_767_123_696u64);
+    assert_eq!(
+        v["weights_bytes"],
+        2 * 8_767_123_696u64,
+        "bf16 from text_config.dtype"
+    );
+    // Qwen3's cache: 36 layers × 2 (K, V) × 8 KV heads × 128 × 2 B = 147,456 B a token.
+    let kv = v["components"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["key"] == "kv_cache")
+        .unwrap()["bytes"]
+        .as_u64()
+        .unwrap();
+    assert_eq!(kv, 36 * 2 * 8 * 128 * 2 * 4096);
+}
