@@ -144,9 +144,11 @@ impl Run<'_> {
         best
     }
 
-    /// Each card's share of a run over several GPUs with a card known, and which one limits.
+    /// Each card's share of a llama.cpp run over several GPUs with a card known, and which one
+    /// limits (not Ollama's plan, whose even split is its own).
     pub(super) fn llamacpp_cards(&self, f: &LlamacppFigures) -> Vec<CardUse> {
-        if f.per_gpu.len() < 2 || (self.cards.is_empty() && self.device.is_none()) {
+        let known = !self.cards.is_empty() || self.device.is_some();
+        if f.per_gpu.len() < 2 || !known || !self.llamacpp_splits_by_rule() {
             return Vec::new();
         }
         f.per_gpu
