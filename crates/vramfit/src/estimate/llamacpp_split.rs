@@ -217,7 +217,7 @@ impl Run<'_> {
         let (how_en, how_zh) = if given {
             (
                 en!("by the tensor split given (-ts {split_text})"),
-                zh!("按所给的 tensor split（-ts {split_text}）"),
+                zh!("切分按所给的 tensor split（-ts {split_text}）"),
             )
         } else {
             (
@@ -226,7 +226,7 @@ impl Run<'_> {
                     b(LLAMACPP_CONTEXT.get())
                 ),
                 zh!(
-                    "按启动时各卡的空闲显存，取其显存减去 {} 的 CUDA 上下文（{split_text}）；驱动显示器的卡空闲更少，可用 -ts 固定切分",
+                    "切分按启动时各卡的空闲显存，取其显存减去 {} 的 CUDA 上下文（{split_text}）；驱动显示器的卡空闲更少，可用 -ts 固定切分",
                     b(LLAMACPP_CONTEXT.get())
                 ),
             )
@@ -234,10 +234,10 @@ impl Run<'_> {
         p.note(
             "llamacpp_unlike_cards",
             en!(
-                "llama.cpp splits the blocks and the output layer over the cards {how_en}, each block's KV cache with it; the fit is per card, and the figures shown are those of the card with the least memory left{en_cards}."
+                "llama.cpp splits the blocks and the output layer over the cards, each block's KV cache with it, {how_en}. The fit is per card, and the figures shown are those of the card with the least memory left{en_cards}."
             ),
             zh!(
-                "llama.cpp {how_zh}把各块与输出层分到各卡，每块的 KV 缓存随块而放；是否放得下按卡判断，所示数字是剩余显存最少的那张卡的{zh_cards}。"
+                "llama.cpp 把各块与输出层分到各卡，每块的 KV 缓存随块而放，{how_zh}。是否放得下按卡判断，所示数字是剩余显存最少的那张卡的{zh_cards}。"
             ),
         );
     }
