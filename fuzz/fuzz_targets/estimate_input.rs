@@ -9,7 +9,7 @@ use libfuzzer_sys::fuzz_target;
 use vramfit::Bytes;
 use vramfit::estimate::{
     AttentionImpl, Checkpointing, Engine, Estimate, EstimateInput, Logits, Loss, Mode, Offload,
-    Optimizer, Precision, RlAlgorithm, Rollout, Stack, estimate, largest_batch,
+    Optimizer, Precision, RlAlgorithm, Rollout, SplitMode, Stack, estimate, largest_batch,
 };
 use vramfit::precision::{Dtype, GgufFileType, KvDtype, Quantization};
 
@@ -186,6 +186,31 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
             text(u, &["h100-sxm5-80gb", "H100", ""])?
         },
         gpu_memory: text(u, &["80GB", "79.19GiB", "1e309GiB", "-1GB", "NaN GB"])?,
+        cards: if u.ratio(1, 4)? {
+            let n = u.int_in_range(0..=4)?;
+            let mut cards = Vec::new();
+            for _ in 0..n {
+                cards.push(
+                    text(u, &["rtx-3090", "rtx-3060-12gb", "2x4090", "0x4090", "99999x4090", ""])?
+                        .unwrap_or_default(),
+                );
+            }
+            cards
+        } else {
+            Vec::new()
+        },
+        tensor_split: if u.ratio(1, 4)? {
+            let n = u.int_in_range(0..=5)?;
+            let mut ts = Vec::new();
+            for _ in 0..n {
+                ts.push(num(u)?);
+            }
+            ts
+        } else {
+            Vec::new()
+        },
+        split_mode: *u.choose(&[SplitMode::Layer, SplitMode::None, SplitMode::Row])?,
+        main_gpu: num(u)?,
         gpu_memory_utilization: num(u)?,
         max_model_len: opt_num(u)?,
         max_num_seqs: opt_num(u)?,

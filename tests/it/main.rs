@@ -11,6 +11,7 @@ mod input_faces;
 mod input_fields;
 mod launch_parsed;
 mod llamacpp_calibration;
+mod llamacpp_split;
 mod megatron_reference;
 mod offload_speed;
 mod ollama_calibration;

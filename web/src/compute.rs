@@ -593,6 +593,19 @@ mod tests {
         assert!(batch.is_some_and(|(b, _)| b.value > 100) && seq.is_none());
     }
 
+    /// Two cards that are not alike from the address: llama.cpp's split by free memory, each
+    /// card's share (23 blocks on the 3090, 9 and the output on the 3060, as the library's hand
+    /// count has it), and `-ts 3,1` moving two blocks.
+    #[test]
+    fn unlike_cards_from_the_address() {
+        let base = "#/calc?engine=llamacpp&model=meta-llama%2FLlama-3.1-8B&quantization=gguf-q4_k_m&max_model_len=8192&cards=rtx-3090,rtx-3060-12gb";
+        let e = estimate_of(&state(base)).unwrap();
+        let layers: Vec<(u64, bool)> = e.cards.iter().map(|c| (c.layers, c.limits)).collect();
+        assert_eq!(layers, [(23, false), (9, true)]);
+        let e = estimate_of(&state(&format!("{base}&tensor_split=3,1"))).unwrap();
+        assert_eq!(e.cards[0].layers, 25);
+    }
+
     #[test]
     fn a_preset_typed_with_ollama_runs_as_its_default_tag() {
         let s = state("#/calc?engine=ollama&model=Qwen%2FQwen3-32B&gpu=rtx-4090");

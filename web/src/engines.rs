@@ -79,6 +79,9 @@ pub fn settings(runner: Runner) -> Vec<Setting> {
             ("host_bandwidth", "host_bandwidth", key!("e.host_bandwidth")),
             ("ubatch", "-ub", key!("e.ubatch")),
             ("kv_dtype", "-ctk / -ctv", key!("e.kv")),
+            ("tensor_split", "-ts", key!("e.tensor_split")),
+            ("split_mode", "-sm", key!("e.split_mode")),
+            ("main_gpu", "-mg", key!("e.main_gpu")),
         ],
         Runner::Ollama => &[
             ("batch", "OLLAMA_NUM_PARALLEL", key!("e.parallel")),

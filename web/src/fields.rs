@@ -328,7 +328,11 @@ pub static FIELDS: &[Field] = &[
     Field::new("max_lora_rank", Kind::OptNumber, Group::Serving),
     Field::new("max_cpu_loras", Kind::OptNumber, Group::Serving),
     Field::new("ubatch", Kind::Number, Group::Serving),
+    Field::new("tensor_split", Kind::Text, Group::Serving),
+    choice_field!("split_mode", Serving: "layer", "none", "row"),
+    Field::new("main_gpu", Kind::Number, Group::Serving),
     Field::new("gpu", Kind::Text, Group::Hardware),
+    Field::new("cards", Kind::Text, Group::Hardware),
     Field::new("gpu_memory", Kind::Text, Group::Hardware),
     Field::new("gpus", Kind::OptNumber, Group::Hardware),
     Field::new("tp", Kind::Number, Group::Hardware),
@@ -413,6 +417,10 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
         pp,
         gpu,
         gpu_memory,
+        cards,
+        tensor_split,
+        split_mode,
+        main_gpu,
         gpu_memory_utilization,
         max_model_len,
         max_num_seqs,
@@ -516,6 +524,17 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
         ("max_cpu_loras", opt(*max_cpu_loras)),
         ("gpu", gpu.clone().unwrap_or_default()),
         ("gpu_memory", gpu_memory.clone().unwrap_or_default()),
+        ("cards", cards.join(",")),
+        (
+            "tensor_split",
+            tensor_split
+                .iter()
+                .map(|x| num(*x))
+                .collect::<Vec<_>>()
+                .join(","),
+        ),
+        chosen!("split_mode", split_mode),
+        ("main_gpu", num(*main_gpu)),
     ];
     // The training fields are the full build's (a calculator build hands training over).
     #[cfg(feature = "full")]
@@ -751,8 +770,16 @@ mod tests {
     fn defaults_read_as_the_json_input_writes_them() {
         use serde_json::Value;
         let json = serde_json::to_value(EstimateInput::default()).unwrap();
-        // The site's own defaults (its model) and the two fields written as objects or lists.
-        let own = ["source", "model", "params", "quantization", "lora_targets"];
+        // The site's own defaults (its model) and the fields written as objects or lists.
+        let own = [
+            "source",
+            "model",
+            "params",
+            "quantization",
+            "lora_targets",
+            "cards",
+            "tensor_split",
+        ];
         for f in FIELDS.iter().filter(|f| !own.contains(&f.key)) {
             let written = match &json[f.key] {
                 Value::Null => String::new(),

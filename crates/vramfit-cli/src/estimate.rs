@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use clap::{Args, ValueEnum};
 use vramfit::estimate::{
     AttentionImpl, Checkpointing, Engine, EstimateInput, Logits, Loss, Mode, Offload, Optimizer,
-    Precision, RlAlgorithm, Rollout, Stack,
+    Precision, RlAlgorithm, Rollout, SplitMode, Stack,
 };
 use vramfit::hub::HubModel;
 use vramfit::precision::{Dtype, KvDtype, Quantization};
@@ -121,9 +121,31 @@ pub struct EstimateFlags {
     /// Pipeline-parallel size.
     #[arg(long, allow_negative_numbers = true, default_value_t = 1.0)]
     pub pp: f64,
-    /// A GPU from the catalog (see `vramfit gpus`): its id, or words that name it alone (h200, 4090)
+    /// A GPU from the catalog (see `vramfit gpus`): its id, or words that name it alone (h200, 4090); several, not alike, separated by commas in device order (rtx-3090,rtx-3060), or a count of one (2x4090), as --cards takes them.
     #[arg(long, conflicts_with = "gpu_memory")]
     pub gpu: Option<String>,
+    /// Cards that are not alike, in device order (CUDA0 first), separated by commas: rtx-3090,rtx-3060 or 2x4090 (only llama.cpp splits a run over unlike cards; the other engines refuse them, naming the card that limits).
+    #[arg(long, value_delimiter = ',', conflicts_with_all = ["gpu", "gpu_memory"])]
+    pub cards: Vec<String>,
+    /// llama.cpp --tensor-split (-ts): each GPU's share of the layers, in device order, separated by commas (3,1) [default: each card's free memory].
+    #[arg(
+        long,
+        visible_alias = "ts",
+        value_delimiter = ',',
+        allow_negative_numbers = true
+    )]
+    pub tensor_split: Vec<f64>,
+    /// llama.cpp --split-mode (-sm): layer (whole blocks to each GPU), none (the main GPU alone) or row (refused: not modelled).
+    #[arg(long, visible_alias = "sm", value_enum, default_value = "layer")]
+    pub split_mode: SplitModeArg,
+    /// llama.cpp --main-gpu (-mg): the GPU that holds the model with --split-mode none, from 0 [default: 0].
+    #[arg(
+        long,
+        visible_alias = "mg",
+        allow_negative_numbers = true,
+        default_value_t = 0.0
+    )]
+    pub main_gpu: f64,
     /// GPU memory with its unit, e.g. 79.19GiB or 80GB.
     #[arg(long)]
     pub gpu_memory: Option<String>,
@@ -347,6 +369,7 @@ value_enum!(StackArg => Stack {
 });
 value_enum!(RlArg => RlAlgorithm { Grpo = "grpo" => RlAlgorithm::Grpo, Ppo = "ppo" => RlAlgorithm::Ppo, Dpo = "dpo" => RlAlgorithm::Dpo });
 value_enum!(RolloutArg => Rollout { Colocate = "colocate" => Rollout::Colocate, Server = "server" => Rollout::Server, Hf = "hf" => Rollout::Hf });
+value_enum!(SplitModeArg => SplitMode { Layer = "layer" => SplitMode::Layer, None = "none" => SplitMode::None, Row = "row" => SplitMode::Row });
 value_enum!(OffloadArg => Offload { None = "none" => Offload::None, Cpu = "cpu" => Offload::Cpu, Nvme = "nvme" => Offload::Nvme });
 
 impl EstimateFlags {
@@ -420,6 +443,10 @@ impl EstimateFlags {
             pp: self.pp,
             gpu: self.gpu.clone(),
             gpu_memory: self.gpu_memory.clone(),
+            cards: self.cards.clone(),
+            tensor_split: self.tensor_split.clone(),
+            split_mode: self.split_mode.into(),
+            main_gpu: self.main_gpu,
             gpu_memory_utilization: self.gpu_memory_utilization,
             max_model_len: self.max_model_len,
             max_num_seqs: self.max_num_seqs,
@@ -512,6 +539,14 @@ impl EstimateFlags {
         if self.cpu_moe {
             input.n_cpu_moe = Some(every_block(&input)?);
         }
+        // `--gpu rtx-3090,rtx-3060` and `--gpu 2x4090`: a list of cards.
+        if let Some(g) = input.gpu.take() {
+            if g.contains([',', '+']) || vramfit::estimate::card_count(&g).0.is_some() {
+                input.cards = vramfit::estimate::split_card_list(&g);
+            } else {
+                input.gpu = Some(g);
+            }
+        }
         Ok((input, looked_up))
     }
 }
@@ -572,6 +607,7 @@ fn from_command(line: &str, flags: EstimateInput) -> Result<(EstimateInput, Vec<
     let input = EstimateInput {
         gpu: flags.gpu,
         gpu_memory: flags.gpu_memory,
+        cards: flags.cards,
         batch,
         seq_len: flags.seq_len,
         new_tokens: flags.new_tokens,

@@ -225,6 +225,27 @@ pub fn table(e: &Estimate) -> String {
         };
         let _ = writeln!(s, "  {:<20}{}  {verdict}", f.gpu, gib(f.memory_bytes));
     }
+    // llama.cpp over several cards: each card's share against its own memory.
+    for (i, c) in e.cards.iter().enumerate() {
+        let output = if c.output_layer { " + output" } else { "" };
+        let verdict = if c.fits {
+            format!("{} free", c.headroom_bytes.display_gib())
+        } else {
+            format!("{} short", c.shortfall_bytes.display_gib())
+        };
+        let limits = if c.limits { ", limits" } else { "" };
+        let _ = writeln!(
+            s,
+            "  CUDA{i} {:<14}{} of {}  {} blocks{output}: weights {}, KV {}, compute {}; {verdict}{limits}",
+            c.gpu,
+            gib(c.used_bytes),
+            c.memory_bytes.display_gib(),
+            c.layers,
+            c.weights_bytes.display_gib(),
+            c.kv_cache_bytes.display_gib(),
+            c.compute_bytes.display_gib(),
+        );
+    }
     let _ = writeln!(s);
     let _ = writeln!(s, "Guide's quick estimate: {}", e.quick.formula);
     for d in &e.differences {

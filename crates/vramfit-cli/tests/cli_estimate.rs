@@ -412,3 +412,52 @@ fn a_stack_config_is_read_onto_the_run() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `--gpu rtx-3090,rtx-3060-12gb` is a list of unlike cards: llama.cpp's split by free memory
+/// (23 blocks on the 3090, 9 and the output on the 3060, see the library's hand count) in the
+/// JSON's `cards`; `--gpu 2x4090` is `--gpu 4090 --gpus 2`; vLLM refuses unlike cards (exit 2).
+#[test]
+fn a_list_of_cards() {
+    let base = [
+        "estimate",
+        "--model",
+        "meta-llama/Llama-3.1-8B",
+        "--engine",
+        "llamacpp",
+        "--quantization",
+        "gguf-q4_k_m",
+        "--max-model-len",
+        "8192",
+    ];
+    let with = |extra: &[&str]| {
+        let mut a: Vec<&str> = base.to_vec();
+        a.extend_from_slice(extra);
+        json(&a)
+    };
+    let v = with(&["--gpu", "rtx-3090,rtx-3060-12gb"]);
+    let cards = v["cards"].as_array().unwrap();
+    assert_eq!(cards.len(), 2);
+    assert_eq!(cards[0]["layers"], 23);
+    assert_eq!(cards[1]["layers"], 9);
+    assert_eq!(cards[1]["output_layer"], true);
+    assert_eq!(cards[1]["limits"], true);
+    let ts = with(&["--gpu", "rtx-3090,rtx-3060-12gb", "--ts", "3,1"]);
+    assert_eq!(ts["cards"][0]["layers"], 25);
+    assert_eq!(
+        with(&["--gpu", "2x4090"]),
+        with(&["--gpu", "rtx-4090", "--gpus", "2"])
+    );
+    let (code, _, err) = vramfit(&[
+        "estimate",
+        "--model",
+        "meta-llama/Llama-3.1-8B",
+        "--engine",
+        "vllm",
+        "--mode",
+        "serve",
+        "--gpu",
+        "rtx-3090,rtx-3060-12gb",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("rtx-3060-12gb"), "{err}");
+}

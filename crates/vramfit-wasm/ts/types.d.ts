@@ -142,10 +142,18 @@ export interface Architecture {
    */
   composite_gelu: boolean;
   /**
-   * Parameters outside the modelled text stack (vision tower, projector, MTP module),
-   * counted in the model dtype and never quantized.
+   * Parameters outside the modelled blocks that the text model's own weights hold (attention
+   * sinks, full-width q/k norms, a weights header's unrecognized tensors), counted in the
+   * model dtype and never quantized.
    */
   extra_params: number;
+  /**
+   * The vision (or audio) encoder and its projector (from a `vision_config`, or a preset's):
+   * loaded beside the text model by transformers, vLLM and SGLang in the model dtype, never
+   * quantized; in GGUF form a separate `mmproj` file that llama.cpp loads only with
+   * `--mmproj` (Ollama's Gemma 3 files carry it beside the text, in F16).
+   */
+  vision_params: number;
   /**
    * Published total for an `Family::Opaque` model (quick mode, ResNet, YOLO).
    */
@@ -311,10 +319,18 @@ export interface ArchitectureInput {
    */
   composite_gelu?: boolean;
   /**
-   * Parameters outside the modelled text stack (vision tower, projector, MTP module),
-   * counted in the model dtype and never quantized.
+   * Parameters outside the modelled blocks that the text model's own weights hold (attention
+   * sinks, full-width q/k norms, a weights header's unrecognized tensors), counted in the
+   * model dtype and never quantized.
    */
   extra_params?: number;
+  /**
+   * The vision (or audio) encoder and its projector (from a `vision_config`, or a preset's):
+   * loaded beside the text model by transformers, vLLM and SGLang in the model dtype, never
+   * quantized; in GGUF form a separate `mmproj` file that llama.cpp loads only with
+   * `--mmproj` (Ollama's Gemma 3 files carry it beside the text, in F16).
+   */
+  vision_params?: number;
   /**
    * Published total for an `Family::Opaque` model (quick mode, ResNet, YOLO).
    */
@@ -399,6 +415,62 @@ export type Bound =
  * A size in bytes.
  */
 export type Bytes = number;
+
+/**
+ * One card of a llama.cpp run over several GPUs: what it holds against its own memory. The
+ * fit is per card; the card that limits is the one with the least memory left.
+ */
+export interface CardUse {
+  /**
+   * The card's catalog id (`custom` for a memory size, `gpu` without a card).
+   */
+  gpu: string;
+  /**
+   * Its memory as the CUDA runtime reports it (0 without a card).
+   */
+  memory_bytes: Bytes;
+  /**
+   * The blocks llama.cpp gives it.
+   */
+  layers: number;
+  /**
+   * Whether the output layer is on it.
+   */
+  output_layer: boolean;
+  /**
+   * Its model buffer (`CUDAn model buffer size`).
+   */
+  weights_bytes: Bytes;
+  /**
+   * Its KV buffer (the KV cache of its blocks), with a hybrid's recurrent state.
+   */
+  kv_cache_bytes: Bytes;
+  /**
+   * Its compute buffer.
+   */
+  compute_bytes: Bytes;
+  /**
+   * Everything it holds: the buffers and its CUDA context.
+   */
+  used_bytes: Bytes;
+  /**
+   * `used_bytes ≤ memory_bytes` (true without a card).
+   */
+  fits: boolean;
+  /**
+   * Memory left (zero when it does not fit).
+   */
+  headroom_bytes: Bytes;
+  /**
+   * Memory missing (zero when it fits).
+   */
+  shortfall_bytes: Bytes;
+  /**
+   * Whether this card limits the run: the least memory left of them all (the estimate's
+   * per-GPU figures are its).
+   */
+  limits: boolean;
+}
 
 /**
  * Gradient checkpointing.
@@ -904,6 +976,11 @@ export interface Estimate {
    * absent for other runs.
    */
   rl?: RlReport;
+  /**
+   * llama.cpp over several GPUs with a card named: each card's share and which one limits;
+   * empty for other runs.
+   */
+  cards?: CardUse[];
 }
 
 /**
@@ -1025,6 +1102,28 @@ export interface EstimateInput {
    * GPU memory as the CUDA runtime reports it, with its unit (`79.19GiB`, `80GB`).
    */
   gpu_memory?: string | null;
+  /**
+   * Cards that are not alike, in the engine's device order (CUDA0 first): each a catalog
+   * card as `gpu` takes it, or a count of one (`2x4090`). Empty: `gpu` × `gpus`, as before. A
+   * list of one card alone (`["2x4090"]`) is that card × its count. Only llama.cpp splits a
+   * run over unlike cards; every other engine refuses them, naming the card that limits.
+   */
+  cards?: string[];
+  /**
+   * llama.cpp `--tensor-split` (`-ts`): each GPU's share of the layers, in device order
+   * (`[3, 1]`); fewer than the GPUs leaves the rest at 0. Empty (or all 0): by each card's
+   * free memory, taken as its memory less llama.cpp's CUDA context.
+   */
+  tensor_split?: number[];
+  /**
+   * llama.cpp `--split-mode` (`-sm`): `layer` (default), `row` or `none`.
+   */
+  split_mode?: SplitMode;
+  /**
+   * llama.cpp `--main-gpu` (`-mg`): the GPU that holds the whole model with `split_mode`
+   * `none`, from 0. Default 0.
+   */
+  main_gpu?: number;
   /**
    * vLLM `gpu_memory_utilization`.
    */
@@ -3860,6 +3959,25 @@ export interface Solutions {
    */
   fixes: FitFix[];
 }
+
+/**
+ * llama.cpp `--split-mode` (`-sm`): how a run over several GPUs is divided.
+ */
+export type SplitMode =
+  /**
+   * `layer` (the default): whole blocks to each GPU by the tensor split, each block's KV
+   * cache with it.
+   */
+  | "layer"
+  /**
+   * `row`: every matrix split by rows over the GPUs, the rest on the main GPU.
+   */
+  | "row"
+  /**
+   * `none`: one GPU (`--main-gpu`) holds the whole model.
+   */
+  | "none"
+;
 
 /**
  * The fine-tuning stack, whose defaults pick the regimes a run does not state.

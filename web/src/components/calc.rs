@@ -540,9 +540,50 @@ fn totals_panel(app: &crate::Ctx, e: &Estimate) -> Html {
             if e.nvme_bytes.get() > 0 {
                 <p id="nvme">{ lang.f(key!("calc.nvme"), &[&format::gib(e.nvme_bytes)]) }</p>
             }
+            if !e.cards.is_empty() {
+                <div id="cards">
+                    <p>{ lang.t(key!("cards.title")) }</p>
+                    <ul>{ for e.cards.iter().enumerate().map(|(i, c)| html! {
+                        <li class={if c.limits { "limits" } else { "" }}>{ card_row(lang, i, c) }</li>
+                    }) }</ul>
+                </div>
+            }
             { chart::stacked_bar(lang, e, capacity) }
         </div>
     }
+}
+
+/// One card of a llama.cpp run over several: what it holds of its memory, its blocks, whether
+/// it has room and whether it limits.
+fn card_row(lang: Lang, i: usize, c: &vramfit::estimate::CardUse) -> String {
+    let verdict = if c.fits {
+        lang.f(key!("cards.spare"), &[&format::gib(c.headroom_bytes)])
+    } else {
+        lang.f(key!("cards.short"), &[&format::gib(c.shortfall_bytes)])
+    };
+    let output = if c.output_layer {
+        lang.t(key!("cards.output"))
+    } else {
+        ""
+    };
+    let limits = if c.limits {
+        lang.t(key!("cards.limits"))
+    } else {
+        ""
+    };
+    lang.f(
+        key!("cards.row"),
+        &[
+            &i.to_string(),
+            &c.gpu,
+            &format::gib(c.used_bytes),
+            &format::gib(c.memory_bytes),
+            &c.layers.to_string(),
+            output,
+            &verdict,
+            limits,
+        ],
+    )
 }
 
 /// The name of the context in the state's engine (`max_model_len`, `context_length`, `num_ctx`).

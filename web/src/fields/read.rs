@@ -106,6 +106,10 @@ fn set(input: &mut EstimateInput, key: &str, v: &str) -> Result<(), InputError> 
         "fused_optimizer" => input.fused_optimizer = on,
         "cuda_graphs" => input.cuda_graphs = on,
         "gpu" => input.gpu = text(),
+        "cards" => input.cards = vramfit::estimate::split_card_list(v),
+        "tensor_split" => input.tensor_split = shares(v)?,
+        "split_mode" => input.split_mode = choice(key, v)?,
+        "main_gpu" => input.main_gpu = num()?,
         "gpu_memory" => input.gpu_memory = text(),
         "engine_version" => input.engine_version = text(),
         "enable_lora" => input.enable_lora = on,
@@ -299,6 +303,16 @@ fn no_model(value: &dyn Fn(&str) -> String) -> InputError {
     )
 }
 
+/// llama.cpp's tensor split as typed: shares separated by commas or slashes (`3,1`); empty for
+/// none.
+fn shares(v: &str) -> Result<Vec<f64>, InputError> {
+    v.split([',', '/'])
+        .map(str::trim)
+        .filter(|x| !x.is_empty())
+        .map(|x| number("tensor_split", x))
+        .collect()
+}
+
 fn number(field: &str, v: &str) -> Result<f64, InputError> {
     vramfit::units::parse_number(v).ok_or_else(|| {
         vramfit::input_error!(
@@ -405,6 +419,15 @@ mod tests {
                 continue;
             }
             let json = match (f.key, f.kind) {
+                // The lists: a card list and llama.cpp's shares, written with commas.
+                ("cards", _) => Value::from(vramfit::estimate::split_card_list(v)),
+                ("tensor_split", _) => v
+                    .split([',', '/'])
+                    .map(str::trim)
+                    .filter(|x| !x.is_empty())
+                    .map(|x| vramfit::units::parse_number(x).ok_or("not a number"))
+                    .collect::<Result<Vec<f64>, _>>()?
+                    .into(),
                 ("zero", _) | (_, Kind::Number) => num()?,
                 // An empty choice is an optional field left to the estimator (`stack`, `loss`).
                 (_, Kind::OptNumber | Kind::Text | Kind::Choice(_)) if v.is_empty() => continue,

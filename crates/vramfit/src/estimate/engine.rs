@@ -241,6 +241,9 @@ pub struct Rules {
     /// Whether it keeps the routed experts of the first blocks in CPU memory when asked
     /// (llama.cpp's `--n-cpu-moe N`, `--cpu-moe`).
     pub expert_offload: bool,
+    /// What it does with GPUs that are not alike (`cards`), and so whether it takes llama.cpp's
+    /// `tensor_split`, `split_mode` and `main_gpu`.
+    pub unlike_cards: UnlikeCards,
     /// Whether it takes its own library's model names (Ollama's `llama3.1:8b`): a name that
     /// picks a preset and a GGUF file type.
     pub library_names: bool,
@@ -251,6 +254,20 @@ pub struct Rules {
     /// Which of a card's traits its estimate reads besides the memory: cards alike in these
     /// give the same estimate ("which models fit" estimates one card of each class).
     pub reads: CardTraits,
+}
+
+/// What an engine does with GPUs that are not alike.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnlikeCards {
+    /// It gives each GPU whole layers by a tensor split of its own (llama.cpp's `-ts`, by each
+    /// card's free memory when not given), each with its KV cache and compute buffer.
+    SplitsLayers,
+    /// Tensor (and data) parallelism gives every rank an equal shard and the engine sizes its
+    /// pool from each rank's profile: the smallest card decides for all of them.
+    EqualShards,
+    /// It splits by layer too, but by a plan vramfit does not follow yet for unlike cards
+    /// (Ollama's spread over several cards).
+    NotFollowed,
 }
 
 /// How an engine keeps DeepSeek Sparse Attention's indexer keys: one key of `index_head_dim`

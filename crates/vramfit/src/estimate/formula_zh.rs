@@ -800,7 +800,8 @@ pub(super) mod tests {
             ws.ends_with("，每个 handle 与 stream 各一份（Hopper 之前的架构）"),
             "{ws}"
         );
-        // llama.cpp over two GPUs: 16 of the 32 blocks on each, the output layer on the second.
+        // llama.cpp over two GPUs: 17 of the 32 blocks on the first, 15 and the output layer on
+        // the second (llama.cpp's split point 0.5 over 33 positions).
         let w = zh(
             EstimateInput {
                 engine: Engine::Llamacpp,
@@ -813,7 +814,7 @@ pub(super) mod tests {
             ComponentKind::Weights,
         );
         assert!(
-            w.starts_with("32 / 32 块 + 输出层在 GPU 上（GPU 2 / 2：其中 16 块 + 输出层）；"),
+            w.starts_with("32 / 32 块 + 输出层在 GPU 上（GPU 2 / 2：其中 15 块 + 输出层）；"),
             "{w}"
         );
         // Eager attention in training keeps batch × seq² scores per head: 1 × 2048² here.

@@ -34,6 +34,7 @@ pub(super) const RULES: Rules = Rules {
     native_kv_formats: false,
     flash_only_when_asked: false,
     expert_offload: false,
+    unlike_cards: super::engine::UnlikeCards::EqualShards,
     library_names: false,
     runtime: Runtime::Transformers,
     formats: Formats::Bitsandbytes,

@@ -262,6 +262,35 @@ pub enum Rollout {
     Hf,
 }
 
+/// llama.cpp `--split-mode` (`-sm`): how a run over several GPUs is divided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "lowercase")
+)]
+pub enum SplitMode {
+    /// `layer` (the default): whole blocks to each GPU by the tensor split, each block's KV
+    /// cache with it.
+    #[default]
+    Layer,
+    /// `row`: every matrix split by rows over the GPUs, the rest on the main GPU.
+    Row,
+    /// `none`: one GPU (`--main-gpu`) holds the whole model.
+    None,
+}
+
+impl SplitMode {
+    /// The word llama.cpp's `-sm` takes.
+    pub const fn name(self) -> &'static str {
+        match self {
+            SplitMode::Layer => "layer",
+            SplitMode::Row => "row",
+            SplitMode::None => "none",
+        }
+    }
+}
+
 /// The estimator's input: plain data with defaults, as the CLI, the npm package and the site
 /// give it. Numbers are `f64` (JSON's and JavaScript's number) and are checked to be finite
 /// integers in range by [`EstimateInput::resolve`].
@@ -331,6 +360,20 @@ pub struct EstimateInput {
     pub gpu: Option<String>,
     /// GPU memory as the CUDA runtime reports it, with its unit (`79.19GiB`, `80GB`).
     pub gpu_memory: Option<String>,
+    /// Cards that are not alike, in the engine's device order (CUDA0 first): each a catalog
+    /// card as `gpu` takes it, or a count of one (`2x4090`). Empty: `gpu` × `gpus`, as before. A
+    /// list of one card alone (`["2x4090"]`) is that card × its count. Only llama.cpp splits a
+    /// run over unlike cards; every other engine refuses them, naming the card that limits.
+    pub cards: Vec<String>,
+    /// llama.cpp `--tensor-split` (`-ts`): each GPU's share of the layers, in device order
+    /// (`[3, 1]`); fewer than the GPUs leaves the rest at 0. Empty (or all 0): by each card's
+    /// free memory, taken as its memory less llama.cpp's CUDA context.
+    pub tensor_split: Vec<f64>,
+    /// llama.cpp `--split-mode` (`-sm`): `layer` (default), `row` or `none`.
+    pub split_mode: SplitMode,
+    /// llama.cpp `--main-gpu` (`-mg`): the GPU that holds the whole model with `split_mode`
+    /// `none`, from 0. Default 0.
+    pub main_gpu: f64,
     /// vLLM `gpu_memory_utilization`.
     pub gpu_memory_utilization: f64,
     /// vLLM `max_model_len`; SGLang `context_length`; TensorRT-LLM `max_seq_len`; llama.cpp context (`-c`, shared by the
@@ -544,6 +587,10 @@ impl Default for EstimateInput {
             pp: 1.0,
             gpu: None,
             gpu_memory: None,
+            cards: Vec::new(),
+            tensor_split: Vec::new(),
+            split_mode: SplitMode::Layer,
+            main_gpu: 0.0,
             gpu_memory_utilization: 0.9,
             max_model_len: None,
             max_num_seqs: None,

@@ -39,6 +39,7 @@ pub(super) const RULES: Rules = Rules {
     native_kv_formats: false,
     flash_only_when_asked: false,
     expert_offload: true,
+    unlike_cards: super::engine::UnlikeCards::SplitsLayers,
     library_names: false,
     runtime: Runtime::Llamacpp,
     formats: Formats::Gguf,
@@ -78,6 +79,10 @@ impl Run<'_> {
     pub(super) fn llamacpp(&self, p: &mut Parts) -> (Phase, u64, u64) {
         let f = self.llamacpp_figures();
         self.llamacpp_components(&f, p);
+        p.cards = self.llamacpp_cards(&f);
+        if p.text && !self.cards.is_empty() {
+            self.llamacpp_cards_note(&f, p);
+        }
         (Phase::Decode, 0, f.cpu)
     }
 
@@ -121,11 +126,18 @@ impl Run<'_> {
                 self.gpu_layers > 0,
             )
         };
-        // Several GPUs: llama.cpp splits the offloaded blocks across them (--split-mode layer,
-        // the default), each with its blocks' KV cache and its own compute buffer; the output
-        // layer goes to the last. Shown is the most loaded GPU.
-        let split = (self.dp * self.pp).clamp(1, on_gpu.max(1));
-        let place = self.llamacpp_placement(on_gpu, output_on_gpu, split);
+        // Several GPUs: llama.cpp splits the offloaded blocks and the output layer across them
+        // by its tensor split (--split-mode layer, the default; `llamacpp_split.rs`), each with
+        // its blocks' KV cache and its own compute buffer; Ollama's plan splits the blocks evenly
+        // and puts the output layer on the last. Shown is the GPU that limits: the one with the
+        // least memory left, of alike cards the most loaded.
+        let by_rule = self.llamacpp_splits_by_rule();
+        let split = if by_rule {
+            self.llamacpp_devices()
+        } else {
+            (self.dp * self.pp).clamp(1, on_gpu.max(1))
+        };
+        let place = self.llamacpp_placement(on_gpu, output_on_gpu, split, by_rule);
         let ctx = self.max_model_len;
         let mut c = self.llamacpp_compute(ctx);
         // The output layer left in CPU memory: a prompt batch of op offload's 32 tokens or more
@@ -150,9 +162,10 @@ impl Run<'_> {
         };
         // The logits (last GPU only, or the first when the output layer is copied to it) or a
         // block's largest stage, on a GPU with blocks or the output.
+        let copies = self.llamacpp_pipeline_copies(by_rule, split, c.ubatch, ctx);
         let compute_of = |g: usize| {
             let output_here = if output_on_gpu {
-                g + 1 == split as usize
+                g == place.output_gpu
             } else {
                 c.output_copy > 0 && g == 0
             };
@@ -168,25 +181,27 @@ impl Run<'_> {
             };
             let block = c.ffn.max(c.attention).saturating_add(c.expert_copy);
             let c = if place.stage_layers[g] > 0 {
-                output.max(block)
+                output.max(block).saturating_add(copies)
             } else {
                 output
             };
             (c, logits)
         };
-        let mut busiest = 0;
-        let mut most = 0;
         let state = |layers: u64| self.state_figures(self.batch, layers, StateLayout::Llamacpp);
-        for g in 0..split as usize {
-            let kv = self.llamacpp_kv(ctx, place.stage_layers[g]).bytes;
-            let t = place.stage_w[g]
-                .saturating_add(kv)
-                .saturating_add(state(place.stage_layers[g]).bytes)
-                .saturating_add(compute_of(g).0);
-            if t >= most {
-                (busiest, most) = (g, t);
-            }
-        }
+        let per_gpu: alloc::vec::Vec<GpuFigures> = (0..split as usize)
+            .map(|g| {
+                let layers = place.stage_layers[g];
+                GpuFigures {
+                    layers,
+                    output: output_on_gpu && g == place.output_gpu,
+                    weights: place.stage_w[g],
+                    kv: self.llamacpp_kv(ctx, layers).bytes,
+                    state: state(layers).bytes,
+                    compute: compute_of(g).0,
+                }
+            })
+            .collect();
+        let busiest = self.llamacpp_limiting(&per_gpu);
         let (compute, logits) = compute_of(busiest);
         // The copied output matrix is the busiest GPU's only where it is the first.
         if busiest != 0 {
@@ -201,6 +216,8 @@ impl Run<'_> {
             on_gpu,
             output_on_gpu,
             split,
+            output_gpu: place.output_gpu,
+            per_gpu,
             busiest,
             busiest_layers: place.stage_layers[busiest],
             gpu_weights: place.gpu,
@@ -215,13 +232,35 @@ impl Run<'_> {
 
     /// Where the weights go: the last `on_gpu` blocks (and the output layer with
     /// `output_on_gpu`) on the GPUs, split by layer over `split` of them, the rest in CPU memory.
-    fn llamacpp_placement(&self, on_gpu: u64, output_on_gpu: bool, split: u64) -> Placement {
+    fn llamacpp_placement(
+        &self,
+        on_gpu: u64,
+        output_on_gpu: bool,
+        split: u64,
+        by_rule: bool,
+    ) -> Placement {
         let a = &self.arch;
         let layers = a.num_layers.max(1);
         let first = layers - on_gpu;
         let mut stage_w = alloc::vec![0u64; split as usize];
         let mut stage_layers = alloc::vec![0u64; split as usize];
-        let stage_of = |l: u64| weights::layer_stage(l - first, on_gpu, split) as usize;
+        // llama.cpp's GPU of each position from the first offloaded block, the output layer the
+        // last; Ollama's plan: the blocks evenly, the output layer on the last GPU.
+        let positions = on_gpu + u64::from(output_on_gpu);
+        let points = self.llamacpp_split_points(split as usize);
+        let gpu_of = |i: u64| {
+            if by_rule {
+                super::llamacpp_split::gpu_of(&points, i, positions)
+            } else {
+                weights::layer_stage(i, on_gpu, split) as usize
+            }
+        };
+        let stage_of = |l: u64| gpu_of(l - first);
+        let output_gpu = if by_rule {
+            gpu_of(on_gpu)
+        } else {
+            split as usize - 1
+        };
         let (mut gpu, mut cpu, mut head, mut embedding) = (0u64, 0u64, 0u64, 0u64);
         // Blocks alike are visited once (`n` of them from `t.layer` on); a tensor whose GGUF type
         // differs from block to block is counted block by block.
@@ -304,14 +343,14 @@ impl Run<'_> {
                 gpu = gpu.saturating_sub(head);
                 cpu = cpu.saturating_add(head);
             }
-            // The output layer (and a tied embedding) on the last GPU.
+            // The output layer (and a tied embedding) on its GPU.
             let blocks: u64 = stage_w.iter().fold(0, |x, y| x.saturating_add(*y));
-            let last = stage_w.len() - 1;
-            stage_w[last] = stage_w[last].saturating_add(gpu.saturating_sub(blocks));
+            stage_w[output_gpu] = stage_w[output_gpu].saturating_add(gpu.saturating_sub(blocks));
         }
         Placement {
             stage_w,
             stage_layers,
+            output_gpu,
             gpu,
             cpu,
             // The output matrix: the LM head, or the token embeddings a tied model reads.
@@ -507,7 +546,7 @@ impl Run<'_> {
         let (on_gpu, layers, split, output_on_gpu) = (f.on_gpu, f.layers, f.split, f.output_on_gpu);
         let on = if split > 1 {
             let (n, here) = (f.busiest + 1, f.busiest_layers);
-            let output = f.busiest + 1 == split as usize && output_on_gpu;
+            let output = f.busiest == f.output_gpu && output_on_gpu;
             formula!(self.text;
                 [
                     " (GPU {n} of {split}: {here} of them{})",
@@ -663,8 +702,11 @@ pub(super) struct LlamacppFigures {
     pub(super) layers: u64,
     pub(super) on_gpu: u64,
     pub(super) output_on_gpu: bool,
-    /// GPUs the blocks are split over, the busiest (from 0) and its blocks.
+    /// GPUs the blocks are split over, the output layer's (from 0), each GPU's figures, the one
+    /// that limits (from 0) and its blocks.
     pub(super) split: u64,
+    pub(super) output_gpu: usize,
+    pub(super) per_gpu: alloc::vec::Vec<GpuFigures>,
     pub(super) busiest: usize,
     pub(super) busiest_layers: u64,
     /// Weights on all the GPUs, and on the busiest.
@@ -679,6 +721,29 @@ pub(super) struct LlamacppFigures {
     pub(super) compute_buffer: u64,
     /// Bytes kept in CPU memory: the weights and the KV cache of the blocks left there.
     pub(super) cpu: u64,
+}
+
+/// One GPU's share of a llama.cpp run: its blocks (and the output layer), weights, KV cache,
+/// recurrent state and compute buffer, its CUDA context not counted.
+#[derive(Clone, Copy)]
+pub(super) struct GpuFigures {
+    pub(super) layers: u64,
+    pub(super) output: bool,
+    pub(super) weights: u64,
+    pub(super) kv: u64,
+    pub(super) state: u64,
+    pub(super) compute: u64,
+}
+
+impl GpuFigures {
+    /// Its buffers and the CUDA context: what the card holds.
+    pub(super) fn used(&self) -> u64 {
+        self.weights
+            .saturating_add(self.kv)
+            .saturating_add(self.state)
+            .saturating_add(self.compute)
+            .saturating_add(LLAMACPP_CONTEXT.get())
+    }
 }
 
 /// The KV cache of some blocks.
@@ -720,6 +785,8 @@ pub(super) struct LlamacppCompute {
 struct Placement {
     stage_w: alloc::vec::Vec<u64>,
     stage_layers: alloc::vec::Vec<u64>,
+    /// The GPU the output layer goes to.
+    output_gpu: usize,
     gpu: u64,
     cpu: u64,
     /// The output matrix's bytes as the file stores it.

@@ -106,6 +106,9 @@ mod indexer;
 mod input;
 mod input_regimes;
 mod llamacpp;
+mod llamacpp_split;
+#[cfg(test)]
+mod llamacpp_split_tests;
 #[cfg(test)]
 mod llamacpp_tests;
 mod ollama;
@@ -136,12 +139,12 @@ pub use common::{CUDA_CONTEXT, cublas_workspace};
 pub use component::{ComponentKey, ComponentKind, Group};
 pub use engine::{
     CardTraits, Context, ExpertParallel, Formats, LayerOffload, PastTrained, Required, Rules,
-    Runner,
+    Runner, UnlikeCards,
 };
 pub use hf_version::TransformersVersion;
 pub use input::{
     AttentionImpl, Checkpointing, Engine, EstimateInput, Logits, Loss, Mode, Offload, Optimizer,
-    Precision, RlAlgorithm, Rollout, Stack,
+    Precision, RlAlgorithm, Rollout, SplitMode, Stack,
 };
 pub use llamacpp::LLAMACPP_CONTEXT;
 pub use ollama::{OLLAMA_BATCH, OLLAMA_MINIMUM_MEMORY};
@@ -150,8 +153,8 @@ pub use ollama_tags::{
     resolve_ollama_name,
 };
 pub use output::{
-    Component, Difference, Estimate, Fit, MAX_TOTAL, OllamaLoad, PeakSource, Phase, Throughput,
-    estimate, within_reach,
+    CardUse, Component, Difference, Estimate, Fit, MAX_TOTAL, OllamaLoad, PeakSource, Phase,
+    Throughput, estimate, within_reach,
 };
 pub use parts::thousands;
 pub use quick::{Quick, guide_bytes_per_param, m_rec};
@@ -180,8 +183,8 @@ pub use vllm::{
 pub use weights::{gguf_type, per_gpu_weight_bytes, per_gpu_weight_bytes_ep, tensor_bytes};
 pub use workload::{
     DEEPSPEED_DEFAULTS, DeepSpeedAuto, FromStack, Fsdp, FsdpVersion, GpuLookup, LoraSlots,
-    MAX_BATCH, MAX_SEQ, Megatron, ModelLookup, Regimes, Sharding, VLLM_LORA_FROM, VLLM_LORA_RANKS,
-    Workload, ZeroBucketSizes, lora_mask,
+    MAX_BATCH, MAX_CARDS, MAX_SEQ, Megatron, ModelLookup, Regimes, Sharding, VLLM_LORA_FROM,
+    VLLM_LORA_RANKS, Workload, ZeroBucketSizes, card_count, lora_mask, split_card_list,
 };
 
 use parts::{Formula, Parts, Run, ServePool, b};

@@ -148,6 +148,38 @@ pub struct OllamaLoad {
     pub context: u64,
 }
 
+/// One card of a llama.cpp run over several GPUs: what it holds against its own memory. The
+/// fit is per card; the card that limits is the one with the least memory left.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct CardUse {
+    /// The card's catalog id (`custom` for a memory size, `gpu` without a card).
+    pub gpu: String,
+    /// Its memory as the CUDA runtime reports it (0 without a card).
+    pub memory_bytes: Bytes,
+    /// The blocks llama.cpp gives it.
+    pub layers: u64,
+    /// Whether the output layer is on it.
+    pub output_layer: bool,
+    /// Its model buffer (`CUDAn model buffer size`).
+    pub weights_bytes: Bytes,
+    /// Its KV buffer (the KV cache of its blocks), with a hybrid's recurrent state.
+    pub kv_cache_bytes: Bytes,
+    /// Its compute buffer.
+    pub compute_bytes: Bytes,
+    /// Everything it holds: the buffers and its CUDA context.
+    pub used_bytes: Bytes,
+    /// `used_bytes ≤ memory_bytes` (true without a card).
+    pub fits: bool,
+    /// Memory left (zero when it does not fit).
+    pub headroom_bytes: Bytes,
+    /// Memory missing (zero when it fits).
+    pub shortfall_bytes: Bytes,
+    /// Whether this card limits the run: the least memory left of them all (the estimate's
+    /// per-GPU figures are its).
+    pub limits: bool,
+}
+
 /// How the estimate compares with a device.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -277,6 +309,13 @@ pub struct Estimate {
         serde(default, skip_serializing_if = "Option::is_none")
     )]
     pub rl: Option<super::RlReport>,
+    /// llama.cpp over several GPUs with a card named: each card's share and which one limits;
+    /// empty for other runs.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Vec::is_empty")
+    )]
+    pub cards: Vec<CardUse>,
 }
 
 /// Validates and estimates in one call: [`EstimateInput::resolve`], [`Workload::estimate`], then

@@ -241,6 +241,8 @@ pub(super) struct Parts {
     pub(super) ollama: Option<super::OllamaLoad>,
     /// RL post-training: its phases and the rollout's pool.
     pub(super) rl: Option<super::RlReport>,
+    /// llama.cpp over several cards: each card's share (empty otherwise).
+    pub(super) cards: Vec<super::CardUse>,
 }
 
 impl Parts {
@@ -257,6 +259,7 @@ impl Parts {
             theory: None,
             ollama: None,
             rl: None,
+            cards: Vec::new(),
         }
     }
 

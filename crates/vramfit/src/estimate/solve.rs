@@ -72,7 +72,16 @@ pub fn need(input: &EstimateInput) -> Bytes {
     input
         .resolve()
         .and_then(|w| super::within_reach(w.figures()))
-        .map_or(crate::units::MAX_SIZE, |e| e.required_bytes)
+        .map_or(crate::units::MAX_SIZE, |e| {
+            // Over cards that are not alike each card holds its own share: a run that one card
+            // cannot hold needs more than any card (the safe side for the solvers, which compare
+            // one memory).
+            if !input.cards.is_empty() && e.cards.iter().any(|c| !c.fits) {
+                crate::units::MAX_SIZE
+            } else {
+                e.required_bytes
+            }
+        })
 }
 
 /// The runner splits whole layers over the GPUs and the CPU (llama.cpp, Ollama): its fixes
@@ -204,6 +213,17 @@ pub fn largest_context(input: &EstimateInput, memory: Bytes) -> Option<u64> {
 /// The input spread over `n` GPUs of one card as its engine spreads a model: ZeRO-3 for
 /// training, layers for llama.cpp, tensor parallel otherwise.
 fn over_gpus(input: &EstimateInput, n: u64) -> EstimateInput {
+    // A list of cards: `n` of its first card (the fewest GPUs are asked of one card).
+    if let Some(first) = input.cards.first() {
+        let card = super::card_count(first).1;
+        let one = EstimateInput {
+            cards: alloc::vec::Vec::new(),
+            gpu: Some(card.into()),
+            tensor_split: alloc::vec::Vec::new(),
+            ..input.clone()
+        };
+        return over_gpus(&one, n);
+    }
     if input.mode == Mode::Training {
         EstimateInput {
             gpus: Some(n as f64),

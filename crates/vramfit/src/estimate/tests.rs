@@ -1448,11 +1448,16 @@ fn pipeline_stages_split_as_vllm_does() {
     );
 }
 
-/// llama.cpp on two GPUs splits the 32 blocks of Llama-3.1-8B 16 and 16 (--split-mode layer),
-/// the output layer (Q6_K: 4,096 × 128,256 / 256 × 210 B = 430,940,160 B, and the fp32 final norm
-/// 16,384 B) on the second, which is the busier: its half of the blocks plus the output, and its
-/// 16 layers' KV cache, 2 × 8 × 128 × 8,192 × 16 × 2 B = 536,870,912 B. (Each half holds 8 of the
-/// 16 blocks Q4_K_M gives more bits, so the halves weigh the same.) tp is refused.
+/// llama.cpp on two GPUs splits the 33 positions of Llama-3.1-8B (32 blocks and the output
+/// layer) at its split point 0.5 (equal shares): block `il` on GPU 0 while il / 33 < 0.5, i.e.
+/// blocks 0–16, and blocks 17–31 with the output layer (Q6_K: 4,096 × 128,256 / 256 × 210 B =
+/// 430,940,160 B, and the fp32 final norm 16,384 B) on GPU 1, which is the busier. Q4_K_M gives
+/// attn_v and ffn_down Q6_K in the blocks `use_more_bits` picks (i < 4, i ≥ 28, (i − 4) % 3 = 2):
+/// such a block is 138,936,320 B, another 122,716,160 B (q and o 9,437,184, k and v 2,359,296,
+/// gate, up and down 33,030,144, norms 32,768; Q6_K v 3,440,640 and down 48,168,960). Blocks
+/// 17–31 hold 8 of the first kind: 8 × 138,936,320 + 7 × 122,716,160 + 430,956,544 =
+/// 2,401,460,224 B; their 15 layers' KV cache 2 × 8 × 128 × 8,192 × 15 × 2 B = 503,316,480 B.
+/// tp is refused.
 #[test]
 fn llamacpp_splits_layers_across_gpus() {
     let run = |gpus: f64, tp: f64| {
@@ -1471,11 +1476,12 @@ fn llamacpp_splits_layers_across_gpus() {
     let one = run(1.0, 1.0).unwrap();
     let two = run(2.0, 1.0).unwrap();
     let out = 430_940_160 + 16_384;
-    let blocks = one.weights_bytes.get() - out;
-    assert_eq!(blocks % 2, 0);
-    assert_eq!(two.weights_bytes.get(), blocks / 2 + out);
-    assert_eq!(one.kv_cache_bytes.get(), 2 * 536_870_912);
-    assert_eq!(two.kv_cache_bytes.get(), 536_870_912);
+    let (more, plain) = (138_936_320u64, 122_716_160u64);
+    assert_eq!(one.weights_bytes.get(), 16 * more + 16 * plain + out);
+    assert_eq!(two.weights_bytes.get(), 8 * more + 7 * plain + out);
+    assert_eq!(two.weights_bytes.get(), 2_401_460_224);
+    assert_eq!(one.kv_cache_bytes.get(), 32 * 33_554_432);
+    assert_eq!(two.kv_cache_bytes.get(), 503_316_480);
     assert_eq!(two.gpus, 2);
     assert_eq!(run(2.0, 2.0).unwrap_err().field, "tp");
 }

@@ -342,6 +342,7 @@ fn block(e: &Estimate, name: &str) -> String {
         notes,
         ollama,
         rl,
+        cards,
     } = e;
     let mut w = Writer {
         lines: String::new(),
@@ -404,6 +405,21 @@ fn block(e: &Estimate, name: &str) -> String {
     }
     if let Some(o) = ollama {
         w.ollama(o);
+    }
+    for c in cards {
+        w.line(format!(
+            "card {} layers={} output={} weights {} kv {} compute {} used {} of {} fits={} limits={}",
+            c.gpu,
+            c.layers,
+            c.output_layer,
+            size(c.weights_bytes),
+            size(c.kv_cache_bytes),
+            size(c.compute_bytes),
+            size(c.used_bytes),
+            size(c.memory_bytes),
+            c.fits,
+            c.limits
+        ));
     }
     if let Some(r) = rl {
         w.line(format!(

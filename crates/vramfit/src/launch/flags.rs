@@ -62,6 +62,12 @@ pub(crate) enum Setting {
     NCpuMoe,
     /// llama.cpp `--cpu-moe`: every block's.
     CpuMoe,
+    /// llama.cpp `--tensor-split`: each GPU's share of the layers.
+    TensorSplit,
+    /// llama.cpp `--split-mode`: layer, row or none.
+    SplitMode,
+    /// llama.cpp `--main-gpu`.
+    MainGpu,
     /// vLLM `--enable-lora`.
     EnableLora,
     /// vLLM `--max-loras`.
@@ -187,6 +193,9 @@ pub(crate) const LLAMA_SERVER: &[Flag] = &[
     v(&["-fa", "--flash-attn"], Setting::FlashAttn),
     v(&["--n-cpu-moe", "-ncmoe"], Setting::NCpuMoe),
     switch(&["--cpu-moe", "-cmoe"], Setting::CpuMoe),
+    v(&["-ts", "--tensor-split"], Setting::TensorSplit),
+    v(&["-sm", "--split-mode"], Setting::SplitMode),
+    v(&["-mg", "--main-gpu"], Setting::MainGpu),
 ];
 
 /// The name written for `setting` in `table`.

@@ -7,7 +7,7 @@ use super::flags::{self, Setting};
 use super::serve::Args;
 use super::{Builder, no_model_name};
 use crate::error::Result;
-use crate::estimate::{Kernel, Workload};
+use crate::estimate::{Kernel, SplitMode, Workload};
 use crate::estimate::{is_ollama_name, ollama_models};
 use crate::precision::{Dtype, KvDtype, Quantization};
 
@@ -59,8 +59,38 @@ pub(super) fn llama_server(w: &Workload, l: &mut Builder) -> Result<()> {
     };
     a.set(Setting::FlashAttn, fa);
     a.set_unless(Setting::NCpuMoe, w.n_cpu_moe, 0);
+    split_flags(w, &mut a, l);
     l.command(a.done());
     Ok(())
+}
+
+/// llama.cpp's split over several GPUs: `-sm none` with its `-mg`, or the tensor split given
+/// (`-ts 3,1`); over unlike cards without one, a note that llama.cpp splits by free memory.
+fn split_flags(w: &Workload, a: &mut Args<'_>, l: &mut Builder) {
+    if w.split_mode == SplitMode::None {
+        a.set(Setting::SplitMode, SplitMode::None.name());
+        a.set_unless(Setting::MainGpu, w.main_gpu, 0);
+        return;
+    }
+    if !w.tensor_split.is_empty() {
+        let shares: alloc::vec::Vec<String> = w
+            .tensor_split
+            .iter()
+            .map(|x| alloc::format!("{x}"))
+            .collect();
+        a.set(Setting::TensorSplit, shares.join(","));
+    } else if !w.cards.is_empty() {
+        let ids: alloc::vec::Vec<&str> = w.cards.iter().map(|d| d.id).collect();
+        let ids = ids.join(", ");
+        l.note(
+            alloc::format!(
+                "llama.cpp numbers the GPUs as CUDA does ({ids}, in this order: set CUDA_VISIBLE_DEVICES to match) and splits the layers by each one's free memory at start; give -ts to fix the split the estimate assumed."
+            ),
+            alloc::format!(
+                "llama.cpp 按 CUDA 的顺序编号 GPU（{ids}，依此顺序：用 CUDA_VISIBLE_DEVICES 对应），并按启动时各卡的空闲显存切分层；可用 -ts 固定估算所假定的切分。"
+            ),
+        );
+    }
 }
 
 /// The Ollama library tag of the run: the name given, the default tag the estimator ran the

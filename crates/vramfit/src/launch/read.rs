@@ -7,7 +7,7 @@ use alloc::vec::Vec;
 
 use super::flags::{self, Flag, Setting};
 use crate::error::Result;
-use crate::estimate::{AttentionImpl, Engine, EstimateInput, Mode};
+use crate::estimate::{AttentionImpl, Engine, EstimateInput, Mode, SplitMode};
 use crate::precision::{Dtype, GgufFileType, KvDtype, Quantization};
 
 /// A command line read.
@@ -229,6 +229,25 @@ impl Reader {
             Setting::Parallel => i.batch = number(flag, value)?,
             Setting::NCpuMoe => i.n_cpu_moe = Some(number(flag, value)?),
             Setting::CpuMoe => self.cpu_moe = true,
+            Setting::TensorSplit => i.tensor_split = shares(flag, value)?,
+            Setting::SplitMode => {
+                i.split_mode = match value {
+                    "layer" => SplitMode::Layer,
+                    "row" => SplitMode::Row,
+                    "none" => SplitMode::None,
+                    _ => {
+                        return Err(crate::input_error!(
+                            UnknownName,
+                            "command",
+                            ["{flag} {value} is not a split mode"],
+                            ["{flag} {value} 不是切分方式"],
+                            "layer, row or none",
+                            "layer、row 或 none",
+                        ));
+                    }
+                }
+            }
+            Setting::MainGpu => i.main_gpu = number(flag, value)?,
             Setting::EnableLora => i.enable_lora = true,
             Setting::MaxLoras => i.max_loras = Some(number(flag, value)?),
             Setting::MaxLoraRank => i.max_lora_rank = Some(number(flag, value)?),
@@ -273,6 +292,10 @@ impl Reader {
         }
         if self.dp > 1.0 {
             i.gpus = Some(i.tp * i.pp * self.dp);
+        }
+        // llama.cpp's `-ts` names a share per GPU: that many GPUs (unless `-sm none` keeps one).
+        if i.tensor_split.len() > 1 && i.split_mode != SplitMode::None {
+            i.gpus = Some(i.tensor_split.len() as f64);
         }
         if self.expert_parallel {
             i.ep = i.tp * self.dp.max(1.0);
@@ -319,6 +342,24 @@ fn number(flag: &str, value: &str) -> Result<f64> {
             "整数，如 8192 或 32k",
         )),
     }
+}
+
+/// llama.cpp's `-ts 3,1` (or `3/1`): each GPU's share.
+fn shares(flag: &str, value: &str) -> Result<Vec<f64>> {
+    value
+        .split([',', '/'])
+        .map(|x| match x.trim().parse::<f64>() {
+            Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+            _ => Err(crate::input_error!(
+                Malformed,
+                "command",
+                ["{flag} {value} is not a list of shares"],
+                ["{flag} {value} 不是比例列表"],
+                "numbers separated by commas or slashes, such as 3,1",
+                "以逗号或斜杠分隔的数，如 3,1",
+            )),
+        })
+        .collect()
 }
 
 /// A fraction such as `0.9`.

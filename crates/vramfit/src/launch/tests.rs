@@ -424,3 +424,73 @@ fn vllm_lora_flags_are_written_and_read_back() {
         (Some(4.0), Some(16.0), Some(4.0))
     );
 }
+
+/// A llama.cpp run over unlike cards: `-ts 3,1` written and read back to the same estimate (the
+/// cards, which a command does not name, from the input); `-sm none -mg 1` likewise; without a
+/// tensor split, a note says llama.cpp splits by free memory. The reader takes llama.cpp's `/`
+/// too, and `-ts 3,1` alone means two GPUs.
+#[test]
+fn llama_server_carries_the_split_over_unlike_cards() {
+    let base = EstimateInput {
+        model: Some("meta-llama/Llama-3.1-8B".into()),
+        engine: Engine::Llamacpp,
+        quantization: Quantization::Gguf {
+            file_type: GgufFileType::Q4_K_M,
+        },
+        max_model_len: Some(8192.0),
+        cards: alloc::vec!["rtx-3090".into(), "rtx-3060-12gb".into()],
+        ..EstimateInput::default()
+    };
+    let cases = [
+        EstimateInput {
+            tensor_split: alloc::vec![3.0, 1.0],
+            ..base.clone()
+        },
+        EstimateInput {
+            split_mode: crate::estimate::SplitMode::None,
+            main_gpu: 1.0,
+            ..base.clone()
+        },
+    ];
+    for input in cases {
+        let l = launch_input(&input).unwrap();
+        let line = super::command_text(&l.commands[0]);
+        let r = read_command(&line).unwrap();
+        assert!(r.not_read.is_empty(), "{line}: {:?}", r.not_read);
+        let back = EstimateInput {
+            cards: input.cards.clone(),
+            gpus: None,
+            batch: r.input.batch,
+            ..r.input
+        };
+        let (a, b) = (input.resolve().unwrap(), back.resolve().unwrap());
+        assert_eq!(a.figures(), b.figures(), "{line}");
+    }
+    let ts = launch_input(&cases_line_input(&base, &[3.0, 1.0])).unwrap();
+    let argv = &ts.commands[0];
+    assert!(
+        argv.windows(2).any(|w| w[0] == "-ts" && w[1] == "3,1"),
+        "{argv:?}"
+    );
+    let plain = launch_input(&base).unwrap();
+    assert!(!super::command_text(&plain.commands[0]).contains("-ts"));
+    assert!(plain.notes.iter().any(|n| n.en.contains("free memory")));
+    let r =
+        read_command("llama-server -m Llama-3.1-8B-Q4_K_M.gguf -ts 3/1 -sm layer -mg 0").unwrap();
+    assert_eq!(r.input.tensor_split, [3.0, 1.0]);
+    assert_eq!(r.input.gpus, Some(2.0));
+    assert!(r.not_read.is_empty());
+    assert_eq!(
+        read_command("llama-server -m x.gguf -sm diagonal")
+            .unwrap_err()
+            .field,
+        "command"
+    );
+}
+
+fn cases_line_input(base: &EstimateInput, ts: &[f64]) -> EstimateInput {
+    EstimateInput {
+        tensor_split: ts.to_vec(),
+        ..base.clone()
+    }
+}

@@ -43,6 +43,7 @@ pub(super) const RULES: Rules = Rules {
     native_kv_formats: false,
     flash_only_when_asked: true,
     expert_offload: false,
+    unlike_cards: crate::estimate::UnlikeCards::NotFollowed,
     library_names: true,
     runtime: Runtime::Llamacpp,
     formats: Formats::Gguf,

@@ -72,7 +72,19 @@ impl Run<'_> {
         let quick = self.quick_estimate();
         let ollama = parts.ollama.clone();
         let rl = parts.rl.take();
-        let fit = self.fit(&peak, &t, ollama.as_ref());
+        let cards = core::mem::take(&mut parts.cards);
+        let mut fit = self.fit(&peak, &t, ollama.as_ref());
+        // Over unlike cards the fit is per card: the one with the least memory left is shown,
+        // and the run fits when every card holds its share.
+        if let (Some(f), Some(lim)) = (fit.as_mut(), cards.iter().find(|c| c.limits))
+            && !self.cards.is_empty()
+        {
+            f.gpu = lim.gpu.clone();
+            f.memory_bytes = lim.memory_bytes;
+            f.fits = cards.iter().all(|c| c.fits);
+            f.headroom_bytes = lim.headroom_bytes;
+            f.shortfall_bytes = lim.shortfall_bytes;
+        }
         #[cfg(feature = "speed")]
         let gpu_layers = self.speed_gpu_layers(ollama.as_ref());
         #[cfg(feature = "speed")]
@@ -118,13 +130,19 @@ impl Run<'_> {
             quick,
             differences,
             fit,
+            // The speed model is one card's roofline: none over cards that are not alike.
             #[cfg(feature = "speed")]
-            throughput: self.throughput(trainable, gpu_layers),
+            throughput: if self.cards.is_empty() {
+                self.throughput(trainable, gpu_layers)
+            } else {
+                None
+            },
             #[cfg(not(feature = "speed"))]
             throughput: None,
             notes: parts.notes,
             ollama,
             rl,
+            cards,
         }
     }
 

@@ -46,6 +46,7 @@ pub(super) const RULES: Rules = Rules {
     native_kv_formats: false,
     flash_only_when_asked: false,
     expert_offload: false,
+    unlike_cards: crate::estimate::UnlikeCards::EqualShards,
     library_names: false,
     runtime: Runtime::Batched,
     formats: Formats::Serving,

@@ -44,6 +44,7 @@ pub(super) const RULES: Rules = Rules {
     library_names: false,
     flash_only_when_asked: false,
     expert_offload: false,
+    unlike_cards: crate::estimate::UnlikeCards::EqualShards,
     runtime: Runtime::Batched,
     formats: Formats::Serving,
     reads: CardTraits {

@@ -6,6 +6,7 @@
 //! model is loaded in (`model.rs`), ZeRO, the GPUs and the card (`gpus.rs`), the serving
 //! engine's and llama.cpp's settings (`serving.rs`); the checks they share are in `checks.rs`.
 
+mod cards;
 mod checks;
 mod gpus;
 mod host;
@@ -15,6 +16,7 @@ mod regimes;
 mod serving;
 mod sharding;
 
+pub use cards::{MAX_CARDS, card_count, split_card_list};
 pub use checks::lora_mask;
 pub use lora::{LoraSlots, VLLM_LORA_FROM, VLLM_LORA_RANKS};
 pub use regimes::{FromStack, Regimes};
@@ -89,8 +91,16 @@ pub struct Workload {
     pub tp: u64,
     /// Pipeline parallel.
     pub pp: u64,
-    /// The device, if one was named.
+    /// The device, if one was named (of cards that are not alike, the first).
     pub device: Option<Device>,
+    /// Cards that are not alike, in device order (empty: `device` × `dp × tp × pp`).
+    pub cards: alloc::vec::Vec<Device>,
+    /// llama.cpp `--tensor-split`, one share per GPU (empty: by each card's free memory).
+    pub tensor_split: alloc::vec::Vec<f32>,
+    /// llama.cpp `--split-mode`.
+    pub split_mode: super::SplitMode,
+    /// llama.cpp `--main-gpu`.
+    pub main_gpu: u64,
     /// vLLM utilisation.
     pub gpu_memory_utilization: f64,
     /// vLLM max_model_len / llama.cpp context.
@@ -219,6 +229,17 @@ impl EstimateInput {
 
     /// Validates with the given model and GPU lookups (a site with user-edited catalogs passes its own).
     pub fn resolve_with(&self, models: ModelLookup<'_>, gpus: GpuLookup<'_>) -> Result<Workload> {
+        if !self.cards.is_empty() {
+            return self.resolve_cards(models, gpus);
+        }
+        let mut w = self.resolve_alike(models, gpus)?;
+        self.resolve_split(&mut w)?;
+        Ok(w)
+    }
+
+    /// [`EstimateInput::resolve_with`] for `gpu` × `gpus`, the cards alike (`cards.rs` turns a
+    /// list of cards into it).
+    fn resolve_alike(&self, models: ModelLookup<'_>, gpus: GpuLookup<'_>) -> Result<Workload> {
         if !self.runner().built() {
             let name = self.runner().rules().name;
             return Err(input_error!(
@@ -287,6 +308,10 @@ impl EstimateInput {
             tp: par.tp,
             pp: par.pp,
             device,
+            cards: alloc::vec::Vec::new(),
+            tensor_split: alloc::vec::Vec::new(),
+            split_mode: super::SplitMode::Layer,
+            main_gpu: 0,
             gpu_memory_utilization: serving.gpu_memory_utilization,
             max_model_len: serving.max_model_len,
             max_num_seqs: serving.max_num_seqs,
