@@ -106,6 +106,7 @@ mod indexer;
 mod input;
 mod input_regimes;
 mod llamacpp;
+mod nodes;
 #[cfg(test)]
 mod llamacpp_tests;
 mod ollama;
@@ -144,6 +145,9 @@ pub use input::{
     Precision, RlAlgorithm, Rollout, Stack,
 };
 pub use llamacpp::LLAMACPP_CONTEXT;
+pub use nodes::{
+    DEFAULT_GPUS_PER_NODE, DEFAULT_NODE_LINK_BYTES_PER_S, Nodes, handover_bytes_per_token,
+};
 pub use ollama::{OLLAMA_BATCH, OLLAMA_MINIMUM_MEMORY};
 pub use ollama_tags::{
     OllamaModel, OllamaName, OllamaTag, default_tag_of, is_ollama_name, ollama_models,

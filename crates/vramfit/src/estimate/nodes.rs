@@ -1,0 +1,157 @@
+//! A run over several nodes: how its GPUs sit in servers of `gpus_per_node`, which of its
+//! tensor groups and pipeline hand-overs cross the network between them, and the note that
+//! says so. Memory is per GPU whatever the nodes (each rank holds what it holds on one node);
+//! what the nodes change is the speed ([`super::speed`]) and whether the layout follows the
+//! rule vLLM's and SGLang's users follow: tensor parallel inside a node, over NVLink; pipeline,
+//! expert and data parallel across nodes, over InfiniBand or RoCE.
+//!
+//! Ranks are laid out as vLLM and SGLang number them: tensor-parallel ranks innermost, then the
+//! pipeline stages, then the data-parallel replicas, filling node 0's GPUs first (vLLM's
+//! `ParallelConfig` world of `dp × pp × tp`; SGLang's `--node-rank` blocks of GPUs).
+
+use super::Run;
+
+/// GPUs in a node where the input names none: an HGX or DGX server's eight.
+pub const DEFAULT_GPUS_PER_NODE: u64 = 8;
+
+/// The network between nodes per GPU, per direction, where the input names none: 400 Gb/s,
+/// InfiniBand NDR with one adapter per GPU (DGX H100: eight ConnectX-7 at 400 Gb/s; AWS p5's
+/// 3,200 Gbps EFA over eight GPUs), in bytes per second.
+pub const DEFAULT_NODE_LINK_BYTES_PER_S: u64 = 50_000_000_000;
+
+/// The nodes of a run: how many, of how many GPUs, and the network between them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Nodes {
+    /// GPUs in one node.
+    pub gpus_per_node: u64,
+    /// Nodes the run's GPUs fill (1: one server).
+    pub nodes: u64,
+    /// The network between nodes, per GPU and per direction, bytes per second.
+    pub link_bytes_per_s: u64,
+    /// Whether the input gave the network (else [`DEFAULT_NODE_LINK_BYTES_PER_S`] is assumed).
+    pub link_given: bool,
+}
+
+impl Nodes {
+    /// One node of the default size: a run on one server.
+    pub const ONE: Nodes = Nodes {
+        gpus_per_node: DEFAULT_GPUS_PER_NODE,
+        nodes: 1,
+        link_bytes_per_s: DEFAULT_NODE_LINK_BYTES_PER_S,
+        link_given: false,
+    };
+
+    /// Whether a tensor-parallel group of `tp` ranks spans two nodes: more GPUs than a node
+    /// has, or groups that do not tile a node (`tp = 3` on 8-GPU nodes), on more than one node.
+    pub fn tp_crosses(&self, tp: u64) -> bool {
+        self.nodes > 1 && (tp > self.gpus_per_node || !self.gpus_per_node.is_multiple_of(tp))
+    }
+
+    /// The pipeline hand-overs of one forward pass that cross the network: of the `pp − 1`
+    /// boundaries between stages (stage `s` on ranks `s·tp … (s+1)·tp − 1` of its replica),
+    /// those whose two sides sit in different nodes, on the replica with the most of them (its
+    /// pace is the slowest; the others' alike or fewer).
+    pub fn pp_crossings(&self, tp: u64, pp: u64, dp: u64) -> u64 {
+        if self.nodes <= 1 || pp <= 1 {
+            return 0;
+        }
+        let g = self.gpus_per_node.max(1);
+        let node = |rank: u64| rank / g;
+        // Replicas' offsets repeat modulo the node's size: at most `g` of them differ.
+        (0..dp.clamp(1, g))
+            .map(|d| {
+                let first = d * tp * pp;
+                (1..pp)
+                    .filter(|s| node(first + s * tp - 1) != node(first + s * tp))
+                    .count() as u64
+            })
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+/// Bytes one pipeline hand-over sends per token and per GPU: vLLM's `IntermediateTensors` of
+/// the decoders (Llama's and DeepSeek-V2/V3's `make_empty_intermediate_tensors_factory(
+/// ["hidden_states", "residual"], hidden_size)`), two tensors of `hidden` 16-bit values, each
+/// tensor-parallel rank sending its `1/tp` share (`send_tensor_dict` with its all-gather group)
+/// to its peer in the next stage, which gathers the rest over NVLink.
+pub fn handover_bytes_per_token(hidden: u64, tp: u64) -> u64 {
+    2 * hidden * 2 / tp.max(1)
+}
+
+impl Run<'_> {
+    /// The note on a run over several nodes: its layout as nodes × GPUs, the hand-overs that
+    /// cross the network and the network assumed; and, when a tensor group spans nodes, that
+    /// it runs slowly and the layout the engines' users choose instead.
+    pub(super) fn nodes_note(&self, parts: &mut super::Parts) {
+        let n = self.nodes;
+        if !self.text || n.nodes <= 1 {
+            return;
+        }
+        let (nodes, g, tp, pp, dp) = (n.nodes, n.gpus_per_node, self.tp, self.pp, self.dp);
+        let crossings = n.pp_crossings(tp, pp, dp);
+        let link = crate::units::fixed(n.link_bytes_per_s as f64 * 8.0 / 1e9, 0);
+        let (given_en, given_zh) = if n.link_given {
+            ("node_link", "node_link")
+        } else {
+            (
+                "assumed: InfiniBand NDR, one adapter per GPU; set node_link for yours (RoCE at 200 Gb/s per GPU is a quarter as fast)",
+                "假定值：InfiniBand NDR，每 GPU 一块网卡；请用 node_link 设定你的网络（每 GPU 200 Gb/s 的 RoCE 只有四分之一的速度）",
+            )
+        };
+        let per_token = handover_bytes_per_token(self.arch.hidden_size, tp);
+        parts.note(
+            "nodes",
+            en!("{nodes} nodes × {g} GPUs: tp = {tp} inside a node, pp = {pp} stages and dp = {dp} across; memory is per GPU as on one node. {crossings} pipeline hand-over(s) per pass cross the network between nodes ({link} Gb/s per GPU, {given_en}), {per_token} B per token per GPU (hidden states and residual, 2 × hidden × 2 B / tp)."),
+            zh!("{nodes} 个节点 × {g} 个 GPU：tp = {tp} 在节点内，pp = {pp} 个阶段与 dp = {dp} 跨节点；显存按每个 GPU 计，与单节点相同。每次前向有 {crossings} 次流水线交接跨过节点间网络（每 GPU {link} Gb/s，{given_zh}），每个 token 每个 GPU {per_token} B（隐藏状态与残差，2 × hidden × 2 B / tp）。"),
+        );
+        if n.tp_crosses(tp) {
+            parts.note(
+                "tp_across_nodes",
+                en!("tp = {tp} spans nodes of {g} GPUs: each layer's two all-reduces go over the network between nodes ({link} Gb/s per GPU) instead of NVLink. It runs, slowly; vLLM's and SGLang's users keep tp within a node (tp = {g} or a divisor of it) and put pp (or ep and dp) across nodes."),
+                zh!("tp = {tp} 跨越了每节点 {g} 个 GPU 的节点：每层的两次 all-reduce 走节点间网络（每 GPU {link} Gb/s）而不是 NVLink。能运行，但很慢；vLLM 与 SGLang 的用户把 tp 限制在节点内（tp = {g} 或其约数），让 pp（或 ep、dp）跨节点。"),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn on(nodes: u64, g: u64) -> Nodes {
+        Nodes {
+            gpus_per_node: g,
+            nodes,
+            ..Nodes::ONE
+        }
+    }
+
+    #[test]
+    fn tensor_groups_inside_a_node_and_the_hand_overs_that_cross() {
+        // 2 nodes of 8: tp 8 × pp 2 puts stage 0 on ranks 0–7 (node 0) and stage 1 on 8–15
+        // (node 1): the one boundary crosses; tp 4 × pp 4: stages on 0–3, 4–7 | 8–11, 12–15,
+        // boundaries at ranks 4, 8 and 12, of which the one at 8 crosses.
+        let two = on(2, 8);
+        assert_eq!(two.pp_crossings(8, 2, 1), 1);
+        assert_eq!(two.pp_crossings(4, 4, 1), 1);
+        assert!(!two.tp_crosses(8) && !two.tp_crosses(4));
+        // tp 16 over two nodes, and tp 3 (not a divisor of 8) cross.
+        assert!(two.tp_crosses(16) && two.tp_crosses(3));
+        // 4 nodes, tp 8 × pp 4: every boundary (ranks 8, 16, 24) crosses.
+        assert_eq!(on(4, 8).pp_crossings(8, 4, 1), 3);
+        // dp 2 of tp 4 × pp 2 on 2 nodes: each replica inside its node, no crossing.
+        assert_eq!(two.pp_crossings(4, 2, 2), 0);
+        // One node: nothing crosses.
+        assert_eq!(Nodes::ONE.pp_crossings(8, 2, 1), 0);
+        assert!(!Nodes::ONE.tp_crosses(16));
+    }
+
+    #[test]
+    fn a_hand_over_is_hidden_states_and_residual_in_16_bits_split_over_tp() {
+        // DeepSeek-V3 (hidden_size 7168, its config.json) at tp 8: 2 tensors × 7168 × 2 B =
+        // 28,672 B per token, 3,584 B per GPU.
+        assert_eq!(handover_bytes_per_token(7168, 1), 28_672);
+        assert_eq!(handover_bytes_per_token(7168, 8), 3_584);
+    }
+}
