@@ -154,4 +154,81 @@ mod tests {
         assert_eq!(handover_bytes_per_token(7168, 1), 28_672);
         assert_eq!(handover_bytes_per_token(7168, 8), 3_584);
     }
+
+    /// DeepSeek-V3 (fp8, as released) served by vLLM at tp 8 × pp 2 on H100 80 GB.
+    fn deepseek(gpus_per_node: Option<f64>, tp: f64, pp: f64) -> crate::estimate::EstimateInput {
+        crate::estimate::EstimateInput {
+            model: Some("deepseek-ai/DeepSeek-V3".into()),
+            engine: crate::estimate::Engine::Vllm,
+            mode: crate::estimate::Mode::Serve,
+            gpu: Some("h100-sxm5-80gb".into()),
+            tp,
+            pp,
+            gpus_per_node,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn deepseek_v3_fp8_on_two_nodes_of_h100_by_hand() {
+        use crate::estimate::estimate;
+        let e = estimate(&deepseek(None, 8.0, 2.0)).unwrap();
+        assert_eq!((e.gpus, e.nodes), (16, 2));
+        // Weights per GPU by hand, from DeepSeek-V3's config.json (hidden 7168, 61 layers, the
+        // first 3 dense of intermediate 18,432, then 256 routed experts of 2,048 and one shared,
+        // MLA with q_lora 1,536, kv_lora 512 + rope 64, 128 heads of 192 (q) and 128 + 128
+        // (k nope, v)). vLLM splits 61 layers over 2 stages as 31 + 30 (`get_pp_indices`: the
+        // extra layer to the earlier stage); stage 1 holds 30 MoE layers and the LM head.
+        // Per GPU at tp 8, fp8 at 1 B (replicated: q_a, kv_a; split by 8: q_b, kv_b, o, every
+        // expert's and the shared expert's three matrices); bf16 at 2 B: the router (replicated)
+        // and the norms; the LM head split over 8 in bf16.
+        let attention: u64 = 7168 * 1536 + 7168 * 576 + (1536 * 128 * 192 + 512 * 128 * 256 + 128 * 128 * 7168) / 8;
+        let experts: u64 = (256 + 1) * 3 * 7168 * 2048 / 8;
+        let bf16: u64 = 2 * (256 * 7168 + 2 * 7168 + 1536 + 512);
+        let layer = attention + experts + bf16;
+        assert_eq!(layer, 1_455_128_576);
+        let stage1 = 30 * layer + 2 * 129_280 * 7168 / 8 + 2 * 7168;
+        // 43,885,541,376 B = 40.87 GiB; fp8's block scales (one fp32 per 128 × 128 block, 4 /
+        // 16,384 of the fp8 bytes) and the estimator's per-tensor rounding add the rest: within
+        // 0.2 %, never below the hand figure.
+        assert_eq!(stage1, 43_885_541_376);
+        let w = e.weights_bytes.get();
+        assert!(w >= stage1 && (w - stage1) as f64 <= 0.002 * stage1 as f64, "{w} vs {stage1}");
+        // Fits an H100 80 GB per GPU, as one node of 16 would give: memory is per rank.
+        assert!(e.fit.as_ref().is_some_and(|f| f.fits));
+        let one_node = estimate(&deepseek(Some(16.0), 8.0, 2.0)).unwrap();
+        assert_eq!(one_node.nodes, 1);
+        assert_eq!(one_node.total_bytes, e.total_bytes);
+        assert_eq!(one_node.required_bytes, e.required_bytes);
+        // One node of 8 holds 671 B fp8 parameters at 80 GB per GPU not: tp 8 alone needs
+        // twice the weights per GPU.
+        let eight = estimate(&deepseek(None, 8.0, 1.0)).unwrap();
+        assert!(eight.fit.as_ref().is_some_and(|f| !f.fits));
+        // The note says the layout and the hand-over; the speed pays it.
+        assert!(e.notes.iter().any(|n| n.key == "nodes"));
+        assert!(!e.notes.iter().any(|n| n.key == "tp_across_nodes"));
+        #[cfg(all(feature = "speed", feature = "en"))]
+        {
+            let note = e.notes.iter().find(|n| n.key == "nodes").unwrap();
+            assert!(note.en.contains("2 nodes × 8 GPUs"), "{}", note.en);
+            assert!(note.en.contains("3584 B per token per GPU"), "{}", note.en);
+            let t = e.throughput.as_ref().unwrap();
+            let t1 = one_node.throughput.as_ref().unwrap();
+            assert!(t.decode_tokens_per_s < t1.decode_tokens_per_s);
+        }
+    }
+
+    #[test]
+    fn tp_across_nodes_runs_slowly_and_says_so() {
+        use crate::estimate::estimate;
+        let e = estimate(&deepseek(None, 16.0, 1.0)).unwrap();
+        assert_eq!(e.nodes, 2);
+        assert!(e.notes.iter().any(|n| n.key == "tp_across_nodes"));
+        #[cfg(feature = "speed")]
+        {
+            let inside = estimate(&deepseek(Some(16.0), 16.0, 1.0)).unwrap();
+            let (a, b) = (e.throughput.unwrap(), inside.throughput.unwrap());
+            assert!(a.decode_tokens_per_s.unwrap() < b.decode_tokens_per_s.unwrap());
+        }
+    }
 }

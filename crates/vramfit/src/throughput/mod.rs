@@ -33,6 +33,8 @@ mod training;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod nodes_tests;
 
 pub use device::{Device, link_bytes_per_s};
 pub use efficiency::Efficiency;
