@@ -30,6 +30,8 @@ mod layout;
 pub mod matrix;
 pub mod mig;
 mod plan;
+#[cfg(test)]
+mod plan_nodes_tests;
 pub mod spot;
 pub mod tiers;
 
