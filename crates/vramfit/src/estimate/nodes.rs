@@ -10,6 +10,8 @@
 //! `ParallelConfig` world of `dp × pp × tp`; SGLang's `--node-rank` blocks of GPUs).
 
 use super::Run;
+use alloc::format;
+use alloc::string::String;
 
 /// GPUs in a node where the input names none: an HGX or DGX server's eight.
 pub const DEFAULT_GPUS_PER_NODE: u64 = 8;
@@ -83,6 +85,11 @@ impl Run<'_> {
     /// The note on a run over several nodes: its layout as nodes × GPUs, the hand-overs that
     /// cross the network and the network assumed; and, when a tensor group spans nodes, that
     /// it runs slowly and the layout the engines' users choose instead.
+    // The wording of the language not built is unused.
+    #[cfg_attr(
+        not(all(feature = "en", feature = "zh")),
+        allow(unused_variables)
+    )]
     pub(super) fn nodes_note(&self, parts: &mut super::Parts) {
         let n = self.nodes;
         if !self.text || n.nodes <= 1 {
@@ -95,15 +102,27 @@ impl Run<'_> {
             ("node_link", "node_link")
         } else {
             (
-                "assumed: InfiniBand NDR, one adapter per GPU; set node_link for yours (RoCE at 200 Gb/s per GPU is a quarter as fast)",
-                "假定值：InfiniBand NDR，每 GPU 一块网卡；请用 node_link 设定你的网络（每 GPU 200 Gb/s 的 RoCE 只有四分之一的速度）",
+                "assumed: InfiniBand NDR, one adapter per GPU; set node_link for yours (RoCE at 200 Gb/s per GPU is half as fast)",
+                "假定值：InfiniBand NDR，每 GPU 一块网卡；请用 node_link 设定你的网络（每 GPU 200 Gb/s 的 RoCE 只有一半的速度）",
             )
         };
         let per_token = handover_bytes_per_token(self.arch.hidden_size, tp);
+        let (cross_en, cross_zh) = if crossings > 0 {
+            (
+                format!(
+                    " {crossings} pipeline hand-over(s) per pass cross the network between nodes ({link} Gb/s per GPU, {given_en}), {per_token} B per token per GPU (hidden states and residual, 2 × hidden × 2 B / tp)."
+                ),
+                format!(
+                    "每次前向有 {crossings} 次流水线交接跨过节点间网络（每 GPU {link} Gb/s，{given_zh}），每个 token 每个 GPU {per_token} B（隐藏状态与残差，2 × hidden × 2 B / tp）。"
+                ),
+            )
+        } else {
+            (String::new(), String::new())
+        };
         parts.note(
             "nodes",
-            en!("{nodes} nodes × {g} GPUs: tp = {tp} inside a node, pp = {pp} stages and dp = {dp} across; memory is per GPU as on one node. {crossings} pipeline hand-over(s) per pass cross the network between nodes ({link} Gb/s per GPU, {given_en}), {per_token} B per token per GPU (hidden states and residual, 2 × hidden × 2 B / tp)."),
-            zh!("{nodes} 个节点 × {g} 个 GPU：tp = {tp} 在节点内，pp = {pp} 个阶段与 dp = {dp} 跨节点；显存按每个 GPU 计，与单节点相同。每次前向有 {crossings} 次流水线交接跨过节点间网络（每 GPU {link} Gb/s，{given_zh}），每个 token 每个 GPU {per_token} B（隐藏状态与残差，2 × hidden × 2 B / tp）。"),
+            en!("{nodes} nodes × {g} GPUs (tp = {tp}, pp = {pp}, dp = {dp}): memory is per GPU as on one node.{cross_en}"),
+            zh!("{nodes} 个节点 × {g} 个 GPU（tp = {tp}，pp = {pp}，dp = {dp}）：显存按每个 GPU 计，与单节点相同。{cross_zh}"),
         );
         if n.tp_crosses(tp) {
             parts.note(
@@ -211,6 +230,7 @@ mod tests {
         {
             let note = e.notes.iter().find(|n| n.key == "nodes").unwrap();
             assert!(note.en.contains("2 nodes × 8 GPUs"), "{}", note.en);
+            assert!(note.en.contains("1 pipeline hand-over(s) per pass cross"), "{}", note.en);
             assert!(note.en.contains("3584 B per token per GPU"), "{}", note.en);
             let t = e.throughput.as_ref().unwrap();
             let t1 = one_node.throughput.as_ref().unwrap();
