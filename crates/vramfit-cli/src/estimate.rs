@@ -400,7 +400,9 @@ impl EstimateFlags {
                 "a whole number of nodes from 1 to 1024",
             ));
         }
-        let per_node = self.gpus_per_node.unwrap_or(vramfit::estimate::DEFAULT_GPUS_PER_NODE as f64);
+        let per_node = self
+            .gpus_per_node
+            .unwrap_or(vramfit::estimate::DEFAULT_GPUS_PER_NODE as f64);
         Ok(Some(n * per_node))
     }
 

@@ -106,9 +106,9 @@ mod indexer;
 mod input;
 mod input_regimes;
 mod llamacpp;
-mod nodes;
 #[cfg(test)]
 mod llamacpp_tests;
+mod nodes;
 mod ollama;
 mod ollama_tags;
 mod output;

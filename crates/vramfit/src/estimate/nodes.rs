@@ -86,10 +86,7 @@ impl Run<'_> {
     /// cross the network and the network assumed; and, when a tensor group spans nodes, that
     /// it runs slowly and the layout the engines' users choose instead.
     // The wording of the language not built is unused.
-    #[cfg_attr(
-        not(all(feature = "en", feature = "zh")),
-        allow(unused_variables)
-    )]
+    #[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
     pub(super) fn nodes_note(&self, parts: &mut super::Parts) {
         let n = self.nodes;
         if !self.text || n.nodes <= 1 {
@@ -201,7 +198,8 @@ mod tests {
         // Per GPU at tp 8, fp8 at 1 B (replicated: q_a, kv_a; split by 8: q_b, kv_b, o, every
         // expert's and the shared expert's three matrices); bf16 at 2 B: the router (replicated)
         // and the norms; the LM head split over 8 in bf16.
-        let attention: u64 = 7168 * 1536 + 7168 * 576 + (1536 * 128 * 192 + 512 * 128 * 256 + 128 * 128 * 7168) / 8;
+        let attention: u64 =
+            7168 * 1536 + 7168 * 576 + (1536 * 128 * 192 + 512 * 128 * 256 + 128 * 128 * 7168) / 8;
         let experts: u64 = (256 + 1) * 3 * 7168 * 2048 / 8;
         let bf16: u64 = 2 * (256 * 7168 + 2 * 7168 + 1536 + 512);
         let layer = attention + experts + bf16;
@@ -212,7 +210,10 @@ mod tests {
         // 0.2 %, never below the hand figure.
         assert_eq!(stage1, 43_885_541_376);
         let w = e.weights_bytes.get();
-        assert!(w >= stage1 && (w - stage1) as f64 <= 0.002 * stage1 as f64, "{w} vs {stage1}");
+        assert!(
+            w >= stage1 && (w - stage1) as f64 <= 0.002 * stage1 as f64,
+            "{w} vs {stage1}"
+        );
         // Fits an H100 80 GB per GPU, as one node of 16 would give: memory is per rank.
         assert!(e.fit.as_ref().is_some_and(|f| f.fits));
         let one_node = estimate(&deepseek(Some(16.0), 8.0, 2.0)).unwrap();
@@ -230,7 +231,11 @@ mod tests {
         {
             let note = e.notes.iter().find(|n| n.key == "nodes").unwrap();
             assert!(note.en.contains("2 nodes × 8 GPUs"), "{}", note.en);
-            assert!(note.en.contains("1 pipeline hand-over(s) per pass cross"), "{}", note.en);
+            assert!(
+                note.en.contains("1 pipeline hand-over(s) per pass cross"),
+                "{}",
+                note.en
+            );
             assert!(note.en.contains("3584 B per token per GPU"), "{}", note.en);
             let t = e.throughput.as_ref().unwrap();
             let t1 = one_node.throughput.as_ref().unwrap();

@@ -46,7 +46,11 @@ fn deepseek_v3_on_k_servers_cheapest_first_against_a_hand_priced_table() {
         assert_eq!(o.offer, id);
         assert_eq!(o.parallelism, Layout::across_nodes(k, 8));
         assert_eq!((o.count, o.rented_gpus), (8 * k, 8 * k));
-        assert!((o.price_per_hour - price).abs() < 1e-9, "{id}: {}", o.price_per_hour);
+        assert!(
+            (o.price_per_hour - price).abs() < 1e-9,
+            "{id}: {}",
+            o.price_per_hour
+        );
         // Proved by the estimator: k servers fit, k − 1 (one server: tp 8 alone) do not.
         let gpu = gpus().iter().find(|g| g.id == o.gpu).unwrap();
         assert!(layout_required_bytes(&input, o.parallelism, gpu) <= gpu.memory);
@@ -55,7 +59,10 @@ fn deepseek_v3_on_k_servers_cheapest_first_against_a_hand_priced_table() {
         } else {
             Layout::across_nodes(k - 1, 8)
         };
-        assert!(layout_required_bytes(&input, fewer, gpu) > gpu.memory, "{id}");
+        assert!(
+            layout_required_bytes(&input, fewer, gpu) > gpu.memory,
+            "{id}"
+        );
     }
     assert_eq!(
         got[0].parallelism.describe(),
@@ -71,7 +78,15 @@ fn no_servers_combined_without_a_network_or_beyond_max_nodes() {
         max_nodes: 1,
         ..PlanOptions::default()
     };
-    assert!(plan(|l, g| layout_required_bytes(&input, l, g), offers(), gpus(), &one).is_empty());
+    assert!(
+        plan(
+            |l, g| layout_required_bytes(&input, l, g),
+            offers(),
+            gpus(),
+            &one
+        )
+        .is_empty()
+    );
     // A 1-GPU offer is never combined into nodes, whatever its platform's network.
     let singles: alloc::vec::Vec<crate::hardware::Offer> =
         offers().iter().filter(|o| o.count == 1).cloned().collect();

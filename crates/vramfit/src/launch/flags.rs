@@ -173,7 +173,10 @@ pub(crate) const SGLANG: &[Flag] = &[
     // Over several nodes (`ServerArgs.nnodes`, `node_rank`, `dist_init_addr`).
     v(&["--nnodes"], Setting::Nodes),
     v(&["--node-rank"], Setting::NodePlace),
-    v(&["--dist-init-addr", "--nccl-init-addr"], Setting::NodePlace),
+    v(
+        &["--dist-init-addr", "--nccl-init-addr"],
+        Setting::NodePlace,
+    ),
 ];
 
 /// `trtllm-serve MODEL`.

@@ -11,12 +11,12 @@
 
 mod flags;
 mod local;
+#[cfg(test)]
+mod nodes_tests;
 mod read;
 mod serve;
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod nodes_tests;
 #[cfg(feature = "training")]
 mod train;
 #[cfg(feature = "training")]

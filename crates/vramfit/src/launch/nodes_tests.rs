@@ -29,13 +29,19 @@ fn deepseek(engine: Engine) -> EstimateInput {
 fn vllm_over_two_nodes_starts_a_ray_cluster_then_serves_from_the_head() {
     let l = launch_input(&deepseek(Engine::Vllm)).unwrap();
     assert_eq!(l.commands.len(), 3);
-    assert_eq!(l.commands[0], words(&["ray", "start", "--head", "--port", "6379"]));
+    assert_eq!(
+        l.commands[0],
+        words(&["ray", "start", "--head", "--port", "6379"])
+    );
     assert_eq!(
         l.commands[1],
         words(&["ray", "start", "--address", "HEAD_IP:6379"])
     );
     let serve = &l.commands[2];
-    assert_eq!(serve[..3], words(&["vllm", "serve", "deepseek-ai/DeepSeek-V3"]));
+    assert_eq!(
+        serve[..3],
+        words(&["vllm", "serve", "deepseek-ai/DeepSeek-V3"])
+    );
     for pair in [
         ["--tensor-parallel-size", "8"],
         ["--pipeline-parallel-size", "2"],
@@ -44,7 +50,11 @@ fn vllm_over_two_nodes_starts_a_ray_cluster_then_serves_from_the_head() {
         assert!(serve.windows(2).any(|w| w == pair), "{pair:?} in {serve:?}");
     }
     assert!(l.script.starts_with("# on node 0 of 2 (the head)\nray start --head --port 6379\n# on node 1 of 2 (a worker)\nray start --address HEAD_IP:6379\n# on node 0 of 2 (the head)\nvllm serve"), "{}", l.script);
-    assert!(l.notes.iter().any(|n| n.en.contains("HEAD_IP is the head node's address")));
+    assert!(
+        l.notes
+            .iter()
+            .any(|n| n.en.contains("HEAD_IP is the head node's address"))
+    );
 }
 
 #[test]

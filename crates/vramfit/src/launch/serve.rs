@@ -128,7 +128,11 @@ pub(super) fn vllm(w: &Workload, l: &mut Builder) -> Result<()> {
         // which places the tp × pp workers on every node's GPUs (vLLM's distributed serving
         // guide; `ray start --head`, `ray start --address` as Ray's CLI spells them).
         a.set(Setting::NodePlace, "ray");
-        l.command_on(0, nodes, words(&["ray", "start", "--head", "--port", RAY_PORT]));
+        l.command_on(
+            0,
+            nodes,
+            words(&["ray", "start", "--head", "--port", RAY_PORT]),
+        );
         let head = alloc::format!("HEAD_IP:{RAY_PORT}");
         for node in 1..nodes {
             l.command_on(node, nodes, words(&["ray", "start", "--address", &head]));
@@ -231,8 +235,12 @@ pub(super) fn trtllm(w: &Workload, l: &mut Builder) -> Result<()> {
         return Err(crate::input_error!(
             Unsupported,
             "gpus",
-            ["no launch written for trtllm-serve over {nodes} nodes: it starts under MPI or Slurm with one rank per GPU"],
-            ["不为跨 {nodes} 个节点的 trtllm-serve 写启动命令：它在 MPI 或 Slurm 下以每 GPU 一个进程启动"],
+            [
+                "no launch written for trtllm-serve over {nodes} nodes: it starts under MPI or Slurm with one rank per GPU"
+            ],
+            [
+                "不为跨 {nodes} 个节点的 trtllm-serve 写启动命令：它在 MPI 或 Slurm 下以每 GPU 一个进程启动"
+            ],
             "the GPUs of one node (gpus up to gpus_per_node) for a written launch",
             "要写出启动命令，GPU 数不超过一个节点（gpus 不超过 gpus_per_node）",
         ));

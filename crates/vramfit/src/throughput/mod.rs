@@ -32,9 +32,9 @@ mod text;
 mod training;
 
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
 mod nodes_tests;
+#[cfg(test)]
+mod tests;
 
 pub use device::{Device, link_bytes_per_s};
 pub use efficiency::Efficiency;

@@ -238,7 +238,9 @@ fn handover(w: &super::inference::Working, p: &Phase) -> FormulaText {
     let eff = num(efficiency::LINK_EFFICIENCY, 2);
     let t = time(p.handover_s);
     text!(
-        [" + {n} pipeline hand-over(s) between nodes × ({latency} + {bytes} / ({link} × {eff})) = {t}"],
+        [
+            " + {n} pipeline hand-over(s) between nodes × ({latency} + {bytes} / ({link} × {eff})) = {t}"
+        ],
         [" + {n} 次节点间流水线交接 ×（{latency} + {bytes} /（{link} × {eff}））= {t}"]
     )
 }

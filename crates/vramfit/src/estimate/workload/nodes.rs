@@ -26,7 +26,9 @@ impl EstimateInput {
                 "gpus_per_node",
                 ["{gpus} GPUs do not fill whole nodes of {g}"],
                 ["{gpus} 个 GPU 填不满每节点 {g} 个 GPU 的整数个节点"],
-                ["a node size that divides the {gpus} GPUs (tp × pp × dp), or gpus a multiple of {g}"],
+                [
+                    "a node size that divides the {gpus} GPUs (tp × pp × dp), or gpus a multiple of {g}"
+                ],
                 ["能整除 {gpus} 个 GPU（tp × pp × dp）的每节点 GPU 数，或 gpus 为 {g} 的倍数"],
             ));
         }
@@ -94,7 +96,9 @@ mod tests {
         assert_eq!(node_link("200Gbps").unwrap(), 25_000_000_000);
         assert_eq!(node_link(" 50 GB/s").unwrap(), 50_000_000_000);
         assert_eq!(node_link("3.2Tbit/s").unwrap(), 400_000_000_000);
-        for bad in ["400", "400Gb", "0.5Gb/s", "9Tb/s", "NaNGb/s", "-1Gb/s", "400Xb/s", "fast"] {
+        for bad in [
+            "400", "400Gb", "0.5Gb/s", "9Tb/s", "NaNGb/s", "-1Gb/s", "400Xb/s", "fast",
+        ] {
             let e = node_link(bad).unwrap_err();
             assert_eq!(e.field, "node_link", "{bad}");
             assert!(e.accepted.contains("1Gb/s to 8Tb/s"), "{bad}");
@@ -115,9 +119,16 @@ mod tests {
         // 12 GPUs on nodes of 8 leave one node half used: refused, naming the field.
         let e = input(12.0, None).resolve_nodes(12).unwrap_err();
         assert_eq!(e.field, "gpus_per_node");
-        assert!(e.problem.contains("12 GPUs do not fill whole nodes of 8"), "{}", e.problem);
+        assert!(
+            e.problem.contains("12 GPUs do not fill whole nodes of 8"),
+            "{}",
+            e.problem
+        );
         for g in [0.0, 65.0, 2.5, f64::NAN] {
-            assert_eq!(input(8.0, Some(g)).resolve_nodes(8).unwrap_err().field, "gpus_per_node");
+            assert_eq!(
+                input(8.0, Some(g)).resolve_nodes(8).unwrap_err().field,
+                "gpus_per_node"
+            );
         }
     }
 }
