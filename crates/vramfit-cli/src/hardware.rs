@@ -195,10 +195,7 @@ impl PlanFlags {
             &self.provider,
             self.limit as f64,
         )
-        .map(|o| PlanOptions {
-            max_nodes: self.max_nodes.clamp(1, 64),
-            ..o
-        })
+        .and_then(|o| o.with_max_nodes(f64::from(self.max_nodes)))
     }
 }
 
@@ -312,7 +309,7 @@ pub fn recommend_with<F: Fn(Layout, &Gpu) -> Bytes>(
     }
     if options.is_empty() {
         return Ok(format!(
-            "No offer fits on up to {} GPUs per node and {} nodes. Reduce memory (quantization, LoRA, ZeRO offload) or allow more GPUs (--max-gpus) or nodes (--max-nodes).\n",
+            "No offer fits on up to {} GPUs per node and {} node(s). Reduce memory (quantization, LoRA, ZeRO offload) or allow more GPUs (--max-gpus) or nodes (--max-nodes).\n",
             opts.max_gpus_per_node, opts.max_nodes
         ));
     }

@@ -3515,6 +3515,11 @@ export interface RecommendOptions {
    */
   max_gpus?: number;
   /**
+   * Most nodes (servers of one multi-GPU offer, tensor parallel inside, pipeline across) a
+   * layout spans where one server holds none, 1 to 64 (default 4).
+   */
+  max_nodes?: number;
+  /**
    * Only these providers (platform ids); empty means all.
    */
   provider?: string[];

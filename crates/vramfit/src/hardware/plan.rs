@@ -268,6 +268,28 @@ impl PlanOptions {
     }
 }
 
+impl PlanOptions {
+    /// These options with `max_nodes` as a person gives it (the CLI's `--max-nodes`, the npm
+    /// package's `max_nodes`): a whole number from 1 to 64, else an error naming `max_nodes`.
+    pub fn with_max_nodes(self, max_nodes: f64) -> crate::Result<PlanOptions> {
+        if !(max_nodes.is_finite()
+            && libm::trunc(max_nodes) == max_nodes
+            && (1.0..=64.0).contains(&max_nodes))
+        {
+            return Err(crate::InputError::new(
+                crate::ErrorKind::OutOfRange,
+                "max_nodes",
+                alloc::format!("{max_nodes}"),
+                "1 to 64 nodes",
+            ));
+        }
+        Ok(PlanOptions {
+            max_nodes: max_nodes as u32,
+            ..self
+        })
+    }
+}
+
 /// One way to run the job, with its price.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]

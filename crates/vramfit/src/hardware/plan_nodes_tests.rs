@@ -100,3 +100,21 @@ fn no_servers_combined_without_a_network_or_beyond_max_nodes() {
         .is_empty()
     );
 }
+
+#[test]
+fn max_nodes_outside_1_to_64_is_refused_by_name() {
+    for bad in [0.0, 65.0, 2.5, f64::NAN, -1.0] {
+        let e = PlanOptions::default().with_max_nodes(bad).unwrap_err();
+        assert_eq!(
+            (e.field.as_str(), e.accepted.as_str()),
+            ("max_nodes", "1 to 64 nodes")
+        );
+    }
+    assert_eq!(
+        PlanOptions::default()
+            .with_max_nodes(2.0)
+            .unwrap()
+            .max_nodes,
+        2
+    );
+}
