@@ -443,9 +443,10 @@ pub fn plan<F: Fn(Layout, &Gpu) -> Bytes>(
             n *= 2;
         }
         // Where one server holds no layout, k servers of this offer, tensor parallel inside each
-        // and pipeline across: only a multi-GPU offer on a platform that states a network
-        // between its instances, each server paid for.
-        if done.is_empty() && unit >= 2 && networked(&offer.provider) {
+        // and pipeline across: only a multi-GPU offer whose whole server is a node the options
+        // allow (`max_gpus_per_node`), on a platform that states a network between its
+        // instances, each server paid for.
+        if done.is_empty() && unit >= 2 && unit <= max_node && networked(&offer.provider) {
             for k in 2..=options.max_nodes.min(64) {
                 let layout = Layout::across_nodes(k, unit);
                 if push(layout, gpu.memory, k * unit, f64::from(k) * price, None) {
