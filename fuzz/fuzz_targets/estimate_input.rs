@@ -227,6 +227,8 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
         mem_fraction_static: opt_num(u)?,
         cuda_graph_max_bs: opt_num(u)?,
         ep: num(u)?,
+        gpus_per_node: opt_num(u)?,
+        node_link: text(u, &["400Gb/s", "50GB/s", "0Gb/s", "9Tb/s", "NaN Gb/s", "400"])?,
         free_gpu_memory_fraction: opt_num(u)?,
         engine_version: text(u, &["0.19", "0.6.4", "v0.8.5.post1", "0.34", "0.x", ""])?,
         enable_lora: u.arbitrary()?,

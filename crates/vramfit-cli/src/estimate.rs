@@ -112,9 +112,18 @@ pub struct EstimateFlags {
     /// none, cpu or nvme.
     #[arg(long, value_enum, default_value = "none")]
     pub offload: OffloadArg,
-    /// GPUs in total [default: tp × pp, one model copy].
-    #[arg(long, allow_negative_numbers = true)]
+    /// GPUs in total [default: tp × pp, one model copy; with --nodes, nodes × --gpus-per-node].
+    #[arg(long, allow_negative_numbers = true, conflicts_with = "nodes")]
     pub gpus: Option<f64>,
+    /// Nodes (servers) the run spans, 1 to 1024: --gpus is nodes × --gpus-per-node. Tensor parallel inside a node, pipeline (expert, data) parallel across.
+    #[arg(long, allow_negative_numbers = true)]
+    pub nodes: Option<f64>,
+    /// GPUs in one node, 1 to 64 [default: 8, an HGX or DGX server].
+    #[arg(long, allow_negative_numbers = true)]
+    pub gpus_per_node: Option<f64>,
+    /// The network between nodes per GPU and per direction, with its unit, bits or bytes (400Gb/s, 200Gbps, 50GB/s), 1Gb/s to 8Tb/s [default: 400Gb/s, InfiniBand NDR with one adapter per GPU].
+    #[arg(long)]
+    pub node_link: Option<String>,
     /// Tensor-parallel size.
     #[arg(long, allow_negative_numbers = true, default_value_t = 1.0)]
     pub tp: f64,
@@ -401,6 +410,25 @@ impl EstimateFlags {
         self.run_and_hub().map(|(input, _)| input)
     }
 
+    /// `--gpus`, or `--nodes` × `--gpus-per-node` (8 unless given).
+    fn total_gpus(&self) -> Result<Option<f64>, vramfit::InputError> {
+        let Some(n) = self.nodes else {
+            return Ok(self.gpus);
+        };
+        if !(n.is_finite() && n.trunc() == n && (1.0..=1024.0).contains(&n)) {
+            return Err(vramfit::InputError::new(
+                vramfit::ErrorKind::OutOfRange,
+                "nodes",
+                format!("{n} nodes"),
+                "a whole number of nodes from 1 to 1024",
+            ));
+        }
+        let per_node = self
+            .gpus_per_node
+            .unwrap_or(vramfit::estimate::DEFAULT_GPUS_PER_NODE as f64);
+        Ok(Some(n * per_node))
+    }
+
     /// [`Self::resolve`] without requiring a model.
     fn run_and_hub(&self) -> Result<(EstimateInput, Option<HubModel>), Failure> {
         let mut input = EstimateInput {
@@ -438,7 +466,7 @@ impl EstimateFlags {
             qlora: self.qlora,
             zero: self.zero,
             offload: self.offload.into(),
-            gpus: self.gpus,
+            gpus: self.total_gpus()?,
             tp: self.tp,
             pp: self.pp,
             gpu: self.gpu.clone(),
@@ -460,6 +488,8 @@ impl EstimateFlags {
             mem_fraction_static: self.mem_fraction_static,
             cuda_graph_max_bs: self.cuda_graph_max_bs,
             ep: self.ep,
+            gpus_per_node: self.gpus_per_node,
+            node_link: self.node_link.clone(),
             free_gpu_memory_fraction: self.free_gpu_memory_fraction,
             engine_version: self.engine_version.clone(),
             enable_lora: self.enable_lora,

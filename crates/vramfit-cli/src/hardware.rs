@@ -174,6 +174,9 @@ pub struct PlanFlags {
     /// Most GPUs in one node.
     #[arg(long, default_value_t = 8)]
     max_gpus: u32,
+    /// Most nodes (servers of one offer, tensor parallel inside, pipeline across) a layout spans where one server holds none, 1 to 64.
+    #[arg(long, default_value_t = vramfit::hardware::DEFAULT_MAX_NODES)]
+    max_nodes: u32,
     /// Only these providers (platform ids, repeatable).
     #[arg(long)]
     provider: Vec<String>,
@@ -192,6 +195,7 @@ impl PlanFlags {
             &self.provider,
             self.limit as f64,
         )
+        .and_then(|o| o.with_max_nodes(f64::from(self.max_nodes)))
     }
 }
 
@@ -305,8 +309,8 @@ pub fn recommend_with<F: Fn(Layout, &Gpu) -> Bytes>(
     }
     if options.is_empty() {
         return Ok(format!(
-            "No offer fits on up to {} GPUs per node. Reduce memory (quantization, LoRA, ZeRO offload) or allow more GPUs (--max-gpus).\n",
-            opts.max_gpus_per_node
+            "No offer fits on up to {} GPUs per node and {} node(s). Reduce memory (quantization, LoRA, ZeRO offload) or allow more GPUs (--max-gpus) or nodes (--max-nodes).\n",
+            opts.max_gpus_per_node, opts.max_nodes
         ));
     }
     let mut t = String::new();

@@ -384,6 +384,7 @@ pub fn recommend(
         &o.provider,
         o.limit,
     )
+    .and_then(|p| p.with_max_nodes(o.max_nodes))
     .map_err(js_err)?;
     let base = est::estimate(&input).map_err(js_err)?;
     let options: Vec<PlanOption> = hw::plan(

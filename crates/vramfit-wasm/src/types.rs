@@ -24,6 +24,9 @@ pub struct RecommendOptions {
     pub spot: bool,
     /// Most GPUs in one node, 1 to 64 (default 8).
     pub max_gpus: f64,
+    /// Most nodes (servers of one multi-GPU offer, tensor parallel inside, pipeline across) a
+    /// layout spans where one server holds none, 1 to 64 (default 4).
+    pub max_nodes: f64,
     /// Only these providers (platform ids); empty means all.
     pub provider: Vec<String>,
     /// Return at most this many options; 0 means all (default 15).
@@ -40,6 +43,7 @@ impl Default for RecommendOptions {
             cny_per_usd: None,
             spot: false,
             max_gpus: 8.0,
+            max_nodes: 4.0,
             provider: Vec::new(),
             limit: 15.0,
             per_job: None,

@@ -944,6 +944,10 @@ export interface Estimate {
    */
   gpus: number;
   /**
+   * Nodes those GPUs fill, of `gpus_per_node` each (1: one server).
+   */
+  nodes: number;
+  /**
    * The parts, with formulas.
    */
   components: Component[];
@@ -1199,6 +1203,20 @@ export interface EstimateInput {
    * 1 for none.
    */
   ep?: number;
+  /**
+   * GPUs in one node (server), 1 to 64: a layout of `gpus` over more than one node is
+   * `gpus / gpus_per_node` nodes of this many, tensor parallel inside a node (NVLink) and
+   * pipeline, expert and data parallel across nodes (the network). Memory is per GPU either
+   * way; the speed counts the hand-overs and all-reduces that cross the network. Default 8
+   * (an HGX or DGX server's eight).
+   */
+  gpus_per_node?: number | null;
+  /**
+   * The network between nodes, per GPU and per direction, as a rate with its unit
+   * (`400Gb/s`, `50GB/s`), 1 Gb/s to 8 Tb/s. Default 400 Gb/s: InfiniBand NDR, one 400 Gb/s
+   * adapter per GPU (8 × 400 Gb/s per node, as DGX H100 and the clouds' H100 clusters).
+   */
+  node_link?: string | null;
   /**
    * TensorRT-LLM `kv_cache_config.free_gpu_memory_fraction` (`trtllm-serve
    * --kv_cache_free_gpu_memory_fraction`, 0.01 to 1): the share of the memory left after its
@@ -2123,6 +2141,11 @@ export interface Layout {
    * The kind of layout.
    */
   kind: ParallelKind;
+  /**
+   * Nodes (servers) the GPUs fill: 1, or `k` rented servers with tensor parallel inside each
+   * and pipeline parallel across them (`Layout::across_nodes`).
+   */
+  nodes: number;
 }
 
 /**
@@ -3590,6 +3613,11 @@ export interface RecommendOptions {
    * Most GPUs in one node, 1 to 64 (default 8).
    */
   max_gpus?: number;
+  /**
+   * Most nodes (servers of one multi-GPU offer, tensor parallel inside, pipeline across) a
+   * layout spans where one server holds none, 1 to 64 (default 4).
+   */
+  max_nodes?: number;
   /**
    * Only these providers (platform ids); empty means all.
    */

@@ -30,6 +30,8 @@ mod layout;
 pub mod matrix;
 pub mod mig;
 mod plan;
+#[cfg(test)]
+mod plan_nodes_tests;
 pub mod spot;
 pub mod tiers;
 
@@ -42,7 +44,7 @@ pub use catalog::{
     offers, platforms,
 };
 pub use layout::{layout_input, layout_required_bytes};
-pub use plan::{Layout, ParallelKind, PlanOption, PlanOptions, plan};
+pub use plan::{DEFAULT_MAX_NODES, Layout, ParallelKind, PlanOption, PlanOptions, plan};
 
 // The generated tables (see the module documentation; the GPUs' is `crate::gpu`'s). The paths
 // are relative to `src/`, the folder of this file.

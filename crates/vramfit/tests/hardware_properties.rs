@@ -59,7 +59,10 @@ proptest! {
         prop_assert!(got.windows(2).all(|w| w[0].price_per_hour <= w[1].price_per_hour));
         for o in &got {
             prop_assert!(o.per_gpu_bytes <= o.usable_bytes);
-            prop_assert!(o.count <= max.max(1) && o.count >= 1);
+            // At most `max` GPUs in each node, on at most `max_nodes` nodes.
+            let nodes = o.parallelism.nodes;
+            prop_assert!(nodes >= 1 && nodes <= opts.max_nodes);
+            prop_assert!(o.count <= max.max(1) * nodes && o.count >= 1);
             prop_assert!(o.price_per_hour.is_finite() && o.price_per_hour > 0.0);
             prop_assert!(o.parallelism.kind != ParallelKind::Data);
         }

@@ -21,8 +21,14 @@ use crate::i18n::Lang;
 use crate::state::{Action, AppState};
 use crate::{use_app, use_catalog};
 
-/// A layout in the page's language (`1 GPU` is words; `TP=4` is notation).
+/// A layout in the page's language (`1 GPU` and `2 nodes × 8 GPUs` are words; `TP=4` is
+/// notation).
 fn layout_text(lang: Lang, l: &Layout) -> String {
+    if l.nodes > 1 {
+        let per_node = (l.gpus / l.nodes).to_string();
+        let (n, tp, pp) = (l.nodes.to_string(), l.tp.to_string(), l.pp.to_string());
+        return lang.f(key!("fit.nodes"), &[&n, &per_node, &tp, &pp]);
+    }
     match l.kind {
         ParallelKind::Single => lang.t(key!("fit.one_gpu")).to_string(),
         _ => l.describe(),

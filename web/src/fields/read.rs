@@ -88,6 +88,8 @@ fn set(input: &mut EstimateInput, key: &str, v: &str) -> Result<(), InputError> 
         "tp" => input.tp = num()?,
         "pp" => input.pp = num()?,
         "ep" => input.ep = num()?,
+        "gpus_per_node" => input.gpus_per_node = opt()?,
+        "node_link" => input.node_link = text(),
         "gpu_memory_utilization" => input.gpu_memory_utilization = num()?,
         "mem_fraction_static" => input.mem_fraction_static = opt()?,
         "free_gpu_memory_fraction" => input.free_gpu_memory_fraction = opt()?,

@@ -117,6 +117,43 @@ pub(super) mod tests {
                 },
             ]);
         }
+        out.extend(node_shapes());
+        out
+    }
+
+    /// Runs over two nodes of eight H100s (last, so that the shapes before keep their numbers
+    /// in the snapshots): DeepSeek-V3 at tp 8 × pp 2 (one hand-over crossing), at tp 16 (a
+    /// tensor group across nodes), on RoCE at 200 Gb/s, served by vLLM and SGLang.
+    fn node_shapes() -> Vec<EstimateInput> {
+        let mut out = Vec::new();
+        for engine in [Engine::Vllm, Engine::Sglang] {
+            let serve = EstimateInput {
+                mode: Mode::Serve,
+                engine,
+                ..base(
+                    Some("deepseek-ai/DeepSeek-V3"),
+                    None,
+                    Some("h100-sxm5-80gb"),
+                )
+            };
+            out.extend([
+                EstimateInput {
+                    tp: 8.0,
+                    pp: 2.0,
+                    ..serve.clone()
+                },
+                EstimateInput {
+                    tp: 16.0,
+                    ..serve.clone()
+                },
+                EstimateInput {
+                    tp: 8.0,
+                    pp: 2.0,
+                    node_link: Some("200Gb/s".into()),
+                    ..serve
+                },
+            ]);
+        }
         out
     }
 

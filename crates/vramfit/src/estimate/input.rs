@@ -423,6 +423,16 @@ pub struct EstimateInput {
     /// SGLang `--ep-size`; TensorRT-LLM `--ep_size`): the routed experts divided over `ep` GPUs.
     /// 1 for none.
     pub ep: f64,
+    /// GPUs in one node (server), 1 to 64: a layout of `gpus` over more than one node is
+    /// `gpus / gpus_per_node` nodes of this many, tensor parallel inside a node (NVLink) and
+    /// pipeline, expert and data parallel across nodes (the network). Memory is per GPU either
+    /// way; the speed counts the hand-overs and all-reduces that cross the network. Default 8
+    /// (an HGX or DGX server's eight).
+    pub gpus_per_node: Option<f64>,
+    /// The network between nodes, per GPU and per direction, as a rate with its unit
+    /// (`400Gb/s`, `50GB/s`), 1 Gb/s to 8 Tb/s. Default 400 Gb/s: InfiniBand NDR, one 400 Gb/s
+    /// adapter per GPU (8 × 400 Gb/s per node, as DGX H100 and the clouds' H100 clusters).
+    pub node_link: Option<String>,
     /// TensorRT-LLM `kv_cache_config.free_gpu_memory_fraction` (`trtllm-serve
     /// --kv_cache_free_gpu_memory_fraction`, 0.01 to 1): the share of the memory left after its
     /// start-up profile that becomes the KV cache. Default 0.9.
@@ -604,6 +614,8 @@ impl Default for EstimateInput {
             mem_fraction_static: None,
             cuda_graph_max_bs: None,
             ep: 1.0,
+            gpus_per_node: None,
+            node_link: None,
             free_gpu_memory_fraction: None,
             engine_version: None,
             enable_lora: false,

@@ -111,6 +111,7 @@ mod llamacpp_split;
 mod llamacpp_split_tests;
 #[cfg(test)]
 mod llamacpp_tests;
+mod nodes;
 mod ollama;
 mod ollama_tags;
 mod output;
@@ -147,6 +148,9 @@ pub use input::{
     Precision, RlAlgorithm, Rollout, SplitMode, Stack,
 };
 pub use llamacpp::LLAMACPP_CONTEXT;
+pub use nodes::{
+    DEFAULT_GPUS_PER_NODE, DEFAULT_NODE_LINK_BYTES_PER_S, Nodes, handover_bytes_per_token,
+};
 pub use ollama::{OLLAMA_BATCH, OLLAMA_MINIMUM_MEMORY};
 pub use ollama_tags::{
     OllamaModel, OllamaName, OllamaTag, default_tag_of, is_ollama_name, ollama_models,

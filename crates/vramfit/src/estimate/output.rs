@@ -284,6 +284,8 @@ pub struct Estimate {
     pub nvme_bytes: Bytes,
     /// GPUs the figures are per.
     pub gpus: u64,
+    /// Nodes those GPUs fill, of `gpus_per_node` each (1: one server).
+    pub nodes: u64,
     /// The parts, with formulas.
     pub components: Vec<Component>,
     /// The guide's quick estimate.

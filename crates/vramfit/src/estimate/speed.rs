@@ -202,6 +202,9 @@ impl Run<'_> {
             output_tokens: self.new_tokens,
             tp: u32_of(self.tp),
             pp: u32_of(self.pp),
+            node_link_bytes_per_s: self.nodes.link_bytes_per_s,
+            tp_across_nodes: self.nodes.tp_crosses(self.tp),
+            pp_node_crossings: u32_of(self.nodes.pp_crossings(self.tp, self.pp, self.dp)),
             // Nothing in CPU memory unless `offload_input` puts it there.
             ..InferenceInput::default()
         }

@@ -334,6 +334,7 @@ fn block(e: &Estimate, name: &str) -> String {
         cpu_bytes,
         nvme_bytes,
         gpus,
+        nodes,
         components,
         quick,
         differences,
@@ -383,6 +384,9 @@ fn block(e: &Estimate, name: &str) -> String {
     w.line(format!("recommended {}", size(*recommended_bytes)));
     w.line(format!("required {}", size(*required_bytes)));
     let mut kv = format!("gpus={gpus} kv_bytes_per_token={kv_bytes_per_token}");
+    if *nodes > 1 {
+        let _ = write!(kv, " nodes={nodes}");
+    }
     if kv_cache_tokens.is_some() || max_concurrency.is_some() || max_concurrency_exact.is_some() {
         let _ = write!(
             kv,

@@ -32,6 +32,9 @@ pub fn layout_input(input: &EstimateInput, layout: Layout, on: &Gpu) -> Option<E
                 gpus: Some(f64::from(layout.gpus)),
                 tp: f64::from(layout.tp),
                 pp: f64::from(layout.pp),
+                // One server, or each of several servers its share (memory is per GPU either
+                // way; the estimate's speed counts the hand-overs between servers).
+                gpus_per_node: Some(f64::from(layout.gpus / layout.nodes.max(1))),
                 ..input
             }
         }

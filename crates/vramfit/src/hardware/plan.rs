@@ -44,7 +44,20 @@ pub struct Layout {
     pub zero_stage: u8,
     /// The kind of layout.
     pub kind: ParallelKind,
+    /// Nodes (servers) the GPUs fill: 1, or `k` rented servers with tensor parallel inside each
+    /// and pipeline parallel across them ([`Layout::across_nodes`]).
+    #[cfg_attr(feature = "serde", serde(default = "one_node"))]
+    pub nodes: u32,
 }
+
+/// A layout's nodes where a JSON layout names none.
+#[cfg(feature = "serde")]
+fn one_node() -> u32 {
+    1
+}
+
+/// Nodes the planner tries at most where one does not hold the run ([`PlanOptions::max_nodes`]).
+pub const DEFAULT_MAX_NODES: u32 = 4;
 
 impl Layout {
     /// One GPU, no parallelism.
@@ -54,6 +67,7 @@ impl Layout {
         pp: 1,
         zero_stage: 0,
         kind: ParallelKind::Single,
+        nodes: 1,
     };
 
     /// The layouts the planner tries on `n` GPUs of one node.
@@ -72,6 +86,7 @@ impl Layout {
             pp: 1,
             zero_stage: 0,
             kind: ParallelKind::Tensor,
+            nodes: 1,
         });
         v.push(Layout {
             gpus: n,
@@ -79,6 +94,7 @@ impl Layout {
             pp: n,
             zero_stage: 0,
             kind: ParallelKind::Pipeline,
+            nodes: 1,
         });
         let mut tp = 2;
         while tp < n {
@@ -89,6 +105,7 @@ impl Layout {
                     pp: n / tp,
                     zero_stage: 0,
                     kind: ParallelKind::TensorPipeline,
+                    nodes: 1,
                 });
             }
             tp *= 2;
@@ -99,12 +116,37 @@ impl Layout {
             pp: 1,
             zero_stage: 3,
             kind: ParallelKind::Zero3,
+            nodes: 1,
         });
         v
     }
 
-    /// Short human description: `TP=4`, `TP=2 × PP=2`, `ZeRO-3 × 8`, `1 GPU`.
+    /// `nodes` servers of `per_node` GPUs as vLLM's and SGLang's users lay them out: tensor
+    /// parallel over each server's GPUs (NVLink), pipeline parallel across the servers (the
+    /// network), one stage per server.
+    pub fn across_nodes(nodes: u32, per_node: u32) -> Layout {
+        Layout {
+            gpus: nodes * per_node,
+            tp: per_node,
+            pp: nodes,
+            zero_stage: 0,
+            kind: ParallelKind::TensorPipeline,
+            nodes,
+        }
+    }
+
+    /// Short human description: `TP=4`, `TP=2 × PP=2`, `ZeRO-3 × 8`, `1 GPU`; over several
+    /// nodes `2 nodes × 8 GPUs: TP=8 × PP=2`.
     pub fn describe(&self) -> String {
+        if self.nodes > 1 {
+            let per_node = self.gpus / self.nodes.max(1);
+            return alloc::format!(
+                "{} nodes × {per_node} GPUs: TP={} × PP={}",
+                self.nodes,
+                self.tp,
+                self.pp
+            );
+        }
         match self.kind {
             ParallelKind::Single => "1 GPU".into(),
             ParallelKind::Tensor => alloc::format!("TP={}", self.tp),
@@ -115,6 +157,12 @@ impl Layout {
             ParallelKind::Mig => "MIG slice".into(),
         }
     }
+}
+
+/// [`PlanOptions::max_nodes`] where a JSON request names none.
+#[cfg(feature = "serde")]
+fn default_max_nodes() -> u32 {
+    DEFAULT_MAX_NODES
 }
 
 /// Options of [`plan`].
@@ -128,6 +176,11 @@ pub struct PlanOptions {
     /// Most GPUs in one node (layouts of 1, 2, 4, … up to this, and up to the offer's own
     /// GPU count, are tried).
     pub max_gpus_per_node: u32,
+    /// Most nodes (rented servers of one offer) a layout spans where one server does not hold
+    /// the run: `k` servers of a multi-GPU offer on a platform with a network between its
+    /// instances, at `k` times its price (default [`DEFAULT_MAX_NODES`]).
+    #[cfg_attr(feature = "serde", serde(default = "default_max_nodes"))]
+    pub max_nodes: u32,
     /// Include spot offers.
     pub include_spot: bool,
     /// Include MIG and vGPU slices.
@@ -144,6 +197,7 @@ impl Default for PlanOptions {
             currency: Currency::Usd,
             cny_per_usd: crate::hardware::exchange_rate().cny_per_usd,
             max_gpus_per_node: 8,
+            max_nodes: DEFAULT_MAX_NODES,
             include_spot: false,
             include_slices: true,
             providers: Vec::new(),
@@ -205,10 +259,33 @@ impl PlanOptions {
             currency: Currency::parse("currency", currency)?,
             cny_per_usd: rate.cny_per_usd,
             max_gpus_per_node: max_gpus as u32,
+            max_nodes: DEFAULT_MAX_NODES,
             include_spot,
             include_slices: true,
             providers: providers.to_vec(),
             limit: limit as usize,
+        })
+    }
+}
+
+impl PlanOptions {
+    /// These options with `max_nodes` as a person gives it (the CLI's `--max-nodes`, the npm
+    /// package's `max_nodes`): a whole number from 1 to 64, else an error naming `max_nodes`.
+    pub fn with_max_nodes(self, max_nodes: f64) -> crate::Result<PlanOptions> {
+        if !(max_nodes.is_finite()
+            && libm::trunc(max_nodes) == max_nodes
+            && (1.0..=64.0).contains(&max_nodes))
+        {
+            return Err(crate::InputError::new(
+                crate::ErrorKind::OutOfRange,
+                "max_nodes",
+                alloc::format!("{max_nodes}"),
+                "1 to 64 nodes",
+            ));
+        }
+        Ok(PlanOptions {
+            max_nodes: max_nodes as u32,
+            ..self
         })
     }
 }
@@ -247,6 +324,14 @@ pub struct PlanOption {
     pub reference_estimate: bool,
 }
 
+/// Whether the platform `provider` states a network between its GPU instances (InfiniBand,
+/// RoCE, EFA: its `network_gbps`), so that servers of its offers can run one job together.
+fn networked(provider: &str) -> bool {
+    crate::hardware::platforms()
+        .iter()
+        .any(|p| p.id == provider && p.network_gbps > 0)
+}
+
 /// Ranks every way to run a job on the offers, cheapest first.
 ///
 /// `per_gpu` gives the memory one GPU needs in a layout on the offer's GPU (the estimator, as a
@@ -255,7 +340,9 @@ pub struct PlanOption {
 /// the slice's usable memory; a whole-card offer is tried with 1 GPU, then with 2, 4, … up to
 /// `max_gpus_per_node` GPUs under tensor, pipeline, tensor × pipeline and ZeRO-3 layouts, on
 /// one rented unit: a layout of `n` GPUs needs an offer whose machine has `count >= n` GPUs
-/// (one node; `n` separate 1-GPU rentals are never combined), and the whole unit is paid for
+/// (one node; `n` separate 1-GPU rentals are never combined; where no layout of one server
+/// fits, `k` servers of a multi-GPU offer on a networked platform, up to `max_nodes`, as
+/// [`Layout::across_nodes`]), and the whole unit is paid for
 /// (a 2-GPU layout on an 8-GPU server rents 8). For each offer and
 /// kind only the smallest fitting GPU count is kept, and a layout is dropped when another of
 /// the same offer uses fewer GPUs for no more money (or the same GPUs for less). A layout the
@@ -354,6 +441,18 @@ pub fn plan<F: Fn(Layout, &Gpu) -> Bytes>(
                 }
             }
             n *= 2;
+        }
+        // Where one server holds no layout, k servers of this offer, tensor parallel inside each
+        // and pipeline across: only a multi-GPU offer whose whole server is a node the options
+        // allow (`max_gpus_per_node`), on a platform that states a network between its
+        // instances, each server paid for.
+        if done.is_empty() && unit >= 2 && unit <= max_node && networked(&offer.provider) {
+            for k in 2..=options.max_nodes.min(64) {
+                let layout = Layout::across_nodes(k, unit);
+                if push(layout, gpu.memory, k * unit, f64::from(k) * price, None) {
+                    break;
+                }
+            }
         }
     }
     // Drop options dominated on their own offer: another layout of the same offer uses no more

@@ -76,6 +76,12 @@ pub(crate) enum Setting {
     MaxLoraRank,
     /// vLLM `--max-cpu-loras`.
     MaxCpuLoras,
+    /// The nodes the run spans (SGLang's and vLLM's `--nnodes`).
+    Nodes,
+    /// Where this node sits in the cluster (`--node-rank`, `--dist-init-addr`, vLLM's
+    /// `--master-addr`, `--master-port`, `--headless`, `--distributed-executor-backend`): read,
+    /// and the same for every node's estimate.
+    NodePlace,
 }
 
 /// A flag: its names, what it sets, whether a value follows it.
@@ -120,6 +126,15 @@ pub(crate) const VLLM: &[Flag] = &[
     v(&["--max-loras"], Setting::MaxLoras),
     v(&["--max-lora-rank"], Setting::MaxLoraRank),
     v(&["--max-cpu-loras"], Setting::MaxCpuLoras),
+    // Over several nodes: Ray's executor (the cluster `ray start` made), or vLLM's own
+    // multi-node launcher (`ParallelConfig.nnodes`, `node_rank`, `master_addr`,
+    // `master_port`; `--headless` on the nodes that serve no API).
+    v(&["--distributed-executor-backend"], Setting::NodePlace),
+    v(&["--nnodes"], Setting::Nodes),
+    v(&["--node-rank"], Setting::NodePlace),
+    v(&["--master-addr"], Setting::NodePlace),
+    v(&["--master-port"], Setting::NodePlace),
+    switch(&["--headless"], Setting::NodePlace),
 ];
 
 /// `python -m sglang.launch_server --model-path MODEL`: SGLang 0.5.23's spellings first
@@ -161,6 +176,13 @@ pub(crate) const SGLANG: &[Flag] = &[
     v(&["--kv-cache-dtype"], Setting::KvDtype),
     v(&["--dtype"], Setting::Dtype),
     v(&["--quantization"], Setting::Quantization),
+    // Over several nodes (`ServerArgs.nnodes`, `node_rank`, `dist_init_addr`).
+    v(&["--nnodes"], Setting::Nodes),
+    v(&["--node-rank"], Setting::NodePlace),
+    v(
+        &["--dist-init-addr", "--nccl-init-addr"],
+        Setting::NodePlace,
+    ),
 ];
 
 /// `trtllm-serve MODEL`.

@@ -11,6 +11,8 @@
 
 mod flags;
 mod local;
+#[cfg(test)]
+mod nodes_tests;
 mod read;
 mod serve;
 #[cfg(test)]
@@ -134,6 +136,9 @@ pub(crate) struct Builder {
     env: Vec<EnvVar>,
     commands: Vec<Vec<String>>,
     notes: Vec<LaunchNote>,
+    /// The node each command runs on, for a run over several nodes: `(node, nodes)` by the
+    /// command's index; the script says it in a comment above the command.
+    nodes: Vec<(usize, u64, u64)>,
 }
 
 impl Builder {
@@ -163,12 +168,17 @@ impl Builder {
     pub(crate) fn command(&mut self, argv: Vec<String>) {
         self.commands.push(argv);
     }
+    /// A command run on node `node` (from 0) of `nodes`.
+    pub(crate) fn command_on(&mut self, node: u64, nodes: u64, argv: Vec<String>) {
+        self.nodes.push((self.commands.len(), node, nodes));
+        self.commands.push(argv);
+    }
     pub(crate) fn note(&mut self, en: String, zh: String) {
         self.notes.push(LaunchNote { en, zh });
     }
 
     fn finish(self) -> Launch {
-        let script = script(&self.files, &self.env, &self.commands);
+        let script = script(&self.files, &self.env, &self.commands, &self.nodes);
         Launch {
             files: self.files,
             env: self.env,
@@ -181,7 +191,13 @@ impl Builder {
 
 /// The POSIX shell text of a launch. A command's words go one flag to a line (a flag and its
 /// value together), continued with `\`, as people paste them.
-fn script(files: &[LaunchFile], env: &[EnvVar], commands: &[Vec<String>]) -> String {
+/// A command on a node of several is preceded by a comment naming the node.
+fn script(
+    files: &[LaunchFile],
+    env: &[EnvVar],
+    commands: &[Vec<String>],
+    nodes: &[(usize, u64, u64)],
+) -> String {
     let mut s = String::new();
     for f in files {
         // A quoted delimiter: the file's text is taken as it is, no expansion.
@@ -190,7 +206,11 @@ fn script(files: &[LaunchFile], env: &[EnvVar], commands: &[Vec<String>]) -> Str
     for e in env {
         s += &alloc::format!("export {}={}\n", e.name, quote(&e.value));
     }
-    for argv in commands {
+    for (i, argv) in commands.iter().enumerate() {
+        if let Some((_, node, of)) = nodes.iter().find(|n| n.0 == i) {
+            let role = if *node == 0 { "the head" } else { "a worker" };
+            s += &alloc::format!("# on node {node} of {of} ({role})\n");
+        }
         s += &command_text(argv);
         s.push('\n');
     }

@@ -104,6 +104,8 @@ struct Reader {
     /// vLLM's data-parallel size and its expert-parallel switch, applied at the end.
     dp: f64,
     expert_parallel: bool,
+    /// `--nnodes`, applied at the end (0: not given).
+    nodes: f64,
     /// A GGUF file's type, from its name (llama.cpp).
     file_type: Option<GgufFileType>,
     /// llama.cpp's `--cpu-moe`: every block's experts, once the model's blocks are known.
@@ -252,6 +254,9 @@ impl Reader {
             Setting::MaxLoras => i.max_loras = Some(number(flag, value)?),
             Setting::MaxLoraRank => i.max_lora_rank = Some(number(flag, value)?),
             Setting::MaxCpuLoras => i.max_cpu_loras = Some(number(flag, value)?),
+            Setting::Nodes => self.nodes = number(flag, value)?,
+            // The same run on every node: where this one sits changes no figure.
+            Setting::NodePlace => {}
             Setting::FlashAttn => {
                 i.attention = match value {
                     "on" | "1" | "true" => AttentionImpl::Flash,
@@ -293,6 +298,18 @@ impl Reader {
         if self.dp > 1.0 {
             i.gpus = Some(i.tp * i.pp * self.dp);
         }
+        // `--nnodes N`: the GPUs of tp × pp × dp fill N nodes, each its share; a count they
+        // do not divide into is listed as not read.
+        if self.nodes > 1.0 {
+            let per_node = i.tp * i.pp * self.dp.max(1.0) / self.nodes;
+            if per_node >= 1.0 && libm::trunc(per_node) == per_node {
+                i.gpus_per_node = Some(per_node);
+            } else {
+                let n = crate::units::number_text(self.nodes);
+                self.not_read.extend([String::from("--nnodes"), n]);
+            }
+        }
+        let i = &mut self.input;
         // llama.cpp's `-ts` names a share per GPU: that many GPUs (unless `-sm none` keeps one).
         if i.tensor_split.len() > 1 && i.split_mode != SplitMode::None {
             i.gpus = Some(i.tensor_split.len() as f64);

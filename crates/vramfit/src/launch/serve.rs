@@ -122,8 +122,49 @@ pub(super) fn vllm(w: &Workload, l: &mut Builder) -> Result<()> {
         a.set(Setting::MaxLoraRank, lora.max_lora_rank);
         a.set(Setting::MaxCpuLoras, lora.max_cpu_loras);
     }
+    let nodes = w.nodes.nodes;
+    if nodes > 1 {
+        // Ray's cluster over the nodes, then `vllm serve` on the head with Ray's executor,
+        // which places the tp × pp workers on every node's GPUs (vLLM's distributed serving
+        // guide; `ray start --head`, `ray start --address` as Ray's CLI spells them).
+        a.set(Setting::NodePlace, "ray");
+        l.command_on(
+            0,
+            nodes,
+            words(&["ray", "start", "--head", "--port", RAY_PORT]),
+        );
+        let head = alloc::format!("HEAD_IP:{RAY_PORT}");
+        for node in 1..nodes {
+            l.command_on(node, nodes, words(&["ray", "start", "--address", &head]));
+        }
+        l.command_on(0, nodes, a.done());
+        head_note(l, nodes, w.nodes.gpus_per_node);
+        return Ok(());
+    }
     l.command(a.done());
     Ok(())
+}
+
+/// Ray's port on the head node (Ray's default).
+const RAY_PORT: &str = "6379";
+
+/// SGLang's address for its processes to meet on the head node (its docs' example port).
+const SGLANG_INIT_PORT: &str = "5000";
+
+fn words(w: &[&str]) -> Vec<String> {
+    w.iter().map(|w| w.to_string()).collect()
+}
+
+/// The note of a launch over several nodes: the head's address the user puts in.
+fn head_note(l: &mut Builder, nodes: u64, per_node: u64) {
+    l.note(
+        alloc::format!(
+            "Over {nodes} nodes of {per_node} GPUs: run each command on the node its comment names, the head's first; HEAD_IP is the head node's address on the network between the nodes (InfiniBand or RoCE), which you put in."
+        ),
+        alloc::format!(
+            "跨 {nodes} 个节点、每节点 {per_node} 个 GPU：每条命令在其注释指明的节点上运行，头节点先运行；HEAD_IP 是头节点在节点间网络（InfiniBand 或 RoCE）上的地址，由你填入。"
+        ),
+    );
 }
 
 /// `python -m sglang.launch_server --model-path MODEL …`.
@@ -156,6 +197,26 @@ pub(super) fn sglang(w: &Workload, l: &mut Builder) -> Result<()> {
     if let Some(q) = online_quantization(w, p.quantization, true, l) {
         a.set(Setting::Quantization, q);
     }
+    let nodes = w.nodes.nodes;
+    if nodes > 1 {
+        // The same command on every node but its rank (SGLang's multi-node guide: `--nnodes`,
+        // `--node-rank`, `--dist-init-addr` the head's address).
+        a.set(Setting::Nodes, nodes);
+        let one = a.done();
+        let init = alloc::format!("HEAD_IP:{SGLANG_INIT_PORT}");
+        for node in 0..nodes {
+            let mut argv = one.clone();
+            argv.extend([
+                String::from("--node-rank"),
+                node.to_string(),
+                String::from("--dist-init-addr"),
+                init.clone(),
+            ]);
+            l.command_on(node, nodes, argv);
+        }
+        head_note(l, nodes, w.nodes.gpus_per_node);
+        return Ok(());
+    }
     l.command(a.done());
     Ok(())
 }
@@ -167,6 +228,23 @@ pub(super) const TRTLLM_OPTIONS: &str = "extra-llm-api-options.yaml";
 /// graphs off, which have no flag of their own.
 pub(super) fn trtllm(w: &Workload, l: &mut Builder) -> Result<()> {
     let p = checkpoint(w)?;
+    let nodes = w.nodes.nodes;
+    if nodes > 1 {
+        // TensorRT-LLM spans nodes under MPI or Slurm (`mpirun` / `srun` with one rank per
+        // GPU and `trtllm-llmapi-launch`), a cluster's own launcher, not a line of its own.
+        return Err(crate::input_error!(
+            Unsupported,
+            "gpus",
+            [
+                "no launch written for trtllm-serve over {nodes} nodes: it starts under MPI or Slurm with one rank per GPU"
+            ],
+            [
+                "不为跨 {nodes} 个节点的 trtllm-serve 写启动命令：它在 MPI 或 Slurm 下以每 GPU 一个进程启动"
+            ],
+            "the GPUs of one node (gpus up to gpus_per_node) for a written launch",
+            "要写出启动命令，GPU 数不超过一个节点（gpus 不超过 gpus_per_node）",
+        ));
+    }
     let mut a = Args::new(flags::TRTLLM, &["trtllm-serve", p.id]);
     a.set_unless(Setting::Tp, w.tp, 1);
     a.set_unless(Setting::Pp, w.pp, 1);

@@ -85,6 +85,13 @@ pub struct InferenceInput {
     pub host_link_bytes_per_s: u64,
     /// llama.cpp's ubatch (`-ub`): op offload copies the weights once per ubatch.
     pub ubatch: u32,
+    /// The network between nodes, per GPU and per direction, bytes per second (required when
+    /// anything crosses it; 0 on one node).
+    pub node_link_bytes_per_s: u64,
+    /// The tensor-parallel groups span nodes: their all-reduces run at the network's pace.
+    pub tp_across_nodes: bool,
+    /// Pipeline hand-overs of one pass that cross the network between nodes.
+    pub pp_node_crossings: u32,
 }
 
 /// The speed of an inference run: every figure finite and non-negative.
@@ -163,6 +170,13 @@ pub(super) struct Phase {
     pub allreduce_s: f64,
     /// Bytes one all-reduce moves per GPU.
     pub allreduce_bytes: f64,
+    /// Time of the pipeline hand-overs that cross the network between nodes.
+    pub handover_s: f64,
+    /// Bytes one such hand-over sends per GPU.
+    pub handover_bytes: f64,
+    /// The link the all-reduces run over, per direction, bytes per second: the GPUs' own, or
+    /// the network between nodes where a tensor group spans nodes.
+    pub allreduce_link: f64,
     /// Fixed time: per layer and per step.
     pub fixed_s: f64,
     /// The part run from CPU memory (llama.cpp's offload; zero without).
@@ -322,10 +336,33 @@ impl Shape<'_> {
         } else {
             0.0
         };
+        // A ring over nodes goes at its slowest hop: each GPU's share of the network.
+        let node_link = i.node_link_bytes_per_s as f64;
+        let allreduce_link = if i.tp_across_nodes {
+            self.link.min(node_link)
+        } else {
+            self.link
+        };
         let allreduce_s = if i.tp > 1 {
             2.0 * layers
                 * (efficiency::ALLREDUCE_LATENCY_S
-                    + allreduce_bytes / (self.link * efficiency::LINK_EFFICIENCY))
+                    + allreduce_bytes / (allreduce_link * efficiency::LINK_EFFICIENCY))
+        } else {
+            0.0
+        };
+        // Pipeline hand-overs between nodes ([`crate::estimate::handover_bytes_per_token`]):
+        // the hidden states and the residual, each rank its 1/tp share, over its own adapter.
+        // Those inside a node go over NVLink and are within the fixed costs fitted.
+        let crossings = f64::from(i.pp_node_crossings);
+        let handover_bytes = if crossings > 0.0 {
+            tokens * 2.0 * f64::from(i.hidden) * ACTIVATION_BYTES / tp
+        } else {
+            0.0
+        };
+        let handover_s = if crossings > 0.0 {
+            crossings
+                * (efficiency::ALLREDUCE_LATENCY_S
+                    + handover_bytes / (node_link * efficiency::LINK_EFFICIENCY))
         } else {
             0.0
         };
@@ -342,9 +379,16 @@ impl Shape<'_> {
             experts_touched,
             allreduce_s,
             allreduce_bytes,
+            handover_s,
+            handover_bytes,
+            allreduce_link,
             fixed_s,
             offload,
-            total_s: compute_s.max(memory_s) + allreduce_s + fixed_s + offload.total_s(),
+            total_s: compute_s.max(memory_s)
+                + allreduce_s
+                + handover_s
+                + fixed_s
+                + offload.total_s(),
         }
     }
 }
@@ -408,6 +452,24 @@ fn validate(i: &InferenceInput) -> Result<()> {
             ],
             "the host memory's bandwidth, from 0.1 GB/s to 100 TB/s",
             "主机内存带宽，0.1 GB/s 到 100 TB/s"
+        ));
+    }
+    if (i.tp_across_nodes || i.pp_node_crossings > 0)
+        && !(1e8..=1e13).contains(&(i.node_link_bytes_per_s as f64))
+    {
+        return Err(input_error!(
+            OutOfRange,
+            "node_link_bytes_per_s",
+            [
+                "is {} B/s while the run crosses nodes",
+                crate::units::number_text(i.node_link_bytes_per_s as f64)
+            ],
+            [
+                "为 {} B/s，而运行跨越了节点",
+                crate::units::number_text(i.node_link_bytes_per_s as f64)
+            ],
+            "the network between nodes per GPU, from 0.1 GB/s to 10 TB/s",
+            "每 GPU 的节点间网络带宽，0.1 GB/s 到 10 TB/s"
         ));
     }
     if i.windowed_layers > i.layers {

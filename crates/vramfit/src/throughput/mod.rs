@@ -32,6 +32,8 @@ mod text;
 mod training;
 
 #[cfg(test)]
+mod nodes_tests;
+#[cfg(test)]
 mod tests;
 
 pub use device::{Device, link_bytes_per_s};

@@ -179,13 +179,21 @@ fn rest(w: &super::inference::Working, p: &Phase) -> FormulaText {
         fixed_en.push_str(&format!(" + {step} per step"));
         fixed_zh.push_str(&format!(" + 每步 {step}"));
     }
+    let handover = handover(w, p);
+    fixed_en.insert_str(0, &handover.en);
+    fixed_zh.insert_str(0, &handover.zh);
     if i.tp > 1 {
         let latency = time(efficiency::ALLREDUCE_LATENCY_S);
         let bytes = mb(p.allreduce_bytes);
-        let link = gb_s(w.link);
+        let link = gb_s(p.allreduce_link);
         let eff = num(efficiency::LINK_EFFICIENCY, 2);
         let t = time(p.allreduce_s);
-        let assumed = if w.link_assumed {
+        let assumed = if i.tp_across_nodes {
+            text!(
+                [" (between nodes: tp spans them)"],
+                ["（节点间：tp 跨越节点）"]
+            )
+        } else if w.link_assumed {
             text!(
                 [" (link unknown: PCIe 4.0 x16)"],
                 ["（互联未知：按 PCIe 4.0 x16）"]
@@ -216,6 +224,25 @@ fn rest(w: &super::inference::Working, p: &Phase) -> FormulaText {
             String::new()
         },
     }
+}
+
+/// The pipeline hand-overs that cross the network between nodes (empty on one node).
+fn handover(w: &super::inference::Working, p: &Phase) -> FormulaText {
+    let n = w.input.pp_node_crossings;
+    if n == 0 {
+        return FormulaText::default();
+    }
+    let latency = time(efficiency::ALLREDUCE_LATENCY_S);
+    let bytes = mb(p.handover_bytes);
+    let link = gb_s(w.input.node_link_bytes_per_s as f64);
+    let eff = num(efficiency::LINK_EFFICIENCY, 2);
+    let t = time(p.handover_s);
+    text!(
+        [
+            " + {n} pipeline hand-over(s) between nodes × ({latency} + {bytes} / ({link} × {eff})) = {t}"
+        ],
+        [" + {n} 次节点间流水线交接 ×（{latency} + {bytes} /（{link} × {eff}））= {t}"]
+    )
 }
 
 /// A phase's time: the slower of memory and compute, then the rest.

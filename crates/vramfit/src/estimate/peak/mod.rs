@@ -89,6 +89,7 @@ impl Run<'_> {
         let gpu_layers = self.speed_gpu_layers(ollama.as_ref());
         #[cfg(feature = "speed")]
         self.speed_note(&mut parts, t.cpu_layers, gpu_layers);
+        self.nodes_note(&mut parts);
         let differences = self.differences(&quick, &parts);
         let tokens = parts.serve_tokens;
         // To the hundredth, as vLLM logs it (and a short decimal survives any JSON reader).
@@ -126,6 +127,7 @@ impl Run<'_> {
             cpu_bytes: Bytes::new(t.cpu),
             nvme_bytes: Bytes::new(t.nvme),
             gpus: self.dp * self.tp * self.pp,
+            nodes: self.nodes.nodes,
             components: parts.comps,
             quick,
             differences,

@@ -12,6 +12,7 @@ mod gpus;
 mod host;
 mod lora;
 mod model;
+mod nodes;
 mod regimes;
 mod serving;
 mod sharding;
@@ -139,6 +140,8 @@ pub struct Workload {
     pub max_running_requests: Option<u64>,
     /// Expert parallel size (1: none).
     pub ep: u64,
+    /// The nodes the GPUs fill and the network between them.
+    pub nodes: crate::estimate::Nodes,
     /// Ollama: the GGUF architecture of the library model (`llama` when the model is no library
     /// name), which picks Ollama's graph estimate.
     pub ollama_arch: &'static str,
@@ -264,6 +267,7 @@ impl EstimateInput {
         let zero = self.resolve_training()?;
         let arch = &model.arch;
         let par = self.resolve_parallel(arch)?;
+        let nodes = self.resolve_nodes(par.tp * par.pp * par.dp)?;
         #[cfg(feature = "training")]
         let sharding = self.resolve_sharding(arch, zero, &par)?;
         #[cfg(not(feature = "training"))]
@@ -327,6 +331,7 @@ impl EstimateInput {
             cuda_graph_max_bs: serving.cuda_graph_max_bs,
             max_running_requests: serving.max_running_requests,
             ep: par.ep,
+            nodes,
             ollama_arch: model.ollama_arch,
             ollama_tag: model.ollama_tag,
             num_gpu: llamacpp.num_gpu,
