@@ -141,7 +141,7 @@ pub use engine::{
 pub use hf_version::TransformersVersion;
 pub use input::{
     AttentionImpl, Checkpointing, Engine, EstimateInput, Logits, Loss, Mode, Offload, Optimizer,
-    Precision, RlAlgorithm, Rollout, Stack,
+    Precision, RlAlgorithm, Rollout, SpecMethod, Stack,
 };
 pub use llamacpp::LLAMACPP_CONTEXT;
 pub use ollama::{OLLAMA_BATCH, OLLAMA_MINIMUM_MEMORY};
@@ -180,7 +180,8 @@ pub use vllm::{
 pub use weights::{gguf_type, per_gpu_weight_bytes, per_gpu_weight_bytes_ep, tensor_bytes};
 pub use workload::{
     DEEPSPEED_DEFAULTS, DeepSpeedAuto, FromStack, Fsdp, FsdpVersion, GpuLookup, LoraSlots,
-    MAX_BATCH, MAX_SEQ, Megatron, ModelLookup, Regimes, Sharding, VLLM_LORA_FROM, VLLM_LORA_RANKS,
+    MAX_BATCH, MAX_SEQ, Megatron, ModelLookup, Regimes, Sharding, VLLM_LORA_FROM,
+    MAX_ACCEPTANCE, MAX_SPECULATIVE_TOKENS, Speculative, VLLM_LORA_RANKS,
     Workload, ZeroBucketSizes, lora_mask,
 };
 
