@@ -295,18 +295,10 @@ impl Run<'_> {
         let (global, local) = a.stage_layers(layers);
         // A hybrid's state layers keep no KV: the bytes per token are the attention layers'.
         let per_layer = per_token / (global + local).max(1);
-        // The drafter's layers join the full-attention group (vLLM gives every layer of a pool
-        // one page size): a draft layer wider than the target's counts every layer at its
-        // width, the safe side of vLLM's unified page size.
+        // The drafter's attention layers join the target's in the pool.
         let (draft_layers, draft_per_layer) =
             drafter.map_or((0, 0), |d| (d.kv_layers, d.kv_per_layer));
         let per_token = per_token.saturating_add(draft_layers.saturating_mul(draft_per_layer));
-        let per_layer = if draft_layers > 0 {
-            per_layer.max(draft_per_layer)
-        } else {
-            per_layer
-        };
-        let global = global + draft_layers;
         let state = self.state_figures(1, layers, super::super::state::StateLayout::Vllm);
         let state_per_layer = state.conv_per_layer + state.recurrent_per_layer;
         let state_blocks = state_per_layer.div_ceil((per_layer * VLLM_BLOCK).max(1));
@@ -315,6 +307,18 @@ impl Run<'_> {
         // type of its own beside the self-attention layers.
         let frames = self.encoder_stack().1;
         let cross = if frames > 0 { layers } else { 0 };
+        // Beside a target whose every layer attends to the whole context, vLLM keeps the
+        // drafter's layers in the one group of full attention (`UniformTypeKVCacheSpecs`, each
+        // layer its own width): one block holds 16 tokens of every layer, the bytes per token
+        // summed, shown as one layer of their width. Beside other layer kinds, the draft layers
+        // join the full-attention groups at the wider of the two widths: the safe side of
+        // vLLM's unified page size.
+        let uniform = local == 0 && cross == 0 && state.layers == 0;
+        let (global, per_layer) = match draft_layers {
+            0 => (global, per_layer),
+            _ if uniform => (1, per_token),
+            n => (global + n, per_layer.max(draft_per_layer)),
+        };
         let group_size = match (global, local.max(cross).max(state.layers)) {
             (0, n) | (n, 0) => n.max(1),
             (g, l) if g.max(l) * 4 < g.min(l) * 5 => g.max(l),

@@ -163,4 +163,15 @@ impl Run<'_> {
             zh!("投机解码（{method}，{k} 个 token）：草稿器的 {layers} 个注意力层从同一个 KV 池取缓存（每层每 token {per} B），池中可容纳的 token 因此减少；每步目标模型为每个运行中的序列验证 {verify} 个 token，计入 max_num_batched_tokens，其剖析运行已计入。EAGLE 头的 fc 按每张 GPU 各一份计入，EAGLE-3 头的输出层按目标模型的完整词表计入（词表更小的头占用更少）：偏安全的一侧。N-gram 草拟在 CPU 上运行。"),
         );
     }
+
+    /// The drafter's KV bytes per token on this GPU (0 without one): what each token of the
+    /// pool holds beside the target's.
+    pub(in crate::estimate) fn drafter_kv_per_token(&self) -> u64 {
+        self.vllm_drafter()
+            .map_or(0, |d| d.kv_layers.saturating_mul(d.kv_per_layer))
+    }
 }
+
+#[cfg(test)]
+#[path = "speculative_tests.rs"]
+mod tests;
