@@ -121,6 +121,8 @@ mod solve;
 mod speed;
 #[cfg(feature = "speed")]
 mod speed_offload;
+#[cfg(feature = "speed")]
+mod speed_speculative;
 mod state;
 #[cfg(test)]
 mod text_snapshot;

@@ -18,23 +18,23 @@ use crate::precision::Quantization;
 
 /// What the drafter holds on one GPU.
 #[derive(Clone, Copy)]
-pub(super) struct DrafterFigures {
+pub(in crate::estimate) struct DrafterFigures {
     /// The method.
-    pub(super) method: SpecMethod,
+    pub(in crate::estimate) method: SpecMethod,
     /// The drafter's parameters on this GPU (0 for n-grams).
-    pub(super) params: u64,
+    pub(in crate::estimate) params: u64,
     /// Its weights' bytes on this GPU.
-    pub(super) weights: u64,
+    pub(in crate::estimate) weights: u64,
     /// The proposer's persistent buffers.
-    pub(super) buffers: u64,
+    pub(in crate::estimate) buffers: u64,
     /// Its attention layers, each in the target's pool.
-    pub(super) kv_layers: u64,
+    pub(in crate::estimate) kv_layers: u64,
     /// KV bytes per token of one of them on this GPU.
-    pub(super) kv_per_layer: u64,
+    pub(in crate::estimate) kv_per_layer: u64,
     /// The drafter's hidden size (its buffers' width).
-    pub(super) hidden: u64,
+    pub(in crate::estimate) hidden: u64,
     /// Bytes per batched token of the integer and bool buffers.
-    pub(super) index_bytes: u64,
+    pub(in crate::estimate) index_bytes: u64,
 }
 
 impl DrafterFigures {
@@ -50,7 +50,7 @@ const INDEX_BYTES_PER_TOKEN: u64 = 24;
 
 impl Run<'_> {
     /// The drafter on this GPU, `None` without speculative decoding.
-    pub(super) fn vllm_drafter(&self) -> Option<DrafterFigures> {
+    pub(in crate::estimate) fn vllm_drafter(&self) -> Option<DrafterFigures> {
         let s: &Speculative = self.speculative.as_ref()?;
         let a = &self.arch;
         let tp = self.tp.max(1);
