@@ -135,7 +135,7 @@ impl Run<'_> {
             let (method, params, db, weights) = (d.method.name(), thousands(d.params), self.act_bytes(), b(d.weights));
             let (tokens, hidden, index, seqs, buffers, size) = (thousands(self.max_num_batched_tokens), thousands(d.hidden), d.index_bytes, thousands(self.max_num_seqs), b(d.buffers), b(d.bytes()));
             ["{method}: {params} parameters × {db} B = {weights}; + the proposer's buffers {tokens} batched tokens × (2 × {hidden} hidden × {db} B + {index} B of indices) + {seqs} sequences × 4 B = {buffers}; {size}"],
-            ["{method}：{params} 个参数 × {db} B = {weights}；+ 提议器缓冲 {tokens} 个批处理 token × (2 × {hidden} hidden × {db} B + {index} B 索引) + {seqs} 个序列 × 4 B = {buffers}；{size}"]
+            ["{method}：{params} 个参数 × {db} B = {weights}；+ 提议器缓冲 {tokens} 个批处理 token × (2 × {hidden} 隐藏维度 × {db} B + {index} B 索引) + {seqs} 个序列 × 4 B = {buffers}；{size}"]
         )
     }
 
