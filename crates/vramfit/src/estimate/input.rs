@@ -448,8 +448,10 @@ pub struct EstimateInput {
     /// vLLM `--speculative-config`'s `method`: speculative decoding (`ngram`, `draft_model`,
     /// `eagle`, `eagle3`). Absent: none.
     pub speculative_method: Option<SpecMethod>,
-    /// `--speculative-config`'s `model` for `draft_model`: the draft's preset id (the same
-    /// vocabulary as the target). With `speculative_method` `draft_model` only.
+    /// `--speculative-config`'s `model`: for `draft_model` the draft's preset id (the same
+    /// vocabulary as the target), required; for `eagle` and `eagle3` the head's repository
+    /// (e.g. `yuhuili/EAGLE-LLaMA3.1-Instruct-8B`), which the command names (the head's shape
+    /// is the target's); none for `ngram`.
     pub draft_model: Option<String>,
     /// `--speculative-config`'s `num_speculative_tokens`: tokens drafted per step, 1 to 16.
     /// Required with `speculative_method`.

@@ -182,9 +182,8 @@ pub use vllm::{
 pub use weights::{gguf_type, per_gpu_weight_bytes, per_gpu_weight_bytes_ep, tensor_bytes};
 pub use workload::{
     DEEPSPEED_DEFAULTS, DeepSpeedAuto, FromStack, Fsdp, FsdpVersion, GpuLookup, LoraSlots,
-    MAX_BATCH, MAX_SEQ, Megatron, ModelLookup, Regimes, Sharding, VLLM_LORA_FROM,
-    MAX_ACCEPTANCE, MAX_SPECULATIVE_TOKENS, Speculative, VLLM_LORA_RANKS,
-    Workload, ZeroBucketSizes, lora_mask,
+    MAX_ACCEPTANCE, MAX_BATCH, MAX_SEQ, MAX_SPECULATIVE_TOKENS, Megatron, ModelLookup, Regimes,
+    Sharding, Speculative, VLLM_LORA_FROM, VLLM_LORA_RANKS, Workload, ZeroBucketSizes, lora_mask,
 };
 
 use parts::{Formula, Parts, Run, ServePool, b};

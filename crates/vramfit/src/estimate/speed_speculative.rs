@@ -33,7 +33,7 @@ impl Run<'_> {
                     0
                 };
                 let (heads, head_dim) = match &s.draft {
-                    Some((_, arch)) => (arch.num_heads, arch.head_dim),
+                    Some(arch) => (arch.num_heads, arch.head_dim),
                     None => (a.num_heads, a.head_dim),
                 };
                 Some(InferenceInput {

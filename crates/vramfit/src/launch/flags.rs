@@ -70,6 +70,8 @@ pub(crate) enum Setting {
     MaxLoraRank,
     /// vLLM `--max-cpu-loras`.
     MaxCpuLoras,
+    /// vLLM `--speculative-config` (JSON).
+    SpeculativeConfig,
 }
 
 /// A flag: its names, what it sets, whether a value follows it.
@@ -114,6 +116,7 @@ pub(crate) const VLLM: &[Flag] = &[
     v(&["--max-loras"], Setting::MaxLoras),
     v(&["--max-lora-rank"], Setting::MaxLoraRank),
     v(&["--max-cpu-loras"], Setting::MaxCpuLoras),
+    v(&["--speculative-config"], Setting::SpeculativeConfig),
 ];
 
 /// `python -m sglang.launch_server --model-path MODEL`: SGLang 0.5.23's spellings first

@@ -13,6 +13,7 @@ mod flags;
 mod local;
 mod read;
 mod serve;
+mod speculative;
 #[cfg(test)]
 mod tests;
 #[cfg(feature = "training")]

@@ -233,6 +233,9 @@ impl Reader {
             Setting::MaxLoras => i.max_loras = Some(number(flag, value)?),
             Setting::MaxLoraRank => i.max_lora_rank = Some(number(flag, value)?),
             Setting::MaxCpuLoras => i.max_cpu_loras = Some(number(flag, value)?),
+            Setting::SpeculativeConfig => {
+                super::speculative::read(flag, value, i, &mut self.not_read)?;
+            }
             Setting::FlashAttn => {
                 i.attention = match value {
                     "on" | "1" | "true" => AttentionImpl::Flash,

@@ -69,7 +69,7 @@ impl Run<'_> {
         let (params, kv_layers, kv_per_layer, hidden) = match s.method {
             SpecMethod::Ngram => (0, 0, 0, 0),
             SpecMethod::DraftModel => {
-                let Some((_, d)) = &s.draft else {
+                let Some(d) = &s.draft else {
                     return None;
                 };
                 let bytes = crate::estimate::per_gpu_weight_bytes(
@@ -100,7 +100,12 @@ impl Run<'_> {
         };
         let weights = params.saturating_mul(db);
         // A draft model also keeps two bool masks of the batched tokens.
-        let index_bytes = INDEX_BYTES_PER_TOKEN + if s.method == SpecMethod::DraftModel { 2 } else { 0 };
+        let index_bytes = INDEX_BYTES_PER_TOKEN
+            + if s.method == SpecMethod::DraftModel {
+                2
+            } else {
+                0
+            };
         let buffers = if s.method == SpecMethod::Ngram {
             0
         } else {
@@ -155,7 +160,12 @@ impl Run<'_> {
         let Some(s) = self.speculative.as_ref() else {
             return;
         };
-        let (k, verify, layers, per) = (s.tokens, s.tokens + 1, d.kv_layers, thousands(d.kv_per_layer));
+        let (k, verify, layers, per) = (
+            s.tokens,
+            s.tokens + 1,
+            d.kv_layers,
+            thousands(d.kv_per_layer),
+        );
         let method = d.method.name();
         p.note(
             "vllm_speculative",

@@ -1,9 +1,7 @@
 //! Speculative decoding in vLLM, by hand.
 
 use crate::ErrorKind;
-use crate::estimate::{
-    ComponentKind, Engine, Estimate, EstimateInput, Mode, SpecMethod, estimate,
-};
+use crate::estimate::{ComponentKind, Engine, Estimate, EstimateInput, Mode, SpecMethod, estimate};
 
 /// Llama-3.1-8B served by vLLM on 79.19 GiB, bf16, max_model_len 8,192, 8,192 batched tokens,
 /// 256 sequences.
@@ -180,7 +178,7 @@ fn settings_are_checked_with_their_fields() {
     );
     assert_eq!(
         field(|i| {
-            i.speculative_method = Some(SpecMethod::Eagle);
+            i.speculative_method = Some(SpecMethod::Ngram);
             i.num_speculative_tokens = Some(2.0);
             i.draft_model = Some("meta-llama/Llama-3.2-1B".into());
         }),
@@ -254,5 +252,8 @@ fn the_speed_with_drafting_reads_the_acceptance_rate() {
     );
     let none = run(None);
     assert_eq!(none.speculative_decode_tokens_per_s, None);
-    assert_eq!(none.decode_tokens_per_s_per_sequence, t.decode_tokens_per_s_per_sequence);
+    assert_eq!(
+        none.decode_tokens_per_s_per_sequence,
+        t.decode_tokens_per_s_per_sequence
+    );
 }

@@ -19,10 +19,10 @@ mod speculative;
 pub use checks::lora_mask;
 pub use lora::{LoraSlots, VLLM_LORA_FROM, VLLM_LORA_RANKS};
 pub use regimes::{FromStack, Regimes};
-pub use speculative::{MAX_ACCEPTANCE, MAX_SPECULATIVE_TOKENS, Speculative};
 pub use sharding::{
     DEEPSPEED_DEFAULTS, DeepSpeedAuto, Fsdp, FsdpVersion, Megatron, Sharding, ZeroBucketSizes,
 };
+pub use speculative::{MAX_ACCEPTANCE, MAX_SPECULATIVE_TOKENS, Speculative};
 
 use super::{
     Checkpointing, Device, Engine, EstimateInput, Kernel, Logits, Mode, Offload, Optimizer,

@@ -22,8 +22,11 @@ pub const MAX_ACCEPTANCE: f64 = 0.99;
 pub struct Speculative {
     /// vLLM's method.
     pub method: SpecMethod,
-    /// `draft_model`'s preset id and its architecture (the other methods have none).
-    pub draft: Option<(String, Architecture)>,
+    /// `--speculative-config`'s `model`: the draft's preset id, or an EAGLE head's repository
+    /// (what the command names; the head's shape is the target's).
+    pub model: Option<String>,
+    /// `draft_model`'s architecture (the other methods have none).
+    pub draft: Option<Architecture>,
     /// `num_speculative_tokens`: k, the tokens drafted per step.
     pub tokens: u64,
     /// α, the chance the target accepts one drafted token, when given.
@@ -42,7 +45,10 @@ impl EstimateInput {
         let Some(method) = self.speculative_method else {
             for (field, given) in [
                 ("draft_model", self.draft_model.is_some()),
-                ("num_speculative_tokens", self.num_speculative_tokens.is_some()),
+                (
+                    "num_speculative_tokens",
+                    self.num_speculative_tokens.is_some(),
+                ),
                 ("acceptance_rate", self.acceptance_rate.is_some()),
             ] {
                 if given {
@@ -96,8 +102,9 @@ impl EstimateInput {
             }
             None => None,
         };
-        let draft = match (method, &self.draft_model) {
-            (SpecMethod::DraftModel, Some(id)) => Some(draft_preset(id.trim(), arch, models)?),
+        let model = self.draft_model.as_ref().map(|m| m.trim().to_string());
+        let draft = match (method, &model) {
+            (SpecMethod::DraftModel, Some(id)) => Some(draft_preset(id, arch, models)?),
             (SpecMethod::DraftModel, None) => {
                 return Err(input_error!(
                     Missing,
@@ -108,17 +115,18 @@ impl EstimateInput {
                     "与目标模型词表相同的预设模型 id，如 meta-llama/Llama-3.2-1B-Instruct",
                 ));
             }
-            (_, Some(_)) => {
+            (SpecMethod::Ngram, Some(_)) => {
                 return Err(input_error!(
                     Conflict,
                     "draft_model",
-                    ["{} drafts without a draft model", method.name()],
-                    ["{} 不使用草稿模型", method.name()],
-                    "speculative_method draft_model with draft_model, or no draft_model",
-                    "speculative_method 为 draft_model 时才给 draft_model",
+                    "ngram drafts from the context, without a model",
+                    "ngram 从上下文草拟，不使用模型",
+                    "no draft_model with ngram; a preset with draft_model, an EAGLE head's repository with eagle or eagle3",
+                    "ngram 不给 draft_model；draft_model 方法给预设，eagle 或 eagle3 给 EAGLE 头的仓库",
                 ));
             }
-            (_, None) => None,
+            // An EAGLE head's repository: named in the command, its shape the target's.
+            (_, Some(_)) | (_, None) => None,
         };
         if matches!(method, SpecMethod::Eagle | SpecMethod::Eagle3) && !plain_decoder(arch) {
             return Err(input_error!(
@@ -132,6 +140,7 @@ impl EstimateInput {
         }
         Ok(Some(Speculative {
             method,
+            model,
             draft,
             tokens,
             acceptance,
@@ -154,11 +163,7 @@ fn plain_decoder(a: &Architecture) -> bool {
 
 /// The draft's preset: known, a 16-bit checkpoint, a decoder with full attention, and the
 /// target's vocabulary (vLLM verifies drafted ids against the target's logits).
-fn draft_preset(
-    id: &str,
-    target: &Architecture,
-    models: ModelLookup<'_>,
-) -> Result<(String, Architecture)> {
+fn draft_preset(id: &str, target: &Architecture, models: ModelLookup<'_>) -> Result<Architecture> {
     let Some((_, draft, shipped)) = models(id) else {
         return Err(input_error!(
             UnknownModel,
@@ -190,5 +195,5 @@ fn draft_preset(
             "与目标模型词表相同（同一分词器）的草稿模型",
         ));
     }
-    Ok((id.to_string(), draft))
+    Ok(draft)
 }
