@@ -101,3 +101,11 @@ pub(super) fn read(
     }
     Ok(())
 }
+
+/// vLLM's `--speculative-config` JSON `value` read onto `input` (`method`, `model`,
+/// `num_speculative_tokens`): the keys it does not read, as `key=value`.
+pub fn read_speculative_config(value: &str, input: &mut EstimateInput) -> Result<Vec<String>> {
+    let mut not_read = Vec::new();
+    read("--speculative-config", value, input, &mut not_read)?;
+    Ok(not_read)
+}
