@@ -83,7 +83,7 @@ impl Run<'_> {
         let (verify_n, batch) = (k + 1, self.batch);
         #[cfg(feature = "en")]
         let en = alloc::format!(
-            "(1 − {alpha}^{verify_n}) / (1 − {alpha}) = {e} tokens per step ÷ (verification {verify} ms of {verify_n} tokens per sequence + {k} drafts × {draft} ms = {step} ms) = {per_seq} tokens/s per sequence (without drafting {plain}); × {batch} sequences = {tokens} tokens/s"
+            "(1 − {alpha}^{verify_n}) / (1 − {alpha}) = {e} tokens per step ÷ (verification {verify} ms of {verify_n} tokens per sequence + {k} drafts × {draft} ms = {step} ms) = {per_seq} tokens/s per sequence (without drafting {plain}); × {batch} sequence(s) = {tokens} tokens/s"
         );
         #[cfg(not(feature = "en"))]
         let en = String::new();
