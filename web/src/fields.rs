@@ -327,6 +327,10 @@ pub static FIELDS: &[Field] = &[
     Field::new("max_loras", Kind::OptNumber, Group::Serving),
     Field::new("max_lora_rank", Kind::OptNumber, Group::Serving),
     Field::new("max_cpu_loras", Kind::OptNumber, Group::Serving),
+    choice_field!("speculative_method", Serving: "", "ngram", "draft_model", "eagle", "eagle3"),
+    Field::new("draft_model", Kind::Text, Group::Serving),
+    Field::new("num_speculative_tokens", Kind::OptNumber, Group::Serving),
+    Field::new("acceptance_rate", Kind::OptNumber, Group::Serving),
     Field::new("ubatch", Kind::Number, Group::Serving),
     Field::new("gpu", Kind::Text, Group::Hardware),
     Field::new("gpu_memory", Kind::Text, Group::Hardware),
@@ -427,6 +431,10 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
         max_loras,
         max_lora_rank,
         max_cpu_loras,
+        speculative_method,
+        draft_model,
+        num_speculative_tokens,
+        acceptance_rate,
         ubatch,
         mem_fraction_static,
         free_gpu_memory_fraction,
@@ -514,6 +522,15 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
         ("max_loras", opt(*max_loras)),
         ("max_lora_rank", opt(*max_lora_rank)),
         ("max_cpu_loras", opt(*max_cpu_loras)),
+        (
+            "speculative_method",
+            speculative_method
+                .map_or("", vramfit::estimate::SpecMethod::name)
+                .to_string(),
+        ),
+        ("draft_model", draft_model.clone().unwrap_or_default()),
+        ("num_speculative_tokens", opt(*num_speculative_tokens)),
+        ("acceptance_rate", opt(*acceptance_rate)),
         ("gpu", gpu.clone().unwrap_or_default()),
         ("gpu_memory", gpu_memory.clone().unwrap_or_default()),
     ];
