@@ -44,17 +44,19 @@ impl DrafterFigures {
     }
 }
 
+/// The draft vocabulary most EAGLE-3 heads are trained with (`draft_vocab_size` in their
+/// config.json): a note says what such a head holds less than the count.
+const EAGLE3_DRAFT_VOCAB: u64 = 32_000;
+
 /// Bytes per batched token of the proposer's integer buffers: `input_ids` 4, `positions` 8,
 /// `arange` 4, `_slot_mapping_buffer` 8.
 const INDEX_BYTES_PER_TOKEN: u64 = 24;
 
 impl Run<'_> {
-    /// The drafter on this GPU, `None` without speculative decoding.
-    pub(in crate::estimate) fn vllm_drafter(&self) -> Option<DrafterFigures> {
-        let s: &Speculative = self.speculative.as_ref()?;
+    /// The drafter's parameters on one GPU when its layers are split over `tp` GPUs, its
+    /// attention layers, their KV bytes per token on this GPU and its hidden size.
+    fn drafter_shape(&self, s: &Speculative, tp: u64) -> Option<(u64, u64, u64, u64)> {
         let a = &self.arch;
-        let tp = self.tp.max(1);
-        let db = self.act_bytes();
         let h = a.hidden_size;
         let q = a.num_heads.saturating_mul(a.head_dim);
         let kv = a.num_kv_heads.saturating_mul(a.head_dim);
@@ -66,12 +68,10 @@ impl Run<'_> {
             (input * (q + 2 * kv) + q * h + mlp + bias).div_ceil(tp) + norms * h + fc * h * h
         };
         let target_kv = self.target_kv_per_layer(a.num_kv_heads, a.head_dim);
-        let (params, kv_layers, kv_per_layer, hidden) = match s.method {
+        Some(match s.method {
             SpecMethod::Ngram => (0, 0, 0, 0),
             SpecMethod::DraftModel => {
-                let Some(d) = &s.draft else {
-                    return None;
-                };
+                let d = s.draft.as_ref()?;
                 let bytes = crate::estimate::per_gpu_weight_bytes(
                     d,
                     self.dtype,
@@ -80,7 +80,7 @@ impl Run<'_> {
                     1,
                 );
                 (
-                    bytes / db,
+                    bytes / self.act_bytes(),
                     d.num_layers,
                     self.target_kv_per_layer(d.num_kv_heads, d.head_dim),
                     d.hidden_size,
@@ -97,7 +97,14 @@ impl Run<'_> {
                 target_kv,
                 h,
             ),
-        };
+        })
+    }
+
+    /// The drafter on this GPU, `None` without speculative decoding.
+    pub(in crate::estimate) fn vllm_drafter(&self) -> Option<DrafterFigures> {
+        let s: &Speculative = self.speculative.as_ref()?;
+        let db = self.act_bytes();
+        let (params, kv_layers, kv_per_layer, hidden) = self.drafter_shape(s, self.tp.max(1))?;
         let weights = params.saturating_mul(db);
         // A draft model also keeps two bool masks of the batched tokens.
         let index_bytes = INDEX_BYTES_PER_TOKEN
@@ -167,11 +174,44 @@ impl Run<'_> {
             thousands(d.kv_per_layer),
         );
         let method = d.method.name();
+        self.vllm_drafter_notes(s, d, p);
         p.note(
             "vllm_speculative",
             en!("Speculative decoding ({method}, {k} tokens): the drafter's {layers} attention layer(s) take their KV from the same pool ({per} B per token each), so the pool holds fewer tokens; each step the target verifies {verify} tokens per running sequence inside max_num_batched_tokens, whose profile run is counted. An EAGLE head's fc is counted on every GPU, and an EAGLE-3 head's LM head over the target's whole vocabulary (heads that draft from a smaller vocabulary hold less): the safe side. N-gram drafting runs on the CPU."),
             zh!("投机解码（{method}，{k} 个 token）：草稿器的 {layers} 个注意力层从同一个 KV 池取缓存（每层每 token {per} B），池中可容纳的 token 因此减少；每步目标模型为每个运行中的序列验证 {verify} 个 token，计入 max_num_batched_tokens，其剖析运行已计入。EAGLE 头的 fc 按每张 GPU 各一份计入，EAGLE-3 头的输出层按目标模型的完整词表计入（词表更小的头占用更少）：偏安全的一侧。N-gram 草拟在 CPU 上运行。"),
         );
+    }
+
+    /// What the drafter's count leaves out, in bytes: a smaller EAGLE-3 vocabulary, and the
+    /// whole drafter on every GPU with vLLM's `draft_tensor_parallel_size` 1.
+    #[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
+    fn vllm_drafter_notes(&self, s: &Speculative, d: &DrafterFigures, p: &mut Parts) {
+        let (tp, db) = (self.tp.max(1), self.act_bytes());
+        // EAGLE-3 heads mostly draft from a 32,000-token vocabulary (`draft_vocab_size`).
+        let vocab = self.arch.vocab_size;
+        if s.method == SpecMethod::Eagle3 && vocab > EAGLE3_DRAFT_VOCAB {
+            let rows = vocab - EAGLE3_DRAFT_VOCAB;
+            let less = b(rows
+                .saturating_mul(self.arch.hidden_size)
+                .div_ceil(tp)
+                .saturating_mul(db));
+            let (vocab, draft) = (thousands(vocab), thousands(EAGLE3_DRAFT_VOCAB));
+            p.note(
+                "vllm_eagle3_vocab",
+                en!("The EAGLE-3 head's LM head is counted over the target's {vocab} tokens; a head with draft_vocab_size {draft} in its config.json holds {less} less per GPU."),
+                zh!("EAGLE-3 头的输出层按目标模型的 {vocab} 个 token 计入；config.json 中 draft_vocab_size 为 {draft} 的头每张 GPU 少占 {less}。"),
+            );
+        }
+        // vLLM's draft_tensor_parallel_size 1 keeps the whole drafter on every GPU.
+        let whole = self.drafter_shape(s, 1).map_or(0, |w| w.0);
+        if tp > 1 && whole > d.params {
+            let more = b(whole.saturating_sub(d.params).saturating_mul(db));
+            p.note(
+                "vllm_speculative_tp",
+                en!("The drafter is counted split over the {tp} GPUs as the target is (draft_tensor_parallel_size {tp}); with draft_tensor_parallel_size 1 in --speculative-config every GPU holds all of it: {more} more per GPU, out of the pool."),
+                zh!("草稿器按与目标模型相同的方式切分到 {tp} 张 GPU 上计算（draft_tensor_parallel_size {tp}）；若 --speculative-config 中 draft_tensor_parallel_size 为 1，每张 GPU 都持有完整的草稿器：每张 GPU 多 {more}，从 KV 池中扣除。"),
+            );
+        }
     }
 
     /// The drafter's KV bytes per token on this GPU (0 without one): what each token of the

@@ -116,6 +116,26 @@ fn an_eagle3_head_fuses_three_layers_and_keeps_its_lm_head() {
     assert_eq!(drafter_bytes(&t), 434_651_136 * 2 + 134_415_360);
     // Per GPU at tp 2: 32 + 1 layers × 2 × 4 KV heads × 128 × 2 B.
     assert_eq!(t.kv_bytes_per_token, 33 * 2_048);
+    // The notes' figures: a 32,000-token draft vocabulary holds (128,256 − 32,000) × 4,096 ×
+    // 2 B / 2 = 394,264,576 B (376.00 MiB) less per GPU at tp 2; draft_tensor_parallel_size 1
+    // holds (818,954,240 − 434,651,136) × 2 B = 768,606,208 B (733.00 MiB) more.
+    let note = |key: &str| {
+        t.notes
+            .iter()
+            .find(|n| n.key == key)
+            .map(|n| n.en.clone())
+            .unwrap_or_default()
+    };
+    assert!(
+        note("vllm_eagle3_vocab").contains("376.00 MiB"),
+        "{}",
+        note("vllm_eagle3_vocab")
+    );
+    assert!(
+        note("vllm_speculative_tp").contains("733.00 MiB"),
+        "{}",
+        note("vllm_speculative_tp")
+    );
 }
 
 /// N-grams draft on the CPU: no GPU bytes, the pool as without speculation.
