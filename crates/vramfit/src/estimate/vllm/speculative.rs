@@ -175,10 +175,18 @@ impl Run<'_> {
         );
         let method = d.method.name();
         self.vllm_drafter_notes(s, d, p);
+        if d.method == SpecMethod::Ngram {
+            p.note(
+                "vllm_speculative",
+                en!("Speculative decoding (ngram, {k} tokens): n-grams of the context are drafted on the CPU, with no weights and no KV on the GPU; each step the target verifies {verify} tokens per running sequence inside max_num_batched_tokens, whose profile run is counted."),
+                zh!("投机解码（ngram，{k} 个 token）：在 CPU 上从上下文的 n-gram 草拟，GPU 上没有权重也没有 KV；每步目标模型为每个运行中的序列验证 {verify} 个 token，计入 max_num_batched_tokens，其剖析运行已计入。"),
+            );
+            return;
+        }
         p.note(
             "vllm_speculative",
-            en!("Speculative decoding ({method}, {k} tokens): the drafter's {layers} attention layer(s) take their KV from the same pool ({per} B per token each), so the pool holds fewer tokens; each step the target verifies {verify} tokens per running sequence inside max_num_batched_tokens, whose profile run is counted. An EAGLE head's fc is counted on every GPU, and an EAGLE-3 head's LM head over the target's whole vocabulary (heads that draft from a smaller vocabulary hold less): the safe side. N-gram drafting runs on the CPU."),
-            zh!("投机解码（{method}，{k} 个 token）：草稿器的 {layers} 个注意力层从同一个 KV 池取缓存（每层每 token {per} B），池中可容纳的 token 因此减少；每步目标模型为每个运行中的序列验证 {verify} 个 token，计入 max_num_batched_tokens，其剖析运行已计入。EAGLE 头的 fc 按每张 GPU 各一份计入，EAGLE-3 头的输出层按目标模型的完整词表计入（词表更小的头占用更少）：偏安全的一侧。N-gram 草拟在 CPU 上运行。"),
+            en!("Speculative decoding ({method}, {k} tokens): the drafter's {layers} attention layer(s) take their KV from the same pool ({per} B per token each), so the pool holds fewer tokens; each step the target verifies {verify} tokens per running sequence inside max_num_batched_tokens, whose profile run is counted. An EAGLE head's fc is counted on every GPU, and an EAGLE-3 head's LM head over the target's whole vocabulary: the safe side."),
+            zh!("投机解码（{method}，{k} 个 token）：草稿器的 {layers} 个注意力层从同一个 KV 池取缓存（每层每 token {per} B），池中可容纳的 token 因此减少；每步目标模型为每个运行中的序列验证 {verify} 个 token，计入 max_num_batched_tokens，其剖析运行已计入。EAGLE 头的 fc 按每张 GPU 各一份计入，EAGLE-3 头的输出层按目标模型的完整词表计入：偏安全的一侧。"),
         );
     }
 
