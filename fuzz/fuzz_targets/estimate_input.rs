@@ -9,7 +9,7 @@ use libfuzzer_sys::fuzz_target;
 use vramfit::Bytes;
 use vramfit::estimate::{
     AttentionImpl, Checkpointing, Engine, Estimate, EstimateInput, Logits, Loss, Mode, Offload,
-    Optimizer, Precision, RlAlgorithm, Rollout, SplitMode, Stack, estimate, largest_batch,
+    Optimizer, Precision, RlAlgorithm, Rollout, SpecMethod, SplitMode, Stack, estimate, largest_batch,
 };
 use vramfit::precision::{Dtype, GgufFileType, KvDtype, Quantization};
 
@@ -26,6 +26,15 @@ fn num(u: &mut Unstructured) -> Result<f64> {
 fn opt_num(u: &mut Unstructured) -> Result<Option<f64>> {
     Ok(if u.arbitrary()? { Some(num(u)?) } else { None })
 }
+
+/// Speculative decoding's `draft_model`: a draft preset, one of another vocabulary, an EAGLE
+/// head's repository, nothing.
+const DRAFTS: &[&str] = &[
+    "meta-llama/Llama-3.2-1B-Instruct",
+    "Qwen/Qwen3-4B",
+    "yuhuili/EAGLE-LLaMA3.1-Instruct-8B",
+    "",
+];
 
 fn text(u: &mut Unstructured, common: &[&str]) -> Result<Option<String>> {
     Ok(match u.int_in_range(0..=2u8)? {
@@ -235,6 +244,10 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
         max_loras: opt_num(u)?,
         max_lora_rank: opt_num(u)?,
         max_cpu_loras: opt_num(u)?,
+        speculative_method: maybe(u, &SpecMethod::ALL)?,
+        draft_model: text(u, DRAFTS)?,
+        num_speculative_tokens: opt_num(u)?,
+        acceptance_rate: opt_num(u)?,
         // Training regimes (part `regimes`).
         stack: maybe(u, &Stack::ALL)?,
         loss: maybe(u, &Loss::ALL)?,

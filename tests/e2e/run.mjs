@@ -827,6 +827,27 @@ test('the calculator shows the speed on its card, as `vramfit estimate` computes
   noProblems(page, 'problems');
 });
 
+test('vLLM speculative decoding: the drafter and the speed with drafting, as `vramfit estimate` computes them, in both languages', async () => {
+  const page = await watchedPage(await browser());
+  const q = 'mode=serve&engine=vllm&gpu=h100-sxm5-80gb&speculative_method=eagle&num_speculative_tokens=3&acceptance_rate=0.8';
+  const e = cli(cliArgs(q));
+  const drafter = e.components.find((c) => c.key === 'drafter');
+  assert(drafter, 'the CLI counts the drafter');
+  for (const lang of ['en', 'zh']) {
+    await go(page, `#/calc?lang=${lang}&${q}`, 'calc');
+    const row = page.locator('#speed tr[data-key="speculative_decode_tokens_per_s"]');
+    await row.waitFor();
+    eq(await page.getAttribute('tr[data-key="drafter"]', 'data-bytes'), String(drafter.bytes), `${lang}: the drafter's bytes`);
+    const t = e.throughput;
+    const x = t.speculative_decode_tokens_per_s;
+    const want = x >= 100 ? Math.round(x).toLocaleString('en-US') : x.toFixed(1);
+    eq(await row.locator('td.num').innerText(), `${want} tokens/s`, `${lang}: the batch's generation speed with drafting`);
+    const f = t.formulas.find((y) => y.key === 'speculative_decode_tokens_per_s');
+    eq(await row.locator('.formula').innerText(), lang === 'zh' ? f.zh : f.en, `${lang}: its working`);
+  }
+  noProblems(page, 'problems');
+});
+
 test('Which models fit lists what `vramfit fits` does, on the card and on every card', async () => {
   const page = await watchedPage(await browser());
   // No card yet: the view asks for one, and a card chosen here is the calculator's card.

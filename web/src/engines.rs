@@ -40,6 +40,26 @@ pub fn settings(runner: Runner) -> Vec<Setting> {
             ("max_loras", "--max-loras", key!("e.max_loras")),
             ("max_lora_rank", "--max-lora-rank", key!("e.max_lora_rank")),
             ("max_cpu_loras", "--max-cpu-loras", key!("e.max_cpu_loras")),
+            (
+                "speculative_method",
+                "--speculative-config method",
+                key!("e.speculative_method"),
+            ),
+            (
+                "draft_model",
+                "--speculative-config model",
+                key!("e.draft_model"),
+            ),
+            (
+                "num_speculative_tokens",
+                "--speculative-config num_speculative_tokens",
+                key!("e.num_speculative_tokens"),
+            ),
+            (
+                "acceptance_rate",
+                "draft acceptance rate",
+                key!("e.acceptance_rate"),
+            ),
         ],
         Runner::Sglang => &[
             ("max_num_seqs", "max_running_requests", key!("e.max_seqs")),

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use clap::{Args, ValueEnum};
 use vramfit::estimate::{
     AttentionImpl, Checkpointing, Engine, EstimateInput, Logits, Loss, Mode, Offload, Optimizer,
-    Precision, RlAlgorithm, Rollout, SplitMode, Stack,
+    Precision, RlAlgorithm, Rollout, SpecMethod, SplitMode, Stack,
 };
 use vramfit::hub::HubModel;
 use vramfit::precision::{Dtype, KvDtype, Quantization};
@@ -209,6 +209,21 @@ pub struct EstimateFlags {
     /// vLLM --max-cpu-loras: adapters cached in CPU memory, at least --max-loras; host memory, no GPU bytes [default: max_loras]. With --enable-lora.
     #[arg(long, allow_negative_numbers = true)]
     pub max_cpu_loras: Option<f64>,
+    /// vLLM --speculative-config's method: speculative decoding with ngram, draft_model, eagle or eagle3 (vLLM serving). The drafter's weights and buffers come out of the KV pool's budget and its attention layers share the pool.
+    #[arg(long)]
+    pub speculative_method: Option<SpecMethodArg>,
+    /// --speculative-config's model: the draft's preset id for draft_model (same vocabulary as the target, e.g. meta-llama/Llama-3.2-1B-Instruct); an EAGLE head's repository for eagle/eagle3, named in the launch command (its shape is the target's).
+    #[arg(long)]
+    pub draft_model: Option<String>,
+    /// --speculative-config's num_speculative_tokens: tokens drafted per step, 1 to 16. Required with --speculative-method.
+    #[arg(long, allow_negative_numbers = true)]
+    pub num_speculative_tokens: Option<f64>,
+    /// The chance the target accepts one drafted token, 0 to 0.99 (vLLM logs it as the draft acceptance rate): the speed with drafting, (1 - a^(k+1))/(1 - a) tokens per step.
+    #[arg(long, allow_negative_numbers = true)]
+    pub acceptance_rate: Option<f64>,
+    /// vLLM's own --speculative-config JSON, e.g. '{"method": "eagle", "model": "yuhuili/EAGLE-LLaMA3.1-Instruct-8B", "num_speculative_tokens": 3}': sets --speculative-method, --draft-model and --num-speculative-tokens (those flags, if given too, win).
+    #[arg(long)]
+    pub speculative_config: Option<String>,
     /// SGLang cuda_graph_max_bs, 1 to 4096 [default: by the card's memory and tp].
     #[arg(long, allow_negative_numbers = true)]
     pub cuda_graph_max_bs: Option<f64>,
@@ -378,6 +393,10 @@ value_enum!(StackArg => Stack {
 });
 value_enum!(RlArg => RlAlgorithm { Grpo = "grpo" => RlAlgorithm::Grpo, Ppo = "ppo" => RlAlgorithm::Ppo, Dpo = "dpo" => RlAlgorithm::Dpo });
 value_enum!(RolloutArg => Rollout { Colocate = "colocate" => Rollout::Colocate, Server = "server" => Rollout::Server, Hf = "hf" => Rollout::Hf });
+value_enum!(SpecMethodArg => SpecMethod {
+    Ngram = "ngram" => SpecMethod::Ngram, DraftModel = "draft_model" => SpecMethod::DraftModel,
+    Eagle = "eagle" => SpecMethod::Eagle, Eagle3 = "eagle3" => SpecMethod::Eagle3,
+});
 value_enum!(SplitModeArg => SplitMode { Layer = "layer" => SplitMode::Layer, None = "none" => SplitMode::None, Row = "row" => SplitMode::Row });
 value_enum!(OffloadArg => Offload { None = "none" => Offload::None, Cpu = "cpu" => Offload::Cpu, Nvme = "nvme" => Offload::Nvme });
 
@@ -496,6 +515,10 @@ impl EstimateFlags {
             max_loras: self.max_loras,
             max_lora_rank: self.max_lora_rank,
             max_cpu_loras: self.max_cpu_loras,
+            speculative_method: self.speculative_method.map(Into::into),
+            draft_model: self.draft_model.clone(),
+            num_speculative_tokens: self.num_speculative_tokens,
+            acceptance_rate: self.acceptance_rate,
             stack: self.stack.map(Into::into),
             loss: self.loss.map(Into::into),
             loss_chunks: self.loss_chunks,
@@ -575,6 +598,21 @@ impl EstimateFlags {
                 input.cards = vramfit::estimate::split_card_list(&g);
             } else {
                 input.gpu = Some(g);
+            }
+        }
+        if let Some(json) = &self.speculative_config {
+            // vLLM's JSON fills what the flags of its own do not give.
+            let mut read = EstimateInput::default();
+            let not_read = vramfit::launch::read_speculative_config(json, &mut read)?;
+            input.speculative_method = input.speculative_method.or(read.speculative_method);
+            input.draft_model = input.draft_model.take().or(read.draft_model);
+            input.num_speculative_tokens =
+                input.num_speculative_tokens.or(read.num_speculative_tokens);
+            if !not_read.is_empty() {
+                eprintln!(
+                    "--speculative-config: not read (no GPU memory of their own in the estimate): {}",
+                    not_read.join(", ")
+                );
             }
         }
         Ok((input, looked_up))

@@ -91,6 +91,12 @@ fn speed_text(t: &vramfit::estimate::Throughput) -> String {
             "decode_tokens_per_s",
         ),
         ("generation", t.generation_s.map(seconds), "generation_s"),
+        (
+            "decode, drafting",
+            t.speculative_decode_tokens_per_s
+                .map(|x| format!("{x:.1} tokens/s")),
+            "speculative_decode_tokens_per_s",
+        ),
         ("step time", t.step_time_s.map(seconds), "step_time_s"),
         (
             "training",

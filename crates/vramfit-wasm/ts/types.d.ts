@@ -1253,6 +1253,29 @@ export interface EstimateInput {
    */
   max_cpu_loras?: number | null;
   /**
+   * vLLM `--speculative-config`'s `method`: speculative decoding (`ngram`, `draft_model`,
+   * `eagle`, `eagle3`). Absent: none.
+   */
+  speculative_method?: SpecMethod | null;
+  /**
+   * `--speculative-config`'s `model`: for `draft_model` the draft's preset id (the same
+   * vocabulary as the target), required; for `eagle` and `eagle3` the head's repository
+   * (e.g. `yuhuili/EAGLE-LLaMA3.1-Instruct-8B`), which the command names (the head's shape
+   * is the target's); none for `ngram`.
+   */
+  draft_model?: string | null;
+  /**
+   * `--speculative-config`'s `num_speculative_tokens`: tokens drafted per step, 1 to 16.
+   * Required with `speculative_method`.
+   */
+  num_speculative_tokens?: number | null;
+  /**
+   * The chance that the target accepts one drafted token, 0 to 0.99 (measured on your own
+   * traffic: vLLM logs it as the draft acceptance rate). Only the speed reads it; without it
+   * the speed is given without speculation.
+   */
+  acceptance_rate?: number | null;
+  /**
    * The fine-tuning stack (`trl`, `unsloth`, `torchtune`, `llamafactory`, `axolotl`,
    * `deepspeed`, `fsdp`, `megatron`, `verl`, `openrlhf`), whose defaults pick `loss`,
    * `loss_chunks`, `activation_offload`, `kbit_upcast` when they are not given. Absent:
@@ -3989,6 +4012,32 @@ export interface Solutions {
 }
 
 /**
+ * vLLM's speculative-decoding method (`--speculative-config`'s `method`, spelled as vLLM
+ * spells it).
+ */
+export type SpecMethod =
+  /**
+   * Prompt lookup: drafts from n-grams of the context, on the CPU; no weights, no KV.
+   */
+  | "ngram"
+  /**
+   * A smaller model of the same vocabulary (`draft_model`), loaded whole beside the target,
+   * its every attention layer in the target's KV pool.
+   */
+  | "draft_model"
+  /**
+   * An EAGLE head: one decoder layer of the target's shape and its `fc` (2 × hidden to
+   * hidden), the embedding and the LM head shared with the target.
+   */
+  | "eagle"
+  /**
+   * An EAGLE-3 head: one decoder layer whose attention reads 2 × hidden, its `fc`
+   * (3 × hidden to hidden) fusing three of the target's layers, and its own LM head.
+   */
+  | "eagle3"
+;
+
+/**
  * llama.cpp `--split-mode` (`-sm`): how a run over several GPUs is divided.
  */
 export type SplitMode =
@@ -4192,6 +4241,20 @@ export interface Throughput {
    * Seconds to generate every sequence's output (the prefill, then the decode steps).
    */
   generation_s: number | null;
+  /**
+   * Speculative decoding with an acceptance rate given: tokens each sequence gains per
+   * step, (1 − α^(k+1)) / (1 − α).
+   */
+  speculative_tokens_per_step: number | null;
+  /**
+   * Speculative decoding: tokens per second one sequence generates (the decode figures
+   * above are without drafting).
+   */
+  speculative_decode_tokens_per_s_per_sequence: number | null;
+  /**
+   * Speculative decoding: tokens per second the batch generates.
+   */
+  speculative_decode_tokens_per_s: number | null;
   /**
    * Training: seconds per optimizer step.
    */

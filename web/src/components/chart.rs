@@ -55,6 +55,7 @@ pub fn label_key(kind: ComponentKind) -> Key {
         K::RolloutKvCache => key!("comp.rollout_kv_cache"),
         K::RolloutBuffers => key!("comp.rollout_buffers"),
         K::LoraAdapters => key!("comp.lora_adapters"),
+        K::Drafter => key!("comp.drafter"),
     }
 }
 

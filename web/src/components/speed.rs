@@ -34,7 +34,7 @@ pub fn panel(lang: Lang, e: &Estimate) -> Html {
     let Some(t) = &e.throughput else {
         return Html::default();
     };
-    let rows: [(&str, Key, Option<String>); 7] = [
+    let rows: [(&str, Key, Option<String>); 8] = [
         (
             "prefill_tokens_per_s",
             key!("speed.prefill"),
@@ -54,6 +54,11 @@ pub fn panel(lang: Lang, e: &Estimate) -> Html {
             "decode_tokens_per_s",
             key!("speed.decode_batch"),
             t.decode_tokens_per_s.map(rate),
+        ),
+        (
+            "speculative_decode_tokens_per_s",
+            key!("speed.speculative"),
+            t.speculative_decode_tokens_per_s.map(rate),
         ),
         (
             "generation_s",

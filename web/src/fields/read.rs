@@ -118,6 +118,12 @@ fn set(input: &mut EstimateInput, key: &str, v: &str) -> Result<(), InputError> 
         "max_loras" => input.max_loras = opt()?,
         "max_lora_rank" => input.max_lora_rank = opt()?,
         "max_cpu_loras" => input.max_cpu_loras = opt()?,
+        "speculative_method" => {
+            input.speculative_method = (!v.is_empty()).then(|| choice(key, v)).transpose()?;
+        }
+        "draft_model" => input.draft_model = text(),
+        "num_speculative_tokens" => input.num_speculative_tokens = opt()?,
+        "acceptance_rate" => input.acceptance_rate = opt()?,
         #[cfg(feature = "full")]
         "stack" => input.stack = (!v.is_empty()).then(|| choice(key, v)).transpose()?,
         #[cfg(feature = "full")]

@@ -79,6 +79,9 @@ pub enum ComponentKind {
     /// vLLM's LoRA adapter slots (`enable_lora`): `max_loras` adapters of `max_lora_rank` on
     /// every wrapped layer, allocated at start-up out of the pool's budget.
     LoraAdapters,
+    /// Speculative decoding's drafter (vLLM `--speculative-config`): a draft model's or an
+    /// EAGLE head's weights and the proposer's buffers, out of the pool's budget.
+    Drafter,
 }
 
 /// Which of an estimate's summary figures a part is counted in.
@@ -95,7 +98,7 @@ pub enum Group {
 
 impl ComponentKind {
     /// Every kind, in the order estimates list them.
-    pub const ALL: [ComponentKind; 29] = [
+    pub const ALL: [ComponentKind; 30] = [
         ComponentKind::Weights,
         ComponentKind::KvCache,
         ComponentKind::StateCache,
@@ -125,6 +128,7 @@ impl ComponentKind {
         ComponentKind::RolloutKvCache,
         ComponentKind::RolloutBuffers,
         ComponentKind::LoraAdapters,
+        ComponentKind::Drafter,
     ];
 
     /// Its name on the wire, snake_case.
@@ -159,6 +163,7 @@ impl ComponentKind {
             ComponentKind::RolloutKvCache => "rollout_kv_cache",
             ComponentKind::RolloutBuffers => "rollout_buffers",
             ComponentKind::LoraAdapters => "lora_adapters",
+            ComponentKind::Drafter => "drafter",
         }
     }
 
@@ -212,7 +217,8 @@ impl ComponentKind {
             | ComponentKind::RolloutWeights
             | ComponentKind::RolloutKvCache
             | ComponentKind::RolloutBuffers
-            | ComponentKind::LoraAdapters => Group::OwnFigure,
+            | ComponentKind::LoraAdapters
+            | ComponentKind::Drafter => Group::OwnFigure,
         }
     }
 

@@ -115,6 +115,12 @@ impl Runner {
         matches!(self, Runner::Vllm)
     }
 
+    /// Whether this runner serves speculative decoding as vramfit models it (vLLM's
+    /// `--speculative-config`: the drafter beside the target, its layers in the one pool).
+    pub(super) const fn serves_speculative(self) -> bool {
+        matches!(self, Runner::Vllm)
+    }
+
     /// The sequences one engine runs at once when `max_num_seqs` is not given: TensorRT-LLM's
     /// `max_batch_size` 2,048; vLLM's 1,024 on a large card and 256 on others (SGLang sizes its
     /// own from its pool).

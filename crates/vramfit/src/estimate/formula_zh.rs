@@ -154,6 +154,49 @@ pub(super) mod tests {
                 },
             ]);
         }
+        out.extend(vllm_speculative_shapes());
+        out
+    }
+
+    /// vLLM serving with speculative decoding, each method (last, so that the shapes before
+    /// keep their numbers in the snapshots).
+    fn vllm_speculative_shapes() -> Vec<EstimateInput> {
+        let mut out = Vec::new();
+        for gpu in [None, Some("h100-sxm5-80gb")] {
+            let serve = EstimateInput {
+                mode: Mode::Serve,
+                engine: Engine::Vllm,
+                ..base(Some("meta-llama/Llama-3.1-8B"), None, gpu)
+            };
+            out.extend([
+                EstimateInput {
+                    speculative_method: Some(SpecMethod::DraftModel),
+                    draft_model: Some("meta-llama/Llama-3.2-1B-Instruct".into()),
+                    num_speculative_tokens: Some(4.0),
+                    acceptance_rate: Some(0.7),
+                    ..serve.clone()
+                },
+                EstimateInput {
+                    speculative_method: Some(SpecMethod::Eagle),
+                    num_speculative_tokens: Some(3.0),
+                    acceptance_rate: Some(0.8),
+                    ..serve.clone()
+                },
+                EstimateInput {
+                    speculative_method: Some(SpecMethod::Eagle3),
+                    num_speculative_tokens: Some(3.0),
+                    tp: 2.0,
+                    gpus: Some(2.0),
+                    ..serve.clone()
+                },
+                EstimateInput {
+                    speculative_method: Some(SpecMethod::Ngram),
+                    num_speculative_tokens: Some(5.0),
+                    acceptance_rate: Some(0.5),
+                    ..serve
+                },
+            ]);
+        }
         out
     }
 
@@ -769,6 +812,8 @@ pub(super) mod tests {
         "cp",
         "Megatron",
         "vp",
+        "draft_model",
+        "eagle",
         // The hybrids' mixers by their names, and SGLang's MambaPool settings.
         "Gated",
         "DeltaNet",

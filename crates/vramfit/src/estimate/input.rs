@@ -224,6 +224,48 @@ pub enum Logits {
     All,
 }
 
+/// vLLM's speculative-decoding method (`--speculative-config`'s `method`, spelled as vLLM
+/// spells it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "snake_case")
+)]
+pub enum SpecMethod {
+    /// Prompt lookup: drafts from n-grams of the context, on the CPU; no weights, no KV.
+    Ngram,
+    /// A smaller model of the same vocabulary (`draft_model`), loaded whole beside the target,
+    /// its every attention layer in the target's KV pool.
+    DraftModel,
+    /// An EAGLE head: one decoder layer of the target's shape and its `fc` (2 × hidden to
+    /// hidden), the embedding and the LM head shared with the target.
+    Eagle,
+    /// An EAGLE-3 head: one decoder layer whose attention reads 2 × hidden, its `fc`
+    /// (3 × hidden to hidden) fusing three of the target's layers, and its own LM head.
+    Eagle3,
+}
+
+impl SpecMethod {
+    /// The name vLLM's `method` key takes.
+    pub const fn name(self) -> &'static str {
+        match self {
+            SpecMethod::Ngram => "ngram",
+            SpecMethod::DraftModel => "draft_model",
+            SpecMethod::Eagle => "eagle",
+            SpecMethod::Eagle3 => "eagle3",
+        }
+    }
+
+    /// Every method, in vLLM's spelling order above.
+    pub const ALL: [SpecMethod; 4] = [
+        SpecMethod::Ngram,
+        SpecMethod::DraftModel,
+        SpecMethod::Eagle,
+        SpecMethod::Eagle3,
+    ];
+}
+
 /// RL post-training (`--rl`): which models share the card beside the trained policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(
@@ -456,6 +498,21 @@ pub struct EstimateInput {
     /// vLLM `--max-cpu-loras`: adapters cached in CPU memory, at least `max_loras` (host memory,
     /// no GPU bytes). Default `max_loras`. With `enable_lora` only.
     pub max_cpu_loras: Option<f64>,
+    /// vLLM `--speculative-config`'s `method`: speculative decoding (`ngram`, `draft_model`,
+    /// `eagle`, `eagle3`). Absent: none.
+    pub speculative_method: Option<SpecMethod>,
+    /// `--speculative-config`'s `model`: for `draft_model` the draft's preset id (the same
+    /// vocabulary as the target), required; for `eagle` and `eagle3` the head's repository
+    /// (e.g. `yuhuili/EAGLE-LLaMA3.1-Instruct-8B`), which the command names (the head's shape
+    /// is the target's); none for `ngram`.
+    pub draft_model: Option<String>,
+    /// `--speculative-config`'s `num_speculative_tokens`: tokens drafted per step, 1 to 16.
+    /// Required with `speculative_method`.
+    pub num_speculative_tokens: Option<f64>,
+    /// The chance that the target accepts one drafted token, 0 to 0.99 (measured on your own
+    /// traffic: vLLM logs it as the draft acceptance rate). Only the speed reads it; without it
+    /// the speed is given without speculation.
+    pub acceptance_rate: Option<f64>,
     // -- Training regimes (part `regimes`): the stack and the memory savers it runs with. --
     /// The fine-tuning stack (`trl`, `unsloth`, `torchtune`, `llamafactory`, `axolotl`,
     /// `deepspeed`, `fsdp`, `megatron`, `verl`, `openrlhf`), whose defaults pick `loss`,
@@ -622,6 +679,10 @@ impl Default for EstimateInput {
             max_loras: None,
             max_lora_rank: None,
             max_cpu_loras: None,
+            speculative_method: None,
+            draft_model: None,
+            num_speculative_tokens: None,
+            acceptance_rate: None,
             // Training regimes (part `regimes`).
             stack: None,
             loss: None,

@@ -125,6 +125,8 @@ mod solve;
 mod speed;
 #[cfg(feature = "speed")]
 mod speed_offload;
+#[cfg(feature = "speed")]
+mod speed_speculative;
 mod state;
 #[cfg(test)]
 mod text_snapshot;
@@ -145,7 +147,7 @@ pub use engine::{
 pub use hf_version::TransformersVersion;
 pub use input::{
     AttentionImpl, Checkpointing, Engine, EstimateInput, Logits, Loss, Mode, Offload, Optimizer,
-    Precision, RlAlgorithm, Rollout, SplitMode, Stack,
+    Precision, RlAlgorithm, Rollout, SpecMethod, SplitMode, Stack,
 };
 pub use llamacpp::LLAMACPP_CONTEXT;
 pub use nodes::{
@@ -187,8 +189,9 @@ pub use vllm::{
 pub use weights::{gguf_type, per_gpu_weight_bytes, per_gpu_weight_bytes_ep, tensor_bytes};
 pub use workload::{
     DEEPSPEED_DEFAULTS, DeepSpeedAuto, FromStack, Fsdp, FsdpVersion, GpuLookup, LoraSlots,
-    MAX_BATCH, MAX_CARDS, MAX_SEQ, Megatron, ModelLookup, Regimes, Sharding, VLLM_LORA_FROM,
-    VLLM_LORA_RANKS, Workload, ZeroBucketSizes, card_count, lora_mask, split_card_list,
+    MAX_ACCEPTANCE, MAX_BATCH, MAX_CARDS, MAX_SEQ, MAX_SPECULATIVE_TOKENS, Megatron, ModelLookup,
+    Regimes, Sharding, Speculative, VLLM_LORA_FROM, VLLM_LORA_RANKS, Workload, ZeroBucketSizes,
+    card_count, lora_mask, split_card_list,
 };
 
 use parts::{Formula, Parts, Run, ServePool, b};

@@ -217,6 +217,14 @@ pub struct Throughput {
     pub decode_tokens_per_s: Option<f64>,
     /// Seconds to generate every sequence's output (the prefill, then the decode steps).
     pub generation_s: Option<f64>,
+    /// Speculative decoding with an acceptance rate given: tokens each sequence gains per
+    /// step, (1 − α^(k+1)) / (1 − α).
+    pub speculative_tokens_per_step: Option<f64>,
+    /// Speculative decoding: tokens per second one sequence generates (the decode figures
+    /// above are without drafting).
+    pub speculative_decode_tokens_per_s_per_sequence: Option<f64>,
+    /// Speculative decoding: tokens per second the batch generates.
+    pub speculative_decode_tokens_per_s: Option<f64>,
     /// Training: seconds per optimizer step.
     pub step_time_s: Option<f64>,
     /// Training: tokens per second over every GPU.

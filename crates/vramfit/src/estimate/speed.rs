@@ -64,7 +64,8 @@ impl Run<'_> {
             self.offload_input(&mut input, &s, gpu.link_bytes_per_s);
         }
         let t = throughput::inference(&input, &device).ok()?;
-        Some(self.inference_throughput(runtime, &t))
+        let spec = self.speculative_speed(&input, &device);
+        Some(self.inference_throughput(runtime, &t, spec))
     }
 
     /// The training run's figures for the speed model: `active` parameters a token multiplies
@@ -119,6 +120,9 @@ impl Run<'_> {
             decode_tokens_per_s_per_sequence: None,
             decode_tokens_per_s: None,
             generation_s: None,
+            speculative_tokens_per_step: None,
+            speculative_decode_tokens_per_s_per_sequence: None,
+            speculative_decode_tokens_per_s: None,
             step_time_s: Some(four_figures(t.step_time_s)),
             tokens_per_s: Some(four_figures(t.tokens_per_s)),
             formulas,
@@ -256,7 +260,12 @@ impl Run<'_> {
 
     /// The inference speed model's answer as the estimate carries it, with its formulas when
     /// the estimate has text.
-    fn inference_throughput(&self, runtime: Runtime, t: &Inference) -> Throughput {
+    fn inference_throughput(
+        &self,
+        runtime: Runtime,
+        t: &Inference,
+        spec: Option<(throughput::Speculation, u64)>,
+    ) -> Throughput {
         let mut formulas = Vec::new();
         if self.text {
             for (key, figure) in [
@@ -271,6 +280,9 @@ impl Run<'_> {
             ] {
                 formulas.push(difference(key, t.formula(figure)));
             }
+            if let Some((s, k)) = &spec {
+                formulas.push(self.speculative_formula(s, *k, t.decode_tokens_per_s_per_sequence));
+            }
         }
         Throughput {
             runtime,
@@ -281,6 +293,10 @@ impl Run<'_> {
             )),
             decode_tokens_per_s: Some(four_figures(t.decode_tokens_per_s)),
             generation_s: Some(four_figures(t.total_s)),
+            speculative_tokens_per_step: spec.map(|(s, _)| four_figures(s.tokens_per_step)),
+            speculative_decode_tokens_per_s_per_sequence: spec
+                .map(|(s, _)| four_figures(s.decode_tokens_per_s_per_sequence)),
+            speculative_decode_tokens_per_s: spec.map(|(s, _)| four_figures(s.decode_tokens_per_s)),
             step_time_s: None,
             tokens_per_s: None,
             formulas,

@@ -263,6 +263,9 @@ impl<'e> Writer<'e> {
             decode_tokens_per_s_per_sequence,
             decode_tokens_per_s,
             generation_s,
+            speculative_tokens_per_step,
+            speculative_decode_tokens_per_s_per_sequence,
+            speculative_decode_tokens_per_s,
             step_time_s,
             tokens_per_s,
             formulas,
@@ -277,6 +280,15 @@ impl<'e> Writer<'e> {
             ),
             ("decode_tokens_per_s", decode_tokens_per_s),
             ("generation_s", generation_s),
+            ("speculative_tokens_per_step", speculative_tokens_per_step),
+            (
+                "speculative_decode_tokens_per_s_per_sequence",
+                speculative_decode_tokens_per_s_per_sequence,
+            ),
+            (
+                "speculative_decode_tokens_per_s",
+                speculative_decode_tokens_per_s,
+            ),
             ("step_time_s", step_time_s),
             ("tokens_per_s", tokens_per_s),
         ] {

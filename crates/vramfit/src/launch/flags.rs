@@ -82,6 +82,8 @@ pub(crate) enum Setting {
     /// `--master-addr`, `--master-port`, `--headless`, `--distributed-executor-backend`): read,
     /// and the same for every node's estimate.
     NodePlace,
+    /// vLLM `--speculative-config` (JSON).
+    SpeculativeConfig,
 }
 
 /// A flag: its names, what it sets, whether a value follows it.
@@ -135,6 +137,7 @@ pub(crate) const VLLM: &[Flag] = &[
     v(&["--master-addr"], Setting::NodePlace),
     v(&["--master-port"], Setting::NodePlace),
     switch(&["--headless"], Setting::NodePlace),
+    v(&["--speculative-config"], Setting::SpeculativeConfig),
 ];
 
 /// `python -m sglang.launch_server --model-path MODEL`: SGLang 0.5.23's spellings first

@@ -15,6 +15,7 @@ mod local;
 mod nodes_tests;
 mod read;
 mod serve;
+mod speculative;
 #[cfg(test)]
 mod tests;
 #[cfg(feature = "training")]
@@ -35,6 +36,7 @@ use crate::error::{InputError, Result};
 use crate::estimate::{EstimateInput, Runner, Workload};
 
 pub use read::{ReadCommand, read_command};
+pub use speculative::read_speculative_config;
 
 /// A run's launch: files to write, environment to set, commands to run, in that order.
 #[derive(Clone, Debug, PartialEq)]

@@ -257,6 +257,9 @@ impl Reader {
             Setting::Nodes => self.nodes = number(flag, value)?,
             // The same run on every node: where this one sits changes no figure.
             Setting::NodePlace => {}
+            Setting::SpeculativeConfig => {
+                super::speculative::read(flag, value, i, &mut self.not_read)?;
+            }
             Setting::FlashAttn => {
                 i.attention = match value {
                     "on" | "1" | "true" => AttentionImpl::Flash,

@@ -122,6 +122,12 @@ pub(super) fn vllm(w: &Workload, l: &mut Builder) -> Result<()> {
         a.set(Setting::MaxLoraRank, lora.max_lora_rank);
         a.set(Setting::MaxCpuLoras, lora.max_cpu_loras);
     }
+    if let Some(s) = &w.speculative {
+        a.set(
+            Setting::SpeculativeConfig,
+            super::speculative::config_json(s)?,
+        );
+    }
     let nodes = w.nodes.nodes;
     if nodes > 1 {
         // Ray's cluster over the nodes, then `vllm serve` on the head with Ray's executor,

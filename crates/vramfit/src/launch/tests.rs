@@ -264,6 +264,20 @@ fn every_launch_reads_back_as_the_same_estimate() {
             tp: 2.0,
             ..serve("meta-llama/Llama-3.1-8B", Engine::Vllm)
         },
+        // vLLM's speculative decoding: --speculative-config's JSON, a draft model and a head.
+        EstimateInput {
+            speculative_method: Some(crate::estimate::SpecMethod::DraftModel),
+            draft_model: Some("meta-llama/Llama-3.2-1B-Instruct".into()),
+            num_speculative_tokens: Some(4.0),
+            ..serve("meta-llama/Llama-3.1-8B", Engine::Vllm)
+        },
+        EstimateInput {
+            speculative_method: Some(crate::estimate::SpecMethod::Eagle3),
+            draft_model: Some("yuhuili/EAGLE3-LLaMA3.1-Instruct-8B".into()),
+            num_speculative_tokens: Some(3.0),
+            tp: 2.0,
+            ..serve("meta-llama/Llama-3.1-8B", Engine::Vllm)
+        },
         serve("Qwen/Qwen3-32B", Engine::Sglang),
         EstimateInput {
             tp: 2.0,
@@ -423,6 +437,62 @@ fn vllm_lora_flags_are_written_and_read_back() {
         (back.max_loras, back.max_lora_rank, back.max_cpu_loras),
         (Some(4.0), Some(16.0), Some(4.0))
     );
+}
+
+#[test]
+fn vllm_speculative_config_is_written_and_read_back() {
+    use crate::estimate::SpecMethod;
+    let input = EstimateInput {
+        speculative_method: Some(SpecMethod::Eagle),
+        draft_model: Some("yuhuili/EAGLE-LLaMA3.1-Instruct-8B".into()),
+        num_speculative_tokens: Some(3.0),
+        ..serve("meta-llama/Llama-3.1-8B", Engine::Vllm)
+    };
+    let l = launch_input(&input).unwrap();
+    let line = super::command_text(&l.commands[0]);
+    assert!(
+        line.contains(
+            r#"--speculative-config '{"method": "eagle", "model": "yuhuili/EAGLE-LLaMA3.1-Instruct-8B", "num_speculative_tokens": 3}'"#
+        ),
+        "{line}"
+    );
+    let back = read_back(&input, &line);
+    assert_eq!(back.speculative_method, Some(SpecMethod::Eagle));
+    assert_eq!(back.draft_model, input.draft_model);
+    assert_eq!(back.num_speculative_tokens, Some(3.0));
+    // N-grams name no model; an EAGLE head without its repository cannot be launched.
+    let ngram = EstimateInput {
+        speculative_method: Some(SpecMethod::Ngram),
+        num_speculative_tokens: Some(5.0),
+        ..serve("meta-llama/Llama-3.1-8B", Engine::Vllm)
+    };
+    let line = super::command_text(&launch_input(&ngram).unwrap().commands[0]);
+    assert!(
+        line.contains(r#"'{"method": "ngram", "num_speculative_tokens": 5}'"#),
+        "{line}"
+    );
+    let headless = EstimateInput {
+        draft_model: None,
+        ..input
+    };
+    let e = launch_input(&headless).unwrap_err();
+    assert_eq!(e.field, "draft_model");
+    // A pasted config: keys the estimate does not count are listed, a bad one is refused.
+    let r = crate::launch::read_command(
+        r#"vllm serve meta-llama/Llama-3.1-8B --speculative-config '{"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_max": 4}'"#,
+    )
+    .unwrap();
+    assert_eq!(r.input.speculative_method, Some(SpecMethod::Ngram));
+    assert!(
+        r.not_read.iter().any(|w| w.contains("prompt_lookup_max")),
+        "{:?}",
+        r.not_read
+    );
+    let bad = crate::launch::read_command(
+        "vllm serve meta-llama/Llama-3.1-8B --speculative-config '{\"method\": \"medusa\", \"num_speculative_tokens\": 2}'",
+    )
+    .unwrap_err();
+    assert_eq!(bad.field, "speculative_method");
 }
 
 /// A llama.cpp run over unlike cards: `-ts 3,1` written and read back to the same estimate (the

@@ -269,6 +269,42 @@ pub fn inference(input: &InferenceInput, device: &Device) -> Result<Inference> {
     })
 }
 
+/// Seconds of one decode step at the mean context in which each sequence of the batch runs
+/// `per_sequence` tokens through the model, reading its KV cache once (speculative decoding's
+/// verification runs the k drafted tokens and one more), as [`inference`] times a step;
+/// `inside_step`: a pass inside another's step (a draft pass), which pays the fixed time per
+/// layer but not the step's own (the scheduler's and the sampler's).
+pub(super) fn decode_step_s(
+    input: &InferenceInput,
+    device: &Device,
+    per_sequence: u32,
+    inside_step: bool,
+) -> Result<f64> {
+    let device = super::device::checked(device)?;
+    validate(input)?;
+    let eff = input.runtime.efficiency(&device);
+    let shape = Shape {
+        input,
+        device: &device,
+        eff: &eff,
+        peak: input.compute.peak_flops(&device),
+        link: if device.link_bytes_per_s <= 0.0 {
+            FALLBACK_LINK_BYTES_PER_S
+        } else {
+            device.link_bytes_per_s
+        },
+    };
+    let batch = f64::from(input.batch);
+    let context = input.prompt_tokens.max(1) as f64 + (input.output_tokens as f64).max(2.0) / 2.0;
+    let tokens = batch * f64::from(per_sequence.max(1));
+    let total = shape.phase(tokens, context, batch * context).total_s;
+    Ok(if inside_step {
+        (total - eff.step_s).max(0.0)
+    } else {
+        total
+    })
+}
+
 impl Phase {
     fn bound(&self) -> Limit {
         if self.memory_s > self.compute_s {

@@ -28,6 +28,7 @@ mod device;
 pub mod efficiency;
 mod inference;
 mod offload;
+mod speculative;
 mod text;
 mod training;
 
@@ -42,6 +43,7 @@ pub use inference::{
     FALLBACK_LINK_BYTES_PER_S, Inference, InferenceFigure, InferenceInput, inference,
 };
 pub use offload::OP_OFFLOAD_MIN_BATCH;
+pub use speculative::{Speculation, speculation, tokens_per_step};
 pub use training::{Recompute, Training, TrainingFigure, TrainingInput, training};
 
 /// The engine that runs the model: it decides the efficiency factors.

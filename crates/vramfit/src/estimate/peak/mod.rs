@@ -212,7 +212,9 @@ impl Run<'_> {
         let cache = self.cache_arch();
         let layers_here = cache.num_layers.div_ceil(self.pp);
         let kv_per_token = if cache.is_generative() {
-            self.kv_bytes(1, 1, layers_here, self.mla_decompressed()).0
+            self.kv_bytes(1, 1, layers_here, self.mla_decompressed())
+                .0
+                .saturating_add(self.drafter_kv_per_token())
         } else {
             0
         };

@@ -4,6 +4,7 @@
 use super::super::{CUDA_CONTEXT, Run};
 use super::lora::LoraFigures;
 use super::mxfp4::Mxfp4Backend;
+use super::speculative::DrafterFigures;
 use super::{
     CUDA_GRAPH_BASE_GIB, CUDA_GRAPH_PER_LAYER_GIB, SAMPLER_FP32_COPIES, SAMPLER_SORT_BYTES,
     VLLM_BLOCK, VLLM_CUDA_CONTEXT_PARALLEL,
@@ -19,6 +20,8 @@ pub(super) struct VllmFigures {
     pub(super) mxfp4: Option<(Mxfp4Backend, u64)>,
     /// The LoRA adapter slots (`enable_lora`), out of the pool's budget.
     pub(super) lora: Option<LoraFigures>,
+    /// Speculative decoding's drafter (`--speculative-config`), out of the pool's budget.
+    pub(super) drafter: Option<DrafterFigures>,
     /// The rotary embedding's cos/sin cache, max_position × head_dim in the model dtype (0 where
     /// the model has none).
     pub(super) rope: u64,
@@ -185,7 +188,8 @@ impl Run<'_> {
             .get()
         };
         let non_torch = version.non_torch(self.tp, self.pp);
-        let l = self.vllm_layout();
+        let drafter = self.vllm_drafter();
+        let l = self.vllm_layout(drafter.as_ref());
         let request = l.per_layer.saturating_mul(VLLM_BLOCK).saturating_mul(
             l.global * l.full_blocks
                 + l.local * l.window_blocks
@@ -225,7 +229,8 @@ impl Run<'_> {
             + profile
             + non_torch.get()
             + graphs_in_budget
-            + lora.map_or(0, |l| l.bytes());
+            + lora.map_or(0, |l| l.bytes())
+            + drafter.map_or(0, |d| d.bytes());
         let (pool, tokens) = self.vllm_pool(&l, budget_used, request);
         // Each worker of a tensor- or pipeline-parallel group also holds NCCL's communicators
         // and the custom all-reduce buffers before the profile run.
@@ -252,6 +257,7 @@ impl Run<'_> {
             weights,
             mxfp4,
             lora,
+            drafter,
             rope,
             forward_per_token,
             forward,
@@ -273,8 +279,9 @@ impl Run<'_> {
         }
     }
 
-    /// The KV cache's layers on this GPU and how vLLM's allocator groups them.
-    fn vllm_layout(&self) -> VllmLayout {
+    /// The KV cache's layers on this GPU and how vLLM's allocator groups them, the drafter's
+    /// attention layers among the full-attention ones.
+    fn vllm_layout(&self, drafter: Option<&DrafterFigures>) -> VllmLayout {
         // The model's, or for a bare parameter count the shape assumed for its cache.
         let a = self.cache_arch();
         let layers = a.num_layers.div_ceil(self.pp);
@@ -288,6 +295,10 @@ impl Run<'_> {
         let (global, local) = a.stage_layers(layers);
         // A hybrid's state layers keep no KV: the bytes per token are the attention layers'.
         let per_layer = per_token / (global + local).max(1);
+        // The drafter's attention layers join the target's in the pool.
+        let (draft_layers, draft_per_layer) =
+            drafter.map_or((0, 0), |d| (d.kv_layers, d.kv_per_layer));
+        let per_token = per_token.saturating_add(draft_layers.saturating_mul(draft_per_layer));
         let state = self.state_figures(1, layers, super::super::state::StateLayout::Vllm);
         let state_per_layer = state.conv_per_layer + state.recurrent_per_layer;
         let state_blocks = state_per_layer.div_ceil((per_layer * VLLM_BLOCK).max(1));
@@ -296,6 +307,18 @@ impl Run<'_> {
         // type of its own beside the self-attention layers.
         let frames = self.encoder_stack().1;
         let cross = if frames > 0 { layers } else { 0 };
+        // Beside a target whose every layer attends to the whole context, vLLM keeps the
+        // drafter's layers in the one group of full attention (`UniformTypeKVCacheSpecs`, each
+        // layer its own width): one block holds 16 tokens of every layer, the bytes per token
+        // summed, shown as one layer of their width. Beside other layer kinds, the draft layers
+        // join the full-attention groups at the wider of the two widths: the safe side of
+        // vLLM's unified page size.
+        let uniform = local == 0 && cross == 0 && state.layers == 0;
+        let (global, per_layer) = match draft_layers {
+            0 => (global, per_layer),
+            _ if uniform => (1, per_token),
+            n => (global + n, per_layer.max(draft_per_layer)),
+        };
         let group_size = match (global, local.max(cross).max(state.layers)) {
             (0, n) | (n, 0) => n.max(1),
             (g, l) if g.max(l) * 4 < g.min(l) * 5 => g.max(l),

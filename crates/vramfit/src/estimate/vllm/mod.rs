@@ -4,6 +4,7 @@
 mod figures;
 mod lora;
 mod mxfp4;
+mod speculative;
 mod text;
 mod version;
 

@@ -16,6 +16,7 @@ mod nodes;
 mod regimes;
 mod serving;
 mod sharding;
+mod speculative;
 
 pub use cards::{MAX_CARDS, card_count, split_card_list};
 pub use checks::lora_mask;
@@ -24,6 +25,7 @@ pub use regimes::{FromStack, Regimes};
 pub use sharding::{
     DEEPSPEED_DEFAULTS, DeepSpeedAuto, Fsdp, FsdpVersion, Megatron, Sharding, ZeroBucketSizes,
 };
+pub use speculative::{MAX_ACCEPTANCE, MAX_SPECULATIVE_TOKENS, Speculative};
 
 use super::{
     Checkpointing, Device, Engine, EstimateInput, Kernel, Logits, Mode, Offload, Optimizer,
@@ -157,6 +159,8 @@ pub struct Workload {
     pub transformers_version: super::TransformersVersion,
     /// vLLM's LoRA adapter slots (`enable_lora`); `None` without them.
     pub lora: Option<LoraSlots>,
+    /// Speculative decoding (vLLM `--speculative-config`); `None` without it.
+    pub speculative: Option<Speculative>,
     /// Training regimes (part `regimes`): the loss, the step, activation offload, packing, the
     /// upcast, as given or as the stack picks them.
     pub regimes: Regimes,
@@ -276,6 +280,7 @@ impl EstimateInput {
         let (dtype, vllm_downcast) = self.run_dtype(loaded.dtype, arch, device.as_ref());
         let serving = self.resolve_serving(arch, &shape, &par, device.as_ref())?;
         let lora = self.resolve_lora(arch, serving.vllm_version)?;
+        let speculative = self.resolve_speculative(arch, models)?;
         let llamacpp = self.resolve_llamacpp(arch)?;
         let host = self.resolve_host()?;
         let lora_mask = lora_mask("lora_targets", &self.lora_targets)?;
@@ -338,6 +343,7 @@ impl EstimateInput {
             vllm_version: serving.vllm_version,
             transformers_version: serving.transformers_version,
             lora,
+            speculative,
             regimes,
             rl,
             sharding,
