@@ -327,7 +327,91 @@ pub enum Quantization {
         /// Weights per group (64 by default).
         group_size: u32,
     },
+    /// MLX's quantization as `mlx_lm.convert -q` writes it (an MLX repo's `config.json`
+    /// `quantization: {group_size, bits, mode}`): `bits`-bit codes packed in uint32 words and,
+    /// per group, an affine scale and bias in the model's dtype, or one 8-bit scale in the
+    /// floating-point modes; every `Linear` and `Embedding` whose rows are whole groups,
+    /// the embedding and the LM head included (`mlx_lm.utils.quantize_model`).
+    Mlx {
+        /// The mode (`affine` unless `--q-mode` says otherwise).
+        mode: MlxMode,
+        /// Bits per weight: 2, 3, 4, 5, 6 or 8 affine; 4 in mxfp4 and nvfp4, 8 in mxfp8.
+        bits: u8,
+        /// Weights per group: 32, 64 or 128 affine (64 by default); 32 in mxfp4 and mxfp8,
+        /// 16 in nvfp4.
+        group_size: u32,
+    },
 }
+
+/// MLX's quantization modes (`mx.quantize(..., mode=)`, mlx 0.32; `mlx_lm.utils.quantize_model`'s
+/// defaults per mode).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "lowercase")
+)]
+pub enum MlxMode {
+    /// Integer codes with a scale and a bias per group in the weights' dtype.
+    #[default]
+    Affine,
+    /// OCP MXFP4: E2M1 codes, one E8M0 byte per 32.
+    Mxfp4,
+    /// NVFP4: E2M1 codes, one E4M3 byte per 16.
+    Nvfp4,
+    /// OCP MXFP8: E4M3 codes, one E8M0 byte per 32.
+    Mxfp8,
+}
+
+impl MlxMode {
+    /// The mode as `config.json` and `--q-mode` spell it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            MlxMode::Affine => "affine",
+            MlxMode::Mxfp4 => "mxfp4",
+            MlxMode::Nvfp4 => "nvfp4",
+            MlxMode::Mxfp8 => "mxfp8",
+        }
+    }
+
+    /// The mode `config.json` or `--q-mode` names.
+    pub fn parse(s: &str) -> Option<MlxMode> {
+        [
+            MlxMode::Affine,
+            MlxMode::Mxfp4,
+            MlxMode::Nvfp4,
+            MlxMode::Mxfp8,
+        ]
+        .into_iter()
+        .find(|m| m.name() == s)
+    }
+
+    /// The bits and group size of a floating-point mode, which take no others (`None` for
+    /// affine).
+    pub const fn fixed(self) -> Option<(u8, u32)> {
+        match self {
+            MlxMode::Affine => None,
+            MlxMode::Mxfp4 => Some((4, 32)),
+            MlxMode::Nvfp4 => Some((4, 16)),
+            MlxMode::Mxfp8 => Some((8, 32)),
+        }
+    }
+
+    /// Bytes per group beside the codes: an affine scale and bias in the weights' dtype of
+    /// `dtype_bytes` each, else one 8-bit scale.
+    pub const fn group_bytes(self, dtype_bytes: u64) -> u64 {
+        match self {
+            MlxMode::Affine => 2 * dtype_bytes,
+            _ => 1,
+        }
+    }
+}
+
+/// MLX's affine widths (`mx.quantize` in mlx 0.32).
+pub const MLX_BITS: [u8; 6] = [2, 3, 4, 5, 6, 8];
+
+/// MLX's affine group sizes.
+pub const MLX_GROUPS: [u32; 3] = [32, 64, 128];
 
 impl Quantization {
     /// Every weight format once with its usual settings (GPTQ 4-bit and the int4 formats in
@@ -373,8 +457,8 @@ impl Quantization {
                     field,
                     [$($en)*],
                     [$($zh)*],
-                    ["none, fp8, w8a8, w4a16, gptq, awq, bnb-int8, bnb-nf4, bnb-nf4-dq, mxfp4, torchao-nf4, hqq (4-bit), hqq-<bits>bit with bits 1, 2, 3, 4, 5, 6 or 8, gguf-<type> with type one of {GGUF_TYPES}"],
-                    ["none、fp8、w8a8、w4a16、gptq、awq、bnb-int8、bnb-nf4、bnb-nf4-dq、mxfp4、torchao-nf4、hqq（4 位）、hqq-<位数>bit（位数为 1、2、3、4、5、6 或 8），或 gguf-<type>，type 为以下之一：{GGUF_TYPES}"],
+                    ["none, fp8, w8a8, w4a16, gptq, awq, bnb-int8, bnb-nf4, bnb-nf4-dq, mxfp4, torchao-nf4, hqq (4-bit), hqq-<bits>bit with bits 1, 2, 3, 4, 5, 6 or 8, mlx-<bits>bit[-g<group>] with bits 2, 3, 4, 5, 6 or 8 and group 32, 64 or 128 (64 if not given), mlx-mxfp4, mlx-nvfp4, mlx-mxfp8, gguf-<type> with type one of {GGUF_TYPES}"],
+                    ["none、fp8、w8a8、w4a16、gptq、awq、bnb-int8、bnb-nf4、bnb-nf4-dq、mxfp4、torchao-nf4、hqq（4 位）、hqq-<位数>bit（位数为 1、2、3、4、5、6 或 8）、mlx-<位数>bit[-g<分组>]（位数为 2、3、4、5、6 或 8，分组为 32、64 或 128，默认 64）、mlx-mxfp4、mlx-nvfp4、mlx-mxfp8，或 gguf-<type>，type 为以下之一：{GGUF_TYPES}"],
                 )
             };
         }
@@ -400,6 +484,14 @@ impl Quantization {
                 bits: 4,
                 group_size: 64,
             },
+            other if other.starts_with("mlx-") => {
+                return Quantization::parse_mlx(other).ok_or_else(|| {
+                    format_error!(
+                        ["unknown MLX format `{other}`"],
+                        ["未知的 MLX 格式 `{other}`"]
+                    )
+                });
+            }
             other => {
                 if let Some(b) = other
                     .strip_prefix("hqq-")
@@ -455,7 +547,44 @@ impl Quantization {
             Quantization::TorchaoNf4 => "torchao-nf4".to_string(),
             Quantization::Hqq { bits: 4, .. } => "hqq".to_string(),
             Quantization::Hqq { bits, .. } => alloc::format!("hqq-{bits}bit"),
+            Quantization::Mlx {
+                mode: MlxMode::Affine,
+                bits,
+                group_size: 64,
+            } => alloc::format!("mlx-{bits}bit"),
+            Quantization::Mlx {
+                mode: MlxMode::Affine,
+                bits,
+                group_size,
+            } => alloc::format!("mlx-{bits}bit-g{group_size}"),
+            Quantization::Mlx { mode, .. } => alloc::format!("mlx-{}", mode.name()),
         }
+    }
+
+    /// Reads `mlx-<bits>bit`, `mlx-<bits>bit-g<group>` (affine; group 64 when not given,
+    /// `mlx_lm.convert`'s default) and `mlx-mxfp4`, `mlx-nvfp4`, `mlx-mxfp8`; `None` for
+    /// anything else (the widths and groups are checked by [`Quantization::validate`]).
+    fn parse_mlx(s: &str) -> Option<Quantization> {
+        let rest = s.strip_prefix("mlx-")?;
+        if let Some(mode) = MlxMode::parse(rest).filter(|m| *m != MlxMode::Affine) {
+            let (bits, group_size) = mode.fixed()?;
+            return Some(Quantization::Mlx {
+                mode,
+                bits,
+                group_size,
+            });
+        }
+        let (bits, group) = match rest.split_once("bit-g") {
+            Some((b, g)) => (b, g.parse::<u32>().ok()?),
+            None => (rest.strip_suffix("bit")?, 64),
+        };
+        let bits = bits.parse::<u8>().ok()?;
+        let q = Quantization::Mlx {
+            mode: MlxMode::Affine,
+            bits,
+            group_size: group,
+        };
+        q.validate("quantization").ok().map(|()| q)
     }
 
     /// Checks the parameters of the format.
@@ -514,6 +643,44 @@ impl Quantization {
                 }
                 group(group_size)
             }
+            Quantization::Mlx {
+                mode,
+                bits,
+                group_size,
+            } => match mode.fixed() {
+                Some((b, g)) if (b, g) != (bits, group_size) => Err(input_error!(
+                    OutOfRange,
+                    alloc::format!("{field}.group_size"),
+                    [
+                        "MLX {} takes {b} bits in groups of {g}, not {bits} in groups of {group_size}",
+                        mode.name()
+                    ],
+                    [
+                        "MLX {} 为每组 {g} 个、{b} 位，而不是每组 {group_size} 个、{bits} 位",
+                        mode.name()
+                    ],
+                    "mxfp4: 4 bits, groups of 32; nvfp4: 4 bits, groups of 16; mxfp8: 8 bits, groups of 32",
+                    "mxfp4：4 位、每组 32；nvfp4：4 位、每组 16；mxfp8：8 位、每组 32",
+                )),
+                Some(_) => Ok(()),
+                None if !MLX_BITS.contains(&bits) => Err(input_error!(
+                    OutOfRange,
+                    alloc::format!("{field}.bits"),
+                    ["{bits} is not an MLX width"],
+                    ["{bits} 不是 MLX 的位宽"],
+                    "2, 3, 4, 5, 6 or 8",
+                    "2、3、4、5、6 或 8",
+                )),
+                None if !MLX_GROUPS.contains(&group_size) => Err(input_error!(
+                    OutOfRange,
+                    alloc::format!("{field}.group_size"),
+                    ["{group_size} is not an MLX group size"],
+                    ["{group_size} 不是 MLX 的分组大小"],
+                    "32, 64 or 128",
+                    "32、64 或 128",
+                )),
+                None => Ok(()),
+            },
             _ => Ok(()),
         }
     }

@@ -108,6 +108,9 @@ mod input_regimes;
 mod llamacpp;
 #[cfg(test)]
 mod llamacpp_tests;
+mod mlx;
+#[cfg(test)]
+mod mlx_tests;
 mod ollama;
 mod ollama_tags;
 mod output;
@@ -180,8 +183,9 @@ pub use vllm::{
 pub use weights::{gguf_type, per_gpu_weight_bytes, per_gpu_weight_bytes_ep, tensor_bytes};
 pub use workload::{
     DEEPSPEED_DEFAULTS, DeepSpeedAuto, FromStack, Fsdp, FsdpVersion, GpuLookup, LoraSlots,
-    MAX_BATCH, MAX_SEQ, Megatron, ModelLookup, Regimes, Sharding, VLLM_LORA_FROM, VLLM_LORA_RANKS,
-    Workload, ZeroBucketSizes, lora_mask,
+    MACOS_RESERVE, MAX_BATCH, MAX_SEQ, MLX_KV_GROUP_SIZE, MLX_QUANTIZED_KV_START, Megatron,
+    MlxSettings, ModelLookup, Regimes, Sharding, VLLM_LORA_FROM, VLLM_LORA_RANKS, Workload,
+    ZeroBucketSizes, lora_mask,
 };
 
 use parts::{Formula, Parts, Run, ServePool, b};

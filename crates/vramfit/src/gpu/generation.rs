@@ -140,10 +140,7 @@ impl Generation {
     pub const fn apple(self) -> bool {
         matches!(
             self,
-            Generation::AppleM1
-                | Generation::AppleM2
-                | Generation::AppleM3
-                | Generation::AppleM4
+            Generation::AppleM1 | Generation::AppleM2 | Generation::AppleM3 | Generation::AppleM4
         )
     }
 }
