@@ -363,7 +363,7 @@ mod tests {
             both(choice::<vramfit::estimate::Engine>("engine", "x").unwrap_err());
         assert_eq!(
             p,
-            "unknown variant `x`, expected one of `hf`, `vllm`, `llamacpp`, `sglang`, `ollama`, `trtllm`"
+            "unknown variant `x`, expected one of `hf`, `vllm`, `llamacpp`, `sglang`, `ollama`, `trtllm`, `mlx`"
         );
         assert_eq!(a, "one of the values the form offers");
         assert_eq!(
