@@ -305,7 +305,7 @@ impl Run<'_> {
             Some(bits) => formula!(self.text;
                 let (room, per, group, start, size) = (thousands(f.kv_tokens), thousands(f.per_token_16), s.kv_group_size, thousands(s.quantized_kv_start), b(f.kv));
                 ["{room} tokens (steps of 256) × {per} B per 16-bit token at {bits} bits + a scale and a bias per {group}, the 16-bit cache alive beside its copy at --quantized-kv-start {start} = {size}"],
-                ["{room} 个 token（每步 256） × 每 token {per} B（16 位）按 {bits} 位 + 每 {group} 个一个缩放与偏置，--quantized-kv-start {start} 时 16 位缓存与其量化副本同时存在 = {size}"]
+                ["{room} 个 token（每步 256） × 每 token {per} B（16 位）按 {bits} 位 + 每 {group} 个一个缩放与偏置，16 位缓存在 --quantized-kv-start {start} 时与其量化副本同时存在 = {size}"]
             ),
         };
         p.add(
