@@ -62,17 +62,17 @@ impl EstimateInput {
                 "不填，或使用 mlx 引擎",
             ));
         }
-        if self.kv_bits.is_none() {
-            if let Some((field, _)) = given[2..].iter().find(|(_, v)| v.is_some()) {
-                return Err(input_error!(
-                    Conflict,
-                    *field,
-                    ["{field} applies to a quantized KV cache: kv_bits is not given"],
-                    ["{field} 只用于量化的 KV 缓存：未给出 kv_bits"],
-                    "kv_bits with it, or neither",
-                    "与 kv_bits 一起给出，或都不填",
-                ));
-            }
+        if self.kv_bits.is_none()
+            && let Some((field, _)) = given[2..].iter().find(|(_, v)| v.is_some())
+        {
+            return Err(input_error!(
+                Conflict,
+                *field,
+                ["{field} applies to a quantized KV cache: kv_bits is not given"],
+                ["{field} 只用于量化的 KV 缓存：未给出 kv_bits"],
+                "kv_bits with it, or neither",
+                "与 kv_bits 一起给出，或都不填",
+            ));
         }
         let kv_bits = match self.kv_bits {
             Some(v) => {
@@ -129,20 +129,19 @@ impl EstimateInput {
                 "kv_bits 与 max_kv_size 二者之一",
             ));
         }
-        if is_mlx {
-            if let Some(d) = device.as_ref() {
-                if d.gpu.is_some_and(|g| !g.generation().apple()) {
-                    let id = d.id;
-                    return Err(input_error!(
-                        Unsupported,
-                        "gpu",
-                        ["mlx-lm runs on Apple silicon (Metal), not on {id}"],
-                        ["mlx-lm 运行在 Apple 芯片（Metal）上，不能运行在 {id} 上"],
-                        "an Apple card such as apple-m4-max-128gb, or gpu_memory (the Mac's GPU working set)",
-                        "Apple 芯片，如 apple-m4-max-128gb，或 gpu_memory（Mac 的 GPU 工作集）",
-                    ));
-                }
-            }
+        if is_mlx
+            && let Some(d) = device.as_ref()
+            && d.gpu.is_some_and(|g| !g.generation().apple())
+        {
+            let id = d.id;
+            return Err(input_error!(
+                Unsupported,
+                "gpu",
+                ["mlx-lm runs on Apple silicon (Metal), not on {id}"],
+                ["mlx-lm 运行在 Apple 芯片（Metal）上，不能运行在 {id} 上"],
+                "an Apple card such as apple-m4-max-128gb, or gpu_memory (the Mac's GPU working set)",
+                "Apple 芯片，如 apple-m4-max-128gb，或 gpu_memory（Mac 的 GPU 工作集）",
+            ));
         }
         let (device, wired_limit) = self.wired_limit(device)?;
         Ok((
