@@ -693,6 +693,7 @@ pub(super) mod tests {
         "gptq",
         "hqq",
         "mlx",
+        "MLX",
         "gguf",
         "q",
         "_k_m",

@@ -63,6 +63,12 @@ pub(super) const RULES: Rules = Rules {
 /// `server.py` at d78bf58).
 pub const MLX_PREFILL_STEP_SIZE: u64 = 2048;
 
+/// MLX's buffers outside the parts counted here (the prompt's token array, RoPE tables, the
+/// allocator's rounding to pages). Fitted so that mlx-lm's published peak for a 4-bit Mistral
+/// 7B with a 33,898-token prompt on an M2 Ultra is not under-counted (ml-explore/mlx-lm pull
+/// 40, 2025-03-20: "Peak memory: 9.111 GB"; test `mistral_peak_of_mlx_lm_pull_40`).
+pub const MLX_EXTRA: crate::units::Bytes = crate::units::Bytes::new(160 << 20); // 160 MiB
+
 /// The step `KVCache`, `RotatingKVCache` and `QuantizedKVCache` grow by (`step = 256`).
 pub const MLX_KV_STEP: u64 = 256;
 
@@ -143,6 +149,8 @@ struct Figures {
     activations: u64,
     /// The scores among them.
     scores: u64,
+    /// One layer's keys and values copied contiguous for the attention, among them.
+    gathered: u64,
     /// The last token's logits and their log-softmax.
     logits: u64,
     /// The tokens of a prompt step.
@@ -181,17 +189,15 @@ impl Run<'_> {
         let step = self.max_num_batched_tokens.min(self.seq_len.max(1)).max(1);
         let s = &self.mlx;
         let (global, local) = self.mlx_kv_elements();
-        // Room per sequence: the whole stack's cache, or the rotating one; window layers
-        // (a model's own `RotatingKVCache`) at most their window and a prompt step.
+        // Room per sequence: the whole stack's cache, or the rotating one. Sliding-window
+        // layers are counted whole too: mlx-lm keeps a window only where a model's own
+        // `make_cache` says so (Gemma 3, gpt-oss, a Llama `layer_types`), not for Mistral's
+        // `sliding_window` (its `llama.py` makes every layer full attention): the safe side.
         let full = match s.max_kv_size {
             Some(m) => rotating_capacity(self.seq_len, tokens, m, step),
             None => kv_capacity(tokens, self.max_num_batched_tokens),
         };
-        let window = if a.sliding_window > 0 {
-            full.min(a.sliding_window.saturating_add(step))
-        } else {
-            full
-        };
+        let window = full;
         let elements_at = |room: u64, win: u64| {
             (global.saturating_mul(room))
                 .saturating_add(local.saturating_mul(win))
@@ -238,10 +244,17 @@ impl Run<'_> {
                 .saturating_mul(self.seq_len)
                 .saturating_mul(self.batch)
         };
+        // The keys and values one layer attends over, read from the cache's room as a strided
+        // slice and copied contiguous for the attention kernel: one layer at the context.
+        let gathered = elements_at(kv_capacity(self.seq_len, self.max_num_batched_tokens), 1)
+            .saturating_mul(act)
+            / layers;
         let activations = per_token
             .saturating_mul(step)
             .saturating_mul(self.batch)
-            .saturating_add(scores);
+            .saturating_add(scores)
+            .saturating_add(gathered)
+            .saturating_add(MLX_EXTRA.get());
         Figures {
             weights: self.serving_weights(),
             kv,
@@ -249,6 +262,7 @@ impl Run<'_> {
             per_token_16: elements_at(1, 1).saturating_mul(act),
             activations,
             scores,
+            gathered,
             logits: self
                 .batch
                 .saturating_mul(self.arch.vocab_size)
@@ -272,9 +286,9 @@ impl Run<'_> {
             f.activations,
             false,
             formula!(self.text;
-                let (step, batch, scores, size) = (thousands(f.step), self.batch, b(f.scores), b(f.activations));
-                ["one prompt step of --prefill-step-size {step} tokens × {batch} sequences through the widest block + attention scores {scores} = {size}"],
-                ["一个 --prefill-step-size {step} 个 token 的提示词步 × {batch} 条序列经过最宽的块 + 注意力分数 {scores} = {size}"]
+                let (step, batch, scores, gathered, extra, size) = (thousands(f.step), self.batch, b(f.scores), b(f.gathered), b(MLX_EXTRA.get()), b(f.activations));
+                ["one prompt step of --prefill-step-size {step} tokens × {batch} sequences through the widest block + attention scores {scores} + one layer's keys and values gathered for attention {gathered} + MLX's other buffers {extra} (fitted) = {size}"],
+                ["一个 --prefill-step-size {step} 个 token 的提示词步 × {batch} 条序列经过最宽的块 + 注意力分数 {scores} + 为注意力收集的一层键值 {gathered} + MLX 的其他缓冲 {extra}（拟合） = {size}"]
             ),
             en_str!("mlx fuses a prompt step's attention for head sizes 64, 80 and 128; others hold the scores of every head over the prompt. Counted beside the whole KV cache: the safe side."),
             zh_str!("mlx 对头维度 64、80、128 的提示词步融合注意力计算；其他头维度会保存每个头在整个提示词上的注意力分数。与完整 KV 缓存同时计入：偏安全。"),
