@@ -8,8 +8,8 @@ use core::fmt;
 
 use crate::error::Result;
 
-#[cfg(feature = "serde")]
 mod mlx;
+#[cfg(feature = "serde")]
 mod quantization_serde;
 
 pub use mlx::{MLX_BITS, MLX_GROUPS, MlxMode};
