@@ -11,7 +11,7 @@ use vramfit::estimate::{
     AttentionImpl, Checkpointing, Engine, Estimate, EstimateInput, Logits, Loss, Mode, Offload,
     Optimizer, Precision, RlAlgorithm, Rollout, SpecMethod, SplitMode, Stack, estimate, largest_batch,
 };
-use vramfit::precision::{Dtype, GgufFileType, KvDtype, Quantization};
+use vramfit::precision::{Dtype, GgufFileType, KvDtype, MlxMode, Quantization};
 
 /// A number: often a small integer, sometimes any f64 at all.
 fn num(u: &mut Unstructured) -> Result<f64> {
@@ -45,7 +45,7 @@ fn text(u: &mut Unstructured, common: &[&str]) -> Result<Option<String>> {
 }
 
 fn quantization(u: &mut Unstructured) -> Result<Quantization> {
-    Ok(match u.int_in_range(0..=11u8)? {
+    Ok(match u.int_in_range(0..=12u8)? {
         0 => Quantization::None,
         1 => Quantization::Fp8,
         2 => Quantization::W8a8,
@@ -66,6 +66,16 @@ fn quantization(u: &mut Unstructured) -> Result<Quantization> {
         8 => Quantization::Mxfp4,
         9 => Quantization::TorchaoNf4,
         10 => Quantization::Hqq {
+            bits: u.arbitrary()?,
+            group_size: u.arbitrary()?,
+        },
+        11 => Quantization::Mlx {
+            mode: *u.choose(&[
+                MlxMode::Affine,
+                MlxMode::Mxfp4,
+                MlxMode::Nvfp4,
+                MlxMode::Mxfp8,
+            ])?,
             bits: u.arbitrary()?,
             group_size: u.arbitrary()?,
         },
@@ -131,6 +141,7 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
             Engine::Llamacpp,
             Engine::Ollama,
             Engine::Trtllm,
+            Engine::Mlx,
         ])?,
         batch: num(u)?,
         seq_len: num(u)?,
@@ -239,6 +250,11 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
         gpus_per_node: opt_num(u)?,
         node_link: text(u, &["400Gb/s", "50GB/s", "0Gb/s", "9Tb/s", "NaN Gb/s", "400"])?,
         free_gpu_memory_fraction: opt_num(u)?,
+        max_kv_size: opt_num(u)?,
+        kv_bits: opt_num(u)?,
+        kv_group_size: opt_num(u)?,
+        quantized_kv_start: opt_num(u)?,
+        wired_limit_mb: opt_num(u)?,
         engine_version: text(u, &["0.19", "0.6.4", "v0.8.5.post1", "0.34", "0.x", ""])?,
         enable_lora: u.arbitrary()?,
         max_loras: opt_num(u)?,

@@ -115,6 +115,27 @@ pub fn settings(runner: Runner) -> Vec<Setting> {
                 key!("e.flash_ollama"),
             ),
         ],
+        // mlx-lm's own flags, and macOS's wired limit of the Mac it runs on.
+        Runner::Mlx => &[
+            (
+                "max_num_batched_tokens",
+                "--prefill-step-size",
+                key!("e.prefill_step"),
+            ),
+            ("max_kv_size", "--max-kv-size", key!("e.max_kv_size")),
+            ("kv_bits", "--kv-bits", key!("e.kv_bits")),
+            ("kv_group_size", "--kv-group-size", key!("e.kv_group_size")),
+            (
+                "quantized_kv_start",
+                "--quantized-kv-start",
+                key!("e.quantized_kv_start"),
+            ),
+            (
+                "wired_limit_mb",
+                "iogpu.wired_limit_mb",
+                key!("e.wired_limit"),
+            ),
+        ],
         // transformers' release: its MLA cache changed in 5.15 (`vramfit::estimate::TransformersVersion`).
         Runner::Transformers => &[(
             "engine_version",

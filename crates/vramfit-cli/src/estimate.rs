@@ -47,8 +47,8 @@ pub struct EstimateFlags {
     /// inference, serve or training.
     #[arg(long, value_enum, default_value = "inference")]
     pub mode: ModeArg,
-    /// hf, vllm, llamacpp, sglang or ollama (default: hf; llamacpp for a GGUF model looked up
-    /// with --hub).
+    /// hf, vllm, llamacpp, sglang, ollama, trtllm or mlx (mlx-lm on Apple silicon) (default: hf;
+    /// llamacpp for a GGUF model looked up with --hub).
     #[arg(long, value_enum)]
     pub engine: Option<EngineArg>,
     /// Sequences per batch (training: micro-batch per GPU; serving: concurrent requests wanted; Ollama: OLLAMA_NUM_PARALLEL, alias --num-parallel), 1 to 1,048,576.
@@ -171,10 +171,10 @@ pub struct EstimateFlags {
         allow_negative_numbers = true
     )]
     pub max_num_seqs: Option<f64>,
-    /// vLLM max_num_batched_tokens, SGLang chunked_prefill_size (alias), TensorRT-LLM max_num_tokens (alias); 1 to 16,777,216.
+    /// vLLM max_num_batched_tokens, SGLang chunked_prefill_size (alias), TensorRT-LLM max_num_tokens (alias), mlx-lm --prefill-step-size (alias); 1 to 16,777,216 [default: mlx-lm 2048].
     #[arg(
         long,
-        visible_aliases = ["chunked-prefill-size", "max-num-tokens"],
+        visible_aliases = ["chunked-prefill-size", "max-num-tokens", "prefill-step-size"],
         allow_negative_numbers = true
     )]
     pub max_num_batched_tokens: Option<f64>,
@@ -194,6 +194,21 @@ pub struct EstimateFlags {
         allow_negative_numbers = true
     )]
     pub free_gpu_memory_fraction: Option<f64>,
+    /// mlx-lm --max-kv-size (mlx_lm.generate): a rotating KV cache of at most this many tokens per layer, 1 to 16,777,216 [default: the whole context].
+    #[arg(long, allow_negative_numbers = true)]
+    pub max_kv_size: Option<f64>,
+    /// mlx-lm --kv-bits: the KV cache quantized to 2, 3, 4, 5, 6 or 8 bits from --quantized-kv-start tokens on [default: the model's dtype].
+    #[arg(long, allow_negative_numbers = true)]
+    pub kv_bits: Option<f64>,
+    /// mlx-lm --kv-group-size: values per scale and bias of the quantized KV cache, 32, 64 or 128 (with --kv-bits) [default: 64].
+    #[arg(long, allow_negative_numbers = true)]
+    pub kv_group_size: Option<f64>,
+    /// mlx-lm --quantized-kv-start: the cached tokens at which the KV cache is quantized (with --kv-bits), 0 to 16,777,216 [default: 5000].
+    #[arg(long, allow_negative_numbers = true)]
+    pub quantized_kv_start: Option<f64>,
+    /// macOS iogpu.wired_limit_mb (sudo sysctl iogpu.wired_limit_mb=N): the unified memory the GPU may wire, in MiB, in place of Metal's recommendedMaxWorkingSetSize; an Apple card only, 256 to its RAM less 4 GiB [default: the card's working set].
+    #[arg(long, allow_negative_numbers = true)]
+    pub wired_limit_mb: Option<f64>,
     /// The engine's release: vLLM's, whose rules size the pool, 0.6 to 0.33 (e.g. 0.19, 0.8.5: V0 before 0.8, the CUDA graphs inside the pool's budget from 0.21) [default: 0.33, the latest]; transformers', 4.0 to 5.25 (e.g. 4.57: an MLA model caches every head before 5.15, the compressed latent from 5.15) [default: 5.25].
     #[arg(long)]
     pub engine_version: Option<String>,
@@ -368,6 +383,7 @@ value_enum!(ModeArg => Mode { Inference = "inference" => Mode::Inference, Serve 
 value_enum!(EngineArg => Engine {
     Hf = "hf" => Engine::Hf, Vllm = "vllm" => Engine::Vllm, Llamacpp = "llamacpp" => Engine::Llamacpp,
     Sglang = "sglang" => Engine::Sglang, Ollama = "ollama" => Engine::Ollama, Trtllm = "trtllm" => Engine::Trtllm,
+    Mlx = "mlx" => Engine::Mlx,
 });
 value_enum!(AttentionArg => AttentionImpl { Sdpa = "sdpa" => AttentionImpl::Sdpa, Flash = "flash" => AttentionImpl::Flash, Eager = "eager" => AttentionImpl::Eager });
 value_enum!(OptimizerArg => Optimizer {
@@ -510,6 +526,11 @@ impl EstimateFlags {
             gpus_per_node: self.gpus_per_node,
             node_link: self.node_link.clone(),
             free_gpu_memory_fraction: self.free_gpu_memory_fraction,
+            max_kv_size: self.max_kv_size,
+            kv_bits: self.kv_bits,
+            kv_group_size: self.kv_group_size,
+            quantized_kv_start: self.quantized_kv_start,
+            wired_limit_mb: self.wired_limit_mb,
             engine_version: self.engine_version.clone(),
             enable_lora: self.enable_lora,
             max_loras: self.max_loras,

@@ -738,6 +738,12 @@ export type Engine =
    * `free_gpu_memory_fraction` of the memory its start-up profile leaves.
    */
   | "trtllm"
+  /**
+   * mlx-lm on Apple silicon (`mlx_lm.generate`, `mlx_lm.server`; LM Studio's MLX engine):
+   * MLX's quantized weights, a KV cache growing in steps of 256 tokens, the prompt in steps
+   * of `--prefill-step-size`, within Metal's wired limit.
+   */
+  | "mlx"
 ;
 
 /**
@@ -1149,7 +1155,8 @@ export interface EstimateInput {
    * vLLM `max_num_batched_tokens`; SGLang `chunked_prefill_size`; TensorRT-LLM
    * `max_num_tokens` (default 8192). Default (vLLM) 8192 on
    * cards of 70 GiB or more other than A100, else 2048; (SGLang) by the card's memory: 2048
-   * below 35 GiB, 4096 below 60 GiB, 8192 below 160 GiB, else 16384.
+   * below 35 GiB, 4096 below 60 GiB, 8192 below 160 GiB, else 16384. mlx-lm
+   * `--prefill-step-size` (default 2048): the prompt's tokens one forward takes.
    */
   max_num_batched_tokens?: number | null;
   /**
@@ -1223,6 +1230,34 @@ export interface EstimateInput {
    * start-up profile that becomes the KV cache. Default 0.9.
    */
   free_gpu_memory_fraction?: number | null;
+  /**
+   * mlx-lm `--max-kv-size` (`mlx_lm.generate`): a `RotatingKVCache` of at most this many
+   * tokens per layer (its first 4 kept), 1 to 16,777,216. Default: none, the whole context.
+   */
+  max_kv_size?: number | null;
+  /**
+   * mlx-lm `--kv-bits`: the KV cache quantized to 2, 3, 4, 5, 6 or 8 bits once
+   * `quantized_kv_start` tokens are cached (`QuantizedKVCache`). Default: none, the model's
+   * dtype.
+   */
+  kv_bits?: number | null;
+  /**
+   * mlx-lm `--kv-group-size`: values per scale and bias of the quantized KV cache, 32, 64
+   * or 128. Default 64. With `kv_bits` only.
+   */
+  kv_group_size?: number | null;
+  /**
+   * mlx-lm `--quantized-kv-start`: the cached tokens at which the KV cache is quantized, 0
+   * to 16,777,216. Default 5000 (`mlx_lm.generate`'s). With `kv_bits` only.
+   */
+  quantized_kv_start?: number | null;
+  /**
+   * macOS `iogpu.wired_limit_mb` (`sudo sysctl iogpu.wired_limit_mb=N`): the unified memory
+   * the GPU may wire, in MiB, in place of Metal's `recommendedMaxWorkingSetSize`; on an
+   * Apple card of the catalog only, up to its RAM less 4 GiB for macOS. Default: the card's
+   * working set.
+   */
+  wired_limit_mb?: number | null;
   /**
    * The engine's release. vLLM's: `0.6` to `0.33`, or with its patch (`0.8.5`); it picks
    * the rules of that line: V0 or V1, the profile run's defaults, whether the CUDA graphs are
@@ -1755,6 +1790,11 @@ export interface Gpu {
    * Unified memory shared with the CPU (Apple silicon).
    */
   unified_memory: boolean;
+  /**
+   * The machine's physical unified memory (`hw.memsize`: a `128 GB` Mac holds 128 GiB), 0 on
+   * a card with memory of its own: the ceiling of macOS's `iogpu.wired_limit_mb`.
+   */
+  unified_memory_bytes: Bytes;
   /**
    * Compute slices of a MIG-capable GPU (7 on A100/H100, 4 on A30); 0 without MIG.
    */
@@ -2632,6 +2672,29 @@ export interface Mla {
 }
 
 /**
+ * MLX's quantization modes (`mx.quantize(..., mode=)`, mlx 0.32; `mlx_lm.utils.quantize_model`'s
+ * defaults per mode).
+ */
+export type MlxMode =
+  /**
+   * Integer codes with a scale and a bias per group in the weights' dtype.
+   */
+  | "affine"
+  /**
+   * OCP MXFP4: E2M1 codes, one E8M0 byte per 32.
+   */
+  | "mxfp4"
+  /**
+   * NVFP4: E2M1 codes, one E4M3 byte per 16.
+   */
+  | "nvfp4"
+  /**
+   * OCP MXFP8: E4M3 codes, one E8M0 byte per 32.
+   */
+  | "mxfp8"
+;
+
+/**
  * What the run does.
  */
 export type Mode =
@@ -3125,6 +3188,11 @@ export type PeakSource =
    * `CUDA0 compute buffer size`).
    */
   | "llamacpp"
+  /**
+   * MLX (mlx-lm), which has no PyTorch either: its arrays in Metal buffers as
+   * `mx.get_peak_memory()` counts them.
+   */
+  | "mlx"
 ;
 
 /**
@@ -3523,6 +3591,29 @@ export type Quantization =
      */
     group_size: number;
   }
+  /**
+   * MLX's quantization as `mlx_lm.convert -q` writes it (an MLX repo's `config.json`
+   * `quantization: {group_size, bits, mode}`): `bits`-bit codes packed in uint32 words and,
+   * per group, an affine scale and bias in the model's dtype, or one 8-bit scale in the
+   * floating-point modes; every `Linear` and `Embedding` whose rows are whole groups,
+   * the embedding and the LM head included (`mlx_lm.utils.quantize_model`).
+   */
+  | {
+    format: "mlx";
+    /**
+     * The mode (`affine` unless `--q-mode` says otherwise).
+     */
+    mode: MlxMode;
+    /**
+     * Bits per weight: 2, 3, 4, 5, 6 or 8 affine; 4 in mxfp4 and nvfp4, 8 in mxfp8.
+     */
+    bits: number;
+    /**
+     * Weights per group: 32, 64 or 128 affine (64 by default); 32 in mxfp4 and mxfp8,
+     * 16 in nvfp4.
+     */
+    group_size: number;
+  }
 ;
 
 /**
@@ -3785,6 +3876,10 @@ export type Runtime =
    * llama.cpp (and its front ends: Ollama, LM Studio); Metal on Apple silicon.
    */
   | "llamacpp"
+  /**
+   * MLX (mlx-lm, and LM Studio's MLX engine) on Apple silicon.
+   */
+  | "mlx"
 ;
 
 /**

@@ -8,8 +8,11 @@ use core::fmt;
 
 use crate::error::Result;
 
+mod mlx;
 #[cfg(feature = "serde")]
 mod quantization_serde;
+
+pub use mlx::{MLX_BITS, MLX_GROUPS, MlxMode};
 
 /// A plain element type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -327,6 +330,20 @@ pub enum Quantization {
         /// Weights per group (64 by default).
         group_size: u32,
     },
+    /// MLX's quantization as `mlx_lm.convert -q` writes it (an MLX repo's `config.json`
+    /// `quantization: {group_size, bits, mode}`): `bits`-bit codes packed in uint32 words and,
+    /// per group, an affine scale and bias in the model's dtype, or one 8-bit scale in the
+    /// floating-point modes; every `Linear` and `Embedding` whose rows are whole groups,
+    /// the embedding and the LM head included (`mlx_lm.utils.quantize_model`).
+    Mlx {
+        /// The mode (`affine` unless `--q-mode` says otherwise).
+        mode: MlxMode,
+        /// Bits per weight: 2, 3, 4, 5, 6 or 8 affine; 4 in mxfp4 and nvfp4, 8 in mxfp8.
+        bits: u8,
+        /// Weights per group: 32, 64 or 128 affine (64 by default); 32 in mxfp4 and mxfp8,
+        /// 16 in nvfp4.
+        group_size: u32,
+    },
 }
 
 impl Quantization {
@@ -373,8 +390,8 @@ impl Quantization {
                     field,
                     [$($en)*],
                     [$($zh)*],
-                    ["none, fp8, w8a8, w4a16, gptq, awq, bnb-int8, bnb-nf4, bnb-nf4-dq, mxfp4, torchao-nf4, hqq (4-bit), hqq-<bits>bit with bits 1, 2, 3, 4, 5, 6 or 8, gguf-<type> with type one of {GGUF_TYPES}"],
-                    ["none、fp8、w8a8、w4a16、gptq、awq、bnb-int8、bnb-nf4、bnb-nf4-dq、mxfp4、torchao-nf4、hqq（4 位）、hqq-<位数>bit（位数为 1、2、3、4、5、6 或 8），或 gguf-<type>，type 为以下之一：{GGUF_TYPES}"],
+                    ["none, fp8, w8a8, w4a16, gptq, awq, bnb-int8, bnb-nf4, bnb-nf4-dq, mxfp4, torchao-nf4, hqq (4-bit), hqq-<bits>bit with bits 1, 2, 3, 4, 5, 6 or 8, mlx-<bits>bit[-g<group>] with bits 2, 3, 4, 5, 6 or 8 and group 32, 64 or 128 (64 if not given), mlx-mxfp4, mlx-nvfp4, mlx-mxfp8, gguf-<type> with type one of {GGUF_TYPES}"],
+                    ["none、fp8、w8a8、w4a16、gptq、awq、bnb-int8、bnb-nf4、bnb-nf4-dq、mxfp4、torchao-nf4、hqq（4 位）、hqq-<位数>bit（位数为 1、2、3、4、5、6 或 8）、mlx-<位数>bit[-g<分组>]（位数为 2、3、4、5、6 或 8，分组为 32、64 或 128，默认 64）、mlx-mxfp4、mlx-nvfp4、mlx-mxfp8，或 gguf-<type>，type 为以下之一：{GGUF_TYPES}"],
                 )
             };
         }
@@ -400,6 +417,14 @@ impl Quantization {
                 bits: 4,
                 group_size: 64,
             },
+            other if other.starts_with("mlx-") => {
+                return Quantization::parse_mlx(other).ok_or_else(|| {
+                    format_error!(
+                        ["unknown MLX format `{other}`"],
+                        ["未知的 MLX 格式 `{other}`"]
+                    )
+                });
+            }
             other => {
                 if let Some(b) = other
                     .strip_prefix("hqq-")
@@ -455,6 +480,17 @@ impl Quantization {
             Quantization::TorchaoNf4 => "torchao-nf4".to_string(),
             Quantization::Hqq { bits: 4, .. } => "hqq".to_string(),
             Quantization::Hqq { bits, .. } => alloc::format!("hqq-{bits}bit"),
+            Quantization::Mlx {
+                mode: MlxMode::Affine,
+                bits,
+                group_size: 64,
+            } => alloc::format!("mlx-{bits}bit"),
+            Quantization::Mlx {
+                mode: MlxMode::Affine,
+                bits,
+                group_size,
+            } => alloc::format!("mlx-{bits}bit-g{group_size}"),
+            Quantization::Mlx { mode, .. } => alloc::format!("mlx-{}", mode.name()),
         }
     }
 
@@ -514,6 +550,11 @@ impl Quantization {
                 }
                 group(group_size)
             }
+            Quantization::Mlx {
+                mode,
+                bits,
+                group_size,
+            } => mlx::validate(field, mode, bits, group_size),
             _ => Ok(()),
         }
     }

@@ -36,6 +36,8 @@ struct GpuRec {
     #[serde(default)]
     unified_memory: bool,
     #[serde(default)]
+    unified_memory_bytes: u64,
+    #[serde(default)]
     mig_compute_slices: u8,
     #[serde(default)]
     mig_memory_slices: u8,
@@ -286,6 +288,24 @@ fn render_gpus(gpus: &BTreeMap<String, GpuRec>) -> String {
             f(vramfit::throughput::link_bytes_per_s(&g.interconnect))
         );
         let _ = writeln!(o, "        unified_memory: {},", g.unified_memory);
+        // The Mac's RAM: what the GPU's working set is a share of, and the ceiling of
+        // `iogpu.wired_limit_mb`.
+        assert_eq!(
+            g.unified_memory,
+            g.unified_memory_bytes > 0,
+            "{}: unified_memory_bytes is the RAM of a unified-memory machine, and only of one",
+            g.id
+        );
+        assert!(
+            !g.unified_memory || g.memory_bytes < g.unified_memory_bytes,
+            "{}: the GPU's working set is a share of the unified memory",
+            g.id
+        );
+        let _ = writeln!(
+            o,
+            "        unified_memory_bytes: Bytes::new({}),",
+            g.unified_memory_bytes
+        );
         let _ = writeln!(o, "        mig_compute_slices: {},", g.mig_compute_slices);
         let _ = writeln!(o, "        mig_memory_slices: {},", g.mig_memory_slices);
         let _ = writeln!(o, "        detail: {i},");

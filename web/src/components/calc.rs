@@ -245,7 +245,9 @@ fn run_fields(app: &crate::Ctx, error: &Option<InputError>, e: Option<&Estimate>
     let formats = rules.map(|r| r.formats);
     let keep_format = |v: &str| match formats {
         Some(Formats::Gguf) => v == "none" || v.starts_with("gguf-"),
-        Some(Formats::Serving) => !v.starts_with("gguf-"),
+        Some(Formats::Serving) => !v.starts_with("gguf-") && !v.starts_with("mlx-"),
+        Some(Formats::Mlx) => v == "none" || v.starts_with("mlx-"),
+        Some(Formats::Bitsandbytes | Formats::Checkpoint) => !v.starts_with("mlx-"),
         _ => true,
     };
     let quantization = Shown {

@@ -93,6 +93,11 @@ fn set(input: &mut EstimateInput, key: &str, v: &str) -> Result<(), InputError> 
         "gpu_memory_utilization" => input.gpu_memory_utilization = num()?,
         "mem_fraction_static" => input.mem_fraction_static = opt()?,
         "free_gpu_memory_fraction" => input.free_gpu_memory_fraction = opt()?,
+        "max_kv_size" => input.max_kv_size = opt()?,
+        "kv_bits" => input.kv_bits = opt()?,
+        "kv_group_size" => input.kv_group_size = opt()?,
+        "quantized_kv_start" => input.quantized_kv_start = opt()?,
+        "wired_limit_mb" => input.wired_limit_mb = opt()?,
         "cuda_graph_max_bs" => input.cuda_graph_max_bs = opt()?,
         "ubatch" => input.ubatch = num()?,
         "max_model_len" => input.max_model_len = opt()?,
@@ -380,7 +385,7 @@ mod tests {
             both(choice::<vramfit::estimate::Engine>("engine", "x").unwrap_err());
         assert_eq!(
             p,
-            "unknown variant `x`, expected one of `hf`, `vllm`, `llamacpp`, `sglang`, `ollama`, `trtllm`"
+            "unknown variant `x`, expected one of `hf`, `vllm`, `llamacpp`, `sglang`, `ollama`, `trtllm`, `mlx`"
         );
         assert_eq!(a, "one of the values the form offers");
         assert_eq!(

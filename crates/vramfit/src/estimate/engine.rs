@@ -30,6 +30,8 @@ pub enum Runner {
     Ollama,
     /// TensorRT-LLM (`trtllm-serve`, the LLM API).
     Trtllm,
+    /// mlx-lm on Apple silicon (`mlx_lm.generate`, `mlx_lm.server`).
+    Mlx,
 }
 
 impl Runner {
@@ -41,6 +43,7 @@ impl Runner {
             (_, Engine::Ollama) => Runner::Ollama,
             (_, Engine::Sglang) => Runner::Sglang,
             (_, Engine::Trtllm) => Runner::Trtllm,
+            (_, Engine::Mlx) => Runner::Mlx,
             (Mode::Serve, Engine::Hf) | (_, Engine::Vllm) => Runner::Vllm,
             (Mode::Inference, Engine::Hf) => Runner::Transformers,
         }
@@ -64,6 +67,7 @@ impl Runner {
             Runner::Llamacpp => &super::llamacpp::RULES,
             Runner::Ollama => &super::ollama::RULES,
             Runner::Trtllm => &super::trtllm::RULES,
+            Runner::Mlx => &super::mlx::RULES,
         }
     }
 
@@ -93,6 +97,7 @@ impl Runner {
         match self {
             Runner::Sglang => sglang_default,
             Runner::Trtllm => super::trtllm::TRTLLM_MAX_NUM_TOKENS,
+            Runner::Mlx => super::mlx::MLX_PREFILL_STEP_SIZE,
             _ if big => 8192,
             _ => 2048,
         }
@@ -152,6 +157,7 @@ impl Runner {
                 r.llamacpp(p)
             }
             Runner::Ollama => r.ollama(p),
+            Runner::Mlx => r.mlx(p),
             #[cfg(feature = "trtllm")]
             Runner::Trtllm => r.trtllm(p),
             // A build without TensorRT-LLM refuses its inputs (`Runner::built`): no workload
@@ -393,6 +399,8 @@ pub enum Formats {
     Serving,
     /// GGUF files, F16 to Q3_K_M (llama.cpp, Ollama).
     Gguf,
+    /// The checkpoint and MLX's 8-bit and 4-bit conversions (mlx-lm).
+    Mlx,
 }
 
 /// The traits of a card, besides its memory, that a runner's estimate reads.
@@ -426,6 +434,9 @@ mod tests {
             (Mode::Serve, E::Trtllm, Runner::Trtllm),
             (Mode::Inference, E::Trtllm, Runner::Trtllm),
             (Mode::Training, E::Trtllm, Runner::Training),
+            (Mode::Inference, E::Mlx, Runner::Mlx),
+            (Mode::Serve, E::Mlx, Runner::Mlx),
+            (Mode::Training, E::Mlx, Runner::Training),
         ];
         for (mode, engine, runner) in cases {
             assert_eq!(Runner::of(mode, engine), runner, "{mode:?} {engine:?}");
@@ -445,6 +456,7 @@ mod tests {
             Runner::Llamacpp,
             Runner::Ollama,
             Runner::Trtllm,
+            Runner::Mlx,
         ];
         for r in all {
             let rules = r.rules();

@@ -197,6 +197,55 @@ pub(super) mod tests {
                 },
             ]);
         }
+        out.extend(mlx_shapes());
+        out
+    }
+
+    /// mlx-lm on Apple cards (last, so that the shapes before keep their numbers): the 16-bit
+    /// checkpoint and MLX's formats, a long prompt in short steps, the rotating and the
+    /// quantized KV cache, the wired limit raised, a model whose head size mlx does not fuse.
+    fn mlx_shapes() -> Vec<EstimateInput> {
+        let mut out = Vec::new();
+        for (model, gpu) in [
+            ("meta-llama/Llama-3.1-8B", Some("apple-m2-pro-16gb")),
+            ("meta-llama/Llama-3.1-70B", Some("apple-m3-max-128gb")),
+            ("google/gemma-3-27b-it", Some("apple-m4-max-64gb")),
+            ("meta-llama/Llama-3.1-8B", None),
+        ] {
+            let m = EstimateInput {
+                model: Some(model.to_string()),
+                engine: Engine::Mlx,
+                gpu: gpu.map(str::to_string),
+                seq_len: 16_000.0,
+                new_tokens: 1000.0,
+                ..EstimateInput::default()
+            };
+            out.extend([
+                m.clone(),
+                EstimateInput {
+                    quantization: Quantization::parse("q", "mlx-4bit").unwrap(),
+                    max_num_batched_tokens: Some(512.0),
+                    ..m.clone()
+                },
+                EstimateInput {
+                    quantization: Quantization::parse("q", "mlx-mxfp4").unwrap(),
+                    max_kv_size: Some(4096.0),
+                    ..m.clone()
+                },
+                EstimateInput {
+                    quantization: Quantization::parse("q", "mlx-8bit").unwrap(),
+                    kv_bits: Some(4.0),
+                    kv_group_size: Some(32.0),
+                    ..m.clone()
+                },
+                EstimateInput {
+                    mode: Mode::Serve,
+                    batch: 4.0,
+                    wired_limit_mb: gpu.map(|_| 12_288.0),
+                    ..m
+                },
+            ]);
+        }
         out
     }
 
@@ -703,6 +752,13 @@ pub(super) mod tests {
         "Marlin",
         // MLA's compressed latent as its config names it (transformers 5.15 on caches it).
         "kv_lora_rank",
+        // mlx-lm's flags as it spells them (`--prefill-step-size`, `--quantized-kv-start`).
+        "prefill",
+        "step",
+        "size",
+        "quantized",
+        "kv",
+        "start",
         "Triton",
         "FlashInfer",
         "SM",
@@ -741,6 +797,8 @@ pub(super) mod tests {
         "ubatch",
         "gptq",
         "hqq",
+        "mlx",
+        "MLX",
         "gguf",
         "q",
         "_k_m",

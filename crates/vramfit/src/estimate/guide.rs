@@ -41,6 +41,8 @@ pub(super) enum GuideDifference {
         weights: u64,
         guide_weights: u64,
         per_param: f64,
+        /// The format quantizes the embedding and the LM head too (MLX's).
+        head_quantized: bool,
     },
     /// Mixed-precision AdamW's 16 B per parameter.
     AmpAdam,
@@ -139,6 +141,7 @@ impl Run<'_> {
                 weights: parts.get(ComponentKind::Weights),
                 guide_weights: quick.weights_bytes.get(),
                 per_param: guide_bytes_per_param(self.dtype, &self.quantization),
+                head_quantized: matches!(self.quantization, Quantization::Mlx { .. }),
             });
         }
         if self.mode == Mode::Training {
@@ -273,7 +276,28 @@ impl Run<'_> {
                 weights,
                 guide_weights,
                 per_param,
+                head_quantized: false,
             } => quant_bits_text(weights, guide_weights, per_param),
+            D::QuantBits {
+                weights,
+                guide_weights,
+                per_param,
+                head_quantized: true,
+            } => {
+                let per_param = short(per_param);
+                (
+                    en!(
+                        "Quantized weights carry a scale (and a bias) per group, the embedding and the LM head quantized too; norms stay unquantized: {} against the guide's {} at {per_param} B per parameter.",
+                        b(weights),
+                        b(guide_weights)
+                    ),
+                    zh!(
+                        "量化权重每组含缩放因子（及偏置），词嵌入与输出头同样量化，归一化层不量化：{}，而指南按每参数 {per_param} 字节计为 {}。",
+                        b(weights),
+                        b(guide_weights)
+                    ),
+                )
+            }
             D::Logits { vocab, bytes } => logits_text(vocab, bytes),
             D::AmpAdam => (
                 String::from(en_str!(

@@ -46,6 +46,10 @@ pub enum Engine {
     /// TensorRT-LLM (`trtllm-serve`, its LLM API; the PyTorch backend): a KV pool sized from
     /// `free_gpu_memory_fraction` of the memory its start-up profile leaves.
     Trtllm,
+    /// mlx-lm on Apple silicon (`mlx_lm.generate`, `mlx_lm.server`; LM Studio's MLX engine):
+    /// MLX's quantized weights, a KV cache growing in steps of 256 tokens, the prompt in steps
+    /// of `--prefill-step-size`, within Metal's wired limit.
+    Mlx,
 }
 
 /// The optimizer.
@@ -430,7 +434,8 @@ pub struct EstimateInput {
     /// vLLM `max_num_batched_tokens`; SGLang `chunked_prefill_size`; TensorRT-LLM
     /// `max_num_tokens` (default 8192). Default (vLLM) 8192 on
     /// cards of 70 GiB or more other than A100, else 2048; (SGLang) by the card's memory: 2048
-    /// below 35 GiB, 4096 below 60 GiB, 8192 below 160 GiB, else 16384.
+    /// below 35 GiB, 4096 below 60 GiB, 8192 below 160 GiB, else 16384. mlx-lm
+    /// `--prefill-step-size` (default 2048): the prompt's tokens one forward takes.
     pub max_num_batched_tokens: Option<f64>,
     /// vLLM, SGLang and TensorRT-LLM CUDA graphs (off is vLLM's `enforce_eager`, SGLang's
     /// `disable_cuda_graph`, TensorRT-LLM's `cuda_graph_config: null`).
@@ -479,6 +484,24 @@ pub struct EstimateInput {
     /// --kv_cache_free_gpu_memory_fraction`, 0.01 to 1): the share of the memory left after its
     /// start-up profile that becomes the KV cache. Default 0.9.
     pub free_gpu_memory_fraction: Option<f64>,
+    /// mlx-lm `--max-kv-size` (`mlx_lm.generate`): a `RotatingKVCache` of at most this many
+    /// tokens per layer (its first 4 kept), 1 to 16,777,216. Default: none, the whole context.
+    pub max_kv_size: Option<f64>,
+    /// mlx-lm `--kv-bits`: the KV cache quantized to 2, 3, 4, 5, 6 or 8 bits once
+    /// `quantized_kv_start` tokens are cached (`QuantizedKVCache`). Default: none, the model's
+    /// dtype.
+    pub kv_bits: Option<f64>,
+    /// mlx-lm `--kv-group-size`: values per scale and bias of the quantized KV cache, 32, 64
+    /// or 128. Default 64. With `kv_bits` only.
+    pub kv_group_size: Option<f64>,
+    /// mlx-lm `--quantized-kv-start`: the cached tokens at which the KV cache is quantized, 0
+    /// to 16,777,216. Default 5000 (`mlx_lm.generate`'s). With `kv_bits` only.
+    pub quantized_kv_start: Option<f64>,
+    /// macOS `iogpu.wired_limit_mb` (`sudo sysctl iogpu.wired_limit_mb=N`): the unified memory
+    /// the GPU may wire, in MiB, in place of Metal's `recommendedMaxWorkingSetSize`; on an
+    /// Apple card of the catalog only, up to its RAM less 4 GiB for macOS. Default: the card's
+    /// working set.
+    pub wired_limit_mb: Option<f64>,
     /// The engine's release. vLLM's: `0.6` to `0.33`, or with its patch (`0.8.5`); it picks
     /// the rules of that line: V0 or V1, the profile run's defaults, whether the CUDA graphs are
     /// taken out of the pool's budget (from 0.21). Default: the latest, 0.33. transformers' (the
@@ -674,6 +697,11 @@ impl Default for EstimateInput {
             gpus_per_node: None,
             node_link: None,
             free_gpu_memory_fraction: None,
+            max_kv_size: None,
+            kv_bits: None,
+            kv_group_size: None,
+            quantized_kv_start: None,
+            wired_limit_mb: None,
             engine_version: None,
             enable_lora: false,
             max_loras: None,

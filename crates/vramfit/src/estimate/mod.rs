@@ -111,6 +111,9 @@ mod llamacpp_split;
 mod llamacpp_split_tests;
 #[cfg(test)]
 mod llamacpp_tests;
+mod mlx;
+#[cfg(test)]
+mod mlx_tests;
 mod nodes;
 mod ollama;
 mod ollama_tags;
@@ -189,9 +192,10 @@ pub use vllm::{
 pub use weights::{gguf_type, per_gpu_weight_bytes, per_gpu_weight_bytes_ep, tensor_bytes};
 pub use workload::{
     DEEPSPEED_DEFAULTS, DeepSpeedAuto, FromStack, Fsdp, FsdpVersion, GpuLookup, LoraSlots,
-    MAX_ACCEPTANCE, MAX_BATCH, MAX_CARDS, MAX_SEQ, MAX_SPECULATIVE_TOKENS, Megatron, ModelLookup,
-    Regimes, Sharding, Speculative, VLLM_LORA_FROM, VLLM_LORA_RANKS, Workload, ZeroBucketSizes,
-    card_count, lora_mask, split_card_list,
+    MACOS_RESERVE, MAX_ACCEPTANCE, MAX_BATCH, MAX_CARDS, MAX_SEQ, MAX_SPECULATIVE_TOKENS,
+    MLX_KV_GROUP_SIZE, MLX_QUANTIZED_KV_START, Megatron, MlxSettings, ModelLookup, Regimes, Sharding,
+    Speculative, VLLM_LORA_FROM, VLLM_LORA_RANKS, Workload, ZeroBucketSizes, card_count, lora_mask,
+    split_card_list,
 };
 
 use parts::{Formula, Parts, Run, ServePool, b};

@@ -64,9 +64,18 @@ pub enum PeakSource {
     /// its log prints them at load (`CUDA0 model buffer size`, `CUDA0 KV buffer size`,
     /// `CUDA0 compute buffer size`).
     Llamacpp,
+    /// MLX (mlx-lm), which has no PyTorch either: its arrays in Metal buffers as
+    /// `mx.get_peak_memory()` counts them.
+    Mlx,
 }
 
 impl PeakSource {
+    /// Whether the engine's peak is its own buffers, with no PyTorch caching allocator and so
+    /// no reserve beyond them (llama.cpp, MLX).
+    pub const fn own_buffers(self) -> bool {
+        matches!(self, PeakSource::Llamacpp | PeakSource::Mlx)
+    }
+
     /// What reports the peak, in English.
     pub const fn describe(self) -> &'static str {
         match self {
@@ -74,6 +83,7 @@ impl PeakSource {
             PeakSource::Llamacpp => {
                 "llama.cpp's model, KV and compute buffers on the GPU, as its load log prints them"
             }
+            PeakSource::Mlx => "MLX's mx.get_peak_memory(): its arrays in Metal buffers",
         }
     }
 
@@ -84,6 +94,7 @@ impl PeakSource {
             PeakSource::Llamacpp => {
                 "llama.cpp 在 GPU 上的模型、KV 与计算缓冲区（加载日志中打印的数值）"
             }
+            PeakSource::Mlx => "MLX 的 mx.get_peak_memory()：Metal 缓冲区中的数组",
         }
     }
 }

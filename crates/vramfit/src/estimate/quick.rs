@@ -48,7 +48,9 @@ pub fn guide_bytes_per_param(dtype: Dtype, q: &Quantization) -> f64 {
         Quantization::Gguf {
             file_type: F::Q8_0 | F::Q6_K,
         } => 1.0,
-        Quantization::Gptq { bits: 8, .. } | Quantization::Hqq { bits: 8, .. } => 1.0,
+        Quantization::Gptq { bits: 8, .. }
+        | Quantization::Hqq { bits: 8, .. }
+        | Quantization::Mlx { bits: 6 | 8, .. } => 1.0,
         _ => 0.5,
     }
 }

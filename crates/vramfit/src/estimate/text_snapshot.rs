@@ -30,7 +30,7 @@ fn fnv(s: &str) -> u64 {
 }
 
 /// The snapshot files, each with the run shapes it holds.
-const GROUPS: [&str; 8] = [
+const GROUPS: [&str; 9] = [
     "hf-inference",
     "training",
     "vllm",
@@ -38,6 +38,7 @@ const GROUPS: [&str; 8] = [
     "llamacpp",
     "ollama",
     "trtllm",
+    "mlx",
     "other",
 ];
 
@@ -52,6 +53,7 @@ fn group(input: &EstimateInput) -> &'static str {
         (_, Engine::Llamacpp) => "llamacpp",
         (_, Engine::Ollama) => "ollama",
         (_, Engine::Trtllm) => "trtllm",
+        (_, Engine::Mlx) => "mlx",
         _ => "other",
     }
 }

@@ -14,8 +14,21 @@ pub fn is_quantized(q: &Quantization, arch: &Architecture, t: &Tensor) -> bool {
         Quantization::None => false,
         Quantization::Mxfp4 if arch.moe.is_some() => t.role.is_expert(),
         Quantization::Gguf { file_type } => gguf_type(*file_type, arch, t).is_some(),
+        Quantization::Mlx { group_size, .. } => mlx_quantizes(*group_size, t),
         _ => t.role.is_block_linear(),
     }
+}
+
+/// Whether `mlx_lm.convert` quantizes this tensor: every module with `to_quantized` (`Linear`,
+/// `Embedding`, the experts' `SwitchLinear`; the LM head and the embedding too) whose weight's
+/// last axis — a projection's input, an embedding's width — is whole groups
+/// (`mlx_lm.utils.quantize_model`'s predicate); norms and biases stay in the model dtype.
+fn mlx_quantizes(group_size: u32, t: &Tensor) -> bool {
+    let last = match t.role {
+        Role::Embedding | Role::Positions => t.rows_out,
+        _ => t.rows_in,
+    };
+    t.role != Role::Vector && t.rows_in > 1 && last.is_multiple_of(u64::from(group_size.max(1)))
 }
 
 /// llama.cpp's `use_more_bits(i, n)`: the first and last eighth of the layers and every third
@@ -217,6 +230,17 @@ pub fn tensor_bytes(q: &Quantization, arch: &Architecture, dtype: Dtype, t: &Ten
                 _ => n,
             };
             codes + groups(group_size) * 4
+        }
+        // MLX (`mx.quantize`, mlx 0.32): `bits`-bit codes packed in uint32 words along each
+        // row (whole groups, so whole words), per group a scale and a bias in the weights'
+        // dtype (affine) or one 8-bit scale (mxfp4, nvfp4, mxfp8).
+        Quantization::Mlx {
+            mode,
+            bits,
+            group_size,
+        } => {
+            let d = dtype.bits() as u64 / 8;
+            (n * bits as u64).div_ceil(8) + groups(group_size) * mode.group_bytes(d)
         }
         Quantization::None | Quantization::Gguf { .. } => plain,
     }

@@ -169,4 +169,23 @@ const EMPTY_CACHE_FIX: FaqEntry = FaqEntry {
     see_also: &["empty_cache", "leak", "fragmentation", "expandable_segments"],
 };
 
-pub(super) static FAQ: &[FaqEntry] = &[GUIDE_Q1_7B_ON_A100_40GB, GUIDE_Q2_SPOT_OR_ON_DEMAND, GUIDE_Q3_MULTI_GPU, GUIDE_Q4_CAPACITY_OR_LEAK, GB_VS_GIB, NVIDIA_SMI_MORE_THAN_PYTORCH, VLLM_TAKES_90_PERCENT, LORA_LONG_CONTEXT_OOM, KV_CACHE_GQA, EMPTY_CACHE_FIX];
+/// LM Studio says "Model loading was stopped due to insufficient system resources". What is that guardrail, and what do I estimate? (users, `data/faq/16-lm-studio-guardrail.toml`).
+///
+/// Slots, filled by the caller from the estimator:
+/// - `{mac16_working_set}`: the catalog's apple-m2-pro-16gb usable memory: Metal recommendedMaxWorkingSetSize 10922.67 MB measured on a 16 GB Mac (2/3 of 16 GiB); with unit
+/// - `{mlx_llama8b_4bit_weights}`: estimator weights of Llama-3.1-8B in MLX 4-bit, groups of 64 (mlx-lm): 8,029,995,008 weights × 4.5 bits + 266,240 norms in bf16 = 4,517,404,672 B; with unit
+/// - `{mlx_llama8b_4bit_8k}`: estimator total of the same run under mlx-lm with an 8,192-token prompt on apple-m2-pro-16gb: weights, the KV cache in steps of 256, a prompt step's activations and the last token's logits; with unit
+const LM_STUDIO_GUARDRAIL: FaqEntry = FaqEntry {
+    id: "lm_studio_guardrail",
+    source: "users",
+    question: L10n { en: "LM Studio says \"Model loading was stopped due to insufficient system resources\". What is that guardrail, and what do I estimate?", zh: "LM Studio 提示“Model loading was stopped due to insufficient system resources”。这个保护机制是什么？我该怎么估算？" },
+    answer: L10n { en: "LM Studio runs a model with one of two engines underneath: llama.cpp for a GGUF file, MLX (mlx-lm) for an MLX model on a Mac. Before it loads one, its \"model loading guardrails\" compare LM Studio's own estimate of the memory the model and its context need with the memory it sees, and refuse above the threshold set in its settings (the message names the amount, e.g. lmstudio-ai/lms issue 499). The guardrail is LM Studio's check, not the engine's: estimate the engine it runs, --engine llamacpp for a GGUF file, --engine mlx for an MLX model. On a Mac the GPU may wire only Metal's recommendedMaxWorkingSetSize of the unified memory ({mac16_working_set} on a 16 GB Mac): Llama-3.1-8B in MLX 4-bit holds {mlx_llama8b_4bit_weights} of weights and {mlx_llama8b_4bit_8k} with an 8K-token prompt under mlx-lm. sudo sysctl iogpu.wired_limit_mb=N raises the limit (vramfit's wired_limit_mb), below the Mac's RAM.", zh: "LM Studio 底层用两种引擎之一运行模型：GGUF 文件用 llama.cpp，Mac 上的 MLX 模型用 MLX（mlx-lm）。加载之前，它的“模型加载保护”（model loading guardrails）会用 LM Studio 自己估算的模型与上下文所需内存，对比它看到的可用内存，超过设置中的阈值就拒绝加载（提示中会给出数值，例如 lmstudio-ai/lms 第 499 号 issue）。这个保护是 LM Studio 的检查，不是引擎的：请估算它实际运行的引擎，GGUF 文件用 --engine llamacpp，MLX 模型用 --engine mlx。在 Mac 上，GPU 只能锁定统一内存中 Metal 的 recommendedMaxWorkingSetSize（16 GB 的 Mac 上为 {mac16_working_set}）：在 mlx-lm 下，MLX 4 位的 Llama-3.1-8B 权重占 {mlx_llama8b_4bit_weights}，8K token 的提示词下共占 {mlx_llama8b_4bit_8k}。sudo sysctl iogpu.wired_limit_mb=N 可提高这个上限（vramfit 的 wired_limit_mb），但须低于 Mac 的内存。" },
+    slots: &[
+        FaqSlot { name: "mac16_working_set", computed: "the catalog's apple-m2-pro-16gb usable memory: Metal recommendedMaxWorkingSetSize 10922.67 MB measured on a 16 GB Mac (2/3 of 16 GiB); with unit" },
+        FaqSlot { name: "mlx_llama8b_4bit_weights", computed: "estimator weights of Llama-3.1-8B in MLX 4-bit, groups of 64 (mlx-lm): 8,029,995,008 weights × 4.5 bits + 266,240 norms in bf16 = 4,517,404,672 B; with unit" },
+        FaqSlot { name: "mlx_llama8b_4bit_8k", computed: "estimator total of the same run under mlx-lm with an 8,192-token prompt on apple-m2-pro-16gb: weights, the KV cache in steps of 256, a prompt step's activations and the last token's logits; with unit" },
+    ],
+    see_also: &[],
+};
+
+pub(super) static FAQ: &[FaqEntry] = &[GUIDE_Q1_7B_ON_A100_40GB, GUIDE_Q2_SPOT_OR_ON_DEMAND, GUIDE_Q3_MULTI_GPU, GUIDE_Q4_CAPACITY_OR_LEAK, GB_VS_GIB, NVIDIA_SMI_MORE_THAN_PYTORCH, VLLM_TAKES_90_PERCENT, LORA_LONG_CONTEXT_OOM, KV_CACHE_GQA, EMPTY_CACHE_FIX, LM_STUDIO_GUARDRAIL];

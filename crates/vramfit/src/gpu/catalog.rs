@@ -71,6 +71,9 @@ pub struct Gpu {
     pub(crate) link_bytes_per_s: f64,
     /// Unified memory shared with the CPU (Apple silicon).
     pub unified_memory: bool,
+    /// The machine's physical unified memory (`hw.memsize`: a `128 GB` Mac holds 128 GiB), 0 on
+    /// a card with memory of its own: the ceiling of macOS's `iogpu.wired_limit_mb`.
+    pub unified_memory_bytes: Bytes,
     /// Compute slices of a MIG-capable GPU (7 on A100/H100, 4 on A30); 0 without MIG.
     pub mig_compute_slices: u8,
     /// Memory slices of a MIG-capable GPU (8 on A100/H100, 4 on A30); 0 without MIG.
@@ -172,6 +175,7 @@ impl serde::Serialize for Gpu {
             interconnect: self.interconnect(),
             tdp_watts: self.tdp_watts(),
             unified_memory: self.unified_memory,
+            unified_memory_bytes: self.unified_memory_bytes,
             mig_compute_slices: self.mig_compute_slices,
             mig_memory_slices: self.mig_memory_slices,
             mig_profiles: self.mig_profiles(),
@@ -215,6 +219,7 @@ mod wire {
         /// Board power in watts, where published.
         pub tdp_watts: Option<u32>,
         pub unified_memory: bool,
+        pub unified_memory_bytes: Bytes,
         pub mig_compute_slices: u8,
         pub mig_memory_slices: u8,
         /// The GPU instance profiles NVIDIA supports on this GPU (empty without MIG).

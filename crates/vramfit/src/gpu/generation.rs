@@ -26,7 +26,9 @@ pub enum Generation {
     Cdna2,
     /// AMD CDNA 3: the Instinct MI300X, MI325X.
     Cdna3,
-    /// Apple M2 GPU (the M2 Ultra).
+    /// Apple M1 GPU (the M1 Pro, Max and Ultra): no BF16 arithmetic.
+    AppleM1,
+    /// Apple M2 GPU (the M2 Pro, Max and Ultra).
     AppleM2,
     /// Apple M3 GPU (the M3 Max, M3 Ultra).
     AppleM3,
@@ -38,7 +40,7 @@ pub enum Generation {
 
 impl Generation {
     /// Every generation, oldest NVIDIA first, then AMD, Apple, Huawei.
-    pub const ALL: [Generation; 13] = [
+    pub const ALL: [Generation; 14] = [
         Generation::Pascal,
         Generation::Volta,
         Generation::Turing,
@@ -48,6 +50,7 @@ impl Generation {
         Generation::Blackwell,
         Generation::Cdna2,
         Generation::Cdna3,
+        Generation::AppleM1,
         Generation::AppleM2,
         Generation::AppleM3,
         Generation::AppleM4,
@@ -66,6 +69,7 @@ impl Generation {
             Generation::Blackwell => "Blackwell",
             Generation::Cdna2 => "CDNA 2",
             Generation::Cdna3 => "CDNA 3",
+            Generation::AppleM1 => "Apple GPU (M1)",
             Generation::AppleM2 => "Apple GPU (M2)",
             Generation::AppleM3 => "Apple GPU (M3)",
             Generation::AppleM4 => "Apple GPU (M4)",
@@ -92,7 +96,10 @@ impl Generation {
             | Generation::Hopper
             | Generation::Blackwell => "NVIDIA",
             Generation::Cdna2 | Generation::Cdna3 => "AMD",
-            Generation::AppleM2 | Generation::AppleM3 | Generation::AppleM4 => "Apple",
+            Generation::AppleM1
+            | Generation::AppleM2
+            | Generation::AppleM3
+            | Generation::AppleM4 => "Apple",
             Generation::DaVinci => "Huawei",
         }
     }
@@ -111,7 +118,7 @@ impl Generation {
     pub const fn bf16(self) -> bool {
         !matches!(
             self,
-            Generation::Pascal | Generation::Volta | Generation::Turing
+            Generation::Pascal | Generation::Volta | Generation::Turing | Generation::AppleM1
         )
     }
 
@@ -133,7 +140,7 @@ impl Generation {
     pub const fn apple(self) -> bool {
         matches!(
             self,
-            Generation::AppleM2 | Generation::AppleM3 | Generation::AppleM4
+            Generation::AppleM1 | Generation::AppleM2 | Generation::AppleM3 | Generation::AppleM4
         )
     }
 }

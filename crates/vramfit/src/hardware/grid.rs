@@ -35,6 +35,17 @@ pub fn formats(mode: Mode, engine: Engine) -> Vec<Quantization> {
             Quantization::BnbInt8,
             Quantization::BnbNf4 { double_quant: true },
         ],
+        Formats::Mlx => [8, 4]
+            .into_iter()
+            .map(|bits| Quantization::Mlx {
+                mode: crate::precision::MlxMode::Affine,
+                bits,
+                group_size: 64,
+            })
+            .fold(alloc::vec![Quantization::None], |mut v, q| {
+                v.push(q);
+                v
+            }),
         Formats::Serving => alloc::vec![
             Quantization::None,
             Quantization::Fp8,

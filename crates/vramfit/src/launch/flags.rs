@@ -84,6 +84,18 @@ pub(crate) enum Setting {
     NodePlace,
     /// vLLM `--speculative-config` (JSON).
     SpeculativeConfig,
+    /// mlx-lm `--max-tokens`: the tokens generated.
+    NewTokens,
+    /// mlx-lm `--max-kv-size`.
+    MaxKvSize,
+    /// mlx-lm `--kv-bits`.
+    KvBits,
+    /// mlx-lm `--kv-group-size`.
+    KvGroupSize,
+    /// mlx-lm `--quantized-kv-start`.
+    QuantizedKvStart,
+    /// mlx-lm `--prompt`: what the command reads, not what the estimate counts.
+    Prompt,
 }
 
 /// A flag: its names, what it sets, whether a value follows it.
@@ -221,6 +233,26 @@ pub(crate) const LLAMA_SERVER: &[Flag] = &[
     v(&["-ts", "--tensor-split"], Setting::TensorSplit),
     v(&["-sm", "--split-mode"], Setting::SplitMode),
     v(&["-mg", "--main-gpu"], Setting::MainGpu),
+];
+
+/// `mlx_lm.generate --model MODEL` (mlx-lm's `generate.py` at d78bf58).
+pub(crate) const MLX_GENERATE: &[Flag] = &[
+    v(&["--model"], Setting::Model),
+    v(&["--prompt", "-p"], Setting::Prompt),
+    v(&["--max-tokens", "-m"], Setting::NewTokens),
+    v(&["--prefill-step-size"], Setting::BatchedTokens),
+    v(&["--max-kv-size"], Setting::MaxKvSize),
+    v(&["--kv-bits"], Setting::KvBits),
+    v(&["--kv-group-size"], Setting::KvGroupSize),
+    v(&["--quantized-kv-start"], Setting::QuantizedKvStart),
+];
+
+/// `mlx_lm.server --model MODEL` (mlx-lm's `server.py` at d78bf58): it takes no KV-cache
+/// flags of `mlx_lm.generate`'s.
+pub(crate) const MLX_SERVER: &[Flag] = &[
+    v(&["--model"], Setting::Model),
+    v(&["--prefill-step-size"], Setting::BatchedTokens),
+    v(&["--decode-concurrency"], Setting::Parallel),
 ];
 
 /// The name written for `setting` in `table`.

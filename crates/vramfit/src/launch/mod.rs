@@ -13,6 +13,7 @@ mod flags;
 mod local;
 #[cfg(test)]
 mod nodes_tests;
+mod mlx;
 mod read;
 mod serve;
 mod speculative;
@@ -103,6 +104,7 @@ pub fn launch(w: &Workload) -> Result<Launch> {
         Runner::Trtllm => serve::trtllm(w, &mut l)?,
         Runner::Llamacpp => local::llama_server(w, &mut l)?,
         Runner::Ollama => local::ollama(w, &mut l)?,
+        Runner::Mlx => mlx::mlx(w, &mut l)?,
         #[cfg(feature = "training")]
         Runner::Training => train::training(w, &mut l)?,
         // A build without training resolves no training run.
@@ -123,8 +125,8 @@ pub fn launch(w: &Workload) -> Result<Launch> {
                 "engine",
                 "no launch command for transformers inference: it runs from your own Python",
                 "transformers 推理没有启动命令：它由你自己的 Python 代码运行",
-                "a serving engine (vllm, sglang, trtllm, llamacpp or ollama), or a training run",
-                "一个推理服务引擎（vllm、sglang、trtllm、llamacpp 或 ollama），或训练运行",
+                "a serving engine (vllm, sglang, trtllm, llamacpp, ollama or mlx), or a training run",
+                "一个推理服务引擎（vllm、sglang、trtllm、llamacpp、ollama 或 mlx），或训练运行",
             ));
         }
     }

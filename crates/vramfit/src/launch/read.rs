@@ -22,7 +22,7 @@ pub struct ReadCommand {
 }
 
 /// The engines whose command lines are read, as their users start them.
-const ACCEPTED: &str = "vllm serve, python -m vllm.entrypoints.openai.api_server, python -m sglang.launch_server, trtllm-serve, llama-server, llama-cli, ollama run";
+const ACCEPTED: &str = "vllm serve, python -m vllm.entrypoints.openai.api_server, python -m sglang.launch_server, trtllm-serve, llama-server, llama-cli, ollama run, mlx_lm.server, mlx_lm.generate (or python -m mlx_lm.server, python -m mlx_lm.generate)";
 
 /// Reads `line`: optional `NAME=value` assignments, then one engine's command.
 pub fn read_command(line: &str) -> Result<ReadCommand> {
@@ -50,6 +50,7 @@ pub fn read_command(line: &str) -> Result<ReadCommand> {
     r.input.engine = engine;
     r.input.mode = match engine {
         Engine::Llamacpp | Engine::Ollama => Mode::Inference,
+        Engine::Mlx if core::ptr::eq(table, flags::MLX_GENERATE) => Mode::Inference,
         _ => Mode::Serve,
     };
     r.flags(table, args)?;
@@ -82,6 +83,14 @@ fn program(words: &[String]) -> Result<(Engine, &'static [Flag], &[String])> {
         "trtllm-serve" => (Engine::Trtllm, flags::TRTLLM, &words[1..]),
         "llama-server" | "llama-cli" => (Engine::Llamacpp, flags::LLAMA_SERVER, &words[1..]),
         "ollama" if w(1) == "run" => (Engine::Ollama, &[], &words[2..]),
+        "mlx_lm.server" => (Engine::Mlx, flags::MLX_SERVER, &words[1..]),
+        "mlx_lm.generate" => (Engine::Mlx, flags::MLX_GENERATE, &words[1..]),
+        _ if python && w(1) == "-m" && w(2) == "mlx_lm.server" => {
+            (Engine::Mlx, flags::MLX_SERVER, &words[3..])
+        }
+        _ if python && w(1) == "-m" && w(2) == "mlx_lm.generate" => {
+            (Engine::Mlx, flags::MLX_GENERATE, &words[3..])
+        }
         _ => {
             let first = words.iter().take(3).cloned().collect::<Vec<_>>().join(" ");
             return Err(crate::input_error!(
@@ -110,6 +119,8 @@ struct Reader {
     file_type: Option<GgufFileType>,
     /// llama.cpp's `--cpu-moe`: every block's experts, once the model's blocks are known.
     cpu_moe: bool,
+    /// An MLX conversion's format, from its name (mlx-lm).
+    mlx_format: Option<Quantization>,
 }
 
 impl Reader {
@@ -130,7 +141,10 @@ impl Reader {
     /// The words after the program: a positional model first (where the engine takes one),
     /// then flags.
     fn flags(&mut self, table: &[Flag], mut args: &[String]) -> Result<()> {
-        let positional_model = !matches!(self.input.engine, Engine::Sglang | Engine::Llamacpp);
+        let positional_model = !matches!(
+            self.input.engine,
+            Engine::Sglang | Engine::Llamacpp | Engine::Mlx
+        );
         if let [m, tail @ ..] = args
             && positional_model
             && !m.starts_with('-')
@@ -254,6 +268,13 @@ impl Reader {
             Setting::MaxLoras => i.max_loras = Some(number(flag, value)?),
             Setting::MaxLoraRank => i.max_lora_rank = Some(number(flag, value)?),
             Setting::MaxCpuLoras => i.max_cpu_loras = Some(number(flag, value)?),
+            Setting::NewTokens => i.new_tokens = number(flag, value)?,
+            Setting::MaxKvSize => i.max_kv_size = Some(number(flag, value)?),
+            Setting::KvBits => i.kv_bits = Some(number(flag, value)?),
+            Setting::KvGroupSize => i.kv_group_size = Some(number(flag, value)?),
+            Setting::QuantizedKvStart => i.quantized_kv_start = Some(number(flag, value)?),
+            // The prompt's text: its tokens are the estimate's seq_len, which a flag does not say.
+            Setting::Prompt => self.not_read.extend([flag.to_string(), value.to_string()]),
             Setting::Nodes => self.nodes = number(flag, value)?,
             // The same run on every node: where this one sits changes no figure.
             Setting::NodePlace => {}
@@ -274,6 +295,9 @@ impl Reader {
     /// The model a flag names: a GGUF file named after a preset and its file type
     /// (`Qwen3-32B-Q4_K_M.gguf`) is that preset in that type; anything else as written.
     fn model(&mut self, value: &str) -> String {
+        if self.input.engine == Engine::Mlx {
+            return self.mlx_model(value);
+        }
         let file = value.rsplit('/').next().unwrap_or(value);
         let Some(stem) = file.strip_suffix(".gguf") else {
             return value.to_string();
@@ -293,8 +317,35 @@ impl Reader {
         }
     }
 
+    /// An MLX checkpoint named after a preset and its format: vramfit's conversion
+    /// (`Llama-3.1-8B-Instruct-mlx-4bit-g32`), or mlx-community's `-4bit`, `-8bit` (affine,
+    /// groups of 64, `mlx_lm.convert`'s defaults); anything else as written.
+    fn mlx_model(&mut self, value: &str) -> String {
+        let name = value.trim_end_matches('/');
+        let dir = name.rsplit('/').next().unwrap_or(name);
+        let named = match dir.split_once("-mlx-") {
+            Some((stem, fmt)) => Quantization::parse("quantization", &alloc::format!("mlx-{fmt}"))
+                .ok()
+                .zip(crate::presets::find(stem)),
+            None => dir.rsplit_once('-').and_then(|(stem, fmt)| {
+                let q = Quantization::parse("quantization", &alloc::format!("mlx-{fmt}")).ok()?;
+                Some((q, crate::presets::find(stem)?))
+            }),
+        };
+        match named {
+            Some((q, p)) => {
+                self.mlx_format = Some(q);
+                p.id.to_string()
+            }
+            None => value.to_string(),
+        }
+    }
+
     fn finish(mut self) -> ReadCommand {
         let i = &mut self.input;
+        if let Some(q) = self.mlx_format {
+            i.quantization = q;
+        }
         if let Some(file_type) = self.file_type {
             i.quantization = Quantization::Gguf { file_type };
         }

@@ -564,3 +564,125 @@ fn cases_line_input(base: &EstimateInput, ts: &[f64]) -> EstimateInput {
         ..base.clone()
     }
 }
+
+/// mlx-lm's launches as its own parsers spell them (`mlx_lm/generate.py`, `server.py` and
+/// `convert.py` at d78bf58): the conversion to the format counted, the wired limit, then
+/// `mlx_lm.generate` or `mlx_lm.server`; each read back into the same estimate.
+#[test]
+fn mlx_launches_are_written_and_read_back() {
+    let mac = |mode: Mode| EstimateInput {
+        model: Some("meta-llama/Llama-3.1-8B".into()),
+        mode,
+        engine: Engine::Mlx,
+        gpu: Some("apple-m3-max-64gb".into()),
+        seq_len: 4000.0,
+        new_tokens: 500.0,
+        ..EstimateInput::default()
+    };
+    let q4 = Quantization::parse("quantization", "mlx-4bit-g32").unwrap();
+    let generate = EstimateInput {
+        quantization: q4,
+        kv_bits: Some(8.0),
+        quantized_kv_start: Some(1000.0),
+        wired_limit_mb: Some(57344.0),
+        ..mac(Mode::Inference)
+    };
+    let l = launch_input(&generate).unwrap();
+    assert_eq!(
+        l.commands,
+        [
+            words(&["sudo", "sysctl", "iogpu.wired_limit_mb=57344"]),
+            words(&[
+                "mlx_lm.convert",
+                "--hf-path",
+                "meta-llama/Llama-3.1-8B",
+                "--mlx-path",
+                "Llama-3.1-8B-mlx-4bit-g32",
+                "-q",
+                "--q-bits",
+                "4",
+                "--q-group-size",
+                "32",
+            ]),
+            words(&[
+                "mlx_lm.generate",
+                "--model",
+                "Llama-3.1-8B-mlx-4bit-g32",
+                "--prompt",
+                "-",
+                "--max-tokens",
+                "500",
+                "--prefill-step-size",
+                "2048",
+                "--kv-bits",
+                "8",
+                "--quantized-kv-start",
+                "1000",
+            ]),
+        ]
+    );
+    let server = EstimateInput {
+        batch: 4.0,
+        max_num_batched_tokens: Some(512.0),
+        quantization: Quantization::parse("quantization", "mlx-mxfp4").unwrap(),
+        ..mac(Mode::Serve)
+    };
+    let s = launch_input(&server).unwrap();
+    assert_eq!(
+        s.commands[1],
+        words(&[
+            "mlx_lm.server",
+            "--model",
+            "Llama-3.1-8B-mlx-mxfp4",
+            "--prefill-step-size",
+            "512",
+            "--decode-concurrency",
+            "4",
+        ])
+    );
+    assert!(s.commands[0].ends_with(&words(&["--q-mode", "mxfp4"])));
+    let rotating = EstimateInput {
+        max_kv_size: Some(2048.0),
+        ..mac(Mode::Inference)
+    };
+    for input in [
+        EstimateInput {
+            wired_limit_mb: None,
+            ..generate
+        },
+        server,
+        rotating,
+    ] {
+        let l = launch_input(&input).unwrap();
+        let line = super::command_text(l.commands.last().unwrap());
+        let r = read_command(&line).unwrap();
+        // The prompt's text is not what the estimate counts: its tokens are seq_len.
+        assert_eq!(
+            r.not_read,
+            words(&["--prompt", "-"])[..usize::from(input.mode == Mode::Inference) * 2]
+        );
+        // The requests' shape is the server's clients': from the input.
+        let back = EstimateInput {
+            gpu: input.gpu.clone(),
+            seq_len: input.seq_len,
+            new_tokens: input.new_tokens,
+            ..r.input
+        };
+        let (a, b) = (input.resolve().unwrap(), back.resolve().unwrap());
+        assert_eq!(a.figures(), b.figures(), "{line}");
+    }
+    // mlx-community's names read as their format (affine, groups of 64).
+    let community = read_command("mlx_lm.server --model mlx-community/Llama-3.1-8B-4bit").unwrap();
+    assert_eq!(
+        community.input.model.as_deref(),
+        Some("meta-llama/Llama-3.1-8B")
+    );
+    assert_eq!(community.input.quantization.name(), "mlx-4bit");
+    // The server takes no --kv-bits: refused by name.
+    let e = launch_input(&EstimateInput {
+        kv_bits: Some(4.0),
+        ..mac(Mode::Serve)
+    })
+    .unwrap_err();
+    assert_eq!(e.field, "kv_bits");
+}

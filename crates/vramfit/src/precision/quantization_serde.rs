@@ -1,6 +1,6 @@
 //! `Quantization` read from JSON: a tagged object or the CLI's spelling.
 
-use super::{GgufFileType, Quantization};
+use super::{GgufFileType, MlxMode, Quantization};
 
 /// Reads what `Serialize` writes: the `format` tag and the fields of that format, in any order,
 /// others ignored, a missing one named — as serde's derive for an internally tagged enum does.
@@ -56,6 +56,7 @@ impl<'de> serde::de::Visitor<'de> for QuantizationVisitor {
             Gguf,
             TorchaoNf4,
             Hqq,
+            Mlx,
         }
 
         #[derive(serde::Deserialize)]
@@ -65,6 +66,7 @@ impl<'de> serde::de::Visitor<'de> for QuantizationVisitor {
             group_size: Option<u32>,
             double_quant: Option<bool>,
             file_type: Option<GgufFileType>,
+            mode: Option<MlxMode>,
         }
 
         fn need<T, E: Error>(v: Option<T>, field: &'static str) -> core::result::Result<T, E> {
@@ -96,6 +98,13 @@ impl<'de> serde::de::Visitor<'de> for QuantizationVisitor {
             },
             Format::TorchaoNf4 => Quantization::TorchaoNf4,
             Format::Hqq => Quantization::Hqq {
+                bits: need(f.bits, "bits")?,
+                group_size: need(f.group_size, "group_size")?,
+            },
+            // The mode affine when not given, as an MLX repo's `quantization` before mlx-lm
+            // wrote `mode`.
+            Format::Mlx => Quantization::Mlx {
+                mode: f.mode.unwrap_or_default(),
                 bits: need(f.bits, "bits")?,
                 group_size: need(f.group_size, "group_size")?,
             },

@@ -71,6 +71,12 @@ pub const LLAMACPP_METAL: Efficiency = Efficiency {
     step_s: 0.0,
 };
 
+/// MLX (mlx-lm) on Apple silicon: decode reads the weights and the KV cache over the unified
+/// memory as llama.cpp's Metal backend does, so its factors are [`LLAMACPP_METAL`]'s until
+/// mlx-lm measurements of its own are in `data/throughput/` (the book's throughput chapter says
+/// so).
+pub const MLX_METAL: Efficiency = LLAMACPP_METAL;
+
 /// Hugging Face transformers, eager PyTorch (`model.generate`): the same kernels as the batched
 /// engines' ([`BATCHED`]'s bandwidth and FLOPs factors) and a Python and kernel-launch cost per
 /// layer, fitted to the one measurement at hand (Llama 2 7B FP16 on an A100, 46.4 tokens/s;

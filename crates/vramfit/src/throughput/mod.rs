@@ -61,6 +61,8 @@ pub enum Runtime {
     Batched,
     /// llama.cpp (and its front ends: Ollama, LM Studio); Metal on Apple silicon.
     Llamacpp,
+    /// MLX (mlx-lm, and LM Studio's MLX engine) on Apple silicon.
+    Mlx,
 }
 
 impl Runtime {
@@ -71,6 +73,7 @@ impl Runtime {
             Runtime::Batched => efficiency::BATCHED,
             Runtime::Llamacpp if device.metal => efficiency::LLAMACPP_METAL,
             Runtime::Llamacpp => efficiency::LLAMACPP,
+            Runtime::Mlx => efficiency::MLX_METAL,
         }
     }
 }

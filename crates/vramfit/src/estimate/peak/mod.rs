@@ -64,8 +64,8 @@ impl Run<'_> {
     ) -> Estimate {
         let rules = self.rules();
         let peak = self.peak_figures(&parts);
-        // llama.cpp has no PyTorch allocator: no reserve.
-        if rules.peak != PeakSource::Llamacpp {
+        // llama.cpp and MLX have no PyTorch allocator: no reserve.
+        if !rules.peak.own_buffers() {
             self.add_reserve(&mut parts, &peak);
         }
         let t = self.totals(&parts, &peak, cpu);
@@ -163,8 +163,10 @@ impl Run<'_> {
             .filter(|c| !c.torch && c.key.at_peak)
             .map(|c| c.bytes.get())
             .fold(0, u64::saturating_add);
-        // llama.cpp has no PyTorch allocator: no reserve, and its peak is its own buffers.
-        let is_llamacpp = self.rules().peak == PeakSource::Llamacpp;
+        // llama.cpp and MLX have no PyTorch allocator: no reserve, and the peak is their own
+        // buffers (MLX's: every part alive at the peak).
+        let source = self.rules().peak;
+        let is_llamacpp = source.own_buffers();
         // Allocator reserve: the caching allocator keeps freed blocks of the transient tensors
         // (activations, logits, temporaries) cached; about 5 % of them plus 2 MiB rounding per
         // block-sized weight tensor is reserved-but-unallocated at the peak.
@@ -175,7 +177,9 @@ impl Run<'_> {
             (transient / 20).saturating_add(self.arch.num_layers.saturating_mul(MIB))
         };
         // llama.cpp's "allocated" peak is its own buffers (weights, KV, compute).
-        let peak_allocated = if is_llamacpp {
+        let peak_allocated = if source == PeakSource::Mlx {
+            non_torch
+        } else if is_llamacpp {
             parts.sum_where(ComponentKind::is_llamacpp_buffer)
         } else {
             parts.peak.unwrap_or(torch)
@@ -201,7 +205,7 @@ impl Run<'_> {
     /// `cpu`, the run shape's bytes in CPU memory, split from those on NVMe.
     fn totals(&self, parts: &Parts, peak: &PeakFigures, cpu: u64) -> Totals {
         let rules = self.rules();
-        let is_llamacpp = rules.peak == PeakSource::Llamacpp;
+        let is_llamacpp = rules.peak.own_buffers();
         // ZeRO-Infinity's NVMe offload keeps the partitions on the drive, not in CPU memory.
         let (cpu, nvme) = if self.mode == Mode::Training && self.offload == Offload::Nvme {
             (0, cpu)
@@ -233,7 +237,10 @@ impl Run<'_> {
         // llama.cpp with layers on the CPU generates at the pace of the CPU's memory for them,
         // which the speed model, a GPU's roofline, does not know: no speed, and a note says why.
         #[cfg(feature = "speed")]
-        let cpu_layers = if !is_llamacpp || !self.arch.is_detailed() || self.device.is_none() {
+        let cpu_layers = if !rules.offload.splits_layers()
+            || !self.arch.is_detailed()
+            || self.device.is_none()
+        {
             0
         } else if let Some(o) = ollama {
             o.model_layers.saturating_sub(o.gpu_layers)

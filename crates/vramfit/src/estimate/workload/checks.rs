@@ -75,6 +75,31 @@ pub(super) fn engine_formats(
             "auto 或 f16；q8_0、q4_0 需要 attention 为 flash",
         ));
     }
+    // MLX's formats are mlx-lm's alone, and mlx-lm loads no other quantized checkpoint.
+    let mlx_runner = rules.formats == crate::estimate::Formats::Mlx;
+    let mlx_format = matches!(input.quantization, Quantization::Mlx { .. });
+    if mlx_format && !mlx_runner {
+        let (q, name) = (input.quantization.name(), rules.name);
+        return Err(input_error!(
+            Unsupported,
+            "quantization",
+            ["{q} is MLX's format, which {name} does not load"],
+            ["{q} 是 MLX 的格式，{name} 不加载"],
+            "engine mlx, or another format",
+            "使用 mlx 引擎，或换一种格式",
+        ));
+    }
+    if mlx_runner && !mlx_format && input.quantization != Quantization::None {
+        let q = input.quantization.name();
+        return Err(input_error!(
+            Unsupported,
+            "quantization",
+            ["mlx-lm loads MLX checkpoints, not {q}"],
+            ["mlx-lm 加载 MLX 格式的检查点，不加载 {q}"],
+            "none (the 16-bit checkpoint) or mlx-<bits>bit[-g<group>], mlx-mxfp4, mlx-nvfp4, mlx-mxfp8",
+            "none（16 位检查点），或 mlx-<位数>bit[-g<分组>]、mlx-mxfp4、mlx-nvfp4、mlx-mxfp8",
+        ));
+    }
     if rules.offload.splits_layers()
         && !matches!(
             input.quantization,

@@ -11,6 +11,7 @@ mod checks;
 mod gpus;
 mod host;
 mod lora;
+mod mlx;
 mod model;
 mod nodes;
 mod regimes;
@@ -21,6 +22,7 @@ mod speculative;
 pub use cards::{MAX_CARDS, card_count, split_card_list};
 pub use checks::lora_mask;
 pub use lora::{LoraSlots, VLLM_LORA_FROM, VLLM_LORA_RANKS};
+pub use mlx::{MACOS_RESERVE, MLX_KV_GROUP_SIZE, MLX_QUANTIZED_KV_START, MlxSettings};
 pub use regimes::{FromStack, Regimes};
 pub use sharding::{
     DEEPSPEED_DEFAULTS, DeepSpeedAuto, Fsdp, FsdpVersion, Megatron, Sharding, ZeroBucketSizes,
@@ -169,6 +171,8 @@ pub struct Workload {
     pub rl: Option<super::RlRun>,
     /// Training's sharding: FSDP, DeepSpeed's buffers, Megatron's settings.
     pub sharding: Sharding,
+    /// mlx-lm's settings and the wired limit given.
+    pub mlx: MlxSettings,
 }
 
 /// The run's shape: batch, prompt (or training sequence) and generated tokens.
@@ -276,7 +280,7 @@ impl EstimateInput {
         let sharding = self.resolve_sharding(arch, zero, &par)?;
         #[cfg(not(feature = "training"))]
         let sharding = Sharding::none(zero);
-        let device = self.resolve_device(gpus)?;
+        let (device, mlx) = self.resolve_mlx(self.resolve_device(gpus)?)?;
         let (dtype, vllm_downcast) = self.run_dtype(loaded.dtype, arch, device.as_ref());
         let serving = self.resolve_serving(arch, &shape, &par, device.as_ref())?;
         let lora = self.resolve_lora(arch, serving.vllm_version)?;
@@ -347,6 +351,7 @@ impl EstimateInput {
             regimes,
             rl,
             sharding,
+            mlx,
         })
     }
 
