@@ -395,6 +395,8 @@ fn render(records: &[(String, Record)]) -> String {
             ("indexer", indexer),
             ("moe", moe),
             ("hybrid", hybrid),
+            // No preset has Gemma 4's per-layer shapes yet (no released config.json cited).
+            ("layer_shapes", "None".to_string()),
             ("gated_attention", r.gated_attention.to_string()),
             ("encoder_layers", r.encoder_layers.to_string()),
             ("encoder_positions", r.encoder_positions.to_string()),

@@ -11,6 +11,7 @@
 
 mod decoder;
 mod families;
+mod gemma4;
 mod generic;
 mod hybrid;
 #[cfg(test)]
@@ -44,7 +45,7 @@ pub const MAX_CONFIG_DEPTH: usize = 32;
 
 /// The `model_type`s read by name, as listed in errors (any other decoder config is read as
 /// Llama's layout, with a note).
-pub const SUPPORTED_MODEL_TYPES: &str = "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen3_next, qwen3_5, qwen3_5_moe (and their _text configs), gemma, gemma2, gemma3, gemma3_text, phi, phi3, gpt2, gpt_bigcode, gpt_neox, falcon (and RefinedWeb), granite, olmo3, smollm3, seed_oss, glm4_moe, ernie4_5_moe, minimax_m2, granitemoehybrid, nemotron_h, falcon_h1, lfm2, olmo_hybrid, deepseek_v2, deepseek_v3, deepseek_v32, glm_moe_dsa, kimi_linear, gpt_oss, llama4, llama4_text, mistral3, bert, vit, whisper, resnet";
+pub const SUPPORTED_MODEL_TYPES: &str = "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen3_next, qwen3_5, qwen3_5_moe (and their _text configs), gemma, gemma2, gemma3, gemma3_text, gemma4, gemma4_text, phi, phi3, gpt2, gpt_bigcode, gpt_neox, falcon (and RefinedWeb), granite, olmo3, smollm3, seed_oss, glm4_moe, ernie4_5_moe, minimax_m2, granitemoehybrid, nemotron_h, falcon_h1, lfm2, olmo_hybrid, deepseek_v2, deepseek_v3, deepseek_v32, glm_moe_dsa, kimi_linear, gpt_oss, llama4, llama4_text, mistral3, bert, vit, whisper, resnet";
 
 /// What a `config.json` says about memory.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -136,7 +137,7 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
     let mut dtype = read_dtype(&top, &mut notes)?;
     let mut quantization = read_quantization(&top, &mut notes)?;
     let (arch, prefix) = match model_type.as_str() {
-        "gemma3" | "llama4" | "mistral3" | "qwen3_5" | "qwen3_5_moe" => {
+        "gemma3" | "gemma4" | "llama4" | "mistral3" | "qwen3_5" | "qwen3_5_moe" => {
             let text = top.child("text_config")?.ok_or_else(|| {
                 InputError::new(
                     ErrorKind::ConfigJson,
@@ -153,6 +154,7 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
             }
             let inner = match model_type.as_str() {
                 "gemma3" => "gemma3_text",
+                "gemma4" => "gemma4_text",
                 "llama4" => "llama4_text",
                 "qwen3_5" => "qwen3_5_text",
                 "qwen3_5_moe" => "qwen3_5_moe_text",
@@ -170,6 +172,19 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
                 ("llama4", Some(v)) => llama4_vision_params(&v, arch.hidden_size)?,
                 ("mistral3", Some(v)) => pixtral_params(&top, &v, arch.hidden_size)?,
                 ("qwen3_5" | "qwen3_5_moe", Some(v)) => qwen3_5_vision_params(&v)?,
+                ("gemma4", towers) => {
+                    if towers.is_some() || top.get("audio_config").is_some() {
+                        notes.push(
+                            String::from(
+                                "Only text_config is read: Gemma 4's vision and audio encoders and their projectors are not counted, so the weights are low by their size.",
+                            ),
+                            String::from(
+                                "只读取 text_config：Gemma 4 的视觉与音频编码器及其投影层没有计入，权重因此少算了它们的大小。",
+                            ),
+                        );
+                    }
+                    0
+                }
                 _ => {
                     notes.push(
                         String::from("No vision_config: only the language model is counted."),

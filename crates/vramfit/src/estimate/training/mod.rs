@@ -59,6 +59,7 @@ pub(super) const RULES: Rules = Rules {
     decompressed_mla: true,
     indexer_keys: crate::estimate::engine::IndexerKeys::ActivationDtype,
     delta_net_with_plain_attention: true,
+    gemma4_layers: true,
     expert_parallel: ExpertParallel::None,
     downcasts_fp32: false,
     native_kv_formats: false,

@@ -1,0 +1,162 @@
+//! Gemma 4's text stack against transformers 5.24.0 (`tests/reference/gemma4_reference.py`,
+//! `gemma4-reference.csv`): parameters of `Gemma4ForCausalLM` on the meta device, and the cache
+//! a prefill of 2 sequences of 24 tokens left in a tiny model with real bf16 tensors, as stored.
+
+use super::super::parse_config;
+use crate::estimate::{ComponentKind, Engine, EstimateInput, estimate};
+use crate::model::Architecture;
+
+const CSV: &str = include_str!("../../../../tests/reference/gemma4-reference.csv");
+
+/// A column of a case's row.
+fn reference(case: &str, column: &str) -> u64 {
+    let mut lines = CSV.lines();
+    let header: alloc::vec::Vec<&str> = lines.next().unwrap().split(',').collect();
+    let at = header.iter().position(|h| *h == column).unwrap();
+    let row = lines
+        .find(|l| l.starts_with(&alloc::format!("{case},")))
+        .unwrap();
+    row.split(',').nth(at).unwrap().parse().unwrap()
+}
+
+fn arch(json: &str) -> Architecture {
+    parse_config(json).unwrap().arch
+}
+
+/// `Gemma4TextConfig`'s defaults: every key left to the class.
+const DEFAULTS: &str = r#"{"model_type": "gemma4_text"}"#;
+/// The defaults with the last 10 layers sharing KV, double-wide MLPs there.
+const SHARED: &str =
+    r#"{"model_type": "gemma4_text", "num_kv_shared_layers": 10, "use_double_wide_mlp": true}"#;
+/// Full layers of 2 KV heads whose keys are their values, 8 sliding KV heads, no PLE.
+const K_EQ_V: &str = r#"{"model_type": "gemma4", "text_config": {"model_type": "gemma4_text",
+    "hidden_size_per_layer_input": 0, "attention_k_eq_v": true,
+    "num_global_key_value_heads": 2, "num_key_value_heads": 8, "num_hidden_layers": 12}}"#;
+/// The tiny model whose cache was read with real tensors.
+const TINY: &str = r#"{"model_type": "gemma4_text", "vocab_size": 128, "hidden_size": 64,
+    "intermediate_size": 96, "num_hidden_layers": 8, "num_attention_heads": 4,
+    "num_key_value_heads": 2, "head_dim": 16, "global_head_dim": 32,
+    "num_global_key_value_heads": 1, "attention_k_eq_v": true, "sliding_window": 8,
+    "layer_types": ["sliding_attention", "sliding_attention", "sliding_attention",
+    "full_attention", "sliding_attention", "sliding_attention", "sliding_attention",
+    "full_attention"], "num_kv_shared_layers": 3, "hidden_size_per_layer_input": 8,
+    "vocab_size_per_layer_input": 128}"#;
+
+/// Parameters exact against the meta-device counts.
+#[test]
+fn gemma4_params_match_transformers() {
+    for (case, json) in [
+        ("gemma4-defaults", DEFAULTS),
+        ("gemma4-shared", SHARED),
+        ("gemma4-k-eq-v", K_EQ_V),
+        ("gemma4-tiny", TINY),
+    ] {
+        assert_eq!(arch(json).params(), reference(case, "params"), "{case}");
+    }
+}
+
+/// The tiny model by hand: embeddings 128 × 64 = 8,192 (tied); PLE table 128 × 8 layers × 8 =
+/// 8,192, its projection 64 × 64 = 4,096 and norm 8. A sliding layer of its own cache: q 64 ×
+/// 64, k and v 64 × 32 each, o 64 × 64, q and k norms 16 each = 12,320; a full one (head 32, 1
+/// KV head, keys as values): q 64 × 128, k 64 × 32, o 128 × 64, norms 32 each = 18,496; a shared
+/// sliding layer q, o and q_norm = 8,208, a shared full one 16,416. Each layer's MLP 3 × 64 ×
+/// 96 = 18,432, four norms 256, PLE gate and projection 2 × 64 × 8 and norm 64 = 1,088.
+/// 4 × 12,320 + 18,496 + 2 × 8,208 + 16,416 = 100,608; 8 × (18,432 + 256 + 1,088) = 158,208;
+/// final norm 64: 8,192 + 12,296 + 100,608 + 158,208 + 64 = 279,368, the meta count.
+#[test]
+fn gemma4_tiny_params_by_hand() {
+    let sliding = 64 * 64 + 2 * 64 * 32 + 64 * 64 + 2 * 16;
+    let full = 64 * 128 + 64 * 32 + 128 * 64 + 2 * 32;
+    let (shared_sliding, shared_full) = (64 * 64 + 64 * 64 + 16, 64 * 128 + 128 * 64 + 32);
+    assert_eq!(
+        (sliding, full, shared_sliding, shared_full),
+        (12_320, 18_496, 8_208, 16_416)
+    );
+    let attention = 4 * sliding + full + 2 * shared_sliding + shared_full;
+    let rest = 8 * (3 * 64 * 96 + 4 * 64 + 2 * 64 * 8 + 64);
+    let total = 128 * 64 + (128 * 64 + 64 * 64 + 8) + attention + rest + 64;
+    assert_eq!(total, 279_368);
+    assert_eq!(arch(TINY).params(), total);
+}
+
+/// transformers' cache after the prefill, as stored: the 4 sliding layers of their own cache
+/// each hold the prompt's 24 tokens (a slice of it is the window, the storage is the prompt's:
+/// 2 × 2 seq × 2 KV heads × 24 × 16 × 2 B = 6,144), the full layer 2 × 2 × 1 × 24 × 32 × 2 B =
+/// 6,144, the 3 shared layers nothing: 30,720 B, where the window's logical size is 13,312 B.
+#[test]
+fn gemma4_cache_matches_transformers_storage() {
+    assert_eq!(reference("gemma4-tiny", "storage_bytes"), 30_720);
+    let e = estimate(&EstimateInput {
+        arch: Some(arch(TINY)),
+        batch: 2.0,
+        seq_len: 24.0,
+        new_tokens: 0.0,
+        ..EstimateInput::default()
+    })
+    .unwrap();
+    let kv = e
+        .components
+        .iter()
+        .find(|c| c.key.kind == ComponentKind::KvCache)
+        .map_or(0, |c| c.bytes.get());
+    assert_eq!(kv, reference("gemma4-tiny", "storage_bytes"));
+}
+
+/// llama.cpp (`LLM_ARCH_GEMMA4`: the KV-shared layers reuse an earlier layer's cells) by hand
+/// for the tiny model, one sequence, -c 4096, ubatch 512: the full layer 64 values × 4,096
+/// cells; the 4 sliding layers 64 values × min(4,096, 8 × 1 + 512 → 768) cells; f16:
+/// (262,144 + 196,608) × 2 = 917,504 B.
+#[test]
+fn gemma4_in_llamacpp_by_hand() {
+    let e = estimate(&EstimateInput {
+        arch: Some(arch(TINY)),
+        engine: Engine::Llamacpp,
+        batch: 1.0,
+        max_model_len: Some(4096.0),
+        ..EstimateInput::default()
+    })
+    .unwrap();
+    let kv = e
+        .components
+        .iter()
+        .find(|c| c.key.kind == ComponentKind::KvCache)
+        .map_or(0, |c| c.bytes.get());
+    assert_eq!(kv, (64 * 4096 + 4 * 64 * 768) * 2);
+}
+
+/// Ollama and TensorRT-LLM are refused by the engine, naming it; the MoE block and an irregular
+/// layer pattern are refused at their keys.
+#[test]
+fn gemma4_refusals_name_their_field() {
+    for engine in [Engine::Ollama, Engine::Trtllm] {
+        let e = estimate(&EstimateInput {
+            arch: Some(arch(TINY)),
+            engine,
+            ..EstimateInput::default()
+        })
+        .unwrap_err();
+        assert_eq!(e.field, "engine", "{engine:?}");
+        assert!(e.problem.contains("Gemma 4"), "{}", e.problem);
+    }
+    let moe = DEFAULTS.replace('}', r#", "enable_moe_block": true}"#);
+    assert_eq!(
+        parse_config(&moe).unwrap_err().field,
+        "config.json: enable_moe_block"
+    );
+    let odd = TINY.replace(
+        r#"["sliding_attention", "sliding_attention", "sliding_attention","#,
+        r#"["full_attention", "sliding_attention", "sliding_attention","#,
+    );
+    assert_eq!(
+        parse_config(&odd).unwrap_err().field,
+        "config.json: layer_types"
+    );
+    let all = TINY.replace(
+        r#""num_kv_shared_layers": 3"#,
+        r#""num_kv_shared_layers": 8"#,
+    );
+    assert_eq!(
+        parse_config(&all).unwrap_err().field,
+        "config.json: num_kv_shared_layers"
+    );
+}
