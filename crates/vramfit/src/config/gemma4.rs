@@ -83,6 +83,7 @@ pub(super) fn gemma4(c: &Cfg, a: &mut Architecture, notes: &mut Notes) -> Result
         double_wide_mlp: c.b("use_double_wide_mlp")?.unwrap_or(false),
         per_layer_vocab: vocab,
         per_layer_width: width,
+        full_qkv: false,
     });
     let (shared_full, shared_sliding) = a.kv_shared_layers();
     let sliding = layers - full;

@@ -124,11 +124,12 @@ fn gemma4_in_llamacpp_by_hand() {
     assert_eq!(kv, (64 * 4096 + 4 * 64 * 768) * 2);
 }
 
-/// Ollama and TensorRT-LLM are refused by the engine, naming it; the MoE block and an irregular
+/// Ollama, TensorRT-LLM and SGLang (no Gemma 4 model file found in its tree) are refused by
+/// the engine, naming it; the MoE block and an irregular
 /// layer pattern are refused at their keys.
 #[test]
 fn gemma4_refusals_name_their_field() {
-    for engine in [Engine::Ollama, Engine::Trtllm] {
+    for engine in [Engine::Ollama, Engine::Trtllm, Engine::Sglang] {
         let e = estimate(&EstimateInput {
             arch: Some(arch(TINY)),
             engine,
@@ -159,4 +160,25 @@ fn gemma4_refusals_name_their_field() {
         parse_config(&all).unwrap_err().field,
         "config.json: num_kv_shared_layers"
     );
+}
+
+/// vLLM's `Gemma4Attention` builds one `QKVParallelLinear` per layer, the KV-shared layers' and
+/// the keys-as-values layers' k and v slots too: over transformers' count of the tiny model by
+/// 3 shared layers' k and v (2 sliding of 2 × 64 × 32 = 4,096, 1 full of 2 × 64 × 32) plus their
+/// k norms (16, 16, 32) and the 1 unshared full layer's v (64 × 32): 12,288 + 64 + 2,048 = 14,400.
+#[test]
+fn gemma4_in_vllm_counts_every_qkv_slot() {
+    let mut a = arch(TINY);
+    a.layer_shapes.as_mut().unwrap().full_qkv = true;
+    assert_eq!(a.params() - arch(TINY).params(), 14_400);
+    let params = |engine| {
+        estimate(&EstimateInput {
+            arch: Some(arch(TINY)),
+            engine,
+            ..EstimateInput::default()
+        })
+        .unwrap()
+        .params
+    };
+    assert_eq!(params(Engine::Vllm) - params(Engine::Hf), 14_400);
 }

@@ -228,6 +228,11 @@ pub struct Rules {
     /// per-layer embeddings, KV shared across the last layers); where it does not, such a model
     /// is refused by the engine (`workload/checks.rs`).
     pub gemma4_layers: bool,
+    /// Whether it allocates every Gemma 4 layer's k and v projections, those of the KV-shared
+    /// layers and the value slot of a layer whose keys are its values too (vLLM's
+    /// `Gemma4Attention` builds one `QKVParallelLinear` per layer and loads the keys into both
+    /// slots), where transformers builds only the projections used.
+    pub gemma4_full_qkv: bool,
     /// How it spreads a MoE model's experts over the GPUs, if it does.
     pub expert_parallel: ExpertParallel,
     /// Whether its dtype `auto` runs an fp32 checkpoint in 16 bits (vLLM's

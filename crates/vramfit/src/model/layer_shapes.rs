@@ -33,6 +33,10 @@ pub struct LayerShapes {
     pub per_layer_vocab: u64,
     /// `hidden_size_per_layer_input`: each layer's embedding width (0 without them).
     pub per_layer_width: u64,
+    /// The engine allocates every layer's k and v projections (vLLM), where transformers leaves
+    /// out those the layer does not use: set by the run's engine, not read from a config.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub full_qkv: bool,
 }
 
 impl Architecture {

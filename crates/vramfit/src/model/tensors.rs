@@ -258,9 +258,9 @@ impl Architecture {
         let q = self.num_heads * hd;
         push(Role::Q, layer, h, q, 1);
         push(Role::Vector, layer, 1, hd, 1); // q_norm
-        if !shared {
+        if !shared || s.full_qkv {
             push(Role::K, layer, h, kv_heads * hd, 1);
-            if !(full && s.full_k_eq_v) {
+            if !(full && s.full_k_eq_v) || s.full_qkv {
                 push(Role::V, layer, h, kv_heads * hd, 1);
             }
             push(Role::Vector, layer, 1, hd, 1); // k_norm (v_norm has no weight)

@@ -41,8 +41,8 @@ pub(super) fn engine_builds(rules: &Rules, arch: &Architecture) -> Result<()> {
             [
                 "尚未为 {name} 建模 Gemma 4（global_head_dim 的全局注意力层、逐层嵌入、最后几层共享的 KV）：vramfit 尚未核对 {name} 如何保存它们"
             ],
-            "transformers, vLLM, SGLang or llama.cpp for this model",
-            "这个模型请用 transformers、vLLM、SGLang 或 llama.cpp",
+            "transformers, vLLM or llama.cpp for this model",
+            "这个模型请用 transformers、vLLM 或 llama.cpp",
         ));
     }
     Ok(())
