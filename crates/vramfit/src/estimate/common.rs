@@ -179,7 +179,16 @@ impl Run<'_> {
         } else {
             String::new()
         };
-        let window = if local > 0 {
+        let window = if local > 0 && prompt > a.sliding_window && local_ctx > a.sliding_window {
+            formula!(self.text;
+                [
+                    " ({global} global layers × {context} tokens + {local} sliding layers × {local_ctx} tokens, the prompt's storage, held until the first decode step)"
+                ],
+                [
+                    " ({global} 个全局层 × {context} token + {local} 个滑动窗口层 × {local_ctx} token，即提示词的存储，保留到第一步解码)"
+                ]
+            )
+        } else if local > 0 {
             formula!(self.text;
                 [
                     " ({global} global layers × {context} tokens + {local} sliding layers × {local_ctx} tokens)"
