@@ -43,7 +43,7 @@ pub(super) fn gemma4(c: &Cfg, a: &mut Architecture, notes: &mut Notes) -> Result
         window = window / 2 + 1;
     }
     let full = (0..layers)
-        .filter(|l| (l + 1) % period == 0 || l + 1 == layers)
+        .filter(|l| (l + 1).is_multiple_of(period) || l + 1 == layers)
         .count() as u64;
     let head_dim = checked(c, "global_head_dim", c.u("global_head_dim")?.unwrap_or(512))?;
     let k_eq_v = c.b("attention_k_eq_v")?.unwrap_or(false);
@@ -136,7 +136,7 @@ fn full_period(c: &Cfg, layers: u64) -> Result<u64> {
     let regular = full
         .iter()
         .enumerate()
-        .all(|(i, &f)| f == ((i as u64 + 1) % period == 0 || i as u64 + 1 == layers));
+        .all(|(i, &f)| f == ((i as u64 + 1).is_multiple_of(period) || i as u64 + 1 == layers));
     if !regular {
         let pattern: String = full.iter().map(|&f| if f { 'F' } else { 'S' }).collect();
         return Err(InputError::new(

@@ -45,7 +45,7 @@ impl Architecture {
         match self.layer_shapes {
             Some(s) => {
                 let period = if s.full_period == 0 { 1 } else { s.full_period };
-                (l + 1) % period == 0 || l + 1 == self.num_layers
+                (l + 1).is_multiple_of(period) || l + 1 == self.num_layers
             }
             None => true,
         }
