@@ -183,3 +183,13 @@ fn gemma4_in_vllm_counts_every_qkv_slot() {
     };
     assert_eq!(params(Engine::Vllm) - params(Engine::Hf), 14_400);
 }
+
+/// Activations are counted at the widest block: the tiny model's full layers' heads of 32 with
+/// the sliding layers' 2 KV heads (q, k, v (4 + 2 × 2) × 32 = 256 wide where its sliding
+/// layers are 128), and the defaults' shared layers' double-wide MLP, 2 × 9,216 = 18,432.
+#[test]
+fn gemma4_activations_take_the_widest_block() {
+    assert_eq!(arch(TINY).widest_head(), (32, 2));
+    assert_eq!(arch(SHARED).widest_ffn(), 18_432);
+    assert_eq!(arch(DEFAULTS).widest_ffn(), 9216);
+}

@@ -93,4 +93,34 @@ impl Architecture {
     pub const fn kv_elements_sliding_layer(&self) -> u64 {
         self.kv_elements_per_token_layer()
     }
+
+    /// The widest attention block's `(head_dim, kv_heads)`: Gemma 4's full layers where they
+    /// are wider. Activations are counted at it, the larger block (an upper bound on the
+    /// narrower layers).
+    pub const fn widest_head(&self) -> (u64, u64) {
+        match self.layer_shapes {
+            Some(s) => (
+                if s.full_head_dim > self.head_dim {
+                    s.full_head_dim
+                } else {
+                    self.head_dim
+                },
+                if s.full_kv_heads > self.num_kv_heads {
+                    s.full_kv_heads
+                } else {
+                    self.num_kv_heads
+                },
+            ),
+            None => (self.head_dim, self.num_kv_heads),
+        }
+    }
+
+    /// The widest dense FFN: twice `intermediate_size` where Gemma 4's KV-shared layers have
+    /// double-wide MLPs.
+    pub const fn widest_ffn(&self) -> u64 {
+        match self.layer_shapes {
+            Some(s) if s.double_wide_mlp && s.kv_shared_layers > 0 => 2 * self.intermediate_size,
+            _ => self.intermediate_size,
+        }
+    }
 }
