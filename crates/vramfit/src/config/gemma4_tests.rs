@@ -193,3 +193,21 @@ fn gemma4_activations_take_the_widest_block() {
     assert_eq!(arch(SHARED).widest_ffn(), 18_432);
     assert_eq!(arch(DEFAULTS).widest_ffn(), 9216);
 }
+
+/// vLLM's cache per token for the defaults with 10 KV-shared layers, by hand: of the 5 full
+/// layers (5, 11, 17, 23, 29) and 25 sliding ones, the last 10 (2 full, 8 sliding) keep none:
+/// 3 × 2 × 4 × 512 + 17 × 2 × 4 × 256 = 47,104 values, 94,208 B in bf16.
+#[test]
+fn gemma4_in_vllm_caches_per_layer_type() {
+    let e = estimate(&EstimateInput {
+        arch: Some(arch(SHARED)),
+        engine: Engine::Vllm,
+        mode: crate::estimate::Mode::Serve,
+        ..EstimateInput::default()
+    })
+    .unwrap();
+    assert_eq!(
+        e.kv_bytes_per_token,
+        (3 * 2 * 4 * 512 + 17 * 2 * 4 * 256) * 2
+    );
+}
