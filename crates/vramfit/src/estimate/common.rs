@@ -160,15 +160,25 @@ impl Run<'_> {
             let per = b(bytes);
             let dtype = self.kv_dtype_name();
             let (fkv, fhd, kv, hd) = (s.full_kv_heads, s.full_head_dim, a.num_kv_heads, a.head_dim);
+            let held = if prompt > a.sliding_window && local_ctx > a.sliding_window {
+                formula!(self.text;
+                    text "; the sliding layers hold the prompt's storage until the first decode step",
+                    "；滑动窗口层保留提示词的存储，直到第一步解码"
+                )
+            } else {
+                Formula::default()
+            };
             return (
                 bytes,
                 formula!(self.text;
                     [
-                        "{seqs} seq × (2 × {fkv} kv heads × {fhd} global_head_dim × {global} full layers × {context} tokens + 2 × {kv} kv heads × {hd} head_dim × {local} sliding layers × {local_ctx} tokens){tp} × {dtype} = {per} (KV-shared layers keep none)",
+                        "{seqs} seq × (2 × {fkv} kv heads × {fhd} global_head_dim × {global} full layers × {context} tokens + 2 × {kv} kv heads × {hd} head_dim × {local} sliding layers × {local_ctx} tokens){tp} × {dtype} = {per} (KV-shared layers keep none){}",
+                        held.en,
                         tp = tp_note(self.tp, fkv, kv)
                     ],
                     [
-                        "{seqs} 条序列 × (2 × {fkv} 个 KV 头 × {fhd} global_head_dim × {global} 个全局层 × {context} token + 2 × {kv} 个 KV 头 × {hd} head_dim × {local} 个滑动窗口层 × {local_ctx} token){tp} × {dtype} = {per}（共享 KV 的层不保留缓存）",
+                        "{seqs} 条序列 × (2 × {fkv} 个 KV 头 × {fhd} global_head_dim × {global} 个全局层 × {context} token + 2 × {kv} 个 KV 头 × {hd} head_dim × {local} 个滑动窗口层 × {local_ctx} token){tp} × {dtype} = {per}（共享 KV 的层不保留缓存）{}",
+                        held.zh,
                         tp = tp_note(self.tp, fkv, kv)
                     ]
                 ),
