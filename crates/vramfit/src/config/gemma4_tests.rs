@@ -211,3 +211,15 @@ fn gemma4_in_vllm_caches_per_layer_type() {
         (3 * 2 * 4 * 512 + 17 * 2 * 4 * 256) * 2
     );
 }
+
+/// A pipeline stage's cache layers: the KV-shared layers are the last 10 of 30, so the first of
+/// two stages (layers 0 to 14) caches all 15 of its layers (2 full, 13 sliding); its share is
+/// taken of every layer, ⌈5 × 15 ÷ 30⌉ = 3 full and 15 in all, capped by the 20 that cache:
+/// 3 full and 12 sliding, the wider full layers over by one, never under. The whole model: the
+/// 3 full and 17 sliding layers that cache.
+#[test]
+fn gemma4_stages_count_the_caching_layers_safely() {
+    let a = arch(SHARED);
+    assert_eq!(a.stage_layers(15), (3, 12));
+    assert_eq!(a.stage_layers(30), (3, 17));
+}

@@ -433,18 +433,37 @@ impl Architecture {
         } else {
             self.num_layers
         };
-        // Gemma 4's KV-shared layers hold no cache.
+        // Gemma 4's KV-shared layers hold no cache. They are the last ones, so a stage's share
+        // is taken of every layer (the first stages cache all theirs) and capped by the layers
+        // that cache at all.
         let (shared_full, shared_sliding) = self.kv_shared_layers();
-        let full = self.global_layers().saturating_sub(shared_full);
-        let full = full.saturating_mul(layers).div_ceil(n);
+        let full = self.global_layers().saturating_mul(layers).div_ceil(n);
+        let full_caching = if shared_full + shared_sliding == 0 {
+            full
+        } else {
+            self.global_layers().saturating_sub(shared_full)
+        };
+        let full = if full < full_caching {
+            full
+        } else {
+            full_caching
+        };
         let full = if full < layers { full } else { layers };
         if self.sliding_window == 0 {
             return (full, 0);
         }
-        let attention = self
-            .attention_layers()
-            .saturating_sub(shared_full + shared_sliding);
-        let attention = attention.saturating_mul(layers).div_ceil(n);
+        let attention = self.attention_layers().saturating_mul(layers).div_ceil(n);
+        let caching = if shared_full + shared_sliding == 0 {
+            attention
+        } else {
+            self.attention_layers()
+                .saturating_sub(shared_full + shared_sliding)
+        };
+        let attention = if attention < caching {
+            attention
+        } else {
+            caching
+        };
         let attention = if attention < layers {
             attention
         } else {
