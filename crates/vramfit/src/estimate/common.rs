@@ -157,64 +157,22 @@ impl Run<'_> {
             ),
         };
         if let Some(s) = a.layer_shapes {
-            let per = b(bytes);
-            let dtype = self.kv_dtype_name();
-            let (fkv, fhd, kv, hd) = (s.full_kv_heads, s.full_head_dim, a.num_kv_heads, a.head_dim);
-            let held = if prompt > a.sliding_window && local_ctx > a.sliding_window {
-                formula!(self.text;
-                    text "; the sliding layers hold the prompt's storage until the first decode step",
-                    "；滑动窗口层保留提示词的存储，直到第一步解码"
-                )
-            } else {
-                Formula::default()
-            };
-            return (
+            let text = self.layer_shapes_kv_text(
+                s,
                 bytes,
-                formula!(self.text;
-                    [
-                        "{seqs} seq × (2 × {fkv} kv heads × {fhd} global_head_dim × {global} full layers × {context} tokens + 2 × {kv} kv heads × {hd} head_dim × {local} sliding layers × {local_ctx} tokens){tp} × {dtype} = {per} (KV-shared layers keep none){}",
-                        held.en,
-                        tp = tp_note(self.tp, fkv, kv)
-                    ],
-                    [
-                        "{seqs} 条序列 × (2 × {fkv} 个 KV 头 × {fhd} global_head_dim × {global} 个全局层 × {context} token + 2 × {kv} 个 KV 头 × {hd} head_dim × {local} 个滑动窗口层 × {local_ctx} token){tp} × {dtype} = {per}（共享 KV 的层不保留缓存）{}",
-                        held.zh,
-                        tp = tp_note(self.tp, fkv, kv)
-                    ]
-                ),
+                seqs,
+                (global, local),
+                (context, local_ctx),
+                prompt,
             );
+            return (bytes, text);
         }
         let tp_text = if tp_kv > 1 {
             format!(" / tp {tp_kv}")
         } else {
             String::new()
         };
-        let window = if local > 0 && prompt > a.sliding_window && local_ctx > a.sliding_window {
-            formula!(self.text;
-                [
-                    " ({global} global layers × {context} tokens + {local} sliding layers × {local_ctx} tokens, the prompt's storage, held until the first decode step)"
-                ],
-                [
-                    " ({global} 个全局层 × {context} token + {local} 个滑动窗口层 × {local_ctx} token，即提示词的存储，保留到第一步解码)"
-                ]
-            )
-        } else if local > 0 {
-            formula!(self.text;
-                [
-                    " ({global} global layers × {context} tokens + {local} sliding layers × {local_ctx} tokens)"
-                ],
-                [
-                    " ({global} 个全局层 × {context} token + {local} 个滑动窗口层 × {local_ctx} token)"
-                ]
-            )
-        } else {
-            // The stage's attention layers: a hybrid's state layers keep no KV cache.
-            let attending = global + local;
-            formula!(self.text;
-                [" × {attending} layers × {context} tokens"],
-                [" × {attending} 层 × {context} token"]
-            )
-        };
+        let window = self.kv_window_text((global, local), (context, local_ctx), prompt);
         let dtype = match fp8_latent {
             Some(per_token) => formula!(self.text;
                 ["{per_token} B (fp8 in FlashMLA's layout, with scales)"],
@@ -246,6 +204,80 @@ impl Run<'_> {
                     indexer_text.zh
                 ]
             ),
+        )
+    }
+
+    /// The layers and tokens of [`Run::kv_bytes_held`]'s formula: the full and sliding layers'
+    /// tokens, and that the sliding layers hold the prompt where they do.
+    fn kv_window_text(
+        &self,
+        (global, local): (u64, u64),
+        (context, local_ctx): (u64, u64),
+        prompt: u64,
+    ) -> Formula {
+        let a = self.cache_arch();
+        if local > 0 && prompt > a.sliding_window && local_ctx > a.sliding_window {
+            formula!(self.text;
+                [
+                    " ({global} global layers × {context} tokens + {local} sliding layers × {local_ctx} tokens, the prompt's storage, held until the first decode step)"
+                ],
+                [
+                    " ({global} 个全局层 × {context} token + {local} 个滑动窗口层 × {local_ctx} token，即提示词的存储，保留到第一步解码)"
+                ]
+            )
+        } else if local > 0 {
+            formula!(self.text;
+                [
+                    " ({global} global layers × {context} tokens + {local} sliding layers × {local_ctx} tokens)"
+                ],
+                [
+                    " ({global} 个全局层 × {context} token + {local} 个滑动窗口层 × {local_ctx} token)"
+                ]
+            )
+        } else {
+            // The stage's attention layers: a hybrid's state layers keep no KV cache.
+            let attending = global + local;
+            formula!(self.text;
+                [" × {attending} layers × {context} tokens"],
+                [" × {attending} 层 × {context} token"]
+            )
+        }
+    }
+
+    /// The formula of Gemma 4's cache ([`LayerShapes`](crate::model::LayerShapes)): its full and
+    /// sliding layers at their own widths.
+    fn layer_shapes_kv_text(
+        &self,
+        s: crate::model::LayerShapes,
+        bytes: u64,
+        seqs: u64,
+        (global, local): (u64, u64),
+        (context, local_ctx): (u64, u64),
+        prompt: u64,
+    ) -> Formula {
+        let a = self.cache_arch();
+        let per = b(bytes);
+        let dtype = self.kv_dtype_name();
+        let (fkv, fhd, kv, hd) = (s.full_kv_heads, s.full_head_dim, a.num_kv_heads, a.head_dim);
+        let held = if prompt > a.sliding_window && local_ctx > a.sliding_window {
+            formula!(self.text;
+                text "; the sliding layers hold the prompt's storage until the first decode step",
+                "；滑动窗口层保留提示词的存储，直到第一步解码"
+            )
+        } else {
+            Formula::default()
+        };
+        formula!(self.text;
+            [
+                "{seqs} seq × (2 × {fkv} kv heads × {fhd} global_head_dim × {global} full layers × {context} tokens + 2 × {kv} kv heads × {hd} head_dim × {local} sliding layers × {local_ctx} tokens){tp} × {dtype} = {per} (KV-shared layers keep none){}",
+                held.en,
+                tp = tp_note(self.tp, fkv, kv)
+            ],
+            [
+                "{seqs} 条序列 × (2 × {fkv} 个 KV 头 × {fhd} global_head_dim × {global} 个全局层 × {context} token + 2 × {kv} 个 KV 头 × {hd} head_dim × {local} 个滑动窗口层 × {local_ctx} token){tp} × {dtype} = {per}（共享 KV 的层不保留缓存）{}",
+                held.zh,
+                tp = tp_note(self.tp, fkv, kv)
+            ]
         )
     }
 
