@@ -111,6 +111,11 @@ export interface Architecture {
    */
   hybrid: Hybrid | null;
   /**
+   * Gemma 4's per-layer-type shapes: full-attention layers of their own head width and KV
+   * heads, KV shared across the last layers, per-layer embeddings.
+   */
+  layer_shapes: LayerShapes | null;
+  /**
    * Gated attention (Qwen3-Next): `q_proj` also projects a sigmoid gate per query element, so it
    * is twice as wide.
    */
@@ -287,6 +292,11 @@ export interface ArchitectureInput {
    * convolution) beside the attention layers.
    */
   hybrid?: Hybrid | null;
+  /**
+   * Gemma 4's per-layer-type shapes: full-attention layers of their own head width and KV
+   * heads, KV shared across the last layers, per-layer embeddings.
+   */
+  layer_shapes?: LayerShapesInput | null;
   /**
    * Gated attention (Qwen3-Next): `q_proj` also projects a sigmoid gate per query element, so it
    * is twice as wide.
@@ -2178,6 +2188,104 @@ export interface LaunchNote {
    * Chinese.
    */
   zh: string;
+}
+
+/**
+ * The per-layer-type shapes of a Gemma 4 text stack. Its layers are sliding-window layers with
+ * every `full_period`-th one (and the last) attending globally, as its `layer_types` lists them.
+ */
+export interface LayerShapes {
+  /**
+   * Every `full_period`-th layer attends over the whole context (Gemma 4: 6, five sliding to
+   * one full); the last layer always does.
+   */
+  full_period: number;
+  /**
+   * `global_head_dim`: the full-attention layers' head width (queries, keys and values).
+   */
+  full_head_dim: number;
+  /**
+   * The full-attention layers' KV heads (`num_global_key_value_heads` where
+   * `attention_k_eq_v` declares it, otherwise `num_key_value_heads`).
+   */
+  full_kv_heads: number;
+  /**
+   * `attention_k_eq_v`: the full-attention layers use their keys as values (no `v_proj`;
+   * the cache still holds a key and a value tensor).
+   */
+  full_k_eq_v: boolean;
+  /**
+   * `num_kv_shared_layers`: the last layers read an earlier layer's keys and values and hold
+   * no cache and no k/v projections or norms.
+   */
+  kv_shared_layers: number;
+  /**
+   * `use_double_wide_mlp`: the KV-shared layers' FFN is twice `intermediate_size`.
+   */
+  double_wide_mlp: boolean;
+  /**
+   * `vocab_size_per_layer_input`: the per-layer embeddings' vocabulary (0 without them).
+   */
+  per_layer_vocab: number;
+  /**
+   * `hidden_size_per_layer_input`: each layer's embedding width (0 without them).
+   */
+  per_layer_width: number;
+  /**
+   * The engine allocates every layer's k and v projections (vLLM), where transformers leaves
+   * out those the layer does not use: set by the run's engine, not read from a config.
+   */
+  full_qkv: boolean;
+}
+
+/**
+ * The per-layer-type shapes of a Gemma 4 text stack. Its layers are sliding-window layers with
+ * every `full_period`-th one (and the last) attending globally, as its `layer_types` lists them.
+ *
+ * The input form of `LayerShapes`: fields with a default may be left out.
+ */
+export interface LayerShapesInput {
+  /**
+   * Every `full_period`-th layer attends over the whole context (Gemma 4: 6, five sliding to
+   * one full); the last layer always does.
+   */
+  full_period: number;
+  /**
+   * `global_head_dim`: the full-attention layers' head width (queries, keys and values).
+   */
+  full_head_dim: number;
+  /**
+   * The full-attention layers' KV heads (`num_global_key_value_heads` where
+   * `attention_k_eq_v` declares it, otherwise `num_key_value_heads`).
+   */
+  full_kv_heads: number;
+  /**
+   * `attention_k_eq_v`: the full-attention layers use their keys as values (no `v_proj`;
+   * the cache still holds a key and a value tensor).
+   */
+  full_k_eq_v: boolean;
+  /**
+   * `num_kv_shared_layers`: the last layers read an earlier layer's keys and values and hold
+   * no cache and no k/v projections or norms.
+   */
+  kv_shared_layers: number;
+  /**
+   * `use_double_wide_mlp`: the KV-shared layers' FFN is twice `intermediate_size`.
+   */
+  double_wide_mlp: boolean;
+  /**
+   * `vocab_size_per_layer_input`: the per-layer embeddings' vocabulary (0 without them).
+   */
+  per_layer_vocab: number;
+  /**
+   * `hidden_size_per_layer_input`: each layer's embedding width (0 without them).
+   */
+  per_layer_width: number;
+  /**
+   * The engine allocates every layer's k and v projections (vLLM), where transformers leaves
+   * out those the layer does not use: set by the run's engine, not read from a config.
+   */
+  full_qkv?: boolean;
 }
 
 /**

@@ -368,7 +368,7 @@ fn render(records: &[(String, Record)]) -> String {
         };
         let _ = writeln!(s, "        quantization: {quantization},");
         let _ = writeln!(s, "        arch: Architecture {{");
-        let fields: [(&str, String); 39] = [
+        let fields: [(&str, String); 40] = [
             ("family", format!("Family::{family}")),
             ("vocab_size", r.vocab_size.to_string()),
             ("hidden_size", r.hidden_size.to_string()),
@@ -397,6 +397,8 @@ fn render(records: &[(String, Record)]) -> String {
             ("indexer", indexer),
             ("moe", moe),
             ("hybrid", hybrid),
+            // No preset has Gemma 4's per-layer shapes yet (no released config.json cited).
+            ("layer_shapes", "None".to_string()),
             ("gated_attention", r.gated_attention.to_string()),
             ("encoder_layers", r.encoder_layers.to_string()),
             ("encoder_positions", r.encoder_positions.to_string()),

@@ -81,6 +81,7 @@ pub(super) fn decoder(model_type: &str, c: &Cfg, notes: &mut Notes) -> Result<Ar
         }
         "gpt_oss" => a.moe = Some(gpt_oss_moe(c, &a)?),
         "llama4_text" => llama4(c, &mut a, notes)?,
+        "gemma4_text" => super::gemma4::gemma4(c, &mut a, notes)?,
         _ => {}
     }
     Ok(a)
@@ -169,6 +170,14 @@ fn llama_style(model_type: &str, c: &Cfg) -> Result<Option<(Style, Option<Defaul
                 ..LLAMA
             },
             Some(Defaults::GEMMA3),
+        ),
+        "gemma4_text" => (
+            Style {
+                tie_default: true,
+                norms_per_layer: 4,
+                ..LLAMA
+            },
+            Some(Defaults::GEMMA4),
         ),
         "phi" => (
             Style {
@@ -564,6 +573,17 @@ impl Defaults {
         num_kv_heads: 32,
         head_dim: 192,
         max_position_embeddings: 1_048_576,
+    };
+    /// transformers `Gemma4TextConfig` (the docstring's google/gemma-4-e2b-it).
+    const GEMMA4: Defaults = Defaults {
+        vocab_size: 262_144,
+        hidden_size: 2304,
+        intermediate_size: 9216,
+        num_layers: 30,
+        num_heads: 8,
+        num_kv_heads: 4,
+        head_dim: 256,
+        max_position_embeddings: 131_072,
     };
     /// transformers `Gemma3TextConfig`.
     const GEMMA3: Defaults = Defaults {

@@ -154,12 +154,6 @@ const NOT_LLAMA: &[(&str, &str, &str, &str)] = &[
         "逐层嵌入（vocab_size_per_layer_input × hidden_size_per_layer_input × 层数）、AltUp 与 LAuReL 权重、音频与视觉编码器，以及最后 num_kv_shared_layers 层共享的 KV",
     ),
     (
-        "gemma4",
-        "global_head_dim",
-        "full-attention layers of global_head_dim and num_global_key_value_heads beside sliding layers of head_dim, per-layer embeddings, KV shared across the last num_kv_shared_layers layers, and its vision and audio encoders",
-        "全局注意力层的 global_head_dim 与 num_global_key_value_heads 不同于滑动窗口层的 head_dim，另有逐层嵌入、最后 num_kv_shared_layers 层共享的 KV 以及视觉与音频编码器",
-    ),
-    (
         "glm5_next",
         "layer_types",
         "Kimi Delta Attention layers beside MLA layers with a pooled DSA indexer (index_kpool), hyper-connection streams (hc_mult) and a vision encoder",
@@ -537,18 +531,12 @@ mod tests {
         );
     }
 
-    /// Gemma 3n, Gemma 4 and GLM-5-Next are refused by name, at the key where their layers
+    /// Gemma 3n and GLM-5-Next are refused by name, at the key where their layers
     /// leave Llama's layout, instead of a Llama reading that would count them low (a Gemma 4
     /// config read that way missed its per-layer embeddings and its wider global heads).
     #[test]
     fn families_whose_layers_are_not_llamas_are_refused_naming_their_key() {
         for (json, field) in [
-            (
-                r#"{"model_type": "gemma4", "text_config": {"model_type": "gemma4_text",
-                "hidden_size": 2560, "num_hidden_layers": 42, "num_attention_heads": 8,
-                "intermediate_size": 10240, "vocab_size": 262144, "global_head_dim": 512}}"#,
-                "config.json: text_config.global_head_dim",
-            ),
             (
                 r#"{"model_type": "gemma3n_text", "hidden_size": 2048, "num_hidden_layers": 35,
                 "num_attention_heads": 8, "intermediate_size": 16384, "vocab_size": 262400}"#,

@@ -13,6 +13,7 @@ mod decoder;
 mod families;
 #[cfg(test)]
 mod families_tests;
+mod gemma4;
 mod generic;
 mod hybrid;
 #[cfg(test)]
@@ -49,7 +50,7 @@ pub const MAX_CONFIG_DEPTH: usize = 32;
 
 /// The `model_type`s read by name, as listed in errors (any other decoder config is read as
 /// Llama's layout, with a note).
-pub const SUPPORTED_MODEL_TYPES: &str = "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen3_next, qwen3_5, qwen3_5_moe, qwen3_vl, qwen3_vl_moe (and their _text configs), internvl, kimi_k25, gemma, gemma2, gemma3, gemma3_text, phi, phi3, gpt2, gpt_bigcode, gpt_neox, falcon (and RefinedWeb), granite, olmo3, smollm3, seed_oss, glm4_moe, ernie4_5_moe, minimax_m2, granitemoehybrid, nemotron_h, falcon_h1, lfm2, olmo_hybrid, deepseek_v2, deepseek_v3, deepseek_v32, mistral4, glm_moe_dsa, kimi_linear, gpt_oss, llama4, llama4_text, mistral3, bert, vit, whisper, resnet";
+pub const SUPPORTED_MODEL_TYPES: &str = "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen3_next, qwen3_5, qwen3_5_moe, qwen3_vl, qwen3_vl_moe (and their _text configs), internvl, kimi_k25, gemma, gemma2, gemma3, gemma3_text, gemma4, gemma4_text, phi, phi3, gpt2, gpt_bigcode, gpt_neox, falcon (and RefinedWeb), granite, olmo3, smollm3, seed_oss, glm4_moe, ernie4_5_moe, minimax_m2, granitemoehybrid, nemotron_h, falcon_h1, lfm2, olmo_hybrid, deepseek_v2, deepseek_v3, deepseek_v32, mistral4, glm_moe_dsa, kimi_linear, gpt_oss, llama4, llama4_text, mistral3, bert, vit, whisper, resnet";
 
 /// What a `config.json` says about memory.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -141,7 +142,7 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
     let mut dtype = read_dtype(&top, &mut notes)?;
     let mut quantization = read_quantization(&top, &mut notes)?;
     let (arch, prefix) = match model_type.as_str() {
-        "gemma3" | "llama4" | "mistral3" | "qwen3_5" | "qwen3_5_moe" | "qwen3_vl"
+        "gemma3" | "gemma4" | "llama4" | "mistral3" | "qwen3_5" | "qwen3_5_moe" | "qwen3_vl"
         | "qwen3_vl_moe" | "internvl" | "kimi_k25" => {
             let text = top.child("text_config")?.ok_or_else(|| {
                 InputError::new(
@@ -230,6 +231,7 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
 fn text_model_type<'a>(model_type: &str, text: &Cfg<'a>) -> Result<&'a str> {
     Ok(match model_type {
         "gemma3" => "gemma3_text",
+        "gemma4" => "gemma4_text",
         "llama4" => "llama4_text",
         "qwen3_5" => "qwen3_5_text",
         "qwen3_5_moe" => "qwen3_5_moe_text",
@@ -269,6 +271,19 @@ fn tower_params(model_type: &str, top: &Cfg, text_hidden: u64, notes: &mut Notes
         ("qwen3_vl" | "qwen3_vl_moe", Some(v)) => qwen3_vl_vision_params(&v)?,
         ("internvl", Some(v)) => internvl_vision_params(top, &v, text_hidden)?,
         ("kimi_k25", Some(v)) => kimi_k25_vision_params(top, &v, text_hidden)?,
+        ("gemma4", towers) => {
+            if towers.is_some() || top.get("audio_config").is_some() {
+                notes.push(
+                    String::from(
+                        "Only text_config is read: Gemma 4's vision and audio encoders and their projectors are not counted, so the weights are low by their size.",
+                    ),
+                    String::from(
+                        "只读取 text_config：Gemma 4 的视觉与音频编码器及其投影层没有计入，权重因此少算了它们的大小。",
+                    ),
+                );
+            }
+            0
+        }
         _ => {
             notes.push(
                 String::from("No vision_config: only the language model is counted."),

@@ -76,7 +76,7 @@ pub enum Kernel {
 pub fn token_ffn_width(arch: &Architecture) -> u64 {
     match arch.moe {
         Some(m) => m.expert_intermediate_size * m.experts_per_token + m.shared_intermediate_size,
-        None => arch.intermediate_size,
+        None => arch.widest_ffn(),
     }
 }
 
@@ -84,7 +84,7 @@ pub fn token_ffn_width(arch: &Architecture) -> u64 {
 pub fn attn_width(arch: &Architecture) -> u64 {
     match arch.mla {
         Some(m) => arch.num_heads * m.v_head_dim,
-        None => arch.num_heads * arch.head_dim,
+        None => arch.num_heads * arch.widest_head().0,
     }
 }
 
@@ -93,7 +93,10 @@ pub fn qkv_width(arch: &Architecture) -> u64 {
     match arch.mla {
         // MLA decompresses to full per-head keys and values for the kernel during training.
         Some(m) => arch.num_heads * (2 * (m.qk_nope_head_dim + m.qk_rope_head_dim) + m.v_head_dim),
-        None => (arch.num_heads + 2 * arch.num_kv_heads) * arch.head_dim,
+        None => {
+            let (head_dim, kv_heads) = arch.widest_head();
+            (arch.num_heads + 2 * kv_heads) * head_dim
+        }
     }
 }
 
@@ -407,7 +410,7 @@ fn block_per_token(arch: &Architecture, act: u64, composite_gelu: bool) -> u64 {
     let ffn = match arch.moe {
         // Tokens reach experts in turn; the shared expert runs on every token.
         Some(m) => m.expert_intermediate_size.max(m.shared_intermediate_size),
-        None => arch.intermediate_size,
+        None => arch.widest_ffn(),
     };
     let mlp = ffn
         * if arch.gated_ffn {

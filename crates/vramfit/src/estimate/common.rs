@@ -58,6 +58,21 @@ impl Run<'_> {
         layers: u64,
         decompressed_mla: bool,
     ) -> (u64, Formula) {
+        self.kv_bytes_held(seqs, context, layers, decompressed_mla, 0)
+    }
+
+    /// [`Run::kv_bytes`] with the sliding layers holding at least `prompt` tokens: transformers'
+    /// `DynamicSlidingWindowLayer` keeps a slice of the prompt's keys and values, so until the
+    /// first decode step its storage is the whole prompt's (checked with real tensors in
+    /// `tests/reference/gemma4-reference.csv`).
+    pub(super) fn kv_bytes_held(
+        &self,
+        seqs: u64,
+        context: u64,
+        layers: u64,
+        decompressed_mla: bool,
+        prompt: u64,
+    ) -> (u64, Formula) {
         let a = self.cache_arch();
         if !a.is_detailed() {
             return (
@@ -87,14 +102,22 @@ impl Run<'_> {
         } / tp_kv;
         let (global, local) = a.stage_layers(layers);
         let local_ctx = context.min(if a.sliding_window > 0 {
-            a.sliding_window
+            a.sliding_window.max(prompt)
         } else {
             context
         });
-        let elems = per_layer.saturating_mul(seqs).saturating_mul(
+        // Gemma 4's full-attention layers cache at their own head width and KV heads.
+        let full_per = match a.layer_shapes {
+            Some(s) if a.mla.is_none() => {
+                a.kv_elements_full_layer() / self.tp.min(s.full_kv_heads.max(1))
+            }
+            _ => per_layer,
+        };
+        let elems = seqs.saturating_mul(
             global
                 .saturating_mul(context)
-                .saturating_add(local.saturating_mul(local_ctx)),
+                .saturating_mul(full_per)
+                .saturating_add(local.saturating_mul(local_ctx).saturating_mul(per_layer)),
         );
         let fp8_latent = self.dsa_fp8_latent(decompressed_mla);
         let bytes = match fp8_latent {
@@ -133,28 +156,23 @@ impl Run<'_> {
                 ["2 × {} 个 KV 头 × {} head_dim", a.num_kv_heads, a.head_dim]
             ),
         };
+        if let Some(s) = a.layer_shapes {
+            let text = self.layer_shapes_kv_text(
+                s,
+                bytes,
+                seqs,
+                (global, local),
+                (context, local_ctx),
+                prompt,
+            );
+            return (bytes, text);
+        }
         let tp_text = if tp_kv > 1 {
             format!(" / tp {tp_kv}")
         } else {
             String::new()
         };
-        let window = if local > 0 {
-            formula!(self.text;
-                [
-                    " ({global} global layers × {context} tokens + {local} sliding layers × {local_ctx} tokens)"
-                ],
-                [
-                    " ({global} 个全局层 × {context} token + {local} 个滑动窗口层 × {local_ctx} token)"
-                ]
-            )
-        } else {
-            // The stage's attention layers: a hybrid's state layers keep no KV cache.
-            let attending = global + local;
-            formula!(self.text;
-                [" × {attending} layers × {context} tokens"],
-                [" × {attending} 层 × {context} token"]
-            )
-        };
+        let window = self.kv_window_text((global, local), (context, local_ctx), prompt);
         let dtype = match fp8_latent {
             Some(per_token) => formula!(self.text;
                 ["{per_token} B (fp8 in FlashMLA's layout, with scales)"],
@@ -186,6 +204,80 @@ impl Run<'_> {
                     indexer_text.zh
                 ]
             ),
+        )
+    }
+
+    /// The layers and tokens of [`Run::kv_bytes_held`]'s formula: the full and sliding layers'
+    /// tokens, and that the sliding layers hold the prompt where they do.
+    fn kv_window_text(
+        &self,
+        (global, local): (u64, u64),
+        (context, local_ctx): (u64, u64),
+        prompt: u64,
+    ) -> Formula {
+        let a = self.cache_arch();
+        if local > 0 && prompt > a.sliding_window && local_ctx > a.sliding_window {
+            formula!(self.text;
+                [
+                    " ({global} global layers × {context} tokens + {local} sliding layers × {local_ctx} tokens, the prompt's storage, held until the first decode step)"
+                ],
+                [
+                    " ({global} 个全局层 × {context} token + {local} 个滑动窗口层 × {local_ctx} token，即提示词的存储，保留到第一步解码)"
+                ]
+            )
+        } else if local > 0 {
+            formula!(self.text;
+                [
+                    " ({global} global layers × {context} tokens + {local} sliding layers × {local_ctx} tokens)"
+                ],
+                [
+                    " ({global} 个全局层 × {context} token + {local} 个滑动窗口层 × {local_ctx} token)"
+                ]
+            )
+        } else {
+            // The stage's attention layers: a hybrid's state layers keep no KV cache.
+            let attending = global + local;
+            formula!(self.text;
+                [" × {attending} layers × {context} tokens"],
+                [" × {attending} 层 × {context} token"]
+            )
+        }
+    }
+
+    /// The formula of Gemma 4's cache ([`LayerShapes`](crate::model::LayerShapes)): its full and
+    /// sliding layers at their own widths.
+    fn layer_shapes_kv_text(
+        &self,
+        s: crate::model::LayerShapes,
+        bytes: u64,
+        seqs: u64,
+        (global, local): (u64, u64),
+        (context, local_ctx): (u64, u64),
+        prompt: u64,
+    ) -> Formula {
+        let a = self.cache_arch();
+        let per = b(bytes);
+        let dtype = self.kv_dtype_name();
+        let (fkv, fhd, kv, hd) = (s.full_kv_heads, s.full_head_dim, a.num_kv_heads, a.head_dim);
+        let held = if prompt > a.sliding_window && local_ctx > a.sliding_window {
+            formula!(self.text;
+                text "; the sliding layers hold the prompt's storage until the first decode step",
+                "；滑动窗口层保留提示词的存储，直到第一步解码"
+            )
+        } else {
+            Formula::default()
+        };
+        formula!(self.text;
+            [
+                "{seqs} seq × (2 × {fkv} kv heads × {fhd} global_head_dim × {global} full layers × {context} tokens + 2 × {kv} kv heads × {hd} head_dim × {local} sliding layers × {local_ctx} tokens){tp} × {dtype} = {per} (KV-shared layers keep none){}",
+                held.en,
+                tp = tp_note(self.tp, fkv, kv)
+            ],
+            [
+                "{seqs} 条序列 × (2 × {fkv} 个 KV 头 × {fhd} global_head_dim × {global} 个全局层 × {context} token + 2 × {kv} 个 KV 头 × {hd} head_dim × {local} 个滑动窗口层 × {local_ctx} token){tp} × {dtype} = {per}（共享 KV 的层不保留缓存）{}",
+                held.zh,
+                tp = tp_note(self.tp, fkv, kv)
+            ]
         )
     }
 
@@ -507,5 +599,15 @@ impl Run<'_> {
             en_str!("Allocated through PyTorch's caching allocator."),
             zh_str!("经 PyTorch 缓存分配器分配。"),
         );
+    }
+}
+
+/// The tensor-parallel split of a Gemma 4 cache's heads, as the formula shows it.
+fn tp_note(tp: u64, full_kv_heads: u64, kv_heads: u64) -> String {
+    let (full, sliding) = (tp.min(full_kv_heads.max(1)), tp.min(kv_heads.max(1)));
+    match (full, sliding) {
+        (1, 1) => String::new(),
+        (f, s) if f == s => format!(" / tp {f}"),
+        (f, s) => format!(" (full / tp {f}, sliding / tp {s})"),
     }
 }

@@ -239,6 +239,15 @@ pub struct Rules {
     /// Gated DeltaNet only in Qwen3-Next's and Qwen3.5's graphs, whose attention is gated
     /// (`src/llama-arch.cpp` at 00395eb names no OLMo Hybrid), and Ollama runs its models.
     pub delta_net_with_plain_attention: bool,
+    /// Whether it builds Gemma 4's text stack (full-attention layers of `global_head_dim`,
+    /// per-layer embeddings, KV shared across the last layers); where it does not, such a model
+    /// is refused by the engine (`workload/checks.rs`).
+    pub gemma4_layers: bool,
+    /// Whether it allocates every Gemma 4 layer's k and v projections, those of the KV-shared
+    /// layers and the value slot of a layer whose keys are its values too (vLLM's
+    /// `Gemma4Attention` builds one `QKVParallelLinear` per layer and loads the keys into both
+    /// slots), where transformers builds only the projections used.
+    pub gemma4_full_qkv: bool,
     /// How it spreads a MoE model's experts over the GPUs, if it does.
     pub expert_parallel: ExpertParallel,
     /// Whether its dtype `auto` runs an fp32 checkpoint in 16 bits (vLLM's

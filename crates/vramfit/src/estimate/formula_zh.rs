@@ -93,6 +93,41 @@ pub(super) mod tests {
         }
         out.extend(vllm_lora_shapes());
         out.extend(hybrid_shapes());
+        out.extend(gemma4_shapes());
+        out
+    }
+
+    /// Gemma 4 (`Gemma4TextConfig`'s defaults with its last 10 layers sharing KV) in
+    /// transformers with a prompt longer than the window, vLLM and llama.cpp, with and without a
+    /// card: the per-layer-type cache's formulas (last, so that the shapes before keep their
+    /// numbers in the snapshots).
+    fn gemma4_shapes() -> Vec<EstimateInput> {
+        let Ok(parsed) = crate::config::parse_config(
+            r#"{"model_type": "gemma4_text", "num_kv_shared_layers": 10}"#,
+        ) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for gpu in [None, Some("h100-sxm5-80gb")] {
+            let b = EstimateInput {
+                arch: Some(parsed.arch),
+                seq_len: 2048.0,
+                gpu: gpu.map(str::to_string),
+                ..EstimateInput::default()
+            };
+            out.extend([
+                b.clone(),
+                EstimateInput {
+                    mode: Mode::Serve,
+                    engine: Engine::Vllm,
+                    ..b.clone()
+                },
+                EstimateInput {
+                    engine: Engine::Llamacpp,
+                    ..b
+                },
+            ]);
+        }
         out
     }
 
@@ -810,6 +845,7 @@ pub(super) mod tests {
         "max",
         "max_model_len",
         "head_dim",
+        "global_head_dim",
         "nope",
         "rope",
         "v",

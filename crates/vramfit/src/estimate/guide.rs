@@ -227,10 +227,10 @@ impl Run<'_> {
                 window,
             } => (
                 en!(
-                    "{sliding_layers} of {layers} layers attend within a {window}-token window; HF caches only the window for them, llama.cpp the window × sequences + ubatch (vLLM sizes its pool for every layer)."
+                    "{sliding_layers} of {layers} layers attend within a {window}-token window; HF caches only the window for them once it decodes (the prompt's keys and values until then), llama.cpp the window × sequences + ubatch (vLLM sizes its pool for every layer)."
                 ),
                 zh!(
-                    "{layers} 层中有 {sliding_layers} 层使用 {window} token 滑动窗口；HF 仅缓存窗口，llama.cpp 缓存窗口 × 序列数 + ubatch（vLLM 按全部层分配 KV 池）。"
+                    "{layers} 层中有 {sliding_layers} 层使用 {window} token 滑动窗口；HF 开始解码后仅缓存窗口（此前保留提示词的键值），llama.cpp 缓存窗口 × 序列数 + ubatch（vLLM 按全部层分配 KV 池）。"
                 ),
             ),
             D::Mla {

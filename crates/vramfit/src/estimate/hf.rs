@@ -29,6 +29,8 @@ pub(super) const RULES: Rules = Rules {
     decompressed_mla: true,
     indexer_keys: super::engine::IndexerKeys::ActivationDtype,
     delta_net_with_plain_attention: true,
+    gemma4_layers: true,
+    gemma4_full_qkv: false,
     expert_parallel: ExpertParallel::None,
     downcasts_fp32: false,
     native_kv_formats: false,
@@ -137,14 +139,21 @@ impl Run<'_> {
         // The cache's layers: the model's, or those assumed for a bare parameter count.
         let layers = self.cache_arch().num_layers.div_ceil(self.pp);
         let numbers = Run::new(self.w, false);
-        let (kv_end, _) = numbers.kv_bytes(
+        // A sliding layer holds the prompt's whole keys and values until the first decode step.
+        let (kv_end, _) = numbers.kv_bytes_held(
             self.batch,
             self.seq_len + self.new_tokens,
             layers,
             self.mla_decompressed(),
+            self.seq_len,
         );
-        let (kv_prefill, _) =
-            numbers.kv_bytes(self.batch, self.seq_len, layers, self.mla_decompressed());
+        let (kv_prefill, _) = numbers.kv_bytes_held(
+            self.batch,
+            self.seq_len,
+            layers,
+            self.mla_decompressed(),
+            self.seq_len,
+        );
         let state = self.state_figures(self.batch, layers, StateLayout::Transformers);
         let act = self.act_bytes();
         let (per_tok, s2) = activations::hf_inference_per_token(a, act);
@@ -345,11 +354,12 @@ impl Run<'_> {
         if !self.text {
             return Formula::default();
         }
-        let (_, kv_text) = self.kv_bytes(
+        let (_, kv_text) = self.kv_bytes_held(
             self.batch,
             self.seq_len + self.new_tokens,
             f.layers,
             self.mla_decompressed(),
+            self.seq_len,
         );
         let kv_note = if f.phase == Phase::Prefill && f.acts_encoder > f.decoder_prefill {
             formula!(self.text; text " (none of it exists yet at the peak, the encoder's pass)", "（峰值在编码器前向时，此时尚未分配）")

@@ -34,6 +34,8 @@ pub(super) const RULES: Rules = Rules {
     decompressed_mla: false,
     indexer_keys: super::engine::IndexerKeys::KvType,
     delta_net_with_plain_attention: false,
+    gemma4_layers: true,
+    gemma4_full_qkv: false,
     expert_parallel: ExpertParallel::None,
     downcasts_fp32: false,
     native_kv_formats: false,
@@ -436,6 +438,7 @@ impl Run<'_> {
                 bytes: 0,
                 layers: 0,
                 per_layer: 0,
+                full_per_layer: 0,
                 swa_layers: 0,
                 swa_cells: 0,
                 dtype: KvDtype::Fp16,
@@ -468,10 +471,21 @@ impl Run<'_> {
         } else {
             (0, 0)
         };
-        let cells = ctx
+        // Gemma 4's full layers cache at their own width (`n_embd_k_gqa(il)`); its KV-shared
+        // layers reuse an earlier layer's cells and are not in `stage_layers`.
+        let full_per_layer = if a.layer_shapes.is_some() {
+            a.kv_elements_full_layer()
+        } else {
+            per_layer
+        };
+        let elems = full_per_layer
+            .saturating_mul(ctx)
             .saturating_mul(layers - swa_layers)
-            .saturating_add(swa_cells.saturating_mul(swa_layers));
-        let elems = per_layer.saturating_mul(cells);
+            .saturating_add(
+                per_layer
+                    .saturating_mul(swa_cells)
+                    .saturating_mul(swa_layers),
+            );
         // llama.cpp's default KV type is f16.
         let dtype = if self.kv_dtype == KvDtype::Auto {
             KvDtype::Fp16
@@ -482,6 +496,7 @@ impl Run<'_> {
             bytes: dtype.bytes_for(elems, Dtype::Fp16),
             layers,
             per_layer,
+            full_per_layer,
             swa_layers,
             swa_cells,
             dtype,
@@ -606,7 +621,22 @@ impl Run<'_> {
         let (per_layer, layers, swa_layers, swa_cells) =
             (kv.per_layer, kv.layers, kv.swa_layers, kv.swa_cells);
         let (ctx, name, size) = (self.max_model_len, kv.dtype.name(), b(kv.bytes));
-        if swa_layers > 0 {
+        if swa_layers > 0 && kv.full_per_layer != per_layer {
+            let (full, full_per, window, seqs) = (
+                layers - swa_layers,
+                kv.full_per_layer,
+                self.arch.sliding_window,
+                self.batch,
+            );
+            formula!(self.text;
+                [
+                    "({full_per} values per token × {full} full layers × {ctx} context + {per_layer} values per token × {swa_layers} sliding layers × {swa_cells} cells (window {window} × {seqs} seq + ubatch, padded to 256)) × {name} = {size}"
+                ],
+                [
+                    "({full_per} 个值每 token × {full} 个全局层 × {ctx} 上下文 + {per_layer} 个值每 token × {swa_layers} 个滑动窗口层 × {swa_cells} 个单元（窗口 {window} × {seqs} 条序列 + ubatch，补齐到 256 的倍数）) × {name} = {size}"
+                ]
+            )
+        } else if swa_layers > 0 {
             let (full, window, seqs, ubatch) = (
                 layers - swa_layers,
                 self.arch.sliding_window,
@@ -753,8 +783,11 @@ pub(super) struct LlamacppKv {
     pub(super) bytes: u64,
     /// The blocks it caches (0: no cache, none there or the model is not generative).
     pub(super) layers: u64,
-    /// Values per token per layer.
+    /// Values per token per layer (a sliding layer's where they differ).
     pub(super) per_layer: u64,
+    /// Values per token of a full-attention layer: Gemma 4's at `global_head_dim`, otherwise
+    /// `per_layer`.
+    pub(super) full_per_layer: u64,
     /// Interleaved sliding-window layers among them, and the cells each caches.
     pub(super) swa_layers: u64,
     pub(super) swa_cells: u64,

@@ -53,6 +53,9 @@ pub(super) const RULES: Rules = Rules {
     // mlx-lm's model registry (`mlx_lm/models/`) is not checked for OLMo Hybrid: refused, the
     // safe side.
     delta_net_with_plain_attention: false,
+    // Nor for Gemma 4's text stack.
+    gemma4_layers: false,
+    gemma4_full_qkv: false,
     // One Mac's unified memory: several unlike devices (mlx's distributed pipeline) are not
     // followed.
     unlike_cards: super::engine::UnlikeCards::NotFollowed,

@@ -11,9 +11,9 @@
 
 mod flags;
 mod local;
+mod mlx;
 #[cfg(test)]
 mod nodes_tests;
-mod mlx;
 mod read;
 mod serve;
 mod speculative;

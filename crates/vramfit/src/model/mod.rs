@@ -7,11 +7,13 @@
 
 mod assumed;
 mod hybrid;
+mod layer_shapes;
 mod tensors;
 mod validate;
 
 pub use assumed::{ASSUMED_HEAD_DIM, ASSUMED_KV_HEADS, assumed_hidden, assumed_layers};
 pub use hybrid::{Hybrid, LayerKind, StateElements, StateMixer};
+pub use layer_shapes::LayerShapes;
 
 /// The overall shape of the network.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -179,6 +181,9 @@ pub struct Architecture {
     /// A hybrid stack: layers with a fixed-size state (linear attention, Mamba2, short
     /// convolution) beside the attention layers.
     pub hybrid: Option<Hybrid>,
+    /// Gemma 4's per-layer-type shapes: full-attention layers of their own head width and KV
+    /// heads, KV shared across the last layers, per-layer embeddings.
+    pub layer_shapes: Option<LayerShapes>,
     /// Gated attention (Qwen3-Next): `q_proj` also projects a sigmoid gate per query element, so it
     /// is twice as wide.
     pub gated_attention: bool,
@@ -382,6 +387,7 @@ impl Architecture {
             indexer: None,
             moe: None,
             hybrid: None,
+            layer_shapes: None,
             gated_attention: false,
             encoder_layers: 0,
             encoder_positions: 0,
@@ -430,19 +436,45 @@ impl Architecture {
     /// rounded up: a full layer keeps the whole context, so the busiest stage is counted with the
     /// larger count (Gemma 3 27B over four stages of 16 blocks: its 10 full layers of 62 fall 2,
     /// 3, 2 and 3 to a stage, and 10 × 16 / 62 = 2.6 is counted as 3). A hybrid's stage holds its
-    /// share of the attention layers, rounded up the same way.
+    /// share of the attention layers, rounded up the same way. Gemma 4's KV-shared layers,
+    /// which hold no cache, are left out.
     pub const fn stage_layers(&self, layers: u64) -> (u64, u64) {
         let n = if self.num_layers == 0 {
             1
         } else {
             self.num_layers
         };
+        // Gemma 4's KV-shared layers hold no cache. They are the last ones, so a stage's share
+        // is taken of every layer (the first stages cache all theirs) and capped by the layers
+        // that cache at all.
+        let (shared_full, shared_sliding) = self.kv_shared_layers();
         let full = self.global_layers().saturating_mul(layers).div_ceil(n);
+        let full_caching = if shared_full + shared_sliding == 0 {
+            full
+        } else {
+            self.global_layers().saturating_sub(shared_full)
+        };
+        let full = if full < full_caching {
+            full
+        } else {
+            full_caching
+        };
         let full = if full < layers { full } else { layers };
         if self.sliding_window == 0 {
             return (full, 0);
         }
         let attention = self.attention_layers().saturating_mul(layers).div_ceil(n);
+        let caching = if shared_full + shared_sliding == 0 {
+            attention
+        } else {
+            self.attention_layers()
+                .saturating_sub(shared_full + shared_sliding)
+        };
+        let attention = if attention < caching {
+            attention
+        } else {
+            caching
+        };
         let attention = if attention < layers {
             attention
         } else {

@@ -25,6 +25,10 @@ impl Architecture {
     /// model's dense blocks differ from its expert blocks, and every other block is like its
     /// neighbours.
     fn alike_from(&self, l: u64, end: u64) -> u64 {
+        // Gemma 4's blocks differ by their type and sharing: visited one by one.
+        if self.layer_shapes.is_some() {
+            return 1;
+        }
         let end = self.hybrid_boundary(l, end);
         let end = match self.indexer {
             Some(ix) if l < ix.layers && ix.layers < end => ix.layers,
@@ -72,15 +76,25 @@ impl Architecture {
             Family::CausalLm => {
                 push(Role::Embedding, None, self.vocab_size, h, 1);
                 push(Role::Positions, None, self.learned_positions, h, 1);
+                if let Some(s) = self.layer_shapes {
+                    // Per-layer embeddings: one table of every layer's inputs, the model's
+                    // projection to them and their norm.
+                    let packed = self.num_layers * s.per_layer_width;
+                    push(Role::Embedding, None, s.per_layer_vocab, packed, 1);
+                    push(Role::Other, None, h, packed, 1);
+                    push(Role::Vector, None, 1, s.per_layer_width, 1);
+                }
                 for (l, k) in runs(0, self.num_layers) {
                     n.set(k);
-                    if self.has_attention(l) {
+                    if self.layer_shapes.is_some() {
+                        self.gemma4_block(&mut push, l);
+                    } else if self.has_attention(l) {
                         self.attention(&mut push, l);
                     }
                     if self.has_state_mixer(l) {
                         self.state_mixer(&mut push, l);
                     }
-                    if self.has_ffn(l) {
+                    if self.has_ffn(l) && self.layer_shapes.is_none() {
                         self.ffn(&mut push, l);
                     }
                     push(
@@ -223,6 +237,42 @@ impl Architecture {
         }
         if self.qk_norm {
             push(Role::Vector, l, 1, 2 * hd, 1);
+        }
+    }
+
+    /// A Gemma 4 block's attention, FFN and per-layer input (its four norms are pushed with
+    /// every block's): `Gemma4TextAttention` at the layer's type, its k/v projections and norms
+    /// only where it keeps its own cache, no `v_proj` on a full layer whose keys are its values.
+    fn gemma4_block(&self, push: &mut impl FnMut(Role, Option<u64>, u64, u64, u64), l: u64) {
+        let Some(s) = self.layer_shapes else {
+            return;
+        };
+        let h = self.hidden_size;
+        let layer = Some(l);
+        let full = self.is_full_layer(l);
+        let shared = self.is_kv_shared_layer(l);
+        let (hd, kv_heads) = if full {
+            (s.full_head_dim, s.full_kv_heads)
+        } else {
+            (self.head_dim, self.num_kv_heads)
+        };
+        let q = self.num_heads * hd;
+        push(Role::Q, layer, h, q, 1);
+        push(Role::Vector, layer, 1, hd, 1); // q_norm
+        if !shared || s.full_qkv {
+            push(Role::K, layer, h, kv_heads * hd, 1);
+            if !(full && s.full_k_eq_v) || s.full_qkv {
+                push(Role::V, layer, h, kv_heads * hd, 1);
+            }
+            push(Role::Vector, layer, 1, hd, 1); // k_norm (v_norm has no weight)
+        }
+        push(Role::O, layer, q, h, 1);
+        let wide = if shared && s.double_wide_mlp { 2 } else { 1 };
+        self.dense_ffn(push, l, wide * self.intermediate_size);
+        if s.per_layer_width > 0 {
+            push(Role::Other, layer, h, s.per_layer_width, 1);
+            push(Role::Other, layer, s.per_layer_width, h, 1);
+            push(Role::Vector, layer, 1, h, 1);
         }
     }
 

@@ -38,6 +38,8 @@ pub(super) const RULES: Rules = Rules {
     decompressed_mla: false,
     indexer_keys: super::engine::IndexerKeys::KvType,
     delta_net_with_plain_attention: false,
+    gemma4_layers: false,
+    gemma4_full_qkv: false,
     expert_parallel: ExpertParallel::None,
     downcasts_fp32: false,
     native_kv_formats: false,

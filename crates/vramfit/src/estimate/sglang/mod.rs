@@ -41,6 +41,8 @@ pub(super) const RULES: Rules = Rules {
     decompressed_mla: false,
     indexer_keys: crate::estimate::engine::IndexerKeys::Fp8Blocks,
     delta_net_with_plain_attention: true,
+    gemma4_layers: false,
+    gemma4_full_qkv: false,
     expert_parallel: ExpertParallel::DividesGroup,
     downcasts_fp32: false,
     native_kv_formats: false,

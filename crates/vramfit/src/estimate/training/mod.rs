@@ -59,6 +59,8 @@ pub(super) const RULES: Rules = Rules {
     decompressed_mla: true,
     indexer_keys: crate::estimate::engine::IndexerKeys::ActivationDtype,
     delta_net_with_plain_attention: true,
+    gemma4_layers: true,
+    gemma4_full_qkv: false,
     expert_parallel: ExpertParallel::None,
     downcasts_fp32: false,
     native_kv_formats: false,

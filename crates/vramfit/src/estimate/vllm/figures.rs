@@ -294,7 +294,20 @@ impl Run<'_> {
         };
         let (global, local) = a.stage_layers(layers);
         // A hybrid's state layers keep no KV: the bytes per token are the attention layers'.
-        let per_layer = per_token / (global + local).max(1);
+        // Gemma 4's full layers are wider than its sliding ones: each layer is counted at the
+        // wider page, an upper bound on how vLLM's allocator holds the two (not checked against
+        // a vLLM log).
+        let per_layer = match a.layer_shapes {
+            Some(_) => {
+                let total =
+                    global * a.kv_elements_full_layer() + local * a.kv_elements_sliding_layer();
+                let widest = a
+                    .kv_elements_full_layer()
+                    .max(a.kv_elements_sliding_layer());
+                (per_token * widest).div_ceil(total.max(1))
+            }
+            None => per_token / (global + local).max(1),
+        };
         // The drafter's attention layers join the target's in the pool.
         let (draft_layers, draft_per_layer) =
             drafter.map_or((0, 0), |d| (d.kv_layers, d.kv_per_layer));

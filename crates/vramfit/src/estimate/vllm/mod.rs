@@ -39,6 +39,8 @@ pub(super) const RULES: Rules = Rules {
     decompressed_mla: false,
     indexer_keys: crate::estimate::engine::IndexerKeys::Fp8Blocks,
     delta_net_with_plain_attention: true,
+    gemma4_layers: true,
+    gemma4_full_qkv: true,
     expert_parallel: ExpertParallel::WholeGroup,
     downcasts_fp32: true,
     native_kv_formats: false,

@@ -30,6 +30,21 @@ pub(super) fn engine_builds(rules: &Rules, arch: &Architecture) -> Result<()> {
             "这个模型请用 transformers、vLLM 或 SGLang",
         ));
     }
+    if arch.layer_shapes.is_some() && !rules.gemma4_layers {
+        let name = rules.name;
+        return Err(input_error!(
+            Unsupported,
+            "engine",
+            [
+                "{name} is not modelled for Gemma 4 (full-attention layers of global_head_dim, per-layer embeddings, KV shared across the last layers): vramfit has not checked how {name} holds them"
+            ],
+            [
+                "尚未为 {name} 建模 Gemma 4（global_head_dim 的全局注意力层、逐层嵌入、最后几层共享的 KV）：vramfit 尚未核对 {name} 如何保存它们"
+            ],
+            "transformers, vLLM or llama.cpp for this model",
+            "这个模型请用 transformers、vLLM 或 llama.cpp",
+        ));
+    }
     Ok(())
 }
 

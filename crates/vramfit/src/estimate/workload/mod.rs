@@ -262,8 +262,12 @@ impl EstimateInput {
                 "这个版本中的引擎；命令行、npm 包与网站的完整版本包含全部引擎",
             ));
         }
-        let model = self.resolve_model(models)?;
+        let mut model = self.resolve_model(models)?;
         checks::engine_builds(self.runner().rules(), &model.arch)?;
+        // vLLM builds every Gemma 4 layer's fused qkv_proj whole, shared or not.
+        if let Some(s) = model.arch.layer_shapes.as_mut() {
+            s.full_qkv = self.runner().rules().gemma4_full_qkv;
+        }
         let shape = self.resolve_shape()?;
         let loaded = self.resolve_formats(&model)?;
         // Training's own settings (RL, sharding, the stacks' regimes) are read only where
