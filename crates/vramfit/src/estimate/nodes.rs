@@ -10,7 +10,6 @@
 //! `ParallelConfig` world of `dp × pp × tp`; SGLang's `--node-rank` blocks of GPUs).
 
 use super::Run;
-use alloc::format;
 use alloc::string::String;
 
 /// GPUs in a node where the input names none: an HGX or DGX server's eight.
@@ -95,21 +94,26 @@ impl Run<'_> {
         let (nodes, g, tp, pp, dp) = (n.nodes, n.gpus_per_node, self.tp, self.pp, self.dp);
         let crossings = n.pp_crossings(tp, pp, dp);
         let link = crate::units::fixed(n.link_bytes_per_s as f64 * 8.0 / 1e9, 0);
+        // Each language's words only in the build that has the language.
         let (given_en, given_zh) = if n.link_given {
-            ("node_link", "node_link")
+            (en_str!("node_link"), zh_str!("node_link"))
         } else {
             (
-                "assumed: InfiniBand NDR, one adapter per GPU; set node_link for yours (RoCE at 200 Gb/s per GPU is half as fast)",
-                "假定值：InfiniBand NDR，每 GPU 一块网卡；请用 node_link 设定你的网络（每 GPU 200 Gb/s 的 RoCE 只有一半的速度）",
+                en_str!(
+                    "assumed: InfiniBand NDR, one adapter per GPU; set node_link for yours (RoCE at 200 Gb/s per GPU is half as fast)"
+                ),
+                zh_str!(
+                    "假定值：InfiniBand NDR，每 GPU 一块网卡；请用 node_link 设定你的网络（每 GPU 200 Gb/s 的 RoCE 只有一半的速度）"
+                ),
             )
         };
         let per_token = handover_bytes_per_token(self.arch.hidden_size, tp);
         let (cross_en, cross_zh) = if crossings > 0 {
             (
-                format!(
+                en!(
                     " {crossings} pipeline hand-over(s) per pass cross the network between nodes ({link} Gb/s per GPU, {given_en}), {per_token} B per token per GPU (hidden states and residual, 2 × hidden × 2 B / tp)."
                 ),
-                format!(
+                zh!(
                     "每次前向有 {crossings} 次流水线交接跨过节点间网络（每 GPU {link} Gb/s，{given_zh}），每个 token 每个 GPU {per_token} B（隐藏状态与残差，2 × hidden × 2 B / tp）。"
                 ),
             )
