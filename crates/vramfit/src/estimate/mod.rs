@@ -122,6 +122,8 @@ mod parts;
 mod peak;
 mod quick;
 mod rl;
+#[cfg(test)]
+mod run_shapes;
 mod sglang;
 mod solve;
 #[cfg(feature = "speed")]

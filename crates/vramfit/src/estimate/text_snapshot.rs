@@ -14,7 +14,7 @@
 //!   writes the files again after a deliberate change (expect-test's `expect_file!`);
 //! - the numbers-only estimate equals the full one with its text removed.
 
-use super::formula_zh::tests::run_shapes;
+use super::run_shapes::run_shapes;
 use super::{Engine, Estimate, EstimateInput, Mode, within_reach};
 use crate::units::Bytes;
 use alloc::format;
