@@ -51,6 +51,29 @@ fn need(i: &EstimateInput) -> Bytes {
     estimate(i).map(|e| e.required_bytes).unwrap_or_default()
 }
 
+/// The LM Studio answer's slots: Llama-3.1-8B in MLX 4-bit under mlx-lm on a 16 GB Mac, its
+/// weights, its total at 8k and the Mac's working set (the site's FAQ shows the same).
+pub fn lm_studio_values() -> Vec<(&'static str, String)> {
+    let mut v: Vec<(&'static str, String)> = Vec::new();
+    if let Ok(e) = estimate(&EstimateInput {
+        model: Some(String::from("meta-llama/Llama-3.1-8B")),
+        engine: crate::estimate::Engine::Mlx,
+        quantization: crate::precision::Quantization::parse("quantization", "mlx-4bit")
+            .unwrap_or_default(),
+        gpu: Some(String::from("apple-m2-pro-16gb")),
+        seq_len: 8192.0,
+        new_tokens: 0.0,
+        ..EstimateInput::default()
+    }) {
+        v.push(("mlx_llama8b_4bit_weights", format!("{}", e.weights_bytes)));
+        v.push(("mlx_llama8b_4bit_8k", format!("{}", e.total_bytes)));
+        if let Some(f) = e.fit {
+            v.push(("mac16_working_set", format!("{}", f.memory_bytes)));
+        }
+    }
+    v
+}
+
 /// Every slot's value.
 pub fn values(ctx: &Context) -> Vec<(&'static str, String)> {
     let mut v: Vec<(&'static str, String)> = Vec::new();
@@ -178,23 +201,7 @@ pub fn values(ctx: &Context) -> Vec<(&'static str, String)> {
             format!("{} B ({})", thousands(mha), Bytes::new(mha)),
         ));
     }
-    // LM Studio's guardrail: Llama-3.1-8B in MLX 4-bit on a 16 GB Mac under mlx-lm.
-    if let Ok(e) = estimate(&EstimateInput {
-        model: Some(String::from("meta-llama/Llama-3.1-8B")),
-        engine: crate::estimate::Engine::Mlx,
-        quantization: crate::precision::Quantization::parse("quantization", "mlx-4bit")
-            .unwrap_or_default(),
-        gpu: Some(String::from("apple-m2-pro-16gb")),
-        seq_len: 8192.0,
-        new_tokens: 0.0,
-        ..EstimateInput::default()
-    }) {
-        v.push(("mlx_llama8b_4bit_weights", format!("{}", e.weights_bytes)));
-        v.push(("mlx_llama8b_4bit_8k", format!("{}", e.total_bytes)));
-        if let Some(f) = e.fit {
-            v.push(("mac16_working_set", format!("{}", f.memory_bytes)));
-        }
-    }
+    v.extend(lm_studio_values());
     v
 }
 

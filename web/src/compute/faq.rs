@@ -233,28 +233,10 @@ fn yours(s: &AppState, v: &mut Values) {
     v.push(("your_card_capacity", card.unwrap_or_else(|| "40 GB".into())));
 }
 
-/// LM Studio's guardrail: Llama-3.1-8B in MLX 4-bit under mlx-lm on a 16 GB Mac, as the
-/// estimator's own FAQ computes it (`vramfit::faq::values`).
+/// LM Studio's guardrail: Llama-3.1-8B in MLX 4-bit under mlx-lm on a 16 GB Mac, the
+/// estimator's own FAQ values (`vramfit::faq::lm_studio_values`).
 fn mlx_guardrail(v: &mut Values) {
-    let Ok(quantization) = vramfit::precision::Quantization::parse("quantization", "mlx-4bit")
-    else {
-        return;
-    };
-    if let Some(e) = est(EstimateInput {
-        model: Some("meta-llama/Llama-3.1-8B".into()),
-        engine: vramfit::estimate::Engine::Mlx,
-        quantization,
-        gpu: Some("apple-m2-pro-16gb".into()),
-        seq_len: 8192.0,
-        new_tokens: 0.0,
-        ..EstimateInput::default()
-    }) {
-        v.push(("mlx_llama8b_4bit_weights", format!("{}", e.weights_bytes)));
-        v.push(("mlx_llama8b_4bit_8k", format!("{}", e.total_bytes)));
-        if let Some(f) = e.fit {
-            v.push(("mac16_working_set", format!("{}", f.memory_bytes)));
-        }
-    }
+    v.extend(vramfit::faq::lm_studio_values());
 }
 
 /// KV cache per token, Llama 3 8B, against the guide's MHA formula.

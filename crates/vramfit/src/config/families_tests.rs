@@ -263,11 +263,7 @@ fn families_caches_match_transformers_tensors() {
             ..EstimateInput::default()
         })
         .unwrap();
-        let kv = e
-            .components
-            .iter()
-            .find(|c| c.key.kind == ComponentKind::KvCache)
-            .map_or(0, |c| c.bytes.get());
+        let kv = e.component_bytes(ComponentKind::KvCache);
         assert_eq!(kv, cache, "{case}");
     }
 }

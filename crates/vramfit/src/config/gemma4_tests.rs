@@ -94,11 +94,7 @@ fn gemma4_cache_matches_transformers_storage() {
         ..EstimateInput::default()
     })
     .unwrap();
-    let kv = e
-        .components
-        .iter()
-        .find(|c| c.key.kind == ComponentKind::KvCache)
-        .map_or(0, |c| c.bytes.get());
+    let kv = e.component_bytes(ComponentKind::KvCache);
     assert_eq!(kv, reference("gemma4-tiny", "storage_bytes"));
 }
 
@@ -116,11 +112,7 @@ fn gemma4_in_llamacpp_by_hand() {
         ..EstimateInput::default()
     })
     .unwrap();
-    let kv = e
-        .components
-        .iter()
-        .find(|c| c.key.kind == ComponentKind::KvCache)
-        .map_or(0, |c| c.bytes.get());
+    let kv = e.component_bytes(ComponentKind::KvCache);
     assert_eq!(kv, (64 * 4096 + 4 * 64 * 768) * 2);
 }
 

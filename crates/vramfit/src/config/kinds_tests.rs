@@ -209,11 +209,7 @@ fn dsa_caches_match_transformers_tensors() {
             ..EstimateInput::default()
         })
         .unwrap();
-        let kv = e
-            .components
-            .iter()
-            .find(|c| c.key.kind == ComponentKind::KvCache)
-            .map_or(0, |c| c.bytes.get());
+        let kv = e.component_bytes(ComponentKind::KvCache);
         assert_eq!(kv, cache, "{json}");
     }
     let ix = arch(GLM_DSA_SHARED_TINY).indexer.unwrap();

@@ -143,11 +143,7 @@ mod tests {
             ..EstimateInput::default()
         })
         .unwrap();
-        let kv = e
-            .components
-            .iter()
-            .find(|c| c.key.kind == ComponentKind::KvCache)
-            .map_or(0, |c| c.bytes.get());
+        let kv = e.component_bytes(ComponentKind::KvCache);
         // f16: (576 + 128) values × 61 layers × 4,096 cells × 2 B = 351,797,248 B.
         assert_eq!(kv, 351_797_248);
     }

@@ -339,6 +339,16 @@ pub struct Estimate {
     pub cards: Vec<CardUse>,
 }
 
+impl Estimate {
+    /// The bytes of the run's component of `kind`, 0 when the run has none.
+    pub fn component_bytes(&self, kind: super::ComponentKind) -> u64 {
+        self.components
+            .iter()
+            .find(|c| c.key.kind == kind)
+            .map_or(0, |c| c.bytes.get())
+    }
+}
+
 /// Validates and estimates in one call: [`EstimateInput::resolve`], [`Workload::estimate`], then
 /// [`within_reach`].
 pub fn estimate(input: &EstimateInput) -> Result<Estimate> {
