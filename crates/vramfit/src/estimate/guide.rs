@@ -276,28 +276,8 @@ impl Run<'_> {
                 weights,
                 guide_weights,
                 per_param,
-                head_quantized: false,
-            } => quant_bits_text(weights, guide_weights, per_param),
-            D::QuantBits {
-                weights,
-                guide_weights,
-                per_param,
-                head_quantized: true,
-            } => {
-                let per_param = short(per_param);
-                (
-                    en!(
-                        "Quantized weights carry a scale (and a bias) per group, the embedding and the LM head quantized too; norms stay unquantized: {} against the guide's {} at {per_param} B per parameter.",
-                        b(weights),
-                        b(guide_weights)
-                    ),
-                    zh!(
-                        "量化权重每组含缩放因子（及偏置），词嵌入与输出头同样量化，归一化层不量化：{}，而指南按每参数 {per_param} 字节计为 {}。",
-                        b(weights),
-                        b(guide_weights)
-                    ),
-                )
-            }
+                head_quantized,
+            } => quant_bits_text(weights, guide_weights, per_param, head_quantized),
             D::Logits { vocab, bytes } => logits_text(vocab, bytes),
             D::AmpAdam => (
                 String::from(en_str!(
@@ -333,8 +313,27 @@ impl Run<'_> {
 }
 
 /// Quantized weights against the guide's bytes per parameter, in English and Chinese.
-fn quant_bits_text(weights: u64, guide_weights: u64, per_param: f64) -> (String, String) {
+fn quant_bits_text(
+    weights: u64,
+    guide_weights: u64,
+    per_param: f64,
+    head_quantized: bool,
+) -> (String, String) {
     let per_param = short(per_param);
+    if head_quantized {
+        return (
+            en!(
+                "Quantized weights carry a scale (and a bias) per group, the embedding and the LM head quantized too; norms stay unquantized: {} against the guide's {} at {per_param} B per parameter.",
+                b(weights),
+                b(guide_weights)
+            ),
+            zh!(
+                "量化权重每组含缩放因子（及偏置），词嵌入与输出头同样量化，归一化层不量化：{}，而指南按每参数 {per_param} 字节计为 {}。",
+                b(weights),
+                b(guide_weights)
+            ),
+        );
+    }
     (
         en!(
             "Quantized weights carry scales and zero points, and embeddings, the LM head and norms stay unquantized: {} against the guide's {} at {per_param} B per parameter.",
