@@ -247,6 +247,8 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
         mem_fraction_static: opt_num(u)?,
         cuda_graph_max_bs: opt_num(u)?,
         ep: num(u)?,
+        enable_dp_attention: u.arbitrary()?,
+        dp_size: opt_num(u)?,
         gpus_per_node: opt_num(u)?,
         node_link: text(u, &["400Gb/s", "50GB/s", "0Gb/s", "9Tb/s", "NaN Gb/s", "400"])?,
         free_gpu_memory_fraction: opt_num(u)?,

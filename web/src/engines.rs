@@ -76,6 +76,12 @@ pub fn settings(runner: Runner) -> Vec<Setting> {
             ("kv_dtype", "kv_cache_dtype", key!("e.kv")),
             ("cuda_graph_max_bs", "cuda_graph_max_bs", key!("e.graph_bs")),
             ("cuda_graphs", "CUDA graphs", key!("e.graphs_sglang")),
+            (
+                "enable_dp_attention",
+                "--enable-dp-attention",
+                key!("e.dp_attention"),
+            ),
+            ("dp_size", "--dp-size", key!("e.dp_size")),
         ],
         Runner::Trtllm => &[
             ("max_num_seqs", "max_batch_size", key!("e.max_seqs")),

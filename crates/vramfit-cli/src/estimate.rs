@@ -250,6 +250,12 @@ pub struct EstimateFlags {
         default_value_t = 1.0
     )]
     pub ep: f64,
+    /// SGLang --enable-dp-attention: attention in data parallel over --dp-size groups of the tp GPUs (an MLA model), each group's token pool its own.
+    #[arg(long)]
+    pub enable_dp_attention: bool,
+    /// SGLang --dp-size with --enable-dp-attention: the attention groups, 2 to tp, dividing tp.
+    #[arg(long, alias = "dp", allow_negative_numbers = true)]
+    pub dp_size: Option<f64>,
     /// llama.cpp -ub.
     #[arg(long, allow_negative_numbers = true, default_value_t = 512.0)]
     pub ubatch: f64,
@@ -523,6 +529,8 @@ impl EstimateFlags {
             mem_fraction_static: self.mem_fraction_static,
             cuda_graph_max_bs: self.cuda_graph_max_bs,
             ep: self.ep,
+            enable_dp_attention: self.enable_dp_attention,
+            dp_size: self.dp_size,
             gpus_per_node: self.gpus_per_node,
             node_link: self.node_link.clone(),
             free_gpu_memory_fraction: self.free_gpu_memory_fraction,

@@ -1221,6 +1221,18 @@ export interface EstimateInput {
    */
   ep?: number;
   /**
+   * SGLang `--enable-dp-attention`: attention in data parallel over `dp_size` groups of the
+   * `tp` GPUs (an MLA model: DeepSeek, Kimi K2, GLM-5). Each group holds the attention
+   * weights split over `tp / dp_size` GPUs and the embedding whole, and each GPU's token pool
+   * serves its own group's requests; the MoE layers stay split over all `tp`. Default false.
+   */
+  enable_dp_attention?: boolean;
+  /**
+   * SGLang `--dp-size` with `enable_dp_attention`: the attention groups, 2 to `tp`, dividing
+   * `tp`. (Data-parallel copies of a whole model are `gpus = tp × pp × copies`.)
+   */
+  dp_size?: number | null;
+  /**
    * GPUs in one node (server), 1 to 64: a layout of `gpus` over more than one node is
    * `gpus / gpus_per_node` nodes of this many, tensor parallel inside a node (NVLink) and
    * pipeline, expert and data parallel across nodes (the network). Memory is per GPU either

@@ -88,6 +88,8 @@ fn set(input: &mut EstimateInput, key: &str, v: &str) -> Result<(), InputError> 
         "tp" => input.tp = num()?,
         "pp" => input.pp = num()?,
         "ep" => input.ep = num()?,
+        "enable_dp_attention" => input.enable_dp_attention = on,
+        "dp_size" => input.dp_size = opt()?,
         "gpus_per_node" => input.gpus_per_node = opt()?,
         "node_link" => input.node_link = text(),
         "gpu_memory_utilization" => input.gpu_memory_utilization = num()?,

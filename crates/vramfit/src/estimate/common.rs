@@ -41,6 +41,15 @@ impl Workload {
     pub fn figures(&self) -> Estimate {
         Run::new(self, false).estimate()
     }
+
+    /// How tensor parallelism cuts the weights over a group's GPUs (SGLang's DP attention
+    /// included).
+    pub(super) fn tp_split(&self) -> super::weights::TpSplit {
+        super::weights::TpSplit {
+            tp: self.tp,
+            attention_groups: self.dp_attention,
+        }
+    }
 }
 
 impl Run<'_> {
@@ -542,7 +551,7 @@ impl Run<'_> {
                 a,
                 self.dtype,
                 &self.quantization,
-                (self.tp, self.pp),
+                (self.tp_split(), self.pp),
                 self.ep,
                 self.tp * self.dp,
             )

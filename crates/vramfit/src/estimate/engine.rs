@@ -268,6 +268,9 @@ pub struct Rules {
     /// Whether it takes its own library's model names (Ollama's `llama3.1:8b`): a name that
     /// picks a preset and a GGUF file type.
     pub library_names: bool,
+    /// Whether it runs attention in data parallel within the tensor-parallel group (SGLang's
+    /// `--enable-dp-attention`).
+    pub dp_attention: bool,
     /// The speed model's class of efficiency.
     pub runtime: Runtime,
     /// The weight formats people run with it, most precise first ("which models fit").

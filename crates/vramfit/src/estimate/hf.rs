@@ -38,6 +38,7 @@ pub(super) const RULES: Rules = Rules {
     expert_offload: false,
     unlike_cards: super::engine::UnlikeCards::EqualShards,
     library_names: false,
+    dp_attention: false,
     runtime: Runtime::Transformers,
     formats: Formats::Bitsandbytes,
     reads: CardTraits {

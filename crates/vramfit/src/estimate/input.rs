@@ -470,6 +470,14 @@ pub struct EstimateInput {
     /// SGLang `--ep-size`; TensorRT-LLM `--ep_size`): the routed experts divided over `ep` GPUs.
     /// 1 for none.
     pub ep: f64,
+    /// SGLang `--enable-dp-attention`: attention in data parallel over `dp_size` groups of the
+    /// `tp` GPUs (an MLA model: DeepSeek, Kimi K2, GLM-5). Each group holds the attention
+    /// weights split over `tp / dp_size` GPUs and the embedding whole, and each GPU's token pool
+    /// serves its own group's requests; the MoE layers stay split over all `tp`. Default false.
+    pub enable_dp_attention: bool,
+    /// SGLang `--dp-size` with `enable_dp_attention`: the attention groups, 2 to `tp`, dividing
+    /// `tp`. (Data-parallel copies of a whole model are `gpus = tp × pp × copies`.)
+    pub dp_size: Option<f64>,
     /// GPUs in one node (server), 1 to 64: a layout of `gpus` over more than one node is
     /// `gpus / gpus_per_node` nodes of this many, tensor parallel inside a node (NVLink) and
     /// pipeline, expert and data parallel across nodes (the network). Memory is per GPU either
@@ -694,6 +702,8 @@ impl Default for EstimateInput {
             mem_fraction_static: None,
             cuda_graph_max_bs: None,
             ep: 1.0,
+            enable_dp_attention: false,
+            dp_size: None,
             gpus_per_node: None,
             node_link: None,
             free_gpu_memory_fraction: None,

@@ -43,6 +43,7 @@ pub(super) const RULES: Rules = Rules {
     expert_offload: true,
     unlike_cards: super::engine::UnlikeCards::SplitsLayers,
     library_names: false,
+    dp_attention: false,
     runtime: Runtime::Llamacpp,
     formats: Formats::Gguf,
     reads: CardTraits {

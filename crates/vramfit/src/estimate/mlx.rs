@@ -50,6 +50,7 @@ pub(super) const RULES: Rules = Rules {
     flash_only_when_asked: false,
     expert_offload: false,
     library_names: false,
+    dp_attention: false,
     // mlx-lm's model registry (`mlx_lm/models/`) is not checked for OLMo Hybrid: refused, the
     // safe side.
     delta_net_with_plain_attention: false,

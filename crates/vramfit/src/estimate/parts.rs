@@ -161,7 +161,7 @@ impl<'a> Run<'a> {
             let mut sums = ParamSums::default();
             let seen = &mut |t: &Tensor, n| sums.add(a, t, n);
             let [all, dense_read, expert_read] =
-                weights::busiest_each(a, (self.tp, self.pp), seen, &by_block, &|t| {
+                weights::busiest_each(a, (self.tp_split(), self.pp), seen, &by_block, &|t| {
                     let b = weights::tensor_bytes(q, a, dtype, t);
                     let read = if weights::read_per_token(t, a.tied_embeddings) {
                         b

@@ -62,6 +62,7 @@ pub(super) const RULES: Rules = Rules {
     expert_offload: false,
     unlike_cards: super::engine::UnlikeCards::EqualShards,
     library_names: false,
+    dp_attention: false,
     runtime: Runtime::Batched,
     formats: Formats::Serving,
     reads: CardTraits {

@@ -276,6 +276,42 @@ pub fn tp_divisor(arch: &Architecture, t: &Tensor, tp: u64) -> u64 {
     }
 }
 
+/// How tensor parallelism cuts the tensors over the GPUs of a group: `tp` ways ([`tp_divisor`]),
+/// and under SGLang's DP attention (`attention_groups` > 1) the attention block over
+/// `tp / attention_groups` GPUs and the embedding whole on each (SGLang's models build their
+/// attention with `attn_tp_size` and the embedding as `VocabParallelEmbedding(enable_tp=not
+/// is_dp_attention_enabled())`); the MLP, the experts and the LM head stay split `tp` ways.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TpSplit {
+    /// The tensor-parallel size.
+    pub tp: u64,
+    /// SGLang's DP attention groups (1: none).
+    pub attention_groups: u64,
+}
+
+impl TpSplit {
+    /// Plain tensor parallelism over `tp` GPUs.
+    pub const fn plain(tp: u64) -> Self {
+        TpSplit {
+            tp,
+            attention_groups: 1,
+        }
+    }
+
+    /// The ways tensor `t` is split.
+    pub fn divisor(self, arch: &Architecture, t: &Tensor) -> u64 {
+        if self.attention_groups > 1 {
+            if t.role == Role::Embedding {
+                return 1;
+            }
+            if t.role.is_attention() {
+                return tp_divisor(arch, t, (self.tp / self.attention_groups).max(1));
+            }
+        }
+        tp_divisor(arch, t, self.tp)
+    }
+}
+
 /// The pipeline stage (0-based) that holds a tensor when `layers` blocks are split over `pp`
 /// stages as vLLM's `get_pp_indices` splits them: `layers / pp` each, the remainder one more
 /// each to the stages before the last, counting back from it (28 layers over 3: 9, 10, 9); the
@@ -310,7 +346,7 @@ pub fn layer_stage(l: u64, layers: u64, pp: u64) -> u64 {
 /// stage, the sum of every tensor's share under tensor parallelism; the largest stage. `f` must
 /// not depend on a tensor's block index (see [`busiest_gpu_by_block`]).
 pub fn busiest_gpu<F: Fn(&Tensor) -> u64>(arch: &Architecture, tp: u64, pp: u64, f: F) -> u64 {
-    busiest(arch, tp, pp, &|_| false, &f)
+    busiest(arch, TpSplit::plain(tp), pp, &|_| false, &f)
 }
 
 /// [`busiest_gpu`] for a quantity that differs from block to block for the tensors where
@@ -322,7 +358,7 @@ pub fn busiest_gpu_by_block<F: Fn(&Tensor) -> u64, B: Fn(&Tensor) -> bool>(
     by_block: B,
     f: F,
 ) -> u64 {
-    busiest(arch, tp, pp, &by_block, &f)
+    busiest(arch, TpSplit::plain(tp), pp, &by_block, &f)
 }
 
 /// Whether llama.cpp's type for a tensor of `role` depends on its block ([`gguf_type`]: more
@@ -353,12 +389,14 @@ const K: usize = 3;
 
 fn busiest(
     arch: &Architecture,
-    tp: u64,
+    split: TpSplit,
     pp: u64,
     by_block: &dyn Fn(&Tensor) -> bool,
     f: &dyn Fn(&Tensor) -> u64,
 ) -> u64 {
-    let [most, ..] = busiest_each(arch, (tp, pp), &mut |_, _| {}, by_block, &|t| [f(t), 0, 0]);
+    let [most, ..] = busiest_each(arch, (split, pp), &mut |_, _| {}, by_block, &|t| {
+        [f(t), 0, 0]
+    });
     most
 }
 
@@ -370,7 +408,7 @@ fn busiest(
 /// carry it once.
 pub(super) fn busiest_each(
     arch: &Architecture,
-    (tp, pp): (u64, u64),
+    (split, pp): (TpSplit, u64),
     seen: &mut dyn FnMut(&Tensor, u64),
     by_block: &dyn Fn(&Tensor) -> bool,
     f: &dyn Fn(&Tensor) -> [u64; K],
@@ -397,15 +435,14 @@ pub(super) fn busiest_each(
             }
         }
     };
-    let tp = tp.max(1);
     arch.visit_grouped(|t, n| {
         seen(&t, n);
         let share = |t: &Tensor| {
             // Without tensor parallelism every share is the whole tensor.
-            if tp == 1 {
+            if split.tp <= 1 {
                 return f(t);
             }
-            let d = tp_divisor(arch, t, tp);
+            let d = split.divisor(arch, t);
             f(t).map(|x| x.div_ceil(d))
         };
         match t.layer {
@@ -459,21 +496,23 @@ pub fn per_gpu_weight_bytes(
 
 /// Weight bytes on the most loaded GPU with expert parallelism: the routed experts divided over
 /// `ep` of the `group` GPUs of a pipeline stage (each holds `experts / ep` whole experts, each split
-/// `group / ep` ways), every other tensor sharded by `tp` as in [`per_gpu_weight_bytes`]. `ep` 1 is
-/// [`per_gpu_weight_bytes`] itself.
+/// `group / ep` ways), every other tensor sharded as `split` cuts it ([`TpSplit`]: by `tp` as in
+/// [`per_gpu_weight_bytes`], the attention and the embedding apart under SGLang's DP attention).
+/// `ep` 1 without DP attention is [`per_gpu_weight_bytes`] itself.
 pub fn per_gpu_weight_bytes_ep(
     arch: &Architecture,
     dtype: Dtype,
     q: &Quantization,
-    (tp, pp): (u64, u64),
+    (split, pp): (TpSplit, u64),
     ep: u64,
     group: u64,
 ) -> u64 {
-    if ep <= 1 || !arch.is_detailed() {
-        return per_gpu_weight_bytes(arch, dtype, q, tp, pp);
+    if (ep <= 1 && split.attention_groups <= 1) || !arch.is_detailed() {
+        return per_gpu_weight_bytes(arch, dtype, q, split.tp, pp);
     }
+    let ep = ep.max(1);
     let moe_tp = (group / ep).max(1);
-    let tp = tp.max(1);
+    let tp = split.tp.max(1);
     // `busiest` divides an expert tensor by `tp`: its share is given times `tp`, exactly undone.
     let bytes = |t: &Tensor| {
         if t.role.is_expert() {
@@ -488,11 +527,9 @@ pub fn per_gpu_weight_bytes_ep(
             tensor_bytes(q, arch, dtype, t)
         }
     };
-    if matches!(q, Quantization::Gguf { .. }) {
-        busiest_gpu_by_block(arch, tp, pp, |t| gguf_type_by_block(t.role), bytes)
-    } else {
-        busiest_gpu(arch, tp, pp, bytes)
-    }
+    let by_block =
+        |t: &Tensor| matches!(q, Quantization::Gguf { .. }) && gguf_type_by_block(t.role);
+    busiest(arch, split, pp, &by_block, &bytes)
 }
 
 #[cfg(test)]

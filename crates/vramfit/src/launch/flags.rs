@@ -18,6 +18,8 @@ pub(crate) enum Setting {
     Dp,
     /// Expert-parallel size (SGLang, TensorRT-LLM).
     Ep,
+    /// SGLang's `--enable-dp-attention`: its `--dp-size` is then the attention groups inside tp.
+    DpAttention,
     /// vLLM's switch: experts over the tensor- and data-parallel GPUs.
     ExpertParallel,
     /// The context: `max_model_len`, `context_length`, `max_seq_len`, `-c`.
@@ -171,6 +173,7 @@ pub(crate) const SGLANG: &[Flag] = &[
         &["--ep-size", "--expert-parallel-size", "--ep"],
         Setting::Ep,
     ),
+    switch(&["--enable-dp-attention"], Setting::DpAttention),
     v(&["--context-length"], Setting::Context),
     v(&["--mem-fraction-static"], Setting::MemFraction),
     v(&["--max-running-requests"], Setting::MaxSeqs),

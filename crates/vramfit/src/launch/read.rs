@@ -113,6 +113,8 @@ struct Reader {
     /// vLLM's data-parallel size and its expert-parallel switch, applied at the end.
     dp: f64,
     expert_parallel: bool,
+    /// SGLang's `--enable-dp-attention`: `dp` is then the attention groups.
+    dp_attention: bool,
     /// `--nnodes`, applied at the end (0: not given).
     nodes: f64,
     /// A GGUF file's type, from its name (llama.cpp).
@@ -227,6 +229,7 @@ impl Reader {
             // The estimate takes one type for keys and values.
             Setting::KvDtypeV => self.not_read.extend([flag.to_string(), value.to_string()]),
             Setting::NoCudaGraphs => i.cuda_graphs = false,
+            Setting::DpAttention => self.dp_attention = true,
             // The decode graphs are the ones the estimate counts.
             Setting::GraphBackendDecode => i.cuda_graphs = value != "disabled",
             Setting::GraphBackendPrefill => {}
@@ -349,7 +352,12 @@ impl Reader {
         if let Some(file_type) = self.file_type {
             i.quantization = Quantization::Gguf { file_type };
         }
-        if self.dp > 1.0 {
+        if self.dp_attention {
+            // The groups inside tp; SGLang divides the chunk it was given among them.
+            i.enable_dp_attention = true;
+            i.dp_size = Some(self.dp.max(1.0));
+            self.dp = 1.0;
+        } else if self.dp > 1.0 {
             i.gpus = Some(i.tp * i.pp * self.dp);
         }
         // `--nnodes N`: the GPUs of tp × pp × dp fill N nodes, each its share; a count they

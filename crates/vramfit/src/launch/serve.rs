@@ -180,14 +180,24 @@ pub(super) fn sglang(w: &Workload, l: &mut Builder) -> Result<()> {
     a.set(Setting::Model, p.id);
     a.set_unless(Setting::Tp, w.tp, 1);
     a.set_unless(Setting::Pp, w.pp, 1);
-    a.set_unless(Setting::Dp, w.dp, 1);
+    if w.dp_attention > 1 {
+        dp_attention(w)?;
+        a.set(Setting::Dp, w.dp_attention);
+        a.switch(Setting::DpAttention);
+    } else {
+        a.set_unless(Setting::Dp, w.dp, 1);
+    }
     a.set_unless(Setting::Ep, w.ep, 1);
     a.set(Setting::Context, w.max_model_len);
     a.set(Setting::MemFraction, short(w.mem_fraction_static));
     if let Some(n) = w.max_running_requests {
         a.set(Setting::MaxSeqs, n);
     }
-    a.set(Setting::BatchedTokens, w.max_num_batched_tokens);
+    // SGLang divides the chunk it is given among DP attention's groups: given whole.
+    a.set(
+        Setting::BatchedTokens,
+        w.max_num_batched_tokens * w.dp_attention.max(1),
+    );
     if w.cuda_graphs {
         a.set(Setting::CudaGraphMaxBs, w.cuda_graph_max_bs);
     } else {
@@ -225,6 +235,27 @@ pub(super) fn sglang(w: &Workload, l: &mut Builder) -> Result<()> {
     }
     l.command(a.done());
     Ok(())
+}
+
+/// With DP attention SGLang's `--dp-size` names the attention groups, so data-parallel copies
+/// of the whole server are not one command of it (its router starts them): refused.
+fn dp_attention(w: &Workload) -> Result<()> {
+    if w.dp <= 1 {
+        return Ok(());
+    }
+    let copies = w.dp;
+    Err(crate::input_error!(
+        Unsupported,
+        "gpus",
+        [
+            "no launch written for {copies} copies of a server with DP attention: --dp-size names the attention groups, and SGLang's router starts the copies"
+        ],
+        [
+            "不为 {copies} 份开启 DP attention 的服务写启动命令：--dp-size 表示注意力组数，副本由 SGLang 的 router 启动"
+        ],
+        "gpus = tp × pp (one server) for a written launch",
+        "要写出启动命令，gpus = tp × pp（一个服务）",
+    ))
 }
 
 /// The file of LLM API options `trtllm-serve` reads for what it has no flag for.

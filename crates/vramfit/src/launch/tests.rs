@@ -417,6 +417,38 @@ fn bad_command_lines_name_what_is_wrong() {
     }
 }
 
+/// SGLang's DP attention: `--dp-size 8 --enable-dp-attention` with the whole prefill chunk
+/// (SGLang divides it among the groups), read back to the same estimate; copies of such a
+/// server are its router's, not one command.
+#[test]
+fn sglang_dp_attention_is_written_and_read_back() {
+    let input = EstimateInput {
+        tp: 8.0,
+        enable_dp_attention: true,
+        dp_size: Some(8.0),
+        gpu: Some("h200-sxm-141gb".into()),
+        ..serve("deepseek-ai/DeepSeek-V3", Engine::Sglang)
+    };
+    let l = launch_input(&input).unwrap();
+    let line = super::command_text(&l.commands[0]);
+    let flat = line.replace(" \\\n  ", " ");
+    assert!(
+        flat.contains("--tp-size 8 --dp-size 8 --enable-dp-attention"),
+        "{line}"
+    );
+    assert!(flat.contains("--chunked-prefill-size 8192"), "{line}");
+    let back = read_back(&input, &line);
+    assert!(back.enable_dp_attention);
+    assert_eq!((back.dp_size, back.gpus), (Some(8.0), None));
+    let (a, b) = (input.resolve().unwrap(), back.resolve().unwrap());
+    assert_eq!(a.figures(), b.figures(), "{line}");
+    let copies = EstimateInput {
+        gpus: Some(16.0),
+        ..input
+    };
+    assert_eq!(launch_input(&copies).err().unwrap().field, "gpus");
+}
+
 #[test]
 fn vllm_lora_flags_are_written_and_read_back() {
     let input = EstimateInput {

@@ -293,6 +293,23 @@ impl Role {
         )
     }
 
+    /// A projection of the attention block: queries, keys, values, output, MLA's down- and
+    /// up-projections and DSA's indexer.
+    pub const fn is_attention(self) -> bool {
+        matches!(
+            self,
+            Role::Q
+                | Role::K
+                | Role::V
+                | Role::O
+                | Role::QA
+                | Role::QB
+                | Role::KvA
+                | Role::KvB
+                | Role::Indexer
+        )
+    }
+
     /// Routed-expert weights.
     pub const fn is_expert(self) -> bool {
         matches!(self, Role::ExpertGate | Role::ExpertUp | Role::ExpertDown)

@@ -47,6 +47,7 @@ pub(super) const RULES: Rules = Rules {
     expert_offload: false,
     unlike_cards: crate::estimate::UnlikeCards::NotFollowed,
     library_names: true,
+    dp_attention: false,
     runtime: Runtime::Llamacpp,
     formats: Formats::Gguf,
     reads: CardTraits {

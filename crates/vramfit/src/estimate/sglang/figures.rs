@@ -33,8 +33,12 @@ impl Run<'_> {
         let per_request = self.state_figures(1, layers, StateLayout::Vllm).bytes;
         let (pool, state) =
             self.sglang_pool(weights.saturating_add(load), cell, preload, per_request);
+        // Under DP attention each group's scheduler takes `max_running_requests / dp_size` of
+        // them (`ModelRunner`: `server_args.max_running_requests // dp_size`) into its own pool.
+        let ranks = self.dp_attention.max(1);
         let requests = self
             .max_running_requests
+            .map(|r| (r / ranks).max(1))
             .unwrap_or_else(|| default_running_requests(pool.tokens(), context));
         // SGLang runs no more requests than the MambaPool holds states.
         let requests = match state {
@@ -47,8 +51,11 @@ impl Run<'_> {
             .saturating_mul(4);
         // The prefill of one chunk: the same per-token forward as vLLM's profile run.
         let prefill_per_token = self.serving_forward_per_token();
+        // Under DP attention every group prefills its chunk at once and the MLP takes all of
+        // them: per GPU, the same as one undivided chunk over the tp GPUs.
         let prefill = self
             .max_num_batched_tokens
+            .saturating_mul(self.dp_attention.max(1))
             .saturating_mul(prefill_per_token)
             .div_ceil(self.tp);
         let cuda_graphs = self.cuda_graphs.then(|| {
@@ -60,12 +67,14 @@ impl Run<'_> {
         });
         // M_theory: the memory whose static fraction holds the weights, the loading and `batch`
         // requests of context_length, plus what is in use before loading.
-        let demand = self.batch.saturating_mul(context).saturating_mul(cell);
+        // `batch` requests of context_length, a group's share of them under DP attention.
+        let batch = self.batch.div_ceil(ranks);
+        let demand = batch.saturating_mul(context).saturating_mul(cell);
         // With a MambaPool the rest is split r : 1 between the states and the tokens, so the
         // rest must be (1 + r) × the tokens' and (1 + r) / r × the states' demand.
         let demand = if per_request > 0 {
             let r = SGLANG_MAMBA_FULL_MEMORY_RATIO;
-            let states = self.batch.saturating_mul(per_request) as f64 * (1.0 + r) / r;
+            let states = batch.saturating_mul(per_request) as f64 * (1.0 + r) / r;
             Bytes::from_f64((demand as f64 * (1.0 + r)).max(states)).get()
         } else {
             demand
@@ -90,6 +99,7 @@ impl Run<'_> {
             prefill,
             cuda_graphs,
             theory,
+            ranks,
         }
     }
 
@@ -106,11 +116,13 @@ impl Run<'_> {
         per_request: u64,
     ) -> (SglangPool, Option<SglangState>) {
         let Some(d) = &self.device else {
-            let tokens = self.batch.saturating_mul(self.max_model_len);
+            // A group's share of the requests under DP attention.
+            let batch = self.batch.div_ceil(self.dp_attention.max(1));
+            let tokens = batch.saturating_mul(self.max_model_len);
             let state = (per_request > 0).then(|| SglangState {
                 per_request,
-                slots: self.batch,
-                bytes: self.batch.saturating_mul(per_request),
+                slots: batch,
+                bytes: batch.saturating_mul(per_request),
             });
             return (
                 SglangPool::Demand {
@@ -186,6 +198,9 @@ pub(super) struct SglangFigures {
     pub(super) cuda_graphs: Option<(u64, u64)>,
     /// `M_theory`: the card memory that holds `batch` requests of context_length.
     pub(super) theory: u64,
+    /// The groups that each hold a pool of their own on every GPU: `dp_size` under DP attention,
+    /// else 1.
+    pub(super) ranks: u64,
 }
 
 /// SGLang's MambaPool: one state per request slot over the state layers on this GPU.

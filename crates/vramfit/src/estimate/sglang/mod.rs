@@ -50,6 +50,7 @@ pub(super) const RULES: Rules = Rules {
     expert_offload: false,
     unlike_cards: crate::estimate::UnlikeCards::EqualShards,
     library_names: false,
+    dp_attention: true,
     runtime: Runtime::Batched,
     formats: Formats::Serving,
     reads: CardTraits {
@@ -91,13 +92,17 @@ pub(super) fn defaults(gpu_mib: Option<u64>, tp: u64) -> Defaults {
 
 /// SGLang's default `mem_fraction_static`: the card less a reserve for the prefill's activations
 /// and the CUDA graphs, `512 MiB + max(chunked_prefill_size, 2048) × 1.5 MiB + cuda_graph_max_bs ×
-/// 2 MiB + tp × pp / 8 × 1 GiB`, at least 10 GiB on cards above 60 GiB, as a fraction rounded to
-/// three places; 0.88 without a card.
+/// 2 MiB + tp × pp / 8 × 1 GiB` (under DP attention `+ cuda_graph_max_bs × dp_size × 3 MiB`, and
+/// `× 1.5 MiB` more above a `cuda_graph_max_bs` of 300), at least 10 GiB on cards above 60 GiB,
+/// as a fraction rounded to three places; 0.88 without a card (`ServerArgs.
+/// _handle_gpu_memory_settings`, which runs before `_handle_data_parallelism` divides the
+/// prefill chunk).
 pub(super) fn default_mem_fraction(
     gpu_mib: Option<u64>,
     chunked_prefill_size: u64,
     cuda_graph_max_bs: u64,
     tp_pp: u64,
+    dp_attention: u64,
 ) -> f64 {
     let Some(m) = gpu_mib.filter(|&m| m > 0) else {
         return 0.88;
@@ -106,6 +111,15 @@ pub(super) fn default_mem_fraction(
         + chunked_prefill_size.max(2048) as f64 * 1.5
         + cuda_graph_max_bs as f64 * 2.0
         + tp_pp as f64 / 8.0 * 1024.0;
+    if dp_attention > 1 {
+        // DP attention's padding: `cuda_graph_max_bs × dp_size × 3` MiB, and 1.5 more per
+        // graph batch and group above 300 graphs' batch.
+        let (bs, dp) = (cuda_graph_max_bs as f64, dp_attention as f64);
+        reserved += bs * dp * 3.0;
+        if cuda_graph_max_bs > 300 {
+            reserved += bs * dp * 1.5;
+        }
+    }
     if m > 60 * 1024 {
         reserved = reserved.max(10.0 * 1024.0);
     }
@@ -170,7 +184,9 @@ impl Run<'_> {
             p.serve_pool = Some(ServePool {
                 available,
                 request: f.cell,
-                concurrency: (tokens as f64 / (f.context as f64).max(1.0)).min(f.requests as f64),
+                // Each DP-attention group's pool holds its own requests.
+                concurrency: (tokens as f64 / (f.context as f64).max(1.0)).min(f.requests as f64)
+                    * f.ranks as f64,
                 budget: PoolBudget::MemFractionStatic,
             });
         }
@@ -231,14 +247,14 @@ mod tests {
             (h100.chunked_prefill_size, h100.cuda_graph_max_bs),
             (8192, 256)
         );
-        assert_eq!(default_mem_fraction(Some(81_090), 8192, 256, 1), 0.834);
+        assert_eq!(default_mem_fraction(Some(81_090), 8192, 256, 1, 1), 0.834);
         assert_eq!(defaults(Some(81_090), 4).cuda_graph_max_bs, 512);
         let rtx = defaults(Some(24_084), 1);
         assert_eq!(
             (rtx.chunked_prefill_size, rtx.cuda_graph_max_bs),
             (2048, 24)
         );
-        assert_eq!(default_mem_fraction(Some(24_084), 2048, 24, 1), 0.844);
+        assert_eq!(default_mem_fraction(Some(24_084), 2048, 24, 1, 1), 0.844);
         assert_eq!(
             defaults(None, 1),
             Defaults {
@@ -246,7 +262,7 @@ mod tests {
                 cuda_graph_max_bs: 160
             }
         );
-        assert_eq!(default_mem_fraction(None, 4096, 160, 1), 0.88);
+        assert_eq!(default_mem_fraction(None, 4096, 160, 1, 1), 0.88);
         // The resolved input carries them: an H100 by its catalog id.
         let w = EstimateInput {
             gpu: Some("h100-sxm5-80gb".into()),
@@ -370,8 +386,14 @@ mod tests {
         let (_, a, _) = crate::catalog::find_model("mistralai/Mixtral-8x7B-v0.1").unwrap();
         let experts: u64 = 32 * 8 * 3 * 4096 * 14_336;
         assert_eq!(experts, 45_097_156_608);
-        let ep =
-            weights::per_gpu_weight_bytes_ep(&a, Dtype::Bf16, &Quantization::None, (1, 1), 2, 2);
+        let ep = weights::per_gpu_weight_bytes_ep(
+            &a,
+            Dtype::Bf16,
+            &Quantization::None,
+            (weights::TpSplit::plain(1), 1),
+            2,
+            2,
+        );
         assert_eq!(ep, (a.params() - experts) * 2 + experts);
         let vllm = estimate(&EstimateInput {
             model: Some("mistralai/Mixtral-8x7B-v0.1".into()),
@@ -430,3 +452,7 @@ mod tests {
         assert!(train.problem.contains("vLLM and SGLang"), "{train}");
     }
 }
+
+#[cfg(test)]
+#[path = "dp_attention_tests.rs"]
+mod dp_attention_tests;

@@ -78,17 +78,14 @@ impl Run<'_> {
             en_str!("Each running request's row of token slots, allocated after the pool, out of the memory outside the static fraction."),
             zh_str!("每个运行中请求的一行 token 槽位，在 token 池之后分配，占用静态比例之外的显存。"),
         );
-        let (chunk, per) = (self.max_num_batched_tokens, f.prefill_per_token);
         p.add(
             ComponentKind::Activations,
             f.prefill,
             true,
-            formula!(self.text;
-                let size = b(f.prefill);
-                ["prefill of chunked_prefill_size {chunk} tokens × {per} B / tp {} = {size}", self.tp],
-                ["分块预填充 chunked_prefill_size {chunk} 个 token × {per} B / tp {} = {size}", self.tp]
+            self.sglang_prefill_text(f),
+            en_str!(
+                "A prefill chunk's working set, out of the memory outside the static fraction."
             ),
-            en_str!("A prefill chunk's working set, out of the memory outside the static fraction."),
             zh_str!("一个预填充分块的工作集，占用静态比例之外的显存。"),
         );
         if let Some((graphs, g)) = f.cuda_graphs {
@@ -114,6 +111,14 @@ impl Run<'_> {
             en_str!("In use before SGLang measures the free memory: outside the static fraction."),
             zh_str!("SGLang 测量空闲显存之前已占用：不在静态比例之内。"),
         );
+        if self.text && f.ranks > 1 {
+            let (dp, requests) = (f.ranks, f.requests);
+            p.note(
+                "sglang_dp_attention",
+                en!("DP attention: each of the dp_size {dp} groups runs attention for its own requests and keeps its own token pool on every GPU, so the pool shown holds one group's requests (up to {requests}), {dp}× that in all; the MoE layers stay split over every GPU. SGLang divides chunked_prefill_size and a given max_running_requests by dp_size, and its default mem_fraction_static reserves cuda_graph_max_bs × dp_size × 3 MiB more."),
+                zh!("DP attention：dp_size {dp} 个组各自为自己的请求运行注意力，并在每个 GPU 上保留自己的 token 池，因此所示的池只容纳一个组的请求（至多 {requests} 个），总共是它的 {dp} 倍；MoE 层仍按全部 GPU 切分。SGLang 会把 chunked_prefill_size 和给定的 max_running_requests 除以 dp_size，其默认 mem_fraction_static 还会多预留 cuda_graph_max_bs × dp_size × 3 MiB。"),
+            );
+        }
         let a = &self.arch;
         if self.text && a.sliding_window > 0 && a.is_generative() {
             p.note(
@@ -124,9 +129,54 @@ impl Run<'_> {
         }
     }
 
-    /// The weights' formula, with the routed experts over ep.
+    /// The prefill chunk's formula: one chunk over the tp GPUs, or under DP attention every
+    /// group's chunk at once.
+    fn sglang_prefill_text(&self, f: &SglangFigures) -> Formula {
+        let (chunk, per, tp, dp) = (
+            self.max_num_batched_tokens,
+            f.prefill_per_token,
+            self.tp,
+            f.ranks,
+        );
+        if dp > 1 {
+            formula!(self.text;
+                let size = b(f.prefill);
+                ["prefill of dp_size {dp} × chunked_prefill_size {chunk} tokens (each group's) × {per} B / tp {tp} = {size}"],
+                ["分块预填充 dp_size {dp} × chunked_prefill_size {chunk} 个 token（每组各一块）× {per} B / tp {tp} = {size}"]
+            )
+        } else {
+            formula!(self.text;
+                let size = b(f.prefill);
+                ["prefill of chunked_prefill_size {chunk} tokens × {per} B / tp {tp} = {size}"],
+                ["分块预填充 chunked_prefill_size {chunk} 个 token × {per} B / tp {tp} = {size}"]
+            )
+        }
+    }
+
+    /// The weights' formula, with the routed experts over ep and the attention over its groups
+    /// under DP attention.
     fn sglang_weights_text(&self, f: &SglangFigures) -> Formula {
-        let wf = self.weights_formula(f.weights);
+        let wf = self.sglang_ep_text(self.weights_formula(f.weights));
+        if f.ranks > 1 {
+            let (dp, attn_tp) = (f.ranks, self.tp / f.ranks);
+            formula!(self.text;
+                [
+                    "{}; DP attention (dp_size {dp}): attention over tp / dp_size = {attn_tp} GPU{}, the embedding whole on each",
+                    wf.en,
+                    if attn_tp == 1 { "" } else { "s" }
+                ],
+                [
+                    "{}；DP attention（dp_size {dp}）：注意力按 tp / dp_size = {attn_tp} 个 GPU 切分，嵌入层每个 GPU 各存一份完整的",
+                    wf.zh
+                ]
+            )
+        } else {
+            wf
+        }
+    }
+
+    /// `wf` with the routed experts over ep.
+    fn sglang_ep_text(&self, wf: Formula) -> Formula {
         if self.ep > 1 {
             let (ep, experts) = (self.ep, self.arch.moe.map_or(0, |m| m.num_experts));
             formula!(self.text;
@@ -177,7 +227,7 @@ impl Run<'_> {
                 ]
             ),
             SglangPool::Demand { kv, .. } => formula!(self.text;
-                let (batch, cell_s, size) = (self.batch, thousands(cell), b(kv));
+                let (batch, cell_s, size) = (self.batch.div_ceil(f.ranks), thousands(cell), b(kv));
                 [
                     "{batch} × context_length {context} × {cell_s} B per token = {size} (no GPU given: the KV the pool must hold)"
                 ],

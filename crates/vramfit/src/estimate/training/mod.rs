@@ -68,6 +68,7 @@ pub(super) const RULES: Rules = Rules {
     expert_offload: false,
     unlike_cards: crate::estimate::UnlikeCards::EqualShards,
     library_names: false,
+    dp_attention: false,
     runtime: Runtime::Transformers,
     formats: Formats::Checkpoint,
     reads: CardTraits {

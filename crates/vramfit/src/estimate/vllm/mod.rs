@@ -45,6 +45,7 @@ pub(super) const RULES: Rules = Rules {
     downcasts_fp32: true,
     native_kv_formats: false,
     library_names: false,
+    dp_attention: false,
     flash_only_when_asked: false,
     expert_offload: false,
     unlike_cards: crate::estimate::UnlikeCards::EqualShards,

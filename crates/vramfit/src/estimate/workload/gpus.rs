@@ -20,6 +20,8 @@ pub(super) struct Parallel {
     pub(super) dp: u64,
     /// Expert parallel (1: none).
     pub(super) ep: u64,
+    /// SGLang's DP attention groups (1: none).
+    pub(super) dp_attention: u64,
 }
 
 impl EstimateInput {
@@ -117,7 +119,14 @@ impl EstimateInput {
         }
         let dp = gpus_n / (tp * pp);
         let ep = check_ep(arch, rules, int("ep", self.ep, 1, 1024)?, tp * dp)?;
-        Ok(Parallel { tp, pp, dp, ep })
+        let dp_attention = self.resolve_dp_attention(arch, rules, tp)?;
+        Ok(Parallel {
+            tp,
+            pp,
+            dp,
+            ep,
+            dp_attention,
+        })
     }
 
     /// The card: a catalog's GPU, a memory size, or none.

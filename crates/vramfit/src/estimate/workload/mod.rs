@@ -8,6 +8,7 @@
 
 mod cards;
 mod checks;
+mod dp_attention;
 mod gpus;
 mod host;
 mod lora;
@@ -144,6 +145,9 @@ pub struct Workload {
     pub max_running_requests: Option<u64>,
     /// Expert parallel size (1: none).
     pub ep: u64,
+    /// SGLang's DP attention: the attention groups inside the tensor-parallel group (1: none;
+    /// `--dp-size` with `--enable-dp-attention`).
+    pub dp_attention: u64,
     /// The nodes the GPUs fill and the network between them.
     pub nodes: crate::estimate::Nodes,
     /// Ollama: the GGUF architecture of the library model (`llama` when the model is no library
@@ -344,6 +348,7 @@ impl EstimateInput {
             cuda_graph_max_bs: serving.cuda_graph_max_bs,
             max_running_requests: serving.max_running_requests,
             ep: par.ep,
+            dp_attention: par.dp_attention,
             nodes,
             ollama_arch: model.ollama_arch,
             ollama_tag: model.ollama_tag,

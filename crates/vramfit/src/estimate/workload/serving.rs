@@ -120,8 +120,12 @@ impl EstimateInput {
                 max_num_batched_tokens,
                 cuda_graph_max_bs,
                 tp * pp,
+                par.dp_attention,
             ),
         };
+        // SGLang's DP attention then divides the prefill chunk among its groups
+        // (`_handle_data_parallelism`: `chunked_prefill_size // dp_size`), given or not.
+        let max_num_batched_tokens = (max_num_batched_tokens / par.dp_attention.max(1)).max(1);
         Ok(Serving {
             gpu_memory_utilization: util,
             free_gpu_memory_fraction,
