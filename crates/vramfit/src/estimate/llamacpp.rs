@@ -88,6 +88,22 @@ impl Run<'_> {
         (Phase::Decode, 0, f.cpu)
     }
 
+    /// Whether `-ngl`'s first layer is the output layer: the engine's rule (llama.cpp's, not
+    /// Ollama's plan) in a build from llama.cpp PR #18148 on (`llamacpp_build.rs`).
+    pub(super) fn llamacpp_output_first(&self) -> bool {
+        self.rules().output_layer_first && self.llamacpp_build.output_layer_first()
+    }
+
+    /// The rows the prompt graph reserves logits for: one per sequence (`--parallel`) in a
+    /// llama-server build from PR #23861 on, every token of the ubatch before it.
+    fn llamacpp_outputs(&self, ubatch: u64) -> u64 {
+        if self.llamacpp_build.outputs_per_sequence() {
+            self.batch.clamp(1, ubatch.max(1))
+        } else {
+            ubatch
+        }
+    }
+
     /// The note on a model with a vision tower: llama.cpp's GGUF of the text model leaves it out
     /// (the converter writes it to an `mmproj` file, which `llama-server` loads only with
     /// `--mmproj`), so the estimate counts none of it.
@@ -120,7 +136,7 @@ impl Run<'_> {
         let (on_gpu, output_on_gpu) = if self.cache_assumed() {
             let on = u64::from(self.gpu_layers > 0);
             (on, on == 1)
-        } else if !self.rules().output_layer_first {
+        } else if !self.llamacpp_output_first() {
             (self.gpu_layers.min(layers), self.gpu_layers > layers)
         } else {
             (
@@ -172,7 +188,7 @@ impl Run<'_> {
                 c.output_copy > 0 && g == 0
             };
             let logits = if output_here {
-                c.ubatch * (a.vocab_size + a.hidden_size) * 4
+                c.outputs * (a.vocab_size + a.hidden_size) * 4
             } else {
                 0
             };
@@ -396,6 +412,7 @@ impl Run<'_> {
         };
         LlamacppCompute {
             ubatch: ub,
+            outputs: self.llamacpp_outputs(ub),
             ffn,
             attention,
             expert_copy,
@@ -674,17 +691,27 @@ impl Run<'_> {
         let a = &self.arch;
         let c = &f.compute;
         let (ub, ctx, heads, hidden) = (c.ubatch, self.max_model_len, a.num_heads, a.hidden_size);
+        // The output's rows: the ubatch's tokens, or one per sequence (PR #23861's builds).
+        let rows = if c.outputs == ub {
+            formula!(self.text; ["{ub}"], ["{ub}"])
+        } else {
+            let n = c.outputs;
+            formula!(self.text;
+                ["{n} sequences' outputs"],
+                ["{n} 条序列的输出"]
+            )
+        };
         let output = if c.output_copy > 0 {
             let (vocab, x) = (a.vocab_size, b(c.output_copy));
             formula!(self.text;
-                ["output matrix copied from CPU memory for a prompt batch {x} + {ub} × ({vocab} logits + {hidden}) × 4 B, "],
-                ["提示批处理时从 CPU 内存复制来的输出矩阵 {x} + {ub} × ({vocab} 个 logits + {hidden}) × 4 B，"]
+                ["output matrix copied from CPU memory for a prompt batch {x} + {} × ({vocab} logits + {hidden}) × 4 B, ", rows.en],
+                ["提示批处理时从 CPU 内存复制来的输出矩阵 {x} + {} × ({vocab} 个 logits + {hidden}) × 4 B，", rows.zh]
             )
         } else if c.logits > 0 {
             let vocab = a.vocab_size;
             formula!(self.text;
-                ["output {ub} × ({vocab} logits + {hidden}) × 4 B, "],
-                ["输出 {ub} × ({vocab} 个 logits + {hidden}) × 4 B，"]
+                ["output {} × ({vocab} logits + {hidden}) × 4 B, ", rows.en],
+                ["输出 {} × ({vocab} 个 logits + {hidden}) × 4 B，", rows.zh]
             )
         } else {
             Formula::default()
@@ -800,6 +827,9 @@ pub(super) struct LlamacppKv {
 pub(super) struct LlamacppCompute {
     /// Tokens per ubatch: min(ubatch, context).
     pub(super) ubatch: u64,
+    /// The rows the output's logits are reserved for: the ubatch's tokens, or one per sequence
+    /// (llama-server from PR #23861).
+    pub(super) outputs: u64,
     /// A block's feed-forward.
     pub(super) ffn: u64,
     /// Attention without flash attention (0 with it).

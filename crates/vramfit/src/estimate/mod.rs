@@ -106,6 +106,7 @@ mod indexer;
 mod input;
 mod input_regimes;
 mod llamacpp;
+mod llamacpp_build;
 mod llamacpp_split;
 #[cfg(test)]
 mod llamacpp_split_tests;
@@ -150,6 +151,7 @@ pub use engine::{
     Runner, UnlikeCards,
 };
 pub use hf_version::TransformersVersion;
+pub use llamacpp_build::LlamacppBuild;
 pub use input::{
     AttentionImpl, Checkpointing, Engine, EstimateInput, Logits, Loss, Mode, Offload, Optimizer,
     Precision, RlAlgorithm, Rollout, SpecMethod, SplitMode, Stack,
