@@ -94,16 +94,6 @@ impl Run<'_> {
         self.rules().output_layer_first && self.llamacpp_build.output_layer_first()
     }
 
-    /// The rows the prompt graph reserves logits for: one per sequence (`--parallel`) in a
-    /// llama-server build from PR #23861 on, every token of the ubatch before it.
-    fn llamacpp_outputs(&self, ubatch: u64) -> u64 {
-        if self.llamacpp_build.outputs_per_sequence() {
-            self.batch.clamp(1, ubatch.max(1))
-        } else {
-            ubatch
-        }
-    }
-
     /// The note on a model with a vision tower: llama.cpp's GGUF of the text model leaves it out
     /// (the converter writes it to an `mmproj` file, which `llama-server` loads only with
     /// `--mmproj`), so the estimate counts none of it.
@@ -188,7 +178,7 @@ impl Run<'_> {
                 c.output_copy > 0 && g == 0
             };
             let logits = if output_here {
-                c.outputs * (a.vocab_size + a.hidden_size) * 4
+                c.ubatch * (a.vocab_size + a.hidden_size) * 4
             } else {
                 0
             };
@@ -380,7 +370,12 @@ impl Run<'_> {
     /// that holds it). ggml's graph allocator reuses memory from one stage of the graph to the
     /// next, so the buffer is its largest stage, for a ubatch of min(ubatch, context) tokens:
     /// - the output: every token's fp32 logits (llama.cpp reserves for a ubatch of outputs) and
-    ///   the final norm's output they are computed from;
+    ///   the final norm's output they are computed from. llama-server builds from PR #23861
+    ///   reserve one output per sequence instead (`LlamacppBuild::outputs_per_sequence`); vramfit
+    ///   keeps the ubatch's, the safe side, until the stages that then lead are held to a log:
+    ///   a published load of such a build (Llama-3.1-8B Q4_0, -c 32768 -ub 512, flash attention,
+    ///   all 33 layers) projects 140 MiB, where the output's rows give 258.5 MiB and the
+    ///   feed-forward stage alone 88 MiB (see `tests/data/llamacpp-buffers.notes.md`);
     /// - attention without flash attention: the fp32 KQ scores (ubatch × context × heads), their
     ///   mask (ubatch × context) and four ubatch × hidden fp32 tensors of the block;
     /// - a block's feed-forward: ubatch × (4 hidden + 2 FFN width) fp32.
@@ -412,7 +407,6 @@ impl Run<'_> {
         };
         LlamacppCompute {
             ubatch: ub,
-            outputs: self.llamacpp_outputs(ub),
             ffn,
             attention,
             expert_copy,
@@ -691,27 +685,17 @@ impl Run<'_> {
         let a = &self.arch;
         let c = &f.compute;
         let (ub, ctx, heads, hidden) = (c.ubatch, self.max_model_len, a.num_heads, a.hidden_size);
-        // The output's rows: the ubatch's tokens, or one per sequence (PR #23861's builds).
-        let rows = if c.outputs == ub {
-            formula!(self.text; ["{ub}"], ["{ub}"])
-        } else {
-            let n = c.outputs;
-            formula!(self.text;
-                ["{n} sequences' outputs"],
-                ["{n} 条序列的输出"]
-            )
-        };
         let output = if c.output_copy > 0 {
             let (vocab, x) = (a.vocab_size, b(c.output_copy));
             formula!(self.text;
-                ["output matrix copied from CPU memory for a prompt batch {x} + {} × ({vocab} logits + {hidden}) × 4 B, ", rows.en],
-                ["提示批处理时从 CPU 内存复制来的输出矩阵 {x} + {} × ({vocab} 个 logits + {hidden}) × 4 B，", rows.zh]
+                ["output matrix copied from CPU memory for a prompt batch {x} + {ub} × ({vocab} logits + {hidden}) × 4 B, "],
+                ["提示批处理时从 CPU 内存复制来的输出矩阵 {x} + {ub} × ({vocab} 个 logits + {hidden}) × 4 B，"]
             )
         } else if c.logits > 0 {
             let vocab = a.vocab_size;
             formula!(self.text;
-                ["output {} × ({vocab} logits + {hidden}) × 4 B, ", rows.en],
-                ["输出 {} × ({vocab} 个 logits + {hidden}) × 4 B，", rows.zh]
+                ["output {ub} × ({vocab} logits + {hidden}) × 4 B, "],
+                ["输出 {ub} × ({vocab} 个 logits + {hidden}) × 4 B，"]
             )
         } else {
             Formula::default()
@@ -827,9 +811,6 @@ pub(super) struct LlamacppKv {
 pub(super) struct LlamacppCompute {
     /// Tokens per ubatch: min(ubatch, context).
     pub(super) ubatch: u64,
-    /// The rows the output's logits are reserved for: the ubatch's tokens, or one per sequence
-    /// (llama-server from PR #23861).
-    pub(super) outputs: u64,
     /// A block's feed-forward.
     pub(super) ffn: u64,
     /// Attention without flash attention (0 with it).
