@@ -37,7 +37,8 @@ pub struct LlamacppBuild(u32);
 const ACCEPTED: &str = "a llama.cpp build from b2000 to b10615 (its release tag, or the number its log prints after build:), e.g. b4500";
 /// The same, in Chinese.
 #[cfg(feature = "zh")]
-const ACCEPTED_ZH: &str = "b2000 到 b10615 的 llama.cpp 构建号（发布标签，或日志 build: 后的数字），如 b4500";
+const ACCEPTED_ZH: &str =
+    "b2000 到 b10615 的 llama.cpp 构建号（发布标签，或日志 build: 后的数字），如 b4500";
 
 impl LlamacppBuild {
     /// The newest build whose rules are read: b10615 (2026-08-25, the release tag of

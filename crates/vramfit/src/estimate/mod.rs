@@ -151,12 +151,12 @@ pub use engine::{
     Runner, UnlikeCards,
 };
 pub use hf_version::TransformersVersion;
-pub use llamacpp_build::LlamacppBuild;
 pub use input::{
     AttentionImpl, Checkpointing, Engine, EstimateInput, Logits, Loss, Mode, Offload, Optimizer,
     Precision, RlAlgorithm, Rollout, SpecMethod, SplitMode, Stack,
 };
 pub use llamacpp::LLAMACPP_CONTEXT;
+pub use llamacpp_build::LlamacppBuild;
 pub use nodes::{
     DEFAULT_GPUS_PER_NODE, DEFAULT_NODE_LINK_BYTES_PER_S, Nodes, handover_bytes_per_token,
 };

@@ -7,7 +7,8 @@ use super::gpus::Parallel;
 use super::{MAX_SEQ, Shape, int};
 use crate::error::Result;
 use crate::estimate::{
-    AttentionImpl, Context, Device, EstimateInput, Kernel, LlamacppBuild, TransformersVersion, VllmVersion,
+    AttentionImpl, Context, Device, EstimateInput, Kernel, LlamacppBuild, TransformersVersion,
+    VllmVersion,
 };
 use crate::model::Architecture;
 use crate::units::{GIB, MIB};
@@ -155,7 +156,11 @@ impl EstimateInput {
         let colocated = self.rl.is_some() && self.rollout == Some(super::super::Rollout::Colocate);
         let runner = self.runner();
         if runner.reads_engine_version() || colocated {
-            return Ok((VllmVersion::parse("engine_version", text)?, latest.1, latest.2));
+            return Ok((
+                VllmVersion::parse("engine_version", text)?,
+                latest.1,
+                latest.2,
+            ));
         }
         if runner.reads_transformers_version() {
             let v = TransformersVersion::parse("engine_version", text)?;
@@ -168,7 +173,10 @@ impl EstimateInput {
         Err(input_error!(
             Unsupported,
             "engine_version",
-            ["{:?} is read for vLLM, transformers and llama.cpp only", text],
+            [
+                "{:?} is read for vLLM, transformers and llama.cpp only",
+                text
+            ],
             ["{:?} 仅用于 vLLM、transformers 与 llama.cpp", text],
             "no engine_version for this engine; engine vllm (or an RL run's colocated rollout), hf or llamacpp",
             "此引擎不设 engine_version；可用于 vllm 引擎（或 RL 的同卡 rollout）、hf 或 llamacpp",
