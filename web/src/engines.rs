@@ -108,6 +108,12 @@ pub fn settings(runner: Runner) -> Vec<Setting> {
             ("tensor_split", "-ts", key!("e.tensor_split")),
             ("split_mode", "-sm", key!("e.split_mode")),
             ("main_gpu", "-mg", key!("e.main_gpu")),
+            // llama.cpp's build: its -ngl rule changed at PR #18148 (`LlamacppBuild`).
+            (
+                "engine_version",
+                "llama-server --version",
+                key!("e.llamacpp_build"),
+            ),
         ],
         Runner::Ollama => &[
             ("batch", "OLLAMA_NUM_PARALLEL", key!("e.parallel")),

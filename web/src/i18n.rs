@@ -381,6 +381,7 @@ texts! {
     ("e.kv_bits", "KV cache quantized to 2, 3, 4, 5, 6 or 8 bits (empty: the model's dtype)", "KV 缓存量化为 2、3、4、5、6 或 8 位（留空即模型的数据类型）"),
     ("e.kv_group_size", "values per scale and bias of the quantized KV cache: 32, 64 or 128 (empty: 64)", "量化 KV 缓存每组缩放与偏置对应的值数：32、64 或 128（留空即 64）"),
     ("e.kv_ollama", "KV-cache type (q8_0 and q4_0 need FlashAttention)", "KV 缓存类型（q8_0 与 q4_0 需开启 FlashAttention）"),
+    ("e.llamacpp_build", "llama.cpp build, such as b4500 (empty: the latest, b10615); before b7438 -ngl N keeps the output layer on the CPU", "llama.cpp 构建号，如 b4500（留空即最新的 b10615）；b7438 之前 -ngl N 把输出层留在 CPU"),
     ("e.main_gpu", "the GPU that holds the whole model with -sm none, from 0", "-sm none 时容纳整个模型的 GPU，从 0 起"),
     ("e.max_cpu_loras", "adapters cached in CPU memory, at least --max-loras; no GPU memory (empty: --max-loras)", "缓存在 CPU 内存中的适配器数，不少于 --max-loras；不占显存（留空即 --max-loras）"),
     ("e.max_kv_size", "rotating KV cache of at most this many tokens (mlx_lm.generate; empty: the whole context)", "最多保存这么多 token 的旋转 KV 缓存（mlx_lm.generate；留空即整个上下文）"),

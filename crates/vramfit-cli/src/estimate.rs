@@ -209,7 +209,7 @@ pub struct EstimateFlags {
     /// macOS iogpu.wired_limit_mb (sudo sysctl iogpu.wired_limit_mb=N): the unified memory the GPU may wire, in MiB, in place of Metal's recommendedMaxWorkingSetSize; an Apple card only, 256 to its RAM less 4 GiB [default: the card's working set].
     #[arg(long, allow_negative_numbers = true)]
     pub wired_limit_mb: Option<f64>,
-    /// The engine's release: vLLM's, whose rules size the pool, 0.6 to 0.33 (e.g. 0.19, 0.8.5: V0 before 0.8, the CUDA graphs inside the pool's budget from 0.21) [default: 0.33, the latest]; transformers', 4.0 to 5.25 (e.g. 4.57: an MLA model caches every head before 5.15, the compressed latent from 5.15) [default: 5.25].
+    /// The engine's release: vLLM's, whose rules size the pool, 0.6 to 0.33 (e.g. 0.19, 0.8.5: V0 before 0.8, the CUDA graphs inside the pool's budget from 0.21) [default: 0.33, the latest]; transformers', 4.0 to 5.25 (e.g. 4.57: an MLA model caches every head before 5.15, the compressed latent from 5.15) [default: 5.25]; llama.cpp's build, b2000 to b10615 (e.g. b4500: before b7438 -ngl N keeps N blocks and the output layer on the CPU) [default: b10615].
     #[arg(long)]
     pub engine_version: Option<String>,
     /// vLLM --enable-lora: serve LoRA adapters, max_loras slots of max_lora_rank on every linear layer, the embedding and the LM head, allocated at start-up out of the KV pool's budget (vLLM 0.12 to 0.33; dense decoders).

@@ -114,6 +114,12 @@ impl Runner {
         matches!(self, Runner::Transformers | Runner::Training)
     }
 
+    /// Whether this runner reads `engine_version` as a llama.cpp build (its output layer's
+    /// placement and its logits reserve changed by build): llama.cpp.
+    pub(super) const fn reads_llamacpp_build(self) -> bool {
+        matches!(self, Runner::Llamacpp)
+    }
+
     /// Whether this runner allocates LoRA adapter slots (`enable_lora`): vLLM's
     /// `LoRAModelManager` (SGLang's and the others' adapters are not modelled).
     pub(super) const fn serves_lora_slots(self) -> bool {

@@ -514,7 +514,10 @@ pub struct EstimateInput {
     /// the rules of that line: V0 or V1, the profile run's defaults, whether the CUDA graphs are
     /// taken out of the pool's budget (from 0.21). Default: the latest, 0.33. transformers' (the
     /// `hf` engine): `4.0` to `5.25`; an MLA model (DeepSeek) caches every head's keys and values
-    /// before 5.15, its compressed latent from 5.15. Default: 5.25.
+    /// before 5.15, its compressed latent from 5.15. Default: 5.25. llama.cpp's build (its
+    /// release tag `b4500`, or the number its log prints after `build:`): `b2000` to `b10615`;
+    /// from b7438 `-ngl` gives its first layer to the output layer (PR #18148), before it the
+    /// last N blocks. Default: the latest, b10615.
     pub engine_version: Option<String>,
     /// vLLM `--enable-lora`: serve LoRA adapters. vLLM allocates `max_loras` slots of
     /// `max_lora_rank` on every linear layer, the embedding and the LM head at start-up (vLLM

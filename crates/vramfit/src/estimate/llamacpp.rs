@@ -89,6 +89,12 @@ impl Run<'_> {
         (Phase::Decode, 0, f.cpu)
     }
 
+    /// Whether `-ngl`'s first layer is the output layer: the engine's rule (llama.cpp's, not
+    /// Ollama's plan) in a build from llama.cpp PR #18148 on (`llamacpp_build.rs`).
+    pub(super) fn llamacpp_output_first(&self) -> bool {
+        self.rules().output_layer_first && self.llamacpp_build.output_layer_first()
+    }
+
     /// The note on a model with a vision tower: llama.cpp's GGUF of the text model leaves it out
     /// (the converter writes it to an `mmproj` file, which `llama-server` loads only with
     /// `--mmproj`), so the estimate counts none of it.
@@ -121,7 +127,7 @@ impl Run<'_> {
         let (on_gpu, output_on_gpu) = if self.cache_assumed() {
             let on = u64::from(self.gpu_layers > 0);
             (on, on == 1)
-        } else if !self.rules().output_layer_first {
+        } else if !self.llamacpp_output_first() {
             (self.gpu_layers.min(layers), self.gpu_layers > layers)
         } else {
             (
@@ -365,7 +371,12 @@ impl Run<'_> {
     /// that holds it). ggml's graph allocator reuses memory from one stage of the graph to the
     /// next, so the buffer is its largest stage, for a ubatch of min(ubatch, context) tokens:
     /// - the output: every token's fp32 logits (llama.cpp reserves for a ubatch of outputs) and
-    ///   the final norm's output they are computed from;
+    ///   the final norm's output they are computed from. llama-server builds from PR #23861
+    ///   reserve one output per sequence instead (`LlamacppBuild::outputs_per_sequence`); vramfit
+    ///   keeps the ubatch's, the safe side, until the stages that then lead are held to a log:
+    ///   a published load of such a build (Llama-3.1-8B Q4_0, -c 32768 -ub 512, flash attention,
+    ///   all 33 layers) projects 140 MiB, where the output's rows give 258.5 MiB and the
+    ///   feed-forward stage alone 88 MiB (see `tests/data/llamacpp-buffers.notes.md`);
     /// - attention without flash attention: the fp32 KQ scores (ubatch × context × heads), their
     ///   mask (ubatch × context) and four ubatch × hidden fp32 tensors of the block;
     /// - a block's feed-forward: ubatch × (4 hidden + 2 FFN width) fp32.

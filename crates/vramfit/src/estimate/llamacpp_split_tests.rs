@@ -20,6 +20,9 @@ fn llama8b(cards: &[&str], ts: &[f64]) -> EstimateInput {
         max_model_len: Some(8192.0),
         cards: cards.iter().map(|c| (*c).into()).collect(),
         tensor_split: ts.to_vec(),
+        // A build before one output per sequence (llama.cpp PR #23861): the logits of every
+        // token of the ubatch, as the builds of the published two-card load reserved them.
+        engine_version: Some("b9508".into()),
         ..EstimateInput::default()
     }
 }

@@ -96,6 +96,8 @@ fn a_prompt_batch_copies_the_cpu_output_layer_and_its_logits() {
         ubatch,
         attention: crate::estimate::AttentionImpl::Flash,
         gpu_layers: Some(0.0),
+        // The paper's build (2025) reserved every token's logits (before llama.cpp PR #23861).
+        engine_version: Some("b7000".into()),
         ..EstimateInput::default()
     };
     let compute = |e: &crate::estimate::Estimate| {

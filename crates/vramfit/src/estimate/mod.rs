@@ -106,6 +106,7 @@ mod indexer;
 mod input;
 mod input_regimes;
 mod llamacpp;
+mod llamacpp_build;
 mod llamacpp_split;
 #[cfg(test)]
 mod llamacpp_split_tests;
@@ -155,6 +156,7 @@ pub use input::{
     Precision, RlAlgorithm, Rollout, SpecMethod, SplitMode, Stack,
 };
 pub use llamacpp::LLAMACPP_CONTEXT;
+pub use llamacpp_build::LlamacppBuild;
 pub use nodes::{
     DEFAULT_GPUS_PER_NODE, DEFAULT_NODE_LINK_BYTES_PER_S, Nodes, handover_bytes_per_token,
 };

@@ -35,7 +35,7 @@ impl Run<'_> {
     pub(super) fn offload_split(&self, gpu_layers: u64) -> Option<OffloadSplit> {
         let a = &self.arch;
         let layers = a.num_layers.max(1);
-        let (on_gpu, output_on_gpu) = if self.rules().output_layer_first {
+        let (on_gpu, output_on_gpu) = if self.llamacpp_output_first() {
             (gpu_layers.saturating_sub(1).min(layers), gpu_layers > 0)
         } else {
             (gpu_layers.min(layers), gpu_layers > layers)

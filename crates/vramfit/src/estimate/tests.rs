@@ -1279,11 +1279,14 @@ fn vllm_sliding_window_requests_by_hand() {
 /// feed-forward 512 × (4,096 × 4 + 14,336 × 2) × 4 B = 88 MiB, attention 512 × 8,192 × (32 heads +
 /// mask) × 4 B + 4 × 512 × 4,096 × 4 B = 560 MiB) = 560 MiB, which two published Ollama logs of
 /// this model print (560.00 MiB, tests/data/llamacpp-buffers.csv). With flash attention it is the
-/// output's 258.5 MiB, which llama.cpp prints for Llama-3-8B at n_ctx 512 (258.50 MiB).
+/// output's 258.5 MiB, which llama.cpp prints for Llama-3-8B at n_ctx 512 (258.50 MiB). Those
+/// are builds before llama.cpp PR #23861, and the latest too: vramfit keeps the ubatch's logits
+/// (the safe side; `llamacpp_compute`).
 #[test]
 fn llamacpp_compute_buffer_by_hand() {
     let run = |attention| {
         estimate(&EstimateInput {
+            engine_version: Some("b9508".into()),
             model: Some("meta-llama/Llama-3.1-8B".into()),
             engine: Engine::Llamacpp,
             quantization: Quantization::Gguf {

@@ -99,6 +99,8 @@ impl Run<'_> {
             dp: used,
             pp: 1,
             ubatch: OLLAMA_BATCH.min(context.max(1)),
+            // Ollama's Go runner ran its vendored llama.cpp (`llamacpp_build.rs`).
+            llamacpp_build: super::LlamacppBuild::OLLAMA_VENDORED,
             ..self.w.clone()
         };
         let out = Run::new(&run, self.text).llamacpp(p);

@@ -163,6 +163,9 @@ pub struct Workload {
     /// The transformers release of transformers' runners (the latest when not given): its MLA
     /// cache is the compressed latent from 5.15 on.
     pub transformers_version: super::TransformersVersion,
+    /// The llama.cpp build whose rules place the output layer and reserve the logits (the
+    /// latest when not given; Ollama's vendored one for an Ollama run).
+    pub llamacpp_build: super::LlamacppBuild,
     /// vLLM's LoRA adapter slots (`enable_lora`); `None` without them.
     pub lora: Option<LoraSlots>,
     /// Speculative decoding (vLLM `--speculative-config`); `None` without it.
@@ -355,6 +358,7 @@ impl EstimateInput {
             num_gpu: llamacpp.num_gpu,
             vllm_version: serving.vllm_version,
             transformers_version: serving.transformers_version,
+            llamacpp_build: serving.llamacpp_build,
             lora,
             speculative,
             regimes,

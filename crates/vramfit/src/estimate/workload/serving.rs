@@ -7,7 +7,8 @@ use super::gpus::Parallel;
 use super::{MAX_SEQ, Shape, int};
 use crate::error::Result;
 use crate::estimate::{
-    AttentionImpl, Context, Device, EstimateInput, Kernel, TransformersVersion, VllmVersion,
+    AttentionImpl, Context, Device, EstimateInput, Kernel, LlamacppBuild, TransformersVersion,
+    VllmVersion,
 };
 use crate::model::Architecture;
 use crate::units::{GIB, MIB};
@@ -36,6 +37,8 @@ pub(super) struct Serving {
     pub(super) vllm_version: VllmVersion,
     /// transformers' release, given or the latest.
     pub(super) transformers_version: crate::estimate::TransformersVersion,
+    /// llama.cpp's build, given or the latest.
+    pub(super) llamacpp_build: crate::estimate::LlamacppBuild,
 }
 
 /// llama.cpp's and Ollama's settings.
@@ -77,7 +80,7 @@ impl EstimateInput {
         let free_gpu_memory_fraction = free_fraction(self.free_gpu_memory_fraction)?;
         check_kv_on_card(rules, self.kv_dtype, device)?;
         let big = device.is_some_and(|d| d.memory.get() >= 70 * GIB && !d.a100);
-        let (vllm_version, transformers_version) = self.resolve_engine_version()?;
+        let (vllm_version, transformers_version, llamacpp_build) = self.resolve_engine_version()?;
         let max_model_len = self.resolve_context(arch, shape, par, device)?;
         let given_seqs = self
             .max_num_seqs
@@ -137,14 +140,19 @@ impl EstimateInput {
             mem_fraction_static,
             vllm_version,
             transformers_version,
+            llamacpp_build,
         })
     }
 
     /// `engine_version`: a vLLM release for vLLM (and an RL run's colocated rollout), a
-    /// transformers release for transformers' runners; another engine refuses it rather than
-    /// drop it. The latest of each when not given.
-    fn resolve_engine_version(&self) -> Result<(VllmVersion, TransformersVersion)> {
-        let latest = (VllmVersion::LATEST, TransformersVersion::LATEST);
+    /// transformers release for transformers' runners, a llama.cpp build for llama.cpp; another
+    /// engine refuses it rather than drop it. The latest of each when not given.
+    fn resolve_engine_version(&self) -> Result<(VllmVersion, TransformersVersion, LlamacppBuild)> {
+        let latest = (
+            VllmVersion::LATEST,
+            TransformersVersion::LATEST,
+            LlamacppBuild::LATEST,
+        );
         let Some(text) = &self.engine_version else {
             return Ok(latest);
         };
@@ -152,21 +160,30 @@ impl EstimateInput {
         let colocated = self.rl.is_some() && self.rollout == Some(super::super::Rollout::Colocate);
         let runner = self.runner();
         if runner.reads_engine_version() || colocated {
-            return Ok((VllmVersion::parse("engine_version", text)?, latest.1));
+            return Ok((
+                VllmVersion::parse("engine_version", text)?,
+                latest.1,
+                latest.2,
+            ));
         }
         if runner.reads_transformers_version() {
-            return Ok((
-                latest.0,
-                TransformersVersion::parse("engine_version", text)?,
-            ));
+            let v = TransformersVersion::parse("engine_version", text)?;
+            return Ok((latest.0, v, latest.2));
+        }
+        if runner.reads_llamacpp_build() {
+            let b = LlamacppBuild::parse("engine_version", text)?;
+            return Ok((latest.0, latest.1, b));
         }
         Err(input_error!(
             Unsupported,
             "engine_version",
-            ["{:?} is read for vLLM and transformers only", text],
-            ["{:?} 仅用于 vLLM 与 transformers", text],
-            "no engine_version for this engine; engine vllm (or an RL run's colocated rollout) or hf",
-            "此引擎不设 engine_version；可用于 vllm 引擎（或 RL 的同卡 rollout）或 hf",
+            [
+                "{:?} is read for vLLM, transformers and llama.cpp only",
+                text
+            ],
+            ["{:?} 仅用于 vLLM、transformers 与 llama.cpp", text],
+            "no engine_version for this engine; engine vllm (or an RL run's colocated rollout), hf or llamacpp",
+            "此引擎不设 engine_version；可用于 vllm 引擎（或 RL 的同卡 rollout）、hf 或 llamacpp",
         ))
     }
 

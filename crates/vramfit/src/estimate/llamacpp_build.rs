@@ -1,0 +1,132 @@
+//! llama.cpp's build (`build: 9525 (ad1b88ca0)` in its log, release tag `b9525`), where it
+//! changes what a load holds on the GPU. Two changes since 2024 move the printed buffers:
+//!
+//! - **The output layer first** (PR #18148, "llama: offload output layer to GPU first", merged
+//!   2025-12-18): `-ngl N` gives its first layer to the output layer, then the last N − 1
+//!   blocks; before, the last N blocks, and the output layer only with N above the block
+//!   count (`llama_model::load_tensors`: `i_gpu_start = n_layer − n_gpu_layers`). Build b7437
+//!   (ec98e2002, 2025-12-16) still has the old loop, read in Ollama's vendored copy of it
+//!   (ollama/ollama 49a9c9ba6, `llama/llama.cpp/src/llama-model.cpp`); the first release tag
+//!   after the merge is not printed in any log found, so vramfit takes the new rule from b7438:
+//!   the about two days of builds between them are counted with the output layer first.
+//! - **One output per sequence** (PR #23861, "llama: limit max outputs of `llama_context`",
+//!   reviewed 2026-06-01, in llama-cpp-python's sync of 210a6570c on 2026-06-02): the context's
+//!   `n_outputs_max` caps the rows the worst-case prompt graph reserves logits for, and
+//!   llama-server sets it to one per sequence (`n_parallel × n_outputs_max_per_seq`, 1 without
+//!   speculative decoding; the log prints `llama_context: n_outputs_max = 1`). Before, the
+//!   prompt graph was reserved with every token of the ubatch an output
+//!   (`graph_reserve(n_tokens, n_seqs, n_tokens, …)` in `sched_reserve`, read in Ollama's
+//!   vendored a5bb8ba4 of 2026-02-02): `n_ubatch × n_vocab × 4 B` of logits. vramfit takes the
+//!   new reserve from b9509 (Ollama's pin of 2026-06-04, two days after the merge): a build
+//!   between the merge and b9509 is counted with the full reserve, over by at most
+//!   `(n_ubatch − sequences) × (n_vocab + n_embd) × 4 B`.
+//!
+//! Ollama up to 0.2x ran its own Go runner on a vendored llama.cpp (ec98e2002, b7437, from
+//! 2025-12-17 to the runner's removal in v0.30.0, ollama/ollama 9db4bdbad), whose reserve is the
+//! full one: the Ollama run vramfit models (`estimate/ollama/`) is that runner's, so it takes
+//! [`LlamacppBuild::OLLAMA_VENDORED`]'s rules; its output layer goes last by Ollama's own plan.
+
+use crate::error::Result;
+
+/// A llama.cpp build number, `b2000` to [`LlamacppBuild::LATEST`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct LlamacppBuild(u32);
+
+/// What `engine_version` accepts for llama.cpp, in the words of an error.
+#[cfg(any(feature = "en", not(feature = "zh")))]
+const ACCEPTED: &str = "a llama.cpp build from b2000 to b10615 (its release tag, or the number its log prints after build:), e.g. b4500";
+/// The same, in Chinese.
+#[cfg(feature = "zh")]
+const ACCEPTED_ZH: &str =
+    "b2000 到 b10615 的 llama.cpp 构建号（发布标签，或日志 build: 后的数字），如 b4500";
+
+impl LlamacppBuild {
+    /// The newest build whose rules are read: b10615 (2026-08-25, the release tag of
+    /// ggml-org/llama.cpp issue #27680), the default.
+    pub const LATEST: LlamacppBuild = LlamacppBuild(10_615);
+    /// The oldest build accepted: b2000 (January 2024); the rules here reach back past it.
+    const OLDEST: u32 = 2000;
+    /// The first build counted with the output layer first (PR #18148; see the module).
+    const OUTPUT_FIRST: u32 = 7438;
+    /// The first build counted with one output per sequence reserved (PR #23861).
+    const OUTPUTS_PER_SEQUENCE: u32 = 9509;
+    /// Ollama's last vendored llama.cpp, ec98e2002 (its Go runner, up to v0.2x).
+    pub const OLLAMA_VENDORED: LlamacppBuild = LlamacppBuild(7437);
+
+    /// `b4500`, `4500`, `B4500`: a build from b2000 to the latest.
+    pub fn parse(field: &'static str, text: &str) -> Result<LlamacppBuild> {
+        let t = text.trim();
+        let digits = t
+            .strip_prefix('b')
+            .or_else(|| t.strip_prefix('B'))
+            .unwrap_or(t);
+        let Some(n) = Some(digits)
+            .filter(|d| !d.is_empty() && d.len() <= 6 && d.bytes().all(|c| c.is_ascii_digit()))
+            .and_then(|d| d.parse::<u32>().ok())
+        else {
+            return Err(crate::input_error!(
+                Malformed,
+                field,
+                ["{:?} is not a llama.cpp build", text],
+                ["{:?} 不是 llama.cpp 构建号", text],
+                [= ACCEPTED],
+                [= ACCEPTED_ZH],
+            ));
+        };
+        if !(Self::OLDEST..=Self::LATEST.0).contains(&n) {
+            return Err(crate::input_error!(
+                OutOfRange,
+                field,
+                ["llama.cpp b{} is not modelled", n],
+                ["未建模 llama.cpp b{}", n],
+                [= ACCEPTED],
+                [= ACCEPTED_ZH],
+            ));
+        }
+        Ok(LlamacppBuild(n))
+    }
+
+    /// Whether `-ngl` gives its first layer to the output layer (PR #18148).
+    pub fn output_layer_first(self) -> bool {
+        self.0 >= Self::OUTPUT_FIRST
+    }
+
+    /// Whether llama-server reserves the prompt graph's logits for one output per sequence
+    /// (PR #23861) rather than for every token of the ubatch.
+    pub fn outputs_per_sequence(self) -> bool {
+        self.0 >= Self::OUTPUTS_PER_SEQUENCE
+    }
+
+    /// `b9525`, for notes.
+    pub fn text(self) -> alloc::string::String {
+        alloc::format!("b{}", self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builds_read_in_their_spellings_and_the_rules_by_range() {
+        let v = |t: &str| LlamacppBuild::parse("engine_version", t).unwrap();
+        assert_eq!(v("b4500"), LlamacppBuild(4500));
+        assert_eq!(v(" 9525 "), LlamacppBuild(9525));
+        assert_eq!(v("B10615"), LlamacppBuild::LATEST);
+        // The changes' ranges: b7437 (ec98e2002) has the old -ngl loop, b7438 on the output
+        // layer first; b9508 the full logits reserve, b9509 on one output per sequence.
+        assert!(!v("b7437").output_layer_first() && v("b7438").output_layer_first());
+        assert!(!v("b9508").outputs_per_sequence() && v("b9509").outputs_per_sequence());
+        assert!(!LlamacppBuild::OLLAMA_VENDORED.outputs_per_sequence());
+        assert_eq!(v("b2961").text(), "b2961");
+        for bad in ["", "b", "bx12", "4.5", "b-1", "b1234567"] {
+            let e = LlamacppBuild::parse("engine_version", bad).unwrap_err();
+            assert_eq!(e.field, "engine_version", "{bad}");
+            assert_eq!(e.kind, crate::error::ErrorKind::Malformed, "{bad}");
+        }
+        for far in ["b1999", "b10616", "99999"] {
+            let e = LlamacppBuild::parse("engine_version", far).unwrap_err();
+            assert_eq!(e.kind, crate::error::ErrorKind::OutOfRange, "{far}");
+        }
+    }
+}
