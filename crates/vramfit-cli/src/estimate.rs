@@ -472,7 +472,26 @@ impl EstimateFlags {
 
     /// [`Self::resolve`] without requiring a model.
     fn run_and_hub(&self) -> Result<(EstimateInput, Option<HubModel>), Failure> {
-        let mut input = EstimateInput {
+        let mut input = self.flags_input()?;
+        let looked_up = self.model_source(&mut input)?;
+        if self.cpu_moe {
+            input.n_cpu_moe = Some(every_block(&input)?);
+        }
+        // `--gpu rtx-3090,rtx-3060` and `--gpu 2x4090`: a list of cards.
+        if let Some(g) = input.gpu.take() {
+            if g.contains([',', '+']) || vramfit::estimate::card_count(&g).0.is_some() {
+                input.cards = vramfit::estimate::split_card_list(&g);
+            } else {
+                input.gpu = Some(g);
+            }
+        }
+        self.read_speculative_config(&mut input)?;
+        Ok((input, looked_up))
+    }
+
+    /// The input as the flags give it, field by field.
+    fn flags_input(&self) -> Result<EstimateInput, Failure> {
+        Ok(EstimateInput {
             model: None,
             params: self.params.clone(),
             arch: None,
@@ -579,7 +598,12 @@ impl EstimateFlags {
             cp: self.cp,
             distributed_optimizer: self.distributed_optimizer,
             galore_rank: self.galore_rank,
-        };
+        })
+    }
+
+    /// `--model` read into `input`: a hub lookup (`--hub`), a config file, or a preset's id; the
+    /// looked-up model when the hub gave it.
+    fn model_source(&self, input: &mut EstimateInput) -> Result<Option<HubModel>, Failure> {
         let mut looked_up = None;
         if let (Some(kind), Some(repo)) = (&self.hub, &self.model) {
             let lookup = crate::hub::Lookup::new(
@@ -618,17 +642,11 @@ impl EstimateFlags {
                 input.model = Some(m.clone());
             }
         }
-        if self.cpu_moe {
-            input.n_cpu_moe = Some(every_block(&input)?);
-        }
-        // `--gpu rtx-3090,rtx-3060` and `--gpu 2x4090`: a list of cards.
-        if let Some(g) = input.gpu.take() {
-            if g.contains([',', '+']) || vramfit::estimate::card_count(&g).0.is_some() {
-                input.cards = vramfit::estimate::split_card_list(&g);
-            } else {
-                input.gpu = Some(g);
-            }
-        }
+        Ok(looked_up)
+    }
+
+    /// vLLM's `--speculative-config` JSON: it fills what the flags of their own do not give.
+    fn read_speculative_config(&self, input: &mut EstimateInput) -> Result<(), Failure> {
         if let Some(json) = &self.speculative_config {
             // vLLM's JSON fills what the flags of its own do not give.
             let mut read = EstimateInput::default();
@@ -644,7 +662,7 @@ impl EstimateFlags {
                 );
             }
         }
-        Ok((input, looked_up))
+        Ok(())
     }
 }
 
