@@ -839,6 +839,12 @@ fn estimate_report(
     } else if let Some(sol) = solutions {
         let _ = write!(t, "{}", solutions_text(&sol, input));
     }
+    // Not on the card named, or no card named: where it runs, priced.
+    if e.fit.as_ref().is_none_or(|f| !f.fits)
+        && let Some(line) = crate::hardware::cheapest_text(input)
+    {
+        t.push_str(&line);
+    }
     Ok(t)
 }
 

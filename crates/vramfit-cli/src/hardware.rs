@@ -359,6 +359,41 @@ pub fn recommend_with<F: Fn(Layout, &Gpu) -> Bytes>(
     Ok(t)
 }
 
+/// The cheapest rental of the catalog that holds the run as asked (its batch and context: the
+/// estimator's `need` in each layout on each offer's card, as `vramfit recommend` ranks them),
+/// in one line; `None` when no offer on up to 8 GPUs a node and the default nodes holds it.
+pub fn cheapest_text(input: &EstimateInput) -> Option<String> {
+    let options = plan(
+        |l: Layout, g: &Gpu| vramfit::hardware::layout_required_bytes(input, l, g),
+        offers(),
+        hw::gpus(),
+        &PlanOptions::default(),
+    );
+    let o = options.first()?;
+    let layout = match &o.mig_profile {
+        Some(p) => format!("MIG {p}"),
+        None => o.parallelism.describe(),
+    };
+    Some(format!(
+        "Cheapest in the rental catalog that holds it as asked: {} ({} × {}, {layout}{}) at {} an hour, {} to spare per GPU{}; `vramfit recommend` with the same flags ranks the rest.\n",
+        o.offer,
+        o.count,
+        o.gpu,
+        if o.rented_gpus > o.count {
+            format!(", rents {}", o.rented_gpus)
+        } else {
+            String::new()
+        },
+        money(Some(o.price_per_hour), o.currency),
+        o.margin_bytes.display_gib().trim(),
+        if o.reference_estimate {
+            " (a reference price: see the offer's source)"
+        } else {
+            ""
+        }
+    ))
+}
+
 pub fn recommend(a: RecommendArgs) -> Outcome {
     let tier_text = |t: Option<&vramfit::hardware::tiers::Tier>| match (t, a.json) {
         (Some(t), false) => format!(

@@ -463,3 +463,48 @@ fn recommend_per_job_ranks_by_the_jobs_cost() {
     assert_eq!(code, 2);
     assert!(err.contains("--per-job: `lots` is not a job"), "{err}");
 }
+
+/// An estimate that does not fit the card it names ends with the cheapest rental that holds
+/// the run as asked: `recommend`'s first row for the same flags, whatever split the flags named
+/// (Llama-3.3-70B serving 32 sequences of 8,448 tokens does not fit 2 H100s at tp 2).
+#[test]
+fn an_estimate_that_does_not_fit_names_the_cheapest_rental_that_holds_it() {
+    let flags = [
+        "--model",
+        "meta-llama/Llama-3.3-70B-Instruct",
+        "--mode",
+        "serve",
+        "--engine",
+        "vllm",
+        "--batch",
+        "32",
+        "--max-model-len",
+        "8448",
+        "--gpu",
+        "h100-sxm5-80gb",
+        "--gpus",
+        "2",
+        "--tp",
+        "2",
+    ];
+    let (code, out, err) = run(&[&["estimate"][..], &flags[..]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("does NOT fit"), "{out}");
+    let v = run_json(&[&["recommend", "--json"][..], &flags[..]].concat());
+    let first = &v["options"][0];
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("Cheapest in the rental catalog"))
+        .unwrap_or_else(|| panic!("{out}"));
+    let offer = first["offer"].as_str().unwrap();
+    let gpus = first["count"].as_u64().unwrap();
+    assert!(
+        line.contains(&format!(
+            "{offer} ({gpus} × {}",
+            first["gpu"].as_str().unwrap()
+        )),
+        "{line}"
+    );
+    // One 80 GiB card alone never holds it: the layout spans several.
+    assert!(gpus > 1, "{line}");
+}

@@ -13,9 +13,15 @@ use super::{Layout, ParallelKind};
 /// sizes): its GPUs, tensor / pipeline degrees or ZeRO-3; `None` for a layout the run cannot
 /// use (ZeRO-3 outside training).
 pub fn layout_input(input: &EstimateInput, layout: Layout, on: &Gpu) -> Option<EstimateInput> {
+    // The layout replaces the split the input named (its GPUs, tp and pp): one card alike.
     let input = EstimateInput {
         gpu: Some(on.id.into()),
         gpu_memory: None,
+        cards: alloc::vec::Vec::new(),
+        tensor_split: alloc::vec::Vec::new(),
+        gpus: None,
+        tp: 1.0,
+        pp: 1.0,
         ..input.clone()
     };
     Some(match layout.kind {
@@ -95,5 +101,32 @@ mod tests {
         let on_h100 = layout_required_bytes(&i, Layout::SINGLE, h100);
         let on_a100 = layout_required_bytes(&i, Layout::SINGLE, a100);
         assert!(on_a100 < on_h100, "{on_a100:?} {on_h100:?}");
+    }
+
+    /// The layout is the split, whatever the input named: one card of the offer is tp 1 on one
+    /// GPU, not the input's tp 2 over 2 GPUs (which halved the weights of a card the offer
+    /// rents alone, and made an 80 GiB card hold a run it cannot).
+    #[test]
+    fn a_layout_replaces_the_split_the_input_named() {
+        let h100 = find_gpu("h100-sxm5-80gb").unwrap();
+        let split = EstimateInput {
+            gpus: Some(2.0),
+            tp: 2.0,
+            ..tiny()
+        };
+        assert_eq!(
+            layout_required_bytes(&split, Layout::SINGLE, h100),
+            layout_required_bytes(&tiny(), Layout::SINGLE, h100)
+        );
+        let tp2 = Layout::candidates(2)[0];
+        let pp = EstimateInput {
+            pp: 2.0,
+            gpus: Some(2.0),
+            ..tiny()
+        };
+        assert_eq!(
+            layout_required_bytes(&pp, tp2, h100),
+            layout_required_bytes(&tiny(), tp2, h100)
+        );
     }
 }
