@@ -272,25 +272,18 @@ pub enum Role {
 impl Role {
     /// A 2-D projection inside a transformer block (what quantizers and LoRA touch).
     pub const fn is_block_linear(self) -> bool {
-        matches!(
-            self,
-            Role::Q
-                | Role::K
-                | Role::V
-                | Role::O
-                | Role::QA
-                | Role::QB
-                | Role::KvA
-                | Role::KvB
-                | Role::Gate
-                | Role::Up
-                | Role::Down
-                | Role::ExpertGate
-                | Role::ExpertUp
-                | Role::ExpertDown
-                | Role::MixerIn
-                | Role::MixerOut
-        )
+        (self.is_attention() && !matches!(self, Role::Indexer))
+            || matches!(
+                self,
+                Role::Gate
+                    | Role::Up
+                    | Role::Down
+                    | Role::ExpertGate
+                    | Role::ExpertUp
+                    | Role::ExpertDown
+                    | Role::MixerIn
+                    | Role::MixerOut
+            )
     }
 
     /// A projection of the attention block: queries, keys, values, output, MLA's down- and
