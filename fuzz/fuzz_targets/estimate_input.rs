@@ -8,7 +8,7 @@ use libfuzzer_sys::arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use vramfit::Bytes;
 use vramfit::estimate::{
-    AttentionImpl, Checkpointing, Engine, Estimate, EstimateInput, Logits, Loss, Mode, Offload,
+    AttentionImpl, Checkpointing, Engine, Estimate, EstimateInput, KvOffloadingBackend, Logits, Loss, Mode, Offload,
     Optimizer, Precision, RlAlgorithm, Rollout, SpecMethod, SplitMode, Stack, estimate, largest_batch,
 };
 use vramfit::precision::{Dtype, GgufFileType, KvDtype, MlxMode, Quantization};
@@ -262,6 +262,12 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
         max_loras: opt_num(u)?,
         max_lora_rank: opt_num(u)?,
         max_cpu_loras: opt_num(u)?,
+        kv_offloading_size: opt_num(u)?,
+        kv_offloading_backend: *u.choose(&[
+            None,
+            Some(KvOffloadingBackend::Native),
+            Some(KvOffloadingBackend::Lmcache),
+        ])?,
         speculative_method: maybe(u, &SpecMethod::ALL)?,
         draft_model: text(u, DRAFTS)?,
         num_speculative_tokens: opt_num(u)?,

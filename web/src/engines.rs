@@ -41,6 +41,16 @@ pub fn settings(runner: Runner) -> Vec<Setting> {
             ("max_lora_rank", "--max-lora-rank", key!("e.max_lora_rank")),
             ("max_cpu_loras", "--max-cpu-loras", key!("e.max_cpu_loras")),
             (
+                "kv_offloading_size",
+                "--kv-offloading-size",
+                key!("e.kv_offloading_size"),
+            ),
+            (
+                "kv_offloading_backend",
+                "--kv-offloading-backend",
+                key!("e.kv_offloading_backend"),
+            ),
+            (
                 "speculative_method",
                 "--speculative-config method",
                 key!("e.speculative_method"),

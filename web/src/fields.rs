@@ -340,6 +340,8 @@ pub static FIELDS: &[Field] = &[
     Field::new("max_loras", Kind::OptNumber, Group::Serving),
     Field::new("max_lora_rank", Kind::OptNumber, Group::Serving),
     Field::new("max_cpu_loras", Kind::OptNumber, Group::Serving),
+    Field::new("kv_offloading_size", Kind::OptNumber, Group::Serving),
+    choice_field!("kv_offloading_backend", Serving: "", "native", "lmcache"),
     choice_field!("speculative_method", Serving: "", "ngram", "draft_model", "eagle", "eagle3"),
     Field::new("draft_model", Kind::Text, Group::Serving),
     Field::new("num_speculative_tokens", Kind::OptNumber, Group::Serving),
@@ -456,6 +458,8 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
         max_loras,
         max_lora_rank,
         max_cpu_loras,
+        kv_offloading_size,
+        kv_offloading_backend,
         speculative_method,
         draft_model,
         num_speculative_tokens,
@@ -565,6 +569,11 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
         ("max_loras", opt(*max_loras)),
         ("max_lora_rank", opt(*max_lora_rank)),
         ("max_cpu_loras", opt(*max_cpu_loras)),
+        ("kv_offloading_size", opt(*kv_offloading_size)),
+        (
+            "kv_offloading_backend",
+            kv_offloading_backend.map_or("", |b| b.name()).to_string(),
+        ),
         (
             "speculative_method",
             speculative_method

@@ -4,8 +4,8 @@ use std::fmt::Write as _;
 
 use clap::{Args, ValueEnum};
 use vramfit::estimate::{
-    AttentionImpl, Checkpointing, Engine, EstimateInput, Logits, Loss, Mode, Offload, Optimizer,
-    Precision, RlAlgorithm, Rollout, SpecMethod, SplitMode, Stack,
+    AttentionImpl, Checkpointing, Engine, EstimateInput, KvOffloadingBackend, Logits, Loss, Mode,
+    Offload, Optimizer, Precision, RlAlgorithm, Rollout, SpecMethod, SplitMode, Stack,
 };
 use vramfit::hub::HubModel;
 use vramfit::precision::{Dtype, KvDtype, Quantization};
@@ -224,6 +224,12 @@ pub struct EstimateFlags {
     /// vLLM --max-cpu-loras: adapters cached in CPU memory, at least --max-loras; host memory, no GPU bytes [default: max_loras]. With --enable-lora.
     #[arg(long, allow_negative_numbers = true)]
     pub max_cpu_loras: Option<f64>,
+    /// vLLM --kv-offloading-size: GiB of CPU memory (the server's ranks together) for the KV blocks evicted from the GPU, loaded back on a prefix hit; 0.01 to 16384 (vLLM 0.14 or later). Host memory: the GPU's pool does not change.
+    #[arg(long, allow_negative_numbers = true)]
+    pub kv_offloading_size: Option<f64>,
+    /// vLLM --kv-offloading-backend: native (vLLM's own, the default) or lmcache (LMCache's server sizes its own memory). With --kv-offloading-size.
+    #[arg(long, value_enum)]
+    pub kv_offloading_backend: Option<KvOffloadingBackendArg>,
     /// vLLM --speculative-config's method: speculative decoding with ngram, draft_model, eagle or eagle3 (vLLM serving). The drafter's weights and buffers come out of the KV pool's budget and its attention layers share the pool.
     #[arg(long)]
     pub speculative_method: Option<SpecMethodArg>,
@@ -419,6 +425,7 @@ value_enum!(SpecMethodArg => SpecMethod {
     Ngram = "ngram" => SpecMethod::Ngram, DraftModel = "draft_model" => SpecMethod::DraftModel,
     Eagle = "eagle" => SpecMethod::Eagle, Eagle3 = "eagle3" => SpecMethod::Eagle3,
 });
+value_enum!(KvOffloadingBackendArg => KvOffloadingBackend { Native = "native" => KvOffloadingBackend::Native, Lmcache = "lmcache" => KvOffloadingBackend::Lmcache });
 value_enum!(SplitModeArg => SplitMode { Layer = "layer" => SplitMode::Layer, None = "none" => SplitMode::None, Row = "row" => SplitMode::Row });
 value_enum!(OffloadArg => Offload { None = "none" => Offload::None, Cpu = "cpu" => Offload::Cpu, Nvme = "nvme" => Offload::Nvme });
 
@@ -563,6 +570,8 @@ impl EstimateFlags {
             max_loras: self.max_loras,
             max_lora_rank: self.max_lora_rank,
             max_cpu_loras: self.max_cpu_loras,
+            kv_offloading_size: self.kv_offloading_size,
+            kv_offloading_backend: self.kv_offloading_backend.map(Into::into),
             speculative_method: self.speculative_method.map(Into::into),
             draft_model: self.draft_model.clone(),
             num_speculative_tokens: self.num_speculative_tokens,

@@ -1221,6 +1221,19 @@ export interface EstimateInput {
    */
   ep?: number;
   /**
+   * vLLM `--kv-offloading-size`: GiB of CPU memory for the KV blocks evicted from the GPU
+   * (all the tensor- and pipeline-parallel ranks of a server together), which a later
+   * request with the same prefix loads back instead of recomputing; 0.01 to 16,384. The
+   * GPU's pool, and so the requests it holds at once, do not change. vLLM 0.14 or later.
+   * Default: none, no offloading.
+   */
+  kv_offloading_size?: number | null;
+  /**
+   * vLLM `--kv-offloading-backend`: `native` (default) or `lmcache`, whose own server sizes
+   * its memory. With `kv_offloading_size` only.
+   */
+  kv_offloading_backend?: KvOffloadingBackend | null;
+  /**
    * SGLang `--enable-dp-attention`: attention in data parallel over `dp_size` groups of the
    * `tp` GPUs (an MLA model: DeepSeek, Kimi K2, GLM-5). Each group holds the attention
    * weights split over `tp / dp_size` GPUs and the embedding whole, and each GPU's token pool
@@ -2147,6 +2160,21 @@ export type KvDtype =
    * per 16, 9 bytes per 16 values.
    */
   | "nvfp4"
+;
+
+/**
+ * vLLM `--kv-offloading-backend`: where the KV blocks evicted from the GPU go.
+ */
+export type KvOffloadingBackend =
+  /**
+   * vLLM's own CPU offloading (`OffloadingConnector`): `kv_offloading_size` GiB of pinned
+   * host memory, the default from vLLM 0.14.
+   */
+  | "native"
+  /**
+   * LMCache (`LMCacheMPConnector`): its own server holds the blocks and sizes its memory.
+   */
+  | "lmcache"
 ;
 
 /**

@@ -125,6 +125,10 @@ fn set(input: &mut EstimateInput, key: &str, v: &str) -> Result<(), InputError> 
         "max_loras" => input.max_loras = opt()?,
         "max_lora_rank" => input.max_lora_rank = opt()?,
         "max_cpu_loras" => input.max_cpu_loras = opt()?,
+        "kv_offloading_size" => input.kv_offloading_size = opt()?,
+        "kv_offloading_backend" => {
+            input.kv_offloading_backend = (!v.is_empty()).then(|| choice(key, v)).transpose()?
+        }
         "speculative_method" => {
             input.speculative_method = (!v.is_empty()).then(|| choice(key, v)).transpose()?;
         }

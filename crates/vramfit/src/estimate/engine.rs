@@ -132,6 +132,12 @@ impl Runner {
         matches!(self, Runner::Vllm)
     }
 
+    /// Whether this runner offloads evicted KV blocks to CPU memory (`kv_offloading_size`):
+    /// vLLM's `--kv-offloading-size`.
+    pub(super) const fn offloads_kv(self) -> bool {
+        matches!(self, Runner::Vllm)
+    }
+
     /// The sequences one engine runs at once when `max_num_seqs` is not given: TensorRT-LLM's
     /// `max_batch_size` 2,048; vLLM's 1,024 on a large card and 256 on others (SGLang sizes its
     /// own from its pool).

@@ -337,6 +337,32 @@ impl SplitMode {
     }
 }
 
+/// vLLM `--kv-offloading-backend`: where the KV blocks evicted from the GPU go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "lowercase")
+)]
+pub enum KvOffloadingBackend {
+    /// vLLM's own CPU offloading (`OffloadingConnector`): `kv_offloading_size` GiB of pinned
+    /// host memory, the default from vLLM 0.14.
+    #[default]
+    Native,
+    /// LMCache (`LMCacheMPConnector`): its own server holds the blocks and sizes its memory.
+    Lmcache,
+}
+
+impl KvOffloadingBackend {
+    /// The word vLLM's flag takes.
+    pub const fn name(self) -> &'static str {
+        match self {
+            KvOffloadingBackend::Native => "native",
+            KvOffloadingBackend::Lmcache => "lmcache",
+        }
+    }
+}
+
 /// The estimator's input: plain data with defaults, as the CLI, the npm package and the site
 /// give it. Numbers are `f64` (JSON's and JavaScript's number) and are checked to be finite
 /// integers in range by [`EstimateInput::resolve`].
@@ -470,6 +496,15 @@ pub struct EstimateInput {
     /// SGLang `--ep-size`; TensorRT-LLM `--ep_size`): the routed experts divided over `ep` GPUs.
     /// 1 for none.
     pub ep: f64,
+    /// vLLM `--kv-offloading-size`: GiB of CPU memory for the KV blocks evicted from the GPU
+    /// (all the tensor- and pipeline-parallel ranks of a server together), which a later
+    /// request with the same prefix loads back instead of recomputing; 0.01 to 16,384. The
+    /// GPU's pool, and so the requests it holds at once, do not change. vLLM 0.14 or later.
+    /// Default: none, no offloading.
+    pub kv_offloading_size: Option<f64>,
+    /// vLLM `--kv-offloading-backend`: `native` (default) or `lmcache`, whose own server sizes
+    /// its memory. With `kv_offloading_size` only.
+    pub kv_offloading_backend: Option<KvOffloadingBackend>,
     /// SGLang `--enable-dp-attention`: attention in data parallel over `dp_size` groups of the
     /// `tp` GPUs (an MLA model: DeepSeek, Kimi K2, GLM-5). Each group holds the attention
     /// weights split over `tp / dp_size` GPUs and the embedding whole, and each GPU's token pool
@@ -705,6 +740,8 @@ impl Default for EstimateInput {
             mem_fraction_static: None,
             cuda_graph_max_bs: None,
             ep: 1.0,
+            kv_offloading_size: None,
+            kv_offloading_backend: None,
             enable_dp_attention: false,
             dp_size: None,
             gpus_per_node: None,

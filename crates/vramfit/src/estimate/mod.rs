@@ -152,8 +152,8 @@ pub use engine::{
 };
 pub use hf_version::TransformersVersion;
 pub use input::{
-    AttentionImpl, Checkpointing, Engine, EstimateInput, Logits, Loss, Mode, Offload, Optimizer,
-    Precision, RlAlgorithm, Rollout, SpecMethod, SplitMode, Stack,
+    AttentionImpl, Checkpointing, Engine, EstimateInput, KvOffloadingBackend, Logits, Loss, Mode,
+    Offload, Optimizer, Precision, RlAlgorithm, Rollout, SpecMethod, SplitMode, Stack,
 };
 pub use llamacpp::LLAMACPP_CONTEXT;
 pub use llamacpp_build::LlamacppBuild;

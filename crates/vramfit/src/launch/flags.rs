@@ -78,6 +78,10 @@ pub(crate) enum Setting {
     MaxLoraRank,
     /// vLLM `--max-cpu-loras`.
     MaxCpuLoras,
+    /// vLLM `--kv-offloading-size` (GiB).
+    KvOffloadingSize,
+    /// vLLM `--kv-offloading-backend`.
+    KvOffloadingBackend,
     /// The nodes the run spans (SGLang's and vLLM's `--nnodes`).
     Nodes,
     /// Where this node sits in the cluster (`--node-rank`, `--dist-init-addr`, vLLM's
@@ -142,6 +146,8 @@ pub(crate) const VLLM: &[Flag] = &[
     v(&["--max-loras"], Setting::MaxLoras),
     v(&["--max-lora-rank"], Setting::MaxLoraRank),
     v(&["--max-cpu-loras"], Setting::MaxCpuLoras),
+    v(&["--kv-offloading-size"], Setting::KvOffloadingSize),
+    v(&["--kv-offloading-backend"], Setting::KvOffloadingBackend),
     // Over several nodes: Ray's executor (the cluster `ray start` made), or vLLM's own
     // multi-node launcher (`ParallelConfig.nnodes`, `node_rank`, `master_addr`,
     // `master_port`; `--headless` on the nodes that serve no API).

@@ -271,6 +271,23 @@ impl Reader {
             Setting::MaxLoras => i.max_loras = Some(number(flag, value)?),
             Setting::MaxLoraRank => i.max_lora_rank = Some(number(flag, value)?),
             Setting::MaxCpuLoras => i.max_cpu_loras = Some(number(flag, value)?),
+            Setting::KvOffloadingSize => i.kv_offloading_size = Some(number(flag, value)?),
+            Setting::KvOffloadingBackend => {
+                i.kv_offloading_backend = Some(match value {
+                    "native" => crate::estimate::KvOffloadingBackend::Native,
+                    "lmcache" => crate::estimate::KvOffloadingBackend::Lmcache,
+                    _ => {
+                        return Err(crate::input_error!(
+                            UnknownName,
+                            "command",
+                            ["{flag} {value} is not a KV offloading backend"],
+                            ["{flag} {value} 不是 KV 卸载后端"],
+                            "native or lmcache",
+                            "native 或 lmcache",
+                        ));
+                    }
+                })
+            }
             Setting::NewTokens => i.new_tokens = number(flag, value)?,
             Setting::MaxKvSize => i.max_kv_size = Some(number(flag, value)?),
             Setting::KvBits => i.kv_bits = Some(number(flag, value)?),

@@ -122,6 +122,12 @@ pub(super) fn vllm(w: &Workload, l: &mut Builder) -> Result<()> {
         a.set(Setting::MaxLoraRank, lora.max_lora_rank);
         a.set(Setting::MaxCpuLoras, lora.max_cpu_loras);
     }
+    if let Some(o) = w.kv_offload {
+        a.set(Setting::KvOffloadingSize, short(o.gib));
+        if o.backend != crate::estimate::KvOffloadingBackend::Native {
+            a.set(Setting::KvOffloadingBackend, o.backend.name());
+        }
+    }
     if let Some(s) = &w.speculative {
         a.set(
             Setting::SpeculativeConfig,

@@ -278,6 +278,16 @@ fn every_launch_reads_back_as_the_same_estimate() {
             tp: 2.0,
             ..serve("meta-llama/Llama-3.1-8B", Engine::Vllm)
         },
+        // vLLM's KV offloading: --kv-offloading-size, and LMCache's backend by name.
+        EstimateInput {
+            kv_offloading_size: Some(64.0),
+            ..serve("meta-llama/Llama-3.1-8B", Engine::Vllm)
+        },
+        EstimateInput {
+            kv_offloading_size: Some(0.5),
+            kv_offloading_backend: Some(crate::estimate::KvOffloadingBackend::Lmcache),
+            ..serve("meta-llama/Llama-3.1-8B", Engine::Vllm)
+        },
         serve("Qwen/Qwen3-32B", Engine::Sglang),
         EstimateInput {
             tp: 2.0,

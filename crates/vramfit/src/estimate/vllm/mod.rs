@@ -82,7 +82,11 @@ impl Run<'_> {
         }
         p.serve_tokens = Some(f.tokens);
         p.theory = Some(f.theory);
-        (Phase::Serving, 0, 0)
+        // Offloaded KV blocks are host memory, one server's per data-parallel copy.
+        let host = self
+            .kv_offload
+            .map_or(0, |o| o.host_bytes().saturating_mul(self.dp));
+        (Phase::Serving, 0, host)
     }
 }
 
@@ -115,3 +119,7 @@ pub const VLLM_CUDA_CONTEXT_PARALLEL: Bytes = Bytes::new(1_642_824_991); // 1.53
 pub const CUDA_GRAPH_BASE_GIB: f64 = 0.09;
 /// CUDA-graph pool per layer on the GPU, fitted on the calibration runs.
 pub const CUDA_GRAPH_PER_LAYER_GIB: f64 = 0.0238;
+
+#[cfg(test)]
+#[path = "kv_offload_tests.rs"]
+mod kv_offload_tests;

@@ -42,6 +42,9 @@ impl Run<'_> {
         if let Some(d) = &f.drafter {
             self.vllm_drafter_components(d, p);
         }
+        if let Some(o) = self.kv_offload.filter(|_| self.text) {
+            self.vllm_kv_offload_note(o, p);
+        }
         p.add(
             ComponentKind::Activations,
             f.activations(),
@@ -356,5 +359,22 @@ impl Run<'_> {
             ["{base} GiB + {per} GiB × {layers_here} layers = {size} (fitted to vLLM 0.19 H100 runs)"],
             ["{base} GiB + {per} GiB × {layers_here} 层 = {size} (拟合自 vLLM 0.19 H100 的实测)"]
         )
+    }
+    /// What KV offloading to CPU memory holds and what it does not change.
+    #[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
+    fn vllm_kv_offload_note(&self, o: crate::estimate::workload::KvOffload, p: &mut Parts) {
+        let size = crate::units::short(o.gib);
+        match o.backend {
+            crate::estimate::KvOffloadingBackend::Native => p.note(
+                "vllm_kv_offloading",
+                en!("kv_offloading_size {size} GiB: vLLM keeps up to {size} GiB of the KV blocks it evicts in pinned CPU memory (over the server's ranks together, counted in the host memory), and a request with the same prefix loads them back instead of recomputing them. The GPU's pool is the same: it holds no more requests at once and no longer a context."),
+                zh!("kv_offloading_size {size} GiB：vLLM 把被逐出的 KV 块中至多 {size} GiB 保存在锁页 CPU 内存中（整个服务各 rank 合计，计入主机内存），前缀相同的请求会把它们读回而不是重新计算。GPU 上的池不变：不能同时容纳更多请求，也不能容纳更长的上下文。"),
+            ),
+            crate::estimate::KvOffloadingBackend::Lmcache => p.note(
+                "vllm_kv_offloading",
+                en!("kv_offloading_backend lmcache: the evicted KV blocks go to LMCache's own server, which sizes its memory itself (kv_offloading_size is not passed to it); no host memory is counted here. The GPU's pool is the same."),
+                zh!("kv_offloading_backend lmcache：被逐出的 KV 块交给 LMCache 自己的服务，其内存由它自行决定（kv_offloading_size 不会传给它）；此处不计主机内存。GPU 上的池不变。"),
+            ),
+        }
     }
 }

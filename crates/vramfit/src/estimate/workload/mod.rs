@@ -11,6 +11,7 @@ mod checks;
 mod dp_attention;
 mod gpus;
 mod host;
+mod kv_offload;
 mod lora;
 mod mlx;
 mod model;
@@ -22,6 +23,7 @@ mod speculative;
 
 pub use cards::{MAX_CARDS, card_count, split_card_list};
 pub use checks::lora_mask;
+pub use kv_offload::KvOffload;
 pub use lora::{LoraSlots, VLLM_LORA_FROM, VLLM_LORA_RANKS};
 pub use mlx::{MACOS_RESERVE, MLX_KV_GROUP_SIZE, MLX_QUANTIZED_KV_START, MlxSettings};
 pub use regimes::{FromStack, Regimes};
@@ -168,6 +170,8 @@ pub struct Workload {
     pub llamacpp_build: super::LlamacppBuild,
     /// vLLM's LoRA adapter slots (`enable_lora`); `None` without them.
     pub lora: Option<LoraSlots>,
+    /// vLLM's KV offloading to CPU memory (`kv_offloading_size`); `None` without it.
+    pub kv_offload: Option<KvOffload>,
     /// Speculative decoding (vLLM `--speculative-config`); `None` without it.
     pub speculative: Option<Speculative>,
     /// Training regimes (part `regimes`): the loss, the step, activation offload, packing, the
@@ -295,6 +299,7 @@ impl EstimateInput {
         let (dtype, vllm_downcast) = self.run_dtype(loaded.dtype, arch, device.as_ref());
         let serving = self.resolve_serving(arch, &shape, &par, device.as_ref())?;
         let lora = self.resolve_lora(arch, serving.vllm_version)?;
+        let kv_offload = self.resolve_kv_offload(serving.vllm_version)?;
         let speculative = self.resolve_speculative(arch, models)?;
         let llamacpp = self.resolve_llamacpp(arch)?;
         let host = self.resolve_host()?;
@@ -360,6 +365,7 @@ impl EstimateInput {
             transformers_version: serving.transformers_version,
             llamacpp_build: serving.llamacpp_build,
             lora,
+            kv_offload,
             speculative,
             regimes,
             rl,
