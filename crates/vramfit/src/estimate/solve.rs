@@ -361,7 +361,12 @@ pub fn solve(input: &EstimateInput, device: &Device) -> Solutions {
     let cached = w
         .as_ref()
         .is_some_and(|w| w.arch.is_bare_decoder() && w.mode != Mode::Training);
-    let memory = device.memory;
+    // Against what is free: the card's memory less what the input says is in use on it.
+    let in_use = w
+        .as_ref()
+        .and_then(|w| w.device.as_ref())
+        .map_or(Bytes::ZERO, |d| d.in_use);
+    let memory = device.memory.minus(in_use);
     let batch = largest_batch_fit(input, memory).filter(|_| detailed || images || cached);
     let context = largest_context_fit(input, memory).filter(|_| detailed || cached);
     let trained = w.as_ref().and_then(trained_bound);
@@ -406,6 +411,7 @@ mod tests {
             bf16: true,
             fp8: true,
             fp4: false,
+            in_use: Bytes::ZERO,
         }
     }
 

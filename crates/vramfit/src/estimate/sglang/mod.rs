@@ -168,6 +168,7 @@ impl Run<'_> {
                 None => rest,
             };
             p.serve_pool = Some(ServePool {
+                start_short: None,
                 available,
                 request: f.cell,
                 concurrency: (tokens as f64 / (f.context as f64).max(1.0)).min(f.requests as f64),

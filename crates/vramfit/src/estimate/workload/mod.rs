@@ -10,6 +10,7 @@ mod cards;
 mod checks;
 mod gpus;
 mod host;
+mod in_use;
 mod lora;
 mod mlx;
 mod model;
@@ -285,6 +286,7 @@ impl EstimateInput {
         #[cfg(not(feature = "training"))]
         let sharding = Sharding::none(zero);
         let (device, mlx) = self.resolve_mlx(self.resolve_device(gpus)?)?;
+        let device = self.resolve_in_use(device)?;
         let (dtype, vllm_downcast) = self.run_dtype(loaded.dtype, arch, device.as_ref());
         let serving = self.resolve_serving(arch, &shape, &par, device.as_ref())?;
         let lora = self.resolve_lora(arch, serving.vllm_version)?;
