@@ -81,7 +81,12 @@ impl Run<'_> {
         {
             f.gpu = lim.gpu.clone();
             f.memory_bytes = lim.memory_bytes;
-            f.in_use_bytes = self.cards.iter().map(|c| c.in_use).max().unwrap_or_default();
+            f.in_use_bytes = self
+                .cards
+                .iter()
+                .map(|c| c.in_use)
+                .max()
+                .unwrap_or_default();
             f.fits = cards.iter().all(|c| c.fits);
             f.headroom_bytes = lim.headroom_bytes;
             f.shortfall_bytes = lim.shortfall_bytes;

@@ -76,11 +76,15 @@ mod tests {
 
     #[test]
     fn in_use_is_read_with_its_unit_and_set_on_the_card() {
-        // An RTX 4090 as CUDA reports it: 24,564 MiB; 1.2 GiB in use leaves 23,335.2 MiB.
+        // An RTX 4090 as CUDA reports it on Linux: 25,253,904,384 B (23.52 GiB).
         let w = input(Some("rtx-4090"), "1.2GiB").resolve().unwrap();
         let d = w.device.unwrap();
         // 1.2 × 2^30 = 1,288,490,188.8 bytes, read to the byte.
-        assert!(d.in_use.get().abs_diff(1_288_490_189) <= 1, "{}", d.in_use.get());
+        assert!(
+            d.in_use.get().abs_diff(1_288_490_189) <= 1,
+            "{}",
+            d.in_use.get()
+        );
         assert_eq!(d.free().get(), d.memory.get() - d.in_use.get());
         let w = input(Some("rtx-4090"), "900MiB").resolve().unwrap();
         assert_eq!(w.device.unwrap().in_use.get(), 900 << 20);
@@ -91,7 +95,11 @@ mod tests {
         let e = input(Some("rtx-4090"), "25GiB").resolve().unwrap_err();
         assert_eq!(e.field, "memory_in_use");
         assert_eq!(e.kind, crate::error::ErrorKind::OutOfRange);
-        assert!(e.accepted.contains("0 to the card's memory"), "{}", e.accepted);
+        assert!(
+            e.accepted.contains("0 to the card's memory"),
+            "{}",
+            e.accepted
+        );
         let e = input(None, "1GiB").resolve().unwrap_err();
         assert_eq!(e.field, "memory_in_use");
         assert_eq!(e.kind, crate::error::ErrorKind::Conflict);
@@ -100,7 +108,8 @@ mod tests {
             assert_eq!(e.field, "memory_in_use", "{bad}");
         }
         // The whole card in use is accepted (nothing is free), as is 0 without a card.
-        assert!(input(Some("rtx-4090"), "24564MiB").resolve().is_ok());
+        assert!(input(Some("rtx-4090"), "25253904384B").resolve().is_ok());
+        assert!(input(Some("rtx-4090"), "25253904385B").resolve().is_err());
         assert!(input(None, "0GiB").resolve().is_ok());
     }
 }
