@@ -370,16 +370,18 @@ mod tests {
         };
         assert_eq!(engine, "vLLM");
         assert_eq!(free.get(), 25_253_904_384 - (3 << 30));
-        assert_eq!(asked.get(), 22_728_513_945);
+        // 0.9 × 25,253,904,384 = 22,728,513,945.6 B, to the byte.
+        assert_eq!(asked.get(), 22_728_513_946);
         assert!((largest - 0.87).abs() < 1e-9, "{largest}");
         let (name, text) = crate::components::answer::sentence(Lang::En, &a);
         assert_eq!(name, "refuses");
+        // The site's GiB to three figures.
         assert!(
-            text.contains("20.52 GiB free") && text.contains("is 0.87"),
+            text.contains("20.5 GiB free, it asks 21.2 GiB") && text.contains("is 0.87"),
             "{text}"
         );
         assert!(
-            text.contains("3.00 GiB is already in use on each GPU, 20.52 GiB free"),
+            text.contains("3.00 GiB is already in use on each GPU, 20.5 GiB free"),
             "{text}"
         );
         let (_, zh) = crate::components::answer::sentence(Lang::Zh, &a);
