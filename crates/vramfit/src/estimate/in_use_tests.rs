@@ -148,12 +148,13 @@ fn trtllm_pool_shrinks_by_its_fraction_of_the_memory_in_use() {
 }
 
 /// Ollama puts blocks on the GPU from the last while the free memory exceeds its minimum
-/// (457 MiB), the graph, the first block reserved and the blocks placed (`llm/memory.go`).
-/// Llama-3.1-8B in F16 at num_ctx 4096: a block is 4 × attention (2 × 4096² + 2 × 4096 × 1024)
-/// + 3 × 4096 × 14,336 = 218,103,808 weights × 2 B + two F32 norms (32,768 B) = 436,240,384 B,
-/// and its KV 4096 × 1024 × 2 × 2 B = 16,777,216 B: L = 453,017,600 B. On an RTX 4090 with
-/// 10 GiB in use, free = 14,516,486,144 B and k blocks fit while free > 457 MiB + graph +
-/// (k + 1) × L.
+/// (457 MiB), the graph, the first block reserved and the blocks placed (`llm/memory.go`), the
+/// free memory being what `server/sched.go` reads, other programs' memory out of it.
+/// Llama-3.1-8B in F16 at num_ctx 4096: a block's attention is 2 × 4096² + 2 × 4096 × 1024
+/// (q, o, k, v) and its MLP 3 × 4096 × 14,336, 218,103,808 weights × 2 B, with two F32 norms
+/// (32,768 B) 436,240,384 B; its KV 4096 × 1024 × 2 × 2 B = 16,777,216 B: L = 453,017,600 B.
+/// On an RTX 4090 with 10 GiB in use, free = 14,516,486,144 B and k blocks fit while free >
+/// 457 MiB + graph + (k + 1) × L.
 #[test]
 fn ollama_puts_fewer_layers_on_the_gpu_when_memory_is_in_use() {
     let base = EstimateInput {

@@ -8,7 +8,6 @@ use crate::units::fixed;
 use alloc::string::String;
 
 /// Bytes in GiB to the hundredth, as vLLM's start-up check prints them (`round(b / GiB, 2)`).
-#[cfg(any(feature = "en", feature = "zh"))]
 fn gib2(bytes: u64) -> String {
     fixed(bytes as f64 / (1u64 << 30) as f64, 2)
 }

@@ -147,6 +147,8 @@ impl Run<'_> {
     }
 
     /// The token pool's formula: the static fraction on a card, the demand without one.
+    // In one language, the other's words about memory in use are not used.
+    #[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
     fn sglang_pool_text(&self, f: &SglangFigures) -> Formula {
         let (cell, context, preload, mfs) =
             (f.cell, f.context, f.preload, self.mem_fraction_static);
