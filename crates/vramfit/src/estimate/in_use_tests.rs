@@ -248,3 +248,39 @@ fn mlx_takes_the_memory_in_use_from_the_working_set() {
     assert_eq!(f.headroom_bytes.get(), f0.headroom_bytes.get() - 8 * GIB);
     assert!(e.notes.iter().any(|n| n.key == "memory_in_use_apple"));
 }
+
+/// The solvers answer against what is free, each answer proved by the estimator: llama.cpp's
+/// longest `-c` with 4 GiB in use fits in the free memory and the next does not, shorter than
+/// with the card empty; a vLLM run its start-up check refuses has no answer at all.
+#[test]
+fn the_solvers_answer_against_what_is_free() {
+    let card = crate::catalog::find_device("rtx-3060-12gb").unwrap();
+    let base = EstimateInput {
+        model: Some("meta-llama/Llama-3.1-8B".into()),
+        engine: Engine::Llamacpp,
+        quantization: Quantization::Gguf {
+            file_type: GgufFileType::Q4_K_M,
+        },
+        gpu: Some("rtx-3060-12gb".into()),
+        max_model_len: Some(4096.0),
+        ..EstimateInput::default()
+    };
+    let empty = crate::estimate::solve(&base, &card).max_context.unwrap();
+    let busy = with_in_use(&base, "4GiB");
+    let ctx = crate::estimate::solve(&busy, &card).max_context.unwrap();
+    assert!(ctx < empty, "{ctx} {empty}");
+    let at = |c: u64| {
+        estimate(&EstimateInput {
+            max_model_len: Some(c as f64),
+            ..busy.clone()
+        })
+        .unwrap()
+        .fit
+        .unwrap()
+        .fits
+    };
+    assert!(at(ctx) && !at(ctx + 1), "{ctx}");
+    let refused = with_in_use(&vllm_4090("0.33"), "3GiB");
+    let s = crate::estimate::solve(&refused, &crate::catalog::find_device("rtx-4090").unwrap());
+    assert_eq!((s.max_batch, s.max_context), (None, None));
+}
