@@ -73,7 +73,7 @@ pub enum Verdict {
         smallest: Option<&'static Gpu>,
     },
     /// The engine refuses to start: less memory free than it asks of the card (vLLM's
-    /// `gpu_memory_utilization` × the card, from 0.9).
+    /// `gpu_memory_utilization` × the card, from 0.9.1).
     Refuses {
         /// The engine's name.
         engine: &'static str,

@@ -1127,7 +1127,7 @@ export interface EstimateInput {
    * programs (what `nvidia-smi` shows as used with nothing of the run loaded) — with its
    * unit (`1.2GiB`, `900MiB`), from 0 to the card's memory (or its working set or
    * `wired_limit_mb` on an Apple card). Every fit is then said against what is free; vLLM
-   * (from 0.9) refuses to start when the free memory is below `gpu_memory_utilization` of
+   * (from 0.9.1) refuses to start when the free memory is below `gpu_memory_utilization` of
    * the card's; SGLang's `mem_fraction_static`, TensorRT-LLM's `free_gpu_memory_fraction`
    * and Ollama's layer decision read the free memory. Default: 0.
    */

@@ -1,5 +1,5 @@
 //! Memory already in use on the card (`memory_in_use`), engine by engine, by hand: vLLM's
-//! start-up check (0.9 on) and its budget before, SGLang's pool from the memory free at start,
+//! start-up check (0.9.1 on) and its budget before, SGLang's pool from the memory free at start,
 //! TensorRT-LLM's fraction of the free memory, Ollama's layers by its free memory, llama.cpp's
 //! split by each card's free memory, and the fit against what is free everywhere.
 
@@ -32,7 +32,7 @@ fn vllm_4090(version: &str) -> EstimateInput {
     }
 }
 
-/// vLLM 0.9 on asks `gpu_memory_utilization × total` free at start: 0.9 × 25,253,904,384 =
+/// vLLM 0.9.1 on asks `gpu_memory_utilization × total` free at start: 0.9 × 25,253,904,384 =
 /// 22,728,513,945.6 B (21.17 GiB). 3 GiB in use leaves 22,032,678,912 B (20.52 GiB): refused,
 /// and the largest utilisation that starts is ⌊22,032,678,912 / 25,253,904,384 × 100⌋ / 100 =
 /// ⌊87.24⌋ / 100 = 0.87. 1 GiB in use leaves 24,180,162,560 B: it starts, its pool as with
@@ -90,11 +90,11 @@ fn vllm_refuses_below_its_utilisation_and_keeps_its_pool_above() {
     );
 }
 
-/// Before 0.9 no start-up check: the profile counts `total − free − torch` as non-torch memory,
+/// Before 0.9.1 no start-up check: the profile counts `total − free − torch` as non-torch memory,
 /// other programs' with it, so the pool's budget loses exactly the memory in use: 2 GiB is
 /// 1,024 blocks of 16 tokens × 32 layers × 4,096 B (2 MiB), 16,384 tokens fewer.
 #[test]
-fn vllm_before_0_9_pays_the_memory_in_use_out_of_its_pool() {
+fn vllm_before_0_9_1_pays_the_memory_in_use_out_of_its_pool() {
     let base = vllm_4090("0.8.5");
     let e0 = estimate(&base).unwrap();
     let e = estimate(&with_in_use(&base, "2GiB")).unwrap();

@@ -115,8 +115,8 @@ pub(super) enum VllmPool {
     Card {
         /// The card's memory.
         memory: u64,
-        /// Memory other programs hold that the budget pays for (before 0.9, where the profile
-        /// counts it as non-torch memory; 0 from 0.9, which checks it at start-up instead).
+        /// Memory other programs hold that the budget pays for (before 0.9.1, where the profile
+        /// counts it as non-torch memory; 0 from 0.9.1, which checks it at start-up instead).
         others: u64,
         /// Bytes left in the budget.
         available: u64,

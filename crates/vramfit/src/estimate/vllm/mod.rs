@@ -87,7 +87,7 @@ impl Run<'_> {
 }
 
 impl Run<'_> {
-    /// vLLM from 0.9 refuses to start when the free memory is below `gpu_memory_utilization` of
+    /// vLLM from 0.9.1 refuses to start when the free memory is below `gpu_memory_utilization` of
     /// the card (`init_device` in `vllm/v1/worker/gpu_worker.py`: `free_memory <
     /// requested_memory`, the latter `total_memory × gpu_memory_utilization`): the free memory
     /// and what it asks, when it refuses.

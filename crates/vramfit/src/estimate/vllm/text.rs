@@ -290,7 +290,7 @@ impl Run<'_> {
                     } else {
                         ("", "")
                     };
-                    // Before 0.9 the profile counts other programs' memory as non-torch.
+                    // Before 0.9.1 the profile counts other programs' memory as non-torch.
                     let (others, others_zh) = if others > 0 {
                         (
                             alloc::format!(" + {} in use by other programs", b(others)),
