@@ -16,6 +16,9 @@ pub fn layout_input(input: &EstimateInput, layout: Layout, on: &Gpu) -> Option<E
     let input = EstimateInput {
         gpu: Some(on.id.into()),
         gpu_memory: None,
+        // An offer's card drives no desktop: the memory in use on the person's own card is not
+        // carried to the cards they might rent.
+        memory_in_use: None,
         ..input.clone()
     };
     Some(match layout.kind {
