@@ -284,3 +284,33 @@ fn the_solvers_answer_against_what_is_free() {
     let s = crate::estimate::solve(&refused, &crate::catalog::find_device("rtx-4090").unwrap());
     assert_eq!((s.max_batch, s.max_context), (None, None));
 }
+
+/// vLLM's refusal against its own published messages: the card's memory as it prints it and the
+/// memory in use as the card less the free memory it prints.
+/// - vllm-project/vllm#20305 (v0.9.1, 2025-06-30): "Free memory on device (31.44/47.38 GiB) on
+///   startup is less than desired GPU memory utilization (0.95, 45.01 GiB)".
+/// - vllm-project/vllm#23192 (2025-09-03, an H200): "Free memory on device (7.34/139.72 GiB)
+///   on startup is less than desired GPU memory utilization (0.9, 125.75 GiB)".
+///
+/// The largest utilisation that starts: ⌊31.44 / 47.38 × 100⌋ / 100 = ⌊66.36⌋ / 100 = 0.66, and
+/// ⌊7.34 / 139.72 × 100⌋ / 100 = ⌊5.25⌋ / 100 = 0.05.
+#[test]
+fn vllm_refusal_reads_as_its_published_messages() {
+    for (card, in_use, util, free, asked, largest) in [
+        ("47.38GiB", "15.94GiB", 0.95, "31.44", "45.01", "0.66"),
+        ("139.72GiB", "132.38GiB", 0.9, "7.34", "125.75", "0.05"),
+    ] {
+        let input = EstimateInput {
+            gpu: None,
+            gpu_memory: Some(card.into()),
+            memory_in_use: Some(in_use.into()),
+            gpu_memory_utilization: util,
+            ..vllm_4090("0.33")
+        };
+        let e = estimate(&input).unwrap();
+        let r = e.fit.unwrap().reason.unwrap();
+        let said = alloc::format!("{free} GiB free, {asked} GiB asked");
+        assert!(r.en.contains(&said), "{}", r.en);
+        assert!(r.en.contains(&alloc::format!("that starts is {largest}")), "{}", r.en);
+    }
+}
