@@ -311,6 +311,10 @@ fn vllm_refusal_reads_as_its_published_messages() {
         let r = e.fit.unwrap().reason.unwrap();
         let said = alloc::format!("{free} GiB free, {asked} GiB asked");
         assert!(r.en.contains(&said), "{}", r.en);
-        assert!(r.en.contains(&alloc::format!("that starts is {largest}")), "{}", r.en);
+        assert!(
+            r.en.contains(&alloc::format!("that starts is {largest}")),
+            "{}",
+            r.en
+        );
     }
 }
