@@ -318,3 +318,42 @@ fn vllm_refusal_reads_as_its_published_messages() {
         );
     }
 }
+
+/// RL with vLLM colocated (TRL's `vllm_gpu_memory_utilization` 0.3 by default) on an H100
+/// (81,090 MiB = 79.19 GiB): it asks 0.3 × 81,090 = 24,327 MiB (23.76 GiB) free at its start;
+/// 60 GiB (61,440 MiB) in use leaves 19,650 MiB (19.19 GiB), and the colocated vLLM (0.33)
+/// refuses to start; the largest utilisation that starts is ⌊19,650 / 81,090 × 100⌋ / 100 =
+/// ⌊24.23⌋ / 100 = 0.24.
+#[test]
+fn a_colocated_vllm_refuses_when_memory_in_use_leaves_less_than_it_asks() {
+    let input = EstimateInput {
+        model: Some("meta-llama/Llama-3.2-1B".into()),
+        mode: Mode::Training,
+        batch: 2.0,
+        seq_len: 256.0,
+        gpu: Some("h100-sxm5-80gb".into()),
+        rl: Some(crate::estimate::RlAlgorithm::Grpo),
+        num_generations: Some(4.0),
+        max_completion_length: Some(768.0),
+        rollout: Some(crate::estimate::Rollout::Colocate),
+        stack: Some(crate::estimate::Stack::Trl),
+        memory_in_use: Some("60GiB".into()),
+        ..EstimateInput::default()
+    };
+    let f = estimate(&input).unwrap().fit.unwrap();
+    let r = f.reason.unwrap();
+    assert_eq!(r.key, "vllm_free_memory_short");
+    assert!(
+        r.en.contains("19.19 GiB free, 23.76 GiB asked (gpu_memory_utilization 0.30"),
+        "{}",
+        r.en
+    );
+    assert!(r.en.contains("that starts is 0.24"), "{}", r.en);
+    assert!(!f.fits);
+    // 50 GiB in use leaves 29,890 MiB: it starts.
+    let f = estimate(&with_in_use(&input, "50GiB"))
+        .unwrap()
+        .fit
+        .unwrap();
+    assert!(f.reason.is_none_or(|r| r.key != "vllm_free_memory_short"));
+}

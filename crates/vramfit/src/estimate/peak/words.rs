@@ -256,7 +256,9 @@ impl Run<'_> {
     pub(super) fn start_refused(&self, free: u64, asked: u64) -> Difference {
         let memory = self.device.as_ref().map_or(0, |d| d.memory.get()).max(1);
         let largest = libm::floor(free as f64 / memory as f64 * 100.0) / 100.0;
-        let util = self.gpu_memory_utilization;
+        // The utilisation asked, from what it asks of the card: a colocated RL rollout's own
+        // (`rollout_memory_utilization`), not the training run's setting.
+        let util = asked as f64 / memory as f64;
         let (en, zh) = if !self.text {
             (String::new(), String::new())
         } else {
