@@ -206,6 +206,7 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
             text(u, &["h100-sxm5-80gb", "H100", ""])?
         },
         gpu_memory: text(u, &["80GB", "79.19GiB", "1e309GiB", "-1GB", "NaN GB"])?,
+        memory_in_use: text(u, &["1.2GiB", "900MiB", "0GiB", "81GB", "-1GiB", "1e309GiB"])?,
         cards: if u.ratio(1, 4)? {
             let n = u.int_in_range(0..=4)?;
             let mut cards = Vec::new();

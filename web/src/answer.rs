@@ -4,7 +4,7 @@
 //! `components::answer`'s.
 
 use vramfit::Bytes;
-use vramfit::estimate::{Context, Estimate, EstimateInput, Mode, Workload};
+use vramfit::estimate::{Context, Estimate, EstimateInput, Fit, Mode, Workload};
 use vramfit::hardware::Gpu;
 
 /// What the run is, as the answer names it.
@@ -72,6 +72,18 @@ pub enum Verdict {
         /// The smallest card of the catalog that holds every layer.
         smallest: Option<&'static Gpu>,
     },
+    /// The engine refuses to start: less memory free than it asks of the card (vLLM's
+    /// `gpu_memory_utilization` × the card, from 0.9.1).
+    Refuses {
+        /// The engine's name.
+        engine: &'static str,
+        /// The memory free before the run.
+        free: Bytes,
+        /// What it asks to find free.
+        asked: Bytes,
+        /// The largest `gpu_memory_utilization` that starts, to the hundredth.
+        largest: f64,
+    },
     /// It does not fit.
     No {
         /// The card memory it needs per GPU.
@@ -94,6 +106,9 @@ pub struct Answer {
     pub card: Option<&'static Gpu>,
     /// The card's memory, when there is one.
     pub memory: Option<Bytes>,
+    /// Memory already in use on each GPU before the run (`memory_in_use`; 0 when not given):
+    /// the verdict is said against the memory less it.
+    pub in_use: Bytes,
     /// The verdict.
     pub verdict: Verdict,
     /// The guide's M_rec, shown beside the verdict as its rule, not as a second verdict.
@@ -121,20 +136,37 @@ pub fn answer(input: &EstimateInput, e: &Estimate) -> Option<Answer> {
                 .as_ref()
                 .and_then(|t| t.decode_tokens_per_s_per_sequence),
         },
-        Some(f) => verdict_short(input, &w, e, f.memory_bytes),
+        Some(f) => verdict_short(input, &w, e, f),
     };
     Some(Answer {
         run,
         gpus: e.gpus,
         card,
         memory: e.fit.as_ref().map(|f| f.memory_bytes),
+        in_use: e.fit.as_ref().map_or(Bytes::ZERO, |f| f.in_use_bytes),
         verdict,
         m_rec: e.recommended_bytes,
     })
 }
 
-/// The verdict of a run that does not fit as asked on a card of `memory`.
-fn verdict_short(input: &EstimateInput, w: &Workload, e: &Estimate, memory: Bytes) -> Verdict {
+/// The verdict of a run that does not fit as asked on the card of `f`, against what is free
+/// of it.
+fn verdict_short(input: &EstimateInput, w: &Workload, e: &Estimate, f: &Fit) -> Verdict {
+    let memory = f.memory_bytes.minus(f.in_use_bytes);
+    // The estimator's start-up refusal (vLLM's check of the free memory): its numbers, as the
+    // check reads them.
+    if f.reason
+        .as_ref()
+        .is_some_and(|r| r.key == "vllm_free_memory_short")
+    {
+        let card = f.memory_bytes.get();
+        return Verdict::Refuses {
+            engine: w.rules().name,
+            free: memory,
+            asked: Bytes::from_f64(card as f64 * w.gpu_memory_utilization),
+            largest: (memory.get() as f64 / card.max(1) as f64 * 100.0).floor() / 100.0,
+        };
+    }
     let fits_card = e.total_bytes <= memory;
     let fewest = || fewest_gpus(input, memory).filter(|&n| n > e.gpus);
     if let Some(held) = e
@@ -316,6 +348,44 @@ mod tests {
         // And the fewest H100s that hold all 32 at once, proved by the estimator.
         let n = fewest.unwrap();
         assert!(n > 2, "{n}");
+    }
+
+    /// Memory in use on the card: vLLM's start-up check (in_use_tests.rs in the estimator has
+    /// the hand calculation: 20.52 GiB free of the RTX 4090's 23.52 GiB, 21.17 GiB asked, 0.87
+    /// the largest utilisation that starts), and the sentence says what is in use and free.
+    #[test]
+    fn memory_in_use_is_said_in_the_answer() {
+        let a = answer_of(
+            "#/calc?model=meta-llama%2FLlama-3.1-8B&mode=serve&engine=vllm&max_model_len=8192&gpu=rtx-4090&memory_in_use=3GiB",
+        );
+        assert_eq!(a.in_use.get(), 3 << 30);
+        let Verdict::Refuses {
+            engine,
+            free,
+            asked,
+            largest,
+        } = a.verdict
+        else {
+            panic!("{:?}", a.verdict)
+        };
+        assert_eq!(engine, "vLLM");
+        assert_eq!(free.get(), 25_253_904_384 - (3 << 30));
+        // 0.9 × 25,253,904,384 = 22,728,513,945.6 B, to the byte.
+        assert_eq!(asked.get(), 22_728_513_946);
+        assert!((largest - 0.87).abs() < 1e-9, "{largest}");
+        let (name, text) = crate::components::answer::sentence(Lang::En, &a);
+        assert_eq!(name, "refuses");
+        // The site's GiB to three figures.
+        assert!(
+            text.contains("20.5 GiB free, it asks 21.2 GiB") && text.contains("is 0.87"),
+            "{text}"
+        );
+        assert!(
+            text.contains("3.00 GiB is already in use on each GPU, 20.5 GiB free"),
+            "{text}"
+        );
+        let (_, zh) = crate::components::answer::sentence(Lang::Zh, &a);
+        assert!(zh.contains("已占用 3.00 GiB"), "{zh}");
     }
 
     #[test]

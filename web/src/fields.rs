@@ -353,6 +353,7 @@ pub static FIELDS: &[Field] = &[
     Field::new("gpu", Kind::Text, Group::Hardware),
     Field::new("cards", Kind::Text, Group::Hardware),
     Field::new("gpu_memory", Kind::Text, Group::Hardware),
+    Field::new("memory_in_use", Kind::Text, Group::Hardware),
     Field::new("gpus", Kind::OptNumber, Group::Hardware),
     Field::new("tp", Kind::Number, Group::Hardware),
     Field::new("pp", Kind::Number, Group::Hardware),
@@ -440,6 +441,7 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
         pp,
         gpu,
         gpu_memory,
+        memory_in_use,
         cards,
         tensor_split,
         split_mode,
@@ -585,6 +587,7 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
         ("acceptance_rate", opt(*acceptance_rate)),
         ("gpu", gpu.clone().unwrap_or_default()),
         ("gpu_memory", gpu_memory.clone().unwrap_or_default()),
+        ("memory_in_use", memory_in_use.clone().unwrap_or_default()),
         ("cards", cards.join(",")),
         (
             "tensor_split",

@@ -158,6 +158,9 @@ pub struct EstimateFlags {
     /// GPU memory with its unit, e.g. 79.19GiB or 80GB.
     #[arg(long)]
     pub gpu_memory: Option<String>,
+    /// Memory already in use on each GPU before the run (the desktop, a display, other programs; what nvidia-smi shows used with nothing of the run loaded), with its unit, e.g. 1.2GiB or 900MiB; 0 to the card's memory. The fit is said against what is free; vLLM (0.9.1 on) refuses to start below gpu_memory_utilization of the card, SGLang, TensorRT-LLM and Ollama size from the free memory [default: 0].
+    #[arg(long, visible_alias = "in-use")]
+    pub memory_in_use: Option<String>,
     /// vLLM gpu_memory_utilization.
     #[arg(long, allow_negative_numbers = true, default_value_t = 0.9)]
     pub gpu_memory_utilization: f64,
@@ -538,6 +541,7 @@ impl EstimateFlags {
             pp: self.pp,
             gpu: self.gpu.clone(),
             gpu_memory: self.gpu_memory.clone(),
+            memory_in_use: self.memory_in_use.clone(),
             cards: self.cards.clone(),
             tensor_split: self.tensor_split.clone(),
             split_mode: self.split_mode.into(),
@@ -731,6 +735,7 @@ fn from_command(line: &str, flags: EstimateInput) -> Result<(EstimateInput, Vec<
     let input = EstimateInput {
         gpu: flags.gpu,
         gpu_memory: flags.gpu_memory,
+        memory_in_use: flags.memory_in_use,
         cards: flags.cards,
         batch,
         seq_len: flags.seq_len,

@@ -229,7 +229,19 @@ pub fn table(e: &Estimate) -> String {
         } else {
             format!("does NOT fit: {} short", f.shortfall_bytes.display_gib())
         };
-        let _ = writeln!(s, "  {:<20}{}  {verdict}", f.gpu, gib(f.memory_bytes));
+        // With memory already in use, the card's memory and what is free of it, which the
+        // verdict is said against.
+        let memory = if f.in_use_bytes.get() > 0 {
+            format!(
+                "{} ({} in use, {} free before the run)",
+                gib(f.memory_bytes),
+                f.in_use_bytes.display_gib(),
+                f.memory_bytes.minus(f.in_use_bytes).display_gib()
+            )
+        } else {
+            gib(f.memory_bytes)
+        };
+        let _ = writeln!(s, "  {:<20}{memory}  {verdict}", f.gpu);
     }
     // llama.cpp over several cards: each card's share against its own memory.
     for (i, c) in e.cards.iter().enumerate() {

@@ -461,3 +461,49 @@ fn a_list_of_cards() {
     assert_eq!(code, 2);
     assert!(err.contains("rtx-3060-12gb"), "{err}");
 }
+
+#[test]
+fn memory_in_use_is_a_flag_and_the_fit_is_said_against_what_is_free() {
+    // vLLM 0.33, Llama-3.1-8B on an RTX 4090 (25,253,904,384 B): 3 GiB in use leaves 20.52 GiB
+    // free, less than 0.9 × the card (21.17 GiB): vLLM refuses to start (in_use_tests.rs has
+    // the hand calculation).
+    let args = [
+        "estimate",
+        "--model",
+        "meta-llama/Llama-3.1-8B",
+        "--mode",
+        "serve",
+        "--engine",
+        "vllm",
+        "--gpu",
+        "rtx-4090",
+        "--max-model-len",
+        "8192",
+        "--in-use",
+        "3GiB",
+    ];
+    let (code, out, err) = vramfit(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("(3.00 GiB in use, 20.52 GiB free before the run)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("vLLM would refuse to start: 20.52 GiB free, 21.17 GiB asked"),
+        "{out}"
+    );
+    let v = json(&args);
+    assert_eq!(v["fit"]["in_use_bytes"].as_u64(), Some(3 << 30));
+    // Above the card's memory: an error naming the flag, exit code 2.
+    let (code, _, err) = vramfit(&[
+        "estimate",
+        "--params",
+        "7B",
+        "--gpu",
+        "rtx-4090",
+        "--memory-in-use",
+        "30GiB",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--memory-in-use"), "{err}");
+}

@@ -1123,6 +1123,16 @@ export interface EstimateInput {
    */
   gpu_memory?: string | null;
   /**
+   * Memory already in use on each GPU before the run starts — the desktop, a display, other
+   * programs (what `nvidia-smi` shows as used with nothing of the run loaded) — with its
+   * unit (`1.2GiB`, `900MiB`), from 0 to the card's memory (or its working set or
+   * `wired_limit_mb` on an Apple card). Every fit is then said against what is free; vLLM
+   * (from 0.9.1) refuses to start when the free memory is below `gpu_memory_utilization` of
+   * the card's; SGLang's `mem_fraction_static`, TensorRT-LLM's `free_gpu_memory_fraction`
+   * and Ollama's layer decision read the free memory. Default: 0.
+   */
+  memory_in_use?: string | null;
+  /**
    * Cards that are not alike, in the engine's device order (CUDA0 first): each a catalog
    * card as `gpu` takes it, or a count of one (`2x4090`). Empty: `gpu` × `gpus`, as before. A
    * list of one card alone (`["2x4090"]`) is that card × its count. Only llama.cpp splits a
@@ -1577,15 +1587,20 @@ export interface Fit {
    */
   memory_bytes: Bytes;
   /**
-   * `total_bytes ≤ memory_bytes`.
+   * Memory already in use on it before the run (`memory_in_use`, 0 when not given): the run
+   * fits in `memory_bytes − in_use_bytes`, what is free.
+   */
+  in_use_bytes: Bytes;
+  /**
+   * `total_bytes ≤ memory_bytes − in_use_bytes`.
    */
   fits: boolean;
   /**
-   * Memory left over (zero when it does not fit).
+   * Free memory left over (zero when it does not fit).
    */
   headroom_bytes: Bytes;
   /**
-   * Memory missing (zero when it fits).
+   * Memory missing from what is free (zero when it fits).
    */
   shortfall_bytes: Bytes;
   /**

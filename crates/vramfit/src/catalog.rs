@@ -24,6 +24,17 @@ pub struct Device {
     pub fp8: bool,
     /// Computes in FP4 (Blackwell): TensorRT-LLM's nvfp4 KV cache.
     pub fp4: bool,
+    /// Memory already in use on the card before the run starts (the desktop, a display, other
+    /// programs): `memory_in_use`, 0 when not given, at most `memory`.
+    pub in_use: Bytes,
+}
+
+impl Device {
+    /// The memory free when the run starts, what `cudaMemGetInfo` reports as free: `memory`
+    /// less what is already in use.
+    pub fn free(&self) -> Bytes {
+        self.memory.minus(self.in_use)
+    }
 }
 
 /// A preset's checkpoint dtype and architecture, by id (case-insensitive).
@@ -59,5 +70,6 @@ pub fn device_of(g: &'static crate::gpu::Gpu) -> Device {
         bf16: generation.bf16(),
         fp8: generation.fp8(),
         fp4: generation.fp4(),
+        in_use: Bytes::ZERO,
     }
 }

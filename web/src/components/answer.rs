@@ -33,7 +33,7 @@ pub fn sentence(lang: Lang, a: &Answer) -> (&'static str, String) {
         let size = a.memory.map_or_else(String::new, format::gib);
         lang.f(key!("verdict.your_card"), &[&size])
     });
-    match &a.verdict {
+    let (name, text) = match &a.verdict {
         Verdict::Needs { need, smallest } => (
             "needs",
             lang.f(key!("verdict.needs"), &[&run, &format::gib(*need)])
@@ -84,12 +84,33 @@ pub fn sentence(lang: Lang, a: &Answer) -> (&'static str, String) {
                 &[&run, &on, &cpu_percent.to_string(), &format::gib(*need)],
             ) + &smallest_text(lang, *smallest),
         ),
+        Verdict::Refuses {
+            engine,
+            free,
+            asked,
+            largest,
+        } => (
+            "refuses",
+            lang.f(
+                key!("verdict.refuses"),
+                &[
+                    engine,
+                    &on,
+                    &format::gib(*free),
+                    &format::gib(*asked),
+                    &fixed(*largest, 2),
+                ],
+            ),
+        ),
         Verdict::No {
             need,
             fewest,
             smallest,
         } => {
-            let have = a.memory.map_or_else(String::new, format::gib);
+            // Against what is free: the card's memory less what is already in use on it.
+            let have = a
+                .memory
+                .map_or_else(String::new, |m| format::gib(m.minus(a.in_use)));
             (
                 "no",
                 lang.f(key!("verdict.no"), &[&run, &format::gib(*need), &on, &have])
@@ -97,7 +118,16 @@ pub fn sentence(lang: Lang, a: &Answer) -> (&'static str, String) {
                     + &smallest_text(lang, *smallest),
             )
         }
-    }
+    };
+    // The memory already in use, named: the verdict is said against what is free.
+    let in_use = match a.memory {
+        Some(m) if a.in_use.get() > 0 => lang.f(
+            key!("verdict.in_use"),
+            &[&format::gib(a.in_use), &format::gib(m.minus(a.in_use))],
+        ),
+        _ => String::new(),
+    };
+    (name, text + &in_use)
 }
 
 /// The run: the model and its format, with the target asked (users, context, batch).

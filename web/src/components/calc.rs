@@ -368,6 +368,10 @@ fn gpu_picker(app: &crate::Ctx, error: &Option<InputError>) -> Html {
                 if let Some(e) = err { <span class="err" id="f-gpu-err" role="alert">{ error_text(lang, e) }</span> }
             </div>
             if gpu.is_empty() { { field_input(app, "gpu_memory", error) } }
+            // The memory already in use on the card (a desktop, a display), once there is one.
+            if !gpu.is_empty() || !app.value("gpu_memory").is_empty() {
+                { field_input(app, "memory_in_use", error) }
+            }
         </>
     }
 }

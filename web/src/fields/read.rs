@@ -120,6 +120,7 @@ fn set(input: &mut EstimateInput, key: &str, v: &str) -> Result<(), InputError> 
         "split_mode" => input.split_mode = choice(key, v)?,
         "main_gpu" => input.main_gpu = num()?,
         "gpu_memory" => input.gpu_memory = text(),
+        "memory_in_use" => input.memory_in_use = text(),
         "engine_version" => input.engine_version = text(),
         "enable_lora" => input.enable_lora = on,
         "max_loras" => input.max_loras = opt()?,

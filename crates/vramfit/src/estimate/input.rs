@@ -432,6 +432,14 @@ pub struct EstimateInput {
     pub gpu: Option<String>,
     /// GPU memory as the CUDA runtime reports it, with its unit (`79.19GiB`, `80GB`).
     pub gpu_memory: Option<String>,
+    /// Memory already in use on each GPU before the run starts — the desktop, a display, other
+    /// programs (what `nvidia-smi` shows as used with nothing of the run loaded) — with its
+    /// unit (`1.2GiB`, `900MiB`), from 0 to the card's memory (or its working set or
+    /// `wired_limit_mb` on an Apple card). Every fit is then said against what is free; vLLM
+    /// (from 0.9.1) refuses to start when the free memory is below `gpu_memory_utilization` of
+    /// the card's; SGLang's `mem_fraction_static`, TensorRT-LLM's `free_gpu_memory_fraction`
+    /// and Ollama's layer decision read the free memory. Default: 0.
+    pub memory_in_use: Option<String>,
     /// Cards that are not alike, in the engine's device order (CUDA0 first): each a catalog
     /// card as `gpu` takes it, or a count of one (`2x4090`). Empty: `gpu` × `gpus`, as before. A
     /// list of one card alone (`["2x4090"]`) is that card × its count. Only llama.cpp splits a
@@ -723,6 +731,7 @@ impl Default for EstimateInput {
             pp: 1.0,
             gpu: None,
             gpu_memory: None,
+            memory_in_use: None,
             cards: Vec::new(),
             tensor_split: Vec::new(),
             split_mode: SplitMode::Layer,

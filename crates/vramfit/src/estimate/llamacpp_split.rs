@@ -63,6 +63,15 @@ impl Run<'_> {
         }
     }
 
+    /// The memory free on GPU `g` when the run starts (its memory less what other programs
+    /// hold), which its share must fit in.
+    fn card_free(&self, g: usize) -> Option<Bytes> {
+        match self.cards.get(g) {
+            Some(d) => Some(d.free()),
+            None => self.device.as_ref().map(|d| d.free()),
+        }
+    }
+
     /// Each GPU's share before it is normalized: the tensor split as given, else its free memory
     /// at start, taken as its memory less llama.cpp's CUDA context (alike GPUs: equal shares).
     pub(super) fn llamacpp_shares(&self, n: usize) -> Vec<f32> {
@@ -71,7 +80,8 @@ impl Run<'_> {
         }
         (0..n)
             .map(|g| match self.cards.get(g) {
-                Some(d) => d.memory.get().saturating_sub(LLAMACPP_CONTEXT.get()) as f32,
+                // `ggml_backend_dev_memory`'s free: other programs' memory is out of it.
+                Some(d) => d.free().get().saturating_sub(LLAMACPP_CONTEXT.get()) as f32,
                 None => 1.0,
             })
             .collect()
@@ -134,7 +144,7 @@ impl Run<'_> {
             let memory = if self.cards.is_empty() {
                 0
             } else {
-                self.card_memory(g).map_or(0, Bytes::get)
+                self.card_free(g).map_or(0, Bytes::get)
             };
             let short = f.used() as i128 - memory as i128;
             if short >= worst {
@@ -161,6 +171,7 @@ impl Run<'_> {
                     .or(self.device.as_ref())
                     .map_or("gpu", |d| d.id);
                 let memory = self.card_memory(g).unwrap_or(Bytes::new(0));
+                let free = self.card_free(g).unwrap_or(Bytes::new(0));
                 let used = Bytes::new(x.used());
                 CardUse {
                     gpu: String::from(id),
@@ -171,9 +182,9 @@ impl Run<'_> {
                     kv_cache_bytes: Bytes::new(x.kv.saturating_add(x.state)),
                     compute_bytes: Bytes::new(x.compute),
                     used_bytes: used,
-                    fits: used <= memory,
-                    headroom_bytes: memory.minus(used),
-                    shortfall_bytes: used.minus(memory),
+                    fits: used <= free,
+                    headroom_bytes: free.minus(used),
+                    shortfall_bytes: used.minus(free),
                     limits: g == f.busiest,
                 }
             })

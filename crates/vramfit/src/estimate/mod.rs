@@ -102,6 +102,8 @@ mod formula_zh;
 mod guide;
 mod hf;
 mod hf_version;
+#[cfg(test)]
+mod in_use_tests;
 mod indexer;
 mod input;
 mod input_regimes;

@@ -199,11 +199,15 @@ pub struct Fit {
     pub gpu: String,
     /// Its memory.
     pub memory_bytes: Bytes,
-    /// `total_bytes ≤ memory_bytes`.
+    /// Memory already in use on it before the run (`memory_in_use`, 0 when not given): the run
+    /// fits in `memory_bytes − in_use_bytes`, what is free.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub in_use_bytes: Bytes,
+    /// `total_bytes ≤ memory_bytes − in_use_bytes`.
     pub fits: bool,
-    /// Memory left over (zero when it does not fit).
+    /// Free memory left over (zero when it does not fit).
     pub headroom_bytes: Bytes,
-    /// Memory missing (zero when it fits).
+    /// Memory missing from what is free (zero when it fits).
     pub shortfall_bytes: Bytes,
     /// Why it does not fit when memory alone does not say (serving: the KV pool is too small).
     pub reason: Option<Difference>,

@@ -198,6 +198,9 @@ impl core::ops::Deref for Run<'_> {
 pub(super) struct ServePool {
     /// Bytes left for the pool in the utilisation budget.
     pub(super) available: u64,
+    /// The engine's start-up check of the free memory, failed: the free memory and what it
+    /// asks (vLLM from 0.9.1: `gpu_memory_utilization` × the card). `None`: it starts.
+    pub(super) start_short: Option<(u64, u64)>,
     /// What one request of max_model_len needs: every full-attention layer the whole length, a
     /// sliding-window layer its window plus one step's tokens (`SlidingWindowSpec`).
     pub(super) request: u64,

@@ -90,6 +90,49 @@ pub(super) fn run_shapes() -> Vec<EstimateInput> {
     out.extend(vllm_lora_shapes());
     out.extend(hybrid_shapes());
     out.extend(gemma4_shapes());
+    out.extend(in_use_shapes());
+    out
+}
+
+/// Memory already in use on the card (last, so that the shapes before keep their places):
+/// vLLM refusing to start (0.33) and paying it out of its pool (0.8.5), SGLang's and
+/// TensorRT-LLM's pools, Ollama's layers, llama.cpp over unlike cards, transformers and MLX.
+fn in_use_shapes() -> Vec<EstimateInput> {
+    let llama = |engine, gpu: &str, in_use: &str| EstimateInput {
+        mode: if matches!(engine, Engine::Vllm | Engine::Sglang | Engine::Trtllm) {
+            Mode::Serve
+        } else {
+            Mode::Inference
+        },
+        engine,
+        max_model_len: Some(8192.0),
+        memory_in_use: Some(in_use.to_string()),
+        ..base(Some("meta-llama/Llama-3.1-8B"), None, Some(gpu))
+    };
+    let mut out = Vec::new();
+    for (engine, gpu, in_use) in [
+        (Engine::Vllm, "rtx-4090", "3GiB"),
+        (Engine::Sglang, "h100-sxm5-80gb", "1GiB"),
+        (Engine::Trtllm, "h100-sxm5-80gb", "1GiB"),
+        (Engine::Hf, "rtx-4090", "1.5GiB"),
+        (Engine::Mlx, "apple-m4-max-128gb", "8GiB"),
+    ] {
+        out.push(llama(engine, gpu, in_use));
+    }
+    out.push(EstimateInput {
+        engine_version: Some("0.8.5".to_string()),
+        ..llama(Engine::Vllm, "rtx-4090", "2GiB")
+    });
+    out.push(EstimateInput {
+        quantization: Q4,
+        ..llama(Engine::Ollama, "rtx-3060-12gb", "6GiB")
+    });
+    out.push(EstimateInput {
+        quantization: Q4,
+        gpu: None,
+        cards: ["rtx-3090", "rtx-3060-12gb"].map(str::to_string).to_vec(),
+        ..llama(Engine::Llamacpp, "rtx-3090", "4GiB")
+    });
     out
 }
 

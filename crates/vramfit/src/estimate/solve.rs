@@ -78,10 +78,23 @@ pub fn need(input: &EstimateInput) -> Bytes {
             // one memory).
             if !input.cards.is_empty() && e.cards.iter().any(|c| !c.fits) {
                 crate::units::MAX_SIZE
+            } else if refused_at_start(&e) {
+                // An engine that refuses to start for the memory already in use (vLLM's check
+                // of the free memory) runs no batch and no context: no answer fits.
+                crate::units::MAX_SIZE
             } else {
                 e.required_bytes
             }
         })
+}
+
+/// Whether the engine refuses to start for lack of free memory (the fit's reason
+/// `vllm_free_memory_short`, which the estimate gives with or without its text).
+fn refused_at_start(e: &super::Estimate) -> bool {
+    e.fit
+        .as_ref()
+        .and_then(|f| f.reason.as_ref())
+        .is_some_and(|r| r.key == "vllm_free_memory_short")
 }
 
 /// The runner splits whole layers over the GPUs and the CPU (llama.cpp, Ollama): its fixes
@@ -361,7 +374,12 @@ pub fn solve(input: &EstimateInput, device: &Device) -> Solutions {
     let cached = w
         .as_ref()
         .is_some_and(|w| w.arch.is_bare_decoder() && w.mode != Mode::Training);
-    let memory = device.memory;
+    // Against what is free: the card's memory less what the input says is in use on it.
+    let in_use = w
+        .as_ref()
+        .and_then(|w| w.device.as_ref())
+        .map_or(Bytes::ZERO, |d| d.in_use);
+    let memory = device.memory.minus(in_use);
     let batch = largest_batch_fit(input, memory).filter(|_| detailed || images || cached);
     let context = largest_context_fit(input, memory).filter(|_| detailed || cached);
     let trained = w.as_ref().and_then(trained_bound);
@@ -406,6 +424,7 @@ mod tests {
             bf16: true,
             fp8: true,
             fp4: false,
+            in_use: Bytes::ZERO,
         }
     }
 

@@ -179,11 +179,16 @@ impl<'e> Writer<'e> {
         let super::Fit {
             gpu,
             memory_bytes,
+            in_use_bytes,
             fits,
             headroom_bytes,
             shortfall_bytes,
             reason,
         } = f;
+        // Memory in use is written only where a shape sets it: the shapes before it unchanged.
+        if *in_use_bytes != crate::units::Bytes::ZERO {
+            self.line(format!("in-use {}", in_use_bytes.get()));
+        }
         self.line(format!(
             "fit {} on {gpu} of {} headroom={} shortfall={} reason={}",
             if *fits { "fits" } else { "does-not-fit" },

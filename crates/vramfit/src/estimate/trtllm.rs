@@ -146,13 +146,16 @@ impl Run<'_> {
         let peak = f.peak();
         let tokens = match &self.device {
             Some(d) => {
-                let free = d.memory.get().saturating_sub(peak);
+                // `torch.cuda.mem_get_info()`'s free after the profile: memory other programs
+                // hold is out of it, and so out of the pool by the fraction.
+                let free = d.free().get().saturating_sub(peak);
                 let budget = Bytes::from_f64(free as f64 * fraction).get();
                 let tokens = pool_tokens(budget, f.per_token, TRTLLM_TOKENS_PER_BLOCK);
                 let pool = tokens.saturating_mul(f.per_token);
                 self.add_trtllm_pool(p, &f, pool, tokens, Some((free, budget)));
                 if self.cache_arch().is_generative() {
                     p.serve_pool = Some(ServePool {
+                        start_short: None,
                         available: pool,
                         request,
                         concurrency: tokens as f64 / self.max_model_len.max(1) as f64,

@@ -22,6 +22,9 @@ pub fn layout_input(input: &EstimateInput, layout: Layout, on: &Gpu) -> Option<E
         gpus: None,
         tp: 1.0,
         pp: 1.0,
+        // An offer's card drives no desktop: the memory in use on the person's own card is not
+        // carried to the cards they might rent.
+        memory_in_use: None,
         ..input.clone()
     };
     Some(match layout.kind {

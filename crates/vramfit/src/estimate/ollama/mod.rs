@@ -86,7 +86,9 @@ impl Run<'_> {
         let context = num_ctx.saturating_mul(parallel);
         let gpus = (self.dp * self.pp).max(1) as usize;
         let free = match &self.device {
-            Some(d) => vec![d.memory.get(); gpus],
+            // Ollama reads each GPU's free memory (`FreeMemory`, less `OLLAMA_GPU_OVERHEAD` and
+            // `MinimumMemory()` in `server/sched.go`): memory other programs hold is out of it.
+            Some(d) => vec![d.free().get(); gpus],
             None => vec![u64::MAX; gpus],
         };
         let plan = self.ollama_plan(num_ctx, parallel, &free);

@@ -81,6 +81,12 @@ impl Run<'_> {
         {
             f.gpu = lim.gpu.clone();
             f.memory_bytes = lim.memory_bytes;
+            f.in_use_bytes = self
+                .cards
+                .iter()
+                .map(|c| c.in_use)
+                .max()
+                .unwrap_or_default();
             f.fits = cards.iter().all(|c| c.fits);
             f.headroom_bytes = lim.headroom_bytes;
             f.shortfall_bytes = lim.shortfall_bytes;
@@ -90,6 +96,7 @@ impl Run<'_> {
         #[cfg(feature = "speed")]
         self.speed_note(&mut parts, t.cpu_layers, gpu_layers);
         self.nodes_note(&mut parts);
+        self.in_use_note(&mut parts);
         let differences = self.differences(&quick, &parts);
         let tokens = parts.serve_tokens;
         // To the hundredth, as vLLM logs it (and a short decimal survives any JSON reader).
@@ -253,7 +260,7 @@ impl Run<'_> {
             kv_per_token,
             m_theory,
             pool,
-            pool_ok: pool.is_none_or(|sp| sp.available >= sp.request),
+            pool_ok: pool.is_none_or(|sp| sp.available >= sp.request && sp.start_short.is_none()),
             pool_holds_batch: pool.is_none_or(|sp| sp.concurrency >= self.batch as f64),
             partial_offload: ollama.is_some_and(|o| o.gpu_layers < o.requested_layers),
             cpu,
@@ -296,21 +303,26 @@ impl Run<'_> {
     fn fit(&self, peak: &PeakFigures, t: &Totals, ollama: Option<&OllamaLoad>) -> Option<Fit> {
         let total = peak.total;
         let partial = ollama.filter(|_| t.partial_offload);
+        // Said against what is free: the card's memory less what is already in use on it.
         self.device.as_ref().map(|d| Fit {
             gpu: alloc::string::String::from(d.id),
             memory_bytes: d.memory,
-            fits: total <= d.memory.get() && t.pool_ok && t.pool_holds_batch && partial.is_none(),
+            in_use_bytes: d.in_use,
+            fits: total <= d.free().get() && t.pool_ok && t.pool_holds_batch && partial.is_none(),
             reason: match (
                 t.pool.filter(|_| !t.pool_ok || !t.pool_holds_batch),
                 partial,
             ) {
-                (Some(sp), _) if !t.pool_ok => Some(self.pool_reason(sp, t.kv_per_token)),
+                (Some(sp), _) if !t.pool_ok => Some(match sp.start_short {
+                    Some((free, asked)) => self.start_refused(free, asked),
+                    None => self.pool_reason(sp, t.kv_per_token),
+                }),
                 (Some(sp), _) => Some(self.pool_below_batch(sp, t.m_theory)),
                 (None, Some(o)) => Some(self.offload_reason(o, t.m_theory)),
                 (None, None) => None,
             },
-            headroom_bytes: d.memory.minus(Bytes::new(total)),
-            shortfall_bytes: Bytes::new(total).minus(d.memory),
+            headroom_bytes: d.free().minus(Bytes::new(total)),
+            shortfall_bytes: Bytes::new(total).minus(d.free()),
         })
     }
 }

@@ -7,6 +7,11 @@ use crate::estimate::{ComponentKind, Context, Difference, OllamaLoad, Parts, Run
 use crate::units::fixed;
 use alloc::string::String;
 
+/// Bytes in GiB to the hundredth, as vLLM's start-up check prints them (`round(b / GiB, 2)`).
+fn gib2(bytes: u64) -> String {
+    fixed(bytes as f64 / (1u64 << 30) as f64, 2)
+}
+
 impl Run<'_> {
     /// The allocator's reserve as a component, with its formula.
     pub(super) fn add_reserve(&self, parts: &mut Parts, peak: &PeakFigures) {
@@ -205,6 +210,77 @@ impl Run<'_> {
         };
         Difference {
             key: String::from("kv_pool_too_small"),
+            en,
+            zh,
+        }
+    }
+
+    /// The memory already in use on each GPU, named, and what is free for the run; on Apple
+    /// silicon, where it is taken from.
+    #[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
+    pub(in crate::estimate) fn in_use_note(&self, p: &mut Parts) {
+        let Some(d) = self.device.as_ref().filter(|d| d.in_use.get() > 0) else {
+            return;
+        };
+        let (used, free) = (d.in_use.get(), d.free().get());
+        p.note(
+            "memory_in_use",
+            en!(
+                "{} is already in use on each GPU before the run (memory_in_use: the desktop, a display, other programs): the run fits in the {} free, not the card's {}.",
+                b(used),
+                b(free),
+                b(d.memory.get())
+            ),
+            zh!(
+                "运行前每块 GPU 已占用 {}（memory_in_use：桌面、显示器、其他程序）：运行须放进空闲的 {}，而非显卡的 {}。",
+                b(used),
+                b(free),
+                b(d.memory.get())
+            ),
+        );
+        // Apple silicon: Metal's working set is a share of the RAM the GPU may wire, which
+        // other programs' memory also draws on; vramfit takes it out of the working set.
+        if d.gpu.is_some_and(|g| g.generation().apple()) {
+            p.note(
+                "memory_in_use_apple",
+                String::from(en_str!("On Apple silicon the memory other programs hold is taken out of Metal's working set (recommendedMaxWorkingSetSize, or iogpu.wired_limit_mb): the working set is a share of the same unified memory, and what they hold of it is not the run's.")),
+                String::from(zh_str!("在 Apple 芯片上，其他程序占用的内存从 Metal 工作集（recommendedMaxWorkingSetSize，或 iogpu.wired_limit_mb）中扣除：工作集是同一块统一内存的一部分，它们占用的部分不归本次运行。")),
+            );
+        }
+    }
+
+    /// vLLM's refusal at start-up: less memory free than `gpu_memory_utilization` asks of the
+    /// card, and the largest `gpu_memory_utilization` that starts (free ÷ card, down to the
+    /// hundredth, which vLLM's check then passes).
+    #[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
+    pub(super) fn start_refused(&self, free: u64, asked: u64) -> Difference {
+        let memory = self.device.as_ref().map_or(0, |d| d.memory.get()).max(1);
+        let largest = libm::floor(free as f64 / memory as f64 * 100.0) / 100.0;
+        // The utilisation asked, from what it asks of the card: a colocated RL rollout's own
+        // (`rollout_memory_utilization`), not the training run's setting.
+        let util = asked as f64 / memory as f64;
+        let (en, zh) = if !self.text {
+            (String::new(), String::new())
+        } else {
+            (
+                en!(
+                    "vLLM would refuse to start: {} GiB free, {} GiB asked (gpu_memory_utilization {} of the card; \"Free memory on device … on startup is less than desired GPU memory utilization\"). The largest gpu_memory_utilization that starts is {}; or free the memory other programs hold.",
+                    gib2(free),
+                    gib2(asked),
+                    fixed(util, 2),
+                    fixed(largest, 2)
+                ),
+                zh!(
+                    "vLLM 将拒绝启动：空闲 {} GiB，请求 {} GiB（显存的 gpu_memory_utilization {}；日志 \"Free memory on device … on startup is less than desired GPU memory utilization\"）。能启动的最大 gpu_memory_utilization 为 {}；或释放其他程序占用的显存。",
+                    gib2(free),
+                    gib2(asked),
+                    fixed(util, 2),
+                    fixed(largest, 2)
+                ),
+            )
+        };
+        Difference {
+            key: String::from("vllm_free_memory_short"),
             en,
             zh,
         }

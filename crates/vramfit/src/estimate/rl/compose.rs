@@ -141,8 +141,12 @@ impl Run<'_> {
             policy_alloc
         };
         p.peak = Some(policy_torch.saturating_add(beside_torch));
-        // A colocated vLLM that cannot hold one request of its max_model_len does not start.
-        if let Some(pool) = engine.pool.filter(|sp| sp.available < sp.request) {
+        // A colocated vLLM that cannot hold one request of its max_model_len does not start, nor
+        // one whose start-up check finds less free memory than it asks (memory in use).
+        if let Some(pool) = engine
+            .pool
+            .filter(|sp| sp.available < sp.request || sp.start_short.is_some())
+        {
             p.serve_pool = Some(pool);
         }
         // Each sequence of prompt + completion takes whole 16-token blocks of the pool.

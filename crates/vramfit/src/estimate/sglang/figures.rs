@@ -132,8 +132,14 @@ impl Run<'_> {
                 state,
             );
         };
+        // SGLang sizes from the memory free at start (`get_available_gpu_memory` after the
+        // distributed init, `min_per_gpu_memory`), which other programs' memory is out of:
+        // `profile_max_num_token`'s rest = free after loading − pre × (1 − mem_fraction_static)
+        // = pre × mem_fraction_static − loaded, so memory in use shrinks the pool by
+        // mem_fraction_static of it.
         let memory = d.memory.get();
-        let pre = memory.saturating_sub(preload);
+        let in_use = d.in_use.get();
+        let pre = d.free().get().saturating_sub(preload);
         let rest = Bytes::from_f64(pre as f64 * self.mem_fraction_static)
             .get()
             .saturating_sub(loaded);
@@ -158,6 +164,7 @@ impl Run<'_> {
         (
             SglangPool::Card {
                 memory,
+                in_use,
                 pre,
                 rest,
                 tokens,
@@ -221,6 +228,8 @@ pub(super) enum SglangPool {
     /// loading took (`rest` left), in whole tokens, and the pool's bytes with its padding slot.
     Card {
         memory: u64,
+        /// Memory other programs hold before SGLang starts.
+        in_use: u64,
         pre: u64,
         rest: u64,
         tokens: u64,

@@ -182,6 +182,7 @@ impl Run<'_> {
                 None => rest,
             };
             p.serve_pool = Some(ServePool {
+                start_short: None,
                 available,
                 request: f.cell,
                 // Each DP-attention group's pool holds its own requests.

@@ -197,17 +197,29 @@ impl Run<'_> {
     }
 
     /// The token pool's formula: the static fraction on a card, the demand without one.
+    // In one language, the other's words about memory in use are not used.
+    #[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
     fn sglang_pool_text(&self, f: &SglangFigures) -> Formula {
         let (cell, context, preload, mfs) =
             (f.cell, f.context, f.preload, self.mem_fraction_static);
         match f.pool {
             SglangPool::Card {
                 memory,
+                in_use,
                 pre,
                 rest,
                 tokens,
                 kv,
             } => formula!(self.text;
+                // Memory other programs hold, named where there is some.
+                let (others, others_zh) = if in_use > 0 {
+                    (
+                        alloc::format!(" − {} in use by other programs", b(in_use)),
+                        alloc::format!(" − 其他程序已占用 {}", b(in_use)),
+                    )
+                } else {
+                    (alloc::string::String::new(), alloc::string::String::new())
+                };
                 let (memory, pre_s, mfs_s, rest_s, tokens_s, cell_s, size) = (
                     b(memory),
                     b(pre),
@@ -218,11 +230,11 @@ impl Run<'_> {
                     b(kv),
                 );
                 [
-                    "({memory} − {} in use before loading = {pre_s}) × mem_fraction_static {mfs_s} − (weights + loading) = {rest_s} → {tokens_s} tokens (+1 padding slot) × {cell_s} B per token = {size}",
+                    "({memory}{others} − {} in use before loading = {pre_s}) × mem_fraction_static {mfs_s} − (weights + loading) = {rest_s} → {tokens_s} tokens (+1 padding slot) × {cell_s} B per token = {size}",
                     b(preload)
                 ],
                 [
-                    "({memory} − 加载前已用 {} = {pre_s}) × mem_fraction_static {mfs_s} − (权重 + 加载占用) = {rest_s} → {tokens_s} token（+1 个填充槽）× {cell_s} B 每 token = {size}",
+                    "({memory}{others_zh} − 加载前已用 {} = {pre_s}) × mem_fraction_static {mfs_s} − (权重 + 加载占用) = {rest_s} → {tokens_s} token（+1 个填充槽）× {cell_s} B 每 token = {size}",
                     b(preload)
                 ]
             ),

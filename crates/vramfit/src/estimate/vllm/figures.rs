@@ -115,6 +115,9 @@ pub(super) enum VllmPool {
     Card {
         /// The card's memory.
         memory: u64,
+        /// Memory other programs hold that the budget pays for (before 0.9.1, where the profile
+        /// counts it as non-torch memory; 0 from 0.9.1, which checks it at start-up instead).
+        others: u64,
         /// Bytes left in the budget.
         available: u64,
         /// Whole blocks in them, and their bytes.
@@ -371,7 +374,12 @@ impl Run<'_> {
         };
         let memory = d.memory.get();
         let budget = Bytes::from_f64(memory as f64 * self.gpu_memory_utilization).get();
-        let available = budget.saturating_sub(budget_used);
+        let others = if self.vllm_version.refuses_short_free() {
+            0
+        } else {
+            d.in_use.get()
+        };
+        let available = budget.saturating_sub(budget_used).saturating_sub(others);
         let block = l.per_layer * VLLM_BLOCK * l.group_size;
         let blocks = available.checked_div(block).unwrap_or(0);
         let groups = l.groups_full + l.groups_window + l.groups_cross + l.groups_state;
@@ -381,6 +389,7 @@ impl Run<'_> {
             + l.groups_state * l.state_blocks;
         let pool = VllmPool::Card {
             memory,
+            others,
             available,
             blocks,
             used: blocks * block,

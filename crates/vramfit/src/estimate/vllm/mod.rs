@@ -75,6 +75,7 @@ impl Run<'_> {
         {
             p.serve_pool = Some(ServePool {
                 available,
+                start_short: self.vllm_start_short(),
                 request: f.request,
                 concurrency,
                 budget: PoolBudget::Utilization,
@@ -87,6 +88,19 @@ impl Run<'_> {
             .kv_offload
             .map_or(0, |o| o.host_bytes().saturating_mul(self.dp));
         (Phase::Serving, 0, host)
+    }
+}
+
+impl Run<'_> {
+    /// vLLM from 0.9.1 refuses to start when the free memory is below `gpu_memory_utilization` of
+    /// the card (`init_device` in `vllm/v1/worker/gpu_worker.py`: `free_memory <
+    /// requested_memory`, the latter `total_memory × gpu_memory_utilization`): the free memory
+    /// and what it asks, when it refuses.
+    fn vllm_start_short(&self) -> Option<(u64, u64)> {
+        let d = self.device.as_ref()?;
+        let asked = Bytes::from_f64(d.memory.get() as f64 * self.gpu_memory_utilization).get();
+        let free = d.free().get();
+        (self.vllm_version.refuses_short_free() && free < asked).then_some((free, asked))
     }
 }
 

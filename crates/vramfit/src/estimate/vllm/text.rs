@@ -252,6 +252,7 @@ impl Run<'_> {
         match f.pool {
             VllmPool::Card {
                 memory,
+                others,
                 available,
                 blocks,
                 ..
@@ -292,12 +293,21 @@ impl Run<'_> {
                     } else {
                         ("", "")
                     };
+                    // Before 0.9.1 the profile counts other programs' memory as non-torch.
+                    let (others, others_zh) = if others > 0 {
+                        (
+                            alloc::format!(" + {} in use by other programs", b(others)),
+                            alloc::format!(" + 其他程序已占用的 {}", b(others)),
+                        )
+                    } else {
+                        (String::new(), String::new())
+                    };
                     [
-                        "{memory} × {util} − (weights + activations + non-torch{lora}) = {size} → {blocks_n} blocks × 16 tokens × {}",
+                        "{memory} × {util} − (weights + activations + non-torch{lora}{others}) = {size} → {blocks_n} blocks × 16 tokens × {}",
                         per_block.en
                     ],
                     [
-                        "{memory} × {util} − (权重 + 激活 + 非 torch{lora_zh}) = {size} → {blocks_n} 块 × 16 token × {}",
+                        "{memory} × {util} − (权重 + 激活 + 非 torch{lora_zh}{others_zh}) = {size} → {blocks_n} 块 × 16 token × {}",
                         per_block.zh
                     ]
                 )

@@ -133,6 +133,23 @@ impl VllmVersion {
         self.v1() && self.minor < 17
     }
 
+    /// From 0.9.1 V1 checks at start-up that the free memory holds `gpu_memory_utilization` of
+    /// the card and refuses otherwise ("Free memory on device (…/… GiB) on startup is less than
+    /// desired GPU memory utilization (…, … GiB)", `init_device` in
+    /// `vllm/v1/worker/gpu_worker.py`), and sizes the pool from that `requested_memory` less this
+    /// process's own profile, so memory other programs hold leaves the pool as it was. 0.9.1 is
+    /// the first release seen to refuse: vllm-project/llm-compressor#1560 (2025-06-17, "starting
+    /// from version 0.9.1") and vllm-project/vllm#20305 (v0.9.1's log).
+    /// Before, no such check: the 0.8-era V1 worker (`determine_available_memory`,
+    /// vllm-project/vllm@0012cf691b7e) counts `total − free − torch` after the profile as
+    /// non-torch memory, other programs' memory with it, so that memory comes out of the
+    /// budget; vramfit takes that rule for 0.6 to 0.9.0 (V0's profiler counts the same way up
+    /// to 0.6.4; from 0.6.5 it measures from a baseline and may not: the smaller pool is the
+    /// safe side).
+    pub const fn refuses_short_free(self) -> bool {
+        self.minor > 9 || (self.minor == 9 && self.patch >= 1)
+    }
+
     /// Non-torch memory the profile run counts against the budget, per GPU.
     ///
     /// - 0.6.0–0.6.4 (`torch.cuda.memory_stats` peak, vllm-project/vllm#9352): 0.35 GiB at
@@ -229,6 +246,8 @@ mod tests {
         let v = |t: &str| VllmVersion::parse("engine_version", t).unwrap();
         assert!(!v("0.7.3").v1() && v("0.8.0").v1());
         assert!(!v("0.20.2").graphs_in_budget() && v("0.21.0").graphs_in_budget());
+        assert!(!v("0.9.0").refuses_short_free() && v("0.9.1").refuses_short_free());
+        assert!(v("0.9").refuses_short_free() && !v("0.8").refuses_short_free());
         assert!(!v("0.25").hybrid_graph_transient() && v("0.26.0").hybrid_graph_transient());
         assert!(!v("0.7").full_sort_sampler() && v("0.8.0").full_sort_sampler());
         assert!(v("0.16").full_sort_sampler() && !v("0.17.0").full_sort_sampler());

@@ -147,6 +147,8 @@ impl EstimateInput {
         }
         self.refuse_unlike(&devices)?;
         let mut w = alike.resolve_alike(models, gpus)?;
+        let mut devices = devices;
+        self.in_use_on_cards(&mut devices)?;
         w.cards = devices;
         self.resolve_split(&mut w)?;
         Ok(w)

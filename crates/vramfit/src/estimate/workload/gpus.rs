@@ -7,7 +7,7 @@ use crate::error::Result;
 use crate::estimate::{Device, EstimateInput, Mode, Offload};
 use crate::model::Architecture;
 use crate::precision::Dtype;
-use crate::units::{MIB, parse_size};
+use crate::units::{Bytes, MIB, parse_size};
 use alloc::format;
 
 /// How the model is split over the GPUs.
@@ -178,6 +178,7 @@ impl EstimateInput {
                     bf16: true,
                     fp8: true,
                     fp4: true,
+                    in_use: Bytes::ZERO,
                 })
             }
             (None, None) => None,

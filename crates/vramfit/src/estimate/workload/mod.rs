@@ -11,6 +11,7 @@ mod checks;
 mod dp_attention;
 mod gpus;
 mod host;
+mod in_use;
 mod kv_offload;
 mod lora;
 mod mlx;
@@ -296,6 +297,7 @@ impl EstimateInput {
         #[cfg(not(feature = "training"))]
         let sharding = Sharding::none(zero);
         let (device, mlx) = self.resolve_mlx(self.resolve_device(gpus)?)?;
+        let device = self.resolve_in_use(device)?;
         let (dtype, vllm_downcast) = self.run_dtype(loaded.dtype, arch, device.as_ref());
         let serving = self.resolve_serving(arch, &shape, &par, device.as_ref())?;
         let lora = self.resolve_lora(arch, serving.vllm_version)?;
