@@ -364,6 +364,9 @@ pub struct EstimateFlags {
     /// GaLore's rank (transformers optim_args="rank=…"), with --optimizer galore-adamw or galore-adamw-8bit, 1 to 65536 [default: 128].
     #[arg(long, allow_negative_numbers = true)]
     pub galore_rank: Option<f64>,
+    /// Micro-batches per optimizer step per replica (gradient_accumulation_steps; Megatron's global batch / (micro-batch × dp)), 1 to 65536 [default: 1]: the step's tokens and the pipeline's bubble.
+    #[arg(long, allow_negative_numbers = true)]
+    pub grad_accum: Option<f64>,
 }
 
 macro_rules! value_enum {
@@ -571,6 +574,7 @@ impl EstimateFlags {
             cp: self.cp,
             distributed_optimizer: self.distributed_optimizer,
             galore_rank: self.galore_rank,
+            grad_accum: self.grad_accum,
         };
         let mut looked_up = None;
         if let (Some(kind), Some(repo)) = (&self.hub, &self.model) {

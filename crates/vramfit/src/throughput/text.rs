@@ -20,6 +20,8 @@ macro_rules! text {
     };
 }
 
+mod collectives;
+
 /// `x` with `places` decimals, trailing zeros dropped.
 fn num(x: f64, places: u32) -> String {
     let mut s = fixed(x, places);
@@ -376,17 +378,28 @@ pub(super) fn training(tr: &Training, figure: TrainingFigure) -> FormulaText {
                 FormulaText::default()
             };
             let t = time(tr.step_time_s);
+            let (comm_en, comm_zh) = if w.comm.is_some() {
+                let c = time(w.compute_s * (1.0 + tr.bubble));
+                let e = time(tr.exposed_comm_s);
+                (
+                    format!(" = {c} + {e} collectives not hidden by compute"),
+                    format!(" = {c} + 未被计算掩盖的集合通信 {e}"),
+                )
+            } else {
+                (String::new(), String::new())
+            };
             text!(
                 [
-                    "{tokens} tokens × {f} / ({gpus} GPUs × {peak} × {u}){} = {t}",
+                    "{tokens} tokens × {f} / ({gpus} GPUs × {peak} × {u}){}{comm_en} = {t}",
                     bubble.en
                 ],
                 [
-                    "{tokens} 个 token × {f} /（{gpus} 张 GPU × {peak} × {u}）{} = {t}",
+                    "{tokens} 个 token × {f} /（{gpus} 张 GPU × {peak} × {u}）{}{comm_zh} = {t}",
                     bubble.zh
                 ]
             )
         }
+        TrainingFigure::Collectives => collectives::text(tr),
         TrainingFigure::TokensPerS => {
             let tokens = thousands(i.tokens_per_step);
             let t = time(tr.step_time_s);

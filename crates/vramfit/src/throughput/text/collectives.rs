@@ -1,0 +1,87 @@
+//! The formula of a training step's collectives: each on its link, by NCCL's bus-bandwidth
+//! rule, and what the compute does not hide.
+
+use alloc::format;
+use alloc::string::String;
+
+use super::{FormulaText, gb, gb_s, time};
+use crate::throughput::Training;
+use crate::throughput::collectives::DataSync;
+
+/// The collectives of `tr`'s step, or an empty text when the run has none modelled.
+pub(super) fn text(tr: &Training) -> FormulaText {
+    let (Some(c), Some(t)) = (tr.work.input.comm, tr.work.comm) else {
+        return FormulaText::default();
+    };
+    let n = t.dp;
+    let bus = gb_s(t.dp_bus);
+    let (p, g) = (gb(c.param_bytes as f64), gb(c.grad_bytes as f64));
+    let share = format!("{} / {n}", n.saturating_sub(1));
+    let (mut en, mut zh) = match c.sync {
+        DataSync::AllReduce => {
+            let r = time(t.reduce_s);
+            (
+                format!("gradient all-reduce 2 × {g} × {share} / {bus} = {r}"),
+                format!("梯度 all-reduce 2 × {g} × {share} / {bus} = {r}"),
+            )
+        }
+        DataSync::ShardedOptimizer => {
+            let (r, a) = (time(t.reduce_s), time(t.gather_after_step_s));
+            (
+                format!(
+                    "gradient reduce-scatter {g} × {share} / {bus} = {r}, parameter all-gather after the step {p} × {share} / {bus} = {a}"
+                ),
+                format!(
+                    "梯度 reduce-scatter {g} × {share} / {bus} = {r}，优化器步后参数 all-gather {p} × {share} / {bus} = {a}"
+                ),
+            )
+        }
+        DataSync::ShardedParams {
+            reshard_after_forward,
+        } => {
+            let k = if reshard_after_forward { 2 } else { 1 };
+            let (a, r) = (time(t.gather_forward_s), time(t.reduce_s));
+            (
+                format!(
+                    "parameter all-gather {k} × ({p} × {share} / {bus} = {a}) and gradient reduce-scatter {g} × {share} / {bus} = {r} per micro-batch"
+                ),
+                format!(
+                    "每个微批次参数 all-gather {k} ×（{p} × {share} / {bus} = {a}）与梯度 reduce-scatter {g} × {share} / {bus} = {r}"
+                ),
+            )
+        }
+    };
+    let (tp, cp) = (c.tp, c.cp);
+    for (secs, label_en, label_zh) in [
+        (
+            t.tp_s,
+            format!("tensor parallel {tp}: all-reduces of each layer"),
+            format!("张量并行 {tp}：每层的 all-reduce"),
+        ),
+        (
+            t.cp_s,
+            format!("context parallel {cp}: keys and values round the ring"),
+            format!("上下文并行 {cp}：键值沿环传递"),
+        ),
+        (
+            t.pp_s,
+            String::from("pipeline hand-overs"),
+            String::from("流水线交接"),
+        ),
+    ] {
+        if secs > 0.0 {
+            let s = time(secs);
+            en.push_str(&format!("; {label_en} {s} per micro-batch"));
+            zh.push_str(&format!("；{label_zh} 每个微批次 {s}"));
+        }
+    }
+    let e = time(tr.exposed_comm_s);
+    text!(
+        [
+            "data parallel over {n} GPUs, bus bandwidth min(NVLink, GPUs a node × node link) × 0.8 = {bus}: {en}; not hidden by compute: {e} per step"
+        ],
+        [
+            "数据并行 {n} 张 GPU，总线带宽 min(NVLink, 每节点 GPU 数 × 节点间网络) × 0.8 = {bus}：{zh}；未被计算掩盖：每步 {e}"
+        ]
+    )
+}
