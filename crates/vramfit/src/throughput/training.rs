@@ -228,7 +228,12 @@ fn step(
     let mb = compute_s / m;
     let (forward, backward) = (mb * forward_share, mb * (1.0 - forward_share));
     let layers = (f64::from(i.layers) / pp).ceil().max(1.0);
-    let hidden = |comm: f64, under: f64, first: f64| (comm - under).max(first).max(0.0);
+    // What no compute hides, plus the share of the hidden rest that its kernels still take
+    // from the compute beside it ([`efficiency::OVERLAP_COST`]).
+    let hidden = |comm: f64, under: f64, first: f64| {
+        let exposed = (comm - under).max(first).clamp(0.0, comm.max(0.0));
+        exposed + efficiency::OVERLAP_COST * (comm - exposed)
+    };
     let sharded = hidden(t.gather_forward_s, forward, t.gather_forward_s / layers)
         + match c.sync {
             DataSync::ShardedParams { .. } => hidden(
