@@ -38,6 +38,8 @@ mod training;
 mod nodes_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod training_comm_tests;
 
 pub use collectives::{Comm, CommTimes, DataSync};
 pub use device::{Device, link_bytes_per_s};

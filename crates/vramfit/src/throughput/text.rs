@@ -382,8 +382,8 @@ pub(super) fn training(tr: &Training, figure: TrainingFigure) -> FormulaText {
                 let c = time(w.compute_s * (1.0 + tr.bubble));
                 let e = time(tr.exposed_comm_s);
                 (
-                    format!(" = {c} + {e} collectives not hidden by compute"),
-                    format!(" = {c} + 未被计算掩盖的集合通信 {e}"),
+                    format!(" = {c} + {e} collectives"),
+                    format!(" = {c} + 集合通信 {e}"),
                 )
             } else {
                 (String::new(), String::new())

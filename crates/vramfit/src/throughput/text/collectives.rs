@@ -76,12 +76,13 @@ pub(super) fn text(tr: &Training) -> FormulaText {
         }
     }
     let e = time(tr.exposed_comm_s);
+    let k = super::num(crate::throughput::efficiency::OVERLAP_COST, 2);
     text!(
         [
-            "data parallel over {n} GPUs, bus bandwidth min(NVLink, GPUs a node × node link) × 0.8 = {bus}: {en}; not hidden by compute: {e} per step"
+            "data parallel over {n} GPUs, bus bandwidth min(NVLink, GPUs a node × node link) × 0.8 = {bus}: {en}; added to the step: {e} (what no compute hides + {k} × what it hides)"
         ],
         [
-            "数据并行 {n} 张 GPU，总线带宽 min(NVLink, 每节点 GPU 数 × 节点间网络) × 0.8 = {bus}：{zh}；未被计算掩盖：每步 {e}"
+            "数据并行 {n} 张 GPU，总线带宽 min(NVLink, 每节点 GPU 数 × 节点间网络) × 0.8 = {bus}：{zh}；计入每步：{e}（未被计算掩盖的部分 + {k} × 被掩盖的部分）"
         ]
     )
 }
