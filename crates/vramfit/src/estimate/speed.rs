@@ -589,7 +589,8 @@ mod tests {
 
     /// Training hands over the trainable parameters and the global batch's tokens: LoRA r 16 on
     /// q and v of Llama-3.1-8B trains 32 × 16 × ((4,096 + 4,096) + (4,096 + 1,024)) = 6,815,744
-    /// parameters; two data-parallel GPUs of batch 4 × 2,048 tokens step 16,384 tokens.
+    /// parameters; two data-parallel GPUs of batch 4 × 2,048 tokens step 16,384 tokens, and
+    /// all-reduce the adapters' fp32 gradients (27.3 MB) over NVLink.
     #[test]
     fn training_speed_takes_the_trainable_parameters_and_the_global_batch() {
         let input = EstimateInput {
@@ -616,7 +617,21 @@ mod tests {
                 gpus: 2,
                 pp: 1,
                 microbatches: 1,
-                comm: None,
+                // DDP on one node: the LoRA gradients' fp32 all-reduce over NVLink (DDP
+                // gathers no parameters: `param_bytes` is not read).
+                comm: Some(throughput::Comm {
+                    tp: 1,
+                    cp: 1,
+                    vp: 1,
+                    sequence_parallel: false,
+                    sync: throughput::DataSync::AllReduce,
+                    hidden: 4096,
+                    kv_width: 8 * 128,
+                    param_bytes: 0,
+                    grad_bytes: 6_815_744 * 4,
+                    gpus_per_node: 8,
+                    node_link_bytes_per_s: 50e9,
+                }),
             },
             &throughput::Device::of(gpu),
         )
