@@ -224,3 +224,56 @@ fn more_nodes_slow_the_step_as_published_and_leave_memory_per_gpu_alone() {
     assert_eq!(w.required_bytes, b.required_bytes);
     assert_eq!(w.total_bytes, b.total_bytes);
 }
+
+/// Llama 3.1 70B under Megatron (tp 8 inside a node, pp 4 and dp 2 across nodes, sequence
+/// parallel, the distributed optimizer, 16 micro-batches of one 8192-token sequence) on 64 H100.
+fn megatron(gpus_per_node: Option<f64>, node_link: Option<&str>) -> EstimateInput {
+    EstimateInput {
+        model: Some("llama-3.1-70b".into()),
+        mode: Mode::Training,
+        gpu: Some("h100-sxm5-80gb".into()),
+        gpus: Some(64.0),
+        tp: 8.0,
+        pp: 4.0,
+        sequence_parallel: true,
+        distributed_optimizer: true,
+        grad_accum: Some(16.0),
+        batch: 1.0,
+        seq_len: 8192.0,
+        grad_checkpointing: Checkpointing::Selective,
+        gpus_per_node,
+        node_link: node_link.map(Into::into),
+        ..EstimateInput::default()
+    }
+}
+
+#[test]
+fn megatron_over_nodes_pays_the_network_not_memory() {
+    let eight = estimate(&megatron(None, None)).unwrap();
+    let one = estimate(&megatron(Some(64.0), None)).unwrap();
+    let roce = estimate(&megatron(None, Some("100Gb/s"))).unwrap();
+    assert_eq!((eight.nodes, one.nodes), (8, 1));
+    // Memory per GPU is the rank's whatever the nodes.
+    assert_eq!(eight.required_bytes, one.required_bytes);
+    assert_eq!(roce.required_bytes, one.required_bytes);
+    let step = |e: &Estimate| e.throughput.as_ref().and_then(|t| t.step_time_s).unwrap();
+    // Stages and replicas over the network: slower than one 64-GPU NVLink domain, and slower
+    // again at 100 Gb/s per GPU.
+    assert!(step(&one) < step(&eight), "{} {}", step(&one), step(&eight));
+    assert!(step(&eight) < step(&roce), "{} {}", step(&eight), step(&roce));
+    // 16 micro-batches × 1 sequence × dp 2 = 32 sequences of 8192 tokens a step.
+    let tokens = step(&eight) * eight.throughput.as_ref().and_then(|t| t.tokens_per_s).unwrap();
+    assert!((tokens / 262_144.0 - 1.0).abs() < 1e-3, "{tokens}");
+    {
+        let f = eight
+            .throughput
+            .as_ref()
+            .unwrap()
+            .formulas
+            .iter()
+            .find(|f| f.key == "collectives")
+            .unwrap();
+        assert!(f.en.contains("tensor parallel 8"), "{}", f.en);
+        assert!(f.en.contains("pipeline hand-overs"), "{}", f.en);
+    }
+}
