@@ -119,6 +119,38 @@ fn cases() -> Vec<(&'static str, EstimateInput)> {
                 ..qlora(Some(Stack::Axolotl))
             },
         ),
+        // Over two nodes of 8: node 0's command, its machine words read by the launcher's
+        // own parser.
+        (
+            "trl-full-fsdp2-2nodes",
+            EstimateInput {
+                gpus: Some(16.0),
+                zero: 3.0,
+                fsdp_version: Some(2.0),
+                grad_checkpointing: Checkpointing::Full,
+                ..train(None)
+            },
+        ),
+        (
+            "llamafactory-full-zero3-2nodes",
+            EstimateInput {
+                gpus: Some(16.0),
+                zero: 3.0,
+                grad_checkpointing: Checkpointing::Full,
+                ..train(Some(Stack::Llamafactory))
+            },
+        ),
+        (
+            "axolotl-full-fsdp2-2nodes",
+            EstimateInput {
+                gpus: Some(16.0),
+                zero: 3.0,
+                fsdp_version: Some(2.0),
+                precision: Precision::Bf16,
+                grad_checkpointing: Checkpointing::Full,
+                ..train(Some(Stack::Axolotl))
+            },
+        ),
         (
             "axolotl-full-fsdp2-4gpu",
             EstimateInput {
@@ -187,6 +219,7 @@ fn training_launches_are_fresh() {
 /// `None` for a key the script reports but the run does not decide.
 fn expected(w: &Workload, stack: &str, key: &str) -> Option<Value> {
     let gpus = w.dp * w.tp * w.pp;
+    let nodes = w.nodes.nodes;
     let offload = |on: bool| match (on, w.offload) {
         (true, Offload::Cpu) => json!("cpu"),
         (true, Offload::Nvme) => json!("nvme"),
@@ -255,7 +288,12 @@ fn expected(w: &Workload, stack: &str, key: &str) -> Option<Value> {
         "reshard_after_forward" => json!(w.sharding.fsdp?.reshard_after_forward),
         "fsdp_offload_params" => json!(w.offload == Offload::Cpu),
         "quantization_bit" => json!(if w.qlora { 4 } else { return None }),
-        "visible_gpus" => json!(gpus),
+        "visible_gpus" | "nproc_per_node" => json!(gpus / nodes),
+        // Node 0's command, the head's address put in by the user, torchrun's port.
+        "num_machines" | "nnodes" => json!(nodes),
+        "machine_rank" | "node_rank" => json!(0),
+        "main_process_ip" | "master_addr" => json!("HEAD_IP"),
+        "main_process_port" | "master_port" => json!(29500),
         _ => return None,
     })
 }

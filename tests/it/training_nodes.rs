@@ -197,14 +197,20 @@ fn published_multi_node_training_within_the_bound() {
             failed |= error.abs() > BOUND;
         }
     }
-    println!("worst |error| {:.1} % (rows held to the bound)", worst * 100.0);
+    println!(
+        "worst |error| {:.1} % (rows held to the bound)",
+        worst * 100.0
+    );
     assert!(!failed, "a row beyond ± {:.0} %", BOUND * 100.0);
 }
 
 #[test]
 fn more_nodes_slow_the_step_as_published_and_leave_memory_per_gpu_alone() {
     let [one, many, ..] = rows();
-    let (a, b) = (estimate(&input(&one)).unwrap(), estimate(&input(&many)).unwrap());
+    let (a, b) = (
+        estimate(&input(&one)).unwrap(),
+        estimate(&input(&many)).unwrap(),
+    );
     assert_eq!((a.nodes, b.nodes), (1, 16));
     // Published: 5,605 / 5,762 = 0.973 of the one node's speed per GPU on 16 nodes.
     let ratio = per_gpu(&b, many.gpus) / per_gpu(&a, one.gpus);
@@ -260,9 +266,19 @@ fn megatron_over_nodes_pays_the_network_not_memory() {
     // Stages and replicas over the network: slower than one 64-GPU NVLink domain, and slower
     // again at 100 Gb/s per GPU.
     assert!(step(&one) < step(&eight), "{} {}", step(&one), step(&eight));
-    assert!(step(&eight) < step(&roce), "{} {}", step(&eight), step(&roce));
+    assert!(
+        step(&eight) < step(&roce),
+        "{} {}",
+        step(&eight),
+        step(&roce)
+    );
     // 16 micro-batches × 1 sequence × dp 2 = 32 sequences of 8192 tokens a step.
-    let tokens = step(&eight) * eight.throughput.as_ref().and_then(|t| t.tokens_per_s).unwrap();
+    let tokens = step(&eight)
+        * eight
+            .throughput
+            .as_ref()
+            .and_then(|t| t.tokens_per_s)
+            .unwrap();
     assert!((tokens / 262_144.0 - 1.0).abs() < 1e-3, "{tokens}");
     {
         let f = eight

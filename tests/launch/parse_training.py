@@ -4,7 +4,10 @@ Reads tests/data/training-launches.json (written by the test `training_launches_
 writes tests/data/training-launches-parsed.json: for each launch, what TRL's `trl sft` parser
 (and the arguments it hands to `accelerate launch`, and accelerate's config loader), DeepSpeed's
 `DeepSpeedZeroConfig`, LLaMA-Factory's `_parse_train_args` or axolotl's `AxolotlInputConfig`
-made of its files, or the error it raised. `stacks_parse_the_training_launches_as_written`
+made of its files, or the error it raised. Over several nodes, node 0's command: the machine
+words `accelerate launch`'s parser reads (TRL's rest, axolotl's words after `--`), and the
+`torchrun` line LLaMA-Factory's own launcher builds from the node's `env` words, read by
+torchrun's parser (`torch.distributed.run.get_args_parser`). `stacks_parse_the_training_launches_as_written`
 (tests/it/training_launch_parsed.rs) checks those values against the estimate's.
 
 Run from the repository root, in a virtual environment with the stacks installed (their
@@ -105,6 +108,7 @@ def trl_values(case):
         "dataset_name": script.dataset_name,
         "num_processes": launched.num_processes or 1,
     }
+    v.update(machine_values(launched))
     if argv[1] == "grpo":
         v.update({
             "num_generations": training.num_generations,
@@ -123,6 +127,68 @@ def trl_values(case):
     if training.deepspeed:
         v.update(deepspeed_values(training.deepspeed))
     return v
+
+
+def machine_values(launched):
+    """The machine words `accelerate launch`'s parser read, when there are any."""
+    if launched.num_machines is None or launched.num_machines <= 1:
+        return {}
+    return {
+        "num_machines": launched.num_machines,
+        "machine_rank": launched.machine_rank,
+        "main_process_ip": launched.main_process_ip,
+        "main_process_port": launched.main_process_port,
+    }
+
+
+def llamafactory_torchrun(case):
+    """The torchrun line LLaMA-Factory's launcher builds for node 0, read by torchrun's parser."""
+    import subprocess
+
+    from llamafactory import launcher
+    from torch.distributed.run import get_args_parser
+
+    argv = case["argv"]
+    words = {}
+    while argv and (argv[0] == "env" or "=" in argv[0]):
+        if argv[0] != "env":
+            k, _, val = argv[0].partition("=")
+            words[k] = val
+        argv = argv[1:]
+    env = {e["name"]: e["value"] for e in case["env"]}
+    env.update(words)
+    seen = {}
+
+    class Done(Exception):
+        pass
+
+    def run(cmd, **_kw):
+        seen["cmd"] = cmd
+        raise Done
+
+    saved = (dict(os.environ), list(sys.argv), subprocess.run)
+    os.environ.update(env)
+    sys.argv = ["llamafactory-cli"] + argv[1:]
+    launcher.subprocess.run = run
+    try:
+        launcher.launch()
+    except Done:
+        pass
+    finally:
+        os.environ.clear()
+        os.environ.update(saved[0])
+        sys.argv = saved[1]
+        launcher.subprocess.run = saved[2]
+    cmd = seen["cmd"]
+    assert cmd[0] == "torchrun", cmd
+    a = get_args_parser().parse_args(cmd[1:])
+    return {
+        "nnodes": int(a.nnodes),
+        "node_rank": a.node_rank,
+        "nproc_per_node": int(a.nproc_per_node),
+        "master_addr": a.master_addr,
+        "master_port": a.master_port,
+    }
 
 
 def llamafactory_values(case):
@@ -144,13 +210,17 @@ def llamafactory_values(case):
     }
     if training.deepspeed:
         v.update(deepspeed_values(training.deepspeed))
+    if case["argv"][0] == "env":
+        v.update(llamafactory_torchrun(case))
     return v
 
 
 def axolotl_values(case):
     from axolotl.utils.schemas.config import AxolotlInputConfig
 
-    c = AxolotlInputConfig(**yaml.safe_load(Path(case["argv"][-1]).read_text()))
+    argv = case["argv"]
+    config = argv[2]
+    c = AxolotlInputConfig(**yaml.safe_load(Path(config).read_text()))
     v = {
         "micro_batch_size": c.micro_batch_size,
         "sequence_len": c.sequence_len,
@@ -169,6 +239,13 @@ def axolotl_values(case):
         v["fsdp_offload_params"] = bool(f.get("offload_params"))
     if c.deepspeed:
         v.update(deepspeed_values(c.deepspeed))
+    if "--" in argv:
+        from accelerate.commands.launch import launch_command_parser
+
+        rest = argv[argv.index("--") + 1 :]
+        launched = launch_command_parser().parse_args(rest + ["-m", "axolotl.cli.train", config])
+        v["num_processes"] = launched.num_processes
+        v.update(machine_values(launched))
     return v
 
 

@@ -22,6 +22,8 @@ mod tests;
 #[cfg(feature = "training")]
 mod train;
 #[cfg(feature = "training")]
+mod train_nodes;
+#[cfg(feature = "training")]
 mod train_rl;
 #[cfg(feature = "training")]
 mod train_stacks;

@@ -127,11 +127,8 @@ fn trl(w: &Workload, l: &mut Builder) -> Result<()> {
         None => {}
     }
     l.first_file("train.yaml", k.yaml());
-    l.command(
-        ["trl", command, "--config", "train.yaml"]
-            .map(String::from)
-            .to_vec(),
-    );
+    // Over several nodes TRL hands the machine words it does not know to `accelerate launch`.
+    super::train_nodes::accelerate_on_nodes(w, l, &["trl", command, "--config", "train.yaml"], &[]);
     dataset_note(l, dataset);
     Ok(())
 }
@@ -461,7 +458,7 @@ fn accelerate_fsdp(w: &Workload, f: crate::estimate::Fsdp) -> String {
     let mut k = Keys::default();
     k.set("compute_environment", "LOCAL_MACHINE");
     k.set("distributed_type", "FSDP");
-    k.set("num_machines", 1u64);
+    k.set("num_machines", w.nodes.nodes.max(1));
     k.set("num_processes", gpus(w));
     match w.precision {
         Precision::AmpBf16 => k.set("mixed_precision", "bf16"),

@@ -206,11 +206,7 @@ pub(super) fn comm_times(
     if pp > 1 {
         let stage = tp * cp * dp;
         let crosses = stage >= g || !g.is_multiple_of(stage);
-        let link = if crosses {
-            net.min(nvlink)
-        } else {
-            nvlink
-        } * efficiency::LINK_EFFICIENCY;
+        let link = if crosses { net.min(nvlink) } else { nvlink } * efficiency::LINK_EFFICIENCY;
         let split = if c.sequence_parallel { tp as f64 } else { 1.0 };
         let bytes = tokens * f64::from(c.hidden) * 2.0 / split;
         t.pp_s = 2.0 * f64::from(c.vp.max(1)) * bytes / link;

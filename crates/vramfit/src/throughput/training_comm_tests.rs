@@ -2,8 +2,7 @@
 //! with interleaving, and a slower network slowing the step.
 
 use super::{
-    Comm, Compute, DataSync, Device, Recompute, TrainingFigure, TrainingInput, efficiency,
-    training,
+    Comm, Compute, DataSync, Device, Recompute, TrainingFigure, TrainingInput, efficiency, training,
 };
 
 /// A round card: 1 PFLOPS dense 16-bit, NVLink 450 GB/s per direction (H100's figure).
@@ -67,15 +66,27 @@ fn fsdp_over_eight_nodes_by_hand() {
     // reduce-scatter under 269.0 ms, the last layer's reduce-scatter (3.08 ms) exposed, half
     // of the rest 72.29 ms: 75.37 ms. Step 0.403466 + 0.025378 + 0.075366 = 0.504210 s
     // (a Python line over the same figures: 0.5042102818549269).
-    assert!((t.step_time_s - 0.504_210_281_854_926_9).abs() < 1e-9, "{}", t.step_time_s);
+    assert!(
+        (t.step_time_s - 0.504_210_281_854_926_9).abs() < 1e-9,
+        "{}",
+        t.step_time_s
+    );
     assert!((t.exposed_comm_s - (0.504_210_281_854_926_9 - 0.403_465_652_948_676_9)).abs() < 1e-9);
     assert!((t.tokens_per_s - 519_910.06).abs() < 0.1);
     // The formulas say it in both languages, with the same numbers.
     let f = t.formula(TrainingFigure::Collectives);
     #[cfg(feature = "en")]
-    assert!(f.en.contains("320 GB/s") && f.en.contains("49.22 ms"), "{}", f.en);
+    assert!(
+        f.en.contains("320 GB/s") && f.en.contains("49.22 ms"),
+        "{}",
+        f.en
+    );
     #[cfg(feature = "zh")]
-    assert!(f.zh.contains("320 GB/s") && f.zh.contains("49.22 ms"), "{}", f.zh);
+    assert!(
+        f.zh.contains("320 GB/s") && f.zh.contains("49.22 ms"),
+        "{}",
+        f.zh
+    );
 }
 
 #[test]

@@ -347,7 +347,9 @@ impl EstimateInput {
             max_running_requests: serving.max_running_requests,
             ep: par.ep,
             nodes,
-            grad_accum: self.grad_accum.map_or(Ok(1), |g| int("grad_accum", g, 1, 65_536))?,
+            grad_accum: self
+                .grad_accum
+                .map_or(Ok(1), |g| int("grad_accum", g, 1, 65_536))?,
             ollama_arch: model.ollama_arch,
             ollama_tag: model.ollama_tag,
             num_gpu: llamacpp.num_gpu,
