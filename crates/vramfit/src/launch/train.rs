@@ -40,13 +40,14 @@ pub(super) fn training(w: &Workload, l: &mut Builder) -> Result<()> {
         None | Some(Stack::Trl) => trl(w, l),
         Some(Stack::Llamafactory) => super::train_stacks::llamafactory(w, l),
         Some(Stack::Axolotl) => super::train_stacks::axolotl(w, l),
+        Some(Stack::Megatron) => super::train_megatron::megatron(w, l),
         Some(s) => Err(crate::input_error!(
             Unsupported,
             "stack",
             ["no launch is written for {} runs", s.name()],
             ["尚不为 {} 运行生成启动命令", s.name()],
-            "transformers or trl, llamafactory, axolotl",
-            "transformers 或 trl、llamafactory、axolotl",
+            "transformers or trl, llamafactory, axolotl, megatron",
+            "transformers 或 trl、llamafactory、axolotl、megatron",
         )),
     }
 }
