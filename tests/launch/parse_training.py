@@ -7,7 +7,11 @@ writes tests/data/training-launches-parsed.json: for each launch, what TRL's `tr
 made of its files, or the error it raised. Over several nodes, node 0's command: the machine
 words `accelerate launch`'s parser reads (TRL's rest, axolotl's words after `--`), and the
 `torchrun` line LLaMA-Factory's own launcher builds from the node's `env` words, read by
-torchrun's parser (`torch.distributed.run.get_args_parser`). `stacks_parse_the_training_launches_as_written`
+torchrun's parser (`torch.distributed.run.get_args_parser`). Megatron-LM's `torchrun …
+pretrain_gpt.py …`: torchrun's words by torchrun's parser, the script's by Megatron-LM's own
+`add_megatron_arguments` (its checkout in MEGATRON_LM, from `git archive` of
+NVIDIA/Megatron-LM at d98e8a64ddf34856e74b24714e3bedb2f5a39553; Python 3.11 lacks
+`typing.override`, which its imports name: an identity stands in). `stacks_parse_the_training_launches_as_written`
 (tests/it/training_launch_parsed.rs) checks those values against the estimate's.
 
 Run from the repository root, in a virtual environment with the stacks installed (their
@@ -18,7 +22,8 @@ parsers need torch, not a GPU; LLaMA-Factory and axolotl without their other dep
     /tmp/stacks/bin/pip install transformers peft trl==1.16.0 accelerate==1.16.0 \
         deepspeed==0.19.8 omegaconf pyyaml
     /tmp/stacks/bin/pip install --no-deps llamafactory==0.9.5 axolotl==0.19.0
-    DISABLE_VERSION_CHECK=1 /tmp/stacks/bin/python tests/launch/parse_training.py
+    git -C Megatron-LM archive d98e8a64ddf34856e74b24714e3bedb2f5a39553 megatron | tar -x -C /tmp/mlm
+    MEGATRON_LM=/tmp/mlm DISABLE_VERSION_CHECK=1 /tmp/stacks/bin/python tests/launch/parse_training.py
 
 The parsers check that the card runs bf16; there is no GPU here, so that one check is answered
 yes (`is_torch_bf16_gpu_available`). LLaMA-Factory pins transformers <= 5.6; its version check is
@@ -249,6 +254,47 @@ def axolotl_values(case):
     return v
 
 
+MEGATRON_COMMIT = "d98e8a64ddf34856e74b24714e3bedb2f5a39553"
+
+
+def megatron_values(case):
+    """torchrun's and Megatron-LM's parsers over node 0's command."""
+    import argparse
+    import typing
+
+    from torch.distributed.run import get_args_parser
+
+    if not hasattr(typing, "override"):
+        typing.override = lambda f: f
+    sys.path.insert(0, os.environ["MEGATRON_LM"])
+    from megatron.training.arguments import add_megatron_arguments
+
+    argv = case["argv"]
+    script = next(i for i, w in enumerate(argv) if w.endswith("pretrain_gpt.py"))
+    t = get_args_parser().parse_args(argv[1 : script + 1] + argv[script + 1 :])
+    a = add_megatron_arguments(argparse.ArgumentParser(allow_abbrev=False)).parse_args(argv[script + 1 :])
+    return {
+        "nnodes": int(str(t.nnodes).split(":")[0]),
+        "nproc_per_node": int(t.nproc_per_node),
+        "rdzv_backend": t.rdzv_backend,
+        "rdzv_endpoint": t.rdzv_endpoint,
+        "standalone": t.standalone,
+        "tensor_model_parallel_size": a.tensor_model_parallel_size,
+        "pipeline_model_parallel_size": a.pipeline_model_parallel_size,
+        "num_layers_per_virtual_pipeline_stage": a.num_layers_per_virtual_pipeline_stage,
+        "sequence_parallel": a.sequence_parallel,
+        "context_parallel_size": a.context_parallel_size,
+        "use_distributed_optimizer": a.use_distributed_optimizer,
+        "micro_batch_size": a.micro_batch_size,
+        "global_batch_size": a.global_batch_size,
+        "seq_length": a.seq_length,
+        "num_layers": a.num_layers,
+        "bf16": a.bf16,
+        "recompute_granularity": a.recompute_granularity,
+        "tokenizer_model": a.tokenizer_model,
+    }
+
+
 def visible_gpus(case):
     env = {e["name"]: e["value"] for e in case["env"]}
     ids = env.get("CUDA_VISIBLE_DEVICES")
@@ -265,6 +311,8 @@ def parse(case):
             stack = case["stack"]
             if stack == "trl":
                 return trl_values(case)
+            if stack == "megatron":
+                return megatron_values(case)
             v = llamafactory_values(case) if stack == "llamafactory" else axolotl_values(case)
             v["visible_gpus"] = visible_gpus(case)
             return v
@@ -279,7 +327,8 @@ def main():
             cases.append({"name": case["name"], "values": parse(case), "error": None})
         except Exception as e:  # the parser's refusal is the finding
             cases.append({"name": case["name"], "values": {}, "error": f"{type(e).__name__}: {e}"})
-    versions = {p: version(p) for p in ["trl", "accelerate", "deepspeed", "transformers", "llamafactory", "axolotl"]}
+    versions = {p: version(p) for p in ["trl", "accelerate", "deepspeed", "transformers", "llamafactory", "axolotl", "torch"]}
+    versions["megatron-lm"] = MEGATRON_COMMIT
     OUT.write_text(json.dumps({"versions": versions, "cases": cases}, indent=2, sort_keys=True) + "\n")
     bad = [c["name"] for c in cases if c["error"]]
     print(f"{len(cases)} launches parsed, {len(bad)} refused: {bad}")
