@@ -316,7 +316,9 @@ fn expected(w: &Workload, stack: &str, key: &str) -> Option<Value> {
         "sequence_parallel" => json!(w.sharding.megatron?.sequence_parallel),
         "context_parallel_size" => json!(w.sharding.megatron?.cp),
         "use_distributed_optimizer" => json!(w.sharding.megatron?.distributed_optimizer),
-        "global_batch_size" => json!(w.batch * w.dp / w.sharding.megatron.map_or(1, |m| m.cp) * w.grad_accum),
+        "global_batch_size" => {
+            json!(w.batch * w.dp / w.sharding.megatron.map_or(1, |m| m.cp) * w.grad_accum)
+        }
         "seq_length" => json!(w.seq_len),
         "num_layers" => json!(w.arch.num_layers),
         "recompute_granularity" => json!(match w.checkpointing {

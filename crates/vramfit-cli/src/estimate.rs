@@ -689,9 +689,11 @@ pub struct EstimateArgs {
 }
 
 /// The input of `command` read, with what a command line does not say (the card, the
-/// requests' shape; the batch where the engine's command does not set it) from `flags`.
+/// requests' shape; the batch where the engine's command does not set it) from `flags`. A
+/// training command (Megatron-LM's `--seq-length`) says its own sequence.
 fn from_command(line: &str, flags: EstimateInput) -> Result<(EstimateInput, Vec<String>), Failure> {
     let read = vramfit::launch::read_command(line)?;
+    let training = read.input.mode == vramfit::estimate::Mode::Training;
     let batch = if read.input.batch == EstimateInput::default().batch {
         flags.batch
     } else {
@@ -702,7 +704,11 @@ fn from_command(line: &str, flags: EstimateInput) -> Result<(EstimateInput, Vec<
         gpu_memory: flags.gpu_memory,
         cards: flags.cards,
         batch,
-        seq_len: flags.seq_len,
+        seq_len: if training {
+            read.input.seq_len
+        } else {
+            flags.seq_len
+        },
         new_tokens: flags.new_tokens,
         ..read.input
     };
