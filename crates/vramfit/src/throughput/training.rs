@@ -227,7 +227,7 @@ fn step(
     );
     let mb = compute_s / m;
     let (forward, backward) = (mb * forward_share, mb * (1.0 - forward_share));
-    let layers = (f64::from(i.layers) / pp).ceil().max(1.0);
+    let layers = libm::ceil(f64::from(i.layers) / pp).max(1.0);
     // What no compute hides, plus the share of the hidden rest that its kernels still take
     // from the compute beside it ([`efficiency::OVERLAP_COST`]).
     let hidden = |comm: f64, under: f64, first: f64| {
