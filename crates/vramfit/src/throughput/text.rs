@@ -378,16 +378,14 @@ pub(super) fn training(tr: &Training, figure: TrainingFigure) -> FormulaText {
                 FormulaText::default()
             };
             let t = time(tr.step_time_s);
-            let (comm_en, comm_zh) = if w.comm.is_some() {
+            let comm = if w.comm.is_some() {
                 let c = time(w.compute_s * (1.0 + tr.bubble));
                 let e = time(tr.exposed_comm_s);
-                (
-                    format!(" = {c} + {e} collectives"),
-                    format!(" = {c} + 集合通信 {e}"),
-                )
+                text!([" = {c} + {e} collectives"], [" = {c} + 集合通信 {e}"])
             } else {
-                (String::new(), String::new())
+                FormulaText::default()
             };
+            let (comm_en, comm_zh) = (comm.en, comm.zh);
             text!(
                 [
                     "{tokens} tokens × {f} / ({gpus} GPUs × {peak} × {u}){}{comm_en} = {t}",

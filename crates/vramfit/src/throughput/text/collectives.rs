@@ -17,23 +17,24 @@ pub(super) fn text(tr: &Training) -> FormulaText {
     let bus = gb_s(t.dp_bus);
     let (p, g) = (gb(c.param_bytes as f64), gb(c.grad_bytes as f64));
     let share = format!("{} / {n}", n.saturating_sub(1));
-    let (mut en, mut zh) = match c.sync {
+    // Each language's words only in the build that has it (`text!`).
+    let sync = match c.sync {
         DataSync::AllReduce => {
             let r = time(t.reduce_s);
-            (
-                format!("gradient all-reduce 2 × {g} × {share} / {bus} = {r}"),
-                format!("梯度 all-reduce 2 × {g} × {share} / {bus} = {r}"),
+            text!(
+                ["gradient all-reduce 2 × {g} × {share} / {bus} = {r}"],
+                ["梯度 all-reduce 2 × {g} × {share} / {bus} = {r}"]
             )
         }
         DataSync::ShardedOptimizer => {
             let (r, a) = (time(t.reduce_s), time(t.gather_after_step_s));
-            (
-                format!(
+            text!(
+                [
                     "gradient reduce-scatter {g} × {share} / {bus} = {r}, parameter all-gather after the step {p} × {share} / {bus} = {a}"
-                ),
-                format!(
+                ],
+                [
                     "梯度 reduce-scatter {g} × {share} / {bus} = {r}，优化器步后参数 all-gather {p} × {share} / {bus} = {a}"
-                ),
+                ]
             )
         }
         DataSync::ShardedParams {
@@ -41,38 +42,46 @@ pub(super) fn text(tr: &Training) -> FormulaText {
         } => {
             let k = if reshard_after_forward { 2 } else { 1 };
             let (a, r) = (time(t.gather_forward_s), time(t.reduce_s));
-            (
-                format!(
+            text!(
+                [
                     "parameter all-gather {k} × ({p} × {share} / {bus} = {a}) and gradient reduce-scatter {g} × {share} / {bus} = {r} per micro-batch"
-                ),
-                format!(
+                ],
+                [
                     "每个微批次参数 all-gather {k} ×（{p} × {share} / {bus} = {a}）与梯度 reduce-scatter {g} × {share} / {bus} = {r}"
-                ),
+                ]
             )
         }
     };
+    let (mut en, mut zh) = (sync.en, sync.zh);
     let (tp, cp) = (c.tp, c.cp);
-    for (secs, label_en, label_zh) in [
+    let (tp_s, cp_s, pp_s) = (time(t.tp_s), time(t.cp_s), time(t.pp_s));
+    let parts = [
         (
             t.tp_s,
-            format!("tensor parallel {tp}: all-reduces of each layer"),
-            format!("张量并行 {tp}：每层的 all-reduce"),
+            text!(
+                ["; tensor parallel {tp}: all-reduces of each layer {tp_s} per micro-batch"],
+                ["；张量并行 {tp}：每层的 all-reduce 每个微批次 {tp_s}"]
+            ),
         ),
         (
             t.cp_s,
-            format!("context parallel {cp}: keys and values round the ring"),
-            format!("上下文并行 {cp}：键值沿环传递"),
+            text!(
+                ["; context parallel {cp}: keys and values round the ring {cp_s} per micro-batch"],
+                ["；上下文并行 {cp}：键值沿环传递 每个微批次 {cp_s}"]
+            ),
         ),
         (
             t.pp_s,
-            String::from("pipeline hand-overs"),
-            String::from("流水线交接"),
+            text!(
+                ["; pipeline hand-overs {pp_s} per micro-batch"],
+                ["；流水线交接 每个微批次 {pp_s}"]
+            ),
         ),
-    ] {
+    ];
+    for (secs, part) in parts {
         if secs > 0.0 {
-            let s = time(secs);
-            en.push_str(&format!("; {label_en} {s} per micro-batch"));
-            zh.push_str(&format!("；{label_zh} 每个微批次 {s}"));
+            en.push_str(&part.en);
+            zh.push_str(&part.zh);
         }
     }
     let e = time(tr.exposed_comm_s);
