@@ -132,3 +132,40 @@ fn megatron_on_one_node_is_standalone_and_refuses_what_it_cannot_say() {
         assert_eq!(e.field, field, "{e:?}");
     }
 }
+
+/// Whatever follows `torchrun`, the reader answers or names its problem; it never panics, and
+/// every word it does not use is listed.
+#[test]
+fn torchrun_lines_read_or_are_refused() {
+    for line in [
+        "torchrun",
+        "torchrun --nnodes",
+        "torchrun --nnodes 0 pretrain_gpt.py",
+        "torchrun --nproc-per-node=x pretrain_gpt.py",
+        "torchrun train.py --lr 1",
+        "torchrun pretrain_gpt.py --micro-batch-size",
+        "torchrun pretrain_gpt.py --global-batch-size 7 --micro-batch-size 2",
+        "torchrun pretrain_gpt.py --num-layers-per-virtual-pipeline-stage 3",
+        "torchrun --standalone --nproc_per_node=4 pretrain_gpt.py --tensor-model-parallel-size=2 --seq-length=4096 --swiglu",
+        "NCCL_DEBUG=INFO torchrun --nnodes=2 --nproc-per-node=8 pretrain_gpt.py --bf16",
+    ] {
+        match read_command(line) {
+            Ok(r) => {
+                assert_eq!(r.input.mode, Mode::Training, "{line}");
+                assert_eq!(r.input.stack, Some(Stack::Megatron), "{line}");
+            }
+            Err(e) => assert!(!e.field.is_empty(), "{line}"),
+        }
+    }
+    let r = read_command(
+        "NCCL_DEBUG=INFO torchrun --standalone --nproc_per_node=4 pretrain_gpt.py \
+         --tensor-model-parallel-size=2 --seq-length=4096 --swiglu --global-batch-size 7 \
+         --micro-batch-size 2",
+    )
+    .unwrap();
+    assert_eq!((r.input.tp, r.input.seq_len, r.input.gpus), (2.0, 4096.0, Some(4.0)));
+    // 7 sequences do not split into micro-batches of 2 over 2 replicas: listed, not guessed.
+    for word in ["NCCL_DEBUG=INFO", "--standalone", "--swiglu", "--global-batch-size"] {
+        assert!(r.not_read.iter().any(|w| w == word), "{word}: {:?}", r.not_read);
+    }
+}
