@@ -163,9 +163,21 @@ fn torchrun_lines_read_or_are_refused() {
          --micro-batch-size 2",
     )
     .unwrap();
-    assert_eq!((r.input.tp, r.input.seq_len, r.input.gpus), (2.0, 4096.0, Some(4.0)));
+    assert_eq!(
+        (r.input.tp, r.input.seq_len, r.input.gpus),
+        (2.0, 4096.0, Some(4.0))
+    );
     // 7 sequences do not split into micro-batches of 2 over 2 replicas: listed, not guessed.
-    for word in ["NCCL_DEBUG=INFO", "--standalone", "--swiglu", "--global-batch-size"] {
-        assert!(r.not_read.iter().any(|w| w == word), "{word}: {:?}", r.not_read);
+    for word in [
+        "NCCL_DEBUG=INFO",
+        "--standalone",
+        "--swiglu",
+        "--global-batch-size",
+    ] {
+        assert!(
+            r.not_read.iter().any(|w| w == word),
+            "{word}: {:?}",
+            r.not_read
+        );
     }
 }
