@@ -152,6 +152,15 @@ fn cases() -> Vec<(&'static str, EstimateInput)> {
             },
         ),
         (
+            "deepspeed-zero3-hostfile-2nodes",
+            EstimateInput {
+                gpus: Some(16.0),
+                zero: 3.0,
+                grad_checkpointing: Checkpointing::Full,
+                ..train(Some(Stack::Deepspeed))
+            },
+        ),
+        (
             "megatron-70b-8nodes",
             EstimateInput {
                 model: Some("meta-llama/Llama-3.1-70B".into()),
@@ -329,6 +338,7 @@ fn expected(w: &Workload, stack: &str, key: &str) -> Option<Value> {
         "rdzv_backend" if nodes > 1 => json!("c10d"),
         "rdzv_endpoint" if nodes > 1 => json!("HEAD_IP:29500"),
         "standalone" => json!(nodes == 1),
+        "launcher_module" => json!("trl.scripts.sft"),
         // Node 0's command, the head's address put in by the user, torchrun's port.
         "num_machines" | "nnodes" => json!(nodes),
         "machine_rank" | "node_rank" => json!(0),

@@ -295,6 +295,39 @@ def megatron_values(case):
     }
 
 
+def deepspeed_launcher_values(case):
+    """DeepSpeed's launcher parser and hostfile reader, then TRL's script parser on its words."""
+    import importlib
+
+    from deepspeed.launcher.runner import fetch_hostfile, parse_args
+
+    a = parse_args(case["argv"][1:])
+    assert a.module, a
+    module = importlib.import_module(a.user_script)
+    *parsed, _rest = module.make_parser().parse_args_and_config(a.user_args, return_remaining_strings=True)
+    training = next(d for d in parsed if hasattr(d, "per_device_train_batch_size"))
+    v = {
+        "per_device_train_batch_size": training.per_device_train_batch_size,
+        "max_length": training.max_length,
+        "gradient_checkpointing": training.gradient_checkpointing,
+        "bf16": training.bf16,
+        "launcher_module": a.user_script,
+    }
+    if a.hostfile and os.path.exists(a.hostfile):
+        hosts = fetch_hostfile(a.hostfile)
+        v.update({
+            "nnodes": len(hosts),
+            "nproc_per_node": sorted(set(hosts.values()))[0] if hosts else 0,
+            "master_addr": a.master_addr,
+            "master_port": a.master_port,
+        })
+    else:
+        v["nproc_per_node"] = a.num_gpus
+    if training.deepspeed:
+        v.update(deepspeed_values(training.deepspeed))
+    return v
+
+
 def visible_gpus(case):
     env = {e["name"]: e["value"] for e in case["env"]}
     ids = env.get("CUDA_VISIBLE_DEVICES")
@@ -313,6 +346,8 @@ def parse(case):
                 return trl_values(case)
             if stack == "megatron":
                 return megatron_values(case)
+            if stack == "deepspeed":
+                return deepspeed_launcher_values(case)
             v = llamafactory_values(case) if stack == "llamafactory" else axolotl_values(case)
             v["visible_gpus"] = visible_gpus(case)
             return v

@@ -4,13 +4,16 @@
 //! `--main_process_port` (TRL hands the words it does not know to it; axolotl those after
 //! `--`); LLaMA-Factory's `NNODES`, `NODE_RANK`, `MASTER_ADDR`, `MASTER_PORT`, which its
 //! launcher (0.9.5 `launcher.py`) turns into `torchrun --nnodes … --node_rank …`.
-//! `HEAD_IP` is the address the user puts in, as in the serving launches.
+//! DeepSpeed's own launcher (`deepspeed --hostfile hostfile`, one line per node with its
+//! `slots`, run once on the head, which starts the other nodes over ssh: DeepSpeed 0.19.8
+//! `launcher/runner.py`). `HEAD_IP` is the address the user puts in, as in the serving launches.
 
 use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use super::Builder;
+use crate::error::Result;
 use crate::estimate::Workload;
 
 /// The head's port for the processes to meet: torchrun's and accelerate's default
@@ -80,4 +83,55 @@ pub(super) fn llamafactory_on_nodes(w: &Workload, l: &mut Builder) {
         l.command_on(rank, nodes, a);
     }
     super::serve::head_note(l, nodes, per_node);
+}
+
+/// The `deepspeed` stack: TRL's `command` script (`trl.scripts.sft`, …) as a module under
+/// `deepspeed`: `--num_gpus G` on one node; over several, `--hostfile hostfile` (a line
+/// `nodeR slots=G` per node, the names the user's) with the head's `--master_addr` and
+/// `--master_port`, run on the head alone. ZeRO is the point of it: without it (or with FSDP,
+/// which is accelerate's) refused by field.
+pub(super) fn deepspeed_launch(w: &Workload, l: &mut Builder, command: &str) -> Result<()> {
+    if w.zero == 0 || w.sharding.fsdp.is_some() {
+        return Err(super::train::refused(
+            "zero",
+            "DeepSpeed's launcher runs ZeRO (zero 1 to 3); FSDP runs under accelerate (no stack, or trl)",
+            "DeepSpeed 的启动器运行 ZeRO（zero 1 到 3）；FSDP 在 accelerate 下运行（不设 stack 或 trl）",
+        ));
+    }
+    let (nodes, per_node) = layout(w);
+    let module = format!("trl.scripts.{command}");
+    let mut argv: Vec<String> = Vec::from([String::from("deepspeed")]);
+    if nodes > 1 {
+        let lines: String = (0..nodes)
+            .map(|n| format!("node{n} slots={per_node}\n"))
+            .collect();
+        l.file("hostfile", lines);
+        argv.extend(
+            [
+                "--hostfile",
+                "hostfile",
+                "--master_addr",
+                "HEAD_IP",
+                "--master_port",
+                MAIN_PORT,
+            ]
+            .map(String::from),
+        );
+    } else {
+        argv.extend([String::from("--num_gpus"), per_node.to_string()]);
+    }
+    argv.extend([
+        "--module".into(),
+        module,
+        "--config".into(),
+        "train.yaml".into(),
+    ]);
+    l.command(argv);
+    if nodes > 1 {
+        l.note(
+            format!("Run on the head node alone: DeepSpeed starts the {nodes} nodes of the hostfile over ssh (passwordless, the same paths on each). node0 … node{} are names for you to replace with your nodes' hostnames; HEAD_IP is node0's address on the network between the nodes.", nodes - 1),
+            format!("只在头节点运行：DeepSpeed 通过 ssh（免密，各节点路径相同）启动 hostfile 中的 {nodes} 个节点。node0 … node{} 是占位名，请换成你的节点主机名；HEAD_IP 是 node0 在节点间网络上的地址。", nodes - 1),
+        );
+    }
+    Ok(())
 }

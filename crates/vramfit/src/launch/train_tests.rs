@@ -320,3 +320,52 @@ fn multi_node_launches_name_each_node_and_read_back() {
         }
     }
 }
+
+/// The `deepspeed` stack: TRL's script as a module under DeepSpeed's own launcher, `--num_gpus`
+/// on one node, `--hostfile` with a line per node over several (one command, on the head); the
+/// files read back into the same estimate; FSDP or no ZeRO refused by field.
+#[test]
+fn deepspeed_launcher_over_a_hostfile_reads_back() {
+    for nodes in [1u64, 2, 4] {
+        let input = EstimateInput {
+            stack: Some(Stack::Deepspeed),
+            gpus: Some((8 * nodes) as f64),
+            zero: 3.0,
+            offload: Offload::Cpu,
+            grad_checkpointing: Checkpointing::Full,
+            ..base()
+        };
+        let l = launch_input(&input).unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(l.commands.len(), 1);
+        let words = l.commands[0].join(" ");
+        if nodes == 1 {
+            assert_eq!(
+                words,
+                "deepspeed --num_gpus 8 --module trl.scripts.sft --config train.yaml"
+            );
+        } else {
+            assert_eq!(
+                words,
+                "deepspeed --hostfile hostfile --master_addr HEAD_IP --master_port 29500 --module trl.scripts.sft --config train.yaml"
+            );
+            let hostfile = l.files.iter().find(|f| f.name == "hostfile").unwrap();
+            assert_eq!(hostfile.text.lines().count() as u64, nodes);
+            assert!(hostfile.text.starts_with("node0 slots=8\nnode1 slots=8\n"));
+        }
+        // No `num_processes`: the launcher, not accelerate, starts the processes.
+        assert!(!l.files[0].text.contains("num_processes"));
+        let back = read_back(&l, input.gpus);
+        same_estimate(&input, &back, &l.script);
+    }
+    for (zero, fsdp) in [(0.0, None), (3.0, Some(2.0))] {
+        let e = launch_input(&EstimateInput {
+            stack: Some(Stack::Deepspeed),
+            gpus: Some(8.0),
+            zero,
+            fsdp_version: fsdp,
+            ..base()
+        })
+        .unwrap_err();
+        assert_eq!(e.field, "zero", "{e:?}");
+    }
+}
