@@ -370,9 +370,16 @@ pub(super) fn training(tr: &Training, figure: TrainingFigure) -> FormulaText {
             let bubble = if i.pp > 1 {
                 let b = num(tr.bubble, 3);
                 let (pp, m) = (i.pp, i.microbatches);
+                // The interleaved schedule's virtual stages divide the bubble.
+                let vp = i.comm.map_or(1, |c| c.vp.max(1));
+                let over = if vp > 1 {
+                    format!("({m} × {vp})")
+                } else {
+                    m.to_string()
+                };
                 text!(
-                    [" × (1 + ({pp} − 1) / {m} bubble = {b})"],
-                    ["×（1 + 流水线气泡 ({pp} − 1) / {m} = {b}）"]
+                    [" × (1 + ({pp} − 1) / {over} bubble = {b})"],
+                    ["×（1 + 流水线气泡 ({pp} − 1) / {over} = {b}）"]
                 )
             } else {
                 FormulaText::default()

@@ -139,6 +139,11 @@ fn interleaving_shrinks_the_bubble() {
     let p = training(&plain, &card()).unwrap();
     assert!((p.bubble - 0.375).abs() < 1e-12);
     assert!(t.step_time_s < p.step_time_s);
+    #[cfg(feature = "en")]
+    {
+        let f = t.formula(TrainingFigure::StepTime).en;
+        assert!(f.contains("(4 − 1) / (8 × 2) bubble = 0.188"), "{f}");
+    }
 }
 
 #[test]
