@@ -305,6 +305,7 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
         cp: opt_num(u)?,
         distributed_optimizer: u.arbitrary()?,
         galore_rank: opt_num(u)?,
+        grad_accum: opt_num(u)?,
     })
 }
 

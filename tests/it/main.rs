@@ -19,6 +19,7 @@ mod sglang_calibration;
 mod throughput;
 mod torch_reference;
 mod training_launch_parsed;
+mod training_nodes;
 mod training_published;
 mod trtllm_calibration;
 mod vllm_versions;

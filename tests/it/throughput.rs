@@ -342,6 +342,7 @@ pub fn rows() -> Vec<Row> {
                 gpus: t.gpus,
                 pp: t.pp,
                 microbatches: t.microbatches,
+                comm: None,
             };
             let out = training(&input, &device(&t.gpu)).unwrap_or_else(|e| panic!("{}: {e}", t.id));
             rows.push(Row {

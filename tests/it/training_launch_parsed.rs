@@ -119,6 +119,64 @@ fn cases() -> Vec<(&'static str, EstimateInput)> {
                 ..qlora(Some(Stack::Axolotl))
             },
         ),
+        // Over two nodes of 8: node 0's command, its machine words read by the launcher's
+        // own parser.
+        (
+            "trl-full-fsdp2-2nodes",
+            EstimateInput {
+                gpus: Some(16.0),
+                zero: 3.0,
+                fsdp_version: Some(2.0),
+                grad_checkpointing: Checkpointing::Full,
+                ..train(None)
+            },
+        ),
+        (
+            "llamafactory-full-zero3-2nodes",
+            EstimateInput {
+                gpus: Some(16.0),
+                zero: 3.0,
+                grad_checkpointing: Checkpointing::Full,
+                ..train(Some(Stack::Llamafactory))
+            },
+        ),
+        (
+            "axolotl-full-fsdp2-2nodes",
+            EstimateInput {
+                gpus: Some(16.0),
+                zero: 3.0,
+                fsdp_version: Some(2.0),
+                precision: Precision::Bf16,
+                grad_checkpointing: Checkpointing::Full,
+                ..train(Some(Stack::Axolotl))
+            },
+        ),
+        (
+            "deepspeed-zero3-hostfile-2nodes",
+            EstimateInput {
+                gpus: Some(16.0),
+                zero: 3.0,
+                grad_checkpointing: Checkpointing::Full,
+                ..train(Some(Stack::Deepspeed))
+            },
+        ),
+        (
+            "megatron-70b-8nodes",
+            EstimateInput {
+                model: Some("meta-llama/Llama-3.1-70B".into()),
+                gpus: Some(64.0),
+                tp: 8.0,
+                pp: 4.0,
+                vp: Some(2.0),
+                sequence_parallel: true,
+                distributed_optimizer: true,
+                grad_accum: Some(16.0),
+                batch: 1.0,
+                seq_len: 8192.0,
+                grad_checkpointing: Checkpointing::Selective,
+                ..train(Some(Stack::Megatron))
+            },
+        ),
         (
             "axolotl-full-fsdp2-4gpu",
             EstimateInput {
@@ -187,6 +245,7 @@ fn training_launches_are_fresh() {
 /// `None` for a key the script reports but the run does not decide.
 fn expected(w: &Workload, stack: &str, key: &str) -> Option<Value> {
     let gpus = w.dp * w.tp * w.pp;
+    let nodes = w.nodes.nodes;
     let offload = |on: bool| match (on, w.offload) {
         (true, Offload::Cpu) => json!("cpu"),
         (true, Offload::Nvme) => json!("nvme"),
@@ -255,7 +314,36 @@ fn expected(w: &Workload, stack: &str, key: &str) -> Option<Value> {
         "reshard_after_forward" => json!(w.sharding.fsdp?.reshard_after_forward),
         "fsdp_offload_params" => json!(w.offload == Offload::Cpu),
         "quantization_bit" => json!(if w.qlora { 4 } else { return None }),
-        "visible_gpus" => json!(gpus),
+        "visible_gpus" | "nproc_per_node" => json!(gpus / nodes),
+        // Megatron-LM's own names.
+        "tensor_model_parallel_size" => json!(w.tp),
+        "pipeline_model_parallel_size" => json!(w.pp),
+        "num_layers_per_virtual_pipeline_stage" => {
+            let m = w.sharding.megatron?;
+            json!(w.arch.num_layers / (w.pp * m.vp))
+        }
+        "sequence_parallel" => json!(w.sharding.megatron?.sequence_parallel),
+        "context_parallel_size" => json!(w.sharding.megatron?.cp),
+        "use_distributed_optimizer" => json!(w.sharding.megatron?.distributed_optimizer),
+        "global_batch_size" => {
+            json!(w.batch * w.dp / w.sharding.megatron.map_or(1, |m| m.cp) * w.grad_accum)
+        }
+        "seq_length" => json!(w.seq_len),
+        "num_layers" => json!(w.arch.num_layers),
+        "recompute_granularity" => json!(match w.checkpointing {
+            Checkpointing::Full => "full",
+            Checkpointing::Selective => "selective",
+            Checkpointing::None => return None,
+        }),
+        "rdzv_backend" if nodes > 1 => json!("c10d"),
+        "rdzv_endpoint" if nodes > 1 => json!("HEAD_IP:29500"),
+        "standalone" => json!(nodes == 1),
+        "launcher_module" => json!("trl.scripts.sft"),
+        // Node 0's command, the head's address put in by the user, torchrun's port.
+        "num_machines" | "nnodes" => json!(nodes),
+        "machine_rank" | "node_rank" => json!(0),
+        "main_process_ip" | "master_addr" => json!("HEAD_IP"),
+        "main_process_port" | "master_port" => json!(29500),
         _ => return None,
     })
 }
@@ -273,6 +361,10 @@ fn stacks_parse_the_training_launches_as_written() {
     assert_eq!(versions["deepspeed"], "0.19.8");
     assert_eq!(versions["llamafactory"], "0.9.5");
     assert_eq!(versions["axolotl"], "0.19.0");
+    assert_eq!(
+        versions["megatron-lm"],
+        "d98e8a64ddf34856e74b24714e3bedb2f5a39553"
+    );
     for (name, w, launch) in launches() {
         let stack = launch["stack"].as_str().unwrap();
         let case = parsed["cases"]

@@ -4,7 +4,14 @@ Reads tests/data/training-launches.json (written by the test `training_launches_
 writes tests/data/training-launches-parsed.json: for each launch, what TRL's `trl sft` parser
 (and the arguments it hands to `accelerate launch`, and accelerate's config loader), DeepSpeed's
 `DeepSpeedZeroConfig`, LLaMA-Factory's `_parse_train_args` or axolotl's `AxolotlInputConfig`
-made of its files, or the error it raised. `stacks_parse_the_training_launches_as_written`
+made of its files, or the error it raised. Over several nodes, node 0's command: the machine
+words `accelerate launch`'s parser reads (TRL's rest, axolotl's words after `--`), and the
+`torchrun` line LLaMA-Factory's own launcher builds from the node's `env` words, read by
+torchrun's parser (`torch.distributed.run.get_args_parser`). Megatron-LM's `torchrun …
+pretrain_gpt.py …`: torchrun's words by torchrun's parser, the script's by Megatron-LM's own
+`add_megatron_arguments` (its checkout in MEGATRON_LM, from `git archive` of
+NVIDIA/Megatron-LM at d98e8a64ddf34856e74b24714e3bedb2f5a39553; Python 3.11 lacks
+`typing.override`, which its imports name: an identity stands in). `stacks_parse_the_training_launches_as_written`
 (tests/it/training_launch_parsed.rs) checks those values against the estimate's.
 
 Run from the repository root, in a virtual environment with the stacks installed (their
@@ -15,7 +22,8 @@ parsers need torch, not a GPU; LLaMA-Factory and axolotl without their other dep
     /tmp/stacks/bin/pip install transformers peft trl==1.16.0 accelerate==1.16.0 \
         deepspeed==0.19.8 omegaconf pyyaml
     /tmp/stacks/bin/pip install --no-deps llamafactory==0.9.5 axolotl==0.19.0
-    DISABLE_VERSION_CHECK=1 /tmp/stacks/bin/python tests/launch/parse_training.py
+    git -C Megatron-LM archive d98e8a64ddf34856e74b24714e3bedb2f5a39553 megatron | tar -x -C /tmp/mlm
+    MEGATRON_LM=/tmp/mlm DISABLE_VERSION_CHECK=1 /tmp/stacks/bin/python tests/launch/parse_training.py
 
 The parsers check that the card runs bf16; there is no GPU here, so that one check is answered
 yes (`is_torch_bf16_gpu_available`). LLaMA-Factory pins transformers <= 5.6; its version check is
@@ -105,6 +113,7 @@ def trl_values(case):
         "dataset_name": script.dataset_name,
         "num_processes": launched.num_processes or 1,
     }
+    v.update(machine_values(launched))
     if argv[1] == "grpo":
         v.update({
             "num_generations": training.num_generations,
@@ -123,6 +132,68 @@ def trl_values(case):
     if training.deepspeed:
         v.update(deepspeed_values(training.deepspeed))
     return v
+
+
+def machine_values(launched):
+    """The machine words `accelerate launch`'s parser read, when there are any."""
+    if launched.num_machines is None or launched.num_machines <= 1:
+        return {}
+    return {
+        "num_machines": launched.num_machines,
+        "machine_rank": launched.machine_rank,
+        "main_process_ip": launched.main_process_ip,
+        "main_process_port": launched.main_process_port,
+    }
+
+
+def llamafactory_torchrun(case):
+    """The torchrun line LLaMA-Factory's launcher builds for node 0, read by torchrun's parser."""
+    import subprocess
+
+    from llamafactory import launcher
+    from torch.distributed.run import get_args_parser
+
+    argv = case["argv"]
+    words = {}
+    while argv and (argv[0] == "env" or "=" in argv[0]):
+        if argv[0] != "env":
+            k, _, val = argv[0].partition("=")
+            words[k] = val
+        argv = argv[1:]
+    env = {e["name"]: e["value"] for e in case["env"]}
+    env.update(words)
+    seen = {}
+
+    class Done(Exception):
+        pass
+
+    def run(cmd, **_kw):
+        seen["cmd"] = cmd
+        raise Done
+
+    saved = (dict(os.environ), list(sys.argv), subprocess.run)
+    os.environ.update(env)
+    sys.argv = ["llamafactory-cli"] + argv[1:]
+    launcher.subprocess.run = run
+    try:
+        launcher.launch()
+    except Done:
+        pass
+    finally:
+        os.environ.clear()
+        os.environ.update(saved[0])
+        sys.argv = saved[1]
+        launcher.subprocess.run = saved[2]
+    cmd = seen["cmd"]
+    assert cmd[0] == "torchrun", cmd
+    a = get_args_parser().parse_args(cmd[1:])
+    return {
+        "nnodes": int(a.nnodes),
+        "node_rank": a.node_rank,
+        "nproc_per_node": int(a.nproc_per_node),
+        "master_addr": a.master_addr,
+        "master_port": a.master_port,
+    }
 
 
 def llamafactory_values(case):
@@ -144,13 +215,17 @@ def llamafactory_values(case):
     }
     if training.deepspeed:
         v.update(deepspeed_values(training.deepspeed))
+    if case["argv"][0] == "env":
+        v.update(llamafactory_torchrun(case))
     return v
 
 
 def axolotl_values(case):
     from axolotl.utils.schemas.config import AxolotlInputConfig
 
-    c = AxolotlInputConfig(**yaml.safe_load(Path(case["argv"][-1]).read_text()))
+    argv = case["argv"]
+    config = argv[2]
+    c = AxolotlInputConfig(**yaml.safe_load(Path(config).read_text()))
     v = {
         "micro_batch_size": c.micro_batch_size,
         "sequence_len": c.sequence_len,
@@ -169,6 +244,87 @@ def axolotl_values(case):
         v["fsdp_offload_params"] = bool(f.get("offload_params"))
     if c.deepspeed:
         v.update(deepspeed_values(c.deepspeed))
+    if "--" in argv:
+        from accelerate.commands.launch import launch_command_parser
+
+        rest = argv[argv.index("--") + 1 :]
+        launched = launch_command_parser().parse_args(rest + ["-m", "axolotl.cli.train", config])
+        v["num_processes"] = launched.num_processes
+        v.update(machine_values(launched))
+    return v
+
+
+MEGATRON_COMMIT = "d98e8a64ddf34856e74b24714e3bedb2f5a39553"
+
+
+def megatron_values(case):
+    """torchrun's and Megatron-LM's parsers over node 0's command."""
+    import argparse
+    import typing
+
+    from torch.distributed.run import get_args_parser
+
+    if not hasattr(typing, "override"):
+        typing.override = lambda f: f
+    sys.path.insert(0, os.environ["MEGATRON_LM"])
+    from megatron.training.arguments import add_megatron_arguments
+
+    argv = case["argv"]
+    script = next(i for i, w in enumerate(argv) if w.endswith("pretrain_gpt.py"))
+    t = get_args_parser().parse_args(argv[1 : script + 1] + argv[script + 1 :])
+    a = add_megatron_arguments(argparse.ArgumentParser(allow_abbrev=False)).parse_args(argv[script + 1 :])
+    return {
+        "nnodes": int(str(t.nnodes).split(":")[0]),
+        "nproc_per_node": int(t.nproc_per_node),
+        "rdzv_backend": t.rdzv_backend,
+        "rdzv_endpoint": t.rdzv_endpoint,
+        "standalone": t.standalone,
+        "tensor_model_parallel_size": a.tensor_model_parallel_size,
+        "pipeline_model_parallel_size": a.pipeline_model_parallel_size,
+        "num_layers_per_virtual_pipeline_stage": a.num_layers_per_virtual_pipeline_stage,
+        "sequence_parallel": a.sequence_parallel,
+        "context_parallel_size": a.context_parallel_size,
+        "use_distributed_optimizer": a.use_distributed_optimizer,
+        "micro_batch_size": a.micro_batch_size,
+        "global_batch_size": a.global_batch_size,
+        "seq_length": a.seq_length,
+        "num_layers": a.num_layers,
+        "bf16": a.bf16,
+        "recompute_granularity": a.recompute_granularity,
+        "tokenizer_model": a.tokenizer_model,
+    }
+
+
+def deepspeed_launcher_values(case):
+    """DeepSpeed's launcher parser and hostfile reader, then TRL's script parser on its words."""
+    import importlib
+
+    from deepspeed.launcher.runner import fetch_hostfile, parse_args
+
+    a = parse_args(case["argv"][1:])
+    assert a.module, a
+    module = importlib.import_module(a.user_script)
+    *parsed, _rest = module.make_parser().parse_args_and_config(a.user_args, return_remaining_strings=True)
+    training = next(d for d in parsed if hasattr(d, "per_device_train_batch_size"))
+    v = {
+        "per_device_train_batch_size": training.per_device_train_batch_size,
+        "max_length": training.max_length,
+        "gradient_checkpointing": training.gradient_checkpointing,
+        "bf16": training.bf16,
+        "launcher_module": a.user_script,
+    }
+    if a.hostfile and os.path.exists(a.hostfile):
+        hosts = fetch_hostfile(a.hostfile)
+        v.update({
+            "nnodes": len(hosts),
+            "nproc_per_node": sorted(set(hosts.values()))[0] if hosts else 0,
+            "master_addr": a.master_addr,
+            "master_port": a.master_port,
+        })
+    else:
+        v["nproc_per_node"] = a.num_gpus
+    if training.deepspeed:
+        v.update(deepspeed_values(training.deepspeed))
     return v
 
 
@@ -188,6 +344,10 @@ def parse(case):
             stack = case["stack"]
             if stack == "trl":
                 return trl_values(case)
+            if stack == "megatron":
+                return megatron_values(case)
+            if stack == "deepspeed":
+                return deepspeed_launcher_values(case)
             v = llamafactory_values(case) if stack == "llamafactory" else axolotl_values(case)
             v["visible_gpus"] = visible_gpus(case)
             return v
@@ -202,7 +362,8 @@ def main():
             cases.append({"name": case["name"], "values": parse(case), "error": None})
         except Exception as e:  # the parser's refusal is the finding
             cases.append({"name": case["name"], "values": {}, "error": f"{type(e).__name__}: {e}"})
-    versions = {p: version(p) for p in ["trl", "accelerate", "deepspeed", "transformers", "llamafactory", "axolotl"]}
+    versions = {p: version(p) for p in ["trl", "accelerate", "deepspeed", "transformers", "llamafactory", "axolotl", "torch"]}
+    versions["megatron-lm"] = MEGATRON_COMMIT
     OUT.write_text(json.dumps({"versions": versions, "cases": cases}, indent=2, sort_keys=True) + "\n")
     bad = [c["name"] for c in cases if c["error"]]
     print(f"{len(cases)} launches parsed, {len(bad)} refused: {bad}")

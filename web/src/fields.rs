@@ -206,6 +206,7 @@ pub const TRAINING_KEYS: &[&str] = &[
     "cp",
     "distributed_optimizer",
     "galore_rank",
+    "grad_accum",
 ];
 
 /// Every field, in form order.
@@ -318,6 +319,8 @@ pub static FIELDS: &[Field] = &[
     Field::new("distributed_optimizer", Kind::Bool, Group::Training),
     #[cfg(feature = "full")]
     Field::new("galore_rank", Kind::OptNumber, Group::Training),
+    #[cfg(feature = "full")]
+    Field::new("grad_accum", Kind::OptNumber, Group::Training),
     Field::new("gpu_memory_utilization", Kind::Number, Group::Serving),
     Field::new("mem_fraction_static", Kind::OptNumber, Group::Serving),
     Field::new("free_gpu_memory_fraction", Kind::OptNumber, Group::Serving),
@@ -510,6 +513,7 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
         cp,
         distributed_optimizer,
         galore_rank,
+        grad_accum,
     } = d;
     let opt_bool = |x: &Option<bool>| x.map_or_else(String::new, |b| b.to_string());
     // A choice read by the estimator's `Deserialize`, and `kv_dtype` by its own parser.
@@ -683,6 +687,7 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
         ("cp", opt(*cp)),
         ("distributed_optimizer", distributed_optimizer.to_string()),
         ("galore_rank", opt(*galore_rank)),
+        ("grad_accum", opt(*grad_accum)),
     ]);
     texts
 }

@@ -379,6 +379,9 @@ pub struct EstimateFlags {
     /// GaLore's rank (transformers optim_args="rank=…"), with --optimizer galore-adamw or galore-adamw-8bit, 1 to 65536 [default: 128].
     #[arg(long, allow_negative_numbers = true)]
     pub galore_rank: Option<f64>,
+    /// Micro-batches per optimizer step per replica (gradient_accumulation_steps; Megatron's global batch / (micro-batch × dp)), 1 to 65536 [default: 1]: the step's tokens and the pipeline's bubble.
+    #[arg(long, allow_negative_numbers = true)]
+    pub grad_accum: Option<f64>,
 }
 
 macro_rules! value_enum {
@@ -611,6 +614,7 @@ impl EstimateFlags {
             cp: self.cp,
             distributed_optimizer: self.distributed_optimizer,
             galore_rank: self.galore_rank,
+            grad_accum: self.grad_accum,
         })
     }
 
@@ -724,9 +728,11 @@ pub struct EstimateArgs {
 }
 
 /// The input of `command` read, with what a command line does not say (the card, the
-/// requests' shape; the batch where the engine's command does not set it) from `flags`.
+/// requests' shape; the batch where the engine's command does not set it) from `flags`. A
+/// training command (Megatron-LM's `--seq-length`) says its own sequence.
 fn from_command(line: &str, flags: EstimateInput) -> Result<(EstimateInput, Vec<String>), Failure> {
     let read = vramfit::launch::read_command(line)?;
+    let training = read.input.mode == vramfit::estimate::Mode::Training;
     let batch = if read.input.batch == EstimateInput::default().batch {
         flags.batch
     } else {
@@ -738,7 +744,11 @@ fn from_command(line: &str, flags: EstimateInput) -> Result<(EstimateInput, Vec<
         memory_in_use: flags.memory_in_use,
         cards: flags.cards,
         batch,
-        seq_len: flags.seq_len,
+        seq_len: if training {
+            read.input.seq_len
+        } else {
+            flags.seq_len
+        },
         new_tokens: flags.new_tokens,
         ..read.input
     };

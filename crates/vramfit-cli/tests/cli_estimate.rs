@@ -507,3 +507,60 @@ fn memory_in_use_is_a_flag_and_the_fit_is_said_against_what_is_free() {
     assert_eq!(code, 2);
     assert!(err.contains("--memory-in-use"), "{err}");
 }
+
+/// `--gpus-per-node` and `--node-link` apply to training: the same run's memory on one node of
+/// 16 and on two of 8, its step slower over the network; `--grad-accum` sets the micro-batches;
+/// a Megatron-LM command line reads back with its own sequence and layout.
+#[test]
+fn training_over_nodes_pays_the_network() {
+    let run = |extra: &[&str]| {
+        let mut a = vec![
+            "estimate",
+            "--model",
+            "meta-llama/Llama-3.1-8B",
+            "--mode",
+            "training",
+            "--gpu",
+            "h100-sxm5-80gb",
+            "--gpus",
+            "16",
+            "--zero",
+            "3",
+            "--fsdp-version",
+            "2",
+            "--seq-len",
+            "4096",
+            "--grad-accum",
+            "2",
+        ];
+        a.extend_from_slice(extra);
+        json(&a)
+    };
+    let one = run(&["--gpus-per-node", "16"]);
+    let two = run(&["--node-link", "100Gb/s"]);
+    assert_eq!(
+        (one["nodes"].as_u64(), two["nodes"].as_u64()),
+        (Some(1), Some(2))
+    );
+    assert_eq!(one["total_bytes"], two["total_bytes"]);
+    let step = |v: &serde_json::Value| v["throughput"]["step_time_s"].as_f64().unwrap();
+    assert!(step(&one) < step(&two), "{} {}", step(&one), step(&two));
+    let line = "torchrun --nnodes 2 --rdzv-backend c10d --rdzv-endpoint HEAD_IP:29500 \
+        --nproc-per-node 8 pretrain_gpt.py --tensor-model-parallel-size 8 \
+        --pipeline-model-parallel-size 2 --micro-batch-size 1 --global-batch-size 8 \
+        --seq-length 8192 --bf16 --use-distributed-optimizer \
+        --tokenizer-model meta-llama/Llama-3.1-70B --mock-data";
+    let m = json(&[
+        "estimate",
+        "--from-command",
+        line,
+        "--gpu",
+        "h100-sxm5-80gb",
+    ]);
+    assert_eq!(m["nodes"], 2);
+    assert_eq!(m["gpus"], 16);
+    // 8 sequences of 8192 tokens a step.
+    let t = &m["throughput"];
+    let tokens = t["step_time_s"].as_f64().unwrap() * t["tokens_per_s"].as_f64().unwrap();
+    assert!((tokens / 65_536.0 - 1.0).abs() < 1e-3, "{tokens}");
+}

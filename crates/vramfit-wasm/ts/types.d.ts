@@ -1523,6 +1523,15 @@ export interface EstimateInput {
    * 5.25's default (`trainer_optimizer.py` `_get_galore_optimizer`).
    */
   galore_rank?: number | null;
+  /**
+   * Micro-batches per optimizer step in each data-parallel replica: transformers' and TRL's,
+   * DeepSpeed's and torchtune's `gradient_accumulation_steps`; Megatron's
+   * `--global-batch-size` / (`--micro-batch-size` × dp), its pipeline's micro-batches. An
+   * integer from 1 to 65,536. Default 1. The speed's alone: the step's tokens and the
+   * pipeline's bubble `(pp − 1) / (grad_accum × vp)`; memory per GPU is unchanged (a pipeline
+   * holds at most `pp` micro-batches' activations, which the estimate counts already).
+   */
+  grad_accum?: number | null;
 }
 
 /**

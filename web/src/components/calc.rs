@@ -237,6 +237,10 @@ fn run_fields(app: &crate::Ctx, error: &Option<InputError>, e: Option<&Estimate>
             .map(|(_, v)| v.clone())
     };
     let rules = runner.map(|r| r.rules());
+    // The nodes' fields once the run has more than one GPU, or a value is set in them.
+    let several_gpus = e.is_some_and(|e| e.gpus > 1)
+        || !app.value("gpus_per_node").is_empty()
+        || !app.value("node_link").is_empty();
     // The KV-cache types and weight formats the engine takes.
     let kv_types = rules.and_then(|r| r.kv_dtypes).unwrap_or_default();
     let keep_kv = |v: &str| {
@@ -288,6 +292,11 @@ fn run_fields(app: &crate::Ctx, error: &Option<InputError>, e: Option<&Estimate>
                 <legend>{ lang.t(key!("calc.hardware")) }</legend>
                 { gpu_picker(app, error) }
                 <div class="row">{ f("gpus") }{ f("tp") }{ f("pp") }</div>
+                // Over several GPUs the nodes they fill and the network between them: the
+                // speed pays the links (serving and training alike).
+                if several_gpus {
+                    <div class="row">{ f("gpus_per_node") }{ f("node_link") }</div>
+                }
             </fieldset>
             if let (false, Some(r)) = (settings.is_empty(), rules) {
                 <fieldset class="engine" id="engine-settings" data-engine={r.name}>
@@ -321,7 +330,7 @@ fn training_fields(app: &crate::Ctx, error: &Option<InputError>) -> Html {
             <div class="row">{ f("lora_rank") }{ f("lora_targets") }</div>
             { f("qlora") }
             <div class="row">{ f("zero") }{ f("offload") }</div>
-            { f("fused_optimizer") }
+            <div class="row">{ f("fused_optimizer") }{ f("grad_accum") }</div>
             <div class="row">{ f("stack") }{ f("loss") }</div>
             <div class="row">{ f("loss_chunks") }{ f("kbit_upcast") }</div>
             { f("foreach") }

@@ -699,6 +699,13 @@ pub struct EstimateInput {
     /// the `galore-adamw` optimizers only: an integer from 1 to 65,536. Absent: 128, transformers
     /// 5.25's default (`trainer_optimizer.py` `_get_galore_optimizer`).
     pub galore_rank: Option<f64>,
+    /// Micro-batches per optimizer step in each data-parallel replica: transformers' and TRL's,
+    /// DeepSpeed's and torchtune's `gradient_accumulation_steps`; Megatron's
+    /// `--global-batch-size` / (`--micro-batch-size` × dp), its pipeline's micro-batches. An
+    /// integer from 1 to 65,536. Default 1. The speed's alone: the step's tokens and the
+    /// pipeline's bubble `(pp − 1) / (grad_accum × vp)`; memory per GPU is unchanged (a pipeline
+    /// holds at most `pp` micro-batches' activations, which the estimate counts already).
+    pub grad_accum: Option<f64>,
 }
 
 impl Default for EstimateInput {
@@ -803,6 +810,7 @@ impl Default for EstimateInput {
             cp: None,
             distributed_optimizer: false,
             galore_rank: None,
+            grad_accum: None,
         }
     }
 }

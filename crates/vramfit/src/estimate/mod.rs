@@ -135,6 +135,8 @@ mod speed;
 mod speed_offload;
 #[cfg(feature = "speed")]
 mod speed_speculative;
+#[cfg(feature = "speed")]
+mod speed_training;
 mod state;
 #[cfg(test)]
 mod text_snapshot;

@@ -6,12 +6,11 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::speed_offload::OffloadSplit;
-use super::{Checkpointing, Difference, Mode, Run, Throughput, weights};
+use super::{Difference, Mode, Run, Throughput, weights};
 use crate::model::Tensor;
 use crate::precision::Quantization;
 use crate::throughput::{
-    self, Compute, Inference, InferenceFigure, InferenceInput, Recompute, Runtime, Training,
-    TrainingFigure, TrainingInput,
+    self, Compute, Inference, InferenceFigure, InferenceInput, Runtime, Training, TrainingFigure,
 };
 use crate::units::four_figures;
 
@@ -25,7 +24,7 @@ fn compute(q: &Quantization) -> Compute {
     }
 }
 
-fn u32_of(x: u64) -> u32 {
+pub(super) fn u32_of(x: u64) -> u32 {
     u32::try_from(x).unwrap_or(u32::MAX)
 }
 
@@ -68,37 +67,6 @@ impl Run<'_> {
         Some(self.inference_throughput(runtime, &t, spec))
     }
 
-    /// The training run's figures for the speed model: `active` parameters a token multiplies
-    /// with, `trainable` of them (at most) updated.
-    fn training_input(&self, active: u64, trainable: u64) -> TrainingInput {
-        let a = &self.arch;
-        TrainingInput {
-            compute: if self.qlora {
-                Compute::WeightOnly
-            } else {
-                Compute::Bits16
-            },
-            active_params: active,
-            trainable_params: trainable.min(active),
-            layers: u32_of(a.num_layers),
-            heads: u32_of(a.num_heads),
-            head_dim: u32_of(a.head_dim),
-            seq_len: self.seq_len,
-            tokens_per_step: self
-                .batch
-                .saturating_mul(self.seq_len)
-                .saturating_mul(self.dp),
-            recompute: match self.checkpointing {
-                Checkpointing::None => Recompute::None,
-                Checkpointing::Selective => Recompute::Selective,
-                Checkpointing::Full => Recompute::Full,
-            },
-            gpus: u32_of(self.dp * self.tp * self.pp),
-            pp: u32_of(self.pp),
-            microbatches: 1,
-        }
-    }
-
     /// The training speed model's answer as the estimate carries it, with its formulas when
     /// the estimate has text.
     fn training_throughput(&self, runtime: Runtime, t: &Training) -> Throughput {
@@ -112,6 +80,12 @@ impl Run<'_> {
                 "tokens_per_s",
                 t.formula(TrainingFigure::TokensPerS),
             ));
+            if t.exposed_comm_s > 0.0 || self.dp * self.tp * self.pp > 1 {
+                formulas.push(difference(
+                    "collectives",
+                    t.formula(TrainingFigure::Collectives),
+                ));
+            }
         }
         Throughput {
             runtime,
@@ -308,6 +282,7 @@ impl Run<'_> {
 mod tests {
     use super::*;
     use crate::estimate::{Engine, EstimateInput, Runner, estimate};
+    use crate::throughput::{Recompute, TrainingInput};
 
     /// The speed reads each tensor as the memory estimate counts it: gpt-oss-20b's F16 GGUF keeps
     /// its experts in MXFP4, as its MXFP4_MOE file does, and differs only in its non-expert
@@ -614,7 +589,8 @@ mod tests {
 
     /// Training hands over the trainable parameters and the global batch's tokens: LoRA r 16 on
     /// q and v of Llama-3.1-8B trains 32 × 16 × ((4,096 + 4,096) + (4,096 + 1,024)) = 6,815,744
-    /// parameters; two data-parallel GPUs of batch 4 × 2,048 tokens step 16,384 tokens.
+    /// parameters; two data-parallel GPUs of batch 4 × 2,048 tokens step 16,384 tokens, and
+    /// all-reduce the adapters' fp32 gradients (27.3 MB) over NVLink.
     #[test]
     fn training_speed_takes_the_trainable_parameters_and_the_global_batch() {
         let input = EstimateInput {
@@ -641,6 +617,21 @@ mod tests {
                 gpus: 2,
                 pp: 1,
                 microbatches: 1,
+                // DDP on one node: the LoRA gradients' fp32 all-reduce over NVLink (DDP
+                // gathers no parameters: `param_bytes` is not read).
+                comm: Some(throughput::Comm {
+                    tp: 1,
+                    cp: 1,
+                    vp: 1,
+                    sequence_parallel: false,
+                    sync: throughput::DataSync::AllReduce,
+                    hidden: 4096,
+                    kv_width: 8 * 128,
+                    param_bytes: 0,
+                    grad_bytes: 6_815_744 * 4,
+                    gpus_per_node: 8,
+                    node_link_bytes_per_s: 50e9,
+                }),
             },
             &throughput::Device::of(gpu),
         )

@@ -11,16 +11,24 @@
 
 mod flags;
 mod local;
+#[cfg(all(test, feature = "training"))]
+mod megatron_tests;
 mod mlx;
 #[cfg(test)]
 mod nodes_tests;
 mod read;
+#[cfg(feature = "training")]
+mod read_megatron;
 mod serve;
 mod speculative;
 #[cfg(test)]
 mod tests;
 #[cfg(feature = "training")]
 mod train;
+#[cfg(feature = "training")]
+mod train_megatron;
+#[cfg(feature = "training")]
+mod train_nodes;
 #[cfg(feature = "training")]
 mod train_rl;
 #[cfg(feature = "training")]

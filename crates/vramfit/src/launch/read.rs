@@ -22,7 +22,7 @@ pub struct ReadCommand {
 }
 
 /// The engines whose command lines are read, as their users start them.
-const ACCEPTED: &str = "vllm serve, python -m vllm.entrypoints.openai.api_server, python -m sglang.launch_server, trtllm-serve, llama-server, llama-cli, ollama run, mlx_lm.server, mlx_lm.generate (or python -m mlx_lm.server, python -m mlx_lm.generate)";
+const ACCEPTED: &str = "vllm serve, python -m vllm.entrypoints.openai.api_server, python -m sglang.launch_server, trtllm-serve, llama-server, llama-cli, ollama run, mlx_lm.server, mlx_lm.generate (or python -m mlx_lm.server, python -m mlx_lm.generate), torchrun … pretrain_gpt.py (Megatron-LM)";
 
 /// Reads `line`: optional `NAME=value` assignments, then one engine's command.
 pub fn read_command(line: &str) -> Result<ReadCommand> {
@@ -45,6 +45,13 @@ pub fn read_command(line: &str) -> Result<ReadCommand> {
             _ => break,
         }
         rest = tail;
+    }
+    #[cfg(feature = "training")]
+    if rest
+        .first()
+        .is_some_and(|w| w.rsplit('/').next() == Some("torchrun"))
+    {
+        return super::read_megatron::read(rest, r.not_read);
     }
     let (engine, table, args) = program(rest)?;
     r.input.engine = engine;

@@ -168,7 +168,7 @@ fn words(w: &[&str]) -> Vec<String> {
 }
 
 /// The note of a launch over several nodes: the head's address the user puts in.
-fn head_note(l: &mut Builder, nodes: u64, per_node: u64) {
+pub(super) fn head_note(l: &mut Builder, nodes: u64, per_node: u64) {
     l.note(
         alloc::format!(
             "Over {nodes} nodes of {per_node} GPUs: run each command on the node its comment names, the head's first; HEAD_IP is the head node's address on the network between the nodes (InfiniBand or RoCE), which you put in."

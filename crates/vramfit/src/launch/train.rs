@@ -37,16 +37,18 @@ pub(super) fn training(w: &Workload, l: &mut Builder) -> Result<()> {
         ));
     }
     match w.regimes.stack {
-        None | Some(Stack::Trl) => trl(w, l),
+        None | Some(Stack::Trl) => trl(w, l, false),
+        Some(Stack::Deepspeed) => trl(w, l, true),
         Some(Stack::Llamafactory) => super::train_stacks::llamafactory(w, l),
         Some(Stack::Axolotl) => super::train_stacks::axolotl(w, l),
+        Some(Stack::Megatron) => super::train_megatron::megatron(w, l),
         Some(s) => Err(crate::input_error!(
             Unsupported,
             "stack",
             ["no launch is written for {} runs", s.name()],
             ["尚不为 {} 运行生成启动命令", s.name()],
-            "transformers or trl, llamafactory, axolotl",
-            "transformers 或 trl、llamafactory、axolotl",
+            "transformers or trl, deepspeed, llamafactory, axolotl, megatron",
+            "transformers 或 trl、deepspeed、llamafactory、axolotl、megatron",
         )),
     }
 }
@@ -64,8 +66,10 @@ pub(super) fn refused(field: &str, en: &str, zh: &str) -> InputError {
 }
 
 /// TRL: `train.yaml` (naming `ds_config.json` under ZeRO and `accelerate.yaml` for FSDP; the
-/// processes of several GPUs in its `num_processes`) and `trl sft --config train.yaml`.
-fn trl(w: &Workload, l: &mut Builder) -> Result<()> {
+/// processes of several GPUs in its `num_processes`) and `trl sft --config train.yaml`; with
+/// `deepspeed_launcher` (the `deepspeed` stack) the same script under DeepSpeed's own launcher
+/// (`train_nodes::deepspeed_launch`).
+fn trl(w: &Workload, l: &mut Builder, deepspeed_launcher: bool) -> Result<()> {
     let p = super::serve::checkpoint(w)?;
     regimes_hf(w)?;
     let (command, dataset) = match &w.rl {
@@ -123,15 +127,18 @@ fn trl(w: &Workload, l: &mut Builder) -> Result<()> {
             l.file("accelerate.yaml", text);
             k.set("accelerate_config", "accelerate.yaml");
         }
+        None if deepspeed_launcher => {}
         None if gpus(w) > 1 => k.set("num_processes", gpus(w)),
         None => {}
     }
     l.first_file("train.yaml", k.yaml());
-    l.command(
-        ["trl", command, "--config", "train.yaml"]
-            .map(String::from)
-            .to_vec(),
-    );
+    if deepspeed_launcher {
+        super::train_nodes::deepspeed_launch(w, l, command)?;
+        dataset_note(l, dataset);
+        return Ok(());
+    }
+    // Over several nodes TRL hands the machine words it does not know to `accelerate launch`.
+    super::train_nodes::accelerate_on_nodes(w, l, &["trl", command, "--config", "train.yaml"], &[]);
     dataset_note(l, dataset);
     Ok(())
 }
@@ -461,7 +468,7 @@ fn accelerate_fsdp(w: &Workload, f: crate::estimate::Fsdp) -> String {
     let mut k = Keys::default();
     k.set("compute_environment", "LOCAL_MACHINE");
     k.set("distributed_type", "FSDP");
-    k.set("num_machines", 1u64);
+    k.set("num_machines", w.nodes.nodes.max(1));
     k.set("num_processes", gpus(w));
     match w.precision {
         Precision::AmpBf16 => k.set("mixed_precision", "bf16"),

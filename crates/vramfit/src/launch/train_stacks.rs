@@ -103,13 +103,10 @@ pub(super) fn llamafactory(w: &Workload, l: &mut Builder) -> Result<()> {
         // LLaMA-Factory 0.9.5 `cli.py`: torchrun with NPROC_PER_NODE processes (every visible
         // GPU by default) when FORCE_TORCHRUN is set or more than one GPU is visible.
         l.env("FORCE_TORCHRUN", "1".to_string());
-        l.env("NPROC_PER_NODE", gpus(w).to_string());
+        let (_, per_node) = super::train_nodes::layout(w);
+        l.env("NPROC_PER_NODE", per_node.to_string());
     }
-    l.command(
-        ["llamafactory-cli", "train", "train.yaml"]
-            .map(String::from)
-            .to_vec(),
-    );
+    super::train_nodes::llamafactory_on_nodes(w, l);
     l.note(
         format!("`{LLAMAFACTORY_DATASET}` and the template `default` are LLaMA-Factory's example: put your dataset (in its dataset_info.json) and your model's chat template there. The estimate counts rows of cutoff_len tokens, whatever the data."),
         format!("`{LLAMAFACTORY_DATASET}` 与模板 `default` 是 LLaMA-Factory 的示例：请换成你的数据集（登记在其 dataset_info.json 中）与模型的对话模板。估算按 cutoff_len 长度的行计算，与数据内容无关。"),
@@ -211,7 +208,15 @@ pub(super) fn axolotl(w: &Workload, l: &mut Builder) -> Result<()> {
     axolotl_sharding(w, &mut k, l)?;
     l.first_file("train.yml", k.yaml());
     visible_gpus(w, l);
-    l.command(["axolotl", "train", "train.yml"].map(String::from).to_vec());
+    // Over several nodes axolotl hands the words after `--` to `accelerate launch`, which
+    // needs the processes of every node (`--num_processes`).
+    let total = gpus(w).to_string();
+    super::train_nodes::accelerate_on_nodes(
+        w,
+        l,
+        &["axolotl", "train", "train.yml"],
+        &["--", "--num_processes", &total],
+    );
     l.note(
         format!("`{AXOLOTL_DATASET}` is axolotl's example dataset: put yours there with its format. The estimate counts rows of sequence_len tokens, whatever the data."),
         format!("`{AXOLOTL_DATASET}` 是 axolotl 的示例数据集，请换成你的数据集及其格式。估算按 sequence_len 长度的行计算，与数据内容无关。"),
@@ -296,7 +301,8 @@ fn common_checks(w: &Workload, stack: Stack) -> Result<()> {
 
 /// The GPUs a run uses, as the stacks see them: `CUDA_VISIBLE_DEVICES` when several.
 fn visible_gpus(w: &Workload, l: &mut Builder) {
-    let n = gpus(w);
+    // Each node's own GPUs.
+    let (_, n) = super::train_nodes::layout(w);
     if n > 1 {
         let ids: Vec<String> = (0..n.min(1024)).map(|i| i.to_string()).collect();
         l.env("CUDA_VISIBLE_DEVICES", ids.join(","));

@@ -242,3 +242,130 @@ fn rl_launches_read_back_into_their_estimates() {
     }
     assert_eq!(launched, 7);
 }
+
+/// Over several nodes: one command per node, each with its rank and the head's address in the
+/// launcher's words, the files the same for every node; the files read back into the estimate
+/// (the GPUs given where the stack's file does not carry them), whose nodes are the launch's.
+#[test]
+fn multi_node_launches_name_each_node_and_read_back() {
+    for (stack, zero, fsdp, precision) in [
+        (None, 3.0, Some(2.0), Precision::AmpBf16),
+        (Some(Stack::Trl), 2.0, None, Precision::AmpBf16),
+        (Some(Stack::Llamafactory), 3.0, None, Precision::AmpBf16),
+        (Some(Stack::Axolotl), 3.0, Some(2.0), Precision::Bf16),
+    ] {
+        for nodes in [2u64, 4] {
+            let input = EstimateInput {
+                stack,
+                gpus: Some((8 * nodes) as f64),
+                zero,
+                fsdp_version: fsdp,
+                precision,
+                grad_checkpointing: Checkpointing::Full,
+                ..base()
+            };
+            let what = alloc::format!("{stack:?} on {nodes} nodes");
+            let l = launch_input(&input).unwrap_or_else(|e| panic!("{what}: {e:?}"));
+            assert_eq!(l.commands.len() as u64, nodes, "{what}");
+            for (rank, argv) in l.commands.iter().enumerate() {
+                let words = argv.join(" ");
+                let rank_words = if stack == Some(Stack::Llamafactory) {
+                    alloc::format!(
+                        "NNODES={nodes} NODE_RANK={rank} MASTER_ADDR=HEAD_IP MASTER_PORT=29500"
+                    )
+                } else {
+                    alloc::format!(
+                        "--num_machines {nodes} --machine_rank {rank} --main_process_ip HEAD_IP --main_process_port 29500"
+                    )
+                };
+                assert!(words.contains(&rank_words), "{what}: {words}");
+                assert!(
+                    l.script
+                        .contains(&alloc::format!("# on node {rank} of {nodes}")),
+                    "{what}"
+                );
+            }
+            if stack == Some(Stack::Axolotl) {
+                let total = alloc::format!("-- --num_processes {}", 8 * nodes);
+                assert!(l.commands[0].join(" ").contains(&total), "{what}");
+            }
+            let env = |name: &str| {
+                l.env
+                    .iter()
+                    .find(|e| e.name == name)
+                    .map(|e| e.value.clone())
+            };
+            if stack == Some(Stack::Llamafactory) {
+                assert_eq!(env("NPROC_PER_NODE").as_deref(), Some("8"), "{what}");
+            }
+            if matches!(stack, Some(Stack::Llamafactory | Stack::Axolotl)) {
+                assert_eq!(
+                    env("CUDA_VISIBLE_DEVICES").as_deref(),
+                    Some("0,1,2,3,4,5,6,7"),
+                    "{what}"
+                );
+            }
+            let gpus = matches!(stack, Some(Stack::Llamafactory | Stack::Axolotl))
+                .then_some(input.gpus)
+                .flatten();
+            let back = read_back(&l, gpus);
+            same_estimate(&input, &back, &alloc::format!("{what}\n{}", l.script));
+            let (a, b) = (estimate(&input).unwrap(), estimate(&back).unwrap());
+            assert_eq!((a.nodes, b.nodes), (nodes, nodes), "{what}");
+            assert_eq!(
+                a.throughput.and_then(|t| t.step_time_s),
+                b.throughput.and_then(|t| t.step_time_s),
+                "{what}"
+            );
+        }
+    }
+}
+
+/// The `deepspeed` stack: TRL's script as a module under DeepSpeed's own launcher, `--num_gpus`
+/// on one node, `--hostfile` with a line per node over several (one command, on the head); the
+/// files read back into the same estimate; FSDP or no ZeRO refused by field.
+#[test]
+fn deepspeed_launcher_over_a_hostfile_reads_back() {
+    for nodes in [1u64, 2, 4] {
+        let input = EstimateInput {
+            stack: Some(Stack::Deepspeed),
+            gpus: Some((8 * nodes) as f64),
+            zero: 3.0,
+            offload: Offload::Cpu,
+            grad_checkpointing: Checkpointing::Full,
+            ..base()
+        };
+        let l = launch_input(&input).unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(l.commands.len(), 1);
+        let words = l.commands[0].join(" ");
+        if nodes == 1 {
+            assert_eq!(
+                words,
+                "deepspeed --num_gpus 8 --module trl.scripts.sft --config train.yaml"
+            );
+        } else {
+            assert_eq!(
+                words,
+                "deepspeed --hostfile hostfile --master_addr HEAD_IP --master_port 29500 --module trl.scripts.sft --config train.yaml"
+            );
+            let hostfile = l.files.iter().find(|f| f.name == "hostfile").unwrap();
+            assert_eq!(hostfile.text.lines().count() as u64, nodes);
+            assert!(hostfile.text.starts_with("node0 slots=8\nnode1 slots=8\n"));
+        }
+        // No `num_processes`: the launcher, not accelerate, starts the processes.
+        assert!(!l.files[0].text.contains("num_processes"));
+        let back = read_back(&l, input.gpus);
+        same_estimate(&input, &back, &l.script);
+    }
+    for (zero, fsdp) in [(0.0, None), (3.0, Some(2.0))] {
+        let e = launch_input(&EstimateInput {
+            stack: Some(Stack::Deepspeed),
+            gpus: Some(8.0),
+            zero,
+            fsdp_version: fsdp,
+            ..base()
+        })
+        .unwrap_err();
+        assert_eq!(e.field, "zero", "{e:?}");
+    }
+}

@@ -98,6 +98,16 @@ pub const ALLREDUCE_LATENCY_S: f64 = 20e-6;
 /// this share of the link.
 pub const LINK_EFFICIENCY: f64 = 0.8;
 
+/// The share of a collective's time that still lengthens a training step when compute hides
+/// it (FSDP's prefetched all-gathers, DDP's bucketed all-reduce under the backward): NCCL's
+/// kernels hold SMs and memory bandwidth beside the matrix multiplications they overlap.
+///
+/// Fitted to torchtitan's Llama 3.1 8B FSDP runs on one node and on 16 nodes of H100 (5,605 /
+/// 5,762 = 0.973 of the one node's speed per GPU; `benchmarks/llama3_h100_202412_torchtitan.md`
+/// at 31a17bfd): 0.5 gives 0.988, 1 (no overlap at all) 0.978, 0 (overlap free) 1.000; at
+/// 0.5 the 64-A100 runs of `docs/performance.md` are 3 to 13 % slow (`tests/it/training_nodes.rs`).
+pub const OVERLAP_COST: f64 = 0.5;
+
 /// Training in BF16 or FP16: the share of the dense 16-bit peak spent on the step's FLOPs (the
 /// recomputed forward of activation checkpointing counted, so a hardware rather than a model
 /// FLOPs utilisation).

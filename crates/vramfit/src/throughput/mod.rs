@@ -9,7 +9,8 @@
 //! compute-bound, whichever is slower; both pay a fixed time per layer and per step, and
 //! tensor parallelism two all-reduces per layer over the link. Training costs
 //! 6 × parameters × tokens (8 × with full checkpointing; LoRA its own count) at the peak times a
-//! utilisation, with the pipeline's bubble. The factors ([`efficiency`]) are fitted to published
+//! utilisation, with the pipeline's bubble and the collectives on their links (`collectives.rs`:
+//! NVLink inside a node, the network between nodes) where no compute hides them. The factors ([`efficiency`]) are fitted to published
 //! measurements, each cited in `crates/vramfit/data/throughput/`.
 //!
 //! The numbers are computed without allocating; the working is kept in the result, and
@@ -24,6 +25,7 @@
 
 use alloc::string::String;
 
+mod collectives;
 mod device;
 pub mod efficiency;
 mod inference;
@@ -36,7 +38,10 @@ mod training;
 mod nodes_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod training_comm_tests;
 
+pub use collectives::{Comm, CommTimes, DataSync};
 pub use device::{Device, link_bytes_per_s};
 pub use efficiency::Efficiency;
 pub use inference::{

@@ -439,6 +439,7 @@ fn train() -> TrainingInput {
         gpus: 8,
         pp: 1,
         microbatches: 1,
+        comm: None,
     }
 }
 

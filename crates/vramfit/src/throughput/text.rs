@@ -20,6 +20,8 @@ macro_rules! text {
     };
 }
 
+mod collectives;
+
 /// `x` with `places` decimals, trailing zeros dropped.
 fn num(x: f64, places: u32) -> String {
     let mut s = fixed(x, places);
@@ -368,25 +370,41 @@ pub(super) fn training(tr: &Training, figure: TrainingFigure) -> FormulaText {
             let bubble = if i.pp > 1 {
                 let b = num(tr.bubble, 3);
                 let (pp, m) = (i.pp, i.microbatches);
+                // The interleaved schedule's virtual stages divide the bubble.
+                let vp = i.comm.map_or(1, |c| c.vp.max(1));
+                let over = if vp > 1 {
+                    format!("({m} × {vp})")
+                } else {
+                    m.to_string()
+                };
                 text!(
-                    [" × (1 + ({pp} − 1) / {m} bubble = {b})"],
-                    ["×（1 + 流水线气泡 ({pp} − 1) / {m} = {b}）"]
+                    [" × (1 + ({pp} − 1) / {over} bubble = {b})"],
+                    ["×（1 + 流水线气泡 ({pp} − 1) / {over} = {b}）"]
                 )
             } else {
                 FormulaText::default()
             };
             let t = time(tr.step_time_s);
+            let comm = if w.comm.is_some() {
+                let c = time(w.compute_s * (1.0 + tr.bubble));
+                let e = time(tr.exposed_comm_s);
+                text!([" = {c} + {e} collectives"], [" = {c} + 集合通信 {e}"])
+            } else {
+                FormulaText::default()
+            };
+            let (comm_en, comm_zh) = (comm.en, comm.zh);
             text!(
                 [
-                    "{tokens} tokens × {f} / ({gpus} GPUs × {peak} × {u}){} = {t}",
+                    "{tokens} tokens × {f} / ({gpus} GPUs × {peak} × {u}){}{comm_en} = {t}",
                     bubble.en
                 ],
                 [
-                    "{tokens} 个 token × {f} /（{gpus} 张 GPU × {peak} × {u}）{} = {t}",
+                    "{tokens} 个 token × {f} /（{gpus} 张 GPU × {peak} × {u}）{}{comm_zh} = {t}",
                     bubble.zh
                 ]
             )
         }
+        TrainingFigure::Collectives => collectives::text(tr),
         TrainingFigure::TokensPerS => {
             let tokens = thousands(i.tokens_per_step);
             let t = time(tr.step_time_s);

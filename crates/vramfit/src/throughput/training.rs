@@ -1,5 +1,6 @@
 //! Training: the time of an optimizer step, tokens per second and hours per epoch.
 
+use super::collectives::{Comm, CommTimes, DataSync, comm_times};
 use super::{Compute, Device, FormulaText, efficiency};
 use crate::error::Result;
 
@@ -21,7 +22,7 @@ pub enum Recompute {
 }
 
 /// What the speed of a training run depends on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
 #[cfg_attr(
     feature = "serde",
     derive(serde::Serialize, serde::Deserialize),
@@ -54,8 +55,11 @@ pub struct TrainingInput {
     /// Pipeline stages.
     pub pp: u32,
     /// Micro-batches each pipeline runs per step (the pipeline's bubble is
-    /// (pp − 1) / micro-batches of the step).
+    /// (pp − 1) / (micro-batches × virtual stages) of the step).
     pub microbatches: u32,
+    /// The run's collectives on their links; `None`: the compute and the bubble alone (the
+    /// utilisation then stands for them, as in the fits of `data/throughput/`).
+    pub comm: Option<Comm>,
 }
 
 /// The speed of a training run: every figure finite and non-negative.
@@ -70,6 +74,9 @@ pub struct Training {
     pub flops_per_token: f64,
     /// The pipeline's idle share, added to the step.
     pub bubble: f64,
+    /// Seconds of the step spent in collectives that no compute hides (0 without
+    /// [`TrainingInput::comm`]).
+    pub exposed_comm_s: f64,
     /// The numbers the formulas show.
     #[cfg_attr(feature = "serde", serde(skip))]
     pub(super) work: TrainingWork,
@@ -84,6 +91,8 @@ pub enum TrainingFigure {
     StepTime,
     /// [`Training::tokens_per_s`].
     TokensPerS,
+    /// [`Training::exposed_comm_s`]: each collective, its link and what compute hides.
+    Collectives,
     /// [`Training::hours_per_epoch`] for a dataset of this many tokens.
     HoursPerEpoch {
         /// Tokens in the dataset.
@@ -105,6 +114,10 @@ pub(super) struct TrainingWork {
     pub trainable: f64,
     /// Attention FLOPs per token in one forward pass.
     pub attention_fwd: f64,
+    /// The step's compute alone (every micro-batch, no bubble), seconds.
+    pub compute_s: f64,
+    /// The collectives before overlap, with the layout's sizes.
+    pub comm: Option<CommTimes>,
 }
 
 impl Training {
@@ -149,15 +162,17 @@ pub fn training(input: &TrainingInput, device: &Device) -> Result<Training> {
         Recompute::Selective => attention_fwd,
         Recompute::Full => 2.0 * active + attention_fwd,
     };
-    let bubble = f64::from(input.pp - 1) / f64::from(input.microbatches);
     let tokens = input.tokens_per_step as f64;
-    let step_time_s =
-        tokens * flops / (f64::from(input.gpus) * peak * utilisation) * (1.0 + bubble);
+    let compute_s = tokens * flops / (f64::from(input.gpus) * peak * utilisation);
+    let forward_share = (2.0 * active + attention_fwd) / flops;
+    let (step_time_s, bubble, exposed_comm_s, comm) =
+        step(input, compute_s, forward_share, device.link_bytes_per_s);
     Ok(Training {
         step_time_s,
         tokens_per_s: tokens / step_time_s,
         flops_per_token: flops,
         bubble,
+        exposed_comm_s,
         work: TrainingWork {
             input: *input,
             peak,
@@ -165,8 +180,78 @@ pub fn training(input: &TrainingInput, device: &Device) -> Result<Training> {
             fp8,
             trainable,
             attention_fwd,
+            compute_s,
+            comm,
         },
     })
+}
+
+/// The step's time from its compute (`compute_s`, of which `forward_share` is the forward):
+/// `(m + (p − 1)/v)` micro-batch slots of the busiest stage, each its compute, its tensor- and
+/// context-parallel collectives and its hand-overs (none of them overlapped: Megatron's
+/// default), and FSDP's gathers where the neighbouring layer's compute does not hide them;
+/// then the data-parallel sync that the last backward does not hide. Returns the step, the
+/// bubble, the exposed collectives and their times.
+///
+/// Overlap, on the slow side: a prefetched all-gather or a bucketed reduction hides under the
+/// compute of its own phase (forward or backward) of its micro-batch, never under another's; the
+/// first layer's gather and the last bucket's reduction (1/layers of them) are always exposed;
+/// the all-gather after the optimizer's step (ZeRO-1/2, the distributed optimizer) is exposed.
+fn step(
+    i: &TrainingInput,
+    compute_s: f64,
+    forward_share: f64,
+    nvlink: f64,
+) -> (f64, f64, f64, Option<CommTimes>) {
+    let (pp, m) = (f64::from(i.pp), f64::from(i.microbatches));
+    let vp = f64::from(i.comm.map_or(1, |c| c.vp.max(1)));
+    let bubble = (pp - 1.0) / (m * vp);
+    let Some(c) = i.comm else {
+        return (compute_s * (1.0 + bubble), bubble, 0.0, None);
+    };
+    let nvlink = if nvlink > 0.0 {
+        nvlink
+    } else {
+        super::FALLBACK_LINK_BYTES_PER_S
+    };
+    let replicas = f64::from(i.gpus) / (pp * f64::from(c.tp.max(1)) * f64::from(c.cp.max(1)));
+    let mb_tokens = i.tokens_per_step as f64 / (m * replicas.max(1.0));
+    let t = comm_times(
+        &c,
+        u64::from(i.gpus),
+        u64::from(i.pp),
+        u64::from(i.layers),
+        mb_tokens,
+        i.recompute == Recompute::Full,
+        nvlink,
+    );
+    let mb = compute_s / m;
+    let (forward, backward) = (mb * forward_share, mb * (1.0 - forward_share));
+    let layers = libm::ceil(f64::from(i.layers) / pp).max(1.0);
+    // What no compute hides, plus the share of the hidden rest that its kernels still take
+    // from the compute beside it ([`efficiency::OVERLAP_COST`]).
+    let hidden = |comm: f64, under: f64, first: f64| {
+        let exposed = (comm - under).max(first).clamp(0.0, comm.max(0.0));
+        exposed + efficiency::OVERLAP_COST * (comm - exposed)
+    };
+    let sharded = hidden(t.gather_forward_s, forward, t.gather_forward_s / layers)
+        + match c.sync {
+            DataSync::ShardedParams { .. } => hidden(
+                t.gather_backward_s + t.reduce_s,
+                backward,
+                t.reduce_s / layers,
+            ),
+            _ => 0.0,
+        };
+    let per_mb = t.tp_s + t.cp_s + t.pp_s + sharded;
+    let sync = match c.sync {
+        DataSync::ShardedParams { .. } => 0.0,
+        _ => hidden(t.reduce_s, backward, t.reduce_s / layers) + t.gather_after_step_s,
+    };
+    let slots = m + (pp - 1.0) / vp;
+    let step_s = (mb + per_mb) * slots + sync;
+    let exposed = step_s - compute_s * (1.0 + bubble);
+    (step_s, bubble, exposed.max(0.0), Some(t))
 }
 
 /// The input's ranges.
@@ -192,6 +277,30 @@ fn validate(i: &TrainingInput) -> Result<()> {
                 "为 0",
                 "an integer of at least 1",
                 "至少为 1 的整数"
+            ));
+        }
+    }
+    if let Some(c) = i.comm {
+        let group = u64::from(c.tp.max(1)) * u64::from(c.cp.max(1)) * u64::from(i.pp);
+        if group > u64::from(i.gpus) {
+            return Err(input_error!(
+                OutOfRange,
+                "tp",
+                ["tp × cp × pp is {group}, more than the {} GPUs", i.gpus],
+                ["tp × cp × pp 为 {group}，多于 GPU 数 {}", i.gpus],
+                ["at most the GPU count ({})", i.gpus],
+                ["不超过 GPU 数（{}）", i.gpus]
+            ));
+        }
+        let link = c.node_link_bytes_per_s;
+        if !(1e8..=1e13).contains(&link) {
+            return Err(input_error!(
+                OutOfRange,
+                "node_link_bytes_per_s",
+                ["is {}", crate::units::number_text(link)],
+                ["为 {}", crate::units::number_text(link)],
+                "from 1e8 to 1e13 bytes per second",
+                "1e8 到 1e13 字节每秒"
             ));
         }
     }

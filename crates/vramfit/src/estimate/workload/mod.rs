@@ -96,6 +96,8 @@ pub struct Workload {
     pub offload: Offload,
     /// Data-parallel size (`gpus / (tp × pp)`).
     pub dp: u64,
+    /// Micro-batches per optimizer step per replica (`grad_accum`, default 1).
+    pub grad_accum: u64,
     /// Tensor parallel.
     pub tp: u64,
     /// Pipeline parallel.
@@ -360,6 +362,9 @@ impl EstimateInput {
             ep: par.ep,
             dp_attention: par.dp_attention,
             nodes,
+            grad_accum: self
+                .grad_accum
+                .map_or(Ok(1), |g| int("grad_accum", g, 1, 65_536))?,
             ollama_arch: model.ollama_arch,
             ollama_tag: model.ollama_tag,
             num_gpu: llamacpp.num_gpu,

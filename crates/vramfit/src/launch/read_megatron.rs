@@ -1,0 +1,189 @@
+//! Megatron-LM's command line read back: `torchrun [its options] pretrain_gpt.py [Megatron's
+//! flags]` into a training [`EstimateInput`] of stack `megatron`. torchrun's `--nnodes` and
+//! `--nproc-per-node` give the GPUs and the node's size; Megatron's parallel, batch, precision
+//! and recompute flags the layout; `--tokenizer-model` names the model (its shape flags then
+//! agree with the preset and are listed as not read, as is every word the estimate does not use).
+
+use alloc::format;
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+
+use super::read::ReadCommand;
+use crate::error::Result;
+use crate::estimate::{Checkpointing, EstimateInput, Mode, Precision, Stack};
+
+/// torchrun's options that take a value (`torch.distributed.run`'s, both spellings).
+const TORCHRUN_VALUED: &[&str] = &[
+    "--nnodes",
+    "--nproc-per-node",
+    "--nproc_per_node",
+    "--node-rank",
+    "--node_rank",
+    "--rdzv-backend",
+    "--rdzv_backend",
+    "--rdzv-endpoint",
+    "--rdzv_endpoint",
+    "--rdzv-id",
+    "--rdzv_id",
+    "--master-addr",
+    "--master_addr",
+    "--master-port",
+    "--master_port",
+    "--max-restarts",
+    "--max_restarts",
+];
+
+/// Megatron's flags that take no value and that the estimate reads.
+const SWITCHES: &[&str] = &[
+    "--sequence-parallel",
+    "--use-distributed-optimizer",
+    "--bf16",
+    "--fp16",
+];
+
+/// Reads `words` (from `torchrun` on), `env` the assignments before it, listed as not read.
+pub(super) fn read(words: &[String], env: Vec<String>) -> Result<ReadCommand> {
+    let bad = |flag: &str, value: &str| {
+        crate::input_error!(
+            OutOfRange,
+            "command",
+            ["`{flag} {value}` is not a count"],
+            ["`{flag} {value}` 不是计数"],
+            "a whole number after each count flag",
+            "每个计数参数后为整数",
+        )
+    };
+    let count = |flag: &str, value: &str| -> Result<f64> {
+        value
+            .parse::<u64>()
+            .ok()
+            .filter(|&n| n >= 1)
+            .map(|n| n as f64)
+            .ok_or_else(|| bad(flag, value))
+    };
+    let mut not_read = env;
+    let (mut nodes, mut per_node) = (1.0, 1.0);
+    let mut i = 1;
+    // torchrun's options, up to the script.
+    while i < words.len() && !words[i].ends_with(super::train_megatron::SCRIPT) {
+        let (flag, inline) = split(&words[i]);
+        let valued = TORCHRUN_VALUED.contains(&flag);
+        let value = match (inline, valued) {
+            (Some(v), _) => v.to_string(),
+            (None, true) => {
+                i += 1;
+                words.get(i).cloned().unwrap_or_default()
+            }
+            (None, false) => String::new(),
+        };
+        match flag {
+            "--nnodes" => nodes = count(flag, &value)?,
+            "--nproc-per-node" | "--nproc_per_node" => per_node = count(flag, &value)?,
+            _ => {
+                not_read.push(flag.to_string());
+                if !value.is_empty() {
+                    not_read.push(value);
+                }
+            }
+        }
+        i += 1;
+    }
+    if i >= words.len() {
+        return Err(crate::input_error!(
+            Unsupported,
+            "command",
+            "torchrun without Megatron-LM's pretrain_gpt.py",
+            "torchrun 后没有 Megatron-LM 的 pretrain_gpt.py",
+            "torchrun … pretrain_gpt.py with Megatron-LM's flags",
+            "torchrun … pretrain_gpt.py 加 Megatron-LM 的参数",
+        ));
+    }
+    let mut input = EstimateInput {
+        mode: Mode::Training,
+        stack: Some(Stack::Megatron),
+        precision: Precision::Fp32,
+        gpus: Some(nodes * per_node),
+        gpus_per_node: (nodes > 1.0).then_some(per_node),
+        ..EstimateInput::default()
+    };
+    let (mut global, mut per_chunk, mut layers) = (None, None, None);
+    let args = &words[i + 1..];
+    let mut j = 0;
+    while j < args.len() {
+        let (flag, inline) = split(&args[j]);
+        let takes_value = !SWITCHES.contains(&flag)
+            && inline.is_none()
+            && args.get(j + 1).is_some_and(|v| !v.starts_with("--"));
+        let value = match inline {
+            Some(v) => v.to_string(),
+            None if takes_value => {
+                j += 1;
+                args[j].clone()
+            }
+            None => String::new(),
+        };
+        match flag {
+            "--tensor-model-parallel-size" => input.tp = count(flag, &value)?,
+            "--pipeline-model-parallel-size" => input.pp = count(flag, &value)?,
+            "--num-layers-per-virtual-pipeline-stage" => per_chunk = Some(count(flag, &value)?),
+            "--context-parallel-size" => input.cp = Some(count(flag, &value)?),
+            "--sequence-parallel" => input.sequence_parallel = true,
+            "--use-distributed-optimizer" => input.distributed_optimizer = true,
+            "--micro-batch-size" => input.batch = count(flag, &value)?,
+            "--global-batch-size" => global = Some(count(flag, &value)?),
+            "--seq-length" => input.seq_len = count(flag, &value)?,
+            "--num-layers" => {
+                layers = Some(count(flag, &value)?);
+                not_read.extend([flag.to_string(), value]);
+            }
+            "--bf16" => input.precision = Precision::AmpBf16,
+            "--fp16" => input.precision = Precision::AmpFp16,
+            "--recompute-granularity" if value == "full" => {
+                input.grad_checkpointing = Checkpointing::Full;
+            }
+            "--recompute-granularity" if value == "selective" => {
+                input.grad_checkpointing = Checkpointing::Selective;
+            }
+            "--tokenizer-model" => input.model = Some(value),
+            _ => {
+                not_read.push(flag.to_string());
+                if !value.is_empty() {
+                    not_read.push(value);
+                }
+            }
+        }
+        j += 1;
+    }
+    // The interleaved schedule: layers / (pp × layers a chunk) chunks a stage.
+    if let Some(chunk) = per_chunk {
+        match layers {
+            Some(l) if l / (input.pp * chunk) >= 1.0 => {
+                input.vp = Some(libm::trunc(l / (input.pp * chunk)))
+            }
+            _ => not_read.extend([
+                String::from("--num-layers-per-virtual-pipeline-stage"),
+                format!("{chunk}"),
+            ]),
+        }
+    }
+    // Micro-batches a step: the global batch over the micro-batch of each replica.
+    if let Some(g) = global {
+        let replicas =
+            (nodes * per_node / (input.tp * input.pp * input.cp.unwrap_or(1.0))).max(1.0);
+        let steps = g / (input.batch * replicas);
+        if steps >= 1.0 && libm::trunc(steps) == steps {
+            input.grad_accum = (steps > 1.0).then_some(steps);
+        } else {
+            not_read.extend([String::from("--global-batch-size"), format!("{g}")]);
+        }
+    }
+    Ok(ReadCommand { input, not_read })
+}
+
+/// `--flag=value` split; `--flag` alone.
+fn split(word: &str) -> (&str, Option<&str>) {
+    match word.split_once('=') {
+        Some((f, v)) if f.starts_with("--") => (f, Some(v)),
+        _ => (word, None),
+    }
+}
