@@ -18,6 +18,7 @@ mod regimes;
 mod serving;
 mod sharding;
 mod speculative;
+mod vision;
 
 pub use cards::{MAX_CARDS, card_count, split_card_list};
 pub use checks::lora_mask;
@@ -28,6 +29,7 @@ pub use sharding::{
     DEEPSPEED_DEFAULTS, DeepSpeedAuto, Fsdp, FsdpVersion, Megatron, Sharding, ZeroBucketSizes,
 };
 pub use speculative::{MAX_ACCEPTANCE, MAX_SPECULATIVE_TOKENS, Speculative};
+pub use vision::{DEFAULT_IMAGE_SIDE, Images, MAX_IMAGE_SIDE, MAX_IMAGES};
 
 use super::{
     Checkpointing, Device, Engine, EstimateInput, Kernel, Logits, Mode, Offload, Optimizer,
@@ -163,6 +165,9 @@ pub struct Workload {
     pub lora: Option<LoraSlots>,
     /// Speculative decoding (vLLM `--speculative-config`); `None` without it.
     pub speculative: Option<Speculative>,
+    /// The images of each request (`images`), whose tokens `seq_len` already holds; `None`
+    /// without images.
+    pub images: Option<Images>,
     /// Training regimes (part `regimes`): the loss, the step, activation offload, packing, the
     /// upcast, as given or as the stack picks them.
     pub regimes: Regimes,
@@ -268,7 +273,8 @@ impl EstimateInput {
         if let Some(s) = model.arch.layer_shapes.as_mut() {
             s.full_qkv = self.runner().rules().gemma4_full_qkv;
         }
-        let shape = self.resolve_shape()?;
+        let mut shape = self.resolve_shape()?;
+        let images = self.resolve_images(&model.arch, &model.name, &mut shape)?;
         let loaded = self.resolve_formats(&model)?;
         // Training's own settings (RL, sharding, the stacks' regimes) are read only where
         // training runs: a build without it refuses a training run, and holds none of them.
@@ -352,6 +358,7 @@ impl EstimateInput {
             transformers_version: serving.transformers_version,
             lora,
             speculative,
+            images,
             regimes,
             rl,
             sharding,
