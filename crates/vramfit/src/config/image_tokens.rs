@@ -4,6 +4,7 @@
 
 use super::Cfg;
 use super::decoder::dim;
+use super::vision_vl::pair;
 use crate::error::Result;
 use crate::model::ImageTokens;
 
@@ -46,8 +47,15 @@ pub(super) fn image_tokens(model_type: &str, top: &Cfg) -> Result<Option<ImageTo
         // downsample_ratio 0.5: (448 / 14)² × 0.5² = 256 tokens per tile, the processor's
         // `image_seq_length`.
         "internvl" => {
-            let tile = v("image_size", 448, 1, 1 << 14)?;
-            let patch = v("patch_size", 14, 1, 1024)?;
+            // `image_size` and `patch_size` are one integer or `[height, width]` (square in
+            // every released InternVL); the height is read.
+            let (tile, patch) = match &vision {
+                Some(v) => (
+                    pair(v, "image_size", 448, 1 << 14)?.0,
+                    pair(v, "patch_size", 14, 1024)?.0,
+                ),
+                None => (448, 14),
+            };
             let ratio = match top.get("downsample_ratio") {
                 Some(serde_json::Value::Number(n)) => n.as_f64().unwrap_or(0.5),
                 _ => 0.5,
@@ -72,4 +80,79 @@ pub(super) fn image_tokens(model_type: &str, top: &Cfg) -> Result<Option<ImageTo
         }),
         _ => None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::parse_config;
+    use crate::model::ImageTokens;
+
+    const TEXT: &str = r#""vocab_size": 128, "hidden_size": 64, "intermediate_size": 96,
+        "num_hidden_layers": 3, "num_attention_heads": 4, "num_key_value_heads": 2,
+        "head_dim": 16"#;
+
+    fn rule(model_type: &str, text_type: &str, outer: &str, vision: &str) -> Option<ImageTokens> {
+        let json = alloc::format!(
+            r#"{{"model_type": "{model_type}", {outer} "text_config": {{"model_type": "{text_type}", {TEXT}}}, "vision_config": {{{vision}}}}}"#
+        );
+        parse_config(&json).unwrap().arch.image_tokens
+    }
+
+    /// Each wrapper's rule from its config's keys (the values of the real files: Gemma 3's
+    /// `mm_tokens_per_image` 256; Mistral Small 3.1's vision `patch_size` 14, `image_size` 1540
+    /// and top-level `spatial_merge_size` 2; InternVL3's tile 448, patch 14, ratio 0.5 → 256;
+    /// Qwen3-VL's patch 16 and merge 2 with the processor's pixel bounds), and none for Llama 4.
+    #[test]
+    fn wrappers_read_their_rule() {
+        assert_eq!(
+            rule(
+                "gemma3",
+                "gemma3_text",
+                r#""mm_tokens_per_image": 256,"#,
+                ""
+            ),
+            Some(ImageTokens::Fixed { tokens: 256 })
+        );
+        assert_eq!(
+            rule(
+                "mistral3",
+                "mistral",
+                r#""spatial_merge_size": 2,"#,
+                r#""patch_size": 14, "image_size": 1540, "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1"#
+            ),
+            Some(ImageTokens::Rows {
+                patch_size: 14,
+                merge_size: 2,
+                longest_edge: 1540
+            })
+        );
+        assert_eq!(
+            rule(
+                "internvl",
+                "qwen2",
+                r#""downsample_ratio": 0.5,"#,
+                r#""image_size": [448, 448], "patch_size": [14, 14], "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1, "num_attention_heads": 2"#
+            ),
+            Some(ImageTokens::Tiles {
+                tile_size: 448,
+                min_tiles: 1,
+                max_tiles: 12,
+                tokens_per_tile: 256
+            })
+        );
+        assert_eq!(
+            rule(
+                "qwen3_vl",
+                "qwen3_vl_text",
+                "",
+                r#""patch_size": 16, "spatial_merge_size": 2, "depth": 1, "hidden_size": 32, "intermediate_size": 64, "out_hidden_size": 64, "num_heads": 2"#
+            ),
+            Some(ImageTokens::Dynamic {
+                patch_size: 16,
+                merge_size: 2,
+                min_pixels: 65_536,
+                max_pixels: 16_777_216
+            })
+        );
+    }
 }

@@ -6,7 +6,7 @@
 use super::{MAX_SEQ, Shape, int};
 use crate::error::Result;
 use crate::estimate::EstimateInput;
-use crate::model::Architecture;
+use crate::model::{Architecture, ImageTokens};
 
 /// Most images per request accepted.
 pub const MAX_IMAGES: u64 = 1024;
@@ -85,6 +85,20 @@ impl EstimateInput {
                 "采用 Gemma 3、Qwen-VL、InternVL 或 Pixtral 图像 token 规则的模型，或 images 为 0",
             ));
         };
+        // Qwen-VL's `smart_resize` raises "absolute aspect ratio must be smaller than 200".
+        let (long, short) = (width.max(height), width.min(height));
+        if matches!(rule, ImageTokens::Dynamic { .. }) && long > 200 * short {
+            return Err(input_error!(
+                OutOfRange,
+                "image_width",
+                [
+                    "{width} × {height} pixels: {model}'s processor refuses an aspect ratio above 200"
+                ],
+                ["{width} × {height} 像素：{model} 的预处理器拒绝超过 200 的宽高比"],
+                "an image whose longer side is at most 200 times its shorter",
+                "长边不超过短边 200 倍的图像",
+            ));
+        }
         let images = Images {
             per_request,
             width,
@@ -111,5 +125,93 @@ impl EstimateInput {
         }
         shape.seq_len = prompt;
         Ok(Some(images))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::error::ErrorKind;
+    use crate::estimate::{ComponentKind, Engine, EstimateInput, Mode};
+
+    fn run(model: &str, images: f64, size: Option<(f64, f64)>) -> EstimateInput {
+        EstimateInput {
+            model: Some(model.into()),
+            images,
+            image_width: size.map(|s| s.0),
+            image_height: size.map(|s| s.1),
+            ..EstimateInput::default()
+        }
+    }
+
+    /// Qwen3-VL-8B, two 1024 × 1024 images in a 2048-token prompt, transformers: each image is
+    /// 1024² / 32² = 1024 tokens and 2 markers, so the prompt is 2048 + 2 × 1026 = 4100 tokens
+    /// and the cache holds 4100 + 256 new tokens at 36 layers × 8 KV heads × 128 × 2 (K, V) ×
+    /// 2 B = 147,456 B each: 642,318,336 B. The same run without images at seq_len 4100 is the
+    /// same estimate.
+    #[test]
+    fn images_join_the_prompt_by_hand() {
+        let with = run("Qwen/Qwen3-VL-8B-Instruct", 2.0, Some((1024.0, 1024.0)));
+        let w = with.resolve().unwrap();
+        assert_eq!(w.seq_len, 4100);
+        assert_eq!(w.images.map(|i| i.tokens()), Some(2052));
+        let e = w.estimate();
+        assert_eq!(e.component_bytes(ComponentKind::KvCache), 4356 * 147_456);
+        let plain = EstimateInput {
+            seq_len: 4100.0,
+            ..run("Qwen/Qwen3-VL-8B-Instruct", 0.0, None)
+        };
+        let p = plain.resolve().unwrap().estimate();
+        assert_eq!(e.total_bytes, p.total_bytes);
+        assert!(e.notes.iter().any(|n| n.key == "images"));
+    }
+
+    /// Every engine serving the model grows by the images: vLLM's pool needs the longer
+    /// context (max_model_len given: the prompt must fit in it), and Gemma 3's 258 tokens each.
+    #[test]
+    fn engines_and_gemma_count_the_tokens() {
+        let mut i = run("google/gemma-3-4b-it", 4.0, None);
+        i.mode = Mode::Serve;
+        i.engine = Engine::Vllm;
+        let w = i.resolve().unwrap();
+        assert_eq!(w.seq_len, 2048 + 4 * 258);
+        i.engine = Engine::Llamacpp;
+        i.mode = Mode::Inference;
+        assert_eq!(i.resolve().unwrap().seq_len, 2048 + 4 * 258);
+    }
+
+    /// A model without a rule, a size without images, and a Qwen image past its processor's
+    /// aspect ratio are refused by field.
+    #[test]
+    fn refusals_name_their_field() {
+        let e = run("meta-llama/Llama-3.1-8B", 1.0, None)
+            .resolve()
+            .unwrap_err();
+        assert_eq!(
+            (e.kind, e.field.as_str()),
+            (ErrorKind::Unsupported, "images")
+        );
+        assert!(e.problem.contains("Llama-3.1-8B"), "{}", e.problem);
+        let e = run("google/gemma-3-4b-it", 0.0, Some((640.0, 480.0)))
+            .resolve()
+            .unwrap_err();
+        assert_eq!(
+            (e.kind, e.field.as_str()),
+            (ErrorKind::Conflict, "image_width")
+        );
+        let e = run("Qwen/Qwen3-VL-8B-Instruct", 1.0, Some((20100.0, 100.0)))
+            .resolve()
+            .unwrap_err();
+        assert_eq!(e.field, "image_width");
+        let e = run("google/gemma-3-4b-it", 1.0, Some((0.0, 480.0)))
+            .resolve()
+            .unwrap_err();
+        assert_eq!(
+            (e.kind, e.field.as_str()),
+            (ErrorKind::OutOfRange, "image_width")
+        );
+        let e = run("google/gemma-3-4b-it", 1.5, None)
+            .resolve()
+            .unwrap_err();
+        assert_eq!(e.field, "images");
     }
 }
