@@ -215,6 +215,8 @@ pub struct Architecture {
     /// How one image becomes tokens of the sequence, by the model's own rule (Gemma 3's fixed
     /// count, Qwen-VL's dynamic resolution, InternVL's tiles, Pixtral's rows); `None` where the
     /// model takes no images or its rule is not modelled, which refuses an `images` input.
+    /// Left out of the JSON when `None`, so a text model's JSON is as before.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub image_tokens: Option<ImageTokens>,
     /// Published total for an [`Family::Opaque`] model (quick mode, ResNet, YOLO).
     pub opaque_params: u64,
