@@ -165,8 +165,8 @@ mod tests {
         assert!(e.notes.iter().any(|n| n.key == "images"));
     }
 
-    /// Every engine serving the model grows by the images: vLLM's pool needs the longer
-    /// context (max_model_len given: the prompt must fit in it), and Gemma 3's 258 tokens each.
+    /// Every engine serving the model, and LoRA training on it, grows by the images: Gemma 3's
+    /// 256 soft tokens and 2 markers each.
     #[test]
     fn engines_and_gemma_count_the_tokens() {
         let mut i = run("google/gemma-3-4b-it", 4.0, None);
@@ -176,6 +176,11 @@ mod tests {
         assert_eq!(w.seq_len, 2048 + 4 * 258);
         i.engine = Engine::Llamacpp;
         i.mode = Mode::Inference;
+        assert_eq!(i.resolve().unwrap().seq_len, 2048 + 4 * 258);
+        // LoRA training with the images in each sequence: the sequence grows the same way.
+        i.engine = Engine::Hf;
+        i.mode = Mode::Training;
+        i.lora_rank = 16.0;
         assert_eq!(i.resolve().unwrap().seq_len, 2048 + 4 * 258);
     }
 
