@@ -229,30 +229,6 @@ fn out_of_range(field: &str, name: &str, v: u64, lo: u64, hi: u64) -> InputError
     )
 }
 
-#[cfg(test)]
-mod tests {
-    use super::super::Architecture;
-    use super::super::tests::llama31_8b;
-
-    #[test]
-    fn validation_names_the_field() {
-        let mut a = llama31_8b();
-        a.num_kv_heads = 7;
-        assert_eq!(a.validate("model").unwrap_err().field, "model.num_kv_heads");
-        a.num_kv_heads = 0;
-        assert_eq!(a.validate("model").unwrap_err().field, "model.num_kv_heads");
-        let mut b = llama31_8b();
-        b.num_layers = 0;
-        assert!(
-            b.validate("model")
-                .unwrap_err()
-                .accepted
-                .contains("1 to 1024")
-        );
-        assert!(Architecture::opaque(0).validate("model").is_err());
-    }
-}
-
 impl Architecture {
     /// The image-token rule's numbers in the ranges that keep its count below 2^40 (sides of
     /// at most 2^15 pixels in, at least one pixel per patch).
@@ -295,5 +271,29 @@ impl Architecture {
                 check("longest_edge", longest_edge, 1, 1 << 15)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Architecture;
+    use super::super::tests::llama31_8b;
+
+    #[test]
+    fn validation_names_the_field() {
+        let mut a = llama31_8b();
+        a.num_kv_heads = 7;
+        assert_eq!(a.validate("model").unwrap_err().field, "model.num_kv_heads");
+        a.num_kv_heads = 0;
+        assert_eq!(a.validate("model").unwrap_err().field, "model.num_kv_heads");
+        let mut b = llama31_8b();
+        b.num_layers = 0;
+        assert!(
+            b.validate("model")
+                .unwrap_err()
+                .accepted
+                .contains("1 to 1024")
+        );
+        assert!(Architecture::opaque(0).validate("model").is_err());
     }
 }
