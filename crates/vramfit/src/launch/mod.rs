@@ -12,6 +12,7 @@
 mod flags;
 mod local;
 mod mlx;
+mod multimodal;
 #[cfg(test)]
 mod nodes_tests;
 mod read;

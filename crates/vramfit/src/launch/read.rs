@@ -281,6 +281,7 @@ impl Reader {
             Setting::SpeculativeConfig => {
                 super::speculative::read(flag, value, i, &mut self.not_read)?;
             }
+            Setting::MmLimit => super::multimodal::read(flag, value, i, &mut self.not_read)?,
             Setting::FlashAttn => {
                 i.attention = match value {
                     "on" | "1" | "true" => AttentionImpl::Flash,
