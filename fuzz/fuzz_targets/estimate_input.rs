@@ -130,6 +130,7 @@ fn drawn_arch(
                 merge_size: u.arbitrary()?,
                 min_pixels: u.arbitrary()?,
                 max_pixels: u.arbitrary()?,
+                deepstack: u.arbitrary()?,
             },
             2 => ImageTokens::Tiles {
                 tile_size: u.arbitrary()?,

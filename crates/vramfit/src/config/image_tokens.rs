@@ -42,6 +42,15 @@ pub(super) fn image_tokens(model_type: &str, top: &Cfg) -> Result<Option<ImageTo
             merge_size: v("spatial_merge_size", 2, 1, 64)?,
             min_pixels: QWEN3_VL_PIXELS.0,
             max_pixels: QWEN3_VL_PIXELS.1,
+            // Qwen3-VL's DeepStack levels, one per `deepstack_visual_indexes` entry (default
+            // [8, 16, 24]); Qwen3.5's tower has none.
+            deepstack: match (model_type, &vision) {
+                ("qwen3_5" | "qwen3_5_moe", _) => 0,
+                (_, Some(v)) => v
+                    .u_arr("deepstack_visual_indexes")?
+                    .map_or(3, |ix| ix.len() as u64),
+                (_, None) => 3,
+            },
         }),
         // InternVLConfig: vision_config.image_size 448 (tiles of 448), patch_size 14,
         // downsample_ratio 0.5: (448 / 14)² × 0.5² = 256 tokens per tile, the processor's
@@ -151,7 +160,8 @@ mod tests {
                 patch_size: 16,
                 merge_size: 2,
                 min_pixels: 65_536,
-                max_pixels: 16_777_216
+                max_pixels: 16_777_216,
+                deepstack: 3
             })
         );
     }

@@ -32,6 +32,10 @@ pub enum ImageTokens {
         min_pixels: u64,
         /// The processor's `size.longest_edge` (`max_pixels`).
         max_pixels: u64,
+        /// Qwen3-VL's DeepStack levels (`deepstack_visual_indexes`, 3): vLLM's encoder output
+        /// per token is `1 + deepstack` text widths wide; 0 for Qwen3.5.
+        #[cfg_attr(feature = "serde", serde(default))]
+        deepstack: u64,
     },
     /// InternVL: the image cut into `tile_size` squares on the grid of at most `max_tiles`
     /// whose shape is closest to the image's, plus a thumbnail when there is more than one
@@ -75,6 +79,7 @@ impl ImageTokens {
                 merge_size,
                 min_pixels,
                 max_pixels,
+                ..
             } => {
                 let factor = (patch_size * merge_size).max(1);
                 let (h, w) = smart_resize(height, width, factor, min_pixels, max_pixels);
@@ -104,6 +109,36 @@ impl ImageTokens {
                     pixtral_grid(height, width, patch_size * merge_size, longest_edge);
                 rows * (cols + 1)
             }
+        }
+    }
+
+    /// The embeddings the encoder gives the largest image (what vLLM's encoder budget and
+    /// cache count, `get_num_embeds`): the count without the markers and Pixtral's breaks.
+    pub fn max_embeds(&self) -> u64 {
+        match *self {
+            ImageTokens::Rows {
+                patch_size,
+                merge_size,
+                longest_edge,
+            } => {
+                // The square of the longest edge: as many rows as columns, no breaks.
+                let (rows, cols) = pixtral_grid(
+                    longest_edge,
+                    longest_edge,
+                    patch_size * merge_size,
+                    longest_edge,
+                );
+                rows * cols
+            }
+            _ => self.max_count().saturating_sub(MARKERS),
+        }
+    }
+
+    /// The width of one embedding in text widths: `1 + deepstack` for Qwen3-VL, else 1.
+    pub fn embed_widths(&self) -> u64 {
+        match *self {
+            ImageTokens::Dynamic { deepstack, .. } => 1 + deepstack,
+            _ => 1,
         }
     }
 
@@ -217,6 +252,7 @@ mod tests {
         merge_size: 2,
         min_pixels: 65_536,
         max_pixels: 16_777_216,
+        deepstack: 3,
     };
     /// OpenGVLab/InternVL3-8B-hf.
     const INTERNVL3: ImageTokens = ImageTokens::Tiles {
@@ -290,6 +326,13 @@ mod tests {
         assert_eq!(INTERNVL3.max_count(), 13 * 256 + 2);
         assert_eq!(MISTRAL_SMALL_3_1.max_count(), 3080);
         assert_eq!(ImageTokens::Fixed { tokens: 256 }.max_count(), 258);
+        // The embeddings alone: 16384; 13 × 256; 55 × 55 = 3025 (no breaks); 256.
+        assert_eq!(QWEN3_VL.max_embeds(), 16_384);
+        assert_eq!(INTERNVL3.max_embeds(), 13 * 256);
+        assert_eq!(MISTRAL_SMALL_3_1.max_embeds(), 3025);
+        assert_eq!(PIXTRAL_12B.max_embeds(), 64 * 64);
+        assert_eq!(ImageTokens::Fixed { tokens: 256 }.max_embeds(), 256);
+        assert_eq!((QWEN3_VL.embed_widths(), INTERNVL3.embed_widths()), (4, 1));
         // The largest is never below a real image's count.
         for (w, h) in [(4096, 4096), (1920, 1080), (32768, 200), (448, 5376)] {
             for rule in [QWEN3_VL, INTERNVL3, MISTRAL_SMALL_3_1, PIXTRAL_12B] {

@@ -244,7 +244,9 @@ impl Architecture {
                 merge_size,
                 min_pixels,
                 max_pixels,
+                deepstack,
             } => {
+                check("deepstack", deepstack, 0, 64)?;
                 check("patch_size", patch_size, 1, 1024)?;
                 check("merge_size", merge_size, 1, 64)?;
                 check("max_pixels", max_pixels, 1, 1 << 30)?;
