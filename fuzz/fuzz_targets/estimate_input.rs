@@ -118,6 +118,33 @@ fn drawn_arch(
             *field = u.arbitrary()?;
         }
     }
+    // An image-token rule of any kind with its numbers drawn anew, a quarter of the time.
+    if u.ratio(1, 4)? {
+        use vramfit::model::ImageTokens;
+        a.image_tokens = Some(match u.int_in_range(0..=3u8)? {
+            0 => ImageTokens::Fixed {
+                tokens: u.arbitrary()?,
+            },
+            1 => ImageTokens::Dynamic {
+                patch_size: u.arbitrary()?,
+                merge_size: u.arbitrary()?,
+                min_pixels: u.arbitrary()?,
+                max_pixels: u.arbitrary()?,
+                deepstack: u.arbitrary()?,
+            },
+            2 => ImageTokens::Tiles {
+                tile_size: u.arbitrary()?,
+                min_tiles: u.arbitrary()?,
+                max_tiles: u.arbitrary()?,
+                tokens_per_tile: u.arbitrary()?,
+            },
+            _ => ImageTokens::Rows {
+                patch_size: u.arbitrary()?,
+                merge_size: u.arbitrary()?,
+                longest_edge: u.arbitrary()?,
+            },
+        });
+    }
     Ok(Some(a))
 }
 
@@ -273,6 +300,9 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
         draft_model: text(u, DRAFTS)?,
         num_speculative_tokens: opt_num(u)?,
         acceptance_rate: opt_num(u)?,
+        images: num(u)?,
+        image_width: opt_num(u)?,
+        image_height: opt_num(u)?,
         // Training regimes (part `regimes`).
         stack: maybe(u, &Stack::ALL)?,
         loss: maybe(u, &Loss::ALL)?,

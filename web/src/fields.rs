@@ -210,6 +210,10 @@ pub const TRAINING_KEYS: &[&str] = &[
 ];
 
 /// Every field, in form order.
+// Each field's texts are found by their keys when the site is compiled (`key!`, a search over
+// the table's keys): with a hundred fields and their choices that takes longer than rustc's
+// default budget for one constant, which is a lint, not a limit of the language.
+#[allow(long_running_const_eval)]
 pub static FIELDS: &[Field] = &[
     choice_field!("source", Model: "preset", "params", "config", "hub"),
     Field::new("model", Kind::Text, Group::Model),
@@ -219,6 +223,9 @@ pub static FIELDS: &[Field] = &[
     Field::new("batch", Kind::Number, Group::Run),
     Field::new("seq_len", Kind::Number, Group::Run),
     Field::new("new_tokens", Kind::Number, Group::Run),
+    Field::new("images", Kind::Number, Group::Run),
+    Field::new("image_width", Kind::OptNumber, Group::Run),
+    Field::new("image_height", Kind::OptNumber, Group::Run),
     choice_field!("dtype", Run: "", "fp32", "fp16", "bf16"),
     Field::new("quantization", Kind::Choice(QUANTIZATIONS), Group::Run),
     choice_field!("kv_dtype", Run: "auto", "fp16", "bf16", "fp8", "q8_0", "q4_0", "nvfp4"),
@@ -425,6 +432,9 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
         batch,
         seq_len,
         new_tokens,
+        images,
+        image_width,
+        image_height,
         dtype,
         quantization,
         kv_dtype,
@@ -544,6 +554,9 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
         ("batch", num(*batch)),
         ("seq_len", num(*seq_len)),
         ("new_tokens", num(*new_tokens)),
+        ("images", num(*images)),
+        ("image_width", opt(*image_width)),
+        ("image_height", opt(*image_height)),
         ("gpus", opt(*gpus)),
         ("tp", num(*tp)),
         ("pp", num(*pp)),

@@ -160,6 +160,13 @@ export interface Architecture {
    */
   vision_params: number;
   /**
+   * How one image becomes tokens of the sequence, by the model's own rule (Gemma 3's fixed
+   * count, Qwen-VL's dynamic resolution, InternVL's tiles, Pixtral's rows); `None` where the
+   * model takes no images or its rule is not modelled, which refuses an `images` input.
+   * Left out of the JSON when `None`, so a text model's JSON is as before.
+   */
+  image_tokens?: ImageTokens;
+  /**
    * Published total for an `Family::Opaque` model (quick mode, ResNet, YOLO).
    */
   opaque_params: number;
@@ -341,6 +348,13 @@ export interface ArchitectureInput {
    * `--mmproj` (Ollama's Gemma 3 files carry it beside the text, in F16).
    */
   vision_params?: number;
+  /**
+   * How one image becomes tokens of the sequence, by the model's own rule (Gemma 3's fixed
+   * count, Qwen-VL's dynamic resolution, InternVL's tiles, Pixtral's rows); `None` where the
+   * model takes no images or its rule is not modelled, which refuses an `images` input.
+   * Left out of the JSON when `None`, so a text model's JSON is as before.
+   */
+  image_tokens?: ImageTokensInput | null;
   /**
    * Published total for an `Family::Opaque` model (quick mode, ResNet, YOLO).
    */
@@ -1359,6 +1373,22 @@ export interface EstimateInput {
    */
   acceptance_rate?: number | null;
   /**
+   * Images per request (vLLM `--limit-mm-per-prompt '{"image": N}'`, the most a prompt
+   * holds), 0 to 1024; each adds its tokens by the model's own rule to the prompt (Gemma 3's
+   * fixed 256, Qwen-VL's dynamic resolution, InternVL's tiles of 448, Pixtral's rows), so the
+   * KV cache and activations of every engine grow by them. A model without such a rule is
+   * refused by name. Default 0.
+   */
+  images?: number;
+  /**
+   * Each image's width in pixels, 1 to 32768. Default 1024. With `images` only.
+   */
+  image_width?: number | null;
+  /**
+   * Each image's height in pixels, 1 to 32768. Default 1024. With `images` only.
+   */
+  image_height?: number | null;
+  /**
    * The fine-tuning stack (`trl`, `unsloth`, `torchtune`, `llamafactory`, `axolotl`,
    * `deepspeed`, `fsdp`, `megatron`, `verl`, `openrlhf`), whose defaults pick `loss`,
    * `loss_chunks`, `activation_offload`, `kbit_upcast` when they are not given. Absent:
@@ -1968,6 +1998,192 @@ export interface Hybrid {
    */
   gated_norm: boolean;
 }
+
+/**
+ * One image's tokens by its model's rule; as JSON, tagged by `rule`.
+ */
+export type ImageTokens =
+  /**
+   * Every image resized to one square: a fixed count (Gemma 3's `mm_tokens_per_image`, 256),
+   * with `<start_of_image>` and `<end_of_image>` around them (`Gemma3Processor`).
+   */
+  | {
+    rule: "fixed";
+    /**
+     * Soft tokens per image.
+     */
+    tokens: number;
+  }
+  /**
+   * Qwen2-VL, Qwen2.5-VL, Qwen3-VL, Qwen3.5: the image resized by `smart_resize` to sides
+   * that are multiples of `patch_size × merge_size`, its pixels within `min_pixels` to
+   * `max_pixels`; one token per `merge_size²` patches, with `<|vision_start|>` and
+   * `<|vision_end|>` around them.
+   */
+  | {
+    rule: "dynamic";
+    /**
+     * The tower's patch side in pixels (`vision_config.patch_size`).
+     */
+    patch_size: number;
+    /**
+     * Patches merged into one token along each side (`spatial_merge_size`).
+     */
+    merge_size: number;
+    /**
+     * The processor's `size.shortest_edge` (`min_pixels`).
+     */
+    min_pixels: number;
+    /**
+     * The processor's `size.longest_edge` (`max_pixels`).
+     */
+    max_pixels: number;
+    /**
+     * Qwen3-VL's DeepStack levels (`deepstack_visual_indexes`, 3): vLLM's encoder output
+     * per token is `1 + deepstack` text widths wide; 0 for Qwen3.5.
+     */
+    deepstack: number;
+  }
+  /**
+   * InternVL: the image cut into `tile_size` squares on the grid of at most `max_tiles`
+   * whose shape is closest to the image's, plus a thumbnail when there is more than one
+   * tile; `tokens_per_tile` each, with `<img>` and `</img>` around them
+   * (`GotOcr2ImageProcessor` with `crop_to_patches`, `InternVLProcessor`).
+   */
+  | {
+    rule: "tiles";
+    /**
+     * The tile's side in pixels (`vision_config.image_size`, 448).
+     */
+    tile_size: number;
+    /**
+     * The processor's `min_patches` (1).
+     */
+    min_tiles: number;
+    /**
+     * The processor's `max_patches` (12).
+     */
+    max_tiles: number;
+    /**
+     * `(image_size / patch_size)² × downsample_ratio²` (256).
+     */
+    tokens_per_tile: number;
+  }
+  /**
+   * Pixtral and Mistral 3/4: the image scaled down to fit `longest_edge`, one token per
+   * `(patch_size × merge_size)²` pixels, an `[IMG_BREAK]` closing each row and `[IMG_END]`
+   * the last (`PixtralProcessor`).
+   */
+  | {
+    rule: "rows";
+    /**
+     * The tower's patch side in pixels (`vision_config.patch_size`).
+     */
+    patch_size: number;
+    /**
+     * Patches merged into one token along each side (`spatial_merge_size`; 1 for Pixtral).
+     */
+    merge_size: number;
+    /**
+     * The processor's `size.longest_edge` (`vision_config.image_size`).
+     */
+    longest_edge: number;
+  }
+;
+
+/**
+ * One image's tokens by its model's rule; as JSON, tagged by `rule`.
+ *
+ * The input form of `ImageTokens`: fields with a default may be left out.
+ */
+export type ImageTokensInput =
+  /**
+   * Every image resized to one square: a fixed count (Gemma 3's `mm_tokens_per_image`, 256),
+   * with `<start_of_image>` and `<end_of_image>` around them (`Gemma3Processor`).
+   */
+  | {
+    rule: "fixed";
+    /**
+     * Soft tokens per image.
+     */
+    tokens: number;
+  }
+  /**
+   * Qwen2-VL, Qwen2.5-VL, Qwen3-VL, Qwen3.5: the image resized by `smart_resize` to sides
+   * that are multiples of `patch_size × merge_size`, its pixels within `min_pixels` to
+   * `max_pixels`; one token per `merge_size²` patches, with `<|vision_start|>` and
+   * `<|vision_end|>` around them.
+   */
+  | {
+    rule: "dynamic";
+    /**
+     * The tower's patch side in pixels (`vision_config.patch_size`).
+     */
+    patch_size: number;
+    /**
+     * Patches merged into one token along each side (`spatial_merge_size`).
+     */
+    merge_size: number;
+    /**
+     * The processor's `size.shortest_edge` (`min_pixels`).
+     */
+    min_pixels: number;
+    /**
+     * The processor's `size.longest_edge` (`max_pixels`).
+     */
+    max_pixels: number;
+    /**
+     * Qwen3-VL's DeepStack levels (`deepstack_visual_indexes`, 3): vLLM's encoder output
+     * per token is `1 + deepstack` text widths wide; 0 for Qwen3.5.
+     */
+    deepstack?: number;
+  }
+  /**
+   * InternVL: the image cut into `tile_size` squares on the grid of at most `max_tiles`
+   * whose shape is closest to the image's, plus a thumbnail when there is more than one
+   * tile; `tokens_per_tile` each, with `<img>` and `</img>` around them
+   * (`GotOcr2ImageProcessor` with `crop_to_patches`, `InternVLProcessor`).
+   */
+  | {
+    rule: "tiles";
+    /**
+     * The tile's side in pixels (`vision_config.image_size`, 448).
+     */
+    tile_size: number;
+    /**
+     * The processor's `min_patches` (1).
+     */
+    min_tiles: number;
+    /**
+     * The processor's `max_patches` (12).
+     */
+    max_tiles: number;
+    /**
+     * `(image_size / patch_size)² × downsample_ratio²` (256).
+     */
+    tokens_per_tile: number;
+  }
+  /**
+   * Pixtral and Mistral 3/4: the image scaled down to fit `longest_edge`, one token per
+   * `(patch_size × merge_size)²` pixels, an `[IMG_BREAK]` closing each row and `[IMG_END]`
+   * the last (`PixtralProcessor`).
+   */
+  | {
+    rule: "rows";
+    /**
+     * The tower's patch side in pixels (`vision_config.patch_size`).
+     */
+    patch_size: number;
+    /**
+     * Patches merged into one token along each side (`spatial_merge_size`; 1 for Pixtral).
+     */
+    merge_size: number;
+    /**
+     * The processor's `size.longest_edge` (`vision_config.image_size`).
+     */
+    longest_edge: number;
+  }
+;
 
 /**
  * DeepSeek Sparse Attention's lightning indexer (DeepSeek-V3.2, GLM-5): beside each MLA layer

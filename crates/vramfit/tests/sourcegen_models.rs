@@ -97,6 +97,9 @@ struct Record {
     extra_params: u64,
     #[serde(default)]
     vision_params: u64,
+    /// One image's tokens by the model's rule, tagged by `rule` as `vramfit::model::ImageTokens`.
+    #[serde(default)]
+    image_tokens: Option<vramfit::model::ImageTokens>,
     #[serde(default)]
     opaque_params: u64,
     #[serde(default)]
@@ -245,7 +248,7 @@ fn render(records: &[(String, Record)]) -> String {
     s.push_str("//! The preset table, rendered from `crates/vramfit/data/models/*.toml`.\n\n");
     s.push_str("use super::{Preset, Source};\n");
     s.push_str(
-        "use crate::model::{Architecture, Family, Hybrid, Indexer, Mla, Moe, Norm, StateMixer};\n",
+        "use crate::model::{\n    Architecture, Family, Hybrid, ImageTokens, Indexer, Mla, Moe, Norm, StateMixer,\n};\n",
     );
     s.push_str("use crate::precision::{Dtype, Quantization};\n\n");
     s.push_str("/// Every preset, sorted by id.\n");
@@ -368,7 +371,7 @@ fn render(records: &[(String, Record)]) -> String {
         };
         let _ = writeln!(s, "        quantization: {quantization},");
         let _ = writeln!(s, "        arch: Architecture {{");
-        let fields: [(&str, String); 40] = [
+        let fields: [(&str, String); 41] = [
             ("family", format!("Family::{family}")),
             ("vocab_size", r.vocab_size.to_string()),
             ("hidden_size", r.hidden_size.to_string()),
@@ -408,6 +411,13 @@ fn render(records: &[(String, Record)]) -> String {
             ("composite_gelu", r.composite_gelu.to_string()),
             ("extra_params", r.extra_params.to_string()),
             ("vision_params", r.vision_params.to_string()),
+            (
+                "image_tokens",
+                match r.image_tokens {
+                    None => String::from("None"),
+                    Some(t) => format!("Some(ImageTokens::{t:?})"),
+                },
+            ),
             ("opaque_params", r.opaque_params.to_string()),
             ("image_size", r.image_size.to_string()),
             ("image_activations", r.image_activations.to_string()),

@@ -56,6 +56,7 @@ pub fn label_key(kind: ComponentKind) -> Key {
         K::RolloutBuffers => key!("comp.rollout_buffers"),
         K::LoraAdapters => key!("comp.lora_adapters"),
         K::Drafter => key!("comp.drafter"),
+        K::EncoderCache => key!("comp.encoder_cache"),
     }
 }
 

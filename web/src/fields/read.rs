@@ -80,6 +80,9 @@ fn set(input: &mut EstimateInput, key: &str, v: &str) -> Result<(), InputError> 
         "batch" => input.batch = num()?,
         "seq_len" => input.seq_len = num()?,
         "new_tokens" => input.new_tokens = num()?,
+        "images" => input.images = num()?,
+        "image_width" => input.image_width = opt()?,
+        "image_height" => input.image_height = opt()?,
         #[cfg(feature = "full")]
         "lora_rank" => input.lora_rank = num()?,
         #[cfg(feature = "full")]

@@ -16,6 +16,7 @@ mod families_tests;
 mod gemma4;
 mod generic;
 mod hybrid;
+mod image_tokens;
 #[cfg(test)]
 mod kinds_tests;
 mod linear;
@@ -182,6 +183,7 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
                 );
             }
             arch.vision_params = arch.vision_params.saturating_add(extra);
+            arch.image_tokens = image_tokens::image_tokens(&model_type, &top)?;
             (arch, "config.json: text_config.")
         }
         other => (decoder(other, &top, &mut notes)?, "config.json: "),

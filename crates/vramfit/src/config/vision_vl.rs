@@ -122,7 +122,7 @@ fn shuffle_factor(top: &Cfg) -> Result<u64> {
 }
 
 /// A size given as one integer or as `[height, width]`.
-fn pair(v: &Cfg, key: &str, default: u64, max: u64) -> Result<(u64, u64)> {
+pub(super) fn pair(v: &Cfg, key: &str, default: u64, max: u64) -> Result<(u64, u64)> {
     if matches!(v.get(key), Some(serde_json::Value::Array(_)))
         && let Some(a) = v.u_arr(key)?
     {

@@ -407,6 +407,20 @@ impl Run<'_> {
                 zh!("检查点为 fp32：vLLM 的 dtype \"auto\" 以 {} 运行（传 --dtype float32 可保持 fp32）。", self.dtype),
             );
         }
+        if let Some(im) = self.images.filter(|_| self.text) {
+            let (n, w, h, each, all) = (
+                im.per_request,
+                im.width,
+                im.height,
+                im.tokens_each,
+                thousands(im.tokens()),
+            );
+            parts.note(
+                "images",
+                en!("Each prompt holds {n} image(s) of {w} × {h} pixels, {each} tokens each by the model's own rule (its markers included): {all} tokens counted in seq_len, so the KV cache and the activations grow by them."),
+                zh!("每个提示词含 {n} 张 {w} × {h} 像素的图像，按模型自己的规则每张 {each} 个 token（含起止标记）：共 {all} 个 token 计入 seq_len，KV 缓存与激活值随之增长。"),
+            );
+        }
         if let Some(ft) = self.gguf_dequantized.filter(|_| self.text) {
             parts.note(
                 "gguf_dequantized",

@@ -82,6 +82,9 @@ pub enum ComponentKind {
     /// Speculative decoding's drafter (vLLM `--speculative-config`): a draft model's or an
     /// EAGLE head's weights and the proposer's buffers, out of the pool's budget.
     Drafter,
+    /// vLLM's encoder cache at its start-up profile: the encoder outputs of the largest
+    /// multimodal items its budget holds, out of the pool's budget.
+    EncoderCache,
 }
 
 /// Which of an estimate's summary figures a part is counted in.
@@ -98,7 +101,7 @@ pub enum Group {
 
 impl ComponentKind {
     /// Every kind, in the order estimates list them.
-    pub const ALL: [ComponentKind; 30] = [
+    pub const ALL: [ComponentKind; 31] = [
         ComponentKind::Weights,
         ComponentKind::KvCache,
         ComponentKind::StateCache,
@@ -129,6 +132,7 @@ impl ComponentKind {
         ComponentKind::RolloutBuffers,
         ComponentKind::LoraAdapters,
         ComponentKind::Drafter,
+        ComponentKind::EncoderCache,
     ];
 
     /// Its name on the wire, snake_case.
@@ -164,6 +168,7 @@ impl ComponentKind {
             ComponentKind::RolloutBuffers => "rollout_buffers",
             ComponentKind::LoraAdapters => "lora_adapters",
             ComponentKind::Drafter => "drafter",
+            ComponentKind::EncoderCache => "encoder_cache",
         }
     }
 
@@ -218,7 +223,8 @@ impl ComponentKind {
             | ComponentKind::RolloutKvCache
             | ComponentKind::RolloutBuffers
             | ComponentKind::LoraAdapters
-            | ComponentKind::Drafter => Group::OwnFigure,
+            | ComponentKind::Drafter
+            | ComponentKind::EncoderCache => Group::OwnFigure,
         }
     }
 

@@ -590,6 +590,16 @@ pub struct EstimateInput {
     /// traffic: vLLM logs it as the draft acceptance rate). Only the speed reads it; without it
     /// the speed is given without speculation.
     pub acceptance_rate: Option<f64>,
+    /// Images per request (vLLM `--limit-mm-per-prompt '{"image": N}'`, the most a prompt
+    /// holds), 0 to 1024; each adds its tokens by the model's own rule to the prompt (Gemma 3's
+    /// fixed 256, Qwen-VL's dynamic resolution, InternVL's tiles of 448, Pixtral's rows), so the
+    /// KV cache and activations of every engine grow by them. A model without such a rule is
+    /// refused by name. Default 0.
+    pub images: f64,
+    /// Each image's width in pixels, 1 to 32768. Default 1024. With `images` only.
+    pub image_width: Option<f64>,
+    /// Each image's height in pixels, 1 to 32768. Default 1024. With `images` only.
+    pub image_height: Option<f64>,
     // -- Training regimes (part `regimes`): the stack and the memory savers it runs with. --
     /// The fine-tuning stack (`trl`, `unsloth`, `torchtune`, `llamafactory`, `axolotl`,
     /// `deepspeed`, `fsdp`, `megatron`, `verl`, `openrlhf`), whose defaults pick `loss`,
@@ -777,6 +787,9 @@ impl Default for EstimateInput {
             draft_model: None,
             num_speculative_tokens: None,
             acceptance_rate: None,
+            images: 0.0,
+            image_width: None,
+            image_height: None,
             // Training regimes (part `regimes`).
             stack: None,
             loss: None,

@@ -90,6 +90,8 @@ pub(crate) enum Setting {
     NodePlace,
     /// vLLM `--speculative-config` (JSON).
     SpeculativeConfig,
+    /// vLLM `--limit-mm-per-prompt` (JSON): images per prompt.
+    MmLimit,
     /// mlx-lm `--max-tokens`: the tokens generated.
     NewTokens,
     /// mlx-lm `--max-kv-size`.
@@ -158,6 +160,7 @@ pub(crate) const VLLM: &[Flag] = &[
     v(&["--master-port"], Setting::NodePlace),
     switch(&["--headless"], Setting::NodePlace),
     v(&["--speculative-config"], Setting::SpeculativeConfig),
+    v(&["--limit-mm-per-prompt"], Setting::MmLimit),
 ];
 
 /// `python -m sglang.launch_server --model-path MODEL`: SGLang 0.5.23's spellings first

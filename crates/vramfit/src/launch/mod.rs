@@ -14,6 +14,7 @@ mod local;
 #[cfg(all(test, feature = "training"))]
 mod megatron_tests;
 mod mlx;
+mod multimodal;
 #[cfg(test)]
 mod nodes_tests;
 mod read;

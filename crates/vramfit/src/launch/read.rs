@@ -308,6 +308,7 @@ impl Reader {
             Setting::SpeculativeConfig => {
                 super::speculative::read(flag, value, i, &mut self.not_read)?;
             }
+            Setting::MmLimit => super::multimodal::read(flag, value, i, &mut self.not_read)?,
             Setting::FlashAttn => {
                 i.attention = match value {
                     "on" | "1" | "true" => AttentionImpl::Flash,

@@ -134,6 +134,9 @@ pub(super) fn vllm(w: &Workload, l: &mut Builder) -> Result<()> {
             super::speculative::config_json(s)?,
         );
     }
+    if let Some(images) = &w.images {
+        a.set(Setting::MmLimit, super::multimodal::limit_json(images));
+    }
     let nodes = w.nodes.nodes;
     if nodes > 1 {
         // Ray's cluster over the nodes, then `vllm serve` on the head with Ray's executor,

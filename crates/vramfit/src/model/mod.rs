@@ -7,12 +7,14 @@
 
 mod assumed;
 mod hybrid;
+mod image_tokens;
 mod layer_shapes;
 mod tensors;
 mod validate;
 
 pub use assumed::{ASSUMED_HEAD_DIM, ASSUMED_KV_HEADS, assumed_hidden, assumed_layers};
 pub use hybrid::{Hybrid, LayerKind, StateElements, StateMixer};
+pub use image_tokens::ImageTokens;
 pub use layer_shapes::LayerShapes;
 
 /// The overall shape of the network.
@@ -210,6 +212,12 @@ pub struct Architecture {
     /// quantized; in GGUF form a separate `mmproj` file that llama.cpp loads only with
     /// `--mmproj` (Ollama's Gemma 3 files carry it beside the text, in F16).
     pub vision_params: u64,
+    /// How one image becomes tokens of the sequence, by the model's own rule (Gemma 3's fixed
+    /// count, Qwen-VL's dynamic resolution, InternVL's tiles, Pixtral's rows); `None` where the
+    /// model takes no images or its rule is not modelled, which refuses an `images` input.
+    /// Left out of the JSON when `None`, so a text model's JSON is as before.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub image_tokens: Option<ImageTokens>,
     /// Published total for an [`Family::Opaque`] model (quick mode, ResNet, YOLO).
     pub opaque_params: u64,
     /// A convolutional network known by its parameter count: the side of the square image its
@@ -407,6 +415,7 @@ impl Architecture {
             composite_gelu: false,
             extra_params: 0,
             vision_params: 0,
+            image_tokens: None,
             opaque_params: params,
             image_size: 0,
             image_activations: 0,

@@ -46,6 +46,9 @@ impl Architecture {
             0,
             crate::units::MAX_PARAMS,
         )?;
+        if let Some(t) = self.image_tokens {
+            self.validate_image_tokens(t, field)?;
+        }
         if !self.num_heads.is_multiple_of(self.num_kv_heads) {
             return Err(InputError::new(
                 ErrorKind::Conflict,
@@ -224,6 +227,53 @@ fn out_of_range(field: &str, name: &str, v: u64, lo: u64, hi: u64) -> InputError
         ["an integer from {lo} to {hi}"],
         ["整数，从 {lo} 到 {hi}"],
     )
+}
+
+impl Architecture {
+    /// The image-token rule's numbers in the ranges that keep its count below 2^40 (sides of
+    /// at most 2^15 pixels in, at least one pixel per patch).
+    fn validate_image_tokens(&self, t: super::ImageTokens, field: &str) -> Result<()> {
+        use super::ImageTokens as T;
+        let check = |name: &str, v: u64, lo: u64, hi: u64| {
+            in_range(field, &alloc::format!("image_tokens.{name}"), v, lo, hi)
+        };
+        match t {
+            T::Fixed { tokens } => check("tokens", tokens, 1, 1 << 20),
+            T::Dynamic {
+                patch_size,
+                merge_size,
+                min_pixels,
+                max_pixels,
+                deepstack,
+            } => {
+                check("deepstack", deepstack, 0, 64)?;
+                check("patch_size", patch_size, 1, 1024)?;
+                check("merge_size", merge_size, 1, 64)?;
+                check("max_pixels", max_pixels, 1, 1 << 30)?;
+                check("min_pixels", min_pixels, 0, max_pixels)
+            }
+            T::Tiles {
+                tile_size,
+                min_tiles,
+                max_tiles,
+                tokens_per_tile,
+            } => {
+                check("tile_size", tile_size, 1, 1 << 14)?;
+                check("max_tiles", max_tiles, 1, 64)?;
+                check("min_tiles", min_tiles, 1, max_tiles)?;
+                check("tokens_per_tile", tokens_per_tile, 1, 1 << 16)
+            }
+            T::Rows {
+                patch_size,
+                merge_size,
+                longest_edge,
+            } => {
+                check("patch_size", patch_size, 1, 1024)?;
+                check("merge_size", merge_size, 1, 16)?;
+                check("longest_edge", longest_edge, 1, 1 << 15)
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! its blocks, the CUDA graphs, the context) and no text.
 
 use super::super::{CUDA_CONTEXT, Run};
+use super::encoder::EncoderFigures;
 use super::lora::LoraFigures;
 use super::mxfp4::Mxfp4Backend;
 use super::speculative::DrafterFigures;
@@ -22,6 +23,8 @@ pub(super) struct VllmFigures {
     pub(super) lora: Option<LoraFigures>,
     /// Speculative decoding's drafter (`--speculative-config`), out of the pool's budget.
     pub(super) drafter: Option<DrafterFigures>,
+    /// The start-up profile's encoder outputs (with images), out of the pool's budget.
+    pub(super) encoder: Option<EncoderFigures>,
     /// The rotary embedding's cos/sin cache, max_position × head_dim in the model dtype (0 where
     /// the model has none).
     pub(super) rope: u64,
@@ -227,13 +230,15 @@ impl Run<'_> {
             forward.max(sampler)
         };
         let lora = self.vllm_lora();
+        let encoder = self.vllm_encoder();
         let budget_used = weights
             + rope
             + profile
             + non_torch.get()
             + graphs_in_budget
             + lora.map_or(0, |l| l.bytes())
-            + drafter.map_or(0, |d| d.bytes());
+            + drafter.map_or(0, |d| d.bytes())
+            + encoder.map_or(0, |e| e.bytes());
         let (pool, tokens) = self.vllm_pool(&l, budget_used, request);
         // Each worker of a tensor- or pipeline-parallel group also holds NCCL's communicators
         // and the custom all-reduce buffers before the profile run.
@@ -261,6 +266,7 @@ impl Run<'_> {
             mxfp4,
             lora,
             drafter,
+            encoder,
             rope,
             forward_per_token,
             forward,

@@ -1,6 +1,7 @@
 //! Serving with vLLM: the weights, the start-up profile run, the KV pool sized from
 //! `gpu_memory_utilization`, CUDA graphs, and the concurrency the pool holds.
 
+mod encoder;
 mod figures;
 mod lora;
 mod mxfp4;

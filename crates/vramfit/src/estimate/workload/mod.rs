@@ -21,6 +21,7 @@ mod regimes;
 mod serving;
 mod sharding;
 mod speculative;
+mod vision;
 
 pub use cards::{MAX_CARDS, card_count, split_card_list};
 pub use checks::lora_mask;
@@ -32,6 +33,7 @@ pub use sharding::{
     DEEPSPEED_DEFAULTS, DeepSpeedAuto, Fsdp, FsdpVersion, Megatron, Sharding, ZeroBucketSizes,
 };
 pub use speculative::{MAX_ACCEPTANCE, MAX_SPECULATIVE_TOKENS, Speculative};
+pub use vision::{DEFAULT_IMAGE_SIDE, Images, MAX_IMAGE_SIDE, MAX_IMAGES};
 
 use super::{
     Checkpointing, Device, Engine, EstimateInput, Kernel, Logits, Mode, Offload, Optimizer,
@@ -177,6 +179,9 @@ pub struct Workload {
     pub kv_offload: Option<KvOffload>,
     /// Speculative decoding (vLLM `--speculative-config`); `None` without it.
     pub speculative: Option<Speculative>,
+    /// The images of each request (`images`), whose tokens `seq_len` already holds; `None`
+    /// without images.
+    pub images: Option<Images>,
     /// Training regimes (part `regimes`): the loss, the step, activation offload, packing, the
     /// upcast, as given or as the stack picks them.
     pub regimes: Regimes,
@@ -282,7 +287,8 @@ impl EstimateInput {
         if let Some(s) = model.arch.layer_shapes.as_mut() {
             s.full_qkv = self.runner().rules().gemma4_full_qkv;
         }
-        let shape = self.resolve_shape()?;
+        let mut shape = self.resolve_shape()?;
+        let images = self.resolve_images(&model.arch, &model.name, &mut shape)?;
         let loaded = self.resolve_formats(&model)?;
         // Training's own settings (RL, sharding, the stacks' regimes) are read only where
         // training runs: a build without it refuses a training run, and holds none of them.
@@ -374,6 +380,7 @@ impl EstimateInput {
             lora,
             kv_offload,
             speculative,
+            images,
             regimes,
             rl,
             sharding,

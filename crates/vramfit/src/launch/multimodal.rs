@@ -1,0 +1,143 @@
+//! vLLM's `--limit-mm-per-prompt` JSON (`{"image": N}`; from vLLM 0.11 also `{"image":
+//! {"count": N, "width": W, "height": H}}`, the size its start-up profile's dummy images take,
+//! `vllm/config/multimodal.py` `ImageDummyOptions`): written from the run's images per request
+//! and read back into the estimate's `images`, `image_width` and `image_height`.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::error::Result;
+use crate::estimate::{EstimateInput, Images};
+
+/// The JSON value of `--limit-mm-per-prompt` for the run's images: the most a prompt holds.
+pub(super) fn limit_json(images: &Images) -> String {
+    alloc::format!("{{\"image\": {}}}", images.per_request)
+}
+
+/// `--limit-mm-per-prompt`'s `value` onto `i`: the image count (and the size, where the object
+/// form gives one); the other modalities go to `not_read`.
+pub(super) fn read(
+    flag: &str,
+    value: &str,
+    i: &mut EstimateInput,
+    not_read: &mut Vec<String>,
+) -> Result<()> {
+    let bad = || {
+        crate::input_error!(
+            Malformed,
+            "command",
+            ["{flag} is not a JSON object of counts"],
+            ["{flag} 不是给出数量的 JSON 对象"],
+            [
+                "a JSON object such as {{\"image\": 2}} or {{\"image\": {{\"count\": 2, \"width\": 1024, \"height\": 1024}}}}"
+            ],
+            [
+                "JSON 对象，如 {{\"image\": 2}} 或 {{\"image\": {{\"count\": 2, \"width\": 1024, \"height\": 1024}}}}"
+            ],
+        )
+    };
+    let parsed: serde_json::Value = serde_json::from_str(value).map_err(|_| bad())?;
+    let serde_json::Value::Object(map) = parsed else {
+        return Err(bad());
+    };
+    let number = |v: &serde_json::Value| v.as_f64().ok_or_else(bad);
+    for (key, v) in &map {
+        match (key.as_str(), v) {
+            ("image", serde_json::Value::Object(o)) => {
+                for (k, x) in o {
+                    match k.as_str() {
+                        "count" => i.images = number(x)?,
+                        "width" => i.image_width = Some(number(x)?),
+                        "height" => i.image_height = Some(number(x)?),
+                        _ => not_read.push(alloc::format!("{flag} image.{k}")),
+                    }
+                }
+            }
+            ("image", v) => i.images = number(v)?,
+            (other, _) => not_read.push(alloc::format!("{flag} {other}")),
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{limit_json, read};
+    use crate::estimate::{EstimateInput, Images};
+
+    /// Written as vLLM's docs write it, and read back in both of vLLM's forms; a video count is
+    /// not read and is said so.
+    #[test]
+    fn limit_written_and_read() {
+        let images = Images {
+            per_request: 3,
+            width: 1024,
+            height: 768,
+            tokens_each: 770,
+            max_tokens_each: 16_386,
+        };
+        assert_eq!(limit_json(&images), "{\"image\": 3}");
+        let mut i = EstimateInput::default();
+        let mut not_read = alloc::vec::Vec::new();
+        read(
+            "--limit-mm-per-prompt",
+            "{\"image\": 3, \"video\": 0}",
+            &mut i,
+            &mut not_read,
+        )
+        .unwrap();
+        assert_eq!(i.images, 3.0);
+        assert_eq!(not_read, ["--limit-mm-per-prompt video"]);
+        read(
+            "--limit-mm-per-prompt",
+            "{\"image\": {\"count\": 2, \"width\": 640, \"height\": 480}}",
+            &mut i,
+            &mut not_read,
+        )
+        .unwrap();
+        assert_eq!(
+            (i.images, i.image_width, i.image_height),
+            (2.0, Some(640.0), Some(480.0))
+        );
+        assert!(read("--limit-mm-per-prompt", "[2]", &mut i, &mut not_read).is_err());
+        assert!(
+            read(
+                "--limit-mm-per-prompt",
+                "{\"image\": \"a\"}",
+                &mut i,
+                &mut not_read
+            )
+            .is_err()
+        );
+    }
+}
+
+#[cfg(test)]
+mod launch_tests {
+    use crate::estimate::{Engine, EstimateInput, Mode};
+    use crate::launch::{launch_input, read_command};
+
+    /// A Qwen3-VL server with two images a prompt: the command carries vLLM's limit, and the
+    /// command read back gives the same count.
+    #[test]
+    fn vllm_serve_carries_the_image_limit_and_reads_it_back() {
+        let input = EstimateInput {
+            model: Some("Qwen/Qwen3-VL-8B-Instruct".into()),
+            mode: Mode::Serve,
+            engine: Engine::Vllm,
+            gpu: Some("h100-sxm5-80gb".into()),
+            max_model_len: Some(16384.0),
+            images: 2.0,
+            ..EstimateInput::default()
+        };
+        let l = launch_input(&input).unwrap();
+        assert!(
+            l.script.contains("--limit-mm-per-prompt '{\"image\": 2}'"),
+            "{}",
+            l.script
+        );
+        let r = read_command(&l.script).unwrap();
+        assert!(r.not_read.is_empty(), "{:?}", r.not_read);
+        assert_eq!(r.input.images, 2.0);
+    }
+}
