@@ -51,7 +51,24 @@ impl EstimateInput {
             ("kv_bits", self.kv_bits),
             ("kv_group_size", self.kv_group_size),
             ("quantized_kv_start", self.quantized_kv_start),
+            ("wired_limit_mb", self.wired_limit_mb),
         ];
+        // A build without the `mlx` feature reads none of them, and refuses the first given
+        // ([`super::checks::not_built`]); mlx-lm itself it refuses as an engine not built.
+        if !cfg!(feature = "mlx") {
+            return match given.iter().find(|(_, v)| v.is_some()) {
+                Some((field, _)) => Err(super::checks::not_built(field)),
+                None => Ok((
+                    device,
+                    MlxSettings {
+                        kv_group_size: MLX_KV_GROUP_SIZE,
+                        quantized_kv_start: MLX_QUANTIZED_KV_START,
+                        ..MlxSettings::default()
+                    },
+                )),
+            };
+        }
+        let given = &given[..4];
         if let Some((field, _)) = given.iter().find(|(_, v)| v.is_some()).filter(|_| !is_mlx) {
             return Err(input_error!(
                 Unsupported,
