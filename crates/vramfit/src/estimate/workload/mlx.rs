@@ -203,7 +203,9 @@ impl EstimateInput {
         }
         let top = ram.saturating_sub(MACOS_RESERVE.get()) / MIB;
         let limit = int("wired_limit_mb", mb, 256, top).map_err(|_| {
-            let (ram_gib, id) = (ram / GIB, d.id);
+            // As error messages write numbers: core's float formatter stays out of the
+            // modules that format no other float.
+            let (ram_gib, id, mb) = (ram / GIB, d.id, crate::units::number_text(mb));
             input_error!(
                 OutOfRange,
                 "wired_limit_mb",

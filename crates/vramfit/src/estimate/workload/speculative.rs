@@ -108,6 +108,9 @@ impl EstimateInput {
         let acceptance = match self.acceptance_rate {
             Some(a) if a.is_finite() && (0.0..=MAX_ACCEPTANCE).contains(&a) => Some(a),
             Some(a) => {
+                // As error messages write numbers: core's float formatter stays out of the
+                // modules that format no other float.
+                let a = crate::units::number_text(a);
                 return Err(input_error!(
                     OutOfRange,
                     "acceptance_rate",
