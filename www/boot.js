@@ -35,10 +35,11 @@ function style(href) {
   });
 }
 
-// The build an address asks for: `Route::parse` and `Lang::from_url`/`from_tag` in few words.
-// Should it ever choose wrong, the build it starts hands over to the right one.
+// The build an address asks for: `Route::parse`, `AppState::build` (its `FULL_BUILD_KEYS`
+// and more GPUs than a node holds, here `gpus` alone) and `Lang::from_url`/`from_tag` in few
+// words. Should it ever choose wrong, the build it starts hands over to the right one.
 function chosen(hash) {
-  if (/^#\/(fit|mig|diagnose|faq|device)(?![\w-])|[?&]source=(config|hub)(?![^&])|[?&]gpu=[^&]|[?&]engine=trtllm(?![^&])|[?&]mode=training(?![^&])/.test(hash)) return 'full';
+  if (/^#\/(fit|mig|diagnose|faq|device)(?![\w-])|[?&]source=(config|hub)(?![^&])|[?&]gpu=[^&]|[?&]engine=(trtllm|mlx)(?![^&])|[?&]mode=training(?![^&])|[?&]gpus=(9|[1-9]\d+)(?![^&])|[?&](gpus_per_node|node_link|speculative_method|draft_model|num_speculative_tokens|acceptance_rate|max_kv_size|kv_bits|kv_group_size|quantized_kv_start|wired_limit_mb)=[^&]/.test(hash)) return 'full';
   let lang = null;
   for (const m of hash.matchAll(/[?&]lang=([^&]*)/g)) {
     if (m[1] === 'en') lang = 'en';

@@ -310,20 +310,42 @@ impl AppState {
 
     /// The smallest of the site's builds that shows this state: `"full"` for any view but the
     /// calculator, for a model read from a config.json or weights file or looked up on a hub,
-    /// for a card of the catalog (whose speed the full build's estimate has), or for
-    /// TensorRT-LLM or training (whose run shapes the calculator builds leave out); else the
-    /// calculator build of the state's language, `"en"` or `"zh"` (`www/boot.js` makes the same
-    /// choice from the address before any build runs).
+    /// for a card of the catalog (whose speed the full build's estimate has), for
+    /// TensorRT-LLM, mlx-lm or training (whose run shapes the calculator builds leave out), or
+    /// for a setting of [`FULL_BUILD_KEYS`] or more GPUs than one node holds (vramfit's
+    /// features `nodes`, `speculative` and `mlx`, which the calculator builds leave out); else
+    /// the calculator build of the state's language, `"en"` or `"zh"` (`www/boot.js` makes the
+    /// same choice from the address before any build runs).
     pub fn build(&self) -> &'static str {
         if self.view != View::Calc
             || matches!(self.value("source").as_str(), "config" | "hub")
             || !self.value("gpu").is_empty()
-            || self.value("engine") == "trtllm"
+            || matches!(self.value("engine").as_str(), "trtllm" | "mlx")
             || self.value("mode") == "training"
+            || FULL_BUILD_KEYS.iter().any(|k| !self.value(k).is_empty())
+            || self.gpu_count() > vramfit::estimate::DEFAULT_GPUS_PER_NODE as f64
         {
             "full"
         } else {
             self.lang.url_code()
+        }
+    }
+
+    /// The GPUs the calculator's input runs on: the cards listed (each count expanded), else
+    /// `gpus`, else `tp × pp` (0 where a number does not read: the estimate names the field).
+    fn gpu_count(&self) -> f64 {
+        let num = |k: &str| vramfit::units::parse_number(self.value(k).trim()).unwrap_or(0.0);
+        let cards = vramfit::estimate::split_card_list(&self.value("cards"));
+        if !cards.is_empty() {
+            return cards
+                .iter()
+                .map(|c| vramfit::estimate::card_count(c).0.unwrap_or(1) as f64)
+                .sum();
+        }
+        if self.value("gpus").trim().is_empty() {
+            num("tp") * num("pp")
+        } else {
+            num("gpus")
         }
     }
 
@@ -346,6 +368,24 @@ impl AppState {
         self.extra.get(key).map(String::as_str).unwrap_or("")
     }
 }
+
+/// The settings only the full build reads: a run over several nodes, vLLM's speculative
+/// decoding, mlx-lm's KV flags and the Mac's wired limit (vramfit's features `nodes`,
+/// `speculative` and `mlx`; a calculator build refuses them with an error of kind
+/// `unsupported`). A state that sets one is the full build's ([`AppState::build`]).
+pub const FULL_BUILD_KEYS: &[&str] = &[
+    "gpus_per_node",
+    "node_link",
+    "speculative_method",
+    "draft_model",
+    "num_speculative_tokens",
+    "acceptance_rate",
+    "max_kv_size",
+    "kv_bits",
+    "kv_group_size",
+    "quantized_kv_start",
+    "wired_limit_mb",
+];
 
 #[cfg(test)]
 mod tests {
@@ -377,6 +417,72 @@ mod tests {
             "zh",
             "the browser's language where the link names none"
         );
+    }
+
+    /// What vramfit's features `nodes`, `speculative` and `mlx` read is the full build's: a
+    /// state that asks for it names the full build, and a calculator build (this crate built
+    /// with `--no-default-features --features en`, as `cargo xtask dist` builds it) refuses its
+    /// input with an error of kind `unsupported` naming the field, where the full build reads it.
+    #[test]
+    fn what_the_calculator_builds_leave_out_is_handed_to_the_full_build() {
+        use vramfit::error::ErrorKind;
+        let cases = [
+            (
+                "#/calc?mode=serve&engine=vllm&gpus=8&tp=8&gpus_per_node=4",
+                "gpus_per_node",
+            ),
+            (
+                "#/calc?mode=serve&engine=vllm&node_link=200Gb/s",
+                "node_link",
+            ),
+            ("#/calc?mode=serve&engine=vllm&gpus=16&tp=8", "gpus"),
+            ("#/calc?mode=serve&engine=sglang&tp=4&pp=4", "gpus"),
+            (
+                "#/calc?mode=serve&engine=vllm&speculative_method=ngram&num_speculative_tokens=3",
+                "speculative_method",
+            ),
+            (
+                "#/calc?mode=serve&engine=vllm&acceptance_rate=0.7",
+                "acceptance_rate",
+            ),
+            ("#/calc?engine=mlx", "engine"),
+            ("#/calc?lang=zh&engine=mlx&mode=serve", "engine"),
+            (
+                "#/calc?engine=llamacpp&wired_limit_mb=30000",
+                "wired_limit_mb",
+            ),
+            ("#/calc?engine=llamacpp&kv_bits=4", "kv_bits"),
+        ];
+        for (hash, field) in cases {
+            let s = open(hash);
+            assert_eq!(s.build(), "full", "{hash}");
+            // This build's refusal names the field and vramfit's build (other refusals of kind
+            // `unsupported`, such as mlx-lm's settings on another engine, name no build).
+            let refused = crate::compute::estimate_of(&s).is_err_and(|e| {
+                e.kind == ErrorKind::Unsupported
+                    && e.field == field
+                    && e.problem.contains("vramfit")
+            });
+            assert_eq!(refused, !cfg!(feature = "full"), "{hash}");
+        }
+        // Cards count as their GPUs; a node's worth or fewer stays in the calculator build.
+        assert_eq!(open("#/calc?engine=llamacpp&cards=9x4090").build(), "full");
+        assert_eq!(
+            open("#/calc?engine=llamacpp&cards=4x4090,2x3090").build(),
+            "en"
+        );
+        assert_eq!(
+            open("#/calc?mode=serve&engine=vllm&gpus=8&tp=8").build(),
+            "en"
+        );
+        assert_eq!(
+            open("#/calc?mode=serve&engine=vllm&speculative_method=").build(),
+            "en"
+        );
+        // Every key is a field of the form.
+        for k in FULL_BUILD_KEYS {
+            assert!(crate::fields::default_of(k).is_some(), "{k}");
+        }
     }
 
     #[test]

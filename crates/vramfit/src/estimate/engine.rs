@@ -49,10 +49,11 @@ impl Runner {
         }
     }
 
-    /// Whether this build estimates it: TensorRT-LLM's and training's run shapes are features
-    /// of their own, left out of the site's first load.
+    /// Whether this build estimates it: TensorRT-LLM's, mlx-lm's and training's run shapes are
+    /// features of their own, left out of the site's first load.
     pub const fn built(self) -> bool {
         let left_out = (matches!(self, Runner::Trtllm) && !cfg!(feature = "trtllm"))
+            || (matches!(self, Runner::Mlx) && !cfg!(feature = "mlx"))
             || (matches!(self, Runner::Training) && !cfg!(feature = "training"));
         !left_out
     }
@@ -169,7 +170,12 @@ impl Runner {
                 r.llamacpp(p)
             }
             Runner::Ollama => r.ollama(p),
+            #[cfg(feature = "mlx")]
             Runner::Mlx => r.mlx(p),
+            // A build without mlx-lm refuses its inputs (`Runner::built`): no workload reaches
+            // here.
+            #[cfg(not(feature = "mlx"))]
+            Runner::Mlx => (Phase::Prefill, 0, 0),
             #[cfg(feature = "trtllm")]
             Runner::Trtllm => r.trtllm(p),
             // A build without TensorRT-LLM refuses its inputs (`Runner::built`): no workload

@@ -21,11 +21,14 @@
 //! - mlx's `scaled_dot_product_attention` fuses a prompt step's attention for head sizes 64, 80
 //!   and 128 (`sdpa_full_supported_head_dim`); other head sizes materialize the scores.
 
+// The run shape's own (the `mlx` feature); the rules are in every build.
+#[cfg(feature = "mlx")]
 use super::ComponentKind;
 use super::PeakSource;
 use super::engine::{
     CardTraits, Context, ExpertParallel, Formats, LayerOffload, PastTrained, Required, Rules,
 };
+#[cfg(feature = "mlx")]
 use super::{Parts, Phase, Run, activations, b, thousands};
 use crate::precision::KvDtype;
 use crate::throughput::Runtime;
@@ -77,14 +80,17 @@ pub const MLX_PREFILL_STEP_SIZE: u64 = 2048;
 /// allocator's rounding to pages). Fitted so that mlx-lm's published peak for a 4-bit Mistral
 /// 7B with a 33,898-token prompt on an M2 Ultra is not under-counted (ml-explore/mlx-lm pull
 /// 40, 2025-03-20: "Peak memory: 9.111 GB"; test `mistral_peak_of_mlx_lm_pull_40`).
+#[cfg(feature = "mlx")]
 pub const MLX_EXTRA: crate::units::Bytes = crate::units::Bytes::new(160 << 20); // 160 MiB
 
 /// The step `KVCache`, `RotatingKVCache` and `QuantizedKVCache` grow by (`step = 256`).
+#[cfg(feature = "mlx")]
 pub const MLX_KV_STEP: u64 = 256;
 
 /// Tokens a `KVCache` (or `QuantizedKVCache`) of one sequence holds room for after `tokens`
 /// tokens, the prompt taken in steps of `prefill_step`: whole steps of 256 when every prompt
 /// step is (exact), else the bound `tokens + 255` (each growth leaves under 256 unused).
+#[cfg(feature = "mlx")]
 pub fn kv_capacity(tokens: u64, prefill_step: u64) -> u64 {
     if prefill_step.is_multiple_of(MLX_KV_STEP) {
         tokens.div_ceil(MLX_KV_STEP).saturating_mul(MLX_KV_STEP)
@@ -99,6 +105,7 @@ pub fn kv_capacity(tokens: u64, prefill_step: u64) -> u64 {
 /// the buffer is every token so far until the step after it reaches `max_size − 1`, then
 /// `max_size − 1` and a step. Decoding writes in place, growing the buffer by 256 up to
 /// `max_size`.
+#[cfg(feature = "mlx")]
 pub fn rotating_capacity(prompt: u64, tokens: u64, max_size: u64, prefill_step: u64) -> u64 {
     let chunked = prompt.saturating_sub(1);
     let step = prefill_step.max(1);
@@ -128,6 +135,7 @@ pub fn rotating_capacity(prompt: u64, tokens: u64, max_size: u64, prefill_step: 
 /// The offset at which `maybe_quantize_kv_cache` converts the cache: the first offset at or
 /// past `start` among the prompt steps' (`step`, `2·step`, …, `prompt − 1`) and then each
 /// token's; `None` when the run never reaches it.
+#[cfg(feature = "mlx")]
 pub fn quantized_at(start: u64, prompt: u64, tokens: u64, step: u64) -> Option<u64> {
     let chunked = prompt.saturating_sub(1);
     let step = step.max(1);
@@ -144,6 +152,7 @@ pub fn quantized_at(start: u64, prompt: u64, tokens: u64, step: u64) -> Option<u
 }
 
 /// What an mlx-lm run holds, with no text.
+#[cfg(feature = "mlx")]
 struct Figures {
     weights: u64,
     /// The KV cache at its largest (the conversion to `--kv-bits` included), with one layer's
@@ -167,6 +176,7 @@ struct Figures {
     step: u64,
 }
 
+#[cfg(feature = "mlx")]
 impl Run<'_> {
     /// mlx-lm's run: its figures, then their components with the text.
     pub(super) fn mlx(&self, p: &mut Parts) -> (Phase, u64, u64) {

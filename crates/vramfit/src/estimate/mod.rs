@@ -115,7 +115,7 @@ mod llamacpp_split_tests;
 #[cfg(test)]
 mod llamacpp_tests;
 mod mlx;
-#[cfg(test)]
+#[cfg(all(test, feature = "mlx"))]
 mod mlx_tests;
 mod nodes;
 mod ollama;

@@ -88,7 +88,8 @@ impl Run<'_> {
     #[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
     pub(super) fn nodes_note(&self, parts: &mut super::Parts) {
         let n = self.nodes;
-        if !self.text || n.nodes <= 1 {
+        // A build without the `nodes` feature refuses a run over several nodes: no note.
+        if !cfg!(feature = "nodes") || !self.text || n.nodes <= 1 {
             return;
         }
         let (nodes, g, tp, pp, dp) = (n.nodes, n.gpus_per_node, self.tp, self.pp, self.dp);

@@ -102,6 +102,10 @@ impl Run<'_> {
 
     /// The drafter on this GPU, `None` without speculative decoding.
     pub(in crate::estimate) fn vllm_drafter(&self) -> Option<DrafterFigures> {
+        // A build without the `speculative` feature refuses its settings: no run has a drafter.
+        if !cfg!(feature = "speculative") {
+            return None;
+        }
         let s: &Speculative = self.speculative.as_ref()?;
         let db = self.act_bytes();
         let (params, kv_layers, kv_per_layer, hidden) = self.drafter_shape(s, self.tp.max(1))?;

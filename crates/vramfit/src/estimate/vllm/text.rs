@@ -39,7 +39,10 @@ impl Run<'_> {
                 zh!("max_cpu_loras {cpu}：vLLM 在 CPU 内存中缓存至多 {cpu} 个适配器（主机内存，不计入显存），把正在使用的复制到 {gpu} 个 GPU 槽位。嵌入与 LM head 的槽位对每个模型都计入（vLLM 仅在模型类列出它们时包装，如 Llama、Qwen3）；fully_sharded_loras 为关，带与不带适配器分别捕获的 CUDA 图按拟合常数计。"),
             );
         }
-        if let Some(d) = &f.drafter {
+        // Only a build with the `speculative` feature has a drafter (`vllm_drafter`).
+        if cfg!(feature = "speculative")
+            && let Some(d) = &f.drafter
+        {
             self.vllm_drafter_components(d, p);
         }
         if let Some(e) = &f.encoder {

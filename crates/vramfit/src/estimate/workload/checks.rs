@@ -334,3 +334,21 @@ pub fn lora_mask(field: &str, targets: &[String]) -> Result<u32> {
     }
     Ok(m)
 }
+
+/// The refusal of `field` in a build that leaves its feature out (`nodes`, `speculative`,
+/// `mlx`): the site's calculator builds, which hand such an input over to the full build.
+#[cold]
+#[cfg_attr(
+    all(feature = "nodes", feature = "speculative", feature = "mlx"),
+    allow(dead_code)
+)]
+pub(super) fn not_built(field: &str) -> crate::error::InputError {
+    input_error!(
+        Unsupported,
+        field,
+        ["{field} is not read by this build of vramfit"],
+        ["这个 vramfit 版本不读取 {field}"],
+        ["no {field}; the CLI, the npm package and the site's full build read it"],
+        ["不填 {field}；命令行、npm 包与网站的完整版本读取它"],
+    )
+}

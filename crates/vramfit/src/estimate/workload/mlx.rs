@@ -51,7 +51,24 @@ impl EstimateInput {
             ("kv_bits", self.kv_bits),
             ("kv_group_size", self.kv_group_size),
             ("quantized_kv_start", self.quantized_kv_start),
+            ("wired_limit_mb", self.wired_limit_mb),
         ];
+        // A build without the `mlx` feature reads none of them, and refuses the first given
+        // ([`super::checks::not_built`]); mlx-lm itself it refuses as an engine not built.
+        if !cfg!(feature = "mlx") {
+            return match given.iter().find(|(_, v)| v.is_some()) {
+                Some((field, _)) => Err(super::checks::not_built(field)),
+                None => Ok((
+                    device,
+                    MlxSettings {
+                        kv_group_size: MLX_KV_GROUP_SIZE,
+                        quantized_kv_start: MLX_QUANTIZED_KV_START,
+                        ..MlxSettings::default()
+                    },
+                )),
+            };
+        }
+        let given = &given[..4];
         if let Some((field, _)) = given.iter().find(|(_, v)| v.is_some()).filter(|_| !is_mlx) {
             return Err(input_error!(
                 Unsupported,
@@ -186,7 +203,9 @@ impl EstimateInput {
         }
         let top = ram.saturating_sub(MACOS_RESERVE.get()) / MIB;
         let limit = int("wired_limit_mb", mb, 256, top).map_err(|_| {
-            let (ram_gib, id) = (ram / GIB, d.id);
+            // As error messages write numbers: core's float formatter stays out of the
+            // modules that format no other float.
+            let (ram_gib, id, mb) = (ram / GIB, d.id, crate::units::number_text(mb));
             input_error!(
                 OutOfRange,
                 "wired_limit_mb",

@@ -15,7 +15,21 @@ const HIGH: f64 = 8e12 / 8.0;
 impl EstimateInput {
     /// The nodes `gpus` GPUs fill. A layout over more than one node fills whole nodes: `gpus`
     /// a multiple of `gpus_per_node`.
+    /// A build without the `nodes` feature refuses a layout over more than one node, or
+    /// either field, naming it ([`super::checks::not_built`]).
     pub(super) fn resolve_nodes(&self, gpus: u64) -> Result<Nodes> {
+        if !cfg!(feature = "nodes") {
+            if self.gpus_per_node.is_some() {
+                return Err(super::checks::not_built("gpus_per_node"));
+            }
+            if self.node_link.is_some() {
+                return Err(super::checks::not_built("node_link"));
+            }
+            if gpus > DEFAULT_GPUS_PER_NODE {
+                return Err(super::checks::not_built("gpus"));
+            }
+            return Ok(Nodes::ONE);
+        }
         let g = match self.gpus_per_node {
             Some(g) => int("gpus_per_node", g, 1, 64)?,
             None => DEFAULT_GPUS_PER_NODE,

@@ -34,7 +34,7 @@ pub struct Speculative {
 }
 
 impl EstimateInput {
-    /// `speculative_method` and its settings: vLLM serving only; `draft_model` for the
+    /// `speculative_method` and its settings (with the `speculative` feature): vLLM serving only; `draft_model` for the
     /// `draft_model` method alone, a 16-bit preset with the target's vocabulary; an EAGLE head
     /// beside a dense decoder with full attention, whose shape it takes.
     pub(super) fn resolve_speculative(
@@ -42,6 +42,23 @@ impl EstimateInput {
         arch: &Architecture,
         models: ModelLookup<'_>,
     ) -> Result<Option<Speculative>> {
+        // A build without the `speculative` feature reads none of them, and refuses the first
+        // given ([`super::checks::not_built`]).
+        if !cfg!(feature = "speculative") {
+            let given = [
+                ("speculative_method", self.speculative_method.is_some()),
+                ("draft_model", self.draft_model.is_some()),
+                (
+                    "num_speculative_tokens",
+                    self.num_speculative_tokens.is_some(),
+                ),
+                ("acceptance_rate", self.acceptance_rate.is_some()),
+            ];
+            return match given.iter().find(|(_, g)| *g) {
+                Some((field, _)) => Err(super::checks::not_built(field)),
+                None => Ok(None),
+            };
+        }
         let Some(method) = self.speculative_method else {
             for (field, given) in [
                 ("draft_model", self.draft_model.is_some()),
@@ -91,6 +108,9 @@ impl EstimateInput {
         let acceptance = match self.acceptance_rate {
             Some(a) if a.is_finite() && (0.0..=MAX_ACCEPTANCE).contains(&a) => Some(a),
             Some(a) => {
+                // As error messages write numbers: core's float formatter stays out of the
+                // modules that format no other float.
+                let a = crate::units::number_text(a);
                 return Err(input_error!(
                     OutOfRange,
                     "acceptance_rate",
