@@ -214,8 +214,8 @@ impl Run<'_> {
                 // Memory other programs hold, named where there is some.
                 let (others, others_zh) = if in_use > 0 {
                     (
-                        alloc::format!(" − {} in use by other programs", b(in_use)),
-                        alloc::format!(" − 其他程序已占用 {}", b(in_use)),
+                        en!(" − {} in use by other programs", b(in_use)),
+                        zh!(" − 其他程序已占用 {}", b(in_use)),
                     )
                 } else {
                     (alloc::string::String::new(), alloc::string::String::new())

@@ -309,8 +309,8 @@ impl Run<'_> {
                     // Before 0.9.1 the profile counts other programs' memory as non-torch.
                     let (others, others_zh) = if others > 0 {
                         (
-                            alloc::format!(" + {} in use by other programs", b(others)),
-                            alloc::format!(" + 其他程序已占用的 {}", b(others)),
+                            en!(" + {} in use by other programs", b(others)),
+                            zh!(" + 其他程序已占用的 {}", b(others)),
                         )
                     } else {
                         (String::new(), String::new())
