@@ -267,3 +267,15 @@ pub(crate) fn no_model_name(w: &Workload) -> InputError {
         "一个预设模型（Hugging Face id）或 Ollama 库中的名称",
     )
 }
+
+/// A flag's JSON value (`--speculative-config`, `--limit-mm-per-prompt`) as an object, or the
+/// flag's own error `bad` when it is not one.
+fn json_object(
+    value: &str,
+    bad: impl Fn() -> InputError,
+) -> Result<serde_json::Map<String, serde_json::Value>> {
+    match serde_json::from_str(value) {
+        Ok(serde_json::Value::Object(map)) => Ok(map),
+        _ => Err(bad()),
+    }
+}

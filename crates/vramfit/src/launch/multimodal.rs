@@ -36,10 +36,7 @@ pub(super) fn read(
             ],
         )
     };
-    let parsed: serde_json::Value = serde_json::from_str(value).map_err(|_| bad())?;
-    let serde_json::Value::Object(map) = parsed else {
-        return Err(bad());
-    };
+    let map = super::json_object(value, bad)?;
     let number = |v: &serde_json::Value| v.as_f64().ok_or_else(bad);
     for (key, v) in &map {
         match (key.as_str(), v) {

@@ -61,10 +61,7 @@ pub(super) fn read(
             ],
         )
     };
-    let parsed: serde_json::Value = serde_json::from_str(value).map_err(|_| bad())?;
-    let serde_json::Value::Object(map) = parsed else {
-        return Err(bad());
-    };
+    let map = super::json_object(value, bad)?;
     for (key, v) in &map {
         match (key.as_str(), v) {
             ("method", serde_json::Value::String(m)) => {

@@ -119,9 +119,6 @@ impl Run<'_> {
                 ),
             );
         }
-        // What the run asks for on the GPUs (num_gpu, else every layer and the output), placed
-        // by Ollama on GPUs of unbounded memory: the memory it must see free on each to place
-        // them all, and what llama.cpp then holds.
         // Layers of the model as Ollama counts them: the blocks and the output, or a bare
         // count's assumed blocks.
         let model_layers = if self.cache_assumed() {
@@ -134,6 +131,41 @@ impl Run<'_> {
             Some(n) => n,
             None => model_layers,
         };
+        p.theory = Some(self.ollama_theory(num_ctx, parallel, gpus, &run));
+        let cpu_percent = if plan.vram == 0 {
+            100
+        } else if plan.vram >= plan.total {
+            0
+        } else {
+            libm::round((plan.total - plan.vram) as f64 / plan.total as f64 * 100.0) as u8
+        };
+        if self.text {
+            self.ollama_notes(p, &plan, num_ctx, parallel, model_layers, cpu_percent);
+        }
+        p.ollama = Some(OllamaLoad {
+            gpu_layers: plan.layers,
+            requested_layers: requested,
+            model_layers,
+            vram_bytes: Bytes::new(plan.vram),
+            total_bytes: Bytes::new(plan.total),
+            cpu_percent,
+            kv_bytes: Bytes::new(plan.kv),
+            graph_bytes: Bytes::new(plan.graph),
+            context,
+        });
+        out
+    }
+
+    /// What the run asks for on the GPUs (`num_gpu`, else every layer and the output), placed
+    /// by Ollama on GPUs of unbounded memory: the memory it must see free on each to place
+    /// them all, or what llama.cpp then holds, the larger (`M_theory`).
+    fn ollama_theory(
+        &self,
+        num_ctx: u64,
+        parallel: u64,
+        gpus: usize,
+        run: &super::Workload,
+    ) -> u64 {
         let wanted = self.ollama_plan(num_ctx, parallel, &vec![u64::MAX; gpus]);
         let used_all = wanted.per_gpu.iter().filter(|n| **n > 0).count().max(1) as u64;
         let all = super::Workload {
@@ -150,81 +182,76 @@ impl Run<'_> {
             .max()
             .map_or(0, |m| m.saturating_add(1));
         let held = whole.sum_where(|k| k.is_llamacpp_buffer() || k == ComponentKind::CudaContext);
-        p.theory = Some(seen.max(held));
-        let cpu_percent = if plan.vram == 0 {
-            100
-        } else if plan.vram >= plan.total {
-            0
+        seen.max(held)
+    }
+
+    /// Ollama's notes: its estimate and layer decision, the sliding window, a clamped context,
+    /// no card.
+    #[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
+    fn ollama_notes(
+        &self,
+        p: &mut Parts,
+        plan: &plan::Plan,
+        num_ctx: u64,
+        parallel: u64,
+        model_layers: u64,
+        cpu_percent: u8,
+    ) {
+        let context = num_ctx.saturating_mul(parallel);
+        let trained = self.arch.max_position_embeddings;
+        let split = if cpu_percent == 0 {
+            alloc::string::String::from("100% GPU")
+        } else if cpu_percent == 100 {
+            alloc::string::String::from("100% CPU")
         } else {
-            libm::round((plan.total - plan.vram) as f64 / plan.total as f64 * 100.0) as u8
+            alloc::format!("{cpu_percent}%/{}% CPU/GPU", 100 - cpu_percent)
         };
-        if self.text {
-            let split = if cpu_percent == 0 {
-                alloc::string::String::from("100% GPU")
-            } else if cpu_percent == 100 {
-                alloc::string::String::from("100% CPU")
-            } else {
-                alloc::format!("{cpu_percent}%/{}% CPU/GPU", 100 - cpu_percent)
-            };
-            let (layers, min, layer, output, graph, kv) = (
-                plan.layers,
-                b(OLLAMA_MINIMUM_MEMORY.get()),
-                b(plan.layer),
-                b(plan
-                    .output
-                    .saturating_add(plan.projector.0)
-                    .saturating_add(plan.projector.1)),
-                b(plan.graph),
-                b(plan.kv),
-            );
-            let (vram, total) = (b(plan.vram), b(plan.total));
-            let ctx = thousands(context);
-            let arch = self.ollama_gguf_arch().name();
+        let (layers, min, layer, output, graph, kv) = (
+            plan.layers,
+            b(OLLAMA_MINIMUM_MEMORY.get()),
+            b(plan.layer),
+            b(plan
+                .output
+                .saturating_add(plan.projector.0)
+                .saturating_add(plan.projector.1)),
+            b(plan.graph),
+            b(plan.kv),
+        );
+        let (vram, total) = (b(plan.vram), b(plan.total));
+        let ctx = thousands(context);
+        let arch = self.ollama_gguf_arch().name();
+        p.note(
+            "ollama_offload",
+            en!(
+                "Ollama's estimate (llm/memory.go, sized as {arch}): {min} minimum + a {layer} layer as buffer + each layer (its weights and KV) + output {output} + graph {graph}, KV {kv} for {ctx} tokens (num_ctx {num_ctx} × {parallel} parallel). It puts {layers} of {model_layers} layers on the GPU: {vram} of {total}; ollama ps shows {split}."
+            ),
+            zh!(
+                "Ollama 的估算（llm/memory.go，按 {arch} 计）：最低预留 {min} + 一层 {layer} 作缓冲 + 每一层（权重与 KV）+ 输出层 {output} + 计算图 {graph}，KV {kv} 对应 {ctx} 个 token（num_ctx {num_ctx} × 并行 {parallel}）。它把 {model_layers} 层中的 {layers} 层放到 GPU：{total} 中的 {vram}；ollama ps 显示 {split}。"
+            ),
+        );
+        if let Some(window) = self.ollama_window_note(num_ctx, parallel) {
+            p.note("ollama_sliding_window", window.0, window.1);
+        }
+        if trained > 0 && self.max_model_len > trained {
             p.note(
-                "ollama_offload",
+                "ollama_context_clamped",
                 en!(
-                    "Ollama's estimate (llm/memory.go, sized as {arch}): {min} minimum + a {layer} layer as buffer + each layer (its weights and KV) + output {output} + graph {graph}, KV {kv} for {ctx} tokens (num_ctx {num_ctx} × {parallel} parallel). It puts {layers} of {model_layers} layers on the GPU: {vram} of {total}; ollama ps shows {split}."
+                    "num_ctx {} is past the model's trained context: Ollama clamps it to {trained} (\"requested context size too large for model\").",
+                    self.max_model_len
                 ),
                 zh!(
-                    "Ollama 的估算（llm/memory.go，按 {arch} 计）：最低预留 {min} + 一层 {layer} 作缓冲 + 每一层（权重与 KV）+ 输出层 {output} + 计算图 {graph}，KV {kv} 对应 {ctx} 个 token（num_ctx {num_ctx} × 并行 {parallel}）。它把 {model_layers} 层中的 {layers} 层放到 GPU：{total} 中的 {vram}；ollama ps 显示 {split}。"
+                    "num_ctx {} 超过模型的训练上下文：Ollama 把它截到 {trained}（\"requested context size too large for model\"）。",
+                    self.max_model_len
                 ),
             );
-            if let Some(window) = self.ollama_window_note(num_ctx, parallel) {
-                p.note("ollama_sliding_window", window.0, window.1);
-            }
-            if trained > 0 && self.max_model_len > trained {
-                p.note(
-                    "ollama_context_clamped",
-                    en!(
-                        "num_ctx {} is past the model's trained context: Ollama clamps it to {trained} (\"requested context size too large for model\").",
-                        self.max_model_len
-                    ),
-                    zh!(
-                        "num_ctx {} 超过模型的训练上下文：Ollama 把它截到 {trained}（\"requested context size too large for model\"）。",
-                        self.max_model_len
-                    ),
-                );
-            }
-            if self.device.is_none() {
-                p.note(
-                    "ollama_no_device",
-                    alloc::string::String::from(en_str!("No GPU given: shown with every layer on the GPU; Ollama's split depends on the card's free memory.")),
-                    alloc::string::String::from(zh_str!("未指定显卡：按全部层都在 GPU 上显示；Ollama 的切分取决于显卡的空闲显存。")),
-                );
-            }
         }
-        p.ollama = Some(OllamaLoad {
-            gpu_layers: plan.layers,
-            requested_layers: requested,
-            model_layers,
-            vram_bytes: Bytes::new(plan.vram),
-            total_bytes: Bytes::new(plan.total),
-            cpu_percent,
-            kv_bytes: Bytes::new(plan.kv),
-            graph_bytes: Bytes::new(plan.graph),
-            context,
-        });
-        out
+        if self.device.is_none() {
+            p.note(
+                "ollama_no_device",
+                alloc::string::String::from(en_str!("No GPU given: shown with every layer on the GPU; Ollama's split depends on the card's free memory.")),
+                alloc::string::String::from(zh_str!("未指定显卡：按全部层都在 GPU 上显示；Ollama 的切分取决于显卡的空闲显存。")),
+            );
+        }
     }
 }
 
