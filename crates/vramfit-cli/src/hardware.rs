@@ -322,10 +322,7 @@ pub fn recommend_with<F: Fn(Layout, &Gpu) -> Bytes>(
     // Layouts of the same offer, GPU count and price are one row.
     let mut rows: Vec<(&vramfit::hardware::PlanOption, Vec<String>)> = Vec::new();
     for o in &options {
-        let layout = match &o.mig_profile {
-            Some(p) => format!("MIG {p}"),
-            None => o.parallelism.describe(),
-        };
+        let layout = layout_text(o);
         match rows.iter_mut().find(|(r, _)| {
             r.offer == o.offer && r.count == o.count && r.price_per_hour == o.price_per_hour
         }) {
@@ -359,6 +356,14 @@ pub fn recommend_with<F: Fn(Layout, &Gpu) -> Bytes>(
     Ok(t)
 }
 
+/// An option's layout in words: its MIG profile, or its GPUs' parallelism.
+fn layout_text(o: &vramfit::hardware::PlanOption) -> String {
+    match &o.mig_profile {
+        Some(p) => format!("MIG {p}"),
+        None => o.parallelism.describe(),
+    }
+}
+
 /// The cheapest rental of the catalog that holds the run as asked (its batch and context: the
 /// estimator's `need` in each layout on each offer's card, as `vramfit recommend` ranks them),
 /// in one line; `None` when no offer on up to 8 GPUs a node and the default nodes holds it.
@@ -370,10 +375,7 @@ pub fn cheapest_text(input: &EstimateInput) -> Option<String> {
         &PlanOptions::default(),
     );
     let o = options.first()?;
-    let layout = match &o.mig_profile {
-        Some(p) => format!("MIG {p}"),
-        None => o.parallelism.describe(),
-    };
+    let layout = layout_text(o);
     Some(format!(
         "Cheapest in the rental catalog that holds it as asked: {} ({} × {}, {layout}{}) at {} an hour, {} to spare per GPU{}; `vramfit recommend` with the same flags ranks the rest.\n",
         o.offer,
