@@ -212,3 +212,5 @@ use parts::{Formula, Parts, Run, ServePool, b};
 mod sharding_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod theory_tests;

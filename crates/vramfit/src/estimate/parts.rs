@@ -225,6 +225,36 @@ pub(super) enum PoolBudget {
     FreeFraction,
 }
 
+/// A serving engine sizes its pool from a fraction of the card (vLLM's `gpu_memory_utilization`
+/// of the card, SGLang's `mem_fraction_static` of what is free before loading, TensorRT-LLM's
+/// `free_gpu_memory_fraction` of what its profile leaves free): the rest of the card must hold
+/// what the process keeps outside that fraction, or the engine refuses to start or runs out of
+/// memory after the pool is allocated. With `before` the bytes taken before the fraction
+/// applies and `outside` those outside it, the card must be at least
+/// `before + outside / (1 − fraction)`.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Slack {
+    /// The fraction the pool is sized from, below 1.
+    pub(super) fraction: f64,
+    /// Bytes taken before the fraction applies (SGLang's memory in use before loading,
+    /// TensorRT-LLM's profile peak; memory other programs hold).
+    pub(super) before: u64,
+    /// Bytes held outside the fraction, the allocator's reserve not among them (it is added when
+    /// the estimate is finished): vLLM's CUDA context, SGLang's prefill and CUDA graphs.
+    pub(super) outside: u64,
+}
+
+impl Slack {
+    /// The smallest card whose rest holds what lives outside the fraction, `reserve` (the
+    /// caching allocator's reserved-but-unallocated bytes) among it.
+    pub(super) fn floor(&self, reserve: u64) -> u64 {
+        let outside = self.outside.saturating_add(reserve) as f64;
+        let rest = (1.0 - self.fraction).max(0.01);
+        self.before
+            .saturating_add(crate::units::Bytes::from_f64(libm::ceil(outside / rest)).get())
+    }
+}
+
 pub(super) struct Parts {
     /// Whether the run builds text: off, components carry no notes.
     pub(super) text: bool,
@@ -240,6 +270,9 @@ pub(super) struct Parts {
     /// Serving: `M_theory`, the card memory that holds the wanted concurrency (Ollama: that holds
     /// the whole model on the GPUs).
     pub(super) theory: Option<u64>,
+    /// Serving: the fraction of the card the engine sizes its pool from, and what must fit in
+    /// the rest; `M_theory` is at least the card whose rest holds it.
+    pub(super) slack: Option<Slack>,
     /// Ollama: its offload decision and the split `ollama ps` prints.
     pub(super) ollama: Option<super::OllamaLoad>,
     /// RL post-training: its phases and the rollout's pool.
@@ -260,6 +293,7 @@ impl Parts {
             serve_tokens: None,
             serve_pool: None,
             theory: None,
+            slack: None,
             ollama: None,
             rl: None,
             cards: Vec::new(),

@@ -20,7 +20,7 @@ use crate::throughput::Runtime;
 use crate::units::Bytes;
 // The run shape's own, in a build with it (feature `trtllm`).
 #[cfg(feature = "trtllm")]
-use super::parts::PoolBudget;
+use super::parts::{PoolBudget, Slack};
 #[cfg(feature = "trtllm")]
 use super::{
     CUDA_CONTEXT, CUDA_GRAPH_BASE_GIB, CUDA_GRAPH_PER_LAYER_GIB, ComponentKind, Parts, Phase, Run,
@@ -176,8 +176,16 @@ impl Run<'_> {
             0
         });
         // M_theory: the card whose free fraction after the profile holds `batch` sequences of
-        // max_seq_len.
-        p.theory = Some(peak.saturating_add(Bytes::from_f64(demand as f64 / fraction).get()));
+        // max_seq_len, what other programs hold taken first; the rest of what the profile leaves
+        // free, `1 − free_gpu_memory_fraction` of it, holds the allocator's reserve and the
+        // block the pool's tokens are rounded up to.
+        let before = peak.saturating_add(self.device.as_ref().map_or(0, |d| d.in_use.get()));
+        p.theory = Some(before.saturating_add(Bytes::from_f64(demand as f64 / fraction).get()));
+        p.slack = Some(Slack {
+            fraction,
+            before,
+            outside: f.per_token.saturating_mul(TRTLLM_TOKENS_PER_BLOCK),
+        });
         (Phase::Serving, 0, 0)
     }
 

@@ -234,6 +234,12 @@ impl Run<'_> {
         } else {
             peak.peak_allocated
         });
+        // A serving engine's card must also hold, in the rest its fraction leaves, what lives
+        // outside the fraction: the larger of the two is the smallest card the fit accepts.
+        let m_theory = match parts.slack {
+            Some(s) => m_theory.max(s.floor(peak.reserve)),
+            None => m_theory,
+        };
         // Serving fits when vLLM starts, i.e. its pool holds one request of max_model_len
         // (`check_enough_kv_cache_memory`; more requests than the pool holds wait in the queue),
         // and the process fits the card.

@@ -2,6 +2,7 @@
 //! table, the prefill chunk, the CUDA graphs) and no text.
 
 use super::super::Run;
+use super::super::parts::Slack;
 use super::super::state::StateLayout;
 use super::{
     SGLANG_CUDA_GRAPH_PER_LAYER, SGLANG_LOAD_OVERHEAD, SGLANG_MAMBA_FULL_MEMORY_RATIO,
@@ -79,11 +80,23 @@ impl Run<'_> {
         } else {
             demand
         };
+        let in_use = self.device.as_ref().map_or(0, |d| d.in_use.get());
         let theory = Bytes::from_f64(
             weights.saturating_add(load).saturating_add(demand) as f64 / self.mem_fraction_static,
         )
         .get()
-        .saturating_add(preload);
+        .saturating_add(preload)
+        .saturating_add(in_use);
+        // The rest of what is free before loading, `1 − mem_fraction_static` of it, must hold
+        // what SGLang allocates beside its pools: the request table, the prefill chunk, the CUDA
+        // graphs, and the padding slot the token pool holds beyond its rest.
+        let slack = Slack {
+            fraction: self.mem_fraction_static,
+            before: preload.saturating_add(in_use),
+            outside: [table, prefill, cuda_graphs.map_or(0, |(_, b)| b), cell]
+                .into_iter()
+                .fold(0, u64::saturating_add),
+        };
         SglangFigures {
             weights,
             load,
@@ -99,6 +112,7 @@ impl Run<'_> {
             prefill,
             cuda_graphs,
             theory,
+            slack,
             ranks,
         }
     }
@@ -203,8 +217,10 @@ pub(super) struct SglangFigures {
     pub(super) prefill: u64,
     /// The CUDA graphs captured and their bytes, when graphs are captured.
     pub(super) cuda_graphs: Option<(u64, u64)>,
-    /// `M_theory`: the card memory that holds `batch` requests of context_length.
+    /// The card memory whose static fraction holds `batch` requests of context_length.
     pub(super) theory: u64,
+    /// What the rest of the card outside the static fraction must hold.
+    pub(super) slack: Slack,
     /// The groups that each hold a pool of their own on every GPU: `dp_size` under DP attention,
     /// else 1.
     pub(super) ranks: u64,

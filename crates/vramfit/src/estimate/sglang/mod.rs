@@ -197,6 +197,7 @@ impl Run<'_> {
             0
         });
         p.theory = Some(f.theory);
+        p.slack = Some(f.slack);
         (Phase::Serving, 0, 0)
     }
 }

@@ -1,6 +1,7 @@
 //! vLLM's figures: every number of a serving run (the weights, the profile run, the KV pool and
 //! its blocks, the CUDA graphs, the context) and no text.
 
+use super::super::parts::Slack;
 use super::super::{CUDA_CONTEXT, Run};
 use super::encoder::EncoderFigures;
 use super::lora::LoraFigures;
@@ -52,8 +53,10 @@ pub(super) struct VllmFigures {
     pub(super) context: Bytes,
     /// Tokens in the pool (0 for a model that is not generative).
     pub(super) tokens: u64,
-    /// `M_theory`: the card memory that holds `batch` sequences of max_model_len.
+    /// The card memory whose budget holds `batch` sequences of max_model_len.
     pub(super) theory: u64,
+    /// What the rest of the card outside the budget must hold.
+    pub(super) slack: Slack,
 }
 
 impl VllmFigures {
@@ -249,18 +252,32 @@ impl Run<'_> {
         };
         // M_theory for serving (the guide's stage 2: KV at the peak concurrency): the card memory
         // whose utilisation budget holds the weights, the profile peak, non-torch memory and the KV
-        // of `batch` sequences of max_model_len, plus what lives outside the budget.
+        // of `batch` sequences of max_model_len; the rest of the card must hold what lives outside
+        // the budget (`slack`, taken with the allocator's reserve when the estimate is finished).
+        // Memory other programs hold comes out of the budget before 0.9.1 and out of the rest
+        // since (the start-up check of the free memory).
         let demand = self.batch.saturating_mul(request);
+        let in_use = self.device.as_ref().map_or(0, |d| d.in_use.get());
+        let (in_budget, in_rest) = if self.vllm_version.refuses_short_free() {
+            (0, in_use)
+        } else {
+            (in_use, 0)
+        };
         let outside = if graphs_in_budget > 0 {
             context.get()
         } else {
             context.get().saturating_add(cuda_graphs.unwrap_or(0))
         };
         let theory = Bytes::from_f64(
-            budget_used.saturating_add(demand) as f64 / self.gpu_memory_utilization,
+            budget_used.saturating_add(in_budget).saturating_add(demand) as f64
+                / self.gpu_memory_utilization,
         )
-        .get()
-        .saturating_add(outside);
+        .get();
+        let slack = Slack {
+            fraction: self.gpu_memory_utilization,
+            before: 0,
+            outside: outside.saturating_add(in_rest),
+        };
         VllmFigures {
             weights,
             mxfp4,
@@ -285,6 +302,7 @@ impl Run<'_> {
                 0
             },
             theory,
+            slack,
         }
     }
 

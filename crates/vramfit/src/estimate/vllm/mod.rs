@@ -84,6 +84,7 @@ impl Run<'_> {
         }
         p.serve_tokens = Some(f.tokens);
         p.theory = Some(f.theory);
+        p.slack = Some(f.slack);
         // Offloaded KV blocks are host memory, one server's per data-parallel copy.
         let host = self
             .kv_offload
