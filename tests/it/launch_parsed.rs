@@ -45,6 +45,15 @@ fn cases() -> Vec<(&'static str, EstimateInput)> {
         ),
         ("sglang-32b", serve("Qwen/Qwen3-32B", Engine::Sglang)),
         (
+            "sglang-8b-lora",
+            EstimateInput {
+                enable_lora: true,
+                max_lora_rank: Some(64.0),
+                lora_targets: vec!["q_proj".into(), "v_proj".into()],
+                ..serve("meta-llama/Llama-3.1-8B", Engine::Sglang)
+            },
+        ),
+        (
             "sglang-70b-tp2-fp8-eager",
             EstimateInput {
                 tp: 2.0,
@@ -141,6 +150,36 @@ fn expected(w: &Workload, engine: Engine, key: &str) -> Value {
             _ => Value::Null,
         },
         (_, "model_tag" | "model_path") => json!(w.model_name),
+        // SGLang's LoRA flags (`arg_groups/fields/lora.py`): absent without `enable_lora`.
+        (_, "enable_lora") => w.lora.map_or(Value::Null, |_| json!(true)),
+        (_, "max_loras_per_batch") => json!(w.lora.map_or(8, |l| l.max_loras)),
+        (_, "max_lora_rank") => w.lora.map_or(Value::Null, |l| json!(l.max_lora_rank)),
+        (_, "lora_target_modules") => w.lora.map_or(Value::Null, |l| {
+            let t = l.targets;
+            let names = [
+                (t.qkv, &["q_proj", "k_proj", "v_proj"][..]),
+                (t.o, &["o_proj"][..]),
+                (t.gate_up, &["gate_proj", "up_proj"][..]),
+                (t.down, &["down_proj"][..]),
+                (t.embed, &["embed_tokens"][..]),
+                (t.lm_head, &["lm_head"][..]),
+            ];
+            if names.iter().all(|(on, _)| *on) {
+                json!(["all"])
+            } else {
+                json!(
+                    names
+                        .iter()
+                        .filter(|(on, _)| *on)
+                        .flat_map(|(_, n)| n.iter())
+                        .collect::<Vec<_>>()
+                )
+            }
+        }),
+        (_, "max_loaded_loras") => w
+            .lora
+            .filter(|l| l.max_cpu_loras != l.max_loras)
+            .map_or(Value::Null, |l| json!(l.max_cpu_loras)),
         _ => panic!("no expectation for {key}"),
     }
 }

@@ -34,7 +34,8 @@ SGLANG_KEYS = [
     "model_path", "tp_size", "pp_size", "dp_size", "ep_size", "context_length",
     "mem_fraction_static", "max_running_requests", "chunked_prefill_size",
     "cuda_graph_max_bs_decode", "cuda_graph_backend_decode", "kv_cache_dtype", "dtype",
-    "quantization",
+    "quantization", "enable_lora", "max_loras_per_batch", "max_lora_rank",
+    "lora_target_modules", "max_loaded_loras",
 ]
 
 

@@ -92,6 +92,27 @@ pub fn settings(runner: Runner) -> Vec<Setting> {
                 key!("e.dp_attention"),
             ),
             ("dp_size", "--dp-size", key!("e.dp_size")),
+            ("enable_lora", "--enable-lora", key!("e.enable_lora_sglang")),
+            (
+                "max_loras",
+                "--max-loras-per-batch",
+                key!("e.max_loras_sglang"),
+            ),
+            (
+                "max_lora_rank",
+                "--max-lora-rank",
+                key!("e.max_lora_rank_sglang"),
+            ),
+            (
+                "lora_targets",
+                "--lora-target-modules",
+                key!("e.lora_targets_sglang"),
+            ),
+            (
+                "max_cpu_loras",
+                "--max-loaded-loras",
+                key!("e.max_loaded_loras"),
+            ),
         ],
         Runner::Trtllm => &[
             ("max_num_seqs", "max_batch_size", key!("e.max_seqs")),

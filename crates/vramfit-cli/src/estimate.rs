@@ -100,8 +100,8 @@ pub struct EstimateFlags {
     /// LoRA rank (0: full fine-tuning).
     #[arg(long, allow_negative_numbers = true, default_value_t = 0.0)]
     pub lora_rank: f64,
-    /// LoRA target modules, comma-separated (q_proj,v_proj by default; all-linear for every projection).
-    #[arg(long, value_delimiter = ',')]
+    /// LoRA target modules, comma-separated (q_proj,v_proj by default; all-linear for every projection); SGLang --lora-target-modules (alias) when serving with --enable-lora: those names, embed_tokens, lm_head or all [default: all].
+    #[arg(long, value_delimiter = ',', visible_alias = "lora-target-modules")]
     pub lora_targets: Vec<String>,
     /// QLoRA: NF4 base with LoRA adapters.
     #[arg(long)]
@@ -215,17 +215,25 @@ pub struct EstimateFlags {
     /// The engine's release: vLLM's, whose rules size the pool, 0.6 to 0.33 (e.g. 0.19, 0.8.5: V0 before 0.8, the CUDA graphs inside the pool's budget from 0.21) [default: 0.33, the latest]; transformers', 4.0 to 5.25 (e.g. 4.57: an MLA model caches every head before 5.15, the compressed latent from 5.15) [default: 5.25]; llama.cpp's build, b2000 to b10615 (e.g. b4500: before b7438 -ngl N keeps N blocks and the output layer on the CPU) [default: b10615].
     #[arg(long)]
     pub engine_version: Option<String>,
-    /// vLLM --enable-lora: serve LoRA adapters, max_loras slots of max_lora_rank on every linear layer, the embedding and the LM head, allocated at start-up out of the KV pool's budget (vLLM 0.12 to 0.33; dense decoders).
+    /// vLLM and SGLang --enable-lora: serve LoRA adapters; vLLM's max_loras slots of max_lora_rank on every linear layer, the embedding and the LM head, allocated at start-up out of the KV pool's budget (vLLM 0.12 to 0.33), SGLang's LoRA pool on the --lora-target-modules of every layer, out of the static fraction (SGLang 0.5); dense decoders.
     #[arg(long)]
     pub enable_lora: bool,
-    /// vLLM --max-loras: adapters in one batch, each a GPU slot, 1 to 1024 [default: 1]. With --enable-lora.
-    #[arg(long, allow_negative_numbers = true)]
+    /// vLLM --max-loras, SGLang --max-loras-per-batch (alias): adapters in one batch, each a GPU slot, 1 to 1024 [default: vLLM 1, SGLang 8]. With --enable-lora.
+    #[arg(
+        long,
+        visible_alias = "max-loras-per-batch",
+        allow_negative_numbers = true
+    )]
     pub max_loras: Option<f64>,
-    /// vLLM --max-lora-rank: the rank every slot is allocated at, one of 1, 8, 16, 32, 64, 128, 256, 320, 512 [default: 16]. With --enable-lora.
+    /// vLLM and SGLang --max-lora-rank: the rank every slot is allocated at; vLLM one of 1, 8, 16, 32, 64, 128, 256, 320, 512 [default: 16], SGLang 1 to 1024 (required: SGLang reads it from the adapters of --lora-paths). With --enable-lora.
     #[arg(long, allow_negative_numbers = true)]
     pub max_lora_rank: Option<f64>,
-    /// vLLM --max-cpu-loras: adapters cached in CPU memory, at least --max-loras; host memory, no GPU bytes [default: max_loras]. With --enable-lora.
-    #[arg(long, allow_negative_numbers = true)]
+    /// vLLM --max-cpu-loras, SGLang --max-loaded-loras (alias): adapters cached in CPU memory, at least --max-loras; host memory, no GPU bytes [default: max_loras]. With --enable-lora.
+    #[arg(
+        long,
+        visible_alias = "max-loaded-loras",
+        allow_negative_numbers = true
+    )]
     pub max_cpu_loras: Option<f64>,
     /// vLLM --kv-offloading-size: GiB of CPU memory (the server's ranks together) for the KV blocks evicted from the GPU, loaded back on a prefix hit; 0.01 to 16384 (vLLM 0.14 or later). Host memory: the GPU's pool does not change.
     #[arg(long, allow_negative_numbers = true)]

@@ -1100,7 +1100,9 @@ export interface EstimateInput {
   lora_rank?: number;
   /**
    * LoRA target modules (`q_proj`, `k_proj`, `v_proj`, `o_proj`, `gate_proj`, `up_proj`,
-   * `down_proj`, or `all-linear`); default `q_proj,v_proj` (PEFT's default for Llama).
+   * `down_proj`, or `all-linear`); default `q_proj,v_proj` (PEFT's default for Llama). Serving
+   * with SGLang and `enable_lora`: its `--lora-target-modules` (those names, `embed_tokens`,
+   * `lm_head`, or `all`); default `all`.
    */
   lora_targets?: string[];
   /**
@@ -1329,24 +1331,28 @@ export interface EstimateInput {
    */
   engine_version?: string | null;
   /**
-   * vLLM `--enable-lora`: serve LoRA adapters. vLLM allocates `max_loras` slots of
-   * `max_lora_rank` on every linear layer, the embedding and the LM head at start-up (vLLM
-   * 0.12 to 0.33; dense decoders). Default false.
+   * vLLM's and SGLang's `--enable-lora`: serve LoRA adapters. vLLM allocates `max_loras`
+   * slots of `max_lora_rank` on every linear layer, the embedding and the LM head at start-up
+   * (vLLM 0.12 to 0.33); SGLang its LoRA pool on the `lora_targets` modules of every layer
+   * before sizing its token pool (SGLang 0.5). Dense decoders. Default false.
    */
   enable_lora?: boolean;
   /**
-   * vLLM `--max-loras`: adapters in one batch, each a slot on the GPU; 1 to 1024. Default 1.
-   * With `enable_lora` only.
+   * vLLM `--max-loras`, SGLang `--max-loras-per-batch`: adapters in one batch, each a slot on
+   * the GPU; 1 to 1024. Default 1 (vLLM), 8 (SGLang). With `enable_lora` only.
    */
   max_loras?: number | null;
   /**
-   * vLLM `--max-lora-rank`: the rank every slot is allocated at, one of vLLM's 1, 8, 16, 32,
-   * 64, 128, 256, 320, 512. Default 16. With `enable_lora` only.
+   * vLLM's and SGLang's `--max-lora-rank`: the rank every slot is allocated at; vLLM one of
+   * 1, 8, 16, 32, 64, 128, 256, 320, 512 (default 16), SGLang 1 to 1024 (no default: SGLang
+   * takes the largest rank of `--lora-paths`' adapters, which vramfit does not read). With
+   * `enable_lora` only.
    */
   max_lora_rank?: number | null;
   /**
-   * vLLM `--max-cpu-loras`: adapters cached in CPU memory, at least `max_loras` (host memory,
-   * no GPU bytes). Default `max_loras`. With `enable_lora` only.
+   * vLLM `--max-cpu-loras`, SGLang `--max-loaded-loras`: adapters cached in CPU memory, at
+   * least `max_loras` (host memory, no GPU bytes). Default `max_loras`. With `enable_lora`
+   * only.
    */
   max_cpu_loras?: number | null;
   /**

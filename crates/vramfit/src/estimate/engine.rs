@@ -121,10 +121,14 @@ impl Runner {
         matches!(self, Runner::Llamacpp)
     }
 
-    /// Whether this runner allocates LoRA adapter slots (`enable_lora`): vLLM's
-    /// `LoRAModelManager` (SGLang's and the others' adapters are not modelled).
-    pub(super) const fn serves_lora_slots(self) -> bool {
-        matches!(self, Runner::Vllm)
+    /// How this runner allocates LoRA adapter slots (`enable_lora`): vLLM's
+    /// `LoRAModelManager` and SGLang's `LoRAMemoryPool`; `None` for the others (not modelled).
+    pub(super) const fn lora_rules(self) -> Option<&'static super::LoraRules> {
+        match self {
+            Runner::Vllm => Some(&super::vllm::LORA),
+            Runner::Sglang => Some(&super::sglang::LORA),
+            _ => None,
+        }
     }
 
     /// Whether this runner serves speculative decoding as vramfit models it (vLLM's

@@ -114,6 +114,7 @@ mod llamacpp_split;
 mod llamacpp_split_tests;
 #[cfg(test)]
 mod llamacpp_tests;
+mod lora_slots;
 mod mlx;
 #[cfg(all(test, feature = "mlx"))]
 mod mlx_tests;
@@ -200,10 +201,11 @@ pub use vllm::{
 pub use weights::{gguf_type, per_gpu_weight_bytes, per_gpu_weight_bytes_ep, tensor_bytes};
 pub use workload::{
     DEEPSPEED_DEFAULTS, DEFAULT_IMAGE_SIDE, DeepSpeedAuto, FromStack, Fsdp, FsdpVersion, GpuLookup,
-    Images, LoraSlots, MACOS_RESERVE, MAX_ACCEPTANCE, MAX_BATCH, MAX_CARDS, MAX_IMAGE_SIDE,
-    MAX_IMAGES, MAX_SEQ, MAX_SPECULATIVE_TOKENS, MLX_KV_GROUP_SIZE, MLX_QUANTIZED_KV_START,
-    Megatron, MlxSettings, ModelLookup, Regimes, Sharding, Speculative, VLLM_LORA_FROM,
-    VLLM_LORA_RANKS, Workload, ZeroBucketSizes, card_count, lora_mask, split_card_list,
+    Images, LoraRules, LoraSlots, LoraTargets, MACOS_RESERVE, MAX_ACCEPTANCE, MAX_BATCH, MAX_CARDS,
+    MAX_IMAGE_SIDE, MAX_IMAGES, MAX_SEQ, MAX_SPECULATIVE_TOKENS, MLX_KV_GROUP_SIZE,
+    MLX_QUANTIZED_KV_START, Megatron, MlxSettings, ModelLookup, Regimes, Sharding, Speculative,
+    VLLM_LORA_FROM, VLLM_LORA_RANKS, Workload, ZeroBucketSizes, card_count, lora_mask,
+    split_card_list,
 };
 
 use parts::{Formula, Parts, Run, ServePool, b};

@@ -84,6 +84,12 @@ fn cases() -> alloc::vec::Vec<EstimateInput> {
             ..serve("meta-llama/Llama-3.1-8B", Engine::Vllm)
         });
     }
+    // SGLang's LoRA pool, out of the static fraction like the weights.
+    out.push(EstimateInput {
+        enable_lora: true,
+        max_lora_rank: Some(64.0),
+        ..serve("meta-llama/Llama-3.1-8B", Engine::Sglang)
+    });
     for engine in [Engine::Sglang, Engine::Trtllm] {
         out.push(EstimateInput {
             memory_in_use: Some("1.5GiB".into()),

@@ -70,14 +70,16 @@ pub(crate) enum Setting {
     SplitMode,
     /// llama.cpp `--main-gpu`.
     MainGpu,
-    /// vLLM `--enable-lora`.
+    /// vLLM's and SGLang's `--enable-lora`.
     EnableLora,
-    /// vLLM `--max-loras`.
+    /// vLLM `--max-loras`, SGLang `--max-loras-per-batch`.
     MaxLoras,
-    /// vLLM `--max-lora-rank`.
+    /// vLLM's and SGLang's `--max-lora-rank`.
     MaxLoraRank,
-    /// vLLM `--max-cpu-loras`.
+    /// vLLM `--max-cpu-loras`, SGLang `--max-loaded-loras`.
     MaxCpuLoras,
+    /// SGLang `--lora-target-modules` (several values).
+    LoraTargets,
     /// vLLM `--kv-offloading-size` (GiB).
     KvOffloadingSize,
     /// vLLM `--kv-offloading-backend`.
@@ -106,11 +108,13 @@ pub(crate) enum Setting {
     Prompt,
 }
 
-/// A flag: its names, what it sets, whether a value follows it.
+/// A flag: its names, what it sets, whether a value follows it, whether several do (argparse's
+/// `nargs="*"`: the words up to the next flag).
 pub(crate) struct Flag {
     pub(crate) names: &'static [&'static str],
     pub(crate) setting: Setting,
     pub(crate) takes_value: bool,
+    pub(crate) many: bool,
 }
 
 const fn v(names: &'static [&'static str], setting: Setting) -> Flag {
@@ -118,6 +122,16 @@ const fn v(names: &'static [&'static str], setting: Setting) -> Flag {
         names,
         setting,
         takes_value: true,
+        many: false,
+    }
+}
+
+const fn many(names: &'static [&'static str], setting: Setting) -> Flag {
+    Flag {
+        names,
+        setting,
+        takes_value: true,
+        many: true,
     }
 }
 
@@ -126,6 +140,7 @@ const fn switch(names: &'static [&'static str], setting: Setting) -> Flag {
         names,
         setting,
         takes_value: false,
+        many: false,
     }
 }
 
@@ -203,6 +218,12 @@ pub(crate) const SGLANG: &[Flag] = &[
     v(&["--kv-cache-dtype"], Setting::KvDtype),
     v(&["--dtype"], Setting::Dtype),
     v(&["--quantization"], Setting::Quantization),
+    // LoRA (`arg_groups/fields/lora.py`).
+    switch(&["--enable-lora"], Setting::EnableLora),
+    v(&["--max-loras-per-batch"], Setting::MaxLoras),
+    v(&["--max-lora-rank"], Setting::MaxLoraRank),
+    many(&["--lora-target-modules"], Setting::LoraTargets),
+    v(&["--max-loaded-loras"], Setting::MaxCpuLoras),
     // Over several nodes (`ServerArgs.nnodes`, `node_rank`, `dist_init_addr`).
     v(&["--nnodes"], Setting::Nodes),
     v(&["--node-rank"], Setting::NodePlace),

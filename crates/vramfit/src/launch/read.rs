@@ -180,6 +180,16 @@ impl Reader {
                 }
                 continue;
             };
+            if flag.many && inline.is_none() {
+                // argparse's `nargs="*"`: every word up to the next flag.
+                let n = args.iter().take_while(|v| !v.starts_with('-')).count();
+                let (values, t) = args.split_at(n);
+                args = t;
+                for v in values {
+                    self.set(flag.setting, name, v)?;
+                }
+                continue;
+            }
             let value = match (flag.takes_value, inline, args) {
                 (false, _, _) => None,
                 (true, Some(v), _) => Some(v),
@@ -278,6 +288,7 @@ impl Reader {
             Setting::MaxLoras => i.max_loras = Some(number(flag, value)?),
             Setting::MaxLoraRank => i.max_lora_rank = Some(number(flag, value)?),
             Setting::MaxCpuLoras => i.max_cpu_loras = Some(number(flag, value)?),
+            Setting::LoraTargets => i.lora_targets.push(value.into()),
             Setting::KvOffloadingSize => i.kv_offloading_size = Some(number(flag, value)?),
             Setting::KvOffloadingBackend => {
                 i.kv_offloading_backend = Some(match value {

@@ -36,6 +36,11 @@ impl<'t> Args<'t> {
             self.set(setting, value);
         }
     }
+    /// `setting`'s flag and its values, one word each (argparse's `nargs="*"`).
+    pub(super) fn set_many(&mut self, setting: Setting, values: &[&str]) {
+        self.switch(setting);
+        self.words.extend(values.iter().map(|v| v.to_string()));
+    }
     /// `setting`'s switch.
     pub(super) fn switch(&mut self, setting: Setting) {
         self.words
@@ -160,6 +165,25 @@ pub(super) fn vllm(w: &Workload, l: &mut Builder) -> Result<()> {
     Ok(())
 }
 
+/// SGLang's `--lora-target-modules` words for the slots: `all`, or the modules by name.
+fn sglang_modules(t: crate::estimate::LoraTargets) -> Vec<&'static str> {
+    if t == crate::estimate::LoraTargets::ALL {
+        return alloc::vec!["all"];
+    }
+    [
+        (t.qkv, &["q_proj", "k_proj", "v_proj"][..]),
+        (t.o, &["o_proj"]),
+        (t.gate_up, &["gate_proj", "up_proj"]),
+        (t.down, &["down_proj"]),
+        (t.embed, &["embed_tokens"]),
+        (t.lm_head, &["lm_head"]),
+    ]
+    .iter()
+    .filter(|(on, _)| *on)
+    .flat_map(|(_, names)| names.iter().copied())
+    .collect()
+}
+
 /// Ray's port on the head node (Ray's default).
 const RAY_PORT: &str = "6379";
 
@@ -199,6 +223,14 @@ pub(super) fn sglang(w: &Workload, l: &mut Builder) -> Result<()> {
     a.set_unless(Setting::Ep, w.ep, 1);
     a.set(Setting::Context, w.max_model_len);
     a.set(Setting::MemFraction, short(w.mem_fraction_static));
+    if let Some(lora) = w.lora {
+        // Without `--lora-paths` SGLang needs both the rank and the modules.
+        a.switch(Setting::EnableLora);
+        a.set(Setting::MaxLoras, lora.max_loras);
+        a.set(Setting::MaxLoraRank, lora.max_lora_rank);
+        a.set_many(Setting::LoraTargets, &sglang_modules(lora.targets));
+        a.set_unless(Setting::MaxCpuLoras, lora.max_cpu_loras, lora.max_loras);
+    }
     if let Some(n) = w.max_running_requests {
         a.set(Setting::MaxSeqs, n);
     }

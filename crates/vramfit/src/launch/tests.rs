@@ -5,7 +5,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use super::{launch_input, read_command};
-use crate::estimate::{AttentionImpl, Engine, EstimateInput, Mode};
+use crate::estimate::{AttentionImpl, Engine, EstimateInput, Mode, estimate};
 use crate::precision::{GgufFileType, KvDtype, Quantization};
 
 fn words(s: &[&str]) -> Vec<String> {
@@ -479,6 +479,43 @@ fn vllm_lora_flags_are_written_and_read_back() {
         (back.max_loras, back.max_lora_rank, back.max_cpu_loras),
         (Some(4.0), Some(16.0), Some(4.0))
     );
+}
+
+/// SGLang's LoRA flags in its own spellings (SGLang 0.5.23 `arg_groups/fields/lora.py`), the
+/// target modules as `nargs="*"` words, read back into the same slots: the estimate of the
+/// command read back is the launched one's.
+#[test]
+fn sglang_lora_flags_are_written_and_read_back() {
+    let input = EstimateInput {
+        enable_lora: true,
+        max_lora_rank: Some(64.0),
+        lora_targets: alloc::vec!["q_proj".into(), "v_proj".into(), "o_proj".into()],
+        ..serve("meta-llama/Llama-3.1-8B", Engine::Sglang)
+    };
+    let l = launch_input(&input).unwrap();
+    let line = super::command_text(&l.commands[0]);
+    let flat = line.replace(" \\\n  ", " ");
+    assert!(
+        flat.contains(
+            "--enable-lora --max-loras-per-batch 8 --max-lora-rank 64 --lora-target-modules q_proj k_proj v_proj o_proj"
+        ),
+        "{line}"
+    );
+    let back = read_back(&input, &line);
+    assert!(back.enable_lora);
+    assert_eq!(
+        (back.max_loras, back.max_lora_rank, back.lora_targets.len()),
+        (Some(8.0), Some(64.0), 4)
+    );
+    let (e, b) = (estimate(&input).unwrap(), estimate(&back).unwrap());
+    assert_eq!(e.components, b.components);
+    // Without targets the estimate counts `all`, and the command says so.
+    let all = EstimateInput {
+        lora_targets: alloc::vec::Vec::new(),
+        ..input
+    };
+    let line = super::command_text(&launch_input(&all).unwrap().commands[0]);
+    assert!(line.contains("--lora-target-modules all"), "{line}");
 }
 
 #[test]

@@ -32,8 +32,12 @@ impl Run<'_> {
         // A hybrid's state layers: one request's convolution and recurrent state, kept apart in
         // SGLang's MambaPool.
         let per_request = self.state_figures(1, layers, StateLayout::Vllm).bytes;
-        let (pool, state) =
-            self.sglang_pool(weights.saturating_add(load), cell, preload, per_request);
+        // The LoRA pool is allocated after the weights and before the token pool is sized.
+        let lora = self.sglang_lora();
+        let loaded = weights
+            .saturating_add(load)
+            .saturating_add(lora.map_or(0, |l| l.bytes));
+        let (pool, state) = self.sglang_pool(loaded, cell, preload, per_request);
         // Under DP attention each group's scheduler takes `max_running_requests / dp_size` of
         // them (`ModelRunner`: `server_args.max_running_requests // dp_size`) into its own pool.
         let ranks = self.dp_attention.max(1);
@@ -81,12 +85,11 @@ impl Run<'_> {
             demand
         };
         let in_use = self.device.as_ref().map_or(0, |d| d.in_use.get());
-        let theory = Bytes::from_f64(
-            weights.saturating_add(load).saturating_add(demand) as f64 / self.mem_fraction_static,
-        )
-        .get()
-        .saturating_add(preload)
-        .saturating_add(in_use);
+        let theory =
+            Bytes::from_f64(loaded.saturating_add(demand) as f64 / self.mem_fraction_static)
+                .get()
+                .saturating_add(preload)
+                .saturating_add(in_use);
         // The rest of what is free before loading, `1 − mem_fraction_static` of it, must hold
         // what SGLang allocates beside its pools: the request table, the prefill chunk, the CUDA
         // graphs, and the padding slot the token pool holds beyond its rest.
@@ -100,6 +103,7 @@ impl Run<'_> {
         SglangFigures {
             weights,
             load,
+            lora,
             layers,
             cell,
             context,
@@ -196,6 +200,8 @@ pub(super) struct SglangFigures {
     pub(super) weights: u64,
     /// What loading takes beyond them.
     pub(super) load: u64,
+    /// The LoRA pool (`--enable-lora`).
+    pub(super) lora: Option<super::lora::SglangLora>,
     /// Layers on this GPU.
     pub(super) layers: u64,
     /// One token's keys and values over those layers (at least 1 for a generative model).

@@ -11,6 +11,7 @@
 //! (`_handle_gpu_memory_settings`).
 
 mod figures;
+mod lora;
 mod text;
 
 use super::PeakSource;
@@ -23,6 +24,7 @@ use crate::precision::KvDtype;
 use crate::throughput::Runtime;
 use crate::units::Bytes;
 use figures::SglangPool;
+pub(super) use lora::LORA;
 
 /// SGLang's decisions: its token pool within `mem_fraction_static`, `context_length` per
 /// sequence, defaults that follow the card's memory.

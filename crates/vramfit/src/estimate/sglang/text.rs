@@ -35,6 +35,30 @@ impl Run<'_> {
             en_str!("Counted by SGLang's free-memory measurement, so it comes out of the static fraction."),
             zh_str!("SGLang 按空闲显存测量，因此从静态比例中扣除。"),
         );
+        if let Some(l) = &f.lora {
+            p.add(
+                ComponentKind::LoraAdapters,
+                l.bytes,
+                true,
+                self.sglang_lora_text(l),
+                en_str!("SGLang's LoRA memory pool (enable_lora), allocated after the weights, so it comes out of the static fraction."),
+                zh_str!("SGLang 的 LoRA 显存池（enable_lora），在权重之后分配，因此从静态比例中扣除。"),
+            );
+            let (cpu, gpu) = (l.slots.max_cpu_loras, l.slots.max_loras);
+            let (targets_en, targets_zh) = if l.slots.targets_given {
+                ("the target modules given", "所给的目标模块")
+            } else {
+                (
+                    "every linear layer, the embedding and the LM head (--lora-target-modules all; SGLang otherwise takes the union of its adapters' modules, which can be fewer)",
+                    "每个线性层、嵌入层与输出头（--lora-target-modules all；否则 SGLang 取各适配器模块的并集，可能更少）",
+                )
+            };
+            p.note(
+                "sglang_lora",
+                en!("LoRA: {gpu} adapters of one batch hold GPU slots on {targets_en}; up to {cpu} (--max-loaded-loras) are cached in CPU memory (host memory, not counted on the GPU). The LoRA kernels' batch buffers are a few kilobytes and not counted."),
+                zh!("LoRA：一个批次的 {gpu} 个适配器在{targets_zh}上占用 GPU 槽位；至多 {cpu} 个（--max-loaded-loras）缓存在 CPU 内存中（主机内存，不计入显存）。LoRA 内核的批次缓冲只有几 KB，不计入。"),
+            );
+        }
         let (en, zh) = match f.pool {
             SglangPool::Card { .. } => (
                 en_str!(
@@ -220,6 +244,11 @@ impl Run<'_> {
                 } else {
                     (alloc::string::String::new(), alloc::string::String::new())
                 };
+                let (lora, lora_zh) = if f.lora.is_some() {
+                    (" + LoRA pool", " + LoRA 池")
+                } else {
+                    ("", "")
+                };
                 let (memory, pre_s, mfs_s, rest_s, tokens_s, cell_s, size) = (
                     b(memory),
                     b(pre),
@@ -230,11 +259,11 @@ impl Run<'_> {
                     b(kv),
                 );
                 [
-                    "({memory}{others} − {} in use before loading = {pre_s}) × mem_fraction_static {mfs_s} − (weights + loading) = {rest_s} → {tokens_s} tokens (+1 padding slot) × {cell_s} B per token = {size}",
+                    "({memory}{others} − {} in use before loading = {pre_s}) × mem_fraction_static {mfs_s} − (weights + loading{lora}) = {rest_s} → {tokens_s} tokens (+1 padding slot) × {cell_s} B per token = {size}",
                     b(preload)
                 ],
                 [
-                    "({memory}{others_zh} − 加载前已用 {} = {pre_s}) × mem_fraction_static {mfs_s} − (权重 + 加载占用) = {rest_s} → {tokens_s} token（+1 个填充槽）× {cell_s} B 每 token = {size}",
+                    "({memory}{others_zh} − 加载前已用 {} = {pre_s}) × mem_fraction_static {mfs_s} − (权重 + 加载占用{lora_zh}) = {rest_s} → {tokens_s} token（+1 个填充槽）× {cell_s} B 每 token = {size}",
                     b(preload)
                 ]
             ),

@@ -15,8 +15,25 @@
 //! tensors); its LoRA kernels add an fp32 buffer of `slices × tokens × rank`
 //! (`punica_wrapper/punica_gpu.py` `add_lora_linear`), three slices at most (q, k, v).
 
+use super::super::lora_slots::LoraWidths;
 use super::super::{Formula, Run, b, thousands};
-use crate::estimate::LoraSlots;
+use crate::estimate::{LoraRules, LoraSlots, VLLM_LORA_FROM, VLLM_LORA_RANKS};
+
+/// vLLM's LoRA settings: `--max-loras` (default 1), `--max-lora-rank` one of `MaxLoRARanks`
+/// (default 16), `--max-cpu-loras`; slots on every linear layer of the stage, the embedding
+/// and the LM head (whole on each GPU); counted from 0.12.
+pub(crate) const LORA: LoraRules = LoraRules {
+    engine: "vLLM",
+    max_loras_flag: "--max-loras",
+    cpu_flag: "--max-cpu-loras",
+    default_max_loras: 1,
+    ranks: Some(&VLLM_LORA_RANKS),
+    default_rank: Some(16),
+    reads_targets: false,
+    from_version: Some(VLLM_LORA_FROM),
+    lm_head_b_over_tp: false,
+    every_layer: false,
+};
 
 /// What the LoRA slots hold on one GPU, in elements per adapter per unit of rank.
 #[derive(Clone, Copy)]
@@ -52,24 +69,11 @@ impl Run<'_> {
     /// The LoRA slots on this GPU, `None` without `enable_lora`.
     pub(super) fn vllm_lora(&self) -> Option<LoraFigures> {
         let slots = self.lora?;
-        let a = &self.arch;
-        let tp = self.tp.max(1);
-        let h = a.hidden_size;
-        let q = a.num_heads.saturating_mul(a.head_dim);
-        let kv = a.num_kv_heads.saturating_mul(a.head_dim);
-        let kv_split = tp.min(a.num_kv_heads.max(1));
-        let i = a.intermediate_size;
-        let mlp_in = if a.gated_ffn { 2 } else { 1 };
-        // A: the input of each projection (q, k, v, gate, up whole; o and down over tp);
-        // B: the output (q, k, v, gate, up over tp; o and down whole).
-        let a_widths = 3 * h + q.div_ceil(tp) + mlp_in * h + i.div_ceil(tp);
-        let b_widths = q.div_ceil(tp) + 2 * kv.div_ceil(kv_split) + h + mlp_in * i.div_ceil(tp) + h;
-        let per_layer = a_widths + b_widths;
-        let layers = a.num_layers.div_ceil(self.pp);
-        // The embedding sits on the first stage and the LM head on the last: each is
-        // vocab + hidden wide; with pp ≥ 2 a stage holds one of them.
-        let heads = if self.pp > 1 { 1 } else { 2 };
-        let vocab_side = heads * (a.vocab_size + h);
+        let LoraWidths {
+            per_layer,
+            layers,
+            vocab_side,
+        } = self.lora_widths(&slots, &LORA);
         let dtype_bytes = self.act_bytes();
         let widths = per_layer.saturating_mul(layers).saturating_add(vocab_side);
         let slots_bytes = widths
@@ -211,7 +215,7 @@ mod tests {
         );
         let e = field(|i| {
             i.enable_lora = true;
-            i.engine = Engine::Sglang;
+            i.engine = Engine::Trtllm;
         });
         assert_eq!(
             (e.kind, e.field.as_str()),

@@ -9,6 +9,7 @@ mod speculative;
 mod text;
 mod version;
 
+pub(super) use lora::LORA;
 pub use version::VllmVersion;
 
 use super::ComponentKind;

@@ -26,7 +26,7 @@ mod vision;
 pub use cards::{MAX_CARDS, card_count, split_card_list};
 pub use checks::lora_mask;
 pub use kv_offload::KvOffload;
-pub use lora::{LoraSlots, VLLM_LORA_FROM, VLLM_LORA_RANKS};
+pub use lora::{LoraRules, LoraSlots, LoraTargets, VLLM_LORA_FROM, VLLM_LORA_RANKS};
 pub use mlx::{MACOS_RESERVE, MLX_KV_GROUP_SIZE, MLX_QUANTIZED_KV_START, MlxSettings};
 pub use regimes::{FromStack, Regimes};
 pub use sharding::{
@@ -173,7 +173,7 @@ pub struct Workload {
     /// The llama.cpp build whose rules place the output layer and reserve the logits (the
     /// latest when not given; Ollama's vendored one for an Ollama run).
     pub llamacpp_build: super::LlamacppBuild,
-    /// vLLM's LoRA adapter slots (`enable_lora`); `None` without them.
+    /// vLLM's or SGLang's LoRA adapter slots (`enable_lora`); `None` without them.
     pub lora: Option<LoraSlots>,
     /// vLLM's KV offloading to CPU memory (`kv_offloading_size`); `None` without it.
     pub kv_offload: Option<KvOffload>,
@@ -313,7 +313,12 @@ impl EstimateInput {
         let speculative = self.resolve_speculative(arch, models)?;
         let llamacpp = self.resolve_llamacpp(arch)?;
         let host = self.resolve_host()?;
-        let lora_mask = lora_mask("lora_targets", &self.lora_targets)?;
+        // SGLang's `--lora-target-modules` are its slots' modules, not a training's targets.
+        let lora_mask = if lora.is_some_and(|l| l.targets_given) {
+            lora_mask("lora_targets", &[])?
+        } else {
+            lora_mask("lora_targets", &self.lora_targets)?
+        };
         #[cfg(feature = "training")]
         let regimes = self.resolve_regimes()?;
         #[cfg(not(feature = "training"))]
