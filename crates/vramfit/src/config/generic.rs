@@ -148,12 +148,6 @@ pub(super) fn generic(model_type: &str, c: &Cfg, notes: &mut Notes) -> Result<Ar
 /// English and Chinese: refused rather than estimated low.
 const NOT_LLAMA: &[(&str, &str, &str, &str)] = &[
     (
-        "gemma3n",
-        "hidden_size_per_layer_input",
-        "per-layer embeddings (vocab_size_per_layer_input × hidden_size_per_layer_input × layers), AltUp and LAuReL weights, an audio and a vision encoder, and KV shared across the last num_kv_shared_layers layers",
-        "逐层嵌入（vocab_size_per_layer_input × hidden_size_per_layer_input × 层数）、AltUp 与 LAuReL 权重、音频与视觉编码器，以及最后 num_kv_shared_layers 层共享的 KV",
-    ),
-    (
         "glm5_next",
         "layer_types",
         "Kimi Delta Attention layers beside MLA layers with a pooled DSA indexer (index_kpool), hyper-connection streams (hc_mult) and a vision encoder",
@@ -531,17 +525,13 @@ mod tests {
         );
     }
 
-    /// Gemma 3n and GLM-5-Next are refused by name, at the key where their layers
-    /// leave Llama's layout, instead of a Llama reading that would count them low (a Gemma 4
-    /// config read that way missed its per-layer embeddings and its wider global heads).
+    /// GLM-5-Next is refused by name, at the key where its layers leave Llama's layout, instead
+    /// of a Llama reading that would count it low (a Gemma 4 config read that way missed its
+    /// per-layer embeddings and its wider global heads). Gemma 3n is read by its own rules
+    /// (`config/gemma3n_tests.rs`).
     #[test]
     fn families_whose_layers_are_not_llamas_are_refused_naming_their_key() {
         for (json, field) in [
-            (
-                r#"{"model_type": "gemma3n_text", "hidden_size": 2048, "num_hidden_layers": 35,
-                "num_attention_heads": 8, "intermediate_size": 16384, "vocab_size": 262400}"#,
-                "config.json: hidden_size_per_layer_input",
-            ),
             (
                 r#"{"model_type": "glm5_next", "text_config": {"hidden_size": 4096,
                 "num_hidden_layers": 45, "num_attention_heads": 64, "vocab_size": 154880,
