@@ -7,6 +7,7 @@ use alloc::string::String;
 
 use crate::config::parse_config;
 use crate::error::ErrorKind;
+use crate::estimate::{ComponentKind, Engine, EstimateInput, estimate};
 
 const REFERENCE: &str = include_str!("../../../../tests/reference/gemma3n-reference.csv");
 
@@ -137,5 +138,71 @@ fn gemma3n_bad_keys_name_their_field() {
     ] {
         let e = parse_config(json).unwrap_err();
         assert_eq!((e.field.as_str(), e.kind), (field, kind), "{json}: {}", e.problem);
+    }
+}
+
+const TINY: &str = r#"{"model_type": "gemma3n_text", "vocab_size": 128,
+    "vocab_size_per_layer_input": 128, "hidden_size": 64, "hidden_size_per_layer_input": 8,
+    "intermediate_size": 96, "num_hidden_layers": 10, "num_attention_heads": 4,
+    "num_key_value_heads": 2, "head_dim": 16, "sliding_window": 8,
+    "num_kv_shared_layers": 5, "laurel_rank": 4, "altup_num_inputs": 4}"#;
+
+fn run(engine: Engine, json: &str, batch: f64, seq: f64) -> crate::estimate::Estimate {
+    estimate(&EstimateInput {
+        arch: Some(parse_config(json).unwrap().arch),
+        engine,
+        batch,
+        seq_len: seq,
+        new_tokens: 0.0,
+        max_model_len: Some(4096.0),
+        ..EstimateInput::default()
+    })
+    .unwrap()
+}
+
+/// transformers (`--engine hf`): the tiny model's cache after the prefill of 2 × 24 tokens is
+/// the reference's storage exactly, 30,720 B (the sliding layers hold the prompt's slice).
+#[test]
+fn gemma3n_cache_matches_transformers_storage() {
+    let e = run(Engine::Hf, TINY, 2.0, 24.0);
+    assert_eq!(
+        e.component_bytes(ComponentKind::KvCache),
+        n("gemma3n-tiny", 8)
+    );
+}
+
+/// llama.cpp (`LLM_ARCH_GEMMA3N`, the KV-shared layers reuse earlier cells) by hand for the tiny
+/// model, one sequence, -c 4096, ubatch 512: the one full layer with a cache 64 values × 4,096
+/// cells, the 4 sliding ones 64 × min(4,096, 8 + 512 = 520 → 768 padded) cells; f16:
+/// (262,144 + 196,608) × 2 = 917,504 B. vLLM's cache per token for E4B by hand: of 35 layers
+/// the first 20 cache (4 full, 16 sliding), 2 KV heads × 256 × K and V each: 20 × 1,024 values,
+/// 40,960 B in bf16.
+#[test]
+fn gemma3n_in_llamacpp_and_vllm_by_hand() {
+    let kv = run(Engine::Llamacpp, TINY, 1.0, 512.0).component_bytes(ComponentKind::KvCache);
+    assert_eq!(kv, (64 * 4096 + 4 * 64 * 768) * 2);
+    let e4b = r#"{"model_type": "gemma3n_text"}"#;
+    let e = estimate(&EstimateInput {
+        arch: Some(parse_config(e4b).unwrap().arch),
+        engine: Engine::Vllm,
+        mode: crate::estimate::Mode::Serve,
+        ..EstimateInput::default()
+    })
+    .unwrap();
+    assert_eq!(e.kv_bytes_per_token, 20 * 2 * 2 * 256 * 2);
+}
+
+/// The engines vramfit has not checked for Gemma 3n are refused, naming the engine and family.
+#[test]
+fn gemma3n_refused_by_unchecked_engines() {
+    for engine in [Engine::Ollama, Engine::Sglang, Engine::Trtllm] {
+        let e = estimate(&EstimateInput {
+            arch: Some(parse_config(TINY).unwrap().arch),
+            engine,
+            ..EstimateInput::default()
+        })
+        .unwrap_err();
+        assert_eq!((e.field.as_str(), e.kind), ("engine", ErrorKind::Unsupported));
+        assert!(e.problem.contains("Gemma 3n"), "{}", e.problem);
     }
 }
