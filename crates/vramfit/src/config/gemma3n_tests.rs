@@ -48,10 +48,19 @@ fn wrapped(text: &str) -> String {
 fn gemma3n_parameters_match_transformers_meta_count() {
     // Text stacks: the class defaults are the E4B's.
     let e4b_text = r#"{"model_type": "gemma3n_text"}"#;
-    assert_eq!(parse_config(e4b_text).unwrap().arch.params(), n("gemma3n-e4b", 2));
-    assert_eq!(parse_config(&e2b_text()).unwrap().arch.params(), n("gemma3n-e2b", 2));
+    assert_eq!(
+        parse_config(e4b_text).unwrap().arch.params(),
+        n("gemma3n-e4b", 2)
+    );
+    assert_eq!(
+        parse_config(&e2b_text()).unwrap().arch.params(),
+        n("gemma3n-e2b", 2)
+    );
     // Whole checkpoints: text, MobileNet-v5, the USM conformer and the two embedders.
-    for (case, text) in [("gemma3n-e4b", String::from(e4b_text)), ("gemma3n-e2b", e2b_text())] {
+    for (case, text) in [
+        ("gemma3n-e4b", String::from(e4b_text)),
+        ("gemma3n-e2b", e2b_text()),
+    ] {
         let cfg = parse_config(&wrapped(&text)).unwrap();
         assert_eq!(cfg.arch.params(), n(case, 1), "{case}");
         let towers = n(case, 3) + n(case, 4) + n(case, 5);
@@ -137,7 +146,12 @@ fn gemma3n_bad_keys_name_their_field() {
         ),
     ] {
         let e = parse_config(json).unwrap_err();
-        assert_eq!((e.field.as_str(), e.kind), (field, kind), "{json}: {}", e.problem);
+        assert_eq!(
+            (e.field.as_str(), e.kind),
+            (field, kind),
+            "{json}: {}",
+            e.problem
+        );
     }
 }
 
@@ -202,7 +216,10 @@ fn gemma3n_refused_by_unchecked_engines() {
             ..EstimateInput::default()
         })
         .unwrap_err();
-        assert_eq!((e.field.as_str(), e.kind), ("engine", ErrorKind::Unsupported));
+        assert_eq!(
+            (e.field.as_str(), e.kind),
+            ("engine", ErrorKind::Unsupported)
+        );
         assert!(e.problem.contains("Gemma 3n"), "{}", e.problem);
     }
 }

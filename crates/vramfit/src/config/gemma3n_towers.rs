@@ -32,7 +32,9 @@ pub(super) fn towers(top: &Cfg, text_hidden: u64) -> Result<u64> {
     };
     let vision = child("vision_config")?;
     let audio = child("audio_config")?;
-    let architecture = vision.str("architecture")?.unwrap_or("mobilenetv5_300m_enc");
+    let architecture = vision
+        .str("architecture")?
+        .unwrap_or("mobilenetv5_300m_enc");
     let Some(&(_, tower)) = VISION_TOWERS.iter().find(|(name, _)| *name == architecture) else {
         return Err(InputError::new(
             ErrorKind::Unsupported,
@@ -43,8 +45,11 @@ pub(super) fn towers(top: &Cfg, text_hidden: u64) -> Result<u64> {
     };
     let vision_hidden = get(&vision, "hidden_size", 2048)?;
     let audio_hidden = get(&audio, "hidden_size", 1536)?;
-    let embedders = embedder(&vision, vision_hidden, text_hidden)?
-        .saturating_add(embedder(&audio, audio_hidden, text_hidden)?);
+    let embedders = embedder(&vision, vision_hidden, text_hidden)?.saturating_add(embedder(
+        &audio,
+        audio_hidden,
+        text_hidden,
+    )?);
     Ok(tower
         .saturating_add(audio_tower(&audio, audio_hidden)?)
         .saturating_add(embedders))

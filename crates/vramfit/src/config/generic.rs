@@ -146,14 +146,12 @@ pub(super) fn generic(model_type: &str, c: &Cfg, notes: &mut Notes) -> Result<Ar
 /// The families transformers implements whose layers a Llama reading would miscount, each with
 /// the key where its layout departs (transformers 5.24.0's configuration files) and why, in
 /// English and Chinese: refused rather than estimated low.
-const NOT_LLAMA: &[(&str, &str, &str, &str)] = &[
-    (
-        "glm5_next",
-        "layer_types",
-        "Kimi Delta Attention layers beside MLA layers with a pooled DSA indexer (index_kpool), hyper-connection streams (hc_mult) and a vision encoder",
-        "Kimi Delta Attention 层与带分组 DSA 索引器（index_kpool）的 MLA 层并存，另有超连接残差流（hc_mult）与视觉编码器",
-    ),
-];
+const NOT_LLAMA: &[(&str, &str, &str, &str)] = &[(
+    "glm5_next",
+    "layer_types",
+    "Kimi Delta Attention layers beside MLA layers with a pooled DSA indexer (index_kpool), hyper-connection streams (hc_mult) and a vision encoder",
+    "Kimi Delta Attention 层与带分组 DSA 索引器（index_kpool）的 MLA 层并存，另有超连接残差流（hc_mult）与视觉编码器",
+)];
 
 /// The refusal of a family [`NOT_LLAMA`] names (its `_text` config too), naming its key.
 #[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
@@ -531,14 +529,12 @@ mod tests {
     /// (`config/gemma3n_tests.rs`).
     #[test]
     fn families_whose_layers_are_not_llamas_are_refused_naming_their_key() {
-        for (json, field) in [
-            (
-                r#"{"model_type": "glm5_next", "text_config": {"hidden_size": 4096,
+        for (json, field) in [(
+            r#"{"model_type": "glm5_next", "text_config": {"hidden_size": 4096,
                 "num_hidden_layers": 45, "num_attention_heads": 64, "vocab_size": 154880,
                 "intermediate_size": 12288}}"#,
-                "config.json: text_config.layer_types",
-            ),
-        ] {
+            "config.json: text_config.layer_types",
+        )] {
             let e = parse_config(json).unwrap_err();
             assert_eq!(e.kind, ErrorKind::Unsupported, "{json}");
             assert_eq!(e.field, field, "{json}");

@@ -145,8 +145,8 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
     let mut dtype = read_dtype(&top, &mut notes)?;
     let mut quantization = read_quantization(&top, &mut notes)?;
     let (arch, prefix) = match model_type.as_str() {
-        "gemma3" | "gemma3n" | "gemma4" | "llama4" | "mistral3" | "qwen3_5" | "qwen3_5_moe" | "qwen3_vl"
-        | "qwen3_vl_moe" | "internvl" | "kimi_k25" => {
+        "gemma3" | "gemma3n" | "gemma4" | "llama4" | "mistral3" | "qwen3_5" | "qwen3_5_moe"
+        | "qwen3_vl" | "qwen3_vl_moe" | "internvl" | "kimi_k25" => {
             let text = top.child("text_config")?.ok_or_else(|| {
                 InputError::new(
                     ErrorKind::ConfigJson,
