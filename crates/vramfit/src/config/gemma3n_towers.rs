@@ -83,7 +83,7 @@ fn audio_tower(c: &Cfg, h: u64) -> Result<u64> {
     let layers = get(c, "conf_num_hidden_layers", 12)?;
     let heads = get(c, "conf_num_attention_heads", 8)?;
     let conv_kernel = get(c, "conf_conv_kernel_size", 5)?;
-    if h % heads != 0 {
+    if !h.is_multiple_of(heads) {
         return Err(InputError::new(
             ErrorKind::Conflict,
             c.field("conf_num_attention_heads"),
