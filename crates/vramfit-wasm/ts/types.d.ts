@@ -2525,6 +2525,17 @@ export interface LayerShapes {
    * out those the layer does not use: set by the run's engine, not read from a config.
    */
   full_qkv: boolean;
+  /**
+   * Gemma 3n's `altup_num_inputs` (0 without AltUp): each block's AltUp router and
+   * coefficients (`Gemma3nTextAltUp`) and the model's `altup_num_inputs - 1` projections in
+   * and out of the extra streams, each `hidden_size` square.
+   */
+  altup_inputs: number;
+  /**
+   * Gemma 3n's `laurel_rank` (0 without LAuReL): each block's low-rank residual
+   * (`Gemma3nTextLaurelBlock`, `hidden_size` × rank and back, and its norm).
+   */
+  laurel_rank: number;
 }
 
 /**
@@ -2575,6 +2586,17 @@ export interface LayerShapesInput {
    * out those the layer does not use: set by the run's engine, not read from a config.
    */
   full_qkv?: boolean;
+  /**
+   * Gemma 3n's `altup_num_inputs` (0 without AltUp): each block's AltUp router and
+   * coefficients (`Gemma3nTextAltUp`) and the model's `altup_num_inputs - 1` projections in
+   * and out of the extra streams, each `hidden_size` square.
+   */
+  altup_inputs?: number;
+  /**
+   * Gemma 3n's `laurel_rank` (0 without LAuReL): each block's low-rank residual
+   * (`Gemma3nTextLaurelBlock`, `hidden_size` × rank and back, and its norm).
+   */
+  laurel_rank?: number;
 }
 
 /**

@@ -49,6 +49,9 @@ pub(super) fn decoder(model_type: &str, c: &Cfg, notes: &mut Notes) -> Result<Ar
     if let Some(a) = super::wrapped::decoder(model_type, c, notes)? {
         return Ok(a);
     }
+    if model_type == "gemma3n_text" {
+        return super::gemma3n::gemma3n(c, notes);
+    }
     let mut a = match llama_style(model_type, c)? {
         Some((style, defaults)) => common(c, style, defaults)?,
         None => other_family(model_type, c, notes)?,
@@ -584,6 +587,17 @@ impl Defaults {
         num_kv_heads: 4,
         head_dim: 256,
         max_position_embeddings: 131_072,
+    };
+    /// transformers `Gemma3nTextConfig` (google/gemma-3n-E4B's text model).
+    pub(super) const GEMMA3N: Defaults = Defaults {
+        vocab_size: 262_400,
+        hidden_size: 2048,
+        intermediate_size: 16_384,
+        num_layers: 35,
+        num_heads: 8,
+        num_kv_heads: 2,
+        head_dim: 256,
+        max_position_embeddings: 32_768,
     };
     /// transformers `Gemma3TextConfig`.
     const GEMMA3: Defaults = Defaults {

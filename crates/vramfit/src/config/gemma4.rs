@@ -84,6 +84,8 @@ pub(super) fn gemma4(c: &Cfg, a: &mut Architecture, notes: &mut Notes) -> Result
         per_layer_vocab: vocab,
         per_layer_width: width,
         full_qkv: false,
+        altup_inputs: 0,
+        laurel_rank: 0,
     });
     let (shared_full, shared_sliding) = a.kv_shared_layers();
     let sliding = layers - full;
@@ -101,7 +103,7 @@ pub(super) fn gemma4(c: &Cfg, a: &mut Architecture, notes: &mut Notes) -> Result
 
 /// Every `n`-th layer is full (and the last): from `layer_types`, which must follow that
 /// pattern, or transformers' default of 6.
-fn full_period(c: &Cfg, layers: u64) -> Result<u64> {
+pub(super) fn full_period(c: &Cfg, layers: u64) -> Result<u64> {
     let Some(types) = c.arr("layer_types")? else {
         return Ok(6);
     };

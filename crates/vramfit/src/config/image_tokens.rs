@@ -36,6 +36,11 @@ pub(super) fn image_tokens(model_type: &str, top: &Cfg) -> Result<Option<ImageTo
         "gemma3" => Some(ImageTokens::Fixed {
             tokens: t("mm_tokens_per_image", 256, 1, 1 << 16)?,
         }),
+        // Gemma3nConfig.vision_soft_tokens_per_image, default 256 (transformers 5.24): the
+        // processor resizes every image to 768 × 768, MobileNet-v5's 16 × 16 output.
+        "gemma3n" => Some(ImageTokens::Fixed {
+            tokens: t("vision_soft_tokens_per_image", 256, 1, 1 << 16)?,
+        }),
         // Qwen3VLVisionConfig / Qwen3_5VisionConfig: patch_size 16, spatial_merge_size 2.
         "qwen3_vl" | "qwen3_vl_moe" | "qwen3_5" | "qwen3_5_moe" => Some(ImageTokens::Dynamic {
             patch_size: v("patch_size", 16, 1, 1024)?,

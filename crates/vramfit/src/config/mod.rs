@@ -13,6 +13,8 @@ mod decoder;
 mod families;
 #[cfg(test)]
 mod families_tests;
+mod gemma3n;
+mod gemma3n_towers;
 mod gemma4;
 mod generic;
 mod hybrid;
@@ -51,7 +53,7 @@ pub const MAX_CONFIG_DEPTH: usize = 32;
 
 /// The `model_type`s read by name, as listed in errors (any other decoder config is read as
 /// Llama's layout, with a note).
-pub const SUPPORTED_MODEL_TYPES: &str = "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen3_next, qwen3_5, qwen3_5_moe, qwen3_vl, qwen3_vl_moe (and their _text configs), internvl, kimi_k25, gemma, gemma2, gemma3, gemma3_text, gemma4, gemma4_text, phi, phi3, gpt2, gpt_bigcode, gpt_neox, falcon (and RefinedWeb), granite, olmo3, smollm3, seed_oss, glm4_moe, ernie4_5_moe, minimax_m2, granitemoehybrid, nemotron_h, falcon_h1, lfm2, olmo_hybrid, deepseek_v2, deepseek_v3, deepseek_v32, mistral4, glm_moe_dsa, kimi_linear, gpt_oss, llama4, llama4_text, mistral3, bert, vit, whisper, resnet";
+pub const SUPPORTED_MODEL_TYPES: &str = "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen3_next, qwen3_5, qwen3_5_moe, qwen3_vl, qwen3_vl_moe (and their _text configs), internvl, kimi_k25, gemma, gemma2, gemma3, gemma3_text, gemma3n, gemma3n_text, gemma4, gemma4_text, phi, phi3, gpt2, gpt_bigcode, gpt_neox, falcon (and RefinedWeb), granite, olmo3, smollm3, seed_oss, glm4_moe, ernie4_5_moe, minimax_m2, granitemoehybrid, nemotron_h, falcon_h1, lfm2, olmo_hybrid, deepseek_v2, deepseek_v3, deepseek_v32, mistral4, glm_moe_dsa, kimi_linear, gpt_oss, llama4, llama4_text, mistral3, bert, vit, whisper, resnet";
 
 /// What a `config.json` says about memory.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -143,8 +145,8 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
     let mut dtype = read_dtype(&top, &mut notes)?;
     let mut quantization = read_quantization(&top, &mut notes)?;
     let (arch, prefix) = match model_type.as_str() {
-        "gemma3" | "gemma4" | "llama4" | "mistral3" | "qwen3_5" | "qwen3_5_moe" | "qwen3_vl"
-        | "qwen3_vl_moe" | "internvl" | "kimi_k25" => {
+        "gemma3" | "gemma3n" | "gemma4" | "llama4" | "mistral3" | "qwen3_5" | "qwen3_5_moe"
+        | "qwen3_vl" | "qwen3_vl_moe" | "internvl" | "kimi_k25" => {
             let text = top.child("text_config")?.ok_or_else(|| {
                 InputError::new(
                     ErrorKind::ConfigJson,
@@ -233,6 +235,7 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
 fn text_model_type<'a>(model_type: &str, text: &Cfg<'a>) -> Result<&'a str> {
     Ok(match model_type {
         "gemma3" => "gemma3_text",
+        "gemma3n" => "gemma3n_text",
         "gemma4" => "gemma4_text",
         "llama4" => "llama4_text",
         "qwen3_5" => "qwen3_5_text",
@@ -267,6 +270,7 @@ fn tower_params(model_type: &str, top: &Cfg, text_hidden: u64, notes: &mut Notes
     };
     Ok(match (model_type, vision) {
         ("gemma3", Some(v)) => siglip_params(&v, text_hidden)?,
+        ("gemma3n", _) => gemma3n_towers::towers(top, text_hidden)?,
         ("llama4", Some(v)) => llama4_vision_params(&v, text_hidden)?,
         ("mistral3", Some(v)) => pixtral_params(top, &v, text_hidden)?,
         ("qwen3_5" | "qwen3_5_moe", Some(v)) => qwen3_5_vision_params(&v)?,

@@ -1,6 +1,7 @@
-//! Gemma 4's layers (transformers 5.24 `modeling_gemma4.py`): full-attention layers of their own
-//! head width and KV heads beside the sliding ones, per-layer embeddings, and KV shared across
-//! the last layers, which hold no cache and no key or value projections.
+//! Gemma 4's and Gemma 3n's layers (transformers 5.24 `modeling_gemma4.py`,
+//! `modeling_gemma3n.py`): full-attention layers of their own head width and KV heads beside the
+//! sliding ones, per-layer embeddings, KV shared across the last layers, which hold no cache and
+//! no key or value projections, and Gemma 3n's AltUp and LAuReL weights.
 
 use super::Architecture;
 
@@ -37,6 +38,15 @@ pub struct LayerShapes {
     /// out those the layer does not use: set by the run's engine, not read from a config.
     #[cfg_attr(feature = "serde", serde(default))]
     pub full_qkv: bool,
+    /// Gemma 3n's `altup_num_inputs` (0 without AltUp): each block's AltUp router and
+    /// coefficients (`Gemma3nTextAltUp`) and the model's `altup_num_inputs - 1` projections in
+    /// and out of the extra streams, each `hidden_size` square.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub altup_inputs: u64,
+    /// Gemma 3n's `laurel_rank` (0 without LAuReL): each block's low-rank residual
+    /// (`Gemma3nTextLaurelBlock`, `hidden_size` × rank and back, and its norm).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub laurel_rank: u64,
 }
 
 impl Architecture {

@@ -83,6 +83,9 @@ impl Architecture {
                     push(Role::Embedding, None, s.per_layer_vocab, packed, 1);
                     push(Role::Other, None, h, packed, 1);
                     push(Role::Vector, None, 1, s.per_layer_width, 1);
+                    // Gemma 3n's AltUp: the projections into and out of the extra streams.
+                    let streams = s.altup_inputs.saturating_sub(1);
+                    push(Role::Other, None, h, h, 2 * streams);
                 }
                 for (l, k) in runs(0, self.num_layers) {
                     n.set(k);
@@ -240,8 +243,8 @@ impl Architecture {
         }
     }
 
-    /// A Gemma 4 block's attention, FFN and per-layer input (its four norms are pushed with
-    /// every block's): `Gemma4TextAttention` at the layer's type, its k/v projections and norms
+    /// A Gemma 4 or Gemma 3n block's attention, FFN, per-layer input and Gemma 3n's AltUp and
+    /// LAuReL (its four norms are pushed with every block's): `Gemma4TextAttention` at the layer's type, its k/v projections and norms
     /// only where it keeps its own cache, no `v_proj` on a full layer whose keys are its values.
     fn gemma4_block(&self, push: &mut impl FnMut(Role, Option<u64>, u64, u64, u64), l: u64) {
         let Some(s) = self.layer_shapes else {
@@ -272,6 +275,20 @@ impl Architecture {
         if s.per_layer_width > 0 {
             push(Role::Other, layer, h, s.per_layer_width, 1);
             push(Role::Other, layer, s.per_layer_width, h, 1);
+            push(Role::Vector, layer, 1, h, 1);
+        }
+        if s.altup_inputs > 0 {
+            // `Gemma3nTextAltUp`: the router (and its norm), the correction and prediction
+            // coefficients over the streams, and the output scale.
+            let n = s.altup_inputs;
+            push(Role::Other, layer, h, n, 1);
+            push(Role::Other, layer, n, n + n * n, 1);
+            push(Role::Vector, layer, 1, 2 * h, 1);
+        }
+        if s.laurel_rank > 0 {
+            // `Gemma3nTextLaurelBlock`: left and right projections through the rank, its norm.
+            push(Role::Other, layer, h, s.laurel_rank, 1);
+            push(Role::Other, layer, s.laurel_rank, h, 1);
             push(Role::Vector, layer, 1, h, 1);
         }
     }

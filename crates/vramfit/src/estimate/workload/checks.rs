@@ -30,6 +30,24 @@ pub(super) fn engine_builds(rules: &Rules, arch: &Architecture) -> Result<()> {
             "这个模型请用 transformers、vLLM 或 SGLang",
         ));
     }
+    if let Some(shapes) = arch.layer_shapes
+        && shapes.altup_inputs > 0
+        && !rules.gemma4_layers
+    {
+        let name = rules.name;
+        return Err(input_error!(
+            Unsupported,
+            "engine",
+            [
+                "{name} is not modelled for Gemma 3n (per-layer embeddings, AltUp and LAuReL, KV shared across the last layers): vramfit has not checked how {name} holds them"
+            ],
+            [
+                "尚未为 {name} 建模 Gemma 3n（逐层嵌入、AltUp 与 LAuReL、最后几层共享的 KV）：vramfit 尚未核对 {name} 如何保存它们"
+            ],
+            "transformers, vLLM or llama.cpp for this model",
+            "这个模型请用 transformers、vLLM 或 llama.cpp",
+        ));
+    }
     if arch.layer_shapes.is_some() && !rules.gemma4_layers {
         let name = rules.name;
         return Err(input_error!(
