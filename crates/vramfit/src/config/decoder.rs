@@ -49,6 +49,9 @@ pub(super) fn decoder(model_type: &str, c: &Cfg, notes: &mut Notes) -> Result<Ar
     if let Some(a) = super::wrapped::decoder(model_type, c, notes)? {
         return Ok(a);
     }
+    if model_type == "deepseek_v4" {
+        return super::compressed::deepseek_v4(c, notes);
+    }
     let mut a = match llama_style(model_type, c)? {
         Some((style, defaults)) => common(c, style, defaults)?,
         None => other_family(model_type, c, notes)?,

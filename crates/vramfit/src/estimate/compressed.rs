@@ -1,0 +1,172 @@
+//! DeepSeek-V4's compressed-attention cache, as each engine's [`CompressedCache`] rule keeps it.
+//!
+//! Per sequence of `T` tokens (`w` the window's tokens, `hd` the head width, `ihd` the indexer's):
+//! every layer keeps its window's key-value rows (`w × hd`; transformers' window-only layers keep
+//! keys and values apart, `2 × w × hd`); a CSA layer adds `⌈T / 4⌉` entries of `hd` and as many
+//! indexer keys of `ihd`, an HCA layer `⌈T / 128⌉` entries of `hd` (transformers 5.24
+//! `DeepseekV4CSACompressor`, `DeepseekV4HCACompressor`; DeepSeek-V4 technical report §2.3). The
+//! tokens not yet pooled wait beside them: in transformers as slices of the prompt's `kv_proj` and
+//! `gate_proj` outputs, whose whole storage (`2 × 2 × (hd + ihd)` a token in CSA, `2 × hd` in
+//! HCA) stays alive until the first decode step, with the last window's overlap state (`4 × (hd +
+//! ihd)` in the model dtype and fp32); in a paged engine as one unfinished window per request in
+//! fp32. Rounding the entries up and holding the prompt's storage together with the context's
+//! entries errs to the safe side by at most one entry a layer.
+
+use super::engine::CompressedCache;
+use super::{Formula, Run, b};
+use crate::model::Compressed;
+
+/// A DeepSeek-V4 cache's elements per sequence, by where they sit.
+struct Elements {
+    /// Window rows.
+    window: u64,
+    /// Compressed entries and indexer keys.
+    entries: u64,
+    /// Unfinished windows (transformers: the prompt's projections held; paged: fp32 state),
+    /// in the activation dtype for transformers.
+    pending: u64,
+    /// fp32 elements (the overlap gates in transformers; a paged engine's pending windows).
+    fp32: u64,
+}
+
+impl Run<'_> {
+    /// The compressed cache of `seqs` sequences of `context` tokens over a stage of `layers`
+    /// blocks, transformers holding the `prompt`'s storage. One token of one sequence
+    /// (`seqs` = `context` = 1, the serving pools' and the speed model's unit) is a sequence at
+    /// the run's context shared among its tokens, rounded up.
+    pub(super) fn compressed_cache(
+        &self,
+        c: Compressed,
+        seqs: u64,
+        context: u64,
+        layers: u64,
+        prompt: u64,
+    ) -> (u64, Formula) {
+        if seqs == 1 && context == 1 && self.max_model_len > 1 {
+            let whole = self.compressed_bytes(c, self.max_model_len, layers, 0);
+            let per = whole.div_ceil(self.max_model_len);
+            let formula = formula!(self.text;
+                [
+                    "one sequence of {} tokens ({}) / {} tokens = {per} B a token (compressed attention: window, entries every {} and {} tokens, indexer keys)",
+                    self.max_model_len, b(whole), self.max_model_len, c.csa_rate, c.hca_rate
+                ],
+                [
+                    "一条 {} token 的序列（{}）/ {} token = 每 token {per} B（压缩注意力：窗口、每 {} 与 {} 个 token 的条目、索引键）",
+                    self.max_model_len, b(whole), self.max_model_len, c.csa_rate, c.hca_rate
+                ]
+            );
+            return (per, formula);
+        }
+        let one = self.compressed_bytes(c, context, layers, prompt);
+        let bytes = one.saturating_mul(seqs);
+        if !self.text {
+            return (bytes, Formula::default());
+        }
+        let a = self.cache_arch();
+        let (sliding, csa, hca) = c.stage(layers, a.num_layers);
+        let w = self.window_tokens(context, prompt);
+        let (hd, ihd) = (a.head_dim, c.index_head_dim);
+        let held = match self.rules().compressed_cache {
+            CompressedCache::Transformers if prompt > 0 => formula!(self.text;
+                [" + the prompt's kv and gate projections held until the first decode step ({prompt} tokens × (4 × ({hd} + {ihd}) CSA, 2 × {hd} HCA))"],
+                [" + 首个解码步之前保留的提示词 kv 与 gate 投影（{prompt} token × (4 × ({hd} + {ihd}) CSA、2 × {hd} HCA)）"]
+            ),
+            _ => formula!(self.text;
+                [" + one unfinished window a layer in fp32"],
+                [" + 每层一个未完成的窗口（fp32）"]
+            ),
+        };
+        let total = b(bytes);
+        (
+            bytes,
+            formula!(self.text;
+                [
+                    "{seqs} seq × ({} layers × {w} window tokens × {hd} + {csa} CSA layers × ⌈{context} / {}⌉ × ({hd} + {ihd} indexer) + {hca} HCA layers × ⌈{context} / {}⌉ × {hd}{}) × {} B = {total}",
+                    sliding + csa + hca, c.csa_rate, c.hca_rate, held.en, self.act_bytes()
+                ],
+                [
+                    "{seqs} 条序列 × ({} 层 × {w} 个窗口 token × {hd} + {csa} 个 CSA 层 × ⌈{context} / {}⌉ × ({hd} + {ihd} 索引) + {hca} 个 HCA 层 × ⌈{context} / {}⌉ × {hd}{}) × {} B = {total}",
+                    sliding + csa + hca, c.csa_rate, c.hca_rate, held.zh, self.act_bytes()
+                ]
+            ),
+        )
+    }
+
+    /// The window's tokens: the last `sliding_window`, or in transformers the prompt's until the
+    /// first decode step.
+    fn window_tokens(&self, context: u64, prompt: u64) -> u64 {
+        let window = self.cache_arch().sliding_window;
+        let held = match self.rules().compressed_cache {
+            CompressedCache::Transformers => window.max(prompt),
+            _ => window,
+        };
+        context.min(held)
+    }
+
+    /// One sequence's bytes.
+    fn compressed_bytes(&self, c: Compressed, context: u64, layers: u64, prompt: u64) -> u64 {
+        let e = self.compressed_elements(c, context, layers, prompt);
+        let act = self.act_bytes();
+        e.window
+            .saturating_add(e.entries)
+            .saturating_add(e.pending)
+            .saturating_mul(act)
+            .saturating_add(e.fp32.saturating_mul(4))
+    }
+
+    /// One sequence's elements, by the engine's rule.
+    fn compressed_elements(
+        &self,
+        c: Compressed,
+        context: u64,
+        layers: u64,
+        prompt: u64,
+    ) -> Elements {
+        let a = self.cache_arch();
+        let (sliding, csa, hca) = c.stage(layers, a.num_layers);
+        let (hd, ihd) = (a.head_dim, c.index_head_dim);
+        let w = self.window_tokens(context, prompt);
+        let transformers = self.rules().compressed_cache == CompressedCache::Transformers;
+        // transformers keeps a window-only layer's keys and values apart
+        // (`DynamicSlidingWindowLayer`), the compressed layers' as one tensor.
+        let apart = if transformers { 2 } else { 1 };
+        let window = w.saturating_mul(hd).saturating_mul(
+            sliding
+                .saturating_mul(apart)
+                .saturating_add(csa)
+                .saturating_add(hca),
+        );
+        let csa_entries = context.div_ceil(c.csa_rate.max(1));
+        let hca_entries = context.div_ceil(c.hca_rate.max(1));
+        let entries = csa
+            .saturating_mul(csa_entries)
+            .saturating_mul(hd + ihd)
+            .saturating_add(hca.saturating_mul(hca_entries).saturating_mul(hd));
+        // CSA's two overlapping series: kv and gate of 2 × width each; HCA's one series.
+        let csa_state = 4 * (hd + ihd);
+        let hca_state = 2 * hd;
+        let (pending, fp32) = if transformers {
+            let (csa_tokens, hca_tokens) = (prompt.max(c.csa_rate), prompt.max(c.hca_rate));
+            let pending = csa
+                .saturating_mul(csa_tokens)
+                .saturating_mul(csa_state)
+                .saturating_add(hca.saturating_mul(hca_tokens).saturating_mul(hca_state));
+            // The last window's Ca slice: kv in the model dtype (counted with `pending`) and
+            // its gate in fp32 (`position_bias` is kept in fp32).
+            let overlap = csa.saturating_mul(c.csa_rate).saturating_mul(hd + ihd);
+            (pending.saturating_add(overlap), overlap)
+        } else {
+            let fp32 = csa
+                .saturating_mul(c.csa_rate)
+                .saturating_mul(csa_state)
+                .saturating_add(hca.saturating_mul(c.hca_rate).saturating_mul(hca_state));
+            (0, fp32)
+        };
+        Elements {
+            window,
+            entries,
+            pending,
+            fp32,
+        }
+    }
+}
