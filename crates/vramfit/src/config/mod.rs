@@ -20,6 +20,8 @@ mod image_tokens;
 #[cfg(test)]
 mod kinds_tests;
 mod compressed;
+#[cfg(test)]
+pub(crate) mod compressed_tests;
 mod linear;
 mod plain;
 mod resnet;

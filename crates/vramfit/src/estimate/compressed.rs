@@ -170,3 +170,84 @@ impl Run<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{ComponentKind, Engine, EstimateInput, Run, estimate};
+    use crate::config::parse_config;
+
+    fn tiny() -> crate::model::Architecture {
+        parse_config(crate::config::compressed_tests::DEEPSEEK_V4_TINY)
+            .unwrap()
+            .arch
+    }
+
+    /// The cache bytes of `seqs` sequences as `engine` keeps them.
+    fn cache(engine: Engine, seqs: u64, context: u64, prompt: u64) -> u64 {
+        let w = EstimateInput {
+            arch: Some(tiny()),
+            engine,
+            gpu: Some("h100-sxm-80gb".into()),
+            ..EstimateInput::default()
+        }
+        .resolve()
+        .unwrap();
+        Run::new(&w, false)
+            .kv_bytes_held(seqs, context, 5, false, prompt)
+            .0
+    }
+
+    #[test]
+    fn transformers_cache_matches_the_tensors_it_keeps_alive() {
+        // compressed-reference.csv, deepseek_v4-tiny: 2 sequences of 300 tokens hold 840,064 B
+        // after the prefill. By hand, per sequence, in elements: the window-only layers' keys and
+        // values 2 × 2 × 300 × 32 = 38,400; the compressed layers' windows 3 × 300 × 32 = 28,800;
+        // CSA entries 2 × 75 × (32 + 16) = 7,200; HCA entries 1 × ⌈300 / 128⌉ × 32 = 96; the
+        // prompt's projections 2 × 300 × 4 × 48 + 300 × 2 × 32 = 134,400 and the overlap's kv
+        // 2 × 4 × 48 = 384: 209,280 × 2 B, with the overlap's fp32 gate 384 × 4 B: 420,096 B,
+        // 840,192 B for two: 128 B (one HCA entry, rounded up) over the reference.
+        let prefill = cache(Engine::Hf, 2, 300, 300);
+        assert_eq!(prefill, 840_192);
+        assert!(prefill >= 840_064 && prefill - 840_064 < 840_064 / 50);
+        // A prompt of 256 (every window closed, nothing rounded): 717,568 B, exactly.
+        assert_eq!(cache(Engine::Hf, 2, 256, 256), 717_568);
+        // After the first decode step the prompt's storage is gone: 161,408 B in transformers.
+        // The count keeps a whole unfinished window a layer (4 tokens in CSA, 128 in HCA,
+        // where 45 wait): 187,776 B, the bound above it (2 × (128 − 45) × 64 × 2 B = 21,248 B
+        // of it, the rest the rounded-up entries).
+        let decode = cache(Engine::Hf, 2, 301, 0);
+        assert_eq!(decode, 187_776);
+        assert!(decode >= 161_408);
+    }
+
+    #[test]
+    fn paged_engines_count_rows_and_pending_windows() {
+        // vLLM, one sequence of 256 tokens: windows 5 × 128 × 32 = 20,480; entries
+        // 2 × 64 × 48 + 2 × 32 = 6,208; × 2 B = 53,376 B; pending windows in fp32
+        // (2 × 4 × 192 + 128 × 64) × 4 B = 38,912 B: 92,288 B.
+        assert_eq!(cache(Engine::Vllm, 1, 256, 0), 92_288);
+        assert_eq!(cache(Engine::Sglang, 1, 256, 0), 92_288);
+    }
+
+    #[test]
+    fn engines_that_do_not_run_it_are_refused_by_name() {
+        for engine in [Engine::Llamacpp, Engine::Ollama, Engine::Trtllm, Engine::Mlx] {
+            let e = estimate(&EstimateInput {
+                arch: Some(tiny()),
+                engine,
+                ..EstimateInput::default()
+            })
+            .unwrap_err();
+            assert_eq!(e.field, "engine", "{engine:?}");
+            assert!(e.problem.contains("DeepSeek-V4"), "{}", e.problem);
+        }
+        // transformers estimates it with its cache.
+        let e = estimate(&EstimateInput {
+            arch: Some(tiny()),
+            engine: Engine::Hf,
+            ..EstimateInput::default()
+        })
+        .unwrap();
+        assert!(e.component_bytes(ComponentKind::KvCache) > 0);
+    }
+}
