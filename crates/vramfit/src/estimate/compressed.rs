@@ -250,4 +250,28 @@ mod tests {
         .unwrap();
         assert!(e.component_bytes(ComponentKind::KvCache) > 0);
     }
+
+    #[test]
+    fn a_serving_token_is_a_sequence_shared() {
+        // DeepSeek-V4-Flash's preset in vLLM at 1,048,576 tokens, by hand in elements: windows
+        // 43 × 128 × 512 = 2,818,048; CSA 21 × 262,144 × (512 + 128) = 3,523,215,360; HCA
+        // 20 × 8,192 × 512 = 83,886,080; × 2 B = 7,219,838,976 B; pending windows in fp32
+        // (21 × 4 × 4 × 640 + 20 × 128 × 2 × 512) × 4 B = 11,345,920 B: 7,231,184,896 B a
+        // sequence, ⌈/ 1,048,576⌉ = 6,897 B a token.
+        let arch = crate::presets::find("deepseek-ai/DeepSeek-V4-Flash")
+            .expect("the DeepSeek-V4-Flash preset")
+            .arch;
+        let w = EstimateInput {
+            arch: Some(arch),
+            engine: Engine::Vllm,
+            max_model_len: Some(1_048_576.0),
+            gpu: Some("h200-sxm-141gb".into()),
+            ..EstimateInput::default()
+        }
+        .resolve()
+        .unwrap();
+        let run = Run::new(&w, false);
+        assert_eq!(run.kv_bytes(1, 1_048_576, 43, false).0, 7_231_184_896);
+        assert_eq!(run.kv_bytes(1, 1, 43, false).0, 6_897);
+    }
 }
