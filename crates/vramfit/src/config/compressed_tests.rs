@@ -62,7 +62,10 @@ fn deepseek_v4_read_by_its_own_rules() {
     // The first 43 of 46 ratios: 2 zeros, 21 fours and 20 × 128.
     assert_eq!((c.sliding_layers, c.csa_layers, c.hca_layers), (2, 21, 20));
     assert_eq!((c.csa_rate, c.hca_rate, c.hash_layers), (4, 128, 3));
-    assert_eq!((p.arch.num_kv_heads, p.arch.head_dim, p.arch.sliding_window), (1, 512, 128));
+    assert_eq!(
+        (p.arch.num_kv_heads, p.arch.head_dim, p.arch.sliding_window),
+        (1, 512, 128)
+    );
     assert_eq!(c.kind(1), CompressedKind::Sliding);
     assert_eq!(c.kind(2), CompressedKind::Csa);
     assert_eq!(c.kind(42), CompressedKind::Hca);
@@ -73,12 +76,16 @@ fn deepseek_v4_read_by_its_own_rules() {
     let c = d.arch.compressed.unwrap();
     assert_eq!((c.sliding_layers, c.csa_layers, c.hca_layers), (0, 20, 23));
     // layer_types is read before compress_ratios; an unknown kind or ratio names its field.
-    let e = parse_config(r#"{"model_type": "deepseek_v4", "num_hidden_layers": 2,
-        "compress_ratios": [0, 16]}"#)
+    let e = parse_config(
+        r#"{"model_type": "deepseek_v4", "num_hidden_layers": 2,
+        "compress_ratios": [0, 16]}"#,
+    )
     .unwrap_err();
     assert_eq!(e.field, "config.json: compress_ratios");
-    let e = parse_config(r#"{"model_type": "deepseek_v4", "num_hidden_layers": 2,
-        "layer_types": ["sliding_attention"]}"#)
+    let e = parse_config(
+        r#"{"model_type": "deepseek_v4", "num_hidden_layers": 2,
+        "layer_types": ["sliding_attention"]}"#,
+    )
     .unwrap_err();
     assert_eq!(e.field, "config.json: layer_types");
     let e = parse_config(r#"{"model_type": "deepseek_v4", "o_groups": 7}"#).unwrap_err();

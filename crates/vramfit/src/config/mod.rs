@@ -9,6 +9,9 @@
 //! is range-checked, and the result is validated with [`Architecture::validate`]. Errors name the
 //! key as `config.json: <key>`.
 
+mod compressed;
+#[cfg(test)]
+pub(crate) mod compressed_tests;
 mod decoder;
 mod families;
 #[cfg(test)]
@@ -19,9 +22,6 @@ mod hybrid;
 mod image_tokens;
 #[cfg(test)]
 mod kinds_tests;
-mod compressed;
-#[cfg(test)]
-pub(crate) mod compressed_tests;
 mod linear;
 mod plain;
 mod resnet;

@@ -231,7 +231,12 @@ mod tests {
 
     #[test]
     fn engines_that_do_not_run_it_are_refused_by_name() {
-        for engine in [Engine::Llamacpp, Engine::Ollama, Engine::Trtllm, Engine::Mlx] {
+        for engine in [
+            Engine::Llamacpp,
+            Engine::Ollama,
+            Engine::Trtllm,
+            Engine::Mlx,
+        ] {
             let e = estimate(&EstimateInput {
                 arch: Some(tiny()),
                 engine,

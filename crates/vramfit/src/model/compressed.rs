@@ -115,7 +115,13 @@ impl Architecture {
         push(Role::KvA, layer, h, hd, 1); // kv_proj: the one shared key-value head
         push(Role::Vector, layer, 1, hd, 1); // kv_norm
         let groups = c.o_groups.max(1);
-        push(Role::O, layer, heads * hd / groups, groups * c.o_lora_rank, 1); // o_a_proj
+        push(
+            Role::O,
+            layer,
+            heads * hd / groups,
+            groups * c.o_lora_rank,
+            1,
+        ); // o_a_proj
         push(Role::O, layer, groups * c.o_lora_rank, h, 1); // o_b_proj
         push(Role::Vector, layer, 1, heads, 1); // sinks
         match c.kind(l) {
@@ -202,7 +208,11 @@ impl Architecture {
             return Err(InputError::new(
                 ErrorKind::Conflict,
                 alloc::format!("{field}.compressed.o_groups"),
-                alloc::format!("{} does not divide num_heads = {}", c.o_groups, self.num_heads),
+                alloc::format!(
+                    "{} does not divide num_heads = {}",
+                    c.o_groups,
+                    self.num_heads
+                ),
                 "a divisor of num_heads",
             ));
         }
