@@ -116,6 +116,12 @@ export interface Architecture {
    */
   layer_shapes: LayerShapes | null;
   /**
+   * DeepSeek-V4's compressed attention (a sliding window in every layer, entries pooling 4 or
+   * 128 tokens beside it), hyper-connections and grouped output projection. Left out of the
+   * JSON when `None`, so other models' JSON is as before.
+   */
+  compressed?: Compressed;
+  /**
    * Gated attention (Qwen3-Next): `q_proj` also projects a sigmoid gate per query element, so it
    * is twice as wide.
    */
@@ -304,6 +310,12 @@ export interface ArchitectureInput {
    * heads, KV shared across the last layers, per-layer embeddings.
    */
   layer_shapes?: LayerShapesInput | null;
+  /**
+   * DeepSeek-V4's compressed attention (a sliding window in every layer, entries pooling 4 or
+   * 128 tokens beside it), hyper-connections and grouped output projection. Left out of the
+   * JSON when `None`, so other models' JSON is as before.
+   */
+  compressed?: Compressed | null;
   /**
    * Gated attention (Qwen3-Next): `q_proj` also projects a sigmoid gate per query element, so it
    * is twice as wide.
@@ -548,6 +560,65 @@ export interface Component {
    * Why, in Chinese.
    */
   note_zh: string;
+}
+
+/**
+ * DeepSeek-V4's compressed attention and the blocks around it.
+ */
+export interface Compressed {
+  /**
+   * Layers with the sliding window alone (`compress_ratios` 0, `sliding_attention`).
+   */
+  sliding_layers: number;
+  /**
+   * CSA layers (`compressed_sparse_attention`): compressed every `csa_rate` tokens, with an
+   * indexer.
+   */
+  csa_layers: number;
+  /**
+   * HCA layers (`heavily_compressed_attention`): compressed every `hca_rate` tokens.
+   */
+  hca_layers: number;
+  /**
+   * Tokens pooled into one CSA entry (`compress_rates.compressed_sparse_attention`, 4).
+   */
+  csa_rate: number;
+  /**
+   * Tokens pooled into one HCA entry (`compress_rates.heavily_compressed_attention`, 128).
+   */
+  hca_rate: number;
+  /**
+   * `q_lora_rank`: the query's low-rank width.
+   */
+  q_lora_rank: number;
+  /**
+   * `o_groups`: head groups of the grouped output projection.
+   */
+  o_groups: number;
+  /**
+   * `o_lora_rank`: each group's output width.
+   */
+  o_lora_rank: number;
+  /**
+   * `hc_mult`: hyper-connection residual streams.
+   */
+  hc_mult: number;
+  /**
+   * `index_n_heads`: the CSA indexer's query heads.
+   */
+  index_heads: number;
+  /**
+   * `index_head_dim`: the width of the indexer's queries and compressed keys.
+   */
+  index_head_dim: number;
+  /**
+   * `index_topk`: compressed entries each query attends to in a CSA layer.
+   */
+  index_topk: number;
+  /**
+   * Leading layers routed by a frozen token-to-expert table (`num_hash_layers`, `hash_moe`).
+   */
+  hash_layers: number;
 }
 
 /**

@@ -79,6 +79,9 @@ struct Record {
     /// A hybrid stack, as `vramfit::config::parse_config` reads it from the model's config.json.
     #[serde(default)]
     hybrid: Option<Hybrid>,
+    /// DeepSeek-V4's compressed attention, as `parse_config` reads it.
+    #[serde(default)]
+    compressed: Option<Compressed>,
     #[serde(default)]
     gated_attention: bool,
     #[serde(default)]
@@ -177,6 +180,25 @@ struct Hybrid {
     gated_norm: bool,
 }
 
+/// `vramfit::model::Compressed`: DeepSeek-V4's layers by kind and its compressed attention.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Compressed {
+    sliding_layers: u64,
+    csa_layers: u64,
+    hca_layers: u64,
+    csa_rate: u64,
+    hca_rate: u64,
+    q_lora_rank: u64,
+    o_groups: u64,
+    o_lora_rank: u64,
+    hc_mult: u64,
+    index_heads: u64,
+    index_head_dim: u64,
+    index_topk: u64,
+    hash_layers: u64,
+}
+
 fn crate_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -248,7 +270,7 @@ fn render(records: &[(String, Record)]) -> String {
     s.push_str("//! The preset table, rendered from `crates/vramfit/data/models/*.toml`.\n\n");
     s.push_str("use super::{Preset, Source};\n");
     s.push_str(
-        "use crate::model::{\n    Architecture, Family, Hybrid, ImageTokens, Indexer, Mla, Moe, Norm, StateMixer,\n};\n",
+        "use crate::model::{\n    Architecture, Compressed, Family, Hybrid, ImageTokens, Indexer, Mla, Moe, Norm, StateMixer,\n};\n",
     );
     s.push_str("use crate::precision::{Dtype, Quantization};\n\n");
     s.push_str("/// Every preset, sorted by id.\n");
@@ -352,6 +374,25 @@ fn render(records: &[(String, Record)]) -> String {
                 )
             }
         };
+        let compressed = match &r.compressed {
+            None => "None".to_string(),
+            Some(c) => format!(
+                "Some(Compressed {{\n                sliding_layers: {},\n                csa_layers: {},\n                hca_layers: {},\n                csa_rate: {},\n                hca_rate: {},\n                q_lora_rank: {},\n                o_groups: {},\n                o_lora_rank: {},\n                hc_mult: {},\n                index_heads: {},\n                index_head_dim: {},\n                index_topk: {},\n                hash_layers: {},\n            }})",
+                c.sliding_layers,
+                c.csa_layers,
+                c.hca_layers,
+                c.csa_rate,
+                c.hca_rate,
+                c.q_lora_rank,
+                c.o_groups,
+                c.o_lora_rank,
+                c.hc_mult,
+                c.index_heads,
+                c.index_head_dim,
+                c.index_topk,
+                c.hash_layers
+            ),
+        };
         let aliases: Vec<String> = r.aliases.iter().map(|a| format!("{a:?}")).collect();
         let _ = writeln!(s, "    // {file}");
         let _ = writeln!(s, "    Preset {{");
@@ -371,7 +412,7 @@ fn render(records: &[(String, Record)]) -> String {
         };
         let _ = writeln!(s, "        quantization: {quantization},");
         let _ = writeln!(s, "        arch: Architecture {{");
-        let fields: [(&str, String); 41] = [
+        let fields: [(&str, String); 42] = [
             ("family", format!("Family::{family}")),
             ("vocab_size", r.vocab_size.to_string()),
             ("hidden_size", r.hidden_size.to_string()),
@@ -402,6 +443,7 @@ fn render(records: &[(String, Record)]) -> String {
             ("hybrid", hybrid),
             // No preset has Gemma 4's per-layer shapes yet (no released config.json cited).
             ("layer_shapes", "None".to_string()),
+            ("compressed", compressed),
             ("gated_attention", r.gated_attention.to_string()),
             ("encoder_layers", r.encoder_layers.to_string()),
             ("encoder_positions", r.encoder_positions.to_string()),

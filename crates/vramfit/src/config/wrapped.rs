@@ -87,7 +87,7 @@ pub(super) fn decoder(
             &["use_sliding_window"],
         ),
         "mistral4" => ("deepseek_v3", MISTRAL4, false, &["topk_method"]),
-        "deepseek_v4" | "step3p5" | "step3p7" => return Err(not_modelled(model_type, c)),
+        "step3p5" | "step3p7" => return Err(not_modelled(model_type, c)),
         _ => return Ok(None),
     };
     let mut obj = with_defaults(c.obj, defaults, dropped);
@@ -157,19 +157,11 @@ pub(super) fn refuse_experts_only_quantization(c: &Cfg) -> Result<()> {
 /// The families transformers 5.24 implements whose layers vramfit cannot describe yet, refused
 /// by name: read as Llama's layout (the reader of any other `model_type`), their weights and
 /// cache would be wrong without a word.
-/// - `deepseek_v4` (`DeepseekV4Config`): compressed attention (`compress_rates`: 4 or 128 tokens
-///   into one cached entry, a 128-token sliding window beside, an indexer over the compressed
-///   entries), hyper-connections (`hc_mult`) and a grouped output projection (`o_groups`).
 /// - `step3p5` and its vision wrapper `step3p7` (`Step3p7TextConfig`): sliding layers with their
 ///   own head count (`num_sliding_attention_heads`), a gate per head, rotary per layer.
 #[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
 fn not_modelled(model_type: &str, c: &Cfg) -> crate::error::InputError {
     let (key, what_en, what_zh) = match model_type {
-        "deepseek_v4" => (
-            "compress_rates",
-            "DeepSeek-V4's compressed attention (4 or 128 tokens into one cached entry beside a sliding window, an indexer over the compressed entries), hyper-connections (hc_mult) and grouped output projection (o_groups)",
-            "DeepSeek-V4 的压缩注意力（4 或 128 个 token 压成一个缓存条目，旁有滑动窗口，索引器作用于压缩条目）、超连接（hc_mult）与分组输出投影（o_groups）",
-        ),
         // The wrapper's language model is its text_config.
         "step3p7" => (
             "text_config.num_sliding_attention_heads",

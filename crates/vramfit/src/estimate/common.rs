@@ -95,6 +95,9 @@ impl Run<'_> {
                 formula!(self.text; text "no KV cache (not a generative decoder)", "没有 KV 缓存（不是生成式解码器）"),
             );
         }
+        if let Some(c) = a.compressed {
+            return self.compressed_cache(c, seqs, context, layers, prompt);
+        }
         // transformers 5.24 keeps the latent compressed in a DSA model (`DynamicIndexedLayer`)
         // and in Kimi-Linear's MLA layers (checked tensor by tensor in
         // tests/reference/attention-reference.csv).

@@ -265,6 +265,9 @@ pub struct Rules {
     /// per-layer embeddings, KV shared across the last layers); where it does not, such a model
     /// is refused by the engine (`workload/checks.rs`).
     pub gemma4_layers: bool,
+    /// How it keeps DeepSeek-V4's compressed attention, if it runs it (`estimate/compressed.rs`);
+    /// where it does not, such a model is refused by the engine (`workload/checks.rs`).
+    pub compressed_cache: CompressedCache,
     /// Whether it allocates every Gemma 4 layer's k and v projections, those of the KV-shared
     /// layers and the value slot of a layer whose keys are its values too (vLLM's
     /// `Gemma4Attention` builds one `QKVParallelLinear` per layer and loads the keys into both
@@ -335,6 +338,24 @@ pub enum IndexerKeys {
     /// Not documented: the wider of the two layouts, keys in the activation dtype and an fp8
     /// latent in the 656-byte layout.
     Widest,
+}
+
+/// How an engine keeps DeepSeek-V4's compressed attention (`estimate/compressed.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompressedCache {
+    /// Not run, or not modelled: refused by name with the engine.
+    Refused,
+    /// transformers 5.24's `DeepseekV4CSACache` / `DeepseekV4HCACache`: the window a slice of
+    /// the prompt's keys until the first decode step (keys and values apart in the window-only
+    /// layers' `DynamicSlidingWindowLayer`), the compressors' remainders slices of the prompt's
+    /// projections likewise, the entries grown by concatenation (checked with real tensors in
+    /// `tests/reference/compressed-reference.csv`).
+    Transformers,
+    /// A paged pool (vLLM's `DeepseekV4SWACache` and compressed pages, SGLang's): one key-value
+    /// row per window token and per entry, counted at the activation width even where the
+    /// engine stores fp8 (the safe side), and the compressors' unfinished windows per request
+    /// in fp32.
+    Paged,
 }
 
 /// How a serving engine spreads a MoE model's experts over its GPUs.

@@ -96,6 +96,7 @@ mod activations;
 mod bare_tests;
 mod common;
 mod component;
+mod compressed;
 mod engine;
 #[cfg(test)]
 mod formula_zh;
@@ -152,8 +153,8 @@ pub use activations::{Kernel, Trainable, role_bit};
 pub use common::{CUDA_CONTEXT, cublas_workspace};
 pub use component::{ComponentKey, ComponentKind, Group};
 pub use engine::{
-    CardTraits, Context, ExpertParallel, Formats, LayerOffload, PastTrained, Required, Rules,
-    Runner, UnlikeCards,
+    CardTraits, CompressedCache, Context, ExpertParallel, Formats, LayerOffload, PastTrained,
+    Required, Rules, Runner, UnlikeCards,
 };
 pub use hf_version::TransformersVersion;
 pub use input::{

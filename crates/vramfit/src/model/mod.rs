@@ -6,6 +6,7 @@
 //! model's layout is described (`tensors.rs` walks them; `validate.rs` checks the fields first).
 
 mod assumed;
+mod compressed;
 mod hybrid;
 mod image_tokens;
 mod layer_shapes;
@@ -13,6 +14,7 @@ mod tensors;
 mod validate;
 
 pub use assumed::{ASSUMED_HEAD_DIM, ASSUMED_KV_HEADS, assumed_hidden, assumed_layers};
+pub use compressed::{Compressed, CompressedKind};
 pub use hybrid::{Hybrid, LayerKind, StateElements, StateMixer};
 pub use image_tokens::ImageTokens;
 pub use layer_shapes::LayerShapes;
@@ -186,6 +188,11 @@ pub struct Architecture {
     /// Gemma 4's per-layer-type shapes: full-attention layers of their own head width and KV
     /// heads, KV shared across the last layers, per-layer embeddings.
     pub layer_shapes: Option<LayerShapes>,
+    /// DeepSeek-V4's compressed attention (a sliding window in every layer, entries pooling 4 or
+    /// 128 tokens beside it), hyper-connections and grouped output projection. Left out of the
+    /// JSON when `None`, so other models' JSON is as before.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    pub compressed: Option<Compressed>,
     /// Gated attention (Qwen3-Next): `q_proj` also projects a sigmoid gate per query element, so it
     /// is twice as wide.
     pub gated_attention: bool,
@@ -406,6 +413,7 @@ impl Architecture {
             moe: None,
             hybrid: None,
             layer_shapes: None,
+            compressed: None,
             gated_attention: false,
             encoder_layers: 0,
             encoder_positions: 0,

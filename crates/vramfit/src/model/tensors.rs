@@ -26,7 +26,7 @@ impl Architecture {
     /// neighbours.
     fn alike_from(&self, l: u64, end: u64) -> u64 {
         // Gemma 4's blocks differ by their type and sharing: visited one by one.
-        if self.layer_shapes.is_some() {
+        if self.layer_shapes.is_some() || self.compressed.is_some() {
             return 1;
         }
         let end = self.hybrid_boundary(l, end);
@@ -91,6 +91,8 @@ impl Architecture {
                     n.set(k);
                     if self.layer_shapes.is_some() {
                         self.gemma4_block(&mut push, l);
+                    } else if self.compressed.is_some() {
+                        self.compressed_block(&mut push, l);
                     } else if self.has_attention(l) {
                         self.attention(&mut push, l);
                     }
@@ -109,6 +111,7 @@ impl Architecture {
                     );
                 }
                 push(Role::Vector, None, 1, h * norm_w(self.norm), 1);
+                self.hyper_head(&mut push);
                 if !self.tied_embeddings {
                     push(Role::LmHead, None, h, self.vocab_size, 1);
                 }

@@ -85,6 +85,9 @@ impl Architecture {
         if let Some(h) = self.hybrid {
             self.validate_hybrid(field, &h)?;
         }
+        if let Some(c) = self.compressed {
+            self.validate_compressed(field, &c)?;
+        }
         if let Some(m) = self.moe {
             check("moe.num_experts", m.num_experts, 1, 1 << 16)?;
             check(
@@ -209,7 +212,7 @@ impl Architecture {
 /// `field.name` holds `v`, which must be from `lo` to `hi`. Inlined, with the error built out
 /// of line: every estimate checks its architecture's fields.
 #[inline]
-fn in_range(field: &str, name: &str, v: u64, lo: u64, hi: u64) -> Result<()> {
+pub(super) fn in_range(field: &str, name: &str, v: u64, lo: u64, hi: u64) -> Result<()> {
     if (lo..=hi).contains(&v) {
         Ok(())
     } else {

@@ -4,7 +4,8 @@
 
 use crate::error::Result;
 use crate::estimate::{
-    AttentionImpl, Device, EstimateInput, ExpertParallel, LayerOffload, Rules, role_bit,
+    AttentionImpl, CompressedCache, Device, EstimateInput, ExpertParallel, LayerOffload, Rules,
+    role_bit,
 };
 use crate::model::{Architecture, Role};
 use crate::precision::{GgufFileType, KvDtype, Quantization};
@@ -61,6 +62,21 @@ pub(super) fn engine_builds(rules: &Rules, arch: &Architecture) -> Result<()> {
             ],
             "transformers, vLLM or llama.cpp for this model",
             "这个模型请用 transformers、vLLM 或 llama.cpp",
+        ));
+    }
+    if arch.compressed.is_some() && rules.compressed_cache == CompressedCache::Refused {
+        let name = rules.name;
+        return Err(input_error!(
+            Unsupported,
+            "engine",
+            [
+                "{name} is not modelled for DeepSeek-V4 (compressed attention: a sliding window beside entries pooling 4 or 128 tokens, hyper-connections): vramfit has not checked how {name} holds them, or {name} does not run it"
+            ],
+            [
+                "尚未为 {name} 建模 DeepSeek-V4（压缩注意力：滑动窗口旁每 4 或 128 个 token 合成一个条目，超连接）：vramfit 尚未核对 {name} 如何保存它们，或 {name} 不运行它"
+            ],
+            "transformers, vLLM or SGLang for this model",
+            "这个模型请用 transformers、vLLM 或 SGLang",
         ));
     }
     Ok(())
