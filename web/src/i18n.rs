@@ -490,7 +490,7 @@ texts! {
     ("h.kv_group_size", "32, 64 or 128; empty: 64", "32、64 或 128；留空即 64"),
     ("h.max_kv_size", "1 to 16,777,216 tokens; empty: the whole context", "1 到 16,777,216 个 token；留空即整个上下文"),
     ("h.mem_fraction_static", "0.01 to 0.99; empty: as SGLang picks it from the card", "0.01 到 0.99；留空即按 SGLang 依显卡选定的值"),
-    ("h.memory_in_use", "On each GPU before the run, with its unit: 1.2GiB, 900MiB (nvidia-smi's used with nothing loaded); a card driving a display often holds 0.3–1.5 GB; the fit is said against what is free; empty: 0", "运行前每块 GPU 已占用的量，带单位：1.2GiB、900MiB（未加载时 nvidia-smi 显示的已用量）；接显示器的显卡常占 0.3–1.5 GB；能否放下按空闲显存判断；留空即 0"),
+    ("h.memory_in_use", "On each GPU before the run, with its unit: 1.2GiB, 900MiB (nvidia-smi's used with nothing loaded); a card driving a display often holds 0.3–1.5 GB; the fit is said against what is free; or one per GPU in order, comma-separated: 1.2GiB,0GiB; empty: 0", "运行前每块 GPU 已占用的量，带单位：1.2GiB、900MiB（未加载时 nvidia-smi 显示的已用量）；接显示器的显卡常占 0.3–1.5 GB；能否放下按空闲显存判断；也可按顺序每块 GPU 一个，以逗号分隔：1.2GiB,0GiB；留空即 0"),
     ("h.node_link", "Per GPU, with its unit: 400Gb/s (InfiniBand NDR, the default), 200Gbps, 50GB/s", "每 GPU，带单位：400Gb/s（InfiniBand NDR，默认）、200Gbps、50GB/s"),
     ("h.params", "e.g. 7B, 70B, 340M, 7e9", "例如 7B、70B、340M、7e9"),
     ("h.quantized_kv_start", "0 to 16,777,216 tokens; empty: 5000", "0 到 16,777,216 个 token；留空即 5000"),

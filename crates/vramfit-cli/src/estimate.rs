@@ -158,7 +158,7 @@ pub struct EstimateFlags {
     /// GPU memory with its unit, e.g. 79.19GiB or 80GB.
     #[arg(long)]
     pub gpu_memory: Option<String>,
-    /// Memory already in use on each GPU before the run (the desktop, a display, other programs; what nvidia-smi shows used with nothing of the run loaded), with its unit, e.g. 1.2GiB or 900MiB; 0 to the card's memory. The fit is said against what is free; vLLM (0.9.1 on) refuses to start below gpu_memory_utilization of the card, SGLang, TensorRT-LLM and Ollama size from the free memory [default: 0].
+    /// Memory already in use on each GPU before the run (the desktop, a display, other programs; what nvidia-smi shows used with nothing of the run loaded), with its unit, e.g. 1.2GiB or 900MiB; 0 to the card's memory. The fit is said against what is free; vLLM (0.9.1 on) refuses to start below gpu_memory_utilization of the card, SGLang, TensorRT-LLM and Ollama size from the free memory. Or one size per GPU, comma-separated in order (1.2GiB,0GiB): each unlike card's own, the busiest of alike ones deciding [default: 0].
     #[arg(long, visible_alias = "in-use")]
     pub memory_in_use: Option<String>,
     /// vLLM gpu_memory_utilization.

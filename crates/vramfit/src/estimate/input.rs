@@ -440,7 +440,10 @@ pub struct EstimateInput {
     /// `wired_limit_mb` on an Apple card). Every fit is then said against what is free; vLLM
     /// (from 0.9.1) refuses to start when the free memory is below `gpu_memory_utilization` of
     /// the card's; SGLang's `mem_fraction_static`, TensorRT-LLM's `free_gpu_memory_fraction`
-    /// and Ollama's layer decision read the free memory. Default: 0.
+    /// and Ollama's layer decision read the free memory. Or one size per GPU, comma-separated
+    /// in order (`1.2GiB,0GiB`): over cards that are not alike each card's own, llama.cpp's
+    /// split by each card's free memory with it; over alike cards the busiest decides for every
+    /// rank. Default: 0.
     pub memory_in_use: Option<String>,
     /// Cards that are not alike, in the engine's device order (CUDA0 first): each a catalog
     /// card as `gpu` takes it, or a count of one (`2x4090`). Empty: `gpu` × `gpus`, as before. A

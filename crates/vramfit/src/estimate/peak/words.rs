@@ -223,21 +223,63 @@ impl Run<'_> {
             return;
         };
         let (used, free) = (d.in_use.get(), d.free().get());
-        p.note(
-            "memory_in_use",
-            en!(
-                "{} is already in use on each GPU before the run (memory_in_use: the desktop, a display, other programs): the run fits in the {} free, not the card's {}.",
-                b(used),
-                b(free),
-                b(d.memory.get())
-            ),
-            zh!(
-                "运行前每块 GPU 已占用 {}（memory_in_use：桌面、显示器、其他程序）：运行须放进空闲的 {}，而非显卡的 {}。",
-                b(used),
-                b(free),
-                b(d.memory.get())
-            ),
-        );
+        if self.in_use_sizes > 1 && !self.cards.is_empty() {
+            // One size per card that is not alike: each card's share against its own free.
+            let each = |sep: &str| {
+                let items: alloc::vec::Vec<String> = self
+                    .cards
+                    .iter()
+                    .map(|c| alloc::format!("{} {}", c.id, b(c.in_use.get())))
+                    .collect();
+                items.join(sep)
+            };
+            p.note(
+                "memory_in_use",
+                en!(
+                    "Already in use before the run (memory_in_use: the desktop, a display, other programs): {}; each card's share is said against its own free memory.",
+                    each(", ")
+                ),
+                zh!(
+                    "运行前已占用（memory_in_use：桌面、显示器、其他程序）：{}；每张卡的份额按它自己的空闲显存判断。",
+                    each("，")
+                ),
+            );
+        } else if self.in_use_sizes > 1 {
+            // One size per GPU of alike cards: every rank sizes its pool alike, so the busiest
+            // GPU decides for all.
+            let n = self.in_use_sizes;
+            p.note(
+                "memory_in_use",
+                en!(
+                    "Up to {} is already in use on one of the {n} GPUs before the run (memory_in_use: the desktop, a display, other programs): the GPU with the least free memory decides for every rank, so the run fits in its {} free, not the card's {}.",
+                    b(used),
+                    b(free),
+                    b(d.memory.get())
+                ),
+                zh!(
+                    "运行前 {n} 块 GPU 中最多的一块已占用 {}（memory_in_use：桌面、显示器、其他程序）：空闲最少的 GPU 决定所有进程，所以运行须放进它空闲的 {}，而非显卡的 {}。",
+                    b(used),
+                    b(free),
+                    b(d.memory.get())
+                ),
+            );
+        } else {
+            p.note(
+                "memory_in_use",
+                en!(
+                    "{} is already in use on each GPU before the run (memory_in_use: the desktop, a display, other programs): the run fits in the {} free, not the card's {}.",
+                    b(used),
+                    b(free),
+                    b(d.memory.get())
+                ),
+                zh!(
+                    "运行前每块 GPU 已占用 {}（memory_in_use：桌面、显示器、其他程序）：运行须放进空闲的 {}，而非显卡的 {}。",
+                    b(used),
+                    b(free),
+                    b(d.memory.get())
+                ),
+            );
+        }
         // Apple silicon: Metal's working set is a share of the RAM the GPU may wire, which
         // other programs' memory also draws on; vramfit takes it out of the working set.
         if d.gpu.is_some_and(|g| g.generation().apple()) {

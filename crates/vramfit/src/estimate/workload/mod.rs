@@ -106,6 +106,9 @@ pub struct Workload {
     pub pp: u64,
     /// The device, if one was named (of cards that are not alike, the first).
     pub device: Option<Device>,
+    /// The sizes `memory_in_use` gave: none, one (in use on every GPU), or one per GPU, whose
+    /// largest is set on `device`.
+    pub in_use_sizes: usize,
     /// Cards that are not alike, in device order (empty: `device` × `dp × tp × pp`).
     pub cards: alloc::vec::Vec<Device>,
     /// llama.cpp `--tensor-split`, one share per GPU (empty: by each card's free memory).
@@ -305,7 +308,7 @@ impl EstimateInput {
         #[cfg(not(feature = "training"))]
         let sharding = Sharding::none(zero);
         let (device, mlx) = self.resolve_mlx(self.resolve_device(gpus)?)?;
-        let device = self.resolve_in_use(device)?;
+        let (device, in_use_sizes) = self.resolve_in_use(device, par.tp * par.pp * par.dp)?;
         let (dtype, vllm_downcast) = self.run_dtype(loaded.dtype, arch, device.as_ref());
         let serving = self.resolve_serving(arch, &shape, &par, device.as_ref())?;
         let lora = self.resolve_lora(arch, serving.vllm_version)?;
@@ -352,6 +355,7 @@ impl EstimateInput {
             tp: par.tp,
             pp: par.pp,
             device,
+            in_use_sizes,
             cards: alloc::vec::Vec::new(),
             tensor_split: alloc::vec::Vec::new(),
             split_mode: super::SplitMode::Layer,
