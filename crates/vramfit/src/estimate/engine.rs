@@ -314,8 +314,10 @@ pub enum UnlikeCards {
     /// Tensor (and data) parallelism gives every rank an equal shard and the engine sizes its
     /// pool from each rank's profile: the smallest card decides for all of them.
     EqualShards,
-    /// It splits by layer too, but by a plan vramfit does not follow yet for unlike cards
-    /// (Ollama's spread over several cards).
+    /// It spreads layers by a plan of its own (Ollama: the GPUs by free memory, the freest alone
+    /// when it holds the whole model, else each by its estimate, then llama.cpp with that split).
+    OwnPlan,
+    /// It does not run over several unlike cards as vramfit models it (MLX: one Apple GPU).
     NotFollowed,
 }
 

@@ -41,9 +41,13 @@ impl Run<'_> {
     /// Whether llama.cpp's own split rule places the blocks: the engine splits layers by card
     /// (not Ollama's plan) and the model has tensors to place.
     pub(super) fn llamacpp_splits_by_rule(&self) -> bool {
-        self.rules().unlike_cards == UnlikeCards::SplitsLayers
-            && self.arch.is_detailed()
-            && !self.cache_assumed()
+        // Ollama over unlike cards hands llama.cpp its plan's layer counts as `--tensor-split`.
+        let by_split = match self.rules().unlike_cards {
+            UnlikeCards::SplitsLayers => true,
+            UnlikeCards::OwnPlan => !self.cards.is_empty(),
+            UnlikeCards::EqualShards | UnlikeCards::NotFollowed => false,
+        };
+        by_split && self.arch.is_detailed() && !self.cache_assumed()
     }
 
     /// The GPUs llama.cpp's model spreads over: the cards, or the alike GPUs.
@@ -154,11 +158,13 @@ impl Run<'_> {
         best
     }
 
-    /// Each card's share of a llama.cpp run over several GPUs with a card known, and which one
-    /// limits (not Ollama's plan, whose even split is its own).
+    /// Each card's share of a llama.cpp run over several GPUs with a card known, or over the
+    /// cards named (Ollama's choice of one of them included), and which one limits (not Ollama's
+    /// plan over alike GPUs, whose even split is its own).
     pub(super) fn llamacpp_cards(&self, f: &LlamacppFigures) -> Vec<CardUse> {
         let known = !self.cards.is_empty() || self.device.is_some();
-        if f.per_gpu.len() < 2 || !known || !self.llamacpp_splits_by_rule() {
+        let several = f.per_gpu.len() >= 2 || !self.cards.is_empty();
+        if !several || !known || !self.llamacpp_splits_by_rule() {
             return Vec::new();
         }
         f.per_gpu

@@ -193,7 +193,7 @@ fn split_mode_none_uses_the_main_gpu() {
 }
 
 /// vLLM, SGLang, TensorRT-LLM and transformers refuse unlike cards, naming the smallest; Ollama
-/// says vramfit does not follow its spread; a row split is refused; the settings are llama.cpp's.
+/// takes no tensor split of the user's; a row split is refused; the settings are llama.cpp's.
 #[test]
 fn engines_that_shard_equally_refuse_unlike_cards() {
     for (engine, mode) in [
@@ -214,12 +214,13 @@ fn engines_that_shard_equally_refuse_unlike_cards() {
         assert_eq!(err.field, "cards");
         assert!(err.problem.contains("rtx-3060-12gb"), "{}", err.problem);
     }
-    let ollama = EstimateInput {
+    // Ollama takes unlike cards by its own plan (ollama/schedule_tests.rs), not llama.cpp's -ts.
+    let ollama_ts = EstimateInput {
         engine: Engine::Ollama,
-        quantization: Quantization::None,
-        ..llama8b(&["rtx-3090", "rtx-3060-12gb"], &[])
+        engine_version: None,
+        ..llama8b(&["rtx-3090", "rtx-3060-12gb"], &[1.0, 1.0])
     };
-    assert_eq!(estimate(&ollama).unwrap_err().field, "cards");
+    assert_eq!(estimate(&ollama_ts).unwrap_err().field, "tensor_split");
     let row = EstimateInput {
         split_mode: SplitMode::Row,
         ..llama8b(&["rtx-3090", "rtx-3060-12gb"], &[])

@@ -22,6 +22,7 @@ use crate::precision::{KvDtype, Quantization};
 use crate::throughput::Runtime;
 use crate::units::{Bytes, GIB};
 use alloc::vec;
+use alloc::vec::Vec;
 
 /// Ollama's decisions: llama.cpp's buffers, `num_ctx` per sequence, its own offload decision
 /// from the free memory, `OLLAMA_KV_CACHE_TYPE` (f16, q8_0, q4_0).
@@ -46,7 +47,7 @@ pub(super) const RULES: Rules = Rules {
     native_kv_formats: false,
     flash_only_when_asked: true,
     expert_offload: false,
-    unlike_cards: crate::estimate::UnlikeCards::NotFollowed,
+    unlike_cards: crate::estimate::UnlikeCards::OwnPlan,
     library_names: true,
     dp_attention: false,
     runtime: Runtime::Llamacpp,
@@ -86,24 +87,27 @@ impl Run<'_> {
         let parallel = self.batch;
         let context = num_ctx.saturating_mul(parallel);
         let gpus = (self.dp * self.pp).max(1) as usize;
-        let free = match &self.device {
-            // Ollama reads each GPU's free memory (`FreeMemory`, less `OLLAMA_GPU_OVERHEAD` and
-            // `MinimumMemory()` in `server/sched.go`): memory other programs hold is out of it.
-            Some(d) => vec![d.free().get(); gpus],
-            None => vec![u64::MAX; gpus],
-        };
-        let plan = self.ollama_plan(num_ctx, parallel, &free);
+        let (plan, chosen) = self.ollama_schedule(num_ctx, parallel, gpus);
         // What runs: llama.cpp with Ollama's -ngl, over the GPUs it used, with the context and
-        // flash attention Ollama gives it.
+        // flash attention Ollama gives it; over unlike cards, the cards it chose in its order
+        // with its layer counts as `--tensor-split` (`llm/server.go` passes `TensorSplit`).
         let used = plan.per_gpu.iter().filter(|n| **n > 0).count().max(1) as u64;
+        let unlike = !chosen.is_empty();
         let run = super::Workload {
             max_model_len: context,
             gpu_layers: plan.layers,
-            dp: used,
+            dp: if unlike { chosen.len() as u64 } else { used },
             pp: 1,
             ubatch: OLLAMA_BATCH.min(context.max(1)),
             // Ollama's Go runner ran its vendored llama.cpp (`llamacpp_build.rs`).
             llamacpp_build: super::LlamacppBuild::OLLAMA_VENDORED,
+            device: chosen.first().cloned().or_else(|| self.device.clone()),
+            tensor_split: if unlike {
+                plan.per_gpu.iter().map(|n| *n as f32).collect()
+            } else {
+                Vec::new()
+            },
+            cards: chosen,
             ..self.w.clone()
         };
         let out = Run::new(&run, self.text).llamacpp(p);
@@ -142,6 +146,7 @@ impl Run<'_> {
         };
         if self.text {
             self.ollama_notes(p, &plan, num_ctx, parallel, model_layers, cpu_percent);
+            self.ollama_gpus_note(p, &plan, &run, gpus);
         }
         p.ollama = Some(OllamaLoad {
             gpu_layers: plan.layers,
@@ -155,6 +160,103 @@ impl Run<'_> {
             context,
         });
         out
+    }
+
+    /// Ollama's choice of GPUs and its plan on them (`server/sched.go` `pickBestFitGPUs` at
+    /// ollama/ollama 000ce02098f6bfea486601b5cae35ba38f8824fc, the same rule in the releases
+    /// vramfit follows): the GPUs sorted by free memory, most first; the freest alone when the
+    /// whole model fits it (`PredictServerFit` on one GPU), else every GPU. Gives the plan and,
+    /// over cards that are not alike, the cards chosen in that order (empty over alike ones).
+    fn ollama_schedule(
+        &self,
+        num_ctx: u64,
+        parallel: u64,
+        gpus: usize,
+    ) -> (plan::Plan, Vec<super::Device>) {
+        let mut cards = self.cards.clone();
+        // Ollama reads each GPU's free memory (`FreeMemory`, less `OLLAMA_GPU_OVERHEAD` and
+        // `MinimumMemory()` in `server/sched.go`): memory other programs hold is out of it.
+        cards.sort_by_key(|d| core::cmp::Reverse(d.free()));
+        let free: Vec<u64> = if cards.is_empty() {
+            match &self.device {
+                Some(d) => vec![d.free().get(); gpus],
+                None => vec![u64::MAX; gpus],
+            }
+        } else {
+            cards.iter().map(|d| d.free().get()).collect()
+        };
+        if free.len() > 1 {
+            let one = self.ollama_plan(num_ctx, parallel, &free[..1]);
+            if self.ollama_fits_fully(&one) {
+                cards.truncate(1);
+                return (one, cards);
+            }
+        }
+        (self.ollama_plan(num_ctx, parallel, &free), cards)
+    }
+
+    /// The GPUs Ollama chose of several: the freest alone, or every one with its layers.
+    #[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
+    fn ollama_gpus_note(
+        &self,
+        p: &mut Parts,
+        plan: &plan::Plan,
+        run: &super::Workload,
+        gpus: usize,
+    ) {
+        let asked = if self.cards.is_empty() {
+            gpus
+        } else {
+            self.cards.len()
+        };
+        // Nothing on any GPU: its estimate note says the CPU runs it all.
+        if asked < 2 || plan.layers == 0 {
+            return;
+        }
+        if plan.per_gpu.len() == 1 {
+            let card = run.device.as_ref().map_or("", |d| d.id);
+            p.note(
+                "ollama_gpus",
+                en!("Ollama loads it on one GPU ({card}) of the {asked}: it tries the GPUs by free memory, most first, and the freest holds the whole model (server/sched.go pickBestFitGPUs); OLLAMA_SCHED_SPREAD=1 spreads it over every GPU."),
+                zh!("Ollama 只把它加载到 {asked} 块 GPU 中的一块（{card}）：它按空闲显存从多到少尝试各块 GPU，空闲最多的那块就能容纳整个模型（server/sched.go pickBestFitGPUs）；设置 OLLAMA_SCHED_SPREAD=1 会把它分布到所有 GPU。"),
+            );
+            return;
+        }
+        let split = |sep: &str| {
+            let items: Vec<alloc::string::String> = plan
+                .per_gpu
+                .iter()
+                .enumerate()
+                .map(|(g, n)| {
+                    let id = run
+                        .cards
+                        .get(g)
+                        .or(run.device.as_ref())
+                        .map_or("GPU", |d| d.id);
+                    alloc::format!("{id} {n}")
+                })
+                .collect();
+            items.join(sep)
+        };
+        p.note(
+            "ollama_gpus",
+            en!("No one GPU holds the whole model, so Ollama spreads its layers over all {asked} by free memory, most first, a layer at a time to each GPU with room (llm/memory.go): {}, which it hands llama.cpp as --tensor-split.", split(", ")),
+            zh!("没有一块 GPU 能容纳整个模型，所以 Ollama 把各层分布到全部 {asked} 块 GPU 上，按空闲显存从多到少，逐层交给还有空间的 GPU（llm/memory.go）：{}，并以 --tensor-split 交给 llama.cpp。", split("，")),
+        );
+    }
+
+    /// `PredictServerFit`: every layer and the output on the GPUs (or `num_gpu` of them).
+    fn ollama_fits_fully(&self, plan: &plan::Plan) -> bool {
+        let all = if self.cache_assumed() {
+            self.cache_arch().num_layers
+        } else {
+            self.arch.num_layers + 1
+        };
+        let wanted = match self.num_gpu {
+            Some(n) if !self.cache_assumed() => n,
+            _ => all,
+        };
+        plan.layers > 0 && plan.layers >= wanted
     }
 
     /// What the run asks for on the GPUs (`num_gpu`, else every layer and the output), placed
@@ -256,6 +358,8 @@ impl Run<'_> {
     }
 }
 
+#[cfg(test)]
+mod schedule_tests;
 #[cfg(test)]
 mod tests {
     use super::super::{Engine, EstimateInput, estimate};

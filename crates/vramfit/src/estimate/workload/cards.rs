@@ -147,6 +147,20 @@ impl EstimateInput {
         }
         self.refuse_unlike(&devices)?;
         let mut w = alike.resolve_alike(models, gpus)?;
+        if self.max_model_len.is_none() {
+            // Ollama's default num_ctx follows every card's memory together, not n of the
+            // first's.
+            let vram = devices
+                .iter()
+                .fold(0u64, |s, d| s.saturating_add(d.memory.get()));
+            w.max_model_len = self.runner().default_context(
+                w.seq_len.saturating_add(w.new_tokens),
+                w.batch,
+                Some(vram),
+                w.arch.max_position_embeddings,
+                w.max_model_len,
+            );
+        }
         let mut devices = devices;
         self.in_use_on_cards(&mut devices)?;
         w.cards = devices;
@@ -164,7 +178,7 @@ impl EstimateInput {
         };
         let (id, memory) = (small.id, small.memory.display_auto());
         match rules.unlike_cards {
-            UnlikeCards::SplitsLayers => Ok(()),
+            UnlikeCards::SplitsLayers | UnlikeCards::OwnPlan => Ok(()),
             UnlikeCards::EqualShards => Err(input_error!(
                 Unsupported,
                 "cards",
