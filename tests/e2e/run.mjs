@@ -1378,7 +1378,7 @@ test('screenshots of every view, desktop and phone', async () => {
 // The hub lookup's tests, in a file of their own, with this harness.
 hubTests({ test, browser, watchedPage, go, eq, assert, shown, sameAsCli, BASE, CLI });
 answerTests({ test, browser, watchedPage, go, eq, assert, noProblems, cli, cliArgs, gib, hasHan });
-trainingTests({ test, browser, watchedPage, go, eq, assert, noProblems, shown, sameAsCli, cli, cliArgs, hasHan });
+trainingTests({ test, browser, watchedPage, go, eq, assert, noProblems, shown, sameAsCli, cli, cliArgs, hasHan, gib });
 linksTests({ test, browser, watchedPage, go, eq, assert, noProblems, shown, sameAsCli, cli, cliArgs });
 
 // ---------------------------------------------------------------------------------------------

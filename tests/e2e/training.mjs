@@ -18,7 +18,7 @@ const TRL_SFT = [
 ].join('\n');
 
 export function trainingTests(h) {
-  const { test, browser, watchedPage, go, eq, assert, noProblems, shown, sameAsCli, cli, cliArgs, hasHan } = h;
+  const { test, browser, watchedPage, go, eq, assert, noProblems, shown, sameAsCli, cli, cliArgs, hasHan, gib } = h;
 
   for (const lang of ['en', 'zh']) {
     test(`a pasted TRL config fills the training form as the CLI's --config reads it (${lang})`, async () => {
@@ -37,6 +37,30 @@ export function trainingTests(h) {
       const file = join(mkdtempSync(join(tmpdir(), 'vramfit-tc-')), 'sft.yaml');
       writeFileSync(file, TRL_SFT);
       sameAsCli(await shown(page), cli(['estimate', '--json', '--config', file]), 'the form after reading');
+      noProblems(page, 'problems');
+    });
+  }
+
+  // Look rather than read: a training step's three moments drawn on one scale, the peak named,
+  // each moment's total the CLI's (the chart never says another peak than the verdict).
+  for (const lang of ['en', 'zh']) {
+    test(`a training step is drawn moment by moment, the peak the CLI's (${lang})`, async () => {
+      const q = 'model=meta-llama%2FLlama-3.1-8B&mode=training&lora_rank=16&gpu=h100-sxm5-80gb';
+      const page = await watchedPage(await browser());
+      await go(page, `#/calc?lang=${lang}&${q}`, 'calc');
+      await page.locator('#step-chart').waitFor();
+      const rows = page.locator('#step-chart .step-row');
+      eq(await rows.count(), 3, 'three moments');
+      const e = cli(cliArgs(q));
+      const phases = { forward_loss: 'ForwardLoss', backward: 'Backward', optimizer_step: 'OptimizerStep' };
+      eq(await page.getAttribute('#step-chart .step-row.peak', 'data-phase'), phases[e.peak_phase], 'the peak moment');
+      for (let i = 0; i < 3; i++) {
+        const text = await rows.nth(i).locator('p').innerText();
+        const want = gib(e.step[i].bytes);
+        assert(text.includes(want), `${want} in ${text}`);
+      }
+      const caption = await page.locator('#step-chart figcaption').innerText();
+      assert(lang === 'en' || hasHan(caption), 'Chinese caption');
       noProblems(page, 'problems');
     });
   }

@@ -164,6 +164,20 @@ pub fn table(e: &Estimate) -> String {
         e.peak_source.describe(),
         e.peak_phase.describe()
     );
+    for m in &e.step {
+        let peak = if m.phase == e.peak_phase {
+            ", the peak"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            s,
+            "  {:<20}{}  (step: {}{peak})",
+            "",
+            gib(m.bytes),
+            m.phase.describe()
+        );
+    }
     let _ = writeln!(
         s,
         "  {:<20}{}  ({} MiB, as nvidia-smi shows it)",

@@ -564,6 +564,7 @@ fn totals_panel(app: &crate::Ctx, e: &Estimate) -> Html {
                 </div>
             }
             { chart::stacked_bar(lang, e, capacity) }
+            { step_chart(lang, e, capacity) }
         </div>
     }
 }
@@ -751,4 +752,19 @@ fn whatif_card(app: &crate::Ctx, w: &compute::WhatIf, base: &Estimate) -> Html {
 #[cfg(feature = "full")]
 fn training_config_panel() -> Html {
     html! { <super::training_config::TrainingConfig /> }
+}
+
+/// The training step's moments (the full build, which runs training).
+#[cfg(feature = "full")]
+fn step_chart(lang: Lang, e: &Estimate, capacity: Option<vramfit::Bytes>) -> Html {
+    if e.step.is_empty() {
+        return html! {};
+    }
+    chart::step_chart(lang, e, capacity)
+}
+
+/// The calculator's build runs no training: no step to draw.
+#[cfg(not(feature = "full"))]
+fn step_chart(_: Lang, _: &Estimate, _: Option<vramfit::Bytes>) -> Html {
+    html! {}
 }

@@ -65,14 +65,14 @@ pub fn component_label(lang: Lang, kind: ComponentKind) -> &'static str {
     lang.t(label_key(kind))
 }
 
-/// The stacked bar.
-pub fn stacked_bar(lang: Lang, e: &Estimate, capacity: Option<Bytes>) -> Html {
-    let parts = peak_parts(e);
-    let sum: u64 = parts
-        .iter()
-        .map(|(_, b)| b.get())
-        .fold(0, u64::saturating_add);
-    let scale_max = sum.max(capacity.map_or(0, Bytes::get)).max(1) as f64;
+/// One bar of `parts` on a scale of `scale_max` bytes, with the card's memory as a line.
+fn bar(
+    lang: Lang,
+    parts: &[(ComponentKind, Bytes)],
+    scale_max: f64,
+    capacity: Option<Bytes>,
+    label: &str,
+) -> Html {
     let width = 1000.0;
     let mut x = 0.0;
     let rects = parts.iter().map(|(k, b)| {
@@ -90,11 +90,24 @@ pub fn stacked_bar(lang: Lang, e: &Estimate, capacity: Option<Bytes>) -> Html {
         html! { <line class="gpu-line" x1={fixed(cx, 1)} x2={fixed(cx, 1)} y1="-4" y2="44" /> }
     });
     html! {
+        <svg class="bar" viewBox="0 -6 1000 52" role="img" aria-label={label.to_string()} preserveAspectRatio="none">
+            { for rects }
+            { for cap_line }
+        </svg>
+    }
+}
+
+/// The stacked bar.
+pub fn stacked_bar(lang: Lang, e: &Estimate, capacity: Option<Bytes>) -> Html {
+    let parts = peak_parts(e);
+    let sum: u64 = parts
+        .iter()
+        .map(|(_, b)| b.get())
+        .fold(0, u64::saturating_add);
+    let scale_max = sum.max(capacity.map_or(0, Bytes::get)).max(1) as f64;
+    html! {
         <figure class="barfig">
-            <svg class="bar" viewBox="0 -6 1000 52" role="img" aria-label={lang.t(key!("calc.bar_label"))} preserveAspectRatio="none">
-                { for rects }
-                { for cap_line }
-            </svg>
+            { bar(lang, &parts, scale_max, capacity, lang.t(key!("calc.bar_label"))) }
             <ul class="legend">
                 { for parts.iter().map(|(k, b)| html! {
                     <li><span class="swatch" data-c={k.to_string()}></span>
@@ -103,6 +116,52 @@ pub fn stacked_bar(lang: Lang, e: &Estimate, capacity: Option<Bytes>) -> Html {
                 }) }
             </ul>
         </figure>
+    }
+}
+
+#[cfg(feature = "full")]
+/// A training step's three moments — the end of forward, the end of backward, the optimizer
+/// step — each a bar on one scale, the peak named: where the memory goes over the step and which
+/// moment sets the peak (`Estimate::step`).
+pub fn step_chart(lang: Lang, e: &Estimate, capacity: Option<Bytes>) -> Html {
+    let scale_max = e
+        .step
+        .iter()
+        .map(|m| m.bytes.get())
+        .chain(capacity.map(Bytes::get))
+        .max()
+        .unwrap_or(1)
+        .max(1) as f64;
+    let rows = e.step.iter().map(|m| {
+        let parts: Vec<(ComponentKind, Bytes)> =
+            m.parts.iter().map(|p| (p.kind, p.bytes)).collect();
+        let name = lang.t(step_key(m.phase));
+        let peak = m.phase == e.peak_phase;
+        html! {
+            <div class={if peak { "step-row peak" } else { "step-row" }} data-phase={format!("{:?}", m.phase)}>
+                <p>{ name }{ " " }<strong>{ format::gib(m.bytes) }</strong>
+                    if peak { <span class="muted">{ lang.t(key!("calc.step_peak")) }</span> }
+                </p>
+                { bar(lang, &parts, scale_max, capacity, name) }
+            </div>
+        }
+    });
+    html! {
+        <figure class="barfig" id="step-chart" aria-label={lang.t(key!("calc.step_label"))}>
+            <figcaption>{ lang.t(key!("calc.step_title")) }</figcaption>
+            { for rows }
+        </figure>
+    }
+}
+
+#[cfg(feature = "full")]
+/// The words for a moment of the step.
+fn step_key(phase: vramfit::estimate::Phase) -> Key {
+    use vramfit::estimate::Phase as P;
+    match phase {
+        P::ForwardLoss => key!("step.forward_loss"),
+        P::Backward => key!("step.backward"),
+        _ => key!("step.optimizer_step"),
     }
 }
 

@@ -173,7 +173,7 @@ pub use ollama_tags::{
 };
 pub use output::{
     CardUse, Component, Difference, Estimate, Fit, MAX_TOTAL, OllamaLoad, PeakSource, Phase,
-    Throughput, estimate, within_reach,
+    StepMoment, StepPart, Throughput, estimate, within_reach,
 };
 pub use parts::thousands;
 pub use quick::{Quick, guide_bytes_per_param, m_rec};

@@ -341,6 +341,37 @@ pub struct Estimate {
         serde(default, skip_serializing_if = "Vec::is_empty")
     )]
     pub cards: Vec<CardUse>,
+    /// Training: the three moments of a step — the end of forward, the end of backward, the
+    /// optimizer step — with what is alive on the GPU at each; the peak is the largest (empty
+    /// for the other modes and RL).
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Vec::is_empty")
+    )]
+    pub step: Vec<StepMoment>,
+}
+
+/// One moment of a training step: the parts alive on the GPU then, the allocator's reserve and
+/// what lives outside PyTorch among them.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct StepMoment {
+    /// `forward_loss`, `backward` or `optimizer_step`.
+    pub phase: Phase,
+    /// Each part alive then and its bytes at that moment.
+    pub parts: Vec<StepPart>,
+    /// Their sum: at the peak's phase, the estimate's total.
+    pub bytes: Bytes,
+}
+
+/// One part of a [`StepMoment`].
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct StepPart {
+    /// The kind of part.
+    pub kind: super::ComponentKind,
+    /// Its bytes at that moment.
+    pub bytes: Bytes,
 }
 
 impl Estimate {

@@ -279,6 +279,8 @@ pub(super) struct Parts {
     pub(super) rl: Option<super::RlReport>,
     /// llama.cpp over several cards: each card's share (empty otherwise).
     pub(super) cards: Vec<super::CardUse>,
+    /// Training: the step's three moments, the allocator's reserve not yet among them.
+    pub(super) step: Vec<super::StepMoment>,
 }
 
 impl Parts {
@@ -297,6 +299,7 @@ impl Parts {
             ollama: None,
             rl: None,
             cards: Vec::new(),
+            step: Vec::new(),
         }
     }
 

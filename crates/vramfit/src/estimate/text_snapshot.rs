@@ -363,6 +363,7 @@ fn block(e: &Estimate, name: &str) -> String {
         ollama,
         rl,
         cards,
+        step,
     } = e;
     let mut w = Writer {
         lines: String::new(),
@@ -443,6 +444,9 @@ fn block(e: &Estimate, name: &str) -> String {
             c.fits,
             c.limits
         ));
+    }
+    for m in step {
+        w.line(format!("step {:?} {}", m.phase, size(m.bytes)));
     }
     if let Some(r) = rl {
         w.line(format!(

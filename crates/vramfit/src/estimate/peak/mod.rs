@@ -73,6 +73,7 @@ impl Run<'_> {
         let ollama = parts.ollama.clone();
         let rl = parts.rl.take();
         let cards = core::mem::take(&mut parts.cards);
+        let step = self.step_with_reserve(core::mem::take(&mut parts.step), &peak, rl.is_some());
         let mut fit = self.fit(&peak, &t, ollama.as_ref());
         // Over unlike cards the fit is per card: the one with the least memory left is shown,
         // and the run fits when every card holds its share.
@@ -152,7 +153,31 @@ impl Run<'_> {
             ollama,
             rl,
             cards,
+            step,
         }
+    }
+
+    /// The training step's moments with the allocator's reserve, which every moment holds
+    /// (cached blocks stay reserved); none for RL, whose phases are its own.
+    fn step_with_reserve(
+        &self,
+        mut step: alloc::vec::Vec<super::StepMoment>,
+        peak: &PeakFigures,
+        rl: bool,
+    ) -> alloc::vec::Vec<super::StepMoment> {
+        if rl {
+            return alloc::vec::Vec::new();
+        }
+        if peak.reserve > 0 {
+            for m in &mut step {
+                m.parts.push(super::StepPart {
+                    kind: ComponentKind::AllocatorReserve,
+                    bytes: Bytes::new(peak.reserve),
+                });
+                m.bytes = Bytes::new(m.bytes.get().saturating_add(peak.reserve));
+            }
+        }
+        step
     }
 
     /// The allocator's reserve, the peak and the total, from the parts as the run shape left

@@ -32,6 +32,8 @@ mod sharding;
 #[cfg(feature = "training")]
 mod sharding_text;
 pub mod stacks;
+#[cfg(test)]
+mod step_tests;
 
 use super::PeakSource;
 use super::engine::{
@@ -95,6 +97,7 @@ impl Run<'_> {
             };
         }
         self.add_training_parts(&f, p);
+        p.step = phase::step_moments(p, &f, &peak);
         self.keep_alive_at_peak(&peak, p);
         (peak.phase, f.basis.trainable, f.cpu)
     }

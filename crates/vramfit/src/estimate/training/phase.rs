@@ -3,7 +3,8 @@
 //! (gradients and step temporaries), and which parts are alive at it.
 
 use super::figures::TrainingFigures;
-use crate::estimate::{ComponentKind, Parts, Phase, Run};
+use crate::estimate::{ComponentKind, Parts, Phase, Run, StepMoment, StepPart};
+use crate::units::Bytes;
 
 /// The phase that holds the most of the run's parts.
 pub(super) struct PeakFigures {
@@ -42,6 +43,55 @@ impl PeakFigures {
         };
         PeakFigures { phase, overlap }
     }
+}
+
+/// The step's moments, in order.
+const MOMENTS: [Phase; 3] = [Phase::ForwardLoss, Phase::Backward, Phase::OptimizerStep];
+
+/// What is alive at each moment of the step, from the parts as the run shape added them (before
+/// the peak's phase marks the others): each part alive then, the buffers that differ by phase at
+/// that phase's size (`by_phase`, FSDP's gathered units), and at the end of forward the loss's
+/// tensors less their overlap with the recomputed block (full checkpointing), as [`PeakFigures`]
+/// weighs them.
+pub(super) fn step_moments(
+    p: &Parts,
+    f: &TrainingFigures,
+    peak: &PeakFigures,
+) -> alloc::vec::Vec<StepMoment> {
+    MOMENTS
+        .iter()
+        .enumerate()
+        .map(|(i, &phase)| {
+            let parts: alloc::vec::Vec<StepPart> = p
+                .comps
+                .iter()
+                .filter(|c| c.key.at_peak && alive_at(phase, c.key.kind))
+                .map(|c| {
+                    let bytes = match (c.key.kind, f.buckets.by_phase) {
+                        (k, Some(by_phase)) if k == f.buckets.kind => by_phase[i],
+                        (ComponentKind::Logits, _) if phase == Phase::ForwardLoss => {
+                            c.bytes.get().saturating_sub(peak.overlap)
+                        }
+                        _ => c.bytes.get(),
+                    };
+                    StepPart {
+                        kind: c.key.kind,
+                        bytes: Bytes::new(bytes),
+                    }
+                })
+                .filter(|s| s.bytes.get() > 0)
+                .collect();
+            let bytes = parts
+                .iter()
+                .map(|s| s.bytes.get())
+                .fold(0, u64::saturating_add);
+            StepMoment {
+                phase,
+                parts,
+                bytes: Bytes::new(bytes),
+            }
+        })
+        .collect()
 }
 
 impl Run<'_> {
