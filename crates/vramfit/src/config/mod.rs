@@ -17,6 +17,7 @@ mod gemma4;
 mod generic;
 mod hybrid;
 mod image_tokens;
+mod vision_tower;
 #[cfg(test)]
 mod kinds_tests;
 mod linear;
@@ -184,6 +185,7 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
             }
             arch.vision_params = arch.vision_params.saturating_add(extra);
             arch.image_tokens = image_tokens::image_tokens(&model_type, &top)?;
+            arch.vision_tower = vision_tower::vision_tower(&model_type, &top)?;
             (arch, "config.json: text_config.")
         }
         other => (decoder(other, &top, &mut notes)?, "config.json: "),
