@@ -341,6 +341,7 @@ texts! {
     ("comp.dequant_buffer", "Dequantization buffer", "反量化缓冲区"),
     ("comp.drafter", "Speculative drafter", "投机解码草稿器"),
     ("comp.embedding_grad_buffer", "Embedding gradient buffer", "词嵌入梯度缓冲"),
+    ("comp.encoder_activations", "Vision encoder activations", "视觉编码器激活"),
     ("comp.encoder_cache", "Encoder cache (vLLM profile)", "编码器缓存（vLLM 剖析）"),
     ("comp.gradients", "Gradients", "梯度"),
     ("comp.kv_cache", "KV cache", "KV 缓存"),

@@ -76,10 +76,9 @@ impl VisionTower {
             .saturating_mul(dtype_bytes)
     }
 
-    /// The forward's peak beyond its weights and input, for `patches` patches giving `embeds`
-    /// embeddings in all: the stream, the larger of the attention's and the MLP's working
-    /// sets, what is kept, and the slack.
-    pub fn peak_bytes(&self, patches: u64, embeds: u64, dtype_bytes: u64) -> u64 {
+    /// One patch's share of the peak: the stream, the larger of the attention's and the MLP's
+    /// working sets, and what a rotary tower keeps.
+    pub fn per_patch_bytes(&self, dtype_bytes: u64) -> u64 {
         let (h, d) = (self.hidden, dtype_bytes);
         let stream = self.stream * h * d;
         let attention = if self.rope {
@@ -93,14 +92,96 @@ impl VisionTower {
         } else {
             0
         };
-        let per_patch = stream + attention.max(mlp) + kept;
-        let deepstack = embeds
+        stream + attention.max(mlp) + kept
+    }
+
+    /// The DeepStack features kept for `embeds` embeddings: levels × embeds × out_hidden × d.
+    pub fn deepstack_bytes(&self, embeds: u64, dtype_bytes: u64) -> u64 {
+        embeds
             .saturating_mul(self.deepstack)
             .saturating_mul(self.out_hidden)
-            .saturating_mul(d);
+            .saturating_mul(dtype_bytes)
+    }
+
+    /// The forward's peak beyond its weights and input, for `patches` patches giving `embeds`
+    /// embeddings in all: patches × per patch, the DeepStack features and the slack.
+    pub fn peak_bytes(&self, patches: u64, embeds: u64, dtype_bytes: u64) -> u64 {
         patches
-            .saturating_mul(per_patch)
-            .saturating_add(deepstack)
+            .saturating_mul(self.per_patch_bytes(dtype_bytes))
+            .saturating_add(self.deepstack_bytes(embeds, dtype_bytes))
             .saturating_add(TOWER_SLACK)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{TOWER_SLACK, VisionTower};
+
+    const CSV: &str = include_str!("../../../../tests/reference/vision-encoder-peaks.csv");
+
+    /// The reference's towers at their hub widths (the presets' `vision_tower` rows).
+    fn tower(name: &str) -> VisionTower {
+        let base = VisionTower {
+            hidden: 1152,
+            intermediate: 4304,
+            head_dim: 72,
+            pixels: 588,
+            patches_per_token: 16,
+            stream: 4,
+            cls_per_tile: 0,
+            rope: false,
+            gated: false,
+            deepstack: 0,
+            out_hidden: 0,
+        };
+        match name {
+            "qwen3_vl_8b" => VisionTower {
+                pixels: 1536,
+                patches_per_token: 4,
+                stream: 2,
+                rope: true,
+                deepstack: 3,
+                out_hidden: 4096,
+                ..base
+            },
+            "siglip_gemma3" => base,
+            "internvit_300m" => VisionTower {
+                hidden: 1024,
+                intermediate: 4096,
+                head_dim: 64,
+                patches_per_token: 4,
+                stream: 5,
+                cls_per_tile: 1,
+                ..base
+            },
+            other => panic!("no tower {other}"),
+        }
+    }
+
+    /// Every row of `tests/reference/vision-encoder-peaks.csv` (transformers 5.24, bf16, sdpa:
+    /// the live storages of the tower's forward beyond its weights and pixels): the estimate is
+    /// never below it and at most the 2 MiB slack above. By hand, Qwen3-VL-8B's tower at 1,024
+    /// patches: per patch 2·1152·2 + 3·1152·2 + 24·1152 + 4·1152 + 8·72 + 64 = 44,416 B, so
+    /// 45,481,984 B, plus its 3 DeepStack features of 256 embeddings × 4,096 × 2 B = 6,291,456:
+    /// 51,773,440 B beside the reference's 51,774,464 (1,024 B of small index tensors), and
+    /// 53,870,592 B with the slack.
+    #[test]
+    fn peaks_cover_the_reference() {
+        let mut rows = 0;
+        for line in CSV.lines().skip(1) {
+            let f: alloc::vec::Vec<&str> = line.split(',').collect();
+            let t = tower(f[0]);
+            let items: u64 = f[1].parse().unwrap();
+            let patches: u64 = f[3].parse().unwrap();
+            let reference: u64 = f[7].parse().unwrap();
+            let embeds = (patches - items * t.cls_per_tile) / t.patches_per_token;
+            let est = t.peak_bytes(patches, embeds, 2);
+            assert!(
+                est >= reference && est - reference <= TOWER_SLACK,
+                "{line}: {est}"
+            );
+            rows += 1;
+        }
+        assert_eq!(rows, 8);
     }
 }
