@@ -167,6 +167,12 @@ export interface Architecture {
    */
   image_tokens?: ImageTokens;
   /**
+   * The vision tower's widths where they decide its activation peak (vLLM's start-up
+   * profile, transformers with images); `None` where the tower is not modelled. Left out of
+   * the JSON when `None`.
+   */
+  vision_tower?: VisionTower;
+  /**
    * Published total for an `Family::Opaque` model (quick mode, ResNet, YOLO).
    */
   opaque_params: number;
@@ -355,6 +361,12 @@ export interface ArchitectureInput {
    * Left out of the JSON when `None`, so a text model's JSON is as before.
    */
   image_tokens?: ImageTokensInput | null;
+  /**
+   * The vision tower's widths where they decide its activation peak (vLLM's start-up
+   * profile, transformers with images); `None` where the tower is not modelled. Left out of
+   * the JSON when `None`.
+   */
+  vision_tower?: VisionTower | null;
   /**
    * Published total for an `Family::Opaque` model (quick mode, ResNet, YOLO).
    */
@@ -4823,6 +4835,57 @@ export interface TypeCount {
    * Bytes they occupy; `None` for a GGUF type whose block size is not known.
    */
   bytes: number | null;
+}
+
+/**
+ * The tower's numbers that decide its activation peak.
+ */
+export interface VisionTower {
+  /**
+   * The blocks' width (`vision_config.hidden_size`).
+   */
+  hidden: number;
+  /**
+   * The MLP's width (`vision_config.intermediate_size`).
+   */
+  intermediate: number;
+  /**
+   * One attention head's width (`hidden_size / num_heads`).
+   */
+  head_dim: number;
+  /**
+   * Input elements of one patch: channels × temporal patch × patch² (Qwen: 3 × 2 × 16²).
+   */
+  pixels: number;
+  /**
+   * Tower patches per embedding of the sequence: Qwen's and Pixtral's `spatial_merge_size²`,
+   * InternVL's pixel shuffle `⌊1 / downsample_ratio⌋²`, Gemma 3's pooling (4,096 / 256).
+   */
+  patches_per_token: number;
+  /**
+   * Tokens the tower adds per tile beside its patches (InternViT's CLS: 1).
+   */
+  cls_per_tile: number;
+  /**
+   * Tensors of the blocks' width alive beside a block's working set (module docs).
+   */
+  stream: number;
+  /**
+   * Rotary positions applied in fp32 inside the attention (Qwen-VL's towers).
+   */
+  rope: boolean;
+  /**
+   * A gated MLP (Pixtral's SwiGLU): three intermediates at once, not two.
+   */
+  gated: boolean;
+  /**
+   * DeepStack levels kept for the language model (Qwen3-VL: 3), each `out_hidden` wide.
+   */
+  deepstack: number;
+  /**
+   * The merger's output width (`out_hidden_size`, the text width).
+   */
+  out_hidden: number;
 }
 
 /**

@@ -68,8 +68,8 @@ impl VisionTower {
         )
     }
 
-    /// The pixel input of `patches` patches in the model's dtype (vLLM casts `pixel_values` to
-    /// the tower's dtype before the forward).
+    /// The pixel input of `patches` patches at `dtype_bytes` an element (the processor's fp32,
+    /// or its copy in the tower's dtype that the forward takes).
     pub fn input_bytes(&self, patches: u64, dtype_bytes: u64) -> u64 {
         patches
             .saturating_mul(self.pixels)

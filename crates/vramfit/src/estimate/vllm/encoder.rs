@@ -53,9 +53,10 @@ pub(super) struct TowerFigures {
     pub(super) patches: u64,
     /// One patch's share of the peak (`VisionTower::per_patch_bytes`).
     pub(super) per_patch: u64,
-    /// The dummy pixel input, alive through the whole profile.
+    /// The dummy pixel input in fp32, alive through the whole profile.
     pub(super) input: u64,
-    /// The encoder's peak beyond its weights and input.
+    /// The encoder's peak beyond its weights and fp32 input: the activations and the input's
+    /// copy in the model dtype.
     pub(super) peak: u64,
     /// The text forward's profile peak that the outputs sit under.
     pub(super) text: u64,
@@ -116,8 +117,13 @@ impl Run<'_> {
             TowerFigures {
                 patches,
                 per_patch: t.per_patch_bytes(db),
-                input: t.input_bytes(patches, db),
-                peak: t.peak_bytes(patches, items.saturating_mul(embeds), db),
+                // The processor's `pixel_values` are fp32 and stay so in the dummy batch; the
+                // model casts them to its dtype for the forward (`_process_image_input`), a copy
+                // alive during the encoder's peak.
+                input: t.input_bytes(patches, 4),
+                peak: t
+                    .peak_bytes(patches, items.saturating_mul(embeds), db)
+                    .saturating_add(t.input_bytes(patches, db)),
                 text,
             }
         });
@@ -180,8 +186,8 @@ impl Run<'_> {
             let (patches, per, db, input, peak) = (thousands(t.patches), thousands(t.per_patch), e.dtype_bytes, b(t.input), b(t.peak));
             let (outputs, text, above) = (b(e.bytes()), b(t.text), b(t.above(e.bytes())));
             let (mnbt, hidden, ds, total) = (thousands(self.max_num_batched_tokens), thousands(self.arch.hidden_size), b(e.deepstack_buffer), b(e.activations()));
-            ["pixel input {patches} patches × {pixels} × {db} B = {input}; encoder peak {patches} patches × {per} B + DeepStack features + 2 MiB = {peak}, above outputs {outputs} + text forward {text}: {above}; DeepStack buffers {levels} × {mnbt} tokens × {hidden} × {db} B = {ds}; total {total}"],
-            ["像素输入 {patches} 个图块 × {pixels} × {db} B = {input}；编码器峰值 {patches} 个图块 × {per} B + DeepStack 特征 + 2 MiB = {peak}，高出 输出 {outputs} + 文本前向 {text} 的部分：{above}；DeepStack 缓冲区 {levels} × {mnbt} 个 token × {hidden} × {db} B = {ds}；合计 {total}"]
+            ["pixel input {patches} patches × {pixels} × 4 B (fp32) = {input}; encoder peak {patches} patches × ({per} B + {pixels} × {db} B input cast) + DeepStack features + 2 MiB = {peak}, above outputs {outputs} + text forward {text}: {above}; DeepStack buffers {levels} × {mnbt} tokens × {hidden} × {db} B = {ds}; total {total}"],
+            ["像素输入 {patches} 个图块 × {pixels} × 4 B（fp32）= {input}；编码器峰值 {patches} 个图块 × （{per} B + {pixels} × {db} B 输入转换）+ DeepStack 特征 + 2 MiB = {peak}，高出 输出 {outputs} + 文本前向 {text} 的部分：{above}；DeepStack 缓冲区 {levels} × {mnbt} 个 token × {hidden} × {db} B = {ds}；合计 {total}"]
         )
     }
 }
@@ -228,20 +234,21 @@ mod tests {
 
     /// The same run's encoder activations by hand (`model::VisionTower`, vLLM's `profile_run`):
     /// the one item of 16,384 embeddings is 65,536 patches of the tower (merge 2 × 2). Its pixel
-    /// input 65,536 × 1,536 × 2 B = 201,326,592; its peak 65,536 × 44,416 B (the per-patch
-    /// figure of `vision_tower.rs`'s test) + 3 DeepStack levels × 16,384 × 4,096 × 2 B + 2 MiB =
-    /// 2,910,846,976 + 402,653,184 + 2,097,152 = 3,315,597,312, of which the part above the
+    /// input in fp32 65,536 × 1,536 × 4 B = 402,653,184; its peak 65,536 × 44,416 B (the
+    /// per-patch figure of `vision_tower.rs`'s test) + 3 DeepStack levels × 16,384 × 4,096 × 2 B
+    /// + 2 MiB + the input's bf16 copy 65,536 × 1,536 × 2 B = 2,910,846,976 + 402,653,184 +
+    /// 2,097,152 + 201,326,592 = 3,516,923,904, of which the part above the
     /// outputs (536,870,912) and the text forward's profile (the Activations component) counts;
     /// the DeepStack buffers 3 × 8,192 × 4,096 × 2 B = 201,326,592 (192 MiB).
     #[test]
     fn encoder_activations_by_hand() {
         let e = estimate(&serve(2.0)).unwrap();
         let text = e.component_bytes(ComponentKind::Activations);
-        let above = 3_315_597_312u64.saturating_sub(536_870_912 + text);
+        let above = 3_516_923_904u64.saturating_sub(536_870_912 + text);
         assert!(above > 0, "the encoder's peak is above the text forward's: {text}");
         assert_eq!(
             e.component_bytes(ComponentKind::EncoderActivations),
-            201_326_592 + above + 201_326_592
+            402_653_184 + above + 201_326_592
         );
     }
 
