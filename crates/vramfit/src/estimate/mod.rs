@@ -101,6 +101,7 @@ mod engine;
 mod formula_zh;
 mod guide;
 mod hf;
+mod hf_images;
 mod hf_version;
 #[cfg(test)]
 mod in_use_tests;
