@@ -360,6 +360,7 @@ texts! {
     ("comp.step_temporaries", "Optimizer-step temporaries", "优化器步骤临时张量"),
     ("comp.value_model", "Value model: weights and optimizer", "价值模型：权重与优化器"),
     ("comp.value_model_step", "Value model: gradients and activations", "价值模型：梯度与激活"),
+    ("comp.vision_weights", "Vision tower weights (mmproj)", "视觉编码器权重（mmproj）"),
     ("comp.weights", "Weights", "权重"),
     ("comp.workspace", "cuBLAS workspace", "cuBLAS 工作区"),
     ("comp.zero_buffers", "ZeRO buffers", "ZeRO 缓冲区"),

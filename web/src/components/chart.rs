@@ -58,6 +58,7 @@ pub fn label_key(kind: ComponentKind) -> Key {
         K::Drafter => key!("comp.drafter"),
         K::EncoderCache => key!("comp.encoder_cache"),
         K::EncoderActivations => key!("comp.encoder_activations"),
+        K::VisionWeights => key!("comp.vision_weights"),
     }
 }
 

@@ -89,6 +89,8 @@ pub enum ComponentKind {
     /// pixel input and the part of the encoder's peak above the text forward's, Qwen3-VL's
     /// DeepStack buffers), transformers' encoder forward on the request's images.
     EncoderActivations,
+    /// A vision tower's weights in a buffer of their own: llama.cpp's `--mmproj` file.
+    VisionWeights,
 }
 
 /// Which of an estimate's summary figures a part is counted in.
@@ -105,7 +107,7 @@ pub enum Group {
 
 impl ComponentKind {
     /// Every kind, in the order estimates list them.
-    pub const ALL: [ComponentKind; 32] = [
+    pub const ALL: [ComponentKind; 33] = [
         ComponentKind::Weights,
         ComponentKind::KvCache,
         ComponentKind::StateCache,
@@ -138,6 +140,7 @@ impl ComponentKind {
         ComponentKind::Drafter,
         ComponentKind::EncoderCache,
         ComponentKind::EncoderActivations,
+        ComponentKind::VisionWeights,
     ];
 
     /// Its name on the wire, snake_case.
@@ -175,6 +178,7 @@ impl ComponentKind {
             ComponentKind::Drafter => "drafter",
             ComponentKind::EncoderCache => "encoder_cache",
             ComponentKind::EncoderActivations => "encoder_activations",
+            ComponentKind::VisionWeights => "vision_weights",
         }
     }
 
@@ -231,7 +235,8 @@ impl ComponentKind {
             | ComponentKind::LoraAdapters
             | ComponentKind::Drafter
             | ComponentKind::EncoderCache
-            | ComponentKind::EncoderActivations => Group::OwnFigure,
+            | ComponentKind::EncoderActivations
+            | ComponentKind::VisionWeights => Group::OwnFigure,
         }
     }
 
@@ -259,6 +264,8 @@ impl ComponentKind {
                 | ComponentKind::KvCache
                 | ComponentKind::StateCache
                 | ComponentKind::ComputeBuffer
+                | ComponentKind::VisionWeights
+                | ComponentKind::EncoderActivations
         )
     }
 }

@@ -110,6 +110,7 @@ mod input;
 mod input_regimes;
 mod llamacpp;
 mod llamacpp_build;
+mod llamacpp_mmproj;
 mod llamacpp_split;
 #[cfg(test)]
 mod llamacpp_split_tests;
