@@ -95,27 +95,6 @@ impl Run<'_> {
         self.rules().output_layer_first && self.llamacpp_build.output_layer_first()
     }
 
-    /// The note on a model with a vision tower: llama.cpp's GGUF of the text model leaves it out
-    /// (the converter writes it to an `mmproj` file, which `llama-server` loads only with
-    /// `--mmproj`), so the estimate counts none of it.
-    pub(super) fn llamacpp_vision_note(&self, p: &mut Parts) {
-        let n = self.arch.vision_params;
-        // With images the mmproj is loaded and counted (`llamacpp_mmproj.rs`).
-        if n == 0 || self.llamacpp_mmproj().is_some() {
-            return;
-        }
-        let f16 = b(n.saturating_mul(2));
-        p.note(
-            "llamacpp_vision_tower",
-            en!(
-                "The vision tower ({n} parameters, {f16} in F16) is not in the text model's GGUF: llama.cpp keeps it in a separate mmproj file, loaded only with --mmproj, and it is not counted here."
-            ),
-            zh!(
-                "视觉编码器（{n} 个参数，F16 为 {f16}）不在文本模型的 GGUF 中：llama.cpp 把它放在单独的 mmproj 文件里，仅在 --mmproj 时加载，此处不计入。"
-            ),
-        );
-    }
-
     /// llama.cpp's figures: the blocks on the GPUs and the busiest GPU's weights, KV cache and
     /// compute buffer, and what stays in CPU memory.
     fn llamacpp_figures(&self) -> LlamacppFigures {

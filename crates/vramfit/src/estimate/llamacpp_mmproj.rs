@@ -19,7 +19,7 @@
 //! file exactly, and "warmup with image size = 1472 x 1472" asked for a 390,156,544-byte CUDA0
 //! compute buffer where this rule gives 8,464 × 55,936 = 473,442,304 (21 % above).
 
-use super::{Formula, Run, b, thousands};
+use super::{Formula, Parts, Run, b, thousands};
 use crate::model::ImageTokens;
 
 /// CLIP's warmup for Qwen-VL towers: 2,116 tokens, a 1,472 × 1,472 image (llama.cpp PR #17638
@@ -50,6 +50,27 @@ impl MmprojFigures {
 }
 
 impl Run<'_> {
+    /// The note on a model with a vision tower: llama.cpp's GGUF of the text model leaves it out
+    /// (the converter writes it to an `mmproj` file, which `llama-server` loads only with
+    /// `--mmproj`), so the estimate counts none of it.
+    pub(super) fn llamacpp_vision_note(&self, p: &mut Parts) {
+        let n = self.arch.vision_params;
+        // With images the mmproj is loaded and counted (`llamacpp_mmproj.rs`).
+        if n == 0 || self.llamacpp_mmproj().is_some() {
+            return;
+        }
+        let f16 = b(n.saturating_mul(2));
+        p.note(
+            "llamacpp_vision_tower",
+            en!(
+                "The vision tower ({n} parameters, {f16} in F16) is not in the text model's GGUF: llama.cpp keeps it in a separate mmproj file, loaded only with --mmproj, and it is not counted here."
+            ),
+            zh!(
+                "视觉编码器（{n} 个参数，F16 为 {f16}）不在文本模型的 GGUF 中：llama.cpp 把它放在单独的 mmproj 文件里，仅在 --mmproj 时加载，此处不计入。"
+            ),
+        );
+    }
+
     /// The mmproj's buffers, where llama.cpp runs requests with images of a modelled tower.
     pub(super) fn llamacpp_mmproj(&self) -> Option<MmprojFigures> {
         if self.engine != super::Engine::Llamacpp {
