@@ -17,7 +17,6 @@ mod gemma4;
 mod generic;
 mod hybrid;
 mod image_tokens;
-mod vision_tower;
 #[cfg(test)]
 mod kinds_tests;
 mod linear;
@@ -27,6 +26,7 @@ mod sparse;
 #[cfg(test)]
 mod tests;
 mod vision;
+mod vision_tower;
 mod vision_vl;
 mod wrapped;
 

@@ -85,10 +85,7 @@ impl Run<'_> {
             ImageTokens::Tiles {
                 tokens_per_tile, ..
             } => (tokens_per_tile, tokens_per_tile),
-            ImageTokens::Dynamic { .. } => (
-                im.tokens_each.saturating_sub(2),
-                QWEN_WARMUP_TOKENS,
-            ),
+            ImageTokens::Dynamic { .. } => (im.tokens_each.saturating_sub(2), QWEN_WARMUP_TOKENS),
             _ => (im.tokens_each.saturating_sub(2), rule.max_embeds()),
         };
         let patches = each
@@ -97,9 +94,8 @@ impl Run<'_> {
             .saturating_add(t.cls_per_tile);
         let (h, i) = (t.hidden, t.intermediate);
         let mlp = 2 * h + i * if t.gated { 3 } else { 2 };
-        let floats = (8 * h).max(mlp)
-            + t.stream.saturating_sub(2) * h
-            + t.deepstack * t.out_hidden / ppt;
+        let floats =
+            (8 * h).max(mlp) + t.stream.saturating_sub(2) * h + t.deepstack * t.out_hidden / ppt;
         let per_patch = 4 * floats;
         Some(MmprojFigures {
             weights: self.arch.vision_params.saturating_mul(MMPROJ_BYTES),
@@ -162,7 +158,10 @@ mod tests {
         );
         let without = estimate(&run(Engine::Llamacpp, 0.0)).unwrap();
         assert_eq!(without.component_bytes(ComponentKind::VisionWeights), 0);
-        assert_eq!(without.component_bytes(ComponentKind::EncoderActivations), 0);
+        assert_eq!(
+            without.component_bytes(ComponentKind::EncoderActivations),
+            0
+        );
         // The text's KV cache and compute buffer grow with the image's tokens too.
         assert!(with.total_bytes.get() >= without.total_bytes.get() + 1_626_218_976);
         let ollama = estimate(&run(Engine::Ollama, 1.0));

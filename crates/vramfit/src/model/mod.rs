@@ -8,16 +8,16 @@
 mod assumed;
 mod hybrid;
 mod image_tokens;
-mod vision_tower;
 mod layer_shapes;
 mod tensors;
 mod validate;
+mod vision_tower;
 
 pub use assumed::{ASSUMED_HEAD_DIM, ASSUMED_KV_HEADS, assumed_hidden, assumed_layers};
 pub use hybrid::{Hybrid, LayerKind, StateElements, StateMixer};
 pub use image_tokens::ImageTokens;
-pub use vision_tower::VisionTower;
 pub use layer_shapes::LayerShapes;
+pub use vision_tower::VisionTower;
 
 /// The overall shape of the network.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]

@@ -223,7 +223,10 @@ mod tests {
         );
         let without = estimate(&serve(0.0)).unwrap();
         assert_eq!(without.component_bytes(ComponentKind::EncoderCache), 0);
-        assert_eq!(without.component_bytes(ComponentKind::EncoderActivations), 0);
+        assert_eq!(
+            without.component_bytes(ComponentKind::EncoderActivations),
+            0
+        );
         let lost = without.component_bytes(ComponentKind::KvCache)
             - with.component_bytes(ComponentKind::KvCache);
         let images = 536_870_912 + with.component_bytes(ComponentKind::EncoderActivations);
@@ -245,7 +248,10 @@ mod tests {
         let e = estimate(&serve(2.0)).unwrap();
         let text = e.component_bytes(ComponentKind::Activations);
         let above = 3_516_923_904u64.saturating_sub(536_870_912 + text);
-        assert!(above > 0, "the encoder's peak is above the text forward's: {text}");
+        assert!(
+            above > 0,
+            "the encoder's peak is above the text forward's: {text}"
+        );
         assert_eq!(
             e.component_bytes(ComponentKind::EncoderActivations),
             402_653_184 + above + 201_326_592
