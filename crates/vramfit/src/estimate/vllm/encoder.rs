@@ -238,9 +238,9 @@ mod tests {
     /// The same run's encoder activations by hand (`model::VisionTower`, vLLM's `profile_run`):
     /// the one item of 16,384 embeddings is 65,536 patches of the tower (merge 2 × 2). Its pixel
     /// input in fp32 65,536 × 1,536 × 4 B = 402,653,184; its peak 65,536 × 44,416 B (the
-    /// per-patch figure of `vision_tower.rs`'s test) + 3 DeepStack levels × 16,384 × 4,096 × 2 B
-    /// + 2 MiB + the input's bf16 copy 65,536 × 1,536 × 2 B = 2,910,846,976 + 402,653,184 +
-    /// 2,097,152 + 201,326,592 = 3,516,923,904, of which the part above the
+    /// per-patch figure of `vision_tower.rs`'s test), plus 3 DeepStack levels × 16,384 × 4,096 ×
+    /// 2 B, plus 2 MiB, plus the input's bf16 copy 65,536 × 1,536 × 2 B: 2,910,846,976 +
+    /// 402,653,184 + 2,097,152 + 201,326,592 = 3,516,923,904, of which the part above the
     /// outputs (536,870,912) and the text forward's profile (the Activations component) counts;
     /// the DeepStack buffers 3 × 8,192 × 4,096 × 2 B = 201,326,592 (192 MiB).
     #[test]
