@@ -173,6 +173,12 @@ export interface Architecture {
    */
   image_tokens?: ImageTokens;
   /**
+   * The vision tower's widths where they decide its activation peak (vLLM's start-up
+   * profile, transformers with images); `None` where the tower is not modelled. Left out of
+   * the JSON when `None`.
+   */
+  vision_tower?: VisionTower;
+  /**
    * Published total for an `Family::Opaque` model (quick mode, ResNet, YOLO).
    */
   opaque_params: number;
@@ -368,6 +374,12 @@ export interface ArchitectureInput {
    */
   image_tokens?: ImageTokensInput | null;
   /**
+   * The vision tower's widths where they decide its activation peak (vLLM's start-up
+   * profile, transformers with images); `None` where the tower is not modelled. Left out of
+   * the JSON when `None`.
+   */
+  vision_tower?: VisionTower | null;
+  /**
    * Published total for an `Family::Opaque` model (quick mode, ResNet, YOLO).
    */
   opaque_params?: number;
@@ -561,6 +573,152 @@ export interface Component {
    */
   note_zh: string;
 }
+
+/**
+ * One kind of memory.
+ */
+export type ComponentKind =
+  /**
+   * The model's parameters in their stored format.
+   */
+  | "weights"
+  /**
+   * Keys and values of attention (serving: the engine's whole pool).
+   */
+  | "kv_cache"
+  /**
+   * The fixed-size state of a hybrid model's linear-attention, state-space or
+   * short-convolution layers: a convolution and a recurrent state per sequence, not growing
+   * with the context (llama.cpp prints it as its `RS` buffer, beside the KV buffer).
+   */
+  | "state_cache"
+  /**
+   * What the forward pass keeps (training: for backward; inference: the widest point).
+   */
+  | "activations"
+  /**
+   * The output layer's logits (training: with the loss's fp32 copies).
+   */
+  | "logits"
+  /**
+   * One gradient per trainable parameter.
+   */
+  | "gradients"
+  /**
+   * The optimizer's states (and fp32 master weights).
+   */
+  | "optimizer"
+  /**
+   * The optimizer step's temporary buffers.
+   */
+  | "step_temporaries"
+  /**
+   * Mixed precision's low-precision copies of fp32 weights.
+   */
+  | "autocast_copies"
+  /**
+   * A quantized layer's weight dequantized for its matmul.
+   */
+  | "dequant_buffer"
+  /**
+   * The embedding backward's dense gradient.
+   */
+  | "embedding_grad_buffer"
+  /**
+   * DeepSpeed ZeRO's reduce and all-gather buckets.
+   */
+  | "zero_buffers"
+  /**
+   * DistributedDataParallel's gradient buckets.
+   */
+  | "ddp_buckets"
+  /**
+   * llama.cpp's compute buffer: the graph's largest stage.
+   */
+  | "compute_buffer"
+  /**
+   * The CUDA context: driver and kernel images.
+   */
+  | "cuda_context"
+  /**
+   * cuBLAS (and engine) workspaces.
+   */
+  | "workspace"
+  /**
+   * NCCL's communicator buffers.
+   */
+  | "nccl"
+  /**
+   * Captured CUDA graphs.
+   */
+  | "cuda_graphs"
+  /**
+   * A serving engine's memory outside PyTorch's allocator.
+   */
+  | "non_torch"
+  /**
+   * SGLang's request-to-token table.
+   */
+  | "req_to_token_pool"
+  /**
+   * Reserved by PyTorch's caching allocator beyond what is allocated.
+   */
+  | "allocator_reserve"
+  /**
+   * RL: the frozen reference policy's weights.
+   */
+  | "reference_model"
+  /**
+   * RL (PPO): the frozen reward model's weights.
+   */
+  | "reward_model"
+  /**
+   * RL (PPO): the value model's weights and optimizer states.
+   */
+  | "value_model"
+  /**
+   * RL (PPO): the value model's gradients and saved activations in the training step.
+   */
+  | "value_model_step"
+  /**
+   * RL: the colocated rollout engine's copy of the weights.
+   */
+  | "rollout_weights"
+  /**
+   * RL: the rollout's KV cache (a colocated vLLM's pool, or `generate`'s cache).
+   */
+  | "rollout_kv_cache"
+  /**
+   * RL: the rollout engine's other memory (vLLM's profile peak, non-torch memory and CUDA
+   * graphs; `generate`'s activations and logits).
+   */
+  | "rollout_buffers"
+  /**
+   * vLLM's LoRA adapter slots (`enable_lora`): `max_loras` adapters of `max_lora_rank` on
+   * every wrapped layer, allocated at start-up out of the pool's budget.
+   */
+  | "lora_adapters"
+  /**
+   * Speculative decoding's drafter (vLLM `--speculative-config`): a draft model's or an
+   * EAGLE head's weights and the proposer's buffers, out of the pool's budget.
+   */
+  | "drafter"
+  /**
+   * vLLM's encoder cache at its start-up profile: the encoder outputs of the largest
+   * multimodal items its budget holds, out of the pool's budget.
+   */
+  | "encoder_cache"
+  /**
+   * A vision encoder's own activations: vLLM's start-up profile of the largest items (their
+   * pixel input and the part of the encoder's peak above the text forward's, Qwen3-VL's
+   * DeepStack buffers), transformers' encoder forward on the request's images.
+   */
+  | "encoder_activations"
+  /**
+   * A vision tower's weights in a buffer of their own: llama.cpp's `--mmproj` file.
+   */
+  | "vision_weights"
+;
 
 /**
  * DeepSeek-V4's compressed attention and the blocks around it.
@@ -1086,6 +1244,12 @@ export interface Estimate {
    * empty for other runs.
    */
   cards?: CardUse[];
+  /**
+   * Training: the three moments of a step — the end of forward, the end of backward, the
+   * optimizer step — with what is alive on the GPU at each; the peak is the largest (empty
+   * for the other modes and RL).
+   */
+  step?: StepMoment[];
 }
 
 /**
@@ -1216,7 +1380,10 @@ export interface EstimateInput {
    * `wired_limit_mb` on an Apple card). Every fit is then said against what is free; vLLM
    * (from 0.9.1) refuses to start when the free memory is below `gpu_memory_utilization` of
    * the card's; SGLang's `mem_fraction_static`, TensorRT-LLM's `free_gpu_memory_fraction`
-   * and Ollama's layer decision read the free memory. Default: 0.
+   * and Ollama's layer decision read the free memory. Or one size per GPU, comma-separated
+   * in order (`1.2GiB,0GiB`): over cards that are not alike each card's own, llama.cpp's
+   * split by each card's free memory with it; over alike cards the busiest decides for every
+   * rank. Default: 0.
    */
   memory_in_use?: string | null;
   /**
@@ -4714,6 +4881,39 @@ export type StateMixer =
 ;
 
 /**
+ * One moment of a training step: the parts alive on the GPU then, the allocator's reserve and
+ * what lives outside PyTorch among them.
+ */
+export interface StepMoment {
+  /**
+   * `forward_loss`, `backward` or `optimizer_step`.
+   */
+  phase: Phase;
+  /**
+   * Each part alive then and its bytes at that moment.
+   */
+  parts: StepPart[];
+  /**
+   * Their sum: at the peak's phase, the estimate's total.
+   */
+  bytes: Bytes;
+}
+
+/**
+ * One part of a `StepMoment`.
+ */
+export interface StepPart {
+  /**
+   * The kind of part.
+   */
+  kind: ComponentKind;
+  /**
+   * Its bytes at that moment.
+   */
+  bytes: Bytes;
+}
+
+/**
  * One metric row: the four columns.
  */
 export interface SummaryMetric {
@@ -4922,6 +5122,57 @@ export interface TypeCount {
    * Bytes they occupy; `None` for a GGUF type whose block size is not known.
    */
   bytes: number | null;
+}
+
+/**
+ * The tower's numbers that decide its activation peak.
+ */
+export interface VisionTower {
+  /**
+   * The blocks' width (`vision_config.hidden_size`).
+   */
+  hidden: number;
+  /**
+   * The MLP's width (`vision_config.intermediate_size`).
+   */
+  intermediate: number;
+  /**
+   * One attention head's width (`hidden_size / num_heads`).
+   */
+  head_dim: number;
+  /**
+   * Input elements of one patch: channels × temporal patch × patch² (Qwen: 3 × 2 × 16²).
+   */
+  pixels: number;
+  /**
+   * Tower patches per embedding of the sequence: Qwen's and Pixtral's `spatial_merge_size²`,
+   * InternVL's pixel shuffle `⌊1 / downsample_ratio⌋²`, Gemma 3's pooling (4,096 / 256).
+   */
+  patches_per_token: number;
+  /**
+   * Tokens the tower adds per tile beside its patches (InternViT's CLS: 1).
+   */
+  cls_per_tile: number;
+  /**
+   * Tensors of the blocks' width alive beside a block's working set (module docs).
+   */
+  stream: number;
+  /**
+   * Rotary positions applied in fp32 inside the attention (Qwen-VL's towers).
+   */
+  rope: boolean;
+  /**
+   * A gated MLP (Pixtral's SwiGLU): three intermediates at once, not two.
+   */
+  gated: boolean;
+  /**
+   * DeepStack levels kept for the language model (Qwen3-VL: 3), each `out_hidden` wide.
+   */
+  deepstack: number;
+  /**
+   * The merger's output width (`out_hidden_size`, the text width).
+   */
+  out_hidden: number;
 }
 
 /**

@@ -103,6 +103,9 @@ struct Record {
     /// One image's tokens by the model's rule, tagged by `rule` as `vramfit::model::ImageTokens`.
     #[serde(default)]
     image_tokens: Option<vramfit::model::ImageTokens>,
+    /// The vision tower's widths for its activation peak, as `vramfit::model::VisionTower`.
+    #[serde(default)]
+    vision_tower: Option<vramfit::model::VisionTower>,
     #[serde(default)]
     opaque_params: u64,
     #[serde(default)]
@@ -270,7 +273,7 @@ fn render(records: &[(String, Record)]) -> String {
     s.push_str("//! The preset table, rendered from `crates/vramfit/data/models/*.toml`.\n\n");
     s.push_str("use super::{Preset, Source};\n");
     s.push_str(
-        "use crate::model::{\n    Architecture, Compressed, Family, Hybrid, ImageTokens, Indexer, Mla, Moe, Norm, StateMixer,\n};\n",
+        "use crate::model::{\n    Architecture, Compressed, Family, Hybrid, ImageTokens, Indexer, Mla, Moe, Norm, StateMixer,\n    VisionTower,\n};\n",
     );
     s.push_str("use crate::precision::{Dtype, Quantization};\n\n");
     s.push_str("/// Every preset, sorted by id.\n");
@@ -412,7 +415,7 @@ fn render(records: &[(String, Record)]) -> String {
         };
         let _ = writeln!(s, "        quantization: {quantization},");
         let _ = writeln!(s, "        arch: Architecture {{");
-        let fields: [(&str, String); 42] = [
+        let fields: [(&str, String); 43] = [
             ("family", format!("Family::{family}")),
             ("vocab_size", r.vocab_size.to_string()),
             ("hidden_size", r.hidden_size.to_string()),
@@ -458,6 +461,13 @@ fn render(records: &[(String, Record)]) -> String {
                 match r.image_tokens {
                     None => String::from("None"),
                     Some(t) => format!("Some(ImageTokens::{t:?})"),
+                },
+            ),
+            (
+                "vision_tower",
+                match r.vision_tower {
+                    None => String::from("None"),
+                    Some(t) => format!("Some({t:?})"),
                 },
             ),
             ("opaque_params", r.opaque_params.to_string()),

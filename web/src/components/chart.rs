@@ -57,6 +57,8 @@ pub fn label_key(kind: ComponentKind) -> Key {
         K::LoraAdapters => key!("comp.lora_adapters"),
         K::Drafter => key!("comp.drafter"),
         K::EncoderCache => key!("comp.encoder_cache"),
+        K::EncoderActivations => key!("comp.encoder_activations"),
+        K::VisionWeights => key!("comp.vision_weights"),
     }
 }
 

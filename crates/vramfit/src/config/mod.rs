@@ -31,6 +31,7 @@ mod sparse;
 #[cfg(test)]
 mod tests;
 mod vision;
+mod vision_tower;
 mod vision_vl;
 mod wrapped;
 
@@ -189,6 +190,7 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
             }
             arch.vision_params = arch.vision_params.saturating_add(extra);
             arch.image_tokens = image_tokens::image_tokens(&model_type, &top)?;
+            arch.vision_tower = vision_tower::vision_tower(&model_type, &top)?;
             (arch, "config.json: text_config.")
         }
         other => (decoder(other, &top, &mut notes)?, "config.json: "),

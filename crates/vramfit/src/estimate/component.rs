@@ -85,6 +85,12 @@ pub enum ComponentKind {
     /// vLLM's encoder cache at its start-up profile: the encoder outputs of the largest
     /// multimodal items its budget holds, out of the pool's budget.
     EncoderCache,
+    /// A vision encoder's own activations: vLLM's start-up profile of the largest items (their
+    /// pixel input and the part of the encoder's peak above the text forward's, Qwen3-VL's
+    /// DeepStack buffers), transformers' encoder forward on the request's images.
+    EncoderActivations,
+    /// A vision tower's weights in a buffer of their own: llama.cpp's `--mmproj` file.
+    VisionWeights,
 }
 
 /// Which of an estimate's summary figures a part is counted in.
@@ -101,7 +107,7 @@ pub enum Group {
 
 impl ComponentKind {
     /// Every kind, in the order estimates list them.
-    pub const ALL: [ComponentKind; 31] = [
+    pub const ALL: [ComponentKind; 33] = [
         ComponentKind::Weights,
         ComponentKind::KvCache,
         ComponentKind::StateCache,
@@ -133,6 +139,8 @@ impl ComponentKind {
         ComponentKind::LoraAdapters,
         ComponentKind::Drafter,
         ComponentKind::EncoderCache,
+        ComponentKind::EncoderActivations,
+        ComponentKind::VisionWeights,
     ];
 
     /// Its name on the wire, snake_case.
@@ -169,6 +177,8 @@ impl ComponentKind {
             ComponentKind::LoraAdapters => "lora_adapters",
             ComponentKind::Drafter => "drafter",
             ComponentKind::EncoderCache => "encoder_cache",
+            ComponentKind::EncoderActivations => "encoder_activations",
+            ComponentKind::VisionWeights => "vision_weights",
         }
     }
 
@@ -224,7 +234,9 @@ impl ComponentKind {
             | ComponentKind::RolloutBuffers
             | ComponentKind::LoraAdapters
             | ComponentKind::Drafter
-            | ComponentKind::EncoderCache => Group::OwnFigure,
+            | ComponentKind::EncoderCache
+            | ComponentKind::EncoderActivations
+            | ComponentKind::VisionWeights => Group::OwnFigure,
         }
     }
 
@@ -252,6 +264,8 @@ impl ComponentKind {
                 | ComponentKind::KvCache
                 | ComponentKind::StateCache
                 | ComponentKind::ComputeBuffer
+                | ComponentKind::VisionWeights
+                | ComponentKind::EncoderActivations
         )
     }
 }

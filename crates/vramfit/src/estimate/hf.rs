@@ -6,6 +6,7 @@ use super::PeakSource;
 use super::engine::{
     CardTraits, Context, ExpertParallel, Formats, LayerOffload, PastTrained, Required, Rules,
 };
+use super::hf_images::HfImages;
 use super::state::{StateFigures, StateLayout};
 use super::{
     Formula, Kernel, Logits, Parts, Phase, Run, activations, b, cublas_workspace, thousands,
@@ -83,6 +84,8 @@ pub(super) struct HfFigures {
     pub(super) decoder_prefill: u64,
     /// Each generated token's logits and generate's fp32 copy (0 without new tokens).
     pub(super) decode_logits: u64,
+    /// The vision tower's forward on the batch's images, before the decoder's prefill.
+    pub(super) images: Option<HfImages>,
     /// Where the peak is: the prefill (with the encoder's pass) or the last generated token.
     pub(super) phase: Phase,
     /// PyTorch-allocated bytes at the peak.
@@ -209,7 +212,13 @@ impl Run<'_> {
             .saturating_add(state.bytes)
             .saturating_add(cross)
             .saturating_add(acts.max(logits.saturating_add(head_input)));
-        let prefill = decoder_prefill.max(acts_encoder);
+        // The images' encoder runs before the decoder's prefill; their fp32 pixels stay with
+        // the caller's inputs through `generate` (`hf_images.rs`).
+        let images = self.hf_images(decoder_prefill);
+        let pixels = images.map_or(0, |i| i.input);
+        let prefill = decoder_prefill
+            .saturating_add(images.map_or(0, |i| i.extra()))
+            .max(acts_encoder);
         // Each generated token: the cache of prompt and output, the last position's logits and
         // generate's fp32 copy of them. A prefill alone (no new tokens) has no such step.
         let decode_logits = if self.new_tokens > 0 {
@@ -222,6 +231,7 @@ impl Run<'_> {
                 .saturating_add(state.bytes)
                 .saturating_add(cross)
                 .saturating_add(decode_logits)
+                .saturating_add(pixels)
         } else {
             0
         };
@@ -251,6 +261,7 @@ impl Run<'_> {
             logits,
             decoder_prefill,
             decode_logits,
+            images,
             phase,
             peak: w.saturating_add(prefill.max(decode)).saturating_add(ws),
         }
@@ -337,6 +348,16 @@ impl Run<'_> {
             en,
             zh,
         );
+        if let Some(i) = &f.images {
+            p.add(
+                ComponentKind::EncoderActivations,
+                i.extra(),
+                true,
+                self.hf_images_text(i),
+                en_str!("The vision tower runs on the batch's images before the decoder's prefill: the processor's fp32 pixels (kept by generate's inputs to the end) and the encoder's peak where it rises above the decoder's prefill with the image embeddings on top (flash/SDPA attention unless attn_implementation is eager)."),
+                zh_str!("视觉编码器在解码器预填充之前处理批次中的图像：处理器给出的 fp32 像素（generate 的输入一直保留到结束），以及编码器峰值高出“解码器预填充 + 图像嵌入”的部分（除非 attn_implementation 为 eager，否则为 flash/SDPA 注意力）。"),
+            );
+        }
         let logits_shown = f.logits.max(f.decode_logits);
         if logits_shown > 0 {
             p.add(

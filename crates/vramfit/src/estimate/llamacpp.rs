@@ -96,26 +96,6 @@ impl Run<'_> {
         self.rules().output_layer_first && self.llamacpp_build.output_layer_first()
     }
 
-    /// The note on a model with a vision tower: llama.cpp's GGUF of the text model leaves it out
-    /// (the converter writes it to an `mmproj` file, which `llama-server` loads only with
-    /// `--mmproj`), so the estimate counts none of it.
-    pub(super) fn llamacpp_vision_note(&self, p: &mut Parts) {
-        let n = self.arch.vision_params;
-        if n == 0 {
-            return;
-        }
-        let f16 = b(n.saturating_mul(2));
-        p.note(
-            "llamacpp_vision_tower",
-            en!(
-                "The vision tower ({n} parameters, {f16} in F16) is not in the text model's GGUF: llama.cpp keeps it in a separate mmproj file, loaded only with --mmproj, and it is not counted here."
-            ),
-            zh!(
-                "视觉编码器（{n} 个参数，F16 为 {f16}）不在文本模型的 GGUF 中：llama.cpp 把它放在单独的 mmproj 文件里，仅在 --mmproj 时加载，此处不计入。"
-            ),
-        );
-    }
-
     /// llama.cpp's figures: the blocks on the GPUs and the busiest GPU's weights, KV cache and
     /// compute buffer, and what stays in CPU memory.
     fn llamacpp_figures(&self) -> LlamacppFigures {
@@ -198,6 +178,7 @@ impl Run<'_> {
             (c, logits)
         };
         let state = |layers: u64| self.state_figures(self.batch, layers, StateLayout::Llamacpp);
+        let mmproj = self.llamacpp_mmproj();
         let per_gpu: alloc::vec::Vec<GpuFigures> = (0..split as usize)
             .map(|g| {
                 let layers = place.stage_layers[g];
@@ -208,6 +189,11 @@ impl Run<'_> {
                     kv: self.llamacpp_kv(ctx, layers).bytes,
                     state: state(layers).bytes,
                     compute: compute_of(g).0,
+                    mmproj: if g == 0 {
+                        mmproj.map_or(0, |m| m.bytes())
+                    } else {
+                        0
+                    },
                 }
             })
             .collect();
@@ -236,6 +222,7 @@ impl Run<'_> {
             state: state(place.stage_layers[busiest]),
             compute: LlamacppCompute { logits, ..c },
             compute_buffer: compute,
+            mmproj,
             cpu: place.cpu.saturating_add(kv_cpu),
         }
     }
@@ -555,6 +542,24 @@ impl Run<'_> {
             ),
             zh_str!("ggml 图分配器按最大计算图一次性预留中间张量。"),
         );
+        if let Some(m) = &f.mmproj {
+            p.add(
+                ComponentKind::VisionWeights,
+                m.weights,
+                false,
+                self.llamacpp_mmproj_weights_text(m),
+                en_str!("With images, llama-server loads the --mmproj file (the vision tower and projector) into its own buffer on the first GPU (--no-mmproj-offload keeps it in CPU memory); an F32 file is twice this."),
+                zh_str!("有图像时，llama-server 把 --mmproj 文件（视觉编码器与投影层）加载到第一张 GPU 上的独立缓冲区（--no-mmproj-offload 时留在 CPU 内存）；F32 文件为此值的两倍。"),
+            );
+            p.add(
+                ComponentKind::EncoderActivations,
+                m.compute,
+                false,
+                self.llamacpp_clip_text(m),
+                en_str!("CLIP's graph allocator reserves for its warmup image and grows for a larger one, one image (or tile) at a time in f32; flash attention assumed (no attention matrix)."),
+                zh_str!("CLIP 的图分配器按预热图像预留，遇到更大的图像时增长；每次一张图像（或分块），f32；假定使用 flash attention（不生成注意力矩阵）。"),
+            );
+        }
         p.add(
             ComponentKind::CudaContext,
             LLAMACPP_CONTEXT.get(),
@@ -762,6 +767,8 @@ pub(super) struct LlamacppFigures {
     /// The busiest GPU's compute buffer: its stages, and the largest.
     pub(super) compute: LlamacppCompute,
     pub(super) compute_buffer: u64,
+    /// The mmproj's buffers (`llamacpp_mmproj.rs`), with images.
+    pub(super) mmproj: Option<super::llamacpp_mmproj::MmprojFigures>,
     /// Bytes kept in CPU memory: the weights and the KV cache of the blocks left there.
     pub(super) cpu: u64,
 }
@@ -776,6 +783,9 @@ pub(super) struct GpuFigures {
     pub(super) kv: u64,
     pub(super) state: u64,
     pub(super) compute: u64,
+    /// The mmproj's weights and CLIP's compute buffer (`--mmproj` with images), on the first
+    /// GPU, CLIP's backend ("CLIP using CUDA0 backend"); 0 on the others.
+    pub(super) mmproj: u64,
 }
 
 impl GpuFigures {
@@ -785,6 +795,7 @@ impl GpuFigures {
             .saturating_add(self.kv)
             .saturating_add(self.state)
             .saturating_add(self.compute)
+            .saturating_add(self.mmproj)
             .saturating_add(LLAMACPP_CONTEXT.get())
     }
 }

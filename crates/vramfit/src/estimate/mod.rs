@@ -102,6 +102,7 @@ mod engine;
 mod formula_zh;
 mod guide;
 mod hf;
+mod hf_images;
 mod hf_version;
 #[cfg(test)]
 mod in_use_tests;
@@ -110,6 +111,7 @@ mod input;
 mod input_regimes;
 mod llamacpp;
 mod llamacpp_build;
+mod llamacpp_mmproj;
 mod llamacpp_split;
 #[cfg(test)]
 mod llamacpp_split_tests;

@@ -12,12 +12,14 @@ mod image_tokens;
 mod layer_shapes;
 mod tensors;
 mod validate;
+mod vision_tower;
 
 pub use assumed::{ASSUMED_HEAD_DIM, ASSUMED_KV_HEADS, assumed_hidden, assumed_layers};
 pub use compressed::{Compressed, CompressedKind};
 pub use hybrid::{Hybrid, LayerKind, StateElements, StateMixer};
 pub use image_tokens::ImageTokens;
 pub use layer_shapes::LayerShapes;
+pub use vision_tower::VisionTower;
 
 /// The overall shape of the network.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
@@ -225,6 +227,14 @@ pub struct Architecture {
     /// Left out of the JSON when `None`, so a text model's JSON is as before.
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub image_tokens: Option<ImageTokens>,
+    /// The vision tower's widths where they decide its activation peak (vLLM's start-up
+    /// profile, transformers with images); `None` where the tower is not modelled. Left out of
+    /// the JSON when `None`.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub vision_tower: Option<VisionTower>,
     /// Published total for an [`Family::Opaque`] model (quick mode, ResNet, YOLO).
     pub opaque_params: u64,
     /// A convolutional network known by its parameter count: the side of the square image its
@@ -424,6 +434,7 @@ impl Architecture {
             extra_params: 0,
             vision_params: 0,
             image_tokens: None,
+            vision_tower: None,
             opaque_params: params,
             image_size: 0,
             image_activations: 0,

@@ -233,7 +233,7 @@ impl Run<'_> {
             forward.max(sampler)
         };
         let lora = self.vllm_lora();
-        let encoder = self.vllm_encoder();
+        let encoder = self.vllm_encoder(profile);
         let budget_used = weights
             + rope
             + profile
@@ -241,7 +241,7 @@ impl Run<'_> {
             + graphs_in_budget
             + lora.map_or(0, |l| l.bytes())
             + drafter.map_or(0, |d| d.bytes())
-            + encoder.map_or(0, |e| e.bytes());
+            + encoder.map_or(0, |e| e.total());
         let (pool, tokens) = self.vllm_pool(&l, budget_used, request);
         // Each worker of a tensor- or pipeline-parallel group also holds NCCL's communicators
         // and the custom all-reduce buffers before the profile run.

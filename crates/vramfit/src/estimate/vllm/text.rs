@@ -51,9 +51,10 @@ impl Run<'_> {
                 e.bytes(),
                 true,
                 self.vllm_encoder_text(e),
-                en_str!("vLLM's encoder cache at its start-up profile: the largest images' encoder outputs, held while the text forward is profiled, out of the pool's budget (the encoder's own activations are not counted)."),
-                zh_str!("vLLM 启动剖析时的编码器缓存：最大图像的编码器输出，在剖析文本前向时保留，从 KV 池预算中扣除（编码器自身的激活未计入）。"),
+                en_str!("vLLM's encoder cache at its start-up profile: the largest images' encoder outputs, held while the text forward is profiled, out of the pool's budget."),
+                zh_str!("vLLM 启动剖析时的编码器缓存：最大图像的编码器输出，在剖析文本前向时保留，从 KV 池预算中扣除。"),
             );
+            self.vllm_encoder_activations(e, p);
         }
         if let Some(o) = self.kv_offload.filter(|_| self.text) {
             self.vllm_kv_offload_note(o, p);
