@@ -19,12 +19,14 @@ use crate::training_config::FileRead;
 #[derive(Args, Clone, Debug)]
 pub struct EstimateFlags {
     /// A preset (Hugging Face id, case-insensitive), a path to a config.json, with --hub any
-    /// repo OWNER/NAME, or with --engine ollama an Ollama library name (llama3.1:8b,
-    /// qwen3:32b-q4_K_M).
+    /// repo OWNER/NAME, with --hub ollama a registry tag (its GGUF header read), or with --engine
+    /// ollama an Ollama library name (llama3.1:8b, qwen3:32b-q4_K_M); or the address of a GGUF
+    /// file (https://…/x.gguf, a Hugging Face file link: its header read by HTTP Range).
     #[arg(long, conflicts_with = "params")]
     pub model: Option<String>,
     /// Look --model up on a hub: hf (Hugging Face, or the mirror $HF_ENDPOINT names; the
-    /// default) or modelscope ($MODELSCOPE_DOMAIN). Reads the file list, config.json and the
+    /// default), modelscope ($MODELSCOPE_DOMAIN) or ollama (registry.ollama.ai: a tag's
+    /// manifest, then its model's GGUF header). Reads the file list, config.json and the
     /// weights' headers by HTTP Range, never the weights; cached once read.
     #[arg(long, num_args = 0..=1, default_missing_value = "hf", value_name = "HUB", requires = "model")]
     pub hub: Option<String>,
@@ -642,9 +644,10 @@ impl EstimateFlags {
     /// looked-up model when the hub gave it.
     fn model_source(&self, input: &mut EstimateInput) -> Result<Option<HubModel>, Failure> {
         let mut looked_up = None;
-        if let (Some(kind), Some(repo)) = (&self.hub, &self.model) {
+        let address = self.model.as_deref().is_some_and(vramfit::hub::is_address);
+        if let (true, Some(repo)) = (self.hub.is_some() || address, &self.model) {
             let lookup = crate::hub::Lookup::new(
-                kind,
+                self.hub.as_deref(),
                 self.hub_endpoint.as_deref(),
                 self.hub_file.clone(),
                 self.hub_refresh,
@@ -658,7 +661,9 @@ impl EstimateFlags {
             if let (Quantization::None, Some(q)) = (input.quantization, m.model.quantization) {
                 input.quantization = q;
             }
-            if self.engine.is_none() && m.is_gguf() {
+            if self.engine.is_none() && m.hub.kind == vramfit::hub::HubKind::Ollama {
+                input.engine = Engine::Ollama;
+            } else if self.engine.is_none() && m.is_gguf() {
                 input.engine = Engine::Llamacpp;
             }
             looked_up = Some(m);

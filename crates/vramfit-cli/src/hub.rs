@@ -1,6 +1,8 @@
-//! `--hub`: a model looked up on Hugging Face (or the mirror `HF_ENDPOINT` names) or ModelScope,
-//! by HTTP: the requests that `vramfit::hub::Lookup` asks for (the file list, `config.json`,
-//! the weights' headers by Range), each made here; the model cached in the user's cache folder
+//! `--hub`: a model looked up on Hugging Face (or the mirror `HF_ENDPOINT` names), ModelScope
+//! or Ollama's registry (`--hub ollama`, a tag), or a GGUF at any address (`--model
+//! https://…/x.gguf`), by HTTP: the requests that `vramfit::hub::Lookup` asks for (the file
+//! list or manifest, `config.json`, the weights' headers by Range), each made here, redirects
+//! followed (a registry's blob to its storage); the model cached in the user's cache folder
 //! once read whole.
 
 use std::io::Read;
@@ -12,8 +14,8 @@ use vramfit::hub::{self, Failure, Hub, HubKind, HubModel, Reply, Request};
 
 /// Where and how to look a model up.
 pub struct Lookup {
-    /// The hub.
-    pub hub: Hub,
+    /// The hub chosen (`--hub`); none for an address read by its host.
+    pub hub: Option<Hub>,
     /// The GGUF file chosen (`--hub-file`).
     pub file: Option<String>,
     /// Look up again rather than read the cache (`--hub-refresh`).
@@ -26,15 +28,58 @@ impl Lookup {
     /// The hub that `--hub KIND` and `--hub-endpoint` name: the endpoint given, else
     /// `HF_ENDPOINT` (huggingface_hub's variable for a mirror) for Hugging Face, or
     /// `MODELSCOPE_DOMAIN` (the modelscope library's: a host, `https://` assumed) for ModelScope,
-    /// else the hub's own address.
+    /// else the hub's own address. Without `kind`, the model is an address, read by its host.
     pub fn new(
-        kind: &str,
+        kind: Option<&str>,
         endpoint: Option<&str>,
         file: Option<String>,
         refresh: bool,
         timeout: u64,
     ) -> Result<Lookup, InputError> {
-        let kind = HubKind::parse(kind)?;
+        let hub = match kind {
+            Some(k) => Some(hub_of(HubKind::parse(k)?, endpoint)?),
+            None => None,
+        };
+        Ok(Lookup {
+            hub,
+            file,
+            refresh,
+            timeout: timeout.clamp(1, 600),
+        })
+    }
+
+    /// The model `text` names: from the cache, or looked up and then cached.
+    pub fn model(&self, text: &str) -> Result<HubModel, InputError> {
+        let t = hub::target(text, self.hub.as_ref())?;
+        let file = self.file.clone().or(t.file);
+        let path = cache_path(&t.hub, &t.repo, file.as_deref());
+        if !self.refresh
+            && let Some(m) = path.as_ref().and_then(|p| cached(p, &t.hub, &t.repo))
+        {
+            return Ok(m);
+        }
+        let m = self.fetch(&t.hub, &t.repo, file.as_deref())?;
+        if let Some(p) = &path {
+            store(p, &m);
+        }
+        Ok(m)
+    }
+
+    fn fetch(&self, hub: &Hub, repo: &str, file: Option<&str>) -> Result<HubModel, InputError> {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .timeout_global(Some(Duration::from_secs(self.timeout)))
+            .http_status_as_error(false)
+            .max_redirects(5)
+            .user_agent(concat!("vramfit/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .into();
+        hub::run(hub, repo, file, |r| get(&agent, r, self.timeout))
+    }
+}
+
+/// The hub of `kind` at `endpoint`, else at its variable's address, else at its own.
+fn hub_of(kind: HubKind, endpoint: Option<&str>) -> Result<Hub, InputError> {
+    {
         let from_env = || match kind {
             HubKind::HuggingFace => std::env::var("HF_ENDPOINT").ok(),
             HubKind::ModelScope => std::env::var("MODELSCOPE_DOMAIN").ok().map(|d| {
@@ -44,47 +89,14 @@ impl Lookup {
                     format!("https://{d}")
                 }
             }),
+            HubKind::Ollama | HubKind::Url => None,
         };
         let endpoint = endpoint
             .map(str::to_string)
             .or_else(from_env)
             .filter(|e| !e.trim().is_empty())
             .unwrap_or_else(|| kind.default_endpoint().to_string());
-        Ok(Lookup {
-            hub: Hub::new(kind, &endpoint)?,
-            file,
-            refresh,
-            timeout: timeout.clamp(1, 600),
-        })
-    }
-
-    /// The model `repo` names: from the cache, or looked up and then cached.
-    pub fn model(&self, repo: &str) -> Result<HubModel, InputError> {
-        let repo = hub::repo_id(repo)?;
-        let path = cache_path(&self.hub, &repo, self.file.as_deref());
-        if !self.refresh
-            && let Some(m) = path.as_ref().and_then(|p| cached(p, &self.hub, &repo))
-        {
-            return Ok(m);
-        }
-        let m = self.fetch(&repo)?;
-        if let Some(p) = &path {
-            store(p, &m);
-        }
-        Ok(m)
-    }
-
-    fn fetch(&self, repo: &str) -> Result<HubModel, InputError> {
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            .timeout_global(Some(Duration::from_secs(self.timeout)))
-            .http_status_as_error(false)
-            .max_redirects(5)
-            .user_agent(concat!("vramfit/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .into();
-        hub::run(&self.hub, repo, self.file.as_deref(), |r| {
-            get(&agent, r, self.timeout)
-        })
+        Hub::new(kind, &endpoint)
     }
 }
 
@@ -94,6 +106,9 @@ fn get(agent: &ureq::Agent, r: &Request, timeout: u64) -> Reply {
     let mut req = agent.get(&r.url);
     if let Some((a, b)) = r.range {
         req = req.header("Range", format!("bytes={a}-{b}"));
+    }
+    if let Some(accept) = r.accept {
+        req = req.header("Accept", accept);
     }
     let mut resp = match req.call() {
         Ok(resp) => resp,
@@ -154,16 +169,38 @@ fn io_failure(e: &std::io::Error, secs: u64) -> Failure {
 }
 
 /// `VRAMFIT_CACHE_DIR`, else the user's cache folder (`$XDG_CACHE_HOME` or `~/.cache` on Linux),
-/// then `vramfit/hub/KIND/HOST/OWNER/NAME[@FILE].json`.
+/// then `vramfit/hub/KIND/HOST/OWNER/NAME[@FILE].json` (an Ollama tag's `NAMESPACE/MODEL@TAG`,
+/// a file's address its path with `/` and other signs as `_`).
 fn cache_path(hub: &Hub, repo: &str, file: Option<&str>) -> Option<PathBuf> {
     let root = std::env::var_os("VRAMFIT_CACHE_DIR")
         .map(PathBuf::from)
         .or_else(|| dirs::cache_dir().map(|d| d.join("vramfit")))?;
-    let host: String = hub
-        .endpoint
-        .split_once("://")
-        .map_or(hub.endpoint.as_str(), |(_, h)| h)
-        .chars()
+    let host = safe(
+        hub.endpoint
+            .split_once("://")
+            .map_or(hub.endpoint.as_str(), |(_, h)| h),
+    );
+    let kind = match hub.kind {
+        HubKind::HuggingFace => "huggingface",
+        HubKind::ModelScope => "modelscope",
+        HubKind::Ollama => "ollama",
+        HubKind::Url => "url",
+    };
+    let repo = match hub.kind {
+        HubKind::HuggingFace | HubKind::ModelScope => repo.to_string(),
+        HubKind::Ollama => repo.replace(':', "@"),
+        HubKind::Url => safe(repo.split_once("://").map_or(repo, |(_, r)| r)),
+    };
+    let name = match file {
+        Some(f) => format!("{repo}@{}.json", f.replace(['/', '\\'], "_")),
+        None => format!("{repo}.json"),
+    };
+    Some(root.join("hub").join(kind).join(host).join(name))
+}
+
+/// `text` with every sign but `A-Z a-z 0-9 . -` as `_`: a file name.
+fn safe(text: &str) -> String {
+    text.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
                 c
@@ -171,16 +208,7 @@ fn cache_path(hub: &Hub, repo: &str, file: Option<&str>) -> Option<PathBuf> {
                 '_'
             }
         })
-        .collect();
-    let kind = match hub.kind {
-        HubKind::HuggingFace => "huggingface",
-        HubKind::ModelScope => "modelscope",
-    };
-    let name = match file {
-        Some(f) => format!("{repo}@{}.json", f.replace(['/', '\\'], "_")),
-        None => format!("{repo}.json"),
-    };
-    Some(root.join("hub").join(kind).join(host).join(name))
+        .collect()
 }
 
 /// The cached model of `repo` on `hub`, if it reads back whole and valid (a damaged or foreign

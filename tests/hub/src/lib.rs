@@ -7,7 +7,11 @@
 //!   huggingface.co redirects them to its CDN hosts;
 //! - ModelScope: `GET /api/v1/models/{repo}/repo/files?Revision=master&Recursive=true`
 //!   (`Data.Files`), `GET /api/v1/models/{repo}/repo?Revision=master&FilePath={file}` (weights
-//!   redirected to `/__mscdn/…`).
+//!   redirected to `/__mscdn/…`);
+//! - Ollama's registry: `GET /v2/{namespace}/{model}/manifests/{tag}`, then the model blob
+//!   redirected (307) to the CDN path ([`ollama`]).
+//!
+//! A file on the CDN path is also a GGUF at a plain address, served by Range.
 //!
 //! Every answer has the CORS headers a browser needs (`Access-Control-Allow-Origin: *`, the
 //! error and range headers exposed; preflights answered); weights are served by HTTP Range
@@ -22,6 +26,9 @@
 
 mod fixtures;
 mod gguf;
+mod ollama;
+
+pub use ollama::{MODEL_DIGEST as OLLAMA_MODEL_DIGEST, PROJECTOR_SIZE as OLLAMA_PROJECTOR_SIZE};
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -149,7 +156,7 @@ fn handle(stream: TcpStream, s: &State) -> std::io::Result<()> {
     let mut reader = BufReader::new(stream.try_clone()?);
     let mut line = String::new();
     reader.read_line(&mut line)?;
-    let (mut range, mut host) = (None, String::from("127.0.0.1"));
+    let (mut range, mut host, mut accept) = (None, String::from("127.0.0.1"), None);
     loop {
         let mut h = String::new();
         if reader.read_line(&mut h)? == 0 || h.trim().is_empty() {
@@ -159,6 +166,7 @@ fn handle(stream: TcpStream, s: &State) -> std::io::Result<()> {
             match k.trim().to_ascii_lowercase().as_str() {
                 "range" => range = Some(v.trim().to_string()),
                 "host" => host = v.trim().to_string(),
+                "accept" => accept = Some(v.trim().to_string()),
                 _ => {}
             }
         }
@@ -183,7 +191,15 @@ fn handle(stream: TcpStream, s: &State) -> std::io::Result<()> {
         }
         Answer::new(200, "cleared\n")
     } else {
-        route(s, &target, range.as_deref(), &base)
+        let (id, file) = ollama::MODEL_FILE.rsplit_once('/').unwrap_or_default();
+        let model_len = s
+            .repos
+            .iter()
+            .find(|r| r.id == id)
+            .and_then(|r| r.file(file))
+            .map_or(0, |f| f.body.size());
+        ollama::route(&target, accept.as_deref(), &base, model_len)
+            .unwrap_or_else(|| route(s, &target, range.as_deref(), &base))
     };
     if !target.starts_with("/__mock/")
         && let Ok(mut l) = s.log.lock()
@@ -223,6 +239,7 @@ fn reason(status: u16) -> &'static str {
         204 => "No Content",
         206 => "Partial Content",
         302 => "Found",
+        307 => "Temporary Redirect",
         400 => "Bad Request",
         401 => "Unauthorized",
         404 => "Not Found",

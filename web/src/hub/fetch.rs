@@ -22,10 +22,13 @@ pub struct Failed {
     pub unreachable: bool,
 }
 
-/// Looks `repo` up on `hub` (`file`: the GGUF file chosen, if any).
+/// Looks `repo` up on `hub` (`file`: the GGUF file chosen, if any); `repo` may also be a GGUF
+/// file's address or a Hugging Face file link on a host the page reaches ([`super::target_at`]).
 pub async fn look_up(hub: &Hub, repo: &str, file: Option<&str>) -> Result<HubModel, Failed> {
     let failed = |error, unreachable| Failed { error, unreachable };
-    let mut l = Lookup::new(hub, repo, file).map_err(|e| failed(e, false))?;
+    let t = super::target_at(hub, repo).map_err(|e| failed(e, false))?;
+    let file = file.or(t.file.as_deref());
+    let mut l = Lookup::new(&t.hub, &t.repo, file).map_err(|e| failed(e, false))?;
     let mut unreachable = false;
     while let Some(r) = l.request().cloned() {
         let reply = get(&r).await.unwrap_or_else(Reply::Failed);
@@ -58,6 +61,9 @@ async fn get(r: &Request) -> Result<Reply, Failure> {
         headers
             .set("Range", &format!("bytes={a}-{b}"))
             .map_err(network)?;
+    }
+    if let Some(accept) = r.accept {
+        headers.set("Accept", accept).map_err(network)?;
     }
     init.set_headers(&headers);
     let ctrl = web_sys::AbortController::new().map_err(network)?;

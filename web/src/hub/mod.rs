@@ -83,6 +83,37 @@ pub fn hub_at(endpoint: &str) -> Result<Hub, InputError> {
     ))
 }
 
+/// What `text` names on `hub` (the hub chosen): a repo there, or a GGUF file's address or a
+/// Hugging Face file link ([`vramfit::hub::target`]); refused without a request when the
+/// page's policy would block the host it names (an Ollama registry, a server not of
+/// [`CONNECT_SRC`]), with the hosts the page reads and the command line, which reads any.
+pub fn target_at(hub: &Hub, text: &str) -> Result<vramfit::hub::Target, InputError> {
+    let t = vramfit::hub::target(text, Some(hub))?;
+    let host = t
+        .hub
+        .endpoint
+        .strip_prefix("https://")
+        .map(|r| r.split('/').next().unwrap_or(""));
+    if t.hub == *hub || host.is_some_and(allowed) {
+        return Ok(t);
+    }
+    let (list, cli, at) = (
+        ENDPOINTS.join(", "),
+        cli_command(&t.hub, &t.repo),
+        t.hub.endpoint.clone(),
+    );
+    Err(vramfit::input_error!(
+        Unsupported,
+        "hub",
+        [
+            "this page may reach only {list} and their download hosts (its security policy), not {at}"
+        ],
+        ["本页只能访问 {list} 及其下载主机（其安全策略），不能访问 {at}"],
+        ["a model on one of those; for {at}, the command line, which reads any address: {cli}"],
+        ["上述仓库中的模型；{at} 请用可读取任意地址的命令行：{cli}"],
+    ))
+}
+
 /// The command line that looks `repo` up on `hub`, for a hub the page cannot reach: the CLI
 /// reads any address (`HF_ENDPOINT`, as huggingface_hub does, for a Hugging Face mirror).
 pub fn cli_command(hub: &Hub, repo: &str) -> String {
@@ -98,6 +129,8 @@ pub fn cli_command(hub: &Hub, repo: &str) -> String {
             "vramfit estimate --model {repo} --hub modelscope --hub-endpoint {}",
             hub.endpoint
         ),
+        HubKind::Ollama => format!("vramfit estimate --model {repo} --hub ollama"),
+        HubKind::Url => format!("vramfit estimate --model {repo}"),
     }
 }
 
@@ -303,6 +336,41 @@ mod tests {
             cli_command(&at("https://modelscope.cn"), "a/b"),
             "vramfit estimate --model a/b --hub modelscope --hub-endpoint https://modelscope.cn"
         );
+    }
+
+    #[test]
+    fn an_address_is_read_where_the_policy_allows_its_host_and_else_named() {
+        let hf = hub_at("").unwrap();
+        // A Hugging Face file link: the repo and the file, on the hub in use.
+        let t = target_at(&hf, "https://huggingface.co/a/b/resolve/main/m-Q4_K_M.gguf").unwrap();
+        assert_eq!((t.hub, t.repo.as_str()), (hf.clone(), "a/b"));
+        assert_eq!(t.file.as_deref(), Some("m-Q4_K_M.gguf"));
+        // A GGUF on a download host of the policy.
+        let url = "https://cas-bridge.xethub.hf.co/x/m.gguf";
+        let t = target_at(&hf, url).unwrap();
+        assert_eq!(
+            (t.hub.kind, t.repo.as_str()),
+            (vramfit::hub::HubKind::Url, url)
+        );
+        // Any other server, and Ollama's registry: the hosts the page reads, and the command.
+        for (text, cli) in [
+            (
+                "https://files.example.com/m.gguf",
+                "vramfit estimate --model https://files.example.com/m.gguf",
+            ),
+            (
+                "registry.ollama.ai/library/qwen3:8b",
+                "vramfit estimate --model library/qwen3:8b --hub ollama",
+            ),
+        ] {
+            let e = target_at(&hf, text).unwrap_err();
+            assert!(
+                e.problem
+                    .contains("this page may reach only https://huggingface.co"),
+                "{e}"
+            );
+            assert!(e.accepted.contains(cli), "{e}");
+        }
     }
 
     #[test]

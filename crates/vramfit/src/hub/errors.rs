@@ -90,14 +90,26 @@ pub fn failure(hub: &Hub, repo: &str, file: &str, f: Failure) -> InputError {
     } else {
         (file.to_string(), file.to_string())
     };
-    let mirror = match hub.kind {
-        HubKind::HuggingFace => "a mirror (HF_ENDPOINT=https://hf-mirror.com) or ModelScope",
-        HubKind::ModelScope => "Hugging Face or a mirror of it",
+    let (mirror, mirror_zh) = elsewhere(hub.kind);
+    let (served, served_zh) = match hub.kind {
+        HubKind::HuggingFace | HubKind::ModelScope => (
+            "check that {at} is a Hugging Face or ModelScope hub",
+            "请确认 {at} 是 Hugging Face 或 ModelScope 仓库",
+        ),
+        HubKind::Ollama => (
+            "check that {at} is an Ollama registry (registry.ollama.ai)",
+            "请确认 {at} 是 Ollama 注册表（registry.ollama.ai）",
+        ),
+        HubKind::Url => (
+            "a server that sends a GGUF file's bytes as asked (HTTP Range)",
+            "按请求返回 GGUF 文件字节（HTTP Range）的服务器",
+        ),
     };
-    let mirror_zh = match hub.kind {
-        HubKind::HuggingFace => "镜像（HF_ENDPOINT=https://hf-mirror.com）或 ModelScope",
-        HubKind::ModelScope => "Hugging Face 或其镜像",
-    };
+    let served = served.replace("{at}", at);
+    let served_zh = served_zh.replace("{at}", at);
+    if let (Failure::Status { status: 404, .. }, HubKind::Ollama | HubKind::Url) = (&f, hub.kind) {
+        return missing(hub, repo, &what, &what_zh);
+    }
     match f {
         Failure::Status { status, code, .. }
             if (status == 401 || status == 403) && code.as_deref() != Some("RepoNotFound") =>
@@ -216,8 +228,8 @@ pub fn failure(hub: &Hub, repo: &str, file: &str, f: Failure) -> InputError {
                     "{what} of `{repo}` has {n} bytes, over the {max} MiB vramfit reads of such a file"
                 ],
                 ["`{repo}` 的 {what_zh} 有 {n} 字节，超过 vramfit 读取此类文件的上限 {max} MiB"],
-                ["a hub's own answer: check that {at} is a Hugging Face or ModelScope hub"],
-                ["仓库自身的应答：请确认 {at} 是 Hugging Face 或 ModelScope 仓库"],
+                ["a hub's own answer: {served}"],
+                ["仓库自身的应答：{served_zh}"],
             )
         }
         Failure::Unreadable(why) => input_error!(
@@ -225,10 +237,54 @@ pub fn failure(hub: &Hub, repo: &str, file: &str, f: Failure) -> InputError {
             "hub",
             ["{at} sent for {what} of `{repo}` what vramfit cannot read: {why}"],
             ["{at} 返回的 `{repo}` 的 {what_zh} 无法读取：{why}"],
-            ["the hub's own answer: check that {at} is a Hugging Face or ModelScope hub"],
-            ["仓库自身的应答：请确认 {at} 是 Hugging Face 或 ModelScope 仓库"],
+            ["the hub's own answer: {served}"],
+            ["仓库自身的应答：{served_zh}"],
         ),
     }
+}
+
+/// Where else to read a model of a hub of `kind`, in English and Chinese.
+fn elsewhere(kind: HubKind) -> (&'static str, &'static str) {
+    match kind {
+        HubKind::HuggingFace => (
+            "a mirror (HF_ENDPOINT=https://hf-mirror.com) or ModelScope",
+            "镜像（HF_ENDPOINT=https://hf-mirror.com）或 ModelScope",
+        ),
+        HubKind::ModelScope => ("Hugging Face or a mirror of it", "Hugging Face 或其镜像"),
+        HubKind::Ollama => (
+            "the model's GGUF on Hugging Face (--hub with its repo)",
+            "Hugging Face 上该模型的 GGUF（--hub 加其仓库名）",
+        ),
+        HubKind::Url => (
+            "another copy of the file, e.g. its Hugging Face repo (--hub)",
+            "该文件的其他副本，如其 Hugging Face 仓库（--hub）",
+        ),
+    }
+}
+
+/// HTTP 404 from an Ollama registry (no such model or tag) or a web server (no such file).
+#[allow(unused_variables)]
+fn missing(hub: &Hub, repo: &str, what: &str, what_zh: &str) -> InputError {
+    let at = &hub.endpoint;
+    if hub.kind == HubKind::Url {
+        return input_error!(
+            Hub,
+            "hub",
+            ["{at} has no {what} (HTTP 404)"],
+            ["{at} 上没有 {what_zh}（HTTP 404）"],
+            "the address of a GGUF file the server serves, as its download link writes it",
+            "服务器上 GGUF 文件的地址，照其下载链接的写法",
+        );
+    }
+    let page = hub.page_url(repo);
+    input_error!(
+        Hub,
+        "hub",
+        ["`{repo}` is not on {at} (HTTP 404 for {what}): no such model or tag"],
+        ["{at} 上没有 `{repo}`（读取 {what_zh} 得到 HTTP 404）：模型或标签不存在"],
+        ["a model and tag as ollama.com lists them, e.g. llama3.1:8b or qwen3:30b-a3b ({page})"],
+        ["ollama.com 上列出的模型与标签，如 llama3.1:8b 或 qwen3:30b-a3b（{page}）"],
+    )
 }
 
 /// A reader's error about `file` of `repo` (a config.json of a model type vramfit does not

@@ -7,9 +7,11 @@ use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
+use super::ollama::{MANIFEST_ACCEPT, MANIFEST_FILE, read_manifest};
 use super::{
-    FIRST_GGUF_PREFIX, Failure, GgufStep, Hub, HubModel, Listing, MAX_TEXT_BYTES, Read, Weights,
-    assemble, failure, gguf_step, header_len, in_file, index_shards, plan, read_listing, repo_id,
+    FIRST_GGUF_PREFIX, Failure, GgufStep, Hub, HubKind, HubModel, Listing, MAX_TEXT_BYTES, Read,
+    RepoFile, Weights, address, assemble, failure, gguf_step, header_len, in_file, index_shards,
+    plan, read_listing,
 };
 use crate::error::{InputError, Result};
 use crate::headers::GgufHeader;
@@ -25,6 +27,9 @@ pub struct Request {
     pub range: Option<(u64, u64)>,
     /// The most body bytes to read: a face stops reading (and drops the answer) past them.
     pub limit: u64,
+    /// The HTTP `Accept` header to send, where the server needs one (an Ollama registry's
+    /// manifest format).
+    pub accept: Option<&'static str>,
 }
 
 /// What came back for a [`Request`].
@@ -82,10 +87,11 @@ pub struct Lookup {
 }
 
 impl Lookup {
-    /// A lookup of `repo` (an id or its address on a hub) on `hub`; `gguf` chooses a GGUF file
-    /// of several (see [`plan`]).
+    /// A lookup of `repo` (an id or its address on a hub; for an Ollama registry a tag, for
+    /// [`HubKind::Url`] a GGUF file's address) on `hub`; `gguf` chooses a GGUF file of several
+    /// (see [`super::plan`]).
     pub fn new(hub: &Hub, repo: &str, gguf: Option<&str>) -> Result<Lookup> {
-        let repo = repo_id(repo)?;
+        let repo = hub.check_repo(repo)?;
         let mut l = Lookup {
             hub: hub.clone(),
             gguf: gguf.map(str::to_string),
@@ -99,13 +105,43 @@ impl Lookup {
             pending: None,
             repo,
         };
-        l.request = Some(Request {
-            url: l.hub.list_url(&l.repo),
-            file: String::new(),
-            range: None,
-            limit: MAX_TEXT_BYTES + 1,
-        });
+        match l.hub.kind {
+            HubKind::HuggingFace | HubKind::ModelScope => {
+                l.request = Some(Request {
+                    url: l.hub.list_url(&l.repo),
+                    file: String::new(),
+                    range: None,
+                    limit: MAX_TEXT_BYTES + 1,
+                    accept: None,
+                });
+            }
+            HubKind::Ollama => {
+                l.request = Some(Request {
+                    url: l.hub.list_url(&l.repo),
+                    file: MANIFEST_FILE.to_string(),
+                    range: None,
+                    limit: MAX_TEXT_BYTES + 1,
+                    accept: Some(MANIFEST_ACCEPT),
+                });
+            }
+            HubKind::Url => {
+                let parts = address::gguf_parts(&l.repo)?;
+                l.weights(Weights::Gguf(parts));
+            }
+        }
         Ok(l)
+    }
+
+    /// A lookup of what a person typed ([`super::target`]): `hub` the hub chosen, if any;
+    /// `gguf` chooses a GGUF file where a link did not.
+    pub fn of(text: &str, hub: Option<&Hub>, gguf: Option<&str>) -> Result<Lookup> {
+        let t = super::target(text, hub)?;
+        Lookup::new(&t.hub, &t.repo, gguf.or(t.file.as_deref()))
+    }
+
+    /// The hub looked up on.
+    pub fn hub(&self) -> &Hub {
+        &self.hub
     }
 
     /// The repo id looked up.
@@ -132,6 +168,24 @@ impl Lookup {
         };
         let step = core::mem::replace(&mut self.step, Step::Done);
         match step {
+            Step::List if hub.kind == HubKind::Ollama => {
+                let m = read_manifest(hub, repo, &text(&body.0)?)?;
+                if let Some(p) = &m.projector {
+                    let size = p
+                        .size
+                        .map_or_else(String::new, |s| format!(" of {s} bytes"));
+                    let size_zh = p.size.map_or_else(String::new, |s| format!("（{s} 字节）"));
+                    self.read.notes.push((
+                        format!("The manifest has a vision projector (mmproj){size}, layer {}: Ollama loads it beside the model; it is not counted here.", p.digest),
+                        format!("清单中有视觉投影层（mmproj）{size_zh}，层 {}：Ollama 会与模型一同加载；此处未计入。", p.digest),
+                    ));
+                }
+                self.listing.files.push(RepoFile {
+                    path: m.model.digest.clone(),
+                    size: m.model.size,
+                });
+                self.weights(Weights::Gguf(alloc::vec![m.model.digest]));
+            }
             Step::List => {
                 self.listing = read_listing(hub, repo, &text(&body.0)?)?;
                 let p = plan(hub, repo, &self.listing, self.gguf.as_deref())?;
@@ -241,6 +295,11 @@ impl Lookup {
         if req.range.is_none() && body.len() as u64 > MAX_TEXT_BYTES {
             return Err(fail(Failure::TooLong(body.len() as u64)));
         }
+        // A whole file sent for a range from its start, within the limit: its length is known.
+        let total = match req.range {
+            Some(_) if status == 200 && body.len() as u64 <= req.limit => Some(body.len() as u64),
+            _ => total,
+        };
         body.truncate(usize::try_from(req.limit).unwrap_or(usize::MAX));
         if let Some((a, b)) = req.range {
             let want = b - a + 1;
@@ -264,6 +323,7 @@ impl Lookup {
             file: file.to_string(),
             range: None,
             limit: MAX_TEXT_BYTES + 1,
+            accept: None,
         }
     }
 
@@ -273,6 +333,7 @@ impl Lookup {
             file: file.to_string(),
             range: Some((a, b)),
             limit: b - a + 1,
+            accept: None,
         }
     }
 
@@ -320,9 +381,16 @@ pub fn run(
     hub: &Hub,
     repo: &str,
     gguf: Option<&str>,
+    get: impl FnMut(&Request) -> Reply,
+) -> core::result::Result<HubModel, InputError> {
+    run_lookup(Lookup::new(hub, repo, gguf)?, get)
+}
+
+/// Runs the lookup `l` with `get`, a blocking HTTP GET: the model, or the first error.
+pub fn run_lookup(
+    mut l: Lookup,
     mut get: impl FnMut(&Request) -> Reply,
 ) -> core::result::Result<HubModel, InputError> {
-    let mut l = Lookup::new(hub, repo, gguf)?;
     while let Some(r) = l.request() {
         let reply = get(r);
         l.answer(reply)?;

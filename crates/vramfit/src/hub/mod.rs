@@ -15,6 +15,11 @@
 //! 4. [`assemble`]: the model to estimate (the config's architecture and format, else the
 //!    header's) with the checkpoint's exact tensor counts and bytes by type.
 //!
+//! Beyond a hub's repos ([`address`]): a GGUF file at any web address ([`HubKind::Url`]: its
+//! header by Range, the parts of a split one from their names, the model from the header alone),
+//! and an Ollama registry tag ([`HubKind::Ollama`]: its manifest, read by [`ollama`], then the
+//! model blob's GGUF header by Range).
+//!
 //! Every failure is an [`InputError`] of field `hub` that names the repo and says what to do
 //! ([`failure`], [`in_file`]), in English and Chinese.
 
@@ -27,13 +32,16 @@ use serde_json::Value;
 use crate::error::Result;
 use crate::headers::GgufHeader;
 
+pub mod address;
 mod errors;
 mod lookup;
 mod model;
+pub mod ollama;
 
+pub use address::{OLLAMA_REGISTRY, Target, is_address, target};
 use errors::no_gguf;
 pub use errors::{Failure, failure, in_file};
-pub use lookup::{Lookup, Reply, Request, run};
+pub use lookup::{Lookup, Reply, Request, run, run_lookup};
 pub use model::{Checkpoint, HubModel, Read, assemble};
 
 /// The most bytes read of one file's header (a safetensors JSON header, a GGUF prefix): real
@@ -65,21 +73,29 @@ pub enum HubKind {
     /// `/api/v1/models/{repo}/repo/files?Revision=master&Recursive=true`.
     #[cfg_attr(feature = "serde", serde(rename = "modelscope"))]
     ModelScope,
+    /// An Ollama registry (registry.ollama.ai): `/v2/{namespace}/{model}/manifests/{tag}`, then
+    /// `/v2/{namespace}/{model}/blobs/{digest}`; the repo is `NAMESPACE/MODEL:TAG`.
+    #[cfg_attr(feature = "serde", serde(rename = "ollama"))]
+    Ollama,
+    /// A web server holding a GGUF file: the repo is the file's address, read by HTTP Range.
+    #[cfg_attr(feature = "serde", serde(rename = "url"))]
+    Url,
 }
 
 impl HubKind {
-    /// `hf` (or `huggingface`) and `modelscope` (or `ms`).
+    /// `hf` (or `huggingface`), `modelscope` (or `ms`) and `ollama` (its registry).
     pub fn parse(text: &str) -> Result<HubKind> {
         match text.trim().to_ascii_lowercase().as_str() {
             "hf" | "huggingface" | "hugging-face" => Ok(HubKind::HuggingFace),
             "modelscope" | "ms" => Ok(HubKind::ModelScope),
+            "ollama" => Ok(HubKind::Ollama),
             _ => Err(input_error!(
                 UnknownName,
                 "hub",
                 ["`{text}` is not a kind of hub"],
                 ["`{text}` 不是一种模型仓库"],
-                "hf (Hugging Face or a mirror of it) or modelscope",
-                "hf（Hugging Face 或其镜像）或 modelscope",
+                "hf (Hugging Face or a mirror of it), modelscope or ollama (its registry)",
+                "hf（Hugging Face 或其镜像）、modelscope 或 ollama（其注册表）",
             )),
         }
     }
@@ -89,14 +105,19 @@ impl HubKind {
         match self {
             HubKind::HuggingFace => "https://huggingface.co",
             HubKind::ModelScope => "https://www.modelscope.cn",
+            HubKind::Ollama => address::OLLAMA_REGISTRY,
+            HubKind::Url => "",
         }
     }
 
-    /// The branch read: `main` on Hugging Face, `master` on ModelScope.
+    /// The branch read: `main` on Hugging Face, `master` on ModelScope; an Ollama tag's is in
+    /// its name (`latest` by default), a file's address has none.
     pub const fn revision(self) -> &'static str {
         match self {
             HubKind::HuggingFace => "main",
             HubKind::ModelScope => "master",
+            HubKind::Ollama => "latest",
+            HubKind::Url => "",
         }
     }
 }
@@ -141,18 +162,21 @@ impl Hub {
         })
     }
 
-    /// The hub at `endpoint`, its kind from its host: ModelScope for `*modelscope*`, otherwise
-    /// Hugging Face or a mirror of it.
+    /// The hub at `endpoint`, its kind from its host: ModelScope for `*modelscope*`, Ollama's
+    /// registry for `registry.ollama.ai`, otherwise Hugging Face or a mirror of it.
     pub fn at(endpoint: &str) -> Result<Hub> {
-        let kind = if endpoint.to_ascii_lowercase().contains("modelscope") {
+        let e = endpoint.to_ascii_lowercase();
+        let kind = if e.contains("modelscope") {
             HubKind::ModelScope
+        } else if e.contains("registry.ollama.ai") {
+            HubKind::Ollama
         } else {
             HubKind::HuggingFace
         };
         Hub::new(kind, endpoint)
     }
 
-    /// The address of the repo's file list.
+    /// The address of the repo's file list (an Ollama tag's manifest).
     pub fn list_url(&self, repo: &str) -> String {
         match self.kind {
             HubKind::HuggingFace => format!("{}/api/models/{repo}", self.endpoint),
@@ -160,12 +184,23 @@ impl Hub {
                 "{}/api/v1/models/{repo}/repo/files?Revision=master&Recursive=true",
                 self.endpoint
             ),
+            HubKind::Ollama => {
+                let (name, tag) = address::ollama_split(repo);
+                format!("{}/v2/{name}/manifests/{tag}", self.endpoint)
+            }
+            HubKind::Url => repo.to_string(),
         }
     }
 
-    /// The address of one file of the repo.
+    /// The address of one file of the repo (an Ollama blob by its digest; for a file's address,
+    /// `path` is the address of the part read).
     pub fn file_url(&self, repo: &str, path: &str) -> String {
         match self.kind {
+            HubKind::Ollama => {
+                let (name, _) = address::ollama_split(repo);
+                format!("{}/v2/{name}/blobs/{path}", self.endpoint)
+            }
+            HubKind::Url => path.to_string(),
             HubKind::HuggingFace => format!(
                 "{}/{repo}/resolve/main/{}",
                 self.endpoint,
@@ -184,6 +219,22 @@ impl Hub {
         match self.kind {
             HubKind::HuggingFace => format!("{}/{repo}", self.endpoint),
             HubKind::ModelScope => format!("{}/models/{repo}", self.endpoint),
+            HubKind::Ollama if self.endpoint == address::OLLAMA_REGISTRY => {
+                let page = repo.strip_prefix("library/").unwrap_or(repo);
+                format!("https://ollama.com/{page}")
+            }
+            HubKind::Ollama => format!("{}/{repo}", self.endpoint),
+            HubKind::Url => repo.to_string(),
+        }
+    }
+
+    /// `repo` checked as this kind of hub names a model: a repo id, `NAMESPACE/MODEL:TAG`, a
+    /// GGUF file's address.
+    pub fn check_repo(&self, repo: &str) -> Result<String> {
+        match self.kind {
+            HubKind::HuggingFace | HubKind::ModelScope => repo_id(repo),
+            HubKind::Ollama => address::ollama_parts(repo).map(|(_, r)| r),
+            HubKind::Url => address::gguf_url(repo),
         }
     }
 }
@@ -324,6 +375,7 @@ pub fn read_listing(hub: &Hub, repo: &str, body: &str) -> Result<Listing> {
                 }
             }
         }
+        HubKind::Ollama | HubKind::Url => return Err(bad("it has no file list")),
     }
     Ok(out)
 }
@@ -525,3 +577,6 @@ pub fn gguf_step(
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod address_tests;

@@ -4,7 +4,7 @@ use alloc::format;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use super::{Hub, errors::no_layout, repo_id};
+use super::{Hub, HubKind, errors::no_layout};
 use crate::config::ParsedConfig;
 use crate::error::Result;
 use crate::headers::{GgufHeader, SafetensorsHeader, TypeCount};
@@ -108,7 +108,7 @@ impl HubModel {
     /// Checks a model read back (a cache, a link): its architecture valid as the estimator
     /// requires, so that nothing wrong is estimated from a damaged copy.
     pub fn validate(&self) -> Result<()> {
-        repo_id(&self.repo)?;
+        self.hub.check_repo(&self.repo)?;
         self.model.arch.validate("hub")?;
         if let Some(q) = &self.model.quantization {
             q.validate("hub")?;
@@ -130,6 +130,8 @@ pub struct Read {
     pub files_read: Vec<String>,
     /// Bytes downloaded.
     pub bytes_read: u64,
+    /// Notes of the lookup itself, each in English and Chinese (an Ollama manifest's projector).
+    pub notes: Vec<(String, String)>,
 }
 
 /// The model the files give: the config's (its architecture and format, the repo's own), else
@@ -207,11 +209,19 @@ pub fn assemble(hub: &Hub, repo: &str, read: Read, params: Option<u64>) -> Resul
             ));
         }
     }
+    for (en, zh) in read.notes {
+        model.notes.push(en);
+        notes_zh.push(zh);
+    }
     model.notes_zh = notes_zh.clone();
+    let revision = match hub.kind {
+        HubKind::Ollama => super::address::ollama_split(repo).1,
+        k => k.revision(),
+    };
     Ok(HubModel {
         repo: repo.to_string(),
         hub: hub.clone(),
-        revision: hub.kind.revision().to_string(),
+        revision: revision.to_string(),
         model,
         notes_zh,
         checkpoint,
