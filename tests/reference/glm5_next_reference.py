@@ -5,7 +5,8 @@ hyper-connection streams (`hc_mult`) and a GLM-4V-style vision tower.
 No published config.json could be found at a citable path (the hub cannot be reached), so the
 full-size row is `Glm5NextConfig()`'s class defaults (the docstring's zai-org/GLM-5.3-Flash:
 45 layers, 34 KDA + 11 MLA, 288 experts, index_kpool 16, vision out_hidden_size 1536), counted on
-the meta device. The tiny row is a random-weight bf16 model run on the CPU: a prefill of `seq`
+the meta device (`state_dict` adds the buffers the checkpoint holds: the routers'
+`e_score_correction_bias`). The tiny row is a random-weight bf16 model run on the CPU: a prefill of `seq`
 tokens and one decode step, after which every tensor the cache holds is counted by its storage
 (`untyped_storage().nbytes()`, each storage once), which is what stays alive on the device.
 
@@ -69,11 +70,14 @@ def cache_storage(cache):
 
 
 def main():
-    print("case,params,vision_params,batch,seq,latent_bytes,indexer_bytes,conv_bytes,"
+    print("case,params,state_dict,vision_params,batch,seq,latent_bytes,indexer_bytes,conv_bytes,"
           "recurrent_bytes,transformers,torch")
     for case, (cfg, run) in CASES.items():
         model = build(cfg, meta=True)
         params = sum(p.numel() for p in model.parameters())
+        keys = set(model.state_dict().keys())
+        # The routers' e_score_correction_bias: a buffer that the checkpoint holds.
+        state_dict = params + sum(b.numel() for n, b in model.named_buffers() if n in keys)
         vision = sum(p.numel() for p in model.model.visual.parameters())
         batch, seq = (2, 9) if run else (0, 0)
         c = dict(latent=0, indexer=0, conv=0, recurrent=0)
@@ -86,7 +90,7 @@ def main():
                 out = m(input_ids=torch.randint(1, 128, (batch, 1)), cache=out.past_key_values,
                         use_cache=True)
             c = cache_storage(out.past_key_values)
-        print(f"{case},{params},{vision},{batch},{seq + 1 if run else 0},{c['latent']},"
+        print(f"{case},{params},{state_dict},{vision},{batch},{seq + 1 if run else 0},{c['latent']},"
               f"{c['indexer']},{c['conv']},{c['recurrent']},{transformers.__version__},"
               f"{torch.__version__.split('+')[0]}")
         sys.stdout.flush()
