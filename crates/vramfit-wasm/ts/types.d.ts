@@ -122,6 +122,14 @@ export interface Architecture {
    */
   compressed?: Compressed;
   /**
+   * Hyper-connection residual streams outside DeepSeek-V4 (GLM-5-Next's `hc_mult`): each
+   * block mixes that many copies of the hidden state before and after its attention and its
+   * FFN, through two `(2 + n) × n`-wide projections of the `n × hidden_size` streams; the
+   * final collapse is an unweighted mean. 0 for none (DeepSeek-V4's are in `compressed`).
+   * Left out of the JSON when 0.
+   */
+  hyper_connections?: number;
+  /**
    * Gated attention (Qwen3-Next): `q_proj` also projects a sigmoid gate per query element, so it
    * is twice as wide.
    */
@@ -322,6 +330,14 @@ export interface ArchitectureInput {
    * JSON when `None`, so other models' JSON is as before.
    */
   compressed?: Compressed | null;
+  /**
+   * Hyper-connection residual streams outside DeepSeek-V4 (GLM-5-Next's `hc_mult`): each
+   * block mixes that many copies of the hidden state before and after its attention and its
+   * FFN, through two `(2 + n) × n`-wide projections of the `n × hidden_size` streams; the
+   * final collapse is an unweighted mean. 0 for none (DeepSeek-V4's are in `compressed`).
+   * Left out of the JSON when 0.
+   */
+  hyper_connections?: number;
   /**
    * Gated attention (Qwen3-Next): `q_proj` also projects a sigmoid gate per query element, so it
    * is twice as wide.
@@ -2452,6 +2468,15 @@ export interface Indexer {
    * layer's choice and hold none): counted first among the attention layers.
    */
   layers: number;
+  /**
+   * `index_kpool`: GLM-5-Next's pooled indexer scores groups of this many tokens, each key a
+   * learned softmax-weighted mean of the group's (`index_kpool_compress_ape`, one position
+   * bias per slot, and `index_kpool_compress_gate`, a gate score per channel from the hidden
+   * state); transformers 5.24 caches every token's key and gate score and pools them at each
+   * step. 0 for DeepSeek-V3.2's and GLM-5's indexers, which score every token. Left out of
+   * the JSON when 0.
+   */
+  pool?: number;
 }
 
 /**

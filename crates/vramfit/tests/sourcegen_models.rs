@@ -83,6 +83,8 @@ struct Record {
     #[serde(default)]
     compressed: Option<Compressed>,
     #[serde(default)]
+    hyper_connections: u64,
+    #[serde(default)]
     gated_attention: bool,
     #[serde(default)]
     encoder_layers: u64,
@@ -136,6 +138,8 @@ struct Indexer {
     head_dim: u64,
     topk: u64,
     layers: u64,
+    #[serde(default)]
+    pool: u64,
 }
 
 #[derive(Deserialize)]
@@ -328,8 +332,8 @@ fn render(records: &[(String, Record)]) -> String {
         let indexer = match &r.indexer {
             None => "None".to_string(),
             Some(ix) => format!(
-                "Some(Indexer {{\n                heads: {},\n                head_dim: {},\n                topk: {},\n                layers: {},\n            }})",
-                ix.heads, ix.head_dim, ix.topk, ix.layers
+                "Some(Indexer {{\n                heads: {},\n                head_dim: {},\n                topk: {},\n                layers: {},\n                pool: {},\n            }})",
+                ix.heads, ix.head_dim, ix.topk, ix.layers, ix.pool
             ),
         };
         let moe = match &r.moe {
@@ -447,6 +451,7 @@ fn render(records: &[(String, Record)]) -> String {
             // No preset has Gemma 4's per-layer shapes yet (no released config.json cited).
             ("layer_shapes", "None".to_string()),
             ("compressed", compressed),
+            ("hyper_connections", r.hyper_connections.to_string()),
             ("gated_attention", r.gated_attention.to_string()),
             ("encoder_layers", r.encoder_layers.to_string()),
             ("encoder_positions", r.encoder_positions.to_string()),

@@ -81,6 +81,7 @@ pub(super) fn decoder(model_type: &str, c: &Cfg, notes: &mut Notes) -> Result<Ar
             deepseek(c, &mut a, notes)?;
             super::linear::kimi_linear(c, &mut a, notes)?;
         }
+        "glm5_next_text" => super::glm5_next::text(c, &mut a, notes)?,
         "deepseek_v32" | "glm_moe_dsa" => {
             deepseek(c, &mut a, notes)?;
             super::sparse::dsa(model_type, c, &mut a, notes)?;
@@ -220,6 +221,7 @@ fn llama_style(model_type: &str, c: &Cfg) -> Result<Option<(Style, Option<Defaul
         "deepseek_v32" => (llama_like(false)?, Some(Defaults::DEEPSEEK_V32)),
         "glm_moe_dsa" => (llama_like(false)?, Some(Defaults::GLM_MOE_DSA)),
         "kimi_linear" => (llama_like(false)?, Some(Defaults::KIMI_LINEAR)),
+        "glm5_next_text" => (llama_like(false)?, Some(Defaults::GLM5_NEXT)),
         "gpt_oss" => (
             Style {
                 qkv_bias: attention_bias.unwrap_or(true),
@@ -568,6 +570,18 @@ impl Defaults {
         num_kv_heads: 64,
         head_dim: 256,
         max_position_embeddings: 202_752,
+    };
+    /// transformers `Glm5NextTextConfig` (the docstring's zai-org/GLM-5.3-Flash); its
+    /// `head_dim` is the rotary width, 0, set from the MLA widths by `glm5_next::text`.
+    const GLM5_NEXT: Defaults = Defaults {
+        vocab_size: 154_880,
+        hidden_size: 4096,
+        intermediate_size: 12_288,
+        num_layers: 45,
+        num_heads: 64,
+        num_kv_heads: 64,
+        head_dim: 256,
+        max_position_embeddings: 1_048_576,
     };
     /// transformers `KimiLinearConfig` (Kimi-Linear-48B-A3B).
     const KIMI_LINEAR: Defaults = Defaults {

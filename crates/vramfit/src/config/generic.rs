@@ -103,14 +103,6 @@ pub(super) fn generic(model_type: &str, c: &Cfg, notes: &mut Notes) -> Result<Ar
             ["字母、数字、_ 与 -：以下之一 {SUPPORTED_MODEL_TYPES}，或解码器自己的名称"],
         ));
     }
-    // A multimodal file's keys are in its text_config: the refusal names them there.
-    let text = match c.get("hidden_size") {
-        None => c.child("text_config")?,
-        Some(_) => None,
-    };
-    if let Some(e) = not_llama(model_type, text.as_ref().unwrap_or(c)) {
-        return Err(e);
-    }
     if c.b("is_encoder_decoder")?.unwrap_or(false) {
         return Err(input_error!(
             Unsupported,
@@ -141,37 +133,6 @@ pub(super) fn generic(model_type: &str, c: &Cfg, notes: &mut Notes) -> Result<Ar
     let a = read(c, notes).map_err(|e| needs(model_type, e))?;
     note_fields(model_type, c, notes);
     Ok(a)
-}
-
-/// The families transformers implements whose layers a Llama reading would miscount, each with
-/// the key where its layout departs (transformers 5.24.0's configuration files) and why, in
-/// English and Chinese: refused rather than estimated low.
-const NOT_LLAMA: &[(&str, &str, &str, &str)] = &[(
-    "glm5_next",
-    "layer_types",
-    "Kimi Delta Attention layers beside MLA layers with a pooled DSA indexer (index_kpool), hyper-connection streams (hc_mult) and a vision encoder",
-    "Kimi Delta Attention 层与带分组 DSA 索引器（index_kpool）的 MLA 层并存，另有超连接残差流（hc_mult）与视觉编码器",
-)];
-
-/// The refusal of a family [`NOT_LLAMA`] names (its `_text` config too), naming its key.
-#[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
-fn not_llama(model_type: &str, c: &Cfg) -> Option<InputError> {
-    let family = model_type.strip_suffix("_text").unwrap_or(model_type);
-    let &(_, key, why, why_zh) = NOT_LLAMA.iter().find(|(name, ..)| *name == family)?;
-    Some(input_error!(
-        Unsupported,
-        c.field(key),
-        [
-            "`{model_type}` is not modelled yet, and its layers are not Llama's: {why}; read as Llama's layout its weights and cache would come out low"
-        ],
-        [
-            "vramfit 尚未支持 `{model_type}`，它的层不是 Llama 结构：{why_zh}；按 Llama 结构读取会少算权重与缓存"
-        ],
-        [
-            "one of {SUPPORTED_MODEL_TYPES}; for this model, enter its parameter count (the model card's) instead"
-        ],
-        ["以下之一：{SUPPORTED_MODEL_TYPES}；这个模型请改为输入参数量（以模型卡为准）"],
-    ))
 }
 
 /// The Llama-layout architecture from the shared keys.
@@ -521,21 +482,5 @@ mod tests {
                 .iter()
                 .any(|n| n.contains("sliding_window 4096 is not applied"))
         );
-    }
-
-    /// GLM-5-Next is refused by name, at the key where its layers leave Llama's layout, instead
-    /// of a Llama reading that would count it low (a Gemma 4 config read that way missed its
-    /// per-layer embeddings and its wider global heads). Gemma 3n is read by its own rules
-    /// (`config/gemma3n_tests.rs`).
-    #[test]
-    fn families_whose_layers_are_not_llamas_are_refused_naming_their_key() {
-        let json = r#"{"model_type": "glm5_next", "text_config": {"hidden_size": 4096,
-            "num_hidden_layers": 45, "num_attention_heads": 64, "vocab_size": 154880,
-            "intermediate_size": 12288}}"#;
-        let e = parse_config(json).unwrap_err();
-        assert_eq!(e.kind, ErrorKind::Unsupported);
-        assert_eq!(e.field, "config.json: text_config.layer_types");
-        assert!(e.problem.contains("not modelled yet"), "{}", e.problem);
-        assert!(e.accepted.contains("parameter count"), "{}", e.accepted);
     }
 }

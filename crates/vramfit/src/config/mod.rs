@@ -20,6 +20,7 @@ mod gemma3n;
 mod gemma3n_towers;
 mod gemma4;
 mod generic;
+mod glm5_next;
 mod hybrid;
 mod image_tokens;
 #[cfg(test)]
@@ -57,7 +58,7 @@ pub const MAX_CONFIG_DEPTH: usize = 32;
 
 /// The `model_type`s read by name, as listed in errors (any other decoder config is read as
 /// Llama's layout, with a note).
-pub const SUPPORTED_MODEL_TYPES: &str = "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen3_next, qwen3_5, qwen3_5_moe, qwen3_vl, qwen3_vl_moe (and their _text configs), internvl, kimi_k25, gemma, gemma2, gemma3, gemma3_text, gemma3n, gemma3n_text, gemma4, gemma4_text, phi, phi3, gpt2, gpt_bigcode, gpt_neox, falcon (and RefinedWeb), granite, olmo3, smollm3, seed_oss, glm4_moe, ernie4_5_moe, minimax_m2, granitemoehybrid, nemotron_h, falcon_h1, lfm2, olmo_hybrid, deepseek_v2, deepseek_v3, deepseek_v32, deepseek_v4, mistral4, glm_moe_dsa, kimi_linear, gpt_oss, llama4, llama4_text, mistral3, bert, vit, whisper, resnet";
+pub const SUPPORTED_MODEL_TYPES: &str = "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen3_next, qwen3_5, qwen3_5_moe, qwen3_vl, qwen3_vl_moe (and their _text configs), internvl, kimi_k25, gemma, gemma2, gemma3, gemma3_text, gemma3n, gemma3n_text, gemma4, gemma4_text, phi, phi3, gpt2, gpt_bigcode, gpt_neox, falcon (and RefinedWeb), granite, olmo3, smollm3, seed_oss, glm4_moe, ernie4_5_moe, minimax_m2, granitemoehybrid, nemotron_h, falcon_h1, lfm2, olmo_hybrid, deepseek_v2, deepseek_v3, deepseek_v32, deepseek_v4, mistral4, glm_moe_dsa, glm5_next, kimi_linear, gpt_oss, llama4, llama4_text, mistral3, bert, vit, whisper, resnet";
 
 /// What a `config.json` says about memory.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -192,6 +193,37 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
             arch.image_tokens = image_tokens::image_tokens(&model_type, &top)?;
             arch.vision_tower = vision_tower::vision_tower(&model_type, &top)?;
             (arch, "config.json: text_config.")
+        }
+        "glm5_next" => {
+            // A flat (text-only) file keeps the language model's keys at the top level, which
+            // `Glm5NextConfig.__post_init__` forwards; transformers builds the default vision
+            // tower either way.
+            let nested = glm5_next::text_cfg(&top)?;
+            let text = nested.as_ref().unwrap_or(&top);
+            if dtype.is_none() {
+                dtype = read_dtype(text, &mut notes)?;
+            }
+            if quantization.is_none() {
+                quantization = read_quantization(text, &mut notes)?;
+            }
+            let mut arch = decoder("glm5_next_text", text, &mut notes)?;
+            arch.tied_embeddings = top.b("tie_word_embeddings")?.unwrap_or(false);
+            let extra = glm5_next::vision_params(&top)?;
+            notes.push(
+                format!(
+                    "The vision tower and merger ({extra} parameters, from vision_config or its class defaults) are counted in the model dtype; images are not modelled for this family yet."
+                ),
+                format!(
+                    "视觉编码器与合并层（{extra} 个参数，来自 vision_config 或其类默认值）按模型的数据类型计入；这一系列暂不支持图像输入的估算。"
+                ),
+            );
+            arch.vision_params = extra;
+            let prefix = if nested.is_some() {
+                "config.json: text_config."
+            } else {
+                "config.json: "
+            };
+            (arch, prefix)
         }
         other => (decoder(other, &top, &mut notes)?, "config.json: "),
     };
@@ -333,6 +365,8 @@ fn config_key(field: &str) -> &str {
         "indexer.heads" => "index_n_heads",
         "indexer.head_dim" => "index_head_dim",
         "indexer.topk" => "index_topk",
+        "indexer.pool" => "index_kpool",
+        "hyper_connections" => "hc_mult",
         other => other,
     }
 }

@@ -32,6 +32,7 @@ pub(super) fn dsa(
         head_dim,
         topk,
         layers,
+        pool: 0,
     });
     if let Some(types) = c.arr("mlp_layer_types")? {
         if types.len() as u64 != a.num_layers {
@@ -79,6 +80,12 @@ pub(super) fn dsa(
 /// `index_topk_pattern` (`F`/`S` per layer) or `index_topk_freq` and `index_skip_topk_offset`
 /// (`GlmMoeDsaConfig.__post_init__`).
 fn indexer_layers(c: &Cfg, layers: u64) -> Result<u64> {
+    Ok(full_indexers(c, layers)?.into_iter().filter(|&f| f).count() as u64)
+}
+
+/// Which of the `layers` run an indexer of their own (`"full"`) rather than reuse the previous
+/// one's choice (`"shared"`), as `GlmMoeDsaConfig` and `Glm5NextTextConfig` read it.
+pub(super) fn full_indexers(c: &Cfg, layers: u64) -> Result<alloc::vec::Vec<bool>> {
     let (key, names): (&str, alloc::vec::Vec<String>) = if let Some(t) = c.arr("indexer_types")? {
         (
             "indexer_types",
@@ -102,10 +109,9 @@ fn indexer_layers(c: &Cfg, layers: u64) -> Result<u64> {
     } else {
         let freq = c.u("index_topk_freq")?.unwrap_or(1).max(1);
         let offset = c.u("index_skip_topk_offset")?.unwrap_or(2);
-        let full = (0..layers)
-            .filter(|&i| (i + 1).saturating_sub(offset) % freq == 0)
-            .count() as u64;
-        return Ok(full);
+        return Ok((0..layers.min(MAX_LAYERS))
+            .map(|i| (i + 1).saturating_sub(offset) % freq == 0)
+            .collect());
     };
     if names.len() as u64 != layers || names.len() as u64 > MAX_LAYERS {
         return Err(InputError::new(
@@ -123,5 +129,5 @@ fn indexer_layers(c: &Cfg, layers: u64) -> Result<u64> {
             "full or shared (F or S in index_topk_pattern)",
         ));
     }
-    Ok(names.iter().filter(|n| *n == "full").count() as u64)
+    Ok(names.iter().map(|n| n == "full").collect())
 }

@@ -265,6 +265,16 @@ pub struct Rules {
     /// per-layer embeddings, KV shared across the last layers); where it does not, such a model
     /// is refused by the engine (`workload/checks.rs`).
     pub gemma4_layers: bool,
+    /// Whether it runs GLM-5-Next (`glm5_next`: Kimi Delta Attention beside NoPE MLA with a
+    /// pooled indexer, hyper-connections) as vramfit has checked: transformers 5.24, and SGLang,
+    /// which registers `Glm5NextForConditionalGeneration` (sgl-project/sglang@0096f824
+    /// `python/sglang/srt/models/glm5_next.py`) and keeps its KDA states in the MambaPool
+    /// (`KimiLinearCacheParams` in `configs/glm5_next.py`). Where it does not, such a model is
+    /// refused by the engine (`workload/checks.rs`): vLLM registers no GLM-5-Next
+    /// (vllm-project/vllm@bf8e7624 `model_executor/models/registry.py`), and neither does any
+    /// other engine vramfit models; the training stacks' activations of the streams are not
+    /// modelled.
+    pub pooled_indexer: bool,
     /// How it keeps DeepSeek-V4's compressed attention, if it runs it (`estimate/compressed.rs`);
     /// where it does not, such a model is refused by the engine (`workload/checks.rs`).
     pub compressed_cache: CompressedCache,

@@ -31,6 +31,7 @@ pub(super) const RULES: Rules = Rules {
     indexer_keys: super::engine::IndexerKeys::ActivationDtype,
     delta_net_with_plain_attention: true,
     gemma4_layers: true,
+    pooled_indexer: true,
     compressed_cache: crate::estimate::engine::CompressedCache::Transformers,
     gemma4_full_qkv: false,
     expert_parallel: ExpertParallel::None,

@@ -23,9 +23,14 @@ impl Run<'_> {
             .then(|| m.kv_lora_rank + m.kv_lora_rank.div_ceil(128) * 4 + 2 * m.qk_rope_head_dim)
     }
 
-    /// Bytes of one indexer key (one token, one layer) as the engine keeps it.
-    fn indexer_key_bytes(&self, head_dim: u64) -> u64 {
+    /// Bytes of one indexer key (one token, one layer) as the engine keeps it. transformers
+    /// keeps a pooled indexer's (GLM-5-Next's) key, gate score and validity flag per token,
+    /// `2 × index_head_dim + 1` wide, and pools them at each step (`DynamicIndexedLayer`); the
+    /// others are counted one key per token, which for SGLang's pooled cache, one key per
+    /// `index_kpool` tokens and the unfinished pool per request, is the safe side.
+    fn indexer_key_bytes(&self, head_dim: u64, pool: u64) -> u64 {
         match self.rules().indexer_keys {
+            IndexerKeys::ActivationDtype if pool > 0 => (2 * head_dim + 1) * self.act_bytes(),
             IndexerKeys::ActivationDtype | IndexerKeys::Widest => head_dim * self.act_bytes(),
             IndexerKeys::KvType => self.kv_dtype.bytes_for(head_dim, self.act_kv_dtype()),
             IndexerKeys::Fp8Blocks => head_dim + head_dim.div_ceil(128) * 4,
@@ -42,7 +47,7 @@ impl Run<'_> {
         };
         let n = a.num_layers.max(1);
         let here = ix.layers.saturating_mul(layers).div_ceil(n).min(layers);
-        let per = self.indexer_key_bytes(ix.head_dim);
+        let per = self.indexer_key_bytes(ix.head_dim, ix.pool);
         let bytes = per
             .saturating_mul(here)
             .saturating_mul(context)
@@ -59,6 +64,10 @@ impl Run<'_> {
             IndexerKeys::KvType => {
                 Formula::same(alloc::format!("{dim} × {}", self.kv_dtype_name()))
             }
+            IndexerKeys::ActivationDtype if ix.pool > 0 => formula!(self.text;
+                ["key, gate score and flag ({}) × {} B", 2 * dim + 1, self.act_bytes()],
+                ["键、门控分数与标志（{}）× {} B", 2 * dim + 1, self.act_bytes()]
+            ),
             IndexerKeys::ActivationDtype | IndexerKeys::Widest => {
                 Formula::same(alloc::format!("{dim} × {} B", self.act_bytes()))
             }

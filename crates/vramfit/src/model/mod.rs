@@ -98,6 +98,23 @@ pub struct Indexer {
     /// Layers with an indexer of their own (GLM-5's `"shared"` layers reuse the previous
     /// layer's choice and hold none): counted first among the attention layers.
     pub layers: u64,
+    /// `index_kpool`: GLM-5-Next's pooled indexer scores groups of this many tokens, each key a
+    /// learned softmax-weighted mean of the group's (`index_kpool_compress_ape`, one position
+    /// bias per slot, and `index_kpool_compress_gate`, a gate score per channel from the hidden
+    /// state); transformers 5.24 caches every token's key and gate score and pools them at each
+    /// step. 0 for DeepSeek-V3.2's and GLM-5's indexers, which score every token. Left out of
+    /// the JSON when 0.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "crate::model::is_zero")
+    )]
+    pub pool: u64,
+}
+
+/// Whether a count is 0 (serde leaves such fields out of the JSON).
+#[cfg(feature = "serde")]
+pub(crate) const fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 /// Mixture of experts.
@@ -195,6 +212,16 @@ pub struct Architecture {
     /// JSON when `None`, so other models' JSON is as before.
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub compressed: Option<Compressed>,
+    /// Hyper-connection residual streams outside DeepSeek-V4 (GLM-5-Next's `hc_mult`): each
+    /// block mixes that many copies of the hidden state before and after its attention and its
+    /// FFN, through two `(2 + n) × n`-wide projections of the `n × hidden_size` streams; the
+    /// final collapse is an unweighted mean. 0 for none (DeepSeek-V4's are in `compressed`).
+    /// Left out of the JSON when 0.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "crate::model::is_zero")
+    )]
+    pub hyper_connections: u64,
     /// Gated attention (Qwen3-Next): `q_proj` also projects a sigmoid gate per query element, so it
     /// is twice as wide.
     pub gated_attention: bool,
@@ -424,6 +451,7 @@ impl Architecture {
             hybrid: None,
             layer_shapes: None,
             compressed: None,
+            hyper_connections: 0,
             gated_attention: false,
             encoder_layers: 0,
             encoder_positions: 0,

@@ -102,6 +102,14 @@ impl Architecture {
                     if self.has_ffn(l) && self.layer_shapes.is_none() {
                         self.ffn(&mut push, l);
                     }
+                    if self.hyper_connections > 0 {
+                        // attn_hc and ffn_hc: `fn` maps the n streams to (2 + n) × n mixing
+                        // weights, with a bias of that width and three scales.
+                        let n = self.hyper_connections;
+                        let mix = (2 + n) * n;
+                        push(Role::Vector, Some(l), n * h, mix, 2);
+                        push(Role::Vector, Some(l), 1, mix + 3, 2);
+                    }
                     push(
                         Role::Vector,
                         Some(l),
@@ -217,6 +225,12 @@ impl Architecture {
                 push(Role::Indexer, l, h, ix.head_dim, 1);
                 push(Role::Vector, l, 1, 2 * ix.head_dim, 1);
                 push(Role::Indexer, l, h, ix.heads, 1);
+                if ix.pool > 0 {
+                    // GLM-5-Next's pooling: a position bias per pool slot, and the gate that
+                    // scores each key channel from the hidden state.
+                    push(Role::Vector, l, 1, ix.pool * ix.head_dim, 1);
+                    push(Role::Indexer, l, h, ix.head_dim, 1);
+                }
             }
             return;
         }

@@ -74,7 +74,9 @@ impl Architecture {
             check("indexer.head_dim", ix.head_dim, 1, 1 << 14)?;
             check("indexer.topk", ix.topk, 1, 1 << 26)?;
             check("indexer.layers", ix.layers, 0, self.attention_layers())?;
+            check("indexer.pool", ix.pool, 0, 1 << 16)?;
         }
+        check("hyper_connections", self.hyper_connections, 0, 64)?;
         if let Some(m) = self.mla {
             check("mla.q_lora_rank", m.q_lora_rank, 0, MAX_DIM)?;
             check("mla.kv_lora_rank", m.kv_lora_rank, 1, MAX_DIM)?;

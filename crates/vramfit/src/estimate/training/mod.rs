@@ -62,6 +62,7 @@ pub(super) const RULES: Rules = Rules {
     indexer_keys: crate::estimate::engine::IndexerKeys::ActivationDtype,
     delta_net_with_plain_attention: true,
     gemma4_layers: true,
+    pooled_indexer: false,
     compressed_cache: crate::estimate::engine::CompressedCache::Transformers,
     gemma4_full_qkv: false,
     expert_parallel: ExpertParallel::None,

@@ -64,6 +64,22 @@ pub(super) fn engine_builds(rules: &Rules, arch: &Architecture) -> Result<()> {
             "这个模型请用 transformers、vLLM 或 llama.cpp",
         ));
     }
+    let pooled = arch.indexer.is_some_and(|ix| ix.pool > 0) || arch.hyper_connections > 0;
+    if pooled && !rules.pooled_indexer {
+        let name = rules.name;
+        return Err(input_error!(
+            Unsupported,
+            "engine",
+            [
+                "{name} is not modelled for GLM-5-Next (Kimi Delta Attention beside MLA with a pooled indexer, hyper-connection streams): {name} does not register it, or vramfit has not checked how {name} holds them"
+            ],
+            [
+                "尚未为 {name} 建模 GLM-5-Next（Kimi Delta Attention 与带分组索引器的 MLA 并存，超连接残差流）：{name} 没有注册它，或 vramfit 尚未核对 {name} 如何保存它们"
+            ],
+            "transformers or SGLang for this model",
+            "这个模型请用 transformers 或 SGLang",
+        ));
+    }
     if arch.compressed.is_some() && rules.compressed_cache == CompressedCache::Refused {
         let name = rules.name;
         return Err(input_error!(
