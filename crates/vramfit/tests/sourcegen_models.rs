@@ -419,7 +419,7 @@ fn render(records: &[(String, Record)]) -> String {
         };
         let _ = writeln!(s, "        quantization: {quantization},");
         let _ = writeln!(s, "        arch: Architecture {{");
-        let fields: [(&str, String); 43] = [
+        let fields: [(&str, String); 44] = [
             ("family", format!("Family::{family}")),
             ("vocab_size", r.vocab_size.to_string()),
             ("hidden_size", r.hidden_size.to_string()),
