@@ -88,18 +88,7 @@ pub(super) fn deepseek_v4(c: &Cfg, notes: &mut Notes) -> Result<Architecture> {
             a.head_dim, compressed.index_head_dim, compressed.hc_mult, compressed.o_groups
         ),
     );
-    if let Some(n) = c.u("num_nextn_predict_layers")?
-        && n > 0
-    {
-        notes.push(
-            format!(
-                "The {n} multi-token-prediction layer(s) (num_nextn_predict_layers) are not counted: transformers does not build them and inference loads them only for speculative decoding."
-            ),
-            format!(
-                "{n} 个多 token 预测层（num_nextn_predict_layers）不计入：transformers 不构建它们，推理只在投机解码时加载。"
-            ),
-        );
-    }
+    super::decoder::note_mtp_layers(c, notes)?;
     Ok(a)
 }
 

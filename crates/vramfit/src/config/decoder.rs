@@ -379,15 +379,22 @@ fn deepseek(c: &Cfg, a: &mut Architecture, notes: &mut Notes) -> Result<()> {
             );
         }
     }
+    note_mtp_layers(c, notes)
+}
+
+/// The note on a checkpoint's multi-token-prediction layers (`num_nextn_predict_layers`), not
+/// counted: transformers does not build them, and inference loads them only for speculative
+/// decoding.
+pub(super) fn note_mtp_layers(c: &Cfg, notes: &mut Notes) -> Result<()> {
     if let Some(n) = c.u("num_nextn_predict_layers")?
         && n > 0
     {
         notes.push(
             format!(
-                "The {n} multi-token-prediction layer(s) (num_nextn_predict_layers) are not counted: inference loads them only for speculative decoding."
+                "The {n} multi-token-prediction layer(s) (num_nextn_predict_layers) are not counted: transformers does not build them and inference loads them only for speculative decoding."
             ),
             format!(
-                "{n} 个多 token 预测层（num_nextn_predict_layers）不计入：推理只在投机解码时加载它们。"
+                "{n} 个多 token 预测层（num_nextn_predict_layers）不计入：transformers 不构建它们，推理只在投机解码时加载。"
             ),
         );
     }

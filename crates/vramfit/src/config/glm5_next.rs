@@ -38,30 +38,7 @@ pub(super) fn text(c: &Cfg, a: &mut Architecture, notes: &mut Notes) -> Result<(
     a.num_kv_heads = a.num_heads;
     let attends = attending(c, a.num_layers)?;
     let full = attends.iter().filter(|&&x| x).count() as u64;
-    let lin = c.child("linear_attn_config")?;
-    let key = |nested: &str, top: &str, default: u64| -> Result<u64> {
-        if let Some(l) = &lin
-            && let Some(v) = l.u(nested)?
-        {
-            return Ok(v);
-        }
-        Ok(c.u(top)?.unwrap_or(default))
-    };
-    let heads = key("num_heads", "linear_num_heads", 64)?;
-    let head_dim = key("head_dim", "linear_head_dim", 128)?;
-    a.hybrid = Some(Hybrid {
-        mixer: StateMixer::KimiDelta,
-        state_layers: a.num_layers - full,
-        attention_layers: full,
-        ffn_layers: a.num_layers,
-        parallel: false,
-        heads,
-        groups: heads,
-        state_size: head_dim,
-        head_dim,
-        conv_kernel: key("short_conv_kernel_size", "linear_conv_kernel_dim", 4)?,
-        ..Hybrid::default()
-    });
+    a.hybrid = Some(super::linear::kda_layers(c, a.num_layers, full, 64)?);
     let expert = c.u("moe_intermediate_size")?.unwrap_or(2048);
     let dense = match c.arr("mlp_layer_types")? {
         Some(t) => t.iter().filter(|v| v.as_str() == Some("dense")).count() as u64,
@@ -106,19 +83,7 @@ pub(super) fn text(c: &Cfg, a: &mut Architecture, notes: &mut Notes) -> Result<(
             ix.topk
         ),
     );
-    if let Some(n) = c.u("num_nextn_predict_layers")?
-        && n > 0
-    {
-        notes.push(
-            format!(
-                "The {n} multi-token-prediction layer(s) (num_nextn_predict_layers) are not counted: transformers does not build them and inference loads them only for speculative decoding."
-            ),
-            format!(
-                "{n} 个多 token 预测层（num_nextn_predict_layers）不计入：transformers 不构建它们，推理只在投机解码时加载。"
-            ),
-        );
-    }
-    Ok(())
+    super::decoder::note_mtp_layers(c, notes)
 }
 
 /// Which layers attend (MLA with the indexer) and which run Kimi Delta Attention: `layer_types`

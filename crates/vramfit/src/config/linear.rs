@@ -82,32 +82,9 @@ fn attending(c: &Cfg, lin: Option<&Cfg>, layers: u64) -> Result<alloc::vec::Vec<
 /// MLA `deepseek` has read.
 pub(super) fn kimi_linear(c: &Cfg, a: &mut Architecture, notes: &mut Notes) -> Result<()> {
     let lin = c.child("linear_attn_config")?;
-    let key = |nested: &str, top: &str, default: u64| -> Result<u64> {
-        if let Some(l) = &lin
-            && let Some(v) = l.u(nested)?
-        {
-            return Ok(v);
-        }
-        Ok(c.u(top)?.unwrap_or(default))
-    };
-    let heads = key("num_heads", "linear_num_heads", 32)?;
-    let head_dim = key("head_dim", "linear_head_dim", 128)?;
-    let kernel = key("short_conv_kernel_size", "linear_conv_kernel_dim", 4)?;
     let kinds = attending(c, lin.as_ref(), a.num_layers)?;
     let full = kinds.iter().filter(|&&k| k).count() as u64;
-    a.hybrid = Some(Hybrid {
-        mixer: StateMixer::KimiDelta,
-        state_layers: a.num_layers - full,
-        attention_layers: full,
-        ffn_layers: a.num_layers,
-        parallel: false,
-        heads,
-        groups: heads,
-        state_size: head_dim,
-        head_dim,
-        conv_kernel: kernel,
-        ..Hybrid::default()
-    });
+    a.hybrid = Some(kda_layers(c, a.num_layers, full, 32)?);
     if let Some(len) = c.u("model_max_length")? {
         a.max_position_embeddings = len;
     }
@@ -146,4 +123,34 @@ pub(super) fn kimi_linear(c: &Cfg, a: &mut Architecture, notes: &mut Notes) -> R
         ),
     );
     Ok(())
+}
+
+/// Kimi Delta Attention's layers of a stack of `layers` with `full` attention layers among them,
+/// as `linear_attn_config` gives them (or the top-level `linear_*` keys): `default_heads` heads
+/// of 128 and a convolution of 4 when neither says (Kimi-Linear's and GLM-5-Next's classes).
+pub(super) fn kda_layers(c: &Cfg, layers: u64, full: u64, default_heads: u64) -> Result<Hybrid> {
+    let lin = c.child("linear_attn_config")?;
+    let key = |nested: &str, top: &str, default: u64| -> Result<u64> {
+        if let Some(l) = &lin
+            && let Some(v) = l.u(nested)?
+        {
+            return Ok(v);
+        }
+        Ok(c.u(top)?.unwrap_or(default))
+    };
+    let heads = key("num_heads", "linear_num_heads", default_heads)?;
+    let head_dim = key("head_dim", "linear_head_dim", 128)?;
+    Ok(Hybrid {
+        mixer: StateMixer::KimiDelta,
+        state_layers: layers - full,
+        attention_layers: full,
+        ffn_layers: layers,
+        parallel: false,
+        heads,
+        groups: heads,
+        state_size: head_dim,
+        head_dim,
+        conv_kernel: key("short_conv_kernel_size", "linear_conv_kernel_dim", 4)?,
+        ..Hybrid::default()
+    })
 }

@@ -77,3 +77,36 @@ impl Run<'_> {
         }
     }
 }
+
+/// The runs the engines' LoRA tests share.
+#[cfg(test)]
+pub(super) mod test_runs {
+    use crate::estimate::{ComponentKind, Engine, Estimate, EstimateInput, Mode, estimate};
+
+    /// Llama-3.1-8B served by `engine` on an 80 GB card (79.19 GiB) at 8,192 tokens, with
+    /// `lora`'s settings.
+    pub(in crate::estimate) fn serve(
+        engine: Engine,
+        lora: impl FnOnce(&mut EstimateInput),
+    ) -> Result<Estimate, crate::InputError> {
+        let mut i = EstimateInput {
+            arch: Some(crate::model::tests::llama31_8b()),
+            mode: Mode::Serve,
+            engine,
+            gpu_memory: Some("79.19GiB".into()),
+            max_model_len: Some(8192.0),
+            ..EstimateInput::default()
+        };
+        lora(&mut i);
+        estimate(&i)
+    }
+
+    /// The bytes of the LoRA slots' component.
+    pub(in crate::estimate) fn lora_bytes(e: &Estimate) -> u64 {
+        e.components
+            .iter()
+            .filter(|c| c.key == ComponentKind::LoraAdapters)
+            .map(|c| c.bytes.get())
+            .sum()
+    }
+}

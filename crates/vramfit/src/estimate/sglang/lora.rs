@@ -83,27 +83,11 @@ impl Run<'_> {
 #[cfg(test)]
 mod tests {
     use crate::ErrorKind;
-    use crate::estimate::{ComponentKind, Engine, Estimate, EstimateInput, Mode, estimate};
+    use crate::estimate::lora_slots::test_runs::lora_bytes;
+    use crate::estimate::{Engine, Estimate, EstimateInput};
 
     fn serve(lora: impl FnOnce(&mut EstimateInput)) -> Result<Estimate, crate::InputError> {
-        let mut i = EstimateInput {
-            arch: Some(crate::model::tests::llama31_8b()),
-            mode: Mode::Serve,
-            engine: Engine::Sglang,
-            gpu_memory: Some("79.19GiB".into()),
-            max_model_len: Some(8192.0),
-            ..EstimateInput::default()
-        };
-        lora(&mut i);
-        estimate(&i)
-    }
-
-    fn lora_bytes(e: &Estimate) -> u64 {
-        e.components
-            .iter()
-            .filter(|c| c.key == ComponentKind::LoraAdapters)
-            .map(|c| c.bytes.get())
-            .sum()
+        crate::estimate::lora_slots::test_runs::serve(Engine::Sglang, lora)
     }
 
     fn tokens(e: &Estimate) -> u64 {
