@@ -265,6 +265,13 @@ pub struct Rules {
     /// per-layer embeddings, KV shared across the last layers); where it does not, such a model
     /// is refused by the engine (`workload/checks.rs`).
     pub gemma4_layers: bool,
+    /// Whether it builds Step 3.5's stack (`Step3p5ForCausalLM`: sliding layers with their own
+    /// query heads, a gate per head, experts with a shared expert), as transformers 5.24, vLLM
+    /// (`model_executor/models/step3p5.py` at 01b50b9), SGLang (`is_hybrid_swa_model` names
+    /// `Step3p5ForCausalLM`) and llama.cpp (`src/models/step35.cpp` at 08b8861, an iSWA cache)
+    /// do; where it does not, or vramfit has not checked how it holds them, such a model is
+    /// refused by the engine (`workload/checks.rs`).
+    pub step3p5_layers: bool,
     /// How it keeps DeepSeek-V4's compressed attention, if it runs it (`estimate/compressed.rs`);
     /// where it does not, such a model is refused by the engine (`workload/checks.rs`).
     pub compressed_cache: CompressedCache,

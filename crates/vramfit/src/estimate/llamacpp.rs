@@ -35,6 +35,7 @@ pub(super) const RULES: Rules = Rules {
     indexer_keys: super::engine::IndexerKeys::KvType,
     delta_net_with_plain_attention: false,
     gemma4_layers: true,
+    step3p5_layers: true,
     compressed_cache: crate::estimate::engine::CompressedCache::Refused,
     gemma4_full_qkv: false,
     expert_parallel: ExpertParallel::None,

@@ -59,6 +59,7 @@ pub(super) const RULES: Rules = Rules {
     delta_net_with_plain_attention: false,
     // Nor for Gemma 4's text stack.
     gemma4_layers: false,
+    step3p5_layers: false,
     compressed_cache: crate::estimate::engine::CompressedCache::Refused,
     gemma4_full_qkv: false,
     // One Mac's unified memory: several unlike devices (mlx's distributed pipeline) are not

@@ -39,6 +39,7 @@ pub(super) const RULES: Rules = Rules {
     indexer_keys: super::engine::IndexerKeys::KvType,
     delta_net_with_plain_attention: false,
     gemma4_layers: false,
+    step3p5_layers: false,
     compressed_cache: crate::estimate::engine::CompressedCache::Refused,
     gemma4_full_qkv: false,
     expert_parallel: ExpertParallel::None,

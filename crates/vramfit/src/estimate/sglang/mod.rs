@@ -44,6 +44,7 @@ pub(super) const RULES: Rules = Rules {
     indexer_keys: crate::estimate::engine::IndexerKeys::Fp8Blocks,
     delta_net_with_plain_attention: true,
     gemma4_layers: false,
+    step3p5_layers: true,
     compressed_cache: crate::estimate::engine::CompressedCache::Paged,
     gemma4_full_qkv: false,
     expert_parallel: ExpertParallel::DividesGroup,

@@ -42,6 +42,7 @@ pub(super) const RULES: Rules = Rules {
     indexer_keys: crate::estimate::engine::IndexerKeys::Fp8Blocks,
     delta_net_with_plain_attention: true,
     gemma4_layers: true,
+    step3p5_layers: true,
     compressed_cache: crate::estimate::engine::CompressedCache::Paged,
     gemma4_full_qkv: true,
     expert_parallel: ExpertParallel::WholeGroup,
