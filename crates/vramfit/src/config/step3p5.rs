@@ -74,7 +74,13 @@ pub(super) fn step3p5(c: &Cfg, notes: &mut Notes) -> Result<Architecture> {
     gate_per_head(c)?;
     let full = (0..layers).filter(|l| l.is_multiple_of(period)).count() as u64;
     let window = if full < layers {
-        dim(c, "sliding_window", c.u("sliding_window")?.unwrap_or(0), 1, MAX_DIM)?
+        dim(
+            c,
+            "sliding_window",
+            c.u("sliding_window")?.unwrap_or(0),
+            1,
+            MAX_DIM,
+        )?
     } else {
         0
     };
@@ -156,7 +162,13 @@ fn with_class_names(obj: &Map<String, Value>) -> Map<String, Value> {
 
 /// A per-layer list cut to `layers` entries: the hub file pads it with `mtp` trailing MTP
 /// entries, which transformers splits off; any other length is refused.
-fn per_layer<'v>(c: &Cfg, key: &str, list: &'v [Value], layers: u64, mtp: u64) -> Result<&'v [Value]> {
+fn per_layer<'v>(
+    c: &Cfg,
+    key: &str,
+    list: &'v [Value],
+    layers: u64,
+    mtp: u64,
+) -> Result<&'v [Value]> {
     let n = list.len() as u64;
     if n == layers || (mtp > 0 && n == layers + mtp) {
         Ok(&list[..layers as usize])
@@ -231,7 +243,9 @@ fn sliding_heads(c: &Cfg, a: &Architecture) -> Result<u64> {
                     ErrorKind::Unsupported,
                     o.field(key),
                     format!("{v}, where the full layers have {same}"),
-                    format!("{same} (transformers gives the sliding layers the full layers' KV heads and head width)"),
+                    format!(
+                        "{same} (transformers gives the sliding layers the full layers' KV heads and head width)"
+                    ),
                 ));
             }
         }
@@ -343,7 +357,9 @@ fn moe_layers_enum(c: &Cfg, e: &Value) -> Result<Vec<u64>> {
 /// `layers` and `heads` are the class's legacy names.
 pub(super) fn step3p7_vision_params(top: &Cfg, v: &Cfg, text_hidden: u64) -> Result<u64> {
     let key = |names: &[&str], default: u64, lo: u64, max: u64| -> Result<u64> {
-        let found = names.iter().find_map(|n| v.u(n).transpose().map(|x| (*n, x)));
+        let found = names
+            .iter()
+            .find_map(|n| v.u(n).transpose().map(|x| (*n, x)));
         match found {
             Some((n, x)) => dim(v, n, x?, lo, max),
             None => Ok(default),
@@ -356,14 +372,17 @@ pub(super) fn step3p7_vision_params(top: &Cfg, v: &Cfg, text_hidden: u64) -> Res
     let patch = key(&["patch_size"], 14, 1, 1024)?;
     let ratio = match v.get("mlp_ratio") {
         None => 8960.0 / 1536.0,
-        Some(r) => r.as_f64().filter(|r| *r > 0.0 && *r <= 64.0).ok_or_else(|| {
-            InputError::new(
-                ErrorKind::OutOfRange,
-                v.field("mlp_ratio"),
-                format!("{r} is not a ratio from 0 to 64"),
-                "a number above 0, at most 64",
-            )
-        })?,
+        Some(r) => r
+            .as_f64()
+            .filter(|r| *r > 0.0 && *r <= 64.0)
+            .ok_or_else(|| {
+                InputError::new(
+                    ErrorKind::OutOfRange,
+                    v.field("mlp_ratio"),
+                    format!("{r} is not a ratio from 0 to 64"),
+                    "a number above 0, at most 64",
+                )
+            })?,
     };
     // `int(hidden_size * mlp_ratio)`, as the class computes it.
     let inter = (h as f64 * ratio) as u64;

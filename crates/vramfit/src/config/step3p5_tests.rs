@@ -42,7 +42,10 @@ pub(crate) fn flash() -> String {
         })
     });
     let theta = padded(|i| String::from(if i % 4 == 0 { "5000000.0" } else { "10000.0" }));
-    let moe = (3..45).map(|i| format!("{i}")).collect::<Vec<_>>().join(",");
+    let moe = (3..45)
+        .map(|i| format!("{i}"))
+        .collect::<Vec<_>>()
+        .join(",");
     format!(
         r#"{{"model_type": "step3p5", "architectures": ["Step3p5ForCausalLM"],
         "hidden_size": 4096, "intermediate_size": 11264, "num_hidden_layers": 45,
@@ -161,7 +164,10 @@ fn step3p5_cache_matches_transformers_storage() {
     assert_eq!(held, 6 * 2 * 24 * 2 * 16 * 2 * 2);
     assert_eq!(held, n("step3p5-tiny", 6));
     let e = run(Engine::Hf, TINY, 2.0, 24.0);
-    assert_eq!(e.component_bytes(ComponentKind::KvCache), n("step3p5-tiny", 6));
+    assert_eq!(
+        e.component_bytes(ComponentKind::KvCache),
+        n("step3p5-tiny", 6)
+    );
 }
 
 /// llama.cpp (`src/models/step35.cpp` at 08b8861: `LLAMA_SWA_TYPE_STANDARD`, an iSWA cache) by
@@ -255,4 +261,13 @@ fn step3p5_bad_keys_name_their_field() {
             e.problem
         );
     }
+}
+
+/// The preset is the hub config as `parse_config` reads it (a hand-written table, checked
+/// against the reader, which is checked against transformers above).
+#[test]
+fn step3p5_preset_is_its_config() {
+    let preset = crate::presets::find("stepfun-ai/Step-3.5-Flash").unwrap();
+    assert_eq!(preset.arch, parse_config(&flash()).unwrap().arch);
+    assert_eq!(preset.params, n("step3p5-flash", 2));
 }
