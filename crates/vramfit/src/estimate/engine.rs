@@ -280,6 +280,11 @@ pub struct Rules {
     /// `Gemma4Attention` builds one `QKVParallelLinear` per layer and loads the keys into both
     /// slots), where transformers builds only the projections used.
     pub gemma4_full_qkv: bool,
+    /// Whether it loads every Gemma 3n layer's k and v projections and k norm, the KV-shared
+    /// layers' too: vLLM (as for Gemma 4) and llama.cpp, whose `src/models/gemma3n.cpp` at
+    /// 3688fa8 creates them for every layer as required tensors (the GGUF keeps them), where
+    /// transformers builds only the projections used.
+    pub gemma3n_full_qkv: bool,
     /// How it spreads a MoE model's experts over the GPUs, if it does.
     pub expert_parallel: ExpertParallel,
     /// Whether its dtype `auto` runs an fp32 checkpoint in 16 bits (vLLM's

@@ -38,6 +38,7 @@ pub(super) const RULES: Rules = Rules {
     step3p5_layers: true,
     compressed_cache: crate::estimate::engine::CompressedCache::Refused,
     gemma4_full_qkv: false,
+    gemma3n_full_qkv: true,
     expert_parallel: ExpertParallel::None,
     downcasts_fp32: false,
     native_kv_formats: false,

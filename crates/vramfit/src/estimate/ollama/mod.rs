@@ -42,6 +42,7 @@ pub(super) const RULES: Rules = Rules {
     step3p5_layers: false,
     compressed_cache: crate::estimate::engine::CompressedCache::Refused,
     gemma4_full_qkv: false,
+    gemma3n_full_qkv: false,
     expert_parallel: ExpertParallel::None,
     downcasts_fp32: false,
     native_kv_formats: false,

@@ -47,6 +47,7 @@ pub(super) const RULES: Rules = Rules {
     step3p5_layers: true,
     compressed_cache: crate::estimate::engine::CompressedCache::Paged,
     gemma4_full_qkv: false,
+    gemma3n_full_qkv: false,
     expert_parallel: ExpertParallel::DividesGroup,
     downcasts_fp32: false,
     native_kv_formats: false,

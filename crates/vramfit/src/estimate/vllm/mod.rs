@@ -45,6 +45,7 @@ pub(super) const RULES: Rules = Rules {
     step3p5_layers: true,
     compressed_cache: crate::estimate::engine::CompressedCache::Paged,
     gemma4_full_qkv: true,
+    gemma3n_full_qkv: true,
     expert_parallel: ExpertParallel::WholeGroup,
     downcasts_fp32: true,
     native_kv_formats: false,
