@@ -259,3 +259,25 @@ fn gemma3n_llamacpp_loads_the_shared_layers_kv_weights() {
         weights(Engine::Llamacpp, shared)
     );
 }
+
+/// The presets are the configs as `parse_config` reads them (checked against transformers'
+/// meta count above), with the whole checkpoint's count.
+#[test]
+fn gemma3n_presets_are_their_configs() {
+    for (id, case, text) in [
+        (
+            "google/gemma-3n-E4B-it",
+            "gemma3n-e4b",
+            String::from(r#"{"model_type": "gemma3n_text"}"#),
+        ),
+        ("google/gemma-3n-E2B-it", "gemma3n-e2b", e2b_text()),
+    ] {
+        let preset = crate::presets::find(id).unwrap();
+        assert_eq!(
+            preset.arch,
+            parse_config(&wrapped(&text)).unwrap().arch,
+            "{id}"
+        );
+        assert_eq!(preset.params, n(case, 1), "{id}");
+    }
+}
