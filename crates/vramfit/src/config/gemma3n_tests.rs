@@ -225,12 +225,12 @@ fn gemma3n_refused_by_unchecked_engines() {
 }
 
 /// llama.cpp loads every Gemma 3n layer's k and v projections and k norm, the KV-shared layers'
-/// too: `src/models/gemma3n.cpp` (ggml-org/llama.cpp at 3688fa8) creates
-/// `create_tensor_qkv(layer, i, …, 0)` and `attn_k_norm` with flags 0 (required) for every
-/// layer, so the GGUF carries them. E4B's 15 shared layers by hand: 2 × 2,048 × 2 KV heads × 256
-/// + a k norm of 256 = 2,097,408 each, 31,461,120 parameters, 62,922,240 B in bf16 beyond what
-/// transformers holds: in llama.cpp the weights are those of the same model with no shared
-/// layers, in transformers they are that much less.
+/// too: `src/models/gemma3n.cpp` (ggml-org/llama.cpp at 3688fa8) creates `create_tensor_qkv(layer,
+/// i, …, 0)` and `attn_k_norm` with flags 0 (required) for every layer, so the GGUF carries them.
+/// E4B's 15 shared layers by hand: 2 × 2,048 × 2 KV heads × 256 plus a k norm of 256 = 2,097,408
+/// each, 31,461,120 parameters, 62,922,240 B in bf16 beyond what transformers holds: in llama.cpp
+/// the weights are those of the same model with no shared layers, in transformers they are that
+/// much less.
 #[test]
 fn gemma3n_llamacpp_loads_the_shared_layers_kv_weights() {
     let weights = |engine, json: &str| {

@@ -101,13 +101,13 @@ fn step3p5_parameters_match_transformers_meta_count() {
     assert_eq!(tiny_vl.params(), n("step3p5-tiny", 1));
 }
 
-/// Step-3.5-Flash by hand: embedding and head 2 × 128,896 × 4,096 = 1,055,916,032; attention of
-/// a full layer q 4,096 × 64·128 + k, v 2 × 4,096 × 1,024 + o 8,192 × 4,096 + g_proj 4,096 × 64
-/// + q/k norms 256 = 75,759,872, of a sliding layer (96 heads) 4,096 × 12,288 · 2 + 8,388,608 +
-/// 4,096 × 96 + 256 = 109,445,376; 12 full and 33 sliding: 4,521,013,248; dense FFNs 3 × 3 ×
-/// 4,096 × 11,264 = 415,236,096; 42 MoE layers of router 4,096 × 288 + 288 experts × 3 × 4,096
-/// × 1,280 + shared 3 × 4,096 × 1,280 = 4,546,035,712 each, 190,933,499,904; norms 45 × 8,192 +
-/// 4,096 = 372,736. Total 196,956,118,272, the reference's count.
+/// Step-3.5-Flash by hand: embedding and head 2 × 128,896 × 4,096 = 1,055,916,032; attention of a
+/// full layer q 4,096 × 64·128 + k, v 2 × 4,096 × 1,024 + o 8,192 × 4,096 + g_proj 4,096 × 64 plus
+/// q/k norms 256 = 75,759,872, of a sliding layer (96 heads) 4,096 × 12,288 · 2 + 8,388,608 + 4,096
+/// × 96 + 256 = 109,445,376; 12 full and 33 sliding: 4,521,013,248; dense FFNs 3 × 3 × 4,096 ×
+/// 11,264 = 415,236,096; 42 MoE layers of router 4,096 × 288 + 288 experts × 3 × 4,096 × 1,280 +
+/// shared 3 × 4,096 × 1,280 = 4,546,035,712 each, 190,933,499,904; norms 45 × 8,192 + 4,096 =
+/// 372,736. Total 196,956,118,272, the reference's count.
 #[test]
 fn step3p5_flash_by_hand() {
     let full = 4096 * 64 * 128 + 2 * 4096 * 1024 + 8192 * 4096 + 4096 * 64 + 256;
