@@ -67,3 +67,28 @@ fn qwen3_vl_from_the_hub_counts_its_tower_and_qwen3_cache() {
         .unwrap();
     assert_eq!(kv, 36 * 2 * 8 * 128 * 2 * 4096);
 }
+
+/// Step-3.5-Flash's hub config through the lookup: transformers 5.24's meta count
+/// (`tests/reference/step3p5-reference.csv`), bf16 from `torch_dtype`, and transformers' cache by
+/// hand after a prompt of 4,096 tokens: the sliding layers hold the prompt's storage until the
+/// first decode step, so all 45 layers hold 4,096 tokens of 2 × 8 KV heads × 128 × 2 B.
+#[test]
+fn step3p5_from_the_hub_counts_its_layers() {
+    let hub = MockHub::start();
+    let v = estimate(
+        &hub,
+        "stepfun-ai/Step-3.5-Flash",
+        &["--seq-len", "4096", "--new-tokens", "0", "--batch", "1"],
+    );
+    assert_eq!(v["params"], 196_956_118_272u64);
+    assert_eq!(v["weights_bytes"], 2 * 196_956_118_272u64);
+    let kv = v["components"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["key"] == "kv_cache")
+        .unwrap()["bytes"]
+        .as_u64()
+        .unwrap();
+    assert_eq!(kv, 45 * 2 * 8 * 128 * 2 * 4096);
+}

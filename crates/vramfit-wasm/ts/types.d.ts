@@ -2799,6 +2799,21 @@ export interface LayerShapes {
    * (`Gemma3nTextLaurelBlock`, `hidden_size` × rank and back, and its norm).
    */
   laurel_rank: number;
+  /**
+   * The full layers are every `full_period`-th from the first (Step 3.5: layers 0, 4, 8, …),
+   * not every `full_period`-th and the last (Gemma).
+   */
+  full_first: boolean;
+  /**
+   * The full-attention layers' query heads where they differ from the sliding layers'
+   * `num_heads` (Step 3.5: 64 beside the sliding layers' 96); 0 for the same count.
+   */
+  full_heads: number;
+  /**
+   * A sigmoid gate per query head on the attention output (Step 3.5's `g_proj`,
+   * `hidden_size` × the layer's heads, no bias).
+   */
+  head_gate: boolean;
 }
 
 /**
@@ -2860,6 +2875,21 @@ export interface LayerShapesInput {
    * (`Gemma3nTextLaurelBlock`, `hidden_size` × rank and back, and its norm).
    */
   laurel_rank?: number;
+  /**
+   * The full layers are every `full_period`-th from the first (Step 3.5: layers 0, 4, 8, …),
+   * not every `full_period`-th and the last (Gemma).
+   */
+  full_first?: boolean;
+  /**
+   * The full-attention layers' query heads where they differ from the sliding layers'
+   * `num_heads` (Step 3.5: 64 beside the sliding layers' 96); 0 for the same count.
+   */
+  full_heads?: number;
+  /**
+   * A sigmoid gate per query head on the attention output (Step 3.5's `g_proj`,
+   * `hidden_size` × the layer's heads, no bias).
+   */
+  head_gate?: boolean;
 }
 
 /**

@@ -82,6 +82,9 @@ struct Record {
     /// DeepSeek-V4's compressed attention, as `parse_config` reads it.
     #[serde(default)]
     compressed: Option<Compressed>,
+    /// Per-layer-type shapes (Gemma 4, Gemma 3n, Step 3.5), as `parse_config` reads them.
+    #[serde(default)]
+    layer_shapes: Option<LayerShapes>,
     #[serde(default)]
     hyper_connections: u64,
     #[serde(default)]
@@ -187,6 +190,37 @@ struct Hybrid {
     gated_norm: bool,
 }
 
+/// `vramfit::model::LayerShapes`: the full layers' period, widths and heads, KV sharing,
+/// per-layer embeddings, AltUp and LAuReL, Step 3.5's gate per head (omitted keys 0 / false;
+/// `full_qkv` is the engine's, never a preset's).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LayerShapes {
+    full_period: u64,
+    full_head_dim: u64,
+    full_kv_heads: u64,
+    #[serde(default)]
+    full_k_eq_v: bool,
+    #[serde(default)]
+    kv_shared_layers: u64,
+    #[serde(default)]
+    double_wide_mlp: bool,
+    #[serde(default)]
+    per_layer_vocab: u64,
+    #[serde(default)]
+    per_layer_width: u64,
+    #[serde(default)]
+    altup_inputs: u64,
+    #[serde(default)]
+    laurel_rank: u64,
+    #[serde(default)]
+    full_first: bool,
+    #[serde(default)]
+    full_heads: u64,
+    #[serde(default)]
+    head_gate: bool,
+}
+
 /// `vramfit::model::Compressed`: DeepSeek-V4's layers by kind and its compressed attention.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -277,7 +311,7 @@ fn render(records: &[(String, Record)]) -> String {
     s.push_str("//! The preset table, rendered from `crates/vramfit/data/models/*.toml`.\n\n");
     s.push_str("use super::{Preset, Source};\n");
     s.push_str(
-        "use crate::model::{\n    Architecture, Compressed, Family, Hybrid, ImageTokens, Indexer, Mla, Moe, Norm, StateMixer,\n    VisionTower,\n};\n",
+        "use crate::model::{\n    Architecture, Compressed, Family, Hybrid, ImageTokens, Indexer, LayerShapes, Mla, Moe, Norm,\n    StateMixer, VisionTower,\n};\n",
     );
     s.push_str("use crate::precision::{Dtype, Quantization};\n\n");
     s.push_str("/// Every preset, sorted by id.\n");
@@ -400,6 +434,25 @@ fn render(records: &[(String, Record)]) -> String {
                 c.hash_layers
             ),
         };
+        let layer_shapes = match &r.layer_shapes {
+            None => "None".to_string(),
+            Some(l) => format!(
+                "Some(LayerShapes {{\n                full_period: {},\n                full_head_dim: {},\n                full_kv_heads: {},\n                full_k_eq_v: {},\n                kv_shared_layers: {},\n                double_wide_mlp: {},\n                per_layer_vocab: {},\n                per_layer_width: {},\n                full_qkv: false,\n                altup_inputs: {},\n                laurel_rank: {},\n                full_first: {},\n                full_heads: {},\n                head_gate: {},\n            }})",
+                l.full_period,
+                l.full_head_dim,
+                l.full_kv_heads,
+                l.full_k_eq_v,
+                l.kv_shared_layers,
+                l.double_wide_mlp,
+                l.per_layer_vocab,
+                l.per_layer_width,
+                l.altup_inputs,
+                l.laurel_rank,
+                l.full_first,
+                l.full_heads,
+                l.head_gate
+            ),
+        };
         let aliases: Vec<String> = r.aliases.iter().map(|a| format!("{a:?}")).collect();
         let _ = writeln!(s, "    // {file}");
         let _ = writeln!(s, "    Preset {{");
@@ -448,8 +501,7 @@ fn render(records: &[(String, Record)]) -> String {
             ("indexer", indexer),
             ("moe", moe),
             ("hybrid", hybrid),
-            // No preset has Gemma 4's per-layer shapes yet (no released config.json cited).
-            ("layer_shapes", "None".to_string()),
+            ("layer_shapes", layer_shapes),
             ("compressed", compressed),
             ("hyper_connections", r.hyper_connections.to_string()),
             ("gated_attention", r.gated_attention.to_string()),

@@ -52,6 +52,9 @@ pub(super) fn decoder(model_type: &str, c: &Cfg, notes: &mut Notes) -> Result<Ar
     if model_type == "gemma3n_text" {
         return super::gemma3n::gemma3n(c, notes);
     }
+    if model_type == "step3p5" {
+        return super::step3p5::step3p5(c, notes);
+    }
     if model_type == "deepseek_v4" {
         return super::compressed::deepseek_v4(c, notes);
     }

@@ -449,24 +449,3 @@ fn families_estimate_in_every_engine() {
         run(text_only, Engine::Llamacpp).weights_bytes
     );
 }
-
-/// The families transformers implements whose layers vramfit cannot describe yet are refused by
-/// name, with the key that shows it, rather than read as Llama's layout.
-#[test]
-fn step3p5_refused_by_name() {
-    for (json, field) in [
-        (
-            r#"{"model_type": "step3p5", "hidden_size": 4096}"#,
-            "config.json: num_sliding_attention_heads",
-        ),
-        (
-            r#"{"model_type": "step3p7", "text_config": {"model_type": "step3p5"}}"#,
-            "config.json: text_config.num_sliding_attention_heads",
-        ),
-    ] {
-        let e = parse_config(json).unwrap_err();
-        assert_eq!(e.field, field, "{json}");
-        assert_eq!(e.kind, crate::error::ErrorKind::Unsupported, "{json}");
-        assert!(e.problem.contains("not modelled"), "{}", e.problem);
-    }
-}

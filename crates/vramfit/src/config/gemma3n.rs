@@ -92,6 +92,9 @@ pub(super) fn gemma3n(c: &Cfg, notes: &mut Notes) -> Result<Architecture> {
         full_qkv: false,
         altup_inputs: altup,
         laurel_rank: laurel,
+        full_first: false,
+        full_heads: 0,
+        head_gate: false,
     });
     let (shared_full, shared_sliding) = a.kv_shared_layers();
     let sliding = layers - full;

@@ -223,3 +223,61 @@ fn gemma3n_refused_by_unchecked_engines() {
         assert!(e.problem.contains("Gemma 3n"), "{}", e.problem);
     }
 }
+
+/// llama.cpp loads every Gemma 3n layer's k and v projections and k norm, the KV-shared layers'
+/// too: `src/models/gemma3n.cpp` (ggml-org/llama.cpp at 3688fa8) creates `create_tensor_qkv(layer,
+/// i, …, 0)` and `attn_k_norm` with flags 0 (required) for every layer, so the GGUF carries them.
+/// E4B's 15 shared layers by hand: 2 × 2,048 × 2 KV heads × 256 plus a k norm of 256 = 2,097,408
+/// each, 31,461,120 parameters, 62,922,240 B in bf16 beyond what transformers holds: in llama.cpp
+/// the weights are those of the same model with no shared layers, in transformers they are that
+/// much less.
+#[test]
+fn gemma3n_llamacpp_loads_the_shared_layers_kv_weights() {
+    let weights = |engine, json: &str| {
+        estimate(&EstimateInput {
+            arch: Some(parse_config(json).unwrap().arch),
+            engine,
+            dtype: Some(crate::precision::Dtype::Bf16),
+            ..EstimateInput::default()
+        })
+        .unwrap()
+        .weights_bytes
+        .get()
+    };
+    let (shared, none) = (
+        r#"{"model_type": "gemma3n_text"}"#,
+        r#"{"model_type": "gemma3n_text", "num_kv_shared_layers": 0}"#,
+    );
+    let per_shared = 2 * 2048 * 2 * 256 + 256;
+    assert_eq!(15 * per_shared, 31_461_120);
+    assert_eq!(
+        weights(Engine::Hf, none) - weights(Engine::Hf, shared),
+        15 * per_shared * 2
+    );
+    assert_eq!(
+        weights(Engine::Llamacpp, none),
+        weights(Engine::Llamacpp, shared)
+    );
+}
+
+/// The presets are the configs as `parse_config` reads them (checked against transformers'
+/// meta count above), with the whole checkpoint's count.
+#[test]
+fn gemma3n_presets_are_their_configs() {
+    for (id, case, text) in [
+        (
+            "google/gemma-3n-E4B-it",
+            "gemma3n-e4b",
+            String::from(r#"{"model_type": "gemma3n_text"}"#),
+        ),
+        ("google/gemma-3n-E2B-it", "gemma3n-e2b", e2b_text()),
+    ] {
+        let preset = crate::presets::find(id).unwrap();
+        assert_eq!(
+            preset.arch,
+            parse_config(&wrapped(&text)).unwrap().arch,
+            "{id}"
+        );
+        assert_eq!(preset.params, n(case, 1), "{id}");
+    }
+}

@@ -86,6 +86,9 @@ pub(super) fn gemma4(c: &Cfg, a: &mut Architecture, notes: &mut Notes) -> Result
         full_qkv: false,
         altup_inputs: 0,
         laurel_rank: 0,
+        full_first: false,
+        full_heads: 0,
+        head_gate: false,
     });
     let (shared_full, shared_sliding) = a.kv_shared_layers();
     let sliding = layers - full;

@@ -15,7 +15,7 @@ use serde_json::Map;
 
 use super::{Cfg, Notes};
 use crate::error::{ErrorKind, InputError, Result};
-use crate::model::{Architecture, Hybrid, Indexer, MAX_LAYERS, Mla, Moe, StateMixer};
+use crate::model::{Architecture, Indexer, MAX_LAYERS, Mla, Moe};
 
 /// The language model of a `glm5_next` file: `text_config`, or the file itself when flat.
 pub(super) fn text_cfg<'a>(top: &Cfg<'a>) -> Result<Option<Cfg<'a>>> {

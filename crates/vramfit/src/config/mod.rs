@@ -29,6 +29,7 @@ mod linear;
 mod plain;
 mod resnet;
 mod sparse;
+mod step3p5;
 #[cfg(test)]
 mod tests;
 mod vision;
@@ -58,7 +59,7 @@ pub const MAX_CONFIG_DEPTH: usize = 32;
 
 /// The `model_type`s read by name, as listed in errors (any other decoder config is read as
 /// Llama's layout, with a note).
-pub const SUPPORTED_MODEL_TYPES: &str = "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen3_next, qwen3_5, qwen3_5_moe, qwen3_vl, qwen3_vl_moe (and their _text configs), internvl, kimi_k25, gemma, gemma2, gemma3, gemma3_text, gemma3n, gemma3n_text, gemma4, gemma4_text, phi, phi3, gpt2, gpt_bigcode, gpt_neox, falcon (and RefinedWeb), granite, olmo3, smollm3, seed_oss, glm4_moe, ernie4_5_moe, minimax_m2, granitemoehybrid, nemotron_h, falcon_h1, lfm2, olmo_hybrid, deepseek_v2, deepseek_v3, deepseek_v32, deepseek_v4, mistral4, glm_moe_dsa, glm5_next, kimi_linear, gpt_oss, llama4, llama4_text, mistral3, bert, vit, whisper, resnet";
+pub const SUPPORTED_MODEL_TYPES: &str = "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen3_next, qwen3_5, qwen3_5_moe, qwen3_vl, qwen3_vl_moe (and their _text configs), internvl, kimi_k25, gemma, gemma2, gemma3, gemma3_text, gemma3n, gemma3n_text, gemma4, gemma4_text, phi, phi3, gpt2, gpt_bigcode, gpt_neox, falcon (and RefinedWeb), granite, olmo3, smollm3, seed_oss, glm4_moe, ernie4_5_moe, minimax_m2, granitemoehybrid, nemotron_h, falcon_h1, lfm2, olmo_hybrid, step3p5, step3p7, deepseek_v2, deepseek_v3, deepseek_v32, deepseek_v4, mistral4, glm_moe_dsa, glm5_next, kimi_linear, gpt_oss, llama4, llama4_text, mistral3, bert, vit, whisper, resnet";
 
 /// What a `config.json` says about memory.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -151,7 +152,7 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
     let mut quantization = read_quantization(&top, &mut notes)?;
     let (arch, prefix) = match model_type.as_str() {
         "gemma3" | "gemma3n" | "gemma4" | "llama4" | "mistral3" | "qwen3_5" | "qwen3_5_moe"
-        | "qwen3_vl" | "qwen3_vl_moe" | "internvl" | "kimi_k25" => {
+        | "qwen3_vl" | "qwen3_vl_moe" | "internvl" | "kimi_k25" | "step3p7" => {
             let text = top.child("text_config")?.ok_or_else(|| {
                 InputError::new(
                     ErrorKind::ConfigJson,
@@ -282,6 +283,9 @@ fn text_model_type<'a>(model_type: &str, text: &Cfg<'a>) -> Result<&'a str> {
         "qwen3_5_moe" => "qwen3_5_moe_text",
         "qwen3_vl" => "qwen3_vl_text",
         "qwen3_vl_moe" => "qwen3_vl_moe_text",
+        // `Step3p7Config` builds its language model from `Step3p7TextConfig` whatever the
+        // text_config's model_type says.
+        "step3p7" => "step3p5",
         // `InternVLConfig`'s language model is any decoder, Qwen2 by default.
         "internvl" => text.str("model_type")?.unwrap_or("qwen2"),
         // `Kimi_K25Config` reads `kimi_k2` (and no model_type) as DeepSeek-V3.
@@ -297,7 +301,7 @@ fn text_model_type<'a>(model_type: &str, text: &Cfg<'a>) -> Result<&'a str> {
 /// language model's width `text_hidden`.
 fn tower_params(model_type: &str, top: &Cfg, text_hidden: u64, notes: &mut Notes) -> Result<u64> {
     let vision = top.child("vision_config")?;
-    // Qwen3-VL, InternVL and Kimi K2.5 build their tower from the class defaults when the file
+    // Qwen3-VL, InternVL, Kimi K2.5 and Step 3.7 build their tower from the class defaults when the file
     // has no vision_config.
     let no_keys = Map::new();
     let defaults = Cfg {
@@ -305,7 +309,9 @@ fn tower_params(model_type: &str, top: &Cfg, text_hidden: u64, notes: &mut Notes
         prefix: String::from("vision_config."),
     };
     let vision = match model_type {
-        "qwen3_vl" | "qwen3_vl_moe" | "internvl" | "kimi_k25" => Some(vision.unwrap_or(defaults)),
+        "qwen3_vl" | "qwen3_vl_moe" | "internvl" | "kimi_k25" | "step3p7" => {
+            Some(vision.unwrap_or(defaults))
+        }
         _ => vision,
     };
     Ok(match (model_type, vision) {
@@ -317,6 +323,7 @@ fn tower_params(model_type: &str, top: &Cfg, text_hidden: u64, notes: &mut Notes
         ("qwen3_vl" | "qwen3_vl_moe", Some(v)) => qwen3_vl_vision_params(&v)?,
         ("internvl", Some(v)) => internvl_vision_params(top, &v, text_hidden)?,
         ("kimi_k25", Some(v)) => kimi_k25_vision_params(top, &v, text_hidden)?,
+        ("step3p7", Some(v)) => step3p5::step3p7_vision_params(top, &v, text_hidden)?,
         ("gemma4", towers) => {
             if towers.is_some() || top.get("audio_config").is_some() {
                 notes.push(

@@ -87,7 +87,6 @@ pub(super) fn decoder(
             &["use_sliding_window"],
         ),
         "mistral4" => ("deepseek_v3", MISTRAL4, false, &["topk_method"]),
-        "step3p5" | "step3p7" => return Err(not_modelled(model_type, c)),
         _ => return Ok(None),
     };
     let mut obj = with_defaults(c.obj, defaults, dropped);
@@ -152,38 +151,4 @@ pub(super) fn refuse_experts_only_quantization(c: &Cfg) -> Result<()> {
         ));
     }
     Ok(())
-}
-
-/// The families transformers 5.24 implements whose layers vramfit cannot describe yet, refused
-/// by name: read as Llama's layout (the reader of any other `model_type`), their weights and
-/// cache would be wrong without a word.
-/// - `step3p5` and its vision wrapper `step3p7` (`Step3p7TextConfig`): sliding layers with their
-///   own head count (`num_sliding_attention_heads`), a gate per head, rotary per layer.
-#[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
-fn not_modelled(model_type: &str, c: &Cfg) -> crate::error::InputError {
-    let (key, what_en, what_zh) = match model_type {
-        // The wrapper's language model is its text_config.
-        "step3p7" => (
-            "text_config.num_sliding_attention_heads",
-            "Step 3.5's per-layer attention (sliding layers with their own head count, a gate per head, rotary per layer)",
-            "Step 3.5 的逐层注意力（滑动窗口层有自己的头数、每个头一个门控、逐层的旋转位置编码）",
-        ),
-        _ => (
-            "num_sliding_attention_heads",
-            "Step 3.5's per-layer attention (sliding layers with their own head count, a gate per head, rotary per layer)",
-            "Step 3.5 的逐层注意力（滑动窗口层有自己的头数、每个头一个门控、逐层的旋转位置编码）",
-        ),
-    };
-    input_error!(
-        Unsupported,
-        c.field(key),
-        [
-            "`{model_type}`: {what_en} are not modelled yet; read as Llama's layout its weights and cache would be wrong"
-        ],
-        ["`{model_type}`：{what_zh}尚未建模；按 Llama 结构读取会算错其权重与缓存"],
-        [
-            "the checkpoint's parameter count (params), whose cache then comes from the shape assumed for it, as the notes say"
-        ],
-        ["检查点的参数量（params），其缓存按为该参数量假定的形状计算，如注释所述"],
-    )
 }

@@ -168,7 +168,8 @@ impl Run<'_> {
                 ["2 × {} 个 KV 头 × {} head_dim", a.num_kv_heads, a.head_dim]
             ),
         };
-        if let Some(s) = a.layer_shapes {
+        // Step 3.5's full and sliding layers cache at the same width: the plain formula.
+        if let Some(s) = a.layer_shapes.filter(|s| !s.head_gate) {
             let text = self.layer_shapes_kv_text(
                 s,
                 bytes,

@@ -265,6 +265,13 @@ pub struct Rules {
     /// per-layer embeddings, KV shared across the last layers); where it does not, such a model
     /// is refused by the engine (`workload/checks.rs`).
     pub gemma4_layers: bool,
+    /// Whether it builds Step 3.5's stack (`Step3p5ForCausalLM`: sliding layers with their own
+    /// query heads, a gate per head, experts with a shared expert), as transformers 5.24, vLLM
+    /// (`model_executor/models/step3p5.py` at 01b50b9), SGLang (`is_hybrid_swa_model` names
+    /// `Step3p5ForCausalLM`) and llama.cpp (`src/models/step35.cpp` at 08b8861, an iSWA cache)
+    /// do; where it does not, or vramfit has not checked how it holds them, such a model is
+    /// refused by the engine (`workload/checks.rs`).
+    pub step3p5_layers: bool,
     /// Whether it runs GLM-5-Next (`glm5_next`: Kimi Delta Attention beside NoPE MLA with a
     /// pooled indexer, hyper-connections) as vramfit has checked: transformers 5.24, and SGLang,
     /// which registers `Glm5NextForConditionalGeneration` (sgl-project/sglang@0096f824
@@ -283,6 +290,11 @@ pub struct Rules {
     /// `Gemma4Attention` builds one `QKVParallelLinear` per layer and loads the keys into both
     /// slots), where transformers builds only the projections used.
     pub gemma4_full_qkv: bool,
+    /// Whether it loads every Gemma 3n layer's k and v projections and k norm, the KV-shared
+    /// layers' too: vLLM (as for Gemma 4) and llama.cpp, whose `src/models/gemma3n.cpp` at
+    /// 3688fa8 creates them for every layer as required tensors (the GGUF keeps them), where
+    /// transformers builds only the projections used.
+    pub gemma3n_full_qkv: bool,
     /// How it spreads a MoE model's experts over the GPUs, if it does.
     pub expert_parallel: ExpertParallel,
     /// Whether its dtype `auto` runs an fp32 checkpoint in 16 bits (vLLM's

@@ -60,8 +60,10 @@ pub(super) const RULES: Rules = Rules {
     // Nor for Gemma 4's text stack.
     gemma4_layers: false,
     pooled_indexer: false,
+    step3p5_layers: false,
     compressed_cache: crate::estimate::engine::CompressedCache::Refused,
     gemma4_full_qkv: false,
+    gemma3n_full_qkv: false,
     // One Mac's unified memory: several unlike devices (mlx's distributed pipeline) are not
     // followed.
     unlike_cards: super::engine::UnlikeCards::NotFollowed,

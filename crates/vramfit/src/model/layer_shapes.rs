@@ -1,7 +1,9 @@
 //! Gemma 4's and Gemma 3n's layers (transformers 5.24 `modeling_gemma4.py`,
 //! `modeling_gemma3n.py`): full-attention layers of their own head width and KV heads beside the
 //! sliding ones, per-layer embeddings, KV shared across the last layers, which hold no cache and
-//! no key or value projections, and Gemma 3n's AltUp and LAuReL weights.
+//! no key or value projections, and Gemma 3n's AltUp and LAuReL weights; Step 3.5's layers
+//! (transformers 5.24 `modeling_step3p7.py`): full layers every fourth from the first, the
+//! sliding ones with their own query heads, a sigmoid gate per head, experts from layer 3.
 
 use super::Architecture;
 
@@ -47,6 +49,18 @@ pub struct LayerShapes {
     /// (`Gemma3nTextLaurelBlock`, `hidden_size` × rank and back, and its norm).
     #[cfg_attr(feature = "serde", serde(default))]
     pub laurel_rank: u64,
+    /// The full layers are every `full_period`-th from the first (Step 3.5: layers 0, 4, 8, …),
+    /// not every `full_period`-th and the last (Gemma).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub full_first: bool,
+    /// The full-attention layers' query heads where they differ from the sliding layers'
+    /// `num_heads` (Step 3.5: 64 beside the sliding layers' 96); 0 for the same count.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub full_heads: u64,
+    /// A sigmoid gate per query head on the attention output (Step 3.5's `g_proj`,
+    /// `hidden_size` × the layer's heads, no bias).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub head_gate: bool,
 }
 
 impl Architecture {
@@ -55,7 +69,11 @@ impl Architecture {
         match self.layer_shapes {
             Some(s) => {
                 let period = if s.full_period == 0 { 1 } else { s.full_period };
-                (l + 1).is_multiple_of(period) || l + 1 == self.num_layers
+                if s.full_first {
+                    l.is_multiple_of(period)
+                } else {
+                    (l + 1).is_multiple_of(period) || l + 1 == self.num_layers
+                }
             }
             None => true,
         }
@@ -96,6 +114,15 @@ impl Architecture {
         match (self.layer_shapes, self.mla) {
             (Some(s), None) => 2 * s.full_kv_heads * s.full_head_dim,
             _ => self.kv_elements_per_token_layer(),
+        }
+    }
+
+    /// The query heads of block `l`: the full layers' own count where [`LayerShapes`] gives
+    /// one, otherwise `num_heads`.
+    pub const fn heads_of_layer(&self, l: u64) -> u64 {
+        match self.layer_shapes {
+            Some(s) if s.full_heads > 0 && self.is_full_layer(l) => s.full_heads,
+            _ => self.num_heads,
         }
     }
 

@@ -260,9 +260,11 @@ impl Architecture {
         }
     }
 
-    /// A Gemma 4 or Gemma 3n block's attention, FFN, per-layer input and Gemma 3n's AltUp and
-    /// LAuReL (its four norms are pushed with every block's): `Gemma4TextAttention` at the layer's type, its k/v projections and norms
-    /// only where it keeps its own cache, no `v_proj` on a full layer whose keys are its values.
+    /// A Gemma 4, Gemma 3n or Step 3.5 block's attention, FFN, per-layer input and Gemma 3n's
+    /// AltUp and LAuReL (its norms are pushed with every block's): `Gemma4TextAttention` at the
+    /// layer's type, its k/v projections and norms only where it keeps its own cache, no
+    /// `v_proj` on a full layer whose keys are its values; Step 3.5's layer's own query heads,
+    /// its gate per head and its experts.
     fn gemma4_block(&self, push: &mut impl FnMut(Role, Option<u64>, u64, u64, u64), l: u64) {
         let Some(s) = self.layer_shapes else {
             return;
@@ -276,9 +278,14 @@ impl Architecture {
         } else {
             (self.head_dim, self.num_kv_heads)
         };
-        let q = self.num_heads * hd;
+        let heads = self.heads_of_layer(l);
+        let q = heads * hd;
         push(Role::Q, layer, h, q, 1);
         push(Role::Vector, layer, 1, hd, 1); // q_norm
+        if s.head_gate {
+            // Step 3.5's `g_proj`: one sigmoid gate per head, sharded with the heads.
+            push(Role::Q, layer, h, heads, 1);
+        }
         if !shared || s.full_qkv {
             push(Role::K, layer, h, kv_heads * hd, 1);
             if !(full && s.full_k_eq_v) || s.full_qkv {
@@ -287,8 +294,13 @@ impl Architecture {
             push(Role::Vector, layer, 1, hd, 1); // k_norm (v_norm has no weight)
         }
         push(Role::O, layer, q, h, 1);
-        let wide = if shared && s.double_wide_mlp { 2 } else { 1 };
-        self.dense_ffn(push, l, wide * self.intermediate_size);
+        if self.moe.is_some() {
+            // Step 3.5's experts (Gemma 4's are refused when its config is read).
+            self.ffn(push, l);
+        } else {
+            let wide = if shared && s.double_wide_mlp { 2 } else { 1 };
+            self.dense_ffn(push, l, wide * self.intermediate_size);
+        }
         if s.per_layer_width > 0 {
             push(Role::Other, layer, h, s.per_layer_width, 1);
             push(Role::Other, layer, s.per_layer_width, h, 1);

@@ -49,7 +49,25 @@ pub(super) fn engine_builds(rules: &Rules, arch: &Architecture) -> Result<()> {
             "这个模型请用 transformers、vLLM 或 llama.cpp",
         ));
     }
-    if arch.layer_shapes.is_some() && !rules.gemma4_layers {
+    if let Some(shapes) = arch.layer_shapes
+        && shapes.head_gate
+        && !rules.step3p5_layers
+    {
+        let name = rules.name;
+        return Err(input_error!(
+            Unsupported,
+            "engine",
+            [
+                "{name} is not modelled for Step 3.5 (sliding layers with their own query heads, a gate per head): {name} does not run it, or vramfit has not checked how {name} holds it"
+            ],
+            [
+                "尚未为 {name} 建模 Step 3.5（滑动窗口层有自己的查询头数、每个头一个门控）：{name} 不运行它，或 vramfit 尚未核对 {name} 如何保存它"
+            ],
+            "transformers, vLLM, SGLang or llama.cpp for this model",
+            "这个模型请用 transformers、vLLM、SGLang 或 llama.cpp",
+        ));
+    }
+    if arch.layer_shapes.is_some_and(|s| !s.head_gate) && !rules.gemma4_layers {
         let name = rules.name;
         return Err(input_error!(
             Unsupported,

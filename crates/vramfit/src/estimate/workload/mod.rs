@@ -286,9 +286,11 @@ impl EstimateInput {
         }
         let mut model = self.resolve_model(models)?;
         checks::engine_builds(self.runner().rules(), &model.arch)?;
-        // vLLM builds every Gemma 4 layer's fused qkv_proj whole, shared or not.
+        // vLLM builds every Gemma 4 layer's fused qkv_proj whole, shared or not; llama.cpp loads
+        // every Gemma 3n layer's k and v (AltUp marks Gemma 3n).
         if let Some(s) = model.arch.layer_shapes.as_mut() {
-            s.full_qkv = self.runner().rules().gemma4_full_qkv;
+            let rules = self.runner().rules();
+            s.full_qkv = rules.gemma4_full_qkv || (s.altup_inputs > 0 && rules.gemma3n_full_qkv);
         }
         let mut shape = self.resolve_shape()?;
         let images = self.resolve_images(&model.arch, &model.name, &mut shape)?;
