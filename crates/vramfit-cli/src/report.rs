@@ -164,20 +164,7 @@ pub fn table(e: &Estimate) -> String {
         e.peak_source.describe(),
         e.peak_phase.describe()
     );
-    for m in &e.step {
-        let peak = if m.phase == e.peak_phase {
-            ", the peak"
-        } else {
-            ""
-        };
-        let _ = writeln!(
-            s,
-            "  {:<20}{}  (step: {}{peak})",
-            "",
-            gib(m.bytes),
-            m.phase.describe()
-        );
-    }
+    step_lines(&mut s, e);
     let _ = writeln!(
         s,
         "  {:<20}{}  ({} MiB, as nvidia-smi shows it)",
@@ -287,4 +274,22 @@ pub fn table(e: &Estimate) -> String {
         let _ = writeln!(s, "  note: {}", n.en);
     }
     s
+}
+
+/// A training step's moments under the peak: each one's total, the peak named.
+fn step_lines(s: &mut String, e: &Estimate) {
+    for m in &e.step {
+        let peak = if m.phase == e.peak_phase {
+            ", the peak"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            s,
+            "  {:<20}{}  (step: {}{peak})",
+            "",
+            gib(m.bytes),
+            m.phase.describe()
+        );
+    }
 }

@@ -250,34 +250,12 @@ impl Run<'_> {
         } else {
             CUDA_CONTEXT
         };
-        // M_theory for serving (the guide's stage 2: KV at the peak concurrency): the card memory
-        // whose utilisation budget holds the weights, the profile peak, non-torch memory and the KV
-        // of `batch` sequences of max_model_len; the rest of the card must hold what lives outside
-        // the budget (`slack`, taken with the allocator's reserve when the estimate is finished).
-        // Memory other programs hold comes out of the budget before 0.9.1 and out of the rest
-        // since (the start-up check of the free memory).
-        let demand = self.batch.saturating_mul(request);
-        let in_use = self.device.as_ref().map_or(0, |d| d.in_use.get());
-        let (in_budget, in_rest) = if self.vllm_version.refuses_short_free() {
-            (0, in_use)
-        } else {
-            (in_use, 0)
-        };
         let outside = if graphs_in_budget > 0 {
             context.get()
         } else {
             context.get().saturating_add(cuda_graphs.unwrap_or(0))
         };
-        let theory = Bytes::from_f64(
-            budget_used.saturating_add(in_budget).saturating_add(demand) as f64
-                / self.gpu_memory_utilization,
-        )
-        .get();
-        let slack = Slack {
-            fraction: self.gpu_memory_utilization,
-            before: 0,
-            outside: outside.saturating_add(in_rest),
-        };
+        let (theory, slack) = self.vllm_theory(budget_used, request, outside);
         VllmFigures {
             weights,
             mxfp4,
@@ -304,6 +282,33 @@ impl Run<'_> {
             theory,
             slack,
         }
+    }
+
+    /// `M_theory` for serving (the guide's stage 2: KV at the peak concurrency): the card memory
+    /// whose utilisation budget holds `budget_used` and the KV of `batch` requests of `request`
+    /// bytes; and the rest of the card, which must hold what lives `outside` the budget (`Slack`,
+    /// taken with the allocator's reserve when the estimate is finished). Memory other programs
+    /// hold comes out of the budget before 0.9.1 and out of the rest since (the start-up check of
+    /// the free memory).
+    fn vllm_theory(&self, budget_used: u64, request: u64, outside: u64) -> (u64, Slack) {
+        let demand = self.batch.saturating_mul(request);
+        let in_use = self.device.as_ref().map_or(0, |d| d.in_use.get());
+        let (in_budget, in_rest) = if self.vllm_version.refuses_short_free() {
+            (0, in_use)
+        } else {
+            (in_use, 0)
+        };
+        let theory = Bytes::from_f64(
+            budget_used.saturating_add(in_budget).saturating_add(demand) as f64
+                / self.gpu_memory_utilization,
+        )
+        .get();
+        let slack = Slack {
+            fraction: self.gpu_memory_utilization,
+            before: 0,
+            outside: outside.saturating_add(in_rest),
+        };
+        (theory, slack)
     }
 
     /// The KV cache's layers on this GPU and how vLLM's allocator groups them, the drafter's
