@@ -117,6 +117,7 @@ mod llamacpp_split;
 mod llamacpp_split_tests;
 #[cfg(test)]
 mod llamacpp_tests;
+mod llamacpp_text;
 mod lora_slots;
 mod mlx;
 #[cfg(all(test, feature = "mlx"))]
