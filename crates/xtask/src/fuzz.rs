@@ -14,14 +14,17 @@ use crate::{Result, root};
 
 /// The targets, each with the committed inputs that seed it (read-only: libFuzzer writes what
 /// it finds to `fuzz/corpus/<target>/`, which git ignores).
-pub const TARGETS: [(&str, &[&str]); 7] = [
+pub const TARGETS: [(&str, &[&str]); 9] = [
     ("diagnose", &["tests/corpus/diagnose"]),
     ("config_json", &["crates/vramfit/tests/corpus/configs"]),
     ("safetensors", &["fuzz/seeds/safetensors"]),
     ("gguf", &["fuzz/seeds/gguf"]),
-    ("estimate_input", &[]),
+    // The seed is an input the fuzzer found overflowing the activations' formula (2026-12-07).
+    ("estimate_input", &["fuzz/seeds/estimate_input"]),
     ("url_state", &[]),
     ("training_config", &["fuzz/seeds/training_config"]),
+    ("hub_address", &[]),
+    ("ollama_manifest", &[]),
 ];
 
 /// Installs cargo-fuzz from crates.io when it is missing (about 2 minutes of CPU).

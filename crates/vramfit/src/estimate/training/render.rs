@@ -369,12 +369,12 @@ impl Run<'_> {
                     [
                         "block inputs {n_tokens} tokens × {resid} B × {hidden} hidden × {blocks} blocks{} + one block recomputed ({per_tok} B per token; in backward, once the loss's tensors are freed) = {}",
                         enc_text.en,
-                        b(kept + one)
+                        b(kept.saturating_add(one))
                     ],
                     [
                         "块输入 {n_tokens} token × {resid} B × {hidden} 隐藏维度 × {blocks} 块{} + 重算一个块 ({per_tok} B 每 token；在反向中、损失的张量释放之后) = {}",
                         enc_text.zh,
-                        b(kept + one)
+                        b(kept.saturating_add(one))
                     ]
                 )
             }
