@@ -6,6 +6,7 @@ use alloc::format;
 use alloc::string::String;
 
 use crate::config::parse_config;
+use crate::config::tests::run;
 use crate::error::ErrorKind;
 use crate::estimate::{ComponentKind, Engine, EstimateInput, estimate};
 
@@ -160,19 +161,6 @@ const TINY: &str = r#"{"model_type": "gemma3n_text", "vocab_size": 128,
     "intermediate_size": 96, "num_hidden_layers": 10, "num_attention_heads": 4,
     "num_key_value_heads": 2, "head_dim": 16, "sliding_window": 8,
     "num_kv_shared_layers": 5, "laurel_rank": 4, "altup_num_inputs": 4}"#;
-
-fn run(engine: Engine, json: &str, batch: f64, seq: f64) -> crate::estimate::Estimate {
-    estimate(&EstimateInput {
-        arch: Some(parse_config(json).unwrap().arch),
-        engine,
-        batch,
-        seq_len: seq,
-        new_tokens: 0.0,
-        max_model_len: Some(4096.0),
-        ..EstimateInput::default()
-    })
-    .unwrap()
-}
 
 /// transformers (`--engine hf`): the tiny model's cache after the prefill of 2 × 24 tokens is
 /// the reference's storage exactly, 30,720 B (the sliding layers hold the prompt's slice).

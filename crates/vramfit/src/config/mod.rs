@@ -107,6 +107,90 @@ impl Notes {
 /// assert_eq!(cfg.arch.params(), 8_030_261_248);
 /// ```
 pub fn parse_config(json: &str) -> Result<ParsedConfig> {
+    let root = read_root(json)?;
+    let top = Cfg {
+        obj: &root,
+        prefix: String::new(),
+    };
+    let model_type = match top.str("model_type")? {
+        Some(t) => t.to_string(),
+        None => {
+            return Err(InputError::new(
+                ErrorKind::ConfigJson,
+                "config.json: model_type",
+                "missing",
+                format!("one of {SUPPORTED_MODEL_TYPES}"),
+            ));
+        }
+    };
+    let mut notes = Notes::default();
+    let mut formats = Formats {
+        dtype: read_dtype(&top, &mut notes)?,
+        quantization: read_quantization(&top, &mut notes)?,
+    };
+    let (mut arch, prefix) = match model_type.as_str() {
+        "gemma3" | "gemma3n" | "gemma4" | "llama4" | "mistral3" | "qwen3_5" | "qwen3_5_moe"
+        | "qwen3_vl" | "qwen3_vl_moe" | "internvl" | "kimi_k25" | "step3p7" => (
+            wrapper(&model_type, &top, &mut formats, &mut notes)?,
+            "config.json: text_config.",
+        ),
+        "glm5_next" => glm5_next_model(&top, &mut formats, &mut notes)?,
+        other => (decoder(other, &top, &mut notes)?, "config.json: "),
+    };
+    let Formats {
+        dtype,
+        mut quantization,
+    } = formats;
+    if model_type == "deepseek_v4" {
+        quantization = compressed::quantization(&top, quantization, &mut notes)?;
+    }
+    let text_cfg = if prefix == "config.json: " {
+        None
+    } else {
+        top.child("text_config")?
+    };
+    training_traits(text_cfg.as_ref().unwrap_or(&top), &mut arch)?;
+    arch.validate("config.json").map_err(|e| {
+        let key = e.field.strip_prefix("config.json.").unwrap_or(&e.field);
+        InputError::new(
+            e.kind,
+            format!("{prefix}{}", config_key(key)),
+            e.problem,
+            e.accepted,
+        )
+    })?;
+    Ok(ParsedConfig {
+        arch,
+        dtype,
+        model_type,
+        quantization,
+        notes: notes.en,
+        notes_zh: notes.zh,
+    })
+}
+
+/// The weights' dtype and format a config declares, the outer config's first.
+struct Formats {
+    dtype: Option<Dtype>,
+    quantization: Option<Quantization>,
+}
+
+impl Formats {
+    /// The language model's own declarations where the outer config made none.
+    fn or_from(&mut self, text: &Cfg, notes: &mut Notes) -> Result<()> {
+        if self.dtype.is_none() {
+            self.dtype = read_dtype(text, notes)?;
+        }
+        if self.quantization.is_none() {
+            self.quantization = read_quantization(text, notes)?;
+        }
+        Ok(())
+    }
+}
+
+/// The JSON object of a `config.json`: at most [`MAX_CONFIG_BYTES`], nested at most
+/// [`MAX_CONFIG_DEPTH`] deep, one object.
+fn read_root(json: &str) -> Result<Map<String, Value>> {
     if json.len() > MAX_CONFIG_BYTES {
         return Err(InputError::new(
             ErrorKind::ConfigJson,
@@ -132,113 +216,89 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
             "a Hugging Face config.json (one JSON object)",
         ));
     };
-    let top = Cfg {
-        obj: &root,
-        prefix: String::new(),
-    };
-    let model_type = match top.str("model_type")? {
-        Some(t) => t.to_string(),
-        None => {
-            return Err(InputError::new(
-                ErrorKind::ConfigJson,
-                "config.json: model_type",
-                "missing",
-                format!("one of {SUPPORTED_MODEL_TYPES}"),
-            ));
-        }
-    };
-    let mut notes = Notes::default();
-    let mut dtype = read_dtype(&top, &mut notes)?;
-    let mut quantization = read_quantization(&top, &mut notes)?;
-    let (arch, prefix) = match model_type.as_str() {
-        "gemma3" | "gemma3n" | "gemma4" | "llama4" | "mistral3" | "qwen3_5" | "qwen3_5_moe"
-        | "qwen3_vl" | "qwen3_vl_moe" | "internvl" | "kimi_k25" | "step3p7" => {
-            let text = top.child("text_config")?.ok_or_else(|| {
-                InputError::new(
-                    ErrorKind::ConfigJson,
-                    "config.json: text_config",
-                    "missing",
-                    "the language model's config, as an object",
-                )
-            })?;
-            if dtype.is_none() {
-                dtype = read_dtype(&text, &mut notes)?;
-            }
-            if quantization.is_none() {
-                quantization = read_quantization(&text, &mut notes)?;
-            }
-            if model_type == "kimi_k25" {
-                wrapped::refuse_experts_only_quantization(&top)?;
-                wrapped::refuse_experts_only_quantization(&text)?;
-            }
-            let inner = text_model_type(&model_type, &text)?;
-            let mut arch = decoder(inner, &text, &mut notes)?;
-            if let Some(default) = outer_tie_default(&model_type) {
-                // These language models tie their head by the outer config's flag, whatever
-                // text_config says: transformers 5.24's `tie_weights` reads the composite
-                // config (`Qwen3_5Config`, `Qwen3VLConfig` default false, `InternVLConfig` true).
-                arch.tied_embeddings = top.b("tie_word_embeddings")?.unwrap_or(default);
-            }
-            let extra = tower_params(&model_type, &top, arch.hidden_size, &mut notes)?;
-            if extra > 0 {
-                notes.push(
-                    format!(
-                        "The vision tower and projector ({extra} parameters, from vision_config) are counted in the model dtype (llama.cpp keeps them in a separate mmproj file)."
-                    ),
-                    format!(
-                        "视觉编码器与投影层（{extra} 个参数，来自 vision_config）按模型的数据类型计入（llama.cpp 把它们放在单独的 mmproj 文件中）。"
-                    ),
-                );
-            }
-            arch.vision_params = arch.vision_params.saturating_add(extra);
-            arch.image_tokens = image_tokens::image_tokens(&model_type, &top)?;
-            arch.vision_tower = vision_tower::vision_tower(&model_type, &top)?;
-            (arch, "config.json: text_config.")
-        }
-        "glm5_next" => {
-            // A flat (text-only) file keeps the language model's keys at the top level, which
-            // `Glm5NextConfig.__post_init__` forwards; transformers builds the default vision
-            // tower either way.
-            let nested = glm5_next::text_cfg(&top)?;
-            let text = nested.as_ref().unwrap_or(&top);
-            if dtype.is_none() {
-                dtype = read_dtype(text, &mut notes)?;
-            }
-            if quantization.is_none() {
-                quantization = read_quantization(text, &mut notes)?;
-            }
-            let mut arch = decoder("glm5_next_text", text, &mut notes)?;
-            arch.tied_embeddings = top.b("tie_word_embeddings")?.unwrap_or(false);
-            let extra = glm5_next::vision_params(&top)?;
-            notes.push(
-                format!(
-                    "The vision tower and merger ({extra} parameters, from vision_config or its class defaults) are counted in the model dtype; images are not modelled for this family yet."
-                ),
-                format!(
-                    "视觉编码器与合并层（{extra} 个参数，来自 vision_config 或其类默认值）按模型的数据类型计入；这一系列暂不支持图像输入的估算。"
-                ),
-            );
-            arch.vision_params = extra;
-            let prefix = if nested.is_some() {
-                "config.json: text_config."
-            } else {
-                "config.json: "
-            };
-            (arch, prefix)
-        }
-        other => (decoder(other, &top, &mut notes)?, "config.json: "),
-    };
-    if model_type == "deepseek_v4" {
-        quantization = compressed::quantization(&top, quantization, &mut notes)?;
+    Ok(root)
+}
+
+/// A wrapper (a vision-language model) whose language model is its `text_config`: that
+/// decoder, the outer config's tying where it decides, the vision tower and its image rules.
+fn wrapper(
+    model_type: &str,
+    top: &Cfg,
+    formats: &mut Formats,
+    notes: &mut Notes,
+) -> Result<Architecture> {
+    let text = top.child("text_config")?.ok_or_else(|| {
+        InputError::new(
+            ErrorKind::ConfigJson,
+            "config.json: text_config",
+            "missing",
+            "the language model's config, as an object",
+        )
+    })?;
+    formats.or_from(&text, notes)?;
+    if model_type == "kimi_k25" {
+        wrapped::refuse_experts_only_quantization(top)?;
+        wrapped::refuse_experts_only_quantization(&text)?;
     }
-    let mut arch = arch;
-    let text_cfg = if prefix == "config.json: " {
-        None
+    let inner = text_model_type(model_type, &text)?;
+    let mut arch = decoder(inner, &text, notes)?;
+    if let Some(default) = outer_tie_default(model_type) {
+        // These language models tie their head by the outer config's flag, whatever
+        // text_config says: transformers 5.24's `tie_weights` reads the composite
+        // config (`Qwen3_5Config`, `Qwen3VLConfig` default false, `InternVLConfig` true).
+        arch.tied_embeddings = top.b("tie_word_embeddings")?.unwrap_or(default);
+    }
+    let extra = tower_params(model_type, top, arch.hidden_size, notes)?;
+    if extra > 0 {
+        notes.push(
+            format!(
+                "The vision tower and projector ({extra} parameters, from vision_config) are counted in the model dtype (llama.cpp keeps them in a separate mmproj file)."
+            ),
+            format!(
+                "视觉编码器与投影层（{extra} 个参数，来自 vision_config）按模型的数据类型计入（llama.cpp 把它们放在单独的 mmproj 文件中）。"
+            ),
+        );
+    }
+    arch.vision_params = arch.vision_params.saturating_add(extra);
+    arch.image_tokens = image_tokens::image_tokens(model_type, top)?;
+    arch.vision_tower = vision_tower::vision_tower(model_type, top)?;
+    Ok(arch)
+}
+
+/// GLM-5-Next: its language model nested in `text_config` or flat at the top level (which
+/// `Glm5NextConfig.__post_init__` forwards), and the vision tower transformers builds either
+/// way. Gives the architecture and the prefix of its keys.
+fn glm5_next_model(
+    top: &Cfg,
+    formats: &mut Formats,
+    notes: &mut Notes,
+) -> Result<(Architecture, &'static str)> {
+    let nested = glm5_next::text_cfg(top)?;
+    let text = nested.as_ref().unwrap_or(top);
+    formats.or_from(text, notes)?;
+    let mut arch = decoder("glm5_next_text", text, notes)?;
+    arch.tied_embeddings = top.b("tie_word_embeddings")?.unwrap_or(false);
+    let extra = glm5_next::vision_params(top)?;
+    notes.push(
+        format!(
+            "The vision tower and merger ({extra} parameters, from vision_config or its class defaults) are counted in the model dtype; images are not modelled for this family yet."
+        ),
+        format!(
+            "视觉编码器与合并层（{extra} 个参数，来自 vision_config 或其类默认值）按模型的数据类型计入；这一系列暂不支持图像输入的估算。"
+        ),
+    );
+    arch.vision_params = extra;
+    let prefix = if nested.is_some() {
+        "config.json: text_config."
     } else {
-        top.child("text_config")?
+        "config.json: "
     };
-    let cfg = text_cfg.as_ref().unwrap_or(&top);
-    // Dropout during training: GPT-2's resid_pdrop, BERT/ViT's hidden_dropout_prob, Whisper's dropout.
+    Ok((arch, prefix))
+}
+
+/// What training reads of the language model's config: dropout (GPT-2's `resid_pdrop`,
+/// BERT/ViT's `hidden_dropout_prob`, Whisper's `dropout`) and a composite GELU.
+fn training_traits(cfg: &Cfg, arch: &mut Architecture) -> Result<()> {
     let mut dropout = false;
     for key in [
         "resid_pdrop",
@@ -253,23 +313,7 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
     arch.training_dropout = dropout;
     let act = cfg.str("hidden_act")?.or(cfg.str("activation_function")?);
     arch.composite_gelu = matches!(act, Some("gelu_new" | "gelu_fast"));
-    arch.validate("config.json").map_err(|e| {
-        let key = e.field.strip_prefix("config.json.").unwrap_or(&e.field);
-        InputError::new(
-            e.kind,
-            format!("{prefix}{}", config_key(key)),
-            e.problem,
-            e.accepted,
-        )
-    })?;
-    Ok(ParsedConfig {
-        arch,
-        dtype,
-        model_type,
-        quantization,
-        notes: notes.en,
-        notes_zh: notes.zh,
-    })
+    Ok(())
 }
 
 /// The `model_type` of a wrapper's language model.

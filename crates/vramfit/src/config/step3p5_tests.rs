@@ -7,6 +7,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::config::parse_config;
+use crate::config::tests::run;
 use crate::error::ErrorKind;
 use crate::estimate::{ComponentKind, Engine, EstimateInput, Mode, estimate};
 
@@ -136,19 +137,6 @@ fn step3p7_tower_by_hand() {
     assert_eq!(layer, 36_988_160u64);
     let total = 903_168 + 4_153_344 + 3072 + 47 * layer + 212_345_856 + 25_165_824;
     assert_eq!(total, n("step3p7-flash", 3));
-}
-
-fn run(engine: Engine, json: &str, batch: f64, seq: f64) -> crate::estimate::Estimate {
-    estimate(&EstimateInput {
-        arch: Some(parse_config(json).unwrap().arch),
-        engine,
-        batch,
-        seq_len: seq,
-        new_tokens: 0.0,
-        max_model_len: Some(4096.0),
-        ..EstimateInput::default()
-    })
-    .unwrap()
 }
 
 /// transformers (`--engine hf`): the tiny model's cache after the prefill of 2 × 24 tokens is
