@@ -12,6 +12,7 @@ mod input_fields;
 mod launch_parsed;
 mod llamacpp_calibration;
 mod llamacpp_split;
+mod megatron_published;
 mod megatron_reference;
 mod offload_speed;
 mod ollama_calibration;

@@ -61,13 +61,23 @@ fn states(e: &Estimate) -> u64 {
 /// Weights, gradients and optimizer states within 0.1 % of Megatron's 18 B (or 6 + 12 / dp B)
 /// per parameter of the most loaded shard (vramfit's is the last stage, with the head; Megatron's
 /// the first, with the embedding: the same size but for the final norm). Activations: vramfit
-/// counts what transformers' Llama saves (no dropout, SwiGLU's three `ffn` tensors), Megatron
-/// Korthikanti's GPT formula (dropout masks, `18 + 4 ffn / h` per `s b h` under selective
-/// recomputation); the error is printed for the book's table and bounded here.
+/// counts Megatron-Core's layer (`training/megatron_acts.rs`: SwiGLU's `2 ffn + ffn`, GQA's
+/// fused QKV output and RoPE's rotated q and k, the dropout masks), Megatron's formula
+/// Korthikanti's GPT layer (`18 + 4 ffn / h` per `s b h`); the error is printed for the book's
+/// table and bounded here.
+/// vramfit's Megatron-Core layer against Megatron's own formula: +2.2 % (pp 1, no sequence
+/// parallelism: the formula's 5 % overhead and fp32 logits against the masks and SwiGLU) to
+/// +20.7 % (pp 4: the formula's `18 + 4 ffn / h` is GeLU's MLP and MHA's attention; SwiGLU keeps
+/// `6 ffn` bytes and RoPE new q and k). The measured runs (`megatron_published.rs`) side with
+/// vramfit's count.
+const ACTS_LOW: f64 = 0.0;
+const ACTS_HIGH: f64 = 0.25;
+
 #[test]
 fn megatron_matches_its_theoretical_memory() {
     let cases = cases();
     assert_eq!(cases.len(), 7);
+    let mut errors = Vec::new();
     for c in &cases {
         let e = estimate(&c.input).unwrap();
         let s = states(&e) as f64 / c.states as f64 - 1.0;
@@ -83,8 +93,12 @@ fn megatron_matches_its_theoretical_memory() {
             a * 100.0
         );
         assert!(s.abs() < 0.001, "{}: states {s}", c.id);
-        // Above Megatron's formula, never under: +56 % to +84 % (the book says why).
-        assert!((0.5..0.9).contains(&a), "{}: activations {a}", c.id);
+        errors.push(a);
+    }
+    eprintln!("activations vs Megatron's formula: {errors:?}");
+    for a in &errors {
+        // Above Megatron's formula, never under (the book says why).
+        assert!((ACTS_LOW..ACTS_HIGH).contains(a), "activations {a}");
     }
     // The interleaved schedule multiplies the first stage's activations as Megatron's penalty
     // does: 1 + (pp − 1) / (pp × vp), 11/8 at pp 4, vp 2, and 23/20 at pp 4, vp 5.

@@ -39,6 +39,8 @@ pub(super) struct TrainingFigures {
     pub(super) nccl: u64,
     /// Bytes offloaded to CPU memory (or NVMe) under ZeRO, and offloaded activations.
     pub(super) cpu: u64,
+    /// Megatron-Core's own activations, when the run is Megatron's and its layer counted.
+    pub(super) megatron: Option<super::megatron_acts::MegatronActs>,
 }
 
 /// The regime's byte widths and the trainable parameters, which every other figure reads.
@@ -95,6 +97,9 @@ pub(super) struct GradientFigures {
     /// Bytes per gradient: the master dtype, or under ZeRO the model dtype.
     pub(super) bytes_per: u64,
     pub(super) bytes: u64,
+    /// A buffer alive through the whole step, the end of forward included (Megatron's main
+    /// gradients), rather than gradients set to None by `zero_grad`.
+    pub(super) persistent: bool,
 }
 
 pub(super) struct OptimizerFigures {
@@ -204,6 +209,7 @@ impl Run<'_> {
             activations,
             step,
             buckets,
+            megatron: None,
         };
         self.apply_fsdp(&mut f);
         self.apply_megatron(&mut f);
@@ -371,7 +377,11 @@ impl Run<'_> {
                 bytes.div_ceil(self.dp)
             };
         }
-        GradientFigures { bytes_per, bytes }
+        GradientFigures {
+            bytes_per,
+            bytes,
+            persistent: false,
+        }
     }
 
     fn training_optimizer(&self, basis: &Basis) -> OptimizerFigures {

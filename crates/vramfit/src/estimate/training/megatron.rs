@@ -17,6 +17,7 @@
 
 use super::figures::TrainingFigures;
 use crate::estimate::{Precision, Run, per_gpu_weight_bytes};
+use crate::estimate::workload::Megatron;
 use crate::precision::Dtype;
 
 /// The interleaved schedule's factor on the first stage's activations, as a fraction
@@ -30,11 +31,9 @@ pub(super) fn interleave_factor(pp: u64, vp: u64) -> (u64, u64) {
 }
 
 impl Run<'_> {
-    /// Megatron's model states and activations, when any of its settings is given.
-    pub(super) fn apply_megatron(&self, f: &mut TrainingFigures) {
-        let Some(m) = self.sharding.megatron else {
-            return;
-        };
+    /// transformers' activations under Megatron's sequence, context and interleaved pipeline
+    /// parallelism (an architecture Megatron's layer is not counted on).
+    fn transformers_megatron_activations(&self, f: &mut TrainingFigures, m: Megatron) {
         // Activations: sequence parallel splits what tensor parallelism leaves whole.
         if m.sequence_parallel && self.tp > 1 && f.basis.detailed {
             let mut whole = f.basis.clone();
@@ -55,11 +54,41 @@ impl Run<'_> {
         }
         let (num, den) = interleave_factor(self.pp, m.vp);
         f.activations.bytes = f.activations.bytes.saturating_mul(num).div_ceil(den);
+    }
+
+    /// Megatron's model states and activations, when any of its settings is given.
+    pub(super) fn apply_megatron(&self, f: &mut TrainingFigures) {
+        let Some(m) = self.sharding.megatron else {
+            return;
+        };
+        // Activations: Megatron-Core's own layer where vramfit counts it (`megatron_acts`),
+        // else transformers' tensors with sequence and context parallelism applied.
+        let act = f.basis.act_bytes;
+        if let Some(acts) = self.megatron_acts(act, m.sequence_parallel && self.tp > 1, m.cp, m.vp)
+        {
+            f.cpu = f.cpu.saturating_sub(f.activations.cpu);
+            f.activations.cpu = 0;
+            f.activations.total = acts.total;
+            f.activations.bytes = acts.bytes;
+            f.activations.recomputed = acts.recomputed;
+            // Its vocab-parallel cross-entropy, unless another loss is asked for.
+            if self.regimes.loss == crate::estimate::Loss::Full && !self.regimes.compile {
+                f.logits = self.megatron_logits(acts.tokens);
+            } else {
+                f.logits = f.logits.div_ceil(m.cp);
+            }
+            f.megatron = Some(acts);
+        } else {
+            self.transformers_megatron_activations(f, m);
+        }
         // Model states (full training; LoRA keeps PEFT's accounting).
         let basis = &f.basis;
         if basis.lora {
             return;
         }
+        // Megatron's gradients are one contiguous buffer (`param_and_grad_buffer.py`), allocated
+        // at start-up and zeroed, never freed, between steps: alive at the end of forward too.
+        f.gradients.persistent = true;
         let shard = basis.shard;
         let sixteen = basis.act_bytes == 2 && basis.state_bytes == 4;
         if sixteen {

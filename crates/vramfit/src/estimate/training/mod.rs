@@ -16,6 +16,12 @@ mod kbit_tests;
 #[cfg(feature = "training")]
 mod megatron;
 #[cfg(feature = "training")]
+mod megatron_acts;
+#[cfg(feature = "training")]
+mod megatron_text;
+#[cfg(all(test, feature = "training"))]
+mod megatron_tests;
+#[cfg(feature = "training")]
 mod optimizers;
 #[cfg(all(test, feature = "training"))]
 mod optimizers_tests;

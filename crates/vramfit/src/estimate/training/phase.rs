@@ -12,6 +12,8 @@ pub(super) struct PeakFigures {
     /// With full checkpointing, the loss's tensors and the recomputed block are not alive
     /// together: the end of forward holds the larger of the two, and this is the smaller.
     pub(super) overlap: u64,
+    /// The gradients are a buffer alive through the whole step (Megatron's main gradients).
+    pub(super) persistent_grads: bool,
 }
 
 impl PeakFigures {
@@ -27,6 +29,7 @@ impl PeakFigures {
         let g = f.gradients.bytes;
         let forward = acts
             .saturating_add(f.logits - overlap)
+            .saturating_add(if f.gradients.persistent { g } else { 0 })
             .saturating_add(f.autocast_copies)
             .saturating_add(f.dequant)
             .saturating_add(if zero == 0 { 0 } else { b_forward });
@@ -41,7 +44,11 @@ impl PeakFigures {
         } else {
             Phase::OptimizerStep
         };
-        PeakFigures { phase, overlap }
+        PeakFigures {
+            phase,
+            overlap,
+            persistent_grads: f.gradients.persistent,
+        }
     }
 }
 
@@ -65,7 +72,7 @@ pub(super) fn step_moments(
             let parts: alloc::vec::Vec<StepPart> = p
                 .comps
                 .iter()
-                .filter(|c| c.key.at_peak && alive_at(phase, c.key.kind))
+                .filter(|c| c.key.at_peak && alive_at(phase, c.key.kind, f.gradients.persistent))
                 .map(|c| {
                     let bytes = match (c.key.kind, f.buckets.by_phase) {
                         (k, Some(by_phase)) if k == f.buckets.kind => by_phase[i],
@@ -101,7 +108,7 @@ impl Run<'_> {
     pub(super) fn keep_alive_at_peak(&self, peak: &PeakFigures, p: &mut Parts) {
         let phase = peak.phase;
         for c in &mut p.comps {
-            if alive_at(phase, c.key.kind) {
+            if alive_at(phase, c.key.kind, peak.persistent_grads) {
                 continue;
             }
             if self.text {
@@ -123,10 +130,14 @@ impl Run<'_> {
 }
 
 /// Whether a training part is alive at `phase`: the end of forward holds no gradients yet
-/// (`zero_grad` sets them to None) nor the step's buffers; the optimizer step no longer holds the
-/// forward's tensors; the end of backward holds neither the forward's nor the step's.
-fn alive_at(phase: Phase, kind: ComponentKind) -> bool {
+/// (`zero_grad` sets them to None; a persistent gradient buffer, Megatron's, is alive) nor the
+/// step's buffers; the optimizer step no longer holds the forward's tensors; the end of backward
+/// holds neither the forward's nor the step's.
+fn alive_at(phase: Phase, kind: ComponentKind, persistent_grads: bool) -> bool {
     use ComponentKind as K;
+    if persistent_grads && kind == K::Gradients {
+        return true;
+    }
     !matches!(
         (phase, kind),
         (

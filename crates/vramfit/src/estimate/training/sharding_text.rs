@@ -89,6 +89,9 @@ impl Run<'_> {
         let Some(m) = self.sharding.megatron else {
             return text;
         };
+        if let Some(acts) = &f.megatron {
+            return self.megatron_layer_text(acts, f.activations.bytes);
+        }
         let (tp, pp) = (self.tp, self.pp);
         let (num, den) = interleave_factor(pp, m.vp);
         let sp = m.sequence_parallel && tp > 1;
