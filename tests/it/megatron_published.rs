@@ -104,7 +104,12 @@ fn megatron_meets_published_peaks() {
         );
     }
     let (median, worst) = summary(&rows);
-    let _ = writeln!(s, "median |error| {:.1} %, worst {:+.1} %", median * 100.0, worst * 100.0);
+    let _ = writeln!(
+        s,
+        "median |error| {:.1} %, worst {:+.1} %",
+        median * 100.0,
+        worst * 100.0
+    );
     eprint!("{s}");
     for r in &rows {
         assert!(r.error() > -0.05, "{}: under by more than 5 %", r.id);

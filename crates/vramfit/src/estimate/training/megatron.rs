@@ -16,8 +16,8 @@
 //! `1 + (pp − 1) / (pp × vp)` times the plain schedule's micro-batches on the first stage.
 
 use super::figures::TrainingFigures;
-use crate::estimate::{Precision, Run, per_gpu_weight_bytes};
 use crate::estimate::workload::Megatron;
+use crate::estimate::{Precision, Run, per_gpu_weight_bytes};
 use crate::precision::Dtype;
 
 /// The interleaved schedule's factor on the first stage's activations, as a fraction

@@ -135,13 +135,22 @@ pub(super) fn layer_bytes(a: &Architecture, act: u64, moe: bool) -> LayerBytes {
 
 impl Run<'_> {
     /// Megatron's activations for this run, `None` for an architecture it is not counted on.
-    pub(super) fn megatron_acts(&self, act: u64, sp: bool, cp: u64, vp: u64) -> Option<MegatronActs> {
+    pub(super) fn megatron_acts(
+        &self,
+        act: u64,
+        sp: bool,
+        cp: u64,
+        vp: u64,
+    ) -> Option<MegatronActs> {
         let a = &self.arch;
         if !counts(a) {
             return None;
         }
         let tp = self.tp.max(1);
-        let tokens = self.batch.saturating_mul(self.main_seq()).div_ceil(cp.max(1));
+        let tokens = self
+            .batch
+            .saturating_mul(self.main_seq())
+            .div_ceil(cp.max(1));
         let whole_div = if sp { tp } else { 1 };
         let moe_layers = a
             .moe

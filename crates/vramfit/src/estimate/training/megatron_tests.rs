@@ -52,8 +52,12 @@ fn llama8b_tp2_selective_sp_by_hand() {
     assert_eq!(per_token, 2_535_424);
     assert_eq!(e.activations_bytes.get(), 4096 * per_token);
     assert_eq!(e.activations_bytes.get(), 10_385_096_704);
-    // The cross-entropy: 4,096 tokens × 128,256 × 6 B / 2 = 1,575,960,576.
-    assert_eq!(part(&e, K::Logits), 1_575_960_576);
+    // The cross-entropy: 4,096 tokens × 128,256 × 6 B / 2 = 1,575,960,576, which the estimate
+    // rounds up to a 512 KiB multiple, 1,576,009,728 (1,503 MiB).
+    assert_eq!(
+        part(&e, K::Logits),
+        1_575_960_576u64.next_multiple_of(1 << 19)
+    );
 }
 
 #[test]
@@ -77,13 +81,16 @@ fn full_recompute_keeps_layer_inputs_and_one_layer() {
     let e = estimate(&run(2.0, 1.0, 2.0, Checkpointing::Full)).unwrap();
     let kept = 4096 * (4096 * 32 + 10_240);
     assert_eq!(kept, 578_813_952);
-    let all: u64 = e
+    assert_eq!(e.activations_bytes.get(), kept);
+    // The recomputed layer is alive only once the loss's tensors (1,575,960,576 B) are freed:
+    // the end of forward holds the larger, the logits, and the total does not add the layer.
+    let alive: u64 = e
         .components
         .iter()
-        .filter(|c| c.key.kind == K::Activations)
+        .filter(|c| c.key.at_peak && c.torch)
         .map(|c| c.bytes.get())
         .sum();
-    assert_eq!(all, kept + 323_223_552);
+    assert!(alive >= e.peak_allocated_bytes.get());
 }
 
 #[test]
@@ -113,5 +120,8 @@ fn context_parallel_halves_the_tokens() {
     })
     .unwrap();
     assert_eq!(e.activations_bytes.get(), 2048 * 2_535_424);
-    assert_eq!(part(&e, K::Logits), 2048 * 128_256 * 6 / 2);
+    assert_eq!(
+        part(&e, K::Logits),
+        (2048 * 128_256 * 6 / 2u64).next_multiple_of(1 << 19)
+    );
 }

@@ -1,11 +1,102 @@
 //! The formulas of Megatron-Core's own activations and cross-entropy, in English and Chinese
-//! (built only when the run builds text).
+//! (built only when the run builds text; each language's words only under its feature).
 
 use super::megatron::interleave_factor;
 use super::megatron_acts::{LayerBytes, MegatronActs};
 use crate::estimate::{Formula, Run, b, thousands};
 use alloc::format;
 use alloc::string::String;
+
+/// The numbers both languages' layer terms show.
+struct LayerTerms {
+    tp: u64,
+    sp: bool,
+    num: u64,
+    den: u64,
+    vp: u64,
+}
+
+impl LayerTerms {
+    fn div(&self) -> String {
+        if self.sp {
+            format!(" / {}", self.tp)
+        } else {
+            String::new()
+        }
+    }
+}
+
+/// The layers' term in English: "L layers × (whole B norms and dropout masks + split B …)".
+#[cfg(feature = "en")]
+fn layers_en(m: &MegatronActs, t: &LayerTerms) -> String {
+    let one = |n: u64, l: LayerBytes, what: &str| {
+        format!(
+            "{n} {what} × ({} B norms and dropout masks{} + {} B attention and MLP / tp {})",
+            thousands(l.whole),
+            t.div(),
+            thousands(l.split),
+            t.tp
+        )
+    };
+    let s = if m.kept_per_token > 0 {
+        format!(
+            "{} layer inputs × {} B (--recompute-granularity full, uniform, 1 layer)",
+            m.dense_layers + m.moe_layers,
+            m.kept_per_token
+        )
+    } else if m.moe_layers == 0 {
+        one(m.dense_layers, m.dense, "layers")
+    } else if m.dense_layers == 0 {
+        one(m.moe_layers, m.moe, "MoE layers")
+    } else {
+        format!(
+            "{} + {}",
+            one(m.dense_layers, m.dense, "dense layers"),
+            one(m.moe_layers, m.moe, "MoE layers")
+        )
+    };
+    if t.num != t.den {
+        format!("({s}) × {}/{} (interleaved, vp {})", t.num, t.den, t.vp)
+    } else {
+        s
+    }
+}
+
+/// The layers' term in Chinese, with the English term's numbers.
+#[cfg(feature = "zh")]
+fn layers_zh(m: &MegatronActs, t: &LayerTerms) -> String {
+    let one = |n: u64, l: LayerBytes, what: &str| {
+        format!(
+            "{n} {what} × ({} B 归一化与随机失活掩码{} + {} B 注意力与前馈网络 / tp {})",
+            thousands(l.whole),
+            t.div(),
+            thousands(l.split),
+            t.tp
+        )
+    };
+    let s = if m.kept_per_token > 0 {
+        format!(
+            "{} 个层输入 × {} B（--recompute-granularity full，uniform，每次 1 层）",
+            m.dense_layers + m.moe_layers,
+            m.kept_per_token
+        )
+    } else if m.moe_layers == 0 {
+        one(m.dense_layers, m.dense, "层")
+    } else if m.dense_layers == 0 {
+        one(m.moe_layers, m.moe, "混合专家层")
+    } else {
+        format!(
+            "{} + {}",
+            one(m.dense_layers, m.dense, "稠密层"),
+            one(m.moe_layers, m.moe, "混合专家层")
+        )
+    };
+    if t.num != t.den {
+        format!("({s}) × {}/{}（交错调度，vp {}）", t.num, t.den, t.vp)
+    } else {
+        s
+    }
+}
 
 impl Run<'_> {
     /// Megatron's saved activations: the layers' bytes per token, the edges, the schedule.
@@ -15,69 +106,25 @@ impl Run<'_> {
         let vp = self.sharding.megatron.map_or(1, |s| s.vp);
         let cp = self.sharding.megatron.map_or(1, |s| s.cp);
         let (num, den) = interleave_factor(pp, vp);
-        let sp = m.whole_div > 1;
-        // One kind of layer: "L layers × (whole B [/ tp] + split B / tp)".
-        let layer = |n: u64, l: LayerBytes, en: &str, zh: &str| -> (String, String) {
-            let div = if sp { format!(" / {tp}") } else { String::new() };
-            (
-                format!(
-                    "{n} {en} × ({} B norms and dropout masks{div} + {} B attention and MLP / tp {tp})",
-                    thousands(l.whole),
-                    thousands(l.split)
-                ),
-                format!(
-                    "{n} {zh} × ({} B 归一化与 dropout 掩码{div} + {} B 注意力与 MLP / tp {tp})",
-                    thousands(l.whole),
-                    thousands(l.split)
-                ),
-            )
-        };
-        let (mut layers_en, mut layers_zh) = if m.kept_per_token > 0 {
-            let n = m.dense_layers + m.moe_layers;
-            (
-                format!(
-                    "{n} layer inputs × {} B (--recompute-granularity full, uniform, 1 layer)",
-                    m.kept_per_token
-                ),
-                format!(
-                    "{n} 个层输入 × {} B（--recompute-granularity full，uniform，每次 1 层）",
-                    m.kept_per_token
-                ),
-            )
-        } else if m.moe_layers == 0 {
-            layer(m.dense_layers, m.dense, "layers", "层")
-        } else {
-            let (de, dz) = layer(m.dense_layers, m.dense, "dense layers", "稠密层");
-            let (me, mz) = layer(m.moe_layers, m.moe, "MoE layers", "MoE 层");
-            if m.dense_layers == 0 {
-                (me, mz)
-            } else {
-                (format!("{de} + {me}"), format!("{dz} + {mz}"))
-            }
-        };
-        if num != den {
-            layers_en = format!("({layers_en}) × {num}/{den} (interleaved, vp {vp})");
-            layers_zh = format!("({layers_zh}) × {num}/{den}（交错调度，vp {vp}）");
-        }
-        let recomputed = if m.recomputed > 0 {
-            let r = b(m.recomputed);
-            (
-                format!("; in backward one layer recomputed {r}"),
-                format!("；反向时重算一层 {r}"),
-            )
-        } else {
-            (String::new(), String::new())
+        let terms = LayerTerms {
+            tp,
+            sp: m.whole_div > 1,
+            num,
+            den,
+            vp,
         };
         formula!(self.text;
-            let (tokens, edges, size) = (thousands(m.tokens), thousands(m.edges), b(size));
-            let cp_en = if cp > 1 { format!(" / cp {cp}") } else { String::new() };
+            let (tokens, edges, size, rec) = (thousands(m.tokens), thousands(m.edges), b(size), b(m.recomputed));
+            let cp_text = if cp > 1 { format!(" / cp {cp}") } else { String::new() };
             [
-                "Megatron-Core: {tokens} tokens (batch × seq{cp_en}) × ({layers_en} + {edges} B embedding dropout mask × pp {pp} and final norm) = {size}{}",
-                recomputed.0
+                "Megatron-Core: {tokens} tokens (batch × seq{cp_text}) × ({} + {edges} B embedding dropout mask × pp {pp} and final norm) = {size}{}",
+                layers_en(m, &terms),
+                if m.recomputed > 0 { format!("; in backward one layer recomputed {rec}") } else { String::new() }
             ],
             [
-                "Megatron-Core：{tokens} token（batch × seq{cp_en}）× ({layers_zh} + {edges} B 嵌入 dropout 掩码 × pp {pp} 与最终归一化) = {size}{}",
-                recomputed.1
+                "Megatron 核心库：{tokens} token（批 × 序列长度{cp_text}）× ({} + {edges} B 嵌入随机失活掩码 × pp {pp} 与最终归一化) = {size}{}",
+                layers_zh(m, &terms),
+                if m.recomputed > 0 { format!("；反向时重算一层 {rec}") } else { String::new() }
             ]
         )
     }

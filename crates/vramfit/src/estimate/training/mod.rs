@@ -17,10 +17,10 @@ mod kbit_tests;
 mod megatron;
 #[cfg(feature = "training")]
 mod megatron_acts;
-#[cfg(feature = "training")]
-mod megatron_text;
 #[cfg(all(test, feature = "training"))]
 mod megatron_tests;
+#[cfg(feature = "training")]
+mod megatron_text;
 #[cfg(feature = "training")]
 mod optimizers;
 #[cfg(all(test, feature = "training"))]

@@ -408,9 +408,11 @@ impl Run<'_> {
 
     fn logits_text(&self, f: &TrainingFigures) -> Formula {
         let (tokens, logits) = (f.tokens, f.logits);
-        if let Some(m) = f.megatron.as_ref().filter(|_| {
-            self.regimes.loss == crate::estimate::Loss::Full && !self.regimes.compile
-        }) {
+        if let Some(m) = f
+            .megatron
+            .as_ref()
+            .filter(|_| self.regimes.loss == crate::estimate::Loss::Full && !self.regimes.compile)
+        {
             return self.megatron_logits_text(m, logits);
         }
         if self.regimes.compile {

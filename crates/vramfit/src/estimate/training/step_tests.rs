@@ -33,8 +33,16 @@ fn the_peak_moment_is_the_total_and_each_moment_holds_its_phase() {
             let sum = m.parts.iter().map(|p| p.bytes.get()).sum::<u64>();
             assert_eq!(sum, m.bytes.get());
             let has = |k: K| m.parts.iter().any(|p| p.kind == k);
+            let megatron = input.distributed_optimizer
+                || input.sequence_parallel
+                || input.vp.is_some()
+                || input.cp.is_some();
             match m.phase {
-                Phase::ForwardLoss => assert!(!has(K::Gradients) && !has(K::StepTemporaries)),
+                // Megatron's main-gradient buffer is alive at the end of forward too.
+                Phase::ForwardLoss => assert!(
+                    (!has(K::Gradients) || megatron) && !has(K::StepTemporaries),
+                    "{input:?}"
+                ),
                 Phase::Backward => assert!(!has(K::Activations) && !has(K::StepTemporaries)),
                 _ => assert!(!has(K::Activations) && !has(K::Logits)),
             }
