@@ -349,6 +349,9 @@ test('boot.js starts the build the app would choose (AppState::build), so no add
     ['#/calc?lang=zh&source=hub&model=Qwen%2FQwen3-0.6B-FP8', 'en-US', 'vramfit_full_bg-'],
     ['#/calc?lang=en&gpu=h100-sxm5-80gb', 'zh-CN', 'vramfit_full_bg-'],
     ['#/calc?lang=zh&gpu=&gpu_memory=24GB', 'en-US', 'vramfit_zh_bg-'],
+    // Images are the full build's (vramfit's `vision` feature); none is the calculator's.
+    ['#/calc?lang=en&model=google%2Fgemma-3-4b-it&images=2', 'en-US', 'vramfit_full_bg-'],
+    ['#/calc?lang=en&model=google%2Fgemma-3-4b-it&images=0', 'en-US', 'vramfit_en_bg-'],
   ];
   for (const [hash, locale, want] of cases) {
     const context = await browser({ serviceWorkers: 'block', locale });

@@ -312,8 +312,9 @@ impl AppState {
     /// calculator, for a model read from a config.json or weights file or looked up on a hub,
     /// for a card of the catalog (whose speed the full build's estimate has), for
     /// TensorRT-LLM, mlx-lm or training (whose run shapes the calculator builds leave out), or
-    /// for a setting of [`FULL_BUILD_KEYS`] or more GPUs than one node holds (vramfit's
-    /// features `nodes`, `speculative` and `mlx`, which the calculator builds leave out); else
+    /// for a setting of [`FULL_BUILD_KEYS`], images (`images` above 0) or more GPUs than one
+    /// node holds (vramfit's features `nodes`, `speculative`, `mlx` and `vision`, which the
+    /// calculator builds leave out); else
     /// the calculator build of the state's language, `"en"` or `"zh"` (`www/boot.js` makes the
     /// same choice from the address before any build runs).
     pub fn build(&self) -> &'static str {
@@ -323,6 +324,7 @@ impl AppState {
             || matches!(self.value("engine").as_str(), "trtllm" | "mlx")
             || self.value("mode") == "training"
             || FULL_BUILD_KEYS.iter().any(|k| !self.value(k).is_empty())
+            || !matches!(self.value("images").trim(), "" | "0")
             || self.gpu_count() > vramfit::estimate::DEFAULT_GPUS_PER_NODE as f64
         {
             "full"
@@ -370,9 +372,10 @@ impl AppState {
 }
 
 /// The settings only the full build reads: a run over several nodes, vLLM's speculative
-/// decoding, mlx-lm's KV flags and the Mac's wired limit (vramfit's features `nodes`,
-/// `speculative` and `mlx`; a calculator build refuses them with an error of kind
-/// `unsupported`). A state that sets one is the full build's ([`AppState::build`]).
+/// decoding, mlx-lm's KV flags, the Mac's wired limit and the images' size (vramfit's features
+/// `nodes`, `speculative`, `mlx` and `vision`; a calculator build refuses them with an error of
+/// kind `unsupported`). A state that sets one is the full build's ([`AppState::build`]), as is
+/// one with `images` above 0, the field whose default is `0`.
 pub const FULL_BUILD_KEYS: &[&str] = &[
     "gpus_per_node",
     "node_link",
@@ -385,6 +388,8 @@ pub const FULL_BUILD_KEYS: &[&str] = &[
     "kv_group_size",
     "quantized_kv_start",
     "wired_limit_mb",
+    "image_width",
+    "image_height",
 ];
 
 #[cfg(test)]
@@ -452,6 +457,15 @@ mod tests {
                 "wired_limit_mb",
             ),
             ("#/calc?engine=llamacpp&kv_bits=4", "kv_bits"),
+            // Images: the tower's activations, the encoder cache, the mmproj buffers.
+            (
+                "#/calc?mode=serve&engine=vllm&model=Qwen%2FQwen3-VL-8B-Instruct&images=2",
+                "images",
+            ),
+            (
+                "#/calc?model=google%2Fgemma-3-4b-it&images=1&image_width=896",
+                "images",
+            ),
         ];
         for (hash, field) in cases {
             let s = open(hash);
@@ -479,6 +493,8 @@ mod tests {
             open("#/calc?mode=serve&engine=vllm&speculative_method=").build(),
             "en"
         );
+        assert_eq!(open("#/calc?images=0").build(), "en");
+        assert_eq!(open("#/calc?lang=zh&images=3").build(), "full");
         // Every key is a field of the form.
         for k in FULL_BUILD_KEYS {
             assert!(crate::fields::default_of(k).is_some(), "{k}");

@@ -1,4 +1,4 @@
-//! What a build leaves out with vramfit's features `nodes`, `speculative` and `mlx` (the
+//! What a build leaves out with vramfit's features `nodes`, `speculative`, `mlx` and `vision` (the
 //! site's calculator builds, which hand such an input over to the full build): each input that
 //! asks for it is refused with an error of kind `unsupported` naming its field where the
 //! feature is off, and read where it is on. Run in both shapes: `cargo test -p vramfit --test
@@ -24,7 +24,16 @@ fn cases() -> Vec<(EstimateInput, &'static str, bool)> {
     let nodes = cfg!(feature = "nodes");
     let speculative = cfg!(feature = "speculative");
     let mlx = cfg!(feature = "mlx");
+    let vision = cfg!(feature = "vision");
+    let images = |images: f64, width: Option<f64>| EstimateInput {
+        model: Some("Qwen/Qwen3-VL-8B-Instruct".into()),
+        images,
+        image_width: width,
+        ..serving()
+    };
     vec![
+        (images(2.0, None), "images", vision),
+        (images(0.0, Some(896.0)), "image_width", vision),
         (
             EstimateInput {
                 gpus: Some(16.0),

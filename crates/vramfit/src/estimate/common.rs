@@ -411,7 +411,7 @@ impl Run<'_> {
                 zh!("检查点为 fp32：vLLM 的 dtype \"auto\" 以 {} 运行（传 --dtype float32 可保持 fp32）。", self.dtype),
             );
         }
-        if let Some(im) = self.images.filter(|_| self.text) {
+        if let Some(im) = self.images().filter(|_| self.text) {
             let (n, w, h, each, all) = (
                 im.per_request,
                 im.width,

@@ -52,7 +52,7 @@ impl Run<'_> {
     /// The images' part of the prefill whose decoder part is `text`, where the run has images
     /// and the model a modelled tower.
     pub(super) fn hf_images(&self, text: u64) -> Option<HfImages> {
-        let im = self.images?;
+        let im = self.images()?;
         let rule = self.arch.image_tokens?;
         let tower = self.arch.vision_tower?;
         let d = self.act_bytes();

@@ -76,7 +76,7 @@ impl Run<'_> {
         if self.engine != super::Engine::Llamacpp {
             return None;
         }
-        let im = self.images?;
+        let im = self.images()?;
         let rule = self.arch.image_tokens?;
         let t = self.arch.vision_tower?;
         let ppt = t.patches_per_token.max(1);

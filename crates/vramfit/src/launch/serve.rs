@@ -139,7 +139,7 @@ pub(super) fn vllm(w: &Workload, l: &mut Builder) -> Result<()> {
             super::speculative::config_json(s)?,
         );
     }
-    if let Some(images) = &w.images {
+    if let Some(images) = &w.images() {
         a.set(Setting::MmLimit, super::multimodal::limit_json(images));
     }
     let nodes = w.nodes.nodes;

@@ -96,7 +96,7 @@ impl Run<'_> {
     /// The profile's encoder outputs and activations, where the run has images and the model a
     /// rule; `text` is the text forward's profile peak.
     pub(super) fn vllm_encoder(&self, text: u64) -> Option<EncoderFigures> {
-        let images = self.images?;
+        let images = self.images()?;
         let rule = self.arch.image_tokens?;
         let embeds = rule.max_embeds().max(1);
         let budget = self.max_num_batched_tokens.max(embeds);

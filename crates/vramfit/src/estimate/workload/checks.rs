@@ -404,10 +404,15 @@ pub fn lora_mask(field: &str, targets: &[String]) -> Result<u32> {
 }
 
 /// The refusal of `field` in a build that leaves its feature out (`nodes`, `speculative`,
-/// `mlx`): the site's calculator builds, which hand such an input over to the full build.
+/// `mlx`, `vision`): the site's calculator builds, which hand such an input over to the full build.
 #[cold]
 #[cfg_attr(
-    all(feature = "nodes", feature = "speculative", feature = "mlx"),
+    all(
+        feature = "nodes",
+        feature = "speculative",
+        feature = "mlx",
+        feature = "vision"
+    ),
     allow(dead_code)
 )]
 pub(super) fn not_built(field: &str) -> crate::error::InputError {

@@ -38,15 +38,40 @@ impl Images {
     }
 }
 
+impl super::Workload {
+    /// The images of each request; `None` without them, and always in a build without the
+    /// `vision` feature, so that no code of theirs is linked there.
+    pub fn images(&self) -> Option<Images> {
+        if cfg!(feature = "vision") {
+            self.images
+        } else {
+            None
+        }
+    }
+}
+
 impl EstimateInput {
     /// `images`, `image_width`, `image_height`: `None` without images; a model without an
-    /// image-token rule refused by name; the images' tokens added to `shape.seq_len`.
+    /// image-token rule refused by name; the images' tokens added to `shape.seq_len`. A build
+    /// without the `vision` feature refuses the first of them given
+    /// ([`super::checks::not_built`]).
     pub(super) fn resolve_images(
         &self,
         arch: &Architecture,
         model: &str,
         shape: &mut Shape,
     ) -> Result<Option<Images>> {
+        if !cfg!(feature = "vision") {
+            let given = [
+                ("images", self.images != 0.0),
+                ("image_width", self.image_width.is_some()),
+                ("image_height", self.image_height.is_some()),
+            ];
+            return match given.iter().find(|(_, g)| *g) {
+                Some((field, _)) => Err(super::checks::not_built(field)),
+                None => Ok(None),
+            };
+        }
         let per_request = int("images", self.images, 0, MAX_IMAGES)?;
         let side = |field: &str, v: Option<f64>| -> Result<u64> {
             v.map_or(Ok(DEFAULT_IMAGE_SIDE), |v| int(field, v, 1, MAX_IMAGE_SIDE))
