@@ -94,6 +94,17 @@ pub(crate) enum Setting {
     SpeculativeConfig,
     /// vLLM `--limit-mm-per-prompt` (JSON): images per prompt.
     MmLimit,
+    /// SGLang `--disaggregation-mode`.
+    DisaggregationMode,
+    /// SGLang `--disaggregation-transfer-backend`.
+    TransferBackend,
+    /// SGLang `--num-reserved-decode-tokens`.
+    ReservedDecodeTokens,
+    /// vLLM `--kv-transfer-config`: the KV connector and its role, as JSON.
+    KvTransferConfig,
+    /// Where a server listens or which GPUs it starts from (`--port`, `--host`, SGLang's
+    /// `--base-gpu-id`, its bootstrap port and InfiniBand devices): no figure changes.
+    Place,
     /// mlx-lm `--max-tokens`: the tokens generated.
     NewTokens,
     /// mlx-lm `--max-kv-size`.
@@ -176,6 +187,10 @@ pub(crate) const VLLM: &[Flag] = &[
     switch(&["--headless"], Setting::NodePlace),
     v(&["--speculative-config"], Setting::SpeculativeConfig),
     v(&["--limit-mm-per-prompt"], Setting::MmLimit),
+    // Disaggregated prefill and decode (`KVTransferConfig`, `config/kv_transfer.py`).
+    v(&["--kv-transfer-config"], Setting::KvTransferConfig),
+    v(&["--port"], Setting::Place),
+    v(&["--host"], Setting::Place),
 ];
 
 /// `python -m sglang.launch_server --model-path MODEL`: SGLang 0.5.23's spellings first
@@ -231,6 +246,21 @@ pub(crate) const SGLANG: &[Flag] = &[
         &["--dist-init-addr", "--nccl-init-addr"],
         Setting::NodePlace,
     ),
+    // Disaggregated prefill and decode (`arg_groups/fields/disagg.py`).
+    v(&["--disaggregation-mode"], Setting::DisaggregationMode),
+    v(
+        &["--disaggregation-transfer-backend"],
+        Setting::TransferBackend,
+    ),
+    v(
+        &["--num-reserved-decode-tokens"],
+        Setting::ReservedDecodeTokens,
+    ),
+    v(&["--port"], Setting::Place),
+    v(&["--host"], Setting::Place),
+    v(&["--base-gpu-id"], Setting::Place),
+    v(&["--disaggregation-bootstrap-port"], Setting::Place),
+    v(&["--disaggregation-ib-device"], Setting::Place),
 ];
 
 /// `trtllm-serve MODEL`.

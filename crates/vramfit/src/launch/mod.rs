@@ -17,6 +17,7 @@ mod mlx;
 mod multimodal;
 #[cfg(test)]
 mod nodes_tests;
+mod disaggregation;
 mod read;
 #[cfg(feature = "training")]
 mod read_megatron;
