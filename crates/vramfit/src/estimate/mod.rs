@@ -133,6 +133,8 @@ mod quick;
 mod rl;
 #[cfg(test)]
 mod run_shapes;
+#[cfg(test)]
+mod run_shapes_pd;
 mod sglang;
 mod solve;
 #[cfg(feature = "speed")]

@@ -168,3 +168,7 @@ impl Run<'_> {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "disaggregation_tests.rs"]
+mod tests;
