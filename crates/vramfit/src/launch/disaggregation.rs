@@ -245,3 +245,7 @@ pub(super) fn read_kv_transfer(
     }
     Ok(())
 }
+
+#[cfg(test)]
+#[path = "disaggregation_tests.rs"]
+mod tests;
