@@ -64,8 +64,9 @@ pub(super) fn sglang(
     let mut a = server(prefill_fraction)?;
     a.set(Setting::DisaggregationMode, DisaggregationMode::Prefill.name());
     a.set(Setting::TransferBackend, d.backend.name());
-    a.set(Setting::Place, prefill_port);
-    l.command(a.done());
+    let mut argv = a.done();
+    argv.extend([String::from("--port"), prefill_port.to_string()]);
+    l.command(argv);
     let mut a = server(decode_fraction)?;
     a.set(Setting::DisaggregationMode, DisaggregationMode::Decode.name());
     a.set(Setting::TransferBackend, d.backend.name());
@@ -74,10 +75,15 @@ pub(super) fn sglang(
         d.reserved_decode_tokens,
         SGLANG_RESERVED_DECODE_TOKENS,
     );
-    a.set(Setting::Place, decode_port);
-    // The decode server on the GPUs after the prefill server's, on the same node.
+    // The decode server on the GPUs after the prefill server's, on the same node (where a
+    // server listens and starts sets no figure: read back as words not read).
     let mut argv = a.done();
-    argv.extend([String::from("--base-gpu-id"), (w.tp * w.pp).to_string()]);
+    argv.extend([
+        String::from("--port"),
+        decode_port.to_string(),
+        String::from("--base-gpu-id"),
+        (w.tp * w.pp).to_string(),
+    ]);
     l.command(argv);
     let (p, d_url) = (
         alloc::format!("http://127.0.0.1:{prefill_port}"),
@@ -135,7 +141,7 @@ pub(super) fn vllm(
     ] {
         let mut argv = base.clone();
         argv.extend([
-            flags::name(flags::VLLM, Setting::Place).to_string(),
+            String::from("--port"),
             port.to_string(),
             flags::name(flags::VLLM, Setting::KvTransferConfig).to_string(),
             kv_transfer_json(d.backend, mode),

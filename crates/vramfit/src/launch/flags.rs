@@ -102,9 +102,6 @@ pub(crate) enum Setting {
     ReservedDecodeTokens,
     /// vLLM `--kv-transfer-config`: the KV connector and its role, as JSON.
     KvTransferConfig,
-    /// Where a server listens or which GPUs it starts from (`--port`, `--host`, SGLang's
-    /// `--base-gpu-id`, its bootstrap port and InfiniBand devices): no figure changes.
-    Place,
     /// mlx-lm `--max-tokens`: the tokens generated.
     NewTokens,
     /// mlx-lm `--max-kv-size`.
@@ -189,8 +186,6 @@ pub(crate) const VLLM: &[Flag] = &[
     v(&["--limit-mm-per-prompt"], Setting::MmLimit),
     // Disaggregated prefill and decode (`KVTransferConfig`, `config/kv_transfer.py`).
     v(&["--kv-transfer-config"], Setting::KvTransferConfig),
-    v(&["--port"], Setting::Place),
-    v(&["--host"], Setting::Place),
 ];
 
 /// `python -m sglang.launch_server --model-path MODEL`: SGLang 0.5.23's spellings first
@@ -256,11 +251,6 @@ pub(crate) const SGLANG: &[Flag] = &[
         &["--num-reserved-decode-tokens"],
         Setting::ReservedDecodeTokens,
     ),
-    v(&["--port"], Setting::Place),
-    v(&["--host"], Setting::Place),
-    v(&["--base-gpu-id"], Setting::Place),
-    v(&["--disaggregation-bootstrap-port"], Setting::Place),
-    v(&["--disaggregation-ib-device"], Setting::Place),
 ];
 
 /// `trtllm-serve MODEL`.

@@ -332,8 +332,7 @@ impl Reader {
             Setting::KvTransferConfig => {
                 super::disaggregation::read_kv_transfer(flag, value, i, &mut self.not_read)?;
             }
-            // Where the server listens or which GPUs it starts from: no figure changes.
-            Setting::Place => {}
+
             Setting::FlashAttn => {
                 i.attention = match value {
                     "on" | "1" | "true" => AttentionImpl::Flash,
