@@ -8,8 +8,9 @@ use libfuzzer_sys::arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use vramfit::Bytes;
 use vramfit::estimate::{
-    AttentionImpl, Checkpointing, DisaggregationMode, Engine, Estimate, EstimateInput, KvOffloadingBackend, Logits, Loss, Mode, Offload,
-    Optimizer, Precision, RlAlgorithm, Rollout, SpecMethod, SplitMode, Stack, TransferBackend, estimate, largest_batch,
+    AttentionImpl, Checkpointing, DisaggregationMode, Engine, Estimate, EstimateInput,
+    KvOffloadingBackend, Logits, Loss, Mode, Offload, Optimizer, Precision, RlAlgorithm, Rollout,
+    SpecMethod, SplitMode, Stack, TransferBackend, estimate, largest_batch,
 };
 use vramfit::precision::{Dtype, GgufFileType, KvDtype, MlxMode, Quantization};
 

@@ -137,6 +137,8 @@ impl Run<'_> {
     /// The notes of a P/D side: what SGLang changes on it, that the transfer backend and the
     /// prefix cache hold no memory of their own, the metadata in CPU memory, and the other
     /// side's pool.
+    // In one language, the other's words are not used.
+    #[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
     pub(super) fn sglang_side_notes(&self, f: &SglangFigures, p: &mut Parts) {
         let Some(d) = self.disaggregation.filter(|_| self.text) else {
             return;
