@@ -170,12 +170,19 @@ impl Run<'_> {
             self.tp,
             f.ranks,
         );
-        if f.side.decode {
+        if f.side.decode && dp > 1 {
             let requests = f.requests;
             formula!(self.text;
                 let size = b(f.prefill);
-                ["decode batch of dp_size {dp} × {requests} running requests × 1 token × {per} B / tp {tp} = {size} (the decode side runs no prefill)"],
-                ["解码批次 dp_size {dp} × {requests} 个运行中请求 × 1 个 token × {per} B / tp {tp} = {size}（解码端不做预填充）"]
+                ["decode batch of dp_size {dp} × {requests} running requests (each group's) × 1 token × {per} B / tp {tp} = {size} (the decode side runs no prefill)"],
+                ["解码批次 dp_size {dp} × {requests} 个运行中请求（每组各自的）× 1 个 token × {per} B / tp {tp} = {size}（解码端不做预填充）"]
+            )
+        } else if f.side.decode {
+            let requests = f.requests;
+            formula!(self.text;
+                let size = b(f.prefill);
+                ["decode batch of {requests} running requests × 1 token × {per} B / tp {tp} = {size} (the decode side runs no prefill)"],
+                ["解码批次 {requests} 个运行中请求 × 1 个 token × {per} B / tp {tp} = {size}（解码端不做预填充）"]
             )
         } else if dp > 1 {
             formula!(self.text;
