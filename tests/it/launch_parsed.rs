@@ -66,7 +66,10 @@ fn cases() -> Vec<(&'static str, EstimateInput)> {
             },
         ),
         // Disaggregated prefill and decode: each side's own server command.
-        ("sglang-8b-pd-prefill", pd(Engine::Sglang, DisaggregationMode::Prefill)),
+        (
+            "sglang-8b-pd-prefill",
+            pd(Engine::Sglang, DisaggregationMode::Prefill),
+        ),
         (
             "sglang-8b-pd-decode",
             EstimateInput {
@@ -75,7 +78,10 @@ fn cases() -> Vec<(&'static str, EstimateInput)> {
                 ..pd(Engine::Sglang, DisaggregationMode::Decode)
             },
         ),
-        ("vllm-8b-pd-prefill", pd(Engine::Vllm, DisaggregationMode::Prefill)),
+        (
+            "vllm-8b-pd-prefill",
+            pd(Engine::Vllm, DisaggregationMode::Prefill),
+        ),
         (
             "vllm-8b-pd-decode",
             EstimateInput {
@@ -231,9 +237,10 @@ fn expected(w: &Workload, engine: Engine, key: &str) -> Value {
         (_, "num_reserved_decode_tokens") => {
             json!(w.disaggregation.map_or(512, |d| d.reserved_decode_tokens))
         }
-        (_, "kv_transfer_config") => w.disaggregation.map_or(Value::Null, |d| {
-            json!({"kv_connector": d.backend.connector(), "kv_role": d.mode.kv_role()})
-        }),
+        (_, "kv_transfer_config") => w.disaggregation.map_or(
+            Value::Null,
+            |d| json!({"kv_connector": d.backend.connector(), "kv_role": d.mode.kv_role()}),
+        ),
         _ => panic!("no expectation for {key}"),
     }
 }

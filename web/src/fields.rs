@@ -372,7 +372,11 @@ pub static FIELDS: &[Field] = &[
     Field::new("dp_size", Kind::OptNumber, Group::Serving),
     choice_field!("disaggregation_mode", Serving: "", "prefill", "decode"),
     choice_field!("disaggregation_transfer_backend", Serving: "", "mooncake", "nixl"),
-    Field::new("num_reserved_decode_tokens", Kind::OptNumber, Group::Serving),
+    Field::new(
+        "num_reserved_decode_tokens",
+        Kind::OptNumber,
+        Group::Serving,
+    ),
     Field::new("gpus_per_node", Kind::OptNumber, Group::Hardware),
     Field::new("node_link", Kind::Text, Group::Hardware),
     choice_field!("attention", Advanced: "sdpa", "flash", "eager"),

@@ -4,8 +4,9 @@ use std::fmt::Write as _;
 
 use clap::{Args, ValueEnum};
 use vramfit::estimate::{
-    AttentionImpl, Checkpointing, DisaggregationMode, Engine, EstimateInput, KvOffloadingBackend, Logits, Loss, Mode,
-    Offload, Optimizer, Precision, RlAlgorithm, Rollout, SpecMethod, SplitMode, Stack, TransferBackend,
+    AttentionImpl, Checkpointing, DisaggregationMode, Engine, EstimateInput, KvOffloadingBackend,
+    Logits, Loss, Mode, Offload, Optimizer, Precision, RlAlgorithm, Rollout, SpecMethod, SplitMode,
+    Stack, TransferBackend,
 };
 use vramfit::hub::HubModel;
 use vramfit::precision::{Dtype, KvDtype, Quantization};

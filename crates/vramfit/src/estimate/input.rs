@@ -1,8 +1,8 @@
 //! The estimator's input: the run's choices (mode, engine, optimizer, precision…) and
 //! [`EstimateInput`], plain data with defaults, as the CLI, the npm package and the site give it.
 
-pub use super::input_regimes::{Loss, Stack};
 use super::input_disaggregation::{DisaggregationMode, TransferBackend};
+pub use super::input_regimes::{Loss, Stack};
 use crate::model::Architecture;
 use crate::precision::{Dtype, KvDtype, Quantization};
 use alloc::string::String;

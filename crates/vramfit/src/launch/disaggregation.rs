@@ -40,7 +40,9 @@ fn one_node(w: &Workload) -> Result<()> {
     Err(crate::input_error!(
         Unsupported,
         "gpus",
-        ["no launch written for a P/D side over {nodes} nodes: each side is then a multi-node server of its own"],
+        [
+            "no launch written for a P/D side over {nodes} nodes: each side is then a multi-node server of its own"
+        ],
         ["不为跨 {nodes} 个节点的 P/D 一端写启动命令：此时每一端各自是一个多节点服务"],
         "the GPUs of one node (gpus up to gpus_per_node) for a written P/D launch",
         "要写出 P/D 启动命令，GPU 数不超过一个节点（gpus 不超过 gpus_per_node）",
@@ -62,13 +64,19 @@ pub(super) fn sglang(
     };
     let (prefill_port, decode_port, router_port) = SGLANG_PORTS;
     let mut a = server(prefill_fraction)?;
-    a.set(Setting::DisaggregationMode, DisaggregationMode::Prefill.name());
+    a.set(
+        Setting::DisaggregationMode,
+        DisaggregationMode::Prefill.name(),
+    );
     a.set(Setting::TransferBackend, d.backend.name());
     let mut argv = a.done();
     argv.extend([String::from("--port"), prefill_port.to_string()]);
     l.command(argv);
     let mut a = server(decode_fraction)?;
-    a.set(Setting::DisaggregationMode, DisaggregationMode::Decode.name());
+    a.set(
+        Setting::DisaggregationMode,
+        DisaggregationMode::Decode.name(),
+    );
     a.set(Setting::TransferBackend, d.backend.name());
     a.set_unless(
         Setting::ReservedDecodeTokens,
@@ -211,7 +219,9 @@ pub(super) fn read_kv_transfer(
             "command",
             ["{flag} is not a JSON object"],
             ["{flag} 不是 JSON 对象"],
-            ["a JSON object such as {{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_producer\"}}"],
+            [
+                "a JSON object such as {{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_producer\"}}"
+            ],
             ["JSON 对象，如 {{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_producer\"}}"],
         )
     };

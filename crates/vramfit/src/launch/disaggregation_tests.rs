@@ -73,7 +73,11 @@ fn sglang_writes_both_sides_and_its_router() {
             "python -m sglang_router.launch_router --pd-disaggregation --prefill http://127.0.0.1:30000 --decode http://127.0.0.1:30001 --host 0.0.0.0 --port 8000"
         );
         // This side's command reads back as this side's estimate.
-        let own = if mode == DisaggregationMode::Prefill { p } else { d };
+        let own = if mode == DisaggregationMode::Prefill {
+            p
+        } else {
+            d
+        };
         let back = read_back(&input, own);
         assert_eq!(back.disaggregation_mode, Some(mode));
         assert_eq!(
@@ -133,8 +137,7 @@ fn kv_transfer_configs_are_read_or_named() {
     let p2p = r#"vllm serve meta-llama/Llama-3.1-8B --kv-transfer-config '{"kv_connector":"P2pNcclConnector","kv_role":"kv_producer"}'"#;
     let e = read_command(p2p).unwrap_err();
     assert!(e.problem.contains("P2pNcclConnector"), "{e}");
-    let null =
-        "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --disaggregation-mode null";
+    let null = "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --disaggregation-mode null";
     assert_eq!(read_command(null).unwrap().input.disaggregation_mode, None);
     let e = read_command(
         "python -m sglang.launch_server --model-path m --disaggregation-transfer-backend ascend",

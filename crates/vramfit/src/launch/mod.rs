@@ -9,6 +9,7 @@
 //! Each engine's flags are one table ([`flags`]), which both the writer and the reader use:
 //! the spelling written is the first name of a row, and every name of a row is read.
 
+mod disaggregation;
 mod flags;
 mod local;
 #[cfg(all(test, feature = "training"))]
@@ -17,7 +18,6 @@ mod mlx;
 mod multimodal;
 #[cfg(test)]
 mod nodes_tests;
-mod disaggregation;
 mod read;
 #[cfg(feature = "training")]
 mod read_megatron;

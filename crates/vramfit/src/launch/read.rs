@@ -324,7 +324,8 @@ impl Reader {
                 i.disaggregation_mode = super::disaggregation::mode(flag, value)?;
             }
             Setting::TransferBackend => {
-                i.disaggregation_transfer_backend = Some(super::disaggregation::backend(flag, value)?);
+                i.disaggregation_transfer_backend =
+                    Some(super::disaggregation::backend(flag, value)?);
             }
             Setting::ReservedDecodeTokens => {
                 i.num_reserved_decode_tokens = Some(number(flag, value)?);

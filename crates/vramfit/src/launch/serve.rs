@@ -215,9 +215,7 @@ pub(super) fn sglang(w: &Workload, l: &mut Builder) -> Result<()> {
     let p = checkpoint(w)?;
     let q = online_quantization(w, p.quantization, true, l);
     if let Some(d) = w.disaggregation {
-        return super::disaggregation::sglang(w, d, l, |fraction| {
-            sglang_args(w, p, fraction, q)
-        });
+        return super::disaggregation::sglang(w, d, l, |fraction| sglang_args(w, p, fraction, q));
     }
     let a = sglang_args(w, p, w.mem_fraction_static, q)?;
     sglang_nodes(w, a, l);

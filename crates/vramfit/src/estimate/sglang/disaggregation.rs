@@ -131,7 +131,11 @@ impl Run<'_> {
         let tokens = f.pool.tokens();
         let held = (tokens as f64 / (f.per_request_tokens as f64).max(1.0)).min(f.requests as f64)
             * f.ranks as f64;
-        (tokens, libm::floor(held * 100.0) / 100.0, w.mem_fraction_static)
+        (
+            tokens,
+            libm::floor(held * 100.0) / 100.0,
+            w.mem_fraction_static,
+        )
     }
 
     /// The notes of a P/D side: what SGLang changes on it, that the transfer backend and the

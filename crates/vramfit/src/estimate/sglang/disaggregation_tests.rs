@@ -1,7 +1,9 @@
 //! SGLang's P/D sides by hand, from SGLang 0.5.23's source (`memory_hook.py`,
 //! `cuda_graph_hook.py`, `pd_disaggregation_hook.py`, `disaggregation/decode.py`).
 
-use super::super::super::{ComponentKind, DisaggregationMode, Engine, EstimateInput, Mode, estimate};
+use super::super::super::{
+    ComponentKind, DisaggregationMode, Engine, EstimateInput, Mode, estimate,
+};
 use super::side_mem_fraction;
 
 fn side(mode: Option<DisaggregationMode>) -> EstimateInput {
@@ -37,8 +39,14 @@ fn each_sides_default_fraction_by_hand() {
     // max_running_requests 4,096 on the decode side: 512 + 6,144 + 128 + 512 = 7,296, still
     // under the floor on an H100; on a 48 GB card (46,068 MiB, 4096-token chunk, 32 graphs):
     // 512 + 6,144 + 128 + 64 = 6,848 → (46,068 − 6,848) / 46,068 = 0.8513 → 0.851.
-    assert_eq!(side_mem_fraction(Some(81_090), 8192, 256, 1, 1, DECODE, Some(4096)), 0.874);
-    assert_eq!(side_mem_fraction(Some(46_068), 4096, 32, 1, 1, DECODE, Some(4096)), 0.851);
+    assert_eq!(
+        side_mem_fraction(Some(81_090), 8192, 256, 1, 1, DECODE, Some(4096)),
+        0.874
+    );
+    assert_eq!(
+        side_mem_fraction(Some(46_068), 4096, 32, 1, 1, DECODE, Some(4096)),
+        0.851
+    );
     // No card: 0.88 on every side.
     assert_eq!(side_mem_fraction(None, 4096, 160, 1, 1, DECODE, None), 0.88);
     // The resolved input carries each side's, and the other side's.
@@ -68,7 +76,10 @@ fn llama_8b_h100_each_sides_pool_by_hand() {
     assert_eq!(decode.max_concurrency_exact, Some(3.33));
     let has = |e: &crate::estimate::Estimate, k| e.components.iter().any(|c| c.key == k);
     let bytes = |e: &crate::estimate::Estimate, k| {
-        e.components.iter().find(|c| c.key == k).map(|c| c.bytes.get())
+        e.components
+            .iter()
+            .find(|c| c.key == k)
+            .map(|c| c.bytes.get())
     };
     // The prefill side captures no decode graphs; the plain server and the decode side 36.
     assert!(!has(&prefill, ComponentKind::CudaGraphs));

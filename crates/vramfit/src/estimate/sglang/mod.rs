@@ -24,8 +24,8 @@ use super::{CUDA_CONTEXT, Parts, Phase, Run, ServePool};
 use crate::precision::KvDtype;
 use crate::throughput::Runtime;
 use crate::units::Bytes;
-use figures::SglangPool;
 pub(super) use disaggregation::side_mem_fraction;
+use figures::SglangPool;
 pub(super) use lora::LORA;
 
 /// SGLang's decisions: its token pool within `mem_fraction_static`, `context_length` per

@@ -69,7 +69,9 @@ impl EstimateInput {
             return Err(input_error!(
                 Unsupported,
                 "disaggregation_mode",
-                ["disaggregated prefill and decode is modelled for SGLang and vLLM serving, not {name}"],
+                [
+                    "disaggregated prefill and decode is modelled for SGLang and vLLM serving, not {name}"
+                ],
                 ["预填充与解码分离仅对 SGLang 与 vLLM 服务部署建模，不含 {name}"],
                 "no disaggregation_mode with this engine; engine sglang (--disaggregation-mode) or vllm (--kv-transfer-config)",
                 "这个引擎下不设 disaggregation_mode；可用 sglang（--disaggregation-mode）或 vllm（--kv-transfer-config）引擎",
@@ -111,13 +113,11 @@ impl EstimateInput {
             }
             _ => 0,
         };
-        let backend = self
-            .disaggregation_transfer_backend
-            .unwrap_or(if sglang {
-                TransferBackend::Mooncake
-            } else {
-                TransferBackend::Nixl
-            });
+        let backend = self.disaggregation_transfer_backend.unwrap_or(if sglang {
+            TransferBackend::Mooncake
+        } else {
+            TransferBackend::Nixl
+        });
         Ok(Some(Disaggregation {
             mode,
             backend,
