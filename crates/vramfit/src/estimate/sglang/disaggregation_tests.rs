@@ -55,6 +55,20 @@ fn each_sides_default_fraction_by_hand() {
     assert_eq!(w.disaggregation.unwrap().other_mem_fraction_static, 0.874);
 }
 
+/// Under DP attention (dp_size 8 of tp 8, 143,771 MiB, 8192-token chunk, 512 graphs): the plain
+/// server reserves 512 + 12,288 + 8 / 8 × 1,024 + 512 × 2 + 512 × 8 × 3 + 512 × 8 × 1.5 =
+/// 33,280 MiB → (143,771 − 33,280) / 143,771 = 0.7685 → 0.769; the prefill side keeps neither
+/// graphs nor DP attention's padding (SGLang pads only where `disaggregation_mode != "prefill"`):
+/// 512 + 12,288 + 1,024 = 13,824 → 0.9038 → 0.904; the decode side the batch of 2048 tokens and
+/// both: 512 + 3,072 + 1,024 + 1,024 + 12,288 + 6,144 = 24,064 → 0.8326 → 0.833.
+#[test]
+fn dp_attention_padding_stays_off_the_prefill_side() {
+    let f = |s| side_mem_fraction(Some(143_771), 8192, 512, 8, 8, s, None);
+    assert_eq!(f(None), 0.769);
+    assert_eq!(f(PREFILL), 0.904);
+    assert_eq!(f(DECODE), 0.833);
+}
+
 /// Llama-3.1-8B on one H100 at SGLang's defaults, each side against a plain server, by hand.
 /// Free before loading: 85,029,027,840 − 547,608,330 (CUDA context) = 84,481,419,510 B; less the
 /// weights 16,060,522,496 and the loading 177,704,271; in cells of 131,072 B per token.
