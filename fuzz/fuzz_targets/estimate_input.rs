@@ -8,8 +8,9 @@ use libfuzzer_sys::arbitrary::{Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use vramfit::Bytes;
 use vramfit::estimate::{
-    AttentionImpl, Checkpointing, Engine, Estimate, EstimateInput, KvOffloadingBackend, Logits, Loss, Mode, Offload,
-    Optimizer, Precision, RlAlgorithm, Rollout, SpecMethod, SplitMode, Stack, estimate, largest_batch,
+    AttentionImpl, Checkpointing, DisaggregationMode, Engine, Estimate, EstimateInput,
+    KvOffloadingBackend, Logits, Loss, Mode, Offload, Optimizer, Precision, RlAlgorithm, Rollout,
+    SpecMethod, SplitMode, Stack, TransferBackend, estimate, largest_batch,
 };
 use vramfit::precision::{Dtype, GgufFileType, KvDtype, MlxMode, Quantization};
 
@@ -277,6 +278,17 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
         ep: num(u)?,
         enable_dp_attention: u.arbitrary()?,
         dp_size: opt_num(u)?,
+        disaggregation_mode: *u.choose(&[
+            None,
+            Some(DisaggregationMode::Prefill),
+            Some(DisaggregationMode::Decode),
+        ])?,
+        disaggregation_transfer_backend: *u.choose(&[
+            None,
+            Some(TransferBackend::Mooncake),
+            Some(TransferBackend::Nixl),
+        ])?,
+        num_reserved_decode_tokens: opt_num(u)?,
         gpus_per_node: opt_num(u)?,
         node_link: text(u, &["400Gb/s", "50GB/s", "0Gb/s", "9Tb/s", "NaN Gb/s", "400"])?,
         free_gpu_memory_fraction: opt_num(u)?,

@@ -7,7 +7,9 @@
 //! the script again (its header says how) and commit both files.
 
 use serde_json::{Value, json};
-use vramfit::estimate::{Engine, EstimateInput, Mode, Workload};
+use vramfit::estimate::{
+    DisaggregationMode, Engine, EstimateInput, Mode, TransferBackend, Workload,
+};
 use vramfit::launch::launch;
 use vramfit::precision::{KvDtype, Quantization};
 
@@ -63,7 +65,45 @@ fn cases() -> Vec<(&'static str, EstimateInput)> {
                 ..serve("meta-llama/Llama-3.1-70B", Engine::Sglang)
             },
         ),
+        // Disaggregated prefill and decode: each side's own server command.
+        (
+            "sglang-8b-pd-prefill",
+            pd(Engine::Sglang, DisaggregationMode::Prefill),
+        ),
+        (
+            "sglang-8b-pd-decode",
+            EstimateInput {
+                num_reserved_decode_tokens: Some(256.0),
+                disaggregation_transfer_backend: Some(TransferBackend::Nixl),
+                ..pd(Engine::Sglang, DisaggregationMode::Decode)
+            },
+        ),
+        (
+            "vllm-8b-pd-prefill",
+            pd(Engine::Vllm, DisaggregationMode::Prefill),
+        ),
+        (
+            "vllm-8b-pd-decode",
+            EstimateInput {
+                disaggregation_transfer_backend: Some(TransferBackend::Mooncake),
+                ..pd(Engine::Vllm, DisaggregationMode::Decode)
+            },
+        ),
     ]
+}
+
+/// One side of Llama-3.1-8B served disaggregated on an H100.
+fn pd(engine: Engine, mode: DisaggregationMode) -> EstimateInput {
+    EstimateInput {
+        model: Some("meta-llama/Llama-3.1-8B".into()),
+        mode: Mode::Serve,
+        engine,
+        gpu: Some("h100-sxm5-80gb".into()),
+        max_model_len: Some(8192.0),
+        batch: 16.0,
+        disaggregation_mode: Some(mode),
+        ..EstimateInput::default()
+    }
 }
 
 fn data(name: &str) -> std::path::PathBuf {
@@ -72,15 +112,23 @@ fn data(name: &str) -> std::path::PathBuf {
         .join(name)
 }
 
-/// Each case's workload and its one command.
+/// Each case's workload and its command: the one command, or a P/D side's own server command
+/// (SGLang's prefill and decode servers come before its router, vLLM's prefill before decode).
 fn commands() -> Vec<(&'static str, Workload, Vec<String>)> {
     cases()
         .into_iter()
         .map(|(name, input)| {
             let w = input.resolve().expect("a valid case");
             let l = launch(&w).expect("a serving case");
-            assert_eq!(l.commands.len(), 1, "{name}");
-            (name, w, l.commands[0].clone())
+            let i = match w.disaggregation.map(|d| d.mode) {
+                None => {
+                    assert_eq!(l.commands.len(), 1, "{name}");
+                    0
+                }
+                Some(DisaggregationMode::Prefill) => 0,
+                Some(DisaggregationMode::Decode) => 1,
+            };
+            (name, w, l.commands[i].clone())
         })
         .collect()
 }
@@ -180,6 +228,19 @@ fn expected(w: &Workload, engine: Engine, key: &str) -> Value {
             .lora
             .filter(|l| l.max_cpu_loras != l.max_loras)
             .map_or(Value::Null, |l| json!(l.max_cpu_loras)),
+        // Disaggregated prefill and decode (SGLang `arg_groups/fields/disagg.py`; vLLM
+        // `KVTransferConfig`, written out by `parse.py` as its connector and role).
+        (_, "disaggregation_mode") => json!(w.disaggregation.map_or("null", |d| d.mode.name())),
+        (_, "disaggregation_transfer_backend") => {
+            json!(w.disaggregation.map_or("mooncake", |d| d.backend.name()))
+        }
+        (_, "num_reserved_decode_tokens") => {
+            json!(w.disaggregation.map_or(512, |d| d.reserved_decode_tokens))
+        }
+        (_, "kv_transfer_config") => w.disaggregation.map_or(
+            Value::Null,
+            |d| json!({"kv_connector": d.backend.connector(), "kv_role": d.mode.kv_role()}),
+        ),
         _ => panic!("no expectation for {key}"),
     }
 }

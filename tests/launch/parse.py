@@ -29,6 +29,7 @@ VLLM_KEYS = [
     "model_tag", "tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size",
     "enable_expert_parallel", "max_model_len", "gpu_memory_utilization", "max_num_seqs",
     "max_num_batched_tokens", "kv_cache_dtype", "enforce_eager", "dtype", "quantization",
+    "kv_transfer_config",
 ]
 SGLANG_KEYS = [
     "model_path", "tp_size", "pp_size", "dp_size", "ep_size", "context_length",
@@ -36,6 +37,7 @@ SGLANG_KEYS = [
     "cuda_graph_max_bs_decode", "cuda_graph_backend_decode", "kv_cache_dtype", "dtype",
     "quantization", "enable_lora", "max_loras_per_batch", "max_lora_rank",
     "lora_target_modules", "max_loaded_loras",
+    "disaggregation_mode", "disaggregation_transfer_backend", "num_reserved_decode_tokens",
 ]
 
 
@@ -63,6 +65,9 @@ def plain(v):
     """A parsed value as JSON has it (enums by their value)."""
     if hasattr(v, "value") and not isinstance(v, (int, float, str, bool)):
         return v.value
+    if hasattr(v, "kv_connector") and hasattr(v, "kv_role"):
+        # vLLM's KVTransferConfig: the connector and the role vramfit writes.
+        return {"kv_connector": v.kv_connector, "kv_role": v.kv_role}
     return v
 
 

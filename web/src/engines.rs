@@ -70,6 +70,16 @@ pub fn settings(runner: Runner) -> Vec<Setting> {
                 "draft acceptance rate",
                 key!("e.acceptance_rate"),
             ),
+            (
+                "disaggregation_mode",
+                "--kv-transfer-config kv_role",
+                key!("e.disaggregation_mode_vllm"),
+            ),
+            (
+                "disaggregation_transfer_backend",
+                "--kv-transfer-config kv_connector",
+                key!("e.transfer_backend_vllm"),
+            ),
         ],
         Runner::Sglang => &[
             ("max_num_seqs", "max_running_requests", key!("e.max_seqs")),
@@ -112,6 +122,21 @@ pub fn settings(runner: Runner) -> Vec<Setting> {
                 "max_cpu_loras",
                 "--max-loaded-loras",
                 key!("e.max_loaded_loras"),
+            ),
+            (
+                "disaggregation_mode",
+                "--disaggregation-mode",
+                key!("e.disaggregation_mode"),
+            ),
+            (
+                "disaggregation_transfer_backend",
+                "--disaggregation-transfer-backend",
+                key!("e.transfer_backend"),
+            ),
+            (
+                "num_reserved_decode_tokens",
+                "--num-reserved-decode-tokens",
+                key!("e.reserved_decode_tokens"),
             ),
         ],
         Runner::Trtllm => &[

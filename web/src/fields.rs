@@ -370,6 +370,13 @@ pub static FIELDS: &[Field] = &[
     Field::new("ep", Kind::Number, Group::Hardware),
     Field::new("enable_dp_attention", Kind::Bool, Group::Serving),
     Field::new("dp_size", Kind::OptNumber, Group::Serving),
+    choice_field!("disaggregation_mode", Serving: "", "prefill", "decode"),
+    choice_field!("disaggregation_transfer_backend", Serving: "", "mooncake", "nixl"),
+    Field::new(
+        "num_reserved_decode_tokens",
+        Kind::OptNumber,
+        Group::Serving,
+    ),
     Field::new("gpus_per_node", Kind::OptNumber, Group::Hardware),
     Field::new("node_link", Kind::Text, Group::Hardware),
     choice_field!("attention", Advanced: "sdpa", "flash", "eager"),
@@ -491,6 +498,9 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
         ep,
         enable_dp_attention,
         dp_size,
+        disaggregation_mode,
+        disaggregation_transfer_backend,
+        num_reserved_decode_tokens,
         gpus_per_node,
         node_link,
         stack,
@@ -563,6 +573,20 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
         ("ep", num(*ep)),
         ("enable_dp_attention", enable_dp_attention.to_string()),
         ("dp_size", opt(*dp_size)),
+        (
+            "disaggregation_mode",
+            disaggregation_mode.map_or("", |m| m.name()).to_string(),
+        ),
+        (
+            "disaggregation_transfer_backend",
+            disaggregation_transfer_backend
+                .map_or("", |b| b.name())
+                .to_string(),
+        ),
+        (
+            "num_reserved_decode_tokens",
+            opt(*num_reserved_decode_tokens),
+        ),
         ("gpus_per_node", opt(*gpus_per_node)),
         ("node_link", node_link.clone().unwrap_or_default()),
         ("gpu_memory_utilization", num(*gpu_memory_utilization)),

@@ -4,8 +4,9 @@ use std::fmt::Write as _;
 
 use clap::{Args, ValueEnum};
 use vramfit::estimate::{
-    AttentionImpl, Checkpointing, Engine, EstimateInput, KvOffloadingBackend, Logits, Loss, Mode,
-    Offload, Optimizer, Precision, RlAlgorithm, Rollout, SpecMethod, SplitMode, Stack,
+    AttentionImpl, Checkpointing, DisaggregationMode, Engine, EstimateInput, KvOffloadingBackend,
+    Logits, Loss, Mode, Offload, Optimizer, Precision, RlAlgorithm, Rollout, SpecMethod, SplitMode,
+    Stack, TransferBackend,
 };
 use vramfit::hub::HubModel;
 use vramfit::precision::{Dtype, KvDtype, Quantization};
@@ -284,6 +285,15 @@ pub struct EstimateFlags {
     /// SGLang --dp-size with --enable-dp-attention: the attention groups, 2 to tp, dividing tp.
     #[arg(long, alias = "dp", allow_negative_numbers = true)]
     pub dp_size: Option<f64>,
+    /// Disaggregated prefill and decode: the side this instance serves, prefill or decode (SGLang --disaggregation-mode; vLLM's kv_role in --kv-transfer-config, kv_producer or kv_consumer, taken as --kv-role). SGLang and vLLM serving; the estimate is this side's, the other side's pool in a note.
+    #[arg(long, visible_alias = "kv-role", value_enum)]
+    pub disaggregation_mode: Option<DisaggregationModeArg>,
+    /// How the KV cache crosses between the sides: mooncake or nixl (SGLang --disaggregation-transfer-backend, default mooncake; vLLM's kv_connector MooncakeConnector or NixlConnector, default NixlConnector, taken as --kv-connector). Both register the existing pool: no memory of their own. With --disaggregation-mode.
+    #[arg(long, visible_alias = "kv-connector", value_enum)]
+    pub disaggregation_transfer_backend: Option<TransferBackendArg>,
+    /// SGLang --num-reserved-decode-tokens, 0 to 1048576 [default: 512]: tokens the decode side keeps free for each running request before it admits another (a request of the context takes this many more). With --disaggregation-mode.
+    #[arg(long, allow_negative_numbers = true)]
+    pub num_reserved_decode_tokens: Option<f64>,
     /// llama.cpp -ub.
     #[arg(long, allow_negative_numbers = true, default_value_t = 512.0)]
     pub ubatch: f64,
@@ -451,6 +461,40 @@ value_enum!(SpecMethodArg => SpecMethod {
     Eagle = "eagle" => SpecMethod::Eagle, Eagle3 = "eagle3" => SpecMethod::Eagle3,
 });
 value_enum!(KvOffloadingBackendArg => KvOffloadingBackend { Native = "native" => KvOffloadingBackend::Native, Lmcache = "lmcache" => KvOffloadingBackend::Lmcache });
+/// `--disaggregation-mode`: SGLang's words, vLLM's kv_role as aliases.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+#[allow(missing_docs)]
+pub enum DisaggregationModeArg {
+    #[value(name = "prefill", alias = "kv_producer")]
+    Prefill,
+    #[value(name = "decode", alias = "kv_consumer")]
+    Decode,
+}
+impl From<DisaggregationModeArg> for DisaggregationMode {
+    fn from(v: DisaggregationModeArg) -> DisaggregationMode {
+        match v {
+            DisaggregationModeArg::Prefill => DisaggregationMode::Prefill,
+            DisaggregationModeArg::Decode => DisaggregationMode::Decode,
+        }
+    }
+}
+/// `--disaggregation-transfer-backend`: SGLang's words, vLLM's connectors as aliases.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+#[allow(missing_docs)]
+pub enum TransferBackendArg {
+    #[value(name = "mooncake", alias = "MooncakeConnector")]
+    Mooncake,
+    #[value(name = "nixl", alias = "NixlConnector")]
+    Nixl,
+}
+impl From<TransferBackendArg> for TransferBackend {
+    fn from(v: TransferBackendArg) -> TransferBackend {
+        match v {
+            TransferBackendArg::Mooncake => TransferBackend::Mooncake,
+            TransferBackendArg::Nixl => TransferBackend::Nixl,
+        }
+    }
+}
 value_enum!(SplitModeArg => SplitMode { Layer = "layer" => SplitMode::Layer, None = "none" => SplitMode::None, Row = "row" => SplitMode::Row });
 value_enum!(OffloadArg => Offload { None = "none" => Offload::None, Cpu = "cpu" => Offload::Cpu, Nvme = "nvme" => Offload::Nvme });
 
@@ -583,6 +627,9 @@ impl EstimateFlags {
             ep: self.ep,
             enable_dp_attention: self.enable_dp_attention,
             dp_size: self.dp_size,
+            disaggregation_mode: self.disaggregation_mode.map(Into::into),
+            disaggregation_transfer_backend: self.disaggregation_transfer_backend.map(Into::into),
+            num_reserved_decode_tokens: self.num_reserved_decode_tokens,
             gpus_per_node: self.gpus_per_node,
             node_link: self.node_link.clone(),
             free_gpu_memory_fraction: self.free_gpu_memory_fraction,

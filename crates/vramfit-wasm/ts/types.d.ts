@@ -949,6 +949,22 @@ export type Direction =
 ;
 
 /**
+ * The side of a disaggregated deployment one instance serves.
+ */
+export type DisaggregationMode =
+  /**
+   * The prefill instance: it runs the prompts and sends their KV cache (SGLang
+   * `--disaggregation-mode prefill`; vLLM `"kv_role":"kv_producer"`).
+   */
+  | "prefill"
+  /**
+   * The decode instance: it receives the KV cache and generates (SGLang
+   * `--disaggregation-mode decode`; vLLM `"kv_role":"kv_consumer"`).
+   */
+  | "decode"
+;
+
+/**
  * A plain element type.
  */
 export type Dtype =
@@ -1525,6 +1541,27 @@ export interface EstimateInput {
    * `tp`. (Data-parallel copies of a whole model are `gpus = tp × pp × copies`.)
    */
   dp_size?: number | null;
+  /**
+   * Disaggregated prefill and decode: the side this instance serves, `prefill` or `decode`
+   * (SGLang `--disaggregation-mode`, default `null`: one server does both; vLLM
+   * `--kv-transfer-config`'s `kv_role`, `kv_producer` or `kv_consumer`). The estimate is
+   * this side's, with the other side's pool in a note. SGLang and vLLM serving only.
+   */
+  disaggregation_mode?: DisaggregationMode | null;
+  /**
+   * How the KV cache crosses from the prefill side to the decode side: `mooncake` (SGLang's
+   * default; vLLM `MooncakeConnector`) or `nixl` (vLLM's default here, `NixlConnector`)
+   * (SGLang `--disaggregation-transfer-backend`, vLLM `kv_connector`). Both register the KV
+   * pool already allocated: no memory of their own. With `disaggregation_mode` only.
+   */
+  disaggregation_transfer_backend?: TransferBackend | null;
+  /**
+   * SGLang `--num-reserved-decode-tokens` (default 512, 0 to 1,048,576): the decode side keeps
+   * this many tokens free for each running request's next steps before it admits another,
+   * so a request of context_length takes context_length + this many of its pool. SGLang's
+   * decode side only.
+   */
+  num_reserved_decode_tokens?: number | null;
   /**
    * GPUs in one node (server), 1 to 64: a layout of `gpus` over more than one node is
    * `gpus / gpus_per_node` nodes of this many, tensor parallel inside a node (NVLink) and
@@ -5155,6 +5192,20 @@ export interface Tier {
    */
   note: string;
 }
+
+/**
+ * The library that moves the KV cache from the prefill instance to the decode one.
+ */
+export type TransferBackend =
+  /**
+   * Mooncake's transfer engine (SGLang's default; vLLM's `MooncakeConnector`).
+   */
+  | "mooncake"
+  /**
+   * NVIDIA's NIXL (SGLang `nixl`; vLLM's `NixlConnector`).
+   */
+  | "nixl"
+;
 
 /**
  * Parameters and bytes of one element type.

@@ -93,6 +93,14 @@ fn set(input: &mut EstimateInput, key: &str, v: &str) -> Result<(), InputError> 
         "ep" => input.ep = num()?,
         "enable_dp_attention" => input.enable_dp_attention = on,
         "dp_size" => input.dp_size = opt()?,
+        "disaggregation_mode" => {
+            input.disaggregation_mode = (!v.is_empty()).then(|| choice(key, v)).transpose()?;
+        }
+        "disaggregation_transfer_backend" => {
+            input.disaggregation_transfer_backend =
+                (!v.is_empty()).then(|| choice(key, v)).transpose()?;
+        }
+        "num_reserved_decode_tokens" => input.num_reserved_decode_tokens = opt()?,
         "gpus_per_node" => input.gpus_per_node = opt()?,
         "node_link" => input.node_link = text(),
         "gpu_memory_utilization" => input.gpu_memory_utilization = num()?,

@@ -143,6 +143,18 @@ impl Runner {
         matches!(self, Runner::Vllm)
     }
 
+    /// Whether this runner serves one side of disaggregated prefill and decode
+    /// (`disaggregation_mode`): SGLang's `--disaggregation-mode`, vLLM's KV connectors.
+    pub(super) const fn disaggregates(self) -> bool {
+        matches!(self, Runner::Vllm | Runner::Sglang)
+    }
+
+    /// Whether this runner's P/D sides size their memory differently (SGLang: its defaults and
+    /// graphs by side); vLLM's connectors leave both sides a plain server's memory.
+    pub(super) const fn sizes_by_side(self) -> bool {
+        matches!(self, Runner::Sglang)
+    }
+
     /// The sequences one engine runs at once when `max_num_seqs` is not given: TensorRT-LLM's
     /// `max_batch_size` 2,048; vLLM's 1,024 on a large card and 256 on others (SGLang sizes its
     /// own from its pool).

@@ -183,6 +183,13 @@ pub(super) mod tests {
         "Mamba2",
         "mamba_full_memory_ratio",
         "max_mamba_cache_size",
+        // SGLang's DP attention (its feature's name, `--enable-dp-attention`) and its groups.
+        "DP",
+        "attention",
+        "dp_size",
+        // SGLang's P/D decode side's settings.
+        "disaggregation_decode_extra_slots",
+        "num_reserved_decode_tokens",
     ];
 
     /// Every formula of every run shape, in English and in Chinese.

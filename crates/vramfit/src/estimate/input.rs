@@ -1,6 +1,7 @@
 //! The estimator's input: the run's choices (mode, engine, optimizer, precision…) and
 //! [`EstimateInput`], plain data with defaults, as the CLI, the npm package and the site give it.
 
+use super::input_disaggregation::{DisaggregationMode, TransferBackend};
 pub use super::input_regimes::{Loss, Stack};
 use crate::model::Architecture;
 use crate::precision::{Dtype, KvDtype, Quantization};
@@ -526,6 +527,21 @@ pub struct EstimateInput {
     /// SGLang `--dp-size` with `enable_dp_attention`: the attention groups, 2 to `tp`, dividing
     /// `tp`. (Data-parallel copies of a whole model are `gpus = tp × pp × copies`.)
     pub dp_size: Option<f64>,
+    /// Disaggregated prefill and decode: the side this instance serves, `prefill` or `decode`
+    /// (SGLang `--disaggregation-mode`, default `null`: one server does both; vLLM
+    /// `--kv-transfer-config`'s `kv_role`, `kv_producer` or `kv_consumer`). The estimate is
+    /// this side's, with the other side's pool in a note. SGLang and vLLM serving only.
+    pub disaggregation_mode: Option<DisaggregationMode>,
+    /// How the KV cache crosses from the prefill side to the decode side: `mooncake` (SGLang's
+    /// default; vLLM `MooncakeConnector`) or `nixl` (vLLM's default here, `NixlConnector`)
+    /// (SGLang `--disaggregation-transfer-backend`, vLLM `kv_connector`). Both register the KV
+    /// pool already allocated: no memory of their own. With `disaggregation_mode` only.
+    pub disaggregation_transfer_backend: Option<TransferBackend>,
+    /// SGLang `--num-reserved-decode-tokens` (default 512, 0 to 1,048,576): the decode side keeps
+    /// this many tokens free for each running request's next steps before it admits another,
+    /// so a request of context_length takes context_length + this many of its pool. SGLang's
+    /// decode side only.
+    pub num_reserved_decode_tokens: Option<f64>,
     /// GPUs in one node (server), 1 to 64: a layout of `gpus` over more than one node is
     /// `gpus / gpus_per_node` nodes of this many, tensor parallel inside a node (NVLink) and
     /// pipeline, expert and data parallel across nodes (the network). Memory is per GPU either
@@ -779,6 +795,9 @@ impl Default for EstimateInput {
             kv_offloading_backend: None,
             enable_dp_attention: false,
             dp_size: None,
+            disaggregation_mode: None,
+            disaggregation_transfer_backend: None,
+            num_reserved_decode_tokens: None,
             gpus_per_node: None,
             node_link: None,
             free_gpu_memory_fraction: None,

@@ -108,6 +108,7 @@ mod hf_version;
 mod in_use_tests;
 mod indexer;
 mod input;
+mod input_disaggregation;
 mod input_regimes;
 mod llamacpp;
 mod llamacpp_build;
@@ -132,6 +133,8 @@ mod quick;
 mod rl;
 #[cfg(test)]
 mod run_shapes;
+#[cfg(test)]
+mod run_shapes_pd;
 mod sglang;
 mod solve;
 #[cfg(feature = "speed")]
@@ -164,6 +167,7 @@ pub use input::{
     AttentionImpl, Checkpointing, Engine, EstimateInput, KvOffloadingBackend, Logits, Loss, Mode,
     Offload, Optimizer, Precision, RlAlgorithm, Rollout, SpecMethod, SplitMode, Stack,
 };
+pub use input_disaggregation::{DisaggregationMode, TransferBackend};
 pub use llamacpp::LLAMACPP_CONTEXT;
 pub use llamacpp_build::LlamacppBuild;
 pub use nodes::{
@@ -204,12 +208,12 @@ pub use vllm::{
 };
 pub use weights::{gguf_type, per_gpu_weight_bytes, per_gpu_weight_bytes_ep, tensor_bytes};
 pub use workload::{
-    DEEPSPEED_DEFAULTS, DEFAULT_IMAGE_SIDE, DeepSpeedAuto, FromStack, Fsdp, FsdpVersion, GpuLookup,
-    Images, LoraRules, LoraSlots, LoraTargets, MACOS_RESERVE, MAX_ACCEPTANCE, MAX_BATCH, MAX_CARDS,
-    MAX_IMAGE_SIDE, MAX_IMAGES, MAX_SEQ, MAX_SPECULATIVE_TOKENS, MLX_KV_GROUP_SIZE,
-    MLX_QUANTIZED_KV_START, Megatron, MlxSettings, ModelLookup, Regimes, Sharding, Speculative,
-    VLLM_LORA_FROM, VLLM_LORA_RANKS, Workload, ZeroBucketSizes, card_count, lora_mask,
-    split_card_list,
+    DEEPSPEED_DEFAULTS, DEFAULT_IMAGE_SIDE, DeepSpeedAuto, Disaggregation, FromStack, Fsdp,
+    FsdpVersion, GpuLookup, Images, LoraRules, LoraSlots, LoraTargets, MACOS_RESERVE,
+    MAX_ACCEPTANCE, MAX_BATCH, MAX_CARDS, MAX_IMAGE_SIDE, MAX_IMAGES, MAX_SEQ,
+    MAX_SPECULATIVE_TOKENS, MLX_KV_GROUP_SIZE, MLX_QUANTIZED_KV_START, Megatron, MlxSettings,
+    ModelLookup, Regimes, SGLANG_RESERVED_DECODE_TOKENS, Sharding, Speculative, VLLM_LORA_FROM,
+    VLLM_LORA_RANKS, Workload, ZeroBucketSizes, card_count, lora_mask, split_card_list,
 };
 
 use parts::{Formula, Parts, Run, ServePool, b};

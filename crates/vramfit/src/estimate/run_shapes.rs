@@ -91,6 +91,7 @@ pub(super) fn run_shapes() -> Vec<EstimateInput> {
     out.extend(hybrid_shapes());
     out.extend(gemma4_shapes());
     out.extend(in_use_shapes());
+    out.extend(super::run_shapes_pd::pd_shapes());
     out
 }
 

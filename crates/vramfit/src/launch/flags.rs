@@ -94,6 +94,14 @@ pub(crate) enum Setting {
     SpeculativeConfig,
     /// vLLM `--limit-mm-per-prompt` (JSON): images per prompt.
     MmLimit,
+    /// SGLang `--disaggregation-mode`.
+    DisaggregationMode,
+    /// SGLang `--disaggregation-transfer-backend`.
+    TransferBackend,
+    /// SGLang `--num-reserved-decode-tokens`.
+    ReservedDecodeTokens,
+    /// vLLM `--kv-transfer-config`: the KV connector and its role, as JSON.
+    KvTransferConfig,
     /// mlx-lm `--max-tokens`: the tokens generated.
     NewTokens,
     /// mlx-lm `--max-kv-size`.
@@ -176,6 +184,8 @@ pub(crate) const VLLM: &[Flag] = &[
     switch(&["--headless"], Setting::NodePlace),
     v(&["--speculative-config"], Setting::SpeculativeConfig),
     v(&["--limit-mm-per-prompt"], Setting::MmLimit),
+    // Disaggregated prefill and decode (`KVTransferConfig`, `config/kv_transfer.py`).
+    v(&["--kv-transfer-config"], Setting::KvTransferConfig),
 ];
 
 /// `python -m sglang.launch_server --model-path MODEL`: SGLang 0.5.23's spellings first
@@ -230,6 +240,16 @@ pub(crate) const SGLANG: &[Flag] = &[
     v(
         &["--dist-init-addr", "--nccl-init-addr"],
         Setting::NodePlace,
+    ),
+    // Disaggregated prefill and decode (`arg_groups/fields/disagg.py`).
+    v(&["--disaggregation-mode"], Setting::DisaggregationMode),
+    v(
+        &["--disaggregation-transfer-backend"],
+        Setting::TransferBackend,
+    ),
+    v(
+        &["--num-reserved-decode-tokens"],
+        Setting::ReservedDecodeTokens,
     ),
 ];
 

@@ -9,6 +9,7 @@
 //! Each engine's flags are one table ([`flags`]), which both the writer and the reader use:
 //! the spelling written is the first name of a row, and every name of a row is read.
 
+mod disaggregation;
 mod flags;
 mod local;
 #[cfg(all(test, feature = "training"))]

@@ -320,6 +320,20 @@ impl Reader {
                 super::speculative::read(flag, value, i, &mut self.not_read)?;
             }
             Setting::MmLimit => super::multimodal::read(flag, value, i, &mut self.not_read)?,
+            Setting::DisaggregationMode => {
+                i.disaggregation_mode = super::disaggregation::mode(flag, value)?;
+            }
+            Setting::TransferBackend => {
+                i.disaggregation_transfer_backend =
+                    Some(super::disaggregation::backend(flag, value)?);
+            }
+            Setting::ReservedDecodeTokens => {
+                i.num_reserved_decode_tokens = Some(number(flag, value)?);
+            }
+            Setting::KvTransferConfig => {
+                super::disaggregation::read_kv_transfer(flag, value, i, &mut self.not_read)?;
+            }
+
             Setting::FlashAttn => {
                 i.attention = match value {
                     "on" | "1" | "true" => AttentionImpl::Flash,

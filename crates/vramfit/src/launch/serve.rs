@@ -142,6 +142,9 @@ pub(super) fn vllm(w: &Workload, l: &mut Builder) -> Result<()> {
     if let Some(images) = &w.images() {
         a.set(Setting::MmLimit, super::multimodal::limit_json(images));
     }
+    if let Some(d) = w.disaggregation {
+        return super::disaggregation::vllm(w, d, a.done(), l);
+    }
     let nodes = w.nodes.nodes;
     if nodes > 1 {
         // Ray's cluster over the nodes, then `vllm serve` on the head with Ray's executor,
@@ -190,7 +193,7 @@ const RAY_PORT: &str = "6379";
 /// SGLang's address for its processes to meet on the head node (its docs' example port).
 const SGLANG_INIT_PORT: &str = "5000";
 
-fn words(w: &[&str]) -> Vec<String> {
+pub(super) fn words(w: &[&str]) -> Vec<String> {
     w.iter().map(|w| w.to_string()).collect()
 }
 
@@ -206,9 +209,26 @@ pub(super) fn head_note(l: &mut Builder, nodes: u64, per_node: u64) {
     );
 }
 
-/// `python -m sglang.launch_server --model-path MODEL …`.
+/// `python -m sglang.launch_server --model-path MODEL …`; both sides and SGLang's router for a
+/// P/D side (`disaggregation.rs`).
 pub(super) fn sglang(w: &Workload, l: &mut Builder) -> Result<()> {
     let p = checkpoint(w)?;
+    let q = online_quantization(w, p.quantization, true, l);
+    if let Some(d) = w.disaggregation {
+        return super::disaggregation::sglang(w, d, l, |fraction| sglang_args(w, p, fraction, q));
+    }
+    let a = sglang_args(w, p, w.mem_fraction_static, q)?;
+    sglang_nodes(w, a, l);
+    Ok(())
+}
+
+/// One SGLang server's words at `fraction` (`mem_fraction_static`), `q` its `--quantization`.
+fn sglang_args(
+    w: &Workload,
+    p: &crate::presets::Preset,
+    fraction: f64,
+    q: Option<&str>,
+) -> Result<Args<'static>> {
     let mut a = Args::new(flags::SGLANG, &["python", "-m", "sglang.launch_server"]);
     a.set(Setting::Model, p.id);
     a.set_unless(Setting::Tp, w.tp, 1);
@@ -222,7 +242,7 @@ pub(super) fn sglang(w: &Workload, l: &mut Builder) -> Result<()> {
     }
     a.set_unless(Setting::Ep, w.ep, 1);
     a.set(Setting::Context, w.max_model_len);
-    a.set(Setting::MemFraction, short(w.mem_fraction_static));
+    a.set(Setting::MemFraction, short(fraction));
     if let Some(lora) = w.lora {
         // Without `--lora-paths` SGLang needs both the rank and the modules.
         a.switch(Setting::EnableLora);
@@ -251,9 +271,14 @@ pub(super) fn sglang(w: &Workload, l: &mut Builder) -> Result<()> {
     if let Some(d) = dtype_word(w.dtype) {
         a.set(Setting::Dtype, d);
     }
-    if let Some(q) = online_quantization(w, p.quantization, true, l) {
+    if let Some(q) = q {
         a.set(Setting::Quantization, q);
     }
+    Ok(a)
+}
+
+/// One SGLang server's command, or over several nodes one per node.
+fn sglang_nodes(w: &Workload, mut a: Args<'_>, l: &mut Builder) {
     let nodes = w.nodes.nodes;
     if nodes > 1 {
         // The same command on every node but its rank (SGLang's multi-node guide: `--nnodes`,
@@ -272,10 +297,9 @@ pub(super) fn sglang(w: &Workload, l: &mut Builder) -> Result<()> {
             l.command_on(node, nodes, argv);
         }
         head_note(l, nodes, w.nodes.gpus_per_node);
-        return Ok(());
+        return;
     }
     l.command(a.done());
-    Ok(())
 }
 
 /// With DP attention SGLang's `--dp-size` names the attention groups, so data-parallel copies

@@ -28,6 +28,11 @@ impl Run<'_> {
             0
         };
         let context = self.max_model_len;
+        // A P/D side (`--disaggregation-mode`): what it changes (`disaggregation.rs`).
+        let side = self.sglang_side();
+        // The tokens one request of context_length takes of the pool: the decode side keeps
+        // num_reserved_decode_tokens free for each running request.
+        let per_request_tokens = context.saturating_add(side.reserved);
         let preload = self.sglang_preload();
         // A hybrid's state layers: one request's convolution and recurrent state, kept apart in
         // SGLang's MambaPool.
@@ -37,7 +42,8 @@ impl Run<'_> {
         let loaded = weights
             .saturating_add(load)
             .saturating_add(lora.map_or(0, |l| l.bytes));
-        let (pool, state) = self.sglang_pool(loaded, cell, preload, per_request);
+        let (pool, state) =
+            self.sglang_pool(loaded, cell, preload, per_request, per_request_tokens);
         // Under DP attention each group's scheduler takes `max_running_requests / dp_size` of
         // them (`ModelRunner`: `server_args.max_running_requests // dp_size`) into its own pool.
         let ranks = self.dp_attention.max(1);
@@ -50,20 +56,29 @@ impl Run<'_> {
             Some(s) => requests.min(s.slots),
             None => requests,
         };
-        // ReqToTokenPool: an int32 slot per token of context_length + 4 for every running request.
+        // ReqToTokenPool: an int32 slot per token of context_length + 4 for every running request
+        // (and, on the decode side, for the extra slots of requests still arriving).
         let table = requests
+            .saturating_add(side.extra_slots)
             .saturating_mul(context.saturating_add(4))
             .saturating_mul(4);
         // The prefill of one chunk: the same per-token forward as vLLM's profile run.
         let prefill_per_token = self.serving_forward_per_token();
         // Under DP attention every group prefills its chunk at once and the MLP takes all of
         // them: per GPU, the same as one undivided chunk over the tp GPUs.
-        let prefill = self
-            .max_num_batched_tokens
+        // The decode side runs no prefill: its largest forward is one token of every running
+        // request.
+        let forward_tokens = if side.decode {
+            requests
+        } else {
+            self.max_num_batched_tokens
+        };
+        let prefill = forward_tokens
             .saturating_mul(self.dp_attention.max(1))
             .saturating_mul(prefill_per_token)
             .div_ceil(self.tp);
-        let cuda_graphs = self.cuda_graphs.then(|| {
+        // The prefill side captures no decode graphs.
+        let cuda_graphs = (self.cuda_graphs && !side.prefill).then(|| {
             let graphs = capture_sizes(self.cuda_graph_max_bs);
             let bytes = graphs
                 .saturating_mul(layers)
@@ -74,7 +89,9 @@ impl Run<'_> {
         // requests of context_length, plus what is in use before loading.
         // `batch` requests of context_length, a group's share of them under DP attention.
         let batch = self.batch.div_ceil(ranks);
-        let demand = batch.saturating_mul(context).saturating_mul(cell);
+        let demand = batch
+            .saturating_mul(per_request_tokens)
+            .saturating_mul(cell);
         // With a MambaPool the rest is split r : 1 between the states and the tokens, so the
         // rest must be (1 + r) × the tokens' and (1 + r) / r × the states' demand.
         let demand = if per_request > 0 {
@@ -118,6 +135,8 @@ impl Run<'_> {
             theory,
             slack,
             ranks,
+            side,
+            per_request_tokens,
         }
     }
 
@@ -132,11 +151,12 @@ impl Run<'_> {
         cell: u64,
         preload: u64,
         per_request: u64,
+        per_request_tokens: u64,
     ) -> (SglangPool, Option<SglangState>) {
         let Some(d) = &self.device else {
             // A group's share of the requests under DP attention.
             let batch = self.batch.div_ceil(self.dp_attention.max(1));
-            let tokens = batch.saturating_mul(self.max_model_len);
+            let tokens = batch.saturating_mul(per_request_tokens);
             let state = (per_request > 0).then(|| SglangState {
                 per_request,
                 slots: batch,
@@ -230,6 +250,11 @@ pub(super) struct SglangFigures {
     /// The groups that each hold a pool of their own on every GPU: `dp_size` under DP attention,
     /// else 1.
     pub(super) ranks: u64,
+    /// The P/D side this instance serves, and what it changes.
+    pub(super) side: super::disaggregation::Side,
+    /// The pool's tokens one request of context_length takes: context_length, and on the
+    /// decode side num_reserved_decode_tokens more.
+    pub(super) per_request_tokens: u64,
 }
 
 /// SGLang's MambaPool: one state per request slot over the state layers on this GPU.

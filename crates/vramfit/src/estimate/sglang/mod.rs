@@ -10,6 +10,7 @@
 //! `2 × kv heads / tp × head_dim` for the others). The defaults follow `server_args.py`
 //! (`_handle_gpu_memory_settings`).
 
+mod disaggregation;
 mod figures;
 mod lora;
 mod text;
@@ -23,6 +24,7 @@ use super::{CUDA_CONTEXT, Parts, Phase, Run, ServePool};
 use crate::precision::KvDtype;
 use crate::throughput::Runtime;
 use crate::units::Bytes;
+pub(super) use disaggregation::side_mem_fraction;
 use figures::SglangPool;
 pub(super) use lora::LORA;
 
@@ -126,9 +128,17 @@ pub(super) fn default_mem_fraction(
             reserved += bs * dp * 1.5;
         }
     }
-    if m > 60 * 1024 {
-        reserved = reserved.max(10.0 * 1024.0);
-    }
+    fraction_of(m, reserved)
+}
+
+/// The fraction of a card of `m` MiB left by a reserve of `reserved` MiB, at least 10 GiB on
+/// cards above 60 GiB, rounded to three places.
+fn fraction_of(m: u64, reserved: f64) -> f64 {
+    let reserved = if m > 60 * 1024 {
+        reserved.max(10.0 * 1024.0)
+    } else {
+        reserved
+    };
     let f = libm::round((m as f64 - reserved) / m as f64 * 1000.0) / 1000.0;
     // A card smaller than the reserve: SGLang's own fraction is negative and its pool empty.
     f.clamp(0.01, 0.99)
@@ -178,6 +188,7 @@ impl Run<'_> {
     pub(super) fn sglang(&self, p: &mut Parts) -> (Phase, u64, u64) {
         let f = self.sglang_figures();
         self.sglang_components(&f, p);
+        self.sglang_side_notes(&f, p);
         if let SglangPool::Card { rest, tokens, .. } = f.pool
             && self.cache_arch().is_generative()
         {
@@ -192,7 +203,8 @@ impl Run<'_> {
                 available,
                 request: f.cell,
                 // Each DP-attention group's pool holds its own requests.
-                concurrency: (tokens as f64 / (f.context as f64).max(1.0)).min(f.requests as f64)
+                concurrency: (tokens as f64 / (f.per_request_tokens as f64).max(1.0))
+                    .min(f.requests as f64)
                     * f.ranks as f64,
                 budget: PoolBudget::MemFractionStatic,
             });

@@ -89,16 +89,24 @@ impl Run<'_> {
                 zh_str!("SGLang 的 MambaPool：线性注意力或状态空间层每个请求槽位一份状态，与上下文长度无关。"),
             );
         }
-        let (requests, context) = (f.requests, f.context);
+        let (requests, context, extra) = (f.requests, f.context, f.side.extra_slots);
         p.add(
             ComponentKind::ReqToTokenPool,
             f.table,
             true,
-            formula!(self.text;
-                let size = b(f.table);
-                ["{requests} max_running_requests × ({context} context_length + 4) × 4 B (int32) = {size}"],
-                ["{requests} 个 max_running_requests × ({context} context_length + 4) × 4 B (int32) = {size}"]
-            ),
+            if f.side.decode {
+                formula!(self.text;
+                    let size = b(f.table);
+                    ["({requests} max_running_requests + {extra} disaggregation_decode_extra_slots) × ({context} context_length + 4) × 4 B (int32) = {size}"],
+                    ["({requests} 个 max_running_requests + {extra} 个 disaggregation_decode_extra_slots) × ({context} context_length + 4) × 4 B (int32) = {size}"]
+                )
+            } else {
+                formula!(self.text;
+                    let size = b(f.table);
+                    ["{requests} max_running_requests × ({context} context_length + 4) × 4 B (int32) = {size}"],
+                    ["{requests} 个 max_running_requests × ({context} context_length + 4) × 4 B (int32) = {size}"]
+                )
+            },
             en_str!("Each running request's row of token slots, allocated after the pool, out of the memory outside the static fraction."),
             zh_str!("每个运行中请求的一行 token 槽位，在 token 池之后分配，占用静态比例之外的显存。"),
         );
@@ -162,7 +170,21 @@ impl Run<'_> {
             self.tp,
             f.ranks,
         );
-        if dp > 1 {
+        if f.side.decode && dp > 1 {
+            let requests = f.requests;
+            formula!(self.text;
+                let size = b(f.prefill);
+                ["decode batch of dp_size {dp} × {requests} running requests (each group's) × 1 token × {per} B / tp {tp} = {size} (the decode side runs no prefill)"],
+                ["解码批次 dp_size {dp} × {requests} 个运行中请求（每组各自的）× 1 个 token × {per} B / tp {tp} = {size}（解码端不做预填充）"]
+            )
+        } else if f.side.decode {
+            let requests = f.requests;
+            formula!(self.text;
+                let size = b(f.prefill);
+                ["decode batch of {requests} running requests × 1 token × {per} B / tp {tp} = {size} (the decode side runs no prefill)"],
+                ["解码批次 {requests} 个运行中请求 × 1 个 token × {per} B / tp {tp} = {size}（解码端不做预填充）"]
+            )
+        } else if dp > 1 {
             formula!(self.text;
                 let size = b(f.prefill);
                 ["prefill of dp_size {dp} × chunked_prefill_size {chunk} tokens (each group's) × {per} B / tp {tp} = {size}"],
@@ -265,6 +287,15 @@ impl Run<'_> {
                 [
                     "({memory}{others_zh} − 加载前已用 {} = {pre_s}) × mem_fraction_static {mfs_s} − (权重 + 加载占用{lora_zh}) = {rest_s} → {tokens_s} token（+1 个填充槽）× {cell_s} B 每 token = {size}",
                     b(preload)
+                ]
+            ),
+            SglangPool::Demand { kv, .. } if f.side.decode => formula!(self.text;
+                let (batch, cell_s, size, r) = (self.batch.div_ceil(f.ranks), thousands(cell), b(kv), f.side.reserved);
+                [
+                    "{batch} × (context_length {context} + num_reserved_decode_tokens {r}) × {cell_s} B per token = {size} (no GPU given: the KV the decode side's pool must hold)"
+                ],
+                [
+                    "{batch} × (context_length {context} + num_reserved_decode_tokens {r}) × {cell_s} B 每 token = {size}（未指定显卡：解码端 token 池必须容纳的量）"
                 ]
             ),
             SglangPool::Demand { kv, .. } => formula!(self.text;

@@ -1,6 +1,7 @@
 //! Serving with vLLM: the weights, the start-up profile run, the KV pool sized from
 //! `gpu_memory_utilization`, CUDA graphs, and the concurrency the pool holds.
 
+mod disaggregation;
 mod encoder;
 mod figures;
 mod lora;
@@ -71,6 +72,7 @@ impl Run<'_> {
     pub(super) fn vllm(&self, p: &mut Parts) -> (Phase, u64, u64) {
         let f = self.vllm_figures();
         self.vllm_components(&f, p);
+        self.vllm_side_note(&f, p);
         p.comps.retain(|c| c.key != ComponentKind::Workspace);
         if let VllmPool::Card {
             available,

@@ -8,6 +8,7 @@
 
 mod cards;
 mod checks;
+mod disaggregation;
 mod dp_attention;
 mod gpus;
 mod host;
@@ -25,6 +26,7 @@ mod vision;
 
 pub use cards::{MAX_CARDS, card_count, split_card_list};
 pub use checks::lora_mask;
+pub use disaggregation::{Disaggregation, SGLANG_RESERVED_DECODE_TOKENS};
 pub use kv_offload::KvOffload;
 pub use lora::{LoraRules, LoraSlots, LoraTargets, VLLM_LORA_FROM, VLLM_LORA_RANKS};
 pub use mlx::{MACOS_RESERVE, MLX_KV_GROUP_SIZE, MLX_QUANTIZED_KV_START, MlxSettings};
@@ -180,6 +182,9 @@ pub struct Workload {
     pub lora: Option<LoraSlots>,
     /// vLLM's KV offloading to CPU memory (`kv_offloading_size`); `None` without it.
     pub kv_offload: Option<KvOffload>,
+    /// The side of disaggregated prefill and decode this instance serves; `None`: one server
+    /// does both.
+    pub disaggregation: Option<Disaggregation>,
     /// Speculative decoding (vLLM `--speculative-config`); `None` without it.
     pub speculative: Option<Speculative>,
     /// The images of each request (`images`), whose tokens `seq_len` already holds; `None`
@@ -315,6 +320,12 @@ impl EstimateInput {
         let serving = self.resolve_serving(arch, &shape, &par, device.as_ref())?;
         let lora = self.resolve_lora(arch, serving.vllm_version)?;
         let kv_offload = self.resolve_kv_offload(serving.vllm_version)?;
+        let disaggregation = self.resolve_disaggregation(
+            serving.vllm_version,
+            par.dp_attention,
+            serving.max_running_requests,
+            serving.other_mem_fraction_static,
+        )?;
         let speculative = self.resolve_speculative(arch, models)?;
         let llamacpp = self.resolve_llamacpp(arch)?;
         let host = self.resolve_host()?;
@@ -390,6 +401,7 @@ impl EstimateInput {
             llamacpp_build: serving.llamacpp_build,
             lora,
             kv_offload,
+            disaggregation,
             speculative,
             images,
             regimes,

@@ -33,6 +33,8 @@ pub(super) struct Serving {
     pub(super) cuda_graph_max_bs: u64,
     /// SGLang `mem_fraction_static`.
     pub(super) mem_fraction_static: f64,
+    /// The other P/D side's `mem_fraction_static` (this one's without disaggregation).
+    pub(super) other_mem_fraction_static: f64,
     /// The vLLM release, given or the latest.
     pub(super) vllm_version: VllmVersion,
     /// transformers' release, given or the latest.
@@ -118,13 +120,30 @@ impl EstimateInput {
                     "0.01 到 0.99 的比例，如 0.85",
                 ));
             }
-            None => crate::estimate::sglang::default_mem_fraction(
+            None => crate::estimate::sglang::side_mem_fraction(
                 gpu_mib,
                 max_num_batched_tokens,
                 cuda_graph_max_bs,
                 tp * pp,
                 par.dp_attention,
+                self.disaggregation_mode.filter(|_| runner.sizes_by_side()),
+                given_seqs,
             ),
+        };
+        // The other P/D side's own default (the same fraction when it is given).
+        let other_mem_fraction_static = match (self.mem_fraction_static, self.disaggregation_mode) {
+            (None, Some(mode)) if runner.sizes_by_side() => {
+                crate::estimate::sglang::side_mem_fraction(
+                    gpu_mib,
+                    max_num_batched_tokens,
+                    cuda_graph_max_bs,
+                    tp * pp,
+                    par.dp_attention,
+                    Some(mode.other()),
+                    given_seqs,
+                )
+            }
+            _ => mem_fraction_static,
         };
         // SGLang's DP attention then divides the prefill chunk among its groups
         // (`_handle_data_parallelism`: `chunked_prefill_size // dp_size`), given or not.
@@ -138,6 +157,7 @@ impl EstimateInput {
             max_num_batched_tokens,
             cuda_graph_max_bs,
             mem_fraction_static,
+            other_mem_fraction_static,
             vllm_version,
             transformers_version,
             llamacpp_build,

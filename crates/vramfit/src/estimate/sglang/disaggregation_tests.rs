@@ -1,0 +1,226 @@
+//! SGLang's P/D sides by hand, from SGLang 0.5.23's source (`memory_hook.py`,
+//! `cuda_graph_hook.py`, `pd_disaggregation_hook.py`, `disaggregation/decode.py`).
+
+use super::super::super::{
+    ComponentKind, DisaggregationMode, Engine, EstimateInput, Mode, estimate,
+};
+use super::side_mem_fraction;
+
+fn side(mode: Option<DisaggregationMode>) -> EstimateInput {
+    EstimateInput {
+        model: Some("meta-llama/Llama-3.1-8B".into()),
+        mode: Mode::Serve,
+        engine: Engine::Sglang,
+        gpu: Some("h100-sxm5-80gb".into()),
+        disaggregation_mode: mode,
+        ..EstimateInput::default()
+    }
+}
+
+const PREFILL: Option<DisaggregationMode> = Some(DisaggregationMode::Prefill);
+const DECODE: Option<DisaggregationMode> = Some(DisaggregationMode::Decode);
+
+/// `_handle_gpu_memory_settings` by side, H100 (81,090 MiB), 8192-token chunk, 256 graphs, tp 1.
+/// Plain: 512 + 8192 × 1.5 + 256 × 2 + 128 = 13,440 MiB → 0.834. Prefill (no decode graphs):
+/// 512 + 12,288 + 128 = 12,928 → (81,090 − 12,928) / 81,090 = 0.8406 → 0.841. Decode (the batch
+/// of max(cuda_graph_max_bs 256, 2048) tokens, no prefill chunk): 512 + 2048 × 1.5 + 128 + 512 =
+/// 4,224, under the 10 GiB floor: (81,090 − 10,240) / 81,090 = 0.8737 → 0.874. RTX 4090
+/// (24,084 MiB, 2048-token chunk, 24 graphs): prefill 512 + 3,072 + 128 = 3,712 → 0.8459 →
+/// 0.846; decode 512 + 3,072 + 128 + 48 = 3,760 → 0.844, a plain server's.
+#[test]
+fn each_sides_default_fraction_by_hand() {
+    let h100 = |s| side_mem_fraction(Some(81_090), 8192, 256, 1, 1, s, None);
+    assert_eq!(h100(None), 0.834);
+    assert_eq!(h100(PREFILL), 0.841);
+    assert_eq!(h100(DECODE), 0.874);
+    let rtx = |s| side_mem_fraction(Some(24_084), 2048, 24, 1, 1, s, None);
+    assert_eq!(rtx(PREFILL), 0.846);
+    assert_eq!(rtx(DECODE), 0.844);
+    // max_running_requests 4,096 on the decode side: 512 + 6,144 + 128 + 512 = 7,296, still
+    // under the floor on an H100; on a 48 GB card (46,068 MiB, 4096-token chunk, 32 graphs):
+    // 512 + 6,144 + 128 + 64 = 6,848 → (46,068 − 6,848) / 46,068 = 0.8513 → 0.851.
+    assert_eq!(
+        side_mem_fraction(Some(81_090), 8192, 256, 1, 1, DECODE, Some(4096)),
+        0.874
+    );
+    assert_eq!(
+        side_mem_fraction(Some(46_068), 4096, 32, 1, 1, DECODE, Some(4096)),
+        0.851
+    );
+    // No card: 0.88 on every side.
+    assert_eq!(side_mem_fraction(None, 4096, 160, 1, 1, DECODE, None), 0.88);
+    // The resolved input carries each side's, and the other side's.
+    let w = side(PREFILL).resolve().unwrap();
+    assert_eq!(w.mem_fraction_static, 0.841);
+    assert_eq!(w.disaggregation.unwrap().other_mem_fraction_static, 0.874);
+}
+
+/// Under DP attention (dp_size 8 of tp 8, 143,771 MiB, 8192-token chunk, 512 graphs): the plain
+/// server reserves 512 + 12,288 + 8 / 8 × 1,024 + 512 × 2 + 512 × 8 × 3 + 512 × 8 × 1.5 =
+/// 33,280 MiB → (143,771 − 33,280) / 143,771 = 0.7685 → 0.769; the prefill side keeps neither
+/// graphs nor DP attention's padding (SGLang pads only where `disaggregation_mode != "prefill"`):
+/// 512 + 12,288 + 1,024 = 13,824 → 0.9038 → 0.904; the decode side the batch of 2048 tokens and
+/// both: 512 + 3,072 + 1,024 + 1,024 + 12,288 + 6,144 = 24,064 → 0.8326 → 0.833.
+#[test]
+fn dp_attention_padding_stays_off_the_prefill_side() {
+    let f = |s| side_mem_fraction(Some(143_771), 8192, 512, 8, 8, s, None);
+    assert_eq!(f(None), 0.769);
+    assert_eq!(f(PREFILL), 0.904);
+    assert_eq!(f(DECODE), 0.833);
+}
+
+/// Llama-3.1-8B on one H100 at SGLang's defaults, each side against a plain server, by hand.
+/// Free before loading: 85,029,027,840 − 547,608,330 (CUDA context) = 84,481,419,510 B; less the
+/// weights 16,060,522,496 and the loading 177,704,271; in cells of 131,072 B per token.
+/// - plain, 0.834: ⌈84,481,419,510 × 0.834⌉ = 70,457,503,872 − 16,238,226,767 = 54,219,277,105
+///   → 413,660 tokens;
+/// - prefill, 0.841: 71,048,873,808 − 16,238,226,767 = 54,810,647,041 → 418,172 tokens, 3.19
+///   requests of the 131,072-token context at once (418,172 / 131,072 = 3.190);
+/// - decode, 0.874: 73,836,760,652 − 16,238,226,767 = 57,598,533,885 → 439,441 tokens; each
+///   request takes 131,072 + 512 reserved tokens: 439,441 / 131,584 = 3.3396 → 3.33 at once.
+#[test]
+fn llama_8b_h100_each_sides_pool_by_hand() {
+    let plain = estimate(&side(None)).unwrap();
+    let prefill = estimate(&side(PREFILL)).unwrap();
+    let decode = estimate(&side(DECODE)).unwrap();
+    assert_eq!(plain.kv_cache_tokens, Some(413_660));
+    assert_eq!(prefill.kv_cache_tokens, Some(418_172));
+    assert_eq!(decode.kv_cache_tokens, Some(439_441));
+    assert_eq!(prefill.max_concurrency_exact, Some(3.19));
+    assert_eq!(decode.max_concurrency_exact, Some(3.33));
+    let has = |e: &crate::estimate::Estimate, k| e.components.iter().any(|c| c.key == k);
+    let bytes = |e: &crate::estimate::Estimate, k| {
+        e.components
+            .iter()
+            .find(|c| c.key == k)
+            .map(|c| c.bytes.get())
+    };
+    // The prefill side captures no decode graphs; the plain server and the decode side 36.
+    assert!(!has(&prefill, ComponentKind::CudaGraphs));
+    assert_eq!(
+        bytes(&decode, ComponentKind::CudaGraphs),
+        bytes(&plain, ComponentKind::CudaGraphs)
+    );
+    // The decode side's table: max(439,441 × 512 / 131,072 = 1,716, 2,048) requests, no extra
+    // rows without max_running_requests, × (131,072 + 4) × 4 B.
+    assert_eq!(
+        bytes(&decode, ComponentKind::ReqToTokenPool),
+        Some(2048 * 131_076 * 4)
+    );
+    // Its largest forward is one token of each of the 2,048 running requests, a quarter of the
+    // plain server's 8,192-token chunk.
+    let (p, d) = (
+        bytes(&plain, ComponentKind::Activations).unwrap(),
+        bytes(&decode, ComponentKind::Activations).unwrap(),
+    );
+    assert_eq!(p, d * 4);
+    // The notes give the other side's pool.
+    let note = |e: &crate::estimate::Estimate, key: &str| {
+        e.notes.iter().find(|n| n.key == key).map(|n| n.en.clone())
+    };
+    let pn = note(&prefill, "sglang_pd_prefill").unwrap();
+    assert!(pn.contains("439,441 tokens, 3.33 requests"), "{pn}");
+    assert!(pn.contains("no GPU memory of its own"), "{pn}");
+    let dn = note(&decode, "sglang_pd_decode").unwrap();
+    assert!(dn.contains("418,172 tokens, 3.19 requests"), "{dn}");
+}
+
+/// `disaggregation_decode_extra_slots` as SGLang defaults it: max_running_requests 16 per group
+/// (≤ 32) gives 2 × 16 = 32 rows more on the decode side: (16 + 32) × (8,192 + 4) × 4 B; the
+/// prefill side keeps 16 rows.
+#[test]
+fn small_batches_get_extra_decode_rows() {
+    let with = |mode| EstimateInput {
+        max_num_seqs: Some(16.0),
+        max_model_len: Some(8192.0),
+        ..side(mode)
+    };
+    let table = |mode| {
+        estimate(&with(mode))
+            .unwrap()
+            .components
+            .iter()
+            .find(|c| c.key == ComponentKind::ReqToTokenPool)
+            .unwrap()
+            .bytes
+            .get()
+    };
+    assert_eq!(table(DECODE), 48 * 8196 * 4);
+    assert_eq!(table(PREFILL), 16 * 8196 * 4);
+    // 64 requests: none.
+    let w = EstimateInput {
+        max_num_seqs: Some(64.0),
+        ..with(DECODE)
+    }
+    .resolve()
+    .unwrap();
+    assert_eq!(w.disaggregation.unwrap().extra_slots, 0);
+}
+
+#[test]
+fn disaggregation_is_checked() {
+    let err = |i: EstimateInput| i.resolve().unwrap_err();
+    let e = err(EstimateInput {
+        disaggregation_transfer_backend: Some(crate::estimate::TransferBackend::Nixl),
+        ..side(None)
+    });
+    assert_eq!(e.field, "disaggregation_transfer_backend");
+    let e = err(EstimateInput {
+        num_reserved_decode_tokens: Some(256.0),
+        ..side(None)
+    });
+    assert_eq!(e.field, "num_reserved_decode_tokens");
+    let e = err(EstimateInput {
+        engine: Engine::Llamacpp,
+        mode: Mode::Inference,
+        ..side(DECODE)
+    });
+    assert_eq!(e.field, "disaggregation_mode");
+    assert!(e.problem.contains("llama.cpp"), "{e}");
+    let vllm = || EstimateInput {
+        engine: Engine::Vllm,
+        ..side(DECODE)
+    };
+    let e = err(EstimateInput {
+        num_reserved_decode_tokens: Some(256.0),
+        ..vllm()
+    });
+    assert_eq!(e.field, "num_reserved_decode_tokens");
+    let e = err(EstimateInput {
+        engine_version: Some("0.19".into()),
+        ..vllm()
+    });
+    assert_eq!(e.field, "disaggregation_mode");
+    for bad in [-1.0, 0.5, f64::NAN, 2e6] {
+        let e = err(EstimateInput {
+            num_reserved_decode_tokens: Some(bad),
+            ..side(DECODE)
+        });
+        assert_eq!(e.field, "num_reserved_decode_tokens");
+    }
+    // num_reserved_decode_tokens 0: a request takes context_length alone.
+    let w = EstimateInput {
+        num_reserved_decode_tokens: Some(0.0),
+        ..side(DECODE)
+    };
+    assert_eq!(estimate(&w).unwrap().kv_cache_tokens, Some(439_441));
+}
+
+/// vLLM's connectors register the pool vLLM already allocated: both sides' figures are a plain
+/// server's, and the note says so with its numbers.
+#[test]
+fn vllm_sides_are_a_plain_servers_memory() {
+    let vllm = |mode| EstimateInput {
+        engine: Engine::Vllm,
+        ..side(mode)
+    };
+    let plain = vllm(None).resolve().unwrap().figures();
+    for mode in [PREFILL, DECODE] {
+        let e = estimate(&vllm(mode)).unwrap();
+        assert_eq!(vllm(mode).resolve().unwrap().figures(), plain);
+        let n = e.notes.iter().find(|n| n.key == "vllm_pd").unwrap();
+        assert!(n.en.contains("NixlConnector"), "{}", n.en);
+        let tokens = crate::estimate::thousands(plain.kv_cache_tokens.unwrap());
+        assert!(n.en.contains(&tokens), "{}", n.en);
+    }
+}
