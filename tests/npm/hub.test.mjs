@@ -1,6 +1,7 @@
 // `fetchModel` (vramfit/full) against the mock hub (tests/hub): the same model and checkpoint as
-// the CLI's `vramfit estimate --hub --json`, the exact weights of each kind of repo, ModelScope's
-// shape, every failure, and nothing fetched before it is called.
+// the CLI's `vramfit estimate --hub --json` (both run the crate's `vramfit::hub::Lookup`), the
+// exact weights of each kind of repo, ModelScope's shape, a GGUF file at an address, an Ollama
+// registry tag, every failure, and nothing fetched before it is called.
 //
 // Env: VRAMFIT_NPM_DIR (the built package), VRAMFIT_CLI (target/debug/vramfit), VRAMFIT_HUB_URL
 // (the mock hub, started by `cargo xtask npm-test` / `cargo xtask test`).
@@ -61,9 +62,8 @@ for (const [repo, bytes] of repos) {
     const m = await fetchModel(repo, { endpoint: hubUrl });
     assert.equal(m.checkpoint.bytes, bytes);
     const fromCli = cliHub(repo);
-    const { notes_zh: _zh, ...cliModel } = fromCli.hub;
     const { input, ...jsModel } = m;
-    assert.deepStrictEqual(jsModel, cliModel);
+    assert.deepStrictEqual(jsModel, fromCli.hub);
     // The model estimates as the CLI's: the same weights.
     const e = estimate({ ...input });
     assert.equal(e.weights_bytes, fromCli.weights_bytes);
@@ -112,28 +112,72 @@ test("a GGUF file is chosen by a part of its name", async () => {
   assert.equal(m.model.quantization.file_type, "Q8_0");
 });
 
+// The GGUF file of the mock's Qwen2.5 0.5B repo, at its CDN address, and its bytes (above).
+const GGUF_AT = (hub) => `${hub}/__cdn/Qwen/Qwen2.5-0.5B-Instruct-GGUF/qwen2.5-0.5b-instruct-q4_k_m.gguf`;
+const Q4KM_BYTES = repos.at(-1)[1];
+
+test("a GGUF file at an address is read by Range alone, the CLI's model", async () => {
+  await fetch(`${hubUrl}/__mock/clear`);
+  const m = await fetchModel(GGUF_AT(hubUrl));
+  assert.equal(m.hub.kind, "url");
+  assert.equal(m.checkpoint.bytes, Q4KM_BYTES);
+  assert.equal(m.input.engine, "llamacpp");
+  const { input, ...jsModel } = m;
+  // The CLI reads an address without `--hub`.
+  const out = execFileSync(cli, ["estimate", "--model", GGUF_AT(hubUrl), "--json"], {
+    encoding: "utf8",
+    env: { ...process.env, VRAMFIT_CACHE_DIR: cache },
+  });
+  assert.deepStrictEqual(jsModel, JSON.parse(out).hub);
+  for (const r of (await log()).filter((r) => r.target.endsWith(".gguf"))) {
+    assert.match(r.range ?? "", /^bytes=\d+-\d+$/, r.target);
+  }
+});
+
+test("an Ollama tag is read through its manifest to the model blob, and runs on Ollama", async () => {
+  await fetch(`${hubUrl}/__mock/clear`);
+  const m = await fetchModel("qwen2.5:0.5b", { hub: "ollama", endpoint: hubUrl });
+  assert.equal(m.repo, "library/qwen2.5:0.5b");
+  assert.equal(m.revision, "0.5b");
+  assert.equal(m.files_read[0], "manifest");
+  assert.equal(m.checkpoint.bytes, Q4KM_BYTES);
+  assert.equal(m.input.engine, "ollama");
+  assert.ok(m.model.notes.some((n) => n.includes("vision projector (mmproj)")), m.model.notes.join("; "));
+  const l = await log();
+  assert.equal(l[0].target, "/v2/library/qwen2.5/manifests/0.5b");
+  assert.ok(estimate({ ...m.input, gpu_memory: "24GB" }).total_bytes > Q4KM_BYTES);
+});
+
+// A rejection of field `hub`, of the package's error `kind` (any where `null`), in Chinese as
+// well, with each check (a function) and each text (a string) of `says`.
 async function rejects(promise, kind, ...says) {
   await assert.rejects(promise, (e) => {
-    assert.equal(e.kind, kind, e.message);
+    if (kind !== null) assert.equal(e.kind, kind, e.message);
     assert.equal(e.field, "hub");
     assert.match(e.message, /^hub: .*; accepted: /s);
-    for (const s of says) assert.ok(e.message.includes(s), `${s} not in ${e.message}`);
+    assert.ok(/[\u4e00-\u9fff]/.test(e.message_zh ?? ""), `no Chinese: ${e.message}`);
+    for (const s of says) {
+      if (typeof s === "function") s(e);
+      else assert.ok(e.message.includes(s), `${s} not in ${e.message}`);
+    }
     return true;
   });
 }
 
 test("each failure names the repo and what to do", async () => {
   const o = { endpoint: hubUrl };
-  await rejects(fetchModel("meta-llama/Llama-3.1-8B", o), "gated", "`meta-llama/Llama-3.1-8B`", "is gated: HTTP 401 for config.json", "accept its licence");
-  await rejects(fetchModel("Qwen/Qwen9-404B", o), "missing", "`Qwen/Qwen9-404B` is not on", "does not exist, or it is private");
-  await rejects(fetchModel("mock/rate-limited", o), "rate-limited", "HTTP 429", "wait 30 s");
-  await rejects(fetchModel("mock/slow", { ...o, timeout: 500 }), "timeout", "did not answer within 0.5 s", "`mock/slow`");
-  await rejects(fetchModel("mock/huge-header", o), "too-large", "model.safetensors of `mock/huge-header`", "104857600 bytes, over the 64 MiB");
-  await rejects(fetchModel("state-spaces/mamba-130m-hf", o), "file", "`state-spaces/mamba-130m-hf`", "config.json: num_attention_heads: missing: `mamba` is not a model_type vramfit names");
-  await rejects(fetchModel("Qwen/Qwen2.5-0.5B-Instruct-GGUF", { ...o, file: "IQ1" }), "gguf", "no GGUF file matching `IQ1`");
-  await rejects(fetchModel("not a repo", o), "id", "`not a repo` is not a repo id");
-  await rejects(fetchModel("a/b", { endpoint: "huggingface.co" }), "endpoint", "is not the address of a hub");
-  await rejects(fetchModel("Qwen/Qwen3-0.6B-FP8", { endpoint: "http://127.0.0.1:9" }), "network", "could not be reached");
+  const status = (n) => (e) => assert.equal(e.status, n, e.message);
+  const failure = (f) => (e) => assert.equal(e.failure, f, e.message);
+  await rejects(fetchModel("meta-llama/Llama-3.1-8B", o), "hub", status(401), "`meta-llama/Llama-3.1-8B`", "is gated: HTTP 401 for config.json", "accept its licence");
+  await rejects(fetchModel("Qwen/Qwen9-404B", o), "hub", status(401), "`Qwen/Qwen9-404B` is not on", "does not exist, or it is private");
+  await rejects(fetchModel("mock/rate-limited", o), "hub", status(429), "HTTP 429", "wait 30 s");
+  await rejects(fetchModel("mock/slow", { ...o, timeout: 1000 }), "hub", failure("timeout"), "did not answer within 1 s", "`mock/slow`");
+  await rejects(fetchModel("mock/huge-header", o), "hub", "model.safetensors of `mock/huge-header`", "104857600 bytes, over the 64 MiB");
+  await rejects(fetchModel("state-spaces/mamba-130m-hf", o), null, "`state-spaces/mamba-130m-hf`", "config.json: num_attention_heads: missing: `mamba` is not a model_type vramfit names");
+  await rejects(fetchModel("Qwen/Qwen2.5-0.5B-Instruct-GGUF", { ...o, file: "IQ1" }), "unknown_name", "no GGUF file matching `IQ1`");
+  await rejects(fetchModel("not a repo", o), null, "`not a repo` is not a repo id");
+  await rejects(fetchModel("a/b", { endpoint: "huggingface.co" }), "malformed", "is not the address of a hub");
+  await rejects(fetchModel("Qwen/Qwen3-0.6B-FP8", { endpoint: "http://127.0.0.1:9" }), "hub", failure("network"), "could not be reached");
   // The CLI says the same.
   assert.throws(() => cliHub("mock/huge-header"), (e) => e.status === 2 && e.stderr.includes("104857600 bytes, over the 64 MiB"));
 });

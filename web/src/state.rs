@@ -372,9 +372,9 @@ impl AppState {
 }
 
 /// The settings only the full build reads: a run over several nodes, vLLM's speculative
-/// decoding, mlx-lm's KV flags, the Mac's wired limit and the images' size (vramfit's features
-/// `nodes`, `speculative`, `mlx` and `vision`; a calculator build refuses them with an error of
-/// kind `unsupported`). A state that sets one is the full build's ([`AppState::build`]), as is
+/// decoding, mlx-lm's KV flags, the Mac's wired limit, the images' size and a P/D side (vramfit's
+/// features `nodes`, `speculative`, `mlx`, `vision` and `disaggregation`; a calculator build
+/// refuses them with an error of kind `unsupported`). A state that sets one is the full build's ([`AppState::build`]), as is
 /// one with `images` above 0, the field whose default is `0`.
 pub const FULL_BUILD_KEYS: &[&str] = &[
     "gpus_per_node",
@@ -390,6 +390,9 @@ pub const FULL_BUILD_KEYS: &[&str] = &[
     "wired_limit_mb",
     "image_width",
     "image_height",
+    "disaggregation_mode",
+    "disaggregation_transfer_backend",
+    "num_reserved_decode_tokens",
 ];
 
 #[cfg(test)]
@@ -465,6 +468,10 @@ mod tests {
             (
                 "#/calc?model=google%2Fgemma-3-4b-it&images=1&image_width=896",
                 "images",
+            ),
+            (
+                "#/calc?mode=serve&engine=sglang&disaggregation_mode=decode",
+                "disaggregation_mode",
             ),
         ];
         for (hash, field) in cases {

@@ -701,18 +701,7 @@ impl EstimateFlags {
                 self.hub_timeout,
             )?;
             let m = lookup.model(repo)?;
-            input.arch = Some(m.model.arch);
-            if input.dtype.is_none() {
-                input.dtype = m.model.dtype;
-            }
-            if let (Quantization::None, Some(q)) = (input.quantization, m.model.quantization) {
-                input.quantization = q;
-            }
-            if self.engine.is_none() && m.hub.kind == vramfit::hub::HubKind::Ollama {
-                input.engine = Engine::Ollama;
-            } else if self.engine.is_none() && m.is_gguf() {
-                input.engine = Engine::Llamacpp;
-            }
+            m.fill(input, self.engine.is_some());
             looked_up = Some(m);
         } else if let Some(m) = &self.model {
             let path = std::path::Path::new(m);

@@ -42,6 +42,8 @@ use vramfit::units::parse_size;
 use vramfit::{ErrorKind, InputError, presets};
 use wasm_bindgen::prelude::*;
 
+#[cfg(feature = "full")]
+mod hub;
 mod types;
 #[cfg(feature = "full")]
 pub use types::{MigJob, MigJobSize, MigOptionsInput, MigResult, RecommendOptions, Recommendation};
@@ -142,7 +144,7 @@ export interface VramfitError extends Error {
 /// `accepted` (the parts of the message, as the native JSON has them), and, where the
 /// code that found the error wrote it in Chinese too (every error of the estimator's input),
 /// `message_zh` in Chinese (`字段：问题。可接受：…。`, as the site writes it).
-fn js_err(e: InputError) -> JsValue {
+pub(crate) fn js_err(e: InputError) -> JsValue {
     let error = js_sys::Error::new(&e.to_string());
     // Setting a property on a fresh `Error` cannot fail.
     let _ = js_sys::Reflect::set(&error, &"kind".into(), &e.kind.name().into());
@@ -262,7 +264,7 @@ fn from_js<T: DeserializeOwned>(what: &str, value: &JsValue) -> Result<T, InputE
 
 /// Writes `value` as plain JavaScript data through its JSON text, exactly as the CLI's
 /// `--json` writes it: objects, arrays, numbers (sizes are below 2^53, so exact), `null`.
-fn to_js<T: Serialize + ?Sized, J: JsCast>(value: &T) -> Result<J, JsValue> {
+pub(crate) fn to_js<T: Serialize + ?Sized, J: JsCast>(value: &T) -> Result<J, JsValue> {
     let text = serde_json::to_string(value)
         .map_err(|e| JsValue::from(JsError::new(&format!("output: {e}"))))?;
     js_sys::JSON::parse(&text)

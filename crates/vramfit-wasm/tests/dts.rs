@@ -44,6 +44,8 @@ const OUTPUT_ROOTS: &[&str] = &[
     "ParsedConfig",
     "SafetensorsHeader",
     "GgufHeader",
+    // A model looked up on a hub (`HubLookup.finish`, `fetchModel`).
+    "HubModel",
     "Gpu",
     "Preset",
     "Offer",

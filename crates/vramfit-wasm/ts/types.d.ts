@@ -537,6 +537,36 @@ export interface CardUse {
 }
 
 /**
+ * A checkpoint's tensors, exactly, from its headers.
+ */
+export interface Checkpoint {
+  /**
+   * `safetensors` or `gguf`.
+   */
+  format: string;
+  /**
+   * The files whose headers were read.
+   */
+  files: string[];
+  /**
+   * Tensors in them.
+   */
+  tensors: number;
+  /**
+   * Elements in all tensors (packed quantized layouts count their stored elements).
+   */
+  params: number;
+  /**
+   * Bytes of tensor data: what the weights occupy on disk, and in memory as loaded.
+   */
+  bytes: number;
+  /**
+   * Per element type, largest first.
+   */
+  by_dtype: TypeCount[];
+}
+
+/**
  * Gradient checkpointing.
  */
 export type Checkpointing =
@@ -2231,6 +2261,85 @@ export interface Grid {
    * `None` when none does.
    */
   cells: (number | null)[];
+}
+
+/**
+ * A hub at an address.
+ */
+export interface Hub {
+  /**
+   * The shape of its addresses and answers.
+   */
+  kind: HubKind;
+  /**
+   * `scheme://host[:port][/path]`, without a trailing slash.
+   */
+  endpoint: string;
+}
+
+/**
+ * The kind of hub: its addresses and answers have two shapes.
+ */
+export type HubKind =
+  /**
+   * Hugging Face and its mirrors (`HF_ENDPOINT`, e.g. hf-mirror.com): `/{repo}/resolve/main/{file}`,
+   * `/api/models/{repo}`.
+   */
+  | "huggingface"
+  /**
+   * ModelScope: `/api/v1/models/{repo}/repo?Revision=master&FilePath={file}`,
+   * `/api/v1/models/{repo}/repo/files?Revision=master&Recursive=true`.
+   */
+  | "modelscope"
+  /**
+   * An Ollama registry (registry.ollama.ai): `/v2/{namespace}/{model}/manifests/{tag}`, then
+   * `/v2/{namespace}/{model}/blobs/{digest}`; the repo is `NAMESPACE/MODEL:TAG`.
+   */
+  | "ollama"
+  /**
+   * A web server holding a GGUF file: the repo is the file's address, read by HTTP Range.
+   */
+  | "url"
+;
+
+/**
+ * A model looked up on a hub: what the estimator takes, and where it came from.
+ */
+export interface HubModel {
+  /**
+   * `OWNER/NAME`.
+   */
+  repo: string;
+  /**
+   * The hub it was read from.
+   */
+  hub: Hub;
+  /**
+   * The branch read (`main`, `master`).
+   */
+  revision: string;
+  /**
+   * The model to estimate: architecture, dtype and weight format (from `config.json` where
+   * the repo has one, else from the weights' header), with the notes of its reading.
+   */
+  model: ParsedConfig;
+  /**
+   * The notes in Chinese, one for one with `model.notes` (kept here: `ParsedConfig` does not
+   * serialize them).
+   */
+  notes_zh: string[];
+  /**
+   * The checkpoint's tensors, from the headers; `None` where the repo lists no weights.
+   */
+  checkpoint: Checkpoint | null;
+  /**
+   * The files read, in order.
+   */
+  files_read: string[];
+  /**
+   * Bytes downloaded in all.
+   */
+  bytes_read: number;
 }
 
 /**

@@ -1,12 +1,12 @@
-//! What a build leaves out with vramfit's features `nodes`, `speculative`, `mlx` and `vision` (the
-//! site's calculator builds, which hand such an input over to the full build): each input that
-//! asks for it is refused with an error of kind `unsupported` naming its field where the
+//! What a build leaves out with vramfit's features `nodes`, `speculative`, `mlx`, `vision` and
+//! `disaggregation` (the site's calculator builds, which hand such an input over to the full
+//! build): each input that asks for it is refused with an error of kind `unsupported` naming its field where the
 //! feature is off, and read where it is on. Run in both shapes: `cargo test -p vramfit --test
 //! left_out`, and as the calculator builds it, `cargo test -p vramfit --test left_out
 //! --no-default-features --features serde,en,own-float-text` (or `zh`).
 
 use vramfit::ErrorKind;
-use vramfit::estimate::{Engine, EstimateInput, Mode, SpecMethod, estimate};
+use vramfit::estimate::{DisaggregationMode, Engine, EstimateInput, Mode, SpecMethod, estimate};
 
 /// vLLM serving Llama 3.1 8B on an 80 GB card of no name.
 fn serving() -> EstimateInput {
@@ -25,6 +25,7 @@ fn cases() -> Vec<(EstimateInput, &'static str, bool)> {
     let speculative = cfg!(feature = "speculative");
     let mlx = cfg!(feature = "mlx");
     let vision = cfg!(feature = "vision");
+    let disaggregation = cfg!(feature = "disaggregation");
     let images = |images: f64, width: Option<f64>| EstimateInput {
         model: Some("Qwen/Qwen3-VL-8B-Instruct".into()),
         images,
@@ -34,6 +35,24 @@ fn cases() -> Vec<(EstimateInput, &'static str, bool)> {
     vec![
         (images(2.0, None), "images", vision),
         (images(0.0, Some(896.0)), "image_width", vision),
+        (
+            EstimateInput {
+                engine: Engine::Sglang,
+                disaggregation_mode: Some(DisaggregationMode::Decode),
+                ..serving()
+            },
+            "disaggregation_mode",
+            disaggregation,
+        ),
+        (
+            EstimateInput {
+                engine: Engine::Sglang,
+                num_reserved_decode_tokens: Some(256.0),
+                ..serving()
+            },
+            "num_reserved_decode_tokens",
+            disaggregation,
+        ),
         (
             EstimateInput {
                 gpus: Some(16.0),

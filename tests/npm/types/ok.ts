@@ -29,7 +29,7 @@ import type {
   SafetensorsHeader,
   Solutions,
 } from "vramfit";
-import type { FetchModelOptions, HubError, HubModel } from "vramfit/full";
+import type { FetchModelOptions, FoundModel, HubError } from "vramfit/full";
 import "vramfit/widget";
 import type { VramfitCalculator, VramfitChangeEvent } from "vramfit/widget";
 
@@ -74,11 +74,13 @@ const p: Platform[] = platforms();
 const v: string = version();
 // A model looked up on a hub, estimated as served.
 const options: FetchModelOptions = { endpoint: "https://www.modelscope.cn", hub: "modelscope", file: "Q8_0", timeout: 10_000 };
-const looked: Promise<number> = fetchModel(repoId("https://huggingface.co/Qwen/Qwen3-0.6B-FP8"), options).then((hm: HubModel) => {
+const looked: Promise<number> = fetchModel(repoId("https://huggingface.co/Qwen/Qwen3-0.6B-FP8"), options).then((hm: FoundModel) => {
   const served: Estimate = estimateFull({ ...hm.input, mode: "serve", gpu: "h100-sxm5-80gb" });
   const exact: number | undefined = hm.checkpoint?.bytes;
   return served.weights_bytes - (exact ?? 0) + hm.bytes_read + hm.files_read.length;
-}, (e: HubError) => (e.kind === "gated" ? e.status ?? 401 : 0));
+}, (e: HubError) => (e.kind === "hub" ? e.status ?? (e.failure === "timeout" ? 408 : 0) : 0));
+// An Ollama registry tag, run on Ollama.
+const tag: Promise<string | undefined> = fetchModel("llama3.1:8b", { hub: "ollama" }).then((m) => m.input.engine);
 // A quantization as the CLI spells it.
 const byName: Estimate = estimate({ params: "7B", quantization: "gguf-q4_k_m" });
 
@@ -91,4 +93,4 @@ el.addEventListener("vramfit-change", (ev: VramfitChangeEvent) => {
 const current: Estimate | null = el.estimate;
 const err: string | null = el.error;
 
-console.log(looked, total, parts, fits, concurrency, maxBatch, r2, cheapest, slices, kind, again, n, st, gg, g, found, o, p, v, byName, current, err);
+console.log(looked, tag, total, parts, fits, concurrency, maxBatch, r2, cheapest, slices, kind, again, n, st, gg, g, found, o, p, v, byName, current, err);

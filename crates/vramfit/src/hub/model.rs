@@ -7,6 +7,7 @@ use alloc::vec::Vec;
 use super::{Hub, HubKind, errors::no_layout};
 use crate::config::ParsedConfig;
 use crate::error::Result;
+use crate::estimate::{Engine, EstimateInput};
 use crate::headers::{GgufHeader, SafetensorsHeader, TypeCount};
 use crate::precision::{Dtype, Quantization};
 
@@ -102,6 +103,25 @@ impl HubModel {
             &self.notes_zh
         } else {
             &self.model.notes
+        }
+    }
+
+    /// Sets what this model gives of an estimate's `input`, as every face reads a looked-up
+    /// model: its architecture; its dtype and weight format where the input names none; and,
+    /// unless the person chose the engine (`engine_chosen`), Ollama for a registry tag and
+    /// llama.cpp for a GGUF file.
+    pub fn fill(&self, input: &mut EstimateInput, engine_chosen: bool) {
+        input.arch = Some(self.model.arch.clone());
+        if input.dtype.is_none() {
+            input.dtype = self.model.dtype;
+        }
+        if let (Quantization::None, Some(q)) = (input.quantization, self.model.quantization) {
+            input.quantization = q;
+        }
+        if !engine_chosen && self.hub.kind == HubKind::Ollama {
+            input.engine = Engine::Ollama;
+        } else if !engine_chosen && self.is_gguf() {
+            input.engine = Engine::Llamacpp;
         }
     }
 

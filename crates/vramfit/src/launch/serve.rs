@@ -142,7 +142,7 @@ pub(super) fn vllm(w: &Workload, l: &mut Builder) -> Result<()> {
     if let Some(images) = &w.images() {
         a.set(Setting::MmLimit, super::multimodal::limit_json(images));
     }
-    if let Some(d) = w.disaggregation {
+    if let Some(d) = w.disaggregation() {
         return super::disaggregation::vllm(w, d, a.done(), l);
     }
     let nodes = w.nodes.nodes;
@@ -214,7 +214,7 @@ pub(super) fn head_note(l: &mut Builder, nodes: u64, per_node: u64) {
 pub(super) fn sglang(w: &Workload, l: &mut Builder) -> Result<()> {
     let p = checkpoint(w)?;
     let q = online_quantization(w, p.quantization, true, l);
-    if let Some(d) = w.disaggregation {
+    if let Some(d) = w.disaggregation() {
         return super::disaggregation::sglang(w, d, l, |fraction| sglang_args(w, p, fraction, q));
     }
     let a = sglang_args(w, p, w.mem_fraction_static, q)?;

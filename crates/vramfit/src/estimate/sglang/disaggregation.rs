@@ -97,7 +97,7 @@ pub(in crate::estimate) fn side_mem_fraction(
 impl Run<'_> {
     /// This SGLang run's P/D side: nothing for a plain server.
     pub(super) fn sglang_side(&self) -> Side {
-        match self.disaggregation {
+        match self.disaggregation() {
             Some(Disaggregation {
                 mode: DisaggregationMode::Decode,
                 reserved_decode_tokens,
@@ -144,7 +144,7 @@ impl Run<'_> {
     // In one language, the other's words are not used.
     #[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
     pub(super) fn sglang_side_notes(&self, f: &SglangFigures, p: &mut Parts) {
-        let Some(d) = self.disaggregation.filter(|_| self.text) else {
+        let Some(d) = self.disaggregation().filter(|_| self.text) else {
             return;
         };
         let (backend, rows) = (d.backend.name(), f.requests.saturating_mul(2));

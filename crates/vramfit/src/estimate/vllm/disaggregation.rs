@@ -16,7 +16,7 @@ impl Run<'_> {
     // In one language, the other's words are not used.
     #[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
     pub(super) fn vllm_side_note(&self, f: &VllmFigures, p: &mut Parts) {
-        let Some(d) = self.disaggregation.filter(|_| self.text) else {
+        let Some(d) = self.disaggregation().filter(|_| self.text) else {
             return;
         };
         let (connector, role, side) = (d.backend.connector(), d.mode.kv_role(), d.mode.name());

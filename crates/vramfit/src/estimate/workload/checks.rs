@@ -404,14 +404,15 @@ pub fn lora_mask(field: &str, targets: &[String]) -> Result<u32> {
 }
 
 /// The refusal of `field` in a build that leaves its feature out (`nodes`, `speculative`,
-/// `mlx`, `vision`): the site's calculator builds, which hand such an input over to the full build.
+/// `mlx`, `vision`, `disaggregation`): the site's calculator builds, which hand such an input over to the full build.
 #[cold]
 #[cfg_attr(
     all(
         feature = "nodes",
         feature = "speculative",
         feature = "mlx",
-        feature = "vision"
+        feature = "vision",
+        feature = "disaggregation"
     ),
     allow(dead_code)
 )]

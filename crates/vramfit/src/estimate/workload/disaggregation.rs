@@ -30,6 +30,18 @@ pub struct Disaggregation {
     pub other_mem_fraction_static: f64,
 }
 
+impl super::Workload {
+    /// This instance's P/D side; `None` for a plain server, and always in a build without the
+    /// `disaggregation` feature, so that no code of its sides is linked there.
+    pub fn disaggregation(&self) -> Option<Disaggregation> {
+        if cfg!(feature = "disaggregation") {
+            self.disaggregation
+        } else {
+            None
+        }
+    }
+}
+
 impl EstimateInput {
     /// The P/D side: SGLang or vLLM serving; the backend and the reserved tokens only with a side;
     /// `num_reserved_decode_tokens` SGLang's alone; vLLM's connectors as 0.33 registers them.
@@ -40,6 +52,25 @@ impl EstimateInput {
         max_running_requests: Option<u64>,
         other_mem_fraction_static: f64,
     ) -> Result<Option<Disaggregation>> {
+        // A build without the `disaggregation` feature reads none of them, and refuses the
+        // first given ([`super::checks::not_built`]).
+        if !cfg!(feature = "disaggregation") {
+            let given = [
+                ("disaggregation_mode", self.disaggregation_mode.is_some()),
+                (
+                    "disaggregation_transfer_backend",
+                    self.disaggregation_transfer_backend.is_some(),
+                ),
+                (
+                    "num_reserved_decode_tokens",
+                    self.num_reserved_decode_tokens.is_some(),
+                ),
+            ];
+            return match given.iter().find(|(_, g)| *g) {
+                Some((field, _)) => Err(super::checks::not_built(field)),
+                None => Ok(None),
+            };
+        }
         let Some(mode) = self.disaggregation_mode else {
             if self.disaggregation_transfer_backend.is_some() {
                 return Err(input_error!(
