@@ -103,6 +103,7 @@ mod formula_zh;
 mod guide;
 mod hf;
 mod hf_images;
+mod hf_moments;
 mod hf_version;
 #[cfg(test)]
 mod in_use_tests;
@@ -120,6 +121,9 @@ mod llamacpp_tests;
 mod llamacpp_text;
 mod lora_slots;
 mod mlx;
+mod moments;
+#[cfg(test)]
+mod moments_tests;
 #[cfg(all(test, feature = "mlx"))]
 mod mlx_tests;
 mod nodes;
