@@ -9,7 +9,7 @@ use crate::estimate::{
     ComponentKind as K, Engine, Estimate, EstimateInput, Mode, Phase, StepMoment, estimate,
 };
 use crate::precision::{GgufFileType, Quantization};
-use alloc::string::ToString;
+use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 /// The moment's bytes of `kind` (0 when it holds none).
@@ -19,6 +19,15 @@ fn part(m: &StepMoment, kind: K) -> u64 {
         .filter(|p| p.kind == kind)
         .map(|p| p.bytes.get())
         .sum()
+}
+
+/// The numbers a text carries, in order (the Chinese words carry the English ones).
+fn numbers(s: &str) -> Vec<String> {
+    s.split(|c: char| !c.is_ascii_digit() && c != ',')
+        .map(|n| n.trim_matches(','))
+        .filter(|n| !n.is_empty())
+        .map(ToString::to_string)
+        .collect()
 }
 
 fn phases(e: &Estimate) -> Vec<Phase> {
@@ -37,6 +46,7 @@ fn check(e: &Estimate, what: &str) {
         let sum = m.parts.iter().map(|p| p.bytes.get()).sum::<u64>();
         assert_eq!(sum, m.bytes.get(), "{what}");
         assert!(!m.en.is_empty() && !m.zh.is_empty(), "{what}");
+        assert_eq!(numbers(&m.en), numbers(&m.zh), "{what}");
         assert_eq!(part(m, K::Weights), part(&e.step[0], K::Weights), "{what}");
     }
     // A serving engine's pool moment shows the pool the estimate states.
