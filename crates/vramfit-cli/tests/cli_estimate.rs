@@ -583,8 +583,14 @@ fn the_runs_moments_are_printed_under_the_peak() {
     let serve = [&model[..], &["--engine", "vllm", "--gpu", "h100-sxm5-80gb"]].concat();
     let (code, out, _) = vramfit(&serve);
     assert_eq!(code, 0);
-    assert!(out.contains("(moment: Profile run: the activation peak it measures)"), "{out}");
-    assert!(out.contains("(moment: KV pool allocated: 436,880 tokens)"), "{out}");
+    assert!(
+        out.contains("(moment: Profile run: the activation peak it measures)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("(moment: KV pool allocated: 436,880 tokens)"),
+        "{out}"
+    );
     assert_eq!(out.matches(", the peak)").count(), 1, "{out}");
     let v = json(&serve);
     let step = v["step"].as_array().expect("moments");

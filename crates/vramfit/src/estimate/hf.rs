@@ -82,6 +82,7 @@ pub(super) struct HfFigures {
     pub(super) kept: u64,
     /// The prefill's logits, and the final norm's output alive with them at the head.
     pub(super) logits: u64,
+    #[cfg_attr(not(feature = "moments"), allow(dead_code))]
     pub(super) head_input: u64,
     /// The decoder's prefill: its cache, the cross-attention, and the larger of one block and
     /// the head (the logits and the final norm's output).
@@ -103,7 +104,10 @@ impl Run<'_> {
         let f = self.hf_figures();
         p.peak = Some(f.peak);
         self.hf_components(&f, p);
-        p.step = self.hf_moments(&f);
+        #[cfg(feature = "moments")]
+        {
+            p.step = self.hf_moments(&f);
+        }
         self.context_and_workspace(p);
         self.mla_release_note(p);
         (f.phase, 0, 0)

@@ -112,8 +112,7 @@ impl Run<'_> {
                 let (new, all) = (
                     thousands(self.new_tokens),
                     thousands(self.seq_len.saturating_add(self.new_tokens)),
-                )
-                ;
+                );
                 (
                     en!("Last of {new} new tokens: the cache at {batch} × {all} tokens"),
                     zh!("{new} 个新 token 的最后一个：缓存为 {batch} × {all} 个 token"),

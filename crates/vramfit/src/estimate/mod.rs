@@ -103,6 +103,7 @@ mod formula_zh;
 mod guide;
 mod hf;
 mod hf_images;
+#[cfg(feature = "moments")]
 mod hf_moments;
 mod hf_version;
 #[cfg(test)]
@@ -121,11 +122,12 @@ mod llamacpp_tests;
 mod llamacpp_text;
 mod lora_slots;
 mod mlx;
-mod moments;
-#[cfg(test)]
-mod moments_tests;
 #[cfg(all(test, feature = "mlx"))]
 mod mlx_tests;
+#[cfg(feature = "moments")]
+mod moments;
+#[cfg(all(test, feature = "moments"))]
+mod moments_tests;
 mod nodes;
 mod ollama;
 mod ollama_tags;

@@ -52,7 +52,12 @@ const LOADED: &[K] = &[
 ];
 
 /// A forward's transient tensors (a profile's, a serving step's).
-const FORWARD: &[K] = &[K::Activations, K::Logits, K::EncoderActivations, K::EncoderCache];
+const FORWARD: &[K] = &[
+    K::Activations,
+    K::Logits,
+    K::EncoderActivations,
+    K::EncoderCache,
+];
 
 /// The weights loaded (serving engines).
 const LOAD: Stage = Stage {

@@ -196,7 +196,12 @@ fn the_other_engines_stages() {
     check(&e, "sglang");
     assert_eq!(
         phases(&e),
-        [Phase::Load, Phase::KvPool, Phase::CudaGraphs, Phase::Serving]
+        [
+            Phase::Load,
+            Phase::KvPool,
+            Phase::CudaGraphs,
+            Phase::Serving
+        ]
     );
     #[cfg(feature = "trtllm")]
     {
@@ -204,7 +209,12 @@ fn the_other_engines_stages() {
         check(&e, "trtllm");
         assert_eq!(
             phases(&e),
-            [Phase::Load, Phase::ProfileRun, Phase::KvPool, Phase::Serving]
+            [
+                Phase::Load,
+                Phase::ProfileRun,
+                Phase::KvPool,
+                Phase::Serving
+            ]
         );
         assert!(part(&e.step[1], K::CudaGraphs) > 0);
         assert_eq!(part(&e.step[2], K::Activations), 0);

@@ -284,6 +284,7 @@ pub(super) struct Parts {
     pub(super) step: Vec<super::StepMoment>,
     /// A serving engine's (or llama.cpp's, Ollama's, MLX's) start-up in stages, turned into
     /// moments from the parts once the reserve is among them (`moments.rs`).
+    #[cfg(feature = "moments")]
     pub(super) start_up: Option<&'static [super::moments::Stage]>,
 }
 
@@ -304,6 +305,7 @@ impl Parts {
             rl: None,
             cards: Vec::new(),
             step: Vec::new(),
+            #[cfg(feature = "moments")]
             start_up: None,
         }
     }

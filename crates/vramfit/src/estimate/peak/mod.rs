@@ -73,10 +73,13 @@ impl Run<'_> {
         let ollama = parts.ollama.clone();
         let rl = parts.rl.take();
         let cards = core::mem::take(&mut parts.cards);
+        #[cfg(feature = "moments")]
         let step = match parts.start_up.filter(|_| rl.is_none()) {
             Some(stages) => self.start_up_moments(&parts, stages),
             None => self.step_with_reserve(core::mem::take(&mut parts.step), &peak, rl.is_some()),
         };
+        #[cfg(not(feature = "moments"))]
+        let step = self.step_with_reserve(core::mem::take(&mut parts.step), &peak, rl.is_some());
         let mut fit = self.fit(&peak, &t, ollama.as_ref());
         // Over unlike cards the fit is per card: the one with the least memory left is shown,
         // and the run fits when every card holds its share.
