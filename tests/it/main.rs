@@ -13,6 +13,7 @@ mod launch_parsed;
 mod llamacpp_calibration;
 mod llamacpp_split;
 mod megatron_reference;
+mod moments_calibration;
 mod offload_speed;
 mod ollama_calibration;
 mod sglang_calibration;
