@@ -77,13 +77,13 @@ const POOL: Stage = Stage {
     zh: zh_str!("KV 池分配完成"),
 };
 
-/// Serving, the pool full: a forward over the batch takes its activations back; every part.
+/// Serving with the pool full: a forward over the batch with its activations alive; every part.
 const SERVING: Stage = Stage {
     phase: Phase::Serving,
     keeps: &[],
     passes: &[],
-    en: en_str!("Serving, the pool full: a forward's activations back"),
-    zh: zh_str!("服务中，KV 池已满：前向的激活重新分配"),
+    en: en_str!("Serving with the pool full, a forward's activations alive"),
+    zh: zh_str!("服务中，KV 池已满，一次前向的激活值存活"),
 };
 
 /// vLLM: load, profile, pool, graphs, serving.
