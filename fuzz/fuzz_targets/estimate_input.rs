@@ -377,6 +377,14 @@ fn check(input: &EstimateInput) -> Option<Estimate> {
                 e.max_concurrency_exact
                     .is_none_or(|c| c.is_finite() && c >= 0.0)
             );
+            // The moments (`step`): none above the total, the one at the peak's phase the total
+            // (the chart never says another peak than the verdict).
+            for m in &e.step {
+                assert!(m.bytes <= e.total_bytes, "{:?} {input:?}", m.phase);
+                if m.phase == e.peak_phase {
+                    assert_eq!(m.bytes, e.total_bytes, "{input:?}");
+                }
+            }
             // The output is plain JSON, as every face sends it on, and every integer in it is
             // exact as a JavaScript number (the npm package's serde-wasm-bindgen refuses others).
             let json = serde_json::to_value(&e).expect("an estimate serializes");

@@ -15,6 +15,7 @@ import { hubTests } from './hub.mjs';
 import { answerTests } from './answer.mjs';
 import { trainingTests } from './training.mjs';
 import { linksTests } from './links.mjs';
+import { momentsTests } from './moments.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
@@ -1383,6 +1384,7 @@ hubTests({ test, browser, watchedPage, go, eq, assert, shown, sameAsCli, BASE, C
 answerTests({ test, browser, watchedPage, go, eq, assert, noProblems, cli, cliArgs, gib, hasHan });
 trainingTests({ test, browser, watchedPage, go, eq, assert, noProblems, shown, sameAsCli, cli, cliArgs, hasHan, gib });
 linksTests({ test, browser, watchedPage, go, eq, assert, noProblems, shown, sameAsCli, cli, cliArgs });
+momentsTests({ test, browser, watchedPage, go, eq, assert, noProblems, cli, cliArgs, hasHan, gib });
 
 // ---------------------------------------------------------------------------------------------
 

@@ -4,7 +4,7 @@
 use vramfit::estimate::{ComponentKind, Engine, Estimate, EstimateInput, Mode, estimate};
 use vramfit::precision::{Dtype, KvDtype, Quantization};
 
-const GIB: f64 = 1_073_741_824.0;
+pub const GIB: f64 = 1_073_741_824.0;
 
 /// One measured vLLM run.
 #[derive(Debug, Clone)]

@@ -14,6 +14,7 @@ mod llamacpp_calibration;
 mod llamacpp_split;
 mod megatron_published;
 mod megatron_reference;
+mod moments_calibration;
 mod offload_speed;
 mod ollama_calibration;
 mod sglang_calibration;

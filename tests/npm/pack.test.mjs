@@ -68,7 +68,7 @@ test("size budget: the main module < 272 KB gzip with every catalog; the widget'
   const wasm = gz("vramfit_bg.wasm");
   const widget = ["vramfit_bg.wasm", "vramfit.js", "index.js", "load.js", "widget.js"].map(gz).reduce((a, b) => a + b);
   console.log(`vramfit_bg.wasm ${raw("vramfit_bg.wasm")} B raw, ${wasm} B gzip; vramfit_full_bg.wasm ${raw("vramfit_full_bg.wasm")} B raw, ${gz("vramfit_full_bg.wasm")} B gzip; widget download ${widget} B gzip`);
-  assert.ok(wasm < 288_000, `the main module is ${wasm} B gzip`);
+  assert.ok(wasm < 292_000, `the main module is ${wasm} B gzip`);
   assert.ok(widget < 308_000, `the widget is ${widget} B gzip`);
 });
 

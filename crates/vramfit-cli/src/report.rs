@@ -276,7 +276,8 @@ pub fn table(e: &Estimate) -> String {
     s
 }
 
-/// A training step's moments under the peak: each one's total, the peak named.
+/// The run's moments under the peak (a training step's, an inference's, a serving engine's
+/// start-up): each one's total and words, the peak named.
 fn step_lines(s: &mut String, e: &Estimate) {
     for m in &e.step {
         let peak = if m.phase == e.peak_phase {
@@ -284,12 +285,11 @@ fn step_lines(s: &mut String, e: &Estimate) {
         } else {
             ""
         };
-        let _ = writeln!(
-            s,
-            "  {:<20}{}  (step: {}{peak})",
-            "",
-            gib(m.bytes),
+        let words = if m.en.is_empty() {
             m.phase.describe()
-        );
+        } else {
+            &m.en
+        };
+        let _ = writeln!(s, "  {:<20}{}  (moment: {words}{peak})", "", gib(m.bytes));
     }
 }

@@ -564,3 +564,38 @@ fn training_over_nodes_pays_the_network() {
     let tokens = t["step_time_s"].as_f64().unwrap() * t["tokens_per_s"].as_f64().unwrap();
     assert!((tokens / 65_536.0 - 1.0).abs() < 1e-3, "{tokens}");
 }
+
+/// Where the memory goes over the run, moment by moment, under the peak: transformers' load,
+/// prefill and last token; vLLM's start-up, its pool with the tokens it holds; the peak named
+/// once, and the JSON's moments worded in both languages.
+#[test]
+fn the_runs_moments_are_printed_under_the_peak() {
+    let model = ["estimate", "--model", "meta-llama/Llama-3.1-8B"];
+    let (code, out, _) = vramfit(&model);
+    assert_eq!(code, 0);
+    for words in [
+        "(moment: Weights loaded)",
+        "(moment: Prefill: 1 × 2,048 prompt tokens, the peak)",
+        "(moment: Last of 256 new tokens: the cache at 1 × 2,304 tokens)",
+    ] {
+        assert!(out.contains(words), "{words}\n{out}");
+    }
+    let serve = [&model[..], &["--engine", "vllm", "--gpu", "h100-sxm5-80gb"]].concat();
+    let (code, out, _) = vramfit(&serve);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("(moment: Profile run: the activation peak it measures)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("(moment: KV pool allocated: 436,880 tokens)"),
+        "{out}"
+    );
+    assert_eq!(out.matches(", the peak)").count(), 1, "{out}");
+    let v = json(&serve);
+    let step = v["step"].as_array().expect("moments");
+    assert_eq!(step.len(), 5);
+    assert_eq!(step[2]["phase"], "kv_pool");
+    assert_eq!(step[4]["bytes"], v["total_bytes"]);
+    assert_eq!(step[0]["zh"], "权重加载完成");
+}

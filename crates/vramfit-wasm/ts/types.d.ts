@@ -1307,9 +1307,14 @@ export interface Estimate {
    */
   cards?: CardUse[];
   /**
-   * Training: the three moments of a step — the end of forward, the end of backward, the
-   * optimizer step — with what is alive on the GPU at each; the peak is the largest (empty
-   * for the other modes and RL).
+   * Where the memory goes over one run, moment by moment, with what is alive on the GPU at
+   * each; the moment at `peak_phase` is the estimate's total and no moment is above it.
+   * Training: the end of forward, the end of backward, the optimizer step. Transformers
+   * inference: the weights loaded, the prefill, the last generated token. A serving engine's
+   * start-up: the weights, the profile run (vLLM, TensorRT-LLM), the KV pool, the CUDA
+   * graphs, serving. llama.cpp and Ollama: the model buffers, the KV buffer, the compute
+   * buffer (generating). MLX: the weights, then its bound. Empty for RL, whose phases are its
+   * own.
    */
   step?: StepMoment[];
 }
@@ -4082,13 +4087,27 @@ export type Phase =
    */
   | "serving"
   /**
-   * Weights only (an opaque model with no activations known).
+   * The weights loaded, before any forward pass (the first moment of an inference run's or a
+   * serving engine's start-up, `Estimate::step`).
    */
   | "load"
   /**
    * RL post-training: the rollout, with the generating engine beside the policy.
    */
   | "rollout"
+  /**
+   * Serving: the start-up's profile run, the activation peak the engine measures before it
+   * sizes its KV pool (vLLM's `profile_run`, TensorRT-LLM's KV-cache estimation run).
+   */
+  | "profile_run"
+  /**
+   * Serving: the KV pool allocated (llama.cpp and Ollama: the KV buffer).
+   */
+  | "kv_pool"
+  /**
+   * Serving: the CUDA graphs captured.
+   */
+  | "cuda_graphs"
 ;
 
 /**
@@ -5082,14 +5101,24 @@ export type StateMixer =
 ;
 
 /**
- * One moment of a training step: the parts alive on the GPU then, the allocator's reserve and
- * what lives outside PyTorch among them.
+ * One moment of a run (a training step, an inference, a serving engine's start-up): the parts
+ * alive on the GPU then, the allocator's reserve and what lives outside PyTorch among them.
  */
 export interface StepMoment {
   /**
-   * `forward_loss`, `backward` or `optimizer_step`.
+   * Which moment: `forward_loss`, `backward`, `optimizer_step` (training); `load`,
+   * `prefill`, `decode` (inference); `load`, `profile_run`, `kv_pool`, `cuda_graphs`,
+   * `serving` (a serving engine's start-up).
    */
   phase: Phase;
+  /**
+   * The moment in English, with its numbers (tokens, batch); empty in a build without English.
+   */
+  en: string;
+  /**
+   * The moment in Chinese, with the same numbers; empty in a build without Chinese.
+   */
+  zh: string;
   /**
    * Each part alive then and its bytes at that moment.
    */

@@ -1,7 +1,7 @@
-//! What a build leaves out with vramfit's features `nodes`, `speculative`, `mlx`, `vision` and
-//! `disaggregation` (the site's calculator builds, which hand such an input over to the full
-//! build): each input that asks for it is refused with an error of kind `unsupported` naming its field where the
-//! feature is off, and read where it is on. Run in both shapes: `cargo test -p vramfit --test
+//! What a build leaves out with vramfit's features `nodes`, `speculative`, `mlx`, `vision`,
+//! `disaggregation` and `moments` (the site's calculator builds, which hand such an input over to
+//! the full build): each input that asks for it is refused with an error of kind `unsupported`
+//! naming its field where the feature is off, and read where it is on. Run in both shapes: `cargo test -p vramfit --test
 //! left_out`, and as the calculator builds it, `cargo test -p vramfit --test left_out
 //! --no-default-features --features serde,en,own-float-text` (or `zh`).
 
@@ -150,4 +150,15 @@ fn one_node_without_the_features_settings_is_estimated_in_every_build() {
     })
     .expect("8 GPUs fill one node");
     assert!(e.notes.iter().all(|n| n.key != "nodes"));
+}
+
+/// Feature `moments`: an inference's and a serving engine's moments where it is on, none (and
+/// the same numbers) where it is off, as the calculator builds leave the chart to the full build.
+#[test]
+fn the_moments_are_the_feature_moments() {
+    let e = estimate(&serving()).expect("vLLM on 80 GB");
+    assert_eq!(e.step.is_empty(), !cfg!(feature = "moments"));
+    if let Some(last) = e.step.last() {
+        assert_eq!(last.bytes, e.total_bytes);
+    }
 }

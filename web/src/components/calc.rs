@@ -754,7 +754,8 @@ fn training_config_panel() -> Html {
     html! { <super::training_config::TrainingConfig /> }
 }
 
-/// The training step's moments (the full build, which runs training).
+/// The run's moments: a training step's, an inference's, a serving engine's start-up (the full
+/// build).
 #[cfg(feature = "full")]
 fn step_chart(lang: Lang, e: &Estimate, capacity: Option<vramfit::Bytes>) -> Html {
     if e.step.is_empty() {
@@ -763,7 +764,7 @@ fn step_chart(lang: Lang, e: &Estimate, capacity: Option<vramfit::Bytes>) -> Htm
     chart::step_chart(lang, e, capacity)
 }
 
-/// The calculator's build runs no training: no step to draw.
+/// The calculator's build, the first load, leaves the moments' chart to the full build.
 #[cfg(not(feature = "full"))]
 fn step_chart(_: Lang, _: &Estimate, _: Option<vramfit::Bytes>) -> Html {
     html! {}

@@ -122,9 +122,12 @@ pub fn stacked_bar(lang: Lang, e: &Estimate, capacity: Option<Bytes>) -> Html {
 }
 
 #[cfg(feature = "full")]
-/// A training step's three moments — the end of forward, the end of backward, the optimizer
-/// step — each a bar on one scale, the peak named: where the memory goes over the step and which
-/// moment sets the peak (`Estimate::step`).
+/// The run's moments — a training step's (the end of forward, the end of backward, the
+/// optimizer step), an inference's (the weights, the prefill, the last token) or a serving
+/// engine's start-up (the weights, the profile run, the KV pool, the CUDA graphs, serving) —
+/// each a bar on one scale under its own line of words, so that no label meets another, the
+/// peak named: where the memory goes over the run and which moment sets the peak
+/// (`Estimate::step`, each moment worded by the estimator in both languages).
 pub fn step_chart(lang: Lang, e: &Estimate, capacity: Option<Bytes>) -> Html {
     let scale_max = e
         .step
@@ -137,7 +140,7 @@ pub fn step_chart(lang: Lang, e: &Estimate, capacity: Option<Bytes>) -> Html {
     let rows = e.step.iter().map(|m| {
         let parts: Vec<(ComponentKind, Bytes)> =
             m.parts.iter().map(|p| (p.kind, p.bytes)).collect();
-        let name = lang.t(step_key(m.phase));
+        let name = lang.pick(&m.en, &m.zh);
         let peak = m.phase == e.peak_phase;
         html! {
             <div class={if peak { "step-row peak" } else { "step-row" }} data-phase={format!("{:?}", m.phase)}>
@@ -148,22 +151,27 @@ pub fn step_chart(lang: Lang, e: &Estimate, capacity: Option<Bytes>) -> Html {
             </div>
         }
     });
+    let (title, label) = step_words(e);
     html! {
-        <figure class="barfig" id="step-chart" aria-label={lang.t(key!("calc.step_label"))}>
-            <figcaption>{ lang.t(key!("calc.step_title")) }</figcaption>
+        <figure class="barfig" id="step-chart" aria-label={lang.t(label)}>
+            <figcaption>{ lang.t(title) }</figcaption>
             { for rows }
         </figure>
     }
 }
 
 #[cfg(feature = "full")]
-/// The words for a moment of the step.
-fn step_key(phase: vramfit::estimate::Phase) -> Key {
+/// The chart's title and label: a training step, a serving engine's start-up (its moments
+/// hold a KV pool) or an inference run.
+fn step_words(e: &Estimate) -> (Key, Key) {
     use vramfit::estimate::Phase as P;
-    match phase {
-        P::ForwardLoss => key!("step.forward_loss"),
-        P::Backward => key!("step.backward"),
-        _ => key!("step.optimizer_step"),
+    let has = |p: P| e.step.iter().any(|m| m.phase == p);
+    if has(P::ForwardLoss) {
+        (key!("calc.step_title"), key!("calc.step_label"))
+    } else if has(P::Serving) || has(P::KvPool) {
+        (key!("calc.step_title_serve"), key!("calc.step_label_serve"))
+    } else {
+        (key!("calc.step_title_infer"), key!("calc.step_label_infer"))
     }
 }
 

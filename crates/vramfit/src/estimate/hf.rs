@@ -80,8 +80,10 @@ pub(super) struct HfFigures {
     pub(super) acts_encoder: u64,
     /// Positions whose logits are kept at the prefill.
     pub(super) kept: u64,
-    /// The prefill's logits.
+    /// The prefill's logits, and the final norm's output alive with them at the head.
     pub(super) logits: u64,
+    #[cfg_attr(not(feature = "moments"), allow(dead_code))]
+    pub(super) head_input: u64,
     /// The decoder's prefill: its cache, the cross-attention, and the larger of one block and
     /// the head (the logits and the final norm's output).
     pub(super) decoder_prefill: u64,
@@ -102,6 +104,10 @@ impl Run<'_> {
         let f = self.hf_figures();
         p.peak = Some(f.peak);
         self.hf_components(&f, p);
+        #[cfg(feature = "moments")]
+        {
+            p.step = self.hf_moments(&f);
+        }
         self.context_and_workspace(p);
         self.mla_release_note(p);
         (f.phase, 0, 0)
@@ -262,6 +268,7 @@ impl Run<'_> {
             acts_encoder,
             kept,
             logits,
+            head_input,
             decoder_prefill,
             decode_logits,
             images,

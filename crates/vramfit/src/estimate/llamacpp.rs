@@ -85,6 +85,10 @@ impl Run<'_> {
     pub(super) fn llamacpp(&self, p: &mut Parts) -> (Phase, u64, u64) {
         let f = self.llamacpp_figures();
         self.llamacpp_components(&f, p);
+        #[cfg(feature = "moments")]
+        {
+            p.start_up = Some(super::moments::LLAMACPP_START_UP);
+        }
         p.cards = self.llamacpp_cards(&f);
         if p.text && !self.cards.is_empty() {
             self.llamacpp_cards_note(&f, p);

@@ -186,6 +186,10 @@ impl Run<'_> {
     pub(super) fn mlx(&self, p: &mut Parts) -> (Phase, u64, u64) {
         let f = self.mlx_figures();
         self.add_mlx_parts(p, &f);
+        #[cfg(feature = "moments")]
+        {
+            p.start_up = Some(super::moments::MLX_START_UP);
+        }
         (Phase::Prefill, 0, 0)
     }
 

@@ -103,6 +103,8 @@ mod formula_zh;
 mod guide;
 mod hf;
 mod hf_images;
+#[cfg(feature = "moments")]
+mod hf_moments;
 mod hf_version;
 #[cfg(test)]
 mod in_use_tests;
@@ -123,6 +125,10 @@ mod lora_slots;
 mod mlx;
 #[cfg(all(test, feature = "mlx"))]
 mod mlx_tests;
+#[cfg(feature = "moments")]
+mod moments;
+#[cfg(all(test, feature = "moments"))]
+mod moments_tests;
 mod nodes;
 mod ollama;
 mod ollama_tags;

@@ -28,10 +28,18 @@ pub enum Phase {
     OptimizerStep,
     /// Serving: the steady state after vLLM's start-up.
     Serving,
-    /// Weights only (an opaque model with no activations known).
+    /// The weights loaded, before any forward pass (the first moment of an inference run's or a
+    /// serving engine's start-up, `Estimate::step`).
     Load,
     /// RL post-training: the rollout, with the generating engine beside the policy.
     Rollout,
+    /// Serving: the start-up's profile run, the activation peak the engine measures before it
+    /// sizes its KV pool (vLLM's `profile_run`, TensorRT-LLM's KV-cache estimation run).
+    ProfileRun,
+    /// Serving: the KV pool allocated (llama.cpp and Ollama: the KV buffer).
+    KvPool,
+    /// Serving: the CUDA graphs captured.
+    CudaGraphs,
 }
 
 impl Phase {
@@ -44,8 +52,11 @@ impl Phase {
             Phase::Backward => "the end of backward",
             Phase::OptimizerStep => "the optimizer step",
             Phase::Serving => "the serving engine's steady state",
-            Phase::Load => "no known phase: the parameter count alone",
+            Phase::Load => "the weights loaded",
             Phase::Rollout => "the RL rollout, the generating engine beside the policy",
+            Phase::ProfileRun => "the start-up's profile run",
+            Phase::KvPool => "the KV pool allocated",
+            Phase::CudaGraphs => "the CUDA graphs captured",
         }
     }
 }
@@ -341,9 +352,14 @@ pub struct Estimate {
         serde(default, skip_serializing_if = "Vec::is_empty")
     )]
     pub cards: Vec<CardUse>,
-    /// Training: the three moments of a step — the end of forward, the end of backward, the
-    /// optimizer step — with what is alive on the GPU at each; the peak is the largest (empty
-    /// for the other modes and RL).
+    /// Where the memory goes over one run, moment by moment, with what is alive on the GPU at
+    /// each; the moment at `peak_phase` is the estimate's total and no moment is above it.
+    /// Training: the end of forward, the end of backward, the optimizer step. Transformers
+    /// inference: the weights loaded, the prefill, the last generated token. A serving engine's
+    /// start-up: the weights, the profile run (vLLM, TensorRT-LLM), the KV pool, the CUDA
+    /// graphs, serving. llama.cpp and Ollama: the model buffers, the KV buffer, the compute
+    /// buffer (generating). MLX: the weights, then its bound. Empty for RL, whose phases are its
+    /// own.
     #[cfg_attr(
         feature = "serde",
         serde(default, skip_serializing_if = "Vec::is_empty")
@@ -351,13 +367,19 @@ pub struct Estimate {
     pub step: Vec<StepMoment>,
 }
 
-/// One moment of a training step: the parts alive on the GPU then, the allocator's reserve and
-/// what lives outside PyTorch among them.
+/// One moment of a run (a training step, an inference, a serving engine's start-up): the parts
+/// alive on the GPU then, the allocator's reserve and what lives outside PyTorch among them.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct StepMoment {
-    /// `forward_loss`, `backward` or `optimizer_step`.
+    /// Which moment: `forward_loss`, `backward`, `optimizer_step` (training); `load`,
+    /// `prefill`, `decode` (inference); `load`, `profile_run`, `kv_pool`, `cuda_graphs`,
+    /// `serving` (a serving engine's start-up).
     pub phase: Phase,
+    /// The moment in English, with its numbers (tokens, batch); empty in a build without English.
+    pub en: String,
+    /// The moment in Chinese, with the same numbers; empty in a build without Chinese.
+    pub zh: String,
     /// Each part alive then and its bytes at that moment.
     pub parts: Vec<StepPart>,
     /// Their sum: at the peak's phase, the estimate's total.

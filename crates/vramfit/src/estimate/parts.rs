@@ -279,8 +279,13 @@ pub(super) struct Parts {
     pub(super) rl: Option<super::RlReport>,
     /// llama.cpp over several cards: each card's share (empty otherwise).
     pub(super) cards: Vec<super::CardUse>,
-    /// Training: the step's three moments, the allocator's reserve not yet among them.
+    /// Training: the step's three moments; transformers inference: the weights, the prefill
+    /// and the last token; the allocator's reserve not yet among them.
     pub(super) step: Vec<super::StepMoment>,
+    /// A serving engine's (or llama.cpp's, Ollama's, MLX's) start-up in stages, turned into
+    /// moments from the parts once the reserve is among them (`moments.rs`).
+    #[cfg(feature = "moments")]
+    pub(super) start_up: Option<&'static [super::moments::Stage]>,
 }
 
 impl Parts {
@@ -300,6 +305,8 @@ impl Parts {
             rl: None,
             cards: Vec::new(),
             step: Vec::new(),
+            #[cfg(feature = "moments")]
+            start_up: None,
         }
     }
 

@@ -614,6 +614,10 @@ fn without_text(mut e: Estimate) -> Estimate {
         r.en.clear();
         r.zh.clear();
     }
+    for m in &mut e.step {
+        m.en.clear();
+        m.zh.clear();
+    }
     e
 }
 

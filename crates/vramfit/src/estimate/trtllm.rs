@@ -144,6 +144,10 @@ impl Run<'_> {
     pub(super) fn trtllm(&self, p: &mut Parts) -> (Phase, u64, u64) {
         let f = self.trtllm_figures();
         self.add_trtllm_parts(p, &f);
+        #[cfg(feature = "moments")]
+        {
+            p.start_up = Some(super::moments::TRTLLM_START_UP);
+        }
         let fraction = self.free_gpu_memory_fraction;
         let request = f.per_token.saturating_mul(self.max_model_len);
         let demand = self.batch.saturating_mul(request);

@@ -73,6 +73,12 @@ impl Run<'_> {
         let ollama = parts.ollama.clone();
         let rl = parts.rl.take();
         let cards = core::mem::take(&mut parts.cards);
+        #[cfg(feature = "moments")]
+        let step = match parts.start_up.filter(|_| rl.is_none()) {
+            Some(stages) => self.start_up_moments(&parts, stages),
+            None => self.step_with_reserve(core::mem::take(&mut parts.step), &peak, rl.is_some()),
+        };
+        #[cfg(not(feature = "moments"))]
         let step = self.step_with_reserve(core::mem::take(&mut parts.step), &peak, rl.is_some());
         let mut fit = self.fit(&peak, &t, ollama.as_ref());
         // Over unlike cards the fit is per card: the one with the least memory left is shown,
@@ -157,8 +163,9 @@ impl Run<'_> {
         }
     }
 
-    /// The training step's moments with the allocator's reserve, which every moment holds
-    /// (cached blocks stay reserved); none for RL, whose phases are its own.
+    /// The training step's (or transformers inference's) moments with the allocator's reserve,
+    /// which every moment after the first forward holds (cached blocks stay reserved; the
+    /// weights loaded, before any forward, hold none); none for RL, whose phases are its own.
     fn step_with_reserve(
         &self,
         mut step: alloc::vec::Vec<super::StepMoment>,
@@ -169,7 +176,7 @@ impl Run<'_> {
             return alloc::vec::Vec::new();
         }
         if peak.reserve > 0 {
-            for m in &mut step {
+            for m in step.iter_mut().filter(|m| m.phase != Phase::Load) {
                 m.parts.push(super::StepPart {
                     kind: ComponentKind::AllocatorReserve,
                     bytes: Bytes::new(peak.reserve),

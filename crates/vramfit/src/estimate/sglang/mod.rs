@@ -188,6 +188,10 @@ impl Run<'_> {
     pub(super) fn sglang(&self, p: &mut Parts) -> (Phase, u64, u64) {
         let f = self.sglang_figures();
         self.sglang_components(&f, p);
+        #[cfg(feature = "moments")]
+        {
+            p.start_up = Some(super::moments::SGLANG_START_UP);
+        }
         self.sglang_side_notes(&f, p);
         if let SglangPool::Card { rest, tokens, .. } = f.pool
             && self.cache_arch().is_generative()

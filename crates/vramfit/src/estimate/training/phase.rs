@@ -92,13 +92,35 @@ pub(super) fn step_moments(
                 .iter()
                 .map(|s| s.bytes.get())
                 .fold(0, u64::saturating_add);
+            let (en, zh) = moment_words(p.text, phase);
             StepMoment {
                 phase,
+                en,
+                zh,
                 parts,
                 bytes: Bytes::new(bytes),
             }
         })
         .collect()
+}
+
+/// A training moment's words (none when the run builds no text).
+fn moment_words(text: bool, phase: Phase) -> (alloc::string::String, alloc::string::String) {
+    if !text {
+        return Default::default();
+    }
+    let (en, zh) = match phase {
+        Phase::ForwardLoss => (
+            en_str!("End of forward, with the loss"),
+            zh_str!("前向传播结束（含损失）"),
+        ),
+        Phase::Backward => (
+            en_str!("End of backward (every gradient)"),
+            zh_str!("反向传播结束（全部梯度）"),
+        ),
+        _ => (en_str!("Optimizer step"), zh_str!("优化器更新")),
+    };
+    (en.into(), zh.into())
 }
 
 impl Run<'_> {

@@ -92,6 +92,10 @@ impl Run<'_> {
         p.serve_tokens = Some(f.tokens);
         p.theory = Some(f.theory);
         p.slack = Some(f.slack);
+        #[cfg(feature = "moments")]
+        {
+            p.start_up = Some(super::moments::VLLM_START_UP);
+        }
         // Offloaded KV blocks are host memory, one server's per data-parallel copy.
         let host = self
             .kv_offload
