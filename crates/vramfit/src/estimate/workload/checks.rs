@@ -404,7 +404,8 @@ pub fn lora_mask(field: &str, targets: &[String]) -> Result<u32> {
 }
 
 /// The refusal of `field` in a build that leaves its feature out (`nodes`, `speculative`,
-/// `mlx`, `vision`, `disaggregation`): the site's calculator builds, which hand such an input over to the full build.
+/// `mlx`, `vision`, `disaggregation`): the site's calculator builds, which hand such an input
+/// over to the full build.
 #[cold]
 #[cfg_attr(
     all(
