@@ -116,7 +116,7 @@ impl HubInput {
         let mut input = EstimateInput::default();
         m.fill(&mut input, false);
         HubInput {
-            arch: m.model.arch.clone(),
+            arch: m.model.arch,
             dtype: input.dtype,
             quantization: (input.quantization != Quantization::None).then_some(input.quantization),
             engine: (input.engine != Engine::default()).then_some(input.engine),
@@ -124,13 +124,13 @@ impl HubInput {
     }
 }
 
-#[wasm_bindgen(skip_typescript)]
+#[wasm_bindgen]
 impl HubLookup {
     /// A lookup of `text`: a repo id or its address on a hub, a GGUF file's address, or (with
     /// `hub: "ollama"`) an Ollama tag. `hub` names the kind, `endpoint` the address (the kind's
     /// own by default; without `hub`, the kind is read from the endpoint's host); `file`
     /// chooses a GGUF file of several.
-    #[wasm_bindgen(constructor)]
+    #[wasm_bindgen(constructor, skip_typescript)]
     pub fn new(
         text: &str,
         hub: Option<String>,
@@ -153,6 +153,7 @@ impl HubLookup {
     }
 
     /// The request to make next; `undefined` once everything is read.
+    #[wasm_bindgen(skip_typescript)]
     pub fn request(&self) -> Result<JsHubRequest, JsValue> {
         let Some(r) = self.lookup.as_ref().and_then(Lookup::request) else {
             return Ok(JsValue::UNDEFINED.unchecked_into());
@@ -168,6 +169,7 @@ impl HubLookup {
 
     /// The server's answer to the last request: its status, `X-Error-Code`, `Retry-After` in
     /// seconds, the total of `Content-Range`, and the body (for a status of 200 or 206).
+    #[wasm_bindgen(skip_typescript)]
     pub fn answer(
         &mut self,
         status: u16,
@@ -187,6 +189,7 @@ impl HubLookup {
     }
 
     /// No answer came: `"timeout"` after `seconds`, or `"network"` with the browser's words.
+    #[wasm_bindgen(skip_typescript)]
     pub fn failed(&mut self, kind: &str, detail: String, seconds: f64) -> Result<(), JsValue> {
         let failure = if kind == "timeout" {
             Failure::Timeout(seconds.max(1.0).ceil() as u64)
@@ -197,6 +200,7 @@ impl HubLookup {
     }
 
     /// The model, once every request is answered, with its input to `estimate`.
+    #[wasm_bindgen(skip_typescript)]
     pub fn finish(&mut self) -> Result<JsFoundModel, JsValue> {
         let lookup = self.lookup.take().ok_or_else(finished)?;
         let model = lookup.finish().map_err(js_err)?;

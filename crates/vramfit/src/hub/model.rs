@@ -111,7 +111,7 @@ impl HubModel {
     /// unless the person chose the engine (`engine_chosen`), Ollama for a registry tag and
     /// llama.cpp for a GGUF file.
     pub fn fill(&self, input: &mut EstimateInput, engine_chosen: bool) {
-        input.arch = Some(self.model.arch.clone());
+        input.arch = Some(self.model.arch);
         if input.dtype.is_none() {
             input.dtype = self.model.dtype;
         }
