@@ -77,6 +77,15 @@ const POOL: Stage = Stage {
     zh: zh_str!("KV 池分配完成"),
 };
 
+/// The CUDA graphs captured (vLLM, SGLang).
+const GRAPHS: Stage = Stage {
+    phase: Phase::CudaGraphs,
+    keeps: &[K::CudaGraphs],
+    passes: &[],
+    en: en_str!("CUDA graphs captured"),
+    zh: zh_str!("CUDA 图捕获完成"),
+};
+
 /// Serving with the pool full: a forward over the batch with its activations alive; every part.
 const SERVING: Stage = Stage {
     phase: Phase::Serving,
@@ -97,13 +106,7 @@ pub(super) const VLLM_START_UP: &[Stage] = &[
         zh: zh_str!("profile 运行：其测得的激活峰值"),
     },
     POOL,
-    Stage {
-        phase: Phase::CudaGraphs,
-        keeps: &[K::CudaGraphs],
-        passes: &[],
-        en: en_str!("CUDA graphs captured"),
-        zh: zh_str!("CUDA 图捕获完成"),
-    },
+    GRAPHS,
     SERVING,
 ];
 
@@ -118,13 +121,7 @@ pub(super) const SGLANG_START_UP: &[Stage] = &[
         en: en_str!("KV pool allocated"),
         zh: zh_str!("KV 池分配完成"),
     },
-    Stage {
-        phase: Phase::CudaGraphs,
-        keeps: &[K::CudaGraphs],
-        passes: &[],
-        en: en_str!("CUDA graphs captured"),
-        zh: zh_str!("CUDA 图捕获完成"),
-    },
+    GRAPHS,
     SERVING,
 ];
 

@@ -325,6 +325,35 @@ fn megatron_model_states_are_its_theoretical_memory() {
     assert_eq!(m(true), 2 * P + 4 * P + (12 * P).div_ceil(8));
 }
 
+/// `--stack megatron` alone is Megatron's regime at its defaults (no sequence parallel, no
+/// distributed optimizer, no interleaving): the same estimate as any one of its settings at
+/// its default value (`vp` 1), and not transformers' Trainer's (18 B per parameter of model
+/// states against the Trainer's 16, Megatron's own layer and loss).
+#[test]
+fn megatron_stack_alone_is_megatron_regime() {
+    let stack = est(&EstimateInput {
+        stack: Some(Stack::Megatron),
+        ..train(8.0)
+    });
+    let by_setting = est(&EstimateInput {
+        stack: Some(Stack::Megatron),
+        vp: Some(1.0),
+        ..train(8.0)
+    });
+    let trainer = est(&train(8.0));
+    assert_eq!(stack.total_bytes, by_setting.total_bytes);
+    assert_eq!(stack.components, by_setting.components);
+    assert_ne!(stack.total_bytes, trainer.total_bytes);
+    let states = |e: &Estimate| {
+        e.weights_bytes.get()
+            + e.gradients_bytes.get()
+            + e.optimizer_bytes.get()
+            + part(e, K::StepTemporaries)
+            + part(e, K::DdpBuckets)
+    };
+    assert_eq!(states(&stack), 18 * P);
+}
+
 #[test]
 fn megatron_splits_activations_as_korthikanti() {
     let acts = |tp: f64, pp: f64, gpus: f64, sp: bool, vp: Option<f64>, cp: Option<f64>| {

@@ -26,73 +26,77 @@ impl LayerTerms {
     }
 }
 
-/// The layers' term in English: "L layers × (whole B norms and dropout masks + split B …)".
-#[cfg(feature = "en")]
-fn layers_en(m: &MegatronActs, t: &LayerTerms) -> String {
-    let one = |n: u64, l: LayerBytes, what: &str| {
-        format!(
-            "{n} {what} × ({} B norms and dropout masks{} + {} B attention and MLP / tp {})",
-            thousands(l.whole),
-            t.div(),
-            thousands(l.split),
-            t.tp
-        )
-    };
-    let s = if m.kept_per_token > 0 {
-        format!(
-            "{} layer inputs × {} B (--recompute-granularity full, uniform, 1 layer)",
-            m.dense_layers + m.moe_layers,
-            m.kept_per_token
-        )
-    } else if m.moe_layers == 0 {
-        one(m.dense_layers, m.dense, "layers")
-    } else if m.dense_layers == 0 {
-        one(m.moe_layers, m.moe, "MoE layers")
-    } else {
-        format!(
-            "{} + {}",
-            one(m.dense_layers, m.dense, "dense layers"),
-            one(m.moe_layers, m.moe, "MoE layers")
-        )
-    };
-    if t.num != t.den {
-        format!("({s}) × {}/{} (interleaved, vp {})", t.num, t.den, t.vp)
-    } else {
-        s
-    }
+/// One language's words of the layers' term.
+struct LayerWords {
+    /// `{} B` what sits whole: norms and dropout masks.
+    whole: &'static str,
+    /// `{} B` what is split: attention and MLP.
+    split: &'static str,
+    layers: &'static str,
+    moe_layers: &'static str,
+    dense_layers: &'static str,
+    /// Full recompute's term: the layer inputs, `{}` layers and `{}` bytes.
+    inputs: fn(u64, u64) -> String,
+    /// The interleaved schedule's factor: the term, then num, den and vp.
+    interleaved: fn(&str, u64, u64, u64) -> String,
 }
 
-/// The layers' term in Chinese, with the English term's numbers.
+#[cfg(feature = "en")]
+const EN: LayerWords = LayerWords {
+    whole: "B norms and dropout masks",
+    split: "B attention and MLP / tp",
+    layers: "layers",
+    moe_layers: "MoE layers",
+    dense_layers: "dense layers",
+    inputs: |n, bytes| {
+        format!("{n} layer inputs × {bytes} B (--recompute-granularity full, uniform, 1 layer)")
+    },
+    interleaved: |s, num, den, vp| format!("({s}) × {num}/{den} (interleaved, vp {vp})"),
+};
+
 #[cfg(feature = "zh")]
-fn layers_zh(m: &MegatronActs, t: &LayerTerms) -> String {
+const ZH: LayerWords = LayerWords {
+    whole: "B 归一化与随机失活掩码",
+    split: "B 注意力与前馈网络 / tp",
+    layers: "层",
+    moe_layers: "混合专家层",
+    dense_layers: "稠密层",
+    inputs: |n, bytes| {
+        format!("{n} 个层输入 × {bytes} B（--recompute-granularity full，uniform，每次 1 层）")
+    },
+    interleaved: |s, num, den, vp| format!("({s}) × {num}/{den}（交错调度，vp {vp}）"),
+};
+
+/// The layers' term in one language, the same numbers in each: "L layers × (whole B norms and
+/// dropout masks + split B …)".
+#[cfg(any(feature = "en", feature = "zh"))]
+fn layers_text(m: &MegatronActs, t: &LayerTerms, w: &LayerWords) -> String {
     let one = |n: u64, l: LayerBytes, what: &str| {
         format!(
-            "{n} {what} × ({} B 归一化与随机失活掩码{} + {} B 注意力与前馈网络 / tp {})",
+            "{n} {what} × ({} {}{} + {} {} {})",
             thousands(l.whole),
+            w.whole,
             t.div(),
             thousands(l.split),
+            w.split,
             t.tp
         )
     };
     let s = if m.kept_per_token > 0 {
-        format!(
-            "{} 个层输入 × {} B（--recompute-granularity full，uniform，每次 1 层）",
-            m.dense_layers + m.moe_layers,
-            m.kept_per_token
-        )
+        (w.inputs)(m.dense_layers + m.moe_layers, m.kept_per_token)
     } else if m.moe_layers == 0 {
-        one(m.dense_layers, m.dense, "层")
+        one(m.dense_layers, m.dense, w.layers)
     } else if m.dense_layers == 0 {
-        one(m.moe_layers, m.moe, "混合专家层")
+        one(m.moe_layers, m.moe, w.moe_layers)
     } else {
         format!(
             "{} + {}",
-            one(m.dense_layers, m.dense, "稠密层"),
-            one(m.moe_layers, m.moe, "混合专家层")
+            one(m.dense_layers, m.dense, w.dense_layers),
+            one(m.moe_layers, m.moe, w.moe_layers)
         )
     };
     if t.num != t.den {
-        format!("({s}) × {}/{}（交错调度，vp {}）", t.num, t.den, t.vp)
+        (w.interleaved)(&s, t.num, t.den, t.vp)
     } else {
         s
     }
@@ -118,12 +122,12 @@ impl Run<'_> {
             let cp_text = if cp > 1 { format!(" / cp {cp}") } else { String::new() };
             [
                 "Megatron-Core: {tokens} tokens (batch × seq{cp_text}) × ({} + {edges} B embedding dropout mask × pp {pp} and final norm) = {size}{}",
-                layers_en(m, &terms),
+                layers_text(m, &terms, &EN),
                 if m.recomputed > 0 { format!("; in backward one layer recomputed {rec}") } else { String::new() }
             ],
             [
                 "Megatron 核心库：{tokens} token（批 × 序列长度{cp_text}）× ({} + {edges} B 嵌入随机失活掩码 × pp {pp} 与最终归一化) = {size}{}",
-                layers_zh(m, &terms),
+                layers_text(m, &terms, &ZH),
                 if m.recomputed > 0 { format!("；反向时重算一层 {rec}") } else { String::new() }
             ]
         )

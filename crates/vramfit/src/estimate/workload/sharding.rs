@@ -9,7 +9,7 @@ use super::int;
 #[cfg(feature = "training")]
 use crate::error::Result;
 #[cfg(feature = "training")]
-use crate::estimate::{EstimateInput, Mode, Offload};
+use crate::estimate::{EstimateInput, Mode, Offload, Stack};
 #[cfg(feature = "training")]
 use crate::model::Architecture;
 
@@ -327,7 +327,9 @@ impl EstimateInput {
     ) -> Result<Option<Megatron>> {
         let vp = self.vp.map_or(Ok(1), |v| int("vp", v, 1, 1024))?;
         let cp = self.cp_size()?;
-        if self.vp.is_none()
+        // Megatron's regime: `--stack megatron`, or any of its own settings.
+        if self.stack != Some(Stack::Megatron)
+            && self.vp.is_none()
             && self.cp.is_none()
             && !self.sequence_parallel
             && !self.distributed_optimizer
