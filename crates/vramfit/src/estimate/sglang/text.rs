@@ -7,6 +7,25 @@ use super::{SGLANG_CUDA_GRAPH_PER_LAYER, SGLANG_MAMBA_FULL_MEMORY_RATIO};
 use crate::units::short;
 
 impl Run<'_> {
+    /// The request table's formula: a row per running request (the decode side's extra rows
+    /// with them), each of the context's token slots.
+    fn sglang_table_text(&self, f: &SglangFigures) -> Formula {
+        let (requests, context, extra) = (f.requests, f.context, f.side.extra_slots);
+        if f.side.decode {
+            formula!(self.text;
+                let size = b(f.table);
+                ["({requests} max_running_requests + {extra} disaggregation_decode_extra_slots) × ({context} context_length + 4) × 4 B (int32) = {size}"],
+                ["({requests} 个 max_running_requests + {extra} 个 disaggregation_decode_extra_slots) × ({context} context_length + 4) × 4 B (int32) = {size}"]
+            )
+        } else {
+            formula!(self.text;
+                let size = b(f.table);
+                ["{requests} max_running_requests × ({context} context_length + 4) × 4 B (int32) = {size}"],
+                ["{requests} 个 max_running_requests × ({context} context_length + 4) × 4 B (int32) = {size}"]
+            )
+        }
+    }
+
     /// SGLang's components from its figures, with their formulas and notes in both languages
     /// (when the run builds text).
     pub(super) fn sglang_components(&self, f: &SglangFigures, p: &mut Parts) {
@@ -89,24 +108,11 @@ impl Run<'_> {
                 zh_str!("SGLang 的 MambaPool：线性注意力或状态空间层每个请求槽位一份状态，与上下文长度无关。"),
             );
         }
-        let (requests, context, extra) = (f.requests, f.context, f.side.extra_slots);
         p.add(
             ComponentKind::ReqToTokenPool,
             f.table,
             true,
-            if f.side.decode {
-                formula!(self.text;
-                    let size = b(f.table);
-                    ["({requests} max_running_requests + {extra} disaggregation_decode_extra_slots) × ({context} context_length + 4) × 4 B (int32) = {size}"],
-                    ["({requests} 个 max_running_requests + {extra} 个 disaggregation_decode_extra_slots) × ({context} context_length + 4) × 4 B (int32) = {size}"]
-                )
-            } else {
-                formula!(self.text;
-                    let size = b(f.table);
-                    ["{requests} max_running_requests × ({context} context_length + 4) × 4 B (int32) = {size}"],
-                    ["{requests} 个 max_running_requests × ({context} context_length + 4) × 4 B (int32) = {size}"]
-                )
-            },
+            self.sglang_table_text(f),
             en_str!("Each running request's row of token slots, allocated after the pool, out of the memory outside the static fraction."),
             zh_str!("每个运行中请求的一行 token 槽位，在 token 池之后分配，占用静态比例之外的显存。"),
         );
