@@ -491,6 +491,7 @@ mod tests {
     ///   its record), 64 / 7.1 = 9.01 USD at the data set's rate: every offer below that is a
     ///   server of fewer than 4 cards (checked below against the catalog), so none holds it; the
     ///   next, Volcano Engine's, is 72 CNY. It rents the whole server of 8 for its 4 GPUs.
+    ///
     /// Among the layouts of 4 GPUs on that offer, all at the same price, the planner keeps the
     /// largest margin: PP=4 (65.57 GB a GPU) before TP=2 × PP=2 (67.40 GB) and TP=4 (68.53 GB).
     #[cfg(feature = "full")]
