@@ -28,18 +28,16 @@ pub fn calc_view() -> Html {
         move |_| compute::estimate_of(&s).map(Rc::new)
     });
     // The answer, with the estimate it answers from: the last one while the inputs are typed.
-    // The rental it names is priced on the offers in use, as Fit & rent's table.
-    let catalog = crate::use_catalog();
+    // The rental it names is priced on the offers in use, as Fit & rent's table: the full
+    // build's provider's; a calculator build has none and prices nothing.
+    let offers = use_context::<crate::CatalogCtx>().map(|c| c.offers.clone());
     let answer = use_memo(
-        (
-            app.calc.clone(),
-            app.extra.get("config").cloned(),
-            catalog.offers.clone(),
-        ),
+        (app.calc.clone(), app.extra.get("config").cloned(), offers),
         {
             let s = (*app).clone();
             let r = result.clone();
             move |(_, _, offers)| {
+                let offers = offers.as_deref().map_or(&[][..], Vec::as_slice);
                 r.as_ref()
                     .as_ref()
                     .ok()
