@@ -5,7 +5,9 @@
 
 use vramfit::Bytes;
 use vramfit::estimate::{Context, Estimate, EstimateInput, Fit, Mode, Workload};
-use vramfit::hardware::{Currency, Gpu, Offer, PlanOption};
+#[cfg(feature = "full")]
+use vramfit::hardware::{Currency, PlanOption};
+use vramfit::hardware::{Gpu, Offer};
 
 /// What the run is, as the answer names it.
 #[derive(Clone, Debug, PartialEq)]
@@ -115,7 +117,9 @@ pub struct Answer {
     pub m_rec: Bytes,
     /// Where a run that does not fit as asked (or has no card) runs, priced: the cheapest
     /// rental that holds it as asked. The full build's; `None` when it fits, in a calculator
-    /// build, or when no offer holds it.
+    /// build, or when no offer holds it. Absent from the calculator builds, whose first load
+    /// carries none of the offers' types.
+    #[cfg(feature = "full")]
     pub rent: Option<Rent>,
 }
 
@@ -123,6 +127,7 @@ pub struct Answer {
 /// context), as the planner ranks them for the CLI's `vramfit estimate` line and `vramfit
 /// recommend`'s first row and the npm package's `recommend()` (`PlanOptions::default()`: up to
 /// 8 GPUs a node and 4 nodes, on-demand, ranked in US dollars at the data set's rate).
+#[cfg(feature = "full")]
 #[derive(Clone, Debug, PartialEq)]
 pub struct Rent {
     /// The planner's option: its card, GPUs, layout (tp, pp, nodes), GPUs rented and the memory
@@ -166,10 +171,14 @@ pub fn answer(input: &EstimateInput, e: &Estimate, offers: &[Offer]) -> Option<A
         },
         Some(f) => verdict_short(input, &w, e, f),
     };
+    #[cfg(feature = "full")]
     let rent = match verdict {
         Verdict::Yes { .. } => None,
         _ => cheapest_rent(input, offers),
     };
+    // A calculator build has no offers (see `Answer::rent`).
+    #[cfg(not(feature = "full"))]
+    let _ = offers;
     Some(Answer {
         run,
         gpus: e.gpus,
@@ -178,6 +187,7 @@ pub fn answer(input: &EstimateInput, e: &Estimate, offers: &[Offer]) -> Option<A
         in_use: e.fit.as_ref().map_or(Bytes::ZERO, |f| f.in_use_bytes),
         verdict,
         m_rec: e.recommended_bytes,
+        #[cfg(feature = "full")]
         rent,
     })
 }
@@ -364,12 +374,6 @@ pub fn cheapest_rent(input: &EstimateInput, offers: &[Offer]) -> Option<Rent> {
         platform,
         option,
     })
-}
-
-/// A calculator build prices no rental (see the full build's).
-#[cfg(not(feature = "full"))]
-pub fn cheapest_rent(_: &EstimateInput, _: &[Offer]) -> Option<Rent> {
-    None
 }
 
 /// A context in tokens as people say it: `8k` for 8,192, else the digits grouped.
@@ -605,13 +609,14 @@ mod tests {
         assert_eq!(b.rent, None);
     }
 
-    /// A run that fits names no rental; nor does a calculator build, which has no planner.
+    /// A run that fits names no rental; one too large for its card does.
+    #[cfg(feature = "full")]
     #[test]
     fn a_run_that_fits_names_no_rental() {
         let a = answer_of("#/calc?model=qwen3%3A32b&engine=ollama&max_model_len=8192&gpu=rtx-4090");
         assert_eq!(a.rent, None);
         let b = answer_of("#/calc?model=meta-llama%2FLlama-3.3-70B-Instruct&gpu=rtx-4090");
-        assert_eq!(b.rent.is_some(), cfg!(feature = "full"));
+        assert!(b.rent.is_some());
     }
 
     #[test]

@@ -28,20 +28,18 @@ pub fn calc_view() -> Html {
         move |_| compute::estimate_of(&s).map(Rc::new)
     });
     // The answer, with the estimate it answers from: the last one while the inputs are typed.
-    // The rental it names is priced on the offers in use, as Fit & rent's table: the full
-    // build's provider's; a calculator build has none and prices nothing.
-    let offers = use_context::<crate::CatalogCtx>().map(|c| c.offers.clone());
+    // The rental it names is priced on the offers in use, as Fit & rent's table.
+    let offers = use_offers();
     let answer = use_memo(
         (app.calc.clone(), app.extra.get("config").cloned(), offers),
         {
             let s = (*app).clone();
             let r = result.clone();
             move |(_, _, offers)| {
-                let offers = offers.as_deref().map_or(&[][..], Vec::as_slice);
                 r.as_ref()
                     .as_ref()
                     .ok()
-                    .and_then(|e| compute::answer_of(&s, e, offers))
+                    .and_then(|e| compute::answer_of(&s, e, offers_of(offers)))
             }
         },
     );
@@ -120,6 +118,32 @@ pub fn calc_view() -> Html {
             </div>
         </>
     }
+}
+
+/// The offers in use, which the answer's rental is priced on: the full build's provider's.
+#[cfg(feature = "full")]
+type Offers = Rc<Vec<vramfit::hardware::Offer>>;
+
+#[cfg(feature = "full")]
+#[hook]
+fn use_offers() -> Offers {
+    crate::use_catalog().offers.clone()
+}
+
+/// A calculator build has no provider of offers and prices nothing: none, and none of the
+/// code that compares or clones them in its first load.
+#[cfg(not(feature = "full"))]
+type Offers = [vramfit::hardware::Offer; 0];
+
+#[cfg(not(feature = "full"))]
+#[hook]
+fn use_offers() -> Offers {
+    []
+}
+
+/// The offers as the answer takes them.
+fn offers_of(o: &Offers) -> &[vramfit::hardware::Offer] {
+    o
 }
 
 /// How long the inputs must rest before an error replaces the typing hint, in milliseconds.
