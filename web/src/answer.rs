@@ -5,7 +5,9 @@
 
 use vramfit::Bytes;
 use vramfit::estimate::{Context, Estimate, EstimateInput, Fit, Mode, Workload};
-use vramfit::hardware::Gpu;
+#[cfg(feature = "full")]
+use vramfit::hardware::{Currency, PlanOption};
+use vramfit::hardware::{Gpu, Offer};
 
 /// What the run is, as the answer names it.
 #[derive(Clone, Debug, PartialEq)]
@@ -113,11 +115,42 @@ pub struct Answer {
     pub verdict: Verdict,
     /// The guide's M_rec, shown beside the verdict as its rule, not as a second verdict.
     pub m_rec: Bytes,
+    /// Where a run that does not fit as asked (or has no card) runs, priced: the cheapest
+    /// rental that holds it as asked. The full build's; `None` when it fits, in a calculator
+    /// build, or when no offer holds it. Absent from the calculator builds, whose first load
+    /// carries none of the offers' types.
+    #[cfg(feature = "full")]
+    pub rent: Option<Rent>,
 }
 
-/// The answer for `input`, whose estimate is `e`; `None` when the input no longer reads (the
-/// estimate is then the last one shown).
-pub fn answer(input: &EstimateInput, e: &Estimate) -> Option<Answer> {
+/// The cheapest rental of the offers in use that holds the run as asked (its batch and
+/// context), as the planner ranks them for the CLI's `vramfit estimate` line and `vramfit
+/// recommend`'s first row and the npm package's `recommend()` (`PlanOptions::default()`: up to
+/// 8 GPUs a node and 4 nodes, on-demand, ranked in US dollars at the data set's rate).
+#[cfg(feature = "full")]
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rent {
+    /// The planner's option: its card, GPUs, layout (tp, pp, nodes), GPUs rented and the memory
+    /// per GPU; its price is in US dollars, the ranking's.
+    pub option: PlanOption,
+    /// What is rented per hour as the offer states it: its price of one unit (a card, a
+    /// server) times the units rented (a server per node), in its own currency.
+    pub price_per_hour: f64,
+    /// The offer's currency.
+    pub currency: Currency,
+    /// Where the offer's price comes from, as the catalog has it.
+    pub source: String,
+    /// The date of the offer's price.
+    pub date: String,
+    /// The platform's name in English and in Chinese; an imported offer's provider that the
+    /// catalog does not know, as the person wrote it.
+    pub platform: (String, String),
+}
+
+/// The answer for `input`, whose estimate is `e`, with the rental `offers` in use (the
+/// catalog's, or those the person typed or imported); `None` when the input no longer reads
+/// (the estimate is then the last one shown).
+pub fn answer(input: &EstimateInput, e: &Estimate, offers: &[Offer]) -> Option<Answer> {
     let w = input.resolve().ok()?;
     let run = run_of(&w, e);
     let card = e
@@ -138,6 +171,14 @@ pub fn answer(input: &EstimateInput, e: &Estimate) -> Option<Answer> {
         },
         Some(f) => verdict_short(input, &w, e, f),
     };
+    #[cfg(feature = "full")]
+    let rent = match verdict {
+        Verdict::Yes { .. } => None,
+        _ => cheapest_rent(input, offers),
+    };
+    // A calculator build has no offers (see `Answer::rent`).
+    #[cfg(not(feature = "full"))]
+    let _ = offers;
     Some(Answer {
         run,
         gpus: e.gpus,
@@ -146,6 +187,8 @@ pub fn answer(input: &EstimateInput, e: &Estimate) -> Option<Answer> {
         in_use: e.fit.as_ref().map_or(Bytes::ZERO, |f| f.in_use_bytes),
         verdict,
         m_rec: e.recommended_bytes,
+        #[cfg(feature = "full")]
+        rent,
     })
 }
 
@@ -296,6 +339,43 @@ pub fn smallest_card(_: &EstimateInput, _: Bytes) -> Option<&'static Gpu> {
     None
 }
 
+/// The cheapest rental of `offers` that holds `input` as asked: the planner's first option
+/// with the memory of each layout from the estimator (`layout_required_bytes`), exactly as
+/// the CLI's `cheapest_text` and the npm package's `recommend()` call it, and the offer's own
+/// price for what that option rents. The full build's: a calculator build has no room for
+/// the planner's estimates.
+#[cfg(feature = "full")]
+pub fn cheapest_rent(input: &EstimateInput, offers: &[Offer]) -> Option<Rent> {
+    use vramfit::hardware::{PlanOptions, layout_required_bytes, plan, platforms};
+    let option = plan(
+        |l, g| layout_required_bytes(input, l, g),
+        offers,
+        vramfit::hardware::gpus(),
+        &PlanOptions::default(),
+    )
+    .into_iter()
+    .next()?;
+    let offer = offers.iter().find(|o| o.id == option.offer)?;
+    // A card or a slice rents one unit; a layout over k nodes rents k servers of the offer
+    // (`rented_gpus` = k × the server's GPUs).
+    let units = (option.rented_gpus / offer.count.max(1)).max(1);
+    let platform = platforms()
+        .iter()
+        .find(|p| p.id == offer.provider)
+        .map_or_else(
+            || (offer.provider.to_string(), offer.provider.to_string()),
+            |p| (p.name.to_string(), p.name_zh.to_string()),
+        );
+    Some(Rent {
+        price_per_hour: offer.price_per_hour * f64::from(units),
+        currency: offer.currency,
+        source: offer.source.to_string(),
+        date: offer.date.to_string(),
+        platform,
+        option,
+    })
+}
+
 /// A context in tokens as people say it: `8k` for 8,192, else the digits grouped.
 pub fn tokens(n: u64) -> String {
     if n >= 1024 && n.is_multiple_of(1024) {
@@ -318,7 +398,12 @@ mod tests {
     fn answer_of(hash: &str) -> Answer {
         let s = Rc::new(AppState::default()).reduce(Action::Open(Route::parse(hash), Lang::En));
         let e = estimate_of(&s).unwrap();
-        answer(&input_with(&s, &[]).unwrap(), &e).unwrap()
+        answer(
+            &input_with(&s, &[]).unwrap(),
+            &e,
+            vramfit::hardware::offers(),
+        )
+        .unwrap()
     }
 
     /// The contradiction: vLLM 0.19 starts on 2 × H100 but holds 1.26 of the 32
@@ -387,6 +472,151 @@ mod tests {
         );
         let (_, zh) = crate::components::answer::sentence(Lang::Zh, &a);
         assert!(zh.contains("已占用 3.00 GiB"), "{zh}");
+    }
+
+    /// #41: Llama-3.1-70B (bf16) served by vLLM to 32 users at 8k on one H100 does not fit, and
+    /// the answer names the cheapest rental that holds all 32 at once, priced as its offer
+    /// states it. By hand:
+    /// - Llama-3.1-70B: 80 layers of 855,654,400 parameters (attention 2 × 8192² + 2 × 8192 ×
+    ///   1024, MLP 3 × 8192 × 28,672, two norms of 8192), embeddings and head 128,256 × 8192 =
+    ///   1,050,673,152 each: 70,553,706,496 in all (the preset's count), 141.1 GB in bf16. Its
+    ///   cache: 80 layers × 8 KV heads × 128 × 2 (K, V) × 2 B = 327,680 B a token; 32 × 8,192 =
+    ///   262,144 tokens = 85.9 GB. vLLM holds both within 0.9 of the card.
+    /// - One card needs at least (141.1 + 85.9) / 0.9 = 252 GB: none of the catalog's (the
+    ///   MI300X has 192 GB). Two cards (TP=2 or PP=2): half of each, at least 126 GB a card:
+    ///   no 80 GB card, and no offer of 2 or 3 larger cards in one server. So 4 GPUs.
+    /// - PP=4 on 4 × A100 80GB: the largest stage is 20 layers with the head (and the final
+    ///   norm), 17,113,088,000 + 1,050,681,344 = 18,163,769,344 parameters = 36,327,538,688 B,
+    ///   and a quarter of the cache, 20 layers × 81,920 B × 262,144 tokens = 21,474,836,480 B:
+    ///   57,802,375,168 B / 0.9 = 64,224,861,298 B at least; the planner's 65,572,524,963 B adds
+    ///   the activations, the CUDA graphs and the context (1.26 GiB), under the A100's
+    ///   85,167,243,264 B usable.
+    /// - The price: Alibaba Cloud's 8 × A100 80GB server, 64.00 CNY an hour (8 CNY per card-hour,
+    ///   its record), 64 / 7.1 = 9.01 USD at the data set's rate: every offer below that is a
+    ///   server of fewer than 4 cards (checked below against the catalog), so none holds it; the
+    ///   next, Volcano Engine's, is 72 CNY. It rents the whole server of 8 for its 4 GPUs.
+    ///
+    /// Among the layouts of 4 GPUs on that offer, all at the same price, the planner keeps the
+    /// largest margin: PP=4 (65.57 GB a GPU) before TP=2 × PP=2 (67.40 GB) and TP=4 (68.53 GB).
+    #[cfg(feature = "full")]
+    #[test]
+    fn a_run_that_does_not_fit_names_the_cheapest_layout_that_holds_it_and_its_price() {
+        let hash = "#/calc?model=meta-llama%2FLlama-3.1-70B&mode=serve&engine=vllm&batch=32&max_model_len=8192&gpu=h100-sxm5-80gb";
+        let a = answer_of(hash);
+        assert!(matches!(a.verdict, Verdict::No { .. }), "{:?}", a.verdict);
+        let r = a.rent.clone().unwrap();
+        let o = &r.option;
+        assert_eq!(
+            (o.offer.as_str(), o.gpu.as_str(), o.count, o.rented_gpus),
+            ("aliyun-a100-80gb-8x", "a100-sxm4-80gb", 4, 8)
+        );
+        let l = o.parallelism;
+        assert_eq!((l.tp, l.pp, l.nodes, l.gpus), (1, 4, 1, 4));
+        assert!(
+            o.per_gpu_bytes.get() >= 64_224_861_298,
+            "{:?}",
+            o.per_gpu_bytes
+        );
+        assert!(
+            o.per_gpu_bytes.get() - 64_224_861_298 < 2 << 30,
+            "{:?}",
+            o.per_gpu_bytes
+        );
+        assert_eq!(o.usable_bytes.get(), 85_167_243_264);
+        assert_eq!((r.price_per_hour, r.currency), (64.0, Currency::Cny));
+        assert!(
+            (o.price_per_hour - 64.0 / 7.1).abs() < 1e-9,
+            "{}",
+            o.price_per_hour
+        );
+        assert_eq!(r.date, "2025-12-31");
+        assert!(
+            r.source.contains("8 CNY per A100-80GB card-hour"),
+            "{}",
+            r.source
+        );
+        // Every cheaper on-demand offer is too small a server to hold it (the hand bounds:
+        // 252 GB on one card, 126 GB a card on two).
+        let rate = vramfit::hardware::exchange_rate();
+        for f in vramfit::hardware::offers() {
+            let usd = rate.convert(f.price_per_hour, f.currency, Currency::Usd);
+            if f.market == vramfit::hardware::Market::OnDemand && usd < o.price_per_hour {
+                let card = vramfit::hardware::find_gpu(&f.gpu).unwrap().memory.get();
+                assert!(f.count < 4, "{}", f.id);
+                assert!(
+                    card < if f.count == 1 { 252e9 } else { 126e9 } as u64,
+                    "{}",
+                    f.id
+                );
+            }
+        }
+        // The words, in both languages: the cards, the layout, the node, the offer's price.
+        let en = crate::components::answer::rent_text(Lang::En, &r);
+        for part in [
+            "4 × A100 SXM4 80GB",
+            "TP=1 × PP=4",
+            "1 node",
+            "Alibaba Cloud",
+            "64.00 CNY/h",
+            "2025-12-31",
+            "8-GPU server",
+        ] {
+            assert!(en.contains(part), "{part}: {en}");
+        }
+        let zh = crate::components::answer::rent_text(Lang::Zh, &r);
+        for part in [
+            "4 张 A100 SXM4 80GB",
+            "TP=1 × PP=4",
+            "1 个节点",
+            "阿里云",
+            "64.00 CNY/h",
+            "8 卡服务器",
+        ] {
+            assert!(zh.contains(part), "{part}: {zh}");
+        }
+        // "Apply" sets the form to that layout, and the answer there is a yes, its memory per
+        // GPU the planner's.
+        let s = Rc::new(AppState::default()).reduce(Action::Open(Route::parse(hash), Lang::En));
+        let changes = crate::compute::layout_changes(&s, o).unwrap();
+        let changes = changes
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        let applied = s.reduce(Action::SetMany(changes));
+        assert_eq!(
+            (
+                applied.value("gpu"),
+                applied.value("gpus"),
+                applied.value("pp"),
+                applied.value("tp")
+            ),
+            (
+                "a100-sxm4-80gb".to_string(),
+                "4".to_string(),
+                "4".to_string(),
+                "1".to_string()
+            )
+        );
+        let e = estimate_of(&applied).unwrap();
+        assert_eq!(e.required_bytes, o.per_gpu_bytes);
+        let b = answer(
+            &input_with(&applied, &[]).unwrap(),
+            &e,
+            vramfit::hardware::offers(),
+        )
+        .unwrap();
+        assert!(matches!(b.verdict, Verdict::Yes { .. }), "{:?}", b.verdict);
+        assert_eq!(b.rent, None);
+    }
+
+    /// A run that fits names no rental; one too large for its card does.
+    #[cfg(feature = "full")]
+    #[test]
+    fn a_run_that_fits_names_no_rental() {
+        let a = answer_of("#/calc?model=qwen3%3A32b&engine=ollama&max_model_len=8192&gpu=rtx-4090");
+        assert_eq!(a.rent, None);
+        let b = answer_of("#/calc?model=meta-llama%2FLlama-3.3-70B-Instruct&gpu=rtx-4090");
+        assert!(b.rent.is_some());
     }
 
     #[test]

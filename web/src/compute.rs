@@ -23,7 +23,7 @@ mod links;
 #[cfg(feature = "full")]
 pub use faq::faq_runs;
 pub use faq::faq_values;
-pub use links::layout_link;
+pub use links::{layout_changes, layout_link};
 
 /// The parsed config.json of the state, the model a weights file's header gave, or the model
 /// looked up on a hub, if the source is one.
@@ -83,8 +83,8 @@ pub fn runner_of(s: &AppState) -> Option<vramfit::estimate::Runner> {
 }
 
 /// The answer for the state, whose estimate is `e` (see [`crate::answer`]).
-pub fn answer_of(s: &AppState, e: &Estimate) -> Option<crate::answer::Answer> {
-    crate::answer::answer(&input_with(s, &[]).ok()?, e)
+pub fn answer_of(s: &AppState, e: &Estimate, offers: &[Offer]) -> Option<crate::answer::Answer> {
+    crate::answer::answer(&input_with(s, &[]).ok()?, e, offers)
 }
 
 /// The values the estimator takes for the engine settings left empty, as text, by field: the

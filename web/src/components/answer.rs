@@ -11,13 +11,16 @@ use crate::answer::{Answer, Run, Target, Verdict, tokens};
 use crate::format;
 use crate::i18n::Lang;
 
-/// The answer's block: its sentence (`#answer`, with the verdict in `data-verdict`) and the
+/// The answer's block: its sentence (`#answer`, with the verdict in `data-verdict`), where the
+/// run does not fit as asked the cheapest rental that holds it (the full build's), and the
 /// guide's rule beside it.
-pub fn block(lang: Lang, a: &Answer) -> Html {
+pub fn block(app: &crate::Ctx, a: &Answer) -> Html {
+    let lang = app.lang;
     let (kind, text) = sentence(lang, a);
     html! {
         <div class="answer" id="answer" data-verdict={kind} role="status">
             <p class="verdict">{ text }</p>
+            { rent_line(app, a) }
             <p class="rule muted" id="answer-rule" data-bytes={a.m_rec.get().to_string()}>
                 { lang.f(key!("verdict.rule"), &[&format::gb(a.m_rec)]) }
             </p>
@@ -174,4 +177,91 @@ fn smallest_text(lang: Lang, smallest: Option<&Gpu>) -> String {
         None if cfg!(feature = "full") => lang.t(key!("verdict.none_single")).to_string(),
         None => lang.t(key!("verdict.choose")).to_string(),
     }
+}
+
+/// The cheapest rental that holds the run as asked, in words, with its offer's source and an
+/// "apply" button that sets the form to its layout (the card, its GPUs, tp, pp, the GPUs of a
+/// node), as the what-ifs' buttons set theirs. A MIG or vGPU slice, no card of the form's,
+/// has no button.
+#[cfg(feature = "full")]
+fn rent_line(app: &crate::Ctx, a: &Answer) -> Html {
+    let Some(r) = &a.rent else {
+        return Html::default();
+    };
+    let lang = app.lang;
+    let apply = crate::compute::layout_changes(app, &r.option).map(|changes| {
+        let changes: Vec<(String, String)> = changes
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        let app = app.clone();
+        Callback::from(move |_: MouseEvent| {
+            app.dispatch(crate::state::Action::SetMany(changes.clone()))
+        })
+    });
+    let l = &r.option.parallelism;
+    html! {
+        <p class="rent" id="answer-rent" data-offer={r.option.offer.clone()} data-gpu={r.option.gpu.clone()}
+           data-gpus={l.gpus.to_string()} data-tp={l.tp.to_string()} data-pp={l.pp.to_string()} data-nodes={l.nodes.to_string()}
+           data-price={r.price_per_hour.to_string()} data-currency={r.currency.code()}>
+            <span title={lang.f(key!("verdict.rent_source"), &[&r.source])}>{ rent_text(lang, r) }</span>
+            if let Some(apply) = apply {
+                { " " }<button type="button" id="answer-apply" onclick={apply}>{ lang.t(key!("verdict.rent_apply")) }</button>
+            }
+        </p>
+    }
+}
+
+/// A calculator build prices no rental.
+#[cfg(not(feature = "full"))]
+fn rent_line(_: &crate::Ctx, _: &Answer) -> Html {
+    Html::default()
+}
+
+/// The rental's sentence: the cards and their count, the layout (tp × pp, ZeRO-3, a MIG
+/// slice), the nodes, the platform, the price per hour as the offer states it in its own
+/// currency, and its date; the whole server where the layout uses fewer of its GPUs.
+#[cfg(feature = "full")]
+pub fn rent_text(lang: Lang, r: &crate::answer::Rent) -> String {
+    use vramfit::hardware::ParallelKind;
+    let o = &r.option;
+    let l = &o.parallelism;
+    let on = vramfit::hardware::find_gpu(&o.gpu).map_or_else(
+        || format!("{} × {}", o.count, o.gpu),
+        |g| cards(lang, u64::from(o.count), g),
+    );
+    let layout = match (&o.mig_profile, l.kind) {
+        (Some(p), _) => format!("MIG {p}"),
+        (None, ParallelKind::Zero3) => l.describe(),
+        (None, _) => format!("TP={} × PP={}", l.tp, l.pp),
+    };
+    let nodes = if l.nodes > 1 {
+        lang.f(key!("verdict.rent_nodes"), &[&l.nodes.to_string()])
+    } else {
+        lang.t(key!("verdict.rent_node")).to_string()
+    };
+    let platform = if lang.is_zh() {
+        &r.platform.1
+    } else {
+        &r.platform.0
+    };
+    let mut more = String::new();
+    if o.rented_gpus > o.count {
+        more += &lang.f(key!("verdict.rent_server"), &[&o.rented_gpus.to_string()]);
+    }
+    if o.reference_estimate {
+        more += lang.t(key!("verdict.rent_reference"));
+    }
+    lang.f(
+        key!("verdict.rent"),
+        &[
+            &on,
+            &layout,
+            &nodes,
+            platform,
+            &format::price(r.price_per_hour, r.currency.code()),
+            &r.date,
+            &more,
+        ],
+    )
 }

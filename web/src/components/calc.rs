@@ -28,16 +28,21 @@ pub fn calc_view() -> Html {
         move |_| compute::estimate_of(&s).map(Rc::new)
     });
     // The answer, with the estimate it answers from: the last one while the inputs are typed.
-    let answer = use_memo((app.calc.clone(), app.extra.get("config").cloned()), {
-        let s = (*app).clone();
-        let r = result.clone();
-        move |_| {
-            r.as_ref()
-                .as_ref()
-                .ok()
-                .and_then(|e| compute::answer_of(&s, e))
-        }
-    });
+    // The rental it names is priced on the offers in use, as Fit & rent's table.
+    let offers = use_offers();
+    let answer = use_memo(
+        (app.calc.clone(), app.extra.get("config").cloned(), offers),
+        {
+            let s = (*app).clone();
+            let r = result.clone();
+            move |(_, _, offers)| {
+                r.as_ref()
+                    .as_ref()
+                    .ok()
+                    .and_then(|e| compute::answer_of(&s, e, offers_of(offers)))
+            }
+        },
+    );
     let last_answer = use_mut_ref(|| None::<Rc<crate::answer::Answer>>);
     if let Some(a) = answer.as_ref() {
         *last_answer.borrow_mut() = Some(Rc::new(a.clone()));
@@ -76,7 +81,7 @@ pub fn calc_view() -> Html {
             <h1>{ lang.t(key!("view.calc")) }</h1>
             <p class="lead">{ lang.t(key!("calc.lead")) }</p>
             if let Some(a) = shown_answer {
-                <div class={if result.is_ok() { "" } else { "stale" }}>{ super::answer::block(lang, &a) }</div>
+                <div class={if result.is_ok() { "" } else { "stale" }}>{ super::answer::block(&app, &a) }</div>
             }
             <div class="layout">
                 <form class="panel" id="calc-form" onsubmit={Callback::from(|e: SubmitEvent| e.prevent_default())}
@@ -113,6 +118,32 @@ pub fn calc_view() -> Html {
             </div>
         </>
     }
+}
+
+/// The offers in use, which the answer's rental is priced on: the full build's provider's.
+#[cfg(feature = "full")]
+type Offers = Rc<Vec<vramfit::hardware::Offer>>;
+
+#[cfg(feature = "full")]
+#[hook]
+fn use_offers() -> Offers {
+    crate::use_catalog().offers.clone()
+}
+
+/// A calculator build has no provider of offers and prices nothing: none, and none of the
+/// code that compares or clones them in its first load.
+#[cfg(not(feature = "full"))]
+type Offers = [vramfit::hardware::Offer; 0];
+
+#[cfg(not(feature = "full"))]
+#[hook]
+fn use_offers() -> Offers {
+    []
+}
+
+/// The offers as the answer takes them.
+fn offers_of(o: &Offers) -> &[vramfit::hardware::Offer] {
+    o
 }
 
 /// How long the inputs must rest before an error replaces the typing hint, in milliseconds.

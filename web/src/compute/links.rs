@@ -14,6 +14,14 @@ use crate::state::AppState;
 /// the row's memory per GPU. `None` for a MIG or vGPU slice, which is no card of the
 /// calculator's.
 pub fn layout_link(s: &AppState, o: &PlanOption) -> Option<String> {
+    Some(s.calc_link_with(&layout_changes(s, o)?))
+}
+
+/// The form's fields that change when the state's run is spread over rental option `o`'s
+/// layout on its card (`layout_input`: the card, its GPUs, tp, pp, the GPUs of a node), as
+/// the form writes them: what [`layout_link`] opens and the answer's "apply" sets. `None` for
+/// a MIG or vGPU slice, which is no card of the calculator's.
+pub fn layout_changes(s: &AppState, o: &PlanOption) -> Option<Vec<(&'static str, String)>> {
     if o.mig_profile.is_some() {
         return None;
     }
@@ -21,11 +29,12 @@ pub fn layout_link(s: &AppState, o: &PlanOption) -> Option<String> {
     let gpu = vramfit::hardware::find_gpu(&o.gpu)?;
     let spread = vramfit::hardware::layout_input(&run, o.parallelism, gpu)?;
     let before = fields::form_texts(&run);
-    let changes: Vec<(&str, String)> = fields::form_texts(&spread)
-        .into_iter()
-        .filter(|kv| !before.contains(kv))
-        .collect();
-    Some(s.calc_link_with(&changes))
+    Some(
+        fields::form_texts(&spread)
+            .into_iter()
+            .filter(|kv| !before.contains(kv))
+            .collect(),
+    )
 }
 
 #[cfg(test)]
