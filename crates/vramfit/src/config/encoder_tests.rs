@@ -61,7 +61,10 @@ fn bge_reranker_v2_m3_weights_exact() {
     // Without id2label a classifier has transformers' default 2 labels: 2 × 1024 + 2 more
     // than the pooler alone.
     let two = BGE_RERANKER_V2_M3.replace(r#""id2label": {"0": "LABEL_0"},"#, "");
-    assert_eq!(parse_config(&two).unwrap().arch.params(), 567_754_752 + 2 * 1024 + 2);
+    assert_eq!(
+        parse_config(&two).unwrap().arch.params(),
+        567_754_752 + 2 * 1024 + 2
+    );
 }
 
 /// `roberta` reads alike; `bert` keeps its whole table of positions for tokens (BertModel of

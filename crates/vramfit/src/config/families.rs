@@ -148,8 +148,10 @@ pub(super) fn bert(c: &Cfg, roberta: bool) -> Result<Architecture> {
         _ => 2,
     };
     let classifier = c.arr("architectures")?.is_some_and(|a| {
-        a.iter()
-            .any(|v| v.as_str().is_some_and(|s| s.ends_with("ForSequenceClassification")))
+        a.iter().any(|v| {
+            v.as_str()
+                .is_some_and(|s| s.ends_with("ForSequenceClassification"))
+        })
     });
     let out_proj = if classifier {
         hidden.saturating_mul(labels).saturating_add(labels)
