@@ -152,3 +152,23 @@ fn pooling_is_refused_where_not_modelled() {
         ("runner", ErrorKind::Conflict)
     );
 }
+
+/// The engines' own flags read back from a command line: vLLM `--runner pooling` (and its older
+/// `--task embed`, `--convert embed`), SGLang `--is-embedding`.
+#[test]
+fn pooling_read_from_the_engines_flags() {
+    let runner = |line: &str| crate::launch::read_command(line).unwrap().input.runner;
+    let pooling = Some(RunnerType::Pooling);
+    assert_eq!(runner("vllm serve BAAI/bge-m3 --runner pooling"), pooling);
+    assert_eq!(runner("vllm serve BAAI/bge-m3 --task embed"), pooling);
+    assert_eq!(runner("vllm serve Qwen/Qwen3-Embedding-8B --convert embed"), pooling);
+    assert_eq!(
+        runner("vllm serve Qwen/Qwen3-8B --runner generate"),
+        Some(RunnerType::Generate)
+    );
+    assert_eq!(runner("vllm serve Qwen/Qwen3-8B"), None);
+    assert_eq!(
+        runner("python -m sglang.launch_server --model-path Qwen/Qwen3-Embedding-8B --is-embedding"),
+        pooling
+    );
+}
