@@ -161,14 +161,19 @@ fn pooling_read_from_the_engines_flags() {
     let pooling = Some(RunnerType::Pooling);
     assert_eq!(runner("vllm serve BAAI/bge-m3 --runner pooling"), pooling);
     assert_eq!(runner("vllm serve BAAI/bge-m3 --task embed"), pooling);
-    assert_eq!(runner("vllm serve Qwen/Qwen3-Embedding-8B --convert embed"), pooling);
+    assert_eq!(
+        runner("vllm serve Qwen/Qwen3-Embedding-8B --convert embed"),
+        pooling
+    );
     assert_eq!(
         runner("vllm serve Qwen/Qwen3-8B --runner generate"),
         Some(RunnerType::Generate)
     );
     assert_eq!(runner("vllm serve Qwen/Qwen3-8B"), None);
     assert_eq!(
-        runner("python -m sglang.launch_server --model-path Qwen/Qwen3-Embedding-8B --is-embedding"),
+        runner(
+            "python -m sglang.launch_server --model-path Qwen/Qwen3-Embedding-8B --is-embedding"
+        ),
         pooling
     );
 }
