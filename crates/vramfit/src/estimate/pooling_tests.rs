@@ -123,6 +123,12 @@ fn qwen3_embedding_drops_the_head_where_the_engine_does() {
     let hf = estimate(&hf).unwrap();
     assert_eq!(hf.params, 7_567_295_488);
     assert_eq!(hf.component_bytes(ComponentKind::Logits), 0);
+    // transformers' base model still builds a DynamicCache of the batch's keys and values:
+    // `use_cache` comes from the config (True) and `Qwen3Model.forward` makes the cache
+    // (transformers 5.24.0 models/qwen3/modeling_qwen3.py lines 377-378), alive until the
+    // output is dropped. By hand: 36 layers × 2 × 8 heads × 128 × 2 B = 147,456 B per token,
+    // × 32 × 512 tokens = 2,415,919,104 B.
+    assert_eq!(hf.component_bytes(ComponentKind::KvCache), 2_415_919_104);
 }
 
 /// Refused by name: a pooling run where the engine runs none modelled, and `generate` with an
