@@ -53,6 +53,11 @@ fn bge_m3_in_transformers_by_hand() {
     assert_eq!(e.component_bytes(ComponentKind::KvCache), 0);
     assert_eq!(e.component_bytes(ComponentKind::Logits), 0);
     assert_eq!(e.component_bytes(ComponentKind::Activations), 469_762_048);
+    // Nothing is decoded: the speed has a prefill and no decode figures.
+    let t = e.throughput.unwrap();
+    assert!(t.prefill_tokens_per_s.is_some());
+    assert_eq!(t.decode_tokens_per_s, None);
+    assert_eq!(t.decode_tokens_per_s_per_sequence, None);
 }
 
 /// bge-m3 under vLLM: `EncoderOnlyAttention` has no KV-cache spec (`Attention.get_kv_cache_spec`
