@@ -9,7 +9,7 @@ use libfuzzer_sys::fuzz_target;
 use vramfit::Bytes;
 use vramfit::estimate::{
     AttentionImpl, Checkpointing, DisaggregationMode, Engine, Estimate, EstimateInput,
-    KvOffloadingBackend, Logits, Loss, Mode, Offload, Optimizer, Precision, RlAlgorithm, Rollout,
+    KvOffloadingBackend, Logits, RunnerType, Loss, Mode, Offload, Optimizer, Precision, RlAlgorithm, Rollout,
     SpecMethod, SplitMode, Stack, TransferBackend, estimate, largest_batch,
 };
 use vramfit::precision::{Dtype, GgufFileType, KvDtype, MlxMode, Quantization};
@@ -308,6 +308,7 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
             Some(KvOffloadingBackend::Native),
             Some(KvOffloadingBackend::Lmcache),
         ])?,
+        runner: *u.choose(&[None, Some(RunnerType::Generate), Some(RunnerType::Pooling)])?,
         speculative_method: maybe(u, &SpecMethod::ALL)?,
         draft_model: text(u, DRAFTS)?,
         num_speculative_tokens: opt_num(u)?,

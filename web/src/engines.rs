@@ -50,6 +50,7 @@ pub fn settings(runner: Runner) -> Vec<Setting> {
                 "--kv-offloading-backend",
                 key!("e.kv_offloading_backend"),
             ),
+            ("runner", "--runner", key!("e.runner")),
             (
                 "speculative_method",
                 "--speculative-config method",
@@ -96,6 +97,7 @@ pub fn settings(runner: Runner) -> Vec<Setting> {
             ("kv_dtype", "kv_cache_dtype", key!("e.kv")),
             ("cuda_graph_max_bs", "cuda_graph_max_bs", key!("e.graph_bs")),
             ("cuda_graphs", "CUDA graphs", key!("e.graphs_sglang")),
+            ("runner", "--is-embedding", key!("e.runner")),
             (
                 "enable_dp_attention",
                 "--enable-dp-attention",

@@ -352,6 +352,7 @@ pub static FIELDS: &[Field] = &[
     Field::new("max_cpu_loras", Kind::OptNumber, Group::Serving),
     Field::new("kv_offloading_size", Kind::OptNumber, Group::Serving),
     choice_field!("kv_offloading_backend", Serving: "", "native", "lmcache"),
+    choice_field!("runner", Serving: "", "generate", "pooling"),
     choice_field!("speculative_method", Serving: "", "ngram", "draft_model", "eagle", "eagle3"),
     Field::new("draft_model", Kind::Text, Group::Serving),
     Field::new("num_speculative_tokens", Kind::OptNumber, Group::Serving),
@@ -482,6 +483,7 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
         max_cpu_loras,
         kv_offloading_size,
         kv_offloading_backend,
+        runner,
         speculative_method,
         draft_model,
         num_speculative_tokens,
@@ -617,6 +619,7 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
             "kv_offloading_backend",
             kv_offloading_backend.map_or("", |b| b.name()).to_string(),
         ),
+        ("runner", runner.map_or("", |r| r.name()).to_string()),
         (
             "speculative_method",
             speculative_method

@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 use clap::{Args, ValueEnum};
 use vramfit::estimate::{
     AttentionImpl, Checkpointing, DisaggregationMode, Engine, EstimateInput, KvOffloadingBackend,
-    Logits, Loss, Mode, Offload, Optimizer, Precision, RlAlgorithm, Rollout, SpecMethod, SplitMode,
-    Stack, TransferBackend,
+    Logits, Loss, Mode, Offload, Optimizer, Precision, RlAlgorithm, Rollout, RunnerType,
+    SpecMethod, SplitMode, Stack, TransferBackend,
 };
 use vramfit::hub::HubModel;
 use vramfit::precision::{Dtype, KvDtype, Quantization};
@@ -244,6 +244,12 @@ pub struct EstimateFlags {
     /// vLLM --kv-offloading-backend: native (vLLM's own, the default) or lmcache (LMCache's server sizes its own memory). With --kv-offloading-size.
     #[arg(long, value_enum)]
     pub kv_offloading_backend: Option<KvOffloadingBackendArg>,
+    /// vLLM --runner: generate or pooling (an embedding, reranking or classification model; vLLM's older --task embed|score|classify and --convert embed|classify taken as aliases of pooling). A pooling run generates no tokens and has no sampler; vLLM and transformers build no LM head, SGLang keeps it. vLLM, SGLang and transformers inference [default: pooling for an encoder (BERT, RoBERTa, XLM-RoBERTa), else generate].
+    #[arg(long, value_enum)]
+    pub runner: Option<RunnerArg>,
+    /// SGLang --is-embedding: the same as --runner pooling.
+    #[arg(long)]
+    pub is_embedding: bool,
     /// vLLM --speculative-config's method: speculative decoding with ngram, draft_model, eagle or eagle3 (vLLM serving). The drafter's weights and buffers come out of the KV pool's budget and its attention layers share the pool.
     #[arg(long)]
     pub speculative_method: Option<SpecMethodArg>,
@@ -460,6 +466,25 @@ value_enum!(SpecMethodArg => SpecMethod {
     Ngram = "ngram" => SpecMethod::Ngram, DraftModel = "draft_model" => SpecMethod::DraftModel,
     Eagle = "eagle" => SpecMethod::Eagle, Eagle3 = "eagle3" => SpecMethod::Eagle3,
 });
+/// `--runner`: vLLM's words, its older `--task` and `--convert` values as aliases of pooling.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+#[allow(missing_docs)]
+pub enum RunnerArg {
+    #[value(name = "generate")]
+    Generate,
+    #[value(name = "pooling", aliases = ["embed", "score", "classify", "reward"])]
+    Pooling,
+}
+
+impl From<RunnerArg> for RunnerType {
+    fn from(r: RunnerArg) -> Self {
+        match r {
+            RunnerArg::Generate => RunnerType::Generate,
+            RunnerArg::Pooling => RunnerType::Pooling,
+        }
+    }
+}
+
 value_enum!(KvOffloadingBackendArg => KvOffloadingBackend { Native = "native" => KvOffloadingBackend::Native, Lmcache = "lmcache" => KvOffloadingBackend::Lmcache });
 /// `--disaggregation-mode`: SGLang's words, vLLM's kv_role as aliases.
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -645,6 +670,10 @@ impl EstimateFlags {
             max_cpu_loras: self.max_cpu_loras,
             kv_offloading_size: self.kv_offloading_size,
             kv_offloading_backend: self.kv_offloading_backend.map(Into::into),
+            runner: self
+                .runner
+                .map(Into::into)
+                .or(self.is_embedding.then_some(RunnerType::Pooling)),
             speculative_method: self.speculative_method.map(Into::into),
             draft_model: self.draft_model.clone(),
             num_speculative_tokens: self.num_speculative_tokens,

@@ -1565,6 +1565,16 @@ export interface EstimateInput {
    */
   kv_offloading_backend?: KvOffloadingBackend | null;
   /**
+   * vLLM `--runner`: `generate` or `pooling` (embedding, reranking and classification
+   * models: vLLM's older `--task embed|score|classify` and `--convert embed|classify`,
+   * SGLang `--is-embedding`, transformers' forward of the base model as
+   * sentence-transformers runs it). A pooling run generates no tokens (`new_tokens` is taken
+   * as 0) and has no sampler: vLLM and transformers build no LM head, SGLang keeps it.
+   * vLLM, SGLang and transformers inference. Default: `pooling` for an encoder (BERT,
+   * RoBERTa, XLM-RoBERTa) on those engines, else `generate`.
+   */
+  runner?: RunnerType | null;
+  /**
    * SGLang `--enable-dp-attention`: attention in data parallel over `dp_size` groups of the
    * `tp` GPUs (an MLA model: DeepSeek, Kimi K2, GLM-5). Each group holds the attention
    * weights split over `tp / dp_size` GPUs and the embedding whole, and each GPU's token pool
@@ -4735,6 +4745,23 @@ export type Rollout =
    * rollout's sequences.
    */
   | "hf"
+;
+
+/**
+ * What a server runs the model for: vLLM `--runner` (`generate` or `pooling`).
+ */
+export type RunnerType =
+  /**
+   * Text generation: a sampler over the vocabulary after each step.
+   */
+  | "generate"
+  /**
+   * Embedding, scoring and classification: one forward over each input and a pooler
+   * (vLLM `--runner pooling`, before it `--task embed|score|classify` or `--convert
+   * embed|classify`; SGLang `--is-embedding`; transformers' forward of the base model, as
+   * sentence-transformers' `encode` runs it).
+   */
+  | "pooling"
 ;
 
 /**

@@ -91,6 +91,12 @@ fn every_model_type_matches_its_preset() {
             "google-bert/bert-large-uncased",
             None,
         ),
+        ("bge-m3.json", "BAAI/bge-m3", Some(Fp32)),
+        (
+            "bge-reranker-v2-m3.json",
+            "BAAI/bge-reranker-v2-m3",
+            Some(Fp32),
+        ),
         (
             "vit-large-patch16-224.json",
             "google/vit-large-patch16-224",

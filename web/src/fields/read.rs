@@ -141,6 +141,7 @@ fn set(input: &mut EstimateInput, key: &str, v: &str) -> Result<(), InputError> 
         "kv_offloading_backend" => {
             input.kv_offloading_backend = (!v.is_empty()).then(|| choice(key, v)).transpose()?
         }
+        "runner" => input.runner = (!v.is_empty()).then(|| choice(key, v)).transpose()?,
         "speculative_method" => {
             input.speculative_method = (!v.is_empty()).then(|| choice(key, v)).transpose()?;
         }

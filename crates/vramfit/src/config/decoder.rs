@@ -247,7 +247,8 @@ fn other_family(model_type: &str, c: &Cfg, notes: &mut Notes) -> Result<Architec
         // RefinedWeb is the 40B/180B layout, RefinedWebModel the 7B one.
         "RefinedWeb" => falcon(c, true)?,
         "RefinedWebModel" => falcon(c, false)?,
-        "bert" => bert(c)?,
+        "bert" => bert(c, false)?,
+        "roberta" | "xlm-roberta" => bert(c, true)?,
         "vit" => vit(c)?,
         "whisper" => whisper(c, notes)?,
         "resnet" => resnet(c)?,

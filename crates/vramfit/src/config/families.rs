@@ -118,7 +118,16 @@ pub(super) fn falcon(c: &Cfg, refined_web: bool) -> Result<Architecture> {
     })
 }
 
-pub(super) fn bert(c: &Cfg) -> Result<Architecture> {
+/// BERT and RoBERTa/XLM-RoBERTa encoders (`model_type` `bert`, `roberta`, `xlm-roberta`): word,
+/// learned position and token-type embeddings with a LayerNorm, post-LN blocks with biased
+/// projections and a GELU FFN, no LM head. `BertModel`/`XLMRobertaModel` end in the pooler
+/// (`dense` h × h with its bias), which sentence-transformers loads with the model; a
+/// `*ForSequenceClassification` (a reranker: bge-reranker-v2-m3) has no pooler but a classifier
+/// whose `dense` has the pooler's shape, and its `out_proj` (h × labels + labels, the labels
+/// `id2label`'s, 2 by default) counted in `extra_params`. RoBERTa's positions start after its
+/// `pad_token_id` (transformers 5.24 `create_position_ids_from_input_ids`: `padding_idx + 1`),
+/// so `max_position_embeddings` 8,194 holds 8,192 tokens.
+pub(super) fn bert(c: &Cfg, roberta: bool) -> Result<Architecture> {
     let (hidden, heads) = width_and_heads(
         c,
         ("hidden_size", c.u("hidden_size")?.unwrap_or(768)),
@@ -128,6 +137,27 @@ pub(super) fn bert(c: &Cfg) -> Result<Architecture> {
         ),
     )?;
     let positions = c.u("max_position_embeddings")?.unwrap_or(512);
+    let tokens = if roberta {
+        let pad = c.u("pad_token_id")?.unwrap_or(1);
+        positions.saturating_sub(pad.saturating_add(1)).max(1)
+    } else {
+        positions
+    };
+    let labels = match c.get("id2label") {
+        Some(serde_json::Value::Object(m)) => m.len() as u64,
+        _ => 2,
+    };
+    let classifier = c.arr("architectures")?.is_some_and(|a| {
+        a.iter().any(|v| {
+            v.as_str()
+                .is_some_and(|s| s.ends_with("ForSequenceClassification"))
+        })
+    });
+    let out_proj = if classifier {
+        hidden.saturating_mul(labels).saturating_add(labels)
+    } else {
+        0
+    };
     Ok(Architecture {
         family: Family::Bert,
         vocab_size: c.u("vocab_size")?.unwrap_or(30_522),
@@ -143,8 +173,9 @@ pub(super) fn bert(c: &Cfg) -> Result<Architecture> {
         norm: Norm::Layer,
         norms_per_layer: 2,
         learned_positions: positions,
-        max_position_embeddings: positions,
+        max_position_embeddings: tokens,
         num_labels: c.u("type_vocab_size")?.unwrap_or(2),
+        extra_params: out_proj,
         ..Architecture::default()
     })
 }

@@ -34,6 +34,15 @@ pub enum Runner {
     Mlx,
 }
 
+/// How a runner runs an embedding or scoring model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Pooling {
+    /// The engine's words for it.
+    pub(super) flag: &'static str,
+    /// Whether a decoder's LM head is still built.
+    pub(super) lm_head: bool,
+}
+
 impl Runner {
     /// What runs `engine` in `mode`.
     pub const fn of(mode: Mode, engine: Engine) -> Runner {
@@ -101,6 +110,34 @@ impl Runner {
             Runner::Mlx => super::mlx::MLX_PREFILL_STEP_SIZE,
             _ if big => 8192,
             _ => 2048,
+        }
+    }
+
+    /// How this runner runs an embedding or scoring model (`runner: pooling`); `None` where it
+    /// runs none (llama.cpp's `--embedding`, Ollama's `/api/embed`, TensorRT-LLM, mlx-lm and
+    /// training are not modelled).
+    pub(super) const fn pooling(self) -> Option<Pooling> {
+        match self {
+            // `--runner pooling`: the pooling adapter builds the model without its LM head and
+            // logits processor (`_create_pooling_model_cls`, `no_init_weights(... targets=
+            // (LogitsProcessor, ParallelLMHead))`, vllm/model_executor/models/adapters.py
+            // lines 145-152 at 0.33.0).
+            Runner::Vllm => Some(Pooling {
+                flag: "--runner pooling",
+                lm_head: false,
+            }),
+            // `--is-embedding`: Qwen2/Qwen3ForCausalLM build `lm_head` and the pooler beside it
+            // (sglang/srt/models/qwen3.py lines 580-594 at 0.5.23).
+            Runner::Sglang => Some(Pooling {
+                flag: "--is-embedding",
+                lm_head: true,
+            }),
+            // sentence-transformers loads `AutoModel`: the base model, no LM head.
+            Runner::Transformers => Some(Pooling {
+                flag: "AutoModel (sentence-transformers)",
+                lm_head: false,
+            }),
+            _ => None,
         }
     }
 

@@ -283,7 +283,8 @@ impl Run<'_> {
     /// decode term).
     fn hf_head(&self, kept: u64) -> (u64, u64) {
         let a = &self.arch;
-        if !a.is_generative() || a.vocab_size == 0 {
+        // A pooling run (sentence-transformers' `AutoModel`) ends at the last hidden state.
+        if !a.is_generative() || a.vocab_size == 0 || self.pooling {
             return (0, 0);
         }
         let act = self.act_bytes();

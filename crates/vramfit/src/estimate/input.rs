@@ -364,6 +364,34 @@ impl KvOffloadingBackend {
     }
 }
 
+/// What a server runs the model for: vLLM `--runner` (`generate` or `pooling`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "lowercase")
+)]
+pub enum RunnerType {
+    /// Text generation: a sampler over the vocabulary after each step.
+    #[default]
+    Generate,
+    /// Embedding, scoring and classification: one forward over each input and a pooler
+    /// (vLLM `--runner pooling`, before it `--task embed|score|classify` or `--convert
+    /// embed|classify`; SGLang `--is-embedding`; transformers' forward of the base model, as
+    /// sentence-transformers' `encode` runs it).
+    Pooling,
+}
+
+impl RunnerType {
+    /// The word vLLM's flag takes.
+    pub const fn name(self) -> &'static str {
+        match self {
+            RunnerType::Generate => "generate",
+            RunnerType::Pooling => "pooling",
+        }
+    }
+}
+
 /// The estimator's input: plain data with defaults, as the CLI, the npm package and the site
 /// give it. Numbers are `f64` (JSON's and JavaScript's number) and are checked to be finite
 /// integers in range by [`EstimateInput::resolve`].
@@ -519,6 +547,14 @@ pub struct EstimateInput {
     /// vLLM `--kv-offloading-backend`: `native` (default) or `lmcache`, whose own server sizes
     /// its memory. With `kv_offloading_size` only.
     pub kv_offloading_backend: Option<KvOffloadingBackend>,
+    /// vLLM `--runner`: `generate` or `pooling` (embedding, reranking and classification
+    /// models: vLLM's older `--task embed|score|classify` and `--convert embed|classify`,
+    /// SGLang `--is-embedding`, transformers' forward of the base model as
+    /// sentence-transformers runs it). A pooling run generates no tokens (`new_tokens` is taken
+    /// as 0) and has no sampler: vLLM and transformers build no LM head, SGLang keeps it.
+    /// vLLM, SGLang and transformers inference. Default: `pooling` for an encoder (BERT,
+    /// RoBERTa, XLM-RoBERTa) on those engines, else `generate`.
+    pub runner: Option<RunnerType>,
     /// SGLang `--enable-dp-attention`: attention in data parallel over `dp_size` groups of the
     /// `tp` GPUs (an MLA model: DeepSeek, Kimi K2, GLM-5). Each group holds the attention
     /// weights split over `tp / dp_size` GPUs and the embedding whole, and each GPU's token pool
@@ -793,6 +829,7 @@ impl Default for EstimateInput {
             ep: 1.0,
             kv_offloading_size: None,
             kv_offloading_backend: None,
+            runner: None,
             enable_dp_attention: false,
             dp_size: None,
             disaggregation_mode: None,

@@ -135,6 +135,8 @@ mod ollama_tags;
 mod output;
 mod parts;
 mod peak;
+#[cfg(test)]
+mod pooling_tests;
 mod quick;
 mod rl;
 #[cfg(test)]
@@ -171,7 +173,7 @@ pub use engine::{
 pub use hf_version::TransformersVersion;
 pub use input::{
     AttentionImpl, Checkpointing, Engine, EstimateInput, KvOffloadingBackend, Logits, Loss, Mode,
-    Offload, Optimizer, Precision, RlAlgorithm, Rollout, SpecMethod, SplitMode, Stack,
+    Offload, Optimizer, Precision, RlAlgorithm, Rollout, RunnerType, SpecMethod, SplitMode, Stack,
 };
 pub use input_disaggregation::{DisaggregationMode, TransferBackend};
 pub use llamacpp::LLAMACPP_CONTEXT;

@@ -252,6 +252,10 @@ impl Run<'_> {
                 ("decode_tokens_per_s", InferenceFigure::DecodeTokensPerS),
                 ("generation_s", InferenceFigure::Total),
             ] {
+                // A pooling run generates nothing: no decode figures.
+                if self.pooling && key.starts_with("decode") {
+                    continue;
+                }
                 formulas.push(difference(key, t.formula(figure)));
             }
             if let Some((s, k)) = &spec {
@@ -262,10 +266,9 @@ impl Run<'_> {
             runtime,
             prefill_tokens_per_s: Some(four_figures(t.prefill_tokens_per_s)),
             time_to_first_token_s: Some(four_figures(t.time_to_first_token_s)),
-            decode_tokens_per_s_per_sequence: Some(four_figures(
-                t.decode_tokens_per_s_per_sequence,
-            )),
-            decode_tokens_per_s: Some(four_figures(t.decode_tokens_per_s)),
+            decode_tokens_per_s_per_sequence: (!self.pooling)
+                .then(|| four_figures(t.decode_tokens_per_s_per_sequence)),
+            decode_tokens_per_s: (!self.pooling).then(|| four_figures(t.decode_tokens_per_s)),
             generation_s: Some(four_figures(t.total_s)),
             speculative_tokens_per_step: spec.map(|(s, _)| four_figures(s.tokens_per_step)),
             speculative_decode_tokens_per_s_per_sequence: spec

@@ -161,6 +161,9 @@ struct Class {
     a100: bool,
     /// 70 GiB or more: vLLM's larger default batch sizes (not on an A100).
     big: bool,
+    /// The card's generation where vLLM reads it: its MXFP4 experts' backend (Triton on
+    /// Hopper, FlashInfer on Blackwell, Marlin before) holds them in layouts of other sizes.
+    generation: Option<crate::gpu::Generation>,
     /// SGLang and Ollama read the memory itself (SGLang's default fraction and batch sizes,
     /// Ollama's default context and its offload decision): each card is a class of its own.
     memory: u64,
@@ -176,6 +179,7 @@ impl Class {
             bf16: d.bf16 && reads.vllm_defaults,
             a100: d.a100 && reads.vllm_defaults,
             big: d.memory.get() >= 70 * GIB && reads.vllm_defaults,
+            generation: reads.vllm_defaults.then(|| gpu.generation()),
             memory: if reads.memory { d.memory.get() } else { 0 },
         }
     }

@@ -84,6 +84,11 @@ pub(crate) enum Setting {
     KvOffloadingSize,
     /// vLLM `--kv-offloading-backend`.
     KvOffloadingBackend,
+    /// vLLM `--runner generate|pooling`, and its older `--task` and `--convert` (any value but
+    /// `generate`, `auto` or `none` pools).
+    Runner,
+    /// SGLang `--is-embedding`.
+    IsEmbedding,
     /// The nodes the run spans (SGLang's and vLLM's `--nnodes`).
     Nodes,
     /// Where this node sits in the cluster (`--node-rank`, `--dist-init-addr`, vLLM's
@@ -173,6 +178,7 @@ pub(crate) const VLLM: &[Flag] = &[
     v(&["--max-cpu-loras"], Setting::MaxCpuLoras),
     v(&["--kv-offloading-size"], Setting::KvOffloadingSize),
     v(&["--kv-offloading-backend"], Setting::KvOffloadingBackend),
+    v(&["--runner", "--task", "--convert"], Setting::Runner),
     // Over several nodes: Ray's executor (the cluster `ray start` made), or vLLM's own
     // multi-node launcher (`ParallelConfig.nnodes`, `node_rank`, `master_addr`,
     // `master_port`; `--headless` on the nodes that serve no API).
@@ -229,6 +235,7 @@ pub(crate) const SGLANG: &[Flag] = &[
     v(&["--dtype"], Setting::Dtype),
     v(&["--quantization"], Setting::Quantization),
     // LoRA (`arg_groups/fields/lora.py`).
+    switch(&["--is-embedding"], Setting::IsEmbedding),
     switch(&["--enable-lora"], Setting::EnableLora),
     v(&["--max-loras-per-batch"], Setting::MaxLoras),
     v(&["--max-lora-rank"], Setting::MaxLoraRank),

@@ -306,6 +306,14 @@ impl Reader {
                     }
                 })
             }
+            Setting::Runner => {
+                i.runner = match value {
+                    "auto" | "none" => None,
+                    "generate" | "transcription" => Some(crate::estimate::RunnerType::Generate),
+                    _ => Some(crate::estimate::RunnerType::Pooling),
+                }
+            }
+            Setting::IsEmbedding => i.runner = Some(crate::estimate::RunnerType::Pooling),
             Setting::NewTokens => i.new_tokens = number(flag, value)?,
             Setting::MaxKvSize => i.max_kv_size = Some(number(flag, value)?),
             Setting::KvBits => i.kv_bits = Some(number(flag, value)?),

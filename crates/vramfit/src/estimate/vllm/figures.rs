@@ -176,8 +176,15 @@ impl Run<'_> {
             .max_num_batched_tokens
             .saturating_mul(forward_per_token)
             .div_ceil(if whole { 1 } else { self.tp });
-        let sampler_sort = version.full_sort_sampler();
-        let sampler = if sampler_sort {
+        let sampler_sort = version.full_sort_sampler() && !self.pooling;
+        // A pooling model's profile runs `_dummy_pooler_run` on the forward's hidden states in
+        // place of `_dummy_sampler_run` (`profile_run`, vllm/v1/worker/gpu_model_runner.py
+        // lines 6136-6139 at 0.33.0): no logits over the vocabulary. The pooled output (one
+        // hidden vector per sequence for CLS, LAST or MEAN pooling) is left out: at most
+        // max_num_seqs × hidden, 2 MiB for 1,024 × 1,024 in fp16.
+        let sampler = if self.pooling {
+            0
+        } else if sampler_sort {
             // Beside the sort, `profile_run` holds the forward's hidden states (batched tokens ×
             // hidden) and `_dummy_sampler_run` the gathered last ones and their random copy
             // (2 × sequences × hidden), in the model dtype.

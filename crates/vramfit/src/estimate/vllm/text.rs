@@ -188,6 +188,13 @@ impl Run<'_> {
 
     /// The profile run's formula: the forward against the sampler.
     fn vllm_profile_text(&self, f: &VllmFigures) -> Formula {
+        if self.pooling {
+            return formula!(self.text;
+                let (tokens, per, fwd) = (self.max_num_batched_tokens, f.forward_per_token, b(f.forward));
+                ["forward over {tokens} batched tokens × {per} B = {fwd}; a pooling model (--runner pooling) runs its pooler, not the sampler: no logits"],
+                ["前向 {tokens} 个批内 token × {per} B = {fwd}；池化模型（--runner pooling）运行池化器而非采样器：没有 logits"]
+            );
+        }
         if f.sampler_sort {
             return formula!(self.text;
                 let (tokens, per, fwd) = (self.max_num_batched_tokens, f.forward_per_token, b(f.forward));

@@ -18,6 +18,7 @@ mod lora;
 mod mlx;
 mod model;
 mod nodes;
+mod pooling;
 mod regimes;
 mod serving;
 mod sharding;
@@ -68,8 +69,11 @@ pub struct Workload {
     pub batch: u64,
     /// Prompt / training sequence length.
     pub seq_len: u64,
-    /// Generated tokens.
+    /// Generated tokens (0 in a pooling run).
     pub new_tokens: u64,
+    /// An embedding, reranking or classification run (`runner: pooling`, or an encoder): one
+    /// forward and a pooler, no sampler over the vocabulary.
+    pub pooling: bool,
     /// Model dtype.
     pub dtype: Dtype,
     /// Weight format.
@@ -298,6 +302,11 @@ impl EstimateInput {
             s.full_qkv = rules.gemma4_full_qkv || (s.altup_inputs > 0 && rules.gemma3n_full_qkv);
         }
         let mut shape = self.resolve_shape()?;
+        let pooling = self.resolve_pooling(&mut model.arch)?;
+        if pooling {
+            // A pooling run generates nothing: one forward over each input.
+            shape.new_tokens = 0;
+        }
         let images = self.resolve_images(&model.arch, &model.name, &mut shape)?;
         let loaded = self.resolve_formats(&model)?;
         // Training's own settings (RL, sharding, the stacks' regimes) are read only where
@@ -348,6 +357,7 @@ impl EstimateInput {
             batch: shape.batch,
             seq_len: shape.seq_len,
             new_tokens: shape.new_tokens,
+            pooling,
             dtype,
             quantization: loaded.quantization,
             kv_dtype: self.kv_dtype,

@@ -99,6 +99,14 @@ impl EstimateInput {
         let sglang = crate::estimate::sglang::defaults(gpu_mib, tp);
         let max_num_batched_tokens = match self.max_num_batched_tokens {
             Some(v) => int("max_num_batched_tokens", v, 1, MAX_SEQ)?,
+            // An encoder pools with bidirectional attention, which vLLM cannot chunk
+            // (`is_chunked_prefill_supported`, vllm/config/model.py lines 2196-2203 at 0.33.0):
+            // without chunked prefill a step takes at least a whole max_model_len
+            // (`_set_default_max_num_seqs_and_batched_tokens_args`, vllm/engine/arg_utils.py
+            // lines 3194-3199).
+            None if vllm && arch.family == crate::model::Family::Bert => runner
+                .default_batched_tokens(big, sglang.chunked_prefill_size)
+                .max(max_model_len),
             None => vllm_version
                 .v0_batched_tokens(max_model_len)
                 .filter(|_| vllm)

@@ -1,0 +1,54 @@
+//! Embedding, reranking and classification runs (`runner: pooling`): which engines run them,
+//! and what a pooling run changes in the workload before any run shape reads it.
+
+use crate::error::Result;
+use crate::estimate::{EstimateInput, RunnerType};
+use crate::model::{Architecture, Family};
+
+impl EstimateInput {
+    /// Whether the run pools: `runner` as given, else an encoder (BERT, RoBERTa, XLM-RoBERTa)
+    /// on an engine that runs pooling models. A pooling run where the engine runs none is
+    /// refused by the engine's name, and `generate` with an encoder, which has no LM head. A
+    /// pooling decoder loses its LM head where the engine does not build it (vLLM,
+    /// transformers' `AutoModel`): `arch.tied_embeddings` is set, which leaves the head out of
+    /// the tensors and nothing else a pooling run reads (no logits are formed).
+    pub(super) fn resolve_pooling(&self, arch: &mut Architecture) -> Result<bool> {
+        let runner = self.runner();
+        let encoder = arch.family == Family::Bert;
+        let pooling = match self.runner {
+            Some(RunnerType::Pooling) => true,
+            Some(RunnerType::Generate) if encoder => {
+                return Err(input_error!(
+                    Conflict,
+                    "runner",
+                    "generate with an encoder (BERT, RoBERTa, XLM-RoBERTa): it has no LM head to generate with",
+                    "编码器（BERT、RoBERTa、XLM-RoBERTa）不能用 generate：它没有可用于生成的 LM head",
+                    "pooling, or no runner",
+                    "pooling，或不设 runner",
+                ));
+            }
+            Some(RunnerType::Generate) => false,
+            None => encoder && runner.pooling().is_some(),
+        };
+        if !pooling {
+            return Ok(false);
+        }
+        let Some(how) = runner.pooling() else {
+            let name = runner.rules().name;
+            return Err(input_error!(
+                Unsupported,
+                "runner",
+                [
+                    "pooling (embedding and reranking) runs are modelled for vLLM, SGLang and transformers inference, not {name}"
+                ],
+                ["池化（嵌入与重排序）运行仅对 vLLM、SGLang 与 transformers 推理建模，不含 {name}"],
+                "runner generate with this engine; engine vllm (--runner pooling), sglang (--is-embedding) or hf inference",
+                "这个引擎下用 runner generate；或用 vllm（--runner pooling）、sglang（--is-embedding）或 hf 推理",
+            ));
+        };
+        if arch.family == Family::CausalLm && !how.lm_head {
+            arch.tied_embeddings = true;
+        }
+        Ok(true)
+    }
+}
