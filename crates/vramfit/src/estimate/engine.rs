@@ -41,6 +41,9 @@ pub(super) struct Pooling {
     pub(super) flag: &'static str,
     /// Whether a decoder's LM head is still built.
     pub(super) lm_head: bool,
+    /// Whether an encoder (BERT, RoBERTa, XLM-RoBERTa) is modelled on it: an engine that
+    /// sizes a token pool for it anyway is refused rather than shown without its pool.
+    pub(super) encoders: bool,
 }
 
 impl Runner {
@@ -125,17 +128,23 @@ impl Runner {
             Runner::Vllm => Some(Pooling {
                 flag: "--runner pooling",
                 lm_head: false,
+                encoders: true,
             }),
             // `--is-embedding`: Qwen2/Qwen3ForCausalLM build `lm_head` and the pooler beside it
             // (sglang/srt/models/qwen3.py lines 580-594 at 0.5.23).
+            // An encoder still gets its token pool from `mem_fraction_static`, which its
+            // attention backend only leaves unwritten (sglang/srt/layers/attention/
+            // flashinfer_backend.py line 1457 at 0.5.23): not modelled, so refused.
             Runner::Sglang => Some(Pooling {
                 flag: "--is-embedding",
                 lm_head: true,
+                encoders: false,
             }),
             // sentence-transformers loads `AutoModel`: the base model, no LM head.
             Runner::Transformers => Some(Pooling {
                 flag: "AutoModel (sentence-transformers)",
                 lm_head: false,
+                encoders: true,
             }),
             _ => None,
         }

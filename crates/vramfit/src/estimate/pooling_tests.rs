@@ -162,6 +162,14 @@ fn pooling_is_refused_where_not_modelled() {
         (generate.field.as_str(), generate.kind),
         ("runner", ErrorKind::Conflict)
     );
+    // SGLang sizes a token pool for an encoder as for any model (it only leaves it
+    // unwritten): refused rather than estimated without it, the unsafe side.
+    let sglang = err(run(BGE_M3, Engine::Sglang, Mode::Serve, None));
+    assert_eq!(
+        (sglang.field.as_str(), sglang.kind),
+        ("engine", ErrorKind::Unsupported)
+    );
+    assert!(sglang.problem.contains("SGLang"), "{}", sglang.problem);
 }
 
 /// The engines' own flags read back from a command line: vLLM `--runner pooling` (and its older

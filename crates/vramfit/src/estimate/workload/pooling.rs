@@ -46,6 +46,21 @@ impl EstimateInput {
                 "这个引擎下用 runner generate；或用 vllm（--runner pooling）、sglang（--is-embedding）或 hf 推理",
             ));
         };
+        if encoder && !how.encoders {
+            let name = runner.rules().name;
+            return Err(input_error!(
+                Unsupported,
+                "engine",
+                [
+                    "{name} sizes its token pool for an encoder too (it only leaves it unwritten): not modelled, and an estimate without it would be short by the pool"
+                ],
+                [
+                    "{name} 对编码器也按比例分配 token 池（只是不写入）：尚未建模，不计它的估算会少掉整个池"
+                ],
+                "engine vllm (--runner pooling) or hf inference for an encoder (BERT, RoBERTa, XLM-RoBERTa)",
+                "编码器（BERT、RoBERTa、XLM-RoBERTa）用 vllm（--runner pooling）或 hf 推理",
+            ));
+        }
         if arch.family == Family::CausalLm && !how.lm_head {
             arch.tied_embeddings = true;
         }
