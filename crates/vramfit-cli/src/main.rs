@@ -10,6 +10,7 @@ use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod diagnose;
 mod estimate;
+mod estimate_flags;
 #[cfg(test)]
 mod faces;
 mod fits;
