@@ -110,6 +110,7 @@ mod hf_version;
 mod in_use_tests;
 mod indexer;
 mod input;
+mod input_choices;
 mod input_disaggregation;
 mod input_regimes;
 mod llamacpp;
