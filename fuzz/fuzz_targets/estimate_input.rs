@@ -157,7 +157,7 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
     } else {
         None
     };
-    let mut input = EstimateInput {
+    Ok(EstimateInput {
         model,
         params: text(u, &["7B", "70B", "1e309", "NaN", "-1B", "340M"])?,
         arch,
@@ -235,8 +235,29 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
         },
         gpu_memory: text(u, &["80GB", "79.19GiB", "1e309GiB", "-1GB", "NaN GB"])?,
         memory_in_use: text(u, &["1.2GiB", "900MiB", "0GiB", "81GB", "-1GiB", "1e309GiB"])?,
-        cards: cards(u)?,
-        tensor_split: tensor_split(u)?,
+        cards: if u.ratio(1, 4)? {
+            let n = u.int_in_range(0..=4)?;
+            let mut cards = Vec::new();
+            for _ in 0..n {
+                cards.push(
+                    text(u, &["rtx-3090", "rtx-3060-12gb", "2x4090", "0x4090", "99999x4090", ""])?
+                        .unwrap_or_default(),
+                );
+            }
+            cards
+        } else {
+            Vec::new()
+        },
+        tensor_split: if u.ratio(1, 4)? {
+            let n = u.int_in_range(0..=5)?;
+            let mut ts = Vec::new();
+            for _ in 0..n {
+                ts.push(num(u)?);
+            }
+            ts
+        } else {
+            Vec::new()
+        },
         split_mode: *u.choose(&[SplitMode::Layer, SplitMode::None, SplitMode::Row])?,
         main_gpu: num(u)?,
         gpu_memory_utilization: num(u)?,
@@ -295,73 +316,40 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
         images: num(u)?,
         image_width: opt_num(u)?,
         image_height: opt_num(u)?,
-        ..EstimateInput::default()
-    };
-    training(u, &mut input)?;
-    Ok(input)
-}
-
-/// A list of cards, as `cards` takes them (counts, names, nonsense), one time in four.
-fn cards(u: &mut Unstructured) -> Result<Vec<String>> {
-    let mut cards = Vec::new();
-    if u.ratio(1, 4)? {
-        for _ in 0..u.int_in_range(0..=4)? {
-            cards.push(
-                text(u, &["rtx-3090", "rtx-3060-12gb", "2x4090", "0x4090", "99999x4090", ""])?
-                    .unwrap_or_default(),
-            );
-        }
-    }
-    Ok(cards)
-}
-
-/// llama.cpp's `tensor_split` proportions, one time in four.
-fn tensor_split(u: &mut Unstructured) -> Result<Vec<f64>> {
-    let mut ts = Vec::new();
-    if u.ratio(1, 4)? {
-        for _ in 0..u.int_in_range(0..=5)? {
-            ts.push(num(u)?);
-        }
-    }
-    Ok(ts)
-}
-
-/// Training's settings onto `i`: the regimes, RL, FSDP, DeepSpeed's buffers and Megatron.
-fn training(u: &mut Unstructured, i: &mut EstimateInput) -> Result<()> {
-    // Training regimes (part `regimes`).
-    i.stack = maybe(u, &Stack::ALL)?;
-    i.loss = maybe(u, &Loss::ALL)?;
-    i.loss_chunks = opt_num(u)?;
-    i.foreach = u.arbitrary()?;
-    i.optimizer_in_backward = u.arbitrary()?;
-    i.activation_offload = u.arbitrary()?;
-    i.packing = u.arbitrary()?;
-    i.kbit_upcast = u.arbitrary()?;
-    i.compile = u.arbitrary()?;
-    i.rl = maybe(u, &[RlAlgorithm::Grpo, RlAlgorithm::Ppo, RlAlgorithm::Dpo])?;
-    i.rl_beta = opt_num(u)?;
-    i.ref_model = u.arbitrary()?;
-    i.num_generations = opt_num(u)?;
-    i.max_completion_length = opt_num(u)?;
-    i.rollout = maybe(u, &[Rollout::Colocate, Rollout::Server, Rollout::Hf])?;
-    i.rollout_memory_utilization = opt_num(u)?;
-    i.sleep_mode = u.arbitrary()?;
-    // Sharding: FSDP, DeepSpeed's buffers, Megatron.
-    i.fsdp_version = opt_num(u)?;
-    i.reshard_after_forward = u.arbitrary()?;
-    i.reduce_bucket_size = opt_num(u)?;
-    i.allgather_bucket_size = opt_num(u)?;
-    i.stage3_prefetch_bucket_size = opt_num(u)?;
-    i.stage3_max_live_parameters = opt_num(u)?;
-    i.stage3_param_persistence_threshold = opt_num(u)?;
-    i.overlap_comm = u.arbitrary()?;
-    i.vp = opt_num(u)?;
-    i.sequence_parallel = u.arbitrary()?;
-    i.cp = opt_num(u)?;
-    i.distributed_optimizer = u.arbitrary()?;
-    i.galore_rank = opt_num(u)?;
-    i.grad_accum = opt_num(u)?;
-    Ok(())
+        // Training regimes (part `regimes`).
+        stack: maybe(u, &Stack::ALL)?,
+        loss: maybe(u, &Loss::ALL)?,
+        loss_chunks: opt_num(u)?,
+        foreach: u.arbitrary()?,
+        optimizer_in_backward: u.arbitrary()?,
+        activation_offload: u.arbitrary()?,
+        packing: u.arbitrary()?,
+        kbit_upcast: u.arbitrary()?,
+        compile: u.arbitrary()?,
+        rl: maybe(u, &[RlAlgorithm::Grpo, RlAlgorithm::Ppo, RlAlgorithm::Dpo])?,
+        rl_beta: opt_num(u)?,
+        ref_model: u.arbitrary()?,
+        num_generations: opt_num(u)?,
+        max_completion_length: opt_num(u)?,
+        rollout: maybe(u, &[Rollout::Colocate, Rollout::Server, Rollout::Hf])?,
+        rollout_memory_utilization: opt_num(u)?,
+        sleep_mode: u.arbitrary()?,
+        // Sharding: FSDP, DeepSpeed's buffers, Megatron.
+        fsdp_version: opt_num(u)?,
+        reshard_after_forward: u.arbitrary()?,
+        reduce_bucket_size: opt_num(u)?,
+        allgather_bucket_size: opt_num(u)?,
+        stage3_prefetch_bucket_size: opt_num(u)?,
+        stage3_max_live_parameters: opt_num(u)?,
+        stage3_param_persistence_threshold: opt_num(u)?,
+        overlap_comm: u.arbitrary()?,
+        vp: opt_num(u)?,
+        sequence_parallel: u.arbitrary()?,
+        cp: opt_num(u)?,
+        distributed_optimizer: u.arbitrary()?,
+        galore_rank: opt_num(u)?,
+        grad_accum: opt_num(u)?,
+    })
 }
 
 /// Whether every integer in `v` is at most `Number.MAX_SAFE_INTEGER` (2^53 − 1).
