@@ -23,7 +23,6 @@
 
 use super::super::{Parts, Run};
 use super::figures::SglangFigures;
-use super::{default_mem_fraction, fraction_of};
 use crate::estimate::{Disaggregation, DisaggregationMode};
 
 /// One row of SGLang's P/D metadata buffers, in CPU memory (`MetadataBuffers.__init__` without
@@ -44,54 +43,6 @@ pub(in crate::estimate) struct Side {
     pub(super) reserved: u64,
     /// `disaggregation_decode_extra_slots` on the decode side, else 0.
     pub(super) extra_slots: u64,
-}
-
-/// SGLang's default `mem_fraction_static` for a P/D side (`None`: a plain server, whose
-/// [`default_mem_fraction`] it is). The prefill side's reserve: `512 + max(chunked_prefill_size,
-/// 2048) × 1.5 + tp × pp / 8 × 1024` MiB, no graphs. The decode side's: `512 + max(running,
-/// 2048) × 1.5 + tp × pp / 8 × 1024 + cuda_graph_max_bs × 2` MiB (with DP attention's padding
-/// as a plain server's), `running` = `max_running_requests` given, else `cuda_graph_max_bs`.
-/// At least 10 GiB on cards above 60 GiB; 0.88 without a card.
-pub(in crate::estimate) fn side_mem_fraction(
-    gpu_mib: Option<u64>,
-    chunked_prefill_size: u64,
-    cuda_graph_max_bs: u64,
-    tp_pp: u64,
-    dp_attention: u64,
-    side: Option<DisaggregationMode>,
-    max_running_requests: Option<u64>,
-) -> f64 {
-    let plain = || {
-        default_mem_fraction(
-            gpu_mib,
-            chunked_prefill_size,
-            cuda_graph_max_bs,
-            tp_pp,
-            dp_attention,
-        )
-    };
-    let (Some(side), Some(m)) = (side, gpu_mib.filter(|&m| m > 0)) else {
-        return plain();
-    };
-    let parallel = tp_pp as f64 / 8.0 * 1024.0;
-    let reserved = match side {
-        DisaggregationMode::Prefill => {
-            512.0 + chunked_prefill_size.max(2048) as f64 * 1.5 + parallel
-        }
-        DisaggregationMode::Decode => {
-            let running = max_running_requests.unwrap_or(cuda_graph_max_bs).max(1);
-            let (bs, dp) = (cuda_graph_max_bs as f64, dp_attention as f64);
-            let mut graphs = bs * 2.0;
-            if dp_attention > 1 {
-                graphs += bs * dp * 3.0;
-                if cuda_graph_max_bs > 300 {
-                    graphs += bs * dp * 1.5;
-                }
-            }
-            512.0 + running.max(2048) as f64 * 1.5 + parallel + graphs
-        }
-    };
-    fraction_of(m, reserved)
 }
 
 impl Run<'_> {

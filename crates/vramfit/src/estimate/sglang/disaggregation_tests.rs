@@ -4,7 +4,31 @@
 use super::super::super::{
     ComponentKind, DisaggregationMode, Engine, EstimateInput, Mode, estimate,
 };
-use super::side_mem_fraction;
+use super::super::{PrefillGraphs, Reserve, default_fraction};
+
+/// The default fraction of a side without prefill graphs (the hand calculations below), with
+/// decode graphs on.
+fn side_mem_fraction(
+    gpu_mib: Option<u64>,
+    chunked_prefill_size: u64,
+    cuda_graph_max_bs: u64,
+    tp_pp: u64,
+    dp_attention: u64,
+    side: Option<DisaggregationMode>,
+    max_running_requests: Option<u64>,
+) -> f64 {
+    let reserve = Reserve {
+        gpu_mib,
+        chunked_prefill_size,
+        cuda_graph_max_bs,
+        decode_graphs: true,
+        prefill_graphs: PrefillGraphs::OFF,
+        tp_pp,
+        dp_attention,
+        max_running_requests,
+    };
+    default_fraction(&reserve, side)
+}
 
 fn side(mode: Option<DisaggregationMode>) -> EstimateInput {
     EstimateInput {
@@ -26,7 +50,10 @@ const DECODE: Option<DisaggregationMode> = Some(DisaggregationMode::Decode);
 /// of max(cuda_graph_max_bs 256, 2048) tokens, no prefill chunk): 512 + 2048 × 1.5 + 128 + 512 =
 /// 4,224, under the 10 GiB floor: (81,090 − 10,240) / 81,090 = 0.8737 → 0.874. RTX 4090
 /// (24,084 MiB, 2048-token chunk, 24 graphs): prefill 512 + 3,072 + 128 = 3,712 → 0.8459 →
-/// 0.846; decode 512 + 3,072 + 128 + 48 = 3,760 → 0.844, a plain server's.
+/// 0.846; decode 512 + 3,072 + 128 + 48 = 3,760 → 0.844, a plain server's. With SGLang 0.5.23's
+/// prefill graphs (58 up to 8192 tokens, 464 MiB on the H100), which the decode side does not
+/// capture: plain 13,904 → 0.829, prefill 13,392 → 67,698 / 81,090 = 0.8349 → 0.835, decode
+/// 0.874 as before.
 #[test]
 fn each_sides_default_fraction_by_hand() {
     let h100 = |s| side_mem_fraction(Some(81_090), 8192, 256, 1, 1, s, None);
@@ -49,9 +76,9 @@ fn each_sides_default_fraction_by_hand() {
     );
     // No card: 0.88 on every side.
     assert_eq!(side_mem_fraction(None, 4096, 160, 1, 1, DECODE, None), 0.88);
-    // The resolved input carries each side's, and the other side's.
+    // The resolved input carries each side's, and the other side's, prefill graphs counted.
     let w = side(PREFILL).resolve().unwrap();
-    assert_eq!(w.mem_fraction_static, 0.841);
+    assert_eq!(w.mem_fraction_static, 0.835);
     assert_eq!(w.disaggregation.unwrap().other_mem_fraction_static, 0.874);
 }
 
@@ -72,10 +99,10 @@ fn dp_attention_padding_stays_off_the_prefill_side() {
 /// Llama-3.1-8B on one H100 at SGLang's defaults, each side against a plain server, by hand.
 /// Free before loading: 85,029,027,840 − 547,608,330 (CUDA context) = 84,481,419,510 B; less the
 /// weights 16,060,522,496 and the loading 177,704,271; in cells of 131,072 B per token.
-/// - plain, 0.834: ⌈84,481,419,510 × 0.834⌉ = 70,457,503,872 − 16,238,226,767 = 54,219,277,105
-///   → 413,660 tokens;
-/// - prefill, 0.841: 71,048,873,808 − 16,238,226,767 = 54,810,647,041 → 418,172 tokens, 3.19
-///   requests of the 131,072-token context at once (418,172 / 131,072 = 3.190);
+/// - plain, 0.829: ⌈84,481,419,510 × 0.829⌉ = 70,035,096,774 − 16,238,226,767 = 53,796,870,007
+///   → 410,437 tokens;
+/// - prefill, 0.835: 70,541,985,291 − 16,238,226,767 = 54,303,758,524 → 414,304 tokens, 3.16
+///   requests of the 131,072-token context at once (414,304 / 131,072 = 3.161);
 /// - decode, 0.874: 73,836,760,652 − 16,238,226,767 = 57,598,533,885 → 439,441 tokens; each
 ///   request takes 131,072 + 512 reserved tokens: 439,441 / 131,584 = 3.3396 → 3.33 at once.
 #[test]
@@ -83,10 +110,10 @@ fn llama_8b_h100_each_sides_pool_by_hand() {
     let plain = estimate(&side(None)).unwrap();
     let prefill = estimate(&side(PREFILL)).unwrap();
     let decode = estimate(&side(DECODE)).unwrap();
-    assert_eq!(plain.kv_cache_tokens, Some(413_660));
-    assert_eq!(prefill.kv_cache_tokens, Some(418_172));
+    assert_eq!(plain.kv_cache_tokens, Some(410_437));
+    assert_eq!(prefill.kv_cache_tokens, Some(414_304));
     assert_eq!(decode.kv_cache_tokens, Some(439_441));
-    assert_eq!(prefill.max_concurrency_exact, Some(3.19));
+    assert_eq!(prefill.max_concurrency_exact, Some(3.16));
     assert_eq!(decode.max_concurrency_exact, Some(3.33));
     let has = |e: &crate::estimate::Estimate, k| e.components.iter().any(|c| c.key == k);
     let bytes = |e: &crate::estimate::Estimate, k| {
@@ -95,10 +122,13 @@ fn llama_8b_h100_each_sides_pool_by_hand() {
             .find(|c| c.key == k)
             .map(|c| c.bytes.get())
     };
-    // The prefill side captures no decode graphs; the plain server and the decode side 36.
-    assert!(!has(&prefill, ComponentKind::CudaGraphs));
+    // The prefill side captures no decode graphs, only its 58 prefill graphs (464 MiB); the
+    // decode side the 36 decode graphs alone; the plain server both.
+    let mib = 1024 * 1024;
+    assert!(has(&prefill, ComponentKind::CudaGraphs));
+    assert_eq!(bytes(&prefill, ComponentKind::CudaGraphs), Some(464 * mib));
     assert_eq!(
-        bytes(&decode, ComponentKind::CudaGraphs),
+        bytes(&decode, ComponentKind::CudaGraphs).map(|d| d + 464 * mib),
         bytes(&plain, ComponentKind::CudaGraphs)
     );
     // The decode side's table: max(439,441 × 512 / 131,072 = 1,716, 2,048) requests, no extra
@@ -122,7 +152,7 @@ fn llama_8b_h100_each_sides_pool_by_hand() {
     assert!(pn.contains("439,441 tokens, 3.33 requests"), "{pn}");
     assert!(pn.contains("no GPU memory of its own"), "{pn}");
     let dn = note(&decode, "sglang_pd_decode").unwrap();
-    assert!(dn.contains("418,172 tokens, 3.19 requests"), "{dn}");
+    assert!(dn.contains("414,304 tokens, 3.16 requests"), "{dn}");
 }
 
 /// `disaggregation_decode_extra_slots` as SGLang defaults it: max_running_requests 16 per group

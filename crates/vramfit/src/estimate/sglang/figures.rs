@@ -85,6 +85,13 @@ impl Run<'_> {
                 .saturating_mul(SGLANG_CUDA_GRAPH_PER_LAYER.get());
             (graphs, bytes)
         });
+        // The decode side captures no prefill graphs.
+        let prefill_graphs = if side.decode {
+            super::PrefillGraphs::OFF
+        } else {
+            self.prefill_graphs
+        };
+        let prefill_graph_bytes = prefill_graphs.bytes();
         // M_theory: the memory whose static fraction holds the weights, the loading and `batch`
         // requests of context_length, plus what is in use before loading.
         // `batch` requests of context_length, a group's share of them under DP attention.
@@ -109,11 +116,17 @@ impl Run<'_> {
                 .saturating_add(in_use);
         // The rest of what is free before loading, `1 − mem_fraction_static` of it, must hold
         // what SGLang allocates beside its pools: the request table, the prefill chunk, the CUDA
-        // graphs, and the padding slot the token pool holds beyond its rest.
+        // graphs of decode and prefill, and the padding slot the token pool holds beyond its rest.
         let slack = Slack {
             fraction: self.mem_fraction_static,
             before: preload.saturating_add(in_use),
-            outside: [table, prefill, cuda_graphs.map_or(0, |(_, b)| b), cell]
+            outside: [
+                table,
+                prefill,
+                cuda_graphs.map_or(0, |(_, b)| b),
+                prefill_graph_bytes,
+                cell,
+            ]
                 .into_iter()
                 .fold(0, u64::saturating_add),
         };
@@ -132,6 +145,8 @@ impl Run<'_> {
             prefill_per_token,
             prefill,
             cuda_graphs,
+            prefill_graphs,
+            prefill_graph_bytes,
             theory,
             slack,
             ranks,
@@ -243,6 +258,10 @@ pub(super) struct SglangFigures {
     pub(super) prefill: u64,
     /// The CUDA graphs captured and their bytes, when graphs are captured.
     pub(super) cuda_graphs: Option<(u64, u64)>,
+    /// The prefill graphs captured (none on the decode side) and what they hold outside the
+    /// static fraction: SGLang's own reserve for them.
+    pub(super) prefill_graphs: super::PrefillGraphs,
+    pub(super) prefill_graph_bytes: u64,
     /// The card memory whose static fraction holds `batch` requests of context_length.
     pub(super) theory: u64,
     /// What the rest of the card outside the static fraction must hold.

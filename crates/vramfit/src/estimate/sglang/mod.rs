@@ -13,6 +13,7 @@
 mod disaggregation;
 mod figures;
 mod lora;
+mod prefill_graphs;
 mod text;
 
 use super::PeakSource;
@@ -24,9 +25,10 @@ use super::{CUDA_CONTEXT, Parts, Phase, Run, ServePool};
 use crate::precision::KvDtype;
 use crate::throughput::Runtime;
 use crate::units::Bytes;
-pub(super) use disaggregation::side_mem_fraction;
+use super::DisaggregationMode;
 use figures::SglangPool;
 pub(super) use lora::LORA;
+pub use prefill_graphs::PrefillGraphs;
 
 /// SGLang's decisions: its token pool within `mem_fraction_static`, `context_length` per
 /// sequence, defaults that follow the card's memory.
@@ -98,35 +100,64 @@ pub(super) fn defaults(gpu_mib: Option<u64>, tp: u64) -> Defaults {
     }
 }
 
-/// SGLang's default `mem_fraction_static`: the card less a reserve for the prefill's activations
-/// and the CUDA graphs, `512 MiB + max(chunked_prefill_size, 2048) × 1.5 MiB + cuda_graph_max_bs ×
-/// 2 MiB + tp × pp / 8 × 1 GiB` (under DP attention `+ cuda_graph_max_bs × dp_size × 3 MiB`, and
-/// `× 1.5 MiB` more above a `cuda_graph_max_bs` of 300), at least 10 GiB on cards above 60 GiB,
-/// as a fraction rounded to three places; 0.88 without a card (`ServerArgs.
-/// _handle_gpu_memory_settings`, which runs before `_handle_data_parallelism` divides the
-/// prefill chunk).
-pub(super) fn default_mem_fraction(
-    gpu_mib: Option<u64>,
-    chunked_prefill_size: u64,
-    cuda_graph_max_bs: u64,
-    tp_pp: u64,
-    dp_attention: u64,
-) -> f64 {
-    let Some(m) = gpu_mib.filter(|&m| m > 0) else {
+/// What SGLang's default `mem_fraction_static` reserves for: the settings
+/// `handle_gpu_memory_settings` reads (SGLang 0.5.23's `arg_groups/memory_hook.py`, which runs
+/// before the data-parallel handling divides the prefill chunk).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(in crate::estimate) struct Reserve {
+    /// The card's memory in MiB; `None` without a card.
+    pub(in crate::estimate) gpu_mib: Option<u64>,
+    /// `chunked_prefill_size`, given or picked.
+    pub(in crate::estimate) chunked_prefill_size: u64,
+    /// `cuda_graph_max_bs`, given or picked.
+    pub(in crate::estimate) cuda_graph_max_bs: u64,
+    /// Decode CUDA graphs are captured (not `--disable-cuda-graph`).
+    pub(in crate::estimate) decode_graphs: bool,
+    /// The prefill graphs captured.
+    pub(in crate::estimate) prefill_graphs: PrefillGraphs,
+    /// `tp_size × pp_size`.
+    pub(in crate::estimate) tp_pp: u64,
+    /// DP attention's `dp_size` (1: none).
+    pub(in crate::estimate) dp_attention: u64,
+    /// `max_running_requests` as given.
+    pub(in crate::estimate) max_running_requests: Option<u64>,
+}
+
+/// SGLang's default `mem_fraction_static` for a plain server (`side` `None`) or a P/D side: the
+/// card less a reserve, at least 10 GiB on cards above 60 GiB, as a fraction rounded to three
+/// places; 0.88 without a card. The reserve (MiB): `512 + max(tokens, 2048) × 1.5 + tp × pp / 8
+/// × 1024`, `tokens` the prefill chunk (the decode side: `max_running_requests`, else
+/// `cuda_graph_max_bs`); then `reserve_for_graph_mb`: `cuda_graph_max_bs × 2` for the decode
+/// graphs, under DP attention `cuda_graph_max_bs × dp_size × 3` (and `× 1.5` more above a
+/// `cuda_graph_max_bs` of 300), neither on the prefill side; the prefill graphs'
+/// ([`PrefillGraphs::reserve_mib`]), not on the decode side.
+pub(in crate::estimate) fn default_fraction(r: &Reserve, side: Option<DisaggregationMode>) -> f64 {
+    let Some(m) = r.gpu_mib.filter(|&m| m > 0) else {
         return 0.88;
     };
-    let mut reserved = 512.0
-        + chunked_prefill_size.max(2048) as f64 * 1.5
-        + cuda_graph_max_bs as f64 * 2.0
-        + tp_pp as f64 / 8.0 * 1024.0;
-    if dp_attention > 1 {
-        // DP attention's padding: `cuda_graph_max_bs × dp_size × 3` MiB, and 1.5 more per
-        // graph batch and group above 300 graphs' batch.
-        let (bs, dp) = (cuda_graph_max_bs as f64, dp_attention as f64);
+    let (prefill_side, decode_side) = (
+        side == Some(DisaggregationMode::Prefill),
+        side == Some(DisaggregationMode::Decode),
+    );
+    let tokens = if decode_side {
+        r.max_running_requests.unwrap_or(r.cuda_graph_max_bs).max(1)
+    } else {
+        r.chunked_prefill_size
+    };
+    let mut reserved = 512.0 + tokens.max(2048) as f64 * 1.5 + r.tp_pp as f64 / 8.0 * 1024.0;
+    let (bs, dp) = (r.cuda_graph_max_bs as f64, r.dp_attention as f64);
+    if !prefill_side && r.decode_graphs {
+        reserved += bs * 2.0;
+    }
+    if !prefill_side && r.dp_attention > 1 {
+        // DP attention's padding, "much more for large cuda graph max bs".
         reserved += bs * dp * 3.0;
-        if cuda_graph_max_bs > 300 {
+        if r.cuda_graph_max_bs > 300 {
             reserved += bs * dp * 1.5;
         }
+    }
+    if !decode_side {
+        reserved += r.prefill_graphs.reserve_mib() as f64;
     }
     fraction_of(m, reserved)
 }
@@ -249,6 +280,27 @@ pub const SGLANG_CUDA_GRAPH_PER_LAYER: Bytes = Bytes::mib(1);
 mod tests {
     use super::super::{ComponentKind, Engine, EstimateInput, Mode, estimate, weights};
     use super::*;
+
+    /// A plain server's reserve inputs with decode graphs on and no `max_running_requests`.
+    pub(super) fn reserve(
+        gpu_mib: Option<u64>,
+        chunked_prefill_size: u64,
+        cuda_graph_max_bs: u64,
+        tp_pp: u64,
+        dp_attention: u64,
+        prefill_graphs: PrefillGraphs,
+    ) -> Reserve {
+        Reserve {
+            gpu_mib,
+            chunked_prefill_size,
+            cuda_graph_max_bs,
+            decode_graphs: true,
+            prefill_graphs,
+            tp_pp,
+            dp_attention,
+            max_running_requests: None,
+        }
+    }
     use crate::precision::{Dtype, Quantization};
 
     fn sglang(model: &str) -> EstimateInput {
@@ -260,10 +312,14 @@ mod tests {
         }
     }
 
-    /// `_handle_gpu_memory_settings` by hand. H100 (81,090 MiB): 8192 tokens, 256 graphs, reserve
+    /// `handle_gpu_memory_settings` by hand. H100 (81,090 MiB): 8192 tokens, 256 graphs, reserve
     /// 512 + 8192 × 1.5 + 256 × 2 + 1 / 8 × 1024 = 13,440 MiB (over the 10 GiB floor), so
-    /// (81,090 − 13,440) / 81,090 = 0.834. RTX 4090 (24,084 MiB): 2048 and 24, reserve 512 + 3072
-    /// + 48 + 128 = 3,760 MiB, 0.844. No card: 4096, 160 and 0.88.
+    /// (81,090 − 13,440) / 81,090 = 0.834 without prefill graphs; with SGLang 0.5.23's 58 prefill
+    /// graphs up to 8192 tokens (464 MiB) 13,904 MiB, 67,186 / 81,090 = 0.8285 → 0.829. RTX 4090
+    /// (24,084 MiB): 2048 and 24, reserve 512 + 3072 + 48 + 128 = 3,760 MiB, 0.844; with 42
+    /// prefill graphs up to 2048 tokens (336 MiB) 4,096 MiB, 19,988 / 24,084 = 0.8299 → 0.830. An
+    /// MLA model's flat 1,536 MiB on the H100: 14,976 MiB, 66,114 / 81,090 = 0.8153 → 0.815. No
+    /// card: 4096, 160 and 0.88.
     #[test]
     fn defaults_follow_the_cards_memory() {
         let h100 = defaults(Some(81_090), 1);
@@ -271,14 +327,33 @@ mod tests {
             (h100.chunked_prefill_size, h100.cuda_graph_max_bs),
             (8192, 256)
         );
-        assert_eq!(default_mem_fraction(Some(81_090), 8192, 256, 1, 1), 0.834);
+        let graphs = |tokens, mla| PrefillGraphs::of(tokens, true, mla, false);
+        assert_eq!(
+            default_fraction(&reserve(Some(81_090), 8192, 256, 1, 1, PrefillGraphs::OFF), None),
+            0.834
+        );
+        assert_eq!(
+            default_fraction(&reserve(Some(81_090), 8192, 256, 1, 1, graphs(8192, false)), None),
+            0.829
+        );
+        assert_eq!(
+            default_fraction(&reserve(Some(81_090), 8192, 256, 1, 1, graphs(8192, true)), None),
+            0.815
+        );
         assert_eq!(defaults(Some(81_090), 4).cuda_graph_max_bs, 512);
         let rtx = defaults(Some(24_084), 1);
         assert_eq!(
             (rtx.chunked_prefill_size, rtx.cuda_graph_max_bs),
             (2048, 24)
         );
-        assert_eq!(default_mem_fraction(Some(24_084), 2048, 24, 1, 1), 0.844);
+        assert_eq!(
+            default_fraction(&reserve(Some(24_084), 2048, 24, 1, 1, PrefillGraphs::OFF), None),
+            0.844
+        );
+        assert_eq!(
+            default_fraction(&reserve(Some(24_084), 2048, 24, 1, 1, graphs(2048, false)), None),
+            0.830
+        );
         assert_eq!(
             defaults(None, 1),
             Defaults {
@@ -286,7 +361,7 @@ mod tests {
                 cuda_graph_max_bs: 160
             }
         );
-        assert_eq!(default_mem_fraction(None, 4096, 160, 1, 1), 0.88);
+        assert_eq!(default_fraction(&reserve(None, 4096, 160, 1, 1, PrefillGraphs::OFF), None), 0.88);
         // The resolved input carries them: an H100 by its catalog id.
         let w = EstimateInput {
             gpu: Some("h100-sxm5-80gb".into()),
@@ -300,8 +375,46 @@ mod tests {
                 w.max_num_batched_tokens,
                 w.cuda_graph_max_bs
             ),
-            (0.834, 8192, 256)
+            (0.829, 8192, 256)
         );
+        assert_eq!(w.prefill_graphs, PrefillGraphs::of(8192, true, false, false));
+    }
+
+    /// SGLang captures no prefill graph off CUDA (`default_prefill_backend`), with CUDA graphs
+    /// turned off, or under pipeline parallel; its fraction then reserves none for them.
+    #[test]
+    fn prefill_graphs_only_where_sglang_captures_them() {
+        let on = |input: EstimateInput| input.resolve().unwrap().prefill_graphs;
+        let h100 = EstimateInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..sglang("meta-llama/Llama-3.1-8B")
+        };
+        assert_eq!(on(h100.clone()).sizes(), 58);
+        let no_graphs = EstimateInput {
+            cuda_graphs: false,
+            ..h100.clone()
+        };
+        assert_eq!(on(no_graphs.clone()), PrefillGraphs::OFF);
+        // Neither the decode graphs' 512 MiB: 13,440 − 512 = 12,928 MiB, 0.841.
+        assert_eq!(no_graphs.resolve().unwrap().mem_fraction_static, 0.841);
+        let pp = EstimateInput {
+            gpus: Some(2.0),
+            pp: 2.0,
+            ..h100.clone()
+        };
+        assert_eq!(on(pp), PrefillGraphs::OFF);
+        let amd = EstimateInput {
+            gpu: Some("mi300x".into()),
+            ..h100.clone()
+        };
+        assert_eq!(on(amd), PrefillGraphs::OFF);
+        // A memory size alone: the safe side, reserved for.
+        let custom = EstimateInput {
+            gpu: None,
+            gpu_memory: Some("80GiB".into()),
+            ..h100
+        };
+        assert_eq!(on(custom).sizes(), 58);
     }
 
     /// The batch sizes SGLang captures: [1, 2, 4, 8, 12] + 16..=256 by 8 (31) + 272..=496 by 16
@@ -340,13 +453,14 @@ mod tests {
         assert_eq!(table.bytes.get(), 2048 * 131_076 * 4);
         // Requests of the full 131,072-token context the pool holds at once: 3.38.
         assert_eq!(e.max_concurrency_exact, Some(3.38));
-        // CUDA graphs: 36 graphs up to 256 × 32 layers × 1 MiB.
+        // CUDA graphs: 36 decode graphs up to 256 × 32 layers × 1 MiB, and SGLang 0.5.23's 58
+        // prefill graphs up to 8192 tokens × 8 MiB.
         let graphs = e
             .components
             .iter()
             .find(|c| c.key == ComponentKind::CudaGraphs)
             .unwrap();
-        assert_eq!(graphs.bytes.get(), 36 * 32 * 1_048_576);
+        assert_eq!(graphs.bytes.get(), (36 * 32 + 58 * 8) * 1_048_576);
     }
 
     /// MLA caches `kv_lora_rank + qk_rope_head_dim` per layer, the same on every GPU whatever the

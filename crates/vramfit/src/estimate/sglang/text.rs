@@ -26,6 +26,57 @@ impl Run<'_> {
         }
     }
 
+    /// The CUDA graphs, one component: the decode graphs by batch size (fitted per layer) and the
+    /// prefill graphs by token count (what SGLang reserves for them), whichever are captured.
+    fn sglang_graphs_component(&self, f: &SglangFigures, p: &mut Parts) {
+        let decode = f.cuda_graphs.map_or(0, |(_, g)| g);
+        let total = decode.saturating_add(f.prefill_graph_bytes);
+        if total == 0 {
+            return;
+        }
+        let (bs, layers_here) = (self.cuda_graph_max_bs, f.layers);
+        let (sizes, tokens) = (f.prefill_graphs.sizes(), f.prefill_graphs.max_tokens);
+        let per = b(SGLANG_CUDA_GRAPH_PER_LAYER.get());
+        let formula = match (f.cuda_graphs, f.prefill_graph_bytes) {
+            (Some((graphs, g)), 0) => formula!(self.text;
+                let size = b(g);
+                ["{graphs} graphs up to cuda_graph_max_bs {bs} × {layers_here} layers × {per} (fitted to SGLang's capture logs) = {size}"],
+                ["{graphs} 个图（至 cuda_graph_max_bs {bs}）× {layers_here} 层 × {per}（拟合自 SGLang 的捕获日志）= {size}"]
+            ),
+            (decode_graphs, pre) if f.prefill_graphs.mla => formula!(self.text;
+                let (d, pre, size) = (b(decode), b(pre), b(total));
+                let graphs = decode_graphs.map_or(0, |(n, _)| n);
+                ["decode: {graphs} graphs up to cuda_graph_max_bs {bs} × {layers_here} layers × {per} = {d}; prefill: graphs up to {tokens} tokens of an MLA model, SGLang's flat reserve {pre}; in all {size}"],
+                ["解码：{graphs} 个图（至 cuda_graph_max_bs {bs}）× {layers_here} 层 × {per} = {d}；预填充：至 {tokens} 个 token 的图（MLA 模型），SGLang 的固定预留 {pre}；合计 {size}"]
+            ),
+            (decode_graphs, pre) => formula!(self.text;
+                let (d, pre, size) = (b(decode), b(pre), b(total));
+                let graphs = decode_graphs.map_or(0, |(n, _)| n);
+                ["decode: {graphs} graphs up to cuda_graph_max_bs {bs} × {layers_here} layers × {per} = {d}; prefill: {sizes} graphs up to {tokens} tokens × 8 MiB (SGLang's reserve for them) = {pre}; in all {size}"],
+                ["解码：{graphs} 个图（至 cuda_graph_max_bs {bs}）× {layers_here} 层 × {per} = {d}；预填充：{sizes} 个图（至 {tokens} 个 token）× 8 MiB（SGLang 为它们的预留）= {pre}；合计 {size}"]
+            ),
+        };
+        if f.prefill_graph_bytes == 0 {
+            p.add(
+                ComponentKind::CudaGraphs,
+                total,
+                false,
+                formula,
+                en_str!("Captured after the pool, out of the memory outside the static fraction."),
+                zh_str!("在 token 池之后捕获，占用静态比例之外的显存。"),
+            );
+        } else {
+            p.add(
+                ComponentKind::CudaGraphs,
+                total,
+                false,
+                formula,
+                en_str!("Captured after the pool, out of the memory outside the static fraction. SGLang captures its prefill graphs (breakable CUDA graphs, on by default on NVIDIA cards; --disable-prefill-cuda-graph turns them off) by token count and reserves room for them in its default mem_fraction_static."),
+                zh_str!("在 token 池之后捕获，占用静态比例之外的显存。SGLang 按 token 数捕获预填充图（可中断的 CUDA 图，NVIDIA 卡上默认开启；--disable-prefill-cuda-graph 可关闭），并在默认的 mem_fraction_static 中为它们预留空间。"),
+            );
+        }
+    }
+
     /// SGLang's components from its figures, with their formulas and notes in both languages
     /// (when the run builds text).
     pub(super) fn sglang_components(&self, f: &SglangFigures, p: &mut Parts) {
@@ -126,21 +177,7 @@ impl Run<'_> {
             ),
             zh_str!("一个预填充分块的工作集，占用静态比例之外的显存。"),
         );
-        if let Some((graphs, g)) = f.cuda_graphs {
-            let (bs, layers_here) = (self.cuda_graph_max_bs, f.layers);
-            p.add(
-                ComponentKind::CudaGraphs,
-                g,
-                false,
-                formula!(self.text;
-                    let (per, size) = (b(SGLANG_CUDA_GRAPH_PER_LAYER.get()), b(g));
-                    ["{graphs} graphs up to cuda_graph_max_bs {bs} × {layers_here} layers × {per} (fitted to SGLang's capture logs) = {size}"],
-                    ["{graphs} 个图（至 cuda_graph_max_bs {bs}）× {layers_here} 层 × {per}（拟合自 SGLang 的捕获日志）= {size}"]
-                ),
-                en_str!("Captured after the pool, out of the memory outside the static fraction."),
-                zh_str!("在 token 池之后捕获，占用静态比例之外的显存。"),
-            );
-        }
+        self.sglang_graphs_component(f, p);
         p.add(
             ComponentKind::CudaContext,
             f.preload,

@@ -157,6 +157,8 @@ pub struct Workload {
     pub free_gpu_memory_fraction: f64,
     /// SGLang `cuda_graph_max_bs`, given or as SGLang picks it.
     pub cuda_graph_max_bs: u64,
+    /// SGLang's prefill CUDA graphs, as SGLang picks them.
+    pub prefill_graphs: super::PrefillGraphs,
     /// SGLang `max_running_requests` as given; `None`: SGLang derives it from its pool.
     pub max_running_requests: Option<u64>,
     /// Expert parallel size (1: none).
@@ -396,6 +398,7 @@ impl EstimateInput {
             mem_fraction_static: serving.mem_fraction_static,
             free_gpu_memory_fraction: serving.free_gpu_memory_fraction,
             cuda_graph_max_bs: serving.cuda_graph_max_bs,
+            prefill_graphs: serving.prefill_graphs,
             max_running_requests: serving.max_running_requests,
             ep: par.ep,
             dp_attention: par.dp_attention,

@@ -31,6 +31,8 @@ pub(super) struct Serving {
     pub(super) max_num_batched_tokens: u64,
     /// SGLang `cuda_graph_max_bs`.
     pub(super) cuda_graph_max_bs: u64,
+    /// SGLang's prefill CUDA graphs.
+    pub(super) prefill_graphs: crate::estimate::PrefillGraphs,
     /// SGLang `mem_fraction_static`.
     pub(super) mem_fraction_static: f64,
     /// The other P/D side's `mem_fraction_static` (this one's without disaggregation).
@@ -116,6 +118,18 @@ impl EstimateInput {
             Some(v) => int("cuda_graph_max_bs", v, 1, 4096)?,
             None => sglang.cuda_graph_max_bs,
         };
+        let prefill_graphs = self.sglang_prefill_graphs(arch, pp, device, max_num_batched_tokens);
+        let reserve = crate::estimate::sglang::Reserve {
+            gpu_mib,
+            chunked_prefill_size: max_num_batched_tokens,
+            cuda_graph_max_bs,
+            decode_graphs: self.cuda_graphs,
+            prefill_graphs,
+            tp_pp: tp * pp,
+            dp_attention: par.dp_attention,
+            max_running_requests: given_seqs,
+        };
+        let side = self.disaggregation_mode.filter(|_| runner.sizes_by_side());
         let mem_fraction_static = match self.mem_fraction_static {
             Some(f) if f.is_finite() && (0.01..=0.99).contains(&f) => f,
             Some(f) => {
@@ -128,29 +142,11 @@ impl EstimateInput {
                     "0.01 到 0.99 的比例，如 0.85",
                 ));
             }
-            None => crate::estimate::sglang::side_mem_fraction(
-                gpu_mib,
-                max_num_batched_tokens,
-                cuda_graph_max_bs,
-                tp * pp,
-                par.dp_attention,
-                self.disaggregation_mode.filter(|_| runner.sizes_by_side()),
-                given_seqs,
-            ),
+            None => crate::estimate::sglang::default_fraction(&reserve, side),
         };
         // The other P/D side's own default (the same fraction when it is given).
-        let other_mem_fraction_static = match (self.mem_fraction_static, self.disaggregation_mode) {
-            (None, Some(mode)) if runner.sizes_by_side() => {
-                crate::estimate::sglang::side_mem_fraction(
-                    gpu_mib,
-                    max_num_batched_tokens,
-                    cuda_graph_max_bs,
-                    tp * pp,
-                    par.dp_attention,
-                    Some(mode.other()),
-                    given_seqs,
-                )
-            }
+        let other_mem_fraction_static = match (self.mem_fraction_static, side) {
+            (None, Some(mode)) => crate::estimate::sglang::default_fraction(&reserve, Some(mode.other())),
             _ => mem_fraction_static,
         };
         // SGLang's DP attention then divides the prefill chunk among its groups
@@ -164,12 +160,38 @@ impl EstimateInput {
             max_running_requests: given_seqs,
             max_num_batched_tokens,
             cuda_graph_max_bs,
+            prefill_graphs,
             mem_fraction_static,
             other_mem_fraction_static,
             vllm_version,
             transformers_version,
             llamacpp_build,
         })
+    }
+
+    /// SGLang's prefill CUDA graphs ([`crate::estimate::PrefillGraphs`]): captured on an NVIDIA
+    /// card (or a memory size alone, the safe side) with CUDA graphs on and no pipeline
+    /// parallel, up to the prefill chunk as given or picked, before DP attention divides it.
+    fn sglang_prefill_graphs(
+        &self,
+        arch: &Architecture,
+        pp: u64,
+        device: Option<&Device>,
+        chunked_prefill_size: u64,
+    ) -> crate::estimate::PrefillGraphs {
+        let cuda = device
+            .and_then(|d| d.gpu)
+            .is_none_or(|g| g.generation().vendor() == "NVIDIA");
+        let llama2_path = self
+            .model
+            .as_deref()
+            .is_some_and(|m| m.to_ascii_lowercase().contains("llama-2"));
+        crate::estimate::PrefillGraphs::of(
+            chunked_prefill_size,
+            cuda && self.cuda_graphs && pp == 1,
+            arch.mla.is_some(),
+            llama2_path,
+        )
     }
 
     /// `engine_version`: a vLLM release for vLLM (and an RL run's colocated rollout), a
