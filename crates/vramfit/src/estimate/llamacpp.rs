@@ -471,6 +471,10 @@ impl Run<'_> {
     /// printed (the 0.01 is the positions and output ids).
     fn llamacpp_block_stage(&self, ub: u64, ctx: u64, attention: u64) -> (u64, u64, u64) {
         let a = &self.arch;
+        // A bare parameter count has no shapes to size a block by (nothing of it is modelled).
+        if !a.is_detailed() {
+            return (0, attention, 0);
+        }
         let cells = ctx.saturating_add(self.llamacpp_kv(ctx, a.num_layers.max(1)).swa_cells);
         let mask_bytes = if self.kernel == Kernel::Eager { 4 } else { 2 };
         let mask = ub

@@ -223,9 +223,9 @@ impl Run<'_> {
         };
         let inputs = if c.inputs > 0 {
             formula!(self.text;
-                let x = b(c.inputs);
-                [" (mask and token embeddings {x} + {ub} × (3 × {hidden} + 3 × FFN) × 4 B)"],
-                ["（掩码与词元嵌入 {x} + {ub} × (3 × {hidden} + 3 × FFN) × 4 B）"]
+                let (x, ffn) = (b(c.inputs), super::activations::token_ffn_width(a));
+                [" (mask and token embeddings {x} + {ub} × (3 × {hidden} + 3 × {ffn}) × 4 B)"],
+                ["（掩码与词元嵌入 {x} + {ub} × (3 × {hidden} + 3 × {ffn}) × 4 B）"]
             )
         } else {
             Formula::default()
