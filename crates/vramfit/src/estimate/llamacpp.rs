@@ -458,7 +458,8 @@ impl Run<'_> {
     /// sliding-window cache's cells added for an interleaved model) and the token embeddings
     /// copied in from the host (ubatch × hidden × 4 B). The feed-forward then holds the
     /// residual, the norm's output, gate, up and their product and the down projection:
-    /// ubatch × (3 hidden + 3 FFN width) × 4 B.
+    /// ubatch × (3 hidden + 3 FFN width) × 4 B, and for a MoE model each used expert's down
+    /// projection, ubatch × experts per token × hidden × 4 B.
     ///
     /// Held to two published loads of such builds (find_string ids in
     /// tests/data/llamacpp-buffers.notes.md, "A build with one output per sequence"):
@@ -483,7 +484,11 @@ impl Run<'_> {
             .saturating_mul(mask_bytes);
         let embeddings = ub * a.hidden_size * 4;
         let inputs = mask.saturating_add(embeddings);
-        let ffn = (a.hidden_size * 3 + activations::token_ffn_width(a) * 3)
+        // A MoE block's routed experts each project down to the hidden size before their
+        // weighted sum (`build_moe_ffn`: `[n_embd, n_expert_used, n_tokens]`): counted on top,
+        // the safe side, as no published load of a MoE model by these builds is at hand.
+        let expert_outputs = a.moe.map_or(0, |m| m.experts_per_token * a.hidden_size);
+        let ffn = (a.hidden_size * 3 + activations::token_ffn_width(a) * 3 + expert_outputs)
             .saturating_mul(ub)
             .saturating_mul(4)
             .saturating_add(inputs);

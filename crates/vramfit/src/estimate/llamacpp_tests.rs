@@ -47,8 +47,9 @@ fn n_cpu_moe_moves_the_first_blocks_experts_to_the_cpu() {
 /// A prompt batch (512 tokens ≥ op offload's 32) copies a CPU block's experts to the GPU:
 /// the compute buffer is the block's feed-forward of the latest build (one output per
 /// sequence reserved, so the block leads): the f16 mask 512 × 8,192 × 2 B = 8,388,608 B, the
-/// token embeddings 512 × 2,048 × 4 B = 4,194,304 B and 512 × (3 × 2,048 + 3 × 8 × 768) × 4 B
-/// = 50,331,648 B, 62,914,560 B; and the copy, 641,728,512 B.
+/// token embeddings 512 × 2,048 × 4 B = 4,194,304 B and 512 × (3 × 2,048 + 3 × 8 × 768 + the
+/// 8 experts' down projections 8 × 2,048) × 4 B = 83,886,080 B, 96,468,992 B; and the copy,
+/// 641,728,512 B.
 #[test]
 fn a_prompt_batch_copies_a_cpu_blocks_experts_into_the_compute_buffer() {
     let compute = |e: &crate::estimate::Estimate| {
@@ -60,7 +61,10 @@ fn a_prompt_batch_copies_a_cpu_blocks_experts_into_the_compute_buffer() {
             .get()
     };
     let ten = estimate(&qwen3_30b_a3b(Some(10.0))).unwrap();
-    assert_eq!(compute(&ten), 8_388_608 + 4_194_304 + 50_331_648 + 641_728_512);
+    assert_eq!(
+        compute(&ten),
+        8_388_608 + 4_194_304 + 83_886_080 + 641_728_512
+    );
     // A batch of 16 tokens runs the CPU's experts on the CPU: no copy, the buffer is as
     // without --n-cpu-moe.
     let small = EstimateInput {

@@ -224,8 +224,10 @@ impl Run<'_> {
         let inputs = if c.inputs > 0 {
             formula!(self.text;
                 let (x, ffn) = (b(c.inputs), super::activations::token_ffn_width(a));
-                [" (mask and token embeddings {x} + {ub} × (3 × {hidden} + 3 × {ffn}) × 4 B)"],
-                ["（掩码与词元嵌入 {x} + {ub} × (3 × {hidden} + 3 × {ffn}) × 4 B）"]
+                let experts = a.moe.map_or(0, |m| m.experts_per_token);
+                let moe = if experts > 0 { alloc::format!(" + {experts} × {hidden}") } else { alloc::string::String::new() };
+                [" (mask and token embeddings {x} + {ub} × (3 × {hidden} + 3 × {ffn}{moe}) × 4 B)"],
+                ["（掩码与词元嵌入 {x} + {ub} × (3 × {hidden} + 3 × {ffn}{moe}) × 4 B）"]
             )
         } else {
             Formula::default()
