@@ -389,7 +389,7 @@ texts! {
     ("e.kv_offloading_backend", "native: vLLM's own pinned CPU memory; lmcache: LMCache's server sizes its own (empty: native)", "native：vLLM 自己的锁页 CPU 内存；lmcache：由 LMCache 的服务自行决定大小（留空即 native）"),
     ("e.kv_offloading_size", "GiB of CPU memory for evicted KV blocks, loaded back on a prefix hit; the GPU pool is unchanged (vLLM 0.14 or later)", "为被逐出的 KV 块保留的 CPU 内存（GiB），前缀命中时读回；GPU 上的池不变（vLLM 0.14 起）"),
     ("e.kv_ollama", "KV-cache type (q8_0 and q4_0 need FlashAttention)", "KV 缓存类型（q8_0 与 q4_0 需开启 FlashAttention）"),
-    ("e.llamacpp_build", "llama.cpp build, such as b4500 (empty: the latest, b10615); before b7438 -ngl N keeps the output layer on the CPU", "llama.cpp 构建号，如 b4500（留空即最新的 b10615）；b7438 之前 -ngl N 把输出层留在 CPU"),
+    ("e.llamacpp_build", "llama.cpp build, such as b4500 (empty: the latest, b10615); before b7438 -ngl N keeps the output layer on the CPU; before b9509 the compute buffer holds a ubatch of logits, from it one output per sequence", "llama.cpp 构建号，如 b4500（留空即最新的 b10615）；b7438 之前 -ngl N 把输出层留在 CPU；b9509 之前计算缓冲区容纳一个微批的 logits，自 b9509 起每个序列一个输出"),
     ("e.lora_targets_sglang", "modules with a slot, comma-separated: q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj, embed_tokens, lm_head (empty: all)", "占槽位的模块，逗号分隔：q_proj、k_proj、v_proj、o_proj、gate_proj、up_proj、down_proj、embed_tokens、lm_head（留空即 all）"),
     ("e.main_gpu", "the GPU that holds the whole model with -sm none, from 0", "-sm none 时容纳整个模型的 GPU，从 0 起"),
     ("e.max_cpu_loras", "adapters cached in CPU memory, at least --max-loras; no GPU memory (empty: --max-loras)", "缓存在 CPU 内存中的适配器数，不少于 --max-loras；不占显存（留空即 --max-loras）"),

@@ -1663,7 +1663,8 @@ export interface EstimateInput {
    * before 5.15, its compressed latent from 5.15. Default: 5.25. llama.cpp's build (its
    * release tag `b4500`, or the number its log prints after `build:`): `b2000` to `b10615`;
    * from b7438 `-ngl` gives its first layer to the output layer (PR #18148), before it the
-   * last N blocks. Default: the latest, b10615.
+   * last N blocks; from b9509 the compute buffer is reserved for one output per sequence
+   * (PR #23861), before it for every token of the ubatch. Default: the latest, b10615.
    */
   engine_version?: string | null;
   /**

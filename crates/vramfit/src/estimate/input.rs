@@ -237,7 +237,8 @@ pub struct EstimateInput {
     /// before 5.15, its compressed latent from 5.15. Default: 5.25. llama.cpp's build (its
     /// release tag `b4500`, or the number its log prints after `build:`): `b2000` to `b10615`;
     /// from b7438 `-ngl` gives its first layer to the output layer (PR #18148), before it the
-    /// last N blocks. Default: the latest, b10615.
+    /// last N blocks; from b9509 the compute buffer is reserved for one output per sequence
+    /// (PR #23861), before it for every token of the ubatch. Default: the latest, b10615.
     pub engine_version: Option<String>,
     /// vLLM's and SGLang's `--enable-lora`: serve LoRA adapters. vLLM allocates `max_loras`
     /// slots of `max_lora_rank` on every linear layer, the embedding and the LM head at start-up

@@ -150,9 +150,28 @@ impl Run<'_> {
             && a.is_detailed()
             && a.is_generative()
             && !self.cache_assumed()
-            && c.ubatch >= LLAMACPP_OP_OFFLOAD_BATCH
+            && c.outputs >= LLAMACPP_OP_OFFLOAD_BATCH
         {
             place.head
+        } else {
+            0
+        };
+        // Blocks left in CPU memory, in a build that reserves one output per sequence: a prompt
+        // batch runs their matrix products on the first GPU too, copying a block's weights
+        // into its compute buffer on top of the block's stage. A published load (Llama-3.1-8B
+        // Q4_0, -c 32768 -ub 512, 15 of 33 layers and with none; see
+        // `llamacpp_block_stage`) prints 248 MiB, the 140 MiB of the whole offload and 108 MiB,
+        // a block's q, k, v, gate, up and down in Q4_0; vramfit copies the whole largest
+        // block (its o as well: 117 MiB), the safe side. Before that build the ubatch's logits
+        // led and the copy is not seen in the logs (arXiv 2509.11947's -ngl 20: 137.79 MiB).
+        c.block_copy = if self.llamacpp_build.outputs_per_sequence()
+            && on_gpu < layers
+            && gpu_used
+            && a.is_detailed()
+            && !self.cache_assumed()
+            && c.ubatch >= LLAMACPP_OP_OFFLOAD_BATCH
+        {
+            self.cpu_block_largest(layers - on_gpu)
         } else {
             0
         };
@@ -166,7 +185,7 @@ impl Run<'_> {
                 c.output_copy > 0 && g == 0
             };
             let logits = if output_here {
-                c.ubatch * (a.vocab_size + a.hidden_size) * 4
+                c.outputs * (a.vocab_size + a.hidden_size) * 4
             } else {
                 0
             };
@@ -175,8 +194,13 @@ impl Run<'_> {
             } else {
                 0
             };
-            let block = c.ffn.max(c.attention).saturating_add(c.expert_copy);
-            let c = if place.stage_layers[g] > 0 {
+            let block_copy = if g == 0 { c.block_copy } else { 0 };
+            let block = c
+                .ffn
+                .max(c.attention)
+                .saturating_add(c.expert_copy)
+                .saturating_add(block_copy);
+            let c = if place.stage_layers[g] > 0 || block_copy > 0 {
                 output.max(block).saturating_add(copies)
             } else {
                 output
@@ -205,9 +229,10 @@ impl Run<'_> {
             .collect();
         let busiest = self.llamacpp_limiting(&per_gpu);
         let (compute, logits) = compute_of(busiest);
-        // The copied output matrix is the busiest GPU's only where it is the first.
+        // The copied output matrix and block are the busiest GPU's only where it is the first.
         if busiest != 0 {
             c.output_copy = 0;
+            c.block_copy = 0;
         }
         let kv_cpu = self
             .llamacpp_kv(ctx, layers - on_gpu)
@@ -364,16 +389,19 @@ impl Run<'_> {
     /// The compute buffer's stages for a context of `ctx` (the output's logits left to the GPU
     /// that holds it). ggml's graph allocator reuses memory from one stage of the graph to the
     /// next, so the buffer is its largest stage, for a ubatch of min(ubatch, context) tokens:
-    /// - the output: every token's fp32 logits (llama.cpp reserves for a ubatch of outputs) and
-    ///   the final norm's output they are computed from. llama-server builds from PR #23861
-    ///   reserve one output per sequence instead (`LlamacppBuild::outputs_per_sequence`); vramfit
-    ///   keeps the ubatch's, the safe side, until the stages that then lead are held to a log:
-    ///   a published load of such a build (Llama-3.1-8B Q4_0, -c 32768 -ub 512, flash attention,
-    ///   all 33 layers) projects 140 MiB, where the output's rows give 258.5 MiB and the
-    ///   feed-forward stage alone 88 MiB (see `tests/data/llamacpp-buffers.notes.md`);
+    /// - the output: the fp32 logits of the outputs the worst-case prompt graph is reserved for
+    ///   and the final norm's output they are computed from. Builds before llama.cpp PR #23861
+    ///   reserve every token of the ubatch an output; from it (`LlamacppBuild::outputs_per_sequence`)
+    ///   `llama_context::sched_reserve` reserves `min(n_tokens, n_outputs_max)` and llama-server
+    ///   sets `n_outputs_max` to one output per sequence (`src/llama-context.cpp`, "const uint32_t
+    ///   n_outputs_pp = std::min(n_tokens, cparams.n_outputs_max)", read at ggml-org/llama.cpp
+    ///   b29c606e in a published audit and in forks of August–October 2026);
     /// - attention without flash attention: the fp32 KQ scores (ubatch × context × heads), their
     ///   mask (ubatch × context) and four ubatch × hidden fp32 tensors of the block;
-    /// - a block's feed-forward: ubatch × (4 hidden + 2 FFN width) fp32.
+    /// - a block's feed-forward: ubatch × (4 hidden + 2 FFN width) fp32 in the builds that
+    ///   reserve a ubatch of outputs (where it never leads); in the builds that reserve one
+    ///   output per sequence it leads, and is held to two published loads (see
+    ///   [`Run::llamacpp_block_stage`]).
     ///
     /// Published load logs (tests/data/llamacpp-buffers.csv) give these to the 0.01 MiB they
     /// print: Llama-3.1-8B, ubatch 512, n_ctx 8192, flash attention off: 512 × 8192 × 33 × 4 B +
@@ -381,7 +409,7 @@ impl Run<'_> {
     fn llamacpp_compute(&self, ctx: u64) -> LlamacppCompute {
         let a = &self.arch;
         let ub = self.ubatch.min(ctx.max(1));
-        let ffn = ub * (a.hidden_size * 4 + activations::token_ffn_width(a) * 2) * 4;
+        let per_sequence = self.llamacpp_build.outputs_per_sequence();
         let attention = if self.kernel == Kernel::Eager {
             ub.saturating_mul(ctx)
                 .saturating_mul(a.num_heads + 1)
@@ -389,6 +417,12 @@ impl Run<'_> {
                 .saturating_mul(4)
         } else {
             0
+        };
+        let (ffn, attention, inputs) = if per_sequence {
+            self.llamacpp_block_stage(ub, ctx, attention)
+        } else {
+            let ffn = ub * (a.hidden_size * 4 + activations::token_ffn_width(a) * 2) * 4;
+            (ffn, attention, 0)
         };
         // llama.cpp's op offload: a batch of 32 tokens or more runs a matrix product whose
         // weights stay in CPU memory on the GPU, copying them into the compute buffer
@@ -402,12 +436,69 @@ impl Run<'_> {
         };
         LlamacppCompute {
             ubatch: ub,
+            outputs: if per_sequence {
+                self.batch.clamp(1, ub)
+            } else {
+                ub
+            },
             ffn,
             attention,
+            inputs,
             expert_copy,
+            block_copy: 0,
             logits: 0,
             output_copy: 0,
         }
+    }
+
+    /// A block's stages in the builds that reserve one output per sequence (PR #23861 on),
+    /// where they, not the logits, set the buffer: (feed-forward, attention without flash
+    /// attention, the graph's inputs in both). The inputs stay for the whole graph: the
+    /// attention mask (f16 with flash attention, f32 without; ubatch × the cache's cells, the
+    /// sliding-window cache's cells added for an interleaved model) and the token embeddings
+    /// copied in from the host (ubatch × hidden × 4 B). The feed-forward then holds the
+    /// residual, the norm's output, gate, up and their product and the down projection:
+    /// ubatch × (3 hidden + 3 FFN width) × 4 B, and for a MoE model each used expert's down
+    /// projection, ubatch × experts per token × hidden × 4 B.
+    ///
+    /// Held to two published loads of such builds (find_string ids in
+    /// tests/data/llamacpp-buffers.notes.md, "A build with one output per sequence"):
+    /// Llama-3.1-8B Q4_0, -c 32768 -ub 512, flash attention, all 33 layers (Ollama's
+    /// llama-server of June 2026): 32 MiB of mask + 8 MiB of embeddings + 512 × (3 × 4,096 +
+    /// 3 × 14,336) × 4 B = 108 MiB: 148 MiB against the 140 MiB it projects (over by one
+    /// ubatch × hidden tensor, 8 MiB: Llama's projections are all 4,096 wide, and ggml's
+    /// allocator reuses that hole); Qwen3-4B Q4_K_M, -c 8192 -np 4, all 37 layers (October
+    /// 2026): 8 + 5 + 512 × (3 × 2,560 + 3 × 9,728) × 4 B = 72 MiB: 85.00 MiB against 85.01 MiB
+    /// printed (the 0.01 is the positions and output ids).
+    fn llamacpp_block_stage(&self, ub: u64, ctx: u64, attention: u64) -> (u64, u64, u64) {
+        let a = &self.arch;
+        // A bare parameter count has no shapes to size a block by (nothing of it is modelled).
+        if !a.is_detailed() {
+            return (0, attention, 0);
+        }
+        let cells = ctx.saturating_add(self.llamacpp_kv(ctx, a.num_layers.max(1)).swa_cells);
+        let mask_bytes = if self.kernel == Kernel::Eager { 4 } else { 2 };
+        let mask = ub
+            .next_multiple_of(LLAMACPP_KQ_MASK_PAD)
+            .saturating_mul(cells)
+            .saturating_mul(mask_bytes);
+        let embeddings = ub * a.hidden_size * 4;
+        let inputs = mask.saturating_add(embeddings);
+        // A MoE block's routed experts each project down to the hidden size before their
+        // weighted sum (`build_moe_ffn`: `[n_embd, n_expert_used, n_tokens]`): counted on top,
+        // the safe side, as no published load of a MoE model by these builds is at hand.
+        let expert_outputs = a.moe.map_or(0, |m| m.experts_per_token * a.hidden_size);
+        let ffn = (a.hidden_size * 3 + activations::token_ffn_width(a) * 3 + expert_outputs)
+            .saturating_mul(ub)
+            .saturating_mul(4)
+            .saturating_add(inputs);
+        // The eager attention stage counts its own f32 mask; the embeddings are added.
+        let attention = if attention > 0 {
+            attention.saturating_add(embeddings)
+        } else {
+            0
+        };
+        (ffn, attention, inputs)
     }
 
     /// The largest of the blocks whose routed experts `--n-cpu-moe` keeps in CPU memory: the
@@ -419,6 +510,25 @@ impl Run<'_> {
                 return;
             };
             for block in l..(l + n).min(self.n_cpu_moe) {
+                let x = self.gguf_tensor_bytes(&crate::model::Tensor {
+                    layer: Some(block),
+                    ..t
+                });
+                per_block[block as usize] = per_block[block as usize].saturating_add(x);
+            }
+        });
+        per_block.into_iter().max().unwrap_or(0)
+    }
+
+    /// The largest of the first `n` blocks (those `-ngl` leaves in CPU memory): the sum of its
+    /// tensors as the GGUF file stores them.
+    fn cpu_block_largest(&self, n: u64) -> u64 {
+        let mut per_block = alloc::vec![0u64; n as usize];
+        self.arch.visit_grouped(|t, count| {
+            let Some(l) = t.layer.filter(|_| t.role != Role::Vision) else {
+                return;
+            };
+            for block in l..(l + count).min(n) {
                 let x = self.gguf_tensor_bytes(&crate::model::Tensor {
                     layer: Some(block),
                     ..t
@@ -592,12 +702,21 @@ pub(super) struct LlamacppKv {
 pub(super) struct LlamacppCompute {
     /// Tokens per ubatch: min(ubatch, context).
     pub(super) ubatch: u64,
+    /// The outputs the prompt graph is reserved for: the ubatch's tokens before llama.cpp
+    /// PR #23861, one per sequence from it.
+    pub(super) outputs: u64,
     /// A block's feed-forward.
     pub(super) ffn: u64,
     /// Attention without flash attention (0 with it).
     pub(super) attention: u64,
+    /// The graph's inputs counted in both stages above (mask and token embeddings; 0 in the
+    /// builds that reserve a ubatch of outputs, where the block stages never lead).
+    pub(super) inputs: u64,
     /// A block's routed experts copied from CPU memory for a prompt batch (`--n-cpu-moe`).
     pub(super) expert_copy: u64,
+    /// The largest CPU block's weights copied for a prompt batch (op offload), on the first
+    /// GPU, in the builds that reserve one output per sequence (see `llamacpp_figures`).
+    pub(super) block_copy: u64,
     /// The output's logits, on the GPU that holds the output layer (0 on the others).
     pub(super) logits: u64,
     /// The output matrix copied from CPU memory for a prompt batch (op offload), when the
@@ -617,6 +736,10 @@ struct Placement {
     /// The output matrix's bytes as the file stores it.
     head: u64,
 }
+
+/// The ubatch's padding in the attention mask: `GGML_KQ_MASK_PAD`, 64 in the builds of 2024–2025
+/// (`ggml/include/ggml.h`); later builds pad less, so 64 is the safe side.
+const LLAMACPP_KQ_MASK_PAD: u64 = 64;
 
 /// The smallest batch llama.cpp runs on the GPU with weights kept in CPU memory: op offload's
 /// `GGML_OP_OFFLOAD_MIN_BATCH`, 32 unless set (`ggml/src/ggml-cuda/ggml-cuda.cu`,

@@ -19,7 +19,11 @@
 //!   vendored a5bb8ba4 of 2026-02-02): `n_ubatch × n_vocab × 4 B` of logits. vramfit takes the
 //!   new reserve from b9509 (Ollama's pin of 2026-06-04, two days after the merge): a build
 //!   between the merge and b9509 is counted with the full reserve, over by at most
-//!   `(n_ubatch − sequences) × (n_vocab + n_embd) × 4 B`.
+//!   `(n_ubatch − sequences) × (n_vocab + n_embd) × 4 B`. With one output a block's stage and
+//!   the graph's inputs set the buffer, and blocks in CPU memory are copied for a prompt batch
+//!   (`Run::llamacpp_block_stage` and `llamacpp_figures` in `llamacpp.rs`, held to two
+//!   published loads). A program that leaves `n_outputs_max` at 0 (`n_batch`) still reserves
+//!   the micro-batch: an older `engine_version` estimates it that way.
 //!
 //! Ollama up to 0.2x ran its own Go runner on a vendored llama.cpp (ec98e2002, b7437, from
 //! 2025-12-17 to the runner's removal in v0.30.0, ollama/ollama 9db4bdbad), whose reserve is the

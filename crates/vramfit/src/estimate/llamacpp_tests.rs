@@ -45,8 +45,11 @@ fn n_cpu_moe_moves_the_first_blocks_experts_to_the_cpu() {
 }
 
 /// A prompt batch (512 tokens ≥ op offload's 32) copies a CPU block's experts to the GPU:
-/// the compute buffer is the block's feed-forward, 512 × (4 × 2,048 + 2 × 8 × 768) × 4 B =
-/// 41,943,040 B, and the copy, 641,728,512 B.
+/// the compute buffer is the block's feed-forward of the latest build (one output per
+/// sequence reserved, so the block leads): the f16 mask 512 × 8,192 × 2 B = 8,388,608 B, the
+/// token embeddings 512 × 2,048 × 4 B = 4,194,304 B and 512 × (3 × 2,048 + 3 × 8 × 768 + the
+/// 8 experts' down projections 8 × 2,048) × 4 B = 83,886,080 B, 96,468,992 B; and the copy,
+/// 641,728,512 B.
 #[test]
 fn a_prompt_batch_copies_a_cpu_blocks_experts_into_the_compute_buffer() {
     let compute = |e: &crate::estimate::Estimate| {
@@ -58,9 +61,12 @@ fn a_prompt_batch_copies_a_cpu_blocks_experts_into_the_compute_buffer() {
             .get()
     };
     let ten = estimate(&qwen3_30b_a3b(Some(10.0))).unwrap();
-    assert_eq!(compute(&ten), 41_943_040 + 641_728_512);
-    // A batch of 16 tokens runs the CPU's experts on the CPU: no copy, the output's logits
-    // set the buffer as without --n-cpu-moe.
+    assert_eq!(
+        compute(&ten),
+        8_388_608 + 4_194_304 + 83_886_080 + 641_728_512
+    );
+    // A batch of 16 tokens runs the CPU's experts on the CPU: no copy, the buffer is as
+    // without --n-cpu-moe.
     let small = EstimateInput {
         ubatch: 16.0,
         ..qwen3_30b_a3b(Some(10.0))
@@ -115,6 +121,110 @@ fn a_prompt_batch_copies_the_cpu_output_layer_and_its_logits() {
     );
     // A batch of 16 runs the output layer on the CPU: its logits stay there too.
     assert_eq!(compute(&estimate(&input(16.0)).unwrap()), 0);
+}
+
+fn compute_of(e: &crate::estimate::Estimate) -> u64 {
+    e.components
+        .iter()
+        .find(|c| c.key.kind == crate::estimate::ComponentKind::ComputeBuffer)
+        .unwrap()
+        .bytes
+        .get()
+}
+
+const MIB: f64 = 1_048_576.0;
+
+/// Hermes 3 Llama 3.1 8B Q4_0 under Ollama's llama-server of June 2026 (`build 1 (74ade5274)`,
+/// Ollama pinned b9781): `-c 32768 -np 1 -b 512 -ub 512 --flash-attn auto`, RTX 2060, which
+/// prints `n_outputs_max = 1` and llama-server's fit projections (tests/data/
+/// llamacpp-buffers.notes.md, "A build with one output per sequence"; find_string id
+/// 61471163053; repository not identified, so not a CSV row).
+fn hermes_llama31(gpu_layers: f64, build: &str) -> EstimateInput {
+    EstimateInput {
+        model: Some("meta-llama/Llama-3.1-8B".into()),
+        engine: Engine::Llamacpp,
+        quantization: Quantization::Gguf {
+            file_type: GgufFileType::Q4_0,
+        },
+        max_model_len: Some(32768.0),
+        seq_len: 1.0,
+        new_tokens: 0.0,
+        ubatch: 512.0,
+        attention: crate::estimate::AttentionImpl::Flash,
+        gpu_layers: Some(gpu_layers),
+        engine_version: Some(build.into()),
+        ..EstimateInput::default()
+    }
+}
+
+/// One output reserved (llama.cpp PR #23861 on): the logits are 1 × (128,256 + 4,096) × 4 B,
+/// and a block leads: the f16 mask 512 × 32,768 × 2 B = 32 MiB, the token embeddings copied in
+/// 512 × 4,096 × 4 B = 8 MiB and 512 × (3 × 4,096 + 3 × 14,336) × 4 B = 108 MiB: 148 MiB, over
+/// the 140 MiB the log projects for all 33 layers by 8 MiB (5.7 %, the safe side; the printed
+/// parts are 32 + 8 + 100, 100 = 512 × (2 × 4,096 + 3 × 14,336) × 4 B). The same load by a
+/// build before the PR reserves 512 outputs: 512 × (128,256 + 4,096) × 4 B = 258.5 MiB.
+#[test]
+fn one_output_per_sequence_leaves_a_block_leading() {
+    let new = compute_of(&estimate(&hermes_llama31(33.0, "b9781")).unwrap());
+    assert_eq!(new, (32 + 8 + 108) << 20);
+    assert_eq!(new - (140 << 20), 8 << 20);
+    let old = compute_of(&estimate(&hermes_llama31(33.0, "b9000")).unwrap());
+    assert_eq!(old, 512 * (128_256 + 4096) * 4);
+    // The latest build (the default) follows the newest rule.
+    let latest = EstimateInput {
+        engine_version: None,
+        ..hermes_llama31(33.0, "b9781")
+    };
+    assert_eq!(compute_of(&estimate(&latest).unwrap()), new);
+}
+
+/// The same load with blocks in CPU memory: a prompt batch copies a CPU block's weights to the
+/// GPU (op offload). A Q4_0 block of Llama-3.1-8B: (2 × 4,096² + 2 × 4,096 × 1,024 + 3 × 4,096
+/// × 14,336) × 18 / 32 B = 122,683,392 B, and its two norms 2 × 4,096 × 4 B = 32,768 B. The log
+/// prints 248.00 MiB at 15 of 33 layers (and projects 248 MiB with none): 140 + 108 MiB, the
+/// block without its o (9 MiB). vramfit: 148 MiB + 117.03 MiB = 265.03 MiB, over by 17.03 MiB
+/// (6.9 %), the safe side. The output layer's one row of logits is no prompt batch: its matrix
+/// is not copied (op offload wants 32 rows).
+#[test]
+fn cpu_blocks_are_copied_for_a_prompt_batch_in_builds_with_one_output() {
+    let block = (2 * 4096 * 4096 + 2 * 4096 * 1024 + 3 * 4096 * 14_336) / 32 * 18 + 2 * 4096 * 4;
+    assert_eq!(block, 122_716_160);
+    for layers in [15.0, 0.0] {
+        let ours = compute_of(&estimate(&hermes_llama31(layers, "b9781")).unwrap());
+        assert_eq!(ours, (148 << 20) + block, "{layers}");
+        let over = ours as f64 / MIB - 248.0;
+        assert!((over - 17.03).abs() < 0.01, "{over}");
+    }
+}
+
+/// Qwen3-4B Q4_K_M, `llama-server -ngl 99 -c 8192` of October 2026 (4 slots, `kv_unified`),
+/// flash attention, n_ubatch 512 (find_string id 71453436919; tests/data/
+/// llamacpp-buffers.notes.md): the mask 512 × 8,192 × 2 B = 8 MiB, the embeddings 512 × 2,560 ×
+/// 4 B = 5 MiB and 512 × (3 × 2,560 + 3 × 9,728) × 4 B = 72 MiB: 85.00 MiB against the 85.01
+/// MiB printed (`sched_reserve: CUDA0 compute buffer size`), where builds before PR #23861
+/// gave 512 × (151,936 + 2,560) × 4 B = 301.75 MiB.
+#[test]
+fn qwen3_4b_with_four_slots_is_its_block() {
+    let input = |build: &str| EstimateInput {
+        model: Some("Qwen/Qwen3-4B".into()),
+        engine: Engine::Llamacpp,
+        quantization: Quantization::Gguf {
+            file_type: GgufFileType::Q4_K_M,
+        },
+        max_model_len: Some(8192.0),
+        seq_len: 1.0,
+        new_tokens: 0.0,
+        batch: 4.0,
+        ubatch: 512.0,
+        attention: crate::estimate::AttentionImpl::Flash,
+        engine_version: Some(build.into()),
+        ..EstimateInput::default()
+    };
+    let new = compute_of(&estimate(&input("b10615")).unwrap());
+    assert_eq!(new, (8 + 5 + 72) << 20);
+    assert!((new as f64 / MIB - 85.01).abs() < 0.015);
+    let old = compute_of(&estimate(&input("b9000")).unwrap());
+    assert_eq!(old, 512 * (151_936 + 2560) * 4);
 }
 
 /// The solver's fewest blocks of experts in CPU memory that fit a 24 GiB card: that many

@@ -191,22 +191,24 @@ impl Run<'_> {
     }
 
     /// The compute buffer's formula: the largest of the output, a block's feed-forward and its
-    /// attention without flash attention.
+    /// attention without flash attention, with the copies a prompt batch makes of weights in
+    /// CPU memory.
     fn llamacpp_compute_text(&self, f: &LlamacppFigures) -> Formula {
         let a = &self.arch;
         let c = &f.compute;
         let (ub, ctx, heads, hidden) = (c.ubatch, self.max_model_len, a.num_heads, a.hidden_size);
+        let rows = c.outputs;
         let output = if c.output_copy > 0 {
             let (vocab, x) = (a.vocab_size, b(c.output_copy));
             formula!(self.text;
-                ["output matrix copied from CPU memory for a prompt batch {x} + {ub} × ({vocab} logits + {hidden}) × 4 B, "],
-                ["提示批处理时从 CPU 内存复制来的输出矩阵 {x} + {ub} × ({vocab} 个 logits + {hidden}) × 4 B，"]
+                ["output matrix copied from CPU memory for a prompt batch {x} + {rows} × ({vocab} logits + {hidden}) × 4 B, "],
+                ["提示批处理时从 CPU 内存复制来的输出矩阵 {x} + {rows} × ({vocab} 个 logits + {hidden}) × 4 B，"]
             )
         } else if c.logits > 0 {
             let vocab = a.vocab_size;
             formula!(self.text;
-                ["output {ub} × ({vocab} logits + {hidden}) × 4 B, "],
-                ["输出 {ub} × ({vocab} 个 logits + {hidden}) × 4 B，"]
+                ["output {rows} × ({vocab} logits + {hidden}) × 4 B, "],
+                ["输出 {rows} × ({vocab} 个 logits + {hidden}) × 4 B，"]
             )
         } else {
             Formula::default()
@@ -215,6 +217,17 @@ impl Run<'_> {
             formula!(self.text;
                 [", attention {ub} × {ctx} × ({heads} heads + mask) × 4 B + 4 × {ub} × {hidden} × 4 B"],
                 ["，注意力 {ub} × {ctx} × ({heads} 个头 + 掩码) × 4 B + 4 × {ub} × {hidden} × 4 B"]
+            )
+        } else {
+            Formula::default()
+        };
+        let inputs = if c.inputs > 0 {
+            formula!(self.text;
+                let (x, ffn) = (b(c.inputs), super::activations::token_ffn_width(a));
+                let experts = a.moe.map_or(0, |m| m.experts_per_token);
+                let moe = if experts > 0 { alloc::format!(" + {experts} × {hidden}") } else { alloc::string::String::new() };
+                [" (mask and token embeddings {x} + {ub} × (3 × {hidden} + 3 × {ffn}{moe}) × 4 B)"],
+                ["（掩码与词元嵌入 {x} + {ub} × (3 × {hidden} + 3 × {ffn}{moe}) × 4 B）"]
             )
         } else {
             Formula::default()
@@ -228,19 +241,32 @@ impl Run<'_> {
         } else {
             Formula::default()
         };
+        let block_copy = if c.block_copy > 0 {
+            formula!(self.text;
+                let x = b(c.block_copy);
+                [" + a CPU block's weights copied for a prompt batch {x}"],
+                [" + 提示批处理时复制来的一块 CPU 层权重 {x}"]
+            )
+        } else {
+            Formula::default()
+        };
         formula!(self.text;
             let (ffn, size) = (b(c.ffn), b(f.compute_buffer));
             [
-                "max({}feed-forward {ffn}{}{}) = {size}",
+                "max({}feed-forward {ffn}{}{}{}{}) = {size}",
                 output.en,
+                inputs.en,
                 attention_text.en,
-                copy.en
+                copy.en,
+                block_copy.en
             ],
             [
-                "max({}前馈 {ffn}{}{}) = {size}",
+                "max({}前馈 {ffn}{}{}{}{}) = {size}",
                 output.zh,
+                inputs.zh,
                 attention_text.zh,
-                copy.zh
+                copy.zh,
+                block_copy.zh
             ]
         )
     }

@@ -1282,8 +1282,8 @@ fn vllm_sliding_window_requests_by_hand() {
 /// mask) × 4 B + 4 × 512 × 4,096 × 4 B = 560 MiB) = 560 MiB, which two published Ollama logs of
 /// this model print (560.00 MiB, tests/data/llamacpp-buffers.csv). With flash attention it is the
 /// output's 258.5 MiB, which llama.cpp prints for Llama-3-8B at n_ctx 512 (258.50 MiB). Those
-/// are builds before llama.cpp PR #23861, and the latest too: vramfit keeps the ubatch's logits
-/// (the safe side; `llamacpp_compute`).
+/// are builds before llama.cpp PR #23861 (b9508 here); the latest reserves one output per
+/// sequence (`llamacpp_tests.rs`, `one_output_per_sequence_leaves_a_block_leading`).
 #[test]
 fn llamacpp_compute_buffer_by_hand() {
     let run = |attention| {
