@@ -803,6 +803,11 @@ mod tests {
             "arch",
             "read from a config.json, weights file or hub lookup",
         ),
+        // The checkpoint's own dtype comes with the architecture; the form's dtype is the run's.
+        (
+            "checkpoint_dtype",
+            "read with the architecture from a config.json, weights file or hub lookup",
+        ),
     ];
 
     /// Every field of `EstimateInput` is a field of the form (or excluded, with its reason),

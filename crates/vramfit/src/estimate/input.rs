@@ -40,8 +40,14 @@ pub struct EstimateInput {
     pub seq_len: f64,
     /// Generated tokens per sequence (inference).
     pub new_tokens: f64,
-    /// Model dtype; the preset's checkpoint dtype when absent, else bf16.
+    /// Model dtype, as the engine's `--dtype` sets it; absent, the engine's `auto` resolves it
+    /// from the checkpoint's own dtype (the preset's, else `checkpoint_dtype`, else bf16).
     pub dtype: Option<Dtype>,
+    /// The checkpoint's own dtype, for a model given as `arch`: its config.json's `torch_dtype`
+    /// (or `dtype`), or its safetensors header's element type. Not a choice of the run: `dtype`
+    /// left absent resolves from it by the engine's rule (vLLM's `auto` serves an fp32
+    /// checkpoint in bf16 or fp16, transformers loads it as stored), as it does from a preset's.
+    pub checkpoint_dtype: Option<Dtype>,
     /// Weight format: an object tagged by `format` (`{"format": "gptq", "bits": 4,
     /// "group_size": 128}`) or the CLI's spelling (`"gptq"`, `"gguf-q4_k_m"`).
     pub quantization: Quantization,
@@ -411,6 +417,7 @@ impl Default for EstimateInput {
             seq_len: 2048.0,
             new_tokens: 256.0,
             dtype: None,
+            checkpoint_dtype: None,
             quantization: Quantization::None,
             kv_dtype: KvDtype::Auto,
             attention: AttentionImpl::Sdpa,
