@@ -1360,9 +1360,17 @@ export interface EstimateInput {
    */
   new_tokens?: number;
   /**
-   * Model dtype; the preset's checkpoint dtype when absent, else bf16.
+   * Model dtype, as the engine's `--dtype` sets it; absent, the engine's `auto` resolves it
+   * from the checkpoint's own dtype (the preset's, else `checkpoint_dtype`, else bf16).
    */
   dtype?: Dtype | null;
+  /**
+   * The checkpoint's own dtype, for a model given as `arch`: its config.json's `torch_dtype`
+   * (or `dtype`), or its safetensors header's element type. Not a choice of the run: `dtype`
+   * left absent resolves from it by the engine's rule (vLLM's `auto` serves an fp32
+   * checkpoint in bf16 or fp16, transformers loads it as stored), as it does from a preset's.
+   */
+  checkpoint_dtype?: Dtype | null;
   /**
    * Weight format: an object tagged by `format` (`{"format": "gptq", "bits": 4,
    * "group_size": 128}`) or the CLI's spelling (`"gptq"`, `"gguf-q4_k_m"`).
