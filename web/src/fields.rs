@@ -435,6 +435,7 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
         params: _,
         // Read from a config.json, a weights file or a hub lookup: no field of the form.
         arch: _,
+        checkpoint_dtype: _,
         mode,
         engine,
         batch,
