@@ -179,7 +179,9 @@ pub struct EstimateInput {
     /// sentence-transformers runs it). A pooling run generates no tokens (`new_tokens` is taken
     /// as 0) and has no sampler: vLLM and transformers build no LM head, SGLang keeps it.
     /// vLLM, SGLang and transformers inference. Default: `pooling` for an encoder (BERT,
-    /// RoBERTa, XLM-RoBERTa) on those engines, else `generate`.
+    /// RoBERTa, XLM-RoBERTa) on those engines and, with vLLM, for a preset that ships
+    /// sentence-transformers' pooling config (Qwen3-Embedding), as its `--runner auto` does;
+    /// else `generate`.
     pub runner: Option<RunnerType>,
     /// SGLang `--enable-dp-attention`: attention in data parallel over `dp_size` groups of the
     /// `tp` GPUs (an MLA model: DeepSeek, Kimi K2, GLM-5). Each group holds the attention
