@@ -1579,7 +1579,9 @@ export interface EstimateInput {
    * sentence-transformers runs it). A pooling run generates no tokens (`new_tokens` is taken
    * as 0) and has no sampler: vLLM and transformers build no LM head, SGLang keeps it.
    * vLLM, SGLang and transformers inference. Default: `pooling` for an encoder (BERT,
-   * RoBERTa, XLM-RoBERTa) on those engines, else `generate`.
+   * RoBERTa, XLM-RoBERTa) on those engines and, with vLLM, for a preset that ships
+   * sentence-transformers' pooling config (Qwen3-Embedding), as its `--runner auto` does;
+   * else `generate`.
    */
   runner?: RunnerType | null;
   /**
@@ -4291,6 +4293,14 @@ export interface Preset {
    * `None` for unquantized checkpoints.
    */
   quantization: Quantization;
+  /**
+   * Whether the checkpoint ships sentence-transformers' pooling config (`modules.json` naming
+   * a Pooling module), which makes vLLM's `--runner auto` pool it even under a
+   * `*ForCausalLM` architecture (Qwen3-Embedding): `_get_default_runner_type` returns
+   * "pooling" when `get_pooling_config` finds one (vllm/config/model.py at commit
+   * 18ec6629253632af0a384f2ffbb8c6b28af322e7).
+   */
+  pooling: boolean;
   /**
    * The architecture, from the model's `config.json`.
    */
