@@ -186,6 +186,16 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
         } else {
             None
         },
+        checkpoint_dtype: if u.arbitrary()? {
+            Some(*u.choose(&[
+                Dtype::Fp32,
+                Dtype::Fp16,
+                Dtype::Bf16,
+                Dtype::Int8,
+            ])?)
+        } else {
+            None
+        },
         quantization: quantization(u)?,
         kv_dtype: *u.choose(&[
             KvDtype::Auto,

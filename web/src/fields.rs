@@ -435,6 +435,7 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
         params: _,
         // Read from a config.json, a weights file or a hub lookup: no field of the form.
         arch: _,
+        checkpoint_dtype: _,
         mode,
         engine,
         batch,
@@ -802,6 +803,11 @@ mod tests {
         (
             "arch",
             "read from a config.json, weights file or hub lookup",
+        ),
+        // The checkpoint's own dtype comes with the architecture; the form's dtype is the run's.
+        (
+            "checkpoint_dtype",
+            "read with the architecture from a config.json, weights file or hub lookup",
         ),
     ];
 

@@ -1360,9 +1360,17 @@ export interface EstimateInput {
    */
   new_tokens?: number;
   /**
-   * Model dtype; the preset's checkpoint dtype when absent, else bf16.
+   * Model dtype, as the engine's `--dtype` sets it; absent, the engine's `auto` resolves it
+   * from the checkpoint's own dtype (the preset's, else `checkpoint_dtype`, else bf16).
    */
   dtype?: Dtype | null;
+  /**
+   * The checkpoint's own dtype, for a model given as `arch`: its config.json's `torch_dtype`
+   * (or `dtype`), or its safetensors header's element type. Not a choice of the run: `dtype`
+   * left absent resolves from it by the engine's rule (vLLM's `auto` serves an fp32
+   * checkpoint in bf16 or fp16, transformers loads it as stored), as it does from a preset's.
+   */
+  checkpoint_dtype?: Dtype | null;
   /**
    * Weight format: an object tagged by `format` (`{"format": "gptq", "bits": 4,
    * "group_size": 128}`) or the CLI's spelling (`"gptq"`, `"gguf-q4_k_m"`).
@@ -1571,7 +1579,9 @@ export interface EstimateInput {
    * sentence-transformers runs it). A pooling run generates no tokens (`new_tokens` is taken
    * as 0) and has no sampler: vLLM and transformers build no LM head, SGLang keeps it.
    * vLLM, SGLang and transformers inference. Default: `pooling` for an encoder (BERT,
-   * RoBERTa, XLM-RoBERTa) on those engines, else `generate`.
+   * RoBERTa, XLM-RoBERTa) on those engines and, with vLLM, for a preset that ships
+   * sentence-transformers' pooling config (Qwen3-Embedding), as its `--runner auto` does;
+   * else `generate`.
    */
   runner?: RunnerType | null;
   /**
@@ -4284,6 +4294,14 @@ export interface Preset {
    * `None` for unquantized checkpoints.
    */
   quantization: Quantization;
+  /**
+   * Whether the checkpoint ships sentence-transformers' pooling config (`modules.json` naming
+   * a Pooling module), which makes vLLM's `--runner auto` pool it even under a
+   * `*ForCausalLM` architecture (Qwen3-Embedding): `_get_default_runner_type` returns
+   * "pooling" when `get_pooling_config` finds one (vllm/config/model.py at commit
+   * 18ec6629253632af0a384f2ffbb8c6b28af322e7).
+   */
+  pooling: boolean;
   /**
    * The architecture, from the model's `config.json`.
    */

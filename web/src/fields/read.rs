@@ -238,7 +238,9 @@ pub fn to_input(
         s if read_model(s) => match config {
             Some(c) => {
                 input.arch = Some(c.arch);
-                input.dtype = c.dtype;
+                // The checkpoint's own dtype, which the engine's `auto` resolves from; the
+                // form's dtype (below) is the run's choice.
+                input.checkpoint_dtype = c.dtype;
                 if let Some(q) = c.quantization {
                     input.quantization = q;
                 }

@@ -44,6 +44,10 @@ pub(super) struct Pooling {
     /// Whether an encoder (BERT, RoBERTa, XLM-RoBERTa) is modelled on it: an engine that
     /// sizes a token pool for it anyway is refused rather than shown without its pool.
     pub(super) encoders: bool,
+    /// Whether `runner` left out pools a checkpoint that ships sentence-transformers' pooling
+    /// config ([`crate::presets::Preset::pooling`]), as vLLM's `--runner auto` does; the others
+    /// pool a decoder only when told (SGLang's `--is-embedding`).
+    pub(super) auto: bool,
 }
 
 impl Runner {
@@ -129,6 +133,7 @@ impl Runner {
                 flag: "--runner pooling",
                 lm_head: false,
                 encoders: true,
+                auto: true,
             }),
             // `--is-embedding`: Qwen2/Qwen3ForCausalLM build `lm_head` and the pooler beside it
             // (sglang/srt/models/qwen3.py lines 580-594 at 0.5.23).
@@ -139,12 +144,14 @@ impl Runner {
                 flag: "--is-embedding",
                 lm_head: true,
                 encoders: false,
+                auto: false,
             }),
             // sentence-transformers loads `AutoModel`: the base model, no LM head.
             Runner::Transformers => Some(Pooling {
                 flag: "AutoModel (sentence-transformers)",
                 lm_head: false,
                 encoders: true,
+                auto: false,
             }),
             _ => None,
         }

@@ -40,8 +40,14 @@ pub struct EstimateInput {
     pub seq_len: f64,
     /// Generated tokens per sequence (inference).
     pub new_tokens: f64,
-    /// Model dtype; the preset's checkpoint dtype when absent, else bf16.
+    /// Model dtype, as the engine's `--dtype` sets it; absent, the engine's `auto` resolves it
+    /// from the checkpoint's own dtype (the preset's, else `checkpoint_dtype`, else bf16).
     pub dtype: Option<Dtype>,
+    /// The checkpoint's own dtype, for a model given as `arch`: its config.json's `torch_dtype`
+    /// (or `dtype`), or its safetensors header's element type. Not a choice of the run: `dtype`
+    /// left absent resolves from it by the engine's rule (vLLM's `auto` serves an fp32
+    /// checkpoint in bf16 or fp16, transformers loads it as stored), as it does from a preset's.
+    pub checkpoint_dtype: Option<Dtype>,
     /// Weight format: an object tagged by `format` (`{"format": "gptq", "bits": 4,
     /// "group_size": 128}`) or the CLI's spelling (`"gptq"`, `"gguf-q4_k_m"`).
     pub quantization: Quantization,
@@ -173,7 +179,9 @@ pub struct EstimateInput {
     /// sentence-transformers runs it). A pooling run generates no tokens (`new_tokens` is taken
     /// as 0) and has no sampler: vLLM and transformers build no LM head, SGLang keeps it.
     /// vLLM, SGLang and transformers inference. Default: `pooling` for an encoder (BERT,
-    /// RoBERTa, XLM-RoBERTa) on those engines, else `generate`.
+    /// RoBERTa, XLM-RoBERTa) on those engines and, with vLLM, for a preset that ships
+    /// sentence-transformers' pooling config (Qwen3-Embedding), as its `--runner auto` does;
+    /// else `generate`.
     pub runner: Option<RunnerType>,
     /// SGLang `--enable-dp-attention`: attention in data parallel over `dp_size` groups of the
     /// `tp` GPUs (an MLA model: DeepSeek, Kimi K2, GLM-5). Each group holds the attention
@@ -412,6 +420,7 @@ impl Default for EstimateInput {
             seq_len: 2048.0,
             new_tokens: 256.0,
             dtype: None,
+            checkpoint_dtype: None,
             quantization: Quantization::None,
             kv_dtype: KvDtype::Auto,
             attention: AttentionImpl::Sdpa,

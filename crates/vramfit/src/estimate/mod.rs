@@ -137,6 +137,8 @@ mod output;
 mod parts;
 mod peak;
 #[cfg(test)]
+mod checkpoint_dtype_tests;
+#[cfg(test)]
 mod pooling_tests;
 mod quick;
 mod rl;
