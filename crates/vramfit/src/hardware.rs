@@ -32,6 +32,9 @@ pub mod mig;
 mod plan;
 #[cfg(test)]
 mod plan_nodes_tests;
+mod plan_serving;
+#[cfg(test)]
+mod plan_serving_tests;
 pub mod spot;
 pub mod tiers;
 
