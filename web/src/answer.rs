@@ -126,7 +126,8 @@ pub struct Answer {
 /// The cheapest rental of the offers in use that holds the run as asked (its batch and
 /// context), as the planner ranks them for the CLI's `vramfit estimate` line and `vramfit
 /// recommend`'s first row and the npm package's `recommend()` (`PlanOptions::default()`: up to
-/// 8 GPUs a node and 4 nodes, on-demand, ranked in US dollars at the data set's rate).
+/// 8 GPUs a node and 4 nodes, on-demand, ranked in US dollars at the data set's rate; with a
+/// vLLM or SGLang serving run's replicas and expert parallel, `PlanOptions::for_run`).
 #[cfg(feature = "full")]
 #[derive(Clone, Debug, PartialEq)]
 pub struct Rent {
@@ -351,14 +352,14 @@ pub fn cheapest_rent(input: &EstimateInput, offers: &[Offer]) -> Option<Rent> {
         |l, g| layout_required_bytes(input, l, g),
         offers,
         vramfit::hardware::gpus(),
-        &PlanOptions::default(),
+        &PlanOptions::default().for_run(input),
     )
     .into_iter()
     .next()?;
     let offer = offers.iter().find(|o| o.id == option.offer)?;
-    // A card or a slice rents one unit; a layout over k nodes rents k servers of the offer
-    // (`rented_gpus` = k × the server's GPUs).
-    let units = (option.rented_gpus / offer.count.max(1)).max(1);
+    // The offer's own price of what the option rents (a server per node), as the CLI's line
+    // says it (`PlanOption::offer_price`).
+    let own = option.offer_price(offers)?;
     let platform = platforms()
         .iter()
         .find(|p| p.id == offer.provider)
@@ -367,10 +368,10 @@ pub fn cheapest_rent(input: &EstimateInput, offers: &[Offer]) -> Option<Rent> {
             |p| (p.name.to_string(), p.name_zh.to_string()),
         );
     Some(Rent {
-        price_per_hour: offer.price_per_hour * f64::from(units),
-        currency: offer.currency,
-        source: offer.source.to_string(),
-        date: offer.date.to_string(),
+        price_per_hour: own.price_per_hour,
+        currency: own.currency,
+        source: own.source,
+        date: own.date,
         platform,
         option,
     })

@@ -742,7 +742,7 @@ texts! {
     ("fit.memory", "Memory", "显存"),
     ("fit.no_bound", "A bare parameter count in training has no KV cache or per-token activations: nothing bounds the batch or the sequence. Choose a preset or a config.json for them.", "训练时只给参数量则没有 KV 缓存与逐 token 的激活值：批大小与序列长度都不受限制。请选择预设模型或 config.json 以得到它们。"),
     ("fit.no_seq", "An image network's memory does not depend on a sequence length: only the batch is bounded.", "图像网络的显存与序列长度无关：只有批大小受限。"),
-    ("fit.nodes", "{0} nodes × {1} GPUs: TP={2} × PP={3}", "{0} 个节点 × 每节点 {1} 卡：TP={2} × PP={3}"),
+    ("fit.nodes", "{0} nodes × {1} GPUs: {2}", "{0} 个节点 × 每节点 {1} 卡：{2}"),
     ("fit.none", "No offer fits on up to 8 GPUs per node and 4 nodes. Reduce memory (quantization, LoRA, ZeRO offload) in the calculator.", "单节点 8 卡、至多 4 个节点以内没有能装下的方案。请在计算器中降低显存（量化、LoRA、ZeRO 卸载）。"),
     ("fit.nothing_fits", "Even the smallest value does not fit this card.", "即使取最小值也装不下这张卡。"),
     ("fit.offer", "Offer", "方案"),

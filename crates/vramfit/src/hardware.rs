@@ -27,6 +27,7 @@ pub mod grid;
 pub mod import;
 pub mod job;
 mod layout;
+mod offer_price;
 pub mod matrix;
 pub mod mig;
 mod plan;
@@ -47,6 +48,7 @@ pub use catalog::{
     offers, platforms,
 };
 pub use layout::{layout_input, layout_required_bytes};
+pub use offer_price::OfferPrice;
 pub use plan::{DEFAULT_MAX_NODES, Layout, ParallelKind, PlanOption, PlanOptions, plan};
 
 // The generated tables (see the module documentation; the GPUs' is `crate::gpu`'s). The paths
