@@ -174,7 +174,7 @@ pub struct PlanFlags {
     /// Most GPUs in one node.
     #[arg(long, default_value_t = 8)]
     max_gpus: u32,
-    /// Most nodes (servers of one offer, tensor parallel inside, pipeline across) a layout spans where one server holds none, 1 to 64.
+    /// Most nodes (servers of one offer, tensor parallel inside, pipeline across; vLLM and SGLang serving also data-parallel replicas and expert parallel across) a layout spans where one server holds none, 1 to 64.
     #[arg(long, default_value_t = vramfit::hardware::DEFAULT_MAX_NODES)]
     max_nodes: u32,
     /// Only these providers (platform ids, repeatable).
