@@ -731,7 +731,7 @@ texts! {
     ("fit.currency", "Currency", "币种"),
     ("fit.fits", "Fits?", "能否装下"),
     ("fit.fix_in_calc", "Fix it in the calculator.", "请在计算器中修改。"),
-    ("fit.footnote", "{0} options in all, cheapest first. ~ marks a reference price. Data parallel is never listed: it does not cut per-GPU memory.", "共 {0} 个方案，按价格排序。~ 表示参考价格。不列出数据并行：它不降低每卡显存。"),
+    ("fit.footnote", "{0} options in all, cheapest first; at one price the faster layout first (fewer nodes, then fewer pipeline stages). ~ marks a reference price. Data parallel does not cut per-GPU memory: it is listed only for vLLM and SGLang serving, as replicas that share the concurrency (DP), with expert parallel (EP) for a mixture of experts.", "共 {0} 个方案，按价格排序；同价时更快的布局在前（节点更少，其次流水线阶段更少）。~ 表示参考价格。数据并行不降低每卡显存：仅在 vLLM 与 SGLang 推理服务中列出，作为分担并发的副本（DP），混合专家模型另有专家并行（EP）。"),
     ("fit.gpu", "GPU", "显卡"),
     ("fit.layout", "Layout", "并行方式"),
     ("fit.lead", "{0} needs {1} on one GPU (recommended with the guide's margin: {2}). Every option below is re-estimated for its own layout.", "{0} 单卡需要 {1}（按指南加余量的建议值：{2}）。下面每个方案都按其并行方式重新估算。"),
