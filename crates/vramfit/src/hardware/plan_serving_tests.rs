@@ -245,3 +245,26 @@ fn a_layout_saved_before_dp_and_ep_reads_as_one_each() {
         r#"{"gpus":16,"tp":1,"pp":1,"zero_stage":0,"kind":"expert","nodes":2,"dp":16,"ep":16}"#
     );
 }
+
+#[test]
+fn replicas_generate_dp_times_as_fast_per_job() {
+    // Two replicas of TP=8 run independently: the option's tokens/s is twice one replica's at
+    // its batch, so a job of 1M tokens takes half the hours one replica would.
+    let input = serve("meta-llama/Llama-3.1-70B-Instruct", Engine::Vllm, 256.0, 8192.0);
+    let got = planned(&input);
+    let job = crate::hardware::job::parse_job("per_job", "1M tokens").unwrap();
+    let rows = crate::hardware::job::cost_per_job(&input, &got[..2], job).unwrap();
+    let dp = rows
+        .iter()
+        .find(|r| r.option.parallelism == Layout::data(2, 8, 2))
+        .unwrap();
+    let mut replica = layout_input(&input, dp.option.parallelism, card(&dp.option.gpu)).unwrap();
+    replica.batch = dp.batch as f64;
+    let one = estimate(&replica)
+        .unwrap()
+        .throughput
+        .unwrap()
+        .decode_tokens_per_s
+        .unwrap();
+    assert!((dp.tokens_per_s - 2.0 * one).abs() < 1e-9 * one, "{} {one}", dp.tokens_per_s);
+}
