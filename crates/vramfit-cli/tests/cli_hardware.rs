@@ -592,3 +592,50 @@ fn recommend_lists_replicas_for_a_serving_target() {
     assert_eq!(opts[1]["parallelism"]["kind"], "tensor-pipeline");
     assert_eq!(opts[0]["price_per_hour"], opts[1]["price_per_hour"]);
 }
+
+/// `vramfit launch --cheapest` launches the run on `recommend`'s first row: DeepSeek-V3 on
+/// vLLM, 64 sequences of 4k, on two of aliyun's 8 × A100 servers as DP=2 × TP=8 + EP=16 (the
+/// library's `deepseek_v3_wide_expert_parallel_over_two_servers_by_hand` checks its memory),
+/// one command a node in vLLM's own data-parallel launcher.
+#[test]
+fn launch_cheapest_follows_the_planned_layout() {
+    let flags = [
+        "--model",
+        "deepseek-ai/DeepSeek-V3",
+        "--mode",
+        "serve",
+        "--engine",
+        "vllm",
+        "--batch",
+        "64",
+        "--max-model-len",
+        "4096",
+    ];
+    let v = run_json(&[&["recommend", "--json", "--limit", "1"][..], &flags[..]].concat());
+    let first = &v["options"][0];
+    assert_eq!(first["offer"], "aliyun-a100-80gb-8x");
+    assert_eq!(first["parallelism"]["kind"], "expert");
+    let (code, out, err) = run(&[&["launch", "--cheapest"][..], &flags[..]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with(
+            "# On aliyun-a100-80gb-8x (16 × a100-sxm4-80gb, 2 nodes × 8 GPUs: DP=2 × TP=8 + EP=16)"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("# Fits one NVIDIA A100 SXM4 80GB"), "{out}");
+    let commands: Vec<&str> = out.split("# on node ").skip(1).collect();
+    assert_eq!(commands.len(), 2, "{out}");
+    for (node, c) in commands.iter().enumerate() {
+        for part in [
+            "--tensor-parallel-size 8",
+            "--data-parallel-size 2",
+            "--enable-expert-parallel",
+            "--data-parallel-size-local 1",
+            "--data-parallel-address HEAD_IP",
+        ] {
+            assert!(c.contains(part), "{part}: {c}");
+        }
+        assert_eq!(c.contains("--headless"), node == 1, "{c}");
+    }
+}
