@@ -104,7 +104,11 @@ fn cases() -> Vec<(&'static str, EstimateInput)> {
         ),
         (
             "vllm-70b-dp2-tp8-2-nodes",
-            planned("meta-llama/Llama-3.1-70B", Engine::Vllm, Layout::data(2, 8, 2)),
+            planned(
+                "meta-llama/Llama-3.1-70B",
+                Engine::Vllm,
+                Layout::data(2, 8, 2),
+            ),
         ),
         (
             "sglang-deepseek-dp2-tp8-ep16-2-nodes",

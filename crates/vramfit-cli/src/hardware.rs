@@ -359,7 +359,10 @@ pub fn recommend_with<F: Fn(Layout, &Gpu) -> Bytes>(
             layout
         );
     }
-    if let Some(line) = options.first().and_then(|o| own_price_text(o, Some(opts.cny_per_usd))) {
+    if let Some(line) = options
+        .first()
+        .and_then(|o| own_price_text(o, Some(opts.cny_per_usd)))
+    {
         let _ = writeln!(t, "#1 {line}");
     }
     t.push_str(if opts.data_parallel {

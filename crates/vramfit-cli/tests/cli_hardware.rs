@@ -545,17 +545,18 @@ fn the_answer_line_says_the_offers_own_price_and_date() {
         "{line}"
     );
     assert!(!line.contains("USD"), "{line}");
-    let (code, table, err) = run(
-        &[
-            &["recommend", "--currency", "USD", "--cny-per-usd", "8"][..],
-            &flags[..],
-        ]
-        .concat(),
-    );
+    let (code, table, err) = run(&[
+        &["recommend", "--currency", "USD", "--cny-per-usd", "8"][..],
+        &flags[..],
+    ]
+    .concat());
     assert_eq!(code, 0, "{err}");
     // 64 / 8 = 8.00 USD, the rate asked.
     let first = table.lines().find(|l| l.starts_with("#1 ")).unwrap();
-    assert!(first.starts_with("#1 64.00 CNY an hour, the offer's price on 20"), "{first}");
+    assert!(
+        first.starts_with("#1 64.00 CNY an hour, the offer's price on 20"),
+        "{first}"
+    );
     assert!(first.ends_with("; 8.00 USD at 8 CNY per USD"), "{first}");
 }
 

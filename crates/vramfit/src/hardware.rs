@@ -27,9 +27,9 @@ pub mod grid;
 pub mod import;
 pub mod job;
 mod layout;
-mod offer_price;
 pub mod matrix;
 pub mod mig;
+mod offer_price;
 mod plan;
 #[cfg(test)]
 mod plan_nodes_tests;

@@ -854,7 +854,9 @@ fn mig_packs_onto_as_few_cards_as_possible() {
 fn job_150(l: Layout, _: &Gpu) -> Bytes {
     let n = u64::from(l.gpus);
     match l.kind {
-        ParallelKind::Single | ParallelKind::Mig | ParallelKind::Data | ParallelKind::Expert => Bytes::gib(150),
+        ParallelKind::Single | ParallelKind::Mig | ParallelKind::Data | ParallelKind::Expert => {
+            Bytes::gib(150)
+        }
         ParallelKind::Tensor | ParallelKind::Pipeline | ParallelKind::TensorPipeline => {
             Bytes::gib(150 / n + 1)
         }

@@ -51,9 +51,16 @@ mod tests {
         // dollars at 7.1 (64 / 7.1 = 9.01). A job that needs two servers (nothing on one:
         // 100 GiB a GPU below 16 GPUs) rents two: 128 CNY, its price as listed on its date.
         let aliyun = find_offer("aliyun-a100-80gb-8x").unwrap();
-        assert_eq!((aliyun.price_per_hour, aliyun.currency), (64.0, Currency::Cny));
+        assert_eq!(
+            (aliyun.price_per_hour, aliyun.currency),
+            (64.0, Currency::Cny)
+        );
         let two_servers = |l: Layout, _: &crate::hardware::Gpu| {
-            if l.gpus >= 16 { Bytes::gib(40) } else { Bytes::gib(100) }
+            if l.gpus >= 16 {
+                Bytes::gib(40)
+            } else {
+                Bytes::gib(100)
+            }
         };
         let got = plan(
             two_servers,

@@ -171,7 +171,10 @@ mod tests {
     fn at_one_price_tensor_parallel_in_a_server_ranks_before_pipeline() {
         let c = Layout::candidates(4);
         let (tp, pp) = (c[0], c[1]);
-        assert_eq!((tp.kind, pp.kind), (ParallelKind::Tensor, ParallelKind::Pipeline));
+        assert_eq!(
+            (tp.kind, pp.kind),
+            (ParallelKind::Tensor, ParallelKind::Pipeline)
+        );
         assert!(tp.speed_rank() < pp.speed_rank());
         // One server before two, whatever the stages.
         assert!(pp.speed_rank() < Layout::across_nodes(2, 2).speed_rank());

@@ -49,7 +49,12 @@ fn at_one_price_tensor_parallel_comes_before_pipeline() {
     // where TP=4, TP=2 × PP=2 and PP=4 all fit at one price. PP=4 has the largest margin
     // (each stage holds a quarter of the layers whole), but every token's decode passes the
     // four stages one after another: TP=4 over NVLink is what users run, and comes first.
-    let input = serve("meta-llama/Llama-3.1-70B-Instruct", Engine::Vllm, 32.0, 8192.0);
+    let input = serve(
+        "meta-llama/Llama-3.1-70B-Instruct",
+        Engine::Vllm,
+        32.0,
+        8192.0,
+    );
     let got = planned(&input);
     let first: alloc::vec::Vec<_> = got
         .iter()
@@ -68,7 +73,10 @@ fn at_one_price_tensor_parallel_comes_before_pipeline() {
     // Proved by the estimator: each needs what the run over its layout needs.
     for o in &got[..3] {
         let g = card(&o.gpu);
-        assert_eq!(o.per_gpu_bytes, layout_required_bytes(&input, o.parallelism, g));
+        assert_eq!(
+            o.per_gpu_bytes,
+            layout_required_bytes(&input, o.parallelism, g)
+        );
         assert!(o.per_gpu_bytes <= g.memory);
     }
 }
@@ -79,7 +87,12 @@ fn replicas_share_the_concurrency_and_beat_a_pipeline_over_two_servers() {
     // no layout (8 × 0.9 × 79.2 GiB less 131 GiB of weights leaves about 440 GiB of pool, 176
     // sequences at 320 KiB a token), so two servers: TP=8 × PP=2, or two replicas of TP=8 each
     // holding 128 of the 256. Same price and GPUs: the replicas (no pipeline) come first.
-    let input = serve("meta-llama/Llama-3.1-70B-Instruct", Engine::Vllm, 256.0, 8192.0);
+    let input = serve(
+        "meta-llama/Llama-3.1-70B-Instruct",
+        Engine::Vllm,
+        256.0,
+        8192.0,
+    );
     let got = planned(&input);
     let o = &got[0];
     assert_eq!(o.offer, "aliyun-a100-80gb-8x");
@@ -152,13 +165,24 @@ fn deepseek_v3_wide_expert_parallel_over_two_servers_by_hand() {
     // each (48 in all) needs one sequence's latent cache less: (512 + 64) × 2 B × 61 layers =
     // 70,272 B a token × 4,096 = 287,834,112 B, inside the 0.9 budget: 319,815,680 B of card.
     let at = |batch: f64| {
-        layout_required_bytes(&EstimateInput { batch, ..input.clone() }, wide, h100).get()
+        layout_required_bytes(
+            &EstimateInput {
+                batch,
+                ..input.clone()
+            },
+            wide,
+            h100,
+        )
+        .get()
     };
     assert!((at(64.0) - at(48.0)).abs_diff(319_815_680) <= 2);
     // Proved by the estimator for every option listed: it fits, as its layout's run.
     for o in &got {
         let g = card(&o.gpu);
-        assert_eq!(o.per_gpu_bytes, layout_required_bytes(&input, o.parallelism, g));
+        assert_eq!(
+            o.per_gpu_bytes,
+            layout_required_bytes(&input, o.parallelism, g)
+        );
         assert!(o.per_gpu_bytes <= o.usable_bytes);
     }
 }
@@ -174,14 +198,20 @@ fn sglang_keeps_only_the_expert_layouts_its_estimate_holds() {
     let got = planned(&input);
     let h100 = card("h100-sxm5-80gb");
     assert!(layout_required_bytes(&input, Layout::expert(1, 16, 2), h100) > h100.memory);
-    assert!(got.iter().all(|o| o.parallelism != Layout::expert(1, 16, 2)));
+    assert!(
+        got.iter()
+            .all(|o| o.parallelism != Layout::expert(1, 16, 2))
+    );
     assert!(
         got.iter()
             .any(|o| o.parallelism == Layout::expert(8, 2, 2) && o.offer == "aliyun-a100-80gb-8x")
     );
     // SGLang's form of it: tp over all 16 GPUs, two attention groups, the experts over 16.
     let i = layout_input(&input, Layout::expert(8, 2, 2), h100).unwrap();
-    assert_eq!((i.tp, i.gpus, i.ep, i.dp_size), (16.0, Some(16.0), 16.0, Some(2.0)));
+    assert_eq!(
+        (i.tp, i.gpus, i.ep, i.dp_size),
+        (16.0, Some(16.0), 16.0, Some(2.0))
+    );
     assert!(i.enable_dp_attention);
     assert_eq!(i.batch, 64.0);
 }
@@ -194,9 +224,15 @@ fn replicas_and_experts_only_where_an_engine_serves_them() {
         (o.data_parallel, o.expert_parallel)
     };
     assert_eq!(fleets(&serve(moe, Engine::Vllm, 8.0, 4096.0)), (true, true));
-    assert_eq!(fleets(&serve(moe, Engine::Sglang, 8.0, 4096.0)), (true, true));
+    assert_eq!(
+        fleets(&serve(moe, Engine::Sglang, 8.0, 4096.0)),
+        (true, true)
+    );
     let dense = "meta-llama/Llama-3.1-8B-Instruct";
-    assert_eq!(fleets(&serve(dense, Engine::Vllm, 8.0, 4096.0)), (true, false));
+    assert_eq!(
+        fleets(&serve(dense, Engine::Vllm, 8.0, 4096.0)),
+        (true, false)
+    );
     for engine in [Engine::Hf, Engine::Llamacpp] {
         let i = EstimateInput {
             engine,
@@ -216,12 +252,20 @@ fn replicas_and_experts_only_where_an_engine_serves_them() {
     assert_eq!(fleets(&training), (false, false));
     // A replica's share is ceil(N / dp): 9 sequences over 2 replicas, 5 each.
     let h100 = card("h100-sxm5-80gb");
-    let i = layout_input(&serve(dense, Engine::Vllm, 9.0, 4096.0), Layout::data(2, 4, 1), h100)
-        .unwrap();
+    let i = layout_input(
+        &serve(dense, Engine::Vllm, 9.0, 4096.0),
+        Layout::data(2, 4, 1),
+        h100,
+    )
+    .unwrap();
     assert_eq!((i.batch, i.gpus, i.tp, i.ep), (5.0, Some(8.0), 4.0, 1.0));
     // A dense model refuses expert parallel by name, which the planner reads as no fit.
     assert_eq!(
-        layout_required_bytes(&serve(dense, Engine::Vllm, 8.0, 4096.0), Layout::expert(2, 1, 1), h100),
+        layout_required_bytes(
+            &serve(dense, Engine::Vllm, 8.0, 4096.0),
+            Layout::expert(2, 1, 1),
+            h100
+        ),
         crate::units::MAX_SIZE
     );
 }
@@ -250,7 +294,12 @@ fn a_layout_saved_before_dp_and_ep_reads_as_one_each() {
 fn replicas_generate_dp_times_as_fast_per_job() {
     // Two replicas of TP=8 run independently: the option's tokens/s is twice one replica's at
     // its batch, so a job of 1M tokens takes half the hours one replica would.
-    let input = serve("meta-llama/Llama-3.1-70B-Instruct", Engine::Vllm, 256.0, 8192.0);
+    let input = serve(
+        "meta-llama/Llama-3.1-70B-Instruct",
+        Engine::Vllm,
+        256.0,
+        8192.0,
+    );
     let got = planned(&input);
     let job = crate::hardware::job::parse_job("per_job", "1M tokens").unwrap();
     let rows = crate::hardware::job::cost_per_job(&input, &got[..2], job).unwrap();
@@ -266,5 +315,9 @@ fn replicas_generate_dp_times_as_fast_per_job() {
         .unwrap()
         .decode_tokens_per_s
         .unwrap();
-    assert!((dp.tokens_per_s - 2.0 * one).abs() < 1e-9 * one, "{} {one}", dp.tokens_per_s);
+    assert!(
+        (dp.tokens_per_s - 2.0 * one).abs() < 1e-9 * one,
+        "{} {one}",
+        dp.tokens_per_s
+    );
 }

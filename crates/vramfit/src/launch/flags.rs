@@ -207,7 +207,10 @@ pub(crate) const VLLM: &[Flag] = &[
     v(&["--data-parallel-size-local", "-dpl"], Setting::DpLocal),
     v(&["--data-parallel-address", "-dpa"], Setting::DpAddress),
     v(&["--data-parallel-rpc-port", "-dpp"], Setting::DpRpcPort),
-    v(&["--data-parallel-start-rank", "-dpr"], Setting::DpStartRank),
+    v(
+        &["--data-parallel-start-rank", "-dpr"],
+        Setting::DpStartRank,
+    ),
     v(&["--speculative-config"], Setting::SpeculativeConfig),
     v(&["--limit-mm-per-prompt"], Setting::MmLimit),
     // Disaggregated prefill and decode (`KVTransferConfig`, `config/kv_transfer.py`).
