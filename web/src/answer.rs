@@ -638,6 +638,47 @@ mod tests {
             assert!(text.contains(nodes), "{text}");
             assert!(text.contains("128.00 CNY/h"), "{text}");
         }
+        // "Apply" sets the form to that layout (16 GPUs, tp 8, ep 16, 8 a node, each rank's
+        // share of the 64 sequences), and the calculator's memory per GPU is the planner's.
+        let hash = "#/calc?model=deepseek-ai%2FDeepSeek-V3&mode=serve&engine=vllm&batch=64&max_model_len=4096&gpu=h100-sxm5-80gb";
+        let s = Rc::new(AppState::default()).reduce(Action::Open(Route::parse(hash), Lang::En));
+        let changes = crate::compute::layout_changes(&s, &r.option).unwrap();
+        let changes = changes
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        let applied = s.reduce(Action::SetMany(changes));
+        assert_eq!(
+            (
+                applied.value("gpus"),
+                applied.value("tp"),
+                applied.value("ep")
+            ),
+            ("16".to_string(), "8".to_string(), "16".to_string())
+        );
+        let e = estimate_of(&applied).unwrap();
+        assert_eq!(e.required_bytes, r.option.per_gpu_bytes);
+        // SGLang's form of the same layout: tp over all 16, two DP-attention groups.
+        let hash = "#/calc?model=deepseek-ai%2FDeepSeek-V3&mode=serve&engine=sglang&batch=64&max_model_len=4096&gpu=h100-sxm5-80gb";
+        let a = answer_of(hash);
+        let r = a.rent.clone().unwrap();
+        assert_eq!(
+            r.option.parallelism,
+            vramfit::hardware::Layout::expert(8, 2, 2)
+        );
+        let s = Rc::new(AppState::default()).reduce(Action::Open(Route::parse(hash), Lang::En));
+        let changes = crate::compute::layout_changes(&s, &r.option).unwrap();
+        let changes = changes
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        let applied = s.reduce(Action::SetMany(changes));
+        assert_eq!(
+            (applied.value("tp"), applied.value("dp_size")),
+            ("16".to_string(), "2".to_string())
+        );
+        let e = estimate_of(&applied).unwrap();
+        assert_eq!(e.required_bytes, r.option.per_gpu_bytes);
     }
 
     /// A run that fits names no rental; one too large for its card does.
