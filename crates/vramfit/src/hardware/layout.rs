@@ -83,11 +83,16 @@ pub fn layout_input(input: &EstimateInput, layout: Layout, on: &Gpu) -> Option<E
 /// data-parallel rank schedules its own `--max-num-seqs`, so its run is one replica's with
 /// ceil(N / dp); SGLang's DP attention divides the batch among its groups itself (its `tp` is
 /// then every GPU and `--dp-size` the groups), and its `--dp-size` replicas without DP
-/// attention are vramfit's `gpus = tp × copies`, each with ceil(N / dp). `None` outside vLLM and
-/// SGLang serving; the estimator refuses what the model cannot use (experts that `ep` does not
+/// attention are vramfit's `gpus = tp × copies`, each with ceil(N / dp), on one node only (it
+/// refuses replicas over several). `None` outside vLLM and SGLang serving; the estimator refuses what the model cannot use (experts that `ep` does not
 /// divide, DP attention without MLA), which the planner reads as no fit.
 fn fleet_input(input: EstimateInput, layout: Layout) -> Option<EstimateInput> {
     if !serves_fleets(&input) {
+        return None;
+    }
+    // SGLang refuses replicas over several nodes ("multi-node data-parallel replicas are not
+    // supported; use attention DP across nodes": 0.5.23, `arg_groups/validation_hook.py`).
+    if input.engine == Engine::Sglang && layout.kind == ParallelKind::Data && layout.nodes > 1 {
         return None;
     }
     let (tp, dp) = (layout.tp.max(1), layout.dp.max(1));

@@ -250,8 +250,12 @@ fn replicas_and_experts_only_where_an_engine_serves_them() {
         ..serve(dense, Engine::Hf, 1.0, 4096.0)
     };
     assert_eq!(fleets(&training), (false, false));
-    // A replica's share is ceil(N / dp): 9 sequences over 2 replicas, 5 each.
+    // SGLang 0.5.23 refuses replicas over several nodes (attention DP only): never planned.
     let h100 = card("h100-sxm5-80gb");
+    let sglang = serve(dense, Engine::Sglang, 256.0, 8192.0);
+    assert!(layout_input(&sglang, Layout::data(2, 8, 2), h100).is_none());
+    assert!(layout_input(&sglang, Layout::data(2, 4, 1), h100).is_some());
+    // A replica's share is ceil(N / dp): 9 sequences over 2 replicas, 5 each.
     let i = layout_input(
         &serve(dense, Engine::Vllm, 9.0, 4096.0),
         Layout::data(2, 4, 1),
