@@ -3093,6 +3093,16 @@ export interface Layout {
    * and pipeline parallel across them (`Layout::across_nodes`).
    */
   nodes: number;
+  /**
+   * Data-parallel degree: replicas (`ParallelKind::Data`) or attention groups
+   * (`ParallelKind::Expert`); 1 otherwise.
+   */
+  dp: number;
+  /**
+   * Expert-parallel degree: the GPUs the routed experts are divided over
+   * (`ParallelKind::Expert`: `tp × dp`); 1 otherwise.
+   */
+  ep: number;
 }
 
 /**
@@ -3953,13 +3963,23 @@ export type ParallelKind =
    */
   | "zero3"
   /**
-   * Data parallel: a full replica per GPU. Never proposed to make a job fit (§6 Q3).
+   * Data parallel: `dp` replicas of the model, each over `tp` GPUs. It never lowers the
+   * weights per GPU (§6 Q3), but a serving target of N concurrent sequences is held by `dp`
+   * replicas of ceil(N / dp) each (vLLM `--data-parallel-size`, SGLang `--dp-size`): tried
+   * only where `PlanOptions::data_parallel` asks.
    */
   | "data"
   /**
    * One MIG slice of a GPU.
    */
   | "mig"
+  /**
+   * Expert parallel for a mixture-of-experts model: the routed experts over all `tp × dp`
+   * GPUs (`ep`), the attention in `dp` groups of `tp` (vLLM `--enable-expert-parallel` with
+   * `--data-parallel-size`; SGLang `--ep-size` with `--enable-dp-attention --dp-size`): tried
+   * only where `PlanOptions::expert_parallel` asks.
+   */
+  | "expert"
 ;
 
 /**
