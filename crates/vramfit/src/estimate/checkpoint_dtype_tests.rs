@@ -122,3 +122,21 @@ fn an_int8_checkpoint_dtype_is_refused_by_name() {
     .unwrap_err();
     assert_eq!(e.field, "checkpoint_dtype");
 }
+
+/// GPT-2's config.json as the hub serves it names no `torch_dtype` (its safetensors are F32):
+/// read as fp32 with a note, so transformers (which loads the weights' own dtype) holds
+/// 124,439,808 × 4 B = 497,759,232 B, where a bf16 guess would have held half; vLLM runs it in
+/// bf16 on an H100, 248,879,616 B, the gpt2 preset's figures.
+#[test]
+fn a_config_without_torch_dtype_is_taken_as_fp32() {
+    let hub_gpt2 = GPT2_FP32.replace(r#""torch_dtype": "float32","#, "");
+    let parsed = parse_config(&hub_gpt2).unwrap();
+    assert_eq!(parsed.dtype, Some(Dtype::Fp32));
+    assert!(parsed.notes.iter().any(|n| n.contains("names no torch_dtype")));
+    let hf = estimate(&from_config(&hub_gpt2, Engine::Hf, Mode::Inference)).unwrap();
+    assert_eq!(hf.component_bytes(ComponentKind::Weights), 497_759_232);
+    let vllm = estimate(&from_config(&hub_gpt2, Engine::Vllm, Mode::Serve)).unwrap();
+    let preset = estimate(&from_preset("gpt2", Engine::Vllm, Mode::Serve)).unwrap();
+    assert_eq!(vllm.component_bytes(ComponentKind::Weights), 248_879_616);
+    same_figures(&vllm, &preset);
+}
