@@ -257,3 +257,17 @@ fn context_parallel_halves_the_tokens() {
     );
 }
 
+
+#[test]
+fn megatrons_command_line_gives_the_recompute_settings() {
+    // Megatron-LM's flags as its arguments.py spells them, read back by the command reader.
+    let r = crate::launch::read_command(
+        "torchrun --nproc-per-node 2 pretrain_gpt.py --tensor-model-parallel-size 2 \
+         --recompute-granularity full --recompute-method block --recompute-num-layers 8",
+    )
+    .unwrap();
+    assert_eq!(r.input.grad_checkpointing, Checkpointing::Full);
+    assert_eq!(r.input.recompute_method, Some(RecomputeMethod::Block));
+    assert_eq!(r.input.recompute_num_layers, Some(8.0));
+    assert!(!r.not_read.iter().any(|w| w.contains("recompute")));
+}
