@@ -117,7 +117,7 @@ fn summary(errors: &[(f64, String)]) -> (f64, f64) {
     let mut abs: Vec<f64> = errors.iter().map(|(e, _)| e.abs()).collect();
     abs.sort_by(f64::total_cmp);
     let n = abs.len();
-    let median = if n % 2 == 0 {
+    let median = if n.is_multiple_of(2) {
         (abs[n / 2 - 1] + abs[n / 2]) / 2.0
     } else {
         abs[n / 2]
