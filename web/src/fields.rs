@@ -205,6 +205,8 @@ pub const TRAINING_KEYS: &[&str] = &[
     "sequence_parallel",
     "cp",
     "distributed_optimizer",
+    "recompute_method",
+    "recompute_num_layers",
     "galore_rank",
     "grad_accum",
 ];
@@ -324,6 +326,10 @@ pub static FIELDS: &[Field] = &[
     Field::new("cp", Kind::OptNumber, Group::Training),
     #[cfg(feature = "full")]
     Field::new("distributed_optimizer", Kind::Bool, Group::Training),
+    #[cfg(feature = "full")]
+    choice_field!("recompute_method", Training: "", "uniform", "block"),
+    #[cfg(feature = "full")]
+    Field::new("recompute_num_layers", Kind::OptNumber, Group::Training),
     #[cfg(feature = "full")]
     Field::new("galore_rank", Kind::OptNumber, Group::Training),
     #[cfg(feature = "full")]
@@ -535,6 +541,8 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
         sequence_parallel,
         cp,
         distributed_optimizer,
+        recompute_method,
+        recompute_num_layers,
         galore_rank,
         grad_accum,
     } = d;
@@ -727,6 +735,15 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
         ("sequence_parallel", sequence_parallel.to_string()),
         ("cp", opt(*cp)),
         ("distributed_optimizer", distributed_optimizer.to_string()),
+        (
+            "recompute_method",
+            recompute_method.map_or_else(String::new, |m| {
+                named("recompute_method", &|v| {
+                    choice("recompute_method", v).ok() == Some(m)
+                })
+            }),
+        ),
+        ("recompute_num_layers", opt(*recompute_num_layers)),
         ("galore_rank", opt(*galore_rank)),
         ("grad_accum", opt(*grad_accum)),
     ]);

@@ -204,6 +204,8 @@ impl EstimateFlags {
             sequence_parallel: self.sequence_parallel,
             cp: self.cp,
             distributed_optimizer: self.distributed_optimizer,
+            recompute_method: self.recompute_method.map(Into::into),
+            recompute_num_layers: self.recompute_num_layers,
             galore_rank: self.galore_rank,
             grad_accum: self.grad_accum,
         })

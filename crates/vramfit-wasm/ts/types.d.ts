@@ -1901,6 +1901,18 @@ export interface EstimateInput {
    */
   distributed_optimizer?: boolean;
   /**
+   * Megatron `--recompute-method` with `--recompute-granularity full` (`grad_checkpointing`
+   * full): `uniform` (chunks of `recompute_num_layers` layers, each keeping its input) or
+   * `block` (the first `recompute_num_layers` layers of each model chunk recomputed, the
+   * others keeping every activation). Absent: uniform.
+   */
+  recompute_method?: RecomputeMethod | null;
+  /**
+   * Megatron `--recompute-num-layers` with `--recompute-granularity full`: an integer from 1
+   * to the layers per pipeline stage. Absent: 1.
+   */
+  recompute_num_layers?: number | null;
+  /**
    * GaLore's projection rank (transformers `optim_args="rank=…"`, galore-torch's `rank`), with
    * the `galore-adamw` optimizers only: an integer from 1 to 65,536. Absent: 128, transformers
    * 5.25's default (`trainer_optimizer.py` `_get_galore_optimizer`).
@@ -4694,6 +4706,23 @@ export interface Recommendation {
    */
   jobs?: JobCost[];
 }
+
+/**
+ * Megatron-LM's `--recompute-method` under `--recompute-granularity full`: which layers of
+ * each model chunk are recomputed (Megatron-Core core_v0.19.0 `megatron/core/recompute.py`).
+ */
+export type RecomputeMethod =
+  /**
+   * The layers divided into chunks of `--recompute-num-layers`: each chunk keeps its input
+   * and is recomputed whole in backward.
+   */
+  | "uniform"
+  /**
+   * The first `--recompute-num-layers` layers of each chunk keep their inputs and are
+   * recomputed one by one; the other layers keep every activation.
+   */
+  | "block"
+;
 
 /**
  * RL post-training (`--rl`): which models share the card beside the trained policy.

@@ -209,6 +209,12 @@ fn set(input: &mut EstimateInput, key: &str, v: &str) -> Result<(), InputError> 
         "cp" => input.cp = opt()?,
         #[cfg(feature = "full")]
         "distributed_optimizer" => input.distributed_optimizer = on,
+        #[cfg(feature = "full")]
+        "recompute_method" => {
+            input.recompute_method = (!v.is_empty()).then(|| choice(key, v)).transpose()?
+        }
+        #[cfg(feature = "full")]
+        "recompute_num_layers" => input.recompute_num_layers = opt()?,
         _ => {
             return Err(vramfit::input_error!(
                 UnknownName,

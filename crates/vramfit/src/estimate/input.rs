@@ -3,7 +3,7 @@
 
 pub use super::input_choices::{
     AttentionImpl, Checkpointing, Engine, KvOffloadingBackend, Logits, Mode, Offload, Optimizer,
-    Precision, RlAlgorithm, Rollout, RunnerType, SpecMethod, SplitMode,
+    Precision, RecomputeMethod, RlAlgorithm, Rollout, RunnerType, SpecMethod, SplitMode,
 };
 use super::input_disaggregation::{DisaggregationMode, TransferBackend};
 pub use super::input_regimes::{Loss, Stack};
@@ -395,6 +395,14 @@ pub struct EstimateInput {
     /// Megatron `--use-distributed-optimizer`: fp32 master weights and optimizer states sharded
     /// over the data-parallel GPUs.
     pub distributed_optimizer: bool,
+    /// Megatron `--recompute-method` with `--recompute-granularity full` (`grad_checkpointing`
+    /// full): `uniform` (chunks of `recompute_num_layers` layers, each keeping its input) or
+    /// `block` (the first `recompute_num_layers` layers of each model chunk recomputed, the
+    /// others keeping every activation). Absent: uniform.
+    pub recompute_method: Option<RecomputeMethod>,
+    /// Megatron `--recompute-num-layers` with `--recompute-granularity full`: an integer from 1
+    /// to the layers per pipeline stage. Absent: 1.
+    pub recompute_num_layers: Option<f64>,
     /// GaLore's projection rank (transformers `optim_args="rank=…"`, galore-torch's `rank`), with
     /// the `galore-adamw` optimizers only: an integer from 1 to 65,536. Absent: 128, transformers
     /// 5.25's default (`trainer_optimizer.py` `_get_galore_optimizer`).
@@ -517,6 +525,8 @@ impl Default for EstimateInput {
             sequence_parallel: false,
             cp: None,
             distributed_optimizer: false,
+            recompute_method: None,
+            recompute_num_layers: None,
             galore_rank: None,
             grad_accum: None,
         }
