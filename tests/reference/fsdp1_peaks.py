@@ -203,14 +203,7 @@ def run_case(world: int, strategy: str, orig: bool, offload: bool, batch: int, s
         "offload": "cpu" if offload else "none",
         "batch": batch,
         "seq_len": seq,
-        **{k: CONFIG[k] for k in ("hidden_size", "intermediate_size", "num_hidden_layers",
-                                  "num_attention_heads", "num_key_value_heads", "vocab_size")},
-        "params": params,
-        "peak_allocated_bytes": peak + tp.CUBLAS_WORKSPACE,
-        "peak_phase": tr.peak_phase,
-        "torch_version": torch.__version__.split("+")[0],
-        "transformers_version": transformers.__version__,
-        "method": "fake-process-group",
+        **f2.model_and_peak(params, peak, tr.peak_phase),
     }
 
 

@@ -160,11 +160,19 @@ def run_case(world: int, reshard: bool, offload: bool, batch: int, seq: int) -> 
         "offload": "cpu" if offload else "none",
         "batch": batch,
         "seq_len": seq,
+        **model_and_peak(params, peak, tr.peak_phase),
+    }
+
+
+def model_and_peak(params, peak, phase):
+    """The columns every fake-process-group row ends with (FSDP2's and FSDP1's): the model's
+    shape, its parameters, the peak with cuBLAS's workspace, and the versions."""
+    return {
         **{k: CONFIG[k] for k in ("hidden_size", "intermediate_size", "num_hidden_layers",
                                   "num_attention_heads", "num_key_value_heads", "vocab_size")},
         "params": params,
         "peak_allocated_bytes": peak + tp.CUBLAS_WORKSPACE,
-        "peak_phase": tr.peak_phase,
+        "peak_phase": phase,
         "torch_version": torch.__version__.split("+")[0],
         "transformers_version": transformers.__version__,
         "method": "fake-process-group",
