@@ -407,6 +407,19 @@ mod tests {
         .unwrap()
     }
 
+    /// The calculator opened at `hash` with the layout of `o` applied, as "Apply this layout"
+    /// does.
+    #[cfg(feature = "full")]
+    fn with_layout_applied(hash: &str, o: &vramfit::hardware::PlanOption) -> Rc<AppState> {
+        let s = Rc::new(AppState::default()).reduce(Action::Open(Route::parse(hash), Lang::En));
+        let changes = crate::compute::layout_changes(&s, o)
+            .unwrap()
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        s.reduce(Action::SetMany(changes))
+    }
+
     /// The contradiction: vLLM 0.19 starts on 2 × H100 but holds 1.26 of the 32
     /// sequences of 8,192 tokens at once; the answer says so, with what all 32 need, never a
     /// plain yes. (vLLM 0.21 and later take the CUDA graphs out of the pool's budget: the
@@ -584,13 +597,7 @@ mod tests {
         }
         // "Apply" sets the form to that layout, and the answer there is a yes, its memory per
         // GPU the planner's.
-        let s = Rc::new(AppState::default()).reduce(Action::Open(Route::parse(hash), Lang::En));
-        let changes = crate::compute::layout_changes(&s, o).unwrap();
-        let changes = changes
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v))
-            .collect();
-        let applied = s.reduce(Action::SetMany(changes));
+        let applied = with_layout_applied(hash, o);
         assert_eq!(
             (
                 applied.value("gpu"),
@@ -641,13 +648,7 @@ mod tests {
         // "Apply" sets the form to that layout (16 GPUs, tp 8, ep 16, 8 a node, each rank's
         // share of the 64 sequences), and the calculator's memory per GPU is the planner's.
         let hash = "#/calc?model=deepseek-ai%2FDeepSeek-V3&mode=serve&engine=vllm&batch=64&max_model_len=4096&gpu=h100-sxm5-80gb";
-        let s = Rc::new(AppState::default()).reduce(Action::Open(Route::parse(hash), Lang::En));
-        let changes = crate::compute::layout_changes(&s, &r.option).unwrap();
-        let changes = changes
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v))
-            .collect();
-        let applied = s.reduce(Action::SetMany(changes));
+        let applied = with_layout_applied(hash, &r.option);
         assert_eq!(
             (
                 applied.value("gpus"),
@@ -666,13 +667,7 @@ mod tests {
             r.option.parallelism,
             vramfit::hardware::Layout::expert(8, 2, 2)
         );
-        let s = Rc::new(AppState::default()).reduce(Action::Open(Route::parse(hash), Lang::En));
-        let changes = crate::compute::layout_changes(&s, &r.option).unwrap();
-        let changes = changes
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v))
-            .collect();
-        let applied = s.reduce(Action::SetMany(changes));
+        let applied = with_layout_applied(hash, &r.option);
         assert_eq!(
             (applied.value("tp"), applied.value("dp_size")),
             ("16".to_string(), "2".to_string())

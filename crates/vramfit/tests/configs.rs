@@ -21,6 +21,9 @@ fn check(file: &str, id: &str, dtype: Option<Dtype>, quant: Option<Quantization>
     assert_eq!(cfg.quantization, quant, "{file}: quantization");
 }
 
+/// GPT-2's, BERT's and ViT's config.json name no `torch_dtype`: they are read as fp32, the dtype
+/// of their F32 checkpoints (their presets say fp32 from the repos' safetensors); gpt-oss's,
+/// quantized, keeps the 16-bit default.
 #[test]
 fn every_model_type_matches_its_preset() {
     use Dtype::*;
@@ -67,8 +70,8 @@ fn every_model_type_matches_its_preset() {
             Some(Bf16),
         ),
         ("phi-4.json", "microsoft/phi-4", Some(Bf16)),
-        ("gpt2.json", "openai-community/gpt2", None),
-        ("gpt2-medium.json", "openai-community/gpt2-medium", None),
+        ("gpt2.json", "openai-community/gpt2", Some(Fp32)),
+        ("gpt2-medium.json", "openai-community/gpt2-medium", Some(Fp32)),
         ("gpt-neox-20b.json", "EleutherAI/gpt-neox-20b", Some(Fp16)),
         ("falcon-40b.json", "tiiuae/falcon-40b", Some(Bf16)),
         (
@@ -84,12 +87,12 @@ fn every_model_type_matches_its_preset() {
         (
             "bert-base-uncased.json",
             "google-bert/bert-base-uncased",
-            None,
+            Some(Fp32),
         ),
         (
             "bert-large-uncased.json",
             "google-bert/bert-large-uncased",
-            None,
+            Some(Fp32),
         ),
         ("bge-m3.json", "BAAI/bge-m3", Some(Fp32)),
         (
@@ -100,7 +103,7 @@ fn every_model_type_matches_its_preset() {
         (
             "vit-large-patch16-224.json",
             "google/vit-large-patch16-224",
-            None,
+            Some(Fp32),
         ),
         ("whisper-tiny.json", "openai/whisper-tiny", Some(Fp32)),
         ("resnet-50.json", "microsoft/resnet-50", Some(Fp32)),

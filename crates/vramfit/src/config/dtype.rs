@@ -7,18 +7,21 @@ use super::{Cfg, Notes};
 use crate::error::Result;
 use crate::precision::Dtype;
 
-/// The dtype read, or fp32 with a note where neither `top` nor `text` has the key: the
-/// checkpoints that name none (GPT-2, BERT) are fp32, transformers loads the weights' own dtype,
-/// and vLLM and SGLang take float32 for such a config (`_find_dtype`, `_get_and_verify_dtype`)
-/// before running it in 16 bits. A key naming no dtype keeps the reader's note and `None`.
+/// The dtype read, or fp32 with a note where neither `top` nor `text` has the key and the
+/// checkpoint is not quantized: the checkpoints that name none (GPT-2, BERT) are fp32,
+/// transformers loads the weights' own dtype, and vLLM and SGLang take float32 for such a config
+/// (`_find_dtype`, `_get_and_verify_dtype`) before running it in 16 bits. A quantized checkpoint
+/// that names none (gpt-oss's MXFP4) keeps its other tensors in 16 bits: `None`, the 16-bit
+/// default. A key naming no dtype keeps the reader's note and `None`.
 pub(super) fn or_fp32(
     dtype: Option<Dtype>,
+    quantized: bool,
     top: &Cfg,
     text: Option<&Cfg>,
     notes: &mut Notes,
 ) -> Result<Option<Dtype>> {
     let declared = names_dtype(top)? || text.map_or(Ok(false), names_dtype)?;
-    if dtype.is_some() || declared {
+    if dtype.is_some() || declared || quantized {
         return Ok(dtype);
     }
     notes.push(
