@@ -35,6 +35,10 @@ mod train_nodes;
 mod train_rl;
 #[cfg(feature = "training")]
 mod train_stacks;
+#[cfg(feature = "training")]
+mod train_torchtune;
+#[cfg(feature = "training")]
+mod train_verl;
 #[cfg(all(test, feature = "stack-config"))]
 mod train_tests;
 #[cfg(feature = "training")]
