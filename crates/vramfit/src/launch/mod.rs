@@ -19,6 +19,8 @@ mod multimodal;
 #[cfg(test)]
 mod nodes_tests;
 mod read;
+#[cfg(feature = "stack-config")]
+mod read_stack;
 #[cfg(feature = "training")]
 mod read_megatron;
 mod serve;
