@@ -45,6 +45,12 @@ pub(super) fn training(w: &Workload, l: &mut Builder) -> Result<()> {
         Some(Stack::Llamafactory) => super::train_stacks::llamafactory(w, l),
         Some(Stack::Axolotl) => super::train_stacks::axolotl(w, l),
         Some(Stack::Megatron) => super::train_megatron::megatron(w, l),
+        // Unsloth is a library: a run is the user's Python script around `FastLanguageModel`.
+        Some(Stack::Unsloth) => Err(refused(
+            "stack",
+            "Unsloth has no launcher and no config file of its own: a run is your Python script calling FastLanguageModel.from_pretrained and get_peft_model; vramfit writes no script. Its settings: max_seq_length, load_in_4bit, r, use_gradient_checkpointing=\"unsloth\", per_device_train_batch_size",
+            "Unsloth 没有自己的启动器或配置文件：一次运行就是你调用 FastLanguageModel.from_pretrained 与 get_peft_model 的 Python 脚本；vramfit 不生成脚本。其设置：max_seq_length、load_in_4bit、r、use_gradient_checkpointing=\"unsloth\"、per_device_train_batch_size",
+        )),
         Some(s) => Err(crate::input_error!(
             Unsupported,
             "stack",
