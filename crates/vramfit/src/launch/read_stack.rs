@@ -228,6 +228,8 @@ fn scalar(v: &str) -> String {
     let plain = !v.is_empty()
         && !v.contains(": ")
         && !v.contains(" #")
+        && !v.contains(['\n', '\r', '\t'])
+        && v.trim() == v
         && !v.starts_with(['{', '&', '*', '!', '|', '>', '\'', '"', '%', '@', '`', '#'])
         && !v.starts_with("- ")
         && !(v.starts_with('[') && !v.ends_with(']'));

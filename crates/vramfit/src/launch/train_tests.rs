@@ -527,3 +527,35 @@ fn stack_launches_read_back_fit() {
     };
     assert_eq!(launch_input(&plain).unwrap_err().field, "fsdp_version");
 }
+
+/// Odd `tune run` and `main_ppo` lines are read or refused, never a panic; unknown words are
+/// listed, never dropped.
+#[test]
+fn odd_stack_command_lines_are_read_or_refused() {
+    for line in [
+        "tune run",
+        "tune run --nnodes",
+        "tune run --nproc_per_node 0 full_finetune_distributed",
+        "tune run lora_finetune_single_device --config",
+        "tune run x --config c a=1 a.b=2",
+        "tune run x --config c 'a.b=x: y' '..=1' '=' '~a' 'model.x=\n- 1'",
+        "python3 -m verl.trainer.main_ppo",
+        "python3 -m verl.trainer.main_ppo +a.b=1 ++c=2 '~d' e 'f.g=[1,2'",
+        "python3 -m verl.trainer.main_ppo actor_rollout_ref.model.path=meta-llama/Llama-3.1-8B unknown.key=3 --flag",
+    ] {
+        let read = super::read_command(line);
+        if line.contains("unknown.key") {
+            assert!(read.is_ok(), "{read:?}");
+        }
+        if let Ok(r) = read {
+            if line.contains("unknown.key") {
+                assert!(
+                    r.not_read.iter().any(|w| w == "unknown.key=3"),
+                    "{:?}",
+                    r.not_read
+                );
+                assert!(r.not_read.iter().any(|w| w == "--flag"), "{:?}", r.not_read);
+            }
+        }
+    }
+}
