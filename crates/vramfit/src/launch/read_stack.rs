@@ -232,7 +232,7 @@ fn scalar(v: &str) -> String {
         && v.trim() == v
         && !v.starts_with(['{', '&', '*', '!', '|', '>', '\'', '"', '%', '@', '`', '#'])
         && !v.starts_with("- ")
-        && !(v.starts_with('[') && !v.ends_with(']'));
+        && (!v.starts_with('[') || v.ends_with(']'));
     if plain {
         v.to_string()
     } else {
