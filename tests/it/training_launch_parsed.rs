@@ -356,10 +356,10 @@ fn expected(w: &Workload, stack: &str, key: &str) -> Option<Value> {
         _ => json!("none"),
     };
     let pure = w.precision == Precision::Bf16;
-    if stack == "torchtune" {
-        if let Some(v) = torchtune_expected(w, key) {
-            return Some(v);
-        }
+    if stack == "torchtune"
+        && let Some(v) = torchtune_expected(w, key)
+    {
+        return Some(v);
     }
     if stack == "verl" {
         return verl_expected(w, key);
