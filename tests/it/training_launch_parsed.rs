@@ -1,8 +1,10 @@
 //! The training launches vramfit writes, read by the stacks' own parsers: TRL 1.16's
 //! `trl sft` parser (its `SFTConfig`, `ModelConfig`, `ScriptArguments` and the arguments it
 //! hands to `accelerate launch`), DeepSpeed 0.19.8's `DeepSpeedZeroConfig`, accelerate 1.16's
-//! config loader, LLaMA-Factory 0.9.5's `_parse_train_args` and axolotl 0.19.0's
-//! `AxolotlInputConfig`, installed from PyPI and run by `tests/launch/parse_training.py`, which
+//! config loader, LLaMA-Factory 0.9.5's `_parse_train_args`, axolotl 0.19.0's
+//! `AxolotlInputConfig`, torchtune 0.6.1's `tune run` parser with `TuneRecipeArgumentParser`
+//! merging the overrides onto its shipped config, and Hydra's compose over verl 0.9.1's
+//! `ppo_trainer.yaml`, installed from PyPI and run by `tests/launch/parse_training.py`, which
 //! reads `tests/data/training-launches.json` and writes what each parser made of each file to
 //! `tests/data/training-launches-parsed.json` (with the versions).
 //!

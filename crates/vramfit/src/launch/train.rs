@@ -2,8 +2,10 @@
 //! counted, and the line that starts it. TRL's `trl sft --config train.yaml` (TRL 1.16: its
 //! `SFTConfig`, `ModelConfig` and `ScriptArguments` in one YAML, run through `accelerate
 //! launch`; `trl grpo` and `trl dpo` for RL, `train_rl.rs`), for transformers' `Trainer` too, with DeepSpeed's JSON (`deepspeed:`) or an
-//! accelerate config for FSDP and several GPUs (`--accelerate_config`); LLaMA-Factory's and
-//! axolotl's YAML in `train_stacks.rs`.
+//! accelerate config for FSDP and several GPUs (`--accelerate_config`; the `fsdp` stack the
+//! same, its checkpointing FSDP's own); LLaMA-Factory's and axolotl's YAML in `train_stacks.rs`;
+//! torchtune's `tune run` in `train_torchtune.rs`; verl's `main_ppo` in `train_verl.rs`.
+//! Unsloth, a library whose runs are the user's Python script, is refused saying so.
 //!
 //! Each file reads back, through [`crate::stack_config`], into the run that was estimated (a
 //! test), and TRL's, DeepSpeed's and accelerate's own parsers read them as written
