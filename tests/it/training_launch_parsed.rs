@@ -535,6 +535,8 @@ fn verl_expected(w: &Workload, key: &str) -> Option<Value> {
     let nodes = w.nodes.nodes;
     Some(match key {
         "adv_estimator" => json!("grpo"),
+        "verl_validated" => json!(true),
+        "rollout_log_prob_micro_batch_size_per_gpu" => json!(rl.rollout_sequences()),
         "train_batch_size" | "ppo_mini_batch_size" => json!(rl.prompts * gpus),
         "max_prompt_length" => json!(rl.prompt_len),
         "max_response_length" => json!(rl.completion),

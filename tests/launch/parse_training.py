@@ -8,7 +8,7 @@ made of its files, or the error it raised. torchtune's `tune run`: its own parse
 words, the recipe and its arguments), then `TuneRecipeArgumentParser` and
 `_merge_yaml_and_cli_args` over the shipped config the registry names (the loss instantiated).
 verl's `main_ppo` overrides: Hydra's compose API over verl's own `ppo_trainer.yaml` (struct mode:
-a key verl lacks fails). The `fsdp` stack is TRL's script with accelerate's FSDP config. Over several nodes, node 0's command: the machine
+a key verl lacks fails), then verl's own `validate_config`. The `fsdp` stack is TRL's script with accelerate's FSDP config. Over several nodes, node 0's command: the machine
 words `accelerate launch`'s parser reads (TRL's rest, axolotl's words after `--`), and the
 `torchrun` line LLaMA-Factory's own launcher builds from the node's `env` words, read by
 torchrun's parser (`torch.distributed.run.get_args_parser`). Megatron-LM's `torchrun …
@@ -28,8 +28,14 @@ parsers need torch, not a GPU; LLaMA-Factory and axolotl without their other dep
     /tmp/stacks/bin/pip install --no-deps llamafactory==0.9.5 axolotl==0.19.0
     /tmp/stacks/bin/pip install torchtune==0.6.1 torchao==0.11.0 hydra-core==1.3.8
     /tmp/stacks/bin/pip install --no-deps verl==0.9.1
+    /tmp/stacks/bin/pip install ray tensordict codetiming pybind11 pylatexenc   # verl's imports
     git -C Megatron-LM archive d98e8a64ddf34856e74b24714e3bedb2f5a39553 megatron | tar -x -C /tmp/mlm
-    MEGATRON_LM=/tmp/mlm DISABLE_VERSION_CHECK=1 /tmp/stacks/bin/python tests/launch/parse_training.py
+    MEGATRON_LM=/tmp/mlm DISABLE_VERSION_CHECK=1 VLLM_SITE=/tmp/engines/lib/python3.11/site-packages \
+        /tmp/stacks/bin/python tests/launch/parse_training.py
+
+VLLM_SITE is a site-packages with vLLM 0.33.0 (the engines' environment, `tests/launch/parse.py`),
+appended after this environment's own packages: verl's `validate_config` checks a LoRA rank
+against vLLM's `MaxLoRARanks`.
 
 The parsers check that the card runs bf16; there is no GPU here, so that one check is answered
 yes (`is_torch_bf16_gpu_available`). LLaMA-Factory pins transformers <= 5.6; its version check is
@@ -405,8 +411,8 @@ def torchtune_values(case):
 def verl_values(case):
     """verl's own Hydra config (`verl/trainer/config/ppo_trainer.yaml`, the one `main_ppo`'s
     `@hydra.main` names), composed with the overrides by Hydra's compose API, in Hydra's struct
-    mode: a key verl's config lacks is an error. The package itself is not imported (its
-    `__init__` needs Ray)."""
+    mode: a key verl's config lacks is an error; then verl's own `validate_config`, as
+    `main_ppo` runs it (verl's package imports Ray: installed, not started)."""
     import importlib.util
 
     from hydra import compose, initialize_config_dir
@@ -419,7 +425,20 @@ def verl_values(case):
     with initialize_config_dir(config_dir=os.path.join(root, "trainer", "config"), version_base=None):
         cfg = compose(config_name="ppo_trainer", overrides=argv[3:])
     arr = cfg.actor_rollout_ref
+    # verl's own check of a composed config (main_ppo runs it before training): the batch's
+    # divisibility over the GPUs, the actor's mini- and micro-batches, the log-probabilities'
+    # micro-batches of the rollout and the reference.
+    # verl checks a LoRA rank against vLLM's own `MaxLoRARanks`: vLLM from VLLM_SITE (the
+    # engines' environment, after this one's packages) where this environment has none.
+    if os.environ.get("VLLM_SITE") and os.environ["VLLM_SITE"] not in sys.path:
+        sys.path.append(os.environ["VLLM_SITE"])
+    from verl.utils.config import validate_config
+
+    use_ref = bool(arr.actor.use_kl_loss or cfg.algorithm.use_kl_in_reward)
+    validate_config(cfg, use_reference_policy=use_ref, use_critic=cfg.algorithm.adv_estimator == "gae")
     return {
+        "verl_validated": True,
+        "rollout_log_prob_micro_batch_size_per_gpu": arr.rollout.log_prob_micro_batch_size_per_gpu,
         "adv_estimator": cfg.algorithm.adv_estimator,
         "train_batch_size": cfg.data.train_batch_size,
         "max_prompt_length": cfg.data.max_prompt_length,
@@ -487,6 +506,10 @@ def main():
             cases.append({"name": case["name"], "values": {}, "error": f"{type(e).__name__}: {e}"})
     versions = {p: version(p) for p in ["trl", "accelerate", "deepspeed", "transformers", "llamafactory", "axolotl", "torch", "torchtune", "torchao", "verl", "hydra-core", "omegaconf"]}
     versions["megatron-lm"] = MEGATRON_COMMIT
+    try:
+        versions["vllm"] = version("vllm")
+    except Exception:
+        pass
     OUT.write_text(json.dumps({"versions": versions, "cases": cases}, indent=2, sort_keys=True) + "\n")
     bad = [c["name"] for c in cases if c["error"]]
     print(f"{len(cases)} launches parsed, {len(bad)} refused: {bad}")

@@ -9,7 +9,8 @@
 //! engine's `max_model_len`, `max_num_seqs` and `max_num_batched_tokens`. Over several nodes,
 //! Ray's cluster first (`ray start`), then the trainer on the head (verl's multi-node guide).
 //!
-//! Hydra's compose over verl's own config reads the overrides (`tests/launch/parse_training.py`);
+//! Hydra's compose over verl's own config reads the overrides and verl's `validate_config` checks
+//! them (`tests/launch/parse_training.py`);
 //! `stack_config::verl` reads them back.
 
 use alloc::format;
@@ -140,6 +141,19 @@ pub(super) fn verl(w: &Workload, l: &mut Builder) -> Result<()> {
         "actor_rollout_ref.actor.fsdp_config.optimizer_offload",
         offload,
     );
+    // The log-probabilities' forward (no gradient) in the training micro-batch, the rollout's
+    // and the reference's: verl requires each set.
+    set(
+        "actor_rollout_ref.rollout.log_prob_micro_batch_size_per_gpu",
+        rl.rollout_sequences().to_string(),
+    );
+    // The KL loss computes the reference's (a LoRA policy's base, adapters off, or the copy).
+    if rl.beta > 0.0 {
+        set(
+            "actor_rollout_ref.ref.log_prob_micro_batch_size_per_gpu",
+            rl.rollout_sequences().to_string(),
+        );
+    }
     set("actor_rollout_ref.rollout.name", "vllm".into());
     set(
         "actor_rollout_ref.rollout.tensor_model_parallel_size",
