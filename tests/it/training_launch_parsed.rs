@@ -482,6 +482,7 @@ fn torchtune_expected(w: &Workload, key: &str) -> Option<Value> {
                 (true, _) => "qlora_",
             }
         )),
+        "model_built" => json!(true),
         "batch_size" => json!(w.batch),
         "gradient_accumulation_steps" => json!(w.grad_accum),
         "max_seq_len" => json!(w.seq_len),

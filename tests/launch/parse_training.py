@@ -6,7 +6,8 @@ writes tests/data/training-launches-parsed.json: for each launch, what TRL's `tr
 `DeepSpeedZeroConfig`, LLaMA-Factory's `_parse_train_args` or axolotl's `AxolotlInputConfig`
 made of its files, or the error it raised. torchtune's `tune run`: its own parser (torchrun's
 words, the recipe and its arguments), then `TuneRecipeArgumentParser` and
-`_merge_yaml_and_cli_args` over the shipped config the registry names (the loss instantiated).
+`_merge_yaml_and_cli_args` over the shipped config the registry names (the loss, the optimizer
+and the model, on the meta device, instantiated from it).
 verl's `main_ppo` overrides: Hydra's compose API over verl's own `ppo_trainer.yaml` (struct mode:
 a key verl lacks fails), then verl's own `validate_config`. The `fsdp` stack is TRL's script with accelerate's FSDP config. Over several nodes, node 0's command: the machine
 words `accelerate launch`'s parser reads (TRL's rest, axolotl's words after `--`), and the
@@ -373,6 +374,13 @@ def torchtune_values(case):
     cfg = _merge_yaml_and_cli_args(yaml_args, cli_args)
     get = lambda key, default=None: cfg.get(key, default)
     loss = tt_config.instantiate(cfg.loss)
+    # The model's builder takes the overrides' arguments (built on the meta device: no memory),
+    # and the optimizer its own.
+    import torch
+
+    with torch.device("meta"):
+        tt_config.instantiate(cfg.model)
+    tt_config.instantiate(cfg.optimizer, [torch.nn.Parameter(torch.zeros(1))])
     v = {
         "recipe": recipe.name,
         "model_component": cfg.model._component_,
@@ -389,6 +397,7 @@ def torchtune_values(case):
         "num_output_chunks": getattr(loss, "num_output_chunks", None),
         "compile": get("compile", False),
         "packed": bool(cfg.dataset.get("packed", False)),
+        "model_built": True,
     }
     if "lora" in recipe.name:
         v.update({
