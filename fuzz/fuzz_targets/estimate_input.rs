@@ -9,7 +9,7 @@ use libfuzzer_sys::fuzz_target;
 use vramfit::Bytes;
 use vramfit::estimate::{
     AttentionImpl, Checkpointing, DisaggregationMode, Engine, Estimate, EstimateInput,
-    KvOffloadingBackend, Logits, RunnerType, Loss, Mode, Offload, Optimizer, Precision, RlAlgorithm, Rollout,
+    KvOffloadingBackend, Logits, RunnerType, Loss, Mode, Offload, Optimizer, Precision, RecomputeMethod, RlAlgorithm, Rollout,
     SpecMethod, SplitMode, Stack, TransferBackend, estimate, largest_batch,
 };
 use vramfit::precision::{Dtype, GgufFileType, KvDtype, MlxMode, Quantization};
@@ -186,6 +186,16 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
         } else {
             None
         },
+        checkpoint_dtype: if u.arbitrary()? {
+            Some(*u.choose(&[
+                Dtype::Fp32,
+                Dtype::Fp16,
+                Dtype::Bf16,
+                Dtype::Int8,
+            ])?)
+        } else {
+            None
+        },
         quantization: quantization(u)?,
         kv_dtype: *u.choose(&[
             KvDtype::Auto,
@@ -347,6 +357,12 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
         sequence_parallel: u.arbitrary()?,
         cp: opt_num(u)?,
         distributed_optimizer: u.arbitrary()?,
+        recompute_method: *u.choose(&[
+            None,
+            Some(RecomputeMethod::Uniform),
+            Some(RecomputeMethod::Block),
+        ])?,
+        recompute_num_layers: opt_num(u)?,
         galore_rank: opt_num(u)?,
         grad_accum: opt_num(u)?,
     })

@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use vramfit::estimate::{
     DisaggregationMode, Engine, EstimateInput, Mode, TransferBackend, Workload,
 };
+use vramfit::hardware::Layout;
 use vramfit::launch::launch;
 use vramfit::precision::{KvDtype, Quantization};
 
@@ -89,7 +90,51 @@ fn cases() -> Vec<(&'static str, EstimateInput)> {
                 ..pd(Engine::Vllm, DisaggregationMode::Decode)
             },
         ),
+        // The planner's serving layouts over two nodes of 8 (`hardware/plan_serving.rs`), the
+        // second node's command: vLLM's wide expert parallel with its own data-parallel
+        // launcher (`--headless`, `--data-parallel-start-rank 8`), replicas of TP=8 one a node,
+        // and SGLang's DP attention with the experts over all 16 (`--node-rank 1`).
+        (
+            "vllm-deepseek-dp16-ep16-2-nodes",
+            planned(
+                "deepseek-ai/DeepSeek-V3",
+                Engine::Vllm,
+                Layout::expert(1, 16, 2),
+            ),
+        ),
+        (
+            "vllm-70b-dp2-tp8-2-nodes",
+            planned(
+                "meta-llama/Llama-3.1-70B",
+                Engine::Vllm,
+                Layout::data(2, 8, 2),
+            ),
+        ),
+        (
+            "sglang-deepseek-dp2-tp8-ep16-2-nodes",
+            planned(
+                "deepseek-ai/DeepSeek-V3",
+                Engine::Sglang,
+                Layout::expert(8, 2, 2),
+            ),
+        ),
     ]
+}
+
+/// `model` on `engine` serving 64 sequences of 4k, spread over the planner's `layout` on H100s.
+fn planned(model: &str, engine: Engine, layout: Layout) -> EstimateInput {
+    let run = EstimateInput {
+        model: Some(model.into()),
+        mode: Mode::Serve,
+        engine,
+        max_model_len: Some(4096.0),
+        seq_len: 4096.0,
+        new_tokens: 0.0,
+        batch: 64.0,
+        ..EstimateInput::default()
+    };
+    let h100 = vramfit::hardware::find_gpu("h100-sxm5-80gb").unwrap();
+    vramfit::hardware::layout_input(&run, layout, h100).unwrap()
 }
 
 /// One side of Llama-3.1-8B served disaggregated on an H100.
@@ -112,8 +157,9 @@ fn data(name: &str) -> std::path::PathBuf {
         .join(name)
 }
 
-/// Each case's workload and its command: the one command, or a P/D side's own server command
-/// (SGLang's prefill and decode servers come before its router, vLLM's prefill before decode).
+/// Each case's workload and its command: the one command, a P/D side's own server command
+/// (SGLang's prefill and decode servers come before its router, vLLM's prefill before decode),
+/// or over several nodes the last node's.
 fn commands() -> Vec<(&'static str, Workload, Vec<String>)> {
     cases()
         .into_iter()
@@ -121,6 +167,10 @@ fn commands() -> Vec<(&'static str, Workload, Vec<String>)> {
             let w = input.resolve().expect("a valid case");
             let l = launch(&w).expect("a serving case");
             let i = match w.disaggregation.map(|d| d.mode) {
+                None if w.nodes.nodes > 1 => {
+                    assert_eq!(l.commands.len() as u64, w.nodes.nodes, "{name}");
+                    l.commands.len() - 1
+                }
                 None => {
                     assert_eq!(l.commands.len(), 1, "{name}");
                     0
@@ -164,7 +214,28 @@ fn expected(w: &Workload, engine: Engine, key: &str) -> Value {
     match (engine, key) {
         (_, "tensor_parallel_size" | "tp_size") => json!(w.tp),
         (_, "pipeline_parallel_size" | "pp_size") => json!(w.pp),
+        // SGLang's `--dp-size` is DP attention's groups where it is on.
+        (Engine::Sglang, "dp_size") => json!(w.dp.max(w.dp_attention)),
+        (Engine::Sglang, "enable_dp_attention") => json!(w.dp_attention > 1),
         (_, "data_parallel_size" | "dp_size") => json!(w.dp),
+        // Over several nodes, the last node's command (`commands`): its ranks, its place.
+        (_, "nnodes") => json!(w.nodes.nodes),
+        (_, "node_rank") => json!(w.nodes.nodes - 1),
+        (Engine::Vllm, "headless") => json!(w.nodes.nodes > 1 && w.dp > 1),
+        (_, "data_parallel_size_local") => {
+            if w.nodes.nodes > 1 && w.dp > 1 {
+                json!(w.dp / w.nodes.nodes)
+            } else {
+                Value::Null
+            }
+        }
+        (_, "data_parallel_start_rank") => {
+            if w.nodes.nodes > 1 && w.dp > 1 {
+                json!(w.dp / w.nodes.nodes * (w.nodes.nodes - 1))
+            } else {
+                Value::Null
+            }
+        }
         (Engine::Vllm, "enable_expert_parallel") => json!(w.ep > 1),
         (_, "ep_size") => json!(w.ep),
         (_, "max_model_len" | "context_length") => json!(w.max_model_len),
@@ -172,6 +243,10 @@ fn expected(w: &Workload, engine: Engine, key: &str) -> Value {
         (_, "mem_fraction_static") => json!(w.mem_fraction_static),
         (_, "max_num_seqs") => json!(w.max_num_seqs),
         (_, "max_running_requests") => json!(w.max_running_requests),
+        // SGLang divides the chunk it is given among DP attention's groups: given whole.
+        (Engine::Sglang, "chunked_prefill_size") => {
+            json!(w.max_num_batched_tokens * w.dp_attention.max(1))
+        }
         (_, "max_num_batched_tokens" | "chunked_prefill_size") => {
             json!(w.max_num_batched_tokens)
         }
@@ -193,8 +268,14 @@ fn expected(w: &Workload, engine: Engine, key: &str) -> Value {
         (Engine::Vllm, "kv_cache_dtype") => kv("fp8"),
         (_, "kv_cache_dtype") => kv("fp8_e4m3"),
         (_, "dtype") => dtype,
+        // Quantized on load only where the checkpoint does not ship in it (DeepSeek-V3's fp8).
         (_, "quantization") => match w.quantization {
-            Quantization::Fp8 => json!("fp8"),
+            Quantization::Fp8
+                if vramfit::presets::find(&w.model_name)
+                    .is_none_or(|p| p.quantization != Quantization::Fp8) =>
+            {
+                json!("fp8")
+            }
             _ => Value::Null,
         },
         (_, "model_tag" | "model_path") => json!(w.model_name),

@@ -30,6 +30,8 @@ VLLM_KEYS = [
     "enable_expert_parallel", "max_model_len", "gpu_memory_utilization", "max_num_seqs",
     "max_num_batched_tokens", "kv_cache_dtype", "enforce_eager", "dtype", "quantization",
     "kv_transfer_config",
+    # Data parallel over several nodes, vLLM's own launcher.
+    "headless", "data_parallel_size_local", "data_parallel_start_rank",
 ]
 SGLANG_KEYS = [
     "model_path", "tp_size", "pp_size", "dp_size", "ep_size", "context_length",
@@ -38,6 +40,7 @@ SGLANG_KEYS = [
     "quantization", "enable_lora", "max_loras_per_batch", "max_lora_rank",
     "lora_target_modules", "max_loaded_loras",
     "disaggregation_mode", "disaggregation_transfer_backend", "num_reserved_decode_tokens",
+    "enable_dp_attention", "nnodes", "node_rank",
 ]
 
 

@@ -126,7 +126,8 @@ pub struct Answer {
 /// The cheapest rental of the offers in use that holds the run as asked (its batch and
 /// context), as the planner ranks them for the CLI's `vramfit estimate` line and `vramfit
 /// recommend`'s first row and the npm package's `recommend()` (`PlanOptions::default()`: up to
-/// 8 GPUs a node and 4 nodes, on-demand, ranked in US dollars at the data set's rate).
+/// 8 GPUs a node and 4 nodes, on-demand, ranked in US dollars at the data set's rate; with a
+/// vLLM or SGLang serving run's replicas and expert parallel, `PlanOptions::for_run`).
 #[cfg(feature = "full")]
 #[derive(Clone, Debug, PartialEq)]
 pub struct Rent {
@@ -351,14 +352,14 @@ pub fn cheapest_rent(input: &EstimateInput, offers: &[Offer]) -> Option<Rent> {
         |l, g| layout_required_bytes(input, l, g),
         offers,
         vramfit::hardware::gpus(),
-        &PlanOptions::default(),
+        &PlanOptions::default().for_run(input),
     )
     .into_iter()
     .next()?;
     let offer = offers.iter().find(|o| o.id == option.offer)?;
-    // A card or a slice rents one unit; a layout over k nodes rents k servers of the offer
-    // (`rented_gpus` = k × the server's GPUs).
-    let units = (option.rented_gpus / offer.count.max(1)).max(1);
+    // The offer's own price of what the option rents (a server per node), as the CLI's line
+    // says it (`PlanOption::offer_price`).
+    let own = option.offer_price(offers)?;
     let platform = platforms()
         .iter()
         .find(|p| p.id == offer.provider)
@@ -367,10 +368,10 @@ pub fn cheapest_rent(input: &EstimateInput, offers: &[Offer]) -> Option<Rent> {
             |p| (p.name.to_string(), p.name_zh.to_string()),
         );
     Some(Rent {
-        price_per_hour: offer.price_per_hour * f64::from(units),
-        currency: offer.currency,
-        source: offer.source.to_string(),
-        date: offer.date.to_string(),
+        price_per_hour: own.price_per_hour,
+        currency: own.currency,
+        source: own.source,
+        date: own.date,
         platform,
         option,
     })
@@ -485,19 +486,26 @@ mod tests {
     /// - One card needs at least (141.1 + 85.9) / 0.9 = 252 GB: none of the catalog's (the
     ///   MI300X has 192 GB). Two cards (TP=2 or PP=2): half of each, at least 126 GB a card:
     ///   no 80 GB card, and no offer of 2 or 3 larger cards in one server. So 4 GPUs.
-    /// - PP=4 on 4 × A100 80GB: the largest stage is 20 layers with the head (and the final
-    ///   norm), 17,113,088,000 + 1,050,681,344 = 18,163,769,344 parameters = 36,327,538,688 B,
-    ///   and a quarter of the cache, 20 layers × 81,920 B × 262,144 tokens = 21,474,836,480 B:
-    ///   57,802,375,168 B / 0.9 = 64,224,861,298 B at least; the planner's 65,572,524,963 B adds
-    ///   the activations, the CUDA graphs and the context (1.26 GiB), under the A100's
-    ///   85,167,243,264 B usable.
+    /// - TP=4 on 4 × A100 80GB: a quarter of the weights, 141,107,412,992 B / 4 =
+    ///   35,276,853,248 B (the norms whole on each GPU and the vocabulary's padding add 35.5 MB),
+    ///   and of the cache, 2 of the 8 KV heads: 80 layers × 2 × 128 × 2 × 2 B = 81,920 B a token
+    ///   × 262,144 tokens = 21,474,836,480 B: 56,751,689,728 B / 0.9 = 63,057,433,031 B at
+    ///   least; the planner's 68,532,849,579 B adds the activations, the CUDA graphs, the
+    ///   context and tensor parallel's NCCL and custom all-reduce buffers (2.25 GB): 5.1 GiB in
+    ///   all, under the A100's 85,167,243,264 B usable.
+    /// - PP=4 fits too, with more to spare: the largest stage is 20 layers with the head (and
+    ///   the final norm), 18,163,769,344 parameters = 36,327,538,688 B, and a quarter of the
+    ///   cache, 21,474,836,480 B: 64,224,861,298 B at least, 65,572,524,963 B by the planner.
     /// - The price: Alibaba Cloud's 8 × A100 80GB server, 64.00 CNY an hour (8 CNY per card-hour,
     ///   its record), 64 / 7.1 = 9.01 USD at the data set's rate: every offer below that is a
     ///   server of fewer than 4 cards (checked below against the catalog), so none holds it; the
     ///   next, Volcano Engine's, is 72 CNY. It rents the whole server of 8 for its 4 GPUs.
     ///
-    /// Among the layouts of 4 GPUs on that offer, all at the same price, the planner keeps the
-    /// largest margin: PP=4 (65.57 GB a GPU) before TP=2 × PP=2 (67.40 GB) and TP=4 (68.53 GB).
+    /// Among the layouts of 4 GPUs on that offer, all at the same price, the planner puts the
+    /// faster first (`Layout::speed_rank`: fewer pipeline stages), TP=4 (68.53 GB a GPU) before
+    /// TP=2 × PP=2 (67.40 GB) and PP=4 (65.57 GB), whose larger margin no longer decides: every
+    /// token's decode passes PP=4's four stages in turn, where TP=4 over NVLink serves it in one
+    /// pass.
     #[cfg(feature = "full")]
     #[test]
     fn a_run_that_does_not_fit_names_the_cheapest_layout_that_holds_it_and_its_price() {
@@ -511,14 +519,14 @@ mod tests {
             ("aliyun-a100-80gb-8x", "a100-sxm4-80gb", 4, 8)
         );
         let l = o.parallelism;
-        assert_eq!((l.tp, l.pp, l.nodes, l.gpus), (1, 4, 1, 4));
+        assert_eq!((l.tp, l.pp, l.nodes, l.gpus), (4, 1, 1, 4));
         assert!(
-            o.per_gpu_bytes.get() >= 64_224_861_298,
+            o.per_gpu_bytes.get() >= 63_057_433_031,
             "{:?}",
             o.per_gpu_bytes
         );
         assert!(
-            o.per_gpu_bytes.get() - 64_224_861_298 < 2 << 30,
+            o.per_gpu_bytes.get() - 63_057_433_031 < 11 << 29,
             "{:?}",
             o.per_gpu_bytes
         );
@@ -554,7 +562,7 @@ mod tests {
         let en = crate::components::answer::rent_text(Lang::En, &r);
         for part in [
             "4 × A100 SXM4 80GB",
-            "TP=1 × PP=4",
+            "TP=4 × PP=1",
             "1 node",
             "Alibaba Cloud",
             "64.00 CNY/h",
@@ -566,7 +574,7 @@ mod tests {
         let zh = crate::components::answer::rent_text(Lang::Zh, &r);
         for part in [
             "4 张 A100 SXM4 80GB",
-            "TP=1 × PP=4",
+            "TP=4 × PP=1",
             "1 个节点",
             "阿里云",
             "64.00 CNY/h",
@@ -593,8 +601,8 @@ mod tests {
             (
                 "a100-sxm4-80gb".to_string(),
                 "4".to_string(),
-                "4".to_string(),
-                "1".to_string()
+                "1".to_string(),
+                "4".to_string()
             )
         );
         let e = estimate_of(&applied).unwrap();
@@ -607,6 +615,70 @@ mod tests {
         .unwrap();
         assert!(matches!(b.verdict, Verdict::Yes { .. }), "{:?}", b.verdict);
         assert_eq!(b.rent, None);
+    }
+
+    /// A mixture of experts served by vLLM past one server: the rental line names the
+    /// planner's expert-parallel layout in the engines' notation, in both languages, with the
+    /// two servers' price as the offer states it (2 × 64 CNY).
+    #[cfg(feature = "full")]
+    #[test]
+    fn an_expert_parallel_rental_is_worded_in_both_languages() {
+        let a = answer_of(
+            "#/calc?model=deepseek-ai%2FDeepSeek-V3&mode=serve&engine=vllm&batch=64&max_model_len=4096&gpu=h100-sxm5-80gb",
+        );
+        let r = a.rent.clone().unwrap();
+        let l = r.option.parallelism;
+        assert_eq!(r.option.offer, "aliyun-a100-80gb-8x");
+        assert_eq!(l, vramfit::hardware::Layout::expert(8, 2, 2));
+        assert_eq!((r.price_per_hour, r.currency), (128.0, Currency::Cny));
+        let en = crate::components::answer::rent_text(Lang::En, &r);
+        let zh = crate::components::answer::rent_text(Lang::Zh, &r);
+        for (text, nodes) in [(&en, "2 nodes"), (&zh, "2 个节点")] {
+            assert!(text.contains("DP=2 × TP=8 + EP=16"), "{text}");
+            assert!(text.contains(nodes), "{text}");
+            assert!(text.contains("128.00 CNY/h"), "{text}");
+        }
+        // "Apply" sets the form to that layout (16 GPUs, tp 8, ep 16, 8 a node, each rank's
+        // share of the 64 sequences), and the calculator's memory per GPU is the planner's.
+        let hash = "#/calc?model=deepseek-ai%2FDeepSeek-V3&mode=serve&engine=vllm&batch=64&max_model_len=4096&gpu=h100-sxm5-80gb";
+        let s = Rc::new(AppState::default()).reduce(Action::Open(Route::parse(hash), Lang::En));
+        let changes = crate::compute::layout_changes(&s, &r.option).unwrap();
+        let changes = changes
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        let applied = s.reduce(Action::SetMany(changes));
+        assert_eq!(
+            (
+                applied.value("gpus"),
+                applied.value("tp"),
+                applied.value("ep")
+            ),
+            ("16".to_string(), "8".to_string(), "16".to_string())
+        );
+        let e = estimate_of(&applied).unwrap();
+        assert_eq!(e.required_bytes, r.option.per_gpu_bytes);
+        // SGLang's form of the same layout: tp over all 16, two DP-attention groups.
+        let hash = "#/calc?model=deepseek-ai%2FDeepSeek-V3&mode=serve&engine=sglang&batch=64&max_model_len=4096&gpu=h100-sxm5-80gb";
+        let a = answer_of(hash);
+        let r = a.rent.clone().unwrap();
+        assert_eq!(
+            r.option.parallelism,
+            vramfit::hardware::Layout::expert(8, 2, 2)
+        );
+        let s = Rc::new(AppState::default()).reduce(Action::Open(Route::parse(hash), Lang::En));
+        let changes = crate::compute::layout_changes(&s, &r.option).unwrap();
+        let changes = changes
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        let applied = s.reduce(Action::SetMany(changes));
+        assert_eq!(
+            (applied.value("tp"), applied.value("dp_size")),
+            ("16".to_string(), "2".to_string())
+        );
+        let e = estimate_of(&applied).unwrap();
+        assert_eq!(e.required_bytes, r.option.per_gpu_bytes);
     }
 
     /// A run that fits names no rental; one too large for its card does.

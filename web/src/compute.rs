@@ -295,7 +295,8 @@ pub fn per_gpu(input: &EstimateInput, layout: Layout, on: &vramfit::hardware::Gp
 }
 
 /// The rental options for the state on `offers`, cheapest first (the CLI's `recommend` when
-/// `offers` is the built-in catalog).
+/// `offers` is the built-in catalog), with the layouts the run can use beside `options`
+/// (`PlanOptions::for_run`: a vLLM or SGLang serving run's replicas and expert parallel).
 pub fn plan_of(
     s: &AppState,
     offers: &[Offer],
@@ -307,7 +308,7 @@ pub fn plan_of(
         |l, g| per_gpu(&input, l, g),
         offers,
         vramfit::hardware::gpus(),
-        options,
+        &options.clone().for_run(&input),
     ))
 }
 

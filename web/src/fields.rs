@@ -205,6 +205,8 @@ pub const TRAINING_KEYS: &[&str] = &[
     "sequence_parallel",
     "cp",
     "distributed_optimizer",
+    "recompute_method",
+    "recompute_num_layers",
     "galore_rank",
     "grad_accum",
 ];
@@ -325,6 +327,10 @@ pub static FIELDS: &[Field] = &[
     #[cfg(feature = "full")]
     Field::new("distributed_optimizer", Kind::Bool, Group::Training),
     #[cfg(feature = "full")]
+    choice_field!("recompute_method", Training: "", "uniform", "block"),
+    #[cfg(feature = "full")]
+    Field::new("recompute_num_layers", Kind::OptNumber, Group::Training),
+    #[cfg(feature = "full")]
     Field::new("galore_rank", Kind::OptNumber, Group::Training),
     #[cfg(feature = "full")]
     Field::new("grad_accum", Kind::OptNumber, Group::Training),
@@ -435,6 +441,7 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
         params: _,
         // Read from a config.json, a weights file or a hub lookup: no field of the form.
         arch: _,
+        checkpoint_dtype: _,
         mode,
         engine,
         batch,
@@ -534,6 +541,8 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
         sequence_parallel,
         cp,
         distributed_optimizer,
+        recompute_method,
+        recompute_num_layers,
         galore_rank,
         grad_accum,
     } = d;
@@ -726,6 +735,15 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
         ("sequence_parallel", sequence_parallel.to_string()),
         ("cp", opt(*cp)),
         ("distributed_optimizer", distributed_optimizer.to_string()),
+        (
+            "recompute_method",
+            recompute_method.map_or_else(String::new, |m| {
+                named("recompute_method", &|v| {
+                    choice("recompute_method", v).ok() == Some(m)
+                })
+            }),
+        ),
+        ("recompute_num_layers", opt(*recompute_num_layers)),
         ("galore_rank", opt(*galore_rank)),
         ("grad_accum", opt(*grad_accum)),
     ]);
@@ -802,6 +820,11 @@ mod tests {
         (
             "arch",
             "read from a config.json, weights file or hub lookup",
+        ),
+        // The checkpoint's own dtype comes with the architecture; the form's dtype is the run's.
+        (
+            "checkpoint_dtype",
+            "read with the architecture from a config.json, weights file or hub lookup",
         ),
     ];
 

@@ -665,6 +665,11 @@ mod tests {
             "arch",
             "carried as the config.json text (`config`) or the hub repo id",
         ),
+        // Read again with the architecture from the same config.json or hub model.
+        (
+            "checkpoint_dtype",
+            "carried as the config.json text (`config`) or the hub repo id",
+        ),
     ];
 
     /// Every field of `EstimateInput` is a key of the calculator's URL (or excluded, with its

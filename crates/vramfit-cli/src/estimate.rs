@@ -97,6 +97,8 @@ impl EstimateFlags {
                 .as_deref()
                 .map(|d| Dtype::parse("dtype", d))
                 .transpose()?,
+            // Set with the architecture, from a config.json or the hub ([`Self::model_source`]).
+            checkpoint_dtype: None,
             quantization: Quantization::parse("quantization", &self.quantization)?,
             kv_dtype: KvDtype::parse("kv_dtype", &self.kv_dtype)?,
             attention: self.attention.into(),
@@ -202,6 +204,8 @@ impl EstimateFlags {
             sequence_parallel: self.sequence_parallel,
             cp: self.cp,
             distributed_optimizer: self.distributed_optimizer,
+            recompute_method: self.recompute_method.map(Into::into),
+            recompute_num_layers: self.recompute_num_layers,
             galore_rank: self.galore_rank,
             grad_accum: self.grad_accum,
         })
@@ -230,9 +234,9 @@ impl EstimateFlags {
                     .map_err(|e| Failure::io(format!("--model: cannot read {m}: {e}")))?;
                 let parsed = vramfit::config::parse_config(&text)?;
                 input.arch = Some(parsed.arch);
-                if input.dtype.is_none() {
-                    input.dtype = parsed.dtype;
-                }
+                // The config's `torch_dtype` is the checkpoint's, not the run's `--dtype`: the
+                // engine's `auto` resolves from it as from a preset's.
+                input.checkpoint_dtype = parsed.dtype;
                 if let (Quantization::None, Some(q)) = (input.quantization, parsed.quantization) {
                     input.quantization = q;
                 }

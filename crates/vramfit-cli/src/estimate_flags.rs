@@ -6,8 +6,8 @@
 use clap::{Args, ValueEnum};
 use vramfit::estimate::{
     AttentionImpl, Checkpointing, DisaggregationMode, Engine, KvOffloadingBackend, Loss, Mode,
-    Offload, Optimizer, Precision, RlAlgorithm, Rollout, RunnerType, SpecMethod, SplitMode, Stack,
-    TransferBackend,
+    Offload, Optimizer, Precision, RecomputeMethod, RlAlgorithm, Rollout, RunnerType, SpecMethod,
+    SplitMode, Stack, TransferBackend,
 };
 
 /// The flags that describe a run; shared by `estimate` and `recommend`.
@@ -91,8 +91,8 @@ pub struct EstimateFlags {
     /// Full gradient checkpointing (see --checkpointing for selective).
     #[arg(long)]
     pub grad_checkpointing: bool,
-    /// none, full or selective.
-    #[arg(long, value_enum)]
+    /// none, full or selective (Megatron's spelling --recompute-granularity full|selective is the same flag).
+    #[arg(long, value_enum, alias = "recompute-granularity")]
     pub checkpointing: Option<CheckpointingArg>,
     /// LoRA rank (0: full fine-tuning).
     #[arg(long, allow_negative_numbers = true, default_value_t = 0.0)]
@@ -238,7 +238,7 @@ pub struct EstimateFlags {
     /// vLLM --kv-offloading-backend: native (vLLM's own, the default) or lmcache (LMCache's server sizes its own memory). With --kv-offloading-size.
     #[arg(long, value_enum)]
     pub kv_offloading_backend: Option<KvOffloadingBackendArg>,
-    /// vLLM --runner: generate or pooling (an embedding, reranking or classification model; vLLM's older --task embed|score|classify and --convert embed|classify taken as aliases of pooling). A pooling run generates no tokens and has no sampler; vLLM and transformers build no LM head, SGLang keeps it. vLLM, SGLang and transformers inference [default: pooling for an encoder (BERT, RoBERTa, XLM-RoBERTa), else generate].
+    /// vLLM --runner: generate or pooling (an embedding, reranking or classification model; vLLM's older --task embed|score|classify and --convert embed|classify taken as aliases of pooling). A pooling run generates no tokens and has no sampler; vLLM and transformers build no LM head, SGLang keeps it. vLLM, SGLang and transformers inference [default: pooling for an encoder (BERT, RoBERTa, XLM-RoBERTa) and, with vLLM, for a preset that ships a sentence-transformers pooling config (Qwen3-Embedding), else generate].
     #[arg(long, value_enum)]
     pub runner: Option<RunnerArg>,
     /// SGLang --is-embedding: the same as --runner pooling.
@@ -405,6 +405,12 @@ pub struct EstimateFlags {
     /// Megatron --use-distributed-optimizer: fp32 masters and optimizer states sharded over data parallel.
     #[arg(long)]
     pub distributed_optimizer: bool,
+    /// Megatron --recompute-method with --recompute-granularity full: uniform (chunks of --recompute-num-layers layers, each keeping its input) or block (the first --recompute-num-layers layers of each model chunk recomputed, the rest keeping every activation) [default: uniform].
+    #[arg(long, value_enum)]
+    pub recompute_method: Option<RecomputeMethodArg>,
+    /// Megatron --recompute-num-layers with --recompute-granularity full, 1 to the layers per pipeline stage [default: 1].
+    #[arg(long, allow_negative_numbers = true)]
+    pub recompute_num_layers: Option<f64>,
     /// GaLore's rank (transformers optim_args="rank=…"), with --optimizer galore-adamw or galore-adamw-8bit, 1 to 65536 [default: 128].
     #[arg(long, allow_negative_numbers = true)]
     pub galore_rank: Option<f64>,
@@ -455,6 +461,7 @@ value_enum!(StackArg => Stack {
     Verl = "verl" => Stack::Verl, Openrlhf = "openrlhf" => Stack::Openrlhf,
 });
 value_enum!(RlArg => RlAlgorithm { Grpo = "grpo" => RlAlgorithm::Grpo, Ppo = "ppo" => RlAlgorithm::Ppo, Dpo = "dpo" => RlAlgorithm::Dpo });
+value_enum!(RecomputeMethodArg => RecomputeMethod { Uniform = "uniform" => RecomputeMethod::Uniform, Block = "block" => RecomputeMethod::Block });
 value_enum!(RolloutArg => Rollout { Colocate = "colocate" => Rollout::Colocate, Server = "server" => Rollout::Server, Hf = "hf" => Rollout::Hf });
 value_enum!(SpecMethodArg => SpecMethod {
     Ngram = "ngram" => SpecMethod::Ngram, DraftModel = "draft_model" => SpecMethod::DraftModel,

@@ -11,6 +11,11 @@ use crate::input_fields::input_fields;
 const NO_FLAG: &[(&str, &str)] = &[
     // The architecture is read, not typed: `--model` naming a config.json file, or `--hub`.
     ("arch", "read from --model <config.json> or --hub"),
+    // The checkpoint's own dtype comes with the architecture; --dtype is the run's choice.
+    (
+        "checkpoint_dtype",
+        "read from --model <config.json> or --hub, with the architecture",
+    ),
 ];
 
 /// The fields whose flag is not the field's name in kebab case, and why.

@@ -174,7 +174,7 @@ pub struct PlanFlags {
     /// Most GPUs in one node.
     #[arg(long, default_value_t = 8)]
     max_gpus: u32,
-    /// Most nodes (servers of one offer, tensor parallel inside, pipeline across) a layout spans where one server holds none, 1 to 64.
+    /// Most nodes (servers of one offer, tensor parallel inside, pipeline across; vLLM and SGLang serving also data-parallel replicas and expert parallel across) a layout spans where one server holds none, 1 to 64.
     #[arg(long, default_value_t = vramfit::hardware::DEFAULT_MAX_NODES)]
     max_nodes: u32,
     /// Only these providers (platform ids, repeatable).
@@ -231,7 +231,8 @@ fn per_job(input: &EstimateInput, job: &str, flags: &PlanFlags, json_out: bool) 
         &PlanOptions {
             limit: 0,
             ..opts.clone()
-        },
+        }
+        .for_run(input),
     );
     let mut rows = cost_per_job(input, &options, job)?;
     if opts.limit > 0 {
@@ -282,14 +283,20 @@ fn per_job(input: &EstimateInput, job: &str, flags: &PlanFlags, json_out: bool) 
 }
 
 /// Ranks the offers for a per-GPU memory function and prints them; `estimate` is echoed in the
-/// JSON. The estimate-driven `recommend` calls this with the estimator as `per_gpu`.
+/// JSON. The estimate-driven `recommend` calls this with the estimator as `per_gpu` and its
+/// run as `run`, whose serving layouts (data-parallel replicas, expert parallel) are then
+/// tried too (`PlanOptions::for_run`), and prints the first row's price as its offer states it.
 pub fn recommend_with<F: Fn(Layout, &Gpu) -> Bytes>(
     per_gpu: F,
+    run: Option<&EstimateInput>,
     estimate: serde_json::Value,
     flags: &PlanFlags,
     json_out: bool,
 ) -> Outcome {
-    let opts = flags.options()?;
+    let opts = match run {
+        Some(input) => flags.options()?.for_run(input),
+        None => flags.options()?,
+    };
     // The limit applies to the rows shown, after layouts of one offer are grouped.
     let limit = opts.limit;
     let mut options = plan(
@@ -352,8 +359,38 @@ pub fn recommend_with<F: Fn(Layout, &Gpu) -> Bytes>(
             layout
         );
     }
-    t.push_str("~ reference estimate (see the offer's source); data parallel is never listed: it does not cut per-GPU memory\n");
+    if let Some(line) = options
+        .first()
+        .and_then(|o| own_price_text(o, Some(opts.cny_per_usd)))
+    {
+        let _ = writeln!(t, "#1 {line}");
+    }
+    t.push_str(if opts.data_parallel {
+        "~ reference estimate (see the offer's source); DP = data-parallel replicas, each holding its share of the --batch sequences; EP = the experts over those GPUs\n"
+    } else {
+        "~ reference estimate (see the offer's source); data parallel is not listed: it does not cut per-GPU memory (vLLM and SGLang serving runs list replicas sharing --batch)\n"
+    });
     Ok(t)
+}
+
+/// What option `o` rents at its offer's own price, in its own currency and on its date, with
+/// the planner's figure in the currency asked (`asked`: its rate in CNY per USD, where a
+/// person asked for a currency) where that differs: the site's rental line says the same price.
+fn own_price_text(o: &vramfit::hardware::PlanOption, asked: Option<f64>) -> Option<String> {
+    let own = o.offer_price(offers())?;
+    let converted = match asked {
+        Some(rate) if own.currency != o.currency => format!(
+            "; {} at {} CNY per USD",
+            money(Some(o.price_per_hour), o.currency),
+            vramfit::units::short(rate)
+        ),
+        _ => String::new(),
+    };
+    Some(format!(
+        "{} an hour, the offer's price on {}{converted}",
+        money(Some(own.price_per_hour), own.currency),
+        own.date
+    ))
 }
 
 /// An option's layout in words: its MIG profile, or its GPUs' parallelism.
@@ -372,12 +409,12 @@ pub fn cheapest_text(input: &EstimateInput) -> Option<String> {
         |l: Layout, g: &Gpu| vramfit::hardware::layout_required_bytes(input, l, g),
         offers(),
         hw::gpus(),
-        &PlanOptions::default(),
+        &PlanOptions::default().for_run(input),
     );
     let o = options.first()?;
     let layout = layout_text(o);
     Some(format!(
-        "Cheapest in the rental catalog that holds it as asked: {} ({} × {}, {layout}{}) at {} an hour, {} to spare per GPU{}; `vramfit recommend` with the same flags ranks the rest.\n",
+        "Cheapest in the rental catalog that holds it as asked: {} ({} × {}, {layout}{}) at {}, {} to spare per GPU{}; `vramfit recommend` with the same flags ranks the rest.\n",
         o.offer,
         o.count,
         o.gpu,
@@ -386,7 +423,7 @@ pub fn cheapest_text(input: &EstimateInput) -> Option<String> {
         } else {
             String::new()
         },
-        money(Some(o.price_per_hour), o.currency),
+        own_price_text(o, None)?,
         o.margin_bytes.display_gib().trim(),
         if o.reference_estimate {
             " (a reference price: see the offer's source)"
@@ -432,7 +469,7 @@ pub fn recommend(a: RecommendArgs) -> Outcome {
             "tier": tier,
         });
         let mut out = tier_text(tier);
-        out.push_str(&recommend_with(per_gpu, estimate, &a.plan, a.json)?);
+        out.push_str(&recommend_with(per_gpu, None, estimate, &a.plan, a.json)?);
         return Ok(out);
     }
     // Estimate-driven: the one-GPU estimate is reported; every layout is estimated on its own.
@@ -462,7 +499,13 @@ pub fn recommend(a: RecommendArgs) -> Outcome {
             base.recommended_bytes.display_gib()
         ));
     }
-    out.push_str(&recommend_with(per_gpu, estimate, &a.plan, a.json)?);
+    out.push_str(&recommend_with(
+        per_gpu,
+        Some(&input),
+        estimate,
+        &a.plan,
+        a.json,
+    )?);
     Ok(out)
 }
 

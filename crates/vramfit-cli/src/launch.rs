@@ -16,19 +16,64 @@ pub struct LaunchArgs {
     /// Print the launch as one JSON object (files, env, commands, script, notes).
     #[arg(long)]
     pub json: bool,
+    /// Launch on the cheapest rental that holds the run as asked, the first row of `vramfit recommend` with the same flags: its card and layout (tensor, pipeline, data-parallel replicas, expert parallel, nodes) replace the GPUs the flags name.
+    #[arg(long)]
+    pub cheapest: bool,
+}
+
+/// The run of `input` on the cheapest rental that holds it as asked (the planner's first
+/// option, with the run's serving layouts, `PlanOptions::for_run`), and that option in words.
+fn on_cheapest(
+    input: &vramfit::estimate::EstimateInput,
+) -> vramfit::Result<(vramfit::estimate::EstimateInput, String)> {
+    use vramfit::hardware::{PlanOptions, find_gpu, gpus, layout_input, layout_required_bytes};
+    let none = || {
+        vramfit::InputError::new(
+            vramfit::ErrorKind::Unsupported,
+            "cheapest",
+            "no offer of the catalog holds the run as asked on up to 8 GPUs a node and 4 nodes",
+            "a run that `vramfit recommend` with the same flags lists",
+        )
+    };
+    let options = vramfit::hardware::plan(
+        |l, g| layout_required_bytes(input, l, g),
+        vramfit::hardware::offers(),
+        gpus(),
+        &PlanOptions::default().for_run(input),
+    );
+    let o = options
+        .iter()
+        .find(|o| o.mig_profile.is_none())
+        .ok_or_else(none)?;
+    let gpu = find_gpu(&o.gpu).ok_or_else(none)?;
+    let run = layout_input(input, o.parallelism, gpu).ok_or_else(none)?;
+    let words = format!(
+        "# On {} ({} × {}, {}): the cheapest rental that holds it as asked.",
+        o.offer,
+        o.count,
+        o.gpu,
+        o.parallelism.describe()
+    );
+    Ok((run, words))
 }
 
 /// Runs `vramfit launch`: the script, after comments that say whether the run fits the card
 /// and what the user supplies.
 pub fn run(args: LaunchArgs) -> Outcome {
     let (input, _) = args.flags.resolve()?;
+    let (input, on) = if args.cheapest {
+        let (run, words) = on_cheapest(&input)?;
+        (run, Some(words))
+    } else {
+        (input, None)
+    };
     let workload = input.resolve()?;
     let launch = vramfit::launch::launch(&workload)?;
     if args.json {
         return json(&launch);
     }
     let e = workload.estimate();
-    let mut t = String::new();
+    let mut t = on.map(|w| w + "\n").unwrap_or_default();
     let card =
         |id: &str| vramfit::hardware::find_gpu(id).map_or(id.to_string(), |g| g.name.to_string());
     match &e.fit {

@@ -116,8 +116,8 @@ const FIELDS_OF_FLAG: [(&str, &[&str]); 6] = [
     ("all_logits", &["logits"]),
     ("enforce_eager", &["cuda_graphs"]),
     ("cpu_moe", &["n_cpu_moe"]),
-    ("model", &["model", "params", "arch"]),
-    ("params", &["model", "params", "arch"]),
+    ("model", &["model", "params", "arch", "checkpoint_dtype"]),
+    ("params", &["model", "params", "arch", "checkpoint_dtype"]),
 ];
 
 /// `input` with every field a command-line flag set taken from `flags`.

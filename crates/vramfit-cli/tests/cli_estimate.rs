@@ -599,3 +599,36 @@ fn the_runs_moments_are_printed_under_the_peak() {
     assert_eq!(step[4]["bytes"], v["total_bytes"]);
     assert_eq!(step[0]["zh"], "权重加载完成");
 }
+
+/// `--model path/to/config.json` takes the config's `torch_dtype` as the checkpoint's own, not as
+/// `--dtype`: vLLM's `auto` serves GPT-2's float32 in bf16 on an H100, 124,439,808 × 2 B =
+/// 248,879,616 B, the figures of the `gpt2` preset (fp32) with dtype left auto; transformers
+/// loads it in fp32 (× 4 B); `--dtype fp32` keeps fp32 under vLLM.
+#[test]
+fn a_config_files_dtype_is_the_checkpoints_and_vllm_still_downcasts_it() {
+    let path = std::env::temp_dir().join(format!("vramfit-gpt2-fp32-{}.json", std::process::id()));
+    std::fs::write(
+        &path,
+        r#"{"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2", "n_ctx": 1024,
+            "n_embd": 768, "n_head": 12, "n_layer": 12, "n_positions": 1024,
+            "torch_dtype": "float32", "vocab_size": 50257}"#,
+    )
+    .unwrap();
+    let file = path.to_str().unwrap();
+    let run = |model: &str, extra: &[&str]| {
+        let mut args = vec!["estimate", "--model", model, "--gpu", "h100-sxm5-80gb"];
+        args.extend_from_slice(extra);
+        json(&args)
+    };
+    let serve = ["--engine", "vllm", "--mode", "serve"];
+    let (config, preset) = (run(file, &serve), run("gpt2", &serve));
+    assert_eq!(config["weights_bytes"], 248_879_616u64);
+    for key in ["params", "weights_bytes", "kv_cache_bytes", "required_bytes", "total_bytes"] {
+        assert_eq!(config[key], preset[key], "{key}");
+    }
+    let hf = run(file, &["--engine", "hf", "--mode", "inference"]);
+    assert_eq!(hf["weights_bytes"], 4 * 124_439_808u64);
+    let kept = run(file, &["--engine", "vllm", "--mode", "serve", "--dtype", "fp32"]);
+    assert_eq!(kept["weights_bytes"], 4 * 124_439_808u64);
+    let _ = std::fs::remove_file(&path);
+}

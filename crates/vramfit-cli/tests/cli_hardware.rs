@@ -508,3 +508,135 @@ fn an_estimate_that_does_not_fit_names_the_cheapest_rental_that_holds_it() {
     // One 80 GiB card alone never holds it: the layout spans several.
     assert!(gpus > 1, "{line}");
 }
+
+/// The CLI's answer line says the offer's own price, currency and date, as the site's rental
+/// line does: Llama-3.3-70B, vLLM, 32 × 8,448 on 2 H100s does not fit, and the cheapest
+/// rental is aliyun's 8 × A100 80GB server, listed at 64 CNY an hour (`data/offers`), not the
+/// 9.01 USD the planner ranks it at (64 / 7.1). `recommend --currency USD` gives both.
+#[test]
+fn the_answer_line_says_the_offers_own_price_and_date() {
+    let flags = [
+        "--model",
+        "meta-llama/Llama-3.3-70B-Instruct",
+        "--mode",
+        "serve",
+        "--engine",
+        "vllm",
+        "--batch",
+        "32",
+        "--max-model-len",
+        "8448",
+        "--gpu",
+        "h100-sxm5-80gb",
+        "--gpus",
+        "2",
+        "--tp",
+        "2",
+    ];
+    let (code, out, err) = run(&[&["estimate"][..], &flags[..]].concat());
+    assert_eq!(code, 0, "{err}");
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("Cheapest in the rental catalog"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(line.contains("aliyun-a100-80gb-8x"), "{line}");
+    assert!(
+        line.contains("at 64.00 CNY an hour, the offer's price on 20"),
+        "{line}"
+    );
+    assert!(!line.contains("USD"), "{line}");
+    let (code, table, err) = run(&[
+        &["recommend", "--currency", "USD", "--cny-per-usd", "8"][..],
+        &flags[..],
+    ]
+    .concat());
+    assert_eq!(code, 0, "{err}");
+    // 64 / 8 = 8.00 USD, the rate asked.
+    let first = table.lines().find(|l| l.starts_with("#1 ")).unwrap();
+    assert!(
+        first.starts_with("#1 64.00 CNY an hour, the offer's price on 20"),
+        "{first}"
+    );
+    assert!(first.ends_with("; 8.00 USD at 8 CNY per USD"), "{first}");
+}
+
+/// A vLLM serving run's recommend lists data-parallel replicas where they are the faster
+/// layout at one price: Llama-3.1-70B with 256 sequences of 8k needs two servers of
+/// 8 × A100 80GB, and two replicas of TP=8 (128 sequences each) come before TP=8 × PP=2
+/// (the library's `replicas_share_the_concurrency_and_beat_a_pipeline_over_two_servers`
+/// checks the per-GPU figure by hand).
+#[test]
+fn recommend_lists_replicas_for_a_serving_target() {
+    let v = run_json(&[
+        "recommend",
+        "--model",
+        "meta-llama/Llama-3.1-70B-Instruct",
+        "--mode",
+        "serve",
+        "--engine",
+        "vllm",
+        "--batch",
+        "256",
+        "--max-model-len",
+        "8192",
+        "--limit",
+        "2",
+        "--json",
+    ]);
+    let opts = v["options"].as_array().unwrap();
+    let l = &opts[0]["parallelism"];
+    assert_eq!(opts[0]["offer"], "aliyun-a100-80gb-8x");
+    assert_eq!(
+        (&l["kind"], &l["dp"], &l["tp"], &l["nodes"]),
+        (&"data".into(), &2.into(), &8.into(), &2.into())
+    );
+    assert_eq!(opts[1]["parallelism"]["kind"], "tensor-pipeline");
+    assert_eq!(opts[0]["price_per_hour"], opts[1]["price_per_hour"]);
+}
+
+/// `vramfit launch --cheapest` launches the run on `recommend`'s first row: DeepSeek-V3 on
+/// vLLM, 64 sequences of 4k, on two of aliyun's 8 × A100 servers as DP=2 × TP=8 + EP=16 (the
+/// library's `deepseek_v3_wide_expert_parallel_over_two_servers_by_hand` checks its memory),
+/// one command a node in vLLM's own data-parallel launcher.
+#[test]
+fn launch_cheapest_follows_the_planned_layout() {
+    let flags = [
+        "--model",
+        "deepseek-ai/DeepSeek-V3",
+        "--mode",
+        "serve",
+        "--engine",
+        "vllm",
+        "--batch",
+        "64",
+        "--max-model-len",
+        "4096",
+    ];
+    let v = run_json(&[&["recommend", "--json", "--limit", "1"][..], &flags[..]].concat());
+    let first = &v["options"][0];
+    assert_eq!(first["offer"], "aliyun-a100-80gb-8x");
+    assert_eq!(first["parallelism"]["kind"], "expert");
+    let (code, out, err) = run(&[&["launch", "--cheapest"][..], &flags[..]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with(
+            "# On aliyun-a100-80gb-8x (16 × a100-sxm4-80gb, 2 nodes × 8 GPUs: DP=2 × TP=8 + EP=16)"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("# Fits one NVIDIA A100 SXM4 80GB"), "{out}");
+    let commands: Vec<&str> = out.split("# on node ").skip(1).collect();
+    assert_eq!(commands.len(), 2, "{out}");
+    for (node, c) in commands.iter().enumerate() {
+        for part in [
+            "--tensor-parallel-size 8",
+            "--data-parallel-size 2",
+            "--enable-expert-parallel",
+            "--data-parallel-size-local 1",
+            "--data-parallel-address HEAD_IP",
+        ] {
+            assert!(c.contains(part), "{part}: {c}");
+        }
+        assert_eq!(c.contains("--headless"), node == 1, "{c}");
+    }
+}

@@ -30,7 +30,8 @@ export interface HubRequest {
 /** What a looked-up model sets of `estimate`'s input, as the CLI's `--hub` sets it. */
 export interface HubInput {
   arch: Architecture;
-  dtype?: Dtype;
+  /** The checkpoint's own dtype, which `dtype` left out resolves from by the engine's rule. */
+  checkpoint_dtype?: Dtype;
   quantization?: Quantization;
   /** `ollama` for a registry tag, `llamacpp` for a GGUF file. */
   engine?: Engine;
@@ -104,7 +105,7 @@ struct HubRequest<'a> {
 struct HubInput {
     arch: Architecture,
     #[serde(skip_serializing_if = "Option::is_none")]
-    dtype: Option<Dtype>,
+    checkpoint_dtype: Option<Dtype>,
     #[serde(skip_serializing_if = "Option::is_none")]
     quantization: Option<Quantization>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -117,7 +118,7 @@ impl HubInput {
         m.fill(&mut input, false);
         HubInput {
             arch: m.model.arch,
-            dtype: input.dtype,
+            checkpoint_dtype: input.checkpoint_dtype,
             quantization: (input.quantization != Quantization::None).then_some(input.quantization),
             engine: (input.engine != Engine::default()).then_some(input.engine),
         }

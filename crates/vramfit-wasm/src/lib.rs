@@ -387,7 +387,9 @@ pub fn recommend(
         o.limit,
     )
     .and_then(|p| p.with_max_nodes(o.max_nodes))
-    .map_err(js_err)?;
+    .map_err(js_err)?
+    // A vLLM or SGLang serving run also tries data-parallel replicas and expert parallel.
+    .for_run(&input);
     let base = est::estimate(&input).map_err(js_err)?;
     let options: Vec<PlanOption> = hw::plan(
         |l: Layout, g: &hw::Gpu| hw::layout_required_bytes(&input, l, g),

@@ -1360,9 +1360,17 @@ export interface EstimateInput {
    */
   new_tokens?: number;
   /**
-   * Model dtype; the preset's checkpoint dtype when absent, else bf16.
+   * Model dtype, as the engine's `--dtype` sets it; absent, the engine's `auto` resolves it
+   * from the checkpoint's own dtype (the preset's, else `checkpoint_dtype`, else bf16).
    */
   dtype?: Dtype | null;
+  /**
+   * The checkpoint's own dtype, for a model given as `arch`: its config.json's `torch_dtype`
+   * (or `dtype`), or its safetensors header's element type. Not a choice of the run: `dtype`
+   * left absent resolves from it by the engine's rule (vLLM's `auto` serves an fp32
+   * checkpoint in bf16 or fp16, transformers loads it as stored), as it does from a preset's.
+   */
+  checkpoint_dtype?: Dtype | null;
   /**
    * Weight format: an object tagged by `format` (`{"format": "gptq", "bits": 4,
    * "group_size": 128}`) or the CLI's spelling (`"gptq"`, `"gguf-q4_k_m"`).
@@ -1571,7 +1579,9 @@ export interface EstimateInput {
    * sentence-transformers runs it). A pooling run generates no tokens (`new_tokens` is taken
    * as 0) and has no sampler: vLLM and transformers build no LM head, SGLang keeps it.
    * vLLM, SGLang and transformers inference. Default: `pooling` for an encoder (BERT,
-   * RoBERTa, XLM-RoBERTa) on those engines, else `generate`.
+   * RoBERTa, XLM-RoBERTa) on those engines and, with vLLM, for a preset that ships
+   * sentence-transformers' pooling config (Qwen3-Embedding), as its `--runner auto` does;
+   * else `generate`.
    */
   runner?: RunnerType | null;
   /**
@@ -1890,6 +1900,18 @@ export interface EstimateInput {
    * over the data-parallel GPUs.
    */
   distributed_optimizer?: boolean;
+  /**
+   * Megatron `--recompute-method` with `--recompute-granularity full` (`grad_checkpointing`
+   * full): `uniform` (chunks of `recompute_num_layers` layers, each keeping its input) or
+   * `block` (the first `recompute_num_layers` layers of each model chunk recomputed, the
+   * others keeping every activation). Absent: uniform.
+   */
+  recompute_method?: RecomputeMethod | null;
+  /**
+   * Megatron `--recompute-num-layers` with `--recompute-granularity full`: an integer from 1
+   * to the layers per pipeline stage. Absent: 1.
+   */
+  recompute_num_layers?: number | null;
   /**
    * GaLore's projection rank (transformers `optim_args="rank=…"`, galore-torch's `rank`), with
    * the `galore-adamw` optimizers only: an integer from 1 to 65,536. Absent: 128, transformers
@@ -3083,6 +3105,16 @@ export interface Layout {
    * and pipeline parallel across them (`Layout::across_nodes`).
    */
   nodes: number;
+  /**
+   * Data-parallel degree: replicas (`ParallelKind::Data`) or attention groups
+   * (`ParallelKind::Expert`); 1 otherwise.
+   */
+  dp: number;
+  /**
+   * Expert-parallel degree: the GPUs the routed experts are divided over
+   * (`ParallelKind::Expert`: `tp × dp`); 1 otherwise.
+   */
+  ep: number;
 }
 
 /**
@@ -3943,13 +3975,23 @@ export type ParallelKind =
    */
   | "zero3"
   /**
-   * Data parallel: a full replica per GPU. Never proposed to make a job fit (§6 Q3).
+   * Data parallel: `dp` replicas of the model, each over `tp` GPUs. It never lowers the
+   * weights per GPU (§6 Q3), but a serving target of N concurrent sequences is held by `dp`
+   * replicas of ceil(N / dp) each (vLLM `--data-parallel-size`, SGLang `--dp-size`): tried
+   * only where `PlanOptions::data_parallel` asks.
    */
   | "data"
   /**
    * One MIG slice of a GPU.
    */
   | "mig"
+  /**
+   * Expert parallel for a mixture-of-experts model: the routed experts over all `tp × dp`
+   * GPUs (`ep`), the attention in `dp` groups of `tp` (vLLM `--enable-expert-parallel` with
+   * `--data-parallel-size`; SGLang `--ep-size` with `--enable-dp-attention --dp-size`): tried
+   * only where `PlanOptions::expert_parallel` asks.
+   */
+  | "expert"
 ;
 
 /**
@@ -4284,6 +4326,14 @@ export interface Preset {
    * `None` for unquantized checkpoints.
    */
   quantization: Quantization;
+  /**
+   * Whether the checkpoint ships sentence-transformers' pooling config (`modules.json` naming
+   * a Pooling module), which makes vLLM's `--runner auto` pool it even under a
+   * `*ForCausalLM` architecture (Qwen3-Embedding): `_get_default_runner_type` returns
+   * "pooling" when `get_pooling_config` finds one (vllm/config/model.py at commit
+   * 18ec6629253632af0a384f2ffbb8c6b28af322e7).
+   */
+  pooling: boolean;
   /**
    * The architecture, from the model's `config.json`.
    */
@@ -4656,6 +4706,23 @@ export interface Recommendation {
    */
   jobs?: JobCost[];
 }
+
+/**
+ * Megatron-LM's `--recompute-method` under `--recompute-granularity full`: which layers of
+ * each model chunk are recomputed (Megatron-Core core_v0.19.0 `megatron/core/recompute.py`).
+ */
+export type RecomputeMethod =
+  /**
+   * The layers divided into chunks of `--recompute-num-layers`: each chunk keeps its input
+   * and is recomputed whole in backward.
+   */
+  | "uniform"
+  /**
+   * The first `--recompute-num-layers` layers of each chunk keep their inputs and are
+   * recomputed one by one; the other layers keep every activation.
+   */
+  | "block"
+;
 
 /**
  * RL post-training (`--rl`): which models share the card beside the trained policy.

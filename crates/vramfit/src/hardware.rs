@@ -10,7 +10,10 @@
 //!
 //! - [`tiers`]: the guide's model-size tiers (§3.2) and their recommended cards;
 //! - [`plan()`]: the cheapest way to run a per-GPU memory requirement on the offers (§3.1
-//!   stage 3, §6 Q3), over single cards, tensor / pipeline parallel, ZeRO-3 and MIG slices;
+//!   stage 3, §6 Q3), over single cards, tensor / pipeline parallel, ZeRO-3 and MIG slices,
+//!   and for a vLLM or SGLang serving run data-parallel replicas and expert parallel
+//!   ([`PlanOptions::for_run`]), one server or several; [`PlanOption::offer_price`] its price
+//!   as the offer states it;
 //! - [`mig`]: valid MIG layouts (NVIDIA's placement rules) and packing jobs onto them (§4.1,
 //!   §5.2, §5.3);
 //! - [`matrix`]: the platform decision matrix with user weights (§4.2);
@@ -29,9 +32,13 @@ pub mod job;
 mod layout;
 pub mod matrix;
 pub mod mig;
+mod offer_price;
 mod plan;
 #[cfg(test)]
 mod plan_nodes_tests;
+mod plan_serving;
+#[cfg(test)]
+mod plan_serving_tests;
 pub mod spot;
 pub mod tiers;
 
@@ -44,6 +51,7 @@ pub use catalog::{
     offers, platforms,
 };
 pub use layout::{layout_input, layout_required_bytes};
+pub use offer_price::OfferPrice;
 pub use plan::{DEFAULT_MAX_NODES, Layout, ParallelKind, PlanOption, PlanOptions, plan};
 
 // The generated tables (see the module documentation; the GPUs' is `crate::gpu`'s). The paths

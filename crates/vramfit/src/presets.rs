@@ -34,6 +34,12 @@ pub struct Preset {
     /// The format the released weights ship in (gpt-oss: MXFP4 experts; DeepSeek-V3: FP8);
     /// `None` for unquantized checkpoints.
     pub quantization: Quantization,
+    /// Whether the checkpoint ships sentence-transformers' pooling config (`modules.json` naming
+    /// a Pooling module), which makes vLLM's `--runner auto` pool it even under a
+    /// `*ForCausalLM` architecture (Qwen3-Embedding): `_get_default_runner_type` returns
+    /// "pooling" when `get_pooling_config` finds one (vllm/config/model.py at commit
+    /// 18ec6629253632af0a384f2ffbb8c6b28af322e7).
+    pub pooling: bool,
     /// The architecture, from the model's `config.json`.
     pub arch: Architecture,
     /// Where the architecture was read (a URL).

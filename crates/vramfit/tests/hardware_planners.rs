@@ -854,7 +854,9 @@ fn mig_packs_onto_as_few_cards_as_possible() {
 fn job_150(l: Layout, _: &Gpu) -> Bytes {
     let n = u64::from(l.gpus);
     match l.kind {
-        ParallelKind::Single | ParallelKind::Mig | ParallelKind::Data => Bytes::gib(150),
+        ParallelKind::Single | ParallelKind::Mig | ParallelKind::Data | ParallelKind::Expert => {
+            Bytes::gib(150)
+        }
         ParallelKind::Tensor | ParallelKind::Pipeline | ParallelKind::TensorPipeline => {
             Bytes::gib(150 / n + 1)
         }
@@ -894,10 +896,15 @@ fn cheapest_fit_by_hand() {
     assert_eq!(got4.len(), 1);
     close(got4[0].price_per_hour, 30.24, 1e-9);
     assert_eq!(got4[0].parallelism.kind, ParallelKind::TensorPipeline);
-    // Same price and count: the larger margin first: TP 79.19 − 76 = 3.19 GiB before ZeRO-3's 1.19.
+    // Same price and count: fewer pipeline stages first (`Layout::speed_rank`), then the larger
+    // margin: TP (79.19 − 76 = 3.19 GiB), ZeRO-3 (no pipeline either, 1.19 GiB), then PP=2
+    // (3.19 GiB, but two stages in turn).
+    assert_eq!(got[0].parallelism.kind, ParallelKind::Tensor);
     assert_eq!(got[0].margin_bytes.get(), 81_090 * MIB - 76 * GIB);
-    assert_eq!(got[2].parallelism.kind, ParallelKind::Zero3);
-    assert_eq!(got[2].margin_bytes.get(), 81_090 * MIB - 78 * GIB);
+    assert_eq!(got[1].parallelism.kind, ParallelKind::Zero3);
+    assert_eq!(got[1].margin_bytes.get(), 81_090 * MIB - 78 * GIB);
+    assert_eq!(got[2].parallelism.kind, ParallelKind::Pipeline);
+    assert_eq!(got[2].margin_bytes.get(), 81_090 * MIB - 76 * GIB);
     // In CNY at 7.1: 30.24 × 7.1 = 214.704.
     let cny = plan(
         job_150,
@@ -915,7 +922,9 @@ fn cheapest_fit_by_hand() {
 #[test]
 fn data_parallel_never_cuts_per_gpu_memory() {
     // A naive memory function that divides by the GPU count for every kind, data parallel
-    // included. The planner must never ask about (or propose) a data-parallel layout.
+    // included. Unless the options ask for replicas (`PlanOptions::for_run`, a vLLM or SGLang
+    // serving run, whose per-GPU function counts each replica's share of the concurrency),
+    // the planner must never ask about (or propose) a data-parallel layout.
     let asked = RefCell::new(Vec::new());
     let naive = |l: Layout, _: &Gpu| {
         asked.borrow_mut().push(l.kind);

@@ -52,7 +52,7 @@ proptest! {
     fn cheapest_fit_is_sorted_and_fits(need_gib in 1u64..2000, max in 1u32..16) {
         let opts = PlanOptions { max_gpus_per_node: max, include_spot: true, ..PlanOptions::default() };
         let per_gpu = |l: Layout, _: &vramfit::hardware::Gpu| match l.kind {
-            ParallelKind::Single | ParallelKind::Mig | ParallelKind::Data => Bytes::gib(need_gib),
+            ParallelKind::Single | ParallelKind::Mig | ParallelKind::Data | ParallelKind::Expert => Bytes::gib(need_gib),
             _ => Bytes::gib(need_gib).div_ceil(u64::from(l.gpus)).plus(Bytes::gib(1)),
         };
         let got = plan(per_gpu, offers(), gpus(), &opts);

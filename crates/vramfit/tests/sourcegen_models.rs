@@ -26,6 +26,9 @@ struct Record {
     /// The format the checkpoint ships in, when it is quantized (CLI spelling: `fp8`, `mxfp4`, …).
     #[serde(default)]
     quantization: Option<String>,
+    /// The checkpoint ships sentence-transformers' pooling config (`modules.json`).
+    #[serde(default)]
+    pooling: bool,
     source: String,
     date: String,
     family: String,
@@ -471,6 +474,7 @@ fn render(records: &[(String, Record)]) -> String {
             }
         };
         let _ = writeln!(s, "        quantization: {quantization},");
+        let _ = writeln!(s, "        pooling: {},", r.pooling);
         let _ = writeln!(s, "        arch: Architecture {{");
         let fields: [(&str, String); 44] = [
             ("family", format!("Family::{family}")),

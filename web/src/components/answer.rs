@@ -230,9 +230,11 @@ pub fn rent_text(lang: Lang, r: &crate::answer::Rent) -> String {
         || format!("{} × {}", o.count, o.gpu),
         |g| cards(lang, u64::from(o.count), g),
     );
+    // The engines' notation, the same in both languages: `TP=4 × PP=1`-style for tensor and
+    // pipeline layouts, `DP=2 × TP=4` for replicas, `TP=8 + EP=8` for expert parallel.
     let layout = match (&o.mig_profile, l.kind) {
         (Some(p), _) => format!("MIG {p}"),
-        (None, ParallelKind::Zero3) => l.describe(),
+        (None, ParallelKind::Zero3 | ParallelKind::Data | ParallelKind::Expert) => l.notation(),
         (None, _) => format!("TP={} × PP={}", l.tp, l.pp),
     };
     let nodes = if l.nodes > 1 {

@@ -26,8 +26,8 @@ use crate::{use_app, use_catalog};
 fn layout_text(lang: Lang, l: &Layout) -> String {
     if l.nodes > 1 {
         let per_node = (l.gpus / l.nodes).to_string();
-        let (n, tp, pp) = (l.nodes.to_string(), l.tp.to_string(), l.pp.to_string());
-        return lang.f(key!("fit.nodes"), &[&n, &per_node, &tp, &pp]);
+        let n = l.nodes.to_string();
+        return lang.f(key!("fit.nodes"), &[&n, &per_node, &l.notation()]);
     }
     match l.kind {
         ParallelKind::Single => lang.t(key!("fit.one_gpu")).to_string(),

@@ -209,6 +209,12 @@ fn set(input: &mut EstimateInput, key: &str, v: &str) -> Result<(), InputError> 
         "cp" => input.cp = opt()?,
         #[cfg(feature = "full")]
         "distributed_optimizer" => input.distributed_optimizer = on,
+        #[cfg(feature = "full")]
+        "recompute_method" => {
+            input.recompute_method = (!v.is_empty()).then(|| choice(key, v)).transpose()?
+        }
+        #[cfg(feature = "full")]
+        "recompute_num_layers" => input.recompute_num_layers = opt()?,
         _ => {
             return Err(vramfit::input_error!(
                 UnknownName,
@@ -238,7 +244,9 @@ pub fn to_input(
         s if read_model(s) => match config {
             Some(c) => {
                 input.arch = Some(c.arch);
-                input.dtype = c.dtype;
+                // The checkpoint's own dtype, which the engine's `auto` resolves from; the
+                // form's dtype (below) is the run's choice.
+                input.checkpoint_dtype = c.dtype;
                 if let Some(q) = c.quantization {
                     input.quantization = q;
                 }

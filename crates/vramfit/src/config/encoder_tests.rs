@@ -5,8 +5,10 @@
 
 use super::parse_config;
 
-/// BAAI/bge-m3's config.json (https://huggingface.co/BAAI/bge-m3/blob/main/config.json, as the
-/// hub serves it in December 2026): XLM-RoBERTa-large stretched to 8,194 positions.
+/// BAAI/bge-m3's config.json at revision 5617a9f61b028005a4858fdac845db406aefb181 (the hub's
+/// main in December 2026, the snapshot sentence-transformers caches):
+/// https://huggingface.co/BAAI/bge-m3/blob/5617a9f61b028005a4858fdac845db406aefb181/config.json.
+/// XLM-RoBERTa-large stretched to 8,194 positions.
 pub(crate) const BGE_M3: &str = r#"{"architectures": ["XLMRobertaModel"],
     "attention_probs_dropout_prob": 0.1, "bos_token_id": 0, "classifier_dropout": null,
     "eos_token_id": 2, "hidden_act": "gelu", "hidden_dropout_prob": 0.1, "hidden_size": 1024,
@@ -17,9 +19,9 @@ pub(crate) const BGE_M3: &str = r#"{"architectures": ["XLMRobertaModel"],
     "transformers_version": "4.33.0", "type_vocab_size": 1, "use_cache": true,
     "vocab_size": 250002}"#;
 
-/// BAAI/bge-reranker-v2-m3's config.json
-/// (https://huggingface.co/BAAI/bge-reranker-v2-m3/blob/main/config.json): bge-m3's encoder
-/// under a one-label sequence classifier.
+/// BAAI/bge-reranker-v2-m3's config.json at revision 953dc6f6f85a1b2dbfca4c34a2796e7dde08d41e
+/// (https://huggingface.co/BAAI/bge-reranker-v2-m3/blob/953dc6f6f85a1b2dbfca4c34a2796e7dde08d41e/config.json):
+/// bge-m3's encoder under a one-label sequence classifier.
 pub(crate) const BGE_RERANKER_V2_M3: &str = r#"{"architectures":
     ["XLMRobertaForSequenceClassification"], "attention_probs_dropout_prob": 0.1,
     "bos_token_id": 0, "classifier_dropout": null, "eos_token_id": 2, "hidden_act": "gelu",

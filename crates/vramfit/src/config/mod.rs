@@ -151,6 +151,17 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
     } else {
         top.child("text_config")?
     };
+    let declared = names_dtype(&top)? || text_cfg.as_ref().map_or(Ok(false), names_dtype)?;
+    let dtype = match dtype {
+        None if !declared => {
+            notes.push(
+                "config.json names no torch_dtype: the weights are taken as fp32, the dtype of the checkpoints that name none (GPT-2, BERT) and what vLLM and SGLang assume then; transformers loads the weights' own dtype, vLLM and SGLang run them in 16 bits. Give dtype if yours are 16-bit.".into(),
+                "config.json 未写 torch_dtype：权重按 fp32 计，这是不写它的检查点（GPT-2、BERT）的数据类型，也是 vLLM 与 SGLang 此时的假定；transformers 按权重本身的数据类型加载，vLLM 与 SGLang 以 16 位运行。若你的权重是 16 位，请给出 dtype。".into(),
+            );
+            Some(Dtype::Fp32)
+        }
+        d => d,
+    };
     training_traits(text_cfg.as_ref().unwrap_or(&top), &mut arch)?;
     arch.validate("config.json").map_err(|e| {
         let key = e.field.strip_prefix("config.json.").unwrap_or(&e.field);
@@ -613,6 +624,11 @@ impl<'a> Cfg<'a> {
         }
         Ok(self.u("num_labels")?.unwrap_or(2))
     }
+}
+
+/// Whether `c` has a `torch_dtype` (or `dtype`) key, whatever it names.
+fn names_dtype(c: &Cfg) -> Result<bool> {
+    Ok(c.str("torch_dtype")?.or(c.str("dtype")?).is_some())
 }
 
 fn read_dtype(c: &Cfg, notes: &mut Notes) -> Result<Option<Dtype>> {

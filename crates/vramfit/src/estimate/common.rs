@@ -405,11 +405,19 @@ impl Run<'_> {
             );
         }
         if self.vllm_downcast && self.text {
-            parts.note(
-                "vllm_downcast",
-                en!("The checkpoint is fp32: vLLM's dtype \"auto\" runs it in {} (pass --dtype float32 to keep it).", self.dtype),
-                zh!("检查点为 fp32：vLLM 的 dtype \"auto\" 以 {} 运行（传 --dtype float32 可保持 fp32）。", self.dtype),
-            );
+            if self.rules().fp32_auto == super::engine::Fp32Auto::Sglang {
+                parts.note(
+                    "sglang_downcast",
+                    en!("The checkpoint is fp32: SGLang's dtype \"auto\" runs it in {} (bf16 for Gemma, the same 2 bytes a weight; pass --dtype float32 to keep it).", self.dtype),
+                    zh!("检查点为 fp32：SGLang 的 dtype \"auto\" 以 {} 运行（Gemma 为 bf16，每个权重同为 2 字节；传 --dtype float32 可保持 fp32）。", self.dtype),
+                );
+            } else {
+                parts.note(
+                    "vllm_downcast",
+                    en!("The checkpoint is fp32: vLLM's dtype \"auto\" runs it in {} (pass --dtype float32 to keep it).", self.dtype),
+                    zh!("检查点为 fp32：vLLM 的 dtype \"auto\" 以 {} 运行（传 --dtype float32 可保持 fp32）。", self.dtype),
+                );
+            }
         }
         if let Some(im) = self.images().filter(|_| self.text) {
             let (n, w, h, each, all) = (

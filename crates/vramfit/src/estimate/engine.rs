@@ -44,6 +44,10 @@ pub(super) struct Pooling {
     /// Whether an encoder (BERT, RoBERTa, XLM-RoBERTa) is modelled on it: an engine that
     /// sizes a token pool for it anyway is refused rather than shown without its pool.
     pub(super) encoders: bool,
+    /// Whether `runner` left out pools a checkpoint that ships sentence-transformers' pooling
+    /// config ([`crate::presets::Preset::pooling`]), as vLLM's `--runner auto` does; the others
+    /// pool a decoder only when told (SGLang's `--is-embedding`).
+    pub(super) auto: bool,
 }
 
 impl Runner {
@@ -129,6 +133,7 @@ impl Runner {
                 flag: "--runner pooling",
                 lm_head: false,
                 encoders: true,
+                auto: true,
             }),
             // `--is-embedding`: Qwen2/Qwen3ForCausalLM build `lm_head` and the pooler beside it
             // (sglang/srt/models/qwen3.py lines 580-594 at 0.5.23).
@@ -139,12 +144,14 @@ impl Runner {
                 flag: "--is-embedding",
                 lm_head: true,
                 encoders: false,
+                auto: false,
             }),
             // sentence-transformers loads `AutoModel`: the base model, no LM head.
             Runner::Transformers => Some(Pooling {
                 flag: "AutoModel (sentence-transformers)",
                 lm_head: false,
                 encoders: true,
+                auto: false,
             }),
             _ => None,
         }
@@ -284,6 +291,19 @@ impl super::Workload {
     }
 }
 
+/// How an engine's dtype `auto` runs a checkpoint whose config says float32.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fp32Auto {
+    /// In float32, as the checkpoint says (transformers, the GGUF and MLX runners, training).
+    Keeps,
+    /// vLLM's `_resolve_auto_dtype`: the platform's first dtype, bf16 where the card computes in
+    /// it, fp16 for a pooling (encoder-only) model.
+    Vllm,
+    /// SGLang's `_get_and_verify_dtype` (0.5.23 `configs/model_config.py`): fp16 ("following the
+    /// common practice"), bf16 for Gemma; 2 bytes a weight either way.
+    Sglang,
+}
+
 /// What one runner decides, stated once in its own module.
 #[derive(Debug)]
 pub struct Rules {
@@ -355,9 +375,8 @@ pub struct Rules {
     pub gemma3n_full_qkv: bool,
     /// How it spreads a MoE model's experts over the GPUs, if it does.
     pub expert_parallel: ExpertParallel,
-    /// Whether its dtype `auto` runs an fp32 checkpoint in 16 bits (vLLM's
-    /// `_resolve_auto_dtype`).
-    pub downcasts_fp32: bool,
+    /// How its dtype `auto` runs an fp32 checkpoint.
+    pub fp32_auto: Fp32Auto,
     /// Whether its fp8 KV cache needs a card that computes in FP8 (TensorRT-LLM; vLLM and
     /// SGLang store fp8 on older cards too).
     pub native_kv_formats: bool,

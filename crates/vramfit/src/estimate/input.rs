@@ -3,7 +3,7 @@
 
 pub use super::input_choices::{
     AttentionImpl, Checkpointing, Engine, KvOffloadingBackend, Logits, Mode, Offload, Optimizer,
-    Precision, RlAlgorithm, Rollout, RunnerType, SpecMethod, SplitMode,
+    Precision, RecomputeMethod, RlAlgorithm, Rollout, RunnerType, SpecMethod, SplitMode,
 };
 use super::input_disaggregation::{DisaggregationMode, TransferBackend};
 pub use super::input_regimes::{Loss, Stack};
@@ -40,8 +40,14 @@ pub struct EstimateInput {
     pub seq_len: f64,
     /// Generated tokens per sequence (inference).
     pub new_tokens: f64,
-    /// Model dtype; the preset's checkpoint dtype when absent, else bf16.
+    /// Model dtype, as the engine's `--dtype` sets it; absent, the engine's `auto` resolves it
+    /// from the checkpoint's own dtype (the preset's, else `checkpoint_dtype`, else bf16).
     pub dtype: Option<Dtype>,
+    /// The checkpoint's own dtype, for a model given as `arch`: its config.json's `torch_dtype`
+    /// (or `dtype`), or its safetensors header's element type. Not a choice of the run: `dtype`
+    /// left absent resolves from it by the engine's rule (vLLM's `auto` serves an fp32
+    /// checkpoint in bf16 or fp16, transformers loads it as stored), as it does from a preset's.
+    pub checkpoint_dtype: Option<Dtype>,
     /// Weight format: an object tagged by `format` (`{"format": "gptq", "bits": 4,
     /// "group_size": 128}`) or the CLI's spelling (`"gptq"`, `"gguf-q4_k_m"`).
     pub quantization: Quantization,
@@ -173,7 +179,9 @@ pub struct EstimateInput {
     /// sentence-transformers runs it). A pooling run generates no tokens (`new_tokens` is taken
     /// as 0) and has no sampler: vLLM and transformers build no LM head, SGLang keeps it.
     /// vLLM, SGLang and transformers inference. Default: `pooling` for an encoder (BERT,
-    /// RoBERTa, XLM-RoBERTa) on those engines, else `generate`.
+    /// RoBERTa, XLM-RoBERTa) on those engines and, with vLLM, for a preset that ships
+    /// sentence-transformers' pooling config (Qwen3-Embedding), as its `--runner auto` does;
+    /// else `generate`.
     pub runner: Option<RunnerType>,
     /// SGLang `--enable-dp-attention`: attention in data parallel over `dp_size` groups of the
     /// `tp` GPUs (an MLA model: DeepSeek, Kimi K2, GLM-5). Each group holds the attention
@@ -387,6 +395,14 @@ pub struct EstimateInput {
     /// Megatron `--use-distributed-optimizer`: fp32 master weights and optimizer states sharded
     /// over the data-parallel GPUs.
     pub distributed_optimizer: bool,
+    /// Megatron `--recompute-method` with `--recompute-granularity full` (`grad_checkpointing`
+    /// full): `uniform` (chunks of `recompute_num_layers` layers, each keeping its input) or
+    /// `block` (the first `recompute_num_layers` layers of each model chunk recomputed, the
+    /// others keeping every activation). Absent: uniform.
+    pub recompute_method: Option<RecomputeMethod>,
+    /// Megatron `--recompute-num-layers` with `--recompute-granularity full`: an integer from 1
+    /// to the layers per pipeline stage. Absent: 1.
+    pub recompute_num_layers: Option<f64>,
     /// GaLore's projection rank (transformers `optim_args="rank=…"`, galore-torch's `rank`), with
     /// the `galore-adamw` optimizers only: an integer from 1 to 65,536. Absent: 128, transformers
     /// 5.25's default (`trainer_optimizer.py` `_get_galore_optimizer`).
@@ -412,6 +428,7 @@ impl Default for EstimateInput {
             seq_len: 2048.0,
             new_tokens: 256.0,
             dtype: None,
+            checkpoint_dtype: None,
             quantization: Quantization::None,
             kv_dtype: KvDtype::Auto,
             attention: AttentionImpl::Sdpa,
@@ -508,6 +525,8 @@ impl Default for EstimateInput {
             sequence_parallel: false,
             cp: None,
             distributed_optimizer: false,
+            recompute_method: None,
+            recompute_num_layers: None,
             galore_rank: None,
             grad_accum: None,
         }

@@ -174,6 +174,24 @@ pub enum Checkpointing {
     Selective,
 }
 
+/// Megatron-LM's `--recompute-method` under `--recompute-granularity full`: which layers of
+/// each model chunk are recomputed (Megatron-Core core_v0.19.0 `megatron/core/recompute.py`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "lowercase")
+)]
+pub enum RecomputeMethod {
+    /// The layers divided into chunks of `--recompute-num-layers`: each chunk keeps its input
+    /// and is recomputed whole in backward.
+    #[default]
+    Uniform,
+    /// The first `--recompute-num-layers` layers of each chunk keep their inputs and are
+    /// recomputed one by one; the other layers keep every activation.
+    Block,
+}
+
 /// Where ZeRO offloads to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(

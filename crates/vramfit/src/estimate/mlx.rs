@@ -48,7 +48,7 @@ pub(super) const RULES: Rules = Rules {
     decompressed_mla: true,
     indexer_keys: super::engine::IndexerKeys::ActivationDtype,
     expert_parallel: ExpertParallel::None,
-    downcasts_fp32: false,
+    fp32_auto: crate::estimate::engine::Fp32Auto::Keeps,
     native_kv_formats: false,
     flash_only_when_asked: false,
     expert_offload: false,

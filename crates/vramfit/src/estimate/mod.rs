@@ -137,6 +137,8 @@ mod output;
 mod parts;
 mod peak;
 #[cfg(test)]
+mod checkpoint_dtype_tests;
+#[cfg(test)]
 mod pooling_tests;
 mod quick;
 mod rl;
@@ -174,7 +176,8 @@ pub use engine::{
 pub use hf_version::TransformersVersion;
 pub use input::{
     AttentionImpl, Checkpointing, Engine, EstimateInput, KvOffloadingBackend, Logits, Loss, Mode,
-    Offload, Optimizer, Precision, RlAlgorithm, Rollout, RunnerType, SpecMethod, SplitMode, Stack,
+    Offload, Optimizer, Precision, RecomputeMethod, RlAlgorithm, Rollout, RunnerType, SpecMethod,
+    SplitMode, Stack,
 };
 pub use input_disaggregation::{DisaggregationMode, TransferBackend};
 pub use llamacpp::LLAMACPP_CONTEXT;

@@ -196,3 +196,70 @@ fn pooling_read_from_the_engines_flags() {
         pooling
     );
 }
+
+/// The Qwen3-Embedding presets (issue 42). Their counts are transformers 5.25.0's meta-device
+/// counts of their configs, and by hand from the Qwen3 presets of the same shape less the
+/// vocabulary rows they drop: 0.6B 596,049,920 − (151,936 − 151,669) × 1024 = 595,776,512;
+/// 4B 4,022,468,096 − (151,936 − 151,665) × 2560 = 4,021,774,336 (both heads tied). The 8B
+/// preset estimates as its config.json does, and under vLLM's pooling runner the 0.6B is its
+/// weights in bf16 and vLLM's rotary cos/sin cache (32,768 positions × 128 × 2 B), beside a KV
+/// pool (a causal decoder keeps its cache, see `qwen3_embedding_drops_the_head_where_the_engine_does`).
+#[test]
+fn qwen3_embedding_presets_estimate_as_their_configs() {
+    let preset = |id: &str| EstimateInput {
+        model: Some(id.into()),
+        arch: None,
+        dtype: None,
+        runner: Some(RunnerType::Pooling),
+        ..run(QWEN3_EMBEDDING_8B, Engine::Vllm, Mode::Serve, None)
+    };
+    let small = estimate(&preset("Qwen/Qwen3-Embedding-0.6B")).unwrap();
+    assert_eq!(small.params, 595_776_512);
+    assert_eq!(
+        small.component_bytes(ComponentKind::Weights),
+        2 * 595_776_512 + 32_768 * 128 * 2
+    );
+    assert!(small.component_bytes(ComponentKind::KvCache) > 0);
+    assert_eq!(
+        estimate(&preset("Qwen/Qwen3-Embedding-4B")).unwrap().params,
+        4_021_774_336
+    );
+    let from_config = EstimateInput {
+        dtype: None,
+        checkpoint_dtype: Some(Dtype::Bf16),
+        runner: Some(RunnerType::Pooling),
+        ..run(QWEN3_EMBEDDING_8B, Engine::Vllm, Mode::Serve, None)
+    };
+    let (big, config) = (
+        estimate(&preset("Qwen/Qwen3-Embedding-8B")).unwrap(),
+        estimate(&from_config).unwrap(),
+    );
+    assert_eq!(big.params, 7_567_295_488);
+    assert_eq!(big.components, config.components);
+    assert_eq!(big.required_bytes, config.required_bytes);
+}
+
+/// A Qwen3-Embedding preset ships sentence-transformers' `modules.json`, so vLLM's `--runner
+/// auto` pools it (`_get_default_runner_type`: "Some Sentence Transformers models use
+/// *ForCausalLM archs", vllm/config/model.py at commit 18ec662): without `runner` it estimates
+/// as `--runner pooling` does (595,776,512 parameters, no head). SGLang pools only with
+/// `--is-embedding`, and Qwen3-8B (no pooling config) generates.
+#[test]
+fn vllm_pools_a_preset_that_ships_a_pooling_config_by_default() {
+    let preset = |id: &str, engine: Engine, runner: Option<RunnerType>| EstimateInput {
+        model: Some(id.into()),
+        arch: None,
+        engine,
+        runner,
+        ..run(QWEN3_EMBEDDING_8B, Engine::Vllm, Mode::Serve, None)
+    };
+    let id = "Qwen/Qwen3-Embedding-0.6B";
+    let auto = estimate(&preset(id, Engine::Vllm, None)).unwrap();
+    let told = estimate(&preset(id, Engine::Vllm, Some(RunnerType::Pooling))).unwrap();
+    assert_eq!(auto.components, told.components);
+    assert_eq!(auto.throughput.unwrap().decode_tokens_per_s, None);
+    let sglang = estimate(&preset(id, Engine::Sglang, None)).unwrap();
+    assert!(sglang.throughput.unwrap().decode_tokens_per_s.is_some());
+    let qwen3 = estimate(&preset("Qwen/Qwen3-8B", Engine::Vllm, None)).unwrap();
+    assert!(qwen3.throughput.unwrap().decode_tokens_per_s.is_some());
+}

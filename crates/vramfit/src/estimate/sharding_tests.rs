@@ -195,6 +195,61 @@ fn fsdp2_full_shard_by_hand() {
 }
 
 #[test]
+fn fsdp1_backward_holds_views_gradients_and_their_concatenation() {
+    // FSDP1 (tests/reference/fsdp1-peaks.csv's mechanism): a unit's parameters are views of its
+    // flat parameter, so in backward their gradients and the flat gradient made of them (the
+    // views' split, backward: a concatenation) are alive together, 2 × the unit in bf16, the
+    // unit and the prefetched one still gathered; the first layer is resharded by its
+    // post-backward hook before the root's backward ends.
+    let n = 8u64;
+    let short = est(&EstimateInput {
+        zero: 3.0,
+        fsdp_version: Some(1.0),
+        fused_optimizer: true,
+        seq_len: 16.0,
+        ..train(8.0)
+    });
+    // No padding over 8 (the root's and a layer's counts divide by 8).
+    assert_eq!(short.weights_bytes.get(), P / n * 4);
+    let root_shard = (ROOT * 4).div_ceil(n);
+    // The root gathered (2 B) beside its views' gradients and their concatenation (2 × 2 B),
+    // less the root's fp32 shard gradient, not built yet: 6,304,063,488 − 525,338,624.
+    let root_step = ROOT * 2 + 2 * ROOT * 2 - root_shard;
+    assert_eq!(root_step, 5_778_724_864);
+    // A layer's step: the root, the head's gradient, this layer and the prefetched one, this
+    // layer's views' gradients and their concatenation, less two shard gradients not there.
+    let layer_step =
+        ROOT * 2 + (EMBED + 4096) * 2 + 4 * LAYER * 2 - root_shard - (LAYER * 4).div_ceil(n);
+    assert!(root_step > layer_step);
+    assert_eq!(short.peak_phase, Phase::Backward);
+    assert_eq!(part(&short, K::ZeroBuffers), root_step);
+}
+
+#[test]
+fn fsdp1_no_shard_is_data_parallel_without_a_bucket() {
+    // FSDP1 NO_SHARD (`fsdp_version` 1, `zero` 0) all-reduces each unit's flat gradient in
+    // place: DDP's figures less its bucket, a flat fp32 copy of the gradients, 4 B × P.
+    let ddp = est(&train(8.0));
+    let no_shard = est(&EstimateInput {
+        fsdp_version: Some(1.0),
+        ..train(8.0)
+    });
+    assert_eq!(part(&ddp, K::DdpBuckets), P * 4);
+    assert_eq!(part(&no_shard, K::DdpBuckets), 0);
+    assert_eq!(no_shard.weights_bytes, ddp.weights_bytes);
+    assert_eq!(no_shard.gradients_bytes, ddp.gradients_bytes);
+    assert_eq!(no_shard.optimizer_bytes, ddp.optimizer_bytes);
+    // With CPU offload it is refused (no ZeRO stage to offload), naming the offload.
+    let err = estimate(&EstimateInput {
+        fsdp_version: Some(1.0),
+        offload: Offload::Cpu,
+        ..train(8.0)
+    })
+    .unwrap_err();
+    assert_eq!(err.field, "offload");
+}
+
+#[test]
 fn fsdp_without_resharding_keeps_every_layer_gathered() {
     let shard_grad_op = |version: f64, zero: f64, reshard: Option<bool>| {
         est(&EstimateInput {

@@ -60,7 +60,7 @@ pub(super) const RULES: Rules = Rules {
     gemma4_full_qkv: false,
     gemma3n_full_qkv: false,
     expert_parallel: ExpertParallel::DividesGroup,
-    downcasts_fp32: false,
+    fp32_auto: crate::estimate::engine::Fp32Auto::Keeps,
     native_kv_formats: true,
     flash_only_when_asked: false,
     expert_offload: false,

@@ -18,6 +18,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 7430870688,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 100352,
@@ -89,6 +90,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 567754752,
         dtype: Dtype::Fp32,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::Bert,
             vocab_size: 250002,
@@ -135,7 +137,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: Source::HfConfig("BAAI/bge-m3"),
+        source: Source::Url("https://huggingface.co/BAAI/bge-m3/blob/5617a9f61b028005a4858fdac845db406aefb181/config.json"),
         date: "2026-12-07",
     },
     // bge-reranker-v2-m3.toml
@@ -146,6 +148,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 567755777,
         dtype: Dtype::Fp32,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::Bert,
             vocab_size: 250002,
@@ -192,7 +195,7 @@ pub(super) static PRESETS: &[Preset] = &[
             image_indices: 0,
             image_working: 0,
         },
-        source: Source::HfConfig("BAAI/bge-reranker-v2-m3"),
+        source: Source::Url("https://huggingface.co/BAAI/bge-reranker-v2-m3/blob/953dc6f6f85a1b2dbfca4c34a2796e7dde08d41e/config.json"),
         date: "2026-12-07",
     },
     // codellama-34b-hf.toml
@@ -203,6 +206,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 33743970304,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 32000,
@@ -260,6 +264,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 6738546688,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 32016,
@@ -317,6 +322,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 1777088000,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 151936,
@@ -374,6 +380,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 15706484224,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 102400,
@@ -446,6 +453,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 671026419200,
         dtype: Dtype::Bf16,
         quantization: Quantization::Fp8,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 129280,
@@ -518,6 +526,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 671877944064,
         dtype: Dtype::Bf16,
         quantization: Quantization::Fp8,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 129280,
@@ -596,6 +605,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 284334567511,
         dtype: Dtype::Bf16,
         quantization: Quantization::Mxfp4,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 129280,
@@ -676,6 +686,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 20554567680,
         dtype: Dtype::Fp16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 50432,
@@ -733,6 +744,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 109482240,
         dtype: Dtype::Fp32,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::Bert,
             vocab_size: 30522,
@@ -790,6 +802,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 335141888,
         dtype: Dtype::Fp32,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::Bert,
             vocab_size: 30522,
@@ -847,6 +860,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 27227128320,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 256000,
@@ -904,6 +918,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 2614341888,
         dtype: Dtype::Fp32,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 256000,
@@ -961,6 +976,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 9241705984,
         dtype: Dtype::Fp32,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 256000,
@@ -1018,6 +1034,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 12187325040,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 262208,
@@ -1075,6 +1092,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 999885952,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 262144,
@@ -1132,6 +1150,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 27432406640,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 262208,
@@ -1189,6 +1208,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 4300079472,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 262208,
@@ -1246,6 +1266,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 5418464192,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 262400,
@@ -1318,6 +1339,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 7818517072,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 262400,
@@ -1390,6 +1412,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 8537680896,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 256000,
@@ -1447,6 +1470,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 304326632,
         dtype: Dtype::Fp32,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::Vit,
             vocab_size: 0,
@@ -1504,6 +1528,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 1711376384,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 49152,
@@ -1561,6 +1586,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 2533531648,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 49155,
@@ -1618,6 +1644,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 8170848256,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 49155,
@@ -1675,6 +1702,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 6939037248,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 100352,
@@ -1755,6 +1783,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 1170340608,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 65536,
@@ -1826,6 +1855,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 13015864320,
         dtype: Dtype::Fp16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 32000,
@@ -1883,6 +1913,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 68976648192,
         dtype: Dtype::Fp16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 32000,
@@ -1940,6 +1971,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 6738415616,
         dtype: Dtype::Fp16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 32000,
@@ -1997,6 +2029,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 405853388800,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 128256,
@@ -2054,6 +2087,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 70553706496,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 128256,
@@ -2111,6 +2145,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 8030261248,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 128256,
@@ -2168,6 +2203,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 1235814400,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 128256,
@@ -2225,6 +2261,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 3212749824,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 128256,
@@ -2282,6 +2319,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 70553706496,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 128256,
@@ -2339,6 +2377,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 108641793536,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 202048,
@@ -2405,6 +2444,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 70553706496,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 128256,
@@ -2462,6 +2502,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 8030261248,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 128256,
@@ -2519,6 +2560,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 2779683840,
         dtype: Dtype::Fp16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 51200,
@@ -2576,6 +2618,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 3821079552,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 32064,
@@ -2633,6 +2676,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 14659507200,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 100352,
@@ -2690,6 +2734,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 3836021760,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 200064,
@@ -2747,6 +2792,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 25557032,
         dtype: Dtype::Fp32,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::Opaque,
             vocab_size: 0,
@@ -2804,6 +2850,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 7241732096,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 32000,
@@ -2861,6 +2908,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 122610069504,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 32768,
@@ -2918,6 +2966,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 12247782400,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 131072,
@@ -2975,6 +3024,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 24011361280,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 131072,
@@ -3032,6 +3082,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 46702792704,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 32000,
@@ -3098,6 +3149,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 72706203648,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 152064,
@@ -3155,6 +3207,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 49122681728,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 163840,
@@ -3241,6 +3294,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 8100852736,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 131072,
@@ -3312,6 +3366,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 124439808,
         dtype: Dtype::Fp32,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 50257,
@@ -3369,6 +3424,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 354823168,
         dtype: Dtype::Fp32,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 50257,
@@ -3426,6 +3482,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 116829156672,
         dtype: Dtype::Bf16,
         quantization: Quantization::Mxfp4,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 201088,
@@ -3492,6 +3549,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 20914757184,
         dtype: Dtype::Bf16,
         quantization: Quantization::Mxfp4,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 201088,
@@ -3558,6 +3616,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 37760640,
         dtype: Dtype::Fp32,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::Whisper,
             vocab_size: 51865,
@@ -3615,6 +3674,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 7944373760,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 151674,
@@ -3672,6 +3732,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 14315784192,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 151936,
@@ -3738,6 +3799,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 494032768,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 151936,
@@ -3795,6 +3857,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 1543714304,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 151936,
@@ -3852,6 +3915,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 14770033664,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 152064,
@@ -3909,6 +3973,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 32763876352,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 152064,
@@ -3966,6 +4031,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 3085938688,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 151936,
@@ -4023,6 +4089,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 72706203648,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 152064,
@@ -4080,6 +4147,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 7615616512,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 152064,
@@ -4137,6 +4205,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 14768307200,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 151936,
@@ -4194,6 +4263,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 235093634560,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 151936,
@@ -4260,6 +4330,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 30532122624,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 151936,
@@ -4326,6 +4397,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 32762123264,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 151936,
@@ -4383,6 +4455,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 4022468096,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 151936,
@@ -4440,6 +4513,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 8190735360,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 151936,
@@ -4489,6 +4563,180 @@ pub(super) static PRESETS: &[Preset] = &[
         source: Source::HfConfig("Qwen/Qwen3-8B"),
         date: "2026-11-30",
     },
+    // qwen3-embedding-0.6b.toml
+    Preset {
+        id: "Qwen/Qwen3-Embedding-0.6B",
+        aliases: &[],
+        name: "Qwen3-Embedding 0.6B (embedding; vLLM --runner pooling)",
+        params: 595776512,
+        dtype: Dtype::Bf16,
+        quantization: Quantization::None,
+        pooling: true,
+        arch: Architecture {
+            family: Family::CausalLm,
+            vocab_size: 151669,
+            hidden_size: 1024,
+            num_layers: 28,
+            num_heads: 16,
+            num_kv_heads: 8,
+            head_dim: 128,
+            intermediate_size: 3072,
+            gated_ffn: true,
+            tied_embeddings: true,
+            qkv_bias: false,
+            o_bias: false,
+            mlp_bias: false,
+            lm_head_bias: false,
+            norm: Norm::Rms,
+            norms_per_layer: 2,
+            qk_norm: true,
+            learned_positions: 0,
+            max_position_embeddings: 32768,
+            sliding_window: 0,
+            sliding_layers: 0,
+            mla: None,
+            indexer: None,
+            moe: None,
+            hybrid: None,
+            layer_shapes: None,
+            compressed: None,
+            hyper_connections: 0,
+            gated_attention: false,
+            encoder_layers: 0,
+            encoder_positions: 0,
+            input_features: 0,
+            num_labels: 0,
+            training_dropout: false,
+            composite_gelu: false,
+            extra_params: 0,
+            vision_params: 0,
+            image_tokens: None,
+            vision_tower: None,
+            opaque_params: 0,
+            image_size: 0,
+            image_activations: 0,
+            image_indices: 0,
+            image_working: 0,
+        },
+        source: Source::HfConfig("Qwen/Qwen3-Embedding-0.6B"),
+        date: "2026-12-07",
+    },
+    // qwen3-embedding-4b.toml
+    Preset {
+        id: "Qwen/Qwen3-Embedding-4B",
+        aliases: &[],
+        name: "Qwen3-Embedding 4B (embedding; vLLM --runner pooling)",
+        params: 4021774336,
+        dtype: Dtype::Bf16,
+        quantization: Quantization::None,
+        pooling: true,
+        arch: Architecture {
+            family: Family::CausalLm,
+            vocab_size: 151665,
+            hidden_size: 2560,
+            num_layers: 36,
+            num_heads: 32,
+            num_kv_heads: 8,
+            head_dim: 128,
+            intermediate_size: 9728,
+            gated_ffn: true,
+            tied_embeddings: true,
+            qkv_bias: false,
+            o_bias: false,
+            mlp_bias: false,
+            lm_head_bias: false,
+            norm: Norm::Rms,
+            norms_per_layer: 2,
+            qk_norm: true,
+            learned_positions: 0,
+            max_position_embeddings: 40960,
+            sliding_window: 0,
+            sliding_layers: 0,
+            mla: None,
+            indexer: None,
+            moe: None,
+            hybrid: None,
+            layer_shapes: None,
+            compressed: None,
+            hyper_connections: 0,
+            gated_attention: false,
+            encoder_layers: 0,
+            encoder_positions: 0,
+            input_features: 0,
+            num_labels: 0,
+            training_dropout: false,
+            composite_gelu: false,
+            extra_params: 0,
+            vision_params: 0,
+            image_tokens: None,
+            vision_tower: None,
+            opaque_params: 0,
+            image_size: 0,
+            image_activations: 0,
+            image_indices: 0,
+            image_working: 0,
+        },
+        source: Source::HfConfig("Qwen/Qwen3-Embedding-4B"),
+        date: "2026-12-07",
+    },
+    // qwen3-embedding-8b.toml
+    Preset {
+        id: "Qwen/Qwen3-Embedding-8B",
+        aliases: &[],
+        name: "Qwen3-Embedding 8B (embedding; vLLM --runner pooling)",
+        params: 8188515328,
+        dtype: Dtype::Bf16,
+        quantization: Quantization::None,
+        pooling: true,
+        arch: Architecture {
+            family: Family::CausalLm,
+            vocab_size: 151665,
+            hidden_size: 4096,
+            num_layers: 36,
+            num_heads: 32,
+            num_kv_heads: 8,
+            head_dim: 128,
+            intermediate_size: 12288,
+            gated_ffn: true,
+            tied_embeddings: false,
+            qkv_bias: false,
+            o_bias: false,
+            mlp_bias: false,
+            lm_head_bias: false,
+            norm: Norm::Rms,
+            norms_per_layer: 2,
+            qk_norm: true,
+            learned_positions: 0,
+            max_position_embeddings: 40960,
+            sliding_window: 0,
+            sliding_layers: 0,
+            mla: None,
+            indexer: None,
+            moe: None,
+            hybrid: None,
+            layer_shapes: None,
+            compressed: None,
+            hyper_connections: 0,
+            gated_attention: false,
+            encoder_layers: 0,
+            encoder_positions: 0,
+            input_features: 0,
+            num_labels: 0,
+            training_dropout: false,
+            composite_gelu: false,
+            extra_params: 0,
+            vision_params: 0,
+            image_tokens: None,
+            vision_tower: None,
+            opaque_params: 0,
+            image_size: 0,
+            image_activations: 0,
+            image_indices: 0,
+            image_working: 0,
+        },
+        source: Source::HfConfig("Qwen/Qwen3-Embedding-8B"),
+        date: "2026-12-07",
+    },
     // qwen3-next-80b-a3b-instruct.toml
     Preset {
         id: "Qwen/Qwen3-Next-80B-A3B-Instruct",
@@ -4497,6 +4745,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 79674391296,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 151936,
@@ -4577,6 +4826,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 31070754032,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 151936,
@@ -4643,6 +4893,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 4437815808,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 151936,
@@ -4700,6 +4951,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 8767123696,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 151936,
@@ -4757,6 +5009,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 35107181936,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 248320,
@@ -4837,6 +5090,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 9409813744,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 248320,
@@ -4908,6 +5162,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 196956118272,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 128896,
@@ -4989,6 +5244,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 41303293952,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 65024,
@@ -5046,6 +5302,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 521411104,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 32784,
@@ -5117,6 +5374,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 7225885,
         dtype: Dtype::Fp32,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::Opaque,
             vocab_size: 0,
@@ -5174,6 +5432,7 @@ pub(super) static PRESETS: &[Preset] = &[
         params: 743911218432,
         dtype: Dtype::Bf16,
         quantization: Quantization::None,
+        pooling: false,
         arch: Architecture {
             family: Family::CausalLm,
             vocab_size: 154880,

@@ -142,12 +142,21 @@ pub fn cost_per_job(
         else {
             continue;
         };
-        let Some(tokens_per_s) = speed
+        let Some(per_copy) = speed
             .decode_tokens_per_s
             .or(speed.tokens_per_s)
             .filter(|&x| x > 0.0)
         else {
             continue;
+        };
+        // Data-parallel replicas run independently, each at the run's speed with its own batch:
+        // the option generates `dp` times as fast. Expert-parallel ranks wait on each other's
+        // experts every step, so their speed is left at one rank's (the safe side: the cost is
+        // not under-stated).
+        let tokens_per_s = if o.parallelism.kind == super::ParallelKind::Data {
+            per_copy * f64::from(o.parallelism.dp.max(1))
+        } else {
+            per_copy
         };
         let hours = job.tokens as f64 / tokens_per_s / 3600.0;
         let spot = o.market == Market::Spot;

@@ -2,16 +2,42 @@
 //! needs. The planners ([`super::plan()`], [`super::job`]) price each layout by it; the
 //! estimator ([`crate::estimate`]) knows nothing of layouts or offers.
 
-use crate::estimate::{EstimateInput, Mode, need};
+use crate::estimate::{Engine, EstimateInput, Mode, need};
 use crate::gpu::Gpu;
 use crate::units::Bytes;
 
-use super::{Layout, ParallelKind};
+use super::{Layout, ParallelKind, PlanOptions};
+
+/// Whether `input` is a serving run of an engine that runs data-parallel replicas behind one
+/// endpoint and expert parallel (vLLM, SGLang).
+fn serves_fleets(input: &EstimateInput) -> bool {
+    input.mode == Mode::Serve && matches!(input.engine, Engine::Vllm | Engine::Sglang)
+}
+
+impl PlanOptions {
+    /// These options with the layouts the run can use: data-parallel replicas for a vLLM or
+    /// SGLang serving run (its `batch` is the concurrency the replicas share), and expert
+    /// parallel where its model has routed experts. The CLI's `recommend`, the npm package's
+    /// `recommend()` and the site's rental line all plan through this.
+    pub fn for_run(self, input: &EstimateInput) -> PlanOptions {
+        let fleets = serves_fleets(input);
+        let moe = fleets
+            && input
+                .resolve()
+                .is_ok_and(|w| w.arch.is_detailed() && w.arch.moe.is_some());
+        PlanOptions {
+            data_parallel: fleets,
+            expert_parallel: moe,
+            ..self
+        }
+    }
+}
 
 /// The run of `input` spread over `layout` on the card `on` (an offer's card, whatever card the
 /// input named: its generation sets the cuBLAS workspace, its memory vLLM's default batch
-/// sizes): its GPUs, tensor / pipeline degrees or ZeRO-3; `None` for a layout the run cannot
-/// use (ZeRO-3 outside training).
+/// sizes): its GPUs, tensor / pipeline degrees or ZeRO-3, data-parallel replicas with each
+/// one's share of the concurrency, expert parallel; `None` for a layout the run cannot use
+/// (ZeRO-3 outside training, replicas and expert parallel outside vLLM and SGLang serving).
 pub fn layout_input(input: &EstimateInput, layout: Layout, on: &Gpu) -> Option<EstimateInput> {
     // The layout replaces the split the input named (its GPUs, tp and pp): one card alike.
     let input = EstimateInput {
@@ -28,8 +54,9 @@ pub fn layout_input(input: &EstimateInput, layout: Layout, on: &Gpu) -> Option<E
         ..input.clone()
     };
     Some(match layout.kind {
-        // A MIG or vGPU slice is one (small) device; data parallel is never asked for.
-        ParallelKind::Single | ParallelKind::Mig | ParallelKind::Data => input,
+        // A MIG or vGPU slice is one (small) device.
+        ParallelKind::Single | ParallelKind::Mig => input,
+        ParallelKind::Data | ParallelKind::Expert => return fleet_input(input, layout),
         ParallelKind::Zero3 if input.mode != Mode::Training => return None,
         ParallelKind::Zero3 => EstimateInput {
             gpus: Some(f64::from(layout.gpus)),
@@ -47,6 +74,58 @@ pub fn layout_input(input: &EstimateInput, layout: Layout, on: &Gpu) -> Option<E
                 ..input
             }
         }
+    })
+}
+
+/// A vLLM or SGLang serving run over data-parallel replicas or expert parallel: `gpus` =
+/// `dp × tp` over the layout's nodes, and the concurrency `batch` = N shared by the replicas
+/// (or DP attention's groups) as the engines share it, each holding ceil(N / dp): vLLM's every
+/// data-parallel rank schedules its own `--max-num-seqs`, so its run is one replica's with
+/// ceil(N / dp); SGLang's DP attention divides the batch among its groups itself (its `tp` is
+/// then every GPU and `--dp-size` the groups), and its `--dp-size` replicas without DP
+/// attention are vramfit's `gpus = tp × copies`, each with ceil(N / dp), on one node only (it
+/// refuses replicas over several). `None` outside vLLM and SGLang serving; the estimator refuses what the model cannot use (experts that `ep` does not
+/// divide, DP attention without MLA), which the planner reads as no fit.
+fn fleet_input(input: EstimateInput, layout: Layout) -> Option<EstimateInput> {
+    if !serves_fleets(&input) {
+        return None;
+    }
+    // SGLang refuses replicas over several nodes ("multi-node data-parallel replicas are not
+    // supported; use attention DP across nodes": 0.5.23, `arg_groups/validation_hook.py`).
+    if input.engine == Engine::Sglang && layout.kind == ParallelKind::Data && layout.nodes > 1 {
+        return None;
+    }
+    let (tp, dp) = (layout.tp.max(1), layout.dp.max(1));
+    let gpus = f64::from(tp * dp);
+    // A batch the estimator refuses stays as it is, to be refused by name.
+    let share = if input.batch.is_finite() && input.batch >= 1.0 {
+        libm::ceil(input.batch / f64::from(dp))
+    } else {
+        input.batch
+    };
+    let per_node = Some(f64::from(layout.gpus / layout.nodes.max(1)));
+    let expert = layout.kind == ParallelKind::Expert;
+    Some(match input.engine {
+        Engine::Sglang if expert => EstimateInput {
+            gpus: Some(gpus),
+            tp: gpus,
+            ep: f64::from(layout.ep),
+            enable_dp_attention: dp > 1,
+            dp_size: (dp > 1).then_some(f64::from(dp)),
+            gpus_per_node: per_node,
+            ..input
+        },
+        _ => EstimateInput {
+            gpus: Some(gpus),
+            tp: f64::from(tp),
+            ep: if expert { f64::from(layout.ep) } else { 1.0 },
+            batch: share,
+            // Replicas of the whole server: SGLang's DP attention is the expert layout's.
+            enable_dp_attention: false,
+            dp_size: None,
+            gpus_per_node: per_node,
+            ..input
+        },
     })
 }
 

@@ -24,10 +24,18 @@ pub enum ParallelKind {
     TensorPipeline,
     /// DeepSpeed ZeRO stage 3: parameters, gradients and optimizer states sharded.
     Zero3,
-    /// Data parallel: a full replica per GPU. Never proposed to make a job fit (§6 Q3).
+    /// Data parallel: `dp` replicas of the model, each over `tp` GPUs. It never lowers the
+    /// weights per GPU (§6 Q3), but a serving target of N concurrent sequences is held by `dp`
+    /// replicas of ceil(N / dp) each (vLLM `--data-parallel-size`, SGLang `--dp-size`): tried
+    /// only where [`PlanOptions::data_parallel`] asks.
     Data,
     /// One MIG slice of a GPU.
     Mig,
+    /// Expert parallel for a mixture-of-experts model: the routed experts over all `tp × dp`
+    /// GPUs (`ep`), the attention in `dp` groups of `tp` (vLLM `--enable-expert-parallel` with
+    /// `--data-parallel-size`; SGLang `--ep-size` with `--enable-dp-attention --dp-size`): tried
+    /// only where [`PlanOptions::expert_parallel`] asks.
+    Expert,
 }
 
 /// A parallel layout: what the per-GPU memory function is asked about.
@@ -48,9 +56,17 @@ pub struct Layout {
     /// and pipeline parallel across them ([`Layout::across_nodes`]).
     #[cfg_attr(feature = "serde", serde(default = "one_node"))]
     pub nodes: u32,
+    /// Data-parallel degree: replicas ([`ParallelKind::Data`]) or attention groups
+    /// ([`ParallelKind::Expert`]); 1 otherwise.
+    #[cfg_attr(feature = "serde", serde(default = "one_node"))]
+    pub dp: u32,
+    /// Expert-parallel degree: the GPUs the routed experts are divided over
+    /// ([`ParallelKind::Expert`]: `tp × dp`); 1 otherwise.
+    #[cfg_attr(feature = "serde", serde(default = "one_node"))]
+    pub ep: u32,
 }
 
-/// A layout's nodes where a JSON layout names none.
+/// A layout's nodes (and its dp and ep) where a JSON layout names none: 1.
 #[cfg(feature = "serde")]
 fn one_node() -> u32 {
     1
@@ -68,6 +84,8 @@ impl Layout {
         zero_stage: 0,
         kind: ParallelKind::Single,
         nodes: 1,
+        dp: 1,
+        ep: 1,
     };
 
     /// The layouts the planner tries on `n` GPUs of one node.
@@ -87,6 +105,8 @@ impl Layout {
             zero_stage: 0,
             kind: ParallelKind::Tensor,
             nodes: 1,
+            dp: 1,
+            ep: 1,
         });
         v.push(Layout {
             gpus: n,
@@ -95,6 +115,8 @@ impl Layout {
             zero_stage: 0,
             kind: ParallelKind::Pipeline,
             nodes: 1,
+            dp: 1,
+            ep: 1,
         });
         let mut tp = 2;
         while tp < n {
@@ -106,6 +128,8 @@ impl Layout {
                     zero_stage: 0,
                     kind: ParallelKind::TensorPipeline,
                     nodes: 1,
+                    dp: 1,
+                    ep: 1,
                 });
             }
             tp *= 2;
@@ -117,6 +141,8 @@ impl Layout {
             zero_stage: 3,
             kind: ParallelKind::Zero3,
             nodes: 1,
+            dp: 1,
+            ep: 1,
         });
         v
     }
@@ -132,29 +158,48 @@ impl Layout {
             zero_stage: 0,
             kind: ParallelKind::TensorPipeline,
             nodes,
+            dp: 1,
+            ep: 1,
         }
     }
 
-    /// Short human description: `TP=4`, `TP=2 × PP=2`, `ZeRO-3 × 8`, `1 GPU`; over several
-    /// nodes `2 nodes × 8 GPUs: TP=8 × PP=2`.
+    /// Short human description: `TP=4`, `TP=2 × PP=2`, `DP=2 × TP=4`, `TP=8 + EP=8`,
+    /// `ZeRO-3 × 8`, `1 GPU`; over several nodes `2 nodes × 8 GPUs: TP=8 × PP=2`.
     pub fn describe(&self) -> String {
         if self.nodes > 1 {
             let per_node = self.gpus / self.nodes.max(1);
             return alloc::format!(
-                "{} nodes × {per_node} GPUs: TP={} × PP={}",
+                "{} nodes × {per_node} GPUs: {}",
                 self.nodes,
-                self.tp,
-                self.pp
+                self.notation()
             );
         }
         match self.kind {
             ParallelKind::Single => "1 GPU".into(),
-            ParallelKind::Tensor => alloc::format!("TP={}", self.tp),
-            ParallelKind::Pipeline => alloc::format!("PP={}", self.pp),
-            ParallelKind::TensorPipeline => alloc::format!("TP={} × PP={}", self.tp, self.pp),
-            ParallelKind::Zero3 => alloc::format!("ZeRO-3 × {}", self.gpus),
-            ParallelKind::Data => alloc::format!("DP={}", self.gpus),
             ParallelKind::Mig => "MIG slice".into(),
+            _ => self.notation(),
+        }
+    }
+
+    /// The layout in the engines' notation, the same in every language (no words): `TP=4`,
+    /// `PP=4`, `TP=8 × PP=2`, `ZeRO-3 × 8`, `DP=2 × TP=4` (replicas of TP=4), `TP=8 + EP=8`
+    /// (the experts over the tensor-parallel GPUs), `DP=16 + EP=16` (DP attention, the experts
+    /// over all 16); `TP=1` for one GPU or a slice.
+    pub fn notation(&self) -> String {
+        let (tp, pp, dp, ep) = (self.tp, self.pp, self.dp, self.ep);
+        match self.kind {
+            ParallelKind::Single | ParallelKind::Mig => "TP=1".into(),
+            ParallelKind::Tensor => alloc::format!("TP={tp}"),
+            ParallelKind::Pipeline => alloc::format!("PP={pp}"),
+            ParallelKind::TensorPipeline => alloc::format!("TP={tp} × PP={pp}"),
+            ParallelKind::Zero3 => alloc::format!("ZeRO-3 × {}", self.gpus),
+            ParallelKind::Data if tp > 1 => alloc::format!("DP={dp} × TP={tp}"),
+            ParallelKind::Data => alloc::format!("DP={dp}"),
+            ParallelKind::Expert => match (dp, tp) {
+                (1, _) => alloc::format!("TP={tp} + EP={ep}"),
+                (_, 1) => alloc::format!("DP={dp} + EP={ep}"),
+                _ => alloc::format!("DP={dp} × TP={tp} + EP={ep}"),
+            },
         }
     }
 }
@@ -189,6 +234,15 @@ pub struct PlanOptions {
     pub providers: Vec<String>,
     /// Keep at most this many options (0 = all).
     pub limit: usize,
+    /// Also try data-parallel replicas ([`ParallelKind::Data`]): a serving run's concurrency
+    /// shared by replicas. Set from the run by [`PlanOptions::for_run`]; default false (the
+    /// per-GPU function then never meets a data-parallel layout).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub data_parallel: bool,
+    /// Also try expert-parallel layouts ([`ParallelKind::Expert`]) for a mixture-of-experts
+    /// model. Set from the run by [`PlanOptions::for_run`]; default false.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub expert_parallel: bool,
 }
 
 impl Default for PlanOptions {
@@ -202,6 +256,8 @@ impl Default for PlanOptions {
             include_slices: true,
             providers: Vec::new(),
             limit: 0,
+            data_parallel: false,
+            expert_parallel: false,
         }
     }
 }
@@ -264,6 +320,8 @@ impl PlanOptions {
             include_slices: true,
             providers: providers.to_vec(),
             limit: limit as usize,
+            data_parallel: false,
+            expert_parallel: false,
         })
     }
 }
@@ -348,9 +406,15 @@ fn networked(provider: &str) -> bool {
 /// the same offer uses fewer GPUs for no more money (or the same GPUs for less). A layout the
 /// model cannot use (say, TP that does not divide the attention heads) should be answered with
 /// a size no card has, e.g. [`crate::units::MAX_SIZE`]. Options are sorted by price in
-/// `options.currency`, then by fewer GPUs, then by larger margin, then by offer id.
+/// `options.currency`, then by fewer GPUs, then by the faster layout at equal price
+/// ([`Layout::speed_rank`]: fewer nodes, then fewer pipeline stages, so that tensor parallel
+/// over a server's NVLink comes before pipeline parallel), then by larger margin, then by
+/// offer id.
 ///
-/// Data parallel is never tried: it does not cut per-GPU memory (guide §6 Q3).
+/// Data parallel and expert parallel are tried only where the options ask
+/// ([`PlanOptions::data_parallel`], [`PlanOptions::expert_parallel`], set for a serving run by
+/// [`PlanOptions::for_run`]): replicas never cut the weights per GPU (guide §6 Q3), only each
+/// replica's share of a serving run's concurrency, which the per-GPU function must count.
 pub fn plan<F: Fn(Layout, &Gpu) -> Bytes>(
     per_gpu: F,
     offers: &[Offer],
@@ -428,28 +492,41 @@ pub fn plan<F: Fn(Layout, &Gpu) -> Bytes>(
         // (tensor and pipeline parallelism talk over NVLink or PCIe inside one node), so it is
         // tried only where n <= count. n separate 1-GPU rentals are n machines, not a node.
         let unit = offer.count.max(1);
-        // Kinds already satisfied with fewer GPUs on this offer.
-        let mut done: Vec<ParallelKind> = Vec::new();
+        // Kinds (wide expert parallel a kind of its own) already satisfied with fewer GPUs on
+        // this offer.
+        let mut done: Vec<(ParallelKind, bool)> = Vec::new();
         let mut n = 1u32;
         while n <= max_node && n <= unit {
-            for layout in Layout::candidates(n) {
-                if done.contains(&layout.kind) || done.contains(&ParallelKind::Single) {
+            let mut tried = Layout::candidates(n);
+            tried.extend(Layout::serving_candidates(n, options));
+            for layout in tried {
+                if done.contains(&layout.family()) || done.contains(&Layout::SINGLE.family()) {
                     continue;
                 }
                 if push(layout, gpu.memory, unit, price, None) {
-                    done.push(layout.kind);
+                    done.push(layout.family());
                 }
             }
             n *= 2;
         }
-        // Where one server holds no layout, k servers of this offer, tensor parallel inside each
-        // and pipeline across: only a multi-GPU offer whose whole server is a node the options
-        // allow (`max_gpus_per_node`), on a platform that states a network between its
-        // instances, each server paid for.
+        // Where one server holds no layout, k servers of this offer: tensor parallel inside
+        // each and pipeline across, and where the run asks for them data-parallel replicas and
+        // expert-parallel layouts over all the servers' GPUs ([`Layout::serving_across_nodes`]):
+        // only a multi-GPU offer whose whole server is a node the options allow
+        // (`max_gpus_per_node`), on a platform that states a network between its instances,
+        // each server paid for; the fewest servers that hold one, the first of each kind.
         if done.is_empty() && unit >= 2 && unit <= max_node && networked(&offer.provider) {
             for k in 2..=options.max_nodes.min(64) {
-                let layout = Layout::across_nodes(k, unit);
-                if push(layout, gpu.memory, k * unit, f64::from(k) * price, None) {
+                let mut tried = alloc::vec![Layout::across_nodes(k, unit)];
+                tried.extend(Layout::serving_across_nodes(k, unit, options));
+                for layout in tried {
+                    if !done.contains(&layout.family())
+                        && push(layout, gpu.memory, k * unit, f64::from(k) * price, None)
+                    {
+                        done.push(layout.family());
+                    }
+                }
+                if !done.is_empty() {
                     break;
                 }
             }
@@ -475,6 +552,7 @@ pub fn plan<F: Fn(Layout, &Gpu) -> Bytes>(
         a.price_per_hour
             .total_cmp(&b.price_per_hour)
             .then(a.count.cmp(&b.count))
+            .then(a.parallelism.speed_rank().cmp(&b.parallelism.speed_rank()))
             .then(b.margin_bytes.cmp(&a.margin_bytes))
             .then(a.offer.cmp(&b.offer))
             .then(a.parallelism.kind.cmp(&b.parallelism.kind))

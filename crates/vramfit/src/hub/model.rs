@@ -107,14 +107,14 @@ impl HubModel {
     }
 
     /// Sets what this model gives of an estimate's `input`, as every face reads a looked-up
-    /// model: its architecture; its dtype and weight format where the input names none; and,
-    /// unless the person chose the engine (`engine_chosen`), Ollama for a registry tag and
-    /// llama.cpp for a GGUF file.
+    /// model: its architecture and the checkpoint's own dtype (`checkpoint_dtype`, which the
+    /// engine's `auto` resolves from, as from a preset's: never `dtype`, the run's choice,
+    /// which would keep vLLM from serving an fp32 checkpoint in 16 bits); its weight format
+    /// where the input names none; and, unless the person chose the engine (`engine_chosen`),
+    /// Ollama for a registry tag and llama.cpp for a GGUF file.
     pub fn fill(&self, input: &mut EstimateInput, engine_chosen: bool) {
         input.arch = Some(self.model.arch);
-        if input.dtype.is_none() {
-            input.dtype = self.model.dtype;
-        }
+        input.checkpoint_dtype = self.model.dtype;
         if let (Quantization::None, Some(q)) = (input.quantization, self.model.quantization) {
             input.quantization = q;
         }

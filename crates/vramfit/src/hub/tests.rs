@@ -526,6 +526,38 @@ fn the_model_comes_from_the_config_and_a_checkpoint_that_differs_is_noted() {
     m.validate().unwrap();
 }
 
+/// A looked-up model gives its config's dtype as the checkpoint's own (`checkpoint_dtype`), not
+/// as the run's `dtype`: vLLM then serves bge-m3's float32 in fp16, 567,754,752 × 2 B, as from
+/// its preset; a dtype the person chose stays theirs.
+#[test]
+fn fill_gives_the_configs_dtype_as_the_checkpoints_not_the_runs() {
+    use crate::estimate::{ComponentKind, Engine, EstimateInput, Mode, estimate};
+    use crate::precision::Dtype;
+    let read = Read {
+        config: Some(config(crate::config::encoder_tests::BGE_M3)),
+        ..Read::default()
+    };
+    let m = assemble(&hf(), "BAAI/bge-m3", read, None).unwrap();
+    let mut input = EstimateInput {
+        engine: Engine::Vllm,
+        mode: Mode::Serve,
+        gpu: Some("h100-sxm5-80gb".into()),
+        ..EstimateInput::default()
+    };
+    m.fill(&mut input, true);
+    assert_eq!((input.dtype, input.checkpoint_dtype), (None, Some(Dtype::Fp32)));
+    let e = estimate(&input).unwrap();
+    assert_eq!(e.component_bytes(ComponentKind::Weights), 567_754_752 * 2);
+    let mut chosen = EstimateInput {
+        dtype: Some(Dtype::Fp32),
+        ..input.clone()
+    };
+    m.fill(&mut chosen, true);
+    assert_eq!(chosen.dtype, Some(Dtype::Fp32));
+    let kept = estimate(&chosen).unwrap();
+    assert_eq!(kept.component_bytes(ComponentKind::Weights), 567_754_752 * 4);
+}
+
 #[test]
 fn without_a_config_the_header_gives_the_model_or_the_error_offers_the_count() {
     let e = assemble(&hf(), "x/y", Read::default(), Some(42)).unwrap_err();

@@ -92,9 +92,22 @@ pub(crate) enum Setting {
     /// The nodes the run spans (SGLang's and vLLM's `--nnodes`).
     Nodes,
     /// Where this node sits in the cluster (`--node-rank`, `--dist-init-addr`, vLLM's
-    /// `--master-addr`, `--master-port`, `--headless`, `--distributed-executor-backend`): read,
-    /// and the same for every node's estimate.
+    /// `--master-addr`, `--master-port`, `--distributed-executor-backend`): read, and the same
+    /// for every node's estimate.
     NodePlace,
+    /// vLLM `--headless`: a node that serves no API (read as [`Setting::NodePlace`]).
+    Headless,
+    /// vLLM `--data-parallel-size-local`: the data-parallel ranks on this node, whose GPUs
+    /// (× tp × pp) are a node's.
+    DpLocal,
+    /// vLLM `--data-parallel-address`: the head node's address (read as
+    /// [`Setting::NodePlace`]).
+    DpAddress,
+    /// vLLM `--data-parallel-rpc-port` (read as [`Setting::NodePlace`]).
+    DpRpcPort,
+    /// vLLM `--data-parallel-start-rank`: this node's first rank (read as
+    /// [`Setting::NodePlace`]).
+    DpStartRank,
     /// vLLM `--speculative-config` (JSON).
     SpeculativeConfig,
     /// vLLM `--limit-mm-per-prompt` (JSON): images per prompt.
@@ -187,7 +200,17 @@ pub(crate) const VLLM: &[Flag] = &[
     v(&["--node-rank"], Setting::NodePlace),
     v(&["--master-addr"], Setting::NodePlace),
     v(&["--master-port"], Setting::NodePlace),
-    switch(&["--headless"], Setting::NodePlace),
+    switch(&["--headless"], Setting::Headless),
+    // Data parallel over several nodes, vLLM's own launcher: the same command on each node with
+    // its ranks (`ParallelConfig.data_parallel_size_local`, `data_parallel_address`,
+    // `data_parallel_rpc_port`, `data_parallel_rank_local`'s `--data-parallel-start-rank`).
+    v(&["--data-parallel-size-local", "-dpl"], Setting::DpLocal),
+    v(&["--data-parallel-address", "-dpa"], Setting::DpAddress),
+    v(&["--data-parallel-rpc-port", "-dpp"], Setting::DpRpcPort),
+    v(
+        &["--data-parallel-start-rank", "-dpr"],
+        Setting::DpStartRank,
+    ),
     v(&["--speculative-config"], Setting::SpeculativeConfig),
     v(&["--limit-mm-per-prompt"], Setting::MmLimit),
     // Disaggregated prefill and decode (`KVTransferConfig`, `config/kv_transfer.py`).

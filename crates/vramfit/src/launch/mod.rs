@@ -18,6 +18,8 @@ mod mlx;
 mod multimodal;
 #[cfg(test)]
 mod nodes_tests;
+#[cfg(test)]
+mod plan_tests;
 mod read;
 #[cfg(feature = "training")]
 mod read_megatron;

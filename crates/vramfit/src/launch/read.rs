@@ -135,6 +135,8 @@ struct Reader {
     dp_attention: bool,
     /// `--nnodes`, applied at the end (0: not given).
     nodes: f64,
+    /// vLLM's `--data-parallel-size-local`, applied at the end (0: not given).
+    dp_local: f64,
     /// A GGUF file's type, from its name (llama.cpp).
     file_type: Option<GgufFileType>,
     /// llama.cpp's `--cpu-moe`: every block's experts, once the model's blocks are known.
@@ -334,7 +336,12 @@ impl Reader {
             Setting::Prompt => self.not_read.extend([flag.to_string(), value.to_string()]),
             Setting::Nodes => self.nodes = number(flag, value)?,
             // The same run on every node: where this one sits changes no figure.
-            Setting::NodePlace => {}
+            Setting::NodePlace
+            | Setting::Headless
+            | Setting::DpAddress
+            | Setting::DpRpcPort
+            | Setting::DpStartRank => {}
+            Setting::DpLocal => self.dp_local = number(flag, value)?,
             Setting::SpeculativeConfig => {
                 super::speculative::read(flag, value, i, &mut self.not_read)?;
             }
@@ -428,6 +435,10 @@ impl Reader {
             self.dp = 1.0;
         } else if self.dp > 1.0 {
             i.gpus = Some(i.tp * i.pp * self.dp);
+        }
+        // vLLM's `--data-parallel-size-local L`: a node holds L ranks of tp × pp GPUs each.
+        if self.dp_local >= 1.0 && self.dp > 1.0 {
+            i.gpus_per_node = Some(i.tp * i.pp * self.dp_local);
         }
         // `--nnodes N`: the GPUs of tp × pp × dp fill N nodes, each its share; a count they
         // do not divide into is listed as not read.

@@ -10,7 +10,7 @@ use alloc::vec::Vec;
 
 use super::read::ReadCommand;
 use crate::error::Result;
-use crate::estimate::{Checkpointing, EstimateInput, Mode, Precision, Stack};
+use crate::estimate::{Checkpointing, EstimateInput, Mode, Precision, RecomputeMethod, Stack};
 
 /// torchrun's options that take a value (`torch.distributed.run`'s, both spellings).
 const TORCHRUN_VALUED: &[&str] = &[
@@ -144,6 +144,13 @@ pub(super) fn read(words: &[String], env: Vec<String>) -> Result<ReadCommand> {
             "--recompute-granularity" if value == "selective" => {
                 input.grad_checkpointing = Checkpointing::Selective;
             }
+            "--recompute-method" if value == "uniform" => {
+                input.recompute_method = Some(RecomputeMethod::Uniform);
+            }
+            "--recompute-method" if value == "block" => {
+                input.recompute_method = Some(RecomputeMethod::Block);
+            }
+            "--recompute-num-layers" => input.recompute_num_layers = Some(count(flag, &value)?),
             "--tokenizer-model" => input.model = Some(value),
             _ => {
                 not_read.push(flag.to_string());

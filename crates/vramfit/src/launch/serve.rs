@@ -146,6 +146,10 @@ pub(super) fn vllm(w: &Workload, l: &mut Builder) -> Result<()> {
         return super::disaggregation::vllm(w, d, a.done(), l);
     }
     let nodes = w.nodes.nodes;
+    if nodes > 1 && w.dp > 1 && w.dp.is_multiple_of(nodes) {
+        vllm_data_parallel_nodes(w, a.done(), l);
+        return Ok(());
+    }
     if nodes > 1 {
         // Ray's cluster over the nodes, then `vllm serve` on the head with Ray's executor,
         // which places the tp × pp workers on every node's GPUs (vLLM's distributed serving
@@ -166,6 +170,36 @@ pub(super) fn vllm(w: &Workload, l: &mut Builder) -> Result<()> {
     }
     l.command(a.done());
     Ok(())
+}
+
+/// vLLM's port for its data-parallel ranks to meet on the head node (its data-parallel
+/// deployment guide's example).
+const VLLM_DP_RPC_PORT: &str = "13345";
+
+/// `vllm serve` over several nodes with data parallel across them, vLLM's own launcher (its
+/// data-parallel deployment guide): on each node the same command with the ranks it holds
+/// (`--data-parallel-size-local`), the head's address and port; the head serves the API, the
+/// others run `--headless` from their first rank (`--data-parallel-start-rank`).
+fn vllm_data_parallel_nodes(w: &Workload, one: Vec<String>, l: &mut Builder) {
+    let nodes = w.nodes.nodes;
+    let local = w.dp / nodes;
+    for node in 0..nodes {
+        let mut a = Args {
+            table: flags::VLLM,
+            words: one.clone(),
+        };
+        if node > 0 {
+            a.switch(Setting::Headless);
+        }
+        a.set(Setting::DpLocal, local);
+        if node > 0 {
+            a.set(Setting::DpStartRank, node * local);
+        }
+        a.set(Setting::DpAddress, "HEAD_IP");
+        a.set(Setting::DpRpcPort, VLLM_DP_RPC_PORT);
+        l.command_on(node, nodes, a.done());
+    }
+    head_note(l, nodes, w.nodes.gpus_per_node);
 }
 
 /// SGLang's `--lora-target-modules` words for the slots: `all`, or the modules by name.

@@ -34,6 +34,8 @@ pub(super) fn megatron(w: &Workload, l: &mut Builder) -> Result<()> {
         sequence_parallel: false,
         cp: 1,
         distributed_optimizer: false,
+        recompute_method: crate::estimate::RecomputeMethod::Uniform,
+        recompute_layers: 1,
     });
     let (nodes, per_node) = super::train_nodes::layout(w);
     let cp = m.cp.max(1);
@@ -90,8 +92,12 @@ pub(super) fn megatron(w: &Workload, l: &mut Builder) -> Result<()> {
         Checkpointing::Selective => set("--recompute-granularity", "selective".into()),
         Checkpointing::Full => {
             set("--recompute-granularity", "full".into());
-            set("--recompute-method", "uniform".into());
-            set("--recompute-num-layers", "1".into());
+            let method = match m.recompute_method {
+                crate::estimate::RecomputeMethod::Uniform => "uniform",
+                crate::estimate::RecomputeMethod::Block => "block",
+            };
+            set("--recompute-method", method.into());
+            set("--recompute-num-layers", m.recompute_layers.to_string());
         }
     }
     for flag in [

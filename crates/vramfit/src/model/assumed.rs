@@ -10,7 +10,10 @@
 //!   of 2,048 values; Llama 3 70B's 80 next, 27.6; Gemma 2 9B at 32K, 27.1); 28.5 leaves a
 //!   margin of 1.5 %. A preset with sliding windows is covered at a context of 32K and beyond,
 //!   where its windows cap its sliding layers (Gemma 2/3's 256-wide heads keep more within their
-//!   window: the note's full-attention figure bounds them).
+//!   window: the note's full-attention figure bounds them);
+//! - at least 28 layers from half a billion parameters: Qwen3 keeps 28 layers down to 0.6B
+//!   (Qwen3-Embedding-0.6B, 595,776,512 parameters, would need 31.9 in place of 28.5), where
+//!   the fourth root gives 26.
 //!
 //! A model of the same size with full multi-head attention (a KV head per query head: Llama 2,
 //! GPT-NeoX, Phi-2) keeps `2 × layers × hidden` a token, with `hidden = √(P / (12 × layers))`
@@ -24,8 +27,13 @@ pub const ASSUMED_KV_HEADS: u64 = 8;
 /// Head size of the assumed shape.
 pub const ASSUMED_HEAD_DIM: u64 = 128;
 
+/// Fewest layers assumed from half a billion parameters on (Qwen3's 28 at 0.6B).
+const SMALL_DEEP_LAYERS: u64 = 28;
+/// Where [`SMALL_DEEP_LAYERS`] starts.
+const SMALL_DEEP_FROM: u64 = 500_000_000;
+
 /// `⌈28.5 × ⁴√(params / 10⁹)⌉`, in integers: the smallest `L` with `16 × 10⁹ × L⁴ ≥ 57⁴ × P`
-/// (28.5 = 57 / 2), at least 1 and at most [`MAX_LAYERS`].
+/// (28.5 = 57 / 2), at least 1 and at most [`MAX_LAYERS`]; at least 28 from 0.5B.
 pub const fn assumed_layers(params: u64) -> u64 {
     let need = 10_556_001u128 * params as u128; // 57⁴ × P
     let mut layers = 1u64;
@@ -36,7 +44,11 @@ pub const fn assumed_layers(params: u64) -> u64 {
         }
         layers += 1;
     }
-    layers
+    if params >= SMALL_DEEP_FROM && layers < SMALL_DEEP_LAYERS {
+        SMALL_DEEP_LAYERS
+    } else {
+        layers
+    }
 }
 
 /// The hidden size a dense transformer of `params` parameters and `layers` blocks has by
@@ -98,6 +110,10 @@ mod tests {
         assert_eq!(assumed_layers(8_000_000_000), 48);
         assert_eq!(assumed_layers(405_000_000_000), 128);
         assert_eq!(assumed_layers(1), 1);
+        // ⁴√0.5958 = 0.8786, × 28.5 = 25.04 → 26, raised to 28 from 0.5B; 0.49B stays at
+        // ⌈28.5 × 0.8367⌉ = 24.
+        assert_eq!(assumed_layers(595_776_512), 28);
+        assert_eq!(assumed_layers(490_000_000), 24);
         assert_eq!(assumed_layers(crate::units::MAX_PARAMS), 507);
     }
 

@@ -37,9 +37,6 @@ pub(super) fn read(
         Some("NO_SHARD" | "3") => 0.0,
         _ => 3.0,
     };
-    if r.input.zero == 0.0 {
-        // No shard: plain data parallel, as DDP.
-        r.input.fsdp_version = None;
-    }
+    // NO_SHARD stays FSDP1's (zero 0): plain data parallelism without DDP's bucket.
     Ok(())
 }

@@ -708,6 +708,11 @@ fn fsdp_version_and_resharding() {
         "distributed_type: FSDP\nnum_processes: 4\nfsdp_config:\n  fsdp_sharding_strategy: SHARD_GRAD_OP\n",
     );
     assert_eq!((a.input.fsdp_version, a.input.zero), (Some(1.0), 2.0));
+    // NO_SHARD stays FSDP1's: zero 0, no DDP bucket.
+    let n = read(
+        "distributed_type: FSDP\nnum_processes: 4\nfsdp_config:\n  fsdp_sharding_strategy: NO_SHARD\n",
+    );
+    assert_eq!((n.input.fsdp_version, n.input.zero), (Some(1.0), 0.0));
     // accelerate with FSDP2.
     let a2 = read(
         "distributed_type: FSDP\nnum_processes: 4\nfsdp_config:\n  fsdp_version: 2\n  fsdp_reshard_after_forward: false\n",

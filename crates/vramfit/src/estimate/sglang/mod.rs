@@ -54,7 +54,7 @@ pub(super) const RULES: Rules = Rules {
     gemma4_full_qkv: false,
     gemma3n_full_qkv: false,
     expert_parallel: ExpertParallel::DividesGroup,
-    downcasts_fp32: false,
+    fp32_auto: crate::estimate::engine::Fp32Auto::Sglang,
     native_kv_formats: false,
     flash_only_when_asked: false,
     expert_offload: false,
@@ -378,6 +378,28 @@ mod tests {
             (0.829, 8192, 256)
         );
         assert_eq!(w.prefill_graphs, PrefillGraphs::of(8192, true, false, false));
+    }
+
+    /// SGLang 0.5.23 runs an fp32 checkpoint in fp16 when its dtype is "auto"
+    /// (`_get_and_verify_dtype`, `configs/model_config.py`): GPT-2 (fp32 in its config, 124,439,808
+    /// parameters) holds 124,439,808 × 2 B of weights, with a note; `--dtype float32` keeps 4 B.
+    #[test]
+    fn an_fp32_checkpoint_runs_in_16_bits() {
+        let gpt2 = EstimateInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            max_model_len: Some(1024.0),
+            ..sglang("openai-community/gpt2")
+        };
+        let e = estimate(&gpt2).unwrap();
+        assert_eq!(e.weights_bytes.get(), 124_439_808 * 2);
+        assert!(e.notes.iter().any(|n| n.key == "sglang_downcast"));
+        let kept = estimate(&EstimateInput {
+            dtype: Some(crate::precision::Dtype::Fp32),
+            ..gpt2
+        })
+        .unwrap();
+        assert_eq!(kept.weights_bytes.get(), 124_439_808 * 4);
+        assert!(!kept.notes.iter().any(|n| n.key == "sglang_downcast"));
     }
 
     /// SGLang captures no prefill graph off CUDA (`default_prefill_backend`), with CUDA graphs

@@ -27,7 +27,7 @@
 //! their fp32 copy (softmax in place) in forward, the fp32 gradient (in place) and its 16-bit cast
 //! in backward: `6 B` per token per vocabulary entry, `/ t`.
 
-use crate::estimate::Run;
+use crate::estimate::{RecomputeMethod, Run};
 use crate::model::Architecture;
 
 /// Megatron's activations of one layer, per token, in bytes.
@@ -55,8 +55,10 @@ pub(super) struct MegatronActs {
     pub(super) moe_layers: u64,
     /// The divisor of `whole`: tp with sequence parallelism, else 1.
     pub(super) whole_div: u64,
-    /// Full recomputation: each layer's input kept, bytes per token (0 otherwise).
+    /// Full recomputation: each checkpointed chunk's input kept, bytes per token (0 otherwise).
     pub(super) kept_per_token: u64,
+    /// Full recomputation: the method, `--recompute-num-layers` and what they keep.
+    pub(super) recompute: Option<(RecomputeMethod, u64, RecomputePlan)>,
     /// The embedding's dropout masks (× pp in flight) and the final norm's input and output,
     /// per token.
     pub(super) edges: u64,
@@ -64,13 +66,62 @@ pub(super) struct MegatronActs {
     pub(super) total: u64,
     /// Full recomputation: the layer recomputed in backward (0 otherwise).
     pub(super) recomputed: u64,
-    /// What the GPU holds: `pp` micro-batches' worth, × the interleaved schedule's factor.
+    /// What the GPU holds: `pp` micro-batches' worth, × the interleaved schedule's factor, and
+    /// the chunk recomputed in backward.
     pub(super) bytes: u64,
+}
+
+/// What full recomputation keeps over the whole model's worth of layers (the first stage's
+/// `layers / pp` for `pp` micro-batches) and recomputes at a time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct RecomputePlan {
+    /// Checkpointed chunks: each keeps its input.
+    pub(super) inputs: u64,
+    /// Layers run without checkpointing: each keeps every activation.
+    pub(super) stored: u64,
+    /// Layers recomputed at once in backward (one chunk).
+    pub(super) recomputed: u64,
+}
+
+/// Megatron-Core's full recomputation of `layers` split into `chunks` model chunks (pp × vp:
+/// a `TransformerBlock` each, of `layers / chunks` layers), `n` = `--recompute-num-layers`
+/// (core_v0.19.0 `megatron/core/recompute.py`): `uniform` checkpoints every run of `n` layers
+/// of a chunk (⌈per chunk / n⌉ inputs, `n` layers recomputed at once); `block` checkpoints the
+/// first `n` layers of each chunk one by one and runs the rest plainly.
+pub(super) fn recompute_plan(
+    layers: u64,
+    chunks: u64,
+    method: RecomputeMethod,
+    n: u64,
+) -> RecomputePlan {
+    let chunks = chunks.max(1);
+    let per_chunk = layers.div_ceil(chunks).max(1);
+    let n = n.clamp(1, per_chunk);
+    match method {
+        RecomputeMethod::Uniform => RecomputePlan {
+            // One layer a chunk: every layer's input, as many as the model has.
+            inputs: if n == 1 {
+                layers
+            } else {
+                per_chunk.div_ceil(n).saturating_mul(chunks)
+            },
+            stored: 0,
+            recomputed: n,
+        },
+        RecomputeMethod::Block => {
+            let inputs = n.saturating_mul(chunks).min(layers);
+            RecomputePlan {
+                inputs,
+                stored: layers - inputs,
+                recomputed: 1,
+            }
+        }
+    }
 }
 
 impl LayerBytes {
     /// Bytes per token on one GPU: `whole / whole_div + split / tp`.
-    fn on_gpu(self, whole_div: u64, tp: u64) -> u64 {
+    pub(super) fn on_gpu(self, whole_div: u64, tp: u64) -> u64 {
         self.whole
             .div_ceil(whole_div.max(1))
             .saturating_add(self.split.div_ceil(tp.max(1)))
@@ -171,29 +222,58 @@ impl Run<'_> {
             .saturating_add(act.saturating_mul(2 * h))
             .div_ceil(whole_div);
         let full = self.checkpointing == crate::estimate::Checkpointing::Full;
-        // Full recomputation (`--recompute-method uniform --recompute-num-layers 1`): each
-        // layer's input (the residual stream, split under sequence parallelism) is kept, and
-        // one layer is recomputed at a time in backward.
+        // Full recomputation (`megatron/core/recompute.py`): a checkpointed chunk keeps its
+        // input (the residual stream, split under sequence parallelism) and is recomputed
+        // whole in backward.
         let kept_per_token = if full {
             act.saturating_mul(h).div_ceil(whole_div)
         } else {
             0
         };
-        let kept_layers = if full {
-            kept_per_token.saturating_mul(a.num_layers)
-        } else {
-            layers_per_token
+        let recompute = full.then(|| {
+            let (method, n) = self
+                .sharding
+                .megatron
+                .map_or((RecomputeMethod::Uniform, 1), |m| {
+                    (m.recompute_method, m.recompute_layers)
+                });
+            let plan = recompute_plan(a.num_layers, self.pp.max(1) * vp.max(1), method, n);
+            (method, n, plan)
+        });
+        let (kept_layers, recomputed) = match recompute {
+            None => (layers_per_token, 0),
+            Some((_, _, p)) => {
+                // The layers that keep everything: the larger kind first (the safe side; the
+                // chunk's last layers are MoE ones in a model whose first layers are dense).
+                let (big, small) = if per_token(moe) >= per_token(dense) {
+                    ((per_token(moe), moe_layers), per_token(dense))
+                } else {
+                    ((per_token(dense), dense_layers), per_token(moe))
+                };
+                let stored_big = p.stored.min(big.1);
+                let stored = big
+                    .0
+                    .saturating_mul(stored_big)
+                    .saturating_add(small.saturating_mul(p.stored - stored_big));
+                (
+                    kept_per_token
+                        .saturating_mul(p.inputs)
+                        .saturating_add(stored),
+                    tokens.saturating_mul(big.0.max(small).saturating_mul(p.recomputed)),
+                )
+            }
         };
         let total = tokens.saturating_mul(kept_layers.saturating_add(edges));
-        let recomputed = if full {
-            tokens.saturating_mul(per_token(dense).max(per_token(moe)))
-        } else {
-            0
-        };
         // 1F1B: the first stage holds pp micro-batches of its layers / pp: the whole model's
         // worth; the interleaved schedule 1 + (pp − 1) / (pp × vp) times that.
+        // With full recomputation the chunk recomputed in backward counts with them (as
+        // transformers' checkpointing counts its block): the peak's phases take the larger of
+        // it and the loss's tensors, which are not alive together.
         let (num, den) = super::megatron::interleave_factor(self.pp, vp);
-        let bytes = total.saturating_mul(num).div_ceil(den);
+        let bytes = total
+            .saturating_mul(num)
+            .div_ceil(den)
+            .saturating_add(recomputed);
         Some(MegatronActs {
             tokens,
             dense,
@@ -202,6 +282,7 @@ impl Run<'_> {
             moe_layers,
             whole_div,
             kept_per_token,
+            recompute,
             edges,
             total,
             recomputed,

@@ -2,7 +2,8 @@
 //! heads and 8 KV heads of 128, SwiGLU ffn 14,336, 32 layers, RoPE, vocabulary 128,256; bf16).
 
 use crate::estimate::{
-    Checkpointing, ComponentKind as K, Estimate, EstimateInput, Mode, Precision, estimate,
+    Checkpointing, ComponentKind as K, Estimate, EstimateInput, Mode, Precision, RecomputeMethod,
+    estimate,
 };
 
 /// Per token per layer, tp 1: the two norms' inputs and outputs 4 × 2 × 4,096 = 32,768 and two
@@ -81,16 +82,146 @@ fn full_recompute_keeps_layer_inputs_and_one_layer() {
     let e = estimate(&run(2.0, 1.0, 2.0, Checkpointing::Full)).unwrap();
     let kept = 4096 * (4096 * 32 + 10_240);
     assert_eq!(kept, 578_813_952);
-    assert_eq!(e.activations_bytes.get(), kept);
+    let layer = 4096 * 78_912;
+    assert_eq!(layer, 323_223_552);
+    assert_eq!(e.activations_bytes.get(), kept + layer);
     // The recomputed layer is alive only once the loss's tensors (1,575,960,576 B) are freed:
-    // the end of forward holds the larger, the logits, and the total does not add the layer.
-    let alive: u64 = e
-        .components
+    // the end of forward holds the larger, the logits, and the peak does not add the layer
+    // (before the fix it also took the layer off the logits: 323,223,552 B short).
+    assert_eq!(
+        e.peak_allocated_bytes.get(),
+        peak_without(&e, K::Activations) + kept + part(&e, K::Logits)
+    );
+}
+
+/// The peak less the part of `kind`, every other part alive at it (the end of forward).
+fn peak_without(e: &Estimate, kind: K) -> u64 {
+    e.components
         .iter()
-        .filter(|c| c.key.at_peak && c.torch)
+        .filter(|c| c.key.at_peak && c.torch && c.key.kind != kind && c.key.kind != K::Logits)
         .map(|c| c.bytes.get())
-        .sum();
-    assert!(alive >= e.peak_allocated_bytes.get());
+        .sum()
+}
+
+fn recompute(method: RecomputeMethod, n: f64, i: EstimateInput) -> EstimateInput {
+    EstimateInput {
+        recompute_method: Some(method),
+        recompute_num_layers: Some(n),
+        ..i
+    }
+}
+
+#[test]
+fn uniform_recompute_keeps_one_input_per_chunk_of_n_layers() {
+    // `--recompute-method uniform --recompute-num-layers 4` (megatron/core/recompute.py: every
+    // run of 4 layers is one checkpoint): 32 / 4 = 8 inputs of 4,096 B per token (tp 2, sequence
+    // parallel) + the edges 10,240 → 43,008 × 4,096 = 176,160,768 kept; in backward a chunk of
+    // 4 layers recomputed at once, 4 × 78,912 × 4,096 = 1,292,894,208.
+    let e = estimate(&recompute(
+        RecomputeMethod::Uniform,
+        4.0,
+        run(2.0, 1.0, 2.0, Checkpointing::Full),
+    ))
+    .unwrap();
+    let kept = 4096 * (8 * 4096 + 10_240);
+    assert_eq!(kept, 176_160_768);
+    let chunk = 4096 * 4 * 78_912;
+    assert_eq!(chunk, 1_292_894_208);
+    assert_eq!(e.activations_bytes.get(), kept + chunk);
+    // The chunk (1.29 GB) is below the logits (1.58 GB): the end of forward is the peak.
+    assert_eq!(
+        e.peak_allocated_bytes.get(),
+        peak_without(&e, K::Activations) + kept + part(&e, K::Logits)
+    );
+    // 8 layers a chunk: 4 inputs, the chunk (2.59 GB) now above the logits and at the peak.
+    let e8 = estimate(&recompute(
+        RecomputeMethod::Uniform,
+        8.0,
+        run(2.0, 1.0, 2.0, Checkpointing::Full),
+    ))
+    .unwrap();
+    let kept8 = 4096 * (4 * 4096 + 10_240);
+    let chunk8 = 4096 * 8 * 78_912;
+    assert_eq!(e8.activations_bytes.get(), kept8 + chunk8);
+    assert_eq!(
+        e8.peak_allocated_bytes.get(),
+        peak_without(&e8, K::Activations) + kept8 + chunk8
+    );
+}
+
+#[test]
+fn block_recompute_keeps_n_inputs_and_the_other_layers_whole() {
+    // `--recompute-method block --recompute-num-layers 8`: the first 8 layers keep their input
+    // (4,096 B per token), the other 24 every activation (78,912 B): (8 × 4,096 + 24 × 78,912
+    // + 10,240) × 4,096 = 1,936,896 × 4,096 = 7,933,526,016; one layer recomputed at a time.
+    let e = estimate(&recompute(
+        RecomputeMethod::Block,
+        8.0,
+        run(2.0, 1.0, 2.0, Checkpointing::Full),
+    ))
+    .unwrap();
+    let kept = 4096 * (8 * 4096 + 24 * 78_912 + 10_240);
+    assert_eq!(kept, 7_933_526_016);
+    assert_eq!(e.activations_bytes.get(), kept + 4096 * 78_912);
+    // pp 4, vp 2: eight model chunks of 4 layers, block 2 → 16 inputs and 16 whole layers (tp
+    // 1: 8,192 and 157,824 B per token), 4 embedding masks + the final norm 32,768; × 11/8
+    // interleaved; + one layer recomputed.
+    let p = estimate(&recompute(
+        RecomputeMethod::Block,
+        2.0,
+        EstimateInput {
+            vp: Some(2.0),
+            ..run(1.0, 4.0, 4.0, Checkpointing::Full)
+        },
+    ))
+    .unwrap();
+    let total = 4096 * (16 * 8192 + 16 * (WHOLE + SPLIT) + 4 * MASK + FINAL_NORM);
+    assert_eq!(
+        p.activations_bytes.get(),
+        (total * 11).div_ceil(8) + 4096 * (WHOLE + SPLIT)
+    );
+    // Block with as many layers as a chunk has is uniform with 1 layer.
+    let all = estimate(&recompute(
+        RecomputeMethod::Block,
+        32.0,
+        run(2.0, 1.0, 2.0, Checkpointing::Full),
+    ))
+    .unwrap();
+    let one = estimate(&run(2.0, 1.0, 2.0, Checkpointing::Full)).unwrap();
+    assert_eq!(all.activations_bytes, one.activations_bytes);
+}
+
+#[test]
+fn recompute_settings_are_refused_without_full_granularity() {
+    // Megatron (core_v0.19.0 TransformerConfig) refuses a method or a layer count with
+    // `selective`; vramfit names the field, and a count above the layers per stage.
+    let err = |i: EstimateInput| estimate(&i).unwrap_err().field;
+    assert_eq!(
+        err(recompute(
+            RecomputeMethod::Block,
+            2.0,
+            run(2.0, 1.0, 2.0, Checkpointing::Selective)
+        )),
+        "recompute_method"
+    );
+    assert_eq!(
+        err(EstimateInput {
+            recompute_num_layers: Some(2.0),
+            ..run(2.0, 1.0, 2.0, Checkpointing::None)
+        }),
+        "recompute_num_layers"
+    );
+    // pp 4: 8 layers per stage.
+    for n in [0.0, 9.0, 1.5, f64::NAN] {
+        assert_eq!(
+            err(recompute(
+                RecomputeMethod::Uniform,
+                n,
+                run(1.0, 4.0, 4.0, Checkpointing::Full)
+            )),
+            "recompute_num_layers"
+        );
+    }
 }
 
 #[test]
@@ -124,4 +255,19 @@ fn context_parallel_halves_the_tokens() {
         part(&e, K::Logits),
         (2048 * 128_256 * 6 / 2u64).next_multiple_of(1 << 19)
     );
+}
+
+
+#[test]
+fn megatrons_command_line_gives_the_recompute_settings() {
+    // Megatron-LM's flags as its arguments.py spells them, read back by the command reader.
+    let r = crate::launch::read_command(
+        "torchrun --nproc-per-node 2 pretrain_gpt.py --tensor-model-parallel-size 2 \
+         --recompute-granularity full --recompute-method block --recompute-num-layers 8",
+    )
+    .unwrap();
+    assert_eq!(r.input.grad_checkpointing, Checkpointing::Full);
+    assert_eq!(r.input.recompute_method, Some(RecomputeMethod::Block));
+    assert_eq!(r.input.recompute_num_layers, Some(8.0));
+    assert!(!r.not_read.iter().any(|w| w.contains("recompute")));
 }

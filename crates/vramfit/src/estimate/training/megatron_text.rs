@@ -3,7 +3,7 @@
 
 use super::megatron::interleave_factor;
 use super::megatron_acts::{LayerBytes, MegatronActs};
-use crate::estimate::{Formula, Run, b, thousands};
+use crate::estimate::{Formula, RecomputeMethod, Run, b, thousands};
 use alloc::format;
 use alloc::string::String;
 
@@ -35,8 +35,11 @@ struct LayerWords {
     layers: &'static str,
     moe_layers: &'static str,
     dense_layers: &'static str,
-    /// Full recompute's term: the layer inputs, `{}` layers and `{}` bytes.
-    inputs: fn(u64, u64) -> String,
+    /// Full recompute's term: `{}` chunk inputs of `{}` bytes, the method's name and
+    /// `--recompute-num-layers`.
+    inputs: fn(u64, &str, &str, u64) -> String,
+    /// Block recompute's plain layers: `{}` layers of `{}` bytes.
+    stored: fn(u64, &str) -> String,
     /// The interleaved schedule's factor: the term, then num, den and vp.
     interleaved: fn(&str, u64, u64, u64) -> String,
 }
@@ -48,9 +51,12 @@ const EN: LayerWords = LayerWords {
     layers: "layers",
     moe_layers: "MoE layers",
     dense_layers: "dense layers",
-    inputs: |n, bytes| {
-        format!("{n} layer inputs × {bytes} B (--recompute-granularity full, uniform, 1 layer)")
+    inputs: |n, bytes, method, layers| {
+        format!(
+            "{n} checkpointed inputs × {bytes} B (--recompute-granularity full --recompute-method {method} --recompute-num-layers {layers})"
+        )
     },
+    stored: |n, bytes| format!("{n} layers not recomputed × {bytes} B"),
     interleaved: |s, num, den, vp| format!("({s}) × {num}/{den} (interleaved, vp {vp})"),
 };
 
@@ -61,9 +67,12 @@ const ZH: LayerWords = LayerWords {
     layers: "层",
     moe_layers: "混合专家层",
     dense_layers: "稠密层",
-    inputs: |n, bytes| {
-        format!("{n} 个层输入 × {bytes} B（--recompute-granularity full，uniform，每次 1 层）")
+    inputs: |n, bytes, method, layers| {
+        format!(
+            "{n} 个检查点输入 × {bytes} B（--recompute-granularity full --recompute-method {method} --recompute-num-layers {layers}）"
+        )
     },
+    stored: |n, bytes| format!("{n} 个不重算的层 × {bytes} B"),
     interleaved: |s, num, den, vp| format!("({s}) × {num}/{den}（交错调度，vp {vp}）"),
 };
 
@@ -82,8 +91,18 @@ fn layers_text(m: &MegatronActs, t: &LayerTerms, w: &LayerWords) -> String {
             t.tp
         )
     };
-    let s = if m.kept_per_token > 0 {
-        (w.inputs)(m.dense_layers + m.moe_layers, m.kept_per_token)
+    let s = if let Some((method, layers, plan)) = m.recompute {
+        let name = match method {
+            RecomputeMethod::Uniform => "uniform",
+            RecomputeMethod::Block => "block",
+        };
+        let inputs = (w.inputs)(plan.inputs, &thousands(m.kept_per_token), name, layers);
+        if plan.stored > 0 {
+            let per = m.dense.on_gpu(m.whole_div, t.tp).max(m.moe.on_gpu(m.whole_div, t.tp));
+            format!("{inputs} + {}", (w.stored)(plan.stored, &thousands(per)))
+        } else {
+            inputs
+        }
     } else if m.moe_layers == 0 {
         one(m.dense_layers, m.dense, w.layers)
     } else if m.dense_layers == 0 {
@@ -99,6 +118,15 @@ fn layers_text(m: &MegatronActs, t: &LayerTerms, w: &LayerWords) -> String {
         (w.interleaved)(&s, t.num, t.den, t.vp)
     } else {
         s
+    }
+}
+
+/// "one layer", or "N layers" recomputed at once (uniform recompute of N layers a chunk).
+#[cfg(any(feature = "en", feature = "zh"))]
+fn recomputed_layers(m: &MegatronActs, one: &str, many: &str) -> String {
+    match m.recompute {
+        Some((_, _, p)) if p.recomputed > 1 => format!("{} {many}", p.recomputed),
+        _ => String::from(one),
     }
 }
 
@@ -118,17 +146,17 @@ impl Run<'_> {
             vp,
         };
         formula!(self.text;
-            let (tokens, edges, size, rec) = (thousands(m.tokens), thousands(m.edges), b(size), b(m.recomputed));
+            let (tokens, edges, kept, rec, size) = (thousands(m.tokens), thousands(m.edges), b(size.saturating_sub(m.recomputed)), b(m.recomputed), b(size));
             let cp_text = if cp > 1 { format!(" / cp {cp}") } else { String::new() };
             [
-                "Megatron-Core: {tokens} tokens (batch × seq{cp_text}) × ({} + {edges} B embedding dropout mask × pp {pp} and final norm) = {size}{}",
+                "Megatron-Core: {tokens} tokens (batch × seq{cp_text}) × ({} + {edges} B embedding dropout mask × pp {pp} and final norm) = {kept}{}",
                 layers_text(m, &terms, &EN),
-                if m.recomputed > 0 { format!("; in backward one layer recomputed {rec}") } else { String::new() }
+                if m.recomputed > 0 { format!(" + in backward {} recomputed {rec} (not alive with the loss's tensors) = {size}", recomputed_layers(m, "one layer", "layers")) } else { String::new() }
             ],
             [
-                "Megatron 核心库：{tokens} token（批 × 序列长度{cp_text}）× ({} + {edges} B 嵌入随机失活掩码 × pp {pp} 与最终归一化) = {size}{}",
+                "Megatron 核心库：{tokens} token（批 × 序列长度{cp_text}）× ({} + {edges} B 嵌入随机失活掩码 × pp {pp} 与最终归一化) = {kept}{}",
                 layers_text(m, &terms, &ZH),
-                if m.recomputed > 0 { format!("；反向时重算一层 {rec}") } else { String::new() }
+                if m.recomputed > 0 { format!(" + 反向时重算{} {rec}（与损失的张量不同时驻留）= {size}", recomputed_layers(m, "一层", "层")) } else { String::new() }
             ]
         )
     }

@@ -500,6 +500,13 @@ impl Run<'_> {
     fn buckets_text(&self, f: &TrainingFigures) -> Formula {
         let buckets = f.buckets.bytes;
         match f.buckets.kind {
+            ComponentKind::DdpBuckets if self.sharding.no_shard => formula!(self.text;
+                [
+                    "FSDP1 NO_SHARD all-reduces each unit's flat gradient in place: no bucket = {}",
+                    b(buckets)
+                ],
+                ["FSDP1 NO_SHARD 在每个单元的扁平梯度上原地全归约：没有梯度桶 = {}", b(buckets)]
+            ),
             ComponentKind::DdpBuckets => formula!(self.text;
                 [
                     "DDP gradient buckets hold a flat copy of the gradients = {}",

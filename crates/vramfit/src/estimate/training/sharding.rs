@@ -155,9 +155,14 @@ impl Run<'_> {
                     parts: BufferParts::Zero3(z),
                 }
             }
+            // FSDP1's NO_SHARD all-reduces each unit's flat gradient in place: no bucket.
             _ => Buckets {
                 kind: ComponentKind::DdpBuckets,
-                bytes: if self.dp > 1 { gradients.bytes } else { 0 },
+                bytes: if self.dp > 1 && !self.sharding.no_shard {
+                    gradients.bytes
+                } else {
+                    0
+                },
                 by_phase: None,
                 parts: BufferParts::Ddp,
             },
@@ -277,16 +282,27 @@ impl Run<'_> {
             (layers, layers)
         };
         let forward = root.saturating_add(at_loss);
-        // A unit is resharded before its gradient is reduce-scattered (`post_backward`): while
-        // a layer runs, it and the prefetched one are gathered beside its growing gradient;
-        // at its reduction, the prefetched one beside its gradient and the reduce-scatter copy.
-        // The head's gradient is built first and reduced with the embedding's at the end.
-        let layer_step = root.saturating_add(head_grad).saturating_add(
+        let v1 = self
+            .sharding
+            .fsdp
+            .is_some_and(|f| f.version == FsdpVersion::V1);
+        // FSDP2 reshards a unit before its gradient is reduce-scattered (`post_backward`):
+        // while a layer runs, it and the prefetched one are gathered beside its growing
+        // gradient; at its reduction, the prefetched one beside its gradient and the
+        // reduce-scatter copy. FSDP1's parameters are views of the unit's flat parameter
+        // (`_flat_param.py` `_use_unsharded_views`): the views' gradients and their
+        // concatenation into the flat gradient (the views' split, backward) are alive at once,
+        // with the unit and the prefetched one still gathered. The head's gradient is built
+        // first and reduced with the embedding's at the end.
+        let unit_moment = if v1 {
+            held.saturating_add(unit_grad.saturating_mul(2))
+        } else {
             held.saturating_add(unit_grad).max(
                 held.saturating_sub(unit)
                     .saturating_add(unit_grad.saturating_mul(2)),
-            ),
-        );
+            )
+        };
+        let layer_step = root.saturating_add(head_grad).saturating_add(unit_moment);
         // The phase's figure is added to every shard gradient: at a layer's step those of the
         // root and of this layer are not there yet (resharding), or, every layer kept
         // gathered, none is (the start of backward).
@@ -296,9 +312,11 @@ impl Run<'_> {
                 .saturating_mul(basis.state_bytes),
             _ => 0,
         };
-        // At the end: the first layer still gathered, and the root with both its gradients
-        // (the embedding's backward), or, resharded, those gradients and their copy; the
-        // root's fp32 shard gradient (counted with the gradients) is not there yet.
+        // At the end (FSDP2): the first layer still gathered, and the root with both its
+        // gradients (the embedding's backward), or, resharded, those gradients and their copy;
+        // FSDP1: the first layer resharded by its post-backward hook, the root gathered beside
+        // its views' gradients and their flat concatenation. The root's fp32 shard gradient
+        // (counted with the gradients) is not there yet.
         let shard_grad_bytes = if sharded_grads > 0 {
             basis.state_bytes
         } else {
@@ -309,9 +327,12 @@ impl Run<'_> {
             .checked_div(pb)
             .unwrap_or(0)
             .div_ceil(self.dp);
-        let root_step = unit
-            .saturating_add(root.max(root_grad).saturating_add(root_grad))
-            .saturating_sub(root_shard_grad);
+        let root_step = if v1 {
+            root.saturating_add(root_grad.saturating_mul(2))
+        } else {
+            unit.saturating_add(root.max(root_grad).saturating_add(root_grad))
+        }
+        .saturating_sub(root_shard_grad);
         let unit_shard_grad = unit_grad
             .saturating_mul(shard_grad_bytes)
             .checked_div(pb)

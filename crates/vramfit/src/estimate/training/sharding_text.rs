@@ -158,6 +158,11 @@ impl Run<'_> {
                 };
                 let (rest, rest_zh) = if at_loss {
                     (alloc::string::String::new(), alloc::string::String::new())
+                } else if self.sharding.fsdp.is_some_and(|f| f.version == FsdpVersion::V1) {
+                    (
+                        alloc::format!("; in backward + a layer's parameter gradients and their flat concatenation 2 × {ug}, or at its end (the first layer resharded) the root's 2 × {rg}"),
+                        alloc::format!("；反向时另加一层的参数梯度及其展平拼接 2 × {ug}，或在反向末尾（第一层已重新切分）加根单元的 2 × {rg}"),
+                    )
                 } else {
                     (
                         alloc::format!("; in backward + a layer's gradient and its reduce-scatter copy 2 × {ug}, or at its end the root's gradient and its copy 2 × {rg}"),

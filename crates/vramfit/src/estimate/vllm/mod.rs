@@ -49,7 +49,7 @@ pub(super) const RULES: Rules = Rules {
     gemma4_full_qkv: true,
     gemma3n_full_qkv: true,
     expert_parallel: ExpertParallel::WholeGroup,
-    downcasts_fp32: true,
+    fp32_auto: crate::estimate::engine::Fp32Auto::Vllm,
     native_kv_formats: false,
     library_names: false,
     dp_attention: false,

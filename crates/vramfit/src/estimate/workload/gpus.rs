@@ -192,21 +192,18 @@ impl EstimateInput {
         arch: &Architecture,
         device: Option<&Device>,
     ) -> (Dtype, bool) {
+        use crate::estimate::engine::Fp32Auto;
         let rules = self.runner().rules();
-        // vLLM's dtype "auto" downcasts an fp32 checkpoint: to fp16 for a pooling (encoder-only)
-        // model, else to the platform's first dtype, bf16 where the card computes in it
-        // (`_resolve_auto_dtype`).
-        let vllm_downcast = self.dtype.is_none()
+        // vLLM's and SGLang's dtype "auto" downcast an fp32 checkpoint ([`Fp32Auto`]).
+        let downcast = self.dtype.is_none()
             && dtype == Dtype::Fp32
             && arch.is_detailed()
-            && rules.downcasts_fp32;
-        let dtype = if !vllm_downcast {
-            dtype
-        } else if arch.is_generative() && device.is_none_or(|d| d.bf16) {
-            Dtype::Bf16
-        } else {
-            Dtype::Fp16
+            && rules.fp32_auto != Fp32Auto::Keeps;
+        let dtype = match rules.fp32_auto {
+            _ if !downcast => dtype,
+            Fp32Auto::Vllm if arch.is_generative() && device.is_none_or(|d| d.bf16) => Dtype::Bf16,
+            _ => Dtype::Fp16,
         };
-        (dtype, vllm_downcast)
+        (dtype, downcast)
     }
 }

@@ -197,7 +197,22 @@ impl EstimateInput {
     pub(super) fn resolve_formats(&self, model: &Model) -> Result<Loaded> {
         let (arch, preset_dtype, shipped, mode) =
             (&model.arch, model.preset_dtype, model.shipped, self.mode);
-        let dtype = match (self.dtype, preset_dtype) {
+        // The checkpoint's own dtype: a preset's, else the one its config.json gave
+        // (`checkpoint_dtype`), which the engine's `auto` resolves from ([`Self::run_dtype`]).
+        let own = preset_dtype.or(self.checkpoint_dtype);
+        if let (None, Some(Dtype::Int8 | Dtype::Int4), true) =
+            (preset_dtype, self.checkpoint_dtype, arch.is_detailed())
+        {
+            return Err(input_error!(
+                Unsupported,
+                "checkpoint_dtype",
+                "int8/int4 are storage formats, not a checkpoint's compute dtype",
+                "int8/int4 是存储格式，不是检查点的计算数据类型",
+                "fp32, fp16 or bf16 (a quantized checkpoint names its format in quantization)",
+                "fp32、fp16 或 bf16（量化检查点在 quantization 中写明其格式）",
+            ));
+        }
+        let dtype = match (self.dtype, own) {
             (Some(Dtype::Int8 | Dtype::Int4), _) if arch.is_detailed() => {
                 return Err(input_error!(
                     Unsupported,

@@ -7,7 +7,8 @@ use crate::model::{Architecture, Family};
 
 impl EstimateInput {
     /// Whether the run pools: `runner` as given, else an encoder (BERT, RoBERTa, XLM-RoBERTa)
-    /// on an engine that runs pooling models. A pooling run where the engine runs none is
+    /// on an engine that runs pooling models, or a preset that ships sentence-transformers'
+    /// pooling config (Qwen3-Embedding) where the engine's own default pools it (vLLM). A pooling run where the engine runs none is
     /// refused by the engine's name, and `generate` with an encoder, which has no LM head. A
     /// pooling decoder loses its LM head where the engine does not build it (vLLM,
     /// transformers' `AutoModel`): `arch.tied_embeddings` is set, which leaves the head out of
@@ -28,7 +29,16 @@ impl EstimateInput {
                 ));
             }
             Some(RunnerType::Generate) => false,
-            None => encoder && runner.pooling().is_some(),
+            None => {
+                let ships_pooling = self
+                    .model
+                    .as_deref()
+                    .and_then(|id| crate::presets::find(id.trim()))
+                    .is_some_and(|p| p.pooling);
+                runner
+                    .pooling()
+                    .is_some_and(|how| encoder || (ships_pooling && how.auto))
+            }
         };
         if !pooling {
             return Ok(false);

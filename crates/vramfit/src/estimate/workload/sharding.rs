@@ -95,6 +95,10 @@ pub struct Megatron {
     pub cp: u64,
     /// `--use-distributed-optimizer`.
     pub distributed_optimizer: bool,
+    /// `--recompute-method` under `--recompute-granularity full` (uniform when not given).
+    pub recompute_method: crate::estimate::RecomputeMethod,
+    /// `--recompute-num-layers` under `--recompute-granularity full` (1 when not given).
+    pub recompute_layers: u64,
 }
 
 /// The run's sharding: FSDP or DeepSpeed's buffers, and Megatron when any of its settings is
@@ -107,6 +111,9 @@ pub struct Sharding {
     pub buckets: ZeroBucketSizes,
     /// Megatron's regime (`None`: none of its settings given).
     pub megatron: Option<Megatron>,
+    /// FSDP1's `NO_SHARD` (`fsdp_version` 1 with `zero` 0): data parallelism as DDP's, but
+    /// the gradients are all-reduced in place in each unit's flat gradient, with no bucket.
+    pub no_shard: bool,
 }
 
 impl Sharding {
@@ -126,6 +133,7 @@ impl Sharding {
                 overlap_comm: zero == 3,
             },
             megatron: None,
+            no_shard: false,
         }
     }
 }
@@ -208,6 +216,7 @@ impl EstimateInput {
             fsdp,
             buckets,
             megatron,
+            no_shard: self.fsdp_version.is_some() && fsdp.is_none() && zero == 0,
         })
     }
 
@@ -238,14 +247,16 @@ impl EstimateInput {
                 reshard_after_forward: zero != 2,
             }));
         }
-        if zero != 2 && zero != 3 {
+        // FSDP1's NO_SHARD: data parallelism without a DDP bucket (the caller's `no_shard`).
+        let no_shard = version == FsdpVersion::V1 && zero == 0 && self.offload == Offload::None;
+        if zero != 2 && zero != 3 && !no_shard {
             return Err(input_error!(
                 Conflict,
                 "zero",
                 ["zero {zero} with FSDP, which shards parameters and gradients"],
                 ["FSDP 下 zero 为 {zero}，而 FSDP 切分参数与梯度"],
-                "3 (FULL_SHARD) or 2 (SHARD_GRAD_OP); without sharding leave fsdp_version out",
-                "3（FULL_SHARD）或 2（SHARD_GRAD_OP）；不切分时不要给 fsdp_version",
+                "3 (FULL_SHARD) or 2 (SHARD_GRAD_OP); FSDP1's NO_SHARD is zero 0 with fsdp_version 1, without offload; without FSDP leave fsdp_version out",
+                "3（FULL_SHARD）或 2（SHARD_GRAD_OP）；FSDP1 的 NO_SHARD 为 zero 0 配 fsdp_version 1、不卸载；不用 FSDP 时不要给 fsdp_version",
             ));
         }
         let reshard = match (zero, self.reshard_after_forward) {
@@ -312,7 +323,7 @@ impl EstimateInput {
                 "给出 fsdp_version 时不给（FSDP 没有这个缓冲区）",
             ));
         }
-        Ok(Some(Fsdp {
+        Ok((!no_shard).then_some(Fsdp {
             version,
             reshard_after_forward: reshard,
         }))
@@ -333,9 +344,12 @@ impl EstimateInput {
             && self.cp.is_none()
             && !self.sequence_parallel
             && !self.distributed_optimizer
+            && self.recompute_method.is_none()
+            && self.recompute_num_layers.is_none()
         {
             return Ok(None);
         }
+        let (recompute_method, recompute_layers) = self.resolve_recompute(arch, par)?;
         let training = self.mode == Mode::Training;
         if training && vp > 1 && par.pp < 2 {
             return Err(input_error!(
@@ -384,6 +398,50 @@ impl EstimateInput {
             sequence_parallel: self.sequence_parallel,
             cp,
             distributed_optimizer: self.distributed_optimizer,
+            recompute_method,
+            recompute_layers,
         }))
+    }
+
+    /// `--recompute-method` and `--recompute-num-layers`: Megatron's, with
+    /// `--recompute-granularity full` only (core_v0.19.0 `TransformerConfig.__post_init__`
+    /// refuses them with `selective`); the layers from 1 to the layers per pipeline stage.
+    fn resolve_recompute(
+        &self,
+        arch: &Architecture,
+        par: &Parallel,
+    ) -> Result<(crate::estimate::RecomputeMethod, u64)> {
+        use crate::estimate::Checkpointing;
+        let method = self.recompute_method.unwrap_or_default();
+        let given = if self.recompute_method.is_some() {
+            Some("recompute_method")
+        } else if self.recompute_num_layers.is_some() {
+            Some("recompute_num_layers")
+        } else {
+            None
+        };
+        if let Some(field) = given
+            && self.mode == Mode::Training
+            && self.grad_checkpointing != Checkpointing::Full
+        {
+            return Err(input_error!(
+                Conflict,
+                field,
+                ["{field} without --recompute-granularity full"],
+                ["没有 --recompute-granularity full 却给了 {field}"],
+                "with grad_checkpointing full (--recompute-granularity full); Megatron refuses a recompute method or layer count with selective",
+                "配 grad_checkpointing full（--recompute-granularity full）；Megatron 在 selective 下不接受重算方法或层数",
+            ));
+        }
+        let per_stage = if arch.is_detailed() {
+            (arch.num_layers / par.pp.max(1)).max(1)
+        } else {
+            1 << 20
+        };
+        let layers = match self.recompute_num_layers {
+            None => 1,
+            Some(n) => int("recompute_num_layers", n, 1, per_stage)?,
+        };
+        Ok((method, layers))
     }
 }
