@@ -13,6 +13,7 @@ mod compressed;
 #[cfg(test)]
 pub(crate) mod compressed_tests;
 mod decoder;
+mod dtype;
 #[cfg(test)]
 pub(crate) mod encoder_tests;
 mod families;
@@ -127,7 +128,7 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
     };
     let mut notes = Notes::default();
     let mut formats = Formats {
-        dtype: read_dtype(&top, &mut notes)?,
+        dtype: dtype::read_dtype(&top, &mut notes)?,
         quantization: read_quantization(&top, &mut notes)?,
     };
     let (mut arch, prefix) = match model_type.as_str() {
@@ -151,17 +152,7 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
     } else {
         top.child("text_config")?
     };
-    let declared = names_dtype(&top)? || text_cfg.as_ref().map_or(Ok(false), names_dtype)?;
-    let dtype = match dtype {
-        None if !declared => {
-            notes.push(
-                "config.json names no torch_dtype: the weights are taken as fp32, the dtype of the checkpoints that name none (GPT-2, BERT) and what vLLM and SGLang assume then; transformers loads the weights' own dtype, vLLM and SGLang run them in 16 bits. Give dtype if yours are 16-bit.".into(),
-                "config.json 未写 torch_dtype：权重按 fp32 计，这是不写它的检查点（GPT-2、BERT）的数据类型，也是 vLLM 与 SGLang 此时的假定；transformers 按权重本身的数据类型加载，vLLM 与 SGLang 以 16 位运行。若你的权重是 16 位，请给出 dtype。".into(),
-            );
-            Some(Dtype::Fp32)
-        }
-        d => d,
-    };
+    let dtype = dtype::or_fp32(dtype, &top, text_cfg.as_ref(), &mut notes)?;
     training_traits(text_cfg.as_ref().unwrap_or(&top), &mut arch)?;
     arch.validate("config.json").map_err(|e| {
         let key = e.field.strip_prefix("config.json.").unwrap_or(&e.field);
@@ -192,7 +183,7 @@ impl Formats {
     /// The language model's own declarations where the outer config made none.
     fn or_from(&mut self, text: &Cfg, notes: &mut Notes) -> Result<()> {
         if self.dtype.is_none() {
-            self.dtype = read_dtype(text, notes)?;
+            self.dtype = dtype::read_dtype(text, notes)?;
         }
         if self.quantization.is_none() {
             self.quantization = read_quantization(text, notes)?;
@@ -623,27 +614,6 @@ impl<'a> Cfg<'a> {
             return Ok(m.len() as u64);
         }
         Ok(self.u("num_labels")?.unwrap_or(2))
-    }
-}
-
-/// Whether `c` has a `torch_dtype` (or `dtype`) key, whatever it names.
-fn names_dtype(c: &Cfg) -> Result<bool> {
-    Ok(c.str("torch_dtype")?.or(c.str("dtype")?).is_some())
-}
-
-fn read_dtype(c: &Cfg, notes: &mut Notes) -> Result<Option<Dtype>> {
-    let Some(s) = c.str("torch_dtype")?.or(c.str("dtype")?) else {
-        return Ok(None);
-    };
-    match Dtype::parse("config.json: torch_dtype", s) {
-        Ok(d) => Ok(Some(d)),
-        Err(_) => {
-            notes.push(
-                format!("torch_dtype `{s}` is not a weight dtype; choose the precision yourself."),
-                format!("torch_dtype `{s}` 不是权重数据类型；请自行选择精度。"),
-            );
-            Ok(None)
-        }
     }
 }
 
