@@ -1,8 +1,10 @@
 //! The training launches vramfit writes, read by the stacks' own parsers: TRL 1.16's
 //! `trl sft` parser (its `SFTConfig`, `ModelConfig`, `ScriptArguments` and the arguments it
 //! hands to `accelerate launch`), DeepSpeed 0.19.8's `DeepSpeedZeroConfig`, accelerate 1.16's
-//! config loader, LLaMA-Factory 0.9.5's `_parse_train_args` and axolotl 0.19.0's
-//! `AxolotlInputConfig`, installed from PyPI and run by `tests/launch/parse_training.py`, which
+//! config loader, LLaMA-Factory 0.9.5's `_parse_train_args`, axolotl 0.19.0's
+//! `AxolotlInputConfig`, torchtune 0.6.1's `tune run` parser with `TuneRecipeArgumentParser`
+//! merging the overrides onto its shipped config, and Hydra's compose over verl 0.9.1's
+//! `ppo_trainer.yaml`, installed from PyPI and run by `tests/launch/parse_training.py`, which
 //! reads `tests/data/training-launches.json` and writes what each parser made of each file to
 //! `tests/data/training-launches-parsed.json` (with the versions).
 //!
@@ -177,6 +179,109 @@ fn cases() -> Vec<(&'static str, EstimateInput)> {
                 ..train(Some(Stack::Megatron))
             },
         ),
+        // torchtune 0.6.1's `tune run`: one device, FSDP2 over 4 GPUs and over 2 nodes.
+        (
+            "torchtune-lora-1gpu",
+            EstimateInput {
+                lora_rank: 16.0,
+                precision: Precision::Bf16,
+                grad_checkpointing: Checkpointing::Full,
+                ..train(Some(Stack::Torchtune))
+            },
+        ),
+        (
+            "torchtune-qlora-1gpu",
+            EstimateInput {
+                lora_rank: 8.0,
+                qlora: true,
+                quantization: Quantization::TorchaoNf4,
+                lora_targets: vec!["q_proj".into(), "v_proj".into(), "o_proj".into()],
+                precision: Precision::Bf16,
+                grad_checkpointing: Checkpointing::Full,
+                activation_offload: Some(true),
+                ..train(Some(Stack::Torchtune))
+            },
+        ),
+        (
+            "torchtune-full-fsdp2-4gpu",
+            EstimateInput {
+                gpus: Some(4.0),
+                zero: 3.0,
+                fsdp_version: Some(2.0),
+                precision: Precision::Bf16,
+                grad_checkpointing: Checkpointing::Full,
+                fused_optimizer: true,
+                grad_accum: Some(4.0),
+                ..train(Some(Stack::Torchtune))
+            },
+        ),
+        (
+            "torchtune-full-fsdp2-2nodes",
+            EstimateInput {
+                gpus: Some(16.0),
+                zero: 3.0,
+                fsdp_version: Some(2.0),
+                offload: Offload::Cpu,
+                precision: Precision::Bf16,
+                grad_checkpointing: Checkpointing::Full,
+                ..train(Some(Stack::Torchtune))
+            },
+        ),
+        // `--stack fsdp`: accelerate's FSDP config and `trl sft` under `accelerate launch`.
+        (
+            "fsdp-fsdp2-4gpu",
+            EstimateInput {
+                gpus: Some(4.0),
+                zero: 3.0,
+                fsdp_version: Some(2.0),
+                grad_checkpointing: Checkpointing::Full,
+                ..train(Some(Stack::Fsdp))
+            },
+        ),
+        (
+            "fsdp-fsdp1-offload-2nodes",
+            EstimateInput {
+                gpus: Some(16.0),
+                zero: 3.0,
+                fsdp_version: Some(1.0),
+                offload: Offload::Cpu,
+                grad_checkpointing: Checkpointing::Full,
+                ..train(Some(Stack::Fsdp))
+            },
+        ),
+        // verl 0.9.1's `main_ppo`, GRPO with vLLM on the policy's GPUs.
+        (
+            "verl-grpo-4gpu",
+            EstimateInput {
+                gpus: Some(4.0),
+                zero: 3.0,
+                fsdp_version: Some(2.0),
+                rl: Some(RlAlgorithm::Grpo),
+                num_generations: Some(4.0),
+                max_completion_length: Some(1024.0),
+                rl_beta: Some(0.001),
+                grad_checkpointing: Checkpointing::Full,
+                seq_len: 512.0,
+                ..train(Some(Stack::Verl))
+            },
+        ),
+        (
+            "verl-grpo-lora-2nodes",
+            EstimateInput {
+                gpus: Some(16.0),
+                zero: 3.0,
+                fsdp_version: Some(1.0),
+                rl: Some(RlAlgorithm::Grpo),
+                num_generations: Some(8.0),
+                lora_rank: 32.0,
+                lora_targets: vec!["all-linear".into()],
+                rollout_memory_utilization: Some(0.4),
+                grad_checkpointing: Checkpointing::Full,
+                seq_len: 512.0,
+                batch: 1.0,
+                ..train(Some(Stack::Verl))
+            },
+        ),
         (
             "axolotl-full-fsdp2-4gpu",
             EstimateInput {
@@ -220,7 +325,8 @@ fn launches() -> Vec<(&'static str, Workload, Value)> {
                 "stack": stack,
                 "files": files,
                 "env": env,
-                "argv": l.commands[0],
+                // The trainer's command: after Ray's `ray start` lines where there are any.
+                "argv": l.commands.iter().find(|c| c[0] != "ray").unwrap(),
             });
             (name, w, launch)
         })
@@ -252,6 +358,14 @@ fn expected(w: &Workload, stack: &str, key: &str) -> Option<Value> {
         _ => json!("none"),
     };
     let pure = w.precision == Precision::Bf16;
+    if stack == "torchtune"
+        && let Some(v) = torchtune_expected(w, key)
+    {
+        return Some(v);
+    }
+    if stack == "verl" {
+        return verl_expected(w, key);
+    }
     if let Some(rl) = &w.rl {
         let whole = rl.prompt_len + rl.completion;
         match key {
@@ -279,6 +393,7 @@ fn expected(w: &Workload, stack: &str, key: &str) -> Option<Value> {
         }
     }
     Some(match key {
+        "gradient_checkpointing" if stack == "fsdp" => json!(false),
         "per_device_train_batch_size" | "micro_batch_size" => json!(w.batch),
         "max_length" | "cutoff_len" | "sequence_len" => json!(w.seq_len),
         "gradient_checkpointing" if stack == "axolotl" => {
@@ -313,6 +428,7 @@ fn expected(w: &Workload, stack: &str, key: &str) -> Option<Value> {
         }),
         "reshard_after_forward" => json!(w.sharding.fsdp?.reshard_after_forward),
         "fsdp_offload_params" => json!(w.offload == Offload::Cpu),
+        "fsdp_activation_checkpointing" => json!(w.checkpointing == Checkpointing::Full),
         "quantization_bit" => json!(if w.qlora { 4 } else { return None }),
         "visible_gpus" | "nproc_per_node" => json!(gpus / nodes),
         // Megatron-LM's own names.
@@ -348,6 +464,108 @@ fn expected(w: &Workload, stack: &str, key: &str) -> Option<Value> {
     })
 }
 
+/// torchtune's config as its parser merged it: `None` for the keys it shares with the others.
+fn torchtune_expected(w: &Workload, key: &str) -> Option<Value> {
+    let lora = w.lora_rank > 0;
+    Some(match key {
+        "recipe" => json!(match (lora, w.dp > 1) {
+            (false, false) => "full_finetune_single_device",
+            (false, true) => "full_finetune_distributed",
+            (true, false) => "lora_finetune_single_device",
+            (true, true) => "lora_finetune_distributed",
+        }),
+        "model_component" => json!(format!(
+            "torchtune.models.llama3_1.{}llama3_1_8b",
+            match (lora, w.quantization) {
+                (false, _) => "",
+                (true, Quantization::None) => "lora_",
+                (true, _) => "qlora_",
+            }
+        )),
+        "model_built" => json!(true),
+        "batch_size" => json!(w.batch),
+        "gradient_accumulation_steps" => json!(w.grad_accum),
+        "max_seq_len" => json!(w.seq_len),
+        "tt_dtype" => json!(if w.precision == Precision::Bf16 {
+            "bf16"
+        } else {
+            "fp32"
+        }),
+        "enable_activation_checkpointing" => json!(w.checkpointing == Checkpointing::Full),
+        "enable_activation_offloading" => json!(w.regimes.activation_offload),
+        "optimizer_in_bwd" => json!(w.regimes.optimizer_in_backward),
+        "optimizer_component" => json!(match w.optimizer {
+            Optimizer::Adamw => "torch.optim.AdamW",
+            Optimizer::PagedAdamw8bit => "bitsandbytes.optim.PagedAdamW8bit",
+            _ => return None,
+        }),
+        "optimizer_fused" => json!(w.fused_optimizer),
+        "loss_component" => json!(match w.regimes.loss {
+            Loss::Chunked => "torchtune.modules.loss.CEWithChunkedOutputLoss",
+            _ => "torch.nn.CrossEntropyLoss",
+        }),
+        "num_output_chunks" if w.regimes.loss == Loss::Chunked => json!(w.regimes.loss_chunks),
+        "compile" => json!(w.regimes.compile),
+        "packed" => json!(w.regimes.packing),
+        "lora_attn_modules" => {
+            let names = [
+                (1, "q_proj"),
+                (2, "k_proj"),
+                (4, "v_proj"),
+                (8, "output_proj"),
+            ];
+            json!(
+                names
+                    .iter()
+                    .filter(|(b, _)| w.lora_mask & b != 0)
+                    .map(|(_, n)| *n)
+                    .collect::<Vec<_>>()
+            )
+        }
+        "apply_lora_to_mlp" => json!(w.lora_mask & 112 == 112),
+        "fsdp_reshard_after_forward" => json!(w.sharding.fsdp?.reshard_after_forward),
+        "fsdp_cpu_offload" => json!(w.offload == Offload::Cpu),
+        _ => return None,
+    })
+}
+
+/// verl's config as Hydra composed it.
+fn verl_expected(w: &Workload, key: &str) -> Option<Value> {
+    let rl = w.rl.as_ref()?;
+    let gpus = w.dp * w.tp * w.pp;
+    let nodes = w.nodes.nodes;
+    Some(match key {
+        "adv_estimator" => json!("grpo"),
+        "verl_validated" => json!(true),
+        "rollout_log_prob_micro_batch_size_per_gpu" => json!(rl.rollout_sequences()),
+        "train_batch_size" | "ppo_mini_batch_size" => json!(rl.prompts * gpus),
+        "max_prompt_length" => json!(rl.prompt_len),
+        "max_response_length" => json!(rl.completion),
+        "enable_gradient_checkpointing" => json!(w.checkpointing == Checkpointing::Full),
+        "use_remove_padding" => json!(w.regimes.packing),
+        "lora_rank" => json!(w.lora_rank),
+        "strategy" => json!(match w.sharding.fsdp?.version {
+            vramfit::estimate::FsdpVersion::V1 => "fsdp",
+            vramfit::estimate::FsdpVersion::V2 => "fsdp2",
+        }),
+        "ppo_micro_batch_size_per_gpu" => json!(rl.rollout_sequences()),
+        "use_kl_loss" => json!(rl.beta > 0.0),
+        "kl_loss_coef" if rl.beta > 0.0 => json!(rl.beta),
+        "param_offload" | "optimizer_offload" => json!(w.offload == Offload::Cpu),
+        "rollout_name" => json!("vllm"),
+        "rollout_tensor_model_parallel_size" => json!(1),
+        "gpu_memory_utilization" => json!(rl.utilization),
+        "rollout_n" => json!(rl.generations),
+        "free_cache_engine" => json!(rl.sleep),
+        "max_model_len" => json!(rl.engine_len),
+        "max_num_seqs" => json!(rl.engine_seqs),
+        "max_num_batched_tokens" => json!(rl.engine_tokens),
+        "n_gpus_per_node" => json!(gpus / nodes),
+        "nnodes" => json!(nodes),
+        _ => return None,
+    })
+}
+
 /// Every value each stack's own parser read from the launch's files is the estimate's; every
 /// case was parsed without error, by the versions the readers cite.
 #[test]
@@ -361,6 +579,8 @@ fn stacks_parse_the_training_launches_as_written() {
     assert_eq!(versions["deepspeed"], "0.19.8");
     assert_eq!(versions["llamafactory"], "0.9.5");
     assert_eq!(versions["axolotl"], "0.19.0");
+    assert_eq!(versions["torchtune"], "0.6.1");
+    assert_eq!(versions["verl"], "0.9.1");
     assert_eq!(
         versions["megatron-lm"],
         "d98e8a64ddf34856e74b24714e3bedb2f5a39553"

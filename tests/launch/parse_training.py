@@ -4,7 +4,12 @@ Reads tests/data/training-launches.json (written by the test `training_launches_
 writes tests/data/training-launches-parsed.json: for each launch, what TRL's `trl sft` parser
 (and the arguments it hands to `accelerate launch`, and accelerate's config loader), DeepSpeed's
 `DeepSpeedZeroConfig`, LLaMA-Factory's `_parse_train_args` or axolotl's `AxolotlInputConfig`
-made of its files, or the error it raised. Over several nodes, node 0's command: the machine
+made of its files, or the error it raised. torchtune's `tune run`: its own parser (torchrun's
+words, the recipe and its arguments), then `TuneRecipeArgumentParser` and
+`_merge_yaml_and_cli_args` over the shipped config the registry names (the loss, the optimizer
+and the model, on the meta device, instantiated from it).
+verl's `main_ppo` overrides: Hydra's compose API over verl's own `ppo_trainer.yaml` (struct mode:
+a key verl lacks fails), then verl's own `validate_config`. The `fsdp` stack is TRL's script with accelerate's FSDP config. Over several nodes, node 0's command: the machine
 words `accelerate launch`'s parser reads (TRL's rest, axolotl's words after `--`), and the
 `torchrun` line LLaMA-Factory's own launcher builds from the node's `env` words, read by
 torchrun's parser (`torch.distributed.run.get_args_parser`). Megatron-LM's `torchrun …
@@ -18,16 +23,25 @@ Run from the repository root, in a virtual environment with the stacks installed
 parsers need torch, not a GPU; LLaMA-Factory and axolotl without their other dependencies):
 
     python3 -m venv /tmp/stacks
-    /tmp/stacks/bin/pip install torch --index-url https://download.pytorch.org/whl/cpu
+    /tmp/stacks/bin/pip install torch    # (or its CPU wheel from download.pytorch.org)
     /tmp/stacks/bin/pip install transformers peft trl==1.16.0 accelerate==1.16.0 \
         deepspeed==0.19.8 omegaconf pyyaml
     /tmp/stacks/bin/pip install --no-deps llamafactory==0.9.5 axolotl==0.19.0
+    /tmp/stacks/bin/pip install torchtune==0.6.1 torchao==0.11.0 hydra-core==1.3.8
+    /tmp/stacks/bin/pip install --no-deps verl==0.9.1
+    /tmp/stacks/bin/pip install ray tensordict codetiming pybind11 pylatexenc   # verl's imports
     git -C Megatron-LM archive d98e8a64ddf34856e74b24714e3bedb2f5a39553 megatron | tar -x -C /tmp/mlm
-    MEGATRON_LM=/tmp/mlm DISABLE_VERSION_CHECK=1 /tmp/stacks/bin/python tests/launch/parse_training.py
+    MEGATRON_LM=/tmp/mlm DISABLE_VERSION_CHECK=1 VLLM_SITE=/tmp/engines/lib/python3.11/site-packages \
+        /tmp/stacks/bin/python tests/launch/parse_training.py
+
+VLLM_SITE is a site-packages with vLLM 0.33.0 (the engines' environment, `tests/launch/parse.py`),
+appended after this environment's own packages: verl's `validate_config` checks a LoRA rank
+against vLLM's `MaxLoRARanks`.
 
 The parsers check that the card runs bf16; there is no GPU here, so that one check is answered
 yes (`is_torch_bf16_gpu_available`). LLaMA-Factory pins transformers <= 5.6; its version check is
-skipped (`DISABLE_VERSION_CHECK=1`), the parse itself is its own.
+skipped (`DISABLE_VERSION_CHECK=1`), the parse itself is its own. torchtune 0.6.1 imports
+`torchao.dtypes.nf4tensor`, which torchao 0.12 removed: torchao 0.11.0.
 """
 
 import json
@@ -76,6 +90,8 @@ def accelerate_values(path):
         else:
             v["reshard_after_forward"] = f["fsdp_sharding_strategy"] != "SHARD_GRAD_OP"
         v["fsdp_offload_params"] = bool(f["fsdp_offload_params"])
+        if "fsdp_activation_checkpointing" in f:
+            v["fsdp_activation_checkpointing"] = bool(f["fsdp_activation_checkpointing"])
     return v
 
 
@@ -328,6 +344,137 @@ def deepspeed_launcher_values(case):
     return v
 
 
+def torchtune_values(case):
+    """`tune run`'s own parser (torchrun's words and the recipe's), then the recipe's config as
+    torchtune builds it: `TuneRecipeArgumentParser` reads `--config` (the shipped config the
+    registry names) and the overrides, `_merge_yaml_and_cli_args` merges them; the loss is
+    instantiated by `torchtune.config.instantiate`."""
+    import argparse
+
+    from torchtune import config as tt_config
+    from torchtune._cli.run import ROOT, Run
+    from torchtune.config._parse import TuneRecipeArgumentParser
+    from torchtune.config._utils import _merge_yaml_and_cli_args
+
+    argv = case["argv"]
+    assert argv[:2] == ["tune", "run"], argv
+    top = argparse.ArgumentParser(prog="tune")
+    run = Run(top.add_subparsers(title="subcommands"))
+    a = top.parse_args(argv[1:])
+    recipe = run._get_recipe(a.recipe)
+    assert recipe is not None, a.recipe
+    distributed = len(argv) - 2 > len(a.recipe_args) + 1
+    assert recipe.supports_distributed or not distributed, recipe.name
+    i = a.recipe_args.index("--config") + 1
+    config = run._get_config(a.recipe_args[i], recipe)
+    assert config is not None, a.recipe_args[i]
+    recipe_args = list(a.recipe_args)
+    recipe_args[i] = str(ROOT / "recipes" / "configs" / config.file_path)
+    yaml_args, cli_args = TuneRecipeArgumentParser(description=recipe.name).parse_known_args(recipe_args)
+    cfg = _merge_yaml_and_cli_args(yaml_args, cli_args)
+    get = lambda key, default=None: cfg.get(key, default)
+    loss = tt_config.instantiate(cfg.loss)
+    # The model's builder takes the overrides' arguments (built on the meta device: no memory),
+    # and the optimizer its own.
+    import torch
+
+    with torch.device("meta"):
+        tt_config.instantiate(cfg.model)
+    tt_config.instantiate(cfg.optimizer, [torch.nn.Parameter(torch.zeros(1))])
+    v = {
+        "recipe": recipe.name,
+        "model_component": cfg.model._component_,
+        "batch_size": cfg.batch_size,
+        "gradient_accumulation_steps": cfg.gradient_accumulation_steps,
+        "max_seq_len": cfg.tokenizer.max_seq_len,
+        "tt_dtype": cfg.dtype,
+        "enable_activation_checkpointing": get("enable_activation_checkpointing", False),
+        "enable_activation_offloading": get("enable_activation_offloading", False),
+        "optimizer_in_bwd": get("optimizer_in_bwd", False),
+        "optimizer_component": cfg.optimizer._component_,
+        "optimizer_fused": cfg.optimizer.get("fused"),
+        "loss_component": cfg.loss._component_,
+        "num_output_chunks": getattr(loss, "num_output_chunks", None),
+        "compile": get("compile", False),
+        "packed": bool(cfg.dataset.get("packed", False)),
+        "model_built": True,
+    }
+    if "lora" in recipe.name:
+        v.update({
+            "lora_rank": cfg.model.lora_rank,
+            "lora_attn_modules": list(cfg.model.lora_attn_modules),
+            "apply_lora_to_mlp": cfg.model.apply_lora_to_mlp,
+        })
+    if distributed:
+        v.update({
+            "fsdp_reshard_after_forward": get("fsdp_reshard_after_forward", True),
+            "fsdp_cpu_offload": get("fsdp_cpu_offload", False),
+            "nnodes": int(str(a.nnodes).split(":")[0]),
+            "nproc_per_node": int(a.nproc_per_node),
+        })
+        if a.rdzv_endpoint:
+            v.update({"rdzv_backend": a.rdzv_backend, "rdzv_endpoint": a.rdzv_endpoint})
+    return v
+
+
+def verl_values(case):
+    """verl's own Hydra config (`verl/trainer/config/ppo_trainer.yaml`, the one `main_ppo`'s
+    `@hydra.main` names), composed with the overrides by Hydra's compose API, in Hydra's struct
+    mode: a key verl's config lacks is an error; then verl's own `validate_config`, as
+    `main_ppo` runs it (verl's package imports Ray: installed, not started)."""
+    import importlib.util
+
+    from hydra import compose, initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+
+    argv = case["argv"]
+    assert argv[:3] == ["python3", "-m", "verl.trainer.main_ppo"], argv
+    root = importlib.util.find_spec("verl").submodule_search_locations[0]
+    GlobalHydra.instance().clear()
+    with initialize_config_dir(config_dir=os.path.join(root, "trainer", "config"), version_base=None):
+        cfg = compose(config_name="ppo_trainer", overrides=argv[3:])
+    arr = cfg.actor_rollout_ref
+    # verl's own check of a composed config (main_ppo runs it before training): the batch's
+    # divisibility over the GPUs, the actor's mini- and micro-batches, the log-probabilities'
+    # micro-batches of the rollout and the reference.
+    # verl checks a LoRA rank against vLLM's own `MaxLoRARanks`: vLLM from VLLM_SITE (the
+    # engines' environment, after this one's packages) where this environment has none.
+    if os.environ.get("VLLM_SITE") and os.environ["VLLM_SITE"] not in sys.path:
+        sys.path.append(os.environ["VLLM_SITE"])
+    from verl.utils.config import validate_config
+
+    use_ref = bool(arr.actor.use_kl_loss or cfg.algorithm.use_kl_in_reward)
+    validate_config(cfg, use_reference_policy=use_ref, use_critic=cfg.algorithm.adv_estimator == "gae")
+    return {
+        "verl_validated": True,
+        "rollout_log_prob_micro_batch_size_per_gpu": arr.rollout.log_prob_micro_batch_size_per_gpu,
+        "adv_estimator": cfg.algorithm.adv_estimator,
+        "train_batch_size": cfg.data.train_batch_size,
+        "max_prompt_length": cfg.data.max_prompt_length,
+        "max_response_length": cfg.data.max_response_length,
+        "enable_gradient_checkpointing": arr.model.enable_gradient_checkpointing,
+        "use_remove_padding": arr.model.use_remove_padding,
+        "lora_rank": arr.model.lora_rank,
+        "strategy": arr.actor.strategy,
+        "ppo_mini_batch_size": arr.actor.ppo_mini_batch_size,
+        "ppo_micro_batch_size_per_gpu": arr.actor.ppo_micro_batch_size_per_gpu,
+        "use_kl_loss": arr.actor.use_kl_loss,
+        "kl_loss_coef": arr.actor.kl_loss_coef,
+        "param_offload": arr.actor.fsdp_config.param_offload,
+        "optimizer_offload": arr.actor.fsdp_config.optimizer_offload,
+        "rollout_name": arr.rollout.name,
+        "rollout_tensor_model_parallel_size": arr.rollout.tensor_model_parallel_size,
+        "gpu_memory_utilization": arr.rollout.gpu_memory_utilization,
+        "rollout_n": arr.rollout.n,
+        "free_cache_engine": arr.rollout.free_cache_engine,
+        "max_model_len": arr.rollout.max_model_len,
+        "max_num_seqs": arr.rollout.max_num_seqs,
+        "max_num_batched_tokens": arr.rollout.max_num_batched_tokens,
+        "n_gpus_per_node": cfg.trainer.n_gpus_per_node,
+        "nnodes": cfg.trainer.nnodes,
+    }
+
+
 def visible_gpus(case):
     env = {e["name"]: e["value"] for e in case["env"]}
     ids = env.get("CUDA_VISIBLE_DEVICES")
@@ -342,8 +489,12 @@ def parse(case):
         os.chdir(d)
         try:
             stack = case["stack"]
-            if stack == "trl":
+            if stack in ("trl", "fsdp"):
                 return trl_values(case)
+            if stack == "torchtune":
+                return torchtune_values(case)
+            if stack == "verl":
+                return verl_values(case)
             if stack == "megatron":
                 return megatron_values(case)
             if stack == "deepspeed":
@@ -362,8 +513,12 @@ def main():
             cases.append({"name": case["name"], "values": parse(case), "error": None})
         except Exception as e:  # the parser's refusal is the finding
             cases.append({"name": case["name"], "values": {}, "error": f"{type(e).__name__}: {e}"})
-    versions = {p: version(p) for p in ["trl", "accelerate", "deepspeed", "transformers", "llamafactory", "axolotl", "torch"]}
+    versions = {p: version(p) for p in ["trl", "accelerate", "deepspeed", "transformers", "llamafactory", "axolotl", "torch", "torchtune", "torchao", "verl", "hydra-core", "omegaconf"]}
     versions["megatron-lm"] = MEGATRON_COMMIT
+    try:
+        versions["vllm"] = version("vllm")
+    except Exception:
+        pass
     OUT.write_text(json.dumps({"versions": versions, "cases": cases}, indent=2, sort_keys=True) + "\n")
     bad = [c["name"] for c in cases if c["error"]]
     print(f"{len(cases)} launches parsed, {len(bad)} refused: {bad}")

@@ -23,6 +23,8 @@ mod plan_tests;
 mod read;
 #[cfg(feature = "training")]
 mod read_megatron;
+#[cfg(feature = "stack-config")]
+mod read_stack;
 mod serve;
 mod speculative;
 #[cfg(test)]
@@ -39,6 +41,10 @@ mod train_rl;
 mod train_stacks;
 #[cfg(all(test, feature = "stack-config"))]
 mod train_tests;
+#[cfg(feature = "training")]
+mod train_torchtune;
+#[cfg(feature = "training")]
+mod train_verl;
 #[cfg(feature = "training")]
 mod yaml;
 
@@ -241,11 +247,32 @@ fn command_text(argv: &[String]) -> String {
     for (i, word) in argv.iter().enumerate() {
         if i > 0 {
             let starts_flag = long && word.starts_with('-') && word.len() > 1;
-            s += if starts_flag { " \\\n  " } else { " " };
+            // A `key=value` override (torchtune's, Hydra's) after no flag: a line of its own.
+            let after_flag = argv[i - 1].starts_with('-');
+            let starts_override = long && !after_flag && is_override(word);
+            s += if starts_flag || starts_override {
+                " \\\n  "
+            } else {
+                " "
+            };
         }
         s += &quote(word);
     }
     s
+}
+
+/// Whether `word` is a `key=value` override: a lowercase dotted key (`model.lora_rank`,
+/// `~optimizer.fused`, Hydra's `+key`), not an environment variable's `NAME=value`.
+fn is_override(word: &str) -> bool {
+    let key = match word.split_once('=') {
+        Some((k, _)) => k,
+        None => return word.starts_with('~'),
+    };
+    let key = key.trim_start_matches(['+', '~']);
+    !key.is_empty()
+        && key
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'.')
 }
 
 /// `word` as the shell reads it back: as it is when it has nothing the shell would change,

@@ -22,7 +22,7 @@ pub struct ReadCommand {
 }
 
 /// The engines whose command lines are read, as their users start them.
-const ACCEPTED: &str = "vllm serve, python -m vllm.entrypoints.openai.api_server, python -m sglang.launch_server, trtllm-serve, llama-server, llama-cli, ollama run, mlx_lm.server, mlx_lm.generate (or python -m mlx_lm.server, python -m mlx_lm.generate), torchrun … pretrain_gpt.py (Megatron-LM)";
+const ACCEPTED: &str = "vllm serve, python -m vllm.entrypoints.openai.api_server, python -m sglang.launch_server, trtllm-serve, llama-server, llama-cli, ollama run, mlx_lm.server, mlx_lm.generate (or python -m mlx_lm.server, python -m mlx_lm.generate), torchrun … pretrain_gpt.py (Megatron-LM), tune run (torchtune), python -m verl.trainer.main_ppo (verl)";
 
 /// Reads `line`: optional `NAME=value` assignments, then one engine's command.
 pub fn read_command(line: &str) -> Result<ReadCommand> {
@@ -52,6 +52,17 @@ pub fn read_command(line: &str) -> Result<ReadCommand> {
         .is_some_and(|w| w.rsplit('/').next() == Some("torchrun"))
     {
         return super::read_megatron::read(rest, r.not_read);
+    }
+    #[cfg(feature = "stack-config")]
+    {
+        let word = |i: usize| rest.get(i).map_or("", String::as_str);
+        let python = matches!(word(0).rsplit('/').next(), Some("python" | "python3"));
+        if word(0).rsplit('/').next() == Some("tune") && word(1) == "run" {
+            return super::read_stack::tune_run(rest, r.not_read);
+        }
+        if python && word(1) == "-m" && word(2) == "verl.trainer.main_ppo" {
+            return super::read_stack::verl(&rest[3..], r.not_read);
+        }
     }
     let (engine, table, args) = program(rest)?;
     r.input.engine = engine;

@@ -2,8 +2,10 @@
 //! counted, and the line that starts it. TRL's `trl sft --config train.yaml` (TRL 1.16: its
 //! `SFTConfig`, `ModelConfig` and `ScriptArguments` in one YAML, run through `accelerate
 //! launch`; `trl grpo` and `trl dpo` for RL, `train_rl.rs`), for transformers' `Trainer` too, with DeepSpeed's JSON (`deepspeed:`) or an
-//! accelerate config for FSDP and several GPUs (`--accelerate_config`); LLaMA-Factory's and
-//! axolotl's YAML in `train_stacks.rs`.
+//! accelerate config for FSDP and several GPUs (`--accelerate_config`; the `fsdp` stack the
+//! same, its checkpointing FSDP's own); LLaMA-Factory's and axolotl's YAML in `train_stacks.rs`;
+//! torchtune's `tune run` in `train_torchtune.rs`; verl's `main_ppo` in `train_verl.rs`.
+//! Unsloth, a library whose runs are the user's Python script, is refused saying so.
 //!
 //! Each file reads back, through [`crate::stack_config`], into the run that was estimated (a
 //! test), and TRL's, DeepSpeed's and accelerate's own parsers read them as written
@@ -29,26 +31,35 @@ pub(super) const EXAMPLE_DATASET: &str = "trl-lib/Capybara";
 
 /// The launch of `w`, a training run, by its stack.
 pub(super) fn training(w: &Workload, l: &mut Builder) -> Result<()> {
-    if w.rl.is_some() && !matches!(w.regimes.stack, None | Some(Stack::Trl)) {
+    if w.rl.is_some() && !matches!(w.regimes.stack, None | Some(Stack::Trl | Stack::Verl)) {
         return Err(refused(
             "rl",
-            "RL launches are written for TRL (trl grpo, trl dpo); this stack's RL runs are read from their configs (--config)",
-            "RL 启动命令只为 TRL 生成（trl grpo、trl dpo）；该训练栈的 RL 运行可从其配置（--config）读取",
+            "RL launches are written for TRL (trl grpo, trl dpo) and verl (main_ppo); this stack's RL runs are read from their configs (--config)",
+            "RL 启动命令只为 TRL（trl grpo、trl dpo）与 verl（main_ppo）生成；该训练栈的 RL 运行可从其配置（--config）读取",
         ));
     }
     match w.regimes.stack {
-        None | Some(Stack::Trl) => trl(w, l, false),
-        Some(Stack::Deepspeed) => trl(w, l, true),
+        None | Some(Stack::Trl) => trl(w, l, Launcher::Accelerate),
+        Some(Stack::Deepspeed) => trl(w, l, Launcher::Deepspeed),
+        Some(Stack::Fsdp) => trl(w, l, Launcher::Fsdp),
+        Some(Stack::Torchtune) => super::train_torchtune::torchtune(w, l),
+        Some(Stack::Verl) => super::train_verl::verl(w, l),
         Some(Stack::Llamafactory) => super::train_stacks::llamafactory(w, l),
         Some(Stack::Axolotl) => super::train_stacks::axolotl(w, l),
         Some(Stack::Megatron) => super::train_megatron::megatron(w, l),
+        // Unsloth is a library: a run is the user's Python script around `FastLanguageModel`.
+        Some(Stack::Unsloth) => Err(refused(
+            "stack",
+            "Unsloth has no launcher and no config file of its own: a run is your Python script calling FastLanguageModel.from_pretrained and get_peft_model; vramfit writes no script. Its settings: max_seq_length, load_in_4bit, r, use_gradient_checkpointing=\"unsloth\", per_device_train_batch_size",
+            "Unsloth 没有自己的启动器或配置文件：一次运行就是你调用 FastLanguageModel.from_pretrained 与 get_peft_model 的 Python 脚本；vramfit 不生成脚本。其设置：max_seq_length、load_in_4bit、r、use_gradient_checkpointing=\"unsloth\"、per_device_train_batch_size",
+        )),
         Some(s) => Err(crate::input_error!(
             Unsupported,
             "stack",
             ["no launch is written for {} runs", s.name()],
             ["尚不为 {} 运行生成启动命令", s.name()],
-            "transformers or trl, deepspeed, llamafactory, axolotl, megatron",
-            "transformers 或 trl、deepspeed、llamafactory、axolotl、megatron",
+            "transformers or trl, deepspeed, fsdp, torchtune, llamafactory, axolotl, megatron, verl",
+            "transformers 或 trl、deepspeed、fsdp、torchtune、llamafactory、axolotl、megatron、verl",
         )),
     }
 }
@@ -65,11 +76,30 @@ pub(super) fn refused(field: &str, en: &str, zh: &str) -> InputError {
     )
 }
 
+/// What starts TRL's script: `accelerate launch` (through `trl`'s own CLI), DeepSpeed's
+/// launcher (the `deepspeed` stack), or `accelerate launch` with the FSDP config the `fsdp`
+/// stack is about (checkpointing in that config, `fsdp_activation_checkpointing`, as
+/// accelerate's FSDP guide sets it).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Launcher {
+    Accelerate,
+    Deepspeed,
+    Fsdp,
+}
+
 /// TRL: `train.yaml` (naming `ds_config.json` under ZeRO and `accelerate.yaml` for FSDP; the
 /// processes of several GPUs in its `num_processes`) and `trl sft --config train.yaml`; with
-/// `deepspeed_launcher` (the `deepspeed` stack) the same script under DeepSpeed's own launcher
+/// `Launcher::Deepspeed` (the `deepspeed` stack) the same script under DeepSpeed's own launcher
 /// (`train_nodes::deepspeed_launch`).
-fn trl(w: &Workload, l: &mut Builder, deepspeed_launcher: bool) -> Result<()> {
+fn trl(w: &Workload, l: &mut Builder, launcher: Launcher) -> Result<()> {
+    let deepspeed_launcher = launcher == Launcher::Deepspeed;
+    if launcher == Launcher::Fsdp && w.sharding.fsdp.is_none() {
+        return Err(refused(
+            "fsdp_version",
+            "the fsdp stack shards with FSDP: give fsdp_version (1 or 2) with zero 3 (full shard) or 2 (SHARD_GRAD_OP)",
+            "fsdp 训练栈用 FSDP 分片：请给出 fsdp_version（1 或 2），并配 zero 3（完全分片）或 2（SHARD_GRAD_OP）",
+        ));
+    }
     let p = super::serve::checkpoint(w)?;
     regimes_hf(w)?;
     let (command, dataset) = match &w.rl {
@@ -97,7 +127,13 @@ fn trl(w: &Workload, l: &mut Builder, deepspeed_launcher: bool) -> Result<()> {
         }
         Some(rl) => super::train_rl::keys(rl, &mut k, l)?,
     }
-    k.set("gradient_checkpointing", checkpointing(w)?);
+    // Under the fsdp stack FSDP checkpoints the blocks it wraps (`fsdp_activation_checkpointing`),
+    // and transformers refuses both at once.
+    let fsdp_checkpoints = launcher == Launcher::Fsdp && checkpointing(w)?;
+    k.set(
+        "gradient_checkpointing",
+        checkpointing(w)? && !fsdp_checkpoints,
+    );
     let (bf16, fp16, dtype) = trl_precision(w.precision);
     k.set("bf16", bf16);
     k.set("fp16", fp16);
@@ -122,7 +158,7 @@ fn trl(w: &Workload, l: &mut Builder, deepspeed_launcher: bool) -> Result<()> {
     peft(w, &mut k)?;
     // Keys that are no field of TRL's dataclasses go to `accelerate launch` (TRL 1.16
     // `TrainingCommand`): the processes, and the accelerate config of an FSDP run.
-    match sharding(w, &mut k, l)? {
+    match sharding(w, &mut k, l, fsdp_checkpoints)? {
         Some(text) => {
             l.file("accelerate.yaml", text);
             k.set("accelerate_config", "accelerate.yaml");
@@ -352,7 +388,12 @@ pub(super) fn base_quantization(w: &Workload) -> Result<Base> {
 /// ZeRO as a DeepSpeed JSON the YAML names (`deepspeed: ds_config.json`), FSDP as an
 /// accelerate config; several GPUs without either need only their count. Returns the
 /// accelerate config's text where one is written.
-fn sharding(w: &Workload, k: &mut Keys, l: &mut Builder) -> Result<Option<String>> {
+fn sharding(
+    w: &Workload,
+    k: &mut Keys,
+    l: &mut Builder,
+    fsdp_checkpoints: bool,
+) -> Result<Option<String>> {
     if let Some(f) = w.sharding.fsdp {
         if w.offload == Offload::Nvme {
             return Err(refused(
@@ -361,7 +402,7 @@ fn sharding(w: &Workload, k: &mut Keys, l: &mut Builder) -> Result<Option<String
                 "FSDP 只能卸载到 CPU 内存",
             ));
         }
-        return Ok(Some(accelerate_fsdp(w, f)));
+        return Ok(Some(accelerate_fsdp(w, f, fsdp_checkpoints)));
     }
     if w.zero > 0 {
         ds_file(w, l);
@@ -436,7 +477,7 @@ fn ds_config(w: &Workload, l: &mut Builder) -> String {
 /// accelerate's config for FSDP (accelerate 1.16 `FullyShardedDataParallelPlugin`'s keys):
 /// the version, what is resharded, CPU offload, the processes; the mixed precision where the
 /// run is AMP (a pure half run says its type through the model's dtype).
-fn accelerate_fsdp(w: &Workload, f: crate::estimate::Fsdp) -> String {
+fn accelerate_fsdp(w: &Workload, f: crate::estimate::Fsdp, checkpoints: bool) -> String {
     let mut c: Vec<(&'static str, Value)> = Vec::new();
     match f.version {
         FsdpVersion::V1 => {
@@ -464,6 +505,9 @@ fn accelerate_fsdp(w: &Workload, f: crate::estimate::Fsdp) -> String {
         "fsdp_auto_wrap_policy",
         Value::from("TRANSFORMER_BASED_WRAP"),
     ));
+    if checkpoints {
+        c.push(("fsdp_activation_checkpointing", Value::Bool(true)));
+    }
     c.push(("fsdp_state_dict_type", Value::from("SHARDED_STATE_DICT")));
     let mut k = Keys::default();
     k.set("compute_environment", "LOCAL_MACHINE");

@@ -369,3 +369,189 @@ fn deepspeed_launcher_over_a_hostfile_reads_back() {
         assert_eq!(e.field, "zero", "{e:?}");
     }
 }
+
+/// The trainer's command of a launch (after Ray's `ray start` lines), as a user pastes it,
+/// read back by `read_command` with the card given.
+fn command_back(l: &Launch, gpu: &Option<String>) -> (EstimateInput, Vec<String>) {
+    let argv = l.commands.iter().find(|c| c[0] != "ray").unwrap();
+    let text = super::command_text(argv);
+    let read = super::read_command(&text).unwrap_or_else(|e| panic!("{text}: {e:?}"));
+    let mut back = read.input;
+    back.gpu = gpu.clone();
+    (back, read.not_read)
+}
+
+/// torchtune's `tune run` over a grid (full, LoRA, QLoRA; one GPU and FSDP2 over four; the
+/// savers, the losses, the optimizers): every command read back gives the estimate it was
+/// written from; the rest is refused with its field named.
+#[test]
+fn torchtune_commands_read_back_into_their_estimates() {
+    let (mut launched, mut refused) = (0, 0);
+    for rank in [0.0, 16.0] {
+        for qlora in [false, true] {
+            for gpus in [1.0, 4.0] {
+                for ckpt in [Checkpointing::None, Checkpointing::Full] {
+                    for offload_acts in [false, true] {
+                        for loss in [None, Some(Loss::Full)] {
+                            for (optimizer, fused, in_bwd) in [
+                                (Optimizer::Adamw, false, false),
+                                (Optimizer::Adamw, true, false),
+                                (Optimizer::PagedAdamw8bit, false, false),
+                                (Optimizer::Adamw, false, true),
+                            ] {
+                                let input = EstimateInput {
+                                    stack: Some(Stack::Torchtune),
+                                    precision: Precision::Bf16,
+                                    lora_rank: rank,
+                                    qlora,
+                                    quantization: if qlora {
+                                        Quantization::TorchaoNf4
+                                    } else {
+                                        Quantization::None
+                                    },
+                                    gpus: Some(gpus),
+                                    zero: if gpus > 1.0 && !in_bwd { 3.0 } else { 0.0 },
+                                    fsdp_version: (gpus > 1.0 && !in_bwd).then_some(2.0),
+                                    grad_checkpointing: ckpt,
+                                    activation_offload: Some(offload_acts),
+                                    loss,
+                                    optimizer,
+                                    fused_optimizer: fused,
+                                    optimizer_in_backward: in_bwd,
+                                    ..base()
+                                };
+                                if estimate(&input).is_err() {
+                                    continue;
+                                }
+                                match launch_input(&input) {
+                                    Ok(l) => {
+                                        let (back, _) = command_back(&l, &input.gpu);
+                                        same_estimate(
+                                            &input,
+                                            &back,
+                                            &alloc::format!("{input:?}\n{}", l.script),
+                                        );
+                                        launched += 1;
+                                    }
+                                    Err(e) => {
+                                        assert_eq!(e.kind, ErrorKind::Unsupported, "{e:?}");
+                                        assert!(!e.field.is_empty());
+                                        refused += 1;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(launched > refused, "{launched} launched, {refused} refused");
+}
+
+/// The written launches of torchtune, verl and the fsdp stack estimate "fits" when read back,
+/// as the run they were written from; the words they carry that set nothing are listed.
+#[test]
+fn stack_launches_read_back_fit() {
+    use crate::estimate::RlAlgorithm;
+    let tt = EstimateInput {
+        stack: Some(Stack::Torchtune),
+        precision: Precision::Bf16,
+        lora_rank: 16.0,
+        grad_checkpointing: Checkpointing::Full,
+        ..base()
+    };
+    let tt_nodes = EstimateInput {
+        model: Some("meta-llama/Llama-3.1-70B".into()),
+        lora_rank: 0.0,
+        gpus: Some(16.0),
+        gpus_per_node: Some(8.0),
+        zero: 3.0,
+        fsdp_version: Some(2.0),
+        ..tt.clone()
+    };
+    let verl = EstimateInput {
+        stack: Some(Stack::Verl),
+        rl: Some(RlAlgorithm::Grpo),
+        gpus: Some(8.0),
+        zero: 3.0,
+        fsdp_version: Some(2.0),
+        num_generations: Some(4.0),
+        max_completion_length: Some(1024.0),
+        rl_beta: Some(0.001),
+        grad_checkpointing: Checkpointing::Full,
+        seq_len: 512.0,
+        ..base()
+    };
+    let verl_nodes = EstimateInput {
+        gpus: Some(16.0),
+        gpus_per_node: Some(8.0),
+        ..verl.clone()
+    };
+    for input in [tt, tt_nodes, verl, verl_nodes] {
+        let e = estimate(&input).unwrap();
+        assert!(e.fit.as_ref().unwrap().fits, "{input:?}");
+        let l = launch_input(&input).unwrap();
+        let (back, not_read) = command_back(&l, &input.gpu);
+        same_estimate(&input, &back, &l.script);
+        assert!(estimate(&back).unwrap().fit.unwrap().fits);
+        assert!(
+            not_read
+                .iter()
+                .any(|w| w == "--config" || w.starts_with("data.")),
+            "{not_read:?}"
+        );
+    }
+    let fsdp = EstimateInput {
+        stack: Some(Stack::Fsdp),
+        gpus: Some(4.0),
+        zero: 3.0,
+        fsdp_version: Some(2.0),
+        grad_checkpointing: Checkpointing::Full,
+        ..base()
+    };
+    assert!(estimate(&fsdp).unwrap().fit.unwrap().fits);
+    let l = launch_input(&fsdp).unwrap();
+    assert!(
+        l.files[1]
+            .text
+            .contains("fsdp_activation_checkpointing: true")
+    );
+    let back = read_back(&l, None);
+    same_estimate(&fsdp, &back, &l.script);
+    // The fsdp stack without FSDP is refused by field.
+    let plain = EstimateInput {
+        stack: Some(Stack::Fsdp),
+        gpus: Some(4.0),
+        ..base()
+    };
+    assert_eq!(launch_input(&plain).unwrap_err().field, "fsdp_version");
+}
+
+/// Odd `tune run` and `main_ppo` lines are read or refused, never a panic; unknown words are
+/// listed, never dropped.
+#[test]
+fn odd_stack_command_lines_are_read_or_refused() {
+    for line in [
+        "tune run",
+        "tune run --nnodes",
+        "tune run --nproc_per_node 0 full_finetune_distributed",
+        "tune run lora_finetune_single_device --config",
+        "tune run x --config c a=1 a.b=2",
+        "tune run x --config c 'a.b=x: y' '..=1' '=' '~a' 'model.x=\n- 1'",
+        "python3 -m verl.trainer.main_ppo",
+        "python3 -m verl.trainer.main_ppo +a.b=1 ++c=2 '~d' e 'f.g=[1,2'",
+        "python3 -m verl.trainer.main_ppo actor_rollout_ref.model.path=meta-llama/Llama-3.1-8B unknown.key=3 --flag",
+    ] {
+        let read = super::read_command(line);
+        if line.contains("unknown.key") {
+            let r = read.unwrap();
+            assert!(
+                r.not_read.iter().any(|w| w == "unknown.key=3"),
+                "{:?}",
+                r.not_read
+            );
+            assert!(r.not_read.iter().any(|w| w == "--flag"), "{:?}", r.not_read);
+        }
+    }
+}
