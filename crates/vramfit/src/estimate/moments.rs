@@ -186,14 +186,19 @@ pub(super) const MLX_START_UP: &[Stage] = &[
 
 /// A moment from its parts: those of 0 bytes left out, its bytes their sum.
 pub(super) fn moment(phase: Phase, parts: &[(K, u64)], en: String, zh: String) -> StepMoment {
-    let parts: Vec<StepPart> = parts
-        .iter()
-        .filter(|(_, b)| *b > 0)
-        .map(|&(kind, b)| StepPart {
-            kind,
-            bytes: Bytes::new(b),
-        })
-        .collect();
+    // Room for every part and the allocator's reserve that `step_with_reserve` adds after: one
+    // allocation, never grown.
+    let mut kept = Vec::with_capacity(parts.len() + 1);
+    kept.extend(
+        parts
+            .iter()
+            .filter(|(_, b)| *b > 0)
+            .map(|&(kind, b)| StepPart {
+                kind,
+                bytes: Bytes::new(b),
+            }),
+    );
+    let parts = kept;
     let bytes = parts
         .iter()
         .map(|p| p.bytes.get())
