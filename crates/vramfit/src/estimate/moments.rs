@@ -231,12 +231,13 @@ impl Run<'_> {
             if !last && i > 0 && !adds {
                 continue;
             }
-            let parts: Vec<(K, u64)> = p
-                .comps
-                .iter()
-                .filter(|c| c.key.at_peak && alive(c.key.kind))
-                .map(|c| (c.key.kind, c.bytes.get()))
-                .collect();
+            let mut parts: Vec<(K, u64)> = Vec::with_capacity(p.comps.len());
+            parts.extend(
+                p.comps
+                    .iter()
+                    .filter(|c| c.key.at_peak && alive(c.key.kind))
+                    .map(|c| (c.key.kind, c.bytes.get())),
+            );
             let (en, zh) = self.stage_words(p, stage);
             out.push(moment(stage.phase, &parts, en, zh));
         }
