@@ -305,14 +305,7 @@ impl Run<'_> {
     fn training_weights(&self, basis: &Basis) -> WeightFigures {
         let a = &self.arch;
         let q = &basis.quantization;
-        let base = if basis.detailed
-            && basis.dtype == self.dtype
-            && *q == self.quantization
-            && self.dp_attention <= 1
-        {
-            // The weights as loaded: the run's one walk over the tensors summed them.
-            self.weight_split().all
-        } else if basis.detailed {
+        let base = if basis.detailed {
             per_gpu_weight_bytes(a, basis.dtype, q, self.tp, self.pp)
         } else {
             self.params().saturating_mul(basis.dtype.bits() as u64 / 8)
