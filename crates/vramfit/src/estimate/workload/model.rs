@@ -138,8 +138,8 @@ impl EstimateInput {
             let id = id.trim();
             // With Ollama, a library name (`llama3.1:8b`) names a preset and a GGUF file type; a
             // name it does not know may still be a preset's.
-            let ollama = (library_names && is_ollama_name(id))
-                .then(|| resolve_ollama_name("model", id));
+            let ollama =
+                (library_names && is_ollama_name(id)).then(|| resolve_ollama_name("model", id));
             match (ollama, models(id)) {
                 (Some(Ok(n)), _) => {
                     let Some((dtype, arch, _)) = models(n.tag.preset) else {
@@ -154,8 +154,8 @@ impl EstimateInput {
                 // With Ollama, a preset runs as Ollama's default tag of it (`qwen3:32b`, Q4_K_M
                 // for `Qwen/Qwen3-32B`): what `ollama run` pulls, not the 16-bit checkpoint.
                 // Another engine's run looks up no library tag (a second preset search).
-                (_, Some((dtype, arch, shipped))) => match library_names.then(|| library_tag(id)).flatten() {
-                    Some(n) => {
+                (_, Some((dtype, arch, shipped))) => match library_names.then(|| library_tag(id)) {
+                    Some(Some(n)) => {
                         ollama_arch = n.model.gguf_arch;
                         // A file type asked for is the run's ([`Self::resolve_formats`]).
                         if self.quantization == Quantization::None {
