@@ -219,6 +219,8 @@ impl Run<'_> {
     /// activations) is left out, the last kept.
     pub(super) fn start_up_moments(&self, p: &Parts, stages: &[Stage]) -> Vec<StepMoment> {
         let mut out = Vec::with_capacity(stages.len());
+        // The parts alive at a stage, one list refilled at each.
+        let mut parts: Vec<(K, u64)> = Vec::with_capacity(p.comps.len());
         for (i, stage) in stages.iter().enumerate() {
             let last = i + 1 == stages.len();
             let kept = |k: K| stages[..=i].iter().any(|s| s.keeps.contains(&k));
@@ -231,7 +233,7 @@ impl Run<'_> {
             if !last && i > 0 && !adds {
                 continue;
             }
-            let mut parts: Vec<(K, u64)> = Vec::with_capacity(p.comps.len());
+            parts.clear();
             parts.extend(
                 p.comps
                     .iter()
