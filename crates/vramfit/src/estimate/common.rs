@@ -572,7 +572,11 @@ impl Run<'_> {
     /// load them alike); the guide's `P × b` for a bare parameter count.
     pub(super) fn serving_weights(&self) -> u64 {
         let a = &self.arch;
-        if a.is_detailed() {
+        if a.is_detailed() && self.ep <= 1 && self.dp_attention <= 1 {
+            // Without expert parallelism or DP attention this is `per_gpu_weight_bytes`, which
+            // the run's one walk over the tensors already summed.
+            self.weight_split().all
+        } else if a.is_detailed() {
             weights::per_gpu_weight_bytes_ep(
                 a,
                 self.dtype,

@@ -186,14 +186,19 @@ pub(super) const MLX_START_UP: &[Stage] = &[
 
 /// A moment from its parts: those of 0 bytes left out, its bytes their sum.
 pub(super) fn moment(phase: Phase, parts: &[(K, u64)], en: String, zh: String) -> StepMoment {
-    let parts: Vec<StepPart> = parts
-        .iter()
-        .filter(|(_, b)| *b > 0)
-        .map(|&(kind, b)| StepPart {
-            kind,
-            bytes: Bytes::new(b),
-        })
-        .collect();
+    // Room for every part and the allocator's reserve that `step_with_reserve` adds after: one
+    // allocation, never grown.
+    let mut kept = Vec::with_capacity(parts.len() + 1);
+    kept.extend(
+        parts
+            .iter()
+            .filter(|(_, b)| *b > 0)
+            .map(|&(kind, b)| StepPart {
+                kind,
+                bytes: Bytes::new(b),
+            }),
+    );
+    let parts = kept;
     let bytes = parts
         .iter()
         .map(|p| p.bytes.get())
@@ -214,6 +219,8 @@ impl Run<'_> {
     /// activations) is left out, the last kept.
     pub(super) fn start_up_moments(&self, p: &Parts, stages: &[Stage]) -> Vec<StepMoment> {
         let mut out = Vec::with_capacity(stages.len());
+        // The parts alive at a stage, one list refilled at each.
+        let mut parts: Vec<(K, u64)> = Vec::with_capacity(p.comps.len());
         for (i, stage) in stages.iter().enumerate() {
             let last = i + 1 == stages.len();
             let kept = |k: K| stages[..=i].iter().any(|s| s.keeps.contains(&k));
@@ -226,12 +233,13 @@ impl Run<'_> {
             if !last && i > 0 && !adds {
                 continue;
             }
-            let parts: Vec<(K, u64)> = p
-                .comps
-                .iter()
-                .filter(|c| c.key.at_peak && alive(c.key.kind))
-                .map(|c| (c.key.kind, c.bytes.get()))
-                .collect();
+            parts.clear();
+            parts.extend(
+                p.comps
+                    .iter()
+                    .filter(|c| c.key.at_peak && alive(c.key.kind))
+                    .map(|c| (c.key.kind, c.bytes.get())),
+            );
             let (en, zh) = self.stage_words(p, stage);
             out.push(moment(stage.phase, &parts, en, zh));
         }

@@ -230,8 +230,12 @@ impl Run<'_> {
 
     /// What one GPU holds of a per-tensor quantity: the busiest tensor × pipeline shard (with
     /// pipeline stages, the last one holds the head besides its layers), or `total` split evenly.
+    /// `total` is the quantity summed over the model (`weights::total`, or the parameter count).
     pub(super) fn busiest(&self, f: &dyn Fn(&Tensor) -> u64, total: u64) -> u64 {
-        if self.arch.is_detailed() {
+        if self.tp == 1 && self.pp == 1 {
+            // One GPU holds every tensor whole: the sum the caller has, without another walk.
+            total
+        } else if self.arch.is_detailed() {
             weights::busiest_gpu(&self.arch, self.tp, self.pp, f)
         } else {
             total.div_ceil(self.tp * self.pp)

@@ -331,6 +331,10 @@ impl Run<'_> {
 
     /// What the estimate assumed of these optimizers, and where the figure is uncertain.
     pub(super) fn own_optimizer_notes(&self, states: u64, p: &mut Parts) {
+        // Notes are text: an estimate without it has none.
+        if !self.text {
+            return;
+        }
         let size = b(states);
         match self.optimizer {
             Optimizer::PagedAdamw8bit | Optimizer::PagedAdamw => p.note(

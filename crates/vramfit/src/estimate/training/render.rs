@@ -463,6 +463,9 @@ impl Run<'_> {
 
     /// ZeRO's fp32 gradient partition, then the foreach temporary.
     fn step_text(&self, f: &TrainingFigures) -> Formula {
+        if !self.text {
+            return Formula::default();
+        }
         let (fp32_grads, foreach, dp) = (f.step.fp32_grads, f.step.foreach, self.dp);
         let mut text = Formula::default();
         if fp32_grads > 0 {

@@ -22,15 +22,16 @@ impl Run<'_> {
     /// one GPU's, written by `render.rs`).
     #[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
     pub(super) fn sharded_state_text(&self, f: &TrainingFigures, what: State) -> Option<Formula> {
-        let n = thousands(f.basis.shard);
+        // The numbers are written inside `formula!`: an estimate without text formats none.
+        let shard = f.basis.shard;
         let dp = self.dp;
         if let Some(name) = self.fsdp_name() {
             let offload = self.offload != Offload::None;
             let sb = f.basis.state_bytes;
-            let (size, per) = match what {
-                State::Weights => (b(f.weights.bytes), sb),
-                State::Gradients => (b(f.gradients.bytes), sb),
-                State::Optimizer => (b(f.optimizer.bytes), f.optimizer.per_param),
+            let (bytes, per) = match what {
+                State::Weights => (f.weights.bytes, sb),
+                State::Gradients => (f.gradients.bytes, sb),
+                State::Optimizer => (f.optimizer.bytes, f.optimizer.per_param),
             };
             let (label_en, label_zh) = match what {
                 State::Weights => ("params", "个参数"),
@@ -38,6 +39,7 @@ impl Run<'_> {
                 State::Optimizer => ("trainable × optimizer states", "个可训练参数 × 优化器状态"),
             };
             return Some(formula!(self.text;
+                let (n, size) = (thousands(shard), b(bytes));
                 [
                     "{n} {label_en} × {per} B / {dp} ranks, padded ({name}){} = {size}",
                     if offload { ", in CPU memory (CPU offload)" } else { "" }
@@ -54,17 +56,17 @@ impl Run<'_> {
         }
         Some(match what {
             State::Weights => formula!(self.text;
-                let size = b(f.weights.bytes);
+                let (n, size) = (thousands(shard), b(f.weights.bytes));
                 ["{n} params × 2 B (Megatron's 16-bit parameters) = {size}"],
                 ["{n} 个参数 × 2 B（Megatron 的 16 位参数）= {size}"]
             ),
             State::Gradients => formula!(self.text;
-                let (per, size) = (f.gradients.bytes_per, b(f.gradients.bytes));
+                let (n, per, size) = (thousands(shard), f.gradients.bytes_per, b(f.gradients.bytes));
                 ["{n} main gradients × {per} B (Megatron's gradient buffer) = {size}"],
                 ["{n} 个主梯度 × {per} B（Megatron 的梯度缓冲区）= {size}"]
             ),
             State::Optimizer => formula!(self.text;
-                let size = b(f.optimizer.bytes);
+                let (n, size) = (thousands(shard), b(f.optimizer.bytes));
                 let (split, split_zh) = if m.distributed_optimizer {
                     (alloc::format!(" / {dp} ranks (distributed optimizer)"), alloc::format!(" / {dp} 个 rank（分布式优化器）"))
                 } else {
@@ -119,6 +121,9 @@ impl Run<'_> {
     /// DeepSpeed's buffers or FSDP's gathered units.
     #[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
     pub(super) fn sharded_buffers_text(&self, f: &TrainingFigures) -> Formula {
+        if !self.text {
+            return Formula::default();
+        }
         let (zero, size) = (self.zero, b(f.buckets.bytes));
         match &f.buckets.parts {
             BufferParts::Ddp => Formula::default(),

@@ -276,9 +276,12 @@ impl EstimateInput {
         if !self.cards.is_empty() {
             return self.resolve_cards(models, gpus);
         }
-        let mut w = self.resolve_alike(models, gpus)?;
-        self.resolve_split(&mut w)?;
-        Ok(w)
+        // The workload is split in place, in the result returned: a workload is large to copy.
+        let mut resolved = self.resolve_alike(models, gpus);
+        if let Ok(w) = &mut resolved {
+            self.resolve_split(w)?;
+        }
+        resolved
     }
 
     /// [`EstimateInput::resolve_with`] for `gpu` × `gpus`, the cards alike (`cards.rs` turns a

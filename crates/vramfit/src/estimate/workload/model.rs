@@ -133,12 +133,13 @@ impl EstimateInput {
         }
         let mut ollama_arch = "llama";
         let mut ollama_tag = None;
+        let library_names = self.engine.program().rules().library_names;
         let (model_name, preset_dtype, arch, shipped) = if let Some(id) = &self.model {
             let id = id.trim();
             // With Ollama, a library name (`llama3.1:8b`) names a preset and a GGUF file type; a
             // name it does not know may still be a preset's.
-            let ollama = (self.engine.program().rules().library_names && is_ollama_name(id))
-                .then(|| resolve_ollama_name("model", id));
+            let ollama =
+                (library_names && is_ollama_name(id)).then(|| resolve_ollama_name("model", id));
             match (ollama, models(id)) {
                 (Some(Ok(n)), _) => {
                     let Some((dtype, arch, _)) = models(n.tag.preset) else {
@@ -152,8 +153,9 @@ impl EstimateInput {
                 }
                 // With Ollama, a preset runs as Ollama's default tag of it (`qwen3:32b`, Q4_K_M
                 // for `Qwen/Qwen3-32B`): what `ollama run` pulls, not the 16-bit checkpoint.
-                (_, Some((dtype, arch, shipped))) => match library_tag(id) {
-                    Some(n) if self.engine.program().rules().library_names => {
+                // Another engine's run looks up no library tag (a second preset search).
+                (_, Some((dtype, arch, shipped))) => match library_names.then(|| library_tag(id)) {
+                    Some(Some(n)) => {
                         ollama_arch = n.model.gguf_arch;
                         // A file type asked for is the run's ([`Self::resolve_formats`]).
                         if self.quantization == Quantization::None {
