@@ -38,11 +38,7 @@ fn cases(csv: &str, fsdp1: bool) -> Vec<FsdpCase> {
         // FSDP1's strategy as the estimator spells it (and the config readers write it):
         // FULL_SHARD zero 3, SHARD_GRAD_OP zero 2, NO_SHARD zero 0.
         let (version, zero, reshard) = match (fsdp1, fsdp1.then(|| g("sharding_strategy"))) {
-            (false, _) => (
-                Some(2.0),
-                3.0,
-                Some(g("reshard_after_forward") == "true"),
-            ),
+            (false, _) => (Some(2.0), 3.0, Some(g("reshard_after_forward") == "true")),
             (_, Some("FULL_SHARD")) => (Some(1.0), 3.0, None),
             (_, Some("SHARD_GRAD_OP")) => (Some(1.0), 2.0, None),
             _ => (Some(1.0), 0.0, None),
@@ -136,7 +132,13 @@ fn fsdp1_peaks_match_the_fake_process_group_runs() {
     let cases = cases(include_str!("../reference/fsdp1-peaks.csv"), true);
     assert_eq!(cases.len(), 30);
     let errors = errors(&cases);
-    for regime in ["full_shard-b", "full_shard-flat", "shard_grad_op", "no_shard", "offload"] {
+    for regime in [
+        "full_shard-b",
+        "full_shard-flat",
+        "shard_grad_op",
+        "no_shard",
+        "offload",
+    ] {
         let rows: Vec<(f64, String)> = errors
             .iter()
             .filter(|(_, id)| id.contains(regime))

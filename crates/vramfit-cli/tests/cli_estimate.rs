@@ -623,12 +623,21 @@ fn a_config_files_dtype_is_the_checkpoints_and_vllm_still_downcasts_it() {
     let serve = ["--engine", "vllm", "--mode", "serve"];
     let (config, preset) = (run(file, &serve), run("gpt2", &serve));
     assert_eq!(config["weights_bytes"], 248_879_616u64);
-    for key in ["params", "weights_bytes", "kv_cache_bytes", "required_bytes", "total_bytes"] {
+    for key in [
+        "params",
+        "weights_bytes",
+        "kv_cache_bytes",
+        "required_bytes",
+        "total_bytes",
+    ] {
         assert_eq!(config[key], preset[key], "{key}");
     }
     let hf = run(file, &["--engine", "hf", "--mode", "inference"]);
     assert_eq!(hf["weights_bytes"], 4 * 124_439_808u64);
-    let kept = run(file, &["--engine", "vllm", "--mode", "serve", "--dtype", "fp32"]);
+    let kept = run(
+        file,
+        &["--engine", "vllm", "--mode", "serve", "--dtype", "fp32"],
+    );
     assert_eq!(kept["weights_bytes"], 4 * 124_439_808u64);
     let _ = std::fs::remove_file(&path);
 }

@@ -71,7 +71,11 @@ fn every_model_type_matches_its_preset() {
         ),
         ("phi-4.json", "microsoft/phi-4", Some(Bf16)),
         ("gpt2.json", "openai-community/gpt2", Some(Fp32)),
-        ("gpt2-medium.json", "openai-community/gpt2-medium", Some(Fp32)),
+        (
+            "gpt2-medium.json",
+            "openai-community/gpt2-medium",
+            Some(Fp32),
+        ),
         ("gpt-neox-20b.json", "EleutherAI/gpt-neox-20b", Some(Fp16)),
         ("falcon-40b.json", "tiiuae/falcon-40b", Some(Bf16)),
         (

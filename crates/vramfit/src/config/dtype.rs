@@ -51,4 +51,3 @@ pub(super) fn read_dtype(c: &Cfg, notes: &mut Notes) -> Result<Option<Dtype>> {
         }
     }
 }
-

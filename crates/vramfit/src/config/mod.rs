@@ -152,7 +152,13 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
     } else {
         top.child("text_config")?
     };
-    let dtype = dtype::or_fp32(dtype, quantization.is_some(), &top, text_cfg.as_ref(), &mut notes)?;
+    let dtype = dtype::or_fp32(
+        dtype,
+        quantization.is_some(),
+        &top,
+        text_cfg.as_ref(),
+        &mut notes,
+    )?;
     training_traits(text_cfg.as_ref().unwrap_or(&top), &mut arch)?;
     arch.validate("config.json").map_err(|e| {
         let key = e.field.strip_prefix("config.json.").unwrap_or(&e.field);

@@ -70,7 +70,10 @@ fn same_figures(a: &super::Estimate, b: &super::Estimate) {
 fn a_float32_config_is_served_in_fp16_by_vllm_as_its_preset_is() {
     let config = estimate(&from_config(BGE_M3, Engine::Vllm, Mode::Serve)).unwrap();
     let preset = estimate(&from_preset("BAAI/bge-m3", Engine::Vllm, Mode::Serve)).unwrap();
-    assert_eq!(config.component_bytes(ComponentKind::Weights), 1_135_509_504);
+    assert_eq!(
+        config.component_bytes(ComponentKind::Weights),
+        1_135_509_504
+    );
     assert_eq!(BGE_M3_PARAMS * 2, 1_135_509_504);
     same_figures(&config, &preset);
     // `--dtype float32` typed by the person is the run's choice, and kept: 4 B a weight.
@@ -79,7 +82,10 @@ fn a_float32_config_is_served_in_fp16_by_vllm_as_its_preset_is() {
         ..from_config(BGE_M3, Engine::Vllm, Mode::Serve)
     })
     .unwrap();
-    assert_eq!(kept.component_bytes(ComponentKind::Weights), BGE_M3_PARAMS * 4);
+    assert_eq!(
+        kept.component_bytes(ComponentKind::Weights),
+        BGE_M3_PARAMS * 4
+    );
 }
 
 /// The same config in transformers (inference): `from_pretrained`'s `auto` keeps the config's
@@ -88,7 +94,10 @@ fn a_float32_config_is_served_in_fp16_by_vllm_as_its_preset_is() {
 fn a_float32_config_loads_in_fp32_in_transformers_as_its_preset_does() {
     let config = estimate(&from_config(BGE_M3, Engine::Hf, Mode::Inference)).unwrap();
     let preset = estimate(&from_preset("BAAI/bge-m3", Engine::Hf, Mode::Inference)).unwrap();
-    assert_eq!(config.component_bytes(ComponentKind::Weights), 2_271_019_008);
+    assert_eq!(
+        config.component_bytes(ComponentKind::Weights),
+        2_271_019_008
+    );
     same_figures(&config, &preset);
 }
 
@@ -107,7 +116,9 @@ fn a_float32_decoder_config_is_served_in_bf16_by_vllm() {
         ..from_config(GPT2_FP32, Engine::Vllm, Mode::Serve)
     };
     assert_eq!(
-        estimate(&pooled).unwrap().component_bytes(ComponentKind::Weights),
+        estimate(&pooled)
+            .unwrap()
+            .component_bytes(ComponentKind::Weights),
         248_879_616
     );
 }
@@ -132,7 +143,12 @@ fn a_config_without_torch_dtype_is_taken_as_fp32() {
     let hub_gpt2 = GPT2_FP32.replace(r#""torch_dtype": "float32","#, "");
     let parsed = parse_config(&hub_gpt2).unwrap();
     assert_eq!(parsed.dtype, Some(Dtype::Fp32));
-    assert!(parsed.notes.iter().any(|n| n.contains("names no torch_dtype")));
+    assert!(
+        parsed
+            .notes
+            .iter()
+            .any(|n| n.contains("names no torch_dtype"))
+    );
     let hf = estimate(&from_config(&hub_gpt2, Engine::Hf, Mode::Inference)).unwrap();
     assert_eq!(hf.component_bytes(ComponentKind::Weights), 497_759_232);
     let vllm = estimate(&from_config(&hub_gpt2, Engine::Vllm, Mode::Serve)).unwrap();

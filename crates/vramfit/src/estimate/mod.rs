@@ -94,6 +94,8 @@ macro_rules! formula {
 mod activations;
 #[cfg(test)]
 mod bare_tests;
+#[cfg(test)]
+mod checkpoint_dtype_tests;
 mod common;
 mod component;
 mod compressed;
@@ -136,8 +138,6 @@ mod ollama_tags;
 mod output;
 mod parts;
 mod peak;
-#[cfg(test)]
-mod checkpoint_dtype_tests;
 #[cfg(test)]
 mod pooling_tests;
 mod quick;
@@ -203,7 +203,8 @@ pub use rl::{
     VERL_MAX_RESPONSE_LENGTH, VERL_ROLLOUT_UTILIZATION,
 };
 pub use sglang::{
-    PrefillGraphs, SGLANG_CUDA_GRAPH_PER_LAYER, SGLANG_DIST_INIT, SGLANG_DIST_INIT_PCIE, SGLANG_LOAD_OVERHEAD,
+    PrefillGraphs, SGLANG_CUDA_GRAPH_PER_LAYER, SGLANG_DIST_INIT, SGLANG_DIST_INIT_PCIE,
+    SGLANG_LOAD_OVERHEAD,
 };
 pub use solve::{
     Bound, FitFix, Solutions, context_bound, fewest_gpus, fixes, largest_batch, largest_batch_fit,

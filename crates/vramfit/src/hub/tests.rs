@@ -545,7 +545,10 @@ fn fill_gives_the_configs_dtype_as_the_checkpoints_not_the_runs() {
         ..EstimateInput::default()
     };
     m.fill(&mut input, true);
-    assert_eq!((input.dtype, input.checkpoint_dtype), (None, Some(Dtype::Fp32)));
+    assert_eq!(
+        (input.dtype, input.checkpoint_dtype),
+        (None, Some(Dtype::Fp32))
+    );
     let e = estimate(&input).unwrap();
     assert_eq!(e.component_bytes(ComponentKind::Weights), 567_754_752 * 2);
     let mut chosen = EstimateInput {
@@ -555,7 +558,10 @@ fn fill_gives_the_configs_dtype_as_the_checkpoints_not_the_runs() {
     m.fill(&mut chosen, true);
     assert_eq!(chosen.dtype, Some(Dtype::Fp32));
     let kept = estimate(&chosen).unwrap();
-    assert_eq!(kept.component_bytes(ComponentKind::Weights), 567_754_752 * 4);
+    assert_eq!(
+        kept.component_bytes(ComponentKind::Weights),
+        567_754_752 * 4
+    );
 }
 
 #[test]

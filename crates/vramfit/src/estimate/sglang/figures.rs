@@ -127,8 +127,8 @@ impl Run<'_> {
                 prefill_graph_bytes,
                 cell,
             ]
-                .into_iter()
-                .fold(0, u64::saturating_add),
+            .into_iter()
+            .fold(0, u64::saturating_add),
         };
         SglangFigures {
             weights,

@@ -16,6 +16,7 @@ mod lora;
 mod prefill_graphs;
 mod text;
 
+use super::DisaggregationMode;
 use super::PeakSource;
 use super::engine::{
     CardTraits, Context, ExpertParallel, Formats, LayerOffload, PastTrained, Required, Rules,
@@ -25,7 +26,6 @@ use super::{CUDA_CONTEXT, Parts, Phase, Run, ServePool};
 use crate::precision::KvDtype;
 use crate::throughput::Runtime;
 use crate::units::Bytes;
-use super::DisaggregationMode;
 use figures::SglangPool;
 pub(super) use lora::LORA;
 pub use prefill_graphs::PrefillGraphs;
@@ -329,15 +329,24 @@ mod tests {
         );
         let graphs = |tokens, mla| PrefillGraphs::of(tokens, true, mla, false);
         assert_eq!(
-            default_fraction(&reserve(Some(81_090), 8192, 256, 1, 1, PrefillGraphs::OFF), None),
+            default_fraction(
+                &reserve(Some(81_090), 8192, 256, 1, 1, PrefillGraphs::OFF),
+                None
+            ),
             0.834
         );
         assert_eq!(
-            default_fraction(&reserve(Some(81_090), 8192, 256, 1, 1, graphs(8192, false)), None),
+            default_fraction(
+                &reserve(Some(81_090), 8192, 256, 1, 1, graphs(8192, false)),
+                None
+            ),
             0.829
         );
         assert_eq!(
-            default_fraction(&reserve(Some(81_090), 8192, 256, 1, 1, graphs(8192, true)), None),
+            default_fraction(
+                &reserve(Some(81_090), 8192, 256, 1, 1, graphs(8192, true)),
+                None
+            ),
             0.815
         );
         assert_eq!(defaults(Some(81_090), 4).cuda_graph_max_bs, 512);
@@ -347,11 +356,17 @@ mod tests {
             (2048, 24)
         );
         assert_eq!(
-            default_fraction(&reserve(Some(24_084), 2048, 24, 1, 1, PrefillGraphs::OFF), None),
+            default_fraction(
+                &reserve(Some(24_084), 2048, 24, 1, 1, PrefillGraphs::OFF),
+                None
+            ),
             0.844
         );
         assert_eq!(
-            default_fraction(&reserve(Some(24_084), 2048, 24, 1, 1, graphs(2048, false)), None),
+            default_fraction(
+                &reserve(Some(24_084), 2048, 24, 1, 1, graphs(2048, false)),
+                None
+            ),
             0.830
         );
         assert_eq!(
@@ -361,7 +376,10 @@ mod tests {
                 cuda_graph_max_bs: 160
             }
         );
-        assert_eq!(default_fraction(&reserve(None, 4096, 160, 1, 1, PrefillGraphs::OFF), None), 0.88);
+        assert_eq!(
+            default_fraction(&reserve(None, 4096, 160, 1, 1, PrefillGraphs::OFF), None),
+            0.88
+        );
         // The resolved input carries them: an H100 by its catalog id.
         let w = EstimateInput {
             gpu: Some("h100-sxm5-80gb".into()),
@@ -377,7 +395,10 @@ mod tests {
             ),
             (0.829, 8192, 256)
         );
-        assert_eq!(w.prefill_graphs, PrefillGraphs::of(8192, true, false, false));
+        assert_eq!(
+            w.prefill_graphs,
+            PrefillGraphs::of(8192, true, false, false)
+        );
     }
 
     /// SGLang 0.5.23 runs an fp32 checkpoint in fp16 when its dtype is "auto"

@@ -133,7 +133,10 @@ mod tests {
         let llama2 = PrefillGraphs::of(8192, true, false, true);
         // 4096 tokens: 8 + 14 + 8 + 8 + 12 = 50 sizes, 400 MiB.
         assert_eq!((llama2.sizes(), llama2.reserve_mib()), (50, 400));
-        assert_eq!(PrefillGraphs::of(8192, false, true, false), PrefillGraphs::OFF);
+        assert_eq!(
+            PrefillGraphs::of(8192, false, true, false),
+            PrefillGraphs::OFF
+        );
         assert_eq!(PrefillGraphs::OFF.bytes(), 0);
     }
 }

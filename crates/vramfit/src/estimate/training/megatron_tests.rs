@@ -257,7 +257,6 @@ fn context_parallel_halves_the_tokens() {
     );
 }
 
-
 #[test]
 fn megatrons_command_line_gives_the_recompute_settings() {
     // Megatron-LM's flags as its arguments.py spells them, read back by the command reader.

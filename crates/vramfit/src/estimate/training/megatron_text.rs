@@ -98,7 +98,10 @@ fn layers_text(m: &MegatronActs, t: &LayerTerms, w: &LayerWords) -> String {
         };
         let inputs = (w.inputs)(plan.inputs, &thousands(m.kept_per_token), name, layers);
         if plan.stored > 0 {
-            let per = m.dense.on_gpu(m.whole_div, t.tp).max(m.moe.on_gpu(m.whole_div, t.tp));
+            let per = m
+                .dense
+                .on_gpu(m.whole_div, t.tp)
+                .max(m.moe.on_gpu(m.whole_div, t.tp));
             format!("{inputs} + {}", (w.stored)(plan.stored, &thousands(per)))
         } else {
             inputs

@@ -146,7 +146,9 @@ impl EstimateInput {
         };
         // The other P/D side's own default (the same fraction when it is given).
         let other_mem_fraction_static = match (self.mem_fraction_static, side) {
-            (None, Some(mode)) => crate::estimate::sglang::default_fraction(&reserve, Some(mode.other())),
+            (None, Some(mode)) => {
+                crate::estimate::sglang::default_fraction(&reserve, Some(mode.other()))
+            }
             _ => mem_fraction_static,
         };
         // SGLang's DP attention then divides the prefill chunk among its groups
