@@ -170,15 +170,7 @@ def run_case(world: int, strategy: str, orig: bool, offload: bool, batch: int, s
             loss.backward()
             del loss, ids
             tr.phase = f"step{step}"
-            if offload:
-                # The step runs on the CPU over CPU tensors: outside the GPU's allocator.
-                tr.__exit__(None, None, None)
-                opt.step()
-                opt.zero_grad(set_to_none=True)
-                tr.__enter__()
-            else:
-                opt.step()
-                opt.zero_grad(set_to_none=True)
+            f2.optimizer_step(tr, opt, offload)
         peak, snap = tr.finish()
         if offload:
             # On the GPU at that moment: the peak's storages less the CPU-resident ones (the

@@ -138,15 +138,7 @@ def run_case(world: int, reshard: bool, offload: bool, batch: int, seq: int) -> 
                 # copy is the tensor itself: its storage is CPU memory.
                 grads |= {tr.uid_of(p.grad) for p in model.parameters() if p.grad is not None}
             tr.phase = f"step{step}"
-            if offload:
-                # The step runs on the CPU over CPU tensors: outside the GPU's allocator.
-                tr.__exit__(None, None, None)
-                opt.step()
-                opt.zero_grad(set_to_none=True)
-                tr.__enter__()
-            else:
-                opt.step()
-                opt.zero_grad(set_to_none=True)
+            optimizer_step(tr, opt, offload)
         peak, snap = tr.finish()
         if offload:
             # On the GPU at that moment: the peak's storages less the CPU-resident ones.
@@ -162,6 +154,19 @@ def run_case(world: int, reshard: bool, offload: bool, batch: int, seq: int) -> 
         "seq_len": seq,
         **model_and_peak(params, peak, tr.peak_phase),
     }
+
+
+def optimizer_step(tr, opt, offload):
+    """The optimizer's step and `zero_grad`; with offload the step runs on the CPU over CPU
+    tensors, outside the GPU's allocator, so the tracker is left for it."""
+    if offload:
+        tr.__exit__(None, None, None)
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        tr.__enter__()
+    else:
+        opt.step()
+        opt.zero_grad(set_to_none=True)
 
 
 def model_and_peak(params, peak, phase):

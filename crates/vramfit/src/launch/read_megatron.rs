@@ -12,8 +12,9 @@ use super::read::ReadCommand;
 use crate::error::Result;
 use crate::estimate::{Checkpointing, EstimateInput, Mode, Precision, RecomputeMethod, Stack};
 
-/// torchrun's options that take a value (`torch.distributed.run`'s, both spellings).
-const TORCHRUN_VALUED: &[&str] = &[
+/// torchrun's options that take a value (`torch.distributed.run`'s, both spellings), also
+/// `tune run`'s (`read_stack.rs`).
+pub(super) const TORCHRUN_VALUED: &[&str] = &[
     "--nnodes",
     "--nproc-per-node",
     "--nproc_per_node",

@@ -11,30 +11,10 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use super::read::ReadCommand;
+use super::read_megatron::TORCHRUN_VALUED;
 use crate::error::Result;
 use crate::estimate::{EstimateInput, Offload};
 use crate::stack_config::read_training_config;
-
-/// torchrun's options that take a value, as `tune run` takes them.
-const TORCHRUN_VALUED: &[&str] = &[
-    "--nnodes",
-    "--nproc-per-node",
-    "--nproc_per_node",
-    "--node-rank",
-    "--node_rank",
-    "--rdzv-backend",
-    "--rdzv_backend",
-    "--rdzv-endpoint",
-    "--rdzv_endpoint",
-    "--rdzv-id",
-    "--rdzv_id",
-    "--master-addr",
-    "--master_addr",
-    "--master-port",
-    "--master_port",
-    "--max-restarts",
-    "--max_restarts",
-];
 
 /// torchtune's distributed recipes (the others run on one device).
 const DISTRIBUTED: &[&str] = &[
