@@ -44,51 +44,11 @@ const SWITCHES: &[&str] = &[
 
 /// Reads `words` (from `torchrun` on), `env` the assignments before it, listed as not read.
 pub(super) fn read(words: &[String], env: Vec<String>) -> Result<ReadCommand> {
-    let bad = |flag: &str, value: &str| {
-        crate::input_error!(
-            OutOfRange,
-            "command",
-            ["`{flag} {value}` is not a count"],
-            ["`{flag} {value}` 不是计数"],
-            "a whole number after each count flag",
-            "每个计数参数后为整数",
-        )
-    };
-    let count = |flag: &str, value: &str| -> Result<f64> {
-        value
-            .parse::<u64>()
-            .ok()
-            .filter(|&n| n >= 1)
-            .map(|n| n as f64)
-            .ok_or_else(|| bad(flag, value))
-    };
     let mut not_read = env;
-    let (mut nodes, mut per_node) = (1.0, 1.0);
-    let mut i = 1;
-    // torchrun's options, up to the script.
-    while i < words.len() && !words[i].ends_with(super::train_megatron::SCRIPT) {
-        let (flag, inline) = split(&words[i]);
-        let valued = TORCHRUN_VALUED.contains(&flag);
-        let value = match (inline, valued) {
-            (Some(v), _) => v.to_string(),
-            (None, true) => {
-                i += 1;
-                words.get(i).cloned().unwrap_or_default()
-            }
-            (None, false) => String::new(),
-        };
-        match flag {
-            "--nnodes" => nodes = count(flag, &value)?,
-            "--nproc-per-node" | "--nproc_per_node" => per_node = count(flag, &value)?,
-            _ => {
-                not_read.push(flag.to_string());
-                if !value.is_empty() {
-                    not_read.push(value);
-                }
-            }
-        }
-        i += 1;
-    }
+    let torchrun = torchrun_options(words, 1, &mut not_read, |w| {
+        w.ends_with(super::train_megatron::SCRIPT)
+    })?;
+    let (nodes, per_node, i) = (torchrun.nodes, torchrun.per_node, torchrun.next);
     if i >= words.len() {
         return Err(crate::input_error!(
             Unsupported,
@@ -189,6 +149,73 @@ pub(super) fn read(words: &[String], env: Vec<String>) -> Result<ReadCommand> {
 }
 
 /// `--flag=value` split; `--flag` alone.
+/// What torchrun's own options say: the nodes, the processes on each, and where they end.
+pub(super) struct Torchrun {
+    pub(super) nodes: f64,
+    pub(super) per_node: f64,
+    /// The index of the first word after them.
+    pub(super) next: usize,
+}
+
+/// torchrun's options in `words` from `from` up to the first word `ends` accepts (Megatron's
+/// script; `tune run`'s recipe, the first word that is not an option): `--nnodes` (`MIN:MAX` read as MIN)
+/// and `--nproc-per-node`; every other word goes to `not_read`, with its value.
+pub(super) fn torchrun_options(
+    words: &[String],
+    from: usize,
+    not_read: &mut Vec<String>,
+    ends: impl Fn(&str) -> bool,
+) -> Result<Torchrun> {
+    let (mut nodes, mut per_node) = (1.0, 1.0);
+    let mut i = from;
+    while i < words.len() && !ends(&words[i]) {
+        let (flag, inline) = split(&words[i]);
+        let value = match inline {
+            Some(v) => v.to_string(),
+            None if TORCHRUN_VALUED.contains(&flag) => {
+                i += 1;
+                words.get(i).cloned().unwrap_or_default()
+            }
+            None => String::new(),
+        };
+        match flag {
+            "--nnodes" => nodes = count(flag, value.split(':').next().unwrap_or(""))?,
+            "--nproc-per-node" | "--nproc_per_node" => per_node = count(flag, &value)?,
+            _ => {
+                not_read.push(flag.to_string());
+                if !value.is_empty() {
+                    not_read.push(value);
+                }
+            }
+        }
+        i += 1;
+    }
+    Ok(Torchrun {
+        nodes,
+        per_node,
+        next: i,
+    })
+}
+
+/// A count flag's value: a whole number from 1, else an error naming the flag.
+pub(super) fn count(flag: &str, value: &str) -> Result<f64> {
+    value
+        .parse::<u64>()
+        .ok()
+        .filter(|&n| n >= 1)
+        .map(|n| n as f64)
+        .ok_or_else(|| {
+            crate::input_error!(
+                OutOfRange,
+                "command",
+                ["`{flag} {value}` is not a count"],
+                ["`{flag} {value}` 不是计数"],
+                "a whole number after each count flag",
+                "每个计数参数后为整数",
+            )
+        })
+}
+
 fn split(word: &str) -> (&str, Option<&str>) {
     match word.split_once('=') {
         Some((f, v)) if f.starts_with("--") => (f, Some(v)),

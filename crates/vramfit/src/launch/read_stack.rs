@@ -11,7 +11,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use super::read::ReadCommand;
-use super::read_megatron::TORCHRUN_VALUED;
+use super::read_megatron::torchrun_options;
 use crate::error::Result;
 use crate::estimate::{EstimateInput, Offload};
 use crate::stack_config::read_training_config;
@@ -27,33 +27,8 @@ const DISTRIBUTED: &[&str] = &[
 /// `tune run [torchrun's options] RECIPE --config CONFIG key=value …`, from `tune`.
 pub(super) fn tune_run(words: &[String], env: Vec<String>) -> Result<ReadCommand> {
     let mut not_read = env;
-    let (mut nodes, mut per_node) = (1.0, 1.0);
-    let mut i = 2;
-    while i < words.len() && words[i].starts_with('-') {
-        let (flag, inline) = match words[i].split_once('=') {
-            Some((f, v)) => (f, Some(v.to_string())),
-            None => (words[i].as_str(), None),
-        };
-        let value = match inline {
-            Some(v) => v,
-            None if TORCHRUN_VALUED.contains(&flag) => {
-                i += 1;
-                words.get(i).cloned().unwrap_or_default()
-            }
-            None => String::new(),
-        };
-        match flag {
-            "--nnodes" => nodes = count(flag, value.split(':').next().unwrap_or(""))?,
-            "--nproc-per-node" | "--nproc_per_node" => per_node = count(flag, &value)?,
-            _ => {
-                not_read.push(flag.to_string());
-                if !value.is_empty() {
-                    not_read.push(value);
-                }
-            }
-        }
-        i += 1;
-    }
+    let torchrun = torchrun_options(words, 2, &mut not_read, |w| !w.starts_with('-'))?;
+    let (nodes, per_node, i) = (torchrun.nodes, torchrun.per_node, torchrun.next);
     let Some(recipe) = words.get(i) else {
         return Err(crate::input_error!(
             Unsupported,
@@ -222,24 +197,6 @@ fn scalar(v: &str) -> String {
 
 fn truth(v: &str) -> bool {
     matches!(v, "true" | "True" | "TRUE" | "1")
-}
-
-fn count(flag: &str, value: &str) -> Result<f64> {
-    value
-        .parse::<u64>()
-        .ok()
-        .filter(|&n| n >= 1)
-        .map(|n| n as f64)
-        .ok_or_else(|| {
-            crate::input_error!(
-                OutOfRange,
-                "command",
-                ["`{flag} {value}` is not a count"],
-                ["`{flag} {value}` 不是计数"],
-                "a whole number after each count flag",
-                "每个计数参数后为整数",
-            )
-        })
 }
 
 fn conflict(k: &str) -> crate::error::InputError {
