@@ -172,6 +172,7 @@ impl Builder {
     }
     /// The file the command reads first (a training stack's config), before the files it
     /// names and were written while it was built.
+    #[cfg(feature = "training")]
     pub(crate) fn first_file(&mut self, name: &str, text: String) {
         self.files.insert(
             0,
