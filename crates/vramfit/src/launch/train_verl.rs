@@ -21,8 +21,8 @@ use super::Builder;
 use super::train::{gpus, refused};
 use crate::error::Result;
 use crate::estimate::{
-    Checkpointing, FsdpVersion, Kernel, Loss, Offload, Optimizer, Precision, RlAlgorithm, Rollout,
-    Workload,
+    Checkpointing, Fsdp, FsdpVersion, Kernel, Loss, Offload, Optimizer, Precision, RlAlgorithm,
+    RlRun, Rollout, Workload,
 };
 use crate::precision::Quantization;
 
@@ -40,6 +40,31 @@ pub(super) fn verl(w: &Workload, l: &mut Builder) -> Result<()> {
             "verl 用 RL 训练：请给出 rl grpo",
         ));
     };
+    rl_checks(rl)?;
+    let Some(f) = w.sharding.fsdp.filter(|f| f.reshard_after_forward) else {
+        return Err(refused(
+            "fsdp_version",
+            "verl's actor is FSDP's full shard: zero 3 with fsdp_version 1 or 2",
+            "verl 的 actor 用 FSDP 完全分片：zero 3 配 fsdp_version 1 或 2",
+        ));
+    };
+    run_checks(w, rl)?;
+    let (nodes, per_node) = super::train_nodes::layout(w);
+    let mut argv: Vec<String> = ["python3", "-m", "verl.trainer.main_ppo"]
+        .map(String::from)
+        .to_vec();
+    argv.extend(overrides(w, rl, f, p.id, (nodes, per_node)));
+    start(l, argv, nodes, per_node);
+    let whole = rl.prompt_len.saturating_add(rl.completion);
+    l.note(
+        format!("`{TRAIN_FILES}` and `{VAL_FILES}` are verl's quickstart data (its examples/data_preprocess/gsm8k.py writes them): put yours there. The estimate counts prompts of {} tokens and completions of {}, whatever the data; the sequence is {whole} tokens.", rl.prompt_len, rl.completion),
+        format!("`{TRAIN_FILES}` 与 `{VAL_FILES}` 是 verl 快速入门的数据（由其 examples/data_preprocess/gsm8k.py 生成），请换成你的数据。估算按 {} 个 token 的提示词与 {} 个 token 的回答计算，与数据内容无关；整条序列 {whole} 个 token。", rl.prompt_len, rl.completion),
+    );
+    Ok(())
+}
+
+/// What verl's launch is written for: GRPO, with the rollout on the policy's GPUs.
+fn rl_checks(rl: &RlRun) -> Result<()> {
     if rl.algorithm != RlAlgorithm::Grpo {
         return Err(refused(
             "rl",
@@ -54,13 +79,12 @@ pub(super) fn verl(w: &Workload, l: &mut Builder) -> Result<()> {
             "verl 的混合引擎在策略模型的 GPU 上运行 rollout（rollout colocate）",
         ));
     }
-    let Some(f) = w.sharding.fsdp.filter(|f| f.reshard_after_forward) else {
-        return Err(refused(
-            "fsdp_version",
-            "verl's actor is FSDP's full shard: zero 3 with fsdp_version 1 or 2",
-            "verl 的 actor 用 FSDP 完全分片：zero 3 配 fsdp_version 1 或 2",
-        ));
-    };
+    Ok(())
+}
+
+/// What the run must be for verl to run it as estimated: the actor's settings ([`checks`]),
+/// the reference with the KL loss, vLLM's whole-sequence prefill.
+fn run_checks(w: &Workload, rl: &RlRun) -> Result<()> {
     checks(w)?;
     let lora = w.lora_rank > 0;
     if rl.reference != (rl.beta > 0.0 && !lora) {
@@ -70,7 +94,6 @@ pub(super) fn verl(w: &Workload, l: &mut Builder) -> Result<()> {
             "verl 在使用 KL 损失（use_kl_loss）时加载参考模型，LoRA 策略以其基座充当参考模型，不另加载",
         ));
     }
-    let whole = rl.prompt_len.saturating_add(rl.completion);
     if rl.engine_tokens < rl.engine_len {
         return Err(refused(
             "max_num_batched_tokens",
@@ -78,7 +101,19 @@ pub(super) fn verl(w: &Workload, l: &mut Builder) -> Result<()> {
             "verl 的 vLLM 分块预填充，要求 max_num_batched_tokens 不小于 max_model_len",
         ));
     }
-    let (nodes, per_node) = super::train_nodes::layout(w);
+    Ok(())
+}
+
+/// The Hydra overrides that carry the estimate: the data, the actor on FSDP, the vLLM rollout
+/// on the same GPUs, the trainer's `nodes` × `per_node` GPUs.
+fn overrides(
+    w: &Workload,
+    rl: &RlRun,
+    f: Fsdp,
+    model: &str,
+    (nodes, per_node): (u64, u64),
+) -> Vec<String> {
+    let lora = w.lora_rank > 0;
     let n = rl.generations;
     let mut o: Vec<String> = Vec::new();
     let mut set = |k: &str, v: String| o.push(format!("{k}={v}"));
@@ -90,7 +125,7 @@ pub(super) fn verl(w: &Workload, l: &mut Builder) -> Result<()> {
     set("data.train_batch_size", batch.to_string());
     set("data.max_prompt_length", rl.prompt_len.to_string());
     set("data.max_response_length", rl.completion.to_string());
-    set("actor_rollout_ref.model.path", p.id.to_string());
+    set("actor_rollout_ref.model.path", model.to_string());
     set(
         "actor_rollout_ref.model.enable_gradient_checkpointing",
         bool_word(w.checkpointing == Checkpointing::Full),
@@ -183,10 +218,12 @@ pub(super) fn verl(w: &Workload, l: &mut Builder) -> Result<()> {
     set("trainer.n_gpus_per_node", per_node.to_string());
     set("trainer.nnodes", nodes.to_string());
     set("trainer.logger", "[console]".into());
-    let mut argv: Vec<String> = ["python3", "-m", "verl.trainer.main_ppo"]
-        .map(String::from)
-        .to_vec();
-    argv.extend(o);
+    o
+}
+
+/// The commands: `main_ppo` alone on one node; over several, Ray started on each (the head
+/// first) and `main_ppo` on the head.
+fn start(l: &mut Builder, argv: Vec<String>, nodes: u64, per_node: u64) {
     if nodes > 1 {
         let head = format!("HEAD_IP:{RAY_PORT}");
         l.command_on(
@@ -210,11 +247,6 @@ pub(super) fn verl(w: &Workload, l: &mut Builder) -> Result<()> {
     } else {
         l.command(argv);
     }
-    l.note(
-        format!("`{TRAIN_FILES}` and `{VAL_FILES}` are verl's quickstart data (its examples/data_preprocess/gsm8k.py writes them): put yours there. The estimate counts prompts of {} tokens and completions of {}, whatever the data; the sequence is {whole} tokens.", rl.prompt_len, rl.completion),
-        format!("`{TRAIN_FILES}` 与 `{VAL_FILES}` 是 verl 快速入门的数据（由其 examples/data_preprocess/gsm8k.py 生成），请换成你的数据。估算按 {} 个 token 的提示词与 {} 个 token 的回答计算，与数据内容无关；整条序列 {whole} 个 token。", rl.prompt_len, rl.completion),
-    );
-    Ok(())
 }
 
 /// Ray's port on the head (Ray's default), as the serving launches use it.
