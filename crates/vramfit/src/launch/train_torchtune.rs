@@ -289,6 +289,30 @@ pub(super) fn torchtune(w: &Workload, l: &mut Builder) -> Result<()> {
     if lora {
         lora_keys(w, &mut set)?;
     }
+    run_keys(w, fused_in_config, &mut set)?;
+    let (nodes, per_node) = super::train_nodes::layout(w);
+    let mut argv = tune_run(recipe, config, distributed, (nodes, per_node));
+    argv.extend(o);
+    if nodes > 1 {
+        for rank in 0..nodes {
+            l.command_on(rank, nodes, argv.clone());
+        }
+        super::serve::head_note(l, nodes, per_node);
+    } else {
+        l.command(argv);
+    }
+    l.note(
+        format!("The config `{config}` is torchtune's own: its tokenizer and checkpointer read the model where `tune download {}` puts it (the paths in the config; override `checkpointer.checkpoint_dir` and `tokenizer.path` for yours), its dataset is torchtune's example. The estimate counts rows of tokenizer.max_seq_len tokens, whatever the data.", p.id),
+        format!("配置 `{config}` 是 torchtune 自带的：其分词器与检查点读取器从 `tune download {}` 放置模型的位置读取（配置中的路径；用 `checkpointer.checkpoint_dir` 与 `tokenizer.path` 改成你的），数据集是 torchtune 的示例。估算按 tokenizer.max_seq_len 长度的行计算，与数据内容无关。", p.id),
+    );
+    Ok(())
+}
+
+/// The run's keys beside the model's: the batch, the sequence, the precision, checkpointing
+/// and offloading, the optimizer and the loss, compile, packing and (distributed) FSDP2's.
+/// `fused_in_config`: the shipped config sets `optimizer.fused`.
+fn run_keys(w: &Workload, fused_in_config: bool, set: &mut impl FnMut(&str, String)) -> Result<()> {
+    let (lora, distributed) = (w.lora_rank > 0, gpus(w) > 1);
     set("batch_size", w.batch.to_string());
     set("gradient_accumulation_steps", w.grad_accum.to_string());
     set("tokenizer.max_seq_len", w.seq_len.to_string());
@@ -350,7 +374,18 @@ pub(super) fn torchtune(w: &Workload, l: &mut Builder) -> Result<()> {
         );
         set("fsdp_cpu_offload", bool_word(w.offload == Offload::Cpu));
     }
-    let (nodes, per_node) = super::train_nodes::layout(w);
+    Ok(())
+}
+
+/// `tune run`'s words up to the overrides: torchrun's (`--nnodes`, `--nproc_per_node`, over
+/// several nodes the rendezvous at the head) where the recipe is distributed, the recipe and
+/// its shipped config.
+fn tune_run(
+    recipe: &str,
+    config: &str,
+    distributed: bool,
+    (nodes, per_node): (u64, u64),
+) -> Vec<String> {
     let mut argv: Vec<String> = alloc::vec![String::from("tune"), String::from("run")];
     if distributed {
         argv.extend([
@@ -376,20 +411,7 @@ pub(super) fn torchtune(w: &Workload, l: &mut Builder) -> Result<()> {
         String::from("--config"),
         String::from(config),
     ]);
-    argv.extend(o);
-    if nodes > 1 {
-        for rank in 0..nodes {
-            l.command_on(rank, nodes, argv.clone());
-        }
-        super::serve::head_note(l, nodes, per_node);
-    } else {
-        l.command(argv);
-    }
-    l.note(
-        format!("The config `{config}` is torchtune's own: its tokenizer and checkpointer read the model where `tune download {}` puts it (the paths in the config; override `checkpointer.checkpoint_dir` and `tokenizer.path` for yours), its dataset is torchtune's example. The estimate counts rows of tokenizer.max_seq_len tokens, whatever the data.", p.id),
-        format!("配置 `{config}` 是 torchtune 自带的：其分词器与检查点读取器从 `tune download {}` 放置模型的位置读取（配置中的路径；用 `checkpointer.checkpoint_dir` 与 `tokenizer.path` 改成你的），数据集是 torchtune 的示例。估算按 tokenizer.max_seq_len 长度的行计算，与数据内容无关。", p.id),
-    );
-    Ok(())
+    argv
 }
 
 /// LoRA's rank, alpha (twice the rank, as torchtune's configs set it) and where it applies:
