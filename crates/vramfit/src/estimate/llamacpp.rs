@@ -156,25 +156,7 @@ impl Run<'_> {
         } else {
             0
         };
-        // Blocks left in CPU memory, in a build that reserves one output per sequence: a prompt
-        // batch runs their matrix products on the first GPU too, copying a block's weights
-        // into its compute buffer on top of the block's stage. A published load (Llama-3.1-8B
-        // Q4_0, -c 32768 -ub 512, 15 of 33 layers and with none; see
-        // `llamacpp_block_stage`) prints 248 MiB, the 140 MiB of the whole offload and 108 MiB,
-        // a block's q, k, v, gate, up and down in Q4_0; vramfit copies the whole largest
-        // block (its o as well: 117 MiB), the safe side. Before that build the ubatch's logits
-        // led and the copy is not seen in the logs (arXiv 2509.11947's -ngl 20: 137.79 MiB).
-        c.block_copy = if self.llamacpp_build.outputs_per_sequence()
-            && on_gpu < layers
-            && gpu_used
-            && a.is_detailed()
-            && !self.cache_assumed()
-            && c.ubatch >= LLAMACPP_OP_OFFLOAD_BATCH
-        {
-            self.cpu_block_largest(layers - on_gpu)
-        } else {
-            0
-        };
+        c.block_copy = self.llamacpp_block_copy(c.ubatch, layers, on_gpu, gpu_used);
         // The logits (last GPU only, or the first when the output layer is copied to it) or a
         // block's largest stage, on a GPU with blocks or the output.
         let copies = self.llamacpp_pipeline_copies(by_rule, split, c.ubatch, ctx);
@@ -255,6 +237,29 @@ impl Run<'_> {
             compute_buffer: compute,
             mmproj,
             cpu: place.cpu.saturating_add(kv_cpu),
+        }
+    }
+
+    /// Blocks left in CPU memory, in a build that reserves one output per sequence: a prompt
+    /// batch runs their matrix products on the first GPU too, copying a block's weights
+    /// into its compute buffer on top of the block's stage. A published load (Llama-3.1-8B
+    /// Q4_0, -c 32768 -ub 512, 15 of 33 layers and with none; see
+    /// `llamacpp_block_stage`) prints 248 MiB, the 140 MiB of the whole offload and 108 MiB,
+    /// a block's q, k, v, gate, up and down in Q4_0; vramfit copies the whole largest
+    /// block (its o as well: 117 MiB), the safe side. Before that build the ubatch's logits
+    /// led and the copy is not seen in the logs (arXiv 2509.11947's -ngl 20: 137.79 MiB).
+    fn llamacpp_block_copy(&self, ubatch: u64, layers: u64, on_gpu: u64, gpu_used: bool) -> u64 {
+        let a = &self.arch;
+        if self.llamacpp_build.outputs_per_sequence()
+            && on_gpu < layers
+            && gpu_used
+            && a.is_detailed()
+            && !self.cache_assumed()
+            && ubatch >= LLAMACPP_OP_OFFLOAD_BATCH
+        {
+            self.cpu_block_largest(layers - on_gpu)
+        } else {
+            0
         }
     }
 
