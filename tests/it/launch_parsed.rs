@@ -214,9 +214,9 @@ fn expected(w: &Workload, engine: Engine, key: &str) -> Value {
     match (engine, key) {
         (_, "tensor_parallel_size" | "tp_size") => json!(w.tp),
         (_, "pipeline_parallel_size" | "pp_size") => json!(w.pp),
-        // SGLang's `--dp-size` is DP attention's groups where it is on.
-        (Engine::Sglang, "dp_size") => json!(w.dp.max(w.dp_attention)),
-        (Engine::Sglang, "enable_dp_attention") => json!(w.dp_attention > 1),
+        // SGLang 0.5.23: `--attn-dp-size` the groups, `--dp-size` copies of the server.
+        (Engine::Sglang, "attn_dp_size") => json!(w.dp_attention.max(1)),
+        (Engine::Sglang, "enable_dp_attention") => json!(false),
         (_, "data_parallel_size" | "dp_size") => json!(w.dp),
         // Over several nodes, the last node's command (`commands`): its ranks, its place.
         (_, "nnodes") => json!(w.nodes.nodes),

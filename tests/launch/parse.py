@@ -40,7 +40,7 @@ SGLANG_KEYS = [
     "quantization", "enable_lora", "max_loras_per_batch", "max_lora_rank",
     "lora_target_modules", "max_loaded_loras",
     "disaggregation_mode", "disaggregation_transfer_backend", "num_reserved_decode_tokens",
-    "enable_dp_attention", "nnodes", "node_rank",
+    "attn_dp_size", "enable_dp_attention", "nnodes", "node_rank",
 ]
 
 

@@ -100,10 +100,10 @@ pub fn settings(runner: Runner) -> Vec<Setting> {
             ("runner", "--is-embedding", key!("e.runner")),
             (
                 "enable_dp_attention",
-                "--enable-dp-attention",
+                "DP attention",
                 key!("e.dp_attention"),
             ),
-            ("dp_size", "--dp-size", key!("e.dp_size")),
+            ("dp_size", "--attn-dp-size", key!("e.dp_size")),
             ("enable_lora", "--enable-lora", key!("e.enable_lora_sglang")),
             (
                 "max_loras",

@@ -143,8 +143,9 @@ impl EstimateFlags {
             mem_fraction_static: self.mem_fraction_static,
             cuda_graph_max_bs: self.cuda_graph_max_bs,
             ep: self.ep,
-            enable_dp_attention: self.enable_dp_attention,
-            dp_size: self.dp_size,
+            // `--attn-dp-size N` is the deprecated `--enable-dp-attention --dp-size N`.
+            enable_dp_attention: self.enable_dp_attention || self.attn_dp_size.is_some(),
+            dp_size: self.attn_dp_size.or(self.dp_size),
             disaggregation_mode: self.disaggregation_mode.map(Into::into),
             disaggregation_transfer_backend: self.disaggregation_transfer_backend.map(Into::into),
             num_reserved_decode_tokens: self.num_reserved_decode_tokens,

@@ -279,10 +279,13 @@ pub struct EstimateFlags {
         default_value_t = 1.0
     )]
     pub ep: f64,
-    /// SGLang --enable-dp-attention: attention in data parallel over --dp-size groups of the tp GPUs (an MLA model), each group's token pool its own.
+    /// SGLang --attn-dp-size N (0.5.23): attention in data parallel over N groups of the tp GPUs (an MLA model), 2 to tp, dividing tp, each group's token pool its own. The same as the deprecated --enable-dp-attention --dp-size N.
+    #[arg(long, visible_alias = "attention-data-parallel-size", allow_negative_numbers = true, conflicts_with_all = ["enable_dp_attention", "dp_size"])]
+    pub attn_dp_size: Option<f64>,
+    /// SGLang's deprecated spelling of --attn-dp-size: attention in data parallel over --dp-size groups of the tp GPUs.
     #[arg(long)]
     pub enable_dp_attention: bool,
-    /// SGLang --dp-size with --enable-dp-attention: the attention groups, 2 to tp, dividing tp.
+    /// SGLang --dp-size with --enable-dp-attention (deprecated): the attention groups, 2 to tp, dividing tp.
     #[arg(long, alias = "dp", allow_negative_numbers = true)]
     pub dp_size: Option<f64>,
     /// Disaggregated prefill and decode: the side this instance serves, prefill or decode (SGLang --disaggregation-mode; vLLM's kv_role in --kv-transfer-config, kv_producer or kv_consumer, taken as --kv-role). SGLang and vLLM serving; the estimate is this side's, the other side's pool in a note.

@@ -641,3 +641,35 @@ fn a_config_files_dtype_is_the_checkpoints_and_vllm_still_downcasts_it() {
     assert_eq!(kept["weights_bytes"], 4 * 124_439_808u64);
     let _ = std::fs::remove_file(&path);
 }
+
+/// SGLang 0.5.23 spells DP attention `--attn-dp-size N`; the deprecated `--enable-dp-attention
+/// --dp-size N` it still reads is the same run (DeepSeek-V3 on 8 H200s, 8 attention groups),
+/// and the two spellings together are refused by clap naming both.
+#[test]
+fn attn_dp_size_is_the_deprecated_dp_attention() {
+    let run = [
+        "estimate",
+        "--model",
+        "deepseek-ai/DeepSeek-V3",
+        "--mode",
+        "serve",
+        "--engine",
+        "sglang",
+        "--gpu",
+        "h200-sxm-141gb",
+        "--tp",
+        "8",
+    ];
+    let new = json(&[&run[..], &["--attn-dp-size", "8"]].concat());
+    let old = json(&[&run[..], &["--enable-dp-attention", "--dp-size", "8"]].concat());
+    let plain = json(&run);
+    assert_eq!(new, old);
+    assert_ne!(new["total_bytes"], plain["total_bytes"]);
+    let both = [&run[..], &["--attn-dp-size", "8", "--dp-size", "8"]].concat();
+    let (code, _, err) = vramfit(&both);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--attn-dp-size") && err.contains("--dp-size"),
+        "{err}"
+    );
+}

@@ -1585,14 +1585,15 @@ export interface EstimateInput {
    */
   runner?: RunnerType | null;
   /**
-   * SGLang `--enable-dp-attention`: attention in data parallel over `dp_size` groups of the
+   * SGLang `--attn-dp-size` (0.5.23; before it `--dp-size N --enable-dp-attention`):
+   * attention in data parallel over `dp_size` groups of the
    * `tp` GPUs (an MLA model: DeepSeek, Kimi K2, GLM-5). Each group holds the attention
    * weights split over `tp / dp_size` GPUs and the embedding whole, and each GPU's token pool
    * serves its own group's requests; the MoE layers stay split over all `tp`. Default false.
    */
   enable_dp_attention?: boolean;
   /**
-   * SGLang `--dp-size` with `enable_dp_attention`: the attention groups, 2 to `tp`, dividing
+   * SGLang `--attn-dp-size` with `enable_dp_attention`: the attention groups, 2 to `tp`, dividing
    * `tp`. (Data-parallel copies of a whole model are `gpus = tp × pp × copies`.)
    */
   dp_size?: number | null;
@@ -3988,7 +3989,7 @@ export type ParallelKind =
   /**
    * Expert parallel for a mixture-of-experts model: the routed experts over all `tp × dp`
    * GPUs (`ep`), the attention in `dp` groups of `tp` (vLLM `--enable-expert-parallel` with
-   * `--data-parallel-size`; SGLang `--ep-size` with `--enable-dp-attention --dp-size`): tried
+   * `--data-parallel-size`; SGLang `--ep-size` with `--attn-dp-size`): tried
    * only where `PlanOptions::expert_parallel` asks.
    */
   | "expert"

@@ -641,7 +641,9 @@ impl Run<'_> {
     }
 }
 
-/// The tensor-parallel split of a Gemma 4 cache's heads, as the formula shows it.
+/// The tensor-parallel split of a Gemma 4 cache's heads, as the formula shows it (a build
+/// without text writes no formula).
+#[cfg(any(feature = "en", feature = "zh"))]
 fn tp_note(tp: u64, full_kv_heads: u64, kv_heads: u64) -> String {
     let (full, sliding) = (tp.min(full_kv_heads.max(1)), tp.min(kv_heads.max(1)));
     match (full, sliding) {

@@ -393,7 +393,7 @@ pub struct Rules {
     /// picks a preset and a GGUF file type.
     pub library_names: bool,
     /// Whether it runs attention in data parallel within the tensor-parallel group (SGLang's
-    /// `--enable-dp-attention`).
+    /// `--attn-dp-size`).
     pub dp_attention: bool,
     /// The speed model's class of efficiency.
     pub runtime: Runtime,

@@ -183,12 +183,13 @@ pub struct EstimateInput {
     /// sentence-transformers' pooling config (Qwen3-Embedding), as its `--runner auto` does;
     /// else `generate`.
     pub runner: Option<RunnerType>,
-    /// SGLang `--enable-dp-attention`: attention in data parallel over `dp_size` groups of the
+    /// SGLang `--attn-dp-size` (0.5.23; before it `--dp-size N --enable-dp-attention`):
+    /// attention in data parallel over `dp_size` groups of the
     /// `tp` GPUs (an MLA model: DeepSeek, Kimi K2, GLM-5). Each group holds the attention
     /// weights split over `tp / dp_size` GPUs and the embedding whole, and each GPU's token pool
     /// serves its own group's requests; the MoE layers stay split over all `tp`. Default false.
     pub enable_dp_attention: bool,
-    /// SGLang `--dp-size` with `enable_dp_attention`: the attention groups, 2 to `tp`, dividing
+    /// SGLang `--attn-dp-size` with `enable_dp_attention`: the attention groups, 2 to `tp`, dividing
     /// `tp`. (Data-parallel copies of a whole model are `gpus = tp × pp × copies`.)
     pub dp_size: Option<f64>,
     /// Disaggregated prefill and decode: the side this instance serves, `prefill` or `decode`

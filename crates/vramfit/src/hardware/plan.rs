@@ -33,7 +33,7 @@ pub enum ParallelKind {
     Mig,
     /// Expert parallel for a mixture-of-experts model: the routed experts over all `tp × dp`
     /// GPUs (`ep`), the attention in `dp` groups of `tp` (vLLM `--enable-expert-parallel` with
-    /// `--data-parallel-size`; SGLang `--ep-size` with `--enable-dp-attention --dp-size`): tried
+    /// `--data-parallel-size`; SGLang `--ep-size` with `--attn-dp-size`): tried
     /// only where [`PlanOptions::expert_parallel`] asks.
     Expert,
 }

@@ -26,7 +26,7 @@ impl Layout {
     /// The routed experts over all `tp × dp` GPUs, the attention in `dp` groups of `tp` over
     /// `nodes` servers (vLLM `--tensor-parallel-size tp --data-parallel-size dp
     /// --enable-expert-parallel`; SGLang `--tp tp×dp --ep-size tp×dp`, with
-    /// `--enable-dp-attention --dp-size dp` where `dp > 1`).
+    /// `--attn-dp-size dp` where `dp > 1`).
     pub fn expert(tp: u32, dp: u32, nodes: u32) -> Layout {
         Layout {
             gpus: dp * tp,

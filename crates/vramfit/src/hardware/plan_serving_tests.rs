@@ -189,7 +189,7 @@ fn deepseek_v3_wide_expert_parallel_over_two_servers_by_hand() {
 
 #[test]
 fn sglang_keeps_only_the_expert_layouts_its_estimate_holds() {
-    // SGLang, the same run: its wide layout (`--tp 16 --dp 16 --enable-dp-attention
+    // SGLang, the same run: its wide layout (`--tp 16 --attn-dp-size 16
     // --ep-size 16`) leaves no token pool in its static fraction on an 80 GB card (the
     // attention and embedding whole on each GPU, SGLang's larger CUDA graphs beside), so the
     // estimator's need exceeds the card and the planner does not list it; DP=2 × TP=8 + EP=16

@@ -18,7 +18,9 @@ pub(crate) enum Setting {
     Dp,
     /// Expert-parallel size (SGLang, TensorRT-LLM).
     Ep,
-    /// SGLang's `--enable-dp-attention`: its `--dp-size` is then the attention groups inside tp.
+    /// SGLang's `--attn-dp-size`: the attention groups inside tp (DP attention).
+    AttnDp,
+    /// SGLang's deprecated `--enable-dp-attention`: its `--dp-size` is then the attention groups.
     DpAttention,
     /// vLLM's switch: experts over the tensor- and data-parallel GPUs.
     ExpertParallel,
@@ -220,7 +222,7 @@ pub(crate) const VLLM: &[Flag] = &[
 /// `python -m sglang.launch_server --model-path MODEL`: SGLang 0.5.23's spellings first
 /// (`arg_groups/fields/`: `--cuda-graph-max-bs-decode`, `--cuda-graph-backend-decode`), then
 /// the older ones it or its predecessors took (`--tp`, `--cuda-graph-max-bs`,
-/// `--disable-cuda-graph`), read as well.
+/// `--disable-cuda-graph`, `--dp-size N --enable-dp-attention`), read as well.
 pub(crate) const SGLANG: &[Flag] = &[
     v(&["--model-path", "--model"], Setting::Model),
     v(
@@ -236,6 +238,11 @@ pub(crate) const SGLANG: &[Flag] = &[
         &["--ep-size", "--expert-parallel-size", "--ep"],
         Setting::Ep,
     ),
+    v(
+        &["--attn-dp-size", "--attention-data-parallel-size"],
+        Setting::AttnDp,
+    ),
+    // Deprecated in 0.5.23 for `--attn-dp-size` (removed after 2026-12-31): read, not written.
     switch(&["--enable-dp-attention"], Setting::DpAttention),
     v(&["--context-length"], Setting::Context),
     v(&["--mem-fraction-static"], Setting::MemFraction),

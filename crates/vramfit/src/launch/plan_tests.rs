@@ -121,14 +121,14 @@ fn sglang_dp_attention_with_experts_over_two_nodes() {
     for (node, argv) in l.commands.iter().enumerate() {
         for pair in [
             ["--tp-size", "16"],
-            ["--dp-size", "2"],
+            ["--attn-dp-size", "2"],
             ["--ep-size", "16"],
             ["--nnodes", "2"],
             ["--node-rank", &node.to_string()],
         ] {
             assert!(has(argv, pair), "{pair:?} in {argv:?}");
         }
-        assert!(argv.iter().any(|w| w == "--enable-dp-attention"));
+        assert!(!argv.iter().any(|w| w == "--dp-size"), "{argv:?}");
     }
     reads_back(&input, &l.commands);
 }

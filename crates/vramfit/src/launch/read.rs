@@ -72,6 +72,7 @@ pub fn read_command(line: &str) -> Result<ReadCommand> {
         _ => Mode::Serve,
     };
     r.flags(table, args)?;
+    r.check_attn_dp()?;
     Ok(r.finish())
 }
 
@@ -131,8 +132,10 @@ struct Reader {
     /// vLLM's data-parallel size and its expert-parallel switch, applied at the end.
     dp: f64,
     expert_parallel: bool,
-    /// SGLang's `--enable-dp-attention`: `dp` is then the attention groups.
+    /// SGLang's deprecated `--enable-dp-attention`: `dp` is then the attention groups.
     dp_attention: bool,
+    /// SGLang's `--attn-dp-size`: the attention groups inside tp (0: not given).
+    attn_dp: f64,
     /// `--nnodes`, applied at the end (0: not given).
     nodes: f64,
     /// vLLM's `--data-parallel-size-local`, applied at the end (0: not given).
@@ -260,6 +263,7 @@ impl Reader {
             Setting::KvDtypeV => self.not_read.extend([flag.to_string(), value.to_string()]),
             Setting::NoCudaGraphs => i.cuda_graphs = false,
             Setting::DpAttention => self.dp_attention = true,
+            Setting::AttnDp => self.attn_dp = number(flag, value)?,
             // The decode graphs are the ones the estimate counts.
             Setting::GraphBackendDecode => i.cuda_graphs = value != "disabled",
             Setting::GraphBackendPrefill => {}
@@ -420,6 +424,27 @@ impl Reader {
         }
     }
 
+    /// SGLang 0.5.23 refuses copies of the server (`--dp-size`) beside attention groups
+    /// (`--attn-dp-size`, `arg_groups/parallel_hook.py`), and so does this reader.
+    fn check_attn_dp(&self) -> Result<()> {
+        if self.attn_dp <= 1.0 || self.dp <= 1.0 {
+            return Ok(());
+        }
+        let (dp, attn) = (self.dp, self.attn_dp);
+        Err(crate::input_error!(
+            Unsupported,
+            "command",
+            [
+                "--dp-size {dp} with --attn-dp-size {attn}: SGLang does not combine copies of the server with attention data parallelism"
+            ],
+            [
+                "--dp-size {dp} 与 --attn-dp-size {attn} 同用：SGLang 不支持服务副本与注意力数据并行同时开启"
+            ],
+            "--dp-size 1 beside --attn-dp-size, or --attn-dp-size 1 beside --dp-size",
+            "与 --attn-dp-size 同用时 --dp-size 为 1，或与 --dp-size 同用时 --attn-dp-size 为 1",
+        ))
+    }
+
     fn finish(mut self) -> ReadCommand {
         let i = &mut self.input;
         if let Some(q) = self.mlx_format {
@@ -428,8 +453,13 @@ impl Reader {
         if let Some(file_type) = self.file_type {
             i.quantization = Quantization::Gguf { file_type };
         }
-        if self.dp_attention {
+        if self.attn_dp > 1.0 {
             // The groups inside tp; SGLang divides the chunk it was given among them.
+            i.enable_dp_attention = true;
+            i.dp_size = Some(self.attn_dp);
+        } else if self.dp_attention && self.attn_dp == 0.0 {
+            // The deprecated spelling: `--dp-size` counted the groups, as SGLang 0.5.23's
+            // `handle_deprecated_dp_attention` turns it into `--attn-dp-size`.
             i.enable_dp_attention = true;
             i.dp_size = Some(self.dp.max(1.0));
             self.dp = 1.0;

@@ -269,8 +269,7 @@ fn sglang_args(
     a.set_unless(Setting::Pp, w.pp, 1);
     if w.dp_attention > 1 {
         dp_attention(w)?;
-        a.set(Setting::Dp, w.dp_attention);
-        a.switch(Setting::DpAttention);
+        a.set(Setting::AttnDp, w.dp_attention);
     } else {
         a.set_unless(Setting::Dp, w.dp, 1);
     }
@@ -336,8 +335,9 @@ fn sglang_nodes(w: &Workload, mut a: Args<'_>, l: &mut Builder) {
     l.command(a.done());
 }
 
-/// With DP attention SGLang's `--dp-size` names the attention groups, so data-parallel copies
-/// of the whole server are not one command of it (its router starts them): refused.
+/// SGLang 0.5.23 refuses `--dp-size` (copies of the server) beside `--attn-dp-size`
+/// (`arg_groups/parallel_hook.py`: "data-parallel replicas combined with attention data
+/// parallelism are not supported"): such copies are its router's, not one command, refused.
 fn dp_attention(w: &Workload) -> Result<()> {
     if w.dp <= 1 {
         return Ok(());
@@ -347,10 +347,10 @@ fn dp_attention(w: &Workload) -> Result<()> {
         Unsupported,
         "gpus",
         [
-            "no launch written for {copies} copies of a server with DP attention: --dp-size names the attention groups, and SGLang's router starts the copies"
+            "no launch written for {copies} copies of a server with DP attention: SGLang refuses --dp-size beside --attn-dp-size, and its router starts the copies"
         ],
         [
-            "不为 {copies} 份开启 DP attention 的服务写启动命令：--dp-size 表示注意力组数，副本由 SGLang 的 router 启动"
+            "不为 {copies} 份开启 DP attention 的服务写启动命令：SGLang 不接受 --dp-size 与 --attn-dp-size 同用，副本由 SGLang 的 router 启动"
         ],
         "gpus = tp × pp (one server) for a written launch",
         "要写出启动命令，gpus = tp × pp（一个服务）",

@@ -427,9 +427,10 @@ fn bad_command_lines_name_what_is_wrong() {
     }
 }
 
-/// SGLang's DP attention: `--dp-size 8 --enable-dp-attention` with the whole prefill chunk
-/// (SGLang divides it among the groups), read back to the same estimate; copies of such a
-/// server are its router's, not one command.
+/// SGLang's DP attention: `--attn-dp-size 8` (0.5.23's spelling) with the whole prefill chunk
+/// (SGLang divides it among the groups), read back to the same estimate, as is the deprecated
+/// `--dp-size 8 --enable-dp-attention`; copies of such a server are its router's, not one
+/// command, and SGLang refuses `--dp-size` beside `--attn-dp-size`.
 #[test]
 fn sglang_dp_attention_is_written_and_read_back() {
     let input = EstimateInput {
@@ -443,15 +444,25 @@ fn sglang_dp_attention_is_written_and_read_back() {
     let line = super::command_text(&l.commands[0]);
     let flat = line.replace(" \\\n  ", " ");
     assert!(
-        flat.contains("--tp-size 8 --dp-size 8 --enable-dp-attention"),
+        flat.contains("--tp-size 8 --attn-dp-size 8 --context-length"),
         "{line}"
     );
+    assert!(!flat.contains("--dp-size"), "{line}");
     assert!(flat.contains("--chunked-prefill-size 8192"), "{line}");
     let back = read_back(&input, &line);
     assert!(back.enable_dp_attention);
     assert_eq!((back.dp_size, back.gpus), (Some(8.0), None));
     let (a, b) = (input.resolve().unwrap(), back.resolve().unwrap());
     assert_eq!(a.figures(), b.figures(), "{line}");
+    let old = flat.replace("--attn-dp-size 8", "--dp-size 8 --enable-dp-attention");
+    let old_back = read_back(&input, &old);
+    assert_eq!((old_back.dp_size, old_back.gpus), (Some(8.0), None));
+    assert_eq!(b.figures(), old_back.resolve().unwrap().figures(), "{old}");
+    let both = flat.replace("--attn-dp-size 8", "--attn-dp-size 8 --dp-size 2");
+    assert_eq!(
+        crate::launch::read_command(&both).err().unwrap().field,
+        "command"
+    );
     let copies = EstimateInput {
         gpus: Some(16.0),
         ..input

@@ -1,4 +1,4 @@
-//! SGLang's DP attention (`--enable-dp-attention --dp-size N`), by hand: the attention and the
+//! SGLang's DP attention (`--attn-dp-size N`), by hand: the attention and the
 //! embedding per GPU, the default `mem_fraction_static`, the prefill chunk per group and the
 //! requests the groups' pools hold together.
 

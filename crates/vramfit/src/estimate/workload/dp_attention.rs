@@ -1,4 +1,4 @@
-//! SGLang's DP attention (`--enable-dp-attention --dp-size N`): the attention groups inside the
+//! SGLang's DP attention (`--attn-dp-size N`, once `--enable-dp-attention --dp-size N`): the attention groups inside the
 //! tensor-parallel group, checked as SGLang checks them (`ServerArgs._handle_data_parallelism`:
 //! `tp_size % dp_size == 0`), for an MLA model, the kind SGLang built it for.
 
@@ -38,8 +38,8 @@ impl EstimateInput {
                 "enable_dp_attention",
                 ["{name} has no DP attention"],
                 ["{name} 没有 DP attention"],
-                "false with this engine; engine sglang (--enable-dp-attention)",
-                "这个引擎下为 false；可用 sglang 引擎（--enable-dp-attention）",
+                "false with this engine; engine sglang (--attn-dp-size)",
+                "这个引擎下为 false；可用 sglang 引擎（--attn-dp-size）",
             ));
         }
         if arch.is_detailed() && arch.mla.is_none() {

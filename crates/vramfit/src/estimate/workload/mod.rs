@@ -164,7 +164,7 @@ pub struct Workload {
     /// Expert parallel size (1: none).
     pub ep: u64,
     /// SGLang's DP attention: the attention groups inside the tensor-parallel group (1: none;
-    /// `--dp-size` with `--enable-dp-attention`).
+    /// `--attn-dp-size`, once `--dp-size` with `--enable-dp-attention`).
     pub dp_attention: u64,
     /// The nodes the GPUs fill and the network between them.
     pub nodes: crate::estimate::Nodes,
