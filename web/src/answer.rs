@@ -219,7 +219,8 @@ fn verdict_short(input: &EstimateInput, w: &Workload, e: &Estimate, f: &Fit) -> 
     {
         return Verdict::Queues {
             engine: w.rules().name,
-            held,
+            // Every copy of the server holds as many (its pool is one copy's).
+            held: held * w.copies as f64,
             need: e.required_bytes,
             fewest: fewest(),
         };
@@ -258,7 +259,7 @@ fn run_of(w: &Workload, e: &Estimate) -> Run {
         format: format_name(w),
         target,
         context,
-        batch: w.batch,
+        batch: w.requests,
     }
 }
 

@@ -395,6 +395,7 @@ impl Run<'_> {
         let mut parts = Parts::new(self.text);
         let (phase, trainable, cpu) = self.runner().run(self, &mut parts);
         self.note_past_trained_context(&mut parts);
+        self.note_copies(&mut parts);
         if self.cache_assumed() && self.mode != super::Mode::Training {
             self.note_assumed_cache(&mut parts);
         } else if !self.arch.is_detailed() && self.text {
@@ -449,6 +450,25 @@ impl Run<'_> {
             );
         }
         self.finish(parts, phase, trainable, cpu)
+    }
+
+    /// A note when copies of a server share the requests asked for: the figures are one copy's
+    /// (its share of the requests), the speed's tokens per second all of them together.
+    fn note_copies(&self, p: &mut Parts) {
+        if self.copies <= 1 || !self.text {
+            return;
+        }
+        let (requests, copies, each, engine) =
+            (self.requests, self.copies, self.batch, self.rules().name);
+        p.note(
+            "copies_share_requests",
+            en!(
+                "{requests} requests at once over {copies} copies of the server ({engine}'s data parallel): each copy holds ceil({requests} / {copies}) = {each}. The memory, its pool and the time per step are one copy's (every GPU's the same); the tokens per second count every copy."
+            ),
+            zh!(
+                "{requests} 个并发请求由 {copies} 份服务副本分担（{engine} 的数据并行）：每份承担 ceil({requests} / {copies}) = {each} 个。显存、KV 池与每步时间按一份副本计（每个 GPU 相同）；每秒 token 数计入全部副本。"
+            ),
+        );
     }
 
     /// A note when a sequence is longer than the model's `max_position_embeddings`: vLLM refuses

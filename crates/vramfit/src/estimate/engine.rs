@@ -395,6 +395,10 @@ pub struct Rules {
     /// Whether it runs attention in data parallel within the tensor-parallel group (SGLang's
     /// `--attn-dp-size`).
     pub dp_attention: bool,
+    /// Whether its copies of a server (`gpus = tp × pp × copies`) share the concurrent
+    /// requests asked for (`batch`), each holding ceil(batch / copies): a serving engine's
+    /// data parallel. Elsewhere `batch` is each copy's.
+    pub copies_share_requests: bool,
     /// The speed model's class of efficiency.
     pub runtime: Runtime,
     /// The weight formats people run with it, most precise first ("which models fit").

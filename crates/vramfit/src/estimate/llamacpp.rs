@@ -47,6 +47,7 @@ pub(super) const RULES: Rules = Rules {
     unlike_cards: super::engine::UnlikeCards::SplitsLayers,
     library_names: false,
     dp_attention: false,
+    copies_share_requests: false,
     runtime: Runtime::Llamacpp,
     formats: Formats::Gguf,
     reads: CardTraits {

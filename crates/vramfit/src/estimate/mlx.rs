@@ -54,6 +54,7 @@ pub(super) const RULES: Rules = Rules {
     expert_offload: false,
     library_names: false,
     dp_attention: false,
+    copies_share_requests: false,
     // mlx-lm's model registry (`mlx_lm/models/`) is not checked for OLMo Hybrid: refused, the
     // safe side.
     delta_net_with_plain_attention: false,

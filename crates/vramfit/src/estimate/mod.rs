@@ -99,6 +99,8 @@ mod checkpoint_dtype_tests;
 mod common;
 mod component;
 mod compressed;
+#[cfg(test)]
+mod copies_tests;
 mod engine;
 #[cfg(test)]
 mod formula_zh;

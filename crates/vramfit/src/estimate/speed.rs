@@ -232,6 +232,18 @@ impl Run<'_> {
         input.ubatch = u32_of(self.ubatch);
     }
 
+    /// A tokens-per-second formula of one copy of the server, carried to every copy that
+    /// shares the requests (none where there is one copy).
+    fn all_copies(&self, d: &mut Difference, per_copy: f64) {
+        if self.copies <= 1 {
+            return;
+        }
+        let copies = self.copies;
+        let all = throughput::rate(per_copy * copies as f64);
+        d.en.push_str(&en!(" per copy; × {copies} copies = {all} tokens/s"));
+        d.zh.push_str(&zh!("（每份副本）；× {copies} 份副本 = {all} tokens/s"));
+    }
+
     /// The inference speed model's answer as the estimate carries it, with its formulas when
     /// the estimate has text.
     fn inference_throughput(
@@ -256,24 +268,38 @@ impl Run<'_> {
                 if self.pooling && key.starts_with("decode") {
                     continue;
                 }
-                formulas.push(difference(key, t.formula(figure)));
+                let mut d = difference(key, t.formula(figure));
+                match figure {
+                    InferenceFigure::PrefillTokensPerS => {
+                        self.all_copies(&mut d, t.prefill_tokens_per_s);
+                    }
+                    InferenceFigure::DecodeTokensPerS => {
+                        self.all_copies(&mut d, t.decode_tokens_per_s);
+                    }
+                    _ => {}
+                }
+                formulas.push(d);
             }
             if let Some((s, k)) = &spec {
                 formulas.push(self.speculative_formula(s, *k, t.decode_tokens_per_s_per_sequence));
             }
         }
+        // Copies of a server sharing the requests each run one copy's share at once.
+        let copies = self.copies as f64;
         Throughput {
             runtime,
-            prefill_tokens_per_s: Some(four_figures(t.prefill_tokens_per_s)),
+            prefill_tokens_per_s: Some(four_figures(t.prefill_tokens_per_s * copies)),
             time_to_first_token_s: Some(four_figures(t.time_to_first_token_s)),
             decode_tokens_per_s_per_sequence: (!self.pooling)
                 .then(|| four_figures(t.decode_tokens_per_s_per_sequence)),
-            decode_tokens_per_s: (!self.pooling).then(|| four_figures(t.decode_tokens_per_s)),
+            decode_tokens_per_s: (!self.pooling)
+                .then(|| four_figures(t.decode_tokens_per_s * copies)),
             generation_s: Some(four_figures(t.total_s)),
             speculative_tokens_per_step: spec.map(|(s, _)| four_figures(s.tokens_per_step)),
             speculative_decode_tokens_per_s_per_sequence: spec
                 .map(|(s, _)| four_figures(s.decode_tokens_per_s_per_sequence)),
-            speculative_decode_tokens_per_s: spec.map(|(s, _)| four_figures(s.decode_tokens_per_s)),
+            speculative_decode_tokens_per_s: spec
+                .map(|(s, _)| four_figures(s.decode_tokens_per_s * copies)),
             step_time_s: None,
             tokens_per_s: None,
             formulas,

@@ -67,6 +67,7 @@ pub(super) const RULES: Rules = Rules {
     unlike_cards: super::engine::UnlikeCards::EqualShards,
     library_names: false,
     dp_attention: false,
+    copies_share_requests: false,
     runtime: Runtime::Batched,
     formats: Formats::Serving,
     reads: CardTraits {

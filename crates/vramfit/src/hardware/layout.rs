@@ -79,12 +79,12 @@ pub fn layout_input(input: &EstimateInput, layout: Layout, on: &Gpu) -> Option<E
 
 /// A vLLM or SGLang serving run over data-parallel replicas or expert parallel: `gpus` =
 /// `dp × tp` over the layout's nodes, and the concurrency `batch` = N shared by the replicas
-/// (or DP attention's groups) as the engines share it, each holding ceil(N / dp): vLLM's every
-/// data-parallel rank schedules its own `--max-num-seqs`, so its run is one replica's with
-/// ceil(N / dp); SGLang's DP attention divides the batch among its groups itself (its `tp` is
-/// then every GPU and `--dp-size` the groups), and its `--dp-size` replicas without DP
-/// attention are vramfit's `gpus = tp × copies`, each with ceil(N / dp), on one node only (it
-/// refuses replicas over several). `None` outside vLLM and SGLang serving; the estimator refuses what the model cannot use (experts that `ep` does not
+/// (or DP attention's groups) as the engines share it, each holding ceil(N / dp), which the
+/// estimator counts from the whole N: vLLM's every data-parallel rank schedules its own
+/// `--max-num-seqs`; SGLang's DP attention divides the batch among its groups itself (its `tp`
+/// is then every GPU and `--attn-dp-size` the groups), and its `--dp-size` replicas without
+/// DP attention are vramfit's `gpus = tp × copies`, on one node only (it refuses replicas over
+/// several). `None` outside vLLM and SGLang serving; the estimator refuses what the model cannot use (experts that `ep` does not
 /// divide, DP attention without MLA), which the planner reads as no fit.
 fn fleet_input(input: EstimateInput, layout: Layout) -> Option<EstimateInput> {
     if !serves_fleets(&input) {
@@ -97,12 +97,6 @@ fn fleet_input(input: EstimateInput, layout: Layout) -> Option<EstimateInput> {
     }
     let (tp, dp) = (layout.tp.max(1), layout.dp.max(1));
     let gpus = f64::from(tp * dp);
-    // A batch the estimator refuses stays as it is, to be refused by name.
-    let share = if input.batch.is_finite() && input.batch >= 1.0 {
-        libm::ceil(input.batch / f64::from(dp))
-    } else {
-        input.batch
-    };
     let per_node = Some(f64::from(layout.gpus / layout.nodes.max(1)));
     let expert = layout.kind == ParallelKind::Expert;
     Some(match input.engine {
@@ -119,7 +113,6 @@ fn fleet_input(input: EstimateInput, layout: Layout) -> Option<EstimateInput> {
             gpus: Some(gpus),
             tp: f64::from(tp),
             ep: if expert { f64::from(layout.ep) } else { 1.0 },
-            batch: share,
             // Replicas of the whole server: SGLang's DP attention is the expert layout's.
             enable_dp_attention: false,
             dp_size: None,

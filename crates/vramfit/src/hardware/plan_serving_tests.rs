@@ -102,9 +102,10 @@ fn replicas_share_the_concurrency_and_beat_a_pipeline_over_two_servers() {
     assert_eq!(got[1].parallelism, Layout::across_nodes(2, 8));
     assert_eq!(got[1].price_per_hour, o.price_per_hour);
     // Proved by the estimator: the per-GPU need is one replica's, TP=8 on its 8 GPUs holding
-    // ceil(256 / 2) = 128 sequences (with the replicas' 16 GPUs counted, as vLLM's DP group).
+    // ceil(256 / 2) = 128 sequences (with the replicas' 16 GPUs counted, as vLLM's DP group):
+    // the estimator shares the 256 asked for among the two replicas itself.
     let a100 = card("a100-sxm4-80gb");
-    let replica = |batch: f64| {
+    let fleet = |batch: f64| {
         need(&EstimateInput {
             gpu: Some(a100.id.into()),
             gpus: Some(16.0),
@@ -114,12 +115,14 @@ fn replicas_share_the_concurrency_and_beat_a_pipeline_over_two_servers() {
             ..input.clone()
         })
     };
-    assert_eq!(o.per_gpu_bytes, replica(128.0));
+    assert_eq!(o.per_gpu_bytes, fleet(256.0));
     assert!(o.per_gpu_bytes <= a100.memory);
-    // By hand, the KV of one more sequence of the replica's share: 80 layers × 8 KV heads ×
-    // 128 × 2 (K and V) × 2 B = 327,680 B a token, × 8,192 tokens / 8 GPUs = 335,544,320 B per
-    // GPU, inside vLLM's 0.9 budget: 372,827,022 B of card.
-    let one_more = replica(128.0).get() - replica(127.0).get();
+    // By hand, the KV of one more sequence of the replica's share (255 or 256 over two
+    // replicas: 128 each; 254: 127): 80 layers × 8 KV heads × 128 × 2 (K and V) × 2 B =
+    // 327,680 B a token, × 8,192 tokens / 8 GPUs = 335,544,320 B per GPU, inside vLLM's 0.9
+    // budget: 372,827,022 B of card.
+    assert_eq!(fleet(255.0), fleet(256.0));
+    let one_more = fleet(256.0).get() - fleet(254.0).get();
     assert!(one_more.abs_diff(372_827_022) <= 2, "{one_more}");
     // All 256 in one TP=8 server do not fit: the second server is needed.
     assert!(layout_required_bytes(&input, Layout::candidates(8)[0], a100) > a100.memory);
@@ -255,14 +258,17 @@ fn replicas_and_experts_only_where_an_engine_serves_them() {
     let sglang = serve(dense, Engine::Sglang, 256.0, 8192.0);
     assert!(layout_input(&sglang, Layout::data(2, 8, 2), h100).is_none());
     assert!(layout_input(&sglang, Layout::data(2, 4, 1), h100).is_some());
-    // A replica's share is ceil(N / dp): 9 sequences over 2 replicas, 5 each.
+    // The layout keeps the requests asked for; the estimator gives each replica its share,
+    // ceil(N / dp): 9 sequences over 2 replicas, 5 each.
     let i = layout_input(
         &serve(dense, Engine::Vllm, 9.0, 4096.0),
         Layout::data(2, 4, 1),
         h100,
     )
     .unwrap();
-    assert_eq!((i.batch, i.gpus, i.tp, i.ep), (5.0, Some(8.0), 4.0, 1.0));
+    assert_eq!((i.batch, i.gpus, i.tp, i.ep), (9.0, Some(8.0), 4.0, 1.0));
+    let w = i.resolve().unwrap();
+    assert_eq!((w.batch, w.requests, w.copies), (5, 9, 2));
     // A dense model refuses expert parallel by name, which the planner reads as no fit.
     assert_eq!(
         layout_required_bytes(

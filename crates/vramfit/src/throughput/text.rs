@@ -92,7 +92,7 @@ fn time(s: f64) -> String {
 }
 
 /// A rate: whole numbers from 100 up, one decimal below.
-fn rate(x: f64) -> String {
+pub(crate) fn rate(x: f64) -> String {
     if x >= 100.0 { fixed(x, 0) } else { fixed(x, 1) }
 }
 

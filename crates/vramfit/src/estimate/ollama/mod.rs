@@ -53,6 +53,7 @@ pub(super) const RULES: Rules = Rules {
     unlike_cards: crate::estimate::UnlikeCards::OwnPlan,
     library_names: true,
     dp_attention: false,
+    copies_share_requests: false,
     runtime: Runtime::Llamacpp,
     formats: Formats::Gguf,
     reads: CardTraits {

@@ -50,14 +50,26 @@ impl Run<'_> {
                 self.batch,
                 b(m_theory),
             );
-            (
-                en!(
-                    "{engine} starts, but its KV pool holds {held} of the {batch} sequences of {setting} {len} asked for at once; the rest wait in its queue. All {batch} at once need a card of {need}, or fewer or shorter sequences, an fp8 KV cache or more GPUs."
-                ),
-                zh!(
-                    "{engine} 可以启动，但 KV 池同时只能容纳要求的 {batch} 条 {setting} {len} 序列中的 {held} 条，其余在队列中等待。要同时容纳全部 {batch} 条，需要 {need} 显存的显卡，或更少、更短的序列、fp8 KV 缓存或更多 GPU。"
-                ),
-            )
+            let (requests, copies) = (self.requests, self.copies);
+            if copies > 1 {
+                (
+                    en!(
+                        "{engine} starts, but each of its {copies} copies' KV pool holds {held} of its {batch} sequences of {setting} {len} ({requests} asked for at once over the copies); the rest wait in its queue. All {requests} at once need cards of {need} each, or fewer or shorter sequences, an fp8 KV cache or more copies."
+                    ),
+                    zh!(
+                        "{engine} 可以启动，但 {copies} 份副本各自的 KV 池同时只能容纳其分到的 {batch} 条 {setting} {len} 序列中的 {held} 条（共要求同时 {requests} 条），其余在队列中等待。要同时容纳全部 {requests} 条，每张卡需要 {need} 显存，或更少、更短的序列、fp8 KV 缓存或更多副本。"
+                    ),
+                )
+            } else {
+                (
+                    en!(
+                        "{engine} starts, but its KV pool holds {held} of the {batch} sequences of {setting} {len} asked for at once; the rest wait in its queue. All {batch} at once need a card of {need}, or fewer or shorter sequences, an fp8 KV cache or more GPUs."
+                    ),
+                    zh!(
+                        "{engine} 可以启动，但 KV 池同时只能容纳要求的 {batch} 条 {setting} {len} 序列中的 {held} 条，其余在队列中等待。要同时容纳全部 {batch} 条，需要 {need} 显存的显卡，或更少、更短的序列、fp8 KV 缓存或更多 GPU。"
+                    ),
+                )
+            }
         };
         Difference {
             key: String::from("kv_pool_below_batch"),

@@ -61,6 +61,8 @@ pub(super) const RULES: Rules = Rules {
     unlike_cards: crate::estimate::UnlikeCards::EqualShards,
     library_names: false,
     dp_attention: true,
+    // Its data-parallel controller shares the requests among `--dp-size` copies.
+    copies_share_requests: true,
     runtime: Runtime::Batched,
     formats: Formats::Serving,
     reads: CardTraits {

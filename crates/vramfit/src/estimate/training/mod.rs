@@ -81,6 +81,7 @@ pub(super) const RULES: Rules = Rules {
     unlike_cards: crate::estimate::UnlikeCards::EqualShards,
     library_names: false,
     dp_attention: false,
+    copies_share_requests: false,
     runtime: Runtime::Transformers,
     formats: Formats::Checkpoint,
     reads: CardTraits {

@@ -53,6 +53,8 @@ pub(super) const RULES: Rules = Rules {
     native_kv_formats: false,
     library_names: false,
     dp_attention: false,
+    // Each data-parallel rank schedules its own requests (`--data-parallel-size`).
+    copies_share_requests: true,
     flash_only_when_asked: false,
     expert_offload: false,
     unlike_cards: crate::estimate::UnlikeCards::EqualShards,

@@ -65,8 +65,15 @@ pub struct Workload {
     pub mode: Mode,
     /// The engine.
     pub engine: Engine,
-    /// Batch.
+    /// Batch: one copy's share of the requests where copies of a server share them
+    /// ([`crate::estimate::engine::Rules::copies_share_requests`]).
     pub batch: u64,
+    /// The concurrent requests asked for over every copy of the server: `batch` as given,
+    /// which `copies` share. Elsewhere `batch`, and `copies` 1.
+    pub requests: u64,
+    /// The copies of the server that share `requests`, each holding `batch` = ceil(requests /
+    /// copies) (1: none).
+    pub copies: u64,
     /// Prompt / training sequence length.
     pub seq_len: u64,
     /// Generated tokens (0 in a pooling run).
@@ -317,12 +324,16 @@ impl EstimateInput {
         // Training's own settings (RL, sharding, the stacks' regimes) are read only where
         // training runs: a build without it refuses a training run, and holds none of them.
         #[cfg(feature = "training")]
-        let (shape, rl) = self.resolve_rl(shape, loaded.lora_rank > 0 || loaded.qlora)?;
+        let (mut shape, rl) = self.resolve_rl(shape, loaded.lora_rank > 0 || loaded.qlora)?;
         #[cfg(not(feature = "training"))]
         let rl = None;
         let zero = self.resolve_training()?;
         let arch = &model.arch;
         let par = self.resolve_parallel(arch)?;
+        // A serving engine's copies share the requests asked for: each copy's run, its pool,
+        // batch and speed, holds its share.
+        let (requests, copies) = (shape.batch, self.request_copies(par.dp));
+        shape.batch = requests.div_ceil(copies);
         let nodes = self.resolve_nodes(par.tp * par.pp * par.dp)?;
         #[cfg(feature = "training")]
         let sharding = self.resolve_sharding(arch, zero, &par)?;
@@ -360,6 +371,8 @@ impl EstimateInput {
             mode: self.mode,
             engine: self.workload_engine(),
             batch: shape.batch,
+            requests,
+            copies,
             seq_len: shape.seq_len,
             new_tokens: shape.new_tokens,
             pooling,
@@ -428,6 +441,16 @@ impl EstimateInput {
     }
 
     /// The batch, the prompt (or training sequence) and the generated tokens.
+    /// The copies of the server that share the requests: `dp` where the runner's copies share
+    /// them, else 1.
+    fn request_copies(&self, dp: u64) -> u64 {
+        if self.runner().rules().copies_share_requests {
+            dp.max(1)
+        } else {
+            1
+        }
+    }
+
     fn resolve_shape(&self) -> Result<Shape> {
         Ok(Shape {
             batch: int("batch", self.batch, 1, MAX_BATCH)?,
