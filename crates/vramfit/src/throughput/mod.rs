@@ -49,6 +49,7 @@ pub use inference::{
 };
 pub use offload::OP_OFFLOAD_MIN_BATCH;
 pub use speculative::{Speculation, speculation, tokens_per_step};
+#[cfg(feature = "speed")]
 pub(crate) use text::rate;
 pub use training::{Recompute, Training, TrainingFigure, TrainingInput, training};
 
