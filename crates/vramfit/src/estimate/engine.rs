@@ -121,8 +121,7 @@ impl Runner {
     }
 
     /// How this runner runs an embedding or scoring model (`runner: pooling`); `None` where it
-    /// runs none (llama.cpp's `--embedding`, Ollama's `/api/embed`, TensorRT-LLM, mlx-lm and
-    /// training are not modelled).
+    /// runs none (Ollama's `/api/embed`, TensorRT-LLM, mlx-lm and training are not modelled).
     pub(super) const fn pooling(self) -> Option<Pooling> {
         match self {
             // `--runner pooling`: the pooling adapter builds the model without its LM head and
@@ -150,6 +149,15 @@ impl Runner {
             Runner::Transformers => Some(Pooling {
                 flag: "AutoModel (sentence-transformers)",
                 lm_head: false,
+                encoders: true,
+                auto: false,
+            }),
+            // `llama-server --embedding` (`--pooling …`, `--reranking`): the GGUF as converted
+            // (an output matrix where it has one), no KV cache for an encoder
+            // (`llamacpp_pooling.rs`); the model's pooling type decides nothing else.
+            Runner::Llamacpp => Some(Pooling {
+                flag: "--embedding",
+                lm_head: true,
                 encoders: true,
                 auto: false,
             }),

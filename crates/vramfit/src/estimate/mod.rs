@@ -118,6 +118,9 @@ mod input_regimes;
 mod llamacpp;
 mod llamacpp_build;
 mod llamacpp_mmproj;
+mod llamacpp_pooling;
+#[cfg(test)]
+mod llamacpp_pooling_tests;
 mod llamacpp_split;
 #[cfg(test)]
 mod llamacpp_split_tests;

@@ -141,17 +141,17 @@ fn qwen3_embedding_drops_the_head_where_the_engine_does() {
 #[test]
 fn pooling_is_refused_where_not_modelled() {
     let err = |i: EstimateInput| i.resolve().err().unwrap();
-    let llama = err(run(
+    let ollama = err(run(
         QWEN3_EMBEDDING_8B,
-        Engine::Llamacpp,
-        Mode::Inference,
+        Engine::Ollama,
+        Mode::Serve,
         Some(RunnerType::Pooling),
     ));
     assert_eq!(
-        (llama.field.as_str(), llama.kind),
+        (ollama.field.as_str(), ollama.kind),
         ("runner", ErrorKind::Unsupported)
     );
-    assert!(llama.problem.contains("llama.cpp"), "{}", llama.problem);
+    assert!(ollama.problem.contains("Ollama"), "{}", ollama.problem);
     let generate = err(run(
         BGE_M3,
         Engine::Vllm,

@@ -49,11 +49,13 @@ impl EstimateInput {
                 Unsupported,
                 "runner",
                 [
-                    "pooling (embedding and reranking) runs are modelled for vLLM, SGLang and transformers inference, not {name}"
+                    "pooling (embedding and reranking) runs are modelled for vLLM, SGLang, llama.cpp and transformers inference, not {name}"
                 ],
-                ["池化（嵌入与重排序）运行仅对 vLLM、SGLang 与 transformers 推理建模，不含 {name}"],
-                "runner generate with this engine; engine vllm (--runner pooling), sglang (--is-embedding) or hf inference",
-                "这个引擎下用 runner generate；或用 vllm（--runner pooling）、sglang（--is-embedding）或 hf 推理",
+                [
+                    "池化（嵌入与重排序）运行仅对 vLLM、SGLang、llama.cpp 与 transformers 推理建模，不含 {name}"
+                ],
+                "runner generate with this engine; engine vllm (--runner pooling), sglang (--is-embedding), llamacpp (--embedding) or hf inference",
+                "这个引擎下用 runner generate；或用 vllm（--runner pooling）、sglang（--is-embedding）、llamacpp（--embedding）或 hf 推理",
             ));
         };
         if encoder && !how.encoders {
@@ -75,5 +77,36 @@ impl EstimateInput {
             arch.tied_embeddings = true;
         }
         Ok(true)
+    }
+}
+
+impl EstimateInput {
+    /// llama.cpp runs a non-causal model's input (an encoder's) in one ubatch: llama-server
+    /// answers a longer one "input (N tokens) is too large to process. increase the physical
+    /// batch size" (and sets `n_batch = n_ubatch` for it). A pooling run of an encoder on
+    /// llama.cpp whose `seq_len` exceeds `ubatch` is refused, naming the `-ub` it needs.
+    pub(super) fn check_llamacpp_pooling(
+        &self,
+        pooling: bool,
+        arch: &Architecture,
+        seq_len: u64,
+        ubatch: u64,
+    ) -> Result<()> {
+        let llamacpp = matches!(self.runner(), crate::estimate::Runner::Llamacpp);
+        if !(pooling && llamacpp && arch.family == Family::Bert) || seq_len <= ubatch {
+            return Ok(());
+        }
+        Err(input_error!(
+            Conflict,
+            "ubatch",
+            [
+                "llama.cpp runs an encoder's input in one ubatch (-ub): {seq_len} tokens an input do not fit -ub {ubatch}, and llama-server refuses the input (\"input is too large to process. increase the physical batch size\")"
+            ],
+            [
+                "llama.cpp 把编码器的一条输入放在一个 ubatch（-ub）里运行：每条输入 {seq_len} 个 token 放不进 -ub {ubatch}，llama-server 会拒绝该输入（\"input is too large to process. increase the physical batch size\"）"
+            ],
+            ["{seq_len} to 65536 (-ub {seq_len}), or a seq_len of at most {ubatch}"],
+            ["{seq_len} 到 65536（-ub {seq_len}），或 seq_len 不超过 {ubatch}"],
+        ))
     }
 }

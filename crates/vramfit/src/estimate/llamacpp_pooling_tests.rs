@@ -1,0 +1,119 @@
+//! llama.cpp's embedding and reranking runs (`llama-server --embedding`, issue 42), by hand
+//! against the rules read in llama.cpp's source (`llamacpp_pooling.rs`): an encoder keeps no
+//! KV cache and attends over its ubatch alone, every token of the ubatch is an output, a
+//! decoder keeps its cache and its output matrix.
+
+use super::{ComponentKind, Engine, EstimateInput, Mode, RunnerType, estimate};
+use crate::error::ErrorKind;
+use crate::precision::{GgufFileType, Quantization};
+
+/// `llama-server -m FILE-F16.gguf --embedding -ub UBATCH` on an H100, one sequence of
+/// `seq_len` tokens.
+fn llamacpp(model: &str, seq_len: f64, ubatch: f64, runner: Option<RunnerType>) -> EstimateInput {
+    EstimateInput {
+        model: Some(model.into()),
+        mode: Mode::Serve,
+        engine: Engine::Llamacpp,
+        quantization: Quantization::Gguf {
+            file_type: GgufFileType::F16,
+        },
+        gpu: Some("h100-sxm5-80gb".into()),
+        batch: 1.0,
+        seq_len,
+        new_tokens: 0.0,
+        ubatch,
+        runner,
+        ..EstimateInput::default()
+    }
+}
+
+/// bge-m3 (XLM-RoBERTa, llama.cpp's `bert` architecture) in F16, inputs of 512 tokens, -ub 512,
+/// by hand:
+/// - weights on the GPU: the 24 blocks, each q, k, v, o (4 × 1024²) and up, down (2 × 1024 ×
+///   4096) in f16 = 25,165,824 B and its 13,312 bias and norm values in f32 = 53,248 B, so
+///   24 × 25,219,072 = 605,257,728 B, and the output-side vectors (embedding norm 2,048 and the
+///   pooler's bias 1,024, f32) 12,288 B: 605,270,016 B. The word, position and token-type
+///   embeddings stay in CPU memory (llama.cpp's input layer);
+/// - no KV cache (`create_memory` returns none for `LLM_ARCH_BERT`);
+/// - compute buffer: the attention spans the ubatch alone, so the mask is 512 × 512 × 2 B
+///   (f16, flash attention) = 524,288 B, the token embeddings 512 × 1024 × 4 B = 2,097,152 B,
+///   and the feed-forward stage 512 × (3 × 1024 + 3 × 4096) × 4 B = 31,457,280 B: 34,078,720
+///   B (32.5 MiB), above the output, every token's embedding 512 × 1024 × 4 B = 2 MiB (an
+///   encoder has no output matrix: no logits).
+#[test]
+fn bge_m3_on_llamacpp_keeps_no_cache_by_hand() {
+    let e = estimate(&llamacpp("BAAI/bge-m3", 512.0, 512.0, None)).unwrap();
+    assert_eq!(e.component_bytes(ComponentKind::Weights), 605_270_016);
+    assert_eq!(e.component_bytes(ComponentKind::KvCache), 0);
+    assert_eq!(e.component_bytes(ComponentKind::ComputeBuffer), 34_078_720);
+    // The encoder pools with no runner given, as on every engine that runs it.
+    let given = estimate(&llamacpp(
+        "BAAI/bge-m3",
+        512.0,
+        512.0,
+        Some(RunnerType::Pooling),
+    ))
+    .unwrap();
+    assert_eq!(given.total_bytes, e.total_bytes);
+    assert!(e.notes.iter().any(|n| n.key == "llamacpp_pooling"));
+}
+
+/// An encoder's input is one ubatch: bge-m3's 8,192-token inputs are refused under -ub 512
+/// (llama-server: "input is too large to process. increase the physical batch size"), named by
+/// the `-ub` they need; under -ub 8192 the compute buffer is, by hand, the mask 8192 × 8192 ×
+/// 2 B = 134,217,728 B, the token embeddings 8192 × 1024 × 4 B = 33,554,432 B and the
+/// feed-forward stage 8192 × (3 × 1024 + 3 × 4096) × 4 B = 503,316,480 B: 671,088,640 B (640
+/// MiB), the mask growing with the square of -ub.
+#[test]
+fn an_encoder_input_must_fit_one_ubatch() {
+    let err = llamacpp("BAAI/bge-m3", 8192.0, 512.0, None)
+        .resolve()
+        .err()
+        .unwrap();
+    assert_eq!(
+        (err.field.as_str(), err.kind),
+        ("ubatch", ErrorKind::Conflict)
+    );
+    assert!(err.accepted.contains("-ub 8192"), "{}", err.accepted);
+    let e = estimate(&llamacpp("BAAI/bge-m3", 8192.0, 8192.0, None)).unwrap();
+    assert_eq!(e.component_bytes(ComponentKind::KvCache), 0);
+    assert_eq!(e.component_bytes(ComponentKind::ComputeBuffer), 671_088_640);
+}
+
+/// Qwen3-Embedding-0.6B (a `qwen3` GGUF, a causal decoder) under `--embedding`, -c 512 -ub 512,
+/// by hand:
+/// - the KV cache as for generation: (8 KV heads × 128) × 2 values × 28 layers × 512 cells ×
+///   2 B (f16) = 58,720,256 B (56 MiB);
+/// - the compute buffer: every token of the ubatch an output (`server_n_outputs_max` is
+///   `n_batch` with `--embedding`) and the output matrix still in the graph (llama.cpp issue
+///   #24713: in embeddings mode the LM head runs on every architecture but llama), so 512 ×
+///   (151,669 logits + 1024) × 4 B = 312,715,264 B (298.23 MiB), where generation reserves
+///   one output per sequence: 1 × 152,693 × 4 B = 610,772 B, below its feed-forward stage,
+///   (mask 512 × 512 × 2 B + embeddings 512 × 1024 × 4 B) + 512 × (3 × 1024 + 3 × 3072) × 4
+///   B = 2,621,440 + 25,165,824 = 27,787,264 B.
+#[test]
+fn qwen3_embedding_on_llamacpp_keeps_its_cache_and_outputs_every_token() {
+    let model = "Qwen/Qwen3-Embedding-0.6B";
+    let pooled = estimate(&llamacpp(model, 512.0, 512.0, Some(RunnerType::Pooling))).unwrap();
+    assert_eq!(pooled.component_bytes(ComponentKind::KvCache), 58_720_256);
+    assert_eq!(
+        pooled.component_bytes(ComponentKind::ComputeBuffer),
+        312_715_264
+    );
+    // Not pooled unless told (`llama-server` generates without `--embedding`).
+    let generated = estimate(&llamacpp(model, 512.0, 512.0, None)).unwrap();
+    assert_eq!(
+        generated.component_bytes(ComponentKind::KvCache),
+        58_720_256
+    );
+    assert_eq!(
+        generated.component_bytes(ComponentKind::ComputeBuffer),
+        27_787_264
+    );
+    // A causal decoder reads its input over several ubatches: no ubatch check.
+    assert!(
+        llamacpp(model, 8192.0, 512.0, Some(RunnerType::Pooling))
+            .resolve()
+            .is_ok()
+    );
+}
