@@ -117,3 +117,43 @@ fn qwen3_embedding_on_llamacpp_keeps_its_cache_and_outputs_every_token() {
             .is_ok()
     );
 }
+
+/// llama.cpp's own flags read back (`--embedding`, `--embeddings`, `--reranking`, `--pooling`
+/// with its types from `common/arg.cpp`), and the launch written for a pooling run: `-ub` and
+/// `--embedding`, which reads back as the same run.
+#[test]
+fn llama_server_embedding_flags_read_and_written() {
+    let runner = |line: &str| crate::launch::read_command(line).unwrap().input.runner;
+    let pooling = Some(RunnerType::Pooling);
+    for line in [
+        "llama-server -m bge-m3-F16.gguf --embedding",
+        "llama-server -m bge-m3-F16.gguf --embeddings --pooling cls",
+        "llama-server -m bge-reranker-v2-m3-F16.gguf --reranking",
+        "llama-server -m qwen3-embedding-0.6b-F16.gguf --pooling last",
+        "llama-server -m bge-reranker-v2-m3-F16.gguf --pooling rank",
+    ] {
+        assert_eq!(runner(line), pooling, "{line}");
+    }
+    assert_eq!(
+        runner("llama-server -m qwen3-0.6b.gguf --pooling none"),
+        None
+    );
+    let bad = crate::launch::read_command("llama-server -m x.gguf --pooling max")
+        .err()
+        .unwrap();
+    assert_eq!(bad.kind, ErrorKind::UnknownName);
+    assert!(bad.accepted.contains("rank"), "{}", bad.accepted);
+
+    let run = llamacpp("BAAI/bge-m3", 8192.0, 8192.0, None);
+    let l = crate::launch::launch(&run.resolve().unwrap()).unwrap();
+    let words = &l.commands[0];
+    assert!(words.iter().any(|w| w == "--embedding"), "{words:?}");
+    let ub = words.iter().position(|w| w == "-ub").unwrap();
+    assert_eq!(words[ub + 1], "8192");
+    let back = crate::launch::read_command(&words.join(" ")).unwrap().input;
+    assert_eq!((back.runner, back.ubatch), (pooling, 8192.0));
+    // A generation run writes no `--embedding`.
+    let generate = llamacpp("Qwen/Qwen3-Embedding-0.6B", 512.0, 512.0, None);
+    let l = crate::launch::launch(&generate.resolve().unwrap()).unwrap();
+    assert!(!l.commands[0].iter().any(|w| w == "--embedding"));
+}
