@@ -121,7 +121,7 @@ impl Runner {
     }
 
     /// How this runner runs an embedding or scoring model (`runner: pooling`); `None` where it
-    /// runs none (Ollama's `/api/embed`, TensorRT-LLM, mlx-lm and training are not modelled).
+    /// runs none (TensorRT-LLM, mlx-lm and training are not modelled).
     pub(super) const fn pooling(self) -> Option<Pooling> {
         match self {
             // `--runner pooling`: the pooling adapter builds the model without its LM head and
@@ -160,6 +160,15 @@ impl Runner {
                 lm_head: true,
                 encoders: true,
                 auto: false,
+            }),
+            // Ollama's `/api/embed`: a GGUF that names `{arch}.pooling_type` is an embedding
+            // model, which Ollama runs as llama-server `--embedding` (`llm/llama_server.go` at
+            // v0.33.0-rc2), so a checkpoint that ships a pooling config pools unasked.
+            Runner::Ollama => Some(Pooling {
+                flag: "/api/embed",
+                lm_head: true,
+                encoders: true,
+                auto: true,
             }),
             _ => None,
         }

@@ -157,3 +157,39 @@ fn llama_server_embedding_flags_read_and_written() {
     let l = crate::launch::launch(&generate.resolve().unwrap()).unwrap();
     assert!(!l.commands[0].iter().any(|w| w == "--embedding"));
 }
+
+/// bge-m3 F16 on Ollama with `OLLAMA_NUM_PARALLEL=4` on an H100, by hand against Ollama
+/// v0.33.0-rc2's source (`server/sched.go`: an embedding model loads with parallel 1;
+/// `llm/llama_server.go`: llama-server `--embedding -b N -ub N`, N = min(2048, num_ctx)):
+/// - num_ctx: the H100's 262,144 bound by the trained 8,192, for one sequence, so -ub 2048;
+/// - what runs: the weights as on llama.cpp (605,270,016 B), no KV cache, and the compute
+///   buffer of the vendored build Ollama's plan models, without flash attention (Ollama runs
+///   it only when asked): attention over the ubatch alone 2048 × 2048 × (16 heads + mask) × 4
+///   B = 285,212,672 B + 4 × 2048 × 1024 × 4 B = 33,554,432 B: 318,767,104 B (304 MiB), above
+///   the feed-forward 2048 × (4 × 1024 + 2 × 4096) × 4 B = 100,663,296 B;
+/// - Ollama's own plan (v0.12.5's `GraphSize`, `bert` has no formula): KV 2 × (64 × 16) × 24
+///   layers × 8,192 × 2 B = 805,306,368 B, the fallback graph GQA 1 × KV / 6 = 134,217,728 B,
+///   for a context of 8,192 (parallel 1, not the 4 asked);
+/// - an input over the 2,048-token batch is refused by name (`seq_len`).
+#[test]
+fn bge_m3_on_ollama_by_hand() {
+    let mut i = llamacpp("BAAI/bge-m3", 512.0, 512.0, None);
+    i.engine = Engine::Ollama;
+    i.batch = 4.0;
+    let e = estimate(&i).unwrap();
+    assert_eq!(e.component_bytes(ComponentKind::Weights), 605_270_016);
+    assert_eq!(e.component_bytes(ComponentKind::KvCache), 0);
+    assert_eq!(e.component_bytes(ComponentKind::ComputeBuffer), 318_767_104);
+    let plan = e.ollama.unwrap();
+    assert_eq!(plan.kv_bytes.get(), 805_306_368);
+    assert_eq!(plan.graph_bytes.get(), 134_217_728);
+    assert_eq!(plan.context, 8192);
+    assert!(e.notes.iter().any(|n| n.key == "ollama_embedding"));
+    i.seq_len = 4096.0;
+    let err = i.resolve().err().unwrap();
+    assert_eq!(
+        (err.field.as_str(), err.kind),
+        ("seq_len", ErrorKind::Conflict)
+    );
+    assert!(err.accepted.contains("2048"), "{}", err.accepted);
+}
