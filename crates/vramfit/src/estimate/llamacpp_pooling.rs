@@ -1,8 +1,9 @@
 //! llama.cpp's embedding and reranking runs (`llama-server --embedding`, `--pooling
 //! {none,mean,cls,last,rank}`, `--reranking`): what changes against a generation run.
 //!
-//! Read in llama.cpp's source (2026 builds, `find_string` on the code corpus; the same in
-//! ggml-org/llama.cpp's own notes on `create_memory`):
+//! Read in llama.cpp's source as of 2026 (a tree with DeepSeek-V4 support, found by its text;
+//! its commit is not known, so no line numbers are given) and in ggml-org/llama.cpp issue
+//! #24713 (closed 2026: in embeddings mode the LM head runs on every architecture but `llama`):
 //! - `llama_model::create_memory` (`src/llama-model.cpp`) returns no memory at all for the
 //!   encoder architectures `LLM_ARCH_BERT` (BERT, RoBERTa and XLM-RoBERTa, bge-m3, convert to
 //!   it), `JINA_BERT_V2/V3`, `NOMIC_BERT(_MOE)`, `NEO_BERT`, `EUROBERT`, `MODERN_BERT` and
