@@ -378,4 +378,21 @@ fn llama_server_takes_every_flag_written() {
     for f in flags {
         assert!(known.contains(&f.as_str()), "llama.cpp has no {f}");
     }
+    // An embedding run (bge-m3, issue 42): `--embedding` and the `-ub` its inputs need.
+    let pooling = EstimateInput {
+        model: Some("BAAI/bge-m3".into()),
+        engine: Engine::Llamacpp,
+        seq_len: 8192.0,
+        ubatch: 8192.0,
+        ..EstimateInput::default()
+    };
+    let l = launch(&pooling.resolve().unwrap()).unwrap();
+    assert!(l.commands[0].iter().any(|w| w == "--embedding"));
+    for f in l.commands[0].iter().filter(|w| w.starts_with('-')) {
+        assert!(known.contains(&f.as_str()), "llama.cpp has no {f}");
+    }
+    // And the flags vramfit reads for it.
+    for f in ["--embeddings", "--pooling", "--rerank", "--reranking"] {
+        assert!(known.contains(&f), "llama.cpp has no {f}");
+    }
 }

@@ -607,6 +607,30 @@ mod tests {
         assert_eq!(e.cards[0].layers, 25);
     }
 
+    /// An embedding run from the address (issue 42): bge-m3 in F16 under llama.cpp's
+    /// `--embedding` keeps no KV cache and the compute buffer of its 512-token ubatch, 32.5 MiB
+    /// by hand (`vramfit`'s test `bge_m3_on_llamacpp_keeps_no_cache_by_hand`); under Ollama it
+    /// runs too, with one sequence.
+    #[test]
+    fn an_embedding_run_on_llamacpp_and_ollama_from_the_address() {
+        let base = "model=BAAI%2Fbge-m3&runner=pooling&quantization=gguf-f16&seq_len=512&new_tokens=0&gpu=h100-sxm5-80gb";
+        let e = estimate_of(&state(&format!("#/calc?engine=llamacpp&{base}"))).unwrap();
+        assert_eq!(
+            e.component_bytes(vramfit::estimate::ComponentKind::KvCache),
+            0
+        );
+        assert_eq!(
+            e.component_bytes(vramfit::estimate::ComponentKind::ComputeBuffer),
+            34_078_720
+        );
+        let o = estimate_of(&state(&format!("#/calc?engine=ollama&{base}"))).unwrap();
+        assert_eq!(
+            o.component_bytes(vramfit::estimate::ComponentKind::KvCache),
+            0
+        );
+        assert!(o.notes.iter().any(|n| n.key == "ollama_embedding"));
+    }
+
     #[test]
     fn a_preset_typed_with_ollama_runs_as_its_default_tag() {
         let s = state("#/calc?engine=ollama&model=Qwen%2FQwen3-32B&gpu=rtx-4090");

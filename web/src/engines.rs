@@ -162,6 +162,7 @@ pub fn settings(runner: Runner) -> Vec<Setting> {
             ("host_memory", "host_memory", key!("e.host_memory")),
             ("host_bandwidth", "host_bandwidth", key!("e.host_bandwidth")),
             ("ubatch", "-ub", key!("e.ubatch")),
+            ("runner", "--embedding", key!("e.runner")),
             ("kv_dtype", "-ctk / -ctv", key!("e.kv")),
             ("tensor_split", "-ts", key!("e.tensor_split")),
             ("split_mode", "-sm", key!("e.split_mode")),
@@ -176,6 +177,7 @@ pub fn settings(runner: Runner) -> Vec<Setting> {
         Runner::Ollama => &[
             ("batch", "OLLAMA_NUM_PARALLEL", key!("e.parallel")),
             ("gpu_layers", "num_gpu", key!("e.num_gpu")),
+            ("runner", "/api/embed", key!("e.runner")),
             ("host_memory", "host_memory", key!("e.host_memory")),
             ("host_bandwidth", "host_bandwidth", key!("e.host_bandwidth")),
             ("kv_dtype", "OLLAMA_KV_CACHE_TYPE", key!("e.kv_ollama")),
@@ -263,6 +265,8 @@ mod tests {
         );
         assert_eq!(name_of(Runner::Llamacpp, "max_model_len"), Some("-c"));
         assert_eq!(name_of(Runner::Llamacpp, "gpu_layers"), Some("-ngl"));
+        assert_eq!(name_of(Runner::Llamacpp, "runner"), Some("--embedding"));
+        assert_eq!(name_of(Runner::Ollama, "runner"), Some("/api/embed"));
         assert_eq!(
             name_of(Runner::Vllm, "max_model_len"),
             Some("max_model_len")

@@ -238,7 +238,7 @@ pub struct EstimateFlags {
     /// vLLM --kv-offloading-backend: native (vLLM's own, the default) or lmcache (LMCache's server sizes its own memory). With --kv-offloading-size.
     #[arg(long, value_enum)]
     pub kv_offloading_backend: Option<KvOffloadingBackendArg>,
-    /// vLLM --runner: generate or pooling (an embedding, reranking or classification model; vLLM's older --task embed|score|classify and --convert embed|classify taken as aliases of pooling). A pooling run generates no tokens and has no sampler; vLLM and transformers build no LM head, SGLang keeps it. vLLM, SGLang and transformers inference [default: pooling for an encoder (BERT, RoBERTa, XLM-RoBERTa) and, with vLLM, for a preset that ships a sentence-transformers pooling config (Qwen3-Embedding), else generate].
+    /// vLLM --runner: generate or pooling (an embedding, reranking or classification model; vLLM's older --task embed|score|classify and --convert embed|classify taken as aliases of pooling). A pooling run generates no tokens and has no sampler; vLLM and transformers build no LM head, SGLang and llama.cpp keep it; llama.cpp (--embedding) keeps no KV cache for an encoder and takes each input in one --ubatch; Ollama (/api/embed) runs one sequence with a batch of min(2048, num_ctx). vLLM, SGLang, llama.cpp, Ollama and transformers inference [default: pooling for an encoder (BERT, RoBERTa, XLM-RoBERTa) and, with vLLM and Ollama, for a preset that ships a sentence-transformers pooling config (Qwen3-Embedding), else generate].
     #[arg(long, value_enum)]
     pub runner: Option<RunnerArg>,
     /// SGLang --is-embedding: the same as --runner pooling.

@@ -673,3 +673,33 @@ fn attn_dp_size_is_the_deprecated_dp_attention() {
         "{err}"
     );
 }
+
+/// An embedding run on llama.cpp (issue 42): bge-m3 in F16 with `--runner pooling` keeps no KV
+/// cache (llama.cpp's `create_memory` makes none for an encoder); an input longer than `--ubatch`
+/// is refused naming `--ubatch`, as llama-server refuses it ("input is too large to process").
+#[test]
+fn an_embedding_run_on_llamacpp() {
+    let base = [
+        "estimate",
+        "--model",
+        "BAAI/bge-m3",
+        "--engine",
+        "llamacpp",
+        "--runner",
+        "pooling",
+        "--quantization",
+        "gguf-f16",
+        "--gpu",
+        "h100-sxm5-80gb",
+    ];
+    let mut ok = base.to_vec();
+    ok.extend(["--seq-len", "512"]);
+    let v = json(&ok);
+    assert_eq!(v["kv_cache_bytes"], 0);
+    let mut long = base.to_vec();
+    long.extend(["--seq-len", "8192"]);
+    let (code, _, err) = vramfit(&long);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--ubatch"), "{err}");
+    assert!(err.contains("-ub 8192"), "{err}");
+}

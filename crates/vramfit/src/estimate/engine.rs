@@ -121,8 +121,7 @@ impl Runner {
     }
 
     /// How this runner runs an embedding or scoring model (`runner: pooling`); `None` where it
-    /// runs none (llama.cpp's `--embedding`, Ollama's `/api/embed`, TensorRT-LLM, mlx-lm and
-    /// training are not modelled).
+    /// runs none (TensorRT-LLM, mlx-lm and training are not modelled).
     pub(super) const fn pooling(self) -> Option<Pooling> {
         match self {
             // `--runner pooling`: the pooling adapter builds the model without its LM head and
@@ -152,6 +151,24 @@ impl Runner {
                 lm_head: false,
                 encoders: true,
                 auto: false,
+            }),
+            // `llama-server --embedding` (`--pooling …`, `--reranking`): the GGUF as converted
+            // (an output matrix where it has one), no KV cache for an encoder
+            // (`llamacpp_pooling.rs`); the model's pooling type decides nothing else.
+            Runner::Llamacpp => Some(Pooling {
+                flag: "--embedding",
+                lm_head: true,
+                encoders: true,
+                auto: false,
+            }),
+            // Ollama's `/api/embed`: a GGUF that names `{arch}.pooling_type` is an embedding
+            // model, which Ollama runs as llama-server `--embedding` (`llm/llama_server.go` at
+            // v0.33.0-rc2), so a checkpoint that ships a pooling config pools unasked.
+            Runner::Ollama => Some(Pooling {
+                flag: "/api/embed",
+                lm_head: true,
+                encoders: true,
+                auto: true,
             }),
             _ => None,
         }

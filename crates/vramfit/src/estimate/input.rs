@@ -175,13 +175,15 @@ pub struct EstimateInput {
     pub kv_offloading_backend: Option<KvOffloadingBackend>,
     /// vLLM `--runner`: `generate` or `pooling` (embedding, reranking and classification
     /// models: vLLM's older `--task embed|score|classify` and `--convert embed|classify`,
-    /// SGLang `--is-embedding`, transformers' forward of the base model as
-    /// sentence-transformers runs it). A pooling run generates no tokens (`new_tokens` is taken
-    /// as 0) and has no sampler: vLLM and transformers build no LM head, SGLang keeps it.
-    /// vLLM, SGLang and transformers inference. Default: `pooling` for an encoder (BERT,
-    /// RoBERTa, XLM-RoBERTa) on those engines and, with vLLM, for a preset that ships
-    /// sentence-transformers' pooling config (Qwen3-Embedding), as its `--runner auto` does;
-    /// else `generate`.
+    /// SGLang `--is-embedding`, llama.cpp `--embedding` (`--reranking`, `--pooling`), Ollama's
+    /// `/api/embed`, transformers' forward of the base model as sentence-transformers runs it).
+    /// A pooling run generates no tokens (`new_tokens` is taken as 0) and has no sampler: vLLM
+    /// and transformers build no LM head, SGLang and llama.cpp keep it; llama.cpp keeps no KV
+    /// cache for an encoder and needs its input in one ubatch. vLLM, SGLang, llama.cpp, Ollama
+    /// and transformers inference. Default: `pooling` for an encoder (BERT, RoBERTa,
+    /// XLM-RoBERTa) on those engines and, with vLLM and Ollama, for a preset that ships
+    /// sentence-transformers' pooling config (Qwen3-Embedding), as vLLM's `--runner auto` and
+    /// Ollama's embedding models do; else `generate`.
     pub runner: Option<RunnerType>,
     /// SGLang `--attn-dp-size` (0.5.23; before it `--dp-size N --enable-dp-attention`):
     /// attention in data parallel over `dp_size` groups of the

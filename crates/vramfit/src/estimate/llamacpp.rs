@@ -90,6 +90,7 @@ impl Run<'_> {
         {
             p.start_up = Some(super::moments::LLAMACPP_START_UP);
         }
+        self.llamacpp_pooling_note(p);
         p.cards = self.llamacpp_cards(&f);
         if p.text && !self.cards.is_empty() {
             self.llamacpp_cards_note(&f, p);
@@ -136,7 +137,8 @@ impl Run<'_> {
         };
         let place = self.llamacpp_placement(on_gpu, output_on_gpu, split, by_rule);
         let ctx = self.max_model_len;
-        let mut c = self.llamacpp_compute(ctx);
+        // A pooling run of an encoder attends over its ubatch alone (`llamacpp_pooling.rs`).
+        let mut c = self.llamacpp_compute(self.llamacpp_attended(ctx));
         // The output layer left in CPU memory: a prompt batch of op offload's 32 tokens or more
         // runs its matrix product on the first GPU (`ggml_backend_sched` offloads an op whose
         // weight is in CPU memory to the highest-priority backend that takes it), copying the
@@ -168,7 +170,7 @@ impl Run<'_> {
                 c.output_copy > 0 && g == 0
             };
             let logits = if output_here {
-                c.outputs * (a.vocab_size + a.hidden_size) * 4
+                c.outputs * self.llamacpp_output_width() * 4
             } else {
                 0
             };
@@ -442,11 +444,7 @@ impl Run<'_> {
         };
         LlamacppCompute {
             ubatch: ub,
-            outputs: if per_sequence {
-                self.batch.clamp(1, ub)
-            } else {
-                ub
-            },
+            outputs: self.llamacpp_outputs(ub, per_sequence),
             ffn,
             attention,
             inputs,

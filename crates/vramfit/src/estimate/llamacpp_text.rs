@@ -196,13 +196,19 @@ impl Run<'_> {
     fn llamacpp_compute_text(&self, f: &LlamacppFigures) -> Formula {
         let a = &self.arch;
         let c = &f.compute;
-        let (ub, ctx, heads, hidden) = (c.ubatch, self.max_model_len, a.num_heads, a.hidden_size);
+        let ctx = self.llamacpp_attended(self.max_model_len);
+        let (ub, heads, hidden) = (c.ubatch, a.num_heads, a.hidden_size);
         let rows = c.outputs;
         let output = if c.output_copy > 0 {
             let (vocab, x) = (a.vocab_size, b(c.output_copy));
             formula!(self.text;
                 ["output matrix copied from CPU memory for a prompt batch {x} + {rows} × ({vocab} logits + {hidden}) × 4 B, "],
                 ["提示批处理时从 CPU 内存复制来的输出矩阵 {x} + {rows} × ({vocab} 个 logits + {hidden}) × 4 B，"]
+            )
+        } else if c.logits > 0 && self.llamacpp_cacheless() {
+            formula!(self.text;
+                ["output {rows} × {hidden} × 4 B (every token's embedding, no output matrix), "],
+                ["输出 {rows} × {hidden} × 4 B（每个 token 的嵌入，没有输出矩阵），"]
             )
         } else if c.logits > 0 {
             let vocab = a.vocab_size;

@@ -120,6 +120,9 @@ mod input_regimes;
 mod llamacpp;
 mod llamacpp_build;
 mod llamacpp_mmproj;
+mod llamacpp_pooling;
+#[cfg(test)]
+mod llamacpp_pooling_tests;
 mod llamacpp_split;
 #[cfg(test)]
 mod llamacpp_split_tests;
@@ -187,6 +190,7 @@ pub use llamacpp_build::LlamacppBuild;
 pub use nodes::{
     DEFAULT_GPUS_PER_NODE, DEFAULT_NODE_LINK_BYTES_PER_S, Nodes, handover_bytes_per_token,
 };
+pub(crate) use ollama::ollama_embedding_batch;
 pub use ollama::{OLLAMA_BATCH, OLLAMA_MINIMUM_MEMORY};
 pub use ollama_tags::{
     OllamaModel, OllamaName, OllamaTag, default_tag_of, is_ollama_name, ollama_models,

@@ -141,17 +141,21 @@ fn qwen3_embedding_drops_the_head_where_the_engine_does() {
 #[test]
 fn pooling_is_refused_where_not_modelled() {
     let err = |i: EstimateInput| i.resolve().err().unwrap();
-    let llama = err(run(
+    let trtllm = err(run(
         QWEN3_EMBEDDING_8B,
-        Engine::Llamacpp,
-        Mode::Inference,
+        Engine::Trtllm,
+        Mode::Serve,
         Some(RunnerType::Pooling),
     ));
     assert_eq!(
-        (llama.field.as_str(), llama.kind),
+        (trtllm.field.as_str(), trtllm.kind),
         ("runner", ErrorKind::Unsupported)
     );
-    assert!(llama.problem.contains("llama.cpp"), "{}", llama.problem);
+    assert!(
+        trtllm.problem.contains("TensorRT-LLM"),
+        "{}",
+        trtllm.problem
+    );
     let generate = err(run(
         BGE_M3,
         Engine::Vllm,

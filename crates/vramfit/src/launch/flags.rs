@@ -89,8 +89,10 @@ pub(crate) enum Setting {
     /// vLLM `--runner generate|pooling`, and its older `--task` and `--convert` (any value but
     /// `generate`, `auto` or `none` pools).
     Runner,
-    /// SGLang `--is-embedding`.
+    /// SGLang `--is-embedding`; llama.cpp `--embedding` and `--reranking` (which implies it).
     IsEmbedding,
+    /// llama.cpp `--pooling {none,mean,cls,last,rank}`: any but `none` pools.
+    Pooling,
     /// The nodes the run spans (SGLang's and vLLM's `--nnodes`).
     Nodes,
     /// Where this node sits in the cluster (`--node-rank`, `--dist-init-addr`, vLLM's
@@ -315,6 +317,9 @@ pub(crate) const LLAMA_SERVER: &[Flag] = &[
     ),
     v(&["-np", "--parallel"], Setting::Parallel),
     v(&["-ub", "--ubatch-size"], Setting::Ubatch),
+    switch(&["--embedding", "--embeddings"], Setting::IsEmbedding),
+    switch(&["--reranking", "--rerank"], Setting::IsEmbedding),
+    v(&["--pooling"], Setting::Pooling),
     v(&["-ctk", "--cache-type-k"], Setting::KvDtype),
     v(&["-ctv", "--cache-type-v"], Setting::KvDtypeV),
     v(&["-fa", "--flash-attn"], Setting::FlashAttn),

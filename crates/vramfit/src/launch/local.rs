@@ -32,7 +32,7 @@ fn cache_type(kv: KvDtype) -> Option<&'static str> {
 
 /// `llama-server -m FILE.gguf …`: the context all sequences share (`-c`), the sequences
 /// (`-np`), the layers on the GPUs (`-ngl`, the output layer counted as one), the physical
-/// batch, the cache types and flash attention.
+/// batch, `--embedding` for a pooling run, the cache types and flash attention.
 pub(super) fn llama_server(w: &Workload, l: &mut Builder) -> Result<()> {
     let p = super::serve::checkpoint(w)?;
     let ft = file_type(w);
@@ -48,6 +48,11 @@ pub(super) fn llama_server(w: &Workload, l: &mut Builder) -> Result<()> {
     a.set(Setting::Parallel, w.batch);
     a.set(Setting::GpuLayers, w.gpu_layers);
     a.set(Setting::Ubatch, w.ubatch);
+    // An embedding or reranking run: the GGUF's own pooling type, an encoder's input in one
+    // ubatch (`-ub` above, checked by the estimate).
+    if w.pooling {
+        a.switch(Setting::IsEmbedding);
+    }
     if let Some(t) = cache_type(w.kv_dtype) {
         a.set(Setting::KvDtype, t);
         a.set(Setting::KvDtypeV, t);

@@ -331,6 +331,24 @@ impl Reader {
                 }
             }
             Setting::IsEmbedding => i.runner = Some(crate::estimate::RunnerType::Pooling),
+            // llama.cpp's pooling types (`common/arg.cpp`): any but `none` makes llama-server
+            // an embedding server (`server_n_outputs_max`); `none` changes nothing read.
+            Setting::Pooling => match value {
+                "mean" | "cls" | "last" | "rank" => {
+                    i.runner = Some(crate::estimate::RunnerType::Pooling);
+                }
+                "none" => {}
+                _ => {
+                    return Err(crate::input_error!(
+                        UnknownName,
+                        "command",
+                        ["{flag} {value} is not a llama.cpp pooling type"],
+                        ["{flag} {value} 不是 llama.cpp 的池化类型"],
+                        "none, mean, cls, last or rank",
+                        "none、mean、cls、last 或 rank",
+                    ));
+                }
+            },
             Setting::NewTokens => i.new_tokens = number(flag, value)?,
             Setting::MaxKvSize => i.max_kv_size = Some(number(flag, value)?),
             Setting::KvBits => i.kv_bits = Some(number(flag, value)?),

@@ -11,6 +11,7 @@ mod plan;
 mod sizing;
 
 pub use sizing::OLLAMA_BATCH;
+pub(crate) use sizing::ollama_embedding_batch;
 
 use super::ComponentKind;
 use super::PeakSource;
@@ -88,7 +89,9 @@ impl Run<'_> {
         } else {
             self.max_model_len
         };
-        let parallel = self.batch;
+        // An embedding model is always loaded with parallel 1 (`server/sched.go`, "Embedding
+        // models should always be loaded with parallel=1", from v0.12.5 to v0.33.0).
+        let parallel = if self.pooling { 1 } else { self.batch };
         let context = num_ctx.saturating_mul(parallel);
         let gpus = (self.dp * self.pp).max(1) as usize;
         let (plan, chosen) = self.ollama_schedule(num_ctx, parallel, gpus);
@@ -102,7 +105,7 @@ impl Run<'_> {
             gpu_layers: plan.layers,
             dp: if unlike { chosen.len() as u64 } else { used },
             pp: 1,
-            ubatch: OLLAMA_BATCH.min(context.max(1)),
+            ubatch: self.ollama_ubatch(context),
             // Ollama's Go runner ran its vendored llama.cpp (`llamacpp_build.rs`).
             llamacpp_build: super::LlamacppBuild::OLLAMA_VENDORED,
             device: chosen.first().cloned().or_else(|| self.device.clone()),
@@ -125,6 +128,18 @@ impl Run<'_> {
                 ),
                 zh!(
                     "Ollama 以其默认标签 {tag}（{ft}）运行 {name}，即 `ollama run {tag}` 拉取的文件；要用其他文件请写其他标签（如 {tag}-q8_0）。"
+                ),
+            );
+        }
+        if self.pooling {
+            let (ub, asked) = (run.ubatch, self.batch);
+            p.note(
+                "ollama_embedding",
+                en!(
+                    "Ollama runs an embedding model (its GGUF names a pooling type) as llama-server --embedding with -np 1 whatever OLLAMA_NUM_PARALLEL ({asked} asked) and -b = -ub = min(2048, num_ctx) = {ub} (v0.33.0); its own plan of the offload still sizes the graph and a KV cache as for generation."
+                ),
+                zh!(
+                    "Ollama 把嵌入模型（其 GGUF 声明了池化类型）作为 llama-server --embedding 运行：无论 OLLAMA_NUM_PARALLEL（此处为 {asked}）如何都用 -np 1，-b = -ub = min(2048, num_ctx) = {ub}（v0.33.0）；它自己的卸载规划仍按生成的方式估算计算图与 KV 缓存。"
                 ),
             );
         }
@@ -164,6 +179,17 @@ impl Run<'_> {
             context,
         });
         out
+    }
+
+    /// The ubatch Ollama gives llama.cpp for a context of `context` tokens: its `num_batch`
+    /// (512), or an embedding model's 2,048 ([`sizing::OLLAMA_EMBEDDING_BATCH`]), at most the
+    /// context.
+    pub(super) fn ollama_ubatch(&self, context: u64) -> u64 {
+        if self.pooling {
+            ollama_embedding_batch(context)
+        } else {
+            OLLAMA_BATCH.min(context.max(1))
+        }
     }
 
     /// Ollama's choice of GPUs and its plan on them (`server/sched.go` `pickBestFitGPUs` at

@@ -18,6 +18,17 @@ use alloc::vec::Vec;
 /// The batch Ollama estimates the graph for and gives llama.cpp (`num_batch`, default 512).
 pub const OLLAMA_BATCH: u64 = 512;
 
+/// The batch Ollama gives llama-server for an embedding model (a GGUF naming
+/// `{arch}.pooling_type`): `-b` and `-ub` of `min(num_batch, num_ctx × parallel)`, `num_batch`
+/// defaulting to 2,048 for such a model (`llm/llama_server.go`, `DefaultEmbeddingNumBatch`,
+/// `appendBatchArgs`, at ollama/ollama v0.33.0-rc2, commit fb30760996871fa9460115c753afd2c60d4ab0f7).
+pub const OLLAMA_EMBEDDING_BATCH: u64 = 2048;
+
+/// The ubatch Ollama gives llama-server for an embedding model with `num_ctx` (parallel 1).
+pub(crate) fn ollama_embedding_batch(num_ctx: u64) -> u64 {
+    OLLAMA_EMBEDDING_BATCH.min(num_ctx.max(1))
+}
+
 /// The GGUF architectures whose sizing rule in `GraphSize` differs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum GgufArch {
@@ -124,6 +135,10 @@ impl Run<'_> {
         let named = GgufArch::named(self.ollama_arch);
         if self.ollama_tag.is_some() || named != GgufArch::Llama {
             return named;
+        }
+        // An encoder's GGUF is `bert` (XLM-RoBERTa converts to it): no formula of its own.
+        if a.family == crate::model::Family::Bert {
+            return GgufArch::Other;
         }
         let interleaved =
             a.sliding_window > 0 && a.sliding_layers > 0 && a.sliding_layers < a.num_layers;

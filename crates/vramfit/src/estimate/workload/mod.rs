@@ -353,6 +353,13 @@ impl EstimateInput {
         )?;
         let speculative = self.resolve_speculative(arch, models)?;
         let llamacpp = self.resolve_llamacpp(arch)?;
+        self.check_llamacpp_pooling(
+            pooling,
+            arch,
+            shape.seq_len,
+            llamacpp.ubatch,
+            serving.max_model_len,
+        )?;
         let host = self.resolve_host()?;
         // SGLang's `--lora-target-modules` are its slots' modules, not a training's targets.
         let lora_mask = if lora.is_some_and(|l| l.targets_given) {

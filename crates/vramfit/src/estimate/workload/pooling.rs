@@ -49,11 +49,13 @@ impl EstimateInput {
                 Unsupported,
                 "runner",
                 [
-                    "pooling (embedding and reranking) runs are modelled for vLLM, SGLang and transformers inference, not {name}"
+                    "pooling (embedding and reranking) runs are modelled for vLLM, SGLang, llama.cpp, Ollama and transformers inference, not {name}"
                 ],
-                ["池化（嵌入与重排序）运行仅对 vLLM、SGLang 与 transformers 推理建模，不含 {name}"],
-                "runner generate with this engine; engine vllm (--runner pooling), sglang (--is-embedding) or hf inference",
-                "这个引擎下用 runner generate；或用 vllm（--runner pooling）、sglang（--is-embedding）或 hf 推理",
+                [
+                    "池化（嵌入与重排序）运行仅对 vLLM、SGLang、llama.cpp、Ollama 与 transformers 推理建模，不含 {name}"
+                ],
+                "runner generate with this engine; engine vllm (--runner pooling), sglang (--is-embedding), llamacpp (--embedding), ollama or hf inference",
+                "这个引擎下用 runner generate；或用 vllm（--runner pooling）、sglang（--is-embedding）、llamacpp（--embedding）、ollama 或 hf 推理",
             ));
         };
         if encoder && !how.encoders {
@@ -75,5 +77,65 @@ impl EstimateInput {
             arch.tied_embeddings = true;
         }
         Ok(true)
+    }
+}
+
+impl EstimateInput {
+    /// llama.cpp runs a non-causal model's input (an encoder's) in one ubatch: llama-server
+    /// answers a longer one "input (N tokens) is too large to process. increase the physical
+    /// batch size" (and sets `n_batch = n_ubatch` for it). A pooling run of an encoder whose
+    /// `seq_len` exceeds the ubatch is refused: on llama.cpp naming the `-ub` it needs; on
+    /// Ollama, whose ubatch for an embedding model is min(2,048, `num_ctx`) (`context`, the
+    /// trained context bounding it), naming the longest input it takes.
+    pub(super) fn check_llamacpp_pooling(
+        &self,
+        pooling: bool,
+        arch: &Architecture,
+        seq_len: u64,
+        ubatch: u64,
+        context: u64,
+    ) -> Result<()> {
+        if !pooling || arch.family != Family::Bert {
+            return Ok(());
+        }
+        match self.runner() {
+            crate::estimate::Runner::Llamacpp if seq_len > ubatch => Err(input_error!(
+                Conflict,
+                "ubatch",
+                [
+                    "llama.cpp runs an encoder's input in one ubatch (-ub): {seq_len} tokens an input do not fit -ub {ubatch}, and llama-server refuses the input (\"input is too large to process. increase the physical batch size\")"
+                ],
+                [
+                    "llama.cpp 把编码器的一条输入放在一个 ubatch（-ub）里运行：每条输入 {seq_len} 个 token 放不进 -ub {ubatch}，llama-server 会拒绝该输入（\"input is too large to process. increase the physical batch size\"）"
+                ],
+                ["{seq_len} to 65536 (-ub {seq_len}), or a seq_len of at most {ubatch}"],
+                ["{seq_len} 到 65536（-ub {seq_len}），或 seq_len 不超过 {ubatch}"],
+            )),
+            crate::estimate::Runner::Ollama => {
+                let trained = arch.max_position_embeddings;
+                let num_ctx = if trained > 0 {
+                    context.min(trained)
+                } else {
+                    context
+                };
+                let batch = crate::estimate::ollama_embedding_batch(num_ctx);
+                if seq_len <= batch {
+                    return Ok(());
+                }
+                Err(input_error!(
+                    Conflict,
+                    "seq_len",
+                    [
+                        "Ollama runs an embedding model with a batch of min(2048, num_ctx) = {batch} tokens, and an encoder's input must fit one: llama-server refuses {seq_len} tokens (\"input is too large to process\")"
+                    ],
+                    [
+                        "Ollama 以 min(2048, num_ctx) = {batch} 个 token 的批运行嵌入模型，编码器的一条输入必须放进一个批：llama-server 会拒绝 {seq_len} 个 token（\"input is too large to process\"）"
+                    ],
+                    ["1 to {batch} tokens an input"],
+                    ["每条输入 1 到 {batch} 个 token"],
+                ))
+            }
+            _ => Ok(()),
+        }
     }
 }
