@@ -44,7 +44,7 @@ pub struct EstimateFlags {
     /// inference, serve or training.
     #[arg(long, value_enum, default_value = "inference")]
     pub mode: ModeArg,
-    /// hf, vllm, llamacpp, sglang, ollama, trtllm or mlx (mlx-lm on Apple silicon) (default: hf;
+    /// hf, vllm, llamacpp, sglang, ollama, trtllm, mlx (mlx-lm on Apple silicon) or tei (Text Embeddings Inference: embedding and reranker models) (default: hf;
     /// llamacpp for a GGUF model looked up with --hub).
     #[arg(long, value_enum)]
     pub engine: Option<EngineArg>,
@@ -171,10 +171,10 @@ pub struct EstimateFlags {
         allow_negative_numbers = true
     )]
     pub max_num_seqs: Option<f64>,
-    /// vLLM max_num_batched_tokens, SGLang chunked_prefill_size (alias), TensorRT-LLM max_num_tokens (alias), mlx-lm --prefill-step-size (alias); 1 to 16,777,216 [default: mlx-lm 2048].
+    /// vLLM max_num_batched_tokens, SGLang chunked_prefill_size (alias), TensorRT-LLM max_num_tokens (alias), mlx-lm --prefill-step-size (alias), TEI --max-batch-tokens (alias); 1 to 16,777,216 [default: mlx-lm 2048, TEI 16384].
     #[arg(
         long,
-        visible_aliases = ["chunked-prefill-size", "max-num-tokens", "prefill-step-size"],
+        visible_aliases = ["chunked-prefill-size", "max-num-tokens", "prefill-step-size", "max-batch-tokens"],
         allow_negative_numbers = true
     )]
     pub max_num_batched_tokens: Option<f64>,
@@ -439,7 +439,7 @@ value_enum!(ModeArg => Mode { Inference = "inference" => Mode::Inference, Serve 
 value_enum!(EngineArg => Engine {
     Hf = "hf" => Engine::Hf, Vllm = "vllm" => Engine::Vllm, Llamacpp = "llamacpp" => Engine::Llamacpp,
     Sglang = "sglang" => Engine::Sglang, Ollama = "ollama" => Engine::Ollama, Trtllm = "trtllm" => Engine::Trtllm,
-    Mlx = "mlx" => Engine::Mlx,
+    Mlx = "mlx" => Engine::Mlx, Tei = "tei" => Engine::Tei,
 });
 value_enum!(AttentionArg => AttentionImpl { Sdpa = "sdpa" => AttentionImpl::Sdpa, Flash = "flash" => AttentionImpl::Flash, Eager = "eager" => AttentionImpl::Eager });
 value_enum!(OptimizerArg => Optimizer {

@@ -406,7 +406,13 @@ impl Run<'_> {
             );
         }
         if self.vllm_downcast && self.text {
-            if self.rules().fp32_auto == super::engine::Fp32Auto::Sglang {
+            if self.rules().fp32_auto == super::engine::Fp32Auto::Fp16Always {
+                parts.note(
+                    "tei_downcast",
+                    en!("The checkpoint is fp32: Text Embeddings Inference runs it in float16 unless --dtype float32 is given."),
+                    zh!("检查点为 fp32：除非给出 --dtype float32，Text Embeddings Inference 以 float16 运行。"),
+                );
+            } else if self.rules().fp32_auto == super::engine::Fp32Auto::Sglang {
                 parts.note(
                     "sglang_downcast",
                     en!("The checkpoint is fp32: SGLang's dtype \"auto\" runs it in {} (bf16 for Gemma, the same 2 bytes a weight; pass --dtype float32 to keep it).", self.dtype),

@@ -32,9 +32,13 @@ pub enum Runner {
     Trtllm,
     /// mlx-lm on Apple silicon (`mlx_lm.generate`, `mlx_lm.server`).
     Mlx,
+    /// Hugging Face Text Embeddings Inference (`text-embeddings-router`): pooling runs only.
+    Tei,
 }
 
-/// How a runner runs an embedding or scoring model.
+/// How a runner runs an embedding or scoring model. Compared whole nowhere: the derived
+/// equality would compare `check`'s function pointers, which mean nothing.
+#[allow(unpredictable_function_pointer_comparisons)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Pooling {
     /// The engine's words for it.
@@ -48,6 +52,13 @@ pub(super) struct Pooling {
     /// config ([`crate::presets::Preset::pooling`]), as vLLM's `--runner auto` does; the others
     /// pool a decoder only when told (SGLang's `--is-embedding`).
     pub(super) auto: bool,
+    /// Whether the engine runs pooling models alone (TEI): `runner` left out pools, and
+    /// `generate` is refused.
+    pub(super) only: bool,
+    /// The engine's own checks on a pooling input, beyond the shared ones (TEI's one GPU and
+    /// `--dtype`).
+    pub(super) check:
+        Option<fn(&super::EstimateInput, &crate::model::Architecture) -> crate::error::Result<()>>,
 }
 
 impl Runner {
@@ -60,6 +71,7 @@ impl Runner {
             (_, Engine::Sglang) => Runner::Sglang,
             (_, Engine::Trtllm) => Runner::Trtllm,
             (_, Engine::Mlx) => Runner::Mlx,
+            (_, Engine::Tei) => Runner::Tei,
             (Mode::Serve, Engine::Hf) | (_, Engine::Vllm) => Runner::Vllm,
             (Mode::Inference, Engine::Hf) => Runner::Transformers,
         }
@@ -85,6 +97,7 @@ impl Runner {
             Runner::Ollama => &super::ollama::RULES,
             Runner::Trtllm => &super::trtllm::RULES,
             Runner::Mlx => &super::mlx::RULES,
+            Runner::Tei => &super::tei::RULES,
         }
     }
 
@@ -115,6 +128,7 @@ impl Runner {
             Runner::Sglang => sglang_default,
             Runner::Trtllm => super::trtllm::TRTLLM_MAX_NUM_TOKENS,
             Runner::Mlx => super::mlx::MLX_PREFILL_STEP_SIZE,
+            Runner::Tei => super::tei::TEI_MAX_BATCH_TOKENS,
             _ if big => 8192,
             _ => 2048,
         }
@@ -133,6 +147,8 @@ impl Runner {
                 lm_head: false,
                 encoders: true,
                 auto: true,
+                only: false,
+                check: None,
             }),
             // `--is-embedding`: Qwen2/Qwen3ForCausalLM build `lm_head` and the pooler beside it
             // (sglang/srt/models/qwen3.py lines 580-594 at 0.5.23).
@@ -144,6 +160,8 @@ impl Runner {
                 lm_head: true,
                 encoders: false,
                 auto: false,
+                only: false,
+                check: None,
             }),
             // sentence-transformers loads `AutoModel`: the base model, no LM head.
             Runner::Transformers => Some(Pooling {
@@ -151,6 +169,8 @@ impl Runner {
                 lm_head: false,
                 encoders: true,
                 auto: false,
+                only: false,
+                check: None,
             }),
             // `llama-server --embedding` (`--pooling …`, `--reranking`): the GGUF as converted
             // (an output matrix where it has one), no KV cache for an encoder
@@ -160,6 +180,8 @@ impl Runner {
                 lm_head: true,
                 encoders: true,
                 auto: false,
+                only: false,
+                check: None,
             }),
             // Ollama's `/api/embed`: a GGUF that names `{arch}.pooling_type` is an embedding
             // model, which Ollama runs as llama-server `--embedding` (`llm/llama_server.go` at
@@ -169,6 +191,19 @@ impl Runner {
                 lm_head: true,
                 encoders: true,
                 auto: true,
+                only: false,
+                check: None,
+            }),
+            // `text-embeddings-router`: an embedding, reranking or classification model alone
+            // (`ModelType::Embedding` / `Classifier`, backends/src/lib.rs at v1.9.3); its candle
+            // models build no LM head.
+            Runner::Tei => Some(Pooling {
+                flag: "text-embeddings-router",
+                lm_head: false,
+                encoders: true,
+                auto: true,
+                only: true,
+                check: Some(super::tei::check_input),
             }),
             _ => None,
         }
@@ -256,6 +291,7 @@ impl Runner {
                 r.llamacpp(p)
             }
             Runner::Ollama => r.ollama(p),
+            Runner::Tei => r.tei(p),
             #[cfg(feature = "mlx")]
             Runner::Mlx => r.mlx(p),
             // A build without mlx-lm refuses its inputs (`Runner::built`): no workload reaches
@@ -319,6 +355,9 @@ pub enum Fp32Auto {
     /// SGLang's `_get_and_verify_dtype` (0.5.23 `configs/model_config.py`): fp16 ("following the
     /// common practice"), bf16 for Gemma; 2 bytes a weight either way.
     Sglang,
+    /// TEI's candle build on CUDA: float16 whatever the checkpoint, `--dtype` not given
+    /// (`DType::default`, backends/src/dtype.rs at v1.9.3).
+    Fp16Always,
 }
 
 /// What one runner decides, stated once in its own module.
@@ -614,6 +653,9 @@ mod tests {
             (Mode::Inference, E::Mlx, Runner::Mlx),
             (Mode::Serve, E::Mlx, Runner::Mlx),
             (Mode::Training, E::Mlx, Runner::Training),
+            (Mode::Serve, E::Tei, Runner::Tei),
+            (Mode::Inference, E::Tei, Runner::Tei),
+            (Mode::Training, E::Tei, Runner::Training),
         ];
         for (mode, engine, runner) in cases {
             assert_eq!(Runner::of(mode, engine), runner, "{mode:?} {engine:?}");
@@ -634,6 +676,7 @@ mod tests {
             Runner::Ollama,
             Runner::Trtllm,
             Runner::Mlx,
+            Runner::Tei,
         ];
         for r in all {
             let rules = r.rules();

@@ -45,6 +45,9 @@ pub enum Engine {
     /// MLX's quantized weights, a KV cache growing in steps of 256 tokens, the prompt in steps
     /// of `--prefill-step-size`, within Metal's wired limit.
     Mlx,
+    /// Hugging Face Text Embeddings Inference (`text-embeddings-router`, candle on CUDA):
+    /// embedding and reranking models, the warmup's forward over `--max-batch-tokens`.
+    Tei,
 }
 
 /// The optimizer.

@@ -162,6 +162,9 @@ mod speed_speculative;
 #[cfg(feature = "speed")]
 mod speed_training;
 mod state;
+mod tei;
+#[cfg(test)]
+mod tei_tests;
 #[cfg(test)]
 mod text_snapshot;
 mod training;
@@ -216,6 +219,7 @@ pub use solve::{
     Bound, FitFix, Solutions, context_bound, fewest_gpus, fixes, largest_batch, largest_batch_fit,
     largest_context, largest_context_fit, need, solve,
 };
+pub use tei::{TEI_CUDA_CONTEXT, TEI_MAX_BATCH_TOKENS};
 pub use training::NCCL_BUFFERS;
 pub use trtllm::{
     TRTLLM_FREE_FRACTION, TRTLLM_MAX_BATCH_SIZE, TRTLLM_MAX_NUM_TOKENS, TRTLLM_PROFILE_EXTRA,

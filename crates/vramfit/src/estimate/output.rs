@@ -78,13 +78,19 @@ pub enum PeakSource {
     /// MLX (mlx-lm), which has no PyTorch either: its arrays in Metal buffers as
     /// `mx.get_peak_memory()` counts them.
     Mlx,
+    /// candle (Text Embeddings Inference), which has no PyTorch: its CUDA tensors, each a
+    /// `cudarc` allocation freed when dropped, so no cache beyond those alive at the peak.
+    Candle,
 }
 
 impl PeakSource {
     /// Whether the engine's peak is its own buffers, with no PyTorch caching allocator and so
     /// no reserve beyond them (llama.cpp, MLX).
     pub const fn own_buffers(self) -> bool {
-        matches!(self, PeakSource::Llamacpp | PeakSource::Mlx)
+        matches!(
+            self,
+            PeakSource::Llamacpp | PeakSource::Mlx | PeakSource::Candle
+        )
     }
 
     /// What reports the peak, in English.
@@ -95,6 +101,7 @@ impl PeakSource {
                 "llama.cpp's model, KV and compute buffers on the GPU, as its load log prints them"
             }
             PeakSource::Mlx => "MLX's mx.get_peak_memory(): its arrays in Metal buffers",
+            PeakSource::Candle => "candle's CUDA tensors alive at the peak (no caching allocator)",
         }
     }
 
@@ -106,6 +113,7 @@ impl PeakSource {
                 "llama.cpp 在 GPU 上的模型、KV 与计算缓冲区（加载日志中打印的数值）"
             }
             PeakSource::Mlx => "MLX 的 mx.get_peak_memory()：Metal 缓冲区中的数组",
+            PeakSource::Candle => "candle 在峰值时存活的 CUDA 张量（无缓存分配器）",
         }
     }
 }

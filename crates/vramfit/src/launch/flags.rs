@@ -330,6 +330,16 @@ pub(crate) const LLAMA_SERVER: &[Flag] = &[
     v(&["-mg", "--main-gpu"], Setting::MainGpu),
 ];
 
+/// `text-embeddings-router` (TEI's image runs it): its clap `Args` in `router/src/main.rs` at
+/// huggingface/text-embeddings-inference v1.9.3, the flags that decide its memory.
+/// `--max-batch-requests` (fewer warmup requests: never more memory) and `--pooling` are not
+/// read, so a command that gives them lists them.
+pub(crate) const TEI: &[Flag] = &[
+    v(&["--model-id"], Setting::Model),
+    v(&["--dtype"], Setting::Dtype),
+    v(&["--max-batch-tokens"], Setting::BatchedTokens),
+];
+
 /// `mlx_lm.generate --model MODEL` (mlx-lm's `generate.py` at d78bf58).
 pub(crate) const MLX_GENERATE: &[Flag] = &[
     v(&["--model"], Setting::Model),

@@ -27,6 +27,7 @@ mod read_megatron;
 mod read_stack;
 mod serve;
 mod speculative;
+mod tei;
 #[cfg(test)]
 mod tests;
 #[cfg(feature = "training")]
@@ -123,6 +124,7 @@ pub fn launch(w: &Workload) -> Result<Launch> {
         Runner::Llamacpp => local::llama_server(w, &mut l)?,
         Runner::Ollama => local::ollama(w, &mut l)?,
         Runner::Mlx => mlx::mlx(w, &mut l)?,
+        Runner::Tei => tei::tei(w, &mut l)?,
         #[cfg(feature = "training")]
         Runner::Training => train::training(w, &mut l)?,
         // A build without training resolves no training run.
@@ -143,8 +145,8 @@ pub fn launch(w: &Workload) -> Result<Launch> {
                 "engine",
                 "no launch command for transformers inference: it runs from your own Python",
                 "transformers 推理没有启动命令：它由你自己的 Python 代码运行",
-                "a serving engine (vllm, sglang, trtllm, llamacpp, ollama or mlx), or a training run",
-                "一个推理服务引擎（vllm、sglang、trtllm、llamacpp、ollama 或 mlx），或训练运行",
+                "a serving engine (vllm, sglang, trtllm, llamacpp, ollama, mlx or tei), or a training run",
+                "一个推理服务引擎（vllm、sglang、trtllm、llamacpp、ollama、mlx 或 tei），或训练运行",
             ));
         }
     }

@@ -22,7 +22,7 @@ pub struct ReadCommand {
 }
 
 /// The engines whose command lines are read, as their users start them.
-const ACCEPTED: &str = "vllm serve, python -m vllm.entrypoints.openai.api_server, python -m sglang.launch_server, trtllm-serve, llama-server, llama-cli, ollama run, mlx_lm.server, mlx_lm.generate (or python -m mlx_lm.server, python -m mlx_lm.generate), torchrun … pretrain_gpt.py (Megatron-LM), tune run (torchtune), python -m verl.trainer.main_ppo (verl)";
+const ACCEPTED: &str = "vllm serve, python -m vllm.entrypoints.openai.api_server, python -m sglang.launch_server, trtllm-serve, llama-server, llama-cli, ollama run, mlx_lm.server, mlx_lm.generate (or python -m mlx_lm.server, python -m mlx_lm.generate), text-embeddings-router (or docker run … text-embeddings-inference:TAG), torchrun … pretrain_gpt.py (Megatron-LM), tune run (torchtune), python -m verl.trainer.main_ppo (verl)";
 
 /// Reads `line`: optional `NAME=value` assignments, then one engine's command.
 pub fn read_command(line: &str) -> Result<ReadCommand> {
@@ -103,6 +103,12 @@ fn program(words: &[String]) -> Result<(Engine, &'static [Flag], &[String])> {
         "llama-server" | "llama-cli" => (Engine::Llamacpp, flags::LLAMA_SERVER, &words[1..]),
         "ollama" if w(1) == "run" => (Engine::Ollama, &[], &words[2..]),
         "mlx_lm.server" => (Engine::Mlx, flags::MLX_SERVER, &words[1..]),
+        "text-embeddings-router" => (Engine::Tei, flags::TEI, &words[1..]),
+        // `docker run [docker's own flags] IMAGE [the router's flags]`: TEI's image, any tag.
+        "docker" if w(1) == "run" && tei_image(words).is_some() => {
+            let at = tei_image(words).map_or(words.len(), |i| i + 1);
+            (Engine::Tei, flags::TEI, &words[at..])
+        }
         "mlx_lm.generate" => (Engine::Mlx, flags::MLX_GENERATE, &words[1..]),
         _ if python && w(1) == "-m" && w(2) == "mlx_lm.server" => {
             (Engine::Mlx, flags::MLX_SERVER, &words[3..])
@@ -121,6 +127,14 @@ fn program(words: &[String]) -> Result<(Engine, &'static [Flag], &[String])> {
                 [= ACCEPTED],
             ));
         }
+    })
+}
+
+/// Where TEI's image (`…/text-embeddings-inference[:tag]`) is among a `docker run`'s words.
+fn tei_image(words: &[String]) -> Option<usize> {
+    words.iter().position(|w| {
+        let name = w.split(':').next().unwrap_or("");
+        name.rsplit('/').next() == Some("text-embeddings-inference")
     })
 }
 
@@ -168,7 +182,7 @@ impl Reader {
     fn flags(&mut self, table: &[Flag], mut args: &[String]) -> Result<()> {
         let positional_model = !matches!(
             self.input.engine,
-            Engine::Sglang | Engine::Llamacpp | Engine::Mlx
+            Engine::Sglang | Engine::Llamacpp | Engine::Mlx | Engine::Tei
         );
         if let [m, tail @ ..] = args
             && positional_model

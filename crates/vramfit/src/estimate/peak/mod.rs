@@ -216,7 +216,7 @@ impl Run<'_> {
             (transient / 20).saturating_add(self.arch.num_layers.saturating_mul(MIB))
         };
         // llama.cpp's "allocated" peak is its own buffers (weights, KV, compute).
-        let peak_allocated = if source == PeakSource::Mlx {
+        let peak_allocated = if matches!(source, PeakSource::Mlx | PeakSource::Candle) {
             non_torch
         } else if is_llamacpp {
             parts.sum_where(ComponentKind::is_llamacpp_buffer)

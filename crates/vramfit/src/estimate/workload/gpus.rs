@@ -200,6 +200,8 @@ impl EstimateInput {
             && arch.is_detailed()
             && rules.fp32_auto != Fp32Auto::Keeps;
         let dtype = match rules.fp32_auto {
+            // TEI: float16 whatever the checkpoint (a bf16 one too) when --dtype is not given.
+            Fp32Auto::Fp16Always if self.dtype.is_none() => Dtype::Fp16,
             _ if !downcast => dtype,
             Fp32Auto::Vllm if arch.is_generative() && device.is_none_or(|d| d.bf16) => Dtype::Bf16,
             _ => Dtype::Fp16,

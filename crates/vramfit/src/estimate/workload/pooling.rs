@@ -28,6 +28,19 @@ impl EstimateInput {
                     "pooling，或不设 runner",
                 ));
             }
+            Some(RunnerType::Generate) if runner.pooling().is_some_and(|how| how.only) => {
+                let name = runner.rules().name;
+                return Err(input_error!(
+                    Unsupported,
+                    "runner",
+                    [
+                        "{name} serves embedding, reranking and classification models alone: it generates no tokens"
+                    ],
+                    ["{name} 只服务嵌入、重排序与分类模型：不生成 token"],
+                    "pooling, or no runner",
+                    "pooling，或不设 runner",
+                ));
+            }
             Some(RunnerType::Generate) => false,
             None => {
                 let ships_pooling = self
@@ -37,7 +50,7 @@ impl EstimateInput {
                     .is_some_and(|p| p.pooling);
                 runner
                     .pooling()
-                    .is_some_and(|how| encoder || (ships_pooling && how.auto))
+                    .is_some_and(|how| how.only || encoder || (ships_pooling && how.auto))
             }
         };
         if !pooling {
@@ -49,13 +62,13 @@ impl EstimateInput {
                 Unsupported,
                 "runner",
                 [
-                    "pooling (embedding and reranking) runs are modelled for vLLM, SGLang, llama.cpp, Ollama and transformers inference, not {name}"
+                    "pooling (embedding and reranking) runs are modelled for vLLM, SGLang, llama.cpp, Ollama, Text Embeddings Inference and transformers inference, not {name}"
                 ],
                 [
-                    "池化（嵌入与重排序）运行仅对 vLLM、SGLang、llama.cpp、Ollama 与 transformers 推理建模，不含 {name}"
+                    "池化（嵌入与重排序）运行仅对 vLLM、SGLang、llama.cpp、Ollama、Text Embeddings Inference 与 transformers 推理建模，不含 {name}"
                 ],
-                "runner generate with this engine; engine vllm (--runner pooling), sglang (--is-embedding), llamacpp (--embedding), ollama or hf inference",
-                "这个引擎下用 runner generate；或用 vllm（--runner pooling）、sglang（--is-embedding）、llamacpp（--embedding）、ollama 或 hf 推理",
+                "runner generate with this engine; engine vllm (--runner pooling), sglang (--is-embedding), llamacpp (--embedding), ollama, tei or hf inference",
+                "这个引擎下用 runner generate；或用 vllm（--runner pooling）、sglang（--is-embedding）、llamacpp（--embedding）、ollama、tei 或 hf 推理",
             ));
         };
         if encoder && !how.encoders {
@@ -72,6 +85,9 @@ impl EstimateInput {
                 "engine vllm (--runner pooling) or hf inference for an encoder (BERT, RoBERTa, XLM-RoBERTa)",
                 "编码器（BERT、RoBERTa、XLM-RoBERTa）用 vllm（--runner pooling）或 hf 推理",
             ));
+        }
+        if let Some(check) = how.check {
+            check(self, arch)?;
         }
         if arch.family == Family::CausalLm && !how.lm_head {
             arch.tied_embeddings = true;
