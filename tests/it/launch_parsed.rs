@@ -396,3 +396,54 @@ fn llama_server_takes_every_flag_written() {
         assert!(known.contains(&f), "llama.cpp has no {f}");
     }
 }
+
+/// TEI's router is Rust (clap): its flag names are read from `router/src/main.rs` at v1.9.3
+/// (`tests/launch/tei_args.py` into `tei-router-args.txt`), and every flag after the image in a
+/// TEI launch is one of them.
+#[test]
+fn tei_router_takes_every_flag_written() {
+    let known = std::fs::read_to_string(data("tei-router-args.txt")).unwrap();
+    let known: Vec<&str> = known.lines().filter(|l| !l.starts_with('#')).collect();
+    for (model, dtype) in [
+        ("BAAI/bge-m3", None),
+        (
+            "Qwen/Qwen3-Embedding-0.6B",
+            Some(vramfit::precision::Dtype::Fp32),
+        ),
+    ] {
+        let run = EstimateInput {
+            model: Some(model.into()),
+            engine: Engine::Tei,
+            dtype,
+            gpu: Some("l4".into()),
+            max_num_batched_tokens: Some(4096.0),
+            ..EstimateInput::default()
+        };
+        let l = launch(&run.resolve().unwrap()).unwrap();
+        let argv = &l.commands[0];
+        let image = argv
+            .iter()
+            .position(|w| w.contains("text-embeddings-inference:"))
+            .unwrap();
+        let flags: Vec<&String> = argv[image + 1..]
+            .iter()
+            .filter(|w| w.starts_with('-'))
+            .collect();
+        assert_eq!(flags.len(), 3, "{flags:?}");
+        for f in flags {
+            assert!(
+                known.contains(&f.as_str()),
+                "text-embeddings-router has no {f}"
+            );
+        }
+    }
+    // And the flags its docs name for memory, which vramfit reads or lists.
+    for f in [
+        "--max-batch-requests",
+        "--max-client-batch-size",
+        "--auto-truncate",
+        "--pooling",
+    ] {
+        assert!(known.contains(&f), "text-embeddings-router has no {f}");
+    }
+}

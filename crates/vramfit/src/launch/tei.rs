@@ -31,7 +31,7 @@ pub(super) fn tei(w: &Workload, l: &mut Builder) -> Result<()> {
             "-p",
             "8080:80",
             "-v",
-            "$PWD/data:/data",
+            "tei-data:/data",
             TEI_IMAGE,
         ],
     );
@@ -46,8 +46,8 @@ pub(super) fn tei(w: &Workload, l: &mut Builder) -> Result<()> {
     a.set(Setting::BatchedTokens, w.max_num_batched_tokens);
     l.command(a.done());
     l.note(
-        "`-v $PWD/data:/data` keeps the downloaded weights between runs (the image's HUGGINGFACE_HUB_CACHE is /data); the server answers on port 8080 (/embed, /rerank, /v1/embeddings).".to_string(),
-        "`-v $PWD/data:/data` 在多次运行之间保留下载的权重（镜像的 HUGGINGFACE_HUB_CACHE 为 /data）；服务在 8080 端口响应（/embed、/rerank、/v1/embeddings）。".to_string(),
+        "`-v tei-data:/data` keeps the downloaded weights in a Docker volume between runs (the image's HUGGINGFACE_HUB_CACHE is /data); the server answers on port 8080 (/embed, /rerank, /v1/embeddings).".to_string(),
+        "`-v tei-data:/data` 用一个 Docker 卷在多次运行之间保留下载的权重（镜像的 HUGGINGFACE_HUB_CACHE 为 /data）；服务在 8080 端口响应（/embed、/rerank、/v1/embeddings）。".to_string(),
     );
     Ok(())
 }

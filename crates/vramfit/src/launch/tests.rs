@@ -776,3 +776,55 @@ fn mlx_launches_are_written_and_read_back() {
     .unwrap_err();
     assert_eq!(e.field, "kv_bits");
 }
+
+/// TEI's launch as its README writes it (v1.9.3: `docker run --gpus all -p 8080:80 -v
+/// $volume:/data --pull always ghcr.io/huggingface/text-embeddings-inference:cuda-1.9
+/// --model-id $model`), with the dtype and `--max-batch-tokens` the estimate used, read back
+/// (from `docker run` and from `text-embeddings-router` itself) into the same estimate; the
+/// router's flags vramfit does not count are listed.
+#[test]
+fn tei_launch_is_written_and_read_back() {
+    let input = EstimateInput {
+        max_num_batched_tokens: Some(8192.0),
+        ..serve("BAAI/bge-m3", Engine::Tei)
+    };
+    let l = launch_input(&input).unwrap();
+    assert_eq!(
+        l.commands[0],
+        words(&[
+            "docker",
+            "run",
+            "--gpus",
+            "all",
+            "-p",
+            "8080:80",
+            "-v",
+            "tei-data:/data",
+            "ghcr.io/huggingface/text-embeddings-inference:cuda-1.9",
+            "--model-id",
+            "BAAI/bge-m3",
+            "--dtype",
+            "float16",
+            "--max-batch-tokens",
+            "8192",
+        ])
+    );
+    let line = super::command_text(&l.commands[0]);
+    let router = alloc::format!("text-embeddings-router {}", l.commands[0][9..].join(" "));
+    for line in [line, router] {
+        let back = read_back(&input, &line);
+        assert_eq!(back.engine, Engine::Tei, "{line}");
+        let (a, b) = (input.resolve().unwrap(), back.resolve().unwrap());
+        assert_eq!(a.figures(), b.figures(), "{line}");
+    }
+    let r = read_command(
+        "docker run --gpus all ghcr.io/huggingface/text-embeddings-inference:hopper-1.9 --model-id Qwen/Qwen3-Embedding-0.6B --dtype float32 --pooling last-token --max-batch-requests 8",
+    )
+    .unwrap();
+    assert_eq!(r.input.engine, Engine::Tei);
+    assert_eq!(r.input.dtype, Some(crate::precision::Dtype::Fp32));
+    assert_eq!(
+        r.not_read,
+        words(&["--pooling", "last-token", "--max-batch-requests", "8"])
+    );
+}
