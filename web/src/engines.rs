@@ -208,6 +208,13 @@ pub fn settings(runner: Runner) -> Vec<Setting> {
                 key!("e.wired_limit"),
             ),
         ],
+        // Text Embeddings Inference's router flag that sizes its warmup (its dtype is the form's
+        // own field).
+        Runner::Tei => &[(
+            "max_num_batched_tokens",
+            "--max-batch-tokens",
+            key!("e.max_batch_tokens"),
+        )],
         // transformers' release: its MLA cache changed in 5.15 (`vramfit::estimate::TransformersVersion`).
         Runner::Transformers => &[(
             "engine_version",
@@ -288,6 +295,10 @@ mod tests {
             name_of(Runner::Transformers, "engine_version"),
             Some("transformers.__version__")
         );
+        assert_eq!(
+            name_of(Runner::Tei, "max_num_batched_tokens"),
+            Some("--max-batch-tokens")
+        );
         assert!(settings(Runner::Training).is_empty());
         // Every setting is a field of the form.
         for r in [
@@ -297,6 +308,7 @@ mod tests {
             Runner::Trtllm,
             Runner::Llamacpp,
             Runner::Ollama,
+            Runner::Tei,
         ] {
             for (field, _, _) in settings(r) {
                 assert!(crate::fields::field(field).is_some(), "{r:?}: {field}");

@@ -221,7 +221,7 @@ pub static FIELDS: &[Field] = &[
     Field::new("model", Kind::Text, Group::Model),
     Field::new("params", Kind::Text, Group::Model),
     choice_field!("mode", Run: "inference", "serve", "training"),
-    choice_field!("engine", Run: "hf", "vllm", "llamacpp", "sglang", "ollama", "trtllm", "mlx"),
+    choice_field!("engine", Run: "hf", "vllm", "llamacpp", "sglang", "ollama", "trtllm", "mlx", "tei"),
     Field::new("batch", Kind::Number, Group::Run),
     Field::new("seq_len", Kind::Number, Group::Run),
     Field::new("new_tokens", Kind::Number, Group::Run),

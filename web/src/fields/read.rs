@@ -413,7 +413,7 @@ mod tests {
             both(choice::<vramfit::estimate::Engine>("engine", "x").unwrap_err());
         assert_eq!(
             p,
-            "unknown variant `x`, expected one of `hf`, `vllm`, `llamacpp`, `sglang`, `ollama`, `trtllm`, `mlx`"
+            "unknown variant `x`, expected one of `hf`, `vllm`, `llamacpp`, `sglang`, `ollama`, `trtllm`, `mlx`, `tei`"
         );
         assert_eq!(a, "one of the values the form offers");
         assert_eq!(
