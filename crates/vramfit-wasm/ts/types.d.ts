@@ -1059,6 +1059,11 @@ export type Engine =
    * of `--prefill-step-size`, within Metal's wired limit.
    */
   | "mlx"
+  /**
+   * Hugging Face Text Embeddings Inference (`text-embeddings-router`, candle on CUDA):
+   * embedding and reranking models, the warmup's forward over `--max-batch-tokens`.
+   */
+  | "tei"
 ;
 
 /**
@@ -1505,7 +1510,9 @@ export interface EstimateInput {
    * `max_num_tokens` (default 8192). Default (vLLM) 8192 on
    * cards of 70 GiB or more other than A100, else 2048; (SGLang) by the card's memory: 2048
    * below 35 GiB, 4096 below 60 GiB, 8192 below 160 GiB, else 16384. mlx-lm
-   * `--prefill-step-size` (default 2048): the prompt's tokens one forward takes.
+   * `--prefill-step-size` (default 2048): the prompt's tokens one forward takes. Text
+   * Embeddings Inference `--max-batch-tokens` (default 16384): its largest batch, which its
+   * warmup runs at start.
    */
   max_num_batched_tokens?: number | null;
   /**
@@ -4112,6 +4119,11 @@ export type PeakSource =
    * `mx.get_peak_memory()` counts them.
    */
   | "mlx"
+  /**
+   * candle (Text Embeddings Inference), which has no PyTorch: its CUDA tensors, each a
+   * `cudarc` allocation freed when dropped, so no cache beyond those alive at the peak.
+   */
+  | "candle"
 ;
 
 /**

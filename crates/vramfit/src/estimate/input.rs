@@ -129,7 +129,9 @@ pub struct EstimateInput {
     /// `max_num_tokens` (default 8192). Default (vLLM) 8192 on
     /// cards of 70 GiB or more other than A100, else 2048; (SGLang) by the card's memory: 2048
     /// below 35 GiB, 4096 below 60 GiB, 8192 below 160 GiB, else 16384. mlx-lm
-    /// `--prefill-step-size` (default 2048): the prompt's tokens one forward takes.
+    /// `--prefill-step-size` (default 2048): the prompt's tokens one forward takes. Text
+    /// Embeddings Inference `--max-batch-tokens` (default 16384): its largest batch, which its
+    /// warmup runs at start.
     pub max_num_batched_tokens: Option<f64>,
     /// vLLM, SGLang and TensorRT-LLM CUDA graphs (off is vLLM's `enforce_eager`, SGLang's
     /// `disable_cuda_graph`, TensorRT-LLM's `cuda_graph_config: null`).

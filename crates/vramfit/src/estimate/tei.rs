@@ -214,13 +214,13 @@ impl Run<'_> {
             false,
             if f.scores == 0 {
                 formula!(self.text;
-                    let (t, inputs, size) = (thousands(f.tokens), b(f.inputs), b(activations));
+                    let (t, per, inputs, size) = (thousands(f.tokens), thousands(per), b(f.inputs), b(activations));
                     ["warmup of --max-batch-tokens {t} tokens, unpadded (flash attention): {t} × {per} values alive in the widest layer × {e} B + token ids and rotary tables {inputs} = {size}"],
                     ["预热 --max-batch-tokens {t} 个 token，不填充（flash attention）：{t} × 最宽一层中存活的 {per} 个值 × {e} B + token id 与旋转位置表 {inputs} = {size}"]
                 )
             } else {
                 formula!(self.text;
-                    let (n, l, t, heads, scores, inputs, size) = (f.requests, thousands(f.longest), thousands(f.tokens), self.arch.num_heads, b(f.scores), b(f.inputs), b(activations));
+                    let (n, l, t, per, heads, scores, inputs, size) = (f.requests, thousands(f.longest), thousands(f.tokens), thousands(per), self.arch.num_heads, b(f.scores), b(f.inputs), b(activations));
                     ["warmup padded to {n} requests × {l} tokens = {t}: {t} × {per} values × {e} B + 3 × {n} × {heads} heads × {l}² scores × 4 B ({scores}) + token ids {inputs} = {size}"],
                     ["预热填充为 {n} 个请求 × {l} 个 token = {t}：{t} × {per} 个值 × {e} B + 3 × {n} × {heads} 个头 × {l}² 个分数 × 4 B（{scores}）+ token id {inputs} = {size}"]
                 )
