@@ -36,6 +36,8 @@ mod train_megatron;
 #[cfg(feature = "training")]
 mod train_nodes;
 #[cfg(feature = "training")]
+mod train_openrlhf;
+#[cfg(feature = "training")]
 mod train_rl;
 #[cfg(feature = "training")]
 mod train_stacks;
@@ -43,6 +45,8 @@ mod train_stacks;
 mod train_tests;
 #[cfg(feature = "training")]
 mod train_torchtune;
+#[cfg(feature = "training")]
+mod train_unsloth;
 #[cfg(feature = "training")]
 mod train_verl;
 #[cfg(feature = "training")]
