@@ -25,6 +25,8 @@ mod read;
 mod read_megatron;
 #[cfg(feature = "stack-config")]
 mod read_stack;
+#[cfg(all(test, feature = "training"))]
+mod rl_launch_tests;
 mod serve;
 mod speculative;
 #[cfg(test)]
