@@ -3,6 +3,7 @@
 
 mod book_data;
 mod calibration;
+mod deepspeed_published;
 mod deepspeed_reference;
 mod fsdp_reference;
 mod input_faces;
