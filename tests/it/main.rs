@@ -22,6 +22,7 @@ mod sglang_calibration;
 mod throughput;
 mod torch_reference;
 mod training_launch_parsed;
+mod training_launch_rl;
 mod training_nodes;
 mod training_published;
 mod trtllm_calibration;
