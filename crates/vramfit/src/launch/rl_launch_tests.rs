@@ -222,6 +222,14 @@ fn openrlhf_ppo_server_and_dpo() {
     }
     assert!(has(argv, "--model.gradient_checkpointing_enable"));
     bilingual(&l);
+    // The estimate's foreach step, which DeepSpeed's FusedAdam does not take: said, over.
+    assert!(!l.notes.iter().any(|n| n.en.contains("FusedAdam")));
+    let foreach = EstimateInput {
+        fused_optimizer: false,
+        ..dpo
+    };
+    let l = launch_input(&foreach).unwrap();
+    assert!(l.notes.iter().any(|n| n.en.contains("FusedAdam")));
 }
 
 /// Over two nodes of 8: Ray's head on node 0, node 1 joins it, the job on the head; every model

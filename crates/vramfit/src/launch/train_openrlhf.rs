@@ -295,16 +295,21 @@ fn ppo_notes(w: &Workload, rl: &RlRun, model: &str, colocate: bool, l: &mut Buil
             format!("vLLM 在 Ray 集群的另外 {gpus} 个 GPU 上运行（{gpus} 个引擎，张量并行 1），本估算不计入：请按 vLLM 服务另行估算，并把 --vllm.num_engines 设为你的集群所有。"),
         );
     }
+    fused_note(w, l);
+    l.note(
+        format!("`{PROMPTS}` is OpenRLHF's example prompt set: put yours there. The prompts' length is the data's (OpenRLHF sets none): the estimate counts prompts of {} tokens, completions of {} (--rollout.max_new_tokens), {} in all (--data.max_len).", rl.prompt_len, rl.completion, rl.prompt_len + rl.completion),
+        format!("`{PROMPTS}` 是 OpenRLHF 的示例提示词集，请换成你的数据。提示词长度取决于数据（OpenRLHF 不设置）：估算按 {} 个 token 的提示词、{} 个 token 的回答（--rollout.max_new_tokens）计算，共 {} 个（--data.max_len）。", rl.prompt_len, rl.completion, rl.prompt_len + rl.completion),
+    );
+}
+
+/// The note on DeepSpeed's Adam where the estimate counted the foreach step's temporary.
+fn fused_note(w: &Workload, l: &mut Builder) {
     if !w.fused_optimizer {
         l.note(
             "DeepSpeed's FusedAdam keeps no foreach temporary; the estimate counted one (over by a copy of the optimizer states' size): set fused_optimizer to count as OpenRLHF runs.".to_string(),
             "DeepSpeed 的 FusedAdam 不保留 foreach 临时量；估算计入了一份（偏高约一份优化器状态大小）：设置 fused_optimizer 即按 OpenRLHF 的方式计算。".to_string(),
         );
     }
-    l.note(
-        format!("`{PROMPTS}` is OpenRLHF's example prompt set: put yours there. The prompts' length is the data's (OpenRLHF sets none): the estimate counts prompts of {} tokens, completions of {} (--rollout.max_new_tokens), {} in all (--data.max_len).", rl.prompt_len, rl.completion, rl.prompt_len + rl.completion),
-        format!("`{PROMPTS}` 是 OpenRLHF 的示例提示词集，请换成你的数据。提示词长度取决于数据（OpenRLHF 不设置）：估算按 {} 个 token 的提示词、{} 个 token 的回答（--rollout.max_new_tokens）计算，共 {} 个（--data.max_len）。", rl.prompt_len, rl.completion, rl.prompt_len + rl.completion),
-    );
 }
 
 /// DPO: `deepspeed --module openrlhf.cli.train_dpo`, the reference always loaded.
@@ -338,6 +343,7 @@ fn dpo(w: &Workload, rl: &RlRun, model: &str, ds: Vec<String>, l: &mut Builder) 
     let mut words = a.0;
     words.extend(ds);
     super::train_nodes::deepspeed_module(w, l, "openrlhf.cli.train_dpo", words);
+    fused_note(w, l);
     l.note(
         format!("`{PAIRS}` is OpenRLHF's example preference set: put yours there. --data.max_len holds the prompt and the completion ({} tokens); --train.micro_batch_size counts pairs, each a chosen and a rejected sequence.", rl.prompt_len + rl.completion),
         format!("`{PAIRS}` 是 OpenRLHF 的示例偏好数据集，请换成你的数据。--data.max_len 包含提示词与回答（{} 个 token）；--train.micro_batch_size 按偏好对计数，每对含一条 chosen 与一条 rejected 序列。", rl.prompt_len + rl.completion),
