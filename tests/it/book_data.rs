@@ -103,6 +103,7 @@ fn validation() -> String {
     ollama_validation(&mut s);
     llamacpp_validation(&mut s);
     crate::training_published::book_table(&mut s);
+    crate::deepspeed_published::book_table(&mut s);
     let _ = writeln!(s, "\n### PyTorch's own accounting of real models\n");
     let torch = crate::torch_reference::errors();
     let med = |training: bool| {
