@@ -334,6 +334,9 @@ fn ollamas_runs_have_llamacpps_buffers() {
         let e = estimate(&EstimateInput {
             model: Some(r.preset.clone()),
             engine: Engine::Ollama,
+            // Every row is a load of Ollama's Go runner (0.24 and before: its own plan, its
+            // vendored llama.cpp, flash attention off): any such release has the same rules.
+            engine_version: Some("0.24.0".into()),
             quantization: Quantization::Gguf {
                 file_type: r.file_type,
             },

@@ -8,9 +8,13 @@
 //! prints the share of Ollama's estimate left on the CPU: `48%/52% CPU/GPU`.
 
 mod plan;
+mod server;
 mod sizing;
+mod version;
 
 pub use sizing::OLLAMA_BATCH;
+pub use version::OllamaVersion;
+pub(in crate::estimate) use version::runs_llama_server;
 
 use super::ComponentKind;
 use super::PeakSource;
@@ -88,6 +92,12 @@ impl Run<'_> {
             self.max_model_len
         };
         let parallel = self.batch;
+        if version::runs_llama_server(self.llamacpp_build) {
+            let out = self.ollama_server(p, num_ctx, parallel);
+            self.ollama_tag_note(p);
+            self.ollama_clamp_note(p);
+            return out;
+        }
         let context = num_ctx.saturating_mul(parallel);
         let gpus = (self.dp * self.pp).max(1) as usize;
         let (plan, chosen) = self.ollama_schedule(num_ctx, parallel, gpus);
@@ -114,19 +124,7 @@ impl Run<'_> {
             ..self.w.clone()
         };
         let out = Run::new(&run, self.text).llamacpp(p);
-        if let (Some(tag), Quantization::Gguf { file_type }) = (&self.ollama_tag, self.quantization)
-        {
-            let (name, ft) = (&self.model_name, file_type.name().to_ascii_uppercase());
-            p.note(
-                "ollama_default_tag",
-                en!(
-                    "Ollama runs {name} as {tag}, its default tag ({ft}), which `ollama run {tag}` pulls; name another tag (such as {tag}-q8_0) for another file."
-                ),
-                zh!(
-                    "Ollama 以其默认标签 {tag}（{ft}）运行 {name}，即 `ollama run {tag}` 拉取的文件；要用其他文件请写其他标签（如 {tag}-q8_0）。"
-                ),
-            );
-        }
+        self.ollama_tag_note(p);
         // Layers of the model as Ollama counts them: the blocks and the output, or a bare
         // count's assumed blocks.
         let model_layers = if self.cache_assumed() {
@@ -163,6 +161,41 @@ impl Run<'_> {
             context,
         });
         out
+    }
+
+    /// The default tag a preset runs as, where the run names a preset.
+    fn ollama_tag_note(&self, p: &mut Parts) {
+        if let (Some(tag), Quantization::Gguf { file_type }) = (&self.ollama_tag, self.quantization)
+        {
+            let (name, ft) = (&self.model_name, file_type.name().to_ascii_uppercase());
+            p.note(
+                "ollama_default_tag",
+                en!(
+                    "Ollama runs {name} as {tag}, its default tag ({ft}), which `ollama run {tag}` pulls; name another tag (such as {tag}-q8_0) for another file."
+                ),
+                zh!(
+                    "Ollama 以其默认标签 {tag}（{ft}）运行 {name}，即 `ollama run {tag}` 拉取的文件；要用其他文件请写其他标签（如 {tag}-q8_0）。"
+                ),
+            );
+        }
+    }
+
+    /// `num_ctx` past the model's trained context, clamped as Ollama clamps it.
+    fn ollama_clamp_note(&self, p: &mut Parts) {
+        let trained = self.arch.max_position_embeddings;
+        if trained > 0 && self.max_model_len > trained {
+            p.note(
+                "ollama_context_clamped",
+                en!(
+                    "num_ctx {} is past the model's trained context: Ollama clamps it to {trained} (\"requested context size too large for model\").",
+                    self.max_model_len
+                ),
+                zh!(
+                    "num_ctx {} 超过模型的训练上下文：Ollama 把它截到 {trained}（\"requested context size too large for model\"）。",
+                    self.max_model_len
+                ),
+            );
+        }
     }
 
     /// Ollama's choice of GPUs and its plan on them (`server/sched.go` `pickBestFitGPUs` at
@@ -304,7 +337,6 @@ impl Run<'_> {
         cpu_percent: u8,
     ) {
         let context = num_ctx.saturating_mul(parallel);
-        let trained = self.arch.max_position_embeddings;
         let split = if cpu_percent == 0 {
             alloc::string::String::from("100% GPU")
         } else if cpu_percent == 100 {
@@ -338,19 +370,7 @@ impl Run<'_> {
         if let Some(window) = self.ollama_window_note(num_ctx, parallel) {
             p.note("ollama_sliding_window", window.0, window.1);
         }
-        if trained > 0 && self.max_model_len > trained {
-            p.note(
-                "ollama_context_clamped",
-                en!(
-                    "num_ctx {} is past the model's trained context: Ollama clamps it to {trained} (\"requested context size too large for model\").",
-                    self.max_model_len
-                ),
-                zh!(
-                    "num_ctx {} 超过模型的训练上下文：Ollama 把它截到 {trained}（\"requested context size too large for model\"）。",
-                    self.max_model_len
-                ),
-            );
-        }
+        self.ollama_clamp_note(p);
         if self.device.is_none() {
             p.note(
                 "ollama_no_device",
@@ -404,6 +424,8 @@ mod tests {
         EstimateInput {
             model: Some(model.into()),
             engine: Engine::Ollama,
+            // Ollama up to 0.24: its Go runner and its own layer plan.
+            engine_version: Some("0.24.0".into()),
             ..EstimateInput::default()
         }
     }
