@@ -5,7 +5,9 @@
 //! to the GPUs from its own estimate of each layer (`llm/memory.go`, `estimateGPULayers`):
 //! `minimum memory + one layer as buffer + the layers that fit + the graph ≤ free memory`, the
 //! output layer last. What runs is then llama.cpp's shape with that `-ngl`, and `ollama ps`
-//! prints the share of Ollama's estimate left on the CPU: `48%/52% CPU/GPU`.
+//! prints the share of Ollama's estimate left on the CPU: `48%/52% CPU/GPU`. That is Ollama up
+//! to 0.24, its Go runner; from 0.30 (the default) it starts `llama-server`, whose own fit
+//! places the layers (`server.rs`, the release in `version.rs`).
 
 mod plan;
 mod server;

@@ -362,17 +362,21 @@ impl EstimateInput {
         int("n_cpu_moe", v, 0, arch.num_layers)
     }
 
+    /// Whether the run is Ollama's `llama-server` (0.30 and later, `ollama/version.rs`).
+    pub(super) fn ollama_llama_server(&self) -> bool {
+        self.runner() == Runner::Ollama
+            && self
+                .resolve_engine_version()
+                .is_ok_and(|(_, _, b)| crate::estimate::ollama::runs_llama_server(b))
+    }
+
     /// The attention kernel.
     pub(super) fn kernel(&self) -> Kernel {
         let rules = self.runner().rules();
         // Ollama up to 0.24 runs flash attention only when asked (OLLAMA_FLASH_ATTENTION=1):
         // without it llama.cpp's graph holds the KQ scores. From 0.30 it passes `--flash-attn
         // auto` to llama-server, on unless asked off (`ollama/version.rs`).
-        let server = self.runner() == Runner::Ollama
-            && self
-                .resolve_engine_version()
-                .is_ok_and(|(_, _, b)| crate::estimate::ollama::runs_llama_server(b));
-        let eager = if rules.flash_only_when_asked && !server {
+        let eager = if rules.flash_only_when_asked && !self.ollama_llama_server() {
             self.attention != AttentionImpl::Flash
         } else {
             self.attention == AttentionImpl::Eager
