@@ -394,4 +394,33 @@ mod tests {
         assert!(old.notes.iter().any(|n| n.key == "ollama_offload"));
         assert_ne!(old.ollama.unwrap().gpu_layers, 15);
     }
+
+    /// `OLLAMA_KV_CACHE_TYPE=q8_0` takes flash attention: from 0.30 it is `auto`, so a q8_0
+    /// cache is taken unless attention is asked eager (`OLLAMA_FLASH_ATTENTION=0`); up to 0.24
+    /// only with flash attention asked for. Refused, naming `kv_dtype`, where Ollama would
+    /// fall back to f16.
+    #[test]
+    fn a_quantized_cache_follows_the_releases_flash_attention() {
+        use crate::estimate::{AttentionImpl, Engine, EstimateInput, estimate};
+        use crate::precision::KvDtype;
+        let run = |version: &str, attention: AttentionImpl| {
+            estimate(&EstimateInput {
+                model: Some("llama3.1:8b".into()),
+                engine: Engine::Ollama,
+                engine_version: Some(version.into()),
+                kv_dtype: KvDtype::Q8_0,
+                attention,
+                ..EstimateInput::default()
+            })
+        };
+        assert!(run("0.32.15", AttentionImpl::default()).is_ok());
+        assert!(run("0.24.0", AttentionImpl::Flash).is_ok());
+        for (v, a) in [
+            ("0.32.15", AttentionImpl::Eager),
+            ("0.24.0", AttentionImpl::default()),
+        ] {
+            let e = run(v, a).unwrap_err();
+            assert_eq!(e.field, "kv_dtype", "{v}");
+        }
+    }
 }
