@@ -314,7 +314,7 @@ impl Run<'_> {
     fn training_weights(&self, basis: &Basis) -> WeightFigures {
         let a = &self.arch;
         let q = &basis.quantization;
-        let whole_bytes = basis.dtype.bits() % 8 == 0;
+        let whole_bytes = basis.dtype.bits().is_multiple_of(8);
         let base = if basis.detailed
             && !(self.tp == 1 && self.pp == 1 && *q == Quantization::None && whole_bytes)
         {
