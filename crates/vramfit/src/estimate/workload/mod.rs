@@ -283,7 +283,12 @@ impl EstimateInput {
         if !self.cards.is_empty() {
             return self.resolve_cards(models, gpus);
         }
-        // The workload is split in place, in the result returned: a workload is large to copy.
+        // A workload is large to copy: without llama.cpp's split settings (the usual run) it is
+        // returned as resolved, straight into the caller's result; with them it is split in
+        // place, in the result returned.
+        if !self.split_given() {
+            return self.resolve_alike(models, gpus);
+        }
         let mut resolved = self.resolve_alike(models, gpus);
         if let Ok(w) = &mut resolved {
             self.resolve_split(w)?;

@@ -186,10 +186,12 @@ impl EstimateInput {
         let cuda = device
             .and_then(|d| d.gpu)
             .is_none_or(|g| g.generation().vendor() == "NVIDIA");
-        let llama2_path = self
-            .model
-            .as_deref()
-            .is_some_and(|m| m.to_ascii_lowercase().contains("llama-2"));
+        let llama2_path = self.model.as_deref().is_some_and(|m| {
+            // "llama-2" in any ASCII case, without a lower-cased copy of the name.
+            m.as_bytes()
+                .windows(7)
+                .any(|w| w.eq_ignore_ascii_case(b"llama-2"))
+        });
         crate::estimate::PrefillGraphs::of(
             chunked_prefill_size,
             cuda && self.cuda_graphs && pp == 1,
