@@ -622,7 +622,7 @@ test('typing is not an error: a half-typed value keeps the last result, the erro
     eq(await page.getAttribute('#total', 'data-bytes'), before, 'the last result kept under the error');
     await page.fill('#f-model', 'Qwen/Qwen3-32B');
     await page.waitForFunction((b) => document.querySelector('#total')?.dataset.bytes !== b && !document.querySelector('#calc-typing'), before);
-    eq(await page.locator('.stale').count(), 0, 'a complete input shows its own result');
+    eq(await page.locator('[data-stale="true"]').count(), 0, 'a complete input shows its own result');
     noProblems(page, 'problems');
   }
 });
