@@ -230,10 +230,13 @@ impl EstimateInput {
             Unsupported,
             "engine_version",
             [
-                "{:?} is read for vLLM, transformers and llama.cpp only",
-                text
+                "{} is read for vLLM, transformers and llama.cpp only",
+                crate::units::quoted(text)
             ],
-            ["{:?} 仅用于 vLLM、transformers 与 llama.cpp", text],
+            [
+                "{} 仅用于 vLLM、transformers 与 llama.cpp",
+                crate::units::quoted(text)
+            ],
             "no engine_version for this engine; engine vllm (or an RL run's colocated rollout), hf or llamacpp",
             "此引擎不设 engine_version；可用于 vllm 引擎（或 RL 的同卡 rollout）、hf 或 llamacpp",
         ))
