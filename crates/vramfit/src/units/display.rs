@@ -74,7 +74,7 @@ pub fn number_text(v: f64) -> String {
 /// every other character as it is. By hand rather than `{:?}`, whose escaping reads Unicode's
 /// printable and grapheme-extend tables and links them into every WebAssembly module that
 /// quotes a string; the two differ only on a non-ASCII character Unicode counts unprintable or
-/// combining (a zero-width space, an accent standing first), which `{:?}` writes as `\u{…}`.
+/// combining (a zero-width space, a combining accent), which `{:?}` writes as `\u{…}`.
 pub fn quoted(text: &str) -> String {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut out = String::with_capacity(text.len() + 2);
