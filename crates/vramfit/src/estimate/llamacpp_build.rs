@@ -84,8 +84,8 @@ impl LlamacppBuild {
             return Err(crate::input_error!(
                 Malformed,
                 field,
-                ["{:?} is not a llama.cpp build", text],
-                ["{:?} 不是 llama.cpp 构建号", text],
+                ["{} is not a llama.cpp build", crate::units::quoted(text)],
+                ["{} 不是 llama.cpp 构建号", crate::units::quoted(text)],
                 [= ACCEPTED],
                 [= ACCEPTED_ZH],
             ));

@@ -81,8 +81,8 @@ impl OllamaVersion {
             return Err(crate::input_error!(
                 Malformed,
                 field,
-                ["{:?} is not an Ollama release", text],
-                ["{:?} 不是 Ollama 版本", text],
+                ["{} is not an Ollama release", crate::units::quoted(text)],
+                ["{} 不是 Ollama 版本", crate::units::quoted(text)],
                 [= ACCEPTED],
                 [= ACCEPTED_ZH],
             ));

@@ -243,10 +243,13 @@ impl EstimateInput {
             Unsupported,
             "engine_version",
             [
-                "{:?} is read for vLLM, transformers, llama.cpp and Ollama only",
-                text
+                "{} is read for vLLM, transformers, llama.cpp and Ollama only",
+                crate::units::quoted(text)
             ],
-            ["{:?} 仅用于 vLLM、transformers、llama.cpp 与 Ollama", text],
+            [
+                "{} 仅用于 vLLM、transformers、llama.cpp 与 Ollama",
+                crate::units::quoted(text)
+            ],
             "no engine_version for this engine; engine vllm (or an RL run's colocated rollout), hf, llamacpp or ollama",
             "此引擎不设 engine_version；可用于 vllm 引擎（或 RL 的同卡 rollout）、hf、llamacpp 或 ollama",
         ))
