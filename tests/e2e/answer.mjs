@@ -100,6 +100,8 @@ export function answerTests(h) {
       eq(await page.inputValue('#f-tp'), String(l.tp), 'tp set');
       eq(await page.inputValue('#f-pp'), String(l.pp), 'pp set');
       eq(await page.inputValue('#f-gpus'), String(l.gpus), 'GPUs set');
+      // The requests asked for stay as asked: copies of a server share them in the estimator.
+      eq(await page.inputValue('#f-batch'), '32', 'the batch asked for kept');
       eq(await page.locator('#answer-rent').count(), 0, 'a run that fits names no rental');
       noProblems(page, 'problems');
     });

@@ -353,6 +353,10 @@ test('boot.js starts the build the app would choose (AppState::build), so no add
     // Images are the full build's (vramfit's `vision` feature); none is the calculator's.
     ['#/calc?lang=en&model=google%2Fgemma-3-4b-it&images=2', 'en-US', 'vramfit_full_bg-'],
     ['#/calc?lang=en&model=google%2Fgemma-3-4b-it&images=0', 'en-US', 'vramfit_en_bg-'],
+    // A host memory is read for the speed under offload (vramfit's `speed`): the full build's.
+    ['#/calc?lang=en&engine=llamacpp&host_memory=ddr5-6000-2ch', 'en-US', 'vramfit_full_bg-'],
+    ['#/calc?lang=zh&engine=ollama&host_bandwidth=80GB%2Fs', 'en-US', 'vramfit_full_bg-'],
+    ['#/calc?lang=zh&engine=ollama&host_bandwidth=', 'en-US', 'vramfit_zh_bg-'],
   ];
   for (const [hash, locale, want] of cases) {
     const context = await browser({ serviceWorkers: 'block', locale });
@@ -622,7 +626,7 @@ test('typing is not an error: a half-typed value keeps the last result, the erro
     eq(await page.getAttribute('#total', 'data-bytes'), before, 'the last result kept under the error');
     await page.fill('#f-model', 'Qwen/Qwen3-32B');
     await page.waitForFunction((b) => document.querySelector('#total')?.dataset.bytes !== b && !document.querySelector('#calc-typing'), before);
-    eq(await page.locator('.stale').count(), 0, 'a complete input shows its own result');
+    eq(await page.locator('[data-stale="true"]').count(), 0, 'a complete input shows its own result');
     noProblems(page, 'problems');
   }
 });

@@ -103,6 +103,7 @@ fn validation() -> String {
     ollama_validation(&mut s);
     llamacpp_validation(&mut s);
     crate::training_published::book_table(&mut s);
+    crate::deepspeed_published::book_table(&mut s);
     let _ = writeln!(s, "\n### PyTorch's own accounting of real models\n");
     let torch = crate::torch_reference::errors();
     let med = |training: bool| {
@@ -316,15 +317,25 @@ fn llamacpp_validation(s: &mut String) {
     use crate::llamacpp_calibration::{buffer_errors, llamacpp_runs, miss};
     const MIB: f64 = 1_048_576.0;
     let rows = buffer_errors();
+    let exact = rows
+        .iter()
+        .filter(|(r, b, _, _)| miss(r, b).is_none())
+        .count();
     let _ = writeln!(s, "\n### llama.cpp against its load logs\n");
     let _ = writeln!(
         s,
-        "The model, KV and compute buffers llama.cpp prints for its first GPU (`CUDA0 model buffer size`, `KV buffer size`, `compute buffer size`) in {} published load logs (tests/data/llamacpp-buffers.csv: issues, repositories' log files at their commit, a paper), against vramfit's estimate with the log's file type, context, ubatch, sequences, flash attention, KV type and layers: {} of the {} buffers to the 0.01 MiB the logs print; the others with the reason.\n",
+        "The model, KV, compute and (hybrid models') recurrent-state buffers llama.cpp prints for its first GPU (`CUDA0 model buffer size`, `KV buffer size`, `compute buffer size`, `RS buffer size`) in {} published load logs (tests/data/llamacpp-buffers.csv: issues, repositories' log files at their commit, a paper), against vramfit's estimate with the log's build, file type, context, ubatch, sequences, flash attention, KV type and layers: {exact} of the {} buffers to the 0.01 MiB the logs print ({:.1} %); the {} others with the reason. Logs with every printed buffer exact: {} of {}.\n",
         llamacpp_runs().len(),
-        rows.iter()
-            .filter(|(r, b, _, _)| miss(r, b).is_none())
+        rows.len(),
+        exact as f64 / rows.len() as f64 * 100.0,
+        rows.len() - exact,
+        llamacpp_runs()
+            .iter()
+            .filter(|r| !rows
+                .iter()
+                .any(|(x, b, _, _)| x.source == r.source && miss(x, b).is_some()))
             .count(),
-        rows.len()
+        llamacpp_runs().len(),
     );
     let _ = writeln!(
         s,

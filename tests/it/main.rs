@@ -3,6 +3,7 @@
 
 mod book_data;
 mod calibration;
+mod deepspeed_published;
 mod deepspeed_reference;
 mod fsdp_reference;
 mod input_faces;
@@ -21,6 +22,7 @@ mod sglang_calibration;
 mod throughput;
 mod torch_reference;
 mod training_launch_parsed;
+mod training_launch_rl;
 mod training_nodes;
 mod training_published;
 mod trtllm_calibration;

@@ -66,7 +66,8 @@ fn vllm_moments_against_every_measured_start_up() {
 }
 
 /// llama.cpp's moments against its published load logs (tests/data/llamacpp-buffers.csv): the
-/// KV buffer's moment adds the logged `KV buffer size` to the model buffers' moment, to the
+/// KV buffer's moment adds the logged `KV buffer size` (and a hybrid's `RS buffer size`) to the
+/// model buffers' moment, to the
 /// printed hundredth of a MiB, on every log with a KV buffer that vramfit reproduces (the
 /// misses, with why, are in `llamacpp_calibration::MISSES`), and the last moment is every
 /// buffer, the estimate's total.
@@ -78,9 +79,11 @@ fn llamacpp_moments_add_the_logged_kv_buffer() {
         let e = estimate_run(&r);
         let last = e.step.last().expect("moments");
         assert_eq!(last.bytes, e.total_bytes, "{}", r.source);
-        let (Some(kv), None) = (r.kv_buffer, miss(&r, "KV")) else {
+        let (Some(kv), None, None) = (r.kv_buffer, miss(&r, "KV"), miss(&r, "RS")) else {
             continue;
         };
+        // A hybrid model's recurrent state is allocated with its KV cache, in the same moment.
+        let kv = kv + r.rs_buffer.unwrap_or(0.0);
         if e.step.iter().all(|m| m.phase != Phase::KvPool) {
             continue;
         }

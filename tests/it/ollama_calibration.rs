@@ -84,6 +84,9 @@ pub fn estimate_run(r: &OllamaRun) -> (Estimate, OllamaLoad) {
     let input = EstimateInput {
         model: Some(model),
         engine: Engine::Ollama,
+        // Every row is a load of Ollama's Go runner (0.24 and before: its own plan, its
+        // vendored llama.cpp, flash attention off): any such release has the same rules.
+        engine_version: Some("0.24.0".into()),
         quantization: Quantization::Gguf {
             file_type: r.file_type,
         },

@@ -3,8 +3,11 @@
 //! hands to `accelerate launch`), DeepSpeed 0.19.8's `DeepSpeedZeroConfig`, accelerate 1.16's
 //! config loader, LLaMA-Factory 0.9.5's `_parse_train_args`, axolotl 0.19.0's
 //! `AxolotlInputConfig`, torchtune 0.6.1's `tune run` parser with `TuneRecipeArgumentParser`
-//! merging the overrides onto its shipped config, and Hydra's compose over verl 0.9.1's
-//! `ppo_trainer.yaml`, installed from PyPI and run by `tests/launch/parse_training.py`, which
+//! merging the overrides onto its shipped config, Hydra's compose over verl 0.9.1's
+//! `ppo_trainer.yaml`, OpenRLHF 0.11.2's `train_ppo_ray.py` and `train_dpo.py` parsers and checks
+//! (under Ray's `ray job submit` and DeepSpeed's launcher parsers) and Unsloth's `unsloth-cli.py`
+//! argparse (with its own `SFTConfig` builder; the repository's script at 015bdef0, the rest installed
+//! from PyPI) and run by `tests/launch/parse_training.py`, which
 //! reads `tests/data/training-launches.json` and writes what each parser made of each file to
 //! `tests/data/training-launches-parsed.json` (with the versions).
 //!
@@ -282,6 +285,107 @@ fn cases() -> Vec<(&'static str, EstimateInput)> {
                 ..train(Some(Stack::Verl))
             },
         ),
+        // verl's PPO: the critic beside the actor.
+        (
+            "verl-ppo-4gpu",
+            EstimateInput {
+                gpus: Some(4.0),
+                zero: 3.0,
+                fsdp_version: Some(2.0),
+                rl: Some(RlAlgorithm::Ppo),
+                max_completion_length: Some(1024.0),
+                rl_beta: Some(0.001),
+                grad_checkpointing: Checkpointing::Full,
+                seq_len: 512.0,
+                ..train(Some(Stack::Verl))
+            },
+        ),
+        // OpenRLHF 0.11.2: PPO with every model and vLLM on the policy's GPUs, GRPO with vLLM
+        // on GPUs of its own and the reference beside a LoRA policy, GRPO over two nodes, DPO.
+        (
+            "openrlhf-ppo-colocate-4gpu",
+            EstimateInput {
+                gpus: Some(4.0),
+                zero: 3.0,
+                rl: Some(RlAlgorithm::Ppo),
+                rollout: Some(Rollout::Colocate),
+                rl_beta: Some(0.01),
+                max_completion_length: Some(1024.0),
+                rollout_memory_utilization: Some(0.5),
+                sleep_mode: Some(true),
+                fused_optimizer: true,
+                grad_checkpointing: Checkpointing::Full,
+                seq_len: 512.0,
+                ..train(Some(Stack::Openrlhf))
+            },
+        ),
+        (
+            "openrlhf-grpo-server-lora-8gpu",
+            EstimateInput {
+                gpus: Some(8.0),
+                zero: 2.0,
+                offload: Offload::Cpu,
+                rl: Some(RlAlgorithm::Grpo),
+                rollout: Some(Rollout::Server),
+                rl_beta: Some(0.01),
+                ref_model: Some(true),
+                num_generations: Some(8.0),
+                max_completion_length: Some(2048.0),
+                lora_rank: 32.0,
+                lora_targets: vec!["all-linear".into()],
+                grad_checkpointing: Checkpointing::Full,
+                seq_len: 1024.0,
+                batch: 1.0,
+                ..train(Some(Stack::Openrlhf))
+            },
+        ),
+        (
+            "openrlhf-grpo-colocate-2nodes",
+            EstimateInput {
+                gpus: Some(16.0),
+                zero: 3.0,
+                rl: Some(RlAlgorithm::Grpo),
+                rollout: Some(Rollout::Colocate),
+                rl_beta: Some(0.0),
+                num_generations: Some(8.0),
+                max_completion_length: Some(1024.0),
+                rollout_memory_utilization: Some(0.6),
+                fused_optimizer: true,
+                grad_checkpointing: Checkpointing::Full,
+                seq_len: 512.0,
+                batch: 1.0,
+                ..train(Some(Stack::Openrlhf))
+            },
+        ),
+        (
+            "openrlhf-dpo-4gpu",
+            EstimateInput {
+                gpus: Some(4.0),
+                zero: 3.0,
+                rl: Some(RlAlgorithm::Dpo),
+                rl_beta: Some(0.1),
+                max_completion_length: Some(512.0),
+                fused_optimizer: true,
+                grad_checkpointing: Checkpointing::Full,
+                seq_len: 512.0,
+                ..train(Some(Stack::Openrlhf))
+            },
+        ),
+        // Unsloth's unsloth-cli.py: QLoRA on one GPU, Unsloth's checkpointing.
+        (
+            "unsloth-qlora",
+            EstimateInput {
+                lora_rank: 16.0,
+                lora_targets: vec!["all-linear".into()],
+                qlora: true,
+                quantization: Quantization::BnbNf4 { double_quant: true },
+                precision: Precision::Bf16,
+                optimizer: Optimizer::Adamw8bit,
+                grad_accum: Some(4.0),
+                grad_checkpointing: Checkpointing::Full,
+                ..train(Some(Stack::Unsloth))
+            },
+        ),
         (
             "axolotl-full-fsdp2-4gpu",
             EstimateInput {
@@ -325,8 +429,9 @@ fn launches() -> Vec<(&'static str, Workload, Value)> {
                 "stack": stack,
                 "files": files,
                 "env": env,
-                // The trainer's command: after Ray's `ray start` lines where there are any.
-                "argv": l.commands.iter().find(|c| c[0] != "ray").unwrap(),
+                // The trainer's command: after Ray's `ray start` lines where there are any
+                // (OpenRLHF's is Ray's `ray job submit`).
+                "argv": l.commands.iter().find(|c| c[0] != "ray" || c[1] == "job").unwrap(),
             });
             (name, w, launch)
         })
@@ -365,6 +470,14 @@ fn expected(w: &Workload, stack: &str, key: &str) -> Option<Value> {
     }
     if stack == "verl" {
         return verl_expected(w, key);
+    }
+    if stack == "openrlhf" {
+        return crate::training_launch_rl::openrlhf_expected(w, key);
+    }
+    if stack == "unsloth"
+        && let Some(v) = crate::training_launch_rl::unsloth_expected(w, key)
+    {
+        return Some(v);
     }
     if let Some(rl) = &w.rl {
         let whole = rl.prompt_len + rl.completion;
@@ -535,7 +648,21 @@ fn verl_expected(w: &Workload, key: &str) -> Option<Value> {
     let gpus = w.dp * w.tp * w.pp;
     let nodes = w.nodes.nodes;
     Some(match key {
-        "adv_estimator" => json!("grpo"),
+        "adv_estimator" => json!(match rl.algorithm {
+            RlAlgorithm::Ppo => "gae",
+            _ => "grpo",
+        }),
+        // PPO's critic, trained as the actor is.
+        "critic_model_path" => json!("meta-llama/Llama-3.1-8B"),
+        "critic_strategy" => json!(match w.sharding.fsdp?.version {
+            vramfit::estimate::FsdpVersion::V1 => "fsdp",
+            vramfit::estimate::FsdpVersion::V2 => "fsdp2",
+        }),
+        "critic_ppo_micro_batch_size_per_gpu" => json!(rl.rollout_sequences()),
+        "critic_enable_gradient_checkpointing" => json!(w.checkpointing == Checkpointing::Full),
+        "critic_use_remove_padding" => json!(false),
+        "critic_lora_rank" => json!(w.lora_rank),
+        "critic_param_offload" | "critic_optimizer_offload" => json!(w.offload == Offload::Cpu),
         "verl_validated" => json!(true),
         "rollout_log_prob_micro_batch_size_per_gpu" => json!(rl.rollout_sequences()),
         "train_batch_size" | "ppo_mini_batch_size" => json!(rl.prompts * gpus),
@@ -581,6 +708,11 @@ fn stacks_parse_the_training_launches_as_written() {
     assert_eq!(versions["axolotl"], "0.19.0");
     assert_eq!(versions["torchtune"], "0.6.1");
     assert_eq!(versions["verl"], "0.9.1");
+    assert_eq!(versions["openrlhf"], "0.11.2");
+    assert_eq!(
+        versions["unsloth-cli.py"],
+        "015bdef0d94a241bcd94eec7a405b1700632180d"
+    );
     assert_eq!(
         versions["megatron-lm"],
         "d98e8a64ddf34856e74b24714e3bedb2f5a39553"

@@ -9,7 +9,13 @@ words, the recipe and its arguments), then `TuneRecipeArgumentParser` and
 `_merge_yaml_and_cli_args` over the shipped config the registry names (the loss, the optimizer
 and the model, on the meta device, instantiated from it).
 verl's `main_ppo` overrides: Hydra's compose API over verl's own `ppo_trainer.yaml` (struct mode:
-a key verl lacks fails), then verl's own `validate_config`. The `fsdp` stack is TRL's script with accelerate's FSDP config. Over several nodes, node 0's command: the machine
+a key verl lacks fails), then verl's own `validate_config` (with the critic for PPO's `gae`).
+OpenRLHF 0.11.2: `ray job submit`'s words by Ray's own click command, then the `if __name__ ==
+"__main__":` block of `openrlhf/cli/train_ppo_ray.py` (its argparse parser and the checks it runs
+before `train`, extracted with `ast` so that Ray and DeepSpeed are not started); DPO's
+`deepspeed --module openrlhf.cli.train_dpo` by DeepSpeed's launcher parser, then `train_dpo.py`'s
+block. Unsloth's `unsloth-cli.py` (the repository's root script, in UNSLOTH_CLI): its block the
+same way, then its own `_build_sft_config` over TRL's `SFTConfig`. The `fsdp` stack is TRL's script with accelerate's FSDP config. Over several nodes, node 0's command: the machine
 words `accelerate launch`'s parser reads (TRL's rest, axolotl's words after `--`), and the
 `torchrun` line LLaMA-Factory's own launcher builds from the node's `env` words, read by
 torchrun's parser (`torch.distributed.run.get_args_parser`). Megatron-LM's `torchrun …
@@ -30,8 +36,10 @@ parsers need torch, not a GPU; LLaMA-Factory and axolotl without their other dep
     /tmp/stacks/bin/pip install torchtune==0.6.1 torchao==0.11.0 hydra-core==1.3.8
     /tmp/stacks/bin/pip install --no-deps verl==0.9.1
     /tmp/stacks/bin/pip install ray tensordict codetiming pybind11 pylatexenc   # verl's imports
+    /tmp/stacks/bin/pip install --no-deps openrlhf==0.11.2
+    git -C unsloth show 015bdef0d94a241bcd94eec7a405b1700632180d:unsloth-cli.py > /tmp/unsloth-cli.py
     git -C Megatron-LM archive d98e8a64ddf34856e74b24714e3bedb2f5a39553 megatron | tar -x -C /tmp/mlm
-    MEGATRON_LM=/tmp/mlm DISABLE_VERSION_CHECK=1 VLLM_SITE=/tmp/engines/lib/python3.11/site-packages \
+    UNSLOTH_CLI=/tmp/unsloth-cli.py MEGATRON_LM=/tmp/mlm DISABLE_VERSION_CHECK=1 VLLM_SITE=/tmp/engines/lib/python3.11/site-packages \
         /tmp/stacks/bin/python tests/launch/parse_training.py
 
 VLLM_SITE is a site-packages with vLLM 0.33.0 (the engines' environment, `tests/launch/parse.py`),
@@ -271,6 +279,8 @@ def axolotl_values(case):
 
 
 MEGATRON_COMMIT = "d98e8a64ddf34856e74b24714e3bedb2f5a39553"
+# unsloth-cli.py is no part of Unsloth's wheel: the repository's root script, at this commit.
+UNSLOTH_COMMIT = "015bdef0d94a241bcd94eec7a405b1700632180d"
 
 
 def megatron_values(case):
@@ -444,8 +454,31 @@ def verl_values(case):
     from verl.utils.config import validate_config
 
     use_ref = bool(arr.actor.use_kl_loss or cfg.algorithm.use_kl_in_reward)
-    validate_config(cfg, use_reference_policy=use_ref, use_critic=cfg.algorithm.adv_estimator == "gae")
-    return {
+    use_critic = cfg.algorithm.adv_estimator == "gae"
+    # The critic's `model` section is composed and struct-checked above, but left out of verl's
+    # dataclass check: its HFModelConfig fetches the checkpoint's config and tokenizer from the
+    # Hub, which this offline check cannot; every other critic check of verl's runs.
+    checked = cfg.copy()
+    if use_critic:
+        from omegaconf import open_dict
+
+        with open_dict(checked):
+            checked.critic.model = None
+    validate_config(checked, use_reference_policy=use_ref, use_critic=use_critic)
+    critic = {}
+    if use_critic:
+        c = cfg.critic
+        critic = {
+            "critic_model_path": c.model.path,
+            "critic_strategy": c.strategy,
+            "critic_ppo_micro_batch_size_per_gpu": c.ppo_micro_batch_size_per_gpu,
+            "critic_enable_gradient_checkpointing": c.model.enable_gradient_checkpointing,
+            "critic_use_remove_padding": c.model.use_remove_padding,
+            "critic_lora_rank": c.model.lora_rank,
+            "critic_param_offload": c.fsdp.param_offload,
+            "critic_optimizer_offload": c.fsdp.optimizer_offload,
+        }
+    return critic | {
         "verl_validated": True,
         "rollout_log_prob_micro_batch_size_per_gpu": arr.rollout.log_prob_micro_batch_size_per_gpu,
         "adv_estimator": cfg.algorithm.adv_estimator,
@@ -475,6 +508,133 @@ def verl_values(case):
     }
 
 
+def script_main(path, argv, entry, defs=()):
+    """A script's own `if __name__ == "__main__":` block (its argparse parser and the checks it
+    runs after parsing) run on `argv`, the call to `entry` that ends it answered with the parsed
+    arguments: the script's module-level imports (Ray, DeepSpeed, Unsloth, CUDA) are not run.
+    `defs` names module-level functions the caller needs too (they run nothing on definition)."""
+    import argparse
+    import ast
+    import datetime
+
+    tree = ast.parse(Path(path).read_text())
+    main = next(
+        n for n in tree.body if isinstance(n, ast.If) and ast.unparse(n.test) == "__name__ == '__main__'"
+    )
+    body = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name in defs] + main.body
+    got = {}
+    ns = {"argparse": argparse, "datetime": datetime.datetime, "os": os, entry: lambda a: got.setdefault("args", a)}
+    old = sys.argv
+    sys.argv = [str(path)] + list(argv)
+    try:
+        exec(compile(ast.Module(body=body, type_ignores=[]), str(path), "exec"), ns)
+    except SystemExit as e:  # argparse's refusal of a word: the finding, not the end of the run
+        raise ValueError(f"{Path(path).name}'s parser refused the command (exit {e.code})") from None
+    finally:
+        sys.argv = old
+    return got["args"], ns
+
+
+def openrlhf_cli(name):
+    import importlib.util
+
+    return Path(importlib.util.find_spec("openrlhf").submodule_search_locations[0], "cli", name)
+
+
+def openrlhf_values(case):
+    """OpenRLHF 0.11.2: `ray job submit`'s words by Ray's own click command, then
+    `train_ppo_ray.py`'s parser and its checks (`script_main`); DPO's `deepspeed --module
+    openrlhf.cli.train_dpo` by DeepSpeed's launcher parser, then `train_dpo.py`'s."""
+    argv = case["argv"]
+    if argv[0] == "deepspeed":
+        from deepspeed.launcher.runner import parse_args
+
+        d = parse_args(argv[1:])
+        assert d.module and d.user_script == "openrlhf.cli.train_dpo", d
+        a, _ = script_main(openrlhf_cli("train_dpo.py"), d.user_args, "train")
+        return {
+            "orl_model": a.model.model_name_or_path,
+            "orl_ref_model": a.ref.model_name_or_path,
+            "orl_max_len": a.data.max_len,
+            "orl_micro_batch_size": a.train.micro_batch_size,
+            "orl_batch_size": a.train.batch_size,
+            "orl_beta": a.model.beta,
+            "orl_gradient_checkpointing": a.model.gradient_checkpointing_enable,
+            "orl_zero_stage": a.ds.zero_stage,
+            "orl_adam_offload": a.ds.adam_offload,
+            "orl_param_dtype": a.ds.param_dtype,
+            "orl_lora_rank": a.ds.lora.rank,
+            "nproc_per_node": d.num_gpus,
+        }
+    from ray.dashboard.modules.job.cli import submit
+
+    assert argv[:3] == ["ray", "job", "submit"], argv
+    job = submit.make_context("submit", argv[3:]).params
+    entry = list(job["entrypoint"])
+    assert entry[:3] == ["python3", "-m", "openrlhf.cli.train_ppo_ray"], entry
+    a, _ = script_main(openrlhf_cli("train_ppo_ray.py"), entry[3:], "train")
+    return {
+        "orl_ray_address": job["address"],
+        "orl_model": a.actor.model_name_or_path,
+        "orl_critic_model": a.critic.model_name_or_path,
+        "orl_reward_model": a.reward.model_name_or_path,
+        "orl_reward_remote_url": a.reward.remote_url,
+        "orl_estimator": a.algo.advantage.estimator,
+        "orl_kl_init_coef": a.algo.kl.init_coef,
+        "orl_kl_use_loss": a.algo.kl.use_loss,
+        "orl_n_samples_per_prompt": a.rollout.n_samples_per_prompt,
+        "orl_rollout_batch_size": a.rollout.batch_size,
+        "orl_rollout_micro_batch_size": a.rollout.micro_batch_size,
+        "orl_micro_batch_size": a.train.micro_batch_size,
+        "orl_batch_size": a.train.batch_size,
+        "orl_max_len": a.data.max_len,
+        "orl_max_new_tokens": a.rollout.max_new_tokens,
+        "orl_zero_stage": a.ds.zero_stage,
+        "orl_adam_offload": a.ds.adam_offload,
+        "orl_param_dtype": a.ds.param_dtype,
+        "orl_gradient_checkpointing": a.actor.gradient_checkpointing_enable,
+        "orl_colocate_all": a.train.colocate_all,
+        "orl_colocate_actor_ref": a.train.colocate_actor_ref,
+        "orl_vllm_num_engines": a.vllm.num_engines,
+        "orl_vllm_tensor_parallel_size": a.vllm.tensor_parallel_size,
+        "orl_vllm_gpu_memory_utilization": a.vllm.gpu_memory_utilization,
+        "orl_vllm_enable_sleep": a.vllm.enable_sleep,
+        "orl_actor_num_nodes": a.actor.num_nodes,
+        "orl_actor_num_gpus_per_node": a.actor.num_gpus_per_node,
+        "orl_ref_num_gpus_per_node": a.ref.num_gpus_per_node,
+        "orl_critic_num_gpus_per_node": a.critic.num_gpus_per_node,
+        "orl_reward_num_gpus_per_node": a.reward.num_gpus_per_node,
+        "orl_lora_rank": a.ds.lora.rank,
+        "orl_attn_implementation": a.ds.attn_implementation,
+    }
+
+
+def unsloth_values(case):
+    """unsloth-cli.py (UNSLOTH_CLI, from `git show` of unslothai/unsloth at UNSLOTH_COMMIT): its
+    argparse parser (`script_main`), then its own `_build_sft_config` over TRL's `SFTConfig`
+    (a bf16 card), the config its trainer gets."""
+    from trl import SFTConfig
+
+    argv = case["argv"]
+    assert argv[:2] == ["python", "unsloth-cli.py"], argv
+    a, ns = script_main(os.environ["UNSLOTH_CLI"], argv[2:], "run", defs=("_build_sft_config",))
+    cfg = ns["_build_sft_config"](SFTConfig, a, False, True)
+    return {
+        "unsloth_model_name": a.model_name,
+        "unsloth_max_seq_length": a.max_seq_length,
+        "unsloth_dtype": a.dtype,
+        "unsloth_load_in_4bit": a.load_in_4bit,
+        "unsloth_r": a.r,
+        "unsloth_use_gradient_checkpointing": a.use_gradient_checkpointing,
+        "per_device_train_batch_size": cfg.per_device_train_batch_size,
+        "gradient_accumulation_steps": cfg.gradient_accumulation_steps,
+        "max_length": cfg.max_length,
+        "optim": str(getattr(cfg.optim, "value", cfg.optim)),
+        "packing": cfg.packing,
+        "bf16": cfg.bf16,
+    }
+
+
 def visible_gpus(case):
     env = {e["name"]: e["value"] for e in case["env"]}
     ids = env.get("CUDA_VISIBLE_DEVICES")
@@ -495,6 +655,10 @@ def parse(case):
                 return torchtune_values(case)
             if stack == "verl":
                 return verl_values(case)
+            if stack == "openrlhf":
+                return openrlhf_values(case)
+            if stack == "unsloth":
+                return unsloth_values(case)
             if stack == "megatron":
                 return megatron_values(case)
             if stack == "deepspeed":
@@ -513,8 +677,9 @@ def main():
             cases.append({"name": case["name"], "values": parse(case), "error": None})
         except Exception as e:  # the parser's refusal is the finding
             cases.append({"name": case["name"], "values": {}, "error": f"{type(e).__name__}: {e}"})
-    versions = {p: version(p) for p in ["trl", "accelerate", "deepspeed", "transformers", "llamafactory", "axolotl", "torch", "torchtune", "torchao", "verl", "hydra-core", "omegaconf"]}
+    versions = {p: version(p) for p in ["trl", "accelerate", "deepspeed", "transformers", "llamafactory", "axolotl", "torch", "torchtune", "torchao", "verl", "hydra-core", "omegaconf", "openrlhf", "ray"]}
     versions["megatron-lm"] = MEGATRON_COMMIT
+    versions["unsloth-cli.py"] = UNSLOTH_COMMIT
     try:
         versions["vllm"] = version("vllm")
     except Exception:

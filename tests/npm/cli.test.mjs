@@ -134,6 +134,25 @@ test("launch writes a fine-tuning run's stack files as the CLI does, and they re
   assert.equal(full.estimate(both.input).peak_allocated_bytes, full.estimate(input).peak_allocated_bytes);
 });
 
+test("launch writes OpenRLHF's and Unsloth's commands as the CLI does", () => {
+  const base = { model: "meta-llama/Llama-3.1-8B", mode: "training", gpu: "h100-sxm5-80gb", batch: 2, seq_len: 512, grad_checkpointing: "full" };
+  const flags = ["--model", "meta-llama/Llama-3.1-8B", "--mode", "training", "--gpu", "h100-sxm5-80gb", "--batch", "2", "--seq-len", "512", "--grad-checkpointing"];
+  // OpenRLHF's GRPO with vLLM on the policy's 4 GPUs: Ray's head, then `ray job submit`.
+  const grpo = { ...base, stack: "openrlhf", gpus: 4, zero: 3, rl: "grpo", rollout: "colocate", num_generations: 8, max_completion_length: 1024, fused_optimizer: true };
+  const grpoFlags = [...flags, "--stack", "openrlhf", "--gpus", "4", "--zero", "3", "--rl", "grpo", "--rollout", "colocate", "--num-generations", "8", "--max-completion-length", "1024", "--fused-optimizer"];
+  const l = full.launch(grpo);
+  assert.deepStrictEqual(l, JSON.parse(execFileSync(cli, ["launch", ...grpoFlags, "--json"], { encoding: "utf8" })));
+  assert.deepStrictEqual(l.commands[0], ["ray", "start", "--head", "--port", "6379"]);
+  assert.deepStrictEqual(l.commands[1].slice(0, 9), ["ray", "job", "submit", "--address", "http://127.0.0.1:8265", "--", "python3", "-m", "openrlhf.cli.train_ppo_ray"]);
+  // 2 prompts × 8 samples per GPU: micro-batches of 16 sequences.
+  const job = l.commands[1];
+  assert.equal(job[job.indexOf("--train.micro_batch_size") + 1], "16");
+  // Unsloth's unsloth-cli.py refuses AMP (the script trains bf16): the field is named.
+  const unsloth = { ...base, seq_len: 2048, stack: "unsloth", lora_rank: 16, lora_targets: ["all-linear"] };
+  assert.throws(() => full.launch(unsloth), (e) => e.kind === "unsupported" && e.field === "precision");
+  assert.equal(full.launch({ ...unsloth, precision: "bf16" }).commands[0][1], "unsloth-cli.py");
+});
+
 test("readTrainingConfig reads a stack's file as the CLI's --config does", () => {
   const yaml = "model_name_or_path: Qwen/Qwen3-8B\nper_device_train_batch_size: 2\nmax_length: 2048\nuse_peft: true\nlora_r: 16\nload_in_4bit: true\nlearning_rate: 2.0e-4\n";
   const dir = mkdtempSync(path.join(tmpdir(), "vramfit-npm-"));

@@ -186,6 +186,12 @@ pub fn settings(runner: Runner) -> Vec<Setting> {
                 "OLLAMA_FLASH_ATTENTION",
                 key!("e.flash_ollama"),
             ),
+            // Ollama's release: from 0.30 it runs llama-server (`vramfit::estimate::OllamaVersion`).
+            (
+                "engine_version",
+                "ollama --version",
+                key!("e.ollama_version"),
+            ),
         ],
         // mlx-lm's own flags, and macOS's wired limit of the Mac it runs on.
         Runner::Mlx => &[

@@ -372,9 +372,10 @@ impl AppState {
 }
 
 /// The settings only the full build reads: a run over several nodes, vLLM's speculative
-/// decoding, mlx-lm's KV flags, the Mac's wired limit, the images' size and a P/D side (vramfit's
-/// features `nodes`, `speculative`, `mlx`, `vision` and `disaggregation`; a calculator build
-/// refuses them with an error of kind `unsupported`). A state that sets one is the full build's ([`AppState::build`]), as is
+/// decoding, mlx-lm's KV flags, the Mac's wired limit, the images' size, a P/D side and the host
+/// memory of the speed under offload (vramfit's features `nodes`, `speculative`, `mlx`, `vision`,
+/// `disaggregation` and `speed`; a calculator build refuses them with an error of kind
+/// `unsupported`). A state that sets one is the full build's ([`AppState::build`]), as is
 /// one with `images` above 0, the field whose default is `0`.
 pub const FULL_BUILD_KEYS: &[&str] = &[
     "gpus_per_node",
@@ -393,6 +394,8 @@ pub const FULL_BUILD_KEYS: &[&str] = &[
     "disaggregation_mode",
     "disaggregation_transfer_backend",
     "num_reserved_decode_tokens",
+    "host_memory",
+    "host_bandwidth",
 ];
 
 #[cfg(test)]
@@ -472,6 +475,15 @@ mod tests {
             (
                 "#/calc?mode=serve&engine=sglang&disaggregation_mode=decode",
                 "disaggregation_mode",
+            ),
+            // The host memory is read for the speed under offload (vramfit's `speed`).
+            (
+                "#/calc?engine=llamacpp&host_memory=ddr5-6000-2ch",
+                "host_memory",
+            ),
+            (
+                "#/calc?lang=zh&engine=ollama&host_bandwidth=80GB/s",
+                "host_bandwidth",
             ),
         ];
         for (hash, field) in cases {

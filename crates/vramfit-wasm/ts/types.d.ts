@@ -1685,6 +1685,9 @@ export interface EstimateInput {
    * from b7438 `-ngl` gives its first layer to the output layer (PR #18148), before it the
    * last N blocks; from b9509 the compute buffer is reserved for one output per sequence
    * (PR #23861), before it for every token of the ubatch. Default: the latest, b10615.
+   * Ollama's release (`0.30.5`): `0.1` to `0.32.15`; up to 0.24 its Go runner with its own
+   * layer plan, from 0.30 `llama-server` of the llama.cpp build it pins, flash attention
+   * auto, its automatic batch and `llama-server`'s fit of the layers. Default: 0.32.15.
    */
   engine_version?: string | null;
   /**

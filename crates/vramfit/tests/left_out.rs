@@ -1,8 +1,9 @@
 //! What a build leaves out with vramfit's features `nodes`, `speculative`, `mlx`, `vision`,
-//! `disaggregation` and `moments` (the site's calculator builds, which hand such an input over to
-//! the full build): each input that asks for it is refused with an error of kind `unsupported`
-//! naming its field where the feature is off, and read where it is on. Run in both shapes: `cargo test -p vramfit --test
-//! left_out`, and as the calculator builds it, `cargo test -p vramfit --test left_out
+//! `disaggregation`, `moments` and `speed` (here the host memory of the speed under offload):
+//! the site's calculator builds, which hand such an input over to the full build. Each input that
+//! asks for it is refused with an error of kind `unsupported` naming its field where the feature
+//! is off, and read where it is on. Run in both shapes: `cargo test -p vramfit --test left_out`,
+//! and as the calculator builds it, `cargo test -p vramfit --test left_out
 //! --no-default-features --features serde,en,own-float-text` (or `zh`).
 
 use vramfit::ErrorKind;
@@ -26,6 +27,7 @@ fn cases() -> Vec<(EstimateInput, &'static str, bool)> {
     let mlx = cfg!(feature = "mlx");
     let vision = cfg!(feature = "vision");
     let disaggregation = cfg!(feature = "disaggregation");
+    let speed = cfg!(feature = "speed");
     let images = |images: f64, width: Option<f64>| EstimateInput {
         model: Some("Qwen/Qwen3-VL-8B-Instruct".into()),
         images,
@@ -121,6 +123,24 @@ fn cases() -> Vec<(EstimateInput, &'static str, bool)> {
             },
             "wired_limit_mb",
             mlx,
+        ),
+        (
+            EstimateInput {
+                engine: Engine::Llamacpp,
+                host_memory: Some("ddr5-6000-2ch".into()),
+                ..serving()
+            },
+            "host_memory",
+            speed,
+        ),
+        (
+            EstimateInput {
+                engine: Engine::Ollama,
+                host_bandwidth: Some("80GB/s".into()),
+                ..serving()
+            },
+            "host_bandwidth",
+            speed,
         ),
     ]
 }

@@ -81,7 +81,7 @@ pub fn calc_view() -> Html {
             <h1>{ lang.t(key!("view.calc")) }</h1>
             <p class="lead">{ lang.t(key!("calc.lead")) }</p>
             if let Some(a) = shown_answer {
-                <div class={if result.is_ok() { "" } else { "stale" }}>{ super::answer::block(&app, &a) }</div>
+                <div data-stale={if result.is_ok() { "false" } else { "true" }}>{ super::answer::block(&app, &a) }</div>
             }
             <div class="layout">
                 <form class="panel" id="calc-form" onsubmit={Callback::from(|e: SubmitEvent| e.prevent_default())}
@@ -590,7 +590,7 @@ fn totals_panel(app: &crate::Ctx, e: &Estimate) -> Html {
                 <div id="cards">
                     <p>{ lang.t(key!("cards.title")) }</p>
                     <ul>{ for e.cards.iter().enumerate().map(|(i, c)| html! {
-                        <li class={if c.limits { "limits" } else { "" }}>{ card_row(lang, i, c) }</li>
+                        <li data-limits={if c.limits { "true" } else { "false" }}>{ card_row(lang, i, c) }</li>
                     }) }</ul>
                 </div>
             }

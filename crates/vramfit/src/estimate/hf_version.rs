@@ -49,8 +49,8 @@ impl TransformersVersion {
                 return Err(crate::input_error!(
                     Malformed,
                     field,
-                    ["{:?} is not a transformers version", text],
-                    ["{:?} 不是 transformers 版本", text],
+                    ["{} is not a transformers version", crate::units::quoted(text)],
+                    ["{} 不是 transformers 版本", crate::units::quoted(text)],
                     [= ACCEPTED],
                     [= ACCEPTED_ZH],
                 ));

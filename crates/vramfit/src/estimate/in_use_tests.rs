@@ -160,6 +160,8 @@ fn ollama_puts_fewer_layers_on_the_gpu_when_memory_is_in_use() {
     let base = EstimateInput {
         model: Some("meta-llama/Llama-3.1-8B".into()),
         engine: Engine::Ollama,
+        // Ollama up to 0.24: its Go runner and its own layer plan.
+        engine_version: Some("0.24.0".into()),
         quantization: Quantization::Gguf {
             file_type: GgufFileType::F16,
         },

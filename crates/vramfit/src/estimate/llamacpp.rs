@@ -101,12 +101,16 @@ impl Run<'_> {
     /// Whether `-ngl`'s first layer is the output layer: the engine's rule (llama.cpp's, not
     /// Ollama's plan) in a build from llama.cpp PR #18148 on (`llamacpp_build.rs`).
     pub(super) fn llamacpp_output_first(&self) -> bool {
-        self.rules().output_layer_first && self.llamacpp_build.output_layer_first()
+        // Ollama from 0.30 leaves the placement to llama-server (`ollama/version.rs`).
+        let engine = self.rules().output_layer_first
+            || (self.rules().offload == super::engine::LayerOffload::EngineDecides
+                && super::ollama::runs_llama_server(self.llamacpp_build));
+        engine && self.llamacpp_build.output_layer_first()
     }
 
     /// llama.cpp's figures: the blocks on the GPUs and the busiest GPU's weights, KV cache and
     /// compute buffer, and what stays in CPU memory.
-    fn llamacpp_figures(&self) -> LlamacppFigures {
+    pub(super) fn llamacpp_figures(&self) -> LlamacppFigures {
         let a = &self.arch;
         let layers = a.num_layers.max(1);
         // llama.cpp (since PR #18148, December 2025) gives -ngl's first layer to the output layer,

@@ -25,10 +25,11 @@
 //!   published loads). A program that leaves `n_outputs_max` at 0 (`n_batch`) still reserves
 //!   the micro-batch: an older `engine_version` estimates it that way.
 //!
-//! Ollama up to 0.2x ran its own Go runner on a vendored llama.cpp (ec98e2002, b7437, from
+//! Ollama up to 0.24 ran its own Go runner on a vendored llama.cpp (ec98e2002, b7437, from
 //! 2025-12-17 to the runner's removal in v0.30.0, ollama/ollama 9db4bdbad), whose reserve is the
-//! full one: the Ollama run vramfit models (`estimate/ollama/`) is that runner's, so it takes
-//! [`LlamacppBuild::OLLAMA_VENDORED`]'s rules; its output layer goes last by Ollama's own plan.
+//! full one: an Ollama run of those releases takes [`LlamacppBuild::OLLAMA_VENDORED`]'s rules,
+//! its output layer last by Ollama's own plan. From 0.30 Ollama runs `llama-server` built from a
+//! pinned release (`estimate/ollama/version.rs`), sized by that build's rules.
 
 use crate::error::Result;
 
@@ -57,6 +58,18 @@ impl LlamacppBuild {
     /// Ollama's last vendored llama.cpp, ec98e2002 (its Go runner, up to v0.2x).
     pub const OLLAMA_VENDORED: LlamacppBuild = LlamacppBuild(7437);
 
+    /// A build by its number, for a pin read from a program's source (Ollama's
+    /// `LLAMA_CPP_VERSION`), within b2000 to the latest.
+    pub(in crate::estimate) const fn numbered(n: u32) -> LlamacppBuild {
+        if n < Self::OLDEST {
+            LlamacppBuild(Self::OLDEST)
+        } else if n > Self::LATEST.0 {
+            Self::LATEST
+        } else {
+            LlamacppBuild(n)
+        }
+    }
+
     /// `b4500`, `4500`, `B4500`: a build from b2000 to the latest.
     pub fn parse(field: &'static str, text: &str) -> Result<LlamacppBuild> {
         let t = text.trim();
@@ -71,8 +84,8 @@ impl LlamacppBuild {
             return Err(crate::input_error!(
                 Malformed,
                 field,
-                ["{:?} is not a llama.cpp build", text],
-                ["{:?} 不是 llama.cpp 构建号", text],
+                ["{} is not a llama.cpp build", crate::units::quoted(text)],
+                ["{} 不是 llama.cpp 构建号", crate::units::quoted(text)],
                 [= ACCEPTED],
                 [= ACCEPTED_ZH],
             ));

@@ -171,11 +171,26 @@ fn llama_server_embedding_flags_read_and_written() {
 ///   layers × 8,192 × 2 B = 805,306,368 B, the fallback graph GQA 1 × KV / 6 = 134,217,728 B,
 ///   for a context of 8,192 (parallel 1, not the 4 asked);
 /// - an input over the 2,048-token batch is refused by name (`seq_len`).
+///
+/// That is Ollama's Go runner (0.24 and before, `--engine-version 0.24.0`). From 0.30 Ollama
+/// runs llama-server of a pinned llama.cpp build with flash attention `auto` (on) and one output
+/// per sequence reserved (bge-m3 pools, so every token of the ubatch is one): the block's stage
+/// leads, 2048 × (3 × 1024 + 3 × 4096) × 4 B = 125,829,120 B of feed-forward, beside the f16
+/// mask over the ubatch alone 2048 × 2048 × 2 B = 8,388,608 B and the embeddings copied in
+/// 2048 × 1024 × 4 B = 8,388,608 B: 142,606,336 B (136 MiB).
 #[test]
 fn bge_m3_on_ollama_by_hand() {
     let mut i = llamacpp("BAAI/bge-m3", 512.0, 512.0, None);
     i.engine = Engine::Ollama;
     i.batch = 4.0;
+    let latest = estimate(&i).unwrap();
+    assert_eq!(latest.component_bytes(ComponentKind::KvCache), 0);
+    assert_eq!(
+        latest.component_bytes(ComponentKind::ComputeBuffer),
+        142_606_336
+    );
+    assert!(latest.notes.iter().any(|n| n.key == "ollama_embedding"));
+    i.engine_version = Some("0.24.0".into());
     let e = estimate(&i).unwrap();
     assert_eq!(e.component_bytes(ComponentKind::Weights), 605_270_016);
     assert_eq!(e.component_bytes(ComponentKind::KvCache), 0);

@@ -194,7 +194,7 @@ pub use nodes::{
     DEFAULT_GPUS_PER_NODE, DEFAULT_NODE_LINK_BYTES_PER_S, Nodes, handover_bytes_per_token,
 };
 pub(crate) use ollama::ollama_embedding_batch;
-pub use ollama::{OLLAMA_BATCH, OLLAMA_MINIMUM_MEMORY};
+pub use ollama::{OLLAMA_BATCH, OLLAMA_MINIMUM_MEMORY, OllamaVersion};
 pub use ollama_tags::{
     OllamaModel, OllamaName, OllamaTag, default_tag_of, is_ollama_name, ollama_models,
     resolve_ollama_name,

@@ -184,6 +184,26 @@ pub(super) const MLX_START_UP: &[Stage] = &[
     },
 ];
 
+/// A kind's bit in a set of kinds ([`kinds`]).
+fn bit(k: K) -> u64 {
+    1 << (k as u32)
+}
+
+/// The set of `ks` as bits of a `u64`, one per kind: a stage's kinds are tested for every part
+/// at every stage, and a bit costs less than a search of the list.
+fn kinds(ks: &[K]) -> u64 {
+    ks.iter().fold(0, |set, &k| set | bit(k))
+}
+
+// Every kind has a bit of its own: no discriminant is 64 or more.
+const _: () = {
+    let mut i = 0;
+    while i < K::ALL.len() {
+        assert!((K::ALL[i] as u32) < 64);
+        i += 1;
+    }
+};
+
 /// A moment from its parts: those of 0 bytes left out, its bytes their sum.
 pub(super) fn moment(phase: Phase, parts: &[(K, u64)], en: String, zh: String) -> StepMoment {
     // Room for every part and the allocator's reserve that `step_with_reserve` adds after: one
@@ -221,14 +241,15 @@ impl Run<'_> {
         let mut out = Vec::with_capacity(stages.len());
         // The parts alive at a stage, one list refilled at each.
         let mut parts: Vec<(K, u64)> = Vec::with_capacity(p.comps.len());
+        // The kinds kept by this stage and the ones before it, as a set of bits.
+        let mut kept = 0u64;
         for (i, stage) in stages.iter().enumerate() {
             let last = i + 1 == stages.len();
-            let kept = |k: K| stages[..=i].iter().any(|s| s.keeps.contains(&k));
-            let alive = |k: K| last || kept(k) || stage.passes.contains(&k);
+            let (keeps, passes) = (kinds(stage.keeps), kinds(stage.passes));
+            kept |= keeps;
+            let alive = |k: K| last || (kept | passes) & bit(k) != 0;
             let adds = p.comps.iter().any(|c| {
-                c.key.at_peak
-                    && c.bytes.get() > 0
-                    && (stage.keeps.contains(&c.key.kind) || stage.passes.contains(&c.key.kind))
+                c.key.at_peak && c.bytes.get() > 0 && (keeps | passes) & bit(c.key.kind) != 0
             });
             if !last && i > 0 && !adds {
                 continue;

@@ -25,6 +25,8 @@ mod read;
 mod read_megatron;
 #[cfg(feature = "stack-config")]
 mod read_stack;
+#[cfg(all(test, feature = "training"))]
+mod rl_launch_tests;
 mod serve;
 mod speculative;
 mod tei;
@@ -37,6 +39,8 @@ mod train_megatron;
 #[cfg(feature = "training")]
 mod train_nodes;
 #[cfg(feature = "training")]
+mod train_openrlhf;
+#[cfg(feature = "training")]
 mod train_rl;
 #[cfg(feature = "training")]
 mod train_stacks;
@@ -44,6 +48,8 @@ mod train_stacks;
 mod train_tests;
 #[cfg(feature = "training")]
 mod train_torchtune;
+#[cfg(feature = "training")]
+mod train_unsloth;
 #[cfg(feature = "training")]
 mod train_verl;
 #[cfg(feature = "training")]

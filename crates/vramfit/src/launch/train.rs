@@ -4,8 +4,9 @@
 //! launch`; `trl grpo` and `trl dpo` for RL, `train_rl.rs`), for transformers' `Trainer` too, with DeepSpeed's JSON (`deepspeed:`) or an
 //! accelerate config for FSDP and several GPUs (`--accelerate_config`; the `fsdp` stack the
 //! same, its checkpointing FSDP's own); LLaMA-Factory's and axolotl's YAML in `train_stacks.rs`;
-//! torchtune's `tune run` in `train_torchtune.rs`; verl's `main_ppo` in `train_verl.rs`.
-//! Unsloth, a library whose runs are the user's Python script, is refused saying so.
+//! torchtune's `tune run` in `train_torchtune.rs`; verl's `main_ppo` in `train_verl.rs`;
+//! OpenRLHF's `train_ppo_ray` (under `ray job submit`) and `train_dpo` in `train_openrlhf.rs`;
+//! Unsloth's `unsloth-cli.py` in `train_unsloth.rs`.
 //!
 //! Each file reads back, through [`crate::stack_config`], into the run that was estimated (a
 //! test), and TRL's, DeepSpeed's and accelerate's own parsers read them as written
@@ -31,11 +32,16 @@ pub(super) const EXAMPLE_DATASET: &str = "trl-lib/Capybara";
 
 /// The launch of `w`, a training run, by its stack.
 pub(super) fn training(w: &Workload, l: &mut Builder) -> Result<()> {
-    if w.rl.is_some() && !matches!(w.regimes.stack, None | Some(Stack::Trl | Stack::Verl)) {
+    if w.rl.is_some()
+        && !matches!(
+            w.regimes.stack,
+            None | Some(Stack::Trl | Stack::Verl | Stack::Openrlhf)
+        )
+    {
         return Err(refused(
             "rl",
-            "RL launches are written for TRL (trl grpo, trl dpo) and verl (main_ppo); this stack's RL runs are read from their configs (--config)",
-            "RL 启动命令只为 TRL（trl grpo、trl dpo）与 verl（main_ppo）生成；该训练栈的 RL 运行可从其配置（--config）读取",
+            "RL launches are written for TRL (trl grpo, trl dpo), verl (main_ppo) and OpenRLHF (train_ppo_ray, train_dpo); this stack's RL runs are read from their configs (--config)",
+            "RL 启动命令只为 TRL（trl grpo、trl dpo）、verl（main_ppo）与 OpenRLHF（train_ppo_ray、train_dpo）生成；该训练栈的 RL 运行可从其配置（--config）读取",
         ));
     }
     match w.regimes.stack {
@@ -47,20 +53,8 @@ pub(super) fn training(w: &Workload, l: &mut Builder) -> Result<()> {
         Some(Stack::Llamafactory) => super::train_stacks::llamafactory(w, l),
         Some(Stack::Axolotl) => super::train_stacks::axolotl(w, l),
         Some(Stack::Megatron) => super::train_megatron::megatron(w, l),
-        // Unsloth is a library: a run is the user's Python script around `FastLanguageModel`.
-        Some(Stack::Unsloth) => Err(refused(
-            "stack",
-            "Unsloth has no launcher and no config file of its own: a run is your Python script calling FastLanguageModel.from_pretrained and get_peft_model; vramfit writes no script. Its settings: max_seq_length, load_in_4bit, r, use_gradient_checkpointing=\"unsloth\", per_device_train_batch_size",
-            "Unsloth 没有自己的启动器或配置文件：一次运行就是你调用 FastLanguageModel.from_pretrained 与 get_peft_model 的 Python 脚本；vramfit 不生成脚本。其设置：max_seq_length、load_in_4bit、r、use_gradient_checkpointing=\"unsloth\"、per_device_train_batch_size",
-        )),
-        Some(s) => Err(crate::input_error!(
-            Unsupported,
-            "stack",
-            ["no launch is written for {} runs", s.name()],
-            ["尚不为 {} 运行生成启动命令", s.name()],
-            "transformers or trl, deepspeed, fsdp, torchtune, llamafactory, axolotl, megatron, verl",
-            "transformers 或 trl、deepspeed、fsdp、torchtune、llamafactory、axolotl、megatron、verl",
-        )),
+        Some(Stack::Openrlhf) => super::train_openrlhf::openrlhf(w, l),
+        Some(Stack::Unsloth) => super::train_unsloth::unsloth(w, l),
     }
 }
 

@@ -98,8 +98,20 @@ pub(super) fn deepspeed_launch(w: &Workload, l: &mut Builder, command: &str) -> 
             "DeepSpeed 的启动器运行 ZeRO（zero 1 到 3）；FSDP 在 accelerate 下运行（不设 stack 或 trl）",
         ));
     }
-    let (nodes, per_node) = layout(w);
     let module = format!("trl.scripts.{command}");
+    deepspeed_module(
+        w,
+        l,
+        &module,
+        ["--config", "train.yaml"].map(String::from).to_vec(),
+    );
+    Ok(())
+}
+
+/// `deepspeed … --module MODULE WORDS…`: over several nodes the hostfile and the head's address,
+/// on one its GPUs; the note on how DeepSpeed starts the nodes.
+pub(super) fn deepspeed_module(w: &Workload, l: &mut Builder, module: &str, words: Vec<String>) {
+    let (nodes, per_node) = layout(w);
     let mut argv: Vec<String> = Vec::from([String::from("deepspeed")]);
     if nodes > 1 {
         let lines: String = (0..nodes)
@@ -120,12 +132,8 @@ pub(super) fn deepspeed_launch(w: &Workload, l: &mut Builder, command: &str) -> 
     } else {
         argv.extend([String::from("--num_gpus"), per_node.to_string()]);
     }
-    argv.extend([
-        "--module".into(),
-        module,
-        "--config".into(),
-        "train.yaml".into(),
-    ]);
+    argv.extend([String::from("--module"), String::from(module)]);
+    argv.extend(words);
     l.command(argv);
     if nodes > 1 {
         l.note(
@@ -133,5 +141,4 @@ pub(super) fn deepspeed_launch(w: &Workload, l: &mut Builder, command: &str) -> 
             format!("只在头节点运行：DeepSpeed 通过 ssh（免密，各节点路径相同）启动 hostfile 中的 {nodes} 个节点。node0 … node{} 是占位名，请换成你的节点主机名；HEAD_IP 是 node0 在节点间网络上的地址。", nodes - 1),
         );
     }
-    Ok(())
 }

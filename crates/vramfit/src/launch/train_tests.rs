@@ -488,7 +488,24 @@ fn stack_launches_read_back_fit() {
         gpus_per_node: Some(8.0),
         ..verl.clone()
     };
-    for input in [tt, tt_nodes, verl, verl_nodes] {
+    // PPO: `gae` with the critic (`critic.*`), read back as PPO.
+    let verl_ppo = EstimateInput {
+        rl: Some(RlAlgorithm::Ppo),
+        num_generations: None,
+        ..verl.clone()
+    };
+    let l = launch_input(&verl_ppo).unwrap();
+    let argv = &l.commands[0];
+    for word in [
+        "algorithm.adv_estimator=gae",
+        "critic.model.path=meta-llama/Llama-3.1-8B",
+        "critic.strategy=fsdp2",
+        "critic.ppo_micro_batch_size_per_gpu=2",
+        "critic.model.use_remove_padding=false",
+    ] {
+        assert!(argv.iter().any(|w| w == word), "{word}: {argv:?}");
+    }
+    for input in [tt, tt_nodes, verl, verl_nodes, verl_ppo] {
         let e = estimate(&input).unwrap();
         assert!(e.fit.as_ref().unwrap().fits, "{input:?}");
         let l = launch_input(&input).unwrap();

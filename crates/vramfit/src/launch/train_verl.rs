@@ -1,5 +1,6 @@
 //! verl's launch (verl 0.9.1): `python3 -m verl.trainer.main_ppo` with Hydra overrides of its
-//! `ppo_trainer.yaml`, GRPO (`algorithm.adv_estimator=grpo`) with the rollout on the policy's
+//! `ppo_trainer.yaml`, GRPO (`algorithm.adv_estimator=grpo`) or PPO (`gae`, with the critic on
+//! the same GPUs as verl places it: `critic.*` as the actor's) with the rollout on the policy's
 //! own GPUs (verl's hybrid engine: vLLM at `rollout.gpu_memory_utilization`, its cache freed
 //! while the policy trains, `free_cache_engine`). Each number the estimate counted is set:
 //! the prompts each GPU trains on (`data.train_batch_size` over the GPUs), the group
@@ -36,8 +37,8 @@ pub(super) fn verl(w: &Workload, l: &mut Builder) -> Result<()> {
     let Some(rl) = &w.rl else {
         return Err(refused(
             "rl",
-            "verl trains with RL: give rl grpo",
-            "verl 用 RL 训练：请给出 rl grpo",
+            "verl trains with RL: give rl grpo or ppo",
+            "verl 用 RL 训练：请给出 rl grpo 或 ppo",
         ));
     };
     rl_checks(rl)?;
@@ -55,6 +56,12 @@ pub(super) fn verl(w: &Workload, l: &mut Builder) -> Result<()> {
         .to_vec();
     argv.extend(overrides(w, rl, f, p.id, (nodes, per_node)));
     start(l, argv, nodes, per_node);
+    if rl.algorithm == RlAlgorithm::Ppo {
+        l.note(
+            format!("The estimate counts PPO's frozen reward model as a copy of the policy's weights on each GPU (its 1/{} share under FSDP); this launch scores with verl's rule reward for its data (no reward model is loaded), so it holds that copy less than counted: the estimate is over by it. A critic of the policy's model is trained beside the actor, as counted.", gpus(w)),
+            format!("估算把 PPO 的冻结奖励模型按每卡一份策略模型权重计算（FSDP 下每卡 1/{} 份）；此启动命令用 verl 针对其数据的规则奖励打分（不加载奖励模型），因此比估算少占这一份：估算按此偏高。与 actor 并列训练一个与策略模型相同的 critic，与估算一致。", gpus(w)),
+        );
+    }
     let whole = rl.prompt_len.saturating_add(rl.completion);
     l.note(
         format!("`{TRAIN_FILES}` and `{VAL_FILES}` are verl's quickstart data (its examples/data_preprocess/gsm8k.py writes them): put yours there. The estimate counts prompts of {} tokens and completions of {}, whatever the data; the sequence is {whole} tokens.", rl.prompt_len, rl.completion),
@@ -63,13 +70,13 @@ pub(super) fn verl(w: &Workload, l: &mut Builder) -> Result<()> {
     Ok(())
 }
 
-/// What verl's launch is written for: GRPO, with the rollout on the policy's GPUs.
+/// What verl's launch is written for: GRPO or PPO, with the rollout on the policy's GPUs.
 fn rl_checks(rl: &RlRun) -> Result<()> {
-    if rl.algorithm != RlAlgorithm::Grpo {
+    if rl.algorithm == RlAlgorithm::Dpo {
         return Err(refused(
             "rl",
-            "verl's launch is written for GRPO (PPO's critic and reward model are not written)",
-            "verl 的启动命令只为 GRPO 生成（不写 PPO 的 critic 与奖励模型）",
+            "verl's launch is written for GRPO and PPO (main_ppo); DPO's launch is TRL's (trl dpo) or OpenRLHF's (train_dpo)",
+            "verl 的启动命令只为 GRPO 与 PPO（main_ppo）生成；DPO 的启动命令属于 TRL（trl dpo）或 OpenRLHF（train_dpo）",
         ));
     }
     if rl.rollout != Some(Rollout::Colocate) {
@@ -117,7 +124,11 @@ fn overrides(
     let n = rl.generations;
     let mut o: Vec<String> = Vec::new();
     let mut set = |k: &str, v: String| o.push(format!("{k}={v}"));
-    set("algorithm.adv_estimator", "grpo".into());
+    let estimator = match rl.algorithm {
+        RlAlgorithm::Ppo => "gae",
+        _ => "grpo",
+    };
+    set("algorithm.adv_estimator", estimator.into());
     set("data.train_files", TRAIN_FILES.into());
     set("data.val_files", VAL_FILES.into());
     // Every GPU's prompts: verl splits the batch's rollouts over the GPUs.
@@ -215,10 +226,45 @@ fn overrides(
         "actor_rollout_ref.rollout.max_num_batched_tokens",
         rl.engine_tokens.to_string(),
     );
+    if rl.algorithm == RlAlgorithm::Ppo {
+        critic(&mut set, w, strategy, model, rl.rollout_sequences());
+    }
     set("trainer.n_gpus_per_node", per_node.to_string());
     set("trainer.nnodes", nodes.to_string());
     set("trainer.logger", "[console]".into());
     o
+}
+
+/// PPO's critic (`critic.*`, verl 0.9.1 `FSDPCriticConfig`): the policy's model with a value
+/// head, trained as the actor is (the estimate's value model: the policy's weights, optimizer
+/// states, gradients and activations): the same FSDP strategy and offload, checkpointing, padded
+/// rows, LoRA, and micro-batch of the GPU's sequences.
+fn critic(
+    set: &mut impl FnMut(&str, String),
+    w: &Workload,
+    strategy: &str,
+    model: &str,
+    seqs: u64,
+) {
+    set("critic.model.path", model.to_string());
+    set("critic.strategy", strategy.into());
+    set(
+        "critic.model.enable_gradient_checkpointing",
+        bool_word(w.checkpointing == Checkpointing::Full),
+    );
+    set("critic.model.use_remove_padding", bool_word(false));
+    if w.lora_rank > 0 {
+        set("critic.model.lora_rank", w.lora_rank.to_string());
+        set(
+            "critic.model.lora_alpha",
+            w.lora_rank.saturating_mul(2).to_string(),
+        );
+        set("critic.model.target_modules", "all-linear".into());
+    }
+    set("critic.ppo_micro_batch_size_per_gpu", seqs.to_string());
+    let offload = bool_word(w.offload == Offload::Cpu);
+    set("critic.fsdp.param_offload", offload.clone());
+    set("critic.fsdp.optimizer_offload", offload);
 }
 
 /// The commands: `main_ppo` alone on one node; over several, Ray started on each (the head

@@ -69,6 +69,43 @@ pub fn number_text(v: f64) -> String {
     }
 }
 
+/// A person's own text in an error message, between double quotes as `{:?}` writes it: `"`, `\\`
+/// and every ASCII control character escaped as Rust escapes them (`\"`, `\\`, `\n`, `\u{1b}`),
+/// every other character as it is. By hand rather than `{:?}`, whose escaping reads Unicode's
+/// printable and grapheme-extend tables and links them into every WebAssembly module that
+/// quotes a string; the two differ only on a non-ASCII character Unicode counts unprintable or
+/// combining (a zero-width space, a combining accent), which `{:?}` writes as `\u{…}`.
+pub fn quoted(text: &str) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '\0' => out.push_str("\\0"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            '\n' => out.push_str("\\n"),
+            '\\' | '"' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if c.is_ascii_control() => {
+                // `\u{…}` in lower-case hex without leading zeros: 0x01 → `\u{1}`, 0x7f → `\u{7f}`.
+                let b = c as u8;
+                out.push_str("\\u{");
+                if b >= 0x10 {
+                    out.push(char::from(HEX[usize::from(b >> 4)]));
+                }
+                out.push(char::from(HEX[usize::from(b & 0xf)]));
+                out.push('}');
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
 /// `x` to four significant figures, 0 for what is not a positive finite number: for figures a
 /// model gives to a few per cent (speeds, costs), as a short decimal that reads back exactly
 /// from JSON in every reader.
@@ -143,6 +180,34 @@ mod tests {
         assert_eq!(number_text(9.999999e20), "1e21");
         assert_eq!(number_text(f64::MAX), "1.79769e308");
         assert_eq!(number_text(5e-324), "4.94066e-324");
+    }
+
+    /// [`quoted`] is `{:?}` on every ASCII character, alone and among others, and on printable
+    /// text beyond ASCII (Chinese, accents, emoji).
+    #[test]
+    fn quoted_text_is_debugs() {
+        for b in 0u8..=0x7f {
+            let one = alloc::string::String::from(b as char);
+            assert_eq!(quoted(&one), format!("{one:?}"), "{b:#x}");
+            let among = format!("b45{one}00 x");
+            assert_eq!(quoted(&among), format!("{among:?}"), "{b:#x}");
+        }
+        for t in [
+            "",
+            "v0.11.x",
+            "4.57b",
+            "b\"1\"\\",
+            "\u{1b}[0m",
+            "版本 0.1",
+            "café",
+            "Å😀",
+            "tab\there",
+        ] {
+            assert_eq!(quoted(t), format!("{t:?}"), "{t}");
+        }
+        // Where they differ: a zero-width space, which `{:?}` escapes.
+        assert_eq!(quoted("1\u{200b}"), "\"1\u{200b}\"");
+        assert_eq!(format!("{:?}", "1\u{200b}"), "\"1\\u{200b}\"");
     }
 
     /// The table is `libm::pow`'s powers of ten, bit for bit.

@@ -8,7 +8,7 @@ mod display;
 mod float_text;
 mod parse;
 
-pub use display::{four_figures, number_text};
+pub use display::{four_figures, number_text, quoted};
 pub use float_text::{fixed, short};
 pub use parse::{parse_number, parse_params, parse_size};
 

@@ -5,13 +5,19 @@
 //! to the GPUs from its own estimate of each layer (`llm/memory.go`, `estimateGPULayers`):
 //! `minimum memory + one layer as buffer + the layers that fit + the graph ≤ free memory`, the
 //! output layer last. What runs is then llama.cpp's shape with that `-ngl`, and `ollama ps`
-//! prints the share of Ollama's estimate left on the CPU: `48%/52% CPU/GPU`.
+//! prints the share of Ollama's estimate left on the CPU: `48%/52% CPU/GPU`. That is Ollama up
+//! to 0.24, its Go runner; from 0.30 (the default) it starts `llama-server`, whose own fit
+//! places the layers (`server.rs`, the release in `version.rs`).
 
 mod plan;
+mod server;
 mod sizing;
+mod version;
 
 pub use sizing::OLLAMA_BATCH;
 pub(crate) use sizing::ollama_embedding_batch;
+pub use version::OllamaVersion;
+pub(in crate::estimate) use version::runs_llama_server;
 
 use super::ComponentKind;
 use super::PeakSource;
@@ -92,6 +98,13 @@ impl Run<'_> {
         // An embedding model is always loaded with parallel 1 (`server/sched.go`, "Embedding
         // models should always be loaded with parallel=1", from v0.12.5 to v0.33.0).
         let parallel = if self.pooling { 1 } else { self.batch };
+        if version::runs_llama_server(self.llamacpp_build) {
+            let out = self.ollama_server(p, num_ctx, parallel);
+            self.ollama_tag_note(p);
+            self.ollama_embedding_note(p, ollama_embedding_batch(num_ctx));
+            self.ollama_clamp_note(p);
+            return out;
+        }
         let context = num_ctx.saturating_mul(parallel);
         let gpus = (self.dp * self.pp).max(1) as usize;
         let (plan, chosen) = self.ollama_schedule(num_ctx, parallel, gpus);
@@ -118,31 +131,8 @@ impl Run<'_> {
             ..self.w.clone()
         };
         let out = Run::new(&run, self.text).llamacpp(p);
-        if let (Some(tag), Quantization::Gguf { file_type }) = (&self.ollama_tag, self.quantization)
-        {
-            let (name, ft) = (&self.model_name, file_type.name().to_ascii_uppercase());
-            p.note(
-                "ollama_default_tag",
-                en!(
-                    "Ollama runs {name} as {tag}, its default tag ({ft}), which `ollama run {tag}` pulls; name another tag (such as {tag}-q8_0) for another file."
-                ),
-                zh!(
-                    "Ollama 以其默认标签 {tag}（{ft}）运行 {name}，即 `ollama run {tag}` 拉取的文件；要用其他文件请写其他标签（如 {tag}-q8_0）。"
-                ),
-            );
-        }
-        if self.pooling {
-            let (ub, asked) = (run.ubatch, self.batch);
-            p.note(
-                "ollama_embedding",
-                en!(
-                    "Ollama runs an embedding model (its GGUF names a pooling type) as llama-server --embedding with -np 1 whatever OLLAMA_NUM_PARALLEL ({asked} asked) and -b = -ub = min(2048, num_ctx) = {ub} (v0.33.0); its own plan of the offload still sizes the graph and a KV cache as for generation."
-                ),
-                zh!(
-                    "Ollama 把嵌入模型（其 GGUF 声明了池化类型）作为 llama-server --embedding 运行：无论 OLLAMA_NUM_PARALLEL（此处为 {asked}）如何都用 -np 1，-b = -ub = min(2048, num_ctx) = {ub}（v0.33.0）；它自己的卸载规划仍按生成的方式估算计算图与 KV 缓存。"
-                ),
-            );
-        }
+        self.ollama_tag_note(p);
+        self.ollama_embedding_note(p, run.ubatch);
         // Layers of the model as Ollama counts them: the blocks and the output, or a bare
         // count's assumed blocks.
         let model_layers = if self.cache_assumed() {
@@ -189,6 +179,58 @@ impl Run<'_> {
             ollama_embedding_batch(context)
         } else {
             OLLAMA_BATCH.min(context.max(1))
+        }
+    }
+
+    /// An embedding model's run as Ollama makes it (none for a generating one).
+    fn ollama_embedding_note(&self, p: &mut Parts, ub: u64) {
+        if !self.pooling {
+            return;
+        }
+        let asked = self.batch;
+        p.note(
+            "ollama_embedding",
+            en!(
+                "Ollama runs an embedding model (its GGUF names a pooling type) as llama-server --embedding with -np 1 whatever OLLAMA_NUM_PARALLEL ({asked} asked) and -b = -ub = min(2048, num_ctx) = {ub} (v0.33.0); its own plan of the offload still sizes the graph and a KV cache as for generation."
+            ),
+            zh!(
+                "Ollama 把嵌入模型（其 GGUF 声明了池化类型）作为 llama-server --embedding 运行：无论 OLLAMA_NUM_PARALLEL（此处为 {asked}）如何都用 -np 1，-b = -ub = min(2048, num_ctx) = {ub}（v0.33.0）；它自己的卸载规划仍按生成的方式估算计算图与 KV 缓存。"
+            ),
+        );
+    }
+
+    /// The default tag a preset runs as, where the run names a preset.
+    fn ollama_tag_note(&self, p: &mut Parts) {
+        if let (Some(tag), Quantization::Gguf { file_type }) = (&self.ollama_tag, self.quantization)
+        {
+            let (name, ft) = (&self.model_name, file_type.name().to_ascii_uppercase());
+            p.note(
+                "ollama_default_tag",
+                en!(
+                    "Ollama runs {name} as {tag}, its default tag ({ft}), which `ollama run {tag}` pulls; name another tag (such as {tag}-q8_0) for another file."
+                ),
+                zh!(
+                    "Ollama 以其默认标签 {tag}（{ft}）运行 {name}，即 `ollama run {tag}` 拉取的文件；要用其他文件请写其他标签（如 {tag}-q8_0）。"
+                ),
+            );
+        }
+    }
+
+    /// `num_ctx` past the model's trained context, clamped as Ollama clamps it.
+    fn ollama_clamp_note(&self, p: &mut Parts) {
+        let trained = self.arch.max_position_embeddings;
+        if trained > 0 && self.max_model_len > trained {
+            p.note(
+                "ollama_context_clamped",
+                en!(
+                    "num_ctx {} is past the model's trained context: Ollama clamps it to {trained} (\"requested context size too large for model\").",
+                    self.max_model_len
+                ),
+                zh!(
+                    "num_ctx {} 超过模型的训练上下文：Ollama 把它截到 {trained}（\"requested context size too large for model\"）。",
+                    self.max_model_len
+                ),
+            );
         }
     }
 
@@ -331,7 +373,6 @@ impl Run<'_> {
         cpu_percent: u8,
     ) {
         let context = num_ctx.saturating_mul(parallel);
-        let trained = self.arch.max_position_embeddings;
         let split = if cpu_percent == 0 {
             alloc::string::String::from("100% GPU")
         } else if cpu_percent == 100 {
@@ -365,19 +406,7 @@ impl Run<'_> {
         if let Some(window) = self.ollama_window_note(num_ctx, parallel) {
             p.note("ollama_sliding_window", window.0, window.1);
         }
-        if trained > 0 && self.max_model_len > trained {
-            p.note(
-                "ollama_context_clamped",
-                en!(
-                    "num_ctx {} is past the model's trained context: Ollama clamps it to {trained} (\"requested context size too large for model\").",
-                    self.max_model_len
-                ),
-                zh!(
-                    "num_ctx {} 超过模型的训练上下文：Ollama 把它截到 {trained}（\"requested context size too large for model\"）。",
-                    self.max_model_len
-                ),
-            );
-        }
+        self.ollama_clamp_note(p);
         if self.device.is_none() {
             p.note(
                 "ollama_no_device",
@@ -431,6 +460,8 @@ mod tests {
         EstimateInput {
             model: Some(model.into()),
             engine: Engine::Ollama,
+            // Ollama up to 0.24: its Go runner and its own layer plan.
+            engine_version: Some("0.24.0".into()),
             ..EstimateInput::default()
         }
     }

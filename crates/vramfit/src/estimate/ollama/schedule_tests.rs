@@ -9,6 +9,8 @@ fn on(model: &str, cards: &[&str], in_use: Option<&str>) -> Estimate {
     estimate(&EstimateInput {
         model: Some(model.into()),
         engine: Engine::Ollama,
+        // Ollama up to 0.24: its Go runner and its own layer plan.
+        engine_version: Some("0.24.0".into()),
         cards: cards.iter().map(|c| (*c).into()).collect(),
         memory_in_use: in_use.map(Into::into),
         ..EstimateInput::default()
@@ -78,6 +80,8 @@ fn alike_cards_pack_into_one_when_it_holds_the_model() {
         estimate(&EstimateInput {
             model: Some(model.into()),
             engine: Engine::Ollama,
+            // Ollama up to 0.24: its Go runner and its own layer plan.
+            engine_version: Some("0.24.0".into()),
             gpu: Some("rtx-4090".into()),
             gpus: Some(2.0),
             max_model_len: Some(8192.0),
@@ -88,6 +92,8 @@ fn alike_cards_pack_into_one_when_it_holds_the_model() {
     let one = estimate(&EstimateInput {
         model: Some("llama3.1:8b".into()),
         engine: Engine::Ollama,
+        // Ollama up to 0.24: its Go runner and its own layer plan.
+        engine_version: Some("0.24.0".into()),
         gpu: Some("rtx-4090".into()),
         max_model_len: Some(8192.0),
         ..EstimateInput::default()

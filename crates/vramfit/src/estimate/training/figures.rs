@@ -259,7 +259,12 @@ impl Run<'_> {
             reg.state_bytes()
         };
         let act = reg.act_bytes();
-        let lora_params = weights::total(&self.arch, |t| self.lora_params(t));
+        // A walk over the tensors only where there are adapters to count.
+        let lora_params = if lora {
+            weights::total(&self.arch, |t| self.lora_params(t))
+        } else {
+            0
+        };
         let shard = if lora {
             self.busiest(&|t| self.lora_params(t), lora_params)
         } else {
@@ -309,9 +314,15 @@ impl Run<'_> {
     fn training_weights(&self, basis: &Basis) -> WeightFigures {
         let a = &self.arch;
         let q = &basis.quantization;
-        let base = if basis.detailed {
+        let whole_bytes = basis.dtype.bits().is_multiple_of(8);
+        let base = if basis.detailed
+            && !(self.tp == 1 && self.pp == 1 && *q == Quantization::None && whole_bytes)
+        {
             per_gpu_weight_bytes(a, basis.dtype, q, self.tp, self.pp)
         } else {
+            // A parameter count alone, or one GPU holding every tensor whole at whole bytes per
+            // parameter: each tensor's bytes are its parameters × the dtype's bytes, and their
+            // sum is the parameter count the run has summed, without another walk.
             self.params().saturating_mul(basis.dtype.bits() as u64 / 8)
         };
         let mut bytes = base;

@@ -21,6 +21,8 @@ mod megatron_acts;
 mod megatron_tests;
 #[cfg(feature = "training")]
 mod megatron_text;
+#[cfg(test)]
+mod one_gpu_tests;
 #[cfg(feature = "training")]
 mod optimizers;
 #[cfg(all(test, feature = "training"))]

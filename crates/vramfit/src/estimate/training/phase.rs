@@ -69,25 +69,30 @@ pub(super) fn step_moments(
         .iter()
         .enumerate()
         .map(|(i, &phase)| {
-            let parts: alloc::vec::Vec<StepPart> = p
-                .comps
-                .iter()
-                .filter(|c| c.key.at_peak && alive_at(phase, c.key.kind, f.gradients.persistent))
-                .map(|c| {
-                    let bytes = match (c.key.kind, f.buckets.by_phase) {
-                        (k, Some(by_phase)) if k == f.buckets.kind => by_phase[i],
-                        (ComponentKind::Logits, _) if phase == Phase::ForwardLoss => {
-                            c.bytes.get().saturating_sub(peak.overlap)
+            // Room for every part and the allocator's reserve that `step_with_reserve` adds
+            // after: one allocation, never grown.
+            let mut parts = alloc::vec::Vec::with_capacity(p.comps.len() + 1);
+            parts.extend(
+                p.comps
+                    .iter()
+                    .filter(|c| {
+                        c.key.at_peak && alive_at(phase, c.key.kind, f.gradients.persistent)
+                    })
+                    .map(|c| {
+                        let bytes = match (c.key.kind, f.buckets.by_phase) {
+                            (k, Some(by_phase)) if k == f.buckets.kind => by_phase[i],
+                            (ComponentKind::Logits, _) if phase == Phase::ForwardLoss => {
+                                c.bytes.get().saturating_sub(peak.overlap)
+                            }
+                            _ => c.bytes.get(),
+                        };
+                        StepPart {
+                            kind: c.key.kind,
+                            bytes: Bytes::new(bytes),
                         }
-                        _ => c.bytes.get(),
-                    };
-                    StepPart {
-                        kind: c.key.kind,
-                        bytes: Bytes::new(bytes),
-                    }
-                })
-                .filter(|s| s.bytes.get() > 0)
-                .collect();
+                    })
+                    .filter(|s| s.bytes.get() > 0),
+            );
             let bytes = parts
                 .iter()
                 .map(|s| s.bytes.get())

@@ -55,8 +55,8 @@ impl VllmVersion {
             input_error!(
                 Malformed,
                 field,
-                ["{:?} is not a vLLM version", text],
-                ["{:?} 不是 vLLM 版本", text],
+                ["{} is not a vLLM version", crate::units::quoted(text)],
+                ["{} 不是 vLLM 版本", crate::units::quoted(text)],
                 [= ACCEPTED],
                 [= ACCEPTED_ZH],
             )

@@ -206,13 +206,16 @@ impl EstimateInput {
         }
     }
 
+    /// Whether any of llama.cpp's split settings (`tensor_split`, `split_mode`, `main_gpu`) is
+    /// given.
+    pub(super) fn split_given(&self) -> bool {
+        !self.tensor_split.is_empty() || self.split_mode != SplitMode::Layer || self.main_gpu != 0.0
+    }
+
     /// llama.cpp's `tensor_split`, `split_mode` and `main_gpu` onto `w`: checked against the
     /// engine and the GPUs; `none` puts the whole model on the main GPU.
     pub(super) fn resolve_split(&self, w: &mut Workload) -> Result<()> {
-        let given = !self.tensor_split.is_empty()
-            || self.split_mode != SplitMode::Layer
-            || self.main_gpu != 0.0;
-        if !given {
+        if !self.split_given() {
             return Ok(());
         }
         let rules = self.runner().rules();

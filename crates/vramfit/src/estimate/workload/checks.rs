@@ -144,9 +144,15 @@ pub(super) fn engine_formats(
     }
     // Ollama quantizes its KV cache only with flash attention on (its `kv cache type not
     // supported by model` fallback to f16 otherwise): refused rather than silently changed.
+    // From 0.30 flash attention is `auto`, on unless asked off (`ollama/version.rs`).
+    let flash_off = if input.ollama_llama_server() {
+        input.attention == AttentionImpl::Eager
+    } else {
+        input.attention != AttentionImpl::Flash
+    };
     if rules.offload == LayerOffload::EngineDecides
         && matches!(input.kv_dtype, Q8_0 | Q4_0)
-        && input.attention != AttentionImpl::Flash
+        && flash_off
     {
         let kv = input.kv_dtype.name();
         return Err(input_error!(
@@ -154,8 +160,8 @@ pub(super) fn engine_formats(
             "kv_dtype",
             ["a {kv} KV cache needs flash attention in Ollama (OLLAMA_FLASH_ATTENTION=1)"],
             ["Ollama 的 {kv} KV 缓存需要开启 flash attention（OLLAMA_FLASH_ATTENTION=1）"],
-            "auto or f16; q8_0 or q4_0 with attention flash",
-            "auto 或 f16；q8_0、q4_0 需要 attention 为 flash",
+            "auto or f16; q8_0 or q4_0 with flash attention on (attention flash; from Ollama 0.30 any but eager)",
+            "auto 或 f16；q8_0、q4_0 需要开启 flash attention（attention 为 flash；Ollama 0.30 起除 eager 外均可）",
         ));
     }
     // MLX's formats are mlx-lm's alone, and mlx-lm loads no other quantized checkpoint.

@@ -1,40 +1,26 @@
 //! The host memory of a llama.cpp or Ollama run: a catalog record (`host_memory`), the user's own
-//! peak (`host_bandwidth`), or the stated default.
+//! peak (`host_bandwidth`), or the stated default. Read for the speed under offload, so only
+//! with the `speed` feature; a build without it refuses either field.
 
 use crate::error::Result;
 use crate::estimate::EstimateInput;
+#[cfg(feature = "speed")]
 use crate::host::{DEFAULT_HOST, HostChoice, find_host, lookup_host};
+#[cfg(feature = "speed")]
 use crate::units::parse_size;
 
 /// The bounds of a host's peak: 1 GB/s (an old laptop's single channel is 10) to 10 TB/s.
+#[cfg(feature = "speed")]
 const LOW: u64 = 1_000_000_000;
+#[cfg(feature = "speed")]
 const HIGH: u64 = 10_000_000_000_000;
 
 impl EstimateInput {
     /// The host memory: `host_memory` (a catalog id or words), `host_bandwidth` (a rate with its
     /// unit: `80GB/s`, `75GiB/s`, `1.2TB/s`), not both; [`DEFAULT_HOST`] when neither is given.
+    #[cfg(feature = "speed")]
     pub(super) fn resolve_host(&self) -> Result<HostChoice> {
-        let rules = self.runner().rules();
-        if !rules.offload.splits_layers()
-            && (self.host_memory.is_some() || self.host_bandwidth.is_some())
-        {
-            let (field, name) = (
-                if self.host_memory.is_some() {
-                    "host_memory"
-                } else {
-                    "host_bandwidth"
-                },
-                rules.name,
-            );
-            return Err(input_error!(
-                Unsupported,
-                field,
-                ["{name} keeps no layers in CPU memory"],
-                ["{name} 不把层留在 CPU 内存"],
-                "none, or engine llamacpp or ollama",
-                "不填，或使用 llamacpp 或 ollama 引擎",
-            ));
-        }
+        self.host_engine()?;
         match (&self.host_memory, &self.host_bandwidth) {
             (Some(_), Some(_)) => Err(input_error!(
                 Conflict,
@@ -70,5 +56,47 @@ impl EstimateInput {
                 None => HostChoice::Given(89_600_000_000),
             }),
         }
+    }
+
+    /// A build without the `speed` feature times no run, so it reads no host memory: it refuses
+    /// `host_memory` and `host_bandwidth`, naming the one given ([`super::checks::not_built`]),
+    /// as the site's calculator builds do, which hand either over to the full build.
+    #[cfg(not(feature = "speed"))]
+    pub(super) fn resolve_host(&self) -> Result<()> {
+        self.host_engine()?;
+        if self.host_memory.is_some() {
+            return Err(super::checks::not_built("host_memory"));
+        }
+        if self.host_bandwidth.is_some() {
+            return Err(super::checks::not_built("host_bandwidth"));
+        }
+        Ok(())
+    }
+
+    /// A host memory is read by the engines that keep layers in CPU memory (llama.cpp, Ollama)
+    /// only: on another engine either field is refused, naming the engine, in every build.
+    fn host_engine(&self) -> Result<()> {
+        let rules = self.runner().rules();
+        if !rules.offload.splits_layers()
+            && (self.host_memory.is_some() || self.host_bandwidth.is_some())
+        {
+            let (field, name) = (
+                if self.host_memory.is_some() {
+                    "host_memory"
+                } else {
+                    "host_bandwidth"
+                },
+                rules.name,
+            );
+            return Err(input_error!(
+                Unsupported,
+                field,
+                ["{name} keeps no layers in CPU memory"],
+                ["{name} 不把层留在 CPU 内存"],
+                "none, or engine llamacpp or ollama",
+                "不填，或使用 llamacpp 或 ollama 引擎",
+            ));
+        }
+        Ok(())
     }
 }

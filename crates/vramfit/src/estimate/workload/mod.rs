@@ -153,7 +153,9 @@ pub struct Workload {
     /// memory.
     pub n_cpu_moe: u64,
     /// The host memory llama.cpp and Ollama read CPU-resident layers and experts from
-    /// (`host_memory`, `host_bandwidth`, or the stated default): the speed under offload.
+    /// (`host_memory`, `host_bandwidth`, or the stated default): the speed under offload, so
+    /// read only with the `speed` feature.
+    #[cfg(feature = "speed")]
     pub host: crate::host::HostChoice,
     /// The checkpoint ships its routed experts in MXFP4 (gpt-oss): every GGUF file made from it
     /// keeps them so, whatever its file type.
@@ -283,7 +285,12 @@ impl EstimateInput {
         if !self.cards.is_empty() {
             return self.resolve_cards(models, gpus);
         }
-        // The workload is split in place, in the result returned: a workload is large to copy.
+        // A workload is large to copy: without llama.cpp's split settings (the usual run) it is
+        // returned as resolved, straight into the caller's result; with them it is split in
+        // place, in the result returned.
+        if !self.split_given() {
+            return self.resolve_alike(models, gpus);
+        }
         let mut resolved = self.resolve_alike(models, gpus);
         if let Ok(w) = &mut resolved {
             self.resolve_split(w)?;
@@ -360,7 +367,10 @@ impl EstimateInput {
             llamacpp.ubatch,
             serving.max_model_len,
         )?;
+        #[cfg(feature = "speed")]
         let host = self.resolve_host()?;
+        #[cfg(not(feature = "speed"))]
+        self.resolve_host()?;
         // SGLang's `--lora-target-modules` are its slots' modules, not a training's targets.
         let lora_mask = if lora.is_some_and(|l| l.targets_given) {
             lora_mask("lora_targets", &[])?
@@ -417,6 +427,7 @@ impl EstimateInput {
             mxfp4_experts: model.shipped == Quantization::Mxfp4,
             ubatch: llamacpp.ubatch,
             n_cpu_moe: llamacpp.n_cpu_moe,
+            #[cfg(feature = "speed")]
             host,
             mem_fraction_static: serving.mem_fraction_static,
             free_gpu_memory_fraction: serving.free_gpu_memory_fraction,

@@ -42,16 +42,19 @@ impl EstimateInput {
                 ));
             }
             Some(RunnerType::Generate) => false,
-            None => {
-                let ships_pooling = self
-                    .model
-                    .as_deref()
-                    .and_then(|id| crate::presets::find(id.trim()))
-                    .is_some_and(|p| p.pooling);
-                runner
-                    .pooling()
-                    .is_some_and(|how| how.only || encoder || (ships_pooling && how.auto))
-            }
+            // The preset is looked up (a second search) only where the engine's default pools a
+            // decoder that ships a pooling config; an engine that runs pooling models alone (TEI)
+            // pools whatever the model.
+            None => runner.pooling().is_some_and(|how| {
+                how.only
+                    || encoder
+                    || (how.auto
+                        && self
+                            .model
+                            .as_deref()
+                            .and_then(|id| crate::presets::find(id.trim()))
+                            .is_some_and(|p| p.pooling))
+            }),
         };
         if !pooling {
             return Ok(false);

@@ -6,6 +6,8 @@ use super::checks::{check_kv_on_card, free_fraction};
 use super::gpus::Parallel;
 use super::{MAX_SEQ, Shape, int};
 use crate::error::Result;
+use crate::estimate::engine::Runner;
+use crate::estimate::ollama::OllamaVersion;
 use crate::estimate::{
     AttentionImpl, Context, Device, EstimateInput, Kernel, LlamacppBuild, TransformersVersion,
     VllmVersion,
@@ -184,10 +186,12 @@ impl EstimateInput {
         let cuda = device
             .and_then(|d| d.gpu)
             .is_none_or(|g| g.generation().vendor() == "NVIDIA");
-        let llama2_path = self
-            .model
-            .as_deref()
-            .is_some_and(|m| m.to_ascii_lowercase().contains("llama-2"));
+        let llama2_path = self.model.as_deref().is_some_and(|m| {
+            // "llama-2" in any ASCII case, without a lower-cased copy of the name.
+            m.as_bytes()
+                .windows(7)
+                .any(|w| w.eq_ignore_ascii_case(b"llama-2"))
+        });
         crate::estimate::PrefillGraphs::of(
             chunked_prefill_size,
             cuda && self.cuda_graphs && pp == 1,
@@ -205,6 +209,15 @@ impl EstimateInput {
             TransformersVersion::LATEST,
             LlamacppBuild::LATEST,
         );
+        // Ollama's release sets the llama.cpp build it sizes by (`ollama/version.rs`): from 0.30
+        // its pinned `llama-server`, before it its Go runner's vendored llama.cpp.
+        if self.runner() == Runner::Ollama {
+            let v = match &self.engine_version {
+                Some(text) => OllamaVersion::parse("engine_version", text)?,
+                None => OllamaVersion::LATEST,
+            };
+            return Ok((latest.0, latest.1, v.llamacpp_build()));
+        }
         let Some(text) = &self.engine_version else {
             return Ok(latest);
         };
@@ -230,12 +243,15 @@ impl EstimateInput {
             Unsupported,
             "engine_version",
             [
-                "{:?} is read for vLLM, transformers and llama.cpp only",
-                text
+                "{} is read for vLLM, transformers, llama.cpp and Ollama only",
+                crate::units::quoted(text)
             ],
-            ["{:?} 仅用于 vLLM、transformers 与 llama.cpp", text],
-            "no engine_version for this engine; engine vllm (or an RL run's colocated rollout), hf or llamacpp",
-            "此引擎不设 engine_version；可用于 vllm 引擎（或 RL 的同卡 rollout）、hf 或 llamacpp",
+            [
+                "{} 仅用于 vLLM、transformers、llama.cpp 与 Ollama",
+                crate::units::quoted(text)
+            ],
+            "no engine_version for this engine; engine vllm (or an RL run's colocated rollout), hf, llamacpp or ollama",
+            "此引擎不设 engine_version；可用于 vllm 引擎（或 RL 的同卡 rollout）、hf、llamacpp 或 ollama",
         ))
     }
 
@@ -351,12 +367,21 @@ impl EstimateInput {
         int("n_cpu_moe", v, 0, arch.num_layers)
     }
 
+    /// Whether the run is Ollama's `llama-server` (0.30 and later, `ollama/version.rs`).
+    pub(super) fn ollama_llama_server(&self) -> bool {
+        self.runner() == Runner::Ollama
+            && self
+                .resolve_engine_version()
+                .is_ok_and(|(_, _, b)| crate::estimate::ollama::runs_llama_server(b))
+    }
+
     /// The attention kernel.
     pub(super) fn kernel(&self) -> Kernel {
         let rules = self.runner().rules();
-        // Ollama runs flash attention only when asked (OLLAMA_FLASH_ATTENTION=1): without it
-        // llama.cpp's graph holds the KQ scores.
-        let eager = if rules.flash_only_when_asked {
+        // Ollama up to 0.24 runs flash attention only when asked (OLLAMA_FLASH_ATTENTION=1):
+        // without it llama.cpp's graph holds the KQ scores. From 0.30 it passes `--flash-attn
+        // auto` to llama-server, on unless asked off (`ollama/version.rs`).
+        let eager = if rules.flash_only_when_asked && !self.ollama_llama_server() {
             self.attention != AttentionImpl::Flash
         } else {
             self.attention == AttentionImpl::Eager
