@@ -68,7 +68,10 @@ pub const fn defaults(stack: Stack) -> StackDefaults {
             activation_offload: true,
             checkpointing: true,
             kbit_upcast: false,
-            // `get_peft_model(lora_dropout=0)`: its fast LoRA path wants 0.
+            // `get_peft_model(lora_dropout=0)`, its notebooks' value: its fast LoRA kernels
+            // (LoRA_QKV, LoRA_O, LoRA_MLP) need 0. With dropout its `get_peft_model`
+            // (unsloth/models/llama.py) warns "Unsloth will patch all other layers, except LoRA
+            // matrices" and the adapters run PEFT's `Linear.forward`, the shape counted here.
             lora_dropout: 0.0,
             source: "Unsloth get_peft_model(use_gradient_checkpointing=\"unsloth\"), fused CE (unsloth_zoo), _utils.py prepare_model_for_kbit_training (LoRA A/B only)",
         },
