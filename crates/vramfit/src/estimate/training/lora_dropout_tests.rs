@@ -106,3 +106,29 @@ fn out_of_range_is_refused() {
         assert!(e.accepted.contains("0 to 0.99"), "{}", e.accepted);
     }
 }
+
+/// The activations' formula names the dropout where it adds bytes, in both languages, and
+/// nowhere else.
+#[test]
+fn the_formula_names_the_dropout() {
+    let formula = |p| {
+        let e = estimate(&lora(Precision::AmpBf16, Some(p), None)).unwrap();
+        let c = e
+            .components
+            .into_iter()
+            .find(|c| c.key.kind == K::Activations)
+            .unwrap();
+        (c.formula, c.formula_zh)
+    };
+    let (en, zh) = formula(0.1);
+    assert!(
+        en.contains("LoRA dropout 0.1: each adapted module's 1 B mask"),
+        "{en}"
+    );
+    assert!(
+        zh.contains("LoRA dropout 0.1：每个适配模块的 1 B 掩码"),
+        "{zh}"
+    );
+    let (en, zh) = formula(0.0);
+    assert!(!en.contains("dropout") && !zh.contains("dropout"), "{en}");
+}
