@@ -617,4 +617,15 @@ fn lora_dropout_is_written_where_the_stack_would_differ() {
         let gpus = (stack != Some(Stack::Trl)).then_some(input.gpus).flatten();
         same_estimate(&input, &read_back(&l, gpus), &alloc::format!("{stack:?}"));
     }
+    // torchtune: a `model.lora_dropout=0.1` override on `tune run`, read back.
+    let input = EstimateInput {
+        precision: Precision::Bf16,
+        lora_targets: Vec::new(),
+        ..lora(Some(Stack::Torchtune), Some(0.1))
+    };
+    let l = launch_input(&input).unwrap();
+    assert!(l.script.contains("model.lora_dropout=0.1"), "{}", l.script);
+    let (back, _) = command_back(&l, &input.gpu);
+    assert_eq!(back.lora_dropout, Some(0.1));
+    same_estimate(&input, &back, "torchtune");
 }
