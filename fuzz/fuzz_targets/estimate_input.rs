@@ -232,6 +232,7 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
         } else {
             Vec::new()
         },
+        lora_dropout: opt_num(u)?,
         qlora: u.arbitrary()?,
         zero: num(u)?,
         offload: *u.choose(&[Offload::None, Offload::Cpu, Offload::Nvme])?,

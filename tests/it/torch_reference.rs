@@ -3,7 +3,7 @@
 //! storage tracked and rounded as the caching allocator rounds it; see that folder's README).
 //!
 //! Each row has a `regime` (what kind of run: `prefill`, `prefill-all-logits`, `decode`,
-//! `training`, `amp-small`, `lora-<style>-<precision>`) and a `split`: `tuned` rows are the ones
+//! `training`, `amp-small`, `lora-<style>-<precision>`, `lora-peft-dropout`) and a `split`: `tuned` rows are the ones
 //! the estimator's formulas may be fitted to, `held-out` rows (other models, batches and lengths)
 //! are not, and show whether a fit generalises.
 
@@ -94,6 +94,9 @@ pub fn cases() -> Vec<TorchCase> {
             // (`lora-hand-bf16`, a comparison: see `COMPARISONS`).
             lora_rank: g("lora_rank").parse().unwrap(),
             lora_targets: lora_targets(g("lora_targets")),
+            // PEFT's `LoraConfig(lora_dropout=…)` (issue 40's rows, `lora-peft-dropout`); 0 in
+            // the rows before them.
+            lora_dropout: g("lora_dropout").parse().ok(),
             // The generator runs on sm90 (H100) rules: 32 MiB cuBLAS workspace.
             gpu: Some("h100-sxm5-80gb".into()),
             // Issue 40's regimes (torch_regimes.py): empty in the rows before them.
@@ -134,8 +137,8 @@ pub fn errors() -> Vec<(TorchCase, Estimate, f64)> {
 #[test]
 fn every_case_estimates() {
     let cases = cases();
-    assert_eq!(cases.len(), 201);
-    assert_eq!(cases.iter().filter(|c| c.split == "held-out").count(), 45);
+    assert_eq!(cases.len(), 205);
+    assert_eq!(cases.iter().filter(|c| c.split == "held-out").count(), 47);
 }
 
 #[test]
@@ -165,6 +168,7 @@ const REGIMES: &[&str] = &[
     "lora-peft-bf16",
     "lora-peft-amp-bf16",
     "lora-hand-bf16",
+    "lora-peft-dropout",
     "loss-chunked",
     "loss-fused",
     "optimizer-in-backward",
@@ -308,6 +312,7 @@ fn every_regime_within_the_goals() {
         "decode",
         "amp-small",
         "lora-peft-bf16",
+        "lora-peft-dropout",
     ] {
         assert!(
             errs.iter()

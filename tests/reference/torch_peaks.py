@@ -339,7 +339,7 @@ class LoRALinear(nn.Module):
         return self.base(x) + F.linear(F.linear(x.to(self.lora_A.dtype), self.lora_A), self.lora_B) * self.scaling
 
 
-def build_model(model_name, dtype, attention, lora_rank, lora_targets, lora_style="hand"):
+def build_model(model_name, dtype, attention, lora_rank, lora_targets, lora_style="hand", lora_dropout=0.0):
     kind, cfg_fn, n_params = MODELS[model_name]
     cfg = cfg_fn()
     with torch.device("meta"):
@@ -352,11 +352,12 @@ def build_model(model_name, dtype, attention, lora_rank, lora_targets, lora_styl
         if got != n_params:
             raise ValueError(f"{model_name}: {got:,} parameters, the hub checkpoint has {n_params:,}")
         if lora_rank and lora_style == "peft":
-            # peft's own wrapper with its defaults (lora_dropout 0, alpha 16 here, no bias, adapters
-            # cast to fp32 by get_peft_model's autocast_adapter_dtype=True); it freezes the base.
+            # peft's own wrapper with its defaults (lora_dropout 0 unless the case sets it: then its
+            # nn.Dropout before lora_A, issue 40; alpha 16 here, no bias, adapters cast to fp32 by
+            # get_peft_model's autocast_adapter_dtype=True); it freezes the base.
             import peft
             conf = peft.LoraConfig(r=lora_rank, lora_alpha=16, target_modules=list(lora_targets),
-                                   task_type="CAUSAL_LM")
+                                   lora_dropout=lora_dropout, task_type="CAUSAL_LM")
             model = peft.get_peft_model(model, conf)
             dts = {p.dtype for n, p in model.named_parameters() if "lora_" in n}
             if dts != {torch.float32}:
@@ -376,7 +377,7 @@ def build_model(model_name, dtype, attention, lora_rank, lora_targets, lora_styl
 # One case
 # ---------------------------------------------------------------------------------------
 FIELDS = ["case_id", "split", "regime", "model", "mode", "batch", "seq_len", "dtype", "precision", "optimizer",
-          "fused", "grad_checkpointing", "lora_rank", "lora_targets", "lora_style", "attention", "logits",
+          "fused", "grad_checkpointing", "lora_rank", "lora_targets", "lora_style", "lora_dropout", "attention", "logits",
           "decode_steps", "decode_loop", "peak_allocated_bytes", "decode_peak_bytes", "params_bytes", "grads_bytes", "optimizer_bytes",
           "activations_bytes", "torch_version", "transformers_version", "peft_version", "method",
           "loss", "loss_chunks", "optimizer_in_bwd", "activation_offload", "cpu_offloaded_bytes"]
@@ -418,7 +419,7 @@ def run_case(c: dict, explain: bool = False) -> dict:
     fake = FakeTensorMode(allow_non_fake_inputs=True)
     tracker = PeakTracker(explain)
     model = build_model(model_name, dtype, c["attention"], c.get("lora_rank", 0), c.get("lora_targets", ()),
-                        c.get("lora_style", "hand"))
+                        c.get("lora_style", "hand"), c.get("lora_dropout", 0))
     with fake, tracker:
         model = model.to_empty(device=DEV)
         model.tie_weights()  # to_empty() materialises tied parameters separately; re-tie
@@ -569,6 +570,7 @@ SMALL = {"gpt2", "gpt2-medium", "google-bert/bert-base-uncased", "google-bert/be
 # peft's q, k, v, o targets; GPT-2 fuses q, k, v into c_attn, and "attn.c_proj" is its o_proj
 # (a bare "c_proj" would also match the MLP's).
 QKVO_ALL = ("q_proj", "k_proj", "v_proj", "o_proj")
+ALL_LINEAR = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 QKVO = {"gpt2": ("c_attn", "attn.c_proj"), "gpt2-medium": ("c_attn", "attn.c_proj")}
 
 
@@ -584,6 +586,8 @@ def regime(c) -> str:
         return "optimizer-in-backward"
     if c.get("loss") in ("chunked", "fused"):
         return f"loss-{c['loss']}"
+    if c["lora_rank"] and c.get("lora_dropout"):
+        return f"lora-{c['lora_style']}-dropout"
     if c["lora_rank"]:
         return f"lora-{c['lora_style']}-{c['precision']}"
     if c["precision"] == "amp-bf16" and c["model"] in SMALL:
@@ -601,6 +605,7 @@ def cases():
         c.setdefault("lora_rank", 0)
         c.setdefault("lora_targets", ())
         c.setdefault("lora_style", "hand" if c["lora_rank"] else "")
+        c.setdefault("lora_dropout", 0)
         c.setdefault("attention", "sdpa")
         c.setdefault("logits", "all")
         c.setdefault("decode_steps", 0)
@@ -621,6 +626,8 @@ def cases():
             if c["lora_rank"]:
                 tag += f"-{'peft' if c['lora_style'] == 'peft' else 'lora'}{c['lora_rank']}"
                 tag += "-qkvo" if tuple(c["lora_targets"]) in (QKVO_ALL, QKVO["gpt2"]) else ""
+                tag += "-all" if tuple(c["lora_targets"]) == ALL_LINEAR else ""
+                tag += f"-drop{c['lora_dropout']}" if c["lora_dropout"] else ""
             if c.get("loss"):
                 tag += f"-loss{c['loss']}{c.get('loss_chunks') or ''}"
             tag += "-inbwd" if c.get("optimizer_in_bwd") else ""
@@ -787,6 +794,15 @@ def cases():
     # Where the activations, not the step, set the peak: LoRA at 4 × 4096, and the fused step.
     lora("tuned", L1, 4, 4096, activation_offload=True, grad_checkpointing=True, loss="chunked", loss_chunks=8)
     bf16("held-out", L1, 2, 2048, activation_offload=True, fused=True, loss="chunked", loss_chunks=8)
+
+    # -- Issue 40: PEFT's own LoRA with lora_dropout 0.1 (TRL's default is 0.05, the same tensors):
+    # each adapted module keeps the dropout's bool mask and lora_A its own input ----------------
+    for split, m, b, s, prec, targets in [("tuned", L1, 4, 2048, "bf16", qkvo),
+                                          ("tuned", L1, 4, 2048, "amp-bf16", qkvo),
+                                          ("held-out", Q05, 4, 1024, "bf16", ALL_LINEAR),
+                                          ("held-out", L3, 2, 1024, "amp-bf16", ALL_LINEAR)]:
+        train(split, m, b, s, dtype="bf16", precision=prec, lora_rank=16, lora_targets=targets, lora_style="peft",
+              lora_dropout=0.1)
     return out
 
 

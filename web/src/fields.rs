@@ -172,6 +172,7 @@ pub const TRAINING_KEYS: &[&str] = &[
     "grad_checkpointing",
     "lora_rank",
     "lora_targets",
+    "lora_dropout",
     "qlora",
     "zero",
     "offload",
@@ -241,6 +242,8 @@ pub static FIELDS: &[Field] = &[
     Field::new("lora_rank", Kind::Number, Group::Training),
     #[cfg(feature = "full")]
     Field::new("lora_targets", Kind::Text, Group::Training),
+    #[cfg(feature = "full")]
+    Field::new("lora_dropout", Kind::OptNumber, Group::Training),
     #[cfg(feature = "full")]
     Field::new("qlora", Kind::Bool, Group::Training),
     #[cfg(feature = "full")]
@@ -461,6 +464,7 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
         grad_checkpointing,
         lora_rank,
         lora_targets,
+        lora_dropout,
         qlora,
         zero,
         offload,
@@ -745,6 +749,7 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
         ),
         ("recompute_num_layers", opt(*recompute_num_layers)),
         ("galore_rank", opt(*galore_rank)),
+        ("lora_dropout", opt(*lora_dropout)),
         ("grad_accum", opt(*grad_accum)),
     ]);
     texts

@@ -117,6 +117,7 @@ impl EstimateFlags {
             },
             lora_rank: self.lora_rank,
             lora_targets: self.lora_targets.clone(),
+            lora_dropout: self.lora_dropout,
             qlora: self.qlora,
             zero: self.zero,
             offload: self.offload.into(),

@@ -100,6 +100,9 @@ pub struct EstimateFlags {
     /// LoRA target modules, comma-separated (q_proj,v_proj by default; all-linear for every projection); SGLang --lora-target-modules (alias) when serving with --enable-lora: those names, embed_tokens, lm_head or all [default: all].
     #[arg(long, value_delimiter = ',', visible_alias = "lora-target-modules")]
     pub lora_targets: Vec<String>,
+    /// LoRA dropout probability (PEFT's lora_dropout), 0 to under 1: above 0 each adapted module keeps a mask and its own input copy [default: the stack's: TRL 0.05, others 0].
+    #[arg(long, allow_negative_numbers = true)]
+    pub lora_dropout: Option<f64>,
     /// QLoRA: NF4 base with LoRA adapters.
     #[arg(long)]
     pub qlora: bool,

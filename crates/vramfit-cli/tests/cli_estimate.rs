@@ -88,6 +88,20 @@ fn bad_input_exits_2_naming_the_flag() {
             vec!["estimate", "--params", "7B", "--batch", "abc"],
             "--batch",
         ),
+        (
+            vec![
+                "estimate",
+                "--model",
+                "meta-llama/Llama-3.1-8B",
+                "--mode",
+                "training",
+                "--lora-rank",
+                "16",
+                "--lora-dropout",
+                "1",
+            ],
+            "--lora-dropout",
+        ),
         (vec!["estimate"], "--model"),
         // Every flag in range, the run past 8 PiB: 64 × 32 heads × (2^24)^2 × 6 B = 3 × 2^61 B
         // of eager attention scores (bf16 and the fp32 softmax) alone.
@@ -702,4 +716,35 @@ fn an_embedding_run_on_llamacpp() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("--ubatch"), "{err}");
     assert!(err.contains("-ub 8192"), "{err}");
+}
+
+/// `--lora-dropout` 0.1 on Llama-3.1-8B's q and v in pure bf16 (batch 1 × 512, no
+/// checkpointing): each adapted module's 1 B mask per input element, 2 × 4096 B × 32 blocks ×
+/// 512 tokens = 134,217,728 B more activations (each already kept its fp32 copy of the input).
+#[test]
+fn lora_dropout_adds_each_adapters_mask() {
+    let acts = |p: &str| {
+        json(&[
+            "estimate",
+            "--model",
+            "meta-llama/Llama-3.1-8B",
+            "--mode",
+            "training",
+            "--precision",
+            "bf16",
+            "--lora-rank",
+            "16",
+            "--lora-targets",
+            "q_proj,v_proj",
+            "--batch",
+            "1",
+            "--seq-len",
+            "512",
+            "--lora-dropout",
+            p,
+        ])["activations_bytes"]
+            .as_u64()
+            .unwrap()
+    };
+    assert_eq!(acts("0.1") - acts("0"), 134_217_728);
 }

@@ -1421,6 +1421,13 @@ export interface EstimateInput {
    */
   lora_targets?: string[];
   /**
+   * LoRA dropout's probability (PEFT's and TRL's `lora_dropout`, torchtune's
+   * `model.lora_dropout`, axolotl's and LLaMA-Factory's `lora_dropout`): from 0 to under 1.
+   * Above 0 every adapted module keeps the dropout's bool mask and `lora_A`'s own copy of its
+   * input for backward. Absent: the stack's default (TRL's `ModelConfig` 0.05, the others 0).
+   */
+  lora_dropout?: number | null;
+  /**
    * QLoRA: base weights in NF4 with double quantization, LoRA adapters on top.
    */
   qlora?: boolean;

@@ -359,6 +359,7 @@ fn training_fields(app: &crate::Ctx, error: &Option<InputError>) -> Html {
             <div class="row">{ f("optimizer") }{ f("precision") }</div>
             { f("grad_checkpointing") }
             <div class="row">{ f("lora_rank") }{ f("lora_targets") }</div>
+            { f("lora_dropout") }
             { f("qlora") }
             <div class="row">{ f("zero") }{ f("offload") }</div>
             <div class="row">{ f("fused_optimizer") }{ f("grad_accum") }</div>

@@ -202,6 +202,8 @@ fn set(input: &mut EstimateInput, key: &str, v: &str) -> Result<(), InputError> 
         "vp" => input.vp = opt()?,
         #[cfg(feature = "full")]
         "galore_rank" => input.galore_rank = opt()?,
+        #[cfg(feature = "full")]
+        "lora_dropout" => input.lora_dropout = opt()?,
         "grad_accum" => input.grad_accum = opt()?,
         #[cfg(feature = "full")]
         "sequence_parallel" => input.sequence_parallel = on,

@@ -18,6 +18,8 @@ pub struct Trainable {
     /// `autocast_adapter_dtype=True`, whatever the base's dtype), 2 where DeepSpeed holds the
     /// whole model in 16 bits.
     pub adapter_bytes: u64,
+    /// LoRA's dropout is on (`lora_dropout` above 0): each adapter drops its input first.
+    pub lora_dropout: bool,
 }
 
 impl Trainable {
@@ -123,6 +125,10 @@ pub fn fused_qkv_view(arch: &Architecture) -> bool {
 ///   fp32 adapters over a 16-bit input each module makes and keeps its own fp32 copy; under
 ///   autocast that copy is cast back to 16 bits for `lora_A`, which keeps that cast instead. The
 ///   frozen base projection keeps nothing.
+/// - With LoRA dropout (`lora_B(lora_A(dropout(x)))`, PEFT's `Linear.forward` and torchtune's
+///   `LoRALinear`) each adapted module's `native_dropout` keeps its bool mask (1 byte per input
+///   element) and `lora_A` keeps the dropout's output (adapter dtype; under autocast its 16-bit
+///   cast) instead of the shared input: its own copy even where the dtypes match.
 fn projection_inputs(
     modules: &[bool],
     width: u64,
@@ -142,7 +148,9 @@ fn projection_inputs(
             let ab = train.adapter_bytes;
             let copies = x != ab || c.autocast && ab != c.act;
             let copy_bytes = if c.autocast { c.act } else { ab };
-            if copies {
+            if train.lora_dropout {
+                own += (copy_bytes + 1) * width;
+            } else if copies {
                 own += copy_bytes * width;
             } else {
                 shared = true;

@@ -72,6 +72,11 @@ pub struct EstimateInput {
     /// with SGLang and `enable_lora`: its `--lora-target-modules` (those names, `embed_tokens`,
     /// `lm_head`, or `all`); default `all`.
     pub lora_targets: Vec<String>,
+    /// LoRA dropout's probability (PEFT's and TRL's `lora_dropout`, torchtune's
+    /// `model.lora_dropout`, axolotl's and LLaMA-Factory's `lora_dropout`): from 0 to under 1.
+    /// Above 0 every adapted module keeps the dropout's bool mask and `lora_A`'s own copy of its
+    /// input for backward. Absent: the stack's default (TRL's `ModelConfig` 0.05, the others 0).
+    pub lora_dropout: Option<f64>,
     /// QLoRA: base weights in NF4 with double quantization, LoRA adapters on top.
     pub qlora: bool,
     /// DeepSpeed ZeRO stage 0–3 (FSDP full shard is stage 3).
@@ -447,6 +452,7 @@ impl Default for EstimateInput {
             grad_checkpointing: Checkpointing::None,
             lora_rank: 0.0,
             lora_targets: Vec::new(),
+            lora_dropout: None,
             qlora: false,
             zero: 0.0,
             offload: Offload::None,

@@ -168,6 +168,9 @@ mod tei_tests;
 #[cfg(test)]
 mod text_snapshot;
 mod training;
+/// Each stack's cited defaults, for the launches that must state where the run differs.
+#[cfg(feature = "launch")]
+pub(crate) use training::stacks::defaults as stack_defaults;
 mod trtllm;
 mod vllm;
 mod weights;

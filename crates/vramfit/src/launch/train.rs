@@ -319,6 +319,12 @@ pub(super) fn lora_targets(mask: u32) -> Value {
     )
 }
 
+/// The `lora_dropout` a launch must write for a stack whose own default is `default`: the
+/// estimate's, where the two differ (a LoRA run only).
+pub(super) fn lora_dropout(w: &Workload, default: f64) -> Option<f64> {
+    (w.lora_rank > 0 && w.regimes.lora_dropout != default).then_some(w.regimes.lora_dropout)
+}
+
 /// TRL's `ModelConfig` for LoRA and QLoRA: `use_peft`, `lora_r`, `lora_target_modules`,
 /// bitsandbytes' loading.
 fn peft(w: &Workload, k: &mut Keys) -> Result<()> {
@@ -336,6 +342,11 @@ fn peft(w: &Workload, k: &mut Keys) -> Result<()> {
     k.set("use_peft", true);
     k.set("lora_r", w.lora_rank);
     k.set("lora_target_modules", lora_targets(w.lora_mask));
+    // TRL's `ModelConfig.lora_dropout` is 0.05: written where the estimate counted another.
+    let trl = crate::estimate::stack_defaults(crate::estimate::Stack::Trl);
+    if let Some(p) = lora_dropout(w, trl.lora_dropout) {
+        k.set("lora_dropout", p);
+    }
     match quantized {
         Base::Full => {}
         Base::Nf4 { double_quant } => {

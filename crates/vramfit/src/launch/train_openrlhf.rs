@@ -147,6 +147,10 @@ fn ds_words(w: &Workload) -> Result<Vec<String>> {
     if w.lora_rank > 0 {
         a.set("--ds.lora.rank", w.lora_rank.to_string());
         a.set("--ds.lora.alpha", w.lora_rank.saturating_mul(2).to_string());
+        // `--ds.lora.dropout` defaults to 0 (openrlhf/cli/train_ppo_ray.py, 0.11.2).
+        if let Some(p) = super::train::lora_dropout(w, 0.0) {
+            a.set("--ds.lora.dropout", crate::units::short(p));
+        }
         a.word("--ds.lora.target_modules");
         match super::train::lora_targets(w.lora_mask) {
             super::yaml::Value::List(names) => {

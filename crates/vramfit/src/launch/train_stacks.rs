@@ -49,6 +49,9 @@ pub(super) fn llamafactory(w: &Workload, l: &mut Builder) -> Result<()> {
                 _ => "all".to_string(),
             };
             k.set("lora_target", targets);
+            if let Some(p) = super::train::lora_dropout(w, 0.0) {
+                k.set("lora_dropout", p);
+            }
             match base {
                 Base::Full => {}
                 Base::Nf4 { double_quant } => {
@@ -143,6 +146,9 @@ pub(super) fn axolotl(w: &Workload, l: &mut Builder) -> Result<()> {
             match lora_targets(w.lora_mask) {
                 Value::List(names) => k.set("lora_target_modules", Value::List(names)),
                 _ => k.set("lora_target_linear", true),
+            }
+            if let Some(p) = super::train::lora_dropout(w, 0.0) {
+                k.set("lora_dropout", p);
             }
             match base {
                 Base::Full => {}

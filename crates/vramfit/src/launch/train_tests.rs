@@ -572,3 +572,60 @@ fn odd_stack_command_lines_are_read_or_refused() {
         }
     }
 }
+
+/// `lora_dropout` in each stack's words where the estimate's differs from the stack's default
+/// (TRL's 0.05, the others' 0), read back into the same estimate.
+#[test]
+fn lora_dropout_is_written_where_the_stack_would_differ() {
+    let lora = |stack, p| EstimateInput {
+        lora_rank: 16.0,
+        lora_targets: alloc::vec!["all-linear".into()],
+        lora_dropout: p,
+        stack,
+        ..base()
+    };
+    // TRL: 0 stated (no stack counts 0), nothing where TRL's own 0.05 is counted.
+    let l = launch_input(&lora(None, None)).unwrap();
+    assert!(
+        l.files[0].text.contains("lora_dropout: 0\n"),
+        "{}",
+        l.files[0].text
+    );
+    same_estimate(&lora(None, None), &read_back(&l, None), "TRL, 0");
+    let l = launch_input(&lora(Some(Stack::Trl), None)).unwrap();
+    assert!(
+        !l.files[0].text.contains("lora_dropout"),
+        "{}",
+        l.files[0].text
+    );
+    for stack in [
+        Some(Stack::Trl),
+        Some(Stack::Llamafactory),
+        Some(Stack::Axolotl),
+    ] {
+        let mut input = lora(stack, Some(0.1));
+        if stack == Some(Stack::Axolotl) {
+            // axolotl's bf16 is pure bf16.
+            input.precision = Precision::Bf16;
+        }
+        let l = launch_input(&input).unwrap();
+        assert!(
+            l.files[0].text.contains("lora_dropout: 0.1\n"),
+            "{}",
+            l.files[0].text
+        );
+        let gpus = (stack != Some(Stack::Trl)).then_some(input.gpus).flatten();
+        same_estimate(&input, &read_back(&l, gpus), &alloc::format!("{stack:?}"));
+    }
+    // torchtune: a `model.lora_dropout=0.1` override on `tune run`, read back.
+    let input = EstimateInput {
+        precision: Precision::Bf16,
+        lora_targets: Vec::new(),
+        ..lora(Some(Stack::Torchtune), Some(0.1))
+    };
+    let l = launch_input(&input).unwrap();
+    assert!(l.script.contains("model.lora_dropout=0.1"), "{}", l.script);
+    let (back, _) = command_back(&l, &input.gpu);
+    assert_eq!(back.lora_dropout, Some(0.1));
+    same_estimate(&input, &back, "torchtune");
+}

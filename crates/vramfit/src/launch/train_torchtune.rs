@@ -324,6 +324,10 @@ fn run_keys(w: &Workload, fused_in_config: bool, set: &mut impl FnMut(&str, Stri
             "fp32"
         }),
     );
+    // The LoRA builders' `lora_dropout` defaults to 0.0.
+    if let Some(p) = super::train::lora_dropout(w, 0.0) {
+        set("model.lora_dropout", crate::units::short(p));
+    }
     let ac = w.checkpointing == Checkpointing::Full;
     set("enable_activation_checkpointing", bool_word(ac));
     set(

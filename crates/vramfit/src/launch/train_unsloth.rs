@@ -50,6 +50,10 @@ pub(super) fn unsloth(w: &Workload, l: &mut Builder) -> Result<()> {
     set("--max_seq_length", w.seq_len.to_string());
     set("--r", w.lora_rank.to_string());
     set("--lora_alpha", w.lora_rank.to_string());
+    // unsloth-cli.py's `--lora_dropout` defaults to 0.
+    if let Some(p) = super::train::lora_dropout(w, 0.0) {
+        set("--lora_dropout", crate::units::short(p));
+    }
     set("--use_gradient_checkpointing", "unsloth".into());
     set("--per_device_train_batch_size", w.batch.to_string());
     set("--gradient_accumulation_steps", w.grad_accum.to_string());

@@ -357,6 +357,15 @@ fn checks(w: &Workload) -> Result<()> {
             "verl 的启动命令在所有线性层上加 LoRA（all-linear）",
         ));
     }
+    // verl 0.9.1's FSDP engine builds PEFT's `LoraConfig` without a dropout
+    // (workers/engine/fsdp/transformer_impl.py): PEFT's 0.
+    if super::train::lora_dropout(w, 0.0).is_some() {
+        return Err(refused(
+            "lora_dropout",
+            "verl's FSDP actor passes no lora_dropout to PEFT (0)",
+            "verl 的 FSDP actor 不向 PEFT 传 lora_dropout（即 0）",
+        ));
+    }
     if w.tp > 1 || w.pp > 1 || w.sharding.megatron.is_some() {
         return Err(refused(
             "tp",

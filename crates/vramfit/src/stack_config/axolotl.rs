@@ -66,6 +66,8 @@ fn adapter(m: &Map<'_>, r: &mut Reading) -> Result<()> {
     let qlora = kind == "qlora";
     // axolotl has no default rank (`lora_r` is required with an adapter); 8 as PEFT's.
     r.input.lora_rank = m.num("lora_r")?.unwrap_or(8.0);
+    // `lora_dropout` 0.0 when absent with an adapter (schemas/peft.py; the stack's default).
+    r.input.lora_dropout = m.num("lora_dropout")?;
     if m.bool("lora_target_linear")?.unwrap_or(false) {
         r.input.lora_targets = names::lora_targets(alloc::vec!["all-linear".to_string()]);
     } else if let Some(t) = m.strs("lora_target_modules")? {

@@ -107,6 +107,8 @@ fn method(m: &Map<'_>, r: &mut Reading) -> Result<()> {
         }
     }
     r.input.lora_rank = m.num("lora_rank")?.unwrap_or(8.0);
+    // `lora_dropout` 0.0 when absent (finetuning_args.py; the stack's default).
+    r.input.lora_dropout = m.num("lora_dropout")?;
     r.input.lora_targets = names::lora_targets(
         m.strs("lora_target")?
             .unwrap_or_else(|| alloc::vec!["all".to_string()]),

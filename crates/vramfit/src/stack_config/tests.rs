@@ -195,6 +195,7 @@ fn torchtune_qlora_recipe() {
     // `qlora_*` builders quantize with torchao's to_nf4, not bitsandbytes.
     assert_eq!(i.quantization, Quantization::TorchaoNf4);
     assert_eq!((i.lora_rank, i.batch, i.seq_len), (8.0, 2.0, 4096.0));
+    assert_eq!(i.lora_dropout, Some(0.0));
     assert_eq!(
         i.lora_targets,
         [
@@ -216,7 +217,6 @@ fn torchtune_qlora_recipe() {
             "output_dir (line 1)",
             "model.apply_lora_to_output (line 6)",
             "model.lora_alpha (line 8)",
-            "model.lora_dropout (line 9)",
             "tokenizer._component_ (line 11)",
             "tokenizer.path (line 12)",
             "optimizer.lr (line 18)"
@@ -766,4 +766,28 @@ fn verl_grpo_config() {
     assert_eq!(i.grad_checkpointing, Checkpointing::Full);
     assert!(r.not_read.is_empty(), "{:?}", r.not_read);
     assert!(i.resolve().is_ok());
+}
+
+/// `lora_dropout` as TRL, LLaMA-Factory and axolotl spell it (torchtune's `model.lora_dropout`:
+/// `torchtune_qlora_recipe`); absent, the input leaves it to the stack's default (TRL's 0.05).
+#[test]
+fn lora_dropout_is_read_by_each_stack() {
+    let trl = "model_name_or_path: Qwen/Qwen2.5-7B-Instruct\nuse_peft: true\nlora_r: 16\n";
+    let r = read(&alloc::format!("{trl}lora_dropout: 0.1\n"));
+    assert_eq!(r.format, ConfigFormat::Trl);
+    assert_eq!(r.input.lora_dropout, Some(0.1));
+    assert!(!not_read(&r).iter().any(|k| k.starts_with("lora_dropout")));
+    assert_eq!(read(trl).input.lora_dropout, None);
+    let r = read(
+        "model_name_or_path: meta-llama/Meta-Llama-3-8B\nstage: sft\nfinetuning_type: lora\n\
+         lora_target: all\nlora_dropout: 0.05\ncutoff_len: 2048\n",
+    );
+    assert_eq!(r.format, ConfigFormat::Llamafactory);
+    assert_eq!(r.input.lora_dropout, Some(0.05));
+    let r = read(
+        "base_model: NousResearch/Meta-Llama-3-8B\nadapter: lora\nlora_r: 32\n\
+         lora_target_linear: true\nlora_dropout: 0.2\nsequence_len: 4096\n",
+    );
+    assert_eq!(r.format, ConfigFormat::Axolotl);
+    assert_eq!(r.input.lora_dropout, Some(0.2));
 }

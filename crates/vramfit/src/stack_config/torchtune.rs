@@ -141,6 +141,8 @@ fn read_model(model: &Map<'_>, r: &mut Reading) -> Result<()> {
     }
     // torchtune's LoRA builders: `lora_rank` 8 in every recipe; no default in the builder.
     r.input.lora_rank = model.num("lora_rank")?.unwrap_or(8.0);
+    // `lora_dropout`: the builders' default 0.0 when absent (the stack's default).
+    r.input.lora_dropout = model.num("lora_dropout")?;
     let mut targets: Vec<String> = model.strs("lora_attn_modules")?.unwrap_or_default();
     if model.bool("apply_lora_to_mlp")?.unwrap_or(false) {
         targets.extend(["gate_proj", "up_proj", "down_proj"].map(String::from));

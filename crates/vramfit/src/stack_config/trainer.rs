@@ -201,6 +201,8 @@ fn model(m: &Map<'_>, r: &mut Reading) -> Result<()> {
     }
     // TRL `ModelConfig`: `lora_r` 16; target modules PEFT's default for the model.
     r.input.lora_rank = m.num("lora_r")?.unwrap_or(16.0);
+    // `lora_dropout`: TRL's `ModelConfig` 0.05 when absent (the stack's default).
+    r.input.lora_dropout = m.num("lora_dropout")?;
     if let Some(t) = m.strs("lora_target_modules")? {
         r.input.lora_targets = names::lora_targets(t);
     }

@@ -504,6 +504,7 @@ impl Run<'_> {
             } else {
                 basis.state_bytes
             },
+            lora_dropout: basis.lora && self.regimes.lora_dropout > 0.0,
         };
         // The sequence through the main stack (a ViT's patches and class token, whatever
         // seq_len says) and, for Whisper, the encoder's fixed frames over its own layers.

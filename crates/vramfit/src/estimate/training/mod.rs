@@ -13,6 +13,8 @@ mod figures;
 mod kbit;
 #[cfg(all(test, feature = "training"))]
 mod kbit_tests;
+#[cfg(all(test, feature = "training"))]
+mod lora_dropout_tests;
 #[cfg(feature = "training")]
 mod megatron;
 #[cfg(feature = "training")]

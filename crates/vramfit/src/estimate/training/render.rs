@@ -333,6 +333,19 @@ impl Run<'_> {
 
     /// A detailed architecture's saved activations: per token per block, or with full
     /// checkpointing the block inputs and one block recomputed.
+    /// LoRA dropout's part of the per-token bytes, named where it adds them.
+    fn lora_dropout_text(&self, f: &TrainingFigures) -> Formula {
+        let p = self.regimes.lora_dropout;
+        if !f.basis.lora || p <= 0.0 {
+            return Formula::default();
+        }
+        formula!(self.text;
+            let p = crate::units::number_text(p);
+            [" (LoRA dropout {p}: each adapted module's 1 B mask and lora_A's own input copy)"],
+            ["（LoRA dropout {p}：每个适配模块的 1 B 掩码与 lora_A 自己的输入副本）"]
+        )
+    }
+
     fn block_activations_text(&self, f: &TrainingFigures, blocks: &BlockActivations) -> Formula {
         let &BlockActivations {
             seq,
@@ -362,18 +375,21 @@ impl Run<'_> {
         } else {
             String::new()
         };
+        let drop = self.lora_dropout_text(f);
         match kept {
             Some(kept) => {
                 let one = f.activations.recomputed;
                 formula!(self.text;
                     [
-                        "block inputs {n_tokens} tokens × {resid} B × {hidden} hidden × {blocks} blocks{} + one block recomputed ({per_tok} B per token; in backward, once the loss's tensors are freed) = {}",
+                        "block inputs {n_tokens} tokens × {resid} B × {hidden} hidden × {blocks} blocks{} + one block recomputed ({per_tok} B per token{}; in backward, once the loss's tensors are freed) = {}",
                         enc_text.en,
+                        drop.en,
                         b(kept.saturating_add(one))
                     ],
                     [
-                        "块输入 {n_tokens} token × {resid} B × {hidden} 隐藏维度 × {blocks} 块{} + 重算一个块 ({per_tok} B 每 token；在反向中、损失的张量释放之后) = {}",
+                        "块输入 {n_tokens} token × {resid} B × {hidden} 隐藏维度 × {blocks} 块{} + 重算一个块 ({per_tok} B 每 token{}；在反向中、损失的张量释放之后) = {}",
                         enc_text.zh,
+                        drop.zh,
                         b(kept.saturating_add(one))
                     ]
                 )
@@ -392,12 +408,14 @@ impl Run<'_> {
                 formula!(self.text;
                     let size = b(total);
                     [
-                        "{n_tokens} tokens × {per_tok} B per token per block{} × {blocks} blocks{} = {size}",
+                        "{n_tokens} tokens × {per_tok} B per token per block{}{} × {blocks} blocks{} = {size}",
+                        drop.en,
                         s2_text.en,
                         enc_text.en
                     ],
                     [
-                        "{n_tokens} token × {per_tok} B 每 token 每块{} × {blocks} 块{} = {size}",
+                        "{n_tokens} token × {per_tok} B 每 token 每块{}{} × {blocks} 块{} = {size}",
+                        drop.zh,
                         s2_text.zh,
                         enc_text.zh
                     ]

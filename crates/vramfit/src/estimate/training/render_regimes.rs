@@ -121,6 +121,13 @@ impl Run<'_> {
                     zh!("量化基座的其余参数不升为 fp32"),
                 );
             }
+            if r.from_stack.lora_dropout && self.lora_rank > 0 {
+                let d = crate::units::number_text(r.lora_dropout);
+                add(
+                    en!("lora_dropout {d} (each adapted module keeps a mask and its own input)"),
+                    zh!("lora_dropout {d}（每个适配模块保存掩码与自己的输入）"),
+                );
+            }
             if !set_en.is_empty() {
                 p.note(
                     "stack_defaults",

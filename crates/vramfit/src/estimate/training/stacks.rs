@@ -9,7 +9,7 @@
 use crate::estimate::{Loss, Stack};
 
 /// What a stack does when the run does not say.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct StackDefaults {
     /// The loss's form.
     pub loss: Loss,
@@ -22,6 +22,8 @@ pub struct StackDefaults {
     pub checkpointing: bool,
     /// A quantized base's unquantized parameters cast to fp32.
     pub kbit_upcast: bool,
+    /// LoRA's dropout probability (`lora_dropout`) when the run does not give one.
+    pub lora_dropout: f64,
     /// Where these defaults are set: the release read and the file.
     pub source: &'static str,
 }
@@ -35,6 +37,8 @@ pub const TRAINER: StackDefaults = StackDefaults {
     // peft 0.21 `prepare_model_for_kbit_training` (src/peft/utils/other.py): every fp16/bf16
     // parameter of a k-bit model cast to fp32.
     kbit_upcast: true,
+    // peft 0.21 `LoraConfig.lora_dropout` default 0.0 (src/peft/tuners/lora/config.py).
+    lora_dropout: 0.0,
     source: "transformers Trainer + peft prepare_model_for_kbit_training (src/peft/utils/other.py)",
 };
 
@@ -45,9 +49,12 @@ pub const fn defaults(stack: Stack) -> StackDefaults {
         // SFTTrainer calls no `prepare_model_for_kbit_training`, but loads the model in fp32
         // (`ModelConfig.dtype` "float32", sft_trainer.py's docstring), so a 4-bit model's
         // unquantized parameters are fp32 as after PEFT's upcast; a model loaded in bf16 keeps
-        // them bf16 (`kbit_upcast` false, as `--config` reads such a file).
+        // them bf16 (`kbit_upcast` false, as `--config` reads such a file). Its
+        // `ModelConfig.lora_dropout` is 0.05 (trl/trainer/model_config.py), which `get_peft_config`
+        // hands to PEFT's `LoraConfig`.
         Stack::Trl => StackDefaults {
-            source: "TRL 1.16 SFTConfig (use_liger_kernel False, packing False); ModelConfig.dtype float32: a 4-bit model's unquantized parameters in fp32",
+            lora_dropout: 0.05,
+            source: "TRL 1.16 SFTConfig (use_liger_kernel False, packing False); ModelConfig.dtype float32: a 4-bit model's unquantized parameters in fp32; ModelConfig.lora_dropout 0.05 (trl/trainer/model_config.py)",
             ..TRAINER
         },
         // Unsloth: `FastLanguageModel.get_peft_model(use_gradient_checkpointing="unsloth")`
@@ -61,6 +68,11 @@ pub const fn defaults(stack: Stack) -> StackDefaults {
             activation_offload: true,
             checkpointing: true,
             kbit_upcast: false,
+            // `get_peft_model(lora_dropout=0)`, its notebooks' value: its fast LoRA kernels
+            // (LoRA_QKV, LoRA_O, LoRA_MLP) need 0. With dropout its `get_peft_model`
+            // (unsloth/models/llama.py) warns "Unsloth will patch all other layers, except LoRA
+            // matrices" and the adapters run PEFT's `Linear.forward`, the shape counted here.
+            lora_dropout: 0.0,
             source: "Unsloth get_peft_model(use_gradient_checkpointing=\"unsloth\"), fused CE (unsloth_zoo), _utils.py prepare_model_for_kbit_training (LoRA A/B only)",
         },
         // torchtune 0.6: every recipe config's `loss: torchtune.modules.loss.LinearCrossEntropyLoss`
@@ -74,11 +86,14 @@ pub const fn defaults(stack: Stack) -> StackDefaults {
             activation_offload: false,
             checkpointing: false,
             kbit_upcast: false,
+            // The component builders' `lora_dropout: float = 0.0` (torchtune/models/llama3/_component_builders.py).
+            lora_dropout: 0.0,
             source: "torchtune recipe configs: loss LinearCrossEntropyLoss (num_output_chunks 8); enable_activation_offloading False; torchao NF4 without upcast",
         },
         // LLaMA-Factory: `enable_liger_kernel` False, `upcast_layernorm` False,
         // `disable_gradient_checkpointing` False (checkpointing on) in
         // src/llamafactory/hparams/model_args.py; it never calls PEFT's prepare_model_for_kbit_training.
+        // Its `lora_dropout` defaults to 0.0 (src/llamafactory/hparams/finetuning_args.py, 0.9.5).
         Stack::Llamafactory => StackDefaults {
             checkpointing: true,
             kbit_upcast: false,
@@ -87,7 +102,8 @@ pub const fn defaults(stack: Stack) -> StackDefaults {
         },
         // axolotl: `liger_cross_entropy`/`liger_fused_linear_cross_entropy` off unless set;
         // `_prepare_model_for_quantization` (src/axolotl/loaders/model.py) calls PEFT's
-        // `prepare_model_for_kbit_training` for a 4/8-bit LoRA base.
+        // `prepare_model_for_kbit_training` for a 4/8-bit LoRA base; `lora_dropout` 0.0 when an
+        // adapter is set without one (src/axolotl/utils/schemas/peft.py, 0.19).
         Stack::Axolotl => StackDefaults {
             source: "axolotl loaders/model.py _prepare_model_for_quantization → prepare_model_for_kbit_training; Liger off unless set",
             ..TRAINER
@@ -109,6 +125,8 @@ pub const fn defaults(stack: Stack) -> StackDefaults {
             source: "Megatron-LM arguments.py (00caa53): no recomputation unless --recompute-granularity, its vocab-parallel cross-entropy; its parallel knobs are another part's",
             ..TRAINER
         },
+        // verl 0.9.1 passes no `lora_dropout` to PEFT's FSDP path (PEFT's 0.0); OpenRLHF 0.11.2's
+        // `--ds.lora.dropout` defaults to 0 (openrlhf/cli/train_ppo_ray.py).
         Stack::Verl => StackDefaults {
             source: "verl: transformers Trainer's defaults (its RL knobs are another part's)",
             ..TRAINER

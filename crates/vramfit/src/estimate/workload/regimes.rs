@@ -12,7 +12,7 @@ use crate::estimate::{Checkpointing, EstimateInput, Mode, Optimizer};
 use crate::estimate::{Loss, Stack};
 
 /// The regimes of a training run, resolved.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Regimes {
     /// The stack given (`None`: transformers' `Trainer`).
     pub stack: Option<Stack>,
@@ -36,6 +36,8 @@ pub struct Regimes {
     pub compile: bool,
     /// GaLore's projection rank.
     pub galore_rank: u64,
+    /// LoRA's dropout probability: above 0 each adapted module keeps a mask and its own input.
+    pub lora_dropout: f64,
 }
 
 /// Which knobs came from the stack's defaults, for the estimate's notes.
@@ -49,6 +51,8 @@ pub struct FromStack {
     pub checkpointing: bool,
     /// The upcast rule.
     pub kbit_upcast: bool,
+    /// LoRA's dropout (the stack's is above 0).
+    pub lora_dropout: bool,
 }
 
 impl Default for Regimes {
@@ -64,6 +68,7 @@ impl Default for Regimes {
             kbit_upcast: true,
             compile: false,
             galore_rank: GALORE_RANK,
+            lora_dropout: 0.0,
             from_stack: FromStack::default(),
         }
     }
@@ -150,8 +155,27 @@ impl EstimateInput {
             Some(r) => int("galore_rank", r, 1, 65_536)?,
             None => GALORE_RANK,
         };
+        let lora_dropout = match self.lora_dropout {
+            Some(p) if p.is_finite() && (0.0..1.0).contains(&p) => p,
+            Some(p) => {
+                let p = crate::units::number_text(p);
+                return Err(input_error!(
+                    OutOfRange,
+                    "lora_dropout",
+                    ["{p} is not a dropout probability: from 0 to under 1"],
+                    ["{p} 不是丢弃概率：应在 0 到 1 之间（不含 1）"],
+                    "0 to 0.99 (PEFT's lora_dropout; 0: no dropout)",
+                    "0 到 0.99（PEFT 的 lora_dropout；0 即不丢弃）",
+                ));
+            }
+            None => {
+                from.lora_dropout = self.stack.is_some() && d.lora_dropout > 0.0;
+                d.lora_dropout
+            }
+        };
         Ok(Regimes {
             galore_rank,
+            lora_dropout,
             stack: self.stack,
             loss,
             loss_chunks,
