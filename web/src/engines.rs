@@ -162,7 +162,7 @@ pub fn settings(runner: Runner) -> Vec<Setting> {
             ("host_memory", "host_memory", key!("e.host_memory")),
             ("host_bandwidth", "host_bandwidth", key!("e.host_bandwidth")),
             ("ubatch", "-ub", key!("e.ubatch")),
-            ("runner", "--embedding", key!("e.runner")),
+            ("runner", "--embedding", key!("e.runner_llamacpp")),
             ("kv_dtype", "-ctk / -ctv", key!("e.kv")),
             ("tensor_split", "-ts", key!("e.tensor_split")),
             ("split_mode", "-sm", key!("e.split_mode")),
@@ -177,7 +177,7 @@ pub fn settings(runner: Runner) -> Vec<Setting> {
         Runner::Ollama => &[
             ("batch", "OLLAMA_NUM_PARALLEL", key!("e.parallel")),
             ("gpu_layers", "num_gpu", key!("e.num_gpu")),
-            ("runner", "/api/embed", key!("e.runner")),
+            ("runner", "/api/embed", key!("e.runner_ollama")),
             ("host_memory", "host_memory", key!("e.host_memory")),
             ("host_bandwidth", "host_bandwidth", key!("e.host_bandwidth")),
             ("kv_dtype", "OLLAMA_KV_CACHE_TYPE", key!("e.kv_ollama")),
