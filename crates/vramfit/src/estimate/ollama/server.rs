@@ -274,19 +274,16 @@ impl Run<'_> {
             100 => alloc::string::String::from("100% CPU"),
             c => alloc::format!("{c}%/{}% CPU/GPU", 100 - c),
         };
+        // Each language's words only in its own build (the calculator is one language).
+        let fit = b(FIT_TARGET);
         let (placed_en, placed_zh) = match self.num_gpu {
-            Some(n) => (
-                alloc::format!("-ngl {n} (num_gpu)"),
-                alloc::format!("-ngl {n}（num_gpu）"),
-            ),
+            Some(n) => (en!("-ngl {n} (num_gpu)"), zh!("-ngl {n}（num_gpu）")),
             None => (
-                alloc::format!(
-                    "no -ngl: llama-server's fit puts {layers} of {all} layers on the GPU, leaving at least {} free",
-                    b(FIT_TARGET)
+                en!(
+                    "no -ngl: llama-server's fit puts {layers} of {all} layers on the GPU, leaving at least {fit} free"
                 ),
-                alloc::format!(
-                    "不传 -ngl：llama-server 的 fit 把 {all} 层中的 {layers} 层放到 GPU，并至少留出 {} 空闲",
-                    b(FIT_TARGET)
+                zh!(
+                    "不传 -ngl：llama-server 的 fit 把 {all} 层中的 {layers} 层放到 GPU，并至少留出 {fit} 空闲"
                 ),
             ),
         };
