@@ -39,7 +39,7 @@ function style(href) {
 // and more GPUs than a node holds, here `gpus` alone) and `Lang::from_url`/`from_tag` in few
 // words. Should it ever choose wrong, the build it starts hands over to the right one.
 function chosen(hash) {
-  if (/^#\/(fit|mig|diagnose|faq|device)(?![\w-])|[?&]source=(config|hub)(?![^&])|[?&]gpu=[^&]|[?&]engine=(trtllm|mlx)(?![^&])|[?&]mode=training(?![^&])|[?&]gpus=(9|[1-9]\d+)(?![^&])|[?&](gpus_per_node|node_link|speculative_method|draft_model|num_speculative_tokens|acceptance_rate|max_kv_size|kv_bits|kv_group_size|quantized_kv_start|wired_limit_mb|image_width|image_height|disaggregation_mode|disaggregation_transfer_backend|num_reserved_decode_tokens|host_memory|host_bandwidth)=[^&]|[?&]images=(?!0*(?:&|$))/.test(hash)) return 'full';
+  if (/^#\/(fit|mig|diagnose|faq|device)(?![\w-])|[?&]source=(config|hub)(?![^&])|[?&]gpu=[^&]|[?&]engine=(trtllm|mlx|tei)(?![^&])|[?&]mode=training(?![^&])|[?&]gpus=(9|[1-9]\d+)(?![^&])|[?&](gpus_per_node|node_link|speculative_method|draft_model|num_speculative_tokens|acceptance_rate|max_kv_size|kv_bits|kv_group_size|quantized_kv_start|wired_limit_mb|image_width|image_height|disaggregation_mode|disaggregation_transfer_backend|num_reserved_decode_tokens|host_memory|host_bandwidth)=[^&]|[?&]images=(?!0*(?:&|$))/.test(hash)) return 'full';
   let lang = null;
   for (const m of hash.matchAll(/[?&]lang=([^&]*)/g)) {
     if (m[1] === 'en') lang = 'en';

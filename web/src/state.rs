@@ -311,7 +311,7 @@ impl AppState {
     /// The smallest of the site's builds that shows this state: `"full"` for any view but the
     /// calculator, for a model read from a config.json or weights file or looked up on a hub,
     /// for a card of the catalog (whose speed the full build's estimate has), for
-    /// TensorRT-LLM, mlx-lm or training (whose run shapes the calculator builds leave out), or
+    /// TensorRT-LLM, mlx-lm, TEI or training (whose run shapes the calculator builds leave out), or
     /// for a setting of [`FULL_BUILD_KEYS`], images (`images` above 0) or more GPUs than one
     /// node holds (vramfit's features `nodes`, `speculative`, `mlx` and `vision`, which the
     /// calculator builds leave out); else
@@ -321,7 +321,7 @@ impl AppState {
         if self.view != View::Calc
             || matches!(self.value("source").as_str(), "config" | "hub")
             || !self.value("gpu").is_empty()
-            || matches!(self.value("engine").as_str(), "trtllm" | "mlx")
+            || matches!(self.value("engine").as_str(), "trtllm" | "mlx" | "tei")
             || self.value("mode") == "training"
             || FULL_BUILD_KEYS.iter().any(|k| !self.value(k).is_empty())
             || !matches!(self.value("images").trim(), "" | "0")
@@ -420,6 +420,7 @@ mod tests {
         assert_eq!(open("#/calc?gpu=&gpu_memory=24GB").build(), "en");
         // TensorRT-LLM's run shape is the full build's alone.
         assert_eq!(open("#/calc?lang=zh&engine=trtllm").build(), "full");
+        assert_eq!(open("#/calc?lang=en&engine=tei").build(), "full");
         assert_eq!(open("#/calc?lang=en&mode=training").build(), "full");
         assert_eq!(open("#/calc?engine=vllm&mode=serve").build(), "en");
         let zh = Rc::new(AppState::default()).reduce(Action::Open(Route::parse(""), Lang::Zh));

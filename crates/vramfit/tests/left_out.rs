@@ -1,5 +1,5 @@
 //! What a build leaves out with vramfit's features `nodes`, `speculative`, `mlx`, `vision`,
-//! `disaggregation`, `moments` and `speed` (here the host memory of the speed under offload):
+//! `disaggregation`, `moments`, `tei` and `speed` (here the host memory of the speed under offload):
 //! the site's calculator builds, which hand such an input over to the full build. Each input that
 //! asks for it is refused with an error of kind `unsupported` naming its field where the feature
 //! is off, and read where it is on. Run in both shapes: `cargo test -p vramfit --test left_out`,
@@ -28,6 +28,7 @@ fn cases() -> Vec<(EstimateInput, &'static str, bool)> {
     let vision = cfg!(feature = "vision");
     let disaggregation = cfg!(feature = "disaggregation");
     let speed = cfg!(feature = "speed");
+    let tei = cfg!(feature = "tei");
     let images = |images: f64, width: Option<f64>| EstimateInput {
         model: Some("Qwen/Qwen3-VL-8B-Instruct".into()),
         images,
@@ -141,6 +142,15 @@ fn cases() -> Vec<(EstimateInput, &'static str, bool)> {
             },
             "host_bandwidth",
             speed,
+        ),
+        (
+            EstimateInput {
+                model: Some("BAAI/bge-m3".into()),
+                engine: Engine::Tei,
+                ..serving()
+            },
+            "engine",
+            tei,
         ),
     ]
 }

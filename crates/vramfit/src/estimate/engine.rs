@@ -77,11 +77,12 @@ impl Runner {
         }
     }
 
-    /// Whether this build estimates it: TensorRT-LLM's, mlx-lm's and training's run shapes are
+    /// Whether this build estimates it: TensorRT-LLM's, mlx-lm's, TEI's and training's run shapes are
     /// features of their own, left out of the site's first load.
     pub const fn built(self) -> bool {
         let left_out = (matches!(self, Runner::Trtllm) && !cfg!(feature = "trtllm"))
             || (matches!(self, Runner::Mlx) && !cfg!(feature = "mlx"))
+            || (matches!(self, Runner::Tei) && !cfg!(feature = "tei"))
             || (matches!(self, Runner::Training) && !cfg!(feature = "training"));
         !left_out
     }
@@ -291,7 +292,11 @@ impl Runner {
                 r.llamacpp(p)
             }
             Runner::Ollama => r.ollama(p),
+            #[cfg(feature = "tei")]
             Runner::Tei => r.tei(p),
+            // A build without TEI refuses its inputs (`Runner::built`): no workload reaches here.
+            #[cfg(not(feature = "tei"))]
+            Runner::Tei => (Phase::Prefill, 0, 0),
             #[cfg(feature = "mlx")]
             Runner::Mlx => r.mlx(p),
             // A build without mlx-lm refuses its inputs (`Runner::built`): no workload reaches

@@ -140,6 +140,9 @@ struct Figures {
     workspace: u64,
 }
 
+/// Without vramfit's feature `tei` (the site's calculator builds) no run reaches here: the
+/// input is refused as `unsupported` (`Runner::built`) and the page hands it to the full build.
+#[cfg(feature = "tei")]
 impl Run<'_> {
     /// TEI's run shape: one forward of the warmup, the model resident.
     pub(super) fn tei(&self, p: &mut Parts) -> (Phase, u64, u64) {
