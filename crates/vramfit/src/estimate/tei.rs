@@ -24,12 +24,14 @@
 //! What is alive at the peak was read in `backends/candle/src/models/flash_bert.rs` and
 //! `flash_qwen3.rs` at that tag and is counted in [`per_token_elements`].
 
+use super::EstimateInput;
 use super::PeakSource;
 use super::engine::{
     CardTraits, CompressedCache, Context, ExpertParallel, Formats, Fp32Auto, IndexerKeys,
     LayerOffload, PastTrained, Required, Rules, UnlikeCards,
 };
-use super::{ComponentKind, EstimateInput, Parts, Phase, Run, b, cublas_workspace, thousands};
+#[cfg(feature = "tei")]
+use super::{ComponentKind, Parts, Phase, Run, b, cublas_workspace, thousands};
 use crate::error::Result;
 use crate::model::{Architecture, Family};
 use crate::precision::{Dtype, KvDtype, Quantization};
@@ -88,6 +90,7 @@ pub const TEI_CUDA_CONTEXT: Bytes = Bytes::new(667_000_000);
 
 /// Whether TEI runs this model's flash path: `float16` (its `Flash*` models; `float32` runs the
 /// padded candle models).
+#[cfg(feature = "tei")]
 pub(super) const fn tei_flash(dtype: Dtype) -> bool {
     matches!(dtype, Dtype::Fp16)
 }
@@ -106,6 +109,7 @@ pub(super) const fn tei_flash(dtype: Dtype) -> bool {
 ///   normed input + the attention output, its residual sum and its norm + gate_up (`2I`) +
 ///   the activation (`I`) + the product (`I`) + down_proj's output = `7h + 4I` (`7h + 2I` for
 ///   an ungated MLP).
+#[cfg(feature = "tei")]
 pub(super) fn per_token_elements(a: &Architecture) -> u64 {
     let (h, i) = (a.hidden_size, a.intermediate_size);
     let q = a.num_heads.saturating_mul(a.head_dim);
@@ -121,6 +125,7 @@ pub(super) fn per_token_elements(a: &Architecture) -> u64 {
 }
 
 /// What a TEI run holds, numbers alone.
+#[cfg(feature = "tei")]
 struct Figures {
     weights: u64,
     /// The token ids, types and positions of the warmup batch (u32 each) and a decoder's rotary
