@@ -25,9 +25,9 @@ mod security;
 use security::{no_eval, security_of_dist, text_only_rendering};
 
 /// The npm package's wasm, gzip.
-pub const NPM_WASM_BUDGET: u64 = 300 * 1000;
+pub const NPM_WASM_BUDGET: u64 = 310 * 1000;
 /// The site's first load in each language, as downloaded.
-pub const FIRST_LOAD_BUDGET: u64 = 201 * 1000;
+pub const FIRST_LOAD_BUDGET: u64 = 207 * 1000;
 
 /// One shipped file.
 pub struct Shipped {
@@ -566,7 +566,7 @@ pub fn size() -> Result {
 pub const FULL_BUILD_CEILING: u64 = 835 * 1000;
 /// The npm package's module with every function (`vramfit/full`), gzip: a ceiling like
 /// [`FULL_BUILD_CEILING`].
-pub const NPM_FULL_CEILING: u64 = 645 * 1000;
+pub const NPM_FULL_CEILING: u64 = 660 * 1000;
 
 /// The test suite's size step: security findings, missing builds, a broken budget and growth
 /// past the ceilings fail it.
