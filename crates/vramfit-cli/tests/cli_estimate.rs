@@ -1,18 +1,7 @@
 //! The `vramfit estimate` contract: JSON fields, exit codes, messages that name the flag.
 
-use std::process::Command;
-
-fn vramfit(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_vramfit"))
-        .args(args)
-        .output()
-        .expect("run vramfit");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::vramfit;
 
 fn json(args: &[&str]) -> serde_json::Value {
     let mut a = args.to_vec();

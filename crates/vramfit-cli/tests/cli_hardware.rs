@@ -1,20 +1,9 @@
 //! The hardware subcommands end to end: the built binary, its JSON and its exit codes.
 
-use std::process::Command;
-
 use serde_json::Value;
 
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_vramfit"))
-        .args(args)
-        .output()
-        .expect("run vramfit");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::vramfit as run;
 
 fn run_json(args: &[&str]) -> Value {
     let (code, out, err) = run(args);

@@ -2,19 +2,8 @@
 //! commands, the words the stacks' own parsers read (`tests/it/training_launch_parsed.rs`);
 //! a refusal exits 2 naming the flag.
 
-use std::process::Command;
-
-fn vramfit(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_vramfit"))
-        .args(args)
-        .output()
-        .expect("run vramfit");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::vramfit;
 
 const GRPO: &[&str] = &[
     "launch",

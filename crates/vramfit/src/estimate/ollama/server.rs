@@ -347,7 +347,7 @@ mod tests {
     fn the_fit_places_the_published_ollama_load() {
         use crate::estimate::{ComponentKind, Engine, EstimateInput, estimate};
         use crate::precision::{GgufFileType, Quantization};
-        let e = estimate(&EstimateInput {
+        let load = EstimateInput {
             model: Some("meta-llama/Llama-3.1-8B".into()),
             engine: Engine::Ollama,
             engine_version: Some("0.30.11".into()),
@@ -358,8 +358,8 @@ mod tests {
             memory_in_use: Some("297MiB".into()),
             max_model_len: Some(32768.0),
             ..EstimateInput::default()
-        })
-        .unwrap();
+        };
+        let e = estimate(&load).unwrap();
         let o = e.ollama.as_ref().unwrap();
         assert_eq!((o.gpu_layers, o.model_layers, o.context), (15, 33, 32768));
         let part = |k: ComponentKind| {
@@ -380,15 +380,7 @@ mod tests {
         // layers: another figure, the reason a release is an input.
         let old = estimate(&EstimateInput {
             engine_version: Some("0.24.0".into()),
-            model: Some("meta-llama/Llama-3.1-8B".into()),
-            engine: Engine::Ollama,
-            quantization: Quantization::Gguf {
-                file_type: GgufFileType::Q4_0,
-            },
-            gpu_memory: Some("5738MiB".into()),
-            memory_in_use: Some("297MiB".into()),
-            max_model_len: Some(32768.0),
-            ..EstimateInput::default()
+            ..load
         })
         .unwrap();
         assert!(old.notes.iter().any(|n| n.key == "ollama_offload"));
