@@ -371,12 +371,7 @@ impl EstimateInput {
         let host = self.resolve_host()?;
         #[cfg(not(feature = "speed"))]
         self.resolve_host()?;
-        // SGLang's `--lora-target-modules` are its slots' modules, not a training's targets.
-        let lora_mask = if lora.is_some_and(|l| l.targets_given) {
-            lora_mask("lora_targets", &[])?
-        } else {
-            lora_mask("lora_targets", &self.lora_targets)?
-        };
+        let lora_mask = self.training_lora_mask(lora.is_some_and(|l| l.targets_given))?;
         #[cfg(feature = "training")]
         let regimes = self.resolve_regimes()?;
         #[cfg(not(feature = "training"))]
@@ -459,6 +454,16 @@ impl EstimateInput {
     }
 
     /// The batch, the prompt (or training sequence) and the generated tokens.
+    /// The LoRA targets a training run adapts: none where `lora_targets` named a serving
+    /// engine's adapter slots instead (SGLang's `--lora-target-modules`, `slots_named`).
+    fn training_lora_mask(&self, slots_named: bool) -> Result<u32> {
+        if slots_named {
+            lora_mask("lora_targets", &[])
+        } else {
+            lora_mask("lora_targets", &self.lora_targets)
+        }
+    }
+
     /// The copies of the server that share the requests: `dp` where the runner's copies share
     /// them, else 1.
     fn request_copies(&self, dp: u64) -> u64 {
