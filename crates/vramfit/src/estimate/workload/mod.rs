@@ -372,10 +372,7 @@ impl EstimateInput {
         #[cfg(not(feature = "speed"))]
         self.resolve_host()?;
         let lora_mask = self.training_lora_mask(lora.is_some_and(|l| l.targets_given))?;
-        #[cfg(feature = "training")]
-        let regimes = self.resolve_regimes()?;
-        #[cfg(not(feature = "training"))]
-        let regimes = Regimes::default();
+        let regimes = self.regimes_in_build()?;
         let (lora_rank, qlora) = (loaded.lora_rank, loaded.qlora);
         Ok(Workload {
             model_name: model.name,

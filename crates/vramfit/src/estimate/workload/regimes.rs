@@ -4,12 +4,11 @@
 
 #[cfg(feature = "training")]
 use super::int;
-#[cfg(feature = "training")]
 use crate::error::Result;
 use crate::estimate::training::stacks::{self, GALORE_RANK, StackDefaults};
 #[cfg(feature = "training")]
-use crate::estimate::{Checkpointing, EstimateInput, Mode, Optimizer};
-use crate::estimate::{Loss, Stack};
+use crate::estimate::{Checkpointing, Mode, Optimizer};
+use crate::estimate::{EstimateInput, Loss, Stack};
 
 /// The regimes of a training run, resolved.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -78,6 +77,17 @@ impl Regimes {
     /// The stack's defaults (transformers' `Trainer`'s without a stack).
     pub fn defaults(&self) -> StackDefaults {
         self.stack.map_or(stacks::TRAINER, stacks::defaults)
+    }
+}
+
+impl EstimateInput {
+    /// The run's regimes where this build has training; without it (the site's calculator,
+    /// which refuses a training run) the defaults, which no run it estimates reads.
+    pub(super) fn regimes_in_build(&self) -> Result<Regimes> {
+        #[cfg(feature = "training")]
+        return self.resolve_regimes();
+        #[cfg(not(feature = "training"))]
+        Ok(Regimes::default())
     }
 }
 
