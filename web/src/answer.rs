@@ -388,6 +388,7 @@ pub fn tokens(n: u64) -> String {
 }
 
 #[cfg(test)]
+#[cfg(feature = "full")]
 mod tests {
     use super::*;
     use crate::compute::{estimate_of, input_with};

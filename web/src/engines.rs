@@ -265,6 +265,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg(feature = "full")]
     fn each_engine_names_its_settings_as_its_users_type_them() {
         assert_eq!(name_of(Runner::Ollama, "max_model_len"), Some("num_ctx"));
         assert_eq!(

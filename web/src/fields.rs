@@ -803,6 +803,7 @@ mod tests {
 
     /// The fields the calculator builds leave out are the training group's, every one.
     #[test]
+    #[cfg(feature = "full")]
     fn the_training_keys_are_the_training_fields() {
         let fields: Vec<&str> = FIELDS
             .iter()
@@ -813,12 +814,14 @@ mod tests {
     }
 
     /// The fields of the form that are no field of the estimator's input, and why.
+    #[cfg(feature = "full")]
     const SITE_ONLY: &[(&str, &str)] = &[
         // Where the model comes from (preset, count, config.json, hub): it decides which of
         // `model`, `params` and `arch` the input gets.
         ("source", "the form's choice of model source"),
     ];
     /// The estimator's fields that are no field of the form, and why.
+    #[cfg(feature = "full")]
     const NOT_IN_FORM: &[(&str, &str)] = &[
         // An architecture is not typed: `to_input` sets it from the config.json, weights file
         // or hub model of the `source` (carried in the URL as the extra key `config`).
@@ -836,6 +839,7 @@ mod tests {
     /// Every field of `EstimateInput` is a field of the form (or excluded, with its reason),
     /// and every field of the form but the site's own is one of the input's.
     #[test]
+    #[cfg(feature = "full")]
     fn every_input_field_is_a_form_field() {
         let fields = crate::input_fields::input_fields();
         for field in fields {

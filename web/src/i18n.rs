@@ -1057,7 +1057,9 @@ texts! {
     ("whatif_speed.zero3", "Speed: more communication: parameters are gathered for every layer, about 1.5 × the traffic of plain data parallelism (ZeRO paper).", "速度：通信更多：每层都要收集参数，约为普通数据并行的 1.5 倍通信量（ZeRO 论文）。"),
 }
 
+// The tables of both languages and every view: the full build's.
 #[cfg(test)]
+#[cfg(feature = "full")]
 mod tests {
     use super::*;
 

@@ -268,5 +268,6 @@ pub fn use_catalog() -> CatalogCtx {
 /// `fields.rs`, the URL's in `state.rs`). Last in the file: `components::tests::calculator_source`
 /// reads each file up to its first `#[cfg(test)]`.
 #[cfg(test)]
+#[cfg(feature = "full")]
 #[path = "../../tests/input_fields.rs"]
 mod input_fields;

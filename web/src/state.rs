@@ -522,6 +522,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "full")]
     fn a_model_looked_up_on_a_hub_is_linked_by_its_repo_id_alone() {
         assert_eq!(
             open("#/calc?source=hub&model=Qwen%2FQwen3-0.6B-FP8").build(),
@@ -572,6 +573,7 @@ mod tests {
         assert_eq!(s.value("gpu"), "h100");
         let err = crate::compute::estimate_of(&s).unwrap_err();
         assert_eq!(err.field, "gpu");
+        #[cfg(feature = "en")]
         assert_eq!(err.problem, "`h100` fits 3 GPUs");
     }
 
@@ -671,6 +673,7 @@ mod tests {
     }
 
     /// The estimator's fields that the URL carries under no key of their own, and why.
+    #[cfg(feature = "full")]
     const NOT_IN_URL: &[(&str, &str)] = &[
         // An architecture travels as the config.json it was read from (the extra key `config`),
         // or as the hub model's repo id (`source=hub&model=…`).
@@ -689,6 +692,7 @@ mod tests {
     /// reason): a value other than its default, in a link, opens with that value and writes a
     /// link that reopens it.
     #[test]
+    #[cfg(feature = "full")]
     fn every_input_field_travels_in_the_url() {
         use crate::fields::Kind;
         for field in crate::input_fields::input_fields() {

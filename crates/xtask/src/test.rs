@@ -60,6 +60,10 @@ fn steps() -> Vec<Step> {
             Box::new(|| cargo_tests(cargo().args(["test", "--workspace"]))),
         ),
         (
+            "the calculator builds' shape: vramfit's left_out and the site's tests, in English and in Chinese",
+            Box::new(calculator_shape),
+        ),
+        (
             "no_std build (thumbv7em-none-eabihf)",
             Box::new(|| {
                 step_result(
@@ -173,6 +177,39 @@ fn steps() -> Vec<Step> {
         ));
     }
     steps
+}
+
+/// The tests of the site's calculator builds, which `cargo test --workspace` (every feature on)
+/// does not compile: vramfit's refusals of what those builds leave out (`tests/left_out.rs`) and
+/// the site crate's own tests, each built as `cargo xtask dist` builds the calculator of one
+/// language (`--no-default-features --features en`, or `zh`).
+fn calculator_shape() -> Outcome {
+    let mut total = Outcome {
+        passed: 0,
+        failed: 0,
+        why: Vec::new(),
+    };
+    for lang in ["en", "zh"] {
+        let estimator = format!("serde,{lang},own-float-text");
+        let runs = [
+            cargo_tests(
+                cargo()
+                    .args(["test", "-p", "vramfit", "--test", "left_out"])
+                    .args(["--no-default-features", "--features", &estimator]),
+            ),
+            cargo_tests(cargo().args(["test", "-p", "vramfit-web", "--lib"]).args([
+                "--no-default-features",
+                "--features",
+                lang,
+            ])),
+        ];
+        for o in runs {
+            total.passed += o.passed;
+            total.failed += o.failed;
+            total.why.extend(o.why);
+        }
+    }
+    total
 }
 
 /// Runs every step and prints the tally.

@@ -321,6 +321,7 @@ pub fn gib_tick(i: u32, step: f64) -> String {
 }
 
 #[cfg(test)]
+#[cfg(feature = "full")]
 mod tests {
     use super::*;
 

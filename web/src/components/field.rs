@@ -182,12 +182,14 @@ pub fn input_value(e: &Event) -> String {
 }
 
 #[cfg(test)]
+#[cfg(all(feature = "en", feature = "zh"))]
 mod tests {
     use super::error_text;
     use crate::i18n::Lang;
     use crate::state::AppState;
 
     #[test]
+    #[cfg(all(feature = "en", feature = "zh"))]
     fn errors_read_in_the_pages_language() {
         let mut s = AppState::default();
         s.calc.insert("batch".into(), "0".into());

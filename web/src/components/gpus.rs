@@ -109,11 +109,11 @@ pub fn match_adapter(description: &str) -> Option<&'static Gpu> {
 }
 
 #[cfg(test)]
+#[cfg(feature = "full")]
 mod tests {
     use super::*;
 
     #[test]
-    #[cfg(feature = "full")]
     fn adapters_match_by_name_or_not_at_all() {
         let g = match_adapter("NVIDIA GeForce RTX 4090").expect("4090");
         assert_eq!(g.id, "rtx-4090");

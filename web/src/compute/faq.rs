@@ -256,11 +256,13 @@ fn kv_per_token(v: &mut Values) {
 }
 
 #[cfg(test)]
+#[cfg(feature = "full")]
 mod tests {
     use super::*;
     use crate::compute::tests::state;
 
     #[test]
+
     fn every_faq_slot_gets_a_value() {
         let values = faq_values(&state(""));
         for entry in vramfit::diagnose::faq() {

@@ -38,6 +38,7 @@ pub fn layout_changes(s: &AppState, o: &PlanOption) -> Option<Vec<(&'static str,
 }
 
 #[cfg(test)]
+#[cfg(feature = "full")]
 mod tests {
     use super::*;
     use crate::compute::{estimate_of, plan_of};

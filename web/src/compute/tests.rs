@@ -12,6 +12,7 @@ pub(super) fn state(hash: &str) -> Rc<AppState> {
 }
 
 #[test]
+#[cfg(feature = "full")]
 fn a_bare_parameter_count_is_bounded_by_its_assumed_cache_out_of_training() {
     // Its cache, of the shape assumed for the count, grows with the batch and the sequence.
     let s = state("#/fit?source=params&params=7B&gpu=h100-sxm5-80gb");
@@ -122,6 +123,7 @@ fn the_guides_example_by_parameter_count() {
 }
 
 #[test]
+#[cfg(feature = "full")]
 fn what_ifs_save_memory_in_training() {
     let s = state("#/calc?mode=training&batch=8");
     let base = estimate_of(&s).unwrap();
@@ -157,6 +159,7 @@ fn prices_round_to_four_significant_digits() {
 }
 
 #[test]
+#[cfg(feature = "full")]
 fn the_kv_what_if_is_the_engines_own() {
     // fp8 in vLLM, q8_0 in llama.cpp, none in transformers (it has neither); each saves.
     for (hash, key) in [
