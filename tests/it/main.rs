@@ -2,6 +2,7 @@
 //! reference data.
 
 mod book_data;
+mod build_features;
 mod calibration;
 mod deepspeed_published;
 mod deepspeed_reference;

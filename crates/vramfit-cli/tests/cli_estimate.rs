@@ -737,3 +737,28 @@ fn lora_dropout_adds_each_adapters_mask() {
     };
     assert_eq!(acts("0.1") - acts("0"), 134_217_728);
 }
+
+/// Text Embeddings Inference from the command line (the CLI built alone once refused it: its
+/// manifest lacked vramfit's `tei` feature; `tests/it/build_features.rs` now checks every
+/// face's list). bge-m3 under TEI v1.9.3's defaults on one H100, the figure worked out by hand
+/// in `estimate/tei_tests.rs` (`bge_m3_on_tei_by_hand`): weights 567,754,752 × 2 B =
+/// 1,135,509,504 B, the warmup's activations over 16,384 tokens 369,295,360 B, the CUDA context
+/// 667,000,000 B and cuBLAS's workspace 33,554,432 B: 2,205,359,296 B, no KV cache.
+#[test]
+fn text_embeddings_inference_estimates_from_the_command_line() {
+    let v = json(&[
+        "estimate",
+        "--model",
+        "bge-m3",
+        "--mode",
+        "serve",
+        "--engine",
+        "tei",
+        "--gpu",
+        "h100-sxm5-80gb",
+        "--seq-len",
+        "512",
+    ]);
+    assert_eq!(v["total_bytes"], 2_205_359_296u64);
+    assert_eq!(v["kv_bytes_per_token"], 0);
+}
