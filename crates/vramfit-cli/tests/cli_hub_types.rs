@@ -485,3 +485,63 @@ fn a_hybrid_through_the_hub_speaks_chinese_too() {
         "{state}"
     );
 }
+
+/// EmbeddingGemma through the hub (`gemma3_text` with `use_bidirectional_attention`, float32):
+/// an encoder. transformers fills the DynamicCache its `use_cache` asks for: 24 layers × 2 × 1
+/// KV head × 256 × 4 B × 32 × 512 prompt tokens = 805,306,368 B, weights 302,863,104 × 4 B;
+/// vLLM (`EncoderOnlyAttention`) sizes no KV pool; SGLang is refused naming `--engine`.
+#[test]
+fn embeddinggemma_through_the_hub_is_an_encoder() {
+    let hub = MockHub::start();
+    let repo = "google/embeddinggemma-300m";
+    let url = hub.url();
+    let go = |engine: &[&str]| {
+        let dir = cache(repo, Engine::Hf);
+        let mut args = vec![
+            "estimate",
+            "--model",
+            repo,
+            "--hub",
+            "--hub-endpoint",
+            &url,
+            "--json",
+            "--batch",
+            "32",
+            "--seq-len",
+            "512",
+            "--gpu",
+            "h100-sxm5-80gb",
+        ];
+        args.extend_from_slice(engine);
+        let out = Command::new(env!("CARGO_BIN_EXE_vramfit"))
+            .args(&args)
+            .env("VRAMFIT_CACHE_DIR", &dir)
+            .env_remove("HF_ENDPOINT")
+            .output()
+            .expect("run vramfit");
+        let _ = std::fs::remove_dir_all(&dir);
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, out, err) = go(&["--engine", "hf", "--mode", "inference"]);
+    assert_eq!(code, 0, "{err}");
+    let hf: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(hf["params"], 302_863_104u64);
+    assert_eq!(hf["weights_bytes"], 4 * 302_863_104u64);
+    assert_eq!(component(&hf, "kv_cache"), Some(805_306_368));
+    let notes = hf["hub"]["model"]["notes"].to_string();
+    assert!(notes.contains("use_bidirectional_attention"), "{notes}");
+    let zh = hf["hub"]["notes_zh"].to_string();
+    assert!(zh.contains("编码器"), "{zh}");
+    let (code, out, err) = go(&["--engine", "vllm", "--mode", "serve"]);
+    assert_eq!(code, 0, "{err}");
+    let vllm: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(component(&vllm, "kv_cache"), Some(0));
+    assert_eq!(vllm["kv_cache_tokens"], 0);
+    let (code, _, err) = go(&["--engine", "sglang", "--mode", "serve"]);
+    assert_eq!(code, 2);
+    assert!(err.starts_with("error: --engine:"), "{err}");
+}
