@@ -152,6 +152,23 @@ for (const k of KINDS) {
   });
 }
 
+// EmbeddingGemma (gemma3_text with use_bidirectional_attention, float32): an encoder. transformers
+// fills the DynamicCache its use_cache asks for, 24 layers × 2 × 1 KV head × 256 × 4 B × 32 × 512
+// prompt tokens = 805,306,368 B; vLLM (EncoderOnlyAttention) sizes no KV pool; SGLang is refused.
+test("EmbeddingGemma through the hub: no KV pool in vLLM, transformers' cache by hand", async () => {
+  const m = await fetchModel("google/embeddinggemma-300m", { endpoint: hubUrl });
+  assert.equal(m.model.arch.bidirectional, true);
+  const run = { seq_len: 512, batch: 32, gpu: "h100-sxm5-80gb" };
+  const part = (e, key) => e.components.find((c) => c.key === key)?.bytes;
+  const hf = estimate({ ...m.input, ...run, engine: "hf", mode: "inference" });
+  assert.equal(hf.params, 302863104);
+  assert.equal(part(hf, "kv_cache"), 805306368);
+  const vllm = estimate({ ...m.input, ...run, engine: "vllm", mode: "serve" });
+  assert.equal(part(vllm, "kv_cache"), 0);
+  assert.equal(vllm.kv_cache_tokens, 0);
+  assert.throws(() => estimate({ ...m.input, ...run, engine: "sglang", mode: "serve" }), (e) => e.field === "engine");
+});
+
 test("only headers are read: every weights request is a range inside the header", async () => {
   await fetch(`${hubUrl}/__mock/clear`);
   await fetchModel("Qwen/Qwen2.5-3B-Instruct", { endpoint: hubUrl });
