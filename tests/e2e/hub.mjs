@@ -142,6 +142,50 @@ export function hubTests(h) {
     });
   }
 
+  // Four kinds of issue 42's model types through the page's lookup, in each engine that serves
+  // them and both languages: the page's estimate is the CLI's (`vramfit estimate --hub`, which
+  // crates/vramfit-cli/tests/cli_hub_types.rs holds to hand figures), and the fixed state of the
+  // hybrids is the hand figure at any context.
+  // Qwen3-Next, 36 Gated DeltaNet layers: a bf16 convolution state of 8,192 channels × 4 × 2 B and
+  // an fp32 state of 32 × 128 × 128 × 4 B each. Nemotron-H, 24 Mamba2 layers: 10,240 channels ×
+  // 4 × 2 B and 128 × 64 × 128 × 4 B each. transformers' state of one sequence.
+  const KINDS = [
+    ['Qwen/Qwen3-Next-80B-A3B-Instruct', 'linear attention', 36 * (8192 * 4 * 2 + 32 * 128 * 128 * 4)],
+    ['nvidia/Nemotron-H-8B-Base-8K', 'state-space', 24 * (10240 * 4 * 2 + 128 * 64 * 128 * 4)],
+    ['deepseek-ai/DeepSeek-V3.2', 'indexed MLA', null],
+    ['OpenGVLab/InternVL3-8B-hf', 'a vision wrapper', null],
+  ];
+  const ENGINES = [['hf', 'inference'], ['vllm', 'serve'], ['sglang', 'serve']];
+  for (const [repo, kind, state] of KINDS) {
+    for (const lang of ['en', 'zh']) {
+      test(`hub: ${kind} (${repo}) in transformers, vLLM and SGLang, as the CLI (${lang})`, async () => {
+        const context = await browser({ serviceWorkers: 'block' });
+        await hubRoutes(context);
+        for (const [engine, mode] of ENGINES) {
+          const page = await watchedPage(context);
+          const run = `engine=${engine}&mode=${mode}&batch=1&gpu=h200-sxm-141gb`;
+          await go(page, `#/calc?lang=${lang}&source=hub&model=${encodeURIComponent(repo)}&${run}`, 'calc');
+          await page.locator('#hub-lookup').click();
+          const info = page.locator('#hub-info');
+          await info.waitFor({ timeout: 30000 });
+          eq(await page.inputValue('#f-engine'), engine, `${repo}: the engine asked`);
+          const s = await shown(page);
+          const e = cliHub(h, repo, ['--engine', engine, '--mode', mode, '--batch', '1', '--gpu', 'h200-sxm-141gb']);
+          sameAsCli(s, e, `${repo} on ${engine}`);
+          if (engine === 'hf' && state !== null) {
+            eq(s.rows.find(([k]) => k === 'state_cache')?.[1], state, `${repo}: the fixed state`);
+          }
+          const text = await info.innerText();
+          if (lang === 'zh') assert(/[\u4e00-\u9fff]/.test(text) && text.includes('已从'), `Chinese: ${text}`);
+          else assert(text.includes('Read from https://huggingface.co: config.json'), text);
+          const problems = page.problems.filter((p) => !p.startsWith('foreign request: https://'));
+          eq(problems.length, 0, `problems: ${problems.join('; ')}`);
+          await page.close();
+        }
+      });
+    }
+  }
+
   test('hub: ModelScope and a GGUF repo, each with its own API shape', async () => {
     const context = await browser({ serviceWorkers: 'block' });
     const asked = await hubRoutes(context);

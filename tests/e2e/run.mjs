@@ -496,6 +496,7 @@ function cli(args) {
 function gib(bytes) {
   const g = bytes / 2 ** 30;
   if (bytes === 0) return '0 GiB';
+  if (g >= 1000) return `${Math.round(g).toLocaleString('en-US')} GiB`;
   if (g >= 100) return `${g.toFixed(0)} GiB`;
   if (g >= 10) return `${g.toFixed(1)} GiB`;
   if (g >= 0.01) return `${g.toFixed(2)} GiB`;

@@ -79,6 +79,96 @@ test("the estimate's weights are the checkpoint's for bf16, AWQ and GGUF", async
   }
 });
 
+// Issue 42's model types through the hub (the fixtures of crates/vramfit-cli/tests/cli_hub_types.rs,
+// which checks every one in each engine): the package reads each as the CLI does, and four kinds
+// of attention estimate to the hand figures below in transformers, vLLM and SGLang.
+const TYPES = [
+  "Qwen/Qwen3-Next-80B-A3B-Instruct", "Qwen/Qwen3.5-9B", "Qwen/Qwen3.5-35B-A3B", "google/gemma-4-e2b-it",
+  "google/gemma-3n-E4B-it", "zai-org/GLM-5.3-Flash", "zai-org/GLM-5", "deepseek-ai/DeepSeek-V3.2",
+  "deepseek-ai/DeepSeek-V4-Flash", "moonshotai/Kimi-K2.5", "moonshotai/Kimi-Linear-48B-A3B-Instruct",
+  "MiniMaxAI/MiniMax-M2", "mistralai/Mistral-Small-4-119B-2603", "nvidia/Nemotron-H-8B-Base-8K",
+  "ibm-granite/granite-4.0-h-tiny", "tiiuae/Falcon-H1-0.5B-Instruct", "LiquidAI/LFM2-1.2B",
+  "allenai/Olmo-3-1025-7B", "allenai/Olmo-Hybrid-7B", "stepfun-ai/Step-3.5-Flash",
+  "ByteDance-Seed/Seed-OSS-36B-Instruct", "HuggingFaceTB/SmolLM3-3B", "baidu/ERNIE-4.5-21B-A3B-PT",
+  "zai-org/GLM-4.5-Air", "bigcode/starcoder", "Qwen/Qwen3-VL-8B-Instruct", "OpenGVLab/InternVL3-8B-hf",
+];
+
+test("every model type of issue 42 is read from the hub as the CLI reads it", async () => {
+  const types = new Set();
+  for (const repo of TYPES) {
+    const m = await fetchModel(repo, { endpoint: hubUrl });
+    const fromCli = cliHub(repo);
+    const { input, ...jsModel } = m;
+    assert.deepStrictEqual(jsModel, fromCli.hub, repo);
+    const e = estimate({ ...input });
+    assert.equal(e.params, fromCli.params, repo);
+    assert.equal(e.weights_bytes, fromCli.weights_bytes, repo);
+    assert.equal(e.total_bytes, fromCli.total_bytes, repo);
+    types.add(m.model.model_type);
+  }
+  assert.equal(types.size, 27, [...types].join(", "));
+});
+
+// Per Gated DeltaNet layer in transformers: a bf16 convolution state of 2 × 16 key heads × 128 +
+// 32 value heads × 128 = 8,192 channels × kernel 4 × 2 B, and an fp32 state of 32 × 128 × 128 × 4 B.
+const GDN = 8192 * 4 * 2 + 32 * 128 * 128 * 4;
+const KINDS = [
+  // Linear attention: 12 attention layers of 48 (every 4th) × 2 (K, V) × 2 KV heads × 256 × 2 B;
+  // 36 Gated DeltaNet layers. transformers' count, tests/reference/hybrid-reference.csv.
+  { repo: "Qwen/Qwen3-Next-80B-A3B-Instruct", params: 79674391296, kv: 12 * 2 * 2 * 256 * 2, state: 36 * GDN },
+  // State-space: 4 attention layers × 2 × 8 × 128 × 2 B; 24 Mamba2 layers of a bf16 convolution
+  // state of 128 heads × 64 + 2 × 8 groups × 128 = 10,240 channels × 4 × 2 B and an fp32 SSM state
+  // of 128 × 64 × 128 × 4 B.
+  { repo: "nvidia/Nemotron-H-8B-Base-8K", params: 8100852736, kv: 4 * 2 * 8 * 128 * 2, state: 24 * (10240 * 4 * 2 + 128 * 64 * 128 * 4) },
+  // Indexed MLA: 61 layers of the latent 512 and rotary key 64 and the indexer's key 128, all bf16
+  // in transformers (61 × 704 × 2 B); vLLM and SGLang keep the indexer's key in fp8 with a 4 B
+  // scale (61 × (576 × 2 + 132)). tests/reference/attention-reference.csv, state_dict.
+  { repo: "deepseek-ai/DeepSeek-V3.2", params: 671877944064, kv: 61 * 704 * 2, serveKv: 61 * (576 * 2 + 132) },
+  // A vision wrapper: InternViT-300M and the projector counted with Qwen2.5-7B's text model;
+  // Qwen2.5-7B's cache, 28 × 2 × 4 KV heads × 128 × 2 B. families-reference.csv internvl3-8b.
+  { repo: "OpenGVLab/InternVL3-8B-hf", params: 7944373760, kv: 28 * 2 * 4 * 128 * 2 },
+];
+
+for (const k of KINDS) {
+  test(`through the hub in transformers, vLLM and SGLang: ${k.repo}`, async () => {
+    const m = await fetchModel(k.repo, { endpoint: hubUrl });
+    const run = { seq_len: 4096, new_tokens: 0, batch: 1, gpu: "h200-sxm-141gb" };
+    const part = (e, key) => e.components.find((c) => c.key === key)?.bytes;
+    // Both languages: the config's notes in Chinese, one for one.
+    assert.equal(m.notes_zh.length, m.model.notes.length);
+    assert.ok(m.notes_zh.every((n) => /[\u4e00-\u9fff]/.test(n)), m.notes_zh.join("; "));
+    const hf = estimate({ ...m.input, ...run, engine: "hf", mode: "inference" });
+    assert.equal(hf.params, k.params);
+    assert.ok(/[\u4e00-\u9fff]/.test(hf.components.find((c) => c.key === "weights").formula_zh));
+    assert.equal(hf.weights_bytes, 2 * k.params, "bf16");
+    assert.equal(hf.kv_bytes_per_token, k.kv);
+    assert.equal(part(hf, "kv_cache"), 4096 * k.kv);
+    assert.equal(part(hf, "state_cache"), k.state);
+    for (const engine of ["vllm", "sglang"]) {
+      const e = estimate({ ...m.input, ...run, engine, mode: "serve" });
+      assert.equal(e.params, k.params, engine);
+      assert.equal(e.kv_bytes_per_token, k.serveKv ?? k.kv, engine);
+    }
+  });
+}
+
+// EmbeddingGemma (gemma3_text with use_bidirectional_attention, float32): an encoder. transformers
+// fills the DynamicCache its use_cache asks for, 24 layers × 2 × 1 KV head × 256 × 4 B × 32 × 512
+// prompt tokens = 805,306,368 B; vLLM (EncoderOnlyAttention) sizes no KV pool; SGLang is refused.
+test("EmbeddingGemma through the hub: no KV pool in vLLM, transformers' cache by hand", async () => {
+  const m = await fetchModel("google/embeddinggemma-300m", { endpoint: hubUrl });
+  assert.equal(m.model.arch.bidirectional, true);
+  const run = { seq_len: 512, batch: 32, gpu: "h100-sxm5-80gb" };
+  const part = (e, key) => e.components.find((c) => c.key === key)?.bytes;
+  const hf = estimate({ ...m.input, ...run, engine: "hf", mode: "inference" });
+  assert.equal(hf.params, 302863104);
+  assert.equal(part(hf, "kv_cache"), 805306368);
+  const vllm = estimate({ ...m.input, ...run, engine: "vllm", mode: "serve" });
+  assert.equal(part(vllm, "kv_cache"), 0);
+  assert.equal(vllm.kv_cache_tokens, 0);
+  assert.throws(() => estimate({ ...m.input, ...run, engine: "sglang", mode: "serve" }), (e) => e.field === "engine");
+});
+
 test("only headers are read: every weights request is a range inside the header", async () => {
   await fetch(`${hubUrl}/__mock/clear`);
   await fetchModel("Qwen/Qwen2.5-3B-Instruct", { endpoint: hubUrl });

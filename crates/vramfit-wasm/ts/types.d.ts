@@ -135,6 +135,14 @@ export interface Architecture {
    */
   gated_attention: boolean;
   /**
+   * Attention both ways over the input (EmbeddingGemma's `use_bidirectional_attention`): an
+   * encoder with a decoder's layers. The engines that run it as an encoder (vLLM's
+   * `EncoderOnlyAttention`, llama.cpp's `gemma-embedding`) keep no KV cache; transformers'
+   * model still fills the `DynamicCache` its config's `use_cache` asks for. Left out of the
+   * JSON when false.
+   */
+  bidirectional?: boolean;
+  /**
    * Whisper: encoder blocks (the decoder has `num_layers`).
    */
   encoder_layers: number;
@@ -343,6 +351,14 @@ export interface ArchitectureInput {
    * is twice as wide.
    */
   gated_attention?: boolean;
+  /**
+   * Attention both ways over the input (EmbeddingGemma's `use_bidirectional_attention`): an
+   * encoder with a decoder's layers. The engines that run it as an encoder (vLLM's
+   * `EncoderOnlyAttention`, llama.cpp's `gemma-embedding`) keep no KV cache; transformers'
+   * model still fills the `DynamicCache` its config's `use_cache` asks for. Left out of the
+   * JSON when false.
+   */
+  bidirectional?: boolean;
   /**
    * Whisper: encoder blocks (the decoder has `num_layers`).
    */

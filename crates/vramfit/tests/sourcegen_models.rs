@@ -93,6 +93,8 @@ struct Record {
     #[serde(default)]
     gated_attention: bool,
     #[serde(default)]
+    bidirectional: bool,
+    #[serde(default)]
     encoder_layers: u64,
     #[serde(default)]
     encoder_positions: u64,
@@ -476,7 +478,7 @@ fn render(records: &[(String, Record)]) -> String {
         let _ = writeln!(s, "        quantization: {quantization},");
         let _ = writeln!(s, "        pooling: {},", r.pooling);
         let _ = writeln!(s, "        arch: Architecture {{");
-        let fields: [(&str, String); 44] = [
+        let fields: [(&str, String); 45] = [
             ("family", format!("Family::{family}")),
             ("vocab_size", r.vocab_size.to_string()),
             ("hidden_size", r.hidden_size.to_string()),
@@ -509,6 +511,7 @@ fn render(records: &[(String, Record)]) -> String {
             ("compressed", compressed),
             ("hyper_connections", r.hyper_connections.to_string()),
             ("gated_attention", r.gated_attention.to_string()),
+            ("bidirectional", r.bidirectional.to_string()),
             ("encoder_layers", r.encoder_layers.to_string()),
             ("encoder_positions", r.encoder_positions.to_string()),
             ("input_features", r.input_features.to_string()),

@@ -92,6 +92,7 @@ pub(super) fn decoder(model_type: &str, c: &Cfg, notes: &mut Notes) -> Result<Ar
         "gpt_oss" => a.moe = Some(gpt_oss_moe(c, &a)?),
         "llama4_text" => llama4(c, &mut a, notes)?,
         "gemma4_text" => super::gemma4::gemma4(c, &mut a, notes)?,
+        "gemma3_text" => super::gemma3::gemma3(c, &mut a, notes)?,
         _ => {}
     }
     Ok(a)

@@ -19,6 +19,9 @@ pub(crate) mod encoder_tests;
 mod families;
 #[cfg(test)]
 mod families_tests;
+mod gemma3;
+#[cfg(test)]
+mod gemma3_tests;
 mod gemma3n;
 mod gemma3n_towers;
 mod gemma4;

@@ -89,7 +89,11 @@ impl Run<'_> {
                 formula!(self.text; text "not counted: a parameter count alone does not give the layers, KV heads or head size", "未计入：仅凭参数量无法得知层数、KV 头数与注意力头维度"),
             );
         }
-        if !a.is_generative() {
+        // A bidirectional decoder (EmbeddingGemma) is an encoder to every engine but
+        // transformers, whose model still fills the DynamicCache its config's use_cache asks
+        // for (`Gemma3TextModel.forward` makes one when given none).
+        let transformers_cache = a.bidirectional && self.w.runner() == super::Runner::Transformers;
+        if !a.is_generative() && !transformers_cache {
             return (
                 0,
                 formula!(self.text; text "no KV cache (not a generative decoder)", "没有 KV 缓存（不是生成式解码器）"),

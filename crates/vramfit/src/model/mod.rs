@@ -117,6 +117,12 @@ pub(crate) const fn is_zero(v: &u64) -> bool {
     *v == 0
 }
 
+/// serde's `skip_serializing_if` for a flag that is off.
+#[cfg(feature = "serde")]
+pub(crate) const fn is_false(v: &bool) -> bool {
+    !*v
+}
+
 /// Mixture of experts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[cfg_attr(
@@ -225,6 +231,16 @@ pub struct Architecture {
     /// Gated attention (Qwen3-Next): `q_proj` also projects a sigmoid gate per query element, so it
     /// is twice as wide.
     pub gated_attention: bool,
+    /// Attention both ways over the input (EmbeddingGemma's `use_bidirectional_attention`): an
+    /// encoder with a decoder's layers. The engines that run it as an encoder (vLLM's
+    /// `EncoderOnlyAttention`, llama.cpp's `gemma-embedding`) keep no KV cache; transformers'
+    /// model still fills the `DynamicCache` its config's `use_cache` asks for. Left out of the
+    /// JSON when false.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "crate::model::is_false")
+    )]
+    pub bidirectional: bool,
     /// Whisper: encoder blocks (the decoder has `num_layers`).
     pub encoder_layers: u64,
     /// Whisper: encoder positions (1500 frames); ViT: patches + 1.
@@ -453,6 +469,7 @@ impl Architecture {
             compressed: None,
             hyper_connections: 0,
             gated_attention: false,
+            bidirectional: false,
             encoder_layers: 0,
             encoder_positions: 0,
             input_features: 0,
@@ -481,9 +498,10 @@ impl Architecture {
         !matches!(self.family, Family::Opaque)
     }
 
-    /// Whether it generates tokens with a KV cache.
+    /// Whether it generates tokens with a KV cache: a decoder, not one whose attention is
+    /// bidirectional (an encoder with a decoder's layers, [`Architecture::bidirectional`]).
     pub const fn is_generative(&self) -> bool {
-        matches!(self.family, Family::CausalLm | Family::Whisper)
+        matches!(self.family, Family::CausalLm | Family::Whisper) && !self.bidirectional
     }
 
     /// Layers that attend over the whole context (the other attention layers use the sliding

@@ -159,7 +159,9 @@ impl Run<'_> {
             .serving_weights()
             .saturating_add(mxfp4.map_or(0, |(_, extra)| extra));
         // vLLM's rotary embedding keeps a cos/sin cache of max_position × head_dim in the model dtype.
-        let rope = if a.is_generative() && a.mla.is_none() && a.learned_positions == 0 {
+        // A bidirectional decoder (EmbeddingGemma) keeps its rotary embedding too.
+        let rotary = a.is_generative() || a.bidirectional;
+        let rope = if rotary && a.mla.is_none() && a.learned_positions == 0 {
             a.max_position_embeddings
                 .saturating_mul(a.head_dim)
                 .saturating_mul(self.act_bytes())

@@ -15,7 +15,9 @@ impl EstimateInput {
     /// the tensors and nothing else a pooling run reads (no logits are formed).
     pub(super) fn resolve_pooling(&self, arch: &mut Architecture) -> Result<bool> {
         let runner = self.runner();
-        let encoder = arch.family == Family::Bert;
+        // An encoder, or a decoder whose attention is bidirectional (EmbeddingGemma), which
+        // the engines run as one.
+        let encoder = arch.family == Family::Bert || arch.bidirectional;
         let pooling = match self.runner {
             Some(RunnerType::Pooling) => true,
             Some(RunnerType::Generate) if encoder => {

@@ -108,9 +108,11 @@ impl EstimateInput {
             // without chunked prefill a step takes at least a whole max_model_len
             // (`_set_default_max_num_seqs_and_batched_tokens_args`, vllm/engine/arg_utils.py
             // lines 3194-3199).
-            None if vllm && arch.family == crate::model::Family::Bert => runner
-                .default_batched_tokens(big, sglang.chunked_prefill_size)
-                .max(max_model_len),
+            None if vllm && (arch.family == crate::model::Family::Bert || arch.bidirectional) => {
+                runner
+                    .default_batched_tokens(big, sglang.chunked_prefill_size)
+                    .max(max_model_len)
+            }
             None => vllm_version
                 .v0_batched_tokens(max_model_len)
                 .filter(|_| vllm)
