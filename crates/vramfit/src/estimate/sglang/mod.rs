@@ -15,6 +15,7 @@ mod figures;
 mod lora;
 mod prefill_graphs;
 mod text;
+mod version;
 
 use super::DisaggregationMode;
 use super::PeakSource;
@@ -29,6 +30,7 @@ use crate::units::Bytes;
 use figures::SglangPool;
 pub(super) use lora::LORA;
 pub use prefill_graphs::PrefillGraphs;
+pub use version::{FractionRule, SglangVersion};
 
 /// SGLang's decisions: its token pool within `mem_fraction_static`, `context_length` per
 /// sequence, defaults that follow the card's memory.
