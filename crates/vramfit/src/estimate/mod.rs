@@ -216,7 +216,7 @@ pub use rl::{
 };
 pub use sglang::{
     FractionRule, PrefillGraphs, SGLANG_CUDA_GRAPH_PER_LAYER, SGLANG_DIST_INIT,
-    SGLANG_DIST_INIT_PCIE, SGLANG_LOAD_OVERHEAD, SglangVersion,
+    SGLANG_DIST_INIT_PCIE, SGLANG_INIT_ONE_GPU, SGLANG_LOAD_OVERHEAD, SglangVersion,
 };
 pub use solve::{
     Bound, FitFix, Solutions, context_bound, fewest_gpus, fixes, largest_batch, largest_batch_fit,
