@@ -30,7 +30,7 @@ use crate::units::Bytes;
 use figures::SglangPool;
 pub(super) use lora::LORA;
 pub use prefill_graphs::PrefillGraphs;
-pub use version::{FractionRule, SglangVersion};
+pub use version::{FractionRule, Parallelism, SglangVersion};
 
 /// SGLang's decisions: its token pool within `mem_fraction_static`, `context_length` per
 /// sequence, defaults that follow the card's memory.

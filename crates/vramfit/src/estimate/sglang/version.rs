@@ -171,11 +171,18 @@ impl SglangVersion {
         self.minor > 5 || (self.minor == 5 && self.patch >= 14)
     }
 
-    /// What this release cannot run as vramfit models it, refused naming the field: pipeline
-    /// parallel before 0.4.6 (its `pp_size`), DP attention groups before 0.4.5 (0.4.0–0.4.4
-    /// forced `dp_size = tp_size` and halved the chunk), LoRA before 0.5.0 and P/D
-    /// disaggregation other than at 0.5.23 (vramfit's LoRA pool and P/D sides are read from 0.5).
-    pub fn check(self, pp: u64, dp_attention: u64, lora: bool, disaggregated: bool) -> Result<()> {
+    /// What this release cannot run as vramfit models it, refused naming the field: expert
+    /// parallel before 0.4.3 (its `--ep-size`), pipeline parallel before 0.4.6 (its
+    /// `--pp-size`), DP attention groups before 0.4.5 (0.4.0–0.4.4 forced `dp_size = tp_size`
+    /// and halved the chunk), LoRA before 0.5.0 (0.4.9 has no `--max-loaded-loras`, and
+    /// vramfit's LoRA pool is 0.5's) and P/D disaggregation other than at 0.5.23 (its sides are
+    /// read from 0.5.23).
+    pub fn check(self, par: Parallelism, lora: bool, disaggregated: bool) -> Result<()> {
+        let Parallelism {
+            ep,
+            pp,
+            dp_attention,
+        } = par;
         let needs = |field: &'static str, from: SglangVersion| {
             input_error!(
                 Unsupported,
@@ -186,6 +193,9 @@ impl SglangVersion {
                 ["与 {} 同用时 engine_version 为 {} 或更新", field, from],
             )
         };
+        if ep > 1 && self < SglangVersion::new(4, 3) {
+            return Err(needs("ep", SglangVersion::new(4, 3)));
+        }
         if pp > 1 && self < SglangVersion::new(4, 6) {
             return Err(needs("pp", SglangVersion::new(4, 6)));
         }
@@ -300,6 +310,17 @@ impl SglangVersion {
         };
         f.clamp(0.01, 0.99)
     }
+}
+
+/// The parallelism a release is checked against ([`SglangVersion::check`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Parallelism {
+    /// Expert parallel size.
+    pub ep: u64,
+    /// Pipeline parallel size.
+    pub pp: u64,
+    /// DP attention's groups (1: none).
+    pub dp_attention: u64,
 }
 
 impl Default for SglangVersion {

@@ -1,7 +1,7 @@
 //! SGLang's release rules against hand calculations from each release's `server_args.py`.
 
 use super::super::tests::reserve;
-use super::{FractionRule, SglangVersion};
+use super::{FractionRule, Parallelism, SglangVersion};
 use crate::estimate::PrefillGraphs;
 use alloc::string::ToString;
 
@@ -138,18 +138,31 @@ fn defaults_by_card_and_release() {
     );
 }
 
-/// What a release cannot run as vramfit models it is refused, naming the release it needs.
+/// What a release cannot run as vramfit models it is refused, naming the release it needs
+/// (the flags each release's `server_args.py` defines).
 #[test]
 fn what_a_release_lacks_is_refused() {
-    let e = v("0.4.5").check(2, 1, false, false).unwrap_err();
+    let par = |ep, pp, dp_attention| Parallelism {
+        ep,
+        pp,
+        dp_attention,
+    };
+    let e = v("0.4.5").check(par(1, 2, 1), false, false).unwrap_err();
     assert_eq!(e.field, "engine_version");
     assert!(e.accepted.contains("0.4.6"), "{e}");
-    let e = v("0.4.4").check(1, 4, false, false).unwrap_err();
+    let e = v("0.4.2").check(par(2, 1, 1), false, false).unwrap_err();
+    assert!(e.accepted.contains("0.4.3"), "{e}");
+    assert!(v("0.4.3").check(par(2, 1, 1), false, false).is_ok());
+    let e = v("0.4.4").check(par(1, 1, 4), false, false).unwrap_err();
     assert!(e.accepted.contains("0.4.5"), "{e}");
-    assert!(v("0.4.5").check(1, 4, false, false).is_ok());
-    let e = v("0.4.10").check(1, 1, true, false).unwrap_err();
+    assert!(v("0.4.5").check(par(1, 1, 4), false, false).is_ok());
+    let e = v("0.4.10").check(par(1, 1, 1), true, false).unwrap_err();
     assert!(e.accepted.contains("0.5.0"), "{e}");
-    let e = v("0.5.22").check(1, 1, false, true).unwrap_err();
+    let e = v("0.5.22").check(par(1, 1, 1), false, true).unwrap_err();
     assert!(e.accepted.contains("0.5.23"), "{e}");
-    assert!(SglangVersion::LATEST.check(2, 4, true, true).is_ok());
+    assert!(
+        SglangVersion::LATEST
+            .check(par(2, 2, 4), true, true)
+            .is_ok()
+    );
 }

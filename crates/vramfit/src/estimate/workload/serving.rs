@@ -190,9 +190,13 @@ impl EstimateInput {
             }
             _ => return Ok(latest),
         };
+        let parallelism = crate::estimate::sglang::Parallelism {
+            ep: par.ep,
+            pp: par.pp,
+            dp_attention: par.dp_attention,
+        };
         v.check(
-            par.pp,
-            par.dp_attention,
+            parallelism,
             self.enable_lora,
             self.disaggregation_mode.is_some(),
         )?;
