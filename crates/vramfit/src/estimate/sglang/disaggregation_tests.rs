@@ -114,7 +114,12 @@ fn llama_8b_h100_each_sides_pool_by_hand() {
     assert_eq!(plain.kv_cache_tokens, Some(408_806));
     assert_eq!(prefill.kv_cache_tokens, Some(412_669));
     assert_eq!(decode.kv_cache_tokens, Some(437_777));
-    assert_eq!(prefill.max_concurrency_exact, Some(3.14));
+    // 412,669 / 131,072 = 3.1484, to two places down.
+    let two_places = |x: f64| libm::floor(x * 100.0) / 100.0;
+    assert_eq!(
+        prefill.max_concurrency_exact,
+        Some(two_places(412_669.0 / 131_072.0))
+    );
     assert_eq!(decode.max_concurrency_exact, Some(3.32));
     let has = |e: &crate::estimate::Estimate, k| e.components.iter().any(|c| c.key == k);
     let bytes = |e: &crate::estimate::Estimate, k| {
