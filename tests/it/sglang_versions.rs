@@ -5,6 +5,7 @@
 //! is listed in [`SHORT`] with its reason. Where a log ran on SGLang's own defaults, the release's
 //! defaults are held to what it printed.
 
+use crate::calibration::median;
 use crate::sglang_calibration::{SglangRun, estimate_run, sglang_runs};
 use vramfit::estimate::{Engine, EstimateInput, Mode, SglangVersion};
 use vramfit::launch::{launch_input, read_command};
@@ -216,6 +217,37 @@ fn a_04_launch_writes_the_old_flags() {
     let latest = words(&input(None, true));
     assert!(latest.contains("--attn-dp-size 8"), "{latest}");
     assert!(!latest.contains("--enable-dp-attention"), "{latest}");
+}
+
+/// The book's table "SGLang's pool by release line" (validation.md, English and Chinese): each
+/// line's logs, median and worst error, to the hundredth of a percent it prints.
+#[test]
+fn the_books_table_by_line_is_true() {
+    let book = [
+        ("fixed fractions (0.4.0–0.4.6)", 4, -1.06, -7.47),
+        ("reserve by card (0.4.7–0.5.2)", 1, -3.92, -3.92),
+        (
+            "reserve by chunk and graphs (0.5.3–0.5.23)",
+            1,
+            -0.42,
+            -0.42,
+        ),
+    ];
+    for (name, logs, book_median, book_worst) in book {
+        let errs: Vec<f64> = sglang_runs()
+            .iter()
+            .filter(|r| line(&r.version) == name)
+            .filter_map(pool_error)
+            .map(|e| e * 100.0)
+            .collect();
+        let worst = errs.iter().copied().fold(0.0, f64::min);
+        let round = |x: f64| (x * 100.0).round() / 100.0;
+        assert_eq!(
+            (errs.len(), round(median(errs.clone())), round(worst)),
+            (logs, book_median, book_worst),
+            "{name}"
+        );
+    }
 }
 
 /// The calibration table by line (the book's), printed with `--nocapture`: each log's pool
