@@ -217,13 +217,13 @@ fn sglang_validation(s: &mut String) {
     let _ = writeln!(s, "\n### SGLang start-up logs\n");
     let _ = writeln!(
         s,
-        "Published logs (tests/data/sglang-calibration.csv): `KV Cache is allocated. #tokens` against vramfit's pool, on the named card with the log's `mem_fraction_static`, `context_length`, `chunked_prefill_size` and `cuda_graph_max_bs`.\n"
+        "Published logs (tests/data/sglang-calibration.csv, what was read from each in `sglang-calibration.notes.md`): `KV Cache is allocated. #tokens` against vramfit's pool, on the named card with the log's release (`engine_version`, printed or by the log's date) and the settings it prints; a setting it does not print is that release's default.\n"
     );
     let _ = writeln!(
         s,
-        "| log | model | GPU | tp | mem_fraction_static | tokens logged | tokens vramfit | error | loading logged | weights + loading vramfit |"
+        "| log | SGLang | model | GPU | tp | mem_fraction_static | tokens logged | tokens vramfit | error | loading logged | weights + loading vramfit |"
     );
-    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|---|---|---|");
     let overhead = vramfit::estimate::SGLANG_LOAD_OVERHEAD.get();
     for (r, e, t) in token_errors() {
         let load = r
@@ -231,15 +231,21 @@ fn sglang_validation(s: &mut String) {
             .map_or(String::from("—"), |l| format!("{l:.2} GiB"));
         let (_, a, _) = vramfit::catalog::find_model(&r.preset).unwrap();
         let w = vramfit::estimate::per_gpu_weight_bytes(&a, Dtype::Bf16, &r.quantization, r.tp, 1);
+        let version = match r.version_source.as_str() {
+            "by-date" => format!("{} (by date)", r.version),
+            _ => r.version.clone(),
+        };
+        let fraction = r
+            .mem_fraction_static
+            .map_or(String::from("default"), |f| f.to_string());
         let _ = writeln!(
             s,
-            "| {} ({}) | {} | {} | {} | {} | {} | {} | {} | {load} | {} |",
+            "| {} ({}) | {version} | {} | {} | {} | {fraction} | {} | {} | {} | {load} | {} |",
             r.source,
             r.date,
             r.model,
             r.gpu.as_deref().unwrap_or("—"),
             r.tp,
-            r.mem_fraction_static.unwrap_or_default(),
             thousands(r.kv_tokens),
             thousands(e.kv_cache_tokens.unwrap_or(0)),
             pct(t),
@@ -249,9 +255,9 @@ fn sglang_validation(s: &mut String) {
     let runs = sglang_runs();
     let _ = writeln!(
         s,
-        "\nFrom the log's own free memory before loading and `mem usage` at load, SGLang's formula `(pre × mem_fraction_static − load) ÷ cell` gives every logged token count to 0.1 % ({} logs print both). The CUDA graphs, `graphs × layers × 1 MiB`, against the two logs that print them:\n",
+        "\nFrom the log's own free memory before loading and `mem usage` at load, SGLang's formula `(pre × mem_fraction_static − load) ÷ cell` gives every logged token count to 0.1 % ({} logs print all three). The CUDA graphs, `graphs × layers × 1 MiB`, against the two logs that print them:\n",
         runs.iter()
-            .filter(|r| r.avail_before_load_gib.is_some())
+            .filter(|r| r.avail_before_load_gib.is_some() && r.mem_fraction_static.is_some())
             .count()
     );
     let _ = writeln!(s, "| log | model | graphs | measured | vramfit | error |");

@@ -20,6 +20,7 @@ mod moments_calibration;
 mod offload_speed;
 mod ollama_calibration;
 mod sglang_calibration;
+mod sglang_versions;
 mod throughput;
 mod torch_reference;
 mod training_launch_parsed;

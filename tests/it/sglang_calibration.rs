@@ -13,6 +13,9 @@ const GIB: f64 = 1_073_741_824.0;
 pub struct SglangRun {
     pub source: String,
     pub date: String,
+    /// The SGLang release, as the log prints it or by the log's date (`version_source`).
+    pub version: String,
+    pub version_source: String,
     pub model: String,
     pub preset: String,
     pub quantization: Quantization,
@@ -28,6 +31,9 @@ pub struct SglangRun {
     pub k_size_gib: f64,
     pub graphs: Option<u64>,
     pub cuda_graph_mem_gib: Option<f64>,
+    /// Memory other programs held on the card (a desktop's display, WSL2), where the log's free
+    /// memory before loading says so (sglang-calibration.notes.md).
+    pub memory_in_use_gib: Option<f64>,
 }
 
 pub fn sglang_runs() -> Vec<SglangRun> {
@@ -39,6 +45,8 @@ pub fn sglang_runs() -> Vec<SglangRun> {
         SglangRun {
             source: g("source"),
             date: g("date"),
+            version: g("sglang"),
+            version_source: g("version_source"),
             model: g("model"),
             preset: g("preset"),
             quantization: Quantization::parse("quantization", row.get("quantization")).unwrap(),
@@ -54,23 +62,33 @@ pub fn sglang_runs() -> Vec<SglangRun> {
             k_size_gib: f("k_size_gib").unwrap(),
             graphs: u("graphs"),
             cuda_graph_mem_gib: f("cuda_graph_mem_gib"),
+            memory_in_use_gib: f("memory_in_use_gib"),
         }
     })
 }
 
-/// The estimate for a logged run on its card, with the settings its log prints.
+/// The estimate for a logged run on its card, with the settings its log prints and the release
+/// it ran (a setting it does not print is that release's default). The context is the log's,
+/// within the preset's positions: the pool does not depend on it.
 pub fn estimate_run(r: &SglangRun) -> Option<Estimate> {
+    let (_, arch, _) = vramfit::catalog::find_model(&r.preset).unwrap();
+    let context = match arch.max_position_embeddings {
+        0 => r.context_length,
+        max => r.context_length.min(max),
+    };
     let input = EstimateInput {
         model: Some(r.preset.clone()),
         mode: Mode::Serve,
         engine: Engine::Sglang,
+        engine_version: Some(r.version.clone()),
         quantization: r.quantization,
         gpu: Some(r.gpu.clone()?),
         tp: r.tp as f64,
-        mem_fraction_static: Some(r.mem_fraction_static?),
-        max_model_len: Some(r.context_length as f64),
+        mem_fraction_static: r.mem_fraction_static,
+        max_model_len: Some(context as f64),
         max_num_batched_tokens: r.chunked_prefill_size.map(|c| c as f64),
         cuda_graph_max_bs: r.cuda_graph_max_bs.map(|c| c as f64),
+        memory_in_use: r.memory_in_use_gib.map(|g| format!("{g}GiB")),
         ..EstimateInput::default()
     };
     Some(estimate(&input).unwrap_or_else(|e| panic!("{}: {e}", r.model)))
@@ -105,7 +123,7 @@ pub fn token_errors() -> Vec<(SglangRun, Estimate, f64)> {
 #[test]
 fn every_log_is_read() {
     let runs = sglang_runs();
-    assert_eq!(runs.len(), 4);
+    assert_eq!(runs.len(), 7);
     assert!(
         runs.iter()
             .all(|r| r.source.starts_with("https://") && r.date.len() == 10)
@@ -138,43 +156,29 @@ fn the_pool_formula_reproduces_sglangs_own_figures() {
     }
 }
 
-/// vramfit's estimate on the card, from nothing but the model, the card and the settings: the
-/// tokens within 5 % of every logged run (the memory in use before loading and what loading took
-/// beyond the weights are the two constants that move them).
-#[test]
-fn kv_tokens_within_5_percent_of_every_logged_run() {
-    let errs = token_errors();
-    assert_eq!(errs.len(), 3);
-    for (r, e, t) in &errs {
-        assert!(
-            t.abs() < 0.05,
-            "{} on {:?} tp {}: {} tokens against {} logged ({:+.2} %)",
-            r.model,
-            r.gpu,
-            r.tp,
-            e.kv_cache_tokens.unwrap(),
-            r.kv_tokens,
-            t * 100.0
-        );
-    }
-}
+// The estimate on each card against the logged pool (never over, at most 3 % short or the
+// reason listed) is held by `sglang_versions::the_pool_is_never_over_and_at_most_3_percent_short`.
 
 /// What loading took (`mem usage` at `Load weight end`) against vramfit's weights plus
-/// SGLANG_LOAD_OVERHEAD: within 0.15 GiB on every log that prints it.
+/// SGLANG_LOAD_OVERHEAD: never less than any log that prints it (the constant is the largest
+/// seen, rounded up), and at most 0.25 GiB more.
 #[test]
 fn load_usage_is_the_weights_and_the_loading_overhead() {
     let overhead = vramfit::estimate::SGLANG_LOAD_OVERHEAD.get() as f64 / GIB;
+    let mut checked = 0;
     for r in sglang_runs() {
         let Some(load) = r.load_mem_usage_gib else {
             continue;
         };
         let ours = weights_gib(&r) + overhead;
         assert!(
-            (ours - load).abs() < 0.15,
-            "{}: {ours:.2} GiB against {load:.2} GiB logged",
+            ours >= load && ours - load < 0.25,
+            "{}: {ours:.3} GiB against {load:.2} GiB logged",
             r.model
         );
+        checked += 1;
     }
+    assert_eq!(checked, 6);
 }
 
 /// CUDA graphs: graphs × layers × SGLANG_CUDA_GRAPH_PER_LAYER against the logged capture, within

@@ -97,6 +97,13 @@ pub fn settings(runner: Runner) -> Vec<Setting> {
             ("kv_dtype", "kv_cache_dtype", key!("e.kv")),
             ("cuda_graph_max_bs", "cuda_graph_max_bs", key!("e.graph_bs")),
             ("cuda_graphs", "CUDA graphs", key!("e.graphs_sglang")),
+            // SGLang's release: its default fraction, chunk and graphs changed by release
+            // (`vramfit::estimate::SglangVersion`).
+            (
+                "engine_version",
+                "sglang.__version__",
+                key!("e.sglang_version"),
+            ),
             ("runner", "--is-embedding", key!("e.runner")),
             (
                 "enable_dp_attention",
@@ -296,6 +303,10 @@ mod tests {
         assert_eq!(
             name_of(Runner::Trtllm, "max_model_len"),
             Some("max_seq_len")
+        );
+        assert_eq!(
+            name_of(Runner::Sglang, "engine_version"),
+            Some("sglang.__version__")
         );
         // transformers' one setting is its release (its MLA cache changed in 5.15).
         assert_eq!(

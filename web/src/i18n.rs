@@ -414,6 +414,7 @@ texts! {
     ("e.runner_llamacpp", "pooling (--embedding): an embedding or reranking model, one forward and a pooler, no tokens generated; llama.cpp keeps no KV cache for an encoder and takes each input in one ubatch (-ub) (empty: pooling for an encoder; else generate)", "pooling（--embedding）：嵌入或重排序模型，一次前向加池化器，不生成 token；llama.cpp 对编码器不分配 KV 缓存，且每条输入须放进一个 ubatch（-ub）（留空：编码器为 pooling；其余为 generate）"),
     ("e.runner_ollama", "pooling (/api/embed): an embedding model, one forward and a pooler, no tokens generated; Ollama runs it with one sequence and a batch of min(2048, num_ctx) (empty: pooling for an encoder or a preset that ships a pooling config such as Qwen3-Embedding; else generate)", "pooling（/api/embed）：嵌入模型，一次前向加池化器，不生成 token；Ollama 以单序列、min(2048, num_ctx) 的批运行（留空：编码器或带池化配置的预设如 Qwen3-Embedding 为 pooling；其余为 generate）"),
     ("e.settings", "{0} settings", "{0} 设置"),
+    ("e.sglang_version", "SGLang release, such as 0.4.3.post3 or 0.5.2rc1 (empty: the latest, 0.5.23); it picks that release's default mem_fraction_static, chunk and CUDA graphs, and the launch's flags", "SGLang 版本，如 0.4.3.post3 或 0.5.2rc1（留空即最新的 0.5.23）；决定该版本默认的 mem_fraction_static、分块与 CUDA Graph，以及启动命令的参数"),
     ("e.speculative_method", "speculative decoding: the drafter's weights come out of the KV pool, its attention layers share it", "投机解码：草稿器的权重从 KV 池中扣除，其注意力层共用该池"),
     ("e.split_mode", "layer: whole blocks to each card; none: the main GPU alone; row is not modelled", "layer：整块分给各卡；none：只用主 GPU；row 未建模"),
     ("e.step_tokens", "tokens per engine step", "每个引擎步骤的 token 数"),

@@ -250,7 +250,12 @@ pub struct EstimateInput {
     pub wired_limit_mb: Option<f64>,
     /// The engine's release. vLLM's: `0.6` to `0.33`, or with its patch (`0.8.5`); it picks
     /// the rules of that line: V0 or V1, the profile run's defaults, whether the CUDA graphs are
-    /// taken out of the pool's budget (from 0.21). Default: the latest, 0.33. transformers' (the
+    /// taken out of the pool's budget (from 0.21). Default: the latest, 0.33. SGLang's: `0.4.0`
+    /// to `0.5.23` as SGLang tags them (`0.4.3.post3`, `0.5.2rc1`); it picks that release's
+    /// default `mem_fraction_static` (fixed by tp up to 0.4.6, a reserve by card from 0.4.7, by
+    /// the prefill chunk and CUDA graphs from 0.5.3), `chunked_prefill_size`,
+    /// `cuda_graph_max_bs`, its prefill CUDA graphs (from 0.5.10) and the launch's flags.
+    /// Default: 0.5.23. transformers' (the
     /// `hf` engine): `4.0` to `5.25`; an MLA model (DeepSeek) caches every head's keys and values
     /// before 5.15, its compressed latent from 5.15. Default: 5.25. llama.cpp's build (its
     /// release tag `b4500`, or the number its log prints after `build:`): `b2000` to `b10615`;

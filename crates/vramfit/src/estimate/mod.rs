@@ -215,8 +215,8 @@ pub use rl::{
     VERL_MAX_RESPONSE_LENGTH, VERL_ROLLOUT_UTILIZATION,
 };
 pub use sglang::{
-    PrefillGraphs, SGLANG_CUDA_GRAPH_PER_LAYER, SGLANG_DIST_INIT, SGLANG_DIST_INIT_PCIE,
-    SGLANG_LOAD_OVERHEAD,
+    FractionRule, PrefillGraphs, SGLANG_CUDA_GRAPH_PER_LAYER, SGLANG_DIST_INIT,
+    SGLANG_DIST_INIT_PCIE, SGLANG_INIT_ONE_GPU, SGLANG_LOAD_OVERHEAD, SglangVersion,
 };
 pub use solve::{
     Bound, FitFix, Solutions, context_bound, fewest_gpus, fixes, largest_batch, largest_batch_fit,

@@ -41,6 +41,12 @@ impl<'t> Args<'t> {
         self.switch(setting);
         self.words.extend(values.iter().map(|v| v.to_string()));
     }
+    /// `flag` as written, with its value: a release's own spelling of a setting that the table
+    /// reads under its newest name.
+    pub(super) fn spelled(&mut self, flag: &str, value: impl ToString) {
+        self.words.push(flag.to_string());
+        self.words.push(value.to_string());
+    }
     /// `setting`'s switch.
     pub(super) fn switch(&mut self, setting: Setting) {
         self.words
@@ -264,12 +270,20 @@ fn sglang_args(
     q: Option<&str>,
 ) -> Result<Args<'static>> {
     let mut a = Args::new(flags::SGLANG, &["python", "-m", "sglang.launch_server"]);
+    // The chosen release's spellings (`SglangVersion`): `--attn-dp-size` from 0.5.22,
+    // `--cuda-graph-max-bs-decode` and the graph backends from 0.5.14.
+    let v = w.sglang_version;
     a.set(Setting::Model, p.id);
     a.set_unless(Setting::Tp, w.tp, 1);
     a.set_unless(Setting::Pp, w.pp, 1);
     if w.dp_attention > 1 {
         dp_attention(w)?;
-        a.set(Setting::AttnDp, w.dp_attention);
+        if v.spells_attn_dp_size() {
+            a.set(Setting::AttnDp, w.dp_attention);
+        } else {
+            a.set(Setting::Dp, w.dp_attention);
+            a.switch(Setting::DpAttention);
+        }
     } else {
         a.set_unless(Setting::Dp, w.dp, 1);
     }
@@ -292,11 +306,14 @@ fn sglang_args(
         Setting::BatchedTokens,
         w.max_num_batched_tokens * w.dp_attention.max(1),
     );
-    if w.cuda_graphs {
-        a.set(Setting::CudaGraphMaxBs, w.cuda_graph_max_bs);
-    } else {
-        a.set(Setting::GraphBackendDecode, "disabled");
-        a.set(Setting::GraphBackendPrefill, "disabled");
+    match (w.cuda_graphs, v.spells_graph_backends()) {
+        (true, true) => a.set(Setting::CudaGraphMaxBs, w.cuda_graph_max_bs),
+        (true, false) => a.spelled("--cuda-graph-max-bs", w.cuda_graph_max_bs),
+        (false, true) => {
+            a.set(Setting::GraphBackendDecode, "disabled");
+            a.set(Setting::GraphBackendPrefill, "disabled");
+        }
+        (false, false) => a.switch(Setting::NoCudaGraphs),
     }
     if w.kv_dtype == KvDtype::Fp8 {
         a.set(Setting::KvDtype, "fp8_e4m3");

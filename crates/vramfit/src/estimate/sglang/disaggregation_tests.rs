@@ -97,24 +97,30 @@ fn dp_attention_padding_stays_off_the_prefill_side() {
 }
 
 /// Llama-3.1-8B on one H100 at SGLang's defaults, each side against a plain server, by hand.
-/// Free before loading: 85,029,027,840 − 547,608,330 (CUDA context) = 84,481,419,510 B; less the
-/// weights 16,060,522,496 and the loading 177,704,271; in cells of 131,072 B per token.
-/// - plain, 0.829: ⌈84,481,419,510 × 0.829⌉ = 70,035,096,774 − 16,238,226,767 = 53,796,870,007
-///   → 410,437 tokens;
-/// - prefill, 0.835: 70,541,985,291 − 16,238,226,767 = 54,303,758,524 → 414,304 tokens, 3.16
-///   requests of the 131,072-token context at once (414,304 / 131,072 = 3.161);
-/// - decode, 0.874: 73,836,760,652 − 16,238,226,767 = 57,598,533,885 → 439,441 tokens; each
-///   request takes 131,072 + 512 reserved tokens: 439,441 / 131,584 = 3.3396 → 3.33 at once.
+/// Free before loading: 85,029,027,840 − 547,608,330 (CUDA context) − 96,636,764 (a one-GPU
+/// server's init) = 84,384,782,746 B; less the weights 16,060,522,496 and the loading
+/// 311,385,129 (16,371,907,625 in all); in cells of 131,072 B per token.
+/// - plain, 0.829: ⌈84,384,782,746 × 0.829⌉ = 69,954,984,897 − 16,371,907,625 = 53,583,077,272
+///   → 408,806 tokens;
+/// - prefill, 0.835: 70,461,293,593 − 16,371,907,625 = 54,089,385,968 → 412,669 tokens, 3.14
+///   requests of the 131,072-token context at once (412,669 / 131,072 = 3.1484 → 3.14);
+/// - decode, 0.874: 73,752,300,121 − 16,371,907,625 = 57,380,392,496 → 437,777 tokens; each
+///   request takes 131,072 + 512 reserved tokens: 437,777 / 131,584 = 3.3270 → 3.32 at once.
 #[test]
 fn llama_8b_h100_each_sides_pool_by_hand() {
     let plain = estimate(&side(None)).unwrap();
     let prefill = estimate(&side(PREFILL)).unwrap();
     let decode = estimate(&side(DECODE)).unwrap();
-    assert_eq!(plain.kv_cache_tokens, Some(410_437));
-    assert_eq!(prefill.kv_cache_tokens, Some(414_304));
-    assert_eq!(decode.kv_cache_tokens, Some(439_441));
-    assert_eq!(prefill.max_concurrency_exact, Some(3.16));
-    assert_eq!(decode.max_concurrency_exact, Some(3.33));
+    assert_eq!(plain.kv_cache_tokens, Some(408_806));
+    assert_eq!(prefill.kv_cache_tokens, Some(412_669));
+    assert_eq!(decode.kv_cache_tokens, Some(437_777));
+    // 412,669 / 131,072 = 3.1484, to two places down.
+    let two_places = |x: f64| libm::floor(x * 100.0) / 100.0;
+    assert_eq!(
+        prefill.max_concurrency_exact,
+        Some(two_places(412_669.0 / 131_072.0))
+    );
+    assert_eq!(decode.max_concurrency_exact, Some(3.32));
     let has = |e: &crate::estimate::Estimate, k| e.components.iter().any(|c| c.key == k);
     let bytes = |e: &crate::estimate::Estimate, k| {
         e.components
@@ -131,7 +137,7 @@ fn llama_8b_h100_each_sides_pool_by_hand() {
         bytes(&decode, ComponentKind::CudaGraphs).map(|d| d + 464 * mib),
         bytes(&plain, ComponentKind::CudaGraphs)
     );
-    // The decode side's table: max(439,441 × 512 / 131,072 = 1,716, 2,048) requests, no extra
+    // The decode side's table: max(437,777 × 512 / 131,072 = 1,710, 2,048) requests, no extra
     // rows without max_running_requests, × (131,072 + 4) × 4 B.
     assert_eq!(
         bytes(&decode, ComponentKind::ReqToTokenPool),
@@ -149,10 +155,10 @@ fn llama_8b_h100_each_sides_pool_by_hand() {
         e.notes.iter().find(|n| n.key == key).map(|n| n.en.clone())
     };
     let pn = note(&prefill, "sglang_pd_prefill").unwrap();
-    assert!(pn.contains("439,441 tokens, 3.33 requests"), "{pn}");
+    assert!(pn.contains("437,777 tokens, 3.32 requests"), "{pn}");
     assert!(pn.contains("no GPU memory of its own"), "{pn}");
     let dn = note(&decode, "sglang_pd_decode").unwrap();
-    assert!(dn.contains("414,304 tokens, 3.16 requests"), "{dn}");
+    assert!(dn.contains("412,669 tokens, 3.14 requests"), "{dn}");
 }
 
 /// `disaggregation_decode_extra_slots` as SGLang defaults it: max_running_requests 16 per group
@@ -233,7 +239,7 @@ fn disaggregation_is_checked() {
         num_reserved_decode_tokens: Some(0.0),
         ..side(DECODE)
     };
-    assert_eq!(estimate(&w).unwrap().kv_cache_tokens, Some(439_441));
+    assert_eq!(estimate(&w).unwrap().kv_cache_tokens, Some(437_777));
 }
 
 /// vLLM's connectors register the pool vLLM already allocated: both sides' figures are a plain

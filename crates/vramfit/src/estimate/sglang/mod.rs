@@ -15,6 +15,7 @@ mod figures;
 mod lora;
 mod prefill_graphs;
 mod text;
+mod version;
 
 use super::DisaggregationMode;
 use super::PeakSource;
@@ -29,6 +30,7 @@ use crate::units::Bytes;
 use figures::SglangPool;
 pub(super) use lora::LORA;
 pub use prefill_graphs::PrefillGraphs;
+pub use version::{FractionRule, Parallelism, SglangVersion};
 
 /// SGLang's decisions: its token pool within `mem_fraction_static`, `context_length` per
 /// sequence, defaults that follow the card's memory.
@@ -201,12 +203,12 @@ pub(super) fn default_running_requests(tokens: u64, context_len: u64) -> u64 {
 }
 
 impl Run<'_> {
-    /// Memory in use before SGLang loads the weights: the CUDA context, and at tp × pp ≥ 2 what
-    /// `init_torch_distributed` takes (NCCL, and custom all-reduce buffers where the GPUs have
+    /// Memory in use before SGLang loads the weights: the CUDA context, on one GPU
+    /// [`SGLANG_INIT_ONE_GPU`], and at tp × pp ≥ 2 what `init_torch_distributed` takes (NCCL, and custom all-reduce buffers where the GPUs have
     /// NVLink: Hopper or newer here).
     fn sglang_preload(&self) -> u64 {
         let dist = if self.tp * self.pp <= 1 {
-            0
+            SGLANG_INIT_ONE_GPU.get()
         } else if self.hopper() {
             SGLANG_DIST_INIT.get()
         } else {
@@ -263,10 +265,17 @@ impl Run<'_> {
 pub const SGLANG_MAMBA_FULL_MEMORY_RATIO: f64 = 0.9;
 
 /// What SGLang's weight loading takes beyond the weights themselves, measured as free memory
-/// (kernel modules, the rotary cache, loader buffers): 0.17 GiB, the mean of `mem usage` at `Load
-/// weight end` less vramfit's weights over the three logs of `tests/data/sglang-calibration.csv`
-/// that print it (0.15, 0.28 and 0.06 GiB).
-pub const SGLANG_LOAD_OVERHEAD: Bytes = Bytes::new(177_704_271); // 0.1655 GiB
+/// (kernel modules, the rotary cache, loader buffers): 0.29 GiB, the largest of the six logs of
+/// `tests/data/sglang-calibration.csv` that print `mem usage` at `Load weight end` or the free
+/// memory on both sides of it (0.06 to 0.282 GiB beyond vramfit's weights, the largest on 4 ×
+/// L4), rounded up: a log that loaded more than vramfit counts would get a pool larger than
+/// SGLang's.
+pub const SGLANG_LOAD_OVERHEAD: Bytes = Bytes::new(311_385_129); // 0.29 GiB
+/// What a one-GPU SGLang server holds before loading beyond the CUDA context: 0.09 GiB, PR 4760's
+/// H100 log (github.com/sgl-project/sglang/pull/4760, 2025-03-25, SGLang 0.4.4.post1 by date):
+/// `Load weight begin. avail mem=78.59 GB` on a card whose CUDA total is 79.19 GiB, less the
+/// 0.51 GiB context. Without it that log's pool came out 0.13 % larger than SGLang's.
+pub const SGLANG_INIT_ONE_GPU: Bytes = Bytes::new(96_636_764); // 0.09 GiB
 /// `Init torch distributed ends. mem usage` at tp ≥ 2 on NVLink GPUs (NCCL and custom all-reduce
 /// buffers): 2.01 GiB on 8 × H200 (github.com/sgl-project/sglang/pull/11716, 2025-10-16).
 pub const SGLANG_DIST_INIT: Bytes = Bytes::new(2_158_221_066); // 2.01 GiB
@@ -473,10 +482,11 @@ mod tests {
     }
 
     /// Llama-3.1-8B on an H100 at mem_fraction_static 0.88, by hand: before loading, 85,029,027,840
-    /// − 547,608,330 (the CUDA context) = 84,481,419,510 B free; × 0.88 = 74,343,649,169; less the
-    /// weights 16,060,522,496 and the loading overhead 177,704,271 = 58,105,422,402 B; ÷ 131,072 B
-    /// per token (2 × 8 KV heads × 128 × 32 layers × 2 B) = 443,309 tokens. SGLang logged 442,750
-    /// for this run (PR 4760).
+    /// − 547,608,330 (the CUDA context) − 96,636,764 (a one-GPU server's init) = 84,384,782,746 B
+    /// free; × 0.88 = 74,258,608,816; less the weights 16,060,522,496 and the loading overhead
+    /// 311,385,129 = 57,886,701,191 B; ÷ 131,072 B per token (2 × 8 KV heads × 128 × 32 layers ×
+    /// 2 B) = 441,640 tokens. SGLang logged 442,750 for this run (PR 4760): 0.25 % fewer, never
+    /// more.
     #[test]
     fn the_token_pool_by_hand() {
         let e = estimate(&EstimateInput {
@@ -485,10 +495,10 @@ mod tests {
             ..sglang("meta-llama/Llama-3.1-8B")
         })
         .unwrap();
-        assert_eq!(e.kv_cache_tokens, Some(443_309));
-        assert_eq!(e.kv_cache_bytes.get(), 443_310 * 131_072);
+        assert_eq!(e.kv_cache_tokens, Some(441_640));
+        assert_eq!(e.kv_cache_bytes.get(), 441_641 * 131_072);
         assert_eq!(e.kv_bytes_per_token, 131_072);
-        // ReqToTokenPool: 443,309 × 512 / 131,072 = 1,731 requests, raised to 2048; × (131,072 +
+        // ReqToTokenPool: 441,640 × 512 / 131,072 = 1,725 requests, raised to 2048; × (131,072 +
         // 4) × 4 B.
         let table = e
             .components
@@ -496,8 +506,9 @@ mod tests {
             .find(|c| c.key == ComponentKind::ReqToTokenPool)
             .unwrap();
         assert_eq!(table.bytes.get(), 2048 * 131_076 * 4);
-        // Requests of the full 131,072-token context the pool holds at once: 3.38.
-        assert_eq!(e.max_concurrency_exact, Some(3.38));
+        // Requests of the full 131,072-token context the pool holds at once: 441,640 / 131,072 =
+        // 3.369 → 3.36.
+        assert_eq!(e.max_concurrency_exact, Some(3.36));
         // CUDA graphs: 36 decode graphs up to 256 × 32 layers × 1 MiB, and SGLang 0.5.23's 58
         // prefill graphs up to 8192 tokens × 8 MiB.
         let graphs = e

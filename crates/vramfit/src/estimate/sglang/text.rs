@@ -379,7 +379,8 @@ impl Run<'_> {
         }
     }
 
-    /// The CUDA context's formula, with the distributed init at tp × pp ≥ 2.
+    /// The CUDA context's formula, with the distributed init at tp × pp ≥ 2 and a one-GPU
+    /// server's init below it.
     // Built without a language, the two branches are the same empty formula.
     #[cfg_attr(
         not(any(feature = "en", feature = "zh")),
@@ -401,7 +402,18 @@ impl Run<'_> {
                 ]
             )
         } else {
-            formula!(self.text; text "CUDA context: 0.51 GiB (measured, H100, PyTorch 2)", "CUDA 上下文：0.51 GiB (实测，H100, PyTorch 2)")
+            formula!(self.text;
+                [
+                    "CUDA context {} + one GPU's init {} (measured on SGLang's H100 log)",
+                    b(context),
+                    b(preload - context)
+                ],
+                [
+                    "CUDA 上下文 {} + 单卡初始化 {}（据 SGLang 的 H100 日志实测）",
+                    b(context),
+                    b(preload - context)
+                ]
+            )
         }
     }
 }

@@ -193,6 +193,9 @@ pub struct Workload {
     /// The llama.cpp build whose rules place the output layer and reserve the logits (the
     /// latest when not given; Ollama's vendored one for an Ollama run).
     pub llamacpp_build: super::LlamacppBuild,
+    /// The SGLang release whose defaults (fraction, chunk, graphs) and flags the run takes (the
+    /// latest when not given).
+    pub sglang_version: super::SglangVersion,
     /// vLLM's or SGLang's LoRA adapter slots (`enable_lora`); `None` without them.
     pub lora: Option<LoraSlots>,
     /// vLLM's KV offloading to CPU memory (`kv_offloading_size`); `None` without it.
@@ -438,6 +441,7 @@ impl EstimateInput {
             vllm_version: serving.vllm_version,
             transformers_version: serving.transformers_version,
             llamacpp_build: serving.llamacpp_build,
+            sglang_version: serving.sglang_version,
             lora,
             kv_offload,
             disaggregation,

@@ -45,6 +45,8 @@ pub(super) struct Serving {
     pub(super) transformers_version: crate::estimate::TransformersVersion,
     /// llama.cpp's build, given or the latest.
     pub(super) llamacpp_build: crate::estimate::LlamacppBuild,
+    /// SGLang's release, given or the latest.
+    pub(super) sglang_version: crate::estimate::SglangVersion,
 }
 
 /// llama.cpp's and Ollama's settings.
@@ -100,7 +102,8 @@ impl EstimateInput {
                 .unwrap_or(runner.default_max_seqs(big)),
         );
         let gpu_mib = device.map(|d| d.memory.get() / MIB);
-        let sglang = crate::estimate::sglang::defaults(gpu_mib, tp);
+        let sglang_version = self.resolve_sglang_version(par)?;
+        let sglang = sglang_version.defaults(gpu_mib, tp);
         let max_num_batched_tokens = match self.max_num_batched_tokens {
             Some(v) => int("max_num_batched_tokens", v, 1, MAX_SEQ)?,
             // An encoder pools with bidirectional attention, which vLLM cannot chunk
@@ -122,7 +125,12 @@ impl EstimateInput {
             Some(v) => int("cuda_graph_max_bs", v, 1, 4096)?,
             None => sglang.cuda_graph_max_bs,
         };
-        let prefill_graphs = self.sglang_prefill_graphs(arch, pp, device, max_num_batched_tokens);
+        // Prefill graphs by default from SGLang 0.5.10 (`SglangVersion::prefill_graphs_by_default`).
+        let prefill_graphs = if sglang_version.prefill_graphs_by_default() {
+            self.sglang_prefill_graphs(arch, pp, device, max_num_batched_tokens)
+        } else {
+            crate::estimate::PrefillGraphs::OFF
+        };
         let reserve = crate::estimate::sglang::Reserve {
             gpu_mib,
             chunked_prefill_size: max_num_batched_tokens,
@@ -146,13 +154,11 @@ impl EstimateInput {
                     "0.01 到 0.99 的比例，如 0.85",
                 ));
             }
-            None => crate::estimate::sglang::default_fraction(&reserve, side),
+            None => sglang_version.default_fraction(&reserve, side),
         };
         // The other P/D side's own default (the same fraction when it is given).
         let other_mem_fraction_static = match (self.mem_fraction_static, side) {
-            (None, Some(mode)) => {
-                crate::estimate::sglang::default_fraction(&reserve, Some(mode.other()))
-            }
+            (None, Some(mode)) => sglang_version.default_fraction(&reserve, Some(mode.other())),
             _ => mem_fraction_static,
         };
         // SGLang's DP attention then divides the prefill chunk among its groups
@@ -172,7 +178,31 @@ impl EstimateInput {
             vllm_version,
             transformers_version,
             llamacpp_build,
+            sglang_version,
         })
+    }
+
+    /// SGLang's release (`engine_version` when the engine is SGLang), the latest when not
+    /// given, checked against what the run asks of it ([`crate::estimate::SglangVersion::check`]).
+    fn resolve_sglang_version(&self, par: &Parallel) -> Result<crate::estimate::SglangVersion> {
+        let latest = crate::estimate::SglangVersion::LATEST;
+        let v = match (&self.engine_version, self.runner()) {
+            (Some(text), Runner::Sglang) => {
+                crate::estimate::SglangVersion::parse("engine_version", text)?
+            }
+            _ => return Ok(latest),
+        };
+        let parallelism = crate::estimate::sglang::Parallelism {
+            ep: par.ep,
+            pp: par.pp,
+            dp_attention: par.dp_attention,
+        };
+        v.check(
+            parallelism,
+            self.enable_lora,
+            self.disaggregation_mode.is_some(),
+        )?;
+        Ok(v)
     }
 
     /// SGLang's prefill CUDA graphs ([`crate::estimate::PrefillGraphs`]): captured on an NVIDIA
@@ -241,19 +271,23 @@ impl EstimateInput {
             let b = LlamacppBuild::parse("engine_version", text)?;
             return Ok((latest.0, latest.1, b));
         }
+        // SGLang's release is read apart (`resolve_sglang_version`).
+        if runner == Runner::Sglang {
+            return Ok(latest);
+        }
         Err(input_error!(
             Unsupported,
             "engine_version",
             [
-                "{} is read for vLLM, transformers, llama.cpp and Ollama only",
+                "{} is read for vLLM, SGLang, transformers, llama.cpp and Ollama only",
                 crate::units::quoted(text)
             ],
             [
-                "{} 仅用于 vLLM、transformers、llama.cpp 与 Ollama",
+                "{} 仅用于 vLLM、SGLang、transformers、llama.cpp 与 Ollama",
                 crate::units::quoted(text)
             ],
-            "no engine_version for this engine; engine vllm (or an RL run's colocated rollout), hf, llamacpp or ollama",
-            "此引擎不设 engine_version；可用于 vllm 引擎（或 RL 的同卡 rollout）、hf、llamacpp 或 ollama",
+            "no engine_version for this engine; engine vllm (or an RL run's colocated rollout), sglang, hf, llamacpp or ollama",
+            "此引擎不设 engine_version；可用于 vllm 引擎（或 RL 的同卡 rollout）、sglang、hf、llamacpp 或 ollama",
         ))
     }
 
