@@ -5,6 +5,7 @@ mod book_data;
 mod calibration;
 mod deepspeed_published;
 mod deepspeed_reference;
+mod fsdp_published;
 mod fsdp_reference;
 mod input_faces;
 /// The fields of `EstimateInput` (test code shared by every face's check).

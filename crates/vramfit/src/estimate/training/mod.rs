@@ -42,6 +42,7 @@ mod sharding;
 #[cfg(feature = "training")]
 mod sharding_text;
 pub mod stacks;
+pub use sharding::SHARDED_CACHE_PERCENT;
 #[cfg(test)]
 mod step_tests;
 

@@ -163,6 +163,7 @@ impl Run<'_> {
                     if offload { "，已卸载" } else { "" }
                 ]
             );
+            text = self.quant_state_text(f, State::Weights, text);
         }
         text
     }

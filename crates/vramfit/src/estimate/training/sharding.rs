@@ -30,8 +30,9 @@
 //! states are in CPU memory and the step runs there.
 
 use super::figures::{Basis, Buckets, GradientFigures, TrainingFigures};
-use crate::estimate::{ComponentKind, FsdpVersion, Offload, Run, weights};
+use crate::estimate::{ComponentKind, FsdpVersion, Mode, Offload, Run, weights};
 use crate::model::{Role, Tensor};
+use crate::precision::{Dtype, Quantization};
 use alloc::vec::Vec;
 
 /// What the data-parallel buffers are made of.
@@ -78,6 +79,19 @@ pub(super) struct FsdpUnits {
     /// gradient with its reduce-scatter copy) and the root's own reduction at the end.
     pub(super) backward: u64,
 }
+
+/// The margin for the caching allocator's cache under ZeRO-3 or FSDP, in percent of the peak
+/// allocated: what `nvidia-smi` shows beyond `max_memory_allocated` while the run gathers each
+/// layer's parameters and frees them, interleaved with the checkpoints it keeps. No rule from
+/// PyTorch's allocator (`c10/cuda/CUDACachingAllocator.cpp`: blocks split and cached per stream,
+/// never returned without `empty_cache`) gives its size; it is a stated safety margin, sized on
+/// the published runs of `tests/data/deepspeed-published.csv` and `fsdp-published.csv` together:
+/// their readings are 19–28 % above vramfit's total without it (the CPU-offloaded one 73 %); to be
+/// within 5 % under they need 14–23 % of the peak allocated, and 25 % holds four of the five (the
+/// book's validation table). Where the truth is unknown the margin errs high: the allocator gives
+/// wholly free cached segments back before it fails an allocation (`release_cached_blocks`), so a
+/// run may fit a card somewhat under this figure.
+pub const SHARDED_CACHE_PERCENT: u64 = 25;
 
 /// DeepSpeed's `stage3_max_reuse_distance` default (0.19.6 `runtime/zero/config.py`): a
 /// parameter used again within this many elements of fetches is not released.
@@ -402,6 +416,70 @@ impl Run<'_> {
         }
     }
 
+    /// The allocator-cache margin of a ZeRO-3 or FSDP training run ([`SHARDED_CACHE_PERCENT`]
+    /// of `peak_allocated`); 0 for any other run, FSDP's `NO_SHARD` (which gathers nothing)
+    /// included, and for an RL run, whose peak is the rollout engine's pool beside the policy
+    /// (one allocation, not per-layer gathers) and whose composition no published run measures.
+    pub(in crate::estimate) fn sharded_cache(&self, peak_allocated: u64) -> u64 {
+        let sharded = self.zero == 3 || self.sharding.fsdp.is_some();
+        if self.mode != Mode::Training || !sharded || self.sharding.no_shard || self.rl.is_some() {
+            return 0;
+        }
+        peak_allocated
+            .saturating_mul(SHARDED_CACHE_PERCENT)
+            .div_ceil(100)
+    }
+
+    /// The frozen base FSDP shards, in the dtype the model was loaded in. FSDP keeps each
+    /// `FlatParameter`'s shard in its parameters' own dtype and all-gathers a copy in
+    /// `MixedPrecision.param_dtype` (PyTorch `torch/distributed/fsdp/_flat_param.py`:
+    /// `_local_shard`, the low-precision `_mp_shard` and `_full_param_padded`; FSDP2's
+    /// `FSDPParam` likewise), so a base loaded in fp32 under bf16 autocast is held in fp32:
+    /// twice the 16-bit base the figures count. DeepSpeed instead casts the module to 16 bits
+    /// (`DeepSpeedEngine` under `bf16.enabled`), so ZeRO-3 is not read here. A quantized base is
+    /// its own format whatever the load dtype.
+    pub(super) fn fsdp_frozen_base(&self, f: &TrainingFigures) -> u64 {
+        let b = &f.basis;
+        let widened = self.dtype == Dtype::Fp32
+            && b.dtype.bits() == 16
+            && b.quantization == Quantization::None;
+        if widened {
+            f.weights.base.saturating_mul(2)
+        } else {
+            f.weights.base
+        }
+    }
+
+    /// bitsandbytes' quantization state of a LoRA run's base on one GPU: NF4's absmax (an fp32
+    /// per 64 weights, or under double quantization an int8 per 64 and an fp32 per 256 of them),
+    /// LLM.int8()'s fp32 `SCB` per output row. ZeRO-3 and FSDP shard parameters only; the state
+    /// is an attribute of the module and of its `Params4bit` (bitsandbytes 0.50.1
+    /// `bitsandbytes/nn/modules.py`: `Params4bit.to` moves `quant_state` to the module's device,
+    /// and `fix_4bit_weight_quant_state_from_module` restores it from the module because "the
+    /// quant state got lost when the parameter got converted. This happens for example for
+    /// fsdp"), so every GPU holds all of it, on the GPU under CPU offload too. 0 for any other
+    /// base, and where nothing is sharded.
+    pub(super) fn bnb_quant_state(&self, basis: &Basis) -> u64 {
+        let q = &basis.quantization;
+        let packed: fn(u64) -> u64 = match q {
+            Quantization::BnbNf4 { .. } => |n: u64| n.div_ceil(2),
+            Quantization::BnbInt8 => |n: u64| n,
+            _ => return 0,
+        };
+        if !basis.lora || !basis.detailed || (self.zero < 3 && self.sharding.fsdp.is_none()) {
+            return 0;
+        }
+        let (a, tp) = (&self.arch, self.tp);
+        weights::total(a, |t: &Tensor| {
+            if !weights::is_quantized(q, a, t) {
+                return 0;
+            }
+            weights::tensor_bytes(q, a, basis.dtype, t)
+                .saturating_sub(packed(t.numel()))
+                .div_ceil(weights::tp_divisor(a, t, tp))
+        })
+    }
+
     /// FSDP's shards: parameters and gradients in the parameters' own dtype (fp32 under mixed
     /// precision, the master weights: no separate copy), the optimizer's states sharded, all in
     /// CPU memory with CPU offload.
@@ -413,19 +491,27 @@ impl Run<'_> {
         let sb = basis.state_bytes;
         let sharded = self.fsdp_sharded_params(basis, fsdp.version);
         let offload = self.offload != Offload::None;
-        // The frozen base of a LoRA run is sharded in its stored format beside the adapters.
+        // The frozen base of a LoRA run is sharded in its stored format beside the adapters, in
+        // the dtype it was loaded in (the run's `dtype`: fp32 where the model is loaded without
+        // one, as PEFT's FSDP guide does); only bitsandbytes' quantization state stays whole.
+        let quant_state = self.bnb_quant_state(basis);
         let frozen = if basis.lora {
-            let base = f
-                .weights
-                .base
-                .saturating_add(f.weights.upcast.as_ref().map_or(0, |u| u.bytes));
+            let base = self
+                .fsdp_frozen_base(f)
+                .saturating_add(f.weights.upcast.as_ref().map_or(0, |u| u.bytes))
+                .saturating_sub(quant_state);
             base.div_ceil(self.dp)
         } else {
             0
         };
         let params = sharded.saturating_mul(sb).saturating_add(frozen);
         let grads = sharded.saturating_mul(sb);
-        f.weights.bytes = if offload { 0 } else { params };
+        f.weights.quant_state = quant_state;
+        f.weights.bytes = if offload {
+            quant_state
+        } else {
+            params.saturating_add(quant_state)
+        };
         f.gradients.bytes_per = sb;
         f.gradients.bytes = if offload { 0 } else { grads };
         // The optimizer's partition is figured without masters for FSDP (0 when offloaded);
