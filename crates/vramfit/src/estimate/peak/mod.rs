@@ -22,7 +22,9 @@ struct PeakFigures {
     /// Reserved by PyTorch's caching allocator but not allocated (0 for llama.cpp).
     reserve: u64,
     /// Of `reserve`: the margin for the allocator's cache under ZeRO-3's or FSDP's per-layer
-    /// gathers (`training/sharding.rs`, `sharded_cache`; 0 for any other run).
+    /// gathers (`training/sharding.rs`, `sharded_cache`; 0 for any other run, and in a build
+    /// without training, whose words never read it).
+    #[cfg_attr(not(feature = "training"), allow(dead_code))]
     sharded_cache: u64,
     /// What `max_memory_allocated` reports (llama.cpp: its own buffers).
     peak_allocated: u64,

@@ -29,6 +29,7 @@
 //! `CPUOffloadPolicy` / `CPUOffload(offload_params=True)` parameters, gradients and optimizer
 //! states are in CPU memory and the step runs there.
 
+use super::SHARDED_CACHE_PERCENT;
 use super::figures::{Basis, Buckets, GradientFigures, TrainingFigures};
 use crate::estimate::{ComponentKind, FsdpVersion, Mode, Offload, Run, weights};
 use crate::model::{Role, Tensor};
@@ -79,19 +80,6 @@ pub(super) struct FsdpUnits {
     /// gradient with its reduce-scatter copy) and the root's own reduction at the end.
     pub(super) backward: u64,
 }
-
-/// The margin for the caching allocator's cache under ZeRO-3 or FSDP, in percent of the peak
-/// allocated: what `nvidia-smi` shows beyond `max_memory_allocated` while the run gathers each
-/// layer's parameters and frees them, interleaved with the checkpoints it keeps. No rule from
-/// PyTorch's allocator (`c10/cuda/CUDACachingAllocator.cpp`: blocks split and cached per stream,
-/// never returned without `empty_cache`) gives its size; it is a stated safety margin, sized on
-/// the six published runs of `tests/data/deepspeed-published.csv` and `fsdp-published.csv`
-/// together: the four without CPU offload read 19–28 % above vramfit's total without it and need
-/// 14–23 % of the peak allocated to be within 5 % under, which 25 % holds; the two with FSDP's CPU
-/// offload read 42 % and 73 % above and stay under (the book's validation table). Where the truth is unknown the margin errs high: the allocator gives
-/// wholly free cached segments back before it fails an allocation (`release_cached_blocks`), so a
-/// run may fit a card somewhat under this figure.
-pub const SHARDED_CACHE_PERCENT: u64 = 25;
 
 /// DeepSpeed's `stage3_max_reuse_distance` default (0.19.6 `runtime/zero/config.py`): a
 /// parameter used again within this many elements of fetches is not released.

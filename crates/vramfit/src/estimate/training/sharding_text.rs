@@ -104,7 +104,7 @@ impl Run<'_> {
         };
         formula!(self.text;
             let (t, blocks, m, size) = (b(transient), self.arch.num_layers, b(margin), b(reserve));
-            let pct = super::sharding::SHARDED_CACHE_PERCENT;
+            let pct = super::SHARDED_CACHE_PERCENT;
             [
                 "5 % of transient tensors ({t}) + 1 MiB rounding × {blocks} blocks + {pct} % of the peak allocated for the cache under {name}'s per-layer gathers and releases ({m}: a safety margin sized on published runs, not a rule of the allocator) = {size}"
             ],
