@@ -93,6 +93,7 @@ impl Run<'_> {
             );
         }
         self.regimes_notes(f, p);
+        self.sharding_notes(p);
         self.own_optimizer_notes(f.optimizer.bytes, p);
         self.context_and_workspace(p);
         let nccl = f.nccl;
