@@ -194,12 +194,26 @@ impl Run<'_> {
             .max(MAX_REUSE_DISTANCE)
             .min(sizes.max_live.saturating_sub(largest));
         let persistent = if basis.detailed {
+            // DeepSpeed marks every parameter of at most the threshold persistent
+            // (`parameter_offload.py`, `_mark_persistent_parameters`: `named_parameters()`),
+            // LoRA's `lora_A` (r × in) and `lora_B` (out × r) among them.
+            let r = self.lora_rank;
             let small = |t: &Tensor| {
-                if t.rows_in.saturating_mul(t.rows_out) <= sizes.persistence {
+                let base = if t.rows_in.saturating_mul(t.rows_out) <= sizes.persistence {
                     shard(t)
                 } else {
                     0
-                }
+                };
+                let lora = if basis.lora && self.lora_params(t) > 0 {
+                    [r.saturating_mul(t.rows_in), r.saturating_mul(t.rows_out)]
+                        .into_iter()
+                        .filter(|&n| n <= sizes.persistence)
+                        .fold(0u64, u64::saturating_add)
+                        .saturating_mul(t.count)
+                } else {
+                    0
+                };
+                base.saturating_add(lora)
             };
             let n = weights::total(a, small);
             // Whole on every GPU, where its partition (1/dp) is already counted in the weights.
