@@ -172,7 +172,7 @@ fn the_published_runs_lora_dropout_adds_the_recomputed_blocks_masks_and_copies()
 }
 
 /// ZeRO-3 keeps every parameter of at most `stage3_param_persistence_threshold` (10^5 by default) whole on each GPU,
-/// LoRA's among them (DeepSpeed `parameter_offload.py`, `_mark_persistent_parameters`). The LoRA run's rank-8 adapters
+/// LoRA's among them (DeepSpeed `parameter_offload.py`, `mark_persistent_parameters`). The LoRA run's rank-8 adapters
 /// by hand, per block: q `lora_A` 8 × 8192 = 65,536 and `lora_B` 8192 × 8 = 65,536; k and v 65,536 and 1024 × 8 =
 /// 8,192 each; o 65,536 and 65,536; gate and up `lora_A` 65,536 each (their `lora_B`, 28,672 × 8 = 229,376, is over);
 /// down `lora_B` 65,536 (its `lora_A`, 8 × 28,672, is over): 606,208 a block, 48,496,640 for the 80, at 2 B whole on

@@ -195,7 +195,7 @@ impl Run<'_> {
             .min(sizes.max_live.saturating_sub(largest));
         let persistent = if basis.detailed {
             // DeepSpeed marks every parameter of at most the threshold persistent
-            // (`parameter_offload.py`, `_mark_persistent_parameters`: `named_parameters()`),
+            // (`runtime/zero/parameter_offload.py`, `mark_persistent_parameters`: every `named_parameters()`),
             // LoRA's `lora_A` (r × in) and `lora_B` (out × r) among them.
             let r = self.lora_rank;
             let small = |t: &Tensor| {
