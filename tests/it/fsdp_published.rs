@@ -139,6 +139,18 @@ fn fsdp_shards_a_base_loaded_in_fp32_in_fp32() {
     assert_eq!(more, 68_976_648_192 * 4 / 8 - 68_976_648_192 * 2 / 8);
     assert_eq!(more, 17_244_162_048);
     assert_eq!(weights(Dtype::Fp32, None), weights(Dtype::Bf16, None));
+    // A pure bf16 run (no autocast) loads the model in bf16 whatever its checkpoint: no widening.
+    let pure = |dtype: Dtype| {
+        vramfit::estimate::estimate(&EstimateInput {
+            dtype: Some(dtype),
+            precision: Precision::Bf16,
+            ..r.input.clone()
+        })
+        .unwrap()
+        .weights_bytes
+        .get()
+    };
+    assert_eq!(pure(Dtype::Fp32), pure(Dtype::Bf16));
 }
 
 /// Under FSDP's CPU offload the shards are in CPU memory and the quant_state stays on the GPU: the offloaded QLoRA

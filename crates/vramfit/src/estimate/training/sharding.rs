@@ -437,12 +437,15 @@ impl Run<'_> {
     /// `MixedPrecision.param_dtype` (PyTorch `torch/distributed/fsdp/_flat_param.py`:
     /// `_local_shard`, the low-precision `_mp_shard` and `_full_param_padded`; FSDP2's
     /// `FSDPParam` likewise), so a base loaded in fp32 under bf16 autocast is held in fp32:
-    /// twice the 16-bit base the figures count. DeepSpeed instead casts the module to 16 bits
+    /// twice the 16-bit base the figures count (AMP only: a pure bf16 or fp16 run loads the model
+    /// in its 16 bits). DeepSpeed instead casts the module to 16 bits
     /// (`DeepSpeedEngine` under `bf16.enabled`), so ZeRO-3 is not read here. A quantized base is
     /// its own format whatever the load dtype.
     pub(super) fn fsdp_frozen_base(&self, f: &TrainingFigures) -> u64 {
         let b = &f.basis;
+        // Under autocast only: a pure 16-bit run loads the model in 16 bits.
         let widened = self.dtype == Dtype::Fp32
+            && b.compute.autocast
             && b.dtype.bits() == 16
             && b.quantization == Quantization::None;
         if widened {
