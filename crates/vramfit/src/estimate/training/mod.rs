@@ -120,7 +120,7 @@ impl Run<'_> {
 /// NCCL communicator buffers for multi-GPU training: about 512 MiB (an estimate: NCCL's default
 /// 4 MiB buffers × channels × peers; no measurement in the reference data). A published one,
 /// NVIDIA/nccl#964 (2023-08, 4 × A100 with NVLink, one 4 MB all-reduce per process group), reads
-/// 544 MB per communicator of 2 ranks and 688 MB of more: this is up to 0.13 GiB low per
+/// 544 MB per communicator of 2 ranks and 688 MB of more: this is up to 0.14 GiB low per
 /// communicator, and H100's NVLink SHARP (NVLS) buffers are not in it; kept, as every multi-GPU
 /// training row's figure reads it.
 pub const NCCL_BUFFERS: Bytes = Bytes::mib(512);
