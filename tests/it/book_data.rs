@@ -104,6 +104,7 @@ fn validation() -> String {
     llamacpp_validation(&mut s);
     crate::training_published::book_table(&mut s);
     crate::deepspeed_published::book_table(&mut s);
+    crate::fsdp_published::book_table(&mut s);
     let _ = writeln!(s, "\n### PyTorch's own accounting of real models\n");
     let torch = crate::torch_reference::errors();
     let med = |training: bool| {

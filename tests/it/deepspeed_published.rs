@@ -1,16 +1,17 @@
-//! vramfit against a published DeepSpeed ZeRO-3 fine-tuning run (`tests/data/deepspeed-published.csv`; its notes cite
-//! the source and read its settings): PEFT's guide, Llama-2-70B with LoRA over 8 H100s, whose figure is the device
-//! memory a screenshot of nvidia-smi shows, against vramfit's `total` ("as nvidia-smi shows it").
+//! vramfit against published DeepSpeed ZeRO-3 fine-tuning runs (`tests/data/deepspeed-published.csv`; its notes cite
+//! the sources and read their settings): PEFT's guide, Llama-2-70B with LoRA over 8 H100s and with QLoRA over 2 GPUs,
+//! whose figures are the device memory nvidia-smi shows, against vramfit's `total` ("as nvidia-smi shows it").
 //!
-//! The estimate is under it, which the book's validation table says: the row is a known miss, held here so that the
-//! table's verdict follows the figures (what the run does and vramfit does not count is the row's `not_modelled`).
+//! Both are held within the goals (never under by more than 5 %, over by at most 15 %) by vramfit's stated
+//! margin for the allocator's cache under ZeRO-3 ([`vramfit::estimate::SHARDED_CACHE_PERCENT`] of the peak allocated);
+//! the rows' `not_modelled` says what stays a margin and not a rule.
 
 use vramfit::estimate::{Checkpointing, EstimateInput, Mode, Precision, Stack};
+use vramfit::precision::Quantization;
 
 /// One measured run.
 pub struct Row {
     pub id: String,
-    pub model: String,
     pub gpus: f64,
     pub measured: f64,
     pub reading: String,
@@ -35,6 +36,9 @@ pub fn rows() -> Vec<Row> {
                 gpu: Some(g("gpu")),
                 gpus: Some(n("gpus")),
                 zero: n("zero"),
+                quantization: Quantization::parse("quantization", &g("quantization"))
+                    .unwrap_or_else(|e| panic!("{e}")),
+                kbit_upcast: Some(g("kbit_upcast") == "true"),
                 lora_rank: n("lora_rank"),
                 lora_dropout: Some(n("lora_dropout")),
                 lora_targets: vec!["all-linear".into()],
@@ -49,7 +53,6 @@ pub fn rows() -> Vec<Row> {
             };
             Row {
                 id: g("id"),
-                model: g("model"),
                 gpus: n("gpus"),
                 measured: n("measured_gib"),
                 reading: g("reading"),
@@ -68,7 +71,7 @@ pub fn estimated(r: &Row) -> (f64, f64) {
 }
 
 /// The verdict the book's table gives a row.
-fn verdict(err: f64) -> &'static str {
+pub fn verdict(err: f64) -> &'static str {
     if err < -0.05 {
         "not met, under"
     } else if err > 0.15 {
@@ -78,13 +81,13 @@ fn verdict(err: f64) -> &'static str {
     }
 }
 
-/// The published run, estimated: 47.6 GiB against 63.7 GiB when this row was added (−25 %), 49.6 GiB (−22 %) once its
-/// `lora_dropout` 0.1 is counted, under by more than the 5 % the other training rows hold; within 30 %, where a change
-/// to the estimate must also change the table.
+/// The published runs, estimated against their readings: the LoRA run (8 × H100) was 49.6 GiB against 63.7 GiB
+/// (−22 %) before the ZeRO-3 cache margin, 61.4 GiB (−3.6 %) with it and the small LoRA matrices whole; the QLoRA run (2 GPUs) 29.4 GiB (−19.8 %)
+/// before its quant_state (whole on each GPU) and the margin, 37.0 GiB (+1.1 %) with them. Each within the goals.
 #[test]
-fn the_published_zero3_run_is_estimated_and_its_miss_said() {
+fn the_published_zero3_runs_are_within_the_goals() {
     let rows = rows();
-    assert_eq!(rows.len(), 1);
+    assert_eq!(rows.len(), 2);
     for r in &rows {
         let (gib, err) = estimated(r);
         println!(
@@ -93,20 +96,42 @@ fn the_published_zero3_run_is_estimated_and_its_miss_said() {
             r.measured,
             err * 100.0
         );
-        assert!(
-            (-0.30..=0.15).contains(&err),
+        assert_eq!(
+            verdict(err),
+            "met",
             "{}: {gib:.2} GiB against {} GiB",
             r.id,
             r.measured
         );
-        assert_eq!(
-            verdict(err),
-            "not met, under",
-            "{}: update the book's row",
-            r.id
-        );
         assert!(!r.not_modelled.is_empty());
     }
+}
+
+/// The QLoRA run's quant_state, by hand: Llama-2-70B's 80 blocks hold 7 quantized projections each, q and o
+/// 8192 × 8192 = 67,108,864, k and v 1024 × 8192 = 8,388,608, gate, up and down 28,672 × 8192 = 234,881,024:
+/// 855,638,016 weights a block. NF4 with double quantization keeps an int8 absmax per 64 weights (13,369,344 B a
+/// block) and an fp32 per 256 of those, per tensor (q and o 4,096, k and v 512, gate, up and down 14,336: 52,224 ×
+/// 4 B = 208,896 B a block): 13,578,240 B a block, 1,086,259,200 B for the 80. ZeRO-3 partitions the rest of the
+/// weights over the 2 GPUs and keeps this whole on each.
+#[test]
+fn the_qlora_runs_quant_state_stays_whole_on_each_gpu() {
+    let r = rows()
+        .into_iter()
+        .find(|r| r.id == "peft-llama2-70b-qlora-zero3")
+        .unwrap();
+    let e = vramfit::estimate::estimate(&r.input).unwrap();
+    let weights = e.weights_bytes.get();
+    // The same run on one GPU holds everything whole; on 2, everything but the quant_state is halved.
+    let one = vramfit::estimate::estimate(&EstimateInput {
+        gpus: Some(1.0),
+        ..r.input.clone()
+    })
+    .unwrap()
+    .weights_bytes
+    .get();
+    let quant_state: u64 = 80 * (13_369_344 + 52_224 * 4);
+    assert_eq!(quant_state, 1_086_259_200);
+    assert_eq!(weights, (one - quant_state).div_ceil(2) + quant_state);
 }
 
 /// LoRA dropout 0.1 on the published run, by hand: under full checkpointing only the block
@@ -146,17 +171,51 @@ fn the_published_runs_lora_dropout_adds_the_recomputed_blocks_masks_and_copies()
     assert_eq!(acts(0.05), acts(0.1));
 }
 
+/// ZeRO-3 keeps every parameter of at most `stage3_param_persistence_threshold` (10^5 by default) whole on each GPU,
+/// LoRA's among them (DeepSpeed `parameter_offload.py`, `mark_persistent_parameters`). The LoRA run's rank-8 adapters
+/// by hand, per block: q `lora_A` 8 × 8192 = 65,536 and `lora_B` 8192 × 8 = 65,536; k and v 65,536 and 1024 × 8 =
+/// 8,192 each; o 65,536 and 65,536; gate and up `lora_A` 65,536 each (their `lora_B`, 28,672 × 8 = 229,376, is over);
+/// down `lora_B` 65,536 (its `lora_A`, 8 × 28,672, is over): 606,208 a block, 48,496,640 for the 80, at 2 B whole on
+/// each of 8 GPUs where 1/8 was counted in the weights: 48,496,640 × 2 × 7 / 8 = 84,869,120 B, beside the norms'
+/// (161 × 8,192 × 2 × 7 / 8 = 2,308,096 B), against a threshold of 8,191 that keeps none of them.
+#[test]
+fn zero3_keeps_the_small_lora_matrices_whole() {
+    let r = rows()
+        .into_iter()
+        .find(|r| r.id == "peft-llama2-70b-lora-zero3")
+        .unwrap();
+    let buffers = |threshold: Option<f64>| {
+        let e = vramfit::estimate::estimate(&EstimateInput {
+            stage3_param_persistence_threshold: threshold,
+            ..r.input.clone()
+        })
+        .unwrap();
+        e.components
+            .iter()
+            .filter(|c| c.key.kind == vramfit::estimate::ComponentKind::ZeroBuffers)
+            .map(|c| c.bytes.get())
+            .sum::<u64>()
+    };
+    // A threshold of 8,191 keeps none of them whole: the norms (8,192 each, 2 a block and the final one) are out too.
+    let norms: u64 = (80 * 2 + 1) * 8192 * 2 * 7 / 8;
+    let per_block: u64 = 2 * 65_536 + 2 * (65_536 + 8_192) + 2 * 65_536 + 3 * 65_536;
+    assert_eq!(per_block, 606_208);
+    assert_eq!(per_block * 80 * 2 * 7 / 8, 84_869_120);
+    assert_eq!(buffers(None) - buffers(Some(8191.0)), 84_869_120 + norms);
+}
+
 /// The book's table of these rows (`book/generated/validation.md`).
 pub fn book_table(s: &mut String) {
     use std::fmt::Write as _;
-    let _ = writeln!(s, "### A published DeepSpeed ZeRO-3 fine-tuning run\n");
+    let _ = writeln!(s, "### Published DeepSpeed ZeRO-3 fine-tuning runs\n");
     let _ = writeln!(
         s,
-        "PEFT's DeepSpeed guide: LoRA (rank 8, every linear layer) on the model, ZeRO-3 without offload, AMP bf16, batch 8 packed to 2048 tokens, full checkpointing, FlashAttention 2, through TRL's `SFTTrainer` (settings and reading in `tests/data/deepspeed-published.notes.md`). The figure is nvidia-smi's, so vramfit's `total` is compared.\n"
+        "PEFT's DeepSpeed guide: LoRA (rank 8, every linear layer, dropout 0.1) on the model, ZeRO-3 without offload, AMP bf16, packed rows of 2048 tokens, full checkpointing, FlashAttention 2, through TRL's `SFTTrainer`; 8 × H100 with batch 8, and QLoRA (NF4 with double quantization, bf16 storage) on 2 GPUs with batch 2 (settings and readings in `tests/data/deepspeed-published.notes.md`). The figures are nvidia-smi's, so vramfit's `total` is compared; it holds a margin of {} % of the peak allocated for the allocator's cache under ZeRO-3.\n",
+        vramfit::estimate::SHARDED_CACHE_PERCENT
     );
     let _ = writeln!(
         s,
-        "| model | GPUs | measured | reading | vramfit total | error | verdict | not modelled |"
+        "| run | GPUs | measured | reading | vramfit total | error | verdict | not modelled |"
     );
     let _ = writeln!(s, "|---|---|---|---|---|---|---|---|");
     for r in rows() {
@@ -164,7 +223,7 @@ pub fn book_table(s: &mut String) {
         let _ = writeln!(
             s,
             "| {} | {} | {:.1} GiB | {} | {gib:.2} GiB | {:+.1} % | {} | {} |",
-            r.model,
+            r.id,
             r.gpus,
             r.measured,
             r.reading,

@@ -6,6 +6,7 @@ mod build_features;
 mod calibration;
 mod deepspeed_published;
 mod deepspeed_reference;
+mod fsdp_published;
 mod fsdp_reference;
 mod input_faces;
 /// The fields of `EstimateInput` (test code shared by every face's check).

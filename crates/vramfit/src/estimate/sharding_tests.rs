@@ -596,3 +596,66 @@ fn sharding_settings_on_every_kind_of_model_estimate_or_name_a_field() {
     }
     assert!(runs > 40, "{runs}");
 }
+
+/// The allocator-cache margin of a sharded run, by hand from the estimate's own parts: Llama-3.1-8B
+/// (32 blocks) on 8 GPUs, 1,024 tokens. Every run's reserve is 5 % of its transient tensors plus
+/// 1 MiB × 32 blocks; ZeRO-3 and FSDP (`FULL_SHARD`, `SHARD_GRAD_OP`) add ⌈25 % × the peak
+/// allocated⌉ (`SHARDED_CACHE_PERCENT`), which `peak_allocated` itself does not hold; DDP, ZeRO-1
+/// and 2 and FSDP1's `NO_SHARD` (which gather nothing) add none. Only FSDP with CPU offload says
+/// that its published runs read above the total.
+#[test]
+fn the_cache_margin_is_zero3_and_fsdps_alone() {
+    let transient = |e: &Estimate| {
+        e.components
+            .iter()
+            .filter(|c| c.key.kind.is_transient())
+            .map(|c| c.bytes.get())
+            .sum::<u64>()
+    };
+    let margin = |i: &EstimateInput| {
+        let e = est(i);
+        let base = transient(&e) / 20 + 32 * (1 << 20);
+        (part(&e, K::AllocatorReserve) - base, e)
+    };
+    assert_eq!(SHARDED_CACHE_PERCENT, 25);
+    for sharded in [
+        EstimateInput {
+            zero: 3.0,
+            ..train(8.0)
+        },
+        EstimateInput {
+            zero: 3.0,
+            fsdp_version: Some(2.0),
+            ..train(8.0)
+        },
+        EstimateInput {
+            zero: 2.0,
+            fsdp_version: Some(1.0),
+            ..train(8.0)
+        },
+    ] {
+        let (m, e) = margin(&sharded);
+        assert_eq!(m, (e.peak_allocated_bytes.get() * 25).div_ceil(100));
+        assert!(e.notes.iter().all(|n| n.key != "fsdp_cpu_offload"));
+    }
+    for plain in [
+        train(8.0),
+        EstimateInput {
+            zero: 2.0,
+            ..train(8.0)
+        },
+        EstimateInput {
+            fsdp_version: Some(1.0),
+            ..train(8.0)
+        },
+    ] {
+        assert_eq!(margin(&plain).0, 0);
+    }
+    let offloaded = est(&EstimateInput {
+        zero: 3.0,
+        fsdp_version: Some(1.0),
+        offload: Offload::Cpu,
+        ..train(8.0)
+    });
+    assert!(offloaded.notes.iter().any(|n| n.key == "fsdp_cpu_offload"));
+}

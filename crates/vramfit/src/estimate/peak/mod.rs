@@ -21,6 +21,11 @@ struct PeakFigures {
     transient: u64,
     /// Reserved by PyTorch's caching allocator but not allocated (0 for llama.cpp).
     reserve: u64,
+    /// Of `reserve`: the margin for the allocator's cache under ZeRO-3's or FSDP's per-layer
+    /// gathers (`training/sharding.rs`, `sharded_cache`; 0 for any other run, and in a build
+    /// without training, whose words never read it).
+    #[cfg_attr(not(feature = "training"), allow(dead_code))]
+    sharded_cache: u64,
     /// What `max_memory_allocated` reports (llama.cpp: its own buffers).
     peak_allocated: u64,
     /// What `nvidia-smi` shows at the peak.
@@ -210,11 +215,6 @@ impl Run<'_> {
         // (activations, logits, temporaries) cached; about 5 % of them plus 2 MiB rounding per
         // block-sized weight tensor is reserved-but-unallocated at the peak.
         let transient = parts.sum_where(ComponentKind::is_transient);
-        let reserve = if is_llamacpp {
-            0
-        } else {
-            (transient / 20).saturating_add(self.arch.num_layers.saturating_mul(MIB))
-        };
         // llama.cpp's "allocated" peak is its own buffers (weights, KV, compute).
         let peak_allocated = if matches!(source, PeakSource::Mlx | PeakSource::Candle) {
             non_torch
@@ -222,6 +222,21 @@ impl Run<'_> {
             parts.sum_where(ComponentKind::is_llamacpp_buffer)
         } else {
             parts.peak.unwrap_or(torch)
+        };
+        #[cfg(feature = "training")]
+        let sharded_cache = if is_llamacpp {
+            0
+        } else {
+            self.sharded_cache(peak_allocated)
+        };
+        #[cfg(not(feature = "training"))]
+        let sharded_cache = 0;
+        let reserve = if is_llamacpp {
+            0
+        } else {
+            (transient / 20)
+                .saturating_add(self.arch.num_layers.saturating_mul(MIB))
+                .saturating_add(sharded_cache)
         };
         // llama.cpp's buffers are all outside PyTorch, so its total is the non-torch sum alone.
         let total = if is_llamacpp {
@@ -234,6 +249,7 @@ impl Run<'_> {
         PeakFigures {
             transient,
             reserve,
+            sharded_cache,
             peak_allocated,
             total,
         }

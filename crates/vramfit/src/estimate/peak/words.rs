@@ -21,11 +21,19 @@ impl Run<'_> {
             reserve,
             false,
             {
-                formula!(self.text;
-                    let (t, blocks, size) = (b(transient), a.num_layers, b(reserve));
-                    ["5 % of transient tensors ({t}) + 1 MiB rounding × {blocks} blocks = {size}"],
-                    ["5 % 的临时张量 ({t}) + 1 MiB 取整 × {blocks} 块 = {size}"]
-                )
+                // ZeRO-3's and FSDP's margin for the cache, written by the training run shape.
+                #[cfg(feature = "training")]
+                let sharded = (peak.sharded_cache > 0)
+                    .then(|| self.sharded_cache_formula(transient, peak.sharded_cache, reserve));
+                #[cfg(not(feature = "training"))]
+                let sharded = None;
+                sharded.unwrap_or_else(|| {
+                    formula!(self.text;
+                        let (t, blocks, size) = (b(transient), a.num_layers, b(reserve));
+                        ["5 % of transient tensors ({t}) + 1 MiB rounding × {blocks} blocks = {size}"],
+                        ["5 % 的临时张量 ({t}) + 1 MiB 取整 × {blocks} 块 = {size}"]
+                    )
+                })
             },
             en_str!("Reserved by PyTorch's caching allocator but not allocated: counted by nvidia-smi, not by max_memory_allocated."),
             zh_str!("PyTorch 缓存分配器已保留但未分配：nvidia-smi 计入，max_memory_allocated 不计。"),

@@ -73,6 +73,10 @@ pub(super) struct WeightFigures {
     pub(super) base: u64,
     pub(super) upcast: Option<Upcast>,
     pub(super) adapters: Option<Adapters>,
+    /// bitsandbytes' quantization state of the base (NF4's absmax, int8's `SCB`), whole on every
+    /// GPU under ZeRO-3 or FSDP: a module attribute, not a parameter they shard
+    /// ([`sharding`](super::sharding)). 0 where the GPU holds the whole base anyway.
+    pub(super) quant_state: u64,
     /// What the GPU holds.
     pub(super) bytes: u64,
 }
@@ -361,17 +365,24 @@ impl Run<'_> {
         // ZeRO-3 partitions the weights too, the frozen base of a LoRA run included (PEFT's
         // DeepSpeed guide runs Llama-2-70B LoRA this way on 8 GPUs).
         // (What it gathers to compute is in its buffers: `sharding.rs`.)
+        // bitsandbytes' quantization state stays whole on every GPU, offloaded or not.
+        let mut quant_state = 0;
         if self.zero == 3 {
+            quant_state = self.bnb_quant_state(basis);
             bytes = if self.offload != Offload::None {
-                0
+                quant_state
             } else {
-                bytes.div_ceil(self.dp)
+                bytes
+                    .saturating_sub(quant_state)
+                    .div_ceil(self.dp)
+                    .saturating_add(quant_state)
             };
         }
         WeightFigures {
             base,
             upcast,
             adapters,
+            quant_state,
             bytes,
         }
     }

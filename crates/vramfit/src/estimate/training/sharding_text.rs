@@ -4,7 +4,8 @@
 use super::figures::TrainingFigures;
 use super::megatron::interleave_factor;
 use super::sharding::BufferParts;
-use crate::estimate::{Formula, FsdpVersion, Offload, Run, b, thousands};
+use crate::estimate::{Formula, FsdpVersion, Offload, Parts, Run, b, thousands};
+use alloc::string::String;
 
 impl Run<'_> {
     /// The sharding's name in a formula: `FSDP2 FULL_SHARD`, `FSDP1 SHARD_GRAD_OP`.
@@ -38,17 +39,20 @@ impl Run<'_> {
                 State::Gradients => ("gradients", "个梯度"),
                 State::Optimizer => ("trainable × optimizer states", "个可训练参数 × 优化器状态"),
             };
-            return Some(formula!(self.text;
+            let text = formula!(self.text;
                 let (n, size) = (thousands(shard), b(bytes));
                 [
-                    "{n} {label_en} × {per} B / {dp} ranks, padded ({name}){} = {size}",
+                    "{n} {label_en} × {per} B / {dp} ranks, padded ({name}){}{} = {size}",
+                    self.fsdp_frozen_text(f, what).0,
                     if offload { ", in CPU memory (CPU offload)" } else { "" }
                 ],
                 [
-                    "{n} {label_zh} × {per} B / {dp} 个 rank，含填充 ({name}){} = {size}",
+                    "{n} {label_zh} × {per} B / {dp} 个 rank，含填充 ({name}){}{} = {size}",
+                    self.fsdp_frozen_text(f, what).1,
                     if offload { "，在 CPU 内存中 (CPU offload)" } else { "" }
                 ]
-            ));
+            );
+            return Some(self.quant_state_text(f, what, text));
         }
         let m = self.sharding.megatron?;
         if f.basis.lora {
@@ -83,6 +87,105 @@ impl Run<'_> {
                 ]
             ),
         })
+    }
+
+    /// The allocator reserve's formula with ZeRO-3's or FSDP's margin for the cache.
+    #[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
+    pub(in crate::estimate) fn sharded_cache_formula(
+        &self,
+        transient: u64,
+        margin: u64,
+        reserve: u64,
+    ) -> Formula {
+        let name = if self.sharding.fsdp.is_some() {
+            "FSDP"
+        } else {
+            "ZeRO-3"
+        };
+        formula!(self.text;
+            let (t, blocks, m, size) = (b(transient), self.arch.num_layers, b(margin), b(reserve));
+            let pct = super::SHARDED_CACHE_PERCENT;
+            [
+                "5 % of transient tensors ({t}) + 1 MiB rounding × {blocks} blocks + {pct} % of the peak allocated for the cache under {name}'s per-layer gathers and releases ({m}: a safety margin sized on published runs, not a rule of the allocator) = {size}"
+            ],
+            [
+                "5 % 的临时张量 ({t}) + 1 MiB 取整 × {blocks} 块 + 峰值已分配的 {pct} %，留给 {name} 逐层收集与释放下的分配器缓存 ({m}：按公开运行记录定的安全余量，并非分配器的规则) = {size}"
+            ]
+        )
+    }
+
+    /// The note of an FSDP run with CPU offload: the two published runs read above vramfit's
+    /// total by more than the goal allows, for a reason vramfit does not know
+    /// (`tests/data/fsdp-published.csv`: −29.6 % and −13.6 %, 3–6 GiB at 70B).
+    pub(super) fn sharding_notes(&self, p: &mut Parts) {
+        if self.sharding.fsdp.is_none() || self.offload == Offload::None || self.rl.is_some() {
+            return;
+        }
+        p.note(
+            "fsdp_cpu_offload",
+            en!("FSDP with CPU offload: two published runs (Llama-2-70B and Llama-3-70B QLoRA, PEFT's FSDP guide and Philipp Schmid's notebook) read 14–30 % (3–6 GiB) above vramfit's total on each GPU, for a reason vramfit does not model; leave that much free."),
+            zh!("FSDP 使用 CPU 卸载：两个公开运行（Llama-2-70B 与 Llama-3-70B QLoRA，PEFT 的 FSDP 指南与 Philipp Schmid 的 notebook）每卡读数比 vramfit 的 total 高 14–30 %（3–6 GiB），原因 vramfit 未建模；请留出这么多空闲显存。"),
+        );
+    }
+
+    /// FSDP's frozen LoRA base beside the adapters' shards, in the weights' formula: its bytes
+    /// as loaded, split over the ranks (empty for the gradients and the states, and without
+    /// LoRA).
+    fn fsdp_frozen_text(&self, f: &TrainingFigures, what: State) -> (String, String) {
+        if !self.text || !f.basis.lora || !matches!(what, State::Weights) {
+            return (String::new(), String::new());
+        }
+        let upcast = f.weights.upcast.as_ref().map_or(0, |u| u.bytes);
+        let frozen = self
+            .fsdp_frozen_base(f)
+            .saturating_add(upcast)
+            .saturating_sub(f.weights.quant_state);
+        let (size, dp) = (b(frozen), self.dp);
+        let widened = self.fsdp_frozen_base(f) != f.weights.base;
+        (
+            alloc::format!(
+                " + frozen base {size}{} / {dp} ranks",
+                if widened {
+                    " (loaded in fp32: FSDP shards it as loaded)"
+                } else {
+                    ""
+                }
+            ),
+            alloc::format!(
+                " + 冻结的基座 {size}{} / {dp} 个 rank",
+                if widened {
+                    "（以 fp32 加载：FSDP 按加载的类型切分）"
+                } else {
+                    ""
+                }
+            ),
+        )
+    }
+
+    /// bitsandbytes' quantization state, whole on every GPU, appended to the weights' formula
+    /// under ZeRO-3 or FSDP (`text` unchanged for anything else).
+    #[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
+    pub(super) fn quant_state_text(
+        &self,
+        f: &TrainingFigures,
+        what: State,
+        text: Formula,
+    ) -> Formula {
+        let qs = f.weights.quant_state;
+        if qs == 0 || !matches!(what, State::Weights) {
+            return text;
+        }
+        formula!(self.text;
+            let size = b(qs);
+            [
+                "{}; + bitsandbytes quant_state (absmax) {size} whole on every GPU (a module attribute ZeRO-3 and FSDP do not shard; on the GPU under CPU offload too)",
+                text.en
+            ],
+            [
+                "{}；+ bitsandbytes quant_state (absmax) {size}，每张 GPU 上完整一份（模块属性，ZeRO-3 与 FSDP 不切分；CPU offload 时也在 GPU 上）",
+                text.zh
+            ]
+        )
     }
 
     /// What Megatron does to the activations, appended to their formula.

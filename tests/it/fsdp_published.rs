@@ -1,0 +1,224 @@
+//! vramfit against published PyTorch FSDP fine-tuning runs (`tests/data/fsdp-published.csv`; its notes cite the
+//! sources and read their settings): PEFT's FSDP guide, Llama-2-70B with LoRA over 8 H100s (the model loaded in fp32),
+//! with QLoRA over 2 GPUs, and the same QLoRA run with FSDP's CPU offload; Philipp Schmid's Llama-3-70B QLoRA with CPU
+//! offload over 4 A10Gs. Their figures are the device memory each reads (nvidia-smi's), against vramfit's `total` ("as
+//! nvidia-smi shows it").
+//!
+//! The first two are held within the issue's goals by what FSDP's and bitsandbytes' sources show (the frozen base
+//! sharded in the dtype it was loaded in; the quant_state whole on every GPU) and by vramfit's stated margin for the
+//! allocator's cache ([`vramfit::estimate::SHARDED_CACHE_PERCENT`] of the peak allocated). The CPU-offloaded runs are
+//! known misses, held here so that the book's verdicts follow the figures.
+
+use crate::deepspeed_published::verdict;
+use vramfit::estimate::{
+    Checkpointing, ComponentKind, EstimateInput, Mode, Offload, Precision, Stack,
+};
+use vramfit::precision::{Dtype, Quantization};
+
+/// One measured run.
+pub struct Row {
+    pub id: String,
+    pub gpus: f64,
+    pub measured: f64,
+    pub reading: String,
+    pub not_modelled: String,
+    pub input: EstimateInput,
+}
+
+/// The rows of the CSV (its last cell may hold commas: it is the rest of the line).
+pub fn rows() -> Vec<Row> {
+    let text = include_str!("../data/fsdp-published.csv");
+    let mut lines = text.lines();
+    let head: Vec<&str> = lines.next().unwrap_or_default().split(',').collect();
+    lines
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let cells: Vec<&str> = l.splitn(head.len(), ',').collect();
+            let g = |k: &str| cells[head.iter().position(|h| *h == k).unwrap()].to_string();
+            let n = |k: &str| g(k).parse::<f64>().unwrap_or_else(|e| panic!("{k}: {e}"));
+            let offload = match g("offload").as_str() {
+                "none" => Offload::None,
+                "cpu" => Offload::Cpu,
+                o => panic!("offload {o}"),
+            };
+            let input = EstimateInput {
+                model: Some(g("model")),
+                mode: Mode::Training,
+                gpu: Some(g("gpu")),
+                gpus: Some(n("gpus")),
+                fsdp_version: Some(n("fsdp_version")),
+                zero: n("zero"),
+                offload,
+                dtype: Some(Dtype::parse("dtype", &g("dtype")).unwrap_or_else(|e| panic!("{e}"))),
+                quantization: Quantization::parse("quantization", &g("quantization"))
+                    .unwrap_or_else(|e| panic!("{e}")),
+                kbit_upcast: Some(g("kbit_upcast") == "true"),
+                lora_rank: n("lora_rank"),
+                lora_dropout: Some(n("lora_dropout")),
+                lora_targets: vec!["all-linear".into()],
+                batch: n("batch"),
+                seq_len: n("seq_len"),
+                grad_accum: Some(n("grad_accum")),
+                packing: true,
+                grad_checkpointing: Checkpointing::Full,
+                precision: Precision::AmpBf16,
+                stack: Some(Stack::Trl),
+                ..EstimateInput::default()
+            };
+            Row {
+                id: g("id"),
+                gpus: n("gpus"),
+                measured: n("measured_gib"),
+                reading: g("reading"),
+                not_modelled: g("not_modelled"),
+                input,
+            }
+        })
+        .collect()
+}
+
+/// vramfit's `total` for `r`, in GiB, and its error against the measurement.
+pub fn estimated(r: &Row) -> (f64, f64) {
+    let e = vramfit::estimate::estimate(&r.input).unwrap_or_else(|e| panic!("{}: {e}", r.id));
+    let gib = e.total_bytes.get() as f64 / (1u64 << 30) as f64;
+    (gib, gib / r.measured - 1.0)
+}
+
+fn row(id: &str) -> Row {
+    rows().into_iter().find(|r| r.id == id).unwrap()
+}
+
+/// The published runs against their readings, each verdict as the book gives it. Before this file's rules the LoRA
+/// run was 49.3 GiB (its fp32 base counted in bf16, −37 % against 78.1 GiB), the QLoRA run 27.9 GiB (−22 %), the
+/// offloaded one 10.3 GiB (−47 %); now 81.1 GiB (+3.8 %), 35.1 GiB (−1.5 %) and 13.8 GiB (−29.6 %). Philipp Schmid's
+/// offloaded Llama-3-70B QLoRA on 4 × A10G: 19.0 GiB against 22.0 (−13.6 %).
+#[test]
+fn the_published_fsdp_runs_are_estimated_and_their_verdicts_said() {
+    let expected = [
+        ("peft-llama2-70b-lora-fsdp", "met"),
+        ("peft-llama2-70b-qlora-fsdp", "met"),
+        ("peft-llama2-70b-qlora-fsdp-offload", "not met, under"),
+        ("philschmid-llama3-70b-qlora-fsdp-offload", "not met, under"),
+    ];
+    let rows = rows();
+    assert_eq!(rows.len(), expected.len());
+    for (r, (id, want)) in rows.iter().zip(expected) {
+        let (gib, err) = estimated(r);
+        println!(
+            "{}: measured {:.1} GiB, vramfit {gib:.2} GiB, {:+.1} %",
+            r.id,
+            r.measured,
+            err * 100.0
+        );
+        assert_eq!(r.id, id);
+        assert_eq!(verdict(err), want, "{}: update the book's row", r.id);
+        // The known miss stays within 35 %: a change to the estimate must also change the table.
+        assert!((-0.35..=0.15).contains(&err), "{}: {gib:.2} GiB", r.id);
+        assert!(!r.not_modelled.is_empty());
+    }
+}
+
+/// FSDP shards the frozen base as loaded: the LoRA run's model is loaded in fp32 (no `torch_dtype`), so each of the 8
+/// GPUs holds 68,976,648,192 × 4 B / 8 = 34,488,324,096 B of it, where loaded in bf16 it would hold
+/// 68,976,648,192 × 2 B / 8 = 17,244,162,048 B: 17,244,162,048 B more. DeepSpeed casts the module to bf16 whatever
+/// the load dtype, so the same change makes no difference under ZeRO-3.
+#[test]
+fn fsdp_shards_a_base_loaded_in_fp32_in_fp32() {
+    let r = row("peft-llama2-70b-lora-fsdp");
+    let weights = |dtype: Dtype, fsdp: Option<f64>| {
+        vramfit::estimate::estimate(&EstimateInput {
+            dtype: Some(dtype),
+            fsdp_version: fsdp,
+            ..r.input.clone()
+        })
+        .unwrap()
+        .weights_bytes
+        .get()
+    };
+    let more = weights(Dtype::Fp32, Some(1.0)) - weights(Dtype::Bf16, Some(1.0));
+    assert_eq!(more, 68_976_648_192 * 4 / 8 - 68_976_648_192 * 2 / 8);
+    assert_eq!(more, 17_244_162_048);
+    assert_eq!(weights(Dtype::Fp32, None), weights(Dtype::Bf16, None));
+    // A pure bf16 run (no autocast) loads the model in bf16 whatever its checkpoint: no widening.
+    let pure = |dtype: Dtype| {
+        vramfit::estimate::estimate(&EstimateInput {
+            dtype: Some(dtype),
+            precision: Precision::Bf16,
+            ..r.input.clone()
+        })
+        .unwrap()
+        .weights_bytes
+        .get()
+    };
+    assert_eq!(pure(Dtype::Fp32), pure(Dtype::Bf16));
+}
+
+/// Under FSDP's CPU offload the shards are in CPU memory and the quant_state stays on the GPU: the offloaded QLoRA
+/// run's weights on the GPU are exactly the base's quant_state, 1,086,259,200 B (the hand count in
+/// `deepspeed_published::the_qlora_runs_quant_state_stays_whole_on_each_gpu`: an int8 absmax per 64 of the
+/// 68,451,041,280 quantized weights and an fp32 per 256 of those).
+#[test]
+fn fsdp_cpu_offload_leaves_the_quant_state_on_the_gpu() {
+    let r = row("peft-llama2-70b-qlora-fsdp-offload");
+    let e = vramfit::estimate::estimate(&r.input).unwrap();
+    assert_eq!(e.weights_bytes.get(), 80 * (13_369_344 + 52_224 * 4));
+    assert_eq!(e.weights_bytes.get(), 1_086_259_200);
+}
+
+/// The allocator's reserve of a sharded run, by hand from the estimate's own parts: 5 % of the transient tensors,
+/// 1 MiB for each of the 80 blocks, and the stated margin, 25 % of the peak allocated (rounded up).
+#[test]
+fn a_sharded_runs_reserve_holds_the_stated_cache_margin() {
+    assert_eq!(vramfit::estimate::SHARDED_CACHE_PERCENT, 25);
+    for r in rows() {
+        let e = vramfit::estimate::estimate(&r.input).unwrap();
+        let sum = |f: fn(ComponentKind) -> bool| {
+            e.components
+                .iter()
+                .filter(|c| f(c.key.kind))
+                .map(|c| c.bytes.get())
+                .sum::<u64>()
+        };
+        let transient = sum(ComponentKind::is_transient);
+        let reserve = sum(|k| k == ComponentKind::AllocatorReserve);
+        let peak = e.peak_allocated_bytes.get();
+        // Every row's model has 80 blocks.
+        assert_eq!(
+            reserve,
+            transient / 20 + 80 * (1 << 20) + (peak * 25).div_ceil(100),
+            "{}",
+            r.id
+        );
+    }
+}
+
+/// The book's table of these rows (`book/generated/validation.md`).
+pub fn book_table(s: &mut String) {
+    use std::fmt::Write as _;
+    let _ = writeln!(s, "### Published PyTorch FSDP fine-tuning runs\n");
+    let _ = writeln!(
+        s,
+        "PEFT's FSDP guide: FSDP1 `FULL_SHARD` through accelerate (`use_orig_params` false, `BACKWARD_PRE`, one unit per decoder layer), LoRA (rank 8, every linear layer, dropout 0.1), AMP bf16, packed rows of 2048 tokens, full checkpointing, FlashAttention 2, through TRL's `SFTTrainer`: 8 × H100 with batch 8 and the model loaded in fp32; QLoRA (NF4 with double quantization, bf16 storage) on 2 GPUs with batch 2, with and without CPU offload; Philipp Schmid's Llama-3-70B QLoRA (rank 16, sequence 3072, batch 1) with CPU offload on 4 × A10G (settings and readings in `tests/data/fsdp-published.notes.md`). The figures are nvidia-smi's, so vramfit's `total` is compared; it holds a margin of {} % of the peak allocated for the allocator's cache under FSDP.\n",
+        vramfit::estimate::SHARDED_CACHE_PERCENT
+    );
+    let _ = writeln!(
+        s,
+        "| run | GPUs | measured | reading | vramfit total | error | verdict | not modelled |"
+    );
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|");
+    for r in rows() {
+        let (gib, err) = estimated(&r);
+        let _ = writeln!(
+            s,
+            "| {} | {} | {:.1} GiB | {} | {gib:.2} GiB | {:+.1} % | {} | {} |",
+            r.id,
+            r.gpus,
+            r.measured,
+            r.reading,
+            err * 100.0,
+            verdict(err),
+            r.not_modelled
+        );
+    }
+    let _ = writeln!(s);
+}
