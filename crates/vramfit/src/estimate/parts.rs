@@ -3,7 +3,6 @@
 
 use super::{Component, ComponentKey, ComponentKind, Difference, Workload, weights};
 use crate::model::{Architecture, Tensor};
-use crate::precision::Quantization;
 use crate::units::Bytes;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -155,13 +154,14 @@ impl<'a> Run<'a> {
                 };
             }
             let (q, dtype) = (&self.quantization, self.dtype);
-            let by_block = |t: &Tensor| {
-                matches!(q, Quantization::Gguf { .. }) && weights::gguf_type_by_block(t.role)
-            };
             let mut sums = ParamSums::default();
             let seen = &mut |t: &Tensor, n| sums.add(a, t, n);
-            let [all, dense_read, expert_read] =
-                weights::busiest_each(a, (self.tp_split(), self.pp), seen, &by_block, &|t| {
+            let [all, dense_read, expert_read] = weights::busiest_each(
+                a,
+                (self.tp_split(), self.pp),
+                seen,
+                weights::gguf_by_block(q),
+                &|t| {
                     let b = weights::tensor_bytes(q, a, dtype, t);
                     let read = if weights::read_per_token(t, a.tied_embeddings) {
                         b
@@ -173,7 +173,8 @@ impl<'a> Run<'a> {
                     } else {
                         [b, read, 0]
                     }
-                });
+                },
+            );
             // Set unless `param_sums` walked first.
             let _ = self.walks.params.set(sums);
             WeightSplit {

@@ -346,7 +346,7 @@ pub fn layer_stage(l: u64, layers: u64, pp: u64) -> u64 {
 /// stage, the sum of every tensor's share under tensor parallelism; the largest stage. `f` must
 /// not depend on a tensor's block index (see [`busiest_gpu_by_block`]).
 pub fn busiest_gpu<F: Fn(&Tensor) -> u64>(arch: &Architecture, tp: u64, pp: u64, f: F) -> u64 {
-    busiest(arch, TpSplit::plain(tp), pp, &|_| false, &f)
+    busiest(arch, TpSplit::plain(tp), pp, None, &f)
 }
 
 /// [`busiest_gpu`] for a quantity that differs from block to block for the tensors where
@@ -358,7 +358,7 @@ pub fn busiest_gpu_by_block<F: Fn(&Tensor) -> u64, B: Fn(&Tensor) -> bool>(
     by_block: B,
     f: F,
 ) -> u64 {
-    busiest(arch, TpSplit::plain(tp), pp, &by_block, &f)
+    busiest(arch, TpSplit::plain(tp), pp, Some(&by_block), &f)
 }
 
 /// Whether llama.cpp's type for a tensor of `role` depends on its block ([`gguf_type`]: more
@@ -387,11 +387,21 @@ pub fn largest<F: Fn(&Tensor) -> u64>(arch: &Architecture, f: F) -> u64 {
 /// The quantities [`busiest_each`] sums in one walk.
 const K: usize = 3;
 
+/// Which tensors differ from block to block ([`busiest_gpu_by_block`]); `None`: none does, and
+/// the walk asks nothing of each tensor (every format but GGUF).
+type ByBlock<'a> = Option<&'a dyn Fn(&Tensor) -> bool>;
+
+/// The roles whose GGUF type differs from block to block, where the format is GGUF.
+pub(super) fn gguf_by_block(q: &Quantization) -> ByBlock<'static> {
+    let by_block: &dyn Fn(&Tensor) -> bool = &|t| gguf_type_by_block(t.role);
+    matches!(q, Quantization::Gguf { .. }).then_some(by_block)
+}
+
 fn busiest(
     arch: &Architecture,
     split: TpSplit,
     pp: u64,
-    by_block: &dyn Fn(&Tensor) -> bool,
+    by_block: ByBlock<'_>,
     f: &dyn Fn(&Tensor) -> u64,
 ) -> u64 {
     let [most, ..] = busiest_each(arch, (split, pp), &mut |_, _| {}, by_block, &|t| {
@@ -410,7 +420,7 @@ pub(super) fn busiest_each(
     arch: &Architecture,
     (split, pp): (TpSplit, u64),
     seen: &mut dyn FnMut(&Tensor, u64),
-    by_block: &dyn Fn(&Tensor) -> bool,
+    by_block: ByBlock<'_>,
     f: &dyn Fn(&Tensor) -> [u64; K],
 ) -> [u64; K] {
     let pp = pp.max(1);
@@ -447,10 +457,10 @@ pub(super) fn busiest_each(
         };
         match t.layer {
             // `n` blocks from `l` on, each evaluated on its own or in its own stage.
-            Some(l) if n > 1 && (pp > 1 || by_block(&t)) => {
+            Some(l) if n > 1 && (pp > 1 || by_block.is_some_and(|b| b(&t))) => {
                 let x = share(&t);
                 for b in l..l + n {
-                    let x = if by_block(&t) {
+                    let x = if by_block.is_some_and(|b| b(&t)) {
                         share(&Tensor {
                             layer: Some(b),
                             ..t
@@ -527,9 +537,7 @@ pub fn per_gpu_weight_bytes_ep(
             tensor_bytes(q, arch, dtype, t)
         }
     };
-    let by_block =
-        |t: &Tensor| matches!(q, Quantization::Gguf { .. }) && gguf_type_by_block(t.role);
-    busiest(arch, split, pp, &by_block, &bytes)
+    busiest(arch, split, pp, gguf_by_block(q), &bytes)
 }
 
 #[cfg(test)]

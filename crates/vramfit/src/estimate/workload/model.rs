@@ -140,8 +140,10 @@ impl EstimateInput {
             // name it does not know may still be a preset's.
             let ollama =
                 (library_names && is_ollama_name(id)).then(|| resolve_ollama_name("model", id));
-            match (ollama, models(id)) {
-                (Some(Ok(n)), _) => {
+            // Matched on the library name first, then on the preset: the architecture goes
+            // from the lookup into the model without a pair of the two answers between them.
+            match ollama {
+                Some(Ok(n)) => {
                     let Some((dtype, arch, _)) = models(n.tag.preset) else {
                         return Err(no_preset(n.tag.preset));
                     };
@@ -154,22 +156,29 @@ impl EstimateInput {
                 // With Ollama, a preset runs as Ollama's default tag of it (`qwen3:32b`, Q4_K_M
                 // for `Qwen/Qwen3-32B`): what `ollama run` pulls, not the 16-bit checkpoint.
                 // Another engine's run looks up no library tag (a second preset search).
-                (_, Some((dtype, arch, shipped))) => match library_names.then(|| library_tag(id)) {
-                    Some(Some(n)) => {
-                        ollama_arch = n.model.gguf_arch;
-                        // A file type asked for is the run's ([`Self::resolve_formats`]).
-                        if self.quantization == Quantization::None {
-                            ollama_tag = Some(alloc::format!("{}:{}", n.model.name, n.tag.size));
+                ollama => match models(id) {
+                    Some((dtype, arch, shipped)) => match library_names.then(|| library_tag(id)) {
+                        Some(Some(n)) => {
+                            ollama_arch = n.model.gguf_arch;
+                            // A file type asked for is the run's ([`Self::resolve_formats`]).
+                            if self.quantization == Quantization::None {
+                                ollama_tag =
+                                    Some(alloc::format!("{}:{}", n.model.name, n.tag.size));
+                            }
+                            let q = Quantization::Gguf {
+                                file_type: n.file_type,
+                            };
+                            (id.to_string(), Some(dtype), arch, q)
                         }
-                        let q = Quantization::Gguf {
-                            file_type: n.file_type,
-                        };
-                        (id.to_string(), Some(dtype), arch, q)
+                        _ => (id.to_string(), Some(dtype), arch, shipped),
+                    },
+                    None => {
+                        return Err(match ollama {
+                            Some(Err(e)) => e,
+                            _ => not_a_preset(id),
+                        });
                     }
-                    _ => (id.to_string(), Some(dtype), arch, shipped),
                 },
-                (Some(Err(e)), None) => return Err(e),
-                (None, None) => return Err(not_a_preset(id)),
             }
         } else if let Some(p) = &self.params {
             let n = parse_params("params", p)?;

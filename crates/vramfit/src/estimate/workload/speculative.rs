@@ -25,8 +25,11 @@ pub struct Speculative {
     /// `--speculative-config`'s `model`: the draft's preset id, or an EAGLE head's repository
     /// (what the command names; the head's shape is the target's).
     pub model: Option<String>,
-    /// `draft_model`'s architecture (the other methods have none).
-    pub draft: Option<Architecture>,
+    /// `draft_model`'s architecture (the other methods have none). Boxed: an architecture is
+    /// large (some 750 bytes), and every run's workload, which holds this, moves whole from
+    /// step to step of its resolution and out of it; without the box it would carry one more
+    /// architecture's room that all but a draft model leave empty.
+    pub draft: Option<alloc::boxed::Box<Architecture>>,
     /// `num_speculative_tokens`: k, the tokens drafted per step.
     pub tokens: u64,
     /// α, the chance the target accepts one drafted token, when given.
@@ -124,7 +127,9 @@ impl EstimateInput {
         };
         let model = self.draft_model.as_ref().map(|m| m.trim().to_string());
         let draft = match (method, &model) {
-            (SpecMethod::DraftModel, Some(id)) => Some(draft_preset(id, arch, models)?),
+            (SpecMethod::DraftModel, Some(id)) => {
+                Some(alloc::boxed::Box::new(draft_preset(id, arch, models)?))
+            }
             (SpecMethod::DraftModel, None) => {
                 return Err(input_error!(
                     Missing,
