@@ -147,12 +147,12 @@ impl Run<'_> {
             #[cfg(feature = "en")]
             f.en.insert_str(
                 0,
-                &alloc::format!("{n} streams (one per sequence: -np {n} without --kv-unified) × "),
+                &alloc::format!("{n} streams (one per sequence, without --kv-unified) × "),
             );
             #[cfg(feature = "zh")]
             f.zh.insert_str(
                 0,
-                &alloc::format!("{n} 个流（每条序列一个：-np {n} 且未加 --kv-unified）× "),
+                &alloc::format!("{n} 个流（每条序列一个，KV 缓存未统一）× "),
             );
         }
         f
