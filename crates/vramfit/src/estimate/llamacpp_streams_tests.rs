@@ -113,3 +113,19 @@ fn ollama_from_0_30_splits_its_cache_by_sequence() {
     assert_eq!(one, 421_527_552);
     assert_eq!(ollama("0.24.0"), one);
 }
+
+/// `kv_unified` is llama-server's flag: Ollama and the other engines refuse it, naming the field.
+#[test]
+fn kv_unified_is_llama_cpps_alone() {
+    for engine in [Engine::Ollama, Engine::Vllm] {
+        let e = estimate(&EstimateInput {
+            engine,
+            engine_version: None,
+            quantization: Quantization::None,
+            ..gpt_oss(8192.0, 2.0, "b10615", Some(true))
+        })
+        .unwrap_err();
+        assert_eq!(e.field, "kv_unified", "{engine:?}");
+        assert_eq!(e.kind, crate::error::ErrorKind::Unsupported, "{engine:?}");
+    }
+}
