@@ -114,8 +114,8 @@ fn alike_cards_pack_into_one_when_it_holds_the_model() {
 /// alone. llama3.1:8b at num_ctx 8,192: an f16 KV of 4 × 32 layers × 8 KV heads × 128 × 8,192 =
 /// 1 GiB on the file's 4.58 GiB, 5.58 GiB; the RTX 3060's 11.75 GiB free allows 9.40 GiB and
 /// the RTX 3090's 23.68 GiB 18.94 GiB: both hold it, and the 3090, with more free, gets it,
-/// in either order. gemma3:27b adds 4 × 62 × 16 × 168 × 8,192 B = 5.09 GiB of KV to a 16 GiB
-/// file, more than 18.94 GiB: no GPU holds it alone, and llama-server gets both.
+/// in either order. gemma3:27b adds 4 × 62 × 16 × 168 × 8,192 B = 5.09 GiB of KV to its file,
+/// more than 18.94 GiB: no GPU holds it alone, and llama-server gets both.
 #[test]
 fn from_0_30_the_freest_gpu_that_holds_the_prediction_alone() {
     let on = |model: &str, cards: &[&str]| {
