@@ -278,6 +278,7 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
         cuda_graphs: u.arbitrary()?,
         gpu_layers: opt_num(u)?,
         n_cpu_moe: opt_num(u)?,
+        kv_unified: u.arbitrary()?,
         host_memory: text(u, &["ddr5-6000-2ch", "m4 max", "ddr5", "ddr7"])?,
         host_bandwidth: text(
             u,

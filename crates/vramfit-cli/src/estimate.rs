@@ -138,6 +138,7 @@ impl EstimateFlags {
             cuda_graphs: !self.enforce_eager,
             gpu_layers: self.gpu_layers,
             n_cpu_moe: self.n_cpu_moe,
+            kv_unified: self.kv_unified,
             host_memory: self.host_memory.clone(),
             host_bandwidth: self.host_bandwidth.clone(),
             ubatch: self.ubatch,

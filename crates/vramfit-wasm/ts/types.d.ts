@@ -1560,6 +1560,14 @@ export interface EstimateInput {
    */
   n_cpu_moe?: number | null;
   /**
+   * llama.cpp `--kv-unified` (`-kvu`): one KV cache shared by the sequences (true) or one
+   * stream per sequence, each with its share of the context and its own sliding window
+   * (false). Default: llama-server's with `-np` given, a stream per sequence from build
+   * b5913 (one shared cache before). Ollama from 0.30 passes `-np` without it: its runs
+   * split; this field is read for llama.cpp alone.
+   */
+  kv_unified?: boolean | null;
+  /**
    * The host memory llama.cpp and Ollama read the layers and experts they keep in CPU memory
    * from, for the speed under offload: a catalog id or its words (`ddr5-6000-2ch`,
    * `epyc-genoa-12ch`, `m4 max`, `strix halo`; an unknown name's error lists them). Default: a desktop

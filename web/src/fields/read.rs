@@ -55,7 +55,6 @@ fn set(input: &mut EstimateInput, key: &str, v: &str) -> Result<(), InputError> 
     };
     let text = || (!v.is_empty()).then(|| v.to_string());
     let on = v == "true";
-    #[cfg(feature = "full")]
     let opt_bool = || -> Result<Option<bool>, InputError> {
         match v {
             "" => Ok(None),
@@ -118,6 +117,7 @@ fn set(input: &mut EstimateInput, key: &str, v: &str) -> Result<(), InputError> 
         "max_num_batched_tokens" => input.max_num_batched_tokens = opt()?,
         "gpu_layers" => input.gpu_layers = opt()?,
         "n_cpu_moe" => input.n_cpu_moe = opt()?,
+        "kv_unified" => input.kv_unified = opt_bool()?,
         "host_memory" => input.host_memory = text(),
         "host_bandwidth" => input.host_bandwidth = text(),
         #[cfg(feature = "full")]

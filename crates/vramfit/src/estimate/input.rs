@@ -151,6 +151,12 @@ pub struct EstimateInput {
     /// in CPU memory, every other tensor of those blocks where `-ngl` puts it; `--cpu-moe` is
     /// every block. A MoE model only, 0 to its blocks. Default 0.
     pub n_cpu_moe: Option<f64>,
+    /// llama.cpp `--kv-unified` (`-kvu`): one KV cache shared by the sequences (true) or one
+    /// stream per sequence, each with its share of the context and its own sliding window
+    /// (false). Default: llama-server's with `-np` given, a stream per sequence from build
+    /// b5913 (one shared cache before). Ollama from 0.30 passes `-np` without it: its runs
+    /// split; this field is read for llama.cpp alone.
+    pub kv_unified: Option<bool>,
     /// The host memory llama.cpp and Ollama read the layers and experts they keep in CPU memory
     /// from, for the speed under offload: a catalog id or its words (`ddr5-6000-2ch`,
     /// `epyc-genoa-12ch`, `m4 max`, `strix halo`; an unknown name's error lists them). Default: a desktop
@@ -478,6 +484,7 @@ impl Default for EstimateInput {
             cuda_graphs: true,
             gpu_layers: None,
             n_cpu_moe: None,
+            kv_unified: None,
             host_memory: None,
             host_bandwidth: None,
             ubatch: 512.0,

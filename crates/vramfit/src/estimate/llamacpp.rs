@@ -565,6 +565,8 @@ impl Run<'_> {
                 full_per_layer: 0,
                 swa_layers: 0,
                 swa_cells: 0,
+                streams: 1,
+                ctx_cells: ctx,
                 dtype: KvDtype::Fp16,
             };
         }
@@ -583,14 +585,23 @@ impl Run<'_> {
         // A hybrid's state layers keep no KV cache: the stage's attention layers alone.
         let (full, sliding) = a.stage_layers(layers);
         let layers = full + sliding;
+        // A cache split by sequence (`llamacpp_build.rs`): each stream holds
+        // GGML_PAD(GGML_PAD(n_ctx, 256) / n_seq, 256) cells and its own window of n_swa + ubatch.
+        let streams = self.llamacpp_kv_streams();
+        let (ctx_cells, window_seqs) = if streams > 1 {
+            let per = (ctx.next_multiple_of(256) / streams).next_multiple_of(256);
+            (per, 1)
+        } else {
+            (ctx, self.batch)
+        };
         let (swa_layers, swa_cells) = if interleaved {
             let here = sliding;
             let cells = a
                 .sliding_window
-                .saturating_mul(self.batch)
+                .saturating_mul(window_seqs)
                 .saturating_add(self.ubatch)
                 .next_multiple_of(256)
-                .min(ctx);
+                .min(ctx_cells);
             (here.min(layers), cells)
         } else {
             (0, 0)
@@ -603,13 +614,14 @@ impl Run<'_> {
             per_layer
         };
         let elems = full_per_layer
-            .saturating_mul(ctx)
+            .saturating_mul(ctx_cells)
             .saturating_mul(layers - swa_layers)
             .saturating_add(
                 per_layer
                     .saturating_mul(swa_cells)
                     .saturating_mul(swa_layers),
-            );
+            )
+            .saturating_mul(streams);
         // llama.cpp's default KV type is f16.
         let dtype = if self.kv_dtype == KvDtype::Auto {
             KvDtype::Fp16
@@ -623,7 +635,31 @@ impl Run<'_> {
             full_per_layer,
             swa_layers,
             swa_cells,
+            streams,
+            ctx_cells,
             dtype,
+        }
+    }
+
+    /// The KV cache's streams: one per sequence where llama.cpp splits it (from b5913, PR
+    /// #14363: `n_stream = unified ? 1 : n_seq_max` in `llama_kv_cache`), else one. llama-server
+    /// splits it when `-np` is given without `--kv-unified` (`common_params::kv_unified` is
+    /// false by default); Ollama from 0.30 starts it so (`llm/llama_server.go`,
+    /// `startLlamaServer`: `-c num_ctx × parallel -np parallel`, no `--kv-unified`; ollama/ollama
+    /// f427fa075). Ollama's Go runner before 0.30 is counted with one stream: it keeps the
+    /// window at full size (`swa_full` true in `llama_context_default_params`), where a split
+    /// changes only the padding.
+    fn llamacpp_kv_streams(&self) -> u64 {
+        let ollama = self.rules().offload == super::engine::LayerOffload::EngineDecides;
+        let split = if ollama {
+            super::ollama::runs_llama_server(self.llamacpp_build)
+        } else {
+            !self.kv_unified.unwrap_or(false)
+        };
+        if split && self.batch > 1 && self.llamacpp_build.kv_streams_per_sequence() {
+            self.batch
+        } else {
+            1
         }
     }
 }
@@ -698,9 +734,13 @@ pub(super) struct LlamacppKv {
     /// Values per token of a full-attention layer: Gemma 4's at `global_head_dim`, otherwise
     /// `per_layer`.
     pub(super) full_per_layer: u64,
-    /// Interleaved sliding-window layers among them, and the cells each caches.
+    /// Interleaved sliding-window layers among them, and the cells each caches (per stream).
     pub(super) swa_layers: u64,
     pub(super) swa_cells: u64,
+    /// Its streams (one per sequence where llama.cpp splits the cache, else 1), and the cells
+    /// of a full-attention layer in each (the context where there is one stream).
+    pub(super) streams: u64,
+    pub(super) ctx_cells: u64,
     /// The cache's type (f16 by default).
     pub(super) dtype: KvDtype,
 }

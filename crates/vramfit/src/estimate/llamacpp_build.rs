@@ -25,6 +25,24 @@
 //!   published loads). A program that leaves `n_outputs_max` at 0 (`n_batch`) still reserves
 //!   the micro-batch: an older `engine_version` estimates it that way.
 //!
+//! - **One KV stream per sequence** (PR #14363, "llama : add high-throughput mode", merged
+//!   2025-07-16 as build b5913: ggml-org/llama.cpp issue #14847 dates the change between b5912
+//!   and b5913): with `kv_unified` false the cache keeps `n_seq_max` streams, each of
+//!   `n_ctx_seq = GGML_PAD(GGML_PAD(n_ctx, 256) / n_seq_max, 256)` cells (`llama_context`'s
+//!   constructor, `src/llama-context.cpp`), its sliding-window cache
+//!   `GGML_PAD(min(n_ctx_seq, n_swa + n_ubatch), 256)` cells per stream where a unified one has
+//!   `n_swa × n_seq_max + n_ubatch` (`llama_kv_cache_iswa`, `src/llama-kv-cache-iswa.cpp`), the
+//!   K and V tensors `[n_embd, kv_size, n_stream]` (`llama_kv_cache`, `src/llama-kv-cache.cpp`);
+//!   read in Ollama's vendored copies (ollama/ollama 1a19df1f3 of 2025-08-14, b39bbd1eb of
+//!   2026-03-29, `llama/llama.cpp/src/`). `common_params::kv_unified` defaults to false
+//!   (`common/common.h`, same copies), so `llama-server -np N` splits unless `--kv-unified`
+//!   (`-kvu`) is given; llama-server unifies it itself only where it picks the slots (`-np`
+//!   left at auto: 4 slots, `kv_unified = true` in its log). Until PR #14959 (LLAMA_SET_ROWS on
+//!   by default, August 2025) a split cache needed `LLAMA_SET_ROWS=1` and was otherwise forced
+//!   unified ("non-unified KV cache requires ggml_set_rows() - forcing unified KV cache"):
+//!   vramfit counts the split from b5913, the larger of the two, over for those few weeks of
+//!   builds run without the variable.
+//!
 //! Ollama up to 0.24 ran its own Go runner on a vendored llama.cpp (ec98e2002, b7437, from
 //! 2025-12-17 to the runner's removal in v0.30.0, ollama/ollama 9db4bdbad), whose reserve is the
 //! full one: an Ollama run of those releases takes [`LlamacppBuild::OLLAMA_VENDORED`]'s rules,
@@ -55,6 +73,8 @@ impl LlamacppBuild {
     const OUTPUT_FIRST: u32 = 7438;
     /// The first build counted with one output per sequence reserved (PR #23861).
     const OUTPUTS_PER_SEQUENCE: u32 = 9509;
+    /// The first build with a KV stream per sequence (PR #14363; see the module).
+    const KV_STREAMS: u32 = 5913;
     /// Ollama's last vendored llama.cpp, ec98e2002 (its Go runner, up to v0.2x).
     pub const OLLAMA_VENDORED: LlamacppBuild = LlamacppBuild(7437);
 
@@ -114,6 +134,12 @@ impl LlamacppBuild {
         self.0 >= Self::OUTPUTS_PER_SEQUENCE
     }
 
+    /// Whether a cache that is not unified keeps one stream per sequence (PR #14363); before,
+    /// every cache was one stream shared by the sequences.
+    pub fn kv_streams_per_sequence(self) -> bool {
+        self.0 >= Self::KV_STREAMS
+    }
+
     /// `b9525`, for notes.
     pub fn text(self) -> alloc::string::String {
         alloc::format!("b{}", self.0)
@@ -135,6 +161,8 @@ mod tests {
         assert!(!v("b7437").output_layer_first() && v("b7438").output_layer_first());
         assert!(!v("b9508").outputs_per_sequence() && v("b9509").outputs_per_sequence());
         assert!(!LlamacppBuild::OLLAMA_VENDORED.outputs_per_sequence());
+        // b5912 has one shared cache, b5913 on a stream per sequence (issue #14847).
+        assert!(!v("b5912").kv_streams_per_sequence() && v("b5913").kv_streams_per_sequence());
         assert_eq!(v("b2961").text(), "b2961");
         for bad in ["", "b", "bx12", "4.5", "b-1", "b1234567"] {
             let e = LlamacppBuild::parse("engine_version", bad).unwrap_err();

@@ -140,15 +140,36 @@ impl Run<'_> {
         if !self.text {
             return Formula::default();
         }
+        let mut f = self.llamacpp_kv_stream_text(kv);
+        // A cache split by sequence: its streams first, the rest being one stream's.
+        if kv.streams > 1 {
+            let n = kv.streams;
+            #[cfg(feature = "en")]
+            f.en.insert_str(
+                0,
+                &alloc::format!("{n} streams (one per sequence, without --kv-unified) × "),
+            );
+            #[cfg(feature = "zh")]
+            f.zh.insert_str(
+                0,
+                &alloc::format!("{n} 个流（每条序列一个，KV 缓存未统一）× "),
+            );
+        }
+        f
+    }
+
+    /// The KV cache's formula within one stream (the whole cache where it is unified).
+    fn llamacpp_kv_stream_text(&self, kv: &LlamacppKv) -> Formula {
         let (per_layer, layers, swa_layers, swa_cells) =
             (kv.per_layer, kv.layers, kv.swa_layers, kv.swa_cells);
-        let (ctx, name, size) = (self.max_model_len, kv.dtype.name(), b(kv.bytes));
+        let (ctx, name, size) = (kv.ctx_cells, kv.dtype.name(), b(kv.bytes));
+        // A split cache's window holds one sequence's.
+        let seqs = if kv.streams > 1 { 1 } else { self.batch };
         if swa_layers > 0 && kv.full_per_layer != per_layer {
-            let (full, full_per, window, seqs) = (
+            let (full, full_per, window) = (
                 layers - swa_layers,
                 kv.full_per_layer,
                 self.arch.sliding_window,
-                self.batch,
             );
             formula!(self.text;
                 [
@@ -159,12 +180,8 @@ impl Run<'_> {
                 ]
             )
         } else if swa_layers > 0 {
-            let (full, window, seqs, ubatch) = (
-                layers - swa_layers,
-                self.arch.sliding_window,
-                self.batch,
-                self.ubatch,
-            );
+            let (full, window, ubatch) =
+                (layers - swa_layers, self.arch.sliding_window, self.ubatch);
             formula!(self.text;
                 [
                     "{per_layer} values per token per layer × ({full} layers × {ctx} context + {swa_layers} sliding layers × {swa_cells} cells (window {window} × {seqs} seq + ubatch {ubatch}, padded to 256)) × {name} = {size}"

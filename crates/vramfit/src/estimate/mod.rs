@@ -127,6 +127,8 @@ mod llamacpp_split;
 #[cfg(test)]
 mod llamacpp_split_tests;
 #[cfg(test)]
+mod llamacpp_streams_tests;
+#[cfg(test)]
 mod llamacpp_tests;
 mod llamacpp_text;
 mod lora_slots;

@@ -66,6 +66,10 @@ pub(crate) enum Setting {
     NCpuMoe,
     /// llama.cpp `--cpu-moe`: every block's.
     CpuMoe,
+    /// llama.cpp `--kv-unified`: one KV cache shared by the sequences.
+    KvUnified,
+    /// llama.cpp `--no-kv-unified`: a KV stream per sequence.
+    NoKvUnified,
     /// llama.cpp `--tensor-split`: each GPU's share of the layers.
     TensorSplit,
     /// llama.cpp `--split-mode`: layer, row or none.
@@ -325,6 +329,8 @@ pub(crate) const LLAMA_SERVER: &[Flag] = &[
     v(&["-fa", "--flash-attn"], Setting::FlashAttn),
     v(&["--n-cpu-moe", "-ncmoe"], Setting::NCpuMoe),
     switch(&["--cpu-moe", "-cmoe"], Setting::CpuMoe),
+    switch(&["--kv-unified", "-kvu"], Setting::KvUnified),
+    switch(&["--no-kv-unified", "-no-kvu"], Setting::NoKvUnified),
     v(&["-ts", "--tensor-split"], Setting::TensorSplit),
     v(&["-sm", "--split-mode"], Setting::SplitMode),
     v(&["-mg", "--main-gpu"], Setting::MainGpu),

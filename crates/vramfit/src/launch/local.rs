@@ -32,7 +32,8 @@ fn cache_type(kv: KvDtype) -> Option<&'static str> {
 
 /// `llama-server -m FILE.gguf …`: the context all sequences share (`-c`), the sequences
 /// (`-np`), the layers on the GPUs (`-ngl`, the output layer counted as one), the physical
-/// batch, `--embedding` for a pooling run, the cache types and flash attention.
+/// batch, `--embedding` for a pooling run, the cache types, flash attention and
+/// `--kv-unified` where the cache is to be one.
 pub(super) fn llama_server(w: &Workload, l: &mut Builder) -> Result<()> {
     let p = super::serve::checkpoint(w)?;
     let ft = file_type(w);
@@ -64,6 +65,10 @@ pub(super) fn llama_server(w: &Workload, l: &mut Builder) -> Result<()> {
     };
     a.set(Setting::FlashAttn, fa);
     a.set_unless(Setting::NCpuMoe, w.n_cpu_moe, 0);
+    // One KV cache for the sequences where asked; without the flag, -np splits it by sequence.
+    if w.kv_unified == Some(true) {
+        a.switch(Setting::KvUnified);
+    }
     split_flags(w, &mut a, l);
     l.command(a.done());
     Ok(())

@@ -11,6 +11,8 @@
 
 mod disaggregation;
 mod flags;
+#[cfg(test)]
+mod llamacpp_kv_tests;
 mod local;
 #[cfg(all(test, feature = "training"))]
 mod megatron_tests;

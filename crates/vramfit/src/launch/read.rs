@@ -296,6 +296,8 @@ impl Reader {
             Setting::Parallel => i.batch = number(flag, value)?,
             Setting::NCpuMoe => i.n_cpu_moe = Some(number(flag, value)?),
             Setting::CpuMoe => self.cpu_moe = true,
+            Setting::KvUnified => i.kv_unified = Some(true),
+            Setting::NoKvUnified => i.kv_unified = Some(false),
             Setting::TensorSplit => i.tensor_split = shares(flag, value)?,
             Setting::SplitMode => {
                 i.split_mode = match value {

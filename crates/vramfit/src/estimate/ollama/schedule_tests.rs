@@ -108,3 +108,42 @@ fn alike_cards_pack_into_one_when_it_holds_the_model() {
             .any(|n| n.key == "ollama_gpus" && n.en.contains("rtx-4090 "))
     );
 }
+
+/// Ollama from 0.30 (`server/sched.go` `selectLlamaServerPlacement` → `bestSingleGPUFit`):
+/// the GPU with the most free memory among those whose free memory's 80 % holds its prediction,
+/// alone. llama3.1:8b at num_ctx 8,192: an f16 KV of 4 × 32 layers × 8 KV heads × 128 × 8,192 =
+/// 1 GiB on the file's 4.58 GiB, 5.58 GiB; the RTX 3060's 11.75 GiB free allows 9.40 GiB and
+/// the RTX 3090's 23.68 GiB 18.94 GiB: both hold it, and the 3090, with more free, gets it,
+/// in either order. gemma3:27b adds 4 × 62 × 16 × 168 × 8,192 B = 5.09 GiB of KV to its file,
+/// more than 18.94 GiB: no GPU holds it alone, and llama-server gets both.
+#[test]
+fn from_0_30_the_freest_gpu_that_holds_the_prediction_alone() {
+    let on = |model: &str, cards: &[&str]| {
+        estimate(&EstimateInput {
+            model: Some(model.into()),
+            engine: Engine::Ollama,
+            cards: cards.iter().map(|c| (*c).into()).collect(),
+            max_model_len: Some(8192.0),
+            ..EstimateInput::default()
+        })
+        .unwrap()
+    };
+    assert_eq!(4 * 32 * 8 * 128 * 8192, 1u64 << 30);
+    for cards in [["rtx-3060-12gb", "rtx-3090"], ["rtx-3090", "rtx-3060-12gb"]] {
+        let e = on("llama3.1:8b", &cards);
+        assert_eq!(layout(&e), [("rtx-3090", 32, true)], "{cards:?}");
+        let note = e.notes.iter().find(|n| n.key == "ollama_gpus").unwrap();
+        #[cfg(feature = "en")]
+        assert!(
+            note.en.contains("5.58 GiB") && note.en.contains("23.68 GiB free"),
+            "{}",
+            note.en
+        );
+        #[cfg(not(feature = "en"))]
+        let _ = note;
+    }
+    assert_eq!(4 * 62 * 16 * 168 * 8192, 5_460_983_808u64);
+    let e = on("gemma3:27b", &["rtx-3060-12gb", "rtx-3090"]);
+    assert_eq!(layout(&e).len(), 2);
+    assert!(e.notes.iter().all(|n| n.key != "ollama_gpus"));
+}

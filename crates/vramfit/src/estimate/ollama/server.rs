@@ -1,5 +1,6 @@
 //! Ollama 0.30 and later (`version.rs`): upstream `llama-server` with the settings Ollama gives
-//! it, sized as that llama.cpp build sizes a load. Ollama's own choices here are two: its
+//! it, sized as that llama.cpp build sizes a load. Ollama's own choices here are three: of
+//! several GPUs, the one that holds its prediction alone (`selectLlamaServerPlacement`); its
 //! automatic batch (`server/sched.go` `automaticGenerationBatch`, passed as `-b N -ub N`) and,
 //! where `num_gpu` is set, `-ngl`; otherwise `llama-server`'s fit places the layers
 //! (`llama_params_fit`: the layers that leave at least 1024 MiB free on each GPU, the default
@@ -80,8 +81,17 @@ impl Run<'_> {
         parallel: u64,
     ) -> (Phase, u64, u64) {
         let context = num_ctx.saturating_mul(parallel);
-        let gpus = (self.dp * self.pp).max(1);
         let flash = self.kernel == Kernel::Flash;
+        // Of several GPUs, the one that holds Ollama's prediction alone, if any; its batch is
+        // then sized by that GPU's free memory (`availableMemoryForPlacement` of the GPUs
+        // chosen).
+        let predicted = self.ollama_predicted(context);
+        let single = self.ollama_single_gpu(predicted);
+        let gpus = if single.is_some() {
+            1
+        } else {
+            (self.dp * self.pp).max(1)
+        };
         // An embedding model's -b = -ub = min(2048, num_ctx) (`llm/llama_server.go`, v0.33.0);
         // a user's batch other than Ollama's default 512 is its `num_batch` (not automatic).
         let batch = if self.pooling {
@@ -92,13 +102,10 @@ impl Run<'_> {
                 .device
                 .as_ref()
                 .is_some_and(|d| d.free().get() <= 8 * GIB);
-            automatic_batch(
-                context,
-                self.ollama_predicted(context),
-                self.ollama_free(),
-                flash,
-                small,
-            )
+            let free = single
+                .as_ref()
+                .map_or_else(|| self.ollama_free(), |d| d.free().get());
+            automatic_batch(context, predicted, free, flash, small)
         } else {
             self.ubatch
         };
@@ -109,13 +116,19 @@ impl Run<'_> {
         } else {
             self.arch.num_layers + 1
         };
-        let base = super::super::Workload {
+        let mut base = super::super::Workload {
             max_model_len: context,
             dp: gpus,
             pp: 1,
             ubatch: batch.min(context.max(1)),
             ..self.w.clone()
         };
+        // The chosen card alone (of alike ones, one of them: `dp` 1 above).
+        if let Some(d) = single.as_ref().filter(|_| !self.cards.is_empty()) {
+            base.cards = alloc::vec![d.clone()];
+            base.device = Some(d.clone());
+            base.tensor_split = alloc::vec::Vec::new();
+        }
         let layers = match self.num_gpu {
             Some(n) if self.cache_assumed() && n > 0 => all,
             Some(n) => n.min(all),
@@ -154,6 +167,9 @@ impl Run<'_> {
         };
         if self.text {
             self.ollama_server_note(p, num_ctx, parallel, batch, layers, all, cpu_percent);
+            if let Some(d) = &single {
+                self.ollama_single_gpu_note(p, d, predicted);
+            }
         }
         p.ollama = Some(OllamaLoad {
             gpu_layers: layers,
@@ -223,12 +239,67 @@ impl Run<'_> {
         }
     }
 
+    /// Ollama's GPU of several for a model that fits one (0.30 on: `server/sched.go`
+    /// `selectLlamaServerPlacement` → `bestSingleGPUFit`, ollama/ollama fb3076099): the GPU with
+    /// the most free memory (`availableMemoryForGPU`, a discrete card's `FreeMemory`; the first
+    /// of equals) among those whose free memory's 80 % holds its prediction
+    /// (`PredictServerVRAM`), handed to llama-server alone with `--main-gpu 0`. `None` with one
+    /// GPU, `num_gpu` 0, or where no GPU holds it: llama-server then gets every GPU.
+    /// (`OLLAMA_SCHED_SPREAD` and Ollama's own `main_gpu`, which skip this, are not inputs.)
+    fn ollama_single_gpu(&self, predicted: u64) -> Option<super::super::Device> {
+        if self.num_gpu == Some(0) || predicted == 0 {
+            return None;
+        }
+        let alike = (self.dp * self.pp).max(1);
+        let cards: alloc::vec::Vec<super::super::Device> = if self.cards.is_empty() {
+            match &self.device {
+                Some(d) if alike > 1 => alloc::vec![d.clone()],
+                _ => return None,
+            }
+        } else if self.cards.len() > 1 {
+            self.cards.clone()
+        } else {
+            return None;
+        };
+        let mut best: Option<super::super::Device> = None;
+        for d in cards {
+            let free = d.free().get();
+            if predicted > free.saturating_mul(80) / 100 {
+                continue;
+            }
+            if best.as_ref().is_none_or(|b| free > b.free().get()) {
+                best = Some(d);
+            }
+        }
+        best
+    }
+
+    /// The note of the one GPU Ollama chose.
+    #[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
+    fn ollama_single_gpu_note(&self, p: &mut Parts, d: &super::super::Device, predicted: u64) {
+        let asked = if self.cards.is_empty() {
+            (self.dp * self.pp).max(1) as usize
+        } else {
+            self.cards.len()
+        };
+        let (card, predicted, free) = (d.id, b(predicted), b(d.free().get()));
+        p.note(
+            "ollama_gpus",
+            en!(
+                "Ollama loads it on one GPU ({card}) of the {asked}: its prediction, {predicted} (the file and an f16 KV cache, PredictServerVRAM), is within 80 % of that GPU's {free} free, the most of the GPUs it fits (server/sched.go selectLlamaServerPlacement, bestSingleGPUFit), and llama-server gets that GPU alone with --main-gpu 0; OLLAMA_SCHED_SPREAD=1 gives it every GPU."
+            ),
+            zh!(
+                "Ollama 只把它加载到 {asked} 块 GPU 中的一块（{card}）：其预估 {predicted}（文件加 f16 KV 缓存，PredictServerVRAM）不超过该 GPU 空闲显存 {free} 的 80 %，且该 GPU 在能容纳它的 GPU 中空闲最多（server/sched.go selectLlamaServerPlacement、bestSingleGPUFit），llama-server 只拿到这一块 GPU，并带 --main-gpu 0；设置 OLLAMA_SCHED_SPREAD=1 则交给它全部 GPU。"
+            ),
+        );
+    }
+
     /// `llama-server`'s fit (`-ngl` unset, `--fit on`): every layer where each GPU keeps
     /// [`FIT_TARGET`] free, else the most layers that do; every layer without a card.
     fn ollama_fit(&self, base: &super::super::Workload, all: u64) -> u64 {
-        let free = |g: usize| match self.cards.get(g) {
+        let free = |g: usize| match base.cards.get(g) {
             Some(d) => Some(d.free().get()),
-            None => self.device.as_ref().map(|d| d.free().get()),
+            None => base.device.as_ref().map(|d| d.free().get()),
         };
         if free(0).is_none() {
             return all;

@@ -152,6 +152,8 @@ pub struct Workload {
     /// llama.cpp `--n-cpu-moe`: the blocks (from the first) whose routed experts stay in CPU
     /// memory.
     pub n_cpu_moe: u64,
+    /// llama.cpp `--kv-unified` as given (`llamacpp.rs`: the streams of its KV cache).
+    pub kv_unified: Option<bool>,
     /// The host memory llama.cpp and Ollama read CPU-resident layers and experts from
     /// (`host_memory`, `host_bandwidth`, or the stated default): the speed under offload, so
     /// read only with the `speed` feature.
@@ -422,6 +424,7 @@ impl EstimateInput {
             mxfp4_experts: model.shipped == Quantization::Mxfp4,
             ubatch: llamacpp.ubatch,
             n_cpu_moe: llamacpp.n_cpu_moe,
+            kv_unified: self.kv_unified,
             #[cfg(feature = "speed")]
             host,
             mem_fraction_static: serving.mem_fraction_static,

@@ -368,6 +368,19 @@ impl EstimateInput {
             None => 0,
             Some(v) => self.resolve_n_cpu_moe(arch, v)?,
         };
+        // `--kv-unified` is llama-server's flag: Ollama passes `-np` without it, and no other
+        // engine has it.
+        if self.kv_unified.is_some() && self.runner() != Runner::Llamacpp {
+            let name = self.runner().rules().name;
+            return Err(input_error!(
+                Unsupported,
+                "kv_unified",
+                ["{name} has no --kv-unified"],
+                ["{name} 没有 --kv-unified"],
+                "unset, or engine llamacpp (llama-server's --kv-unified)",
+                "不设置，或使用 llamacpp 引擎（llama-server 的 --kv-unified）",
+            ));
+        }
         Ok(Llamacpp {
             num_gpu,
             gpu_layers,

@@ -1,0 +1,58 @@
+//! llama-server's `--kv-unified` (`-kvu`) written and read back: the flag where the input
+//! asks for one KV cache, nothing where `-np` is to split it, and the same KV cache either way.
+
+use super::{command_text, launch_input, read_command};
+use crate::estimate::{Engine, EstimateInput, Mode, estimate};
+use crate::precision::{GgufFileType, Quantization};
+
+fn gpt_oss(kv_unified: Option<bool>) -> EstimateInput {
+    EstimateInput {
+        model: Some("openai/gpt-oss-20b".into()),
+        mode: Mode::Serve,
+        engine: Engine::Llamacpp,
+        quantization: Quantization::Gguf {
+            file_type: GgufFileType::Q4_K_M,
+        },
+        gpu: Some("h100-sxm5-80gb".into()),
+        max_model_len: Some(8192.0),
+        batch: 4.0,
+        kv_unified,
+        ..EstimateInput::default()
+    }
+}
+
+#[test]
+fn kv_unified_is_written_and_read_back() {
+    for (asked, flag) in [(Some(true), true), (None, false)] {
+        let input = gpt_oss(asked);
+        let line = command_text(&launch_input(&input).unwrap().commands[0]);
+        assert_eq!(line.contains(" --kv-unified"), flag, "{line}");
+        assert!(line.contains(" -np 4"), "{line}");
+        let r = read_command(&line).unwrap();
+        assert!(r.not_read.is_empty(), "{line}: {:?}", r.not_read);
+        assert_eq!(r.input.kv_unified, asked, "{line}");
+        let back = EstimateInput {
+            gpu: input.gpu.clone(),
+            ..r.input
+        };
+        assert_eq!(
+            estimate(&back).unwrap().kv_cache_bytes,
+            estimate(&input).unwrap().kv_cache_bytes,
+            "{line}"
+        );
+    }
+    // llama.cpp's short spellings, and the negation (`common/arg.cpp` of b11434:
+    // `{"-kvu", "--kv-unified"}, {"-no-kvu", "--no-kv-unified"}`).
+    for (flag, unified) in [
+        ("-kvu", true),
+        ("-no-kvu", false),
+        ("--no-kv-unified", false),
+    ] {
+        let line = alloc::format!("llama-server -m gpt-oss-20b-Q4_K_M.gguf -c 8192 -np 4 {flag}");
+        assert_eq!(
+            read_command(&line).unwrap().input.kv_unified,
+            Some(unified),
+            "{flag}"
+        );
+    }
+}
