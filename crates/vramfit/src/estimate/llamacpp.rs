@@ -92,7 +92,9 @@ impl Run<'_> {
         }
         self.llamacpp_pooling_note(p);
         p.cards = self.llamacpp_cards(&f);
-        if p.text && !self.cards.is_empty() {
+        // Over one card there is no split to tell: Ollama from 0.30 may give llama-server one
+        // of the cards asked for (its own note says which).
+        if p.text && !self.cards.is_empty() && f.per_gpu.len() > 1 {
             self.llamacpp_cards_note(&f, p);
         }
         (Phase::Decode, 0, f.cpu)

@@ -132,6 +132,8 @@ fn from_0_30_the_freest_gpu_that_holds_the_prediction_alone() {
     for cards in [["rtx-3060-12gb", "rtx-3090"], ["rtx-3090", "rtx-3060-12gb"]] {
         let e = on("llama3.1:8b", &cards);
         assert_eq!(layout(&e), [("rtx-3090", 32, true)], "{cards:?}");
+        // One card holds it: no note of a split over the cards beside Ollama's own.
+        assert!(e.notes.iter().all(|n| n.key != "llamacpp_unlike_cards"));
         let note = e.notes.iter().find(|n| n.key == "ollama_gpus").unwrap();
         #[cfg(feature = "en")]
         assert!(
@@ -146,4 +148,5 @@ fn from_0_30_the_freest_gpu_that_holds_the_prediction_alone() {
     let e = on("gemma3:27b", &["rtx-3060-12gb", "rtx-3090"]);
     assert_eq!(layout(&e).len(), 2);
     assert!(e.notes.iter().all(|n| n.key != "ollama_gpus"));
+    assert!(e.notes.iter().any(|n| n.key == "llamacpp_unlike_cards"));
 }
