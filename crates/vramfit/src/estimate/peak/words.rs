@@ -3,7 +3,9 @@
 
 use super::PeakFigures;
 use crate::estimate::parts::{PoolBudget, ServePool};
-use crate::estimate::{ComponentKind, Context, Difference, OllamaLoad, Parts, Run, b, thousands};
+use crate::estimate::{
+    ComponentKind, Context, Difference, Formula, OllamaLoad, Parts, Run, b, thousands,
+};
 use crate::units::fixed;
 use alloc::string::String;
 
@@ -20,24 +22,30 @@ impl Run<'_> {
             ComponentKind::AllocatorReserve,
             reserve,
             false,
-            {
-                // ZeRO-3's and FSDP's margin for the cache, written by the training run shape.
-                #[cfg(feature = "training")]
-                let sharded = (peak.sharded_cache > 0)
-                    .then(|| self.sharded_cache_formula(transient, peak.sharded_cache, reserve));
-                #[cfg(not(feature = "training"))]
-                let sharded = None;
-                sharded.unwrap_or_else(|| {
-                    formula!(self.text;
-                        let (t, blocks, size) = (b(transient), a.num_layers, b(reserve));
-                        ["5 % of transient tensors ({t}) + 1 MiB rounding × {blocks} blocks = {size}"],
-                        ["5 % 的临时张量 ({t}) + 1 MiB 取整 × {blocks} 块 = {size}"]
-                    )
-                })
-            },
+            self.sharded_reserve_formula(peak).unwrap_or_else(|| {
+                formula!(self.text;
+                    let (t, blocks, size) = (b(transient), a.num_layers, b(reserve));
+                    ["5 % of transient tensors ({t}) + 1 MiB rounding × {blocks} blocks = {size}"],
+                    ["5 % 的临时张量 ({t}) + 1 MiB 取整 × {blocks} 块 = {size}"]
+                )
+            }),
             en_str!("Reserved by PyTorch's caching allocator but not allocated: counted by nvidia-smi, not by max_memory_allocated."),
             zh_str!("PyTorch 缓存分配器已保留但未分配：nvidia-smi 计入，max_memory_allocated 不计。"),
         );
+    }
+
+    /// The reserve's formula with ZeRO-3's or FSDP's margin for the cache, written by the
+    /// training run shape; `None` for every other run.
+    #[cfg(feature = "training")]
+    fn sharded_reserve_formula(&self, peak: &PeakFigures) -> Option<Formula> {
+        (peak.sharded_cache > 0)
+            .then(|| self.sharded_cache_formula(peak.transient, peak.sharded_cache, peak.reserve))
+    }
+
+    /// A build without training has no sharded run: the plain reserve's formula.
+    #[cfg(not(feature = "training"))]
+    fn sharded_reserve_formula(&self, _peak: &PeakFigures) -> Option<Formula> {
+        None
     }
 
     /// Why a run whose engine starts does not fit as asked: its pool holds fewer requests of
