@@ -19,32 +19,55 @@ pub struct Row {
     pub input: EstimateInput,
 }
 
-/// The rows of the CSV (its last cell may hold commas: it is the rest of the line).
-pub fn rows() -> Vec<Row> {
-    let text = include_str!("../data/deepspeed-published.csv");
+/// One line of a CSV of published runs, read by its header's names.
+pub struct Cells<'a> {
+    head: &'a [&'a str],
+    cells: Vec<&'a str>,
+}
+
+impl Cells<'_> {
+    /// The cell of column `k`.
+    pub fn text(&self, k: &str) -> String {
+        self.cells[self.head.iter().position(|h| *h == k).unwrap()].to_string()
+    }
+
+    /// The number in column `k`.
+    pub fn number(&self, k: &str) -> f64 {
+        self.text(k)
+            .parse::<f64>()
+            .unwrap_or_else(|e| panic!("{k}: {e}"))
+    }
+}
+
+/// The rows of a CSV of published sharded LoRA runs (its last cell may hold commas: it is the
+/// rest of the line): the input each shares (TRL's LoRA on every linear layer, packing, full
+/// checkpointing, bf16 autocast, ZeRO's stage, the base's format), then what `own` adds from the
+/// row's own columns (FSDP's version, offload and dtype).
+pub fn read_rows(text: &str, own: impl Fn(&Cells, EstimateInput) -> EstimateInput) -> Vec<Row> {
     let mut lines = text.lines();
     let head: Vec<&str> = lines.next().unwrap_or_default().split(',').collect();
     lines
         .filter(|l| !l.trim().is_empty())
         .map(|l| {
-            let cells: Vec<&str> = l.splitn(head.len(), ',').collect();
-            let g = |k: &str| cells[head.iter().position(|h| *h == k).unwrap()].to_string();
-            let n = |k: &str| g(k).parse::<f64>().unwrap_or_else(|e| panic!("{k}: {e}"));
+            let c = Cells {
+                head: &head,
+                cells: l.splitn(head.len(), ',').collect(),
+            };
             let input = EstimateInput {
-                model: Some(g("model")),
+                model: Some(c.text("model")),
                 mode: Mode::Training,
-                gpu: Some(g("gpu")),
-                gpus: Some(n("gpus")),
-                zero: n("zero"),
-                quantization: Quantization::parse("quantization", &g("quantization"))
+                gpu: Some(c.text("gpu")),
+                gpus: Some(c.number("gpus")),
+                zero: c.number("zero"),
+                quantization: Quantization::parse("quantization", &c.text("quantization"))
                     .unwrap_or_else(|e| panic!("{e}")),
-                kbit_upcast: Some(g("kbit_upcast") == "true"),
-                lora_rank: n("lora_rank"),
-                lora_dropout: Some(n("lora_dropout")),
+                kbit_upcast: Some(c.text("kbit_upcast") == "true"),
+                lora_rank: c.number("lora_rank"),
+                lora_dropout: Some(c.number("lora_dropout")),
                 lora_targets: vec!["all-linear".into()],
-                batch: n("batch"),
-                seq_len: n("seq_len"),
-                grad_accum: Some(n("grad_accum")),
+                batch: c.number("batch"),
+                seq_len: c.number("seq_len"),
+                grad_accum: Some(c.number("grad_accum")),
                 packing: true,
                 grad_checkpointing: Checkpointing::Full,
                 precision: Precision::AmpBf16,
@@ -52,15 +75,20 @@ pub fn rows() -> Vec<Row> {
                 ..EstimateInput::default()
             };
             Row {
-                id: g("id"),
-                gpus: n("gpus"),
-                measured: n("measured_gib"),
-                reading: g("reading"),
-                not_modelled: g("not_modelled"),
-                input,
+                id: c.text("id"),
+                gpus: c.number("gpus"),
+                measured: c.number("measured_gib"),
+                reading: c.text("reading"),
+                not_modelled: c.text("not_modelled"),
+                input: own(&c, input),
             }
         })
         .collect()
+}
+
+/// The rows of `deepspeed-published.csv`: ZeRO's stage is all their sharding.
+pub fn rows() -> Vec<Row> {
+    read_rows(include_str!("../data/deepspeed-published.csv"), |_, i| i)
 }
 
 /// vramfit's `total` for `r`, in GiB, and its error against the measurement.

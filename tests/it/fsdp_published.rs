@@ -9,72 +9,26 @@
 //! allocator's cache ([`vramfit::estimate::SHARDED_CACHE_PERCENT`] of the peak allocated). The CPU-offloaded runs are
 //! known misses, held here so that the book's verdicts follow the figures.
 
-use crate::deepspeed_published::verdict;
-use vramfit::estimate::{
-    Checkpointing, ComponentKind, EstimateInput, Mode, Offload, Precision, Stack,
-};
-use vramfit::precision::{Dtype, Quantization};
+use crate::deepspeed_published::{Row, read_rows, verdict};
+use vramfit::estimate::{ComponentKind, EstimateInput, Offload, Precision};
+use vramfit::precision::Dtype;
 
-/// One measured run.
-pub struct Row {
-    pub id: String,
-    pub gpus: f64,
-    pub measured: f64,
-    pub reading: String,
-    pub not_modelled: String,
-    pub input: EstimateInput,
-}
-
-/// The rows of the CSV (its last cell may hold commas: it is the rest of the line).
+/// The rows of `fsdp-published.csv`: the runs' shared input, then FSDP's version, its offload
+/// and the dtype the model was loaded in.
 pub fn rows() -> Vec<Row> {
-    let text = include_str!("../data/fsdp-published.csv");
-    let mut lines = text.lines();
-    let head: Vec<&str> = lines.next().unwrap_or_default().split(',').collect();
-    lines
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            let cells: Vec<&str> = l.splitn(head.len(), ',').collect();
-            let g = |k: &str| cells[head.iter().position(|h| *h == k).unwrap()].to_string();
-            let n = |k: &str| g(k).parse::<f64>().unwrap_or_else(|e| panic!("{k}: {e}"));
-            let offload = match g("offload").as_str() {
-                "none" => Offload::None,
-                "cpu" => Offload::Cpu,
-                o => panic!("offload {o}"),
-            };
-            let input = EstimateInput {
-                model: Some(g("model")),
-                mode: Mode::Training,
-                gpu: Some(g("gpu")),
-                gpus: Some(n("gpus")),
-                fsdp_version: Some(n("fsdp_version")),
-                zero: n("zero"),
-                offload,
-                dtype: Some(Dtype::parse("dtype", &g("dtype")).unwrap_or_else(|e| panic!("{e}"))),
-                quantization: Quantization::parse("quantization", &g("quantization"))
-                    .unwrap_or_else(|e| panic!("{e}")),
-                kbit_upcast: Some(g("kbit_upcast") == "true"),
-                lora_rank: n("lora_rank"),
-                lora_dropout: Some(n("lora_dropout")),
-                lora_targets: vec!["all-linear".into()],
-                batch: n("batch"),
-                seq_len: n("seq_len"),
-                grad_accum: Some(n("grad_accum")),
-                packing: true,
-                grad_checkpointing: Checkpointing::Full,
-                precision: Precision::AmpBf16,
-                stack: Some(Stack::Trl),
-                ..EstimateInput::default()
-            };
-            Row {
-                id: g("id"),
-                gpus: n("gpus"),
-                measured: n("measured_gib"),
-                reading: g("reading"),
-                not_modelled: g("not_modelled"),
-                input,
-            }
-        })
-        .collect()
+    read_rows(include_str!("../data/fsdp-published.csv"), |c, input| {
+        let offload = match c.text("offload").as_str() {
+            "none" => Offload::None,
+            "cpu" => Offload::Cpu,
+            o => panic!("offload {o}"),
+        };
+        EstimateInput {
+            fsdp_version: Some(c.number("fsdp_version")),
+            offload,
+            dtype: Some(Dtype::parse("dtype", &c.text("dtype")).unwrap_or_else(|e| panic!("{e}"))),
+            ..input
+        }
+    })
 }
 
 /// vramfit's `total` for `r`, in GiB, and its error against the measurement.

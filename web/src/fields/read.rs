@@ -60,7 +60,16 @@ fn set(input: &mut EstimateInput, key: &str, v: &str) -> Result<(), InputError> 
             "" => Ok(None),
             "true" => Ok(Some(true)),
             "false" => Ok(Some(false)),
-            _ => choice::<bool>(key, v).map(Some),
+            // Not through serde's `bool`: its error's text links core's float formatter (about
+            // 9 KB of the calculator's module, measured when `kv_unified` brought it in).
+            _ => Err(vramfit::input_error!(
+                UnknownName,
+                key,
+                ["`{v}` is neither true nor false"],
+                ["`{v}` 既不是 true 也不是 false"],
+                "true, false, or empty for the engine's default",
+                "true、false，或留空取引擎默认",
+            )),
         }
     };
     match key {
@@ -374,6 +383,21 @@ mod tests {
     use super::*;
     use crate::fields::Kind;
     use crate::fields::tests::defaults_only;
+
+    /// A yes-or-no field reads true, false and empty (the engine's default); anything else is
+    /// an error naming it, in the page's words, not serde's.
+    #[test]
+    fn a_yes_or_no_field_reads_true_false_or_empty() {
+        let mut input = EstimateInput::default();
+        set(&mut input, "kv_unified", "true").unwrap();
+        assert_eq!(input.kv_unified, Some(true));
+        set(&mut input, "kv_unified", "").unwrap();
+        assert_eq!(input.kv_unified, None);
+        let e = set(&mut input, "kv_unified", "yes").unwrap_err();
+        assert_eq!(e.field, "kv_unified");
+        #[cfg(feature = "en")]
+        assert_eq!(e.problem, "`yes` is neither true nor false");
+    }
 
     #[test]
     fn errors_name_the_field() {

@@ -148,6 +148,7 @@ mod peak;
 #[cfg(test)]
 mod pooling_tests;
 mod quick;
+mod release;
 mod rl;
 #[cfg(test)]
 mod run_shapes;

@@ -94,15 +94,8 @@ impl SglangVersion {
                 [= ACCEPTED_ZH],
             )
         };
-        let t = text.trim();
-        let t = t.strip_prefix('v').unwrap_or(t);
-        let mut parts = t.split('.');
-        // The leading digits of a part (`2rc1` is 2); a part without any is no number.
-        let number = |p: Option<&str>| -> Option<u16> {
-            let p = p?;
-            let digits = p.find(|c: char| !c.is_ascii_digit()).unwrap_or(p.len());
-            (digits > 0).then(|| p[..digits].parse().ok()).flatten()
-        };
+        let mut parts = crate::estimate::release::parts(text);
+        let number = crate::estimate::release::number;
         let (Some(0), Some(minor)) = (number(parts.next()), number(parts.next())) else {
             return Err(bad());
         };
