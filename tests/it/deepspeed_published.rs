@@ -241,13 +241,20 @@ pub fn book_table(s: &mut String) {
         "PEFT's DeepSpeed guide: LoRA (rank 8, every linear layer, dropout 0.1) on the model, ZeRO-3 without offload, AMP bf16, packed rows of 2048 tokens, full checkpointing, FlashAttention 2, through TRL's `SFTTrainer`; 8 × H100 with batch 8, and QLoRA (NF4 with double quantization, bf16 storage) on 2 GPUs with batch 2 (settings and readings in `tests/data/deepspeed-published.notes.md`). The figures are nvidia-smi's, so vramfit's `total` is compared; it holds a margin of {} % of the peak allocated for the allocator's cache under ZeRO-3.\n",
         vramfit::estimate::SHARDED_CACHE_PERCENT
     );
+    table_rows(s, &rows());
+}
+
+/// The rows' table under a heading: each run, its reading, vramfit's total, the error and the
+/// verdict against issue 40's goals (the FSDP rows' table too).
+pub fn table_rows(s: &mut String, rows: &[Row]) {
+    use std::fmt::Write as _;
     let _ = writeln!(
         s,
         "| run | GPUs | measured | reading | vramfit total | error | verdict | not modelled |"
     );
     let _ = writeln!(s, "|---|---|---|---|---|---|---|---|");
-    for r in rows() {
-        let (gib, err) = estimated(&r);
+    for r in rows {
+        let (gib, err) = estimated(r);
         let _ = writeln!(
             s,
             "| {} | {} | {:.1} GiB | {} | {gib:.2} GiB | {:+.1} % | {} | {} |",

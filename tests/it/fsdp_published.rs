@@ -9,7 +9,7 @@
 //! allocator's cache ([`vramfit::estimate::SHARDED_CACHE_PERCENT`] of the peak allocated). The CPU-offloaded runs are
 //! known misses, held here so that the book's verdicts follow the figures.
 
-use crate::deepspeed_published::{Row, read_rows, verdict};
+use crate::deepspeed_published::{Row, estimated, read_rows, table_rows, verdict};
 use vramfit::estimate::{ComponentKind, EstimateInput, Offload, Precision};
 use vramfit::precision::Dtype;
 
@@ -29,13 +29,6 @@ pub fn rows() -> Vec<Row> {
             ..input
         }
     })
-}
-
-/// vramfit's `total` for `r`, in GiB, and its error against the measurement.
-pub fn estimated(r: &Row) -> (f64, f64) {
-    let e = vramfit::estimate::estimate(&r.input).unwrap_or_else(|e| panic!("{}: {e}", r.id));
-    let gib = e.total_bytes.get() as f64 / (1u64 << 30) as f64;
-    (gib, gib / r.measured - 1.0)
 }
 
 fn row(id: &str) -> Row {
@@ -155,24 +148,5 @@ pub fn book_table(s: &mut String) {
         "PEFT's FSDP guide: FSDP1 `FULL_SHARD` through accelerate (`use_orig_params` false, `BACKWARD_PRE`, one unit per decoder layer), LoRA (rank 8, every linear layer, dropout 0.1), AMP bf16, packed rows of 2048 tokens, full checkpointing, FlashAttention 2, through TRL's `SFTTrainer`: 8 × H100 with batch 8 and the model loaded in fp32; QLoRA (NF4 with double quantization, bf16 storage) on 2 GPUs with batch 2, with and without CPU offload; Philipp Schmid's Llama-3-70B QLoRA (rank 16, sequence 3072, batch 1) with CPU offload on 4 × A10G (settings and readings in `tests/data/fsdp-published.notes.md`). The figures are nvidia-smi's, so vramfit's `total` is compared; it holds a margin of {} % of the peak allocated for the allocator's cache under FSDP.\n",
         vramfit::estimate::SHARDED_CACHE_PERCENT
     );
-    let _ = writeln!(
-        s,
-        "| run | GPUs | measured | reading | vramfit total | error | verdict | not modelled |"
-    );
-    let _ = writeln!(s, "|---|---|---|---|---|---|---|---|");
-    for r in rows() {
-        let (gib, err) = estimated(&r);
-        let _ = writeln!(
-            s,
-            "| {} | {} | {:.1} GiB | {} | {gib:.2} GiB | {:+.1} % | {} | {} |",
-            r.id,
-            r.gpus,
-            r.measured,
-            r.reading,
-            err * 100.0,
-            verdict(err),
-            r.not_modelled
-        );
-    }
-    let _ = writeln!(s);
+    table_rows(s, &rows());
 }
