@@ -123,10 +123,12 @@ fn embeddinggemma_in_vllm_has_no_kv_pool() {
 fn embeddinggemma_elsewhere_by_hand() {
     let hf = estimate(&run(Engine::Hf, Mode::Inference, EMBEDDINGGEMMA_300M)).unwrap();
     assert_eq!(hf.component_bytes(ComponentKind::KvCache), 805_306_368);
+    assert_eq!(hf.kv_bytes_per_token, 49_152);
     assert_eq!(hf.component_bytes(ComponentKind::Logits), 0);
     assert_eq!(hf.component_bytes(ComponentKind::Weights), 302_863_104 * 4);
     let llama = estimate(&run(Engine::Llamacpp, Mode::Inference, EMBEDDINGGEMMA_300M)).unwrap();
     assert_eq!(llama.component_bytes(ComponentKind::KvCache), 0);
+    assert_eq!(llama.kv_bytes_per_token, 0);
     let sglang = run(Engine::Sglang, Mode::Serve, EMBEDDINGGEMMA_300M)
         .resolve()
         .err()

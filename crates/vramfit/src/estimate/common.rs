@@ -53,6 +53,14 @@ impl Workload {
 }
 
 impl Run<'_> {
+    /// Whether the run keeps a KV cache for this architecture: a generative decoder does; a
+    /// bidirectional decoder (EmbeddingGemma) is an encoder to every engine but transformers,
+    /// whose model still fills the DynamicCache its config's use_cache asks for
+    /// (`Gemma3TextModel.forward` makes one when given none).
+    pub(super) fn keeps_kv_cache(&self, a: &crate::model::Architecture) -> bool {
+        a.is_generative() || (a.bidirectional && self.w.runner() == super::Runner::Transformers)
+    }
+
     /// Activation dtype bytes for inference.
     pub(super) fn act_bytes(&self) -> u64 {
         if self.dtype == Dtype::Fp32 { 4 } else { 2 }
@@ -89,11 +97,7 @@ impl Run<'_> {
                 formula!(self.text; text "not counted: a parameter count alone does not give the layers, KV heads or head size", "未计入：仅凭参数量无法得知层数、KV 头数与注意力头维度"),
             );
         }
-        // A bidirectional decoder (EmbeddingGemma) is an encoder to every engine but
-        // transformers, whose model still fills the DynamicCache its config's use_cache asks
-        // for (`Gemma3TextModel.forward` makes one when given none).
-        let transformers_cache = a.bidirectional && self.w.runner() == super::Runner::Transformers;
-        if !a.is_generative() && !transformers_cache {
+        if !self.keeps_kv_cache(a) {
             return (
                 0,
                 formula!(self.text; text "no KV cache (not a generative decoder)", "没有 KV 缓存（不是生成式解码器）"),

@@ -270,7 +270,7 @@ impl Run<'_> {
         // The model's cache, or for a bare parameter count the shape assumed for it.
         let cache = self.cache_arch();
         let layers_here = cache.num_layers.div_ceil(self.pp);
-        let kv_per_token = if cache.is_generative() {
+        let kv_per_token = if self.keeps_kv_cache(cache) {
             self.kv_bytes(1, 1, layers_here, self.mla_decompressed())
                 .0
                 .saturating_add(self.drafter_kv_per_token())
