@@ -3,8 +3,9 @@
 //! headers in the fixture), its parameters as transformers 5.24 counts them
 //! (`tests/reference/families-reference.csv`) and its KV cache by hand.
 
+mod hub_run;
+use hub_run::hub_estimate;
 use std::path::PathBuf;
-use std::process::Command;
 
 use vramfit_mock_hub::MockHub;
 
@@ -15,30 +16,9 @@ fn estimate(hub: &MockHub, repo: &str, extra: &[&str]) -> serde_json::Value {
         repo.replace('/', "-")
     ));
     let _ = std::fs::remove_dir_all(&cache);
-    let url = hub.url();
-    let mut args = vec![
-        "estimate",
-        "--model",
-        repo,
-        "--hub",
-        "--hub-endpoint",
-        &url,
-        "--json",
-    ];
-    args.extend_from_slice(extra);
-    let out = Command::new(env!("CARGO_BIN_EXE_vramfit"))
-        .args(&args)
-        .env("VRAMFIT_CACHE_DIR", &cache)
-        .env_remove("HF_ENDPOINT")
-        .env_remove("MODELSCOPE_DOMAIN")
-        .output()
-        .expect("run vramfit");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("one JSON object")
+    let (code, out, err) = hub_estimate(&hub.url(), repo, extra, &cache);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str(&out).expect("one JSON object")
 }
 
 #[test]

@@ -7,8 +7,9 @@
 //! names), its weights those parameters × the bytes of the dtype the engine loads, and its
 //! KV/state bytes the hand figure written beside each case.
 
+mod hub_run;
+use hub_run::hub_estimate;
 use std::path::PathBuf;
-use std::process::Command;
 
 use vramfit_mock_hub::MockHub;
 
@@ -313,15 +314,7 @@ fn cache(repo: &str, engine: Engine) -> PathBuf {
 
 /// `vramfit estimate --hub` of `repo` under `engine`: exit code, stdout, stderr.
 fn run(hub: &MockHub, repo: &str, engine: Engine) -> (i32, String, String) {
-    let url = hub.url();
-    let mut args = vec![
-        "estimate",
-        "--model",
-        repo,
-        "--hub",
-        "--hub-endpoint",
-        &url,
-        "--json",
+    let mut extra = vec![
         "--seq-len",
         "4096",
         "--new-tokens",
@@ -331,21 +324,11 @@ fn run(hub: &MockHub, repo: &str, engine: Engine) -> (i32, String, String) {
         "--gpu",
         "h200-sxm-141gb",
     ];
-    args.extend_from_slice(&engine.args());
+    extra.extend_from_slice(&engine.args());
     let dir = cache(repo, engine);
-    let out = Command::new(env!("CARGO_BIN_EXE_vramfit"))
-        .args(&args)
-        .env("VRAMFIT_CACHE_DIR", &dir)
-        .env_remove("HF_ENDPOINT")
-        .env_remove("MODELSCOPE_DOMAIN")
-        .output()
-        .expect("run vramfit");
+    let out = hub_estimate(&hub.url(), repo, &extra, &dir);
     let _ = std::fs::remove_dir_all(&dir);
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    out
 }
 
 fn component(v: &serde_json::Value, key: &str) -> Option<u64> {
@@ -497,14 +480,7 @@ fn embeddinggemma_through_the_hub_is_an_encoder() {
     let url = hub.url();
     let go = |engine: &[&str]| {
         let dir = cache(repo, Engine::Hf);
-        let mut args = vec![
-            "estimate",
-            "--model",
-            repo,
-            "--hub",
-            "--hub-endpoint",
-            &url,
-            "--json",
+        let mut extra = vec![
             "--batch",
             "32",
             "--seq-len",
@@ -512,19 +488,10 @@ fn embeddinggemma_through_the_hub_is_an_encoder() {
             "--gpu",
             "h100-sxm5-80gb",
         ];
-        args.extend_from_slice(engine);
-        let out = Command::new(env!("CARGO_BIN_EXE_vramfit"))
-            .args(&args)
-            .env("VRAMFIT_CACHE_DIR", &dir)
-            .env_remove("HF_ENDPOINT")
-            .output()
-            .expect("run vramfit");
+        extra.extend_from_slice(engine);
+        let out = hub_estimate(&url, repo, &extra, &dir);
         let _ = std::fs::remove_dir_all(&dir);
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
+        out
     };
     let (code, out, err) = go(&["--engine", "hf", "--mode", "inference"]);
     assert_eq!(code, 0, "{err}");
