@@ -574,7 +574,7 @@ mod tests {
         let err = crate::compute::estimate_of(&s).unwrap_err();
         assert_eq!(err.field, "gpu");
         #[cfg(feature = "en")]
-        assert_eq!(err.problem, "`h100` fits 3 GPUs");
+        assert_eq!(err.problem, "`h100` matches 3 GPUs");
     }
 
     #[test]

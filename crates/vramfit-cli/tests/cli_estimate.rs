@@ -277,7 +277,7 @@ fn a_card_is_named_by_words_that_fit_it_alone() {
     let (code, _, err) = vramfit(&["estimate", "--params", "7B", "--gpu", "h100"]);
     assert_eq!(code, 2);
     assert!(
-        err.contains("--gpu: `h100` fits 3 GPUs")
+        err.contains("--gpu: `h100` matches 3 GPUs")
             && err.contains("h100-nvl-94gb, h100-pcie-80gb, h100-sxm5-80gb"),
         "{err}"
     );

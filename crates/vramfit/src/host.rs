@@ -148,7 +148,7 @@ pub fn lookup_host(field: &str, query: &str) -> Result<&'static HostMemory, crat
             Err(input_error!(
                 UnknownName,
                 field,
-                ["`{q}` fits {n} host memories"],
+                ["`{q}` matches {n} host memories"],
                 ["`{q}` 对应 {n} 种主机内存"],
                 ["one of {them}"],
                 ["以下之一：{them}"],
@@ -208,6 +208,6 @@ mod tests {
         assert_eq!(none.field, "host_memory");
         assert_eq!(none.kind, crate::ErrorKind::UnknownName);
         let several = lookup_host("host_memory", "ddr5").unwrap_err();
-        assert!(several.problem.contains("fits"), "{}", several.problem);
+        assert!(several.problem.contains("matches"), "{}", several.problem);
     }
 }

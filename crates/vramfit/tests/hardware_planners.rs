@@ -120,7 +120,7 @@ fn a_gpu_is_found_by_what_a_person_types() {
     // `rtx 6000` is in order in both the RTX 6000 Ada and the RTX PRO 6000 Blackwell: a third word
     // tells them apart.
     let e = one("rtx 6000").unwrap_err();
-    assert_eq!(e.problem, "`rtx 6000` fits 2 GPUs");
+    assert_eq!(e.problem, "`rtx 6000` matches 2 GPUs");
     assert_eq!(e.accepted, "one of rtx-6000-ada, rtx-pro-6000-blackwell");
     assert_eq!(one("rtx 6000 ada"), Ok("rtx-6000-ada"));
     assert_eq!(one("RTX PRO 6000"), Ok("rtx-pro-6000-blackwell"));
@@ -139,7 +139,7 @@ fn a_gpu_is_found_by_what_a_person_types() {
     assert_eq!(one("3070"), Ok("rtx-3070"));
     assert_eq!(one("p100"), Ok("p100-pcie-16gb"));
     assert_eq!(one("A5000"), Ok("rtx-a5000"));
-    assert_eq!(one("h100").unwrap_err().problem, "`h100` fits 3 GPUs");
+    assert_eq!(one("h100").unwrap_err().problem, "`h100` matches 3 GPUs");
     assert_eq!(one("4080 super"), Ok("rtx-4080-super"));
     assert_eq!(one("3060"), Ok("rtx-3060-12gb"));
     // `5070` is in order in the RTX 5070 and the RTX 5070 Ti; only the first name ends there.
@@ -162,7 +162,7 @@ fn a_gpu_is_found_by_what_a_person_types() {
     // Several cards: the error lists them, and names the field.
     let e = one("h100").unwrap_err();
     assert_eq!(e.field, "gpu");
-    assert_eq!(e.problem, "`h100` fits 3 GPUs");
+    assert_eq!(e.problem, "`h100` matches 3 GPUs");
     assert_eq!(
         e.accepted,
         "one of h100-nvl-94gb, h100-pcie-80gb, h100-sxm5-80gb"
@@ -187,7 +187,7 @@ fn a_gpu_is_found_by_what_a_person_types() {
     let err = vramfit::estimate::estimate(&input).unwrap_err();
     assert_eq!(
         (err.field.as_str(), err.problem.as_str()),
-        ("gpu", "`v100` fits 2 GPUs")
+        ("gpu", "`v100` matches 2 GPUs")
     );
 }
 

@@ -314,7 +314,7 @@ pub fn lookup_gpu(field: &str, query: &str) -> Result<&'static Gpu, crate::Input
             Err(input_error!(
                 UnknownGpu,
                 field,
-                ["`{q}` fits {n} GPUs"],
+                ["`{q}` matches {n} GPUs"],
                 ["`{q}` 对应 {n} 个 GPU"],
                 ["one of {them}"],
                 ["以下之一：{them}"],
