@@ -10,6 +10,7 @@
 //! places the layers (`server.rs`, the release in `version.rs`).
 
 mod plan;
+mod retry;
 mod server;
 mod sizing;
 mod version;
