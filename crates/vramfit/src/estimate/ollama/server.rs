@@ -272,6 +272,7 @@ impl Run<'_> {
             kv_bytes: Bytes::new(kv),
             graph_bytes: Bytes::new(graph),
             context,
+            loaded_on: single.as_ref().map(|d| alloc::string::String::from(d.id)),
         });
         out
     }
