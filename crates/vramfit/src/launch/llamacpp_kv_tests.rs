@@ -56,3 +56,44 @@ fn kv_unified_is_written_and_read_back() {
         );
     }
 }
+
+/// llama-server's `--kv-unified-per-slot N` (ggml-org/llama.cpp#24124, from b10662; its help in
+/// `common/arg.cpp`: "context limit per parallel slot … when set without -c/--ctx-size, the
+/// shared KV pool is sized to n_parallel*N"): without `-c`, `-np 4` slots of 8,192 are a pool of
+/// 4 × 8,192 = 32,768 tokens, the KV cache of `-c 32768 -np 4`; without `-np` llama-server's
+/// automatic 4 slots (`tools/server/server.cpp`: "using n_parallel = 4 and kv_unified = true"),
+/// the same pool. With `-c` it only caps each slot (`n_ctx_slot`): the pool is `-c`'s; N of 0
+/// does nothing.
+#[test]
+fn kv_unified_per_slot_sizes_the_pool_without_a_context() {
+    let read = |flags: &str| {
+        let line = alloc::format!("llama-server -m gpt-oss-20b-Q4_K_M.gguf {flags}");
+        let r = read_command(&line).unwrap();
+        assert!(r.not_read.is_empty(), "{line}: {:?}", r.not_read);
+        r.input
+    };
+    for flags in [
+        "-np 4 --kv-unified-per-slot 8192",
+        "--kv-unified-per-slot 8192",
+    ] {
+        assert_eq!(read(flags).max_model_len, Some(32_768.0), "{flags}");
+    }
+    assert_eq!(
+        read("-np 2 --kv-unified-per-slot 8192").max_model_len,
+        Some(16_384.0)
+    );
+    assert_eq!(
+        read("-c 16384 -np 8 --kv-unified-per-slot 4096").max_model_len,
+        Some(16_384.0)
+    );
+    assert_eq!(read("-np 4 --kv-unified-per-slot 0").max_model_len, None);
+    // The pool so read holds the KV cache of the same pool given as -c.
+    let kv = |flags: &str| {
+        let input = EstimateInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..read(flags)
+        };
+        estimate(&input).unwrap().kv_cache_bytes
+    };
+    assert_eq!(kv("-np 4 --kv-unified-per-slot 8192"), kv("-c 32768 -np 4"));
+}
