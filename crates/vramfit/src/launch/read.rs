@@ -549,6 +549,22 @@ impl Reader {
             let slots = if self.parallel_given { i.batch } else { 4.0 };
             i.max_model_len = Some(slots * self.kv_per_slot);
         }
+        // llama-server without `-c`, or with `-c 0`: the context the model was trained with
+        // (`common_params::n_ctx = 0`, "0 == context the model was trained with", in
+        // `common/common.h`; builds from PR #10136 of 2024-11 until the fit made it 0 again
+        // took 4096, less than any preset's trained context), which `--fit` lowers toward 4096
+        // only where the free memory lacks: the most it allocates, on the safe side.
+        if i.engine == crate::estimate::Engine::Llamacpp
+            && matches!(i.max_model_len, None | Some(0.0))
+        {
+            i.max_model_len = i
+                .model
+                .as_deref()
+                .and_then(crate::presets::find)
+                .map(|p| p.arch.max_position_embeddings)
+                .filter(|&t| t > 0)
+                .map(|t| t as f64);
+        }
         // llama.cpp's `-ngl 999`: every layer.
         if let (Some(n), Some(p)) = (
             i.gpu_layers,
