@@ -104,6 +104,9 @@ pub struct Answer {
     pub run: Run,
     /// GPUs the figures are per.
     pub gpus: u64,
+    /// Ollama loads the run on one of the `gpus` alone, the others idle (its figures are that
+    /// GPU's; `gpus` stays the cards given, which the planner and prices count).
+    pub one_of: bool,
     /// The card: a catalog card, or `None` for a memory size given alone.
     pub card: Option<&'static Gpu>,
     /// The card's memory, when there is one.
@@ -183,6 +186,7 @@ pub fn answer(input: &EstimateInput, e: &Estimate, offers: &[Offer]) -> Option<A
     Some(Answer {
         run,
         gpus: e.gpus,
+        one_of: e.gpus > 1 && e.ollama.as_ref().is_some_and(|o| o.loaded_on.is_some()),
         card,
         memory: e.fit.as_ref().map(|f| f.memory_bytes),
         in_use: e.fit.as_ref().map_or(Bytes::ZERO, |f| f.in_use_bytes),
@@ -706,6 +710,29 @@ mod tests {
         }
         assert_eq!(tokens(8192), "8k");
         assert_eq!(tokens(2000), "2,000");
+    }
+
+    /// Ollama on two RTX 4090s loads llama3.1:8b on one (its prediction, the 4.58 GiB file and
+    /// an f16 KV of 4 × 32 × 8 × 128 × 32,768 B = 4 GiB, is within 80 % of one card's 23.52
+    /// GiB free: `bestSingleGPUFit`, ollama/ollama fb3076099): the verdict and the header say
+    /// one of the 2, the other idle, in both languages; `gpus` stays 2, the cards given.
+    #[test]
+    fn ollama_on_one_of_two_cards_says_so() {
+        let a = answer_of("#/calc?model=llama3.1%3A8b&engine=ollama&gpu=rtx-4090&gpus=2");
+        assert!(a.one_of && a.gpus == 2, "{a:?}");
+        let (name, text) = crate::components::answer::sentence(Lang::En, &a);
+        assert_eq!(name, "yes");
+        assert!(
+            text.contains(
+                "fits on one RTX 4090 of the 2 given (Ollama loads it there alone, the others idle)"
+            ),
+            "{text}"
+        );
+        let (_, zh) = crate::components::answer::sentence(Lang::Zh, &a);
+        assert!(zh.contains("给定 2 块中的一张 RTX 4090"), "{zh}");
+        // llama3.1:70b holds on neither alone: both, as before.
+        let b = answer_of("#/calc?model=llama3.1%3A70b&engine=ollama&gpu=rtx-4090&gpus=2");
+        assert!(!b.one_of, "{b:?}");
     }
 
     #[test]

@@ -127,6 +127,31 @@ fn seconds(x: f64) -> String {
     }
 }
 
+/// The GPUs the figures are for: `per GPU × 2`, or, where Ollama loads the model on one GPU of
+/// several, that one (`on one GPU (rtx-4090) of the 2 given: Ollama loads it there alone, the
+/// other idle`).
+fn gpus_text(e: &Estimate) -> String {
+    match e.ollama.as_ref().and_then(|o| o.loaded_on.as_deref()) {
+        Some(card) if e.gpus > 1 => {
+            let others = if e.gpus == 2 {
+                "the other idle"
+            } else {
+                "the others idle"
+            };
+            format!(
+                "on one GPU ({card}) of the {} given: Ollama loads it there alone, {others}",
+                e.gpus
+            )
+        }
+        _ => format!("per GPU × {}", e.gpus),
+    }
+}
+
+/// Ollama loads the model on one GPU of several.
+fn one_of_several(e: &Estimate) -> bool {
+    e.gpus > 1 && e.ollama.as_ref().is_some_and(|o| o.loaded_on.is_some())
+}
+
 fn gib(b: Bytes) -> String {
     format!("{:>10.2} GiB", b.as_gib())
 }
@@ -136,11 +161,11 @@ pub fn table(e: &Estimate) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{} — {} parameters ({} active), per GPU × {}",
+        "{} — {} parameters ({} active), {}",
         e.model,
         vramfit::estimate::thousands(e.params),
         vramfit::estimate::thousands(e.active_params),
-        e.gpus
+        gpus_text(e)
     );
     let _ = writeln!(s);
     for c in &e.components {
@@ -225,6 +250,11 @@ pub fn table(e: &Estimate) -> String {
     if let Some(f) = &e.fit {
         let verdict = if let Some(r) = &f.reason {
             format!("does NOT fit: {}", r.en)
+        } else if f.fits && one_of_several(e) {
+            format!(
+                "fits on the one GPU Ollama uses, {} free",
+                f.headroom_bytes.display_gib()
+            )
         } else if f.fits {
             format!("fits, {} free", f.headroom_bytes.display_gib())
         } else {

@@ -3917,6 +3917,12 @@ export interface OllamaLoad {
    * The context llama.cpp gets: `num_ctx × OLLAMA_NUM_PARALLEL`.
    */
   context: number;
+  /**
+   * Of several GPUs, the one Ollama loads the model on alone (its catalog id), the others
+   * idle: the estimate's figures are that GPU's while `gpus` stays the GPUs given. `None`
+   * with one GPU or where it uses them all.
+   */
+  loaded_on?: string;
 }
 
 /**

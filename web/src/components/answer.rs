@@ -31,7 +31,16 @@ pub fn block(app: &crate::Ctx, a: &Answer) -> Html {
 /// The verdict's name (`yes`, `queues`, …) and its sentence.
 pub fn sentence(lang: Lang, a: &Answer) -> (&'static str, String) {
     let run = run_text(lang, &a.run);
-    let on = a.card.map(|g| cards(lang, a.gpus, g));
+    let on = a.card.map(|g| {
+        if a.one_of {
+            lang.f(
+                key!("verdict.one_of"),
+                &[&cards(lang, 1, g), &a.gpus.to_string()],
+            )
+        } else {
+            cards(lang, a.gpus, g)
+        }
+    });
     let on = on.unwrap_or_else(|| {
         let size = a.memory.map_or_else(String::new, format::gib);
         lang.f(key!("verdict.your_card"), &[&size])

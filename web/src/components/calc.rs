@@ -564,7 +564,13 @@ fn totals_panel(app: &crate::Ctx, e: &Estimate) -> Html {
         _ if llamacpp_peak => key!("calc.recommended_sub_total"),
         _ => key!("calc.recommended_sub"),
     };
-    let per_gpu = if e.gpus > 1 {
+    // Ollama on one GPU of several: that GPU's figures, the others idle.
+    let one = e.ollama.as_ref().and_then(|o| o.loaded_on.as_deref());
+    let per_gpu = if let (Some(card), true) = (one, e.gpus > 1) {
+        let name = vramfit::hardware::find_gpu(card)
+            .map_or_else(|| card.to_string(), super::gpus::short_name);
+        lang.f(key!("calc.ollama_one_gpu"), &[&name, &e.gpus.to_string()])
+    } else if e.gpus > 1 {
         lang.f(key!("calc.per_gpu"), &[&e.gpus.to_string()])
     } else {
         String::new()

@@ -176,6 +176,14 @@ pub struct OllamaLoad {
     pub graph_bytes: Bytes,
     /// The context llama.cpp gets: `num_ctx × OLLAMA_NUM_PARALLEL`.
     pub context: u64,
+    /// Of several GPUs, the one Ollama loads the model on alone (its catalog id), the others
+    /// idle: the estimate's figures are that GPU's while `gpus` stays the GPUs given. `None`
+    /// with one GPU or where it uses them all.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub loaded_on: Option<String>,
 }
 
 /// One card of a llama.cpp run over several GPUs: what it holds against its own memory. The

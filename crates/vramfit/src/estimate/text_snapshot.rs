@@ -213,6 +213,7 @@ impl<'e> Writer<'e> {
             kv_bytes,
             graph_bytes,
             context,
+            loaded_on,
         } = o;
         self.line(format!(
             "ollama layers={gpu_layers}/{model_layers} requested={requested_layers} \
@@ -225,6 +226,9 @@ impl<'e> Writer<'e> {
             kv_bytes.get(),
             graph_bytes.get()
         ));
+        if let Some(card) = loaded_on {
+            self.line(format!("ollama loaded_on={card}"));
+        }
     }
 
     fn quick(&mut self, quick: &'e super::Quick) {

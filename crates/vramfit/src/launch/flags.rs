@@ -70,6 +70,9 @@ pub(crate) enum Setting {
     KvUnified,
     /// llama.cpp `--no-kv-unified`: a KV stream per sequence.
     NoKvUnified,
+    /// llama.cpp `--kv-unified-per-slot N` (b10662 on): each slot's context capped at N, and
+    /// without `-c` the KV pool sized to `-np × N`.
+    KvPerSlot,
     /// llama.cpp `--tensor-split`: each GPU's share of the layers.
     TensorSplit,
     /// llama.cpp `--split-mode`: layer, row or none.
@@ -331,6 +334,7 @@ pub(crate) const LLAMA_SERVER: &[Flag] = &[
     switch(&["--cpu-moe", "-cmoe"], Setting::CpuMoe),
     switch(&["--kv-unified", "-kvu"], Setting::KvUnified),
     switch(&["--no-kv-unified", "-no-kvu"], Setting::NoKvUnified),
+    v(&["--kv-unified-per-slot"], Setting::KvPerSlot),
     v(&["-ts", "--tensor-split"], Setting::TensorSplit),
     v(&["-sm", "--split-mode"], Setting::SplitMode),
     v(&["-mg", "--main-gpu"], Setting::MainGpu),

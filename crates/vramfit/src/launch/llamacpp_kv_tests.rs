@@ -56,3 +56,74 @@ fn kv_unified_is_written_and_read_back() {
         );
     }
 }
+
+/// llama-server's `--kv-unified-per-slot N` (ggml-org/llama.cpp#24124, from b10662; its help in
+/// `common/arg.cpp`: "context limit per parallel slot … when set without -c/--ctx-size, the
+/// shared KV pool is sized to n_parallel*N"): without `-c`, `-np 4` slots of 8,192 are a pool of
+/// 4 × 8,192 = 32,768 tokens, the KV cache of `-c 32768 -np 4`; without `-np` llama-server's
+/// automatic 4 slots (`tools/server/server.cpp`: "using n_parallel = 4 and kv_unified = true"),
+/// the same pool. With `-c` it only caps each slot (`n_ctx_slot`): the pool is `-c`'s; N of 0
+/// does nothing.
+#[test]
+fn kv_unified_per_slot_sizes_the_pool_without_a_context() {
+    let read = |flags: &str| {
+        let line = alloc::format!("llama-server -m gpt-oss-20b-Q4_K_M.gguf {flags}");
+        let r = read_command(&line).unwrap();
+        assert!(r.not_read.is_empty(), "{line}: {:?}", r.not_read);
+        r.input
+    };
+    for flags in [
+        "-np 4 --kv-unified-per-slot 8192",
+        "--kv-unified-per-slot 8192",
+    ] {
+        assert_eq!(read(flags).max_model_len, Some(32_768.0), "{flags}");
+    }
+    assert_eq!(
+        read("-np 2 --kv-unified-per-slot 8192").max_model_len,
+        Some(16_384.0)
+    );
+    assert_eq!(
+        read("-c 16384 -np 8 --kv-unified-per-slot 4096").max_model_len,
+        Some(16_384.0)
+    );
+    // N of 0: as without the flag, the trained context (131,072 for gpt-oss-20b).
+    assert_eq!(
+        read("-np 4 --kv-unified-per-slot 0").max_model_len,
+        read("-np 4").max_model_len
+    );
+    assert_eq!(read("-np 4").max_model_len, Some(131_072.0));
+    // The pool so read holds the KV cache of the same pool given as -c.
+    let kv = |flags: &str| {
+        let input = EstimateInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..read(flags)
+        };
+        estimate(&input).unwrap().kv_cache_bytes
+    };
+    assert_eq!(kv("-np 4 --kv-unified-per-slot 8192"), kv("-c 32768 -np 4"));
+}
+
+/// llama-server without `-c` (or with `-c 0`) allocates the context the model was trained with
+/// (`common_params::n_ctx = 0`, "0 == context the model was trained with", `common/common.h`;
+/// `--fit` lowers it toward 4,096 only where the free memory lacks): Llama 3.1 8B's 131,072
+/// tokens, whose f16 KV is 2 × 32 layers × 8 KV heads × 128 × 2 B = 131,072 B a token, 16 GiB
+/// (it read as 2,304 tokens, 288 MiB, before: an under-estimate of 15.7 GiB).
+#[test]
+fn a_command_without_a_context_gets_the_trained_one() {
+    for line in [
+        "llama-server -m Meta-Llama-3.1-8B-Q4_K_M.gguf",
+        "llama-server -m Meta-Llama-3.1-8B-Q4_K_M.gguf -c 0",
+    ] {
+        let r = read_command(line).unwrap();
+        assert_eq!(r.input.max_model_len, Some(131_072.0), "{line}");
+        let e = estimate(&EstimateInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..r.input
+        })
+        .unwrap();
+        assert_eq!(e.kv_cache_bytes.get(), 16 << 30, "{line}");
+    }
+    // A context given is kept.
+    let r = read_command("llama-server -m Meta-Llama-3.1-8B-Q4_K_M.gguf -c 8192").unwrap();
+    assert_eq!(r.input.max_model_len, Some(8192.0));
+}

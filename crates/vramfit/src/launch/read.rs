@@ -158,6 +158,11 @@ struct Reader {
     file_type: Option<GgufFileType>,
     /// llama.cpp's `--cpu-moe`: every block's experts, once the model's blocks are known.
     cpu_moe: bool,
+    /// llama.cpp's `--kv-unified-per-slot N` (0: not given), applied once `-c` and `-np` are
+    /// known.
+    kv_per_slot: f64,
+    /// llama.cpp's `-np` was given.
+    parallel_given: bool,
     /// An MLX conversion's format, from its name (mlx-lm).
     mlx_format: Option<Quantization>,
 }
@@ -293,11 +298,15 @@ impl Reader {
             Setting::ExtraOptions => self.not_read.extend([flag.to_string(), value.to_string()]),
             Setting::GpuLayers => i.gpu_layers = Some(number(flag, value)?),
             Setting::Ubatch => i.ubatch = number(flag, value)?,
-            Setting::Parallel => i.batch = number(flag, value)?,
+            Setting::Parallel => {
+                i.batch = number(flag, value)?;
+                self.parallel_given = true;
+            }
             Setting::NCpuMoe => i.n_cpu_moe = Some(number(flag, value)?),
             Setting::CpuMoe => self.cpu_moe = true,
             Setting::KvUnified => i.kv_unified = Some(true),
             Setting::NoKvUnified => i.kv_unified = Some(false),
+            Setting::KvPerSlot => self.kv_per_slot = number(flag, value)?,
             Setting::TensorSplit => i.tensor_split = shares(flag, value)?,
             Setting::SplitMode => {
                 i.split_mode = match value {
@@ -529,6 +538,32 @@ impl Reader {
                 Some(p) => i.n_cpu_moe = Some(p.arch.num_layers as f64),
                 None => self.not_read.push(String::from("--cpu-moe")),
             }
+        }
+        // llama.cpp's `--kv-unified-per-slot N` (ggml-org/llama.cpp#24124, b10662): "when set
+        // without -c/--ctx-size, the shared KV pool is sized to n_parallel*N" (its help in
+        // `common/arg.cpp`); with `-c` it only caps each slot at min(its share, N)
+        // (`server-context.cpp` `n_ctx_slot`), which holds no memory. N of 0 does nothing.
+        // Without `-np` llama-server serves 4 slots ("n_parallel is set to auto, using
+        // n_parallel = 4 and kv_unified = true", `tools/server/server.cpp`), so its pool is 4 × N.
+        if self.kv_per_slot > 0.0 && i.max_model_len.is_none() {
+            let slots = if self.parallel_given { i.batch } else { 4.0 };
+            i.max_model_len = Some(slots * self.kv_per_slot);
+        }
+        // llama-server without `-c`, or with `-c 0`: the context the model was trained with
+        // (`common_params::n_ctx = 0`, "0 == context the model was trained with", in
+        // `common/common.h`; builds from PR #10136 of 2024-11 until the fit made it 0 again
+        // took 4096, less than any preset's trained context), which `--fit` lowers toward 4096
+        // only where the free memory lacks: the most it allocates, on the safe side.
+        if i.engine == crate::estimate::Engine::Llamacpp
+            && matches!(i.max_model_len, None | Some(0.0))
+        {
+            i.max_model_len = i
+                .model
+                .as_deref()
+                .and_then(crate::presets::find)
+                .map(|p| p.arch.max_position_embeddings)
+                .filter(|&t| t > 0)
+                .map(|t| t as f64);
         }
         // llama.cpp's `-ngl 999`: every layer.
         if let (Some(n), Some(p)) = (

@@ -10,6 +10,7 @@
 //! places the layers (`server.rs`, the release in `version.rs`).
 
 mod plan;
+mod retry;
 mod server;
 mod sizing;
 mod version;
@@ -167,6 +168,13 @@ impl Run<'_> {
             kv_bytes: Bytes::new(plan.kv),
             graph_bytes: Bytes::new(plan.graph),
             context,
+            loaded_on: (gpus > 1 && used == 1)
+                .then(|| {
+                    run.device
+                        .as_ref()
+                        .map(|d| alloc::string::String::from(d.id))
+                })
+                .flatten(),
         });
         out
     }

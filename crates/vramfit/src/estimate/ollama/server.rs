@@ -8,6 +8,7 @@
 
 use super::super::{OllamaLoad, Parts, Phase, Run, b, thousands};
 use super::OLLAMA_BATCH;
+use super::retry::next_lower_auto_num_ctx;
 use crate::estimate::Kernel;
 use crate::estimate::llamacpp::LLAMACPP_CONTEXT;
 use crate::units::{Bytes, GIB, MIB};
@@ -71,20 +72,58 @@ pub(super) fn automatic_batch(
     batch
 }
 
+/// One `llama-server` load as Ollama starts it: the GPUs, the batch and the layers.
+struct ServerLoad {
+    /// `num_ctx` of this load (one sequence's).
+    num_ctx: u64,
+    /// Ollama's prediction (`PredictServerVRAM`).
+    predicted: u64,
+    /// The one GPU of several Ollama chose, if any.
+    single: Option<super::super::Device>,
+    /// Its batch (`-b`, `-ub`).
+    batch: u64,
+    /// llama.cpp's layers: the blocks and the output.
+    all: u64,
+    /// The run with Ollama's settings, its layers not yet placed.
+    base: super::super::Workload,
+    /// The layers on the GPUs (`num_gpu`, else the fit's).
+    layers: u64,
+}
+
 impl Run<'_> {
     /// Ollama's `llama-server` run: the context, its batch, flash attention (`auto`, on unless
-    /// asked off), and the layers `num_gpu` gives or the fit leaves.
+    /// asked off), and the layers `num_gpu` gives or the fit leaves. A load that fails out of
+    /// memory at Ollama's automatic `num_ctx` is retried once at a lower one
+    /// ([`next_lower_auto_num_ctx`]); a `num_ctx` the user set is not lowered.
     pub(super) fn ollama_server(
         &self,
         p: &mut Parts,
         num_ctx: u64,
         parallel: u64,
     ) -> (Phase, u64, u64) {
+        let mut load = self.ollama_server_load(num_ctx, parallel);
+        if self.ollama_load_fails(&load) {
+            let lower = next_lower_auto_num_ctx(num_ctx).filter(|_| self.auto_context);
+            if let Some(lower) = lower {
+                let retry = self.ollama_server_load(lower, parallel);
+                let fails = self.ollama_load_fails(&retry);
+                if self.text {
+                    self.ollama_retry_note(p, num_ctx, lower, fails);
+                }
+                load = retry;
+            } else if self.text {
+                self.ollama_no_retry_note(p, num_ctx);
+            }
+        }
+        self.ollama_server_emit(p, load, parallel)
+    }
+
+    /// Ollama's settings for a load at `num_ctx`: the GPUs (of several, the one that holds its
+    /// prediction alone, its batch then sized by that GPU's free memory:
+    /// `availableMemoryForPlacement` of the GPUs chosen), the batch, and the layers.
+    fn ollama_server_load(&self, num_ctx: u64, parallel: u64) -> ServerLoad {
         let context = num_ctx.saturating_mul(parallel);
         let flash = self.kernel == Kernel::Flash;
-        // Of several GPUs, the one that holds Ollama's prediction alone, if any; its batch is
-        // then sized by that GPU's free memory (`availableMemoryForPlacement` of the GPUs
-        // chosen).
         let predicted = self.ollama_predicted(context);
         let single = self.ollama_single_gpu(predicted);
         let gpus = if single.is_some() {
@@ -134,6 +173,58 @@ impl Run<'_> {
             Some(n) => n.min(all),
             None => self.ollama_fit(&base, all),
         };
+        ServerLoad {
+            num_ctx,
+            predicted,
+            single,
+            batch,
+            all,
+            base,
+            layers,
+        }
+    }
+
+    /// Whether llama-server's load runs out of GPU memory: a GPU's buffers and CUDA context at
+    /// the layers placed above its free memory (`num_gpu` more layers than fit, which the fit
+    /// does not change: "n_gpu_layers already set by user", or a fit that leaves none). Never
+    /// without a card.
+    fn ollama_load_fails(&self, load: &ServerLoad) -> bool {
+        let base = &load.base;
+        let free = |g: usize| match base.cards.get(g) {
+            Some(d) => Some(d.free().get()),
+            None => base.device.as_ref().map(|d| d.free().get()),
+        };
+        if free(0).is_none() {
+            return false;
+        }
+        let w = super::super::Workload {
+            gpu_layers: load.layers,
+            ..base.clone()
+        };
+        let f = Run::new(&w, false).llamacpp_figures();
+        f.per_gpu
+            .iter()
+            .enumerate()
+            .any(|(g, x)| free(g).is_some_and(|m| x.used() > m))
+    }
+
+    /// The estimate of one load: llama.cpp's buffers, what Ollama reads back, its notes.
+    fn ollama_server_emit(
+        &self,
+        p: &mut Parts,
+        load: ServerLoad,
+        parallel: u64,
+    ) -> (Phase, u64, u64) {
+        let ServerLoad {
+            num_ctx,
+            predicted,
+            single,
+            batch,
+            all,
+            base,
+            layers,
+        } = load;
+        let context = num_ctx.saturating_mul(parallel);
         p.theory = Some(self.ollama_server_theory(&base, all));
         let run = super::super::Workload {
             gpu_layers: layers,
@@ -181,6 +272,7 @@ impl Run<'_> {
             kv_bytes: Bytes::new(kv),
             graph_bytes: Bytes::new(graph),
             context,
+            loaded_on: single.as_ref().map(|d| alloc::string::String::from(d.id)),
         });
         out
     }

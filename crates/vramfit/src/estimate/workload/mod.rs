@@ -187,6 +187,9 @@ pub struct Workload {
     pub ollama_tag: Option<String>,
     /// Ollama `num_gpu` as given; `None`: Ollama's own offload decision.
     pub num_gpu: Option<u64>,
+    /// `max_model_len` was not given: the context is the runner's default (Ollama's automatic
+    /// `num_ctx`, the one it lowers when a load fails out of memory).
+    pub auto_context: bool,
     /// The vLLM release whose rules size the pool (the latest when not given).
     pub vllm_version: VllmVersion,
     /// The transformers release of transformers' runners (the latest when not given): its MLA
@@ -441,6 +444,7 @@ impl EstimateInput {
             ollama_arch: model.ollama_arch,
             ollama_tag: model.ollama_tag,
             num_gpu: llamacpp.num_gpu,
+            auto_context: self.max_model_len.is_none(),
             vllm_version: serving.vllm_version,
             transformers_version: serving.transformers_version,
             llamacpp_build: serving.llamacpp_build,
