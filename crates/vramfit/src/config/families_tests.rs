@@ -449,3 +449,40 @@ fn families_estimate_in_every_engine() {
         run(text_only, Engine::Llamacpp).weights_bytes
     );
 }
+
+/// `Glm4MoeLiteConfig()` of transformers 5.25.0 (GLM-4.7-Flash's class, `glm4_moe_lite`, a type
+/// vramfit does not name) as `save_pretrained` writes it: its `kv_lora_rank` routes it to
+/// DeepSeek-V3's latent attention. By hand: embeddings and head 2 × 154,880 × 2,048 =
+/// 634,388,480; a layer's attention q_a 2,048 × 768 + norm 768 + q_b 768 × 20 × 256 + kv_a
+/// 2,048 × 576 + norm 512 + kv_b 512 × 20 × (192 + 256) + o 5,120 × 2,048 = 21,759,232, × 47;
+/// the dense layer's MLP 3 × 2,048 × 10,240 = 62,914,560; a MoE layer's 64 experts and the
+/// shared one 65 × 3 × 2,048 × 1,536, router 64 × 2,048 and its bias 64 = 613,548,096, × 46;
+/// norms 2 × 2,048 × 47 + 2,048 = 194,560: 29,943,393,920 (GLM-4.7-Flash is "30B-A3B"). The
+/// cache holds the 512 latent and the 64-wide rotary key, not 20 heads' full K and V.
+#[test]
+fn glm4_moe_lite_reads_as_latent_attention() {
+    let json = r#"{"model_type": "glm4_moe_lite", "hidden_size": 2048, "intermediate_size": 10240,
+        "kv_lora_rank": 512, "max_position_embeddings": 202752, "moe_intermediate_size": 1536,
+        "mlp_layer_types": ["dense", "sparse", "sparse", "sparse", "sparse", "sparse", "sparse",
+        "sparse", "sparse", "sparse", "sparse", "sparse", "sparse", "sparse", "sparse", "sparse",
+        "sparse", "sparse", "sparse", "sparse", "sparse", "sparse", "sparse", "sparse", "sparse",
+        "sparse", "sparse", "sparse", "sparse", "sparse", "sparse", "sparse", "sparse", "sparse",
+        "sparse", "sparse", "sparse", "sparse", "sparse", "sparse", "sparse", "sparse", "sparse",
+        "sparse", "sparse", "sparse", "sparse"],
+        "n_group": 1, "n_routed_experts": 64, "n_shared_experts": 1, "norm_topk_prob": true,
+        "num_attention_heads": 20, "num_experts_per_tok": 4, "num_hidden_layers": 47,
+        "num_key_value_heads": 20, "q_lora_rank": 768, "qk_head_dim": 256,
+        "qk_nope_head_dim": 192, "qk_rope_head_dim": 64, "routed_scaling_factor": 1.8,
+        "tie_word_embeddings": false, "topk_group": 1, "v_head_dim": 256, "vocab_size": 154880}"#;
+    let a = arch(json);
+    let attention = 2048 * 768 + 768 + 768 * 20 * 256 + 2048 * 576 + 512 + 512 * 20 * 448;
+    let attention = attention + 20 * 256 * 2048;
+    assert_eq!(attention, 21_759_232);
+    let moe = 65 * 3 * 2048 * 1536 + 64 * 2048 + 64;
+    let total = 2 * 154_880 * 2048 + 47 * attention + 3 * 2048 * 10_240 + 46 * moe + 194_560;
+    assert_eq!(total, 29_943_393_920);
+    assert_eq!(a.params(), total);
+    let mla = a.mla.expect("latent attention");
+    assert_eq!((mla.kv_lora_rank, mla.qk_rope_head_dim), (512, 64));
+    assert_eq!(a.moe.expect("experts").first_dense_layers, 1);
+}

@@ -130,6 +130,9 @@ pub(super) fn generic(model_type: &str, c: &Cfg, notes: &mut Notes) -> Result<Ar
         );
         return generic(model_type, &text, notes);
     }
+    if let Some(a) = super::wrapped::latent_attention(model_type, c, notes)? {
+        return Ok(a);
+    }
     let a = read(c, notes).map_err(|e| needs(model_type, e))?;
     note_fields(model_type, c, notes);
     Ok(a)
