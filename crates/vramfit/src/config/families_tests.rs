@@ -486,3 +486,30 @@ fn glm4_moe_lite_reads_as_latent_attention() {
     assert_eq!((mla.kv_lora_rank, mla.qk_rope_head_dim), (512, 64));
     assert_eq!(a.moe.expect("experts").first_dense_layers, 1);
 }
+
+/// `SolarOpenConfig()` of transformers 5.25.0 (`solar_open`, Upstage's Solar Open, a type
+/// vramfit does not name): every layer MoE, so the class names no dense `intermediate_size`
+/// and the generic reader needs none. By hand: embeddings and head 2 × 196,608 × 4,096 =
+/// 1,610,612,736; a layer's attention q 4,096 × 8,192, k and v 4,096 × 1,024 each, o 8,192 ×
+/// 4,096 = 75,497,472; its 128 experts and the shared one 129 × 3 × 4,096 × 1,280 and the
+/// router 128 × 4,096 = 2,028,994,560 + 524,288; two norms 8,192; × 48, and the final norm
+/// 4,096: 102,651,793,408 (Solar Open is published as "102B"; a router bias, if it keeps one, is
+/// 6,144 more, left out by the generic reader as its module note says).
+#[test]
+fn solar_open_reads_with_no_dense_width() {
+    let json = r#"{"model_type": "solar_open", "attention_bias": false, "head_dim": 128,
+        "hidden_size": 4096, "max_position_embeddings": 131072, "moe_intermediate_size": 1280,
+        "n_group": 1, "n_routed_experts": 128, "n_shared_experts": 1, "norm_topk_prob": true,
+        "num_attention_heads": 64, "num_experts_per_tok": 8, "num_hidden_layers": 48,
+        "num_key_value_heads": 8, "rms_norm_eps": 1e-05, "routed_scaling_factor": 1.0,
+        "tie_word_embeddings": false, "topk_group": 1, "vocab_size": 196608}"#;
+    let layer = 75_497_472 + 129 * 3 * 4096 * 1280 + 128 * 4096 + 2 * 4096;
+    assert_eq!(2 * 196_608 * 4096 + 48 * layer + 4096, 102_651_793_408_u64);
+    assert_eq!(arch(json).params(), 102_651_793_408);
+    // A dense FFN width is still required where a layer is dense.
+    let dense = json.replace(r#""n_group": 1,"#, r#""first_k_dense_replace": 1,"#);
+    assert_eq!(
+        parse_config(&dense).unwrap_err().field,
+        "config.json: intermediate_size"
+    );
+}
