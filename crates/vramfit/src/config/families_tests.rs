@@ -513,3 +513,20 @@ fn solar_open_reads_with_no_dense_width() {
         "config.json: intermediate_size"
     );
 }
+
+/// transformers 5.x saves Qwen3-MoE's expert count as `num_local_experts` (`num_experts` an
+/// alias there): both spellings give one model. A tiny one by hand: embeddings and head 2 ×
+/// 128 × 64 = 16,384; a layer's attention q and o 64 × 64 each, k and v 64 × 32 each, q and k
+/// norms 16 each = 12,320; 4 experts 4 × 3 × 64 × 32 = 24,576 and the router 4 × 64 = 256; two
+/// norms 128: 37,280 a layer, × 2, and the final norm 64: 91,008.
+#[test]
+fn qwen3_moe_reads_num_local_experts() {
+    let old = r#"{"model_type": "qwen3_moe", "vocab_size": 128, "hidden_size": 64,
+        "intermediate_size": 96, "moe_intermediate_size": 32, "num_hidden_layers": 2,
+        "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16, "num_experts": 4,
+        "num_experts_per_tok": 2, "tie_word_embeddings": false}"#;
+    let new = old.replace("\"num_experts\"", "\"num_local_experts\"");
+    assert_eq!(arch(&new), arch(old));
+    assert_eq!(arch(&new).params(), 16_384 + 2 * 37_280 + 64);
+    assert_eq!(arch(&new).params(), 91_008);
+}
