@@ -159,9 +159,13 @@ fn embeddinggemma_preset_is_its_config() {
 /// llama.cpp's `gemma-embedding` (`src/models/gemma-embedding.cpp` at ggml-org/llama.cpp
 /// e062ff9c): non-causal, attending through `build_attn_inp_no_cache` (no KV cache, so each
 /// input is one ubatch, as an encoder's), its graph ending at the output norm (`res->t_embd`)
-/// with no output matrix. With -ub 512 and inputs of 512 tokens: no cache; no logits, so the
-/// compute buffer stays far under the 512 × (262,144 + 768) × 4 B = 538,443,776 B a decoder's
-/// output would reserve; inputs of 1,024 tokens are refused at `ubatch`, naming -ub 1024.
+/// with no output matrix. With -ub 512 and inputs of 512 tokens: no cache; no logits (a
+/// decoder's output would reserve 512 × (262,144 + 768) × 4 B = 538,443,776 B); the compute
+/// buffer is, by hand, the block's largest stage as for bge-m3 (`llamacpp_pooling_tests.rs`):
+/// the feed-forward 512 × (3 × 768 + 3 × 1,152) × 4 B = 11,796,480 B, the mask over the ubatch
+/// alone 512 × 512 × 2 B (f16, flash attention) = 524,288 B and the token embeddings 512 × 768
+/// × 4 B = 1,572,864 B: 13,893,632 B, above the output's 512 × 768 × 4 B. Inputs of 1,024
+/// tokens are refused at `ubatch`, naming -ub 1024.
 #[test]
 fn embeddinggemma_on_llamacpp_pools_in_one_ubatch() {
     let input = |seq_len: f64| EstimateInput {
@@ -174,7 +178,11 @@ fn embeddinggemma_on_llamacpp_pools_in_one_ubatch() {
     let e = estimate(&input(512.0)).unwrap();
     assert_eq!(e.component_bytes(ComponentKind::KvCache), 0);
     assert_eq!(e.kv_bytes_per_token, 0);
-    assert!(e.component_bytes(ComponentKind::ComputeBuffer) < 512 * (262_144 + 768) * 4);
+    assert_eq!(
+        e.component_bytes(ComponentKind::ComputeBuffer),
+        512 * (3 * 768 + 3 * 1152) * 4 + 512 * 512 * 2 + 512 * 768 * 4
+    );
+    assert_eq!(e.component_bytes(ComponentKind::ComputeBuffer), 13_893_632);
     let note = e
         .notes
         .iter()
