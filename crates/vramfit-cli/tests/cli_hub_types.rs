@@ -110,11 +110,22 @@ fn cases() -> Vec<Case> {
             hf_state: Some(30 * QWEN_GDN_LAYER),
             ..case("Qwen/Qwen3.5-35B-A3B", "qwen3_5_moe", 35_107_181_936)
         },
-        // gemma4-reference.csv gemma4-defaults (the text stack the config names).
+        // google/gemma-4-E2B-it's published config (the fixture's README): its text stack
+        // alone (the vision and audio towers are not counted, with a note). By hand (the rule
+        // of config/gemma4_tests.rs's tiny model, checked there against the meta-device
+        // count): embeddings 262,144 × 1,536 (tied), the per-layer table 262,144 × 35 × 256
+        // and its projection 1,536 × 8,960 + norm 256 = 2,765,226,240; attention: 12 sliding
+        // layers of their own cache 7,078,400 each, 3 full ones (head 512) 14,156,800, the 20
+        // KV-shared layers q, o and q norm (16 × 6,291,712 + 4 × 12,583,424) = 278,412,288;
+        // MLPs 15 × 3 × 1,536 × 6,144 + 20 double-wide × 3 × 1,536 × 12,288 = 1,557,135,360;
+        // per layer 4 norms and the per-layer gate, projection and norm 35 × 794,112 =
+        // 27,793,920; final norm 1,536: 4,628,569,344. The cache: the 15 layers of their own,
+        // 12 × 256 + 3 × 512 wide, one KV head, K and V in bf16: 4,608 × 4 = 18,432 B a token.
         Case {
             vllm_rope: Some((131_072, 256)),
+            hf_kv: Some(18_432),
             refused: &[Engine::Sglang],
-            ..case("google/gemma-4-e2b-it", "gemma4_text", 5_077_177_856)
+            ..case("google/gemma-4-e2b-it", "gemma4", 4_628_569_344)
         },
         // gemma3n-reference.csv gemma3n-e4b (text, MobileNet-v5, the audio conformer). 35
         // layers, the last 15 reading earlier layers' K and V: 20 × 2 × 2 KV heads × 256 × 2 B
@@ -344,6 +355,11 @@ fn component(v: &serde_json::Value, key: &str) -> Option<u64> {
 /// 256) = 31,461,120 parameters beyond transformers' count.
 const GEMMA3N_VLLM_SHARED_KV: u64 = 15 * (2 * 2048 * 2 * 256 + 256);
 
+/// Gemma 4 E2B in vLLM: the same for its 20 KV-shared layers, 16 sliding (k and v 1,536 × 256,
+/// k norm 256) and 4 full (1,536 × 512, k norm 512): 16 × 786,688 + 4 × 1,573,376 =
+/// 18,880,512 parameters beyond transformers' count.
+const GEMMA4_E2B_VLLM_SHARED_KV: u64 = 16 * (2 * 1536 * 256 + 256) + 4 * (2 * 1536 * 512 + 512);
+
 /// One engine's run of one case against the hand figures.
 fn check(hub: &MockHub, c: &Case, engine: Engine) {
     let (code, out, err) = run(hub, c.repo, engine);
@@ -359,6 +375,7 @@ fn check(hub: &MockHub, c: &Case, engine: Engine) {
     assert_eq!(v["hub"]["files_read"][0], "config.json", "{what}");
     let params = match engine {
         Engine::Vllm if c.model_type == "gemma3n" => c.params + GEMMA3N_VLLM_SHARED_KV,
+        Engine::Vllm if c.model_type == "gemma4" => c.params + GEMMA4_E2B_VLLM_SHARED_KV,
         _ => c.params,
     };
     assert_eq!(v["params"], params, "{what}");

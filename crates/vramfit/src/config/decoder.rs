@@ -325,7 +325,9 @@ fn mixtral_moe(c: &Cfg, a: &Architecture) -> Result<Moe> {
 /// `decoder_sparse_step`, and those `mlp_only_layers` names) moved to the front.
 fn qwen_moe(model_type: &str, c: &Cfg, a: &Architecture, notes: &mut Notes) -> Result<Moe> {
     let moe = Moe {
-        num_experts: c.req(&["num_experts"], "routed experts")?,
+        // transformers 5.x's Qwen MoE configs save `num_local_experts` (`num_experts` is an
+        // alias there); files written before say `num_experts`.
+        num_experts: c.req(&["num_experts", "num_local_experts"], "routed experts")?,
         experts_per_token: c.req(&["num_experts_per_tok"], "experts per token")?,
         expert_intermediate_size: c.req(&["moe_intermediate_size"], "expert FFN width")?,
         shared_intermediate_size: c.u("shared_expert_intermediate_size")?.unwrap_or(0),
@@ -703,11 +705,17 @@ pub(super) fn common(c: &Cfg, s: Style, d: Option<Defaults>) -> Result<Architect
             hidden / heads
         }
     };
-    // Checked here because MoE layer patterns are enumerated per layer.
+    // Checked here because MoE layer patterns are enumerated per layer. transformers 5.x writes
+    // Nemotron-H's config without `num_hidden_layers` (a property there: the length of
+    // `layers_block_type`), so that list's length stands in for it.
+    let listed = match c.arr("layers_block_type")? {
+        Some(l) => Some(l.len() as u64),
+        None => c.str("hybrid_override_pattern")?.map(|p| p.len() as u64),
+    };
     let layers = pick(
         &["num_hidden_layers"],
         "transformer blocks",
-        d.map(|d| d.num_layers),
+        d.map(|d| d.num_layers).or(listed),
     )?;
     let layers = dim(c, "num_hidden_layers", layers, 1, MAX_LAYERS)?;
     Ok(Architecture {

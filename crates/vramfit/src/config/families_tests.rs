@@ -449,3 +449,84 @@ fn families_estimate_in_every_engine() {
         run(text_only, Engine::Llamacpp).weights_bytes
     );
 }
+
+/// `Glm4MoeLiteConfig()` of transformers 5.25.0 (GLM-4.7-Flash's class, `glm4_moe_lite`, a type
+/// vramfit does not name) as `save_pretrained` writes it: its `kv_lora_rank` routes it to
+/// DeepSeek-V3's latent attention. By hand: embeddings and head 2 × 154,880 × 2,048 =
+/// 634,388,480; a layer's attention q_a 2,048 × 768 + norm 768 + q_b 768 × 20 × 256 + kv_a
+/// 2,048 × 576 + norm 512 + kv_b 512 × 20 × (192 + 256) + o 5,120 × 2,048 = 21,759,232, × 47;
+/// the dense layer's MLP 3 × 2,048 × 10,240 = 62,914,560; a MoE layer's 64 experts and the
+/// shared one 65 × 3 × 2,048 × 1,536, router 64 × 2,048 and its bias 64 = 613,548,096, × 46;
+/// norms 2 × 2,048 × 47 + 2,048 = 194,560: 29,943,393,920 (GLM-4.7-Flash is "30B-A3B"). The
+/// cache holds the 512 latent and the 64-wide rotary key, not 20 heads' full K and V.
+#[test]
+fn glm4_moe_lite_reads_as_latent_attention() {
+    let json = r#"{"model_type": "glm4_moe_lite", "hidden_size": 2048, "intermediate_size": 10240,
+        "kv_lora_rank": 512, "max_position_embeddings": 202752, "moe_intermediate_size": 1536,
+        "mlp_layer_types": ["dense", "sparse", "sparse", "sparse", "sparse", "sparse", "sparse",
+        "sparse", "sparse", "sparse", "sparse", "sparse", "sparse", "sparse", "sparse", "sparse",
+        "sparse", "sparse", "sparse", "sparse", "sparse", "sparse", "sparse", "sparse", "sparse",
+        "sparse", "sparse", "sparse", "sparse", "sparse", "sparse", "sparse", "sparse", "sparse",
+        "sparse", "sparse", "sparse", "sparse", "sparse", "sparse", "sparse", "sparse", "sparse",
+        "sparse", "sparse", "sparse", "sparse"],
+        "n_group": 1, "n_routed_experts": 64, "n_shared_experts": 1, "norm_topk_prob": true,
+        "num_attention_heads": 20, "num_experts_per_tok": 4, "num_hidden_layers": 47,
+        "num_key_value_heads": 20, "q_lora_rank": 768, "qk_head_dim": 256,
+        "qk_nope_head_dim": 192, "qk_rope_head_dim": 64, "routed_scaling_factor": 1.8,
+        "tie_word_embeddings": false, "topk_group": 1, "v_head_dim": 256, "vocab_size": 154880}"#;
+    let a = arch(json);
+    let attention = 2048 * 768 + 768 + 768 * 20 * 256 + 2048 * 576 + 512 + 512 * 20 * 448;
+    let attention = attention + 20 * 256 * 2048;
+    assert_eq!(attention, 21_759_232);
+    let moe = 65 * 3 * 2048 * 1536 + 64 * 2048 + 64;
+    let total = 2 * 154_880 * 2048 + 47 * attention + 3 * 2048 * 10_240 + 46 * moe + 194_560;
+    assert_eq!(total, 29_943_393_920);
+    assert_eq!(a.params(), total);
+    let mla = a.mla.expect("latent attention");
+    assert_eq!((mla.kv_lora_rank, mla.qk_rope_head_dim), (512, 64));
+    assert_eq!(a.moe.expect("experts").first_dense_layers, 1);
+}
+
+/// `SolarOpenConfig()` of transformers 5.25.0 (`solar_open`, Upstage's Solar Open, a type
+/// vramfit does not name): every layer MoE, so the class names no dense `intermediate_size`
+/// and the generic reader needs none. By hand: embeddings and head 2 × 196,608 × 4,096 =
+/// 1,610,612,736; a layer's attention q 4,096 × 8,192, k and v 4,096 × 1,024 each, o 8,192 ×
+/// 4,096 = 75,497,472; its 128 experts and the shared one 129 × 3 × 4,096 × 1,280 and the
+/// router 128 × 4,096 = 2,028,994,560 + 524,288; two norms 8,192; × 48, and the final norm
+/// 4,096: 102,651,793,408 (Solar Open is published as "102B"; a router bias, if it keeps one, is
+/// 6,144 more, left out by the generic reader as its module note says).
+#[test]
+fn solar_open_reads_with_no_dense_width() {
+    let json = r#"{"model_type": "solar_open", "attention_bias": false, "head_dim": 128,
+        "hidden_size": 4096, "max_position_embeddings": 131072, "moe_intermediate_size": 1280,
+        "n_group": 1, "n_routed_experts": 128, "n_shared_experts": 1, "norm_topk_prob": true,
+        "num_attention_heads": 64, "num_experts_per_tok": 8, "num_hidden_layers": 48,
+        "num_key_value_heads": 8, "rms_norm_eps": 1e-05, "routed_scaling_factor": 1.0,
+        "tie_word_embeddings": false, "topk_group": 1, "vocab_size": 196608}"#;
+    let layer = 75_497_472 + 129 * 3 * 4096 * 1280 + 128 * 4096 + 2 * 4096;
+    assert_eq!(2 * 196_608 * 4096 + 48 * layer + 4096, 102_651_793_408_u64);
+    assert_eq!(arch(json).params(), 102_651_793_408);
+    // A dense FFN width is still required where a layer is dense.
+    let dense = json.replace(r#""n_group": 1,"#, r#""first_k_dense_replace": 1,"#);
+    assert_eq!(
+        parse_config(&dense).unwrap_err().field,
+        "config.json: intermediate_size"
+    );
+}
+
+/// transformers 5.x saves Qwen3-MoE's expert count as `num_local_experts` (`num_experts` an
+/// alias there): both spellings give one model. A tiny one by hand: embeddings and head 2 ×
+/// 128 × 64 = 16,384; a layer's attention q and o 64 × 64 each, k and v 64 × 32 each, q and k
+/// norms 16 each = 12,320; 4 experts 4 × 3 × 64 × 32 = 24,576 and the router 4 × 64 = 256; two
+/// norms 128: 37,280 a layer, × 2, and the final norm 64: 91,008.
+#[test]
+fn qwen3_moe_reads_num_local_experts() {
+    let old = r#"{"model_type": "qwen3_moe", "vocab_size": 128, "hidden_size": 64,
+        "intermediate_size": 96, "moe_intermediate_size": 32, "num_hidden_layers": 2,
+        "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16, "num_experts": 4,
+        "num_experts_per_tok": 2, "tie_word_embeddings": false}"#;
+    let new = old.replace("\"num_experts\"", "\"num_local_experts\"");
+    assert_eq!(arch(&new), arch(old));
+    assert_eq!(arch(&new).params(), 16_384 + 2 * 37_280 + 64);
+    assert_eq!(arch(&new).params(), 91_008);
+}

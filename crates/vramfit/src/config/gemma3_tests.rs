@@ -155,3 +155,80 @@ fn embeddinggemma_preset_is_its_config() {
     assert_eq!(p.arch.params(), p.params);
     assert!(p.pooling);
 }
+
+/// llama.cpp's `gemma-embedding` (`src/models/gemma-embedding.cpp` at ggml-org/llama.cpp
+/// e062ff9c): non-causal, attending through `build_attn_inp_no_cache` (no KV cache, so each
+/// input is one ubatch, as an encoder's), its graph ending at the output norm (`res->t_embd`)
+/// with no output matrix. With -ub 512 and inputs of 512 tokens: no cache; no logits (a
+/// decoder's output would reserve 512 × (262,144 + 768) × 4 B = 538,443,776 B); the compute
+/// buffer is, by hand, the block's largest stage as for bge-m3 (`llamacpp_pooling_tests.rs`):
+/// the feed-forward 512 × (3 × 768 + 3 × 1,152) × 4 B = 11,796,480 B, the mask over the ubatch
+/// alone 512 × 512 × 2 B (f16, flash attention) = 524,288 B and the token embeddings 512 × 768
+/// × 4 B = 1,572,864 B: 13,893,632 B, above the output's 512 × 768 × 4 B. Inputs of 1,024
+/// tokens are refused at `ubatch`, naming -ub 1024.
+#[test]
+fn embeddinggemma_on_llamacpp_pools_in_one_ubatch() {
+    let input = |seq_len: f64| EstimateInput {
+        batch: 1.0,
+        seq_len,
+        new_tokens: 0.0,
+        ubatch: 512.0,
+        ..run(Engine::Llamacpp, Mode::Serve, EMBEDDINGGEMMA_300M)
+    };
+    let e = estimate(&input(512.0)).unwrap();
+    assert_eq!(e.component_bytes(ComponentKind::KvCache), 0);
+    assert_eq!(e.kv_bytes_per_token, 0);
+    assert_eq!(
+        e.component_bytes(ComponentKind::ComputeBuffer),
+        512 * (3 * 768 + 3 * 1152) * 4 + 512 * 512 * 2 + 512 * 768 * 4
+    );
+    assert_eq!(e.component_bytes(ComponentKind::ComputeBuffer), 13_893_632);
+    let note = e
+        .notes
+        .iter()
+        .find(|n| n.key == "llamacpp_pooling")
+        .unwrap();
+    assert!(note.en.contains("gemma-embedding"), "{}", note.en);
+    assert!(note.zh.contains("gemma-embedding"), "{}", note.zh);
+    let err = input(1024.0).resolve().err().unwrap();
+    assert_eq!(
+        (err.field.as_str(), err.kind),
+        ("ubatch", ErrorKind::Conflict)
+    );
+    assert!(err.accepted.contains("-ub 1024"), "{}", err.accepted);
+}
+
+/// TensorRT-LLM and mlx-lm serve generating decoders; EmbeddingGemma (like BERT) is refused
+/// there at `engine`, whatever the runner, rather than sized as a generation run with no cache.
+#[test]
+fn embeddinggemma_on_trtllm_and_mlx_is_refused_by_engine() {
+    for engine in [Engine::Trtllm, Engine::Mlx] {
+        let err = run(engine, Mode::Serve, EMBEDDINGGEMMA_300M)
+            .resolve()
+            .err()
+            .unwrap();
+        assert_eq!(
+            (err.field.as_str(), err.kind),
+            ("engine", ErrorKind::Unsupported),
+            "{engine:?}"
+        );
+        assert!(err.accepted.contains("llamacpp"), "{}", err.accepted);
+    }
+}
+
+/// Ollama runs the model as llama-server `--embedding` (one sequence, `-ub` min(2,048,
+/// num_ctx)): llama.cpp's `gemma-embedding` keeps no KV cache there either. Ollama's library
+/// tag (`embeddinggemma`) is not modelled: no citable page of its sizes was found offline.
+#[test]
+fn embeddinggemma_on_ollama_keeps_no_cache() {
+    let e = estimate(&EstimateInput {
+        batch: 1.0,
+        seq_len: 512.0,
+        new_tokens: 0.0,
+        ..run(Engine::Ollama, Mode::Serve, EMBEDDINGGEMMA_300M)
+    })
+    .unwrap();
+    assert_eq!(e.component_bytes(ComponentKind::KvCache), 0);
+    assert_eq!(e.kv_bytes_per_token, 0);
+    assert!(e.notes.iter().any(|n| n.key == "llamacpp_pooling"));
+}

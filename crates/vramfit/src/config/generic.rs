@@ -130,6 +130,9 @@ pub(super) fn generic(model_type: &str, c: &Cfg, notes: &mut Notes) -> Result<Ar
         );
         return generic(model_type, &text, notes);
     }
+    if let Some(a) = super::wrapped::latent_attention(model_type, c, notes)? {
+        return Ok(a);
+    }
     let a = read(c, notes).map_err(|e| needs(model_type, e))?;
     note_fields(model_type, c, notes);
     Ok(a)
@@ -137,6 +140,27 @@ pub(super) fn generic(model_type: &str, c: &Cfg, notes: &mut Notes) -> Result<Ar
 
 /// The Llama-layout architecture from the shared keys.
 fn read(c: &Cfg, notes: &mut Notes) -> Result<Architecture> {
+    // A stack whose every layer is MoE names no dense FFN width (Solar Open's
+    // `SolarOpenConfig` has no `intermediate_size`): none is built, so the experts' width
+    // stands in for the key `common` reads.
+    let all_moe = c.get("intermediate_size").is_none()
+        && c.u("first_k_dense_replace")?.unwrap_or(0) == 0
+        && c.get("mlp_only_layers").is_none()
+        && c.opt(&["n_routed_experts", "num_experts", "num_local_experts"])?
+            .is_some_and(|e| e > 0);
+    let owned = match c.u("moe_intermediate_size")? {
+        Some(width) if all_moe => {
+            let mut obj = c.obj.clone();
+            obj.insert(String::from("intermediate_size"), width.into());
+            Some(obj)
+        }
+        _ => None,
+    };
+    let filled = owned.as_ref().map(|obj| Cfg {
+        obj,
+        prefix: c.prefix.clone(),
+    });
+    let c = filled.as_ref().unwrap_or(c);
     let attention_bias = c.b("attention_bias")?.unwrap_or(false);
     let mut a = common(
         c,

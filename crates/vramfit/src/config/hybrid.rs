@@ -547,6 +547,7 @@ pub(super) fn olmo_hybrid(c: &Cfg, a: &mut Architecture, notes: &mut Notes) -> R
 mod tests {
     use super::super::parse_config;
     use crate::model::Architecture;
+    use alloc::{format, string::String, vec::Vec};
 
     /// The configs of `tests/reference/hybrid_reference.py`, and what transformers 5.25.0 counted
     /// there (`tests/reference/hybrid-reference.csv`): parameters on the meta device, and for the
@@ -638,6 +639,32 @@ mod tests {
             layers * s.conv * batch * 2,
             layers * s.recurrent * batch * 4,
         )
+    }
+
+    /// transformers 5.x saves Nemotron-H with `layers_block_type` in its own names
+    /// (`linear_attention` for Mamba2, `full_attention`, `mlp`, `moe`) and no
+    /// `num_hidden_layers` (a property there, the list's length): the 8B read that way is the
+    /// 8B read from its `hybrid_override_pattern`, 8,100,852,736 parameters (meta count).
+    #[test]
+    fn nemotron_h_as_transformers_5_saves_it() {
+        let pattern = "M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-";
+        let names: Vec<String> = pattern
+            .chars()
+            .map(|ch| match ch {
+                'M' => String::from("\"linear_attention\""),
+                '*' => String::from("\"full_attention\""),
+                _ => String::from("\"mlp\""),
+            })
+            .collect();
+        let json = NEMOTRON_H_8B
+            .replace(r#""num_hidden_layers": 52,"#, "")
+            .replace(
+                &format!(r#""hybrid_override_pattern": "{pattern}""#),
+                &format!(r#""layers_block_type": [{}]"#, names.join(", ")),
+            );
+        assert!(!json.contains("num_hidden_layers") && json.contains("layers_block_type"));
+        assert_eq!(arch(&json), arch(NEMOTRON_H_8B));
+        assert_eq!(arch(&json).params(), 8_100_852_736);
     }
 
     #[test]

@@ -152,3 +152,69 @@ pub(super) fn refuse_experts_only_quantization(c: &Cfg) -> Result<()> {
     }
     Ok(())
 }
+
+/// A `model_type` vramfit does not name whose config declares `kv_lora_rank`: multi-head latent
+/// attention, read by DeepSeek-V3's rules (the latent and the rotary key cached, the q/kv
+/// low-rank projections, `n_routed_experts` experts after the dense layers) rather than as a
+/// Llama layout, whose full K and V would overstate the cache many times. GLM-4.7-Flash
+/// (`glm4_moe_lite`) is one: transformers 5.x writes its dense layers as `mlp_layer_types`
+/// (`dense` then `sparse`) and its router keeps a score-correction bias, and its `head_dim` is
+/// the query-key width `qk_nope_head_dim + qk_rope_head_dim`.
+pub(super) fn latent_attention(
+    model_type: &str,
+    c: &Cfg,
+    notes: &mut Notes,
+) -> Result<Option<Architecture>> {
+    if c.get("kv_lora_rank").is_none_or(Value::is_null) {
+        return Ok(None);
+    }
+    // Layers of another kind (linear or indexed attention) are not DeepSeek-V3's: the generic
+    // reader refuses them by `layer_types`.
+    if let Some(Value::Array(kinds)) = c.get("layer_types")
+        && kinds
+            .iter()
+            .any(|k| !matches!(k.as_str(), Some("full_attention" | "sliding_attention")))
+    {
+        return Ok(None);
+    }
+    let mut obj = c.obj.clone();
+    if !obj.contains_key("first_k_dense_replace")
+        && let Some(Value::Array(kinds)) = obj.get("mlp_layer_types")
+    {
+        let dense = kinds
+            .iter()
+            .take_while(|k| k.as_str() == Some("dense"))
+            .count();
+        obj.insert(String::from("first_k_dense_replace"), Value::from(dense));
+    }
+    if !obj.contains_key("head_dim")
+        && let (Some(nope), Some(rope)) = (c.u("qk_nope_head_dim")?, c.u("qk_rope_head_dim")?)
+    {
+        obj.insert(
+            String::from("head_dim"),
+            Value::from(nope.saturating_add(rope)),
+        );
+    }
+    if model_type == "glm4_moe_lite" && !obj.contains_key("topk_method") {
+        // `Glm4MoeLiteTopkRouter` always holds `e_score_correction_bias`.
+        obj.insert(String::from("topk_method"), Value::from("noaux_tc"));
+    }
+    let filled = Cfg {
+        obj: &obj,
+        prefix: c.prefix.clone(),
+    };
+    let a = family_decoder("deepseek_v3", &filled, notes)?;
+    notes.push(
+        alloc::format!(
+            "`{model_type}` declares kv_lora_rank: read as DeepSeek-V3's multi-head latent attention (the {}-wide latent and the {}-wide rotary key cached per token and layer) with its experts; keys DeepSeek-V3's config does not have are not read.",
+            c.u("kv_lora_rank")?.unwrap_or(0),
+            c.u("qk_rope_head_dim")?.unwrap_or(0)
+        ),
+        alloc::format!(
+            "`{model_type}` 声明了 kv_lora_rank：按 DeepSeek-V3 的多头潜在注意力读取（每个 token 每层缓存 {} 宽的潜在向量与 {} 宽的旋转键）及其专家；DeepSeek-V3 配置中没有的键不读取。",
+            c.u("kv_lora_rank")?.unwrap_or(0),
+            c.u("qk_rope_head_dim")?.unwrap_or(0)
+        ),
+    );
+    Ok(Some(a))
+}

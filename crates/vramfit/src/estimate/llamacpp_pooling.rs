@@ -26,9 +26,12 @@ use crate::model::Family;
 
 impl Run<'_> {
     /// Whether llama.cpp keeps no KV cache for this run: a pooling run of an encoder
-    /// (`create_memory` returns none for its architecture).
+    /// (`create_memory` returns none for its architecture), EmbeddingGemma's `gemma-embedding`
+    /// included: its graph (`src/models/gemma-embedding.cpp` at e062ff9c) attends through
+    /// `build_attn_inp_no_cache` and ends at `res->t_embd`, the output norm, with no output
+    /// matrix.
     pub(super) fn llamacpp_cacheless(&self) -> bool {
-        self.pooling && self.arch.family == Family::Bert
+        self.pooling && (self.arch.family == Family::Bert || self.arch.bidirectional)
     }
 
     /// The cells the graph attends over for a context of `ctx`: the ubatch itself where there
@@ -72,10 +75,10 @@ impl Run<'_> {
             p.note(
                 "llamacpp_pooling",
                 en!(
-                    "llama-server --embedding with an encoder: no KV cache (llama.cpp creates no memory for BERT-family architectures), every token of the ubatch an output, and each input in one ubatch (-ub {ub} ≥ {seq} tokens): -ub bounds the longest input."
+                    "llama-server --embedding with an encoder: no KV cache (llama.cpp creates no memory for BERT-family architectures and EmbeddingGemma's gemma-embedding), every token of the ubatch an output, and each input in one ubatch (-ub {ub} ≥ {seq} tokens): -ub bounds the longest input."
                 ),
                 zh!(
-                    "llama-server --embedding 运行编码器：没有 KV 缓存（llama.cpp 不为 BERT 系架构创建缓存），ubatch 中每个 token 都是输出，每条输入放在一个 ubatch 内（-ub {ub} ≥ {seq} 个 token）：-ub 决定最长的输入。"
+                    "llama-server --embedding 运行编码器：没有 KV 缓存（llama.cpp 不为 BERT 系架构与 EmbeddingGemma 的 gemma-embedding 创建缓存），ubatch 中每个 token 都是输出，每条输入放在一个 ubatch 内（-ub {ub} ≥ {seq} 个 token）：-ub 决定最长的输入。"
                 ),
             );
         } else {

@@ -2,7 +2,7 @@
 //! and what a pooling run changes in the workload before any run shape reads it.
 
 use crate::error::Result;
-use crate::estimate::{EstimateInput, RunnerType};
+use crate::estimate::{EstimateInput, Runner, RunnerType};
 use crate::model::{Architecture, Family};
 
 impl EstimateInput {
@@ -18,6 +18,25 @@ impl EstimateInput {
         // An encoder, or a decoder whose attention is bidirectional (EmbeddingGemma), which
         // the engines run as one.
         let encoder = arch.family == Family::Bert || arch.bidirectional;
+        // TensorRT-LLM and mlx-lm serve decoders that generate: an encoder or EmbeddingGemma
+        // there would be sized as a generation run with no cache, a run neither performs
+        // (mlx-lm loads `gemma3_text` as a causal decoder; its embedding models are the
+        // separate mlx-embeddings package). Refused by the engine, whatever the runner.
+        if encoder && matches!(runner, Runner::Trtllm | Runner::Mlx) {
+            let name = runner.rules().name;
+            return Err(input_error!(
+                Unsupported,
+                "engine",
+                [
+                    "{name} is not modelled for embedding models (an encoder, or EmbeddingGemma's bidirectional decoder): it serves generating decoders"
+                ],
+                [
+                    "{name} 未对嵌入模型（编码器，或 EmbeddingGemma 的双向解码器）建模：它服务生成式解码器"
+                ],
+                "engine vllm (--runner pooling), llamacpp (--embedding), ollama, tei or hf inference",
+                "engine 用 vllm（--runner pooling）、llamacpp（--embedding）、ollama、tei 或 hf 推理",
+            ));
+        }
         let pooling = match self.runner {
             Some(RunnerType::Pooling) => true,
             Some(RunnerType::Generate) if encoder => {
@@ -116,7 +135,7 @@ impl EstimateInput {
         ubatch: u64,
         context: u64,
     ) -> Result<()> {
-        if !pooling || arch.family != Family::Bert {
+        if !pooling || (arch.family != Family::Bert && !arch.bidirectional) {
             return Ok(());
         }
         match self.runner() {
