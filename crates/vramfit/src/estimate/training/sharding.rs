@@ -29,8 +29,8 @@
 //! `CPUOffloadPolicy` / `CPUOffload(offload_params=True)` parameters, gradients and optimizer
 //! states are in CPU memory and the step runs there.
 
-use super::SHARDED_CACHE_PERCENT;
 use super::figures::{Basis, Buckets, GradientFigures, TrainingFigures};
+use super::{FSDP_OFFLOAD_ALLOWANCE_PERCENT, SHARDED_CACHE_PERCENT};
 use crate::estimate::{ComponentKind, FsdpVersion, Mode, Offload, Run, weights};
 use crate::model::{Role, Tensor};
 use crate::precision::{Dtype, Quantization};
@@ -429,6 +429,20 @@ impl Run<'_> {
         }
         peak_allocated
             .saturating_mul(SHARDED_CACHE_PERCENT)
+            .div_ceil(100)
+    }
+
+    /// The allowance of an FSDP run with CPU offload ([`FSDP_OFFLOAD_ALLOWANCE_PERCENT`] of
+    /// `cpu`, the bytes it keeps in CPU memory for this GPU): an allowance sized on two published
+    /// runs, not a rule; 0 for any other run, FSDP's `NO_SHARD` and RL included (as
+    /// [`Self::sharded_cache`]).
+    pub(in crate::estimate) fn fsdp_offload_allowance(&self, cpu: u64) -> u64 {
+        let offloaded = self.offload != Offload::None && self.sharding.fsdp.is_some();
+        if self.mode != Mode::Training || !offloaded || self.sharding.no_shard || self.rl.is_some()
+        {
+            return 0;
+        }
+        cpu.saturating_mul(FSDP_OFFLOAD_ALLOWANCE_PERCENT)
             .div_ceil(100)
     }
 

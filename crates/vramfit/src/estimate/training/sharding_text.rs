@@ -91,10 +91,13 @@ impl Run<'_> {
 
     /// The allocator reserve's formula with ZeRO-3's or FSDP's margin for the cache.
     #[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
+    /// With FSDP's CPU offload it adds the offload allowance (`allowance` bytes, a share of
+    /// `cpu`, the bytes in CPU memory for this GPU).
     pub(in crate::estimate) fn sharded_cache_formula(
         &self,
         transient: u64,
         margin: u64,
+        (allowance, cpu): (u64, u64),
         reserve: u64,
     ) -> Formula {
         let name = if self.sharding.fsdp.is_some() {
@@ -102,14 +105,27 @@ impl Run<'_> {
         } else {
             "ZeRO-3"
         };
+        let (extra_en, extra_zh) = if allowance > 0 && self.text {
+            let (a, c, pct) = (b(allowance), b(cpu), super::FSDP_OFFLOAD_ALLOWANCE_PERCENT);
+            (
+                alloc::format!(
+                    " + {pct} % of the {c} in CPU memory for FSDP's CPU offload ({a}: an allowance from two published runs, not a rule; its cause is unknown, so the fit keeps it)"
+                ),
+                alloc::format!(
+                    " + CPU 内存中 {c} 的 {pct} %，为 FSDP 的 CPU 卸载预留 ({a}：按两个公开运行定的预留，并非规则；原因未知，故适配判断保留它)"
+                ),
+            )
+        } else {
+            (String::new(), String::new())
+        };
         formula!(self.text;
             let (t, blocks, m, size) = (b(transient), self.arch.num_layers, b(margin), b(reserve));
             let pct = super::SHARDED_CACHE_PERCENT;
             [
-                "5 % of transient tensors ({t}) + 1 MiB rounding × {blocks} blocks + {pct} % of the peak allocated for the cache under {name}'s per-layer gathers and releases ({m}: a safety margin sized on published runs, not a rule of the allocator) = {size}"
+                "5 % of transient tensors ({t}) + 1 MiB rounding × {blocks} blocks + {pct} % of the peak allocated for the cache under {name}'s per-layer gathers and releases ({m}: a safety margin sized on published runs, not a rule of the allocator; the allocator gives it back before an out-of-memory error, so the fit leaves it out){extra_en} = {size}"
             ],
             [
-                "5 % 的临时张量 ({t}) + 1 MiB 取整 × {blocks} 块 + 峰值已分配的 {pct} %，留给 {name} 逐层收集与释放下的分配器缓存 ({m}：按公开运行记录定的安全余量，并非分配器的规则) = {size}"
+                "5 % 的临时张量 ({t}) + 1 MiB 取整 × {blocks} 块 + 峰值已分配的 {pct} %，留给 {name} 逐层收集与释放下的分配器缓存 ({m}：按公开运行记录定的安全余量，并非分配器的规则；分配器在内存不足报错前会归还它，故适配判断不计入){extra_zh} = {size}"
             ]
         )
     }
