@@ -30,9 +30,9 @@ struct PeakFigures {
     /// `fsdp_offload_allowance`; 0 for any other run).
     #[cfg_attr(not(feature = "training"), allow(dead_code))]
     offload_allowance: u64,
-    /// The run's bytes in CPU memory for one GPU, which the offload allowance is a share of.
+    /// The parameter shards in CPU memory for one GPU, which the offload allowance is a share of.
     #[cfg_attr(not(feature = "training"), allow(dead_code))]
-    cpu: u64,
+    offloaded_params: u64,
     /// What `max_memory_allocated` reports (llama.cpp: its own buffers).
     peak_allocated: u64,
     /// What `nvidia-smi` shows at the peak.
@@ -80,7 +80,7 @@ impl Run<'_> {
         cpu: u64,
     ) -> Estimate {
         let rules = self.rules();
-        let peak = self.peak_figures(&parts, cpu);
+        let peak = self.peak_figures(&parts);
         // llama.cpp and MLX have no PyTorch allocator: no reserve.
         if !rules.peak.own_buffers() {
             self.add_reserve(&mut parts, &peak);
@@ -207,7 +207,7 @@ impl Run<'_> {
 
     /// The allocator's reserve, the peak and the total, from the parts as the run shape left
     /// them.
-    fn peak_figures(&self, parts: &Parts, cpu: u64) -> PeakFigures {
+    fn peak_figures(&self, parts: &Parts) -> PeakFigures {
         let torch: u64 = parts
             .comps
             .iter()
@@ -248,7 +248,7 @@ impl Run<'_> {
         let offload_allowance = if is_llamacpp {
             0
         } else {
-            self.fsdp_offload_allowance(cpu)
+            self.fsdp_offload_allowance(parts.offloaded_params)
         };
         #[cfg(not(feature = "training"))]
         let offload_allowance = 0;
@@ -273,7 +273,7 @@ impl Run<'_> {
             reserve,
             sharded_cache,
             offload_allowance,
-            cpu,
+            offloaded_params: parts.offloaded_params,
             peak_allocated,
             total,
             needed: total.saturating_sub(sharded_cache),

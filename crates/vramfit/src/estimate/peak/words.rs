@@ -42,7 +42,7 @@ impl Run<'_> {
             self.sharded_cache_formula(
                 peak.transient,
                 peak.sharded_cache,
-                (peak.offload_allowance, peak.cpu),
+                (peak.offload_allowance, peak.offloaded_params),
                 peak.reserve,
             )
         })

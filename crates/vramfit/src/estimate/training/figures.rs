@@ -39,6 +39,9 @@ pub(super) struct TrainingFigures {
     pub(super) nccl: u64,
     /// Bytes offloaded to CPU memory (or NVMe) under ZeRO, and offloaded activations.
     pub(super) cpu: u64,
+    /// Of `cpu`, under FSDP's CPU offload: the parameter shards (the frozen base's among them),
+    /// which FSDP copies to the GPU unit by unit; 0 otherwise.
+    pub(super) offloaded_params: u64,
     /// Megatron-Core's own activations, when the run is Megatron's and its layer counted.
     pub(super) megatron: Option<super::megatron_acts::MegatronActs>,
 }
@@ -206,6 +209,7 @@ impl Run<'_> {
             cpu: self
                 .offloaded(&basis, &optimizer)
                 .saturating_add(activations.cpu),
+            offloaded_params: 0,
             basis,
             weights,
             gradients,

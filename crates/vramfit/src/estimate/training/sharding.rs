@@ -433,16 +433,17 @@ impl Run<'_> {
     }
 
     /// The allowance of an FSDP run with CPU offload ([`FSDP_OFFLOAD_ALLOWANCE_PERCENT`] of
-    /// `cpu`, the bytes it keeps in CPU memory for this GPU): an allowance sized on two published
-    /// runs, not a rule; 0 for any other run, FSDP's `NO_SHARD` and RL included (as
-    /// [`Self::sharded_cache`]).
-    pub(in crate::estimate) fn fsdp_offload_allowance(&self, cpu: u64) -> u64 {
+    /// `params`, the parameter shards it keeps in CPU memory for this GPU): an allowance sized on
+    /// two published runs, not a rule; 0 for any other run, FSDP's `NO_SHARD` and RL included
+    /// (as [`Self::sharded_cache`]).
+    pub(in crate::estimate) fn fsdp_offload_allowance(&self, params: u64) -> u64 {
         let offloaded = self.offload != Offload::None && self.sharding.fsdp.is_some();
         if self.mode != Mode::Training || !offloaded || self.sharding.no_shard || self.rl.is_some()
         {
             return 0;
         }
-        cpu.saturating_mul(FSDP_OFFLOAD_ALLOWANCE_PERCENT)
+        params
+            .saturating_mul(FSDP_OFFLOAD_ALLOWANCE_PERCENT)
             .div_ceil(100)
     }
 
@@ -536,6 +537,7 @@ impl Run<'_> {
         // The optimizer's partition is figured without masters for FSDP (0 when offloaded);
         // in CPU memory: the shards, their gradients and the states.
         if offload {
+            f.offloaded_params = params;
             f.cpu = params
                 .saturating_add(grads)
                 .saturating_add(sharded.saturating_mul(f.optimizer.per_param));

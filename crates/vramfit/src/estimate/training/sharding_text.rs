@@ -92,12 +92,12 @@ impl Run<'_> {
     /// The allocator reserve's formula with ZeRO-3's or FSDP's margin for the cache.
     #[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
     /// With FSDP's CPU offload it adds the offload allowance (`allowance` bytes, a share of
-    /// `cpu`, the bytes in CPU memory for this GPU).
+    /// `params`, the parameter shards in CPU memory for this GPU).
     pub(in crate::estimate) fn sharded_cache_formula(
         &self,
         transient: u64,
         margin: u64,
-        (allowance, cpu): (u64, u64),
+        (allowance, params): (u64, u64),
         reserve: u64,
     ) -> Formula {
         let name = if self.sharding.fsdp.is_some() {
@@ -106,13 +106,17 @@ impl Run<'_> {
             "ZeRO-3"
         };
         let (extra_en, extra_zh) = if allowance > 0 && self.text {
-            let (a, c, pct) = (b(allowance), b(cpu), super::FSDP_OFFLOAD_ALLOWANCE_PERCENT);
+            let (a, c, pct) = (
+                b(allowance),
+                b(params),
+                super::FSDP_OFFLOAD_ALLOWANCE_PERCENT,
+            );
             (
                 alloc::format!(
-                    " + {pct} % of the {c} in CPU memory for FSDP's CPU offload ({a}: an allowance from two published runs, not a rule; its cause is unknown, so the fit keeps it)"
+                    " + {pct} % of the {c} of parameter shards in CPU memory for FSDP's CPU offload ({a}: an allowance from two published runs, not a rule; its cause is unknown, so the fit keeps it)"
                 ),
                 alloc::format!(
-                    " + CPU 内存中 {c} 的 {pct} %，为 FSDP 的 CPU 卸载预留 ({a}：按两个公开运行定的预留，并非规则；原因未知，故适配判断保留它)"
+                    " + {pct} % × CPU 内存中 {c} 的参数分片，为 FSDP 的 CPU 卸载预留 ({a}：按两个公开运行定的预留，并非规则；原因未知，故适配判断保留它)"
                 ),
             )
         } else {
@@ -130,17 +134,18 @@ impl Run<'_> {
         )
     }
 
-    /// The note of an FSDP run with CPU offload: the two published runs read above vramfit's
-    /// total by more than the goal allows, for a reason vramfit does not know
-    /// (`tests/data/fsdp-published.csv`: −29.6 % and −13.6 %, 3–6 GiB at 70B).
+    /// The note of an FSDP run with CPU offload: its total holds an allowance sized on two
+    /// published runs (`tests/data/fsdp-published.csv`: without it −29.6 % and −13.6 %, 3–6 GiB at
+    /// 70B; with it +1.1 % and +1.9 %), not a rule.
     pub(super) fn sharding_notes(&self, p: &mut Parts) {
         if self.sharding.fsdp.is_none() || self.offload == Offload::None || self.rl.is_some() {
             return;
         }
+        let pct = super::FSDP_OFFLOAD_ALLOWANCE_PERCENT;
         p.note(
             "fsdp_cpu_offload",
-            en!("FSDP with CPU offload: two published runs (Llama-2-70B and Llama-3-70B QLoRA, PEFT's FSDP guide and Philipp Schmid's notebook) read 14–30 % (3–6 GiB) above vramfit's total on each GPU, for a reason vramfit does not model; leave that much free."),
-            zh!("FSDP 使用 CPU 卸载：两个公开运行（Llama-2-70B 与 Llama-3-70B QLoRA，PEFT 的 FSDP 指南与 Philipp Schmid 的 notebook）每卡读数比 vramfit 的 total 高 14–30 %（3–6 GiB），原因 vramfit 未建模；请留出这么多空闲显存。"),
+            en!("FSDP with CPU offload: two published runs (Llama-2-70B and Llama-3-70B QLoRA, PEFT's FSDP guide and Philipp Schmid's notebook) read 3–6 GiB a GPU more than vramfit counts, for a reason not found in FSDP's source; the total holds an allowance for it, {pct} % of the parameter shards in CPU memory (sized on those two runs, not a rule), and the fit keeps it."),
+            zh!("FSDP 使用 CPU 卸载：两个公开运行（Llama-2-70B 与 Llama-3-70B QLoRA，PEFT 的 FSDP 指南与 Philipp Schmid 的 notebook）每卡读数比 vramfit 计的多 3–6 GiB，原因在 FSDP 源码中未找到；total 为此加了预留，即 CPU 内存中参数分片的 {pct} %（按这两个运行定，并非规则），适配判断也计入它。"),
         );
     }
 
