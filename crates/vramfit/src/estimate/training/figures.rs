@@ -3,8 +3,8 @@
 //! communication buffers and what ZeRO offloads. [`phase`](super::phase) decides the peak from
 //! them; [`render`](super::render) writes their formulas.
 
-use super::NCCL_BUFFERS;
 use super::regimes::LossFigures;
+use super::{NCCL_BUFFERS, NCCL_BUFFERS_PAIR};
 use crate::estimate::activations::{self, Compute};
 use crate::estimate::{
     Checkpointing, ComponentKind, Offload, Optimizer, Precision, Run, Trainable,
@@ -201,10 +201,11 @@ impl Run<'_> {
             embedding_buffer: self.embedding_buffer(&basis, &gradients),
             autocast_copies: self.autocast_copies(&basis),
             dequant: self.dequant_buffer(),
-            nccl: if self.dp > 1 || self.tp > 1 || self.pp > 1 {
-                NCCL_BUFFERS.get()
-            } else {
-                0
+            // One communicator: of two GPUs, or of more (NVIDIA/nccl#964).
+            nccl: match self.dp.saturating_mul(self.tp).saturating_mul(self.pp) {
+                0 | 1 => 0,
+                2 => NCCL_BUFFERS_PAIR.get(),
+                _ => NCCL_BUFFERS.get(),
             },
             cpu: self
                 .offloaded(&basis, &optimizer)

@@ -118,13 +118,21 @@ impl Run<'_> {
     }
 }
 
-/// NCCL communicator buffers for multi-GPU training: about 512 MiB (an estimate: NCCL's default
-/// 4 MiB buffers × channels × peers; no measurement in the reference data). A published one,
-/// NVIDIA/nccl#964 (2023-08, 4 × A100 with NVLink, one 4 MB all-reduce per process group), reads
-/// 544 MB per communicator of 2 ranks and 688 MB of more: this is up to 0.14 GiB low per
-/// communicator, and H100's NVLink SHARP (NVLS) buffers are not in it; kept, as every multi-GPU
-/// training row's figure reads it.
-pub const NCCL_BUFFERS: Bytes = Bytes::mib(512);
+/// NCCL communicator buffers for multi-GPU training over more than two GPUs: 688 MiB, as
+/// measured by NVIDIA/nccl#964 (2023-08, 4 × A100 with NVLink, PyTorch, one 4 MB all-reduce per
+/// process group: 688 for a group of more than 2 ranks, 544 for 2; read as MiB, the larger of the
+/// two readings of its "MB"). NCCL's source gives the shape, not the size: each connection of
+/// each channel holds its three protocols' buffers (`src/init.cc`: `DEFAULT_BUFFSIZE` 4 MiB for
+/// Simple, `DEFAULT_LL128_BUFFSIZE` 120 × 640 × 8 × 8 B = 4,800 KiB, `DEFAULT_LL_BUFFSIZE`
+/// 8 × 512 × 8 × 16 B = 512 KiB: 9.19 MiB), and the channels and connections follow the topology
+/// and the algorithms (ring, tree; NVLS on H100, up to 32 channels a pair, nccl#1685): 688 MiB is
+/// about 75 such connections. One communicator is counted (the data-parallel one); tensor and
+/// pipeline groups beside it are not.
+pub const NCCL_BUFFERS: Bytes = Bytes::mib(688);
+
+/// NCCL communicator buffers for a communicator of two GPUs: 544 MiB (NVIDIA/nccl#964, as
+/// [`NCCL_BUFFERS`]).
+pub const NCCL_BUFFERS_PAIR: Bytes = Bytes::mib(544);
 
 /// The margin for the caching allocator's cache under ZeRO-3 or FSDP, in percent of the peak
 /// allocated: what `nvidia-smi` shows beyond `max_memory_allocated` while the run gathers each
