@@ -720,13 +720,13 @@ fn strategies() -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "Baseline: `vramfit estimate --model meta-llama/Llama-3.1-8B --mode training --batch 4 --seq-len 2048` (AMP bf16, AdamW).\n"
+        "Baseline: `vramfit estimate --model meta-llama/Llama-3.1-8B --mode training --batch 4 --seq-len 2048` (AMP bf16, AdamW). The card must hold the total less ZeRO-3's margin for the allocator's cache, which PyTorch's caching allocator gives back before an out-of-memory error.\n"
     );
     let _ = writeln!(
         s,
-        "| strategy | flags | peak allocated | total | change | smallest catalog card that fits |"
+        "| strategy | flags | peak allocated | total | the card must hold | change | smallest catalog card that fits |"
     );
-    let _ = writeln!(s, "|---|---|---|---|---|---|");
+    let _ = writeln!(s, "|---|---|---|---|---|---|---|");
     for (name, flags, input) in cases {
         let e = est(input);
         let change = e.total_bytes.get() as f64 - b.total_bytes.get() as f64;
@@ -737,9 +737,10 @@ fn strategies() -> String {
             .map_or("none (needs several GPUs)", |g| g.name);
         let _ = writeln!(
             s,
-            "| {name} | `{flags}` | {} | {} | {:+.2} GiB ({:+.0} %) | {card} |",
+            "| {name} | `{flags}` | {} | {} | {} | {:+.2} GiB ({:+.0} %) | {card} |",
             gib(e.peak_allocated_bytes.get()),
             gib(e.total_bytes.get()),
+            gib(e.required_bytes.get()),
             change / GIB,
             100.0 * change / b.total_bytes.get() as f64
         );

@@ -1253,8 +1253,10 @@ export interface Estimate {
    */
   recommended_bytes: Bytes;
   /**
-   * The card memory the run needs, as the CUDA runtime counts it: `total_bytes`, or for vLLM
-   * serving the memory whose utilisation budget holds `batch` sequences of `max_model_len`.
+   * The card memory the run needs, as the CUDA runtime counts it: `total_bytes` (for ZeRO-3
+   * and FSDP training less the margin for the allocator's cache, which PyTorch's caching
+   * allocator gives back before it fails an allocation), or for vLLM serving the memory whose
+   * utilisation budget holds `batch` sequences of `max_model_len`. The fit compares it.
    */
   required_bytes: Bytes;
   /**

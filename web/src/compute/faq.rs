@@ -199,14 +199,16 @@ fn multi_gpu_13b(v: &mut Values) {
     if let Some(p) = vramfit::presets::find("meta-llama/Llama-2-13b-hf") {
         v.push(("multi_gpu_example_model", p.name.to_string()));
     }
+    // What each GPU must hold (`required_bytes`), as the crate's FAQ and the book say it: under
+    // ZeRO-3 the total less the allocator-cache margin, which PyTorch gives back before an OOM.
     if let Some(e) = est(dp8()) {
-        v.push(("dp_per_gpu_gb", gb(e.total_bytes)));
+        v.push(("dp_per_gpu_gb", gb(e.required_bytes)));
     }
     if let Some(e) = est(tp4()) {
-        v.push(("tp4_per_gpu_gb", gb(e.total_bytes)));
+        v.push(("tp4_per_gpu_gb", gb(e.required_bytes)));
     }
     if let Some(e) = est(zero3()) {
-        v.push(("zero3_8_per_gpu_gb", gb(e.total_bytes)));
+        v.push(("zero3_8_per_gpu_gb", gb(e.required_bytes)));
     }
 }
 

@@ -226,7 +226,9 @@ pub use solve::{
     largest_context, largest_context_fit, need, solve,
 };
 pub use tei::{TEI_CUDA_CONTEXT, TEI_MAX_BATCH_TOKENS};
-pub use training::{NCCL_BUFFERS, SHARDED_CACHE_PERCENT};
+pub use training::{
+    FSDP_OFFLOAD_ALLOWANCE_PERCENT, NCCL_BUFFERS, NCCL_BUFFERS_PAIR, SHARDED_CACHE_PERCENT,
+};
 pub use trtllm::{
     TRTLLM_FREE_FRACTION, TRTLLM_MAX_BATCH_SIZE, TRTLLM_MAX_NUM_TOKENS, TRTLLM_PROFILE_EXTRA,
     TRTLLM_TOKENS_PER_BLOCK, pool_tokens as trtllm_pool_tokens,

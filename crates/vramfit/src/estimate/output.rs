@@ -317,8 +317,10 @@ pub struct Estimate {
     /// The guide's `M_rec = 1.2 × (M_theory + 2 GB)` with `M_theory = peak_allocated_bytes`
     /// (serving: the card memory that holds `batch` sequences of `max_model_len`).
     pub recommended_bytes: Bytes,
-    /// The card memory the run needs, as the CUDA runtime counts it: `total_bytes`, or for vLLM
-    /// serving the memory whose utilisation budget holds `batch` sequences of `max_model_len`.
+    /// The card memory the run needs, as the CUDA runtime counts it: `total_bytes` (for ZeRO-3
+    /// and FSDP training less the margin for the allocator's cache, which PyTorch's caching
+    /// allocator gives back before it fails an allocation), or for vLLM serving the memory whose
+    /// utilisation budget holds `batch` sequences of `max_model_len`. The fit compares it.
     pub required_bytes: Bytes,
     /// Serving: tokens the KV pool holds.
     pub kv_cache_tokens: Option<u64>,

@@ -280,6 +280,9 @@ pub(super) struct Parts {
     pub(super) rl: Option<super::RlReport>,
     /// llama.cpp over several cards: each card's share (empty otherwise).
     pub(super) cards: Vec<super::CardUse>,
+    /// Training under FSDP's CPU offload: the parameter shards kept in CPU memory for this GPU,
+    /// which its offload allowance is a share of (0 otherwise).
+    pub(super) offloaded_params: u64,
     /// Training: the step's three moments; transformers inference: the weights, the prefill
     /// and the last token; the allocator's reserve not yet among them.
     pub(super) step: Vec<super::StepMoment>,
@@ -305,6 +308,7 @@ impl Parts {
             ollama: None,
             rl: None,
             cards: Vec::new(),
+            offloaded_params: 0,
             step: Vec::new(),
             #[cfg(feature = "moments")]
             start_up: None,

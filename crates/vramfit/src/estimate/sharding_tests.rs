@@ -659,3 +659,46 @@ fn the_cache_margin_is_zero3_and_fsdps_alone() {
     });
     assert!(offloaded.notes.iter().any(|n| n.key == "fsdp_cpu_offload"));
 }
+
+/// FSDP's CPU-offload allowance, by hand: Llama-3.1-8B fully trained under FSDP1 `FULL_SHARD` on
+/// 8 GPUs keeps each unit's flat parameter shard in CPU memory, the root's 1,050,677,248 / 8 =
+/// 131,334,656 and each block's 218,112,000 / 8 = 27,264,000 (no padding: both divide by 8), in
+/// all 131,334,656 + 32 × 27,264,000 = 1,003,782,656 parameters, fp32: 4,015,130,624 B. The
+/// allowance is ⌈35 % × 4,015,130,624⌉ = 1,405,295,719 B (`FSDP_OFFLOAD_ALLOWANCE_PERCENT`; the
+/// gradients and AdamW's states in CPU memory are not in it). DeepSpeed's ZeRO-3 offload and FSDP
+/// without offload add none. What the card must hold (`required_bytes`) is the total less the
+/// cache margin, with the allowance.
+#[test]
+fn the_offload_allowance_is_fsdps_cpu_offload_alone() {
+    assert_eq!(FSDP_OFFLOAD_ALLOWANCE_PERCENT, 35);
+    let extra = |i: &EstimateInput| {
+        let e = est(i);
+        let transient: u64 = e
+            .components
+            .iter()
+            .filter(|c| c.key.kind.is_transient())
+            .map(|c| c.bytes.get())
+            .sum();
+        let margin = (e.peak_allocated_bytes.get() * 25).div_ceil(100);
+        assert_eq!(e.required_bytes.get(), e.total_bytes.get() - margin);
+        part(&e, K::AllocatorReserve) - transient / 20 - 32 * (1 << 20) - margin
+    };
+    let fsdp = |offload: Offload| EstimateInput {
+        zero: 3.0,
+        fsdp_version: Some(1.0),
+        offload,
+        ..train(8.0)
+    };
+    assert_eq!(131_334_656 + 32 * 27_264_000, P / 8);
+    assert_eq!((P / 8) * 4, 4_015_130_624);
+    assert_eq!(extra(&fsdp(Offload::Cpu)), 1_405_295_719);
+    assert_eq!(extra(&fsdp(Offload::None)), 0);
+    assert_eq!(
+        extra(&EstimateInput {
+            zero: 3.0,
+            offload: Offload::Cpu,
+            ..train(8.0)
+        }),
+        0
+    );
+}

@@ -26,10 +26,22 @@ struct PeakFigures {
     /// without training, whose words never read it).
     #[cfg_attr(not(feature = "training"), allow(dead_code))]
     sharded_cache: u64,
+    /// Of `reserve`: the allowance of an FSDP run with CPU offload (`training/sharding.rs`,
+    /// `fsdp_offload_allowance`; 0 for any other run).
+    #[cfg_attr(not(feature = "training"), allow(dead_code))]
+    offload_allowance: u64,
+    /// The parameter shards in CPU memory for one GPU, which the offload allowance is a share of.
+    #[cfg_attr(not(feature = "training"), allow(dead_code))]
+    offloaded_params: u64,
     /// What `max_memory_allocated` reports (llama.cpp: its own buffers).
     peak_allocated: u64,
     /// What `nvidia-smi` shows at the peak.
     total: u64,
+    /// What the card must hold: `total` less `sharded_cache`, which the caching allocator gives
+    /// back before it fails an allocation (`c10/cuda/CUDACachingAllocator.cpp`, `malloc`: on a
+    /// failed `cudaMalloc` it frees cached blocks, `release_available_cached_blocks`, then every
+    /// wholly free segment, `release_cached_blocks`, and retries before the OutOfMemoryError).
+    needed: u64,
 }
 
 /// The figures read from the parts once the reserve is among them, with no text.
@@ -109,6 +121,7 @@ impl Run<'_> {
         self.speed_note(&mut parts, t.cpu_layers, gpu_layers);
         self.nodes_note(&mut parts);
         self.in_use_note(&mut parts);
+        self.cache_given_back_note(&mut parts, &peak, fit.as_ref());
         let differences = self.differences(&quick, &parts);
         let tokens = parts.serve_tokens;
         // To the hundredth, as vLLM logs it (and a short decimal survives any JSON reader).
@@ -137,7 +150,7 @@ impl Run<'_> {
             recommended_bytes: m_rec(Bytes::new(t.m_theory)),
             required_bytes: Bytes::new(match rules.required {
                 Required::Theory => t.m_theory,
-                Required::Total => peak.total,
+                Required::Total => peak.needed,
             }),
             kv_cache_tokens: tokens,
             max_concurrency: concurrency.map(|c| c as u64),
@@ -231,12 +244,21 @@ impl Run<'_> {
         };
         #[cfg(not(feature = "training"))]
         let sharded_cache = 0;
+        #[cfg(feature = "training")]
+        let offload_allowance = if is_llamacpp {
+            0
+        } else {
+            self.fsdp_offload_allowance(parts.offloaded_params)
+        };
+        #[cfg(not(feature = "training"))]
+        let offload_allowance = 0;
         let reserve = if is_llamacpp {
             0
         } else {
             (transient / 20)
                 .saturating_add(self.arch.num_layers.saturating_mul(MIB))
                 .saturating_add(sharded_cache)
+                .saturating_add(offload_allowance)
         };
         // llama.cpp's buffers are all outside PyTorch, so its total is the non-torch sum alone.
         let total = if is_llamacpp {
@@ -250,8 +272,11 @@ impl Run<'_> {
             transient,
             reserve,
             sharded_cache,
+            offload_allowance,
+            offloaded_params: parts.offloaded_params,
             peak_allocated,
             total,
+            needed: total.saturating_sub(sharded_cache),
         }
     }
 
@@ -355,7 +380,9 @@ impl Run<'_> {
     /// at once (an engine that starts but queues the rest does not meet the concurrency asked
     /// for), Ollama's whole model on the GPUs; with the reason when it does not.
     fn fit(&self, peak: &PeakFigures, t: &Totals, ollama: Option<&OllamaLoad>) -> Option<Fit> {
-        let total = peak.total;
+        // What the card must hold: the total less the cache the allocator gives back before an
+        // out-of-memory error (ZeRO-3's and FSDP's margin; the total itself for any other run).
+        let total = peak.needed;
         let partial = ollama.filter(|_| t.partial_offload);
         // Said against what is free: the card's memory less what is already in use on it.
         self.device.as_ref().map(|d| Fit {

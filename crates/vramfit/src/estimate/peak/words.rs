@@ -38,14 +38,49 @@ impl Run<'_> {
     /// training run shape; `None` for every other run.
     #[cfg(feature = "training")]
     fn sharded_reserve_formula(&self, peak: &PeakFigures) -> Option<Formula> {
-        (peak.sharded_cache > 0)
-            .then(|| self.sharded_cache_formula(peak.transient, peak.sharded_cache, peak.reserve))
+        (peak.sharded_cache > 0).then(|| {
+            self.sharded_cache_formula(
+                peak.transient,
+                peak.sharded_cache,
+                (peak.offload_allowance, peak.offloaded_params),
+                peak.reserve,
+            )
+        })
     }
 
     /// A build without training has no sharded run: the plain reserve's formula.
     #[cfg(not(feature = "training"))]
     fn sharded_reserve_formula(&self, _peak: &PeakFigures) -> Option<Formula> {
         None
+    }
+
+    /// The note of a ZeRO-3 or FSDP run that fits although its total (as nvidia-smi shows it)
+    /// is over the card's free memory: the cache margin is what the caching allocator gives back
+    /// before it fails an allocation (`c10/cuda/CUDACachingAllocator.cpp`, `malloc`:
+    /// `release_available_cached_blocks`, then `release_cached_blocks`, then a retry).
+    pub(super) fn cache_given_back_note(
+        &self,
+        p: &mut Parts,
+        peak: &PeakFigures,
+        fit: Option<&crate::estimate::Fit>,
+    ) {
+        let Some(f) = fit.filter(|f| f.fits && peak.sharded_cache > 0) else {
+            return;
+        };
+        let free = f.memory_bytes.get().saturating_sub(f.in_use_bytes.get());
+        if peak.total <= free {
+            return;
+        }
+        let (total, needed, card) = (b(peak.total), b(peak.needed), b(free));
+        p.note(
+            "sharded_cache_given_back",
+            en!(
+                "It fits: the card must hold {needed}. nvidia-smi may read up to {card} (vramfit's total, {total}, holds a margin for the allocator's cache under the per-layer gathers): PyTorch's caching allocator frees its cached blocks and retries before it reports an out-of-memory error, so that cache is not needed."
+            ),
+            zh!(
+                "可以放下：这张卡需要容纳 {needed}。nvidia-smi 的读数可能接近 {card}（vramfit 的 total {total} 含逐层收集下分配器缓存的余量）：PyTorch 的缓存分配器在报告内存不足之前会释放缓存块并重试，所以这部分缓存并非必需。"
+            ),
+        );
     }
 
     /// Why a run whose engine starts does not fit as asked: its pool holds fewer requests of

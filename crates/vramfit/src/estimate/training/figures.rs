@@ -3,8 +3,8 @@
 //! communication buffers and what ZeRO offloads. [`phase`](super::phase) decides the peak from
 //! them; [`render`](super::render) writes their formulas.
 
-use super::NCCL_BUFFERS;
 use super::regimes::LossFigures;
+use super::{NCCL_BUFFERS, NCCL_BUFFERS_PAIR};
 use crate::estimate::activations::{self, Compute};
 use crate::estimate::{
     Checkpointing, ComponentKind, Offload, Optimizer, Precision, Run, Trainable,
@@ -39,6 +39,9 @@ pub(super) struct TrainingFigures {
     pub(super) nccl: u64,
     /// Bytes offloaded to CPU memory (or NVMe) under ZeRO, and offloaded activations.
     pub(super) cpu: u64,
+    /// Of `cpu`, under FSDP's CPU offload: the parameter shards (the frozen base's among them),
+    /// which FSDP copies to the GPU unit by unit; 0 otherwise.
+    pub(super) offloaded_params: u64,
     /// Megatron-Core's own activations, when the run is Megatron's and its layer counted.
     pub(super) megatron: Option<super::megatron_acts::MegatronActs>,
 }
@@ -198,14 +201,16 @@ impl Run<'_> {
             embedding_buffer: self.embedding_buffer(&basis, &gradients),
             autocast_copies: self.autocast_copies(&basis),
             dequant: self.dequant_buffer(),
-            nccl: if self.dp > 1 || self.tp > 1 || self.pp > 1 {
-                NCCL_BUFFERS.get()
-            } else {
-                0
+            // One communicator: of two GPUs, or of more (NVIDIA/nccl#964).
+            nccl: match self.dp.saturating_mul(self.tp).saturating_mul(self.pp) {
+                0 | 1 => 0,
+                2 => NCCL_BUFFERS_PAIR.get(),
+                _ => NCCL_BUFFERS.get(),
             },
             cpu: self
                 .offloaded(&basis, &optimizer)
                 .saturating_add(activations.cpu),
+            offloaded_params: 0,
             basis,
             weights,
             gradients,

@@ -103,8 +103,9 @@ impl Run<'_> {
                 nccl,
                 false,
                 formula!(self.text;
-                    ["NCCL communicator buffers ≈ {}", b(nccl)],
-                    ["NCCL 通信缓冲 ≈ {}", b(nccl)]
+                    let n = self.dp.saturating_mul(self.tp).saturating_mul(self.pp);
+                    ["NCCL communicator buffers, one communicator of {n} GPUs ≈ {} (measured on A100)", b(nccl)],
+                    ["NCCL 通信缓冲，一个 {n} 卡通信器 ≈ {} (A100 上的实测值)", b(nccl)]
                 ),
                 en_str!("NCCL's own buffers, outside PyTorch's allocator."),
                 zh_str!("NCCL 自身缓冲区，不经 PyTorch 分配器。"),

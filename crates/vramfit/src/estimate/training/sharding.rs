@@ -29,8 +29,8 @@
 //! `CPUOffloadPolicy` / `CPUOffload(offload_params=True)` parameters, gradients and optimizer
 //! states are in CPU memory and the step runs there.
 
-use super::SHARDED_CACHE_PERCENT;
 use super::figures::{Basis, Buckets, GradientFigures, TrainingFigures};
+use super::{FSDP_OFFLOAD_ALLOWANCE_PERCENT, SHARDED_CACHE_PERCENT};
 use crate::estimate::{ComponentKind, FsdpVersion, Mode, Offload, Run, weights};
 use crate::model::{Role, Tensor};
 use crate::precision::{Dtype, Quantization};
@@ -432,6 +432,21 @@ impl Run<'_> {
             .div_ceil(100)
     }
 
+    /// The allowance of an FSDP run with CPU offload ([`FSDP_OFFLOAD_ALLOWANCE_PERCENT`] of
+    /// `params`, the parameter shards it keeps in CPU memory for this GPU): an allowance sized on
+    /// two published runs, not a rule; 0 for any other run, FSDP's `NO_SHARD` and RL included
+    /// (as [`Self::sharded_cache`]).
+    pub(in crate::estimate) fn fsdp_offload_allowance(&self, params: u64) -> u64 {
+        let offloaded = self.offload != Offload::None && self.sharding.fsdp.is_some();
+        if self.mode != Mode::Training || !offloaded || self.sharding.no_shard || self.rl.is_some()
+        {
+            return 0;
+        }
+        params
+            .saturating_mul(FSDP_OFFLOAD_ALLOWANCE_PERCENT)
+            .div_ceil(100)
+    }
+
     /// The frozen base FSDP shards, in the dtype the model was loaded in. FSDP keeps each
     /// `FlatParameter`'s shard in its parameters' own dtype and all-gathers a copy in
     /// `MixedPrecision.param_dtype` (PyTorch `torch/distributed/fsdp/_flat_param.py`:
@@ -522,6 +537,7 @@ impl Run<'_> {
         // The optimizer's partition is figured without masters for FSDP (0 when offloaded);
         // in CPU memory: the shards, their gradients and the states.
         if offload {
+            f.offloaded_params = params;
             f.cpu = params
                 .saturating_add(grads)
                 .saturating_add(sharded.saturating_mul(f.optimizer.per_param));
