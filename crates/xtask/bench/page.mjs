@@ -19,6 +19,7 @@ const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', 
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const URL_ = `${BASE}#/calc?model=meta-llama%2FLlama-3.1-8B`;
 const RESULTS = 'main[data-view="calc"] section.results';
+const RUNS = Number(process.env.VRAMFIT_PAGE_RUNS) || 3;
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const emit = (id, ms) => console.log(JSON.stringify({ id, ns: ms * 1e6 }));
 
@@ -39,7 +40,7 @@ const shown = (sel) => {
 
 const loads = [];
 let last;
-for (let i = 0; i < 3; i++) {
+for (let i = 0; i < RUNS; i++) {
   const b = await fresh();
   try {
     await b.page.goto(URL_);
@@ -50,7 +51,7 @@ for (let i = 0; i < 3; i++) {
     await b.close();
     process.exit(0);
   }
-  if (i < 2) await b.close(); else last = b;
+  if (i < RUNS - 1) await b.close(); else last = b;
 }
 emit('page/first result on screen (calculator, Llama-3.1-8B, fresh profile)', median(loads));
 
@@ -58,7 +59,7 @@ emit('page/first result on screen (calculator, Llama-3.1-8B, fresh profile)', me
 // reach GitHub Pages (issue #43): Chromium's own throttling (DevTools protocol), 10 Mbit/s down,
 // 40 ms of latency per request, the CPU 4x slower.
 const slow = [];
-for (let i = 0; i < 3; i++) {
+for (let i = 0; i < RUNS; i++) {
   const b = await fresh();
   try {
     const cdp = await b.context.newCDPSession(b.page);

@@ -21,9 +21,11 @@ pub const WASM_TARGET: &str = "wasm32-unknown-unknown";
 /// Files of `www/` that keep their names and are filled in as templates.
 const TEMPLATES: &[&str] = &["index.html", "404.html", "sw.js", "manifest.webmanifest"];
 /// Scripts of `www/` written into the templates rather than shipped as files: `{{inline:NAME}}`
-/// is the script (names filled in, minified), `{{sha256:NAME}}` its SHA-256 in base64 for the
-/// CSP. `boot.js` is inlined so that the module's download starts with the page, not one round
-/// trip later: `index.html` cannot preload the module itself, not knowing the language.
+/// is the script (names filled in, minified as a classic script), `{{sha256:NAME}}` its SHA-256
+/// in base64 for the CSP. `boot.js` is inlined so that the module's download starts with the
+/// page, not one round trip later: `index.html` cannot preload the module itself, not knowing
+/// the language. It is a classic script first in the head, which the parser runs at once,
+/// before the style sheet is asked for (issue #43).
 const INLINED: &[&str] = &["boot.js"];
 
 /// The folder the site is written to.
@@ -318,10 +320,13 @@ fn build_app(
 fn minify(stage: &Path, name: &str, bytes: &[u8]) -> Result<Vec<u8>> {
     let file = stage.join("minify").join(name.replace('/', "_"));
     write(&file, bytes)?;
-    run(cmd("node")
-        .arg(root().join("crates/xtask/minify.mjs"))
-        .arg(&file)
-        .env("VRAMFIT_ROOT", root()))?;
+    let mut c = cmd("node");
+    c.arg(root().join("crates/xtask/minify.mjs"));
+    // The scripts written into the page are classic scripts, not modules (see `www/boot.js`).
+    if INLINED.contains(&name) {
+        c.arg("--script");
+    }
+    run(c.arg(&file).env("VRAMFIT_ROOT", root()))?;
     read(&file)
 }
 
