@@ -6,10 +6,10 @@
 // A classic script, not a module, first in the page's head, before the style sheet: the parser
 // runs it as soon as it reads it, so that the module and its glue are asked for before anything
 // else (an `async` module script ran only once the parser yielded, after the style sheet's
-// request: some 60 ms later with the CPU 4x slower, issue #43). Its work is a few fetches, so
+// request: 85 to 100 ms later with the CPU 4x slower, issue #43). Its work is a few fetches, so
 // it holds the parser up for little. Being classic, it lives in one async function (no
 // top-level `await`), and names its files against the document's address (`document.baseURI`,
-// what `import.meta.url` was for the module script written into the page).
+// which was also the module script's own address when it was one).
 //
 // Three builds of the same app: `vramfit_en` and `vramfit_zh`, the calculator alone in one
 // language, are the first load; `vramfit_full` has every view in both languages. The address

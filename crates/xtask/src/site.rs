@@ -616,6 +616,27 @@ mod tests {
     }
 
     #[test]
+    fn boot_is_a_classic_script_before_the_style_sheet() {
+        // Issue #43: the parser runs a classic script as it reads it, so the module and its glue
+        // are asked for before the style sheet; after the CSP, whose hash admits it.
+        let html = read_text(&root().join("www/index.html"));
+        let boot = html
+            .find("<script>{{inline:boot.js}}</script>")
+            .expect("boot.js is written into index.html as a classic script");
+        assert!(html.find("Content-Security-Policy").unwrap() < boot);
+        assert!(boot < html.find("rel=\"stylesheet\"").unwrap());
+        // What only a module may hold.
+        let js = read_text(&root().join("www/boot.js"));
+        for module_only in ["import.meta", "\nawait ", "\nexport ", "\nimport "] {
+            assert!(!js.contains(module_only), "boot.js holds `{module_only}`");
+        }
+    }
+
+    fn read_text(p: &Path) -> String {
+        String::from_utf8(read(p).unwrap()).unwrap()
+    }
+
+    #[test]
     fn hashed_names_change_with_content() {
         assert_ne!(hashed("a.js", b"1"), hashed("a.js", b"2"));
         assert!(hashed("a.js", b"1").starts_with("a-") && hashed("a.js", b"1").ends_with(".js"));
