@@ -1,7 +1,7 @@
 // Page timings of the built site (dist/, served by `cargo xtask bench` at VRAMFIT_URL) in
 // headless Chromium, the same browser and flags as tests/e2e/run.mjs:
-// - time to the first result on screen: from navigation start to the calculator's results
-//   showing a size, on a fresh profile (no cache, no service worker), median of 3 loads; and the
+// - time to the first result on screen: from navigation start to the first frame whose
+//   calculator results show a size (and, beside it, when Playwright's poll saw it), on a fresh profile (no cache, no service worker), median of 3 loads; and the
 //   same on a throttled 10 Mbit/s, 40 ms link with the CPU 4x slower;
 // - re-render after an input change: from the `input` event on the batch field to the results
 //   changing (the MutationObserver reads them back, so the style and layout they need are
@@ -19,6 +19,7 @@ const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', 
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const URL_ = `${BASE}#/calc?model=meta-llama%2FLlama-3.1-8B`;
 const RESULTS = 'main[data-view="calc"] section.results';
+const RUNS = Number(process.env.VRAMFIT_PAGE_RUNS) || 3;
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const emit = (id, ms) => console.log(JSON.stringify({ id, ns: ms * 1e6 }));
 
@@ -28,7 +29,9 @@ async function fresh() {
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true, args: FLAGS,
     viewport: { width: 1280, height: 900 }, locale: 'en-US', serviceWorkers: 'block',
   });
-  return { context, page: context.pages()[0] || await context.newPage(), close: async () => { await context.close(); rmSync(dir, { recursive: true, force: true }); } };
+  const page = context.pages()[0] || await context.newPage();
+  await page.addInitScript(FIRST_FRAME);
+  return { context, page, close: async () => { await context.close(); rmSync(dir, { recursive: true, force: true }); } };
 }
 
 // A size on screen: digits followed by a unit.
@@ -37,28 +40,53 @@ const shown = (sel) => {
   return el && /\d\s*(GiB|GB|MiB)/.test(el.innerText) ? performance.now() : null;
 };
 
+// The time of the first frame whose results show a size: a requestAnimationFrame check that the
+// page runs from its first script on (added before the page's own), recording the frame's time
+// in `__vramfitFirstResult`. Playwright's own poll (`waitForFunction`, which the figure was
+// until 2026-12-07) starts after the page's `load` event and its script is evaluated behind the
+// page's tasks: it saw the result up to 300 ms after the frame that showed it, and later still
+// when the page does more work right after that frame (issue #43). The poll is still used to
+// wait, and its time is printed as a second figure, comparable with the figures before.
+const FIRST_FRAME = `(() => {
+  const tick = () => {
+    const el = document.querySelector(${JSON.stringify(RESULTS)});
+    if (el && /\\d\\s*(GiB|GB|MiB)/.test(el.innerText)) { globalThis.__vramfitFirstResult = performance.now(); return; }
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+})();`;
+async function firstResult(page, timeout) {
+  const polled = await (await page.waitForFunction(shown, RESULTS, { timeout, polling: 'raf' })).jsonValue();
+  const frame = await page.evaluate(() => globalThis.__vramfitFirstResult);
+  return { frame: frame ?? polled, polled };
+}
+
 const loads = [];
+const loadsPolled = [];
 let last;
-for (let i = 0; i < 3; i++) {
+for (let i = 0; i < RUNS; i++) {
   const b = await fresh();
   try {
     await b.page.goto(URL_);
-    const t = await b.page.waitForFunction(shown, RESULTS, { timeout: 60000, polling: 'raf' });
-    loads.push(await t.jsonValue());
+    const t = await firstResult(b.page, 60000);
+    loads.push(t.frame);
+    loadsPolled.push(t.polled);
   } catch (e) {
     console.error(`page: no result on screen at ${URL_} (${e.message.split('\n')[0]})`);
     await b.close();
     process.exit(0);
   }
-  if (i < 2) await b.close(); else last = b;
+  if (i < RUNS - 1) await b.close(); else last = b;
 }
 emit('page/first result on screen (calculator, Llama-3.1-8B, fresh profile)', median(loads));
+emit('page/first result seen by Playwright\'s poll (calculator, Llama-3.1-8B, fresh profile)', median(loadsPolled));
 
 // The same first load on a slow, distant link with a slow CPU, as many of the guide's readers
 // reach GitHub Pages (issue #43): Chromium's own throttling (DevTools protocol), 10 Mbit/s down,
 // 40 ms of latency per request, the CPU 4x slower.
 const slow = [];
-for (let i = 0; i < 3; i++) {
+const slowPolled = [];
+for (let i = 0; i < RUNS; i++) {
   const b = await fresh();
   try {
     const cdp = await b.context.newCDPSession(b.page);
@@ -68,15 +96,19 @@ for (let i = 0; i < 3; i++) {
     });
     await cdp.send('Emulation.setCPUThrottlingRate', { rate: 4 });
     await b.page.goto(URL_);
-    const t = await b.page.waitForFunction(shown, RESULTS, { timeout: 120000, polling: 'raf' });
-    slow.push(await t.jsonValue());
+    const t = await firstResult(b.page, 120000);
+    slow.push(t.frame);
+    slowPolled.push(t.polled);
   } catch (e) {
     console.error(`page: no result on screen on the slow link (${e.message.split('\n')[0]})`);
   } finally {
     await b.close();
   }
 }
-if (slow.length) emit('page/first result on screen, 10 Mbit/s and 40 ms link, CPU 4x slower (calculator, fresh profile)', median(slow));
+if (slow.length) {
+  emit('page/first result on screen, 10 Mbit/s and 40 ms link, CPU 4x slower (calculator, fresh profile)', median(slow));
+  emit('page/first result seen by Playwright\'s poll, 10 Mbit/s and 40 ms link, CPU 4x slower (calculator, fresh profile)', median(slowPolled));
+}
 
 async function change(batch) {
   return last.page.evaluate(([sel, v]) => new Promise((resolve) => {

@@ -32,14 +32,15 @@ struct Figure {
     elements: Option<f64>,
 }
 
-/// `cargo xtask bench [--full]`.
+/// `cargo xtask bench [--full | --page]`.
 pub fn main(args: &[String]) -> Result {
     let full = match args {
         [] => false,
         [f] if f == "--full" => true,
+        [f] if f == "--page" => return page_only(),
         _ => {
             return Err(format!(
-                "bench takes `--full` or nothing, not `{}`",
+                "bench takes `--full`, `--page` or nothing, not `{}`",
                 args.join(" ")
             ));
         }
@@ -215,6 +216,31 @@ fn grid_figures(browser: bool) -> Result<Vec<Figure>> {
         c.arg("--browser").env("CHROMIUM", CHROMIUM);
     }
     node_figures(&mut c)
+}
+
+/// `cargo xtask bench --page`: the page's timings alone, of `dist/` as it is built (`cargo
+/// xtask dist` first), printed rather than written to the chapter, with the machine's load:
+/// what a change to the page is measured by (issue #43). `VRAMFIT_PAGE_RUNS` sets the loads of
+/// each median (3).
+fn page_only() -> Result {
+    if !site::dist_dir().join("index.html").exists() {
+        return Err("dist/ is not built: run `cargo xtask dist` first".into());
+    }
+    let load = |when: &str| {
+        let l = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+        let l: Vec<&str> = l.split_whitespace().take(3).collect();
+        println!("load average {when} (1, 5, 15 min): {}", l.join(" "));
+    };
+    load("before");
+    let figures = page_figures()?;
+    if figures.is_empty() {
+        return Err("the page gave no figures (see the lines above)".into());
+    }
+    for f in &figures {
+        println!("{}: {}", f.id, fmt_ns(f.ns));
+    }
+    load("after");
+    Ok(())
 }
 
 /// Serves `dist/` on loopback and times the page in headless Chromium.

@@ -42,6 +42,9 @@ commands:
   size [--ceilings]     sizes of dist/ and target/npm/ (raw, gzip) against budgets (with
                         --ceilings, also against the regression ceilings the test suite enforces); no eval; CSP
   bench [--full]        builds the npm package and dist/, then benchmarks (native, wasm under Node, the page) → book/generated/performance.md
+  bench --page          only the page's timings (first result on screen, unthrottled and on a
+                        throttled 10 Mbit/s, 40 ms link with the CPU 4x slower; re-render) of
+                        dist/ as built, printed (VRAMFIT_PAGE_RUNS loads a median, default 3)
   fuzz [SECONDS]        run each fuzz target for SECONDS (default 20)
   parity                native against the npm package on 1000 estimates, in Node and in Chromium
   book-data             regenerate the book's tables in book/generated/ from vramfit and the reference data

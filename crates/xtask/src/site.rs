@@ -21,9 +21,11 @@ pub const WASM_TARGET: &str = "wasm32-unknown-unknown";
 /// Files of `www/` that keep their names and are filled in as templates.
 const TEMPLATES: &[&str] = &["index.html", "404.html", "sw.js", "manifest.webmanifest"];
 /// Scripts of `www/` written into the templates rather than shipped as files: `{{inline:NAME}}`
-/// is the script (names filled in, minified), `{{sha256:NAME}}` its SHA-256 in base64 for the
-/// CSP. `boot.js` is inlined so that the module's download starts with the page, not one round
-/// trip later: `index.html` cannot preload the module itself, not knowing the language.
+/// is the script (names filled in, minified as a classic script), `{{sha256:NAME}}` its SHA-256
+/// in base64 for the CSP. `boot.js` is inlined so that the module's download starts with the
+/// page, not one round trip later: `index.html` cannot preload the module itself, not knowing
+/// the language. It is a classic script first in the head, which the parser runs at once,
+/// before the style sheet is asked for (issue #43).
 const INLINED: &[&str] = &["boot.js"];
 
 /// The folder the site is written to.
@@ -318,10 +320,13 @@ fn build_app(
 fn minify(stage: &Path, name: &str, bytes: &[u8]) -> Result<Vec<u8>> {
     let file = stage.join("minify").join(name.replace('/', "_"));
     write(&file, bytes)?;
-    run(cmd("node")
-        .arg(root().join("crates/xtask/minify.mjs"))
-        .arg(&file)
-        .env("VRAMFIT_ROOT", root()))?;
+    let mut c = cmd("node");
+    c.arg(root().join("crates/xtask/minify.mjs"));
+    // The scripts written into the page are classic scripts, not modules (see `www/boot.js`).
+    if INLINED.contains(&name) {
+        c.arg("--script");
+    }
+    run(c.arg(&file).env("VRAMFIT_ROOT", root()))?;
     read(&file)
 }
 
@@ -608,6 +613,27 @@ mod tests {
             sha256_base64(&stage, "abc").unwrap(),
             "ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0="
         );
+    }
+
+    #[test]
+    fn boot_is_a_classic_script_before_the_style_sheet() {
+        // Issue #43: the parser runs a classic script as it reads it, so the module and its glue
+        // are asked for before the style sheet; after the CSP, whose hash admits it.
+        let html = read_text(&root().join("www/index.html"));
+        let boot = html
+            .find("<script>{{inline:boot.js}}</script>")
+            .expect("boot.js is written into index.html as a classic script");
+        assert!(html.find("Content-Security-Policy").unwrap() < boot);
+        assert!(boot < html.find("rel=\"stylesheet\"").unwrap());
+        // What only a module may hold.
+        let js = read_text(&root().join("www/boot.js"));
+        for module_only in ["import.meta", "\nawait ", "\nexport ", "\nimport "] {
+            assert!(!js.contains(module_only), "boot.js holds `{module_only}`");
+        }
+    }
+
+    fn read_text(p: &Path) -> String {
+        String::from_utf8(read(p).unwrap()).unwrap()
     }
 
     #[test]

@@ -76,6 +76,12 @@ pub fn calc_view() -> Html {
         let settled = settled.clone();
         Callback::from(move |_: FocusEvent| settled.set(true))
     };
+    // The form's fields (some 400 elements with the card list's 138 options) come one frame
+    // after the answer and the results: on a slow device the first paint then holds the result
+    // sooner (its layout and the code it runs for the first time, compiled on first use, are
+    // the smaller part of the page). The form's panel is there from the first frame, empty, so
+    // that nothing beside it moves when its fields arrive (issue #43).
+    let painted = crate::hooks::use_painted();
     html! {
         <>
             <h1>{ lang.t(key!("view.calc")) }</h1>
@@ -85,12 +91,14 @@ pub fn calc_view() -> Html {
             }
             <div class="layout">
                 <form class="panel" id="calc-form" onsubmit={Callback::from(|e: SubmitEvent| e.prevent_default())}
-                      {onfocusout} aria-label={lang.t(key!("calc.form"))}>
-                    { model_picker(&app, &error) }
-                    { run_fields(&app, &error, result.as_ref().as_ref().ok().map(|e| &**e)) }
-                    <button type="button" onclick={{ let app = app.clone(); Callback::from(move |_| app.dispatch(Action::Reset)) }}>
-                        { lang.t(key!("calc.reset")) }
-                    </button>
+                      {onfocusout} aria-label={lang.t(key!("calc.form"))} aria-busy={(!painted).then_some("true")}>
+                    if painted {
+                        { model_picker(&app, &error) }
+                        { run_fields(&app, &error, result.as_ref().as_ref().ok().map(|e| &**e)) }
+                        <button type="button" onclick={{ let app = app.clone(); Callback::from(move |_| app.dispatch(Action::Reset)) }}>
+                            { lang.t(key!("calc.reset")) }
+                        </button>
+                    }
                 </form>
                 <section class="results" aria-live="polite" aria-label={lang.t(key!("calc.results"))}>
                     { match (result.as_ref(), &error) {

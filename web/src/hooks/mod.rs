@@ -181,3 +181,38 @@ pub fn use_deferred<T: Clone + PartialEq + 'static>(value: T) -> T {
     }
     (*shown).clone()
 }
+
+/// False until the frame that shows the component's first render has been painted, then true
+/// (it stays true while the component lives). What can wait one frame is left out of that first
+/// frame, so that the page paints what matters sooner on a slow device (the calculator's form,
+/// beside its result on a desktop: issue #43, the book's performance chapter has the figures).
+/// A `requestAnimationFrame` callback runs just before the next paint, a zero-delay timer it
+/// sets runs just after it. Outside a browser (no window) the answer stays false.
+#[hook]
+pub fn use_painted() -> bool {
+    let painted = use_state_eq(|| false);
+    {
+        let painted = painted.clone();
+        use_effect_with((), move |_| {
+            use wasm_bindgen::JsCast;
+            let timer = std::rc::Rc::new(std::cell::RefCell::new(None));
+            let after = timer.clone();
+            let frame = wasm_bindgen::closure::Closure::once_into_js(move || {
+                *after.borrow_mut() = Some(gloo::timers::callback::Timeout::new(0, move || {
+                    painted.set(true);
+                }));
+            });
+            let window = web_sys::window();
+            let id = window
+                .as_ref()
+                .and_then(|w| w.request_animation_frame(frame.unchecked_ref()).ok());
+            move || {
+                if let (Some(w), Some(id)) = (window, id) {
+                    let _ = w.cancel_animation_frame(id);
+                }
+                drop(timer.borrow_mut().take());
+            }
+        });
+    }
+    *painted
+}
