@@ -291,3 +291,14 @@ fn table_by_line() {
         );
     }
 }
+
+/// What the book says of the 0.21–0.33 line: nine logs read for their figures, none estimated
+/// (none names a model vramfit has, its card and its settings together), and the 0.8–0.20 line's
+/// one open row over the log.
+#[test]
+fn the_newest_line_is_read_but_not_yet_estimated() {
+    let newest = |l: &Log| line(&l.version).starts_with("V1, graphs in the budget");
+    assert_eq!(logs().iter().filter(|l| newest(l)).count(), 9);
+    assert_eq!(estimable().iter().filter(|l| newest(l)).count(), 0);
+    assert_eq!(OVER.len(), 1);
+}
