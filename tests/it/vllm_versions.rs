@@ -141,11 +141,16 @@ const OVER: &[(&str, &str)] = &[(
     "gpt-oss-20b on an A100 80 GB at 0.19.0 (0.65, 131,072): vramfit 36.83 GiB against the logged \
      36.56 (+0.75 %, 0.27 GiB). vLLM's profile and non-torch memory come to 1.28 GiB (the budget \
      51.56 less 13.72 of weights and the pool); vramfit counts 0.97: the sampler's profile at the \
-     A100's 256 sequences (0.72 GiB, the 0.19 H100 runs' 3.7–3.8 fp32 copies), non-torch 0.25. \
-     Not the CUDA graphs (charged to the budget from 0.21.0: \"default since v0.21.0\"), not the \
-     weights (vramfit's are 0.03 GiB larger); Marlin's MoE buffers at 2,048 tokens are about \
-     0.2 GiB, below the sampler. The A100 runs gpt-oss's sink attention on Triton; its cost is \
-     not read yet",
+     A100's 256 sequences (0.72 GiB, the 0.19 H100 runs' 3.78 fp32 copies), non-torch 0.25. Read \
+     in the v0.19.0 wheel: not the CUDA graphs (`VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS` \
+     defaults to 0 in `envs.py`), not the weights (vramfit's are 0.03 GiB larger). Two things \
+     the source shows and vramfit does not count, about 0.2 GiB together: the Triton top-k/top-p \
+     kernel's cached buffer of num_sm x vocab fp32 (`_TRITON_BUFFER_CACHE` in \
+     `topk_topp_triton.py`: 108 x 201,088 x 4 B = 0.08 GiB on the A100, 0.02 GiB more than \
+     the per-sequence copies count at 256 sequences), and the fused-MoE workspaces, which \
+     `current_workspace_manager()` keeps after the forward, so that they sit under the sampler's \
+     peak (`modular_kernel.py`; Marlin's `workspace_shapes` at 2,048 tokens: 8,192 x 3,072 + \
+     8,192 x 5,888 bf16 = 0.14 GiB). The last 0.08 GiB is not found",
 )];
 
 /// The most a row listed in [`OVER`] may be over the log.
