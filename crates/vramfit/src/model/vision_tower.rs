@@ -28,6 +28,10 @@
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct VisionTower {
+    /// The blocks (`vision_config.depth` for Qwen's towers, `num_hidden_layers` for SigLIP,
+    /// InternViT and Pixtral): what SGLang's cut of `mem_fraction_static` for a vision model
+    /// reads (`estimate::sglang::vision`), not the activation peak, which is one block's.
+    pub layers: u64,
     /// The blocks' width (`vision_config.hidden_size`).
     pub hidden: u64,
     /// The MLP's width (`vision_config.intermediate_size`).
@@ -122,6 +126,7 @@ mod tests {
     /// The reference's towers at their hub widths (the presets' `vision_tower` rows).
     fn tower(name: &str) -> VisionTower {
         let base = VisionTower {
+            layers: 27,
             hidden: 1152,
             intermediate: 4304,
             head_dim: 72,
@@ -146,6 +151,7 @@ mod tests {
             },
             "siglip_gemma3" => base,
             "internvit_300m" => VisionTower {
+                layers: 24,
                 hidden: 1024,
                 intermediate: 4096,
                 head_dim: 64,
