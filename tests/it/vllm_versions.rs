@@ -133,29 +133,6 @@ const SHORT: &[(&str, &str)] = &[
     ),
 ];
 
-/// Rows on which vramfit promises more than the log and no rule read from vLLM's source explains
-/// why yet, each with how much and what was ruled out; each must stay within [`OVER_BOUND`]. An
-/// open finding, shown in the book's table, not a tolerance.
-const OVER: &[(&str, &str)] = &[(
-    "myoceane10289",
-    "gpt-oss-20b on an A100 80 GB at 0.19.0 (0.65, 131,072): vramfit 36.83 GiB against the logged \
-     36.56 (+0.75 %, 0.27 GiB). vLLM's profile and non-torch memory come to 1.28 GiB (the budget \
-     51.56 less 13.72 of weights and the pool); vramfit counts 0.97: the sampler's profile at the \
-     A100's 256 sequences (0.72 GiB, the 0.19 H100 runs' 3.78 fp32 copies), non-torch 0.25. Read \
-     in the v0.19.0 wheel: not the CUDA graphs (`VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS` \
-     defaults to 0 in `envs.py`), not the weights (vramfit's are 0.03 GiB larger). Two things \
-     the source shows and vramfit does not count, about 0.2 GiB together: the Triton top-k/top-p \
-     kernel's cached buffer of num_sm x vocab fp32 (`_TRITON_BUFFER_CACHE` in \
-     `topk_topp_triton.py`: 108 x 201,088 x 4 B = 0.08 GiB on the A100, 0.02 GiB more than \
-     the per-sequence copies count at 256 sequences), and the fused-MoE workspaces, which \
-     `current_workspace_manager()` keeps after the forward, so that they sit under the sampler's \
-     peak (`modular_kernel.py`; Marlin's `workspace_shapes` at 2,048 tokens: 8,192 x 3,072 + \
-     8,192 x 5,888 bf16 = 0.14 GiB). The last 0.08 GiB is not found",
-)];
-
-/// The most a row listed in [`OVER`] may be over the log.
-const OVER_BOUND: f64 = 0.01;
-
 /// Rows run with a feature vramfit's input cannot state, left out of the checked rows with why.
 /// Both run a KV connector, whose GPU buffers vramfit has no input for: one over the log, one short.
 pub const NOT_DESCRIBED: &[(&str, &str)] = &[
@@ -219,7 +196,7 @@ fn mxfp4_weights_are_what_vllm_loaded() {
 #[test]
 fn rows_not_described_are_in_the_data() {
     let all = logs();
-    for (id, why) in NOT_DESCRIBED.iter().chain(OVER).chain(SHORT) {
+    for (id, why) in NOT_DESCRIBED.iter().chain(SHORT) {
         assert!(all.iter().any(|l| l.id == *id) && !why.is_empty(), "{id}");
     }
 }
@@ -242,12 +219,7 @@ fn the_pool_is_never_over_and_at_most_3_percent_short() {
         let e = estimate_log(&l);
         let err = pool_error(&l, &e);
         let short = SHORT.iter().find(|(id, _)| *id == l.id);
-        let over = OVER.iter().any(|(id, _)| *id == l.id);
-        if over {
-            if err <= 0.0 || err > OVER_BOUND {
-                failures.push(format!("{}: {:+.2} % (listed over)", l.id, err * 100.0));
-            }
-        } else if err > 0.0 {
+        if err > 0.0 {
             failures.push(format!("{}: {:+.2} % (over)", l.id, err * 100.0));
         } else if err < -0.03 && short.is_none() {
             failures.push(format!("{}: {:+.2} % (short)", l.id, err * 100.0));
@@ -308,12 +280,10 @@ fn table_by_line() {
 }
 
 /// What the book says of the 0.21–0.33 line: ten logs read, none checked (one names a model
-/// vramfit has with its card and settings, but runs LMCache's connector: [`NOT_DESCRIBED`]), and the 0.8–0.20 line's
-/// one open row over the log.
+/// vramfit has with its card and settings, but runs LMCache's connector: [`NOT_DESCRIBED`]).
 #[test]
 fn the_newest_line_is_read_but_not_yet_estimated() {
     let newest = |l: &Log| line(&l.version).starts_with("V1, graphs in the budget");
     assert_eq!(logs().iter().filter(|l| newest(l)).count(), 10);
     assert_eq!(estimable().iter().filter(|l| newest(l)).count(), 0);
-    assert_eq!(OVER.len(), 1);
 }
