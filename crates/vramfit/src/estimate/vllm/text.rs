@@ -213,13 +213,13 @@ impl Run<'_> {
                 let (ws, ws_zh) = if f.moe_workspaces > 0 {
                     (
                         en!(" + the fused-MoE workspaces kept under it {}", b(f.moe_workspaces)),
-                        zh!(" + 其下保留的融合 MoE 工作区 {}", b(f.moe_workspaces)),
+                        zh!(" + 其下保留的融合专家工作区 {}", b(f.moe_workspaces)),
                     )
                 } else {
                     (alloc::string::String::new(), alloc::string::String::new())
                 };
                 ["max(forward over {tokens} batched tokens × {per} B = {fwd}, sampler {seqs} seqs × {vocab} vocab × 4 B × {copies} + the Triton top-k/top-p buffer {sms} SMs × {vocab} × 4 B = {smp}{ws})"],
-                ["max(前向 {tokens} 个批内 token × {per} B = {fwd}，采样器 {seqs} 条序列 × {vocab} 词表 × 4 B × {copies} + Triton top-k/top-p 缓冲 {sms} 个 SM × {vocab} × 4 B = {smp}{ws_zh})"]
+                ["max(前向 {tokens} 个批内 token × {per} B = {fwd}，采样器 {seqs} 条序列 × {vocab} 词表 × 4 B × {copies} + Triton 采样内核缓冲 {sms} 个 SM × {vocab} × 4 B = {smp}{ws_zh})"]
             );
         }
         formula!(self.text;
