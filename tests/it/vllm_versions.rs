@@ -134,13 +134,23 @@ const SHORT: &[(&str, &str)] = &[
 ];
 
 /// Rows run with a feature vramfit's input cannot state, left out of the checked rows with why.
-/// vramfit promises more than the log on them: it has no input for a KV connector.
-pub const NOT_DESCRIBED: &[(&str, &str)] = &[(
-    "i21348",
-    "run with LMCache's KV connector (`--kv-transfer-config '{\"kv_connector\":\"LMCacheConnectorV1\"}'`), \
-     whose GPU buffers vramfit has no input for: with 0.9's full-sort sampler counted (5.58 GiB \
-     of profile per GPU) vramfit is 0.28 GiB per GPU (3.4 %) above the logged 8.11 GiB",
-)];
+/// Both run a KV connector, whose GPU buffers vramfit has no input for: one over the log, one short.
+pub const NOT_DESCRIBED: &[(&str, &str)] = &[
+    (
+        "lmc3430",
+        "LMCache's CPU-offloading example (`kv_connector` LMCacheConnectorV1) on an RTX A5000 at \
+         0.21.0, whose GPU buffers vramfit has no input for; the batched tokens and sequences are \
+         the `LLM` class defaults on a card under 70 GiB (8,192 and 256), not printed. vramfit's \
+         pool is 5.83 GiB against the logged 6.37 (8.5 % short, the safe side): its graph charge \
+         from 0.21 is its per-layer fit, 0.95 GiB for 36 layers, where vLLM estimated 0.52",
+    ),
+    (
+        "i21348",
+        "run with LMCache's KV connector (`--kv-transfer-config '{\"kv_connector\":\"LMCacheConnectorV1\"}'`), \
+         whose GPU buffers vramfit has no input for: with 0.9's full-sort sampler counted (5.58 GiB \
+         of profile per GPU) vramfit is 0.28 GiB per GPU (3.4 %) above the logged 8.11 GiB",
+    ),
+];
 
 /// The release line a version belongs to, as the book's table groups them.
 pub fn line(v: &str) -> &'static str {
@@ -152,33 +162,41 @@ pub fn line(v: &str) -> &'static str {
     }
 }
 
-/// vLLM's MXFP4 experts as its backend holds them, against the weights the gpt-oss-120b logs
-/// print on one H100: Marlin at 0.10.1 (65.9651 GiB, vllm#23278), Triton at 0.14.1 (64.38 GiB,
-/// vllm#33155). Never under what vLLM loaded, over by at most 0.1 %.
+/// vLLM's MXFP4 experts as its backend holds them, against the weights the gpt-oss logs print:
+/// gpt-oss-120b on one H100 with Marlin at 0.10.1 (65.9651 GiB, vllm#23278) and Triton at 0.14.1
+/// (64.38 GiB, vllm#33155), gpt-oss-20b on an A100 80 GB with Marlin at 0.19.0 (13.72 GiB,
+/// myoceane.fr). Never under what vLLM loaded; over by at most the 64 MiB vramfit adds for what
+/// the 120b loads printed beyond their tensors (`MXFP4_LOAD_RESIDUAL`) and the 0.005 GiB of a
+/// figure printed to two decimals: 30 MiB over on the 20b, whose load printed less beyond its
+/// tensors than the 120b's.
 #[test]
 fn mxfp4_weights_are_what_vllm_loaded() {
+    const RESIDUAL_GIB: f64 = 64.0 / 1024.0;
     let mut checked = 0;
-    for l in logs().iter().filter(|l| l.quantization == "mxfp4") {
+    for l in logs()
+        .iter()
+        .filter(|l| l.quantization == "mxfp4" && !l.preset.is_empty())
+    {
         let Some(logged) = l.weights_gib else {
             continue;
         };
         let e = estimate(&log_input(l)).unwrap_or_else(|e| panic!("{}: {e}", l.id));
         let ours = e.weights_bytes.get() as f64 / GIB;
         assert!(
-            ours >= logged && ours <= logged * 1.001,
+            ours >= logged && ours <= logged + RESIDUAL_GIB + 0.005,
             "{}: {ours:.4} GiB against the logged {logged} GiB",
             l.id
         );
         checked += 1;
     }
-    assert_eq!(checked, 2);
+    assert_eq!(checked, 3);
 }
 
 /// The rows left out are still in the data, each with its reason.
 #[test]
 fn rows_not_described_are_in_the_data() {
     let all = logs();
-    for (id, why) in NOT_DESCRIBED {
+    for (id, why) in NOT_DESCRIBED.iter().chain(SHORT) {
         assert!(all.iter().any(|l| l.id == *id) && !why.is_empty(), "{id}");
     }
 }
@@ -186,12 +204,12 @@ fn rows_not_described_are_in_the_data() {
 #[test]
 fn every_log_is_cited_and_read() {
     let all = logs();
-    assert!(all.len() >= 20, "{} logs", all.len());
+    assert!(all.len() >= 24, "{} logs", all.len());
     for l in &all {
-        assert!(l.source.starts_with("https://github.com/"), "{}", l.id);
+        assert!(l.source.starts_with("https://"), "{}", l.id);
         VllmVersion::parse("engine_version", &l.version).unwrap();
     }
-    assert!(estimable().len() >= 8, "{} estimable", estimable().len());
+    assert!(estimable().len() >= 9, "{} estimable", estimable().len());
 }
 
 #[test]
@@ -250,11 +268,22 @@ fn table_by_line() {
             .iter()
             .copied()
             .fold(0.0, |a: f64, b| if b.abs() > a.abs() { b } else { a });
+        let most = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         println!(
-            "{k}: {} logs, median {:+.2} %, worst {:+.2} %",
+            "{k}: {} logs, median {:+.2} %, worst {:+.2} %, most over {:+.2} %",
             v.len(),
             median(v.clone()) * 100.0,
-            worst * 100.0
+            worst * 100.0,
+            most * 100.0
         );
     }
+}
+
+/// What the book says of the 0.21–0.33 line: ten logs read, none checked (one names a model
+/// vramfit has with its card and settings, but runs LMCache's connector: [`NOT_DESCRIBED`]).
+#[test]
+fn the_newest_line_is_read_but_not_yet_estimated() {
+    let newest = |l: &Log| line(&l.version).starts_with("V1, graphs in the budget");
+    assert_eq!(logs().iter().filter(|l| newest(l)).count(), 10);
+    assert_eq!(estimable().iter().filter(|l| newest(l)).count(), 0);
 }

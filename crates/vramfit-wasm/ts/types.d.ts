@@ -410,7 +410,7 @@ export interface ArchitectureInput {
    * profile, transformers with images); `None` where the tower is not modelled. Left out of
    * the JSON when `None`.
    */
-  vision_tower?: VisionTower | null;
+  vision_tower?: VisionTowerInput | null;
   /**
    * Published total for an `Family::Opaque` model (quick mode, ResNet, YOLO).
    */
@@ -5529,6 +5529,75 @@ export interface TypeCount {
  * The tower's numbers that decide its activation peak.
  */
 export interface VisionTower {
+  /**
+   * The blocks (`vision_config.depth` for Qwen's towers, `num_hidden_layers` for SigLIP,
+   * InternViT and Pixtral): what SGLang's cut of `mem_fraction_static` for a vision model
+   * reads (`estimate::sglang::vision`), not the activation peak, which is one block's. A
+   * tower given without it (JSON written before the field) reads 24, SGLang's own default
+   * for a `vision_config` without `num_hidden_layers`.
+   */
+  layers: number;
+  /**
+   * The blocks' width (`vision_config.hidden_size`).
+   */
+  hidden: number;
+  /**
+   * The MLP's width (`vision_config.intermediate_size`).
+   */
+  intermediate: number;
+  /**
+   * One attention head's width (`hidden_size / num_heads`).
+   */
+  head_dim: number;
+  /**
+   * Input elements of one patch: channels × temporal patch × patch² (Qwen: 3 × 2 × 16²).
+   */
+  pixels: number;
+  /**
+   * Tower patches per embedding of the sequence: Qwen's and Pixtral's `spatial_merge_size²`,
+   * InternVL's pixel shuffle `⌊1 / downsample_ratio⌋²`, Gemma 3's pooling (4,096 / 256).
+   */
+  patches_per_token: number;
+  /**
+   * Tokens the tower adds per tile beside its patches (InternViT's CLS: 1).
+   */
+  cls_per_tile: number;
+  /**
+   * Tensors of the blocks' width alive beside a block's working set (module docs).
+   */
+  stream: number;
+  /**
+   * Rotary positions applied in fp32 inside the attention (Qwen-VL's towers).
+   */
+  rope: boolean;
+  /**
+   * A gated MLP (Pixtral's SwiGLU): three intermediates at once, not two.
+   */
+  gated: boolean;
+  /**
+   * DeepStack levels kept for the language model (Qwen3-VL: 3), each `out_hidden` wide.
+   */
+  deepstack: number;
+  /**
+   * The merger's output width (`out_hidden_size`, the text width).
+   */
+  out_hidden: number;
+}
+
+/**
+ * The tower's numbers that decide its activation peak.
+ *
+ * The input form of `VisionTower`: fields with a default may be left out.
+ */
+export interface VisionTowerInput {
+  /**
+   * The blocks (`vision_config.depth` for Qwen's towers, `num_hidden_layers` for SigLIP,
+   * InternViT and Pixtral): what SGLang's cut of `mem_fraction_static` for a vision model
+   * reads (`estimate::sglang::vision`), not the activation peak, which is one block's. A
+   * tower given without it (JSON written before the field) reads 24, SGLang's own default
+   * for a `vision_config` without `num_hidden_layers`.
+   */
+  layers?: number;
   /**
    * The blocks' width (`vision_config.hidden_size`).
    */

@@ -41,6 +41,11 @@ struct GpuRec {
     mig_compute_slices: u8,
     #[serde(default)]
     mig_memory_slices: u8,
+    /// Streaming multiprocessors, with `sms_source`; 0 where the record has none.
+    #[serde(default)]
+    sms: u16,
+    #[serde(default)]
+    sms_source: String,
     #[serde(default)]
     mig_source: String,
     #[serde(default)]
@@ -308,6 +313,13 @@ fn render_gpus(gpus: &BTreeMap<String, GpuRec>) -> String {
         );
         let _ = writeln!(o, "        mig_compute_slices: {},", g.mig_compute_slices);
         let _ = writeln!(o, "        mig_memory_slices: {},", g.mig_memory_slices);
+        assert_eq!(
+            g.sms > 0,
+            !g.sms_source.is_empty(),
+            "{}: sms needs its sms_source",
+            g.id
+        );
+        let _ = writeln!(o, "        sms: {},", g.sms);
         let _ = writeln!(o, "        detail: {i},");
         let _ = writeln!(o, "        date: {},", s(&g.date));
         let _ = writeln!(o, "    }},");

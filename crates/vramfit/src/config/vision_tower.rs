@@ -22,7 +22,7 @@ pub(super) fn vision_tower(model_type: &str, top: &Cfg) -> Result<Option<VisionT
         dim(top, k, top.u(k)?.unwrap_or(default), lo, hi)
     };
     Ok(match model_type {
-        // SiglipVisionConfig: hidden 768, MLP 3072, 12 heads, patch 16, image 224; the
+        // SiglipVisionConfig: 12 layers, hidden 768, MLP 3072, 12 heads, patch 16, image 224; the
         // (image / patch)² patches pooled into `mm_tokens_per_image` (Gemma3MultiModalProjector).
         "gemma3" => {
             let h = v("hidden_size", 768, 1, 1 << 16)?;
@@ -31,6 +31,7 @@ pub(super) fn vision_tower(model_type: &str, top: &Cfg) -> Result<Option<VisionT
             let side = v("image_size", 224, 1, 1 << 14)? / patch;
             let tokens = t("mm_tokens_per_image", 256, 1, 1 << 16)?;
             Some(VisionTower {
+                layers: v("num_hidden_layers", 12, 1, 1 << 10)?,
                 hidden: h,
                 intermediate: v("intermediate_size", 3072, 1, 1 << 18)?,
                 head_dim: h / heads,
@@ -44,7 +45,7 @@ pub(super) fn vision_tower(model_type: &str, top: &Cfg) -> Result<Option<VisionT
                 out_hidden: 0,
             })
         }
-        // Qwen3VLVisionConfig / Qwen3_5VisionConfig: hidden 1152, MLP 4304, 16 heads, patch 16,
+        // Qwen3VLVisionConfig / Qwen3_5VisionConfig: depth 27, hidden 1152, MLP 4304, 16 heads, patch 16,
         // 2 frames, merge 2, out 3584, DeepStack after blocks [8, 16, 24] (none for Qwen3.5).
         "qwen3_vl" | "qwen3_vl_moe" | "qwen3_5" | "qwen3_5_moe" => {
             let h = v("hidden_size", 1152, 1, 1 << 16)?;
@@ -59,6 +60,7 @@ pub(super) fn vision_tower(model_type: &str, top: &Cfg) -> Result<Option<VisionT
                 (_, None) => 3,
             };
             Some(VisionTower {
+                layers: v("depth", 27, 1, 1 << 10)?,
                 hidden: h,
                 intermediate: v("intermediate_size", 4304, 1, 1 << 18)?,
                 head_dim: h / heads,
@@ -75,7 +77,7 @@ pub(super) fn vision_tower(model_type: &str, top: &Cfg) -> Result<Option<VisionT
                 out_hidden: v("out_hidden_size", 3584, 1, 1 << 18)?,
             })
         }
-        // InternVLVisionConfig: hidden 1024, MLP 4096, 16 heads, patch 14, a CLS token a tile;
+        // InternVLVisionConfig: 24 layers, hidden 1024, MLP 4096, 16 heads, patch 14, a CLS token a tile;
         // the pixel shuffle folds ⌊1 / downsample_ratio⌋² patches (default 0.5: 4) into a token.
         "internvl" => {
             let h = v("hidden_size", 1024, 1, 1 << 16)?;
@@ -90,6 +92,7 @@ pub(super) fn vision_tower(model_type: &str, top: &Cfg) -> Result<Option<VisionT
             };
             let shuffle = libm::floor(1.0 / ratio.clamp(1.0 / 64.0, 1.0)) as u64;
             Some(VisionTower {
+                layers: v("num_hidden_layers", 24, 1, 1 << 10)?,
                 hidden: h,
                 intermediate: v("intermediate_size", 4096, 1, 1 << 18)?,
                 head_dim: h / heads,
@@ -103,7 +106,7 @@ pub(super) fn vision_tower(model_type: &str, top: &Cfg) -> Result<Option<VisionT
                 out_hidden: 0,
             })
         }
-        // PixtralVisionConfig: hidden 1024, gated MLP 4096, 16 heads, patch 16, 2-D rotary;
+        // PixtralVisionConfig: 24 layers, hidden 1024, gated MLP 4096, 16 heads, patch 16, 2-D rotary;
         // Mistral3Config's `spatial_merge_size` 2 merges 2 × 2 patches into a token.
         "mistral3" => {
             let h = v("hidden_size", 1024, 1, 1 << 16)?;
@@ -111,6 +114,7 @@ pub(super) fn vision_tower(model_type: &str, top: &Cfg) -> Result<Option<VisionT
             let patch = v("patch_size", 16, 1, 1024)?;
             let merge = t("spatial_merge_size", 2, 1, 16)?;
             Some(VisionTower {
+                layers: v("num_hidden_layers", 24, 1, 1 << 10)?,
                 hidden: h,
                 intermediate: v("intermediate_size", 4096, 1, 1 << 18)?,
                 head_dim: h / heads,

@@ -28,6 +28,13 @@
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct VisionTower {
+    /// The blocks (`vision_config.depth` for Qwen's towers, `num_hidden_layers` for SigLIP,
+    /// InternViT and Pixtral): what SGLang's cut of `mem_fraction_static` for a vision model
+    /// reads (`estimate::sglang::vision`), not the activation peak, which is one block's. A
+    /// tower given without it (JSON written before the field) reads 24, SGLang's own default
+    /// for a `vision_config` without `num_hidden_layers`.
+    #[cfg_attr(feature = "serde", serde(default = "sglang_default_layers"))]
+    pub layers: u64,
     /// The blocks' width (`vision_config.hidden_size`).
     pub hidden: u64,
     /// The MLP's width (`vision_config.intermediate_size`).
@@ -51,6 +58,12 @@ pub struct VisionTower {
     pub deepstack: u64,
     /// The merger's output width (`out_hidden_size`, the text width).
     pub out_hidden: u64,
+}
+
+/// SGLang's `getattr(vision_config, "num_hidden_layers", 24)` default.
+#[cfg(feature = "serde")]
+fn sglang_default_layers() -> u64 {
+    24
 }
 
 /// Small tensors beside the per-patch ones (cumulative sequence lengths, grid indices) and the
@@ -122,6 +135,7 @@ mod tests {
     /// The reference's towers at their hub widths (the presets' `vision_tower` rows).
     fn tower(name: &str) -> VisionTower {
         let base = VisionTower {
+            layers: 27,
             hidden: 1152,
             intermediate: 4304,
             head_dim: 72,
@@ -146,6 +160,7 @@ mod tests {
             },
             "siglip_gemma3" => base,
             "internvit_300m" => VisionTower {
+                layers: 24,
                 hidden: 1024,
                 intermediate: 4096,
                 head_dim: 64,
@@ -156,6 +171,16 @@ mod tests {
             },
             other => panic!("no tower {other}"),
         }
+    }
+
+    /// A tower's JSON from before `layers` reads SGLang's default 24 blocks.
+    #[cfg(feature = "serde")]
+    #[test]
+    fn a_tower_without_layers_reads_sglangs_default() {
+        let mut v = serde_json::to_value(tower("qwen3_vl_8b")).unwrap();
+        v.as_object_mut().unwrap().remove("layers");
+        let t: VisionTower = serde_json::from_value(v).unwrap();
+        assert_eq!(t.layers, 24);
     }
 
     /// Every row of `tests/reference/vision-encoder-peaks.csv` (transformers 5.24, bf16, sdpa:

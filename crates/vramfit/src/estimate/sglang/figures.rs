@@ -110,7 +110,7 @@ impl Run<'_> {
         };
         let in_use = self.device.as_ref().map_or(0, |d| d.in_use.get());
         let theory =
-            Bytes::from_f64(loaded.saturating_add(demand) as f64 / self.mem_fraction_static)
+            Bytes::from_f64(loaded.saturating_add(demand) as f64 / self.sglang_pool_fraction())
                 .get()
                 .saturating_add(preload)
                 .saturating_add(in_use);
@@ -118,7 +118,7 @@ impl Run<'_> {
         // what SGLang allocates beside its pools: the request table, the prefill chunk, the CUDA
         // graphs of decode and prefill, and the padding slot the token pool holds beyond its rest.
         let slack = Slack {
-            fraction: self.mem_fraction_static,
+            fraction: self.sglang_pool_fraction(),
             before: preload.saturating_add(in_use),
             outside: [
                 table,
@@ -193,7 +193,7 @@ impl Run<'_> {
         let memory = d.memory.get();
         let in_use = d.in_use.get();
         let pre = d.free().get().saturating_sub(preload);
-        let rest = Bytes::from_f64(pre as f64 * self.mem_fraction_static)
+        let rest = Bytes::from_f64(pre as f64 * self.sglang_pool_fraction())
             .get()
             .saturating_sub(loaded);
         let state = (per_request > 0).then(|| {

@@ -16,6 +16,7 @@ mod lora;
 mod prefill_graphs;
 mod text;
 mod version;
+mod vision;
 
 use super::DisaggregationMode;
 use super::PeakSource;
@@ -31,6 +32,7 @@ use figures::SglangPool;
 pub(super) use lora::LORA;
 pub use prefill_graphs::PrefillGraphs;
 pub use version::{FractionRule, Parallelism, SglangVersion};
+pub use vision::VisionCut;
 
 /// SGLang's decisions: its token pool within `mem_fraction_static`, `context_length` per
 /// sequence, defaults that follow the card's memory.

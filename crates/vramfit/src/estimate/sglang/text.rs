@@ -194,6 +194,7 @@ impl Run<'_> {
                 zh!("DP attention：dp_size {dp} 个组各自为自己的请求运行注意力，并在每个 GPU 上保留自己的 token 池，因此所示的池只容纳一个组的请求（至多 {requests} 个），总共是它的 {dp} 倍；MoE 层仍按全部 GPU 切分。SGLang 会把 chunked_prefill_size 和给定的 max_running_requests 除以 dp_size，其默认 mem_fraction_static 还会多预留 cuda_graph_max_bs × dp_size × 3 MiB。"),
             );
         }
+        self.sglang_vision_note(p);
         let a = &self.arch;
         if self.text && a.sliding_window > 0 && a.is_generative() {
             p.note(
@@ -290,7 +291,7 @@ impl Run<'_> {
     #[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
     fn sglang_pool_text(&self, f: &SglangFigures) -> Formula {
         let (cell, context, preload, mfs) =
-            (f.cell, f.context, f.preload, self.mem_fraction_static);
+            (f.cell, f.context, f.preload, self.sglang_pool_fraction());
         match f.pool {
             SglangPool::Card {
                 memory,

@@ -37,8 +37,12 @@ pub(super) struct VllmFigures {
     pub(super) sampler: u64,
     /// The release profiles the sampler with a full sort (V1 0.8–0.16).
     pub(super) sampler_sort: bool,
+    /// Marlin's fused-MoE workspaces kept under the sampler's peak (0.19 on; 0 otherwise).
+    pub(super) moe_workspaces: u64,
     /// Non-torch memory growth during the profile run.
     pub(super) non_torch: Bytes,
+    /// Of [`Self::non_torch`], the stated margin of the 0.17–0.20 line (`sampler.rs`).
+    pub(super) profile_margin: u64,
     /// The release's profile keeps the sampler's logits on top of the forward (0.6.5–0.6.6).
     pub(super) sampler_on_forward: bool,
     /// How the KV cache's layers group into blocks.
@@ -66,12 +70,14 @@ impl VllmFigures {
     }
 
     /// The profile run's torch peak: the larger of the forward and the sampler, or their sum
-    /// where the release keeps both (0.6.5–0.6.6).
+    /// where the release keeps both (0.6.5–0.6.6); the fused-MoE workspaces kept under the
+    /// sampler's (`sampler.rs`).
     pub(super) fn activations(&self) -> u64 {
         if self.sampler_on_forward {
             self.forward.saturating_add(self.sampler)
         } else {
-            self.forward.max(self.sampler)
+            self.forward
+                .max(self.sampler.saturating_add(self.moe_workspaces))
         }
     }
 }
@@ -199,13 +205,30 @@ impl Run<'_> {
                 .saturating_mul(a.vocab_size)
                 .saturating_mul(SAMPLER_SORT_BYTES)
                 .saturating_add(hidden)
+        } else if let Some(sms) = self.vllm_triton_topk_sms(version) {
+            // The Triton top-k/top-p buffer counted by the card's SMs (`sampler.rs`).
+            self.vllm_triton_sampler(sms)
         } else {
             Bytes::from_f64(
                 self.max_num_seqs as f64 * a.vocab_size as f64 * 4.0 * SAMPLER_FP32_COPIES,
             )
             .get()
         };
-        let non_torch = version.non_torch(self.tp, self.pp);
+        // Fused-MoE workspaces the workspace manager keeps under the sampler (`sampler.rs`).
+        let moe_workspaces = if self.pooling {
+            0
+        } else {
+            self.vllm_moe_workspaces(version, mxfp4)
+        };
+        // The stated margin of the 0.17–0.20 line (`sampler.rs`), counted with the non-torch
+        // memory: both are out of the budget whatever the profile's peak.
+        let profile_margin = self.vllm_triton_line_margin(version);
+        let non_torch = Bytes::new(
+            version
+                .non_torch(self.tp, self.pp)
+                .get()
+                .saturating_add(profile_margin),
+        );
         let drafter = self.vllm_drafter();
         let l = self.vllm_layout(drafter.as_ref());
         let request = l.per_layer.saturating_mul(VLLM_BLOCK).saturating_mul(
@@ -239,7 +262,7 @@ impl Run<'_> {
         let profile = if whole {
             forward.saturating_add(sampler)
         } else {
-            forward.max(sampler)
+            forward.max(sampler.saturating_add(moe_workspaces))
         };
         let lora = self.vllm_lora();
         let encoder = self.vllm_encoder(profile);
@@ -276,7 +299,9 @@ impl Run<'_> {
             forward,
             sampler,
             sampler_sort,
+            moe_workspaces,
             non_torch,
+            profile_margin,
             sampler_on_forward: whole,
             layout: l,
             request,

@@ -6,6 +6,7 @@ mod encoder;
 mod figures;
 mod lora;
 mod mxfp4;
+mod sampler;
 mod speculative;
 mod text;
 mod version;

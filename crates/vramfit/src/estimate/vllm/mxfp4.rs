@@ -135,6 +135,14 @@ impl Run<'_> {
         .unwrap_or(Mxfp4Backend::FlashInferSm100)
     }
 
+    /// Marlin's padded widths of the experts on this GPU, `(N, K)`: the intermediate to 128 and
+    /// the hidden to 256 ([`Experts::held`]); `(0, 0)` without MXFP4 experts.
+    pub(super) fn vllm_marlin_widths(&self) -> (u64, u64) {
+        self.vllm_mxfp4_experts().map_or((0, 0), |e| {
+            (round_up(e.intermediate, 128), round_up(e.hidden, 256))
+        })
+    }
+
     /// The experts on this GPU, for an MXFP4 MoE.
     fn vllm_mxfp4_experts(&self) -> Option<Experts> {
         let a = &self.arch;

@@ -8,7 +8,7 @@ use super::{
     CUDA_GRAPH_BASE_GIB, CUDA_GRAPH_PER_LAYER_GIB, SAMPLER_FP32_COPIES, SAMPLER_SORT_BYTES,
     VLLM_BLOCK,
 };
-use crate::units::short;
+use crate::units::{fixed, short};
 use alloc::string::String;
 
 impl Run<'_> {
@@ -187,6 +187,8 @@ impl Run<'_> {
     }
 
     /// The profile run's formula: the forward against the sampler.
+    // In one language, the other's words about the workspaces are not used.
+    #[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
     fn vllm_profile_text(&self, f: &VllmFigures) -> Formula {
         if self.pooling {
             return formula!(self.text;
@@ -204,6 +206,22 @@ impl Run<'_> {
                 ["max(前向 {tokens} 个批内 token × {per} B = {fwd}，采样器全词表排序 {seqs} 条序列 × {vocab} 词表 × {sort} B + 隐藏状态 ({tokens} + 2 × {seqs}) × {hidden} × {bytes} B = {smp})"]
             );
         }
+        if let Some(sms) = self.vllm_triton_topk_sms(self.vllm_version) {
+            return formula!(self.text;
+                let (tokens, per, fwd) = (self.max_num_batched_tokens, f.forward_per_token, b(f.forward));
+                let (seqs, vocab, copies, smp) = (self.max_num_seqs, self.arch.vocab_size, fixed(super::sampler::SAMPLER_COPIES_PER_SEQ, 3), b(f.sampler));
+                let (ws, ws_zh) = if f.moe_workspaces > 0 {
+                    (
+                        en!(" + the fused-MoE workspaces kept under it {}", b(f.moe_workspaces)),
+                        zh!(" + 其下保留的融合专家工作区 {}", b(f.moe_workspaces)),
+                    )
+                } else {
+                    (alloc::string::String::new(), alloc::string::String::new())
+                };
+                ["max(forward over {tokens} batched tokens × {per} B = {fwd}, sampler {seqs} seqs × {vocab} vocab × 4 B × {copies} + the Triton top-k/top-p buffer {sms} SMs × {vocab} × 4 B = {smp}{ws})"],
+                ["max(前向 {tokens} 个批内 token × {per} B = {fwd}，采样器 {seqs} 条序列 × {vocab} 词表 × 4 B × {copies} + Triton 采样内核缓冲 {sms} 个 SM × {vocab} × 4 B = {smp}{ws_zh})"]
+            );
+        }
         formula!(self.text;
             let (tokens, per, fwd) = (self.max_num_batched_tokens, f.forward_per_token, b(f.forward));
             let (seqs, vocab, copies, smp) = (self.max_num_seqs, self.arch.vocab_size, short(SAMPLER_FP32_COPIES), b(f.sampler));
@@ -212,12 +230,31 @@ impl Run<'_> {
         )
     }
 
-    /// Non-torch memory's formula.
+    /// Non-torch memory's formula, with the line's stated margin where it applies.
+    // In one language, the other's words about the margin are not used.
+    #[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
     fn vllm_non_torch_text(&self, f: &VllmFigures) -> Formula {
+        let measured = f.non_torch.get().saturating_sub(f.profile_margin);
+        let (margin, margin_zh) = if f.profile_margin > 0 && self.text {
+            (
+                en!(
+                    " + {} stated margin of the 0.17–0.20 line (the A100 0.19 log's unexplained 0.08 GiB, rounded up) = {}",
+                    b(f.profile_margin),
+                    b(f.non_torch.get())
+                ),
+                zh!(
+                    " + 0.17–0.20 版本线的声明余量 {}（A100 0.19 日志中未解释的 0.08 GiB，向上取整）= {}",
+                    b(f.profile_margin),
+                    b(f.non_torch.get())
+                ),
+            )
+        } else {
+            (String::new(), String::new())
+        };
         formula!(self.text;
             [
-                "non-torch memory growth during the profile run: {} (measured: {})",
-                b(f.non_torch.get()),
+                "non-torch memory growth during the profile run: {} (measured: {}){margin}",
+                b(measured),
                 if self.tp > 1 {
                     "NCCL and custom all-reduce buffers at tp ≥ 2"
                 } else {
@@ -225,8 +262,8 @@ impl Run<'_> {
                 }
             ],
             [
-                "剖析运行期间非 torch 内存的增长：{} (实测：{})",
-                b(f.non_torch.get()),
+                "剖析运行期间非 torch 内存的增长：{} (实测：{}){margin_zh}",
+                b(measured),
                 if self.tp > 1 {
                     "NCCL 与自定义 all-reduce 缓冲，tp ≥ 2"
                 } else {

@@ -162,8 +162,11 @@ pub struct Workload {
     /// The checkpoint ships its routed experts in MXFP4 (gpt-oss): every GGUF file made from it
     /// keeps them so, whatever its file type.
     pub mxfp4_experts: bool,
-    /// SGLang `mem_fraction_static`, given or as SGLang picks it.
+    /// SGLang `mem_fraction_static`, given or as SGLang picks it (a default after its cut for a
+    /// multimodal model from 0.4.9).
     pub mem_fraction_static: f64,
+    /// SGLang's cut of the fraction for a multimodal model (`None`: none applies).
+    pub sglang_vision_cut: Option<crate::estimate::sglang::VisionCut>,
     /// TensorRT-LLM `free_gpu_memory_fraction`, given or its 0.9.
     pub free_gpu_memory_fraction: f64,
     /// SGLang `cuda_graph_max_bs`, given or as SGLang picks it.
@@ -431,6 +434,7 @@ impl EstimateInput {
             #[cfg(feature = "speed")]
             host,
             mem_fraction_static: serving.mem_fraction_static,
+            sglang_vision_cut: serving.sglang_vision_cut,
             free_gpu_memory_fraction: serving.free_gpu_memory_fraction,
             cuda_graph_max_bs: serving.cuda_graph_max_bs,
             prefill_graphs: serving.prefill_graphs,

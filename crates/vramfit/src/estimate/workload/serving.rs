@@ -35,8 +35,10 @@ pub(super) struct Serving {
     pub(super) cuda_graph_max_bs: u64,
     /// SGLang's prefill CUDA graphs.
     pub(super) prefill_graphs: crate::estimate::PrefillGraphs,
-    /// SGLang `mem_fraction_static`.
+    /// SGLang `mem_fraction_static` as its server holds it (a default after its vision cut).
     pub(super) mem_fraction_static: f64,
+    /// SGLang's cut of the fraction for a multimodal model ([`crate::estimate::sglang::VisionCut`]).
+    pub(super) sglang_vision_cut: Option<crate::estimate::sglang::VisionCut>,
     /// The other P/D side's `mem_fraction_static` (this one's without disaggregation).
     pub(super) other_mem_fraction_static: f64,
     /// The vLLM release, given or the latest.
@@ -156,9 +158,18 @@ impl EstimateInput {
             }
             None => sglang_version.default_fraction(&reserve, side),
         };
+        // A multimodal model's cut (`sglang/vision.rs`): from 0.4.9 `ServerArgs` cuts a default
+        // fraction before it is printed; before, `ModelRunner` cuts whatever the server holds.
+        let sglang_vision_cut = sglang_version.vision_cut(arch, self.mem_fraction_static.is_some());
+        let server_cut = sglang_vision_cut
+            .filter(|c| !c.in_runner)
+            .map_or(1.0, |c| c.factor);
+        let mem_fraction_static = mem_fraction_static * server_cut;
         // The other P/D side's own default (the same fraction when it is given).
         let other_mem_fraction_static = match (self.mem_fraction_static, side) {
-            (None, Some(mode)) => sglang_version.default_fraction(&reserve, Some(mode.other())),
+            (None, Some(mode)) => {
+                sglang_version.default_fraction(&reserve, Some(mode.other())) * server_cut
+            }
             _ => mem_fraction_static,
         };
         // SGLang's DP attention then divides the prefill chunk among its groups
@@ -174,6 +185,7 @@ impl EstimateInput {
             cuda_graph_max_bs,
             prefill_graphs,
             mem_fraction_static,
+            sglang_vision_cut,
             other_mem_fraction_static,
             vllm_version,
             transformers_version,

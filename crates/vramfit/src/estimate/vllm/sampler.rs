@@ -1,0 +1,103 @@
+//! What vLLM's profile run holds under the sampler's peak beside the per-sequence logits, read in
+//! the v0.19.0 source:
+//!
+//! - the Triton top-k/top-p kernel's cached buffer (`_TRITON_BUFFER_CACHE` in
+//!   `vllm/v1/sample/ops/topk_topp_triton.py`): one fp32 vocabulary row per SM
+//!   (`num_compute_units`), kept for the process's life, so part of the sampler's peak whatever
+//!   the number of sequences. The kernel replaces the sort from 0.17.0
+//!   ([`super::VllmVersion::full_sort_sampler`]). The 0.19 H100 calibration's
+//!   [`super::SAMPLER_FP32_COPIES`] (3.78 copies at 1,024 sequences) held the H100's 132 rows in
+//!   it: 132 / 1,024 = 0.129 of a copy, so the per-sequence part is 3.78 − 0.129 = 3.651 copies
+//!   and the buffer is counted by the card's SMs ([`crate::gpu::Gpu::sms`]): the same sum on the
+//!   calibration's H100s, 75 rows more on an A100 at 256 sequences (3.651 × 256 + 108 against
+//!   3.78 × 256);
+//! - the fused-MoE workspaces, which the modular kernel takes from
+//!   `current_workspace_manager()` (`vllm/model_executor/layers/fused_moe/modular_kernel.py`)
+//!   and which stay allocated after the forward, so that they sit under the sampler's peak too.
+//!   Counted for Marlin's MXFP4 experts, whose shapes were read (`MarlinExperts.workspace_shapes`
+//!   in `fused_moe/fused_marlin_moe.py`): `M × topk × max(N, K)` and `M × topk × max(2N, K)` in
+//!   the activation dtype, `N` and `K` the padded intermediate and hidden widths
+//!   (`mxfp4.rs`), `M` the forward's batched tokens. The output `(M, K)` is the layer's
+//!   own output, in the forward's peak already.
+
+use super::mxfp4::Mxfp4Backend;
+use super::{Run, SAMPLER_FP32_COPIES, VllmVersion};
+use crate::units::Bytes;
+
+/// The SMs of the H100 SXM5 the 0.19 calibration ran on (132, NVIDIA's Hopper whitepaper).
+const CALIBRATION_SMS: f64 = 132.0;
+/// The sequences of the 0.19 calibration's runs (vLLM's default 1,024 on an H100).
+const CALIBRATION_SEQS: f64 = 1024.0;
+/// The per-sequence fp32 copies of the logits once the Triton buffer is counted apart:
+/// 3.78 − 132 / 1,024 = 3.651.
+pub const SAMPLER_COPIES_PER_SEQ: f64 = SAMPLER_FP32_COPIES - CALIBRATION_SMS / CALIBRATION_SEQS;
+/// The SMs counted for a card whose record gives none (a memory size alone, a card without an
+/// `sms` record): 188, the most of any NVIDIA card in the catalog (RTX PRO 6000 Blackwell, NVIDIA
+/// RTX Blackwell GPU architecture whitepaper, 2025): never fewer rows than vLLM keeps.
+pub const UNKNOWN_SMS: u64 = 188;
+
+/// A stated margin on the releases that run the Triton sampler with the CUDA graphs outside the
+/// budget (0.17–0.20): 0.1 GiB, the 0.08 GiB by which the one log off an H100 on that line
+/// (gpt-oss-20b on an A100 80 GB at 0.19.0, myoceane.fr post 10289, `tests/data/vllm-versions.csv`
+/// row `myoceane10289`) stays above vramfit once the Triton buffer and the MoE workspaces are
+/// counted, rounded up; not found in the v0.19.0 source. Without it that log's pool came out
+/// 0.22 % larger than vLLM's.
+pub const TRITON_LINE_MARGIN: Bytes = Bytes::new(107_374_182); // 0.1 GiB
+
+impl Run<'_> {
+    /// The SMs whose rows the Triton top-k/top-p buffer holds, where `version` runs that kernel
+    /// (V1 from 0.17; not a pooling model, which samples nothing).
+    pub(super) fn vllm_triton_topk_sms(&self, version: VllmVersion) -> Option<u64> {
+        if self.pooling || !version.v1() || version.minor() < 17 {
+            return None;
+        }
+        let sms = self
+            .device
+            .as_ref()
+            .and_then(|d| d.gpu)
+            .map_or(0, |g| u64::from(g.sms));
+        Some(if sms > 0 { sms } else { UNKNOWN_SMS })
+    }
+
+    /// The sampler's profile with the Triton buffer apart: `seqs × vocab × 4 B × 3.651 + sms ×
+    /// vocab × 4 B`.
+    pub(super) fn vllm_triton_sampler(&self, sms: u64) -> u64 {
+        let row = self.arch.vocab_size as f64 * 4.0;
+        Bytes::from_f64(self.max_num_seqs as f64 * row * SAMPLER_COPIES_PER_SEQ + sms as f64 * row)
+            .get()
+    }
+
+    /// [`TRITON_LINE_MARGIN`] where it applies: a sampling model at 0.17–0.20; 0 elsewhere.
+    pub(super) fn vllm_triton_line_margin(&self, version: VllmVersion) -> u64 {
+        match self.vllm_triton_topk_sms(version) {
+            Some(_) if version.minor() <= 20 => TRITON_LINE_MARGIN.get(),
+            _ => 0,
+        }
+    }
+
+    /// Marlin's fused-MoE workspaces kept under the sampler's peak (from 0.19, read at v0.19.0):
+    /// `tokens × topk × (max(N, K) + max(2N, K))` in the activation dtype; 0 for any other
+    /// backend or model.
+    pub(super) fn vllm_moe_workspaces(
+        &self,
+        version: VllmVersion,
+        mxfp4: Option<(Mxfp4Backend, u64)>,
+    ) -> u64 {
+        let (Some((Mxfp4Backend::Marlin, _)), Some(m)) = (mxfp4, self.arch.moe) else {
+            return 0;
+        };
+        if !version.v1() || version.minor() < 19 {
+            return 0;
+        }
+        let (n, k) = self.vllm_marlin_widths();
+        let rows = self
+            .max_num_batched_tokens
+            .saturating_mul(m.experts_per_token);
+        rows.saturating_mul(n.max(k).saturating_add((2 * n).max(k)))
+            .saturating_mul(self.act_bytes())
+    }
+}
+
+#[cfg(test)]
+#[path = "sampler_tests.rs"]
+mod tests;
