@@ -111,7 +111,9 @@ fn cases() -> Vec<Case> {
             ..case("Qwen/Qwen3.5-35B-A3B", "qwen3_5_moe", 35_107_181_936)
         },
         // google/gemma-4-E2B-it's published config (the fixture's README): its text stack
-        // alone (the vision and audio towers are not counted, with a note). By hand (the rule
+        // and its vision and audio towers with their embedders, 475,728,160 (by hand in
+        // config/gemma4_towers_tests.rs, exact against transformers 5.25's meta count in
+        // gemma4-towers-reference.csv; 5,104,297,504 in all). The text stack by hand (the rule
         // of config/gemma4_tests.rs's tiny model, checked there against the meta-device
         // count): embeddings 262,144 × 1,536 (tied), the per-layer table 262,144 × 35 × 256
         // and its projection 1,536 × 8,960 + norm 256 = 2,765,226,240; attention: 12 sliding
@@ -119,13 +121,17 @@ fn cases() -> Vec<Case> {
         // KV-shared layers q, o and q norm (16 × 6,291,712 + 4 × 12,583,424) = 278,412,288;
         // MLPs 15 × 3 × 1,536 × 6,144 + 20 double-wide × 3 × 1,536 × 12,288 = 1,557,135,360;
         // per layer 4 norms and the per-layer gate, projection and norm 35 × 794,112 =
-        // 27,793,920; final norm 1,536: 4,628,569,344. The cache: the 15 layers of their own,
+        // 27,793,920; final norm 1,536: 4,628,569,344; with the towers 5,104,297,504. The cache: the 15 layers of their own,
         // 12 × 256 + 3 × 512 wide, one KV head, K and V in bf16: 4,608 × 4 = 18,432 B a token.
         Case {
             vllm_rope: Some((131_072, 256)),
             hf_kv: Some(18_432),
             refused: &[Engine::Sglang],
-            ..case("google/gemma-4-e2b-it", "gemma4", 4_628_569_344)
+            ..case(
+                "google/gemma-4-e2b-it",
+                "gemma4",
+                4_628_569_344 + 475_728_160,
+            )
         },
         // gemma3n-reference.csv gemma3n-e4b (text, MobileNet-v5, the audio conformer). 35
         // layers, the last 15 reading earlier layers' K and V: 20 × 2 × 2 KV heads × 256 × 2 B

@@ -25,6 +25,7 @@ mod gemma3_tests;
 mod gemma3n;
 mod gemma3n_towers;
 mod gemma4;
+mod gemma4_towers;
 mod generic;
 mod glm5_next;
 mod hybrid;
@@ -262,7 +263,8 @@ fn wrapper(
         arch.tied_embeddings = top.b("tie_word_embeddings")?.unwrap_or(default);
     }
     let extra = tower_params(model_type, top, arch.hidden_size, notes)?;
-    if extra > 0 {
+    // Gemma 4's towers say their own note: an audio tower besides the vision one.
+    if extra > 0 && model_type != "gemma4" {
         notes.push(
             format!(
                 "The vision tower and projector ({extra} parameters, from vision_config) are counted in the model dtype (llama.cpp keeps them in a separate mmproj file)."
@@ -381,19 +383,7 @@ fn tower_params(model_type: &str, top: &Cfg, text_hidden: u64, notes: &mut Notes
         ("internvl", Some(v)) => internvl_vision_params(top, &v, text_hidden)?,
         ("kimi_k25", Some(v)) => kimi_k25_vision_params(top, &v, text_hidden)?,
         ("step3p7", Some(v)) => step3p5::step3p7_vision_params(top, &v, text_hidden)?,
-        ("gemma4", towers) => {
-            if towers.is_some() || top.get("audio_config").is_some() {
-                notes.push(
-                    String::from(
-                        "Only text_config is read: Gemma 4's vision and audio encoders and their projectors are not counted, so the weights are low by their size.",
-                    ),
-                    String::from(
-                        "只读取 text_config：Gemma 4 的视觉与音频编码器及其投影层没有计入，权重因此少算了它们的大小。",
-                    ),
-                );
-            }
-            0
-        }
+        ("gemma4", _) => gemma4_towers::towers(top, text_hidden, notes)?,
         _ => {
             notes.push(
                 String::from("No vision_config: only the language model is counted."),
