@@ -72,6 +72,12 @@ CASES = {
     "glm4-9b": dict(model_type="glm4", vocab_size=151552, hidden_size=4096,
         intermediate_size=13696, num_hidden_layers=40, num_attention_heads=32,
         num_key_value_heads=2, head_dim=128, attention_bias=True, tie_word_embeddings=False),
+    # AriaTextConfig's defaults, and a tiny config: its own MoE keys (moe_num_experts, moe_topk,
+    # moe_num_shared_experts).
+    "aria_text-defaults": dict(model_type="aria_text"),
+    "aria_text-tiny": dict(model_type="aria_text", vocab_size=1000, hidden_size=64,
+        intermediate_size=96, num_hidden_layers=3, num_attention_heads=4, num_key_value_heads=2,
+        moe_num_experts=5, moe_topk=2, moe_num_shared_experts=3),
 }
 
 

@@ -38,9 +38,11 @@ const READ: &[&str] = &[
     "moe_num_experts",
     "num_experts_per_tok",
     "moe_k",
+    "moe_topk",
     "moe_intermediate_size",
     "shared_expert_intermediate_size",
     "n_shared_experts",
+    "moe_num_shared_experts",
     "first_k_dense_replace",
     "layer_types",
     "sliding_window",
@@ -216,11 +218,24 @@ fn moe(c: &Cfg, a: &Architecture) -> Result<Option<Moe>> {
     let width = c.u("moe_intermediate_size")?.unwrap_or(a.intermediate_size);
     let shared = match c.u("shared_expert_intermediate_size")? {
         Some(s) => s,
-        None => c.u("n_shared_experts")?.unwrap_or(0).saturating_mul(width),
+        None => c
+            .opt(&["n_shared_experts", "moe_num_shared_experts"])?
+            .unwrap_or(0)
+            .saturating_mul(width),
+    };
+    // Aria's text model (`AriaTextConfig`) names its experts `moe_num_experts` and its top-k
+    // `moe_topk`, with `moe_num_shared_experts` shared MLPs of the experts' width: the standard
+    // layout. `moe_topk` is read only beside `moe_num_experts`: Hunyuan-MoE's `num_experts`
+    // with `moe_topk` builds a shared MLP that no key names and an fp32 router, which this
+    // reading would miss, so it stays refused at `num_experts_per_tok`.
+    let per_token: &[&str] = if c.get("moe_num_experts").is_some() {
+        &["num_experts_per_tok", "moe_k", "moe_topk"]
+    } else {
+        &["num_experts_per_tok", "moe_k"]
     };
     Ok(Some(Moe {
         num_experts: experts,
-        experts_per_token: c.req(&["num_experts_per_tok", "moe_k"], "experts per token")?,
+        experts_per_token: c.req(per_token, "experts per token")?,
         expert_intermediate_size: width,
         shared_intermediate_size: shared,
         shared_expert_gate: false,
@@ -506,5 +521,42 @@ mod tests {
                 .iter()
                 .any(|n| n.contains("sliding_window 4096 is not applied"))
         );
+    }
+
+    /// Aria's text model (`aria_text`) read generically by its own MoE keys, exact against
+    /// transformers 5.25.0's `AriaTextForCausalLM` on the meta device
+    /// (`tests/reference/decoder-reference.csv`): its class defaults (18,517,069,824) and a tiny
+    /// config (608,640). The tiny one by hand: embeddings and the
+    /// untied head 2 × 1,000 × 64 = 128,000; a layer's attention q and o 64 × 64 each, k and v
+    /// 64 × 2 heads × 16 each = 12,288, the router 5 × 64 = 320, 5 experts 3 × 64 × 96 = 92,160,
+    /// 3 shared MLPs of the experts' width 3 × 64 × 288 = 55,296, two norms 128: 160,192, × 3 =
+    /// 480,576; final norm 64: 608,640. Hunyuan-MoE (`num_experts` with `moe_topk`, a shared MLP
+    /// no key names) stays refused at `num_experts_per_tok`.
+    #[test]
+    fn aria_text_reads_its_moe_keys() {
+        // `AriaTextConfig`'s defaults as transformers writes them (tests/corpus).
+        let defaults = r#"{"model_type": "aria_text", "vocab_size": 32000, "hidden_size": 4096,
+            "intermediate_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
+            "num_key_value_heads": 32, "head_dim": 128, "moe_num_experts": 8, "moe_topk": 2,
+            "moe_num_shared_experts": 2, "tie_word_embeddings": false}"#;
+        assert_eq!(params(defaults), 18_517_069_824);
+        let tiny = r#"{"model_type": "aria_text", "vocab_size": 1000, "hidden_size": 64,
+            "intermediate_size": 96, "num_hidden_layers": 3, "num_attention_heads": 4,
+            "num_key_value_heads": 2, "moe_num_experts": 5, "moe_topk": 2,
+            "moe_num_shared_experts": 3, "tie_word_embeddings": false}"#;
+        let layer = 2 * 64 * 64 + 2 * 64 * 32 + 5 * 64 + 5 * 3 * 64 * 96 + 3 * 64 * 288 + 128;
+        assert_eq!(layer, 160_192);
+        assert_eq!(params(tiny), 2 * 1000 * 64 + 3 * layer + 64);
+        assert_eq!(params(tiny), 608_640);
+        let a = parse_config(tiny).unwrap().arch;
+        let moe = a.moe.unwrap();
+        assert_eq!((moe.num_experts, moe.experts_per_token), (5, 2));
+        let e = parse_config(
+            r#"{"model_type": "hunyuan_v1_moe", "hidden_size": 64, "intermediate_size": 96,
+            "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100,
+            "num_experts": 4, "moe_topk": 2}"#,
+        )
+        .unwrap_err();
+        assert_eq!(e.field, "config.json: num_experts_per_tok");
     }
 }
