@@ -75,6 +75,9 @@ impl LlamacppBuild {
     const OUTPUTS_PER_SEQUENCE: u32 = 9509;
     /// The first build with a KV stream per sequence (PR #14363; see the module).
     const KV_STREAMS: u32 = 5913;
+    /// The first build counted with llama-server's automatic slots without `-np` (PR #16736;
+    /// `launch/llamacpp_slots.rs`).
+    const AUTO_SLOTS: u32 = 6301;
     /// Ollama's last vendored llama.cpp, ec98e2002 (its Go runner, up to v0.2x).
     pub const OLLAMA_VENDORED: LlamacppBuild = LlamacppBuild(7437);
 
@@ -138,6 +141,12 @@ impl LlamacppBuild {
     /// every cache was one stream shared by the sequences.
     pub fn kv_streams_per_sequence(self) -> bool {
         self.0 >= Self::KV_STREAMS
+    }
+
+    /// Whether llama-server without `-np` serves 4 slots over one unified KV cache (PR #16736),
+    /// rather than one.
+    pub fn auto_slots(self) -> bool {
+        self.0 >= Self::AUTO_SLOTS
     }
 
     /// `b9525`, for notes.

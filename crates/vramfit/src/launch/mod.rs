@@ -13,6 +13,9 @@ mod disaggregation;
 mod flags;
 #[cfg(test)]
 mod llamacpp_kv_tests;
+mod llamacpp_slots;
+#[cfg(test)]
+mod llamacpp_slots_tests;
 mod local;
 #[cfg(all(test, feature = "training"))]
 mod megatron_tests;
@@ -63,6 +66,7 @@ use alloc::vec::Vec;
 use crate::error::{InputError, Result};
 use crate::estimate::{EstimateInput, Runner, Workload};
 
+pub use llamacpp_slots::{AUTO_SLOTS, llama_server_auto_slots};
 pub use read::{ReadCommand, read_command};
 pub use speculative::read_speculative_config;
 

@@ -298,6 +298,12 @@ impl Reader {
             Setting::ExtraOptions => self.not_read.extend([flag.to_string(), value.to_string()]),
             Setting::GpuLayers => i.gpu_layers = Some(number(flag, value)?),
             Setting::Ubatch => i.ubatch = number(flag, value)?,
+            // llama-server's `-np -1` is its automatic slots, as without `-np`.
+            Setting::Parallel
+                if value.trim() == "-1" && i.engine == crate::estimate::Engine::Llamacpp =>
+            {
+                self.parallel_given = false
+            }
             Setting::Parallel => {
                 i.batch = number(flag, value)?;
                 self.parallel_given = true;
@@ -564,6 +570,11 @@ impl Reader {
                 .map(|p| p.arch.max_position_embeddings)
                 .filter(|&t| t > 0)
                 .map(|t| t as f64);
+        }
+        // llama-server without `-np` (or `-np -1`): 4 slots over one unified cache
+        // (`llamacpp_slots.rs`), whatever `--no-kv-unified` says.
+        if i.engine == crate::estimate::Engine::Llamacpp && !self.parallel_given {
+            super::llama_server_auto_slots(i);
         }
         // llama.cpp's `-ngl 999`: every layer.
         if let (Some(n), Some(p)) = (

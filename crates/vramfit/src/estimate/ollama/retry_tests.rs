@@ -169,3 +169,42 @@ fn a_large_automatic_num_ctx_is_retried_at_32768() {
     assert!(n.en.contains("fails too"), "{}", n.en);
     assert!(n.zh.contains("同样失败"), "{}", n.zh);
 }
+
+/// Where even no layer on the GPU leaves its buffers more than is free, the load fails:
+/// llama-server's fit (`common/fit.cpp`, `common_params_fit_impl` at ggml-org/llama.cpp
+/// 08033df0: the layers filled from 0 while under `free − 1024 MiB`, none kept when none fits,
+/// no exception) places 0 layers, and the GPU still holds the CUDA context. Llama 3.1 8B at
+/// num_ctx 8192, 0 of 33 layers: weights 0, KV 0, compute 0 and the CUDA context 300 MiB =
+/// 314,572,800 B. On 256 MiB (268,435,456 B) that is 46,137,344 B short: an out-of-memory
+/// error, not a slow run on the CPU; on 512 MiB it runs, all on the CPU.
+#[test]
+fn no_layer_on_the_gpu_and_still_short_is_out_of_memory() {
+    let run = |memory: &str| {
+        let i = EstimateInput {
+            model: Some("meta-llama/Llama-3.1-8B".into()),
+            mode: crate::estimate::Mode::Serve,
+            engine: Engine::Ollama,
+            gpu_memory: Some(memory.into()),
+            max_model_len: Some(8192.0),
+            ..EstimateInput::default()
+        };
+        estimate(&i).unwrap()
+    };
+    let e = run("256MiB");
+    assert_eq!(e.ollama.as_ref().unwrap().gpu_layers, 0);
+    assert_eq!(e.total_bytes.get(), 314_572_800);
+    let fit = e.fit.unwrap();
+    assert!(!fit.fits);
+    assert_eq!(fit.shortfall_bytes.get(), 314_572_800 - 268_435_456);
+    let reason = fit.reason.unwrap();
+    assert_eq!(reason.key, "ollama_out_of_memory");
+    #[cfg(feature = "en")]
+    assert!(
+        reason.en.contains("runs out of GPU memory"),
+        "{}",
+        reason.en
+    );
+    let e = run("512MiB");
+    assert_eq!(e.ollama.as_ref().unwrap().gpu_layers, 0);
+    assert_eq!(e.fit.unwrap().reason.unwrap().key, "ollama_partial_offload");
+}

@@ -399,6 +399,12 @@ impl Run<'_> {
                     None => self.pool_reason(sp, t.kv_per_token),
                 }),
                 (Some(sp), _) => Some(self.pool_below_batch(sp, t.m_theory)),
+                // The layers placed (llama-server's fit keeps none on the GPU where no layer
+                // leaves its margin free, `common/fit.cpp`) and still more than is free: the
+                // load runs out of memory rather than running on the CPU.
+                (None, Some(o)) if total > d.free().get() => {
+                    Some(self.offload_out_of_memory(o, total, d.free().get()))
+                }
                 (None, Some(o)) => Some(self.offload_reason(o, t.m_theory)),
                 (None, None) => None,
             },

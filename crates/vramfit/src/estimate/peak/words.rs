@@ -391,6 +391,42 @@ impl Run<'_> {
         }
     }
 
+    /// Why Ollama's load fails: the layers it places on the GPU (none, where llama-server's fit
+    /// finds no layer that leaves its margin free) and the buffers that stay there (the CUDA
+    /// context, the compute buffer) need more than is free, so the load runs out of memory.
+    pub(super) fn offload_out_of_memory(
+        &self,
+        o: &OllamaLoad,
+        needed: u64,
+        free: u64,
+    ) -> Difference {
+        Difference {
+            key: String::from("ollama_out_of_memory"),
+            en: if !self.text {
+                String::new()
+            } else {
+                en!(
+                    "The load runs out of GPU memory: with {} of the {} layers on the GPU, the GPU still needs {} (the CUDA context and compute buffer stay there) and {} is free, so Ollama reports an out-of-memory error rather than running on the CPU. Free memory on the card, or lower num_ctx.",
+                    o.gpu_layers,
+                    o.requested_layers,
+                    b(needed),
+                    b(free)
+                )
+            },
+            zh: if !self.text {
+                String::new()
+            } else {
+                zh!(
+                    "加载会显存不足：{} 层中只有 {} 层在 GPU 上时，GPU 仍需 {}（CUDA 上下文和计算缓冲区留在 GPU），而空闲仅 {}，因此 Ollama 报显存不足错误，而不是在 CPU 上运行。请释放显卡上的显存，或降低 num_ctx。",
+                    o.requested_layers,
+                    o.gpu_layers,
+                    b(needed),
+                    b(free)
+                )
+            },
+        }
+    }
+
     /// Why Ollama's load does not fit: layers on the CPU.
     pub(super) fn offload_reason(&self, o: &OllamaLoad, m_theory: u64) -> Difference {
         Difference {
