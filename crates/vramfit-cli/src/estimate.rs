@@ -357,12 +357,7 @@ pub fn run(args: EstimateArgs) -> Outcome {
             return estimate_report(&input, None, None, &reads, args.json);
         }
         None => {
-            let (mut input, looked_up) = args.flags.resolve()?;
-            // `--engine llamacpp` without `--batch` is llama-server without `-np`: its 4
-            // automatic slots over one unified cache, the context kept.
-            if !args.explicit.iter().any(|id| id == "batch") {
-                vramfit::launch::llama_server_auto_slots(&mut input);
-            }
+            let (input, looked_up) = args.flags.resolve()?;
             (input, looked_up, None)
         }
     };

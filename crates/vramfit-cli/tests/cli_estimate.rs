@@ -762,37 +762,3 @@ fn text_embeddings_inference_estimates_from_the_command_line() {
     assert_eq!(v["total_bytes"], 2_205_359_296u64);
     assert_eq!(v["kv_bytes_per_token"], 0);
 }
-
-/// `--engine llamacpp` without `--batch` is llama-server without `-np`: 4 automatic slots over
-/// one unified cache (`tools/server/server.cpp`: n_parallel -1 → 4, kv_unified true), so a
-/// hybrid holds 4 recurrent states: Qwen3.5-9B's is 50.25 MiB = 52,690,944 B per sequence
-/// (llama.cpp's `CUDA0 RS buffer size = 50.25 MiB`, tests/data/llamacpp-buffers.csv), 4 ×
-/// 52,690,944 = 210,763,776 B; `--batch 1` is `-np 1`, one.
-#[test]
-fn llamacpp_without_batch_runs_llama_servers_four_slots() {
-    let state = |extra: &[&str]| {
-        let mut args = vec![
-            "estimate",
-            "--model",
-            "Qwen/Qwen3.5-9B",
-            "--engine",
-            "llamacpp",
-            "--quantization",
-            "gguf-q4_k_m",
-            "--json",
-        ];
-        args.extend_from_slice(extra);
-        let (code, out, err) = vramfit(&args);
-        assert_eq!(code, 0, "{err}");
-        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-        v["components"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|c| c["key"] == "state_cache")
-            .map(|c| c["bytes"].as_u64().unwrap())
-            .sum::<u64>()
-    };
-    assert_eq!(state(&[]), 210_763_776);
-    assert_eq!(state(&["--batch", "1"]), 52_690_944);
-}

@@ -210,7 +210,7 @@ fn every_case_survives_truncation_at_every_char_boundary() {
 }
 
 #[test]
-fn a_100_kb_nvidia_smi_log_parses_quickly() {
+fn a_100_kb_nvidia_smi_log_reads_as_a_leak() {
     let mut s = String::from("timestamp, index, memory.used [MiB], memory.total [MiB]\n");
     let mut i = 0u64;
     while s.len() < 100_000 {
@@ -223,12 +223,10 @@ fn a_100_kb_nvidia_smi_log_parses_quickly() {
         ));
         i += 1;
     }
-    let t = std::time::Instant::now();
-    let d = diagnose(&s);
-    let elapsed = t.elapsed();
-    assert_eq!(d.kind, Kind::Leak);
-    // Debug builds are slow; a release build takes about a millisecond.
-    assert!(elapsed.as_millis() < 500, "{elapsed:?}");
+    // Memory that grows by 7 MiB every second for the whole log is a leak. How fast a log
+    // of this size is read is measured by `cargo xtask bench` ("diagnose a 100 KB
+    // nvidia-smi CSV log"), not timed here: a timer in a test fails on a busy machine.
+    assert_eq!(diagnose(&s).kind, Kind::Leak);
 }
 
 #[test]

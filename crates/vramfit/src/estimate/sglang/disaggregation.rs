@@ -105,8 +105,9 @@ impl Run<'_> {
             super::super::b(rows.saturating_mul(METADATA_ROW)),
             super::super::thousands(other_tokens),
         );
-        let other_fraction = crate::units::short(other_fraction);
-        let other_held = crate::units::short(other_held);
+        // Four figures, so that every build writes the same text (`units::float_text`).
+        let other_fraction = crate::units::short(crate::units::four_figures(other_fraction));
+        let other_held = crate::units::short(crate::units::four_figures(other_held));
         let row = METADATA_ROW;
         match d.mode {
             DisaggregationMode::Prefill => p.note(

@@ -318,7 +318,9 @@ impl Run<'_> {
                 let (memory, pre_s, mfs_s, rest_s, tokens_s, cell_s, size) = (
                     b(memory),
                     b(pre),
-                    short(mfs),
+                    // Four figures: a multimodal model's cut fraction has more digits than
+                    // the site's own float text writes as core does (`units::float_text`).
+                    short(crate::units::four_figures(mfs)),
                     b(rest),
                     thousands(tokens),
                     thousands(cell),
