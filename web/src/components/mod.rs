@@ -25,6 +25,7 @@ pub mod launch;
 pub mod matrix;
 #[cfg(feature = "full")]
 pub mod mig;
+pub mod model_picker;
 #[cfg(feature = "full")]
 pub mod models;
 #[cfg(feature = "full")]
