@@ -545,37 +545,7 @@ impl Reader {
                 None => self.not_read.push(String::from("--cpu-moe")),
             }
         }
-        // llama.cpp's `--kv-unified-per-slot N` (ggml-org/llama.cpp#24124, b10662): "when set
-        // without -c/--ctx-size, the shared KV pool is sized to n_parallel*N" (its help in
-        // `common/arg.cpp`); with `-c` it only caps each slot at min(its share, N)
-        // (`server-context.cpp` `n_ctx_slot`), which holds no memory. N of 0 does nothing.
-        // Without `-np` llama-server serves 4 slots ("n_parallel is set to auto, using
-        // n_parallel = 4 and kv_unified = true", `tools/server/server.cpp`), so its pool is 4 × N.
-        if self.kv_per_slot > 0.0 && i.max_model_len.is_none() {
-            let slots = if self.parallel_given { i.batch } else { 4.0 };
-            i.max_model_len = Some(slots * self.kv_per_slot);
-        }
-        // llama-server without `-c`, or with `-c 0`: the context the model was trained with
-        // (`common_params::n_ctx = 0`, "0 == context the model was trained with", in
-        // `common/common.h`; builds from PR #10136 of 2024-11 until the fit made it 0 again
-        // took 4096, less than any preset's trained context), which `--fit` lowers toward 4096
-        // only where the free memory lacks: the most it allocates, on the safe side.
-        if i.engine == crate::estimate::Engine::Llamacpp
-            && matches!(i.max_model_len, None | Some(0.0))
-        {
-            i.max_model_len = i
-                .model
-                .as_deref()
-                .and_then(crate::presets::find)
-                .map(|p| p.arch.max_position_embeddings)
-                .filter(|&t| t > 0)
-                .map(|t| t as f64);
-        }
-        // llama-server without `-np` (or `-np -1`): 4 slots over one unified cache
-        // (`llamacpp_slots.rs`), whatever `--no-kv-unified` says.
-        if i.engine == crate::estimate::Engine::Llamacpp && !self.parallel_given {
-            super::llama_server_auto_slots(i);
-        }
+        llama_server_context(i, self.kv_per_slot, self.parallel_given);
         // llama.cpp's `-ngl 999`: every layer.
         if let (Some(n), Some(p)) = (
             i.gpu_layers,
@@ -664,5 +634,45 @@ fn quantization(value: &str) -> Option<Quantization> {
             double_quant: false,
         }),
         v => Quantization::parse("quantization", v).ok(),
+    }
+}
+
+/// llama-server's context and slots where the command leaves them to the server: the pool
+/// of `--kv-unified-per-slot`, the trained context without `-c`, and the automatic slots
+/// without `-np`.
+fn llama_server_context(i: &mut EstimateInput, kv_per_slot: f64, parallel_given: bool) {
+    // llama.cpp's `--kv-unified-per-slot N` (ggml-org/llama.cpp#24124, b10662): "when set
+    // without -c/--ctx-size, the shared KV pool is sized to n_parallel*N" (its help in
+    // `common/arg.cpp`); with `-c` it only caps each slot at min(its share, N)
+    // (`server-context.cpp` `n_ctx_slot`), which holds no memory. N of 0 does nothing.
+    // Without `-np` llama-server serves 4 slots ("n_parallel is set to auto, using
+    // n_parallel = 4 and kv_unified = true", `tools/server/server.cpp`), so its pool is 4 × N.
+    if kv_per_slot > 0.0 && i.max_model_len.is_none() {
+        let slots = if parallel_given {
+            i.batch
+        } else {
+            super::AUTO_SLOTS
+        };
+        i.max_model_len = Some(slots * kv_per_slot);
+    }
+    // llama-server without `-c`, or with `-c 0`: the context the model was trained with
+    // (`common_params::n_ctx = 0`, "0 == context the model was trained with", in
+    // `common/common.h`; builds from PR #10136 of 2024-11 until the fit made it 0 again
+    // took 4096, less than any preset's trained context), which `--fit` lowers toward 4096
+    // only where the free memory lacks: the most it allocates, on the safe side.
+    if i.engine == crate::estimate::Engine::Llamacpp && matches!(i.max_model_len, None | Some(0.0))
+    {
+        i.max_model_len = i
+            .model
+            .as_deref()
+            .and_then(crate::presets::find)
+            .map(|p| p.arch.max_position_embeddings)
+            .filter(|&t| t > 0)
+            .map(|t| t as f64);
+    }
+    // llama-server without `-np` (or `-np -1`): 4 slots over one unified cache
+    // (`llamacpp_slots.rs`), whatever `--no-kv-unified` says.
+    if i.engine == crate::estimate::Engine::Llamacpp && !parallel_given {
+        super::llama_server_auto_slots(i);
     }
 }

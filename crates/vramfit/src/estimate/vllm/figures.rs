@@ -7,6 +7,7 @@ use super::encoder::EncoderFigures;
 use super::lora::LoraFigures;
 use super::mxfp4::Mxfp4Backend;
 use super::speculative::DrafterFigures;
+use super::version::VllmVersion;
 use super::{
     CUDA_GRAPH_BASE_GIB, CUDA_GRAPH_PER_LAYER_GIB, SAMPLER_FP32_COPIES, SAMPLER_SORT_BYTES,
     VLLM_BLOCK, VLLM_CUDA_CONTEXT_PARALLEL,
@@ -184,42 +185,7 @@ impl Run<'_> {
             .max_num_batched_tokens
             .saturating_mul(forward_per_token)
             .div_ceil(if whole { 1 } else { self.tp });
-        let sampler_sort = version.full_sort_sampler() && !self.pooling;
-        // A pooling model's profile runs `_dummy_pooler_run` on the forward's hidden states in
-        // place of `_dummy_sampler_run` (`profile_run`, vllm/v1/worker/gpu_model_runner.py
-        // lines 6136-6139 at 0.33.0): no logits over the vocabulary. The pooled output (one
-        // hidden vector per sequence for CLS, LAST or MEAN pooling) is left out: at most
-        // max_num_seqs × hidden, 2 MiB for 1,024 × 1,024 in fp16.
-        let sampler = if self.pooling {
-            0
-        } else if sampler_sort {
-            // Beside the sort, `profile_run` holds the forward's hidden states (batched tokens ×
-            // hidden) and `_dummy_sampler_run` the gathered last ones and their random copy
-            // (2 × sequences × hidden), in the model dtype.
-            let hidden = self
-                .max_num_batched_tokens
-                .saturating_add(2 * self.max_num_seqs)
-                .saturating_mul(a.hidden_size)
-                .saturating_mul(self.act_bytes());
-            self.max_num_seqs
-                .saturating_mul(a.vocab_size)
-                .saturating_mul(SAMPLER_SORT_BYTES)
-                .saturating_add(hidden)
-        } else if let Some(sms) = self.vllm_triton_topk_sms(version) {
-            // The Triton top-k/top-p buffer counted by the card's SMs (`sampler.rs`).
-            self.vllm_triton_sampler(sms)
-        } else {
-            Bytes::from_f64(
-                self.max_num_seqs as f64 * a.vocab_size as f64 * 4.0 * SAMPLER_FP32_COPIES,
-            )
-            .get()
-        };
-        // Fused-MoE workspaces the workspace manager keeps under the sampler (`sampler.rs`).
-        let moe_workspaces = if self.pooling {
-            0
-        } else {
-            self.vllm_moe_workspaces(version, mxfp4)
-        };
+        let (sampler, sampler_sort, moe_workspaces) = self.vllm_sampler(version, mxfp4);
         // The stated margin of the 0.17–0.20 line (`sampler.rs`), counted with the non-torch
         // memory: both are out of the budget whatever the profile's peak.
         let profile_margin = self.vllm_triton_line_margin(version);
@@ -316,6 +282,53 @@ impl Run<'_> {
             theory,
             slack,
         }
+    }
+
+    /// The sampler's dummy run in vLLM's profile: its bytes, whether the release sorts the whole
+    /// vocabulary, and the fused-MoE workspaces kept under it.
+    fn vllm_sampler(
+        &self,
+        version: VllmVersion,
+        mxfp4: Option<(Mxfp4Backend, u64)>,
+    ) -> (u64, bool, u64) {
+        let a = &self.arch;
+        let sampler_sort = version.full_sort_sampler() && !self.pooling;
+        // A pooling model's profile runs `_dummy_pooler_run` on the forward's hidden states in
+        // place of `_dummy_sampler_run` (`profile_run`, vllm/v1/worker/gpu_model_runner.py
+        // lines 6136-6139 at 0.33.0): no logits over the vocabulary. The pooled output (one
+        // hidden vector per sequence for CLS, LAST or MEAN pooling) is left out: at most
+        // max_num_seqs × hidden, 2 MiB for 1,024 × 1,024 in fp16.
+        let sampler = if self.pooling {
+            0
+        } else if sampler_sort {
+            // Beside the sort, `profile_run` holds the forward's hidden states (batched tokens ×
+            // hidden) and `_dummy_sampler_run` the gathered last ones and their random copy
+            // (2 × sequences × hidden), in the model dtype.
+            let hidden = self
+                .max_num_batched_tokens
+                .saturating_add(2 * self.max_num_seqs)
+                .saturating_mul(a.hidden_size)
+                .saturating_mul(self.act_bytes());
+            self.max_num_seqs
+                .saturating_mul(a.vocab_size)
+                .saturating_mul(SAMPLER_SORT_BYTES)
+                .saturating_add(hidden)
+        } else if let Some(sms) = self.vllm_triton_topk_sms(version) {
+            // The Triton top-k/top-p buffer counted by the card's SMs (`sampler.rs`).
+            self.vllm_triton_sampler(sms)
+        } else {
+            Bytes::from_f64(
+                self.max_num_seqs as f64 * a.vocab_size as f64 * 4.0 * SAMPLER_FP32_COPIES,
+            )
+            .get()
+        };
+        // Fused-MoE workspaces the workspace manager keeps under the sampler (`sampler.rs`).
+        let moe_workspaces = if self.pooling {
+            0
+        } else {
+            self.vllm_moe_workspaces(version, mxfp4)
+        };
+        (sampler, sampler_sort, moe_workspaces)
     }
 
     /// `M_theory` for serving (the guide's stage 2: KV at the peak concurrency): the card memory
