@@ -157,6 +157,11 @@ pub struct EstimateInput {
     /// b5913 (one shared cache before). Ollama from 0.30 passes `-np` without it: its runs
     /// split; this field is read for llama.cpp alone.
     pub kv_unified: Option<bool>,
+    /// llama-server `--kv-unified-per-slot N` (ggml-org/llama.cpp#24124, from build b10662):
+    /// each slot's context capped at `N` tokens; without `max_model_len` (`-c`) the shared KV
+    /// pool is `N` × the slots (`batch`, `-np`), with it only a cap that holds no memory. An
+    /// integer from 1, at least one sequence's `seq_len + new_tokens`; llama.cpp alone.
+    pub kv_unified_per_slot: Option<f64>,
     /// The host memory llama.cpp and Ollama read the layers and experts they keep in CPU memory
     /// from, for the speed under offload: a catalog id or its words (`ddr5-6000-2ch`,
     /// `epyc-genoa-12ch`, `m4 max`, `strix halo`; an unknown name's error lists them). Default: a desktop
@@ -485,6 +490,7 @@ impl Default for EstimateInput {
             gpu_layers: None,
             n_cpu_moe: None,
             kv_unified: None,
+            kv_unified_per_slot: None,
             host_memory: None,
             host_bandwidth: None,
             ubatch: 512.0,

@@ -129,3 +129,80 @@ fn kv_unified_is_llama_cpps_alone() {
         assert_eq!(e.kind, crate::error::ErrorKind::Unsupported, "{engine:?}");
     }
 }
+
+/// `kv_unified_per_slot` without `max_model_len`, as llama-server's `--kv-unified-per-slot N`
+/// without `-c` ("the shared KV pool is sized to n_parallel*N", `common/arg.cpp`,
+/// ggml-org/llama.cpp#24124): 4 slots of 2,048 are the unified 8,192-token pool above,
+/// 226,492,416 B; with `max_model_len` given it only caps each slot and the cache is `-c`'s.
+#[test]
+fn kv_unified_per_slot_sizes_the_pool_without_a_context() {
+    let per_slot = |ctx: Option<f64>, n: f64| EstimateInput {
+        max_model_len: ctx,
+        kv_unified_per_slot: Some(n),
+        ..gpt_oss(0.0, 4.0, "b10615", Some(true))
+    };
+    assert_eq!(kv(&per_slot(None, 2048.0)), 226_492_416);
+    assert_eq!(
+        kv(&per_slot(None, 2048.0)),
+        kv(&gpt_oss(8192.0, 4.0, "b10615", Some(true)))
+    );
+    // With -c 16,384 a cap of 2,048 holds nothing: 12 × 16,384 + 12 × 1,024 cells × 2,048 B.
+    assert_eq!(
+        kv(&per_slot(Some(16_384.0), 2048.0)),
+        (12 * 16_384 + 12 * 1_024) * PER_CELL
+    );
+}
+
+/// `kv_unified_per_slot` checked: an integer from 1 (and from one sequence's `seq_len +
+/// new_tokens`, which a capped slot must hold), a pool of at most 16 M tokens, llama.cpp's alone;
+/// each error names the field.
+#[test]
+fn kv_unified_per_slot_is_checked() {
+    use crate::error::ErrorKind::{Conflict, NotANumber, OutOfRange, Unsupported};
+    let err = |input: EstimateInput| estimate(&input).unwrap_err();
+    let with = |n: f64| EstimateInput {
+        max_model_len: None,
+        kv_unified_per_slot: Some(n),
+        ..gpt_oss(0.0, 4.0, "b10615", None)
+    };
+    for (n, kind) in [
+        (0.0, OutOfRange),
+        (-1.0, OutOfRange),
+        (1.5, NotANumber),
+        (f64::NAN, NotANumber),
+        (f64::INFINITY, NotANumber),
+        // 4 slots of 8,388,608 tokens: 32 M, over the 16 M a context may be.
+        (8_388_608.0, OutOfRange),
+    ] {
+        let e = err(with(n));
+        assert_eq!(
+            (e.field.as_str(), e.kind),
+            ("kv_unified_per_slot", kind),
+            "{n}"
+        );
+    }
+    // A slot of 1,000 tokens holds no sequence of 1,024 + 512.
+    let e = err(EstimateInput {
+        seq_len: 1024.0,
+        new_tokens: 512.0,
+        ..with(1000.0)
+    });
+    assert_eq!(
+        (e.field.as_str(), e.kind),
+        ("kv_unified_per_slot", Conflict)
+    );
+    assert!(alloc::format!("{e}").contains("1536"), "{e}");
+    for engine in [Engine::Ollama, Engine::Vllm] {
+        let e = err(EstimateInput {
+            engine,
+            engine_version: None,
+            quantization: Quantization::None,
+            ..with(2048.0)
+        });
+        assert_eq!(
+            (e.field.as_str(), e.kind),
+            ("kv_unified_per_slot", Unsupported),
+            "{engine:?}"
+        );
+    }
+}

@@ -59,11 +59,12 @@ fn kv_unified_is_written_and_read_back() {
 
 /// llama-server's `--kv-unified-per-slot N` (ggml-org/llama.cpp#24124, from b10662; its help in
 /// `common/arg.cpp`: "context limit per parallel slot … when set without -c/--ctx-size, the
-/// shared KV pool is sized to n_parallel*N"): without `-c`, `-np 4` slots of 8,192 are a pool of
-/// 4 × 8,192 = 32,768 tokens, the KV cache of `-c 32768 -np 4`; without `-np` llama-server's
-/// automatic 4 slots (`tools/server/server.cpp`: "using n_parallel = 4 and kv_unified = true"),
-/// the same pool. With `-c` it only caps each slot (`n_ctx_slot`): the pool is `-c`'s; N of 0
-/// does nothing.
+/// shared KV pool is sized to n_parallel*N") read as the input's `kv_unified_per_slot`, the
+/// context left to the estimate: without `-c`, `-np 4` slots of 8,192 are a pool of 4 × 8,192 =
+/// 32,768 tokens, the KV cache of `-c 32768 -np 4`; without `-np` llama-server's automatic 4
+/// slots (`tools/server/server.cpp`: "using n_parallel = 4 and kv_unified = true"), the same
+/// pool. With `-c` it only caps each slot (`n_ctx_slot`): the pool is `-c`'s; N of 0 does
+/// nothing.
 #[test]
 fn kv_unified_per_slot_sizes_the_pool_without_a_context() {
     let read = |flags: &str| {
@@ -72,27 +73,6 @@ fn kv_unified_per_slot_sizes_the_pool_without_a_context() {
         assert!(r.not_read.is_empty(), "{line}: {:?}", r.not_read);
         r.input
     };
-    for flags in [
-        "-np 4 --kv-unified-per-slot 8192",
-        "--kv-unified-per-slot 8192",
-    ] {
-        assert_eq!(read(flags).max_model_len, Some(32_768.0), "{flags}");
-    }
-    assert_eq!(
-        read("-np 2 --kv-unified-per-slot 8192").max_model_len,
-        Some(16_384.0)
-    );
-    assert_eq!(
-        read("-c 16384 -np 8 --kv-unified-per-slot 4096").max_model_len,
-        Some(16_384.0)
-    );
-    // N of 0: as without the flag, the trained context (131,072 for gpt-oss-20b).
-    assert_eq!(
-        read("-np 4 --kv-unified-per-slot 0").max_model_len,
-        read("-np 4").max_model_len
-    );
-    assert_eq!(read("-np 4").max_model_len, Some(131_072.0));
-    // The pool so read holds the KV cache of the same pool given as -c.
     let kv = |flags: &str| {
         let input = EstimateInput {
             gpu: Some("h100-sxm5-80gb".into()),
@@ -100,7 +80,77 @@ fn kv_unified_per_slot_sizes_the_pool_without_a_context() {
         };
         estimate(&input).unwrap().kv_cache_bytes
     };
+    for flags in [
+        "-np 4 --kv-unified-per-slot 8192",
+        "--kv-unified-per-slot 8192",
+        "-c 0 -np 4 --kv-unified-per-slot 8192",
+    ] {
+        let i = read(flags);
+        assert_eq!(
+            (i.max_model_len, i.kv_unified_per_slot),
+            (None, Some(8192.0))
+        );
+        assert_eq!(i.batch, 4.0, "{flags}");
+    }
+    // The pool so read holds the KV cache of the same pool given as -c.
     assert_eq!(kv("-np 4 --kv-unified-per-slot 8192"), kv("-c 32768 -np 4"));
+    assert_eq!(kv("--kv-unified-per-slot 8192"), kv("-c 32768"));
+    assert_eq!(kv("-np 2 --kv-unified-per-slot 8192"), kv("-c 16384 -np 2"));
+    let capped = read("-c 16384 -np 8 --kv-unified-per-slot 4096");
+    assert_eq!(capped.max_model_len, Some(16_384.0));
+    assert_eq!(
+        kv("-c 16384 -np 8 --kv-unified-per-slot 4096"),
+        kv("-c 16384 -np 8")
+    );
+    // N of 0: as without the flag, the trained context (131,072 for gpt-oss-20b).
+    let zero = read("-np 4 --kv-unified-per-slot 0");
+    assert_eq!(zero.kv_unified_per_slot, None);
+    assert_eq!(zero.max_model_len, Some(131_072.0));
+}
+
+/// `kv_unified_per_slot` written into the llama-server launch and read back: 4 unified slots
+/// of 4,096 tokens without a context are `-c 16384 -np 4 --kv-unified-per-slot 4096`,
+/// gpt-oss-20b's unified 16,384-token cache of (12 × 16,384 + 12 × GGML_PAD(128 × 4 + 512, 256)
+/// = 1,024) cells × 2,048 B = 427,819,008 B either way, with a note of the flag's first build
+/// for older ones.
+#[test]
+fn kv_unified_per_slot_is_written_and_read_back() {
+    let input = EstimateInput {
+        max_model_len: None,
+        kv_unified_per_slot: Some(4096.0),
+        ..gpt_oss(Some(true))
+    };
+    let launch = launch_input(&input).unwrap();
+    let line = command_text(&launch.commands[0]);
+    for flag in [
+        " -c 16384",
+        " -np 4",
+        " --kv-unified-per-slot 4096",
+        " --kv-unified",
+    ] {
+        assert!(line.contains(flag), "{flag}: {line}");
+    }
+    assert!(
+        launch
+            .notes
+            .iter()
+            .any(|n| n.en.contains("b10662") && n.zh.contains("b10662")),
+        "{:?}",
+        launch.notes
+    );
+    let r = read_command(&line).unwrap();
+    assert!(r.not_read.is_empty(), "{line}: {:?}", r.not_read);
+    assert_eq!(r.input.kv_unified_per_slot, Some(4096.0));
+    let back = EstimateInput {
+        gpu: input.gpu.clone(),
+        ..r.input
+    };
+    let kv = |i: &EstimateInput| estimate(i).unwrap().kv_cache_bytes.get();
+    assert_eq!(kv(&input), 427_819_008);
+    assert_eq!(kv(&back), 427_819_008);
+    // Without the field nothing is written.
+    let plain = command_text(&launch_input(&gpt_oss(Some(true))).unwrap().commands[0]);
+    assert!(!plain.contains("--kv-unified-per-slot"), "{plain}");
 }
 
 /// llama-server without `-c` (or with `-c 0`) allocates the context the model was trained with

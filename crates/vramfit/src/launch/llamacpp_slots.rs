@@ -48,7 +48,8 @@ pub fn llama_server_auto_slots(input: &mut EstimateInput) {
     if !build.auto_slots() {
         return;
     }
-    if input.max_model_len.is_none() {
+    // `--kv-unified-per-slot N` without `-c`: the estimate sizes the pool to the 4 slots × N.
+    if input.max_model_len.is_none() && input.kv_unified_per_slot.is_none() {
         // A pooling run generates nothing (`new_tokens` taken as 0).
         let new = if input.runner == Some(RunnerType::Pooling) {
             0.0

@@ -69,6 +69,18 @@ pub(super) fn llama_server(w: &Workload, l: &mut Builder) -> Result<()> {
     if w.kv_unified == Some(true) {
         a.switch(Setting::KvUnified);
     }
+    // Each slot's cap (ggml-org/llama.cpp#24124): `-c` above already pins the pool it sized.
+    if let Some(n) = w.kv_unified_per_slot {
+        a.set(Setting::KvPerSlot, n);
+        l.note(
+            String::from(
+                "--kv-unified-per-slot needs llama.cpp build b10662 or later (ggml-org/llama.cpp#24124); an older llama-server refuses it: leave it out there, -c already sizes the KV pool.",
+            ),
+            String::from(
+                "--kv-unified-per-slot 需要 llama.cpp b10662 或更新的构建（ggml-org/llama.cpp#24124）；更早的 llama-server 不认这个参数：那里去掉它即可，-c 已给出 KV 池的大小。",
+            ),
+        );
+    }
     split_flags(w, &mut a, l);
     l.command(a.done());
     Ok(())

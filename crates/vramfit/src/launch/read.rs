@@ -641,26 +641,23 @@ fn quantization(value: &str) -> Option<Quantization> {
 /// of `--kv-unified-per-slot`, the trained context without `-c`, and the automatic slots
 /// without `-np`.
 fn llama_server_context(i: &mut EstimateInput, kv_per_slot: f64, parallel_given: bool) {
-    // llama.cpp's `--kv-unified-per-slot N` (ggml-org/llama.cpp#24124, b10662): "when set
-    // without -c/--ctx-size, the shared KV pool is sized to n_parallel*N" (its help in
-    // `common/arg.cpp`); with `-c` it only caps each slot at min(its share, N)
-    // (`server-context.cpp` `n_ctx_slot`), which holds no memory. N of 0 does nothing.
-    // Without `-np` llama-server serves 4 slots ("n_parallel is set to auto, using
-    // n_parallel = 4 and kv_unified = true", `tools/server/server.cpp`), so its pool is 4 × N.
-    if kv_per_slot > 0.0 && i.max_model_len.is_none() {
-        let slots = if parallel_given {
-            i.batch
-        } else {
-            super::AUTO_SLOTS
-        };
-        i.max_model_len = Some(slots * kv_per_slot);
+    // llama.cpp's `--kv-unified-per-slot N` (ggml-org/llama.cpp#24124, b10662), the input's
+    // `kv_unified_per_slot`: without `-c` (or with `-c 0`) the estimate sizes the shared pool
+    // to the slots × N, with `-c` it is a cap that holds no memory. N of 0 does nothing.
+    if kv_per_slot != 0.0 {
+        i.kv_unified_per_slot = Some(kv_per_slot);
+        if i.max_model_len == Some(0.0) {
+            i.max_model_len = None;
+        }
     }
     // llama-server without `-c`, or with `-c 0`: the context the model was trained with
     // (`common_params::n_ctx = 0`, "0 == context the model was trained with", in
     // `common/common.h`; builds from PR #10136 of 2024-11 until the fit made it 0 again
     // took 4096, less than any preset's trained context), which `--fit` lowers toward 4096
     // only where the free memory lacks: the most it allocates, on the safe side.
-    if i.engine == crate::estimate::Engine::Llamacpp && matches!(i.max_model_len, None | Some(0.0))
+    if i.engine == crate::estimate::Engine::Llamacpp
+        && matches!(i.max_model_len, None | Some(0.0))
+        && i.kv_unified_per_slot.is_none()
     {
         i.max_model_len = i
             .model

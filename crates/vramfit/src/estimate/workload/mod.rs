@@ -154,6 +154,8 @@ pub struct Workload {
     pub n_cpu_moe: u64,
     /// llama.cpp `--kv-unified` as given (`llamacpp.rs`: the streams of its KV cache).
     pub kv_unified: Option<bool>,
+    /// llama-server `--kv-unified-per-slot` as given (its pool is `max_model_len`).
+    pub kv_unified_per_slot: Option<u64>,
     /// The host memory llama.cpp and Ollama read CPU-resident layers and experts from
     /// (`host_memory`, `host_bandwidth`, or the stated default): the speed under offload, so
     /// read only with the `speed` feature.
@@ -431,6 +433,7 @@ impl EstimateInput {
             ubatch: llamacpp.ubatch,
             n_cpu_moe: llamacpp.n_cpu_moe,
             kv_unified: self.kv_unified,
+            kv_unified_per_slot: llamacpp.kv_unified_per_slot,
             #[cfg(feature = "speed")]
             host,
             mem_fraction_static: serving.mem_fraction_static,

@@ -61,6 +61,8 @@ pub(super) struct Llamacpp {
     pub(super) ubatch: u64,
     /// `--n-cpu-moe`: blocks whose routed experts stay in CPU memory.
     pub(super) n_cpu_moe: u64,
+    /// llama-server `--kv-unified-per-slot`: each slot's cap (its pool without `-c`).
+    pub(super) kv_unified_per_slot: Option<u64>,
 }
 
 impl EstimateInput {
@@ -321,9 +323,26 @@ impl EstimateInput {
         } else {
             seq_len + new_tokens
         };
-        let max_model_len = match self.max_model_len {
-            Some(v) => int("max_model_len", v, 1, MAX_SEQ)?,
-            None => {
+        let per_slot = self.resolve_kv_unified_per_slot(seq_len + new_tokens)?;
+        let max_model_len = match (self.max_model_len, per_slot) {
+            (Some(v), _) => int("max_model_len", v, 1, MAX_SEQ)?,
+            // `--kv-unified-per-slot N` without `-c`: "the shared KV pool is sized to
+            // n_parallel*N" (its help in `common/arg.cpp`, ggml-org/llama.cpp#24124).
+            (None, Some(n)) => {
+                let pool = n.saturating_mul(batch);
+                if pool > MAX_SEQ {
+                    return Err(input_error!(
+                        OutOfRange,
+                        "kv_unified_per_slot",
+                        ["{batch} slots of {n} tokens are a pool over {MAX_SEQ} tokens"],
+                        ["{batch} 个槽位各 {n} 个 token，共享池超过 {MAX_SEQ} 个 token"],
+                        ["an integer to {} with {batch} slots", MAX_SEQ / batch],
+                        ["{batch} 个槽位时不超过 {} 的整数", MAX_SEQ / batch],
+                    ));
+                }
+                pool
+            }
+            (None, None) => {
                 let vram = device
                     .as_ref()
                     .map(|d| d.memory.get().saturating_mul(dp * pp));
@@ -398,7 +417,44 @@ impl EstimateInput {
             gpu_layers,
             ubatch,
             n_cpu_moe,
+            kv_unified_per_slot: self.resolve_kv_unified_per_slot(0)?,
         })
+    }
+
+    /// llama-server's `--kv-unified-per-slot N` as given: llama.cpp's alone, an integer from
+    /// `per_sequence` (one sequence's prompt and output, which a slot capped at `N` must hold;
+    /// llama-server refuses a longer request) and at least 1.
+    fn resolve_kv_unified_per_slot(&self, per_sequence: u64) -> Result<Option<u64>> {
+        let Some(v) = self.kv_unified_per_slot else {
+            return Ok(None);
+        };
+        if self.runner() != Runner::Llamacpp {
+            let name = self.runner().rules().name;
+            return Err(input_error!(
+                Unsupported,
+                "kv_unified_per_slot",
+                ["{name} has no --kv-unified-per-slot"],
+                ["{name} 没有 --kv-unified-per-slot"],
+                "unset, or engine llamacpp (llama-server's --kv-unified-per-slot, build b10662 on)",
+                "不设置，或使用 llamacpp 引擎（llama-server 的 --kv-unified-per-slot，b10662 起）",
+            ));
+        }
+        let n = int("kv_unified_per_slot", v, 1, MAX_SEQ)?;
+        if n < per_sequence {
+            return Err(input_error!(
+                Conflict,
+                "kv_unified_per_slot",
+                [
+                    "a slot capped at {n} tokens holds no sequence of {per_sequence} (seq_len + new_tokens)"
+                ],
+                [
+                    "上限为 {n} 个 token 的槽位放不下一条 {per_sequence} 个 token（seq_len + new_tokens）的序列"
+                ],
+                ["an integer from {per_sequence} (seq_len + new_tokens) to {MAX_SEQ}"],
+                ["{per_sequence}（seq_len + new_tokens）到 {MAX_SEQ} 的整数"],
+            ));
+        }
+        Ok(Some(n))
     }
 
     /// `n_cpu_moe` as given: llama.cpp's, for a model with routed experts, 0 to its blocks.
