@@ -279,6 +279,7 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
         gpu_layers: opt_num(u)?,
         n_cpu_moe: opt_num(u)?,
         kv_unified: u.arbitrary()?,
+        kv_unified_per_slot: opt_num(u)?,
         host_memory: text(u, &["ddr5-6000-2ch", "m4 max", "ddr5", "ddr7"])?,
         host_bandwidth: text(
             u,

@@ -167,6 +167,11 @@ pub fn settings(runner: Runner) -> Vec<Setting> {
             ("gpu_layers", "-ngl", key!("e.ngl")),
             ("n_cpu_moe", "--n-cpu-moe", key!("e.n_cpu_moe")),
             ("kv_unified", "--kv-unified", key!("e.kv_unified")),
+            (
+                "kv_unified_per_slot",
+                "--kv-unified-per-slot",
+                key!("e.kv_unified_per_slot"),
+            ),
             ("host_memory", "host_memory", key!("e.host_memory")),
             ("host_bandwidth", "host_bandwidth", key!("e.host_bandwidth")),
             ("ubatch", "-ub", key!("e.ubatch")),

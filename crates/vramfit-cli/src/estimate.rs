@@ -139,6 +139,7 @@ impl EstimateFlags {
             gpu_layers: self.gpu_layers,
             n_cpu_moe: self.n_cpu_moe,
             kv_unified: self.kv_unified,
+            kv_unified_per_slot: self.kv_unified_per_slot,
             host_memory: self.host_memory.clone(),
             host_bandwidth: self.host_bandwidth.clone(),
             ubatch: self.ubatch,

@@ -312,6 +312,9 @@ pub struct EstimateFlags {
     /// llama.cpp --kv-unified (-kvu): one KV cache shared by the sequences; `--kv-unified false` one stream per sequence, each with its share of the context and its own sliding window [default: llama-server's with -np given: a stream per sequence from build b5913, one cache before; Ollama 0.30+ splits it].
     #[arg(long, num_args = 0..=1, default_missing_value = "true", require_equals = false)]
     pub kv_unified: Option<bool>,
+    /// llama-server --kv-unified-per-slot N (build b10662 on, ggml-org/llama.cpp#24124): each slot's context capped at N tokens, an integer from 1 and from --seq-len + --new-tokens; without --max-model-len the shared KV pool is N × the slots (--batch), with it only a cap that holds no memory. llama.cpp only.
+    #[arg(long, allow_negative_numbers = true)]
+    pub kv_unified_per_slot: Option<f64>,
     /// The host memory llama.cpp and Ollama read CPU-resident layers and experts from, for the speed under offload: a catalog id or its words (ddr4-3200-2ch, ddr5-6000-2ch, threadripper-pro-7000-8ch, epyc-genoa-12ch, apple-m4-max, strix-halo, dgx-spark, …) [default: ddr5-5600-2ch, said in a note].
     #[arg(long, conflicts_with = "host_bandwidth")]
     pub host_memory: Option<String>,

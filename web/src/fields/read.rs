@@ -127,6 +127,7 @@ fn set(input: &mut EstimateInput, key: &str, v: &str) -> Result<(), InputError> 
         "gpu_layers" => input.gpu_layers = opt()?,
         "n_cpu_moe" => input.n_cpu_moe = opt()?,
         "kv_unified" => input.kv_unified = opt_bool()?,
+        "kv_unified_per_slot" => input.kv_unified_per_slot = opt()?,
         "host_memory" => input.host_memory = text(),
         "host_bandwidth" => input.host_bandwidth = text(),
         #[cfg(feature = "full")]
