@@ -1570,6 +1570,13 @@ export interface EstimateInput {
    */
   kv_unified?: boolean | null;
   /**
+   * llama-server `--kv-unified-per-slot N` (ggml-org/llama.cpp#24124, from build b10662):
+   * each slot's context capped at `N` tokens; without `max_model_len` (`-c`) the shared KV
+   * pool is `N` × the slots (`batch`, `-np`), with it only a cap that holds no memory. An
+   * integer from 1, at least one sequence's `seq_len + new_tokens`; llama.cpp alone.
+   */
+  kv_unified_per_slot?: number | null;
+  /**
    * The host memory llama.cpp and Ollama read the layers and experts they keep in CPU memory
    * from, for the speed under offload: a catalog id or its words (`ddr5-6000-2ch`,
    * `epyc-genoa-12ch`, `m4 max`, `strix halo`; an unknown name's error lists them). Default: a desktop
