@@ -156,6 +156,7 @@ impl Run<'_> {
         };
         if self.text {
             self.ollama_notes(p, &plan, num_ctx, parallel, model_layers, cpu_percent);
+            self.ollama_system_memory_note(p, plan.total.saturating_sub(plan.vram), false);
             self.ollama_gpus_note(p, &plan, &run, gpus);
         }
         p.ollama = Some(OllamaLoad {

@@ -8,7 +8,7 @@
 //! 4,096), sizes the batch again for it (`applyAutomaticGenerationBatch`) and loads again; a
 //! `num_ctx` set by the user is never lowered, and the load's error is reported.
 
-use super::super::{Parts, Run, thousands};
+use super::super::{Parts, Run, b, thousands};
 
 /// Ollama's next automatic `num_ctx` after a load that failed out of memory
 /// (`nextLowerAutoNumCtx`): 32,768 above it, 4,096 above that, else none.
@@ -85,3 +85,44 @@ impl Run<'_> {
 #[cfg(test)]
 #[path = "retry_tests.rs"]
 mod tests;
+
+impl Run<'_> {
+    /// What a load that keeps part of the model in CPU memory asks of the host's memory, as
+    /// Ollama checks it (`cpu`, its own estimate's total less its GPU part). Its Go runner
+    /// (`llm/server.go` `Load`, to v0.24.0 at the tag): "On linux and windows, over-allocating
+    /// CPU memory will almost always result in an error", so where `TotalSize − VRAMSize` is
+    /// over the free memory and swap it fails with "model requires more system memory (…) than
+    /// is available (…)", before any load and with no retry (macOS is not checked). From 0.30
+    /// (`llama-server`) the check is gone from `llm/` (v0.30.0 to v0.32.15): llama-server
+    /// allocates or maps that part itself, and the one retry of a failed load
+    /// (`reduceAutoNumCtxForLoadOOM`) lowers `num_ctx`, which leaves the layers' weights as
+    /// they are.
+    #[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
+    pub(super) fn ollama_system_memory_note(&self, p: &mut Parts, cpu: u64, llama_server: bool) {
+        if cpu == 0 {
+            return;
+        }
+        let need = b(cpu);
+        if llama_server {
+            p.note(
+                "ollama_system_memory",
+                en!(
+                    "{need} of the model stays in CPU memory: have that much system memory free. Ollama from 0.30 does not check it before the load (its Go runner's \"model requires more system memory\" check is gone), and its one retry of a load that runs out of memory lowers num_ctx, which does not shrink the layers kept in CPU memory."
+                ),
+                zh!(
+                    "模型有 {need} 留在 CPU 内存：系统内存需空闲这么多。Ollama 0.30 起加载前不再检查（Go 运行器的 \"model requires more system memory\" 检查已去掉），内存不足时的那一次重试只降低 num_ctx，留在 CPU 内存的层并不因此变小。"
+                ),
+            );
+        } else {
+            p.note(
+                "ollama_system_memory",
+                en!(
+                    "{need} of the model stays in CPU memory (Ollama's estimate less its GPU part): on Linux and Windows Ollama's Go runner loads it only where free system memory and swap hold that much, else it fails with \"model requires more system memory ({need}) than is available\" and does not retry (llm/server.go, to v0.24.0; macOS is not checked)."
+                ),
+                zh!(
+                    "模型有 {need} 留在 CPU 内存（Ollama 的估算减去其 GPU 部分）：在 Linux 与 Windows 上，Ollama 的 Go 运行器只在空闲系统内存加交换空间放得下时才加载，否则报错 \"model requires more system memory ({need}) than is available\" 且不重试（llm/server.go，至 v0.24.0；macOS 不检查）。"
+                ),
+            );
+        }
+    }
+}

@@ -208,3 +208,47 @@ fn no_layer_on_the_gpu_and_still_short_is_out_of_memory() {
     assert_eq!(e.ollama.as_ref().unwrap().gpu_layers, 0);
     assert_eq!(e.fit.unwrap().reason.unwrap().key, "ollama_partial_offload");
 }
+
+/// The system memory a split load needs, as Ollama checks it: its estimate's total less its GPU
+/// part. llama3.1:70b is a 42.5 GB (39.6 GiB) Q4_K_M file; on a 24 GiB card at num_ctx 4096
+/// under 24 GiB go to the GPU, so over 15.6 GiB stay in CPU memory. The Go runner (0.24.0)
+/// refuses the load where free memory and swap are short ("model requires more system memory
+/// … than is available", `llm/server.go`), without a retry; 0.30 on makes no such check, and
+/// its retry lowers num_ctx only. A load all on the GPU has no such note.
+#[test]
+fn a_split_load_says_the_system_memory_it_needs() {
+    let load = |version: &str, memory: &str| {
+        estimate(&EstimateInput {
+            model: Some("llama3.1:70b".into()),
+            engine: Engine::Ollama,
+            engine_version: Some(version.into()),
+            gpu_memory: Some(memory.into()),
+            max_model_len: Some(4096.0),
+            ..EstimateInput::default()
+        })
+        .unwrap()
+    };
+    for (version, go_runner) in [("0.24.0", true), ("0.32.15", false)] {
+        let e = load(version, "24GiB");
+        let o = e.ollama.as_ref().unwrap();
+        let cpu = o.total_bytes.get() - o.vram_bytes.get();
+        assert!(cpu > 15 * GIB + GIB / 2, "{version}: {cpu}");
+        let n = note(&e, "ollama_system_memory").expect(version);
+        #[cfg(feature = "en")]
+        {
+            let need = crate::estimate::b(cpu);
+            assert!(n.en.contains(&need), "{version}: {}", n.en);
+            assert_eq!(
+                n.en.contains("fails with \"model requires more system memory"),
+                go_runner,
+                "{}",
+                n.en
+            );
+        }
+        #[cfg(feature = "zh")]
+        assert!(n.zh.contains("CPU 内存"), "{}", n.zh);
+        let _ = (n, go_runner);
+        // All of it on an 80 GiB card: nothing in CPU memory, no note.
+        assert!(note(&load(version, "80GiB"), "ollama_system_memory").is_none());
+    }
+}

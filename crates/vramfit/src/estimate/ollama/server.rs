@@ -258,6 +258,7 @@ impl Run<'_> {
         };
         if self.text {
             self.ollama_server_note(p, num_ctx, parallel, batch, layers, all, cpu_percent);
+            self.ollama_system_memory_note(p, total - vram, true);
             if let Some(d) = &single {
                 self.ollama_single_gpu_note(p, d, predicted);
             }
