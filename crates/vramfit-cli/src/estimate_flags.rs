@@ -268,6 +268,9 @@ pub struct EstimateFlags {
     /// Each image's height in pixels, 1 to 32768 [default: 1024]. With --images.
     #[arg(long, allow_negative_numbers = true)]
     pub image_height: Option<f64>,
+    /// vLLM --language-model-only (or --limit-mm-per-prompt with every modality at 0): no vision or audio tower loaded or profiled, their weights left out; vLLM only, without --images.
+    #[arg(long)]
+    pub language_model_only: bool,
     /// vLLM's own --speculative-config JSON, e.g. '{"method": "eagle", "model": "yuhuili/EAGLE-LLaMA3.1-Instruct-8B", "num_speculative_tokens": 3}': sets --speculative-method, --draft-model and --num-speculative-tokens (those flags, if given too, win).
     #[arg(long)]
     pub speculative_config: Option<String>,

@@ -1793,6 +1793,14 @@ export interface EstimateInput {
    */
   image_height?: number | null;
   /**
+   * vLLM loads and profiles no encoder tower: `--language-model-only`, or
+   * `--limit-mm-per-prompt` with every modality at 0 (`{"image": 0, "video": 0, "audio":
+   * 0}`; from vLLM 0.10.1, PR #22299, `SupportsMultiModal._mark_tower_model`). The model's
+   * vision and audio towers and their projectors are left out of the weights. vLLM only,
+   * without `images`. Default false (vLLM's default: every tower loaded).
+   */
+  language_model_only?: boolean;
+  /**
    * The fine-tuning stack (`trl`, `unsloth`, `torchtune`, `llamafactory`, `axolotl`,
    * `deepspeed`, `fsdp`, `megatron`, `verl`, `openrlhf`), whose defaults pick `loss`,
    * `loss_chunks`, `activation_offload`, `kbit_upcast` when they are not given. Absent:
