@@ -507,7 +507,7 @@ texts! {
     ("h.host_memory", "A catalog id or its words: ddr4-3200-2ch, ddr5-6000-2ch, threadripper-pro-7000-8ch, epyc-genoa-12ch, apple-m4-max, strix-halo, dgx-spark", "目录 id 或其中的词：ddr4-3200-2ch、ddr5-6000-2ch、threadripper-pro-7000-8ch、epyc-genoa-12ch、apple-m4-max、strix-halo、dgx-spark"),
     ("h.image_height", "1 to 32768; empty: 1024; with images only", "1 到 32768；留空即 1024；仅在有图像时读取"),
     ("h.image_width", "1 to 32768; empty: 1024; with images only", "1 到 32768；留空即 1024；仅在有图像时读取"),
-    ("h.images", "0 to 1024 (vLLM --limit-mm-per-prompt); each adds its tokens to the prompt by the model's own rule (Gemma 3, Qwen-VL, InternVL, Pixtral)", "0 到 1024（vLLM --limit-mm-per-prompt）；每张按模型自己的规则把 token 加入提示词（Gemma 3、Qwen-VL、InternVL、Pixtral）"),
+    ("h.images", "0 to 1024 (vLLM --limit-mm-per-prompt); each adds its tokens to the prompt by the model's own rule (Gemma 3, Gemma 4, Qwen-VL, InternVL, Pixtral)", "0 到 1024（vLLM --limit-mm-per-prompt）；每张按模型自己的规则把 token 加入提示词（Gemma 3、Gemma 4、Qwen-VL、InternVL、Pixtral）"),
     ("h.kv_bits", "2, 3, 4, 5, 6 or 8; empty: the model's dtype", "2、3、4、5、6 或 8；留空即模型的数据类型"),
     ("h.kv_group_size", "32, 64 or 128; empty: 64", "32、64 或 128；留空即 64"),
     ("h.max_kv_size", "1 to 16,777,216 tokens; empty: the whole context", "1 到 16,777,216 个 token；留空即整个上下文"),

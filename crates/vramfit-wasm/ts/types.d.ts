@@ -1779,7 +1779,7 @@ export interface EstimateInput {
   /**
    * Images per request (vLLM `--limit-mm-per-prompt '{"image": N}'`, the most a prompt
    * holds), 0 to 1024; each adds its tokens by the model's own rule to the prompt (Gemma 3's
-   * fixed 256, Qwen-VL's dynamic resolution, InternVL's tiles of 448, Pixtral's rows), so the
+   * fixed 256, Gemma 4's pooled patches, Qwen-VL's dynamic resolution, InternVL's tiles of 448, Pixtral's rows), so the
    * KV cache and activations of every engine grow by them. A model without such a rule is
    * refused by name. Default 0.
    */
@@ -2592,6 +2592,29 @@ export type ImageTokens =
      */
     longest_edge: number;
   }
+  /**
+   * Gemma 4: the image resized, keeping its aspect ratio, to the most patches of
+   * `patch_size` within `max_soft_tokens × pooling²`, each side a multiple of `patch_size ×
+   * pooling`; one soft token per `pooling²` patches (the tower's pooler), with `<boi>` and
+   * `<eoi>` around them (transformers 5.25 `Gemma4ImageProcessor`,
+   * `get_aspect_ratio_preserving_size`; `Gemma4Processor`).
+   */
+  | {
+    rule: "pooled";
+    /**
+     * The tower's patch side in pixels (`vision_config.patch_size`, 16).
+     */
+    patch_size: number;
+    /**
+     * Patches pooled into one token along each side (`vision_config.pooling_kernel_size`,
+     * 3).
+     */
+    pooling: number;
+    /**
+     * The processor's `max_soft_tokens` (280; one of 70, 140, 280, 560, 1120).
+     */
+    max_soft_tokens: number;
+  }
 ;
 
 /**
@@ -2685,6 +2708,29 @@ export type ImageTokensInput =
      * The processor's `size.longest_edge` (`vision_config.image_size`).
      */
     longest_edge: number;
+  }
+  /**
+   * Gemma 4: the image resized, keeping its aspect ratio, to the most patches of
+   * `patch_size` within `max_soft_tokens × pooling²`, each side a multiple of `patch_size ×
+   * pooling`; one soft token per `pooling²` patches (the tower's pooler), with `<boi>` and
+   * `<eoi>` around them (transformers 5.25 `Gemma4ImageProcessor`,
+   * `get_aspect_ratio_preserving_size`; `Gemma4Processor`).
+   */
+  | {
+    rule: "pooled";
+    /**
+     * The tower's patch side in pixels (`vision_config.patch_size`, 16).
+     */
+    patch_size: number;
+    /**
+     * Patches pooled into one token along each side (`vision_config.pooling_kernel_size`,
+     * 3).
+     */
+    pooling: number;
+    /**
+     * The processor's `max_soft_tokens` (280; one of 70, 140, 280, 560, 1120).
+     */
+    max_soft_tokens: number;
   }
 ;
 

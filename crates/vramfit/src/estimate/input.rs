@@ -306,7 +306,7 @@ pub struct EstimateInput {
     pub acceptance_rate: Option<f64>,
     /// Images per request (vLLM `--limit-mm-per-prompt '{"image": N}'`, the most a prompt
     /// holds), 0 to 1024; each adds its tokens by the model's own rule to the prompt (Gemma 3's
-    /// fixed 256, Qwen-VL's dynamic resolution, InternVL's tiles of 448, Pixtral's rows), so the
+    /// fixed 256, Gemma 4's pooled patches, Qwen-VL's dynamic resolution, InternVL's tiles of 448, Pixtral's rows), so the
     /// KV cache and activations of every engine grow by them. A model without such a rule is
     /// refused by name. Default 0.
     pub images: f64,

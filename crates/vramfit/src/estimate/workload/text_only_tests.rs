@@ -104,3 +104,30 @@ fn refusals_name_the_field() {
         (ErrorKind::Conflict, "language_model_only")
     );
 }
+
+/// Gemma 4 E2B with two 1,024 × 1,024 images a prompt on vLLM (H100: max_num_batched_tokens
+/// 8,192): each image 256 soft tokens and its 2 markers (`model/image_tokens.rs`, against
+/// transformers' processor), so the prompt grows by 516; the encoder profile by hand from
+/// vLLM's `compute_mm_encoder_budget`: the largest image 280 embeddings (`max_soft_tokens`),
+/// budget max(8,192, 280) = 8,192, per prompt min(2, 8,192 / 280) = 2, items min(8,192 / 280
+/// = 29, 1,024 sequences × 2) = 29, each embedding the text width 1,536 in bf16: 29 × 280 ×
+/// 1,536 × 2 B = 24,944,640 B. Both towers stay loaded.
+#[test]
+fn gemma4_e2b_images_by_hand() {
+    let mut i = e2b(false);
+    i.images = 2.0;
+    let w = i.resolve().unwrap();
+    assert_eq!(w.images.map(|im| im.tokens()), Some(516));
+    let e = estimate(&i).unwrap();
+    assert_eq!(e.component_bytes(ComponentKind::EncoderCache), 24_944_640);
+    let plain = estimate(&e2b(false)).unwrap();
+    assert_eq!(
+        e.component_bytes(ComponentKind::Weights),
+        plain.component_bytes(ComponentKind::Weights)
+    );
+    // transformers and llama.cpp take the same prompt.
+    i.mode = Mode::Inference;
+    i.engine = Engine::Hf;
+    assert_eq!(i.resolve().unwrap().seq_len, 2048 + 516);
+    assert!(estimate(&i).is_ok());
+}
