@@ -12,6 +12,7 @@
 //! by transformers (every layer projects and caches its own K and V); `use_cla: true` is refused.
 
 use alloc::format;
+use alloc::string::ToString;
 
 use super::{Cfg, Notes};
 use crate::error::Result;
@@ -109,7 +110,7 @@ fn refused(c: &Cfg, key: &str, problem: &str) -> crate::error::InputError {
     crate::error::InputError::new(
         crate::error::ErrorKind::Unsupported,
         c.field(key),
-        format!("{problem}"),
+        problem.to_string(),
         "a hunyuan_v1_moe config as transformers 5.25 builds it: use_cla false, moe_intermediate_size equal to intermediate_size, one shared expert, moe_topk one count or one per layer",
     )
 }
