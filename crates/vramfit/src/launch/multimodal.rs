@@ -45,17 +45,25 @@ pub(super) fn read(
     let map = super::json_object(value, bad)?;
     let number = |v: &serde_json::Value| v.as_f64().ok_or_else(bad);
     // Every modality given at 0 (a count, or an object's `count`), the image among them: vLLM
-    // builds no tower and profiles no encoder.
+    // builds no tower whose modalities are all 0. A tower serves image and video (Qwen-VL's,
+    // Gemma 4's) or audio (Gemma 4 E2B's and E4B's), so only image, video and audio all at 0
+    // are read as no tower; with one of them absent the towers stay counted (the safe side).
     let count = |v: &serde_json::Value| match v {
         serde_json::Value::Object(o) => o.get("count").and_then(serde_json::Value::as_f64),
         v => v.as_f64(),
     };
     if map.contains_key("image") && map.values().all(|v| count(v) == Some(0.0)) {
-        i.language_model_only = true;
-        if !map.contains_key("audio") {
-            // vLLM keeps an audio tower (Gemma 4 E2B's and E4B's) unless audio is 0 too.
+        let absent: Vec<&str> = ["video", "audio"]
+            .into_iter()
+            .filter(|m| !map.contains_key(*m))
+            .collect();
+        if absent.is_empty() {
+            i.language_model_only = true;
+        } else {
+            i.images = 0.0;
             not_read.push(alloc::format!(
-                "{flag} audio (not given: read as 0, text only; a model with an audio tower keeps it)"
+                "{flag} image 0 without {} 0 (the towers stay counted: vLLM keeps a tower unless every modality it serves is 0; give image, video and audio 0, or --language-model-only)",
+                absent.join(" and ")
             ));
         }
         return Ok(());
@@ -167,8 +175,9 @@ mod text_only_tests {
     use crate::estimate::{Engine, EstimateInput, Mode};
     use crate::launch::{launch_input, read_command};
 
-    /// Every modality at 0 (either form), or `--language-model-only`, is a text-only vLLM; a
-    /// JSON without audio says that an audio tower would stay; a count above 0 is not.
+    /// Image, video and audio at 0 (either form), or `--language-model-only`, is a text-only
+    /// vLLM; without one of them the towers stay counted and the command says so; a count above
+    /// 0 is not text-only.
     #[test]
     fn zero_limits_read_as_language_model_only() {
         let mut not_read = alloc::vec::Vec::new();
@@ -183,16 +192,21 @@ mod text_only_tests {
         .unwrap();
         assert!(i.language_model_only && not_read.is_empty(), "{not_read:?}");
         let mut i = EstimateInput::default();
-        read(
-            flag,
-            "{\"image\": {\"count\": 0}, \"video\": 0}",
-            &mut i,
-            &mut not_read,
-        )
-        .unwrap();
-        assert!(i.language_model_only);
+        let objects = "{\"image\": {\"count\": 0}, \"video\": 0, \"audio\": {\"count\": 0}}";
+        read(flag, objects, &mut i, &mut not_read).unwrap();
+        assert!(i.language_model_only && not_read.is_empty(), "{not_read:?}");
+        // Without audio (or video) 0 a tower may stay: counted, and said.
+        let mut i = EstimateInput::default();
+        read(flag, "{\"image\": 0, \"video\": 0}", &mut i, &mut not_read).unwrap();
+        assert!(!i.language_model_only);
         assert_eq!(not_read.len(), 1);
-        assert!(not_read[0].contains("audio"), "{not_read:?}");
+        assert!(not_read[0].contains("without audio 0"), "{not_read:?}");
+        read(flag, "{\"image\": 0}", &mut i, &mut not_read).unwrap();
+        assert!(!i.language_model_only);
+        assert!(
+            not_read[1].contains("without video and audio 0"),
+            "{not_read:?}"
+        );
         let mut i = EstimateInput::default();
         read(flag, "{\"image\": 1, \"video\": 0}", &mut i, &mut not_read).unwrap();
         assert!(!i.language_model_only);

@@ -5,10 +5,12 @@
 //! `StageMissingLayer` in place of its modules `if all(mm_config.get_limit_per_prompt(m) == 0
 //! for m in modalities)` (`vllm/model_executor/models/interfaces.py`); Gemma 4 marks its vision
 //! tower and embedder with `{"image", "video"}` and its audio tower and embedder with `"audio"`
-//! (`gemma4_mm.py`, vLLM main at 01bae2190e1c298115941f50bd6ed508216f24e7, read 2026-12-07), and
-//! Gemma 3, Qwen-VL, Llama 4, InternVL and Pixtral mark theirs the same way. With every limit
-//! at 0 the encoder budget has no modality, so the start-up profile runs no encoder either: the
-//! weights lose every tower and no encoder cache is profiled.
+//! (`gemma4_mm.py`, vLLM main at 01bae2190e1c298115941f50bd6ed508216f24e7, read 2026-12-07);
+//! Gemma 3 (`gemma3_mm.py`) and Mistral 3 (`mistral3.py`) mark theirs with `"image"` alone.
+//! With every limit at 0 the encoder budget has no modality, so the start-up profile runs no
+//! encoder either: the weights lose every tower and no encoder cache is profiled. A pasted
+//! limit is read as this only with image, video and audio all at 0 (`launch/multimodal.rs`):
+//! with one absent a tower may stay, and the towers stay counted.
 
 use crate::error::Result;
 use crate::estimate::{Engine, EstimateInput};
