@@ -447,6 +447,13 @@ impl Run<'_> {
                 en!("Each prompt holds {n} image(s) of {w} × {h} pixels, {each} tokens each by the model's own rule (its markers included): {all} tokens counted in seq_len, so the KV cache and the activations grow by them."),
                 zh!("每个提示词含 {n} 张 {w} × {h} 像素的图像，按模型自己的规则每张 {each} 个 token（含起止标记）：共 {all} 个 token 计入 seq_len，KV 缓存与激活值随之增长。"),
             );
+            if self.arch.vision_tower.is_none() {
+                parts.note(
+                    "images_tower",
+                    en!("This model's vision tower has no modelled activation peak (Gemma 4's among them): its forward over the images, and in vLLM's start-up profile the encoder's own activations beyond its outputs, are not counted, so the total is low by them."),
+                    zh!("该模型的视觉编码器没有建模的激活峰值（Gemma 4 即是）：它对图像的前向，以及 vLLM 启动剖析中编码器输出之外的自身激活，均未计入，总量因此偏低。"),
+                );
+            }
         }
         if let Some(towers) = self.text_only_towers.filter(|_| self.text) {
             let towers = thousands(towers);

@@ -120,6 +120,7 @@ fn gemma4_e2b_images_by_hand() {
     assert_eq!(w.images.map(|im| im.tokens()), Some(516));
     let e = estimate(&i).unwrap();
     assert_eq!(e.component_bytes(ComponentKind::EncoderCache), 24_944_640);
+    assert!(e.notes.iter().any(|n| n.key == "images_tower"));
     let plain = estimate(&e2b(false)).unwrap();
     assert_eq!(
         e.component_bytes(ComponentKind::Weights),
