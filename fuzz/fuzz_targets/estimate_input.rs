@@ -329,6 +329,7 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
         images: num(u)?,
         image_width: opt_num(u)?,
         image_height: opt_num(u)?,
+        language_model_only: u.arbitrary()?,
         // Training regimes (part `regimes`).
         stack: maybe(u, &Stack::ALL)?,
         loss: maybe(u, &Loss::ALL)?,

@@ -36,6 +36,11 @@ pub fn settings(runner: Runner) -> Vec<Setting> {
             ("kv_dtype", "kv_cache_dtype", key!("e.kv")),
             ("cuda_graphs", "CUDA graphs", key!("e.graphs_vllm")),
             ("engine_version", "vllm --version", key!("e.vllm_version")),
+            (
+                "language_model_only",
+                "--language-model-only",
+                key!("e.language_model_only"),
+            ),
             ("enable_lora", "--enable-lora", key!("e.enable_lora")),
             ("max_loras", "--max-loras", key!("e.max_loras")),
             ("max_lora_rank", "--max-lora-rank", key!("e.max_lora_rank")),

@@ -178,6 +178,7 @@ impl EstimateFlags {
             images: self.images,
             image_width: self.image_width,
             image_height: self.image_height,
+            language_model_only: self.language_model_only,
             stack: self.stack.map(Into::into),
             loss: self.loss.map(Into::into),
             loss_chunks: self.loss_chunks,

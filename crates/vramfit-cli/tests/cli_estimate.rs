@@ -762,3 +762,34 @@ fn text_embeddings_inference_estimates_from_the_command_line() {
     assert_eq!(v["total_bytes"], 2_205_359_296u64);
     assert_eq!(v["kv_bytes_per_token"], 0);
 }
+
+/// `--language-model-only` on vLLM: Gemma 3 4B's SigLIP tower and projector (416,866,032 +
+/// 1,152 × 2,560 + 1,152 = 419,816,304, the preset's `vision_params`) leave the parameters and,
+/// at 2 B each in bf16, the weights; another engine is refused naming the flag.
+#[test]
+fn language_model_only_leaves_the_tower_out() {
+    let run = ["estimate", "--model", "google/gemma-3-4b-it"];
+    let serve = [
+        "--engine",
+        "vllm",
+        "--mode",
+        "serve",
+        "--gpu",
+        "h100-sxm5-80gb",
+    ];
+    let args = |extra: &[&'static str]| [&run[..], &serve[..], extra].concat();
+    let all = json(&args(&[]));
+    let text = json(&args(&["--language-model-only"]));
+    let n = |v: &serde_json::Value, k: &str| v[k].as_u64().unwrap();
+    assert_eq!(n(&all, "params") - n(&text, "params"), 419_816_304);
+    assert_eq!(
+        n(&all, "weights_bytes") - n(&text, "weights_bytes"),
+        419_816_304 * 2
+    );
+    let (code, _, err) = vramfit(&[&run[..], &["--language-model-only"]].concat());
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("language-model-only") || err.contains("language_model_only"),
+        "{err}"
+    );
+}

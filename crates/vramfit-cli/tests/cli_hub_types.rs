@@ -133,6 +133,18 @@ fn cases() -> Vec<Case> {
                 4_628_569_344 + 475_728_160,
             )
         },
+        // hunyuan-reference.csv hunyuan-a13b (tencent/Hunyuan-A13B-Instruct, by hand in
+        // config/hunyuan_tests.rs): 80,393,183,232. 32 layers × 2 (K, V) × 8 KV heads × 128 ×
+        // 2 B = 131,072 B a token (no CLA); vLLM's rotary cache 32,768 positions × 128.
+        Case {
+            vllm_rope: Some((32_768, 128)),
+            hf_kv: Some(32 * 2 * 8 * 128 * 2),
+            ..case(
+                "tencent/hunyuan-a13b-instruct",
+                "hunyuan_v1_moe",
+                80_393_183_232,
+            )
+        },
         // gemma3n-reference.csv gemma3n-e4b (text, MobileNet-v5, the audio conformer). 35
         // layers, the last 15 reading earlier layers' K and V: 20 × 2 × 2 KV heads × 256 × 2 B
         // = 40,960 B a token.
@@ -418,7 +430,7 @@ fn check(hub: &MockHub, c: &Case, engine: Engine) {
 fn every_type_of_issue_42_estimates_through_the_hub_in_each_engine() {
     let hub = MockHub::start();
     let cases = cases();
-    assert_eq!(cases.len(), 27, "one repo per model type");
+    assert_eq!(cases.len(), 28, "one repo per model type");
     for c in &cases {
         for engine in Engine::ALL {
             check(&hub, c, engine);

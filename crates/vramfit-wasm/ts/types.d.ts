@@ -1786,7 +1786,7 @@ export interface EstimateInput {
   /**
    * Images per request (vLLM `--limit-mm-per-prompt '{"image": N}'`, the most a prompt
    * holds), 0 to 1024; each adds its tokens by the model's own rule to the prompt (Gemma 3's
-   * fixed 256, Qwen-VL's dynamic resolution, InternVL's tiles of 448, Pixtral's rows), so the
+   * fixed 256, Gemma 4's pooled patches, Qwen-VL's dynamic resolution, InternVL's tiles of 448, Pixtral's rows), so the
    * KV cache and activations of every engine grow by them. A model without such a rule is
    * refused by name. Default 0.
    */
@@ -1799,6 +1799,14 @@ export interface EstimateInput {
    * Each image's height in pixels, 1 to 32768. Default 1024. With `images` only.
    */
   image_height?: number | null;
+  /**
+   * vLLM loads and profiles no encoder tower: `--language-model-only`, or
+   * `--limit-mm-per-prompt` with every modality at 0 (`{"image": 0, "video": 0, "audio":
+   * 0}`; from vLLM 0.10.1, PR #22299, `SupportsMultiModal._mark_tower_model`). The model's
+   * vision and audio towers and their projectors are left out of the weights. vLLM only,
+   * without `images`. Default false (vLLM's default: every tower loaded).
+   */
+  language_model_only?: boolean;
   /**
    * The fine-tuning stack (`trl`, `unsloth`, `torchtune`, `llamafactory`, `axolotl`,
    * `deepspeed`, `fsdp`, `megatron`, `verl`, `openrlhf`), whose defaults pick `loss`,
@@ -2591,6 +2599,29 @@ export type ImageTokens =
      */
     longest_edge: number;
   }
+  /**
+   * Gemma 4: the image resized, keeping its aspect ratio, to the most patches of
+   * `patch_size` within `max_soft_tokens × pooling²`, each side a multiple of `patch_size ×
+   * pooling`; one soft token per `pooling²` patches (the tower's pooler), with `<boi>` and
+   * `<eoi>` around them (transformers 5.25 `Gemma4ImageProcessor`,
+   * `get_aspect_ratio_preserving_size`; `Gemma4Processor`).
+   */
+  | {
+    rule: "pooled";
+    /**
+     * The tower's patch side in pixels (`vision_config.patch_size`, 16).
+     */
+    patch_size: number;
+    /**
+     * Patches pooled into one token along each side (`vision_config.pooling_kernel_size`,
+     * 3).
+     */
+    pooling: number;
+    /**
+     * The processor's `max_soft_tokens` (280; one of 70, 140, 280, 560, 1120).
+     */
+    max_soft_tokens: number;
+  }
 ;
 
 /**
@@ -2684,6 +2715,29 @@ export type ImageTokensInput =
      * The processor's `size.longest_edge` (`vision_config.image_size`).
      */
     longest_edge: number;
+  }
+  /**
+   * Gemma 4: the image resized, keeping its aspect ratio, to the most patches of
+   * `patch_size` within `max_soft_tokens × pooling²`, each side a multiple of `patch_size ×
+   * pooling`; one soft token per `pooling²` patches (the tower's pooler), with `<boi>` and
+   * `<eoi>` around them (transformers 5.25 `Gemma4ImageProcessor`,
+   * `get_aspect_ratio_preserving_size`; `Gemma4Processor`).
+   */
+  | {
+    rule: "pooled";
+    /**
+     * The tower's patch side in pixels (`vision_config.patch_size`, 16).
+     */
+    patch_size: number;
+    /**
+     * Patches pooled into one token along each side (`vision_config.pooling_kernel_size`,
+     * 3).
+     */
+    pooling: number;
+    /**
+     * The processor's `max_soft_tokens` (280; one of 70, 140, 280, 560, 1120).
+     */
+    max_soft_tokens: number;
   }
 ;
 

@@ -91,6 +91,7 @@ fn set(input: &mut EstimateInput, key: &str, v: &str) -> Result<(), InputError> 
         "images" => input.images = num()?,
         "image_width" => input.image_width = opt()?,
         "image_height" => input.image_height = opt()?,
+        "language_model_only" => input.language_model_only = on,
         #[cfg(feature = "full")]
         "lora_rank" => input.lora_rank = num()?,
         #[cfg(feature = "full")]

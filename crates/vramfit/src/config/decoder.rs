@@ -93,6 +93,7 @@ pub(super) fn decoder(model_type: &str, c: &Cfg, notes: &mut Notes) -> Result<Ar
         "llama4_text" => llama4(c, &mut a, notes)?,
         "gemma4_text" => super::gemma4::gemma4(c, &mut a, notes)?,
         "gemma3_text" => super::gemma3::gemma3(c, &mut a, notes)?,
+        "hunyuan_v1_moe" => super::hunyuan::hunyuan_moe(c, &mut a, notes)?,
         _ => {}
     }
     Ok(a)
@@ -123,7 +124,7 @@ fn llama_style(model_type: &str, c: &Cfg) -> Result<Option<(Style, Option<Defaul
             },
             None,
         ),
-        "qwen3" | "qwen3_moe" | "qwen3_next" => (
+        "qwen3" | "qwen3_moe" | "qwen3_next" | "hunyuan_v1_moe" => (
             Style {
                 qk_norm: true,
                 ..llama_like(false)?

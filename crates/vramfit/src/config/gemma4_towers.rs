@@ -36,10 +36,10 @@ pub(super) fn towers(top: &Cfg, text_hidden: u64, notes: &mut Notes) -> Result<u
     if vision.saturating_add(audio) > 0 {
         notes.push(
             format!(
-                "Gemma 4: the vision tower and its embedder ({vision} parameters) and the audio tower and its embedder ({audio}) are counted: transformers builds each its config names, and vLLM loads each unless --limit-mm-per-prompt sets its modalities to 0 (image and video; audio), which vramfit does not read. All in the model dtype; llama.cpp keeps them in a separate mmproj file."
+                "Gemma 4: the vision tower and its embedder ({vision} parameters) and the audio tower and its embedder ({audio}) are counted: transformers builds each its config names, and vLLM loads each unless --limit-mm-per-prompt sets its modalities to 0 (image and video; audio) or --language-model-only is given, which vramfit reads as language_model_only. All in the model dtype; llama.cpp keeps them in a separate mmproj file."
             ),
             format!(
-                "Gemma 4：视觉编码器及其嵌入层（{vision} 个参数）与音频编码器及其嵌入层（{audio} 个）都已计入：transformers 构建 config 中给出的每一个，vLLM 也会加载，除非 --limit-mm-per-prompt 把其模态（image 与 video；audio）设为 0，而 vramfit 不读取这一点。都按模型的数据类型计入；llama.cpp 把它们放在单独的 mmproj 文件中。"
+                "Gemma 4：视觉编码器及其嵌入层（{vision} 个参数）与音频编码器及其嵌入层（{audio} 个）都已计入：transformers 构建 config 中给出的每一个，vLLM 也会加载，除非 --limit-mm-per-prompt 把其模态（image 与 video；audio）设为 0 或给出 --language-model-only，vramfit 将其读作 language_model_only。都按模型的数据类型计入；llama.cpp 把它们放在单独的 mmproj 文件中。"
             ),
         );
     }

@@ -19,7 +19,7 @@ pub const QWEN3_VL_PIXELS: (u64, u64) = (65_536, 16_777_216);
 const INTERNVL_TILES: (u64, u64) = (1, 12);
 
 /// The image-token rule of the wrapper `model_type`, `None` for a tower whose rule is not
-/// modelled (Llama 4, Kimi K2.5, Gemma 4), which an `images` input then refuses by name.
+/// modelled (Llama 4, Kimi K2.5), which an `images` input then refuses by name.
 pub(super) fn image_tokens(model_type: &str, top: &Cfg) -> Result<Option<ImageTokens>> {
     let vision = top.child("vision_config")?;
     let v = |k: &str, default: u64, lo: u64, hi: u64| -> Result<u64> {
@@ -92,9 +92,22 @@ pub(super) fn image_tokens(model_type: &str, top: &Cfg) -> Result<Option<ImageTo
             merge_size: t("spatial_merge_size", 2, 1, 16)?,
             longest_edge: v("image_size", 1024, 1, 1 << 15)?,
         }),
+        // Gemma4VisionConfig: patch_size 16, pooling_kernel_size 3 (transformers 5.25); the
+        // image processor's `max_soft_tokens` 280 (its class default and the processor's
+        // `image_seq_length`), or `vision_config.default_output_length` where a config names
+        // it, as vLLM's `gemma4_mm.py` reads it. Only a config with a vision tower.
+        "gemma4" if vision.is_some() => Some(ImageTokens::Pooled {
+            patch_size: v("patch_size", 16, 1, 1024)?,
+            pooling: v("pooling_kernel_size", 3, 1, 64)?,
+            max_soft_tokens: v("default_output_length", GEMMA4_SOFT_TOKENS, 1, 1 << 16)?,
+        }),
         _ => None,
     })
 }
+
+/// Gemma 4's image processor's `max_soft_tokens` (transformers 5.25 `Gemma4ImageProcessor`:
+/// 280, one of 70, 140, 280, 560, 1120).
+const GEMMA4_SOFT_TOKENS: u64 = 280;
 
 #[cfg(test)]
 mod tests {

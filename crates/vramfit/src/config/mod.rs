@@ -28,6 +28,7 @@ mod gemma4;
 mod gemma4_towers;
 mod generic;
 mod glm5_next;
+mod hunyuan;
 mod hybrid;
 mod image_tokens;
 #[cfg(test)]
@@ -66,7 +67,7 @@ pub const MAX_CONFIG_DEPTH: usize = 32;
 
 /// The `model_type`s read by name, as listed in errors (any other decoder config is read as
 /// Llama's layout, with a note).
-pub const SUPPORTED_MODEL_TYPES: &str = "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen3_next, qwen3_5, qwen3_5_moe, qwen3_vl, qwen3_vl_moe (and their _text configs), internvl, kimi_k25, gemma, gemma2, gemma3, gemma3_text, gemma3n, gemma3n_text, gemma4, gemma4_text, phi, phi3, gpt2, gpt_bigcode, gpt_neox, falcon (and RefinedWeb), granite, olmo3, smollm3, seed_oss, glm4_moe, ernie4_5_moe, minimax_m2, granitemoehybrid, nemotron_h, falcon_h1, lfm2, olmo_hybrid, step3p5, step3p7, deepseek_v2, deepseek_v3, deepseek_v32, deepseek_v4, mistral4, glm_moe_dsa, glm5_next, kimi_linear, gpt_oss, llama4, llama4_text, mistral3, bert, roberta, xlm-roberta, vit, whisper, resnet";
+pub const SUPPORTED_MODEL_TYPES: &str = "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, qwen3_next, qwen3_5, qwen3_5_moe, qwen3_vl, qwen3_vl_moe (and their _text configs), internvl, kimi_k25, gemma, gemma2, gemma3, gemma3_text, gemma3n, gemma3n_text, gemma4, gemma4_text, phi, phi3, gpt2, gpt_bigcode, gpt_neox, falcon (and RefinedWeb), granite, olmo3, smollm3, seed_oss, glm4_moe, ernie4_5_moe, hunyuan_v1_moe, minimax_m2, granitemoehybrid, nemotron_h, falcon_h1, lfm2, olmo_hybrid, step3p5, step3p7, deepseek_v2, deepseek_v3, deepseek_v32, deepseek_v4, mistral4, glm_moe_dsa, glm5_next, kimi_linear, gpt_oss, llama4, llama4_text, mistral3, bert, roberta, xlm-roberta, vit, whisper, resnet";
 
 /// What a `config.json` says about memory.
 #[derive(Clone, Debug, PartialEq, Eq)]

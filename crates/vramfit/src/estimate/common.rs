@@ -447,6 +447,21 @@ impl Run<'_> {
                 en!("Each prompt holds {n} image(s) of {w} × {h} pixels, {each} tokens each by the model's own rule (its markers included): {all} tokens counted in seq_len, so the KV cache and the activations grow by them."),
                 zh!("每个提示词含 {n} 张 {w} × {h} 像素的图像，按模型自己的规则每张 {each} 个 token（含起止标记）：共 {all} 个 token 计入 seq_len，KV 缓存与激活值随之增长。"),
             );
+            if self.arch.vision_tower.is_none() {
+                parts.note(
+                    "images_tower",
+                    en!("This model's vision tower has no modelled activation peak (Gemma 4's among them): its forward over the images, and in vLLM's start-up profile the encoder's own activations beyond its outputs, are not counted, so the total is low by them."),
+                    zh!("该模型的视觉编码器没有建模的激活峰值（Gemma 4 即是）：它对图像的前向，以及 vLLM 启动剖析中编码器输出之外的自身激活，均未计入，总量因此偏低。"),
+                );
+            }
+        }
+        if let Some(towers) = self.text_only_towers.filter(|_| self.text) {
+            let towers = thousands(towers);
+            parts.note(
+                "language_model_only",
+                en!("Language model only (vLLM --language-model-only, or --limit-mm-per-prompt with every modality at 0): vLLM builds no encoder tower and profiles no encoder, so the towers' {towers} parameters are left out of the weights and no image, video or audio is taken."),
+                zh!("仅语言模型（vLLM --language-model-only，或 --limit-mm-per-prompt 把每个模态设为 0）：vLLM 不构建编码器、不剖析编码器，因此编码器的 {towers} 个参数不计入权重，也不接受图像、视频或音频。"),
+            );
         }
         if let Some(ft) = self.gguf_dequantized.filter(|_| self.text) {
             parts.note(

@@ -311,7 +311,7 @@ pub struct EstimateInput {
     pub acceptance_rate: Option<f64>,
     /// Images per request (vLLM `--limit-mm-per-prompt '{"image": N}'`, the most a prompt
     /// holds), 0 to 1024; each adds its tokens by the model's own rule to the prompt (Gemma 3's
-    /// fixed 256, Qwen-VL's dynamic resolution, InternVL's tiles of 448, Pixtral's rows), so the
+    /// fixed 256, Gemma 4's pooled patches, Qwen-VL's dynamic resolution, InternVL's tiles of 448, Pixtral's rows), so the
     /// KV cache and activations of every engine grow by them. A model without such a rule is
     /// refused by name. Default 0.
     pub images: f64,
@@ -319,6 +319,12 @@ pub struct EstimateInput {
     pub image_width: Option<f64>,
     /// Each image's height in pixels, 1 to 32768. Default 1024. With `images` only.
     pub image_height: Option<f64>,
+    /// vLLM loads and profiles no encoder tower: `--language-model-only`, or
+    /// `--limit-mm-per-prompt` with every modality at 0 (`{"image": 0, "video": 0, "audio":
+    /// 0}`; from vLLM 0.10.1, PR #22299, `SupportsMultiModal._mark_tower_model`). The model's
+    /// vision and audio towers and their projectors are left out of the weights. vLLM only,
+    /// without `images`. Default false (vLLM's default: every tower loaded).
+    pub language_model_only: bool,
     // -- Training regimes (part `regimes`): the stack and the memory savers it runs with. --
     /// The fine-tuning stack (`trl`, `unsloth`, `torchtune`, `llamafactory`, `axolotl`,
     /// `deepspeed`, `fsdp`, `megatron`, `verl`, `openrlhf`), whose defaults pick `loss`,
@@ -525,6 +531,7 @@ impl Default for EstimateInput {
             images: 0.0,
             image_width: None,
             image_height: None,
+            language_model_only: false,
             // Training regimes (part `regimes`).
             stack: None,
             loss: None,

@@ -121,8 +121,11 @@ pub(crate) enum Setting {
     DpStartRank,
     /// vLLM `--speculative-config` (JSON).
     SpeculativeConfig,
-    /// vLLM `--limit-mm-per-prompt` (JSON): images per prompt.
+    /// vLLM `--limit-mm-per-prompt` (JSON): images per prompt, or every modality at 0
+    /// (`language_model_only`).
     MmLimit,
+    /// vLLM `--language-model-only`: no encoder tower.
+    LanguageModelOnly,
     /// SGLang `--disaggregation-mode`.
     DisaggregationMode,
     /// SGLang `--disaggregation-transfer-backend`.
@@ -224,6 +227,7 @@ pub(crate) const VLLM: &[Flag] = &[
     ),
     v(&["--speculative-config"], Setting::SpeculativeConfig),
     v(&["--limit-mm-per-prompt"], Setting::MmLimit),
+    switch(&["--language-model-only"], Setting::LanguageModelOnly),
     // Disaggregated prefill and decode (`KVTransferConfig`, `config/kv_transfer.py`).
     v(&["--kv-transfer-config"], Setting::KvTransferConfig),
 ];

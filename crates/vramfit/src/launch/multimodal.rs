@@ -1,7 +1,9 @@
 //! vLLM's `--limit-mm-per-prompt` JSON (`{"image": N}`; from vLLM 0.11 also `{"image":
 //! {"count": N, "width": W, "height": H}}`, the size its start-up profile's dummy images take,
 //! `vllm/config/multimodal.py` `ImageDummyOptions`): written from the run's images per request
-//! and read back into the estimate's `images`, `image_width` and `image_height`.
+//! and read back into the estimate's `images`, `image_width` and `image_height`. Every modality
+//! at 0 is `language_model_only` (vLLM 0.10.1's implicit language-model-only mode, PR #22299):
+//! written as [`TEXT_ONLY_JSON`] rather than `--language-model-only`, which later releases add.
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -13,6 +15,10 @@ use crate::estimate::{EstimateInput, Images};
 pub(super) fn limit_json(images: &Images) -> String {
     alloc::format!("{{\"image\": {}}}", images.per_request)
 }
+
+/// `--limit-mm-per-prompt` for `language_model_only`: every modality vLLM's models take at 0
+/// (a model's processor reads only the modalities it supports, `get_allowed_mm_limits`).
+pub(super) const TEXT_ONLY_JSON: &str = "{\"image\": 0, \"video\": 0, \"audio\": 0}";
 
 /// `--limit-mm-per-prompt`'s `value` onto `i`: the image count (and the size, where the object
 /// form gives one); the other modalities go to `not_read`.
@@ -38,6 +44,30 @@ pub(super) fn read(
     };
     let map = super::json_object(value, bad)?;
     let number = |v: &serde_json::Value| v.as_f64().ok_or_else(bad);
+    // Every modality given at 0 (a count, or an object's `count`), the image among them: vLLM
+    // builds no tower whose modalities are all 0. A tower serves image and video (Qwen-VL's,
+    // Gemma 4's) or audio (Gemma 4 E2B's and E4B's), so only image, video and audio all at 0
+    // are read as no tower; with one of them absent the towers stay counted (the safe side).
+    let count = |v: &serde_json::Value| match v {
+        serde_json::Value::Object(o) => o.get("count").and_then(serde_json::Value::as_f64),
+        v => v.as_f64(),
+    };
+    if map.contains_key("image") && map.values().all(|v| count(v) == Some(0.0)) {
+        let absent: Vec<&str> = ["video", "audio"]
+            .into_iter()
+            .filter(|m| !map.contains_key(*m))
+            .collect();
+        if absent.is_empty() {
+            i.language_model_only = true;
+        } else {
+            i.images = 0.0;
+            not_read.push(alloc::format!(
+                "{flag} image 0 without {} 0 (the towers stay counted: vLLM keeps a tower unless every modality it serves is 0; give image, video and audio 0, or --language-model-only)",
+                absent.join(" and ")
+            ));
+        }
+        return Ok(());
+    }
     for (key, v) in &map {
         match (key.as_str(), v) {
             ("image", serde_json::Value::Object(o)) => {
@@ -136,5 +166,75 @@ mod launch_tests {
         let r = read_command(&l.script).unwrap();
         assert!(r.not_read.is_empty(), "{:?}", r.not_read);
         assert_eq!(r.input.images, 2.0);
+    }
+}
+
+#[cfg(test)]
+mod text_only_tests {
+    use super::read;
+    use crate::estimate::{Engine, EstimateInput, Mode};
+    use crate::launch::{launch_input, read_command};
+
+    /// Image, video and audio at 0 (either form), or `--language-model-only`, is a text-only
+    /// vLLM; without one of them the towers stay counted and the command says so; a count above
+    /// 0 is not text-only.
+    #[test]
+    fn zero_limits_read_as_language_model_only() {
+        let mut not_read = alloc::vec::Vec::new();
+        let mut i = EstimateInput::default();
+        let flag = "--limit-mm-per-prompt";
+        read(
+            flag,
+            "{\"image\": 0, \"video\": 0, \"audio\": 0}",
+            &mut i,
+            &mut not_read,
+        )
+        .unwrap();
+        assert!(i.language_model_only && not_read.is_empty(), "{not_read:?}");
+        let mut i = EstimateInput::default();
+        let objects = "{\"image\": {\"count\": 0}, \"video\": 0, \"audio\": {\"count\": 0}}";
+        read(flag, objects, &mut i, &mut not_read).unwrap();
+        assert!(i.language_model_only && not_read.is_empty(), "{not_read:?}");
+        // Without audio (or video) 0 a tower may stay: counted, and said.
+        let mut i = EstimateInput::default();
+        read(flag, "{\"image\": 0, \"video\": 0}", &mut i, &mut not_read).unwrap();
+        assert!(!i.language_model_only);
+        assert_eq!(not_read.len(), 1);
+        assert!(not_read[0].contains("without audio 0"), "{not_read:?}");
+        read(flag, "{\"image\": 0}", &mut i, &mut not_read).unwrap();
+        assert!(!i.language_model_only);
+        assert!(
+            not_read[1].contains("without video and audio 0"),
+            "{not_read:?}"
+        );
+        let mut i = EstimateInput::default();
+        read(flag, "{\"image\": 1, \"video\": 0}", &mut i, &mut not_read).unwrap();
+        assert!(!i.language_model_only);
+        let r = read_command("vllm serve google/gemma-3-4b-it --language-model-only").unwrap();
+        assert!(r.input.language_model_only);
+    }
+
+    /// A text-only Gemma 3 server: the command carries every modality at 0, and reads back
+    /// text-only with nothing left unread.
+    #[test]
+    fn text_only_written_and_read_back() {
+        let input = EstimateInput {
+            model: Some("google/gemma-3-4b-it".into()),
+            mode: Mode::Serve,
+            engine: Engine::Vllm,
+            gpu: Some("h100-sxm5-80gb".into()),
+            language_model_only: true,
+            ..EstimateInput::default()
+        };
+        let l = launch_input(&input).unwrap();
+        assert!(
+            l.script
+                .contains("--limit-mm-per-prompt '{\"image\": 0, \"video\": 0, \"audio\": 0}'"),
+            "{}",
+            l.script
+        );
+        let r = read_command(&l.script).unwrap();
+        assert!(r.not_read.is_empty(), "{:?}", r.not_read);
+        assert!(r.input.language_model_only);
     }
 }

@@ -399,6 +399,7 @@ impl Reader {
                 super::speculative::read(flag, value, i, &mut self.not_read)?;
             }
             Setting::MmLimit => super::multimodal::read(flag, value, i, &mut self.not_read)?,
+            Setting::LanguageModelOnly => i.language_model_only = true,
             Setting::DisaggregationMode => {
                 i.disaggregation_mode = super::disaggregation::mode(flag, value)?;
             }

@@ -148,6 +148,9 @@ pub(super) fn vllm(w: &Workload, l: &mut Builder) -> Result<()> {
     if let Some(images) = &w.images() {
         a.set(Setting::MmLimit, super::multimodal::limit_json(images));
     }
+    if w.text_only_towers.is_some() {
+        a.set(Setting::MmLimit, super::multimodal::TEXT_ONLY_JSON);
+    }
     if let Some(d) = w.disaggregation() {
         return super::disaggregation::vllm(w, d, a.done(), l);
     }

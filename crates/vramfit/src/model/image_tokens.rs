@@ -62,6 +62,20 @@ pub enum ImageTokens {
         /// The processor's `size.longest_edge` (`vision_config.image_size`).
         longest_edge: u64,
     },
+    /// Gemma 4: the image resized, keeping its aspect ratio, to the most patches of
+    /// `patch_size` within `max_soft_tokens × pooling²`, each side a multiple of `patch_size ×
+    /// pooling`; one soft token per `pooling²` patches (the tower's pooler), with `<boi>` and
+    /// `<eoi>` around them (transformers 5.25 `Gemma4ImageProcessor`,
+    /// `get_aspect_ratio_preserving_size`; `Gemma4Processor`).
+    Pooled {
+        /// The tower's patch side in pixels (`vision_config.patch_size`, 16).
+        patch_size: u64,
+        /// Patches pooled into one token along each side (`vision_config.pooling_kernel_size`,
+        /// 3).
+        pooling: u64,
+        /// The processor's `max_soft_tokens` (280; one of 70, 140, 280, 560, 1120).
+        max_soft_tokens: u64,
+    },
 }
 
 /// Markers around one image's tokens: start and end (Gemma 3, Qwen-VL, InternVL).
@@ -108,6 +122,17 @@ impl ImageTokens {
                 let (rows, cols) =
                     pixtral_grid(height, width, patch_size * merge_size, longest_edge);
                 rows * (cols + 1)
+            }
+            ImageTokens::Pooled {
+                patch_size,
+                pooling,
+                max_soft_tokens,
+            } => {
+                let (h, w) = pooled_size(height, width, patch_size, pooling, max_soft_tokens);
+                let p = patch_size.max(1);
+                // vLLM's `_compute_num_soft_tokens` clamps to `max_soft_tokens` the extreme
+                // aspect ratios transformers' processor refuses.
+                ((h / p) * (w / p) / (pooling * pooling).max(1)).min(max_soft_tokens) + MARKERS
             }
         }
     }
@@ -166,8 +191,36 @@ impl ImageTokens {
                 tiles * tokens_per_tile + MARKERS
             }
             ImageTokens::Rows { longest_edge, .. } => self.count(longest_edge, longest_edge),
+            ImageTokens::Pooled {
+                max_soft_tokens, ..
+            } => max_soft_tokens + MARKERS,
         }
     }
+}
+
+/// transformers 5.25 `get_aspect_ratio_preserving_size` (`models/gemma4/image_processing_gemma4.py`):
+/// the image scaled by √(budget / pixels), each side floored to a multiple of `patch ×
+/// pooling`; a side that floors to 0 becomes one unit and the other `⌊long / short⌋` units, at
+/// most `max_soft_tokens` of them. Returns (height, width).
+fn pooled_size(height: u64, width: u64, patch: u64, pooling: u64, max_soft: u64) -> (u64, u64) {
+    let unit = (patch * pooling).max(1);
+    let target_px = (max_soft * pooling * pooling * patch * patch) as f64;
+    let factor = libm::sqrt(target_px / (height * width) as f64);
+    let (hf, wf, uf) = (height as f64, width as f64, unit as f64);
+    let mut h = libm::floor(factor * hf / uf) as u64 * unit;
+    let mut w = libm::floor(factor * wf / uf) as u64 * unit;
+    let max_side = max_soft * unit;
+    if h == 0 && w == 0 {
+        // transformers refuses a 0 × 0 resize; vLLM keeps one unit a side.
+        (h, w) = (unit, unit);
+    } else if h == 0 {
+        h = unit;
+        w = ((width / height) * unit).min(max_side);
+    } else if w == 0 {
+        w = unit;
+        h = ((height / width) * unit).min(max_side);
+    }
+    (h, w)
 }
 
 /// transformers 5.24 `smart_resize` (`models/qwen2_vl/image_processing_qwen2_vl.py`): the
@@ -339,5 +392,31 @@ mod tests {
                 assert!(rule.count(w, h) <= rule.max_count(), "{rule:?} {w}x{h}");
             }
         }
+    }
+
+    /// Gemma 4 (patch 16, pooling 3, 280 soft tokens) against transformers 5.25.0's own
+    /// `Gemma4ImageProcessorPil` on random images (`tests/reference/gemma4-image-tokens.csv`),
+    /// each with its `<boi>` and `<eoi>`. By hand for 1,024 × 1,024: the budget 280 × 3² × 16²
+    /// = 645,120 pixels, √(645,120 / 1,048,576) × 1,024 = 803.2, floored to 16 × 48 = 768 a
+    /// side: 48² patches / 3² = 256 tokens, 258 in the prompt.
+    #[test]
+    fn gemma4_matches_its_processor() {
+        const GEMMA4: ImageTokens = ImageTokens::Pooled {
+            patch_size: 16,
+            pooling: 3,
+            max_soft_tokens: 280,
+        };
+        let csv = include_str!("../../../../tests/reference/gemma4-image-tokens.csv");
+        let mut rows = 0;
+        for line in csv.lines().skip(1) {
+            let f: alloc::vec::Vec<&str> = line.split(',').collect();
+            let (w, h) = (f[0].parse::<u64>().unwrap(), f[1].parse::<u64>().unwrap());
+            let soft: u64 = f[2].parse().unwrap();
+            assert_eq!(GEMMA4.count(w, h), soft + 2, "{w} × {h}");
+            rows += 1;
+        }
+        assert_eq!(rows, 10);
+        assert_eq!(GEMMA4.count(1024, 1024), 258);
+        assert_eq!((GEMMA4.max_count(), GEMMA4.max_embeds()), (282, 280));
     }
 }

@@ -277,6 +277,15 @@ impl Architecture {
                 check("merge_size", merge_size, 1, 16)?;
                 check("longest_edge", longest_edge, 1, 1 << 15)
             }
+            T::Pooled {
+                patch_size,
+                pooling,
+                max_soft_tokens,
+            } => {
+                check("patch_size", patch_size, 1, 1024)?;
+                check("pooling", pooling, 1, 64)?;
+                check("max_soft_tokens", max_soft_tokens, 1, 1 << 16)
+            }
         }
     }
 }

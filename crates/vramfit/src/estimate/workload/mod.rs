@@ -23,6 +23,7 @@ mod regimes;
 mod serving;
 mod sharding;
 mod speculative;
+mod text_only;
 mod vision;
 
 pub use cards::{MAX_CARDS, card_count, split_card_list};
@@ -218,6 +219,9 @@ pub struct Workload {
     /// The images of each request (`images`), whose tokens `seq_len` already holds; `None`
     /// without images.
     pub images: Option<Images>,
+    /// vLLM without its encoder towers (`language_model_only`): the tower parameters left out
+    /// of `arch.vision_params`; `None` where the towers load.
+    pub text_only_towers: Option<u64>,
     /// Training regimes (part `regimes`): the loss, the step, activation offload, packing, the
     /// upcast, as given or as the stack picks them.
     pub regimes: Regimes,
@@ -340,6 +344,7 @@ impl EstimateInput {
             shape.new_tokens = 0;
         }
         let images = self.resolve_images(&model.arch, &model.name, &mut shape)?;
+        let text_only_towers = self.resolve_text_only(&mut model.arch, images.is_some())?;
         let loaded = self.resolve_formats(&model)?;
         // Training's own settings (RL, sharding, the stacks' regimes) are read only where
         // training runs: a build without it refuses a training run, and holds none of them.
@@ -461,6 +466,7 @@ impl EstimateInput {
             disaggregation,
             speculative,
             images,
+            text_only_towers,
             regimes,
             rl,
             sharding,

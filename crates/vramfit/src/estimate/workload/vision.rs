@@ -101,13 +101,13 @@ impl EstimateInput {
                 Unsupported,
                 "images",
                 [
-                    "{model} has no image-token rule vramfit models (it takes no images, or its tower is Llama 4's, Kimi K2.5's or Gemma 4's)"
+                    "{model} has no image-token rule vramfit models (it takes no images, or its tower is Llama 4's or Kimi K2.5's)"
                 ],
                 [
-                    "{model} 没有 vramfit 建模的图像 token 规则（它不接受图像，或其视觉编码器属于 Llama 4、Kimi K2.5 或 Gemma 4）"
+                    "{model} 没有 vramfit 建模的图像 token 规则（它不接受图像，或其视觉编码器属于 Llama 4 或 Kimi K2.5）"
                 ],
-                "a model with Gemma 3's, Qwen-VL's, InternVL's or Pixtral's image tokens, or images 0",
-                "采用 Gemma 3、Qwen-VL、InternVL 或 Pixtral 图像 token 规则的模型，或 images 为 0",
+                "a model with Gemma 3's, Gemma 4's, Qwen-VL's, InternVL's or Pixtral's image tokens, or images 0",
+                "采用 Gemma 3、Gemma 4、Qwen-VL、InternVL 或 Pixtral 图像 token 规则的模型，或 images 为 0",
             ));
         };
         // Qwen-VL's `smart_resize` raises "absolute aspect ratio must be smaller than 200".
