@@ -122,7 +122,11 @@ pub fn estimate_run(run: &VllmRun) -> Estimate {
         dtype: Some(Dtype::parse("dtype", &run.dtype).unwrap()),
         quantization,
         kv_dtype: KvDtype::parse("kv_dtype", &run.kv_cache_dtype).unwrap(),
-        gpu_memory: Some(format!("{}GiB", run.total_gib)),
+        // Every run of the study is on an H100 80GB HBM3 (the file's `gpu` column; its 79.19 GiB
+        // is the record's 85,029,027,840 B to the printed hundredth): named, so that the card's
+        // own figures count, its 132 SMs' rows in the Triton sampler's buffer among them (a
+        // memory size alone takes `data/engine-defaults.toml`'s 304).
+        gpu: Some("h100-sxm5-80gb".into()),
         gpu_memory_utilization: run.util,
         max_model_len: Some(run.max_model_len as f64),
         // The study ran vLLM's OpenAI server on H100: vLLM's defaults there are 1024 sequences and
