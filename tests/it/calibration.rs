@@ -115,6 +115,15 @@ fn model_and_quant(run: &VllmRun) -> (String, Quantization) {
 /// vramfit's estimate for a measured run.
 pub fn estimate_run(run: &VllmRun) -> Estimate {
     let (model, quantization) = model_and_quant(run);
+    // The card named below is the one the log measured: its record's 85,029,027,840 B is the
+    // log's total to the printed hundredth of a GiB.
+    let h100_gib = 85_029_027_840.0 / (1u64 << 30) as f64;
+    assert!(
+        (run.total_gib - h100_gib).abs() < 0.005,
+        "{}: {} GiB is not an H100 80GB",
+        run.model,
+        run.total_gib
+    );
     let input = EstimateInput {
         model: Some(model),
         mode: Mode::Serve,
