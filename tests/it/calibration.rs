@@ -115,6 +115,15 @@ fn model_and_quant(run: &VllmRun) -> (String, Quantization) {
 /// vramfit's estimate for a measured run.
 pub fn estimate_run(run: &VllmRun) -> Estimate {
     let (model, quantization) = model_and_quant(run);
+    // The card named below is the one the log measured: its record's 85,029,027,840 B is the
+    // log's total to the printed hundredth of a GiB.
+    let h100_gib = 85_029_027_840.0 / (1u64 << 30) as f64;
+    assert!(
+        (run.total_gib - h100_gib).abs() < 0.005,
+        "{}: {} GiB is not an H100 80GB",
+        run.model,
+        run.total_gib
+    );
     let input = EstimateInput {
         model: Some(model),
         mode: Mode::Serve,
@@ -122,7 +131,11 @@ pub fn estimate_run(run: &VllmRun) -> Estimate {
         dtype: Some(Dtype::parse("dtype", &run.dtype).unwrap()),
         quantization,
         kv_dtype: KvDtype::parse("kv_dtype", &run.kv_cache_dtype).unwrap(),
-        gpu_memory: Some(format!("{}GiB", run.total_gib)),
+        // Every run of the study is on an H100 80GB HBM3 (the file's `gpu` column; its 79.19 GiB
+        // is the record's 85,029,027,840 B to the printed hundredth): named, so that the card's
+        // own figures count, its 132 SMs' rows in the Triton sampler's buffer among them (a
+        // memory size alone takes `data/engine-defaults.toml`'s 304).
+        gpu: Some("h100-sxm5-80gb".into()),
         gpu_memory_utilization: run.util,
         max_model_len: Some(run.max_model_len as f64),
         // The study ran vLLM's OpenAI server on H100: vLLM's defaults there are 1024 sequences and

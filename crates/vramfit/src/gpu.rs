@@ -13,6 +13,9 @@ pub mod fit;
 mod generation;
 
 pub use catalog::{Gpu, MemorySource, MigProfile, find_gpu, gpus, lookup_gpu, match_gpus};
+/// The SMs counted for vLLM's Triton top-k/top-p buffer on a card whose record gives none, read
+/// from `data/engine-defaults.toml` with its reason and source.
+pub use generated_gpus::UNKNOWN_SMS;
 pub use generation::Generation;
 
 pub(crate) use catalog::GpuDetail;

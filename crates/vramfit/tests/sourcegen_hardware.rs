@@ -113,6 +113,33 @@ struct RateRec {
     date: String,
 }
 
+/// `data/engine-defaults.toml`: engine figures that are data, each with its reason and source.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EngineDefaults {
+    vllm_unknown_sms: UnknownSms,
+}
+
+/// The SMs counted for vLLM's Triton top-k/top-p buffer on a card without an `sms`, and the
+/// NVIDIA records left without one on purpose.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UnknownSms {
+    value: u16,
+    reason: String,
+    source: String,
+    date: String,
+    #[serde(default)]
+    on_purpose: Vec<OnPurpose>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OnPurpose {
+    id: String,
+    reason: String,
+}
+
 fn crate_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -549,6 +576,50 @@ fn render_platforms(platforms: &BTreeMap<String, PlatformRec>) -> String {
 }
 
 /// Writes `text` to `path` when it differs, and reports whether it did.
+/// The fallback SMs, after checking that every NVIDIA record has `sms` or is listed as unknown on
+/// purpose (not both), that the listed ids exist, and that no record has more SMs than the
+/// fallback (the safe side: never fewer buffer rows than vLLM keeps).
+fn render_unknown_sms(gpus: &BTreeMap<String, GpuRec>, u: &UnknownSms) -> String {
+    check_common("vllm-unknown-sms", "vllm-unknown-sms", &u.source, &u.date);
+    assert!(
+        u.reason.trim().len() > 5,
+        "vllm_unknown_sms needs its reason"
+    );
+    for o in &u.on_purpose {
+        let g = gpus
+            .get(&o.id)
+            .unwrap_or_else(|| panic!("engine-defaults.toml: no GPU record {}", o.id));
+        assert_eq!(g.sms, 0, "{}: has sms and is listed as unknown", o.id);
+        assert!(o.reason.trim().len() > 5, "{}: say why it is unknown", o.id);
+    }
+    for g in gpus.values() {
+        let listed = u.on_purpose.iter().any(|o| o.id == g.id);
+        assert!(
+            g.vendor != "NVIDIA" || g.sms > 0 || listed,
+            "{}: an NVIDIA record needs sms (with sms_source) or a place in \
+             engine-defaults.toml's vllm_unknown_sms.on_purpose",
+            g.id
+        );
+        assert!(
+            g.sms <= u.value,
+            "{}: {} SMs is more than the fallback {}: raise it",
+            g.id,
+            g.sms,
+            u.value
+        );
+    }
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "\n/// The SMs counted for vLLM's Triton top-k/top-p buffer on a card whose record gives none\n\
+         /// (`data/engine-defaults.toml`, {}): {}.\n\
+         /// Source: {}.",
+        u.date, u.reason, u.source
+    );
+    let _ = writeln!(o, "pub const UNKNOWN_SMS: u16 = {};", u.value);
+    o
+}
+
 fn ensure_file(path: &Path, text: &str) -> bool {
     let old = fs::read_to_string(path).unwrap_or_default();
     if old == text {
@@ -565,11 +636,17 @@ fn generated_hardware_tables_are_fresh() {
     let platforms: BTreeMap<String, PlatformRec> = read_dir("platforms");
     let rates: BTreeMap<String, RateRec> = read_dir("currency");
     let rate = rates.get("usd-cny").expect("data/currency/usd-cny.toml");
+    let path = crate_dir().join("data/engine-defaults.toml");
+    let defaults: EngineDefaults = toml::from_str(&fs::read_to_string(&path).unwrap())
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let dir = crate_dir().join("src/generated");
     fs::create_dir_all(&dir).unwrap();
     let mut stale = Vec::new();
     for (name, text) in [
-        ("gpus.rs", render_gpus(&gpus)),
+        (
+            "gpus.rs",
+            render_gpus(&gpus) + &render_unknown_sms(&gpus, &defaults.vllm_unknown_sms),
+        ),
         ("offers.rs", render_offers(&offers, &gpus, &platforms, rate)),
         ("platforms.rs", render_platforms(&platforms)),
     ] {

@@ -78,8 +78,9 @@ pub struct Gpu {
     pub mig_compute_slices: u8,
     /// Memory slices of a MIG-capable GPU (8 on A100/H100, 4 on A30); 0 without MIG.
     pub mig_memory_slices: u8,
-    /// Streaming multiprocessors (`multi_processor_count`), where the record gives them with a
-    /// source; 0 where it does not. vLLM's Triton top-k/top-p sampler keeps a buffer of one
+    /// Streaming multiprocessors (`multi_processor_count`; an AMD card's compute units), where
+    /// the record gives them with a source; 0 where it does not, and the estimate then counts
+    /// [`super::UNKNOWN_SMS`]. vLLM's Triton top-k/top-p sampler keeps a buffer of one
     /// vocabulary row per SM (`estimate::vllm`).
     pub sms: u16,
     /// This card's row of [`GpuDetail`]s: its MIG profiles, sources, link and power.

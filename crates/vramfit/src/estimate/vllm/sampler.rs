@@ -22,6 +22,7 @@
 
 use super::mxfp4::Mxfp4Backend;
 use super::{Run, SAMPLER_FP32_COPIES, VllmVersion};
+use crate::gpu::UNKNOWN_SMS;
 use crate::units::Bytes;
 
 /// The SMs of the H100 SXM5 the 0.19 calibration ran on (132, NVIDIA's Hopper whitepaper).
@@ -31,11 +32,6 @@ const CALIBRATION_SEQS: f64 = 1024.0;
 /// The per-sequence fp32 copies of the logits once the Triton buffer is counted apart:
 /// 3.78 − 132 / 1,024 = 3.651.
 pub const SAMPLER_COPIES_PER_SEQ: f64 = SAMPLER_FP32_COPIES - CALIBRATION_SMS / CALIBRATION_SEQS;
-/// The SMs counted for a card whose record gives none (a memory size alone, a card without an
-/// `sms` record): 188, the most of any NVIDIA card in the catalog (RTX PRO 6000 Blackwell, NVIDIA
-/// RTX Blackwell GPU architecture whitepaper, 2025): never fewer rows than vLLM keeps.
-pub const UNKNOWN_SMS: u64 = 188;
-
 /// A stated margin on the releases that run the Triton sampler with the CUDA graphs outside the
 /// budget (0.17–0.20): 0.1 GiB, the 0.08 GiB by which the one log off an H100 on that line
 /// (gpt-oss-20b on an A100 80 GB at 0.19.0, myoceane.fr post 10289, `tests/data/vllm-versions.csv`
@@ -45,18 +41,23 @@ pub const UNKNOWN_SMS: u64 = 188;
 pub const TRITON_LINE_MARGIN: Bytes = Bytes::new(107_374_182); // 0.1 GiB
 
 impl Run<'_> {
-    /// The SMs whose rows the Triton top-k/top-p buffer holds, where `version` runs that kernel
-    /// (V1 from 0.17; not a pooling model, which samples nothing).
+    /// The rows the Triton top-k/top-p buffer holds, where `version` runs that kernel (V1 from
+    /// 0.17; not a pooling model, which samples nothing). `apply_top_k_top_p_triton` (v0.19.0,
+    /// `vllm/v1/sample/ops/topk_topp_triton.py`) runs `min(num_sm, batch)` programs and caches
+    /// `min(next_power_of_2(programs), num_sm)` rows, `num_sm` being torch's
+    /// `multi_processor_count` (SMs on CUDA, compute units on ROCm, whose default sampler is the
+    /// same `forward_native`); the profile's batch is `max_num_seqs`. A card without an `sms`
+    /// record counts [`UNKNOWN_SMS`] (`data/engine-defaults.toml`, the catalog's most).
     pub(super) fn vllm_triton_topk_sms(&self, version: VllmVersion) -> Option<u64> {
         if self.pooling || !version.v1() || version.minor() < 17 {
             return None;
         }
-        let sms = self
-            .device
-            .as_ref()
-            .and_then(|d| d.gpu)
-            .map_or(0, |g| u64::from(g.sms));
-        Some(if sms > 0 { sms } else { UNKNOWN_SMS })
+        let sms = match self.device.as_ref().and_then(|d| d.gpu).map(|g| g.sms) {
+            Some(n) if n > 0 => u64::from(n),
+            _ => u64::from(UNKNOWN_SMS),
+        };
+        let programs = sms.min(self.max_num_seqs).max(1);
+        Some(programs.next_power_of_two().min(sms))
     }
 
     /// The sampler's profile with the Triton buffer apart: `seqs × vocab × 4 B × 3.651 + sms ×
