@@ -116,6 +116,14 @@ fn fsdp(m: &Map<'_>, r: &mut Reading) -> Result<()> {
     };
     r.input.fsdp_version = Some(version);
     r.input.zero = 3.0;
+    // The wrap policy as written (`auto_wrap_policy`, older `fsdp_auto_wrap_policy`), which
+    // axolotl hands to accelerate; one that is not per-layer is refused. Where the file names
+    // none, counted per layer as axolotl's examples write it.
+    for key in ["auto_wrap_policy", "fsdp_auto_wrap_policy"] {
+        if c.has(key) {
+            super::fsdp::wrap_policy(&c, key, "TRANSFORMER_BASED_WRAP")?;
+        }
+    }
     if version >= 2.0
         && let Some(b) = c.bool("reshard_after_forward")?
     {

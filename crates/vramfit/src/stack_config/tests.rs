@@ -535,7 +535,7 @@ fn accelerate_fsdp_offload() {
     let r = read(
         "compute_environment: LOCAL_MACHINE\n\
          distributed_type: FSDP\n\
-         fsdp_config:\n  fsdp_sharding_strategy: FULL_SHARD\n  fsdp_offload_params: true\n  fsdp_state_dict_type: SHARDED_STATE_DICT\n\
+         fsdp_config:\n  fsdp_sharding_strategy: FULL_SHARD\n  fsdp_offload_params: true\n  fsdp_state_dict_type: SHARDED_STATE_DICT\n  fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP\n\
          mixed_precision: bf16\n\
          num_machines: 1\n\
          num_processes: 8\n",
@@ -553,6 +553,58 @@ fn accelerate_fsdp_offload() {
             "fsdp_config.fsdp_state_dict_type (line 6)"
         ]
     );
+}
+
+/// FSDP's unit is what its wrap policy wraps; vramfit counts one decoder layer gathered at a
+/// time. accelerate 1.16.0 wraps nothing when its config names no policy
+/// (`FullyShardedDataParallelPlugin.__post_init__`: `os.environ.get(env_prefix +
+/// "AUTO_WRAP_POLICY", "NO_WRAP")`): the whole model gathered at once, 8,030,261,248 × 2 B =
+/// 14.96 GiB for Llama-3.1-8B in bf16 against one layer's 218,112,000 × 2 B = 416 MiB, so the
+/// per-layer count would be short by about 14.5 GiB; refused by its key and line.
+/// transformers 5.25 defaults to `TRANSFORMER_BASED_WRAP` (`training_args.py`:
+/// `fsdp_config.get("auto_wrap_policy", FSDP_AUTO_WRAP_POLICY[0])`).
+#[test]
+fn fsdp_wrap_policy_other_than_per_layer_is_refused() {
+    let refused = |text: &str| read_training_config(text, EstimateInput::default()).err();
+    let e = refused("distributed_type: FSDP\nnum_processes: 4\nfsdp_config:\n  fsdp_version: 2\n");
+    assert!(
+        e.as_ref()
+            .is_some_and(|e| e.field == "fsdp_config.fsdp_auto_wrap_policy"
+                && e.kind == ErrorKind::Unsupported
+                && e.problem.contains("NO_WRAP")),
+        "{e:?}"
+    );
+    let e = refused(
+        "distributed_type: FSDP\nfsdp_config:\n  fsdp_version: 2\n  fsdp_auto_wrap_policy: SIZE_BASED_WRAP\n",
+    );
+    assert!(
+        e.as_ref()
+            .is_some_and(|e| e.field == "fsdp_config.fsdp_auto_wrap_policy"
+                && e.problem.starts_with("line 4:")),
+        "{e:?}"
+    );
+    let e = refused("output_dir: o\nfsdp: full_shard\nfsdp_config:\n  auto_wrap_policy: NO_WRAP\n");
+    assert!(
+        e.as_ref().is_some_and(
+            |e| e.field == "fsdp_config.auto_wrap_policy" && e.problem.starts_with("line 4:")
+        ),
+        "{e:?}"
+    );
+    let e = refused(
+        "base_model: meta-llama/Llama-3.2-1B\nfsdp_version: 2\nfsdp_config:\n  auto_wrap_policy: SIZE_BASED_WRAP\n",
+    );
+    assert!(
+        e.as_ref()
+            .is_some_and(|e| e.field == "fsdp_config.auto_wrap_policy"),
+        "{e:?}"
+    );
+    // transformers' default and accelerate's per-layer policy are read, not listed.
+    let t = read("output_dir: o\nfsdp: full_shard auto_wrap\n");
+    assert_eq!(t.input.fsdp_version, Some(2.0));
+    let a = read(
+        "distributed_type: FSDP\nfsdp_config:\n  fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP\n",
+    );
+    assert!(not_read(&a).is_empty(), "{:?}", not_read(&a));
 }
 
 /// A malformed value names its key and line; a malformed file its line.
@@ -705,17 +757,17 @@ fn fsdp_version_and_resharding() {
     assert_eq!(i.offload, Offload::Cpu);
     // accelerate: FSDP1's strategy names.
     let a = read(
-        "distributed_type: FSDP\nnum_processes: 4\nfsdp_config:\n  fsdp_sharding_strategy: SHARD_GRAD_OP\n",
+        "distributed_type: FSDP\nnum_processes: 4\nfsdp_config:\n  fsdp_sharding_strategy: SHARD_GRAD_OP\n  fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP\n",
     );
     assert_eq!((a.input.fsdp_version, a.input.zero), (Some(1.0), 2.0));
     // NO_SHARD stays FSDP1's: zero 0, no DDP bucket.
     let n = read(
-        "distributed_type: FSDP\nnum_processes: 4\nfsdp_config:\n  fsdp_sharding_strategy: NO_SHARD\n",
+        "distributed_type: FSDP\nnum_processes: 4\nfsdp_config:\n  fsdp_sharding_strategy: NO_SHARD\n  fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP\n",
     );
     assert_eq!((n.input.fsdp_version, n.input.zero), (Some(1.0), 0.0));
     // accelerate with FSDP2.
     let a2 = read(
-        "distributed_type: FSDP\nnum_processes: 4\nfsdp_config:\n  fsdp_version: 2\n  fsdp_reshard_after_forward: false\n",
+        "distributed_type: FSDP\nnum_processes: 4\nfsdp_config:\n  fsdp_version: 2\n  fsdp_reshard_after_forward: false\n  fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP\n",
     );
     assert_eq!(
         (a2.input.fsdp_version, a2.input.reshard_after_forward),

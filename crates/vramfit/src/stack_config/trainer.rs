@@ -252,6 +252,9 @@ fn sharding(m: &Map<'_>, r: &mut Reading) -> Result<()> {
         },
         None => 2.0,
     };
+    if let Some(c) = &config {
+        super::fsdp::wrap_policy(c, "auto_wrap_policy", "TRANSFORMER_BASED_WRAP")?;
+    }
     r.input.fsdp_version = Some(version);
     r.input.zero = if has("shard_grad_op") || has("hybrid_shard_zero2") {
         2.0
