@@ -101,6 +101,15 @@ fn checkpointing(m: &Map<'_>, r: &mut Reading) -> Result<()> {
     } else {
         Checkpointing::None
     };
+    // `activation_offloading` (axolotl 0.19 `utils/schemas/config.py`: `Literal["legacy",
+    // "disk"] | bool | None = False`): the saved activations in CPU memory (`disk`: on disk),
+    // what the GPU keeps being the same.
+    if matches!(
+        m.str("activation_offloading")?.as_deref(),
+        Some("true" | "legacy" | "disk")
+    ) {
+        r.input.activation_offload = Some(true);
+    }
     Ok(())
 }
 

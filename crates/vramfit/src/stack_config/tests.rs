@@ -555,58 +555,6 @@ fn accelerate_fsdp_offload() {
     );
 }
 
-/// FSDP's unit is what its wrap policy wraps; vramfit counts one decoder layer gathered at a
-/// time. accelerate 1.16.0 wraps nothing when its config names no policy
-/// (`FullyShardedDataParallelPlugin.__post_init__`: `os.environ.get(env_prefix +
-/// "AUTO_WRAP_POLICY", "NO_WRAP")`): the whole model gathered at once, 8,030,261,248 × 2 B =
-/// 14.96 GiB for Llama-3.1-8B in bf16 against one layer's 218,112,000 × 2 B = 416 MiB, so the
-/// per-layer count would be short by about 14.5 GiB; refused by its key and line.
-/// transformers 5.25 defaults to `TRANSFORMER_BASED_WRAP` (`training_args.py`:
-/// `fsdp_config.get("auto_wrap_policy", FSDP_AUTO_WRAP_POLICY[0])`).
-#[test]
-fn fsdp_wrap_policy_other_than_per_layer_is_refused() {
-    let refused = |text: &str| read_training_config(text, EstimateInput::default()).err();
-    let e = refused("distributed_type: FSDP\nnum_processes: 4\nfsdp_config:\n  fsdp_version: 2\n");
-    assert!(
-        e.as_ref()
-            .is_some_and(|e| e.field == "fsdp_config.fsdp_auto_wrap_policy"
-                && e.kind == ErrorKind::Unsupported
-                && e.problem.contains("NO_WRAP")),
-        "{e:?}"
-    );
-    let e = refused(
-        "distributed_type: FSDP\nfsdp_config:\n  fsdp_version: 2\n  fsdp_auto_wrap_policy: SIZE_BASED_WRAP\n",
-    );
-    assert!(
-        e.as_ref()
-            .is_some_and(|e| e.field == "fsdp_config.fsdp_auto_wrap_policy"
-                && e.problem.starts_with("line 4:")),
-        "{e:?}"
-    );
-    let e = refused("output_dir: o\nfsdp: full_shard\nfsdp_config:\n  auto_wrap_policy: NO_WRAP\n");
-    assert!(
-        e.as_ref().is_some_and(
-            |e| e.field == "fsdp_config.auto_wrap_policy" && e.problem.starts_with("line 4:")
-        ),
-        "{e:?}"
-    );
-    let e = refused(
-        "base_model: meta-llama/Llama-3.2-1B\nfsdp_version: 2\nfsdp_config:\n  auto_wrap_policy: SIZE_BASED_WRAP\n",
-    );
-    assert!(
-        e.as_ref()
-            .is_some_and(|e| e.field == "fsdp_config.auto_wrap_policy"),
-        "{e:?}"
-    );
-    // transformers' default and accelerate's per-layer policy are read, not listed.
-    let t = read("output_dir: o\nfsdp: full_shard auto_wrap\n");
-    assert_eq!(t.input.fsdp_version, Some(2.0));
-    let a = read(
-        "distributed_type: FSDP\nfsdp_config:\n  fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP\n",
-    );
-    assert!(not_read(&a).is_empty(), "{:?}", not_read(&a));
-}
-
 /// A malformed value names its key and line; a malformed file its line.
 #[test]
 fn errors_name_the_key_and_the_line() {
