@@ -52,6 +52,7 @@ pub(super) fn read(m: &Map<'_>, r: &mut Reading) -> Result<()> {
         r.input.attention = AttentionImpl::Sdpa;
     }
     r.hf_optimizer(m, "optimizer")?;
+    galore_rank(m, r)?;
     if let Some(path) = m.str("deepspeed")? {
         r.name_file("deepspeed", path);
     }
@@ -144,6 +145,29 @@ fn fsdp(m: &Map<'_>, r: &mut Reading) -> Result<()> {
     };
     if offload {
         r.input.offload = Offload::Cpu;
+    }
+    Ok(())
+}
+
+/// GaLore's rank from `optim_args`, which axolotl hands to transformers' `TrainingArguments`
+/// (axolotl 0.19 `utils/schemas/training.py`: `optim_args: str | dict[str, Any] | None`): the
+/// Trainer's string (`"rank=64, update_proj_gap=200"`) or a mapping with `rank`.
+fn galore_rank(m: &Map<'_>, r: &mut Reading) -> Result<()> {
+    use crate::estimate::Optimizer;
+    if !matches!(
+        r.input.optimizer,
+        Optimizer::GaloreAdamw | Optimizer::GaloreAdamw8bit
+    ) || !m.has("optim_args")
+    {
+        return Ok(());
+    }
+    if m.str("optim_args").is_ok() {
+        return super::trainer::galore_rank(m, r);
+    }
+    if let Some(a) = m.map("optim_args")?
+        && let Some(rank) = a.num("rank")?
+    {
+        r.input.galore_rank = Some(rank);
     }
     Ok(())
 }

@@ -172,3 +172,22 @@ fn torchtune_distributed_recipe_keys() {
     // A single-device recipe has neither key: no sharding.
     assert_eq!(read(recipe).input.fsdp_version, None);
 }
+
+/// axolotl hands `optim_args` to transformers (`optim_args: str | dict[str, Any] | None`):
+/// GaLore's rank from the Trainer's string or from a mapping; 128, transformers' default,
+/// where it names none.
+#[test]
+fn axolotl_galore_rank_from_optim_args() {
+    let base = "base_model: meta-llama/Llama-3.2-1B\noptimizer: galore_adamw\n";
+    let r = read(&alloc::format!("{base}optim_args:\n  rank: 64\n"));
+    assert_eq!(
+        (r.input.optimizer, r.input.galore_rank),
+        (Optimizer::GaloreAdamw, Some(64.0))
+    );
+    assert!(not_read(&r).is_empty(), "{:?}", not_read(&r));
+    let r = read(&alloc::format!(
+        "{base}optim_args: \"rank=32, update_proj_gap=200\"\n"
+    ));
+    assert_eq!(r.input.galore_rank, Some(32.0));
+    assert_eq!(read(base).input.galore_rank, None);
+}

@@ -77,7 +77,7 @@ fn launcher(m: &Map<'_>, r: &mut Reading) -> Result<()> {
 /// GaLore's rank from `optim_args` (`"rank=64, update_proj_gap=200"`), as transformers 5.25
 /// `trainer_optimizer.py` `_parse_optim_args` splits it and `_get_galore_optimizer` reads `rank`
 /// (128 when absent); the other arguments change no memory. Read with the GaLore optimizers only.
-fn galore_rank(m: &Map<'_>, r: &mut Reading) -> Result<()> {
+pub(super) fn galore_rank(m: &Map<'_>, r: &mut Reading) -> Result<()> {
     use crate::estimate::Optimizer;
     if !matches!(
         r.input.optimizer,
