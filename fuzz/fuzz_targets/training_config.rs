@@ -1,7 +1,9 @@
 //! A fine-tuning stack's config file (`stack_config`) on arbitrary bytes: a reading or an
 //! `InputError` naming a key or `config`, never a panic; a reading estimates without
 //! panicking either, its sizes within reach.
-//! Seed: any training YAML or JSON (`crates/vramfit/src/stack_config/tests.rs` holds several).
+//! Seeds: `fuzz/seeds/training_config/` holds one file per reader (a Trainer JSON, TRL, DeepSpeed,
+//! torchtune, LLaMA-Factory, axolotl, accelerate and verl), so each reader is reached from the
+//! start; `crates/vramfit/src/stack_config/tests.rs` holds more.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

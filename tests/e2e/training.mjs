@@ -41,6 +41,27 @@ export function trainingTests(h) {
     });
   }
 
+  // The same file dropped on the panel rather than pasted: read at once, the same fields set.
+  for (const lang of ['en', 'zh']) {
+    test(`a dropped TRL config is read as the pasted one (${lang})`, async () => {
+      const page = await watchedPage(await browser());
+      await go(page, `#/calc?lang=${lang}&mode=training`, 'calc');
+      await page.locator('#training-config summary').click();
+      const dropped = await page.evaluateHandle((text) => {
+        const d = new DataTransfer();
+        d.items.add(new File([text], 'sft.yaml', { type: 'text/yaml' }));
+        return d;
+      }, TRL_SFT);
+      await page.dispatchEvent('#training-config-drop', 'drop', { dataTransfer: dropped });
+      await page.locator('#training-config-read-as').waitFor();
+      eq(await page.getAttribute('#training-config-read-as', 'data-format'), 'trl', 'read as TRL');
+      eq(await page.inputValue('#f-training-config'), TRL_SFT, 'the file shown');
+      eq(await page.inputValue('#f-batch'), '2', 'batch from the file');
+      eq(await page.inputValue('#f-seq_len'), '2048', 'sequence length from the file');
+      noProblems(page, 'problems');
+    });
+  }
+
   // Look rather than read: a training step's three moments drawn on one scale, the peak named,
   // each moment's total the CLI's (the chart never says another peak than the verdict).
   for (const lang of ['en', 'zh']) {

@@ -958,7 +958,7 @@ texts! {
     ("tc.format.trainer", "Hugging Face TrainingArguments", "Hugging Face TrainingArguments"),
     ("tc.format.trl", "a TRL config", "TRL 配置"),
     ("tc.format.verl", "a verl config", "verl 配置"),
-    ("tc.hint", "Paste or choose the file your stack reads (TRL, Trainer, DeepSpeed, torchtune, LLaMA-Factory, axolotl, accelerate or verl; JSON or YAML): its settings, and the stack's own defaults where it is silent, fill the form. Read here, never uploaded.", "粘贴或选择训练栈读取的文件（TRL、Trainer、DeepSpeed、torchtune、LLaMA-Factory、axolotl、accelerate 或 verl；JSON 或 YAML）：文件中的设置，以及文件未写处该训练栈自己的默认值，会填入表单。只在本机读取，从不上传。"),
+    ("tc.hint", "Paste, drop or choose the file your stack reads (TRL, Trainer, DeepSpeed, torchtune, LLaMA-Factory, axolotl, accelerate or verl; JSON or YAML): its settings, and the stack's own defaults where it is silent, fill the form. Read here, never uploaded.", "粘贴、拖入或选择训练栈读取的文件（TRL、Trainer、DeepSpeed、torchtune、LLaMA-Factory、axolotl、accelerate 或 verl；JSON 或 YAML）：文件中的设置，以及文件未写处该训练栈自己的默认值，会填入表单。只在本机读取，从不上传。"),
     ("tc.names", "It names {0} ({1}): paste or choose that file too.", "它指向 {0}（{1}）：请再粘贴或选择该文件。"),
     ("tc.none", "none", "无"),
     ("tc.not_read", "Not read (no effect on the memory counted): {0}", "未读取（不影响所计算的显存）：{0}"),

@@ -1,5 +1,5 @@
 //! "Your training config": a fine-tuning stack's own file (TRL, Trainer, DeepSpeed, torchtune,
-//! LLaMA-Factory, axolotl, accelerate), pasted or chosen, read onto the form by the estimator's
+//! LLaMA-Factory, axolotl, accelerate), pasted, dropped or chosen, read onto the form by the estimator's
 //! `stack_config` (the CLI's `--config`): the fields it sets change in the form, and the keys not
 //! read, what it assumed and the files it names are shown. Read here, never uploaded; the full
 //! build's (training is).
@@ -22,6 +22,7 @@ pub fn training_config() -> Html {
     let text = use_state(String::new);
     let read = use_state(|| None::<Result<ReadConfig, InputError>>);
     let reader = use_mut_ref(|| None::<gloo::file::callbacks::FileReader>);
+    let over = use_state(|| false);
     let apply = {
         let (app, read) = (app.clone(), read.clone());
         move |t: &str| {
@@ -44,13 +45,10 @@ pub fn training_config() -> Html {
         let (text, apply) = (text.clone(), apply.clone());
         Callback::from(move |_| apply(&text))
     };
-    let onchange = {
+    // A file dropped on the panel or chosen: its text shown and read at once.
+    let load = {
         let text = text.clone();
-        Callback::from(move |e: Event| {
-            let input = e.target_unchecked_into::<web_sys::HtmlInputElement>();
-            let Some(f) = input.files().and_then(|f| f.get(0)) else {
-                return;
-            };
+        move |f: web_sys::File| {
             let (text, apply) = (text.clone(), apply.clone());
             let file = gloo::file::File::from(f);
             let task = gloo::file::callbacks::read_as_text(&file, move |r| {
@@ -59,17 +57,53 @@ pub fn training_config() -> Html {
                 text.set(t);
             });
             *reader.borrow_mut() = Some(task);
+        }
+    };
+    let onchange = {
+        let load = load.clone();
+        Callback::from(move |e: Event| {
+            let input = e.target_unchecked_into::<web_sys::HtmlInputElement>();
+            if let Some(f) = input.files().and_then(|f| f.get(0)) {
+                load(f);
+            }
         })
+    };
+    let ondrop = {
+        let over = over.clone();
+        Callback::from(move |e: DragEvent| {
+            e.prevent_default();
+            over.set(false);
+            if let Some(f) = e
+                .data_transfer()
+                .and_then(|d| d.files())
+                .and_then(|f| f.get(0))
+            {
+                load(f);
+            }
+        })
+    };
+    let ondragover = {
+        let over = over.clone();
+        Callback::from(move |e: DragEvent| {
+            e.prevent_default();
+            over.set(true);
+        })
+    };
+    let ondragleave = {
+        let over = over.clone();
+        Callback::from(move |_| over.set(false))
     };
     html! {
         <details class="field" id="training-config" open={read.is_some()}>
             <summary>{ lang.t(key!("tc.title")) }</summary>
             <p class="hint">{ lang.t(key!("tc.hint")) }</p>
-            <label for="f-training-config">{ lang.t(key!("tc.text")) }</label>
-            <textarea id="f-training-config" rows="6" spellcheck="false" value={(*text).clone()} {oninput} />
-            <div class="row">
-                <input type="file" id="f-training-config-file" aria-label={lang.t(key!("tc.file"))} accept=".yaml,.yml,.json,application/json" {onchange} />
-                <button type="button" id="training-config-read" {onclick}>{ lang.t(key!("tc.read")) }</button>
+            <div class="drop" data-over={(*over).then_some("true")} {ondrop} {ondragover} {ondragleave} id="training-config-drop">
+                <label for="f-training-config">{ lang.t(key!("tc.text")) }</label>
+                <textarea id="f-training-config" rows="6" spellcheck="false" value={(*text).clone()} {oninput} />
+                <div class="row">
+                    <input type="file" id="f-training-config-file" aria-label={lang.t(key!("tc.file"))} accept=".yaml,.yml,.json,application/json" {onchange} />
+                    <button type="button" id="training-config-read" {onclick}>{ lang.t(key!("tc.read")) }</button>
+                </div>
             </div>
             { summary(lang, read.as_ref()) }
         </details>

@@ -304,3 +304,44 @@ fn the_curve_grows_with_context() {
         assert!(w[0].1.total_bytes <= w[1].1.total_bytes);
     }
 }
+
+/// Issue 40's RL case on the site: GRPO with TRL's vLLM colocated on one H100, from the
+/// address the form writes, estimates as the estimator does for the same run given as the npm
+/// package's JSON (not through the form), with the policy's parts and the rollout's weights, KV
+/// pool and buffers on the one card, each labelled in English and Chinese.
+#[test]
+#[cfg(feature = "full")]
+fn an_rl_run_shows_the_policy_and_the_rollout_on_one_card() {
+    use vramfit::estimate::{ComponentKind as K, EstimateInput, estimate};
+    let site = estimate_of(&state(
+        "#/calc?model=Qwen%2FQwen2.5-7B-Instruct&mode=training&stack=trl&rl=grpo&rollout=colocate&lora_rank=16&batch=1&seq_len=512&gpu=h100-sxm5-80gb",
+    ))
+    .unwrap();
+    let json = r#"{"model": "Qwen/Qwen2.5-7B-Instruct", "mode": "training", "stack": "trl",
+        "rl": "grpo", "rollout": "colocate", "lora_rank": 16, "batch": 1, "seq_len": 512,
+        "gpu": "h100-sxm5-80gb"}"#;
+    let npm: EstimateInput = serde_json::from_str(json).unwrap();
+    let core = estimate(&npm).unwrap();
+    assert_eq!(site.total_bytes, core.total_bytes);
+    let kinds: Vec<K> = site.components.iter().map(|c| c.key.kind).collect();
+    for k in [
+        K::Weights,
+        K::Activations,
+        K::RolloutWeights,
+        K::RolloutKvCache,
+        K::RolloutBuffers,
+    ] {
+        assert!(kinds.contains(&k), "{k:?} in {kinds:?}");
+        let key = crate::components::chart::label_key(k);
+        let (en, zh) = (Lang::En.t(key), Lang::Zh.t(key));
+        assert!(!en.is_empty() && zh != en, "{k:?}: {en} / {zh}");
+    }
+    // vLLM's copy of the policy's bf16 weights, 7,615,616,512 parameters × 2 B, and its rotary
+    // cos/sin cache in bf16, max_position_embeddings 32,768 × head dim 128 × 2 B = 8 MiB.
+    let rollout_weights = site
+        .components
+        .iter()
+        .find(|c| c.key.kind == K::RolloutWeights)
+        .map(|c| c.bytes.get());
+    assert_eq!(rollout_weights, Some(7_615_616_512 * 2 + 32_768 * 128 * 2));
+}

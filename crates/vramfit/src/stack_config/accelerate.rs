@@ -47,6 +47,7 @@ fn fsdp(c: &Map<'_>, r: &mut Reading) -> Result<()> {
         "fsdp_reshard_after_forward",
         "fsdp_sharding_strategy",
     )?;
+    super::fsdp::wrap_policy(c, "fsdp_auto_wrap_policy", "NO_WRAP")?;
     if c.bool("fsdp_offload_params")?.unwrap_or(false) {
         r.input.offload = Offload::Cpu;
     }

@@ -52,6 +52,7 @@ pub(super) fn read(m: &Map<'_>, r: &mut Reading) -> Result<()> {
         r.input.attention = AttentionImpl::Sdpa;
     }
     r.hf_optimizer(m, "optimizer")?;
+    galore_rank(m, r)?;
     if let Some(path) = m.str("deepspeed")? {
         r.name_file("deepspeed", path);
     }
@@ -101,6 +102,15 @@ fn checkpointing(m: &Map<'_>, r: &mut Reading) -> Result<()> {
     } else {
         Checkpointing::None
     };
+    // `activation_offloading` (axolotl 0.19 `utils/schemas/config.py`: `Literal["legacy",
+    // "disk"] | bool | None = False`): the saved activations in CPU memory (`disk`: on disk),
+    // what the GPU keeps being the same.
+    if matches!(
+        m.str("activation_offloading")?.as_deref(),
+        Some("true" | "legacy" | "disk")
+    ) {
+        r.input.activation_offload = Some(true);
+    }
     Ok(())
 }
 
@@ -116,6 +126,14 @@ fn fsdp(m: &Map<'_>, r: &mut Reading) -> Result<()> {
     };
     r.input.fsdp_version = Some(version);
     r.input.zero = 3.0;
+    // The wrap policy as written (`auto_wrap_policy`, older `fsdp_auto_wrap_policy`), which
+    // axolotl hands to accelerate; one that is not per-layer is refused. Where the file names
+    // none, counted per layer as axolotl's examples write it.
+    for key in ["auto_wrap_policy", "fsdp_auto_wrap_policy"] {
+        if c.has(key) {
+            super::fsdp::wrap_policy(&c, key, "TRANSFORMER_BASED_WRAP")?;
+        }
+    }
     if version >= 2.0
         && let Some(b) = c.bool("reshard_after_forward")?
     {
@@ -127,6 +145,29 @@ fn fsdp(m: &Map<'_>, r: &mut Reading) -> Result<()> {
     };
     if offload {
         r.input.offload = Offload::Cpu;
+    }
+    Ok(())
+}
+
+/// GaLore's rank from `optim_args`, which axolotl hands to transformers' `TrainingArguments`
+/// (axolotl 0.19 `utils/schemas/training.py`: `optim_args: str | dict[str, Any] | None`): the
+/// Trainer's string (`"rank=64, update_proj_gap=200"`) or a mapping with `rank`.
+fn galore_rank(m: &Map<'_>, r: &mut Reading) -> Result<()> {
+    use crate::estimate::Optimizer;
+    if !matches!(
+        r.input.optimizer,
+        Optimizer::GaloreAdamw | Optimizer::GaloreAdamw8bit
+    ) || !m.has("optim_args")
+    {
+        return Ok(());
+    }
+    if m.str("optim_args").is_ok() {
+        return super::trainer::galore_rank(m, r);
+    }
+    if let Some(a) = m.map("optim_args")?
+        && let Some(rank) = a.num("rank")?
+    {
+        r.input.galore_rank = Some(rank);
     }
     Ok(())
 }

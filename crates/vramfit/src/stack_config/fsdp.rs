@@ -40,3 +40,44 @@ pub(super) fn read(
     // NO_SHARD stays FSDP1's (zero 0): plain data parallelism without DDP's bucket.
     Ok(())
 }
+
+/// The wrap policy at `key` of `m`, `default` where the file has none: FSDP's unit is what it
+/// wraps. vramfit gathers one decoder layer at a time (`TRANSFORMER_BASED_WRAP`, transformers
+/// 5.25's default, `training_args.py`: `fsdp_config.get("auto_wrap_policy",
+/// FSDP_AUTO_WRAP_POLICY[0])`). accelerate 1.16.0 defaults to `NO_WRAP` when its config names
+/// none (`utils/dataclasses.py`, `FullyShardedDataParallelPlugin.__post_init__`:
+/// `os.environ.get(env_prefix + "AUTO_WRAP_POLICY", "NO_WRAP")`): the whole model is then one
+/// unit, gathered at once, and `SIZE_BASED_WRAP` cuts units by `min_num_params`. Both are
+/// refused by the key rather than estimated as per-layer units, which would be an
+/// under-estimate by up to the whole model's gathered weights.
+pub(super) fn wrap_policy(m: &Map<'_>, key: &str, default: &str) -> Result<()> {
+    let policy = m.str(key)?;
+    let named = policy.as_deref().unwrap_or(default).to_ascii_uppercase();
+    if named == "TRANSFORMER_BASED_WRAP" {
+        return Ok(());
+    }
+    let line = m.line(key);
+    let path = m.path_of(key);
+    Err(match policy {
+        Some(p) => crate::input_error!(
+            Unsupported,
+            path,
+            [
+                "line {line}: `{p}` makes FSDP units vramfit does not count (it gathers one decoder layer at a time)"
+            ],
+            ["第 {line} 行：`{p}` 划分的 FSDP 单元 vramfit 不计算（它按一次聚合一个解码层计算）"],
+            "TRANSFORMER_BASED_WRAP",
+            "TRANSFORMER_BASED_WRAP",
+        ),
+        None => crate::input_error!(
+            Unsupported,
+            path,
+            [
+                "absent: accelerate then wraps nothing (NO_WRAP), the whole model gathered at once, which vramfit does not count"
+            ],
+            ["缺失：accelerate 此时不做包装（NO_WRAP），整个模型一次聚合，vramfit 不计算这种情形"],
+            "TRANSFORMER_BASED_WRAP",
+            "TRANSFORMER_BASED_WRAP",
+        ),
+    })
+}

@@ -54,6 +54,7 @@ pub(super) fn read(m: &Map<'_>, r: &mut Reading) -> Result<()> {
         };
     }
     r.hf_optimizer(m, "optim")?;
+    galore(m, r)?;
     if let Some(path) = m.str("deepspeed")? {
         r.name_file("deepspeed", path);
     }
@@ -149,6 +150,67 @@ fn method(m: &Map<'_>, r: &mut Reading) -> Result<()> {
                 "quantization_method 为 bnb 时为 4 或 8；为 hqq 时为 1、2、3、4、5、6 或 8",
             ));
         }
+    }
+    Ok(())
+}
+
+/// `use_galore` (LLaMA-Factory 0.9.5 `hparams/finetuning_args.py`: off; `galore_rank` 16,
+/// `galore_target` `all`, every linear module of the blocks; `train/trainer_utils.py`
+/// `_create_galore_optimizer`: `GaLoreAdamW` under `adamw_torch`, `GaLoreAdamW8bit` under the
+/// 8-bit AdamWs, `GaLoreAdafactor` under `adafactor`). Refused where vramfit would count less
+/// than runs: with LoRA (LLaMA-Factory refuses it too), GaLore over Adafactor (not counted),
+/// targets fewer than `all` (the others keep full AdamW states). `galore_layerwise` steps each
+/// parameter in backward: counted without it, the safe side, said.
+fn galore(m: &Map<'_>, r: &mut Reading) -> Result<()> {
+    use crate::estimate::Optimizer;
+    if !m.bool("use_galore")?.unwrap_or(false) {
+        return Ok(());
+    }
+    let refuse = |key: &str, en: &str, zh: &str| {
+        let line = m.line(key);
+        crate::input_error!(
+            Unsupported,
+            m.path_of(key),
+            ["line {line}: {en}"],
+            ["第 {line} 行：{zh}"],
+            "use_galore with finetuning_type full or freeze, optim adamw_torch or an 8-bit AdamW, galore_target all",
+            "use_galore 搭配 finetuning_type full 或 freeze、optim 为 adamw_torch 或 8 位 AdamW、galore_target all",
+        )
+    };
+    if r.input.lora_rank > 0.0 {
+        return Err(refuse(
+            "use_galore",
+            "GaLore with LoRA (LLaMA-Factory refuses it: Cannot use LoRA with GaLore together)",
+            "GaLore 与 LoRA 同用（LLaMA-Factory 也会拒绝）",
+        ));
+    }
+    r.input.optimizer = match r.input.optimizer {
+        Optimizer::Adamw => Optimizer::GaloreAdamw,
+        Optimizer::Adamw8bit | Optimizer::PagedAdamw8bit => Optimizer::GaloreAdamw8bit,
+        _ => {
+            return Err(refuse(
+                "use_galore",
+                "GaLore over this optim (GaLoreAdafactor or another) is not counted",
+                "不计算 GaLore 搭配该 optim（GaLoreAdafactor 或其他）",
+            ));
+        }
+    };
+    r.input.fused_optimizer = false;
+    r.input.galore_rank = Some(m.num("galore_rank")?.unwrap_or(16.0));
+    if let Some(t) = m.str("galore_target")?
+        && t.trim() != "all"
+    {
+        return Err(refuse(
+            "galore_target",
+            "GaLore on fewer modules than all: the others keep AdamW's full states, which vramfit does not count",
+            "GaLore 作用的模块少于 all：其余模块保留 AdamW 的完整状态，vramfit 不计算",
+        ));
+    }
+    if m.bool("galore_layerwise")?.unwrap_or(false) {
+        r.assume(
+            "galore_layerwise counted as one optimizer step after backward: the per-layer step holds fewer gradients at once, so the GPU needs less than shown",
+            "galore_layerwise 按反向后一次优化器步计算：逐层更新同时持有的梯度更少，实际少于所示",
+        );
     }
     Ok(())
 }

@@ -12,6 +12,8 @@ mod accelerate;
 mod axolotl;
 mod deepspeed;
 mod fsdp;
+#[cfg(test)]
+mod keys_tests;
 mod llamafactory;
 mod names;
 mod rl;

@@ -535,7 +535,7 @@ fn accelerate_fsdp_offload() {
     let r = read(
         "compute_environment: LOCAL_MACHINE\n\
          distributed_type: FSDP\n\
-         fsdp_config:\n  fsdp_sharding_strategy: FULL_SHARD\n  fsdp_offload_params: true\n  fsdp_state_dict_type: SHARDED_STATE_DICT\n\
+         fsdp_config:\n  fsdp_sharding_strategy: FULL_SHARD\n  fsdp_offload_params: true\n  fsdp_state_dict_type: SHARDED_STATE_DICT\n  fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP\n\
          mixed_precision: bf16\n\
          num_machines: 1\n\
          num_processes: 8\n",
@@ -705,17 +705,17 @@ fn fsdp_version_and_resharding() {
     assert_eq!(i.offload, Offload::Cpu);
     // accelerate: FSDP1's strategy names.
     let a = read(
-        "distributed_type: FSDP\nnum_processes: 4\nfsdp_config:\n  fsdp_sharding_strategy: SHARD_GRAD_OP\n",
+        "distributed_type: FSDP\nnum_processes: 4\nfsdp_config:\n  fsdp_sharding_strategy: SHARD_GRAD_OP\n  fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP\n",
     );
     assert_eq!((a.input.fsdp_version, a.input.zero), (Some(1.0), 2.0));
     // NO_SHARD stays FSDP1's: zero 0, no DDP bucket.
     let n = read(
-        "distributed_type: FSDP\nnum_processes: 4\nfsdp_config:\n  fsdp_sharding_strategy: NO_SHARD\n",
+        "distributed_type: FSDP\nnum_processes: 4\nfsdp_config:\n  fsdp_sharding_strategy: NO_SHARD\n  fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP\n",
     );
     assert_eq!((n.input.fsdp_version, n.input.zero), (Some(1.0), 0.0));
     // accelerate with FSDP2.
     let a2 = read(
-        "distributed_type: FSDP\nnum_processes: 4\nfsdp_config:\n  fsdp_version: 2\n  fsdp_reshard_after_forward: false\n",
+        "distributed_type: FSDP\nnum_processes: 4\nfsdp_config:\n  fsdp_version: 2\n  fsdp_reshard_after_forward: false\n  fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP\n",
     );
     assert_eq!(
         (a2.input.fsdp_version, a2.input.reshard_after_forward),

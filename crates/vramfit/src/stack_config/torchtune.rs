@@ -81,6 +81,30 @@ pub(super) fn read(m: &Map<'_>, r: &mut Reading) -> Result<()> {
     if let Some(l) = m.map("loss")? {
         read_loss(&l, r)?;
     }
+    distributed(m, r)
+}
+
+/// The distributed recipes' FSDP2 keys (torchtune 0.6.1 `recipes/full_finetune_distributed.py`,
+/// `lora_finetune_distributed.py`: `cfg.get("fsdp_cpu_offload", False)`,
+/// `cfg.get("fsdp_reshard_after_forward", True)`): a recipe that has either shards with FSDP2,
+/// full shard unless told, the parameters, gradients and states in CPU memory with the offload,
+/// as `tune run --nproc_per_node N` reads them (`launch/read_stack.rs`).
+fn distributed(m: &Map<'_>, r: &mut Reading) -> Result<()> {
+    let offload = m.bool("fsdp_cpu_offload")?;
+    let reshard = m.bool("fsdp_reshard_after_forward")?;
+    if offload.is_none() && reshard.is_none() {
+        return Ok(());
+    }
+    r.input.zero = 3.0;
+    r.input.fsdp_version = Some(2.0);
+    r.input.reshard_after_forward = Some(reshard.unwrap_or(true));
+    if offload == Some(true) {
+        r.input.offload = crate::estimate::Offload::Cpu;
+    }
+    r.assume(
+        "a distributed recipe (fsdp_* keys): FSDP2 over the GPUs given (gpus)",
+        "分布式配方（含 fsdp_* 键）：在给定的 GPU（gpus）上用 FSDP2 分片",
+    );
     Ok(())
 }
 

@@ -22,13 +22,23 @@ pub(super) fn read(m: &Map<'_>, r: &mut Reading, trl: bool) -> Result<()> {
     }
     precision(m, r, trl)?;
     // TRL's `_BaseConfig` turns gradient checkpointing on; transformers leaves it off.
-    let checkpointing = m.bool("gradient_checkpointing")?.unwrap_or(trl);
+    // transformers 5.25 names it `activation_checkpointing`, `gradient_checkpointing` its
+    // deprecated alias used only when the new name is not set (`training_args.py`
+    // `__post_init__`); both are read, the new name first.
+    let checkpointing = match m.bool("activation_checkpointing")? {
+        Some(b) => {
+            let _ = m.get("gradient_checkpointing");
+            b
+        }
+        None => m.bool("gradient_checkpointing")?.unwrap_or(trl),
+    };
     r.input.grad_checkpointing = if checkpointing {
         Checkpointing::Full
     } else {
         Checkpointing::None
     };
     let _ = m.get("gradient_checkpointing_kwargs");
+    let _ = m.get("activation_checkpointing_kwargs");
     r.hf_optimizer(m, "optim")?;
     galore_rank(m, r)?;
     savers(m, r)?;
@@ -67,7 +77,7 @@ fn launcher(m: &Map<'_>, r: &mut Reading) -> Result<()> {
 /// GaLore's rank from `optim_args` (`"rank=64, update_proj_gap=200"`), as transformers 5.25
 /// `trainer_optimizer.py` `_parse_optim_args` splits it and `_get_galore_optimizer` reads `rank`
 /// (128 when absent); the other arguments change no memory. Read with the GaLore optimizers only.
-fn galore_rank(m: &Map<'_>, r: &mut Reading) -> Result<()> {
+pub(super) fn galore_rank(m: &Map<'_>, r: &mut Reading) -> Result<()> {
     use crate::estimate::Optimizer;
     if !matches!(
         r.input.optimizer,
@@ -252,6 +262,9 @@ fn sharding(m: &Map<'_>, r: &mut Reading) -> Result<()> {
         },
         None => 2.0,
     };
+    if let Some(c) = &config {
+        super::fsdp::wrap_policy(c, "auto_wrap_policy", "TRANSFORMER_BASED_WRAP")?;
+    }
     r.input.fsdp_version = Some(version);
     r.input.zero = if has("shard_grad_op") || has("hybrid_shard_zero2") {
         2.0
@@ -263,8 +276,20 @@ fn sharding(m: &Map<'_>, r: &mut Reading) -> Result<()> {
     {
         r.input.reshard_after_forward = Some(b);
     }
-    if has("offload") {
+    // `fsdp: "… offload"` sets `fsdp_config["cpu_offload"]`, which may be written itself;
+    // `fsdp_config.activation_checkpointing: true` is FSDP's own checkpointing (full), beside the
+    // Trainer's (transformers 5.25 `training_args.py`, the FSDP plugin's arguments).
+    let config_offload = match &config {
+        Some(c) => c.bool("cpu_offload")?.unwrap_or(false),
+        None => false,
+    };
+    if has("offload") || config_offload {
         r.input.offload = Offload::Cpu;
+    }
+    if let Some(c) = &config
+        && c.bool("activation_checkpointing")? == Some(true)
+    {
+        r.input.grad_checkpointing = Checkpointing::Full;
     }
     if r.input.gpus.is_none() {
         r.assume(

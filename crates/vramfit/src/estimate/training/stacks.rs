@@ -39,7 +39,7 @@ pub const TRAINER: StackDefaults = StackDefaults {
     kbit_upcast: true,
     // peft 0.21 `LoraConfig.lora_dropout` default 0.0 (src/peft/tuners/lora/config.py).
     lora_dropout: 0.0,
-    source: "transformers Trainer + peft prepare_model_for_kbit_training (src/peft/utils/other.py)",
+    source: "transformers 5.25 Trainer + peft 0.21 prepare_model_for_kbit_training (src/peft/utils/other.py)",
 };
 
 /// The stack's defaults.
@@ -57,8 +57,9 @@ pub const fn defaults(stack: Stack) -> StackDefaults {
             source: "TRL 1.16 SFTConfig (use_liger_kernel False, packing False); ModelConfig.dtype float32: a 4-bit model's unquantized parameters in fp32; ModelConfig.lora_dropout 0.05 (trl/trainer/model_config.py)",
             ..TRAINER
         },
-        // Unsloth: `FastLanguageModel.get_peft_model(use_gradient_checkpointing="unsloth")`
-        // (unsloth/models/llama.py; its notebooks pass it), block inputs offloaded to CPU by
+        // Unsloth 2026.8.19 (unslothai/unsloth at 015bdef0, `unsloth/_version.py`):
+        // `FastLanguageModel.get_peft_model(use_gradient_checkpointing="unsloth")`, its
+        // signature's default (unsloth/models/llama.py), block inputs offloaded to CPU by
         // its offloaded checkpointer; its fused cross-entropy (unsloth_zoo loss_utils) never
         // holds the full logits; its own `prepare_model_for_kbit_training`
         // (unsloth/models/_utils.py) casts only the LoRA A/B to fp32, nothing else.
@@ -73,7 +74,7 @@ pub const fn defaults(stack: Stack) -> StackDefaults {
             // (unsloth/models/llama.py) warns "Unsloth will patch all other layers, except LoRA
             // matrices" and the adapters run PEFT's `Linear.forward`, the shape counted here.
             lora_dropout: 0.0,
-            source: "Unsloth get_peft_model(use_gradient_checkpointing=\"unsloth\"), fused CE (unsloth_zoo), _utils.py prepare_model_for_kbit_training (LoRA A/B only)",
+            source: "Unsloth 2026.8.19 (unslothai/unsloth 015bdef0) unsloth/models/llama.py get_peft_model(use_gradient_checkpointing=\"unsloth\", lora_dropout=0.0), fused CE (unsloth_zoo), _utils.py prepare_model_for_kbit_training (LoRA A/B only)",
         },
         // torchtune 0.6: every recipe config's `loss: torchtune.modules.loss.LinearCrossEntropyLoss`
         // (num_output_chunks 8, torchtune/modules/loss/cross_entropy_loss.py); the recipes'
@@ -88,7 +89,7 @@ pub const fn defaults(stack: Stack) -> StackDefaults {
             kbit_upcast: false,
             // The component builders' `lora_dropout: float = 0.0` (torchtune/models/llama3/_component_builders.py).
             lora_dropout: 0.0,
-            source: "torchtune recipe configs: loss LinearCrossEntropyLoss (num_output_chunks 8); enable_activation_offloading False; torchao NF4 without upcast",
+            source: "torchtune 0.6.1 recipe configs: loss LinearCrossEntropyLoss (num_output_chunks 8); enable_activation_offloading False; torchao NF4 without upcast",
         },
         // LLaMA-Factory: `enable_liger_kernel` False, `upcast_layernorm` False,
         // `disable_gradient_checkpointing` False (checkpointing on) in
@@ -97,7 +98,7 @@ pub const fn defaults(stack: Stack) -> StackDefaults {
         Stack::Llamafactory => StackDefaults {
             checkpointing: true,
             kbit_upcast: false,
-            source: "LLaMA-Factory model_args.py: enable_liger_kernel False, upcast_layernorm False, disable_gradient_checkpointing False",
+            source: "LLaMA-Factory 0.9.5 hparams/model_args.py: enable_liger_kernel False, upcast_layernorm False, disable_gradient_checkpointing False",
             ..TRAINER
         },
         // axolotl: `liger_cross_entropy`/`liger_fused_linear_cross_entropy` off unless set;
@@ -105,15 +106,15 @@ pub const fn defaults(stack: Stack) -> StackDefaults {
         // `prepare_model_for_kbit_training` for a 4/8-bit LoRA base; `lora_dropout` 0.0 when an
         // adapter is set without one (src/axolotl/utils/schemas/peft.py, 0.19).
         Stack::Axolotl => StackDefaults {
-            source: "axolotl loaders/model.py _prepare_model_for_quantization → prepare_model_for_kbit_training; Liger off unless set",
+            source: "axolotl 0.19.0 loaders/model.py _prepare_model_for_quantization → prepare_model_for_kbit_training; Liger off unless set",
             ..TRAINER
         },
         Stack::Deepspeed => StackDefaults {
-            source: "DeepSpeed: transformers Trainer's defaults (its ZeRO knobs are another part's)",
+            source: "DeepSpeed: transformers 5.25 Trainer's defaults (its ZeRO buffers DeepSpeed 0.19's own, training/sharding.rs)",
             ..TRAINER
         },
         Stack::Fsdp => StackDefaults {
-            source: "FSDP: transformers Trainer's defaults (its sharding knobs are another part's)",
+            source: "FSDP: transformers 5.25 Trainer's defaults (its units PyTorch 2.15's, training/sharding.rs)",
             ..TRAINER
         },
         // Megatron-LM (megatron/training/arguments.py, NVIDIA/Megatron-LM at 00caa53): no activation
@@ -128,11 +129,11 @@ pub const fn defaults(stack: Stack) -> StackDefaults {
         // verl 0.9.1 passes no `lora_dropout` to PEFT's FSDP path (PEFT's 0.0); OpenRLHF 0.11.2's
         // `--ds.lora.dropout` defaults to 0 (openrlhf/cli/train_ppo_ray.py).
         Stack::Verl => StackDefaults {
-            source: "verl: transformers Trainer's defaults (its RL knobs are another part's)",
+            source: "verl: transformers 5.25 Trainer's defaults for the actor (its RL knobs verl 0.7.0-125-gb178a3c's, rl/defaults.rs)",
             ..TRAINER
         },
         Stack::Openrlhf => StackDefaults {
-            source: "OpenRLHF: transformers Trainer's defaults (its RL knobs are another part's)",
+            source: "OpenRLHF: transformers 5.25 Trainer's defaults for the actor (its RL knobs OpenRLHF 0.11.0's, rl/defaults.rs)",
             ..TRAINER
         },
     }
