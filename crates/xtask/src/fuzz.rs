@@ -14,7 +14,7 @@ use crate::{Result, root};
 
 /// The targets, each with the committed inputs that seed it (read-only: libFuzzer writes what
 /// it finds to `fuzz/corpus/<target>/`, which git ignores).
-pub const TARGETS: [(&str, &[&str]); 9] = [
+pub const TARGETS: [(&str, &[&str]); 17] = [
     ("diagnose", &["tests/corpus/diagnose"]),
     ("config_json", &["crates/vramfit/tests/corpus/configs"]),
     ("safetensors", &["fuzz/seeds/safetensors"]),
@@ -23,6 +23,15 @@ pub const TARGETS: [(&str, &[&str]); 9] = [
     ("estimate_input", &["fuzz/seeds/estimate_input"]),
     ("url_state", &[]),
     ("training_config", &["fuzz/seeds/training_config"]),
+    // Each stack's reader alone, on every reader's seed file.
+    ("config_trainer", &["fuzz/seeds/training_config"]),
+    ("config_trl", &["fuzz/seeds/training_config"]),
+    ("config_deepspeed", &["fuzz/seeds/training_config"]),
+    ("config_torchtune", &["fuzz/seeds/training_config"]),
+    ("config_llamafactory", &["fuzz/seeds/training_config"]),
+    ("config_axolotl", &["fuzz/seeds/training_config"]),
+    ("config_accelerate", &["fuzz/seeds/training_config"]),
+    ("config_verl", &["fuzz/seeds/training_config"]),
     ("hub_address", &[]),
     ("ollama_manifest", &[]),
 ];

@@ -16,6 +16,8 @@ mod fsdp;
 mod keys_tests;
 mod llamafactory;
 mod names;
+#[cfg(test)]
+mod read_as_tests;
 mod rl;
 #[cfg(test)]
 mod tests;
@@ -135,10 +137,27 @@ impl Reading {
 /// Reads `text`, a stack's config (JSON or YAML), onto `input`: the keys it sets replace
 /// `input`'s, the rest stays.
 pub fn read_training_config(text: &str, input: EstimateInput) -> Result<ReadConfig> {
+    read(text, None, input)
+}
+
+/// Reads `text` as `format`'s file whatever its keys: [`read_training_config`] with the stack
+/// named rather than recognised, so that each reader can be driven alone (its fuzz target).
+pub fn read_training_config_as(
+    text: &str,
+    format: ConfigFormat,
+    input: EstimateInput,
+) -> Result<ReadConfig> {
+    read(text, Some(format), input)
+}
+
+fn read(text: &str, format: Option<ConfigFormat>, input: EstimateInput) -> Result<ReadConfig> {
     let root = tree::parse(text)?;
     let used = Used::default();
     let top = Map::root(&root, &used);
-    let format = recognise(&top)?;
+    let format = match format {
+        Some(f) => f,
+        None => recognise(&top)?,
+    };
     let mut r = Reading {
         input: EstimateInput {
             mode: Mode::Training,
