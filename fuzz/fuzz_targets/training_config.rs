@@ -5,6 +5,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use vramfit::estimate::ModelInput;
 use vramfit::estimate::{EstimateInput, estimate};
 use vramfit::stack_config::read_training_config;
 
@@ -13,7 +14,10 @@ fuzz_target!(|data: &[u8]| {
     match read_training_config(&text, EstimateInput::default()) {
         Ok(r) => {
             let input = EstimateInput {
-                model: Some("meta-llama/Llama-3.2-1B".into()),
+                model: ModelInput {
+                    model: Some("meta-llama/Llama-3.2-1B".into()),
+                    ..r.input.model
+                },
                 ..r.input
             };
             if let Ok(e) = estimate(&input) {

@@ -4,6 +4,7 @@
 //! f16, per token per layer.
 
 use crate::estimate::{Engine, Estimate, EstimateInput, estimate};
+use crate::estimate::{HardwareInput, ModelInput, RunInput, ServingInput};
 use crate::precision::{GgufFileType, Quantization};
 
 /// One token's K and V in one gpt-oss-20b layer, f16.
@@ -11,19 +12,28 @@ const PER_CELL: u64 = 2 * 8 * 64 * 2;
 
 fn gpt_oss(ctx: f64, seqs: f64, build: &str, kv_unified: Option<bool>) -> EstimateInput {
     EstimateInput {
-        model: Some("openai/gpt-oss-20b".into()),
-        engine: Engine::Llamacpp,
-        quantization: Quantization::Gguf {
-            file_type: GgufFileType::Q4_K_M,
+        model: ModelInput {
+            model: Some("openai/gpt-oss-20b".into()),
+            quantization: Quantization::Gguf {
+                file_type: GgufFileType::Q4_K_M,
+            },
+            ..Default::default()
         },
-        max_model_len: Some(ctx),
-        seq_len: 1.0,
-        new_tokens: 0.0,
-        batch: seqs,
-        ubatch: 512.0,
-        engine_version: Some(build.into()),
-        kv_unified,
-        ..EstimateInput::default()
+        run: RunInput {
+            engine: Engine::Llamacpp,
+            seq_len: 1.0,
+            new_tokens: 0.0,
+            batch: seqs,
+            engine_version: Some(build.into()),
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(ctx),
+            ubatch: 512.0,
+            kv_unified,
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
@@ -93,13 +103,25 @@ fn each_stream_is_padded_to_256_cells() {
 fn ollama_from_0_30_splits_its_cache_by_sequence() {
     let ollama = |v: &str| {
         estimate(&EstimateInput {
-            model: Some("openai/gpt-oss-20b".into()),
-            engine: Engine::Ollama,
-            engine_version: Some(v.into()),
-            max_model_len: Some(8192.0),
-            batch: 2.0,
-            gpu: Some("h100-sxm5-80gb".into()),
-            ..EstimateInput::default()
+            model: ModelInput {
+                model: Some("openai/gpt-oss-20b".into()),
+                ..Default::default()
+            },
+            run: RunInput {
+                engine: Engine::Ollama,
+                engine_version: Some(v.into()),
+                batch: 2.0,
+                ..Default::default()
+            },
+            serving: ServingInput {
+                max_model_len: Some(8192.0),
+                ..Default::default()
+            },
+            hardware: HardwareInput {
+                gpu: Some("h100-sxm5-80gb".into()),
+                ..Default::default()
+            },
+            ..Default::default()
         })
         .unwrap()
         .kv_cache_bytes
@@ -118,11 +140,12 @@ fn ollama_from_0_30_splits_its_cache_by_sequence() {
 #[test]
 fn kv_unified_is_llama_cpps_alone() {
     for engine in [Engine::Ollama, Engine::Vllm] {
-        let e = estimate(&EstimateInput {
-            engine,
-            engine_version: None,
-            quantization: Quantization::None,
-            ..gpt_oss(8192.0, 2.0, "b10615", Some(true))
+        let e = estimate(&{
+            let mut input = gpt_oss(8192.0, 2.0, "b10615", Some(true));
+            input.run.engine = engine;
+            input.run.engine_version = None;
+            input.model.quantization = Quantization::None;
+            input
         })
         .unwrap_err();
         assert_eq!(e.field, "kv_unified", "{engine:?}");

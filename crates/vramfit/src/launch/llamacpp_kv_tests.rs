@@ -3,21 +3,34 @@
 
 use super::{command_text, launch_input, read_command};
 use crate::estimate::{Engine, EstimateInput, Mode, estimate};
+use crate::estimate::{HardwareInput, ModelInput, RunInput, ServingInput};
 use crate::precision::{GgufFileType, Quantization};
 
 fn gpt_oss(kv_unified: Option<bool>) -> EstimateInput {
     EstimateInput {
-        model: Some("openai/gpt-oss-20b".into()),
-        mode: Mode::Serve,
-        engine: Engine::Llamacpp,
-        quantization: Quantization::Gguf {
-            file_type: GgufFileType::Q4_K_M,
+        model: ModelInput {
+            model: Some("openai/gpt-oss-20b".into()),
+            quantization: Quantization::Gguf {
+                file_type: GgufFileType::Q4_K_M,
+            },
+            ..Default::default()
         },
-        gpu: Some("h100-sxm5-80gb".into()),
-        max_model_len: Some(8192.0),
-        batch: 4.0,
-        kv_unified,
-        ..EstimateInput::default()
+        run: RunInput {
+            mode: Mode::Serve,
+            engine: Engine::Llamacpp,
+            batch: 4.0,
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(8192.0),
+            kv_unified,
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
@@ -30,9 +43,12 @@ fn kv_unified_is_written_and_read_back() {
         assert!(line.contains(" -np 4"), "{line}");
         let r = read_command(&line).unwrap();
         assert!(r.not_read.is_empty(), "{line}: {:?}", r.not_read);
-        assert_eq!(r.input.kv_unified, asked, "{line}");
+        assert_eq!(r.input.serving.kv_unified, asked, "{line}");
         let back = EstimateInput {
-            gpu: input.gpu.clone(),
+            hardware: HardwareInput {
+                gpu: input.hardware.gpu.clone(),
+                ..r.input.hardware
+            },
             ..r.input
         };
         assert_eq!(
@@ -50,7 +66,7 @@ fn kv_unified_is_written_and_read_back() {
     ] {
         let line = alloc::format!("llama-server -m gpt-oss-20b-Q4_K_M.gguf -c 8192 -np 4 {flag}");
         assert_eq!(
-            read_command(&line).unwrap().input.kv_unified,
+            read_command(&line).unwrap().input.serving.kv_unified,
             Some(unified),
             "{flag}"
         );
@@ -76,27 +92,32 @@ fn kv_unified_per_slot_sizes_the_pool_without_a_context() {
         "-np 4 --kv-unified-per-slot 8192",
         "--kv-unified-per-slot 8192",
     ] {
-        assert_eq!(read(flags).max_model_len, Some(32_768.0), "{flags}");
+        assert_eq!(read(flags).serving.max_model_len, Some(32_768.0), "{flags}");
     }
     assert_eq!(
-        read("-np 2 --kv-unified-per-slot 8192").max_model_len,
+        read("-np 2 --kv-unified-per-slot 8192")
+            .serving
+            .max_model_len,
         Some(16_384.0)
     );
     assert_eq!(
-        read("-c 16384 -np 8 --kv-unified-per-slot 4096").max_model_len,
+        read("-c 16384 -np 8 --kv-unified-per-slot 4096")
+            .serving
+            .max_model_len,
         Some(16_384.0)
     );
     // N of 0: as without the flag, the trained context (131,072 for gpt-oss-20b).
     assert_eq!(
-        read("-np 4 --kv-unified-per-slot 0").max_model_len,
-        read("-np 4").max_model_len
+        read("-np 4 --kv-unified-per-slot 0").serving.max_model_len,
+        read("-np 4").serving.max_model_len
     );
-    assert_eq!(read("-np 4").max_model_len, Some(131_072.0));
+    assert_eq!(read("-np 4").serving.max_model_len, Some(131_072.0));
     // The pool so read holds the KV cache of the same pool given as -c.
     let kv = |flags: &str| {
-        let input = EstimateInput {
-            gpu: Some("h100-sxm5-80gb".into()),
-            ..read(flags)
+        let input = {
+            let mut input = read(flags);
+            input.hardware.gpu = Some("h100-sxm5-80gb".into());
+            input
         };
         estimate(&input).unwrap().kv_cache_bytes
     };
@@ -115,9 +136,12 @@ fn a_command_without_a_context_gets_the_trained_one() {
         "llama-server -m Meta-Llama-3.1-8B-Q4_K_M.gguf -c 0",
     ] {
         let r = read_command(line).unwrap();
-        assert_eq!(r.input.max_model_len, Some(131_072.0), "{line}");
+        assert_eq!(r.input.serving.max_model_len, Some(131_072.0), "{line}");
         let e = estimate(&EstimateInput {
-            gpu: Some("h100-sxm5-80gb".into()),
+            hardware: HardwareInput {
+                gpu: Some("h100-sxm5-80gb".into()),
+                ..r.input.hardware
+            },
             ..r.input
         })
         .unwrap();
@@ -125,5 +149,5 @@ fn a_command_without_a_context_gets_the_trained_one() {
     }
     // A context given is kept.
     let r = read_command("llama-server -m Meta-Llama-3.1-8B-Q4_K_M.gguf -c 8192").unwrap();
-    assert_eq!(r.input.max_model_len, Some(8192.0));
+    assert_eq!(r.input.serving.max_model_len, Some(8192.0));
 }

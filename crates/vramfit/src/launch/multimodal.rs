@@ -43,14 +43,14 @@ pub(super) fn read(
             ("image", serde_json::Value::Object(o)) => {
                 for (k, x) in o {
                     match k.as_str() {
-                        "count" => i.images = number(x)?,
-                        "width" => i.image_width = Some(number(x)?),
-                        "height" => i.image_height = Some(number(x)?),
+                        "count" => i.run.images = number(x)?,
+                        "width" => i.run.image_width = Some(number(x)?),
+                        "height" => i.run.image_height = Some(number(x)?),
                         _ => not_read.push(alloc::format!("{flag} image.{k}")),
                     }
                 }
             }
-            ("image", v) => i.images = number(v)?,
+            ("image", v) => i.run.images = number(v)?,
             (other, _) => not_read.push(alloc::format!("{flag} {other}")),
         }
     }
@@ -83,7 +83,7 @@ mod tests {
             &mut not_read,
         )
         .unwrap();
-        assert_eq!(i.images, 3.0);
+        assert_eq!(i.run.images, 3.0);
         assert_eq!(not_read, ["--limit-mm-per-prompt video"]);
         read(
             "--limit-mm-per-prompt",
@@ -93,7 +93,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            (i.images, i.image_width, i.image_height),
+            (i.run.images, i.run.image_width, i.run.image_height),
             (2.0, Some(640.0), Some(480.0))
         );
         assert!(read("--limit-mm-per-prompt", "[2]", &mut i, &mut not_read).is_err());
@@ -112,6 +112,7 @@ mod tests {
 #[cfg(test)]
 mod launch_tests {
     use crate::estimate::{Engine, EstimateInput, Mode};
+    use crate::estimate::{HardwareInput, ModelInput, RunInput, ServingInput};
     use crate::launch::{launch_input, read_command};
 
     /// A Qwen3-VL server with two images a prompt: the command carries vLLM's limit, and the
@@ -119,13 +120,25 @@ mod launch_tests {
     #[test]
     fn vllm_serve_carries_the_image_limit_and_reads_it_back() {
         let input = EstimateInput {
-            model: Some("Qwen/Qwen3-VL-8B-Instruct".into()),
-            mode: Mode::Serve,
-            engine: Engine::Vllm,
-            gpu: Some("h100-sxm5-80gb".into()),
-            max_model_len: Some(16384.0),
-            images: 2.0,
-            ..EstimateInput::default()
+            model: ModelInput {
+                model: Some("Qwen/Qwen3-VL-8B-Instruct".into()),
+                ..Default::default()
+            },
+            run: RunInput {
+                mode: Mode::Serve,
+                engine: Engine::Vllm,
+                images: 2.0,
+                ..Default::default()
+            },
+            serving: ServingInput {
+                max_model_len: Some(16384.0),
+                ..Default::default()
+            },
+            hardware: HardwareInput {
+                gpu: Some("h100-sxm5-80gb".into()),
+                ..Default::default()
+            },
+            ..Default::default()
         };
         let l = launch_input(&input).unwrap();
         assert!(
@@ -135,6 +148,6 @@ mod launch_tests {
         );
         let r = read_command(&l.script).unwrap();
         assert!(r.not_read.is_empty(), "{:?}", r.not_read);
-        assert_eq!(r.input.images, 2.0);
+        assert_eq!(r.input.run.images, 2.0);
     }
 }

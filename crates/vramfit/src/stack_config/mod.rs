@@ -27,6 +27,7 @@ use alloc::vec::Vec;
 
 use crate::diagnose::Text;
 use crate::error::Result;
+use crate::estimate::RunInput;
 use crate::estimate::{EstimateInput, Mode};
 use tree::{Map, Used};
 
@@ -96,9 +97,9 @@ impl Reading {
     /// The model the file names, in place of the input's (a command line's `--model` is put
     /// back by the CLI, which knows it was given).
     fn set_model(&mut self, id: String) {
-        self.input.model = Some(id);
-        self.input.params = None;
-        self.input.arch = None;
+        self.input.model.model = Some(id);
+        self.input.model.params = None;
+        self.input.model.arch = None;
     }
 
     /// A file the config names under `key`, for the caller to read after it.
@@ -117,8 +118,8 @@ impl Reading {
             optimizer: crate::estimate::Optimizer::Adamw,
             fused: true,
         });
-        self.input.optimizer = o.optimizer;
-        self.input.fused_optimizer = o.fused;
+        self.input.training.optimizer = o.optimizer;
+        self.input.training.fused_optimizer = o.fused;
         Ok(())
     }
 
@@ -139,7 +140,10 @@ pub fn read_training_config(text: &str, input: EstimateInput) -> Result<ReadConf
     let format = recognise(&top)?;
     let mut r = Reading {
         input: EstimateInput {
-            mode: Mode::Training,
+            run: RunInput {
+                mode: Mode::Training,
+                ..input.run
+            },
             ..input
         },
         assumed: Vec::new(),

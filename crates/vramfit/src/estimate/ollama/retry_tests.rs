@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::estimate::{ComponentKind, Engine, Estimate, EstimateInput, estimate};
+use crate::estimate::{HardwareInput, ModelInput, PlacementInput, RunInput, ServingInput};
 use crate::precision::{GgufFileType, Quantization};
 use crate::units::GIB;
 
@@ -15,13 +16,28 @@ fn run(
     ngl: Option<f64>,
 ) -> Estimate {
     estimate(&EstimateInput {
-        model: Some(model.into()),
-        engine: Engine::Ollama,
-        quantization: Quantization::Gguf { file_type },
-        gpu_memory: Some(memory.into()),
-        max_model_len: ctx,
-        gpu_layers: ngl,
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some(model.into()),
+            quantization: Quantization::Gguf { file_type },
+            ..Default::default()
+        },
+        run: RunInput {
+            engine: Engine::Ollama,
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: ctx,
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu_memory: Some(memory.into()),
+            ..Default::default()
+        },
+        placement: PlacementInput {
+            gpu_layers: ngl,
+            ..Default::default()
+        },
+        ..Default::default()
     })
     .unwrap()
 }
@@ -181,12 +197,24 @@ fn a_large_automatic_num_ctx_is_retried_at_32768() {
 fn no_layer_on_the_gpu_and_still_short_is_out_of_memory() {
     let run = |memory: &str| {
         let i = EstimateInput {
-            model: Some("meta-llama/Llama-3.1-8B".into()),
-            mode: crate::estimate::Mode::Serve,
-            engine: Engine::Ollama,
-            gpu_memory: Some(memory.into()),
-            max_model_len: Some(8192.0),
-            ..EstimateInput::default()
+            model: ModelInput {
+                model: Some("meta-llama/Llama-3.1-8B".into()),
+                ..Default::default()
+            },
+            run: RunInput {
+                mode: crate::estimate::Mode::Serve,
+                engine: Engine::Ollama,
+                ..Default::default()
+            },
+            serving: ServingInput {
+                max_model_len: Some(8192.0),
+                ..Default::default()
+            },
+            hardware: HardwareInput {
+                gpu_memory: Some(memory.into()),
+                ..Default::default()
+            },
+            ..Default::default()
         };
         estimate(&i).unwrap()
     };

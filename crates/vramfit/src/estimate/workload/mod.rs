@@ -293,7 +293,7 @@ impl EstimateInput {
 
     /// Validates with the given model and GPU lookups (a site with user-edited catalogs passes its own).
     pub fn resolve_with(&self, models: ModelLookup<'_>, gpus: GpuLookup<'_>) -> Result<Workload> {
-        if !self.cards.is_empty() {
+        if !self.hardware.cards.is_empty() {
             return self.resolve_cards(models, gpus);
         }
         // A workload is large to copy: without llama.cpp's split settings (the usual run) it is
@@ -388,7 +388,7 @@ impl EstimateInput {
         Ok(Workload {
             model_name: model.name,
             arch: model.arch,
-            mode: self.mode,
+            mode: self.run.mode,
             engine: self.workload_engine(),
             batch: shape.batch,
             requests,
@@ -398,20 +398,20 @@ impl EstimateInput {
             pooling,
             dtype,
             quantization: loaded.quantization,
-            kv_dtype: self.kv_dtype,
+            kv_dtype: self.run.kv_dtype,
             gguf_dequantized: loaded.gguf_dequantized,
             vllm_downcast,
             kernel: self.kernel(),
-            logits: self.logits,
-            optimizer: self.optimizer,
-            fused_optimizer: self.fused_optimizer,
-            precision: self.precision,
-            checkpointing: self.grad_checkpointing,
+            logits: self.run.logits,
+            optimizer: self.training.optimizer,
+            fused_optimizer: self.training.fused_optimizer,
+            precision: self.training.precision,
+            checkpointing: self.training.grad_checkpointing,
             lora_rank: if qlora { lora_rank.max(1) } else { lora_rank },
             lora_mask,
             qlora,
             zero,
-            offload: self.offload,
+            offload: self.placement.offload,
             dp: par.dp,
             tp: par.tp,
             pp: par.pp,
@@ -425,12 +425,12 @@ impl EstimateInput {
             max_model_len: serving.max_model_len,
             max_num_seqs: serving.max_num_seqs,
             max_num_batched_tokens: serving.max_num_batched_tokens,
-            cuda_graphs: self.cuda_graphs,
+            cuda_graphs: self.serving.cuda_graphs,
             gpu_layers: llamacpp.gpu_layers,
             mxfp4_experts: model.shipped == Quantization::Mxfp4,
             ubatch: llamacpp.ubatch,
             n_cpu_moe: llamacpp.n_cpu_moe,
-            kv_unified: self.kv_unified,
+            kv_unified: self.serving.kv_unified,
             #[cfg(feature = "speed")]
             host,
             mem_fraction_static: serving.mem_fraction_static,
@@ -443,12 +443,13 @@ impl EstimateInput {
             dp_attention: par.dp_attention,
             nodes,
             grad_accum: self
+                .training
                 .grad_accum
                 .map_or(Ok(1), |g| int("grad_accum", g, 1, 65_536))?,
             ollama_arch: model.ollama_arch,
             ollama_tag: model.ollama_tag,
             num_gpu: llamacpp.num_gpu,
-            auto_context: self.max_model_len.is_none(),
+            auto_context: self.serving.max_model_len.is_none(),
             vllm_version: serving.vllm_version,
             transformers_version: serving.transformers_version,
             llamacpp_build: serving.llamacpp_build,
@@ -472,7 +473,7 @@ impl EstimateInput {
         if slots_named {
             lora_mask("lora_targets", &[])
         } else {
-            lora_mask("lora_targets", &self.lora_targets)
+            lora_mask("lora_targets", &self.training.lora_targets)
         }
     }
 
@@ -488,9 +489,9 @@ impl EstimateInput {
 
     fn resolve_shape(&self) -> Result<Shape> {
         Ok(Shape {
-            batch: int("batch", self.batch, 1, MAX_BATCH)?,
-            seq_len: int("seq_len", self.seq_len, 1, MAX_SEQ)?,
-            new_tokens: int("new_tokens", self.new_tokens, 0, MAX_SEQ)?,
+            batch: int("batch", self.run.batch, 1, MAX_BATCH)?,
+            seq_len: int("seq_len", self.run.seq_len, 1, MAX_SEQ)?,
+            new_tokens: int("new_tokens", self.run.new_tokens, 0, MAX_SEQ)?,
         })
     }
 }
