@@ -46,13 +46,9 @@ pub struct EstimateInput {
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for EstimateInput {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        use alloc::collections::BTreeMap;
-        use alloc::string::String;
-        use serde::de::{Error, IgnoredAny};
-
-        /// The wire form: each section's keys, and every other key, kept to be refused by
-        /// name (serde's documented catch-all of a flattened map, which comes last so that it
-        /// holds only what no section took).
+        /// The wire form: each section's keys, then every other key, which `NoOtherKey`
+        /// refuses by name (serde's documented catch-all of a flattened map, last so that it
+        /// sees only what no section took).
         #[derive(serde::Deserialize)]
         struct Wire {
             #[serde(flatten)]
@@ -68,21 +64,10 @@ impl<'de> serde::Deserialize<'de> for EstimateInput {
             #[serde(flatten)]
             placement: PlacementInput,
             #[serde(flatten)]
-            unknown: BTreeMap<String, IgnoredAny>,
+            _unknown: NoOtherKey,
         }
 
         let wire = Wire::deserialize(deserializer)?;
-        if let Some(key) = wire.unknown.keys().next() {
-            // serde's own words for an unknown field under `deny_unknown_fields`.
-            let expected = EstimateInput::fields()
-                .iter()
-                .map(|f| alloc::format!("`{f}`"))
-                .collect::<alloc::vec::Vec<_>>()
-                .join(", ");
-            return Err(D::Error::custom(format_args!(
-                "unknown field `{key}`, expected one of {expected}"
-            )));
-        }
         Ok(EstimateInput {
             model: wire.model,
             run: wire.run,
@@ -91,6 +76,47 @@ impl<'de> serde::Deserialize<'de> for EstimateInput {
             hardware: wire.hardware,
             placement: wire.placement,
         })
+    }
+}
+
+/// The keys left after the sections took theirs: none, or the first is an error in serde's
+/// own words under `deny_unknown_fields`. Refused while the map is read, so that the
+/// deserializer adds its position (serde_json's line and column), as it did before.
+#[cfg(feature = "serde")]
+struct NoOtherKey;
+
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for NoOtherKey {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Keys;
+
+        impl<'de> serde::de::Visitor<'de> for Keys {
+            type Value = NoOtherKey;
+
+            fn expecting(&self, f: &mut core::fmt::Formatter) -> core::fmt::Result {
+                f.write_str("the input's keys")
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<NoOtherKey, A::Error> {
+                use serde::de::Error;
+                let Some(key) = map.next_key::<alloc::string::String>()? else {
+                    return Ok(NoOtherKey);
+                };
+                let expected = EstimateInput::fields()
+                    .iter()
+                    .map(|f| alloc::format!("`{f}`"))
+                    .collect::<alloc::vec::Vec<_>>()
+                    .join(", ");
+                Err(A::Error::custom(format_args!(
+                    "unknown field `{key}`, expected one of {expected}"
+                )))
+            }
+        }
+
+        deserializer.deserialize_map(Keys)
     }
 }
 

@@ -316,23 +316,7 @@ impl Reader {
             Setting::NoKvUnified => i.serving.kv_unified = Some(false),
             Setting::KvPerSlot => self.kv_per_slot = number(flag, value)?,
             Setting::TensorSplit => i.placement.tensor_split = shares(flag, value)?,
-            Setting::SplitMode => {
-                i.placement.split_mode = match value {
-                    "layer" => SplitMode::Layer,
-                    "row" => SplitMode::Row,
-                    "none" => SplitMode::None,
-                    _ => {
-                        return Err(crate::input_error!(
-                            UnknownName,
-                            "command",
-                            ["{flag} {value} is not a split mode"],
-                            ["{flag} {value} 不是切分方式"],
-                            "layer, row or none",
-                            "layer、row 或 none",
-                        ));
-                    }
-                }
-            }
+            Setting::SplitMode => i.placement.split_mode = split_mode(flag, value)?,
             Setting::MainGpu => i.placement.main_gpu = number(flag, value)?,
             Setting::EnableLora => i.serving.enable_lora = true,
             Setting::MaxLoras => i.serving.max_loras = Some(number(flag, value)?),
@@ -341,20 +325,7 @@ impl Reader {
             Setting::LoraTargets => i.training.lora_targets.push(value.into()),
             Setting::KvOffloadingSize => i.serving.kv_offloading_size = Some(number(flag, value)?),
             Setting::KvOffloadingBackend => {
-                i.serving.kv_offloading_backend = Some(match value {
-                    "native" => crate::estimate::KvOffloadingBackend::Native,
-                    "lmcache" => crate::estimate::KvOffloadingBackend::Lmcache,
-                    _ => {
-                        return Err(crate::input_error!(
-                            UnknownName,
-                            "command",
-                            ["{flag} {value} is not a KV offloading backend"],
-                            ["{flag} {value} 不是 KV 卸载后端"],
-                            "native or lmcache",
-                            "native 或 lmcache",
-                        ));
-                    }
-                })
+                i.serving.kv_offloading_backend = Some(offloading_backend(flag, value)?);
             }
             Setting::Runner => {
                 i.run.runner = match value {
@@ -364,24 +335,11 @@ impl Reader {
                 }
             }
             Setting::IsEmbedding => i.run.runner = Some(crate::estimate::RunnerType::Pooling),
-            // llama.cpp's pooling types (`common/arg.cpp`): any but `none` makes llama-server
-            // an embedding server (`server_n_outputs_max`); `none` changes nothing read.
-            Setting::Pooling => match value {
-                "mean" | "cls" | "last" | "rank" => {
+            Setting::Pooling => {
+                if pooling(flag, value)? {
                     i.run.runner = Some(crate::estimate::RunnerType::Pooling);
                 }
-                "none" => {}
-                _ => {
-                    return Err(crate::input_error!(
-                        UnknownName,
-                        "command",
-                        ["{flag} {value} is not a llama.cpp pooling type"],
-                        ["{flag} {value} 不是 llama.cpp 的池化类型"],
-                        "none, mean, cls, last or rank",
-                        "none、mean、cls、last 或 rank",
-                    ));
-                }
-            },
+            }
             Setting::NewTokens => i.run.new_tokens = number(flag, value)?,
             Setting::MaxKvSize => i.serving.max_kv_size = Some(number(flag, value)?),
             Setting::KvBits => i.serving.kv_bits = Some(number(flag, value)?),
@@ -414,14 +372,7 @@ impl Reader {
             Setting::KvTransferConfig => {
                 super::disaggregation::read_kv_transfer(flag, value, i, &mut self.not_read)?;
             }
-
-            Setting::FlashAttn => {
-                i.run.attention = match value {
-                    "on" | "1" | "true" => AttentionImpl::Flash,
-                    "off" | "0" | "false" => AttentionImpl::Eager,
-                    _ => AttentionImpl::default(),
-                }
-            }
+            Setting::FlashAttn => i.run.attention = flash_attn(value),
         }
         Ok(())
     }
@@ -678,5 +629,64 @@ fn llama_server_context(i: &mut EstimateInput, kv_per_slot: f64, parallel_given:
     // (`llamacpp_slots.rs`), whatever `--no-kv-unified` says.
     if i.run.engine == crate::estimate::Engine::Llamacpp && !parallel_given {
         super::llama_server_auto_slots(i);
+    }
+}
+
+/// llama.cpp's `--split-mode` (`-sm`) value.
+fn split_mode(flag: &str, value: &str) -> Result<SplitMode> {
+    match value {
+        "layer" => Ok(SplitMode::Layer),
+        "row" => Ok(SplitMode::Row),
+        "none" => Ok(SplitMode::None),
+        _ => Err(crate::input_error!(
+            UnknownName,
+            "command",
+            ["{flag} {value} is not a split mode"],
+            ["{flag} {value} 不是切分方式"],
+            "layer, row or none",
+            "layer、row 或 none",
+        )),
+    }
+}
+
+/// vLLM's `--kv-offloading-backend` value.
+fn offloading_backend(flag: &str, value: &str) -> Result<crate::estimate::KvOffloadingBackend> {
+    match value {
+        "native" => Ok(crate::estimate::KvOffloadingBackend::Native),
+        "lmcache" => Ok(crate::estimate::KvOffloadingBackend::Lmcache),
+        _ => Err(crate::input_error!(
+            UnknownName,
+            "command",
+            ["{flag} {value} is not a KV offloading backend"],
+            ["{flag} {value} 不是 KV 卸载后端"],
+            "native or lmcache",
+            "native 或 lmcache",
+        )),
+    }
+}
+
+/// Whether llama.cpp's `--pooling` type makes an embedding server: its pooling types
+/// (`common/arg.cpp`), any but `none` (`server_n_outputs_max`); `none` changes nothing read.
+fn pooling(flag: &str, value: &str) -> Result<bool> {
+    match value {
+        "mean" | "cls" | "last" | "rank" => Ok(true),
+        "none" => Ok(false),
+        _ => Err(crate::input_error!(
+            UnknownName,
+            "command",
+            ["{flag} {value} is not a llama.cpp pooling type"],
+            ["{flag} {value} 不是 llama.cpp 的池化类型"],
+            "none, mean, cls, last or rank",
+            "none、mean、cls、last 或 rank",
+        )),
+    }
+}
+
+/// llama.cpp's `--flash-attn` (`-fa`) value: on, off or auto (the default kernel).
+fn flash_attn(value: &str) -> AttentionImpl {
+    match value {
+        "on" | "1" | "true" => AttentionImpl::Flash,
+        "off" | "0" | "false" => AttentionImpl::Eager,
+        _ => AttentionImpl::default(),
     }
 }

@@ -228,6 +228,16 @@ pub struct Workload {
     pub mlx: MlxSettings,
 }
 
+/// The serving engine's settings, resolved together (`resolve_engine_parts`).
+struct EngineParts {
+    serving: serving::Serving,
+    lora: Option<LoraSlots>,
+    kv_offload: Option<KvOffload>,
+    disaggregation: Option<Disaggregation>,
+    speculative: Option<Speculative>,
+    llamacpp: serving::Llamacpp,
+}
+
 /// The run's shape: batch, prompt (or training sequence) and generated tokens.
 pub(super) struct Shape {
     /// Batch.
@@ -360,24 +370,14 @@ impl EstimateInput {
         let (device, mlx) = self.resolve_mlx(self.resolve_device(gpus)?)?;
         let (device, in_use_sizes) = self.resolve_in_use(device, par.tp * par.pp * par.dp)?;
         let (dtype, vllm_downcast) = self.run_dtype(loaded.dtype, arch, device.as_ref());
-        let serving = self.resolve_serving(arch, &shape, &par, device.as_ref())?;
-        let lora = self.resolve_lora(arch, serving.vllm_version)?;
-        let kv_offload = self.resolve_kv_offload(serving.vllm_version)?;
-        let disaggregation = self.resolve_disaggregation(
-            serving.vllm_version,
-            par.dp_attention,
-            serving.max_running_requests,
-            serving.other_mem_fraction_static,
-        )?;
-        let speculative = self.resolve_speculative(arch, models)?;
-        let llamacpp = self.resolve_llamacpp(arch)?;
-        self.check_llamacpp_pooling(
-            pooling,
-            arch,
-            shape.seq_len,
-            llamacpp.ubatch,
-            serving.max_model_len,
-        )?;
+        let EngineParts {
+            serving,
+            lora,
+            kv_offload,
+            disaggregation,
+            speculative,
+            llamacpp,
+        } = self.resolve_engine_parts(arch, &shape, &par, device.as_ref(), pooling, models)?;
         #[cfg(feature = "speed")]
         let host = self.resolve_host()?;
         #[cfg(not(feature = "speed"))]
@@ -463,6 +463,46 @@ impl EstimateInput {
             rl,
             sharding,
             mlx,
+        })
+    }
+
+    /// The serving engine's settings, in the order they are checked: its memory budget,
+    /// context and batch (`serving`), then its adapter slots, KV offloading, disaggregation,
+    /// speculation and llama.cpp's layers, and a llama.cpp pooling run's one-ubatch rule.
+    fn resolve_engine_parts(
+        &self,
+        arch: &Architecture,
+        shape: &Shape,
+        par: &gpus::Parallel,
+        device: Option<&Device>,
+        pooling: bool,
+        models: ModelLookup<'_>,
+    ) -> Result<EngineParts> {
+        let serving = self.resolve_serving(arch, shape, par, device)?;
+        let lora = self.resolve_lora(arch, serving.vllm_version)?;
+        let kv_offload = self.resolve_kv_offload(serving.vllm_version)?;
+        let disaggregation = self.resolve_disaggregation(
+            serving.vllm_version,
+            par.dp_attention,
+            serving.max_running_requests,
+            serving.other_mem_fraction_static,
+        )?;
+        let speculative = self.resolve_speculative(arch, models)?;
+        let llamacpp = self.resolve_llamacpp(arch)?;
+        self.check_llamacpp_pooling(
+            pooling,
+            arch,
+            shape.seq_len,
+            llamacpp.ubatch,
+            serving.max_model_len,
+        )?;
+        Ok(EngineParts {
+            serving,
+            lora,
+            kv_offload,
+            disaggregation,
+            speculative,
+            llamacpp,
         })
     }
 
