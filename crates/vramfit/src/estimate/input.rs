@@ -15,11 +15,11 @@ pub use super::input_sections::{
 /// The estimator's input: plain data with defaults, as the CLI, the npm package and the site
 /// give it. Numbers are `f64` (JSON's and JavaScript's number) and are checked to be finite
 /// integers in range by [`EstimateInput::resolve`].
-///
-/// It is six sections, each about one thing; serialized, their fields are one flat object (the
-/// sections are `flatten`ed), so the JSON, the npm types and the site's links name `batch`, not
-/// `run.batch`. Deserializing refuses a key of no section, naming it, as
-/// `deny_unknown_fields` would (which serde cannot combine with `flatten`).
+// Six sections, each about one thing; serialized, their fields are one flat object (the
+// sections are `flatten`ed), so the JSON, the npm types and the site's links name `batch`, not
+// `run.batch`. Deserializing refuses a key of no section, naming it, as `deny_unknown_fields`
+// would (which serde cannot combine with `flatten`). (A comment, not a doc: the npm types
+// carry the type's doc, unchanged.)
 #[derive(Clone, Debug, PartialEq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize), serde(default))]
 pub struct EstimateInput {
