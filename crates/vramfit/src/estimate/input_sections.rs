@@ -478,7 +478,7 @@ impl Default for ServingInput {
 
 /// What it runs on: the card (or unlike cards), the memory it reports and what is already in
 /// use on it, the host's memory and the network between nodes.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Default)]
 #[cfg_attr(
     feature = "serde",
     derive(serde::Serialize, serde::Deserialize),
@@ -524,21 +524,6 @@ pub struct HardwareInput {
     /// Apple card of the catalog only, up to its RAM less 4 GiB for macOS. Default: the card's
     /// working set.
     pub wired_limit_mb: Option<f64>,
-}
-
-impl Default for HardwareInput {
-    fn default() -> Self {
-        HardwareInput {
-            gpu: None,
-            gpu_memory: None,
-            memory_in_use: None,
-            cards: Vec::new(),
-            host_memory: None,
-            host_bandwidth: None,
-            node_link: None,
-            wired_limit_mb: None,
-        }
-    }
 }
 
 /// How the model is laid out over the GPUs: their count, tensor, pipeline, expert, context
