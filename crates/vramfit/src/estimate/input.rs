@@ -1,7 +1,8 @@
 //! The estimator's input: [`EstimateInput`], plain data with defaults, as the CLI, the npm
 //! package and the site give it, in sections (`input_sections.rs`); the choices it names are in
 //! `input_choices.rs`. On the wire the sections' fields are the input's own flat keys
-//! (`{"model": …, "batch": 8, "tp": 2}`), and a key of none of them is refused by name.
+//! (`{"model": …, "batch": 8, "tp": 2}`): written through `flatten`, read through the flat
+//! struct of `input_wire.rs`, which refuses a key of none of them by name.
 
 pub use super::input_choices::{
     AttentionImpl, Checkpointing, Engine, KvOffloadingBackend, Logits, Mode, Offload, Optimizer,
@@ -17,9 +18,9 @@ pub use super::input_sections::{
 /// integers in range by [`EstimateInput::resolve`].
 // Six sections, each about one thing; serialized, their fields are one flat object (the
 // sections are `flatten`ed), so the JSON, the npm types and the site's links name `batch`, not
-// `run.batch`. Deserializing refuses a key of no section, naming it, as `deny_unknown_fields`
-// would (which serde cannot combine with `flatten`). (A comment, not a doc: the npm types
-// carry the type's doc, unchanged.)
+// `run.batch`. It is read through its flat wire form (`input_wire.rs`, `deny_unknown_fields`),
+// which refuses a key of no section by name and costs no buffering. (A comment, not a doc:
+// the npm types carry the type's doc, unchanged.)
 #[derive(Clone, Debug, PartialEq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize), serde(default))]
 pub struct EstimateInput {
@@ -43,80 +44,12 @@ pub struct EstimateInput {
     pub placement: PlacementInput,
 }
 
+/// Read through its flat wire form (`input_wire.rs`): the same keys as the sections write,
+/// each refused by name when it is none of them.
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for EstimateInput {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        /// The wire form: each section's keys, then every other key, which `NoOtherKey`
-        /// refuses by name (serde's documented catch-all of a flattened map, last so that it
-        /// sees only what no section took).
-        #[derive(serde::Deserialize)]
-        struct Wire {
-            #[serde(flatten)]
-            model: ModelInput,
-            #[serde(flatten)]
-            run: RunInput,
-            #[serde(flatten)]
-            training: TrainingInput,
-            #[serde(flatten)]
-            serving: ServingInput,
-            #[serde(flatten)]
-            hardware: HardwareInput,
-            #[serde(flatten)]
-            placement: PlacementInput,
-            #[serde(flatten)]
-            _unknown: NoOtherKey,
-        }
-
-        let wire = Wire::deserialize(deserializer)?;
-        Ok(EstimateInput {
-            model: wire.model,
-            run: wire.run,
-            training: wire.training,
-            serving: wire.serving,
-            hardware: wire.hardware,
-            placement: wire.placement,
-        })
-    }
-}
-
-/// The keys left after the sections took theirs: none, or the first is an error in serde's
-/// own words under `deny_unknown_fields`. Refused while the map is read, so that the
-/// deserializer adds its position (serde_json's line and column), as it did before.
-#[cfg(feature = "serde")]
-struct NoOtherKey;
-
-#[cfg(feature = "serde")]
-impl<'de> serde::Deserialize<'de> for NoOtherKey {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Keys;
-
-        impl<'de> serde::de::Visitor<'de> for Keys {
-            type Value = NoOtherKey;
-
-            fn expecting(&self, f: &mut core::fmt::Formatter) -> core::fmt::Result {
-                f.write_str("the input's keys")
-            }
-
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<NoOtherKey, A::Error> {
-                use serde::de::Error;
-                let Some(key) = map.next_key::<alloc::string::String>()? else {
-                    return Ok(NoOtherKey);
-                };
-                let expected = EstimateInput::fields()
-                    .iter()
-                    .map(|f| alloc::format!("`{f}`"))
-                    .collect::<alloc::vec::Vec<_>>()
-                    .join(", ");
-                Err(A::Error::custom(format_args!(
-                    "unknown field `{key}`, expected one of {expected}"
-                )))
-            }
-        }
-
-        deserializer.deserialize_map(Keys)
+        super::input_wire::FlatInput::deserialize(deserializer).map(Into::into)
     }
 }
 
@@ -139,7 +72,7 @@ impl EstimateInput {
 /// The field names a struct's derived `Deserialize` hands to `deserialize_struct`, taken by a
 /// deserializer that answers nothing else.
 #[cfg(feature = "serde")]
-fn section_fields<'de, T: serde::Deserialize<'de>>() -> &'static [&'static str] {
+pub(super) fn section_fields<'de, T: serde::Deserialize<'de>>() -> &'static [&'static str] {
     use serde::de::{self, Deserializer, Visitor};
 
     struct Capture(&'static [&'static str]);

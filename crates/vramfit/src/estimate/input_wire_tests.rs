@@ -1,6 +1,6 @@
 //! The input's wire form: its sections are one flat JSON object, the keys of the flat struct
-//! it was before the sections (taken from its source at commit 4d4b993b), and a key of no
-//! section is refused by name.
+//! it was before the sections (taken from its source at commit 4d4b993b), read back through
+//! `input_wire.rs`, and a key of no section is refused by name.
 
 use super::{Engine, EstimateInput, Mode};
 use alloc::string::ToString as _;
@@ -139,6 +139,9 @@ fn the_default_input_is_the_flat_keys() {
     assert_eq!(sorted(keys), sorted(FLAT_KEYS.to_vec()));
     // The field list the faces check themselves against is the same 109, each once.
     assert_eq!(sorted(EstimateInput::fields()), sorted(FLAT_KEYS.to_vec()));
+    // The flat wire form it is read through has them all, in the flat struct's order.
+    let wire = super::input::section_fields::<super::input_wire::FlatInput>();
+    assert_eq!(wire, FLAT_KEYS);
 }
 
 /// An empty object is the default input, and the default's JSON reads back as itself.
