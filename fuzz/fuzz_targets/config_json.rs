@@ -6,16 +6,23 @@
 use libfuzzer_sys::fuzz_target;
 use vramfit::config::parse_config;
 use vramfit::estimate::{EstimateInput, estimate};
+use vramfit::estimate::{ModelInput, RunInput};
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
     match parse_config(&text) {
         Ok(c) => {
             let input = EstimateInput {
-                arch: Some(c.arch),
-                dtype: c.dtype,
-                quantization: c.quantization.unwrap_or_default(),
-                ..EstimateInput::default()
+                model: ModelInput {
+                    arch: Some(c.arch),
+                    quantization: c.quantization.unwrap_or_default(),
+                    ..Default::default()
+                },
+                run: RunInput {
+                    dtype: c.dtype,
+                    ..Default::default()
+                },
+                ..Default::default()
             };
             if let Ok(e) = estimate(&input) {
                 assert!(e.total_bytes >= e.peak_allocated_bytes);

@@ -6,5 +6,8 @@
 mod stack_reader;
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    stack_reader::check(data, Some(vramfit::stack_config::ConfigFormat::Llamafactory))
+    stack_reader::check(
+        data,
+        Some(vramfit::stack_config::ConfigFormat::Llamafactory),
+    )
 });

@@ -9,8 +9,12 @@ use libfuzzer_sys::fuzz_target;
 use vramfit::Bytes;
 use vramfit::estimate::{
     AttentionImpl, Checkpointing, DisaggregationMode, Engine, Estimate, EstimateInput,
-    KvOffloadingBackend, Logits, RunnerType, Loss, Mode, Offload, Optimizer, Precision, RecomputeMethod, RlAlgorithm, Rollout,
-    SpecMethod, SplitMode, Stack, TransferBackend, estimate, largest_batch,
+    KvOffloadingBackend, Logits, Loss, Mode, Offload, Optimizer, Precision, RecomputeMethod,
+    RlAlgorithm, Rollout, RunnerType, SpecMethod, SplitMode, Stack, TransferBackend, estimate,
+    largest_batch,
+};
+use vramfit::estimate::{
+    HardwareInput, ModelInput, PlacementInput, RunInput, ServingInput, TrainingInput,
 };
 use vramfit::precision::{Dtype, GgufFileType, KvDtype, MlxMode, Quantization};
 
@@ -158,217 +162,242 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
         None
     };
     Ok(EstimateInput {
-        model,
-        params: text(u, &["7B", "70B", "1e309", "NaN", "-1B", "340M"])?,
-        arch,
-        mode: *u.choose(&[Mode::Inference, Mode::Serve, Mode::Training])?,
-        engine: *u.choose(&[
-            Engine::Hf,
-            Engine::Vllm,
-            Engine::Sglang,
-            Engine::Llamacpp,
-            Engine::Ollama,
-            Engine::Trtllm,
-            Engine::Mlx,
-        ])?,
-        batch: num(u)?,
-        seq_len: num(u)?,
-        new_tokens: num(u)?,
-        dtype: if u.arbitrary()? {
-            Some(*u.choose(&[
-                Dtype::Fp32,
-                Dtype::Fp16,
-                Dtype::Bf16,
-                Dtype::Fp8,
-                Dtype::Int8,
-                Dtype::Int4,
-            ])?)
-        } else {
-            None
+        model: ModelInput {
+            model,
+            params: text(u, &["7B", "70B", "1e309", "NaN", "-1B", "340M"])?,
+            arch,
+            checkpoint_dtype: if u.arbitrary()? {
+                Some(*u.choose(&[Dtype::Fp32, Dtype::Fp16, Dtype::Bf16, Dtype::Int8])?)
+            } else {
+                None
+            },
+            quantization: quantization(u)?,
         },
-        checkpoint_dtype: if u.arbitrary()? {
-            Some(*u.choose(&[
-                Dtype::Fp32,
-                Dtype::Fp16,
-                Dtype::Bf16,
-                Dtype::Int8,
-            ])?)
-        } else {
-            None
+        run: RunInput {
+            mode: *u.choose(&[Mode::Inference, Mode::Serve, Mode::Training])?,
+            engine: *u.choose(&[
+                Engine::Hf,
+                Engine::Vllm,
+                Engine::Sglang,
+                Engine::Llamacpp,
+                Engine::Ollama,
+                Engine::Trtllm,
+                Engine::Mlx,
+            ])?,
+            batch: num(u)?,
+            seq_len: num(u)?,
+            new_tokens: num(u)?,
+            dtype: if u.arbitrary()? {
+                Some(*u.choose(&[
+                    Dtype::Fp32,
+                    Dtype::Fp16,
+                    Dtype::Bf16,
+                    Dtype::Fp8,
+                    Dtype::Int8,
+                    Dtype::Int4,
+                ])?)
+            } else {
+                None
+            },
+            kv_dtype: *u.choose(&[
+                KvDtype::Auto,
+                KvDtype::Fp16,
+                KvDtype::Bf16,
+                KvDtype::Fp8,
+                KvDtype::Q8_0,
+                KvDtype::Q4_0,
+                KvDtype::Nvfp4,
+            ])?,
+            attention: *u.choose(&[
+                AttentionImpl::Sdpa,
+                AttentionImpl::Flash,
+                AttentionImpl::Eager,
+            ])?,
+            logits: *u.choose(&[Logits::Last, Logits::All])?,
+            engine_version: text(u, &["0.19", "0.6.4", "v0.8.5.post1", "0.34", "0.x", ""])?,
+            runner: *u.choose(&[None, Some(RunnerType::Generate), Some(RunnerType::Pooling)])?,
+            images: num(u)?,
+            image_width: opt_num(u)?,
+            image_height: opt_num(u)?,
+            language_model_only: u.arbitrary()?,
         },
-        quantization: quantization(u)?,
-        kv_dtype: *u.choose(&[
-            KvDtype::Auto,
-            KvDtype::Fp16,
-            KvDtype::Bf16,
-            KvDtype::Fp8,
-            KvDtype::Q8_0,
-            KvDtype::Q4_0,
-            KvDtype::Nvfp4,
-        ])?,
-        attention: *u.choose(&[
-            AttentionImpl::Sdpa,
-            AttentionImpl::Flash,
-            AttentionImpl::Eager,
-        ])?,
-        logits: *u.choose(&[Logits::Last, Logits::All])?,
-        optimizer: *u.choose(&Optimizer::ALL)?,
-        fused_optimizer: u.arbitrary()?,
-        precision: *u.choose(&[
-            Precision::Fp32,
-            Precision::Fp16,
-            Precision::Bf16,
-            Precision::AmpFp16,
-            Precision::AmpBf16,
-        ])?,
-        grad_checkpointing: *u.choose(&[
-            Checkpointing::None,
-            Checkpointing::Full,
-            Checkpointing::Selective,
-        ])?,
-        lora_rank: num(u)?,
-        lora_targets: if u.ratio(1, 4)? {
-            u.arbitrary()?
-        } else {
-            Vec::new()
+        training: TrainingInput {
+            optimizer: *u.choose(&Optimizer::ALL)?,
+            fused_optimizer: u.arbitrary()?,
+            precision: *u.choose(&[
+                Precision::Fp32,
+                Precision::Fp16,
+                Precision::Bf16,
+                Precision::AmpFp16,
+                Precision::AmpBf16,
+            ])?,
+            grad_checkpointing: *u.choose(&[
+                Checkpointing::None,
+                Checkpointing::Full,
+                Checkpointing::Selective,
+            ])?,
+            lora_rank: num(u)?,
+            lora_targets: if u.ratio(1, 4)? {
+                u.arbitrary()?
+            } else {
+                Vec::new()
+            },
+            lora_dropout: opt_num(u)?,
+            qlora: u.arbitrary()?,
+
+            // Training regimes (part `regimes`).
+            stack: maybe(u, &Stack::ALL)?,
+            loss: maybe(u, &Loss::ALL)?,
+            loss_chunks: opt_num(u)?,
+            foreach: u.arbitrary()?,
+            optimizer_in_backward: u.arbitrary()?,
+            activation_offload: u.arbitrary()?,
+            packing: u.arbitrary()?,
+            kbit_upcast: u.arbitrary()?,
+            compile: u.arbitrary()?,
+            rl: maybe(u, &[RlAlgorithm::Grpo, RlAlgorithm::Ppo, RlAlgorithm::Dpo])?,
+            rl_beta: opt_num(u)?,
+            ref_model: u.arbitrary()?,
+            num_generations: opt_num(u)?,
+            max_completion_length: opt_num(u)?,
+            rollout: maybe(u, &[Rollout::Colocate, Rollout::Server, Rollout::Hf])?,
+            rollout_memory_utilization: opt_num(u)?,
+            sleep_mode: u.arbitrary()?,
+            reduce_bucket_size: opt_num(u)?,
+            allgather_bucket_size: opt_num(u)?,
+            stage3_prefetch_bucket_size: opt_num(u)?,
+            stage3_max_live_parameters: opt_num(u)?,
+            stage3_param_persistence_threshold: opt_num(u)?,
+            overlap_comm: u.arbitrary()?,
+            recompute_method: *u.choose(&[
+                None,
+                Some(RecomputeMethod::Uniform),
+                Some(RecomputeMethod::Block),
+            ])?,
+            recompute_num_layers: opt_num(u)?,
+            galore_rank: opt_num(u)?,
+            grad_accum: opt_num(u)?,
         },
-        lora_dropout: opt_num(u)?,
-        qlora: u.arbitrary()?,
-        zero: num(u)?,
-        offload: *u.choose(&[Offload::None, Offload::Cpu, Offload::Nvme])?,
-        gpus: opt_num(u)?,
-        tp: num(u)?,
-        pp: num(u)?,
-        gpu: if u.arbitrary()? {
-            Some(u.choose(vramfit::hardware::gpus())?.id.to_string())
-        } else {
-            text(u, &["h100-sxm5-80gb", "H100", ""])?
+        serving: ServingInput {
+            gpu_memory_utilization: num(u)?,
+            max_model_len: opt_num(u)?,
+            max_num_seqs: opt_num(u)?,
+            max_num_batched_tokens: opt_num(u)?,
+            cuda_graphs: u.arbitrary()?,
+            kv_unified: u.arbitrary()?,
+            kv_unified_per_slot: opt_num(u)?,
+            ubatch: num(u)?,
+            mem_fraction_static: opt_num(u)?,
+            cuda_graph_max_bs: opt_num(u)?,
+            disaggregation_mode: *u.choose(&[
+                None,
+                Some(DisaggregationMode::Prefill),
+                Some(DisaggregationMode::Decode),
+            ])?,
+            disaggregation_transfer_backend: *u.choose(&[
+                None,
+                Some(TransferBackend::Mooncake),
+                Some(TransferBackend::Nixl),
+            ])?,
+            num_reserved_decode_tokens: opt_num(u)?,
+            free_gpu_memory_fraction: opt_num(u)?,
+            max_kv_size: opt_num(u)?,
+            kv_bits: opt_num(u)?,
+            kv_group_size: opt_num(u)?,
+            quantized_kv_start: opt_num(u)?,
+            enable_lora: u.arbitrary()?,
+            max_loras: opt_num(u)?,
+            max_lora_rank: opt_num(u)?,
+            max_cpu_loras: opt_num(u)?,
+            kv_offloading_size: opt_num(u)?,
+            kv_offloading_backend: *u.choose(&[
+                None,
+                Some(KvOffloadingBackend::Native),
+                Some(KvOffloadingBackend::Lmcache),
+            ])?,
+            speculative_method: maybe(u, &SpecMethod::ALL)?,
+            draft_model: text(u, DRAFTS)?,
+            num_speculative_tokens: opt_num(u)?,
+            acceptance_rate: opt_num(u)?,
         },
-        gpu_memory: text(u, &["80GB", "79.19GiB", "1e309GiB", "-1GB", "NaN GB"])?,
-        memory_in_use: text(u, &["1.2GiB", "900MiB", "0GiB", "81GB", "-1GiB", "1e309GiB"])?,
-        cards: if u.ratio(1, 4)? {
-            let n = u.int_in_range(0..=4)?;
-            let mut cards = Vec::new();
-            for _ in 0..n {
-                cards.push(
-                    text(u, &["rtx-3090", "rtx-3060-12gb", "2x4090", "0x4090", "99999x4090", ""])?
+        hardware: HardwareInput {
+            gpu: if u.arbitrary()? {
+                Some(u.choose(vramfit::hardware::gpus())?.id.to_string())
+            } else {
+                text(u, &["h100-sxm5-80gb", "H100", ""])?
+            },
+            gpu_memory: text(u, &["80GB", "79.19GiB", "1e309GiB", "-1GB", "NaN GB"])?,
+            memory_in_use: text(
+                u,
+                &["1.2GiB", "900MiB", "0GiB", "81GB", "-1GiB", "1e309GiB"],
+            )?,
+            cards: if u.ratio(1, 4)? {
+                let n = u.int_in_range(0..=4)?;
+                let mut cards = Vec::new();
+                for _ in 0..n {
+                    cards.push(
+                        text(
+                            u,
+                            &[
+                                "rtx-3090",
+                                "rtx-3060-12gb",
+                                "2x4090",
+                                "0x4090",
+                                "99999x4090",
+                                "",
+                            ],
+                        )?
                         .unwrap_or_default(),
-                );
-            }
-            cards
-        } else {
-            Vec::new()
+                    );
+                }
+                cards
+            } else {
+                Vec::new()
+            },
+            host_memory: text(u, &["ddr5-6000-2ch", "m4 max", "ddr5", "ddr7"])?,
+            host_bandwidth: text(
+                u,
+                &["80GB/s", "1.2TB/s", "0GB/s", "-5GB/s", "NaN GB/s", "80"],
+            )?,
+            node_link: text(
+                u,
+                &["400Gb/s", "50GB/s", "0Gb/s", "9Tb/s", "NaN Gb/s", "400"],
+            )?,
+            wired_limit_mb: opt_num(u)?,
         },
-        tensor_split: if u.ratio(1, 4)? {
-            let n = u.int_in_range(0..=5)?;
-            let mut ts = Vec::new();
-            for _ in 0..n {
-                ts.push(num(u)?);
-            }
-            ts
-        } else {
-            Vec::new()
+        placement: PlacementInput {
+            zero: num(u)?,
+            offload: *u.choose(&[Offload::None, Offload::Cpu, Offload::Nvme])?,
+            gpus: opt_num(u)?,
+            tp: num(u)?,
+            pp: num(u)?,
+            tensor_split: if u.ratio(1, 4)? {
+                let n = u.int_in_range(0..=5)?;
+                let mut ts = Vec::new();
+                for _ in 0..n {
+                    ts.push(num(u)?);
+                }
+                ts
+            } else {
+                Vec::new()
+            },
+            split_mode: *u.choose(&[SplitMode::Layer, SplitMode::None, SplitMode::Row])?,
+            main_gpu: num(u)?,
+            gpu_layers: opt_num(u)?,
+            n_cpu_moe: opt_num(u)?,
+            ep: num(u)?,
+            enable_dp_attention: u.arbitrary()?,
+            dp_size: opt_num(u)?,
+            gpus_per_node: opt_num(u)?,
+
+            // Sharding: FSDP, DeepSpeed's buffers, Megatron.
+            fsdp_version: opt_num(u)?,
+            reshard_after_forward: u.arbitrary()?,
+            vp: opt_num(u)?,
+            sequence_parallel: u.arbitrary()?,
+            cp: opt_num(u)?,
+            distributed_optimizer: u.arbitrary()?,
         },
-        split_mode: *u.choose(&[SplitMode::Layer, SplitMode::None, SplitMode::Row])?,
-        main_gpu: num(u)?,
-        gpu_memory_utilization: num(u)?,
-        max_model_len: opt_num(u)?,
-        max_num_seqs: opt_num(u)?,
-        max_num_batched_tokens: opt_num(u)?,
-        cuda_graphs: u.arbitrary()?,
-        gpu_layers: opt_num(u)?,
-        n_cpu_moe: opt_num(u)?,
-        kv_unified: u.arbitrary()?,
-        kv_unified_per_slot: opt_num(u)?,
-        host_memory: text(u, &["ddr5-6000-2ch", "m4 max", "ddr5", "ddr7"])?,
-        host_bandwidth: text(
-            u,
-            &["80GB/s", "1.2TB/s", "0GB/s", "-5GB/s", "NaN GB/s", "80"],
-        )?,
-        ubatch: num(u)?,
-        mem_fraction_static: opt_num(u)?,
-        cuda_graph_max_bs: opt_num(u)?,
-        ep: num(u)?,
-        enable_dp_attention: u.arbitrary()?,
-        dp_size: opt_num(u)?,
-        disaggregation_mode: *u.choose(&[
-            None,
-            Some(DisaggregationMode::Prefill),
-            Some(DisaggregationMode::Decode),
-        ])?,
-        disaggregation_transfer_backend: *u.choose(&[
-            None,
-            Some(TransferBackend::Mooncake),
-            Some(TransferBackend::Nixl),
-        ])?,
-        num_reserved_decode_tokens: opt_num(u)?,
-        gpus_per_node: opt_num(u)?,
-        node_link: text(u, &["400Gb/s", "50GB/s", "0Gb/s", "9Tb/s", "NaN Gb/s", "400"])?,
-        free_gpu_memory_fraction: opt_num(u)?,
-        max_kv_size: opt_num(u)?,
-        kv_bits: opt_num(u)?,
-        kv_group_size: opt_num(u)?,
-        quantized_kv_start: opt_num(u)?,
-        wired_limit_mb: opt_num(u)?,
-        engine_version: text(u, &["0.19", "0.6.4", "v0.8.5.post1", "0.34", "0.x", ""])?,
-        enable_lora: u.arbitrary()?,
-        max_loras: opt_num(u)?,
-        max_lora_rank: opt_num(u)?,
-        max_cpu_loras: opt_num(u)?,
-        kv_offloading_size: opt_num(u)?,
-        kv_offloading_backend: *u.choose(&[
-            None,
-            Some(KvOffloadingBackend::Native),
-            Some(KvOffloadingBackend::Lmcache),
-        ])?,
-        runner: *u.choose(&[None, Some(RunnerType::Generate), Some(RunnerType::Pooling)])?,
-        speculative_method: maybe(u, &SpecMethod::ALL)?,
-        draft_model: text(u, DRAFTS)?,
-        num_speculative_tokens: opt_num(u)?,
-        acceptance_rate: opt_num(u)?,
-        images: num(u)?,
-        image_width: opt_num(u)?,
-        image_height: opt_num(u)?,
-        language_model_only: u.arbitrary()?,
-        // Training regimes (part `regimes`).
-        stack: maybe(u, &Stack::ALL)?,
-        loss: maybe(u, &Loss::ALL)?,
-        loss_chunks: opt_num(u)?,
-        foreach: u.arbitrary()?,
-        optimizer_in_backward: u.arbitrary()?,
-        activation_offload: u.arbitrary()?,
-        packing: u.arbitrary()?,
-        kbit_upcast: u.arbitrary()?,
-        compile: u.arbitrary()?,
-        rl: maybe(u, &[RlAlgorithm::Grpo, RlAlgorithm::Ppo, RlAlgorithm::Dpo])?,
-        rl_beta: opt_num(u)?,
-        ref_model: u.arbitrary()?,
-        num_generations: opt_num(u)?,
-        max_completion_length: opt_num(u)?,
-        rollout: maybe(u, &[Rollout::Colocate, Rollout::Server, Rollout::Hf])?,
-        rollout_memory_utilization: opt_num(u)?,
-        sleep_mode: u.arbitrary()?,
-        // Sharding: FSDP, DeepSpeed's buffers, Megatron.
-        fsdp_version: opt_num(u)?,
-        reshard_after_forward: u.arbitrary()?,
-        reduce_bucket_size: opt_num(u)?,
-        allgather_bucket_size: opt_num(u)?,
-        stage3_prefetch_bucket_size: opt_num(u)?,
-        stage3_max_live_parameters: opt_num(u)?,
-        stage3_param_persistence_threshold: opt_num(u)?,
-        overlap_comm: u.arbitrary()?,
-        vp: opt_num(u)?,
-        sequence_parallel: u.arbitrary()?,
-        cp: opt_num(u)?,
-        distributed_optimizer: u.arbitrary()?,
-        recompute_method: *u.choose(&[
-            None,
-            Some(RecomputeMethod::Uniform),
-            Some(RecomputeMethod::Block),
-        ])?,
-        recompute_num_layers: opt_num(u)?,
-        galore_rank: opt_num(u)?,
-        grad_accum: opt_num(u)?,
     })
 }
 

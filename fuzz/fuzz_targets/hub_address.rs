@@ -18,10 +18,15 @@ fuzz_target!(|data: &[u8]| {
     for hub in &hubs {
         match target(text, hub.as_ref()) {
             Ok(t) => {
-                assert_eq!(t.hub.check_repo(&t.repo).ok().as_deref(), Some(t.repo.as_str()));
+                assert_eq!(
+                    t.hub.check_repo(&t.repo).ok().as_deref(),
+                    Some(t.repo.as_str())
+                );
                 if t.hub.kind == HubKind::Url {
                     let parts = address::gguf_parts(&t.repo);
-                    assert!(parts.is_err() || parts.is_ok_and(|p| !p.is_empty() && p.len() <= 4096));
+                    assert!(
+                        parts.is_err() || parts.is_ok_and(|p| !p.is_empty() && p.len() <= 4096)
+                    );
                 }
                 let l = Lookup::new(&t.hub, &t.repo, t.file.as_deref());
                 assert!(l.is_ok_and(|l| l.request().is_some()) || t.hub.kind == HubKind::Url);

@@ -10,6 +10,7 @@ use vramfit::estimate::{
     Checkpointing, Estimate, EstimateInput, Mode, Offload, Optimizer, Precision, estimate,
     thousands,
 };
+use vramfit::estimate::{ModelInput, RunInput, TrainingInput};
 use vramfit::hardware::{Layout, PlanOptions, gpus, offers, plan};
 use vramfit::precision::{Dtype, Quantization};
 
@@ -174,13 +175,22 @@ fn validation() -> String {
     // 14,949 MB in nvidia-smi, of which about 1,343 MB is the CUDA context and kernels
     // (Hugging Face docs, "Model training anatomy" / perf_train_gpu_one).
     let bert = est(EstimateInput {
-        model: Some("google-bert/bert-large-uncased".into()),
-        mode: Mode::Training,
-        precision: Precision::Fp32,
-        batch: 4.0,
-        seq_len: 512.0,
-        attention: vramfit::estimate::AttentionImpl::Eager,
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("google-bert/bert-large-uncased".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Training,
+            batch: 4.0,
+            seq_len: 512.0,
+            attention: vramfit::estimate::AttentionImpl::Eager,
+            ..Default::default()
+        },
+        training: TrainingInput {
+            precision: Precision::Fp32,
+            ..Default::default()
+        },
+        ..Default::default()
     });
     let measured = (14_949.0 - 1_343.0) * 1_048_576.0;
     let ours = (bert.total_bytes.get() - vramfit::estimate::CUDA_CONTEXT.get()) as f64;
@@ -373,54 +383,99 @@ fn llamacpp_validation(s: &mut String) {
 fn examples() -> String {
     let mut s = String::new();
     let q7 = est(EstimateInput {
-        params: Some("7B".into()),
-        dtype: Some(Dtype::Fp16),
-        ..EstimateInput::default()
+        model: ModelInput {
+            params: Some("7B".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            dtype: Some(Dtype::Fp16),
+            ..Default::default()
+        },
+        ..Default::default()
     });
     let q7q = est(EstimateInput {
-        params: Some("7B".into()),
-        dtype: Some(Dtype::Fp16),
-        quantization: Quantization::Gptq {
-            bits: 4,
-            group_size: 128,
+        model: ModelInput {
+            params: Some("7B".into()),
+            quantization: Quantization::Gptq {
+                bits: 4,
+                group_size: 128,
+            },
+            ..Default::default()
         },
-        ..EstimateInput::default()
+        run: RunInput {
+            dtype: Some(Dtype::Fp16),
+            ..Default::default()
+        },
+        ..Default::default()
     });
     let q7t = est(EstimateInput {
-        params: Some("7B".into()),
-        dtype: Some(Dtype::Fp16),
-        mode: Mode::Training,
-        ..EstimateInput::default()
+        model: ModelInput {
+            params: Some("7B".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            dtype: Some(Dtype::Fp16),
+            mode: Mode::Training,
+            ..Default::default()
+        },
+        ..Default::default()
     });
     let l2 = est(EstimateInput {
-        model: Some("meta-llama/Llama-2-7b-hf".into()),
-        dtype: Some(Dtype::Fp16),
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("meta-llama/Llama-2-7b-hf".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            dtype: Some(Dtype::Fp16),
+            ..Default::default()
+        },
+        ..Default::default()
     });
     let l2q = est(EstimateInput {
-        model: Some("meta-llama/Llama-2-7b-hf".into()),
-        dtype: Some(Dtype::Fp16),
-        quantization: Quantization::Gptq {
-            bits: 4,
-            group_size: 128,
+        model: ModelInput {
+            model: Some("meta-llama/Llama-2-7b-hf".into()),
+            quantization: Quantization::Gptq {
+                bits: 4,
+                group_size: 128,
+            },
+            ..Default::default()
         },
-        ..EstimateInput::default()
+        run: RunInput {
+            dtype: Some(Dtype::Fp16),
+            ..Default::default()
+        },
+        ..Default::default()
     });
     let l2t = est(EstimateInput {
-        model: Some("meta-llama/Llama-2-7b-hf".into()),
-        mode: Mode::Training,
-        batch: 1.0,
-        seq_len: 2048.0,
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("meta-llama/Llama-2-7b-hf".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Training,
+            batch: 1.0,
+            seq_len: 2048.0,
+            ..Default::default()
+        },
+        ..Default::default()
     });
     let l2lora = est(EstimateInput {
-        model: Some("meta-llama/Llama-2-7b-hf".into()),
-        mode: Mode::Training,
-        lora_rank: 16.0,
-        batch: 1.0,
-        seq_len: 2048.0,
-        grad_checkpointing: vramfit::estimate::Checkpointing::Full,
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("meta-llama/Llama-2-7b-hf".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Training,
+            batch: 1.0,
+            seq_len: 2048.0,
+            ..Default::default()
+        },
+        training: TrainingInput {
+            lora_rank: 16.0,
+            grad_checkpointing: vramfit::estimate::Checkpointing::Full,
+            ..Default::default()
+        },
+        ..Default::default()
     });
     let _ = writeln!(
         s,
@@ -465,18 +520,30 @@ fn examples() -> String {
 fn peers() -> String {
     let mut s = String::new();
     let l3 = est(EstimateInput {
-        model: Some("meta-llama/Llama-3.1-8B".into()),
-        batch: 1.0,
-        seq_len: 8192.0,
-        new_tokens: 0.0,
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("meta-llama/Llama-3.1-8B".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            batch: 1.0,
+            seq_len: 8192.0,
+            new_tokens: 0.0,
+            ..Default::default()
+        },
+        ..Default::default()
     });
     let l70 = est(EstimateInput {
-        model: Some("meta-llama/Llama-3.1-70B".into()),
-        batch: 1.0,
-        seq_len: 8192.0,
-        new_tokens: 0.0,
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("meta-llama/Llama-3.1-70B".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            batch: 1.0,
+            seq_len: 8192.0,
+            new_tokens: 0.0,
+            ..Default::default()
+        },
+        ..Default::default()
     });
     let _ = writeln!(s, "#### KV cache without grouped-query attention\n");
     let _ = writeln!(
@@ -494,10 +561,19 @@ fn peers() -> String {
         );
     }
     let t = est(EstimateInput {
-        model: Some("meta-llama/Llama-3.1-8B".into()),
-        mode: Mode::Training,
-        fused_optimizer: true,
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("meta-llama/Llama-3.1-8B".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Training,
+            ..Default::default()
+        },
+        training: TrainingInput {
+            fused_optimizer: true,
+            ..Default::default()
+        },
+        ..Default::default()
     });
     let p = t.params;
     let states = t.weights_bytes.get() + t.gradients_bytes.get() + t.optimizer_bytes.get();
@@ -533,21 +609,33 @@ fn stages() -> String {
         (
             "Full fine-tuning: `vramfit estimate --model meta-llama/Llama-3.1-8B --mode training --batch 1 --seq-len 2048`",
             EstimateInput {
-                model: Some("meta-llama/Llama-3.1-8B".into()),
-                mode: Mode::Training,
-                batch: 1.0,
-                seq_len: 2048.0,
-                ..EstimateInput::default()
+                model: ModelInput {
+                    model: Some("meta-llama/Llama-3.1-8B".into()),
+                    ..Default::default()
+                },
+                run: RunInput {
+                    mode: Mode::Training,
+                    batch: 1.0,
+                    seq_len: 2048.0,
+                    ..Default::default()
+                },
+                ..Default::default()
             },
         ),
         (
             "Inference: `vramfit estimate --model meta-llama/Llama-3.1-8B --batch 1 --seq-len 2048 --new-tokens 256`",
             EstimateInput {
-                model: Some("meta-llama/Llama-3.1-8B".into()),
-                batch: 1.0,
-                seq_len: 2048.0,
-                new_tokens: 256.0,
-                ..EstimateInput::default()
+                model: ModelInput {
+                    model: Some("meta-llama/Llama-3.1-8B".into()),
+                    ..Default::default()
+                },
+                run: RunInput {
+                    batch: 1.0,
+                    seq_len: 2048.0,
+                    new_tokens: 256.0,
+                    ..Default::default()
+                },
+                ..Default::default()
             },
         ),
     ];
@@ -613,11 +701,17 @@ fn stages() -> String {
 
 fn strategies() -> String {
     let base = EstimateInput {
-        model: Some("meta-llama/Llama-3.1-8B".into()),
-        mode: Mode::Training,
-        batch: 4.0,
-        seq_len: 2048.0,
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("meta-llama/Llama-3.1-8B".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Training,
+            batch: 4.0,
+            seq_len: 2048.0,
+            ..Default::default()
+        },
+        ..Default::default()
     };
     let b = est(base.clone());
     let all = || vec![String::from("all-linear")];
@@ -627,93 +721,75 @@ fn strategies() -> String {
             "--mode training --batch 4 --seq-len 2048",
             base.clone(),
         ),
-        (
-            "smaller batch",
-            "--batch 1",
-            EstimateInput {
-                batch: 1.0,
-                ..base.clone()
-            },
-        ),
-        (
-            "gradient checkpointing",
-            "--grad-checkpointing",
-            EstimateInput {
-                grad_checkpointing: Checkpointing::Full,
-                ..base.clone()
-            },
-        ),
-        (
-            "8-bit AdamW",
-            "--optimizer adamw-8bit",
-            EstimateInput {
-                optimizer: Optimizer::Adamw8bit,
-                ..base.clone()
-            },
-        ),
-        (
-            "fused AdamW",
-            "--fused-optimizer",
-            EstimateInput {
-                fused_optimizer: true,
-                ..base.clone()
-            },
-        ),
-        (
-            "ZeRO-3 over 8 GPUs",
-            "--zero 3 --gpus 8",
-            EstimateInput {
-                zero: 3.0,
-                gpus: Some(8.0),
-                ..base.clone()
-            },
-        ),
-        (
-            "ZeRO-3 + CPU offload",
-            "--zero 3 --gpus 8 --offload cpu",
-            EstimateInput {
-                zero: 3.0,
-                gpus: Some(8.0),
-                offload: Offload::Cpu,
-                ..base.clone()
-            },
-        ),
-        (
-            "LoRA r = 16 (q, v)",
-            "--lora-rank 16",
-            EstimateInput {
-                lora_rank: 16.0,
-                ..base.clone()
-            },
-        ),
+        ("smaller batch", "--batch 1", {
+            let mut input = base.clone();
+            input.run.batch = 1.0;
+            input
+        }),
+        ("gradient checkpointing", "--grad-checkpointing", {
+            let mut input = base.clone();
+            input.training.grad_checkpointing = Checkpointing::Full;
+            input
+        }),
+        ("8-bit AdamW", "--optimizer adamw-8bit", {
+            let mut input = base.clone();
+            input.training.optimizer = Optimizer::Adamw8bit;
+            input
+        }),
+        ("fused AdamW", "--fused-optimizer", {
+            let mut input = base.clone();
+            input.training.fused_optimizer = true;
+            input
+        }),
+        ("ZeRO-3 over 8 GPUs", "--zero 3 --gpus 8", {
+            let mut input = base.clone();
+            input.placement.zero = 3.0;
+            input.placement.gpus = Some(8.0);
+            input
+        }),
+        ("ZeRO-3 + CPU offload", "--zero 3 --gpus 8 --offload cpu", {
+            let mut input = base.clone();
+            input.placement.zero = 3.0;
+            input.placement.gpus = Some(8.0);
+            input.placement.offload = Offload::Cpu;
+            input
+        }),
+        ("LoRA r = 16 (q, v)", "--lora-rank 16", {
+            let mut input = base.clone();
+            input.training.lora_rank = 16.0;
+            input
+        }),
         (
             "LoRA r = 16, all linear",
             "--lora-rank 16 --lora-targets all-linear",
-            EstimateInput {
-                lora_rank: 16.0,
-                lora_targets: all(),
-                ..base.clone()
+            {
+                let mut input = base.clone();
+                input.training.lora_rank = 16.0;
+                input.training.lora_targets = all();
+                input
             },
         ),
         (
             "QLoRA r = 16, all linear",
             "--qlora --lora-rank 16 --lora-targets all-linear",
-            EstimateInput {
-                qlora: true,
-                lora_rank: 16.0,
-                lora_targets: all(),
-                ..base.clone()
+            {
+                let mut input = base.clone();
+                input.training.qlora = true;
+                input.training.lora_rank = 16.0;
+                input.training.lora_targets = all();
+                input
             },
         ),
         (
             "QLoRA + checkpointing",
             "--qlora --lora-rank 16 --lora-targets all-linear --grad-checkpointing",
-            EstimateInput {
-                qlora: true,
-                lora_rank: 16.0,
-                lora_targets: all(),
-                grad_checkpointing: Checkpointing::Full,
-                ..base.clone()
+            {
+                let mut input = base.clone();
+                input.training.qlora = true;
+                input.training.lora_rank = 16.0;
+                input.training.lora_targets = all();
+                input.training.grad_checkpointing = Checkpointing::Full;
+                input
             },
         ),
     ];

@@ -2,6 +2,7 @@
 //! measured by the llm-d planner accuracy study on H100-80GB with vLLM v0.19.0).
 
 use vramfit::estimate::{ComponentKind, Engine, Estimate, EstimateInput, Mode, estimate};
+use vramfit::estimate::{HardwareInput, ModelInput, PlacementInput, RunInput, ServingInput};
 use vramfit::precision::{Dtype, KvDtype, Quantization};
 
 pub const GIB: f64 = 1_073_741_824.0;
@@ -125,29 +126,46 @@ pub fn estimate_run(run: &VllmRun) -> Estimate {
         run.total_gib
     );
     let input = EstimateInput {
-        model: Some(model),
-        mode: Mode::Serve,
-        engine: Engine::Vllm,
-        dtype: Some(Dtype::parse("dtype", &run.dtype).unwrap()),
-        quantization,
-        kv_dtype: KvDtype::parse("kv_dtype", &run.kv_cache_dtype).unwrap(),
-        // Every run of the study is on an H100 80GB HBM3 (the file's `gpu` column; its 79.19 GiB
-        // is the record's 85,029,027,840 B to the printed hundredth): named, so that the card's
-        // own figures count, its 132 SMs' rows in the Triton sampler's buffer among them (a
-        // memory size alone takes `data/engine-defaults.toml`'s 304).
-        gpu: Some("h100-sxm5-80gb".into()),
-        gpu_memory_utilization: run.util,
-        max_model_len: Some(run.max_model_len as f64),
-        // The study ran vLLM's OpenAI server on H100: vLLM's defaults there are 1024 sequences and
-        // max_num_batched_tokens 8192 (stated in the data's README).
-        max_num_seqs: Some(1024.0),
-        max_num_batched_tokens: Some(8192.0),
-        tp: run.tp as f64,
-        pp: run.pp as f64,
-        gpus: Some((run.tp * run.pp) as f64),
-        // The study's release: its graphs were captured outside the pool's budget.
-        engine_version: Some("0.19.0".into()),
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some(model),
+            quantization,
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Serve,
+            engine: Engine::Vllm,
+            dtype: Some(Dtype::parse("dtype", &run.dtype).unwrap()),
+            kv_dtype: KvDtype::parse("kv_dtype", &run.kv_cache_dtype).unwrap(),
+
+            // The study's release: its graphs were captured outside the pool's budget.
+            engine_version: Some("0.19.0".into()),
+            ..Default::default()
+        },
+        serving: ServingInput {
+            gpu_memory_utilization: run.util,
+            max_model_len: Some(run.max_model_len as f64),
+
+            // The study ran vLLM's OpenAI server on H100: vLLM's defaults there are 1024 sequences and
+            // max_num_batched_tokens 8192 (stated in the data's README).
+            max_num_seqs: Some(1024.0),
+            max_num_batched_tokens: Some(8192.0),
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            // Every run of the study is on an H100 80GB HBM3 (the file's `gpu` column; its 79.19 GiB
+            // is the record's 85,029,027,840 B to the printed hundredth): named, so that the card's
+            // own figures count, its 132 SMs' rows in the Triton sampler's buffer among them (a
+            // memory size alone takes `data/engine-defaults.toml`'s 304).
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..Default::default()
+        },
+        placement: PlacementInput {
+            tp: run.tp as f64,
+            pp: run.pp as f64,
+            gpus: Some((run.tp * run.pp) as f64),
+            ..Default::default()
+        },
+        ..Default::default()
     };
     estimate(&input).unwrap_or_else(|e| panic!("{}: {e}", run.model))
 }

@@ -7,6 +7,7 @@
 //! the rows' `not_modelled` says what stays a margin and not a rule.
 
 use vramfit::estimate::{Checkpointing, EstimateInput, Mode, Precision, Stack};
+use vramfit::estimate::{HardwareInput, ModelInput, PlacementInput, RunInput, TrainingInput};
 use vramfit::precision::Quantization;
 
 /// One measured run.
@@ -54,25 +55,40 @@ pub fn read_rows(text: &str, own: impl Fn(&Cells, EstimateInput) -> EstimateInpu
                 cells: l.splitn(head.len(), ',').collect(),
             };
             let input = EstimateInput {
-                model: Some(c.text("model")),
-                mode: Mode::Training,
-                gpu: Some(c.text("gpu")),
-                gpus: Some(c.number("gpus")),
-                zero: c.number("zero"),
-                quantization: Quantization::parse("quantization", &c.text("quantization"))
-                    .unwrap_or_else(|e| panic!("{e}")),
-                kbit_upcast: Some(c.text("kbit_upcast") == "true"),
-                lora_rank: c.number("lora_rank"),
-                lora_dropout: Some(c.number("lora_dropout")),
-                lora_targets: vec!["all-linear".into()],
-                batch: c.number("batch"),
-                seq_len: c.number("seq_len"),
-                grad_accum: Some(c.number("grad_accum")),
-                packing: true,
-                grad_checkpointing: Checkpointing::Full,
-                precision: Precision::AmpBf16,
-                stack: Some(Stack::Trl),
-                ..EstimateInput::default()
+                model: ModelInput {
+                    model: Some(c.text("model")),
+                    quantization: Quantization::parse("quantization", &c.text("quantization"))
+                        .unwrap_or_else(|e| panic!("{e}")),
+                    ..Default::default()
+                },
+                run: RunInput {
+                    mode: Mode::Training,
+                    batch: c.number("batch"),
+                    seq_len: c.number("seq_len"),
+                    ..Default::default()
+                },
+                training: TrainingInput {
+                    kbit_upcast: Some(c.text("kbit_upcast") == "true"),
+                    lora_rank: c.number("lora_rank"),
+                    lora_dropout: Some(c.number("lora_dropout")),
+                    lora_targets: vec!["all-linear".into()],
+                    grad_accum: Some(c.number("grad_accum")),
+                    packing: true,
+                    grad_checkpointing: Checkpointing::Full,
+                    precision: Precision::AmpBf16,
+                    stack: Some(Stack::Trl),
+                    ..Default::default()
+                },
+                hardware: HardwareInput {
+                    gpu: Some(c.text("gpu")),
+                    ..Default::default()
+                },
+                placement: PlacementInput {
+                    gpus: Some(c.number("gpus")),
+                    zero: c.number("zero"),
+                    ..Default::default()
+                },
+                ..Default::default()
             };
             Row {
                 id: c.text("id"),
@@ -160,9 +176,10 @@ fn the_qlora_runs_quant_state_stays_whole_on_each_gpu() {
     let e = vramfit::estimate::estimate(&r.input).unwrap();
     let weights = e.weights_bytes.get();
     // The same run on one GPU holds everything whole; on 2, everything but the quant_state is halved.
-    let one = vramfit::estimate::estimate(&EstimateInput {
-        gpus: Some(1.0),
-        ..r.input.clone()
+    let one = vramfit::estimate::estimate(&{
+        let mut spread_input = r.input.clone();
+        spread_input.placement.gpus = Some(1.0);
+        spread_input
     })
     .unwrap()
     .weights_bytes
@@ -191,9 +208,10 @@ fn the_qlora_runs_quant_state_stays_whole_on_each_gpu() {
 fn the_published_runs_lora_dropout_adds_the_recomputed_blocks_masks_and_copies() {
     let r = &rows()[0];
     let acts = |p: f64| {
-        let e = vramfit::estimate::estimate(&EstimateInput {
-            lora_dropout: Some(p),
-            ..r.input.clone()
+        let e = vramfit::estimate::estimate(&{
+            let mut spread_input = r.input.clone();
+            spread_input.training.lora_dropout = Some(p);
+            spread_input
         })
         .unwrap();
         e.components
@@ -223,9 +241,10 @@ fn zero3_keeps_the_small_lora_matrices_whole() {
         .find(|r| r.id == "peft-llama2-70b-lora-zero3")
         .unwrap();
     let buffers = |threshold: Option<f64>| {
-        let e = vramfit::estimate::estimate(&EstimateInput {
-            stage3_param_persistence_threshold: threshold,
-            ..r.input.clone()
+        let e = vramfit::estimate::estimate(&{
+            let mut spread_input = r.input.clone();
+            spread_input.training.stage3_param_persistence_threshold = threshold;
+            spread_input
         })
         .unwrap();
         e.components

@@ -3,6 +3,7 @@
 //! and `estimate_zero3_model_states_mem_needs` (DeepSpeed 0.19.8).
 
 use vramfit::estimate::{ComponentKind, Estimate, EstimateInput, Mode, Offload, estimate};
+use vramfit::estimate::{ModelInput, PlacementInput, RunInput, TrainingInput};
 
 struct DsCase {
     model: String,
@@ -58,18 +59,30 @@ fn zero_model_states_are_deepspeeds_estimates() {
     assert_eq!(cases.len(), 16);
     for c in &cases {
         let input = EstimateInput {
-            model: Some(c.model.clone()),
-            mode: Mode::Training,
-            seq_len: 1024.0,
-            zero: f64::from(c.stage),
-            offload: if c.offload {
-                Offload::Cpu
-            } else {
-                Offload::None
+            model: ModelInput {
+                model: Some(c.model.clone()),
+                ..Default::default()
             },
-            gpus: Some(c.gpus as f64),
-            fused_optimizer: true,
-            ..EstimateInput::default()
+            run: RunInput {
+                mode: Mode::Training,
+                seq_len: 1024.0,
+                ..Default::default()
+            },
+            training: TrainingInput {
+                fused_optimizer: true,
+                ..Default::default()
+            },
+            placement: PlacementInput {
+                zero: f64::from(c.stage),
+                offload: if c.offload {
+                    Offload::Cpu
+                } else {
+                    Offload::None
+                },
+                gpus: Some(c.gpus as f64),
+                ..Default::default()
+            },
+            ..Default::default()
         };
         let e = estimate(&input).unwrap();
         assert_eq!(e.params, c.params, "{}", c.model);
@@ -83,12 +96,13 @@ fn zero_model_states_are_deepspeeds_estimates() {
             assert_eq!(ours - buckets, c.gpu, "{id}");
             continue;
         }
-        let bare = estimate(&EstimateInput {
-            reduce_bucket_size: Some(0.0),
-            stage3_prefetch_bucket_size: Some(0.0),
-            stage3_max_live_parameters: Some(0.0),
-            stage3_param_persistence_threshold: Some(0.0),
-            ..input.clone()
+        let bare = estimate(&{
+            let mut input = input.clone();
+            input.training.reduce_bucket_size = Some(0.0);
+            input.training.stage3_prefetch_bucket_size = Some(0.0);
+            input.training.stage3_max_live_parameters = Some(0.0);
+            input.training.stage3_param_persistence_threshold = Some(0.0);
+            input
         })
         .unwrap();
         let gradient_partition = if c.offload {

@@ -12,6 +12,7 @@
 
 use crate::deepspeed_published::{Row, estimated, fit, read_rows, table_rows, verdict};
 use vramfit::estimate::{ComponentKind, EstimateInput, Offload, Precision};
+use vramfit::estimate::{PlacementInput, RunInput};
 use vramfit::precision::Dtype;
 
 /// The rows of `fsdp-published.csv`: the runs' shared input, then FSDP's version, its offload
@@ -24,9 +25,17 @@ pub fn rows() -> Vec<Row> {
             o => panic!("offload {o}"),
         };
         EstimateInput {
-            fsdp_version: Some(c.number("fsdp_version")),
-            offload,
-            dtype: Some(Dtype::parse("dtype", &c.text("dtype")).unwrap_or_else(|e| panic!("{e}"))),
+            run: RunInput {
+                dtype: Some(
+                    Dtype::parse("dtype", &c.text("dtype")).unwrap_or_else(|e| panic!("{e}")),
+                ),
+                ..input.run
+            },
+            placement: PlacementInput {
+                fsdp_version: Some(c.number("fsdp_version")),
+                offload,
+                ..input.placement
+            },
             ..input
         }
     })
@@ -77,10 +86,11 @@ fn the_published_fsdp_runs_are_estimated_and_their_verdicts_said() {
 fn fsdp_shards_a_base_loaded_in_fp32_in_fp32() {
     let r = row("peft-llama2-70b-lora-fsdp");
     let weights = |dtype: Dtype, fsdp: Option<f64>| {
-        vramfit::estimate::estimate(&EstimateInput {
-            dtype: Some(dtype),
-            fsdp_version: fsdp,
-            ..r.input.clone()
+        vramfit::estimate::estimate(&{
+            let mut spread_input = r.input.clone();
+            spread_input.run.dtype = Some(dtype);
+            spread_input.placement.fsdp_version = fsdp;
+            spread_input
         })
         .unwrap()
         .weights_bytes
@@ -92,10 +102,11 @@ fn fsdp_shards_a_base_loaded_in_fp32_in_fp32() {
     assert_eq!(weights(Dtype::Fp32, None), weights(Dtype::Bf16, None));
     // A pure bf16 run (no autocast) loads the model in bf16 whatever its checkpoint: no widening.
     let pure = |dtype: Dtype| {
-        vramfit::estimate::estimate(&EstimateInput {
-            dtype: Some(dtype),
-            precision: Precision::Bf16,
-            ..r.input.clone()
+        vramfit::estimate::estimate(&{
+            let mut spread_input = r.input.clone();
+            spread_input.run.dtype = Some(dtype);
+            spread_input.training.precision = Precision::Bf16;
+            spread_input
         })
         .unwrap()
         .weights_bytes
@@ -174,9 +185,10 @@ fn the_offload_allowance_is_the_stated_share_of_the_offloaded_shards() {
     assert_eq!((params * 35).div_ceil(100), 6_245_911_348);
     // Without the offload the same run holds no allowance: its reserve is the margin's alone.
     let allowance = |offload: Offload| {
-        let e = vramfit::estimate::estimate(&EstimateInput {
-            offload,
-            ..input.clone()
+        let e = vramfit::estimate::estimate(&{
+            let mut input = input.clone();
+            input.placement.offload = offload;
+            input
         })
         .unwrap();
         let peak = e.peak_allocated_bytes.get();
@@ -215,7 +227,7 @@ fn a_sharded_runs_reserve_holds_the_stated_cache_margin() {
         let reserve = sum(|k| k == ComponentKind::AllocatorReserve);
         let peak = e.peak_allocated_bytes.get();
         // Every row's model has 80 blocks.
-        let allowance = match r.input.offload {
+        let allowance = match r.input.placement.offload {
             Offload::None => 0,
             _ => {
                 let states = e.trainable_params * 12 / r.gpus as u64;

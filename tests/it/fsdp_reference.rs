@@ -7,6 +7,7 @@
 
 use vramfit::config::parse_config;
 use vramfit::estimate::{EstimateInput, Mode, Offload, estimate};
+use vramfit::estimate::{ModelInput, PlacementInput, RunInput};
 
 /// One reference run.
 struct FsdpCase {
@@ -47,20 +48,29 @@ fn cases(csv: &str, fsdp1: bool) -> Vec<FsdpCase> {
             id: g("case_id").to_string(),
             peak: g("peak_allocated_bytes").parse().unwrap(),
             input: EstimateInput {
-                arch: Some(arch),
-                mode: Mode::Training,
-                batch: num("batch"),
-                seq_len: num("seq_len"),
-                zero,
-                fsdp_version: version,
-                reshard_after_forward: reshard,
-                offload: if g("offload") == "cpu" {
-                    Offload::Cpu
-                } else {
-                    Offload::None
+                model: ModelInput {
+                    arch: Some(arch),
+                    ..Default::default()
                 },
-                gpus: Some(num("world_size")),
-                ..EstimateInput::default()
+                run: RunInput {
+                    mode: Mode::Training,
+                    batch: num("batch"),
+                    seq_len: num("seq_len"),
+                    ..Default::default()
+                },
+                placement: PlacementInput {
+                    zero,
+                    fsdp_version: version,
+                    reshard_after_forward: reshard,
+                    offload: if g("offload") == "cpu" {
+                        Offload::Cpu
+                    } else {
+                        Offload::None
+                    },
+                    gpus: Some(num("world_size")),
+                    ..Default::default()
+                },
+                ..Default::default()
             },
         }
     })

@@ -35,9 +35,9 @@ fn the_input_fields_are_those_serde_writes() {
 /// The fuzz target builds its structured `EstimateInput` with every field, each drawn from the
 /// fuzzer's bytes. The fuzz crate is outside the workspace, so this check is textual: each
 /// field is written as `name:` (or `name,`, shorthand) at the start of a line of the struct
-/// literal the target returns. (Its struct
-/// literal has no `..`, so a new field also stops the fuzz build, but that build runs only under
-/// `cargo xtask fuzz`.)
+/// literal the target returns, inside its section's literal (`run: RunInput { batch: …, … }`).
+/// No section's literal ends in a `..` spread, so a new field also stops the fuzz build, but
+/// that build runs only under `cargo xtask fuzz`.
 #[test]
 fn the_fuzz_target_sets_every_field() {
     let dir = format!("{}/../fuzz/fuzz_targets", env!("CARGO_MANIFEST_DIR"));
@@ -53,6 +53,10 @@ fn the_fuzz_target_sets_every_field() {
         let (_, literal) = source
             .split_once("Ok(EstimateInput {")
             .unwrap_or_else(|| panic!("{target}: no `Ok(EstimateInput {{` literal"));
+        assert!(
+            !literal.lines().any(|l| l.trim_start().starts_with("..")),
+            "{target}: a section of its `EstimateInput` is spread from a default, not built whole"
+        );
         for field in input_fields() {
             assert!(
                 literal

@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 use vramfit::estimate::{
     DisaggregationMode, Engine, EstimateInput, Mode, TransferBackend, Workload,
 };
+use vramfit::estimate::{HardwareInput, ModelInput, RunInput, ServingInput};
 use vramfit::hardware::Layout;
 use vramfit::launch::launch;
 use vramfit::precision::{KvDtype, Quantization};
@@ -17,79 +18,79 @@ use vramfit::precision::{KvDtype, Quantization};
 /// The runs whose launches are parsed.
 fn cases() -> Vec<(&'static str, EstimateInput)> {
     let serve = |model: &str, engine: Engine| EstimateInput {
-        model: Some(model.into()),
-        mode: Mode::Serve,
-        engine,
-        gpu: Some("h100-sxm5-80gb".into()),
-        max_model_len: Some(8192.0),
-        batch: 16.0,
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some(model.into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Serve,
+            engine,
+            batch: 16.0,
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(8192.0),
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     };
     vec![
         ("vllm-8b", serve("meta-llama/Llama-3.1-8B", Engine::Vllm)),
-        (
-            "vllm-70b-tp2-fp8-eager",
-            EstimateInput {
-                tp: 2.0,
-                kv_dtype: KvDtype::Fp8,
-                cuda_graphs: false,
-                quantization: Quantization::Fp8,
-                ..serve("meta-llama/Llama-3.1-70B", Engine::Vllm)
-            },
-        ),
-        (
-            "vllm-qwen3-moe-dp2-ep",
-            EstimateInput {
-                gpus: Some(2.0),
-                ep: 2.0,
-                max_model_len: Some(32768.0),
-                ..serve("Qwen/Qwen3-30B-A3B", Engine::Vllm)
-            },
-        ),
+        ("vllm-70b-tp2-fp8-eager", {
+            let mut input = serve("meta-llama/Llama-3.1-70B", Engine::Vllm);
+            input.placement.tp = 2.0;
+            input.run.kv_dtype = KvDtype::Fp8;
+            input.serving.cuda_graphs = false;
+            input.model.quantization = Quantization::Fp8;
+            input
+        }),
+        ("vllm-qwen3-moe-dp2-ep", {
+            let mut input = serve("Qwen/Qwen3-30B-A3B", Engine::Vllm);
+            input.placement.gpus = Some(2.0);
+            input.placement.ep = 2.0;
+            input.serving.max_model_len = Some(32768.0);
+            input
+        }),
         ("sglang-32b", serve("Qwen/Qwen3-32B", Engine::Sglang)),
-        (
-            "sglang-8b-lora",
-            EstimateInput {
-                enable_lora: true,
-                max_lora_rank: Some(64.0),
-                lora_targets: vec!["q_proj".into(), "v_proj".into()],
-                ..serve("meta-llama/Llama-3.1-8B", Engine::Sglang)
-            },
-        ),
-        (
-            "sglang-70b-tp2-fp8-eager",
-            EstimateInput {
-                tp: 2.0,
-                kv_dtype: KvDtype::Fp8,
-                cuda_graphs: false,
-                max_num_seqs: Some(64.0),
-                ..serve("meta-llama/Llama-3.1-70B", Engine::Sglang)
-            },
-        ),
+        ("sglang-8b-lora", {
+            let mut input = serve("meta-llama/Llama-3.1-8B", Engine::Sglang);
+            input.serving.enable_lora = true;
+            input.serving.max_lora_rank = Some(64.0);
+            input.training.lora_targets = vec!["q_proj".into(), "v_proj".into()];
+            input
+        }),
+        ("sglang-70b-tp2-fp8-eager", {
+            let mut input = serve("meta-llama/Llama-3.1-70B", Engine::Sglang);
+            input.placement.tp = 2.0;
+            input.run.kv_dtype = KvDtype::Fp8;
+            input.serving.cuda_graphs = false;
+            input.serving.max_num_seqs = Some(64.0);
+            input
+        }),
         // Disaggregated prefill and decode: each side's own server command.
         (
             "sglang-8b-pd-prefill",
             pd(Engine::Sglang, DisaggregationMode::Prefill),
         ),
-        (
-            "sglang-8b-pd-decode",
-            EstimateInput {
-                num_reserved_decode_tokens: Some(256.0),
-                disaggregation_transfer_backend: Some(TransferBackend::Nixl),
-                ..pd(Engine::Sglang, DisaggregationMode::Decode)
-            },
-        ),
+        ("sglang-8b-pd-decode", {
+            let mut input = pd(Engine::Sglang, DisaggregationMode::Decode);
+            input.serving.num_reserved_decode_tokens = Some(256.0);
+            input.serving.disaggregation_transfer_backend = Some(TransferBackend::Nixl);
+            input
+        }),
         (
             "vllm-8b-pd-prefill",
             pd(Engine::Vllm, DisaggregationMode::Prefill),
         ),
-        (
-            "vllm-8b-pd-decode",
-            EstimateInput {
-                disaggregation_transfer_backend: Some(TransferBackend::Mooncake),
-                ..pd(Engine::Vllm, DisaggregationMode::Decode)
-            },
-        ),
+        ("vllm-8b-pd-decode", {
+            let mut input = pd(Engine::Vllm, DisaggregationMode::Decode);
+            input.serving.disaggregation_transfer_backend = Some(TransferBackend::Mooncake);
+            input
+        }),
         // The planner's serving layouts over two nodes of 8 (`hardware/plan_serving.rs`), the
         // second node's command: vLLM's wide expert parallel with its own data-parallel
         // launcher (`--headless`, `--data-parallel-start-rank 8`), replicas of TP=8 one a node,
@@ -124,14 +125,23 @@ fn cases() -> Vec<(&'static str, EstimateInput)> {
 /// `model` on `engine` serving 64 sequences of 4k, spread over the planner's `layout` on H100s.
 fn planned(model: &str, engine: Engine, layout: Layout) -> EstimateInput {
     let run = EstimateInput {
-        model: Some(model.into()),
-        mode: Mode::Serve,
-        engine,
-        max_model_len: Some(4096.0),
-        seq_len: 4096.0,
-        new_tokens: 0.0,
-        batch: 64.0,
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some(model.into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Serve,
+            engine,
+            seq_len: 4096.0,
+            new_tokens: 0.0,
+            batch: 64.0,
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(4096.0),
+            ..Default::default()
+        },
+        ..Default::default()
     };
     let h100 = vramfit::hardware::find_gpu("h100-sxm5-80gb").unwrap();
     vramfit::hardware::layout_input(&run, layout, h100).unwrap()
@@ -140,14 +150,26 @@ fn planned(model: &str, engine: Engine, layout: Layout) -> EstimateInput {
 /// One side of Llama-3.1-8B served disaggregated on an H100.
 fn pd(engine: Engine, mode: DisaggregationMode) -> EstimateInput {
     EstimateInput {
-        model: Some("meta-llama/Llama-3.1-8B".into()),
-        mode: Mode::Serve,
-        engine,
-        gpu: Some("h100-sxm5-80gb".into()),
-        max_model_len: Some(8192.0),
-        batch: 16.0,
-        disaggregation_mode: Some(mode),
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("meta-llama/Llama-3.1-8B".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Serve,
+            engine,
+            batch: 16.0,
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(8192.0),
+            disaggregation_mode: Some(mode),
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
@@ -357,17 +379,29 @@ fn llama_server_takes_every_flag_written() {
     let known = std::fs::read_to_string(data("llama-cpp-args.txt")).unwrap();
     let known: Vec<&str> = known.lines().filter(|l| !l.starts_with('#')).collect();
     let run = EstimateInput {
-        model: Some("Qwen/Qwen3-32B".into()),
-        engine: Engine::Llamacpp,
-        quantization: Quantization::Gguf {
-            file_type: vramfit::precision::GgufFileType::Q4_K_M,
+        model: ModelInput {
+            model: Some("Qwen/Qwen3-32B".into()),
+            quantization: Quantization::Gguf {
+                file_type: vramfit::precision::GgufFileType::Q4_K_M,
+            },
+            ..Default::default()
         },
-        kv_dtype: KvDtype::Q8_0,
-        attention: vramfit::estimate::AttentionImpl::Flash,
-        gpu: Some("rtx-4090".into()),
-        max_model_len: Some(8192.0),
-        batch: 2.0,
-        ..EstimateInput::default()
+        run: RunInput {
+            engine: Engine::Llamacpp,
+            kv_dtype: KvDtype::Q8_0,
+            attention: vramfit::estimate::AttentionImpl::Flash,
+            batch: 2.0,
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(8192.0),
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("rtx-4090".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     };
     let l = launch(&run.resolve().unwrap()).unwrap();
     let flags: Vec<&String> = l.commands[0]
@@ -380,11 +414,20 @@ fn llama_server_takes_every_flag_written() {
     }
     // An embedding run (bge-m3, issue 42): `--embedding` and the `-ub` its inputs need.
     let pooling = EstimateInput {
-        model: Some("BAAI/bge-m3".into()),
-        engine: Engine::Llamacpp,
-        seq_len: 8192.0,
-        ubatch: 8192.0,
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("BAAI/bge-m3".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            engine: Engine::Llamacpp,
+            seq_len: 8192.0,
+            ..Default::default()
+        },
+        serving: ServingInput {
+            ubatch: 8192.0,
+            ..Default::default()
+        },
+        ..Default::default()
     };
     let l = launch(&pooling.resolve().unwrap()).unwrap();
     assert!(l.commands[0].iter().any(|w| w == "--embedding"));
@@ -412,12 +455,24 @@ fn tei_router_takes_every_flag_written() {
         ),
     ] {
         let run = EstimateInput {
-            model: Some(model.into()),
-            engine: Engine::Tei,
-            dtype,
-            gpu: Some("l4".into()),
-            max_num_batched_tokens: Some(4096.0),
-            ..EstimateInput::default()
+            model: ModelInput {
+                model: Some(model.into()),
+                ..Default::default()
+            },
+            run: RunInput {
+                engine: Engine::Tei,
+                dtype,
+                ..Default::default()
+            },
+            serving: ServingInput {
+                max_num_batched_tokens: Some(4096.0),
+                ..Default::default()
+            },
+            hardware: HardwareInput {
+                gpu: Some("l4".into()),
+                ..Default::default()
+            },
+            ..Default::default()
         };
         let l = launch(&run.resolve().unwrap()).unwrap();
         let argv = &l.commands[0];

@@ -2,6 +2,7 @@
 //! model, KV and compute buffers llama.cpp prints for its first GPU when it loads a GGUF file.
 
 use vramfit::estimate::{AttentionImpl, ComponentKind, Engine, Estimate, EstimateInput, estimate};
+use vramfit::estimate::{ModelInput, PlacementInput, RunInput, ServingInput};
 use vramfit::precision::{GgufFileType, KvDtype, Quantization};
 
 use crate::calibration::{component, csv};
@@ -91,27 +92,40 @@ pub fn llamacpp_runs() -> Vec<LlamacppRun> {
 /// sequences, attention kernel, KV type and offloaded layers.
 pub fn estimate_run(r: &LlamacppRun) -> Estimate {
     let input = EstimateInput {
-        model: Some(r.preset.clone()),
-        engine: Engine::Llamacpp,
-        quantization: Quantization::Gguf {
-            file_type: r.file_type,
+        model: ModelInput {
+            model: Some(r.preset.clone()),
+            quantization: Quantization::Gguf {
+                file_type: r.file_type,
+            },
+            ..Default::default()
         },
-        max_model_len: Some(r.n_ctx as f64),
-        // One token in and none out: the context is the log's, whatever the prompt.
-        seq_len: 1.0,
-        new_tokens: 0.0,
-        ubatch: r.n_ubatch as f64,
-        batch: r.n_seq as f64,
-        attention: if r.flash_attn {
-            AttentionImpl::Flash
-        } else {
-            AttentionImpl::Eager
+        run: RunInput {
+            engine: Engine::Llamacpp,
+
+            // One token in and none out: the context is the log's, whatever the prompt.
+            seq_len: 1.0,
+            new_tokens: 0.0,
+            batch: r.n_seq as f64,
+            attention: if r.flash_attn {
+                AttentionImpl::Flash
+            } else {
+                AttentionImpl::Eager
+            },
+            kv_dtype: KvDtype::parse("kv_dtype", &r.type_k).unwrap(),
+            engine_version: Some(r.engine_version.clone()),
+            ..Default::default()
         },
-        kv_dtype: KvDtype::parse("kv_dtype", &r.type_k).unwrap(),
-        gpu_layers: Some(r.layers_offloaded as f64),
-        engine_version: Some(r.engine_version.clone()),
-        kv_unified: r.kv_unified,
-        ..EstimateInput::default()
+        serving: ServingInput {
+            max_model_len: Some(r.n_ctx as f64),
+            ubatch: r.n_ubatch as f64,
+            kv_unified: r.kv_unified,
+            ..Default::default()
+        },
+        placement: PlacementInput {
+            gpu_layers: Some(r.layers_offloaded as f64),
+            ..Default::default()
+        },
+        ..Default::default()
     };
     estimate(&input).unwrap_or_else(|e| panic!("{}: {e}", r.model))
 }
@@ -330,19 +344,29 @@ fn ollamas_runs_have_llamacpps_buffers() {
     assert_eq!(runs.len(), 2);
     for r in runs {
         let e = estimate(&EstimateInput {
-            model: Some(r.preset.clone()),
-            engine: Engine::Ollama,
-            // Every row is a load of Ollama's Go runner (0.24 and before: its own plan, its
-            // vendored llama.cpp, flash attention off): any such release has the same rules.
-            engine_version: Some("0.24.0".into()),
-            quantization: Quantization::Gguf {
-                file_type: r.file_type,
+            model: ModelInput {
+                model: Some(r.preset.clone()),
+                quantization: Quantization::Gguf {
+                    file_type: r.file_type,
+                },
+                ..Default::default()
             },
-            max_model_len: Some((r.n_ctx / r.n_seq) as f64),
-            batch: r.n_seq as f64,
-            seq_len: 1.0,
-            new_tokens: 0.0,
-            ..EstimateInput::default()
+            run: RunInput {
+                engine: Engine::Ollama,
+
+                // Every row is a load of Ollama's Go runner (0.24 and before: its own plan, its
+                // vendored llama.cpp, flash attention off): any such release has the same rules.
+                engine_version: Some("0.24.0".into()),
+                batch: r.n_seq as f64,
+                seq_len: 1.0,
+                new_tokens: 0.0,
+                ..Default::default()
+            },
+            serving: ServingInput {
+                max_model_len: Some((r.n_ctx / r.n_seq) as f64),
+                ..Default::default()
+            },
+            ..Default::default()
         })
         .unwrap_or_else(|e| panic!("{}: {e}", r.model));
         assert!(!r.flash_attn);

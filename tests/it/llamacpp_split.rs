@@ -20,6 +20,7 @@
 
 use vramfit::config::parse_config;
 use vramfit::estimate::{AttentionImpl, Engine, EstimateInput, estimate};
+use vramfit::estimate::{HardwareInput, ModelInput, PlacementInput, RunInput, ServingInput};
 
 /// CohereConfig's values for c4ai-command-r-v01 (transformers 5.24 `CohereConfig()` defaults,
 /// which are that model's), with its rope base from the log.
@@ -44,21 +45,37 @@ const MIB: f64 = 1_048_576.0;
 fn command_r_on_a_4070_ti_and_a_3090_ti_matches_the_printed_buffers() {
     let arch = parse_config(COMMAND_R).unwrap().arch;
     let e = estimate(&EstimateInput {
-        arch: Some(arch),
-        engine: Engine::Llamacpp,
-        quantization: vramfit::precision::Quantization::Gguf {
-            file_type: vramfit::precision::GgufFileType::Q4_K_M,
+        model: ModelInput {
+            arch: Some(arch),
+            quantization: vramfit::precision::Quantization::Gguf {
+                file_type: vramfit::precision::GgufFileType::Q4_K_M,
+            },
+            ..Default::default()
         },
-        attention: AttentionImpl::Eager,
-        max_model_len: Some(4096.0),
-        // The catalog has no RTX 3090 Ti: the 24 GB RTX 3090 stands in for it, which changes
-        // nothing held here (the split is given, and no buffer depends on the card).
-        cards: vec!["rtx-4070-ti".into(), "rtx-3090".into()],
-        tensor_split: vec![12.0, 29.0],
-        // A build of April 2024 (every build before b7438 has the same rules): it reserves a
-        // micro-batch of outputs, before llama.cpp PR #23861.
-        engine_version: Some("b2600".into()),
-        ..EstimateInput::default()
+        run: RunInput {
+            engine: Engine::Llamacpp,
+            attention: AttentionImpl::Eager,
+
+            // A build of April 2024 (every build before b7438 has the same rules): it reserves a
+            // micro-batch of outputs, before llama.cpp PR #23861.
+            engine_version: Some("b2600".into()),
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(4096.0),
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            // The catalog has no RTX 3090 Ti: the 24 GB RTX 3090 stands in for it, which changes
+            // nothing held here (the split is given, and no buffer depends on the card).
+            cards: vec!["rtx-4070-ti".into(), "rtx-3090".into()],
+            ..Default::default()
+        },
+        placement: PlacementInput {
+            tensor_split: vec![12.0, 29.0],
+            ..Default::default()
+        },
+        ..Default::default()
     })
     .unwrap();
     let c = &e.cards;

@@ -5,6 +5,7 @@
 use std::fmt::Write as _;
 use vramfit::config::parse_config;
 use vramfit::estimate::{Checkpointing, EstimateInput, Mode, estimate};
+use vramfit::estimate::{ModelInput, PlacementInput, RunInput, TrainingInput};
 
 /// One measured run and vramfit's estimate of it.
 pub struct Checked {
@@ -43,23 +44,35 @@ pub fn checked() -> Vec<Checked> {
         let arch = parse_config(&config).unwrap().arch;
         let (tp, pp, cp, dp) = (num("tp"), num("pp"), num("cp"), num("dp"));
         let input = EstimateInput {
-            arch: Some(arch),
-            mode: Mode::Training,
-            batch: num("micro_batch"),
-            seq_len: num("seq_len"),
-            tp,
-            pp,
-            cp: Some(cp),
-            gpus: Some(tp * pp * cp * dp),
-            gpus_per_node: Some(num("gpus_per_node")),
-            sequence_parallel: g("sequence_parallel") == "true",
-            grad_checkpointing: match g("recompute") {
-                "selective" => Checkpointing::Selective,
-                "full" => Checkpointing::Full,
-                _ => Checkpointing::None,
+            model: ModelInput {
+                arch: Some(arch),
+                ..Default::default()
             },
-            distributed_optimizer: g("distributed_optimizer") == "true",
-            ..EstimateInput::default()
+            run: RunInput {
+                mode: Mode::Training,
+                batch: num("micro_batch"),
+                seq_len: num("seq_len"),
+                ..Default::default()
+            },
+            training: TrainingInput {
+                grad_checkpointing: match g("recompute") {
+                    "selective" => Checkpointing::Selective,
+                    "full" => Checkpointing::Full,
+                    _ => Checkpointing::None,
+                },
+                ..Default::default()
+            },
+            placement: PlacementInput {
+                tp,
+                pp,
+                cp: Some(cp),
+                gpus: Some(tp * pp * cp * dp),
+                gpus_per_node: Some(num("gpus_per_node")),
+                sequence_parallel: g("sequence_parallel") == "true",
+                distributed_optimizer: g("distributed_optimizer") == "true",
+                ..Default::default()
+            },
+            ..Default::default()
         };
         let e = estimate(&input).unwrap_or_else(|err| panic!("{}: {err}", g("id")));
         Checked {

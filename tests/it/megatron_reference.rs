@@ -3,6 +3,7 @@
 //! `report_theoretical_memory` (`megatron/training/theoretical_memory_usage.py` at 1bcb3b9e).
 
 use vramfit::estimate::{Checkpointing, Estimate, EstimateInput, Mode, estimate};
+use vramfit::estimate::{ModelInput, PlacementInput, RunInput, TrainingInput};
 
 struct MegatronCase {
     id: String,
@@ -28,24 +29,37 @@ fn cases() -> Vec<MegatronCase> {
                     g("distributed_optimizer")
                 ),
                 input: EstimateInput {
-                    model: Some(g("model").to_string()),
-                    mode: Mode::Training,
-                    batch: num("micro_batch"),
-                    seq_len: num("seq_len"),
-                    tp,
-                    pp,
-                    vp,
-                    // `--context-parallel-size 1`: a Megatron run (its settings given).
-                    cp: Some(1.0),
-                    gpus: Some(tp * pp * dp),
-                    sequence_parallel: sp,
-                    grad_checkpointing: if sp {
-                        Checkpointing::Selective
-                    } else {
-                        Checkpointing::None
+                    model: ModelInput {
+                        model: Some(g("model").to_string()),
+                        ..Default::default()
                     },
-                    distributed_optimizer: g("distributed_optimizer") == "true",
-                    ..EstimateInput::default()
+                    run: RunInput {
+                        mode: Mode::Training,
+                        batch: num("micro_batch"),
+                        seq_len: num("seq_len"),
+                        ..Default::default()
+                    },
+                    training: TrainingInput {
+                        grad_checkpointing: if sp {
+                            Checkpointing::Selective
+                        } else {
+                            Checkpointing::None
+                        },
+                        ..Default::default()
+                    },
+                    placement: PlacementInput {
+                        tp,
+                        pp,
+                        vp,
+
+                        // `--context-parallel-size 1`: a Megatron run (its settings given).
+                        cp: Some(1.0),
+                        gpus: Some(tp * pp * dp),
+                        sequence_parallel: sp,
+                        distributed_optimizer: g("distributed_optimizer") == "true",
+                        ..Default::default()
+                    },
+                    ..Default::default()
                 },
                 states: g("weight_and_optimizer_bytes").parse().unwrap(),
                 activations: g("activation_bytes").parse().unwrap(),

@@ -14,6 +14,7 @@
 use std::fmt::Write as _;
 
 use vramfit::estimate::{Engine, EstimateInput, estimate};
+use vramfit::estimate::{HardwareInput, ModelInput, PlacementInput, RunInput, ServingInput};
 use vramfit::host::find_host;
 use vramfit::precision::{GgufFileType, Quantization};
 use vramfit::throughput::efficiency::host_mbu;
@@ -83,19 +84,34 @@ fn input(r: &OffloadRun) -> EstimateInput {
         }
     };
     EstimateInput {
-        model: Some(r.preset.clone()),
-        engine: Engine::Llamacpp,
-        quantization,
-        gpu: Some(r.gpu.clone()),
-        host_memory: Some(r.host.clone()),
-        // `-ngl 99` (or more) is every layer: the input's default.
-        gpu_layers: (r.gpu_layers < 99).then_some(r.gpu_layers as f64),
-        n_cpu_moe: (r.n_cpu_moe > 0).then_some(r.n_cpu_moe as f64),
-        max_model_len: Some(r.ctx as f64),
-        seq_len: r.prompt_tokens as f64,
-        new_tokens: r.new_tokens as f64,
-        batch: 1.0,
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some(r.preset.clone()),
+            quantization,
+            ..Default::default()
+        },
+        run: RunInput {
+            engine: Engine::Llamacpp,
+            seq_len: r.prompt_tokens as f64,
+            new_tokens: r.new_tokens as f64,
+            batch: 1.0,
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(r.ctx as f64),
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some(r.gpu.clone()),
+            host_memory: Some(r.host.clone()),
+            ..Default::default()
+        },
+        placement: PlacementInput {
+            // `-ngl 99` (or more) is every layer: the input's default.
+            gpu_layers: (r.gpu_layers < 99).then_some(r.gpu_layers as f64),
+            n_cpu_moe: (r.n_cpu_moe > 0).then_some(r.n_cpu_moe as f64),
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
@@ -259,13 +275,14 @@ fn host_efficiency_per_class_is_fitted_to_its_runs() {
         .iter()
         .filter(|(r, _, _)| r.host == host.id)
         .map(|(r, _, _)| {
-            let faster = EstimateInput {
-                host_memory: None,
-                host_bandwidth: Some(format!(
+            let faster = {
+                let mut input = input(r);
+                input.hardware.host_memory = None;
+                input.hardware.host_bandwidth = Some(format!(
                     "{:.3}GB/s",
                     host.bandwidth_bytes_per_s as f64 * scale / 1e9
-                )),
-                ..input(r)
+                ));
+                input
             };
             speed(r, &faster) / r.measured - 1.0
         })

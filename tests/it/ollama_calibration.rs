@@ -2,6 +2,7 @@
 //! it offloads for the memory it sees, and the estimate it prints for them.
 
 use vramfit::estimate::{Engine, Estimate, EstimateInput, OllamaLoad, estimate};
+use vramfit::estimate::{HardwareInput, ModelInput, RunInput, ServingInput};
 use vramfit::precision::{GgufFileType, Quantization};
 
 use crate::calibration::csv;
@@ -82,20 +83,33 @@ pub fn estimate_run(r: &OllamaRun) -> (Estimate, OllamaLoad) {
         _ => r.preset.clone(),
     };
     let input = EstimateInput {
-        model: Some(model),
-        engine: Engine::Ollama,
-        // Every row is a load of Ollama's Go runner (0.24 and before: its own plan, its
-        // vendored llama.cpp, flash attention off): any such release has the same rules.
-        engine_version: Some("0.24.0".into()),
-        quantization: Quantization::Gguf {
-            file_type: r.file_type,
+        model: ModelInput {
+            model: Some(model),
+            quantization: Quantization::Gguf {
+                file_type: r.file_type,
+            },
+            ..Default::default()
         },
-        seq_len: 1024.0,
-        new_tokens: 0.0,
-        max_model_len: Some(r.num_ctx as f64),
-        batch: r.parallel as f64,
-        gpu_memory: Some(r.available.replace(' ', "")),
-        ..EstimateInput::default()
+        run: RunInput {
+            engine: Engine::Ollama,
+
+            // Every row is a load of Ollama's Go runner (0.24 and before: its own plan, its
+            // vendored llama.cpp, flash attention off): any such release has the same rules.
+            engine_version: Some("0.24.0".into()),
+            seq_len: 1024.0,
+            new_tokens: 0.0,
+            batch: r.parallel as f64,
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(r.num_ctx as f64),
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu_memory: Some(r.available.replace(' ', "")),
+            ..Default::default()
+        },
+        ..Default::default()
     };
     let e = estimate(&input).unwrap_or_else(|e| panic!("{}: {e}", r.model));
     let load = e.ollama.clone().unwrap();

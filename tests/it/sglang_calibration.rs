@@ -2,6 +2,7 @@
 //! token pool SGLang sizes (`KV Cache is allocated. #tokens`), what loading took, the CUDA graphs.
 
 use vramfit::estimate::{Engine, Estimate, EstimateInput, Mode, estimate, per_gpu_weight_bytes};
+use vramfit::estimate::{HardwareInput, ModelInput, PlacementInput, RunInput, ServingInput};
 use vramfit::precision::{Dtype, Quantization};
 
 use crate::calibration::csv;
@@ -77,19 +78,34 @@ pub fn estimate_run(r: &SglangRun) -> Option<Estimate> {
         max => r.context_length.min(max),
     };
     let input = EstimateInput {
-        model: Some(r.preset.clone()),
-        mode: Mode::Serve,
-        engine: Engine::Sglang,
-        engine_version: Some(r.version.clone()),
-        quantization: r.quantization,
-        gpu: Some(r.gpu.clone()?),
-        tp: r.tp as f64,
-        mem_fraction_static: r.mem_fraction_static,
-        max_model_len: Some(context as f64),
-        max_num_batched_tokens: r.chunked_prefill_size.map(|c| c as f64),
-        cuda_graph_max_bs: r.cuda_graph_max_bs.map(|c| c as f64),
-        memory_in_use: r.memory_in_use_gib.map(|g| format!("{g}GiB")),
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some(r.preset.clone()),
+            quantization: r.quantization,
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Serve,
+            engine: Engine::Sglang,
+            engine_version: Some(r.version.clone()),
+            ..Default::default()
+        },
+        serving: ServingInput {
+            mem_fraction_static: r.mem_fraction_static,
+            max_model_len: Some(context as f64),
+            max_num_batched_tokens: r.chunked_prefill_size.map(|c| c as f64),
+            cuda_graph_max_bs: r.cuda_graph_max_bs.map(|c| c as f64),
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some(r.gpu.clone()?),
+            memory_in_use: r.memory_in_use_gib.map(|g| format!("{g}GiB")),
+            ..Default::default()
+        },
+        placement: PlacementInput {
+            tp: r.tp as f64,
+            ..Default::default()
+        },
+        ..Default::default()
     };
     Some(estimate(&input).unwrap_or_else(|e| panic!("{}: {e}", r.model)))
 }

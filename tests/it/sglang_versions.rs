@@ -8,6 +8,7 @@
 use crate::calibration::median;
 use crate::sglang_calibration::{SglangRun, estimate_run, sglang_runs};
 use vramfit::estimate::{Engine, EstimateInput, Mode, SglangVersion};
+use vramfit::estimate::{HardwareInput, ModelInput, PlacementInput, RunInput, ServingInput};
 use vramfit::launch::{launch_input, read_command};
 
 /// Rows short of the log by more than 3 %, with why.
@@ -92,14 +93,29 @@ fn defaults_the_logs_printed_are_the_releases() {
         .find(|r| r.source.contains("llms-in-clouds"))
         .unwrap();
     let w = EstimateInput {
-        model: Some(l4.preset.clone()),
-        mode: Mode::Serve,
-        engine: Engine::Sglang,
-        engine_version: Some(l4.version.clone()),
-        gpu: l4.gpu.clone(),
-        tp: 4.0,
-        max_model_len: Some(l4.context_length as f64),
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some(l4.preset.clone()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Serve,
+            engine: Engine::Sglang,
+            engine_version: Some(l4.version.clone()),
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(l4.context_length as f64),
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: l4.gpu.clone(),
+            ..Default::default()
+        },
+        placement: PlacementInput {
+            tp: 4.0,
+            ..Default::default()
+        },
+        ..Default::default()
     }
     .resolve()
     .unwrap();
@@ -117,13 +133,25 @@ fn defaults_the_logs_printed_are_the_releases() {
         / card.avail_before_load_gib.unwrap();
     assert!((implied - 0.879).abs() < 0.0005, "{implied}");
     let w = EstimateInput {
-        model: Some(card.preset.clone()),
-        mode: Mode::Serve,
-        engine: Engine::Sglang,
-        engine_version: Some(card.version.clone()),
-        gpu_memory: Some("24564MiB".into()),
-        max_model_len: Some(card.context_length as f64),
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some(card.preset.clone()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Serve,
+            engine: Engine::Sglang,
+            engine_version: Some(card.version.clone()),
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(card.context_length as f64),
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu_memory: Some("24564MiB".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     }
     .resolve()
     .unwrap();
@@ -138,13 +166,25 @@ fn defaults_the_logs_printed_are_the_releases() {
     // 0.5.23 on the same card: 512 + 2048 × 1.5 + 24 × 2 + 128 = 3,760 MiB and 42 prefill
     // graphs × 8 = 336 MiB, (24,564 − 4,096) / 24,564 = 0.8333 → 0.833.
     let latest = EstimateInput {
-        engine_version: None,
-        model: Some(card.preset.clone()),
-        mode: Mode::Serve,
-        engine: Engine::Sglang,
-        gpu_memory: Some("24564MiB".into()),
-        max_model_len: Some(card.context_length as f64),
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some(card.preset.clone()),
+            ..Default::default()
+        },
+        run: RunInput {
+            engine_version: None,
+            mode: Mode::Serve,
+            engine: Engine::Sglang,
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(card.context_length as f64),
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu_memory: Some("24564MiB".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     }
     .resolve()
     .unwrap();
@@ -156,11 +196,17 @@ fn defaults_the_logs_printed_are_the_releases() {
 fn a_bad_release_is_refused() {
     for bad in ["0.3.6", "0.5.24", "v1", "0.5.2.dev0"] {
         let e = EstimateInput {
-            model: Some("meta-llama/Llama-3.1-8B".into()),
-            mode: Mode::Serve,
-            engine: Engine::Sglang,
-            engine_version: Some(bad.into()),
-            ..EstimateInput::default()
+            model: ModelInput {
+                model: Some("meta-llama/Llama-3.1-8B".into()),
+                ..Default::default()
+            },
+            run: RunInput {
+                mode: Mode::Serve,
+                engine: Engine::Sglang,
+                engine_version: Some(bad.into()),
+                ..Default::default()
+            },
+            ..Default::default()
         }
         .resolve()
         .unwrap_err();
@@ -176,18 +222,33 @@ fn a_bad_release_is_refused() {
 #[test]
 fn a_04_launch_writes_the_old_flags() {
     let input = |version: Option<&str>, graphs: bool| EstimateInput {
-        model: Some("deepseek-ai/DeepSeek-V3".into()),
-        mode: Mode::Serve,
-        engine: Engine::Sglang,
-        engine_version: version.map(Into::into),
-        gpu: Some("h200-sxm-141gb".into()),
-        tp: 8.0,
-        enable_dp_attention: true,
-        dp_size: Some(8.0),
-        cuda_graphs: graphs,
-        max_model_len: Some(8192.0),
-        batch: 16.0,
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("deepseek-ai/DeepSeek-V3".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Serve,
+            engine: Engine::Sglang,
+            engine_version: version.map(Into::into),
+            batch: 16.0,
+            ..Default::default()
+        },
+        serving: ServingInput {
+            cuda_graphs: graphs,
+            max_model_len: Some(8192.0),
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h200-sxm-141gb".into()),
+            ..Default::default()
+        },
+        placement: PlacementInput {
+            tp: 8.0,
+            enable_dp_attention: true,
+            dp_size: Some(8.0),
+            ..Default::default()
+        },
+        ..Default::default()
     };
     let words = |i: &EstimateInput| launch_input(i).unwrap().commands[0].join(" ");
     let old = input(Some("0.4.9.post2"), true);
@@ -201,9 +262,15 @@ fn a_04_launch_writes_the_old_flags() {
     let back = read_command(&line).unwrap();
     assert!(back.not_read.is_empty(), "{:?}", back.not_read);
     let back = EstimateInput {
-        engine_version: old.engine_version.clone(),
-        gpu: old.gpu.clone(),
-        batch: old.batch,
+        run: RunInput {
+            engine_version: old.run.engine_version.clone(),
+            batch: old.run.batch,
+            ..back.input.run
+        },
+        hardware: HardwareInput {
+            gpu: old.hardware.gpu.clone(),
+            ..back.input.hardware
+        },
         ..back.input
     };
     assert_eq!(

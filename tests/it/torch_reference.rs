@@ -11,6 +11,7 @@ use vramfit::estimate::{
     AttentionImpl, Checkpointing, ComponentKind, Estimate, EstimateInput, Logits, Loss, Mode,
     Optimizer, Precision, estimate,
 };
+use vramfit::estimate::{HardwareInput, ModelInput, RunInput, TrainingInput};
 use vramfit::precision::Dtype;
 
 use crate::calibration::component;
@@ -51,64 +52,80 @@ pub fn cases() -> Vec<TorchCase> {
         let id = g("case_id").to_string();
         let training = g("mode") == "training";
         let input = EstimateInput {
-            model: Some(g("model").to_string()),
-            mode: if training {
-                Mode::Training
-            } else {
-                Mode::Inference
+            model: ModelInput {
+                model: Some(g("model").to_string()),
+                ..Default::default()
             },
-            batch: g("batch").parse().unwrap(),
-            seq_len: g("seq_len").parse().unwrap(),
-            // Prefill only, or prefill and that many generated tokens.
-            new_tokens: g("decode_steps").parse().unwrap(),
-            dtype: Some(Dtype::parse("dtype", g("dtype")).unwrap()),
-            attention: if g("attention") == "eager" {
-                AttentionImpl::Eager
-            } else {
-                AttentionImpl::Sdpa
+            run: RunInput {
+                mode: if training {
+                    Mode::Training
+                } else {
+                    Mode::Inference
+                },
+                batch: g("batch").parse().unwrap(),
+                seq_len: g("seq_len").parse().unwrap(),
+
+                // Prefill only, or prefill and that many generated tokens.
+                new_tokens: g("decode_steps").parse().unwrap(),
+                dtype: Some(Dtype::parse("dtype", g("dtype")).unwrap()),
+                attention: if g("attention") == "eager" {
+                    AttentionImpl::Eager
+                } else {
+                    AttentionImpl::Sdpa
+                },
+                logits: if g("logits") == "all" {
+                    Logits::All
+                } else {
+                    Logits::Last
+                },
+                ..Default::default()
             },
-            logits: if g("logits") == "all" {
-                Logits::All
-            } else {
-                Logits::Last
+            training: TrainingInput {
+                optimizer: match g("optimizer") {
+                    // The generator runs SGD with momentum 0.9.
+                    "sgd" => Optimizer::SgdMomentum,
+                    _ => Optimizer::Adamw,
+                },
+                fused_optimizer: g("fused") == "True",
+                precision: match g("precision") {
+                    "fp32" => Precision::Fp32,
+                    "bf16" => Precision::Bf16,
+                    _ => Precision::AmpBf16,
+                },
+                grad_checkpointing: if g("grad_checkpointing") == "True" {
+                    Checkpointing::Full
+                } else {
+                    Checkpointing::None
+                },
+
+                // Both adapter styles (`lora_style` peft or hand) map to the same input: both keep
+                // their adapters in fp32, as PEFT does by default and the estimator assumes. They
+                // differ only in pure bf16, where the hand adapter does not cast its sum back
+                // (`lora-hand-bf16`, a comparison: see `COMPARISONS`).
+                lora_rank: g("lora_rank").parse().unwrap(),
+                lora_targets: lora_targets(g("lora_targets")),
+
+                // PEFT's `LoraConfig(lora_dropout=…)` (issue 40's rows, `lora-peft-dropout`); 0 in
+                // the rows before them.
+                lora_dropout: g("lora_dropout").parse().ok(),
+
+                // Issue 40's regimes (torch_regimes.py): empty in the rows before them.
+                loss: match g("loss") {
+                    "chunked" => Some(Loss::Chunked),
+                    "fused" => Some(Loss::Fused),
+                    _ => None,
+                },
+                loss_chunks: g("loss_chunks").parse().ok(),
+                optimizer_in_backward: g("optimizer_in_bwd") == "True",
+                activation_offload: Some(g("activation_offload") == "True"),
+                ..Default::default()
             },
-            optimizer: match g("optimizer") {
-                // The generator runs SGD with momentum 0.9.
-                "sgd" => Optimizer::SgdMomentum,
-                _ => Optimizer::Adamw,
+            hardware: HardwareInput {
+                // The generator runs on sm90 (H100) rules: 32 MiB cuBLAS workspace.
+                gpu: Some("h100-sxm5-80gb".into()),
+                ..Default::default()
             },
-            fused_optimizer: g("fused") == "True",
-            precision: match g("precision") {
-                "fp32" => Precision::Fp32,
-                "bf16" => Precision::Bf16,
-                _ => Precision::AmpBf16,
-            },
-            grad_checkpointing: if g("grad_checkpointing") == "True" {
-                Checkpointing::Full
-            } else {
-                Checkpointing::None
-            },
-            // Both adapter styles (`lora_style` peft or hand) map to the same input: both keep
-            // their adapters in fp32, as PEFT does by default and the estimator assumes. They
-            // differ only in pure bf16, where the hand adapter does not cast its sum back
-            // (`lora-hand-bf16`, a comparison: see `COMPARISONS`).
-            lora_rank: g("lora_rank").parse().unwrap(),
-            lora_targets: lora_targets(g("lora_targets")),
-            // PEFT's `LoraConfig(lora_dropout=…)` (issue 40's rows, `lora-peft-dropout`); 0 in
-            // the rows before them.
-            lora_dropout: g("lora_dropout").parse().ok(),
-            // The generator runs on sm90 (H100) rules: 32 MiB cuBLAS workspace.
-            gpu: Some("h100-sxm5-80gb".into()),
-            // Issue 40's regimes (torch_regimes.py): empty in the rows before them.
-            loss: match g("loss") {
-                "chunked" => Some(Loss::Chunked),
-                "fused" => Some(Loss::Fused),
-                _ => None,
-            },
-            loss_chunks: g("loss_chunks").parse().ok(),
-            optimizer_in_backward: g("optimizer_in_bwd") == "True",
-            activation_offload: Some(g("activation_offload") == "True"),
-            ..EstimateInput::default()
+            ..Default::default()
         };
         TorchCase {
             id,
@@ -337,12 +354,12 @@ fn decode_step_peak_is_weights_cache_one_layer_copy_and_last_logits() {
         let Some(measured) = c.decode_peak else {
             continue;
         };
-        let model = c.input.model.as_deref().unwrap_or_default();
+        let model = c.input.model.model.as_deref().unwrap_or_default();
         let (_, a, _) = vramfit::catalog::find_model(model).unwrap();
         let (b, s, n) = (
-            c.input.batch as u64,
-            c.input.seq_len as u64,
-            c.input.new_tokens as u64,
+            c.input.run.batch as u64,
+            c.input.run.seq_len as u64,
+            c.input.run.new_tokens as u64,
         );
         let act = if c.id.contains("-fp32-") { 4 } else { 2 };
         let cat_copy = b * a.num_kv_heads * a.head_dim * (s + n - 1) * act;

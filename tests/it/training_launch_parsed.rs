@@ -19,384 +19,344 @@ use vramfit::estimate::{
     Checkpointing, EstimateInput, Loss, Mode, Offload, Optimizer, Precision, RlAlgorithm, Rollout,
     Stack, Workload,
 };
+use vramfit::estimate::{HardwareInput, ModelInput, RunInput, TrainingInput};
 use vramfit::launch::launch;
 use vramfit::precision::Quantization;
 
 /// The runs whose launches are parsed.
 fn cases() -> Vec<(&'static str, EstimateInput)> {
     let train = |stack: Option<Stack>| EstimateInput {
-        model: Some("meta-llama/Llama-3.1-8B".into()),
-        mode: Mode::Training,
-        gpu: Some("h100-sxm5-80gb".into()),
-        batch: 2.0,
-        seq_len: 4096.0,
-        stack,
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("meta-llama/Llama-3.1-8B".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Training,
+            batch: 2.0,
+            seq_len: 4096.0,
+            ..Default::default()
+        },
+        training: TrainingInput {
+            stack,
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     };
-    let qlora = |stack| EstimateInput {
-        lora_rank: 16.0,
-        qlora: true,
-        quantization: Quantization::BnbNf4 { double_quant: true },
-        grad_checkpointing: Checkpointing::Full,
-        ..train(stack)
+    let qlora = |stack| {
+        let mut input = train(stack);
+        input.training.lora_rank = 16.0;
+        input.training.qlora = true;
+        input.model.quantization = Quantization::BnbNf4 { double_quant: true };
+        input.training.grad_checkpointing = Checkpointing::Full;
+        input
     };
     vec![
         ("trl-qlora", qlora(Some(Stack::Trl))),
-        (
-            "trl-full-zero3-offload-8gpu",
-            EstimateInput {
-                gpus: Some(8.0),
-                zero: 3.0,
-                offload: Offload::Cpu,
-                grad_checkpointing: Checkpointing::Full,
-                fused_optimizer: true,
-                loss: Some(Loss::Fused),
-                ..train(None)
-            },
-        ),
-        (
-            "trl-lora-fsdp2-4gpu",
-            EstimateInput {
-                gpus: Some(4.0),
-                zero: 3.0,
-                fsdp_version: Some(2.0),
-                lora_rank: 64.0,
-                lora_targets: vec!["all-linear".into()],
-                precision: Precision::Bf16,
-                packing: true,
-                ..train(Some(Stack::Trl))
-            },
-        ),
-        (
-            "trl-full-fsdp1-shard-grad-op",
-            EstimateInput {
-                gpus: Some(4.0),
-                zero: 2.0,
-                fsdp_version: Some(1.0),
-                optimizer: Optimizer::PagedAdamw8bit,
-                ..train(None)
-            },
-        ),
-        (
-            "llamafactory-lora-zero2-4gpu",
-            EstimateInput {
-                gpus: Some(4.0),
-                zero: 2.0,
-                lora_rank: 8.0,
-                lora_targets: vec!["all-linear".into()],
-                grad_checkpointing: Checkpointing::Full,
-                ..train(Some(Stack::Llamafactory))
-            },
-        ),
+        ("trl-full-zero3-offload-8gpu", {
+            let mut input = train(None);
+            input.placement.gpus = Some(8.0);
+            input.placement.zero = 3.0;
+            input.placement.offload = Offload::Cpu;
+            input.training.grad_checkpointing = Checkpointing::Full;
+            input.training.fused_optimizer = true;
+            input.training.loss = Some(Loss::Fused);
+            input
+        }),
+        ("trl-lora-fsdp2-4gpu", {
+            let mut input = train(Some(Stack::Trl));
+            input.placement.gpus = Some(4.0);
+            input.placement.zero = 3.0;
+            input.placement.fsdp_version = Some(2.0);
+            input.training.lora_rank = 64.0;
+            input.training.lora_targets = vec!["all-linear".into()];
+            input.training.precision = Precision::Bf16;
+            input.training.packing = true;
+            input
+        }),
+        ("trl-full-fsdp1-shard-grad-op", {
+            let mut input = train(None);
+            input.placement.gpus = Some(4.0);
+            input.placement.zero = 2.0;
+            input.placement.fsdp_version = Some(1.0);
+            input.training.optimizer = Optimizer::PagedAdamw8bit;
+            input
+        }),
+        ("llamafactory-lora-zero2-4gpu", {
+            let mut input = train(Some(Stack::Llamafactory));
+            input.placement.gpus = Some(4.0);
+            input.placement.zero = 2.0;
+            input.training.lora_rank = 8.0;
+            input.training.lora_targets = vec!["all-linear".into()];
+            input.training.grad_checkpointing = Checkpointing::Full;
+            input
+        }),
         ("llamafactory-qlora", qlora(Some(Stack::Llamafactory))),
-        (
-            "trl-grpo-colocate-lora",
-            EstimateInput {
-                rl: Some(RlAlgorithm::Grpo),
-                rollout: Some(Rollout::Colocate),
-                rl_beta: Some(0.04),
-                num_generations: Some(4.0),
-                max_completion_length: Some(1024.0),
-                rollout_memory_utilization: Some(0.4),
-                sleep_mode: Some(true),
-                lora_rank: 16.0,
-                grad_checkpointing: Checkpointing::Full,
-                seq_len: 512.0,
-                ..train(Some(Stack::Trl))
-            },
-        ),
-        (
-            "trl-dpo",
-            EstimateInput {
-                rl: Some(RlAlgorithm::Dpo),
-                rl_beta: Some(0.1),
-                max_completion_length: Some(512.0),
-                seq_len: 512.0,
-                grad_checkpointing: Checkpointing::Full,
-                ..train(None)
-            },
-        ),
-        (
-            "axolotl-qlora",
-            EstimateInput {
-                precision: Precision::Bf16,
-                packing: true,
-                ..qlora(Some(Stack::Axolotl))
-            },
-        ),
+        ("trl-grpo-colocate-lora", {
+            let mut input = train(Some(Stack::Trl));
+            input.training.rl = Some(RlAlgorithm::Grpo);
+            input.training.rollout = Some(Rollout::Colocate);
+            input.training.rl_beta = Some(0.04);
+            input.training.num_generations = Some(4.0);
+            input.training.max_completion_length = Some(1024.0);
+            input.training.rollout_memory_utilization = Some(0.4);
+            input.training.sleep_mode = Some(true);
+            input.training.lora_rank = 16.0;
+            input.training.grad_checkpointing = Checkpointing::Full;
+            input.run.seq_len = 512.0;
+            input
+        }),
+        ("trl-dpo", {
+            let mut input = train(None);
+            input.training.rl = Some(RlAlgorithm::Dpo);
+            input.training.rl_beta = Some(0.1);
+            input.training.max_completion_length = Some(512.0);
+            input.run.seq_len = 512.0;
+            input.training.grad_checkpointing = Checkpointing::Full;
+            input
+        }),
+        ("axolotl-qlora", {
+            let mut input = qlora(Some(Stack::Axolotl));
+            input.training.precision = Precision::Bf16;
+            input.training.packing = true;
+            input
+        }),
         // Over two nodes of 8: node 0's command, its machine words read by the launcher's
         // own parser.
-        (
-            "trl-full-fsdp2-2nodes",
-            EstimateInput {
-                gpus: Some(16.0),
-                zero: 3.0,
-                fsdp_version: Some(2.0),
-                grad_checkpointing: Checkpointing::Full,
-                ..train(None)
-            },
-        ),
-        (
-            "llamafactory-full-zero3-2nodes",
-            EstimateInput {
-                gpus: Some(16.0),
-                zero: 3.0,
-                grad_checkpointing: Checkpointing::Full,
-                ..train(Some(Stack::Llamafactory))
-            },
-        ),
-        (
-            "axolotl-full-fsdp2-2nodes",
-            EstimateInput {
-                gpus: Some(16.0),
-                zero: 3.0,
-                fsdp_version: Some(2.0),
-                precision: Precision::Bf16,
-                grad_checkpointing: Checkpointing::Full,
-                ..train(Some(Stack::Axolotl))
-            },
-        ),
-        (
-            "deepspeed-zero3-hostfile-2nodes",
-            EstimateInput {
-                gpus: Some(16.0),
-                zero: 3.0,
-                grad_checkpointing: Checkpointing::Full,
-                ..train(Some(Stack::Deepspeed))
-            },
-        ),
-        (
-            "megatron-70b-8nodes",
-            EstimateInput {
-                model: Some("meta-llama/Llama-3.1-70B".into()),
-                gpus: Some(64.0),
-                tp: 8.0,
-                pp: 4.0,
-                vp: Some(2.0),
-                sequence_parallel: true,
-                distributed_optimizer: true,
-                grad_accum: Some(16.0),
-                batch: 1.0,
-                seq_len: 8192.0,
-                grad_checkpointing: Checkpointing::Selective,
-                ..train(Some(Stack::Megatron))
-            },
-        ),
+        ("trl-full-fsdp2-2nodes", {
+            let mut input = train(None);
+            input.placement.gpus = Some(16.0);
+            input.placement.zero = 3.0;
+            input.placement.fsdp_version = Some(2.0);
+            input.training.grad_checkpointing = Checkpointing::Full;
+            input
+        }),
+        ("llamafactory-full-zero3-2nodes", {
+            let mut input = train(Some(Stack::Llamafactory));
+            input.placement.gpus = Some(16.0);
+            input.placement.zero = 3.0;
+            input.training.grad_checkpointing = Checkpointing::Full;
+            input
+        }),
+        ("axolotl-full-fsdp2-2nodes", {
+            let mut input = train(Some(Stack::Axolotl));
+            input.placement.gpus = Some(16.0);
+            input.placement.zero = 3.0;
+            input.placement.fsdp_version = Some(2.0);
+            input.training.precision = Precision::Bf16;
+            input.training.grad_checkpointing = Checkpointing::Full;
+            input
+        }),
+        ("deepspeed-zero3-hostfile-2nodes", {
+            let mut input = train(Some(Stack::Deepspeed));
+            input.placement.gpus = Some(16.0);
+            input.placement.zero = 3.0;
+            input.training.grad_checkpointing = Checkpointing::Full;
+            input
+        }),
+        ("megatron-70b-8nodes", {
+            let mut input = train(Some(Stack::Megatron));
+            input.model.model = Some("meta-llama/Llama-3.1-70B".into());
+            input.placement.gpus = Some(64.0);
+            input.placement.tp = 8.0;
+            input.placement.pp = 4.0;
+            input.placement.vp = Some(2.0);
+            input.placement.sequence_parallel = true;
+            input.placement.distributed_optimizer = true;
+            input.training.grad_accum = Some(16.0);
+            input.run.batch = 1.0;
+            input.run.seq_len = 8192.0;
+            input.training.grad_checkpointing = Checkpointing::Selective;
+            input
+        }),
         // torchtune 0.6.1's `tune run`: one device, FSDP2 over 4 GPUs and over 2 nodes.
-        (
-            "torchtune-lora-1gpu",
-            EstimateInput {
-                lora_rank: 16.0,
-                precision: Precision::Bf16,
-                grad_checkpointing: Checkpointing::Full,
-                ..train(Some(Stack::Torchtune))
-            },
-        ),
-        (
-            "torchtune-qlora-1gpu",
-            EstimateInput {
-                lora_rank: 8.0,
-                qlora: true,
-                quantization: Quantization::TorchaoNf4,
-                lora_targets: vec!["q_proj".into(), "v_proj".into(), "o_proj".into()],
-                precision: Precision::Bf16,
-                grad_checkpointing: Checkpointing::Full,
-                activation_offload: Some(true),
-                ..train(Some(Stack::Torchtune))
-            },
-        ),
-        (
-            "torchtune-full-fsdp2-4gpu",
-            EstimateInput {
-                gpus: Some(4.0),
-                zero: 3.0,
-                fsdp_version: Some(2.0),
-                precision: Precision::Bf16,
-                grad_checkpointing: Checkpointing::Full,
-                fused_optimizer: true,
-                grad_accum: Some(4.0),
-                ..train(Some(Stack::Torchtune))
-            },
-        ),
-        (
-            "torchtune-full-fsdp2-2nodes",
-            EstimateInput {
-                gpus: Some(16.0),
-                zero: 3.0,
-                fsdp_version: Some(2.0),
-                offload: Offload::Cpu,
-                precision: Precision::Bf16,
-                grad_checkpointing: Checkpointing::Full,
-                ..train(Some(Stack::Torchtune))
-            },
-        ),
+        ("torchtune-lora-1gpu", {
+            let mut input = train(Some(Stack::Torchtune));
+            input.training.lora_rank = 16.0;
+            input.training.precision = Precision::Bf16;
+            input.training.grad_checkpointing = Checkpointing::Full;
+            input
+        }),
+        ("torchtune-qlora-1gpu", {
+            let mut input = train(Some(Stack::Torchtune));
+            input.training.lora_rank = 8.0;
+            input.training.qlora = true;
+            input.model.quantization = Quantization::TorchaoNf4;
+            input.training.lora_targets = vec!["q_proj".into(), "v_proj".into(), "o_proj".into()];
+            input.training.precision = Precision::Bf16;
+            input.training.grad_checkpointing = Checkpointing::Full;
+            input.training.activation_offload = Some(true);
+            input
+        }),
+        ("torchtune-full-fsdp2-4gpu", {
+            let mut input = train(Some(Stack::Torchtune));
+            input.placement.gpus = Some(4.0);
+            input.placement.zero = 3.0;
+            input.placement.fsdp_version = Some(2.0);
+            input.training.precision = Precision::Bf16;
+            input.training.grad_checkpointing = Checkpointing::Full;
+            input.training.fused_optimizer = true;
+            input.training.grad_accum = Some(4.0);
+            input
+        }),
+        ("torchtune-full-fsdp2-2nodes", {
+            let mut input = train(Some(Stack::Torchtune));
+            input.placement.gpus = Some(16.0);
+            input.placement.zero = 3.0;
+            input.placement.fsdp_version = Some(2.0);
+            input.placement.offload = Offload::Cpu;
+            input.training.precision = Precision::Bf16;
+            input.training.grad_checkpointing = Checkpointing::Full;
+            input
+        }),
         // `--stack fsdp`: accelerate's FSDP config and `trl sft` under `accelerate launch`.
-        (
-            "fsdp-fsdp2-4gpu",
-            EstimateInput {
-                gpus: Some(4.0),
-                zero: 3.0,
-                fsdp_version: Some(2.0),
-                grad_checkpointing: Checkpointing::Full,
-                ..train(Some(Stack::Fsdp))
-            },
-        ),
-        (
-            "fsdp-fsdp1-offload-2nodes",
-            EstimateInput {
-                gpus: Some(16.0),
-                zero: 3.0,
-                fsdp_version: Some(1.0),
-                offload: Offload::Cpu,
-                grad_checkpointing: Checkpointing::Full,
-                ..train(Some(Stack::Fsdp))
-            },
-        ),
+        ("fsdp-fsdp2-4gpu", {
+            let mut input = train(Some(Stack::Fsdp));
+            input.placement.gpus = Some(4.0);
+            input.placement.zero = 3.0;
+            input.placement.fsdp_version = Some(2.0);
+            input.training.grad_checkpointing = Checkpointing::Full;
+            input
+        }),
+        ("fsdp-fsdp1-offload-2nodes", {
+            let mut input = train(Some(Stack::Fsdp));
+            input.placement.gpus = Some(16.0);
+            input.placement.zero = 3.0;
+            input.placement.fsdp_version = Some(1.0);
+            input.placement.offload = Offload::Cpu;
+            input.training.grad_checkpointing = Checkpointing::Full;
+            input
+        }),
         // verl 0.9.1's `main_ppo`, GRPO with vLLM on the policy's GPUs.
-        (
-            "verl-grpo-4gpu",
-            EstimateInput {
-                gpus: Some(4.0),
-                zero: 3.0,
-                fsdp_version: Some(2.0),
-                rl: Some(RlAlgorithm::Grpo),
-                num_generations: Some(4.0),
-                max_completion_length: Some(1024.0),
-                rl_beta: Some(0.001),
-                grad_checkpointing: Checkpointing::Full,
-                seq_len: 512.0,
-                ..train(Some(Stack::Verl))
-            },
-        ),
-        (
-            "verl-grpo-lora-2nodes",
-            EstimateInput {
-                gpus: Some(16.0),
-                zero: 3.0,
-                fsdp_version: Some(1.0),
-                rl: Some(RlAlgorithm::Grpo),
-                num_generations: Some(8.0),
-                lora_rank: 32.0,
-                lora_targets: vec!["all-linear".into()],
-                rollout_memory_utilization: Some(0.4),
-                grad_checkpointing: Checkpointing::Full,
-                seq_len: 512.0,
-                batch: 1.0,
-                ..train(Some(Stack::Verl))
-            },
-        ),
+        ("verl-grpo-4gpu", {
+            let mut input = train(Some(Stack::Verl));
+            input.placement.gpus = Some(4.0);
+            input.placement.zero = 3.0;
+            input.placement.fsdp_version = Some(2.0);
+            input.training.rl = Some(RlAlgorithm::Grpo);
+            input.training.num_generations = Some(4.0);
+            input.training.max_completion_length = Some(1024.0);
+            input.training.rl_beta = Some(0.001);
+            input.training.grad_checkpointing = Checkpointing::Full;
+            input.run.seq_len = 512.0;
+            input
+        }),
+        ("verl-grpo-lora-2nodes", {
+            let mut input = train(Some(Stack::Verl));
+            input.placement.gpus = Some(16.0);
+            input.placement.zero = 3.0;
+            input.placement.fsdp_version = Some(1.0);
+            input.training.rl = Some(RlAlgorithm::Grpo);
+            input.training.num_generations = Some(8.0);
+            input.training.lora_rank = 32.0;
+            input.training.lora_targets = vec!["all-linear".into()];
+            input.training.rollout_memory_utilization = Some(0.4);
+            input.training.grad_checkpointing = Checkpointing::Full;
+            input.run.seq_len = 512.0;
+            input.run.batch = 1.0;
+            input
+        }),
         // verl's PPO: the critic beside the actor.
-        (
-            "verl-ppo-4gpu",
-            EstimateInput {
-                gpus: Some(4.0),
-                zero: 3.0,
-                fsdp_version: Some(2.0),
-                rl: Some(RlAlgorithm::Ppo),
-                max_completion_length: Some(1024.0),
-                rl_beta: Some(0.001),
-                grad_checkpointing: Checkpointing::Full,
-                seq_len: 512.0,
-                ..train(Some(Stack::Verl))
-            },
-        ),
+        ("verl-ppo-4gpu", {
+            let mut input = train(Some(Stack::Verl));
+            input.placement.gpus = Some(4.0);
+            input.placement.zero = 3.0;
+            input.placement.fsdp_version = Some(2.0);
+            input.training.rl = Some(RlAlgorithm::Ppo);
+            input.training.max_completion_length = Some(1024.0);
+            input.training.rl_beta = Some(0.001);
+            input.training.grad_checkpointing = Checkpointing::Full;
+            input.run.seq_len = 512.0;
+            input
+        }),
         // OpenRLHF 0.11.2: PPO with every model and vLLM on the policy's GPUs, GRPO with vLLM
         // on GPUs of its own and the reference beside a LoRA policy, GRPO over two nodes, DPO.
-        (
-            "openrlhf-ppo-colocate-4gpu",
-            EstimateInput {
-                gpus: Some(4.0),
-                zero: 3.0,
-                rl: Some(RlAlgorithm::Ppo),
-                rollout: Some(Rollout::Colocate),
-                rl_beta: Some(0.01),
-                max_completion_length: Some(1024.0),
-                rollout_memory_utilization: Some(0.5),
-                sleep_mode: Some(true),
-                fused_optimizer: true,
-                grad_checkpointing: Checkpointing::Full,
-                seq_len: 512.0,
-                ..train(Some(Stack::Openrlhf))
-            },
-        ),
-        (
-            "openrlhf-grpo-server-lora-8gpu",
-            EstimateInput {
-                gpus: Some(8.0),
-                zero: 2.0,
-                offload: Offload::Cpu,
-                rl: Some(RlAlgorithm::Grpo),
-                rollout: Some(Rollout::Server),
-                rl_beta: Some(0.01),
-                ref_model: Some(true),
-                num_generations: Some(8.0),
-                max_completion_length: Some(2048.0),
-                lora_rank: 32.0,
-                lora_targets: vec!["all-linear".into()],
-                grad_checkpointing: Checkpointing::Full,
-                seq_len: 1024.0,
-                batch: 1.0,
-                ..train(Some(Stack::Openrlhf))
-            },
-        ),
-        (
-            "openrlhf-grpo-colocate-2nodes",
-            EstimateInput {
-                gpus: Some(16.0),
-                zero: 3.0,
-                rl: Some(RlAlgorithm::Grpo),
-                rollout: Some(Rollout::Colocate),
-                rl_beta: Some(0.0),
-                num_generations: Some(8.0),
-                max_completion_length: Some(1024.0),
-                rollout_memory_utilization: Some(0.6),
-                fused_optimizer: true,
-                grad_checkpointing: Checkpointing::Full,
-                seq_len: 512.0,
-                batch: 1.0,
-                ..train(Some(Stack::Openrlhf))
-            },
-        ),
-        (
-            "openrlhf-dpo-4gpu",
-            EstimateInput {
-                gpus: Some(4.0),
-                zero: 3.0,
-                rl: Some(RlAlgorithm::Dpo),
-                rl_beta: Some(0.1),
-                max_completion_length: Some(512.0),
-                fused_optimizer: true,
-                grad_checkpointing: Checkpointing::Full,
-                seq_len: 512.0,
-                ..train(Some(Stack::Openrlhf))
-            },
-        ),
+        ("openrlhf-ppo-colocate-4gpu", {
+            let mut input = train(Some(Stack::Openrlhf));
+            input.placement.gpus = Some(4.0);
+            input.placement.zero = 3.0;
+            input.training.rl = Some(RlAlgorithm::Ppo);
+            input.training.rollout = Some(Rollout::Colocate);
+            input.training.rl_beta = Some(0.01);
+            input.training.max_completion_length = Some(1024.0);
+            input.training.rollout_memory_utilization = Some(0.5);
+            input.training.sleep_mode = Some(true);
+            input.training.fused_optimizer = true;
+            input.training.grad_checkpointing = Checkpointing::Full;
+            input.run.seq_len = 512.0;
+            input
+        }),
+        ("openrlhf-grpo-server-lora-8gpu", {
+            let mut input = train(Some(Stack::Openrlhf));
+            input.placement.gpus = Some(8.0);
+            input.placement.zero = 2.0;
+            input.placement.offload = Offload::Cpu;
+            input.training.rl = Some(RlAlgorithm::Grpo);
+            input.training.rollout = Some(Rollout::Server);
+            input.training.rl_beta = Some(0.01);
+            input.training.ref_model = Some(true);
+            input.training.num_generations = Some(8.0);
+            input.training.max_completion_length = Some(2048.0);
+            input.training.lora_rank = 32.0;
+            input.training.lora_targets = vec!["all-linear".into()];
+            input.training.grad_checkpointing = Checkpointing::Full;
+            input.run.seq_len = 1024.0;
+            input.run.batch = 1.0;
+            input
+        }),
+        ("openrlhf-grpo-colocate-2nodes", {
+            let mut input = train(Some(Stack::Openrlhf));
+            input.placement.gpus = Some(16.0);
+            input.placement.zero = 3.0;
+            input.training.rl = Some(RlAlgorithm::Grpo);
+            input.training.rollout = Some(Rollout::Colocate);
+            input.training.rl_beta = Some(0.0);
+            input.training.num_generations = Some(8.0);
+            input.training.max_completion_length = Some(1024.0);
+            input.training.rollout_memory_utilization = Some(0.6);
+            input.training.fused_optimizer = true;
+            input.training.grad_checkpointing = Checkpointing::Full;
+            input.run.seq_len = 512.0;
+            input.run.batch = 1.0;
+            input
+        }),
+        ("openrlhf-dpo-4gpu", {
+            let mut input = train(Some(Stack::Openrlhf));
+            input.placement.gpus = Some(4.0);
+            input.placement.zero = 3.0;
+            input.training.rl = Some(RlAlgorithm::Dpo);
+            input.training.rl_beta = Some(0.1);
+            input.training.max_completion_length = Some(512.0);
+            input.training.fused_optimizer = true;
+            input.training.grad_checkpointing = Checkpointing::Full;
+            input.run.seq_len = 512.0;
+            input
+        }),
         // Unsloth's unsloth-cli.py: QLoRA on one GPU, Unsloth's checkpointing.
-        (
-            "unsloth-qlora",
-            EstimateInput {
-                lora_rank: 16.0,
-                lora_targets: vec!["all-linear".into()],
-                qlora: true,
-                quantization: Quantization::BnbNf4 { double_quant: true },
-                precision: Precision::Bf16,
-                optimizer: Optimizer::Adamw8bit,
-                grad_accum: Some(4.0),
-                grad_checkpointing: Checkpointing::Full,
-                ..train(Some(Stack::Unsloth))
-            },
-        ),
-        (
-            "axolotl-full-fsdp2-4gpu",
-            EstimateInput {
-                gpus: Some(4.0),
-                zero: 3.0,
-                fsdp_version: Some(2.0),
-                precision: Precision::Bf16,
-                grad_checkpointing: Checkpointing::Full,
-                ..train(Some(Stack::Axolotl))
-            },
-        ),
+        ("unsloth-qlora", {
+            let mut input = train(Some(Stack::Unsloth));
+            input.training.lora_rank = 16.0;
+            input.training.lora_targets = vec!["all-linear".into()];
+            input.training.qlora = true;
+            input.model.quantization = Quantization::BnbNf4 { double_quant: true };
+            input.training.precision = Precision::Bf16;
+            input.training.optimizer = Optimizer::Adamw8bit;
+            input.training.grad_accum = Some(4.0);
+            input.training.grad_checkpointing = Checkpointing::Full;
+            input
+        }),
+        ("axolotl-full-fsdp2-4gpu", {
+            let mut input = train(Some(Stack::Axolotl));
+            input.placement.gpus = Some(4.0);
+            input.placement.zero = 3.0;
+            input.placement.fsdp_version = Some(2.0);
+            input.training.precision = Precision::Bf16;
+            input.training.grad_checkpointing = Checkpointing::Full;
+            input
+        }),
     ]
 }
 

@@ -4,6 +4,7 @@
 //! bound; and the memory per GPU the same on one node as on many.
 
 use vramfit::estimate::{Checkpointing, Estimate, EstimateInput, Mode, estimate};
+use vramfit::estimate::{HardwareInput, ModelInput, PlacementInput, RunInput, TrainingInput};
 
 /// No row may be off by more than this share.
 const BOUND: f64 = 0.15;
@@ -152,16 +153,31 @@ fn rows() -> [Row; 8] {
 /// torchtitan's Llama 3 recipes run.
 fn input(r: &Row) -> EstimateInput {
     EstimateInput {
-        model: Some(r.model.into()),
-        mode: Mode::Training,
-        gpu: Some(r.gpu.into()),
-        gpus: Some(r.gpus),
-        zero: 3.0,
-        fsdp_version: Some(2.0),
-        batch: r.batch,
-        seq_len: r.seq_len,
-        grad_checkpointing: r.checkpointing,
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some(r.model.into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Training,
+            batch: r.batch,
+            seq_len: r.seq_len,
+            ..Default::default()
+        },
+        training: TrainingInput {
+            grad_checkpointing: r.checkpointing,
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some(r.gpu.into()),
+            ..Default::default()
+        },
+        placement: PlacementInput {
+            gpus: Some(r.gpus),
+            zero: 3.0,
+            fsdp_version: Some(2.0),
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
@@ -221,9 +237,10 @@ fn more_nodes_slow_the_step_as_published_and_leave_memory_per_gpu_alone() {
     // FSDP's shards shrink with the GPUs (memory per GPU goes down), never up; the same 128
     // GPUs on nodes of 16 hold the same bytes per GPU as on nodes of 8.
     assert!(b.required_bytes <= a.required_bytes);
-    let wide = EstimateInput {
-        gpus_per_node: Some(16.0),
-        ..input(&many)
+    let wide = {
+        let mut input = input(&many);
+        input.placement.gpus_per_node = Some(16.0);
+        input
     };
     let w = estimate(&wide).unwrap();
     assert_eq!(w.nodes, 8);
@@ -235,21 +252,36 @@ fn more_nodes_slow_the_step_as_published_and_leave_memory_per_gpu_alone() {
 /// parallel, the distributed optimizer, 16 micro-batches of one 8192-token sequence) on 64 H100.
 fn megatron(gpus_per_node: Option<f64>, node_link: Option<&str>) -> EstimateInput {
     EstimateInput {
-        model: Some("llama-3.1-70b".into()),
-        mode: Mode::Training,
-        gpu: Some("h100-sxm5-80gb".into()),
-        gpus: Some(64.0),
-        tp: 8.0,
-        pp: 4.0,
-        sequence_parallel: true,
-        distributed_optimizer: true,
-        grad_accum: Some(16.0),
-        batch: 1.0,
-        seq_len: 8192.0,
-        grad_checkpointing: Checkpointing::Selective,
-        gpus_per_node,
-        node_link: node_link.map(Into::into),
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("llama-3.1-70b".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Training,
+            batch: 1.0,
+            seq_len: 8192.0,
+            ..Default::default()
+        },
+        training: TrainingInput {
+            grad_accum: Some(16.0),
+            grad_checkpointing: Checkpointing::Selective,
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            node_link: node_link.map(Into::into),
+            ..Default::default()
+        },
+        placement: PlacementInput {
+            gpus: Some(64.0),
+            tp: 8.0,
+            pp: 4.0,
+            sequence_parallel: true,
+            distributed_optimizer: true,
+            gpus_per_node,
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 

@@ -11,6 +11,7 @@ use vramfit::estimate::{
     ComponentKind, Engine, EstimateInput, Mode, TRTLLM_TOKENS_PER_BLOCK, estimate,
     trtllm_pool_tokens,
 };
+use vramfit::estimate::{HardwareInput, ModelInput, RunInput, ServingInput};
 use vramfit::precision::{KvDtype, Quantization};
 
 const CSV: &str = include_str!("../data/trtllm-startup.csv");
@@ -82,17 +83,29 @@ fn the_pool_rule_gives_the_logged_pools() {
 fn the_pool_is_never_larger_than_trtllms_own() {
     assert!(CSV.contains("issues/6294") && CSV.contains("860320 tokens"));
     let e = estimate(&EstimateInput {
-        model: Some("meta-llama/Llama-3.1-8B".into()),
-        mode: Mode::Serve,
-        engine: Engine::Trtllm,
-        quantization: Quantization::Fp8,
-        kv_dtype: KvDtype::Fp8,
-        gpu: Some("h100-sxm5-80gb".into()),
-        free_gpu_memory_fraction: Some(0.8),
-        max_num_batched_tokens: Some(23_552.0),
-        max_num_seqs: Some(4096.0),
-        max_model_len: Some(157.0),
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("meta-llama/Llama-3.1-8B".into()),
+            quantization: Quantization::Fp8,
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Serve,
+            engine: Engine::Trtllm,
+            kv_dtype: KvDtype::Fp8,
+            ..Default::default()
+        },
+        serving: ServingInput {
+            free_gpu_memory_fraction: Some(0.8),
+            max_num_batched_tokens: Some(23_552.0),
+            max_num_seqs: Some(4096.0),
+            max_model_len: Some(157.0),
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     })
     .unwrap();
     let logged = 860_320;

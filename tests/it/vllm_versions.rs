@@ -6,6 +6,7 @@
 
 use crate::calibration::{csv, median};
 use vramfit::estimate::{Engine, Estimate, EstimateInput, Mode, VllmVersion, estimate};
+use vramfit::estimate::{HardwareInput, ModelInput, PlacementInput, RunInput, ServingInput};
 use vramfit::precision::Quantization;
 
 const GIB: f64 = 1_073_741_824.0;
@@ -88,24 +89,39 @@ pub fn log_input(l: &Log) -> EstimateInput {
     };
     let tp = l.tp.unwrap_or(1);
     EstimateInput {
-        model: Some(l.preset.clone()),
-        mode: Mode::Serve,
-        engine: Engine::Vllm,
-        engine_version: Some(l.version.clone()),
-        quantization,
-        gpu: (!l.gpu_id.is_empty()).then(|| l.gpu_id.clone()),
-        gpu_memory: l
-            .gpu_id
-            .is_empty()
-            .then(|| format!("{}GiB", l.total_gib.unwrap())),
-        gpu_memory_utilization: l.util.unwrap_or(0.9),
-        max_model_len: l.max_model_len.map(|v| v as f64),
-        max_num_seqs: l.max_num_seqs.map(|v| v as f64),
-        max_num_batched_tokens: l.max_num_batched_tokens.map(|v| v as f64),
-        cuda_graphs: !l.eager,
-        tp: tp as f64,
-        gpus: Some(tp as f64),
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some(l.preset.clone()),
+            quantization,
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Serve,
+            engine: Engine::Vllm,
+            engine_version: Some(l.version.clone()),
+            ..Default::default()
+        },
+        serving: ServingInput {
+            gpu_memory_utilization: l.util.unwrap_or(0.9),
+            max_model_len: l.max_model_len.map(|v| v as f64),
+            max_num_seqs: l.max_num_seqs.map(|v| v as f64),
+            max_num_batched_tokens: l.max_num_batched_tokens.map(|v| v as f64),
+            cuda_graphs: !l.eager,
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: (!l.gpu_id.is_empty()).then(|| l.gpu_id.clone()),
+            gpu_memory: l
+                .gpu_id
+                .is_empty()
+                .then(|| format!("{}GiB", l.total_gib.unwrap())),
+            ..Default::default()
+        },
+        placement: PlacementInput {
+            tp: tp as f64,
+            gpus: Some(tp as f64),
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 

@@ -304,17 +304,19 @@ const SMALLEST_TRIES: usize = 12;
 /// estimates (a catalog card hands over to the full build), names none.
 #[cfg(feature = "full")]
 pub fn smallest_card(input: &EstimateInput, need: Bytes) -> Option<&'static Gpu> {
-    let single = EstimateInput {
-        gpus: None,
-        tp: 1.0,
-        pp: 1.0,
-        gpu_memory: None,
-        ..input.clone()
+    let single = {
+        let mut input = input.clone();
+        input.placement.gpus = None;
+        input.placement.tp = 1.0;
+        input.placement.pp = 1.0;
+        input.hardware.gpu_memory = None;
+        input
     };
     let holds = |g: &Gpu| {
-        let on = EstimateInput {
-            gpu: Some(g.id.to_string()),
-            ..single.clone()
+        let on = {
+            let mut input = single.clone();
+            input.hardware.gpu = Some(g.id.to_string());
+            input
         };
         on.resolve()
             .ok()

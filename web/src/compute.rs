@@ -68,10 +68,11 @@ pub fn input_with(s: &AppState, changes: &[(&str, String)]) -> Result<EstimateIn
     if input.runner().rules().library_names && value("source") == "preset" {
         let tag = input
             .model
+            .model
             .as_deref()
             .and_then(crate::engines::ollama_tag_of);
         if let Some((tag, _)) = tag {
-            input.model = Some(tag);
+            input.model.model = Some(tag);
         }
     }
     Ok(input)
@@ -266,10 +267,10 @@ pub fn context_curve(s: &AppState) -> Vec<(u64, Estimate)> {
     let Ok(input) = input_with(s, &[]) else {
         return Vec::new();
     };
-    if input.mode == Mode::Serve {
+    if input.run.mode == Mode::Serve {
         return Vec::new();
     }
-    let current = input.seq_len.max(1.0) as u64;
+    let current = input.run.seq_len.max(1.0) as u64;
     let top = current.saturating_mul(8).clamp(32_768, 1 << 21);
     let mut points: Vec<u64> = (9..=21).map(|p| 1u64 << p).filter(|&n| n <= top).collect();
     points.push(current);
@@ -278,9 +279,10 @@ pub fn context_curve(s: &AppState) -> Vec<(u64, Estimate)> {
     points
         .into_iter()
         .filter_map(|n| {
-            let i = EstimateInput {
-                seq_len: n as f64,
-                ..input.clone()
+            let i = {
+                let mut input = input.clone();
+                input.run.seq_len = n as f64;
+                input
             };
             estimate(&i).ok().map(|e| (n, e))
         })

@@ -285,7 +285,7 @@ impl AppState {
     pub fn calc_link_of(&self, d: &vramfit::estimate::EstimateInput) -> String {
         // The model, which the form's texts leave at the site's: a preset by its id, or a
         // parameter count.
-        let model = match (&d.model, &d.params) {
+        let model = match (&d.model.model, &d.model.params) {
             (Some(m), _) => Some(("preset", "model", m)),
             (None, Some(p)) => Some(("params", "params", p)),
             (None, None) => None,

@@ -4,6 +4,9 @@ use std::fmt::Write as _;
 
 use clap::Args;
 use vramfit::estimate::{Checkpointing, Engine, EstimateInput, Logits, Mode, RunnerType};
+use vramfit::estimate::{
+    HardwareInput, ModelInput, PlacementInput, RunInput, ServingInput, TrainingInput,
+};
 use vramfit::hub::HubModel;
 use vramfit::precision::{Dtype, KvDtype, Quantization};
 use vramfit::{ErrorKind, InputError};
@@ -25,7 +28,8 @@ impl EstimateFlags {
     /// llama.cpp as the engine of a GGUF file where none is named.
     pub fn resolve(&self) -> Result<(EstimateInput, Option<HubModel>), Failure> {
         let (input, looked_up) = self.run_and_hub()?;
-        if input.model.is_none() && input.params.is_none() && input.arch.is_none() {
+        if input.model.model.is_none() && input.model.params.is_none() && input.model.arch.is_none()
+        {
             return Err(InputError::new(
                 ErrorKind::Missing,
                 "model",
@@ -67,14 +71,14 @@ impl EstimateFlags {
         let mut input = self.flags_input()?;
         let looked_up = self.model_source(&mut input)?;
         if self.cpu_moe {
-            input.n_cpu_moe = Some(every_block(&input)?);
+            input.placement.n_cpu_moe = Some(every_block(&input)?);
         }
         // `--gpu rtx-3090,rtx-3060` and `--gpu 2x4090`: a list of cards.
-        if let Some(g) = input.gpu.take() {
+        if let Some(g) = input.hardware.gpu.take() {
             if g.contains([',', '+']) || vramfit::estimate::card_count(&g).0.is_some() {
-                input.cards = vramfit::estimate::split_card_list(&g);
+                input.hardware.cards = vramfit::estimate::split_card_list(&g);
             } else {
-                input.gpu = Some(g);
+                input.hardware.gpu = Some(g);
             }
         }
         self.read_speculative_config(&mut input)?;
@@ -84,135 +88,152 @@ impl EstimateFlags {
     /// The input as the flags give it, field by field.
     fn flags_input(&self) -> Result<EstimateInput, Failure> {
         Ok(EstimateInput {
-            model: None,
-            params: self.params.clone(),
-            arch: None,
-            mode: self.mode.into(),
-            engine: self.engine.map_or(Engine::Hf, Into::into),
-            batch: self.batch,
-            seq_len: self.seq_len,
-            new_tokens: self.new_tokens,
-            dtype: self
-                .dtype
-                .as_deref()
-                .map(|d| Dtype::parse("dtype", d))
-                .transpose()?,
-            // Set with the architecture, from a config.json or the hub ([`Self::model_source`]).
-            checkpoint_dtype: None,
-            quantization: Quantization::parse("quantization", &self.quantization)?,
-            kv_dtype: KvDtype::parse("kv_dtype", &self.kv_dtype)?,
-            attention: self.attention.into(),
-            logits: if self.all_logits {
-                Logits::All
-            } else {
-                Logits::Last
+            model: ModelInput {
+                model: None,
+                params: self.params.clone(),
+                arch: None,
+
+                // Set with the architecture, from a config.json or the hub ([`Self::model_source`]).
+                checkpoint_dtype: None,
+                quantization: Quantization::parse("quantization", &self.quantization)?,
             },
-            optimizer: self.optimizer.into(),
-            fused_optimizer: self.fused_optimizer,
-            precision: self.precision.into(),
-            grad_checkpointing: match (self.checkpointing, self.grad_checkpointing) {
-                (Some(c), _) => c.into(),
-                (None, true) => Checkpointing::Full,
-                (None, false) => Checkpointing::None,
+            run: RunInput {
+                mode: self.mode.into(),
+                engine: self.engine.map_or(Engine::Hf, Into::into),
+                batch: self.batch,
+                seq_len: self.seq_len,
+                new_tokens: self.new_tokens,
+                dtype: self
+                    .dtype
+                    .as_deref()
+                    .map(|d| Dtype::parse("dtype", d))
+                    .transpose()?,
+                kv_dtype: KvDtype::parse("kv_dtype", &self.kv_dtype)?,
+                attention: self.attention.into(),
+                logits: if self.all_logits {
+                    Logits::All
+                } else {
+                    Logits::Last
+                },
+                engine_version: self.engine_version.clone(),
+                runner: self
+                    .runner
+                    .map(Into::into)
+                    .or(self.is_embedding.then_some(RunnerType::Pooling)),
+                images: self.images,
+                image_width: self.image_width,
+                image_height: self.image_height,
+                language_model_only: self.language_model_only,
             },
-            lora_rank: self.lora_rank,
-            lora_targets: self.lora_targets.clone(),
-            lora_dropout: self.lora_dropout,
-            qlora: self.qlora,
-            zero: self.zero,
-            offload: self.offload.into(),
-            gpus: self.total_gpus()?,
-            tp: self.tp,
-            pp: self.pp,
-            gpu: self.gpu.clone(),
-            gpu_memory: self.gpu_memory.clone(),
-            memory_in_use: self.memory_in_use.clone(),
-            cards: self.cards.clone(),
-            tensor_split: self.tensor_split.clone(),
-            split_mode: self.split_mode.into(),
-            main_gpu: self.main_gpu,
-            gpu_memory_utilization: self.gpu_memory_utilization,
-            max_model_len: self.max_model_len,
-            max_num_seqs: self.max_num_seqs,
-            max_num_batched_tokens: self.max_num_batched_tokens,
-            cuda_graphs: !self.enforce_eager,
-            gpu_layers: self.gpu_layers,
-            n_cpu_moe: self.n_cpu_moe,
-            kv_unified: self.kv_unified,
-            kv_unified_per_slot: self.kv_unified_per_slot,
-            host_memory: self.host_memory.clone(),
-            host_bandwidth: self.host_bandwidth.clone(),
-            ubatch: self.ubatch,
-            mem_fraction_static: self.mem_fraction_static,
-            cuda_graph_max_bs: self.cuda_graph_max_bs,
-            ep: self.ep,
-            // `--attn-dp-size N` is the deprecated `--enable-dp-attention --dp-size N`.
-            enable_dp_attention: self.enable_dp_attention || self.attn_dp_size.is_some(),
-            dp_size: self.attn_dp_size.or(self.dp_size),
-            disaggregation_mode: self.disaggregation_mode.map(Into::into),
-            disaggregation_transfer_backend: self.disaggregation_transfer_backend.map(Into::into),
-            num_reserved_decode_tokens: self.num_reserved_decode_tokens,
-            gpus_per_node: self.gpus_per_node,
-            node_link: self.node_link.clone(),
-            free_gpu_memory_fraction: self.free_gpu_memory_fraction,
-            max_kv_size: self.max_kv_size,
-            kv_bits: self.kv_bits,
-            kv_group_size: self.kv_group_size,
-            quantized_kv_start: self.quantized_kv_start,
-            wired_limit_mb: self.wired_limit_mb,
-            engine_version: self.engine_version.clone(),
-            enable_lora: self.enable_lora,
-            max_loras: self.max_loras,
-            max_lora_rank: self.max_lora_rank,
-            max_cpu_loras: self.max_cpu_loras,
-            kv_offloading_size: self.kv_offloading_size,
-            kv_offloading_backend: self.kv_offloading_backend.map(Into::into),
-            runner: self
-                .runner
-                .map(Into::into)
-                .or(self.is_embedding.then_some(RunnerType::Pooling)),
-            speculative_method: self.speculative_method.map(Into::into),
-            draft_model: self.draft_model.clone(),
-            num_speculative_tokens: self.num_speculative_tokens,
-            acceptance_rate: self.acceptance_rate,
-            images: self.images,
-            image_width: self.image_width,
-            image_height: self.image_height,
-            language_model_only: self.language_model_only,
-            stack: self.stack.map(Into::into),
-            loss: self.loss.map(Into::into),
-            loss_chunks: self.loss_chunks,
-            foreach: !self.no_foreach,
-            optimizer_in_backward: self.optimizer_in_backward,
-            activation_offload: self.activation_offload,
-            packing: self.packing,
-            kbit_upcast: self.kbit_upcast,
-            compile: self.compile,
-            rl: self.rl.map(Into::into),
-            rl_beta: self.rl_beta,
-            ref_model: self.ref_model,
-            num_generations: self.num_generations,
-            max_completion_length: self.max_completion_length,
-            rollout: self.rollout.map(Into::into),
-            rollout_memory_utilization: self.rollout_memory_utilization,
-            sleep_mode: self.sleep_mode,
-            // --- Sharding (FSDP, DeepSpeed's buffers, Megatron) ---
-            fsdp_version: self.fsdp_version,
-            reshard_after_forward: self.reshard_after_forward,
-            reduce_bucket_size: self.reduce_bucket_size,
-            allgather_bucket_size: self.allgather_bucket_size,
-            stage3_prefetch_bucket_size: self.stage3_prefetch_bucket_size,
-            stage3_max_live_parameters: self.stage3_max_live_parameters,
-            stage3_param_persistence_threshold: self.stage3_param_persistence_threshold,
-            overlap_comm: self.overlap_comm,
-            vp: self.vp,
-            sequence_parallel: self.sequence_parallel,
-            cp: self.cp,
-            distributed_optimizer: self.distributed_optimizer,
-            recompute_method: self.recompute_method.map(Into::into),
-            recompute_num_layers: self.recompute_num_layers,
-            galore_rank: self.galore_rank,
-            grad_accum: self.grad_accum,
+            training: TrainingInput {
+                optimizer: self.optimizer.into(),
+                fused_optimizer: self.fused_optimizer,
+                precision: self.precision.into(),
+                grad_checkpointing: match (self.checkpointing, self.grad_checkpointing) {
+                    (Some(c), _) => c.into(),
+                    (None, true) => Checkpointing::Full,
+                    (None, false) => Checkpointing::None,
+                },
+                lora_rank: self.lora_rank,
+                lora_targets: self.lora_targets.clone(),
+                lora_dropout: self.lora_dropout,
+                qlora: self.qlora,
+                stack: self.stack.map(Into::into),
+                loss: self.loss.map(Into::into),
+                loss_chunks: self.loss_chunks,
+                foreach: !self.no_foreach,
+                optimizer_in_backward: self.optimizer_in_backward,
+                activation_offload: self.activation_offload,
+                packing: self.packing,
+                kbit_upcast: self.kbit_upcast,
+                compile: self.compile,
+                rl: self.rl.map(Into::into),
+                rl_beta: self.rl_beta,
+                ref_model: self.ref_model,
+                num_generations: self.num_generations,
+                max_completion_length: self.max_completion_length,
+                rollout: self.rollout.map(Into::into),
+                rollout_memory_utilization: self.rollout_memory_utilization,
+                sleep_mode: self.sleep_mode,
+                reduce_bucket_size: self.reduce_bucket_size,
+                allgather_bucket_size: self.allgather_bucket_size,
+                stage3_prefetch_bucket_size: self.stage3_prefetch_bucket_size,
+                stage3_max_live_parameters: self.stage3_max_live_parameters,
+                stage3_param_persistence_threshold: self.stage3_param_persistence_threshold,
+                overlap_comm: self.overlap_comm,
+                recompute_method: self.recompute_method.map(Into::into),
+                recompute_num_layers: self.recompute_num_layers,
+                galore_rank: self.galore_rank,
+                grad_accum: self.grad_accum,
+            },
+            serving: ServingInput {
+                gpu_memory_utilization: self.gpu_memory_utilization,
+                max_model_len: self.max_model_len,
+                max_num_seqs: self.max_num_seqs,
+                max_num_batched_tokens: self.max_num_batched_tokens,
+                cuda_graphs: !self.enforce_eager,
+                kv_unified: self.kv_unified,
+                kv_unified_per_slot: self.kv_unified_per_slot,
+                ubatch: self.ubatch,
+                mem_fraction_static: self.mem_fraction_static,
+                cuda_graph_max_bs: self.cuda_graph_max_bs,
+                disaggregation_mode: self.disaggregation_mode.map(Into::into),
+                disaggregation_transfer_backend: self
+                    .disaggregation_transfer_backend
+                    .map(Into::into),
+                num_reserved_decode_tokens: self.num_reserved_decode_tokens,
+                free_gpu_memory_fraction: self.free_gpu_memory_fraction,
+                max_kv_size: self.max_kv_size,
+                kv_bits: self.kv_bits,
+                kv_group_size: self.kv_group_size,
+                quantized_kv_start: self.quantized_kv_start,
+                enable_lora: self.enable_lora,
+                max_loras: self.max_loras,
+                max_lora_rank: self.max_lora_rank,
+                max_cpu_loras: self.max_cpu_loras,
+                kv_offloading_size: self.kv_offloading_size,
+                kv_offloading_backend: self.kv_offloading_backend.map(Into::into),
+                speculative_method: self.speculative_method.map(Into::into),
+                draft_model: self.draft_model.clone(),
+                num_speculative_tokens: self.num_speculative_tokens,
+                acceptance_rate: self.acceptance_rate,
+            },
+            hardware: HardwareInput {
+                gpu: self.gpu.clone(),
+                gpu_memory: self.gpu_memory.clone(),
+                memory_in_use: self.memory_in_use.clone(),
+                cards: self.cards.clone(),
+                host_memory: self.host_memory.clone(),
+                host_bandwidth: self.host_bandwidth.clone(),
+                node_link: self.node_link.clone(),
+                wired_limit_mb: self.wired_limit_mb,
+            },
+            placement: PlacementInput {
+                zero: self.zero,
+                offload: self.offload.into(),
+                gpus: self.total_gpus()?,
+                tp: self.tp,
+                pp: self.pp,
+                tensor_split: self.tensor_split.clone(),
+                split_mode: self.split_mode.into(),
+                main_gpu: self.main_gpu,
+                gpu_layers: self.gpu_layers,
+                n_cpu_moe: self.n_cpu_moe,
+                ep: self.ep,
+
+                // `--attn-dp-size N` is the deprecated `--enable-dp-attention --dp-size N`.
+                enable_dp_attention: self.enable_dp_attention || self.attn_dp_size.is_some(),
+                dp_size: self.attn_dp_size.or(self.dp_size),
+                gpus_per_node: self.gpus_per_node,
+
+                // --- Sharding (FSDP, DeepSpeed's buffers, Megatron) ---
+                fsdp_version: self.fsdp_version,
+                reshard_after_forward: self.reshard_after_forward,
+                vp: self.vp,
+                sequence_parallel: self.sequence_parallel,
+                cp: self.cp,
+                distributed_optimizer: self.distributed_optimizer,
+            },
         })
     }
 
@@ -238,15 +259,17 @@ impl EstimateFlags {
                 let text = std::fs::read_to_string(path)
                     .map_err(|e| Failure::io(format!("--model: cannot read {m}: {e}")))?;
                 let parsed = vramfit::config::parse_config(&text)?;
-                input.arch = Some(parsed.arch);
+                input.model.arch = Some(parsed.arch);
                 // The config's `torch_dtype` is the checkpoint's, not the run's `--dtype`: the
                 // engine's `auto` resolves from it as from a preset's.
-                input.checkpoint_dtype = parsed.dtype;
-                if let (Quantization::None, Some(q)) = (input.quantization, parsed.quantization) {
-                    input.quantization = q;
+                input.model.checkpoint_dtype = parsed.dtype;
+                if let (Quantization::None, Some(q)) =
+                    (input.model.quantization, parsed.quantization)
+                {
+                    input.model.quantization = q;
                 }
             } else {
-                input.model = Some(m.clone());
+                input.model.model = Some(m.clone());
             }
         }
         Ok(looked_up)
@@ -258,10 +281,19 @@ impl EstimateFlags {
             // vLLM's JSON fills what the flags of its own do not give.
             let mut read = EstimateInput::default();
             let not_read = vramfit::launch::read_speculative_config(json, &mut read)?;
-            input.speculative_method = input.speculative_method.or(read.speculative_method);
-            input.draft_model = input.draft_model.take().or(read.draft_model);
-            input.num_speculative_tokens =
-                input.num_speculative_tokens.or(read.num_speculative_tokens);
+            input.serving.speculative_method = input
+                .serving
+                .speculative_method
+                .or(read.serving.speculative_method);
+            input.serving.draft_model = input
+                .serving
+                .draft_model
+                .take()
+                .or(read.serving.draft_model);
+            input.serving.num_speculative_tokens = input
+                .serving
+                .num_speculative_tokens
+                .or(read.serving.num_speculative_tokens);
             if !not_read.is_empty() {
                 eprintln!(
                     "--speculative-config: not read (no GPU memory of their own in the estimate): {}",
@@ -275,8 +307,8 @@ impl EstimateFlags {
 
 /// `--cpu-moe`: the blocks of the input's model, known from its architecture or its preset.
 fn every_block(input: &EstimateInput) -> Result<f64, Failure> {
-    let arch = input.arch.or_else(|| {
-        let id = input.model.as_deref()?;
+    let arch = input.model.arch.or_else(|| {
+        let id = input.model.model.as_deref()?;
         vramfit::presets::find(id).map(|p| p.arch)
     });
     match arch {
@@ -322,24 +354,30 @@ pub struct EstimateArgs {
 /// training command (Megatron-LM's `--seq-length`) says its own sequence.
 fn from_command(line: &str, flags: EstimateInput) -> Result<(EstimateInput, Vec<String>), Failure> {
     let read = vramfit::launch::read_command(line)?;
-    let training = read.input.mode == vramfit::estimate::Mode::Training;
-    let batch = if read.input.batch == EstimateInput::default().batch {
-        flags.batch
+    let training = read.input.run.mode == vramfit::estimate::Mode::Training;
+    let batch = if read.input.run.batch == EstimateInput::default().run.batch {
+        flags.run.batch
     } else {
-        read.input.batch
+        read.input.run.batch
     };
     let input = EstimateInput {
-        gpu: flags.gpu,
-        gpu_memory: flags.gpu_memory,
-        memory_in_use: flags.memory_in_use,
-        cards: flags.cards,
-        batch,
-        seq_len: if training {
-            read.input.seq_len
-        } else {
-            flags.seq_len
+        run: RunInput {
+            batch,
+            seq_len: if training {
+                read.input.run.seq_len
+            } else {
+                flags.run.seq_len
+            },
+            new_tokens: flags.run.new_tokens,
+            ..read.input.run
         },
-        new_tokens: flags.new_tokens,
+        hardware: HardwareInput {
+            gpu: flags.hardware.gpu,
+            gpu_memory: flags.hardware.gpu_memory,
+            memory_in_use: flags.hardware.memory_in_use,
+            cards: flags.hardware.cards,
+            ..read.input.hardware
+        },
         ..read.input
     };
     Ok((input, read.not_read))

@@ -49,10 +49,11 @@ pub fn run(args: FitsArgs) -> Outcome {
     let gpu = lookup_gpu("gpu", id)?;
     let template = args.flags.run_input()?;
     // The template itself must be a valid run but for its model.
-    vramfit::estimate::EstimateInput {
-        params: Some("1B".into()),
-        gpu: Some(gpu.id.into()),
-        ..template.clone()
+    {
+        let mut input = template.clone();
+        input.model.params = Some("1B".into());
+        input.hardware.gpu = Some(gpu.id.into());
+        input
     }
     .resolve()?;
     let rows: Vec<ModelFit> = models_on(&template, gpu, true)
@@ -69,7 +70,7 @@ pub fn run(args: FitsArgs) -> Outcome {
         "On {} ({:.2} GiB), {run}, batch {}: {} of the presets' runs fit.",
         gpu.id,
         gpu.memory.as_gib(),
-        template.batch,
+        template.run.batch,
         rows.iter().filter(|r| r.fits).count(),
     );
     let _ = writeln!(

@@ -150,7 +150,7 @@ fn keep_flags(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use vramfit::estimate::Precision;
+    use vramfit::estimate::{Precision, RunInput, TrainingInput};
 
     /// A flag given on the command line keeps its value over the file's (and over the
     /// stack's default the file implies); one not given takes the file's.
@@ -167,9 +167,15 @@ mod tests {
         .ok();
         std::fs::write(&ds, r#"{"zero_optimization": {"stage": 2}}"#).ok();
         let flags = EstimateInput {
-            batch: 2.0,
-            precision: Precision::Bf16,
-            ..EstimateInput::default()
+            run: RunInput {
+                batch: 2.0,
+                ..Default::default()
+            },
+            training: TrainingInput {
+                precision: Precision::Bf16,
+                ..Default::default()
+            },
+            ..Default::default()
         };
         let explicit = ["batch".to_string(), "precision".to_string()];
         let applied = apply(&[trl], flags.clone(), &flags, &explicit);
@@ -178,10 +184,13 @@ mod tests {
             Err(e) => panic!("{}", e.message),
         };
         // The flags: the batch (TRL's default 8 otherwise) and the precision.
-        assert_eq!((input.batch, input.precision), (2.0, Precision::Bf16));
+        assert_eq!(
+            (input.run.batch, input.training.precision),
+            (2.0, Precision::Bf16)
+        );
         // The file: the model, the length; the DeepSpeed file it names, read from beside it.
-        assert_eq!(input.model.as_deref(), Some("Qwen/Qwen3-8B"));
-        assert_eq!((input.seq_len, input.zero), (4096.0, 2.0));
+        assert_eq!(input.model.model.as_deref(), Some("Qwen/Qwen3-8B"));
+        assert_eq!((input.run.seq_len, input.placement.zero), (4096.0, 2.0));
         assert_eq!(reads.len(), 2);
         assert_eq!(reads[1].format, ConfigFormat::Deepspeed);
         std::fs::remove_dir_all(&dir).ok();

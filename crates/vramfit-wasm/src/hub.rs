@@ -118,9 +118,10 @@ impl HubInput {
         m.fill(&mut input, false);
         HubInput {
             arch: m.model.arch,
-            checkpoint_dtype: input.checkpoint_dtype,
-            quantization: (input.quantization != Quantization::None).then_some(input.quantization),
-            engine: (input.engine != Engine::default()).then_some(input.engine),
+            checkpoint_dtype: input.model.checkpoint_dtype,
+            quantization: (input.model.quantization != Quantization::None)
+                .then_some(input.model.quantization),
+            engine: (input.run.engine != Engine::default()).then_some(input.run.engine),
         }
     }
 }

@@ -311,7 +311,7 @@ pub fn solve(input: JsEstimateInput) -> Result<JsSolutions, JsValue> {
 #[cfg(feature = "full")]
 fn run_for_every_model(input: JsEstimateInput) -> Result<EstimateInput, JsValue> {
     let run = self::input(input)?;
-    if run.model.is_some() || run.params.is_some() || run.arch.is_some() {
+    if run.model.model.is_some() || run.model.params.is_some() || run.model.arch.is_some() {
         return Err(js_err(InputError::new(
             ErrorKind::Conflict,
             "model",
@@ -319,9 +319,10 @@ fn run_for_every_model(input: JsEstimateInput) -> Result<EstimateInput, JsValue>
             "a run without `model`, `params` or `arch` (use `estimate` for one model)",
         )));
     }
-    EstimateInput {
-        params: Some("1B".into()),
-        ..run.clone()
+    {
+        let mut input = run.clone();
+        input.model.params = Some("1B".into());
+        input
     }
     .resolve()
     .map_err(js_err)?;

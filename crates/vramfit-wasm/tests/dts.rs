@@ -7,8 +7,10 @@
 //! wire: field and variant names after `rename` / `rename_all`, internally tagged enums, optional
 //! fields (`default`, `skip_serializing_if`), transparent and newtype structs, `Option` as
 //! `T | null` (serde-wasm-bindgen's `json_compatible` writes `None` as `null`), `u64` as `number`.
-//! An attribute it does not understand (`flatten`, `untagged`, `with`, …) stops it, so it never
-//! writes a wrong type.
+//! A field under `flatten` whose type is a serde struct of the sources is written as that
+//! struct's fields, in place (the core's `EstimateInput` is its sections' flat keys). An
+//! attribute it does not understand (`untagged`, `with`, a `flatten` of anything else, …)
+//! stops it, so it never writes a wrong type.
 //!
 //! A type whose input form differs from its output form (the core's `Architecture`: every field
 //! is optional on input under `#[serde(default)]`, always present on output) is written twice:
@@ -72,6 +74,7 @@ struct SerdeAttrs {
     skip_serializing_if: bool,
     skip_serializing: bool,
     skip_deserializing: bool,
+    flatten: bool,
 }
 
 #[derive(Clone)]
@@ -178,7 +181,65 @@ fn collect(sources: &[(String, String)]) -> Result<BTreeMap<String, Vec<Def>>, S
             }
         }
     }
+    flatten_fields(&mut defs)?;
     Ok(defs)
+}
+
+/// Writes each field under `flatten` as the fields of its struct, in place: an input-side
+/// `default` of that struct makes them optional, as serde reads them.
+fn flatten_fields(defs: &mut BTreeMap<String, Vec<Def>>) -> Result<(), String> {
+    let snapshot = defs.clone();
+    for (name, list) in defs.iter_mut() {
+        for def in list {
+            let Body::Struct(Shape::Named(fields)) = &mut def.body else {
+                continue;
+            };
+            if !fields.iter().any(|f| f.attrs.flatten) {
+                continue;
+            }
+            let mut out = Vec::new();
+            for f in fields.drain(..) {
+                if !f.attrs.flatten {
+                    out.push(f);
+                    continue;
+                }
+                let ty = match &f.ty {
+                    Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+                    _ => None,
+                };
+                let inner = ty
+                    .as_ref()
+                    .and_then(|t| snapshot.get(t))
+                    .and_then(|l| l.first())
+                    .ok_or_else(|| {
+                        format!(
+                            "{name}: `flatten` of `{}`, not a serde struct of the sources",
+                            f.name
+                        )
+                    })?;
+                let Body::Struct(Shape::Named(inner_fields)) = &inner.body else {
+                    return Err(format!(
+                        "{name}: `flatten` of `{}`, not a struct with named fields",
+                        f.name
+                    ));
+                };
+                for g in inner_fields {
+                    if g.attrs.flatten {
+                        return Err(format!("{name}: nested `flatten` in `{}`", f.name));
+                    }
+                    let mut g = g.clone();
+                    g.attrs.default |= inner.attrs.default || f.attrs.default;
+                    if g.attrs.rename.is_none() && inner.attrs.rename_all.is_some() {
+                        g.attrs.rename =
+                            Some(rename_field(inner.attrs.rename_all.as_deref(), &g.name)?);
+                    }
+                    out.push(g);
+                }
+            }
+            *fields = out;
+        }
+    }
+    Ok(())
 }
 
 fn shape(fields: &Fields, path: &str) -> Result<Shape, String> {
@@ -282,6 +343,7 @@ fn serde_attrs(attrs: &[Attribute], path: &str) -> Result<SerdeAttrs, String> {
                 ("skip_serializing_if", Some(_)) => s.skip_serializing_if = true,
                 ("skip_serializing", None) => s.skip_serializing = true,
                 ("skip_deserializing", None) => s.skip_deserializing = true,
+                ("flatten", None) => s.flatten = true,
                 ("skip", None) => {
                     s.skip_serializing = true;
                     s.skip_deserializing = true;

@@ -1362,6 +1362,18 @@ export interface EstimateInput {
    */
   arch?: ArchitectureInput | null;
   /**
+   * The checkpoint's own dtype, for a model given as `arch`: its config.json's `torch_dtype`
+   * (or `dtype`), or its safetensors header's element type. Not a choice of the run: `dtype`
+   * left absent resolves from it by the engine's rule (vLLM's `auto` serves an fp32
+   * checkpoint in bf16 or fp16, transformers loads it as stored), as it does from a preset's.
+   */
+  checkpoint_dtype?: Dtype | null;
+  /**
+   * Weight format: an object tagged by `format` (`{"format": "gptq", "bits": 4,
+   * "group_size": 128}`) or the CLI's spelling (`"gptq"`, `"gguf-q4_k_m"`).
+   */
+  quantization?: Quantization | string;
+  /**
    * Inference, serve or training.
    */
   mode?: Mode;
@@ -1369,6 +1381,26 @@ export interface EstimateInput {
    * Inference engine.
    */
   engine?: Engine;
+  /**
+   * The engine's release. vLLM's: `0.6` to `0.33`, or with its patch (`0.8.5`); it picks
+   * the rules of that line: V0 or V1, the profile run's defaults, whether the CUDA graphs are
+   * taken out of the pool's budget (from 0.21). Default: the latest, 0.33. SGLang's: `0.4.0`
+   * to `0.5.23` as SGLang tags them (`0.4.3.post3`, `0.5.2rc1`); it picks that release's
+   * default `mem_fraction_static` (fixed by tp up to 0.4.6, a reserve by card from 0.4.7, by
+   * the prefill chunk and CUDA graphs from 0.5.3), `chunked_prefill_size`,
+   * `cuda_graph_max_bs`, its prefill CUDA graphs (from 0.5.10) and the launch's flags.
+   * Default: 0.5.23. transformers' (the
+   * `hf` engine): `4.0` to `5.25`; an MLA model (DeepSeek) caches every head's keys and values
+   * before 5.15, its compressed latent from 5.15. Default: 5.25. llama.cpp's build (its
+   * release tag `b4500`, or the number its log prints after `build:`): `b2000` to `b10615`;
+   * from b7438 `-ngl` gives its first layer to the output layer (PR #18148), before it the
+   * last N blocks; from b9509 the compute buffer is reserved for one output per sequence
+   * (PR #23861), before it for every token of the ubatch. Default: the latest, b10615.
+   * Ollama's release (`0.30.5`): `0.1` to `0.32.15`; up to 0.24 its Go runner with its own
+   * layer plan, from 0.30 `llama-server` of the llama.cpp build it pins, flash attention
+   * auto, its automatic batch and `llama-server`'s fit of the layers. Default: 0.32.15.
+   */
+  engine_version?: string | null;
   /**
    * Sequences per batch (training: micro-batch per GPU); serving: the concurrent requests
    * wanted (vLLM, SGLang); Ollama: `OLLAMA_NUM_PARALLEL`, each with a context of its own.
@@ -1388,18 +1420,6 @@ export interface EstimateInput {
    */
   dtype?: Dtype | null;
   /**
-   * The checkpoint's own dtype, for a model given as `arch`: its config.json's `torch_dtype`
-   * (or `dtype`), or its safetensors header's element type. Not a choice of the run: `dtype`
-   * left absent resolves from it by the engine's rule (vLLM's `auto` serves an fp32
-   * checkpoint in bf16 or fp16, transformers loads it as stored), as it does from a preset's.
-   */
-  checkpoint_dtype?: Dtype | null;
-  /**
-   * Weight format: an object tagged by `format` (`{"format": "gptq", "bits": 4,
-   * "group_size": 128}`) or the CLI's spelling (`"gptq"`, `"gguf-q4_k_m"`).
-   */
-  quantization?: Quantization | string;
-  /**
    * KV-cache dtype.
    */
   kv_dtype?: KvDtype;
@@ -1411,6 +1431,36 @@ export interface EstimateInput {
    * Logits kept.
    */
   logits?: Logits;
+  /**
+   * vLLM `--runner`: `generate` or `pooling` (embedding, reranking and classification
+   * models: vLLM's older `--task embed|score|classify` and `--convert embed|classify`,
+   * SGLang `--is-embedding`, llama.cpp `--embedding` (`--reranking`, `--pooling`), Ollama's
+   * `/api/embed`, transformers' forward of the base model as sentence-transformers runs it).
+   * A pooling run generates no tokens (`new_tokens` is taken as 0) and has no sampler: vLLM
+   * and transformers build no LM head, SGLang and llama.cpp keep it; llama.cpp keeps no KV
+   * cache for an encoder and needs its input in one ubatch. vLLM, SGLang, llama.cpp, Ollama
+   * and transformers inference. Default: `pooling` for an encoder (BERT, RoBERTa,
+   * XLM-RoBERTa) on those engines and, with vLLM and Ollama, for a preset that ships
+   * sentence-transformers' pooling config (Qwen3-Embedding), as vLLM's `--runner auto` and
+   * Ollama's embedding models do; else `generate`.
+   */
+  runner?: RunnerType | null;
+  /**
+   * Images per request (vLLM `--limit-mm-per-prompt '{"image": N}'`, the most a prompt
+   * holds), 0 to 1024; each adds its tokens by the model's own rule to the prompt (Gemma 3's
+   * fixed 256, Qwen-VL's dynamic resolution, InternVL's tiles of 448, Pixtral's rows), so the
+   * KV cache and activations of every engine grow by them. A model without such a rule is
+   * refused by name. Default 0.
+   */
+  images?: number;
+  /**
+   * Each image's width in pixels, 1 to 32768. Default 1024. With `images` only.
+   */
+  image_width?: number | null;
+  /**
+   * Each image's height in pixels, 1 to 32768. Default 1024. With `images` only.
+   */
+  image_height?: number | null;
   /**
    * Optimizer.
    */
@@ -1449,364 +1499,6 @@ export interface EstimateInput {
    * QLoRA: base weights in NF4 with double quantization, LoRA adapters on top.
    */
   qlora?: boolean;
-  /**
-   * DeepSpeed ZeRO stage 0–3 (FSDP full shard is stage 3).
-   */
-  zero?: number;
-  /**
-   * ZeRO offload target.
-   */
-  offload?: Offload;
-  /**
-   * GPUs in total (data × tensor × pipeline parallel); default `tp × pp`, one model copy.
-   */
-  gpus?: number | null;
-  /**
-   * Tensor-parallel size.
-   */
-  tp?: number;
-  /**
-   * Pipeline-parallel size.
-   */
-  pp?: number;
-  /**
-   * A GPU from the catalog: its id (`h200-sxm-141gb`), its name, or words that name it alone
-   * (`h200`, `4090`; see `crate::gpu::match_gpus`).
-   */
-  gpu?: string | null;
-  /**
-   * GPU memory as the CUDA runtime reports it, with its unit (`79.19GiB`, `80GB`).
-   */
-  gpu_memory?: string | null;
-  /**
-   * Memory already in use on each GPU before the run starts — the desktop, a display, other
-   * programs (what `nvidia-smi` shows as used with nothing of the run loaded) — with its
-   * unit (`1.2GiB`, `900MiB`), from 0 to the card's memory (or its working set or
-   * `wired_limit_mb` on an Apple card). Every fit is then said against what is free; vLLM
-   * (from 0.9.1) refuses to start when the free memory is below `gpu_memory_utilization` of
-   * the card's; SGLang's `mem_fraction_static`, TensorRT-LLM's `free_gpu_memory_fraction`
-   * and Ollama's layer decision read the free memory. Or one size per GPU, comma-separated
-   * in order (`1.2GiB,0GiB`): over cards that are not alike each card's own, llama.cpp's
-   * split by each card's free memory with it; over alike cards the busiest decides for every
-   * rank. Default: 0.
-   */
-  memory_in_use?: string | null;
-  /**
-   * Cards that are not alike, in the engine's device order (CUDA0 first): each a catalog
-   * card as `gpu` takes it, or a count of one (`2x4090`). Empty: `gpu` × `gpus`, as before. A
-   * list of one card alone (`["2x4090"]`) is that card × its count. Only llama.cpp splits a
-   * run over unlike cards; every other engine refuses them, naming the card that limits.
-   */
-  cards?: string[];
-  /**
-   * llama.cpp `--tensor-split` (`-ts`): each GPU's share of the layers, in device order
-   * (`[3, 1]`); fewer than the GPUs leaves the rest at 0. Empty (or all 0): by each card's
-   * free memory, taken as its memory less llama.cpp's CUDA context.
-   */
-  tensor_split?: number[];
-  /**
-   * llama.cpp `--split-mode` (`-sm`): `layer` (default), `row` or `none`.
-   */
-  split_mode?: SplitMode;
-  /**
-   * llama.cpp `--main-gpu` (`-mg`): the GPU that holds the whole model with `split_mode`
-   * `none`, from 0. Default 0.
-   */
-  main_gpu?: number;
-  /**
-   * vLLM `gpu_memory_utilization`.
-   */
-  gpu_memory_utilization?: number;
-  /**
-   * vLLM `max_model_len`; SGLang `context_length`; TensorRT-LLM `max_seq_len`; llama.cpp context (`-c`, shared by the
-   * batch); Ollama `num_ctx` (per sequence). Default: the model's `max_position_embeddings`
-   * (vLLM, SGLang), `(seq_len + new_tokens) × batch` (llama.cpp), Ollama's by the GPUs' memory
-   * (4096 below 24 GiB, 32768 below 48 GiB, else 262144; at most the model's trained context).
-   */
-  max_model_len?: number | null;
-  /**
-   * vLLM `max_num_seqs`; SGLang `max_running_requests`; TensorRT-LLM `max_batch_size`. Default
-   * as vLLM picks it: 1024 on cards of 70 GiB or more other than A100, else 256; SGLang's
-   * from its pool (2048 to 4096); TensorRT-LLM's 2048.
-   */
-  max_num_seqs?: number | null;
-  /**
-   * vLLM `max_num_batched_tokens`; SGLang `chunked_prefill_size`; TensorRT-LLM
-   * `max_num_tokens` (default 8192). Default (vLLM) 8192 on
-   * cards of 70 GiB or more other than A100, else 2048; (SGLang) by the card's memory: 2048
-   * below 35 GiB, 4096 below 60 GiB, 8192 below 160 GiB, else 16384. mlx-lm
-   * `--prefill-step-size` (default 2048): the prompt's tokens one forward takes. Text
-   * Embeddings Inference `--max-batch-tokens` (default 16384): its largest batch, which its
-   * warmup runs at start.
-   */
-  max_num_batched_tokens?: number | null;
-  /**
-   * vLLM, SGLang and TensorRT-LLM CUDA graphs (off is vLLM's `enforce_eager`, SGLang's
-   * `disable_cuda_graph`, TensorRT-LLM's `cuda_graph_config: null`).
-   */
-  cuda_graphs?: boolean;
-  /**
-   * llama.cpp `-ngl`, Ollama `num_gpu`: layers on the GPU, the output layer counting as one.
-   * llama.cpp places the output layer first, then the last `ngl − 1` blocks; Ollama the blocks
-   * first. Default: all of them (llama.cpp), Ollama's own offload decision (Ollama).
-   */
-  gpu_layers?: number | null;
-  /**
-   * llama.cpp `-ub` (physical batch).
-   */
-  ubatch?: number;
-  /**
-   * llama.cpp `--n-cpu-moe N` (`-ncmoe`): the routed experts of the first `N` blocks kept
-   * in CPU memory, every other tensor of those blocks where `-ngl` puts it; `--cpu-moe` is
-   * every block. A MoE model only, 0 to its blocks. Default 0.
-   */
-  n_cpu_moe?: number | null;
-  /**
-   * llama.cpp `--kv-unified` (`-kvu`): one KV cache shared by the sequences (true) or one
-   * stream per sequence, each with its share of the context and its own sliding window
-   * (false). Default: llama-server's with `-np` given, a stream per sequence from build
-   * b5913 (one shared cache before). Ollama from 0.30 passes `-np` without it: its runs
-   * split; this field is read for llama.cpp alone.
-   */
-  kv_unified?: boolean | null;
-  /**
-   * llama-server `--kv-unified-per-slot N` (ggml-org/llama.cpp#24124, from build b10662):
-   * each slot's context capped at `N` tokens; without `max_model_len` (`-c`) the shared KV
-   * pool is `N` × the slots (`batch`, `-np`), with it only a cap that holds no memory. An
-   * integer from 1, at least one sequence's `seq_len + new_tokens`; llama.cpp alone.
-   */
-  kv_unified_per_slot?: number | null;
-  /**
-   * The host memory llama.cpp and Ollama read the layers and experts they keep in CPU memory
-   * from, for the speed under offload: a catalog id or its words (`ddr5-6000-2ch`,
-   * `epyc-genoa-12ch`, `m4 max`, `strix halo`; an unknown name's error lists them). Default: a desktop
-   * with dual-channel DDR5-5600 (89.6 GB/s), said in a note. Not with `host_bandwidth`.
-   */
-  host_memory?: string | null;
-  /**
-   * The host memory's peak bandwidth as a rate with its unit (`80GB/s`, `1.2TB/s`), 1 GB/s to
-   * 10 TB/s: channels × 8 B × MT/s for DDR, read at the lowest host class's share of it
-   * (`host_memory` names the platform and its own). Not with `host_memory`.
-   */
-  host_bandwidth?: string | null;
-  /**
-   * SGLang `mem_fraction_static` (0.01 to 0.99): weights and KV pool over the memory free at
-   * start. Default as SGLang picks it from the card's memory, `chunked_prefill_size` and
-   * `cuda_graph_max_bs`; 0.88 without a card.
-   */
-  mem_fraction_static?: number | null;
-  /**
-   * SGLang `cuda_graph_max_bs`. Default by the card's memory and tp (8 below 20 GiB; 24, 32 or
-   * 256 at tp < 4 and 80, 160 or 512 at tp ≥ 4 up to 160 GiB; 512 above).
-   */
-  cuda_graph_max_bs?: number | null;
-  /**
-   * Expert parallel size (vLLM `--enable-expert-parallel`, which spans tp × data parallel;
-   * SGLang `--ep-size`; TensorRT-LLM `--ep_size`): the routed experts divided over `ep` GPUs.
-   * 1 for none.
-   */
-  ep?: number;
-  /**
-   * vLLM `--kv-offloading-size`: GiB of CPU memory for the KV blocks evicted from the GPU
-   * (all the tensor- and pipeline-parallel ranks of a server together), which a later
-   * request with the same prefix loads back instead of recomputing; 0.01 to 16,384. The
-   * GPU's pool, and so the requests it holds at once, do not change. vLLM 0.14 or later.
-   * Default: none, no offloading.
-   */
-  kv_offloading_size?: number | null;
-  /**
-   * vLLM `--kv-offloading-backend`: `native` (default) or `lmcache`, whose own server sizes
-   * its memory. With `kv_offloading_size` only.
-   */
-  kv_offloading_backend?: KvOffloadingBackend | null;
-  /**
-   * vLLM `--runner`: `generate` or `pooling` (embedding, reranking and classification
-   * models: vLLM's older `--task embed|score|classify` and `--convert embed|classify`,
-   * SGLang `--is-embedding`, llama.cpp `--embedding` (`--reranking`, `--pooling`), Ollama's
-   * `/api/embed`, transformers' forward of the base model as sentence-transformers runs it).
-   * A pooling run generates no tokens (`new_tokens` is taken as 0) and has no sampler: vLLM
-   * and transformers build no LM head, SGLang and llama.cpp keep it; llama.cpp keeps no KV
-   * cache for an encoder and needs its input in one ubatch. vLLM, SGLang, llama.cpp, Ollama
-   * and transformers inference. Default: `pooling` for an encoder (BERT, RoBERTa,
-   * XLM-RoBERTa) on those engines and, with vLLM and Ollama, for a preset that ships
-   * sentence-transformers' pooling config (Qwen3-Embedding), as vLLM's `--runner auto` and
-   * Ollama's embedding models do; else `generate`.
-   */
-  runner?: RunnerType | null;
-  /**
-   * SGLang `--attn-dp-size` (0.5.23; before it `--dp-size N --enable-dp-attention`):
-   * attention in data parallel over `dp_size` groups of the
-   * `tp` GPUs (an MLA model: DeepSeek, Kimi K2, GLM-5). Each group holds the attention
-   * weights split over `tp / dp_size` GPUs and the embedding whole, and each GPU's token pool
-   * serves its own group's requests; the MoE layers stay split over all `tp`. Default false.
-   */
-  enable_dp_attention?: boolean;
-  /**
-   * SGLang `--attn-dp-size` with `enable_dp_attention`: the attention groups, 2 to `tp`, dividing
-   * `tp`. (Data-parallel copies of a whole model are `gpus = tp × pp × copies`.)
-   */
-  dp_size?: number | null;
-  /**
-   * Disaggregated prefill and decode: the side this instance serves, `prefill` or `decode`
-   * (SGLang `--disaggregation-mode`, default `null`: one server does both; vLLM
-   * `--kv-transfer-config`'s `kv_role`, `kv_producer` or `kv_consumer`). The estimate is
-   * this side's, with the other side's pool in a note. SGLang and vLLM serving only.
-   */
-  disaggregation_mode?: DisaggregationMode | null;
-  /**
-   * How the KV cache crosses from the prefill side to the decode side: `mooncake` (SGLang's
-   * default; vLLM `MooncakeConnector`) or `nixl` (vLLM's default here, `NixlConnector`)
-   * (SGLang `--disaggregation-transfer-backend`, vLLM `kv_connector`). Both register the KV
-   * pool already allocated: no memory of their own. With `disaggregation_mode` only.
-   */
-  disaggregation_transfer_backend?: TransferBackend | null;
-  /**
-   * SGLang `--num-reserved-decode-tokens` (default 512, 0 to 1,048,576): the decode side keeps
-   * this many tokens free for each running request's next steps before it admits another,
-   * so a request of context_length takes context_length + this many of its pool. SGLang's
-   * decode side only.
-   */
-  num_reserved_decode_tokens?: number | null;
-  /**
-   * GPUs in one node (server), 1 to 64: a layout of `gpus` over more than one node is
-   * `gpus / gpus_per_node` nodes of this many, tensor parallel inside a node (NVLink) and
-   * pipeline, expert and data parallel across nodes (the network). Memory is per GPU either
-   * way; the speed counts the hand-overs and all-reduces that cross the network. Default 8
-   * (an HGX or DGX server's eight).
-   */
-  gpus_per_node?: number | null;
-  /**
-   * The network between nodes, per GPU and per direction, as a rate with its unit
-   * (`400Gb/s`, `50GB/s`), 1 Gb/s to 8 Tb/s. Default 400 Gb/s: InfiniBand NDR, one 400 Gb/s
-   * adapter per GPU (8 × 400 Gb/s per node, as DGX H100 and the clouds' H100 clusters).
-   */
-  node_link?: string | null;
-  /**
-   * TensorRT-LLM `kv_cache_config.free_gpu_memory_fraction` (`trtllm-serve
-   * --kv_cache_free_gpu_memory_fraction`, 0.01 to 1): the share of the memory left after its
-   * start-up profile that becomes the KV cache. Default 0.9.
-   */
-  free_gpu_memory_fraction?: number | null;
-  /**
-   * mlx-lm `--max-kv-size` (`mlx_lm.generate`): a `RotatingKVCache` of at most this many
-   * tokens per layer (its first 4 kept), 1 to 16,777,216. Default: none, the whole context.
-   */
-  max_kv_size?: number | null;
-  /**
-   * mlx-lm `--kv-bits`: the KV cache quantized to 2, 3, 4, 5, 6 or 8 bits once
-   * `quantized_kv_start` tokens are cached (`QuantizedKVCache`). Default: none, the model's
-   * dtype.
-   */
-  kv_bits?: number | null;
-  /**
-   * mlx-lm `--kv-group-size`: values per scale and bias of the quantized KV cache, 32, 64
-   * or 128. Default 64. With `kv_bits` only.
-   */
-  kv_group_size?: number | null;
-  /**
-   * mlx-lm `--quantized-kv-start`: the cached tokens at which the KV cache is quantized, 0
-   * to 16,777,216. Default 5000 (`mlx_lm.generate`'s). With `kv_bits` only.
-   */
-  quantized_kv_start?: number | null;
-  /**
-   * macOS `iogpu.wired_limit_mb` (`sudo sysctl iogpu.wired_limit_mb=N`): the unified memory
-   * the GPU may wire, in MiB, in place of Metal's `recommendedMaxWorkingSetSize`; on an
-   * Apple card of the catalog only, up to its RAM less 4 GiB for macOS. Default: the card's
-   * working set.
-   */
-  wired_limit_mb?: number | null;
-  /**
-   * The engine's release. vLLM's: `0.6` to `0.33`, or with its patch (`0.8.5`); it picks
-   * the rules of that line: V0 or V1, the profile run's defaults, whether the CUDA graphs are
-   * taken out of the pool's budget (from 0.21). Default: the latest, 0.33. SGLang's: `0.4.0`
-   * to `0.5.23` as SGLang tags them (`0.4.3.post3`, `0.5.2rc1`); it picks that release's
-   * default `mem_fraction_static` (fixed by tp up to 0.4.6, a reserve by card from 0.4.7, by
-   * the prefill chunk and CUDA graphs from 0.5.3), `chunked_prefill_size`,
-   * `cuda_graph_max_bs`, its prefill CUDA graphs (from 0.5.10) and the launch's flags.
-   * Default: 0.5.23. transformers' (the
-   * `hf` engine): `4.0` to `5.25`; an MLA model (DeepSeek) caches every head's keys and values
-   * before 5.15, its compressed latent from 5.15. Default: 5.25. llama.cpp's build (its
-   * release tag `b4500`, or the number its log prints after `build:`): `b2000` to `b10615`;
-   * from b7438 `-ngl` gives its first layer to the output layer (PR #18148), before it the
-   * last N blocks; from b9509 the compute buffer is reserved for one output per sequence
-   * (PR #23861), before it for every token of the ubatch. Default: the latest, b10615.
-   * Ollama's release (`0.30.5`): `0.1` to `0.32.15`; up to 0.24 its Go runner with its own
-   * layer plan, from 0.30 `llama-server` of the llama.cpp build it pins, flash attention
-   * auto, its automatic batch and `llama-server`'s fit of the layers. Default: 0.32.15.
-   */
-  engine_version?: string | null;
-  /**
-   * vLLM's and SGLang's `--enable-lora`: serve LoRA adapters. vLLM allocates `max_loras`
-   * slots of `max_lora_rank` on every linear layer, the embedding and the LM head at start-up
-   * (vLLM 0.12 to 0.33); SGLang its LoRA pool on the `lora_targets` modules of every layer
-   * before sizing its token pool (SGLang 0.5). Dense decoders. Default false.
-   */
-  enable_lora?: boolean;
-  /**
-   * vLLM `--max-loras`, SGLang `--max-loras-per-batch`: adapters in one batch, each a slot on
-   * the GPU; 1 to 1024. Default 1 (vLLM), 8 (SGLang). With `enable_lora` only.
-   */
-  max_loras?: number | null;
-  /**
-   * vLLM's and SGLang's `--max-lora-rank`: the rank every slot is allocated at; vLLM one of
-   * 1, 8, 16, 32, 64, 128, 256, 320, 512 (default 16), SGLang 1 to 1024 (no default: SGLang
-   * takes the largest rank of `--lora-paths`' adapters, which vramfit does not read). With
-   * `enable_lora` only.
-   */
-  max_lora_rank?: number | null;
-  /**
-   * vLLM `--max-cpu-loras`, SGLang `--max-loaded-loras`: adapters cached in CPU memory, at
-   * least `max_loras` (host memory, no GPU bytes). Default `max_loras`. With `enable_lora`
-   * only.
-   */
-  max_cpu_loras?: number | null;
-  /**
-   * vLLM `--speculative-config`'s `method`: speculative decoding (`ngram`, `draft_model`,
-   * `eagle`, `eagle3`). Absent: none.
-   */
-  speculative_method?: SpecMethod | null;
-  /**
-   * `--speculative-config`'s `model`: for `draft_model` the draft's preset id (the same
-   * vocabulary as the target), required; for `eagle` and `eagle3` the head's repository
-   * (e.g. `yuhuili/EAGLE-LLaMA3.1-Instruct-8B`), which the command names (the head's shape
-   * is the target's); none for `ngram`.
-   */
-  draft_model?: string | null;
-  /**
-   * `--speculative-config`'s `num_speculative_tokens`: tokens drafted per step, 1 to 16.
-   * Required with `speculative_method`.
-   */
-  num_speculative_tokens?: number | null;
-  /**
-   * The chance that the target accepts one drafted token, 0 to 0.99 (measured on your own
-   * traffic: vLLM logs it as the draft acceptance rate). Only the speed reads it; without it
-   * the speed is given without speculation.
-   */
-  acceptance_rate?: number | null;
-  /**
-   * Images per request (vLLM `--limit-mm-per-prompt '{"image": N}'`, the most a prompt
-   * holds), 0 to 1024; each adds its tokens by the model's own rule to the prompt (Gemma 3's
-   * fixed 256, Gemma 4's pooled patches, Qwen-VL's dynamic resolution, InternVL's tiles of 448, Pixtral's rows), so the
-   * KV cache and activations of every engine grow by them. A model without such a rule is
-   * refused by name. Default 0.
-   */
-  images?: number;
-  /**
-   * Each image's width in pixels, 1 to 32768. Default 1024. With `images` only.
-   */
-  image_width?: number | null;
-  /**
-   * Each image's height in pixels, 1 to 32768. Default 1024. With `images` only.
-   */
-  image_height?: number | null;
-  /**
-   * vLLM loads and profiles no encoder tower: `--language-model-only`, or
-   * `--limit-mm-per-prompt` with every modality at 0 (`{"image": 0, "video": 0, "audio":
-   * 0}`; from vLLM 0.10.1, PR #22299, `SupportsMultiModal._mark_tower_model`). The model's
-   * vision and audio towers and their projectors are left out of the weights. vLLM only,
-   * without `images`. Default false (vLLM's default: every tower loaded).
-   */
-  language_model_only?: boolean;
   /**
    * The fine-tuning stack (`trl`, `unsloth`, `torchtune`, `llamafactory`, `axolotl`,
    * `deepspeed`, `fsdp`, `megatron`, `verl`, `openrlhf`), whose defaults pick `loss`,
@@ -1907,17 +1599,6 @@ export interface EstimateInput {
    */
   sleep_mode?: boolean | null;
   /**
-   * PyTorch FSDP: 1 (`FullyShardedDataParallel`, flat parameters) or 2 (`fully_shard`,
-   * per-parameter DTensors). Absent: DeepSpeed ZeRO's semantics of `zero`. With it, `zero` 3
-   * is `FULL_SHARD` and 2 `SHARD_GRAD_OP`; `offload` cpu is FSDP's CPU offload.
-   */
-  fsdp_version?: number | null;
-  /**
-   * FSDP2 `reshard_after_forward`: free the gathered parameters after forward. Default true
-   * with `zero` 3 (FULL_SHARD), false with `zero` 2.
-   */
-  reshard_after_forward?: boolean | null;
-  /**
    * DeepSpeed `reduce_bucket_size` (elements). Default 5e8 (DeepSpeed 0.19.6
    * `runtime/zero/config.py`); transformers' `"auto"` is hidden_size².
    */
@@ -1947,26 +1628,6 @@ export interface EstimateInput {
    */
   overlap_comm?: boolean | null;
   /**
-   * Megatron `--virtual-pipeline-model-parallel-size`: model chunks per pipeline stage
-   * (the interleaved schedule). Absent: the plain 1F1B schedule.
-   */
-  vp?: number | null;
-  /**
-   * Megatron `--sequence-parallel`: the activations outside the tensor-parallel region are
-   * split over `tp` too.
-   */
-  sequence_parallel?: boolean;
-  /**
-   * Megatron `--context-parallel-size`: the sequence split over `cp` GPUs (`gpus` = tp × pp ×
-   * cp × dp). Absent: 1.
-   */
-  cp?: number | null;
-  /**
-   * Megatron `--use-distributed-optimizer`: fp32 master weights and optimizer states sharded
-   * over the data-parallel GPUs.
-   */
-  distributed_optimizer?: boolean;
-  /**
    * Megatron `--recompute-method` with `--recompute-granularity full` (`grad_checkpointing`
    * full): `uniform` (chunks of `recompute_num_layers` layers, each keeping its input) or
    * `block` (the first `recompute_num_layers` layers of each model chunk recomputed, the
@@ -1993,6 +1654,330 @@ export interface EstimateInput {
    * holds at most `pp` micro-batches' activations, which the estimate counts already).
    */
   grad_accum?: number | null;
+  /**
+   * vLLM `gpu_memory_utilization`.
+   */
+  gpu_memory_utilization?: number;
+  /**
+   * vLLM `max_model_len`; SGLang `context_length`; TensorRT-LLM `max_seq_len`; llama.cpp context (`-c`, shared by the
+   * batch); Ollama `num_ctx` (per sequence). Default: the model's `max_position_embeddings`
+   * (vLLM, SGLang), `(seq_len + new_tokens) × batch` (llama.cpp), Ollama's by the GPUs' memory
+   * (4096 below 24 GiB, 32768 below 48 GiB, else 262144; at most the model's trained context).
+   */
+  max_model_len?: number | null;
+  /**
+   * vLLM `max_num_seqs`; SGLang `max_running_requests`; TensorRT-LLM `max_batch_size`. Default
+   * as vLLM picks it: 1024 on cards of 70 GiB or more other than A100, else 256; SGLang's
+   * from its pool (2048 to 4096); TensorRT-LLM's 2048.
+   */
+  max_num_seqs?: number | null;
+  /**
+   * vLLM `max_num_batched_tokens`; SGLang `chunked_prefill_size`; TensorRT-LLM
+   * `max_num_tokens` (default 8192). Default (vLLM) 8192 on
+   * cards of 70 GiB or more other than A100, else 2048; (SGLang) by the card's memory: 2048
+   * below 35 GiB, 4096 below 60 GiB, 8192 below 160 GiB, else 16384. mlx-lm
+   * `--prefill-step-size` (default 2048): the prompt's tokens one forward takes. Text
+   * Embeddings Inference `--max-batch-tokens` (default 16384): its largest batch, which its
+   * warmup runs at start.
+   */
+  max_num_batched_tokens?: number | null;
+  /**
+   * vLLM, SGLang and TensorRT-LLM CUDA graphs (off is vLLM's `enforce_eager`, SGLang's
+   * `disable_cuda_graph`, TensorRT-LLM's `cuda_graph_config: null`).
+   */
+  cuda_graphs?: boolean;
+  /**
+   * llama.cpp `-ub` (physical batch).
+   */
+  ubatch?: number;
+  /**
+   * llama.cpp `--kv-unified` (`-kvu`): one KV cache shared by the sequences (true) or one
+   * stream per sequence, each with its share of the context and its own sliding window
+   * (false). Default: llama-server's with `-np` given, a stream per sequence from build
+   * b5913 (one shared cache before). Ollama from 0.30 passes `-np` without it: its runs
+   * split; this field is read for llama.cpp alone.
+   */
+  kv_unified?: boolean | null;
+  /**
+   * SGLang `mem_fraction_static` (0.01 to 0.99): weights and KV pool over the memory free at
+   * start. Default as SGLang picks it from the card's memory, `chunked_prefill_size` and
+   * `cuda_graph_max_bs`; 0.88 without a card.
+   */
+  mem_fraction_static?: number | null;
+  /**
+   * SGLang `cuda_graph_max_bs`. Default by the card's memory and tp (8 below 20 GiB; 24, 32 or
+   * 256 at tp < 4 and 80, 160 or 512 at tp ≥ 4 up to 160 GiB; 512 above).
+   */
+  cuda_graph_max_bs?: number | null;
+  /**
+   * vLLM `--kv-offloading-size`: GiB of CPU memory for the KV blocks evicted from the GPU
+   * (all the tensor- and pipeline-parallel ranks of a server together), which a later
+   * request with the same prefix loads back instead of recomputing; 0.01 to 16,384. The
+   * GPU's pool, and so the requests it holds at once, do not change. vLLM 0.14 or later.
+   * Default: none, no offloading.
+   */
+  kv_offloading_size?: number | null;
+  /**
+   * vLLM `--kv-offloading-backend`: `native` (default) or `lmcache`, whose own server sizes
+   * its memory. With `kv_offloading_size` only.
+   */
+  kv_offloading_backend?: KvOffloadingBackend | null;
+  /**
+   * Disaggregated prefill and decode: the side this instance serves, `prefill` or `decode`
+   * (SGLang `--disaggregation-mode`, default `null`: one server does both; vLLM
+   * `--kv-transfer-config`'s `kv_role`, `kv_producer` or `kv_consumer`). The estimate is
+   * this side's, with the other side's pool in a note. SGLang and vLLM serving only.
+   */
+  disaggregation_mode?: DisaggregationMode | null;
+  /**
+   * How the KV cache crosses from the prefill side to the decode side: `mooncake` (SGLang's
+   * default; vLLM `MooncakeConnector`) or `nixl` (vLLM's default here, `NixlConnector`)
+   * (SGLang `--disaggregation-transfer-backend`, vLLM `kv_connector`). Both register the KV
+   * pool already allocated: no memory of their own. With `disaggregation_mode` only.
+   */
+  disaggregation_transfer_backend?: TransferBackend | null;
+  /**
+   * SGLang `--num-reserved-decode-tokens` (default 512, 0 to 1,048,576): the decode side keeps
+   * this many tokens free for each running request's next steps before it admits another,
+   * so a request of context_length takes context_length + this many of its pool. SGLang's
+   * decode side only.
+   */
+  num_reserved_decode_tokens?: number | null;
+  /**
+   * TensorRT-LLM `kv_cache_config.free_gpu_memory_fraction` (`trtllm-serve
+   * --kv_cache_free_gpu_memory_fraction`, 0.01 to 1): the share of the memory left after its
+   * start-up profile that becomes the KV cache. Default 0.9.
+   */
+  free_gpu_memory_fraction?: number | null;
+  /**
+   * mlx-lm `--max-kv-size` (`mlx_lm.generate`): a `RotatingKVCache` of at most this many
+   * tokens per layer (its first 4 kept), 1 to 16,777,216. Default: none, the whole context.
+   */
+  max_kv_size?: number | null;
+  /**
+   * mlx-lm `--kv-bits`: the KV cache quantized to 2, 3, 4, 5, 6 or 8 bits once
+   * `quantized_kv_start` tokens are cached (`QuantizedKVCache`). Default: none, the model's
+   * dtype.
+   */
+  kv_bits?: number | null;
+  /**
+   * mlx-lm `--kv-group-size`: values per scale and bias of the quantized KV cache, 32, 64
+   * or 128. Default 64. With `kv_bits` only.
+   */
+  kv_group_size?: number | null;
+  /**
+   * mlx-lm `--quantized-kv-start`: the cached tokens at which the KV cache is quantized, 0
+   * to 16,777,216. Default 5000 (`mlx_lm.generate`'s). With `kv_bits` only.
+   */
+  quantized_kv_start?: number | null;
+  /**
+   * vLLM's and SGLang's `--enable-lora`: serve LoRA adapters. vLLM allocates `max_loras`
+   * slots of `max_lora_rank` on every linear layer, the embedding and the LM head at start-up
+   * (vLLM 0.12 to 0.33); SGLang its LoRA pool on the `lora_targets` modules of every layer
+   * before sizing its token pool (SGLang 0.5). Dense decoders. Default false.
+   */
+  enable_lora?: boolean;
+  /**
+   * vLLM `--max-loras`, SGLang `--max-loras-per-batch`: adapters in one batch, each a slot on
+   * the GPU; 1 to 1024. Default 1 (vLLM), 8 (SGLang). With `enable_lora` only.
+   */
+  max_loras?: number | null;
+  /**
+   * vLLM's and SGLang's `--max-lora-rank`: the rank every slot is allocated at; vLLM one of
+   * 1, 8, 16, 32, 64, 128, 256, 320, 512 (default 16), SGLang 1 to 1024 (no default: SGLang
+   * takes the largest rank of `--lora-paths`' adapters, which vramfit does not read). With
+   * `enable_lora` only.
+   */
+  max_lora_rank?: number | null;
+  /**
+   * vLLM `--max-cpu-loras`, SGLang `--max-loaded-loras`: adapters cached in CPU memory, at
+   * least `max_loras` (host memory, no GPU bytes). Default `max_loras`. With `enable_lora`
+   * only.
+   */
+  max_cpu_loras?: number | null;
+  /**
+   * vLLM `--speculative-config`'s `method`: speculative decoding (`ngram`, `draft_model`,
+   * `eagle`, `eagle3`). Absent: none.
+   */
+  speculative_method?: SpecMethod | null;
+  /**
+   * `--speculative-config`'s `model`: for `draft_model` the draft's preset id (the same
+   * vocabulary as the target), required; for `eagle` and `eagle3` the head's repository
+   * (e.g. `yuhuili/EAGLE-LLaMA3.1-Instruct-8B`), which the command names (the head's shape
+   * is the target's); none for `ngram`.
+   */
+  draft_model?: string | null;
+  /**
+   * `--speculative-config`'s `num_speculative_tokens`: tokens drafted per step, 1 to 16.
+   * Required with `speculative_method`.
+   */
+  num_speculative_tokens?: number | null;
+  /**
+   * The chance that the target accepts one drafted token, 0 to 0.99 (measured on your own
+   * traffic: vLLM logs it as the draft acceptance rate). Only the speed reads it; without it
+   * the speed is given without speculation.
+   */
+  acceptance_rate?: number | null;
+  /**
+   * A GPU from the catalog: its id (`h200-sxm-141gb`), its name, or words that name it alone
+   * (`h200`, `4090`; see `crate::gpu::match_gpus`).
+   */
+  gpu?: string | null;
+  /**
+   * GPU memory as the CUDA runtime reports it, with its unit (`79.19GiB`, `80GB`).
+   */
+  gpu_memory?: string | null;
+  /**
+   * Memory already in use on each GPU before the run starts — the desktop, a display, other
+   * programs (what `nvidia-smi` shows as used with nothing of the run loaded) — with its
+   * unit (`1.2GiB`, `900MiB`), from 0 to the card's memory (or its working set or
+   * `wired_limit_mb` on an Apple card). Every fit is then said against what is free; vLLM
+   * (from 0.9.1) refuses to start when the free memory is below `gpu_memory_utilization` of
+   * the card's; SGLang's `mem_fraction_static`, TensorRT-LLM's `free_gpu_memory_fraction`
+   * and Ollama's layer decision read the free memory. Or one size per GPU, comma-separated
+   * in order (`1.2GiB,0GiB`): over cards that are not alike each card's own, llama.cpp's
+   * split by each card's free memory with it; over alike cards the busiest decides for every
+   * rank. Default: 0.
+   */
+  memory_in_use?: string | null;
+  /**
+   * Cards that are not alike, in the engine's device order (CUDA0 first): each a catalog
+   * card as `gpu` takes it, or a count of one (`2x4090`). Empty: `gpu` × `gpus`, as before. A
+   * list of one card alone (`["2x4090"]`) is that card × its count. Only llama.cpp splits a
+   * run over unlike cards; every other engine refuses them, naming the card that limits.
+   */
+  cards?: string[];
+  /**
+   * The host memory llama.cpp and Ollama read the layers and experts they keep in CPU memory
+   * from, for the speed under offload: a catalog id or its words (`ddr5-6000-2ch`,
+   * `epyc-genoa-12ch`, `m4 max`, `strix halo`; an unknown name's error lists them). Default: a desktop
+   * with dual-channel DDR5-5600 (89.6 GB/s), said in a note. Not with `host_bandwidth`.
+   */
+  host_memory?: string | null;
+  /**
+   * The host memory's peak bandwidth as a rate with its unit (`80GB/s`, `1.2TB/s`), 1 GB/s to
+   * 10 TB/s: channels × 8 B × MT/s for DDR, read at the lowest host class's share of it
+   * (`host_memory` names the platform and its own). Not with `host_memory`.
+   */
+  host_bandwidth?: string | null;
+  /**
+   * The network between nodes, per GPU and per direction, as a rate with its unit
+   * (`400Gb/s`, `50GB/s`), 1 Gb/s to 8 Tb/s. Default 400 Gb/s: InfiniBand NDR, one 400 Gb/s
+   * adapter per GPU (8 × 400 Gb/s per node, as DGX H100 and the clouds' H100 clusters).
+   */
+  node_link?: string | null;
+  /**
+   * macOS `iogpu.wired_limit_mb` (`sudo sysctl iogpu.wired_limit_mb=N`): the unified memory
+   * the GPU may wire, in MiB, in place of Metal's `recommendedMaxWorkingSetSize`; on an
+   * Apple card of the catalog only, up to its RAM less 4 GiB for macOS. Default: the card's
+   * working set.
+   */
+  wired_limit_mb?: number | null;
+  /**
+   * GPUs in total (data × tensor × pipeline parallel); default `tp × pp`, one model copy.
+   */
+  gpus?: number | null;
+  /**
+   * Tensor-parallel size.
+   */
+  tp?: number;
+  /**
+   * Pipeline-parallel size.
+   */
+  pp?: number;
+  /**
+   * Expert parallel size (vLLM `--enable-expert-parallel`, which spans tp × data parallel;
+   * SGLang `--ep-size`; TensorRT-LLM `--ep_size`): the routed experts divided over `ep` GPUs.
+   * 1 for none.
+   */
+  ep?: number;
+  /**
+   * Megatron `--context-parallel-size`: the sequence split over `cp` GPUs (`gpus` = tp × pp ×
+   * cp × dp). Absent: 1.
+   */
+  cp?: number | null;
+  /**
+   * Megatron `--virtual-pipeline-model-parallel-size`: model chunks per pipeline stage
+   * (the interleaved schedule). Absent: the plain 1F1B schedule.
+   */
+  vp?: number | null;
+  /**
+   * GPUs in one node (server), 1 to 64: a layout of `gpus` over more than one node is
+   * `gpus / gpus_per_node` nodes of this many, tensor parallel inside a node (NVLink) and
+   * pipeline, expert and data parallel across nodes (the network). Memory is per GPU either
+   * way; the speed counts the hand-overs and all-reduces that cross the network. Default 8
+   * (an HGX or DGX server's eight).
+   */
+  gpus_per_node?: number | null;
+  /**
+   * DeepSpeed ZeRO stage 0–3 (FSDP full shard is stage 3).
+   */
+  zero?: number;
+  /**
+   * ZeRO offload target.
+   */
+  offload?: Offload;
+  /**
+   * PyTorch FSDP: 1 (`FullyShardedDataParallel`, flat parameters) or 2 (`fully_shard`,
+   * per-parameter DTensors). Absent: DeepSpeed ZeRO's semantics of `zero`. With it, `zero` 3
+   * is `FULL_SHARD` and 2 `SHARD_GRAD_OP`; `offload` cpu is FSDP's CPU offload.
+   */
+  fsdp_version?: number | null;
+  /**
+   * FSDP2 `reshard_after_forward`: free the gathered parameters after forward. Default true
+   * with `zero` 3 (FULL_SHARD), false with `zero` 2.
+   */
+  reshard_after_forward?: boolean | null;
+  /**
+   * Megatron `--sequence-parallel`: the activations outside the tensor-parallel region are
+   * split over `tp` too.
+   */
+  sequence_parallel?: boolean;
+  /**
+   * Megatron `--use-distributed-optimizer`: fp32 master weights and optimizer states sharded
+   * over the data-parallel GPUs.
+   */
+  distributed_optimizer?: boolean;
+  /**
+   * llama.cpp `--tensor-split` (`-ts`): each GPU's share of the layers, in device order
+   * (`[3, 1]`); fewer than the GPUs leaves the rest at 0. Empty (or all 0): by each card's
+   * free memory, taken as its memory less llama.cpp's CUDA context.
+   */
+  tensor_split?: number[];
+  /**
+   * llama.cpp `--split-mode` (`-sm`): `layer` (default), `row` or `none`.
+   */
+  split_mode?: SplitMode;
+  /**
+   * llama.cpp `--main-gpu` (`-mg`): the GPU that holds the whole model with `split_mode`
+   * `none`, from 0. Default 0.
+   */
+  main_gpu?: number;
+  /**
+   * llama.cpp `-ngl`, Ollama `num_gpu`: layers on the GPU, the output layer counting as one.
+   * llama.cpp places the output layer first, then the last `ngl − 1` blocks; Ollama the blocks
+   * first. Default: all of them (llama.cpp), Ollama's own offload decision (Ollama).
+   */
+  gpu_layers?: number | null;
+  /**
+   * llama.cpp `--n-cpu-moe N` (`-ncmoe`): the routed experts of the first `N` blocks kept
+   * in CPU memory, every other tensor of those blocks where `-ngl` puts it; `--cpu-moe` is
+   * every block. A MoE model only, 0 to its blocks. Default 0.
+   */
+  n_cpu_moe?: number | null;
+  /**
+   * SGLang `--attn-dp-size` (0.5.23; before it `--dp-size N --enable-dp-attention`):
+   * attention in data parallel over `dp_size` groups of the
+   * `tp` GPUs (an MLA model: DeepSeek, Kimi K2, GLM-5). Each group holds the attention
+   * weights split over `tp / dp_size` GPUs and the embedding whole, and each GPU's token pool
+   * serves its own group's requests; the MoE layers stay split over all `tp`. Default false.
+   */
+  enable_dp_attention?: boolean;
+  /**
+   * SGLang `--attn-dp-size` with `enable_dp_attention`: the attention groups, 2 to `tp`, dividing
+   * `tp`. (Data-parallel copies of a whole model are `gpus = tp × pp × copies`.)
+   */
+  dp_size?: number | null;
 }
 
 /**
@@ -2599,29 +2584,6 @@ export type ImageTokens =
      */
     longest_edge: number;
   }
-  /**
-   * Gemma 4: the image resized, keeping its aspect ratio, to the most patches of
-   * `patch_size` within `max_soft_tokens × pooling²`, each side a multiple of `patch_size ×
-   * pooling`; one soft token per `pooling²` patches (the tower's pooler), with `<boi>` and
-   * `<eoi>` around them (transformers 5.25 `Gemma4ImageProcessor`,
-   * `get_aspect_ratio_preserving_size`; `Gemma4Processor`).
-   */
-  | {
-    rule: "pooled";
-    /**
-     * The tower's patch side in pixels (`vision_config.patch_size`, 16).
-     */
-    patch_size: number;
-    /**
-     * Patches pooled into one token along each side (`vision_config.pooling_kernel_size`,
-     * 3).
-     */
-    pooling: number;
-    /**
-     * The processor's `max_soft_tokens` (280; one of 70, 140, 280, 560, 1120).
-     */
-    max_soft_tokens: number;
-  }
 ;
 
 /**
@@ -2715,29 +2677,6 @@ export type ImageTokensInput =
      * The processor's `size.longest_edge` (`vision_config.image_size`).
      */
     longest_edge: number;
-  }
-  /**
-   * Gemma 4: the image resized, keeping its aspect ratio, to the most patches of
-   * `patch_size` within `max_soft_tokens × pooling²`, each side a multiple of `patch_size ×
-   * pooling`; one soft token per `pooling²` patches (the tower's pooler), with `<boi>` and
-   * `<eoi>` around them (transformers 5.25 `Gemma4ImageProcessor`,
-   * `get_aspect_ratio_preserving_size`; `Gemma4Processor`).
-   */
-  | {
-    rule: "pooled";
-    /**
-     * The tower's patch side in pixels (`vision_config.patch_size`, 16).
-     */
-    patch_size: number;
-    /**
-     * Patches pooled into one token along each side (`vision_config.pooling_kernel_size`,
-     * 3).
-     */
-    pooling: number;
-    /**
-     * The processor's `max_soft_tokens` (280; one of 70, 140, 280, 560, 1120).
-     */
-    max_soft_tokens: number;
   }
 ;
 

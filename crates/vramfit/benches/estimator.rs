@@ -13,6 +13,7 @@ use vramfit::diagnose::diagnose;
 use vramfit::estimate::{
     Engine, EstimateInput, Mode, estimate, fewest_gpus, largest_batch, largest_context,
 };
+use vramfit::estimate::{HardwareInput, ModelInput, RunInput, ServingInput};
 use vramfit::hardware::mig::{MigOptions, plan_mig};
 use vramfit::hardware::{Layout, PlanOptions, find_gpu, gpus, offers, plan};
 use vramfit::precision::{GgufFileType, Quantization};
@@ -22,17 +23,29 @@ const GIB: u64 = 1 << 30;
 
 fn llama_8b(mode: Mode, engine: Engine) -> EstimateInput {
     EstimateInput {
-        model: Some("meta-llama/Llama-3.1-8B".into()),
-        mode,
-        engine,
-        gpu: Some("h100-sxm5-80gb".into()),
-        seq_len: if mode == Mode::Training {
-            4096.0
-        } else {
-            2048.0
+        model: ModelInput {
+            model: Some("meta-llama/Llama-3.1-8B".into()),
+            ..Default::default()
         },
-        max_model_len: (mode == Mode::Serve).then_some(8192.0),
-        ..EstimateInput::default()
+        run: RunInput {
+            mode,
+            engine,
+            seq_len: if mode == Mode::Training {
+                4096.0
+            } else {
+                2048.0
+            },
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: (mode == Mode::Serve).then_some(8192.0),
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
@@ -44,10 +57,16 @@ fn sweep(models: usize, formats: &[Quantization]) -> usize {
         for g in gpus() {
             for &q in formats {
                 let input = EstimateInput {
-                    model: Some(p.id.into()),
-                    gpu: Some(g.id.into()),
-                    quantization: q,
-                    ..EstimateInput::default()
+                    model: ModelInput {
+                        model: Some(p.id.into()),
+                        quantization: q,
+                        ..Default::default()
+                    },
+                    hardware: HardwareInput {
+                        gpu: Some(g.id.into()),
+                        ..Default::default()
+                    },
+                    ..Default::default()
                 };
                 n += usize::from(black_box(estimate(black_box(&input))).is_ok()) + 1;
             }
@@ -68,21 +87,22 @@ fn single(c: &mut Criterion) {
         g.bench_function(name, |b| b.iter(|| estimate(black_box(&input))));
     }
     let others = [
-        (
-            "llama-3.1-8b-llamacpp-q4_k_m",
-            EstimateInput {
-                engine: Engine::Llamacpp,
-                quantization: Quantization::Gguf {
-                    file_type: GgufFileType::Q4_K_M,
-                },
-                ..llama_8b(Mode::Inference, Engine::Llamacpp)
-            },
-        ),
+        ("llama-3.1-8b-llamacpp-q4_k_m", {
+            let mut input = llama_8b(Mode::Inference, Engine::Llamacpp);
+            input.run.engine = Engine::Llamacpp;
+            input.model.quantization = Quantization::Gguf {
+                file_type: GgufFileType::Q4_K_M,
+            };
+            input
+        }),
         (
             "quick-7b-params-only",
             EstimateInput {
-                params: Some("7B".into()),
-                ..EstimateInput::default()
+                model: ModelInput {
+                    params: Some("7B".into()),
+                    ..Default::default()
+                },
+                ..Default::default()
             },
         ),
     ];
@@ -120,9 +140,15 @@ fn single(c: &mut Criterion) {
         "deepseek-ai/DeepSeek-V3",
     ] {
         let input = EstimateInput {
-            model: Some(id.into()),
-            gpu: Some("h100-sxm5-80gb".into()),
-            ..EstimateInput::default()
+            model: ModelInput {
+                model: Some(id.into()),
+                ..Default::default()
+            },
+            hardware: HardwareInput {
+                gpu: Some("h100-sxm5-80gb".into()),
+                ..Default::default()
+            },
+            ..Default::default()
         };
         let params = vramfit::presets::find(id).expect("a preset").params;
         g.bench_with_input(BenchmarkId::new("inference", params), &input, |b, i| {
@@ -158,8 +184,11 @@ fn grids(c: &mut Criterion) {
     g.sample_size(10);
     for (name, engine) in [("hf", Engine::Hf), ("llamacpp", Engine::Llamacpp)] {
         let run = EstimateInput {
-            engine,
-            ..EstimateInput::default()
+            run: RunInput {
+                engine,
+                ..Default::default()
+            },
+            ..Default::default()
         };
         let formats = vramfit::hardware::grid::formats(Mode::Inference, engine).len();
         g.throughput(Throughput::Elements(
@@ -190,9 +219,10 @@ fn solvers(c: &mut Criterion) {
     g.bench_function("largest-context-serve", |b| {
         b.iter(|| largest_context(black_box(&serve), memory))
     });
-    let big = EstimateInput {
-        model: Some("meta-llama/Llama-3.1-405B".into()),
-        ..training.clone()
+    let big = {
+        let mut input = training.clone();
+        input.model.model = Some("meta-llama/Llama-3.1-405B".into());
+        input
     };
     g.bench_function("fewest-gpus-405b-training", |b| {
         b.iter(|| fewest_gpus(black_box(&big), memory))

@@ -6,7 +6,10 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::diagnose::{Lang, faq};
-use crate::estimate::{Checkpointing, EstimateInput, Mode, estimate, thousands};
+use crate::estimate::{
+    Checkpointing, EstimateInput, HardwareInput, Mode, ModelInput, PlacementInput, RunInput,
+    TrainingInput, estimate, thousands,
+};
 use crate::hardware::spot::{GUIDE_SPOT_FRACTION, SpotInput, compare};
 use crate::hardware::{Currency, Market, find_gpu, offers};
 use crate::precision::{Dtype, KvDtype};
@@ -37,11 +40,17 @@ fn gb(b: Bytes) -> String {
 
 fn llama2_7b(mode: Mode) -> EstimateInput {
     EstimateInput {
-        model: Some(String::from("meta-llama/Llama-2-7b-hf")),
-        mode,
-        batch: 1.0,
-        seq_len: 2048.0,
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some(String::from("meta-llama/Llama-2-7b-hf")),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode,
+            batch: 1.0,
+            seq_len: 2048.0,
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
@@ -56,14 +65,23 @@ fn need(i: &EstimateInput) -> Bytes {
 pub fn lm_studio_values() -> Vec<(&'static str, String)> {
     let mut v: Vec<(&'static str, String)> = Vec::new();
     if let Ok(e) = estimate(&EstimateInput {
-        model: Some(String::from("meta-llama/Llama-3.1-8B")),
-        engine: crate::estimate::Engine::Mlx,
-        quantization: crate::precision::Quantization::parse("quantization", "mlx-4bit")
-            .unwrap_or_default(),
-        gpu: Some(String::from("apple-m2-pro-16gb")),
-        seq_len: 8192.0,
-        new_tokens: 0.0,
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some(String::from("meta-llama/Llama-3.1-8B")),
+            quantization: crate::precision::Quantization::parse("quantization", "mlx-4bit")
+                .unwrap_or_default(),
+            ..Default::default()
+        },
+        run: RunInput {
+            engine: crate::estimate::Engine::Mlx,
+            seq_len: 8192.0,
+            new_tokens: 0.0,
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some(String::from("apple-m2-pro-16gb")),
+            ..Default::default()
+        },
+        ..Default::default()
     }) {
         v.push(("mlx_llama8b_4bit_weights", format!("{}", e.weights_bytes)));
         v.push(("mlx_llama8b_4bit_8k", format!("{}", e.total_bytes)));
@@ -79,25 +97,35 @@ pub fn values(ctx: &Context) -> Vec<(&'static str, String)> {
     let mut v: Vec<(&'static str, String)> = Vec::new();
     // §6 Q1.
     let quick = estimate(&EstimateInput {
-        params: Some(String::from("7B")),
-        mode: Mode::Training,
-        dtype: Some(Dtype::Fp16),
-        ..EstimateInput::default()
+        model: ModelInput {
+            params: Some(String::from("7B")),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Training,
+            dtype: Some(Dtype::Fp16),
+            ..Default::default()
+        },
+        ..Default::default()
     })
     .map(|e| e.quick.theory_bytes)
     .unwrap_or_default();
     v.push(("train_7b_quick_gb", gb(quick)));
     v.push(("train_7b_detailed_gb", gb(need(&llama2_7b(Mode::Training)))));
-    let lora = EstimateInput {
-        lora_rank: 16.0,
-        grad_checkpointing: Checkpointing::Full,
-        ..llama2_7b(Mode::Training)
+    let lora = {
+        let mut input = llama2_7b(Mode::Training);
+        input.training.lora_rank = 16.0;
+        input.training.grad_checkpointing = Checkpointing::Full;
+        input
     };
     v.push(("lora_7b_gb", gb(need(&lora))));
     v.push((
         "qlora_7b_gb",
         gb(need(&EstimateInput {
-            qlora: true,
+            training: TrainingInput {
+                qlora: true,
+                ..lora.training
+            },
             ..lora
         })),
     ));
@@ -140,31 +168,37 @@ pub fn values(ctx: &Context) -> Vec<(&'static str, String)> {
         ));
     }
     // §6 Q3: Llama-2-13B, AMP AdamW, batch 1 per GPU, 2048 tokens.
-    let m13 = EstimateInput {
-        model: Some(String::from("meta-llama/Llama-2-13b-hf")),
-        ..llama2_7b(Mode::Training)
+    let m13 = {
+        let mut input = llama2_7b(Mode::Training);
+        input.model.model = Some(String::from("meta-llama/Llama-2-13b-hf"));
+        input
     };
     v.push(("multi_gpu_example_model", String::from("Llama-2-13B")));
     v.push((
         "dp_per_gpu_gb",
-        gb(need(&EstimateInput {
-            gpus: Some(8.0),
-            ..m13.clone()
+        gb(need(&{
+            let mut input = m13.clone();
+            input.placement.gpus = Some(8.0);
+            input
         })),
     ));
     v.push((
         "tp4_per_gpu_gb",
-        gb(need(&EstimateInput {
-            gpus: Some(4.0),
-            tp: 4.0,
-            ..m13.clone()
+        gb(need(&{
+            let mut input = m13.clone();
+            input.placement.gpus = Some(4.0);
+            input.placement.tp = 4.0;
+            input
         })),
     ));
     v.push((
         "zero3_8_per_gpu_gb",
         gb(need(&EstimateInput {
-            gpus: Some(8.0),
-            zero: 3.0,
+            placement: PlacementInput {
+                gpus: Some(8.0),
+                zero: 3.0,
+                ..m13.placement
+            },
             ..m13
         })),
     ));
@@ -177,11 +211,17 @@ pub fn values(ctx: &Context) -> Vec<(&'static str, String)> {
     // KV cache with GQA: Llama-3-8B in bf16, one sequence of its whole 8K context.
     let l3 = |kv: KvDtype, seq: f64| {
         estimate(&EstimateInput {
-            model: Some(String::from("meta-llama/Meta-Llama-3-8B")),
-            seq_len: seq,
-            new_tokens: 0.0,
-            kv_dtype: kv,
-            ..EstimateInput::default()
+            model: ModelInput {
+                model: Some(String::from("meta-llama/Meta-Llama-3-8B")),
+                ..Default::default()
+            },
+            run: RunInput {
+                seq_len: seq,
+                new_tokens: 0.0,
+                kv_dtype: kv,
+                ..Default::default()
+            },
+            ..Default::default()
         })
     };
     if let Ok(e) = l3(KvDtype::Auto, 8192.0) {

@@ -4,6 +4,7 @@ use proptest::prelude::*;
 use vramfit::estimate::{
     Checkpointing, Engine, Estimate, EstimateInput, Mode, Precision, estimate,
 };
+use vramfit::estimate::{HardwareInput, ModelInput, RunInput, ServingInput, TrainingInput};
 use vramfit::model::{Architecture, Family, Moe};
 use vramfit::precision::{Dtype, GgufFileType, Quantization};
 
@@ -98,16 +99,29 @@ proptest! {
     #[test]
     fn total_and_finite(a in arch(), (m, eng) in mode(), batch in 1u64..64, seq in 1u64..32_768, gpu in prop::option::of(8u64..200)) {
         let input = EstimateInput {
-            arch: Some(a),
-            mode: m,
-            engine: eng,
-            batch: batch as f64,
-            seq_len: seq as f64,
-            gpu_memory: gpu.map(|g| format!("{g}GiB")),
+model: ModelInput {
+arch: Some(a),
+..Default::default()
+},
+run: RunInput {
+mode: m,
+engine: eng,
+batch: batch as f64,
+seq_len: seq as f64,
+..Default::default()
+},
+serving: ServingInput {
+
             // Ollama's num_ctx holds each sequence's prompt and output.
-            max_model_len: (eng == Engine::Ollama).then_some((seq + 256) as f64),
-            ..EstimateInput::default()
-        };
+max_model_len: (eng == Engine::Ollama).then_some((seq + 256) as f64),
+..Default::default()
+},
+hardware: HardwareInput {
+gpu_memory: gpu.map(|g| format!("{g}GiB")),
+..Default::default()
+},
+..Default::default()
+};
         let e = estimate(&input).unwrap();
         sane(&e);
     }
@@ -116,16 +130,35 @@ proptest! {
     fn monotone_in_batch_and_sequence(a in arch(), training in any::<bool>(), ckpt in any::<bool>(), batch in 1u64..32, seq in 16u64..8192) {
         let mode = if training { Mode::Training } else { Mode::Inference };
         let base = EstimateInput {
-            arch: Some(a),
-            mode,
-            batch: batch as f64,
-            seq_len: seq as f64,
-            grad_checkpointing: if ckpt { Checkpointing::Full } else { Checkpointing::None },
-            ..EstimateInput::default()
-        };
+model: ModelInput {
+arch: Some(a),
+..Default::default()
+},
+run: RunInput {
+mode,
+batch: batch as f64,
+seq_len: seq as f64,
+..Default::default()
+},
+training: TrainingInput {
+grad_checkpointing: if ckpt { Checkpointing::Full } else { Checkpointing::None },
+..Default::default()
+},
+..Default::default()
+};
         let e0 = estimate(&base).unwrap();
-        let eb = estimate(&EstimateInput { batch: (batch + 1) as f64, ..base.clone() }).unwrap();
-        let es = estimate(&EstimateInput { seq_len: (seq * 2) as f64, ..base }).unwrap();
+        let eb = estimate(&{
+let mut input = base.clone();
+input.run.batch = (batch + 1) as f64;
+input
+}).unwrap();
+        let es = estimate(&EstimateInput {
+run: RunInput {
+seq_len: (seq * 2) as f64,
+..base.run
+},
+..base
+}).unwrap();
         prop_assert!(eb.peak_allocated_bytes >= e0.peak_allocated_bytes);
         prop_assert!(es.peak_allocated_bytes >= e0.peak_allocated_bytes);
         prop_assert!(eb.total_bytes >= e0.total_bytes);
@@ -135,8 +168,28 @@ proptest! {
     #[test]
     fn monotone_in_parameters(p in 1_000_000u64..1_000_000_000_000, training in any::<bool>()) {
         let mode = if training { Mode::Training } else { Mode::Inference };
-        let e0 = estimate(&EstimateInput { params: Some(p.to_string()), mode, ..EstimateInput::default() }).unwrap();
-        let e1 = estimate(&EstimateInput { params: Some((p + p / 10 + 1).to_string()), mode, ..EstimateInput::default() }).unwrap();
+        let e0 = estimate(&EstimateInput {
+model: ModelInput {
+params: Some(p.to_string()),
+..Default::default()
+},
+run: RunInput {
+mode,
+..Default::default()
+},
+..Default::default()
+}).unwrap();
+        let e1 = estimate(&EstimateInput {
+model: ModelInput {
+params: Some((p + p / 10 + 1).to_string()),
+..Default::default()
+},
+run: RunInput {
+mode,
+..Default::default()
+},
+..Default::default()
+}).unwrap();
         prop_assert!(e1.total_bytes > e0.total_bytes);
         prop_assert!(e1.quick.theory_bytes > e0.quick.theory_bytes);
     }
@@ -144,7 +197,18 @@ proptest! {
     #[test]
     fn monotone_in_precision_bits(a in arch()) {
         let w = |d: Dtype, q: Quantization| {
-            estimate(&EstimateInput { arch: Some(a), dtype: Some(d), quantization: q, ..EstimateInput::default() })
+            estimate(&EstimateInput {
+model: ModelInput {
+arch: Some(a),
+quantization: q,
+..Default::default()
+},
+run: RunInput {
+dtype: Some(d),
+..Default::default()
+},
+..Default::default()
+})
                 .unwrap()
                 .weights_bytes
         };
@@ -158,7 +222,17 @@ proptest! {
     #[test]
     fn quick_and_detailed_agree_on_unquantized_weights(a in arch(), fp32 in any::<bool>()) {
         let d = if fp32 { Dtype::Fp32 } else { Dtype::Fp16 };
-        let e = estimate(&EstimateInput { arch: Some(a), dtype: Some(d), ..EstimateInput::default() }).unwrap();
+        let e = estimate(&EstimateInput {
+model: ModelInput {
+arch: Some(a),
+..Default::default()
+},
+run: RunInput {
+dtype: Some(d),
+..Default::default()
+},
+..Default::default()
+}).unwrap();
         // P × b both ways: the detailed sum over tensors equals the guide's P × b exactly.
         prop_assert_eq!(e.weights_bytes, e.quick.weights_bytes);
     }
@@ -166,7 +240,21 @@ proptest! {
     #[test]
     fn training_regimes_order(a in arch()) {
         let t = |p: Precision| {
-            let e = estimate(&EstimateInput { arch: Some(a), mode: Mode::Training, precision: p, ..EstimateInput::default() }).unwrap();
+            let e = estimate(&EstimateInput {
+model: ModelInput {
+arch: Some(a),
+..Default::default()
+},
+run: RunInput {
+mode: Mode::Training,
+..Default::default()
+},
+training: TrainingInput {
+precision: p,
+..Default::default()
+},
+..Default::default()
+}).unwrap();
             e.weights_bytes.get() + e.gradients_bytes.get() + e.optimizer_bytes.get()
         };
         // fp32 and AMP AdamW: 16 B per parameter; pure bf16: 8 B.
@@ -226,12 +314,21 @@ proptest! {
         ]),
     ) {
         let e = estimate(&EstimateInput {
-            arch: Some(a),
-            mode: Mode::Training,
-            precision: p,
-            dtype: Some(d),
-            ..EstimateInput::default()
-        })
+model: ModelInput {
+arch: Some(a),
+..Default::default()
+},
+run: RunInput {
+mode: Mode::Training,
+dtype: Some(d),
+..Default::default()
+},
+training: TrainingInput {
+precision: p,
+..Default::default()
+},
+..Default::default()
+})
         .unwrap();
         prop_assert_eq!(e.weights_bytes, e.quick.weights_bytes);
     }
@@ -241,11 +338,17 @@ proptest! {
     fn gguf_types_order_by_bits(a in dense_arch()) {
         let w = |t: GgufFileType| {
             estimate(&EstimateInput {
-                arch: Some(a),
-                engine: Engine::Llamacpp,
-                quantization: Quantization::Gguf { file_type: t },
-                ..EstimateInput::default()
-            })
+model: ModelInput {
+arch: Some(a),
+quantization: Quantization::Gguf { file_type: t },
+..Default::default()
+},
+run: RunInput {
+engine: Engine::Llamacpp,
+..Default::default()
+},
+..Default::default()
+})
             .unwrap()
             .weights_bytes
         };

@@ -177,13 +177,19 @@ fn a_gpu_is_found_by_what_a_person_types() {
 
     // The estimator takes the same words, and says the same when they fit several cards.
     let mut input = vramfit::estimate::EstimateInput {
-        params: Some("8B".into()),
-        gpu: Some("h200".into()),
+        model: vramfit::estimate::ModelInput {
+            params: Some("8B".into()),
+            ..Default::default()
+        },
+        hardware: vramfit::estimate::HardwareInput {
+            gpu: Some("h200".into()),
+            ..Default::default()
+        },
         ..Default::default()
     };
     let e = vramfit::estimate::estimate(&input).unwrap();
     assert_eq!(e.fit.unwrap().gpu, "h200-sxm-141gb");
-    input.gpu = Some("v100".into());
+    input.hardware.gpu = Some("v100".into());
     let err = vramfit::estimate::estimate(&input).unwrap_err();
     assert_eq!(
         (err.field.as_str(), err.problem.as_str()),
@@ -1167,7 +1173,10 @@ fn mig_refuses_an_unknown_provider_and_sizes_a_model_job() {
     assert_eq!(e.field, "provider");
     // The job of a preset is its default inference estimate.
     let direct = vramfit::estimate::estimate(&vramfit::estimate::EstimateInput {
-        model: Some("meta-llama/Llama-3.1-8B".into()),
+        model: vramfit::estimate::ModelInput {
+            model: Some("meta-llama/Llama-3.1-8B".into()),
+            ..Default::default()
+        },
         ..Default::default()
     })
     .unwrap()

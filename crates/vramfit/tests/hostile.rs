@@ -9,6 +9,7 @@
 use vramfit::InputError;
 use vramfit::config::parse_config;
 use vramfit::diagnose::{self, Kind, Parsed};
+use vramfit::estimate::ModelInput;
 use vramfit::estimate::{EstimateInput, estimate};
 use vramfit::headers::{
     gguf_prefix_needed, parse_gguf_header, parse_safetensors_header, safetensors_header_len,
@@ -46,8 +47,11 @@ fn refused_json(json: &str, field: &str) {
 
 fn llama() -> EstimateInput {
     EstimateInput {
-        model: Some("meta-llama/Llama-3.1-8B".into()),
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("meta-llama/Llama-3.1-8B".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
@@ -101,59 +105,73 @@ fn non_finite_numbers_from_rust_and_js_are_refused() {
     // JSON cannot carry NaN or infinity, but JavaScript (through the npm package) and Rust can.
     for v in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, f64::MAX, -0.5] {
         refused(
-            &EstimateInput {
-                batch: v,
-                ..llama()
+            &{
+                let mut input = llama();
+                input.run.batch = v;
+                input
             },
             "batch",
         );
         refused(
-            &EstimateInput {
-                seq_len: v,
-                ..llama()
+            &{
+                let mut input = llama();
+                input.run.seq_len = v;
+                input
             },
             "seq_len",
         );
         refused(
-            &EstimateInput {
-                gpus: Some(v),
-                ..llama()
+            &{
+                let mut input = llama();
+                input.placement.gpus = Some(v);
+                input
             },
             "gpus",
         );
         refused(
-            &EstimateInput {
-                gpu_memory_utilization: v,
-                mode: vramfit::estimate::Mode::Serve,
-                engine: vramfit::estimate::Engine::Vllm,
-                ..llama()
+            &{
+                let mut input = llama();
+                input.serving.gpu_memory_utilization = v;
+                input.run.mode = vramfit::estimate::Mode::Serve;
+                input.run.engine = vramfit::estimate::Engine::Vllm;
+                input
             },
             "gpu_memory_utilization",
         );
         refused(
-            &EstimateInput {
-                max_model_len: Some(v),
-                ..llama()
+            &{
+                let mut input = llama();
+                input.serving.max_model_len = Some(v);
+                input
             },
             "max_model_len",
         );
         refused(
-            &EstimateInput {
-                mem_fraction_static: Some(v),
-                mode: vramfit::estimate::Mode::Serve,
-                engine: vramfit::estimate::Engine::Sglang,
-                ..llama()
+            &{
+                let mut input = llama();
+                input.serving.mem_fraction_static = Some(v);
+                input.run.mode = vramfit::estimate::Mode::Serve;
+                input.run.engine = vramfit::estimate::Engine::Sglang;
+                input
             },
             "mem_fraction_static",
         );
         refused(
-            &EstimateInput {
-                cuda_graph_max_bs: Some(v),
-                ..llama()
+            &{
+                let mut input = llama();
+                input.serving.cuda_graph_max_bs = Some(v);
+                input
             },
             "cuda_graph_max_bs",
         );
-        refused(&EstimateInput { ep: v, ..llama() }, "ep");
+        refused(
+            &{
+                let mut input = llama();
+                input.placement.ep = v;
+                input
+            },
+            "ep",
+        );
     }
 }
 
@@ -165,8 +183,11 @@ fn strings_that_are_not_numbers_are_refused() {
     ] {
         refused(
             &EstimateInput {
-                params: Some(bad.into()),
-                ..EstimateInput::default()
+                model: ModelInput {
+                    params: Some(bad.into()),
+                    ..Default::default()
+                },
+                ..Default::default()
             },
             "params",
         );
@@ -182,9 +203,10 @@ fn strings_that_are_not_numbers_are_refused() {
         "18446744073709551616GiB",
     ] {
         refused(
-            &EstimateInput {
-                gpu_memory: Some(bad.into()),
-                ..llama()
+            &{
+                let mut input = llama();
+                input.hardware.gpu_memory = Some(bad.into());
+                input
             },
             "gpu_memory",
         );
@@ -230,8 +252,11 @@ fn absurd_architectures_are_refused_by_field() {
         let mut a = base;
         damage(&mut a);
         let input = EstimateInput {
-            arch: Some(a),
-            ..EstimateInput::default()
+            model: ModelInput {
+                arch: Some(a),
+                ..Default::default()
+            },
+            ..Default::default()
         };
         match estimate(&input) {
             Err(e) => assert!(

@@ -8,15 +8,25 @@
 
 use vramfit::ErrorKind;
 use vramfit::estimate::{DisaggregationMode, Engine, EstimateInput, Mode, SpecMethod, estimate};
+use vramfit::estimate::{HardwareInput, ModelInput, RunInput};
 
 /// vLLM serving Llama 3.1 8B on an 80 GB card of no name.
 fn serving() -> EstimateInput {
     EstimateInput {
-        model: Some("meta-llama/Llama-3.1-8B".into()),
-        mode: Mode::Serve,
-        engine: Engine::Vllm,
-        gpu_memory: Some("80GB".into()),
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("meta-llama/Llama-3.1-8B".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Serve,
+            engine: Engine::Vllm,
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu_memory: Some("80GB".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
@@ -29,125 +39,139 @@ fn cases() -> Vec<(EstimateInput, &'static str, bool)> {
     let disaggregation = cfg!(feature = "disaggregation");
     let speed = cfg!(feature = "speed");
     let tei = cfg!(feature = "tei");
-    let images = |images: f64, width: Option<f64>| EstimateInput {
-        model: Some("Qwen/Qwen3-VL-8B-Instruct".into()),
-        images,
-        image_width: width,
-        ..serving()
+    let images = |images: f64, width: Option<f64>| {
+        let mut input = serving();
+        input.model.model = Some("Qwen/Qwen3-VL-8B-Instruct".into());
+        input.run.images = images;
+        input.run.image_width = width;
+        input
     };
     vec![
         (images(2.0, None), "images", vision),
         (images(0.0, Some(896.0)), "image_width", vision),
         (
-            EstimateInput {
-                engine: Engine::Sglang,
-                disaggregation_mode: Some(DisaggregationMode::Decode),
-                ..serving()
+            {
+                let mut input = serving();
+                input.run.engine = Engine::Sglang;
+                input.serving.disaggregation_mode = Some(DisaggregationMode::Decode);
+                input
             },
             "disaggregation_mode",
             disaggregation,
         ),
         (
-            EstimateInput {
-                engine: Engine::Sglang,
-                num_reserved_decode_tokens: Some(256.0),
-                ..serving()
+            {
+                let mut input = serving();
+                input.run.engine = Engine::Sglang;
+                input.serving.num_reserved_decode_tokens = Some(256.0);
+                input
             },
             "num_reserved_decode_tokens",
             disaggregation,
         ),
         (
-            EstimateInput {
-                gpus: Some(16.0),
-                tp: 8.0,
-                ..serving()
+            {
+                let mut input = serving();
+                input.placement.gpus = Some(16.0);
+                input.placement.tp = 8.0;
+                input
             },
             "gpus",
             nodes,
         ),
         (
-            EstimateInput {
-                gpus: Some(8.0),
-                tp: 8.0,
-                gpus_per_node: Some(4.0),
-                ..serving()
+            {
+                let mut input = serving();
+                input.placement.gpus = Some(8.0);
+                input.placement.tp = 8.0;
+                input.placement.gpus_per_node = Some(4.0);
+                input
             },
             "gpus_per_node",
             nodes,
         ),
         (
-            EstimateInput {
-                node_link: Some("200Gb/s".into()),
-                ..serving()
+            {
+                let mut input = serving();
+                input.hardware.node_link = Some("200Gb/s".into());
+                input
             },
             "node_link",
             nodes,
         ),
         (
-            EstimateInput {
-                speculative_method: Some(SpecMethod::Ngram),
-                num_speculative_tokens: Some(3.0),
-                ..serving()
+            {
+                let mut input = serving();
+                input.serving.speculative_method = Some(SpecMethod::Ngram);
+                input.serving.num_speculative_tokens = Some(3.0);
+                input
             },
             "speculative_method",
             speculative,
         ),
         (
-            EstimateInput {
-                acceptance_rate: Some(0.7),
-                ..serving()
+            {
+                let mut input = serving();
+                input.serving.acceptance_rate = Some(0.7);
+                input
             },
             "acceptance_rate",
             speculative,
         ),
         (
-            EstimateInput {
-                engine: Engine::Mlx,
-                mode: Mode::Inference,
-                ..serving()
+            {
+                let mut input = serving();
+                input.run.engine = Engine::Mlx;
+                input.run.mode = Mode::Inference;
+                input
             },
             "engine",
             mlx,
         ),
         (
-            EstimateInput {
-                kv_bits: Some(4.0),
-                ..serving()
+            {
+                let mut input = serving();
+                input.serving.kv_bits = Some(4.0);
+                input
             },
             "kv_bits",
             mlx,
         ),
         (
-            EstimateInput {
-                wired_limit_mb: Some(30_000.0),
-                ..serving()
+            {
+                let mut input = serving();
+                input.hardware.wired_limit_mb = Some(30_000.0);
+                input
             },
             "wired_limit_mb",
             mlx,
         ),
         (
-            EstimateInput {
-                engine: Engine::Llamacpp,
-                host_memory: Some("ddr5-6000-2ch".into()),
-                ..serving()
+            {
+                let mut input = serving();
+                input.run.engine = Engine::Llamacpp;
+                input.hardware.host_memory = Some("ddr5-6000-2ch".into());
+                input
             },
             "host_memory",
             speed,
         ),
         (
-            EstimateInput {
-                engine: Engine::Ollama,
-                host_bandwidth: Some("80GB/s".into()),
-                ..serving()
+            {
+                let mut input = serving();
+                input.run.engine = Engine::Ollama;
+                input.hardware.host_bandwidth = Some("80GB/s".into());
+                input
             },
             "host_bandwidth",
             speed,
         ),
         (
-            EstimateInput {
-                model: Some("BAAI/bge-m3".into()),
-                engine: Engine::Tei,
-                ..serving()
+            {
+                let mut input = serving();
+                input.model.model = Some("BAAI/bge-m3".into());
+                input.run.engine = Engine::Tei;
+                input
             },
             "engine",
             tei,
@@ -173,10 +197,11 @@ fn a_feature_left_out_refuses_its_input_as_unsupported() {
 /// Below what the features read, every build estimates alike: one node, no drafter, no Mac.
 #[test]
 fn one_node_without_the_features_settings_is_estimated_in_every_build() {
-    let e = estimate(&EstimateInput {
-        gpus: Some(8.0),
-        tp: 8.0,
-        ..serving()
+    let e = estimate(&{
+        let mut input = serving();
+        input.placement.gpus = Some(8.0);
+        input.placement.tp = 8.0;
+        input
     })
     .expect("8 GPUs fill one node");
     assert!(e.notes.iter().all(|n| n.key != "nodes"));

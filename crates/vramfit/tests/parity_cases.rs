@@ -18,6 +18,7 @@ use vramfit::estimate::{
     AttentionImpl, Checkpointing, Engine, Estimate, EstimateInput, Logits, Mode, Offload,
     Optimizer, Precision, estimate,
 };
+use vramfit::estimate::{HardwareInput, ModelInput, RunInput, ServingInput};
 use vramfit::precision::{Dtype, GgufFileType, KvDtype, Quantization};
 
 /// How many cases.
@@ -91,52 +92,59 @@ fn case(r: &mut Rng) -> EstimateInput {
         (Mode::Training, Engine::Hf),
     ]);
     let mut i = EstimateInput {
-        mode,
-        engine,
-        batch: r.size(0, 6),
-        seq_len: r.size(7, 15),
-        new_tokens: r.pick(&[0.0, 1.0, 128.0, 256.0, 1024.0]),
-        // What the engine loads: llama.cpp GGUF files (or F16), the others any format.
-        quantization: if engine == Engine::Llamacpp {
-            let file_type = r.pick(&GgufFileType::ALL);
-            r.pick(&[Quantization::None, Quantization::Gguf { file_type }])
-        } else {
-            quantization(r)
+        model: ModelInput {
+            // What the engine loads: llama.cpp GGUF files (or F16), the others any format.
+            quantization: if engine == Engine::Llamacpp {
+                let file_type = r.pick(&GgufFileType::ALL);
+                r.pick(&[Quantization::None, Quantization::Gguf { file_type }])
+            } else {
+                quantization(r)
+            },
+            ..Default::default()
         },
-        // The KV-cache types of the engine (training keeps none, so any is read and ignored).
-        kv_dtype: match (mode, engine) {
-            (Mode::Inference, Engine::Hf) => {
-                r.pick(&[KvDtype::Auto, KvDtype::Auto, KvDtype::Fp16, KvDtype::Bf16])
-            }
-            (_, Engine::Llamacpp) => {
-                r.pick(&[KvDtype::Auto, KvDtype::Fp16, KvDtype::Q8_0, KvDtype::Q4_0])
-            }
-            (Mode::Serve, _) => {
-                r.pick(&[KvDtype::Auto, KvDtype::Fp16, KvDtype::Bf16, KvDtype::Fp8])
-            }
-            _ => r.pick(&[
-                KvDtype::Auto,
-                KvDtype::Fp16,
-                KvDtype::Bf16,
-                KvDtype::Fp8,
-                KvDtype::Q8_0,
-                KvDtype::Q4_0,
+        run: RunInput {
+            mode,
+            engine,
+            batch: r.size(0, 6),
+            seq_len: r.size(7, 15),
+            new_tokens: r.pick(&[0.0, 1.0, 128.0, 256.0, 1024.0]),
+
+            // The KV-cache types of the engine (training keeps none, so any is read and ignored).
+            kv_dtype: match (mode, engine) {
+                (Mode::Inference, Engine::Hf) => {
+                    r.pick(&[KvDtype::Auto, KvDtype::Auto, KvDtype::Fp16, KvDtype::Bf16])
+                }
+                (_, Engine::Llamacpp) => {
+                    r.pick(&[KvDtype::Auto, KvDtype::Fp16, KvDtype::Q8_0, KvDtype::Q4_0])
+                }
+                (Mode::Serve, _) => {
+                    r.pick(&[KvDtype::Auto, KvDtype::Fp16, KvDtype::Bf16, KvDtype::Fp8])
+                }
+                _ => r.pick(&[
+                    KvDtype::Auto,
+                    KvDtype::Fp16,
+                    KvDtype::Bf16,
+                    KvDtype::Fp8,
+                    KvDtype::Q8_0,
+                    KvDtype::Q4_0,
+                ]),
+            },
+            attention: r.pick(&[
+                AttentionImpl::Sdpa,
+                AttentionImpl::Flash,
+                AttentionImpl::Eager,
             ]),
+            logits: r.pick(&[Logits::Last, Logits::Last, Logits::All]),
+            ..Default::default()
         },
-        attention: r.pick(&[
-            AttentionImpl::Sdpa,
-            AttentionImpl::Flash,
-            AttentionImpl::Eager,
-        ]),
-        logits: r.pick(&[Logits::Last, Logits::Last, Logits::All]),
-        ..EstimateInput::default()
+        ..Default::default()
     };
     match r.below(10) {
-        0..=6 => i.model = Some(r.pick(presets).id.into()),
+        0..=6 => i.model.model = Some(r.pick(presets).id.into()),
         7 => {
             // A bare parameter count: the guide's quick mode.
             let p = r.pick(&["125M", "1.5B", "7B", "13B", "70B", "405B", "7e9", "340M"]);
-            i.params = Some(p.into());
+            i.model.params = Some(p.into());
         }
         _ => {
             // A preset's architecture with a few numbers changed.
@@ -148,43 +156,43 @@ fn case(r: &mut Rng) -> EstimateInput {
             if r.chance(30) {
                 a.tied_embeddings = !a.tied_embeddings;
             }
-            i.arch = Some(a);
+            i.model.arch = Some(a);
         }
     }
     if r.chance(40) {
-        i.dtype = Some(r.pick(&[Dtype::Fp32, Dtype::Fp16, Dtype::Bf16]));
+        i.run.dtype = Some(r.pick(&[Dtype::Fp32, Dtype::Fp16, Dtype::Bf16]));
     }
     match r.below(4) {
         0 => {}
         1 => {
-            i.gpu_memory = Some(
+            i.hardware.gpu_memory = Some(
                 r.pick(&["24GiB", "79.19GiB", "80GB", "16 GB", "141GB", "8GiB"])
                     .into(),
             )
         }
-        _ => i.gpu = Some(r.pick(gpus).id.into()),
+        _ => i.hardware.gpu = Some(r.pick(gpus).id.into()),
     }
     match mode {
         Mode::Training => {
-            i.optimizer = r.pick(&Optimizer::ALL);
-            i.fused_optimizer = r.chance(30);
-            i.precision = r.pick(&[
+            i.training.optimizer = r.pick(&Optimizer::ALL);
+            i.training.fused_optimizer = r.chance(30);
+            i.training.precision = r.pick(&[
                 Precision::Fp32,
                 Precision::Fp16,
                 Precision::Bf16,
                 Precision::AmpFp16,
                 Precision::AmpBf16,
             ]);
-            i.grad_checkpointing = r.pick(&[
+            i.training.grad_checkpointing = r.pick(&[
                 Checkpointing::None,
                 Checkpointing::Full,
                 Checkpointing::Selective,
             ]);
             if r.chance(35) {
-                i.lora_rank = r.pick(&[8.0, 16.0, 64.0]);
-                i.qlora = r.chance(40);
+                i.training.lora_rank = r.pick(&[8.0, 16.0, 64.0]);
+                i.training.qlora = r.chance(40);
                 if r.chance(50) {
-                    i.lora_targets = r
+                    i.training.lora_targets = r
                         .pick(&[
                             &["all-linear"][..],
                             &["q_proj", "v_proj"],
@@ -195,58 +203,59 @@ fn case(r: &mut Rng) -> EstimateInput {
                         .collect();
                 }
                 // QLoRA brings its own weight format.
-                if i.qlora {
-                    i.quantization = Quantization::None;
+                if i.training.qlora {
+                    i.model.quantization = Quantization::None;
                 }
             }
             if r.chance(40) {
-                i.gpus = Some(r.size(1, 4));
-                i.zero = r.below(4) as f64;
-                i.offload = r.pick(&[Offload::None, Offload::None, Offload::Cpu, Offload::Nvme]);
+                i.placement.gpus = Some(r.size(1, 4));
+                i.placement.zero = r.below(4) as f64;
+                i.placement.offload =
+                    r.pick(&[Offload::None, Offload::None, Offload::Cpu, Offload::Nvme]);
             }
         }
         Mode::Serve => {
-            i.gpu_memory_utilization = r.pick(&[0.8, 0.9, 0.95]);
+            i.serving.gpu_memory_utilization = r.pick(&[0.8, 0.9, 0.95]);
             if r.chance(60) {
-                i.max_model_len = Some(r.size(10, 17));
+                i.serving.max_model_len = Some(r.size(10, 17));
             }
             if r.chance(30) {
-                i.max_num_seqs = Some(r.size(0, 10));
+                i.serving.max_num_seqs = Some(r.size(0, 10));
             }
             if r.chance(20) {
-                i.max_num_batched_tokens = Some(r.size(11, 14));
+                i.serving.max_num_batched_tokens = Some(r.size(11, 14));
             }
-            i.cuda_graphs = r.chance(70);
+            i.serving.cuda_graphs = r.chance(70);
             if r.chance(30) {
                 let tp = r.size(0, 3);
-                i.tp = tp;
-                i.gpus = Some(tp);
+                i.placement.tp = tp;
+                i.placement.gpus = Some(tp);
             }
         }
         Mode::Inference => {
             if engine == Engine::Llamacpp {
-                i.ubatch = r.pick(&[128.0, 512.0, 2048.0]);
+                i.serving.ubatch = r.pick(&[128.0, 512.0, 2048.0]);
                 if r.chance(40) {
-                    i.gpu_layers = Some(r.below(100) as f64);
+                    i.placement.gpu_layers = Some(r.below(100) as f64);
                 }
                 if r.chance(50) {
-                    i.max_model_len = Some(r.size(10, 17));
+                    i.serving.max_model_len = Some(r.size(10, 17));
                 }
             } else if r.chance(25) {
                 let tp = r.size(0, 2);
-                i.tp = tp;
-                i.gpus = Some(tp);
+                i.placement.tp = tp;
+                i.placement.gpus = Some(tp);
             }
         }
     }
     // About one case in twenty is out of range somewhere, so that refusals are compared too.
     if r.chance(5) {
         match r.below(5) {
-            0 => i.batch = -1.0,
-            1 => i.seq_len = 1.5,
-            2 => i.gpu_memory = Some("80 parsecs".into()),
-            3 => i.model = Some("no-such/model".into()),
-            _ => i.tp = 3.0,
+            0 => i.run.batch = -1.0,
+            1 => i.run.seq_len = 1.5,
+            2 => i.hardware.gpu_memory = Some("80 parsecs".into()),
+            3 => i.model.model = Some("no-such/model".into()),
+            _ => i.placement.tp = 3.0,
         }
     }
     i
@@ -306,17 +315,29 @@ fn write(name: &str, v: &Value) {
 #[test]
 fn bench_inputs() {
     let llama = |mode: Mode, engine: Engine| EstimateInput {
-        model: Some("meta-llama/Llama-3.1-8B".into()),
-        mode,
-        engine,
-        gpu: Some("h100-sxm5-80gb".into()),
-        seq_len: if mode == Mode::Training {
-            4096.0
-        } else {
-            2048.0
+        model: ModelInput {
+            model: Some("meta-llama/Llama-3.1-8B".into()),
+            ..Default::default()
         },
-        max_model_len: (mode == Mode::Serve).then_some(8192.0),
-        ..EstimateInput::default()
+        run: RunInput {
+            mode,
+            engine,
+            seq_len: if mode == Mode::Training {
+                4096.0
+            } else {
+                2048.0
+            },
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: (mode == Mode::Serve).then_some(8192.0),
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     };
     let single = json!({
         "estimate/llama-3.1-8b-inference": llama(Mode::Inference, Engine::Hf),

@@ -248,7 +248,10 @@ fn quirks_are_modelled() {
 fn a_model_that_names_no_preset_gets_the_presets_with_its_words() {
     let err = |model: &str| {
         vramfit::estimate::estimate(&vramfit::estimate::EstimateInput {
-            model: Some(model.into()),
+            model: vramfit::estimate::ModelInput {
+                model: Some(model.into()),
+                ..Default::default()
+            },
             ..Default::default()
         })
         .unwrap_err()

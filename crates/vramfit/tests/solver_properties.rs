@@ -9,6 +9,7 @@ use vramfit::estimate::{
     Bound, Engine, EstimateInput, MAX_BATCH, Mode, context_bound, estimate, fixes, largest_batch,
     largest_batch_fit, largest_context_fit, solve,
 };
+use vramfit::estimate::{HardwareInput, ModelInput, RunInput, ServingInput, TrainingInput};
 use vramfit::precision::{GgufFileType, KvDtype, Quantization};
 
 /// What the run needs of one GPU, from the full estimate (not the solvers' numbers-only path), or
@@ -19,42 +20,46 @@ fn need(input: &EstimateInput) -> Bytes {
 
 /// llama.cpp runs it, itself or under Ollama: its context is `max_model_len`.
 fn llamacpp(input: &EstimateInput) -> bool {
-    matches!(input.engine, Engine::Llamacpp | Engine::Ollama) && input.mode != Mode::Training
+    matches!(input.run.engine, Engine::Llamacpp | Engine::Ollama)
+        && input.run.mode != Mode::Training
 }
 
 /// The input with its context at `n`, as each engine takes it: llama.cpp's `-c`, Ollama's
 /// `num_ctx`, vLLM's `max_model_len` and SGLang's `context_length` (serving or offline: either
 /// sizes its pool for it), or the sequence (training, transformers).
 fn at_context(input: &EstimateInput, n: u64) -> EstimateInput {
-    let transformers = input.mode == Mode::Inference && input.engine == Engine::Hf;
-    if input.mode != Mode::Training && !transformers {
-        EstimateInput {
-            max_model_len: Some(n as f64),
-            ..input.clone()
+    let transformers = input.run.mode == Mode::Inference && input.run.engine == Engine::Hf;
+    if input.run.mode != Mode::Training && !transformers {
+        {
+            let mut input = input.clone();
+            input.serving.max_model_len = Some(n as f64);
+            input
         }
     } else {
-        EstimateInput {
-            seq_len: n as f64,
-            ..input.clone()
+        {
+            let mut input = input.clone();
+            input.run.seq_len = n as f64;
+            input
         }
     }
 }
 
 /// The input over `n` GPUs as its engine spreads a model.
 fn over(input: &EstimateInput, n: u64) -> EstimateInput {
-    let (tp, zero) = if input.mode == Mode::Training {
-        (1.0, if n > 1 { 3.0 } else { input.zero })
+    let (tp, zero) = if input.run.mode == Mode::Training {
+        (1.0, if n > 1 { 3.0 } else { input.placement.zero })
     } else if llamacpp(input) {
-        (1.0, input.zero)
+        (1.0, input.placement.zero)
     } else {
-        (n as f64, input.zero)
+        (n as f64, input.placement.zero)
     };
-    EstimateInput {
-        gpus: Some(n as f64),
-        tp,
-        pp: 1.0,
-        zero,
-        ..input.clone()
+    {
+        let mut input = input.clone();
+        input.placement.gpus = Some(n as f64);
+        input.placement.tp = tp;
+        input.placement.pp = 1.0;
+        input.placement.zero = zero;
+        input
     }
 }
 
@@ -136,21 +141,36 @@ fn input() -> impl Strategy<Value = EstimateInput> {
     )
         .prop_map(
             |(model, gpu, (mode, engine, q, kv), batch, seq, ctx, lora)| EstimateInput {
-                model: Some(model.into()),
-                gpu: Some(gpu.into()),
-                mode,
-                engine,
-                quantization: q,
-                kv_dtype: kv,
-                batch: batch as f64,
-                seq_len: seq as f64,
-                max_model_len: ctx.map(|c| c as f64),
-                lora_rank: if mode == Mode::Training {
-                    lora as f64
-                } else {
-                    0.0
+                model: ModelInput {
+                    model: Some(model.into()),
+                    quantization: q,
+                    ..Default::default()
                 },
-                ..EstimateInput::default()
+                run: RunInput {
+                    mode,
+                    engine,
+                    kv_dtype: kv,
+                    batch: batch as f64,
+                    seq_len: seq as f64,
+                    ..Default::default()
+                },
+                training: TrainingInput {
+                    lora_rank: if mode == Mode::Training {
+                        lora as f64
+                    } else {
+                        0.0
+                    },
+                    ..Default::default()
+                },
+                serving: ServingInput {
+                    max_model_len: ctx.map(|c| c as f64),
+                    ..Default::default()
+                },
+                hardware: HardwareInput {
+                    gpu: Some(gpu.into()),
+                    ..Default::default()
+                },
+                ..Default::default()
             },
         )
         // llama.cpp refuses a context shorter than one sequence's prompt and output.
@@ -171,7 +191,11 @@ proptest! {
     #[test]
     fn the_largest_batch_is_proved(input in input()) {
         let mem = memory(&input);
-        let at = |b: u64| need(&EstimateInput { batch: b as f64, ..input.clone() });
+        let at = |b: u64| need(&{
+let mut input = input.clone();
+input.run.batch = b as f64;
+input
+});
         match largest_batch_fit(&input, mem) {
             Some((fit, bound)) => {
                 let b = fit.value;
@@ -180,9 +204,9 @@ proptest! {
                 match bound {
                     Bound::Memory => prop_assert!(at(b + 1) > mem, "batch {} fits too", b + 1),
                     Bound::SharedContext => {
-                        let ctx = input.max_model_len.unwrap_or_default() as u64;
-                        let per = input.seq_len as u64 + input.new_tokens as u64;
-                        prop_assert!(input.engine == Engine::Llamacpp);
+                        let ctx = input.serving.max_model_len.unwrap_or_default() as u64;
+                        let per = input.run.seq_len as u64 + input.run.new_tokens as u64;
+                        prop_assert!(input.run.engine == Engine::Llamacpp);
                         prop_assert_eq!(b, ctx / per);
                     }
                     Bound::TrainedContext => prop_assert!(false, "a batch bound by the context"),
@@ -213,7 +237,7 @@ proptest! {
             }
             None => {
                 // Not one sequence fits: in memory, or (llama.cpp) within the trained context.
-                let lo = if llamacpp(&input) { (input.seq_len + input.new_tokens) as u64 } else { 1 };
+                let lo = if llamacpp(&input) { (input.run.seq_len + input.run.new_tokens) as u64 } else { 1 };
                 let past_trained = context_bound(&input).is_some_and(|b| b < lo);
                 prop_assert!(at(lo) > mem || past_trained);
             }
@@ -251,14 +275,34 @@ proptest! {
         }
         for f in &found {
             let changed = match f.field.as_str() {
-                "gpu_layers" => EstimateInput { gpu_layers: Some(f.value.parse().unwrap()), ..input.clone() },
+                "gpu_layers" => {
+let mut input = input.clone();
+input.placement.gpu_layers = Some(f.value.parse().unwrap());
+input
+},
                 "attention" => {
                     prop_assert_eq!(f.value.as_str(), "flash");
-                    EstimateInput { attention: vramfit::estimate::AttentionImpl::Flash, ..input.clone() }
+                    {
+let mut input = input.clone();
+input.run.attention = vramfit::estimate::AttentionImpl::Flash;
+input
+}
                 }
-                "kv_dtype" => EstimateInput { kv_dtype: KvDtype::parse("kv_dtype", &f.value).unwrap(), ..input.clone() },
-                "max_model_len" => EstimateInput { max_model_len: Some(f.value.parse().unwrap()), ..input.clone() },
-                "n_cpu_moe" => EstimateInput { n_cpu_moe: Some(f.value.parse().unwrap()), ..input.clone() },
+                "kv_dtype" => {
+let mut input = input.clone();
+input.run.kv_dtype = KvDtype::parse("kv_dtype", &f.value).unwrap();
+input
+},
+                "max_model_len" => {
+let mut input = input.clone();
+input.serving.max_model_len = Some(f.value.parse().unwrap());
+input
+},
+                "n_cpu_moe" => {
+let mut input = input.clone();
+input.placement.n_cpu_moe = Some(f.value.parse().unwrap());
+input
+},
                 other => return Err(TestCaseError::fail(format!("unknown fix {other}"))),
             };
             prop_assert_eq!(need(&changed), f.required_bytes);
@@ -273,14 +317,26 @@ proptest! {
 #[test]
 fn llamacpp_solves_its_context_not_the_prompt() {
     let base = EstimateInput {
-        model: Some("Qwen/Qwen3-32B".into()),
-        engine: Engine::Llamacpp,
-        quantization: Quantization::Gguf {
-            file_type: GgufFileType::Q4_K_M,
+        model: ModelInput {
+            model: Some("Qwen/Qwen3-32B".into()),
+            quantization: Quantization::Gguf {
+                file_type: GgufFileType::Q4_K_M,
+            },
+            ..Default::default()
         },
-        gpu: Some("rtx-4090".into()),
-        max_model_len: Some(16_384.0),
-        ..EstimateInput::default()
+        run: RunInput {
+            engine: Engine::Llamacpp,
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(16_384.0),
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("rtx-4090".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     };
     let w = base.resolve().unwrap();
     let device = w.device.clone().unwrap();
@@ -288,9 +344,10 @@ fn llamacpp_solves_its_context_not_the_prompt() {
     let c = s.max_context.unwrap();
     assert_eq!(s.context_bound, Some(Bound::Memory));
     assert!((16_384..40_960).contains(&c), "{c}");
-    let long = EstimateInput {
-        max_model_len: Some(32_768.0),
-        ..base.clone()
+    let long = {
+        let mut input = base.clone();
+        input.serving.max_model_len = Some(32_768.0);
+        input
     };
     assert!(need(&long) > device.memory);
     let s = solve(&long, &device);
@@ -317,16 +374,28 @@ fn llamacpp_solves_its_context_not_the_prompt() {
 #[test]
 fn a_prompt_past_the_default_context_still_has_a_largest_context() {
     let input = EstimateInput {
-        model: Some("Qwen/Qwen2.5-0.5B".into()),
-        engine: Engine::Ollama,
-        quantization: Quantization::Gguf {
-            file_type: GgufFileType::Q4_K_M,
+        model: ModelInput {
+            model: Some("Qwen/Qwen2.5-0.5B".into()),
+            quantization: Quantization::Gguf {
+                file_type: GgufFileType::Q4_K_M,
+            },
+            ..Default::default()
         },
-        gpu: Some("rtx-3060-12gb".into()),
-        seq_len: 8192.0,
-        new_tokens: 256.0,
-        max_model_len: Some(16_384.0),
-        ..EstimateInput::default()
+        run: RunInput {
+            engine: Engine::Ollama,
+            seq_len: 8192.0,
+            new_tokens: 256.0,
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(16_384.0),
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("rtx-3060-12gb".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     };
     let mem = memory(&input);
     assert!(need(&input) <= mem);

@@ -3,6 +3,7 @@
 //! a reading or an `InputError` naming a key or `config`, never a panic; a reading estimates
 //! without panicking either, its sizes within reach.
 
+use vramfit::estimate::ModelInput;
 use vramfit::estimate::{EstimateInput, estimate};
 use vramfit::stack_config::{ConfigFormat, read_training_config, read_training_config_as};
 
@@ -16,7 +17,10 @@ pub fn check(data: &[u8], format: Option<ConfigFormat>) {
     match read {
         Ok(r) => {
             let input = EstimateInput {
-                model: Some("meta-llama/Llama-3.2-1B".into()),
+                model: ModelInput {
+                    model: Some("meta-llama/Llama-3.2-1B".into()),
+                    ..r.input.model
+                },
                 ..r.input
             };
             if let Ok(e) = estimate(&input) {

@@ -5,6 +5,7 @@
 //! (the grid: the most precise format per cell). Recomputed whenever the run changes.
 
 use vramfit::estimate::{Bound, EstimateInput, largest_context_fit};
+use vramfit::estimate::{HardwareInput, ModelInput};
 use vramfit::hardware::grid::{ModelFit, grid, models_on};
 use vramfit::hardware::{Gpu, gpus, lookup_gpu};
 use vramfit::precision::Quantization;
@@ -23,11 +24,17 @@ use crate::use_app;
 fn template(s: &crate::state::AppState) -> Result<EstimateInput, vramfit::InputError> {
     let input = compute::input_with(s, &[])?;
     Ok(EstimateInput {
-        model: None,
-        params: None,
-        arch: None,
-        gpu: None,
-        gpu_memory: None,
+        model: ModelInput {
+            model: None,
+            params: None,
+            arch: None,
+            ..input.model
+        },
+        hardware: HardwareInput {
+            gpu: None,
+            gpu_memory: None,
+            ..input.hardware
+        },
         ..input
     })
 }
@@ -47,11 +54,12 @@ fn rows_on(run: &EstimateInput, gpu: &Gpu) -> Vec<Row> {
     let mut rows: Vec<Row> = Vec::new();
     for f in fits.into_iter().filter(|f| f.fits) {
         if f.best {
-            let input = EstimateInput {
-                model: Some(f.model.clone()),
-                quantization: f.format,
-                gpu: Some(gpu.id.into()),
-                ..run.clone()
+            let input = {
+                let mut input = run.clone();
+                input.model.model = Some(f.model.clone());
+                input.model.quantization = f.format;
+                input.hardware.gpu = Some(gpu.id.into());
+                input
             };
             let context = largest_context_fit(&input, gpu.memory).map(|(fit, b)| (fit.value, b));
             rows.push(Row {
@@ -254,7 +262,7 @@ mod tests {
     fn one_row_per_model_with_its_best_format() {
         let s = state("#/models?model=gpt2&engine=llamacpp&gpu=rtx-4090");
         let run = template(&s).unwrap();
-        assert_eq!(run.model, None);
+        assert_eq!(run.model.model, None);
         let gpu = lookup_gpu("gpu", "rtx-4090").unwrap();
         let rows = rows_on(&run, gpu);
         let llama = rows

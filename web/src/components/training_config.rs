@@ -122,8 +122,9 @@ fn changes(current: &EstimateInput, read: &EstimateInput) -> Vec<(String, String
         .collect();
     if let Some(id) = read
         .model
+        .model
         .as_ref()
-        .filter(|m| read.model != current.model && !m.is_empty())
+        .filter(|m| read.model.model != current.model.model && !m.is_empty())
     {
         out.push(("source".into(), "preset".into()));
         out.push(("model".into(), id.clone()));
@@ -203,29 +204,36 @@ fn format_id(f: ConfigFormat) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use vramfit::estimate::{Mode, Precision};
+    use vramfit::estimate::{Mode, ModelInput, Precision, RunInput};
 
     /// A TRL file read onto the form changes exactly the fields it sets differently, the model
     /// by its preset, in the form's own texts.
     #[test]
     fn a_reading_changes_the_fields_it_sets() {
         let current = EstimateInput {
-            mode: Mode::Training,
-            model: Some("meta-llama/Llama-3.1-8B".into()),
-            ..EstimateInput::default()
+            model: ModelInput {
+                model: Some("meta-llama/Llama-3.1-8B".into()),
+                ..Default::default()
+            },
+            run: RunInput {
+                mode: Mode::Training,
+                ..Default::default()
+            },
+            ..Default::default()
         };
         let r = read_training_config(
             "model_name_or_path: Qwen/Qwen3-8B\nper_device_train_batch_size: 2\nmax_length: 4096\nbf16: true\ngradient_checkpointing: false\n",
-            EstimateInput {
-                model: None,
-                ..current.clone()
+            {
+                let mut input = current.clone();
+                input.model.model = None;
+                input
             },
         );
         let r = match r {
             Ok(r) => r,
             Err(e) => panic!("{e}"),
         };
-        assert_eq!(r.input.precision, Precision::AmpBf16);
+        assert_eq!(r.input.training.precision, Precision::AmpBf16);
         let mut got = changes(&current, &r.input);
         got.sort();
         let want: Vec<(String, String)> = [

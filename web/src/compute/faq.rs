@@ -3,6 +3,7 @@
 
 use vramfit::Bytes;
 use vramfit::estimate::{Estimate, EstimateInput, Mode, estimate};
+use vramfit::estimate::{ModelInput, RunInput};
 
 use crate::state::AppState;
 
@@ -37,71 +38,91 @@ fn est(i: EstimateInput) -> Option<Estimate> {
 /// Llama-2-7B training, the first question's run.
 fn llama7() -> EstimateInput {
     EstimateInput {
-        model: Some("meta-llama/Llama-2-7b-hf".into()),
-        mode: Mode::Training,
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("meta-llama/Llama-2-7b-hf".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Training,
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
 /// Q1's LoRA run: rank 16 on q, k, v and o, checkpointing, bf16.
 fn lora() -> EstimateInput {
-    EstimateInput {
-        lora_rank: 16.0,
-        lora_targets: ["q_proj", "k_proj", "v_proj", "o_proj"]
+    {
+        let mut input = llama7();
+        input.training.lora_rank = 16.0;
+        input.training.lora_targets = ["q_proj", "k_proj", "v_proj", "o_proj"]
             .map(String::from)
-            .to_vec(),
-        grad_checkpointing: vramfit::estimate::Checkpointing::Full,
-        dtype: Some(vramfit::precision::Dtype::Bf16),
-        ..llama7()
+            .to_vec();
+        input.training.grad_checkpointing = vramfit::estimate::Checkpointing::Full;
+        input.run.dtype = Some(vramfit::precision::Dtype::Bf16);
+        input
     }
 }
 
 /// Q1's QLoRA run: the LoRA run over a 4-bit base.
 fn qlora() -> EstimateInput {
-    EstimateInput {
-        qlora: true,
-        ..lora()
+    {
+        let mut input = lora();
+        input.training.qlora = true;
+        input
     }
 }
 
 /// Q3's model: Llama-2-13B training.
 fn l13() -> EstimateInput {
     EstimateInput {
-        model: Some("meta-llama/Llama-2-13b-hf".into()),
-        mode: Mode::Training,
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("meta-llama/Llama-2-13b-hf".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Training,
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
 /// Q3's layouts on 8 GPUs: data parallel, tensor parallel 4, ZeRO-3.
 fn dp8() -> EstimateInput {
-    EstimateInput {
-        gpus: Some(8.0),
-        ..l13()
+    {
+        let mut input = l13();
+        input.placement.gpus = Some(8.0);
+        input
     }
 }
 
 fn tp4() -> EstimateInput {
-    EstimateInput {
-        gpus: Some(4.0),
-        tp: 4.0,
-        ..l13()
+    {
+        let mut input = l13();
+        input.placement.gpus = Some(4.0);
+        input.placement.tp = 4.0;
+        input
     }
 }
 
 fn zero3() -> EstimateInput {
-    EstimateInput {
-        gpus: Some(8.0),
-        zero: 3.0,
-        ..l13()
+    {
+        let mut input = l13();
+        input.placement.gpus = Some(8.0);
+        input.placement.zero = 3.0;
+        input
     }
 }
 
 /// The KV-cache answer's model: Llama 3 8B inference.
 fn llama3_8b() -> EstimateInput {
     EstimateInput {
-        model: Some("meta-llama/Llama-3.1-8B".into()),
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("meta-llama/Llama-3.1-8B".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
@@ -123,10 +144,16 @@ pub fn faq_runs() -> Vec<(&'static str, crate::i18n::Key, EstimateInput)> {
 /// Q1: training a 7B model, by the quick rule and in detail, and with LoRA and QLoRA.
 fn training_7b(v: &mut Values) {
     if let Some(e) = est(EstimateInput {
-        params: Some("7B".into()),
-        mode: Mode::Training,
-        dtype: Some(vramfit::precision::Dtype::Fp16),
-        ..EstimateInput::default()
+        model: ModelInput {
+            params: Some("7B".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Training,
+            dtype: Some(vramfit::precision::Dtype::Fp16),
+            ..Default::default()
+        },
+        ..Default::default()
     }) {
         v.push(("train_7b_quick_gb", gb(e.quick.theory_bytes)));
     }

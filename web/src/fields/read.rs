@@ -73,161 +73,168 @@ fn set(input: &mut EstimateInput, key: &str, v: &str) -> Result<(), InputError> 
         }
     };
     match key {
-        "mode" => input.mode = choice(key, v)?,
-        "engine" => input.engine = choice(key, v)?,
-        "attention" => input.attention = choice(key, v)?,
-        "logits" => input.logits = choice(key, v)?,
+        "mode" => input.run.mode = choice(key, v)?,
+        "engine" => input.run.engine = choice(key, v)?,
+        "attention" => input.run.attention = choice(key, v)?,
+        "logits" => input.run.logits = choice(key, v)?,
         #[cfg(feature = "full")]
-        "optimizer" => input.optimizer = choice(key, v)?,
+        "optimizer" => input.training.optimizer = choice(key, v)?,
         #[cfg(feature = "full")]
-        "precision" => input.precision = choice(key, v)?,
+        "precision" => input.training.precision = choice(key, v)?,
         #[cfg(feature = "full")]
-        "grad_checkpointing" => input.grad_checkpointing = choice(key, v)?,
+        "grad_checkpointing" => input.training.grad_checkpointing = choice(key, v)?,
         #[cfg(feature = "full")]
-        "offload" => input.offload = choice(key, v)?,
-        "batch" => input.batch = num()?,
-        "seq_len" => input.seq_len = num()?,
-        "new_tokens" => input.new_tokens = num()?,
-        "images" => input.images = num()?,
-        "image_width" => input.image_width = opt()?,
-        "image_height" => input.image_height = opt()?,
-        "language_model_only" => input.language_model_only = on,
+        "offload" => input.placement.offload = choice(key, v)?,
+        "batch" => input.run.batch = num()?,
+        "seq_len" => input.run.seq_len = num()?,
+        "new_tokens" => input.run.new_tokens = num()?,
+        "images" => input.run.images = num()?,
+        "image_width" => input.run.image_width = opt()?,
+        "image_height" => input.run.image_height = opt()?,
+        "language_model_only" => input.run.language_model_only = on,
         #[cfg(feature = "full")]
-        "lora_rank" => input.lora_rank = num()?,
+        "lora_rank" => input.training.lora_rank = num()?,
         #[cfg(feature = "full")]
-        "zero" => input.zero = num()?,
-        "gpus" => input.gpus = opt()?,
-        "tp" => input.tp = num()?,
-        "pp" => input.pp = num()?,
-        "ep" => input.ep = num()?,
-        "enable_dp_attention" => input.enable_dp_attention = on,
-        "dp_size" => input.dp_size = opt()?,
+        "zero" => input.placement.zero = num()?,
+        "gpus" => input.placement.gpus = opt()?,
+        "tp" => input.placement.tp = num()?,
+        "pp" => input.placement.pp = num()?,
+        "ep" => input.placement.ep = num()?,
+        "enable_dp_attention" => input.placement.enable_dp_attention = on,
+        "dp_size" => input.placement.dp_size = opt()?,
         "disaggregation_mode" => {
-            input.disaggregation_mode = (!v.is_empty()).then(|| choice(key, v)).transpose()?;
-        }
-        "disaggregation_transfer_backend" => {
-            input.disaggregation_transfer_backend =
+            input.serving.disaggregation_mode =
                 (!v.is_empty()).then(|| choice(key, v)).transpose()?;
         }
-        "num_reserved_decode_tokens" => input.num_reserved_decode_tokens = opt()?,
-        "gpus_per_node" => input.gpus_per_node = opt()?,
-        "node_link" => input.node_link = text(),
-        "gpu_memory_utilization" => input.gpu_memory_utilization = num()?,
-        "mem_fraction_static" => input.mem_fraction_static = opt()?,
-        "free_gpu_memory_fraction" => input.free_gpu_memory_fraction = opt()?,
-        "max_kv_size" => input.max_kv_size = opt()?,
-        "kv_bits" => input.kv_bits = opt()?,
-        "kv_group_size" => input.kv_group_size = opt()?,
-        "quantized_kv_start" => input.quantized_kv_start = opt()?,
-        "wired_limit_mb" => input.wired_limit_mb = opt()?,
-        "cuda_graph_max_bs" => input.cuda_graph_max_bs = opt()?,
-        "ubatch" => input.ubatch = num()?,
-        "max_model_len" => input.max_model_len = opt()?,
-        "max_num_seqs" => input.max_num_seqs = opt()?,
-        "max_num_batched_tokens" => input.max_num_batched_tokens = opt()?,
-        "gpu_layers" => input.gpu_layers = opt()?,
-        "n_cpu_moe" => input.n_cpu_moe = opt()?,
-        "kv_unified" => input.kv_unified = opt_bool()?,
-        "kv_unified_per_slot" => input.kv_unified_per_slot = opt()?,
-        "host_memory" => input.host_memory = text(),
-        "host_bandwidth" => input.host_bandwidth = text(),
+        "disaggregation_transfer_backend" => {
+            input.serving.disaggregation_transfer_backend =
+                (!v.is_empty()).then(|| choice(key, v)).transpose()?;
+        }
+        "num_reserved_decode_tokens" => input.serving.num_reserved_decode_tokens = opt()?,
+        "gpus_per_node" => input.placement.gpus_per_node = opt()?,
+        "node_link" => input.hardware.node_link = text(),
+        "gpu_memory_utilization" => input.serving.gpu_memory_utilization = num()?,
+        "mem_fraction_static" => input.serving.mem_fraction_static = opt()?,
+        "free_gpu_memory_fraction" => input.serving.free_gpu_memory_fraction = opt()?,
+        "max_kv_size" => input.serving.max_kv_size = opt()?,
+        "kv_bits" => input.serving.kv_bits = opt()?,
+        "kv_group_size" => input.serving.kv_group_size = opt()?,
+        "quantized_kv_start" => input.serving.quantized_kv_start = opt()?,
+        "wired_limit_mb" => input.hardware.wired_limit_mb = opt()?,
+        "cuda_graph_max_bs" => input.serving.cuda_graph_max_bs = opt()?,
+        "ubatch" => input.serving.ubatch = num()?,
+        "max_model_len" => input.serving.max_model_len = opt()?,
+        "max_num_seqs" => input.serving.max_num_seqs = opt()?,
+        "max_num_batched_tokens" => input.serving.max_num_batched_tokens = opt()?,
+        "gpu_layers" => input.placement.gpu_layers = opt()?,
+        "n_cpu_moe" => input.placement.n_cpu_moe = opt()?,
+        "kv_unified" => input.serving.kv_unified = opt_bool()?,
+        "kv_unified_per_slot" => input.serving.kv_unified_per_slot = opt()?,
+        "host_memory" => input.hardware.host_memory = text(),
+        "host_bandwidth" => input.hardware.host_bandwidth = text(),
         #[cfg(feature = "full")]
-        "qlora" => input.qlora = on,
+        "qlora" => input.training.qlora = on,
         #[cfg(feature = "full")]
-        "fused_optimizer" => input.fused_optimizer = on,
-        "cuda_graphs" => input.cuda_graphs = on,
-        "gpu" => input.gpu = text(),
-        "cards" => input.cards = vramfit::estimate::split_card_list(v),
-        "tensor_split" => input.tensor_split = shares(v)?,
-        "split_mode" => input.split_mode = choice(key, v)?,
-        "main_gpu" => input.main_gpu = num()?,
-        "gpu_memory" => input.gpu_memory = text(),
-        "memory_in_use" => input.memory_in_use = text(),
-        "engine_version" => input.engine_version = text(),
-        "enable_lora" => input.enable_lora = on,
-        "max_loras" => input.max_loras = opt()?,
-        "max_lora_rank" => input.max_lora_rank = opt()?,
-        "max_cpu_loras" => input.max_cpu_loras = opt()?,
-        "kv_offloading_size" => input.kv_offloading_size = opt()?,
+        "fused_optimizer" => input.training.fused_optimizer = on,
+        "cuda_graphs" => input.serving.cuda_graphs = on,
+        "gpu" => input.hardware.gpu = text(),
+        "cards" => input.hardware.cards = vramfit::estimate::split_card_list(v),
+        "tensor_split" => input.placement.tensor_split = shares(v)?,
+        "split_mode" => input.placement.split_mode = choice(key, v)?,
+        "main_gpu" => input.placement.main_gpu = num()?,
+        "gpu_memory" => input.hardware.gpu_memory = text(),
+        "memory_in_use" => input.hardware.memory_in_use = text(),
+        "engine_version" => input.run.engine_version = text(),
+        "enable_lora" => input.serving.enable_lora = on,
+        "max_loras" => input.serving.max_loras = opt()?,
+        "max_lora_rank" => input.serving.max_lora_rank = opt()?,
+        "max_cpu_loras" => input.serving.max_cpu_loras = opt()?,
+        "kv_offloading_size" => input.serving.kv_offloading_size = opt()?,
         "kv_offloading_backend" => {
-            input.kv_offloading_backend = (!v.is_empty()).then(|| choice(key, v)).transpose()?
+            input.serving.kv_offloading_backend =
+                (!v.is_empty()).then(|| choice(key, v)).transpose()?
         }
-        "runner" => input.runner = (!v.is_empty()).then(|| choice(key, v)).transpose()?,
+        "runner" => input.run.runner = (!v.is_empty()).then(|| choice(key, v)).transpose()?,
         "speculative_method" => {
-            input.speculative_method = (!v.is_empty()).then(|| choice(key, v)).transpose()?;
+            input.serving.speculative_method =
+                (!v.is_empty()).then(|| choice(key, v)).transpose()?;
         }
-        "draft_model" => input.draft_model = text(),
-        "num_speculative_tokens" => input.num_speculative_tokens = opt()?,
-        "acceptance_rate" => input.acceptance_rate = opt()?,
+        "draft_model" => input.serving.draft_model = text(),
+        "num_speculative_tokens" => input.serving.num_speculative_tokens = opt()?,
+        "acceptance_rate" => input.serving.acceptance_rate = opt()?,
         #[cfg(feature = "full")]
-        "stack" => input.stack = (!v.is_empty()).then(|| choice(key, v)).transpose()?,
+        "stack" => input.training.stack = (!v.is_empty()).then(|| choice(key, v)).transpose()?,
         #[cfg(feature = "full")]
-        "loss" => input.loss = (!v.is_empty()).then(|| choice(key, v)).transpose()?,
+        "loss" => input.training.loss = (!v.is_empty()).then(|| choice(key, v)).transpose()?,
         #[cfg(feature = "full")]
-        "loss_chunks" => input.loss_chunks = opt()?,
+        "loss_chunks" => input.training.loss_chunks = opt()?,
         #[cfg(feature = "full")]
-        "foreach" => input.foreach = on,
+        "foreach" => input.training.foreach = on,
         #[cfg(feature = "full")]
-        "optimizer_in_backward" => input.optimizer_in_backward = on,
+        "optimizer_in_backward" => input.training.optimizer_in_backward = on,
         #[cfg(feature = "full")]
-        "activation_offload" => input.activation_offload = (!v.is_empty()).then_some(on),
+        "activation_offload" => input.training.activation_offload = (!v.is_empty()).then_some(on),
         #[cfg(feature = "full")]
-        "packing" => input.packing = on,
+        "packing" => input.training.packing = on,
         #[cfg(feature = "full")]
-        "compile" => input.compile = on,
+        "compile" => input.training.compile = on,
         #[cfg(feature = "full")]
-        "kbit_upcast" => input.kbit_upcast = (!v.is_empty()).then_some(on),
+        "kbit_upcast" => input.training.kbit_upcast = (!v.is_empty()).then_some(on),
         #[cfg(feature = "full")]
-        "rl" => input.rl = (!v.is_empty()).then(|| choice(key, v)).transpose()?,
+        "rl" => input.training.rl = (!v.is_empty()).then(|| choice(key, v)).transpose()?,
         #[cfg(feature = "full")]
-        "rollout" => input.rollout = (!v.is_empty()).then(|| choice(key, v)).transpose()?,
+        "rollout" => {
+            input.training.rollout = (!v.is_empty()).then(|| choice(key, v)).transpose()?
+        }
         #[cfg(feature = "full")]
-        "ref_model" => input.ref_model = (!v.is_empty()).then_some(on),
+        "ref_model" => input.training.ref_model = (!v.is_empty()).then_some(on),
         #[cfg(feature = "full")]
-        "sleep_mode" => input.sleep_mode = (!v.is_empty()).then_some(on),
+        "sleep_mode" => input.training.sleep_mode = (!v.is_empty()).then_some(on),
         #[cfg(feature = "full")]
-        "rl_beta" => input.rl_beta = opt()?,
+        "rl_beta" => input.training.rl_beta = opt()?,
         #[cfg(feature = "full")]
-        "num_generations" => input.num_generations = opt()?,
+        "num_generations" => input.training.num_generations = opt()?,
         #[cfg(feature = "full")]
-        "max_completion_length" => input.max_completion_length = opt()?,
+        "max_completion_length" => input.training.max_completion_length = opt()?,
         #[cfg(feature = "full")]
-        "rollout_memory_utilization" => input.rollout_memory_utilization = opt()?,
+        "rollout_memory_utilization" => input.training.rollout_memory_utilization = opt()?,
         #[cfg(feature = "full")]
-        "fsdp_version" => input.fsdp_version = opt()?,
+        "fsdp_version" => input.placement.fsdp_version = opt()?,
         #[cfg(feature = "full")]
-        "reshard_after_forward" => input.reshard_after_forward = opt_bool()?,
+        "reshard_after_forward" => input.placement.reshard_after_forward = opt_bool()?,
         #[cfg(feature = "full")]
-        "reduce_bucket_size" => input.reduce_bucket_size = opt()?,
+        "reduce_bucket_size" => input.training.reduce_bucket_size = opt()?,
         #[cfg(feature = "full")]
-        "allgather_bucket_size" => input.allgather_bucket_size = opt()?,
+        "allgather_bucket_size" => input.training.allgather_bucket_size = opt()?,
         #[cfg(feature = "full")]
-        "stage3_prefetch_bucket_size" => input.stage3_prefetch_bucket_size = opt()?,
+        "stage3_prefetch_bucket_size" => input.training.stage3_prefetch_bucket_size = opt()?,
         #[cfg(feature = "full")]
-        "stage3_max_live_parameters" => input.stage3_max_live_parameters = opt()?,
+        "stage3_max_live_parameters" => input.training.stage3_max_live_parameters = opt()?,
         #[cfg(feature = "full")]
-        "stage3_param_persistence_threshold" => input.stage3_param_persistence_threshold = opt()?,
+        "stage3_param_persistence_threshold" => {
+            input.training.stage3_param_persistence_threshold = opt()?
+        }
         #[cfg(feature = "full")]
-        "overlap_comm" => input.overlap_comm = opt_bool()?,
+        "overlap_comm" => input.training.overlap_comm = opt_bool()?,
         #[cfg(feature = "full")]
-        "vp" => input.vp = opt()?,
+        "vp" => input.placement.vp = opt()?,
         #[cfg(feature = "full")]
-        "galore_rank" => input.galore_rank = opt()?,
+        "galore_rank" => input.training.galore_rank = opt()?,
         #[cfg(feature = "full")]
-        "lora_dropout" => input.lora_dropout = opt()?,
-        "grad_accum" => input.grad_accum = opt()?,
+        "lora_dropout" => input.training.lora_dropout = opt()?,
+        "grad_accum" => input.training.grad_accum = opt()?,
         #[cfg(feature = "full")]
-        "sequence_parallel" => input.sequence_parallel = on,
+        "sequence_parallel" => input.placement.sequence_parallel = on,
         #[cfg(feature = "full")]
-        "cp" => input.cp = opt()?,
+        "cp" => input.placement.cp = opt()?,
         #[cfg(feature = "full")]
-        "distributed_optimizer" => input.distributed_optimizer = on,
+        "distributed_optimizer" => input.placement.distributed_optimizer = on,
         #[cfg(feature = "full")]
         "recompute_method" => {
-            input.recompute_method = (!v.is_empty()).then(|| choice(key, v)).transpose()?
+            input.training.recompute_method = (!v.is_empty()).then(|| choice(key, v)).transpose()?
         }
         #[cfg(feature = "full")]
-        "recompute_num_layers" => input.recompute_num_layers = opt()?,
+        "recompute_num_layers" => input.training.recompute_num_layers = opt()?,
         _ => {
             return Err(vramfit::input_error!(
                 UnknownName,
@@ -253,32 +260,32 @@ pub fn to_input(
         set(&mut input, f.key, value(f.key).trim())?;
     }
     match value("source").as_str() {
-        "params" => input.params = Some(value("params")),
+        "params" => input.model.params = Some(value("params")),
         s if read_model(s) => match config {
             Some(c) => {
-                input.arch = Some(c.arch);
+                input.model.arch = Some(c.arch);
                 // The checkpoint's own dtype, which the engine's `auto` resolves from; the
                 // form's dtype (below) is the run's choice.
-                input.checkpoint_dtype = c.dtype;
+                input.model.checkpoint_dtype = c.dtype;
                 if let Some(q) = c.quantization {
-                    input.quantization = q;
+                    input.model.quantization = q;
                 }
             }
             None => return Err(no_model(value)),
         },
-        _ => input.model = Some(value("model")),
+        _ => input.model.model = Some(value("model")),
     }
     let dtype = value("dtype");
     if !dtype.trim().is_empty() {
-        input.dtype = Some(Dtype::parse("dtype", &dtype)?);
+        input.run.dtype = Some(Dtype::parse("dtype", &dtype)?);
     }
     let q = value("quantization");
     if q != "none" || !read_model(&value("source")) {
-        input.quantization = Quantization::parse("quantization", &q)?;
+        input.model.quantization = Quantization::parse("quantization", &q)?;
     }
-    input.kv_dtype = KvDtype::parse("kv_dtype", &value("kv_dtype"))?;
+    input.run.kv_dtype = KvDtype::parse("kv_dtype", &value("kv_dtype"))?;
     drop_hidden_rl(&mut input);
-    input.lora_targets = value("lora_targets")
+    input.training.lora_targets = value("lora_targets")
         .split(',')
         .map(str::trim)
         .filter(|s| !s.is_empty())
@@ -292,26 +299,26 @@ pub fn to_input(
 /// colocated engine's fraction and sleep mode unless the rollout is colocated.
 fn drop_hidden_rl(input: &mut EstimateInput) {
     use vramfit::estimate::{Mode, RlAlgorithm, Rollout};
-    if input.mode != Mode::Training {
-        input.rl = None;
+    if input.run.mode != Mode::Training {
+        input.training.rl = None;
     }
-    let Some(rl) = input.rl else {
-        input.rl_beta = None;
-        input.ref_model = None;
-        input.num_generations = None;
-        input.max_completion_length = None;
-        input.rollout = None;
-        input.rollout_memory_utilization = None;
-        input.sleep_mode = None;
+    let Some(rl) = input.training.rl else {
+        input.training.rl_beta = None;
+        input.training.ref_model = None;
+        input.training.num_generations = None;
+        input.training.max_completion_length = None;
+        input.training.rollout = None;
+        input.training.rollout_memory_utilization = None;
+        input.training.sleep_mode = None;
         return;
     };
     if rl == RlAlgorithm::Dpo {
-        input.rollout = None;
-        input.num_generations = None;
+        input.training.rollout = None;
+        input.training.num_generations = None;
     }
-    if input.rollout != Some(Rollout::Colocate) {
-        input.rollout_memory_utilization = None;
-        input.sleep_mode = None;
+    if input.training.rollout != Some(Rollout::Colocate) {
+        input.training.rollout_memory_utilization = None;
+        input.training.sleep_mode = None;
     }
 }
 
@@ -392,9 +399,9 @@ mod tests {
     fn a_yes_or_no_field_reads_true_false_or_empty() {
         let mut input = EstimateInput::default();
         set(&mut input, "kv_unified", "true").unwrap();
-        assert_eq!(input.kv_unified, Some(true));
+        assert_eq!(input.serving.kv_unified, Some(true));
         set(&mut input, "kv_unified", "").unwrap();
-        assert_eq!(input.kv_unified, None);
+        assert_eq!(input.serving.kv_unified, None);
         let e = set(&mut input, "kv_unified", "yes").unwrap_err();
         assert_eq!(e.field, "kv_unified");
         #[cfg(feature = "en")]
@@ -547,12 +554,12 @@ mod tests {
             match to_input(&v, None) {
                 Ok(direct) => {
                     let mut json = json.unwrap_or_else(|e| panic!("{key} = {text}: {e}"));
-                    json.model = direct.model.clone();
-                    json.params = direct.params.clone();
-                    json.dtype = direct.dtype;
-                    json.quantization = direct.quantization;
-                    json.kv_dtype = direct.kv_dtype;
-                    json.lora_targets = direct.lora_targets.clone();
+                    json.model.model = direct.model.model.clone();
+                    json.model.params = direct.model.params.clone();
+                    json.run.dtype = direct.run.dtype;
+                    json.model.quantization = direct.model.quantization;
+                    json.run.kv_dtype = direct.run.kv_dtype;
+                    json.training.lora_targets = direct.training.lora_targets.clone();
                     // What the form hides is not read (`drop_hidden_rl`), in either way in.
                     drop_hidden_rl(&mut json);
                     assert_eq!(direct, json, "{key} = {text}");

@@ -245,7 +245,7 @@ fn qwen3_vl_and_internvit_towers_by_hand() {
 /// by the transformers run shape.
 #[test]
 fn families_caches_match_transformers_tensors() {
-    use crate::estimate::{ComponentKind, EstimateInput, estimate};
+    use crate::estimate::{ComponentKind, EstimateInput, ModelInput, RunInput, estimate};
     for (case, json, cache) in [
         ("qwen3_vl-tiny", qwen3_vl_tiny(), 3840),
         ("qwen3_vl_moe-tiny", qwen3_vl_moe_tiny(), 3840),
@@ -256,11 +256,17 @@ fn families_caches_match_transformers_tensors() {
         ("mistral3-mistral4-tiny", mistral3_mistral4_tiny(), 1440),
     ] {
         let e = estimate(&EstimateInput {
-            arch: Some(arch(&json)),
-            batch: 2.0,
-            seq_len: 5.0,
-            new_tokens: 0.0,
-            ..EstimateInput::default()
+            model: ModelInput {
+                arch: Some(arch(&json)),
+                ..Default::default()
+            },
+            run: RunInput {
+                batch: 2.0,
+                seq_len: 5.0,
+                new_tokens: 0.0,
+                ..Default::default()
+            },
+            ..Default::default()
         })
         .unwrap();
         let kv = e.component_bytes(ComponentKind::KvCache);
@@ -382,7 +388,10 @@ fn families_presets_carry_what_their_configs_say() {
 /// model without it.
 #[test]
 fn families_estimate_in_every_engine() {
-    use crate::estimate::{ComponentKind, Engine, EstimateInput, estimate};
+    use crate::estimate::{
+        ComponentKind, Engine, EstimateInput, HardwareInput, ModelInput, PlacementInput, RunInput,
+        ServingInput, estimate,
+    };
     let configs = [
         QWEN3_VL_8B,
         QWEN3_VL_30B_A3B,
@@ -398,14 +407,29 @@ fn families_estimate_in_every_engine() {
     let run = |a: Architecture, engine: Engine| {
         let (tp, gpus) = split(engine);
         estimate(&EstimateInput {
-            arch: Some(a),
-            engine,
-            gpu: Some("h100-sxm5-80gb".into()),
-            tp,
-            gpus,
-            max_model_len: Some(8192.0),
-            seq_len: 4096.0,
-            ..EstimateInput::default()
+            model: ModelInput {
+                arch: Some(a),
+                ..Default::default()
+            },
+            run: RunInput {
+                engine,
+                seq_len: 4096.0,
+                ..Default::default()
+            },
+            serving: ServingInput {
+                max_model_len: Some(8192.0),
+                ..Default::default()
+            },
+            hardware: HardwareInput {
+                gpu: Some("h100-sxm5-80gb".into()),
+                ..Default::default()
+            },
+            placement: PlacementInput {
+                tp,
+                gpus,
+                ..Default::default()
+            },
+            ..Default::default()
         })
         .unwrap()
     };
@@ -429,11 +453,23 @@ fn families_estimate_in_every_engine() {
     }
     // On one card, the whole model's weights.
     let vllm = estimate(&EstimateInput {
-        arch: Some(arch(QWEN3_VL_8B)),
-        engine: Engine::Vllm,
-        gpu: Some("h100-sxm5-80gb".into()),
-        max_model_len: Some(8192.0),
-        ..EstimateInput::default()
+        model: ModelInput {
+            arch: Some(arch(QWEN3_VL_8B)),
+            ..Default::default()
+        },
+        run: RunInput {
+            engine: Engine::Vllm,
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(8192.0),
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     })
     .unwrap();
     assert_eq!(

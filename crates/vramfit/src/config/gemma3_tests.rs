@@ -4,7 +4,9 @@
 
 use super::parse_config;
 use crate::error::ErrorKind;
-use crate::estimate::{ComponentKind, Engine, EstimateInput, Mode, estimate};
+use crate::estimate::{
+    ComponentKind, Engine, EstimateInput, HardwareInput, Mode, ModelInput, RunInput, estimate,
+};
 use crate::precision::Dtype;
 
 /// google/embeddinggemma-300m's config.json
@@ -75,15 +77,24 @@ fn embeddinggemma_reads_as_a_bidirectional_encoder() {
 
 fn run(engine: Engine, mode: Mode, json: &str) -> EstimateInput {
     EstimateInput {
-        arch: Some(parse_config(json).unwrap().arch),
-        engine,
-        mode,
-        dtype: Some(Dtype::Fp32),
-        gpu: Some("h100-sxm5-80gb".into()),
-        batch: 32.0,
-        seq_len: 512.0,
-        new_tokens: 256.0,
-        ..EstimateInput::default()
+        model: ModelInput {
+            arch: Some(parse_config(json).unwrap().arch),
+            ..Default::default()
+        },
+        run: RunInput {
+            engine,
+            mode,
+            dtype: Some(Dtype::Fp32),
+            batch: 32.0,
+            seq_len: 512.0,
+            new_tokens: 256.0,
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
@@ -102,9 +113,10 @@ fn embeddinggemma_in_vllm_has_no_kv_pool() {
     );
     let decoder = estimate(&run(Engine::Vllm, Mode::Serve, &causal())).unwrap();
     assert!(decoder.component_bytes(ComponentKind::KvCache) > 0);
-    let generate = EstimateInput {
-        runner: Some(crate::estimate::RunnerType::Generate),
-        ..run(Engine::Vllm, Mode::Serve, EMBEDDINGGEMMA_300M)
+    let generate = {
+        let mut input = run(Engine::Vllm, Mode::Serve, EMBEDDINGGEMMA_300M);
+        input.run.runner = Some(crate::estimate::RunnerType::Generate);
+        input
     };
     let err = generate.resolve().err().unwrap();
     assert_eq!(
@@ -168,12 +180,13 @@ fn embeddinggemma_preset_is_its_config() {
 /// tokens are refused at `ubatch`, naming -ub 1024.
 #[test]
 fn embeddinggemma_on_llamacpp_pools_in_one_ubatch() {
-    let input = |seq_len: f64| EstimateInput {
-        batch: 1.0,
-        seq_len,
-        new_tokens: 0.0,
-        ubatch: 512.0,
-        ..run(Engine::Llamacpp, Mode::Serve, EMBEDDINGGEMMA_300M)
+    let input = |seq_len: f64| {
+        let mut input = run(Engine::Llamacpp, Mode::Serve, EMBEDDINGGEMMA_300M);
+        input.run.batch = 1.0;
+        input.run.seq_len = seq_len;
+        input.run.new_tokens = 0.0;
+        input.serving.ubatch = 512.0;
+        input
     };
     let e = estimate(&input(512.0)).unwrap();
     assert_eq!(e.component_bytes(ComponentKind::KvCache), 0);
@@ -221,11 +234,12 @@ fn embeddinggemma_on_trtllm_and_mlx_is_refused_by_engine() {
 /// tag (`embeddinggemma`) is not modelled: no citable page of its sizes was found offline.
 #[test]
 fn embeddinggemma_on_ollama_keeps_no_cache() {
-    let e = estimate(&EstimateInput {
-        batch: 1.0,
-        seq_len: 512.0,
-        new_tokens: 0.0,
-        ..run(Engine::Ollama, Mode::Serve, EMBEDDINGGEMMA_300M)
+    let e = estimate(&{
+        let mut input = run(Engine::Ollama, Mode::Serve, EMBEDDINGGEMMA_300M);
+        input.run.batch = 1.0;
+        input.run.seq_len = 512.0;
+        input.run.new_tokens = 0.0;
+        input
     })
     .unwrap();
     assert_eq!(e.component_bytes(ComponentKind::KvCache), 0);

@@ -8,7 +8,7 @@ use alloc::string::String;
 use crate::config::parse_config;
 use crate::config::tests::run;
 use crate::error::ErrorKind;
-use crate::estimate::{ComponentKind, Engine, EstimateInput, estimate};
+use crate::estimate::{ComponentKind, Engine, EstimateInput, ModelInput, RunInput, estimate};
 
 const REFERENCE: &str = include_str!("../../../../tests/reference/gemma3n-reference.csv");
 
@@ -185,10 +185,16 @@ fn gemma3n_in_llamacpp_and_vllm_by_hand() {
     assert_eq!(kv, (64 * 4096 + 4 * 64 * 768) * 2);
     let e4b = r#"{"model_type": "gemma3n_text"}"#;
     let e = estimate(&EstimateInput {
-        arch: Some(parse_config(e4b).unwrap().arch),
-        engine: Engine::Vllm,
-        mode: crate::estimate::Mode::Serve,
-        ..EstimateInput::default()
+        model: ModelInput {
+            arch: Some(parse_config(e4b).unwrap().arch),
+            ..Default::default()
+        },
+        run: RunInput {
+            engine: Engine::Vllm,
+            mode: crate::estimate::Mode::Serve,
+            ..Default::default()
+        },
+        ..Default::default()
     })
     .unwrap();
     assert_eq!(e.kv_bytes_per_token, 20 * 2 * 2 * 256 * 2);
@@ -199,9 +205,15 @@ fn gemma3n_in_llamacpp_and_vllm_by_hand() {
 fn gemma3n_refused_by_unchecked_engines() {
     for engine in [Engine::Ollama, Engine::Sglang, Engine::Trtllm] {
         let e = estimate(&EstimateInput {
-            arch: Some(parse_config(TINY).unwrap().arch),
-            engine,
-            ..EstimateInput::default()
+            model: ModelInput {
+                arch: Some(parse_config(TINY).unwrap().arch),
+                ..Default::default()
+            },
+            run: RunInput {
+                engine,
+                ..Default::default()
+            },
+            ..Default::default()
         })
         .unwrap_err();
         assert_eq!(
@@ -223,10 +235,16 @@ fn gemma3n_refused_by_unchecked_engines() {
 fn gemma3n_llamacpp_loads_the_shared_layers_kv_weights() {
     let weights = |engine, json: &str| {
         estimate(&EstimateInput {
-            arch: Some(parse_config(json).unwrap().arch),
-            engine,
-            dtype: Some(crate::precision::Dtype::Bf16),
-            ..EstimateInput::default()
+            model: ModelInput {
+                arch: Some(parse_config(json).unwrap().arch),
+                ..Default::default()
+            },
+            run: RunInput {
+                engine,
+                dtype: Some(crate::precision::Dtype::Bf16),
+                ..Default::default()
+            },
+            ..Default::default()
         })
         .unwrap()
         .weights_bytes

@@ -3,7 +3,9 @@
 //! a prefill of 2 sequences of 24 tokens left in a tiny model with real bf16 tensors, as stored.
 
 use super::super::parse_config;
-use crate::estimate::{ComponentKind, Engine, EstimateInput, estimate};
+use crate::estimate::{
+    ComponentKind, Engine, EstimateInput, ModelInput, RunInput, ServingInput, estimate,
+};
 use crate::model::Architecture;
 
 const CSV: &str = include_str!("../../../../tests/reference/gemma4-reference.csv");
@@ -87,11 +89,17 @@ fn gemma4_tiny_params_by_hand() {
 fn gemma4_cache_matches_transformers_storage() {
     assert_eq!(reference("gemma4-tiny", "storage_bytes"), 30_720);
     let e = estimate(&EstimateInput {
-        arch: Some(arch(TINY)),
-        batch: 2.0,
-        seq_len: 24.0,
-        new_tokens: 0.0,
-        ..EstimateInput::default()
+        model: ModelInput {
+            arch: Some(arch(TINY)),
+            ..Default::default()
+        },
+        run: RunInput {
+            batch: 2.0,
+            seq_len: 24.0,
+            new_tokens: 0.0,
+            ..Default::default()
+        },
+        ..Default::default()
     })
     .unwrap();
     let kv = e.component_bytes(ComponentKind::KvCache);
@@ -105,11 +113,20 @@ fn gemma4_cache_matches_transformers_storage() {
 #[test]
 fn gemma4_in_llamacpp_by_hand() {
     let e = estimate(&EstimateInput {
-        arch: Some(arch(TINY)),
-        engine: Engine::Llamacpp,
-        batch: 1.0,
-        max_model_len: Some(4096.0),
-        ..EstimateInput::default()
+        model: ModelInput {
+            arch: Some(arch(TINY)),
+            ..Default::default()
+        },
+        run: RunInput {
+            engine: Engine::Llamacpp,
+            batch: 1.0,
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(4096.0),
+            ..Default::default()
+        },
+        ..Default::default()
     })
     .unwrap();
     let kv = e.component_bytes(ComponentKind::KvCache);
@@ -124,9 +141,15 @@ fn gemma4_in_llamacpp_by_hand() {
 fn gemma4_refusals_name_their_field() {
     for engine in [Engine::Ollama, Engine::Trtllm, Engine::Sglang] {
         let e = estimate(&EstimateInput {
-            arch: Some(arch(TINY)),
-            engine,
-            ..EstimateInput::default()
+            model: ModelInput {
+                arch: Some(arch(TINY)),
+                ..Default::default()
+            },
+            run: RunInput {
+                engine,
+                ..Default::default()
+            },
+            ..Default::default()
         })
         .unwrap_err();
         assert_eq!(e.field, "engine", "{engine:?}");
@@ -166,9 +189,15 @@ fn gemma4_in_vllm_counts_every_qkv_slot() {
     assert_eq!(a.params() - arch(TINY).params(), 14_400);
     let params = |engine| {
         estimate(&EstimateInput {
-            arch: Some(arch(TINY)),
-            engine,
-            ..EstimateInput::default()
+            model: ModelInput {
+                arch: Some(arch(TINY)),
+                ..Default::default()
+            },
+            run: RunInput {
+                engine,
+                ..Default::default()
+            },
+            ..Default::default()
         })
         .unwrap()
         .params
@@ -192,10 +221,16 @@ fn gemma4_activations_take_the_widest_block() {
 #[test]
 fn gemma4_in_vllm_caches_per_layer_type() {
     let e = estimate(&EstimateInput {
-        arch: Some(arch(SHARED)),
-        engine: Engine::Vllm,
-        mode: crate::estimate::Mode::Serve,
-        ..EstimateInput::default()
+        model: ModelInput {
+            arch: Some(arch(SHARED)),
+            ..Default::default()
+        },
+        run: RunInput {
+            engine: Engine::Vllm,
+            mode: crate::estimate::Mode::Serve,
+            ..Default::default()
+        },
+        ..Default::default()
     })
     .unwrap();
     assert_eq!(

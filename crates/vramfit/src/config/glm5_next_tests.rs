@@ -5,7 +5,9 @@
 
 use super::super::parse_config;
 use crate::error::ErrorKind;
-use crate::estimate::{ComponentKind, Engine, EstimateInput, estimate};
+use crate::estimate::{
+    ComponentKind, Engine, EstimateInput, ModelInput, RunInput, ServingInput, estimate,
+};
 use crate::model::Architecture;
 
 /// The reference's tiny model: 3 KDA layers, 2 MLA layers (the second's indexer "shared"),
@@ -67,11 +69,17 @@ fn a_flat_file_reads_the_same() {
 #[test]
 fn caches_match_transformers_storage() {
     let e = estimate(&EstimateInput {
-        arch: Some(arch(TINY)),
-        batch: 2.0,
-        seq_len: 10.0,
-        new_tokens: 0.0,
-        ..EstimateInput::default()
+        model: ModelInput {
+            arch: Some(arch(TINY)),
+            ..Default::default()
+        },
+        run: RunInput {
+            batch: 2.0,
+            seq_len: 10.0,
+            new_tokens: 0.0,
+            ..Default::default()
+        },
+        ..Default::default()
     })
     .unwrap();
     assert_eq!(e.component_bytes(ComponentKind::KvCache), 1280 + 1320);
@@ -86,11 +94,20 @@ fn caches_match_transformers_storage() {
 fn sglang_keeps_latent_indexer_keys_and_kda_states() {
     let a = arch(r#"{"model_type": "glm5_next"}"#);
     let e = estimate(&EstimateInput {
-        arch: Some(a),
-        engine: Engine::Sglang,
-        batch: 2.0,
-        max_model_len: Some(4096.0),
-        ..EstimateInput::default()
+        model: ModelInput {
+            arch: Some(a),
+            ..Default::default()
+        },
+        run: RunInput {
+            engine: Engine::Sglang,
+            batch: 2.0,
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(4096.0),
+            ..Default::default()
+        },
+        ..Default::default()
     })
     .unwrap();
     assert_eq!(
@@ -115,9 +132,15 @@ fn engines_that_do_not_run_it_are_refused_by_name() {
         Engine::Mlx,
     ] {
         let e = estimate(&EstimateInput {
-            arch: Some(arch(TINY)),
-            engine,
-            ..EstimateInput::default()
+            model: ModelInput {
+                arch: Some(arch(TINY)),
+                ..Default::default()
+            },
+            run: RunInput {
+                engine,
+                ..Default::default()
+            },
+            ..Default::default()
         })
         .unwrap_err();
         assert_eq!(e.kind, ErrorKind::Unsupported, "{engine:?}");

@@ -2,7 +2,9 @@
 //! (`tests/reference/hunyuan_reference.py`, `hunyuan-reference.csv`), and by hand.
 
 use super::super::parse_config;
-use crate::estimate::{ComponentKind, Engine, EstimateInput, Mode, estimate};
+use crate::estimate::{
+    ComponentKind, Engine, EstimateInput, HardwareInput, Mode, ModelInput, RunInput, estimate,
+};
 
 /// tencent/Hunyuan-A13B-Instruct's config.json, as the mock hub serves it.
 const A13B: &str =
@@ -64,8 +66,11 @@ fn params_match_transformers_and_the_hand() {
 fn kv_cache_by_the_reference_rule() {
     let a = parse_config(A13B).unwrap().arch;
     let e = estimate(&EstimateInput {
-        arch: Some(a),
-        ..EstimateInput::default()
+        model: ModelInput {
+            arch: Some(a),
+            ..Default::default()
+        },
+        ..Default::default()
     })
     .unwrap();
     assert_eq!(e.component_bytes(ComponentKind::KvCache), 2304 * 131_072);
@@ -75,21 +80,36 @@ fn kv_cache_by_the_reference_rule() {
         reference("hunyuan-tiny-cache-bytes-per-token")
     );
     let e = estimate(&EstimateInput {
-        arch: Some(tiny),
-        dtype: Some(crate::precision::Dtype::Fp32),
-        seq_len: 10.0,
-        new_tokens: 6.0,
-        ..EstimateInput::default()
+        model: ModelInput {
+            arch: Some(tiny),
+            ..Default::default()
+        },
+        run: RunInput {
+            dtype: Some(crate::precision::Dtype::Fp32),
+            seq_len: 10.0,
+            new_tokens: 6.0,
+            ..Default::default()
+        },
+        ..Default::default()
     })
     .unwrap();
     assert_eq!(e.component_bytes(ComponentKind::KvCache), 16 * 512);
     // vLLM serves it (HunYuanMoEV1ForCausalLM).
     let v = estimate(&EstimateInput {
-        arch: Some(parse_config(A13B).unwrap().arch),
-        mode: Mode::Serve,
-        engine: Engine::Vllm,
-        gpu: Some("h200-sxm-141gb".into()),
-        ..EstimateInput::default()
+        model: ModelInput {
+            arch: Some(parse_config(A13B).unwrap().arch),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Serve,
+            engine: Engine::Vllm,
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h200-sxm-141gb".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     });
     assert!(v.is_ok(), "{v:?}");
 }

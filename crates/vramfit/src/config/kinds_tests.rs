@@ -199,14 +199,20 @@ fn dsa_parameters_match_transformers_meta_count() {
 /// indexer keys in the reference.
 #[test]
 fn dsa_caches_match_transformers_tensors() {
-    use crate::estimate::{ComponentKind, EstimateInput, estimate};
+    use crate::estimate::{ComponentKind, EstimateInput, ModelInput, RunInput, estimate};
     for (json, cache) in [(DSA_TINY, 1440 + 960), (GLM_DSA_SHARED_TINY, 1440 + 640)] {
         let e = estimate(&EstimateInput {
-            arch: Some(arch(json)),
-            batch: 2.0,
-            seq_len: 5.0,
-            new_tokens: 0.0,
-            ..EstimateInput::default()
+            model: ModelInput {
+                arch: Some(arch(json)),
+                ..Default::default()
+            },
+            run: RunInput {
+                batch: 2.0,
+                seq_len: 5.0,
+                new_tokens: 0.0,
+                ..Default::default()
+            },
+            ..Default::default()
         })
         .unwrap();
         let kv = e.component_bytes(ComponentKind::KvCache);
@@ -291,13 +297,19 @@ fn kimi_linear_parameters_match_transformers_meta_count() {
 fn kimi_linear_caches_match_transformers_tensors() {
     let a = arch(KIMI_LINEAR_TINY);
     assert_eq!(hf_state_cache(&a, 2, 5), (480, 4608, 12_288));
-    use crate::estimate::{ComponentKind, EstimateInput, estimate};
+    use crate::estimate::{ComponentKind, EstimateInput, ModelInput, RunInput, estimate};
     let e = estimate(&EstimateInput {
-        arch: Some(a),
-        batch: 2.0,
-        seq_len: 5.0,
-        new_tokens: 0.0,
-        ..EstimateInput::default()
+        model: ModelInput {
+            arch: Some(a),
+            ..Default::default()
+        },
+        run: RunInput {
+            batch: 2.0,
+            seq_len: 5.0,
+            new_tokens: 0.0,
+            ..Default::default()
+        },
+        ..Default::default()
     })
     .unwrap();
     let part = |kind| {
@@ -334,13 +346,24 @@ fn kimi_linear_layer_lists_name_their_key() {
 /// and rotary key, 576 f16 values a cell: 7 × 4,096 × 576 × 2 = 33,030,144 B.
 #[test]
 fn kimi_linear_in_llamacpp_by_hand() {
-    use crate::estimate::{ComponentKind, Engine, EstimateInput, estimate};
+    use crate::estimate::{
+        ComponentKind, Engine, EstimateInput, ModelInput, RunInput, ServingInput, estimate,
+    };
     let e = estimate(&EstimateInput {
-        arch: Some(arch(KIMI_LINEAR_48B)),
-        engine: Engine::Llamacpp,
-        batch: 1.0,
-        max_model_len: Some(4096.0),
-        ..EstimateInput::default()
+        model: ModelInput {
+            arch: Some(arch(KIMI_LINEAR_48B)),
+            ..Default::default()
+        },
+        run: RunInput {
+            engine: Engine::Llamacpp,
+            batch: 1.0,
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(4096.0),
+            ..Default::default()
+        },
+        ..Default::default()
     })
     .unwrap();
     let part = |kind| {
@@ -403,13 +426,19 @@ fn olmo_hybrid_parameters_match_transformers_meta_count() {
 fn olmo_hybrid_caches_match_transformers_tensors() {
     let a = arch(OLMO_HYBRID_TINY);
     assert_eq!(hf_state_cache(&a, 2, 5), (2560, 3072, 8192));
-    use crate::estimate::{ComponentKind, EstimateInput, estimate};
+    use crate::estimate::{ComponentKind, EstimateInput, ModelInput, RunInput, estimate};
     let e = estimate(&EstimateInput {
-        arch: Some(a),
-        batch: 2.0,
-        seq_len: 5.0,
-        new_tokens: 0.0,
-        ..EstimateInput::default()
+        model: ModelInput {
+            arch: Some(a),
+            ..Default::default()
+        },
+        run: RunInput {
+            batch: 2.0,
+            seq_len: 5.0,
+            new_tokens: 0.0,
+            ..Default::default()
+        },
+        ..Default::default()
     })
     .unwrap();
     let part = |kind| {
@@ -462,12 +491,18 @@ fn olmo_hybrid_refuses_a_stack_of_one_kind_naming_layer_types() {
 /// model by the engine; transformers, vLLM and SGLang estimate it.
 #[test]
 fn olmo_hybrid_is_refused_where_no_graph_builds_it() {
-    use crate::estimate::{Engine, EstimateInput, Mode, estimate};
+    use crate::estimate::{Engine, EstimateInput, Mode, ModelInput, RunInput, estimate};
     for engine in [Engine::Llamacpp, Engine::Ollama] {
         let e = estimate(&EstimateInput {
-            arch: Some(arch(OLMO_HYBRID_7B)),
-            engine,
-            ..EstimateInput::default()
+            model: ModelInput {
+                arch: Some(arch(OLMO_HYBRID_7B)),
+                ..Default::default()
+            },
+            run: RunInput {
+                engine,
+                ..Default::default()
+            },
+            ..Default::default()
         })
         .unwrap_err();
         assert_eq!(e.field, "engine", "{engine:?}");
@@ -476,18 +511,30 @@ fn olmo_hybrid_is_refused_where_no_graph_builds_it() {
     }
     for engine in [Engine::Hf, Engine::Vllm, Engine::Sglang] {
         let input = EstimateInput {
-            arch: Some(arch(OLMO_HYBRID_7B)),
-            engine,
-            mode: Mode::Inference,
-            ..EstimateInput::default()
+            model: ModelInput {
+                arch: Some(arch(OLMO_HYBRID_7B)),
+                ..Default::default()
+            },
+            run: RunInput {
+                engine,
+                mode: Mode::Inference,
+                ..Default::default()
+            },
+            ..Default::default()
         };
         assert!(estimate(&input).is_ok(), "{engine:?}");
     }
     // Qwen3.5's Gated DeltaNet beside gated attention runs in llama.cpp.
     let qwen = EstimateInput {
-        arch: Some(arch(QWEN3_5_9B)),
-        engine: Engine::Llamacpp,
-        ..EstimateInput::default()
+        model: ModelInput {
+            arch: Some(arch(QWEN3_5_9B)),
+            ..Default::default()
+        },
+        run: RunInput {
+            engine: Engine::Llamacpp,
+            ..Default::default()
+        },
+        ..Default::default()
     };
     assert!(estimate(&qwen).is_ok());
 }
@@ -500,16 +547,28 @@ fn olmo_hybrid_is_refused_where_no_graph_builds_it() {
 /// what is left, 8 layers × 30 KV heads × 128 × 2 × 2 B = 122,880 B each.
 #[test]
 fn olmo_hybrid_in_sglang_keeps_its_states_in_a_mamba_pool() {
-    use crate::estimate::{ComponentKind, Engine, EstimateInput, Mode, estimate};
+    use crate::estimate::{
+        ComponentKind, Engine, EstimateInput, HardwareInput, Mode, ModelInput, RunInput,
+        ServingInput, estimate,
+    };
     let per_request = 24 * (11_520 * 3 * 2 + 30 * 96 * 192 * 4);
     assert_eq!(per_request, 54_743_040);
     let input = EstimateInput {
-        arch: Some(arch(OLMO_HYBRID_7B)),
-        engine: Engine::Sglang,
-        mode: Mode::Inference,
-        batch: 4.0,
-        max_model_len: Some(8192.0),
-        ..EstimateInput::default()
+        model: ModelInput {
+            arch: Some(arch(OLMO_HYBRID_7B)),
+            ..Default::default()
+        },
+        run: RunInput {
+            engine: Engine::Sglang,
+            mode: Mode::Inference,
+            batch: 4.0,
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(8192.0),
+            ..Default::default()
+        },
+        ..Default::default()
     };
     let e = estimate(&input).unwrap();
     let part = |e: &crate::estimate::Estimate, kind| {
@@ -522,7 +581,10 @@ fn olmo_hybrid_in_sglang_keeps_its_states_in_a_mamba_pool() {
     assert_eq!(part(&e, ComponentKind::KvCache), 4 * 8192 * 122_880);
     // On an H100: the pool's rest (printed in its formula) split 0.9 : 1.
     let e = estimate(&EstimateInput {
-        gpu: Some("h100-sxm5-80gb".into()),
+        hardware: HardwareInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..input.hardware
+        },
         ..input
     })
     .unwrap();

@@ -9,7 +9,7 @@ use alloc::vec::Vec;
 use crate::config::parse_config;
 use crate::config::tests::run;
 use crate::error::ErrorKind;
-use crate::estimate::{ComponentKind, Engine, EstimateInput, Mode, estimate};
+use crate::estimate::{ComponentKind, Engine, EstimateInput, Mode, ModelInput, RunInput, estimate};
 
 const REFERENCE: &str = include_str!("../../../../tests/reference/step3p5-reference.csv");
 
@@ -169,10 +169,16 @@ fn step3p5_in_llamacpp_and_vllm_by_hand() {
     let kv = run(Engine::Llamacpp, TINY, 1.0, 512.0).component_bytes(ComponentKind::KvCache);
     assert_eq!(kv, (2 * 64 * 4096 + 4 * 64 * 768) * 2);
     let e = estimate(&EstimateInput {
-        arch: Some(parse_config(&flash()).unwrap().arch),
-        engine: Engine::Vllm,
-        mode: Mode::Serve,
-        ..EstimateInput::default()
+        model: ModelInput {
+            arch: Some(parse_config(&flash()).unwrap().arch),
+            ..Default::default()
+        },
+        run: RunInput {
+            engine: Engine::Vllm,
+            mode: Mode::Serve,
+            ..Default::default()
+        },
+        ..Default::default()
     })
     .unwrap();
     assert_eq!(e.kv_bytes_per_token, 45 * 2 * 8 * 128 * 2);
@@ -188,9 +194,15 @@ fn step3p5_in_llamacpp_and_vllm_by_hand() {
 fn step3p5_refused_by_unchecked_engines() {
     for engine in [Engine::Ollama, Engine::Trtllm, Engine::Mlx] {
         let e = estimate(&EstimateInput {
-            arch: Some(parse_config(TINY).unwrap().arch),
-            engine,
-            ..EstimateInput::default()
+            model: ModelInput {
+                arch: Some(parse_config(TINY).unwrap().arch),
+                ..Default::default()
+            },
+            run: RunInput {
+                engine,
+                ..Default::default()
+            },
+            ..Default::default()
         })
         .unwrap_err();
         assert_eq!(

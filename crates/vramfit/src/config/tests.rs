@@ -1,19 +1,28 @@
 //! config.json tests: real configs of every supported family and hostile ones.
 
 use super::*;
-use crate::estimate::{Engine, EstimateInput, estimate};
+use crate::estimate::{Engine, EstimateInput, ModelInput, RunInput, ServingInput, estimate};
 
 /// The estimate of the model `json` describes under `engine`: `batch` prompts of `seq` tokens,
 /// none generated, a context of 4,096 (the families' tiny reference models).
 pub(super) fn run(engine: Engine, json: &str, batch: f64, seq: f64) -> crate::estimate::Estimate {
     estimate(&EstimateInput {
-        arch: Some(parse_config(json).unwrap().arch),
-        engine,
-        batch,
-        seq_len: seq,
-        new_tokens: 0.0,
-        max_model_len: Some(4096.0),
-        ..EstimateInput::default()
+        model: ModelInput {
+            arch: Some(parse_config(json).unwrap().arch),
+            ..Default::default()
+        },
+        run: RunInput {
+            engine,
+            batch,
+            seq_len: seq,
+            new_tokens: 0.0,
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(4096.0),
+            ..Default::default()
+        },
+        ..Default::default()
     })
     .unwrap()
 }

@@ -66,7 +66,7 @@ fn form_errors() -> Vec<InputError> {
         out.extend(e);
     }
     let mut nan = input(&format!("{{{m}}}"));
-    nan.seq_len = f64::NAN;
+    nan.run.seq_len = f64::NAN;
     out.extend(estimate(&nan).err());
     use crate::precision::{Dtype, KvDtype, Quantization};
     out.extend(Dtype::parse("dtype", "fp64").err());
@@ -78,9 +78,10 @@ fn form_errors() -> Vec<InputError> {
     out.extend(crate::units::parse_size("gpu_memory", "GB").err());
     out.extend(crate::hardware::lookup_gpu("gpu", "no-such-card").err());
     out.extend(
-        EstimateInput {
-            gpu: Some("mine".into()),
-            ..input(r#"{"model":"meta-llama/Llama-3.1-8B"}"#)
+        {
+            let mut input = input(r#"{"model":"meta-llama/Llama-3.1-8B"}"#);
+            input.hardware.gpu = Some("mine".into());
+            input
         }
         .resolve_with(&crate::catalog::find_model, &|_| None)
         .err(),

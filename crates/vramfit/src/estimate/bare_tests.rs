@@ -8,21 +8,39 @@ use ComponentKind as K;
 
 fn bare(params: &str, engine: Engine) -> EstimateInput {
     EstimateInput {
-        params: Some(params.into()),
-        engine,
-        ..EstimateInput::default()
+        model: ModelInput {
+            params: Some(params.into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            engine,
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
 fn on_h100(engine: Engine, model: Option<&str>, params: Option<&str>) -> EstimateInput {
     EstimateInput {
-        model: model.map(Into::into),
-        params: params.map(Into::into),
-        engine,
-        gpu: Some("h100-sxm5-80gb".into()),
-        max_model_len: Some(32_768.0),
-        batch: 8.0,
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: model.map(Into::into),
+            params: params.map(Into::into),
+            ..Default::default()
+        },
+        run: RunInput {
+            engine,
+            batch: 8.0,
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(32_768.0),
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
@@ -31,9 +49,15 @@ fn on_h100(engine: Engine, model: Option<&str>, params: Option<&str>) -> Estimat
 #[test]
 fn a_bare_parameter_count_counts_the_cache_of_an_assumed_shape() {
     let e = estimate(&EstimateInput {
-        params: Some("80B".into()),
-        seq_len: 8192.0,
-        ..EstimateInput::default()
+        model: ModelInput {
+            params: Some("80B".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            seq_len: 8192.0,
+            ..Default::default()
+        },
+        ..Default::default()
     })
     .unwrap();
     assert_eq!(e.kv_bytes_per_token, 352_256);
@@ -63,8 +87,11 @@ fn a_bare_parameter_count_counts_the_cache_of_an_assumed_shape() {
     assert!(kv.formula_zh.contains("假定"), "{}", kv.formula_zh);
     // A model known by its config counts its own and has no such note.
     let llama = estimate(&EstimateInput {
-        model: Some("meta-llama/Llama-3.1-8B".into()),
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("meta-llama/Llama-3.1-8B".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     })
     .unwrap();
     assert!(llama.notes.iter().all(|n| n.key != "kv_assumed_shape"));
@@ -104,12 +131,13 @@ fn every_engine_counts_at_least_the_presets_cache() {
 #[test]
 fn llamacpp_and_ollama_count_the_assumed_cache() {
     for engine in [Engine::Llamacpp, Engine::Ollama] {
-        let e = estimate(&EstimateInput {
-            quantization: Quantization::Gguf {
+        let e = estimate(&{
+            let mut input = bare("7B", engine);
+            input.model.quantization = Quantization::Gguf {
                 file_type: GgufFileType::Q4_K_M,
-            },
-            max_model_len: Some(32_768.0),
-            ..bare("7B", engine)
+            };
+            input.serving.max_model_len = Some(32_768.0);
+            input
         })
         .unwrap();
         let kv = e.components.iter().find(|c| c.key == K::KvCache).unwrap();
@@ -136,16 +164,20 @@ fn llamacpp_and_ollama_count_the_assumed_cache() {
 /// count (ResNet-50), keep the note that only the weights are known.
 #[test]
 fn training_and_image_networks_keep_no_cache() {
-    let t = estimate(&EstimateInput {
-        mode: Mode::Training,
-        ..bare("7B", Engine::Hf)
+    let t = estimate(&{
+        let mut input = bare("7B", Engine::Hf);
+        input.run.mode = Mode::Training;
+        input
     })
     .unwrap();
     assert_eq!(t.kv_cache_bytes.get(), 0);
     assert!(t.notes.iter().any(|n| n.key == "kv_not_counted"));
     let r = estimate(&EstimateInput {
-        model: Some("microsoft/resnet-50".into()),
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("microsoft/resnet-50".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     })
     .unwrap();
     assert_eq!(r.kv_cache_bytes.get(), 0);

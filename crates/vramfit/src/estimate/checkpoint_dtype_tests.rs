@@ -11,6 +11,7 @@
 //!   fp32 checkpoint is fp32 there too.
 
 use super::{ComponentKind, Engine, EstimateInput, Mode, RunnerType, estimate};
+use super::{HardwareInput, ModelInput, RunInput};
 use crate::config::encoder_tests::BGE_M3;
 use crate::config::parse_config;
 use crate::precision::Dtype;
@@ -30,25 +31,35 @@ const GPT2_FP32: &str = r#"{"activation_function": "gelu_new", "architectures": 
 fn from_config(json: &str, engine: Engine, mode: Mode) -> EstimateInput {
     let parsed = parse_config(json).unwrap();
     EstimateInput {
-        arch: Some(parsed.arch),
-        checkpoint_dtype: parsed.dtype,
-        engine,
-        mode,
-        gpu: Some("h100-sxm5-80gb".into()),
-        batch: 8.0,
-        seq_len: 512.0,
-        new_tokens: 0.0,
-        ..EstimateInput::default()
+        model: ModelInput {
+            arch: Some(parsed.arch),
+            checkpoint_dtype: parsed.dtype,
+            ..Default::default()
+        },
+        run: RunInput {
+            engine,
+            mode,
+            batch: 8.0,
+            seq_len: 512.0,
+            new_tokens: 0.0,
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
 /// The same run from the preset `id`.
 fn from_preset(id: &str, engine: Engine, mode: Mode) -> EstimateInput {
-    EstimateInput {
-        model: Some(id.into()),
-        arch: None,
-        checkpoint_dtype: None,
-        ..from_config(BGE_M3, engine, mode)
+    {
+        let mut input = from_config(BGE_M3, engine, mode);
+        input.model.model = Some(id.into());
+        input.model.arch = None;
+        input.model.checkpoint_dtype = None;
+        input
     }
 }
 
@@ -77,9 +88,10 @@ fn a_float32_config_is_served_in_fp16_by_vllm_as_its_preset_is() {
     assert_eq!(BGE_M3_PARAMS * 2, 1_135_509_504);
     same_figures(&config, &preset);
     // `--dtype float32` typed by the person is the run's choice, and kept: 4 B a weight.
-    let kept = estimate(&EstimateInput {
-        dtype: Some(Dtype::Fp32),
-        ..from_config(BGE_M3, Engine::Vllm, Mode::Serve)
+    let kept = estimate(&{
+        let mut input = from_config(BGE_M3, Engine::Vllm, Mode::Serve);
+        input.run.dtype = Some(Dtype::Fp32);
+        input
     })
     .unwrap();
     assert_eq!(
@@ -111,9 +123,10 @@ fn a_float32_decoder_config_is_served_in_bf16_by_vllm() {
     assert_eq!(config.params, 124_439_808);
     assert_eq!(config.component_bytes(ComponentKind::Weights), 248_879_616);
     same_figures(&config, &preset);
-    let pooled = EstimateInput {
-        runner: Some(RunnerType::Pooling),
-        ..from_config(GPT2_FP32, Engine::Vllm, Mode::Serve)
+    let pooled = {
+        let mut input = from_config(GPT2_FP32, Engine::Vllm, Mode::Serve);
+        input.run.runner = Some(RunnerType::Pooling);
+        input
     };
     assert_eq!(
         estimate(&pooled)
@@ -126,9 +139,10 @@ fn a_float32_decoder_config_is_served_in_bf16_by_vllm() {
 /// A checkpoint dtype that is a storage format is refused by its field's name.
 #[test]
 fn an_int8_checkpoint_dtype_is_refused_by_name() {
-    let e = estimate(&EstimateInput {
-        checkpoint_dtype: Some(Dtype::Int8),
-        ..from_config(BGE_M3, Engine::Vllm, Mode::Serve)
+    let e = estimate(&{
+        let mut input = from_config(BGE_M3, Engine::Vllm, Mode::Serve);
+        input.model.checkpoint_dtype = Some(Dtype::Int8);
+        input
     })
     .unwrap_err();
     assert_eq!(e.field, "checkpoint_dtype");

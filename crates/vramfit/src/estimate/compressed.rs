@@ -174,6 +174,7 @@ impl Run<'_> {
 #[cfg(test)]
 mod tests {
     use super::super::{ComponentKind, Engine, EstimateInput, Run, estimate};
+    use super::super::{HardwareInput, ModelInput, RunInput, ServingInput};
     use crate::config::parse_config;
 
     fn tiny() -> crate::model::Architecture {
@@ -185,10 +186,19 @@ mod tests {
     /// The cache bytes of `seqs` sequences as `engine` keeps them.
     fn cache(engine: Engine, seqs: u64, context: u64, prompt: u64) -> u64 {
         let w = EstimateInput {
-            arch: Some(tiny()),
-            engine,
-            gpu: Some("h100-sxm-80gb".into()),
-            ..EstimateInput::default()
+            model: ModelInput {
+                arch: Some(tiny()),
+                ..Default::default()
+            },
+            run: RunInput {
+                engine,
+                ..Default::default()
+            },
+            hardware: HardwareInput {
+                gpu: Some("h100-sxm-80gb".into()),
+                ..Default::default()
+            },
+            ..Default::default()
         }
         .resolve()
         .unwrap();
@@ -238,9 +248,15 @@ mod tests {
             Engine::Mlx,
         ] {
             let e = estimate(&EstimateInput {
-                arch: Some(tiny()),
-                engine,
-                ..EstimateInput::default()
+                model: ModelInput {
+                    arch: Some(tiny()),
+                    ..Default::default()
+                },
+                run: RunInput {
+                    engine,
+                    ..Default::default()
+                },
+                ..Default::default()
             })
             .unwrap_err();
             assert_eq!(e.field, "engine", "{engine:?}");
@@ -248,9 +264,15 @@ mod tests {
         }
         // transformers estimates it with its cache.
         let e = estimate(&EstimateInput {
-            arch: Some(tiny()),
-            engine: Engine::Hf,
-            ..EstimateInput::default()
+            model: ModelInput {
+                arch: Some(tiny()),
+                ..Default::default()
+            },
+            run: RunInput {
+                engine: Engine::Hf,
+                ..Default::default()
+            },
+            ..Default::default()
         })
         .unwrap();
         assert!(e.component_bytes(ComponentKind::KvCache) > 0);
@@ -267,11 +289,23 @@ mod tests {
             .expect("the DeepSeek-V4-Flash preset")
             .arch;
         let w = EstimateInput {
-            arch: Some(arch),
-            engine: Engine::Vllm,
-            max_model_len: Some(1_048_576.0),
-            gpu: Some("h200-sxm-141gb".into()),
-            ..EstimateInput::default()
+            model: ModelInput {
+                arch: Some(arch),
+                ..Default::default()
+            },
+            run: RunInput {
+                engine: Engine::Vllm,
+                ..Default::default()
+            },
+            serving: ServingInput {
+                max_model_len: Some(1_048_576.0),
+                ..Default::default()
+            },
+            hardware: HardwareInput {
+                gpu: Some("h200-sxm-141gb".into()),
+                ..Default::default()
+            },
+            ..Default::default()
         }
         .resolve()
         .unwrap();

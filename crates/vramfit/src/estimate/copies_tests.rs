@@ -2,19 +2,37 @@
 //! `--dp-size`): `batch` is the concurrency over every copy, and each copy holds its share,
 //! ceil(batch / copies), by hand.
 
-use crate::estimate::{Engine, EstimateInput, Mode, estimate};
+use crate::estimate::{
+    Engine, EstimateInput, HardwareInput, Mode, ModelInput, PlacementInput, RunInput, ServingInput,
+    estimate,
+};
 
 /// Llama-3.1-8B served by vLLM on H100s at max_model_len 8,192: `requests` over `gpus` copies.
 fn vllm(gpus: f64, requests: f64) -> EstimateInput {
     EstimateInput {
-        model: Some("meta-llama/Llama-3.1-8B".into()),
-        mode: Mode::Serve,
-        engine: Engine::Vllm,
-        gpu: Some("h100-sxm5-80gb".into()),
-        gpus: Some(gpus),
-        batch: requests,
-        max_model_len: Some(8192.0),
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("meta-llama/Llama-3.1-8B".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Serve,
+            engine: Engine::Vllm,
+            batch: requests,
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(8192.0),
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..Default::default()
+        },
+        placement: PlacementInput {
+            gpus: Some(gpus),
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
@@ -95,16 +113,20 @@ fn a_copy_short_of_its_share_says_so() {
 /// `batch` stays each copy's.
 #[test]
 fn other_runs_keep_batch_per_copy() {
-    let hf = EstimateInput {
-        mode: Mode::Inference,
-        engine: Engine::Hf,
-        ..vllm(2.0, 64.0)
+    let hf = {
+        let mut input = vllm(2.0, 64.0);
+        input.run.mode = Mode::Inference;
+        input.run.engine = Engine::Hf;
+        input
     };
     let w = hf.resolve().unwrap();
     assert_eq!((w.batch, w.requests, w.copies), (64, 64, 1));
     let train = EstimateInput {
-        mode: Mode::Training,
-        batch: 4.0,
+        run: RunInput {
+            mode: Mode::Training,
+            batch: 4.0,
+            ..hf.run
+        },
         ..hf
     };
     let w = train.resolve().unwrap();

@@ -316,13 +316,13 @@ impl Runner {
 impl super::EstimateInput {
     /// What runs this input ([`Runner::of`] its mode and engine).
     pub const fn runner(&self) -> Runner {
-        Runner::of(self.mode, self.engine)
+        Runner::of(self.run.mode, self.run.engine)
     }
 
     /// The engine its workload names: transformers asked to serve is vLLM serving
     /// ([`Runner::of`]).
     pub(super) const fn workload_engine(&self) -> Engine {
-        match (self.mode, self.engine) {
+        match (self.run.mode, self.run.engine) {
             (Mode::Serve, Engine::Hf) => Engine::Vllm,
             (_, engine) => engine,
         }

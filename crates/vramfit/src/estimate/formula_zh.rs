@@ -234,14 +234,18 @@ pub(super) mod tests {
             c.formula_zh.clone()
         };
         let llama = || EstimateInput {
-            model: Some("meta-llama/Llama-3.1-8B".to_string()),
-            ..EstimateInput::default()
+            model: ModelInput {
+                model: Some("meta-llama/Llama-3.1-8B".to_string()),
+                ..Default::default()
+            },
+            ..Default::default()
         };
         // cuBLAS before Hopper.
         let ws = zh(
-            EstimateInput {
-                gpu: Some("a100-sxm4-80gb".to_string()),
-                ..llama()
+            {
+                let mut input = llama();
+                input.hardware.gpu = Some("a100-sxm4-80gb".to_string());
+                input
             },
             ComponentKind::Workspace,
         );
@@ -252,13 +256,14 @@ pub(super) mod tests {
         // llama.cpp over two GPUs: 17 of the 32 blocks on the first, 15 and the output layer on
         // the second (llama.cpp's split point 0.5 over 33 positions).
         let w = zh(
-            EstimateInput {
-                engine: Engine::Llamacpp,
-                gpus: Some(2.0),
-                quantization: Quantization::Gguf {
+            {
+                let mut input = llama();
+                input.run.engine = Engine::Llamacpp;
+                input.placement.gpus = Some(2.0);
+                input.model.quantization = Quantization::Gguf {
                     file_type: GgufFileType::Q4_K_M,
-                },
-                ..llama()
+                };
+                input
             },
             ComponentKind::Weights,
         );
@@ -268,10 +273,11 @@ pub(super) mod tests {
         );
         // Eager attention in training keeps batch × seq² scores per head: 1 × 2048² here.
         let a = zh(
-            EstimateInput {
-                mode: Mode::Training,
-                attention: AttentionImpl::Eager,
-                ..llama()
+            {
+                let mut input = llama();
+                input.run.mode = Mode::Training;
+                input.run.attention = AttentionImpl::Eager;
+                input
             },
             ComponentKind::Activations,
         );
@@ -287,8 +293,11 @@ pub(super) mod tests {
             (c.formula.clone(), c.formula_zh.clone())
         };
         let llama = || EstimateInput {
-            model: Some("meta-llama/Llama-3.1-8B".to_string()),
-            ..EstimateInput::default()
+            model: ModelInput {
+                model: Some("meta-llama/Llama-3.1-8B".to_string()),
+                ..Default::default()
+            },
+            ..Default::default()
         };
         // Llama-3.1-8B: 8 KV heads × 128 head_dim × 32 layers × 2 B, 2,048 + 256 tokens:
         // 2 × 8 × 128 × 32 × 2,304 × 2 B = 301,989,888 B = 288 MiB; 2,048 tokens of it 256 MiB.
@@ -299,9 +308,10 @@ pub(super) mod tests {
         );
         // AdamW on 8,030,261,248 parameters, fp32 states: × 8 B = 64,242,089,984 B = 59.83 GiB.
         let (en, adam) = of(
-            &e(EstimateInput {
-                mode: Mode::Training,
-                ..llama()
+            &e({
+                let mut input = llama();
+                input.run.mode = Mode::Training;
+                input
             }),
             ComponentKind::Optimizer,
         );
@@ -314,10 +324,11 @@ pub(super) mod tests {
             "8,030,261,248 个可训练参数 × (AdamW：2 个矩 × 4 B) = 59.83 GiB"
         );
         let (_, sgd) = of(
-            &e(EstimateInput {
-                mode: Mode::Training,
-                optimizer: Optimizer::Sgd,
-                ..llama()
+            &e({
+                let mut input = llama();
+                input.run.mode = Mode::Training;
+                input.training.optimizer = Optimizer::Sgd;
+                input
             }),
             ComponentKind::Optimizer,
         );

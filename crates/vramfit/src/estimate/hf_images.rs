@@ -115,18 +115,29 @@ impl Run<'_> {
 
 #[cfg(test)]
 mod tests {
-    use crate::estimate::{ComponentKind, Engine, EstimateInput, Mode, estimate};
+    use crate::estimate::{
+        ComponentKind, Engine, EstimateInput, HardwareInput, Mode, ModelInput, RunInput, estimate,
+    };
 
     fn infer(images: f64) -> EstimateInput {
         EstimateInput {
-            model: Some("google/gemma-3-4b-it".into()),
-            mode: Mode::Inference,
-            engine: Engine::Hf,
-            gpu: Some("h100-sxm5-80gb".into()),
-            seq_len: 1024.0,
-            batch: 2.0,
-            images,
-            ..EstimateInput::default()
+            model: ModelInput {
+                model: Some("google/gemma-3-4b-it".into()),
+                ..Default::default()
+            },
+            run: RunInput {
+                mode: Mode::Inference,
+                engine: Engine::Hf,
+                seq_len: 1024.0,
+                batch: 2.0,
+                images,
+                ..Default::default()
+            },
+            hardware: HardwareInput {
+                gpu: Some("h100-sxm5-80gb".into()),
+                ..Default::default()
+            },
+            ..Default::default()
         }
     }
 

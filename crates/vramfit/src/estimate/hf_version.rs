@@ -106,19 +106,26 @@ mod tests {
     /// transformers release.
     #[test]
     fn deepseek_v3s_cache_by_release() {
-        use crate::estimate::{Engine, EstimateInput, estimate};
+        use crate::estimate::{Engine, EstimateInput, ModelInput, RunInput, estimate};
         let run = |version: Option<&str>| EstimateInput {
-            model: Some("deepseek-ai/DeepSeek-V3".into()),
-            engine_version: version.map(Into::into),
-            ..EstimateInput::default()
+            model: ModelInput {
+                model: Some("deepseek-ai/DeepSeek-V3".into()),
+                ..Default::default()
+            },
+            run: RunInput {
+                engine_version: version.map(Into::into),
+                ..Default::default()
+            },
+            ..Default::default()
         };
         let per_token = |v| estimate(&run(v)).unwrap().kv_bytes_per_token;
         assert_eq!(per_token(None), 70_272);
         assert_eq!(per_token(Some("5.15")), 70_272);
         assert_eq!(per_token(Some("4.57.1")), 4_997_120);
-        let e = estimate(&EstimateInput {
-            engine: Engine::Llamacpp,
-            ..run(Some("5.24"))
+        let e = estimate(&{
+            let mut input = run(Some("5.24"));
+            input.run.engine = Engine::Llamacpp;
+            input
         })
         .unwrap_err();
         assert_eq!(e.field, "engine_version");

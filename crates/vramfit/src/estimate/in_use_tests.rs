@@ -3,7 +3,10 @@
 //! TensorRT-LLM's fraction of the free memory, Ollama's layers by its free memory, llama.cpp's
 //! split by each card's free memory, and the fit against what is free everywhere.
 
-use crate::estimate::{Engine, EstimateInput, Mode, estimate};
+use crate::estimate::{
+    Engine, EstimateInput, HardwareInput, Mode, ModelInput, RunInput, ServingInput, TrainingInput,
+    estimate,
+};
 use crate::precision::{GgufFileType, Quantization};
 use alloc::string::ToString;
 
@@ -13,22 +16,35 @@ const GIB: u64 = 1 << 30;
 const RTX_4090: u64 = 25_253_904_384;
 
 fn with_in_use(input: &EstimateInput, in_use: &str) -> EstimateInput {
-    EstimateInput {
-        memory_in_use: Some(in_use.to_string()),
-        ..input.clone()
+    {
+        let mut input = input.clone();
+        input.hardware.memory_in_use = Some(in_use.to_string());
+        input
     }
 }
 
 /// Llama-3.1-8B served by vLLM on an RTX 4090, max_model_len 8192.
 fn vllm_4090(version: &str) -> EstimateInput {
     EstimateInput {
-        model: Some("meta-llama/Llama-3.1-8B".into()),
-        mode: Mode::Serve,
-        engine: Engine::Vllm,
-        gpu: Some("rtx-4090".into()),
-        max_model_len: Some(8192.0),
-        engine_version: Some(version.into()),
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("meta-llama/Llama-3.1-8B".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Serve,
+            engine: Engine::Vllm,
+            engine_version: Some(version.into()),
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(8192.0),
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("rtx-4090".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
@@ -59,9 +75,10 @@ fn vllm_refuses_below_its_utilisation_and_keeps_its_pool_above() {
     );
     assert!(r.zh.contains("空闲 20.52 GiB，请求 21.17 GiB"), "{}", r.zh);
     // At 0.87 it starts: 0.87 × 25,253,904,384 = 21,970,896,814 ≤ 22,032,678,912.
-    let at = EstimateInput {
-        gpu_memory_utilization: 0.87,
-        ..with_in_use(&base, "3GiB")
+    let at = {
+        let mut input = with_in_use(&base, "3GiB");
+        input.serving.gpu_memory_utilization = 0.87;
+        input
     };
     assert!(
         estimate(&at)
@@ -113,11 +130,20 @@ fn vllm_before_0_9_1_pays_the_memory_in_use_out_of_its_pool() {
 #[test]
 fn sglang_pool_shrinks_by_its_fraction_of_the_memory_in_use() {
     let base = EstimateInput {
-        model: Some("meta-llama/Llama-3.1-8B".into()),
-        mode: Mode::Serve,
-        engine: Engine::Sglang,
-        gpu: Some("h100-sxm5-80gb".into()),
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("meta-llama/Llama-3.1-8B".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Serve,
+            engine: Engine::Sglang,
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     };
     let e0 = estimate(&base).unwrap();
     let e = estimate(&with_in_use(&base, "1GiB")).unwrap();
@@ -134,12 +160,24 @@ fn sglang_pool_shrinks_by_its_fraction_of_the_memory_in_use() {
 #[test]
 fn trtllm_pool_shrinks_by_its_fraction_of_the_memory_in_use() {
     let base = EstimateInput {
-        model: Some("meta-llama/Llama-3.1-8B".into()),
-        mode: Mode::Serve,
-        engine: Engine::Trtllm,
-        gpu: Some("h100-sxm5-80gb".into()),
-        max_model_len: Some(8192.0),
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("meta-llama/Llama-3.1-8B".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Serve,
+            engine: Engine::Trtllm,
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(8192.0),
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     };
     let e0 = estimate(&base).unwrap();
     let e = estimate(&with_in_use(&base, "1GiB")).unwrap();
@@ -158,16 +196,29 @@ fn trtllm_pool_shrinks_by_its_fraction_of_the_memory_in_use() {
 #[test]
 fn ollama_puts_fewer_layers_on_the_gpu_when_memory_is_in_use() {
     let base = EstimateInput {
-        model: Some("meta-llama/Llama-3.1-8B".into()),
-        engine: Engine::Ollama,
-        // Ollama up to 0.24: its Go runner and its own layer plan.
-        engine_version: Some("0.24.0".into()),
-        quantization: Quantization::Gguf {
-            file_type: GgufFileType::F16,
+        model: ModelInput {
+            model: Some("meta-llama/Llama-3.1-8B".into()),
+            quantization: Quantization::Gguf {
+                file_type: GgufFileType::F16,
+            },
+            ..Default::default()
         },
-        gpu: Some("rtx-4090".into()),
-        max_model_len: Some(4096.0),
-        ..EstimateInput::default()
+        run: RunInput {
+            engine: Engine::Ollama,
+
+            // Ollama up to 0.24: its Go runner and its own layer plan.
+            engine_version: Some("0.24.0".into()),
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(4096.0),
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("rtx-4090".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     };
     let o0 = estimate(&base).unwrap().ollama.unwrap();
     assert_eq!(o0.gpu_layers, 33, "the whole model on the empty card");
@@ -191,16 +242,28 @@ fn ollama_puts_fewer_layers_on_the_gpu_when_memory_is_in_use() {
 #[test]
 fn llamacpp_splits_by_each_cards_free_memory() {
     let input = EstimateInput {
-        model: Some("meta-llama/Llama-3.1-8B".into()),
-        engine: Engine::Llamacpp,
-        quantization: Quantization::Gguf {
-            file_type: GgufFileType::Q4_K_M,
+        model: ModelInput {
+            model: Some("meta-llama/Llama-3.1-8B".into()),
+            quantization: Quantization::Gguf {
+                file_type: GgufFileType::Q4_K_M,
+            },
+            ..Default::default()
         },
-        attention: crate::estimate::AttentionImpl::Flash,
-        max_model_len: Some(8192.0),
-        cards: alloc::vec!["rtx-3090".into(), "rtx-3060-12gb".into()],
-        memory_in_use: Some("4GiB".into()),
-        ..EstimateInput::default()
+        run: RunInput {
+            engine: Engine::Llamacpp,
+            attention: crate::estimate::AttentionImpl::Flash,
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(8192.0),
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            cards: alloc::vec!["rtx-3090".into(), "rtx-3060-12gb".into()],
+            memory_in_use: Some("4GiB".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     };
     let e = estimate(&input).unwrap();
     let layers: alloc::vec::Vec<_> = e.cards.iter().map(|c| (c.layers, c.output_layer)).collect();
@@ -218,10 +281,19 @@ fn llamacpp_splits_by_each_cards_free_memory() {
 fn transformers_and_training_fit_in_what_is_free() {
     for mode in [Mode::Inference, Mode::Training] {
         let base = EstimateInput {
-            model: Some("Qwen/Qwen2.5-0.5B".into()),
-            mode,
-            gpu: Some("rtx-4090".into()),
-            ..EstimateInput::default()
+            model: ModelInput {
+                model: Some("Qwen/Qwen2.5-0.5B".into()),
+                ..Default::default()
+            },
+            run: RunInput {
+                mode,
+                ..Default::default()
+            },
+            hardware: HardwareInput {
+                gpu: Some("rtx-4090".into()),
+                ..Default::default()
+            },
+            ..Default::default()
         };
         let f0 = estimate(&base).unwrap().fit.unwrap();
         let room = f0.headroom_bytes.get();
@@ -239,10 +311,19 @@ fn transformers_and_training_fit_in_what_is_free() {
 #[test]
 fn mlx_takes_the_memory_in_use_from_the_working_set() {
     let base = EstimateInput {
-        model: Some("Qwen/Qwen2.5-0.5B".into()),
-        engine: Engine::Mlx,
-        gpu: Some("apple-m4-max-128gb".into()),
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("Qwen/Qwen2.5-0.5B".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            engine: Engine::Mlx,
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("apple-m4-max-128gb".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     };
     let f0 = estimate(&base).unwrap().fit.unwrap();
     let e = estimate(&with_in_use(&base, "8GiB")).unwrap();
@@ -258,23 +339,36 @@ fn mlx_takes_the_memory_in_use_from_the_working_set() {
 fn the_solvers_answer_against_what_is_free() {
     let card = crate::catalog::find_device("rtx-3060-12gb").unwrap();
     let base = EstimateInput {
-        model: Some("meta-llama/Llama-3.1-8B".into()),
-        engine: Engine::Llamacpp,
-        quantization: Quantization::Gguf {
-            file_type: GgufFileType::Q4_K_M,
+        model: ModelInput {
+            model: Some("meta-llama/Llama-3.1-8B".into()),
+            quantization: Quantization::Gguf {
+                file_type: GgufFileType::Q4_K_M,
+            },
+            ..Default::default()
         },
-        gpu: Some("rtx-3060-12gb".into()),
-        max_model_len: Some(4096.0),
-        ..EstimateInput::default()
+        run: RunInput {
+            engine: Engine::Llamacpp,
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(4096.0),
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("rtx-3060-12gb".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     };
     let empty = crate::estimate::solve(&base, &card).max_context.unwrap();
     let busy = with_in_use(&base, "4GiB");
     let ctx = crate::estimate::solve(&busy, &card).max_context.unwrap();
     assert!(ctx < empty, "{ctx} {empty}");
     let at = |c: u64| {
-        estimate(&EstimateInput {
-            max_model_len: Some(c as f64),
-            ..busy.clone()
+        estimate(&{
+            let mut input = busy.clone();
+            input.serving.max_model_len = Some(c as f64);
+            input
         })
         .unwrap()
         .fit
@@ -302,12 +396,13 @@ fn vllm_refusal_reads_as_its_published_messages() {
         ("47.38GiB", "15.94GiB", 0.95, "31.44", "45.01", "0.66"),
         ("139.72GiB", "132.38GiB", 0.9, "7.34", "125.75", "0.05"),
     ] {
-        let input = EstimateInput {
-            gpu: None,
-            gpu_memory: Some(card.into()),
-            memory_in_use: Some(in_use.into()),
-            gpu_memory_utilization: util,
-            ..vllm_4090("0.33")
+        let input = {
+            let mut input = vllm_4090("0.33");
+            input.hardware.gpu = None;
+            input.hardware.gpu_memory = Some(card.into());
+            input.hardware.memory_in_use = Some(in_use.into());
+            input.serving.gpu_memory_utilization = util;
+            input
         };
         let e = estimate(&input).unwrap();
         let r = e.fit.unwrap().reason.unwrap();
@@ -329,18 +424,30 @@ fn vllm_refusal_reads_as_its_published_messages() {
 #[test]
 fn a_colocated_vllm_refuses_when_memory_in_use_leaves_less_than_it_asks() {
     let input = EstimateInput {
-        model: Some("meta-llama/Llama-3.2-1B".into()),
-        mode: Mode::Training,
-        batch: 2.0,
-        seq_len: 256.0,
-        gpu: Some("h100-sxm5-80gb".into()),
-        rl: Some(crate::estimate::RlAlgorithm::Grpo),
-        num_generations: Some(4.0),
-        max_completion_length: Some(768.0),
-        rollout: Some(crate::estimate::Rollout::Colocate),
-        stack: Some(crate::estimate::Stack::Trl),
-        memory_in_use: Some("60GiB".into()),
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("meta-llama/Llama-3.2-1B".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Training,
+            batch: 2.0,
+            seq_len: 256.0,
+            ..Default::default()
+        },
+        training: TrainingInput {
+            rl: Some(crate::estimate::RlAlgorithm::Grpo),
+            num_generations: Some(4.0),
+            max_completion_length: Some(768.0),
+            rollout: Some(crate::estimate::Rollout::Colocate),
+            stack: Some(crate::estimate::Stack::Trl),
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            memory_in_use: Some("60GiB".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     };
     let f = estimate(&input).unwrap().fit.unwrap();
     let r = f.reason.unwrap();

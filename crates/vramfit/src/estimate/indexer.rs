@@ -91,6 +91,7 @@ impl Run<'_> {
 #[cfg(test)]
 mod tests {
     use super::super::{ComponentKind, Engine, EstimateInput, Run, estimate};
+    use super::super::{HardwareInput, ModelInput, RunInput, ServingInput};
     use crate::model::Architecture;
     use crate::precision::KvDtype;
 
@@ -113,11 +114,20 @@ mod tests {
     /// The KV bytes of one token over every layer, as `engine` keeps them.
     fn per_token(engine: Engine, kv_dtype: KvDtype) -> u64 {
         let w = EstimateInput {
-            arch: Some(deepseek_v32()),
-            engine,
-            kv_dtype,
-            gpu: Some("h200-sxm-141gb".into()),
-            ..EstimateInput::default()
+            model: ModelInput {
+                arch: Some(deepseek_v32()),
+                ..Default::default()
+            },
+            run: RunInput {
+                engine,
+                kv_dtype,
+                ..Default::default()
+            },
+            hardware: HardwareInput {
+                gpu: Some("h200-sxm-141gb".into()),
+                ..Default::default()
+            },
+            ..Default::default()
         }
         .resolve()
         .unwrap();
@@ -145,11 +155,20 @@ mod tests {
     #[test]
     fn llamacpp_counts_the_indexer_cache_beside_the_latent() {
         let e = estimate(&EstimateInput {
-            arch: Some(deepseek_v32()),
-            engine: Engine::Llamacpp,
-            batch: 1.0,
-            max_model_len: Some(4096.0),
-            ..EstimateInput::default()
+            model: ModelInput {
+                arch: Some(deepseek_v32()),
+                ..Default::default()
+            },
+            run: RunInput {
+                engine: Engine::Llamacpp,
+                batch: 1.0,
+                ..Default::default()
+            },
+            serving: ServingInput {
+                max_model_len: Some(4096.0),
+                ..Default::default()
+            },
+            ..Default::default()
         })
         .unwrap();
         let kv = e.component_bytes(ComponentKind::KvCache);

@@ -126,17 +126,28 @@ impl Run<'_> {
 
 #[cfg(test)]
 mod tests {
-    use crate::estimate::{ComponentKind, Engine, EstimateInput, Mode, estimate};
+    use crate::estimate::{
+        ComponentKind, Engine, EstimateInput, HardwareInput, Mode, ModelInput, RunInput, estimate,
+    };
 
     fn run(engine: Engine, images: f64) -> EstimateInput {
         EstimateInput {
-            model: Some("Qwen/Qwen3-VL-8B-Instruct".into()),
-            mode: Mode::Inference,
-            engine,
-            gpu: Some("rtx-4090".into()),
-            seq_len: 8192.0,
-            images,
-            ..EstimateInput::default()
+            model: ModelInput {
+                model: Some("Qwen/Qwen3-VL-8B-Instruct".into()),
+                ..Default::default()
+            },
+            run: RunInput {
+                mode: Mode::Inference,
+                engine,
+                seq_len: 8192.0,
+                images,
+                ..Default::default()
+            },
+            hardware: HardwareInput {
+                gpu: Some("rtx-4090".into()),
+                ..Default::default()
+            },
+            ..Default::default()
         }
     }
 
@@ -174,8 +185,8 @@ mod tests {
     #[test]
     fn a_larger_image_grows_the_buffer() {
         let mut i = run(Engine::Llamacpp, 1.0);
-        i.image_width = Some(4096.0);
-        i.image_height = Some(4096.0);
+        i.run.image_width = Some(4096.0);
+        i.run.image_height = Some(4096.0);
         let e = estimate(&i).unwrap();
         assert_eq!(
             e.component_bytes(ComponentKind::EncoderActivations),

@@ -4,6 +4,7 @@
 //! decoder keeps its cache and its output matrix.
 
 use super::{ComponentKind, Engine, EstimateInput, Mode, RunnerType, estimate};
+use super::{HardwareInput, ModelInput, RunInput, ServingInput};
 use crate::error::ErrorKind;
 use crate::precision::{GgufFileType, Quantization};
 
@@ -11,19 +12,31 @@ use crate::precision::{GgufFileType, Quantization};
 /// `seq_len` tokens.
 fn llamacpp(model: &str, seq_len: f64, ubatch: f64, runner: Option<RunnerType>) -> EstimateInput {
     EstimateInput {
-        model: Some(model.into()),
-        mode: Mode::Serve,
-        engine: Engine::Llamacpp,
-        quantization: Quantization::Gguf {
-            file_type: GgufFileType::F16,
+        model: ModelInput {
+            model: Some(model.into()),
+            quantization: Quantization::Gguf {
+                file_type: GgufFileType::F16,
+            },
+            ..Default::default()
         },
-        gpu: Some("h100-sxm5-80gb".into()),
-        batch: 1.0,
-        seq_len,
-        new_tokens: 0.0,
-        ubatch,
-        runner,
-        ..EstimateInput::default()
+        run: RunInput {
+            mode: Mode::Serve,
+            engine: Engine::Llamacpp,
+            batch: 1.0,
+            seq_len,
+            new_tokens: 0.0,
+            runner,
+            ..Default::default()
+        },
+        serving: ServingInput {
+            ubatch,
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
@@ -123,7 +136,7 @@ fn qwen3_embedding_on_llamacpp_keeps_its_cache_and_outputs_every_token() {
 /// `--embedding`, which reads back as the same run.
 #[test]
 fn llama_server_embedding_flags_read_and_written() {
-    let runner = |line: &str| crate::launch::read_command(line).unwrap().input.runner;
+    let runner = |line: &str| crate::launch::read_command(line).unwrap().input.run.runner;
     let pooling = Some(RunnerType::Pooling);
     for line in [
         "llama-server -m bge-m3-F16.gguf --embedding",
@@ -151,7 +164,7 @@ fn llama_server_embedding_flags_read_and_written() {
     let ub = words.iter().position(|w| w == "-ub").unwrap();
     assert_eq!(words[ub + 1], "8192");
     let back = crate::launch::read_command(&words.join(" ")).unwrap().input;
-    assert_eq!((back.runner, back.ubatch), (pooling, 8192.0));
+    assert_eq!((back.run.runner, back.serving.ubatch), (pooling, 8192.0));
     // A generation run writes no `--embedding`.
     let generate = llamacpp("Qwen/Qwen3-Embedding-0.6B", 512.0, 512.0, None);
     let l = crate::launch::launch(&generate.resolve().unwrap()).unwrap();
@@ -181,8 +194,8 @@ fn llama_server_embedding_flags_read_and_written() {
 #[test]
 fn bge_m3_on_ollama_by_hand() {
     let mut i = llamacpp("BAAI/bge-m3", 512.0, 512.0, None);
-    i.engine = Engine::Ollama;
-    i.batch = 4.0;
+    i.run.engine = Engine::Ollama;
+    i.run.batch = 4.0;
     let latest = estimate(&i).unwrap();
     assert_eq!(latest.component_bytes(ComponentKind::KvCache), 0);
     assert_eq!(
@@ -190,7 +203,7 @@ fn bge_m3_on_ollama_by_hand() {
         142_606_336
     );
     assert!(latest.notes.iter().any(|n| n.key == "ollama_embedding"));
-    i.engine_version = Some("0.24.0".into());
+    i.run.engine_version = Some("0.24.0".into());
     let e = estimate(&i).unwrap();
     assert_eq!(e.component_bytes(ComponentKind::Weights), 605_270_016);
     assert_eq!(e.component_bytes(ComponentKind::KvCache), 0);
@@ -200,7 +213,7 @@ fn bge_m3_on_ollama_by_hand() {
     assert_eq!(plan.graph_bytes.get(), 134_217_728);
     assert_eq!(plan.context, 8192);
     assert!(e.notes.iter().any(|n| n.key == "ollama_embedding"));
-    i.seq_len = 4096.0;
+    i.run.seq_len = 4096.0;
     let err = i.resolve().err().unwrap();
     assert_eq!(
         (err.field.as_str(), err.kind),

@@ -3,7 +3,10 @@
 //! `src/llama-model.cpp`): the split points, each block's GPU, the KV cache with its block, each
 //! card's compute buffer, the card that limits; and the engines that refuse unlike cards.
 
-use crate::estimate::{CardUse, Engine, EstimateInput, Mode, SplitMode, estimate};
+use crate::estimate::{
+    CardUse, Engine, EstimateInput, HardwareInput, Mode, ModelInput, PlacementInput, RunInput,
+    ServingInput, SplitMode, estimate,
+};
 use crate::precision::{GgufFileType, Quantization};
 
 const MIB: u64 = 1 << 20;
@@ -11,19 +14,35 @@ const MIB: u64 = 1 << 20;
 /// Llama-3.1-8B in Q4_K_M under llama.cpp with flash attention, a context of 8192, on `cards`.
 fn llama8b(cards: &[&str], ts: &[f64]) -> EstimateInput {
     EstimateInput {
-        model: Some("meta-llama/Llama-3.1-8B".into()),
-        engine: Engine::Llamacpp,
-        quantization: Quantization::Gguf {
-            file_type: GgufFileType::Q4_K_M,
+        model: ModelInput {
+            model: Some("meta-llama/Llama-3.1-8B".into()),
+            quantization: Quantization::Gguf {
+                file_type: GgufFileType::Q4_K_M,
+            },
+            ..Default::default()
         },
-        attention: crate::estimate::AttentionImpl::Flash,
-        max_model_len: Some(8192.0),
-        cards: cards.iter().map(|c| (*c).into()).collect(),
-        tensor_split: ts.to_vec(),
-        // A build before one output per sequence (llama.cpp PR #23861): the logits of every
-        // token of the ubatch, as the builds of the published two-card load reserved them.
-        engine_version: Some("b9508".into()),
-        ..EstimateInput::default()
+        run: RunInput {
+            engine: Engine::Llamacpp,
+            attention: crate::estimate::AttentionImpl::Flash,
+
+            // A build before one output per sequence (llama.cpp PR #23861): the logits of every
+            // token of the ubatch, as the builds of the published two-card load reserved them.
+            engine_version: Some("b9508".into()),
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(8192.0),
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            cards: cards.iter().map(|c| (*c).into()).collect(),
+            ..Default::default()
+        },
+        placement: PlacementInput {
+            tensor_split: ts.to_vec(),
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
@@ -100,10 +119,11 @@ fn each_card_holds_its_blocks_kv_and_compute_buffer() {
     );
     assert_eq!(weights, [2_984_673_280, 1_632_722_944]);
     // The weights on the cards are those of one card holding every block and the output.
-    let one = estimate(&EstimateInput {
-        cards: alloc::vec::Vec::new(),
-        gpu: Some("rtx-3090".into()),
-        ..llama8b(&[], &[])
+    let one = estimate(&{
+        let mut input = llama8b(&[], &[]);
+        input.hardware.cards = alloc::vec::Vec::new();
+        input.hardware.gpu = Some("rtx-3090".into());
+        input
     })
     .unwrap();
     let spread: u64 = e.cards.iter().map(|c| c.weights_bytes.get()).sum();
@@ -117,9 +137,10 @@ fn each_card_holds_its_blocks_kv_and_compute_buffer() {
 /// its 11.75 GiB, while the 3090 has room: no fit, the 3060 named.
 #[test]
 fn the_card_with_least_room_limits() {
-    let long = |ts: &[f64]| EstimateInput {
-        max_model_len: Some(131_072.0),
-        ..llama8b(&["rtx-3090", "rtx-3060-12gb"], ts)
+    let long = |ts: &[f64]| {
+        let mut input = llama8b(&["rtx-3090", "rtx-3060-12gb"], ts);
+        input.serving.max_model_len = Some(131_072.0);
+        input
     };
     let e = estimate(&long(&[1.0, 3.0])).unwrap();
     assert_eq!(layers(&e.cards), [(9, false), (23, true)]);
@@ -138,10 +159,11 @@ fn the_card_with_least_room_limits() {
 /// spread over both by their free memory; the 70B does not fit the 4090 alone.
 #[test]
 fn a_4090_with_a_5090() {
-    let input = EstimateInput {
-        model: Some("meta-llama/Llama-3.1-70B".into()),
-        max_model_len: Some(8192.0),
-        ..llama8b(&["rtx-4090", "rtx-5090"], &[])
+    let input = {
+        let mut input = llama8b(&["rtx-4090", "rtx-5090"], &[]);
+        input.model.model = Some("meta-llama/Llama-3.1-70B".into());
+        input.serving.max_model_len = Some(8192.0);
+        input
     };
     let e = estimate(&input).unwrap();
     let (a, b) = (&e.cards[0], &e.cards[1]);
@@ -149,10 +171,11 @@ fn a_4090_with_a_5090() {
     assert!(b.output_layer && !a.output_layer);
     // More blocks on the larger card.
     assert!(b.layers > a.layers);
-    let alone = estimate(&EstimateInput {
-        cards: alloc::vec::Vec::new(),
-        gpu: Some("rtx-4090".into()),
-        ..input.clone()
+    let alone = estimate(&{
+        let mut input = input.clone();
+        input.hardware.cards = alloc::vec::Vec::new();
+        input.hardware.gpu = Some("rtx-4090".into());
+        input
     })
     .unwrap();
     assert!(!alone.fit.unwrap().fits);
@@ -162,11 +185,12 @@ fn a_4090_with_a_5090() {
 #[test]
 fn alike_cards_are_gpu_times_gpus() {
     let listed = estimate(&llama8b(&["2x4090"], &[])).unwrap();
-    let counted = estimate(&EstimateInput {
-        cards: alloc::vec::Vec::new(),
-        gpu: Some("rtx-4090".into()),
-        gpus: Some(2.0),
-        ..llama8b(&[], &[])
+    let counted = estimate(&{
+        let mut input = llama8b(&[], &[]);
+        input.hardware.cards = alloc::vec::Vec::new();
+        input.hardware.gpu = Some("rtx-4090".into());
+        input.placement.gpus = Some(2.0);
+        input
     })
     .unwrap();
     assert_eq!(listed, counted);
@@ -175,18 +199,20 @@ fn alike_cards_are_gpu_times_gpus() {
 /// `-sm none`: the main GPU holds everything, the others nothing.
 #[test]
 fn split_mode_none_uses_the_main_gpu() {
-    let input = EstimateInput {
-        split_mode: SplitMode::None,
-        main_gpu: 1.0,
-        ..llama8b(&["rtx-3090", "rtx-3060-12gb"], &[])
+    let input = {
+        let mut input = llama8b(&["rtx-3090", "rtx-3060-12gb"], &[]);
+        input.placement.split_mode = SplitMode::None;
+        input.placement.main_gpu = 1.0;
+        input
     };
     let e = estimate(&input).unwrap();
     assert!(e.cards.is_empty());
     assert_eq!(e.fit.unwrap().gpu, "rtx-3060-12gb");
-    let alone = estimate(&EstimateInput {
-        cards: alloc::vec::Vec::new(),
-        gpu: Some("rtx-3060-12gb".into()),
-        ..llama8b(&[], &[])
+    let alone = estimate(&{
+        let mut input = llama8b(&[], &[]);
+        input.hardware.cards = alloc::vec::Vec::new();
+        input.hardware.gpu = Some("rtx-3060-12gb".into());
+        input
     })
     .unwrap();
     assert_eq!(e.total_bytes, alone.total_bytes);
@@ -203,11 +229,20 @@ fn engines_that_shard_equally_refuse_unlike_cards() {
         (Engine::Hf, Mode::Inference),
     ] {
         let input = EstimateInput {
-            model: Some("meta-llama/Llama-3.1-8B".into()),
-            engine,
-            mode,
-            cards: ["rtx-3090".into(), "rtx-3060-12gb".into()].into(),
-            ..EstimateInput::default()
+            model: ModelInput {
+                model: Some("meta-llama/Llama-3.1-8B".into()),
+                ..Default::default()
+            },
+            run: RunInput {
+                engine,
+                mode,
+                ..Default::default()
+            },
+            hardware: HardwareInput {
+                cards: ["rtx-3090".into(), "rtx-3060-12gb".into()].into(),
+                ..Default::default()
+            },
+            ..Default::default()
         };
         let err = estimate(&input).unwrap_err();
         assert_eq!(err.kind, crate::error::ErrorKind::Unsupported);
@@ -215,23 +250,34 @@ fn engines_that_shard_equally_refuse_unlike_cards() {
         assert!(err.problem.contains("rtx-3060-12gb"), "{}", err.problem);
     }
     // Ollama takes unlike cards by its own plan (ollama/schedule_tests.rs), not llama.cpp's -ts.
-    let ollama_ts = EstimateInput {
-        engine: Engine::Ollama,
-        engine_version: None,
-        ..llama8b(&["rtx-3090", "rtx-3060-12gb"], &[1.0, 1.0])
+    let ollama_ts = {
+        let mut input = llama8b(&["rtx-3090", "rtx-3060-12gb"], &[1.0, 1.0]);
+        input.run.engine = Engine::Ollama;
+        input.run.engine_version = None;
+        input
     };
     assert_eq!(estimate(&ollama_ts).unwrap_err().field, "tensor_split");
-    let row = EstimateInput {
-        split_mode: SplitMode::Row,
-        ..llama8b(&["rtx-3090", "rtx-3060-12gb"], &[])
+    let row = {
+        let mut input = llama8b(&["rtx-3090", "rtx-3060-12gb"], &[]);
+        input.placement.split_mode = SplitMode::Row;
+        input
     };
     assert_eq!(estimate(&row).unwrap_err().field, "split_mode");
     let vllm_ts = EstimateInput {
-        model: Some("meta-llama/Llama-3.1-8B".into()),
-        engine: Engine::Vllm,
-        mode: Mode::Serve,
-        tensor_split: [3.0, 1.0].into(),
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("meta-llama/Llama-3.1-8B".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            engine: Engine::Vllm,
+            mode: Mode::Serve,
+            ..Default::default()
+        },
+        placement: PlacementInput {
+            tensor_split: [3.0, 1.0].into(),
+            ..Default::default()
+        },
+        ..Default::default()
     };
     assert_eq!(estimate(&vllm_ts).unwrap_err().field, "tensor_split");
 }
@@ -252,16 +298,18 @@ fn bad_card_lists_are_named_errors() {
             "tensor_split",
         ),
         (
-            EstimateInput {
-                main_gpu: 2.0,
-                ..llama8b(&["rtx-3090", "rtx-3060-12gb"], &[])
+            {
+                let mut input = llama8b(&["rtx-3090", "rtx-3060-12gb"], &[]);
+                input.placement.main_gpu = 2.0;
+                input
             },
             "main_gpu",
         ),
         (
-            EstimateInput {
-                gpu: Some("h100".into()),
-                ..llama8b(&["rtx-3090", "rtx-3060-12gb"], &[])
+            {
+                let mut input = llama8b(&["rtx-3090", "rtx-3060-12gb"], &[]);
+                input.hardware.gpu = Some("h100".into());
+                input
             },
             "cards",
         ),

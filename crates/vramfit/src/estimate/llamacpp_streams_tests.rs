@@ -3,7 +3,9 @@
 //! attention and 12 sliding over a window of 128 tokens: 2 × 8 × 64 = 1,024 values, 2,048 B in
 //! f16, per token per layer.
 
-use crate::estimate::{Engine, Estimate, EstimateInput, estimate};
+use crate::estimate::{
+    Engine, Estimate, EstimateInput, HardwareInput, ModelInput, RunInput, ServingInput, estimate,
+};
 use crate::precision::{GgufFileType, Quantization};
 
 /// One token's K and V in one gpt-oss-20b layer, f16.
@@ -11,19 +13,28 @@ const PER_CELL: u64 = 2 * 8 * 64 * 2;
 
 fn gpt_oss(ctx: f64, seqs: f64, build: &str, kv_unified: Option<bool>) -> EstimateInput {
     EstimateInput {
-        model: Some("openai/gpt-oss-20b".into()),
-        engine: Engine::Llamacpp,
-        quantization: Quantization::Gguf {
-            file_type: GgufFileType::Q4_K_M,
+        model: ModelInput {
+            model: Some("openai/gpt-oss-20b".into()),
+            quantization: Quantization::Gguf {
+                file_type: GgufFileType::Q4_K_M,
+            },
+            ..Default::default()
         },
-        max_model_len: Some(ctx),
-        seq_len: 1.0,
-        new_tokens: 0.0,
-        batch: seqs,
-        ubatch: 512.0,
-        engine_version: Some(build.into()),
-        kv_unified,
-        ..EstimateInput::default()
+        run: RunInput {
+            engine: Engine::Llamacpp,
+            seq_len: 1.0,
+            new_tokens: 0.0,
+            batch: seqs,
+            engine_version: Some(build.into()),
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(ctx),
+            ubatch: 512.0,
+            kv_unified,
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
@@ -93,13 +104,25 @@ fn each_stream_is_padded_to_256_cells() {
 fn ollama_from_0_30_splits_its_cache_by_sequence() {
     let ollama = |v: &str| {
         estimate(&EstimateInput {
-            model: Some("openai/gpt-oss-20b".into()),
-            engine: Engine::Ollama,
-            engine_version: Some(v.into()),
-            max_model_len: Some(8192.0),
-            batch: 2.0,
-            gpu: Some("h100-sxm5-80gb".into()),
-            ..EstimateInput::default()
+            model: ModelInput {
+                model: Some("openai/gpt-oss-20b".into()),
+                ..Default::default()
+            },
+            run: RunInput {
+                engine: Engine::Ollama,
+                engine_version: Some(v.into()),
+                batch: 2.0,
+                ..Default::default()
+            },
+            serving: ServingInput {
+                max_model_len: Some(8192.0),
+                ..Default::default()
+            },
+            hardware: HardwareInput {
+                gpu: Some("h100-sxm5-80gb".into()),
+                ..Default::default()
+            },
+            ..Default::default()
         })
         .unwrap()
         .kv_cache_bytes
@@ -118,11 +141,12 @@ fn ollama_from_0_30_splits_its_cache_by_sequence() {
 #[test]
 fn kv_unified_is_llama_cpps_alone() {
     for engine in [Engine::Ollama, Engine::Vllm] {
-        let e = estimate(&EstimateInput {
-            engine,
-            engine_version: None,
-            quantization: Quantization::None,
-            ..gpt_oss(8192.0, 2.0, "b10615", Some(true))
+        let e = estimate(&{
+            let mut input = gpt_oss(8192.0, 2.0, "b10615", Some(true));
+            input.run.engine = engine;
+            input.run.engine_version = None;
+            input.model.quantization = Quantization::None;
+            input
         })
         .unwrap_err();
         assert_eq!(e.field, "kv_unified", "{engine:?}");
@@ -136,10 +160,11 @@ fn kv_unified_is_llama_cpps_alone() {
 /// 226,492,416 B; with `max_model_len` given it only caps each slot and the cache is `-c`'s.
 #[test]
 fn kv_unified_per_slot_sizes_the_pool_without_a_context() {
-    let per_slot = |ctx: Option<f64>, n: f64| EstimateInput {
-        max_model_len: ctx,
-        kv_unified_per_slot: Some(n),
-        ..gpt_oss(0.0, 4.0, "b10615", Some(true))
+    let per_slot = |ctx: Option<f64>, n: f64| {
+        let mut input = gpt_oss(0.0, 4.0, "b10615", Some(true));
+        input.serving.max_model_len = ctx;
+        input.serving.kv_unified_per_slot = Some(n);
+        input
     };
     assert_eq!(kv(&per_slot(None, 2048.0)), 226_492_416);
     assert_eq!(
@@ -160,10 +185,11 @@ fn kv_unified_per_slot_sizes_the_pool_without_a_context() {
 fn kv_unified_per_slot_is_checked() {
     use crate::error::ErrorKind::{Conflict, NotANumber, OutOfRange, Unsupported};
     let err = |input: EstimateInput| estimate(&input).unwrap_err();
-    let with = |n: f64| EstimateInput {
-        max_model_len: None,
-        kv_unified_per_slot: Some(n),
-        ..gpt_oss(0.0, 4.0, "b10615", None)
+    let with = |n: f64| {
+        let mut input = gpt_oss(0.0, 4.0, "b10615", None);
+        input.serving.max_model_len = None;
+        input.serving.kv_unified_per_slot = Some(n);
+        input
     };
     for (n, kind) in [
         (0.0, OutOfRange),
@@ -182,10 +208,11 @@ fn kv_unified_per_slot_is_checked() {
         );
     }
     // A slot of 1,000 tokens holds no sequence of 1,024 + 512.
-    let e = err(EstimateInput {
-        seq_len: 1024.0,
-        new_tokens: 512.0,
-        ..with(1000.0)
+    let e = err({
+        let mut input = with(1000.0);
+        input.run.seq_len = 1024.0;
+        input.run.new_tokens = 512.0;
+        input
     });
     assert_eq!(
         (e.field.as_str(), e.kind),
@@ -193,11 +220,12 @@ fn kv_unified_per_slot_is_checked() {
     );
     assert!(alloc::format!("{e}").contains("1536"), "{e}");
     for engine in [Engine::Ollama, Engine::Vllm] {
-        let e = err(EstimateInput {
-            engine,
-            engine_version: None,
-            quantization: Quantization::None,
-            ..with(2048.0)
+        let e = err({
+            let mut input = with(2048.0);
+            input.run.engine = engine;
+            input.run.engine_version = None;
+            input.model.quantization = Quantization::None;
+            input
         });
         assert_eq!(
             (e.field.as_str(), e.kind),

@@ -2,20 +2,38 @@
 //! prompt batch makes of CPU-resident weights (op offload), and a vision tower left to its
 //! `mmproj` file.
 
-use crate::estimate::{Engine, EstimateInput, estimate};
+use crate::estimate::{
+    Engine, EstimateInput, HardwareInput, ModelInput, PlacementInput, RunInput, ServingInput,
+    estimate,
+};
 use crate::precision::{GgufFileType, Quantization};
 
 fn qwen3_30b_a3b(n_cpu_moe: Option<f64>) -> EstimateInput {
     EstimateInput {
-        model: Some("Qwen/Qwen3-30B-A3B".into()),
-        engine: Engine::Llamacpp,
-        quantization: Quantization::Gguf {
-            file_type: GgufFileType::Q8_0,
+        model: ModelInput {
+            model: Some("Qwen/Qwen3-30B-A3B".into()),
+            quantization: Quantization::Gguf {
+                file_type: GgufFileType::Q8_0,
+            },
+            ..Default::default()
         },
-        max_model_len: Some(8192.0),
-        gpu: Some("rtx-4090".into()),
-        n_cpu_moe,
-        ..EstimateInput::default()
+        run: RunInput {
+            engine: Engine::Llamacpp,
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(8192.0),
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("rtx-4090".into()),
+            ..Default::default()
+        },
+        placement: PlacementInput {
+            n_cpu_moe,
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
@@ -67,13 +85,15 @@ fn a_prompt_batch_copies_a_cpu_blocks_experts_into_the_compute_buffer() {
     );
     // A batch of 16 tokens runs the CPU's experts on the CPU: no copy, the buffer is as
     // without --n-cpu-moe.
-    let small = EstimateInput {
-        ubatch: 16.0,
-        ..qwen3_30b_a3b(Some(10.0))
+    let small = {
+        let mut input = qwen3_30b_a3b(Some(10.0));
+        input.serving.ubatch = 16.0;
+        input
     };
-    let none = EstimateInput {
-        ubatch: 16.0,
-        ..qwen3_30b_a3b(None)
+    let none = {
+        let mut input = qwen3_30b_a3b(None);
+        input.serving.ubatch = 16.0;
+        input
     };
     assert_eq!(
         compute(&estimate(&small).unwrap()),
@@ -91,20 +111,33 @@ fn a_prompt_batch_copies_a_cpu_blocks_experts_into_the_compute_buffer() {
 #[test]
 fn a_prompt_batch_copies_the_cpu_output_layer_and_its_logits() {
     let input = |ubatch: f64| EstimateInput {
-        model: Some("mistralai/Mistral-7B-v0.1".into()),
-        engine: Engine::Llamacpp,
-        quantization: Quantization::Gguf {
-            file_type: GgufFileType::Q4_K_M,
+        model: ModelInput {
+            model: Some("mistralai/Mistral-7B-v0.1".into()),
+            quantization: Quantization::Gguf {
+                file_type: GgufFileType::Q4_K_M,
+            },
+            ..Default::default()
         },
-        max_model_len: Some(768.0),
-        seq_len: 1.0,
-        new_tokens: 0.0,
-        ubatch,
-        attention: crate::estimate::AttentionImpl::Flash,
-        gpu_layers: Some(0.0),
-        // The paper's build (2025) reserved every token's logits (before llama.cpp PR #23861).
-        engine_version: Some("b7000".into()),
-        ..EstimateInput::default()
+        run: RunInput {
+            engine: Engine::Llamacpp,
+            seq_len: 1.0,
+            new_tokens: 0.0,
+            attention: crate::estimate::AttentionImpl::Flash,
+
+            // The paper's build (2025) reserved every token's logits (before llama.cpp PR #23861).
+            engine_version: Some("b7000".into()),
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(768.0),
+            ubatch,
+            ..Default::default()
+        },
+        placement: PlacementInput {
+            gpu_layers: Some(0.0),
+            ..Default::default()
+        },
+        ..Default::default()
     };
     let compute = |e: &crate::estimate::Estimate| {
         e.components
@@ -141,19 +174,31 @@ const MIB: f64 = 1_048_576.0;
 /// 61471163053; repository not identified, so not a CSV row).
 fn hermes_llama31(gpu_layers: f64, build: &str) -> EstimateInput {
     EstimateInput {
-        model: Some("meta-llama/Llama-3.1-8B".into()),
-        engine: Engine::Llamacpp,
-        quantization: Quantization::Gguf {
-            file_type: GgufFileType::Q4_0,
+        model: ModelInput {
+            model: Some("meta-llama/Llama-3.1-8B".into()),
+            quantization: Quantization::Gguf {
+                file_type: GgufFileType::Q4_0,
+            },
+            ..Default::default()
         },
-        max_model_len: Some(32768.0),
-        seq_len: 1.0,
-        new_tokens: 0.0,
-        ubatch: 512.0,
-        attention: crate::estimate::AttentionImpl::Flash,
-        gpu_layers: Some(gpu_layers),
-        engine_version: Some(build.into()),
-        ..EstimateInput::default()
+        run: RunInput {
+            engine: Engine::Llamacpp,
+            seq_len: 1.0,
+            new_tokens: 0.0,
+            attention: crate::estimate::AttentionImpl::Flash,
+            engine_version: Some(build.into()),
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(32768.0),
+            ubatch: 512.0,
+            ..Default::default()
+        },
+        placement: PlacementInput {
+            gpu_layers: Some(gpu_layers),
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
@@ -171,9 +216,10 @@ fn one_output_per_sequence_leaves_a_block_leading() {
     let old = compute_of(&estimate(&hermes_llama31(33.0, "b9000")).unwrap());
     assert_eq!(old, 512 * (128_256 + 4096) * 4);
     // The latest build (the default) follows the newest rule.
-    let latest = EstimateInput {
-        engine_version: None,
-        ..hermes_llama31(33.0, "b9781")
+    let latest = {
+        let mut input = hermes_llama31(33.0, "b9781");
+        input.run.engine_version = None;
+        input
     };
     assert_eq!(compute_of(&estimate(&latest).unwrap()), new);
 }
@@ -206,19 +252,28 @@ fn cpu_blocks_are_copied_for_a_prompt_batch_in_builds_with_one_output() {
 #[test]
 fn qwen3_4b_with_four_slots_is_its_block() {
     let input = |build: &str| EstimateInput {
-        model: Some("Qwen/Qwen3-4B".into()),
-        engine: Engine::Llamacpp,
-        quantization: Quantization::Gguf {
-            file_type: GgufFileType::Q4_K_M,
+        model: ModelInput {
+            model: Some("Qwen/Qwen3-4B".into()),
+            quantization: Quantization::Gguf {
+                file_type: GgufFileType::Q4_K_M,
+            },
+            ..Default::default()
         },
-        max_model_len: Some(8192.0),
-        seq_len: 1.0,
-        new_tokens: 0.0,
-        batch: 4.0,
-        ubatch: 512.0,
-        attention: crate::estimate::AttentionImpl::Flash,
-        engine_version: Some(build.into()),
-        ..EstimateInput::default()
+        run: RunInput {
+            engine: Engine::Llamacpp,
+            seq_len: 1.0,
+            new_tokens: 0.0,
+            batch: 4.0,
+            attention: crate::estimate::AttentionImpl::Flash,
+            engine_version: Some(build.into()),
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(8192.0),
+            ubatch: 512.0,
+            ..Default::default()
+        },
+        ..Default::default()
     };
     let new = compute_of(&estimate(&input("b10615")).unwrap());
     assert_eq!(new, (8 + 5 + 72) << 20);
@@ -246,9 +301,10 @@ fn the_fewest_cpu_expert_blocks_that_fit_are_a_fix() {
 fn n_cpu_moe_is_llama_cpps_and_a_moe_models() {
     let past = qwen3_30b_a3b(Some(49.0));
     assert_eq!(estimate(&past).unwrap_err().field, "n_cpu_moe");
-    let dense = EstimateInput {
-        model: Some("meta-llama/Llama-3.1-8B".into()),
-        ..qwen3_30b_a3b(Some(4.0))
+    let dense = {
+        let mut input = qwen3_30b_a3b(Some(4.0));
+        input.model.model = Some("meta-llama/Llama-3.1-8B".into());
+        input
     };
     assert!(
         estimate(&dense)
@@ -256,11 +312,12 @@ fn n_cpu_moe_is_llama_cpps_and_a_moe_models() {
             .problem
             .contains("no routed experts")
     );
-    let vllm = EstimateInput {
-        engine: Engine::Vllm,
-        mode: crate::estimate::Mode::Serve,
-        quantization: Quantization::None,
-        ..qwen3_30b_a3b(Some(4.0))
+    let vllm = {
+        let mut input = qwen3_30b_a3b(Some(4.0));
+        input.run.engine = Engine::Vllm;
+        input.run.mode = crate::estimate::Mode::Serve;
+        input.model.quantization = Quantization::None;
+        input
     };
     assert!(estimate(&vllm).unwrap_err().problem.contains("vLLM"));
 }
@@ -275,13 +332,19 @@ fn n_cpu_moe_is_llama_cpps_and_a_moe_models() {
 #[test]
 fn a_vision_tower_stays_in_its_mmproj_file() {
     let e = estimate(&EstimateInput {
-        model: Some("google/gemma-3-4b-it".into()),
-        engine: Engine::Llamacpp,
-        quantization: Quantization::Gguf {
-            file_type: GgufFileType::Q4_K_M,
+        model: ModelInput {
+            model: Some("google/gemma-3-4b-it".into()),
+            quantization: Quantization::Gguf {
+                file_type: GgufFileType::Q4_K_M,
+            },
+            ..Default::default()
         },
-        seq_len: 2048.0,
-        ..EstimateInput::default()
+        run: RunInput {
+            engine: Engine::Llamacpp,
+            seq_len: 2048.0,
+            ..Default::default()
+        },
+        ..Default::default()
     })
     .unwrap();
     assert_eq!(e.weights_bytes.get(), 2_483_352_832);

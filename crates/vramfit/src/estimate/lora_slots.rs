@@ -81,7 +81,10 @@ impl Run<'_> {
 /// The runs the engines' LoRA tests share.
 #[cfg(test)]
 pub(super) mod test_runs {
-    use crate::estimate::{ComponentKind, Engine, Estimate, EstimateInput, Mode, estimate};
+    use crate::estimate::{
+        ComponentKind, Engine, Estimate, EstimateInput, HardwareInput, Mode, ModelInput, RunInput,
+        ServingInput, estimate,
+    };
 
     /// Llama-3.1-8B served by `engine` on an 80 GB card (79.19 GiB) at 8,192 tokens, with
     /// `lora`'s settings.
@@ -90,12 +93,24 @@ pub(super) mod test_runs {
         lora: impl FnOnce(&mut EstimateInput),
     ) -> Result<Estimate, crate::InputError> {
         let mut i = EstimateInput {
-            arch: Some(crate::model::tests::llama31_8b()),
-            mode: Mode::Serve,
-            engine,
-            gpu_memory: Some("79.19GiB".into()),
-            max_model_len: Some(8192.0),
-            ..EstimateInput::default()
+            model: ModelInput {
+                arch: Some(crate::model::tests::llama31_8b()),
+                ..Default::default()
+            },
+            run: RunInput {
+                mode: Mode::Serve,
+                engine,
+                ..Default::default()
+            },
+            serving: ServingInput {
+                max_model_len: Some(8192.0),
+                ..Default::default()
+            },
+            hardware: HardwareInput {
+                gpu_memory: Some("79.19GiB".into()),
+                ..Default::default()
+            },
+            ..Default::default()
         };
         lora(&mut i);
         estimate(&i)

@@ -3,7 +3,9 @@
 //! d78bf58, `tests/reference/mlx_reference.py`), the wired limit's rule, the refusals.
 
 use super::mlx::{kv_capacity, quantized_at, rotating_capacity};
-use crate::estimate::{Engine, EstimateInput, Mode, estimate};
+use crate::estimate::{
+    Engine, EstimateInput, HardwareInput, Mode, ModelInput, RunInput, ServingInput, estimate,
+};
 use crate::precision::{MlxMode, Quantization};
 use crate::units::{GIB, MIB};
 use alloc::vec::Vec;
@@ -25,11 +27,20 @@ fn n(s: &str) -> u64 {
 
 fn mlx(model: &str, quantization: Quantization) -> EstimateInput {
     EstimateInput {
-        model: Some(model.into()),
-        engine: Engine::Mlx,
-        quantization,
-        gpu: Some("apple-m4-max-128gb".into()),
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some(model.into()),
+            quantization,
+            ..Default::default()
+        },
+        run: RunInput {
+            engine: Engine::Mlx,
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("apple-m4-max-128gb".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
@@ -124,10 +135,11 @@ fn quantized_kv_bytes_and_conversion() {
 /// buffer alive beside it while it grows: × 33 / 32.
 #[test]
 fn kv_cache_by_hand() {
-    let e = estimate(&EstimateInput {
-        seq_len: 4000.0,
-        new_tokens: 1000.0,
-        ..mlx("meta-llama/Llama-3.1-8B", Quantization::None)
+    let e = estimate(&{
+        let mut input = mlx("meta-llama/Llama-3.1-8B", Quantization::None);
+        input.run.seq_len = 4000.0;
+        input.run.new_tokens = 1000.0;
+        input
     })
     .unwrap();
     let cache = 5120 * 131_072u64;
@@ -135,12 +147,13 @@ fn kv_cache_by_hand() {
     // --kv-bits 4 (groups of 64) from 0: 4 bits and a bf16 scale and bias per 64 values,
     // 4.5 bits each: 65,536 values a token × 4.5 / 8 = 36,864 B; the 16-bit cache of the first
     // prompt step (2,048 tokens) alive beside its copy when converted.
-    let q = estimate(&EstimateInput {
-        seq_len: 4000.0,
-        new_tokens: 1000.0,
-        kv_bits: Some(4.0),
-        quantized_kv_start: Some(0.0),
-        ..mlx("meta-llama/Llama-3.1-8B", Quantization::None)
+    let q = estimate(&{
+        let mut input = mlx("meta-llama/Llama-3.1-8B", Quantization::None);
+        input.run.seq_len = 4000.0;
+        input.run.new_tokens = 1000.0;
+        input.serving.kv_bits = Some(4.0);
+        input.serving.quantized_kv_start = Some(0.0);
+        input
     })
     .unwrap();
     let last = 5120 * 36_864u64;
@@ -155,9 +168,10 @@ fn kv_cache_by_hand() {
 fn the_wired_limit_rule() {
     let base = mlx("meta-llama/Llama-3.1-8B", Quantization::None);
     let at = |mb: f64| {
-        estimate(&EstimateInput {
-            wired_limit_mb: Some(mb),
-            ..base.clone()
+        estimate(&{
+            let mut input = base.clone();
+            input.hardware.wired_limit_mb = Some(mb);
+            input
         })
     };
     let top = (128 * GIB - 4 * GIB) / MIB;
@@ -172,18 +186,25 @@ fn the_wired_limit_rule() {
     let default = estimate(&base).unwrap().fit.unwrap().memory_bytes;
     assert_eq!(default.get(), 115_448_217_600);
     // llama.cpp on the same Mac reads the same limit.
-    let llama = estimate(&EstimateInput {
-        engine: Engine::Llamacpp,
-        quantization: Quantization::None,
-        wired_limit_mb: Some(65536.0),
-        ..base.clone()
+    let llama = estimate(&{
+        let mut input = base.clone();
+        input.run.engine = Engine::Llamacpp;
+        input.model.quantization = Quantization::None;
+        input.hardware.wired_limit_mb = Some(65536.0);
+        input
     })
     .unwrap();
     assert_eq!(llama.fit.unwrap().memory_bytes.get(), 64 * GIB);
     let nvidia = estimate(&EstimateInput {
-        engine: Engine::Llamacpp,
-        gpu: Some("rtx-4090".into()),
-        wired_limit_mb: Some(8192.0),
+        run: RunInput {
+            engine: Engine::Llamacpp,
+            ..base.run
+        },
+        hardware: HardwareInput {
+            gpu: Some("rtx-4090".into()),
+            wired_limit_mb: Some(8192.0),
+            ..base.hardware
+        },
         ..base
     })
     .unwrap_err();
@@ -197,56 +218,65 @@ fn refusals_name_their_field() {
     let base = mlx("meta-llama/Llama-3.1-8B", Quantization::None);
     let cases = [
         (
-            EstimateInput {
-                gpu: Some("h100-sxm5-80gb".into()),
-                ..base.clone()
+            {
+                let mut input = base.clone();
+                input.hardware.gpu = Some("h100-sxm5-80gb".into());
+                input
             },
             "gpu",
         ),
         (
-            EstimateInput {
-                engine: Engine::Vllm,
-                mode: Mode::Serve,
-                gpu: Some("h100-sxm5-80gb".into()),
-                quantization: Quantization::parse("q", "mlx-4bit").unwrap(),
-                ..base.clone()
+            {
+                let mut input = base.clone();
+                input.run.engine = Engine::Vllm;
+                input.run.mode = Mode::Serve;
+                input.hardware.gpu = Some("h100-sxm5-80gb".into());
+                input.model.quantization = Quantization::parse("q", "mlx-4bit").unwrap();
+                input
             },
             "quantization",
         ),
         (
-            EstimateInput {
-                engine: Engine::Vllm,
-                gpu: Some("h100-sxm5-80gb".into()),
-                kv_bits: Some(8.0),
-                ..base.clone()
+            {
+                let mut input = base.clone();
+                input.run.engine = Engine::Vllm;
+                input.hardware.gpu = Some("h100-sxm5-80gb".into());
+                input.serving.kv_bits = Some(8.0);
+                input
             },
             "kv_bits",
         ),
         (
-            EstimateInput {
-                quantization: Quantization::parse("q", "gguf-q4_k_m").unwrap(),
-                ..base.clone()
+            {
+                let mut input = base.clone();
+                input.model.quantization = Quantization::parse("q", "gguf-q4_k_m").unwrap();
+                input
             },
             "quantization",
         ),
         (
-            EstimateInput {
-                kv_bits: Some(7.0),
-                ..base.clone()
+            {
+                let mut input = base.clone();
+                input.serving.kv_bits = Some(7.0);
+                input
             },
             "kv_bits",
         ),
         (
-            EstimateInput {
-                kv_group_size: Some(64.0),
-                ..base.clone()
+            {
+                let mut input = base.clone();
+                input.serving.kv_group_size = Some(64.0);
+                input
             },
             "kv_group_size",
         ),
         (
             EstimateInput {
-                kv_bits: Some(8.0),
-                max_kv_size: Some(4096.0),
+                serving: ServingInput {
+                    kv_bits: Some(8.0),
+                    max_kv_size: Some(4096.0),
+                    ..base.serving
+                },
                 ..base
             },
             "kv_bits",
@@ -286,14 +316,15 @@ fn mlx_formats_parse_and_name() {
 /// one layer's keys and values gathered for attention, and MLX's other buffers, fitted to it.
 #[test]
 fn mistral_peak_of_mlx_lm_pull_40() {
-    let e = estimate(&EstimateInput {
-        seq_len: 33_898.0,
-        new_tokens: 100.0,
-        gpu: Some("apple-m2-ultra-192gb".into()),
-        ..mlx(
+    let e = estimate(&{
+        let mut input = mlx(
             "mistralai/Mistral-7B-v0.1",
             Quantization::parse("q", "mlx-4bit").unwrap(),
-        )
+        );
+        input.run.seq_len = 33_898.0;
+        input.run.new_tokens = 100.0;
+        input.hardware.gpu = Some("apple-m2-ultra-192gb".into());
+        input
     })
     .unwrap();
     let measured = 9.111e9;
@@ -309,14 +340,15 @@ fn mistral_peak_of_mlx_lm_pull_40() {
 #[cfg(feature = "speed")]
 #[test]
 fn decode_speed_of_a_published_mlx_lm_run() {
-    let e = estimate(&EstimateInput {
-        seq_len: 260.0,
-        new_tokens: 309.0,
-        gpu: Some("apple-m3-max-64gb".into()),
-        ..mlx(
+    let e = estimate(&{
+        let mut input = mlx(
             "meta-llama/Llama-3.3-70B-Instruct",
             Quantization::parse("q", "mlx-4bit").unwrap(),
-        )
+        );
+        input.run.seq_len = 260.0;
+        input.run.new_tokens = 309.0;
+        input.hardware.gpu = Some("apple-m3-max-64gb".into());
+        input
     })
     .unwrap();
     let tps = e

@@ -117,6 +117,11 @@ mod input;
 mod input_choices;
 mod input_disaggregation;
 mod input_regimes;
+mod input_sections;
+#[cfg(feature = "serde")]
+mod input_wire;
+#[cfg(all(test, feature = "serde"))]
+mod input_wire_tests;
 mod llamacpp;
 mod llamacpp_build;
 mod llamacpp_mmproj;
@@ -189,9 +194,10 @@ pub use engine::{
 };
 pub use hf_version::TransformersVersion;
 pub use input::{
-    AttentionImpl, Checkpointing, Engine, EstimateInput, KvOffloadingBackend, Logits, Loss, Mode,
-    Offload, Optimizer, Precision, RecomputeMethod, RlAlgorithm, Rollout, RunnerType, SpecMethod,
-    SplitMode, Stack,
+    AttentionImpl, Checkpointing, Engine, EstimateInput, HardwareInput, KvOffloadingBackend,
+    Logits, Loss, Mode, ModelInput, Offload, Optimizer, PlacementInput, Precision, RecomputeMethod,
+    RlAlgorithm, Rollout, RunInput, RunnerType, ServingInput, SpecMethod, SplitMode, Stack,
+    TrainingInput,
 };
 pub use input_disaggregation::{DisaggregationMode, TransferBackend};
 pub use llamacpp::LLAMACPP_CONTEXT;

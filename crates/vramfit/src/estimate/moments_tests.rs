@@ -8,6 +8,7 @@ use crate::estimate::run_shapes::run_shapes;
 use crate::estimate::{
     ComponentKind as K, Engine, Estimate, EstimateInput, Mode, Phase, StepMoment, estimate,
 };
+use crate::estimate::{HardwareInput, ModelInput, RunInput};
 use crate::precision::{GgufFileType, Quantization};
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
@@ -60,7 +61,7 @@ fn every_inference_shape_peaks_at_its_total() {
     let mut seen = 0;
     for input in run_shapes()
         .into_iter()
-        .filter(|i| i.mode != Mode::Training)
+        .filter(|i| i.run.mode != Mode::Training)
     {
         let Ok(e) = estimate(&input) else { continue };
         seen += 1;
@@ -71,12 +72,21 @@ fn every_inference_shape_peaks_at_its_total() {
 
 fn hf(model: &str, batch: f64, seq: f64, new: f64) -> EstimateInput {
     EstimateInput {
-        model: Some(model.to_string()),
-        gpu: Some("h100-sxm5-80gb".to_string()),
-        batch,
-        seq_len: seq,
-        new_tokens: new,
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some(model.to_string()),
+            ..Default::default()
+        },
+        run: RunInput {
+            batch,
+            seq_len: seq,
+            new_tokens: new,
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h100-sxm5-80gb".to_string()),
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
@@ -133,11 +143,12 @@ fn transformers_moments_over_models_and_batches() {
     // A long generation over a short prompt peaks at the last token.
     let e = estimate(&hf("meta-llama/Llama-3.1-8B", 8.0, 128.0, 8192.0)).unwrap();
     assert_eq!(e.peak_phase, Phase::Decode);
-    let images = EstimateInput {
-        images: 2.0,
-        image_width: Some(896.0),
-        image_height: Some(896.0),
-        ..hf("google/gemma-3-4b-it", 2.0, 1024.0, 128.0)
+    let images = {
+        let mut input = hf("google/gemma-3-4b-it", 2.0, 1024.0, 128.0);
+        input.run.images = 2.0;
+        input.run.image_width = Some(896.0);
+        input.run.image_height = Some(896.0);
+        input
     };
     let e = estimate(&images).unwrap();
     check(&e, "images");
@@ -159,11 +170,20 @@ fn transformers_moments_over_models_and_batches() {
 #[test]
 fn vllm_start_up_by_hand() {
     let e = estimate(&EstimateInput {
-        model: Some("meta-llama/Llama-3.1-8B".into()),
-        mode: Mode::Serve,
-        engine: Engine::Vllm,
-        gpu: Some("h100-sxm5-80gb".into()),
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("meta-llama/Llama-3.1-8B".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Serve,
+            engine: Engine::Vllm,
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     })
     .unwrap();
     check(&e, "vllm");
@@ -186,11 +206,20 @@ fn vllm_start_up_by_hand() {
 #[test]
 fn the_other_engines_stages() {
     let serve = |engine| EstimateInput {
-        model: Some("meta-llama/Llama-3.1-8B".into()),
-        mode: Mode::Serve,
-        engine,
-        gpu: Some("h100-sxm5-80gb".into()),
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("meta-llama/Llama-3.1-8B".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Serve,
+            engine,
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     };
     let e = estimate(&serve(Engine::Sglang)).unwrap();
     check(&e, "sglang");
@@ -219,12 +248,13 @@ fn the_other_engines_stages() {
         assert!(part(&e.step[1], K::CudaGraphs) > 0);
         assert_eq!(part(&e.step[2], K::Activations), 0);
     }
-    let e = estimate(&EstimateInput {
-        engine: Engine::Llamacpp,
-        quantization: Quantization::Gguf {
+    let e = estimate(&{
+        let mut input = hf("meta-llama/Llama-3.1-8B", 1.0, 1024.0, 256.0);
+        input.run.engine = Engine::Llamacpp;
+        input.model.quantization = Quantization::Gguf {
             file_type: GgufFileType::Q4_K_M,
-        },
-        ..hf("meta-llama/Llama-3.1-8B", 1.0, 1024.0, 256.0)
+        };
+        input
     })
     .unwrap();
     check(&e, "llama.cpp");

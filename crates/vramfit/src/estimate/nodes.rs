@@ -179,13 +179,25 @@ mod tests {
     /// DeepSeek-V3 (fp8, as released) served by vLLM at tp 8 × pp 2 on H100 80 GB.
     fn deepseek(gpus_per_node: Option<f64>, tp: f64, pp: f64) -> crate::estimate::EstimateInput {
         crate::estimate::EstimateInput {
-            model: Some("deepseek-ai/DeepSeek-V3".into()),
-            engine: crate::estimate::Engine::Vllm,
-            mode: crate::estimate::Mode::Serve,
-            gpu: Some("h100-sxm5-80gb".into()),
-            tp,
-            pp,
-            gpus_per_node,
+            model: crate::estimate::ModelInput {
+                model: Some("deepseek-ai/DeepSeek-V3".into()),
+                ..Default::default()
+            },
+            run: crate::estimate::RunInput {
+                engine: crate::estimate::Engine::Vllm,
+                mode: crate::estimate::Mode::Serve,
+                ..Default::default()
+            },
+            hardware: crate::estimate::HardwareInput {
+                gpu: Some("h100-sxm5-80gb".into()),
+                ..Default::default()
+            },
+            placement: crate::estimate::PlacementInput {
+                tp,
+                pp,
+                gpus_per_node,
+                ..Default::default()
+            },
             ..Default::default()
         }
     }

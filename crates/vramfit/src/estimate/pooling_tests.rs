@@ -4,6 +4,7 @@
 //! in vLLM and transformers, its LM head.
 
 use super::{ComponentKind, Engine, EstimateInput, Mode, RunnerType, estimate};
+use super::{HardwareInput, ModelInput, RunInput};
 use crate::config::encoder_tests::BGE_M3;
 use crate::config::parse_config;
 use crate::error::ErrorKind;
@@ -24,16 +25,25 @@ const QWEN3_EMBEDDING_8B: &str = r#"{"architectures": ["Qwen3ForCausalLM"],
 
 fn run(json: &str, engine: Engine, mode: Mode, runner: Option<RunnerType>) -> EstimateInput {
     EstimateInput {
-        arch: Some(parse_config(json).unwrap().arch),
-        mode,
-        engine,
-        dtype: Some(Dtype::Fp16),
-        gpu: Some("h100-sxm5-80gb".into()),
-        batch: 32.0,
-        seq_len: 512.0,
-        new_tokens: 256.0,
-        runner,
-        ..EstimateInput::default()
+        model: ModelInput {
+            arch: Some(parse_config(json).unwrap().arch),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode,
+            engine,
+            dtype: Some(Dtype::Fp16),
+            batch: 32.0,
+            seq_len: 512.0,
+            new_tokens: 256.0,
+            runner,
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
@@ -75,10 +85,11 @@ fn bge_m3_in_vllm_has_no_pool_and_no_sampler() {
     assert_eq!(e.component_bytes(ComponentKind::Activations), 201_326_592);
     // The same run as a generate model would have held the sampler's logits: 1,024 sequences
     // × 250,002 entries × 4 B × 3.78 copies = 3.6 GiB.
-    let small = estimate(&EstimateInput {
-        gpu: Some("rtx-4090".into()),
-        max_model_len: Some(8192.0),
-        ..run(BGE_M3, Engine::Vllm, Mode::Serve, None)
+    let small = estimate(&{
+        let mut input = run(BGE_M3, Engine::Vllm, Mode::Serve, None);
+        input.hardware.gpu = Some("rtx-4090".into());
+        input.serving.max_model_len = Some(8192.0);
+        input
     })
     .unwrap();
     assert_eq!(
@@ -97,9 +108,10 @@ fn bge_m3_in_vllm_has_no_pool_and_no_sampler() {
 #[test]
 fn qwen3_embedding_drops_the_head_where_the_engine_does() {
     let vllm = run(QWEN3_EMBEDDING_8B, Engine::Vllm, Mode::Serve, None);
-    let pooled = EstimateInput {
-        runner: Some(RunnerType::Pooling),
-        ..vllm.clone()
+    let pooled = {
+        let mut input = vllm.clone();
+        input.run.runner = Some(RunnerType::Pooling);
+        input
     };
     let (generating, pool) = (estimate(&vllm).unwrap(), estimate(&pooled).unwrap());
     assert_eq!(generating.params, 8_188_515_328);
@@ -115,14 +127,18 @@ fn qwen3_embedding_drops_the_head_where_the_engine_does() {
         pool.component_bytes(ComponentKind::Activations)
             < generating.component_bytes(ComponentKind::Activations)
     );
-    let sglang = EstimateInput {
-        engine: Engine::Sglang,
-        ..pooled.clone()
+    let sglang = {
+        let mut input = pooled.clone();
+        input.run.engine = Engine::Sglang;
+        input
     };
     assert_eq!(estimate(&sglang).unwrap().params, 8_188_515_328);
     let hf = EstimateInput {
-        engine: Engine::Hf,
-        mode: Mode::Inference,
+        run: RunInput {
+            engine: Engine::Hf,
+            mode: Mode::Inference,
+            ..pooled.run
+        },
         ..pooled
     };
     let hf = estimate(&hf).unwrap();
@@ -180,7 +196,7 @@ fn pooling_is_refused_where_not_modelled() {
 /// `--task embed`, `--convert embed`), SGLang `--is-embedding`.
 #[test]
 fn pooling_read_from_the_engines_flags() {
-    let runner = |line: &str| crate::launch::read_command(line).unwrap().input.runner;
+    let runner = |line: &str| crate::launch::read_command(line).unwrap().input.run.runner;
     let pooling = Some(RunnerType::Pooling);
     assert_eq!(runner("vllm serve BAAI/bge-m3 --runner pooling"), pooling);
     assert_eq!(runner("vllm serve BAAI/bge-m3 --task embed"), pooling);
@@ -210,12 +226,13 @@ fn pooling_read_from_the_engines_flags() {
 /// pool (a causal decoder keeps its cache, see `qwen3_embedding_drops_the_head_where_the_engine_does`).
 #[test]
 fn qwen3_embedding_presets_estimate_as_their_configs() {
-    let preset = |id: &str| EstimateInput {
-        model: Some(id.into()),
-        arch: None,
-        dtype: None,
-        runner: Some(RunnerType::Pooling),
-        ..run(QWEN3_EMBEDDING_8B, Engine::Vllm, Mode::Serve, None)
+    let preset = |id: &str| {
+        let mut input = run(QWEN3_EMBEDDING_8B, Engine::Vllm, Mode::Serve, None);
+        input.model.model = Some(id.into());
+        input.model.arch = None;
+        input.run.dtype = None;
+        input.run.runner = Some(RunnerType::Pooling);
+        input
     };
     let small = estimate(&preset("Qwen/Qwen3-Embedding-0.6B")).unwrap();
     assert_eq!(small.params, 595_776_512);
@@ -228,11 +245,12 @@ fn qwen3_embedding_presets_estimate_as_their_configs() {
         estimate(&preset("Qwen/Qwen3-Embedding-4B")).unwrap().params,
         4_021_774_336
     );
-    let from_config = EstimateInput {
-        dtype: None,
-        checkpoint_dtype: Some(Dtype::Bf16),
-        runner: Some(RunnerType::Pooling),
-        ..run(QWEN3_EMBEDDING_8B, Engine::Vllm, Mode::Serve, None)
+    let from_config = {
+        let mut input = run(QWEN3_EMBEDDING_8B, Engine::Vllm, Mode::Serve, None);
+        input.run.dtype = None;
+        input.model.checkpoint_dtype = Some(Dtype::Bf16);
+        input.run.runner = Some(RunnerType::Pooling);
+        input
     };
     let (big, config) = (
         estimate(&preset("Qwen/Qwen3-Embedding-8B")).unwrap(),
@@ -250,12 +268,13 @@ fn qwen3_embedding_presets_estimate_as_their_configs() {
 /// `--is-embedding`, and Qwen3-8B (no pooling config) generates.
 #[test]
 fn vllm_pools_a_preset_that_ships_a_pooling_config_by_default() {
-    let preset = |id: &str, engine: Engine, runner: Option<RunnerType>| EstimateInput {
-        model: Some(id.into()),
-        arch: None,
-        engine,
-        runner,
-        ..run(QWEN3_EMBEDDING_8B, Engine::Vllm, Mode::Serve, None)
+    let preset = |id: &str, engine: Engine, runner: Option<RunnerType>| {
+        let mut input = run(QWEN3_EMBEDDING_8B, Engine::Vllm, Mode::Serve, None);
+        input.model.model = Some(id.into());
+        input.model.arch = None;
+        input.run.engine = engine;
+        input.run.runner = runner;
+        input
     };
     let id = "Qwen/Qwen3-Embedding-0.6B";
     let auto = estimate(&preset(id, Engine::Vllm, None)).unwrap();

@@ -28,10 +28,16 @@ const Q4: Quantization = Quantization::Gguf {
 /// The default run of a model (or a parameter count) on a card, or on none.
 fn base(model: Option<&str>, params: Option<&str>, gpu: Option<&str>) -> EstimateInput {
     EstimateInput {
-        model: model.map(str::to_string),
-        params: params.map(str::to_string),
-        gpu: gpu.map(str::to_string),
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: model.map(str::to_string),
+            params: params.map(str::to_string),
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: gpu.map(str::to_string),
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
@@ -46,7 +52,10 @@ pub(super) fn run_shapes() -> Vec<EstimateInput> {
             let b = base(model, params, gpu);
             out.extend(inference_shapes(&b));
             out.extend(training_shapes(&EstimateInput {
-                mode: Mode::Training,
+                run: RunInput {
+                    mode: Mode::Training,
+                    ..b.run
+                },
                 ..b
             }));
         }
@@ -63,10 +72,19 @@ pub(super) fn run_shapes() -> Vec<EstimateInput> {
     ] {
         for gpu in [None, Some("rtx-4090")] {
             out.push(EstimateInput {
-                model: Some(tag.to_string()),
-                engine: Engine::Ollama,
-                gpu: gpu.map(str::to_string),
-                ..EstimateInput::default()
+                model: ModelInput {
+                    model: Some(tag.to_string()),
+                    ..Default::default()
+                },
+                run: RunInput {
+                    engine: Engine::Ollama,
+                    ..Default::default()
+                },
+                hardware: HardwareInput {
+                    gpu: gpu.map(str::to_string),
+                    ..Default::default()
+                },
+                ..Default::default()
             });
         }
     }
@@ -76,15 +94,16 @@ pub(super) fn run_shapes() -> Vec<EstimateInput> {
     out.extend(quantized_base_shapes());
     for optimizer in [Optimizer::GaloreAdamw, Optimizer::GaloreAdamw8bit] {
         // GaLore at a rank of its own (`optim_args="rank=64"`).
-        out.push(EstimateInput {
-            mode: Mode::Training,
-            optimizer,
-            galore_rank: Some(64.0),
-            ..base(
+        out.push({
+            let mut input = base(
                 Some("meta-llama/Llama-3.1-8B"),
                 None,
                 Some("h100-sxm5-80gb"),
-            )
+            );
+            input.run.mode = Mode::Training;
+            input.training.optimizer = optimizer;
+            input.training.galore_rank = Some(64.0);
+            input
         });
     }
     out.extend(vllm_lora_shapes());
@@ -99,16 +118,17 @@ pub(super) fn run_shapes() -> Vec<EstimateInput> {
 /// vLLM refusing to start (0.33) and paying it out of its pool (0.8.5), SGLang's and
 /// TensorRT-LLM's pools, Ollama's layers, llama.cpp over unlike cards, transformers and MLX.
 fn in_use_shapes() -> Vec<EstimateInput> {
-    let llama = |engine, gpu: &str, in_use: &str| EstimateInput {
-        mode: if matches!(engine, Engine::Vllm | Engine::Sglang | Engine::Trtllm) {
+    let llama = |engine, gpu: &str, in_use: &str| {
+        let mut input = base(Some("meta-llama/Llama-3.1-8B"), None, Some(gpu));
+        input.run.mode = if matches!(engine, Engine::Vllm | Engine::Sglang | Engine::Trtllm) {
             Mode::Serve
         } else {
             Mode::Inference
-        },
-        engine,
-        max_model_len: Some(8192.0),
-        memory_in_use: Some(in_use.to_string()),
-        ..base(Some("meta-llama/Llama-3.1-8B"), None, Some(gpu))
+        };
+        input.run.engine = engine;
+        input.serving.max_model_len = Some(8192.0);
+        input.hardware.memory_in_use = Some(in_use.to_string());
+        input
     };
     let mut out = Vec::new();
     for (engine, gpu, in_use) in [
@@ -120,19 +140,22 @@ fn in_use_shapes() -> Vec<EstimateInput> {
     ] {
         out.push(llama(engine, gpu, in_use));
     }
-    out.push(EstimateInput {
-        engine_version: Some("0.8.5".to_string()),
-        ..llama(Engine::Vllm, "rtx-4090", "2GiB")
+    out.push({
+        let mut input = llama(Engine::Vllm, "rtx-4090", "2GiB");
+        input.run.engine_version = Some("0.8.5".to_string());
+        input
     });
-    out.push(EstimateInput {
-        quantization: Q4,
-        ..llama(Engine::Ollama, "rtx-3060-12gb", "6GiB")
+    out.push({
+        let mut input = llama(Engine::Ollama, "rtx-3060-12gb", "6GiB");
+        input.model.quantization = Q4;
+        input
     });
-    out.push(EstimateInput {
-        quantization: Q4,
-        gpu: None,
-        cards: ["rtx-3090", "rtx-3060-12gb"].map(str::to_string).to_vec(),
-        ..llama(Engine::Llamacpp, "rtx-3090", "4GiB")
+    out.push({
+        let mut input = llama(Engine::Llamacpp, "rtx-3090", "4GiB");
+        input.model.quantization = Q4;
+        input.hardware.gpu = None;
+        input.hardware.cards = ["rtx-3090", "rtx-3060-12gb"].map(str::to_string).to_vec();
+        input
     });
     out
 }
@@ -150,20 +173,33 @@ fn gemma4_shapes() -> Vec<EstimateInput> {
     let mut out = Vec::new();
     for gpu in [None, Some("h100-sxm5-80gb")] {
         let b = EstimateInput {
-            arch: Some(parsed.arch),
-            seq_len: 2048.0,
-            gpu: gpu.map(str::to_string),
-            ..EstimateInput::default()
+            model: ModelInput {
+                arch: Some(parsed.arch),
+                ..Default::default()
+            },
+            run: RunInput {
+                seq_len: 2048.0,
+                ..Default::default()
+            },
+            hardware: HardwareInput {
+                gpu: gpu.map(str::to_string),
+                ..Default::default()
+            },
+            ..Default::default()
         };
         out.extend([
             b.clone(),
-            EstimateInput {
-                mode: Mode::Serve,
-                engine: Engine::Vllm,
-                ..b.clone()
+            {
+                let mut input = b.clone();
+                input.run.mode = Mode::Serve;
+                input.run.engine = Engine::Vllm;
+                input
             },
             EstimateInput {
-                engine: Engine::Llamacpp,
+                run: RunInput {
+                    engine: Engine::Llamacpp,
+                    ..b.run
+                },
                 ..b
             },
         ]);
@@ -180,14 +216,18 @@ fn hybrid_shapes() -> Vec<EstimateInput> {
         let b = base(Some("allenai/Olmo-Hybrid-7B"), None, gpu);
         out.extend([
             b.clone(),
-            EstimateInput {
-                mode: Mode::Serve,
-                engine: Engine::Vllm,
-                ..b.clone()
+            {
+                let mut input = b.clone();
+                input.run.mode = Mode::Serve;
+                input.run.engine = Engine::Vllm;
+                input
             },
             EstimateInput {
-                mode: Mode::Serve,
-                engine: Engine::Sglang,
+                run: RunInput {
+                    mode: Mode::Serve,
+                    engine: Engine::Sglang,
+                    ..b.run
+                },
                 ..b
             },
         ]);
@@ -202,29 +242,38 @@ fn hybrid_shapes() -> Vec<EstimateInput> {
 fn node_shapes() -> Vec<EstimateInput> {
     let mut out = Vec::new();
     for engine in [Engine::Vllm, Engine::Sglang] {
-        let serve = EstimateInput {
-            mode: Mode::Serve,
-            engine,
-            ..base(
+        let serve = {
+            let mut input = base(
                 Some("deepseek-ai/DeepSeek-V3"),
                 None,
                 Some("h100-sxm5-80gb"),
-            )
+            );
+            input.run.mode = Mode::Serve;
+            input.run.engine = engine;
+            input
         };
         out.extend([
-            EstimateInput {
-                tp: 8.0,
-                pp: 2.0,
-                ..serve.clone()
+            {
+                let mut input = serve.clone();
+                input.placement.tp = 8.0;
+                input.placement.pp = 2.0;
+                input
+            },
+            {
+                let mut input = serve.clone();
+                input.placement.tp = 16.0;
+                input
             },
             EstimateInput {
-                tp: 16.0,
-                ..serve.clone()
-            },
-            EstimateInput {
-                tp: 8.0,
-                pp: 2.0,
-                node_link: Some("200Gb/s".into()),
+                hardware: HardwareInput {
+                    node_link: Some("200Gb/s".into()),
+                    ..serve.hardware
+                },
+                placement: PlacementInput {
+                    tp: 8.0,
+                    pp: 2.0,
+                    ..serve.placement
+                },
                 ..serve
             },
         ]);
@@ -238,36 +287,43 @@ fn node_shapes() -> Vec<EstimateInput> {
 fn vllm_speculative_shapes() -> Vec<EstimateInput> {
     let mut out = Vec::new();
     for gpu in [None, Some("h100-sxm5-80gb")] {
-        let serve = EstimateInput {
-            mode: Mode::Serve,
-            engine: Engine::Vllm,
-            ..base(Some("meta-llama/Llama-3.1-8B"), None, gpu)
+        let serve = {
+            let mut input = base(Some("meta-llama/Llama-3.1-8B"), None, gpu);
+            input.run.mode = Mode::Serve;
+            input.run.engine = Engine::Vllm;
+            input
         };
         out.extend([
-            EstimateInput {
-                speculative_method: Some(SpecMethod::DraftModel),
-                draft_model: Some("meta-llama/Llama-3.2-1B-Instruct".into()),
-                num_speculative_tokens: Some(4.0),
-                acceptance_rate: Some(0.7),
-                ..serve.clone()
+            {
+                let mut input = serve.clone();
+                input.serving.speculative_method = Some(SpecMethod::DraftModel);
+                input.serving.draft_model = Some("meta-llama/Llama-3.2-1B-Instruct".into());
+                input.serving.num_speculative_tokens = Some(4.0);
+                input.serving.acceptance_rate = Some(0.7);
+                input
+            },
+            {
+                let mut input = serve.clone();
+                input.serving.speculative_method = Some(SpecMethod::Eagle);
+                input.serving.num_speculative_tokens = Some(3.0);
+                input.serving.acceptance_rate = Some(0.8);
+                input
+            },
+            {
+                let mut input = serve.clone();
+                input.serving.speculative_method = Some(SpecMethod::Eagle3);
+                input.serving.num_speculative_tokens = Some(3.0);
+                input.placement.tp = 2.0;
+                input.placement.gpus = Some(2.0);
+                input
             },
             EstimateInput {
-                speculative_method: Some(SpecMethod::Eagle),
-                num_speculative_tokens: Some(3.0),
-                acceptance_rate: Some(0.8),
-                ..serve.clone()
-            },
-            EstimateInput {
-                speculative_method: Some(SpecMethod::Eagle3),
-                num_speculative_tokens: Some(3.0),
-                tp: 2.0,
-                gpus: Some(2.0),
-                ..serve.clone()
-            },
-            EstimateInput {
-                speculative_method: Some(SpecMethod::Ngram),
-                num_speculative_tokens: Some(5.0),
-                acceptance_rate: Some(0.5),
+                serving: ServingInput {
+                    speculative_method: Some(SpecMethod::Ngram),
+                    num_speculative_tokens: Some(5.0),
+                    acceptance_rate: Some(0.5),
+                    ..serve.serving
+                },
                 ..serve
             },
         ]);
@@ -288,35 +344,53 @@ fn mlx_shapes() -> Vec<EstimateInput> {
         ("meta-llama/Llama-3.1-8B", None),
     ] {
         let m = EstimateInput {
-            model: Some(model.to_string()),
-            engine: Engine::Mlx,
-            gpu: gpu.map(str::to_string),
-            seq_len: 16_000.0,
-            new_tokens: 1000.0,
-            ..EstimateInput::default()
+            model: ModelInput {
+                model: Some(model.to_string()),
+                ..Default::default()
+            },
+            run: RunInput {
+                engine: Engine::Mlx,
+                seq_len: 16_000.0,
+                new_tokens: 1000.0,
+                ..Default::default()
+            },
+            hardware: HardwareInput {
+                gpu: gpu.map(str::to_string),
+                ..Default::default()
+            },
+            ..Default::default()
         };
         out.extend([
             m.clone(),
-            EstimateInput {
-                quantization: Quantization::parse("q", "mlx-4bit").unwrap(),
-                max_num_batched_tokens: Some(512.0),
-                ..m.clone()
+            {
+                let mut input = m.clone();
+                input.model.quantization = Quantization::parse("q", "mlx-4bit").unwrap();
+                input.serving.max_num_batched_tokens = Some(512.0);
+                input
+            },
+            {
+                let mut input = m.clone();
+                input.model.quantization = Quantization::parse("q", "mlx-mxfp4").unwrap();
+                input.serving.max_kv_size = Some(4096.0);
+                input
+            },
+            {
+                let mut input = m.clone();
+                input.model.quantization = Quantization::parse("q", "mlx-8bit").unwrap();
+                input.serving.kv_bits = Some(4.0);
+                input.serving.kv_group_size = Some(32.0);
+                input
             },
             EstimateInput {
-                quantization: Quantization::parse("q", "mlx-mxfp4").unwrap(),
-                max_kv_size: Some(4096.0),
-                ..m.clone()
-            },
-            EstimateInput {
-                quantization: Quantization::parse("q", "mlx-8bit").unwrap(),
-                kv_bits: Some(4.0),
-                kv_group_size: Some(32.0),
-                ..m.clone()
-            },
-            EstimateInput {
-                mode: Mode::Serve,
-                batch: 4.0,
-                wired_limit_mb: gpu.map(|_| 12_288.0),
+                run: RunInput {
+                    mode: Mode::Serve,
+                    batch: 4.0,
+                    ..m.run
+                },
+                hardware: HardwareInput {
+                    wired_limit_mb: gpu.map(|_| 12_288.0),
+                    ..m.hardware
+                },
                 ..m
             },
         ]);
@@ -333,23 +407,31 @@ fn vllm_lora_shapes() -> Vec<EstimateInput> {
         ("meta-llama/Llama-3.1-8B", Some("h100-sxm5-80gb")),
         ("Qwen/Qwen3-32B", Some("h100-sxm5-80gb")),
     ] {
-        let serve = EstimateInput {
-            mode: Mode::Serve,
-            engine: Engine::Vllm,
-            enable_lora: true,
-            ..base(Some(model), None, gpu)
+        let serve = {
+            let mut input = base(Some(model), None, gpu);
+            input.run.mode = Mode::Serve;
+            input.run.engine = Engine::Vllm;
+            input.serving.enable_lora = true;
+            input
         };
         out.extend([
-            EstimateInput {
-                max_loras: Some(4.0),
-                ..serve.clone()
+            {
+                let mut input = serve.clone();
+                input.serving.max_loras = Some(4.0);
+                input
             },
             EstimateInput {
-                max_loras: Some(8.0),
-                max_lora_rank: Some(64.0),
-                max_cpu_loras: Some(32.0),
-                tp: 2.0,
-                gpus: Some(2.0),
+                serving: ServingInput {
+                    max_loras: Some(8.0),
+                    max_lora_rank: Some(64.0),
+                    max_cpu_loras: Some(32.0),
+                    ..serve.serving
+                },
+                placement: PlacementInput {
+                    tp: 2.0,
+                    gpus: Some(2.0),
+                    ..serve.placement
+                },
                 ..serve
             },
         ]);
@@ -377,13 +459,14 @@ fn quantized_base_shapes() -> Vec<EstimateInput> {
                 (4096.0, None),
                 (512.0, Some(Stack::Torchtune)),
             ] {
-                out.push(EstimateInput {
-                    mode: Mode::Training,
-                    lora_rank: 16.0,
-                    quantization,
-                    seq_len,
-                    stack,
-                    ..base(model, params, Some("a100-sxm4-80gb"))
+                out.push({
+                    let mut input = base(model, params, Some("a100-sxm4-80gb"));
+                    input.run.mode = Mode::Training;
+                    input.training.lora_rank = 16.0;
+                    input.model.quantization = quantization;
+                    input.run.seq_len = seq_len;
+                    input.training.stack = stack;
+                    input
                 });
             }
         }
@@ -401,71 +484,83 @@ fn sharding_shapes() -> Vec<EstimateInput> {
         (Some("mistralai/Mixtral-8x7B-v0.1"), None),
         (None, Some("7B")),
     ] {
-        let t = EstimateInput {
-            mode: Mode::Training,
-            gpus: Some(8.0),
-            ..base(model, params, Some("h100-sxm5-80gb"))
+        let t = {
+            let mut input = base(model, params, Some("h100-sxm5-80gb"));
+            input.run.mode = Mode::Training;
+            input.placement.gpus = Some(8.0);
+            input
         };
-        let fsdp = |version: f64, zero: f64| EstimateInput {
-            fsdp_version: Some(version),
-            zero,
-            ..t.clone()
+        let fsdp = |version: f64, zero: f64| {
+            let mut input = t.clone();
+            input.placement.fsdp_version = Some(version);
+            input.placement.zero = zero;
+            input
         };
         out.extend([
             fsdp(2.0, 3.0),
-            EstimateInput {
-                offload: Offload::Cpu,
-                ..fsdp(2.0, 3.0)
+            {
+                let mut input = fsdp(2.0, 3.0);
+                input.placement.offload = Offload::Cpu;
+                input
             },
-            EstimateInput {
-                reshard_after_forward: Some(false),
-                ..fsdp(2.0, 3.0)
+            {
+                let mut input = fsdp(2.0, 3.0);
+                input.placement.reshard_after_forward = Some(false);
+                input
             },
-            EstimateInput {
-                lora_rank: 16.0,
-                ..fsdp(2.0, 3.0)
+            {
+                let mut input = fsdp(2.0, 3.0);
+                input.training.lora_rank = 16.0;
+                input
             },
-            EstimateInput {
-                precision: Precision::Bf16,
-                ..fsdp(2.0, 3.0)
+            {
+                let mut input = fsdp(2.0, 3.0);
+                input.training.precision = Precision::Bf16;
+                input
             },
             fsdp(1.0, 2.0),
-            EstimateInput {
-                offload: Offload::Cpu,
-                ..fsdp(1.0, 3.0)
+            {
+                let mut input = fsdp(1.0, 3.0);
+                input.placement.offload = Offload::Cpu;
+                input
             },
-            EstimateInput {
-                zero: 2.0,
-                reduce_bucket_size: Some(16_777_216.0),
-                overlap_comm: Some(true),
-                ..t.clone()
+            {
+                let mut input = t.clone();
+                input.placement.zero = 2.0;
+                input.training.reduce_bucket_size = Some(16_777_216.0);
+                input.training.overlap_comm = Some(true);
+                input
             },
-            EstimateInput {
-                zero: 3.0,
-                reduce_bucket_size: Some(16_777_216.0),
-                stage3_prefetch_bucket_size: Some(15_099_494.4),
-                stage3_param_persistence_threshold: Some(40_960.0),
-                stage3_max_live_parameters: Some(1e8),
-                ..t.clone()
+            {
+                let mut input = t.clone();
+                input.placement.zero = 3.0;
+                input.training.reduce_bucket_size = Some(16_777_216.0);
+                input.training.stage3_prefetch_bucket_size = Some(15_099_494.4);
+                input.training.stage3_param_persistence_threshold = Some(40_960.0);
+                input.training.stage3_max_live_parameters = Some(1e8);
+                input
             },
-            EstimateInput {
-                tp: 4.0,
-                sequence_parallel: true,
-                distributed_optimizer: true,
-                ..t.clone()
+            {
+                let mut input = t.clone();
+                input.placement.tp = 4.0;
+                input.placement.sequence_parallel = true;
+                input.placement.distributed_optimizer = true;
+                input
             },
-            EstimateInput {
-                tp: 2.0,
-                pp: 4.0,
-                vp: Some(2.0),
-                ..t.clone()
+            {
+                let mut input = t.clone();
+                input.placement.tp = 2.0;
+                input.placement.pp = 4.0;
+                input.placement.vp = Some(2.0);
+                input
             },
-            EstimateInput {
-                cp: Some(2.0),
-                tp: 2.0,
-                sequence_parallel: true,
-                grad_checkpointing: Checkpointing::Selective,
-                ..t.clone()
+            {
+                let mut input = t.clone();
+                input.placement.cp = Some(2.0);
+                input.placement.tp = 2.0;
+                input.placement.sequence_parallel = true;
+                input.training.grad_checkpointing = Checkpointing::Selective;
+                input
             },
         ]);
     }
@@ -477,143 +572,181 @@ fn sharding_shapes() -> Vec<EstimateInput> {
 fn rl_shapes() -> Vec<EstimateInput> {
     use crate::estimate::{RlAlgorithm, Rollout};
     let grpo = |model: &str, gpu: Option<&str>, rollout: Rollout| EstimateInput {
-        model: Some(model.to_string()),
-        mode: Mode::Training,
-        batch: 2.0,
-        seq_len: 256.0,
-        gpu: gpu.map(str::to_string),
-        rl: Some(RlAlgorithm::Grpo),
-        num_generations: Some(4.0),
-        rollout: Some(rollout),
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some(model.to_string()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Training,
+            batch: 2.0,
+            seq_len: 256.0,
+            ..Default::default()
+        },
+        training: TrainingInput {
+            rl: Some(RlAlgorithm::Grpo),
+            num_generations: Some(4.0),
+            rollout: Some(rollout),
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: gpu.map(str::to_string),
+            ..Default::default()
+        },
+        ..Default::default()
     };
     let h100 = Some("h100-sxm5-80gb");
     let small = "meta-llama/Llama-3.2-1B";
     alloc::vec![
         grpo(small, h100, Rollout::Colocate),
-        EstimateInput {
-            sleep_mode: Some(true),
-            ..grpo(small, h100, Rollout::Colocate)
+        {
+            let mut input = grpo(small, h100, Rollout::Colocate);
+            input.training.sleep_mode = Some(true);
+            input
         },
-        EstimateInput {
-            rollout_memory_utilization: Some(0.9),
-            sleep_mode: Some(true),
-            ..grpo(small, h100, Rollout::Colocate)
+        {
+            let mut input = grpo(small, h100, Rollout::Colocate);
+            input.training.rollout_memory_utilization = Some(0.9);
+            input.training.sleep_mode = Some(true);
+            input
         },
         grpo(small, None, Rollout::Colocate),
         grpo(small, h100, Rollout::Hf),
-        EstimateInput {
-            rl_beta: Some(0.04),
-            ..grpo(small, None, Rollout::Server)
+        {
+            let mut input = grpo(small, None, Rollout::Server);
+            input.training.rl_beta = Some(0.04);
+            input
         },
-        EstimateInput {
-            rl_beta: Some(0.04),
-            lora_rank: 16.0,
-            ..grpo(
+        {
+            let mut input = grpo(
                 "meta-llama/Llama-3.1-8B",
                 Some("a100-sxm4-80gb"),
-                Rollout::Colocate
-            )
+                Rollout::Colocate,
+            );
+            input.training.rl_beta = Some(0.04);
+            input.training.lora_rank = 16.0;
+            input
         },
-        EstimateInput {
-            qlora: true,
-            lora_rank: 16.0,
-            sleep_mode: Some(true),
-            ..grpo("meta-llama/Llama-3.1-8B", h100, Rollout::Colocate)
+        {
+            let mut input = grpo("meta-llama/Llama-3.1-8B", h100, Rollout::Colocate);
+            input.training.qlora = true;
+            input.training.lora_rank = 16.0;
+            input.training.sleep_mode = Some(true);
+            input
         },
-        EstimateInput {
-            rl: Some(RlAlgorithm::Ppo),
-            num_generations: None,
-            ..grpo(small, h100, Rollout::Colocate)
+        {
+            let mut input = grpo(small, h100, Rollout::Colocate);
+            input.training.rl = Some(RlAlgorithm::Ppo);
+            input.training.num_generations = None;
+            input
         },
-        EstimateInput {
-            rl: Some(RlAlgorithm::Dpo),
-            rollout: None,
-            num_generations: None,
-            ..grpo(small, h100, Rollout::Colocate)
+        {
+            let mut input = grpo(small, h100, Rollout::Colocate);
+            input.training.rl = Some(RlAlgorithm::Dpo);
+            input.training.rollout = None;
+            input.training.num_generations = None;
+            input
         },
-        EstimateInput {
-            model: None,
-            params: Some("7B".to_string()),
-            ..grpo(small, h100, Rollout::Colocate)
+        {
+            let mut input = grpo(small, h100, Rollout::Colocate);
+            input.model.model = None;
+            input.model.params = Some("7B".to_string());
+            input
         },
-        EstimateInput {
-            mode: Mode::Inference,
-            ..grpo(small, h100, Rollout::Colocate)
+        {
+            let mut input = grpo(small, h100, Rollout::Colocate);
+            input.run.mode = Mode::Inference;
+            input
         },
         // Each stack's defaults: verl's colocated hybrid engine, OpenRLHF colocated.
-        EstimateInput {
-            stack: Some(crate::estimate::Stack::Verl),
-            num_generations: None,
-            rollout: None,
-            ..grpo(small, h100, Rollout::Colocate)
+        {
+            let mut input = grpo(small, h100, Rollout::Colocate);
+            input.training.stack = Some(crate::estimate::Stack::Verl);
+            input.training.num_generations = None;
+            input.training.rollout = None;
+            input
         },
-        EstimateInput {
-            stack: Some(crate::estimate::Stack::Openrlhf),
-            num_generations: None,
-            ..grpo(small, h100, Rollout::Colocate)
+        {
+            let mut input = grpo(small, h100, Rollout::Colocate);
+            input.training.stack = Some(crate::estimate::Stack::Openrlhf);
+            input.training.num_generations = None;
+            input
         },
     ]
 }
 
 /// Transformers inference in its formats and attention, vLLM serving, llama.cpp.
 fn inference_shapes(b: &EstimateInput) -> Vec<EstimateInput> {
-    let serve = EstimateInput {
-        mode: Mode::Serve,
-        engine: Engine::Vllm,
-        ..b.clone()
+    let serve = {
+        let mut input = b.clone();
+        input.run.mode = Mode::Serve;
+        input.run.engine = Engine::Vllm;
+        input
     };
-    let cpp = EstimateInput {
-        engine: Engine::Llamacpp,
-        quantization: Q4,
-        ..b.clone()
+    let cpp = {
+        let mut input = b.clone();
+        input.run.engine = Engine::Llamacpp;
+        input.model.quantization = Q4;
+        input
     };
     alloc::vec![
         b.clone(),
-        EstimateInput {
-            logits: Logits::All,
-            ..b.clone()
+        {
+            let mut input = b.clone();
+            input.run.logits = Logits::All;
+            input
         },
-        EstimateInput {
-            quantization: Quantization::BnbNf4 { double_quant: true },
-            ..b.clone()
+        {
+            let mut input = b.clone();
+            input.model.quantization = Quantization::BnbNf4 { double_quant: true };
+            input
         },
-        EstimateInput {
-            quantization: Quantization::Gptq {
+        {
+            let mut input = b.clone();
+            input.model.quantization = Quantization::Gptq {
                 bits: 4,
                 group_size: 128,
-            },
-            ..b.clone()
+            };
+            input
         },
-        EstimateInput {
-            tp: 2.0,
-            pp: 2.0,
-            gpus: Some(4.0),
-            ..b.clone()
+        {
+            let mut input = b.clone();
+            input.placement.tp = 2.0;
+            input.placement.pp = 2.0;
+            input.placement.gpus = Some(4.0);
+            input
         },
         serve.clone(),
         EstimateInput {
-            tp: 2.0,
-            gpus: Some(2.0),
+            placement: PlacementInput {
+                tp: 2.0,
+                gpus: Some(2.0),
+                ..serve.placement
+            },
             ..serve
         },
         cpp.clone(),
-        EstimateInput {
-            gpu_layers: Some(10.0),
-            ..cpp.clone()
+        {
+            let mut input = cpp.clone();
+            input.placement.gpu_layers = Some(10.0);
+            input
         },
         // llama.cpp splitting its layers over two GPUs.
-        EstimateInput {
-            gpus: Some(2.0),
-            ..cpp.clone()
+        {
+            let mut input = cpp.clone();
+            input.placement.gpus = Some(2.0);
+            input
         },
         EstimateInput {
-            attention: AttentionImpl::Eager,
+            run: RunInput {
+                attention: AttentionImpl::Eager,
+                ..cpp.run
+            },
             ..cpp
         },
-        EstimateInput {
-            attention: AttentionImpl::Eager,
-            ..b.clone()
+        {
+            let mut input = b.clone();
+            input.run.attention = AttentionImpl::Eager;
+            input
         },
     ]
 }
@@ -624,50 +757,57 @@ fn training_shapes(t: &EstimateInput) -> Vec<EstimateInput> {
     let mut out = Vec::new();
     for optimizer in Optimizer::ALL {
         for precision in [Precision::Fp32, Precision::AmpBf16, Precision::Bf16] {
-            out.push(EstimateInput {
-                optimizer,
-                precision,
-                ..t.clone()
+            out.push({
+                let mut input = t.clone();
+                input.training.optimizer = optimizer;
+                input.training.precision = precision;
+                input
             });
         }
     }
     for grad_checkpointing in [Checkpointing::Full, Checkpointing::Selective] {
-        out.push(EstimateInput {
-            grad_checkpointing,
-            ..t.clone()
+        out.push({
+            let mut input = t.clone();
+            input.training.grad_checkpointing = grad_checkpointing;
+            input
         });
     }
     for qlora in [false, true] {
-        out.push(EstimateInput {
-            lora_rank: 16.0,
-            qlora,
-            ..t.clone()
+        out.push({
+            let mut input = t.clone();
+            input.training.lora_rank = 16.0;
+            input.training.qlora = qlora;
+            input
         });
     }
     for zero in [0.0, 1.0, 2.0, 3.0] {
         for offload in [Offload::None, Offload::Cpu, Offload::Nvme] {
-            out.push(EstimateInput {
-                zero,
-                offload,
-                gpus: Some(8.0),
-                ..t.clone()
+            out.push({
+                let mut input = t.clone();
+                input.placement.zero = zero;
+                input.placement.offload = offload;
+                input.placement.gpus = Some(8.0);
+                input
             });
         }
     }
     out.extend([
-        EstimateInput {
-            tp: 2.0,
-            pp: 2.0,
-            gpus: Some(4.0),
-            ..t.clone()
+        {
+            let mut input = t.clone();
+            input.placement.tp = 2.0;
+            input.placement.pp = 2.0;
+            input.placement.gpus = Some(4.0);
+            input
         },
-        EstimateInput {
-            fused_optimizer: true,
-            ..t.clone()
+        {
+            let mut input = t.clone();
+            input.training.fused_optimizer = true;
+            input
         },
-        EstimateInput {
-            attention: AttentionImpl::Eager,
-            ..t.clone()
+        {
+            let mut input = t.clone();
+            input.run.attention = AttentionImpl::Eager;
+            input
         },
     ]);
     out
@@ -676,57 +816,76 @@ fn training_shapes(t: &EstimateInput) -> Vec<EstimateInput> {
 /// SGLang (with tp, expert parallelism, fp8 and no graphs), vLLM's expert parallelism, and
 /// Ollama (over two GPUs, with fewer layers, with a quantized cache).
 fn sglang_ollama_shapes(b: &EstimateInput) -> Vec<EstimateInput> {
-    let sglang = EstimateInput {
-        mode: Mode::Serve,
-        engine: Engine::Sglang,
-        ..b.clone()
+    let sglang = {
+        let mut input = b.clone();
+        input.run.mode = Mode::Serve;
+        input.run.engine = Engine::Sglang;
+        input
     };
-    let ollama = EstimateInput {
-        engine: Engine::Ollama,
-        quantization: Q4,
-        ..b.clone()
+    let ollama = {
+        let mut input = b.clone();
+        input.run.engine = Engine::Ollama;
+        input.model.quantization = Q4;
+        input
     };
     alloc::vec![
         sglang.clone(),
-        EstimateInput {
-            tp: 2.0,
-            gpus: Some(2.0),
-            ..sglang.clone()
+        {
+            let mut input = sglang.clone();
+            input.placement.tp = 2.0;
+            input.placement.gpus = Some(2.0);
+            input
+        },
+        {
+            let mut input = sglang.clone();
+            input.placement.tp = 2.0;
+            input.placement.gpus = Some(2.0);
+            input.placement.ep = 2.0;
+            input
         },
         EstimateInput {
-            tp: 2.0,
-            gpus: Some(2.0),
-            ep: 2.0,
-            ..sglang.clone()
-        },
-        EstimateInput {
-            kv_dtype: crate::precision::KvDtype::Fp8,
-            mem_fraction_static: Some(0.8),
-            cuda_graphs: false,
+            run: RunInput {
+                kv_dtype: crate::precision::KvDtype::Fp8,
+                ..sglang.run
+            },
+            serving: ServingInput {
+                mem_fraction_static: Some(0.8),
+                cuda_graphs: false,
+                ..sglang.serving
+            },
             ..sglang
         },
-        EstimateInput {
-            mode: Mode::Serve,
-            engine: Engine::Vllm,
-            tp: 2.0,
-            gpus: Some(2.0),
-            ep: 2.0,
-            ..b.clone()
+        {
+            let mut input = b.clone();
+            input.run.mode = Mode::Serve;
+            input.run.engine = Engine::Vllm;
+            input.placement.tp = 2.0;
+            input.placement.gpus = Some(2.0);
+            input.placement.ep = 2.0;
+            input
         },
         ollama.clone(),
-        EstimateInput {
-            gpus: Some(2.0),
-            ..ollama.clone()
+        {
+            let mut input = ollama.clone();
+            input.placement.gpus = Some(2.0);
+            input
+        },
+        {
+            let mut input = ollama.clone();
+            input.placement.gpu_layers = Some(10.0);
+            input.run.batch = 4.0;
+            input
         },
         EstimateInput {
-            gpu_layers: Some(10.0),
-            batch: 4.0,
-            ..ollama.clone()
-        },
-        EstimateInput {
-            attention: AttentionImpl::Flash,
-            kv_dtype: crate::precision::KvDtype::Q8_0,
-            max_model_len: Some(32_768.0),
+            run: RunInput {
+                attention: AttentionImpl::Flash,
+                kv_dtype: crate::precision::KvDtype::Q8_0,
+                ..ollama.run
+            },
+            serving: ServingInput {
+                max_model_len: Some(32_768.0),
+                ..ollama.serving
+            },
             ..ollama
         },
     ]
@@ -750,33 +909,50 @@ fn trtllm_shapes() -> Vec<EstimateInput> {
             Some("b200-180gb"),
         ] {
             let t = EstimateInput {
-                model: Some(model.to_string()),
-                mode: Mode::Serve,
-                engine: Engine::Trtllm,
-                gpu: gpu.map(str::to_string),
-                ..EstimateInput::default()
+                model: ModelInput {
+                    model: Some(model.to_string()),
+                    ..Default::default()
+                },
+                run: RunInput {
+                    mode: Mode::Serve,
+                    engine: Engine::Trtllm,
+                    ..Default::default()
+                },
+                hardware: HardwareInput {
+                    gpu: gpu.map(str::to_string),
+                    ..Default::default()
+                },
+                ..Default::default()
             };
             out.extend([
                 t.clone(),
-                EstimateInput {
-                    kv_dtype: crate::precision::KvDtype::Fp8,
-                    quantization: Quantization::Fp8,
-                    max_num_batched_tokens: Some(23_552.0),
-                    max_model_len: Some(8192.0),
-                    free_gpu_memory_fraction: Some(0.8),
-                    ..t.clone()
+                {
+                    let mut input = t.clone();
+                    input.run.kv_dtype = crate::precision::KvDtype::Fp8;
+                    input.model.quantization = Quantization::Fp8;
+                    input.serving.max_num_batched_tokens = Some(23_552.0);
+                    input.serving.max_model_len = Some(8192.0);
+                    input.serving.free_gpu_memory_fraction = Some(0.8);
+                    input
+                },
+                {
+                    let mut input = t.clone();
+                    input.run.kv_dtype = crate::precision::KvDtype::Nvfp4;
+                    input.placement.tp = 2.0;
+                    input.placement.gpus = Some(2.0);
+                    input.serving.cuda_graphs = false;
+                    input
                 },
                 EstimateInput {
-                    kv_dtype: crate::precision::KvDtype::Nvfp4,
-                    tp: 2.0,
-                    gpus: Some(2.0),
-                    cuda_graphs: false,
-                    ..t.clone()
-                },
-                EstimateInput {
-                    mode: Mode::Inference,
-                    batch: 32.0,
-                    max_model_len: Some(32_768.0),
+                    run: RunInput {
+                        mode: Mode::Inference,
+                        batch: 32.0,
+                        ..t.run
+                    },
+                    serving: ServingInput {
+                        max_model_len: Some(32_768.0),
+                        ..t.serving
+                    },
                     ..t
                 },
             ]);

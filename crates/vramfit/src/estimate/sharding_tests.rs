@@ -14,11 +14,20 @@ const EMBED: u64 = 128_256 * 4_096;
 
 fn train(gpus: f64) -> EstimateInput {
     EstimateInput {
-        arch: Some(crate::model::tests::llama31_8b()),
-        mode: Mode::Training,
-        gpus: Some(gpus),
-        seq_len: 1024.0,
-        ..EstimateInput::default()
+        model: ModelInput {
+            arch: Some(crate::model::tests::llama31_8b()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Training,
+            seq_len: 1024.0,
+            ..Default::default()
+        },
+        placement: PlacementInput {
+            gpus: Some(gpus),
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
@@ -47,20 +56,22 @@ fn model_states(e: &Estimate) -> u64 {
 fn zero2_model_states_are_deepspeeds_estimate() {
     // estimate_zero2_model_states_mem_needs(cpu_offload=False): 2 Ψ + 18 Ψ / N.
     let n = 8;
-    let e = est(&EstimateInput {
-        zero: 2.0,
-        fused_optimizer: true,
-        ..train(8.0)
+    let e = est(&{
+        let mut input = train(8.0);
+        input.placement.zero = 2.0;
+        input.training.fused_optimizer = true;
+        input
     });
     assert_eq!(model_states(&e), 2 * P + 18 * P / n);
     // Its reduce bucket: DeepSpeed's default 5e8 elements × 2 B, one (overlap_comm is off
     // below ZeRO-3).
     assert_eq!(part(&e, K::ZeroBuffers), 1_000_000_000);
     // cpu_offload=True: 2 Ψ on the GPU.
-    let off = est(&EstimateInput {
-        zero: 2.0,
-        offload: Offload::Cpu,
-        ..train(8.0)
+    let off = est(&{
+        let mut input = train(8.0);
+        input.placement.zero = 2.0;
+        input.placement.offload = Offload::Cpu;
+        input
     });
     assert_eq!(
         off.weights_bytes.get() + off.gradients_bytes.get() + off.optimizer_bytes.get(),
@@ -74,10 +85,11 @@ fn zero3_is_never_under_deepspeeds_estimate() {
     // the largest module is the embedding (its own parameters, `model_to_params`).
     let n = 8;
     let ds = 4 * EMBED + 18 * P / n;
-    let e = est(&EstimateInput {
-        zero: 3.0,
-        fused_optimizer: true,
-        ..train(8.0)
+    let e = est(&{
+        let mut input = train(8.0);
+        input.placement.zero = 3.0;
+        input.training.fused_optimizer = true;
+        input
     });
     let z = part(&e, K::ZeroBuffers);
     // The buffers by hand: the reduce bucket (5e8 × 2 B); the embedding gathered, and beside it
@@ -105,20 +117,22 @@ fn transformers_auto_buckets_are_the_old_figures() {
     assert_eq!(auto.stage3_param_persistence_threshold, 40_960.0);
     // With overlap_comm (transformers' sample ZeRO-2 config) two buckets of h² × 2 B: the
     // 4 h² B vramfit held before it read DeepSpeed's settings.
-    let e = est(&EstimateInput {
-        zero: 2.0,
-        reduce_bucket_size: Some(auto.reduce_bucket_size),
-        overlap_comm: Some(true),
-        ..train(8.0)
+    let e = est(&{
+        let mut input = train(8.0);
+        input.placement.zero = 2.0;
+        input.training.reduce_bucket_size = Some(auto.reduce_bucket_size);
+        input.training.overlap_comm = Some(true);
+        input
     });
     assert_eq!(part(&e, K::ZeroBuffers), 4 * 4096 * 4096);
     // ZeRO-3: the prefetch floored (DeepSpeed's int field) and capped by max_live.
-    let z3 = est(&EstimateInput {
-        zero: 3.0,
-        reduce_bucket_size: Some(auto.reduce_bucket_size),
-        stage3_prefetch_bucket_size: Some(auto.stage3_prefetch_bucket_size),
-        stage3_max_live_parameters: Some((EMBED + 1000) as f64),
-        ..train(8.0)
+    let z3 = est(&{
+        let mut input = train(8.0);
+        input.placement.zero = 3.0;
+        input.training.reduce_bucket_size = Some(auto.reduce_bucket_size);
+        input.training.stage3_prefetch_bucket_size = Some(auto.stage3_prefetch_bucket_size);
+        input.training.stage3_max_live_parameters = Some((EMBED + 1000) as f64);
+        input
     });
     let persistent = (65 * 4096 * 2 * 7u64).div_ceil(8);
     assert_eq!(
@@ -126,10 +140,11 @@ fn transformers_auto_buckets_are_the_old_figures() {
         16_777_216 * 2 + (EMBED + 1000) * 2 + EMBED * 2 + persistent
     );
     // allgather_bucket_size allocates nothing.
-    let ag = est(&EstimateInput {
-        zero: 2.0,
-        allgather_bucket_size: Some(1e6),
-        ..train(8.0)
+    let ag = est(&{
+        let mut input = train(8.0);
+        input.placement.zero = 2.0;
+        input.training.allgather_bucket_size = Some(1e6);
+        input
     });
     assert_eq!(part(&ag, K::ZeroBuffers), 1_000_000_000);
 }
@@ -137,11 +152,12 @@ fn transformers_auto_buckets_are_the_old_figures() {
 #[test]
 fn fsdp2_full_shard_by_hand() {
     let n = 8u64;
-    let e = est(&EstimateInput {
-        zero: 3.0,
-        fsdp_version: Some(2.0),
-        fused_optimizer: true,
-        ..train(8.0)
+    let e = est(&{
+        let mut input = train(8.0);
+        input.placement.zero = 3.0;
+        input.placement.fsdp_version = Some(2.0);
+        input.training.fused_optimizer = true;
+        input
     });
     // fp32 shards (every dim 0 of Llama divides by 8: no padding), their fp32 gradients, AdamW's
     // two fp32 moments: 16 B per parameter / 8, no separate master.
@@ -159,12 +175,13 @@ fn fsdp2_full_shard_by_hand() {
     // yet; larger than a layer's step (the root, the head's gradient, this layer and the
     // prefetched one and this layer's gradient, less this layer's and the root's shard
     // gradients).
-    let short = est(&EstimateInput {
-        zero: 3.0,
-        fsdp_version: Some(2.0),
-        fused_optimizer: true,
-        seq_len: 16.0,
-        ..train(8.0)
+    let short = est(&{
+        let mut input = train(8.0);
+        input.placement.zero = 3.0;
+        input.placement.fsdp_version = Some(2.0);
+        input.training.fused_optimizer = true;
+        input.run.seq_len = 16.0;
+        input
     });
     let root_shard = (ROOT * 4).div_ceil(n);
     let root_step = LAYER * 2 + ROOT * 2 * 2 - root_shard;
@@ -175,11 +192,12 @@ fn fsdp2_full_shard_by_hand() {
     assert_eq!(part(&short, K::ZeroBuffers), root_step);
     // CPU offload: nothing sharded on the GPU, the same units gathered; CPU memory holds
     // 4 + 4 + 8 B per parameter / 8.
-    let off = est(&EstimateInput {
-        zero: 3.0,
-        fsdp_version: Some(2.0),
-        offload: Offload::Cpu,
-        ..train(8.0)
+    let off = est(&{
+        let mut input = train(8.0);
+        input.placement.zero = 3.0;
+        input.placement.fsdp_version = Some(2.0);
+        input.placement.offload = Offload::Cpu;
+        input
     });
     assert_eq!(
         off.weights_bytes.get() + off.gradients_bytes.get() + off.optimizer_bytes.get(),
@@ -202,12 +220,13 @@ fn fsdp1_backward_holds_views_gradients_and_their_concatenation() {
     // unit and the prefetched one still gathered; the first layer is resharded by its
     // post-backward hook before the root's backward ends.
     let n = 8u64;
-    let short = est(&EstimateInput {
-        zero: 3.0,
-        fsdp_version: Some(1.0),
-        fused_optimizer: true,
-        seq_len: 16.0,
-        ..train(8.0)
+    let short = est(&{
+        let mut input = train(8.0);
+        input.placement.zero = 3.0;
+        input.placement.fsdp_version = Some(1.0);
+        input.training.fused_optimizer = true;
+        input.run.seq_len = 16.0;
+        input
     });
     // No padding over 8 (the root's and a layer's counts divide by 8).
     assert_eq!(short.weights_bytes.get(), P / n * 4);
@@ -230,9 +249,10 @@ fn fsdp1_no_shard_is_data_parallel_without_a_bucket() {
     // FSDP1 NO_SHARD (`fsdp_version` 1, `zero` 0) all-reduces each unit's flat gradient in
     // place: DDP's figures less its bucket, a flat fp32 copy of the gradients, 4 B × P.
     let ddp = est(&train(8.0));
-    let no_shard = est(&EstimateInput {
-        fsdp_version: Some(1.0),
-        ..train(8.0)
+    let no_shard = est(&{
+        let mut input = train(8.0);
+        input.placement.fsdp_version = Some(1.0);
+        input
     });
     assert_eq!(part(&ddp, K::DdpBuckets), P * 4);
     assert_eq!(part(&no_shard, K::DdpBuckets), 0);
@@ -240,10 +260,11 @@ fn fsdp1_no_shard_is_data_parallel_without_a_bucket() {
     assert_eq!(no_shard.gradients_bytes, ddp.gradients_bytes);
     assert_eq!(no_shard.optimizer_bytes, ddp.optimizer_bytes);
     // With CPU offload it is refused (no ZeRO stage to offload), naming the offload.
-    let err = estimate(&EstimateInput {
-        fsdp_version: Some(1.0),
-        offload: Offload::Cpu,
-        ..train(8.0)
+    let err = estimate(&{
+        let mut input = train(8.0);
+        input.placement.fsdp_version = Some(1.0);
+        input.placement.offload = Offload::Cpu;
+        input
     })
     .unwrap_err();
     assert_eq!(err.field, "offload");
@@ -252,11 +273,12 @@ fn fsdp1_no_shard_is_data_parallel_without_a_bucket() {
 #[test]
 fn fsdp_without_resharding_keeps_every_layer_gathered() {
     let shard_grad_op = |version: f64, zero: f64, reshard: Option<bool>| {
-        est(&EstimateInput {
-            zero,
-            fsdp_version: Some(version),
-            reshard_after_forward: reshard,
-            ..train(8.0)
+        est(&{
+            let mut input = train(8.0);
+            input.placement.zero = zero;
+            input.placement.fsdp_version = Some(version);
+            input.placement.reshard_after_forward = reshard;
+            input
         })
     };
     // At the loss: the root and all 32 layers, gathered in forward and kept for backward.
@@ -275,10 +297,11 @@ fn fsdp_pads_its_shards() {
     // Over 3 GPUs: FSDP1 rounds each unit's flat parameter up to a multiple of 3, FSDP2 each
     // parameter's dim 0 (4,096 and 1,024 rows: 4,098 and 1,026; 14,336: 14,337; 128,256: 128,256).
     let w = |v: f64| {
-        est(&EstimateInput {
-            zero: 3.0,
-            fsdp_version: Some(v),
-            ..train(3.0)
+        est(&{
+            let mut input = train(3.0);
+            input.placement.zero = 3.0;
+            input.placement.fsdp_version = Some(v);
+            input
         })
         .weights_bytes
         .get()
@@ -299,60 +322,73 @@ fn fsdp_pads_its_shards() {
 #[test]
 fn fsdp_refuses_what_it_does_not_do() {
     let err = |i: EstimateInput| estimate(&i).unwrap_err().field;
-    let fsdp = EstimateInput {
-        zero: 3.0,
-        fsdp_version: Some(2.0),
-        ..train(8.0)
+    let fsdp = {
+        let mut input = train(8.0);
+        input.placement.zero = 3.0;
+        input.placement.fsdp_version = Some(2.0);
+        input
     };
     assert_eq!(
-        err(EstimateInput {
-            fsdp_version: Some(3.0),
-            ..fsdp.clone()
+        err({
+            let mut input = fsdp.clone();
+            input.placement.fsdp_version = Some(3.0);
+            input
         }),
         "fsdp_version"
     );
     assert_eq!(
-        err(EstimateInput {
-            zero: 1.0,
-            ..fsdp.clone()
+        err({
+            let mut input = fsdp.clone();
+            input.placement.zero = 1.0;
+            input
         }),
         "zero"
     );
     assert_eq!(
-        err(EstimateInput {
-            offload: Offload::Nvme,
-            ..fsdp.clone()
+        err({
+            let mut input = fsdp.clone();
+            input.placement.offload = Offload::Nvme;
+            input
         }),
         "offload"
     );
     assert_eq!(
-        err(EstimateInput {
-            reduce_bucket_size: Some(1e6),
-            ..fsdp.clone()
+        err({
+            let mut input = fsdp.clone();
+            input.training.reduce_bucket_size = Some(1e6);
+            input
         }),
         "reduce_bucket_size"
     );
     assert_eq!(
-        err(EstimateInput {
-            zero: 2.0,
-            reshard_after_forward: Some(true),
-            ..fsdp.clone()
+        err({
+            let mut input = fsdp.clone();
+            input.placement.zero = 2.0;
+            input.placement.reshard_after_forward = Some(true);
+            input
+        }),
+        "reshard_after_forward"
+    );
+    assert_eq!(
+        err({
+            let mut input = fsdp.clone();
+            input.placement.fsdp_version = Some(1.0);
+            input.placement.reshard_after_forward = Some(false);
+            input
         }),
         "reshard_after_forward"
     );
     assert_eq!(
         err(EstimateInput {
-            fsdp_version: Some(1.0),
-            reshard_after_forward: Some(false),
-            ..fsdp.clone()
-        }),
-        "reshard_after_forward"
-    );
-    assert_eq!(
-        err(EstimateInput {
-            reduce_bucket_size: Some(f64::NAN),
-            zero: 2.0,
-            fsdp_version: None,
+            training: TrainingInput {
+                reduce_bucket_size: Some(f64::NAN),
+                ..fsdp.training
+            },
+            placement: PlacementInput {
+                zero: 2.0,
+                fsdp_version: None,
+                ..fsdp.placement
+            },
             ..fsdp
         }),
         "reduce_bucket_size"
@@ -364,10 +400,11 @@ fn fsdp_refuses_what_it_does_not_do() {
 #[test]
 fn megatron_model_states_are_its_theoretical_memory() {
     let m = |distributed_optimizer: bool| {
-        let e = est(&EstimateInput {
-            distributed_optimizer,
-            sequence_parallel: true,
-            ..train(8.0)
+        let e = est(&{
+            let mut input = train(8.0);
+            input.placement.distributed_optimizer = distributed_optimizer;
+            input.placement.sequence_parallel = true;
+            input
         });
         e.weights_bytes.get()
             + e.gradients_bytes.get()
@@ -386,14 +423,16 @@ fn megatron_model_states_are_its_theoretical_memory() {
 /// states against the Trainer's 16, Megatron's own layer and loss).
 #[test]
 fn megatron_stack_alone_is_megatron_regime() {
-    let stack = est(&EstimateInput {
-        stack: Some(Stack::Megatron),
-        ..train(8.0)
+    let stack = est(&{
+        let mut input = train(8.0);
+        input.training.stack = Some(Stack::Megatron);
+        input
     });
-    let by_setting = est(&EstimateInput {
-        stack: Some(Stack::Megatron),
-        vp: Some(1.0),
-        ..train(8.0)
+    let by_setting = est(&{
+        let mut input = train(8.0);
+        input.training.stack = Some(Stack::Megatron);
+        input.placement.vp = Some(1.0);
+        input
     });
     let trainer = est(&train(8.0));
     assert_eq!(stack.total_bytes, by_setting.total_bytes);
@@ -412,14 +451,15 @@ fn megatron_stack_alone_is_megatron_regime() {
 #[test]
 fn megatron_splits_activations_as_korthikanti() {
     let acts = |tp: f64, pp: f64, gpus: f64, sp: bool, vp: Option<f64>, cp: Option<f64>| {
-        est(&EstimateInput {
-            tp,
-            pp,
-            sequence_parallel: sp,
-            vp,
-            cp,
-            distributed_optimizer: true,
-            ..train(gpus)
+        est(&{
+            let mut input = train(gpus);
+            input.placement.tp = tp;
+            input.placement.pp = pp;
+            input.placement.sequence_parallel = sp;
+            input.placement.vp = vp;
+            input.placement.cp = cp;
+            input.placement.distributed_optimizer = true;
+            input
         })
         .activations_bytes
         .get()
@@ -446,40 +486,45 @@ fn megatron_splits_activations_as_korthikanti() {
 fn megatron_refuses_what_it_does_not_do() {
     let err = |i: EstimateInput| estimate(&i).unwrap_err().field;
     assert_eq!(
-        err(EstimateInput {
-            vp: Some(2.0),
-            ..train(1.0)
+        err({
+            let mut input = train(1.0);
+            input.placement.vp = Some(2.0);
+            input
         }),
         "vp"
     );
     assert_eq!(
-        err(EstimateInput {
-            pp: 4.0,
-            vp: Some(9.0),
-            ..train(4.0)
+        err({
+            let mut input = train(4.0);
+            input.placement.pp = 4.0;
+            input.placement.vp = Some(9.0);
+            input
         }),
         "vp"
     );
     assert_eq!(
-        err(EstimateInput {
-            cp: Some(3.0),
-            ..train(8.0)
+        err({
+            let mut input = train(8.0);
+            input.placement.cp = Some(3.0);
+            input
         }),
         "gpus"
     );
     assert_eq!(
-        err(EstimateInput {
-            zero: 1.0,
-            distributed_optimizer: true,
-            ..train(8.0)
+        err({
+            let mut input = train(8.0);
+            input.placement.zero = 1.0;
+            input.placement.distributed_optimizer = true;
+            input
         }),
         "distributed_optimizer"
     );
     // cp alone: gpus defaults to tp × pp × cp.
-    let i = EstimateInput {
-        cp: Some(2.0),
-        gpus: None,
-        ..train(1.0)
+    let i = {
+        let mut input = train(1.0);
+        input.placement.cp = Some(2.0);
+        input.placement.gpus = None;
+        input
     };
     assert!(estimate(&i).is_ok());
 }
@@ -500,88 +545,110 @@ fn sharding_settings_on_every_kind_of_model_estimate_or_name_a_field() {
     let mut runs = 0;
     for (model, params) in models {
         let base = EstimateInput {
-            model: model.map(alloc::string::String::from),
-            params: params.map(alloc::string::String::from),
-            mode: Mode::Training,
-            gpus: Some(8.0),
-            ..EstimateInput::default()
+            model: ModelInput {
+                model: model.map(alloc::string::String::from),
+                params: params.map(alloc::string::String::from),
+                ..Default::default()
+            },
+            run: RunInput {
+                mode: Mode::Training,
+                ..Default::default()
+            },
+            placement: PlacementInput {
+                gpus: Some(8.0),
+                ..Default::default()
+            },
+            ..Default::default()
         };
         let variants = [
-            EstimateInput {
-                zero: 3.0,
-                fsdp_version: Some(1.0),
-                ..base.clone()
+            {
+                let mut input = base.clone();
+                input.placement.zero = 3.0;
+                input.placement.fsdp_version = Some(1.0);
+                input
             },
-            EstimateInput {
-                zero: 2.0,
-                fsdp_version: Some(2.0),
-                offload: Offload::Cpu,
-                ..base.clone()
+            {
+                let mut input = base.clone();
+                input.placement.zero = 2.0;
+                input.placement.fsdp_version = Some(2.0);
+                input.placement.offload = Offload::Cpu;
+                input
             },
-            EstimateInput {
-                zero: 3.0,
-                fsdp_version: Some(2.0),
-                lora_rank: 8.0,
-                ..base.clone()
+            {
+                let mut input = base.clone();
+                input.placement.zero = 3.0;
+                input.placement.fsdp_version = Some(2.0);
+                input.training.lora_rank = 8.0;
+                input
             },
-            EstimateInput {
-                zero: 3.0,
-                fsdp_version: Some(2.0),
-                qlora: true,
-                lora_rank: 8.0,
-                ..base.clone()
+            {
+                let mut input = base.clone();
+                input.placement.zero = 3.0;
+                input.placement.fsdp_version = Some(2.0);
+                input.training.qlora = true;
+                input.training.lora_rank = 8.0;
+                input
             },
-            EstimateInput {
-                zero: 3.0,
-                fsdp_version: Some(2.0),
-                tp: 2.0,
-                ..base.clone()
+            {
+                let mut input = base.clone();
+                input.placement.zero = 3.0;
+                input.placement.fsdp_version = Some(2.0);
+                input.placement.tp = 2.0;
+                input
             },
-            EstimateInput {
-                zero: 3.0,
-                reduce_bucket_size: Some(0.0),
-                stage3_max_live_parameters: Some(1e12),
-                stage3_prefetch_bucket_size: Some(1e12),
-                stage3_param_persistence_threshold: Some(1e12),
-                ..base.clone()
+            {
+                let mut input = base.clone();
+                input.placement.zero = 3.0;
+                input.training.reduce_bucket_size = Some(0.0);
+                input.training.stage3_max_live_parameters = Some(1e12);
+                input.training.stage3_prefetch_bucket_size = Some(1e12);
+                input.training.stage3_param_persistence_threshold = Some(1e12);
+                input
             },
-            EstimateInput {
-                zero: 1.0,
-                overlap_comm: Some(true),
-                reduce_bucket_size: Some(1e12),
-                ..base.clone()
+            {
+                let mut input = base.clone();
+                input.placement.zero = 1.0;
+                input.training.overlap_comm = Some(true);
+                input.training.reduce_bucket_size = Some(1e12);
+                input
             },
-            EstimateInput {
-                tp: 2.0,
-                pp: 2.0,
-                vp: Some(2.0),
-                sequence_parallel: true,
-                ..base.clone()
+            {
+                let mut input = base.clone();
+                input.placement.tp = 2.0;
+                input.placement.pp = 2.0;
+                input.placement.vp = Some(2.0);
+                input.placement.sequence_parallel = true;
+                input
             },
-            EstimateInput {
-                cp: Some(4.0),
-                distributed_optimizer: true,
-                lora_rank: 8.0,
-                ..base.clone()
+            {
+                let mut input = base.clone();
+                input.placement.cp = Some(4.0);
+                input.placement.distributed_optimizer = true;
+                input.training.lora_rank = 8.0;
+                input
             },
-            EstimateInput {
-                cp: Some(8.0),
-                grad_checkpointing: Checkpointing::Full,
-                ..base.clone()
+            {
+                let mut input = base.clone();
+                input.placement.cp = Some(8.0);
+                input.training.grad_checkpointing = Checkpointing::Full;
+                input
             },
-            EstimateInput {
-                vp: Some(1024.0),
-                pp: 2.0,
-                ..base.clone()
+            {
+                let mut input = base.clone();
+                input.placement.vp = Some(1024.0);
+                input.placement.pp = 2.0;
+                input
             },
-            EstimateInput {
-                fsdp_version: Some(1.5),
-                ..base.clone()
+            {
+                let mut input = base.clone();
+                input.placement.fsdp_version = Some(1.5);
+                input
             },
-            EstimateInput {
-                stage3_prefetch_bucket_size: Some(-1.0),
-                zero: 3.0,
-                ..base.clone()
+            {
+                let mut input = base.clone();
+                input.training.stage3_prefetch_bucket_size = Some(-1.0);
+                input.placement.zero = 3.0;
+                input
             },
         ];
         for v in variants {
@@ -619,19 +686,22 @@ fn the_cache_margin_is_zero3_and_fsdps_alone() {
     };
     assert_eq!(SHARDED_CACHE_PERCENT, 25);
     for sharded in [
-        EstimateInput {
-            zero: 3.0,
-            ..train(8.0)
+        {
+            let mut input = train(8.0);
+            input.placement.zero = 3.0;
+            input
         },
-        EstimateInput {
-            zero: 3.0,
-            fsdp_version: Some(2.0),
-            ..train(8.0)
+        {
+            let mut input = train(8.0);
+            input.placement.zero = 3.0;
+            input.placement.fsdp_version = Some(2.0);
+            input
         },
-        EstimateInput {
-            zero: 2.0,
-            fsdp_version: Some(1.0),
-            ..train(8.0)
+        {
+            let mut input = train(8.0);
+            input.placement.zero = 2.0;
+            input.placement.fsdp_version = Some(1.0);
+            input
         },
     ] {
         let (m, e) = margin(&sharded);
@@ -640,22 +710,25 @@ fn the_cache_margin_is_zero3_and_fsdps_alone() {
     }
     for plain in [
         train(8.0),
-        EstimateInput {
-            zero: 2.0,
-            ..train(8.0)
+        {
+            let mut input = train(8.0);
+            input.placement.zero = 2.0;
+            input
         },
-        EstimateInput {
-            fsdp_version: Some(1.0),
-            ..train(8.0)
+        {
+            let mut input = train(8.0);
+            input.placement.fsdp_version = Some(1.0);
+            input
         },
     ] {
         assert_eq!(margin(&plain).0, 0);
     }
-    let offloaded = est(&EstimateInput {
-        zero: 3.0,
-        fsdp_version: Some(1.0),
-        offload: Offload::Cpu,
-        ..train(8.0)
+    let offloaded = est(&{
+        let mut input = train(8.0);
+        input.placement.zero = 3.0;
+        input.placement.fsdp_version = Some(1.0);
+        input.placement.offload = Offload::Cpu;
+        input
     });
     assert!(offloaded.notes.iter().any(|n| n.key == "fsdp_cpu_offload"));
 }
@@ -683,21 +756,23 @@ fn the_offload_allowance_is_fsdps_cpu_offload_alone() {
         assert_eq!(e.required_bytes.get(), e.total_bytes.get() - margin);
         part(&e, K::AllocatorReserve) - transient / 20 - 32 * (1 << 20) - margin
     };
-    let fsdp = |offload: Offload| EstimateInput {
-        zero: 3.0,
-        fsdp_version: Some(1.0),
-        offload,
-        ..train(8.0)
+    let fsdp = |offload: Offload| {
+        let mut input = train(8.0);
+        input.placement.zero = 3.0;
+        input.placement.fsdp_version = Some(1.0);
+        input.placement.offload = offload;
+        input
     };
     assert_eq!(131_334_656 + 32 * 27_264_000, P / 8);
     assert_eq!((P / 8) * 4, 4_015_130_624);
     assert_eq!(extra(&fsdp(Offload::Cpu)), 1_405_295_719);
     assert_eq!(extra(&fsdp(Offload::None)), 0);
     assert_eq!(
-        extra(&EstimateInput {
-            zero: 3.0,
-            offload: Offload::Cpu,
-            ..train(8.0)
+        extra(&{
+            let mut input = train(8.0);
+            input.placement.zero = 3.0;
+            input.placement.offload = Offload::Cpu;
+            input
         }),
         0
     );

@@ -76,7 +76,7 @@ pub fn need(input: &EstimateInput) -> Bytes {
             // Over cards that are not alike each card holds its own share: a run that one card
             // cannot hold needs more than any card (the safe side for the solvers, which compare
             // one memory).
-            if !input.cards.is_empty() && e.cards.iter().any(|c| !c.fits) {
+            if !input.hardware.cards.is_empty() && e.cards.iter().any(|c| !c.fits) {
                 crate::units::MAX_SIZE
             } else if refused_at_start(&e) {
                 // An engine that refuses to start for the memory already in use (vLLM's check
@@ -129,13 +129,14 @@ fn tokens_per_sequence(input: &EstimateInput) -> Option<u64> {
 /// the batch.
 pub fn largest_batch_fit(input: &EstimateInput, memory: Bytes) -> Option<(Fit, Bound)> {
     let f = |b: u64| {
-        need(&EstimateInput {
-            batch: b as f64,
-            ..input.clone()
+        need(&{
+            let mut input = input.clone();
+            input.run.batch = b as f64;
+            input
         })
     };
     // llama.cpp with a given context: its sequences share it.
-    let shared = match (shared_context(input), input.max_model_len) {
+    let shared = match (shared_context(input), input.serving.max_model_len) {
         (true, Some(ctx)) if ctx.is_finite() && ctx >= 1.0 => {
             let per = tokens_per_sequence(input)?.max(1);
             Some((ctx as u64 / per).min(MAX_BATCH))
@@ -183,14 +184,16 @@ fn trained_bound(w: &crate::estimate::Workload) -> Option<u64> {
 /// else the sequence.
 fn with_context(input: &EstimateInput, n: u64) -> EstimateInput {
     if context_is_max_model_len(input) {
-        EstimateInput {
-            max_model_len: Some(n as f64),
-            ..input.clone()
+        {
+            let mut input = input.clone();
+            input.serving.max_model_len = Some(n as f64);
+            input
         }
     } else {
-        EstimateInput {
-            seq_len: n as f64,
-            ..input.clone()
+        {
+            let mut input = input.clone();
+            input.run.seq_len = n as f64;
+            input
         }
     }
 }
@@ -227,35 +230,39 @@ pub fn largest_context(input: &EstimateInput, memory: Bytes) -> Option<u64> {
 /// training, layers for llama.cpp, tensor parallel otherwise.
 fn over_gpus(input: &EstimateInput, n: u64) -> EstimateInput {
     // A list of cards: `n` of its first card (the fewest GPUs are asked of one card).
-    if let Some(first) = input.cards.first() {
+    if let Some(first) = input.hardware.cards.first() {
         let card = super::card_count(first).1;
-        let one = EstimateInput {
-            cards: alloc::vec::Vec::new(),
-            gpu: Some(card.into()),
-            tensor_split: alloc::vec::Vec::new(),
-            ..input.clone()
+        let one = {
+            let mut input = input.clone();
+            input.hardware.cards = alloc::vec::Vec::new();
+            input.hardware.gpu = Some(card.into());
+            input.placement.tensor_split = alloc::vec::Vec::new();
+            input
         };
         return over_gpus(&one, n);
     }
-    if input.mode == Mode::Training {
-        EstimateInput {
-            gpus: Some(n as f64),
-            zero: if n > 1 { 3.0 } else { input.zero },
-            ..input.clone()
+    if input.run.mode == Mode::Training {
+        {
+            let mut spread_input = input.clone();
+            spread_input.placement.gpus = Some(n as f64);
+            spread_input.placement.zero = if n > 1 { 3.0 } else { input.placement.zero };
+            spread_input
         }
     } else if splits_layers(input) {
-        EstimateInput {
-            gpus: Some(n as f64),
-            tp: 1.0,
-            pp: 1.0,
-            ..input.clone()
+        {
+            let mut input = input.clone();
+            input.placement.gpus = Some(n as f64);
+            input.placement.tp = 1.0;
+            input.placement.pp = 1.0;
+            input
         }
     } else {
-        EstimateInput {
-            gpus: Some(n as f64),
-            tp: n as f64,
-            pp: 1.0,
-            ..input.clone()
+        {
+            let mut input = input.clone();
+            input.placement.gpus = Some(n as f64);
+            input.placement.tp = n as f64;
+            input.placement.pp = 1.0;
+            input
         }
     }
 }
@@ -292,24 +299,27 @@ pub fn fixes(input: &EstimateInput, memory: Bytes) -> Vec<FitFix> {
         let layers = w.arch.num_layers;
         // More blocks on the GPU never need less memory: the most that fit, if any.
         let ngl = |n: u64| {
-            need(&EstimateInput {
-                gpu_layers: Some(n as f64),
-                ..input.clone()
+            need(&{
+                let mut input = input.clone();
+                input.placement.gpu_layers = Some(n as f64);
+                input
             })
         };
         if let Some(fit) = largest_fitting(ngl, memory, 1, layers) {
-            let changed = EstimateInput {
-                gpu_layers: Some(fit.value as f64),
-                ..input.clone()
+            let changed = {
+                let mut input = input.clone();
+                input.placement.gpu_layers = Some(fit.value as f64);
+                input
             };
             out.extend(fits("gpu_layers", fit.value.to_string(), changed));
         }
         // llama.cpp's MoE offload: more blocks' experts in CPU memory never need more of the
         // card, so the fewest that fit (every block's experts, if even that does not, none).
         if w.rules().expert_offload && w.arch.moe.is_some() && w.n_cpu_moe < layers {
-            let with = |n: u64| EstimateInput {
-                n_cpu_moe: Some(n as f64),
-                ..input.clone()
+            let with = |n: u64| {
+                let mut input = input.clone();
+                input.placement.n_cpu_moe = Some(n as f64);
+                input
             };
             let gpu_blocks = |k: u64| need(&with(layers - k));
             if let Some(fit) = largest_fitting(gpu_blocks, memory, 0, layers - 1) {
@@ -319,24 +329,26 @@ pub fn fixes(input: &EstimateInput, memory: Bytes) -> Vec<FitFix> {
         }
         // Ollama quantizes its KV cache only with flash attention: that first.
         let ollama = w.rules().offload == LayerOffload::EngineDecides;
-        if ollama && input.attention != AttentionImpl::Flash {
-            let changed = EstimateInput {
-                attention: AttentionImpl::Flash,
-                ..input.clone()
+        if ollama && input.run.attention != AttentionImpl::Flash {
+            let changed = {
+                let mut input = input.clone();
+                input.run.attention = AttentionImpl::Flash;
+                input
             };
             out.extend(fits("attention", String::from("flash"), changed));
         }
         // The first of q8_0 and q4_0, smaller than the cache asked for, that fits.
         let smaller: &[KvDtype] = match w.kv_dtype {
-            _ if ollama && input.attention != AttentionImpl::Flash => &[],
+            _ if ollama && input.run.attention != AttentionImpl::Flash => &[],
             KvDtype::Q4_0 => &[],
             KvDtype::Q8_0 => &[KvDtype::Q4_0],
             _ => &[KvDtype::Q8_0, KvDtype::Q4_0],
         };
         let kv_fix = smaller.iter().find_map(|&kv| {
-            let changed = EstimateInput {
-                kv_dtype: kv,
-                ..input.clone()
+            let changed = {
+                let mut input = input.clone();
+                input.run.kv_dtype = kv;
+                input
             };
             fits("kv_dtype", kv.name().to_string(), changed)
         });
@@ -346,9 +358,10 @@ pub fn fixes(input: &EstimateInput, memory: Bytes) -> Vec<FitFix> {
             .kv_dtypes
             .is_some_and(|k| k.contains(&KvDtype::Fp8))
     {
-        let changed = EstimateInput {
-            kv_dtype: KvDtype::Fp8,
-            ..input.clone()
+        let changed = {
+            let mut input = input.clone();
+            input.run.kv_dtype = KvDtype::Fp8;
+            input
         };
         out.extend(fits("kv_dtype", KvDtype::Fp8.name().to_string(), changed));
     }
@@ -403,13 +416,22 @@ pub fn solve(input: &EstimateInput, device: &Device) -> Solutions {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::estimate::HardwareInput;
+    use crate::estimate::ModelInput;
+    use crate::estimate::RunInput;
 
     fn tiny() -> EstimateInput {
         EstimateInput {
-            arch: Some(crate::model::tests::llama2_7b()),
-            seq_len: 4096.0,
-            new_tokens: 0.0,
-            ..EstimateInput::default()
+            model: ModelInput {
+                arch: Some(crate::model::tests::llama2_7b()),
+                ..Default::default()
+            },
+            run: RunInput {
+                seq_len: 4096.0,
+                new_tokens: 0.0,
+                ..Default::default()
+            },
+            ..Default::default()
         }
     }
 
@@ -434,24 +456,35 @@ mod tests {
         // holds a longer max_model_len, vLLM refuses one: 131,072, bound by the model.
         let h100 = h100();
         let serve = EstimateInput {
-            model: Some("meta-llama/Llama-3.1-8B".into()),
-            mode: Mode::Serve,
-            gpu: Some("h100-sxm5-80gb".into()),
-            ..EstimateInput::default()
+            model: ModelInput {
+                model: Some("meta-llama/Llama-3.1-8B".into()),
+                ..Default::default()
+            },
+            run: RunInput {
+                mode: Mode::Serve,
+                ..Default::default()
+            },
+            hardware: HardwareInput {
+                gpu: Some("h100-sxm5-80gb".into()),
+                ..Default::default()
+            },
+            ..Default::default()
         };
         let s = solve(&serve, &h100);
         assert_eq!(s.max_context, Some(131_072));
         assert_eq!(s.context_limit, Some(131_072));
         // HF inference adds the 256 generated tokens to the prompt: 131,072 − 256.
-        let infer = EstimateInput {
-            mode: Mode::Inference,
-            ..serve.clone()
+        let infer = {
+            let mut input = serve.clone();
+            input.run.mode = Mode::Inference;
+            input
         };
         assert_eq!(context_bound(&infer), Some(130_816));
         // The tiny model on 24 GiB: memory, not its 4096 positions, is the bound at batch 64.
-        let busy = EstimateInput {
-            batch: 64.0,
-            ..tiny()
+        let busy = {
+            let mut input = tiny();
+            input.run.batch = 64.0;
+            input
         };
         let mem = Bytes::gib(24);
         let s = largest_context(&busy, mem).unwrap();
@@ -465,9 +498,15 @@ mod tests {
         let h100 = h100();
         for mode in [Mode::Serve, Mode::Inference] {
             let i = EstimateInput {
-                params: Some("7B".into()),
-                mode,
-                ..EstimateInput::default()
+                model: ModelInput {
+                    params: Some("7B".into()),
+                    ..Default::default()
+                },
+                run: RunInput {
+                    mode,
+                    ..Default::default()
+                },
+                ..Default::default()
             };
             let s = solve(&i, &h100);
             assert!(s.max_batch.is_some() && s.max_context.is_some(), "{mode:?}");
@@ -477,9 +516,15 @@ mod tests {
         // context, so no largest batch or context is given.
         let s = solve(
             &EstimateInput {
-                params: Some("7B".into()),
-                mode: Mode::Training,
-                ..EstimateInput::default()
+                model: ModelInput {
+                    params: Some("7B".into()),
+                    ..Default::default()
+                },
+                run: RunInput {
+                    mode: Mode::Training,
+                    ..Default::default()
+                },
+                ..Default::default()
             },
             &h100,
         );
@@ -491,15 +536,17 @@ mod tests {
         let mem = Bytes::gib(24);
         let b = largest_batch(&tiny(), mem).unwrap();
         assert!(
-            need(&EstimateInput {
-                batch: b as f64,
-                ..tiny()
+            need(&{
+                let mut input = tiny();
+                input.run.batch = b as f64;
+                input
             }) <= mem
         );
         assert!(
-            need(&EstimateInput {
-                batch: (b + 1) as f64,
-                ..tiny()
+            need(&{
+                let mut input = tiny();
+                input.run.batch = (b + 1) as f64;
+                input
             }) > mem
         );
         // Hand: Llama-2-7B-shaped in bf16 is 12.55 GiB of weights; MHA KV at 4096 tokens is
@@ -509,10 +556,11 @@ mod tests {
 
     #[test]
     fn fewest_gpus_for_a_big_model() {
-        let i = EstimateInput {
-            params: Some("70B".into()),
-            arch: None,
-            ..tiny()
+        let i = {
+            let mut input = tiny();
+            input.model.params = Some("70B".into());
+            input.model.arch = None;
+            input
         };
         // 70B in bf16 = 140 GB of weights: one 80 GiB card cannot hold it. Two at tp 2 hold
         // 65.2 GiB of weights and the guide's 13.0 GiB of activations each, and the cache of the

@@ -310,7 +310,10 @@ impl Run<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::estimate::{Engine, EstimateInput, Runner, estimate};
+    use crate::estimate::{
+        Engine, EstimateInput, HardwareInput, ModelInput, PlacementInput, RunInput, Runner,
+        ServingInput, estimate,
+    };
     use crate::throughput::{Recompute, TrainingInput};
 
     /// The speed reads each tensor as the memory estimate counts it: gpt-oss-20b's F16 GGUF keeps
@@ -322,10 +325,11 @@ mod tests {
     #[test]
     fn a_gguf_files_speed_reads_its_mxfp4_experts() {
         let run = |quantization| {
-            let e = estimate(&EstimateInput {
-                model: Some("openai/gpt-oss-20b".into()),
-                quantization,
-                ..llama(Mode::Inference, Engine::Llamacpp, Some("h100-sxm5-80gb"))
+            let e = estimate(&{
+                let mut input = llama(Mode::Inference, Engine::Llamacpp, Some("h100-sxm5-80gb"));
+                input.model.model = Some("openai/gpt-oss-20b".into());
+                input.model.quantization = quantization;
+                input
             })
             .unwrap();
             e.throughput
@@ -353,14 +357,15 @@ mod tests {
     #[test]
     fn speed_with_layers_on_the_cpu_goes_at_the_hosts_pace() {
         let run = |gpu_layers, host: Option<&str>| {
-            estimate(&EstimateInput {
-                engine: Engine::Llamacpp,
-                quantization: Quantization::Gguf {
+            estimate(&{
+                let mut input = llama(Mode::Inference, Engine::Llamacpp, Some("rtx-3070"));
+                input.run.engine = Engine::Llamacpp;
+                input.model.quantization = Quantization::Gguf {
                     file_type: crate::precision::GgufFileType::Q4_K_M,
-                },
-                gpu_layers,
-                host_memory: host.map(Into::into),
-                ..llama(Mode::Inference, Engine::Llamacpp, Some("rtx-3070"))
+                };
+                input.placement.gpu_layers = gpu_layers;
+                input.hardware.host_memory = host.map(Into::into);
+                input
             })
             .unwrap()
         };
@@ -403,34 +408,46 @@ mod tests {
                 > tps
         );
         // A host for an engine that keeps every layer on the GPU is refused, naming the field.
-        let e = estimate(&EstimateInput {
-            host_memory: Some("ddr5-6000-2ch".into()),
-            ..llama(Mode::Inference, Engine::Vllm, Some("h100-sxm5-80gb"))
+        let e = estimate(&{
+            let mut input = llama(Mode::Inference, Engine::Vllm, Some("h100-sxm5-80gb"));
+            input.hardware.host_memory = Some("ddr5-6000-2ch".into());
+            input
         })
         .unwrap_err();
         assert_eq!(e.field, "host_memory");
         // Both a host and a bandwidth: a conflict; a rate without a unit or out of range: errors.
-        let both = estimate(&EstimateInput {
-            host_memory: Some("ddr5-6000-2ch".into()),
-            host_bandwidth: Some("80GB/s".into()),
-            ..llama(Mode::Inference, Engine::Llamacpp, Some("rtx-3070"))
+        let both = estimate(&{
+            let mut input = llama(Mode::Inference, Engine::Llamacpp, Some("rtx-3070"));
+            input.hardware.host_memory = Some("ddr5-6000-2ch".into());
+            input.hardware.host_bandwidth = Some("80GB/s".into());
+            input
         })
         .unwrap_err();
         assert_eq!(both.field, "host_bandwidth");
         for bad in ["80", "0.5GB/s", "20TB/s", "NaN GB/s"] {
-            let e = estimate(&EstimateInput {
-                host_bandwidth: Some(bad.into()),
-                ..llama(Mode::Inference, Engine::Llamacpp, Some("rtx-3070"))
+            let e = estimate(&{
+                let mut input = llama(Mode::Inference, Engine::Llamacpp, Some("rtx-3070"));
+                input.hardware.host_bandwidth = Some(bad.into());
+                input
             })
             .unwrap_err();
             assert_eq!(e.field, "host_bandwidth", "{bad}");
         }
         // Ollama's own split (Qwen2.5-72B on a 24 GB card) is timed the same way.
         let ollama = estimate(&EstimateInput {
-            model: Some("qwen2.5:72b".into()),
-            engine: Engine::Ollama,
-            gpu: Some("rtx-4090".into()),
-            ..EstimateInput::default()
+            model: ModelInput {
+                model: Some("qwen2.5:72b".into()),
+                ..Default::default()
+            },
+            run: RunInput {
+                engine: Engine::Ollama,
+                ..Default::default()
+            },
+            hardware: HardwareInput {
+                gpu: Some("rtx-4090".into()),
+                ..Default::default()
+            },
+            ..Default::default()
         })
         .unwrap();
         let load = ollama.ollama.as_ref().unwrap();
@@ -453,18 +470,33 @@ mod tests {
     fn the_offload_note_names_what_is_in_cpu_memory_and_the_hosts_share() {
         let run = |gpu_layers, n_cpu_moe, host: Option<&str>, bw: Option<&str>| {
             estimate(&EstimateInput {
-                model: Some("Qwen/Qwen3-30B-A3B".into()),
-                engine: Engine::Llamacpp,
-                quantization: Quantization::Gguf {
-                    file_type: crate::precision::GgufFileType::Q4_K_M,
+                model: ModelInput {
+                    model: Some("Qwen/Qwen3-30B-A3B".into()),
+                    quantization: Quantization::Gguf {
+                        file_type: crate::precision::GgufFileType::Q4_K_M,
+                    },
+                    ..Default::default()
                 },
-                gpu: Some("rtx-2080".into()),
-                gpu_layers,
-                n_cpu_moe,
-                host_memory: host.map(Into::into),
-                host_bandwidth: bw.map(Into::into),
-                max_model_len: Some(4096.0),
-                ..EstimateInput::default()
+                run: RunInput {
+                    engine: Engine::Llamacpp,
+                    ..Default::default()
+                },
+                serving: ServingInput {
+                    max_model_len: Some(4096.0),
+                    ..Default::default()
+                },
+                hardware: HardwareInput {
+                    gpu: Some("rtx-2080".into()),
+                    host_memory: host.map(Into::into),
+                    host_bandwidth: bw.map(Into::into),
+                    ..Default::default()
+                },
+                placement: PlacementInput {
+                    gpu_layers,
+                    n_cpu_moe,
+                    ..Default::default()
+                },
+                ..Default::default()
             })
             .unwrap()
         };
@@ -520,14 +552,15 @@ mod tests {
     #[test]
     fn no_speed_with_layers_on_the_cpu() {
         let run = |gpu: &str, gpus: Option<f64>, gpu_layers: Option<f64>| {
-            estimate(&EstimateInput {
-                engine: Engine::Llamacpp,
-                quantization: Quantization::Gguf {
+            estimate(&{
+                let mut input = llama(Mode::Inference, Engine::Llamacpp, Some(gpu));
+                input.run.engine = Engine::Llamacpp;
+                input.model.quantization = Quantization::Gguf {
                     file_type: crate::precision::GgufFileType::Q4_K_M,
-                },
-                gpus,
-                gpu_layers,
-                ..llama(Mode::Inference, Engine::Llamacpp, Some(gpu))
+                };
+                input.placement.gpus = gpus;
+                input.placement.gpu_layers = gpu_layers;
+                input
             })
             .unwrap()
         };
@@ -548,11 +581,20 @@ mod tests {
 
     fn llama(mode: Mode, engine: Engine, gpu: Option<&str>) -> EstimateInput {
         EstimateInput {
-            model: Some("meta-llama/Llama-3.1-8B".into()),
-            mode,
-            engine,
-            gpu: gpu.map(Into::into),
-            ..EstimateInput::default()
+            model: ModelInput {
+                model: Some("meta-llama/Llama-3.1-8B".into()),
+                ..Default::default()
+            },
+            run: RunInput {
+                mode,
+                engine,
+                ..Default::default()
+            },
+            hardware: HardwareInput {
+                gpu: gpu.map(Into::into),
+                ..Default::default()
+            },
+            ..Default::default()
         }
     }
 
@@ -622,11 +664,12 @@ mod tests {
     /// all-reduce the adapters' fp32 gradients (27.3 MB) over NVLink.
     #[test]
     fn training_speed_takes_the_trainable_parameters_and_the_global_batch() {
-        let input = EstimateInput {
-            batch: 4.0,
-            gpus: Some(2.0),
-            lora_rank: 16.0,
-            ..llama(Mode::Training, Engine::Hf, Some("h100-sxm5-80gb"))
+        let input = {
+            let mut input = llama(Mode::Training, Engine::Hf, Some("h100-sxm5-80gb"));
+            input.run.batch = 4.0;
+            input.placement.gpus = Some(2.0);
+            input.training.lora_rank = 16.0;
+            input
         };
         let e = estimate(&input).unwrap();
         assert_eq!(e.trainable_params, 6_815_744);
@@ -674,17 +717,24 @@ mod tests {
     /// a bare parameter count has no layers to time.
     #[test]
     fn no_card_no_speed() {
-        let e = estimate(&EstimateInput {
-            gpu_memory: Some("80GB".into()),
-            ..llama(Mode::Inference, Engine::Hf, None)
+        let e = estimate(&{
+            let mut input = llama(Mode::Inference, Engine::Hf, None);
+            input.hardware.gpu_memory = Some("80GB".into());
+            input
         })
         .unwrap();
         assert!(e.throughput.is_none());
         let e = estimate(&EstimateInput {
-            model: None,
-            params: Some("7B".into()),
-            gpu: Some("h100-sxm5-80gb".into()),
-            ..EstimateInput::default()
+            model: ModelInput {
+                model: None,
+                params: Some("7B".into()),
+                ..Default::default()
+            },
+            hardware: HardwareInput {
+                gpu: Some("h100-sxm5-80gb".into()),
+                ..Default::default()
+            },
+            ..Default::default()
         })
         .unwrap();
         assert!(e.throughput.is_none());

@@ -117,7 +117,9 @@ impl Run<'_> {
 
 #[cfg(test)]
 mod tests {
-    use crate::estimate::{ComponentKind, Engine, EstimateInput, estimate};
+    use crate::estimate::{
+        ComponentKind, Engine, EstimateInput, ModelInput, RunInput, ServingInput, estimate,
+    };
     use crate::model::{Architecture, Hybrid, StateMixer};
 
     /// Qwen3-Next-80B-A3B's attention and Gated DeltaNet shapes (12 gated attention layers of
@@ -163,11 +165,17 @@ mod tests {
     #[test]
     fn transformers_keeps_one_state_per_sequence_and_kv_in_the_attention_layers() {
         let e = estimate(&EstimateInput {
-            arch: Some(qwen3_next()),
-            batch: 4.0,
-            seq_len: 8192.0,
-            new_tokens: 0.0,
-            ..EstimateInput::default()
+            model: ModelInput {
+                arch: Some(qwen3_next()),
+                ..Default::default()
+            },
+            run: RunInput {
+                batch: 4.0,
+                seq_len: 8192.0,
+                new_tokens: 0.0,
+                ..Default::default()
+            },
+            ..Default::default()
         })
         .unwrap();
         // Hand: KV 12 layers × 2 × 2 heads × 256 × 8,192 tokens × 4 seq × 2 B = 805,306,368 B
@@ -181,11 +189,20 @@ mod tests {
     #[test]
     fn llamacpp_prints_the_recurrent_state_beside_the_kv() {
         let e = estimate(&EstimateInput {
-            arch: Some(qwen3_next()),
-            engine: Engine::Llamacpp,
-            batch: 2.0,
-            max_model_len: Some(4096.0),
-            ..EstimateInput::default()
+            model: ModelInput {
+                arch: Some(qwen3_next()),
+                ..Default::default()
+            },
+            run: RunInput {
+                engine: Engine::Llamacpp,
+                batch: 2.0,
+                ..Default::default()
+            },
+            serving: ServingInput {
+                max_model_len: Some(4096.0),
+                ..Default::default()
+            },
+            ..Default::default()
         })
         .unwrap();
         // R: 3 inputs × 8,192 channels × 4 B = 98,304; S: 32 × 128 × 128 × 4 B = 2,097,152;

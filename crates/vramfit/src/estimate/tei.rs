@@ -271,7 +271,7 @@ impl Run<'_> {
 /// TEI's checks on an input, made where the pooling run is resolved: one GPU, `--dtype`
 /// float16 or float32, the checkpoint's own weights, a model with layers.
 pub(super) fn check_input(input: &EstimateInput, arch: &Architecture) -> Result<()> {
-    if let Some(d) = input.dtype
+    if let Some(d) = input.run.dtype
         && !matches!(d, Dtype::Fp16 | Dtype::Fp32)
     {
         return Err(input_error!(
@@ -287,7 +287,7 @@ pub(super) fn check_input(input: &EstimateInput, arch: &Architecture) -> Result<
             "fp16（float16）或 fp32（float32）",
         ));
     }
-    if input.quantization != Quantization::None {
+    if input.model.quantization != Quantization::None {
         return Err(input_error!(
             Unsupported,
             "quantization",
@@ -297,8 +297,8 @@ pub(super) fn check_input(input: &EstimateInput, arch: &Architecture) -> Result<
             "none",
         ));
     }
-    let gpus = input.gpus.unwrap_or(1.0);
-    if input.tp != 1.0 || input.pp != 1.0 || gpus != 1.0 {
+    let gpus = input.placement.gpus.unwrap_or(1.0);
+    if input.placement.tp != 1.0 || input.placement.pp != 1.0 || gpus != 1.0 {
         return Err(input_error!(
             Unsupported,
             "gpus",

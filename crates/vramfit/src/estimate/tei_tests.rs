@@ -3,17 +3,27 @@
 //! models (`estimate/tei.rs` says what is alive where), and the refusals.
 
 use super::{ComponentKind, Engine, EstimateInput, Mode, RunnerType, estimate};
+use super::{HardwareInput, ModelInput, RunInput};
 use crate::error::ErrorKind;
 use crate::precision::{Dtype, KvDtype, Quantization};
 
 fn tei(model: &str) -> EstimateInput {
     EstimateInput {
-        model: Some(model.into()),
-        mode: Mode::Serve,
-        engine: Engine::Tei,
-        gpu: Some("h100-sxm5-80gb".into()),
-        seq_len: 512.0,
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some(model.into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Serve,
+            engine: Engine::Tei,
+            seq_len: 512.0,
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
@@ -64,9 +74,10 @@ fn qwen3_embedding_on_tei_by_hand() {
 /// 8,388,608 B = 167,804,928 B.
 #[test]
 fn max_batch_tokens_sizes_the_warmup() {
-    let e = estimate(&EstimateInput {
-        max_num_batched_tokens: Some(4096.0),
-        ..tei("Qwen/Qwen3-Embedding-0.6B")
+    let e = estimate(&{
+        let mut input = tei("Qwen/Qwen3-Embedding-0.6B");
+        input.serving.max_num_batched_tokens = Some(4096.0);
+        input
     })
     .unwrap();
     assert_eq!(e.component_bytes(ComponentKind::Activations), 167_804_928);
@@ -81,9 +92,10 @@ fn max_batch_tokens_sizes_the_warmup() {
 /// - ids 196,608 B; activations 26,508,197,888 B: float32 holds 72 times float16's.
 #[test]
 fn bge_m3_in_float32_holds_the_padded_scores() {
-    let e = estimate(&EstimateInput {
-        dtype: Some(Dtype::Fp32),
-        ..tei("bge-m3")
+    let e = estimate(&{
+        let mut input = tei("bge-m3");
+        input.run.dtype = Some(Dtype::Fp32);
+        input
     })
     .unwrap();
     assert_eq!(e.component_bytes(ComponentKind::Weights), 2_271_019_008);
@@ -99,46 +111,52 @@ fn bge_m3_in_float32_holds_the_padded_scores() {
 fn tei_refuses_what_it_does_not_run() {
     let cases: [(EstimateInput, &str); 6] = [
         (
-            EstimateInput {
-                runner: Some(RunnerType::Generate),
-                ..tei("Qwen/Qwen3-Embedding-0.6B")
+            {
+                let mut input = tei("Qwen/Qwen3-Embedding-0.6B");
+                input.run.runner = Some(RunnerType::Generate);
+                input
             },
             "runner",
         ),
         (
-            EstimateInput {
-                dtype: Some(Dtype::Bf16),
-                ..tei("bge-m3")
+            {
+                let mut input = tei("bge-m3");
+                input.run.dtype = Some(Dtype::Bf16);
+                input
             },
             "dtype",
         ),
         (
-            EstimateInput {
-                quantization: Quantization::Fp8,
-                ..tei("bge-m3")
+            {
+                let mut input = tei("bge-m3");
+                input.model.quantization = Quantization::Fp8;
+                input
             },
             "quantization",
         ),
         (
-            EstimateInput {
-                tp: 2.0,
-                gpus: Some(2.0),
-                ..tei("bge-m3")
+            {
+                let mut input = tei("bge-m3");
+                input.placement.tp = 2.0;
+                input.placement.gpus = Some(2.0);
+                input
             },
             "gpus",
         ),
         (
-            EstimateInput {
-                kv_dtype: KvDtype::Fp8,
-                ..tei("bge-m3")
+            {
+                let mut input = tei("bge-m3");
+                input.run.kv_dtype = KvDtype::Fp8;
+                input
             },
             "kv_dtype",
         ),
         (
-            EstimateInput {
-                params: Some("7B".into()),
-                model: None,
-                ..tei("bge-m3")
+            {
+                let mut input = tei("bge-m3");
+                input.model.params = Some("7B".into());
+                input.model.model = None;
+                input
             },
             "model",
         ),

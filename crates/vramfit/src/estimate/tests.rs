@@ -14,8 +14,11 @@ fn llama8b() -> Architecture {
 
 fn input(arch: Architecture) -> EstimateInput {
     EstimateInput {
-        arch: Some(arch),
-        ..EstimateInput::default()
+        model: ModelInput {
+            arch: Some(arch),
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
@@ -67,11 +70,12 @@ fn difference_says(e: &Estimate, key: &str, en: &str, zh: &str) {
 
 #[test]
 fn hf_inference_kv_cache_uses_kv_heads() {
-    let e = estimate(&EstimateInput {
-        batch: 4.0,
-        seq_len: 4096.0,
-        new_tokens: 4096.0,
-        ..input(llama8b())
+    let e = estimate(&{
+        let mut input = input(llama8b());
+        input.run.batch = 4.0;
+        input.run.seq_len = 4096.0;
+        input.run.new_tokens = 4096.0;
+        input
     })
     .unwrap();
     // Decode end: 2 × 8 kv heads × 128 × 32 layers × 2 B = 131,072 B per token × 4 × 8192 tokens = 4 GiB.
@@ -106,11 +110,12 @@ fn one_kv_head_is_multi_query_attention() {
 
 #[test]
 fn hf_inference_prefill_by_hand() {
-    let e = estimate(&EstimateInput {
-        batch: 1.0,
-        seq_len: 2048.0,
-        new_tokens: 256.0,
-        ..input(llama8b())
+    let e = estimate(&{
+        let mut input = input(llama8b());
+        input.run.batch = 1.0;
+        input.run.seq_len = 2048.0;
+        input.run.new_tokens = 256.0;
+        input
     })
     .unwrap();
     assert_eq!(e.peak_phase, Phase::Prefill);
@@ -150,14 +155,15 @@ fn vllm_pool_matches_calibration_run() {
     // vLLM 0.19, H100-80GB (79.19 GiB), gpu_memory_utilization 0.95, max_model_len 8192, bf16:
     // measured weights 14.99 GiB, KV pool 58.11 GiB = 476,016 tokens, max concurrency 58.11
     // (llm-d planner accuracy study, ../shared/reference/vllm-h100-v0.19-calibration.csv).
-    let e = estimate(&EstimateInput {
-        mode: Mode::Serve,
-        engine: Engine::Vllm,
-        gpu_memory: Some("79.19GiB".into()),
-        gpu_memory_utilization: 0.95,
-        max_model_len: Some(8192.0),
-        engine_version: Some("0.19.0".into()),
-        ..input(llama8b())
+    let e = estimate(&{
+        let mut input = input(llama8b());
+        input.run.mode = Mode::Serve;
+        input.run.engine = Engine::Vllm;
+        input.hardware.gpu_memory = Some("79.19GiB".into());
+        input.serving.gpu_memory_utilization = 0.95;
+        input.serving.max_model_len = Some(8192.0);
+        input.run.engine_version = Some("0.19.0".into());
+        input
     })
     .unwrap();
     let gib = |x: u64| x as f64 / GIB as f64;
@@ -173,15 +179,16 @@ fn vllm_pool_matches_calibration_run() {
     // The pool is whole blocks: tokens × 131,072 B per token.
     assert_eq!(e.kv_cache_bytes.get(), tokens * 131_072);
     // fp8 KV doubles the tokens (measured 952,032).
-    let f = estimate(&EstimateInput {
-        kv_dtype: KvDtype::Fp8,
-        mode: Mode::Serve,
-        engine: Engine::Vllm,
-        gpu_memory: Some("79.19GiB".into()),
-        gpu_memory_utilization: 0.95,
-        max_model_len: Some(8192.0),
-        engine_version: Some("0.19.0".into()),
-        ..input(llama8b())
+    let f = estimate(&{
+        let mut input = input(llama8b());
+        input.run.kv_dtype = KvDtype::Fp8;
+        input.run.mode = Mode::Serve;
+        input.run.engine = Engine::Vllm;
+        input.hardware.gpu_memory = Some("79.19GiB".into());
+        input.serving.gpu_memory_utilization = 0.95;
+        input.serving.max_model_len = Some(8192.0);
+        input.run.engine_version = Some("0.19.0".into());
+        input
     })
     .unwrap();
     assert!((f.kv_cache_tokens.unwrap() as f64 / 952_032.0 - 1.0).abs() < 0.01);
@@ -189,11 +196,12 @@ fn vllm_pool_matches_calibration_run() {
 
 #[test]
 fn full_training_amp_adamw_is_16_bytes_per_param_plus_step() {
-    let e = estimate(&EstimateInput {
-        mode: Mode::Training,
-        batch: 1.0,
-        seq_len: 2048.0,
-        ..input(llama8b())
+    let e = estimate(&{
+        let mut input = input(llama8b());
+        input.run.mode = Mode::Training;
+        input.run.batch = 1.0;
+        input.run.seq_len = 2048.0;
+        input
     })
     .unwrap();
     let p = 8_030_261_248u64;
@@ -205,12 +213,13 @@ fn full_training_amp_adamw_is_16_bytes_per_param_plus_step() {
     assert_eq!(comp(&e, K::StepTemporaries), 4 * p);
     assert_eq!(e.peak_phase, Phase::OptimizerStep);
     // Fused AdamW has no such temporary, and the peak moves to the end of forward here.
-    let f = estimate(&EstimateInput {
-        mode: Mode::Training,
-        fused_optimizer: true,
-        batch: 1.0,
-        seq_len: 2048.0,
-        ..input(llama8b())
+    let f = estimate(&{
+        let mut input = input(llama8b());
+        input.run.mode = Mode::Training;
+        input.training.fused_optimizer = true;
+        input.run.batch = 1.0;
+        input.run.seq_len = 2048.0;
+        input
     })
     .unwrap();
     assert_eq!(comp(&f, K::StepTemporaries), 0);
@@ -234,12 +243,13 @@ fn training_activations_by_hand() {
     // kernel: q 2 × 32 × 128 = 8,192, k and v at their 8 KV heads 2 × 2 × 8 × 128 = 4,096, output
     // 8,192 (o_proj reads it as a view), lse 4 × 32 = 128 → 20,608; FFN input 8,192; gate, silu,
     // up 3 × 2 × 14,336 = 86,016; down input 28,672 → 200,832 B.
-    let e = estimate(&EstimateInput {
-        mode: Mode::Training,
-        precision: Precision::Bf16,
-        batch: 2.0,
-        seq_len: 1024.0,
-        ..input(llama8b())
+    let e = estimate(&{
+        let mut input = input(llama8b());
+        input.run.mode = Mode::Training;
+        input.training.precision = Precision::Bf16;
+        input.run.batch = 2.0;
+        input.run.seq_len = 1024.0;
+        input
     })
     .unwrap();
     let per_token = 49_152 + 8_192 + 20_608 + 8_192 + 86_016 + 28_672;
@@ -266,16 +276,18 @@ fn training_activations_by_hand() {
 
 #[test]
 fn checkpointing_keeps_block_inputs_only() {
-    let base = EstimateInput {
-        mode: Mode::Training,
-        precision: Precision::Bf16,
-        batch: 1.0,
-        seq_len: 4096.0,
-        ..input(llama8b())
+    let base = {
+        let mut input = input(llama8b());
+        input.run.mode = Mode::Training;
+        input.training.precision = Precision::Bf16;
+        input.run.batch = 1.0;
+        input.run.seq_len = 4096.0;
+        input
     };
-    let full = estimate(&EstimateInput {
-        grad_checkpointing: Checkpointing::Full,
-        ..base.clone()
+    let full = estimate(&{
+        let mut input = base.clone();
+        input.training.grad_checkpointing = Checkpointing::Full;
+        input
     })
     .unwrap();
     let none = estimate(&base).unwrap();
@@ -291,10 +303,11 @@ fn checkpointing_keeps_block_inputs_only() {
     // that moment beats the step (pure bf16: weights 2 B, moments 4 B, gradients 2 B and the
     // foreach temporary 2 B per parameter): weights 16,060,522,496 + moments 32,121,044,992 +
     // kept 8 × 1,073,741,824 = 8,589,934,592 + the loss + 32 MiB cuBLAS workspace.
-    let b8 = estimate(&EstimateInput {
-        grad_checkpointing: Checkpointing::Full,
-        batch: 8.0,
-        ..base.clone()
+    let b8 = estimate(&{
+        let mut input = base.clone();
+        input.training.grad_checkpointing = Checkpointing::Full;
+        input.run.batch = 8.0;
+        input
     })
     .unwrap();
     assert_eq!(b8.peak_phase, Phase::ForwardLoss);
@@ -308,12 +321,13 @@ fn checkpointing_keeps_block_inputs_only() {
 
 #[test]
 fn lora_trains_few_params_but_keeps_activations() {
-    let e = estimate(&EstimateInput {
-        mode: Mode::Training,
-        lora_rank: 16.0,
-        batch: 1.0,
-        seq_len: 2048.0,
-        ..input(llama8b())
+    let e = estimate(&{
+        let mut input = input(llama8b());
+        input.run.mode = Mode::Training;
+        input.training.lora_rank = 16.0;
+        input.run.batch = 1.0;
+        input.run.seq_len = 2048.0;
+        input
     })
     .unwrap();
     // Default targets q_proj, v_proj: 32 layers × 16 × ((4096 + 4096) + (4096 + 1024)) = 6,815,744.
@@ -341,18 +355,19 @@ fn lora_trains_few_params_but_keeps_activations() {
 #[test]
 fn peft_lora_keeps_a_copy_of_each_adapted_input() {
     let run = |precision, zero: f64| {
-        estimate(&EstimateInput {
-            mode: Mode::Training,
-            precision,
-            lora_rank: 16.0,
-            lora_targets: ["q_proj", "k_proj", "v_proj", "o_proj"]
+        estimate(&{
+            let mut input = input(llama8b());
+            input.run.mode = Mode::Training;
+            input.training.precision = precision;
+            input.training.lora_rank = 16.0;
+            input.training.lora_targets = ["q_proj", "k_proj", "v_proj", "o_proj"]
                 .map(String::from)
-                .to_vec(),
-            zero,
-            gpus: Some(if zero > 0.0 { 2.0 } else { 1.0 }),
-            batch: 1.0,
-            seq_len: 1024.0,
-            ..input(llama8b())
+                .to_vec();
+            input.placement.zero = zero;
+            input.placement.gpus = Some(if zero > 0.0 { 2.0 } else { 1.0 });
+            input.run.batch = 1.0;
+            input.run.seq_len = 1024.0;
+            input
         })
         .unwrap()
     };
@@ -400,12 +415,21 @@ fn peft_lora_keeps_a_copy_of_each_adapted_input() {
 fn layer_norm_models_under_autocast_by_hand() {
     let run = |model: &str| {
         estimate(&EstimateInput {
-            model: Some(model.into()),
-            mode: Mode::Training,
-            precision: Precision::AmpBf16,
-            batch: 4.0,
-            seq_len: 1024.0,
-            ..EstimateInput::default()
+            model: ModelInput {
+                model: Some(model.into()),
+                ..Default::default()
+            },
+            run: RunInput {
+                mode: Mode::Training,
+                batch: 4.0,
+                seq_len: 1024.0,
+                ..Default::default()
+            },
+            training: TrainingInput {
+                precision: Precision::AmpBf16,
+                ..Default::default()
+            },
+            ..Default::default()
         })
         .unwrap()
     };
@@ -445,13 +469,22 @@ fn layer_norm_models_under_autocast_by_hand() {
 #[test]
 fn prefill_with_every_logit_peaks_at_the_head() {
     let e = estimate(&EstimateInput {
-        model: Some("meta-llama/Llama-3.2-1B".into()),
-        batch: 4.0,
-        seq_len: 2048.0,
-        new_tokens: 0.0,
-        logits: Logits::All,
-        gpu: Some("h100-sxm5-80gb".into()),
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("meta-llama/Llama-3.2-1B".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            batch: 4.0,
+            seq_len: 2048.0,
+            new_tokens: 0.0,
+            logits: Logits::All,
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     })
     .unwrap();
     assert_eq!(e.peak_phase, Phase::Prefill);
@@ -475,21 +508,33 @@ fn prefill_with_every_logit_peaks_at_the_head() {
 #[test]
 fn hf_inference_composite_gelu_and_eager_softmax_by_hand() {
     let gpt2 = estimate(&EstimateInput {
-        model: Some("openai-community/gpt2".into()),
-        dtype: Some(Dtype::Bf16),
-        seq_len: 512.0,
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("openai-community/gpt2".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            dtype: Some(Dtype::Bf16),
+            seq_len: 512.0,
+            ..Default::default()
+        },
+        ..Default::default()
     })
     .unwrap();
     assert_eq!(comp(&gpt2, K::Activations), 512 * 33_792);
     let eager = |dtype| {
         let e = estimate(&EstimateInput {
-            model: Some("meta-llama/Llama-3.2-1B".into()),
-            dtype: Some(dtype),
-            attention: AttentionImpl::Eager,
-            seq_len: 2048.0,
-            new_tokens: 0.0,
-            ..EstimateInput::default()
+            model: ModelInput {
+                model: Some("meta-llama/Llama-3.2-1B".into()),
+                ..Default::default()
+            },
+            run: RunInput {
+                dtype: Some(dtype),
+                attention: AttentionImpl::Eager,
+                seq_len: 2048.0,
+                new_tokens: 0.0,
+                ..Default::default()
+            },
+            ..Default::default()
         })
         .unwrap();
         comp(&e, K::Activations)
@@ -500,11 +545,12 @@ fn hf_inference_composite_gelu_and_eager_softmax_by_hand() {
 
 #[test]
 fn qlora_uses_nf4_base() {
-    let e = estimate(&EstimateInput {
-        mode: Mode::Training,
-        qlora: true,
-        lora_rank: 16.0,
-        ..input(llama8b())
+    let e = estimate(&{
+        let mut input = input(llama8b());
+        input.run.mode = Mode::Training;
+        input.training.qlora = true;
+        input.training.lora_rank = 16.0;
+        input
     })
     .unwrap();
     // The NF4 base is about 4.13 bits per block weight: well under a quarter of bf16 plus the upcast embeddings.
@@ -519,12 +565,13 @@ fn qlora_uses_nf4_base() {
 #[test]
 fn qlora_without_double_quantization_keeps_its_fp32_scales() {
     let weights = |q: Quantization| {
-        let e = estimate(&EstimateInput {
-            mode: Mode::Training,
-            qlora: true,
-            lora_rank: 16.0,
-            quantization: q,
-            ..input(llama8b())
+        let e = estimate(&{
+            let mut input = input(llama8b());
+            input.run.mode = Mode::Training;
+            input.training.qlora = true;
+            input.training.lora_rank = 16.0;
+            input.model.quantization = q;
+            input
         })
         .unwrap();
         comp(&e, K::Weights)
@@ -543,25 +590,28 @@ fn qlora_without_double_quantization_keeps_its_fp32_scales() {
 
 #[test]
 fn zero3_partitions_and_data_parallel_does_not() {
-    let base = EstimateInput {
-        mode: Mode::Training,
-        gpus: Some(8.0),
-        batch: 1.0,
-        seq_len: 1024.0,
-        ..input(llama8b())
+    let base = {
+        let mut input = input(llama8b());
+        input.run.mode = Mode::Training;
+        input.placement.gpus = Some(8.0);
+        input.run.batch = 1.0;
+        input.run.seq_len = 1024.0;
+        input
     };
     let ddp = estimate(&base).unwrap();
-    let single = estimate(&EstimateInput {
-        gpus: Some(1.0),
-        ..base.clone()
+    let single = estimate(&{
+        let mut input = base.clone();
+        input.placement.gpus = Some(1.0);
+        input
     })
     .unwrap();
     // Data parallel (ZeRO-0) holds a full replica on each GPU — and DDP's buckets on top.
     assert_eq!(ddp.weights_bytes, single.weights_bytes);
     assert!(ddp.peak_allocated_bytes > single.peak_allocated_bytes);
-    let z3 = estimate(&EstimateInput {
-        zero: 3.0,
-        ..base.clone()
+    let z3 = estimate(&{
+        let mut input = base.clone();
+        input.placement.zero = 3.0;
+        input
     })
     .unwrap();
     let p = 8_030_261_248u64;
@@ -569,10 +619,11 @@ fn zero3_partitions_and_data_parallel_does_not() {
     assert_eq!(z3.weights_bytes.get(), (2 * p).div_ceil(8));
     assert_eq!(z3.gradients_bytes.get(), (2 * p).div_ceil(8));
     assert_eq!(z3.optimizer_bytes.get(), (12 * p).div_ceil(8));
-    let z2off = estimate(&EstimateInput {
-        zero: 2.0,
-        offload: Offload::Cpu,
-        ..base.clone()
+    let z2off = estimate(&{
+        let mut input = base.clone();
+        input.placement.zero = 2.0;
+        input.placement.offload = Offload::Cpu;
+        input
     })
     .unwrap();
     assert_eq!(z2off.optimizer_bytes.get(), 0);
@@ -582,26 +633,31 @@ fn zero3_partitions_and_data_parallel_does_not() {
     assert_eq!(z2off.nvme_bytes.get(), 0);
     // On the GPU, ZeRO-2's step casts this rank's gradient partition to fp32 (4 B × P / 8) beside
     // foreach AdamW's one-moment temporary (4 B × P / 8).
-    let z2 = estimate(&EstimateInput {
-        zero: 2.0,
-        ..base.clone()
+    let z2 = estimate(&{
+        let mut input = base.clone();
+        input.placement.zero = 2.0;
+        input
     })
     .unwrap();
     assert_eq!(comp(&z2, K::StepTemporaries), 2 * (4 * p).div_ceil(8));
     // ZeRO-Infinity to NVMe (a ZeRO-3 feature): the same partitions and the 16-bit parameters
     // (18 B per parameter / 8) on the drive, none in CPU memory; below ZeRO-3 it is refused.
-    let z3nvme = estimate(&EstimateInput {
-        zero: 3.0,
-        offload: Offload::Nvme,
-        ..base.clone()
+    let z3nvme = estimate(&{
+        let mut input = base.clone();
+        input.placement.zero = 3.0;
+        input.placement.offload = Offload::Nvme;
+        input
     })
     .unwrap();
     assert_eq!(z3nvme.nvme_bytes.get(), (18 * p).div_ceil(8));
     assert_eq!(z3nvme.cpu_bytes.get(), 0);
     assert_eq!(z3nvme.weights_bytes.get(), 0);
     let z2nvme = estimate(&EstimateInput {
-        zero: 2.0,
-        offload: Offload::Nvme,
+        placement: PlacementInput {
+            zero: 2.0,
+            offload: Offload::Nvme,
+            ..base.placement
+        },
         ..base
     })
     .unwrap_err();
@@ -610,14 +666,15 @@ fn zero3_partitions_and_data_parallel_does_not() {
 
 #[test]
 fn tensor_parallel_splits_weights() {
-    let e = estimate(&EstimateInput {
-        mode: Mode::Serve,
-        tp: 2.0,
-        gpus: Some(2.0),
-        gpu_memory: Some("79.19GiB".into()),
-        gpu_memory_utilization: 0.95,
-        max_model_len: Some(8192.0),
-        ..input(llama8b())
+    let e = estimate(&{
+        let mut input = input(llama8b());
+        input.run.mode = Mode::Serve;
+        input.placement.tp = 2.0;
+        input.placement.gpus = Some(2.0);
+        input.hardware.gpu_memory = Some("79.19GiB".into());
+        input.serving.gpu_memory_utilization = 0.95;
+        input.serving.max_model_len = Some(8192.0);
+        input
     })
     .unwrap();
     // Measured at tp = 2: weights 7.51 GiB per GPU, KV 1,044,688 tokens (calibration data).
@@ -629,14 +686,15 @@ fn tensor_parallel_splits_weights() {
 
 #[test]
 fn llamacpp_partial_offload_by_hand() {
-    let e = estimate(&EstimateInput {
-        engine: Engine::Llamacpp,
-        gpu_layers: Some(16.0),
-        max_model_len: Some(4096.0),
-        quantization: Quantization::Gguf {
+    let e = estimate(&{
+        let mut input = input(llama8b());
+        input.run.engine = Engine::Llamacpp;
+        input.placement.gpu_layers = Some(16.0);
+        input.serving.max_model_len = Some(4096.0);
+        input.model.quantization = Quantization::Gguf {
             file_type: crate::precision::GgufFileType::Q8_0,
-        },
-        ..input(llama8b())
+        };
+        input
     })
     .unwrap();
     // -ngl 16 puts the output layer on the GPU first, then the last 15 of 32 blocks, in Q8_0:
@@ -684,66 +742,75 @@ fn moe_keeps_all_experts_resident() {
 fn bad_input_names_the_field() {
     let cases: [(EstimateInput, &str); 9] = [
         (
-            EstimateInput {
-                batch: 0.0,
-                ..input(llama8b())
+            {
+                let mut input = input(llama8b());
+                input.run.batch = 0.0;
+                input
             },
             "batch",
         ),
         (
-            EstimateInput {
-                batch: f64::NAN,
-                ..input(llama8b())
+            {
+                let mut input = input(llama8b());
+                input.run.batch = f64::NAN;
+                input
             },
             "batch",
         ),
         (
-            EstimateInput {
-                seq_len: 1.5,
-                ..input(llama8b())
+            {
+                let mut input = input(llama8b());
+                input.run.seq_len = 1.5;
+                input
             },
             "seq_len",
         ),
         (
-            EstimateInput {
-                seq_len: -4.0,
-                ..input(llama8b())
+            {
+                let mut input = input(llama8b());
+                input.run.seq_len = -4.0;
+                input
             },
             "seq_len",
         ),
         (
-            EstimateInput {
-                gpu_memory: Some("80".into()),
-                ..input(llama8b())
+            {
+                let mut input = input(llama8b());
+                input.hardware.gpu_memory = Some("80".into());
+                input
             },
             "gpu_memory",
         ),
         (
-            EstimateInput {
-                gpus: Some(3.0),
-                tp: 2.0,
-                ..input(llama8b())
+            {
+                let mut input = input(llama8b());
+                input.placement.gpus = Some(3.0);
+                input.placement.tp = 2.0;
+                input
             },
             "gpus",
         ),
         (
-            EstimateInput {
-                gpu_memory_utilization: 1.5,
-                ..input(llama8b())
+            {
+                let mut input = input(llama8b());
+                input.serving.gpu_memory_utilization = 1.5;
+                input
             },
             "gpu_memory_utilization",
         ),
         (
-            EstimateInput {
-                lora_targets: alloc::vec!["qq".into()],
-                ..input(llama8b())
+            {
+                let mut input = input(llama8b());
+                input.training.lora_targets = alloc::vec!["qq".into()];
+                input
             },
             "lora_targets",
         ),
         (
-            EstimateInput {
-                arch: None,
-                ..input(llama8b())
+            {
+                let mut input = input(llama8b());
+                input.model.arch = None;
+                input
             },
             "model",
         ),
@@ -758,9 +825,15 @@ fn bad_input_names_the_field() {
 #[test]
 fn quick_mode_from_params_only() {
     let e = estimate(&EstimateInput {
-        params: Some("7B".into()),
-        dtype: Some(Dtype::Fp16),
-        ..EstimateInput::default()
+        model: ModelInput {
+            params: Some("7B".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            dtype: Some(Dtype::Fp16),
+            ..Default::default()
+        },
+        ..Default::default()
     })
     .unwrap();
     assert_eq!(e.params, 7_000_000_000);
@@ -768,21 +841,33 @@ fn quick_mode_from_params_only() {
     assert_eq!(e.quick.weights_bytes.get(), 14_000_000_000);
     assert!(e.differences.iter().any(|d| d.key == "quick_only"));
     let t = estimate(&EstimateInput {
-        params: Some("7B".into()),
-        mode: Mode::Training,
-        dtype: Some(Dtype::Fp16),
-        ..EstimateInput::default()
+        model: ModelInput {
+            params: Some("7B".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Training,
+            dtype: Some(Dtype::Fp16),
+            ..Default::default()
+        },
+        ..Default::default()
     })
     .unwrap();
     assert_eq!(t.quick.theory_bytes.get(), 49_000_000_000);
     // vLLM from a bare count: no head_dim or positions, so no rotary cache term in the formula,
     // and the weights are the bare 7e9 × 2 B.
     let v = estimate(&EstimateInput {
-        params: Some("7B".into()),
-        mode: Mode::Serve,
-        engine: Engine::Vllm,
-        dtype: Some(Dtype::Fp16),
-        ..EstimateInput::default()
+        model: ModelInput {
+            params: Some("7B".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Serve,
+            engine: Engine::Vllm,
+            dtype: Some(Dtype::Fp16),
+            ..Default::default()
+        },
+        ..Default::default()
     })
     .unwrap();
     assert_eq!(v.weights_bytes.get(), 14_000_000_000);
@@ -792,9 +877,10 @@ fn quick_mode_from_params_only() {
 
 #[test]
 fn fit_against_a_device() {
-    let e = estimate(&EstimateInput {
-        gpu_memory: Some("16GiB".into()),
-        ..input(llama8b())
+    let e = estimate(&{
+        let mut input = input(llama8b());
+        input.hardware.gpu_memory = Some("16GiB".into());
+        input
     })
     .unwrap();
     let f = e.fit.unwrap();
@@ -805,10 +891,11 @@ fn fit_against_a_device() {
 
 #[test]
 fn serving_fits_only_when_the_pool_holds_the_sequences() {
-    let base = EstimateInput {
-        mode: Mode::Serve,
-        gpu_memory: Some("24GiB".into()),
-        ..input(llama8b())
+    let base = {
+        let mut input = input(llama8b());
+        input.run.mode = Mode::Serve;
+        input.hardware.gpu_memory = Some("24GiB".into());
+        input
     };
     // Default max_model_len = 131,072 (max_position_embeddings); the pool on 24 GiB at 0.9 is about
     // 21.6 − 14.99 − 0.46 − 0.25 ≈ 5.9 GiB = ~48k tokens at 128 KiB: vLLM refuses to start.
@@ -817,7 +904,10 @@ fn serving_fits_only_when_the_pool_holds_the_sequences() {
     assert!(!f.fits);
     assert_eq!(f.reason.unwrap().key, "kv_pool_too_small");
     let ok = estimate(&EstimateInput {
-        max_model_len: Some(8192.0),
+        serving: ServingInput {
+            max_model_len: Some(8192.0),
+            ..base.serving
+        },
         ..base
     })
     .unwrap();
@@ -847,8 +937,11 @@ fn presets_ship_in_their_released_format() {
     // 12.8 GiB (20b), with MXFP4 MoE weights and bf16 elsewhere.
     let w = |id: &str| {
         estimate(&EstimateInput {
-            model: Some(id.into()),
-            ..EstimateInput::default()
+            model: ModelInput {
+                model: Some(id.into()),
+                ..Default::default()
+            },
+            ..Default::default()
         })
         .unwrap()
         .weights_bytes
@@ -866,9 +959,12 @@ fn presets_ship_in_their_released_format() {
     );
     // Asking for another format overrides the shipped one.
     let bf16 = estimate(&EstimateInput {
-        model: Some("openai/gpt-oss-20b".into()),
-        quantization: Quantization::W8a8,
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("openai/gpt-oss-20b".into()),
+            quantization: Quantization::W8a8,
+            ..Default::default()
+        },
+        ..Default::default()
     })
     .unwrap();
     assert!(bf16.weights_bytes.as_gib() > 19.0);
@@ -898,8 +994,8 @@ fn a_count_says_whether_it_is_fractional_or_out_of_range() {
 fn too_few_gpus_for_the_parallel_layout_says_how_many_it_needs() {
     let with = |gpus: f64, tp: f64| {
         let mut i = input(llama8b());
-        i.gpus = Some(gpus);
-        i.tp = tp;
+        i.placement.gpus = Some(gpus);
+        i.placement.tp = tp;
         super::estimate(&i).unwrap_err()
     };
     // `--tp 2` with the default one GPU: one model copy needs tp × pp = 2 GPUs.
@@ -923,12 +1019,13 @@ fn vllm_without_a_card_holds_batch_full_length_sequences() {
     // 2 × 32 layers × 8 kv heads × 128 × 2 B = 131,072 B per token, so 8192 tokens are 1 GiB.
     // The formula showed max_num_seqs (256) where it multiplied by the batch.
     let kv = |batch: f64| {
-        let e = estimate(&EstimateInput {
-            mode: Mode::Serve,
-            engine: Engine::Vllm,
-            batch,
-            max_model_len: Some(8192.0),
-            ..input(llama8b())
+        let e = estimate(&{
+            let mut input = input(llama8b());
+            input.run.mode = Mode::Serve;
+            input.run.engine = Engine::Vllm;
+            input.run.batch = batch;
+            input.serving.max_model_len = Some(8192.0);
+            input
         })
         .unwrap();
         let c = e.components.iter().find(|c| c.key == K::KvCache).unwrap();
@@ -963,11 +1060,12 @@ fn vllm_past_the_trained_context_is_noted() {
     // Llama 3.1 8B's max_position_embeddings is 131,072; vLLM refuses a longer max_model_len
     // unless told to allow it.
     let serve = |len: f64| {
-        estimate(&EstimateInput {
-            mode: Mode::Serve,
-            engine: Engine::Vllm,
-            max_model_len: Some(len),
-            ..input(llama8b())
+        estimate(&{
+            let mut input = input(llama8b());
+            input.run.mode = Mode::Serve;
+            input.run.engine = Engine::Vllm;
+            input.serving.max_model_len = Some(len);
+            input
         })
         .unwrap()
     };
@@ -984,11 +1082,12 @@ fn vllm_past_the_trained_context_is_noted() {
 fn offload_without_zero_is_refused_not_ignored() {
     // Before, `--offload cpu` alone kept all 59.83 GiB of AdamW states on the GPU in silence.
     let train = |zero: f64, offload: Offload| {
-        estimate(&EstimateInput {
-            mode: Mode::Training,
-            zero,
-            offload,
-            ..input(llama8b())
+        estimate(&{
+            let mut input = input(llama8b());
+            input.run.mode = Mode::Training;
+            input.placement.zero = zero;
+            input.placement.offload = offload;
+            input
         })
     };
     let e = train(0.0, Offload::Cpu).unwrap_err();
@@ -1004,9 +1103,10 @@ fn offload_without_zero_is_refused_not_ignored() {
     assert_eq!(comp(&z1, K::Optimizer), 0);
     assert!(train(0.0, Offload::None).is_ok());
     // Inference ignores the training options (the site keeps them while its mode changes).
-    let infer = estimate(&EstimateInput {
-        offload: Offload::Cpu,
-        ..input(llama8b())
+    let infer = estimate(&{
+        let mut input = input(llama8b());
+        input.placement.offload = Offload::Cpu;
+        input
     });
     assert!(infer.is_ok());
 }
@@ -1016,10 +1116,11 @@ fn a_sequence_past_the_trained_context_is_noted() {
     // Llama 3.1 8B: max_position_embeddings 131,072. Inference counts the prompt and the new
     // tokens (131,000 + 256 = 131,256 is past it); training the sequence length.
     let run = |mode: Mode, seq: f64| {
-        estimate(&EstimateInput {
-            mode,
-            seq_len: seq,
-            ..input(llama8b())
+        estimate(&{
+            let mut input = input(llama8b());
+            input.run.mode = mode;
+            input.run.seq_len = seq;
+            input
         })
         .unwrap()
     };
@@ -1051,10 +1152,11 @@ fn tensor_parallel_must_split_the_heads() {
         (3.0, false),
         (64.0, false),
     ] {
-        let r = estimate(&EstimateInput {
-            tp,
-            gpus: Some(tp),
-            ..input(llama8b())
+        let r = estimate(&{
+            let mut input = input(llama8b());
+            input.placement.tp = tp;
+            input.placement.gpus = Some(tp);
+            input
         });
         match r {
             Ok(_) => assert!(ok, "tp {tp} accepted"),
@@ -1075,9 +1177,10 @@ fn tensor_parallel_must_split_the_heads() {
 fn each_engine_takes_its_own_formats() {
     let refused = |i: EstimateInput| estimate(&i).unwrap_err();
     // KV-cache types: q8_0 and q4_0 are llama.cpp's, fp8 is vLLM's.
-    let e = refused(EstimateInput {
-        kv_dtype: KvDtype::Q8_0,
-        ..input(llama8b())
+    let e = refused({
+        let mut input = input(llama8b());
+        input.run.kv_dtype = KvDtype::Q8_0;
+        input
     });
     assert_eq!(e.field, "kv_dtype");
     assert_eq!(
@@ -1088,30 +1191,33 @@ fn each_engine_takes_its_own_formats() {
         e.accepted,
         "one of auto, fp16, bf16 with Hugging Face transformers"
     );
-    let e = refused(EstimateInput {
-        mode: Mode::Serve,
-        engine: Engine::Vllm,
-        kv_dtype: KvDtype::Q4_0,
-        ..input(llama8b())
+    let e = refused({
+        let mut input = input(llama8b());
+        input.run.mode = Mode::Serve;
+        input.run.engine = Engine::Vllm;
+        input.run.kv_dtype = KvDtype::Q4_0;
+        input
     });
     assert_eq!(e.accepted, "one of auto, fp16, bf16, fp8 with vLLM");
-    let e = refused(EstimateInput {
-        engine: Engine::Llamacpp,
-        kv_dtype: KvDtype::Fp8,
-        ..input(llama8b())
+    let e = refused({
+        let mut input = input(llama8b());
+        input.run.engine = Engine::Llamacpp;
+        input.run.kv_dtype = KvDtype::Fp8;
+        input
     });
     assert_eq!(
         e.accepted,
         "one of auto, fp16, bf16, q8_0, q4_0 with llama.cpp"
     );
     // llama.cpp loads GGUF files, not GPTQ checkpoints.
-    let e = refused(EstimateInput {
-        engine: Engine::Llamacpp,
-        quantization: Quantization::Gptq {
+    let e = refused({
+        let mut input = input(llama8b());
+        input.run.engine = Engine::Llamacpp;
+        input.model.quantization = Quantization::Gptq {
             bits: 4,
             group_size: 128,
-        },
-        ..input(llama8b())
+        };
+        input
     });
     assert_eq!(
         (e.field.as_str(), e.problem.as_str()),
@@ -1119,30 +1225,33 @@ fn each_engine_takes_its_own_formats() {
     );
     // Training keeps no KV cache: its KV dtype is not checked.
     assert!(
-        estimate(&EstimateInput {
-            mode: Mode::Training,
-            kv_dtype: KvDtype::Q4_0,
-            ..input(llama8b())
+        estimate(&{
+            let mut input = input(llama8b());
+            input.run.mode = Mode::Training;
+            input.run.kv_dtype = KvDtype::Q4_0;
+            input
         })
         .is_ok()
     );
     // transformers dequantizes a GGUF file on load: Llama-3.1-8B's weights are the bf16
     // 8,030,261,248 × 2 B, not the Q4_K_M file's 4.9 GB, and the estimate says why.
-    let h = estimate(&EstimateInput {
-        quantization: Quantization::Gguf {
+    let h = estimate(&{
+        let mut input = input(llama8b());
+        input.model.quantization = Quantization::Gguf {
             file_type: crate::precision::GgufFileType::Q4_K_M,
-        },
-        ..input(llama8b())
+        };
+        input
     })
     .unwrap();
     assert_eq!(h.weights_bytes.get(), 16_060_522_496);
     assert!(h.notes.iter().any(|n| n.key == "gguf_dequantized"));
-    let l = estimate(&EstimateInput {
-        engine: Engine::Llamacpp,
-        quantization: Quantization::Gguf {
+    let l = estimate(&{
+        let mut input = input(llama8b());
+        input.run.engine = Engine::Llamacpp;
+        input.model.quantization = Quantization::Gguf {
             file_type: crate::precision::GgufFileType::Q4_K_M,
-        },
-        ..input(llama8b())
+        };
+        input
     })
     .unwrap();
     assert!(l.weights_bytes.get() + l.cpu_bytes.get() < 5_000_000_000);
@@ -1158,12 +1267,13 @@ fn pipeline_training_counts_the_busiest_stages_parameters() {
     let arch = crate::presets::find("meta-llama/Llama-3.1-70B")
         .unwrap()
         .arch;
-    let e = estimate(&EstimateInput {
-        mode: Mode::Training,
-        pp: 8.0,
-        gpus: Some(8.0),
-        grad_checkpointing: Checkpointing::Full,
-        ..input(arch)
+    let e = estimate(&{
+        let mut input = input(arch);
+        input.run.mode = Mode::Training;
+        input.placement.pp = 8.0;
+        input.placement.gpus = Some(8.0);
+        input.training.grad_checkpointing = Checkpointing::Full;
+        input
     })
     .unwrap();
     let last = 10 * 855_654_400 + 1_050_673_152 + 8192;
@@ -1180,13 +1290,14 @@ fn llama_cpp_caches_only_the_window_for_interleaved_sliding_layers() {
     // 2 × 16 KV heads × 128 = 4096 f16 values per token and layer:
     // 4096 × (10 × 32,768 + 52 × 1536) × 2 B = 3,338,665,984 B.
     let arch = crate::presets::find("google/gemma-3-27b-it").unwrap().arch;
-    let e = estimate(&EstimateInput {
-        engine: Engine::Llamacpp,
-        quantization: Quantization::Gguf {
+    let e = estimate(&{
+        let mut input = input(arch);
+        input.run.engine = Engine::Llamacpp;
+        input.model.quantization = Quantization::Gguf {
             file_type: crate::precision::GgufFileType::Q8_0,
-        },
-        max_model_len: Some(32_768.0),
-        ..input(arch)
+        };
+        input.serving.max_model_len = Some(32_768.0);
+        input
     })
     .unwrap();
     assert_eq!(comp(&e, K::KvCache), 4096 * (10 * 32_768 + 52 * 1536) * 2);
@@ -1195,10 +1306,11 @@ fn llama_cpp_caches_only_the_window_for_interleaved_sliding_layers() {
     let m = crate::presets::find("mistralai/Mistral-7B-v0.1")
         .unwrap()
         .arch;
-    let e = estimate(&EstimateInput {
-        engine: Engine::Llamacpp,
-        max_model_len: Some(32_768.0),
-        ..input(m)
+    let e = estimate(&{
+        let mut input = input(m);
+        input.run.engine = Engine::Llamacpp;
+        input.serving.max_model_len = Some(32_768.0);
+        input
     })
     .unwrap();
     assert_eq!(comp(&e, K::KvCache), 2 * 8 * 128 * 32 * 32_768 * 2);
@@ -1214,13 +1326,25 @@ fn llama_cpp_caches_only_the_window_for_interleaved_sliding_layers() {
 #[test]
 fn vllm_sliding_window_requests_by_hand() {
     let gemma = |gpu: Option<&str>| EstimateInput {
-        model: Some("google/gemma-3-27b-it".into()),
-        mode: Mode::Serve,
-        engine: Engine::Vllm,
-        gpu: gpu.map(String::from),
-        max_model_len: Some(131_072.0),
-        max_num_batched_tokens: Some(8192.0),
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("google/gemma-3-27b-it".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Serve,
+            engine: Engine::Vllm,
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(131_072.0),
+            max_num_batched_tokens: Some(8192.0),
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: gpu.map(String::from),
+            ..Default::default()
+        },
+        ..Default::default()
     };
     let none = estimate(&gemma(None)).unwrap();
     assert_eq!(none.kv_cache_bytes.get(), 14_670_102_528);
@@ -1239,9 +1363,10 @@ fn vllm_sliding_window_requests_by_hand() {
     assert_eq!(e.kv_cache_tokens, Some(blocks / 7 * 16));
     // Four such requests at once: vLLM starts, but the run does not fit as asked (the pool holds
     // one of the four at once), and the reason says how many it holds and what card holds all.
-    let four = estimate(&EstimateInput {
-        batch: 4.0,
-        ..gemma(Some("h100-sxm5-80gb"))
+    let four = estimate(&{
+        let mut input = gemma(Some("h100-sxm5-80gb"));
+        input.run.batch = 4.0;
+        input
     })
     .unwrap();
     let fit = four.fit.as_ref().unwrap();
@@ -1264,9 +1389,10 @@ fn vllm_sliding_window_requests_by_hand() {
     // The serving M_theory holds the four: 4 × 14,670,102,528 B of KV in the budget.
     assert!(four.required_bytes.get() > 4 * 14_670_102_528);
     // A request that does not fit the pool: vLLM refuses to start, and the reason says by how much.
-    let long = estimate(&EstimateInput {
-        gpu: Some("l4".into()),
-        ..gemma(None)
+    let long = estimate(&{
+        let mut input = gemma(None);
+        input.hardware.gpu = Some("l4".into());
+        input
     })
     .unwrap();
     let fit = long.fit.unwrap();
@@ -1288,15 +1414,24 @@ fn vllm_sliding_window_requests_by_hand() {
 fn llamacpp_compute_buffer_by_hand() {
     let run = |attention| {
         estimate(&EstimateInput {
-            engine_version: Some("b9508".into()),
-            model: Some("meta-llama/Llama-3.1-8B".into()),
-            engine: Engine::Llamacpp,
-            quantization: Quantization::Gguf {
-                file_type: crate::precision::GgufFileType::Q4_K_M,
+            model: ModelInput {
+                model: Some("meta-llama/Llama-3.1-8B".into()),
+                quantization: Quantization::Gguf {
+                    file_type: crate::precision::GgufFileType::Q4_K_M,
+                },
+                ..Default::default()
             },
-            max_model_len: Some(8192.0),
-            attention,
-            ..EstimateInput::default()
+            run: RunInput {
+                engine_version: Some("b9508".into()),
+                engine: Engine::Llamacpp,
+                attention,
+                ..Default::default()
+            },
+            serving: ServingInput {
+                max_model_len: Some(8192.0),
+                ..Default::default()
+            },
+            ..Default::default()
         })
         .unwrap()
     };
@@ -1317,10 +1452,16 @@ fn llamacpp_compute_buffer_by_hand() {
 fn llamacpp_from_a_parameter_count() {
     let run = |quantization| {
         estimate(&EstimateInput {
-            params: Some("7B".into()),
-            engine: Engine::Llamacpp,
-            quantization,
-            ..EstimateInput::default()
+            model: ModelInput {
+                params: Some("7B".into()),
+                quantization,
+                ..Default::default()
+            },
+            run: RunInput {
+                engine: Engine::Llamacpp,
+                ..Default::default()
+            },
+            ..Default::default()
         })
         .unwrap()
     };
@@ -1341,12 +1482,24 @@ fn llamacpp_from_a_parameter_count() {
 #[test]
 fn lora_under_zero3_partitions_the_base() {
     let base = EstimateInput {
-        model: Some("meta-llama/Llama-3.1-70B".into()),
-        mode: Mode::Training,
-        lora_rank: 16.0,
-        zero: 3.0,
-        gpus: Some(8.0),
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("meta-llama/Llama-3.1-70B".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Training,
+            ..Default::default()
+        },
+        training: TrainingInput {
+            lora_rank: 16.0,
+            ..Default::default()
+        },
+        placement: PlacementInput {
+            zero: 3.0,
+            gpus: Some(8.0),
+            ..Default::default()
+        },
+        ..Default::default()
     };
     let e = estimate(&base).unwrap();
     let (p, t) = (70_553_706_496u64, 32_768_000u64);
@@ -1356,7 +1509,10 @@ fn lora_under_zero3_partitions_the_base() {
     assert_eq!(e.gradients_bytes.get(), (t * 2).div_ceil(8));
     assert_eq!(e.optimizer_bytes.get(), (t * 12).div_ceil(8));
     let off = estimate(&EstimateInput {
-        offload: Offload::Cpu,
+        placement: PlacementInput {
+            offload: Offload::Cpu,
+            ..base.placement
+        },
         ..base
     })
     .unwrap();
@@ -1369,12 +1525,13 @@ fn lora_under_zero3_partitions_the_base() {
 #[test]
 fn lion_under_zero_has_one_moment_of_temporary() {
     let p = 8_030_261_248u64;
-    let e = estimate(&EstimateInput {
-        mode: Mode::Training,
-        optimizer: Optimizer::Lion,
-        zero: 1.0,
-        gpus: Some(8.0),
-        ..input(llama8b())
+    let e = estimate(&{
+        let mut input = input(llama8b());
+        input.run.mode = Mode::Training;
+        input.training.optimizer = Optimizer::Lion;
+        input.placement.zero = 1.0;
+        input.placement.gpus = Some(8.0);
+        input
     })
     .unwrap();
     assert_eq!(comp(&e, K::StepTemporaries), 2 * (4 * p).div_ceil(8));
@@ -1392,12 +1549,13 @@ fn lion_under_zero_has_one_moment_of_temporary() {
 #[test]
 fn eager_scores_by_hand_in_bf16_and_fp32() {
     let run = |precision, attention| {
-        estimate(&EstimateInput {
-            mode: Mode::Training,
-            precision,
-            attention,
-            seq_len: 1024.0,
-            ..input(llama8b())
+        estimate(&{
+            let mut input = input(llama8b());
+            input.run.mode = Mode::Training;
+            input.training.precision = precision;
+            input.run.attention = attention;
+            input.run.seq_len = 1024.0;
+            input
         })
         .unwrap()
         .activations_bytes
@@ -1421,12 +1579,21 @@ fn eager_scores_by_hand_in_bf16_and_fp32() {
 #[test]
 fn pipeline_stages_split_as_vllm_does() {
     let e = estimate(&EstimateInput {
-        model: Some("Qwen/Qwen2.5-7B-Instruct".into()),
-        mode: Mode::Serve,
-        engine: Engine::Vllm,
-        pp: 3.0,
-        gpus: Some(3.0),
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("Qwen/Qwen2.5-7B-Instruct".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Serve,
+            engine: Engine::Vllm,
+            ..Default::default()
+        },
+        placement: PlacementInput {
+            pp: 3.0,
+            gpus: Some(3.0),
+            ..Default::default()
+        },
+        ..Default::default()
     })
     .unwrap();
     let rope = 32_768 * 128 * 2; // the rotary cos/sin cache vLLM adds to the weights
@@ -1467,15 +1634,27 @@ fn pipeline_stages_split_as_vllm_does() {
 fn llamacpp_splits_layers_across_gpus() {
     let run = |gpus: f64, tp: f64| {
         estimate(&EstimateInput {
-            model: Some("meta-llama/Llama-3.1-8B".into()),
-            engine: Engine::Llamacpp,
-            quantization: Quantization::Gguf {
-                file_type: crate::precision::GgufFileType::Q4_K_M,
+            model: ModelInput {
+                model: Some("meta-llama/Llama-3.1-8B".into()),
+                quantization: Quantization::Gguf {
+                    file_type: crate::precision::GgufFileType::Q4_K_M,
+                },
+                ..Default::default()
             },
-            max_model_len: Some(8192.0),
-            gpus: Some(gpus),
-            tp,
-            ..EstimateInput::default()
+            run: RunInput {
+                engine: Engine::Llamacpp,
+                ..Default::default()
+            },
+            serving: ServingInput {
+                max_model_len: Some(8192.0),
+                ..Default::default()
+            },
+            placement: PlacementInput {
+                gpus: Some(gpus),
+                tp,
+                ..Default::default()
+            },
+            ..Default::default()
         })
     };
     let one = run(1.0, 1.0).unwrap();
@@ -1499,12 +1678,21 @@ fn llamacpp_splits_layers_across_gpus() {
 fn mla_down_projections_and_routers_are_replicated_under_tp() {
     let run = |tp: f64| {
         estimate(&EstimateInput {
-            model: Some("deepseek-ai/DeepSeek-V3".into()),
-            mode: Mode::Serve,
-            engine: Engine::Vllm,
-            tp,
-            gpus: Some(tp),
-            ..EstimateInput::default()
+            model: ModelInput {
+                model: Some("deepseek-ai/DeepSeek-V3".into()),
+                ..Default::default()
+            },
+            run: RunInput {
+                mode: Mode::Serve,
+                engine: Engine::Vllm,
+                ..Default::default()
+            },
+            placement: PlacementInput {
+                tp,
+                gpus: Some(tp),
+                ..Default::default()
+            },
+            ..Default::default()
         })
         .unwrap()
     };
@@ -1541,10 +1729,16 @@ fn mla_down_projections_and_routers_are_replicated_under_tp() {
 fn vision_and_audio_models_see_their_own_sequences() {
     let vit = |seq: f64| {
         estimate(&EstimateInput {
-            model: Some("google/vit-large-patch16-224".into()),
-            mode: Mode::Training,
-            seq_len: seq,
-            ..EstimateInput::default()
+            model: ModelInput {
+                model: Some("google/vit-large-patch16-224".into()),
+                ..Default::default()
+            },
+            run: RunInput {
+                mode: Mode::Training,
+                seq_len: seq,
+                ..Default::default()
+            },
+            ..Default::default()
         })
         .unwrap()
     };
@@ -1555,10 +1749,16 @@ fn vision_and_audio_models_see_their_own_sequences() {
     assert_eq!(a.activations_bytes.get(), 197 * per_tok * 24);
     // Whisper-tiny (4 encoder and 4 decoder blocks): 448 decoder tokens and 1,500 frames.
     let w = estimate(&EstimateInput {
-        model: Some("openai/whisper-tiny".into()),
-        mode: Mode::Training,
-        seq_len: 448.0,
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("openai/whisper-tiny".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Training,
+            seq_len: 448.0,
+            ..Default::default()
+        },
+        ..Default::default()
     })
     .unwrap();
     let (_, per_tok) = activation_formula(&w);
@@ -1582,10 +1782,19 @@ fn vision_and_audio_models_see_their_own_sequences() {
 #[test]
 fn gpt_oss_in_llamacpp_is_its_mxfp4_gguf() {
     let e = estimate(&EstimateInput {
-        model: Some("openai/gpt-oss-20b".into()),
-        engine: Engine::Llamacpp,
-        max_model_len: Some(131_072.0),
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("openai/gpt-oss-20b".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            engine: Engine::Llamacpp,
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(131_072.0),
+            ..Default::default()
+        },
+        ..Default::default()
     })
     .unwrap();
     let gib = |x: u64| x as f64 / GIB as f64;
@@ -1603,11 +1812,12 @@ fn gpt_oss_in_llamacpp_is_its_mxfp4_gguf() {
 /// (the scales: 250.9 MB).
 #[test]
 fn adamw_8bit_counts_its_block_scales() {
-    let e = estimate(&EstimateInput {
-        mode: Mode::Training,
-        optimizer: Optimizer::Adamw8bit,
-        precision: Precision::Bf16,
-        ..input(llama8b())
+    let e = estimate(&{
+        let mut input = input(llama8b());
+        input.run.mode = Mode::Training;
+        input.training.optimizer = Optimizer::Adamw8bit;
+        input.training.precision = Precision::Bf16;
+        input
     })
     .unwrap();
     let p = 8_030_261_248u64;
@@ -1622,14 +1832,15 @@ fn adamw_8bit_counts_its_block_scales() {
 #[test]
 fn adafactor_temporary_is_the_largest_trainable_tensor() {
     let run = |lora_rank: f64, tp: f64| {
-        let e = estimate(&EstimateInput {
-            mode: Mode::Training,
-            optimizer: Optimizer::Adafactor,
-            lora_rank,
-            lora_targets: alloc::vec!["q_proj".into(), "v_proj".into()],
-            tp,
-            gpus: Some(tp),
-            ..input(llama8b())
+        let e = estimate(&{
+            let mut input = input(llama8b());
+            input.run.mode = Mode::Training;
+            input.training.optimizer = Optimizer::Adafactor;
+            input.training.lora_rank = lora_rank;
+            input.training.lora_targets = alloc::vec!["q_proj".into(), "v_proj".into()];
+            input.placement.tp = tp;
+            input.placement.gpus = Some(tp);
+            input
         })
         .unwrap();
         e.components
@@ -1665,9 +1876,15 @@ fn moe_training_saves_every_routed_slot() {
         ("Qwen/Qwen3-30B-A3B", 243_392),
     ] {
         let e = estimate(&EstimateInput {
-            model: Some(model.into()),
-            mode: Mode::Training,
-            ..EstimateInput::default()
+            model: ModelInput {
+                model: Some(model.into()),
+                ..Default::default()
+            },
+            run: RunInput {
+                mode: Mode::Training,
+                ..Default::default()
+            },
+            ..Default::default()
         })
         .unwrap();
         assert_eq!(activation_formula(&e).1, per_tok, "{model}");
@@ -1684,11 +1901,17 @@ fn moe_training_saves_every_routed_slot() {
 #[test]
 fn whisper_keeps_cross_attention_keys_and_values() {
     let e = estimate(&EstimateInput {
-        model: Some("openai/whisper-tiny".into()),
-        batch: 16.0,
-        seq_len: 4.0,
-        new_tokens: 444.0,
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("openai/whisper-tiny".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            batch: 16.0,
+            seq_len: 4.0,
+            new_tokens: 444.0,
+            ..Default::default()
+        },
+        ..Default::default()
     })
     .unwrap();
     assert_eq!(
@@ -1717,10 +1940,19 @@ fn whisper_keeps_cross_attention_keys_and_values() {
 #[test]
 fn vllm_serves_whisper_with_a_cross_attention_group() {
     let e = estimate(&EstimateInput {
-        model: Some("openai/whisper-tiny".into()),
-        mode: Mode::Serve,
-        gpu: Some("h100-sxm5-80gb".into()),
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("openai/whisper-tiny".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Serve,
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     })
     .unwrap();
     assert_eq!(e.weights_bytes.get(), 37_760_640 * 2);
@@ -1748,10 +1980,19 @@ fn vllm_serves_whisper_with_a_cross_attention_group() {
     assert_eq!(e.kv_cache_tokens, Some(blocks / 2 * 16));
     // On a V100 (no bf16) vLLM picks fp16; an explicit dtype is kept.
     let v100 = estimate(&EstimateInput {
-        model: Some("openai/whisper-tiny".into()),
-        mode: Mode::Serve,
-        gpu: Some("v100-sxm2-32gb".into()),
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("openai/whisper-tiny".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Serve,
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("v100-sxm2-32gb".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     })
     .unwrap();
     let w = v100
@@ -1761,10 +2002,16 @@ fn vllm_serves_whisper_with_a_cross_attention_group() {
         .unwrap();
     assert!(w.formula.contains("(fp16)"), "{}", w.formula);
     let fp32 = estimate(&EstimateInput {
-        model: Some("openai/whisper-tiny".into()),
-        mode: Mode::Serve,
-        dtype: Some(Dtype::Fp32),
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("openai/whisper-tiny".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Serve,
+            dtype: Some(Dtype::Fp32),
+            ..Default::default()
+        },
+        ..Default::default()
     })
     .unwrap();
     assert_eq!(fp32.weights_bytes.get(), 37_760_640 * 4);
@@ -1944,11 +2191,20 @@ fn convnets_are_counted_layer_by_layer() {
 fn convnet_activations_grow_with_the_batch() {
     let run = |mode: Mode, batch: f64| {
         estimate(&EstimateInput {
-            model: Some("microsoft/resnet-50".into()),
-            mode,
-            batch,
-            precision: Precision::Fp32,
-            ..EstimateInput::default()
+            model: ModelInput {
+                model: Some("microsoft/resnet-50".into()),
+                ..Default::default()
+            },
+            run: RunInput {
+                mode,
+                batch,
+                ..Default::default()
+            },
+            training: TrainingInput {
+                precision: Precision::Fp32,
+                ..Default::default()
+            },
+            ..Default::default()
         })
         .unwrap()
     };
@@ -1963,10 +2219,19 @@ fn convnet_activations_grow_with_the_batch() {
     );
     let v100 = crate::catalog::find_device("v100-sxm2-16gb").unwrap();
     let input = EstimateInput {
-        model: Some("microsoft/resnet-50".into()),
-        mode: Mode::Training,
-        precision: Precision::Fp32,
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("microsoft/resnet-50".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Training,
+            ..Default::default()
+        },
+        training: TrainingInput {
+            precision: Precision::Fp32,
+            ..Default::default()
+        },
+        ..Default::default()
     };
     let s = solve(&input, &v100);
     let b = s.max_batch.unwrap();
@@ -2020,12 +2285,21 @@ fn nvfp4_takes_nine_bytes_per_sixteen_values() {
 fn trtllms_kv_formats_need_the_card_and_its_fraction_a_range() {
     let run = |engine, kv_dtype, gpu: &str| {
         EstimateInput {
-            model: Some("meta-llama/Llama-3.1-8B".into()),
-            mode: Mode::Serve,
-            engine,
-            kv_dtype,
-            gpu: Some(gpu.into()),
-            ..EstimateInput::default()
+            model: ModelInput {
+                model: Some("meta-llama/Llama-3.1-8B".into()),
+                ..Default::default()
+            },
+            run: RunInput {
+                mode: Mode::Serve,
+                engine,
+                kv_dtype,
+                ..Default::default()
+            },
+            hardware: HardwareInput {
+                gpu: Some(gpu.into()),
+                ..Default::default()
+            },
+            ..Default::default()
         }
         .resolve()
     };
@@ -2053,11 +2327,20 @@ fn trtllms_kv_formats_need_the_card_and_its_fraction_a_range() {
         (1.5, false),
     ] {
         let r = EstimateInput {
-            model: Some("meta-llama/Llama-3.1-8B".into()),
-            mode: Mode::Serve,
-            engine: Engine::Trtllm,
-            free_gpu_memory_fraction: Some(f),
-            ..EstimateInput::default()
+            model: ModelInput {
+                model: Some("meta-llama/Llama-3.1-8B".into()),
+                ..Default::default()
+            },
+            run: RunInput {
+                mode: Mode::Serve,
+                engine: Engine::Trtllm,
+                ..Default::default()
+            },
+            serving: ServingInput {
+                free_gpu_memory_fraction: Some(f),
+                ..Default::default()
+            },
+            ..Default::default()
         }
         .resolve();
         assert_eq!(r.is_ok(), ok, "{f}");
@@ -2079,13 +2362,14 @@ fn trtllms_kv_formats_need_the_card_and_its_fraction_a_range() {
 fn packing_counts_the_packed_row_as_a_row() {
     for attention in [AttentionImpl::Sdpa, AttentionImpl::Eager] {
         let run = |packing: bool| {
-            estimate(&EstimateInput {
-                mode: Mode::Training,
-                batch: 2.0,
-                seq_len: 2048.0,
-                attention,
-                packing,
-                ..input(llama8b())
+            estimate(&{
+                let mut input = input(llama8b());
+                input.run.mode = Mode::Training;
+                input.run.batch = 2.0;
+                input.run.seq_len = 2048.0;
+                input.run.attention = attention;
+                input.training.packing = packing;
+                input
             })
             .unwrap()
         };

@@ -45,7 +45,7 @@ const GROUPS: [&str; 9] = [
 /// The file a run shape's block is in: by its input alone, so that a run shape keeps its file
 /// whatever its estimate becomes (an error included).
 fn group(input: &EstimateInput) -> &'static str {
-    match (input.mode, input.engine) {
+    match (input.run.mode, input.run.engine) {
         (Mode::Training, _) => "training",
         (Mode::Inference, Engine::Hf) => "hf-inference",
         (_, Engine::Vllm) => "vllm",
@@ -65,15 +65,16 @@ fn header(i: usize, input: &EstimateInput) -> String {
         "#{i} {} {:?} {:?} {:?} gpu={} tp={} pp={}",
         input
             .model
+            .model
             .as_deref()
-            .or(input.params.as_deref())
+            .or(input.model.params.as_deref())
             .unwrap_or("arch"),
-        input.mode,
-        input.engine,
-        input.quantization,
-        input.gpu.as_deref().unwrap_or("-"),
-        input.tp,
-        input.pp,
+        input.run.mode,
+        input.run.engine,
+        input.model.quantization,
+        input.hardware.gpu.as_deref().unwrap_or("-"),
+        input.placement.tp,
+        input.placement.pp,
     );
     let shown = [
         "model",
@@ -484,7 +485,11 @@ fn shape_block(i: usize, input: &EstimateInput) -> String {
     b.push('\n');
     match input.resolve().map(|w| within_reach(w.estimate())) {
         Ok(Ok(e)) => {
-            let name = input.model.as_deref().or(input.params.as_deref());
+            let name = input
+                .model
+                .model
+                .as_deref()
+                .or(input.model.params.as_deref());
             b.push_str(&block(&e, name.unwrap_or("arch")));
         }
         Ok(Err(e)) | Err(e) => {

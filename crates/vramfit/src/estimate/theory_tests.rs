@@ -3,12 +3,14 @@
 //! not. Searched here by bisection on `gpu_memory`, independently of each engine's formula.
 
 use super::{Engine, EstimateInput, Mode, estimate};
+use super::{ModelInput, RunInput, ServingInput};
 
 /// The run on a card of `bytes`.
 fn on_card(input: &EstimateInput, bytes: u64) -> EstimateInput {
-    EstimateInput {
-        gpu_memory: Some(alloc::format!("{bytes}B")),
-        ..input.clone()
+    {
+        let mut input = input.clone();
+        input.hardware.gpu_memory = Some(alloc::format!("{bytes}B"));
+        input
     }
 }
 
@@ -47,11 +49,20 @@ fn smallest_fitting(input: &EstimateInput) -> u64 {
 
 fn serve(model: &str, engine: Engine) -> EstimateInput {
     EstimateInput {
-        model: Some(model.into()),
-        mode: Mode::Serve,
-        engine,
-        max_model_len: Some(8192.0),
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some(model.into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Serve,
+            engine,
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(8192.0),
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
@@ -61,39 +72,44 @@ fn cases() -> alloc::vec::Vec<EstimateInput> {
     for engine in [Engine::Vllm, Engine::Sglang, Engine::Trtllm] {
         for model in ["Qwen/Qwen2.5-0.5B-Instruct", "meta-llama/Llama-3.1-8B"] {
             for batch in [1.0, 16.0] {
-                out.push(EstimateInput {
-                    batch,
-                    ..serve(model, engine)
+                out.push({
+                    let mut input = serve(model, engine);
+                    input.run.batch = batch;
+                    input
                 });
             }
         }
     }
     // The case that said "fits" and then "does not fit" (a budget close to the card's).
-    out.push(EstimateInput {
-        max_model_len: Some(16384.0),
-        images: 2.0,
-        image_width: Some(1920.0),
-        image_height: Some(1080.0),
-        ..serve("Qwen/Qwen3-VL-8B-Instruct", Engine::Vllm)
+    out.push({
+        let mut input = serve("Qwen/Qwen3-VL-8B-Instruct", Engine::Vllm);
+        input.serving.max_model_len = Some(16384.0);
+        input.run.images = 2.0;
+        input.run.image_width = Some(1920.0);
+        input.run.image_height = Some(1080.0);
+        input
     });
     // Memory other programs hold: in vLLM's rest (0.9.1 and later), in its budget before.
     for engine_version in [None, Some(alloc::string::String::from("0.8.5"))] {
-        out.push(EstimateInput {
-            memory_in_use: Some("1.5GiB".into()),
-            engine_version,
-            ..serve("meta-llama/Llama-3.1-8B", Engine::Vllm)
+        out.push({
+            let mut input = serve("meta-llama/Llama-3.1-8B", Engine::Vllm);
+            input.hardware.memory_in_use = Some("1.5GiB".into());
+            input.run.engine_version = engine_version;
+            input
         });
     }
     // SGLang's LoRA pool, out of the static fraction like the weights.
-    out.push(EstimateInput {
-        enable_lora: true,
-        max_lora_rank: Some(64.0),
-        ..serve("meta-llama/Llama-3.1-8B", Engine::Sglang)
+    out.push({
+        let mut input = serve("meta-llama/Llama-3.1-8B", Engine::Sglang);
+        input.serving.enable_lora = true;
+        input.serving.max_lora_rank = Some(64.0);
+        input
     });
     for engine in [Engine::Sglang, Engine::Trtllm] {
-        out.push(EstimateInput {
-            memory_in_use: Some("1.5GiB".into()),
-            ..serve("meta-llama/Llama-3.1-8B", engine)
+        out.push({
+            let mut input = serve("meta-llama/Llama-3.1-8B", engine);
+            input.hardware.memory_in_use = Some("1.5GiB".into());
+            input
         });
     }
     out
@@ -117,9 +133,9 @@ fn m_theory_agrees_with_the_verdict_at_the_edge() {
         if at > smallest + 32 * MIB || under <= below {
             bad.push(alloc::format!(
                 "{:?} {:?} batch {}: fits from {} MiB; M_theory there {} MiB, a MiB below {} MiB",
-                input.engine,
-                input.model,
-                input.batch,
+                input.run.engine,
+                input.model.model,
+                input.run.batch,
                 smallest / MIB,
                 at / MIB,
                 under / MIB
@@ -138,16 +154,16 @@ fn m_theory_without_a_card_is_the_smallest_card_that_fits() {
     let mut bad = alloc::vec::Vec::new();
     for input in cases()
         .into_iter()
-        .filter(|i| i.engine != Engine::Sglang && i.memory_in_use.is_none())
+        .filter(|i| i.run.engine != Engine::Sglang && i.hardware.memory_in_use.is_none())
     {
         let required = estimate(&input).unwrap().required_bytes.get();
         let smallest = smallest_fitting(&input);
         if required > smallest + 32 * MIB || smallest > required + MIB {
             bad.push(alloc::format!(
                 "{:?} {:?} batch {}: required {} MiB, smallest fitting {} MiB",
-                input.engine,
-                input.model,
-                input.batch,
+                input.run.engine,
+                input.model.model,
+                input.run.batch,
                 required / MIB,
                 smallest / MIB
             ));

@@ -84,14 +84,15 @@ pub struct ModelFit {
 
 /// The run of `template` with `model` in `format` on `gpu`.
 fn run_of(template: &EstimateInput, model: &str, format: Quantization, gpu: &Gpu) -> EstimateInput {
-    EstimateInput {
-        model: Some(model.into()),
-        params: None,
-        arch: None,
-        quantization: format,
-        gpu: Some(gpu.id.into()),
-        gpu_memory: None,
-        ..template.clone()
+    {
+        let mut input = template.clone();
+        input.model.model = Some(model.into());
+        input.model.params = None;
+        input.model.arch = None;
+        input.model.quantization = format;
+        input.hardware.gpu = Some(gpu.id.into());
+        input.hardware.gpu_memory = None;
+        input
     }
 }
 
@@ -107,7 +108,7 @@ pub fn models_on(template: &EstimateInput, gpu: &Gpu, with_context: bool) -> Vec
         // An encoder or an image model generates nothing and is run as released: no quantized
         // rows (bitsandbytes, FP8, AWQ and GGUF are formats of decoder LLMs), no tokens/s.
         let generative = p.arch.is_generative();
-        for format in formats(template.mode, template.engine) {
+        for format in formats(template.run.mode, template.run.engine) {
             if !generative && format != Quantization::None {
                 continue;
             }
@@ -120,7 +121,7 @@ pub fn models_on(template: &EstimateInput, gpu: &Gpu, with_context: bool) -> Vec
             let fits = required <= gpu.memory;
             let tokens_per_s = e
                 .ok()
-                .filter(|_| fits && (generative || template.mode == Mode::Training))
+                .filter(|_| fits && (generative || template.run.mode == Mode::Training))
                 .and_then(|e| e.throughput)
                 .and_then(|t| t.decode_tokens_per_s.or(t.tokens_per_s));
             let context = if fits && with_context {
@@ -214,7 +215,7 @@ impl Grid {
 
 /// The grid of every preset on every card of `gpus` for the run of `template`.
 pub fn grid(template: &EstimateInput, gpus: &[&'static Gpu]) -> Grid {
-    let formats = formats(template.mode, template.engine);
+    let formats = formats(template.run.mode, template.run.engine);
     // One card of each class present, and each card's class.
     let mut classes: Vec<(Class, &Gpu)> = Vec::new();
     let class_of: Vec<usize> = gpus
@@ -263,6 +264,8 @@ pub fn grid(template: &EstimateInput, gpus: &[&'static Gpu]) -> Grid {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::estimate::RunInput;
+    use crate::estimate::ServingInput;
     use crate::hardware::{find_gpu, gpus};
 
     /// An encoder (BERT) or an image model (ResNet, ViT) is listed as released, with no
@@ -290,11 +293,17 @@ mod tests {
 
     fn template(mode: Mode, engine: Engine) -> EstimateInput {
         EstimateInput {
-            mode,
-            engine,
-            seq_len: 4096.0,
-            max_model_len: (mode == Mode::Serve).then_some(8192.0),
-            ..EstimateInput::default()
+            run: RunInput {
+                mode,
+                engine,
+                seq_len: 4096.0,
+                ..Default::default()
+            },
+            serving: ServingInput {
+                max_model_len: (mode == Mode::Serve).then_some(8192.0),
+                ..Default::default()
+            },
+            ..Default::default()
         }
     }
 

@@ -109,7 +109,7 @@ pub fn cost_per_job(
     options: &[PlanOption],
     job: Job,
 ) -> Result<Vec<JobCost>> {
-    let training = input.mode == Mode::Training;
+    let training = input.run.mode == Mode::Training;
     if training != (job.kind == JobKind::Train) {
         return Err(input_error!(
             Conflict,
@@ -128,11 +128,11 @@ pub fn cost_per_job(
         let Some(mut run) = layout_input(input, o.parallelism, gpu) else {
             continue;
         };
-        if input.mode == Mode::Serve {
+        if input.run.mode == Mode::Serve {
             // A server fills its card: the largest batch it holds, at most max_num_seqs.
             let cap = run.resolve().map_or(1, |w| w.max_num_seqs);
             let batch = largest_batch(&run, o.usable_bytes).unwrap_or(1).min(cap);
-            run.batch = batch as f64;
+            run.run.batch = batch as f64;
         }
         let Some(speed) = run
             .resolve()
@@ -176,7 +176,7 @@ pub fn cost_per_job(
         let cost = wall_hours * o.price_per_hour;
         out.push(JobCost {
             option: o.clone(),
-            batch: run.batch as u64,
+            batch: run.run.batch as u64,
             tokens_per_s,
             hours: four_figures(hours),
             wall_hours: four_figures(wall_hours),
@@ -198,6 +198,9 @@ pub fn cost_per_job(
 mod tests {
     use super::*;
     use crate::estimate::Engine;
+    use crate::estimate::ModelInput;
+    use crate::estimate::RunInput;
+    use crate::estimate::TrainingInput;
     use crate::hardware::{PlanOptions, gpus, offers, plan};
 
     #[test]
@@ -254,10 +257,16 @@ mod tests {
     #[test]
     fn a_jobs_cost_is_its_hours_at_the_price() {
         let input = EstimateInput {
-            model: Some("meta-llama/Llama-3.1-8B".into()),
-            engine: Engine::Vllm,
-            batch: 8.0,
-            ..EstimateInput::default()
+            model: ModelInput {
+                model: Some("meta-llama/Llama-3.1-8B".into()),
+                ..Default::default()
+            },
+            run: RunInput {
+                engine: Engine::Vllm,
+                batch: 8.0,
+                ..Default::default()
+            },
+            ..Default::default()
         };
         let job = Job {
             kind: JobKind::Generate,
@@ -289,10 +298,19 @@ mod tests {
     #[test]
     fn a_long_job_puts_on_demand_first() {
         let input = EstimateInput {
-            model: Some("meta-llama/Llama-3.1-8B".into()),
-            mode: Mode::Training,
-            lora_rank: 16.0,
-            ..EstimateInput::default()
+            model: ModelInput {
+                model: Some("meta-llama/Llama-3.1-8B".into()),
+                ..Default::default()
+            },
+            run: RunInput {
+                mode: Mode::Training,
+                ..Default::default()
+            },
+            training: TrainingInput {
+                lora_rank: 16.0,
+                ..Default::default()
+            },
+            ..Default::default()
         };
         let job = Job {
             kind: JobKind::Train,

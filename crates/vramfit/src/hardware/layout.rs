@@ -2,6 +2,7 @@
 //! needs. The planners ([`super::plan()`], [`super::job`]) price each layout by it; the
 //! estimator ([`crate::estimate`]) knows nothing of layouts or offers.
 
+use crate::estimate::PlacementInput;
 use crate::estimate::{Engine, EstimateInput, Mode, need};
 use crate::gpu::Gpu;
 use crate::units::Bytes;
@@ -11,7 +12,7 @@ use super::{Layout, ParallelKind, PlanOptions};
 /// Whether `input` is a serving run of an engine that runs data-parallel replicas behind one
 /// endpoint and expert parallel (vLLM, SGLang).
 fn serves_fleets(input: &EstimateInput) -> bool {
-    input.mode == Mode::Serve && matches!(input.engine, Engine::Vllm | Engine::Sglang)
+    input.run.mode == Mode::Serve && matches!(input.run.engine, Engine::Vllm | Engine::Sglang)
 }
 
 impl PlanOptions {
@@ -40,37 +41,46 @@ impl PlanOptions {
 /// (ZeRO-3 outside training, replicas and expert parallel outside vLLM and SGLang serving).
 pub fn layout_input(input: &EstimateInput, layout: Layout, on: &Gpu) -> Option<EstimateInput> {
     // The layout replaces the split the input named (its GPUs, tp and pp): one card alike.
-    let input = EstimateInput {
-        gpu: Some(on.id.into()),
-        gpu_memory: None,
-        cards: alloc::vec::Vec::new(),
-        tensor_split: alloc::vec::Vec::new(),
-        gpus: None,
-        tp: 1.0,
-        pp: 1.0,
+    let input = {
+        let mut spread_input = input.clone();
+        spread_input.hardware.gpu = Some(on.id.into());
+        spread_input.hardware.gpu_memory = None;
+        spread_input.hardware.cards = alloc::vec::Vec::new();
+        spread_input.placement.tensor_split = alloc::vec::Vec::new();
+        spread_input.placement.gpus = None;
+        spread_input.placement.tp = 1.0;
+        spread_input.placement.pp = 1.0;
+
         // An offer's card drives no desktop: the memory in use on the person's own card is not
         // carried to the cards they might rent.
-        memory_in_use: None,
-        ..input.clone()
+        spread_input.hardware.memory_in_use = None;
+        spread_input
     };
     Some(match layout.kind {
         // A MIG or vGPU slice is one (small) device.
         ParallelKind::Single | ParallelKind::Mig => input,
         ParallelKind::Data | ParallelKind::Expert => return fleet_input(input, layout),
-        ParallelKind::Zero3 if input.mode != Mode::Training => return None,
+        ParallelKind::Zero3 if input.run.mode != Mode::Training => return None,
         ParallelKind::Zero3 => EstimateInput {
-            gpus: Some(f64::from(layout.gpus)),
-            zero: 3.0,
+            placement: PlacementInput {
+                gpus: Some(f64::from(layout.gpus)),
+                zero: 3.0,
+                ..input.placement
+            },
             ..input
         },
         ParallelKind::Tensor | ParallelKind::Pipeline | ParallelKind::TensorPipeline => {
             EstimateInput {
-                gpus: Some(f64::from(layout.gpus)),
-                tp: f64::from(layout.tp),
-                pp: f64::from(layout.pp),
-                // One server, or each of several servers its share (memory is per GPU either
-                // way; the estimate's speed counts the hand-overs between servers).
-                gpus_per_node: Some(f64::from(layout.gpus / layout.nodes.max(1))),
+                placement: PlacementInput {
+                    gpus: Some(f64::from(layout.gpus)),
+                    tp: f64::from(layout.tp),
+                    pp: f64::from(layout.pp),
+
+                    // One server, or each of several servers its share (memory is per GPU either
+                    // way; the estimate's speed counts the hand-overs between servers).
+                    gpus_per_node: Some(f64::from(layout.gpus / layout.nodes.max(1))),
+                    ..input.placement
+                },
                 ..input
             }
         }
@@ -92,31 +102,38 @@ fn fleet_input(input: EstimateInput, layout: Layout) -> Option<EstimateInput> {
     }
     // SGLang refuses replicas over several nodes ("multi-node data-parallel replicas are not
     // supported; use attention DP across nodes": 0.5.23, `arg_groups/validation_hook.py`).
-    if input.engine == Engine::Sglang && layout.kind == ParallelKind::Data && layout.nodes > 1 {
+    if input.run.engine == Engine::Sglang && layout.kind == ParallelKind::Data && layout.nodes > 1 {
         return None;
     }
     let (tp, dp) = (layout.tp.max(1), layout.dp.max(1));
     let gpus = f64::from(tp * dp);
     let per_node = Some(f64::from(layout.gpus / layout.nodes.max(1)));
     let expert = layout.kind == ParallelKind::Expert;
-    Some(match input.engine {
+    Some(match input.run.engine {
         Engine::Sglang if expert => EstimateInput {
-            gpus: Some(gpus),
-            tp: gpus,
-            ep: f64::from(layout.ep),
-            enable_dp_attention: dp > 1,
-            dp_size: (dp > 1).then_some(f64::from(dp)),
-            gpus_per_node: per_node,
+            placement: PlacementInput {
+                gpus: Some(gpus),
+                tp: gpus,
+                ep: f64::from(layout.ep),
+                enable_dp_attention: dp > 1,
+                dp_size: (dp > 1).then_some(f64::from(dp)),
+                gpus_per_node: per_node,
+                ..input.placement
+            },
             ..input
         },
         _ => EstimateInput {
-            gpus: Some(gpus),
-            tp: f64::from(tp),
-            ep: if expert { f64::from(layout.ep) } else { 1.0 },
-            // Replicas of the whole server: SGLang's DP attention is the expert layout's.
-            enable_dp_attention: false,
-            dp_size: None,
-            gpus_per_node: per_node,
+            placement: PlacementInput {
+                gpus: Some(gpus),
+                tp: f64::from(tp),
+                ep: if expert { f64::from(layout.ep) } else { 1.0 },
+
+                // Replicas of the whole server: SGLang's DP attention is the expert layout's.
+                enable_dp_attention: false,
+                dp_size: None,
+                gpus_per_node: per_node,
+                ..input.placement
+            },
             ..input
         },
     })
@@ -134,15 +151,23 @@ pub fn layout_required_bytes(input: &EstimateInput, layout: Layout, on: &Gpu) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::estimate::ModelInput;
+    use crate::estimate::RunInput;
     use crate::gpu::find_gpu;
 
     /// A Llama-2-7B-shaped model in bf16 (the solvers' test model).
     fn tiny() -> EstimateInput {
         EstimateInput {
-            arch: Some(crate::model::tests::llama2_7b()),
-            seq_len: 4096.0,
-            new_tokens: 0.0,
-            ..EstimateInput::default()
+            model: ModelInput {
+                arch: Some(crate::model::tests::llama2_7b()),
+                ..Default::default()
+            },
+            run: RunInput {
+                seq_len: 4096.0,
+                new_tokens: 0.0,
+                ..Default::default()
+            },
+            ..Default::default()
         }
     }
 
@@ -150,18 +175,20 @@ mod tests {
     fn layout_required_bytes_reruns_the_estimate_per_layout() {
         // On the H100 the input now names (its workspace is Hopper's).
         let h100 = find_gpu("h100-sxm5-80gb").unwrap();
-        let i = EstimateInput {
-            gpu: Some("h100-sxm5-80gb".into()),
-            ..tiny()
+        let i = {
+            let mut input = tiny();
+            input.hardware.gpu = Some("h100-sxm5-80gb".into());
+            input
         };
         let one = need(&i);
         assert_eq!(layout_required_bytes(&tiny(), Layout::SINGLE, h100), one);
         let tp2 = Layout::candidates(2)[0];
         assert_eq!(tp2.kind, ParallelKind::Tensor);
-        let by_hand = need(&EstimateInput {
-            gpus: Some(2.0),
-            tp: 2.0,
-            ..i.clone()
+        let by_hand = need(&{
+            let mut input = i.clone();
+            input.placement.gpus = Some(2.0);
+            input.placement.tp = 2.0;
+            input
         });
         assert_eq!(layout_required_bytes(&i, tp2, h100), by_hand);
         // TP=2 halves the weights: 12.55 GiB of bf16 weights become about 6.3 GiB per GPU.
@@ -184,20 +211,22 @@ mod tests {
     #[test]
     fn a_layout_replaces_the_split_the_input_named() {
         let h100 = find_gpu("h100-sxm5-80gb").unwrap();
-        let split = EstimateInput {
-            gpus: Some(2.0),
-            tp: 2.0,
-            ..tiny()
+        let split = {
+            let mut input = tiny();
+            input.placement.gpus = Some(2.0);
+            input.placement.tp = 2.0;
+            input
         };
         assert_eq!(
             layout_required_bytes(&split, Layout::SINGLE, h100),
             layout_required_bytes(&tiny(), Layout::SINGLE, h100)
         );
         let tp2 = Layout::candidates(2)[0];
-        let pp = EstimateInput {
-            pp: 2.0,
-            gpus: Some(2.0),
-            ..tiny()
+        let pp = {
+            let mut input = tiny();
+            input.placement.pp = 2.0;
+            input.placement.gpus = Some(2.0);
+            input
         };
         assert_eq!(
             layout_required_bytes(&pp, tp2, h100),

@@ -456,9 +456,10 @@ impl Search<'_> {
 /// `required_bytes` with the estimator's defaults (batch 1, 2048 prompt + 256 new tokens, HF
 /// transformers, the checkpoint's dtype). Errors name the field `job_model`.
 pub fn model_job_bytes(model: &str) -> Result<Bytes> {
-    let input = crate::estimate::EstimateInput {
-        model: Some(String::from(model)),
-        ..crate::estimate::EstimateInput::default()
+    let input = {
+        let mut input = crate::estimate::EstimateInput::default();
+        input.model.model = Some(String::from(model));
+        input
     };
     crate::estimate::estimate(&input)
         .map(|e| e.required_bytes)

@@ -2,16 +2,22 @@
 //! hold the run, priced by hand from the catalog's offers and proved by the estimator.
 
 use super::plan::*;
-use crate::estimate::{Engine, EstimateInput, Mode};
+use crate::estimate::{Engine, EstimateInput, Mode, ModelInput, RunInput};
 use crate::hardware::{gpus, layout_required_bytes, offers};
 
 /// DeepSeek-V3 (671 B parameters, fp8 as released) served by vLLM with its defaults.
 fn deepseek() -> EstimateInput {
     EstimateInput {
-        model: Some("deepseek-ai/DeepSeek-V3".into()),
-        engine: Engine::Vllm,
-        mode: Mode::Serve,
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("deepseek-ai/DeepSeek-V3".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            engine: Engine::Vllm,
+            mode: Mode::Serve,
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 

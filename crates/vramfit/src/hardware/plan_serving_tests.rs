@@ -2,21 +2,32 @@
 //! price) on the catalog's offers, each proved by the estimator and checked by hand.
 
 use super::plan::*;
-use crate::estimate::{ComponentKind, Engine, EstimateInput, Mode, estimate, need};
+use crate::estimate::{
+    ComponentKind, Engine, EstimateInput, Mode, ModelInput, RunInput, ServingInput, estimate, need,
+};
 use crate::gpu::Gpu;
 use crate::hardware::{find_gpu, gpus, layout_input, layout_required_bytes, offers};
 
 /// A serving run of `model` on `engine` asked to hold `batch` sequences of `context` tokens.
 fn serve(model: &str, engine: Engine, batch: f64, context: f64) -> EstimateInput {
     EstimateInput {
-        model: Some(model.into()),
-        engine,
-        mode: Mode::Serve,
-        batch,
-        seq_len: context,
-        new_tokens: 0.0,
-        max_model_len: Some(context),
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some(model.into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            engine,
+            mode: Mode::Serve,
+            batch,
+            seq_len: context,
+            new_tokens: 0.0,
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(context),
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
@@ -106,13 +117,14 @@ fn replicas_share_the_concurrency_and_beat_a_pipeline_over_two_servers() {
     // the estimator shares the 256 asked for among the two replicas itself.
     let a100 = card("a100-sxm4-80gb");
     let fleet = |batch: f64| {
-        need(&EstimateInput {
-            gpu: Some(a100.id.into()),
-            gpus: Some(16.0),
-            tp: 8.0,
-            batch,
-            gpus_per_node: Some(8.0),
-            ..input.clone()
+        need(&{
+            let mut input = input.clone();
+            input.hardware.gpu = Some(a100.id.into());
+            input.placement.gpus = Some(16.0);
+            input.placement.tp = 8.0;
+            input.run.batch = batch;
+            input.placement.gpus_per_node = Some(8.0);
+            input
         })
     };
     assert_eq!(o.per_gpu_bytes, fleet(256.0));
@@ -169,9 +181,10 @@ fn deepseek_v3_wide_expert_parallel_over_two_servers_by_hand() {
     // 70,272 B a token × 4,096 = 287,834,112 B, inside the 0.9 budget: 319,815,680 B of card.
     let at = |batch: f64| {
         layout_required_bytes(
-            &EstimateInput {
-                batch,
-                ..input.clone()
+            &{
+                let mut input = input.clone();
+                input.run.batch = batch;
+                input
             },
             wide,
             h100,
@@ -212,11 +225,16 @@ fn sglang_keeps_only_the_expert_layouts_its_estimate_holds() {
     // SGLang's form of it: tp over all 16 GPUs, two attention groups, the experts over 16.
     let i = layout_input(&input, Layout::expert(8, 2, 2), h100).unwrap();
     assert_eq!(
-        (i.tp, i.gpus, i.ep, i.dp_size),
+        (
+            i.placement.tp,
+            i.placement.gpus,
+            i.placement.ep,
+            i.placement.dp_size
+        ),
         (16.0, Some(16.0), 16.0, Some(2.0))
     );
-    assert!(i.enable_dp_attention);
-    assert_eq!(i.batch, 64.0);
+    assert!(i.placement.enable_dp_attention);
+    assert_eq!(i.run.batch, 64.0);
 }
 
 #[test]
@@ -237,20 +255,22 @@ fn replicas_and_experts_only_where_an_engine_serves_them() {
         (true, false)
     );
     for engine in [Engine::Hf, Engine::Llamacpp] {
-        let i = EstimateInput {
-            engine,
-            mode: Mode::Inference,
-            ..serve(moe, engine, 1.0, 4096.0)
+        let i = {
+            let mut input = serve(moe, engine, 1.0, 4096.0);
+            input.run.engine = engine;
+            input.run.mode = Mode::Inference;
+            input
         };
         assert_eq!(fleets(&i), (false, false), "{engine:?}");
         let h100 = card("h100-sxm5-80gb");
         assert!(layout_input(&i, Layout::data(2, 1, 1), h100).is_none());
         assert!(layout_input(&i, Layout::expert(2, 1, 1), h100).is_none());
     }
-    let training = EstimateInput {
-        mode: Mode::Training,
-        engine: Engine::Hf,
-        ..serve(dense, Engine::Hf, 1.0, 4096.0)
+    let training = {
+        let mut input = serve(dense, Engine::Hf, 1.0, 4096.0);
+        input.run.mode = Mode::Training;
+        input.run.engine = Engine::Hf;
+        input
     };
     assert_eq!(fleets(&training), (false, false));
     // SGLang 0.5.23 refuses replicas over several nodes (attention DP only): never planned.
@@ -266,7 +286,15 @@ fn replicas_and_experts_only_where_an_engine_serves_them() {
         h100,
     )
     .unwrap();
-    assert_eq!((i.batch, i.gpus, i.tp, i.ep), (9.0, Some(8.0), 4.0, 1.0));
+    assert_eq!(
+        (
+            i.run.batch,
+            i.placement.gpus,
+            i.placement.tp,
+            i.placement.ep
+        ),
+        (9.0, Some(8.0), 4.0, 1.0)
+    );
     let w = i.resolve().unwrap();
     assert_eq!((w.batch, w.requests, w.copies), (5, 9, 2));
     // A dense model refuses expert parallel by name, which the planner reads as no fit.
@@ -318,7 +346,7 @@ fn replicas_generate_dp_times_as_fast_per_job() {
         .find(|r| r.option.parallelism == Layout::data(2, 8, 2))
         .unwrap();
     let mut replica = layout_input(&input, dp.option.parallelism, card(&dp.option.gpu)).unwrap();
-    replica.batch = dp.batch as f64;
+    replica.run.batch = dp.batch as f64;
     let one = estimate(&replica)
         .unwrap()
         .throughput

@@ -113,15 +113,15 @@ impl HubModel {
     /// where the input names none; and, unless the person chose the engine (`engine_chosen`),
     /// Ollama for a registry tag and llama.cpp for a GGUF file.
     pub fn fill(&self, input: &mut EstimateInput, engine_chosen: bool) {
-        input.arch = Some(self.model.arch);
-        input.checkpoint_dtype = self.model.dtype;
-        if let (Quantization::None, Some(q)) = (input.quantization, self.model.quantization) {
-            input.quantization = q;
+        input.model.arch = Some(self.model.arch);
+        input.model.checkpoint_dtype = self.model.dtype;
+        if let (Quantization::None, Some(q)) = (input.model.quantization, self.model.quantization) {
+            input.model.quantization = q;
         }
         if !engine_chosen && self.hub.kind == HubKind::Ollama {
-            input.engine = Engine::Ollama;
+            input.run.engine = Engine::Ollama;
         } else if !engine_chosen && self.is_gguf() {
-            input.engine = Engine::Llamacpp;
+            input.run.engine = Engine::Llamacpp;
         }
     }
 

@@ -531,7 +531,9 @@ fn the_model_comes_from_the_config_and_a_checkpoint_that_differs_is_noted() {
 /// its preset; a dtype the person chose stays theirs.
 #[test]
 fn fill_gives_the_configs_dtype_as_the_checkpoints_not_the_runs() {
-    use crate::estimate::{ComponentKind, Engine, EstimateInput, Mode, estimate};
+    use crate::estimate::{
+        ComponentKind, Engine, EstimateInput, HardwareInput, Mode, RunInput, estimate,
+    };
     use crate::precision::Dtype;
     let read = Read {
         config: Some(config(crate::config::encoder_tests::BGE_M3)),
@@ -539,24 +541,31 @@ fn fill_gives_the_configs_dtype_as_the_checkpoints_not_the_runs() {
     };
     let m = assemble(&hf(), "BAAI/bge-m3", read, None).unwrap();
     let mut input = EstimateInput {
-        engine: Engine::Vllm,
-        mode: Mode::Serve,
-        gpu: Some("h100-sxm5-80gb".into()),
-        ..EstimateInput::default()
+        run: RunInput {
+            engine: Engine::Vllm,
+            mode: Mode::Serve,
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     };
     m.fill(&mut input, true);
     assert_eq!(
-        (input.dtype, input.checkpoint_dtype),
+        (input.run.dtype, input.model.checkpoint_dtype),
         (None, Some(Dtype::Fp32))
     );
     let e = estimate(&input).unwrap();
     assert_eq!(e.component_bytes(ComponentKind::Weights), 567_754_752 * 2);
-    let mut chosen = EstimateInput {
-        dtype: Some(Dtype::Fp32),
-        ..input.clone()
+    let mut chosen = {
+        let mut input = input.clone();
+        input.run.dtype = Some(Dtype::Fp32);
+        input
     };
     m.fill(&mut chosen, true);
-    assert_eq!(chosen.dtype, Some(Dtype::Fp32));
+    assert_eq!(chosen.run.dtype, Some(Dtype::Fp32));
     let kept = estimate(&chosen).unwrap();
     assert_eq!(
         kept.component_bytes(ComponentKind::Weights),

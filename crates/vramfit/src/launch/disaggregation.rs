@@ -252,8 +252,8 @@ pub(super) fn read_kv_transfer(
             ));
         }
     };
-    i.disaggregation_mode = Some(mode);
-    i.disaggregation_transfer_backend = Some(backend);
+    i.serving.disaggregation_mode = Some(mode);
+    i.serving.disaggregation_transfer_backend = Some(backend);
     for (key, v) in &map {
         if !matches!(key.as_str(), "kv_connector" | "kv_role") {
             not_read.push(alloc::format!("{flag} {key}={v}"));

@@ -5,18 +5,33 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::super::{command_text, launch_input, read_command};
-use crate::estimate::{DisaggregationMode, Engine, EstimateInput, Mode, TransferBackend};
+use crate::estimate::{
+    DisaggregationMode, Engine, EstimateInput, HardwareInput, Mode, ModelInput, RunInput,
+    ServingInput, TransferBackend,
+};
 
 fn side(engine: Engine, mode: DisaggregationMode) -> EstimateInput {
     EstimateInput {
-        model: Some("meta-llama/Llama-3.1-8B".into()),
-        mode: Mode::Serve,
-        engine,
-        gpu: Some("h100-sxm5-80gb".into()),
-        max_model_len: Some(8192.0),
-        batch: 16.0,
-        disaggregation_mode: Some(mode),
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("meta-llama/Llama-3.1-8B".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Serve,
+            engine,
+            batch: 16.0,
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(8192.0),
+            disaggregation_mode: Some(mode),
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
@@ -38,8 +53,14 @@ fn read_back(input: &EstimateInput, argv: &[String]) -> EstimateInput {
         .collect();
     assert!(rest.is_empty(), "{line}: not read {rest:?}");
     EstimateInput {
-        gpu: input.gpu.clone(),
-        batch: input.batch,
+        run: RunInput {
+            batch: input.run.batch,
+            ..r.input.run
+        },
+        hardware: HardwareInput {
+            gpu: input.hardware.gpu.clone(),
+            ..r.input.hardware
+        },
         ..r.input
     }
 }
@@ -53,9 +74,10 @@ fn has(argv: &[String], words: &[&str]) -> bool {
 #[test]
 fn sglang_writes_both_sides_and_its_router() {
     for mode in [DisaggregationMode::Prefill, DisaggregationMode::Decode] {
-        let input = EstimateInput {
-            num_reserved_decode_tokens: Some(256.0),
-            ..side(Engine::Sglang, mode)
+        let input = {
+            let mut input = side(Engine::Sglang, mode);
+            input.serving.num_reserved_decode_tokens = Some(256.0);
+            input
         };
         let l = launch_input(&input).unwrap();
         assert_eq!(l.commands.len(), 3);
@@ -79,7 +101,7 @@ fn sglang_writes_both_sides_and_its_router() {
             d
         };
         let back = read_back(&input, own);
-        assert_eq!(back.disaggregation_mode, Some(mode));
+        assert_eq!(back.serving.disaggregation_mode, Some(mode));
         assert_eq!(
             input.resolve().unwrap().figures(),
             back.resolve().unwrap().figures()
@@ -90,9 +112,10 @@ fn sglang_writes_both_sides_and_its_router() {
 /// vLLM: a kv_producer on port 8100 and a kv_consumer on 8200 over the connector.
 #[test]
 fn vllm_writes_both_sides_with_their_roles() {
-    let input = EstimateInput {
-        disaggregation_transfer_backend: Some(TransferBackend::Mooncake),
-        ..side(Engine::Vllm, DisaggregationMode::Decode)
+    let input = {
+        let mut input = side(Engine::Vllm, DisaggregationMode::Decode);
+        input.serving.disaggregation_transfer_backend = Some(TransferBackend::Mooncake);
+        input
     };
     let l = launch_input(&input).unwrap();
     assert_eq!(l.commands.len(), 2);
@@ -115,9 +138,12 @@ fn vllm_writes_both_sides_with_their_roles() {
         ]
     ));
     let back = read_back(&input, &l.commands[1]);
-    assert_eq!(back.disaggregation_mode, Some(DisaggregationMode::Decode));
     assert_eq!(
-        back.disaggregation_transfer_backend,
+        back.serving.disaggregation_mode,
+        Some(DisaggregationMode::Decode)
+    );
+    assert_eq!(
+        back.serving.disaggregation_transfer_backend,
         Some(TransferBackend::Mooncake)
     );
     assert_eq!(
@@ -132,13 +158,20 @@ fn vllm_writes_both_sides_with_their_roles() {
 fn kv_transfer_configs_are_read_or_named() {
     let both = r#"vllm serve meta-llama/Llama-3.1-8B --kv-transfer-config '{"kv_connector":"NixlConnector","kv_role":"kv_both"}'"#;
     let r = read_command(both).unwrap();
-    assert_eq!(r.input.disaggregation_mode, None);
+    assert_eq!(r.input.serving.disaggregation_mode, None);
     assert_eq!(r.not_read.len(), 2, "{:?}", r.not_read);
     let p2p = r#"vllm serve meta-llama/Llama-3.1-8B --kv-transfer-config '{"kv_connector":"P2pNcclConnector","kv_role":"kv_producer"}'"#;
     let e = read_command(p2p).unwrap_err();
     assert!(e.problem.contains("P2pNcclConnector"), "{e}");
     let null = "python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B --disaggregation-mode null";
-    assert_eq!(read_command(null).unwrap().input.disaggregation_mode, None);
+    assert_eq!(
+        read_command(null)
+            .unwrap()
+            .input
+            .serving
+            .disaggregation_mode,
+        None
+    );
     let e = read_command(
         "python -m sglang.launch_server --model-path m --disaggregation-transfer-backend ascend",
     )
@@ -149,12 +182,13 @@ fn kv_transfer_configs_are_read_or_named() {
 /// Over two nodes each side is a multi-node server of its own: no launch written.
 #[test]
 fn a_side_over_nodes_is_not_written() {
-    let input = EstimateInput {
-        model: Some("meta-llama/Llama-3.1-70B".into()),
-        tp: 8.0,
-        pp: 2.0,
-        gpu: Some("h100-sxm5-80gb".into()),
-        ..side(Engine::Sglang, DisaggregationMode::Decode)
+    let input = {
+        let mut input = side(Engine::Sglang, DisaggregationMode::Decode);
+        input.model.model = Some("meta-llama/Llama-3.1-70B".into());
+        input.placement.tp = 8.0;
+        input.placement.pp = 2.0;
+        input.hardware.gpu = Some("h100-sxm5-80gb".into());
+        input
     };
     let e = launch_input(&input).unwrap_err();
     assert_eq!(e.field, "gpus");

@@ -2,22 +2,36 @@
 //! asks for one KV cache, nothing where `-np` is to split it, and the same KV cache either way.
 
 use super::{command_text, launch_input, read_command};
-use crate::estimate::{Engine, EstimateInput, Mode, estimate};
+use crate::estimate::{
+    Engine, EstimateInput, HardwareInput, Mode, ModelInput, RunInput, ServingInput, estimate,
+};
 use crate::precision::{GgufFileType, Quantization};
 
 fn gpt_oss(kv_unified: Option<bool>) -> EstimateInput {
     EstimateInput {
-        model: Some("openai/gpt-oss-20b".into()),
-        mode: Mode::Serve,
-        engine: Engine::Llamacpp,
-        quantization: Quantization::Gguf {
-            file_type: GgufFileType::Q4_K_M,
+        model: ModelInput {
+            model: Some("openai/gpt-oss-20b".into()),
+            quantization: Quantization::Gguf {
+                file_type: GgufFileType::Q4_K_M,
+            },
+            ..Default::default()
         },
-        gpu: Some("h100-sxm5-80gb".into()),
-        max_model_len: Some(8192.0),
-        batch: 4.0,
-        kv_unified,
-        ..EstimateInput::default()
+        run: RunInput {
+            mode: Mode::Serve,
+            engine: Engine::Llamacpp,
+            batch: 4.0,
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(8192.0),
+            kv_unified,
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
@@ -30,9 +44,12 @@ fn kv_unified_is_written_and_read_back() {
         assert!(line.contains(" -np 4"), "{line}");
         let r = read_command(&line).unwrap();
         assert!(r.not_read.is_empty(), "{line}: {:?}", r.not_read);
-        assert_eq!(r.input.kv_unified, asked, "{line}");
+        assert_eq!(r.input.serving.kv_unified, asked, "{line}");
         let back = EstimateInput {
-            gpu: input.gpu.clone(),
+            hardware: HardwareInput {
+                gpu: input.hardware.gpu.clone(),
+                ..r.input.hardware
+            },
             ..r.input
         };
         assert_eq!(
@@ -50,7 +67,7 @@ fn kv_unified_is_written_and_read_back() {
     ] {
         let line = alloc::format!("llama-server -m gpt-oss-20b-Q4_K_M.gguf -c 8192 -np 4 {flag}");
         assert_eq!(
-            read_command(&line).unwrap().input.kv_unified,
+            read_command(&line).unwrap().input.serving.kv_unified,
             Some(unified),
             "{flag}"
         );
@@ -74,9 +91,10 @@ fn kv_unified_per_slot_sizes_the_pool_without_a_context() {
         r.input
     };
     let kv = |flags: &str| {
-        let input = EstimateInput {
-            gpu: Some("h100-sxm5-80gb".into()),
-            ..read(flags)
+        let input = {
+            let mut input = read(flags);
+            input.hardware.gpu = Some("h100-sxm5-80gb".into());
+            input
         };
         estimate(&input).unwrap().kv_cache_bytes
     };
@@ -87,25 +105,25 @@ fn kv_unified_per_slot_sizes_the_pool_without_a_context() {
     ] {
         let i = read(flags);
         assert_eq!(
-            (i.max_model_len, i.kv_unified_per_slot),
+            (i.serving.max_model_len, i.serving.kv_unified_per_slot),
             (None, Some(8192.0))
         );
-        assert_eq!(i.batch, 4.0, "{flags}");
+        assert_eq!(i.run.batch, 4.0, "{flags}");
     }
     // The pool so read holds the KV cache of the same pool given as -c.
     assert_eq!(kv("-np 4 --kv-unified-per-slot 8192"), kv("-c 32768 -np 4"));
     assert_eq!(kv("--kv-unified-per-slot 8192"), kv("-c 32768"));
     assert_eq!(kv("-np 2 --kv-unified-per-slot 8192"), kv("-c 16384 -np 2"));
     let capped = read("-c 16384 -np 8 --kv-unified-per-slot 4096");
-    assert_eq!(capped.max_model_len, Some(16_384.0));
+    assert_eq!(capped.serving.max_model_len, Some(16_384.0));
     assert_eq!(
         kv("-c 16384 -np 8 --kv-unified-per-slot 4096"),
         kv("-c 16384 -np 8")
     );
     // N of 0: as without the flag, the trained context (131,072 for gpt-oss-20b).
     let zero = read("-np 4 --kv-unified-per-slot 0");
-    assert_eq!(zero.kv_unified_per_slot, None);
-    assert_eq!(zero.max_model_len, Some(131_072.0));
+    assert_eq!(zero.serving.kv_unified_per_slot, None);
+    assert_eq!(zero.serving.max_model_len, Some(131_072.0));
 }
 
 /// `kv_unified_per_slot` written into the llama-server launch and read back: 4 unified slots
@@ -115,10 +133,11 @@ fn kv_unified_per_slot_sizes_the_pool_without_a_context() {
 /// for older ones.
 #[test]
 fn kv_unified_per_slot_is_written_and_read_back() {
-    let input = EstimateInput {
-        max_model_len: None,
-        kv_unified_per_slot: Some(4096.0),
-        ..gpt_oss(Some(true))
+    let input = {
+        let mut input = gpt_oss(Some(true));
+        input.serving.max_model_len = None;
+        input.serving.kv_unified_per_slot = Some(4096.0);
+        input
     };
     let launch = launch_input(&input).unwrap();
     let line = command_text(&launch.commands[0]);
@@ -140,9 +159,12 @@ fn kv_unified_per_slot_is_written_and_read_back() {
     );
     let r = read_command(&line).unwrap();
     assert!(r.not_read.is_empty(), "{line}: {:?}", r.not_read);
-    assert_eq!(r.input.kv_unified_per_slot, Some(4096.0));
+    assert_eq!(r.input.serving.kv_unified_per_slot, Some(4096.0));
     let back = EstimateInput {
-        gpu: input.gpu.clone(),
+        hardware: HardwareInput {
+            gpu: input.hardware.gpu.clone(),
+            ..r.input.hardware
+        },
         ..r.input
     };
     let kv = |i: &EstimateInput| estimate(i).unwrap().kv_cache_bytes.get();
@@ -165,9 +187,12 @@ fn a_command_without_a_context_gets_the_trained_one() {
         "llama-server -m Meta-Llama-3.1-8B-Q4_K_M.gguf -c 0",
     ] {
         let r = read_command(line).unwrap();
-        assert_eq!(r.input.max_model_len, Some(131_072.0), "{line}");
+        assert_eq!(r.input.serving.max_model_len, Some(131_072.0), "{line}");
         let e = estimate(&EstimateInput {
-            gpu: Some("h100-sxm5-80gb".into()),
+            hardware: HardwareInput {
+                gpu: Some("h100-sxm5-80gb".into()),
+                ..r.input.hardware
+            },
             ..r.input
         })
         .unwrap();
@@ -175,5 +200,5 @@ fn a_command_without_a_context_gets_the_trained_one() {
     }
     // A context given is kept.
     let r = read_command("llama-server -m Meta-Llama-3.1-8B-Q4_K_M.gguf -c 8192").unwrap();
-    assert_eq!(r.input.max_model_len, Some(8192.0));
+    assert_eq!(r.input.serving.max_model_len, Some(8192.0));
 }

@@ -34,10 +34,10 @@ pub const AUTO_SLOTS: f64 = 4.0;
 /// share pinned first where it was not given, so the pool keeps the size it had (`seq_len +
 /// new_tokens` × the batch it was read with). Other engines and older builds are left alone.
 pub fn llama_server_auto_slots(input: &mut EstimateInput) {
-    if input.engine != Engine::Llamacpp {
+    if input.run.engine != Engine::Llamacpp {
         return;
     }
-    let build = match input.engine_version.as_deref() {
+    let build = match input.run.engine_version.as_deref() {
         None => LlamacppBuild::LATEST,
         // A build vramfit does not read is refused by the estimate, naming the field.
         Some(v) => match LlamacppBuild::parse("engine_version", v) {
@@ -49,16 +49,16 @@ pub fn llama_server_auto_slots(input: &mut EstimateInput) {
         return;
     }
     // `--kv-unified-per-slot N` without `-c`: the estimate sizes the pool to the 4 slots × N.
-    if input.max_model_len.is_none() && input.kv_unified_per_slot.is_none() {
+    if input.serving.max_model_len.is_none() && input.serving.kv_unified_per_slot.is_none() {
         // A pooling run generates nothing (`new_tokens` taken as 0).
-        let new = if input.runner == Some(RunnerType::Pooling) {
+        let new = if input.run.runner == Some(RunnerType::Pooling) {
             0.0
         } else {
-            input.new_tokens
+            input.run.new_tokens
         };
-        let per_sequence = input.seq_len + new;
-        input.max_model_len = Some(per_sequence * input.batch);
+        let per_sequence = input.run.seq_len + new;
+        input.serving.max_model_len = Some(per_sequence * input.run.batch);
     }
-    input.batch = AUTO_SLOTS;
-    input.kv_unified = Some(true);
+    input.run.batch = AUTO_SLOTS;
+    input.serving.kv_unified = Some(true);
 }

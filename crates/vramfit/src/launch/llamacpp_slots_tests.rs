@@ -4,13 +4,18 @@
 //! held to a hand calculation or a published log.
 
 use super::{llama_server_auto_slots, read_command};
-use crate::estimate::{ComponentKind, Engine, EstimateInput, Mode, estimate};
+use crate::estimate::{
+    ComponentKind, Engine, EstimateInput, HardwareInput, Mode, ModelInput, RunInput, estimate,
+};
 
 /// The estimate of a pasted `llama-server` line on an H100.
 fn run(line: &str) -> crate::estimate::Estimate {
     let r = read_command(line).unwrap();
     let input = EstimateInput {
-        gpu: Some("h100-sxm5-80gb".into()),
+        hardware: HardwareInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..r.input.hardware
+        },
         ..r.input
     };
     estimate(&input).unwrap()
@@ -30,8 +35,8 @@ fn without_np_llama_server_serves_four_unified_slots() {
     // No -np, -np -1 (auto), and --no-kv-unified without -np (the server forces it on).
     for extra in ["", " -np -1", " --no-kv-unified"] {
         let r = read_command(&alloc::format!("{m}{extra}")).unwrap();
-        assert_eq!(r.input.batch, 4.0, "{extra}");
-        assert_eq!(r.input.kv_unified, Some(true), "{extra}");
+        assert_eq!(r.input.run.batch, 4.0, "{extra}");
+        assert_eq!(r.input.serving.kv_unified, Some(true), "{extra}");
         assert!(r.not_read.is_empty(), "{extra}: {:?}", r.not_read);
     }
     // -np given: its slots, the cache split unless -kvu (common_params::kv_unified false).
@@ -41,8 +46,8 @@ fn without_np_llama_server_serves_four_unified_slots() {
         (" -np 8 -kvu", 8.0, Some(true)),
     ] {
         let r = read_command(&alloc::format!("{m}{extra}")).unwrap();
-        assert_eq!(r.input.batch, slots, "{extra}");
-        assert_eq!(r.input.kv_unified, unified, "{extra}");
+        assert_eq!(r.input.run.batch, slots, "{extra}");
+        assert_eq!(r.input.serving.kv_unified, unified, "{extra}");
     }
 }
 
@@ -97,23 +102,33 @@ fn four_slots_hold_four_recurrent_states() {
 #[test]
 fn the_automatic_slots_by_build_and_engine() {
     let input = |version: Option<&str>, engine: Engine| EstimateInput {
-        model: Some("meta-llama/Llama-3.1-8B".into()),
-        mode: Mode::Serve,
-        engine,
-        seq_len: 1000.0,
-        new_tokens: 24.0,
-        engine_version: version.map(Into::into),
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("meta-llama/Llama-3.1-8B".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Serve,
+            engine,
+            seq_len: 1000.0,
+            new_tokens: 24.0,
+            engine_version: version.map(Into::into),
+            ..Default::default()
+        },
+        ..Default::default()
     };
     let mut latest = input(None, Engine::Llamacpp);
     llama_server_auto_slots(&mut latest);
     assert_eq!(
-        (latest.batch, latest.kv_unified, latest.max_model_len),
+        (
+            latest.run.batch,
+            latest.serving.kv_unified,
+            latest.serving.max_model_len
+        ),
         (4.0, Some(true), Some(1024.0))
     );
     let mut b6301 = input(Some("b6301"), Engine::Llamacpp);
     llama_server_auto_slots(&mut b6301);
-    assert_eq!(b6301.batch, 4.0);
+    assert_eq!(b6301.run.batch, 4.0);
     for (version, engine) in [
         (Some("b6300"), Engine::Llamacpp),
         (None, Engine::Ollama),

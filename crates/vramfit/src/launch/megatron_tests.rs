@@ -6,27 +6,45 @@
 use alloc::string::String;
 
 use super::{launch_input, read_command};
-use crate::estimate::{Checkpointing, EstimateInput, Mode, Stack, estimate};
+use crate::estimate::{
+    Checkpointing, EstimateInput, HardwareInput, Mode, ModelInput, PlacementInput, RunInput, Stack,
+    TrainingInput, estimate,
+};
 
 /// Llama 3.1 70B under Megatron on `gpus` H100: tp 8, pp 4 with 2 virtual stages, sequence
 /// parallel, the distributed optimizer, 16 micro-batches of one 8192-token sequence.
 fn seventy(gpus: f64) -> EstimateInput {
     EstimateInput {
-        model: Some("meta-llama/Llama-3.1-70B".into()),
-        mode: Mode::Training,
-        stack: Some(Stack::Megatron),
-        gpu: Some("h100-sxm5-80gb".into()),
-        gpus: Some(gpus),
-        tp: 8.0,
-        pp: 4.0,
-        vp: Some(2.0),
-        sequence_parallel: true,
-        distributed_optimizer: true,
-        grad_accum: Some(16.0),
-        batch: 1.0,
-        seq_len: 8192.0,
-        grad_checkpointing: Checkpointing::Selective,
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("meta-llama/Llama-3.1-70B".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Training,
+            batch: 1.0,
+            seq_len: 8192.0,
+            ..Default::default()
+        },
+        training: TrainingInput {
+            stack: Some(Stack::Megatron),
+            grad_accum: Some(16.0),
+            grad_checkpointing: Checkpointing::Selective,
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..Default::default()
+        },
+        placement: PlacementInput {
+            gpus: Some(gpus),
+            tp: 8.0,
+            pp: 4.0,
+            vp: Some(2.0),
+            sequence_parallel: true,
+            distributed_optimizer: true,
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
@@ -63,7 +81,10 @@ fn megatron_over_nodes_reads_back_into_its_estimate() {
         let back = read_command(&text).unwrap();
         assert!(back.not_read.iter().any(|w| w == "--mock-data"));
         let again = EstimateInput {
-            gpu: input.gpu.clone(),
+            hardware: HardwareInput {
+                gpu: input.hardware.gpu.clone(),
+                ..back.input.hardware
+            },
             ..back.input
         };
         let (a, b) = (estimate(&input).unwrap(), estimate(&again).unwrap());
@@ -79,15 +100,16 @@ fn megatron_over_nodes_reads_back_into_its_estimate() {
 
 #[test]
 fn megatron_on_one_node_is_standalone_and_refuses_what_it_cannot_say() {
-    let one = EstimateInput {
-        model: Some("meta-llama/Llama-3.1-8B".into()),
-        tp: 2.0,
-        pp: 1.0,
-        vp: None,
-        grad_accum: Some(4.0),
-        gpus: Some(8.0),
-        grad_checkpointing: Checkpointing::Full,
-        ..seventy(8.0)
+    let one = {
+        let mut input = seventy(8.0);
+        input.model.model = Some("meta-llama/Llama-3.1-8B".into());
+        input.placement.tp = 2.0;
+        input.placement.pp = 1.0;
+        input.placement.vp = None;
+        input.training.grad_accum = Some(4.0);
+        input.placement.gpus = Some(8.0);
+        input.training.grad_checkpointing = Checkpointing::Full;
+        input
     };
     let l = launch_input(&one).unwrap_or_else(|e| panic!("{e:?}"));
     assert_eq!(l.commands.len(), 1);
@@ -102,28 +124,31 @@ fn megatron_on_one_node_is_standalone_and_refuses_what_it_cannot_say() {
     // dp 4 × 4 micro-batches × 1.
     assert!(text.contains("--global-batch-size 16"), "{text}");
     let back = read_command(&text).unwrap();
-    assert_eq!(back.input.grad_accum, Some(4.0));
-    assert_eq!(back.input.gpus_per_node, None);
+    assert_eq!(back.input.training.grad_accum, Some(4.0));
+    assert_eq!(back.input.placement.gpus_per_node, None);
     for (bad, field) in [
         (
-            EstimateInput {
-                lora_rank: 16.0,
-                ..one.clone()
+            {
+                let mut input = one.clone();
+                input.training.lora_rank = 16.0;
+                input
             },
             "lora_rank",
         ),
         (
-            EstimateInput {
-                model: Some("mistralai/Mixtral-8x7B-v0.1".into()),
-                ..one.clone()
+            {
+                let mut input = one.clone();
+                input.model.model = Some("mistralai/Mixtral-8x7B-v0.1".into());
+                input
             },
             "model",
         ),
         (
-            EstimateInput {
-                zero: 1.0,
-                distributed_optimizer: false,
-                ..one.clone()
+            {
+                let mut input = one.clone();
+                input.placement.zero = 1.0;
+                input.placement.distributed_optimizer = false;
+                input
             },
             "zero",
         ),
@@ -151,8 +176,8 @@ fn torchrun_lines_read_or_are_refused() {
     ] {
         match read_command(line) {
             Ok(r) => {
-                assert_eq!(r.input.mode, Mode::Training, "{line}");
-                assert_eq!(r.input.stack, Some(Stack::Megatron), "{line}");
+                assert_eq!(r.input.run.mode, Mode::Training, "{line}");
+                assert_eq!(r.input.training.stack, Some(Stack::Megatron), "{line}");
             }
             Err(e) => assert!(!e.field.is_empty(), "{line}"),
         }
@@ -164,7 +189,11 @@ fn torchrun_lines_read_or_are_refused() {
     )
     .unwrap();
     assert_eq!(
-        (r.input.tp, r.input.seq_len, r.input.gpus),
+        (
+            r.input.placement.tp,
+            r.input.run.seq_len,
+            r.input.placement.gpus
+        ),
         (2.0, 4096.0, Some(4.0))
     );
     // 7 sequences do not split into micro-batches of 2 over 2 replicas: listed, not guessed.

@@ -58,9 +58,9 @@ pub(super) fn read(
             .filter(|m| !map.contains_key(*m))
             .collect();
         if absent.is_empty() {
-            i.language_model_only = true;
+            i.run.language_model_only = true;
         } else {
-            i.images = 0.0;
+            i.run.images = 0.0;
             not_read.push(alloc::format!(
                 "{flag} image 0 without {} 0 (the towers stay counted: vLLM keeps a tower unless every modality it serves is 0; give image, video and audio 0, or --language-model-only)",
                 absent.join(" and ")
@@ -73,14 +73,14 @@ pub(super) fn read(
             ("image", serde_json::Value::Object(o)) => {
                 for (k, x) in o {
                     match k.as_str() {
-                        "count" => i.images = number(x)?,
-                        "width" => i.image_width = Some(number(x)?),
-                        "height" => i.image_height = Some(number(x)?),
+                        "count" => i.run.images = number(x)?,
+                        "width" => i.run.image_width = Some(number(x)?),
+                        "height" => i.run.image_height = Some(number(x)?),
                         _ => not_read.push(alloc::format!("{flag} image.{k}")),
                     }
                 }
             }
-            ("image", v) => i.images = number(v)?,
+            ("image", v) => i.run.images = number(v)?,
             (other, _) => not_read.push(alloc::format!("{flag} {other}")),
         }
     }
@@ -113,7 +113,7 @@ mod tests {
             &mut not_read,
         )
         .unwrap();
-        assert_eq!(i.images, 3.0);
+        assert_eq!(i.run.images, 3.0);
         assert_eq!(not_read, ["--limit-mm-per-prompt video"]);
         read(
             "--limit-mm-per-prompt",
@@ -123,7 +123,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            (i.images, i.image_width, i.image_height),
+            (i.run.images, i.run.image_width, i.run.image_height),
             (2.0, Some(640.0), Some(480.0))
         );
         assert!(read("--limit-mm-per-prompt", "[2]", &mut i, &mut not_read).is_err());
@@ -141,7 +141,9 @@ mod tests {
 
 #[cfg(test)]
 mod launch_tests {
-    use crate::estimate::{Engine, EstimateInput, Mode};
+    use crate::estimate::{
+        Engine, EstimateInput, HardwareInput, Mode, ModelInput, RunInput, ServingInput,
+    };
     use crate::launch::{launch_input, read_command};
 
     /// A Qwen3-VL server with two images a prompt: the command carries vLLM's limit, and the
@@ -149,13 +151,25 @@ mod launch_tests {
     #[test]
     fn vllm_serve_carries_the_image_limit_and_reads_it_back() {
         let input = EstimateInput {
-            model: Some("Qwen/Qwen3-VL-8B-Instruct".into()),
-            mode: Mode::Serve,
-            engine: Engine::Vllm,
-            gpu: Some("h100-sxm5-80gb".into()),
-            max_model_len: Some(16384.0),
-            images: 2.0,
-            ..EstimateInput::default()
+            model: ModelInput {
+                model: Some("Qwen/Qwen3-VL-8B-Instruct".into()),
+                ..Default::default()
+            },
+            run: RunInput {
+                mode: Mode::Serve,
+                engine: Engine::Vllm,
+                images: 2.0,
+                ..Default::default()
+            },
+            serving: ServingInput {
+                max_model_len: Some(16384.0),
+                ..Default::default()
+            },
+            hardware: HardwareInput {
+                gpu: Some("h100-sxm5-80gb".into()),
+                ..Default::default()
+            },
+            ..Default::default()
         };
         let l = launch_input(&input).unwrap();
         assert!(
@@ -165,14 +179,14 @@ mod launch_tests {
         );
         let r = read_command(&l.script).unwrap();
         assert!(r.not_read.is_empty(), "{:?}", r.not_read);
-        assert_eq!(r.input.images, 2.0);
+        assert_eq!(r.input.run.images, 2.0);
     }
 }
 
 #[cfg(test)]
 mod text_only_tests {
     use super::read;
-    use crate::estimate::{Engine, EstimateInput, Mode};
+    use crate::estimate::{Engine, EstimateInput, HardwareInput, Mode, ModelInput, RunInput};
     use crate::launch::{launch_input, read_command};
 
     /// Image, video and audio at 0 (either form), or `--language-model-only`, is a text-only
@@ -190,28 +204,34 @@ mod text_only_tests {
             &mut not_read,
         )
         .unwrap();
-        assert!(i.language_model_only && not_read.is_empty(), "{not_read:?}");
+        assert!(
+            i.run.language_model_only && not_read.is_empty(),
+            "{not_read:?}"
+        );
         let mut i = EstimateInput::default();
         let objects = "{\"image\": {\"count\": 0}, \"video\": 0, \"audio\": {\"count\": 0}}";
         read(flag, objects, &mut i, &mut not_read).unwrap();
-        assert!(i.language_model_only && not_read.is_empty(), "{not_read:?}");
+        assert!(
+            i.run.language_model_only && not_read.is_empty(),
+            "{not_read:?}"
+        );
         // Without audio (or video) 0 a tower may stay: counted, and said.
         let mut i = EstimateInput::default();
         read(flag, "{\"image\": 0, \"video\": 0}", &mut i, &mut not_read).unwrap();
-        assert!(!i.language_model_only);
+        assert!(!i.run.language_model_only);
         assert_eq!(not_read.len(), 1);
         assert!(not_read[0].contains("without audio 0"), "{not_read:?}");
         read(flag, "{\"image\": 0}", &mut i, &mut not_read).unwrap();
-        assert!(!i.language_model_only);
+        assert!(!i.run.language_model_only);
         assert!(
             not_read[1].contains("without video and audio 0"),
             "{not_read:?}"
         );
         let mut i = EstimateInput::default();
         read(flag, "{\"image\": 1, \"video\": 0}", &mut i, &mut not_read).unwrap();
-        assert!(!i.language_model_only);
+        assert!(!i.run.language_model_only);
         let r = read_command("vllm serve google/gemma-3-4b-it --language-model-only").unwrap();
-        assert!(r.input.language_model_only);
+        assert!(r.input.run.language_model_only);
     }
 
     /// A text-only Gemma 3 server: the command carries every modality at 0, and reads back
@@ -219,12 +239,21 @@ mod text_only_tests {
     #[test]
     fn text_only_written_and_read_back() {
         let input = EstimateInput {
-            model: Some("google/gemma-3-4b-it".into()),
-            mode: Mode::Serve,
-            engine: Engine::Vllm,
-            gpu: Some("h100-sxm5-80gb".into()),
-            language_model_only: true,
-            ..EstimateInput::default()
+            model: ModelInput {
+                model: Some("google/gemma-3-4b-it".into()),
+                ..Default::default()
+            },
+            run: RunInput {
+                mode: Mode::Serve,
+                engine: Engine::Vllm,
+                language_model_only: true,
+                ..Default::default()
+            },
+            hardware: HardwareInput {
+                gpu: Some("h100-sxm5-80gb".into()),
+                ..Default::default()
+            },
+            ..Default::default()
         };
         let l = launch_input(&input).unwrap();
         assert!(
@@ -235,6 +264,6 @@ mod text_only_tests {
         );
         let r = read_command(&l.script).unwrap();
         assert!(r.not_read.is_empty(), "{:?}", r.not_read);
-        assert!(r.input.language_model_only);
+        assert!(r.input.run.language_model_only);
     }
 }

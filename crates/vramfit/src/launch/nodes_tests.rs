@@ -5,7 +5,9 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use super::{command_text, launch_input, read_command};
-use crate::estimate::{Engine, EstimateInput, Mode};
+use crate::estimate::{
+    Engine, EstimateInput, HardwareInput, Mode, ModelInput, PlacementInput, RunInput, ServingInput,
+};
 
 fn words(s: &[&str]) -> Vec<String> {
     s.iter().map(|w| w.to_string()).collect()
@@ -14,14 +16,29 @@ fn words(s: &[&str]) -> Vec<String> {
 /// DeepSeek-V3 (fp8) at tp 8 × pp 2 on two nodes of eight H100s.
 fn deepseek(engine: Engine) -> EstimateInput {
     EstimateInput {
-        model: Some("deepseek-ai/DeepSeek-V3".into()),
-        mode: Mode::Serve,
-        engine,
-        gpu: Some("h100-sxm5-80gb".into()),
-        tp: 8.0,
-        pp: 2.0,
-        max_model_len: Some(32768.0),
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("deepseek-ai/DeepSeek-V3".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Serve,
+            engine,
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(32768.0),
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..Default::default()
+        },
+        placement: PlacementInput {
+            tp: 8.0,
+            pp: 2.0,
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
@@ -95,7 +112,10 @@ fn every_node_launch_reads_back_as_the_same_estimate() {
             let r = read_command(&line).unwrap();
             assert!(r.not_read.is_empty(), "{line}: {:?}", r.not_read);
             let back = EstimateInput {
-                gpu: input.gpu.clone(),
+                hardware: HardwareInput {
+                    gpu: input.hardware.gpu.clone(),
+                    ..r.input.hardware
+                },
                 ..r.input
             };
             let got = back.resolve().unwrap();
@@ -112,14 +132,14 @@ fn nnodes_that_do_not_divide_the_gpus_are_listed_as_not_read() {
     )
     .unwrap();
     assert_eq!(r.not_read, ["--nnodes", "3"]);
-    assert_eq!(r.input.gpus_per_node, None);
+    assert_eq!(r.input.placement.gpus_per_node, None);
     // vLLM's own multi-node launcher, read too: 16 GPUs over --nnodes 2 are nodes of 8.
     let r = read_command(
         "vllm serve deepseek-ai/DeepSeek-V3 -tp 8 -pp 2 --nnodes 2 --node-rank 1 --master-addr 10.0.0.1 --master-port 29501 --headless",
     )
     .unwrap();
     assert!(r.not_read.is_empty(), "{:?}", r.not_read);
-    assert_eq!(r.input.gpus_per_node, Some(8.0));
+    assert_eq!(r.input.placement.gpus_per_node, Some(8.0));
 }
 
 #[test]

@@ -6,20 +6,31 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use super::{command_text, launch_input, read_command};
-use crate::estimate::{Engine, EstimateInput, Mode, need};
+use crate::estimate::{
+    Engine, EstimateInput, HardwareInput, Mode, ModelInput, RunInput, ServingInput, need,
+};
 use crate::gpu::find_gpu;
 use crate::hardware::{Layout, layout_input};
 
 fn serve(model: &str, engine: Engine, batch: f64, context: f64) -> EstimateInput {
     EstimateInput {
-        model: Some(model.into()),
-        mode: Mode::Serve,
-        engine,
-        batch,
-        seq_len: context,
-        new_tokens: 0.0,
-        max_model_len: Some(context),
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some(model.into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Serve,
+            engine,
+            batch,
+            seq_len: context,
+            new_tokens: 0.0,
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(context),
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
@@ -42,10 +53,16 @@ fn reads_back(input: &EstimateInput, commands: &[Vec<String>]) {
         let r = read_command(&line).unwrap();
         assert!(r.not_read.is_empty(), "{line}: {:?}", r.not_read);
         let back = EstimateInput {
-            gpu: input.gpu.clone(),
-            batch: input.batch,
-            seq_len: input.seq_len,
-            new_tokens: input.new_tokens,
+            run: RunInput {
+                batch: input.run.batch,
+                seq_len: input.run.seq_len,
+                new_tokens: input.run.new_tokens,
+                ..r.input.run
+            },
+            hardware: HardwareInput {
+                gpu: input.hardware.gpu.clone(),
+                ..r.input.hardware
+            },
             ..r.input
         };
         let got = back.resolve().unwrap();

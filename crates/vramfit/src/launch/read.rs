@@ -65,8 +65,8 @@ pub fn read_command(line: &str) -> Result<ReadCommand> {
         }
     }
     let (engine, table, args) = program(rest)?;
-    r.input.engine = engine;
-    r.input.mode = match engine {
+    r.input.run.engine = engine;
+    r.input.run.mode = match engine {
         Engine::Llamacpp | Engine::Ollama => Mode::Inference,
         Engine::Mlx if core::ptr::eq(table, flags::MLX_GENERATE) => Mode::Inference,
         _ => Mode::Serve,
@@ -171,11 +171,11 @@ impl Reader {
     fn env(&mut self, name: &str, value: &str) -> Result<()> {
         let i = &mut self.input;
         match name {
-            "OLLAMA_NUM_PARALLEL" => i.batch = number(name, value)?,
-            "OLLAMA_CONTEXT_LENGTH" => i.max_model_len = Some(number(name, value)?),
-            "OLLAMA_KV_CACHE_TYPE" => i.kv_dtype = KvDtype::parse(name, value)?,
+            "OLLAMA_NUM_PARALLEL" => i.run.batch = number(name, value)?,
+            "OLLAMA_CONTEXT_LENGTH" => i.serving.max_model_len = Some(number(name, value)?),
+            "OLLAMA_KV_CACHE_TYPE" => i.run.kv_dtype = KvDtype::parse(name, value)?,
             "OLLAMA_FLASH_ATTENTION" if matches!(value, "1" | "true") => {
-                i.attention = AttentionImpl::Flash;
+                i.run.attention = AttentionImpl::Flash;
             }
             _ => self.not_read.push(alloc::format!("{name}={value}")),
         }
@@ -186,14 +186,14 @@ impl Reader {
     /// then flags.
     fn flags(&mut self, table: &[Flag], mut args: &[String]) -> Result<()> {
         let positional_model = !matches!(
-            self.input.engine,
+            self.input.run.engine,
             Engine::Sglang | Engine::Llamacpp | Engine::Mlx | Engine::Tei
         );
         if let [m, tail @ ..] = args
             && positional_model
             && !m.starts_with('-')
         {
-            self.input.model = Some(m.clone());
+            self.input.model.model = Some(m.clone());
             args = tail;
         }
         while let [word, tail @ ..] = args {
@@ -256,135 +256,95 @@ impl Reader {
     fn set(&mut self, setting: Setting, flag: &str, value: &str) -> Result<()> {
         if setting == Setting::Model {
             let model = self.model(value);
-            self.input.model = Some(model);
+            self.input.model.model = Some(model);
             return Ok(());
         }
         let i = &mut self.input;
         match setting {
             Setting::Model => {}
-            Setting::Tp => i.tp = number(flag, value)?,
-            Setting::Pp => i.pp = number(flag, value)?,
+            Setting::Tp => i.placement.tp = number(flag, value)?,
+            Setting::Pp => i.placement.pp = number(flag, value)?,
             Setting::Dp => self.dp = number(flag, value)?,
-            Setting::Ep => i.ep = number(flag, value)?,
+            Setting::Ep => i.placement.ep = number(flag, value)?,
             Setting::ExpertParallel => self.expert_parallel = true,
             // vLLM's `auto` (or -1): the longest context that fits, which vLLM finds at start-up;
             // the estimate keeps its default (the trained context) and says it did not read it.
             Setting::Context if matches!(value, "auto" | "-1") => {
                 self.not_read.extend([flag.to_string(), value.to_string()]);
             }
-            Setting::Context => i.max_model_len = Some(number(flag, value)?),
-            Setting::Utilization => i.gpu_memory_utilization = fraction(flag, value)?,
-            Setting::MaxSeqs => i.max_num_seqs = Some(number(flag, value)?),
-            Setting::BatchedTokens => i.max_num_batched_tokens = Some(number(flag, value)?),
-            Setting::KvDtype => i.kv_dtype = KvDtype::parse(flag, value)?,
-            Setting::KvDtypeV if KvDtype::parse(flag, value)? == i.kv_dtype => {}
+            Setting::Context => i.serving.max_model_len = Some(number(flag, value)?),
+            Setting::Utilization => i.serving.gpu_memory_utilization = fraction(flag, value)?,
+            Setting::MaxSeqs => i.serving.max_num_seqs = Some(number(flag, value)?),
+            Setting::BatchedTokens => i.serving.max_num_batched_tokens = Some(number(flag, value)?),
+            Setting::KvDtype => i.run.kv_dtype = KvDtype::parse(flag, value)?,
+            Setting::KvDtypeV if KvDtype::parse(flag, value)? == i.run.kv_dtype => {}
             // The estimate takes one type for keys and values.
             Setting::KvDtypeV => self.not_read.extend([flag.to_string(), value.to_string()]),
-            Setting::NoCudaGraphs => i.cuda_graphs = false,
+            Setting::NoCudaGraphs => i.serving.cuda_graphs = false,
             Setting::DpAttention => self.dp_attention = true,
             Setting::AttnDp => self.attn_dp = number(flag, value)?,
             // The decode graphs are the ones the estimate counts.
-            Setting::GraphBackendDecode => i.cuda_graphs = value != "disabled",
+            Setting::GraphBackendDecode => i.serving.cuda_graphs = value != "disabled",
             Setting::GraphBackendPrefill => {}
-            Setting::Dtype => i.dtype = dtype(flag, value)?,
+            Setting::Dtype => i.run.dtype = dtype(flag, value)?,
             Setting::Quantization => match quantization(value) {
-                Some(q) => i.quantization = q,
+                Some(q) => i.model.quantization = q,
                 None => self.not_read.extend([flag.to_string(), value.to_string()]),
             },
-            Setting::MemFraction => i.mem_fraction_static = Some(fraction(flag, value)?),
-            Setting::CudaGraphMaxBs => i.cuda_graph_max_bs = Some(number(flag, value)?),
-            Setting::FreeFraction => i.free_gpu_memory_fraction = Some(fraction(flag, value)?),
+            Setting::MemFraction => i.serving.mem_fraction_static = Some(fraction(flag, value)?),
+            Setting::CudaGraphMaxBs => i.serving.cuda_graph_max_bs = Some(number(flag, value)?),
+            Setting::FreeFraction => {
+                i.serving.free_gpu_memory_fraction = Some(fraction(flag, value)?)
+            }
             // A file vramfit does not see: its settings are given as flags of vramfit's.
             Setting::ExtraOptions => self.not_read.extend([flag.to_string(), value.to_string()]),
-            Setting::GpuLayers => i.gpu_layers = Some(number(flag, value)?),
-            Setting::Ubatch => i.ubatch = number(flag, value)?,
+            Setting::GpuLayers => i.placement.gpu_layers = Some(number(flag, value)?),
+            Setting::Ubatch => i.serving.ubatch = number(flag, value)?,
             // llama-server's `-np -1` is its automatic slots, as without `-np`.
             Setting::Parallel
-                if value.trim() == "-1" && i.engine == crate::estimate::Engine::Llamacpp =>
+                if value.trim() == "-1" && i.run.engine == crate::estimate::Engine::Llamacpp =>
             {
                 self.parallel_given = false
             }
             Setting::Parallel => {
-                i.batch = number(flag, value)?;
+                i.run.batch = number(flag, value)?;
                 self.parallel_given = true;
             }
-            Setting::NCpuMoe => i.n_cpu_moe = Some(number(flag, value)?),
+            Setting::NCpuMoe => i.placement.n_cpu_moe = Some(number(flag, value)?),
             Setting::CpuMoe => self.cpu_moe = true,
-            Setting::KvUnified => i.kv_unified = Some(true),
-            Setting::NoKvUnified => i.kv_unified = Some(false),
+            Setting::KvUnified => i.serving.kv_unified = Some(true),
+            Setting::NoKvUnified => i.serving.kv_unified = Some(false),
             Setting::KvPerSlot => self.kv_per_slot = number(flag, value)?,
-            Setting::TensorSplit => i.tensor_split = shares(flag, value)?,
-            Setting::SplitMode => {
-                i.split_mode = match value {
-                    "layer" => SplitMode::Layer,
-                    "row" => SplitMode::Row,
-                    "none" => SplitMode::None,
-                    _ => {
-                        return Err(crate::input_error!(
-                            UnknownName,
-                            "command",
-                            ["{flag} {value} is not a split mode"],
-                            ["{flag} {value} 不是切分方式"],
-                            "layer, row or none",
-                            "layer、row 或 none",
-                        ));
-                    }
-                }
-            }
-            Setting::MainGpu => i.main_gpu = number(flag, value)?,
-            Setting::EnableLora => i.enable_lora = true,
-            Setting::MaxLoras => i.max_loras = Some(number(flag, value)?),
-            Setting::MaxLoraRank => i.max_lora_rank = Some(number(flag, value)?),
-            Setting::MaxCpuLoras => i.max_cpu_loras = Some(number(flag, value)?),
-            Setting::LoraTargets => i.lora_targets.push(value.into()),
-            Setting::KvOffloadingSize => i.kv_offloading_size = Some(number(flag, value)?),
+            Setting::TensorSplit => i.placement.tensor_split = shares(flag, value)?,
+            Setting::SplitMode => i.placement.split_mode = split_mode(flag, value)?,
+            Setting::MainGpu => i.placement.main_gpu = number(flag, value)?,
+            Setting::EnableLora => i.serving.enable_lora = true,
+            Setting::MaxLoras => i.serving.max_loras = Some(number(flag, value)?),
+            Setting::MaxLoraRank => i.serving.max_lora_rank = Some(number(flag, value)?),
+            Setting::MaxCpuLoras => i.serving.max_cpu_loras = Some(number(flag, value)?),
+            Setting::LoraTargets => i.training.lora_targets.push(value.into()),
+            Setting::KvOffloadingSize => i.serving.kv_offloading_size = Some(number(flag, value)?),
             Setting::KvOffloadingBackend => {
-                i.kv_offloading_backend = Some(match value {
-                    "native" => crate::estimate::KvOffloadingBackend::Native,
-                    "lmcache" => crate::estimate::KvOffloadingBackend::Lmcache,
-                    _ => {
-                        return Err(crate::input_error!(
-                            UnknownName,
-                            "command",
-                            ["{flag} {value} is not a KV offloading backend"],
-                            ["{flag} {value} 不是 KV 卸载后端"],
-                            "native or lmcache",
-                            "native 或 lmcache",
-                        ));
-                    }
-                })
+                i.serving.kv_offloading_backend = Some(offloading_backend(flag, value)?);
             }
             Setting::Runner => {
-                i.runner = match value {
+                i.run.runner = match value {
                     "auto" | "none" => None,
                     "generate" | "transcription" => Some(crate::estimate::RunnerType::Generate),
                     _ => Some(crate::estimate::RunnerType::Pooling),
                 }
             }
-            Setting::IsEmbedding => i.runner = Some(crate::estimate::RunnerType::Pooling),
-            // llama.cpp's pooling types (`common/arg.cpp`): any but `none` makes llama-server
-            // an embedding server (`server_n_outputs_max`); `none` changes nothing read.
-            Setting::Pooling => match value {
-                "mean" | "cls" | "last" | "rank" => {
-                    i.runner = Some(crate::estimate::RunnerType::Pooling);
+            Setting::IsEmbedding => i.run.runner = Some(crate::estimate::RunnerType::Pooling),
+            Setting::Pooling => {
+                if pooling(flag, value)? {
+                    i.run.runner = Some(crate::estimate::RunnerType::Pooling);
                 }
-                "none" => {}
-                _ => {
-                    return Err(crate::input_error!(
-                        UnknownName,
-                        "command",
-                        ["{flag} {value} is not a llama.cpp pooling type"],
-                        ["{flag} {value} 不是 llama.cpp 的池化类型"],
-                        "none, mean, cls, last or rank",
-                        "none、mean、cls、last 或 rank",
-                    ));
-                }
-            },
-            Setting::NewTokens => i.new_tokens = number(flag, value)?,
-            Setting::MaxKvSize => i.max_kv_size = Some(number(flag, value)?),
-            Setting::KvBits => i.kv_bits = Some(number(flag, value)?),
-            Setting::KvGroupSize => i.kv_group_size = Some(number(flag, value)?),
-            Setting::QuantizedKvStart => i.quantized_kv_start = Some(number(flag, value)?),
+            }
+            Setting::NewTokens => i.run.new_tokens = number(flag, value)?,
+            Setting::MaxKvSize => i.serving.max_kv_size = Some(number(flag, value)?),
+            Setting::KvBits => i.serving.kv_bits = Some(number(flag, value)?),
+            Setting::KvGroupSize => i.serving.kv_group_size = Some(number(flag, value)?),
+            Setting::QuantizedKvStart => i.serving.quantized_kv_start = Some(number(flag, value)?),
             // The prompt's text: its tokens are the estimate's seq_len, which a flag does not say.
             Setting::Prompt => self.not_read.extend([flag.to_string(), value.to_string()]),
             Setting::Nodes => self.nodes = number(flag, value)?,
@@ -399,28 +359,21 @@ impl Reader {
                 super::speculative::read(flag, value, i, &mut self.not_read)?;
             }
             Setting::MmLimit => super::multimodal::read(flag, value, i, &mut self.not_read)?,
-            Setting::LanguageModelOnly => i.language_model_only = true,
+            Setting::LanguageModelOnly => i.run.language_model_only = true,
             Setting::DisaggregationMode => {
-                i.disaggregation_mode = super::disaggregation::mode(flag, value)?;
+                i.serving.disaggregation_mode = super::disaggregation::mode(flag, value)?;
             }
             Setting::TransferBackend => {
-                i.disaggregation_transfer_backend =
+                i.serving.disaggregation_transfer_backend =
                     Some(super::disaggregation::backend(flag, value)?);
             }
             Setting::ReservedDecodeTokens => {
-                i.num_reserved_decode_tokens = Some(number(flag, value)?);
+                i.serving.num_reserved_decode_tokens = Some(number(flag, value)?);
             }
             Setting::KvTransferConfig => {
                 super::disaggregation::read_kv_transfer(flag, value, i, &mut self.not_read)?;
             }
-
-            Setting::FlashAttn => {
-                i.attention = match value {
-                    "on" | "1" | "true" => AttentionImpl::Flash,
-                    "off" | "0" | "false" => AttentionImpl::Eager,
-                    _ => AttentionImpl::default(),
-                }
-            }
+            Setting::FlashAttn => i.run.attention = flash_attn(value),
         }
         Ok(())
     }
@@ -428,7 +381,7 @@ impl Reader {
     /// The model a flag names: a GGUF file named after a preset and its file type
     /// (`Qwen3-32B-Q4_K_M.gguf`) is that preset in that type; anything else as written.
     fn model(&mut self, value: &str) -> String {
-        if self.input.engine == Engine::Mlx {
+        if self.input.run.engine == Engine::Mlx {
             return self.mlx_model(value);
         }
         let file = value.rsplit('/').next().unwrap_or(value);
@@ -498,34 +451,34 @@ impl Reader {
     fn finish(mut self) -> ReadCommand {
         let i = &mut self.input;
         if let Some(q) = self.mlx_format {
-            i.quantization = q;
+            i.model.quantization = q;
         }
         if let Some(file_type) = self.file_type {
-            i.quantization = Quantization::Gguf { file_type };
+            i.model.quantization = Quantization::Gguf { file_type };
         }
         if self.attn_dp > 1.0 {
             // The groups inside tp; SGLang divides the chunk it was given among them.
-            i.enable_dp_attention = true;
-            i.dp_size = Some(self.attn_dp);
+            i.placement.enable_dp_attention = true;
+            i.placement.dp_size = Some(self.attn_dp);
         } else if self.dp_attention && self.attn_dp == 0.0 {
             // The deprecated spelling: `--dp-size` counted the groups, as SGLang 0.5.23's
             // `handle_deprecated_dp_attention` turns it into `--attn-dp-size`.
-            i.enable_dp_attention = true;
-            i.dp_size = Some(self.dp.max(1.0));
+            i.placement.enable_dp_attention = true;
+            i.placement.dp_size = Some(self.dp.max(1.0));
             self.dp = 1.0;
         } else if self.dp > 1.0 {
-            i.gpus = Some(i.tp * i.pp * self.dp);
+            i.placement.gpus = Some(i.placement.tp * i.placement.pp * self.dp);
         }
         // vLLM's `--data-parallel-size-local L`: a node holds L ranks of tp × pp GPUs each.
         if self.dp_local >= 1.0 && self.dp > 1.0 {
-            i.gpus_per_node = Some(i.tp * i.pp * self.dp_local);
+            i.placement.gpus_per_node = Some(i.placement.tp * i.placement.pp * self.dp_local);
         }
         // `--nnodes N`: the GPUs of tp × pp × dp fill N nodes, each its share; a count they
         // do not divide into is listed as not read.
         if self.nodes > 1.0 {
-            let per_node = i.tp * i.pp * self.dp.max(1.0) / self.nodes;
+            let per_node = i.placement.tp * i.placement.pp * self.dp.max(1.0) / self.nodes;
             if per_node >= 1.0 && libm::trunc(per_node) == per_node {
-                i.gpus_per_node = Some(per_node);
+                i.placement.gpus_per_node = Some(per_node);
             } else {
                 let n = crate::units::number_text(self.nodes);
                 self.not_read.extend([String::from("--nnodes"), n]);
@@ -533,27 +486,27 @@ impl Reader {
         }
         let i = &mut self.input;
         // llama.cpp's `-ts` names a share per GPU: that many GPUs (unless `-sm none` keeps one).
-        if i.tensor_split.len() > 1 && i.split_mode != SplitMode::None {
-            i.gpus = Some(i.tensor_split.len() as f64);
+        if i.placement.tensor_split.len() > 1 && i.placement.split_mode != SplitMode::None {
+            i.placement.gpus = Some(i.placement.tensor_split.len() as f64);
         }
         if self.expert_parallel {
-            i.ep = i.tp * self.dp.max(1.0);
+            i.placement.ep = i.placement.tp * self.dp.max(1.0);
         }
         // llama.cpp's `--cpu-moe`: every block (the model's, where its preset is known).
         if self.cpu_moe {
-            match i.model.as_deref().and_then(crate::presets::find) {
-                Some(p) => i.n_cpu_moe = Some(p.arch.num_layers as f64),
+            match i.model.model.as_deref().and_then(crate::presets::find) {
+                Some(p) => i.placement.n_cpu_moe = Some(p.arch.num_layers as f64),
                 None => self.not_read.push(String::from("--cpu-moe")),
             }
         }
         llama_server_context(i, self.kv_per_slot, self.parallel_given);
         // llama.cpp's `-ngl 999`: every layer.
         if let (Some(n), Some(p)) = (
-            i.gpu_layers,
-            i.model.as_deref().and_then(crate::presets::find),
+            i.placement.gpu_layers,
+            i.model.model.as_deref().and_then(crate::presets::find),
         ) && n > (p.arch.num_layers + 1) as f64
         {
-            i.gpu_layers = None;
+            i.placement.gpu_layers = None;
         }
         ReadCommand {
             input: self.input,
@@ -646,9 +599,9 @@ fn llama_server_context(i: &mut EstimateInput, kv_per_slot: f64, parallel_given:
     // `kv_unified_per_slot`: without `-c` (or with `-c 0`) the estimate sizes the shared pool
     // to the slots × N, with `-c` it is a cap that holds no memory. N of 0 does nothing.
     if kv_per_slot != 0.0 {
-        i.kv_unified_per_slot = Some(kv_per_slot);
-        if i.max_model_len == Some(0.0) {
-            i.max_model_len = None;
+        i.serving.kv_unified_per_slot = Some(kv_per_slot);
+        if i.serving.max_model_len == Some(0.0) {
+            i.serving.max_model_len = None;
         }
     }
     // llama-server without `-c`, or with `-c 0`: the context the model was trained with
@@ -656,11 +609,12 @@ fn llama_server_context(i: &mut EstimateInput, kv_per_slot: f64, parallel_given:
     // `common/common.h`; builds from PR #10136 of 2024-11 until the fit made it 0 again
     // took 4096, less than any preset's trained context), which `--fit` lowers toward 4096
     // only where the free memory lacks: the most it allocates, on the safe side.
-    if i.engine == crate::estimate::Engine::Llamacpp
-        && matches!(i.max_model_len, None | Some(0.0))
-        && i.kv_unified_per_slot.is_none()
+    if i.run.engine == crate::estimate::Engine::Llamacpp
+        && matches!(i.serving.max_model_len, None | Some(0.0))
+        && i.serving.kv_unified_per_slot.is_none()
     {
-        i.max_model_len = i
+        i.serving.max_model_len = i
+            .model
             .model
             .as_deref()
             .and_then(crate::presets::find)
@@ -670,7 +624,66 @@ fn llama_server_context(i: &mut EstimateInput, kv_per_slot: f64, parallel_given:
     }
     // llama-server without `-np` (or `-np -1`): 4 slots over one unified cache
     // (`llamacpp_slots.rs`), whatever `--no-kv-unified` says.
-    if i.engine == crate::estimate::Engine::Llamacpp && !parallel_given {
+    if i.run.engine == crate::estimate::Engine::Llamacpp && !parallel_given {
         super::llama_server_auto_slots(i);
+    }
+}
+
+/// llama.cpp's `--split-mode` (`-sm`) value.
+fn split_mode(flag: &str, value: &str) -> Result<SplitMode> {
+    match value {
+        "layer" => Ok(SplitMode::Layer),
+        "row" => Ok(SplitMode::Row),
+        "none" => Ok(SplitMode::None),
+        _ => Err(crate::input_error!(
+            UnknownName,
+            "command",
+            ["{flag} {value} is not a split mode"],
+            ["{flag} {value} 不是切分方式"],
+            "layer, row or none",
+            "layer、row 或 none",
+        )),
+    }
+}
+
+/// vLLM's `--kv-offloading-backend` value.
+fn offloading_backend(flag: &str, value: &str) -> Result<crate::estimate::KvOffloadingBackend> {
+    match value {
+        "native" => Ok(crate::estimate::KvOffloadingBackend::Native),
+        "lmcache" => Ok(crate::estimate::KvOffloadingBackend::Lmcache),
+        _ => Err(crate::input_error!(
+            UnknownName,
+            "command",
+            ["{flag} {value} is not a KV offloading backend"],
+            ["{flag} {value} 不是 KV 卸载后端"],
+            "native or lmcache",
+            "native 或 lmcache",
+        )),
+    }
+}
+
+/// Whether llama.cpp's `--pooling` type makes an embedding server: its pooling types
+/// (`common/arg.cpp`), any but `none` (`server_n_outputs_max`); `none` changes nothing read.
+fn pooling(flag: &str, value: &str) -> Result<bool> {
+    match value {
+        "mean" | "cls" | "last" | "rank" => Ok(true),
+        "none" => Ok(false),
+        _ => Err(crate::input_error!(
+            UnknownName,
+            "command",
+            ["{flag} {value} is not a llama.cpp pooling type"],
+            ["{flag} {value} 不是 llama.cpp 的池化类型"],
+            "none, mean, cls, last or rank",
+            "none、mean、cls、last 或 rank",
+        )),
+    }
+}
+
+/// llama.cpp's `--flash-attn` (`-fa`) value: on, off or auto (the default kernel).
+fn flash_attn(value: &str) -> AttentionImpl {
+    match value {
+        "on" | "1" | "true" => AttentionImpl::Flash,
+        "off" | "0" | "false" => AttentionImpl::Eager,
+        _ => AttentionImpl::default(),
     }
 }

@@ -10,7 +10,10 @@ use alloc::vec::Vec;
 
 use super::read::ReadCommand;
 use crate::error::Result;
-use crate::estimate::{Checkpointing, EstimateInput, Mode, Precision, RecomputeMethod, Stack};
+use crate::estimate::{
+    Checkpointing, EstimateInput, Mode, PlacementInput, Precision, RecomputeMethod, RunInput,
+    Stack, TrainingInput,
+};
 
 /// torchrun's options that take a value (`torch.distributed.run`'s, both spellings), also
 /// `tune run`'s (`read_stack.rs`).
@@ -60,12 +63,21 @@ pub(super) fn read(words: &[String], env: Vec<String>) -> Result<ReadCommand> {
         ));
     }
     let mut input = EstimateInput {
-        mode: Mode::Training,
-        stack: Some(Stack::Megatron),
-        precision: Precision::Fp32,
-        gpus: Some(nodes * per_node),
-        gpus_per_node: (nodes > 1.0).then_some(per_node),
-        ..EstimateInput::default()
+        run: RunInput {
+            mode: Mode::Training,
+            ..Default::default()
+        },
+        training: TrainingInput {
+            stack: Some(Stack::Megatron),
+            precision: Precision::Fp32,
+            ..Default::default()
+        },
+        placement: PlacementInput {
+            gpus: Some(nodes * per_node),
+            gpus_per_node: (nodes > 1.0).then_some(per_node),
+            ..Default::default()
+        },
+        ..Default::default()
     };
     let (mut global, mut per_chunk, mut layers) = (None, None, None);
     let args = &words[i + 1..];
@@ -84,35 +96,37 @@ pub(super) fn read(words: &[String], env: Vec<String>) -> Result<ReadCommand> {
             None => String::new(),
         };
         match flag {
-            "--tensor-model-parallel-size" => input.tp = count(flag, &value)?,
-            "--pipeline-model-parallel-size" => input.pp = count(flag, &value)?,
+            "--tensor-model-parallel-size" => input.placement.tp = count(flag, &value)?,
+            "--pipeline-model-parallel-size" => input.placement.pp = count(flag, &value)?,
             "--num-layers-per-virtual-pipeline-stage" => per_chunk = Some(count(flag, &value)?),
-            "--context-parallel-size" => input.cp = Some(count(flag, &value)?),
-            "--sequence-parallel" => input.sequence_parallel = true,
-            "--use-distributed-optimizer" => input.distributed_optimizer = true,
-            "--micro-batch-size" => input.batch = count(flag, &value)?,
+            "--context-parallel-size" => input.placement.cp = Some(count(flag, &value)?),
+            "--sequence-parallel" => input.placement.sequence_parallel = true,
+            "--use-distributed-optimizer" => input.placement.distributed_optimizer = true,
+            "--micro-batch-size" => input.run.batch = count(flag, &value)?,
             "--global-batch-size" => global = Some(count(flag, &value)?),
-            "--seq-length" => input.seq_len = count(flag, &value)?,
+            "--seq-length" => input.run.seq_len = count(flag, &value)?,
             "--num-layers" => {
                 layers = Some(count(flag, &value)?);
                 not_read.extend([flag.to_string(), value]);
             }
-            "--bf16" => input.precision = Precision::AmpBf16,
-            "--fp16" => input.precision = Precision::AmpFp16,
+            "--bf16" => input.training.precision = Precision::AmpBf16,
+            "--fp16" => input.training.precision = Precision::AmpFp16,
             "--recompute-granularity" if value == "full" => {
-                input.grad_checkpointing = Checkpointing::Full;
+                input.training.grad_checkpointing = Checkpointing::Full;
             }
             "--recompute-granularity" if value == "selective" => {
-                input.grad_checkpointing = Checkpointing::Selective;
+                input.training.grad_checkpointing = Checkpointing::Selective;
             }
             "--recompute-method" if value == "uniform" => {
-                input.recompute_method = Some(RecomputeMethod::Uniform);
+                input.training.recompute_method = Some(RecomputeMethod::Uniform);
             }
             "--recompute-method" if value == "block" => {
-                input.recompute_method = Some(RecomputeMethod::Block);
+                input.training.recompute_method = Some(RecomputeMethod::Block);
             }
-            "--recompute-num-layers" => input.recompute_num_layers = Some(count(flag, &value)?),
-            "--tokenizer-model" => input.model = Some(value),
+            "--recompute-num-layers" => {
+                input.training.recompute_num_layers = Some(count(flag, &value)?)
+            }
+            "--tokenizer-model" => input.model.model = Some(value),
             _ => {
                 not_read.push(flag.to_string());
                 if !value.is_empty() {
@@ -125,8 +139,8 @@ pub(super) fn read(words: &[String], env: Vec<String>) -> Result<ReadCommand> {
     // The interleaved schedule: layers / (pp × layers a chunk) chunks a stage.
     if let Some(chunk) = per_chunk {
         match layers {
-            Some(l) if l / (input.pp * chunk) >= 1.0 => {
-                input.vp = Some(libm::trunc(l / (input.pp * chunk)))
+            Some(l) if l / (input.placement.pp * chunk) >= 1.0 => {
+                input.placement.vp = Some(libm::trunc(l / (input.placement.pp * chunk)))
             }
             _ => not_read.extend([
                 String::from("--num-layers-per-virtual-pipeline-stage"),
@@ -136,11 +150,12 @@ pub(super) fn read(words: &[String], env: Vec<String>) -> Result<ReadCommand> {
     }
     // Micro-batches a step: the global batch over the micro-batch of each replica.
     if let Some(g) = global {
-        let replicas =
-            (nodes * per_node / (input.tp * input.pp * input.cp.unwrap_or(1.0))).max(1.0);
-        let steps = g / (input.batch * replicas);
+        let replicas = (nodes * per_node
+            / (input.placement.tp * input.placement.pp * input.placement.cp.unwrap_or(1.0)))
+        .max(1.0);
+        let steps = g / (input.run.batch * replicas);
         if steps >= 1.0 && libm::trunc(steps) == steps {
-            input.grad_accum = (steps > 1.0).then_some(steps);
+            input.training.grad_accum = (steps > 1.0).then_some(steps);
         } else {
             not_read.extend([String::from("--global-batch-size"), format!("{g}")]);
         }

@@ -13,6 +13,7 @@ use alloc::vec::Vec;
 use super::read::ReadCommand;
 use super::read_megatron::torchrun_options;
 use crate::error::Result;
+use crate::estimate::PlacementInput;
 use crate::estimate::{EstimateInput, Offload};
 use crate::stack_config::read_training_config;
 
@@ -57,24 +58,27 @@ pub(super) fn tune_run(words: &[String], env: Vec<String>) -> Result<ReadCommand
     }
     let gpus = nodes * per_node;
     let mut start = EstimateInput {
-        gpus: (gpus > 1.0).then_some(gpus),
-        gpus_per_node: (nodes > 1.0).then_some(per_node),
-        ..EstimateInput::default()
+        placement: PlacementInput {
+            gpus: (gpus > 1.0).then_some(gpus),
+            gpus_per_node: (nodes > 1.0).then_some(per_node),
+            ..Default::default()
+        },
+        ..Default::default()
     };
     // FSDP2 under the distributed recipes: full shard unless told, CPU offload when told.
     if distributed {
-        start.zero = 3.0;
-        start.fsdp_version = Some(2.0);
+        start.placement.zero = 3.0;
+        start.placement.fsdp_version = Some(2.0);
     }
     let mut kept = Vec::new();
     for (k, v) in overrides {
         match k.as_str() {
             "fsdp_reshard_after_forward" if distributed => {
-                start.reshard_after_forward = Some(truth(&v))
+                start.placement.reshard_after_forward = Some(truth(&v))
             }
             "fsdp_cpu_offload" if distributed => {
                 if truth(&v) {
-                    start.offload = Offload::Cpu;
+                    start.placement.offload = Offload::Cpu;
                 }
             }
             _ => kept.push((k, v)),

@@ -12,6 +12,7 @@ use crate::estimate::{
     Checkpointing, EstimateInput, Loss, Mode, Offload, Optimizer, Precision, RlAlgorithm, Rollout,
     Stack,
 };
+use crate::estimate::{HardwareInput, ModelInput, PlacementInput, RunInput, TrainingInput};
 use crate::precision::Quantization;
 
 const MODEL: &str = "meta-llama/Llama-3.1-8B";
@@ -19,24 +20,39 @@ const MODEL: &str = "meta-llama/Llama-3.1-8B";
 /// GRPO on 4 GPUs with vLLM on them: 2 prompts per GPU, 8 completions each.
 fn grpo() -> EstimateInput {
     EstimateInput {
-        model: Some(MODEL.into()),
-        mode: Mode::Training,
-        gpu: Some("h100-sxm5-80gb".into()),
-        stack: Some(Stack::Openrlhf),
-        gpus: Some(4.0),
-        zero: 3.0,
-        rl: Some(RlAlgorithm::Grpo),
-        rollout: Some(Rollout::Colocate),
-        rl_beta: Some(0.04),
-        num_generations: Some(8.0),
-        max_completion_length: Some(1024.0),
-        rollout_memory_utilization: Some(0.5),
-        sleep_mode: Some(true),
-        fused_optimizer: true,
-        grad_checkpointing: Checkpointing::Full,
-        batch: 2.0,
-        seq_len: 512.0,
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some(MODEL.into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Training,
+            batch: 2.0,
+            seq_len: 512.0,
+            ..Default::default()
+        },
+        training: TrainingInput {
+            stack: Some(Stack::Openrlhf),
+            rl: Some(RlAlgorithm::Grpo),
+            rollout: Some(Rollout::Colocate),
+            rl_beta: Some(0.04),
+            num_generations: Some(8.0),
+            max_completion_length: Some(1024.0),
+            rollout_memory_utilization: Some(0.5),
+            sleep_mode: Some(true),
+            fused_optimizer: true,
+            grad_checkpointing: Checkpointing::Full,
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..Default::default()
+        },
+        placement: PlacementInput {
+            gpus: Some(4.0),
+            zero: 3.0,
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
@@ -149,10 +165,11 @@ fn openrlhf_grpo_says_the_estimate() {
 /// under DeepSpeed's launcher, 2 pairs per GPU × 4 GPUs = 8, sequences of 512 + 512.
 #[test]
 fn openrlhf_ppo_server_and_dpo() {
-    let ppo = EstimateInput {
-        rl: Some(RlAlgorithm::Ppo),
-        num_generations: None,
-        ..grpo()
+    let ppo = {
+        let mut input = grpo();
+        input.training.rl = Some(RlAlgorithm::Ppo);
+        input.training.num_generations = None;
+        input
     };
     let l = launch_input(&ppo).unwrap();
     let job = &l.commands[1];
@@ -164,16 +181,17 @@ fn openrlhf_ppo_server_and_dpo() {
     assert!(!has(job, "--algo.kl.use_loss"));
     bilingual(&l);
 
-    let server = EstimateInput {
-        rollout: Some(Rollout::Server),
-        rollout_memory_utilization: None,
-        sleep_mode: None,
-        lora_rank: 16.0,
-        lora_targets: alloc::vec!["q_proj".into(), "v_proj".into()],
-        ref_model: Some(true),
-        zero: 2.0,
-        offload: Offload::Cpu,
-        ..grpo()
+    let server = {
+        let mut input = grpo();
+        input.training.rollout = Some(Rollout::Server);
+        input.training.rollout_memory_utilization = None;
+        input.training.sleep_mode = None;
+        input.training.lora_rank = 16.0;
+        input.training.lora_targets = alloc::vec!["q_proj".into(), "v_proj".into()];
+        input.training.ref_model = Some(true);
+        input.placement.zero = 2.0;
+        input.placement.offload = Offload::Cpu;
+        input
     };
     let l = launch_input(&server).unwrap();
     let job = &l.commands[1];
@@ -188,15 +206,16 @@ fn openrlhf_ppo_server_and_dpo() {
     assert_eq!(job[i + 1..i + 3], ["q_proj", "v_proj"]);
     bilingual(&l);
 
-    let dpo = EstimateInput {
-        rl: Some(RlAlgorithm::Dpo),
-        rollout: None,
-        rollout_memory_utilization: None,
-        sleep_mode: None,
-        num_generations: None,
-        rl_beta: Some(0.1),
-        max_completion_length: Some(512.0),
-        ..grpo()
+    let dpo = {
+        let mut input = grpo();
+        input.training.rl = Some(RlAlgorithm::Dpo);
+        input.training.rollout = None;
+        input.training.rollout_memory_utilization = None;
+        input.training.sleep_mode = None;
+        input.training.num_generations = None;
+        input.training.rl_beta = Some(0.1);
+        input.training.max_completion_length = Some(512.0);
+        input
     };
     let l = launch_input(&dpo).unwrap();
     let argv = &l.commands[0];
@@ -225,7 +244,10 @@ fn openrlhf_ppo_server_and_dpo() {
     // The estimate's foreach step, which DeepSpeed's FusedAdam does not take: said, over.
     assert!(!l.notes.iter().any(|n| n.en.contains("FusedAdam")));
     let foreach = EstimateInput {
-        fused_optimizer: false,
+        training: TrainingInput {
+            fused_optimizer: false,
+            ..dpo.training
+        },
         ..dpo
     };
     let l = launch_input(&foreach).unwrap();
@@ -236,10 +258,11 @@ fn openrlhf_ppo_server_and_dpo() {
 /// group's nodes said.
 #[test]
 fn openrlhf_over_two_nodes() {
-    let input = EstimateInput {
-        gpus: Some(16.0),
-        gpus_per_node: Some(8.0),
-        ..grpo()
+    let input = {
+        let mut input = grpo();
+        input.placement.gpus = Some(16.0);
+        input.placement.gpus_per_node = Some(8.0);
+        input
     };
     let l = launch_input(&input).unwrap();
     assert_eq!(l.commands.len(), 3);
@@ -260,107 +283,119 @@ fn openrlhf_refuses_what_it_cannot_say() {
     let g = grpo;
     let cases: Vec<(EstimateInput, &str)> = alloc::vec![
         (
-            EstimateInput {
-                rl: None,
-                rollout: None,
-                rl_beta: None,
-                num_generations: None,
-                max_completion_length: None,
-                rollout_memory_utilization: None,
-                sleep_mode: None,
-                ..g()
+            {
+                let mut input = g();
+                input.training.rl = None;
+                input.training.rollout = None;
+                input.training.rl_beta = None;
+                input.training.num_generations = None;
+                input.training.max_completion_length = None;
+                input.training.rollout_memory_utilization = None;
+                input.training.sleep_mode = None;
+                input
             },
             "rl"
         ),
         (
-            EstimateInput {
-                rollout: Some(Rollout::Hf),
-                rollout_memory_utilization: None,
-                sleep_mode: None,
-                ..g()
+            {
+                let mut input = g();
+                input.training.rollout = Some(Rollout::Hf);
+                input.training.rollout_memory_utilization = None;
+                input.training.sleep_mode = None;
+                input
             },
             "rollout"
         ),
         (
-            EstimateInput {
-                rl: Some(RlAlgorithm::Ppo),
-                num_generations: None,
-                rollout: Some(Rollout::Server),
-                rollout_memory_utilization: None,
-                sleep_mode: None,
-                ..g()
+            {
+                let mut input = g();
+                input.training.rl = Some(RlAlgorithm::Ppo);
+                input.training.num_generations = None;
+                input.training.rollout = Some(Rollout::Server);
+                input.training.rollout_memory_utilization = None;
+                input.training.sleep_mode = None;
+                input
             },
             "rollout"
         ),
         // A LoRA policy's base is the estimate's reference; OpenRLHF loads one anyway.
         (
-            EstimateInput {
-                lora_rank: 16.0,
-                ..g()
+            {
+                let mut input = g();
+                input.training.lora_rank = 16.0;
+                input
             },
             "ref_model"
         ),
         (
-            EstimateInput {
-                num_generations: Some(1.0),
-                ..g()
+            {
+                let mut input = g();
+                input.training.num_generations = Some(1.0);
+                input
             },
             "num_generations"
         ),
         (
-            EstimateInput {
-                offload: Offload::Cpu,
-                ..g()
+            {
+                let mut input = g();
+                input.placement.offload = Offload::Cpu;
+                input
             },
             "offload"
         ),
         (
-            EstimateInput {
-                max_model_len: Some(4096.0),
-                ..g()
+            {
+                let mut input = g();
+                input.serving.max_model_len = Some(4096.0);
+                input
             },
             "max_model_len"
         ),
         (
-            EstimateInput {
-                fsdp_version: Some(2.0),
-                ..g()
+            {
+                let mut input = g();
+                input.placement.fsdp_version = Some(2.0);
+                input
             },
             "fsdp_version"
         ),
         (
-            EstimateInput {
-                precision: Precision::Bf16,
-                ..g()
+            {
+                let mut input = g();
+                input.training.precision = Precision::Bf16;
+                input
             },
             "precision"
         ),
         (
-            EstimateInput {
-                loss: Some(Loss::Fused),
-                ..g()
+            {
+                let mut input = g();
+                input.training.loss = Some(Loss::Fused);
+                input
             },
             "loss"
         ),
         (
-            EstimateInput {
-                lora_rank: 16.0,
-                ref_model: Some(true),
-                qlora: true,
-                quantization: Quantization::BnbNf4 { double_quant: true },
-                ..g()
+            {
+                let mut input = g();
+                input.training.lora_rank = 16.0;
+                input.training.ref_model = Some(true);
+                input.training.qlora = true;
+                input.model.quantization = Quantization::BnbNf4 { double_quant: true };
+                input
             },
             "quantization"
         ),
         (
-            EstimateInput {
-                rl: Some(RlAlgorithm::Dpo),
-                rollout: None,
-                rollout_memory_utilization: None,
-                sleep_mode: None,
-                num_generations: None,
-                lora_rank: 16.0,
-                ..g()
+            {
+                let mut input = g();
+                input.training.rl = Some(RlAlgorithm::Dpo);
+                input.training.rollout = None;
+                input.training.rollout_memory_utilization = None;
+                input.training.sleep_mode = None;
+                input.training.num_generations = None;
+                input.training.lora_rank = 16.0;
+                input
             },
             "ref_model"
         ),
@@ -373,21 +408,33 @@ fn openrlhf_refuses_what_it_cannot_say() {
 /// Unsloth's QLoRA on one GPU.
 fn unsloth() -> EstimateInput {
     EstimateInput {
-        model: Some(MODEL.into()),
-        mode: Mode::Training,
-        gpu: Some("h100-sxm5-80gb".into()),
-        stack: Some(Stack::Unsloth),
-        lora_rank: 16.0,
-        lora_targets: alloc::vec!["all-linear".into()],
-        qlora: true,
-        quantization: Quantization::BnbNf4 { double_quant: true },
-        precision: Precision::Bf16,
-        optimizer: Optimizer::Adamw8bit,
-        grad_checkpointing: Checkpointing::Full,
-        grad_accum: Some(4.0),
-        batch: 2.0,
-        seq_len: 2048.0,
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some(MODEL.into()),
+            quantization: Quantization::BnbNf4 { double_quant: true },
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Training,
+            batch: 2.0,
+            seq_len: 2048.0,
+            ..Default::default()
+        },
+        training: TrainingInput {
+            stack: Some(Stack::Unsloth),
+            lora_rank: 16.0,
+            lora_targets: alloc::vec!["all-linear".into()],
+            qlora: true,
+            precision: Precision::Bf16,
+            optimizer: Optimizer::Adamw8bit,
+            grad_checkpointing: Checkpointing::Full,
+            grad_accum: Some(4.0),
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
@@ -422,16 +469,18 @@ fn unsloth_cli_says_the_estimate() {
         ]
     );
     bilingual(&l);
-    let short = EstimateInput {
-        seq_len: 256.0,
-        activation_offload: Some(false),
-        ..unsloth()
+    let short = {
+        let mut input = unsloth();
+        input.run.seq_len = 256.0;
+        input.training.activation_offload = Some(false);
+        input
     };
     assert!(launch_input(&short).is_ok());
-    let full_base = EstimateInput {
-        qlora: false,
-        quantization: Quantization::None,
-        ..unsloth()
+    let full_base = {
+        let mut input = unsloth();
+        input.training.qlora = false;
+        input.model.quantization = Quantization::None;
+        input
     };
     assert!(!has(
         &launch_input(&full_base).unwrap().commands[0],
@@ -445,63 +494,71 @@ fn unsloth_refuses_what_its_script_cannot_say() {
     let u = unsloth;
     let cases: Vec<(EstimateInput, &str)> = alloc::vec![
         (
-            EstimateInput {
-                lora_rank: 0.0,
-                qlora: false,
-                quantization: Quantization::None,
-                ..u()
+            {
+                let mut input = u();
+                input.training.lora_rank = 0.0;
+                input.training.qlora = false;
+                input.model.quantization = Quantization::None;
+                input
             },
             "lora_rank"
         ),
         (
-            EstimateInput {
-                lora_targets: alloc::vec!["q_proj".into()],
-                ..u()
+            {
+                let mut input = u();
+                input.training.lora_targets = alloc::vec!["q_proj".into()];
+                input
             },
             "lora_rank"
         ),
         (
-            EstimateInput {
-                precision: Precision::AmpBf16,
-                ..u()
+            {
+                let mut input = u();
+                input.training.precision = Precision::AmpBf16;
+                input
             },
             "precision"
         ),
         (
-            EstimateInput {
-                loss: Some(Loss::Full),
-                ..u()
+            {
+                let mut input = u();
+                input.training.loss = Some(Loss::Full);
+                input
             },
             "loss"
         ),
         (
-            EstimateInput {
-                grad_checkpointing: Checkpointing::None,
-                ..u()
+            {
+                let mut input = u();
+                input.training.grad_checkpointing = Checkpointing::None;
+                input
             },
             "grad_checkpointing"
         ),
         // Below 512 tokens "unsloth" offloads nothing: the stack's offload cannot be said.
         (
-            EstimateInput {
-                seq_len: 256.0,
-                ..u()
+            {
+                let mut input = u();
+                input.run.seq_len = 256.0;
+                input
             },
             "grad_checkpointing"
         ),
         (
-            EstimateInput {
-                gpus: Some(2.0),
-                ..u()
+            {
+                let mut input = u();
+                input.placement.gpus = Some(2.0);
+                input
             },
             "gpus"
         ),
         (
-            EstimateInput {
-                quantization: Quantization::BnbNf4 {
-                    double_quant: false
-                },
-                ..u()
+            {
+                let mut input = u();
+                input.model.quantization = Quantization::BnbNf4 {
+                    double_quant: false,
+                };
+                input
             },
             "quantization"
         ),

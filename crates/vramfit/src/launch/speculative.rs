@@ -66,7 +66,7 @@ pub(super) fn read(
         match (key.as_str(), v) {
             ("method", serde_json::Value::String(m)) => {
                 match SpecMethod::ALL.into_iter().find(|x| x.name() == m) {
-                    Some(x) => i.speculative_method = Some(x),
+                    Some(x) => i.serving.speculative_method = Some(x),
                     None => {
                         return Err(crate::input_error!(
                             Unsupported,
@@ -79,14 +79,14 @@ pub(super) fn read(
                     }
                 }
             }
-            ("model", serde_json::Value::String(m)) => i.draft_model = Some(m.clone()),
+            ("model", serde_json::Value::String(m)) => i.serving.draft_model = Some(m.clone()),
             ("num_speculative_tokens", serde_json::Value::Number(n)) => {
-                i.num_speculative_tokens = n.as_f64();
+                i.serving.num_speculative_tokens = n.as_f64();
             }
             _ => not_read.push(alloc::format!("{flag} {key}={v}")),
         }
     }
-    if i.speculative_method.is_none() {
+    if i.serving.speculative_method.is_none() {
         return Err(crate::input_error!(
             Missing,
             "speculative_method",

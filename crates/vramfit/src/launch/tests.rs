@@ -6,6 +6,9 @@ use alloc::vec::Vec;
 
 use super::{launch_input, read_command};
 use crate::estimate::{AttentionImpl, Engine, EstimateInput, Mode, estimate};
+use crate::estimate::{
+    HardwareInput, ModelInput, PlacementInput, RunInput, ServingInput, TrainingInput,
+};
 use crate::precision::{GgufFileType, KvDtype, Quantization};
 
 fn words(s: &[&str]) -> Vec<String> {
@@ -14,13 +17,25 @@ fn words(s: &[&str]) -> Vec<String> {
 
 fn serve(model: &str, engine: Engine) -> EstimateInput {
     EstimateInput {
-        model: Some(model.into()),
-        mode: Mode::Serve,
-        engine,
-        gpu: Some("h100-sxm5-80gb".into()),
-        max_model_len: Some(8192.0),
-        batch: 16.0,
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some(model.into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Serve,
+            engine,
+            batch: 16.0,
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(8192.0),
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
@@ -56,11 +71,12 @@ fn vllm_serve_sets_every_number_the_estimate_assumed() {
 
 #[test]
 fn parallel_sizes_fp8_and_eager_are_flags_of_each_engine() {
-    let input = EstimateInput {
-        tp: 2.0,
-        kv_dtype: KvDtype::Fp8,
-        cuda_graphs: false,
-        ..serve("meta-llama/Llama-3.1-70B", Engine::Vllm)
+    let input = {
+        let mut input = serve("meta-llama/Llama-3.1-70B", Engine::Vllm);
+        input.placement.tp = 2.0;
+        input.run.kv_dtype = KvDtype::Fp8;
+        input.serving.cuda_graphs = false;
+        input
     };
     let v = launch_input(&input).unwrap().commands.concat();
     for w in [
@@ -72,9 +88,10 @@ fn parallel_sizes_fp8_and_eager_are_flags_of_each_engine() {
     ] {
         assert!(v.iter().any(|x| x == w), "{w} in {v:?}");
     }
-    let s = launch_input(&EstimateInput {
-        engine: Engine::Sglang,
-        ..input.clone()
+    let s = launch_input(&{
+        let mut input = input.clone();
+        input.run.engine = Engine::Sglang;
+        input
     })
     .unwrap();
     let s = s.commands.concat();
@@ -100,7 +117,10 @@ fn parallel_sizes_fp8_and_eager_are_flags_of_each_engine() {
     }
     // TensorRT-LLM has no flag for the cache's type or CUDA graphs: a YAML of LLM API options.
     let t = launch_input(&EstimateInput {
-        engine: Engine::Trtllm,
+        run: RunInput {
+            engine: Engine::Trtllm,
+            ..input.run
+        },
         ..input
     })
     .unwrap();
@@ -127,9 +147,10 @@ fn parallel_sizes_fp8_and_eager_are_flags_of_each_engine() {
 
 #[test]
 fn fp8_of_a_bf16_checkpoint_is_quantized_on_load_or_named_as_needed() {
-    let input = EstimateInput {
-        quantization: Quantization::Fp8,
-        ..serve("meta-llama/Llama-3.1-8B", Engine::Vllm)
+    let input = {
+        let mut input = serve("meta-llama/Llama-3.1-8B", Engine::Vllm);
+        input.model.quantization = Quantization::Fp8;
+        input
     };
     let v = launch_input(&input).unwrap();
     assert!(
@@ -139,7 +160,10 @@ fn fp8_of_a_bf16_checkpoint_is_quantized_on_load_or_named_as_needed() {
     );
     // TensorRT-LLM loads a checkpoint quantized beforehand (ModelOpt): a note says so.
     let t = launch_input(&EstimateInput {
-        engine: Engine::Trtllm,
+        run: RunInput {
+            engine: Engine::Trtllm,
+            ..input.run
+        },
         ..input
     })
     .unwrap();
@@ -150,20 +174,33 @@ fn fp8_of_a_bf16_checkpoint_is_quantized_on_load_or_named_as_needed() {
 #[test]
 fn llama_server_and_ollama_speak_their_own_settings() {
     let local = EstimateInput {
-        model: Some("Qwen/Qwen3-32B".into()),
-        quantization: Quantization::Gguf {
-            file_type: GgufFileType::Q4_K_M,
+        model: ModelInput {
+            model: Some("Qwen/Qwen3-32B".into()),
+            quantization: Quantization::Gguf {
+                file_type: GgufFileType::Q4_K_M,
+            },
+            ..Default::default()
         },
-        kv_dtype: KvDtype::Q8_0,
-        attention: AttentionImpl::Flash,
-        gpu: Some("rtx-4090".into()),
-        max_model_len: Some(8192.0),
-        batch: 2.0,
-        ..EstimateInput::default()
+        run: RunInput {
+            kv_dtype: KvDtype::Q8_0,
+            attention: AttentionImpl::Flash,
+            batch: 2.0,
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(8192.0),
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("rtx-4090".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     };
-    let l = launch_input(&EstimateInput {
-        engine: Engine::Llamacpp,
-        ..local.clone()
+    let l = launch_input(&{
+        let mut input = local.clone();
+        input.run.engine = Engine::Llamacpp;
+        input
     })
     .unwrap();
     let argv = &l.commands[0];
@@ -182,7 +219,10 @@ fn llama_server_and_ollama_speak_their_own_settings() {
     }
     assert!(l.notes[0].en.contains("Qwen3-32B-Q4_K_M.gguf"));
     let o = launch_input(&EstimateInput {
-        engine: Engine::Ollama,
+        run: RunInput {
+            engine: Engine::Ollama,
+            ..local.run
+        },
         ..local
     })
     .unwrap();
@@ -211,14 +251,18 @@ fn llama_server_and_ollama_speak_their_own_settings() {
 #[test]
 fn runs_without_a_launch_say_why() {
     let hf = EstimateInput {
-        model: Some("meta-llama/Llama-3.1-8B".into()),
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("meta-llama/Llama-3.1-8B".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     };
     assert_eq!(launch_input(&hf).unwrap_err().field, "engine");
-    let bare = EstimateInput {
-        model: None,
-        params: Some("7B".into()),
-        ..serve("x", Engine::Vllm)
+    let bare = {
+        let mut input = serve("x", Engine::Vllm);
+        input.model.model = None;
+        input.model.params = Some("7B".into());
+        input
     };
     assert_eq!(launch_input(&bare).unwrap_err().field, "model");
 }
@@ -229,14 +273,20 @@ fn read_back(input: &EstimateInput, line: &str) -> EstimateInput {
     let r = read_command(line).unwrap_or_else(|e| panic!("{line}: {e:?}"));
     assert!(r.not_read.is_empty(), "{line}: not read {:?}", r.not_read);
     EstimateInput {
-        gpu: input.gpu.clone(),
-        batch: if input.engine == Engine::Llamacpp {
-            r.input.batch
-        } else {
-            input.batch
+        run: RunInput {
+            batch: if input.run.engine == Engine::Llamacpp {
+                r.input.run.batch
+            } else {
+                input.run.batch
+            },
+            seq_len: input.run.seq_len,
+            new_tokens: input.run.new_tokens,
+            ..r.input.run
         },
-        seq_len: input.seq_len,
-        new_tokens: input.new_tokens,
+        hardware: HardwareInput {
+            gpu: input.hardware.gpu.clone(),
+            ..r.input.hardware
+        },
         ..r.input
     }
 }
@@ -248,73 +298,84 @@ fn every_launch_reads_back_as_the_same_estimate() {
     };
     let cases = [
         serve("meta-llama/Llama-3.1-8B", Engine::Vllm),
-        EstimateInput {
-            tp: 2.0,
-            kv_dtype: KvDtype::Fp8,
-            cuda_graphs: false,
-            quantization: Quantization::Fp8,
-            ..serve("meta-llama/Llama-3.1-70B", Engine::Vllm)
+        {
+            let mut input = serve("meta-llama/Llama-3.1-70B", Engine::Vllm);
+            input.placement.tp = 2.0;
+            input.run.kv_dtype = KvDtype::Fp8;
+            input.serving.cuda_graphs = false;
+            input.model.quantization = Quantization::Fp8;
+            input
         },
         // vLLM's LoRA slots: --enable-lora --max-loras --max-lora-rank --max-cpu-loras.
-        EstimateInput {
-            enable_lora: true,
-            max_loras: Some(4.0),
-            max_lora_rank: Some(64.0),
-            max_cpu_loras: Some(16.0),
-            tp: 2.0,
-            ..serve("meta-llama/Llama-3.1-8B", Engine::Vllm)
+        {
+            let mut input = serve("meta-llama/Llama-3.1-8B", Engine::Vllm);
+            input.serving.enable_lora = true;
+            input.serving.max_loras = Some(4.0);
+            input.serving.max_lora_rank = Some(64.0);
+            input.serving.max_cpu_loras = Some(16.0);
+            input.placement.tp = 2.0;
+            input
         },
         // vLLM's speculative decoding: --speculative-config's JSON, a draft model and a head.
-        EstimateInput {
-            speculative_method: Some(crate::estimate::SpecMethod::DraftModel),
-            draft_model: Some("meta-llama/Llama-3.2-1B-Instruct".into()),
-            num_speculative_tokens: Some(4.0),
-            ..serve("meta-llama/Llama-3.1-8B", Engine::Vllm)
+        {
+            let mut input = serve("meta-llama/Llama-3.1-8B", Engine::Vllm);
+            input.serving.speculative_method = Some(crate::estimate::SpecMethod::DraftModel);
+            input.serving.draft_model = Some("meta-llama/Llama-3.2-1B-Instruct".into());
+            input.serving.num_speculative_tokens = Some(4.0);
+            input
         },
-        EstimateInput {
-            speculative_method: Some(crate::estimate::SpecMethod::Eagle3),
-            draft_model: Some("yuhuili/EAGLE3-LLaMA3.1-Instruct-8B".into()),
-            num_speculative_tokens: Some(3.0),
-            tp: 2.0,
-            ..serve("meta-llama/Llama-3.1-8B", Engine::Vllm)
+        {
+            let mut input = serve("meta-llama/Llama-3.1-8B", Engine::Vllm);
+            input.serving.speculative_method = Some(crate::estimate::SpecMethod::Eagle3);
+            input.serving.draft_model = Some("yuhuili/EAGLE3-LLaMA3.1-Instruct-8B".into());
+            input.serving.num_speculative_tokens = Some(3.0);
+            input.placement.tp = 2.0;
+            input
         },
         // vLLM's KV offloading: --kv-offloading-size, and LMCache's backend by name.
-        EstimateInput {
-            kv_offloading_size: Some(64.0),
-            ..serve("meta-llama/Llama-3.1-8B", Engine::Vllm)
+        {
+            let mut input = serve("meta-llama/Llama-3.1-8B", Engine::Vllm);
+            input.serving.kv_offloading_size = Some(64.0);
+            input
         },
-        EstimateInput {
-            kv_offloading_size: Some(0.5),
-            kv_offloading_backend: Some(crate::estimate::KvOffloadingBackend::Lmcache),
-            ..serve("meta-llama/Llama-3.1-8B", Engine::Vllm)
+        {
+            let mut input = serve("meta-llama/Llama-3.1-8B", Engine::Vllm);
+            input.serving.kv_offloading_size = Some(0.5);
+            input.serving.kv_offloading_backend =
+                Some(crate::estimate::KvOffloadingBackend::Lmcache);
+            input
         },
         serve("Qwen/Qwen3-32B", Engine::Sglang),
-        EstimateInput {
-            tp: 2.0,
-            max_num_seqs: Some(64.0),
-            kv_dtype: KvDtype::Fp8,
-            ..serve("Qwen/Qwen3-32B", Engine::Sglang)
+        {
+            let mut input = serve("Qwen/Qwen3-32B", Engine::Sglang);
+            input.placement.tp = 2.0;
+            input.serving.max_num_seqs = Some(64.0);
+            input.run.kv_dtype = KvDtype::Fp8;
+            input
         },
-        EstimateInput {
-            tp: 2.0,
-            ..serve("meta-llama/Llama-3.1-70B", Engine::Trtllm)
+        {
+            let mut input = serve("meta-llama/Llama-3.1-70B", Engine::Trtllm);
+            input.placement.tp = 2.0;
+            input
         },
-        EstimateInput {
-            engine: Engine::Llamacpp,
-            mode: Mode::Inference,
-            quantization: gguf,
-            kv_dtype: KvDtype::Q8_0,
-            attention: AttentionImpl::Flash,
-            batch: 2.0,
-            gpu_layers: Some(40.0),
-            ..serve("Qwen/Qwen3-32B", Engine::Llamacpp)
+        {
+            let mut input = serve("Qwen/Qwen3-32B", Engine::Llamacpp);
+            input.run.engine = Engine::Llamacpp;
+            input.run.mode = Mode::Inference;
+            input.model.quantization = gguf;
+            input.run.kv_dtype = KvDtype::Q8_0;
+            input.run.attention = AttentionImpl::Flash;
+            input.run.batch = 2.0;
+            input.placement.gpu_layers = Some(40.0);
+            input
         },
-        EstimateInput {
-            engine: Engine::Llamacpp,
-            mode: Mode::Inference,
-            quantization: gguf,
-            n_cpu_moe: Some(20.0),
-            ..serve("Qwen/Qwen3-30B-A3B", Engine::Llamacpp)
+        {
+            let mut input = serve("Qwen/Qwen3-30B-A3B", Engine::Llamacpp);
+            input.run.engine = Engine::Llamacpp;
+            input.run.mode = Mode::Inference;
+            input.model.quantization = gguf;
+            input.placement.n_cpu_moe = Some(20.0);
+            input
         },
     ];
     for input in cases {
@@ -334,11 +395,16 @@ fn ollama_read_from_its_environment_and_tag() {
     .unwrap();
     let i = r.input;
     assert_eq!(
-        (i.engine, i.model.as_deref(), i.batch, i.max_model_len),
+        (
+            i.run.engine,
+            i.model.model.as_deref(),
+            i.run.batch,
+            i.serving.max_model_len
+        ),
         (Engine::Ollama, Some("qwen3:32b"), 2.0, Some(8192.0))
     );
     assert_eq!(
-        (i.kv_dtype, i.attention),
+        (i.run.kv_dtype, i.run.attention),
         (KvDtype::Q8_0, AttentionImpl::Flash)
     );
     assert_eq!(r.not_read, ["CUDA_VISIBLE_DEVICES=0"]);
@@ -351,9 +417,12 @@ fn a_pasted_command_is_read_as_written_and_the_rest_listed() {
     )
     .unwrap();
     let i = &r.input;
-    assert_eq!((i.engine, i.mode), (Engine::Vllm, Mode::Serve));
-    assert_eq!((i.tp, i.max_model_len), (2.0, Some(32_000.0)));
-    assert_eq!(i.gpu_memory_utilization, 0.95);
+    assert_eq!((i.run.engine, i.run.mode), (Engine::Vllm, Mode::Serve));
+    assert_eq!(
+        (i.placement.tp, i.serving.max_model_len),
+        (2.0, Some(32_000.0))
+    );
+    assert_eq!(i.serving.gpu_memory_utilization, 0.95);
     assert_eq!(
         r.not_read,
         [
@@ -369,12 +438,19 @@ fn a_pasted_command_is_read_as_written_and_the_rest_listed() {
         read_command("python3 -m vllm.entrypoints.openai.api_server --model m --max-model-len 4K")
             .unwrap();
     assert_eq!(
-        (old.input.model.as_deref(), old.input.max_model_len),
+        (
+            old.input.model.model.as_deref(),
+            old.input.serving.max_model_len
+        ),
         (Some("m"), Some(4096.0))
     );
     let s = read_command("python -m sglang.launch_server --model m --tp 4 --dp 2").unwrap();
     assert_eq!(
-        (s.input.engine, s.input.tp, s.input.gpus),
+        (
+            s.input.run.engine,
+            s.input.placement.tp,
+            s.input.placement.gpus
+        ),
         (Engine::Sglang, 4.0, Some(8.0))
     );
     // llama.cpp's older `-fa` switch, and `-ngl 999` for every layer.
@@ -382,15 +458,15 @@ fn a_pasted_command_is_read_as_written_and_the_rest_listed() {
         "./build/bin/llama-server -m /models/Qwen3-32B-Q4_K_M.gguf -fa -ngl 999 -c 16384",
     )
     .unwrap();
-    assert_eq!(l.input.model.as_deref(), Some("Qwen/Qwen3-32B"));
-    assert_eq!(l.input.attention, AttentionImpl::Flash);
-    assert_eq!(l.input.gpu_layers, None);
-    assert_eq!(l.input.max_model_len, Some(16384.0));
+    assert_eq!(l.input.model.model.as_deref(), Some("Qwen/Qwen3-32B"));
+    assert_eq!(l.input.run.attention, AttentionImpl::Flash);
+    assert_eq!(l.input.placement.gpu_layers, None);
+    assert_eq!(l.input.serving.max_model_len, Some(16384.0));
     // llama.cpp's MoE offload: --cpu-moe is every block of the model.
     let moe = read_command("llama-server -m Qwen3-30B-A3B-Q8_0.gguf -cmoe").unwrap();
-    assert_eq!(moe.input.n_cpu_moe, Some(48.0));
+    assert_eq!(moe.input.placement.n_cpu_moe, Some(48.0));
     let some = read_command("llama-server -m Qwen3-30B-A3B-Q8_0.gguf --n-cpu-moe 12").unwrap();
-    assert_eq!(some.input.n_cpu_moe, Some(12.0));
+    assert_eq!(some.input.placement.n_cpu_moe, Some(12.0));
 }
 
 #[test]
@@ -433,12 +509,13 @@ fn bad_command_lines_name_what_is_wrong() {
 /// command, and SGLang refuses `--dp-size` beside `--attn-dp-size`.
 #[test]
 fn sglang_dp_attention_is_written_and_read_back() {
-    let input = EstimateInput {
-        tp: 8.0,
-        enable_dp_attention: true,
-        dp_size: Some(8.0),
-        gpu: Some("h200-sxm-141gb".into()),
-        ..serve("deepseek-ai/DeepSeek-V3", Engine::Sglang)
+    let input = {
+        let mut input = serve("deepseek-ai/DeepSeek-V3", Engine::Sglang);
+        input.placement.tp = 8.0;
+        input.placement.enable_dp_attention = true;
+        input.placement.dp_size = Some(8.0);
+        input.hardware.gpu = Some("h200-sxm-141gb".into());
+        input
     };
     let l = launch_input(&input).unwrap();
     let line = super::command_text(&l.commands[0]);
@@ -450,13 +527,19 @@ fn sglang_dp_attention_is_written_and_read_back() {
     assert!(!flat.contains("--dp-size"), "{line}");
     assert!(flat.contains("--chunked-prefill-size 8192"), "{line}");
     let back = read_back(&input, &line);
-    assert!(back.enable_dp_attention);
-    assert_eq!((back.dp_size, back.gpus), (Some(8.0), None));
+    assert!(back.placement.enable_dp_attention);
+    assert_eq!(
+        (back.placement.dp_size, back.placement.gpus),
+        (Some(8.0), None)
+    );
     let (a, b) = (input.resolve().unwrap(), back.resolve().unwrap());
     assert_eq!(a.figures(), b.figures(), "{line}");
     let old = flat.replace("--attn-dp-size 8", "--dp-size 8 --enable-dp-attention");
     let old_back = read_back(&input, &old);
-    assert_eq!((old_back.dp_size, old_back.gpus), (Some(8.0), None));
+    assert_eq!(
+        (old_back.placement.dp_size, old_back.placement.gpus),
+        (Some(8.0), None)
+    );
     assert_eq!(b.figures(), old_back.resolve().unwrap().figures(), "{old}");
     let both = flat.replace("--attn-dp-size 8", "--attn-dp-size 8 --dp-size 2");
     assert_eq!(
@@ -464,7 +547,10 @@ fn sglang_dp_attention_is_written_and_read_back() {
         "command"
     );
     let copies = EstimateInput {
-        gpus: Some(16.0),
+        placement: PlacementInput {
+            gpus: Some(16.0),
+            ..input.placement
+        },
         ..input
     };
     assert_eq!(launch_input(&copies).err().unwrap().field, "gpus");
@@ -472,10 +558,11 @@ fn sglang_dp_attention_is_written_and_read_back() {
 
 #[test]
 fn vllm_lora_flags_are_written_and_read_back() {
-    let input = EstimateInput {
-        enable_lora: true,
-        max_loras: Some(4.0),
-        ..serve("meta-llama/Llama-3.1-8B", Engine::Vllm)
+    let input = {
+        let mut input = serve("meta-llama/Llama-3.1-8B", Engine::Vllm);
+        input.serving.enable_lora = true;
+        input.serving.max_loras = Some(4.0);
+        input
     };
     let l = launch_input(&input).unwrap();
     let line = super::command_text(&l.commands[0]);
@@ -485,9 +572,13 @@ fn vllm_lora_flags_are_written_and_read_back() {
         "{line}"
     );
     let back = read_back(&input, &line);
-    assert!(back.enable_lora);
+    assert!(back.serving.enable_lora);
     assert_eq!(
-        (back.max_loras, back.max_lora_rank, back.max_cpu_loras),
+        (
+            back.serving.max_loras,
+            back.serving.max_lora_rank,
+            back.serving.max_cpu_loras
+        ),
         (Some(4.0), Some(16.0), Some(4.0))
     );
 }
@@ -497,11 +588,13 @@ fn vllm_lora_flags_are_written_and_read_back() {
 /// command read back is the launched one's.
 #[test]
 fn sglang_lora_flags_are_written_and_read_back() {
-    let input = EstimateInput {
-        enable_lora: true,
-        max_lora_rank: Some(64.0),
-        lora_targets: alloc::vec!["q_proj".into(), "v_proj".into(), "o_proj".into()],
-        ..serve("meta-llama/Llama-3.1-8B", Engine::Sglang)
+    let input = {
+        let mut input = serve("meta-llama/Llama-3.1-8B", Engine::Sglang);
+        input.serving.enable_lora = true;
+        input.serving.max_lora_rank = Some(64.0);
+        input.training.lora_targets =
+            alloc::vec!["q_proj".into(), "v_proj".into(), "o_proj".into()];
+        input
     };
     let l = launch_input(&input).unwrap();
     let line = super::command_text(&l.commands[0]);
@@ -513,16 +606,23 @@ fn sglang_lora_flags_are_written_and_read_back() {
         "{line}"
     );
     let back = read_back(&input, &line);
-    assert!(back.enable_lora);
+    assert!(back.serving.enable_lora);
     assert_eq!(
-        (back.max_loras, back.max_lora_rank, back.lora_targets.len()),
+        (
+            back.serving.max_loras,
+            back.serving.max_lora_rank,
+            back.training.lora_targets.len()
+        ),
         (Some(8.0), Some(64.0), 4)
     );
     let (e, b) = (estimate(&input).unwrap(), estimate(&back).unwrap());
     assert_eq!(e.components, b.components);
     // Without targets the estimate counts `all`, and the command says so.
     let all = EstimateInput {
-        lora_targets: alloc::vec::Vec::new(),
+        training: TrainingInput {
+            lora_targets: alloc::vec::Vec::new(),
+            ..input.training
+        },
         ..input
     };
     let line = super::command_text(&launch_input(&all).unwrap().commands[0]);
@@ -532,11 +632,12 @@ fn sglang_lora_flags_are_written_and_read_back() {
 #[test]
 fn vllm_speculative_config_is_written_and_read_back() {
     use crate::estimate::SpecMethod;
-    let input = EstimateInput {
-        speculative_method: Some(SpecMethod::Eagle),
-        draft_model: Some("yuhuili/EAGLE-LLaMA3.1-Instruct-8B".into()),
-        num_speculative_tokens: Some(3.0),
-        ..serve("meta-llama/Llama-3.1-8B", Engine::Vllm)
+    let input = {
+        let mut input = serve("meta-llama/Llama-3.1-8B", Engine::Vllm);
+        input.serving.speculative_method = Some(SpecMethod::Eagle);
+        input.serving.draft_model = Some("yuhuili/EAGLE-LLaMA3.1-Instruct-8B".into());
+        input.serving.num_speculative_tokens = Some(3.0);
+        input
     };
     let l = launch_input(&input).unwrap();
     let line = super::command_text(&l.commands[0]);
@@ -547,14 +648,15 @@ fn vllm_speculative_config_is_written_and_read_back() {
         "{line}"
     );
     let back = read_back(&input, &line);
-    assert_eq!(back.speculative_method, Some(SpecMethod::Eagle));
-    assert_eq!(back.draft_model, input.draft_model);
-    assert_eq!(back.num_speculative_tokens, Some(3.0));
+    assert_eq!(back.serving.speculative_method, Some(SpecMethod::Eagle));
+    assert_eq!(back.serving.draft_model, input.serving.draft_model);
+    assert_eq!(back.serving.num_speculative_tokens, Some(3.0));
     // N-grams name no model; an EAGLE head without its repository cannot be launched.
-    let ngram = EstimateInput {
-        speculative_method: Some(SpecMethod::Ngram),
-        num_speculative_tokens: Some(5.0),
-        ..serve("meta-llama/Llama-3.1-8B", Engine::Vllm)
+    let ngram = {
+        let mut input = serve("meta-llama/Llama-3.1-8B", Engine::Vllm);
+        input.serving.speculative_method = Some(SpecMethod::Ngram);
+        input.serving.num_speculative_tokens = Some(5.0);
+        input
     };
     let line = super::command_text(&launch_input(&ngram).unwrap().commands[0]);
     assert!(
@@ -562,7 +664,10 @@ fn vllm_speculative_config_is_written_and_read_back() {
         "{line}"
     );
     let headless = EstimateInput {
-        draft_model: None,
+        serving: ServingInput {
+            draft_model: None,
+            ..input.serving
+        },
         ..input
     };
     let e = launch_input(&headless).unwrap_err();
@@ -572,7 +677,7 @@ fn vllm_speculative_config_is_written_and_read_back() {
         r#"vllm serve meta-llama/Llama-3.1-8B --speculative-config '{"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_max": 4}'"#,
     )
     .unwrap();
-    assert_eq!(r.input.speculative_method, Some(SpecMethod::Ngram));
+    assert_eq!(r.input.serving.speculative_method, Some(SpecMethod::Ngram));
     assert!(
         r.not_read.iter().any(|w| w.contains("prompt_lookup_max")),
         "{:?}",
@@ -592,24 +697,38 @@ fn vllm_speculative_config_is_written_and_read_back() {
 #[test]
 fn llama_server_carries_the_split_over_unlike_cards() {
     let base = EstimateInput {
-        model: Some("meta-llama/Llama-3.1-8B".into()),
-        engine: Engine::Llamacpp,
-        quantization: Quantization::Gguf {
-            file_type: GgufFileType::Q4_K_M,
+        model: ModelInput {
+            model: Some("meta-llama/Llama-3.1-8B".into()),
+            quantization: Quantization::Gguf {
+                file_type: GgufFileType::Q4_K_M,
+            },
+            ..Default::default()
         },
-        max_model_len: Some(8192.0),
-        cards: alloc::vec!["rtx-3090".into(), "rtx-3060-12gb".into()],
-        ..EstimateInput::default()
+        run: RunInput {
+            engine: Engine::Llamacpp,
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(8192.0),
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            cards: alloc::vec!["rtx-3090".into(), "rtx-3060-12gb".into()],
+            ..Default::default()
+        },
+        ..Default::default()
     };
     let cases = [
-        EstimateInput {
-            tensor_split: alloc::vec![3.0, 1.0],
-            ..base.clone()
+        {
+            let mut input = base.clone();
+            input.placement.tensor_split = alloc::vec![3.0, 1.0];
+            input
         },
-        EstimateInput {
-            split_mode: crate::estimate::SplitMode::None,
-            main_gpu: 1.0,
-            ..base.clone()
+        {
+            let mut input = base.clone();
+            input.placement.split_mode = crate::estimate::SplitMode::None;
+            input.placement.main_gpu = 1.0;
+            input
         },
     ];
     for input in cases {
@@ -618,9 +737,18 @@ fn llama_server_carries_the_split_over_unlike_cards() {
         let r = read_command(&line).unwrap();
         assert!(r.not_read.is_empty(), "{line}: {:?}", r.not_read);
         let back = EstimateInput {
-            cards: input.cards.clone(),
-            gpus: None,
-            batch: r.input.batch,
+            run: RunInput {
+                batch: r.input.run.batch,
+                ..r.input.run
+            },
+            hardware: HardwareInput {
+                cards: input.hardware.cards.clone(),
+                ..r.input.hardware
+            },
+            placement: PlacementInput {
+                gpus: None,
+                ..r.input.placement
+            },
             ..r.input
         };
         let (a, b) = (input.resolve().unwrap(), back.resolve().unwrap());
@@ -637,8 +765,8 @@ fn llama_server_carries_the_split_over_unlike_cards() {
     assert!(plain.notes.iter().any(|n| n.en.contains("free memory")));
     let r =
         read_command("llama-server -m Llama-3.1-8B-Q4_K_M.gguf -ts 3/1 -sm layer -mg 0").unwrap();
-    assert_eq!(r.input.tensor_split, [3.0, 1.0]);
-    assert_eq!(r.input.gpus, Some(2.0));
+    assert_eq!(r.input.placement.tensor_split, [3.0, 1.0]);
+    assert_eq!(r.input.placement.gpus, Some(2.0));
     assert!(r.not_read.is_empty());
     assert_eq!(
         read_command("llama-server -m x.gguf -sm diagonal")
@@ -649,9 +777,10 @@ fn llama_server_carries_the_split_over_unlike_cards() {
 }
 
 fn cases_line_input(base: &EstimateInput, ts: &[f64]) -> EstimateInput {
-    EstimateInput {
-        tensor_split: ts.to_vec(),
-        ..base.clone()
+    {
+        let mut input = base.clone();
+        input.placement.tensor_split = ts.to_vec();
+        input
     }
 }
 
@@ -661,21 +790,31 @@ fn cases_line_input(base: &EstimateInput, ts: &[f64]) -> EstimateInput {
 #[test]
 fn mlx_launches_are_written_and_read_back() {
     let mac = |mode: Mode| EstimateInput {
-        model: Some("meta-llama/Llama-3.1-8B".into()),
-        mode,
-        engine: Engine::Mlx,
-        gpu: Some("apple-m3-max-64gb".into()),
-        seq_len: 4000.0,
-        new_tokens: 500.0,
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("meta-llama/Llama-3.1-8B".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode,
+            engine: Engine::Mlx,
+            seq_len: 4000.0,
+            new_tokens: 500.0,
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("apple-m3-max-64gb".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     };
     let q4 = Quantization::parse("quantization", "mlx-4bit-g32").unwrap();
-    let generate = EstimateInput {
-        quantization: q4,
-        kv_bits: Some(8.0),
-        quantized_kv_start: Some(1000.0),
-        wired_limit_mb: Some(57344.0),
-        ..mac(Mode::Inference)
+    let generate = {
+        let mut input = mac(Mode::Inference);
+        input.model.quantization = q4;
+        input.serving.kv_bits = Some(8.0);
+        input.serving.quantized_kv_start = Some(1000.0);
+        input.hardware.wired_limit_mb = Some(57344.0);
+        input
     };
     let l = launch_input(&generate).unwrap();
     assert_eq!(
@@ -711,11 +850,12 @@ fn mlx_launches_are_written_and_read_back() {
             ]),
         ]
     );
-    let server = EstimateInput {
-        batch: 4.0,
-        max_num_batched_tokens: Some(512.0),
-        quantization: Quantization::parse("quantization", "mlx-mxfp4").unwrap(),
-        ..mac(Mode::Serve)
+    let server = {
+        let mut input = mac(Mode::Serve);
+        input.run.batch = 4.0;
+        input.serving.max_num_batched_tokens = Some(512.0);
+        input.model.quantization = Quantization::parse("quantization", "mlx-mxfp4").unwrap();
+        input
     };
     let s = launch_input(&server).unwrap();
     assert_eq!(
@@ -731,13 +871,17 @@ fn mlx_launches_are_written_and_read_back() {
         ])
     );
     assert!(s.commands[0].ends_with(&words(&["--q-mode", "mxfp4"])));
-    let rotating = EstimateInput {
-        max_kv_size: Some(2048.0),
-        ..mac(Mode::Inference)
+    let rotating = {
+        let mut input = mac(Mode::Inference);
+        input.serving.max_kv_size = Some(2048.0);
+        input
     };
     for input in [
         EstimateInput {
-            wired_limit_mb: None,
+            hardware: HardwareInput {
+                wired_limit_mb: None,
+                ..generate.hardware
+            },
             ..generate
         },
         server,
@@ -749,13 +893,19 @@ fn mlx_launches_are_written_and_read_back() {
         // The prompt's text is not what the estimate counts: its tokens are seq_len.
         assert_eq!(
             r.not_read,
-            words(&["--prompt", "-"])[..usize::from(input.mode == Mode::Inference) * 2]
+            words(&["--prompt", "-"])[..usize::from(input.run.mode == Mode::Inference) * 2]
         );
         // The requests' shape is the server's clients': from the input.
         let back = EstimateInput {
-            gpu: input.gpu.clone(),
-            seq_len: input.seq_len,
-            new_tokens: input.new_tokens,
+            run: RunInput {
+                seq_len: input.run.seq_len,
+                new_tokens: input.run.new_tokens,
+                ..r.input.run
+            },
+            hardware: HardwareInput {
+                gpu: input.hardware.gpu.clone(),
+                ..r.input.hardware
+            },
             ..r.input
         };
         let (a, b) = (input.resolve().unwrap(), back.resolve().unwrap());
@@ -764,14 +914,15 @@ fn mlx_launches_are_written_and_read_back() {
     // mlx-community's names read as their format (affine, groups of 64).
     let community = read_command("mlx_lm.server --model mlx-community/Llama-3.1-8B-4bit").unwrap();
     assert_eq!(
-        community.input.model.as_deref(),
+        community.input.model.model.as_deref(),
         Some("meta-llama/Llama-3.1-8B")
     );
-    assert_eq!(community.input.quantization.name(), "mlx-4bit");
+    assert_eq!(community.input.model.quantization.name(), "mlx-4bit");
     // The server takes no --kv-bits: refused by name.
-    let e = launch_input(&EstimateInput {
-        kv_bits: Some(4.0),
-        ..mac(Mode::Serve)
+    let e = launch_input(&{
+        let mut input = mac(Mode::Serve);
+        input.serving.kv_bits = Some(4.0);
+        input
     })
     .unwrap_err();
     assert_eq!(e.field, "kv_bits");
@@ -784,9 +935,10 @@ fn mlx_launches_are_written_and_read_back() {
 /// router's flags vramfit does not count are listed.
 #[test]
 fn tei_launch_is_written_and_read_back() {
-    let input = EstimateInput {
-        max_num_batched_tokens: Some(8192.0),
-        ..serve("BAAI/bge-m3", Engine::Tei)
+    let input = {
+        let mut input = serve("BAAI/bge-m3", Engine::Tei);
+        input.serving.max_num_batched_tokens = Some(8192.0);
+        input
     };
     let l = launch_input(&input).unwrap();
     assert_eq!(
@@ -813,7 +965,7 @@ fn tei_launch_is_written_and_read_back() {
     let router = alloc::format!("text-embeddings-router {}", l.commands[0][9..].join(" "));
     for line in [line, router] {
         let back = read_back(&input, &line);
-        assert_eq!(back.engine, Engine::Tei, "{line}");
+        assert_eq!(back.run.engine, Engine::Tei, "{line}");
         let (a, b) = (input.resolve().unwrap(), back.resolve().unwrap());
         assert_eq!(a.figures(), b.figures(), "{line}");
     }
@@ -821,8 +973,8 @@ fn tei_launch_is_written_and_read_back() {
         "docker run --gpus all ghcr.io/huggingface/text-embeddings-inference:hopper-1.9 --model-id Qwen/Qwen3-Embedding-0.6B --dtype float32 --pooling last-token --max-batch-requests 8",
     )
     .unwrap();
-    assert_eq!(r.input.engine, Engine::Tei);
-    assert_eq!(r.input.dtype, Some(crate::precision::Dtype::Fp32));
+    assert_eq!(r.input.run.engine, Engine::Tei);
+    assert_eq!(r.input.run.dtype, Some(crate::precision::Dtype::Fp32));
     assert_eq!(
         r.not_read,
         words(&["--pooling", "last-token", "--max-batch-requests", "8"])

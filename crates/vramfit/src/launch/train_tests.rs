@@ -13,17 +13,27 @@ use crate::estimate::{
     AttentionImpl, Checkpointing, EstimateInput, Loss, Mode, Offload, Optimizer, Precision, Stack,
     estimate,
 };
+use crate::estimate::{HardwareInput, ModelInput, PlacementInput, RunInput};
 use crate::precision::Quantization;
 use crate::stack_config::read_training_config;
 
 fn base() -> EstimateInput {
     EstimateInput {
-        model: Some("meta-llama/Llama-3.1-8B".into()),
-        mode: Mode::Training,
-        gpu: Some("h100-sxm5-80gb".into()),
-        batch: 2.0,
-        seq_len: 2048.0,
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("meta-llama/Llama-3.1-8B".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Training,
+            batch: 2.0,
+            seq_len: 2048.0,
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
@@ -31,9 +41,15 @@ fn base() -> EstimateInput {
 /// names, from the launch; the GPUs given on the command line where no file says them.
 fn read_back(l: &Launch, gpus: Option<f64>) -> EstimateInput {
     let start = EstimateInput {
-        gpu: Some("h100-sxm5-80gb".into()),
-        gpus,
-        ..EstimateInput::default()
+        hardware: HardwareInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..Default::default()
+        },
+        placement: PlacementInput {
+            gpus,
+            ..Default::default()
+        },
+        ..Default::default()
     };
     let mut queue: Vec<String> = alloc::vec![l.files[0].name.clone()];
     let mut input = start;
@@ -109,40 +125,42 @@ fn grid() -> Vec<EstimateInput> {
             for (k, (rank, targets, q)) in adapters.iter().enumerate() {
                 for (n, (gpus, zero, offload, fsdp)) in shardings.iter().enumerate() {
                     let turn = i + j + k + n;
-                    let mut input = EstimateInput {
-                        stack: *stack,
-                        precision: *precision,
-                        lora_rank: *rank,
-                        lora_targets: targets.iter().map(|t| t.to_string()).collect(),
-                        qlora: matches!(q, Quantization::BnbNf4 { .. }),
-                        quantization: *q,
-                        gpus: Some(*gpus),
-                        zero: *zero,
-                        offload: *offload,
-                        fsdp_version: *fsdp,
-                        grad_checkpointing: if turn % 2 == 0 {
+                    let mut input = {
+                        let mut input = base();
+                        input.training.stack = *stack;
+                        input.training.precision = *precision;
+                        input.training.lora_rank = *rank;
+                        input.training.lora_targets =
+                            targets.iter().map(|t| t.to_string()).collect();
+                        input.training.qlora = matches!(q, Quantization::BnbNf4 { .. });
+                        input.model.quantization = *q;
+                        input.placement.gpus = Some(*gpus);
+                        input.placement.zero = *zero;
+                        input.placement.offload = *offload;
+                        input.placement.fsdp_version = *fsdp;
+                        input.training.grad_checkpointing = if turn % 2 == 0 {
                             Checkpointing::Full
                         } else {
                             Checkpointing::None
-                        },
-                        optimizer: [
+                        };
+                        input.training.optimizer = [
                             Optimizer::Adamw,
                             Optimizer::Adamw8bit,
                             Optimizer::PagedAdamw8bit,
                             Optimizer::Lion,
-                        ][turn % 4],
-                        fused_optimizer: turn % 3 == 0,
-                        loss: (turn % 5 == 0).then_some(Loss::Fused),
-                        packing: turn % 3 == 1,
-                        attention: if turn % 7 == 3 {
+                        ][turn % 4];
+                        input.training.fused_optimizer = turn % 3 == 0;
+                        input.training.loss = (turn % 5 == 0).then_some(Loss::Fused);
+                        input.training.packing = turn % 3 == 1;
+                        input.run.attention = if turn % 7 == 3 {
                             AttentionImpl::Eager
                         } else {
                             AttentionImpl::Sdpa
-                        },
-                        ..base()
+                        };
+                        input
                     };
                     if turn % 6 == 2 {
-                        input.activation_offload = Some(true);
+                        input.training.activation_offload = Some(true);
                     }
                     out.push(input);
                 }
@@ -159,7 +177,7 @@ fn every_training_launch_reads_back_into_its_estimate() {
     let mut launched = [0usize; 4];
     let mut refused = [0usize; 4];
     for input in grid() {
-        let slot = match input.stack {
+        let slot = match input.training.stack {
             None => 0,
             Some(Stack::Trl) => 1,
             Some(Stack::Llamafactory) => 2,
@@ -171,7 +189,7 @@ fn every_training_launch_reads_back_into_its_estimate() {
         match launch_input(&input) {
             Ok(l) => {
                 // TRL's file carries the processes; the others' GPUs are the ones visible.
-                let gpus = (slot >= 2).then_some(input.gpus).flatten();
+                let gpus = (slot >= 2).then_some(input.placement.gpus).flatten();
                 let back = read_back(&l, gpus);
                 same_estimate(&input, &back, &alloc::format!("{input:?}\n{}", l.script));
                 launched[slot] += 1;
@@ -211,20 +229,22 @@ fn rl_launches_read_back_into_their_estimates() {
         (RlAlgorithm::Dpo, None, 0.1, 16.0, None),
         (RlAlgorithm::Dpo, None, 0.1, 0.0, Some(false)),
     ] {
-        let input = EstimateInput {
-            model: Some("Qwen/Qwen3-8B".into()),
-            rl: Some(algorithm),
-            rollout,
-            rl_beta: Some(beta),
-            ref_model: reference,
-            lora_rank: rank,
-            num_generations: (algorithm == RlAlgorithm::Grpo).then_some(4.0),
-            max_completion_length: Some(1024.0),
-            rollout_memory_utilization: (rollout == Some(Rollout::Colocate)).then_some(0.4),
-            sleep_mode: (rollout == Some(Rollout::Colocate)).then_some(true),
-            grad_checkpointing: Checkpointing::Full,
-            seq_len: 512.0,
-            ..base()
+        let input = {
+            let mut input = base();
+            input.model.model = Some("Qwen/Qwen3-8B".into());
+            input.training.rl = Some(algorithm);
+            input.training.rollout = rollout;
+            input.training.rl_beta = Some(beta);
+            input.training.ref_model = reference;
+            input.training.lora_rank = rank;
+            input.training.num_generations = (algorithm == RlAlgorithm::Grpo).then_some(4.0);
+            input.training.max_completion_length = Some(1024.0);
+            input.training.rollout_memory_utilization =
+                (rollout == Some(Rollout::Colocate)).then_some(0.4);
+            input.training.sleep_mode = (rollout == Some(Rollout::Colocate)).then_some(true);
+            input.training.grad_checkpointing = Checkpointing::Full;
+            input.run.seq_len = 512.0;
+            input
         };
         let l = launch_input(&input).unwrap_or_else(|e| panic!("{input:?}: {e:?}"));
         let argv0 = if algorithm == RlAlgorithm::Grpo {
@@ -235,7 +255,7 @@ fn rl_launches_read_back_into_their_estimates() {
         assert_eq!(l.commands[0][1], argv0);
         let mut back = read_back(&l, None);
         if algorithm == RlAlgorithm::Grpo {
-            back.seq_len = input.seq_len;
+            back.run.seq_len = input.run.seq_len;
         }
         same_estimate(&input, &back, &alloc::format!("{input:?}\n{}", l.script));
         launched += 1;
@@ -255,14 +275,15 @@ fn multi_node_launches_name_each_node_and_read_back() {
         (Some(Stack::Axolotl), 3.0, Some(2.0), Precision::Bf16),
     ] {
         for nodes in [2u64, 4] {
-            let input = EstimateInput {
-                stack,
-                gpus: Some((8 * nodes) as f64),
-                zero,
-                fsdp_version: fsdp,
-                precision,
-                grad_checkpointing: Checkpointing::Full,
-                ..base()
+            let input = {
+                let mut input = base();
+                input.training.stack = stack;
+                input.placement.gpus = Some((8 * nodes) as f64);
+                input.placement.zero = zero;
+                input.placement.fsdp_version = fsdp;
+                input.training.precision = precision;
+                input.training.grad_checkpointing = Checkpointing::Full;
+                input
             };
             let what = alloc::format!("{stack:?} on {nodes} nodes");
             let l = launch_input(&input).unwrap_or_else(|e| panic!("{what}: {e:?}"));
@@ -306,7 +327,7 @@ fn multi_node_launches_name_each_node_and_read_back() {
                 );
             }
             let gpus = matches!(stack, Some(Stack::Llamafactory | Stack::Axolotl))
-                .then_some(input.gpus)
+                .then_some(input.placement.gpus)
                 .flatten();
             let back = read_back(&l, gpus);
             same_estimate(&input, &back, &alloc::format!("{what}\n{}", l.script));
@@ -327,13 +348,14 @@ fn multi_node_launches_name_each_node_and_read_back() {
 #[test]
 fn deepspeed_launcher_over_a_hostfile_reads_back() {
     for nodes in [1u64, 2, 4] {
-        let input = EstimateInput {
-            stack: Some(Stack::Deepspeed),
-            gpus: Some((8 * nodes) as f64),
-            zero: 3.0,
-            offload: Offload::Cpu,
-            grad_checkpointing: Checkpointing::Full,
-            ..base()
+        let input = {
+            let mut input = base();
+            input.training.stack = Some(Stack::Deepspeed);
+            input.placement.gpus = Some((8 * nodes) as f64);
+            input.placement.zero = 3.0;
+            input.placement.offload = Offload::Cpu;
+            input.training.grad_checkpointing = Checkpointing::Full;
+            input
         };
         let l = launch_input(&input).unwrap_or_else(|e| panic!("{e:?}"));
         assert_eq!(l.commands.len(), 1);
@@ -354,16 +376,17 @@ fn deepspeed_launcher_over_a_hostfile_reads_back() {
         }
         // No `num_processes`: the launcher, not accelerate, starts the processes.
         assert!(!l.files[0].text.contains("num_processes"));
-        let back = read_back(&l, input.gpus);
+        let back = read_back(&l, input.placement.gpus);
         same_estimate(&input, &back, &l.script);
     }
     for (zero, fsdp) in [(0.0, None), (3.0, Some(2.0))] {
-        let e = launch_input(&EstimateInput {
-            stack: Some(Stack::Deepspeed),
-            gpus: Some(8.0),
-            zero,
-            fsdp_version: fsdp,
-            ..base()
+        let e = launch_input(&{
+            let mut input = base();
+            input.training.stack = Some(Stack::Deepspeed);
+            input.placement.gpus = Some(8.0);
+            input.placement.zero = zero;
+            input.placement.fsdp_version = fsdp;
+            input
         })
         .unwrap_err();
         assert_eq!(e.field, "zero", "{e:?}");
@@ -377,7 +400,7 @@ fn command_back(l: &Launch, gpu: &Option<String>) -> (EstimateInput, Vec<String>
     let text = super::command_text(argv);
     let read = super::read_command(&text).unwrap_or_else(|e| panic!("{text}: {e:?}"));
     let mut back = read.input;
-    back.gpu = gpu.clone();
+    back.hardware.gpu = gpu.clone();
     (back, read.not_read)
 }
 
@@ -399,33 +422,36 @@ fn torchtune_commands_read_back_into_their_estimates() {
                                 (Optimizer::PagedAdamw8bit, false, false),
                                 (Optimizer::Adamw, false, true),
                             ] {
-                                let input = EstimateInput {
-                                    stack: Some(Stack::Torchtune),
-                                    precision: Precision::Bf16,
-                                    lora_rank: rank,
-                                    qlora,
-                                    quantization: if qlora {
+                                let input = {
+                                    let mut input = base();
+                                    input.training.stack = Some(Stack::Torchtune);
+                                    input.training.precision = Precision::Bf16;
+                                    input.training.lora_rank = rank;
+                                    input.training.qlora = qlora;
+                                    input.model.quantization = if qlora {
                                         Quantization::TorchaoNf4
                                     } else {
                                         Quantization::None
-                                    },
-                                    gpus: Some(gpus),
-                                    zero: if gpus > 1.0 && !in_bwd { 3.0 } else { 0.0 },
-                                    fsdp_version: (gpus > 1.0 && !in_bwd).then_some(2.0),
-                                    grad_checkpointing: ckpt,
-                                    activation_offload: Some(offload_acts),
-                                    loss,
-                                    optimizer,
-                                    fused_optimizer: fused,
-                                    optimizer_in_backward: in_bwd,
-                                    ..base()
+                                    };
+                                    input.placement.gpus = Some(gpus);
+                                    input.placement.zero =
+                                        if gpus > 1.0 && !in_bwd { 3.0 } else { 0.0 };
+                                    input.placement.fsdp_version =
+                                        (gpus > 1.0 && !in_bwd).then_some(2.0);
+                                    input.training.grad_checkpointing = ckpt;
+                                    input.training.activation_offload = Some(offload_acts);
+                                    input.training.loss = loss;
+                                    input.training.optimizer = optimizer;
+                                    input.training.fused_optimizer = fused;
+                                    input.training.optimizer_in_backward = in_bwd;
+                                    input
                                 };
                                 if estimate(&input).is_err() {
                                     continue;
                                 }
                                 match launch_input(&input) {
                                     Ok(l) => {
-                                        let (back, _) = command_back(&l, &input.gpu);
+                                        let (back, _) = command_back(&l, &input.hardware.gpu);
                                         same_estimate(
                                             &input,
                                             &back,
@@ -454,45 +480,50 @@ fn torchtune_commands_read_back_into_their_estimates() {
 #[test]
 fn stack_launches_read_back_fit() {
     use crate::estimate::RlAlgorithm;
-    let tt = EstimateInput {
-        stack: Some(Stack::Torchtune),
-        precision: Precision::Bf16,
-        lora_rank: 16.0,
-        grad_checkpointing: Checkpointing::Full,
-        ..base()
+    let tt = {
+        let mut input = base();
+        input.training.stack = Some(Stack::Torchtune);
+        input.training.precision = Precision::Bf16;
+        input.training.lora_rank = 16.0;
+        input.training.grad_checkpointing = Checkpointing::Full;
+        input
     };
-    let tt_nodes = EstimateInput {
-        model: Some("meta-llama/Llama-3.1-70B".into()),
-        lora_rank: 0.0,
-        gpus: Some(16.0),
-        gpus_per_node: Some(8.0),
-        zero: 3.0,
-        fsdp_version: Some(2.0),
-        ..tt.clone()
+    let tt_nodes = {
+        let mut input = tt.clone();
+        input.model.model = Some("meta-llama/Llama-3.1-70B".into());
+        input.training.lora_rank = 0.0;
+        input.placement.gpus = Some(16.0);
+        input.placement.gpus_per_node = Some(8.0);
+        input.placement.zero = 3.0;
+        input.placement.fsdp_version = Some(2.0);
+        input
     };
-    let verl = EstimateInput {
-        stack: Some(Stack::Verl),
-        rl: Some(RlAlgorithm::Grpo),
-        gpus: Some(8.0),
-        zero: 3.0,
-        fsdp_version: Some(2.0),
-        num_generations: Some(4.0),
-        max_completion_length: Some(1024.0),
-        rl_beta: Some(0.001),
-        grad_checkpointing: Checkpointing::Full,
-        seq_len: 512.0,
-        ..base()
+    let verl = {
+        let mut input = base();
+        input.training.stack = Some(Stack::Verl);
+        input.training.rl = Some(RlAlgorithm::Grpo);
+        input.placement.gpus = Some(8.0);
+        input.placement.zero = 3.0;
+        input.placement.fsdp_version = Some(2.0);
+        input.training.num_generations = Some(4.0);
+        input.training.max_completion_length = Some(1024.0);
+        input.training.rl_beta = Some(0.001);
+        input.training.grad_checkpointing = Checkpointing::Full;
+        input.run.seq_len = 512.0;
+        input
     };
-    let verl_nodes = EstimateInput {
-        gpus: Some(16.0),
-        gpus_per_node: Some(8.0),
-        ..verl.clone()
+    let verl_nodes = {
+        let mut input = verl.clone();
+        input.placement.gpus = Some(16.0);
+        input.placement.gpus_per_node = Some(8.0);
+        input
     };
     // PPO: `gae` with the critic (`critic.*`), read back as PPO.
-    let verl_ppo = EstimateInput {
-        rl: Some(RlAlgorithm::Ppo),
-        num_generations: None,
-        ..verl.clone()
+    let verl_ppo = {
+        let mut input = verl.clone();
+        input.training.rl = Some(RlAlgorithm::Ppo);
+        input.training.num_generations = None;
+        input
     };
     let l = launch_input(&verl_ppo).unwrap();
     let argv = &l.commands[0];
@@ -509,7 +540,7 @@ fn stack_launches_read_back_fit() {
         let e = estimate(&input).unwrap();
         assert!(e.fit.as_ref().unwrap().fits, "{input:?}");
         let l = launch_input(&input).unwrap();
-        let (back, not_read) = command_back(&l, &input.gpu);
+        let (back, not_read) = command_back(&l, &input.hardware.gpu);
         same_estimate(&input, &back, &l.script);
         assert!(estimate(&back).unwrap().fit.unwrap().fits);
         assert!(
@@ -519,13 +550,14 @@ fn stack_launches_read_back_fit() {
             "{not_read:?}"
         );
     }
-    let fsdp = EstimateInput {
-        stack: Some(Stack::Fsdp),
-        gpus: Some(4.0),
-        zero: 3.0,
-        fsdp_version: Some(2.0),
-        grad_checkpointing: Checkpointing::Full,
-        ..base()
+    let fsdp = {
+        let mut input = base();
+        input.training.stack = Some(Stack::Fsdp);
+        input.placement.gpus = Some(4.0);
+        input.placement.zero = 3.0;
+        input.placement.fsdp_version = Some(2.0);
+        input.training.grad_checkpointing = Checkpointing::Full;
+        input
     };
     assert!(estimate(&fsdp).unwrap().fit.unwrap().fits);
     let l = launch_input(&fsdp).unwrap();
@@ -537,10 +569,11 @@ fn stack_launches_read_back_fit() {
     let back = read_back(&l, None);
     same_estimate(&fsdp, &back, &l.script);
     // The fsdp stack without FSDP is refused by field.
-    let plain = EstimateInput {
-        stack: Some(Stack::Fsdp),
-        gpus: Some(4.0),
-        ..base()
+    let plain = {
+        let mut input = base();
+        input.training.stack = Some(Stack::Fsdp);
+        input.placement.gpus = Some(4.0);
+        input
     };
     assert_eq!(launch_input(&plain).unwrap_err().field, "fsdp_version");
 }
@@ -577,12 +610,13 @@ fn odd_stack_command_lines_are_read_or_refused() {
 /// (TRL's 0.05, the others' 0), read back into the same estimate.
 #[test]
 fn lora_dropout_is_written_where_the_stack_would_differ() {
-    let lora = |stack, p| EstimateInput {
-        lora_rank: 16.0,
-        lora_targets: alloc::vec!["all-linear".into()],
-        lora_dropout: p,
-        stack,
-        ..base()
+    let lora = |stack, p| {
+        let mut input = base();
+        input.training.lora_rank = 16.0;
+        input.training.lora_targets = alloc::vec!["all-linear".into()];
+        input.training.lora_dropout = p;
+        input.training.stack = stack;
+        input
     };
     // TRL: 0 stated (no stack counts 0), nothing where TRL's own 0.05 is counted.
     let l = launch_input(&lora(None, None)).unwrap();
@@ -606,7 +640,7 @@ fn lora_dropout_is_written_where_the_stack_would_differ() {
         let mut input = lora(stack, Some(0.1));
         if stack == Some(Stack::Axolotl) {
             // axolotl's bf16 is pure bf16.
-            input.precision = Precision::Bf16;
+            input.training.precision = Precision::Bf16;
         }
         let l = launch_input(&input).unwrap();
         assert!(
@@ -614,18 +648,21 @@ fn lora_dropout_is_written_where_the_stack_would_differ() {
             "{}",
             l.files[0].text
         );
-        let gpus = (stack != Some(Stack::Trl)).then_some(input.gpus).flatten();
+        let gpus = (stack != Some(Stack::Trl))
+            .then_some(input.placement.gpus)
+            .flatten();
         same_estimate(&input, &read_back(&l, gpus), &alloc::format!("{stack:?}"));
     }
     // torchtune: a `model.lora_dropout=0.1` override on `tune run`, read back.
-    let input = EstimateInput {
-        precision: Precision::Bf16,
-        lora_targets: Vec::new(),
-        ..lora(Some(Stack::Torchtune), Some(0.1))
+    let input = {
+        let mut input = lora(Some(Stack::Torchtune), Some(0.1));
+        input.training.precision = Precision::Bf16;
+        input.training.lora_targets = Vec::new();
+        input
     };
     let l = launch_input(&input).unwrap();
     assert!(l.script.contains("model.lora_dropout=0.1"), "{}", l.script);
-    let (back, _) = command_back(&l, &input.gpu);
-    assert_eq!(back.lora_dropout, Some(0.1));
+    let (back, _) = command_back(&l, &input.hardware.gpu);
+    assert_eq!(back.training.lora_dropout, Some(0.1));
     same_estimate(&input, &back, "torchtune");
 }

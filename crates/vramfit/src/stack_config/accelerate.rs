@@ -10,14 +10,14 @@ use crate::estimate::{Checkpointing, Offload, Precision};
 /// Reads an accelerate config.
 pub(super) fn read(m: &Map<'_>, r: &mut Reading) -> Result<()> {
     if let Some(n) = m.num("num_processes")? {
-        r.input.gpus = Some(n);
+        r.input.placement.gpus = Some(n);
     }
     let _ = m.get("num_machines");
-    r.input.precision = match m.str("mixed_precision")?.as_deref() {
+    r.input.training.precision = match m.str("mixed_precision")?.as_deref() {
         Some("bf16") => Precision::AmpBf16,
         Some("fp16") => Precision::AmpFp16,
         Some("no") => Precision::Fp32,
-        _ => r.input.precision,
+        _ => r.input.training.precision,
     };
     let kind = m.str("distributed_type")?.unwrap_or_default();
     match kind.as_str() {
@@ -49,10 +49,10 @@ fn fsdp(c: &Map<'_>, r: &mut Reading) -> Result<()> {
     )?;
     super::fsdp::wrap_policy(c, "fsdp_auto_wrap_policy", "NO_WRAP")?;
     if c.bool("fsdp_offload_params")?.unwrap_or(false) {
-        r.input.offload = Offload::Cpu;
+        r.input.placement.offload = Offload::Cpu;
     }
     if c.bool("fsdp_activation_checkpointing")?.unwrap_or(false) {
-        r.input.grad_checkpointing = Checkpointing::Full;
+        r.input.training.grad_checkpointing = Checkpointing::Full;
     }
     Ok(())
 }
@@ -64,7 +64,7 @@ fn deepspeed(c: &Map<'_>, r: &mut Reading) -> Result<()> {
         return Ok(());
     }
     if let Some(z) = c.num("zero_stage")? {
-        r.input.zero = z;
+        r.input.placement.zero = z;
     }
     let device = |key: &str| -> Result<Offload> {
         Ok(match c.str(key)?.as_deref() {
@@ -75,7 +75,7 @@ fn deepspeed(c: &Map<'_>, r: &mut Reading) -> Result<()> {
     };
     let optimizer = device("offload_optimizer_device")?;
     let params = device("offload_param_device")?;
-    r.input.offload = if r.input.zero >= 3.0 && params == Offload::None {
+    r.input.placement.offload = if r.input.placement.zero >= 3.0 && params == Offload::None {
         Offload::None
     } else if optimizer != Offload::None {
         optimizer

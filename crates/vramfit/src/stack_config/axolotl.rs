@@ -17,25 +17,25 @@ pub(super) fn read(m: &Map<'_>, r: &mut Reading) -> Result<()> {
     if let Some(id) = m.str("base_model")? {
         r.set_model(id);
     }
-    r.input.stack = Some(Stack::Axolotl);
+    r.input.training.stack = Some(Stack::Axolotl);
     adapter(m, r)?;
-    r.input.packing = m.bool("sample_packing")?.unwrap_or(false);
-    r.input.compile = m.bool("torch_compile")?.unwrap_or(false);
+    r.input.training.packing = m.bool("sample_packing")?.unwrap_or(false);
+    r.input.training.compile = m.bool("torch_compile")?.unwrap_or(false);
     // Liger's plugin (`liger_fused_linear_cross_entropy`) and Apple's Cut Cross-Entropy
     // (`cut_cross_entropy`) never hold the full logits.
     let liger = m.bool("liger_fused_linear_cross_entropy")?.unwrap_or(false);
     let cce = m.bool("cut_cross_entropy")?.unwrap_or(false);
     if liger || cce {
-        r.input.loss = Some(Loss::Fused);
+        r.input.training.loss = Some(Loss::Fused);
         // The plugins that bring those losses.
         let _ = m.get("plugins");
     }
-    r.input.batch = m.num("micro_batch_size")?.unwrap_or(1.0);
-    r.input.seq_len = m.num("sequence_len")?.unwrap_or(512.0);
+    r.input.run.batch = m.num("micro_batch_size")?.unwrap_or(1.0);
+    r.input.run.seq_len = m.num("sequence_len")?.unwrap_or(512.0);
     // `bf16: auto` is on for the cards that run bf16: the ones people fine-tune on.
     let bf16 = !matches!(m.str("bf16")?.as_deref(), Some("false"));
     let fp16 = m.bool("fp16")?.unwrap_or(false);
-    r.input.precision = match (fp16, bf16) {
+    r.input.training.precision = match (fp16, bf16) {
         (true, _) => Precision::AmpFp16,
         (false, true) => Precision::Bf16,
         (false, false) => Precision::Fp32,
@@ -45,11 +45,11 @@ pub(super) fn read(m: &Map<'_>, r: &mut Reading) -> Result<()> {
     if let Some(a) = m.str("attn_implementation")?
         && let Some(a) = names::attention(&a)
     {
-        r.input.attention = a;
+        r.input.run.attention = a;
     } else if m.bool("flash_attention")?.unwrap_or(false) {
-        r.input.attention = AttentionImpl::Flash;
+        r.input.run.attention = AttentionImpl::Flash;
     } else if m.bool("sdp_attention")?.unwrap_or(false) {
-        r.input.attention = AttentionImpl::Sdpa;
+        r.input.run.attention = AttentionImpl::Sdpa;
     }
     r.hf_optimizer(m, "optimizer")?;
     galore_rank(m, r)?;
@@ -66,22 +66,22 @@ fn adapter(m: &Map<'_>, r: &mut Reading) -> Result<()> {
     };
     let qlora = kind == "qlora";
     // axolotl has no default rank (`lora_r` is required with an adapter); 8 as PEFT's.
-    r.input.lora_rank = m.num("lora_r")?.unwrap_or(8.0);
+    r.input.training.lora_rank = m.num("lora_r")?.unwrap_or(8.0);
     // `lora_dropout` 0.0 when absent with an adapter (schemas/peft.py; the stack's default).
-    r.input.lora_dropout = m.num("lora_dropout")?;
+    r.input.training.lora_dropout = m.num("lora_dropout")?;
     if m.bool("lora_target_linear")?.unwrap_or(false) {
-        r.input.lora_targets = names::lora_targets(alloc::vec!["all-linear".to_string()]);
+        r.input.training.lora_targets = names::lora_targets(alloc::vec!["all-linear".to_string()]);
     } else if let Some(t) = m.strs("lora_target_modules")? {
-        r.input.lora_targets = names::lora_targets(t);
+        r.input.training.lora_targets = names::lora_targets(t);
     }
     let four = m.bool("load_in_4bit")?.unwrap_or(false);
     let eight = m.bool("load_in_8bit")?.unwrap_or(false);
     if qlora || four {
-        r.input.qlora = true;
+        r.input.training.qlora = true;
         let dq = m.bool("bnb_4bit_use_double_quant")?.unwrap_or(true);
-        r.input.quantization = Quantization::BnbNf4 { double_quant: dq };
+        r.input.model.quantization = Quantization::BnbNf4 { double_quant: dq };
     } else if eight {
-        r.input.quantization = Quantization::parse("load_in_8bit", "bnb-int8")?;
+        r.input.model.quantization = Quantization::parse("load_in_8bit", "bnb-int8")?;
     }
     Ok(())
 }
@@ -92,12 +92,12 @@ fn checkpointing(m: &Map<'_>, r: &mut Reading) -> Result<()> {
     let on = match m.str("gradient_checkpointing")?.as_deref() {
         Some("true") => true,
         Some("offload" | "offload_disk") => {
-            r.input.activation_offload = Some(true);
+            r.input.training.activation_offload = Some(true);
             true
         }
         _ => false,
     };
-    r.input.grad_checkpointing = if on {
+    r.input.training.grad_checkpointing = if on {
         Checkpointing::Full
     } else {
         Checkpointing::None
@@ -109,7 +109,7 @@ fn checkpointing(m: &Map<'_>, r: &mut Reading) -> Result<()> {
         m.str("activation_offloading")?.as_deref(),
         Some("true" | "legacy" | "disk")
     ) {
-        r.input.activation_offload = Some(true);
+        r.input.training.activation_offload = Some(true);
     }
     Ok(())
 }
@@ -124,8 +124,8 @@ fn fsdp(m: &Map<'_>, r: &mut Reading) -> Result<()> {
         Some(v) => v,
         None => c.num("fsdp_version")?.unwrap_or(1.0),
     };
-    r.input.fsdp_version = Some(version);
-    r.input.zero = 3.0;
+    r.input.placement.fsdp_version = Some(version);
+    r.input.placement.zero = 3.0;
     // The wrap policy as written (`auto_wrap_policy`, older `fsdp_auto_wrap_policy`), which
     // axolotl hands to accelerate; one that is not per-layer is refused. Where the file names
     // none, counted per layer as axolotl's examples write it.
@@ -137,14 +137,14 @@ fn fsdp(m: &Map<'_>, r: &mut Reading) -> Result<()> {
     if version >= 2.0
         && let Some(b) = c.bool("reshard_after_forward")?
     {
-        r.input.reshard_after_forward = Some(b);
+        r.input.placement.reshard_after_forward = Some(b);
     }
     let offload = match c.bool("offload_params")? {
         Some(b) => b,
         None => c.bool("fsdp_offload_params")?.unwrap_or(false),
     };
     if offload {
-        r.input.offload = Offload::Cpu;
+        r.input.placement.offload = Offload::Cpu;
     }
     Ok(())
 }
@@ -155,7 +155,7 @@ fn fsdp(m: &Map<'_>, r: &mut Reading) -> Result<()> {
 fn galore_rank(m: &Map<'_>, r: &mut Reading) -> Result<()> {
     use crate::estimate::Optimizer;
     if !matches!(
-        r.input.optimizer,
+        r.input.training.optimizer,
         Optimizer::GaloreAdamw | Optimizer::GaloreAdamw8bit
     ) || !m.has("optim_args")
     {
@@ -167,7 +167,7 @@ fn galore_rank(m: &Map<'_>, r: &mut Reading) -> Result<()> {
     if let Some(a) = m.map("optim_args")?
         && let Some(rank) = a.num("rank")?
     {
-        r.input.galore_rank = Some(rank);
+        r.input.training.galore_rank = Some(rank);
     }
     Ok(())
 }

@@ -11,15 +11,15 @@ use crate::estimate::{DeepSpeedAuto, Offload, Optimizer, Precision};
 /// Reads a DeepSpeed config's keys from `m` (the file's top, or a Trainer's `deepspeed` inline).
 pub(super) fn read(m: &Map<'_>, r: &mut Reading) -> Result<()> {
     if let Some(b) = m.num("train_micro_batch_size_per_gpu")? {
-        r.input.batch = b;
+        r.input.run.batch = b;
     }
     if let Some(z) = m.map("zero_optimization")? {
         zero(&z, r)?;
     }
     if let Some(true) = enabled(m, "bf16")? {
-        r.input.precision = Precision::AmpBf16;
+        r.input.training.precision = Precision::AmpBf16;
     } else if let Some(true) = enabled(m, "fp16")? {
-        r.input.precision = Precision::AmpFp16;
+        r.input.training.precision = Precision::AmpFp16;
     }
     if let Some(o) = m.map("optimizer")? {
         optimizer(&o, r)?;
@@ -42,7 +42,7 @@ fn enabled(m: &Map<'_>, key: &str) -> Result<Option<bool>> {
 /// are offloaded.
 fn zero(z: &Map<'_>, r: &mut Reading) -> Result<()> {
     let stage = z.num("stage")?.unwrap_or(0.0);
-    r.input.zero = stage;
+    r.input.placement.zero = stage;
     let device = |key: &str| -> Result<Offload> {
         let Some(o) = z.map(key)? else {
             return Ok(Offload::None);
@@ -56,7 +56,10 @@ fn zero(z: &Map<'_>, r: &mut Reading) -> Result<()> {
     buckets(z, r)?;
     let optimizer = device("offload_optimizer")?;
     let params = device("offload_param")?;
-    r.input.offload = if stage >= 3.0 && optimizer != Offload::None && params == Offload::None {
+    r.input.placement.offload = if stage >= 3.0
+        && optimizer != Offload::None
+        && params == Offload::None
+    {
         // vramfit's offload under ZeRO-3 moves the parameters too: counting it would promise
         // memory the GPU does not get. Counted without offload, the safe side.
         r.assume(
@@ -80,7 +83,7 @@ fn optimizer(o: &Map<'_>, r: &mut Reading) -> Result<()> {
     let Some(name) = o.str("type")? else {
         return Ok(());
     };
-    r.input.optimizer = match name.to_ascii_lowercase().as_str() {
+    r.input.training.optimizer = match name.to_ascii_lowercase().as_str() {
         "adam" | "adamw" | "onebitadam" | "zerooneadam" | "cpuadam" | "fusedadam" | "lamb"
         | "onebitlamb" => Optimizer::Adamw,
         "lion" | "cpulion" | "fusedlion" => Optimizer::Lion,
@@ -104,13 +107,20 @@ fn optimizer(o: &Map<'_>, r: &mut Reading) -> Result<()> {
 /// integration resolves it from the model's hidden size (`DeepSpeedAuto`), or, the model not
 /// known yet, DeepSpeed's own defaults (larger: the safe side, said).
 fn buckets(z: &Map<'_>, r: &mut Reading) -> Result<()> {
-    let hidden = r.input.arch.as_ref().map(|a| a.hidden_size).or_else(|| {
-        r.input
-            .model
-            .as_deref()
-            .and_then(crate::presets::find)
-            .map(|p| p.arch.hidden_size)
-    });
+    let hidden = r
+        .input
+        .model
+        .arch
+        .as_ref()
+        .map(|a| a.hidden_size)
+        .or_else(|| {
+            r.input
+                .model
+                .model
+                .as_deref()
+                .and_then(crate::presets::find)
+                .map(|p| p.arch.hidden_size)
+        });
     let auto = hidden.map(DeepSpeedAuto::of);
     let mut unresolved = false;
     let mut read = |key: &str, resolved: Option<f64>| -> Result<Option<f64>> {
@@ -121,19 +131,20 @@ fn buckets(z: &Map<'_>, r: &mut Reading) -> Result<()> {
         }
         z.num(key)
     };
-    r.input.reduce_bucket_size = read("reduce_bucket_size", auto.map(|a| a.reduce_bucket_size))?;
-    r.input.allgather_bucket_size = read("allgather_bucket_size", None)?;
-    r.input.stage3_prefetch_bucket_size = read(
+    r.input.training.reduce_bucket_size =
+        read("reduce_bucket_size", auto.map(|a| a.reduce_bucket_size))?;
+    r.input.training.allgather_bucket_size = read("allgather_bucket_size", None)?;
+    r.input.training.stage3_prefetch_bucket_size = read(
         "stage3_prefetch_bucket_size",
         auto.map(|a| a.stage3_prefetch_bucket_size),
     )?;
-    r.input.stage3_max_live_parameters = read("stage3_max_live_parameters", None)?;
-    r.input.stage3_param_persistence_threshold = read(
+    r.input.training.stage3_max_live_parameters = read("stage3_max_live_parameters", None)?;
+    r.input.training.stage3_param_persistence_threshold = read(
         "stage3_param_persistence_threshold",
         auto.map(|a| a.stage3_param_persistence_threshold),
     )?;
     if let Some(o) = z.bool("overlap_comm")? {
-        r.input.overlap_comm = Some(o);
+        r.input.training.overlap_comm = Some(o);
     }
     if unresolved {
         r.assume(

@@ -19,12 +19,12 @@ pub(super) fn read(
     strategy_key: &str,
 ) -> Result<()> {
     let version = m.num(version_key)?.unwrap_or(default);
-    r.input.fsdp_version = Some(version);
-    r.input.zero = 3.0;
+    r.input.placement.fsdp_version = Some(version);
+    r.input.placement.zero = 3.0;
     // FSDP2: `reshard_after_forward` true or false.
     if version >= 2.0 {
         if let Some(b) = m.bool(reshard_key)? {
-            r.input.reshard_after_forward = Some(b);
+            r.input.placement.reshard_after_forward = Some(b);
         }
         return Ok(());
     }
@@ -32,7 +32,7 @@ pub(super) fn read(
         Some(s) => Some(s),
         None => m.str(strategy_key)?,
     };
-    r.input.zero = match strategy.as_deref().map(str::to_ascii_uppercase).as_deref() {
+    r.input.placement.zero = match strategy.as_deref().map(str::to_ascii_uppercase).as_deref() {
         Some("SHARD_GRAD_OP" | "2" | "HYBRID_SHARD_ZERO2" | "5") => 2.0,
         Some("NO_SHARD" | "3") => 0.0,
         _ => 3.0,

@@ -66,7 +66,7 @@ fn fsdp_wrap_policy_other_than_per_layer_is_refused() {
     );
     // transformers' default and accelerate's per-layer policy are read, not listed.
     let t = read("output_dir: o\nfsdp: full_shard auto_wrap\n");
-    assert_eq!(t.input.fsdp_version, Some(2.0));
+    assert_eq!(t.input.placement.fsdp_version, Some(2.0));
     let a = read(
         "distributed_type: FSDP\nfsdp_config:\n  fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP\n",
     );
@@ -82,20 +82,20 @@ fn fsdp_wrap_policy_other_than_per_layer_is_refused() {
 #[test]
 fn trainer_reads_the_new_checkpointing_name_and_fsdps_own_keys() {
     let r = read("output_dir: o\nactivation_checkpointing: true\n");
-    assert_eq!(r.input.grad_checkpointing, Checkpointing::Full);
+    assert_eq!(r.input.training.grad_checkpointing, Checkpointing::Full);
     // The new name wins over the alias, and neither is listed.
     let r = read("output_dir: o\nactivation_checkpointing: false\ngradient_checkpointing: true\n");
-    assert_eq!(r.input.grad_checkpointing, Checkpointing::None);
+    assert_eq!(r.input.training.grad_checkpointing, Checkpointing::None);
     assert_eq!(not_read(&r), ["output_dir (line 1)"]);
     let r = read(
         "output_dir: o\nfsdp: full_shard\nfsdp_config:\n  cpu_offload: true\n  activation_checkpointing: true\n",
     );
-    assert_eq!(r.input.offload, Offload::Cpu);
-    assert_eq!(r.input.grad_checkpointing, Checkpointing::Full);
+    assert_eq!(r.input.placement.offload, Offload::Cpu);
+    assert_eq!(r.input.training.grad_checkpointing, Checkpointing::Full);
     assert_eq!(not_read(&r), ["output_dir (line 1)"]);
     // Without the FSDP plugin's offload the parameters stay on the GPU.
     let r = read("output_dir: o\nfsdp: full_shard\nfsdp_config:\n  cpu_offload: false\n");
-    assert_eq!(r.input.offload, Offload::None);
+    assert_eq!(r.input.placement.offload, Offload::None);
 }
 
 /// LLaMA-Factory 0.9.5 (`hparams/finetuning_args.py`): `use_galore` off, `galore_rank` 16,
@@ -104,13 +104,13 @@ fn trainer_reads_the_new_checkpointing_name_and_fsdps_own_keys() {
 #[test]
 fn llamafactory_galore() {
     let r = read("stage: sft\nfinetuning_type: full\nuse_galore: true\n");
-    assert_eq!(r.input.optimizer, Optimizer::GaloreAdamw);
-    assert_eq!(r.input.galore_rank, Some(16.0));
+    assert_eq!(r.input.training.optimizer, Optimizer::GaloreAdamw);
+    assert_eq!(r.input.training.galore_rank, Some(16.0));
     let r = read(
         "stage: sft\nfinetuning_type: full\nuse_galore: true\ngalore_rank: 64\ngalore_target: all\noptim: paged_adamw_8bit\n",
     );
-    assert_eq!(r.input.optimizer, Optimizer::GaloreAdamw8bit);
-    assert_eq!(r.input.galore_rank, Some(64.0));
+    assert_eq!(r.input.training.optimizer, Optimizer::GaloreAdamw8bit);
+    assert_eq!(r.input.training.galore_rank, Some(64.0));
     assert!(not_read(&r).is_empty(), "{:?}", not_read(&r));
     let refused = |text: &str| read_training_config(text, EstimateInput::default()).err();
     // The default finetuning_type is lora.
@@ -142,11 +142,11 @@ fn axolotl_activation_offloading() {
         let r = read(&alloc::format!(
             "base_model: meta-llama/Llama-3.2-1B\nactivation_offloading: {v}\n"
         ));
-        assert_eq!(r.input.activation_offload, Some(true), "{v}");
+        assert_eq!(r.input.training.activation_offload, Some(true), "{v}");
         assert!(not_read(&r).is_empty(), "{:?}", not_read(&r));
     }
     let r = read("base_model: meta-llama/Llama-3.2-1B\nactivation_offloading: false\n");
-    assert_ne!(r.input.activation_offload, Some(true));
+    assert_ne!(r.input.training.activation_offload, Some(true));
 }
 
 /// torchtune 0.6.1's distributed recipes: `cfg.get("fsdp_cpu_offload", False)`,
@@ -157,7 +157,12 @@ fn torchtune_distributed_recipe_keys() {
     let r = read(&alloc::format!("{recipe}fsdp_cpu_offload: true\n"));
     let i = &r.input;
     assert_eq!(
-        (i.zero, i.fsdp_version, i.reshard_after_forward, i.offload),
+        (
+            i.placement.zero,
+            i.placement.fsdp_version,
+            i.placement.reshard_after_forward,
+            i.placement.offload
+        ),
         (3.0, Some(2.0), Some(true), Offload::Cpu)
     );
     let r = read(&alloc::format!(
@@ -165,12 +170,16 @@ fn torchtune_distributed_recipe_keys() {
     ));
     let i = &r.input;
     assert_eq!(
-        (i.zero, i.reshard_after_forward, i.offload),
+        (
+            i.placement.zero,
+            i.placement.reshard_after_forward,
+            i.placement.offload
+        ),
         (3.0, Some(false), Offload::None)
     );
     assert!(not_read(&r).is_empty(), "{:?}", not_read(&r));
     // A single-device recipe has neither key: no sharding.
-    assert_eq!(read(recipe).input.fsdp_version, None);
+    assert_eq!(read(recipe).input.placement.fsdp_version, None);
 }
 
 /// axolotl hands `optim_args` to transformers (`optim_args: str | dict[str, Any] | None`):
@@ -181,13 +190,13 @@ fn axolotl_galore_rank_from_optim_args() {
     let base = "base_model: meta-llama/Llama-3.2-1B\noptimizer: galore_adamw\n";
     let r = read(&alloc::format!("{base}optim_args:\n  rank: 64\n"));
     assert_eq!(
-        (r.input.optimizer, r.input.galore_rank),
+        (r.input.training.optimizer, r.input.training.galore_rank),
         (Optimizer::GaloreAdamw, Some(64.0))
     );
     assert!(not_read(&r).is_empty(), "{:?}", not_read(&r));
     let r = read(&alloc::format!(
         "{base}optim_args: \"rank=32, update_proj_gap=200\"\n"
     ));
-    assert_eq!(r.input.galore_rank, Some(32.0));
-    assert_eq!(read(base).input.galore_rank, None);
+    assert_eq!(r.input.training.galore_rank, Some(32.0));
+    assert_eq!(read(base).input.training.galore_rank, None);
 }

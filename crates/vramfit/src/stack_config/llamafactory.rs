@@ -17,37 +17,38 @@ pub(super) fn read(m: &Map<'_>, r: &mut Reading) -> Result<()> {
     if let Some(id) = m.str("model_name_or_path")? {
         r.set_model(id);
     }
-    r.input.stack = Some(Stack::Llamafactory);
+    r.input.training.stack = Some(Stack::Llamafactory);
     let stage = stage(m)?;
     method(m, r)?;
     if m.bool("enable_liger_kernel")?.unwrap_or(false) {
-        r.input.loss = Some(Loss::Fused);
+        r.input.training.loss = Some(Loss::Fused);
     }
     // `use_unsloth_gc`: Unsloth's checkpointing, its block inputs offloaded to CPU memory.
     if m.bool("use_unsloth_gc")?.unwrap_or(false) {
-        r.input.activation_offload = Some(true);
+        r.input.training.activation_offload = Some(true);
     }
     let packing = m.bool("packing")?.unwrap_or(false);
     let neat = m.bool("neat_packing")?.unwrap_or(false);
-    r.input.packing = packing || neat;
-    r.input.batch = m.num("per_device_train_batch_size")?.unwrap_or(8.0);
-    r.input.seq_len = m.num("cutoff_len")?.unwrap_or(2048.0);
+    r.input.training.packing = packing || neat;
+    r.input.run.batch = m.num("per_device_train_batch_size")?.unwrap_or(8.0);
+    r.input.run.seq_len = m.num("cutoff_len")?.unwrap_or(2048.0);
     let pure = m.bool("pure_bf16")?.unwrap_or(false);
     let bf16 = m.bool("bf16")?.unwrap_or(false);
     let fp16 = m.bool("fp16")?.unwrap_or(false);
-    r.input.precision = match (pure, bf16, fp16) {
+    r.input.training.precision = match (pure, bf16, fp16) {
         (true, ..) => Precision::Bf16,
         (_, true, _) => Precision::AmpBf16,
         (_, _, true) => Precision::AmpFp16,
         _ => Precision::Fp32,
     };
-    r.input.grad_checkpointing = if m.bool("disable_gradient_checkpointing")?.unwrap_or(false) {
-        Checkpointing::None
-    } else {
-        Checkpointing::Full
-    };
+    r.input.training.grad_checkpointing =
+        if m.bool("disable_gradient_checkpointing")?.unwrap_or(false) {
+            Checkpointing::None
+        } else {
+            Checkpointing::Full
+        };
     if let Some(a) = m.str("flash_attn")? {
-        r.input.attention = match a.as_str() {
+        r.input.run.attention = match a.as_str() {
             "fa2" | "fa3" => AttentionImpl::Flash,
             "disabled" => AttentionImpl::Eager,
             _ => AttentionImpl::Sdpa,
@@ -107,10 +108,10 @@ fn method(m: &Map<'_>, r: &mut Reading) -> Result<()> {
             ));
         }
     }
-    r.input.lora_rank = m.num("lora_rank")?.unwrap_or(8.0);
+    r.input.training.lora_rank = m.num("lora_rank")?.unwrap_or(8.0);
     // `lora_dropout` 0.0 when absent (finetuning_args.py; the stack's default).
-    r.input.lora_dropout = m.num("lora_dropout")?;
-    r.input.lora_targets = names::lora_targets(
+    r.input.training.lora_dropout = m.num("lora_dropout")?;
+    r.input.training.lora_targets = names::lora_targets(
         m.strs("lora_target")?
             .unwrap_or_else(|| alloc::vec!["all".to_string()]),
     );
@@ -124,18 +125,18 @@ fn method(m: &Map<'_>, r: &mut Reading) -> Result<()> {
     let line = m.line("quantization_bit");
     match (method.as_str(), bits) {
         ("bnb" | "bitsandbytes", 4.0) => {
-            r.input.qlora = true;
+            r.input.training.qlora = true;
             let dq = m.bool("double_quantization")?.unwrap_or(true);
-            r.input.quantization = Quantization::BnbNf4 { double_quant: dq };
+            r.input.model.quantization = Quantization::BnbNf4 { double_quant: dq };
         }
         ("bnb" | "bitsandbytes", 8.0) => {
-            r.input.quantization = Quantization::parse("quantization_bit", "bnb-int8")?;
+            r.input.model.quantization = Quantization::parse("quantization_bit", "bnb-int8")?;
         }
         // LLaMA-Factory 0.9.5 `model/model_utils/quantization.py`: `HqqConfig(nbits=bits,
         // quant_zero=False, quant_scale=False, axis=0)`, the group of 64 transformers 5.25's
         // `HqqConfig` defaults to; LLaMA-Factory takes 1 to 8 bits but 7.
         ("hqq", 1.0 | 2.0 | 3.0 | 4.0 | 5.0 | 6.0 | 8.0) => {
-            r.input.quantization = Quantization::Hqq {
+            r.input.model.quantization = Quantization::Hqq {
                 bits: bits as u8,
                 group_size: 64,
             };
@@ -177,14 +178,14 @@ fn galore(m: &Map<'_>, r: &mut Reading) -> Result<()> {
             "use_galore 搭配 finetuning_type full 或 freeze、optim 为 adamw_torch 或 8 位 AdamW、galore_target all",
         )
     };
-    if r.input.lora_rank > 0.0 {
+    if r.input.training.lora_rank > 0.0 {
         return Err(refuse(
             "use_galore",
             "GaLore with LoRA (LLaMA-Factory refuses it: Cannot use LoRA with GaLore together)",
             "GaLore 与 LoRA 同用（LLaMA-Factory 也会拒绝）",
         ));
     }
-    r.input.optimizer = match r.input.optimizer {
+    r.input.training.optimizer = match r.input.training.optimizer {
         Optimizer::Adamw => Optimizer::GaloreAdamw,
         Optimizer::Adamw8bit | Optimizer::PagedAdamw8bit => Optimizer::GaloreAdamw8bit,
         _ => {
@@ -195,8 +196,8 @@ fn galore(m: &Map<'_>, r: &mut Reading) -> Result<()> {
             ));
         }
     };
-    r.input.fused_optimizer = false;
-    r.input.galore_rank = Some(m.num("galore_rank")?.unwrap_or(16.0));
+    r.input.training.fused_optimizer = false;
+    r.input.training.galore_rank = Some(m.num("galore_rank")?.unwrap_or(16.0));
     if let Some(t) = m.str("galore_target")?
         && t.trim() != "all"
     {

@@ -31,6 +31,7 @@ use alloc::vec::Vec;
 
 use crate::diagnose::Text;
 use crate::error::Result;
+use crate::estimate::RunInput;
 use crate::estimate::{EstimateInput, Mode};
 use tree::{Map, Used};
 
@@ -100,9 +101,9 @@ impl Reading {
     /// The model the file names, in place of the input's (a command line's `--model` is put
     /// back by the CLI, which knows it was given).
     fn set_model(&mut self, id: String) {
-        self.input.model = Some(id);
-        self.input.params = None;
-        self.input.arch = None;
+        self.input.model.model = Some(id);
+        self.input.model.params = None;
+        self.input.model.arch = None;
     }
 
     /// A file the config names under `key`, for the caller to read after it.
@@ -121,8 +122,8 @@ impl Reading {
             optimizer: crate::estimate::Optimizer::Adamw,
             fused: true,
         });
-        self.input.optimizer = o.optimizer;
-        self.input.fused_optimizer = o.fused;
+        self.input.training.optimizer = o.optimizer;
+        self.input.training.fused_optimizer = o.fused;
         Ok(())
     }
 
@@ -160,7 +161,10 @@ fn read(text: &str, format: Option<ConfigFormat>, input: EstimateInput) -> Resul
     };
     let mut r = Reading {
         input: EstimateInput {
-            mode: Mode::Training,
+            run: RunInput {
+                mode: Mode::Training,
+                ..input.run
+            },
             ..input
         },
         assumed: Vec::new(),

@@ -22,7 +22,10 @@ fn the_stack_named_reads_as_the_stack_recognised() {
     assert_eq!(recognised.format, ConfigFormat::Deepspeed);
     assert_eq!(named, recognised);
     // The file's micro-batch and ZeRO stage, read by DeepSpeed's reader.
-    assert_eq!((named.input.batch, named.input.zero), (4.0, 2.0));
+    assert_eq!(
+        (named.input.run.batch, named.input.placement.zero),
+        (4.0, 2.0)
+    );
 }
 
 /// A Trainer file named as verl's: verl's reader knows none of its keys, so both are listed as
@@ -31,7 +34,7 @@ fn the_stack_named_reads_as_the_stack_recognised() {
 fn another_stacks_keys_are_listed_not_read() {
     let r = read_training_config_as(TRAINER, ConfigFormat::Verl, EstimateInput::default()).unwrap();
     assert_eq!(r.format, ConfigFormat::Verl);
-    assert_eq!(r.input.batch, EstimateInput::default().batch);
+    assert_eq!(r.input.run.batch, EstimateInput::default().run.batch);
     let listed: Vec<&str> = r.not_read.iter().map(|s| s.as_str()).collect();
     assert_eq!(
         listed,

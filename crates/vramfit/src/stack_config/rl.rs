@@ -30,19 +30,19 @@ pub(super) fn trl_algorithm(m: &Map<'_>) -> Option<RlAlgorithm> {
 /// (GRPO) or pairs (DPO); vramfit's `batch` is prompts per GPU, so GRPO's is that batch over the
 /// group size, rounded up (the safe side).
 pub(super) fn read_trl(m: &Map<'_>, r: &mut Reading, algorithm: RlAlgorithm) -> Result<()> {
-    r.input.rl = Some(algorithm);
-    r.input.rl_beta = m.num("beta")?;
+    r.input.training.rl = Some(algorithm);
+    r.input.training.rl_beta = m.num("beta")?;
     let prompt = m.num("max_prompt_length")?;
     if let Some(p) = prompt {
-        r.input.seq_len = p;
+        r.input.run.seq_len = p;
     }
     match algorithm {
         RlAlgorithm::Grpo => {
             // GRPOConfig: `num_generations` 8 by default.
             let group = m.num("num_generations")?.unwrap_or(8.0);
-            r.input.num_generations = Some(group);
-            r.input.batch = libm::ceil(r.input.batch / group.max(1.0)).max(1.0);
-            r.input.max_completion_length = m.num("max_completion_length")?;
+            r.input.training.num_generations = Some(group);
+            r.input.run.batch = libm::ceil(r.input.run.batch / group.max(1.0)).max(1.0);
+            r.input.training.max_completion_length = m.num("max_completion_length")?;
             if prompt.is_none() {
                 r.assume(
                     "the prompt length is the data's: the file does not say it (seq_len)",
@@ -53,15 +53,15 @@ pub(super) fn read_trl(m: &Map<'_>, r: &mut Reading, algorithm: RlAlgorithm) -> 
         }
         RlAlgorithm::Dpo => {
             if m.bool("precompute_ref_log_probs")? == Some(true) {
-                r.input.ref_model = Some(false);
+                r.input.training.ref_model = Some(false);
             }
             // DPOConfig's `max_length` (1024 by default) is the prompt and the completion
             // together; the memory counts their sum, however it splits.
             let total = m.num("max_length")?.unwrap_or(1024.0).max(2.0);
             if prompt.is_none() {
-                r.input.seq_len = libm::floor(total / 2.0);
+                r.input.run.seq_len = libm::floor(total / 2.0);
             }
-            r.input.max_completion_length = Some((total - r.input.seq_len).max(1.0));
+            r.input.training.max_completion_length = Some((total - r.input.run.seq_len).max(1.0));
         }
         RlAlgorithm::Ppo => {}
     }
@@ -72,19 +72,19 @@ pub(super) fn read_trl(m: &Map<'_>, r: &mut Reading, algorithm: RlAlgorithm) -> 
 /// 1.16's default, or `server`), its memory fraction and sleep mode.
 fn rollout(m: &Map<'_>, r: &mut Reading) -> Result<()> {
     if !m.bool("use_vllm")?.unwrap_or(false) {
-        r.input.rollout = Some(Rollout::Hf);
+        r.input.training.rollout = Some(Rollout::Hf);
         return Ok(());
     }
     // GRPOConfig 1.16: `vllm_mode` "colocate" by default.
     let colocate = m.str("vllm_mode")?.as_deref() != Some("server");
-    r.input.rollout = Some(if colocate {
+    r.input.training.rollout = Some(if colocate {
         Rollout::Colocate
     } else {
         Rollout::Server
     });
     if colocate {
-        r.input.rollout_memory_utilization = m.num("vllm_gpu_memory_utilization")?;
-        r.input.sleep_mode = m.bool("vllm_enable_sleep_mode")?;
+        r.input.training.rollout_memory_utilization = m.num("vllm_gpu_memory_utilization")?;
+        r.input.training.sleep_mode = m.bool("vllm_enable_sleep_mode")?;
     }
     Ok(())
 }
@@ -94,16 +94,16 @@ fn rollout(m: &Map<'_>, r: &mut Reading) -> Result<()> {
 pub(super) fn read_llamafactory(m: &Map<'_>, r: &mut Reading, stage: &str) -> Result<()> {
     match stage {
         "dpo" => {
-            r.input.rl = Some(RlAlgorithm::Dpo);
-            r.input.rl_beta = m.num("pref_beta")?;
+            r.input.training.rl = Some(RlAlgorithm::Dpo);
+            r.input.training.rl_beta = m.num("pref_beta")?;
             if m.str("ref_model")?.is_some() {
-                r.input.ref_model = Some(true);
+                r.input.training.ref_model = Some(true);
             }
         }
         "ppo" => {
-            r.input.rl = Some(RlAlgorithm::Ppo);
+            r.input.training.rl = Some(RlAlgorithm::Ppo);
             // LLaMA-Factory's PPO generates with the policy itself.
-            r.input.rollout = Some(Rollout::Hf);
+            r.input.training.rollout = Some(Rollout::Hf);
             let _ = m.get("reward_model");
         }
         _ => {}

@@ -10,6 +10,7 @@ use crate::estimate::{
     Checkpointing, EstimateInput, Loss, Mode, Offload, Optimizer, Precision, RlAlgorithm, Rollout,
     Stack,
 };
+use crate::estimate::{ModelInput, RunInput};
 use crate::precision::Quantization;
 
 fn read(text: &str) -> super::ReadConfig {
@@ -41,26 +42,35 @@ fn trl_sft_qlora_yaml() {
     );
     assert_eq!(r.format, ConfigFormat::Trl);
     let i = &r.input;
-    assert_eq!(i.mode, Mode::Training);
-    assert_eq!(i.model.as_deref(), Some("Qwen/Qwen2.5-7B-Instruct"));
-    assert_eq!((i.batch, i.seq_len, i.lora_rank), (2.0, 2048.0, 32.0));
-    assert!(i.qlora);
+    assert_eq!(i.run.mode, Mode::Training);
+    assert_eq!(i.model.model.as_deref(), Some("Qwen/Qwen2.5-7B-Instruct"));
+    assert_eq!(
+        (i.run.batch, i.run.seq_len, i.training.lora_rank),
+        (2.0, 2048.0, 32.0)
+    );
+    assert!(i.training.qlora);
     // TRL's `use_bnb_nested_quant` is off by default.
     assert_eq!(
-        i.quantization,
+        i.model.quantization,
         Quantization::BnbNf4 {
             double_quant: false
         }
     );
-    assert_eq!(i.lora_targets, ["all-linear"]);
+    assert_eq!(i.training.lora_targets, ["all-linear"]);
     // TRL's defaults: bf16 on (model loaded in fp32: mixed precision), checkpointing on,
     // transformers' fused AdamW.
-    assert_eq!(i.precision, Precision::AmpBf16);
-    assert_eq!(i.grad_checkpointing, Checkpointing::Full);
-    assert_eq!((i.optimizer, i.fused_optimizer), (Optimizer::Adamw, true));
+    assert_eq!(i.training.precision, Precision::AmpBf16);
+    assert_eq!(i.training.grad_checkpointing, Checkpointing::Full);
+    assert_eq!(
+        (i.training.optimizer, i.training.fused_optimizer),
+        (Optimizer::Adamw, true)
+    );
     // TRL's stack (its defaults for what the file does not say); loaded in fp32, the 4-bit
     // model's unquantized parameters are fp32.
-    assert_eq!((i.stack, i.kbit_upcast), (Some(Stack::Trl), Some(true)));
+    assert_eq!(
+        (i.training.stack, i.training.kbit_upcast),
+        (Some(Stack::Trl), Some(true))
+    );
     assert_eq!(
         not_read(&r),
         [
@@ -80,7 +90,7 @@ fn trl_sft_qlora_yaml() {
 fn trl_launch_keys() {
     let r =
         read("model_name_or_path: Qwen/Qwen3-8B\nnum_processes: 8\naccelerate_config: fsdp.yaml\n");
-    assert_eq!(r.input.gpus, Some(8.0));
+    assert_eq!(r.input.placement.gpus, Some(8.0));
     assert_eq!(r.files.len(), 1);
     assert_eq!(
         (r.files[0].key.as_str(), r.files[0].path.as_str()),
@@ -102,7 +112,7 @@ fn trl_launch_keys() {
 fn axolotl_attn_implementation() {
     use crate::estimate::AttentionImpl;
     let r = read("base_model: Qwen/Qwen3-8B\nattn_implementation: eager\nsdp_attention: true\n");
-    assert_eq!(r.input.attention, AttentionImpl::Eager);
+    assert_eq!(r.input.run.attention, AttentionImpl::Eager);
 }
 
 #[test]
@@ -112,10 +122,10 @@ fn trainer_json_names_its_deepspeed_file() {
             "optim": "paged_adamw_8bit", "deepspeed": "ds_z3.json", "report_to": "none"}"#,
     );
     assert_eq!(r.format, ConfigFormat::Trainer);
-    assert_eq!(r.input.batch, 4.0);
-    assert_eq!(r.input.precision, Precision::AmpBf16);
-    assert_eq!(r.input.grad_checkpointing, Checkpointing::None);
-    assert_eq!(r.input.optimizer, Optimizer::PagedAdamw8bit);
+    assert_eq!(r.input.run.batch, 4.0);
+    assert_eq!(r.input.training.precision, Precision::AmpBf16);
+    assert_eq!(r.input.training.grad_checkpointing, Checkpointing::None);
+    assert_eq!(r.input.training.optimizer, Optimizer::PagedAdamw8bit);
     assert_eq!(r.files.len(), 1);
     assert_eq!(r.files[0].path, "ds_z3.json");
     assert_eq!(not_read(&r), ["output_dir (line 1)", "report_to (line 2)"]);
@@ -128,8 +138,11 @@ fn trainer_json_names_its_deepspeed_file() {
 #[test]
 fn deepspeed_zero3_offload() {
     let base = EstimateInput {
-        batch: 4.0,
-        ..EstimateInput::default()
+        run: RunInput {
+            batch: 4.0,
+            ..Default::default()
+        },
+        ..Default::default()
     };
     let text = r#"{
   "train_batch_size": "auto",
@@ -148,9 +161,9 @@ fn deepspeed_zero3_offload() {
         Err(e) => panic!("{e}"),
     };
     assert_eq!(r.format, ConfigFormat::Deepspeed);
-    assert_eq!(r.input.batch, 4.0);
-    assert_eq!(r.input.zero, 3.0);
-    assert_eq!(r.input.offload, Offload::Cpu);
+    assert_eq!(r.input.run.batch, 4.0);
+    assert_eq!(r.input.placement.zero, 3.0);
+    assert_eq!(r.input.placement.offload, Offload::Cpu);
     assert_eq!(
         not_read(&r),
         [
@@ -160,7 +173,7 @@ fn deepspeed_zero3_offload() {
             "zero_optimization.offload_param.pin_memory (line 9)"
         ]
     );
-    assert_eq!(r.input.overlap_comm, Some(false));
+    assert_eq!(r.input.training.overlap_comm, Some(false));
 }
 
 /// ZeRO-3 offloading the optimizer alone is counted without offload (vramfit's ZeRO-3 offload
@@ -168,10 +181,13 @@ fn deepspeed_zero3_offload() {
 #[test]
 fn deepspeed_optimizer_only_offload_under_zero3_is_not_promised() {
     let r = read(r#"{"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "cpu"}}}"#);
-    assert_eq!(r.input.offload, Offload::None);
+    assert_eq!(r.input.placement.offload, Offload::None);
     assert_eq!(r.assumed.len(), 1);
     let r = read(r#"{"zero_optimization": {"stage": 2, "offload_optimizer": {"device": "cpu"}}}"#);
-    assert_eq!((r.input.zero, r.input.offload), (2.0, Offload::Cpu));
+    assert_eq!(
+        (r.input.placement.zero, r.input.placement.offload),
+        (2.0, Offload::Cpu)
+    );
 }
 
 /// torchtune 0.6.1's `recipes/configs/llama3_1/8B_qlora_single_device.yaml` keys.
@@ -190,14 +206,17 @@ fn torchtune_qlora_recipe() {
     );
     assert_eq!(r.format, ConfigFormat::Torchtune);
     let i = &r.input;
-    assert_eq!(i.model.as_deref(), Some("meta-llama/Llama-3.1-8B"));
-    assert!(i.qlora);
+    assert_eq!(i.model.model.as_deref(), Some("meta-llama/Llama-3.1-8B"));
+    assert!(i.training.qlora);
     // `qlora_*` builders quantize with torchao's to_nf4, not bitsandbytes.
-    assert_eq!(i.quantization, Quantization::TorchaoNf4);
-    assert_eq!((i.lora_rank, i.batch, i.seq_len), (8.0, 2.0, 4096.0));
-    assert_eq!(i.lora_dropout, Some(0.0));
+    assert_eq!(i.model.quantization, Quantization::TorchaoNf4);
     assert_eq!(
-        i.lora_targets,
+        (i.training.lora_rank, i.run.batch, i.run.seq_len),
+        (8.0, 2.0, 4096.0)
+    );
+    assert_eq!(i.training.lora_dropout, Some(0.0));
+    assert_eq!(
+        i.training.lora_targets,
         [
             "q_proj",
             "v_proj",
@@ -208,9 +227,12 @@ fn torchtune_qlora_recipe() {
         ]
     );
     // torchtune trains in the recipe's dtype: pure bf16.
-    assert_eq!(i.precision, Precision::Bf16);
-    assert_eq!((i.optimizer, i.fused_optimizer), (Optimizer::Adamw, true));
-    assert_eq!(i.grad_checkpointing, Checkpointing::Full);
+    assert_eq!(i.training.precision, Precision::Bf16);
+    assert_eq!(
+        (i.training.optimizer, i.training.fused_optimizer),
+        (Optimizer::Adamw, true)
+    );
+    assert_eq!(i.training.grad_checkpointing, Checkpointing::Full);
     assert_eq!(
         not_read(&r),
         [
@@ -243,12 +265,15 @@ fn llamafactory_qlora_yaml() {
     );
     assert_eq!(r.format, ConfigFormat::Llamafactory);
     let i = &r.input;
-    assert!(i.qlora);
-    assert_eq!(i.quantization, Quantization::BnbNf4 { double_quant: true });
-    assert_eq!(i.lora_targets, ["all-linear"]);
-    assert_eq!(i.grad_checkpointing, Checkpointing::Full);
-    assert_eq!(i.precision, Precision::AmpBf16);
-    assert_eq!((i.batch, i.seq_len), (1.0, 2048.0));
+    assert!(i.training.qlora);
+    assert_eq!(
+        i.model.quantization,
+        Quantization::BnbNf4 { double_quant: true }
+    );
+    assert_eq!(i.training.lora_targets, ["all-linear"]);
+    assert_eq!(i.training.grad_checkpointing, Checkpointing::Full);
+    assert_eq!(i.training.precision, Precision::AmpBf16);
+    assert_eq!((i.run.batch, i.run.seq_len), (1.0, 2048.0));
     assert_eq!(not_read(&r), ["do_train (line 4)"]);
 }
 
@@ -265,12 +290,12 @@ fn trainer_galore_rank_from_optim_args() {
         "galore_adamw",
         "rank=64, update_proj_gap=200, scale=0.25",
     ));
-    assert_eq!(r.input.optimizer, Optimizer::GaloreAdamw);
-    assert_eq!(r.input.galore_rank, Some(64.0));
+    assert_eq!(r.input.training.optimizer, Optimizer::GaloreAdamw);
+    assert_eq!(r.input.training.galore_rank, Some(64.0));
     let r = read(&json("galore_adamw_8bit", "update_proj_gap=200"));
-    assert_eq!(r.input.galore_rank, None);
+    assert_eq!(r.input.training.galore_rank, None);
     let r = read(&json("adamw_torch", "rank=64"));
-    assert_eq!(r.input.galore_rank, None);
+    assert_eq!(r.input.training.galore_rank, None);
     assert!(not_read(&r).iter().any(|k| k.starts_with("optim_args")));
     let e = read_training_config(&json("galore_adamw", "rank=x"), EstimateInput::default()).err();
     assert_eq!(
@@ -318,9 +343,9 @@ fn llamafactory_hqq_base() {
     ] {
         let r = read(&yaml(bits));
         assert_eq!(r.format, ConfigFormat::Llamafactory);
-        assert_eq!(r.input.quantization, q);
-        assert!(!r.input.qlora);
-        assert_eq!(r.input.lora_rank, 8.0);
+        assert_eq!(r.input.model.quantization, q);
+        assert!(!r.input.training.qlora);
+        assert_eq!(r.input.training.lora_rank, 8.0);
     }
     let e = read_training_config(&yaml("7"), EstimateInput::default()).err();
     assert_eq!(
@@ -353,7 +378,7 @@ fn llamafactory_kto_is_refused_and_dpo_is_rl() {
         "model_name_or_path: meta-llama/Llama-3.2-1B\nstage: dpo\nfinetuning_type: full\npref_beta: 0.1\ncutoff_len: 1024\nper_device_train_batch_size: 1\n",
     );
     assert_eq!(
-        (r.input.rl, r.input.rl_beta),
+        (r.input.training.rl, r.input.training.rl_beta),
         (Some(RlAlgorithm::Dpo), Some(0.1))
     );
     assert!(r.input.resolve().is_ok());
@@ -369,16 +394,24 @@ fn trl_grpo_colocate() {
          max_completion_length: 768\nuse_vllm: true\nvllm_gpu_memory_utilization: 0.4\nvllm_enable_sleep_mode: true\nbeta: 0.04\n",
     );
     let i = &r.input;
-    assert_eq!(i.rl, Some(RlAlgorithm::Grpo));
+    assert_eq!(i.training.rl, Some(RlAlgorithm::Grpo));
     assert_eq!(
-        (i.batch, i.num_generations, i.max_completion_length),
+        (
+            i.run.batch,
+            i.training.num_generations,
+            i.training.max_completion_length
+        ),
         (2.0, Some(4.0), Some(768.0))
     );
     assert_eq!(
-        (i.rollout, i.rollout_memory_utilization, i.sleep_mode),
+        (
+            i.training.rollout,
+            i.training.rollout_memory_utilization,
+            i.training.sleep_mode
+        ),
         (Some(Rollout::Colocate), Some(0.4), Some(true))
     );
-    assert_eq!(i.rl_beta, Some(0.04));
+    assert_eq!(i.training.rl_beta, Some(0.04));
     assert!(r.not_read.is_empty(), "{:?}", r.not_read);
     // The prompt's length is the data's: said.
     assert!(r.assumed.iter().any(|a| a.en.contains("prompt length")));
@@ -389,12 +422,12 @@ fn trl_grpo_colocate() {
         "model_name_or_path: meta-llama/Llama-3.2-1B\nprecompute_ref_log_probs: true\nmax_length: 2048\nper_device_train_batch_size: 2\n",
     );
     assert_eq!(
-        (d.input.rl, d.input.ref_model),
+        (d.input.training.rl, d.input.training.ref_model),
         (Some(RlAlgorithm::Dpo), Some(false))
     );
     assert_eq!(
-        d.input.max_completion_length,
-        Some(2048.0 - d.input.seq_len)
+        d.input.training.max_completion_length,
+        Some(2048.0 - d.input.run.seq_len)
     );
 }
 
@@ -419,13 +452,16 @@ fn axolotl_qlora_yaml() {
     let r = read(&text("adamw_bnb_8bit"));
     assert_eq!(r.format, ConfigFormat::Axolotl);
     let i = &r.input;
-    assert!(i.qlora);
-    assert_eq!((i.lora_rank, i.batch, i.seq_len), (32.0, 2.0, 4096.0));
-    assert_eq!(i.lora_targets, ["all-linear"]);
-    assert_eq!(i.optimizer, Optimizer::Adamw8bit);
+    assert!(i.training.qlora);
+    assert_eq!(
+        (i.training.lora_rank, i.run.batch, i.run.seq_len),
+        (32.0, 2.0, 4096.0)
+    );
+    assert_eq!(i.training.lora_targets, ["all-linear"]);
+    assert_eq!(i.training.optimizer, Optimizer::Adamw8bit);
     // axolotl loads the model in bf16 under `bf16: auto` (its `torch_dtype`).
-    assert_eq!(i.precision, Precision::Bf16);
-    assert_eq!(i.grad_checkpointing, Checkpointing::Full);
+    assert_eq!(i.training.precision, Precision::Bf16);
+    assert_eq!(i.training.grad_checkpointing, Checkpointing::Full);
     assert!(r.not_read.is_empty(), "{:?}", r.not_read);
     // An optimizer vramfit does not count is refused, naming the key and its line.
     let e = read_training_config(&text("adopt_adamw"), EstimateInput::default()).err();
@@ -465,13 +501,13 @@ fn new_optimizers_by_their_stacks_names() {
         let r = read(&alloc::format!(
             r#"{{"output_dir": "o", "optim": "{name}"}}"#
         ));
-        assert_eq!(r.input.optimizer, want, "{name}");
-        assert!(!r.input.fused_optimizer);
+        assert_eq!(r.input.training.optimizer, want, "{name}");
+        assert!(!r.input.training.fused_optimizer);
         let r = read(&alloc::format!(
             "model_name_or_path: meta-llama/Llama-3.1-8B\nstage: sft\nfinetuning_type: full\noptim: {name}\n"
         ));
         assert_eq!(
-            (r.format, r.input.optimizer),
+            (r.format, r.input.training.optimizer),
             (ConfigFormat::Llamafactory, want),
             "{name}"
         );
@@ -484,7 +520,7 @@ fn new_optimizers_by_their_stacks_names() {
             "base_model: NousResearch/Meta-Llama-3-8B\noptimizer: {name}\n"
         ));
         assert_eq!(
-            (r.format, r.input.optimizer),
+            (r.format, r.input.training.optimizer),
             (ConfigFormat::Axolotl, want),
             "{name}"
         );
@@ -511,7 +547,7 @@ fn new_optimizers_by_their_stacks_names() {
              optimizer:\n  _component_: {component}\n  lr: 2e-5\n"
         ));
         assert_eq!(
-            (r.format, r.input.optimizer),
+            (r.format, r.input.training.optimizer),
             (ConfigFormat::Torchtune, want),
             "{component}"
         );
@@ -541,11 +577,14 @@ fn accelerate_fsdp_offload() {
          num_processes: 8\n",
     );
     assert_eq!(r.format, ConfigFormat::Accelerate);
-    assert_eq!(r.input.gpus, Some(8.0));
+    assert_eq!(r.input.placement.gpus, Some(8.0));
     // accelerate 1.16's FSDP plugin is FSDP1 unless `fsdp_version` says 2.
-    assert_eq!(r.input.fsdp_version, Some(1.0));
-    assert_eq!((r.input.zero, r.input.offload), (3.0, Offload::Cpu));
-    assert_eq!(r.input.precision, Precision::AmpBf16);
+    assert_eq!(r.input.placement.fsdp_version, Some(1.0));
+    assert_eq!(
+        (r.input.placement.zero, r.input.placement.offload),
+        (3.0, Offload::Cpu)
+    );
+    assert_eq!(r.input.training.precision, Precision::AmpBf16);
     assert_eq!(
         not_read(&r),
         [
@@ -625,10 +664,13 @@ fn memory_savers_by_their_stacks_keys() {
         "model_name_or_path: Qwen/Qwen3-8B\nuse_liger_kernel: true\nactivation_offloading: true\npadding_free: true\nmodel_init_kwargs:\n  dtype: bfloat16\nuse_peft: true\nload_in_4bit: true\n",
     );
     let i = &trl.input;
-    assert_eq!(i.loss, Some(Loss::Fused));
-    assert!(i.activation_offload == Some(true) && i.packing);
+    assert_eq!(i.training.loss, Some(Loss::Fused));
+    assert!(i.training.activation_offload == Some(true) && i.training.packing);
     // Loaded in bf16 under TRL's default bf16: pure bf16, the unquantized parameters bf16.
-    assert_eq!((i.precision, i.kbit_upcast), (Precision::Bf16, Some(false)));
+    assert_eq!(
+        (i.training.precision, i.training.kbit_upcast),
+        (Precision::Bf16, Some(false))
+    );
     assert!(trl.not_read.is_empty(), "{:?}", trl.not_read);
     let tune = read(
         "model:\n  _component_: torchtune.models.llama3_2.llama3_2_1b\ntokenizer:\n  max_seq_len: 2048\nbatch_size: 2\n\
@@ -637,30 +679,36 @@ fn memory_savers_by_their_stacks_keys() {
     );
     let i = &tune.input;
     assert_eq!(
-        (i.stack, i.loss, i.loss_chunks),
+        (i.training.stack, i.training.loss, i.training.loss_chunks),
         (Some(Stack::Torchtune), Some(Loss::Chunked), Some(16.0))
     );
     assert!(
-        i.optimizer_in_backward && i.activation_offload == Some(true) && i.packing && i.compile
+        i.training.optimizer_in_backward
+            && i.training.activation_offload == Some(true)
+            && i.training.packing
+            && i.training.compile
     );
     assert!(i.resolve().is_ok());
     let axo = read(
         "base_model: meta-llama/Llama-3.2-1B\nplugins:\n  - axolotl.integrations.liger.LigerPlugin\nliger_fused_linear_cross_entropy: true\ngradient_checkpointing: offload\nsample_packing: true\n",
     );
     let i = &axo.input;
-    assert_eq!((i.stack, i.loss), (Some(Stack::Axolotl), Some(Loss::Fused)));
-    assert!(i.activation_offload == Some(true) && i.packing);
-    assert_eq!(i.grad_checkpointing, Checkpointing::Full);
+    assert_eq!(
+        (i.training.stack, i.training.loss),
+        (Some(Stack::Axolotl), Some(Loss::Fused))
+    );
+    assert!(i.training.activation_offload == Some(true) && i.training.packing);
+    assert_eq!(i.training.grad_checkpointing, Checkpointing::Full);
     assert!(axo.not_read.is_empty(), "{:?}", axo.not_read);
     let lf = read(
         "stage: sft\nfinetuning_type: full\nenable_liger_kernel: true\nuse_unsloth_gc: true\nneat_packing: true\n",
     );
     let i = &lf.input;
     assert_eq!(
-        (i.stack, i.loss),
+        (i.training.stack, i.training.loss),
         (Some(Stack::Llamafactory), Some(Loss::Fused))
     );
-    assert!(i.activation_offload == Some(true) && i.packing);
+    assert!(i.training.activation_offload == Some(true) && i.training.packing);
 }
 
 /// DeepSpeed's buffers as the file sizes them, and `"auto"` as transformers resolves it from
@@ -671,22 +719,31 @@ fn deepspeed_buffers_and_their_auto_values() {
         "stage3_prefetch_bucket_size": "auto", "stage3_param_persistence_threshold": "auto",
         "stage3_max_live_parameters": 1e9, "allgather_bucket_size": 2e8, "overlap_comm": true}}"#;
     let base = EstimateInput {
-        model: Some("meta-llama/Llama-3.1-8B".into()),
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("meta-llama/Llama-3.1-8B".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     };
     let r = read_training_config(text, base).unwrap_or_else(|e| panic!("{e}"));
     let i = &r.input;
-    assert_eq!(i.reduce_bucket_size, Some(16_777_216.0));
-    assert_eq!(i.stage3_prefetch_bucket_size, Some(0.9 * 16_777_216.0));
-    assert_eq!(i.stage3_param_persistence_threshold, Some(40_960.0));
-    assert_eq!(i.stage3_max_live_parameters, Some(1e9));
-    assert_eq!(i.allgather_bucket_size, Some(2e8));
-    assert_eq!(i.overlap_comm, Some(true));
+    assert_eq!(i.training.reduce_bucket_size, Some(16_777_216.0));
+    assert_eq!(
+        i.training.stage3_prefetch_bucket_size,
+        Some(0.9 * 16_777_216.0)
+    );
+    assert_eq!(
+        i.training.stage3_param_persistence_threshold,
+        Some(40_960.0)
+    );
+    assert_eq!(i.training.stage3_max_live_parameters, Some(1e9));
+    assert_eq!(i.training.allgather_bucket_size, Some(2e8));
+    assert_eq!(i.training.overlap_comm, Some(true));
     assert!(r.not_read.is_empty(), "{:?}", r.not_read);
     assert!(r.assumed.is_empty());
     // No model yet: DeepSpeed's own (larger) defaults, said.
     let r = read(text);
-    assert_eq!(r.input.reduce_bucket_size, None);
+    assert_eq!(r.input.training.reduce_bucket_size, None);
     assert_eq!(r.assumed.len(), 1);
 }
 
@@ -699,26 +756,39 @@ fn fsdp_version_and_resharding() {
     );
     let i = &t.input;
     assert_eq!(
-        (i.fsdp_version, i.zero, i.reshard_after_forward),
+        (
+            i.placement.fsdp_version,
+            i.placement.zero,
+            i.placement.reshard_after_forward
+        ),
         (Some(2.0), 3.0, Some(false))
     );
-    assert_eq!(i.offload, Offload::Cpu);
+    assert_eq!(i.placement.offload, Offload::Cpu);
     // accelerate: FSDP1's strategy names.
     let a = read(
         "distributed_type: FSDP\nnum_processes: 4\nfsdp_config:\n  fsdp_sharding_strategy: SHARD_GRAD_OP\n  fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP\n",
     );
-    assert_eq!((a.input.fsdp_version, a.input.zero), (Some(1.0), 2.0));
+    assert_eq!(
+        (a.input.placement.fsdp_version, a.input.placement.zero),
+        (Some(1.0), 2.0)
+    );
     // NO_SHARD stays FSDP1's: zero 0, no DDP bucket.
     let n = read(
         "distributed_type: FSDP\nnum_processes: 4\nfsdp_config:\n  fsdp_sharding_strategy: NO_SHARD\n  fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP\n",
     );
-    assert_eq!((n.input.fsdp_version, n.input.zero), (Some(1.0), 0.0));
+    assert_eq!(
+        (n.input.placement.fsdp_version, n.input.placement.zero),
+        (Some(1.0), 0.0)
+    );
     // accelerate with FSDP2.
     let a2 = read(
         "distributed_type: FSDP\nnum_processes: 4\nfsdp_config:\n  fsdp_version: 2\n  fsdp_reshard_after_forward: false\n  fsdp_auto_wrap_policy: TRANSFORMER_BASED_WRAP\n",
     );
     assert_eq!(
-        (a2.input.fsdp_version, a2.input.reshard_after_forward),
+        (
+            a2.input.placement.fsdp_version,
+            a2.input.placement.reshard_after_forward
+        ),
         (Some(2.0), Some(false))
     );
     // axolotl.
@@ -727,9 +797,9 @@ fn fsdp_version_and_resharding() {
     );
     assert_eq!(
         (
-            x.input.fsdp_version,
-            x.input.reshard_after_forward,
-            x.input.offload
+            x.input.placement.fsdp_version,
+            x.input.placement.reshard_after_forward,
+            x.input.placement.offload
         ),
         (Some(2.0), Some(true), Offload::Cpu)
     );
@@ -749,21 +819,29 @@ fn verl_grpo_config() {
     assert_eq!(r.format, ConfigFormat::Verl);
     let i = &r.input;
     assert_eq!(
-        (i.stack, i.rl),
+        (i.training.stack, i.training.rl),
         (Some(Stack::Verl), Some(RlAlgorithm::Grpo))
     );
-    assert_eq!((i.seq_len, i.max_completion_length), (1024.0, Some(2048.0)));
-    // 8 sequences per micro-batch over a group of 4: 2 prompts per GPU.
-    assert_eq!((i.batch, i.num_generations), (2.0, Some(4.0)));
     assert_eq!(
-        (i.rollout, i.rollout_memory_utilization),
+        (i.run.seq_len, i.training.max_completion_length),
+        (1024.0, Some(2048.0))
+    );
+    // 8 sequences per micro-batch over a group of 4: 2 prompts per GPU.
+    assert_eq!((i.run.batch, i.training.num_generations), (2.0, Some(4.0)));
+    assert_eq!(
+        (i.training.rollout, i.training.rollout_memory_utilization),
         (Some(Rollout::Colocate), Some(0.6))
     );
     assert_eq!(
-        (i.rl_beta, i.fsdp_version, i.zero, i.gpus),
+        (
+            i.training.rl_beta,
+            i.placement.fsdp_version,
+            i.placement.zero,
+            i.placement.gpus
+        ),
         (Some(0.001), Some(2.0), 3.0, Some(8.0))
     );
-    assert_eq!(i.grad_checkpointing, Checkpointing::Full);
+    assert_eq!(i.training.grad_checkpointing, Checkpointing::Full);
     assert!(r.not_read.is_empty(), "{:?}", r.not_read);
     assert!(i.resolve().is_ok());
 }
@@ -775,19 +853,19 @@ fn lora_dropout_is_read_by_each_stack() {
     let trl = "model_name_or_path: Qwen/Qwen2.5-7B-Instruct\nuse_peft: true\nlora_r: 16\n";
     let r = read(&alloc::format!("{trl}lora_dropout: 0.1\n"));
     assert_eq!(r.format, ConfigFormat::Trl);
-    assert_eq!(r.input.lora_dropout, Some(0.1));
+    assert_eq!(r.input.training.lora_dropout, Some(0.1));
     assert!(!not_read(&r).iter().any(|k| k.starts_with("lora_dropout")));
-    assert_eq!(read(trl).input.lora_dropout, None);
+    assert_eq!(read(trl).input.training.lora_dropout, None);
     let r = read(
         "model_name_or_path: meta-llama/Meta-Llama-3-8B\nstage: sft\nfinetuning_type: lora\n\
          lora_target: all\nlora_dropout: 0.05\ncutoff_len: 2048\n",
     );
     assert_eq!(r.format, ConfigFormat::Llamafactory);
-    assert_eq!(r.input.lora_dropout, Some(0.05));
+    assert_eq!(r.input.training.lora_dropout, Some(0.05));
     let r = read(
         "base_model: NousResearch/Meta-Llama-3-8B\nadapter: lora\nlora_r: 32\n\
          lora_target_linear: true\nlora_dropout: 0.2\nsequence_len: 4096\n",
     );
     assert_eq!(r.format, ConfigFormat::Axolotl);
-    assert_eq!(r.input.lora_dropout, Some(0.2));
+    assert_eq!(r.input.training.lora_dropout, Some(0.2));
 }

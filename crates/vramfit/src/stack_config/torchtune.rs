@@ -39,44 +39,46 @@ const MODELS: [(&str, &str); 16] = [
 
 /// Reads a recipe.
 pub(super) fn read(m: &Map<'_>, r: &mut Reading) -> Result<()> {
-    r.input.stack = Some(Stack::Torchtune);
+    r.input.training.stack = Some(Stack::Torchtune);
     if let Some(model) = m.map("model")? {
         read_model(&model, r)?;
     }
     if let Some(b) = m.num("batch_size")? {
-        r.input.batch = b;
+        r.input.run.batch = b;
     }
     let max_seq_len = match m.map("tokenizer")? {
         Some(t) => t.num("max_seq_len")?,
         None => None,
     };
     match max_seq_len {
-        Some(n) => r.input.seq_len = n,
+        Some(n) => r.input.run.seq_len = n,
         None => r.assume(
             "the sequence length is the data's: tokenizer.max_seq_len is null",
             "序列长度取决于数据：tokenizer.max_seq_len 为 null",
         ),
     }
     // Recipes cast the model to `dtype` and step the optimizer in it.
-    r.input.precision = match m.str("dtype")?.as_deref().and_then(names::dtype) {
+    r.input.training.precision = match m.str("dtype")?.as_deref().and_then(names::dtype) {
         Some("fp32") => Precision::Fp32,
         Some("fp16") => Precision::Fp16,
         _ => Precision::Bf16,
     };
-    r.input.grad_checkpointing = if m.bool("enable_activation_checkpointing")?.unwrap_or(false) {
-        Checkpointing::Full
-    } else {
-        Checkpointing::None
-    };
+    r.input.training.grad_checkpointing =
+        if m.bool("enable_activation_checkpointing")?.unwrap_or(false) {
+            Checkpointing::Full
+        } else {
+            Checkpointing::None
+        };
     if let Some(o) = m.map("optimizer")? {
         read_optimizer(&o, r)?;
     }
-    r.input.optimizer_in_backward = m.bool("optimizer_in_bwd")?.unwrap_or(false);
-    r.input.compile = m.bool("compile")?.unwrap_or(false);
+    r.input.training.optimizer_in_backward = m.bool("optimizer_in_bwd")?.unwrap_or(false);
+    r.input.training.compile = m.bool("compile")?.unwrap_or(false);
     // The recipes' `cfg.get("enable_activation_offloading", False)`.
-    r.input.activation_offload = Some(m.bool("enable_activation_offloading")?.unwrap_or(false));
+    r.input.training.activation_offload =
+        Some(m.bool("enable_activation_offloading")?.unwrap_or(false));
     if let Some(d) = m.map("dataset")? {
-        r.input.packing = d.bool("packed")?.unwrap_or(false);
+        r.input.training.packing = d.bool("packed")?.unwrap_or(false);
     }
     if let Some(l) = m.map("loss")? {
         read_loss(&l, r)?;
@@ -95,11 +97,11 @@ fn distributed(m: &Map<'_>, r: &mut Reading) -> Result<()> {
     if offload.is_none() && reshard.is_none() {
         return Ok(());
     }
-    r.input.zero = 3.0;
-    r.input.fsdp_version = Some(2.0);
-    r.input.reshard_after_forward = Some(reshard.unwrap_or(true));
+    r.input.placement.zero = 3.0;
+    r.input.placement.fsdp_version = Some(2.0);
+    r.input.placement.reshard_after_forward = Some(reshard.unwrap_or(true));
     if offload == Some(true) {
-        r.input.offload = crate::estimate::Offload::Cpu;
+        r.input.placement.offload = crate::estimate::Offload::Cpu;
     }
     r.assume(
         "a distributed recipe (fsdp_* keys): FSDP2 over the GPUs given (gpus)",
@@ -115,10 +117,10 @@ fn read_loss(l: &Map<'_>, r: &mut Reading) -> Result<()> {
     let component = l.str("_component_")?.unwrap_or_default();
     match component.rsplit('.').next().unwrap_or("") {
         "CEWithChunkedOutputLoss" | "LinearCrossEntropyLoss" => {
-            r.input.loss = Some(Loss::Chunked);
-            r.input.loss_chunks = l.num("num_output_chunks")?;
+            r.input.training.loss = Some(Loss::Chunked);
+            r.input.training.loss_chunks = l.num("num_output_chunks")?;
         }
-        "CrossEntropyLoss" => r.input.loss = Some(Loss::Full),
+        "CrossEntropyLoss" => r.input.training.loss = Some(Loss::Full),
         _ => {
             let line = l.line("_component_");
             return Err(crate::input_error!(
@@ -156,23 +158,23 @@ fn read_model(model: &Map<'_>, r: &mut Reading) -> Result<()> {
     if !lora {
         return Ok(());
     }
-    r.input.qlora = qlora;
+    r.input.training.qlora = qlora;
     if qlora {
         // `qlora_*` builders pass `quantize_base=True`: torchtune's `FrozenNF4Linear` and
         // `LoRALinear` hold torchao's `to_nf4` (block 64, scalers in blocks of 256), not
         // bitsandbytes (torchtune 0.6.1 `modules/low_precision/nf4_linear.py`, `modules/peft/lora.py`).
-        r.input.quantization = Quantization::TorchaoNf4;
+        r.input.model.quantization = Quantization::TorchaoNf4;
     }
     // torchtune's LoRA builders: `lora_rank` 8 in every recipe; no default in the builder.
-    r.input.lora_rank = model.num("lora_rank")?.unwrap_or(8.0);
+    r.input.training.lora_rank = model.num("lora_rank")?.unwrap_or(8.0);
     // `lora_dropout`: the builders' default 0.0 when absent (the stack's default).
-    r.input.lora_dropout = model.num("lora_dropout")?;
+    r.input.training.lora_dropout = model.num("lora_dropout")?;
     let mut targets: Vec<String> = model.strs("lora_attn_modules")?.unwrap_or_default();
     if model.bool("apply_lora_to_mlp")?.unwrap_or(false) {
         targets.extend(["gate_proj", "up_proj", "down_proj"].map(String::from));
     }
     if !targets.is_empty() {
-        r.input.lora_targets = names::lora_targets(targets);
+        r.input.training.lora_targets = names::lora_targets(targets);
     }
     Ok(())
 }
@@ -183,7 +185,7 @@ fn read_model(model: &Map<'_>, r: &mut Reading) -> Result<()> {
 fn read_optimizer(o: &Map<'_>, r: &mut Reading) -> Result<()> {
     let component = o.str("_component_")?.unwrap_or_default();
     let name = component.rsplit('.').next().unwrap_or("");
-    r.input.optimizer = match name {
+    r.input.training.optimizer = match name {
         "AdamW" | "Adam" => Optimizer::Adamw,
         "AdamW8bit" | "Adam8bit" => Optimizer::Adamw8bit,
         "PagedAdamW8bit" => Optimizer::PagedAdamw8bit,
@@ -209,6 +211,6 @@ fn read_optimizer(o: &Map<'_>, r: &mut Reading) -> Result<()> {
             ));
         }
     };
-    r.input.fused_optimizer = o.bool("fused")?.unwrap_or(false);
+    r.input.training.fused_optimizer = o.bool("fused")?.unwrap_or(false);
     Ok(())
 }

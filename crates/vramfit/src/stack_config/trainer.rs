@@ -11,7 +11,7 @@ use crate::precision::Quantization;
 /// Reads a Trainer's or (`trl`) TRL's keys.
 pub(super) fn read(m: &Map<'_>, r: &mut Reading, trl: bool) -> Result<()> {
     // transformers: `per_device_train_batch_size` defaults to 8.
-    r.input.batch = m.num("per_device_train_batch_size")?.unwrap_or(8.0);
+    r.input.run.batch = m.num("per_device_train_batch_size")?.unwrap_or(8.0);
     let rl = if trl {
         super::rl::trl_algorithm(m)
     } else {
@@ -32,7 +32,7 @@ pub(super) fn read(m: &Map<'_>, r: &mut Reading, trl: bool) -> Result<()> {
         }
         None => m.bool("gradient_checkpointing")?.unwrap_or(trl),
     };
-    r.input.grad_checkpointing = if checkpointing {
+    r.input.training.grad_checkpointing = if checkpointing {
         Checkpointing::Full
     } else {
         Checkpointing::None
@@ -43,7 +43,7 @@ pub(super) fn read(m: &Map<'_>, r: &mut Reading, trl: bool) -> Result<()> {
     galore_rank(m, r)?;
     savers(m, r)?;
     if trl {
-        r.input.stack = Some(Stack::Trl);
+        r.input.training.stack = Some(Stack::Trl);
         model(m, r)?;
         launcher(m, r)?;
     }
@@ -59,7 +59,7 @@ pub(super) fn read(m: &Map<'_>, r: &mut Reading, trl: bool) -> Result<()> {
 /// and the like, are not files: said, not read).
 fn launcher(m: &Map<'_>, r: &mut Reading) -> Result<()> {
     if let Some(n) = m.num("num_processes")? {
-        r.input.gpus = Some(n);
+        r.input.placement.gpus = Some(n);
     }
     if let Some(c) = m.str("accelerate_config")? {
         if c.ends_with(".yaml") || c.ends_with(".yml") || c.ends_with(".json") {
@@ -80,7 +80,7 @@ fn launcher(m: &Map<'_>, r: &mut Reading) -> Result<()> {
 pub(super) fn galore_rank(m: &Map<'_>, r: &mut Reading) -> Result<()> {
     use crate::estimate::Optimizer;
     if !matches!(
-        r.input.optimizer,
+        r.input.training.optimizer,
         Optimizer::GaloreAdamw | Optimizer::GaloreAdamw8bit
     ) {
         return Ok(());
@@ -95,7 +95,7 @@ pub(super) fn galore_rank(m: &Map<'_>, r: &mut Reading) -> Result<()> {
         .map(|(_, v)| v.trim());
     if let Some(v) = rank {
         match v.parse::<u32>() {
-            Ok(n) if n >= 1 => r.input.galore_rank = Some(f64::from(n)),
+            Ok(n) if n >= 1 => r.input.training.galore_rank = Some(f64::from(n)),
             _ => {
                 let line = m.line("optim_args");
                 return Err(crate::input_error!(
@@ -116,18 +116,18 @@ pub(super) fn galore_rank(m: &Map<'_>, r: &mut Reading) -> Result<()> {
 /// (`use_liger_kernel`), TRL's `activation_offloading`, `packing` and `padding_free`.
 fn savers(m: &Map<'_>, r: &mut Reading) -> Result<()> {
     if m.bool("use_liger_kernel")?.unwrap_or(false) {
-        r.input.loss = Some(Loss::Fused);
+        r.input.training.loss = Some(Loss::Fused);
     }
     if m.bool("torch_compile")?.unwrap_or(false) {
-        r.input.compile = true;
+        r.input.training.compile = true;
     }
     if m.bool("activation_offloading")?.unwrap_or(false) {
-        r.input.activation_offload = Some(true);
+        r.input.training.activation_offload = Some(true);
     }
     let packing = m.bool("packing")?.unwrap_or(false);
     let padding_free = m.bool("padding_free")?.unwrap_or(false);
     if packing || padding_free {
-        r.input.packing = true;
+        r.input.training.packing = true;
     }
     Ok(())
 }
@@ -140,9 +140,9 @@ fn sequence(m: &Map<'_>, r: &mut Reading, trl: bool) -> Result<()> {
         None => m.num("max_seq_length")?,
     };
     match (given, trl) {
-        (Some(n), _) => r.input.seq_len = n,
+        (Some(n), _) => r.input.run.seq_len = n,
         (None, true) => {
-            r.input.seq_len = 1024.0;
+            r.input.run.seq_len = 1024.0;
             r.assume(
                 "sequence length 1024: TRL's max_length default",
                 "序列长度 1024：TRL 的 max_length 默认值",
@@ -178,7 +178,7 @@ fn precision(m: &Map<'_>, r: &mut Reading, trl: bool) -> Result<()> {
         .as_deref()
         .and_then(names::dtype)
         .filter(|d| *d != "fp32");
-    r.input.precision = match (bf16, fp16, half) {
+    r.input.training.precision = match (bf16, fp16, half) {
         (true, _, Some("bf16")) => Precision::Bf16,
         (_, true, Some("fp16")) => Precision::Fp16,
         (true, _, _) => Precision::AmpBf16,
@@ -204,28 +204,28 @@ fn model(m: &Map<'_>, r: &mut Reading) -> Result<()> {
     if let Some(a) = m.str("attn_implementation")?
         && let Some(a) = names::attention(&a)
     {
-        r.input.attention = a;
+        r.input.run.attention = a;
     }
     if !m.bool("use_peft")?.unwrap_or(false) {
         return Ok(());
     }
     // TRL `ModelConfig`: `lora_r` 16; target modules PEFT's default for the model.
-    r.input.lora_rank = m.num("lora_r")?.unwrap_or(16.0);
+    r.input.training.lora_rank = m.num("lora_r")?.unwrap_or(16.0);
     // `lora_dropout`: TRL's `ModelConfig` 0.05 when absent (the stack's default).
-    r.input.lora_dropout = m.num("lora_dropout")?;
+    r.input.training.lora_dropout = m.num("lora_dropout")?;
     if let Some(t) = m.strs("lora_target_modules")? {
-        r.input.lora_targets = names::lora_targets(t);
+        r.input.training.lora_targets = names::lora_targets(t);
     }
     if m.bool("load_in_4bit")?.unwrap_or(false) {
-        r.input.qlora = true;
+        r.input.training.qlora = true;
         // Loaded in fp32 (TRL's default) the unquantized parameters are fp32; in bf16, bf16.
-        r.input.kbit_upcast = Some(r.input.precision != Precision::Bf16);
+        r.input.training.kbit_upcast = Some(r.input.training.precision != Precision::Bf16);
         let nested = m.bool("use_bnb_nested_quant")?.unwrap_or(false);
-        r.input.quantization = Quantization::BnbNf4 {
+        r.input.model.quantization = Quantization::BnbNf4 {
             double_quant: nested,
         };
     } else if m.bool("load_in_8bit")?.unwrap_or(false) {
-        r.input.quantization = Quantization::parse("load_in_8bit", "bnb-int8")?;
+        r.input.model.quantization = Quantization::parse("load_in_8bit", "bnb-int8")?;
     }
     Ok(())
 }
@@ -265,8 +265,8 @@ fn sharding(m: &Map<'_>, r: &mut Reading) -> Result<()> {
     if let Some(c) = &config {
         super::fsdp::wrap_policy(c, "auto_wrap_policy", "TRANSFORMER_BASED_WRAP")?;
     }
-    r.input.fsdp_version = Some(version);
-    r.input.zero = if has("shard_grad_op") || has("hybrid_shard_zero2") {
+    r.input.placement.fsdp_version = Some(version);
+    r.input.placement.zero = if has("shard_grad_op") || has("hybrid_shard_zero2") {
         2.0
     } else {
         3.0
@@ -274,7 +274,7 @@ fn sharding(m: &Map<'_>, r: &mut Reading) -> Result<()> {
     if let (true, Some(c)) = (version >= 2.0, &config)
         && let Some(b) = c.bool("reshard_after_forward")?
     {
-        r.input.reshard_after_forward = Some(b);
+        r.input.placement.reshard_after_forward = Some(b);
     }
     // `fsdp: "… offload"` sets `fsdp_config["cpu_offload"]`, which may be written itself;
     // `fsdp_config.activation_checkpointing: true` is FSDP's own checkpointing (full), beside the
@@ -284,14 +284,14 @@ fn sharding(m: &Map<'_>, r: &mut Reading) -> Result<()> {
         None => false,
     };
     if has("offload") || config_offload {
-        r.input.offload = Offload::Cpu;
+        r.input.placement.offload = Offload::Cpu;
     }
     if let Some(c) = &config
         && c.bool("activation_checkpointing")? == Some(true)
     {
-        r.input.grad_checkpointing = Checkpointing::Full;
+        r.input.training.grad_checkpointing = Checkpointing::Full;
     }
-    if r.input.gpus.is_none() {
+    if r.input.placement.gpus.is_none() {
         r.assume(
             "FSDP shards over the GPUs given (gpus): the file does not say how many",
             "FSDP 在给定的 GPU（gpus）上分片：文件没有写 GPU 数",

@@ -13,14 +13,14 @@ use crate::estimate::{Checkpointing, Offload, RlAlgorithm, Rollout, Stack};
 
 /// Reads a verl config.
 pub(super) fn read(m: &Map<'_>, r: &mut Reading) -> Result<()> {
-    r.input.stack = Some(Stack::Verl);
+    r.input.training.stack = Some(Stack::Verl);
     let algorithm = match m.map("algorithm")? {
         Some(a) => a.str("adv_estimator")?,
         None => None,
     };
     // verl 0.9.1: `algorithm.adv_estimator` gae by default.
     let algorithm = algorithm.unwrap_or_else(|| "gae".into());
-    r.input.rl = Some(if algorithm == "gae" {
+    r.input.training.rl = Some(if algorithm == "gae" {
         RlAlgorithm::Ppo
     } else {
         if algorithm != "grpo" {
@@ -32,8 +32,9 @@ pub(super) fn read(m: &Map<'_>, r: &mut Reading) -> Result<()> {
         RlAlgorithm::Grpo
     });
     if let Some(d) = m.map("data")? {
-        r.input.seq_len = d.num("max_prompt_length")?.unwrap_or(512.0);
-        r.input.max_completion_length = Some(d.num("max_response_length")?.unwrap_or(512.0));
+        r.input.run.seq_len = d.num("max_prompt_length")?.unwrap_or(512.0);
+        r.input.training.max_completion_length =
+            Some(d.num("max_response_length")?.unwrap_or(512.0));
         let _ = d.get("train_batch_size");
     }
     let n = match m.map("actor_rollout_ref")? {
@@ -43,16 +44,16 @@ pub(super) fn read(m: &Map<'_>, r: &mut Reading) -> Result<()> {
     if let Some(t) = m.map("trainer")? {
         let per_node = t.num("n_gpus_per_node")?.unwrap_or(8.0);
         let nodes = t.num("nnodes")?.unwrap_or(1.0);
-        r.input.gpus = Some(per_node * nodes);
+        r.input.placement.gpus = Some(per_node * nodes);
     }
     r.assume(
         format!(
             "the policy trains in micro-batches of {} sequences per GPU (ppo_micro_batch_size_per_gpu over rollout.n {n}); the rollout of data.train_batch_size prompts queues in the engine's pool",
-            r.input.batch * n
+            r.input.run.batch * n
         ),
         format!(
             "策略以每卡 {} 条序列的微批训练（ppo_micro_batch_size_per_gpu 除以 rollout.n {n}）；data.train_batch_size 个提示词的 rollout 在引擎的池中排队",
-            r.input.batch * n
+            r.input.run.batch * n
         ),
     );
     Ok(())
@@ -65,40 +66,40 @@ fn actor_rollout_ref(arr: &Map<'_>, r: &mut Reading) -> Result<f64> {
             r.set_model(path);
         }
         // `enable_gradient_checkpointing` true by default.
-        r.input.grad_checkpointing = if model.bool("enable_gradient_checkpointing")?.unwrap_or(true)
-        {
-            Checkpointing::Full
-        } else {
-            Checkpointing::None
-        };
-        r.input.lora_rank = model.num("lora_rank")?.unwrap_or(0.0);
+        r.input.training.grad_checkpointing =
+            if model.bool("enable_gradient_checkpointing")?.unwrap_or(true) {
+                Checkpointing::Full
+            } else {
+                Checkpointing::None
+            };
+        r.input.training.lora_rank = model.num("lora_rank")?.unwrap_or(0.0);
     }
     let mut n = 1.0;
     if let Some(rollout) = arr.map("rollout")? {
         // verl's hybrid engine: the rollout engine shares the actor's GPUs.
-        r.input.rollout = Some(Rollout::Colocate);
-        r.input.rollout_memory_utilization = rollout.num("gpu_memory_utilization")?;
-        r.input.sleep_mode = rollout.bool("free_cache_engine")?;
+        r.input.training.rollout = Some(Rollout::Colocate);
+        r.input.training.rollout_memory_utilization = rollout.num("gpu_memory_utilization")?;
+        r.input.training.sleep_mode = rollout.bool("free_cache_engine")?;
         n = rollout.num("n")?.unwrap_or(1.0).max(1.0);
-        r.input.num_generations = Some(n);
+        r.input.training.num_generations = Some(n);
         let _ = rollout.get("name");
     }
     if let Some(actor) = arr.map("actor")? {
         let micro = actor.num("ppo_micro_batch_size_per_gpu")?.unwrap_or(1.0);
-        r.input.batch = libm::ceil(micro / n).max(1.0);
+        r.input.run.batch = libm::ceil(micro / n).max(1.0);
         // `use_kl_loss` false by default: no reference; its coefficient 0.001.
-        r.input.rl_beta = Some(if actor.bool("use_kl_loss")?.unwrap_or(false) {
+        r.input.training.rl_beta = Some(if actor.bool("use_kl_loss")?.unwrap_or(false) {
             actor.num("kl_loss_coef")?.unwrap_or(0.001)
         } else {
             0.0
         });
         let strategy = actor.str("strategy")?.unwrap_or_else(|| "fsdp".into());
-        r.input.fsdp_version = Some(if strategy == "fsdp2" { 2.0 } else { 1.0 });
-        r.input.zero = 3.0;
+        r.input.placement.fsdp_version = Some(if strategy == "fsdp2" { 2.0 } else { 1.0 });
+        r.input.placement.zero = 3.0;
         if let Some(f) = actor.map("fsdp_config")?
             && f.bool("param_offload")?.unwrap_or(false)
         {
-            r.input.offload = Offload::Cpu;
+            r.input.placement.offload = Offload::Cpu;
         }
     }
     Ok(n)

@@ -431,6 +431,7 @@ mod schedule_tests;
 #[cfg(test)]
 mod tests {
     use super::super::{Engine, EstimateInput, estimate};
+    use super::super::{HardwareInput, ModelInput, RunInput, ServingInput};
     use super::*;
     use crate::units::MIB;
 
@@ -440,12 +441,24 @@ mod tests {
     fn a_preset_with_ollama_runs_as_its_default_tag() {
         let run = |model: &str, q: Quantization| {
             estimate(&EstimateInput {
-                model: Some(model.into()),
-                engine: Engine::Ollama,
-                quantization: q,
-                gpu: Some("rtx-4090".into()),
-                max_model_len: Some(8192.0),
-                ..EstimateInput::default()
+                model: ModelInput {
+                    model: Some(model.into()),
+                    quantization: q,
+                    ..Default::default()
+                },
+                run: RunInput {
+                    engine: Engine::Ollama,
+                    ..Default::default()
+                },
+                serving: ServingInput {
+                    max_model_len: Some(8192.0),
+                    ..Default::default()
+                },
+                hardware: HardwareInput {
+                    gpu: Some("rtx-4090".into()),
+                    ..Default::default()
+                },
+                ..Default::default()
             })
             .unwrap()
         };
@@ -467,11 +480,18 @@ mod tests {
 
     fn ollama(model: &str) -> EstimateInput {
         EstimateInput {
-            model: Some(model.into()),
-            engine: Engine::Ollama,
-            // Ollama up to 0.24: its Go runner and its own layer plan.
-            engine_version: Some("0.24.0".into()),
-            ..EstimateInput::default()
+            model: ModelInput {
+                model: Some(model.into()),
+                ..Default::default()
+            },
+            run: RunInput {
+                engine: Engine::Ollama,
+
+                // Ollama up to 0.24: its Go runner and its own layer plan.
+                engine_version: Some("0.24.0".into()),
+                ..Default::default()
+            },
+            ..Default::default()
         }
     }
 
@@ -499,12 +519,13 @@ mod tests {
     /// ```
     #[test]
     fn the_graph_and_kv_estimates_are_ollamas_own() {
-        let i = EstimateInput {
-            batch: 4.0,
-            seq_len: 1024.0,
-            max_model_len: Some(2048.0),
-            gpu_memory: Some("78.6GiB".into()),
-            ..ollama("llama3.2:3b")
+        let i = {
+            let mut input = ollama("llama3.2:3b");
+            input.run.batch = 4.0;
+            input.run.seq_len = 1024.0;
+            input.serving.max_model_len = Some(2048.0);
+            input.hardware.gpu_memory = Some("78.6GiB".into());
+            input
         };
         let w = i.resolve().unwrap();
         let run = Run::new(&w, false);
@@ -531,10 +552,11 @@ mod tests {
     /// is the CPU's share: round((total − vram) / total × 100).
     #[test]
     fn a_model_larger_than_the_card_is_split_as_ollama_ps_prints_it() {
-        let i = EstimateInput {
-            gpu_memory: Some("24GiB".into()),
-            max_model_len: Some(4096.0),
-            ..ollama("llama3.1:70b")
+        let i = {
+            let mut input = ollama("llama3.1:70b");
+            input.hardware.gpu_memory = Some("24GiB".into());
+            input.serving.max_model_len = Some(4096.0);
+            input
         };
         let e = estimate(&i).unwrap();
         let load = e.ollama.unwrap();
@@ -577,12 +599,13 @@ mod tests {
     /// ```
     #[test]
     fn gemma3_sliding_layers_are_sized_at_their_window() {
-        let i = EstimateInput {
-            quantization: Quantization::Gguf {
+        let i = {
+            let mut input = ollama("google/gemma-3-12b-it");
+            input.model.quantization = Quantization::Gguf {
                 file_type: crate::precision::GgufFileType::Q4_K_M,
-            },
-            max_model_len: Some(8192.0),
-            ..ollama("google/gemma-3-12b-it")
+            };
+            input.serving.max_model_len = Some(8192.0);
+            input
         };
         let w = i.resolve().unwrap();
         let run = Run::new(&w, false);
@@ -612,12 +635,13 @@ mod tests {
     /// keeps the window for gemma3 alone), with the Gemmas' graph; the note says so.
     #[test]
     fn gemma2_is_sized_at_the_whole_context() {
-        let i = EstimateInput {
-            quantization: Quantization::Gguf {
+        let i = {
+            let mut input = ollama("google/gemma-2-9b-it");
+            input.model.quantization = Quantization::Gguf {
                 file_type: crate::precision::GgufFileType::Q4_0,
-            },
-            max_model_len: Some(8192.0),
-            ..ollama("google/gemma-2-9b-it")
+            };
+            input.serving.max_model_len = Some(8192.0);
+            input
         };
         let w = i.resolve().unwrap();
         let run = Run::new(&w, false);
@@ -636,9 +660,10 @@ mod tests {
     /// prints it (github.com/ollama/ollama/issues/11711, 2025-08-06).
     #[test]
     fn gpt_oss_even_layers_are_sized_at_4096() {
-        let i = EstimateInput {
-            max_model_len: Some(8192.0),
-            ..ollama("openai/gpt-oss-20b")
+        let i = {
+            let mut input = ollama("openai/gpt-oss-20b");
+            input.serving.max_model_len = Some(8192.0);
+            input
         };
         let w = i.resolve().unwrap();
         let run = Run::new(&w, false);
@@ -651,15 +676,17 @@ mod tests {
 
     #[test]
     fn num_parallel_multiplies_the_context_and_the_kv() {
-        let one = estimate(&EstimateInput {
-            max_model_len: Some(8192.0),
-            ..ollama("llama3.1:8b")
+        let one = estimate(&{
+            let mut input = ollama("llama3.1:8b");
+            input.serving.max_model_len = Some(8192.0);
+            input
         })
         .unwrap();
-        let four = estimate(&EstimateInput {
-            max_model_len: Some(8192.0),
-            batch: 4.0,
-            ..ollama("llama3.1:8b")
+        let four = estimate(&{
+            let mut input = ollama("llama3.1:8b");
+            input.serving.max_model_len = Some(8192.0);
+            input.run.batch = 4.0;
+            input
         })
         .unwrap();
         // 8192 × 4 = 32,768 cells × 128 KiB (f16, 8 KV heads × 128 × 2 × 32 layers × 2 B).
@@ -670,16 +697,23 @@ mod tests {
 
     #[test]
     fn a_quantized_kv_cache_needs_flash_attention() {
-        let q8 = EstimateInput {
-            kv_dtype: KvDtype::Q8_0,
-            ..ollama("llama3.1:8b")
+        let q8 = {
+            let mut input = ollama("llama3.1:8b");
+            input.run.kv_dtype = KvDtype::Q8_0;
+            input
         };
         let e = q8.resolve().unwrap_err();
         assert_eq!(e.field, "kv_dtype");
         assert!(e.accepted.contains("flash"), "{e}");
         let ok = estimate(&EstimateInput {
-            attention: super::super::AttentionImpl::Flash,
-            max_model_len: Some(8192.0),
+            run: RunInput {
+                attention: super::super::AttentionImpl::Flash,
+                ..q8.run
+            },
+            serving: ServingInput {
+                max_model_len: Some(8192.0),
+                ..q8.serving
+            },
             ..q8
         })
         .unwrap();

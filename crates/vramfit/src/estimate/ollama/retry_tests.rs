@@ -3,7 +3,10 @@
 //! 2 × 64 × 8 × 128 × 2 = 262,144 B, Llama 3.1 70B 2 × 80 × 8 × 128 × 2 = 327,680 B.
 
 use super::*;
-use crate::estimate::{ComponentKind, Engine, Estimate, EstimateInput, estimate};
+use crate::estimate::{
+    ComponentKind, Engine, Estimate, EstimateInput, HardwareInput, ModelInput, PlacementInput,
+    RunInput, ServingInput, estimate,
+};
 use crate::precision::{GgufFileType, Quantization};
 use crate::units::GIB;
 
@@ -15,13 +18,28 @@ fn run(
     ngl: Option<f64>,
 ) -> Estimate {
     estimate(&EstimateInput {
-        model: Some(model.into()),
-        engine: Engine::Ollama,
-        quantization: Quantization::Gguf { file_type },
-        gpu_memory: Some(memory.into()),
-        max_model_len: ctx,
-        gpu_layers: ngl,
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some(model.into()),
+            quantization: Quantization::Gguf { file_type },
+            ..Default::default()
+        },
+        run: RunInput {
+            engine: Engine::Ollama,
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: ctx,
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu_memory: Some(memory.into()),
+            ..Default::default()
+        },
+        placement: PlacementInput {
+            gpu_layers: ngl,
+            ..Default::default()
+        },
+        ..Default::default()
     })
     .unwrap()
 }
@@ -181,12 +199,24 @@ fn a_large_automatic_num_ctx_is_retried_at_32768() {
 fn no_layer_on_the_gpu_and_still_short_is_out_of_memory() {
     let run = |memory: &str| {
         let i = EstimateInput {
-            model: Some("meta-llama/Llama-3.1-8B".into()),
-            mode: crate::estimate::Mode::Serve,
-            engine: Engine::Ollama,
-            gpu_memory: Some(memory.into()),
-            max_model_len: Some(8192.0),
-            ..EstimateInput::default()
+            model: ModelInput {
+                model: Some("meta-llama/Llama-3.1-8B".into()),
+                ..Default::default()
+            },
+            run: RunInput {
+                mode: crate::estimate::Mode::Serve,
+                engine: Engine::Ollama,
+                ..Default::default()
+            },
+            serving: ServingInput {
+                max_model_len: Some(8192.0),
+                ..Default::default()
+            },
+            hardware: HardwareInput {
+                gpu_memory: Some(memory.into()),
+                ..Default::default()
+            },
+            ..Default::default()
         };
         estimate(&i).unwrap()
     };
@@ -219,12 +249,24 @@ fn no_layer_on_the_gpu_and_still_short_is_out_of_memory() {
 fn a_split_load_says_the_system_memory_it_needs() {
     let load = |version: &str, memory: &str| {
         estimate(&EstimateInput {
-            model: Some("llama3.1:70b".into()),
-            engine: Engine::Ollama,
-            engine_version: Some(version.into()),
-            gpu_memory: Some(memory.into()),
-            max_model_len: Some(4096.0),
-            ..EstimateInput::default()
+            model: ModelInput {
+                model: Some("llama3.1:70b".into()),
+                ..Default::default()
+            },
+            run: RunInput {
+                engine: Engine::Ollama,
+                engine_version: Some(version.into()),
+                ..Default::default()
+            },
+            serving: ServingInput {
+                max_model_len: Some(4096.0),
+                ..Default::default()
+            },
+            hardware: HardwareInput {
+                gpu_memory: Some(memory.into()),
+                ..Default::default()
+            },
+            ..Default::default()
         })
         .unwrap()
     };

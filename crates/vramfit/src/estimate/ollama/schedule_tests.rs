@@ -3,17 +3,30 @@
 //! first; the freest alone when the whole model fits it; else every GPU, its layers spread by
 //! `estimateGPULayers` and handed to llama.cpp as `--tensor-split`.
 
-use crate::estimate::{Engine, Estimate, EstimateInput, estimate};
+use crate::estimate::{
+    Engine, Estimate, EstimateInput, HardwareInput, ModelInput, PlacementInput, RunInput,
+    ServingInput, estimate,
+};
 
 fn on(model: &str, cards: &[&str], in_use: Option<&str>) -> Estimate {
     estimate(&EstimateInput {
-        model: Some(model.into()),
-        engine: Engine::Ollama,
-        // Ollama up to 0.24: its Go runner and its own layer plan.
-        engine_version: Some("0.24.0".into()),
-        cards: cards.iter().map(|c| (*c).into()).collect(),
-        memory_in_use: in_use.map(Into::into),
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some(model.into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            engine: Engine::Ollama,
+
+            // Ollama up to 0.24: its Go runner and its own layer plan.
+            engine_version: Some("0.24.0".into()),
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            cards: cards.iter().map(|c| (*c).into()).collect(),
+            memory_in_use: in_use.map(Into::into),
+            ..Default::default()
+        },
+        ..Default::default()
     })
     .unwrap()
 }
@@ -78,25 +91,54 @@ fn alike_cards_pack_into_one_when_it_holds_the_model() {
     // num_ctx given: Ollama's default follows every GPU's memory together.
     let two = |model: &str| {
         estimate(&EstimateInput {
-            model: Some(model.into()),
-            engine: Engine::Ollama,
-            // Ollama up to 0.24: its Go runner and its own layer plan.
-            engine_version: Some("0.24.0".into()),
-            gpu: Some("rtx-4090".into()),
-            gpus: Some(2.0),
-            max_model_len: Some(8192.0),
-            ..EstimateInput::default()
+            model: ModelInput {
+                model: Some(model.into()),
+                ..Default::default()
+            },
+            run: RunInput {
+                engine: Engine::Ollama,
+
+                // Ollama up to 0.24: its Go runner and its own layer plan.
+                engine_version: Some("0.24.0".into()),
+                ..Default::default()
+            },
+            serving: ServingInput {
+                max_model_len: Some(8192.0),
+                ..Default::default()
+            },
+            hardware: HardwareInput {
+                gpu: Some("rtx-4090".into()),
+                ..Default::default()
+            },
+            placement: PlacementInput {
+                gpus: Some(2.0),
+                ..Default::default()
+            },
+            ..Default::default()
         })
         .unwrap()
     };
     let one = estimate(&EstimateInput {
-        model: Some("llama3.1:8b".into()),
-        engine: Engine::Ollama,
-        // Ollama up to 0.24: its Go runner and its own layer plan.
-        engine_version: Some("0.24.0".into()),
-        gpu: Some("rtx-4090".into()),
-        max_model_len: Some(8192.0),
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("llama3.1:8b".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            engine: Engine::Ollama,
+
+            // Ollama up to 0.24: its Go runner and its own layer plan.
+            engine_version: Some("0.24.0".into()),
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(8192.0),
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("rtx-4090".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     })
     .unwrap();
     let small = two("llama3.1:8b");
@@ -120,11 +162,23 @@ fn alike_cards_pack_into_one_when_it_holds_the_model() {
 fn from_0_30_the_freest_gpu_that_holds_the_prediction_alone() {
     let on = |model: &str, cards: &[&str]| {
         estimate(&EstimateInput {
-            model: Some(model.into()),
-            engine: Engine::Ollama,
-            cards: cards.iter().map(|c| (*c).into()).collect(),
-            max_model_len: Some(8192.0),
-            ..EstimateInput::default()
+            model: ModelInput {
+                model: Some(model.into()),
+                ..Default::default()
+            },
+            run: RunInput {
+                engine: Engine::Ollama,
+                ..Default::default()
+            },
+            serving: ServingInput {
+                max_model_len: Some(8192.0),
+                ..Default::default()
+            },
+            hardware: HardwareInput {
+                cards: cards.iter().map(|c| (*c).into()).collect(),
+                ..Default::default()
+            },
+            ..Default::default()
         })
         .unwrap()
     };

@@ -509,19 +509,34 @@ mod tests {
     /// `llamacpp_tests.rs`), which does not change the layers.
     #[test]
     fn the_fit_places_the_published_ollama_load() {
-        use crate::estimate::{ComponentKind, Engine, EstimateInput, estimate};
+        use crate::estimate::{
+            ComponentKind, Engine, EstimateInput, HardwareInput, ModelInput, RunInput,
+            ServingInput, estimate,
+        };
         use crate::precision::{GgufFileType, Quantization};
         let load = EstimateInput {
-            model: Some("meta-llama/Llama-3.1-8B".into()),
-            engine: Engine::Ollama,
-            engine_version: Some("0.30.11".into()),
-            quantization: Quantization::Gguf {
-                file_type: GgufFileType::Q4_0,
+            model: ModelInput {
+                model: Some("meta-llama/Llama-3.1-8B".into()),
+                quantization: Quantization::Gguf {
+                    file_type: GgufFileType::Q4_0,
+                },
+                ..Default::default()
             },
-            gpu_memory: Some("5738MiB".into()),
-            memory_in_use: Some("297MiB".into()),
-            max_model_len: Some(32768.0),
-            ..EstimateInput::default()
+            run: RunInput {
+                engine: Engine::Ollama,
+                engine_version: Some("0.30.11".into()),
+                ..Default::default()
+            },
+            serving: ServingInput {
+                max_model_len: Some(32768.0),
+                ..Default::default()
+            },
+            hardware: HardwareInput {
+                gpu_memory: Some("5738MiB".into()),
+                memory_in_use: Some("297MiB".into()),
+                ..Default::default()
+            },
+            ..Default::default()
         };
         let e = estimate(&load).unwrap();
         let o = e.ollama.as_ref().unwrap();
@@ -543,7 +558,10 @@ mod tests {
         // The same load by the Go runner (0.24) keeps flash attention off and plans its own
         // layers: another figure, the reason a release is an input.
         let old = estimate(&EstimateInput {
-            engine_version: Some("0.24.0".into()),
+            run: RunInput {
+                engine_version: Some("0.24.0".into()),
+                ..load.run
+            },
             ..load
         })
         .unwrap();
@@ -557,16 +575,24 @@ mod tests {
     /// fall back to f16.
     #[test]
     fn a_quantized_cache_follows_the_releases_flash_attention() {
-        use crate::estimate::{AttentionImpl, Engine, EstimateInput, estimate};
+        use crate::estimate::{
+            AttentionImpl, Engine, EstimateInput, ModelInput, RunInput, estimate,
+        };
         use crate::precision::KvDtype;
         let run = |version: &str, attention: AttentionImpl| {
             estimate(&EstimateInput {
-                model: Some("llama3.1:8b".into()),
-                engine: Engine::Ollama,
-                engine_version: Some(version.into()),
-                kv_dtype: KvDtype::Q8_0,
-                attention,
-                ..EstimateInput::default()
+                model: ModelInput {
+                    model: Some("llama3.1:8b".into()),
+                    ..Default::default()
+                },
+                run: RunInput {
+                    engine: Engine::Ollama,
+                    engine_version: Some(version.into()),
+                    kv_dtype: KvDtype::Q8_0,
+                    attention,
+                    ..Default::default()
+                },
+                ..Default::default()
             })
         };
         assert!(run("0.32.15", AttentionImpl::default()).is_ok());

@@ -118,11 +118,11 @@ impl EstimateInput {
     /// sequences, its sequence the prompt and the completion) and the settings. With `rl` unset,
     /// every RL field must be unset and the shape is returned as it is.
     pub(super) fn resolve_rl(&self, shape: Shape, lora: bool) -> Result<(Shape, Option<RlRun>)> {
-        let Some(algorithm) = self.rl else {
+        let Some(algorithm) = self.training.rl else {
             self.no_rl_fields()?;
             return Ok((shape, None));
         };
-        if self.mode != Mode::Training {
+        if self.run.mode != Mode::Training {
             return Err(input_error!(
                 Conflict,
                 "rl",
@@ -136,8 +136,8 @@ impl EstimateInput {
         if dpo {
             self.nothing_generated()?;
         }
-        let d = defaults::defaults(self.stack, algorithm);
-        let beta = match self.rl_beta {
+        let d = defaults::defaults(self.training.stack, algorithm);
+        let beta = match self.training.rl_beta {
             None => d.beta,
             Some(b) if b.is_finite() && (0.0..=1000.0).contains(&b) => b,
             Some(b) => {
@@ -151,11 +151,11 @@ impl EstimateInput {
                 ));
             }
         };
-        let generations = match self.num_generations {
+        let generations = match self.training.num_generations {
             Some(g) => int("num_generations", g, 1, MAX_GENERATIONS)?,
             None => d.generations,
         };
-        let completion = match self.max_completion_length {
+        let completion = match self.training.max_completion_length {
             Some(c) => int("max_completion_length", c, 1, MAX_SEQ)?,
             None => d.completion.after(shape.seq_len),
         };
@@ -185,11 +185,11 @@ impl EstimateInput {
         let rollout = if dpo {
             None
         } else {
-            Some(self.rollout.unwrap_or(d.rollout))
+            Some(self.training.rollout.unwrap_or(d.rollout))
         };
         let colocate = rollout == Some(Rollout::Colocate);
         self.colocated_only(colocate)?;
-        let utilization = match self.rollout_memory_utilization {
+        let utilization = match self.training.rollout_memory_utilization {
             None => d.utilization,
             Some(u) if u.is_finite() && (0.01..=1.0).contains(&u) => u,
             Some(u) => {
@@ -206,18 +206,19 @@ impl EstimateInput {
         // The reference: GRPO and PPO only with a KL term, DPO always; with a LoRA policy, the
         // base with its adapters disabled serves as the reference (TRL, verl's `ref_in_actor`),
         // no copy.
-        let reference = self.ref_model.unwrap_or(match algorithm {
+        let reference = self.training.ref_model.unwrap_or(match algorithm {
             RlAlgorithm::Grpo | RlAlgorithm::Ppo => beta > 0.0 && !lora,
             RlAlgorithm::Dpo => !lora,
         });
         let rollout_sequences = shape.batch.saturating_mul(generations);
         let given =
             |v: Option<f64>, field: &str, hi: u64| v.map(|x| int(field, x, 1, hi)).transpose();
-        let engine_len = given(self.max_model_len, "max_model_len", MAX_SEQ)?.unwrap_or(seq);
-        let engine_seqs =
-            given(self.max_num_seqs, "max_num_seqs", MAX_BATCH)?.unwrap_or(rollout_sequences);
+        let engine_len =
+            given(self.serving.max_model_len, "max_model_len", MAX_SEQ)?.unwrap_or(seq);
+        let engine_seqs = given(self.serving.max_num_seqs, "max_num_seqs", MAX_BATCH)?
+            .unwrap_or(rollout_sequences);
         let engine_tokens = given(
-            self.max_num_batched_tokens,
+            self.serving.max_num_batched_tokens,
             "max_num_batched_tokens",
             MAX_SEQ,
         )?
@@ -233,7 +234,7 @@ impl EstimateInput {
             completion,
             rollout,
             utilization,
-            sleep: self.sleep_mode.unwrap_or(d.sleep && colocate),
+            sleep: self.training.sleep_mode.unwrap_or(d.sleep && colocate),
             engine_len,
             engine_seqs,
             engine_tokens,
@@ -249,19 +250,19 @@ impl EstimateInput {
     /// Without `rl`, no RL field may be given: each would be ignored.
     fn no_rl_fields(&self) -> Result<()> {
         let set = [
-            ("rl_beta", self.rl_beta.is_some()),
-            ("ref_model", self.ref_model.is_some()),
-            ("num_generations", self.num_generations.is_some()),
+            ("rl_beta", self.training.rl_beta.is_some()),
+            ("ref_model", self.training.ref_model.is_some()),
+            ("num_generations", self.training.num_generations.is_some()),
             (
                 "max_completion_length",
-                self.max_completion_length.is_some(),
+                self.training.max_completion_length.is_some(),
             ),
-            ("rollout", self.rollout.is_some()),
+            ("rollout", self.training.rollout.is_some()),
             (
                 "rollout_memory_utilization",
-                self.rollout_memory_utilization.is_some(),
+                self.training.rollout_memory_utilization.is_some(),
             ),
-            ("sleep_mode", self.sleep_mode.is_some()),
+            ("sleep_mode", self.training.sleep_mode.is_some()),
         ];
         match set.into_iter().find(|(_, given)| *given) {
             None => Ok(()),
@@ -279,8 +280,8 @@ impl EstimateInput {
     /// DPO trains on pairs it is given: no rollout, no group.
     fn nothing_generated(&self) -> Result<()> {
         let set = [
-            ("rollout", self.rollout.is_some()),
-            ("num_generations", self.num_generations.is_some()),
+            ("rollout", self.training.rollout.is_some()),
+            ("num_generations", self.training.num_generations.is_some()),
         ];
         match set.into_iter().find(|(_, given)| *given) {
             None => Ok(()),
@@ -300,9 +301,9 @@ impl EstimateInput {
         let set = [
             (
                 "rollout_memory_utilization",
-                self.rollout_memory_utilization.is_some(),
+                self.training.rollout_memory_utilization.is_some(),
             ),
-            ("sleep_mode", self.sleep_mode.is_some()),
+            ("sleep_mode", self.training.sleep_mode.is_some()),
         ];
         match set.into_iter().find(|(_, given)| *given && !colocate) {
             None => Ok(()),

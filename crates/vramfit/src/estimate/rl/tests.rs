@@ -7,21 +7,34 @@ use crate::estimate::{
     ComponentKind as K, Engine, Estimate, EstimateInput, Mode, Phase, RlAlgorithm, Rollout,
     estimate,
 };
+use crate::estimate::{HardwareInput, ModelInput, RunInput, ServingInput, TrainingInput};
 
 /// Llama-3.2-1B's parameters (tied embeddings): 1,235,814,400.
 const LLAMA_1B_PARAMS: u64 = 1_235_814_400;
 
 fn grpo(rollout: Rollout) -> EstimateInput {
     EstimateInput {
-        model: Some("meta-llama/Llama-3.2-1B".into()),
-        mode: Mode::Training,
-        batch: 2.0,
-        seq_len: 256.0,
-        gpu: Some("h100-sxm5-80gb".into()),
-        rl: Some(RlAlgorithm::Grpo),
-        num_generations: Some(4.0),
-        max_completion_length: Some(768.0),
-        rollout: Some(rollout),
+        model: ModelInput {
+            model: Some("meta-llama/Llama-3.2-1B".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Training,
+            batch: 2.0,
+            seq_len: 256.0,
+            ..Default::default()
+        },
+        training: TrainingInput {
+            rl: Some(RlAlgorithm::Grpo),
+            num_generations: Some(4.0),
+            max_completion_length: Some(768.0),
+            rollout: Some(rollout),
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..Default::default()
+        },
         ..Default::default()
     }
 }
@@ -41,11 +54,20 @@ fn sum(e: &Estimate, kinds: &[K]) -> u64 {
 /// The policy's training run on its own: the rollout's 8 sequences of 256 + 768 tokens.
 fn policy_alone() -> Estimate {
     estimate(&EstimateInput {
-        model: Some("meta-llama/Llama-3.2-1B".into()),
-        mode: Mode::Training,
-        batch: 8.0,
-        seq_len: 1024.0,
-        gpu: Some("h100-sxm5-80gb".into()),
+        model: ModelInput {
+            model: Some("meta-llama/Llama-3.2-1B".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Training,
+            batch: 8.0,
+            seq_len: 1024.0,
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..Default::default()
+        },
         ..Default::default()
     })
     .unwrap()
@@ -59,17 +81,29 @@ fn engine_alone(util: f64) -> Estimate {
 
 fn engine_input(util: f64) -> EstimateInput {
     EstimateInput {
-        model: Some("meta-llama/Llama-3.2-1B".into()),
-        mode: Mode::Serve,
-        engine: Engine::Vllm,
-        batch: 8.0,
-        seq_len: 256.0,
-        new_tokens: 768.0,
-        gpu: Some("h100-sxm5-80gb".into()),
-        gpu_memory_utilization: util,
-        max_model_len: Some(1024.0),
-        max_num_seqs: Some(8.0),
-        max_num_batched_tokens: Some(4096.0),
+        model: ModelInput {
+            model: Some("meta-llama/Llama-3.2-1B".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Serve,
+            engine: Engine::Vllm,
+            batch: 8.0,
+            seq_len: 256.0,
+            new_tokens: 768.0,
+            ..Default::default()
+        },
+        serving: ServingInput {
+            gpu_memory_utilization: util,
+            max_model_len: Some(1024.0),
+            max_num_seqs: Some(8.0),
+            max_num_batched_tokens: Some(4096.0),
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..Default::default()
+        },
         ..Default::default()
     }
 }
@@ -125,9 +159,10 @@ fn colocated_grpo_is_the_training_run_plus_the_engine_at_its_fraction() {
 #[test]
 fn sleep_mode_frees_the_engines_weights_and_pool_while_the_policy_trains() {
     let awake = estimate(&grpo(Rollout::Colocate)).unwrap();
-    let asleep = estimate(&EstimateInput {
-        sleep_mode: Some(true),
-        ..grpo(Rollout::Colocate)
+    let asleep = estimate(&{
+        let mut input = grpo(Rollout::Colocate);
+        input.training.sleep_mode = Some(true);
+        input
     })
     .unwrap();
     let v = engine_alone(0.3);
@@ -152,10 +187,11 @@ fn sleep_mode_frees_the_engines_weights_and_pool_while_the_policy_trains() {
 /// card, even with sleep mode.
 #[test]
 fn a_larger_fraction_makes_the_rollout_the_peak() {
-    let e = estimate(&EstimateInput {
-        rollout_memory_utilization: Some(0.9),
-        sleep_mode: Some(true),
-        ..grpo(Rollout::Colocate)
+    let e = estimate(&{
+        let mut input = grpo(Rollout::Colocate);
+        input.training.rollout_memory_utilization = Some(0.9);
+        input.training.sleep_mode = Some(true);
+        input
     })
     .unwrap();
     let r = e.rl.unwrap();
@@ -176,23 +212,26 @@ fn a_larger_fraction_makes_the_rollout_the_peak() {
 
 #[test]
 fn grpo_loads_a_reference_only_with_a_kl_term_and_not_beside_lora() {
-    let with = estimate(&EstimateInput {
-        rl_beta: Some(0.04),
-        ..grpo(Rollout::Server)
+    let with = estimate(&{
+        let mut input = grpo(Rollout::Server);
+        input.training.rl_beta = Some(0.04);
+        input
     })
     .unwrap();
     // By hand: 1,235,814,400 parameters × 2 B (bf16).
     assert_eq!(bytes(&with, K::ReferenceModel), LLAMA_1B_PARAMS * 2);
-    let lora = estimate(&EstimateInput {
-        rl_beta: Some(0.04),
-        lora_rank: 16.0,
-        ..grpo(Rollout::Server)
+    let lora = estimate(&{
+        let mut input = grpo(Rollout::Server);
+        input.training.rl_beta = Some(0.04);
+        input.training.lora_rank = 16.0;
+        input
     })
     .unwrap();
     assert_eq!(bytes(&lora, K::ReferenceModel), 0);
-    let forced = estimate(&EstimateInput {
-        ref_model: Some(true),
-        ..grpo(Rollout::Server)
+    let forced = estimate(&{
+        let mut input = grpo(Rollout::Server);
+        input.training.ref_model = Some(true);
+        input
     })
     .unwrap();
     assert_eq!(bytes(&forced, K::ReferenceModel), LLAMA_1B_PARAMS * 2);
@@ -209,11 +248,20 @@ fn grpo_loads_a_reference_only_with_a_kl_term_and_not_beside_lora() {
 fn hf_rollout_is_generates_peak_beyond_the_weights() {
     let e = estimate(&grpo(Rollout::Hf)).unwrap();
     let g = estimate(&EstimateInput {
-        model: Some("meta-llama/Llama-3.2-1B".into()),
-        batch: 8.0,
-        seq_len: 256.0,
-        new_tokens: 768.0,
-        gpu: Some("h100-sxm5-80gb".into()),
+        model: ModelInput {
+            model: Some("meta-llama/Llama-3.2-1B".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            batch: 8.0,
+            seq_len: 256.0,
+            new_tokens: 768.0,
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..Default::default()
+        },
         ..Default::default()
     })
     .unwrap();
@@ -229,21 +277,36 @@ fn hf_rollout_is_generates_peak_beyond_the_weights() {
 #[test]
 fn dpo_trains_two_sequences_per_pair_beside_its_reference() {
     let dpo = |r: Option<bool>| EstimateInput {
-        model: Some("meta-llama/Llama-3.2-1B".into()),
-        mode: Mode::Training,
-        batch: 4.0,
-        seq_len: 512.0,
-        max_completion_length: Some(512.0),
-        rl: Some(RlAlgorithm::Dpo),
-        ref_model: r,
+        model: ModelInput {
+            model: Some("meta-llama/Llama-3.2-1B".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Training,
+            batch: 4.0,
+            seq_len: 512.0,
+            ..Default::default()
+        },
+        training: TrainingInput {
+            max_completion_length: Some(512.0),
+            rl: Some(RlAlgorithm::Dpo),
+            ref_model: r,
+            ..Default::default()
+        },
         ..Default::default()
     };
     let e = estimate(&dpo(None)).unwrap();
     let t = estimate(&EstimateInput {
-        model: Some("meta-llama/Llama-3.2-1B".into()),
-        mode: Mode::Training,
-        batch: 8.0,
-        seq_len: 1024.0,
+        model: ModelInput {
+            model: Some("meta-llama/Llama-3.2-1B".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Training,
+            batch: 8.0,
+            seq_len: 1024.0,
+            ..Default::default()
+        },
         ..Default::default()
     })
     .unwrap();
@@ -261,11 +324,12 @@ fn dpo_trains_two_sequences_per_pair_beside_its_reference() {
 
 #[test]
 fn ppo_adds_the_reward_model_and_a_trained_critic() {
-    let e = estimate(&EstimateInput {
-        rl: Some(RlAlgorithm::Ppo),
-        num_generations: None,
-        batch: 8.0,
-        ..grpo(Rollout::Server)
+    let e = estimate(&{
+        let mut input = grpo(Rollout::Server);
+        input.training.rl = Some(RlAlgorithm::Ppo);
+        input.training.num_generations = None;
+        input.run.batch = 8.0;
+        input
     })
     .unwrap();
     let t = policy_alone();
@@ -294,9 +358,10 @@ fn ppo_adds_the_reward_model_and_a_trained_critic() {
 
 #[test]
 fn figures_are_the_estimates_numbers() {
-    let input = EstimateInput {
-        rl_beta: Some(0.04),
-        ..grpo(Rollout::Colocate)
+    let input = {
+        let mut input = grpo(Rollout::Colocate);
+        input.training.rl_beta = Some(0.04);
+        input
     };
     let w = input.resolve().unwrap();
     let (a, b) = (w.estimate(), w.figures());
@@ -320,42 +385,51 @@ fn bad_rl_input_names_the_field() {
     };
     let c = || grpo(Rollout::Colocate);
     assert_eq!(
-        err(EstimateInput {
-            mode: Mode::Inference,
-            ..c()
+        err({
+            let mut input = c();
+            input.run.mode = Mode::Inference;
+            input
         }),
         (ErrorKind::Conflict, "rl".into())
     );
     assert_eq!(
-        err(EstimateInput { rl: None, ..c() }),
+        err({
+            let mut input = c();
+            input.training.rl = None;
+            input
+        }),
         (ErrorKind::Conflict, "num_generations".into())
     );
     assert_eq!(
-        err(EstimateInput {
-            rollout_memory_utilization: Some(1.5),
-            ..c()
+        err({
+            let mut input = c();
+            input.training.rollout_memory_utilization = Some(1.5);
+            input
         }),
         (ErrorKind::OutOfRange, "rollout_memory_utilization".into())
     );
     assert_eq!(
-        err(EstimateInput {
-            sleep_mode: Some(true),
-            ..grpo(Rollout::Hf)
+        err({
+            let mut input = grpo(Rollout::Hf);
+            input.training.sleep_mode = Some(true);
+            input
         }),
         (ErrorKind::Conflict, "sleep_mode".into())
     );
     assert_eq!(
-        err(EstimateInput {
-            rl: Some(RlAlgorithm::Dpo),
-            ..c()
+        err({
+            let mut input = c();
+            input.training.rl = Some(RlAlgorithm::Dpo);
+            input
         }),
         (ErrorKind::Conflict, "rollout".into())
     );
     for g in [0.0, 1.5, f64::NAN, 2048.0] {
         assert_eq!(
-            err(EstimateInput {
-                num_generations: Some(g),
-                ..c()
+            err({
+                let mut input = c();
+                input.training.num_generations = Some(g);
+                input
             })
             .1,
             "num_generations"
@@ -363,17 +437,19 @@ fn bad_rl_input_names_the_field() {
     }
     for b in [-0.1, f64::INFINITY] {
         assert_eq!(
-            err(EstimateInput {
-                rl_beta: Some(b),
-                ..c()
+            err({
+                let mut input = c();
+                input.training.rl_beta = Some(b);
+                input
             }),
             (ErrorKind::OutOfRange, "rl_beta".into())
         );
     }
     assert_eq!(
-        err(EstimateInput {
-            seq_len: (1u64 << 24) as f64,
-            ..c()
+        err({
+            let mut input = c();
+            input.run.seq_len = (1u64 << 24) as f64;
+            input
         }),
         (ErrorKind::OutOfRange, "max_completion_length".into())
     );
@@ -383,7 +459,10 @@ fn bad_rl_input_names_the_field() {
 fn the_colocated_engine_runs_the_vllm_release_asked() {
     let v019 = |i: EstimateInput| {
         estimate(&EstimateInput {
-            engine_version: Some("0.19".into()),
+            run: RunInput {
+                engine_version: Some("0.19".into()),
+                ..i.run
+            },
             ..i
         })
     };
@@ -404,13 +483,25 @@ fn the_colocated_engine_runs_the_vllm_release_asked() {
 fn each_stack_brings_its_own_defaults() {
     use crate::estimate::{RlRun, Stack};
     let input = |stack: Option<Stack>, rl: RlAlgorithm| EstimateInput {
-        model: Some("meta-llama/Llama-3.2-1B".into()),
-        mode: Mode::Training,
-        batch: 2.0,
-        seq_len: 256.0,
-        gpu: Some("h100-sxm5-80gb".into()),
-        rl: Some(rl),
-        stack,
+        model: ModelInput {
+            model: Some("meta-llama/Llama-3.2-1B".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Training,
+            batch: 2.0,
+            seq_len: 256.0,
+            ..Default::default()
+        },
+        training: TrainingInput {
+            rl: Some(rl),
+            stack,
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..Default::default()
+        },
         ..Default::default()
     };
     let run = |i: EstimateInput| -> RlRun { i.resolve().unwrap().rl.unwrap() };
@@ -457,17 +548,19 @@ fn each_stack_brings_its_own_defaults() {
         (1, 2048 - 256, true, Some(Rollout::Server))
     );
     // Colocated (`--train.colocate_all`): 0.95 of the card, awake.
-    let colocated = run(EstimateInput {
-        rollout: Some(Rollout::Colocate),
-        ..input(Some(Stack::Openrlhf), RlAlgorithm::Grpo)
+    let colocated = run({
+        let mut input = input(Some(Stack::Openrlhf), RlAlgorithm::Grpo);
+        input.training.rollout = Some(Rollout::Colocate);
+        input
     });
     assert_eq!((colocated.utilization, colocated.sleep), (0.95, false));
     // A setting given is the run's, whatever the stack.
-    let given = run(EstimateInput {
-        sleep_mode: Some(false),
-        rollout_memory_utilization: Some(0.4),
-        num_generations: Some(16.0),
-        ..input(Some(Stack::Verl), RlAlgorithm::Grpo)
+    let given = run({
+        let mut input = input(Some(Stack::Verl), RlAlgorithm::Grpo);
+        input.training.sleep_mode = Some(false);
+        input.training.rollout_memory_utilization = Some(0.4);
+        input.training.num_generations = Some(16.0);
+        input
     });
     assert_eq!(
         (given.sleep, given.utilization, given.generations),

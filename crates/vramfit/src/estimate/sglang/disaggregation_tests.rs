@@ -4,6 +4,7 @@
 use super::super::super::{
     ComponentKind, DisaggregationMode, Engine, EstimateInput, Mode, estimate,
 };
+use super::super::super::{HardwareInput, ModelInput, RunInput, ServingInput};
 use super::super::{PrefillGraphs, Reserve, default_fraction};
 
 /// The default fraction of a side without prefill graphs (the hand calculations below), with
@@ -32,12 +33,24 @@ fn side_mem_fraction(
 
 fn side(mode: Option<DisaggregationMode>) -> EstimateInput {
     EstimateInput {
-        model: Some("meta-llama/Llama-3.1-8B".into()),
-        mode: Mode::Serve,
-        engine: Engine::Sglang,
-        gpu: Some("h100-sxm5-80gb".into()),
-        disaggregation_mode: mode,
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("meta-llama/Llama-3.1-8B".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Serve,
+            engine: Engine::Sglang,
+            ..Default::default()
+        },
+        serving: ServingInput {
+            disaggregation_mode: mode,
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
@@ -166,10 +179,11 @@ fn llama_8b_h100_each_sides_pool_by_hand() {
 /// prefill side keeps 16 rows.
 #[test]
 fn small_batches_get_extra_decode_rows() {
-    let with = |mode| EstimateInput {
-        max_num_seqs: Some(16.0),
-        max_model_len: Some(8192.0),
-        ..side(mode)
+    let with = |mode| {
+        let mut input = side(mode);
+        input.serving.max_num_seqs = Some(16.0);
+        input.serving.max_model_len = Some(8192.0);
+        input
     };
     let table = |mode| {
         estimate(&with(mode))
@@ -184,9 +198,10 @@ fn small_batches_get_extra_decode_rows() {
     assert_eq!(table(DECODE), 48 * 8196 * 4);
     assert_eq!(table(PREFILL), 16 * 8196 * 4);
     // 64 requests: none.
-    let w = EstimateInput {
-        max_num_seqs: Some(64.0),
-        ..with(DECODE)
+    let w = {
+        let mut input = with(DECODE);
+        input.serving.max_num_seqs = Some(64.0);
+        input
     }
     .resolve()
     .unwrap();
@@ -196,48 +211,57 @@ fn small_batches_get_extra_decode_rows() {
 #[test]
 fn disaggregation_is_checked() {
     let err = |i: EstimateInput| i.resolve().unwrap_err();
-    let e = err(EstimateInput {
-        disaggregation_transfer_backend: Some(crate::estimate::TransferBackend::Nixl),
-        ..side(None)
+    let e = err({
+        let mut input = side(None);
+        input.serving.disaggregation_transfer_backend =
+            Some(crate::estimate::TransferBackend::Nixl);
+        input
     });
     assert_eq!(e.field, "disaggregation_transfer_backend");
-    let e = err(EstimateInput {
-        num_reserved_decode_tokens: Some(256.0),
-        ..side(None)
+    let e = err({
+        let mut input = side(None);
+        input.serving.num_reserved_decode_tokens = Some(256.0);
+        input
     });
     assert_eq!(e.field, "num_reserved_decode_tokens");
-    let e = err(EstimateInput {
-        engine: Engine::Llamacpp,
-        mode: Mode::Inference,
-        ..side(DECODE)
+    let e = err({
+        let mut input = side(DECODE);
+        input.run.engine = Engine::Llamacpp;
+        input.run.mode = Mode::Inference;
+        input
     });
     assert_eq!(e.field, "disaggregation_mode");
     assert!(e.problem.contains("llama.cpp"), "{e}");
-    let vllm = || EstimateInput {
-        engine: Engine::Vllm,
-        ..side(DECODE)
+    let vllm = || {
+        let mut input = side(DECODE);
+        input.run.engine = Engine::Vllm;
+        input
     };
-    let e = err(EstimateInput {
-        num_reserved_decode_tokens: Some(256.0),
-        ..vllm()
+    let e = err({
+        let mut input = vllm();
+        input.serving.num_reserved_decode_tokens = Some(256.0);
+        input
     });
     assert_eq!(e.field, "num_reserved_decode_tokens");
-    let e = err(EstimateInput {
-        engine_version: Some("0.19".into()),
-        ..vllm()
+    let e = err({
+        let mut input = vllm();
+        input.run.engine_version = Some("0.19".into());
+        input
     });
     assert_eq!(e.field, "disaggregation_mode");
     for bad in [-1.0, 0.5, f64::NAN, 2e6] {
-        let e = err(EstimateInput {
-            num_reserved_decode_tokens: Some(bad),
-            ..side(DECODE)
+        let e = err({
+            let mut input = side(DECODE);
+            input.serving.num_reserved_decode_tokens = Some(bad);
+            input
         });
         assert_eq!(e.field, "num_reserved_decode_tokens");
     }
     // num_reserved_decode_tokens 0: a request takes context_length alone.
-    let w = EstimateInput {
-        num_reserved_decode_tokens: Some(0.0),
-        ..side(DECODE)
+    let w = {
+        let mut input = side(DECODE);
+        input.serving.num_reserved_decode_tokens = Some(0.0);
+        input
     };
     assert_eq!(estimate(&w).unwrap().kv_cache_tokens, Some(437_777));
 }
@@ -246,9 +270,10 @@ fn disaggregation_is_checked() {
 /// server's, and the note says so with its numbers.
 #[test]
 fn vllm_sides_are_a_plain_servers_memory() {
-    let vllm = |mode| EstimateInput {
-        engine: Engine::Vllm,
-        ..side(mode)
+    let vllm = |mode| {
+        let mut input = side(mode);
+        input.run.engine = Engine::Vllm;
+        input
     };
     let plain = vllm(None).resolve().unwrap().figures();
     for mode in [PREFILL, DECODE] {

@@ -3,20 +3,36 @@
 //! requests the groups' pools hold together.
 
 use super::super::{ComponentKind, Engine, EstimateInput, Mode, estimate};
+use super::super::{HardwareInput, ModelInput, PlacementInput, RunInput, ServingInput};
 use crate::error::ErrorKind;
 
 /// DeepSeek-V3 (its fp8 checkpoint) served by SGLang over 8 H200s at tp 8.
 fn deepseek_tp8(dp: Option<f64>) -> EstimateInput {
     EstimateInput {
-        model: Some("deepseek-ai/DeepSeek-V3".into()),
-        mode: Mode::Serve,
-        engine: Engine::Sglang,
-        gpu: Some("h200-sxm-141gb".into()),
-        tp: 8.0,
-        max_model_len: Some(32_768.0),
-        enable_dp_attention: dp.is_some(),
-        dp_size: dp,
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("deepseek-ai/DeepSeek-V3".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Serve,
+            engine: Engine::Sglang,
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(32_768.0),
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h200-sxm-141gb".into()),
+            ..Default::default()
+        },
+        placement: PlacementInput {
+            tp: 8.0,
+            enable_dp_attention: dp.is_some(),
+            dp_size: dp,
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
@@ -64,9 +80,10 @@ fn the_defaults_sglang_picks_under_dp_attention() {
         (dpa.mem_fraction_static, dpa.max_num_batched_tokens),
         (0.757, 1024)
     );
-    let e = estimate(&EstimateInput {
-        max_num_seqs: Some(64.0),
-        ..deepseek_tp8(Some(8.0))
+    let e = estimate(&{
+        let mut input = deepseek_tp8(Some(8.0));
+        input.serving.max_num_seqs = Some(64.0);
+        input
     })
     .unwrap();
     let table = e.component_bytes(ComponentKind::ReqToTokenPool);
@@ -106,17 +123,19 @@ fn the_groups_pools_hold_their_requests_together() {
 #[test]
 fn dp_attention_is_checked_as_sglang_checks_it() {
     let err = |input: EstimateInput| input.resolve().err().unwrap();
-    let vllm = err(EstimateInput {
-        engine: Engine::Vllm,
-        ..deepseek_tp8(Some(8.0))
+    let vllm = err({
+        let mut input = deepseek_tp8(Some(8.0));
+        input.run.engine = Engine::Vllm;
+        input
     });
     assert_eq!(
         (vllm.field.as_str(), vllm.kind),
         ("enable_dp_attention", ErrorKind::Unsupported)
     );
-    let llama = err(EstimateInput {
-        model: Some("meta-llama/Llama-3.1-70B".into()),
-        ..deepseek_tp8(Some(8.0))
+    let llama = err({
+        let mut input = deepseek_tp8(Some(8.0));
+        input.model.model = Some("meta-llama/Llama-3.1-70B".into());
+        input
     });
     assert_eq!(llama.field, "enable_dp_attention");
     let three = err(deepseek_tp8(Some(3.0)));
@@ -126,14 +145,16 @@ fn dp_attention_is_checked_as_sglang_checks_it() {
     );
     let sixteen = err(deepseek_tp8(Some(16.0)));
     assert_eq!(sixteen.kind, ErrorKind::OutOfRange);
-    let alone = err(EstimateInput {
-        enable_dp_attention: false,
-        ..deepseek_tp8(Some(8.0))
+    let alone = err({
+        let mut input = deepseek_tp8(Some(8.0));
+        input.placement.enable_dp_attention = false;
+        input
     });
     assert_eq!(alone.field, "dp_size");
-    let missing = err(EstimateInput {
-        dp_size: None,
-        ..deepseek_tp8(Some(8.0))
+    let missing = err({
+        let mut input = deepseek_tp8(Some(8.0));
+        input.placement.dp_size = None;
+        input
     });
     assert_eq!(missing.field, "dp_size");
 }

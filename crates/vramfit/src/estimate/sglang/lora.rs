@@ -109,8 +109,8 @@ mod tests {
     fn llama8b_default_pool_by_hand() {
         let plain = serve(|_| {}).unwrap();
         let e = serve(|i| {
-            i.enable_lora = true;
-            i.max_lora_rank = Some(16.0);
+            i.serving.enable_lora = true;
+            i.serving.max_lora_rank = Some(16.0);
         })
         .unwrap();
         assert_eq!(lora_bytes(&e), 738_852_864);
@@ -124,16 +124,16 @@ mod tests {
     #[test]
     fn target_modules_choose_the_slots() {
         let e = serve(|i| {
-            i.enable_lora = true;
-            i.max_lora_rank = Some(64.0);
-            i.lora_targets = alloc::vec!["q_proj".into()];
+            i.serving.enable_lora = true;
+            i.serving.max_lora_rank = Some(64.0);
+            i.training.lora_targets = alloc::vec!["q_proj".into()];
         })
         .unwrap();
         assert_eq!(lora_bytes(&e), 18_432 * 32 * 8 * 64 * 2);
         let all = serve(|i| {
-            i.enable_lora = true;
-            i.max_lora_rank = Some(64.0);
-            i.lora_targets = alloc::vec!["all".into()];
+            i.serving.enable_lora = true;
+            i.serving.max_lora_rank = Some(64.0);
+            i.training.lora_targets = alloc::vec!["all".into()];
         })
         .unwrap();
         assert_eq!(lora_bytes(&all), 2_886_144 * 8 * 64 * 2);
@@ -146,9 +146,9 @@ mod tests {
     #[test]
     fn tensor_parallel_splits_the_sharded_sides() {
         let e = serve(|i| {
-            i.enable_lora = true;
-            i.max_lora_rank = Some(16.0);
-            i.tp = 2.0;
+            i.serving.enable_lora = true;
+            i.serving.max_lora_rank = Some(16.0);
+            i.placement.tp = 2.0;
         })
         .unwrap();
         assert_eq!(lora_bytes(&e), 1_970_048 * 8 * 16 * 2);
@@ -158,7 +158,7 @@ mod tests {
     fn settings_are_checked_as_sglang_checks_them() {
         let field = |f: fn(&mut EstimateInput)| serve(f).unwrap_err();
         // SGLang reads the rank from --lora-paths' adapters: vramfit asks for it.
-        let e = field(|i| i.enable_lora = true);
+        let e = field(|i| i.serving.enable_lora = true);
         assert_eq!(
             (e.kind, e.field.as_str()),
             (ErrorKind::Missing, "max_lora_rank")
@@ -166,24 +166,24 @@ mod tests {
         // Any rank (vLLM's 24 is refused, SGLang's is not).
         assert!(
             serve(|i| {
-                i.enable_lora = true;
-                i.max_lora_rank = Some(24.0);
+                i.serving.enable_lora = true;
+                i.serving.max_lora_rank = Some(24.0);
             })
             .is_ok()
         );
         let e = field(|i| {
-            i.enable_lora = true;
-            i.max_lora_rank = Some(16.0);
-            i.lora_targets = alloc::vec!["experts".into()];
+            i.serving.enable_lora = true;
+            i.serving.max_lora_rank = Some(16.0);
+            i.training.lora_targets = alloc::vec!["experts".into()];
         });
         assert_eq!(
             (e.kind, e.field.as_str()),
             (ErrorKind::UnknownName, "lora_targets")
         );
         let e = field(|i| {
-            i.enable_lora = true;
-            i.max_lora_rank = Some(16.0);
-            i.max_cpu_loras = Some(4.0);
+            i.serving.enable_lora = true;
+            i.serving.max_lora_rank = Some(16.0);
+            i.serving.max_cpu_loras = Some(4.0);
         });
         assert_eq!(
             (e.kind, e.field.as_str()),

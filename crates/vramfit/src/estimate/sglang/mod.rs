@@ -292,6 +292,7 @@ pub const SGLANG_CUDA_GRAPH_PER_LAYER: Bytes = Bytes::mib(1);
 #[cfg(test)]
 mod tests {
     use super::super::{ComponentKind, Engine, EstimateInput, Mode, estimate, weights};
+    use super::super::{HardwareInput, ModelInput, PlacementInput, RunInput};
     use super::*;
 
     /// A plain server's reserve inputs with decode graphs on and no `max_running_requests`.
@@ -318,10 +319,16 @@ mod tests {
 
     fn sglang(model: &str) -> EstimateInput {
         EstimateInput {
-            model: Some(model.into()),
-            mode: Mode::Serve,
-            engine: Engine::Sglang,
-            ..EstimateInput::default()
+            model: ModelInput {
+                model: Some(model.into()),
+                ..Default::default()
+            },
+            run: RunInput {
+                mode: Mode::Serve,
+                engine: Engine::Sglang,
+                ..Default::default()
+            },
+            ..Default::default()
         }
     }
 
@@ -394,9 +401,10 @@ mod tests {
             0.88
         );
         // The resolved input carries them: an H100 by its catalog id.
-        let w = EstimateInput {
-            gpu: Some("h100-sxm5-80gb".into()),
-            ..sglang("meta-llama/Llama-3.1-8B")
+        let w = {
+            let mut input = sglang("meta-llama/Llama-3.1-8B");
+            input.hardware.gpu = Some("h100-sxm5-80gb".into());
+            input
         }
         .resolve()
         .unwrap();
@@ -419,16 +427,20 @@ mod tests {
     /// parameters) holds 124,439,808 × 2 B of weights, with a note; `--dtype float32` keeps 4 B.
     #[test]
     fn an_fp32_checkpoint_runs_in_16_bits() {
-        let gpt2 = EstimateInput {
-            gpu: Some("h100-sxm5-80gb".into()),
-            max_model_len: Some(1024.0),
-            ..sglang("openai-community/gpt2")
+        let gpt2 = {
+            let mut input = sglang("openai-community/gpt2");
+            input.hardware.gpu = Some("h100-sxm5-80gb".into());
+            input.serving.max_model_len = Some(1024.0);
+            input
         };
         let e = estimate(&gpt2).unwrap();
         assert_eq!(e.weights_bytes.get(), 124_439_808 * 2);
         assert!(e.notes.iter().any(|n| n.key == "sglang_downcast"));
         let kept = estimate(&EstimateInput {
-            dtype: Some(crate::precision::Dtype::Fp32),
+            run: RunInput {
+                dtype: Some(crate::precision::Dtype::Fp32),
+                ..gpt2.run
+            },
             ..gpt2
         })
         .unwrap();
@@ -441,33 +453,40 @@ mod tests {
     #[test]
     fn prefill_graphs_only_where_sglang_captures_them() {
         let on = |input: EstimateInput| input.resolve().unwrap().prefill_graphs;
-        let h100 = EstimateInput {
-            gpu: Some("h100-sxm5-80gb".into()),
-            ..sglang("meta-llama/Llama-3.1-8B")
+        let h100 = {
+            let mut input = sglang("meta-llama/Llama-3.1-8B");
+            input.hardware.gpu = Some("h100-sxm5-80gb".into());
+            input
         };
         assert_eq!(on(h100.clone()).sizes(), 58);
-        let no_graphs = EstimateInput {
-            cuda_graphs: false,
-            ..h100.clone()
+        let no_graphs = {
+            let mut input = h100.clone();
+            input.serving.cuda_graphs = false;
+            input
         };
         assert_eq!(on(no_graphs.clone()), PrefillGraphs::OFF);
         // Neither the decode graphs' 512 MiB: 13,440 − 512 = 12,928 MiB, 0.841.
         assert_eq!(no_graphs.resolve().unwrap().mem_fraction_static, 0.841);
-        let pp = EstimateInput {
-            gpus: Some(2.0),
-            pp: 2.0,
-            ..h100.clone()
+        let pp = {
+            let mut input = h100.clone();
+            input.placement.gpus = Some(2.0);
+            input.placement.pp = 2.0;
+            input
         };
         assert_eq!(on(pp), PrefillGraphs::OFF);
-        let amd = EstimateInput {
-            gpu: Some("mi300x".into()),
-            ..h100.clone()
+        let amd = {
+            let mut input = h100.clone();
+            input.hardware.gpu = Some("mi300x".into());
+            input
         };
         assert_eq!(on(amd), PrefillGraphs::OFF);
         // A memory size alone: the safe side, reserved for.
         let custom = EstimateInput {
-            gpu: None,
-            gpu_memory: Some("80GiB".into()),
+            hardware: HardwareInput {
+                gpu: None,
+                gpu_memory: Some("80GiB".into()),
+                ..h100.hardware
+            },
             ..h100
         };
         assert_eq!(on(custom).sizes(), 58);
@@ -491,10 +510,11 @@ mod tests {
     /// more.
     #[test]
     fn the_token_pool_by_hand() {
-        let e = estimate(&EstimateInput {
-            gpu: Some("h100-sxm5-80gb".into()),
-            mem_fraction_static: Some(0.88),
-            ..sglang("meta-llama/Llama-3.1-8B")
+        let e = estimate(&{
+            let mut input = sglang("meta-llama/Llama-3.1-8B");
+            input.hardware.gpu = Some("h100-sxm5-80gb".into());
+            input.serving.mem_fraction_static = Some(0.88);
+            input
         })
         .unwrap();
         assert_eq!(e.kv_cache_tokens, Some(441_640));
@@ -527,16 +547,18 @@ mod tests {
     /// of its 8, 65,536 B.
     #[test]
     fn the_cell_is_sglangs_for_mla_and_gqa() {
-        let v3 = estimate(&EstimateInput {
-            gpu: Some("h200-sxm-141gb".into()),
-            tp: 8.0,
-            ..sglang("deepseek-ai/DeepSeek-V3")
+        let v3 = estimate(&{
+            let mut input = sglang("deepseek-ai/DeepSeek-V3");
+            input.hardware.gpu = Some("h200-sxm-141gb".into());
+            input.placement.tp = 8.0;
+            input
         })
         .unwrap();
         assert_eq!(v3.kv_bytes_per_token, 70_272);
-        let llama = estimate(&EstimateInput {
-            tp: 2.0,
-            ..sglang("meta-llama/Llama-3.1-8B")
+        let llama = estimate(&{
+            let mut input = sglang("meta-llama/Llama-3.1-8B");
+            input.placement.tp = 2.0;
+            input
         })
         .unwrap();
         assert_eq!(llama.kv_bytes_per_token, 65_536);
@@ -545,9 +567,10 @@ mod tests {
     #[test]
     fn a_fraction_out_of_range_is_refused_with_its_range() {
         for f in [0.0, 1.0, f64::NAN, -0.5] {
-            let e = EstimateInput {
-                mem_fraction_static: Some(f),
-                ..sglang("meta-llama/Llama-3.1-8B")
+            let e = {
+                let mut input = sglang("meta-llama/Llama-3.1-8B");
+                input.serving.mem_fraction_static = Some(f);
+                input
             }
             .resolve()
             .unwrap_err();
@@ -560,10 +583,11 @@ mod tests {
     /// fit says why.
     #[test]
     fn no_room_for_the_pool_does_not_fit() {
-        let e = estimate(&EstimateInput {
-            gpu: Some("rtx-4090".into()),
-            mem_fraction_static: Some(0.5),
-            ..sglang("meta-llama/Llama-3.1-8B")
+        let e = estimate(&{
+            let mut input = sglang("meta-llama/Llama-3.1-8B");
+            input.hardware.gpu = Some("rtx-4090".into());
+            input.serving.mem_fraction_static = Some(0.5);
+            input
         })
         .unwrap();
         assert_eq!(e.kv_cache_tokens, Some(0));
@@ -592,21 +616,31 @@ mod tests {
         );
         assert_eq!(ep, (a.params() - experts) * 2 + experts);
         let vllm = estimate(&EstimateInput {
-            model: Some("mistralai/Mixtral-8x7B-v0.1".into()),
-            mode: Mode::Serve,
-            engine: Engine::Vllm,
-            gpus: Some(2.0),
-            ep: 2.0,
-            ..EstimateInput::default()
+            model: ModelInput {
+                model: Some("mistralai/Mixtral-8x7B-v0.1".into()),
+                ..Default::default()
+            },
+            run: RunInput {
+                mode: Mode::Serve,
+                engine: Engine::Vllm,
+                ..Default::default()
+            },
+            placement: PlacementInput {
+                gpus: Some(2.0),
+                ep: 2.0,
+                ..Default::default()
+            },
+            ..Default::default()
         })
         .unwrap();
         // vLLM adds its rotary cache: 32,768 positions × 128 × 2 B.
         assert_eq!(vllm.weights_bytes.get(), ep + 32_768 * 128 * 2);
         let tp2 = weights::per_gpu_weight_bytes(&a, Dtype::Bf16, &Quantization::None, 2, 1);
-        let sglang_ep = estimate(&EstimateInput {
-            tp: 2.0,
-            ep: 2.0,
-            ..sglang("mistralai/Mixtral-8x7B-v0.1")
+        let sglang_ep = estimate(&{
+            let mut input = sglang("mistralai/Mixtral-8x7B-v0.1");
+            input.placement.tp = 2.0;
+            input.placement.ep = 2.0;
+            input
         })
         .unwrap();
         assert_eq!(sglang_ep.weights_bytes.get(), tp2);
@@ -616,34 +650,38 @@ mod tests {
     fn an_ep_the_engine_cannot_use_is_refused() {
         let e = |i: EstimateInput| i.resolve().unwrap_err();
         // A dense model has no experts to divide.
-        let dense = e(EstimateInput {
-            tp: 2.0,
-            ep: 2.0,
-            ..sglang("meta-llama/Llama-3.1-8B")
+        let dense = e({
+            let mut input = sglang("meta-llama/Llama-3.1-8B");
+            input.placement.tp = 2.0;
+            input.placement.ep = 2.0;
+            input
         });
         assert_eq!(dense.field, "ep");
         // 3 does not divide Mixtral's 8 experts; vLLM's EP is tp × dp, here 2.
         let mixtral = || sglang("mistralai/Mixtral-8x7B-v0.1");
-        let three = e(EstimateInput {
-            tp: 4.0,
-            gpus: Some(12.0),
-            ep: 3.0,
-            ..mixtral()
+        let three = e({
+            let mut input = mixtral();
+            input.placement.tp = 4.0;
+            input.placement.gpus = Some(12.0);
+            input.placement.ep = 3.0;
+            input
         });
         assert!(three.accepted.contains("1, 2, 4"), "{three}");
-        let vllm = e(EstimateInput {
-            engine: Engine::Vllm,
-            tp: 2.0,
-            ep: 4.0,
-            ..mixtral()
+        let vllm = e({
+            let mut input = mixtral();
+            input.run.engine = Engine::Vllm;
+            input.placement.tp = 2.0;
+            input.placement.ep = 4.0;
+            input
         });
         assert_eq!(vllm.accepted, "one of 1, 2");
         // Training and llama.cpp have no expert parallelism.
-        let train = e(EstimateInput {
-            mode: Mode::Training,
-            ep: 2.0,
-            gpus: Some(2.0),
-            ..mixtral()
+        let train = e({
+            let mut input = mixtral();
+            input.run.mode = Mode::Training;
+            input.placement.ep = 2.0;
+            input.placement.gpus = Some(2.0);
+            input
         });
         assert!(train.problem.contains("vLLM and SGLang"), "{train}");
     }

@@ -2,17 +2,30 @@
 //! each release line's rule (`vision.rs`).
 
 use super::super::super::{Engine, EstimateInput, Mode, estimate};
+use super::super::super::{HardwareInput, ModelInput, RunInput, ServingInput};
 use super::tower_factor;
 
 fn qwen3_vl_8b(version: &str, given: Option<f64>) -> EstimateInput {
     EstimateInput {
-        model: Some("Qwen/Qwen3-VL-8B-Instruct".into()),
-        mode: Mode::Serve,
-        engine: Engine::Sglang,
-        engine_version: Some(version.into()),
-        gpu: Some("h100-sxm5-80gb".into()),
-        mem_fraction_static: given,
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("Qwen/Qwen3-VL-8B-Instruct".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Serve,
+            engine: Engine::Sglang,
+            engine_version: Some(version.into()),
+            ..Default::default()
+        },
+        serving: ServingInput {
+            mem_fraction_static: given,
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
@@ -81,9 +94,10 @@ fn the_pool_is_sized_by_the_cut_fraction() {
     assert_eq!(cut.kv_cache_tokens, same.kv_cache_tokens);
     assert!(cut.kv_cache_tokens.unwrap() < uncut.kv_cache_tokens.unwrap());
     assert!(cut.notes.iter().any(|n| n.key == "sglang_vision_fraction"));
-    let text = EstimateInput {
-        model: Some("meta-llama/Llama-3.1-8B".into()),
-        ..qwen3_vl_8b("0.4.3", None)
+    let text = {
+        let mut input = qwen3_vl_8b("0.4.3", None);
+        input.model.model = Some("meta-llama/Llama-3.1-8B".into());
+        input
     }
     .resolve()
     .unwrap();

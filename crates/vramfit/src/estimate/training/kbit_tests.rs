@@ -4,7 +4,9 @@
 //! `prepare_model_for_kbit_training`'s fp32 upcast nor the int8 matmul's buffers, both being
 //! gated on `qlora`: 2.10 GB (1.96 GiB) plus a 16-bit weight copy too low for Llama-3.1-8B.
 
-use crate::estimate::{ComponentKind as K, EstimateInput, Mode, Stack, estimate};
+use crate::estimate::{
+    ComponentKind as K, EstimateInput, Mode, ModelInput, RunInput, Stack, TrainingInput, estimate,
+};
 use crate::precision::Quantization;
 
 /// Llama-3.1-8B's block linears: 32 × (4096 × (4096 + 2 × 1024 + 4096) + 3 × 4096 × 14336).
@@ -16,14 +18,23 @@ const SCB: u64 = 32 * (4096 + 2 * 1024 + 4096 + 2 * 14_336 + 4096) * 4;
 
 fn int8_lora(seq: f64, stack: Option<Stack>) -> EstimateInput {
     EstimateInput {
-        mode: Mode::Training,
-        arch: Some(crate::model::tests::llama31_8b()),
-        quantization: Quantization::BnbInt8,
-        lora_rank: 16.0,
-        batch: 1.0,
-        seq_len: seq,
-        stack,
-        ..EstimateInput::default()
+        model: ModelInput {
+            arch: Some(crate::model::tests::llama31_8b()),
+            quantization: Quantization::BnbInt8,
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Training,
+            batch: 1.0,
+            seq_len: seq,
+            ..Default::default()
+        },
+        training: TrainingInput {
+            lora_rank: 16.0,
+            stack,
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
@@ -68,10 +79,11 @@ fn int8_matmul_buffer_by_hand() {
 }
 
 fn lora_over(quantization: Quantization, stack: Option<Stack>, compile: bool) -> EstimateInput {
-    EstimateInput {
-        quantization,
-        compile,
-        ..int8_lora(512.0, stack)
+    {
+        let mut input = int8_lora(512.0, stack);
+        input.model.quantization = quantization;
+        input.training.compile = compile;
+        input
     }
 }
 

@@ -3,20 +3,32 @@
 //! mask (1 B per input element) and `lora_A`'s own copy of its input.
 
 use crate::ErrorKind;
-use crate::estimate::{ComponentKind as K, EstimateInput, Mode, Precision, Stack, estimate};
+use crate::estimate::{
+    ComponentKind as K, EstimateInput, Mode, ModelInput, Precision, RunInput, Stack, TrainingInput,
+    estimate,
+};
 
 fn lora(precision: Precision, dropout: Option<f64>, stack: Option<Stack>) -> EstimateInput {
     EstimateInput {
-        mode: Mode::Training,
-        arch: Some(crate::model::tests::llama31_8b()),
-        precision,
-        lora_rank: 16.0,
-        lora_targets: alloc::vec!["q_proj".into(), "v_proj".into()],
-        lora_dropout: dropout,
-        batch: 1.0,
-        seq_len: 512.0,
-        stack,
-        ..EstimateInput::default()
+        model: ModelInput {
+            arch: Some(crate::model::tests::llama31_8b()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Training,
+            batch: 1.0,
+            seq_len: 512.0,
+            ..Default::default()
+        },
+        training: TrainingInput {
+            precision,
+            lora_rank: 16.0,
+            lora_targets: alloc::vec!["q_proj".into(), "v_proj".into()],
+            lora_dropout: dropout,
+            stack,
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
@@ -87,9 +99,10 @@ fn the_stacks_default_fills_it_and_trl_says_so() {
 /// Full fine-tuning has no adapter to drop for: the probability changes nothing.
 #[test]
 fn full_fine_tuning_ignores_it() {
-    let full = |p| EstimateInput {
-        lora_rank: 0.0,
-        ..lora(Precision::AmpBf16, p, None)
+    let full = |p| {
+        let mut input = lora(Precision::AmpBf16, p, None);
+        input.training.lora_rank = 0.0;
+        input
     };
     assert_eq!(activations(&full(Some(0.1))), activations(&full(None)));
 }

@@ -5,6 +5,7 @@ use crate::estimate::{
     Checkpointing, ComponentKind as K, Estimate, EstimateInput, Mode, Precision, RecomputeMethod,
     estimate,
 };
+use crate::estimate::{ModelInput, PlacementInput, RunInput, TrainingInput};
 
 /// Per token per layer, tp 1: the two norms' inputs and outputs 4 × 2 × 4,096 = 32,768 and two
 /// dropout masks 2 × 4,096 = 8,192 → whole 40,960; attention: the fused QKV output
@@ -19,18 +20,30 @@ const FINAL_NORM: u64 = 16_384;
 
 fn run(tp: f64, pp: f64, gpus: f64, ckpt: Checkpointing) -> EstimateInput {
     EstimateInput {
-        arch: Some(crate::model::tests::llama31_8b()),
-        mode: Mode::Training,
-        precision: Precision::AmpBf16,
-        batch: 1.0,
-        seq_len: 4096.0,
-        tp,
-        pp,
-        gpus: Some(gpus),
-        sequence_parallel: true,
-        grad_checkpointing: ckpt,
-        distributed_optimizer: true,
-        ..EstimateInput::default()
+        model: ModelInput {
+            arch: Some(crate::model::tests::llama31_8b()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Training,
+            batch: 1.0,
+            seq_len: 4096.0,
+            ..Default::default()
+        },
+        training: TrainingInput {
+            precision: Precision::AmpBf16,
+            grad_checkpointing: ckpt,
+            ..Default::default()
+        },
+        placement: PlacementInput {
+            tp,
+            pp,
+            gpus: Some(gpus),
+            sequence_parallel: true,
+            distributed_optimizer: true,
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
@@ -64,10 +77,10 @@ fn llama8b_tp2_selective_sp_by_hand() {
 #[test]
 fn sequence_parallel_off_keeps_norms_and_masks_whole() {
     // Korthikanti's 10 s b h + 24 s b h / t: the whole part stays on every rank.
-    let i = EstimateInput {
-        sequence_parallel: false,
-        // Another Megatron setting, so the run is Megatron's without sequence parallelism.
-        ..run(2.0, 1.0, 2.0, Checkpointing::Selective)
+    let i = {
+        let mut input = run(2.0, 1.0, 2.0, Checkpointing::Selective);
+        input.placement.sequence_parallel = false;
+        input
     };
     let e = estimate(&i).unwrap();
     let per_token = (WHOLE + SPLIT / 2) * 32 + MASK + FINAL_NORM;
@@ -105,8 +118,11 @@ fn peak_without(e: &Estimate, kind: K) -> u64 {
 
 fn recompute(method: RecomputeMethod, n: f64, i: EstimateInput) -> EstimateInput {
     EstimateInput {
-        recompute_method: Some(method),
-        recompute_num_layers: Some(n),
+        training: TrainingInput {
+            recompute_method: Some(method),
+            recompute_num_layers: Some(n),
+            ..i.training
+        },
         ..i
     }
 }
@@ -166,14 +182,11 @@ fn block_recompute_keeps_n_inputs_and_the_other_layers_whole() {
     // pp 4, vp 2: eight model chunks of 4 layers, block 2 → 16 inputs and 16 whole layers (tp
     // 1: 8,192 and 157,824 B per token), 4 embedding masks + the final norm 32,768; × 11/8
     // interleaved; + one layer recomputed.
-    let p = estimate(&recompute(
-        RecomputeMethod::Block,
-        2.0,
-        EstimateInput {
-            vp: Some(2.0),
-            ..run(1.0, 4.0, 4.0, Checkpointing::Full)
-        },
-    ))
+    let p = estimate(&recompute(RecomputeMethod::Block, 2.0, {
+        let mut input = run(1.0, 4.0, 4.0, Checkpointing::Full);
+        input.placement.vp = Some(2.0);
+        input
+    }))
     .unwrap();
     let total = 4096 * (16 * 8192 + 16 * (WHOLE + SPLIT) + 4 * MASK + FINAL_NORM);
     assert_eq!(
@@ -205,9 +218,10 @@ fn recompute_settings_are_refused_without_full_granularity() {
         "recompute_method"
     );
     assert_eq!(
-        err(EstimateInput {
-            recompute_num_layers: Some(2.0),
-            ..run(2.0, 1.0, 2.0, Checkpointing::None)
+        err({
+            let mut input = run(2.0, 1.0, 2.0, Checkpointing::None);
+            input.training.recompute_num_layers = Some(2.0);
+            input
         }),
         "recompute_num_layers"
     );
@@ -232,9 +246,10 @@ fn pipeline_holds_pp_micro_batches_and_interleaving_its_factor() {
     let per_token = (WHOLE + SPLIT) * 32 + 4 * MASK + FINAL_NORM;
     assert_eq!(plain.activations_bytes.get(), 4096 * per_token);
     // vp 2: × (1 + 3/8) = 11/8 (Megatron's interleaved_schedule_memory_penalty).
-    let vp = estimate(&EstimateInput {
-        vp: Some(2.0),
-        ..run(1.0, 4.0, 4.0, Checkpointing::Selective)
+    let vp = estimate(&{
+        let mut input = run(1.0, 4.0, 4.0, Checkpointing::Selective);
+        input.placement.vp = Some(2.0);
+        input
     })
     .unwrap();
     assert_eq!(
@@ -245,9 +260,10 @@ fn pipeline_holds_pp_micro_batches_and_interleaving_its_factor() {
 
 #[test]
 fn context_parallel_halves_the_tokens() {
-    let e = estimate(&EstimateInput {
-        cp: Some(2.0),
-        ..run(2.0, 1.0, 4.0, Checkpointing::Selective)
+    let e = estimate(&{
+        let mut input = run(2.0, 1.0, 4.0, Checkpointing::Selective);
+        input.placement.cp = Some(2.0);
+        input
     })
     .unwrap();
     assert_eq!(e.activations_bytes.get(), 2048 * 2_535_424);
@@ -265,8 +281,11 @@ fn megatrons_command_line_gives_the_recompute_settings() {
          --recompute-granularity full --recompute-method block --recompute-num-layers 8",
     )
     .unwrap();
-    assert_eq!(r.input.grad_checkpointing, Checkpointing::Full);
-    assert_eq!(r.input.recompute_method, Some(RecomputeMethod::Block));
-    assert_eq!(r.input.recompute_num_layers, Some(8.0));
+    assert_eq!(r.input.training.grad_checkpointing, Checkpointing::Full);
+    assert_eq!(
+        r.input.training.recompute_method,
+        Some(RecomputeMethod::Block)
+    );
+    assert_eq!(r.input.training.recompute_num_layers, Some(8.0));
     assert!(!r.not_read.iter().any(|w| w.contains("recompute")));
 }

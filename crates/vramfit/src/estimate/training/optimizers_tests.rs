@@ -6,6 +6,7 @@
 use crate::estimate::{
     ComponentKind, Estimate, EstimateInput, Mode, Optimizer, Precision, estimate,
 };
+use crate::estimate::{ModelInput, RunInput, TrainingInput};
 
 const P: u64 = 8_030_261_248;
 const MATRICES: u64 = 6_979_321_856;
@@ -13,11 +14,20 @@ const OTHER: u64 = 1_050_939_392;
 
 fn run(optimizer: Optimizer, precision: Precision) -> Estimate {
     let e = estimate(&EstimateInput {
-        arch: Some(crate::model::tests::llama31_8b()),
-        mode: Mode::Training,
-        optimizer,
-        precision,
-        ..EstimateInput::default()
+        model: ModelInput {
+            arch: Some(crate::model::tests::llama31_8b()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Training,
+            ..Default::default()
+        },
+        training: TrainingInput {
+            optimizer,
+            precision,
+            ..Default::default()
+        },
+        ..Default::default()
     });
     match e {
         Ok(e) => e,
@@ -96,11 +106,20 @@ fn schedule_free_by_hand() {
     assert_eq!(e.optimizer_bytes.get(), 8 * P);
     assert_eq!(step(&e), 4 * P);
     let e = estimate(&EstimateInput {
-        arch: Some(crate::model::tests::llama31_8b()),
-        mode: Mode::Training,
-        optimizer: Optimizer::ScheduleFreeAdamw,
-        foreach: false,
-        ..EstimateInput::default()
+        model: ModelInput {
+            arch: Some(crate::model::tests::llama31_8b()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Training,
+            ..Default::default()
+        },
+        training: TrainingInput {
+            optimizer: Optimizer::ScheduleFreeAdamw,
+            foreach: false,
+            ..Default::default()
+        },
+        ..Default::default()
     })
     .unwrap_or_else(|e| panic!("{e:?}"));
     assert_eq!(step(&e), 0);
@@ -118,11 +137,20 @@ fn muon_by_hand() {
     assert_eq!(e.optimizer_bytes.get(), 36_324_802_560);
     assert_eq!(step(&e), 4_203_757_568);
     let fused = estimate(&EstimateInput {
-        arch: Some(crate::model::tests::llama31_8b()),
-        mode: Mode::Training,
-        optimizer: Optimizer::Muon,
-        fused_optimizer: true,
-        ..EstimateInput::default()
+        model: ModelInput {
+            arch: Some(crate::model::tests::llama31_8b()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Training,
+            ..Default::default()
+        },
+        training: TrainingInput {
+            optimizer: Optimizer::Muon,
+            fused_optimizer: true,
+            ..Default::default()
+        },
+        ..Default::default()
     })
     .unwrap_or_else(|e| panic!("{e:?}"));
     assert_eq!(step(&fused), 536_870_912);
@@ -173,12 +201,21 @@ fn galore_8bit_by_hand() {
 fn galore_rank_by_hand() {
     let at = |optimizer: Optimizer, galore_rank: Option<f64>| {
         estimate(&EstimateInput {
-            arch: Some(crate::model::tests::llama31_8b()),
-            mode: Mode::Training,
-            optimizer,
-            precision: Precision::AmpBf16,
-            galore_rank,
-            ..EstimateInput::default()
+            model: ModelInput {
+                arch: Some(crate::model::tests::llama31_8b()),
+                ..Default::default()
+            },
+            run: RunInput {
+                mode: Mode::Training,
+                ..Default::default()
+            },
+            training: TrainingInput {
+                optimizer,
+                precision: Precision::AmpBf16,
+                galore_rank,
+                ..Default::default()
+            },
+            ..Default::default()
         })
     };
     let e = at(Optimizer::GaloreAdamw, Some(64.0)).unwrap();

@@ -266,18 +266,29 @@ impl Run<'_> {
 #[cfg(test)]
 mod tests {
     use super::LossFigures;
-    use crate::estimate::{EstimateInput, Loss, Mode, Precision, Run};
+    use crate::estimate::{
+        EstimateInput, Loss, Mode, ModelInput, Precision, Run, RunInput, TrainingInput,
+    };
 
     fn fused(precision: Precision, lora_rank: f64) -> LossFigures {
         let i = EstimateInput {
-            model: Some("meta-llama/Llama-3.2-1B".into()),
-            mode: Mode::Training,
-            precision,
-            batch: 2.0,
-            seq_len: 2048.0,
-            loss: Some(Loss::Fused),
-            lora_rank,
-            ..EstimateInput::default()
+            model: ModelInput {
+                model: Some("meta-llama/Llama-3.2-1B".into()),
+                ..Default::default()
+            },
+            run: RunInput {
+                mode: Mode::Training,
+                batch: 2.0,
+                seq_len: 2048.0,
+                ..Default::default()
+            },
+            training: TrainingInput {
+                precision,
+                loss: Some(Loss::Fused),
+                lora_rank,
+                ..Default::default()
+            },
+            ..Default::default()
         };
         let w = i.resolve().unwrap();
         Run::new(&w, false).training_figures().loss

@@ -12,7 +12,7 @@ fn the_peak_moment_is_the_total_and_each_moment_holds_its_phase() {
     let mut seen = 0;
     for input in run_shapes()
         .into_iter()
-        .filter(|i| i.mode == Mode::Training)
+        .filter(|i| i.run.mode == Mode::Training)
     {
         let Ok(e) = estimate(&input) else { continue };
         if e.rl.is_some() {
@@ -33,10 +33,10 @@ fn the_peak_moment_is_the_total_and_each_moment_holds_its_phase() {
             let sum = m.parts.iter().map(|p| p.bytes.get()).sum::<u64>();
             assert_eq!(sum, m.bytes.get());
             let has = |k: K| m.parts.iter().any(|p| p.kind == k);
-            let megatron = input.distributed_optimizer
-                || input.sequence_parallel
-                || input.vp.is_some()
-                || input.cp.is_some();
+            let megatron = input.placement.distributed_optimizer
+                || input.placement.sequence_parallel
+                || input.placement.vp.is_some()
+                || input.placement.cp.is_some();
             match m.phase {
                 // Megatron's main-gradient buffer is alive at the end of forward too.
                 Phase::ForwardLoss => assert!(

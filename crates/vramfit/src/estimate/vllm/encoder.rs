@@ -194,17 +194,32 @@ impl Run<'_> {
 
 #[cfg(test)]
 mod tests {
-    use crate::estimate::{ComponentKind, Engine, EstimateInput, Mode, estimate};
+    use crate::estimate::{
+        ComponentKind, Engine, EstimateInput, HardwareInput, Mode, ModelInput, RunInput,
+        ServingInput, estimate,
+    };
 
     fn serve(images: f64) -> EstimateInput {
         EstimateInput {
-            model: Some("Qwen/Qwen3-VL-8B-Instruct".into()),
-            mode: Mode::Serve,
-            engine: Engine::Vllm,
-            gpu: Some("h100-sxm5-80gb".into()),
-            max_model_len: Some(32768.0),
-            images,
-            ..EstimateInput::default()
+            model: ModelInput {
+                model: Some("Qwen/Qwen3-VL-8B-Instruct".into()),
+                ..Default::default()
+            },
+            run: RunInput {
+                mode: Mode::Serve,
+                engine: Engine::Vllm,
+                images,
+                ..Default::default()
+            },
+            serving: ServingInput {
+                max_model_len: Some(32768.0),
+                ..Default::default()
+            },
+            hardware: HardwareInput {
+                gpu: Some("h100-sxm5-80gb".into()),
+                ..Default::default()
+            },
+            ..Default::default()
         }
     }
 
@@ -264,8 +279,8 @@ mod tests {
     #[test]
     fn gemma3_batches_items_into_the_budget() {
         let mut i = serve(1.0);
-        i.model = Some("google/gemma-3-4b-it".into());
-        i.gpu = Some("a100-sxm4-80gb".into());
+        i.model.model = Some("google/gemma-3-4b-it".into());
+        i.hardware.gpu = Some("a100-sxm4-80gb".into());
         let e = estimate(&i).unwrap();
         assert_eq!(e.component_bytes(ComponentKind::EncoderCache), 10_485_760);
     }

@@ -2,17 +2,30 @@
 //! GPU's figures unchanged.
 
 use super::super::{Engine, EstimateInput, KvOffloadingBackend, Mode, estimate};
+use super::super::{HardwareInput, ModelInput, RunInput, ServingInput};
 use crate::error::ErrorKind;
 
 fn llama8b(size: Option<f64>) -> EstimateInput {
     EstimateInput {
-        model: Some("meta-llama/Llama-3.1-8B".into()),
-        mode: Mode::Serve,
-        engine: Engine::Vllm,
-        gpu: Some("h100-sxm5-80gb".into()),
-        max_model_len: Some(8192.0),
-        kv_offloading_size: size,
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some("meta-llama/Llama-3.1-8B".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Serve,
+            engine: Engine::Vllm,
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(8192.0),
+            kv_offloading_size: size,
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
@@ -30,16 +43,18 @@ fn offloaded_blocks_are_host_memory_and_the_gpu_pool_is_unchanged() {
     assert_eq!(offload.kv_cache_tokens, plain.kv_cache_tokens);
     assert_eq!(offload.max_concurrency_exact, plain.max_concurrency_exact);
     assert_eq!(offload.total_bytes, plain.total_bytes);
-    let copies = estimate(&EstimateInput {
-        gpus: Some(2.0),
-        ..llama8b(Some(64.0))
+    let copies = estimate(&{
+        let mut input = llama8b(Some(64.0));
+        input.placement.gpus = Some(2.0);
+        input
     })
     .unwrap();
     assert_eq!(copies.cpu_bytes.get(), 2 * 68_719_476_736);
     // LMCache's server sizes its own memory: none counted here.
-    let lmcache = estimate(&EstimateInput {
-        kv_offloading_backend: Some(KvOffloadingBackend::Lmcache),
-        ..llama8b(Some(64.0))
+    let lmcache = estimate(&{
+        let mut input = llama8b(Some(64.0));
+        input.serving.kv_offloading_backend = Some(KvOffloadingBackend::Lmcache);
+        input
     })
     .unwrap();
     assert_eq!(lmcache.cpu_bytes.get(), 0);
@@ -51,24 +66,27 @@ fn offloaded_blocks_are_host_memory_and_the_gpu_pool_is_unchanged() {
 #[test]
 fn kv_offloading_is_checked() {
     let err = |input: EstimateInput| input.resolve().err().unwrap();
-    let sglang = err(EstimateInput {
-        engine: Engine::Sglang,
-        ..llama8b(Some(8.0))
+    let sglang = err({
+        let mut input = llama8b(Some(8.0));
+        input.run.engine = Engine::Sglang;
+        input
     });
     assert_eq!(
         (sglang.field.as_str(), sglang.kind),
         ("kv_offloading_size", ErrorKind::Unsupported)
     );
-    let old = err(EstimateInput {
-        engine_version: Some("0.13".into()),
-        ..llama8b(Some(8.0))
+    let old = err({
+        let mut input = llama8b(Some(8.0));
+        input.run.engine_version = Some("0.13".into());
+        input
     });
     assert_eq!(old.field, "kv_offloading_size");
     assert_eq!(err(llama8b(Some(0.0))).kind, ErrorKind::OutOfRange);
     assert_eq!(err(llama8b(Some(f64::NAN))).kind, ErrorKind::OutOfRange);
-    let alone = err(EstimateInput {
-        kv_offloading_backend: Some(KvOffloadingBackend::Native),
-        ..llama8b(None)
+    let alone = err({
+        let mut input = llama8b(None);
+        input.serving.kv_offloading_backend = Some(KvOffloadingBackend::Native);
+        input
     });
     assert_eq!(alone.field, "kv_offloading_backend");
 }

@@ -132,9 +132,9 @@ mod tests {
     fn llama8b_four_rank16_slots_by_hand() {
         let plain = serve(|_| {}).unwrap();
         let e = serve(|i| {
-            i.enable_lora = true;
-            i.max_loras = Some(4.0);
-            i.max_lora_rank = Some(16.0);
+            i.serving.enable_lora = true;
+            i.serving.max_loras = Some(4.0);
+            i.serving.max_lora_rank = Some(16.0);
         })
         .unwrap();
         assert_eq!(lora_bytes(&e), 369_426_432 + 1_572_864);
@@ -146,7 +146,7 @@ mod tests {
             (369_426_432 + 1_572_864u64).div_ceil(block) * block
         );
         // Defaults: one adapter of rank 16.
-        let d = serve(|i| i.enable_lora = true).unwrap();
+        let d = serve(|i| i.serving.enable_lora = true).unwrap();
         assert_eq!(lora_bytes(&d), 2_886_144 * 16 * 2 + 1_572_864);
         assert!(e.notes.iter().any(|n| n.key == "vllm_lora_cpu"));
     }
@@ -155,8 +155,8 @@ mod tests {
     #[test]
     fn tensor_parallel_splits_the_sharded_sides() {
         let e = serve(|i| {
-            i.enable_lora = true;
-            i.tp = 2.0;
+            i.serving.enable_lora = true;
+            i.placement.tp = 2.0;
         })
         .unwrap();
         // A: 3 × 4,096 + 2,048 + 2 × 4,096 + 7,168 = 29,696; B: 2,048 + 2 × 512 + 4,096 +
@@ -167,58 +167,58 @@ mod tests {
     #[test]
     fn settings_are_checked_as_vllm_checks_them() {
         let field = |f: fn(&mut EstimateInput)| serve(f).unwrap_err();
-        let e = field(|i| i.max_loras = Some(2.0));
+        let e = field(|i| i.serving.max_loras = Some(2.0));
         assert_eq!(
             (e.kind, e.field.as_str()),
             (ErrorKind::Conflict, "max_loras")
         );
         let e = field(|i| {
-            i.enable_lora = true;
-            i.max_lora_rank = Some(24.0);
+            i.serving.enable_lora = true;
+            i.serving.max_lora_rank = Some(24.0);
         });
         assert_eq!(
             (e.kind, e.field.as_str()),
             (ErrorKind::OutOfRange, "max_lora_rank")
         );
         let e = field(|i| {
-            i.enable_lora = true;
-            i.max_loras = Some(4.0);
-            i.max_cpu_loras = Some(2.0);
+            i.serving.enable_lora = true;
+            i.serving.max_loras = Some(4.0);
+            i.serving.max_cpu_loras = Some(2.0);
         });
         assert_eq!(
             (e.kind, e.field.as_str()),
             (ErrorKind::Conflict, "max_cpu_loras")
         );
         let e = field(|i| {
-            i.enable_lora = true;
-            i.engine_version = Some("0.11".into());
+            i.serving.enable_lora = true;
+            i.run.engine_version = Some("0.11".into());
         });
         assert_eq!(
             (e.kind, e.field.as_str()),
             (ErrorKind::Unsupported, "enable_lora")
         );
         let e = field(|i| {
-            i.enable_lora = true;
-            i.engine = Engine::Trtllm;
+            i.serving.enable_lora = true;
+            i.run.engine = Engine::Trtllm;
         });
         assert_eq!(
             (e.kind, e.field.as_str()),
             (ErrorKind::Unsupported, "enable_lora")
         );
         let e = field(|i| {
-            i.enable_lora = true;
-            i.arch = None;
-            i.params = Some("7B".into());
+            i.serving.enable_lora = true;
+            i.model.arch = None;
+            i.model.params = Some("7B".into());
         });
         assert_eq!(
             (e.kind, e.field.as_str()),
             (ErrorKind::Unsupported, "enable_lora")
         );
         // max_cpu_loras is host memory: the GPU's figures do not move.
-        let a = serve(|i| i.enable_lora = true).unwrap();
+        let a = serve(|i| i.serving.enable_lora = true).unwrap();
         let b = serve(|i| {
-            i.enable_lora = true;
-            i.max_cpu_loras = Some(64.0);
+            i.serving.enable_lora = true;
+            i.serving.max_cpu_loras = Some(64.0);
         })
         .unwrap();
         assert_eq!(a.kv_cache_bytes, b.kv_cache_bytes);

@@ -1,18 +1,28 @@
 //! The sampler's Triton buffer and the fused-MoE workspaces against hand calculations.
 
 use super::super::super::{Engine, EstimateInput, Mode};
+use super::super::super::{HardwareInput, ModelInput, RunInput};
 use super::SAMPLER_COPIES_PER_SEQ;
 use crate::gpu::{UNKNOWN_SMS, gpus};
 use crate::precision::Quantization;
 
 fn vllm(model: &str, gpu: &str, version: &str) -> EstimateInput {
     EstimateInput {
-        model: Some(model.into()),
-        mode: Mode::Serve,
-        engine: Engine::Vllm,
-        engine_version: Some(version.into()),
-        gpu: Some(gpu.into()),
-        ..EstimateInput::default()
+        model: ModelInput {
+            model: Some(model.into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Serve,
+            engine: Engine::Vllm,
+            engine_version: Some(version.into()),
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some(gpu.into()),
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
@@ -46,9 +56,10 @@ fn the_calibrations_h100_is_unchanged() {
 /// backend is Triton, none are.
 #[test]
 fn gpt_oss_20b_on_an_a100() {
-    let input = EstimateInput {
-        quantization: Quantization::Mxfp4,
-        ..vllm("openai/gpt-oss-20b", "a100-sxm4-80gb", "0.19.0")
+    let input = {
+        let mut input = vllm("openai/gpt-oss-20b", "a100-sxm4-80gb", "0.19.0");
+        input.model.quantization = Quantization::Mxfp4;
+        input
     };
     let w = input.resolve().unwrap();
     let run = crate::estimate::Run::new(&w, false);
@@ -57,9 +68,10 @@ fn gpt_oss_20b_on_an_a100() {
     assert_eq!(run.vllm_triton_sampler(108), 838_681_744);
     let mxfp4 = run.vllm_mxfp4_extra(w.vllm_version);
     assert_eq!(run.vllm_moe_workspaces(w.vllm_version, mxfp4), 146_800_640);
-    let old = EstimateInput {
-        engine_version: Some("0.18.0".into()),
-        ..input.clone()
+    let old = {
+        let mut input = input.clone();
+        input.run.engine_version = Some("0.18.0".into());
+        input
     }
     .resolve()
     .unwrap();
@@ -67,7 +79,10 @@ fn gpt_oss_20b_on_an_a100() {
     let mxfp4 = run.vllm_mxfp4_extra(old.vllm_version);
     assert_eq!(run.vllm_moe_workspaces(old.vllm_version, mxfp4), 0);
     let hopper = EstimateInput {
-        gpu: Some("h100-sxm5-80gb".into()),
+        hardware: HardwareInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..input.hardware
+        },
         ..input
     }
     .resolve()
@@ -84,11 +99,12 @@ fn gpt_oss_20b_on_an_a100() {
 #[test]
 fn an_unknown_card_takes_the_fallback_sms() {
     assert_eq!(UNKNOWN_SMS, 304);
-    let unknown = |seqs: Option<f64>| EstimateInput {
-        gpu: None,
-        gpu_memory: Some("80GiB".into()),
-        max_num_seqs: seqs,
-        ..vllm("meta-llama/Llama-3.1-8B", "h100-sxm5-80gb", "0.19.0")
+    let unknown = |seqs: Option<f64>| {
+        let mut input = vllm("meta-llama/Llama-3.1-8B", "h100-sxm5-80gb", "0.19.0");
+        input.hardware.gpu = None;
+        input.hardware.gpu_memory = Some("80GiB".into());
+        input.serving.max_num_seqs = seqs;
+        input
     };
     let w = unknown(Some(1024.0)).resolve().unwrap();
     let run = crate::estimate::Run::new(&w, false);
@@ -97,9 +113,10 @@ fn an_unknown_card_takes_the_fallback_sms() {
     let run = crate::estimate::Run::new(&w, false);
     assert_eq!(run.vllm_triton_topk_sms(w.vllm_version), Some(64));
     // Before 0.17 the sort runs and no buffer is kept.
-    let sort = EstimateInput {
-        engine_version: Some("0.16.0".into()),
-        ..vllm("meta-llama/Llama-3.1-8B", "h100-sxm5-80gb", "0.19.0")
+    let sort = {
+        let mut input = vllm("meta-llama/Llama-3.1-8B", "h100-sxm5-80gb", "0.19.0");
+        input.run.engine_version = Some("0.16.0".into());
+        input
     }
     .resolve()
     .unwrap();
@@ -124,9 +141,10 @@ fn an_unknown_card_takes_the_fallback_sms() {
 #[test]
 fn the_buffer_rows_by_hand_on_three_cards() {
     let rows = |gpu: &str, seqs: f64| {
-        let w = EstimateInput {
-            max_num_seqs: Some(seqs),
-            ..vllm("meta-llama/Llama-3.1-8B", gpu, "0.19.0")
+        let w = {
+            let mut input = vllm("meta-llama/Llama-3.1-8B", gpu, "0.19.0");
+            input.serving.max_num_seqs = Some(seqs);
+            input
         }
         .resolve()
         .unwrap();

@@ -1,20 +1,35 @@
 //! Speculative decoding in vLLM, by hand.
 
 use crate::ErrorKind;
-use crate::estimate::{ComponentKind, Engine, Estimate, EstimateInput, Mode, SpecMethod, estimate};
+use crate::estimate::{
+    ComponentKind, Engine, Estimate, EstimateInput, HardwareInput, Mode, ModelInput, RunInput,
+    ServingInput, SpecMethod, estimate,
+};
 
 /// Llama-3.1-8B served by vLLM on 79.19 GiB, bf16, max_model_len 8,192, 8,192 batched tokens,
 /// 256 sequences.
 fn serve(spec: impl FnOnce(&mut EstimateInput)) -> Result<Estimate, crate::InputError> {
     let mut i = EstimateInput {
-        arch: Some(crate::model::tests::llama31_8b()),
-        mode: Mode::Serve,
-        engine: Engine::Vllm,
-        gpu_memory: Some("79.19GiB".into()),
-        max_model_len: Some(8192.0),
-        max_num_batched_tokens: Some(8192.0),
-        max_num_seqs: Some(256.0),
-        ..EstimateInput::default()
+        model: ModelInput {
+            arch: Some(crate::model::tests::llama31_8b()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Serve,
+            engine: Engine::Vllm,
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(8192.0),
+            max_num_batched_tokens: Some(8192.0),
+            max_num_seqs: Some(256.0),
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu_memory: Some("79.19GiB".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     };
     spec(&mut i);
     estimate(&i)
@@ -52,9 +67,9 @@ fn blocks_between(plain: u64, plain_block: u64, less: u64, block: u64) -> (u64, 
 fn a_draft_models_weights_buffers_and_layers_by_hand() {
     let plain = serve(|_| {}).unwrap();
     let e = serve(|i| {
-        i.speculative_method = Some(SpecMethod::DraftModel);
-        i.draft_model = Some("meta-llama/Llama-3.2-1B-Instruct".into());
-        i.num_speculative_tokens = Some(4.0);
+        i.serving.speculative_method = Some(SpecMethod::DraftModel);
+        i.serving.draft_model = Some("meta-llama/Llama-3.2-1B-Instruct".into());
+        i.serving.num_speculative_tokens = Some(4.0);
     })
     .unwrap();
     let drafter = 2_471_628_800 + 67_322_880;
@@ -84,8 +99,8 @@ fn a_draft_models_weights_buffers_and_layers_by_hand() {
 #[test]
 fn an_eagle_head_is_one_layer_of_the_targets_shape() {
     let e = serve(|i| {
-        i.speculative_method = Some(SpecMethod::Eagle);
-        i.num_speculative_tokens = Some(3.0);
+        i.serving.speculative_method = Some(SpecMethod::Eagle);
+        i.serving.num_speculative_tokens = Some(3.0);
     })
     .unwrap();
     assert_eq!(drafter_bytes(&e), 503_341_056 + 134_415_360);
@@ -102,15 +117,15 @@ fn an_eagle_head_is_one_layer_of_the_targets_shape() {
 #[test]
 fn an_eagle3_head_fuses_three_layers_and_keeps_its_lm_head() {
     let e = serve(|i| {
-        i.speculative_method = Some(SpecMethod::Eagle3);
-        i.num_speculative_tokens = Some(3.0);
+        i.serving.speculative_method = Some(SpecMethod::Eagle3);
+        i.serving.num_speculative_tokens = Some(3.0);
     })
     .unwrap();
     assert_eq!(drafter_bytes(&e), 1_637_908_480 + 134_415_360);
     let t = serve(|i| {
-        i.speculative_method = Some(SpecMethod::Eagle3);
-        i.num_speculative_tokens = Some(3.0);
-        i.tp = 2.0;
+        i.serving.speculative_method = Some(SpecMethod::Eagle3);
+        i.serving.num_speculative_tokens = Some(3.0);
+        i.placement.tp = 2.0;
     })
     .unwrap();
     assert_eq!(drafter_bytes(&t), 434_651_136 * 2 + 134_415_360);
@@ -143,8 +158,8 @@ fn an_eagle3_head_fuses_three_layers_and_keeps_its_lm_head() {
 fn ngram_drafting_adds_nothing_on_the_gpu() {
     let plain = serve(|_| {}).unwrap();
     let e = serve(|i| {
-        i.speculative_method = Some(SpecMethod::Ngram);
-        i.num_speculative_tokens = Some(5.0);
+        i.serving.speculative_method = Some(SpecMethod::Ngram);
+        i.serving.num_speculative_tokens = Some(5.0);
     })
     .unwrap();
     assert_eq!(drafter_bytes(&e), 0);
@@ -159,82 +174,82 @@ fn settings_are_checked_with_their_fields() {
         (e.kind, e.field)
     };
     assert_eq!(
-        field(|i| i.num_speculative_tokens = Some(3.0)),
+        field(|i| i.serving.num_speculative_tokens = Some(3.0)),
         (ErrorKind::Conflict, "num_speculative_tokens".into())
     );
     assert_eq!(
-        field(|i| i.speculative_method = Some(SpecMethod::Eagle)),
+        field(|i| i.serving.speculative_method = Some(SpecMethod::Eagle)),
         (ErrorKind::Missing, "num_speculative_tokens".into())
     );
     assert_eq!(
         field(|i| {
-            i.speculative_method = Some(SpecMethod::Eagle);
-            i.num_speculative_tokens = Some(17.0);
+            i.serving.speculative_method = Some(SpecMethod::Eagle);
+            i.serving.num_speculative_tokens = Some(17.0);
         }),
         (ErrorKind::OutOfRange, "num_speculative_tokens".into())
     );
     assert_eq!(
         field(|i| {
-            i.speculative_method = Some(SpecMethod::Eagle);
-            i.num_speculative_tokens = Some(2.0);
-            i.acceptance_rate = Some(1.0);
+            i.serving.speculative_method = Some(SpecMethod::Eagle);
+            i.serving.num_speculative_tokens = Some(2.0);
+            i.serving.acceptance_rate = Some(1.0);
         }),
         (ErrorKind::OutOfRange, "acceptance_rate".into())
     );
     assert_eq!(
         field(|i| {
-            i.speculative_method = Some(SpecMethod::Eagle);
-            i.num_speculative_tokens = Some(2.0);
-            i.acceptance_rate = Some(f64::NAN);
+            i.serving.speculative_method = Some(SpecMethod::Eagle);
+            i.serving.num_speculative_tokens = Some(2.0);
+            i.serving.acceptance_rate = Some(f64::NAN);
         }),
         (ErrorKind::OutOfRange, "acceptance_rate".into())
     );
     assert_eq!(
         field(|i| {
-            i.speculative_method = Some(SpecMethod::DraftModel);
-            i.num_speculative_tokens = Some(2.0);
+            i.serving.speculative_method = Some(SpecMethod::DraftModel);
+            i.serving.num_speculative_tokens = Some(2.0);
         }),
         (ErrorKind::Missing, "draft_model".into())
     );
     assert_eq!(
         field(|i| {
-            i.speculative_method = Some(SpecMethod::Ngram);
-            i.num_speculative_tokens = Some(2.0);
-            i.draft_model = Some("meta-llama/Llama-3.2-1B".into());
+            i.serving.speculative_method = Some(SpecMethod::Ngram);
+            i.serving.num_speculative_tokens = Some(2.0);
+            i.serving.draft_model = Some("meta-llama/Llama-3.2-1B".into());
         }),
         (ErrorKind::Conflict, "draft_model".into())
     );
     // Qwen3's vocabulary is not Llama's.
     assert_eq!(
         field(|i| {
-            i.speculative_method = Some(SpecMethod::DraftModel);
-            i.num_speculative_tokens = Some(2.0);
-            i.draft_model = Some("Qwen/Qwen3-4B".into());
+            i.serving.speculative_method = Some(SpecMethod::DraftModel);
+            i.serving.num_speculative_tokens = Some(2.0);
+            i.serving.draft_model = Some("Qwen/Qwen3-4B".into());
         }),
         (ErrorKind::Conflict, "draft_model".into())
     );
     assert_eq!(
         field(|i| {
-            i.speculative_method = Some(SpecMethod::DraftModel);
-            i.num_speculative_tokens = Some(2.0);
-            i.draft_model = Some("no/such-model".into());
+            i.serving.speculative_method = Some(SpecMethod::DraftModel);
+            i.serving.num_speculative_tokens = Some(2.0);
+            i.serving.draft_model = Some("no/such-model".into());
         }),
         (ErrorKind::UnknownModel, "draft_model".into())
     );
     assert_eq!(
         field(|i| {
-            i.speculative_method = Some(SpecMethod::Eagle);
-            i.num_speculative_tokens = Some(2.0);
-            i.engine = Engine::Sglang;
+            i.serving.speculative_method = Some(SpecMethod::Eagle);
+            i.serving.num_speculative_tokens = Some(2.0);
+            i.run.engine = Engine::Sglang;
         }),
         (ErrorKind::Unsupported, "speculative_method".into())
     );
     assert_eq!(
         field(|i| {
-            i.speculative_method = Some(SpecMethod::Eagle);
-            i.num_speculative_tokens = Some(2.0);
-            i.arch = None;
-            i.model = Some("Qwen/Qwen3-30B-A3B".into());
+            i.serving.speculative_method = Some(SpecMethod::Eagle);
+            i.serving.num_speculative_tokens = Some(2.0);
+            i.model.arch = None;
+            i.model.model = Some("Qwen/Qwen3-30B-A3B".into());
         }),
         (ErrorKind::Unsupported, "speculative_method".into())
     );
@@ -248,11 +263,11 @@ fn settings_are_checked_with_their_fields() {
 fn the_speed_with_drafting_reads_the_acceptance_rate() {
     let run = |alpha: Option<f64>| {
         serve(|i| {
-            i.gpu_memory = None;
-            i.gpu = Some("h100-sxm5-80gb".into());
-            i.speculative_method = Some(SpecMethod::Eagle);
-            i.num_speculative_tokens = Some(3.0);
-            i.acceptance_rate = alpha;
+            i.hardware.gpu_memory = None;
+            i.hardware.gpu = Some("h100-sxm5-80gb".into());
+            i.serving.speculative_method = Some(SpecMethod::Eagle);
+            i.serving.num_speculative_tokens = Some(3.0);
+            i.serving.acceptance_rate = alpha;
         })
         .unwrap()
         .throughput

@@ -43,7 +43,7 @@ impl EstimateInput {
     /// The devices `cards` names, in order, each count expanded.
     pub(super) fn card_devices(&self, gpus: GpuLookup<'_>) -> Result<Vec<Device>> {
         let mut out: Vec<Device> = Vec::new();
-        for entry in &self.cards {
+        for entry in &self.hardware.cards {
             let (count, name) = card_count(entry);
             let n = match count {
                 Some(n) if (1..=MAX_CARDS).contains(&n) => n,
@@ -107,8 +107,8 @@ impl EstimateInput {
         models: ModelLookup<'_>,
         gpus: GpuLookup<'_>,
     ) -> Result<Workload> {
-        if self.gpu.is_some() || self.gpu_memory.is_some() {
-            let other = if self.gpu.is_some() {
+        if self.hardware.gpu.is_some() || self.hardware.gpu_memory.is_some() {
+            let other = if self.hardware.gpu.is_some() {
                 "gpu"
             } else {
                 "gpu_memory"
@@ -124,7 +124,7 @@ impl EstimateInput {
         }
         let devices = self.card_devices(gpus)?;
         let n = devices.len() as u64;
-        if let Some(g) = self.gpus
+        if let Some(g) = self.placement.gpus
             && g != n as f64
         {
             let g = crate::units::number_text(g);
@@ -139,15 +139,15 @@ impl EstimateInput {
         }
         let first = devices.first().map(|d| d.id).unwrap_or_default();
         let mut alike = self.clone();
-        alike.cards = Vec::new();
-        alike.gpu = Some(first.to_string());
-        alike.gpus = Some(n as f64);
+        alike.hardware.cards = Vec::new();
+        alike.hardware.gpu = Some(first.to_string());
+        alike.placement.gpus = Some(n as f64);
         if devices.iter().all(|d| d.id == first) {
             return alike.resolve_with(models, gpus);
         }
         self.refuse_unlike(&devices)?;
         let mut w = alike.resolve_alike(models, gpus)?;
-        if self.max_model_len.is_none() {
+        if self.serving.max_model_len.is_none() {
             // Ollama's default num_ctx follows every card's memory together, not n of the
             // first's.
             let vram = devices
@@ -209,7 +209,9 @@ impl EstimateInput {
     /// Whether any of llama.cpp's split settings (`tensor_split`, `split_mode`, `main_gpu`) is
     /// given.
     pub(super) fn split_given(&self) -> bool {
-        !self.tensor_split.is_empty() || self.split_mode != SplitMode::Layer || self.main_gpu != 0.0
+        !self.placement.tensor_split.is_empty()
+            || self.placement.split_mode != SplitMode::Layer
+            || self.placement.main_gpu != 0.0
     }
 
     /// llama.cpp's `tensor_split`, `split_mode` and `main_gpu` onto `w`: checked against the
@@ -220,9 +222,9 @@ impl EstimateInput {
         }
         let rules = self.runner().rules();
         if rules.unlike_cards != UnlikeCards::SplitsLayers {
-            let (field, name) = if !self.tensor_split.is_empty() {
+            let (field, name) = if !self.placement.tensor_split.is_empty() {
                 ("tensor_split", "-ts")
-            } else if self.split_mode != SplitMode::Layer {
+            } else if self.placement.split_mode != SplitMode::Layer {
                 ("split_mode", "-sm")
             } else {
                 ("main_gpu", "-mg")
@@ -242,11 +244,11 @@ impl EstimateInput {
         } else {
             w.cards.len() as u64
         };
-        let main = int("main_gpu", self.main_gpu, 0, n - 1)?;
+        let main = int("main_gpu", self.placement.main_gpu, 0, n - 1)?;
         w.main_gpu = main;
-        w.split_mode = self.split_mode;
-        if self.tensor_split.len() as u64 > n {
-            let given = self.tensor_split.len();
+        w.split_mode = self.placement.split_mode;
+        if self.placement.tensor_split.len() as u64 > n {
+            let given = self.placement.tensor_split.len();
             return Err(input_error!(
                 OutOfRange,
                 "tensor_split",
@@ -257,7 +259,7 @@ impl EstimateInput {
             ));
         }
         let mut split = Vec::with_capacity(n as usize);
-        for &x in &self.tensor_split {
+        for &x in &self.placement.tensor_split {
             if !(x.is_finite() && (0.0..=1e6).contains(&x)) {
                 let x = crate::units::number_text(x);
                 return Err(input_error!(
@@ -278,7 +280,7 @@ impl EstimateInput {
         } else {
             split
         };
-        match self.split_mode {
+        match self.placement.split_mode {
             SplitMode::Layer => Ok(()),
             SplitMode::Row => Err(input_error!(
                 Unsupported,

@@ -129,10 +129,10 @@ pub(super) fn engine_formats(
     let rules = runner.rules();
     let engine = rules.kv_dtypes.map(|kv| (rules.name, kv));
     if let Some((name, kv)) = engine
-        && !kv.contains(&input.kv_dtype)
+        && !kv.contains(&input.run.kv_dtype)
     {
         let names: Vec<&str> = kv.iter().map(|k| k.name()).collect();
-        let (kv, names) = (input.kv_dtype.name(), names.join(", "));
+        let (kv, names) = (input.run.kv_dtype.name(), names.join(", "));
         return Err(input_error!(
             Unsupported,
             "kv_dtype",
@@ -146,15 +146,15 @@ pub(super) fn engine_formats(
     // supported by model` fallback to f16 otherwise): refused rather than silently changed.
     // From 0.30 flash attention is `auto`, on unless asked off (`ollama/version.rs`).
     let flash_off = if input.ollama_llama_server() {
-        input.attention == AttentionImpl::Eager
+        input.run.attention == AttentionImpl::Eager
     } else {
-        input.attention != AttentionImpl::Flash
+        input.run.attention != AttentionImpl::Flash
     };
     if rules.offload == LayerOffload::EngineDecides
-        && matches!(input.kv_dtype, Q8_0 | Q4_0)
+        && matches!(input.run.kv_dtype, Q8_0 | Q4_0)
         && flash_off
     {
-        let kv = input.kv_dtype.name();
+        let kv = input.run.kv_dtype.name();
         return Err(input_error!(
             Unsupported,
             "kv_dtype",
@@ -166,9 +166,9 @@ pub(super) fn engine_formats(
     }
     // MLX's formats are mlx-lm's alone, and mlx-lm loads no other quantized checkpoint.
     let mlx_runner = rules.formats == crate::estimate::Formats::Mlx;
-    let mlx_format = matches!(input.quantization, Quantization::Mlx { .. });
+    let mlx_format = matches!(input.model.quantization, Quantization::Mlx { .. });
     if mlx_format && !mlx_runner {
-        let (q, name) = (input.quantization.name(), rules.name);
+        let (q, name) = (input.model.quantization.name(), rules.name);
         return Err(input_error!(
             Unsupported,
             "quantization",
@@ -178,8 +178,8 @@ pub(super) fn engine_formats(
             "使用 mlx 引擎，或换一种格式",
         ));
     }
-    if mlx_runner && !mlx_format && input.quantization != Quantization::None {
-        let q = input.quantization.name();
+    if mlx_runner && !mlx_format && input.model.quantization != Quantization::None {
+        let q = input.model.quantization.name();
         return Err(input_error!(
             Unsupported,
             "quantization",
@@ -191,7 +191,7 @@ pub(super) fn engine_formats(
     }
     if rules.offload.splits_layers()
         && !matches!(
-            input.quantization,
+            input.model.quantization,
             Quantization::None | Quantization::Gguf { .. } | Quantization::Mxfp4
         )
     {
@@ -201,12 +201,12 @@ pub(super) fn engine_formats(
             [
                 "{} loads GGUF files, not {}",
                 rules.name,
-                input.quantization.name()
+                input.model.quantization.name()
             ],
             [
                 "{} 加载 GGUF 文件，不加载 {}",
                 rules.name,
-                input.quantization.name()
+                input.model.quantization.name()
             ],
             "none (an F16 or BF16 GGUF) or gguf-<type>, e.g. gguf-q4_k_m",
             "none（F16 或 BF16 的 GGUF），或 gguf-<type>，如 gguf-q4_k_m",

@@ -56,14 +56,17 @@ impl EstimateInput {
         // first given ([`super::checks::not_built`]).
         if !cfg!(feature = "disaggregation") {
             let given = [
-                ("disaggregation_mode", self.disaggregation_mode.is_some()),
+                (
+                    "disaggregation_mode",
+                    self.serving.disaggregation_mode.is_some(),
+                ),
                 (
                     "disaggregation_transfer_backend",
-                    self.disaggregation_transfer_backend.is_some(),
+                    self.serving.disaggregation_transfer_backend.is_some(),
                 ),
                 (
                     "num_reserved_decode_tokens",
-                    self.num_reserved_decode_tokens.is_some(),
+                    self.serving.num_reserved_decode_tokens.is_some(),
                 ),
             ];
             return match given.iter().find(|(_, g)| *g) {
@@ -71,8 +74,8 @@ impl EstimateInput {
                 None => Ok(None),
             };
         }
-        let Some(mode) = self.disaggregation_mode else {
-            if self.disaggregation_transfer_backend.is_some() {
+        let Some(mode) = self.serving.disaggregation_mode else {
+            if self.serving.disaggregation_transfer_backend.is_some() {
                 return Err(input_error!(
                     Conflict,
                     "disaggregation_transfer_backend",
@@ -82,7 +85,7 @@ impl EstimateInput {
                     "仅与 disaggregation_mode prefill 或 decode 同用",
                 ));
             }
-            if self.num_reserved_decode_tokens.is_some() {
+            if self.serving.num_reserved_decode_tokens.is_some() {
                 return Err(input_error!(
                     Conflict,
                     "num_reserved_decode_tokens",
@@ -110,7 +113,7 @@ impl EstimateInput {
         }
         let sglang = runner.sizes_by_side();
         if !sglang {
-            if self.num_reserved_decode_tokens.is_some() {
+            if self.serving.num_reserved_decode_tokens.is_some() {
                 return Err(input_error!(
                     Unsupported,
                     "num_reserved_decode_tokens",
@@ -132,7 +135,7 @@ impl EstimateInput {
                 ));
             }
         }
-        let reserved_decode_tokens = match self.num_reserved_decode_tokens {
+        let reserved_decode_tokens = match self.serving.num_reserved_decode_tokens {
             Some(v) => int("num_reserved_decode_tokens", v, 0, MAX_SEQ / 16)?,
             None if sglang => SGLANG_RESERVED_DECODE_TOKENS,
             None => 0,
@@ -144,11 +147,14 @@ impl EstimateInput {
             }
             _ => 0,
         };
-        let backend = self.disaggregation_transfer_backend.unwrap_or(if sglang {
-            TransferBackend::Mooncake
-        } else {
-            TransferBackend::Nixl
-        });
+        let backend = self
+            .serving
+            .disaggregation_transfer_backend
+            .unwrap_or(if sglang {
+                TransferBackend::Mooncake
+            } else {
+                TransferBackend::Nixl
+            });
         Ok(Some(Disaggregation {
             mode,
             backend,

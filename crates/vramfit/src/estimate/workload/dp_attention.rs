@@ -17,8 +17,8 @@ impl EstimateInput {
         rules: &Rules,
         tp: u64,
     ) -> Result<u64> {
-        if !self.enable_dp_attention {
-            return match self.dp_size {
+        if !self.placement.enable_dp_attention {
+            return match self.placement.dp_size {
                 None => Ok(1),
                 // SGLang's `--dp-size` alone runs whole copies of the model: vramfit's `gpus`.
                 Some(_) => Err(input_error!(
@@ -52,7 +52,7 @@ impl EstimateInput {
                 "false，或使用 MLA 模型（DeepSeek-V2/V3/R1、Kimi K2、GLM-5）",
             ));
         }
-        let Some(dp) = self.dp_size else {
+        let Some(dp) = self.placement.dp_size else {
             // SGLang turns DP attention off at dp_size 1 without a word: asked for, it is named.
             return Err(input_error!(
                 Conflict,

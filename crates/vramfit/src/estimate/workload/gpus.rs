@@ -27,11 +27,11 @@ pub(super) struct Parallel {
 impl EstimateInput {
     /// The ZeRO stage, with the offload it allows.
     pub(super) fn resolve_training(&self) -> Result<u8> {
-        let mode = self.mode;
-        let zero = int("zero", self.zero, 0, 3)? as u8;
+        let mode = self.run.mode;
+        let zero = int("zero", self.placement.zero, 0, 3)? as u8;
         // DeepSpeed offloads ZeRO's partitions; without ZeRO there is nothing to offload, and
         // the run would hold everything on the GPU while the input says otherwise.
-        if mode == Mode::Training && zero == 0 && self.offload != Offload::None {
+        if mode == Mode::Training && zero == 0 && self.placement.offload != Offload::None {
             return Err(input_error!(
                 Unsupported,
                 "offload",
@@ -43,7 +43,7 @@ impl EstimateInput {
         }
         // ZeRO-Infinity's NVMe offload is a stage-3 feature (DeepSpeed's tests skip it with "Nvme
         // offload not supported for zero stage" below 3).
-        if mode == Mode::Training && zero < 3 && self.offload == Offload::Nvme {
+        if mode == Mode::Training && zero < 3 && self.placement.offload == Offload::Nvme {
             return Err(input_error!(
                 Unsupported,
                 "offload",
@@ -58,11 +58,11 @@ impl EstimateInput {
 
     /// The GPUs and their tensor, pipeline, data and expert parallel groups.
     pub(super) fn resolve_parallel(&self, arch: &Architecture) -> Result<Parallel> {
-        let tp = int("tp", self.tp, 1, 1024)?;
-        let pp = int("pp", self.pp, 1, 1024)?;
+        let tp = int("tp", self.placement.tp, 1, 1024)?;
+        let pp = int("pp", self.placement.pp, 1, 1024)?;
         // One model copy over tp × pp GPUs unless the input says how many (vLLM's
         // `--tensor-parallel-size 2` alone means two GPUs).
-        let gpus_n = match self.gpus {
+        let gpus_n = match self.placement.gpus {
             Some(g) => int("gpus", g, 1, 65_536)?,
             // Megatron's context parallel multiplies the GPUs of one model copy.
             None => tp * pp * self.cp_size()?,
@@ -118,7 +118,7 @@ impl EstimateInput {
             ));
         }
         let dp = gpus_n / (tp * pp);
-        let ep = check_ep(arch, rules, int("ep", self.ep, 1, 1024)?, tp * dp)?;
+        let ep = check_ep(arch, rules, int("ep", self.placement.ep, 1, 1024)?, tp * dp)?;
         let dp_attention = self.resolve_dp_attention(arch, rules, tp)?;
         Ok(Parallel {
             tp,
@@ -131,7 +131,7 @@ impl EstimateInput {
 
     /// The card: a catalog's GPU, a memory size, or none.
     pub(super) fn resolve_device(&self, gpus: super::GpuLookup<'_>) -> Result<Option<Device>> {
-        Ok(match (&self.gpu, &self.gpu_memory) {
+        Ok(match (&self.hardware.gpu, &self.hardware.gpu_memory) {
             (Some(_), Some(_)) => {
                 return Err(input_error!(
                     Conflict,
@@ -195,13 +195,13 @@ impl EstimateInput {
         use crate::estimate::engine::Fp32Auto;
         let rules = self.runner().rules();
         // vLLM's and SGLang's dtype "auto" downcast an fp32 checkpoint ([`Fp32Auto`]).
-        let downcast = self.dtype.is_none()
+        let downcast = self.run.dtype.is_none()
             && dtype == Dtype::Fp32
             && arch.is_detailed()
             && rules.fp32_auto != Fp32Auto::Keeps;
         let dtype = match rules.fp32_auto {
             // TEI: float16 whatever the checkpoint (a bf16 one too) when --dtype is not given.
-            Fp32Auto::Fp16Always if self.dtype.is_none() => Dtype::Fp16,
+            Fp32Auto::Fp16Always if self.run.dtype.is_none() => Dtype::Fp16,
             _ if !downcast => dtype,
             Fp32Auto::Vllm if arch.is_generative() && device.is_none_or(|d| d.bf16) => Dtype::Bf16,
             _ => Dtype::Fp16,

@@ -21,7 +21,7 @@ impl EstimateInput {
     #[cfg(feature = "speed")]
     pub(super) fn resolve_host(&self) -> Result<HostChoice> {
         self.host_engine()?;
-        match (&self.host_memory, &self.host_bandwidth) {
+        match (&self.hardware.host_memory, &self.hardware.host_bandwidth) {
             (Some(_), Some(_)) => Err(input_error!(
                 Conflict,
                 "host_bandwidth",
@@ -64,10 +64,10 @@ impl EstimateInput {
     #[cfg(not(feature = "speed"))]
     pub(super) fn resolve_host(&self) -> Result<()> {
         self.host_engine()?;
-        if self.host_memory.is_some() {
+        if self.hardware.host_memory.is_some() {
             return Err(super::checks::not_built("host_memory"));
         }
-        if self.host_bandwidth.is_some() {
+        if self.hardware.host_bandwidth.is_some() {
             return Err(super::checks::not_built("host_bandwidth"));
         }
         Ok(())
@@ -78,10 +78,10 @@ impl EstimateInput {
     fn host_engine(&self) -> Result<()> {
         let rules = self.runner().rules();
         if !rules.offload.splits_layers()
-            && (self.host_memory.is_some() || self.host_bandwidth.is_some())
+            && (self.hardware.host_memory.is_some() || self.hardware.host_bandwidth.is_some())
         {
             let (field, name) = (
-                if self.host_memory.is_some() {
+                if self.hardware.host_memory.is_some() {
                     "host_memory"
                 } else {
                     "host_bandwidth"

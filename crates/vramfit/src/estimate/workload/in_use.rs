@@ -18,7 +18,7 @@ impl EstimateInput {
         device: Option<Device>,
         gpus: u64,
     ) -> Result<(Option<Device>, usize)> {
-        let Some(text) = &self.memory_in_use else {
+        let Some(text) = &self.hardware.memory_in_use else {
             return Ok((device, 0));
         };
         let sizes = in_use_list(text, gpus)?;
@@ -43,7 +43,7 @@ impl EstimateInput {
     /// `memory_in_use` onto each of cards that are not alike: one size for every card, or one
     /// per card in the order they are given.
     pub(super) fn in_use_on_cards(&self, cards: &mut [Device]) -> Result<()> {
-        let Some(text) = &self.memory_in_use else {
+        let Some(text) = &self.hardware.memory_in_use else {
             return Ok(());
         };
         let sizes = in_use_list(text, cards.len() as u64)?;
@@ -101,14 +101,21 @@ fn in_use_on(d: &mut Device, in_use: Bytes) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use crate::estimate::EstimateInput;
+    use crate::estimate::{HardwareInput, ModelInput, RunInput, ServingInput};
     use alloc::string::ToString;
 
     fn input(gpu: Option<&str>, in_use: &str) -> EstimateInput {
         EstimateInput {
-            model: Some("llama-3.1-8b".to_string()),
-            gpu: gpu.map(ToString::to_string),
-            memory_in_use: Some(in_use.to_string()),
-            ..EstimateInput::default()
+            model: ModelInput {
+                model: Some("llama-3.1-8b".to_string()),
+                ..Default::default()
+            },
+            hardware: HardwareInput {
+                gpu: gpu.map(ToString::to_string),
+                memory_in_use: Some(in_use.to_string()),
+                ..Default::default()
+            },
+            ..Default::default()
         }
     }
 
@@ -155,9 +162,10 @@ mod tests {
     /// as many sizes as GPUs, or one.
     #[test]
     fn one_size_per_gpu_the_busiest_decides() {
-        let two = |in_use: &str| EstimateInput {
-            tp: 2.0,
-            ..input(Some("rtx-4090"), in_use)
+        let two = |in_use: &str| {
+            let mut input = input(Some("rtx-4090"), in_use);
+            input.placement.tp = 2.0;
+            input
         };
         let w = two("1GiB,300MiB").resolve().unwrap();
         assert_eq!(w.device.unwrap().in_use.get(), 1 << 30);
@@ -185,15 +193,27 @@ mod tests {
     #[test]
     fn one_size_per_card_moves_llamacpps_split() {
         let input = EstimateInput {
-            model: Some("meta-llama/Llama-3.1-8B".into()),
-            engine: crate::estimate::Engine::Llamacpp,
-            quantization: crate::precision::Quantization::Gguf {
-                file_type: crate::precision::GgufFileType::Q4_K_M,
+            model: ModelInput {
+                model: Some("meta-llama/Llama-3.1-8B".into()),
+                quantization: crate::precision::Quantization::Gguf {
+                    file_type: crate::precision::GgufFileType::Q4_K_M,
+                },
+                ..Default::default()
             },
-            max_model_len: Some(8192.0),
-            cards: alloc::vec!["rtx-3090".into(), "rtx-3060".into()],
-            memory_in_use: Some("12GiB,0GiB".into()),
-            ..EstimateInput::default()
+            run: RunInput {
+                engine: crate::estimate::Engine::Llamacpp,
+                ..Default::default()
+            },
+            serving: ServingInput {
+                max_model_len: Some(8192.0),
+                ..Default::default()
+            },
+            hardware: HardwareInput {
+                cards: alloc::vec!["rtx-3090".into(), "rtx-3060".into()],
+                memory_in_use: Some("12GiB,0GiB".into()),
+                ..Default::default()
+            },
+            ..Default::default()
         };
         let w = input.resolve().unwrap();
         let in_use: alloc::vec::Vec<u64> = w.cards.iter().map(|c| c.in_use.get()).collect();

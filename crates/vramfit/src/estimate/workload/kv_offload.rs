@@ -34,8 +34,8 @@ impl EstimateInput {
     /// `kv_offloading_size` and its backend: vLLM 0.14 or later, 0.01 to 16,384 GiB; the backend
     /// alone is refused (vLLM offloads nothing without a size).
     pub(super) fn resolve_kv_offload(&self, version: VllmVersion) -> Result<Option<KvOffload>> {
-        let Some(gib) = self.kv_offloading_size else {
-            if self.kv_offloading_backend.is_some() {
+        let Some(gib) = self.serving.kv_offloading_size else {
+            if self.serving.kv_offloading_backend.is_some() {
                 return Err(input_error!(
                     Conflict,
                     "kv_offloading_backend",
@@ -85,7 +85,7 @@ impl EstimateInput {
         }
         Ok(Some(KvOffload {
             gib,
-            backend: self.kv_offloading_backend.unwrap_or_default(),
+            backend: self.serving.kv_offloading_backend.unwrap_or_default(),
         }))
     }
 }

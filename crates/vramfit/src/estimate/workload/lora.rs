@@ -139,11 +139,11 @@ impl EstimateInput {
         arch: &Architecture,
         version: VllmVersion,
     ) -> Result<Option<LoraSlots>> {
-        if !self.enable_lora {
+        if !self.serving.enable_lora {
             for (field, given) in [
-                ("max_loras", self.max_loras),
-                ("max_lora_rank", self.max_lora_rank),
-                ("max_cpu_loras", self.max_cpu_loras),
+                ("max_loras", self.serving.max_loras),
+                ("max_lora_rank", self.serving.max_lora_rank),
+                ("max_cpu_loras", self.serving.max_cpu_loras),
             ] {
                 if given.is_some() {
                     return Err(input_error!(
@@ -182,12 +182,12 @@ impl EstimateInput {
             ));
         }
         check_dense(arch)?;
-        let max_loras = match self.max_loras {
+        let max_loras = match self.serving.max_loras {
             Some(v) => int("max_loras", v, 1, 1024)?,
             None => rules.default_max_loras,
         };
         let max_lora_rank = self.lora_rank_of(rules)?;
-        let max_cpu_loras = match self.max_cpu_loras {
+        let max_cpu_loras = match self.serving.max_cpu_loras {
             Some(v) => {
                 let n = int("max_cpu_loras", v, 1, 1 << 20)?;
                 if n < max_loras {
@@ -207,8 +207,8 @@ impl EstimateInput {
         };
         let (targets, targets_given) = if rules.reads_targets {
             (
-                sglang_targets(&self.lora_targets)?,
-                !self.lora_targets.is_empty(),
+                sglang_targets(&self.training.lora_targets)?,
+                !self.training.lora_targets.is_empty(),
             )
         } else {
             (LoraTargets::ALL, false)
@@ -225,7 +225,7 @@ impl EstimateInput {
     /// `max_lora_rank` as the engine takes it: one of its ranks, or its default.
     fn lora_rank_of(&self, rules: &LoraRules) -> Result<u64> {
         let engine = rules.engine;
-        let Some(v) = self.max_lora_rank else {
+        let Some(v) = self.serving.max_lora_rank else {
             return rules.default_rank.ok_or_else(|| {
                 input_error!(
                     Missing,

@@ -47,11 +47,11 @@ impl EstimateInput {
     ) -> Result<(Option<Device>, MlxSettings)> {
         let is_mlx = self.runner() == crate::estimate::Runner::Mlx;
         let given = [
-            ("max_kv_size", self.max_kv_size),
-            ("kv_bits", self.kv_bits),
-            ("kv_group_size", self.kv_group_size),
-            ("quantized_kv_start", self.quantized_kv_start),
-            ("wired_limit_mb", self.wired_limit_mb),
+            ("max_kv_size", self.serving.max_kv_size),
+            ("kv_bits", self.serving.kv_bits),
+            ("kv_group_size", self.serving.kv_group_size),
+            ("quantized_kv_start", self.serving.quantized_kv_start),
+            ("wired_limit_mb", self.hardware.wired_limit_mb),
         ];
         // A build without the `mlx` feature reads none of them, and refuses the first given
         // ([`super::checks::not_built`]); mlx-lm itself it refuses as an engine not built.
@@ -79,7 +79,7 @@ impl EstimateInput {
                 "不填，或使用 mlx 引擎",
             ));
         }
-        if self.kv_bits.is_none()
+        if self.serving.kv_bits.is_none()
             && let Some((field, _)) = given[2..].iter().find(|(_, v)| v.is_some())
         {
             return Err(input_error!(
@@ -91,7 +91,7 @@ impl EstimateInput {
                 "与 kv_bits 一起给出，或都不填",
             ));
         }
-        let kv_bits = match self.kv_bits {
+        let kv_bits = match self.serving.kv_bits {
             Some(v) => {
                 let b = int("kv_bits", v, 2, 8)?;
                 if !matches!(b, 2 | 3 | 4 | 5 | 6 | 8) {
@@ -108,7 +108,7 @@ impl EstimateInput {
             }
             None => None,
         };
-        let kv_group_size = match self.kv_group_size {
+        let kv_group_size = match self.serving.kv_group_size {
             Some(v) => {
                 let g = int("kv_group_size", v, 1, 128)?;
                 if !MLX_GROUPS.contains(&(g as u32)) {
@@ -126,11 +126,13 @@ impl EstimateInput {
             None => MLX_KV_GROUP_SIZE,
         };
         let quantized_kv_start = self
+            .serving
             .quantized_kv_start
             .map(|v| int("quantized_kv_start", v, 0, MAX_SEQ))
             .transpose()?
             .unwrap_or(MLX_QUANTIZED_KV_START);
         let max_kv_size = self
+            .serving
             .max_kv_size
             .map(|v| int("max_kv_size", v, 1, MAX_SEQ))
             .transpose()?;
@@ -176,7 +178,7 @@ impl EstimateInput {
     /// The card with `iogpu.wired_limit_mb` as its memory: on an Apple card of the catalog
     /// only, from 256 MiB to its RAM less [`MACOS_RESERVE`].
     fn wired_limit(&self, device: Option<Device>) -> Result<(Option<Device>, Option<Bytes>)> {
-        let Some(mb) = self.wired_limit_mb else {
+        let Some(mb) = self.hardware.wired_limit_mb else {
             return Ok((device, None));
         };
         let Some((mut d, g)) = device.and_then(|d| d.gpu.map(|g| (d, g))) else {

@@ -234,6 +234,16 @@ pub struct Workload {
     pub mlx: MlxSettings,
 }
 
+/// The serving engine's settings, resolved together (`resolve_engine_parts`).
+struct EngineParts {
+    serving: serving::Serving,
+    lora: Option<LoraSlots>,
+    kv_offload: Option<KvOffload>,
+    disaggregation: Option<Disaggregation>,
+    speculative: Option<Speculative>,
+    llamacpp: serving::Llamacpp,
+}
+
 /// The run's shape: batch, prompt (or training sequence) and generated tokens.
 pub(super) struct Shape {
     /// Batch.
@@ -299,7 +309,7 @@ impl EstimateInput {
 
     /// Validates with the given model and GPU lookups (a site with user-edited catalogs passes its own).
     pub fn resolve_with(&self, models: ModelLookup<'_>, gpus: GpuLookup<'_>) -> Result<Workload> {
-        if !self.cards.is_empty() {
+        if !self.hardware.cards.is_empty() {
             return self.resolve_cards(models, gpus);
         }
         // A workload is large to copy: without llama.cpp's split settings (the usual run) it is
@@ -367,24 +377,14 @@ impl EstimateInput {
         let (device, mlx) = self.resolve_mlx(self.resolve_device(gpus)?)?;
         let (device, in_use_sizes) = self.resolve_in_use(device, par.tp * par.pp * par.dp)?;
         let (dtype, vllm_downcast) = self.run_dtype(loaded.dtype, arch, device.as_ref());
-        let serving = self.resolve_serving(arch, &shape, &par, device.as_ref())?;
-        let lora = self.resolve_lora(arch, serving.vllm_version)?;
-        let kv_offload = self.resolve_kv_offload(serving.vllm_version)?;
-        let disaggregation = self.resolve_disaggregation(
-            serving.vllm_version,
-            par.dp_attention,
-            serving.max_running_requests,
-            serving.other_mem_fraction_static,
-        )?;
-        let speculative = self.resolve_speculative(arch, models)?;
-        let llamacpp = self.resolve_llamacpp(arch)?;
-        self.check_llamacpp_pooling(
-            pooling,
-            arch,
-            shape.seq_len,
-            llamacpp.ubatch,
-            serving.max_model_len,
-        )?;
+        let EngineParts {
+            serving,
+            lora,
+            kv_offload,
+            disaggregation,
+            speculative,
+            llamacpp,
+        } = self.resolve_engine_parts(arch, &shape, &par, device.as_ref(), pooling, models)?;
         #[cfg(feature = "speed")]
         let host = self.resolve_host()?;
         #[cfg(not(feature = "speed"))]
@@ -395,7 +395,7 @@ impl EstimateInput {
         Ok(Workload {
             model_name: model.name,
             arch: model.arch,
-            mode: self.mode,
+            mode: self.run.mode,
             engine: self.workload_engine(),
             batch: shape.batch,
             requests,
@@ -405,20 +405,20 @@ impl EstimateInput {
             pooling,
             dtype,
             quantization: loaded.quantization,
-            kv_dtype: self.kv_dtype,
+            kv_dtype: self.run.kv_dtype,
             gguf_dequantized: loaded.gguf_dequantized,
             vllm_downcast,
             kernel: self.kernel(),
-            logits: self.logits,
-            optimizer: self.optimizer,
-            fused_optimizer: self.fused_optimizer,
-            precision: self.precision,
-            checkpointing: self.grad_checkpointing,
+            logits: self.run.logits,
+            optimizer: self.training.optimizer,
+            fused_optimizer: self.training.fused_optimizer,
+            precision: self.training.precision,
+            checkpointing: self.training.grad_checkpointing,
             lora_rank: if qlora { lora_rank.max(1) } else { lora_rank },
             lora_mask,
             qlora,
             zero,
-            offload: self.offload,
+            offload: self.placement.offload,
             dp: par.dp,
             tp: par.tp,
             pp: par.pp,
@@ -432,12 +432,12 @@ impl EstimateInput {
             max_model_len: serving.max_model_len,
             max_num_seqs: serving.max_num_seqs,
             max_num_batched_tokens: serving.max_num_batched_tokens,
-            cuda_graphs: self.cuda_graphs,
+            cuda_graphs: self.serving.cuda_graphs,
             gpu_layers: llamacpp.gpu_layers,
             mxfp4_experts: model.shipped == Quantization::Mxfp4,
             ubatch: llamacpp.ubatch,
             n_cpu_moe: llamacpp.n_cpu_moe,
-            kv_unified: self.kv_unified,
+            kv_unified: self.serving.kv_unified,
             kv_unified_per_slot: llamacpp.kv_unified_per_slot,
             #[cfg(feature = "speed")]
             host,
@@ -451,12 +451,13 @@ impl EstimateInput {
             dp_attention: par.dp_attention,
             nodes,
             grad_accum: self
+                .training
                 .grad_accum
                 .map_or(Ok(1), |g| int("grad_accum", g, 1, 65_536))?,
             ollama_arch: model.ollama_arch,
             ollama_tag: model.ollama_tag,
             num_gpu: llamacpp.num_gpu,
-            auto_context: self.max_model_len.is_none(),
+            auto_context: self.serving.max_model_len.is_none(),
             vllm_version: serving.vllm_version,
             transformers_version: serving.transformers_version,
             llamacpp_build: serving.llamacpp_build,
@@ -474,6 +475,46 @@ impl EstimateInput {
         })
     }
 
+    /// The serving engine's settings, in the order they are checked: its memory budget,
+    /// context and batch (`serving`), then its adapter slots, KV offloading, disaggregation,
+    /// speculation and llama.cpp's layers, and a llama.cpp pooling run's one-ubatch rule.
+    fn resolve_engine_parts(
+        &self,
+        arch: &Architecture,
+        shape: &Shape,
+        par: &gpus::Parallel,
+        device: Option<&Device>,
+        pooling: bool,
+        models: ModelLookup<'_>,
+    ) -> Result<EngineParts> {
+        let serving = self.resolve_serving(arch, shape, par, device)?;
+        let lora = self.resolve_lora(arch, serving.vllm_version)?;
+        let kv_offload = self.resolve_kv_offload(serving.vllm_version)?;
+        let disaggregation = self.resolve_disaggregation(
+            serving.vllm_version,
+            par.dp_attention,
+            serving.max_running_requests,
+            serving.other_mem_fraction_static,
+        )?;
+        let speculative = self.resolve_speculative(arch, models)?;
+        let llamacpp = self.resolve_llamacpp(arch)?;
+        self.check_llamacpp_pooling(
+            pooling,
+            arch,
+            shape.seq_len,
+            llamacpp.ubatch,
+            serving.max_model_len,
+        )?;
+        Ok(EngineParts {
+            serving,
+            lora,
+            kv_offload,
+            disaggregation,
+            speculative,
+            llamacpp,
+        })
+    }
+
     /// The batch, the prompt (or training sequence) and the generated tokens.
     /// The LoRA targets a training run adapts: none where `lora_targets` named a serving
     /// engine's adapter slots instead (SGLang's `--lora-target-modules`, `slots_named`).
@@ -481,7 +522,7 @@ impl EstimateInput {
         if slots_named {
             lora_mask("lora_targets", &[])
         } else {
-            lora_mask("lora_targets", &self.lora_targets)
+            lora_mask("lora_targets", &self.training.lora_targets)
         }
     }
 
@@ -497,9 +538,9 @@ impl EstimateInput {
 
     fn resolve_shape(&self) -> Result<Shape> {
         Ok(Shape {
-            batch: int("batch", self.batch, 1, MAX_BATCH)?,
-            seq_len: int("seq_len", self.seq_len, 1, MAX_SEQ)?,
-            new_tokens: int("new_tokens", self.new_tokens, 0, MAX_SEQ)?,
+            batch: int("batch", self.run.batch, 1, MAX_BATCH)?,
+            seq_len: int("seq_len", self.run.seq_len, 1, MAX_SEQ)?,
+            new_tokens: int("new_tokens", self.run.new_tokens, 0, MAX_SEQ)?,
         })
     }
 }

@@ -118,8 +118,9 @@ pub(super) struct Loaded {
 impl EstimateInput {
     /// Exactly one of `model`, `params` and `arch`, resolved to an architecture.
     pub(super) fn resolve_model(&self, models: ModelLookup<'_>) -> Result<Model> {
-        let sources =
-            self.model.is_some() as u8 + self.params.is_some() as u8 + self.arch.is_some() as u8;
+        let sources = self.model.model.is_some() as u8
+            + self.model.params.is_some() as u8
+            + self.model.arch.is_some() as u8;
         if sources != 1 {
             let none = sources == 0;
             return Err(input_error!(
@@ -133,8 +134,8 @@ impl EstimateInput {
         }
         let mut ollama_arch = "llama";
         let mut ollama_tag = None;
-        let library_names = self.engine.program().rules().library_names;
-        let (model_name, preset_dtype, arch, shipped) = if let Some(id) = &self.model {
+        let library_names = self.run.engine.program().rules().library_names;
+        let (model_name, preset_dtype, arch, shipped) = if let Some(id) = &self.model.model {
             let id = id.trim();
             // With Ollama, a library name (`llama3.1:8b`) names a preset and a GGUF file type; a
             // name it does not know may still be a preset's.
@@ -161,7 +162,7 @@ impl EstimateInput {
                         Some(Some(n)) => {
                             ollama_arch = n.model.gguf_arch;
                             // A file type asked for is the run's ([`Self::resolve_formats`]).
-                            if self.quantization == Quantization::None {
+                            if self.model.quantization == Quantization::None {
                                 ollama_tag =
                                     Some(alloc::format!("{}:{}", n.model.name, n.tag.size));
                             }
@@ -180,7 +181,7 @@ impl EstimateInput {
                     }
                 },
             }
-        } else if let Some(p) = &self.params {
+        } else if let Some(p) = &self.model.params {
             let n = parse_params("params", p)?;
             (
                 p.trim().to_string(),
@@ -189,7 +190,7 @@ impl EstimateInput {
                 Quantization::None,
             )
         } else {
-            let a = self.arch.unwrap_or_default();
+            let a = self.model.arch.unwrap_or_default();
             (String::from("config.json"), None, a, Quantization::None)
         };
         arch.validate("model")?;
@@ -206,14 +207,20 @@ impl EstimateInput {
     /// The dtype, the quantization (a checkpoint's own, or QLoRA's NF4) and what the engine
     /// loads and caches, with the LoRA rank QLoRA needs.
     pub(super) fn resolve_formats(&self, model: &Model) -> Result<Loaded> {
-        let (arch, preset_dtype, shipped, mode) =
-            (&model.arch, model.preset_dtype, model.shipped, self.mode);
+        let (arch, preset_dtype, shipped, mode) = (
+            &model.arch,
+            model.preset_dtype,
+            model.shipped,
+            self.run.mode,
+        );
         // The checkpoint's own dtype: a preset's, else the one its config.json gave
         // (`checkpoint_dtype`), which the engine's `auto` resolves from ([`Self::run_dtype`]).
-        let own = preset_dtype.or(self.checkpoint_dtype);
-        if let (None, Some(Dtype::Int8 | Dtype::Int4), true) =
-            (preset_dtype, self.checkpoint_dtype, arch.is_detailed())
-        {
+        let own = preset_dtype.or(self.model.checkpoint_dtype);
+        if let (None, Some(Dtype::Int8 | Dtype::Int4), true) = (
+            preset_dtype,
+            self.model.checkpoint_dtype,
+            arch.is_detailed(),
+        ) {
             return Err(input_error!(
                 Unsupported,
                 "checkpoint_dtype",
@@ -223,7 +230,7 @@ impl EstimateInput {
                 "fp32、fp16 或 bf16（量化检查点在 quantization 中写明其格式）",
             ));
         }
-        let dtype = match (self.dtype, own) {
+        let dtype = match (self.run.dtype, own) {
             (Some(Dtype::Int8 | Dtype::Int4), _) if arch.is_detailed() => {
                 return Err(input_error!(
                     Unsupported,
@@ -238,9 +245,9 @@ impl EstimateInput {
             (None, Some(d)) => d,
             (None, None) => Dtype::Bf16,
         };
-        self.quantization.validate("quantization")?;
-        let lora_rank = int("lora_rank", self.lora_rank, 0, 65_536)?;
-        let qlora = self.qlora;
+        self.model.quantization.validate("quantization")?;
+        let lora_rank = int("lora_rank", self.training.lora_rank, 0, 65_536)?;
+        let qlora = self.training.qlora;
         if qlora && lora_rank == 0 && mode == Mode::Training {
             return Err(input_error!(
                 Missing,
@@ -253,17 +260,17 @@ impl EstimateInput {
         }
         // A checkpoint released quantized (gpt-oss in MXFP4, DeepSeek-V3 in FP8) is estimated as it
         // ships unless another format is asked for.
-        let mut quantization = if self.quantization == Quantization::None {
+        let mut quantization = if self.model.quantization == Quantization::None {
             shipped
         } else {
-            self.quantization
+            self.model.quantization
         };
         if qlora {
             // QLoRA quantizes a 16-bit base to NF4 itself; a checkpoint already in another format
             // (GPTQ, AWQ, GGUF…) is not what it loads.
             if mode == Mode::Training
                 && !matches!(
-                    self.quantization,
+                    self.model.quantization,
                     Quantization::None | Quantization::BnbNf4 { .. } | Quantization::TorchaoNf4
                 )
             {
@@ -272,11 +279,11 @@ impl EstimateInput {
                     "quantization",
                     [
                         "QLoRA loads the base in 4-bit NF4, not {}",
-                        self.quantization.name()
+                        self.model.quantization.name()
                     ],
                     [
                         "QLoRA 以 4 位 NF4 加载基座模型，不加载 {}",
-                        self.quantization.name()
+                        self.model.quantization.name()
                     ],
                     "none, bnb-nf4 or torchao-nf4 with qlora (QLoRA quantizes the 16-bit base itself)",
                     "启用 qlora 时为 none、bnb-nf4 或 torchao-nf4（QLoRA 自己把 16 位的基座量化）",
@@ -284,7 +291,7 @@ impl EstimateInput {
             }
             // NF4 with double quantization unless the user named NF4 without it (TRL's
             // `use_bnb_nested_quant` is off by default: 0.5 bits of scales per weight, not 0.127).
-            quantization = match self.quantization {
+            quantization = match self.model.quantization {
                 Quantization::BnbNf4 { double_quant } => Quantization::BnbNf4 { double_quant },
                 // torchtune's QLoRA: torchao's NF4Tensor.
                 Quantization::TorchaoNf4 => Quantization::TorchaoNf4,

@@ -19,10 +19,10 @@ impl EstimateInput {
     /// either field, naming it ([`super::checks::not_built`]).
     pub(super) fn resolve_nodes(&self, gpus: u64) -> Result<Nodes> {
         if !cfg!(feature = "nodes") {
-            if self.gpus_per_node.is_some() {
+            if self.placement.gpus_per_node.is_some() {
                 return Err(super::checks::not_built("gpus_per_node"));
             }
-            if self.node_link.is_some() {
+            if self.hardware.node_link.is_some() {
                 return Err(super::checks::not_built("node_link"));
             }
             if gpus > DEFAULT_GPUS_PER_NODE {
@@ -30,7 +30,7 @@ impl EstimateInput {
             }
             return Ok(Nodes::ONE);
         }
-        let g = match self.gpus_per_node {
+        let g = match self.placement.gpus_per_node {
             Some(g) => int("gpus_per_node", g, 1, 64)?,
             None => DEFAULT_GPUS_PER_NODE,
         };
@@ -46,7 +46,7 @@ impl EstimateInput {
                 ["能整除 {gpus} 个 GPU（tp × pp × dp）的每节点 GPU 数，或 gpus 为 {g} 的倍数"],
             ));
         }
-        let (link, link_given) = match &self.node_link {
+        let (link, link_given) = match &self.hardware.node_link {
             Some(rate) => (node_link(rate)?, true),
             None => (DEFAULT_NODE_LINK_BYTES_PER_S, false),
         };
@@ -102,6 +102,7 @@ pub(crate) fn node_link(text: &str) -> Result<u64> {
 mod tests {
     use super::*;
     use crate::estimate::EstimateInput;
+    use crate::estimate::PlacementInput;
 
     #[test]
     fn network_rates_in_bits_or_bytes() {
@@ -122,9 +123,12 @@ mod tests {
     #[test]
     fn whole_nodes_or_a_named_refusal() {
         let input = |gpus: f64, g: Option<f64>| EstimateInput {
-            gpus_per_node: g,
-            gpus: Some(gpus),
-            ..EstimateInput::default()
+            placement: PlacementInput {
+                gpus_per_node: g,
+                gpus: Some(gpus),
+                ..Default::default()
+            },
+            ..Default::default()
         };
         // 16 GPUs, the default 8 per node: 2 nodes; 4 GPUs: one node, partly used.
         assert_eq!(input(16.0, None).resolve_nodes(16).unwrap().nodes, 2);

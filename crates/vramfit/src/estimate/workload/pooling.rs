@@ -37,7 +37,7 @@ impl EstimateInput {
                 "engine 用 vllm（--runner pooling）、llamacpp（--embedding）、ollama、tei 或 hf 推理",
             ));
         }
-        let pooling = match self.runner {
+        let pooling = match self.run.runner {
             Some(RunnerType::Pooling) => true,
             Some(RunnerType::Generate) if encoder => {
                 return Err(input_error!(
@@ -71,6 +71,7 @@ impl EstimateInput {
                     || encoder
                     || (how.auto
                         && self
+                            .model
                             .model
                             .as_deref()
                             .and_then(|id| crate::presets::find(id.trim()))

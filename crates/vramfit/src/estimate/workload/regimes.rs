@@ -95,21 +95,24 @@ impl EstimateInput {
 impl EstimateInput {
     /// The regimes as given, the stack's defaults filling what is not.
     pub(super) fn resolve_regimes(&self) -> Result<Regimes> {
-        let d = self.stack.map_or(stacks::TRAINER, stacks::defaults);
+        let d = self
+            .training
+            .stack
+            .map_or(stacks::TRAINER, stacks::defaults);
         let mut from = FromStack::default();
-        let loss = match self.loss {
+        let loss = match self.training.loss {
             Some(l) => l,
             None => {
-                from.loss = self.stack.is_some() && d.loss != Loss::Full;
+                from.loss = self.training.stack.is_some() && d.loss != Loss::Full;
                 d.loss
             }
         };
-        let loss_chunks = match self.loss_chunks {
+        let loss_chunks = match self.training.loss_chunks {
             Some(c) => int("loss_chunks", c, 1, 1024)?,
             None => d.loss_chunks,
         };
-        let training = self.mode == Mode::Training;
-        if training && self.loss_chunks.is_some() && loss != Loss::Chunked {
+        let training = self.run.mode == Mode::Training;
+        if training && self.training.loss_chunks.is_some() && loss != Loss::Chunked {
             let name = loss.name();
             return Err(input_error!(
                 Conflict,
@@ -120,7 +123,7 @@ impl EstimateInput {
                 "loss 为 chunked（torchtune 的 num_output_chunks），或不给 loss_chunks",
             ));
         }
-        if training && self.optimizer_in_backward && self.zero != 0.0 {
+        if training && self.training.optimizer_in_backward && self.placement.zero != 0.0 {
             return Err(input_error!(
                 Conflict,
                 "optimizer_in_backward",
@@ -130,7 +133,7 @@ impl EstimateInput {
                 "zero 为 0（torchtune 的 optimizer_in_bwd），或 optimizer_in_backward 为 false",
             ));
         }
-        let activation_offload = match self.activation_offload {
+        let activation_offload = match self.training.activation_offload {
             Some(o) => o,
             None => {
                 from.activation_offload = d.activation_offload;
@@ -139,19 +142,20 @@ impl EstimateInput {
         };
         // A stack that checkpoints by default, run here without: said, not changed (the
         // run's `grad_checkpointing` is what it states).
-        from.checkpointing = d.checkpointing && self.grad_checkpointing == Checkpointing::None;
-        let kbit_upcast = match self.kbit_upcast {
+        from.checkpointing =
+            d.checkpointing && self.training.grad_checkpointing == Checkpointing::None;
+        let kbit_upcast = match self.training.kbit_upcast {
             Some(u) => u,
             None => {
-                from.kbit_upcast = self.stack.is_some() && !d.kbit_upcast;
+                from.kbit_upcast = self.training.stack.is_some() && !d.kbit_upcast;
                 d.kbit_upcast
             }
         };
         let galore = matches!(
-            self.optimizer,
+            self.training.optimizer,
             Optimizer::GaloreAdamw | Optimizer::GaloreAdamw8bit
         );
-        let galore_rank = match self.galore_rank {
+        let galore_rank = match self.training.galore_rank {
             Some(_) if training && !galore => {
                 return Err(input_error!(
                     Conflict,
@@ -165,7 +169,7 @@ impl EstimateInput {
             Some(r) => int("galore_rank", r, 1, 65_536)?,
             None => GALORE_RANK,
         };
-        let lora_dropout = match self.lora_dropout {
+        let lora_dropout = match self.training.lora_dropout {
             Some(p) if p.is_finite() && (0.0..1.0).contains(&p) => p,
             Some(p) => {
                 let p = crate::units::number_text(p);
@@ -179,22 +183,22 @@ impl EstimateInput {
                 ));
             }
             None => {
-                from.lora_dropout = self.stack.is_some() && d.lora_dropout > 0.0;
+                from.lora_dropout = self.training.stack.is_some() && d.lora_dropout > 0.0;
                 d.lora_dropout
             }
         };
         Ok(Regimes {
             galore_rank,
             lora_dropout,
-            stack: self.stack,
+            stack: self.training.stack,
             loss,
             loss_chunks,
-            foreach: self.foreach,
-            optimizer_in_backward: self.optimizer_in_backward,
+            foreach: self.training.foreach,
+            optimizer_in_backward: self.training.optimizer_in_backward,
             activation_offload,
-            packing: self.packing,
+            packing: self.training.packing,
             kbit_upcast,
-            compile: self.compile,
+            compile: self.training.compile,
             from_stack: from,
         })
     }

@@ -78,7 +78,7 @@ impl EstimateInput {
         let runner = self.runner();
         let rules = runner.rules();
         let (tp, pp) = (par.tp, par.pp);
-        let util = self.gpu_memory_utilization;
+        let util = self.serving.gpu_memory_utilization;
         if !(util.is_finite() && (0.01..=1.0).contains(&util)) {
             return Err(input_error!(
                 OutOfRange,
@@ -89,12 +89,13 @@ impl EstimateInput {
                 "0.01 到 1 的比例，如 0.9",
             ));
         }
-        let free_gpu_memory_fraction = free_fraction(self.free_gpu_memory_fraction)?;
-        check_kv_on_card(rules, self.kv_dtype, device)?;
+        let free_gpu_memory_fraction = free_fraction(self.serving.free_gpu_memory_fraction)?;
+        check_kv_on_card(rules, self.run.kv_dtype, device)?;
         let big = device.is_some_and(|d| d.memory.get() >= 70 * GIB && !d.a100);
         let (vllm_version, transformers_version, llamacpp_build) = self.resolve_engine_version()?;
         let max_model_len = self.resolve_context(arch, shape, par, device)?;
         let given_seqs = self
+            .serving
             .max_num_seqs
             .map(|v| int("max_num_seqs", v, 1, 65_536))
             .transpose()?;
@@ -108,7 +109,7 @@ impl EstimateInput {
         let gpu_mib = device.map(|d| d.memory.get() / MIB);
         let sglang_version = self.resolve_sglang_version(par)?;
         let sglang = sglang_version.defaults(gpu_mib, tp);
-        let max_num_batched_tokens = match self.max_num_batched_tokens {
+        let max_num_batched_tokens = match self.serving.max_num_batched_tokens {
             Some(v) => int("max_num_batched_tokens", v, 1, MAX_SEQ)?,
             // An encoder pools with bidirectional attention, which vLLM cannot chunk
             // (`is_chunked_prefill_supported`, vllm/config/model.py lines 2196-2203 at 0.33.0):
@@ -125,7 +126,7 @@ impl EstimateInput {
                 .filter(|_| vllm)
                 .unwrap_or(runner.default_batched_tokens(big, sglang.chunked_prefill_size)),
         };
-        let cuda_graph_max_bs = match self.cuda_graph_max_bs {
+        let cuda_graph_max_bs = match self.serving.cuda_graph_max_bs {
             Some(v) => int("cuda_graph_max_bs", v, 1, 4096)?,
             None => sglang.cuda_graph_max_bs,
         };
@@ -139,14 +140,17 @@ impl EstimateInput {
             gpu_mib,
             chunked_prefill_size: max_num_batched_tokens,
             cuda_graph_max_bs,
-            decode_graphs: self.cuda_graphs,
+            decode_graphs: self.serving.cuda_graphs,
             prefill_graphs,
             tp_pp: tp * pp,
             dp_attention: par.dp_attention,
             max_running_requests: given_seqs,
         };
-        let side = self.disaggregation_mode.filter(|_| runner.sizes_by_side());
-        let mem_fraction_static = match self.mem_fraction_static {
+        let side = self
+            .serving
+            .disaggregation_mode
+            .filter(|_| runner.sizes_by_side());
+        let mem_fraction_static = match self.serving.mem_fraction_static {
             Some(f) if f.is_finite() && (0.01..=0.99).contains(&f) => f,
             Some(f) => {
                 return Err(input_error!(
@@ -162,13 +166,14 @@ impl EstimateInput {
         };
         // A multimodal model's cut (`sglang/vision.rs`): from 0.4.9 `ServerArgs` cuts a default
         // fraction before it is printed; before, `ModelRunner` cuts whatever the server holds.
-        let sglang_vision_cut = sglang_version.vision_cut(arch, self.mem_fraction_static.is_some());
+        let sglang_vision_cut =
+            sglang_version.vision_cut(arch, self.serving.mem_fraction_static.is_some());
         let server_cut = sglang_vision_cut
             .filter(|c| !c.in_runner)
             .map_or(1.0, |c| c.factor);
         let mem_fraction_static = mem_fraction_static * server_cut;
         // The other P/D side's own default (the same fraction when it is given).
-        let other_mem_fraction_static = match (self.mem_fraction_static, side) {
+        let other_mem_fraction_static = match (self.serving.mem_fraction_static, side) {
             (None, Some(mode)) => {
                 sglang_version.default_fraction(&reserve, Some(mode.other())) * server_cut
             }
@@ -200,7 +205,7 @@ impl EstimateInput {
     /// given, checked against what the run asks of it ([`crate::estimate::SglangVersion::check`]).
     fn resolve_sglang_version(&self, par: &Parallel) -> Result<crate::estimate::SglangVersion> {
         let latest = crate::estimate::SglangVersion::LATEST;
-        let v = match (&self.engine_version, self.runner()) {
+        let v = match (&self.run.engine_version, self.runner()) {
             (Some(text), Runner::Sglang) => {
                 crate::estimate::SglangVersion::parse("engine_version", text)?
             }
@@ -213,8 +218,8 @@ impl EstimateInput {
         };
         v.check(
             parallelism,
-            self.enable_lora,
-            self.disaggregation_mode.is_some(),
+            self.serving.enable_lora,
+            self.serving.disaggregation_mode.is_some(),
         )?;
         Ok(v)
     }
@@ -232,7 +237,7 @@ impl EstimateInput {
         let cuda = device
             .and_then(|d| d.gpu)
             .is_none_or(|g| g.generation().vendor() == "NVIDIA");
-        let llama2_path = self.model.as_deref().is_some_and(|m| {
+        let llama2_path = self.model.model.as_deref().is_some_and(|m| {
             // "llama-2" in any ASCII case, without a lower-cased copy of the name.
             m.as_bytes()
                 .windows(7)
@@ -240,7 +245,7 @@ impl EstimateInput {
         });
         crate::estimate::PrefillGraphs::of(
             chunked_prefill_size,
-            cuda && self.cuda_graphs && pp == 1,
+            cuda && self.serving.cuda_graphs && pp == 1,
             arch.mla.is_some(),
             llama2_path,
         )
@@ -258,17 +263,18 @@ impl EstimateInput {
         // Ollama's release sets the llama.cpp build it sizes by (`ollama/version.rs`): from 0.30
         // its pinned `llama-server`, before it its Go runner's vendored llama.cpp.
         if self.runner() == Runner::Ollama {
-            let v = match &self.engine_version {
+            let v = match &self.run.engine_version {
                 Some(text) => OllamaVersion::parse("engine_version", text)?,
                 None => OllamaVersion::LATEST,
             };
             return Ok((latest.0, latest.1, v.llamacpp_build()));
         }
-        let Some(text) = &self.engine_version else {
+        let Some(text) = &self.run.engine_version else {
             return Ok(latest);
         };
         // An RL run's colocated rollout is vLLM too (`estimate/rl/`).
-        let colocated = self.rl.is_some() && self.rollout == Some(super::super::Rollout::Colocate);
+        let colocated = self.training.rl.is_some()
+            && self.training.rollout == Some(super::super::Rollout::Colocate);
         let runner = self.runner();
         if runner.reads_engine_version() || colocated {
             return Ok((
@@ -324,7 +330,7 @@ impl EstimateInput {
             seq_len + new_tokens
         };
         let per_slot = self.resolve_kv_unified_per_slot(seq_len + new_tokens)?;
-        let max_model_len = match (self.max_model_len, per_slot) {
+        let max_model_len = match (self.serving.max_model_len, per_slot) {
             (Some(v), _) => int("max_model_len", v, 1, MAX_SEQ)?,
             // `--kv-unified-per-slot N` without `-c`: "the shared KV pool is sized to
             // n_parallel*N" (its help in `common/arg.cpp`, ggml-org/llama.cpp#24124).
@@ -390,18 +396,19 @@ impl EstimateInput {
     /// llama.cpp's layers on the GPUs and its ubatch.
     pub(super) fn resolve_llamacpp(&self, arch: &Architecture) -> Result<Llamacpp> {
         let num_gpu = self
+            .placement
             .gpu_layers
             .map(|v| int("gpu_layers", v, 0, arch.num_layers + 1))
             .transpose()?;
         let gpu_layers = num_gpu.unwrap_or(arch.num_layers + 1);
-        let ubatch = int("ubatch", self.ubatch, 1, 65_536)?;
-        let n_cpu_moe = match self.n_cpu_moe {
+        let ubatch = int("ubatch", self.serving.ubatch, 1, 65_536)?;
+        let n_cpu_moe = match self.placement.n_cpu_moe {
             None => 0,
             Some(v) => self.resolve_n_cpu_moe(arch, v)?,
         };
         // `--kv-unified` is llama-server's flag: Ollama passes `-np` without it, and no other
         // engine has it.
-        if self.kv_unified.is_some() && self.runner() != Runner::Llamacpp {
+        if self.serving.kv_unified.is_some() && self.runner() != Runner::Llamacpp {
             let name = self.runner().rules().name;
             return Err(input_error!(
                 Unsupported,
@@ -425,7 +432,7 @@ impl EstimateInput {
     /// `per_sequence` (one sequence's prompt and output, which a slot capped at `N` must hold;
     /// llama-server refuses a longer request) and at least 1.
     fn resolve_kv_unified_per_slot(&self, per_sequence: u64) -> Result<Option<u64>> {
-        let Some(v) = self.kv_unified_per_slot else {
+        let Some(v) = self.serving.kv_unified_per_slot else {
             return Ok(None);
         };
         if self.runner() != Runner::Llamacpp {
@@ -499,9 +506,9 @@ impl EstimateInput {
         // without it llama.cpp's graph holds the KQ scores. From 0.30 it passes `--flash-attn
         // auto` to llama-server, on unless asked off (`ollama/version.rs`).
         let eager = if rules.flash_only_when_asked && !self.ollama_llama_server() {
-            self.attention != AttentionImpl::Flash
+            self.run.attention != AttentionImpl::Flash
         } else {
-            self.attention == AttentionImpl::Eager
+            self.run.attention == AttentionImpl::Eager
         };
         if eager { Kernel::Eager } else { Kernel::Flash }
     }

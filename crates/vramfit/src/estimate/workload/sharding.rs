@@ -168,7 +168,7 @@ impl crate::estimate::EstimateInput {
     /// without training, which reads no Megatron setting.
     pub(super) fn cp_size(&self) -> crate::error::Result<u64> {
         #[cfg(feature = "training")]
-        return self.cp.map_or(Ok(1), |c| int("cp", c, 1, 1024));
+        return self.placement.cp.map_or(Ok(1), |c| int("cp", c, 1, 1024));
         #[cfg(not(feature = "training"))]
         Ok(1)
     }
@@ -186,29 +186,33 @@ impl EstimateInput {
     ) -> Result<Sharding> {
         let [reduce, allgather, prefetch, max_live, persistence] = DEEPSPEED_DEFAULTS;
         let buckets = ZeroBucketSizes {
-            reduce: elements("reduce_bucket_size", self.reduce_bucket_size, reduce)?,
+            reduce: elements(
+                "reduce_bucket_size",
+                self.training.reduce_bucket_size,
+                reduce,
+            )?,
             allgather: elements(
                 "allgather_bucket_size",
-                self.allgather_bucket_size,
+                self.training.allgather_bucket_size,
                 allgather,
             )?,
             prefetch: elements(
                 "stage3_prefetch_bucket_size",
-                self.stage3_prefetch_bucket_size,
+                self.training.stage3_prefetch_bucket_size,
                 prefetch,
             )?,
             max_live: elements(
                 "stage3_max_live_parameters",
-                self.stage3_max_live_parameters,
+                self.training.stage3_max_live_parameters,
                 max_live,
             )?,
             persistence: elements(
                 "stage3_param_persistence_threshold",
-                self.stage3_param_persistence_threshold,
+                self.training.stage3_param_persistence_threshold,
                 persistence,
             )?,
             // DeepSpeed's `overlap_comm_valid`: true under ZeRO-3 when not given.
-            overlap_comm: self.overlap_comm.unwrap_or(zero == 3),
+            overlap_comm: self.training.overlap_comm.unwrap_or(zero == 3),
         };
         let fsdp = self.resolve_fsdp(zero, par)?;
         let megatron = self.resolve_megatron(arch, zero, par, fsdp.is_some())?;
@@ -216,19 +220,19 @@ impl EstimateInput {
             fsdp,
             buckets,
             megatron,
-            no_shard: self.fsdp_version.is_some() && fsdp.is_none() && zero == 0,
+            no_shard: self.placement.fsdp_version.is_some() && fsdp.is_none() && zero == 0,
         })
     }
 
     fn resolve_fsdp(&self, zero: u8, par: &Parallel) -> Result<Option<Fsdp>> {
-        let version = match self.fsdp_version {
+        let version = match self.placement.fsdp_version {
             None => None,
             Some(v) => Some(match int("fsdp_version", v, 1, 2)? {
                 1 => FsdpVersion::V1,
                 _ => FsdpVersion::V2,
             }),
         };
-        if version != Some(FsdpVersion::V2) && self.reshard_after_forward.is_some() {
+        if version != Some(FsdpVersion::V2) && self.placement.reshard_after_forward.is_some() {
             return Err(input_error!(
                 Unsupported,
                 "reshard_after_forward",
@@ -241,14 +245,15 @@ impl EstimateInput {
         let Some(version) = version else {
             return Ok(None);
         };
-        if self.mode != Mode::Training {
+        if self.run.mode != Mode::Training {
             return Ok(Some(Fsdp {
                 version,
                 reshard_after_forward: zero != 2,
             }));
         }
         // FSDP1's NO_SHARD: data parallelism without a DDP bucket (the caller's `no_shard`).
-        let no_shard = version == FsdpVersion::V1 && zero == 0 && self.offload == Offload::None;
+        let no_shard =
+            version == FsdpVersion::V1 && zero == 0 && self.placement.offload == Offload::None;
         if zero != 2 && zero != 3 && !no_shard {
             return Err(input_error!(
                 Conflict,
@@ -259,7 +264,7 @@ impl EstimateInput {
                 "3（FULL_SHARD）或 2（SHARD_GRAD_OP）；FSDP1 的 NO_SHARD 为 zero 0 配 fsdp_version 1、不卸载；不用 FSDP 时不要给 fsdp_version",
             ));
         }
-        let reshard = match (zero, self.reshard_after_forward) {
+        let reshard = match (zero, self.placement.reshard_after_forward) {
             (2, Some(true)) => {
                 return Err(input_error!(
                     Conflict,
@@ -273,7 +278,7 @@ impl EstimateInput {
             (_, Some(r)) => r,
             (z, None) => z == 3,
         };
-        if self.offload == Offload::Nvme {
+        if self.placement.offload == Offload::Nvme {
             return Err(input_error!(
                 Unsupported,
                 "offload",
@@ -294,24 +299,27 @@ impl EstimateInput {
             ));
         }
         let deepspeed = [
-            ("reduce_bucket_size", self.reduce_bucket_size.is_some()),
+            (
+                "reduce_bucket_size",
+                self.training.reduce_bucket_size.is_some(),
+            ),
             (
                 "allgather_bucket_size",
-                self.allgather_bucket_size.is_some(),
+                self.training.allgather_bucket_size.is_some(),
             ),
             (
                 "stage3_prefetch_bucket_size",
-                self.stage3_prefetch_bucket_size.is_some(),
+                self.training.stage3_prefetch_bucket_size.is_some(),
             ),
             (
                 "stage3_max_live_parameters",
-                self.stage3_max_live_parameters.is_some(),
+                self.training.stage3_max_live_parameters.is_some(),
             ),
             (
                 "stage3_param_persistence_threshold",
-                self.stage3_param_persistence_threshold.is_some(),
+                self.training.stage3_param_persistence_threshold.is_some(),
             ),
-            ("overlap_comm", self.overlap_comm.is_some()),
+            ("overlap_comm", self.training.overlap_comm.is_some()),
         ];
         if let Some(&(field, _)) = deepspeed.iter().find(|(_, given)| *given) {
             return Err(input_error!(
@@ -336,21 +344,21 @@ impl EstimateInput {
         par: &Parallel,
         fsdp: bool,
     ) -> Result<Option<Megatron>> {
-        let vp = self.vp.map_or(Ok(1), |v| int("vp", v, 1, 1024))?;
+        let vp = self.placement.vp.map_or(Ok(1), |v| int("vp", v, 1, 1024))?;
         let cp = self.cp_size()?;
         // Megatron's regime: `--stack megatron`, or any of its own settings.
-        if self.stack != Some(Stack::Megatron)
-            && self.vp.is_none()
-            && self.cp.is_none()
-            && !self.sequence_parallel
-            && !self.distributed_optimizer
-            && self.recompute_method.is_none()
-            && self.recompute_num_layers.is_none()
+        if self.training.stack != Some(Stack::Megatron)
+            && self.placement.vp.is_none()
+            && self.placement.cp.is_none()
+            && !self.placement.sequence_parallel
+            && !self.placement.distributed_optimizer
+            && self.training.recompute_method.is_none()
+            && self.training.recompute_num_layers.is_none()
         {
             return Ok(None);
         }
         let (recompute_method, recompute_layers) = self.resolve_recompute(arch, par)?;
-        let training = self.mode == Mode::Training;
+        let training = self.run.mode == Mode::Training;
         if training && vp > 1 && par.pp < 2 {
             return Err(input_error!(
                 Conflict,
@@ -383,7 +391,7 @@ impl EstimateInput {
                 ["tp × pp × cp 的倍数，即 {group}"],
             ));
         }
-        if training && self.distributed_optimizer && (zero > 0 || fsdp) {
+        if training && self.placement.distributed_optimizer && (zero > 0 || fsdp) {
             return Err(input_error!(
                 Conflict,
                 "distributed_optimizer",
@@ -395,9 +403,9 @@ impl EstimateInput {
         }
         Ok(Some(Megatron {
             vp,
-            sequence_parallel: self.sequence_parallel,
+            sequence_parallel: self.placement.sequence_parallel,
             cp,
-            distributed_optimizer: self.distributed_optimizer,
+            distributed_optimizer: self.placement.distributed_optimizer,
             recompute_method,
             recompute_layers,
         }))
@@ -412,17 +420,17 @@ impl EstimateInput {
         par: &Parallel,
     ) -> Result<(crate::estimate::RecomputeMethod, u64)> {
         use crate::estimate::Checkpointing;
-        let method = self.recompute_method.unwrap_or_default();
-        let given = if self.recompute_method.is_some() {
+        let method = self.training.recompute_method.unwrap_or_default();
+        let given = if self.training.recompute_method.is_some() {
             Some("recompute_method")
-        } else if self.recompute_num_layers.is_some() {
+        } else if self.training.recompute_num_layers.is_some() {
             Some("recompute_num_layers")
         } else {
             None
         };
         if let Some(field) = given
-            && self.mode == Mode::Training
-            && self.grad_checkpointing != Checkpointing::Full
+            && self.run.mode == Mode::Training
+            && self.training.grad_checkpointing != Checkpointing::Full
         {
             return Err(input_error!(
                 Conflict,
@@ -438,7 +446,7 @@ impl EstimateInput {
         } else {
             1 << 20
         };
-        let layers = match self.recompute_num_layers {
+        let layers = match self.training.recompute_num_layers {
             None => 1,
             Some(n) => int("recompute_num_layers", n, 1, per_stage)?,
         };

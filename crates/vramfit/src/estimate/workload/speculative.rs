@@ -49,27 +49,30 @@ impl EstimateInput {
         // given ([`super::checks::not_built`]).
         if !cfg!(feature = "speculative") {
             let given = [
-                ("speculative_method", self.speculative_method.is_some()),
-                ("draft_model", self.draft_model.is_some()),
+                (
+                    "speculative_method",
+                    self.serving.speculative_method.is_some(),
+                ),
+                ("draft_model", self.serving.draft_model.is_some()),
                 (
                     "num_speculative_tokens",
-                    self.num_speculative_tokens.is_some(),
+                    self.serving.num_speculative_tokens.is_some(),
                 ),
-                ("acceptance_rate", self.acceptance_rate.is_some()),
+                ("acceptance_rate", self.serving.acceptance_rate.is_some()),
             ];
             return match given.iter().find(|(_, g)| *g) {
                 Some((field, _)) => Err(super::checks::not_built(field)),
                 None => Ok(None),
             };
         }
-        let Some(method) = self.speculative_method else {
+        let Some(method) = self.serving.speculative_method else {
             for (field, given) in [
-                ("draft_model", self.draft_model.is_some()),
+                ("draft_model", self.serving.draft_model.is_some()),
                 (
                     "num_speculative_tokens",
-                    self.num_speculative_tokens.is_some(),
+                    self.serving.num_speculative_tokens.is_some(),
                 ),
-                ("acceptance_rate", self.acceptance_rate.is_some()),
+                ("acceptance_rate", self.serving.acceptance_rate.is_some()),
             ] {
                 if given {
                     return Err(input_error!(
@@ -95,7 +98,7 @@ impl EstimateInput {
                 "serve 模式并选 vllm 引擎，或不设 speculative_method",
             ));
         }
-        let tokens = match self.num_speculative_tokens {
+        let tokens = match self.serving.num_speculative_tokens {
             Some(v) => int("num_speculative_tokens", v, 1, MAX_SPECULATIVE_TOKENS)?,
             None => {
                 return Err(input_error!(
@@ -108,7 +111,7 @@ impl EstimateInput {
                 ));
             }
         };
-        let acceptance = match self.acceptance_rate {
+        let acceptance = match self.serving.acceptance_rate {
             Some(a) if a.is_finite() && (0.0..=MAX_ACCEPTANCE).contains(&a) => Some(a),
             Some(a) => {
                 // As error messages write numbers: core's float formatter stays out of the
@@ -125,7 +128,11 @@ impl EstimateInput {
             }
             None => None,
         };
-        let model = self.draft_model.as_ref().map(|m| m.trim().to_string());
+        let model = self
+            .serving
+            .draft_model
+            .as_ref()
+            .map(|m| m.trim().to_string());
         let draft = match (method, &model) {
             (SpecMethod::DraftModel, Some(id)) => {
                 Some(alloc::boxed::Box::new(draft_preset(id, arch, models)?))

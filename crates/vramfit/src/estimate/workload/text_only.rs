@@ -24,10 +24,10 @@ impl EstimateInput {
         arch: &mut Architecture,
         images: bool,
     ) -> Result<Option<u64>> {
-        if !self.language_model_only {
+        if !self.run.language_model_only {
             return Ok(None);
         }
-        if self.engine != Engine::Vllm {
+        if self.run.engine != Engine::Vllm {
             return Err(input_error!(
                 Conflict,
                 "language_model_only",

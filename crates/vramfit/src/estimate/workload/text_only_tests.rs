@@ -2,7 +2,10 @@
 //! `config/gemma4_towers_tests.rs` checks against transformers' meta count.
 
 use crate::error::ErrorKind;
-use crate::estimate::{ComponentKind, Engine, EstimateInput, Mode, estimate};
+use crate::estimate::{
+    ComponentKind, Engine, EstimateInput, HardwareInput, Mode, ModelInput, RunInput, ServingInput,
+    estimate,
+};
 
 /// google/gemma-4-E2B-it's published config, as the mock hub serves it.
 const E2B: &str =
@@ -11,13 +14,25 @@ const E2B: &str =
 fn e2b(text_only: bool) -> EstimateInput {
     let parsed = crate::config::parse_config(E2B).unwrap();
     EstimateInput {
-        arch: Some(parsed.arch),
-        mode: Mode::Serve,
-        engine: Engine::Vllm,
-        gpu: Some("h100-sxm5-80gb".into()),
-        max_model_len: Some(8192.0),
-        language_model_only: text_only,
-        ..EstimateInput::default()
+        model: ModelInput {
+            arch: Some(parsed.arch),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Serve,
+            engine: Engine::Vllm,
+            language_model_only: text_only,
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(8192.0),
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h100-sxm5-80gb".into()),
+            ..Default::default()
+        },
+        ..Default::default()
     }
 }
 
@@ -46,22 +61,30 @@ fn gemma4_e2b_text_only_by_hand() {
 /// leaves the weights whole, and the model is then a text model of the same cache.
 #[test]
 fn qwen3_vl_text_only_drops_the_tower() {
-    let base = EstimateInput {
-        model: Some("Qwen/Qwen3-VL-8B-Instruct".into()),
-        ..e2b(false)
+    let base = {
+        let mut input = e2b(false);
+        input.model.model = Some("Qwen/Qwen3-VL-8B-Instruct".into());
+        input
     };
     let tower = crate::catalog::find_model("Qwen/Qwen3-VL-8B-Instruct")
         .map(|(_, arch, _)| arch.vision_params)
         .unwrap();
     assert!(tower > 456_010_480);
-    let all = estimate(&EstimateInput {
-        arch: None,
-        ..base.clone()
+    let all = estimate(&{
+        let mut input = base.clone();
+        input.model.arch = None;
+        input
     })
     .unwrap();
     let text = estimate(&EstimateInput {
-        arch: None,
-        language_model_only: true,
+        model: ModelInput {
+            arch: None,
+            ..base.model
+        },
+        run: RunInput {
+            language_model_only: true,
+            ..base.run
+        },
         ..base
     })
     .unwrap();
@@ -75,28 +98,30 @@ fn qwen3_vl_text_only_drops_the_tower() {
 #[test]
 fn refusals_name_the_field() {
     let mut i = e2b(true);
-    i.engine = Engine::Hf;
-    i.mode = Mode::Inference;
+    i.run.engine = Engine::Hf;
+    i.run.mode = Mode::Inference;
     let e = estimate(&i).unwrap_err();
     assert_eq!(
         (e.kind, e.field.as_str()),
         (ErrorKind::Conflict, "language_model_only")
     );
-    let mut i = EstimateInput {
-        model: Some("google/gemma-3-4b-it".into()),
-        arch: None,
-        ..e2b(true)
+    let mut i = {
+        let mut input = e2b(true);
+        input.model.model = Some("google/gemma-3-4b-it".into());
+        input.model.arch = None;
+        input
     };
-    i.images = 1.0;
+    i.run.images = 1.0;
     let e = estimate(&i).unwrap_err();
     assert_eq!(
         (e.kind, e.field.as_str()),
         (ErrorKind::Conflict, "language_model_only")
     );
-    let e = estimate(&EstimateInput {
-        model: Some("meta-llama/Llama-3.1-8B".into()),
-        arch: None,
-        ..e2b(true)
+    let e = estimate(&{
+        let mut input = e2b(true);
+        input.model.model = Some("meta-llama/Llama-3.1-8B".into());
+        input.model.arch = None;
+        input
     })
     .unwrap_err();
     assert_eq!(
@@ -115,7 +140,7 @@ fn refusals_name_the_field() {
 #[test]
 fn gemma4_e2b_images_by_hand() {
     let mut i = e2b(false);
-    i.images = 2.0;
+    i.run.images = 2.0;
     let w = i.resolve().unwrap();
     assert_eq!(w.images.map(|im| im.tokens()), Some(516));
     let e = estimate(&i).unwrap();
@@ -127,8 +152,8 @@ fn gemma4_e2b_images_by_hand() {
         plain.component_bytes(ComponentKind::Weights)
     );
     // transformers and llama.cpp take the same prompt.
-    i.mode = Mode::Inference;
-    i.engine = Engine::Hf;
+    i.run.mode = Mode::Inference;
+    i.run.engine = Engine::Hf;
     assert_eq!(i.resolve().unwrap().seq_len, 2048 + 516);
     assert!(estimate(&i).is_ok());
 }

@@ -63,25 +63,25 @@ impl EstimateInput {
     ) -> Result<Option<Images>> {
         if !cfg!(feature = "vision") {
             let given = [
-                ("images", self.images != 0.0),
-                ("image_width", self.image_width.is_some()),
-                ("image_height", self.image_height.is_some()),
+                ("images", self.run.images != 0.0),
+                ("image_width", self.run.image_width.is_some()),
+                ("image_height", self.run.image_height.is_some()),
             ];
             return match given.iter().find(|(_, g)| *g) {
                 Some((field, _)) => Err(super::checks::not_built(field)),
                 None => Ok(None),
             };
         }
-        let per_request = int("images", self.images, 0, MAX_IMAGES)?;
+        let per_request = int("images", self.run.images, 0, MAX_IMAGES)?;
         let side = |field: &str, v: Option<f64>| -> Result<u64> {
             v.map_or(Ok(DEFAULT_IMAGE_SIDE), |v| int(field, v, 1, MAX_IMAGE_SIDE))
         };
-        let width = side("image_width", self.image_width)?;
-        let height = side("image_height", self.image_height)?;
+        let width = side("image_width", self.run.image_width)?;
+        let height = side("image_height", self.run.image_height)?;
         if per_request == 0 {
             for (field, given) in [
-                ("image_width", self.image_width),
-                ("image_height", self.image_height),
+                ("image_width", self.run.image_width),
+                ("image_height", self.run.image_height),
             ] {
                 if given.is_some() {
                     return Err(input_error!(
@@ -156,15 +156,21 @@ impl EstimateInput {
 #[cfg(test)]
 mod tests {
     use crate::error::ErrorKind;
-    use crate::estimate::{ComponentKind, Engine, EstimateInput, Mode};
+    use crate::estimate::{ComponentKind, Engine, EstimateInput, Mode, ModelInput, RunInput};
 
     fn run(model: &str, images: f64, size: Option<(f64, f64)>) -> EstimateInput {
         EstimateInput {
-            model: Some(model.into()),
-            images,
-            image_width: size.map(|s| s.0),
-            image_height: size.map(|s| s.1),
-            ..EstimateInput::default()
+            model: ModelInput {
+                model: Some(model.into()),
+                ..Default::default()
+            },
+            run: RunInput {
+                images,
+                image_width: size.map(|s| s.0),
+                image_height: size.map(|s| s.1),
+                ..Default::default()
+            },
+            ..Default::default()
         }
     }
 
@@ -181,9 +187,10 @@ mod tests {
         assert_eq!(w.images.map(|i| i.tokens()), Some(2052));
         let e = w.estimate();
         assert_eq!(e.component_bytes(ComponentKind::KvCache), 4356 * 147_456);
-        let plain = EstimateInput {
-            seq_len: 4100.0,
-            ..run("Qwen/Qwen3-VL-8B-Instruct", 0.0, None)
+        let plain = {
+            let mut input = run("Qwen/Qwen3-VL-8B-Instruct", 0.0, None);
+            input.run.seq_len = 4100.0;
+            input
         };
         let p = plain.resolve().unwrap().estimate();
         assert_eq!(
@@ -201,17 +208,17 @@ mod tests {
     #[test]
     fn engines_and_gemma_count_the_tokens() {
         let mut i = run("google/gemma-3-4b-it", 4.0, None);
-        i.mode = Mode::Serve;
-        i.engine = Engine::Vllm;
+        i.run.mode = Mode::Serve;
+        i.run.engine = Engine::Vllm;
         let w = i.resolve().unwrap();
         assert_eq!(w.seq_len, 2048 + 4 * 258);
-        i.engine = Engine::Llamacpp;
-        i.mode = Mode::Inference;
+        i.run.engine = Engine::Llamacpp;
+        i.run.mode = Mode::Inference;
         assert_eq!(i.resolve().unwrap().seq_len, 2048 + 4 * 258);
         // LoRA training with the images in each sequence: the sequence grows the same way.
-        i.engine = Engine::Hf;
-        i.mode = Mode::Training;
-        i.lora_rank = 16.0;
+        i.run.engine = Engine::Hf;
+        i.run.mode = Mode::Training;
+        i.training.lora_rank = 16.0;
         assert_eq!(i.resolve().unwrap().seq_len, 2048 + 4 * 258);
     }
 
