@@ -23,6 +23,7 @@ mod regimes;
 mod serving;
 mod sharding;
 mod speculative;
+mod speculative_sglang;
 mod vision;
 
 pub use cards::{MAX_CARDS, card_count, split_card_list};
@@ -369,7 +370,7 @@ impl EstimateInput {
             serving.max_running_requests,
             serving.other_mem_fraction_static,
         )?;
-        let speculative = self.resolve_speculative(arch, models)?;
+        let speculative = self.resolve_speculative(arch, models, serving.sglang_version)?;
         let llamacpp = self.resolve_llamacpp(arch)?;
         self.check_llamacpp_pooling(
             pooling,
