@@ -225,7 +225,8 @@ fn settings_are_checked_with_their_fields() {
         field(|i| {
             i.speculative_method = Some(SpecMethod::Eagle);
             i.num_speculative_tokens = Some(2.0);
-            i.engine = Engine::Sglang;
+            // SGLang serves it too (`sglang/speculative_tests.rs`); TensorRT-LLM is not modelled.
+            i.engine = Engine::Trtllm;
         }),
         (ErrorKind::Unsupported, "speculative_method".into())
     );
