@@ -68,9 +68,24 @@ pub(super) fn draft_cell(target_cell: u64, draft_layers: u64, target_layers: u64
 }
 
 impl Run<'_> {
+    /// What the draft adds to a cell of `target_cell` bytes over `target_layers` layers (0
+    /// without one).
+    pub(in crate::estimate) fn sglang_draft_cell(
+        &self,
+        target_cell: u64,
+        target_layers: u64,
+    ) -> u64 {
+        self.sglang_draft(target_cell, target_layers)
+            .map_or(0, |d| d.cell)
+    }
+
     /// The draft as SGLang loads it and sizes the pool with it, `None` without speculative
     /// decoding; `target_cell` is the target's cell over `target_layers` layers.
-    pub(super) fn sglang_draft(&self, target_cell: u64, target_layers: u64) -> Option<SglangDraft> {
+    pub(in crate::estimate) fn sglang_draft(
+        &self,
+        target_cell: u64,
+        target_layers: u64,
+    ) -> Option<SglangDraft> {
         if !cfg!(feature = "speculative") {
             return None;
         }

@@ -56,6 +56,7 @@ fn an_eagle3_head_by_hand() {
     assert_eq!(component(&e, ComponentKind::Drafter), 2_688_581_632);
     assert_eq!(e.kv_cache_tokens, Some(408_366));
     assert_eq!(e.kv_cache_bytes.get(), 408_367 * 135_168);
+    assert_eq!(e.kv_bytes_per_token, 135_168);
     // `_handle_eagle_family`: max_running_requests 48 when not given; the request table is
     // 48 × (131,072 + 4) × 4 B.
     assert_eq!(
@@ -82,6 +83,7 @@ fn a_standalone_draft_by_hand() {
     .unwrap();
     assert_eq!(component(&e, ComponentKind::Drafter), 2_471_628_800);
     assert_eq!(e.kv_cache_tokens, Some(281_855));
+    assert_eq!(e.kv_bytes_per_token, 196_608);
     // A given max_running_requests stays.
     let given = serve(|i| {
         i.speculative_method = Some(SpecMethod::DraftModel);
