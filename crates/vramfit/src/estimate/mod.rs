@@ -217,6 +217,7 @@ pub use rl::{
     TRL_NUM_GENERATIONS, TRL_PPO_KL_COEF, TRL_PPO_RESPONSE_LENGTH, TRL_ROLLOUT_UTILIZATION,
     VERL_MAX_RESPONSE_LENGTH, VERL_ROLLOUT_UTILIZATION,
 };
+#[cfg(feature = "launch")]
 pub(crate) use sglang::speculative_algorithm as sglang_speculative_algorithm;
 pub use sglang::{
     FractionRule, PrefillGraphs, SGLANG_CUDA_GRAPH_PER_LAYER, SGLANG_DIST_INIT,
