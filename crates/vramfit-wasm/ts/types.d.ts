@@ -1755,7 +1755,8 @@ export interface EstimateInput {
   max_cpu_loras?: number | null;
   /**
    * vLLM `--speculative-config`'s `method`: speculative decoding (`ngram`, `draft_model`,
-   * `eagle`, `eagle3`). Absent: none.
+   * `eagle`, `eagle3`); SGLang's `--speculative-algorithm` `EAGLE` (`eagle`), `EAGLE3`
+   * (`eagle3`) or `STANDALONE` (`draft_model`). Absent: none.
    */
   speculative_method?: SpecMethod | null;
   /**
@@ -1766,8 +1767,9 @@ export interface EstimateInput {
    */
   draft_model?: string | null;
   /**
-   * `--speculative-config`'s `num_speculative_tokens`: tokens drafted per step, 1 to 16.
-   * Required with `speculative_method`.
+   * `--speculative-config`'s `num_speculative_tokens` (SGLang `--speculative-num-steps`, at
+   * `--speculative-eagle-topk 1`): tokens drafted per step, 1 to 16. Required with
+   * `speculative_method`.
    */
   num_speculative_tokens?: number | null;
   /**
