@@ -9,7 +9,10 @@
 //!   so the draft's weights come out of the same static budget as the target's. The draft's
 //!   own embedding (and an EAGLE head's LM head) is replaced by the target's only afterwards
 //!   (`speculative/eagle_worker_v2.py`, `alloc_memory_pool` then `init_lm_head`), so at the
-//!   profile the draft holds them.
+//!   profile the draft holds them: `models/llama_eagle3.py` builds `embed_tokens` over the
+//!   config's `vocab_size` and its LM head over `draft_vocab_size` (counted here over the
+//!   target's vocabulary, the safe side), `models/llama_eagle.py` both over `vocab_size` (one
+//!   tensor when tied: the safe side again).
 //! - `model_executor/pool_configurator.py`, `DefaultPoolConfigurator.__init__`: for EAGLE and
 //!   STANDALONE the cell is `cell + int(cell × draft layers / target layers)`, the draft assumed
 //!   to have the target's per-layer KV size.
