@@ -154,6 +154,8 @@ mod rl;
 mod run_shapes;
 #[cfg(test)]
 mod run_shapes_pd;
+#[cfg(test)]
+mod run_shapes_speculative;
 mod sglang;
 mod solve;
 #[cfg(feature = "speed")]

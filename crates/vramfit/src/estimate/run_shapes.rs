@@ -230,41 +230,8 @@ fn node_shapes() -> Vec<EstimateInput> {
         ]);
     }
     out.extend(vllm_speculative_shapes());
-    out.extend(sglang_speculative_shapes());
+    out.extend(super::run_shapes_speculative::sglang_speculative_shapes());
     out
-}
-
-/// SGLang 0.5.23 serving with speculative decoding: an EAGLE-3 head with and without a card, a
-/// STANDALONE draft at tp 2 (last, so that the shapes before keep their numbers in the
-/// snapshots).
-fn sglang_speculative_shapes() -> Vec<EstimateInput> {
-    let serve = |gpu| EstimateInput {
-        mode: Mode::Serve,
-        engine: Engine::Sglang,
-        ..base(Some("meta-llama/Llama-3.1-8B"), None, gpu)
-    };
-    alloc::vec![
-        EstimateInput {
-            speculative_method: Some(SpecMethod::Eagle3),
-            draft_model: Some("yuhuili/EAGLE3-LLaMA3.1-Instruct-8B".into()),
-            num_speculative_tokens: Some(3.0),
-            ..serve(Some("h100-sxm5-80gb"))
-        },
-        EstimateInput {
-            speculative_method: Some(SpecMethod::Eagle3),
-            draft_model: Some("yuhuili/EAGLE3-LLaMA3.1-Instruct-8B".into()),
-            num_speculative_tokens: Some(3.0),
-            ..serve(None)
-        },
-        EstimateInput {
-            speculative_method: Some(SpecMethod::DraftModel),
-            draft_model: Some("meta-llama/Llama-3.2-1B-Instruct".into()),
-            num_speculative_tokens: Some(4.0),
-            tp: 2.0,
-            gpus: Some(2.0),
-            ..serve(Some("h100-sxm5-80gb"))
-        },
-    ]
 }
 
 /// vLLM serving with speculative decoding, each method (last, so that the shapes before
