@@ -152,6 +152,27 @@ pub fn settings(runner: Runner) -> Vec<Setting> {
                 "--num-reserved-decode-tokens",
                 key!("e.reserved_decode_tokens"),
             ),
+            // Speculative decoding, SGLang 0.5.23's EAGLE, EAGLE3 and STANDALONE.
+            (
+                "speculative_method",
+                "--speculative-algorithm",
+                key!("e.speculative_method_sglang"),
+            ),
+            (
+                "draft_model",
+                "--speculative-draft-model-path",
+                key!("e.draft_model_sglang"),
+            ),
+            (
+                "num_speculative_tokens",
+                "--speculative-num-steps",
+                key!("e.num_speculative_tokens_sglang"),
+            ),
+            (
+                "acceptance_rate",
+                "draft acceptance rate",
+                key!("e.acceptance_rate"),
+            ),
         ],
         Runner::Trtllm => &[
             ("max_num_seqs", "max_batch_size", key!("e.max_seqs")),
@@ -286,6 +307,15 @@ mod tests {
     #[cfg(feature = "full")]
     fn each_engine_names_its_settings_as_its_users_type_them() {
         assert_eq!(name_of(Runner::Ollama, "max_model_len"), Some("num_ctx"));
+        // SGLang's speculative fields, shown under its own flags.
+        assert_eq!(
+            name_of(Runner::Sglang, "speculative_method"),
+            Some("--speculative-algorithm")
+        );
+        assert_eq!(
+            name_of(Runner::Sglang, "num_speculative_tokens"),
+            Some("--speculative-num-steps")
+        );
         assert_eq!(
             name_of(Runner::Ollama, "batch"),
             Some("OLLAMA_NUM_PARALLEL")

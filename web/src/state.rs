@@ -371,8 +371,8 @@ impl AppState {
     }
 }
 
-/// The settings only the full build reads: a run over several nodes, vLLM's speculative
-/// decoding, mlx-lm's KV flags, the Mac's wired limit, the images' size, a P/D side and the host
+/// The settings only the full build reads: a run over several nodes, vLLM's and SGLang's
+/// speculative decoding, mlx-lm's KV flags, the Mac's wired limit, the images' size, a P/D side and the host
 /// memory of the speed under offload (vramfit's features `nodes`, `speculative`, `mlx`, `vision`,
 /// `disaggregation` and `speed`; a calculator build refuses them with an error of kind
 /// `unsupported`). A state that sets one is the full build's ([`AppState::build`]), as is

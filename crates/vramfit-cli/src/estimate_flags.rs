@@ -247,13 +247,13 @@ pub struct EstimateFlags {
     /// SGLang --is-embedding: the same as --runner pooling.
     #[arg(long)]
     pub is_embedding: bool,
-    /// vLLM --speculative-config's method: speculative decoding with ngram, draft_model, eagle or eagle3 (vLLM serving). The drafter's weights and buffers come out of the KV pool's budget and its attention layers share the pool.
+    /// vLLM --speculative-config's method: speculative decoding with ngram, draft_model, eagle or eagle3 (vLLM serving); SGLang --speculative-algorithm: eagle (EAGLE), eagle3 (EAGLE3) or draft_model (STANDALONE). The drafter's weights come out of the KV pool's budget and its attention layers share the pool.
     #[arg(long)]
     pub speculative_method: Option<SpecMethodArg>,
-    /// --speculative-config's model: the draft's preset id for draft_model (same vocabulary as the target, e.g. meta-llama/Llama-3.2-1B-Instruct); an EAGLE head's repository for eagle/eagle3, named in the launch command (its shape is the target's).
+    /// --speculative-config's model (SGLang --speculative-draft-model-path): the draft's preset id for draft_model (same vocabulary as the target, e.g. meta-llama/Llama-3.2-1B-Instruct); an EAGLE head's repository for eagle/eagle3, named in the launch command (its shape is the target's).
     #[arg(long)]
     pub draft_model: Option<String>,
-    /// --speculative-config's num_speculative_tokens: tokens drafted per step, 1 to 16. Required with --speculative-method.
+    /// --speculative-config's num_speculative_tokens (SGLang --speculative-num-steps, at top-k 1): tokens drafted per step, 1 to 16. Required with --speculative-method.
     #[arg(long, allow_negative_numbers = true)]
     pub num_speculative_tokens: Option<f64>,
     /// The chance the target accepts one drafted token, 0 to 0.99 (vLLM logs it as the draft acceptance rate): the speed with drafting, (1 - a^(k+1))/(1 - a) tokens per step.

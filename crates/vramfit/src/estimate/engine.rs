@@ -238,9 +238,10 @@ impl Runner {
     }
 
     /// Whether this runner serves speculative decoding as vramfit models it (vLLM's
-    /// `--speculative-config`: the drafter beside the target, its layers in the one pool).
+    /// `--speculative-config`, SGLang's `--speculative-algorithm`: the drafter beside the
+    /// target, its layers in the one pool).
     pub(super) const fn serves_speculative(self) -> bool {
-        matches!(self, Runner::Vllm)
+        matches!(self, Runner::Vllm | Runner::Sglang)
     }
 
     /// Whether this runner offloads evicted KV blocks to CPU memory (`kv_offloading_size`):

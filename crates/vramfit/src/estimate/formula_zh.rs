@@ -174,6 +174,9 @@ pub(super) mod tests {
         "vp",
         "draft_model",
         "eagle",
+        // SGLang's `--speculative-algorithm` values, as it spells them.
+        "EAGLE",
+        "STANDALONE",
         // The hybrids' mixers by their names, and SGLang's MambaPool settings.
         "Gated",
         "DeltaNet",

@@ -438,15 +438,17 @@ pub struct ServingInput {
     /// only.
     pub max_cpu_loras: Option<f64>,
     /// vLLM `--speculative-config`'s `method`: speculative decoding (`ngram`, `draft_model`,
-    /// `eagle`, `eagle3`). Absent: none.
+    /// `eagle`, `eagle3`); SGLang's `--speculative-algorithm` `EAGLE` (`eagle`), `EAGLE3`
+    /// (`eagle3`) or `STANDALONE` (`draft_model`). Absent: none.
     pub speculative_method: Option<SpecMethod>,
     /// `--speculative-config`'s `model`: for `draft_model` the draft's preset id (the same
     /// vocabulary as the target), required; for `eagle` and `eagle3` the head's repository
     /// (e.g. `yuhuili/EAGLE-LLaMA3.1-Instruct-8B`), which the command names (the head's shape
     /// is the target's); none for `ngram`.
     pub draft_model: Option<String>,
-    /// `--speculative-config`'s `num_speculative_tokens`: tokens drafted per step, 1 to 16.
-    /// Required with `speculative_method`.
+    /// `--speculative-config`'s `num_speculative_tokens` (SGLang `--speculative-num-steps`, at
+    /// `--speculative-eagle-topk 1`): tokens drafted per step, 1 to 16. Required with
+    /// `speculative_method`.
     pub num_speculative_tokens: Option<f64>,
     /// The chance that the target accepts one drafted token, 0 to 0.99 (measured on your own
     /// traffic: vLLM logs it as the draft acceptance rate). Only the speed reads it; without it

@@ -159,6 +159,8 @@ mod rl;
 mod run_shapes;
 #[cfg(test)]
 mod run_shapes_pd;
+#[cfg(test)]
+mod run_shapes_speculative;
 mod sglang;
 mod solve;
 #[cfg(feature = "speed")]
@@ -223,6 +225,8 @@ pub use rl::{
     TRL_NUM_GENERATIONS, TRL_PPO_KL_COEF, TRL_PPO_RESPONSE_LENGTH, TRL_ROLLOUT_UTILIZATION,
     VERL_MAX_RESPONSE_LENGTH, VERL_ROLLOUT_UTILIZATION,
 };
+#[cfg(feature = "launch")]
+pub(crate) use sglang::speculative_algorithm as sglang_speculative_algorithm;
 pub use sglang::{
     FractionRule, PrefillGraphs, SGLANG_CUDA_GRAPH_PER_LAYER, SGLANG_DIST_INIT,
     SGLANG_DIST_INIT_PCIE, SGLANG_INIT_ONE_GPU, SGLANG_LOAD_OVERHEAD, SglangVersion,

@@ -279,6 +279,7 @@ fn node_shapes() -> Vec<EstimateInput> {
         ]);
     }
     out.extend(vllm_speculative_shapes());
+    out.extend(super::run_shapes_speculative::sglang_speculative_shapes());
     out
 }
 

@@ -5,6 +5,21 @@
 //! (`tensorrt_llm/commands/serve.py`), llama.cpp's `common/arg.cpp`, at the versions the book's
 //! launch chapter names.
 
+/// SGLang's speculative flags (0.5.23, `arg_groups/fields/`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SpecFlag {
+    /// `--speculative-algorithm`.
+    Algorithm,
+    /// `--speculative-draft-model-path`.
+    DraftPath,
+    /// `--speculative-num-steps`.
+    Steps,
+    /// `--speculative-eagle-topk`.
+    Topk,
+    /// `--speculative-num-draft-tokens`.
+    DraftTokens,
+}
+
 /// What a flag sets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Setting {
@@ -121,6 +136,8 @@ pub(crate) enum Setting {
     DpStartRank,
     /// vLLM `--speculative-config` (JSON).
     SpeculativeConfig,
+    /// One of SGLang's speculative flags.
+    SglangSpeculative(SpecFlag),
     /// vLLM `--limit-mm-per-prompt` (JSON): images per prompt, or every modality at 0
     /// (`language_model_only`).
     MmLimit,
@@ -300,6 +317,30 @@ pub(crate) const SGLANG: &[Flag] = &[
     v(
         &["--num-reserved-decode-tokens"],
         Setting::ReservedDecodeTokens,
+    ),
+    // Speculative decoding (`arg_groups/fields/`; NEXTN and the others are refused by value).
+    v(
+        &["--speculative-algorithm"],
+        Setting::SglangSpeculative(SpecFlag::Algorithm),
+    ),
+    v(
+        &[
+            "--speculative-draft-model-path",
+            "--speculative-draft-model",
+        ],
+        Setting::SglangSpeculative(SpecFlag::DraftPath),
+    ),
+    v(
+        &["--speculative-num-steps"],
+        Setting::SglangSpeculative(SpecFlag::Steps),
+    ),
+    v(
+        &["--speculative-eagle-topk"],
+        Setting::SglangSpeculative(SpecFlag::Topk),
+    ),
+    v(
+        &["--speculative-num-draft-tokens"],
+        Setting::SglangSpeculative(SpecFlag::DraftTokens),
     ),
 ];
 

@@ -33,6 +33,7 @@ mod read_stack;
 #[cfg(all(test, feature = "training"))]
 mod rl_launch_tests;
 mod serve;
+mod sglang_speculative;
 mod speculative;
 mod tei;
 #[cfg(test)]
@@ -256,7 +257,7 @@ fn script(
 
 /// One command's text: the program and its positional words on the first line, then each flag
 /// with its value on a line of its own (a short command on one line).
-fn command_text(argv: &[String]) -> String {
+pub(crate) fn command_text(argv: &[String]) -> String {
     let long = argv.len() > 6;
     let mut s = String::new();
     for (i, word) in argv.iter().enumerate() {

@@ -22,7 +22,7 @@ pub struct ReadCommand {
 }
 
 /// The engines whose command lines are read, as their users start them.
-const ACCEPTED: &str = "vllm serve, python -m vllm.entrypoints.openai.api_server, python -m sglang.launch_server, trtllm-serve, llama-server, llama-cli, ollama run, mlx_lm.server, mlx_lm.generate (or python -m mlx_lm.server, python -m mlx_lm.generate), text-embeddings-router (or docker run … text-embeddings-inference:TAG), torchrun … pretrain_gpt.py (Megatron-LM), tune run (torchtune), python -m verl.trainer.main_ppo (verl)";
+const ACCEPTED: &str = "vllm serve, python -m vllm.entrypoints.openai.api_server, python -m sglang.launch_server, sglang serve, trtllm-serve, llama-server, llama-cli, ollama run, mlx_lm.server, mlx_lm.generate (or python -m mlx_lm.server, python -m mlx_lm.generate), text-embeddings-router (or docker run … text-embeddings-inference:TAG), torchrun … pretrain_gpt.py (Megatron-LM), tune run (torchtune), python -m verl.trainer.main_ppo (verl)";
 
 /// Reads `line`: optional `NAME=value` assignments, then one engine's command.
 pub fn read_command(line: &str) -> Result<ReadCommand> {
@@ -98,6 +98,8 @@ fn program(words: &[String]) -> Result<(Engine, &'static [Flag], &[String])> {
         _ if python && w(1) == "-m" && w(2) == "sglang.launch_server" => {
             (Engine::Sglang, flags::SGLANG, &words[3..])
         }
+        // SGLang's own CLI (`sglang/cli/serve.py`): the model by --model-path or first.
+        "sglang" if w(1) == "serve" => (Engine::Sglang, flags::SGLANG, &words[2..]),
         "trtllm-serve" if w(1) == "serve" => (Engine::Trtllm, flags::TRTLLM, &words[2..]),
         "trtllm-serve" => (Engine::Trtllm, flags::TRTLLM, &words[1..]),
         "llama-server" | "llama-cli" => (Engine::Llamacpp, flags::LLAMA_SERVER, &words[1..]),
@@ -358,6 +360,9 @@ impl Reader {
             Setting::SpeculativeConfig => {
                 super::speculative::read(flag, value, i, &mut self.not_read)?;
             }
+            Setting::SglangSpeculative(which) => {
+                super::sglang_speculative::read(which, flag, value, i)?;
+            }
             Setting::MmLimit => super::multimodal::read(flag, value, i, &mut self.not_read)?,
             Setting::LanguageModelOnly => i.run.language_model_only = true,
             Setting::DisaggregationMode => {
@@ -516,7 +521,7 @@ impl Reader {
 }
 
 /// A count as the engines write it: digits, or vLLM's `32k` (× 1,000) and `32K` (× 1,024).
-fn number(flag: &str, value: &str) -> Result<f64> {
+pub(super) fn number(flag: &str, value: &str) -> Result<f64> {
     let (digits, scale) = match value.as_bytes().last() {
         Some(b'k') => (&value[..value.len() - 1], 1e3),
         Some(b'K') => (&value[..value.len() - 1], 1024.0),

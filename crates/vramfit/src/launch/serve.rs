@@ -327,6 +327,9 @@ fn sglang_args(
     if let Some(q) = q {
         a.set(Setting::Quantization, q);
     }
+    if let Some(s) = &w.speculative {
+        super::sglang_speculative::write(s, &mut a)?;
+    }
     Ok(a)
 }
 

@@ -296,9 +296,13 @@ impl Run<'_> {
         let cache = self.cache_arch();
         let layers_here = cache.num_layers.div_ceil(self.pp);
         let kv_per_token = if self.keeps_kv_cache(cache) {
-            self.kv_bytes(1, 1, layers_here, self.mla_decompressed())
-                .0
-                .saturating_add(self.drafter_kv_per_token())
+            let target = self.kv_bytes(1, 1, layers_here, self.mla_decompressed()).0;
+            // The draft's share: SGLang's by its rule on the target's cell, vLLM's by layer.
+            let draft = match self.runner() {
+                super::Runner::Sglang => self.sglang_draft_cell(target, layers_here),
+                _ => self.drafter_kv_per_token(),
+            };
+            target.saturating_add(draft)
         } else {
             0
         };

@@ -27,6 +27,10 @@ impl Run<'_> {
         } else {
             0
         };
+        // Speculative decoding: the draft's KV in every cell (`speculative.rs`).
+        let target_layers = cache.num_layers.div_ceil(self.pp);
+        let draft = self.sglang_draft(cell, target_layers);
+        let cell = cell.saturating_add(draft.map_or(0, |d| d.cell));
         let context = self.max_model_len;
         // A P/D side (`--disaggregation-mode`): what it changes (`disaggregation.rs`).
         let side = self.sglang_side();
@@ -39,9 +43,11 @@ impl Run<'_> {
         let per_request = self.state_figures(1, layers, StateLayout::Vllm).bytes;
         // The LoRA pool is allocated after the weights and before the token pool is sized.
         let lora = self.sglang_lora();
+        // The draft is loaded before the pool is sized, out of the same static budget.
         let loaded = weights
             .saturating_add(load)
-            .saturating_add(lora.map_or(0, |l| l.bytes));
+            .saturating_add(lora.map_or(0, |l| l.bytes))
+            .saturating_add(draft.map_or(0, |d| d.weights));
         let (pool, state) =
             self.sglang_pool(loaded, cell, preload, per_request, per_request_tokens);
         // Under DP attention each group's scheduler takes `max_running_requests / dp_size` of
@@ -49,6 +55,9 @@ impl Run<'_> {
         let ranks = self.dp_attention.max(1);
         let requests = self
             .max_running_requests
+            // Speculative decoding's own default (`_handle_eagle_family`), set in ServerArgs
+            // and so divided among the groups as a given one is.
+            .or(draft.map(|_| super::speculative::SPECULATIVE_RUNNING_REQUESTS))
             .map(|r| (r / ranks).max(1))
             .unwrap_or_else(|| default_running_requests(pool.tokens(), context));
         // SGLang runs no more requests than the MambaPool holds states.
@@ -134,6 +143,7 @@ impl Run<'_> {
             weights,
             load,
             lora,
+            draft,
             layers,
             cell,
             context,
@@ -237,9 +247,12 @@ pub(super) struct SglangFigures {
     pub(super) load: u64,
     /// The LoRA pool (`--enable-lora`).
     pub(super) lora: Option<super::lora::SglangLora>,
+    /// The speculative draft (`--speculative-algorithm`), loaded before the pool.
+    pub(super) draft: Option<super::speculative::SglangDraft>,
     /// Layers on this GPU.
     pub(super) layers: u64,
-    /// One token's keys and values over those layers (at least 1 for a generative model).
+    /// One token's keys and values over those layers (at least 1 for a generative model), and
+    /// the draft's share of them under speculative decoding.
     pub(super) cell: u64,
     /// context_length.
     pub(super) context: u64,

@@ -14,6 +14,7 @@ mod disaggregation;
 mod figures;
 mod lora;
 mod prefill_graphs;
+mod speculative;
 mod text;
 mod version;
 mod vision;
@@ -31,6 +32,7 @@ use crate::units::Bytes;
 use figures::SglangPool;
 pub(super) use lora::LORA;
 pub use prefill_graphs::PrefillGraphs;
+pub(crate) use speculative::algorithm as speculative_algorithm;
 pub use version::{FractionRule, Parallelism, SglangVersion};
 pub use vision::VisionCut;
 

@@ -129,6 +129,7 @@ impl Run<'_> {
                 zh!("LoRA：一个批次的 {gpu} 个适配器在{targets_zh}上占用 GPU 槽位；至多 {cpu} 个（--max-loaded-loras）缓存在 CPU 内存中（主机内存，不计入显存）。LoRA 内核的批次缓冲只有几 KB，不计入。"),
             );
         }
+        self.sglang_draft_component(f, p);
         let (en, zh) = match f.pool {
             SglangPool::Card { .. } => (
                 en_str!(
@@ -310,10 +311,11 @@ impl Run<'_> {
                 } else {
                     (alloc::string::String::new(), alloc::string::String::new())
                 };
-                let (lora, lora_zh) = if f.lora.is_some() {
-                    (" + LoRA pool", " + LoRA 池")
-                } else {
-                    ("", "")
+                let (lora, lora_zh) = match (f.lora.is_some(), f.draft.is_some()) {
+                    (true, true) => (" + LoRA pool + draft", " + LoRA 池 + 草稿模型"),
+                    (true, false) => (" + LoRA pool", " + LoRA 池"),
+                    (false, true) => (" + draft", " + 草稿模型"),
+                    (false, false) => ("", ""),
                 };
                 let (memory, pre_s, mfs_s, rest_s, tokens_s, cell_s, size) = (
                     b(memory),
@@ -323,7 +325,7 @@ impl Run<'_> {
                     short(crate::units::four_figures(mfs)),
                     b(rest),
                     thousands(tokens),
-                    thousands(cell),
+                    super::speculative::cell_text(cell, f.draft),
                     b(kv),
                 );
                 [

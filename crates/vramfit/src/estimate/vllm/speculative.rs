@@ -55,7 +55,11 @@ const INDEX_BYTES_PER_TOKEN: u64 = 24;
 impl Run<'_> {
     /// The drafter's parameters on one GPU when its layers are split over `tp` GPUs, its
     /// attention layers, their KV bytes per token on this GPU and its hidden size.
-    fn drafter_shape(&self, s: &Speculative, tp: u64) -> Option<(u64, u64, u64, u64)> {
+    pub(in crate::estimate) fn drafter_shape(
+        &self,
+        s: &Speculative,
+        tp: u64,
+    ) -> Option<(u64, u64, u64, u64)> {
         let a = &self.arch;
         let h = a.hidden_size;
         let q = a.num_heads.saturating_mul(a.head_dim);

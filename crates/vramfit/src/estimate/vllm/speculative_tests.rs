@@ -240,7 +240,8 @@ fn settings_are_checked_with_their_fields() {
         field(|i| {
             i.serving.speculative_method = Some(SpecMethod::Eagle);
             i.serving.num_speculative_tokens = Some(2.0);
-            i.run.engine = Engine::Sglang;
+            // SGLang serves it too (`sglang/speculative_tests.rs`); TensorRT-LLM is not modelled.
+            i.run.engine = Engine::Trtllm;
         }),
         (ErrorKind::Unsupported, "speculative_method".into())
     );

@@ -23,6 +23,7 @@ mod regimes;
 mod serving;
 mod sharding;
 mod speculative;
+mod speculative_sglang;
 mod text_only;
 mod vision;
 
@@ -496,7 +497,7 @@ impl EstimateInput {
             serving.max_running_requests,
             serving.other_mem_fraction_static,
         )?;
-        let speculative = self.resolve_speculative(arch, models)?;
+        let speculative = self.resolve_speculative(arch, models, serving.sglang_version)?;
         let llamacpp = self.resolve_llamacpp(arch)?;
         self.check_llamacpp_pooling(
             pooling,

@@ -37,13 +37,15 @@ pub struct Speculative {
 }
 
 impl EstimateInput {
-    /// `speculative_method` and its settings (with the `speculative` feature): vLLM serving only; `draft_model` for the
+    /// `speculative_method` and its settings (with the `speculative` feature): vLLM and SGLang
+    /// serving (SGLang's limits in `speculative_sglang.rs`); `draft_model` for the
     /// `draft_model` method alone, a 16-bit preset with the target's vocabulary; an EAGLE head
     /// beside a dense decoder with full attention, whose shape it takes.
     pub(super) fn resolve_speculative(
         &self,
         arch: &Architecture,
         models: ModelLookup<'_>,
+        sglang: crate::estimate::SglangVersion,
     ) -> Result<Option<Speculative>> {
         // A build without the `speculative` feature reads none of them, and refuses the first
         // given ([`super::checks::not_built`]).
@@ -92,11 +94,19 @@ impl EstimateInput {
             return Err(input_error!(
                 Unsupported,
                 "speculative_method",
-                ["speculative decoding is modelled for vLLM serving only, not {name}"],
-                ["投机解码仅对 vLLM 服务部署建模，不含 {name}"],
-                "mode serve with engine vllm, or no speculative_method",
-                "serve 模式并选 vllm 引擎，或不设 speculative_method",
+                ["speculative decoding is modelled for vLLM and SGLang serving only, not {name}"],
+                ["投机解码仅对 vLLM 与 SGLang 服务部署建模，不含 {name}"],
+                "mode serve with engine vllm or sglang, or no speculative_method",
+                "serve 模式并选 vllm 或 sglang 引擎，或不设 speculative_method",
             ));
+        }
+        if self.runner() == crate::estimate::Runner::Sglang {
+            super::speculative_sglang::check(
+                method,
+                arch,
+                sglang,
+                self.serving.disaggregation_mode.is_some(),
+            )?;
         }
         let tokens = match self.serving.num_speculative_tokens {
             Some(v) => int("num_speculative_tokens", v, 1, MAX_SPECULATIVE_TOKENS)?,
