@@ -1462,6 +1462,14 @@ export interface EstimateInput {
    */
   image_height?: number | null;
   /**
+   * vLLM loads and profiles no encoder tower: `--language-model-only`, or
+   * `--limit-mm-per-prompt` with every modality at 0 (`{"image": 0, "video": 0, "audio":
+   * 0}`; from vLLM 0.10.1, PR #22299, `SupportsMultiModal._mark_tower_model`). The model's
+   * vision and audio towers and their projectors are left out of the weights. vLLM only,
+   * without `images`. Default false (vLLM's default: every tower loaded).
+   */
+  language_model_only?: boolean;
+  /**
    * Optimizer.
    */
   optimizer?: Optimizer;
@@ -1699,6 +1707,13 @@ export interface EstimateInput {
    */
   kv_unified?: boolean | null;
   /**
+   * llama-server `--kv-unified-per-slot N` (ggml-org/llama.cpp#24124, from build b10662):
+   * each slot's context capped at `N` tokens; without `max_model_len` (`-c`) the shared KV
+   * pool is `N` × the slots (`batch`, `-np`), with it only a cap that holds no memory. An
+   * integer from 1, at least one sequence's `seq_len + new_tokens`; llama.cpp alone.
+   */
+  kv_unified_per_slot?: number | null;
+  /**
    * SGLang `mem_fraction_static` (0.01 to 0.99): weights and KV pool over the memory free at
    * start. Default as SGLang picks it from the card's memory, `chunked_prefill_size` and
    * `cuda_graph_max_bs`; 0.88 without a card.
@@ -1797,7 +1812,8 @@ export interface EstimateInput {
   max_cpu_loras?: number | null;
   /**
    * vLLM `--speculative-config`'s `method`: speculative decoding (`ngram`, `draft_model`,
-   * `eagle`, `eagle3`). Absent: none.
+   * `eagle`, `eagle3`); SGLang's `--speculative-algorithm` `EAGLE` (`eagle`), `EAGLE3`
+   * (`eagle3`) or `STANDALONE` (`draft_model`). Absent: none.
    */
   speculative_method?: SpecMethod | null;
   /**
@@ -1808,8 +1824,9 @@ export interface EstimateInput {
    */
   draft_model?: string | null;
   /**
-   * `--speculative-config`'s `num_speculative_tokens`: tokens drafted per step, 1 to 16.
-   * Required with `speculative_method`.
+   * `--speculative-config`'s `num_speculative_tokens` (SGLang `--speculative-num-steps`, at
+   * `--speculative-eagle-topk 1`): tokens drafted per step, 1 to 16. Required with
+   * `speculative_method`.
    */
   num_speculative_tokens?: number | null;
   /**
@@ -2584,6 +2601,29 @@ export type ImageTokens =
      */
     longest_edge: number;
   }
+  /**
+   * Gemma 4: the image resized, keeping its aspect ratio, to the most patches of
+   * `patch_size` within `max_soft_tokens × pooling²`, each side a multiple of `patch_size ×
+   * pooling`; one soft token per `pooling²` patches (the tower's pooler), with `<boi>` and
+   * `<eoi>` around them (transformers 5.25 `Gemma4ImageProcessor`,
+   * `get_aspect_ratio_preserving_size`; `Gemma4Processor`).
+   */
+  | {
+    rule: "pooled";
+    /**
+     * The tower's patch side in pixels (`vision_config.patch_size`, 16).
+     */
+    patch_size: number;
+    /**
+     * Patches pooled into one token along each side (`vision_config.pooling_kernel_size`,
+     * 3).
+     */
+    pooling: number;
+    /**
+     * The processor's `max_soft_tokens` (280; one of 70, 140, 280, 560, 1120).
+     */
+    max_soft_tokens: number;
+  }
 ;
 
 /**
@@ -2677,6 +2717,29 @@ export type ImageTokensInput =
      * The processor's `size.longest_edge` (`vision_config.image_size`).
      */
     longest_edge: number;
+  }
+  /**
+   * Gemma 4: the image resized, keeping its aspect ratio, to the most patches of
+   * `patch_size` within `max_soft_tokens × pooling²`, each side a multiple of `patch_size ×
+   * pooling`; one soft token per `pooling²` patches (the tower's pooler), with `<boi>` and
+   * `<eoi>` around them (transformers 5.25 `Gemma4ImageProcessor`,
+   * `get_aspect_ratio_preserving_size`; `Gemma4Processor`).
+   */
+  | {
+    rule: "pooled";
+    /**
+     * The tower's patch side in pixels (`vision_config.patch_size`, 16).
+     */
+    patch_size: number;
+    /**
+     * Patches pooled into one token along each side (`vision_config.pooling_kernel_size`,
+     * 3).
+     */
+    pooling: number;
+    /**
+     * The processor's `max_soft_tokens` (280; one of 70, 140, 280, 560, 1120).
+     */
+    max_soft_tokens: number;
   }
 ;
 
