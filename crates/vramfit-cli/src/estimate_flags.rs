@@ -531,4 +531,4 @@ impl From<TransferBackendArg> for TransferBackend {
     }
 }
 value_enum!(SplitModeArg => SplitMode { Layer = "layer" => SplitMode::Layer, None = "none" => SplitMode::None, Row = "row" => SplitMode::Row });
-value_enum!(OffloadArg => Offload { None = "none" => Offload::None, Cpu = "cpu" => Offload::Cpu, Nvme = "nvme" => Offload::Nvme });
+value_enum!(OffloadArg => Offload { None = "none" => Offload::None, Cpu = "cpu" => Offload::Cpu, Nvme = "nvme" => Offload::Nvme, OptimizerCpu = "optimizer-cpu" => Offload::OptimizerCpu, OptimizerNvme = "optimizer-nvme" => Offload::OptimizerNvme });

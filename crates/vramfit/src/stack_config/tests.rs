@@ -163,13 +163,20 @@ fn deepspeed_zero3_offload() {
     assert_eq!(r.input.overlap_comm, Some(false));
 }
 
-/// ZeRO-3 offloading the optimizer alone is counted without offload (vramfit's ZeRO-3 offload
-/// moves the parameters too): the safe side, and said.
+/// ZeRO-3 offloading the optimizer alone is `optimizer-cpu` (`optimizer-nvme`): the parameters
+/// stay partitioned on the GPUs. Under ZeRO-1/2 `offload_optimizer` is `cpu`, which there moves
+/// the optimizer alone; `offload_param` too makes it `cpu` under ZeRO-3.
 #[test]
-fn deepspeed_optimizer_only_offload_under_zero3_is_not_promised() {
+fn deepspeed_optimizer_only_offload_under_zero3_is_its_own_choice() {
     let r = read(r#"{"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "cpu"}}}"#);
-    assert_eq!(r.input.offload, Offload::None);
-    assert_eq!(r.assumed.len(), 1);
+    assert_eq!(r.input.offload, Offload::OptimizerCpu);
+    assert!(r.assumed.is_empty(), "{:?}", r.assumed);
+    let r = read(r#"{"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "nvme"}}}"#);
+    assert_eq!(r.input.offload, Offload::OptimizerNvme);
+    let r = read(
+        r#"{"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "cpu"}, "offload_param": {"device": "cpu"}}}"#,
+    );
+    assert_eq!(r.input.offload, Offload::Cpu);
     let r = read(r#"{"zero_optimization": {"stage": 2, "offload_optimizer": {"device": "cpu"}}}"#);
     assert_eq!((r.input.zero, r.input.offload), (2.0, Offload::Cpu));
 }
