@@ -798,3 +798,23 @@ fn lora_dropout_is_read_by_each_stack() {
     assert_eq!(r.format, ConfigFormat::Axolotl);
     assert_eq!(r.input.lora_dropout, Some(0.2));
 }
+
+/// accelerate's DeepSpeed plugin under ZeRO-3 with `offload_optimizer_device` alone:
+/// `optimizer-cpu`, the parameters left on the GPUs; with `offload_param_device` too, `cpu`.
+#[test]
+fn accelerate_deepspeed_optimizer_only_offload() {
+    let config = |param: &str| {
+        alloc::format!(
+            "distributed_type: DEEPSPEED\n\
+             deepspeed_config:\n  zero_stage: 3\n  offload_optimizer_device: cpu\n  offload_param_device: {param}\n\
+             num_processes: 4\n"
+        )
+    };
+    let r = read(&config("none"));
+    assert_eq!(
+        (r.input.zero, r.input.offload),
+        (3.0, Offload::OptimizerCpu)
+    );
+    let r = read(&config("cpu"));
+    assert_eq!((r.input.zero, r.input.offload), (3.0, Offload::Cpu));
+}
