@@ -212,7 +212,7 @@ pub enum Offload {
     Nvme,
     /// The optimizer's states alone in CPU memory: DeepSpeed's `offload_optimizer` without
     /// `offload_param` (under ZeRO-3 the 16-bit parameters stay sharded on the GPUs; under
-    /// ZeRO-1/2 it is [`Offload::Cpu`]).
+    /// ZeRO-1/2 it is `cpu`).
     #[cfg_attr(feature = "serde", serde(rename = "optimizer-cpu"))]
     OptimizerCpu,
     /// The optimizer's states alone on NVMe: `offload_optimizer` `device: nvme` without
