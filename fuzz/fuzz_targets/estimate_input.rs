@@ -367,7 +367,13 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
         },
         placement: PlacementInput {
             zero: num(u)?,
-            offload: *u.choose(&[Offload::None, Offload::Cpu, Offload::Nvme])?,
+            offload: *u.choose(&[
+                Offload::None,
+                Offload::Cpu,
+                Offload::Nvme,
+                Offload::OptimizerCpu,
+                Offload::OptimizerNvme,
+            ])?,
             gpus: opt_num(u)?,
             tp: num(u)?,
             pp: num(u)?,

@@ -418,8 +418,8 @@ fn expected(w: &Workload, stack: &str, key: &str) -> Option<Value> {
     let gpus = w.dp * w.tp * w.pp;
     let nodes = w.nodes.nodes;
     let offload = |on: bool| match (on, w.offload) {
-        (true, Offload::Cpu) => json!("cpu"),
-        (true, Offload::Nvme) => json!("nvme"),
+        (true, Offload::Cpu | Offload::OptimizerCpu) => json!("cpu"),
+        (true, Offload::Nvme | Offload::OptimizerNvme) => json!("nvme"),
         _ => json!("none"),
     };
     let pure = w.precision == Precision::Bf16;
@@ -494,7 +494,7 @@ fn expected(w: &Workload, stack: &str, key: &str) -> Option<Value> {
         "num_processes" => json!(gpus),
         "zero_stage" => json!(w.zero),
         "offload_optimizer" => offload(true),
-        "offload_param" => offload(w.zero >= 3),
+        "offload_param" => offload(w.zero >= 3 && w.offload.params()),
         "fsdp_version" => json!(match w.sharding.fsdp?.version {
             vramfit::estimate::FsdpVersion::V1 => 1,
             vramfit::estimate::FsdpVersion::V2 => 2,

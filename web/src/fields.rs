@@ -253,7 +253,7 @@ pub static FIELDS: &[Field] = &[
     #[cfg(feature = "full")]
     choice_field!("zero", Training: "0", "1", "2", "3"),
     #[cfg(feature = "full")]
-    choice_field!("offload", Training: "none", "cpu", "nvme"),
+    choice_field!("offload", Training: "none", "cpu", "nvme", "optimizer-cpu", "optimizer-nvme"),
     #[cfg(feature = "full")]
     Field::new("fused_optimizer", Kind::Bool, Group::Training),
     // Training regimes (part `regimes`).

@@ -985,6 +985,8 @@ texts! {
     ("v.offload.cpu", "CPU memory", "CPU 内存"),
     ("v.offload.none", "none", "不卸载"),
     ("v.offload.nvme", "NVMe", "NVMe"),
+    ("v.offload.optimizer-cpu", "optimizer states alone, CPU memory", "仅优化器状态，CPU 内存"),
+    ("v.offload.optimizer-nvme", "optimizer states alone, NVMe", "仅优化器状态，NVMe"),
     ("v.optimizer.adafactor", "Adafactor", "Adafactor"),
     ("v.optimizer.adamw", "AdamW", "AdamW"),
     ("v.optimizer.adamw-4bit", "AdamW 4-bit (torchao)", "AdamW 4 位（torchao）"),

@@ -109,7 +109,7 @@ pub struct EstimateFlags {
     /// ZeRO stage 0–3.
     #[arg(long, allow_negative_numbers = true, default_value_t = 0.0)]
     pub zero: f64,
-    /// none, cpu or nvme.
+    /// none, cpu, nvme (ZeRO-3: the parameters too), optimizer-cpu or optimizer-nvme (DeepSpeed's offload_optimizer alone: under ZeRO-3 the parameters stay on the GPUs).
     #[arg(long, value_enum, default_value = "none")]
     pub offload: OffloadArg,
     /// GPUs in total [default: tp × pp, one model copy; with --nodes, nodes × --gpus-per-node].
@@ -537,4 +537,4 @@ impl From<TransferBackendArg> for TransferBackend {
     }
 }
 value_enum!(SplitModeArg => SplitMode { Layer = "layer" => SplitMode::Layer, None = "none" => SplitMode::None, Row = "row" => SplitMode::Row });
-value_enum!(OffloadArg => Offload { None = "none" => Offload::None, Cpu = "cpu" => Offload::Cpu, Nvme = "nvme" => Offload::Nvme });
+value_enum!(OffloadArg => Offload { None = "none" => Offload::None, Cpu = "cpu" => Offload::Cpu, Nvme = "nvme" => Offload::Nvme, OptimizerCpu = "optimizer-cpu" => Offload::OptimizerCpu, OptimizerNvme = "optimizer-nvme" => Offload::OptimizerNvme });

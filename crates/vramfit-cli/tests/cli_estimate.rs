@@ -793,3 +793,34 @@ fn language_model_only_leaves_the_tower_out() {
         "{err}"
     );
 }
+
+#[test]
+fn offload_optimizer_alone_keeps_zero3_parameters_on_the_gpus() {
+    // Llama-3.1-8B (P = 8,030,261,248), ZeRO-3 over 8 GPUs, DeepSpeed's offload_optimizer
+    // alone: the bf16 partition stays, P × 2 B / 8 = 2,007,565,312 B; no gradients or states on
+    // the GPU; in CPU memory (4 + 4 + 8) B × P / 8 = 16,060,522,496 B.
+    let args = |offload| {
+        json(&[
+            "estimate",
+            "--model",
+            "meta-llama/Llama-3.1-8B",
+            "--mode",
+            "training",
+            "--zero",
+            "3",
+            "--gpus",
+            "8",
+            "--offload",
+            offload,
+        ])
+    };
+    let v = args("optimizer-cpu");
+    assert_eq!(v["weights_bytes"], 2_007_565_312u64);
+    assert_eq!(v["gradients_bytes"], 0u64);
+    assert_eq!(v["optimizer_bytes"], 0u64);
+    assert_eq!(v["cpu_bytes"], 16_060_522_496u64);
+    // `cpu` moves the partition too: P × 18 B / 8 in CPU memory, no weights on the GPU.
+    let all = args("cpu");
+    assert_eq!(all["weights_bytes"], 0u64);
+    assert_eq!(all["cpu_bytes"], 18_068_087_808u64);
+}

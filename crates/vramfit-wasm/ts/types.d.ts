@@ -3938,6 +3938,17 @@ export type Offload =
    * Optimizer states (and, under ZeRO-3, parameters) on NVMe.
    */
   | "nvme"
+  /**
+   * The optimizer's states alone in CPU memory: DeepSpeed's `offload_optimizer` without
+   * `offload_param` (under ZeRO-3 the 16-bit parameters stay sharded on the GPUs; under
+   * ZeRO-1/2 it is `cpu`).
+   */
+  | "optimizer-cpu"
+  /**
+   * The optimizer's states alone on NVMe: `offload_optimizer` `device: nvme` without
+   * `offload_param`.
+   */
+  | "optimizer-nvme"
 ;
 
 /**

@@ -210,6 +210,36 @@ pub enum Offload {
     Cpu,
     /// Optimizer states (and, under ZeRO-3, parameters) on NVMe.
     Nvme,
+    /// The optimizer's states alone in CPU memory: DeepSpeed's `offload_optimizer` without
+    /// `offload_param` (under ZeRO-3 the 16-bit parameters stay sharded on the GPUs; under
+    /// ZeRO-1/2 it is `cpu`).
+    #[cfg_attr(feature = "serde", serde(rename = "optimizer-cpu"))]
+    OptimizerCpu,
+    /// The optimizer's states alone on NVMe: `offload_optimizer` `device: nvme` without
+    /// `offload_param`.
+    #[cfg_attr(feature = "serde", serde(rename = "optimizer-nvme"))]
+    OptimizerNvme,
+}
+
+impl Offload {
+    /// Whether the optimizer's states (fp32 masters, moments) and the gradient partitions
+    /// leave the GPU: every choice but [`Offload::None`].
+    #[must_use]
+    pub fn optimizer(self) -> bool {
+        self != Self::None
+    }
+
+    /// Whether ZeRO-3's 16-bit parameters leave the GPU too (`offload_param`).
+    #[must_use]
+    pub fn params(self) -> bool {
+        matches!(self, Self::Cpu | Self::Nvme)
+    }
+
+    /// Whether what is offloaded lies on NVMe rather than in CPU memory.
+    #[must_use]
+    pub fn nvme(self) -> bool {
+        matches!(self, Self::Nvme | Self::OptimizerNvme)
+    }
 }
 
 /// Attention implementation.

@@ -108,6 +108,77 @@ fn zero3_is_never_under_deepspeeds_estimate() {
 }
 
 #[test]
+fn zero3_optimizer_only_offload_is_deepspeeds_estimate_with_its_buffers() {
+    // estimate_zero3_model_states_mem_needs(cpu_offload=True, cpu_offload_params=False)
+    // (DeepSpeed 0.19.6, runtime/zero/stage3.py, read by hand): 4 × largest module + 2 Ψ / N
+    // on the GPU, the 16-bit parameter partition; 16 Ψ per node in CPU memory (fp32 masters,
+    // two Adam moments, the fp32 gradient partition), before its 1.5 buffer factor.
+    let n = 8;
+    let ds = 4 * EMBED + 2 * P / n;
+    let base = {
+        let mut input = train(8.0);
+        input.placement.zero = 3.0;
+        input.training.fused_optimizer = true;
+        input
+    };
+    let none = est(&base);
+    let e = est(&{
+        let mut input = base.clone();
+        input.placement.offload = Offload::OptimizerCpu;
+        input
+    });
+    // The parameter partition stays: 8,030,261,248 × 2 B / 8 = 2,007,565,312 B.
+    assert_eq!(e.weights_bytes.get(), 2_007_565_312);
+    assert_eq!(e.weights_bytes, none.weights_bytes);
+    // Gradients (reduced into CPU partitions), optimizer states and the fp32 step copy: none.
+    assert_eq!(e.gradients_bytes.get(), 0);
+    assert_eq!(e.optimizer_bytes.get(), 0);
+    assert_eq!(part(&e, K::StepTemporaries), 0);
+    // The buffers are those without offload (the parameters are gathered from the GPUs).
+    let z = part(&e, K::ZeroBuffers);
+    assert_eq!(z, part(&none, K::ZeroBuffers));
+    let ours = model_states(&e) + z;
+    assert!(ours >= ds, "{ours} under DeepSpeed's {ds}");
+    // CPU memory per GPU: (4 + 4 + 8) B × Ψ / 8 = 16,060,522,496 B; eight GPUs, 16 Ψ as
+    // DeepSpeed's cpu_mem before its factor 1.5.
+    assert_eq!(e.cpu_bytes.get(), 16 * P / n);
+    // `cpu` (offload_param too) moves the 2 Ψ / N partition to the CPU as well.
+    let all = est(&{
+        let mut input = base.clone();
+        input.placement.offload = Offload::Cpu;
+        input
+    });
+    assert_eq!(all.weights_bytes.get(), 0);
+    assert_eq!(all.cpu_bytes.get(), 18 * P / n);
+    // NVMe: the same GPU figures, the states on the drive.
+    let nvme = est(&EstimateInput {
+        placement: PlacementInput {
+            offload: Offload::OptimizerNvme,
+            ..base.placement
+        },
+        ..base
+    });
+    assert_eq!(nvme.weights_bytes, e.weights_bytes);
+    assert_eq!(
+        (nvme.cpu_bytes.get(), nvme.nvme_bytes.get()),
+        (0, 16 * P / n)
+    );
+}
+
+#[test]
+fn optimizer_only_offload_is_refused_with_fsdp() {
+    let err = estimate(&{
+        let mut input = train(8.0);
+        input.placement.zero = 3.0;
+        input.placement.fsdp_version = Some(2.0);
+        input.placement.offload = Offload::OptimizerCpu;
+        input
+    })
+    .unwrap_err();
+    assert_eq!(err.field, "offload");
+}
+
+#[test]
 fn transformers_auto_buckets_are_the_old_figures() {
     // transformers' "auto": reduce_bucket_size h², stage3_prefetch_bucket_size 0.9 h²,
     // stage3_param_persistence_threshold 10 h.

@@ -434,8 +434,8 @@ fn ds_config(w: &Workload, l: &mut Builder) -> String {
     let b = w.sharding.buckets;
     let mut z: Vec<(&'static str, Value)> = alloc::vec![("stage", Value::Int(u64::from(w.zero)))];
     let device = match w.offload {
-        Offload::Cpu => Some("cpu"),
-        Offload::Nvme => Some("nvme"),
+        Offload::Cpu | Offload::OptimizerCpu => Some("cpu"),
+        Offload::Nvme | Offload::OptimizerNvme => Some("nvme"),
         Offload::None => None,
     };
     if let Some(d) = device {
@@ -447,8 +447,9 @@ fn ds_config(w: &Workload, l: &mut Builder) -> String {
             Value::Map(m)
         };
         z.push(("offload_optimizer", target(d)));
-        // vramfit's offload under ZeRO-3 moves the parameters too.
-        if w.zero >= 3 {
+        // `cpu`/`nvme` under ZeRO-3 move the parameters too; `optimizer-cpu`/`optimizer-nvme`
+        // leave them on the GPUs.
+        if w.zero >= 3 && w.offload.params() {
             z.push(("offload_param", target(d)));
         }
         if d == "nvme" {

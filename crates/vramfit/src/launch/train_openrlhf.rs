@@ -136,11 +136,12 @@ fn ds_words(w: &Workload) -> Result<Vec<String>> {
         Offload::None => {}
         // OpenRLHF's `get_train_ds_config`: `offload_optimizer` to the CPU, `offload_param` never.
         Offload::Cpu if (1..3).contains(&w.zero) => a.flag("--ds.adam_offload"),
+        Offload::OptimizerCpu if w.zero >= 1 => a.flag("--ds.adam_offload"),
         _ => {
             return Err(refused(
                 "offload",
-                "OpenRLHF offloads Adam's states to CPU memory alone (--ds.adam_offload, ZeRO 1 or 2); the estimate's offload under ZeRO-3 moves the parameters too",
-                "OpenRLHF 只把 Adam 状态卸载到 CPU 内存（--ds.adam_offload，ZeRO 1 或 2）；估算在 ZeRO-3 下的卸载还会移走参数",
+                "OpenRLHF offloads Adam's states to CPU memory alone (--ds.adam_offload, ZeRO 1 or 2); the estimate's cpu/nvme under ZeRO-3 move the parameters too (optimizer-cpu is its choice)",
+                "OpenRLHF 只把 Adam 状态卸载到 CPU 内存（--ds.adam_offload，ZeRO 1 或 2）；估算在 ZeRO-3 下的 cpu/nvme 还会移走参数（应选 optimizer-cpu）",
             ));
         }
     }

@@ -111,11 +111,13 @@ fn grid() -> Vec<EstimateInput> {
         ),
     ];
     // (gpus, zero, offload, fsdp version)
-    let shardings: [(f64, f64, Offload, Option<f64>); 6] = [
+    let shardings: [(f64, f64, Offload, Option<f64>); 7] = [
         (1.0, 0.0, Offload::None, None),
         (4.0, 0.0, Offload::None, None),
         (4.0, 2.0, Offload::None, None),
         (8.0, 3.0, Offload::Cpu, None),
+        // `offload_optimizer` without `offload_param`, read back as the same choice.
+        (4.0, 3.0, Offload::OptimizerCpu, None),
         (4.0, 3.0, Offload::None, Some(2.0)),
         (4.0, 2.0, Offload::Cpu, Some(1.0)),
     ];

@@ -76,7 +76,12 @@ fn deepspeed(c: &Map<'_>, r: &mut Reading) -> Result<()> {
     let optimizer = device("offload_optimizer_device")?;
     let params = device("offload_param_device")?;
     r.input.placement.offload = if r.input.placement.zero >= 3.0 && params == Offload::None {
-        Offload::None
+        // ZeRO-3 with the optimizer offloaded alone: the parameters stay partitioned on the GPUs.
+        match optimizer {
+            Offload::Cpu => Offload::OptimizerCpu,
+            Offload::Nvme => Offload::OptimizerNvme,
+            _ => Offload::None,
+        }
     } else if optimizer != Offload::None {
         optimizer
     } else {

@@ -56,17 +56,14 @@ fn zero(z: &Map<'_>, r: &mut Reading) -> Result<()> {
     buckets(z, r)?;
     let optimizer = device("offload_optimizer")?;
     let params = device("offload_param")?;
-    r.input.placement.offload = if stage >= 3.0
-        && optimizer != Offload::None
-        && params == Offload::None
-    {
-        // vramfit's offload under ZeRO-3 moves the parameters too: counting it would promise
-        // memory the GPU does not get. Counted without offload, the safe side.
-        r.assume(
-            "ZeRO-3 offloads the optimizer states only: counted without offload (the GPU holds the optimizer partition less than shown)",
-            "ZeRO-3 只卸载优化器状态：按不卸载计算（GPU 实际少占优化器分片）",
-        );
-        Offload::None
+    r.input.placement.offload = if stage >= 3.0 && optimizer != Offload::None && params == Offload::None {
+        // ZeRO-3 with `offload_optimizer` alone: the 16-bit parameters stay partitioned on
+        // the GPUs (under ZeRO-1/2 `cpu` already means the optimizer alone).
+        if optimizer == Offload::Nvme {
+            Offload::OptimizerNvme
+        } else {
+            Offload::OptimizerCpu
+        }
     } else if params == Offload::Nvme || optimizer == Offload::Nvme {
         Offload::Nvme
     } else if optimizer != Offload::None {

@@ -176,13 +176,20 @@ fn deepspeed_zero3_offload() {
     assert_eq!(r.input.training.overlap_comm, Some(false));
 }
 
-/// ZeRO-3 offloading the optimizer alone is counted without offload (vramfit's ZeRO-3 offload
-/// moves the parameters too): the safe side, and said.
+/// ZeRO-3 offloading the optimizer alone is `optimizer-cpu` (`optimizer-nvme`): the parameters
+/// stay partitioned on the GPUs. Under ZeRO-1/2 `offload_optimizer` is `cpu`, which there moves
+/// the optimizer alone; `offload_param` too makes it `cpu` under ZeRO-3.
 #[test]
-fn deepspeed_optimizer_only_offload_under_zero3_is_not_promised() {
+fn deepspeed_optimizer_only_offload_under_zero3_is_its_own_choice() {
     let r = read(r#"{"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "cpu"}}}"#);
-    assert_eq!(r.input.placement.offload, Offload::None);
-    assert_eq!(r.assumed.len(), 1);
+    assert_eq!(r.input.placement.offload, Offload::OptimizerCpu);
+    assert!(r.assumed.is_empty(), "{:?}", r.assumed);
+    let r = read(r#"{"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "nvme"}}}"#);
+    assert_eq!(r.input.placement.offload, Offload::OptimizerNvme);
+    let r = read(
+        r#"{"zero_optimization": {"stage": 3, "offload_optimizer": {"device": "cpu"}, "offload_param": {"device": "cpu"}}}"#,
+    );
+    assert_eq!(r.input.placement.offload, Offload::Cpu);
     let r = read(r#"{"zero_optimization": {"stage": 2, "offload_optimizer": {"device": "cpu"}}}"#);
     assert_eq!(
         (r.input.placement.zero, r.input.placement.offload),
@@ -868,4 +875,24 @@ fn lora_dropout_is_read_by_each_stack() {
     );
     assert_eq!(r.format, ConfigFormat::Axolotl);
     assert_eq!(r.input.training.lora_dropout, Some(0.2));
+}
+
+/// accelerate's DeepSpeed plugin under ZeRO-3 with `offload_optimizer_device` alone:
+/// `optimizer-cpu`, the parameters left on the GPUs; with `offload_param_device` too, `cpu`.
+#[test]
+fn accelerate_deepspeed_optimizer_only_offload() {
+    let config = |param: &str| {
+        alloc::format!(
+            "distributed_type: DEEPSPEED\n\
+             deepspeed_config:\n  zero_stage: 3\n  offload_optimizer_device: cpu\n  offload_param_device: {param}\n\
+             num_processes: 4\n"
+        )
+    };
+    let r = read(&config("none"));
+    assert_eq!(
+        (r.input.placement.zero, r.input.placement.offload),
+        (3.0, Offload::OptimizerCpu)
+    );
+    let r = read(&config("cpu"));
+    assert_eq!((r.input.placement.zero, r.input.placement.offload), (3.0, Offload::Cpu));
 }

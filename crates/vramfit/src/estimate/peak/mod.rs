@@ -8,8 +8,8 @@ mod words;
 
 use super::parts::ServePool;
 use super::{
-    ComponentKind, Estimate, Fit, Group, Mode, Offload, OllamaLoad, Parts, PeakSource, Phase,
-    Precision, Quick, Required, Run, m_rec, quick,
+    ComponentKind, Estimate, Fit, Group, Mode, OllamaLoad, Parts, PeakSource, Phase, Precision,
+    Quick, Required, Run, m_rec, quick,
 };
 use crate::precision::Dtype;
 use crate::units::{Bytes, MIB};
@@ -287,7 +287,7 @@ impl Run<'_> {
         let rules = self.rules();
         let is_llamacpp = rules.peak.own_buffers();
         // ZeRO-Infinity's NVMe offload keeps the partitions on the drive, not in CPU memory.
-        let (cpu, nvme) = if self.mode == Mode::Training && self.offload == Offload::Nvme {
+        let (cpu, nvme) = if self.mode == Mode::Training && self.offload.nvme() {
             (0, cpu)
         } else {
             (cpu, 0)

@@ -374,7 +374,8 @@ impl Run<'_> {
         let mut quant_state = 0;
         if self.zero == 3 {
             quant_state = self.bnb_quant_state(basis);
-            bytes = if self.offload != Offload::None {
+            // `offload_param` moves them to the CPU; `offload_optimizer` alone leaves them.
+            bytes = if self.offload.params() {
                 quant_state
             } else {
                 bytes
@@ -707,7 +708,7 @@ impl Run<'_> {
             return 0;
         }
         let full_states = basis.shard.saturating_mul(4 + 4 + optimizer.per_param);
-        let params_cpu = if self.zero == 3 {
+        let params_cpu = if self.zero == 3 && self.offload.params() {
             self.busiest(&|t| t.numel(), self.params())
                 .saturating_mul(2)
         } else {

@@ -152,7 +152,7 @@ impl Run<'_> {
             );
         }
         if self.zero == 3 {
-            let (dp, offload) = (self.dp, self.offload != Offload::None);
+            let (dp, offload) = (self.dp, self.offload.params());
             text = formula!(self.text;
                 [
                     "{}, partitioned over {dp} data-parallel ranks (ZeRO-3){}",
@@ -275,7 +275,7 @@ impl Run<'_> {
             );
         }
         if zero >= 1 {
-            let cpu = self.offload == Offload::Cpu;
+            let cpu = !self.offload.nvme();
             text = formula!(self.text;
                 [
                     "{} / {dp} ranks (ZeRO-{zero}){}",

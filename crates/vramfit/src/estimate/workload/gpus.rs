@@ -43,14 +43,14 @@ impl EstimateInput {
         }
         // ZeRO-Infinity's NVMe offload is a stage-3 feature (DeepSpeed's tests skip it with "Nvme
         // offload not supported for zero stage" below 3).
-        if mode == Mode::Training && zero < 3 && self.placement.offload == Offload::Nvme {
+        if mode == Mode::Training && zero < 3 && self.placement.offload.nvme() {
             return Err(input_error!(
                 Unsupported,
                 "offload",
                 ["NVMe offload with ZeRO-{zero}: DeepSpeed offloads to NVMe only under ZeRO-3"],
                 ["NVMe 卸载配 ZeRO-{zero}：DeepSpeed 只在 ZeRO-3 下卸载到 NVMe"],
-                "cpu with zero 1, 2 or 3; nvme with zero 3",
-                "zero 为 1、2、3 时用 cpu；zero 为 3 时用 nvme",
+                "cpu or optimizer-cpu with zero 1, 2 or 3; nvme or optimizer-nvme with zero 3",
+                "zero 为 1、2、3 时用 cpu 或 optimizer-cpu；zero 为 3 时用 nvme 或 optimizer-nvme",
             ));
         }
         Ok(zero)

@@ -278,6 +278,19 @@ impl EstimateInput {
             (_, Some(r)) => r,
             (z, None) => z == 3,
         };
+        if matches!(self.placement.offload, Offload::OptimizerCpu | Offload::OptimizerNvme) {
+            // FSDP's `CPUOffload(offload_params=True)` / `CPUOffloadPolicy` moves the
+            // parameters, gradients and optimizer states together: it has no optimizer-only
+            // choice.
+            return Err(input_error!(
+                Unsupported,
+                "offload",
+                "optimizer-only offload with FSDP, which offloads the parameters with the optimizer states",
+                "FSDP 下只卸载优化器状态，而 FSDP 连同参数一起卸载",
+                "none or cpu with fsdp_version",
+                "给出 fsdp_version 时为 none 或 cpu",
+            ));
+        }
         if self.placement.offload == Offload::Nvme {
             return Err(input_error!(
                 Unsupported,
