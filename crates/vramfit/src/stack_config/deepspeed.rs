@@ -56,21 +56,22 @@ fn zero(z: &Map<'_>, r: &mut Reading) -> Result<()> {
     buckets(z, r)?;
     let optimizer = device("offload_optimizer")?;
     let params = device("offload_param")?;
-    r.input.placement.offload = if stage >= 3.0 && optimizer != Offload::None && params == Offload::None {
-        // ZeRO-3 with `offload_optimizer` alone: the 16-bit parameters stay partitioned on
-        // the GPUs (under ZeRO-1/2 `cpu` already means the optimizer alone).
-        if optimizer == Offload::Nvme {
-            Offload::OptimizerNvme
+    r.input.placement.offload =
+        if stage >= 3.0 && optimizer != Offload::None && params == Offload::None {
+            // ZeRO-3 with `offload_optimizer` alone: the 16-bit parameters stay partitioned on
+            // the GPUs (under ZeRO-1/2 `cpu` already means the optimizer alone).
+            if optimizer == Offload::Nvme {
+                Offload::OptimizerNvme
+            } else {
+                Offload::OptimizerCpu
+            }
+        } else if params == Offload::Nvme || optimizer == Offload::Nvme {
+            Offload::Nvme
+        } else if optimizer != Offload::None {
+            optimizer
         } else {
-            Offload::OptimizerCpu
-        }
-    } else if params == Offload::Nvme || optimizer == Offload::Nvme {
-        Offload::Nvme
-    } else if optimizer != Offload::None {
-        optimizer
-    } else {
-        params
-    };
+            params
+        };
     Ok(())
 }
 

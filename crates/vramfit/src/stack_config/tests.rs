@@ -894,5 +894,8 @@ fn accelerate_deepspeed_optimizer_only_offload() {
         (3.0, Offload::OptimizerCpu)
     );
     let r = read(&config("cpu"));
-    assert_eq!((r.input.placement.zero, r.input.placement.offload), (3.0, Offload::Cpu));
+    assert_eq!(
+        (r.input.placement.zero, r.input.placement.offload),
+        (3.0, Offload::Cpu)
+    );
 }

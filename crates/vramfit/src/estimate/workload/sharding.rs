@@ -278,7 +278,10 @@ impl EstimateInput {
             (_, Some(r)) => r,
             (z, None) => z == 3,
         };
-        if matches!(self.placement.offload, Offload::OptimizerCpu | Offload::OptimizerNvme) {
+        if matches!(
+            self.placement.offload,
+            Offload::OptimizerCpu | Offload::OptimizerNvme
+        ) {
             // FSDP's `CPUOffload(offload_params=True)` / `CPUOffloadPolicy` moves the
             // parameters, gradients and optimizer states together: it has no optimizer-only
             // choice.
