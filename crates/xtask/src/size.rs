@@ -25,9 +25,9 @@ mod security;
 use security::{no_eval, security_of_dist, text_only_rendering};
 
 /// The npm package's wasm, gzip.
-pub const NPM_WASM_BUDGET: u64 = 323 * 1000;
+pub const NPM_WASM_BUDGET: u64 = 325 * 1000;
 /// The site's first load in each language, as downloaded.
-pub const FIRST_LOAD_BUDGET: u64 = 214 * 1000;
+pub const FIRST_LOAD_BUDGET: u64 = 216 * 1000;
 
 /// One shipped file.
 pub struct Shipped {
