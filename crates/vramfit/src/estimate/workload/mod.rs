@@ -439,7 +439,7 @@ impl EstimateInput {
             ubatch: llamacpp.ubatch,
             n_cpu_moe: llamacpp.n_cpu_moe,
             kv_unified: self.serving.kv_unified,
-            kv_unified_per_slot: llamacpp.kv_unified_per_slot,
+            kv_unified_per_slot: serving.kv_unified_per_slot,
             #[cfg(feature = "speed")]
             host,
             mem_fraction_static: serving.mem_fraction_static,

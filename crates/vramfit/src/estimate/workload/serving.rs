@@ -49,6 +49,8 @@ pub(super) struct Serving {
     pub(super) llamacpp_build: crate::estimate::LlamacppBuild,
     /// SGLang's release, given or the latest.
     pub(super) sglang_version: crate::estimate::SglangVersion,
+    /// llama-server `--kv-unified-per-slot`: each slot's cap (its pool without `-c`).
+    pub(super) kv_unified_per_slot: Option<u64>,
 }
 
 /// llama.cpp's and Ollama's settings.
@@ -61,8 +63,6 @@ pub(super) struct Llamacpp {
     pub(super) ubatch: u64,
     /// `--n-cpu-moe`: blocks whose routed experts stay in CPU memory.
     pub(super) n_cpu_moe: u64,
-    /// llama-server `--kv-unified-per-slot`: each slot's cap (its pool without `-c`).
-    pub(super) kv_unified_per_slot: Option<u64>,
 }
 
 impl EstimateInput {
@@ -93,7 +93,8 @@ impl EstimateInput {
         check_kv_on_card(rules, self.run.kv_dtype, device)?;
         let big = device.is_some_and(|d| d.memory.get() >= 70 * GIB && !d.a100);
         let (vllm_version, transformers_version, llamacpp_build) = self.resolve_engine_version()?;
-        let max_model_len = self.resolve_context(arch, shape, par, device)?;
+        let per_slot = self.resolve_kv_unified_per_slot(shape.seq_len + shape.new_tokens)?;
+        let max_model_len = self.resolve_context(arch, shape, par, device, per_slot)?;
         let given_seqs = self
             .serving
             .max_num_seqs
@@ -183,6 +184,7 @@ impl EstimateInput {
         // (`_handle_data_parallelism`: `chunked_prefill_size // dp_size`), given or not.
         let max_num_batched_tokens = (max_num_batched_tokens / par.dp_attention.max(1)).max(1);
         Ok(Serving {
+            kv_unified_per_slot: per_slot,
             gpu_memory_utilization: util,
             free_gpu_memory_fraction,
             max_model_len,
@@ -319,6 +321,7 @@ impl EstimateInput {
         shape: &Shape,
         par: &Parallel,
         device: Option<&Device>,
+        per_slot: Option<u64>,
     ) -> Result<u64> {
         let runner = self.runner();
         let rules = runner.rules();
@@ -329,7 +332,6 @@ impl EstimateInput {
         } else {
             seq_len + new_tokens
         };
-        let per_slot = self.resolve_kv_unified_per_slot(seq_len + new_tokens)?;
         let max_model_len = match (self.serving.max_model_len, per_slot) {
             (Some(v), _) => int("max_model_len", v, 1, MAX_SEQ)?,
             // `--kv-unified-per-slot N` without `-c`: "the shared KV pool is sized to
@@ -424,7 +426,6 @@ impl EstimateInput {
             gpu_layers,
             ubatch,
             n_cpu_moe,
-            kv_unified_per_slot: self.resolve_kv_unified_per_slot(0)?,
         })
     }
 
