@@ -1322,7 +1322,9 @@ fn llama_cpp_caches_only_the_window_for_interleaved_sliding_layers() {
 /// layer and cdiv(min(1,023 + 8,192, 131,072), 16) + 1 = 577 in each sliding one
 /// (`SlidingWindowSpec.max_memory_usage_bytes`): 8,192 B × 16 × (10 × 8,192 + 52 × 577) =
 /// 14,670,102,528 B. It fits an H100's pool, where counting every layer at full length (17.3 GB)
-/// did not, and the pool's blocks serve (8,192 + 6 × 577) = 11,654 of them per request.
+/// did not, and the pool's blocks serve (8,192 + 6 × 577) = 11,654 of them per request. The
+/// server is text-only (`language_model_only`): with its SigLIP tower loaded the start-up
+/// profile's dummy images (`vllm/encoder.rs`) leave the pool just under one such request.
 #[test]
 fn vllm_sliding_window_requests_by_hand() {
     let gemma = |gpu: Option<&str>| EstimateInput {
@@ -1333,6 +1335,7 @@ fn vllm_sliding_window_requests_by_hand() {
         run: RunInput {
             mode: Mode::Serve,
             engine: Engine::Vllm,
+            language_model_only: true,
             ..Default::default()
         },
         serving: ServingInput {

@@ -21,6 +21,17 @@
 //! weights. The tower is counted whole on every GPU: vLLM's default
 //! `mm_encoder_tp_mode="weights"` shards its projections over tensor parallelism, so with
 //! `tp > 1` this errs high.
+//!
+//! Without images asked (`images` 0) the towers still load, and the profile still runs: the
+//! encoder budget is built from every modality whose limit is above 0
+//! (`vllm/multimodal/encoder_budget.py` `MultiModalBudget.__init__`, `tower_modalities`), and a
+//! modality the launch does not name takes `MultiModalConfig.get_limit_per_prompt`'s default,
+//! 999 (`vllm/config/multimodal.py` at 0.33.0; before vllm-project/vllm#25631, 0.11, `999 if
+//! envs.VLLM_USE_V1 else 1`), so `profile_run` encodes the same batch of dummy items of the
+//! largest size whatever the user will send. Only `language_model_only` (every modality at 0,
+//! `text_only.rs`) takes the towers and this profile away. The dummy modality is the one of
+//! most tokens an item; the image's is taken (a Qwen-VL video at a limit of 999 gets
+//! `seq_len // 999` frames' worth, fewer than one largest image: `get_num_frames_with_most_features`).
 
 use super::super::{ComponentKind, Formula, Parts, Run, b, thousands};
 use crate::model::ImageTokens;
@@ -32,8 +43,11 @@ pub(super) struct EncoderFigures {
     pub(super) embeds: u64,
     /// The encoder budget: max(`max_num_batched_tokens`, `embeds`).
     pub(super) budget: u64,
-    /// Items per prompt: max(1, min(`images`, max_model_len / `embeds`)).
+    /// Items per prompt: max(1, min(limit, max_model_len / `embeds`)), the limit the run's
+    /// `images`, or vLLM's default where it asks none.
     pub(super) per_prompt: u64,
+    /// No image asked: the profile's items come from vLLM's default limit, this one.
+    pub(super) default_limit: Option<u64>,
     /// Items profiled: max(1, min(budget / embeds, max_num_seqs × per_prompt)).
     pub(super) items: u64,
     /// One embedding's width: the text width × (1 + DeepStack levels).
@@ -93,14 +107,21 @@ impl EncoderFigures {
 }
 
 impl Run<'_> {
-    /// The profile's encoder outputs and activations, where the run has images and the model a
-    /// rule; `text` is the text forward's profile peak.
+    /// The profile's encoder outputs and activations, wherever the model's towers are loaded
+    /// and it has a rule (with images asked or not: module docs); `text` is the text forward's
+    /// profile peak.
     pub(super) fn vllm_encoder(&self, text: u64) -> Option<EncoderFigures> {
-        let images = self.images()?;
         let rule = self.arch.image_tokens?;
+        let (limit, default_limit) = match self.images() {
+            Some(images) => (images.per_request, None),
+            None => {
+                let d = self.vllm_version.default_mm_limit();
+                (d, Some(d))
+            }
+        };
         let embeds = rule.max_embeds().max(1);
         let budget = self.max_num_batched_tokens.max(embeds);
-        let per_prompt = images.per_request.min(self.max_model_len / embeds).max(1);
+        let per_prompt = limit.min(self.max_model_len / embeds).max(1);
         let items = (budget / embeds)
             .min(self.max_num_seqs.saturating_mul(per_prompt))
             .max(1);
@@ -137,6 +158,7 @@ impl Run<'_> {
             embeds,
             budget,
             per_prompt,
+            default_limit,
             items,
             width: self.arch.hidden_size.saturating_mul(rule.embed_widths()),
             dtype_bytes: db,
@@ -182,6 +204,14 @@ impl Run<'_> {
     fn vllm_tower_text(&self, e: &EncoderFigures, t: &TowerFigures) -> Formula {
         let pixels = self.arch.vision_tower.map_or(0, |v| v.pixels);
         let levels = self.arch.vision_tower.map_or(0, |v| v.deepstack);
+        if levels == 0 {
+            return formula!(self.text;
+                let (patches, per, db, input, peak) = (thousands(t.patches), thousands(t.per_patch), e.dtype_bytes, b(t.input), b(t.peak));
+                let (outputs, text, above, total) = (b(e.bytes()), b(t.text), b(t.above(e.bytes())), b(e.activations()));
+                ["pixel input {patches} patches × {pixels} × 4 B (fp32) = {input}; encoder peak {patches} patches × ({per} B + {pixels} × {db} B input cast) + 2 MiB = {peak}, above outputs {outputs} + text forward {text}: {above}; total {total}"],
+                ["像素输入 {patches} 个图块 × {pixels} × 4 B（fp32）= {input}；编码器峰值 {patches} 个图块 × （{per} B + {pixels} × {db} B 输入转换）+ 2 MiB = {peak}，高出 输出 {outputs} + 文本前向 {text} 的部分：{above}；合计 {total}"]
+            );
+        }
         formula!(self.text;
             let (patches, per, db, input, peak) = (thousands(t.patches), thousands(t.per_patch), e.dtype_bytes, b(t.input), b(t.peak));
             let (outputs, text, above) = (b(e.bytes()), b(t.text), b(t.above(e.bytes())));
@@ -228,7 +258,10 @@ mod tests {
     /// 16,777,216 / 32² = 16,384 embeddings; the budget max(8192, 16384) = 16,384; per prompt
     /// max(1, min(2, 32768 / 16384)) = 2; items max(1, min(16384 / 16384, 1024 × 2)) = 1; each
     /// embedding 4,096 × (1 + 3 DeepStack levels) = 16,384 wide in bf16: 1 × 16,384 × 16,384 ×
-    /// 2 B = 536,870,912 B, which the pool loses (to within one block of every layer).
+    /// 2 B = 536,870,912 B. With no image asked the limit is vLLM's default 999, per prompt
+    /// min(999, 2) = 2, and the profile the same one item: the same cache and the same pool.
+    /// Against the text-only server (`language_model_only`) the pool loses the tower's weights
+    /// and the whole profile (to within one block of every layer).
     #[test]
     fn encoder_outputs_by_hand_and_out_of_the_pool() {
         let with = estimate(&serve(2.0)).unwrap();
@@ -237,17 +270,69 @@ mod tests {
             536_870_912
         );
         let without = estimate(&serve(0.0)).unwrap();
-        assert_eq!(without.component_bytes(ComponentKind::EncoderCache), 0);
+        assert_eq!(
+            without.component_bytes(ComponentKind::EncoderCache),
+            536_870_912
+        );
         assert_eq!(
             without.component_bytes(ComponentKind::EncoderActivations),
+            with.component_bytes(ComponentKind::EncoderActivations)
+        );
+        assert_eq!(
+            without.component_bytes(ComponentKind::KvCache),
+            with.component_bytes(ComponentKind::KvCache)
+        );
+        assert!(
+            without
+                .notes
+                .iter()
+                .any(|n| n.key == "vllm_encoder_profile")
+        );
+        assert!(!with.notes.iter().any(|n| n.key == "vllm_encoder_profile"));
+        let text_only = estimate(&{
+            let mut i = serve(0.0);
+            i.run.language_model_only = true;
+            i
+        })
+        .unwrap();
+        assert_eq!(text_only.component_bytes(ComponentKind::EncoderCache), 0);
+        assert_eq!(
+            text_only.component_bytes(ComponentKind::EncoderActivations),
             0
         );
-        let lost = without.component_bytes(ComponentKind::KvCache)
-            - with.component_bytes(ComponentKind::KvCache);
-        let images = 536_870_912 + with.component_bytes(ComponentKind::EncoderActivations);
+        let tower = crate::catalog::find_model("Qwen/Qwen3-VL-8B-Instruct")
+            .map(|(_, arch, _)| arch.vision_params)
+            .unwrap();
+        let lost = text_only.component_bytes(ComponentKind::KvCache)
+            - without.component_bytes(ComponentKind::KvCache);
+        let images =
+            536_870_912 + without.component_bytes(ComponentKind::EncoderActivations) + tower * 2;
         // One block of 16 tokens in each of 36 layers: 16 × 147,456 / 36 × 36 B.
         let block = 16 * 147_456;
-        assert!(lost.abs_diff(images) < block, "{lost}");
+        assert!(lost.abs_diff(images) < block, "{lost} {images}");
+    }
+
+    /// The default limit where it decides the items: Gemma 3 4B on an A100 (2,048 batched
+    /// tokens), `max_num_seqs` 2, `max_model_len` 32,768; each item 256 embeddings of 2,560 in
+    /// bf16 (1,310,720 B). One image asked: per prompt 1, items min(2,048 / 256 = 8, 2 × 1) = 2,
+    /// 2,621,440 B. None asked: per prompt min(999, 32,768 / 256 = 128) = 128, items min(8, 2 ×
+    /// 128) = 8, 10,485,760 B. On vLLM 0.7 (V0, whose default limit is 1) none asked is one a
+    /// prompt again: 2,621,440 B.
+    #[test]
+    fn default_limit_by_version_by_hand() {
+        let run = |images: f64, version: Option<&str>| {
+            let mut i = serve(images);
+            i.model.model = Some("google/gemma-3-4b-it".into());
+            i.hardware.gpu = Some("a100-sxm4-80gb".into());
+            i.serving.max_num_seqs = Some(2.0);
+            i.run.engine_version = version.map(Into::into);
+            estimate(&i)
+                .unwrap()
+                .component_bytes(ComponentKind::EncoderCache)
+        };
+        assert_eq!(run(1.0, None), 2_621_440);
+        assert_eq!(run(0.0, None), 10_485_760);
+        assert_eq!(run(0.0, Some("0.7")), 2_621_440);
     }
 
     /// The same run's encoder activations by hand (`model::VisionTower`, vLLM's `profile_run`):

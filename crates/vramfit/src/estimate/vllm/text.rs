@@ -55,6 +55,13 @@ impl Run<'_> {
                 zh_str!("vLLM 启动剖析时的编码器缓存：最大图像的编码器输出，在剖析文本前向时保留，从 KV 池预算中扣除。"),
             );
             self.vllm_encoder_activations(e, p);
+            if let Some(limit) = e.default_limit {
+                p.note(
+                    "vllm_encoder_profile",
+                    en!("No image is asked, but the model's encoder towers are loaded: vLLM's start-up profile still encodes dummy items of the largest size at its default --limit-mm-per-prompt ({limit} per modality not named), so the encoder cache and activations are counted and the KV pool is that much smaller. language_model_only (--language-model-only, or every modality at 0) leaves the towers and this profile out."),
+                    zh!("未要求图像，但模型的编码器已加载：vLLM 启动剖析仍按默认的 --limit-mm-per-prompt（未指定的模态各 {limit} 个）以最大尺寸的虚拟项运行编码器，因此计入编码器缓存与激活，KV 池相应变小。language_model_only（--language-model-only，或每个模态设为 0）会省去编码器及这一剖析。"),
+                );
+            }
         }
         if let Some(o) = self.kv_offload.filter(|_| self.text) {
             self.vllm_kv_offload_note(o, p);

@@ -90,6 +90,14 @@ impl VllmVersion {
         self.minor >= 8
     }
 
+    /// `--limit-mm-per-prompt` of a modality the launch does not name: 999 on V1, 1 on V0
+    /// (`MultiModalConfig.get_limit_per_prompt`, `vllm/config/multimodal.py`: "Unspecified
+    /// modality is set to 999 by default" at 0.33.0; `999 if envs.VLLM_USE_V1 else 1` before
+    /// vllm-project/vllm#25631 removed V0). The start-up profile encodes dummy items up to it.
+    pub const fn default_mm_limit(self) -> u64 {
+        if self.v1() { 999 } else { 1 }
+    }
+
     /// The CUDA-graph memory is profiled before the pool is sized and taken out of the
     /// utilisation budget (`gpu_worker.py`: "CUDA graph memory profiling is enabled (default
     /// since v0.21.0)", printed by the 0.21+ logs of tests/data/vllm-versions.csv); before 0.21
