@@ -9,7 +9,7 @@ use crate::error::Result;
 use crate::model::VisionTower;
 
 /// The tower of the wrapper `model_type`, `None` where its activations are not modelled (Llama
-/// 4, Kimi K2.5, Gemma 4: the same wrappers whose image tokens are not modelled).
+/// 4, Kimi K2.5: the same wrappers whose image tokens are not modelled).
 pub(super) fn vision_tower(model_type: &str, top: &Cfg) -> Result<Option<VisionTower>> {
     let vision = top.child("vision_config")?;
     let v = |k: &str, default: u64, lo: u64, hi: u64| -> Result<u64> {
@@ -41,6 +41,7 @@ pub(super) fn vision_tower(model_type: &str, top: &Cfg) -> Result<Option<VisionT
                 cls_per_tile: 0,
                 rope: false,
                 gated: false,
+                axial_rope: false,
                 deepstack: 0,
                 out_hidden: 0,
             })
@@ -73,6 +74,7 @@ pub(super) fn vision_tower(model_type: &str, top: &Cfg) -> Result<Option<VisionT
                 cls_per_tile: 0,
                 rope: true,
                 gated: false,
+                axial_rope: false,
                 deepstack,
                 out_hidden: v("out_hidden_size", 3584, 1, 1 << 18)?,
             })
@@ -102,6 +104,7 @@ pub(super) fn vision_tower(model_type: &str, top: &Cfg) -> Result<Option<VisionT
                 cls_per_tile: 1,
                 rope: false,
                 gated: false,
+                axial_rope: false,
                 deepstack: 0,
                 out_hidden: 0,
             })
@@ -124,6 +127,31 @@ pub(super) fn vision_tower(model_type: &str, top: &Cfg) -> Result<Option<VisionT
                 cls_per_tile: 0,
                 rope: true,
                 gated: true,
+                axial_rope: false,
+                deepstack: 0,
+                out_hidden: 0,
+            })
+        }
+        // Gemma4VisionConfig (transformers 5.25): 16 layers, hidden 768, gated MLP 3072, 12 heads
+        // of `head_dim` 64, patch 16, `pooling_kernel_size` 3 (3² patches a soft token), axial
+        // 2-D rotary; only where the config names a vision tower (`Gemma4Model` builds none
+        // without `vision_config`).
+        "gemma4" if vision.is_some() => {
+            let h = v("hidden_size", 768, 1, 1 << 16)?;
+            let patch = v("patch_size", 16, 1, 1024)?;
+            let pooling = v("pooling_kernel_size", 3, 1, 64)?;
+            Some(VisionTower {
+                layers: v("num_hidden_layers", 16, 1, 1 << 10)?,
+                hidden: h,
+                intermediate: v("intermediate_size", 3072, 1, 1 << 18)?,
+                head_dim: v("head_dim", 64, 1, 1 << 12)?,
+                pixels: 3 * patch * patch,
+                patches_per_token: pooling * pooling,
+                stream: 4,
+                cls_per_tile: 0,
+                rope: false,
+                gated: true,
+                axial_rope: true,
                 deepstack: 0,
                 out_hidden: 0,
             })

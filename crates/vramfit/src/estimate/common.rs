@@ -450,8 +450,8 @@ impl Run<'_> {
             if self.arch.vision_tower.is_none() {
                 parts.note(
                     "images_tower",
-                    en!("This model's vision tower has no modelled activation peak (Gemma 4's among them): its forward over the images, and in vLLM's start-up profile the encoder's own activations beyond its outputs, are not counted, so the total is low by them."),
-                    zh!("该模型的视觉编码器没有建模的激活峰值（Gemma 4 即是）：它对图像的前向，以及 vLLM 启动剖析中编码器输出之外的自身激活，均未计入，总量因此偏低。"),
+                    en!("This model's vision tower has no modelled activation peak: its forward over the images, and in vLLM's start-up profile the encoder's own activations beyond its outputs, are not counted, so the total is low by them."),
+                    zh!("该模型的视觉编码器没有建模的激活峰值：它对图像的前向，以及 vLLM 启动剖析中编码器输出之外的自身激活，均未计入，总量因此偏低。"),
                 );
             }
         }

@@ -10,8 +10,8 @@
 //!
 //! With `attn_implementation="eager"` the tower materialises each attention's `heads × L × L`
 //! scores in the model dtype, their fp32 softmax and its cast back (`eager_attention_forward`):
-//! Qwen's towers one image at a time (`cu_seqlens` chunks), SigLIP and InternViT the batch's
-//! tiles at once, Pixtral every patch of the batch in one block-diagonal sequence.
+//! Qwen's towers one image at a time (`cu_seqlens` chunks), SigLIP, InternViT and Gemma 4's
+//! the batch's tiles or images at once, Pixtral every patch of the batch in one block-diagonal sequence.
 
 use super::{Formula, Kernel, Run, b, thousands};
 use crate::model::ImageTokens;
@@ -60,13 +60,22 @@ impl Run<'_> {
         // One image's embeddings: its tokens without the two markers (Pixtral's row breaks
         // stay in, a few above).
         let embeds = im.tokens_each.saturating_sub(2).max(1);
+        // Gemma 4's processor pads every image's patches to `max_soft_tokens × pooling²`
+        // (`Gemma4ImageProcessor`, "Pad patches and positions to `max_patches`"): the tower runs
+        // them all, padding included.
+        let tower_embeds = match rule {
+            ImageTokens::Pooled {
+                max_soft_tokens, ..
+            } => max_soft_tokens.max(embeds),
+            _ => embeds,
+        };
         let tiles = match rule {
             ImageTokens::Tiles {
                 tokens_per_tile, ..
             } => embeds / tokens_per_tile.max(1),
             _ => 1,
         };
-        let patches = tower.patches(images, embeds, tiles);
+        let patches = tower.patches(images, tower_embeds, tiles);
         let all_embeds = images.saturating_mul(embeds);
         let eager = if self.kernel == Kernel::Eager {
             // One attention's scores at a time, over the sequences it runs at once.
@@ -74,7 +83,7 @@ impl Run<'_> {
             let each = patches / images.max(1);
             let square = if tower.rope && !tower.gated {
                 each.saturating_mul(each)
-            } else if tower.gated {
+            } else if tower.gated && !tower.axial_rope {
                 patches.saturating_mul(patches)
             } else {
                 images.saturating_mul(each).saturating_mul(each)
@@ -156,6 +165,33 @@ mod tests {
         assert!(extra < 19_267_584 + 228_261_888, "{extra}");
         let none = estimate(&infer(0.0)).unwrap();
         assert_eq!(none.component_bytes(ComponentKind::EncoderActivations), 0);
+    }
+
+    /// Gemma 4 E2B (the mock hub's google/gemma-4-E2B-it config), one prompt of one image: the
+    /// processor pads every image to 280 × 3² = 2,520 patches, a 1,024² image (256 soft tokens)
+    /// and a 256² one (16) alike. By hand (bf16): fp32 pixels 2,520 × 768 × 4 B = 7,741,440 (the
+    /// reference's `inputs_bytes` less the 40,320 B of positions); the encoder's forward 2,520 ×
+    /// 24,834 B (`vision_tower.rs`, against `gemma4-vision-peaks.csv`) + 2 MiB + the bf16 pixels
+    /// 2,520 × 768 × 2 B = 62,581,680 + 2,097,152 + 3,870,720 = 68,549,552. The images add the
+    /// pixels and at most the encoder's forward, whatever the image's size.
+    #[test]
+    fn gemma4_images_padded_by_hand() {
+        const E2B: &str =
+            include_str!("../../../../tests/hub/fixtures/google/gemma-4-e2b-it/config.json");
+        let arch = crate::config::parse_config(E2B).unwrap().arch;
+        for side in [1024.0, 256.0] {
+            let mut i = infer(1.0);
+            i.model.model = None;
+            i.model.arch = Some(arch.clone());
+            i.run.batch = 1.0;
+            i.run.image_width = Some(side);
+            i.run.image_height = Some(side);
+            let e = estimate(&i).unwrap();
+            let extra = e.component_bytes(ComponentKind::EncoderActivations);
+            assert!(extra > 7_741_440, "{side}: {extra}");
+            assert!(extra <= 7_741_440 + 68_549_552, "{side}: {extra}");
+            assert!(!e.notes.iter().any(|n| n.key == "images_tower"));
+        }
     }
 
     /// The composition by hand: the pixels, then the larger of the encoder (300) and the

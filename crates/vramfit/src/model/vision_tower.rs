@@ -21,6 +21,11 @@
 //!   (`8·head_dim`) and its index and weight tensors (64 B); the DeepStack features, `levels ×
 //!   out_hidden · d` per embedding.
 //!
+//! Gemma 4's tower (`Gemma4VisionModel`) is SigLIP's stream with a gated MLP (`stream` 4,
+//! three intermediates) and a 2-D rotary whose cos and sin tables are cast to the model dtype and
+//! kept through the encoder, with the padding mask (`axial_rope`: `2·head_dim·d + 2` B a patch),
+//! against `tests/reference/gemma4-vision-peaks.csv`.
+//!
 //! Pixtral is charged the rotary tower's fp32 attention, which transformers' Pixtral does in
 //! the model dtype: its estimate errs high (not in the reference).
 
@@ -54,6 +59,11 @@ pub struct VisionTower {
     pub rope: bool,
     /// A gated MLP (Pixtral's SwiGLU): three intermediates at once, not two.
     pub gated: bool,
+    /// Gemma 4's axial 2-D rotary: its cos and sin tables in the model dtype and its padding
+    /// masks kept through the encoder (`2·head_dim·d + 2` B a patch). Absent in JSON written
+    /// before the field: false.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub axial_rope: bool,
     /// DeepStack levels kept for the language model (Qwen3-VL: 3), each `out_hidden` wide.
     pub deepstack: u64,
     /// The merger's output width (`out_hidden_size`, the text width).
@@ -102,6 +112,8 @@ impl VisionTower {
         let mlp = self.intermediate * d * if self.gated { 3 } else { 2 };
         let kept = if self.rope {
             4 * h + 8 * self.head_dim + 64
+        } else if self.axial_rope {
+            2 * self.head_dim * d + 2
         } else {
             0
         };
@@ -145,6 +157,7 @@ mod tests {
             cls_per_tile: 0,
             rope: false,
             gated: false,
+            axial_rope: false,
             deepstack: 0,
             out_hidden: 0,
         };
@@ -167,6 +180,17 @@ mod tests {
                 patches_per_token: 4,
                 stream: 5,
                 cls_per_tile: 1,
+                ..base
+            },
+            "gemma4_e2b" => VisionTower {
+                layers: 16,
+                hidden: 768,
+                intermediate: 3072,
+                head_dim: 64,
+                pixels: 768,
+                patches_per_token: 9,
+                gated: true,
+                axial_rope: true,
                 ..base
             },
             other => panic!("no tower {other}"),
@@ -208,5 +232,33 @@ mod tests {
             rows += 1;
         }
         assert_eq!(rows, 8);
+    }
+
+    /// Every row of `tests/reference/gemma4-vision-peaks.csv` (transformers 5.25's
+    /// `Gemma4VisionModel` at google/gemma-4-E2B-it's widths, bf16, sdpa), as above. By hand,
+    /// per patch: the stream 4 × 768 × 2 = 6,144 B, the gated MLP 3 × 3,072 × 2 = 18,432 B
+    /// (above the attention's 5 × 768 × 2 = 7,680), the cos and sin tables 2 × 64 × 2 = 256 B
+    /// and 2 B of masks: 24,834 B, so the largest image's 2,520 patches (280 soft tokens × 3²)
+    /// 62,581,680 B beside the reference's 62,581,760 (80 B of small tensors), and
+    /// 64,678,832 B with the slack.
+    #[test]
+    fn gemma4_peaks_cover_the_reference() {
+        let csv = include_str!("../../../../tests/reference/gemma4-vision-peaks.csv");
+        let t = tower("gemma4_e2b");
+        assert_eq!(t.per_patch_bytes(2), 24_834);
+        assert_eq!(t.peak_bytes(2520, 280, 2), 64_678_832);
+        let mut rows = 0;
+        for line in csv.lines().skip(1) {
+            let f: alloc::vec::Vec<&str> = line.split(',').collect();
+            let patches: u64 = f[3].parse().unwrap();
+            let reference: u64 = f[7].parse().unwrap();
+            let est = t.peak_bytes(patches, patches / 9, 2);
+            assert!(
+                est >= reference && est - reference <= TOWER_SLACK,
+                "{line}: {est}"
+            );
+            rows += 1;
+        }
+        assert_eq!(rows, 5);
     }
 }
