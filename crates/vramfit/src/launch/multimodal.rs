@@ -4,12 +4,53 @@
 //! and read back into the estimate's `images`, `image_width` and `image_height`. Every modality
 //! at 0 is `language_model_only` (vLLM 0.10.1's implicit language-model-only mode, PR #22299):
 //! written as [`TEXT_ONLY_JSON`] rather than `--language-model-only`, which later releases add.
+//!
+//! vLLM drops a tower when every modality *it* serves is at 0, a modality not named taking the
+//! default 999 (`SupportsMultiModal._mark_tower_model`, `MultiModalConfig.get_limit_per_prompt`,
+//! vLLM 0.33.0). So `{"image": 0}` alone is text-only for a model whose towers serve images
+//! alone (Gemma 3's SigLIP, `gemma3_mm.py`; Pixtral's, `mistral3.py`: both marked `"image"`),
+//! and leaves the towers of the others (Qwen-VL's, InternVL's and Gemma 4's vision towers are
+//! marked `{"image", "video"}`; Gemma 3n and Gemma 4 E2B/E4B have an audio tower too): decided
+//! once the command's model is known ([`ImageZero::apply`]), by its preset.
 
 use alloc::string::String;
 use alloc::vec::Vec;
 
 use crate::error::Result;
 use crate::estimate::{EstimateInput, Images};
+use crate::model::{Architecture, ImageTokens};
+
+/// `--limit-mm-per-prompt` with image at 0 and other modalities left at vLLM's default: the
+/// modalities not named and the note for a model whose towers stay.
+pub(super) struct ImageZero {
+    note: String,
+}
+
+impl ImageZero {
+    /// Text-only where the command's model is a preset whose every tower serves images alone
+    /// ([`image_only_towers`]); otherwise the towers stay counted and the note says why.
+    pub(super) fn apply(self, i: &mut EstimateInput, not_read: &mut Vec<String>) {
+        let preset = i.model.model.as_deref().and_then(crate::presets::find);
+        if preset.is_some_and(|p| image_only_towers(&p.arch)) {
+            i.run.language_model_only = true;
+        } else {
+            not_read.push(self.note);
+        }
+    }
+}
+
+/// Whether every tower of `arch` serves images alone, so that vLLM builds none at `{"image":
+/// 0}`: Gemma 3's (a fixed image-token count with a SigLIP [`crate::model::VisionTower`]) and
+/// Pixtral's (the `Rows` rule). Gemma 3n's fixed count comes with a MobileNet tower (no
+/// `VisionTower`) and an audio tower; Qwen-VL's, InternVL's and Gemma 4's towers serve video;
+/// a model without an image rule (Llama 4, Kimi K2.5) is not known here: their towers stay.
+fn image_only_towers(arch: &Architecture) -> bool {
+    match arch.image_tokens {
+        Some(ImageTokens::Fixed { .. }) => arch.vision_tower.is_some(),
+        Some(ImageTokens::Rows { .. }) => true,
+        _ => false,
+    }
+}
 
 /// The JSON value of `--limit-mm-per-prompt` for the run's images: the most a prompt holds.
 pub(super) fn limit_json(images: &Images) -> String {
@@ -21,13 +62,14 @@ pub(super) fn limit_json(images: &Images) -> String {
 pub(super) const TEXT_ONLY_JSON: &str = "{\"image\": 0, \"video\": 0, \"audio\": 0}";
 
 /// `--limit-mm-per-prompt`'s `value` onto `i`: the image count (and the size, where the object
-/// form gives one); the other modalities go to `not_read`.
+/// form gives one); the other modalities go to `not_read`. Image at 0 with another modality
+/// left out is returned, for the model's towers to decide.
 pub(super) fn read(
     flag: &str,
     value: &str,
     i: &mut EstimateInput,
     not_read: &mut Vec<String>,
-) -> Result<()> {
+) -> Result<Option<ImageZero>> {
     let bad = || {
         crate::input_error!(
             Malformed,
@@ -46,8 +88,8 @@ pub(super) fn read(
     let number = |v: &serde_json::Value| v.as_f64().ok_or_else(bad);
     // Every modality given at 0 (a count, or an object's `count`), the image among them: vLLM
     // builds no tower whose modalities are all 0. A tower serves image and video (Qwen-VL's,
-    // Gemma 4's) or audio (Gemma 4 E2B's and E4B's), so only image, video and audio all at 0
-    // are read as no tower; with one of them absent the towers stay counted (the safe side).
+    // Gemma 4's) or audio (Gemma 4 E2B's and E4B's), so image, video and audio all at 0 are
+    // no tower; with one of them absent, the model decides (module docs).
     let count = |v: &serde_json::Value| match v {
         serde_json::Value::Object(o) => o.get("count").and_then(serde_json::Value::as_f64),
         v => v.as_f64(),
@@ -59,14 +101,15 @@ pub(super) fn read(
             .collect();
         if absent.is_empty() {
             i.run.language_model_only = true;
-        } else {
-            i.run.images = 0.0;
-            not_read.push(alloc::format!(
-                "{flag} image 0 without {} 0 (the towers stay counted: vLLM keeps a tower unless every modality it serves is 0; give image, video and audio 0, or --language-model-only)",
-                absent.join(" and ")
-            ));
+            return Ok(None);
         }
-        return Ok(());
+        i.run.images = 0.0;
+        return Ok(Some(ImageZero {
+            note: alloc::format!(
+                "{flag} image 0 without {} 0 (the towers stay counted: vLLM keeps a tower unless every modality it serves is 0, and this model's serve more than images or are not known; give image, video and audio 0, or --language-model-only)",
+                absent.join(" and ")
+            ),
+        }));
     }
     for (key, v) in &map {
         match (key.as_str(), v) {
@@ -84,7 +127,7 @@ pub(super) fn read(
             (other, _) => not_read.push(alloc::format!("{flag} {other}")),
         }
     }
-    Ok(())
+    Ok(None)
 }
 
 #[cfg(test)]
@@ -215,13 +258,16 @@ mod text_only_tests {
             i.run.language_model_only && not_read.is_empty(),
             "{not_read:?}"
         );
-        // Without audio (or video) 0 a tower may stay: counted, and said.
+        // Without audio (or video) 0 the model decides: with none known, a tower may stay:
+        // counted, and said.
         let mut i = EstimateInput::default();
-        read(flag, "{\"image\": 0, \"video\": 0}", &mut i, &mut not_read).unwrap();
+        let zero = read(flag, "{\"image\": 0, \"video\": 0}", &mut i, &mut not_read).unwrap();
+        zero.unwrap().apply(&mut i, &mut not_read);
         assert!(!i.run.language_model_only);
         assert_eq!(not_read.len(), 1);
         assert!(not_read[0].contains("without audio 0"), "{not_read:?}");
-        read(flag, "{\"image\": 0}", &mut i, &mut not_read).unwrap();
+        let zero = read(flag, "{\"image\": 0}", &mut i, &mut not_read).unwrap();
+        zero.unwrap().apply(&mut i, &mut not_read);
         assert!(!i.run.language_model_only);
         assert!(
             not_read[1].contains("without video and audio 0"),
@@ -232,6 +278,53 @@ mod text_only_tests {
         assert!(!i.run.language_model_only);
         let r = read_command("vllm serve google/gemma-3-4b-it --language-model-only").unwrap();
         assert!(r.input.run.language_model_only);
+    }
+
+    /// `{"image": 0}` alone, as vLLM 0.33 builds each model's towers: Gemma 3 (SigLIP, marked
+    /// "image") and Mistral Small 3.1 (Pixtral, "image") build none, so text-only with nothing
+    /// unread; Qwen3-VL (its tower marked image and video, video left at 999) and Gemma 3n (an
+    /// audio tower beside its vision one) keep theirs, counted and said.
+    #[test]
+    fn image_zero_alone_by_the_models_towers() {
+        for (model, text_only) in [
+            ("google/gemma-3-4b-it", true),
+            ("mistralai/Mistral-Small-3.1-24B-Instruct-2503", true),
+            ("Qwen/Qwen3-VL-8B-Instruct", false),
+            ("google/gemma-3n-E4B-it", false),
+        ] {
+            let line =
+                alloc::format!("vllm serve {model} --limit-mm-per-prompt '{{\"image\": 0}}'");
+            let r = read_command(&line).unwrap();
+            assert_eq!(r.input.run.language_model_only, text_only, "{model}");
+            assert_eq!(
+                r.not_read.is_empty(),
+                text_only,
+                "{model}: {:?}",
+                r.not_read
+            );
+            // The model may come after the flag.
+            let line = alloc::format!(
+                "vllm serve --limit-mm-per-prompt '{{\"image\": 0}}' --model {model}"
+            );
+            let r = read_command(&line).unwrap();
+            assert_eq!(r.input.run.language_model_only, text_only, "{model}");
+        }
+        // Gemma 3 text-only: its tower's weights leave the estimate.
+        let r =
+            read_command("vllm serve google/gemma-3-4b-it --limit-mm-per-prompt '{\"image\": 0}'")
+                .unwrap();
+        let text = crate::estimate::estimate(&r.input).unwrap();
+        let all = crate::estimate::estimate(&{
+            let mut i = r.input.clone();
+            i.run.language_model_only = false;
+            i
+        })
+        .unwrap();
+        let tower = crate::catalog::find_model("google/gemma-3-4b-it")
+            .map(|(_, a, _)| a.vision_params)
+            .unwrap();
+        let w = crate::estimate::ComponentKind::Weights;
+        assert_eq!(all.component_bytes(w) - text.component_bytes(w), tower * 2);
     }
 
     /// A text-only Gemma 3 server: the command carries every modality at 0, and reads back

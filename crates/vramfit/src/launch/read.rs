@@ -158,6 +158,9 @@ struct Reader {
     dp_local: f64,
     /// A GGUF file's type, from its name (llama.cpp).
     file_type: Option<GgufFileType>,
+    /// vLLM's `--limit-mm-per-prompt` with image at 0 and another modality left at its
+    /// default: decided at the end, by the model's towers (`multimodal::ImageZero`).
+    image_zero: Option<super::multimodal::ImageZero>,
     /// llama.cpp's `--cpu-moe`: every block's experts, once the model's blocks are known.
     cpu_moe: bool,
     /// llama.cpp's `--kv-unified-per-slot N` (0: not given), applied once `-c` and `-np` are
@@ -363,7 +366,9 @@ impl Reader {
             Setting::SglangSpeculative(which) => {
                 super::sglang_speculative::read(which, flag, value, i)?;
             }
-            Setting::MmLimit => super::multimodal::read(flag, value, i, &mut self.not_read)?,
+            Setting::MmLimit => {
+                self.image_zero = super::multimodal::read(flag, value, i, &mut self.not_read)?;
+            }
             Setting::LanguageModelOnly => i.run.language_model_only = true,
             Setting::DisaggregationMode => {
                 i.serving.disaggregation_mode = super::disaggregation::mode(flag, value)?;
@@ -454,6 +459,9 @@ impl Reader {
     }
 
     fn finish(mut self) -> ReadCommand {
+        if let Some(zero) = self.image_zero.take() {
+            zero.apply(&mut self.input, &mut self.not_read);
+        }
         let i = &mut self.input;
         if let Some(q) = self.mlx_format {
             i.model.quantization = q;
