@@ -259,7 +259,7 @@ pub struct EstimateFlags {
     /// The chance the target accepts one drafted token, 0 to 0.99 (vLLM logs it as the draft acceptance rate): the speed with drafting, (1 - a^(k+1))/(1 - a) tokens per step.
     #[arg(long, allow_negative_numbers = true)]
     pub acceptance_rate: Option<f64>,
-    /// Images per request (vLLM --limit-mm-per-prompt '{"image": N}'), 0 to 1024: each adds its tokens to the prompt by the model's own rule (Gemma 3 256, Gemma 4 up to 280, Qwen-VL by its size, InternVL tiles of 448, Pixtral rows); models without one are refused [default: 0].
+    /// Images per request (vLLM --limit-mm-per-prompt '{"image": N}'), 0 to 1024: each adds its tokens to the prompt by the model's own rule (Gemma 3 256, Gemma 4 up to 280, Qwen-VL by its size, InternVL tiles of 448, Pixtral rows); models without one are refused. With 0 a multimodal model on vLLM still has its encoder profiled at start-up on dummy images of the largest size (vLLM's default limit, 999 a modality), out of the KV pool, unless --language-model-only [default: 0].
     #[arg(long, allow_negative_numbers = true, default_value_t = 0.0)]
     pub images: f64,
     /// Each image's width in pixels, 1 to 32768 [default: 1024]. With --images.
@@ -268,7 +268,7 @@ pub struct EstimateFlags {
     /// Each image's height in pixels, 1 to 32768 [default: 1024]. With --images.
     #[arg(long, allow_negative_numbers = true)]
     pub image_height: Option<f64>,
-    /// vLLM --language-model-only (or --limit-mm-per-prompt with every modality at 0): no vision or audio tower loaded or profiled, their weights left out; vLLM only, without --images.
+    /// vLLM --language-model-only (or --limit-mm-per-prompt with every modality at 0; '{"image": 0}' alone for Gemma 3 and Pixtral, whose towers serve images only): no vision or audio tower loaded or profiled, their weights left out; vLLM only, without --images.
     #[arg(long)]
     pub language_model_only: bool,
     /// vLLM's own --speculative-config JSON, e.g. '{"method": "eagle", "model": "yuhuili/EAGLE-LLaMA3.1-Instruct-8B", "num_speculative_tokens": 3}': sets --speculative-method, --draft-model and --num-speculative-tokens (those flags, if given too, win).
