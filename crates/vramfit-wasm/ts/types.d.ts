@@ -5649,6 +5649,12 @@ export interface VisionTower {
    */
   gated: boolean;
   /**
+   * Gemma 4's axial 2-D rotary: its cos and sin tables in the model dtype and its padding
+   * masks kept through the encoder (`2·head_dim·d + 2` B a patch). Absent in JSON written
+   * before the field: false.
+   */
+  axial_rope: boolean;
+  /**
    * DeepStack levels kept for the language model (Qwen3-VL: 3), each `out_hidden` wide.
    */
   deepstack: number;
@@ -5709,6 +5715,12 @@ export interface VisionTowerInput {
    * A gated MLP (Pixtral's SwiGLU): three intermediates at once, not two.
    */
   gated: boolean;
+  /**
+   * Gemma 4's axial 2-D rotary: its cos and sin tables in the model dtype and its padding
+   * masks kept through the encoder (`2·head_dim·d + 2` B a patch). Absent in JSON written
+   * before the field: false.
+   */
+  axial_rope?: boolean;
   /**
    * DeepStack levels kept for the language model (Qwen3-VL: 3), each `out_hidden` wide.
    */
