@@ -182,7 +182,7 @@ mod tests {
         for side in [1024.0, 256.0] {
             let mut i = infer(1.0);
             i.model.model = None;
-            i.model.arch = Some(arch.clone());
+            i.model.arch = Some(arch);
             i.run.batch = 1.0;
             i.run.image_width = Some(side);
             i.run.image_height = Some(side);
