@@ -57,3 +57,57 @@ fn the_layout_repeats_and_never_undercuts_the_output() {
         assert!(nemo(3, cells) >= out, "{cells}");
     }
 }
+
+/// Through the estimate: b7780's Qwen2.5-7B Q8_0 load (`-c 32768 -ub 512`, flash attention,
+/// every layer on the GPU) has the replayed 382.01 MiB compute buffer, its formula naming the
+/// 78.01 MiB the allocator leaves below the output in both languages; at the latest build
+/// (one output per sequence) nothing is replayed, and without flash attention neither.
+#[test]
+fn the_estimate_takes_the_replay_where_it_holds() {
+    use crate::estimate::{
+        AttentionImpl, ComponentKind, Engine, EstimateInput, ModelInput, RunInput, ServingInput,
+        estimate,
+    };
+    use crate::precision::{GgufFileType, Quantization};
+    let input = |build: &str, attention| EstimateInput {
+        model: ModelInput {
+            model: Some("Qwen/Qwen2.5-7B-Instruct".into()),
+            quantization: Quantization::Gguf {
+                file_type: GgufFileType::Q8_0,
+            },
+            ..Default::default()
+        },
+        run: RunInput {
+            engine: Engine::Llamacpp,
+            seq_len: 1.0,
+            new_tokens: 0.0,
+            attention,
+            engine_version: Some(build.into()),
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(32_768.0),
+            ubatch: 512.0,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let compute = |i: &EstimateInput| {
+        let e = estimate(i).unwrap();
+        let c = e
+            .components
+            .into_iter()
+            .find(|c| c.key.kind == ComponentKind::ComputeBuffer)
+            .unwrap();
+        (c.bytes.get() as f64 / MIB, c.formula, c.formula_zh)
+    };
+    let (mib, en, zh) = compute(&input("b7780", AttentionImpl::Flash));
+    assert!((mib - 382.01).abs() < 0.005, "{mib}");
+    assert!(en.contains("allocator") && en.contains("78.0"), "{en}");
+    assert!(zh.contains("分配器") && zh.contains("78.0"), "{zh}");
+    // 512 × (152,064 + 3,584) × 4 B = 304 MiB, the output stage alone.
+    let (eager, en, _) = compute(&input("b7780", AttentionImpl::Eager));
+    assert!(!en.contains("allocator"), "{en} {eager}");
+    let (latest, en, _) = compute(&input("b10615", AttentionImpl::Flash));
+    assert!(!en.contains("allocator"), "{en} {latest}");
+}
