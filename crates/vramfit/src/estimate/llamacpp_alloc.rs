@@ -87,12 +87,13 @@ impl DenseGraph {
         };
         // The inputs copied from the host at the split's start.
         let embd = add(&mut g, f32s(e), Op::New, &[]);
-        let pos = add(&mut g, t * 4, Op::New, &[]);
-        let k_idx = add(&mut g, t * 8, Op::New, &[]);
-        let v_idx = add(&mut g, t * 8, Op::New, &[]);
+        let pos = add(&mut g, t.saturating_mul(4), Op::New, &[]);
+        let k_idx = add(&mut g, t.saturating_mul(8), Op::New, &[]);
+        let v_idx = add(&mut g, t.saturating_mul(8), Op::New, &[]);
         let mask_rows = t.next_multiple_of(MASK_PAD);
-        let mask = add(&mut g, self.cells * mask_rows * 4, Op::New, &[]);
-        let out_ids = add(&mut g, t * 4, Op::New, &[]);
+        let mask_cells = self.cells.saturating_mul(mask_rows);
+        let mask = add(&mut g, mask_cells.saturating_mul(4), Op::New, &[]);
+        let out_ids = add(&mut g, t.saturating_mul(4), Op::New, &[]);
         let mut mask_f16 = None;
         let mut inp = embd;
         for il in 0..self.layers {
@@ -113,7 +114,7 @@ impl DenseGraph {
             let q4 = add(&mut g, 0, Op::View(q), &[q]);
             let qp = add(&mut g, 0, Op::View(q), &[q4]);
             let m = *mask_f16
-                .get_or_insert_with(|| add(&mut g, self.cells * mask_rows * 2, Op::New, &[mask]));
+                .get_or_insert_with(|| add(&mut g, mask_cells.saturating_mul(2), Op::New, &[mask]));
             let fa = add(&mut g, f32s(self.q_width), Op::New, &[qp, m]);
             let fa = add(&mut g, 0, Op::View(fa), &[fa]);
             let mut cur = add(&mut g, f32s(e), Op::New, &[fa]);
@@ -204,39 +205,42 @@ impl Arena {
     /// `ggml_dyn_tallocr_alloc`: the smallest free block that holds `size` but the last, else
     /// the last.
     fn alloc(&mut self, size: u64) -> u64 {
-        let size = size.next_multiple_of(ALIGN);
+        let size = size.saturating_add(ALIGN - 1) / ALIGN * ALIGN;
         let inner = self.free.len() - 1;
         let best = (0..inner)
             .filter(|&i| self.free[i].1 >= size)
             .min_by_key(|&i| (self.free[i].1, core::cmp::Reverse(i)))
             .unwrap_or(inner);
+        // The last block is open-ended (ggml's holds the largest size a buffer may have): a
+        // size past it saturates, never wraps.
         let at = self.free[best].0;
-        self.free[best].0 += size;
-        self.free[best].1 -= size;
-        if self.free[best].1 == 0 {
+        self.free[best].0 = at.saturating_add(size);
+        self.free[best].1 = self.free[best].1.saturating_sub(size);
+        if self.free[best].1 == 0 && best < inner {
             self.free.remove(best);
         }
-        self.max = self.max.max(at + size);
+        self.max = self.max.max(at.saturating_add(size));
         at
     }
 
     /// `ggml_dyn_tallocr_free_bytes`: merged with a neighbouring block, or a block of its own.
     fn release(&mut self, at: u64, size: u64) {
-        let size = size.next_multiple_of(ALIGN);
+        let size = size.saturating_add(ALIGN - 1) / ALIGN * ALIGN;
         for i in 0..self.free.len() {
             let (o, s) = self.free[i];
-            if o + s == at {
-                self.free[i].1 += size;
-                if i + 1 < self.free.len() && o + self.free[i].1 == self.free[i + 1].0 {
-                    self.free[i].1 += self.free[i + 1].1;
+            if o.saturating_add(s) == at {
+                self.free[i].1 = s.saturating_add(size);
+                if i + 1 < self.free.len() && o.saturating_add(self.free[i].1) == self.free[i + 1].0
+                {
+                    self.free[i].1 = self.free[i].1.saturating_add(self.free[i + 1].1);
                     self.free.remove(i + 1);
                 }
                 return;
             }
-            if at + size == o {
-                self.free[i] = (at, s + size);
-                if i > 0 && self.free[i - 1].0 + self.free[i - 1].1 == at {
-                    self.free[i - 1].1 += self.free[i].1;
+            if at.saturating_add(size) == o {
+                self.free[i] = (at, s.saturating_add(size));
+                if i > 0 && self.free[i - 1].0.saturating_add(self.free[i - 1].1) == at {
+                    self.free[i - 1].1 = self.free[i - 1].1.saturating_add(self.free[i].1);
                     self.free.remove(i);
                 }
                 return;
