@@ -180,8 +180,15 @@ impl Run<'_> {
             } else {
                 0
             };
+            // Over one GPU holding the output layer, the memory ggml's allocator leaves below
+            // the output (`llamacpp_alloc.rs`).
+            let placed = if output_on_gpu && split == 1 {
+                c.placed
+            } else {
+                0
+            };
             let output = if output_here {
-                logits.saturating_add(c.output_copy)
+                logits.saturating_add(c.output_copy).saturating_add(placed)
             } else {
                 0
             };
@@ -455,6 +462,7 @@ impl Run<'_> {
             attention,
             inputs,
             expert_copy,
+            placed: self.llamacpp_placed(ub, ctx, per_sequence),
             block_copy: 0,
             logits: 0,
             output_copy: 0,
@@ -550,7 +558,7 @@ impl Run<'_> {
     }
 
     /// The KV cache of `layers` blocks for a context of `ctx`, as llama.cpp allocates it.
-    fn llamacpp_kv(&self, ctx: u64, layers: u64) -> LlamacppKv {
+    pub(super) fn llamacpp_kv(&self, ctx: u64, layers: u64) -> LlamacppKv {
         // A bare parameter count is one block here, on the GPU or not as a whole: its cache is
         // the assumed shape's, all of its layers with that block.
         let a = self.cache_arch();
@@ -772,6 +780,9 @@ pub(super) struct LlamacppCompute {
     /// The output matrix copied from CPU memory for a prompt batch (op offload), when the
     /// output layer stays there: on the first GPU, 0 on the others.
     pub(super) output_copy: u64,
+    /// What ggml's allocator leaves below the output stage on the GPU that holds it (a plain
+    /// decoder with flash attention and the micro-batch of logits; `llamacpp_alloc.rs`).
+    pub(super) placed: u64,
 }
 
 /// Where the weights go: per GPU of the split its weights and blocks, and over all of them the

@@ -227,6 +227,13 @@ impl Run<'_> {
                 ["output {rows} × {hidden} × 4 B (every token's embedding, no output matrix), "],
                 ["输出 {rows} × {hidden} × 4 B（每个 token 的嵌入，没有输出矩阵），"]
             )
+        } else if c.logits > 0 && c.placed > 0 && f.output_on_gpu && f.split == 1 {
+            // ggml's allocator leaves memory below the output (`llamacpp_alloc.rs`).
+            let (vocab, x) = (a.vocab_size, b(c.placed));
+            formula!(self.text;
+                ["output {rows} × ({vocab} logits + {hidden}) × 4 B above the {x} ggml's allocator leaves below it (its placement replayed), "],
+                ["输出 {rows} × ({vocab} 个 logits + {hidden}) × 4 B，位于 ggml 分配器在其下留出的 {x} 之上（按其分配顺序重放），"]
+            )
         } else if c.logits > 0 {
             let vocab = a.vocab_size;
             formula!(self.text;

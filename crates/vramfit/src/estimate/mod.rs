@@ -123,6 +123,9 @@ mod input_wire;
 #[cfg(all(test, feature = "serde"))]
 mod input_wire_tests;
 mod llamacpp;
+mod llamacpp_alloc;
+#[cfg(test)]
+mod llamacpp_alloc_tests;
 mod llamacpp_build;
 mod llamacpp_mmproj;
 mod llamacpp_pooling;

@@ -202,3 +202,54 @@ fn a_command_without_a_context_gets_the_trained_one() {
     let r = read_command("llama-server -m Meta-Llama-3.1-8B-Q4_K_M.gguf -c 8192").unwrap();
     assert_eq!(r.input.serving.max_model_len, Some(8192.0));
 }
+
+/// `--kv-unified-per-slot N` does not make the cache unified by itself: llama-server sizes the
+/// pool from it (`tools/server/server.cpp`, `ctx_pool_auto_sized`: `n_ctx = n_parallel *
+/// kv_unified_per_slot` where `-c` is not given) and sets `kv_unified = true` only where it
+/// picks the slots (`n_parallel < 0`: "using n_parallel = 4 and kv_unified = true"); the flag's
+/// help says "default: unset, behavior unchanged" (`common/arg.cpp`; both read in copies of
+/// builds from b10662, where PR #24124 added the flag, to b10734). So `-np 4
+/// --kv-unified-per-slot 8192` is a pool of 32,768 cells split in 4 streams as `-c 32768 -np 4`
+/// is, and `-kvu` or no `-np` unifies it. By hand, gpt-oss-20b (12 full layers, 12 sliding over
+/// 128 tokens, 2,048 B per cell per layer in f16), `-ub 512`:
+/// - split: 4 streams × (12 × GGML_PAD(32,768 / 4, 256) = 8,192 + 12 × GGML_PAD(128 + 512,
+///   256) = 768) × 2,048 B = 4 × 107,520 × 2,048 = 880,803,840 B;
+/// - unified: (12 × 32,768 + 12 × GGML_PAD(128 × 4 + 512, 256) = 1,024) × 2,048 B =
+///   405,504 × 2,048 = 830,472,192 B.
+#[test]
+fn kv_unified_per_slot_leaves_the_split_as_given() {
+    let kv = |flags: &str| {
+        let line = alloc::format!("llama-server -m gpt-oss-20b-Q4_K_M.gguf -ub 512 {flags}");
+        let r = read_command(&line).unwrap();
+        assert!(r.not_read.is_empty(), "{line}: {:?}", r.not_read);
+        let input = EstimateInput {
+            hardware: HardwareInput {
+                gpu: Some("h100-sxm5-80gb".into()),
+                ..r.input.hardware
+            },
+            ..r.input
+        };
+        (
+            input.serving.kv_unified,
+            estimate(&input).unwrap().kv_cache_bytes.get(),
+        )
+    };
+    let split = 4 * (12 * 8192 + 12 * 768) * 2048;
+    let unified = (12 * 32_768 + 12 * 1024) * 2048;
+    assert_eq!((split, unified), (880_803_840, 830_472_192));
+    assert_eq!(
+        kv("-np 4 --kv-unified-per-slot 8192"),
+        (None, split),
+        "the flag alone splits by -np"
+    );
+    assert_eq!(
+        kv("-np 4 --kv-unified-per-slot 8192").1,
+        kv("-c 32768 -np 4").1
+    );
+    assert_eq!(
+        kv("-np 4 -kvu --kv-unified-per-slot 8192"),
+        (Some(true), unified)
+    );
+    // Without -np llama-server picks 4 slots and unifies them itself.
+    assert_eq!(kv("--kv-unified-per-slot 8192").1, unified);
+}

@@ -431,7 +431,10 @@ impl EstimateInput {
 
     /// llama-server's `--kv-unified-per-slot N` as given: llama.cpp's alone, an integer from
     /// `per_sequence` (one sequence's prompt and output, which a slot capped at `N` must hold;
-    /// llama-server refuses a longer request) and at least 1.
+    /// llama-server refuses a longer request) and at least 1. It leaves `kv_unified` as given:
+    /// llama-server unifies the cache only where it picks the slots (`tools/server/server.cpp`,
+    /// `n_parallel < 0`), the flag only sizing the pool (`ctx_pool_auto_sized`; builds b10662 to
+    /// b10734 read; test `kv_unified_per_slot_leaves_the_split_as_given`).
     fn resolve_kv_unified_per_slot(&self, per_sequence: u64) -> Result<Option<u64>> {
         let Some(v) = self.serving.kv_unified_per_slot else {
             return Ok(None);
