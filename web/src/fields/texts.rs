@@ -5,8 +5,10 @@
 //! no field falls through to an empty default. The texts come section by section, in the
 //! sections' order (the order of a calculator link's keys); the site's `source` first.
 
+#[cfg(feature = "full")]
+use vramfit::estimate::TrainingInput;
 use vramfit::estimate::{
-    EstimateInput, HardwareInput, ModelInput, PlacementInput, RunInput, ServingInput, TrainingInput,
+    EstimateInput, HardwareInput, ModelInput, PlacementInput, RunInput, ServingInput,
 };
 use vramfit::precision::{Dtype, KvDtype};
 
@@ -58,6 +60,8 @@ macro_rules! chosen {
 }
 
 /// An optional choice's text: empty when absent, else [`chosen!`]'s.
+#[cfg(feature = "full")]
+#[cfg(feature = "full")]
 macro_rules! chosen_opt {
     ($key:literal, $value:expr) => {
         (
