@@ -1010,6 +1010,37 @@ fn a_wire_form_takes_the_field_docs_of_its_plain_namesake() {
     assert!(!ts.contains("*/\n  source: string;"), "{ts}");
 }
 
+/// The core's `input_sections!` invocation is read as the section structs it writes, each
+/// optional on input (`#[serde(default)]`) and flattened in place.
+#[test]
+fn reads_the_input_sections_macro_as_its_structs() {
+    let src = r#"
+        /// The input.
+        #[derive(Serialize)]
+        pub struct Input {
+            #[serde(flatten)]
+            pub run: RunSection,
+        }
+
+        super::input_wire::input_sections! {
+            /// How it is run.
+            run => pub struct RunSection {
+                /// Sequences per batch.
+                pub batch: f64 = 1.0,
+                /// The engine's release.
+                pub engine_version: Option<String> = None,
+            }
+        }
+    "#;
+    let ts = gen_for(src, &["Input"], &[]);
+    assert!(
+        ts.contains("   * Sequences per batch.\n   */\n  batch?: number;"),
+        "{ts}"
+    );
+    assert!(ts.contains("  engine_version?: string | null;"), "{ts}");
+    assert!(!ts.contains("run"), "{ts}");
+}
+
 #[test]
 fn writes_structs_enums_and_options() {
     let src = r#"
