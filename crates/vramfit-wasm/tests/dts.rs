@@ -23,8 +23,12 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
-use syn::{Attribute, Expr, Fields, GenericArgument, Item, Lit, Meta, PathArguments, Token, Type};
+use syn::{
+    Attribute, Expr, Fields, GenericArgument, Ident, Item, ItemStruct, Lit, Meta, PathArguments,
+    Token, Type,
+};
 
 /// The types the functions take.
 const INPUT_ROOTS: &[&str] = &[
@@ -115,6 +119,56 @@ struct Def {
     body: Body,
 }
 
+/// The macro that declares the core's input sections, each field with its default
+/// (`crates/vramfit/src/estimate/input_wire.rs`).
+const SECTIONS_MACRO: &str = "input_sections";
+
+/// An `input_sections!` invocation read as the structs it writes: each section with its docs,
+/// serde's derives and `#[serde(default)]`, its fields without their defaults. (The flat wire
+/// struct it also writes is read, never returned, so it has no TypeScript.)
+struct Sections(Vec<ItemStruct>);
+
+impl Parse for Sections {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let mut out = Vec::new();
+        while !input.is_empty() {
+            let attrs = input.call(Attribute::parse_outer)?;
+            let _section: Ident = input.parse()?;
+            input.parse::<Token![=>]>()?;
+            input.parse::<Token![pub]>()?;
+            input.parse::<Token![struct]>()?;
+            let name: Ident = input.parse()?;
+            let body;
+            syn::braced!(body in input);
+            let mut fields = Vec::new();
+            while !body.is_empty() {
+                let field_attrs = body.call(Attribute::parse_outer)?;
+                body.parse::<Token![pub]>()?;
+                let field: Ident = body.parse()?;
+                body.parse::<Token![:]>()?;
+                let ty: Type = body.parse()?;
+                body.parse::<Token![=]>()?;
+                let _default: Expr = body.parse()?;
+                if !body.is_empty() {
+                    body.parse::<Token![,]>()?;
+                }
+                fields.push(quote::quote! { #(#field_attrs)* pub #field: #ty });
+            }
+            out.push(syn::parse_quote! {
+                #(#attrs)*
+                #[derive(Clone, Debug, PartialEq)]
+                #[cfg_attr(
+                    feature = "serde",
+                    derive(serde::Serialize, serde::Deserialize),
+                    serde(default)
+                )]
+                pub struct #name { #(#fields,)* }
+            });
+        }
+        Ok(Sections(out))
+    }
+}
+
 /// The serde types of the given sources, by name (several where modules reuse a name).
 ///
 /// A field with no docs of its own takes those of the same field of a plain struct of the same
@@ -133,6 +187,18 @@ fn collect(sources: &[(String, String)]) -> Result<BTreeMap<String, Vec<Def>>, S
                     if let Some((_, inner)) = m.content {
                         items.extend(inner);
                     }
+                    continue;
+                }
+                Item::Macro(m)
+                    if m.mac
+                        .path
+                        .segments
+                        .last()
+                        .is_some_and(|s| s.ident == SECTIONS_MACRO) =>
+                {
+                    let sections: Sections =
+                        m.mac.parse_body().map_err(|e| format!("{path}: {e}"))?;
+                    items.extend(sections.0.into_iter().map(Item::Struct));
                     continue;
                 }
                 Item::Struct(s) => {
@@ -942,6 +1008,37 @@ fn a_wire_form_takes_the_field_docs_of_its_plain_namesake() {
     // No namesake field: no docs.
     assert!(ts.contains("  source: string;"), "{ts}");
     assert!(!ts.contains("*/\n  source: string;"), "{ts}");
+}
+
+/// The core's `input_sections!` invocation is read as the section structs it writes, each
+/// optional on input (`#[serde(default)]`) and flattened in place.
+#[test]
+fn reads_the_input_sections_macro_as_its_structs() {
+    let src = r#"
+        /// The input.
+        #[derive(Serialize)]
+        pub struct Input {
+            #[serde(flatten)]
+            pub run: RunSection,
+        }
+
+        super::input_wire::input_sections! {
+            /// How it is run.
+            run => pub struct RunSection {
+                /// Sequences per batch.
+                pub batch: f64 = 1.0,
+                /// The engine's release.
+                pub engine_version: Option<String> = None,
+            }
+        }
+    "#;
+    let ts = gen_for(src, &["Input"], &[]);
+    assert!(
+        ts.contains("   * Sequences per batch.\n   */\n  batch?: number;"),
+        "{ts}"
+    );
+    assert!(ts.contains("  engine_version?: string | null;"), "{ts}");
+    assert!(!ts.contains("run"), "{ts}");
 }
 
 #[test]

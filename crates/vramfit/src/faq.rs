@@ -95,7 +95,23 @@ pub fn lm_studio_values() -> Vec<(&'static str, String)> {
 /// Every slot's value.
 pub fn values(ctx: &Context) -> Vec<(&'static str, String)> {
     let mut v: Vec<(&'static str, String)> = Vec::new();
-    // §6 Q1.
+    let quick = training_values(&mut v);
+    spot_values(&mut v);
+    multi_gpu_values(&mut v);
+    // §6 Q4: the person's own job and card, else the guide's 49 GB on a 40 GB A100.
+    v.push(("your_estimate_gb", gb(ctx.estimate.unwrap_or(quick))));
+    v.push((
+        "your_card_capacity",
+        ctx.card.map_or_else(|| String::from("40 GB"), gb),
+    ));
+    kv_values(&mut v);
+    v.extend(lm_studio_values());
+    v
+}
+
+/// §6 Q1: Llama-2-7B's training, by the quick formula and in detail, with LoRA and QLoRA.
+/// Returns the quick formula's bytes, Q4's example.
+fn training_values(v: &mut Vec<(&'static str, String)>) -> Bytes {
     let quick = estimate(&EstimateInput {
         model: ModelInput {
             params: Some(String::from("7B")),
@@ -129,7 +145,12 @@ pub fn values(ctx: &Context) -> Vec<(&'static str, String)> {
             ..lora
         })),
     ));
-    // §6 Q2: the cheapest on-demand whole-card price of the example GPU, per card.
+    quick
+}
+
+/// §6 Q2: the spot example on the cheapest on-demand whole-card price of the example GPU, per
+/// card.
+fn spot_values(v: &mut Vec<(&'static str, String)>) {
     let rate = crate::hardware::exchange_rate();
     let price = offers()
         .iter()
@@ -167,7 +188,11 @@ pub fn values(ctx: &Context) -> Vec<(&'static str, String)> {
             cmp.map_or_else(|_| String::from("—"), |c| format!("{:.2} USD", c.spot_cost)),
         ));
     }
-    // §6 Q3: Llama-2-13B, AMP AdamW, batch 1 per GPU, 2048 tokens.
+}
+
+/// §6 Q3: Llama-2-13B, AMP AdamW, batch 1 per GPU, 2048 tokens, over 8 GPUs in data parallel,
+/// 4 in tensor parallel and 8 under ZeRO-3.
+fn multi_gpu_values(v: &mut Vec<(&'static str, String)>) {
     let m13 = {
         let mut input = llama2_7b(Mode::Training);
         input.model.model = Some(String::from("meta-llama/Llama-2-13b-hf"));
@@ -202,13 +227,11 @@ pub fn values(ctx: &Context) -> Vec<(&'static str, String)> {
             ..m13
         })),
     ));
-    // §6 Q4: the person's own job and card, else the guide's 49 GB on a 40 GB A100.
-    v.push(("your_estimate_gb", gb(ctx.estimate.unwrap_or(quick))));
-    v.push((
-        "your_card_capacity",
-        ctx.card.map_or_else(|| String::from("40 GB"), gb),
-    ));
-    // KV cache with GQA: Llama-3-8B in bf16, one sequence of its whole 8K context.
+}
+
+/// KV cache with GQA: Llama-3-8B in bf16, one sequence of its whole 8K context, against the
+/// guide's MHA formula.
+fn kv_values(v: &mut Vec<(&'static str, String)>) {
     let l3 = |kv: KvDtype, seq: f64| {
         estimate(&EstimateInput {
             model: ModelInput {
@@ -241,8 +264,6 @@ pub fn values(ctx: &Context) -> Vec<(&'static str, String)> {
             format!("{} B ({})", thousands(mha), Bytes::new(mha)),
         ));
     }
-    v.extend(lm_studio_values());
-    v
 }
 
 /// One answered question.

@@ -3,7 +3,9 @@
 
 use serde::de::{DeserializeOwned, IntoDeserializer, value::Error as ValueError};
 use vramfit::InputError;
-use vramfit::estimate::EstimateInput;
+use vramfit::estimate::{
+    EstimateInput, HardwareInput, PlacementInput, RunInput, ServingInput, TrainingInput,
+};
 use vramfit::precision::{Dtype, KvDtype, Quantization};
 
 use super::FIELDS;
@@ -43,19 +45,67 @@ const SET_BY_TO_INPUT: [&str; 7] = [
 ];
 
 /// Sets the field `key` of `input` from its text `v` (trimmed); not the fields in
-/// [`SET_BY_TO_INPUT`].
+/// [`SET_BY_TO_INPUT`]. Each section's fields are set by its own function.
 fn set(input: &mut EstimateInput, key: &str, v: &str) -> Result<(), InputError> {
-    let num = || number(key, v);
-    let opt = || -> Result<Option<f64>, InputError> {
-        if v.is_empty() {
+    let t = Text { key, v };
+    let found = set_run(&mut input.run, &t)?
+        || set_serving(&mut input.serving, &t)?
+        || set_hardware(&mut input.hardware, &t)?
+        || set_placement(&mut input.placement, &t)?
+        || set_training(&mut input.training, &t)?;
+    if found {
+        return Ok(());
+    }
+    Err(vramfit::input_error!(
+        UnknownName,
+        key,
+        "not a field of the estimator's input",
+        "不是估算器输入中的字段",
+        "the fields the form offers",
+        "表单提供的字段",
+    ))
+}
+
+/// One field's text (trimmed), read as its field's type; every error names the field.
+struct Text<'a> {
+    key: &'a str,
+    v: &'a str,
+}
+
+impl Text<'_> {
+    fn num(&self) -> Result<f64, InputError> {
+        number(self.key, self.v)
+    }
+
+    /// A number, or `None` when left empty.
+    fn opt(&self) -> Result<Option<f64>, InputError> {
+        if self.v.is_empty() {
             Ok(None)
         } else {
-            number(key, v).map(Some)
+            number(self.key, self.v).map(Some)
         }
-    };
-    let text = || (!v.is_empty()).then(|| v.to_string());
-    let on = v == "true";
-    let opt_bool = || -> Result<Option<bool>, InputError> {
+    }
+
+    /// The text, or `None` when empty.
+    fn text(&self) -> Option<String> {
+        (!self.v.is_empty()).then(|| self.v.to_string())
+    }
+
+    /// A checkbox: on when `true`.
+    fn on(&self) -> bool {
+        self.v == "true"
+    }
+
+    /// A checkbox that may be left empty for the default.
+    #[cfg(feature = "full")]
+    fn opt_on(&self) -> Option<bool> {
+        (!self.v.is_empty()).then_some(self.on())
+    }
+
+    /// `true`, `false` or empty (the engine's default).
+    #[cfg_attr(not(all(feature = "en", feature = "zh")), allow(unused_variables))]
+    fn opt_bool(&self) -> Result<Option<bool>, InputError> {
+        let (key, v) = (self.key, self.v);
         match v {
             "" => Ok(None),
             "true" => Ok(Some(true)),
@@ -71,182 +121,206 @@ fn set(input: &mut EstimateInput, key: &str, v: &str) -> Result<(), InputError> 
                 "true、false，或留空取引擎默认",
             )),
         }
-    };
-    match key {
-        "mode" => input.run.mode = choice(key, v)?,
-        "engine" => input.run.engine = choice(key, v)?,
-        "attention" => input.run.attention = choice(key, v)?,
-        "logits" => input.run.logits = choice(key, v)?,
-        #[cfg(feature = "full")]
-        "optimizer" => input.training.optimizer = choice(key, v)?,
-        #[cfg(feature = "full")]
-        "precision" => input.training.precision = choice(key, v)?,
-        #[cfg(feature = "full")]
-        "grad_checkpointing" => input.training.grad_checkpointing = choice(key, v)?,
-        #[cfg(feature = "full")]
-        "offload" => input.placement.offload = choice(key, v)?,
-        "batch" => input.run.batch = num()?,
-        "seq_len" => input.run.seq_len = num()?,
-        "new_tokens" => input.run.new_tokens = num()?,
-        "images" => input.run.images = num()?,
-        "image_width" => input.run.image_width = opt()?,
-        "image_height" => input.run.image_height = opt()?,
-        "language_model_only" => input.run.language_model_only = on,
-        #[cfg(feature = "full")]
-        "lora_rank" => input.training.lora_rank = num()?,
-        #[cfg(feature = "full")]
-        "zero" => input.placement.zero = num()?,
-        "gpus" => input.placement.gpus = opt()?,
-        "tp" => input.placement.tp = num()?,
-        "pp" => input.placement.pp = num()?,
-        "ep" => input.placement.ep = num()?,
-        "enable_dp_attention" => input.placement.enable_dp_attention = on,
-        "dp_size" => input.placement.dp_size = opt()?,
-        "disaggregation_mode" => {
-            input.serving.disaggregation_mode =
-                (!v.is_empty()).then(|| choice(key, v)).transpose()?;
-        }
-        "disaggregation_transfer_backend" => {
-            input.serving.disaggregation_transfer_backend =
-                (!v.is_empty()).then(|| choice(key, v)).transpose()?;
-        }
-        "num_reserved_decode_tokens" => input.serving.num_reserved_decode_tokens = opt()?,
-        "gpus_per_node" => input.placement.gpus_per_node = opt()?,
-        "node_link" => input.hardware.node_link = text(),
-        "gpu_memory_utilization" => input.serving.gpu_memory_utilization = num()?,
-        "mem_fraction_static" => input.serving.mem_fraction_static = opt()?,
-        "free_gpu_memory_fraction" => input.serving.free_gpu_memory_fraction = opt()?,
-        "max_kv_size" => input.serving.max_kv_size = opt()?,
-        "kv_bits" => input.serving.kv_bits = opt()?,
-        "kv_group_size" => input.serving.kv_group_size = opt()?,
-        "quantized_kv_start" => input.serving.quantized_kv_start = opt()?,
-        "wired_limit_mb" => input.hardware.wired_limit_mb = opt()?,
-        "cuda_graph_max_bs" => input.serving.cuda_graph_max_bs = opt()?,
-        "ubatch" => input.serving.ubatch = num()?,
-        "max_model_len" => input.serving.max_model_len = opt()?,
-        "max_num_seqs" => input.serving.max_num_seqs = opt()?,
-        "max_num_batched_tokens" => input.serving.max_num_batched_tokens = opt()?,
-        "gpu_layers" => input.placement.gpu_layers = opt()?,
-        "n_cpu_moe" => input.placement.n_cpu_moe = opt()?,
-        "kv_unified" => input.serving.kv_unified = opt_bool()?,
-        "kv_unified_per_slot" => input.serving.kv_unified_per_slot = opt()?,
-        "host_memory" => input.hardware.host_memory = text(),
-        "host_bandwidth" => input.hardware.host_bandwidth = text(),
-        #[cfg(feature = "full")]
-        "qlora" => input.training.qlora = on,
-        #[cfg(feature = "full")]
-        "fused_optimizer" => input.training.fused_optimizer = on,
-        "cuda_graphs" => input.serving.cuda_graphs = on,
-        "gpu" => input.hardware.gpu = text(),
-        "cards" => input.hardware.cards = vramfit::estimate::split_card_list(v),
-        "tensor_split" => input.placement.tensor_split = shares(v)?,
-        "split_mode" => input.placement.split_mode = choice(key, v)?,
-        "main_gpu" => input.placement.main_gpu = num()?,
-        "gpu_memory" => input.hardware.gpu_memory = text(),
-        "memory_in_use" => input.hardware.memory_in_use = text(),
-        "engine_version" => input.run.engine_version = text(),
-        "enable_lora" => input.serving.enable_lora = on,
-        "max_loras" => input.serving.max_loras = opt()?,
-        "max_lora_rank" => input.serving.max_lora_rank = opt()?,
-        "max_cpu_loras" => input.serving.max_cpu_loras = opt()?,
-        "kv_offloading_size" => input.serving.kv_offloading_size = opt()?,
-        "kv_offloading_backend" => {
-            input.serving.kv_offloading_backend =
-                (!v.is_empty()).then(|| choice(key, v)).transpose()?
-        }
-        "runner" => input.run.runner = (!v.is_empty()).then(|| choice(key, v)).transpose()?,
-        "speculative_method" => {
-            input.serving.speculative_method =
-                (!v.is_empty()).then(|| choice(key, v)).transpose()?;
-        }
-        "draft_model" => input.serving.draft_model = text(),
-        "num_speculative_tokens" => input.serving.num_speculative_tokens = opt()?,
-        "acceptance_rate" => input.serving.acceptance_rate = opt()?,
-        #[cfg(feature = "full")]
-        "stack" => input.training.stack = (!v.is_empty()).then(|| choice(key, v)).transpose()?,
-        #[cfg(feature = "full")]
-        "loss" => input.training.loss = (!v.is_empty()).then(|| choice(key, v)).transpose()?,
-        #[cfg(feature = "full")]
-        "loss_chunks" => input.training.loss_chunks = opt()?,
-        #[cfg(feature = "full")]
-        "foreach" => input.training.foreach = on,
-        #[cfg(feature = "full")]
-        "optimizer_in_backward" => input.training.optimizer_in_backward = on,
-        #[cfg(feature = "full")]
-        "activation_offload" => input.training.activation_offload = (!v.is_empty()).then_some(on),
-        #[cfg(feature = "full")]
-        "packing" => input.training.packing = on,
-        #[cfg(feature = "full")]
-        "compile" => input.training.compile = on,
-        #[cfg(feature = "full")]
-        "kbit_upcast" => input.training.kbit_upcast = (!v.is_empty()).then_some(on),
-        #[cfg(feature = "full")]
-        "rl" => input.training.rl = (!v.is_empty()).then(|| choice(key, v)).transpose()?,
-        #[cfg(feature = "full")]
-        "rollout" => {
-            input.training.rollout = (!v.is_empty()).then(|| choice(key, v)).transpose()?
-        }
-        #[cfg(feature = "full")]
-        "ref_model" => input.training.ref_model = (!v.is_empty()).then_some(on),
-        #[cfg(feature = "full")]
-        "sleep_mode" => input.training.sleep_mode = (!v.is_empty()).then_some(on),
-        #[cfg(feature = "full")]
-        "rl_beta" => input.training.rl_beta = opt()?,
-        #[cfg(feature = "full")]
-        "num_generations" => input.training.num_generations = opt()?,
-        #[cfg(feature = "full")]
-        "max_completion_length" => input.training.max_completion_length = opt()?,
-        #[cfg(feature = "full")]
-        "rollout_memory_utilization" => input.training.rollout_memory_utilization = opt()?,
-        #[cfg(feature = "full")]
-        "fsdp_version" => input.placement.fsdp_version = opt()?,
-        #[cfg(feature = "full")]
-        "reshard_after_forward" => input.placement.reshard_after_forward = opt_bool()?,
-        #[cfg(feature = "full")]
-        "reduce_bucket_size" => input.training.reduce_bucket_size = opt()?,
-        #[cfg(feature = "full")]
-        "allgather_bucket_size" => input.training.allgather_bucket_size = opt()?,
-        #[cfg(feature = "full")]
-        "stage3_prefetch_bucket_size" => input.training.stage3_prefetch_bucket_size = opt()?,
-        #[cfg(feature = "full")]
-        "stage3_max_live_parameters" => input.training.stage3_max_live_parameters = opt()?,
-        #[cfg(feature = "full")]
-        "stage3_param_persistence_threshold" => {
-            input.training.stage3_param_persistence_threshold = opt()?
-        }
-        #[cfg(feature = "full")]
-        "overlap_comm" => input.training.overlap_comm = opt_bool()?,
-        #[cfg(feature = "full")]
-        "vp" => input.placement.vp = opt()?,
-        #[cfg(feature = "full")]
-        "galore_rank" => input.training.galore_rank = opt()?,
-        #[cfg(feature = "full")]
-        "lora_dropout" => input.training.lora_dropout = opt()?,
-        "grad_accum" => input.training.grad_accum = opt()?,
-        #[cfg(feature = "full")]
-        "sequence_parallel" => input.placement.sequence_parallel = on,
-        #[cfg(feature = "full")]
-        "cp" => input.placement.cp = opt()?,
-        #[cfg(feature = "full")]
-        "distributed_optimizer" => input.placement.distributed_optimizer = on,
-        #[cfg(feature = "full")]
-        "recompute_method" => {
-            input.training.recompute_method = (!v.is_empty()).then(|| choice(key, v)).transpose()?
-        }
-        #[cfg(feature = "full")]
-        "recompute_num_layers" => input.training.recompute_num_layers = opt()?,
-        _ => {
-            return Err(vramfit::input_error!(
-                UnknownName,
-                key,
-                "not a field of the estimator's input",
-                "不是估算器输入中的字段",
-                "the fields the form offers",
-                "表单提供的字段",
-            ));
-        }
     }
-    Ok(())
+
+    /// A choice, read by the estimator's `Deserialize` ([`choice`]).
+    fn choice<T: DeserializeOwned>(&self) -> Result<T, InputError> {
+        choice(self.key, self.v)
+    }
+
+    /// A choice, or `None` when left empty (the estimator's default).
+    fn opt_choice<T: DeserializeOwned>(&self) -> Result<Option<T>, InputError> {
+        (!self.v.is_empty()).then(|| self.choice()).transpose()
+    }
+}
+
+/// Sets the field `t.key` of the run section (how it is run);
+/// `false` when it is none of its fields.
+fn set_run(r: &mut RunInput, t: &Text) -> Result<bool, InputError> {
+    match t.key {
+        "mode" => r.mode = t.choice()?,
+        "engine" => r.engine = t.choice()?,
+        "attention" => r.attention = t.choice()?,
+        "logits" => r.logits = t.choice()?,
+        "batch" => r.batch = t.num()?,
+        "seq_len" => r.seq_len = t.num()?,
+        "new_tokens" => r.new_tokens = t.num()?,
+        "images" => r.images = t.num()?,
+        "image_width" => r.image_width = t.opt()?,
+        "image_height" => r.image_height = t.opt()?,
+        "language_model_only" => r.language_model_only = t.on(),
+        "engine_version" => r.engine_version = t.text(),
+        "runner" => r.runner = t.opt_choice()?,
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// Sets the field `t.key` of the serving section (the serving engines' knobs);
+/// `false` when it is none of its fields.
+fn set_serving(s: &mut ServingInput, t: &Text) -> Result<bool, InputError> {
+    match t.key {
+        "disaggregation_mode" => s.disaggregation_mode = t.opt_choice()?,
+        "disaggregation_transfer_backend" => s.disaggregation_transfer_backend = t.opt_choice()?,
+        "num_reserved_decode_tokens" => s.num_reserved_decode_tokens = t.opt()?,
+        "gpu_memory_utilization" => s.gpu_memory_utilization = t.num()?,
+        "mem_fraction_static" => s.mem_fraction_static = t.opt()?,
+        "free_gpu_memory_fraction" => s.free_gpu_memory_fraction = t.opt()?,
+        "max_kv_size" => s.max_kv_size = t.opt()?,
+        "kv_bits" => s.kv_bits = t.opt()?,
+        "kv_group_size" => s.kv_group_size = t.opt()?,
+        "quantized_kv_start" => s.quantized_kv_start = t.opt()?,
+        "cuda_graph_max_bs" => s.cuda_graph_max_bs = t.opt()?,
+        "ubatch" => s.ubatch = t.num()?,
+        "max_model_len" => s.max_model_len = t.opt()?,
+        "max_num_seqs" => s.max_num_seqs = t.opt()?,
+        "max_num_batched_tokens" => s.max_num_batched_tokens = t.opt()?,
+        "kv_unified" => s.kv_unified = t.opt_bool()?,
+        "kv_unified_per_slot" => s.kv_unified_per_slot = t.opt()?,
+        "cuda_graphs" => s.cuda_graphs = t.on(),
+        "enable_lora" => s.enable_lora = t.on(),
+        "max_loras" => s.max_loras = t.opt()?,
+        "max_lora_rank" => s.max_lora_rank = t.opt()?,
+        "max_cpu_loras" => s.max_cpu_loras = t.opt()?,
+        "kv_offloading_size" => s.kv_offloading_size = t.opt()?,
+        "kv_offloading_backend" => s.kv_offloading_backend = t.opt_choice()?,
+        "speculative_method" => s.speculative_method = t.opt_choice()?,
+        "draft_model" => s.draft_model = t.text(),
+        "num_speculative_tokens" => s.num_speculative_tokens = t.opt()?,
+        "acceptance_rate" => s.acceptance_rate = t.opt()?,
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// Sets the field `t.key` of the hardware section (the cards and the host);
+/// `false` when it is none of its fields.
+fn set_hardware(h: &mut HardwareInput, t: &Text) -> Result<bool, InputError> {
+    match t.key {
+        "node_link" => h.node_link = t.text(),
+        "wired_limit_mb" => h.wired_limit_mb = t.opt()?,
+        "host_memory" => h.host_memory = t.text(),
+        "host_bandwidth" => h.host_bandwidth = t.text(),
+        "gpu" => h.gpu = t.text(),
+        "cards" => h.cards = vramfit::estimate::split_card_list(t.v),
+        "gpu_memory" => h.gpu_memory = t.text(),
+        "memory_in_use" => h.memory_in_use = t.text(),
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// Sets the field `t.key` of the placement section (the layout over the GPUs);
+/// `false` when it is none of its fields.
+fn set_placement(p: &mut PlacementInput, t: &Text) -> Result<bool, InputError> {
+    match t.key {
+        #[cfg(feature = "full")]
+        "offload" => p.offload = t.choice()?,
+        #[cfg(feature = "full")]
+        "zero" => p.zero = t.num()?,
+        "gpus" => p.gpus = t.opt()?,
+        "tp" => p.tp = t.num()?,
+        "pp" => p.pp = t.num()?,
+        "ep" => p.ep = t.num()?,
+        "enable_dp_attention" => p.enable_dp_attention = t.on(),
+        "dp_size" => p.dp_size = t.opt()?,
+        "gpus_per_node" => p.gpus_per_node = t.opt()?,
+        "gpu_layers" => p.gpu_layers = t.opt()?,
+        "n_cpu_moe" => p.n_cpu_moe = t.opt()?,
+        "tensor_split" => p.tensor_split = shares(t.v)?,
+        "split_mode" => p.split_mode = t.choice()?,
+        "main_gpu" => p.main_gpu = t.num()?,
+        #[cfg(feature = "full")]
+        "fsdp_version" => p.fsdp_version = t.opt()?,
+        #[cfg(feature = "full")]
+        "reshard_after_forward" => p.reshard_after_forward = t.opt_bool()?,
+        #[cfg(feature = "full")]
+        "vp" => p.vp = t.opt()?,
+        #[cfg(feature = "full")]
+        "sequence_parallel" => p.sequence_parallel = t.on(),
+        #[cfg(feature = "full")]
+        "cp" => p.cp = t.opt()?,
+        #[cfg(feature = "full")]
+        "distributed_optimizer" => p.distributed_optimizer = t.on(),
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// Sets the field `t.key` of the training section (training's own choices);
+/// `false` when it is none of its fields.
+fn set_training(tr: &mut TrainingInput, t: &Text) -> Result<bool, InputError> {
+    match t.key {
+        #[cfg(feature = "full")]
+        "optimizer" => tr.optimizer = t.choice()?,
+        #[cfg(feature = "full")]
+        "precision" => tr.precision = t.choice()?,
+        #[cfg(feature = "full")]
+        "grad_checkpointing" => tr.grad_checkpointing = t.choice()?,
+        #[cfg(feature = "full")]
+        "lora_rank" => tr.lora_rank = t.num()?,
+        #[cfg(feature = "full")]
+        "qlora" => tr.qlora = t.on(),
+        #[cfg(feature = "full")]
+        "fused_optimizer" => tr.fused_optimizer = t.on(),
+        #[cfg(feature = "full")]
+        "stack" => tr.stack = t.opt_choice()?,
+        #[cfg(feature = "full")]
+        "loss" => tr.loss = t.opt_choice()?,
+        #[cfg(feature = "full")]
+        "loss_chunks" => tr.loss_chunks = t.opt()?,
+        #[cfg(feature = "full")]
+        "foreach" => tr.foreach = t.on(),
+        #[cfg(feature = "full")]
+        "optimizer_in_backward" => tr.optimizer_in_backward = t.on(),
+        #[cfg(feature = "full")]
+        "activation_offload" => tr.activation_offload = t.opt_on(),
+        #[cfg(feature = "full")]
+        "packing" => tr.packing = t.on(),
+        #[cfg(feature = "full")]
+        "compile" => tr.compile = t.on(),
+        #[cfg(feature = "full")]
+        "kbit_upcast" => tr.kbit_upcast = t.opt_on(),
+        #[cfg(feature = "full")]
+        "rl" => tr.rl = t.opt_choice()?,
+        #[cfg(feature = "full")]
+        "rollout" => tr.rollout = t.opt_choice()?,
+        #[cfg(feature = "full")]
+        "ref_model" => tr.ref_model = t.opt_on(),
+        #[cfg(feature = "full")]
+        "sleep_mode" => tr.sleep_mode = t.opt_on(),
+        #[cfg(feature = "full")]
+        "rl_beta" => tr.rl_beta = t.opt()?,
+        #[cfg(feature = "full")]
+        "num_generations" => tr.num_generations = t.opt()?,
+        #[cfg(feature = "full")]
+        "max_completion_length" => tr.max_completion_length = t.opt()?,
+        #[cfg(feature = "full")]
+        "rollout_memory_utilization" => tr.rollout_memory_utilization = t.opt()?,
+        #[cfg(feature = "full")]
+        "reduce_bucket_size" => tr.reduce_bucket_size = t.opt()?,
+        #[cfg(feature = "full")]
+        "allgather_bucket_size" => tr.allgather_bucket_size = t.opt()?,
+        #[cfg(feature = "full")]
+        "stage3_prefetch_bucket_size" => tr.stage3_prefetch_bucket_size = t.opt()?,
+        #[cfg(feature = "full")]
+        "stage3_max_live_parameters" => tr.stage3_max_live_parameters = t.opt()?,
+        #[cfg(feature = "full")]
+        "stage3_param_persistence_threshold" => tr.stage3_param_persistence_threshold = t.opt()?,
+        #[cfg(feature = "full")]
+        "overlap_comm" => tr.overlap_comm = t.opt_bool()?,
+        #[cfg(feature = "full")]
+        "galore_rank" => tr.galore_rank = t.opt()?,
+        #[cfg(feature = "full")]
+        "lora_dropout" => tr.lora_dropout = t.opt()?,
+        "grad_accum" => tr.grad_accum = t.opt()?,
+        #[cfg(feature = "full")]
+        "recompute_method" => tr.recompute_method = t.opt_choice()?,
+        #[cfg(feature = "full")]
+        "recompute_num_layers" => tr.recompute_num_layers = t.opt()?,
+        _ => return Ok(false),
+    }
+    Ok(true)
 }
 
 /// The estimator's input for the form's values (`value(key)` gives a field's text) and, when

@@ -82,20 +82,7 @@ pub(crate) fn parse(flat: &str) -> Option<(LlamaCppError, Vec<Evidence>)> {
     if !looks_like(flat) {
         return None;
     }
-    let stage = if flat.contains("gallocr_reserve") || flat.contains("failed to allocate compute") {
-        LlamaCppStage::Compute
-    } else if flat.contains("failed to allocate buffer for kv cache")
-        || flat.contains("kv_cache_init() failed")
-    {
-        LlamaCppStage::KvCache
-    } else if flat.contains("alloc_tensor_range") || flat.contains("error loading model") {
-        LlamaCppStage::Weights
-    } else if flat.contains("ggml_cuda_host_malloc: failed") && !flat.contains("cudaMalloc failed")
-    {
-        LlamaCppStage::HostPinned
-    } else {
-        LlamaCppStage::Unknown
-    };
+    let stage = stage_of(flat);
     let mut l = LlamaCppError {
         stage,
         requested: None,
@@ -108,6 +95,70 @@ pub(crate) fn parse(flat: &str) -> Option<(LlamaCppError, Vec<Evidence>)> {
         n_ctx: None,
     };
     let mut ev = Vec::new();
+    read_requested(flat, &mut l, &mut ev);
+    for (needle, name) in [
+        (" model buffer size =", "model_buffer"),
+        (" KV buffer size =", "kv_buffer"),
+        (" compute buffer size =", "compute_buffer"),
+    ] {
+        let Some((total, text)) = gpu_buffers(flat, needle) else {
+            continue;
+        };
+        match name {
+            "model_buffer" => l.model_buffer = Some(total),
+            "kv_buffer" => l.kv_buffer = Some(total),
+            _ => l.compute_buffer = Some(total),
+        }
+        ev.push(Evidence::size(name, total, text));
+    }
+    if let Some(i) = flat.find("offloaded ") {
+        let rest = &flat[i + 10..];
+        if let Some((a, n)) = count_at(rest)
+            && let Some(b) = rest[n..]
+                .strip_prefix('/')
+                .and_then(count_at)
+                .map(|(b, _)| b)
+        {
+            l.layers_offloaded = Some((a, b));
+            ev.push(Evidence::value(
+                "layers_offloaded",
+                a as f64,
+                alloc::format!("{a}/{b} layers"),
+            ));
+        }
+    }
+    if let Some(n) = count_after(flat, "n_ctx =").or_else(|| count_after(flat, "n_ctx      =")) {
+        l.n_ctx = Some(n);
+        ev.push(Evidence::value(
+            "n_ctx",
+            n as f64,
+            alloc::format!("{n} tokens"),
+        ));
+    }
+    Some((l, ev))
+}
+
+/// The stage that failed, by the words of its failure.
+fn stage_of(flat: &str) -> LlamaCppStage {
+    if flat.contains("gallocr_reserve") || flat.contains("failed to allocate compute") {
+        LlamaCppStage::Compute
+    } else if flat.contains("failed to allocate buffer for kv cache")
+        || flat.contains("kv_cache_init() failed")
+    {
+        LlamaCppStage::KvCache
+    } else if flat.contains("alloc_tensor_range") || flat.contains("error loading model") {
+        LlamaCppStage::Weights
+    } else if flat.contains("ggml_cuda_host_malloc: failed") && !flat.contains("cudaMalloc failed")
+    {
+        LlamaCppStage::HostPinned
+    } else {
+        LlamaCppStage::Unknown
+    }
+}
+
+/// The size requested and the device it was asked of: the failing buffer's exact size, else the
+/// allocator's `allocating … on device`, else the pinned host memory asked.
+fn read_requested(flat: &str, l: &mut LlamaCppError, ev: &mut Vec<Evidence>) {
     // The exact size: `failed to allocate CUDA0 buffer of size 10345253120` — the first
     // `failed to allocate` followed by a buffer name, not a pinned-memory warning before it.
     for i in super::scan::find_all(flat, "failed to allocate ", 64) {
@@ -144,7 +195,7 @@ pub(crate) fn parse(flat: &str) -> Option<(LlamaCppError, Vec<Evidence>)> {
             ev.push(Evidence::size("requested", s.bytes, s.text));
         }
         l.device = count_after(seg, "on device").and_then(|d| u32::try_from(d).ok());
-    } else if stage == LlamaCppStage::HostPinned
+    } else if l.stage == LlamaCppStage::HostPinned
         && let Some(i) = flat.find("host_malloc: failed to allocate")
         && let Some(s) = size_after(
             super::scan::clip(&flat[i..], 120),
@@ -166,66 +217,30 @@ pub(crate) fn parse(flat: &str) -> Option<(LlamaCppError, Vec<Evidence>)> {
             alloc::format!("device {d}"),
         ));
     }
+}
+
+/// The GPU buffers of one kind (`needle`: ` KV buffer size =`), summed over the devices
+/// (`CUDA0 model buffer size`, not `CPU model buffer size`), with the text of each.
+fn gpu_buffers(flat: &str, needle: &str) -> Option<(Bytes, String)> {
     let gpu_prefix = |b: &str| {
         b.starts_with("CUDA")
             || b.starts_with("ROCm")
             || b.starts_with("Vulkan")
             || b.starts_with("Metal")
     };
-    for (needle, name) in [
-        (" model buffer size =", "model_buffer"),
-        (" KV buffer size =", "kv_buffer"),
-        (" compute buffer size =", "compute_buffer"),
-    ] {
-        // The GPU ones only (`CUDA0 model buffer size`, not `CPU model buffer size`); summed over devices.
-        let mut total = Bytes::ZERO;
-        let mut texts: Vec<String> = Vec::new();
-        for i in super::scan::find_all(flat, needle, 64) {
-            let before = &flat[..i];
-            let word = before.rsplit(' ').next().unwrap_or("");
-            if !gpu_prefix(word) {
-                continue;
-            }
-            if let Some(s) =
-                super::scan::size_after_spaces(&flat[i + needle.len()..], Legacy::Decimal)
-            {
-                total = total.plus(s.bytes);
-                texts.push(alloc::format!("{word}: {}", s.text));
-            }
-        }
-        if texts.is_empty() {
+    let mut total = Bytes::ZERO;
+    let mut texts: Vec<String> = Vec::new();
+    for i in super::scan::find_all(flat, needle, 64) {
+        let before = &flat[..i];
+        let word = before.rsplit(' ').next().unwrap_or("");
+        if !gpu_prefix(word) {
             continue;
         }
-        match name {
-            "model_buffer" => l.model_buffer = Some(total),
-            "kv_buffer" => l.kv_buffer = Some(total),
-            _ => l.compute_buffer = Some(total),
-        }
-        ev.push(Evidence::size(name, total, texts.join(", ")));
-    }
-    if let Some(i) = flat.find("offloaded ") {
-        let rest = &flat[i + 10..];
-        if let Some((a, n)) = count_at(rest)
-            && let Some(b) = rest[n..]
-                .strip_prefix('/')
-                .and_then(count_at)
-                .map(|(b, _)| b)
+        if let Some(s) = super::scan::size_after_spaces(&flat[i + needle.len()..], Legacy::Decimal)
         {
-            l.layers_offloaded = Some((a, b));
-            ev.push(Evidence::value(
-                "layers_offloaded",
-                a as f64,
-                alloc::format!("{a}/{b} layers"),
-            ));
+            total = total.plus(s.bytes);
+            texts.push(alloc::format!("{word}: {}", s.text));
         }
     }
-    if let Some(n) = count_after(flat, "n_ctx =").or_else(|| count_after(flat, "n_ctx      =")) {
-        l.n_ctx = Some(n);
-        ev.push(Evidence::value(
-            "n_ctx",
-            n as f64,
-            alloc::format!("{n} tokens"),
-        ));
-    }
-    Some((l, ev))
+    (!texts.is_empty()).then(|| (total, texts.join(", ")))
 }

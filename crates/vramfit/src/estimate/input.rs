@@ -49,7 +49,7 @@ pub struct EstimateInput {
 #[cfg(feature = "serde")]
 impl<'de> serde::Deserialize<'de> for EstimateInput {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        super::input_wire::FlatInput::deserialize(deserializer).map(Into::into)
+        super::input_sections::FlatInput::deserialize(deserializer).map(Into::into)
     }
 }
 

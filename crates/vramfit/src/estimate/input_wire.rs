@@ -1,629 +1,97 @@
-//! The input's wire form for reading: its flat keys as one plain struct, read with serde's
-//! `deny_unknown_fields` (a key of no section is refused by name, with its position) and turned
-//! into the sections. Reading the sections through `flatten` buffers every value first, which
-//! cost the npm package's main module 7.1 KB gzip (320.7 → 327.7 KB, over its 323 KB budget);
-//! this form costs what the flat input did. Both conversions take every field apart with no
-//! `..`, so a field added to a section and not here (or here and not in a section) does not
-//! compile; `input_wire_tests.rs` checks that the keys are the sections' keys.
+//! The input's fields declared once: `input_sections!` takes one list per section (each
+//! field's doc, name, type and default) and writes from it the section structs with their
+//! `Default`, and, for reading, the flat wire struct `FlatInput` with its `Default` and its
+//! conversion into [`super::EstimateInput`]. The lists themselves are in `input_sections.rs`.
+//!
+//! Why a flat wire struct: reading the sections through serde's `flatten` buffers every value
+//! first, which cost the npm package's main module 7.1 KB gzip (320.7 → 327.7 KB, over its
+//! 323 KB budget). `FlatInput` is read with serde's own derive and `deny_unknown_fields` (a key
+//! of no section is refused by name, with its position), and costs what the flat input did.
+//! Written, the sections are `flatten`ed (`input.rs`): serializing buffers nothing.
+//!
+//! The wire struct's keys are the sections' fields in the sections' order, so serde's
+//! "expected one of" lists them as `EstimateInput::fields` does; `input_wire_tests.rs` checks
+//! them against the keys of the flat input before it had sections. The TypeScript generator
+//! (`crates/vramfit-wasm/tests/dts.rs`) reads the same invocation.
 
-use super::input::{
-    AttentionImpl, Checkpointing, Engine, EstimateInput, HardwareInput, KvOffloadingBackend,
-    Logits, Loss, Mode, ModelInput, Offload, Optimizer, PlacementInput, Precision, RecomputeMethod,
-    RlAlgorithm, Rollout, RunInput, RunnerType, ServingInput, SpecMethod, SplitMode, Stack,
-    TrainingInput,
-};
-use super::input_disaggregation::{DisaggregationMode, TransferBackend};
-use crate::model::Architecture;
-use crate::precision::{Dtype, KvDtype, Quantization};
-use alloc::string::String;
-use alloc::vec::Vec;
-
-/// Every key of [`EstimateInput`], flat, in the order the input declared them before it had
-/// sections (so serde's "expected one of" lists them as before).
-#[derive(serde::Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub(super) struct FlatInput {
-    model: Option<String>,
-    params: Option<String>,
-    arch: Option<Architecture>,
-    mode: Mode,
-    engine: Engine,
-    batch: f64,
-    seq_len: f64,
-    new_tokens: f64,
-    dtype: Option<Dtype>,
-    checkpoint_dtype: Option<Dtype>,
-    quantization: Quantization,
-    kv_dtype: KvDtype,
-    attention: AttentionImpl,
-    logits: Logits,
-    optimizer: Optimizer,
-    fused_optimizer: bool,
-    precision: Precision,
-    grad_checkpointing: Checkpointing,
-    lora_rank: f64,
-    lora_targets: Vec<String>,
-    lora_dropout: Option<f64>,
-    qlora: bool,
-    zero: f64,
-    offload: Offload,
-    gpus: Option<f64>,
-    tp: f64,
-    pp: f64,
-    gpu: Option<String>,
-    gpu_memory: Option<String>,
-    memory_in_use: Option<String>,
-    cards: Vec<String>,
-    tensor_split: Vec<f64>,
-    split_mode: SplitMode,
-    main_gpu: f64,
-    gpu_memory_utilization: f64,
-    max_model_len: Option<f64>,
-    max_num_seqs: Option<f64>,
-    max_num_batched_tokens: Option<f64>,
-    cuda_graphs: bool,
-    gpu_layers: Option<f64>,
-    ubatch: f64,
-    n_cpu_moe: Option<f64>,
-    kv_unified: Option<bool>,
-    kv_unified_per_slot: Option<f64>,
-    host_memory: Option<String>,
-    host_bandwidth: Option<String>,
-    mem_fraction_static: Option<f64>,
-    cuda_graph_max_bs: Option<f64>,
-    ep: f64,
-    kv_offloading_size: Option<f64>,
-    kv_offloading_backend: Option<KvOffloadingBackend>,
-    runner: Option<RunnerType>,
-    enable_dp_attention: bool,
-    dp_size: Option<f64>,
-    disaggregation_mode: Option<DisaggregationMode>,
-    disaggregation_transfer_backend: Option<TransferBackend>,
-    num_reserved_decode_tokens: Option<f64>,
-    gpus_per_node: Option<f64>,
-    node_link: Option<String>,
-    free_gpu_memory_fraction: Option<f64>,
-    max_kv_size: Option<f64>,
-    kv_bits: Option<f64>,
-    kv_group_size: Option<f64>,
-    quantized_kv_start: Option<f64>,
-    wired_limit_mb: Option<f64>,
-    engine_version: Option<String>,
-    enable_lora: bool,
-    max_loras: Option<f64>,
-    max_lora_rank: Option<f64>,
-    max_cpu_loras: Option<f64>,
-    speculative_method: Option<SpecMethod>,
-    draft_model: Option<String>,
-    num_speculative_tokens: Option<f64>,
-    acceptance_rate: Option<f64>,
-    images: f64,
-    image_width: Option<f64>,
-    image_height: Option<f64>,
-    language_model_only: bool,
-    stack: Option<Stack>,
-    loss: Option<Loss>,
-    loss_chunks: Option<f64>,
-    foreach: bool,
-    optimizer_in_backward: bool,
-    activation_offload: Option<bool>,
-    packing: bool,
-    kbit_upcast: Option<bool>,
-    compile: bool,
-    rl: Option<RlAlgorithm>,
-    rl_beta: Option<f64>,
-    ref_model: Option<bool>,
-    num_generations: Option<f64>,
-    max_completion_length: Option<f64>,
-    rollout: Option<Rollout>,
-    rollout_memory_utilization: Option<f64>,
-    sleep_mode: Option<bool>,
-    fsdp_version: Option<f64>,
-    reshard_after_forward: Option<bool>,
-    reduce_bucket_size: Option<f64>,
-    allgather_bucket_size: Option<f64>,
-    stage3_prefetch_bucket_size: Option<f64>,
-    stage3_max_live_parameters: Option<f64>,
-    stage3_param_persistence_threshold: Option<f64>,
-    overlap_comm: Option<bool>,
-    vp: Option<f64>,
-    sequence_parallel: bool,
-    cp: Option<f64>,
-    distributed_optimizer: bool,
-    recompute_method: Option<RecomputeMethod>,
-    recompute_num_layers: Option<f64>,
-    galore_rank: Option<f64>,
-    grad_accum: Option<f64>,
-}
-
-impl Default for FlatInput {
-    fn default() -> Self {
-        let EstimateInput {
-            model:
-                ModelInput {
-                    model,
-                    params,
-                    arch,
-                    checkpoint_dtype,
-                    quantization,
-                },
-            run:
-                RunInput {
-                    mode,
-                    engine,
-                    engine_version,
-                    batch,
-                    seq_len,
-                    new_tokens,
-                    dtype,
-                    kv_dtype,
-                    attention,
-                    logits,
-                    runner,
-                    images,
-                    image_width,
-                    image_height,
-                    language_model_only,
-                },
-            training:
-                TrainingInput {
-                    optimizer,
-                    fused_optimizer,
-                    precision,
-                    grad_checkpointing,
-                    lora_rank,
-                    lora_targets,
-                    lora_dropout,
-                    qlora,
-                    stack,
-                    loss,
-                    loss_chunks,
-                    foreach,
-                    optimizer_in_backward,
-                    activation_offload,
-                    packing,
-                    kbit_upcast,
-                    compile,
-                    rl,
-                    rl_beta,
-                    ref_model,
-                    num_generations,
-                    max_completion_length,
-                    rollout,
-                    rollout_memory_utilization,
-                    sleep_mode,
-                    reduce_bucket_size,
-                    allgather_bucket_size,
-                    stage3_prefetch_bucket_size,
-                    stage3_max_live_parameters,
-                    stage3_param_persistence_threshold,
-                    overlap_comm,
-                    recompute_method,
-                    recompute_num_layers,
-                    galore_rank,
-                    grad_accum,
-                },
-            serving:
-                ServingInput {
-                    gpu_memory_utilization,
-                    max_model_len,
-                    max_num_seqs,
-                    max_num_batched_tokens,
-                    cuda_graphs,
-                    ubatch,
-                    kv_unified,
-                    kv_unified_per_slot,
-                    mem_fraction_static,
-                    cuda_graph_max_bs,
-                    kv_offloading_size,
-                    kv_offloading_backend,
-                    disaggregation_mode,
-                    disaggregation_transfer_backend,
-                    num_reserved_decode_tokens,
-                    free_gpu_memory_fraction,
-                    max_kv_size,
-                    kv_bits,
-                    kv_group_size,
-                    quantized_kv_start,
-                    enable_lora,
-                    max_loras,
-                    max_lora_rank,
-                    max_cpu_loras,
-                    speculative_method,
-                    draft_model,
-                    num_speculative_tokens,
-                    acceptance_rate,
-                },
-            hardware:
-                HardwareInput {
-                    gpu,
-                    gpu_memory,
-                    memory_in_use,
-                    cards,
-                    host_memory,
-                    host_bandwidth,
-                    node_link,
-                    wired_limit_mb,
-                },
-            placement:
-                PlacementInput {
-                    gpus,
-                    tp,
-                    pp,
-                    ep,
-                    cp,
-                    vp,
-                    gpus_per_node,
-                    zero,
-                    offload,
-                    fsdp_version,
-                    reshard_after_forward,
-                    sequence_parallel,
-                    distributed_optimizer,
-                    tensor_split,
-                    split_mode,
-                    main_gpu,
-                    gpu_layers,
-                    n_cpu_moe,
-                    enable_dp_attention,
-                    dp_size,
-                },
-        } = EstimateInput::default();
-        FlatInput {
-            model,
-            params,
-            arch,
-            mode,
-            engine,
-            batch,
-            seq_len,
-            new_tokens,
-            dtype,
-            checkpoint_dtype,
-            quantization,
-            kv_dtype,
-            attention,
-            logits,
-            optimizer,
-            fused_optimizer,
-            precision,
-            grad_checkpointing,
-            lora_rank,
-            lora_targets,
-            lora_dropout,
-            qlora,
-            zero,
-            offload,
-            gpus,
-            tp,
-            pp,
-            gpu,
-            gpu_memory,
-            memory_in_use,
-            cards,
-            tensor_split,
-            split_mode,
-            main_gpu,
-            gpu_memory_utilization,
-            max_model_len,
-            max_num_seqs,
-            max_num_batched_tokens,
-            cuda_graphs,
-            gpu_layers,
-            ubatch,
-            n_cpu_moe,
-            kv_unified,
-            kv_unified_per_slot,
-            host_memory,
-            host_bandwidth,
-            mem_fraction_static,
-            cuda_graph_max_bs,
-            ep,
-            kv_offloading_size,
-            kv_offloading_backend,
-            runner,
-            enable_dp_attention,
-            dp_size,
-            disaggregation_mode,
-            disaggregation_transfer_backend,
-            num_reserved_decode_tokens,
-            gpus_per_node,
-            node_link,
-            free_gpu_memory_fraction,
-            max_kv_size,
-            kv_bits,
-            kv_group_size,
-            quantized_kv_start,
-            wired_limit_mb,
-            engine_version,
-            enable_lora,
-            max_loras,
-            max_lora_rank,
-            max_cpu_loras,
-            speculative_method,
-            draft_model,
-            num_speculative_tokens,
-            acceptance_rate,
-            images,
-            image_width,
-            image_height,
-            language_model_only,
-            stack,
-            loss,
-            loss_chunks,
-            foreach,
-            optimizer_in_backward,
-            activation_offload,
-            packing,
-            kbit_upcast,
-            compile,
-            rl,
-            rl_beta,
-            ref_model,
-            num_generations,
-            max_completion_length,
-            rollout,
-            rollout_memory_utilization,
-            sleep_mode,
-            fsdp_version,
-            reshard_after_forward,
-            reduce_bucket_size,
-            allgather_bucket_size,
-            stage3_prefetch_bucket_size,
-            stage3_max_live_parameters,
-            stage3_param_persistence_threshold,
-            overlap_comm,
-            vp,
-            sequence_parallel,
-            cp,
-            distributed_optimizer,
-            recompute_method,
-            recompute_num_layers,
-            galore_rank,
-            grad_accum,
+/// Declares the input's sections and their flat wire form from one list per section:
+///
+/// ```text
+/// input_sections! {
+///     /// The section's doc.
+///     run => pub struct RunInput {
+///         /// The field's doc.
+///         pub batch: f64 = 1.0,
+///     }
+/// }
+/// ```
+///
+/// `run` is the section's field in `EstimateInput`. Each section gets
+/// `#[derive(Clone, Debug, PartialEq)]`, serde's derives with `#[serde(default)]` (feature
+/// `serde`) and a `Default` of the declared defaults; `FlatInput` gets every field of every
+/// section, in order, the same defaults, and `From<FlatInput> for EstimateInput`.
+macro_rules! input_sections {
+    ($(
+        $(#[$section_meta:meta])*
+        $section:ident => pub struct $Section:ident {
+            $(
+                $(#[$field_meta:meta])*
+                pub $field:ident : $ty:ty = $default:expr
+            ),* $(,)?
         }
-    }
+    )*) => {
+        $(
+            $(#[$section_meta])*
+            #[derive(Clone, Debug, PartialEq)]
+            #[cfg_attr(
+                feature = "serde",
+                derive(serde::Serialize, serde::Deserialize),
+                serde(default)
+            )]
+            pub struct $Section {
+                $(
+                    $(#[$field_meta])*
+                    pub $field: $ty,
+                )*
+            }
+
+            impl Default for $Section {
+                fn default() -> Self {
+                    $Section {
+                        $($field: $default,)*
+                    }
+                }
+            }
+        )*
+
+        /// Every key of [`super::EstimateInput`], flat, section by section: what the input is
+        /// read through (see `input_wire.rs`).
+        #[cfg(feature = "serde")]
+        #[derive(serde::Deserialize)]
+        #[serde(default, deny_unknown_fields)]
+        pub(super) struct FlatInput {
+            $($($field: $ty,)*)*
+        }
+
+        #[cfg(feature = "serde")]
+        impl Default for FlatInput {
+            fn default() -> Self {
+                FlatInput {
+                    $($($field: $default,)*)*
+                }
+            }
+        }
+
+        #[cfg(feature = "serde")]
+        impl From<FlatInput> for super::EstimateInput {
+            fn from(flat: FlatInput) -> Self {
+                let FlatInput { $($($field,)*)* } = flat;
+                super::EstimateInput {
+                    $($section: $Section { $($field,)* },)*
+                }
+            }
+        }
+    };
 }
 
-impl From<FlatInput> for EstimateInput {
-    fn from(flat: FlatInput) -> Self {
-        let FlatInput {
-            model,
-            params,
-            arch,
-            mode,
-            engine,
-            batch,
-            seq_len,
-            new_tokens,
-            dtype,
-            checkpoint_dtype,
-            quantization,
-            kv_dtype,
-            attention,
-            logits,
-            optimizer,
-            fused_optimizer,
-            precision,
-            grad_checkpointing,
-            lora_rank,
-            lora_targets,
-            lora_dropout,
-            qlora,
-            zero,
-            offload,
-            gpus,
-            tp,
-            pp,
-            gpu,
-            gpu_memory,
-            memory_in_use,
-            cards,
-            tensor_split,
-            split_mode,
-            main_gpu,
-            gpu_memory_utilization,
-            max_model_len,
-            max_num_seqs,
-            max_num_batched_tokens,
-            cuda_graphs,
-            gpu_layers,
-            ubatch,
-            n_cpu_moe,
-            kv_unified,
-            kv_unified_per_slot,
-            host_memory,
-            host_bandwidth,
-            mem_fraction_static,
-            cuda_graph_max_bs,
-            ep,
-            kv_offloading_size,
-            kv_offloading_backend,
-            runner,
-            enable_dp_attention,
-            dp_size,
-            disaggregation_mode,
-            disaggregation_transfer_backend,
-            num_reserved_decode_tokens,
-            gpus_per_node,
-            node_link,
-            free_gpu_memory_fraction,
-            max_kv_size,
-            kv_bits,
-            kv_group_size,
-            quantized_kv_start,
-            wired_limit_mb,
-            engine_version,
-            enable_lora,
-            max_loras,
-            max_lora_rank,
-            max_cpu_loras,
-            speculative_method,
-            draft_model,
-            num_speculative_tokens,
-            acceptance_rate,
-            images,
-            image_width,
-            image_height,
-            language_model_only,
-            stack,
-            loss,
-            loss_chunks,
-            foreach,
-            optimizer_in_backward,
-            activation_offload,
-            packing,
-            kbit_upcast,
-            compile,
-            rl,
-            rl_beta,
-            ref_model,
-            num_generations,
-            max_completion_length,
-            rollout,
-            rollout_memory_utilization,
-            sleep_mode,
-            fsdp_version,
-            reshard_after_forward,
-            reduce_bucket_size,
-            allgather_bucket_size,
-            stage3_prefetch_bucket_size,
-            stage3_max_live_parameters,
-            stage3_param_persistence_threshold,
-            overlap_comm,
-            vp,
-            sequence_parallel,
-            cp,
-            distributed_optimizer,
-            recompute_method,
-            recompute_num_layers,
-            galore_rank,
-            grad_accum,
-        } = flat;
-        EstimateInput {
-            model: ModelInput {
-                model,
-                params,
-                arch,
-                checkpoint_dtype,
-                quantization,
-            },
-            run: RunInput {
-                mode,
-                engine,
-                engine_version,
-                batch,
-                seq_len,
-                new_tokens,
-                dtype,
-                kv_dtype,
-                attention,
-                logits,
-                runner,
-                images,
-                image_width,
-                image_height,
-                language_model_only,
-            },
-            training: TrainingInput {
-                optimizer,
-                fused_optimizer,
-                precision,
-                grad_checkpointing,
-                lora_rank,
-                lora_targets,
-                lora_dropout,
-                qlora,
-                stack,
-                loss,
-                loss_chunks,
-                foreach,
-                optimizer_in_backward,
-                activation_offload,
-                packing,
-                kbit_upcast,
-                compile,
-                rl,
-                rl_beta,
-                ref_model,
-                num_generations,
-                max_completion_length,
-                rollout,
-                rollout_memory_utilization,
-                sleep_mode,
-                reduce_bucket_size,
-                allgather_bucket_size,
-                stage3_prefetch_bucket_size,
-                stage3_max_live_parameters,
-                stage3_param_persistence_threshold,
-                overlap_comm,
-                recompute_method,
-                recompute_num_layers,
-                galore_rank,
-                grad_accum,
-            },
-            serving: ServingInput {
-                gpu_memory_utilization,
-                max_model_len,
-                max_num_seqs,
-                max_num_batched_tokens,
-                cuda_graphs,
-                ubatch,
-                kv_unified,
-                kv_unified_per_slot,
-                mem_fraction_static,
-                cuda_graph_max_bs,
-                kv_offloading_size,
-                kv_offloading_backend,
-                disaggregation_mode,
-                disaggregation_transfer_backend,
-                num_reserved_decode_tokens,
-                free_gpu_memory_fraction,
-                max_kv_size,
-                kv_bits,
-                kv_group_size,
-                quantized_kv_start,
-                enable_lora,
-                max_loras,
-                max_lora_rank,
-                max_cpu_loras,
-                speculative_method,
-                draft_model,
-                num_speculative_tokens,
-                acceptance_rate,
-            },
-            hardware: HardwareInput {
-                gpu,
-                gpu_memory,
-                memory_in_use,
-                cards,
-                host_memory,
-                host_bandwidth,
-                node_link,
-                wired_limit_mb,
-            },
-            placement: PlacementInput {
-                gpus,
-                tp,
-                pp,
-                ep,
-                cp,
-                vp,
-                gpus_per_node,
-                zero,
-                offload,
-                fsdp_version,
-                reshard_after_forward,
-                sequence_parallel,
-                distributed_optimizer,
-                tensor_split,
-                split_mode,
-                main_gpu,
-                gpu_layers,
-                n_cpu_moe,
-                enable_dp_attention,
-                dp_size,
-            },
-        }
-    }
-}
+pub(super) use input_sections;

@@ -118,7 +118,6 @@ mod input_choices;
 mod input_disaggregation;
 mod input_regimes;
 mod input_sections;
-#[cfg(feature = "serde")]
 mod input_wire;
 #[cfg(all(test, feature = "serde"))]
 mod input_wire_tests;

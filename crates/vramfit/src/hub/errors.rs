@@ -79,42 +79,77 @@ pub enum Failure {
     Unreadable(String),
 }
 
-#[allow(unused_variables)]
+/// What was asked of the hub when it failed, as its errors say it.
+struct Asked<'a> {
+    /// The hub's endpoint.
+    at: &'a str,
+    repo: &'a str,
+    /// The file read (`""`: its file list).
+    file: &'a str,
+    /// The repo's page on the hub.
+    page: String,
+    /// The file's name, or "its file list", in English and Chinese.
+    what: String,
+    what_zh: String,
+    /// Where else to read it, in English and Chinese.
+    mirror: &'static str,
+    mirror_zh: &'static str,
+}
+
 /// The error for `f` while reading `file` of `repo` (`""`: its file list), naming the repo and
-/// saying what to do.
+/// saying what to do: an HTTP status by [`status_error`], the rest by [`transport_error`].
 pub fn failure(hub: &Hub, repo: &str, file: &str, f: Failure) -> InputError {
-    let at = &hub.endpoint;
-    let page = hub.page_url(repo);
     let (what, what_zh) = if file.is_empty() {
         (String::from("its file list"), String::from("文件列表"))
     } else {
         (file.to_string(), file.to_string())
     };
-    let (mirror, mirror_zh) = elsewhere(hub.kind);
-    let (served, served_zh) = match hub.kind {
-        HubKind::HuggingFace | HubKind::ModelScope => (
-            "check that {at} is a Hugging Face or ModelScope hub",
-            "请确认 {at} 是 Hugging Face 或 ModelScope 仓库",
-        ),
-        HubKind::Ollama => (
-            "check that {at} is an Ollama registry (registry.ollama.ai)",
-            "请确认 {at} 是 Ollama 注册表（registry.ollama.ai）",
-        ),
-        HubKind::Url => (
-            "a server that sends a GGUF file's bytes as asked (HTTP Range)",
-            "按请求返回 GGUF 文件字节（HTTP Range）的服务器",
-        ),
-    };
-    let served = served.replace("{at}", at);
-    let served_zh = served_zh.replace("{at}", at);
     if let (Failure::Status { status: 404, .. }, HubKind::Ollama | HubKind::Url) = (&f, hub.kind) {
         return missing(hub, repo, &what, &what_zh);
     }
+    let (mirror, mirror_zh) = elsewhere(hub.kind);
+    let asked = Asked {
+        at: &hub.endpoint,
+        repo,
+        file,
+        page: hub.page_url(repo),
+        what,
+        what_zh,
+        mirror,
+        mirror_zh,
+    };
     match f {
-        Failure::Status { status, code, .. }
-            if (status == 401 || status == 403) && code.as_deref() != Some("RepoNotFound") =>
-        {
-            let gated = code.as_deref() == Some("GatedRepo");
+        Failure::Status {
+            status,
+            code,
+            retry_after,
+        } => status_error(&asked, status, code.as_deref(), retry_after),
+        other => transport_error(hub, &asked, other),
+    }
+}
+
+/// The error for an HTTP `status` (with Hugging Face's `X-Error-Code` `code` and the
+/// `Retry-After` seconds): gated or private, missing, rate-limited, or any other.
+#[allow(unused_variables)]
+fn status_error(
+    asked: &Asked,
+    status: u16,
+    code: Option<&str>,
+    retry_after: Option<u64>,
+) -> InputError {
+    let Asked {
+        at,
+        repo,
+        file,
+        page,
+        what,
+        what_zh,
+        mirror,
+        mirror_zh,
+    } = asked;
+    match status {
+        401 | 403 if code != Some("RepoNotFound") => {
+            let gated = code == Some("GatedRepo");
             let why = if gated {
                 "gated"
             } else {
@@ -138,10 +173,8 @@ pub fn failure(hub: &Hub, repo: &str, file: &str, f: Failure) -> InputError {
                 ],
             )
         }
-        Failure::Status { status, code, .. }
-            if status == 404 || code.as_deref() == Some("RepoNotFound") =>
-        {
-            if file.is_empty() || code.as_deref() == Some("RepoNotFound") {
+        _ if status == 404 || code == Some("RepoNotFound") => {
+            if file.is_empty() || code == Some("RepoNotFound") {
                 input_error!(
                     Hub,
                     "hub",
@@ -163,11 +196,7 @@ pub fn failure(hub: &Hub, repo: &str, file: &str, f: Failure) -> InputError {
                 )
             }
         }
-        Failure::Status {
-            status: 429,
-            retry_after,
-            ..
-        } => {
+        429 => {
             let wait = retry_after.map_or_else(String::new, |s| format!(" {s} s"));
             input_error!(
                 Hub,
@@ -180,7 +209,7 @@ pub fn failure(hub: &Hub, repo: &str, file: &str, f: Failure) -> InputError {
                 ["稍后再试：等待{wait}后重新查询（读过的模型会缓存），或改用{mirror_zh}"],
             )
         }
-        Failure::Status { status, .. } => input_error!(
+        _ => input_error!(
             Hub,
             "hub",
             ["{at} answered HTTP {status} for {what} of `{repo}`"],
@@ -188,6 +217,39 @@ pub fn failure(hub: &Hub, repo: &str, file: &str, f: Failure) -> InputError {
             ["a hub that answers: try again later, or use {mirror}"],
             ["能正常应答的仓库：稍后再试，或改用{mirror_zh}"],
         ),
+    }
+}
+
+/// The error for a failure with no HTTP status: no answer in time, no connection, an answer
+/// too large or unreadable.
+#[allow(unused_variables)]
+fn transport_error(hub: &Hub, asked: &Asked, f: Failure) -> InputError {
+    let Asked {
+        at,
+        repo,
+        what,
+        what_zh,
+        mirror,
+        mirror_zh,
+        ..
+    } = asked;
+    let (served, served_zh) = match hub.kind {
+        HubKind::HuggingFace | HubKind::ModelScope => (
+            "check that {at} is a Hugging Face or ModelScope hub",
+            "请确认 {at} 是 Hugging Face 或 ModelScope 仓库",
+        ),
+        HubKind::Ollama => (
+            "check that {at} is an Ollama registry (registry.ollama.ai)",
+            "请确认 {at} 是 Ollama 注册表（registry.ollama.ai）",
+        ),
+        HubKind::Url => (
+            "a server that sends a GGUF file's bytes as asked (HTTP Range)",
+            "按请求返回 GGUF 文件字节（HTTP Range）的服务器",
+        ),
+    };
+    let served = served.replace("{at}", at);
+    let served_zh = served_zh.replace("{at}", at);
+    match f {
         Failure::Timeout(secs) => input_error!(
             Hub,
             "hub",
@@ -240,6 +302,12 @@ pub fn failure(hub: &Hub, repo: &str, file: &str, f: Failure) -> InputError {
             ["the hub's own answer: {served}"],
             ["仓库自身的应答：{served_zh}"],
         ),
+        // `failure` sends these to `status_error` itself.
+        Failure::Status {
+            status,
+            code,
+            retry_after,
+        } => status_error(asked, status, code.as_deref(), retry_after),
     }
 }
 

@@ -70,55 +70,17 @@ impl Architecture {
                 })
             })
         };
-        let norm_w = |n: Norm| if n == Norm::Layer { 2 } else { 1 };
         match self.family {
             Family::Opaque => return,
             Family::CausalLm => {
                 push(Role::Embedding, None, self.vocab_size, h, 1);
                 push(Role::Positions, None, self.learned_positions, h, 1);
-                if let Some(s) = self.layer_shapes {
-                    // Per-layer embeddings: one table of every layer's inputs, the model's
-                    // projection to them and their norm.
-                    let packed = self.num_layers * s.per_layer_width;
-                    push(Role::Embedding, None, s.per_layer_vocab, packed, 1);
-                    push(Role::Other, None, h, packed, 1);
-                    push(Role::Vector, None, 1, s.per_layer_width, 1);
-                    // Gemma 3n's AltUp: the projections into and out of the extra streams.
-                    let streams = s.altup_inputs.saturating_sub(1);
-                    push(Role::Other, None, h, h, 2 * streams);
-                }
+                self.per_layer_embeddings(&mut push);
                 for (l, k) in runs(0, self.num_layers) {
                     n.set(k);
-                    if self.layer_shapes.is_some() {
-                        self.gemma4_block(&mut push, l);
-                    } else if self.compressed.is_some() {
-                        self.compressed_block(&mut push, l);
-                    } else if self.has_attention(l) {
-                        self.attention(&mut push, l);
-                    }
-                    if self.has_state_mixer(l) {
-                        self.state_mixer(&mut push, l);
-                    }
-                    if self.has_ffn(l) && self.layer_shapes.is_none() {
-                        self.ffn(&mut push, l);
-                    }
-                    if self.hyper_connections > 0 {
-                        // attn_hc and ffn_hc: `fn` maps the n streams to (2 + n) × n mixing
-                        // weights, with a bias of that width and three scales.
-                        let n = self.hyper_connections;
-                        let mix = (2 + n) * n;
-                        push(Role::Vector, Some(l), n * h, mix, 2);
-                        push(Role::Vector, Some(l), 1, mix + 3, 2);
-                    }
-                    push(
-                        Role::Vector,
-                        Some(l),
-                        1,
-                        h * norm_w(self.norm) * self.norms_per_layer,
-                        1,
-                    );
+                    self.decoder_block(&mut push, l);
                 }
-                push(Role::Vector, None, 1, h * norm_w(self.norm), 1);
+                push(Role::Vector, None, 1, h * norm_weights(self.norm), 1);
                 self.hyper_head(&mut push);
                 if !self.tied_embeddings {
                     push(Role::LmHead, None, h, self.vocab_size, 1);
@@ -192,6 +154,55 @@ impl Architecture {
         }
         push(Role::Other, None, 1, self.extra_params, 1);
         push(Role::Vision, None, 1, self.vision_params, 1);
+    }
+
+    /// Gemma 3n's and Gemma 4's per-layer embeddings: one table of every layer's inputs, the
+    /// model's projection to them and their norm; and Gemma 3n's AltUp projections.
+    fn per_layer_embeddings(&self, push: &mut impl FnMut(Role, Option<u64>, u64, u64, u64)) {
+        let h = self.hidden_size;
+        if let Some(s) = self.layer_shapes {
+            let packed = self.num_layers * s.per_layer_width;
+            push(Role::Embedding, None, s.per_layer_vocab, packed, 1);
+            push(Role::Other, None, h, packed, 1);
+            push(Role::Vector, None, 1, s.per_layer_width, 1);
+            // Gemma 3n's AltUp: the projections into and out of the extra streams.
+            let streams = s.altup_inputs.saturating_sub(1);
+            push(Role::Other, None, h, h, 2 * streams);
+        }
+    }
+
+    /// Block `l` of a causal LM's decoder: its attention (Gemma 4's or DeepSeek-V4's block where
+    /// the model has one), state mixer, feed-forward, hyper-connections and norms.
+    fn decoder_block(&self, push: &mut impl FnMut(Role, Option<u64>, u64, u64, u64), l: u64) {
+        let h = self.hidden_size;
+        if self.layer_shapes.is_some() {
+            self.gemma4_block(push, l);
+        } else if self.compressed.is_some() {
+            self.compressed_block(push, l);
+        } else if self.has_attention(l) {
+            self.attention(push, l);
+        }
+        if self.has_state_mixer(l) {
+            self.state_mixer(push, l);
+        }
+        if self.has_ffn(l) && self.layer_shapes.is_none() {
+            self.ffn(push, l);
+        }
+        if self.hyper_connections > 0 {
+            // attn_hc and ffn_hc: `fn` maps the n streams to (2 + n) × n mixing
+            // weights, with a bias of that width and three scales.
+            let n = self.hyper_connections;
+            let mix = (2 + n) * n;
+            push(Role::Vector, Some(l), n * h, mix, 2);
+            push(Role::Vector, Some(l), 1, mix + 3, 2);
+        }
+        push(
+            Role::Vector,
+            Some(l),
+            1,
+            h * norm_weights(self.norm) * self.norms_per_layer,
+            1,
+        );
     }
 
     fn attention(&self, push: &mut impl FnMut(Role, Option<u64>, u64, u64, u64), l: u64) {
@@ -394,6 +405,11 @@ impl Architecture {
         });
         sum
     }
+}
+
+/// The weights of one norm per hidden unit: LayerNorm's weight and bias, RMSNorm's weight.
+fn norm_weights(n: Norm) -> u64 {
+    if n == Norm::Layer { 2 } else { 1 }
 }
 
 #[cfg(test)]
