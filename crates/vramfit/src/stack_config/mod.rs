@@ -22,6 +22,8 @@ mod rl;
 #[cfg(test)]
 mod tests;
 mod torchtune;
+#[cfg(test)]
+mod torchtune_tests;
 mod trainer;
 mod tree;
 mod verl;

@@ -44,6 +44,10 @@ mod sharding_text;
 pub mod stacks;
 #[cfg(test)]
 mod step_tests;
+#[cfg(feature = "training")]
+mod torchao_offload;
+#[cfg(all(test, feature = "training"))]
+mod torchao_offload_tests;
 
 use super::PeakSource;
 use super::engine::{

@@ -226,6 +226,8 @@ impl EstimateInput {
 
     fn resolve_fsdp(&self, zero: u8, par: &Parallel) -> Result<Option<Fsdp>> {
         let version = match self.placement.fsdp_version {
+            // torchtune's distributed recipes: FSDP2 though the input names none.
+            None if self.torchtune_fsdp2(par) => Some(FsdpVersion::V2),
             None => None,
             Some(v) => Some(match int("fsdp_version", v, 1, 2)? {
                 1 => FsdpVersion::V1,
