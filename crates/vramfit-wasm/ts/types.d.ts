@@ -3931,7 +3931,9 @@ export type Offload =
    */
   | "none"
   /**
-   * Optimizer states (and, under ZeRO-3, parameters) in CPU memory.
+   * Optimizer states (and, under ZeRO-3, parameters) in CPU memory; under FSDP its CPU
+   * offload; with ZeRO 0 under torchtune on one GPU, torchao's `CPUOffloadOptimizer` with
+   * `offload_gradients=True` (the gradients too).
    */
   | "cpu"
   /**
@@ -3941,7 +3943,8 @@ export type Offload =
   /**
    * The optimizer's states alone in CPU memory: DeepSpeed's `offload_optimizer` without
    * `offload_param` (under ZeRO-3 the 16-bit parameters stay sharded on the GPUs; under
-   * ZeRO-1/2 it is `cpu`).
+   * ZeRO-1/2 it is `cpu`); with ZeRO 0 under torchtune on one GPU, torchao's
+   * `CPUOffloadOptimizer` (the gradients stay on the GPU).
    */
   | "optimizer-cpu"
   /**

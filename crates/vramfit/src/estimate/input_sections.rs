@@ -584,6 +584,10 @@ pub struct PlacementInput {
     /// FSDP2 `reshard_after_forward`: free the gathered parameters after forward. Default true
     /// with `zero` 3 (FULL_SHARD), false with `zero` 2.
     pub reshard_after_forward: Option<bool>,
+    /// FSDP's mixed-precision `reduce_dtype` (FSDP2 `MixedPrecisionPolicy`, FSDP1
+    /// `MixedPrecision`): the dtype a unit's gradient is reduce-scattered in. Absent: the
+    /// compute dtype (FSDP's default, `param_dtype`). verl's actor sets fp32.
+    pub reduce_dtype: Option<crate::precision::Dtype>,
     /// Megatron `--sequence-parallel`: the activations outside the tensor-parallel region are
     /// split over `tp` too.
     pub sequence_parallel: bool,
@@ -632,6 +636,7 @@ impl Default for PlacementInput {
             offload: Offload::None,
             fsdp_version: None,
             reshard_after_forward: None,
+            reduce_dtype: None,
             sequence_parallel: false,
             distributed_optimizer: false,
             tensor_split: Vec::new(),

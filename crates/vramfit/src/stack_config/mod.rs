@@ -18,6 +18,8 @@ mod llamafactory;
 mod names;
 #[cfg(test)]
 mod read_as_tests;
+#[cfg(test)]
+mod reduce_dtype_tests;
 mod rl;
 #[cfg(test)]
 mod tests;

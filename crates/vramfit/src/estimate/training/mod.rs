@@ -31,6 +31,8 @@ mod optimizers;
 mod optimizers_tests;
 #[cfg(feature = "training")]
 mod phase;
+#[cfg(all(test, feature = "training"))]
+mod reduce_dtype_tests;
 #[cfg(feature = "training")]
 mod regimes;
 #[cfg(feature = "training")]
