@@ -199,6 +199,7 @@ pub const TRAINING_KEYS: &[&str] = &[
     "sleep_mode",
     "fsdp_version",
     "reshard_after_forward",
+    "reduce_dtype",
     "reduce_bucket_size",
     "allgather_bucket_size",
     "stage3_prefetch_bucket_size",
@@ -301,6 +302,7 @@ pub static FIELDS: &[Field] = &[
     Field::new("fsdp_version", Kind::OptNumber, Group::Training),
     #[cfg(feature = "full")]
     choice_field!("reshard_after_forward", Training: "", "true", "false"),
+    choice_field!("reduce_dtype", Training: "", "fp32", "bf16", "fp16"),
     #[cfg(feature = "full")]
     Field::new("reduce_bucket_size", Kind::OptNumber, Group::Training),
     #[cfg(feature = "full")]
@@ -572,6 +574,7 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
                 gpus_per_node,
                 fsdp_version,
                 reshard_after_forward,
+                reduce_dtype,
                 vp,
                 sequence_parallel,
                 cp,
@@ -751,6 +754,10 @@ fn default_texts(d: &EstimateInput) -> Vec<(&'static str, String)> {
         ),
         ("fsdp_version", opt(*fsdp_version)),
         ("reshard_after_forward", opt_bool(reshard_after_forward)),
+        (
+            "reduce_dtype",
+            reduce_dtype.map_or_else(String::new, |d| String::from(d.name())),
+        ),
         ("reduce_bucket_size", opt(*reduce_bucket_size)),
         ("allgather_bucket_size", opt(*allgather_bucket_size)),
         (

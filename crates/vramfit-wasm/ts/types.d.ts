@@ -1946,6 +1946,12 @@ export interface EstimateInput {
    */
   reshard_after_forward?: boolean | null;
   /**
+   * FSDP's mixed-precision `reduce_dtype` (FSDP2 `MixedPrecisionPolicy`, FSDP1
+   * `MixedPrecision`): the dtype a unit's gradient is reduce-scattered in. Absent: the
+   * compute dtype (FSDP's default, `param_dtype`). verl's actor sets fp32.
+   */
+  reduce_dtype?: Dtype | null;
+  /**
    * Megatron `--sequence-parallel`: the activations outside the tensor-parallel region are
    * split over `tp` too.
    */

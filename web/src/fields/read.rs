@@ -203,6 +203,10 @@ fn set(input: &mut EstimateInput, key: &str, v: &str) -> Result<(), InputError> 
         #[cfg(feature = "full")]
         "reshard_after_forward" => input.placement.reshard_after_forward = opt_bool()?,
         #[cfg(feature = "full")]
+        "reduce_dtype" => {
+            input.placement.reduce_dtype = (!v.is_empty()).then(|| choice(key, v)).transpose()?
+        }
+        #[cfg(feature = "full")]
         "reduce_bucket_size" => input.training.reduce_bucket_size = opt()?,
         #[cfg(feature = "full")]
         "allgather_bucket_size" => input.training.allgather_bucket_size = opt()?,
