@@ -399,6 +399,11 @@ fn structured(u: &mut Unstructured) -> Result<EstimateInput> {
             // Sharding: FSDP, DeepSpeed's buffers, Megatron.
             fsdp_version: opt_num(u)?,
             reshard_after_forward: u.arbitrary()?,
+            reduce_dtype: if u.arbitrary()? {
+                Some(*u.choose(&[Dtype::Fp32, Dtype::Bf16, Dtype::Fp16, Dtype::Int8])?)
+            } else {
+                None
+            },
             vp: opt_num(u)?,
             sequence_parallel: u.arbitrary()?,
             cp: opt_num(u)?,

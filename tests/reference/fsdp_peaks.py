@@ -46,7 +46,7 @@ CONFIG = dict(hidden_size=512, intermediate_size=1536, num_hidden_layers=6,
 FIELDS = ["case_id", "world_size", "reshard_after_forward", "offload", "batch", "seq_len",
           "hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
           "num_key_value_heads", "vocab_size", "params", "peak_allocated_bytes", "peak_phase",
-          "torch_version", "transformers_version", "method"]
+          "torch_version", "transformers_version", "method", "reduce_dtype"]
 
 
 class Tracker(tp.PeakTracker):
@@ -98,7 +98,8 @@ _fsdp_param.free_storage = free_storage
 _fsdp_param_group.alloc_storage = alloc_storage
 
 
-def run_case(world: int, reshard: bool, offload: bool, batch: int, seq: int) -> dict:
+def run_case(world: int, reshard: bool, offload: bool, batch: int, seq: int,
+             reduce: torch.dtype = torch.bfloat16) -> dict:
     global TRACKER
     mesh = init_device_mesh("cpu", (world,))
     with torch.device("meta"):
@@ -109,7 +110,7 @@ def run_case(world: int, reshard: bool, offload: bool, batch: int, seq: int) -> 
     model = model.to_empty(device="cpu")
     # accelerate's FSDP2 with mixed_precision bf16: fp32 shards, bf16 gathered and reduced.
     kw = dict(mesh=mesh, reshard_after_forward=reshard,
-              mp_policy=MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.bfloat16))
+              mp_policy=MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=reduce))
     if offload:
         kw["offload_policy"] = CPUOffloadPolicy(pin_memory=False)
     for layer in model.model.layers:
@@ -146,13 +147,15 @@ def run_case(world: int, reshard: bool, offload: bool, batch: int, seq: int) -> 
     TRACKER = None
     fake.__exit__(None, None, None)
     return {
-        "case_id": f"llama-w{world}-{'reshard' if reshard else 'keep'}{'-offload' if offload else ''}-b{batch}s{seq}",
+        "case_id": f"llama-w{world}-{'reshard' if reshard else 'keep'}{'-offload' if offload else ''}"
+                   f"{'-reduce32' if reduce == torch.float32 else ''}-b{batch}s{seq}",
         "world_size": world,
         "reshard_after_forward": str(reshard).lower(),
         "offload": "cpu" if offload else "none",
         "batch": batch,
         "seq_len": seq,
         **model_and_peak(params, peak, tr.peak_phase),
+        "reduce_dtype": "fp32" if reduce == torch.float32 else "bf16",
     }
 
 
@@ -194,6 +197,11 @@ def main():
                 rows.append(run_case(world, reshard, offload, batch, seq))
                 print(rows[-1]["case_id"], rows[-1]["peak_allocated_bytes"], rows[-1]["peak_phase"],
                       file=sys.stderr)
+        # FSDP's reduce_dtype fp32 under bf16 (verl's actor): the reduce-scatter input in fp32.
+        for batch, seq in ((1, 32), (1, 512), (2, 1024)):
+            rows.append(run_case(world, True, False, batch, seq, reduce=torch.float32))
+            print(rows[-1]["case_id"], rows[-1]["peak_allocated_bytes"], rows[-1]["peak_phase"],
+                  file=sys.stderr)
         dist.destroy_process_group()
     with open(OUT, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=FIELDS)

@@ -195,6 +195,7 @@ pub const TRAINING_KEYS: &[&str] = &[
     "sleep_mode",
     "fsdp_version",
     "reshard_after_forward",
+    "reduce_dtype",
     "reduce_bucket_size",
     "allgather_bucket_size",
     "stage3_prefetch_bucket_size",
@@ -297,6 +298,8 @@ pub static FIELDS: &[Field] = &[
     Field::new("fsdp_version", Kind::OptNumber, Group::Training),
     #[cfg(feature = "full")]
     choice_field!("reshard_after_forward", Training: "", "true", "false"),
+    #[cfg(feature = "full")]
+    choice_field!("reduce_dtype", Training: "", "fp32", "bf16", "fp16"),
     #[cfg(feature = "full")]
     Field::new("reduce_bucket_size", Kind::OptNumber, Group::Training),
     #[cfg(feature = "full")]

@@ -229,6 +229,7 @@ impl EstimateFlags {
                 // --- Sharding (FSDP, DeepSpeed's buffers, Megatron) ---
                 fsdp_version: self.fsdp_version,
                 reshard_after_forward: self.reshard_after_forward,
+                reduce_dtype: self.reduce_dtype.map(Into::into),
                 vp: self.vp,
                 sequence_parallel: self.sequence_parallel,
                 cp: self.cp,

@@ -9,6 +9,7 @@ use vramfit::estimate::{
     Offload, Optimizer, Precision, RecomputeMethod, RlAlgorithm, Rollout, RunnerType, SpecMethod,
     SplitMode, Stack, TransferBackend,
 };
+use vramfit::precision::Dtype;
 
 /// The flags that describe a run; shared by `estimate` and `recommend`.
 #[derive(Args, Clone, Debug)]
@@ -109,7 +110,7 @@ pub struct EstimateFlags {
     /// ZeRO stage 0–3.
     #[arg(long, allow_negative_numbers = true, default_value_t = 0.0)]
     pub zero: f64,
-    /// none, cpu, nvme (ZeRO-3: the parameters too), optimizer-cpu or optimizer-nvme (DeepSpeed's offload_optimizer alone: under ZeRO-3 the parameters stay on the GPUs).
+    /// none, cpu, nvme (ZeRO-3: the parameters too), optimizer-cpu or optimizer-nvme (DeepSpeed's offload_optimizer alone: under ZeRO-3 the parameters stay on the GPUs). With --zero 0 and --stack torchtune on one GPU: torchao's CPUOffloadOptimizer (optimizer-cpu; cpu with offload_gradients).
     #[arg(long, value_enum, default_value = "none")]
     pub offload: OffloadArg,
     /// GPUs in total [default: tp × pp, one model copy; with --nodes, nodes × --gpus-per-node].
@@ -390,6 +391,9 @@ pub struct EstimateFlags {
     /// FSDP2 reshard_after_forward, true or false [default: true with --zero 3, false with 2].
     #[arg(long)]
     pub reshard_after_forward: Option<bool>,
+    /// FSDP's mixed-precision reduce_dtype: fp32, bf16 or fp16 (verl's actor: fp32) [default: the compute dtype].
+    #[arg(long, value_enum)]
+    pub reduce_dtype: Option<ReduceDtypeArg>,
     /// DeepSpeed reduce_bucket_size in elements (transformers' "auto": hidden_size²) [default: 5e8].
     #[arg(long, allow_negative_numbers = true)]
     pub reduce_bucket_size: Option<f64>,
@@ -537,4 +541,5 @@ impl From<TransferBackendArg> for TransferBackend {
     }
 }
 value_enum!(SplitModeArg => SplitMode { Layer = "layer" => SplitMode::Layer, None = "none" => SplitMode::None, Row = "row" => SplitMode::Row });
+value_enum!(ReduceDtypeArg => Dtype { Fp32 = "fp32" => Dtype::Fp32, Bf16 = "bf16" => Dtype::Bf16, Fp16 = "fp16" => Dtype::Fp16 });
 value_enum!(OffloadArg => Offload { None = "none" => Offload::None, Cpu = "cpu" => Offload::Cpu, Nvme = "nvme" => Offload::Nvme, OptimizerCpu = "optimizer-cpu" => Offload::OptimizerCpu, OptimizerNvme = "optimizer-nvme" => Offload::OptimizerNvme });

@@ -1946,6 +1946,12 @@ export interface EstimateInput {
    */
   reshard_after_forward?: boolean | null;
   /**
+   * FSDP's mixed-precision `reduce_dtype` (FSDP2 `MixedPrecisionPolicy`, FSDP1
+   * `MixedPrecision`): the dtype a unit's gradient is reduce-scattered in. Absent: the
+   * compute dtype (FSDP's default, `param_dtype`). verl's actor sets fp32.
+   */
+  reduce_dtype?: Dtype | null;
+  /**
    * Megatron `--sequence-parallel`: the activations outside the tensor-parallel region are
    * split over `tp` too.
    */
@@ -3931,7 +3937,9 @@ export type Offload =
    */
   | "none"
   /**
-   * Optimizer states (and, under ZeRO-3, parameters) in CPU memory.
+   * Optimizer states (and, under ZeRO-3, parameters) in CPU memory; under FSDP its CPU
+   * offload; with ZeRO 0 under torchtune on one GPU, torchao's `CPUOffloadOptimizer` with
+   * `offload_gradients=True` (the gradients too).
    */
   | "cpu"
   /**
@@ -3941,7 +3949,8 @@ export type Offload =
   /**
    * The optimizer's states alone in CPU memory: DeepSpeed's `offload_optimizer` without
    * `offload_param` (under ZeRO-3 the 16-bit parameters stay sharded on the GPUs; under
-   * ZeRO-1/2 it is `cpu`).
+   * ZeRO-1/2 it is `cpu`); with ZeRO 0 under torchtune on one GPU, torchao's
+   * `CPUOffloadOptimizer` (the gradients stay on the GPU).
    */
   | "optimizer-cpu"
   /**

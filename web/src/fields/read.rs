@@ -235,6 +235,8 @@ fn set_placement(p: &mut PlacementInput, t: &Text) -> Result<bool, InputError> {
         #[cfg(feature = "full")]
         "reshard_after_forward" => p.reshard_after_forward = t.opt_bool()?,
         #[cfg(feature = "full")]
+        "reduce_dtype" => p.reduce_dtype = t.opt_choice()?,
+        #[cfg(feature = "full")]
         "vp" => p.vp = t.opt()?,
         #[cfg(feature = "full")]
         "sequence_parallel" => p.sequence_parallel = t.on(),

@@ -372,6 +372,7 @@ fn placement_texts(p: &PlacementInput) -> Vec<Text> {
         offload,
         fsdp_version,
         reshard_after_forward,
+        reduce_dtype,
         sequence_parallel,
         distributed_optimizer,
         tensor_split,
@@ -412,6 +413,10 @@ fn placement_texts(p: &PlacementInput) -> Vec<Text> {
         chosen!("offload", offload),
         ("fsdp_version", opt(*fsdp_version)),
         ("reshard_after_forward", opt_bool(*reshard_after_forward)),
+        (
+            "reduce_dtype",
+            reduce_dtype.map_or_else(String::new, |d| String::from(d.name())),
+        ),
         ("sequence_parallel", sequence_parallel.to_string()),
         ("distributed_optimizer", distributed_optimizer.to_string()),
     ]);

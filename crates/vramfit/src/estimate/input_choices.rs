@@ -206,13 +206,16 @@ pub enum Offload {
     /// Nothing offloaded.
     #[default]
     None,
-    /// Optimizer states (and, under ZeRO-3, parameters) in CPU memory.
+    /// Optimizer states (and, under ZeRO-3, parameters) in CPU memory; under FSDP its CPU
+    /// offload; with ZeRO 0 under torchtune on one GPU, torchao's `CPUOffloadOptimizer` with
+    /// `offload_gradients=True` (the gradients too).
     Cpu,
     /// Optimizer states (and, under ZeRO-3, parameters) on NVMe.
     Nvme,
     /// The optimizer's states alone in CPU memory: DeepSpeed's `offload_optimizer` without
     /// `offload_param` (under ZeRO-3 the 16-bit parameters stay sharded on the GPUs; under
-    /// ZeRO-1/2 it is `cpu`).
+    /// ZeRO-1/2 it is `cpu`); with ZeRO 0 under torchtune on one GPU, torchao's
+    /// `CPUOffloadOptimizer` (the gradients stay on the GPU).
     #[cfg_attr(feature = "serde", serde(rename = "optimizer-cpu"))]
     OptimizerCpu,
     /// The optimizer's states alone on NVMe: `offload_optimizer` `device: nvme` without

@@ -442,6 +442,10 @@ super::input_wire::input_sections! {
         /// FSDP2 `reshard_after_forward`: free the gathered parameters after forward. Default true
         /// with `zero` 3 (FULL_SHARD), false with `zero` 2.
         pub reshard_after_forward: Option<bool> = None,
+        /// FSDP's mixed-precision `reduce_dtype` (FSDP2 `MixedPrecisionPolicy`, FSDP1
+        /// `MixedPrecision`): the dtype a unit's gradient is reduce-scattered in. Absent: the
+        /// compute dtype (FSDP's default, `param_dtype`). verl's actor sets fp32.
+        pub reduce_dtype: Option<crate::precision::Dtype> = None,
         /// Megatron `--sequence-parallel`: the activations outside the tensor-parallel region are
         /// split over `tp` too.
         pub sequence_parallel: bool = false,

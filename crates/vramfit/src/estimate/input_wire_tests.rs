@@ -8,7 +8,7 @@ use alloc::vec::Vec;
 
 /// Every key of the flat `EstimateInput` before it had sections (4d4b993b's
 /// `crates/vramfit/src/estimate/input.rs`, in its declaration order).
-const FLAT_KEYS: [&str; 111] = [
+const FLAT_KEYS: [&str; 112] = [
     "model",
     "params",
     "arch",
@@ -106,6 +106,7 @@ const FLAT_KEYS: [&str; 111] = [
     "sleep_mode",
     "fsdp_version",
     "reshard_after_forward",
+    "reduce_dtype",
     "reduce_bucket_size",
     "allgather_bucket_size",
     "stage3_prefetch_bucket_size",

@@ -477,6 +477,41 @@ fn torchtune_commands_read_back_into_their_estimates() {
     assert!(launched > refused, "{launched} launched, {refused} refused");
 }
 
+/// torchao's CPUOffloadOptimizer on one GPU, and torchtune's FSDP2 on four GPUs named by no
+/// `zero` or `fsdp_version`: written as torchtune's overrides and read back into the same
+/// estimate.
+#[test]
+fn torchtune_cpu_offload_and_default_fsdp2_read_back() {
+    for (gpus, offload, words) in [
+        (
+            1.0,
+            Offload::OptimizerCpu,
+            "optimizer.offload_gradients=False",
+        ),
+        (1.0, Offload::Cpu, "optimizer.offload_gradients=True"),
+        (4.0, Offload::None, "fsdp_reshard_after_forward=True"),
+    ] {
+        let mut input = base();
+        input.training.stack = Some(Stack::Torchtune);
+        input.training.precision = Precision::Bf16;
+        input.training.fused_optimizer = true;
+        input.placement.gpus = Some(gpus);
+        input.placement.offload = offload;
+        let l = launch_input(&input).unwrap();
+        assert!(l.script.contains(words), "{}", l.script);
+        if gpus == 1.0 {
+            assert!(
+                l.script
+                    .contains("optimizer._component_=torchao.optim.CPUOffloadOptimizer"),
+                "{}",
+                l.script
+            );
+        }
+        let (back, _) = command_back(&l, &input.hardware.gpu);
+        same_estimate(&input, &back, &l.script);
+    }
+}
+
 /// The written launches of torchtune, verl and the fsdp stack estimate "fits" when read back,
 /// as the run they were written from; the words they carry that set nothing are listed.
 #[test]

@@ -341,7 +341,21 @@ fn run_keys(w: &Workload, fused_in_config: bool, set: &mut impl FnMut(&str, Stri
         );
     }
     let (component, fused) = optimizer(w)?;
-    set("optimizer._component_", String::from(component));
+    // torchao's CPUOffloadOptimizer on one GPU (ZeRO 0 with offload): the optimizer becomes its
+    // `optimizer_class`, `offload_gradients` with `cpu` (torchao 0.18.0 `optim/cpu_offload.py`).
+    if !distributed && w.zero == 0 && w.offload != Offload::None {
+        set(
+            "optimizer._component_",
+            String::from("torchao.optim.CPUOffloadOptimizer"),
+        );
+        set("optimizer.optimizer_class", String::from(component));
+        set(
+            "optimizer.offload_gradients",
+            bool_word(w.offload == Offload::Cpu),
+        );
+    } else {
+        set("optimizer._component_", String::from(component));
+    }
     match fused {
         Some(f) => set("optimizer.fused", bool_word(f)),
         // torchtune's removal of a key the config sets, which the optimizer does not take.
@@ -559,11 +573,18 @@ fn checks(w: &Workload) -> Result<()> {
             "torchtune 启动命令只用 FSDP2 分片",
         ));
     }
-    if gpus(w) <= 1 && (w.offload != Offload::None || w.zero != 0) {
+    if gpus(w) <= 1 && w.zero != 0 {
+        return Err(refused(
+            "zero",
+            "torchtune's single-device recipes shard nothing",
+            "torchtune 的单卡配方不分片",
+        ));
+    }
+    if gpus(w) <= 1 && w.offload.nvme() {
         return Err(refused(
             "offload",
-            "torchtune's single-device recipes shard and offload nothing",
-            "torchtune 的单卡配方不分片、不卸载",
+            "torchtune's single-device recipes offload the optimizer to CPU memory only (torchao's CPUOffloadOptimizer)",
+            "torchtune 的单卡配方只把优化器卸载到 CPU 内存（torchao 的 CPUOffloadOptimizer）",
         ));
     }
     if w.offload == Offload::Nvme {

@@ -187,6 +187,15 @@ fn overrides(
         "actor_rollout_ref.actor.fsdp_config.optimizer_offload",
         offload,
     );
+    // FSDP's reduce_dtype: verl's fp32 unless the run reduces in another.
+    if let Some(d) = w.sharding.fsdp.and_then(|f| f.reduce_dtype)
+        && d != crate::precision::Dtype::Fp32
+    {
+        set(
+            "actor_rollout_ref.actor.fsdp_config.mixed_precision.reduce_dtype",
+            String::from(d.name()),
+        );
+    }
     // The log-probabilities' forward (no gradient) in the training micro-batch, the rollout's
     // and the reference's: verl requires each set.
     set(

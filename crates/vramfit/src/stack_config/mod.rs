@@ -18,10 +18,14 @@ mod llamafactory;
 mod names;
 #[cfg(test)]
 mod read_as_tests;
+#[cfg(test)]
+mod reduce_dtype_tests;
 mod rl;
 #[cfg(test)]
 mod tests;
 mod torchtune;
+#[cfg(test)]
+mod torchtune_tests;
 mod trainer;
 mod tree;
 mod verl;

@@ -10,7 +10,7 @@ use alloc::vec::Vec;
 use super::tree::Map;
 use super::{Reading, names};
 use crate::error::Result;
-use crate::estimate::{Checkpointing, Loss, Optimizer, Precision, Stack};
+use crate::estimate::{Checkpointing, Loss, Offload, Optimizer, Precision, Stack};
 
 /// Whether the file is a recipe: its model is a `_component_`.
 pub(super) fn is_recipe(top: &Map<'_>) -> bool {
@@ -181,11 +181,52 @@ fn read_model(model: &Map<'_>, r: &mut Reading) -> Result<()> {
 
 /// `optimizer._component_`: torch's AdamW (with `fused`), bitsandbytes' and torchao's 8-bit
 /// AdamW, bitsandbytes' paged 32-bit AdamW and AdEMAMix, torchao's 4-bit AdamW, torch's Muon,
-/// SGD.
+/// SGD; and torchao's `CPUOffloadOptimizer` around one of them.
 fn read_optimizer(o: &Map<'_>, r: &mut Reading) -> Result<()> {
     let component = o.str("_component_")?.unwrap_or_default();
     let name = component.rsplit('.').next().unwrap_or("");
-    r.input.training.optimizer = match name {
+    if name == "CPUOffloadOptimizer" {
+        return read_cpu_offload(o, r);
+    }
+    r.input.training.optimizer = match optimizer_named(name) {
+        Some(x) => x,
+        None => return Err(not_counted(o, "_component_", &component)),
+    };
+    r.input.training.fused_optimizer = o.bool("fused")?.unwrap_or(false);
+    Ok(())
+}
+
+/// torchao's `CPUOffloadOptimizer` (`torchao.optim.`, the older
+/// `torchao.prototype.low_bit_optim.`, torchtune 0.6.1's wrapper `torchtune.modules.optim.`;
+/// torchtune's docs, `docs/source/tutorials/memory_optimizations.rst`): the states on the CPU,
+/// `offload_gradients` (default False) the gradients too, `optimizer_class` the optimizer it
+/// runs there (torchao 0.18.0 `torchao/optim/cpu_offload.py`: default `torch.optim.AdamW`,
+/// `fused=True` unless given). ZeRO 0 with offload `optimizer-cpu`, or `cpu` with the gradients.
+fn read_cpu_offload(o: &Map<'_>, r: &mut Reading) -> Result<()> {
+    let class = o.str("optimizer_class")?;
+    let class = class.as_deref().unwrap_or("torch.optim.AdamW");
+    let name = class.rsplit('.').next().unwrap_or("");
+    r.input.training.optimizer = match optimizer_named(name) {
+        Some(x) => x,
+        None => return Err(not_counted(o, "optimizer_class", class)),
+    };
+    let adamw = r.input.training.optimizer == Optimizer::Adamw;
+    r.input.training.fused_optimizer = o.bool("fused")?.unwrap_or(adamw);
+    r.input.placement.offload = if o.bool("offload_gradients")?.unwrap_or(false) {
+        Offload::Cpu
+    } else {
+        Offload::OptimizerCpu
+    };
+    r.assume(
+        "torchao's CPUOffloadOptimizer: a single-device recipe (one GPU), parameters under 4096 elements kept on the GPU (minimal_size)",
+        "torchao 的 CPUOffloadOptimizer：单卡配方（一张 GPU），小于 4096 个元素的参数留在 GPU 上（minimal_size）",
+    );
+    Ok(())
+}
+
+/// The optimizer a class name (the last part of its dotted path) names.
+fn optimizer_named(name: &str) -> Option<Optimizer> {
+    Some(match name {
         "AdamW" | "Adam" => Optimizer::Adamw,
         "AdamW8bit" | "Adam8bit" => Optimizer::Adamw8bit,
         "PagedAdamW8bit" => Optimizer::PagedAdamw8bit,
@@ -199,18 +240,19 @@ fn read_optimizer(o: &Map<'_>, r: &mut Reading) -> Result<()> {
         "AdamWScheduleFree" => Optimizer::ScheduleFreeAdamw,
         "SGD" => Optimizer::Sgd,
         "Adafactor" => Optimizer::Adafactor,
-        _ => {
-            let line = o.line("_component_");
-            return Err(crate::input_error!(
-                Unsupported,
-                o.path_of("_component_"),
-                ["line {line}: `{component}` is not an optimizer vramfit counts"],
-                ["第 {line} 行：`{component}` 不是 vramfit 计算的优化器"],
-                "torch.optim.AdamW, torch.optim.SGD, torch.optim.Muon, bitsandbytes.optim.PagedAdamW8bit, bitsandbytes.optim.PagedAdamW, bitsandbytes.optim.AdEMAMix, bitsandbytes.optim.AdEMAMix8bit, torchao.optim.AdamW8bit, torchao.optim.AdamW4bit, schedulefree.AdamWScheduleFree",
-                "torch.optim.AdamW、torch.optim.SGD、torch.optim.Muon、bitsandbytes.optim.PagedAdamW8bit、bitsandbytes.optim.PagedAdamW、bitsandbytes.optim.AdEMAMix、bitsandbytes.optim.AdEMAMix8bit、torchao.optim.AdamW8bit、torchao.optim.AdamW4bit、schedulefree.AdamWScheduleFree",
-            ));
-        }
-    };
-    r.input.training.fused_optimizer = o.bool("fused")?.unwrap_or(false);
-    Ok(())
+        _ => return None,
+    })
+}
+
+/// The refusal of an optimizer at `key` that vramfit does not count.
+fn not_counted(o: &Map<'_>, key: &str, component: &str) -> crate::error::InputError {
+    let line = o.line(key);
+    crate::input_error!(
+        Unsupported,
+        o.path_of(key),
+        ["line {line}: `{component}` is not an optimizer vramfit counts"],
+        ["第 {line} 行：`{component}` 不是 vramfit 计算的优化器"],
+        "torch.optim.AdamW, torch.optim.SGD, torch.optim.Muon, bitsandbytes.optim.PagedAdamW8bit, bitsandbytes.optim.PagedAdamW, bitsandbytes.optim.AdEMAMix, bitsandbytes.optim.AdEMAMix8bit, torchao.optim.AdamW8bit, torchao.optim.AdamW4bit, schedulefree.AdamWScheduleFree; torchao.optim.CPUOffloadOptimizer around one of them (optimizer_class)",
+        "torch.optim.AdamW、torch.optim.SGD、torch.optim.Muon、bitsandbytes.optim.PagedAdamW8bit、bitsandbytes.optim.PagedAdamW、bitsandbytes.optim.AdEMAMix、bitsandbytes.optim.AdEMAMix8bit、torchao.optim.AdamW8bit、torchao.optim.AdamW4bit、schedulefree.AdamWScheduleFree；或以其中之一为 optimizer_class 的 torchao.optim.CPUOffloadOptimizer",
+    )
 }

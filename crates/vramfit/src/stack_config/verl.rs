@@ -10,6 +10,7 @@ use super::Reading;
 use super::tree::Map;
 use crate::error::Result;
 use crate::estimate::{Checkpointing, Offload, RlAlgorithm, Rollout, Stack};
+use crate::precision::Dtype;
 
 /// Reads a verl config.
 pub(super) fn read(m: &Map<'_>, r: &mut Reading) -> Result<()> {
@@ -96,11 +97,44 @@ fn actor_rollout_ref(arr: &Map<'_>, r: &mut Reading) -> Result<f64> {
         let strategy = actor.str("strategy")?.unwrap_or_else(|| "fsdp".into());
         r.input.placement.fsdp_version = Some(if strategy == "fsdp2" { 2.0 } else { 1.0 });
         r.input.placement.zero = 3.0;
-        if let Some(f) = actor.map("fsdp_config")?
+        let fsdp_config = actor.map("fsdp_config")?;
+        if let Some(f) = &fsdp_config
             && f.bool("param_offload")?.unwrap_or(false)
         {
             r.input.placement.offload = Offload::Cpu;
         }
+        r.input.placement.reduce_dtype = reduce_dtype(fsdp_config.as_ref())?;
     }
     Ok(n)
+}
+
+/// The actor's `fsdp_config.mixed_precision.reduce_dtype` where the file gives it; absent, the
+/// stack's default (verl's fp32: `workload/sharding.rs`).
+fn reduce_dtype(fsdp_config: Option<&Map<'_>>) -> Result<Option<Dtype>> {
+    let Some(mp) = fsdp_config
+        .map(|f| f.map("mixed_precision"))
+        .transpose()?
+        .flatten()
+    else {
+        return Ok(None);
+    };
+    let Some(word) = mp.str("reduce_dtype")? else {
+        return Ok(None);
+    };
+    match super::names::dtype(&word) {
+        Some("bf16") => Ok(Some(Dtype::Bf16)),
+        Some("fp16") => Ok(Some(Dtype::Fp16)),
+        Some(_) => Ok(Some(Dtype::Fp32)),
+        None => {
+            let line = mp.line("reduce_dtype");
+            Err(crate::input_error!(
+                OutOfRange,
+                mp.path_of("reduce_dtype"),
+                ["line {line}: `{word}` is not a dtype FSDP reduces in"],
+                ["第 {line} 行：`{word}` 不是 FSDP 归约所用的 dtype"],
+                "fp32, bf16 or fp16 (float32, bfloat16, float16)",
+                "fp32、bf16 或 fp16（float32、bfloat16、float16）",
+            ))
+        }
+    }
 }

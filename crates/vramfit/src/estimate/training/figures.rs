@@ -187,6 +187,7 @@ impl Run<'_> {
         let basis = self.training_basis();
         let weights = self.training_weights(&basis);
         let gradients = self.in_backward_gradients(&basis, self.training_gradients(&basis));
+        let gradients = self.torchao_gradients(&basis, gradients);
         let optimizer = self.training_optimizer(&basis);
         let tokens = self.batch.saturating_mul(self.main_seq());
         let activations = self.training_activations(&basis, tokens);
@@ -471,6 +472,9 @@ impl Run<'_> {
             } else {
                 bytes.div_ceil(self.dp)
             };
+        } else if self.torchao_offload() {
+            // torchao's CPU offload: only the states of parameters under its `minimal_size`.
+            bytes = self.torchao_kept(basis).saturating_mul(per_param);
         }
         OptimizerFigures {
             per_param,
@@ -656,6 +660,15 @@ impl Run<'_> {
     fn training_step(&self, basis: &Basis, optimizer: &OptimizerFigures) -> StepFigures {
         let (zero, dp) = (self.zero, self.dp);
         let offload = self.offload != Offload::None;
+        if self.torchao_offload() {
+            // torchao's step runs on the CPU (fused AdamW by default); the on-device step of
+            // the parameters under 4096 elements is left out (a few kB).
+            return StepFigures {
+                foreach: 0,
+                fp32_grads: 0,
+                bytes: 0,
+            };
+        }
         let partition = |x: u64| if zero >= 1 { x.div_ceil(dp) } else { x };
         let foreach = match self.optimizer {
             Optimizer::Adamw | Optimizer::Lion
@@ -704,6 +717,9 @@ impl Run<'_> {
     /// partition (its estimators: 16 B per parameter / N for ZeRO-2, 18 B for ZeRO-3 with the
     /// 16-bit parameters).
     fn offloaded(&self, basis: &Basis, optimizer: &OptimizerFigures) -> u64 {
+        if self.torchao_offload() {
+            return self.torchao_cpu(basis, optimizer.per_param);
+        }
         if self.offload == Offload::None || self.zero == 0 {
             return 0;
         }

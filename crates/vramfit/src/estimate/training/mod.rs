@@ -31,6 +31,8 @@ mod optimizers;
 mod optimizers_tests;
 #[cfg(feature = "training")]
 mod phase;
+#[cfg(all(test, feature = "training"))]
+mod reduce_dtype_tests;
 #[cfg(feature = "training")]
 mod regimes;
 #[cfg(feature = "training")]
@@ -44,6 +46,10 @@ mod sharding_text;
 pub mod stacks;
 #[cfg(test)]
 mod step_tests;
+#[cfg(feature = "training")]
+mod torchao_offload;
+#[cfg(all(test, feature = "training"))]
+mod torchao_offload_tests;
 
 use super::PeakSource;
 use super::engine::{

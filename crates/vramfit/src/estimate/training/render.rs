@@ -200,6 +200,9 @@ impl Run<'_> {
         if let Some(text) = self.sharded_state_text(f, State::Gradients) {
             return text;
         }
+        if let Some(text) = self.torchao_gradients_text(f) {
+            return text;
+        }
         let (zero, dp, offload) = (self.zero, self.dp, self.offload != Offload::None);
         let (grad_bytes, g) = (f.gradients.bytes_per, f.gradients.bytes);
         let mut text = formula!(self.text;
@@ -258,6 +261,9 @@ impl Run<'_> {
 
     fn optimizer_text(&self, f: &TrainingFigures) -> Formula {
         if let Some(text) = self.sharded_state_text(f, State::Optimizer) {
+            return text;
+        }
+        if let Some(text) = self.torchao_optimizer_text(f) {
             return text;
         }
         let (zero, dp, offload) = (self.zero, self.dp, self.offload != Offload::None);

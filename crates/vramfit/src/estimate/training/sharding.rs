@@ -286,6 +286,11 @@ impl Run<'_> {
         }
         let unit = groups.iter().map(|x| x.2).max().unwrap_or(0);
         let unit_grad = groups.iter().map(|x| x.3).max().unwrap_or(0);
+        // The reduce-scatter input in `reduce_dtype` (the gradient, built in param_dtype, copied
+        // and cast into it: `foreach_reduce`'s `reduce_scatter_input`, FSDP1's
+        // `flat_param.grad.to(reduce_dtype)`).
+        let unit_grad_r = self.in_reduce_dtype(unit_grad, pb);
+        let root_grad_r = self.in_reduce_dtype(root_grad, pb);
         let layers = groups
             .iter()
             .fold(0u64, |s, x| s.saturating_add(x.2.saturating_mul(x.1)));
@@ -311,11 +316,19 @@ impl Run<'_> {
         // with the unit and the prefetched one still gathered. The head's gradient is built
         // first and reduced with the embedding's at the end.
         let unit_moment = if v1 {
+            // A reduce_dtype of its own: the cast flat gradient beside the two.
+            let cast = if unit_grad_r == unit_grad {
+                0
+            } else {
+                unit_grad_r
+            };
             held.saturating_add(unit_grad.saturating_mul(2))
+                .saturating_add(cast)
         } else {
             held.saturating_add(unit_grad).max(
                 held.saturating_sub(unit)
-                    .saturating_add(unit_grad.saturating_mul(2)),
+                    .saturating_add(unit_grad)
+                    .saturating_add(unit_grad_r),
             )
         };
         let layer_step = root.saturating_add(head_grad).saturating_add(unit_moment);
@@ -344,9 +357,15 @@ impl Run<'_> {
             .unwrap_or(0)
             .div_ceil(self.dp);
         let root_step = if v1 {
+            let cast = if root_grad_r == root_grad {
+                0
+            } else {
+                root_grad_r
+            };
             root.saturating_add(root_grad.saturating_mul(2))
+                .saturating_add(cast)
         } else {
-            unit.saturating_add(root.max(root_grad).saturating_add(root_grad))
+            unit.saturating_add(root.max(root_grad).saturating_add(root_grad_r))
         }
         .saturating_sub(root_shard_grad);
         let unit_shard_grad = unit_grad
@@ -368,6 +387,15 @@ impl Run<'_> {
             reshard,
             forward,
             backward: layer_step.max(root_step),
+        }
+    }
+
+    /// `bytes` of gradient built in `pb`-byte elements, as held in the mixed precision's
+    /// `reduce_dtype` (the same where it is not given or is the compute dtype).
+    fn in_reduce_dtype(&self, bytes: u64, pb: u64) -> u64 {
+        match self.sharding.fsdp.and_then(|f| f.reduce_dtype) {
+            Some(d) if pb > 0 => bytes.saturating_mul(u64::from(d.bits() / 8)).div_ceil(pb),
+            _ => bytes,
         }
     }
 

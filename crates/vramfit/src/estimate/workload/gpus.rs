@@ -25,20 +25,51 @@ pub(super) struct Parallel {
 }
 
 impl EstimateInput {
-    /// The ZeRO stage, with the offload it allows.
-    pub(super) fn resolve_training(&self) -> Result<u8> {
+    /// Whether torchtune's distributed recipes shard this run with FSDP2 though the input names
+    /// no sharding: `full_finetune_distributed`, `lora_finetune_distributed` and
+    /// `qat_distributed` (torchtune 0.6.1 `recipes/full_finetune_distributed.py`, `setup`:
+    /// `training.shard_model(..., reshard_after_forward=cfg.get("fsdp_reshard_after_forward",
+    /// True))`, `fully_shard` on every decoder layer and the root) shard every model they train,
+    /// and torchtune runs on several GPUs only through them (its single-device recipes take
+    /// one). Counted as whole copies, such a run would be over-estimated by the weights,
+    /// gradients and states of all but one GPU.
+    pub(super) fn torchtune_fsdp2(&self, par: &Parallel) -> bool {
+        self.run.mode == Mode::Training
+            && self.training.stack == Some(crate::estimate::Stack::Torchtune)
+            && self.placement.fsdp_version.is_none()
+            && self.placement.zero == 0.0
+            && par.dp > 1
+    }
+
+    /// The ZeRO stage, with the offload it allows: stage 3 (FSDP2's full shard) for a torchtune
+    /// run on several GPUs that names none ([`Self::torchtune_fsdp2`]).
+    pub(super) fn resolve_training(&self, par: &Parallel) -> Result<u8> {
         let mode = self.run.mode;
-        let zero = int("zero", self.placement.zero, 0, 3)? as u8;
+        let zero = if self.torchtune_fsdp2(par) {
+            3
+        } else {
+            int("zero", self.placement.zero, 0, 3)? as u8
+        };
         // DeepSpeed offloads ZeRO's partitions; without ZeRO there is nothing to offload, and
-        // the run would hold everything on the GPU while the input says otherwise.
-        if mode == Mode::Training && zero == 0 && self.placement.offload != Offload::None {
+        // the run would hold everything on the GPU while the input says otherwise. One
+        // exception: torchao's `CPUOffloadOptimizer` on one GPU, as torchtune's single-device
+        // recipes take it (`optimizer-cpu`: the states; `cpu`: `offload_gradients=True`, the
+        // gradients too).
+        let torchao = self.training.stack == Some(crate::estimate::Stack::Torchtune)
+            && par.dp == 1
+            && matches!(self.placement.offload, Offload::Cpu | Offload::OptimizerCpu);
+        if mode == Mode::Training
+            && zero == 0
+            && self.placement.offload != Offload::None
+            && !torchao
+        {
             return Err(input_error!(
                 Unsupported,
                 "offload",
                 "offload without ZeRO: DeepSpeed offloads the states ZeRO partitions",
                 "没有 ZeRO 的卸载：DeepSpeed 只卸载 ZeRO 切分的状态",
-                "none with zero 0, or zero 1, 2 or 3 (1 offloads the optimizer states, 2 the gradients too, 3 the weights too)",
-                "zero 为 0 时只能是 none；或 zero 为 1、2、3（1 卸载优化器状态，2 还卸载梯度，3 还卸载权重）",
+                "none with zero 0, or zero 1, 2 or 3 (1 offloads the optimizer states, 2 the gradients too, 3 the weights too); on one GPU, `torchao.optim.CPUOffloadOptimizer`: `--stack torchtune` with `optimizer-cpu` (`cpu` with `offload_gradients`)",
+                "zero 为 0 时只能是 none；或 zero 为 1、2、3（1 卸载优化器状态，2 还卸载梯度，3 还卸载权重）；单卡上用 `torchao.optim.CPUOffloadOptimizer`：`--stack torchtune` 配 `optimizer-cpu`（`cpu` 即开启 `offload_gradients`）",
             ));
         }
         // ZeRO-Infinity's NVMe offload is a stage-3 feature (DeepSpeed's tests skip it with "Nvme

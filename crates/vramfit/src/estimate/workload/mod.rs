@@ -363,9 +363,9 @@ impl EstimateInput {
         let (mut shape, rl) = self.resolve_rl(shape, loaded.lora_rank > 0 || loaded.qlora)?;
         #[cfg(not(feature = "training"))]
         let rl = None;
-        let zero = self.resolve_training()?;
         let arch = &model.arch;
         let par = self.resolve_parallel(arch)?;
+        let zero = self.resolve_training(&par)?;
         // A serving engine's copies share the requests asked for: each copy's run, its pool,
         // batch and speed, holds its share.
         let (requests, copies) = (shape.batch, self.request_copies(par.dp));

@@ -123,7 +123,13 @@ impl EstimateInput {
                 "loss 为 chunked（torchtune 的 num_output_chunks），或不给 loss_chunks",
             ));
         }
-        if training && self.training.optimizer_in_backward && self.placement.zero != 0.0 {
+        // torchtune's distributed recipes step in backward under FSDP2 too
+        // (`full_finetune_distributed.py`, `optimizer_in_bwd`); DeepSpeed cannot.
+        if training
+            && self.training.optimizer_in_backward
+            && self.placement.zero != 0.0
+            && self.placement.fsdp_version.is_none()
+        {
             return Err(input_error!(
                 Conflict,
                 "optimizer_in_backward",
