@@ -1,6 +1,8 @@
-//! SGLang's speculative decoding (`--speculative-algorithm EAGLE|EAGLE3|STANDALONE`): the
+//! SGLang's speculative decoding (`--speculative-algorithm EAGLE|EAGLE3|STANDALONE|NEXTN`): the
 //! draft's weights loaded before the token pool is sized, and the draft's KV in every cell of
-//! the one pool.
+//! the one pool. NEXTN (`arg_groups/speculative_hook.py`: resolved to EAGLE by
+//! `_resolve_speculative_algorithm_alias`, the draft path the model's own by
+//! `_handle_eagle_family`) drafts with the checkpoint's MTP layers ([`NextnWeights`]).
 //!
 //! Read in the sglang 0.5.23 wheel:
 //! - `mem_cache/kv_cache_configurator.py`, `KVCacheConfigurator._profile_available_bytes`: the
