@@ -131,7 +131,7 @@ export interface Architecture {
   hyper_connections?: number;
   /**
    * Multi-token-prediction layers the checkpoint ships beside its decoder
-   * (`num_nextn_predict_layers`: DeepSeek-V3/R1, GLM-4.5, MiMo): not counted in the weights,
+   * (`num_nextn_predict_layers`: DeepSeek-V3/R1, GLM-4.5): not counted in the weights,
    * loaded only as the draft of SGLang's `--speculative-algorithm NEXTN`, each a decoder
    * layer of the target's last kind with its own `eh_proj` (2 × hidden → hidden), three
    * norms, embedding and LM head. 0 for none. Left out of the JSON when 0.
@@ -356,7 +356,7 @@ export interface ArchitectureInput {
   hyper_connections?: number;
   /**
    * Multi-token-prediction layers the checkpoint ships beside its decoder
-   * (`num_nextn_predict_layers`: DeepSeek-V3/R1, GLM-4.5, MiMo): not counted in the weights,
+   * (`num_nextn_predict_layers`: DeepSeek-V3/R1, GLM-4.5): not counted in the weights,
    * loaded only as the draft of SGLang's `--speculative-algorithm NEXTN`, each a decoder
    * layer of the target's last kind with its own `eh_proj` (2 × hidden → hidden), three
    * norms, embedding and LM head. 0 for none. Left out of the JSON when 0.
