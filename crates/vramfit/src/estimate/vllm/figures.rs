@@ -345,9 +345,9 @@ impl Run<'_> {
     /// of a compiled block gives 1.81 GiB (8,192 × 4 B × (4 × 4,096 + 3 × 14,336)), and its pool
     /// came out 0.59 % larger than vLLM's. Read in the v0.19.0 source, the sampler is not the
     /// cause: `Sampler.forward`'s `logits.to(torch.float32)` copies nothing when the logits are
-    /// fp32 already, so an fp32 model's sampler holds half a copy less than a bf16 one's (3 × 0.49
-    /// + the Triton rows 0.06 + the hidden states 0.16 = 1.69 GiB < 2.21); the peak is the
-    /// forward. The same count is within 2 % of the one bf16 run whose forward is its peak
+    /// fp32 already, so an fp32 model's sampler holds half a copy less than a bf16 one's (three
+    /// copies of 0.49, the Triton rows 0.06 and the hidden states 0.16: 1.69 GiB, under 2.21); the
+    /// peak is the forward. The same count is within 2 % of the one bf16 run whose forward is its peak
     /// (granite-3.1-8b, 0.84 against 0.85 GiB). What the fp32 forward holds beyond it — 0.40 GiB,
     /// 3.2 hidden-wide fp32 tensors a token — was not found in the source (the attention is
     /// skipped in the profile, without metadata, in both dtypes; fp32 runs Triton's attention,
