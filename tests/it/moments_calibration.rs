@@ -49,11 +49,11 @@ fn vllm_moments_against_every_measured_start_up() {
             // The pool and the graphs: within 1 % on every run (at most +0.72 % and −0.91 %).
             // Loaded and profile, over one pipeline stage, count the heaviest stage (the
             // embedding's or the head's) where the log is one worker's: never under by more
-            // than 1 %, up to +33 % over at pp 4; elsewhere within 1 % loaded and 5 % profile
-            // (the most, Gemma 2 2B's, +3.94 %: +2.86 % before the 0.17–0.20 line's stated
-            // 0.1 GiB margin, counted with the non-torch memory; the Triton top-k/top-p
-            // buffer's rows are the named H100's 132, as in the calibration's 3.78 copies,
-            // `estimate/vllm/sampler.rs`).
+            // than 1 %, up to +33 % over at pp 4; elsewhere within 1 % loaded and 6 % profile
+            // (the most, Gemma 2 2B's, +5.55 %: +2.86 % before the 0.17–0.20 line's stated
+            // 0.25 GiB margin, counted with the non-torch memory, which keeps every run's pool
+            // at or under vLLM's; the Triton top-k/top-p buffer's rows are the named H100's 132,
+            // as in the calibration's 3.78 copies, `estimate/vllm/sampler.rs`).
             let bound = match (phase, r.pp) {
                 (Phase::KvPool | Phase::CudaGraphs, _) => 0.01,
                 (_, 2..) => {
@@ -61,7 +61,7 @@ fn vllm_moments_against_every_measured_start_up() {
                     continue;
                 }
                 (Phase::Load, _) => 0.01,
-                _ => 0.05,
+                _ => 0.06,
             };
             assert!(err.abs() < bound, "{what}: {:+.2} %", err * 100.0);
         }

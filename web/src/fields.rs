@@ -367,7 +367,7 @@ pub static FIELDS: &[Field] = &[
     Field::new("kv_offloading_size", Kind::OptNumber, Group::Serving),
     choice_field!("kv_offloading_backend", Serving: "", "native", "lmcache"),
     choice_field!("runner", Serving: "", "generate", "pooling"),
-    choice_field!("speculative_method", Serving: "", "ngram", "draft_model", "eagle", "eagle3"),
+    choice_field!("speculative_method", Serving: "", "ngram", "draft_model", "eagle", "eagle3", "mtp"),
     Field::new("draft_model", Kind::Text, Group::Serving),
     Field::new("num_speculative_tokens", Kind::OptNumber, Group::Serving),
     Field::new("acceptance_rate", Kind::OptNumber, Group::Serving),

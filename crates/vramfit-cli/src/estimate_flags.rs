@@ -248,10 +248,10 @@ pub struct EstimateFlags {
     /// SGLang --is-embedding: the same as --runner pooling.
     #[arg(long)]
     pub is_embedding: bool,
-    /// vLLM --speculative-config's method: speculative decoding with ngram, draft_model, eagle or eagle3 (vLLM serving); SGLang --speculative-algorithm: eagle (EAGLE), eagle3 (EAGLE3) or draft_model (STANDALONE). The drafter's weights come out of the KV pool's budget and its attention layers share the pool.
+    /// vLLM --speculative-config's method: speculative decoding with ngram, draft_model, eagle or eagle3 (vLLM serving); SGLang --speculative-algorithm: eagle (EAGLE), eagle3 (EAGLE3), draft_model (STANDALONE) or mtp (NEXTN: the model's own multi-token-prediction layers, num_nextn_predict_layers, as in DeepSeek-V3/R1; SGLang only). The drafter's weights come out of the KV pool's budget and its attention layers share the pool.
     #[arg(long)]
     pub speculative_method: Option<SpecMethodArg>,
-    /// --speculative-config's model (SGLang --speculative-draft-model-path): the draft's preset id for draft_model (same vocabulary as the target, e.g. meta-llama/Llama-3.2-1B-Instruct); an EAGLE head's repository for eagle/eagle3, named in the launch command (its shape is the target's).
+    /// --speculative-config's model (SGLang --speculative-draft-model-path): the draft's preset id for draft_model (same vocabulary as the target, e.g. meta-llama/Llama-3.2-1B-Instruct); an EAGLE head's repository for eagle/eagle3, named in the launch command (its shape is the target's); none for mtp, whose draft is the target's own checkpoint.
     #[arg(long)]
     pub draft_model: Option<String>,
     /// --speculative-config's num_speculative_tokens (SGLang --speculative-num-steps, at top-k 1): tokens drafted per step, 1 to 16. Required with --speculative-method.
@@ -485,6 +485,7 @@ value_enum!(RolloutArg => Rollout { Colocate = "colocate" => Rollout::Colocate, 
 value_enum!(SpecMethodArg => SpecMethod {
     Ngram = "ngram" => SpecMethod::Ngram, DraftModel = "draft_model" => SpecMethod::DraftModel,
     Eagle = "eagle" => SpecMethod::Eagle, Eagle3 = "eagle3" => SpecMethod::Eagle3,
+    Mtp = "mtp" => SpecMethod::Mtp,
 });
 /// `--runner`: vLLM's words, its older `--task` and `--convert` values as aliases of pooling.
 #[derive(Clone, Copy, Debug, ValueEnum)]

@@ -130,6 +130,14 @@ export interface Architecture {
    */
   hyper_connections?: number;
   /**
+   * Multi-token-prediction layers the checkpoint ships beside its decoder
+   * (`num_nextn_predict_layers`: DeepSeek-V3/R1, GLM-4.5): not counted in the weights,
+   * loaded only as the draft of SGLang's `--speculative-algorithm NEXTN`, each a decoder
+   * layer of the target's last kind with its own `eh_proj` (2 × hidden → hidden), three
+   * norms, embedding and LM head. 0 for none. Left out of the JSON when 0.
+   */
+  mtp_layers?: number;
+  /**
    * Gated attention (Qwen3-Next): `q_proj` also projects a sigmoid gate per query element, so it
    * is twice as wide.
    */
@@ -346,6 +354,14 @@ export interface ArchitectureInput {
    * Left out of the JSON when 0.
    */
   hyper_connections?: number;
+  /**
+   * Multi-token-prediction layers the checkpoint ships beside its decoder
+   * (`num_nextn_predict_layers`: DeepSeek-V3/R1, GLM-4.5): not counted in the weights,
+   * loaded only as the draft of SGLang's `--speculative-algorithm NEXTN`, each a decoder
+   * layer of the target's last kind with its own `eh_proj` (2 × hidden → hidden), three
+   * norms, embedding and LM head. 0 for none. Left out of the JSON when 0.
+   */
+  mtp_layers?: number;
   /**
    * Gated attention (Qwen3-Next): `q_proj` also projects a sigmoid gate per query element, so it
    * is twice as wide.
@@ -5247,6 +5263,13 @@ export type SpecMethod =
    * (3 × hidden to hidden) fusing three of the target's layers, and its own LM head.
    */
   | "eagle3"
+  /**
+   * The checkpoint's own multi-token-prediction layers as the draft
+   * (`num_nextn_predict_layers`: DeepSeek-V3/R1, GLM-4.5): SGLang's `--speculative-algorithm
+   * NEXTN`, each a decoder layer of the target's last kind with `eh_proj`, three norms, an
+   * embedding and an LM head. vLLM's `mtp` is not modelled.
+   */
+  | "mtp"
 ;
 
 /**

@@ -90,6 +90,9 @@ struct Record {
     layer_shapes: Option<LayerShapes>,
     #[serde(default)]
     hyper_connections: u64,
+    /// `num_nextn_predict_layers` of the config.json: the MTP layers SGLang's NEXTN drafts with.
+    #[serde(default)]
+    mtp_layers: u64,
     #[serde(default)]
     gated_attention: bool,
     #[serde(default)]
@@ -478,7 +481,7 @@ fn render(records: &[(String, Record)]) -> String {
         let _ = writeln!(s, "        quantization: {quantization},");
         let _ = writeln!(s, "        pooling: {},", r.pooling);
         let _ = writeln!(s, "        arch: Architecture {{");
-        let fields: [(&str, String); 45] = [
+        let fields: [(&str, String); 46] = [
             ("family", format!("Family::{family}")),
             ("vocab_size", r.vocab_size.to_string()),
             ("hidden_size", r.hidden_size.to_string()),
@@ -510,6 +513,7 @@ fn render(records: &[(String, Record)]) -> String {
             ("layer_shapes", layer_shapes),
             ("compressed", compressed),
             ("hyper_connections", r.hyper_connections.to_string()),
+            ("mtp_layers", r.mtp_layers.to_string()),
             ("gated_attention", r.gated_attention.to_string()),
             ("bidirectional", r.bidirectional.to_string()),
             ("encoder_layers", r.encoder_layers.to_string()),

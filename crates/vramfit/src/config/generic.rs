@@ -480,6 +480,10 @@ mod tests {
         );
         let moe = cfg.arch.moe.unwrap();
         assert_eq!((moe.num_experts, moe.first_dense_layers), (128, 1));
+        // Read by the generic reader, the MTP layer is ignored; read as glm4_moe, it is the
+        // layer SGLang's NEXTN drafts with (`num_nextn_predict_layers` 1 in both configs).
+        assert_eq!(cfg.arch.mtp_layers, 0);
+        assert_eq!(parse_config(GLM4_5_AIR).unwrap().arch.mtp_layers, 1);
         // Multimodal wrappers are read from text_config, saying the encoder is not counted.
         let wrapped =
             alloc::format!(r#"{{"model_type": "new_vl", "text_config": {ERNIE4_5_0_3B}}}"#);

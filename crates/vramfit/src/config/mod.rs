@@ -165,6 +165,11 @@ pub fn parse_config(json: &str) -> Result<ParsedConfig> {
         &mut notes,
     )?;
     training_traits(text_cfg.as_ref().unwrap_or(&top), &mut arch)?;
+    // The MTP layers SGLang's NEXTN drafts with, for the families whose NextN model it builds
+    // as a decoder layer of their own (`deepseek_nextn.py`, `glm4_moe_nextn.py`, 0.5.23).
+    if matches!(model_type.as_str(), "deepseek_v3" | "glm4_moe") {
+        arch.mtp_layers = top.u("num_nextn_predict_layers")?.unwrap_or(0);
+    }
     arch.validate("config.json").map_err(|e| {
         let key = e.field.strip_prefix("config.json.").unwrap_or(&e.field);
         InputError::new(

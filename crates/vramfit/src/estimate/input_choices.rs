@@ -297,6 +297,11 @@ pub enum SpecMethod {
     /// An EAGLE-3 head: one decoder layer whose attention reads 2 × hidden, its `fc`
     /// (3 × hidden to hidden) fusing three of the target's layers, and its own LM head.
     Eagle3,
+    /// The checkpoint's own multi-token-prediction layers as the draft
+    /// (`num_nextn_predict_layers`: DeepSeek-V3/R1, GLM-4.5): SGLang's `--speculative-algorithm
+    /// NEXTN`, each a decoder layer of the target's last kind with `eh_proj`, three norms, an
+    /// embedding and an LM head. vLLM's `mtp` is not modelled.
+    Mtp,
 }
 
 impl SpecMethod {
@@ -307,15 +312,17 @@ impl SpecMethod {
             SpecMethod::DraftModel => "draft_model",
             SpecMethod::Eagle => "eagle",
             SpecMethod::Eagle3 => "eagle3",
+            SpecMethod::Mtp => "mtp",
         }
     }
 
     /// Every method, in vLLM's spelling order above.
-    pub const ALL: [SpecMethod; 4] = [
+    pub const ALL: [SpecMethod; 5] = [
         SpecMethod::Ngram,
         SpecMethod::DraftModel,
         SpecMethod::Eagle,
         SpecMethod::Eagle3,
+        SpecMethod::Mtp,
     ];
 }
 

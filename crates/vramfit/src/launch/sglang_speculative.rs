@@ -1,4 +1,5 @@
-//! SGLang's speculative flags (0.5.23, `arg_groups/fields/`: `--speculative-algorithm`,
+//! SGLang's speculative flags (0.5.23, `arg_groups/fields/`: `--speculative-algorithm` — EAGLE,
+//! EAGLE3, STANDALONE and NEXTN, the last without a draft path —,
 //! `--speculative-draft-model-path`, `--speculative-num-steps`, `--speculative-eagle-topk`,
 //! `--speculative-num-draft-tokens`): written from the run's speculative decoding and read back
 //! into the estimate's input.
@@ -21,10 +22,17 @@ pub(super) fn write(s: &Speculative, a: &mut Args<'_>) -> Result<()> {
             "speculative_method",
             ["SGLang's {name} is not modelled"],
             ["未建模 SGLang 的 {name}"],
-            "eagle, eagle3 or draft_model",
-            "eagle、eagle3 或 draft_model",
+            "eagle, eagle3, draft_model or mtp",
+            "eagle、eagle3、draft_model 或 mtp",
         ));
     };
+    // NEXTN's draft is the target's own checkpoint: SGLang takes --model-path when no draft
+    // path is given (`_handle_eagle_family`, for DeepSeek-V3/R1 and GLM-4.5).
+    if s.method == SpecMethod::Mtp && s.model.is_none() {
+        a.set(Setting::SglangSpeculative(SpecFlag::Algorithm), algorithm);
+        write_steps(s, a);
+        return Ok(());
+    }
     let Some(path) = &s.model else {
         return Err(crate::input_error!(
             Missing,
@@ -37,13 +45,18 @@ pub(super) fn write(s: &Speculative, a: &mut Args<'_>) -> Result<()> {
     };
     a.set(Setting::SglangSpeculative(SpecFlag::Algorithm), algorithm);
     a.set(Setting::SglangSpeculative(SpecFlag::DraftPath), path);
+    write_steps(s, a);
+    Ok(())
+}
+
+/// The steps, top-k 1 and the verify's steps + 1 tokens.
+fn write_steps(s: &Speculative, a: &mut Args<'_>) {
     a.set(Setting::SglangSpeculative(SpecFlag::Steps), s.tokens);
     a.set(Setting::SglangSpeculative(SpecFlag::Topk), 1);
     a.set(
         Setting::SglangSpeculative(SpecFlag::DraftTokens),
         s.tokens + 1,
     );
-    Ok(())
 }
 
 /// One of SGLang's speculative flags, `flag value`, onto `i`.
@@ -82,15 +95,29 @@ fn method(flag: &str, value: &str) -> Result<SpecMethod> {
         "EAGLE" => Ok(SpecMethod::Eagle),
         "EAGLE3" => Ok(SpecMethod::Eagle3),
         "STANDALONE" => Ok(SpecMethod::DraftModel),
-        _ => Err(crate::input_error!(
+        // SGLang 0.5.23 resolves NEXTN to EAGLE over the model's own MTP layers
+        // (`_resolve_speculative_algorithm_alias`); it has no `MTP` spelling
+        // (`spec_registry._RESERVED_ALIASES` holds NEXTN alone).
+        "NEXTN" => Ok(SpecMethod::Mtp),
+        "MTP" => Err(crate::input_error!(
             Unsupported,
             "speculative_method",
             [
-                "{flag} {value} is not modelled (NEXTN's multi-token-prediction layers, NGRAM, DFLASH and the others are not)"
+                "{flag} {value}: SGLang 0.5.23 spells the model's own multi-token-prediction drafting NEXTN (MTP is not one of its algorithms)"
             ],
-            ["未建模 {flag} {value}（NEXTN 的多 token 预测层、NGRAM、DFLASH 等均未建模）"],
-            "EAGLE, EAGLE3 or STANDALONE",
-            "EAGLE、EAGLE3 或 STANDALONE",
+            [
+                "{flag} {value}：SGLang 0.5.23 把用模型自带多 token 预测层草拟写作 NEXTN（MTP 不是其算法名）"
+            ],
+            ["{flag} NEXTN"],
+            ["{flag} NEXTN"],
+        )),
+        _ => Err(crate::input_error!(
+            Unsupported,
+            "speculative_method",
+            ["{flag} {value} is not modelled (NGRAM, DFLASH and the others are not)"],
+            ["未建模 {flag} {value}（NGRAM、DFLASH 等均未建模）"],
+            "EAGLE, EAGLE3, STANDALONE or NEXTN",
+            "EAGLE、EAGLE3、STANDALONE 或 NEXTN",
         )),
     }
 }

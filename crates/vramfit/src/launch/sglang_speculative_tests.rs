@@ -92,8 +92,9 @@ fn sglang_speculative_flags_round_trip() {
     }
 }
 
-/// `sglang serve` reads the same; what vramfit does not model is refused by name: NEXTN's MTP
-/// layers, NGRAM, tree drafting; a head without its path cannot be launched.
+/// `sglang serve` reads the same; what vramfit does not model is refused by name: NGRAM, tree
+/// drafting, and `MTP`, which SGLang 0.5.23 does not spell (its NEXTN is read); a head without
+/// its path cannot be launched.
 #[test]
 fn sglang_speculative_refusals_name_what() {
     let r = read_command(
@@ -103,7 +104,7 @@ fn sglang_speculative_refusals_name_what() {
     assert_eq!(r.input.serving.speculative_method, Some(SpecMethod::Eagle3));
     assert_eq!(r.input.serving.num_speculative_tokens, Some(3.0));
     for (flags, field) in [
-        ("--speculative-algorithm NEXTN", "speculative_method"),
+        ("--speculative-algorithm MTP", "speculative_method"),
         ("--speculative-algorithm NGRAM", "speculative_method"),
         ("--speculative-eagle-topk 4", "command"),
     ] {
@@ -120,4 +121,79 @@ fn sglang_speculative_refusals_name_what() {
     }
     let headless = serve(SpecMethod::Eagle, None, 3.0);
     assert_eq!(launch_input(&headless).unwrap_err().field, "draft_model");
+}
+
+/// DeepSeek-V3 with its NEXTN layer on 8 × H200: `--speculative-algorithm NEXTN` and its steps
+/// without a draft path (SGLang takes the model's own, `_handle_eagle_family`), read back into
+/// the same figures; a pasted line that names the draft path reads it too.
+#[test]
+fn sglang_nextn_round_trip() {
+    let input = EstimateInput {
+        model: ModelInput {
+            model: Some("deepseek-ai/DeepSeek-V3".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Serve,
+            engine: Engine::Sglang,
+            ..Default::default()
+        },
+        serving: ServingInput {
+            max_model_len: Some(32768.0),
+            speculative_method: Some(SpecMethod::Mtp),
+            num_speculative_tokens: Some(3.0),
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h200-sxm-141gb".into()),
+            ..Default::default()
+        },
+        placement: crate::estimate::PlacementInput {
+            tp: 8.0,
+            gpus: Some(8.0),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let argv = &launch_input(&input).unwrap().commands[0];
+    let (line, joined) = (command_text(argv), argv.join(" "));
+    assert!(
+        joined.contains(
+            "--speculative-algorithm NEXTN --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4"
+        ),
+        "{joined}"
+    );
+    assert!(
+        !joined.contains("--speculative-draft-model-path"),
+        "{joined}"
+    );
+    let r = read_command(&line).unwrap_or_else(|e| panic!("{line}: {e:?}"));
+    assert!(r.not_read.is_empty(), "{line}: {:?}", r.not_read);
+    assert_eq!(r.input.serving.speculative_method, Some(SpecMethod::Mtp));
+    assert_eq!(r.input.serving.num_speculative_tokens, Some(3.0));
+    let back = EstimateInput {
+        run: RunInput {
+            batch: input.run.batch,
+            ..r.input.run
+        },
+        hardware: HardwareInput {
+            gpu: input.hardware.gpu.clone(),
+            ..r.input.hardware
+        },
+        ..r.input
+    };
+    let (a, b) = (input.resolve().unwrap(), back.resolve().unwrap());
+    assert_eq!(a.figures(), b.figures(), "{line}");
+    let named = read_command(
+        "python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp 8 --speculative-algorithm nextn --speculative-draft-model-path deepseek-ai/DeepSeek-V3 --speculative-num-steps 3",
+    )
+    .unwrap();
+    assert_eq!(
+        named.input.serving.speculative_method,
+        Some(SpecMethod::Mtp)
+    );
+    assert_eq!(
+        named.input.serving.draft_model.as_deref(),
+        Some("deepseek-ai/DeepSeek-V3")
+    );
 }

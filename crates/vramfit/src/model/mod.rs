@@ -228,6 +228,16 @@ pub struct Architecture {
         serde(default, skip_serializing_if = "crate::model::is_zero")
     )]
     pub hyper_connections: u64,
+    /// Multi-token-prediction layers the checkpoint ships beside its decoder
+    /// (`num_nextn_predict_layers`: DeepSeek-V3/R1, GLM-4.5): not counted in the weights,
+    /// loaded only as the draft of SGLang's `--speculative-algorithm NEXTN`, each a decoder
+    /// layer of the target's last kind with its own `eh_proj` (2 × hidden → hidden), three
+    /// norms, embedding and LM head. 0 for none. Left out of the JSON when 0.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "crate::model::is_zero")
+    )]
+    pub mtp_layers: u64,
     /// Gated attention (Qwen3-Next): `q_proj` also projects a sigmoid gate per query element, so it
     /// is twice as wide.
     pub gated_attention: bool,
@@ -468,6 +478,7 @@ impl Architecture {
             layer_shapes: None,
             compressed: None,
             hyper_connections: 0,
+            mtp_layers: 0,
             gated_attention: false,
             bidirectional: false,
             encoder_layers: 0,

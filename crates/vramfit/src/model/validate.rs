@@ -77,6 +77,7 @@ impl Architecture {
             check("indexer.pool", ix.pool, 0, 1 << 16)?;
         }
         check("hyper_connections", self.hyper_connections, 0, 64)?;
+        check("mtp_layers", self.mtp_layers, 0, MAX_LAYERS)?;
         if let Some(m) = self.mla {
             check("mla.q_lora_rank", m.q_lora_rank, 0, MAX_DIM)?;
             check("mla.kv_lora_rank", m.kv_lora_rank, 1, MAX_DIM)?;

@@ -150,3 +150,109 @@ fn sglangs_refusals_name_the_field() {
     .unwrap_err();
     assert_eq!(windows.field, "speculative_method");
 }
+
+/// DeepSeek-V3 served by SGLang on 8 × H200 at tp 8, with `spec`'s drafting.
+fn deepseek(spec: impl FnOnce(&mut EstimateInput)) -> Result<Estimate, crate::InputError> {
+    let mut i = EstimateInput {
+        model: ModelInput {
+            model: Some("deepseek-ai/DeepSeek-V3".into()),
+            ..Default::default()
+        },
+        run: RunInput {
+            mode: Mode::Serve,
+            engine: Engine::Sglang,
+            ..Default::default()
+        },
+        hardware: HardwareInput {
+            gpu: Some("h200-sxm-141gb".into()),
+            ..Default::default()
+        },
+        placement: crate::estimate::PlacementInput {
+            tp: 8.0,
+            gpus: Some(8.0),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    spec(&mut i);
+    estimate(&i)
+}
+
+/// DeepSeek-V3's NEXTN draft (`--speculative-algorithm NEXTN`, its config.json's
+/// `num_nextn_predict_layers` 1) at tp 8, by hand.
+///
+/// The draft as sglang 0.5.23 builds it (`models/deepseek_nextn.py`, `DeepseekModelNextN`): one
+/// `DeepseekV2DecoderLayer` with `is_nextn=True`, so routed experts
+/// (`_is_layer_sparse`: `is_nextn or …`), in the checkpoint's FP8 as vramfit holds the target's
+/// layers (1 B a weight and an fp32 scale per output row; norms, the router and its bias in
+/// bf16), split 8 ways but for `q_a_proj`, `kv_a_proj_with_mqa` and the router (replicated):
+/// - `q_a_proj` 7,168 × 1,536 + 1,536 × 4 = 11,016,192 and its norm 1,536 × 2 = 3,072;
+/// - `q_b_proj` 1,536 × 24,576 (128 heads × 192) + 24,576 × 4 = 37,847,040 / 8 = 4,730,880;
+/// - `kv_a_proj_with_mqa` 7,168 × 576 + 576 × 4 = 4,131,072 and its norm 512 × 2 = 1,024;
+/// - `kv_b_proj` 512 × 32,768 + 32,768 × 4 = 16,908,288 / 8 = 2,113,536;
+/// - `o_proj` 16,384 × 7,168 + 7,168 × 4 = 117,469,184 / 8 = 14,683,648;
+/// - the router 7,168 × 256 × 2 = 3,670,016 and its bias 256 × 2 = 512;
+/// - 256 experts' gate and up, each 7,168 × 2,048 × 256 + 2,048 × 256 × 4 = 3,760,193,536 / 8
+///   = 470,024,192, their down 2,048 × 7,168 × 256 + 7,168 × 256 × 4 = 3,765,436,416 / 8 =
+///   470,679,552;
+/// - the shared expert's gate and up 7,168 × 2,048 + 2,048 × 4 = 14,688,256 / 8 = 1,836,032
+///   each, its down 2,048 × 7,168 + 7,168 × 4 = 14,708,736 / 8 = 1,838,592;
+/// - the layer's two norms 2 × 7,168 × 2 = 28,672:
+///   1,456,617,216 B in all (11,520,983,808 B on one GPU).
+///
+/// In bf16: its own embedding and LM head, 129,280 × 7,168 / 8 = 115,834,880 each (held until
+/// `init_lm_head` gives it the target's, after the pool is sized), `eh_proj` 2 × 7,168 × 7,168 =
+/// 102,760,448 (an `nn.Linear` on every GPU) and `enorm`, `hnorm`, `shared_head.norm` 3 × 7,168 =
+/// 21,504: 334,451,712 × 2 B = 668,903,424 B. The draft: 2,125,520,640 B.
+///
+/// The cell (`pool_configurator.py`, the EAGLE branch NEXTN resolves to): the MLA latent
+/// 61 layers × 576 × 2 B = 70,272 B + int(70,272 × 1 / 61) = 1,152 B = 71,424 B a token; the
+/// pool is what the plain run had before its pool less the draft, over that cell.
+#[test]
+fn deepseek_v3_nextn_by_hand() {
+    let plain = deepseek(|_| {}).unwrap();
+    let e = deepseek(|i| {
+        i.serving.speculative_method = Some(SpecMethod::Mtp);
+        i.serving.num_speculative_tokens = Some(3.0);
+    })
+    .unwrap();
+    let draft = 1_456_617_216 + 668_903_424;
+    assert_eq!(component(&e, ComponentKind::Drafter), draft);
+    assert_eq!(plain.kv_bytes_per_token, 70_272);
+    assert_eq!(e.kv_bytes_per_token, 71_424);
+    // The plain run's budget for its pool: its tokens' bytes, and less than one cell more.
+    let low = plain.kv_cache_tokens.unwrap() * 70_272;
+    let tokens = e.kv_cache_tokens.unwrap();
+    assert!(
+        tokens >= (low - draft) / 71_424 && tokens <= (low + 70_271 - draft) / 71_424,
+        "{tokens}"
+    );
+    // `_handle_eagle_family`: 48 running requests when none is given.
+    assert_eq!(
+        component(&e, ComponentKind::ReqToTokenPool),
+        48 * (163_840 + 4) * 4
+    );
+}
+
+/// NEXTN needs the model's own MTP layers, routed experts, and SGLang.
+#[test]
+fn nextn_refusals_name_the_field() {
+    let no_mtp = serve(|i| {
+        i.serving.speculative_method = Some(SpecMethod::Mtp);
+        i.serving.num_speculative_tokens = Some(3.0);
+    })
+    .unwrap_err();
+    assert_eq!(no_mtp.field, "speculative_method");
+    assert!(
+        no_mtp.problem.contains("num_nextn_predict_layers"),
+        "{no_mtp}"
+    );
+    let vllm = deepseek(|i| {
+        i.run.engine = Engine::Vllm;
+        i.serving.speculative_method = Some(SpecMethod::Mtp);
+        i.serving.num_speculative_tokens = Some(3.0);
+    })
+    .unwrap_err();
+    assert_eq!(vllm.field, "speculative_method");
+    assert_eq!(vllm.kind, ErrorKind::Unsupported);
+}

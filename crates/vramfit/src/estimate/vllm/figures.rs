@@ -30,8 +30,11 @@ pub(super) struct VllmFigures {
     /// The rotary embedding's cos/sin cache, max_position × head_dim in the model dtype (0 where
     /// the model has none).
     pub(super) rope: u64,
-    /// The profile run's forward, per batched token.
+    /// The profile run's forward, per batched token ([`Self::fp32_margin_per_token`] in it).
     pub(super) forward_per_token: u64,
+    /// Of [`Self::forward_per_token`], the stated fp32 margin: one FFN-wide fp32 temporary
+    /// (`Run::vllm_fp32_forward_margin`); 0 in any other dtype.
+    pub(super) fp32_margin_per_token: u64,
     /// The profile run's forward over max_num_batched_tokens, per GPU.
     pub(super) forward: u64,
     /// The sampler's dummy run over max_num_seqs.
@@ -179,7 +182,10 @@ impl Run<'_> {
         // dummy run over max_num_seqs (fp32 logits, a sorted copy, int64 indices: ≈ 15.1 B per
         // vocabulary entry per sequence, calibrated on the vLLM 0.19 H100 runs; 38 B where the
         // release sorts the whole vocabulary, V1 0.8–0.16).
-        let forward_per_token = self.serving_forward_per_token();
+        let fp32_margin_per_token = self.vllm_fp32_forward_margin();
+        let forward_per_token = self
+            .serving_forward_per_token()
+            .saturating_add(fp32_margin_per_token);
         let whole = version.profile_whole_forward_and_sampler();
         let forward = self
             .max_num_batched_tokens
@@ -262,6 +268,7 @@ impl Run<'_> {
             encoder,
             rope,
             forward_per_token,
+            fp32_margin_per_token,
             forward,
             sampler,
             sampler_sort,
@@ -329,6 +336,34 @@ impl Run<'_> {
             self.vllm_moe_workspaces(version, mxfp4)
         };
         (sampler, sampler_sort, moe_workspaces)
+    }
+
+    /// The stated margin of an fp32 model's profile forward, per batched token: one FFN-wide
+    /// fp32 temporary (`4 B × ffn`, the widest FFN or an expert's), in every release. The one
+    /// fp32 run measured (Llama-3.1-8B at 8,192 batched tokens on an H100, vLLM 0.19.0, the llm-d
+    /// study's `tests/data/vllm-h100-v0.19-calibration.csv`) profiled 2.21 GiB where the count
+    /// of a compiled block gives 1.81 GiB (8,192 × 4 B × (4 × 4,096 + 3 × 14,336)), and its pool
+    /// came out 0.59 % larger than vLLM's. Read in the v0.19.0 source, the sampler is not the
+    /// cause: `Sampler.forward`'s `logits.to(torch.float32)` copies nothing when the logits are
+    /// fp32 already, so an fp32 model's sampler holds half a copy less than a bf16 one's (three
+    /// copies of 0.49, the Triton rows 0.06 and the hidden states 0.16: 1.69 GiB, under 2.21); the
+    /// peak is the forward. The same count is within 2 % of the one bf16 run whose forward is its peak
+    /// (granite-3.1-8b, 0.84 against 0.85 GiB). What the fp32 forward holds beyond it — 0.40 GiB,
+    /// 3.2 hidden-wide fp32 tensors a token — was not found in the source (the attention is
+    /// skipped in the profile, without metadata, in both dtypes; fp32 runs Triton's attention,
+    /// bf16 FlashAttention); one more FFN-wide fp32 temporary, as an unfused SwiGLU's
+    /// `silu(gate)` would hold, is 0.44 GiB there: counted as a stated margin, which leaves that
+    /// run's pool 0.04 GiB (0.1 %) short and scales with the FFN and the batched tokens.
+    pub(super) fn vllm_fp32_forward_margin(&self) -> u64 {
+        let a = &self.arch;
+        if self.act_bytes() != 4 || !a.is_detailed() {
+            return 0;
+        }
+        let ffn = match a.moe {
+            Some(m) => m.expert_intermediate_size.max(m.shared_intermediate_size),
+            None => a.widest_ffn(),
+        };
+        ffn.saturating_mul(4)
     }
 
     /// `M_theory` for serving (the guide's stage 2: KV at the peak concurrency): the card memory

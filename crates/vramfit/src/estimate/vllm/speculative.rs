@@ -74,6 +74,9 @@ impl Run<'_> {
         let target_kv = self.target_kv_per_layer(a.num_kv_heads, a.head_dim);
         Some(match s.method {
             SpecMethod::Ngram => (0, 0, 0, 0),
+            // The model's own MTP layers: SGLang's NEXTN alone (`sglang/speculative.rs`), refused
+            // for vLLM when the workload is resolved.
+            SpecMethod::Mtp => return None,
             SpecMethod::DraftModel => {
                 let d = s.draft.as_ref()?;
                 let bytes = crate::estimate::per_gpu_weight_bytes(

@@ -170,6 +170,9 @@ impl EstimateInput {
             // An EAGLE head's repository: named in the command, its shape the target's.
             (_, Some(_)) | (_, None) => None,
         };
+        if method == SpecMethod::Mtp {
+            mtp_target(arch, self.runner())?;
+        }
         if matches!(method, SpecMethod::Eagle | SpecMethod::Eagle3) && !plain_decoder(arch) {
             return Err(input_error!(
                 Unsupported,
@@ -188,6 +191,44 @@ impl EstimateInput {
             acceptance,
         }))
     }
+}
+
+/// The `mtp` method: SGLang's NEXTN, drafting with the target's own multi-token-prediction
+/// layers (`Architecture::mtp_layers`, from `num_nextn_predict_layers`), each a routed-expert
+/// decoder layer as SGLang's NextN models build it (`DeepseekV2DecoderLayer` and
+/// `Glm4MoeDecoderLayer` with `is_nextn=True`, sglang 0.5.23). vLLM's `mtp` is not modelled.
+fn mtp_target(arch: &Architecture, runner: crate::estimate::Runner) -> Result<()> {
+    if runner != crate::estimate::Runner::Sglang {
+        return Err(input_error!(
+            Unsupported,
+            "speculative_method",
+            "mtp (the model's own multi-token-prediction layers) is modelled for SGLang's --speculative-algorithm NEXTN only, not vLLM's mtp",
+            "mtp（模型自带的多 token 预测层）仅对 SGLang 的 --speculative-algorithm NEXTN 建模，不含 vLLM 的 mtp",
+            "engine sglang, or speculative_method ngram, draft_model, eagle or eagle3",
+            "sglang 引擎，或 speculative_method 为 ngram、draft_model、eagle 或 eagle3",
+        ));
+    }
+    if arch.mtp_layers == 0 || !arch.is_detailed() {
+        return Err(input_error!(
+            Unsupported,
+            "speculative_method",
+            "mtp drafts with the checkpoint's multi-token-prediction layers (num_nextn_predict_layers in its config.json): this model has none",
+            "mtp 用检查点自带的多 token 预测层草拟（config.json 中的 num_nextn_predict_layers）：此模型没有",
+            "a model with num_nextn_predict_layers (DeepSeek-V3/R1, GLM-4.5), or another speculative_method",
+            "含 num_nextn_predict_layers 的模型（DeepSeek-V3/R1、GLM-4.5），或其他 speculative_method",
+        ));
+    }
+    if arch.moe.is_none() {
+        return Err(input_error!(
+            Unsupported,
+            "speculative_method",
+            "mtp is modelled for the routed-expert models whose NextN layer SGLang builds as a decoder layer of their own (DeepSeek-V3/R1, GLM-4.5): this model has no routed experts",
+            "mtp 仅对 SGLang 将其 NextN 层按自身解码层构建的路由专家模型建模（DeepSeek-V3/R1、GLM-4.5）：此模型没有路由专家",
+            "a routed-expert model with num_nextn_predict_layers, or another speculative_method",
+            "含 num_nextn_predict_layers 的路由专家模型，或其他 speculative_method",
+        ));
+    }
+    Ok(())
 }
 
 /// A dense decoder whose every layer attends to the whole context: the shape an EAGLE head

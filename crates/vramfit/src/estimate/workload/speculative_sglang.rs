@@ -20,13 +20,13 @@ pub(super) fn check(
             Unsupported,
             "speculative_method",
             [
-                "SGLang's speculative decoding is modelled for eagle (EAGLE), eagle3 (EAGLE3) and draft_model (STANDALONE), not {name}"
+                "SGLang's speculative decoding is modelled for eagle (EAGLE), eagle3 (EAGLE3), draft_model (STANDALONE) and mtp (NEXTN), not {name}"
             ],
             [
-                "SGLang 的投机解码仅对 eagle（EAGLE）、eagle3（EAGLE3）和 draft_model（STANDALONE）建模，不含 {name}"
+                "SGLang 的投机解码仅对 eagle（EAGLE）、eagle3（EAGLE3）、draft_model（STANDALONE）和 mtp（NEXTN）建模，不含 {name}"
             ],
-            "eagle, eagle3 or draft_model",
-            "eagle、eagle3 或 draft_model",
+            "eagle, eagle3, draft_model or mtp",
+            "eagle、eagle3、draft_model 或 mtp",
         ));
     }
     // Each earlier line reserved its own share of the fraction for drafting (+ 2 GiB at
