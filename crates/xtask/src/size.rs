@@ -25,9 +25,9 @@ mod security;
 use security::{no_eval, security_of_dist, text_only_rendering};
 
 /// The npm package's wasm, gzip.
-pub const NPM_WASM_BUDGET: u64 = 325 * 1000;
+pub const NPM_WASM_BUDGET: u64 = 331 * 1000;
 /// The site's first load in each language, as downloaded.
-pub const FIRST_LOAD_BUDGET: u64 = 216 * 1000;
+pub const FIRST_LOAD_BUDGET: u64 = 223 * 1000;
 
 /// One shipped file.
 pub struct Shipped {
@@ -563,10 +563,10 @@ pub fn size() -> Result {
 /// ceiling that `cargo xtask test` enforces besides the budgets, a few percent above its size
 /// when last set, so that the suite fails on a regression, not only on one past a budget. The
 /// book's performance chapter keeps the sizes over time.
-pub const FULL_BUILD_CEILING: u64 = 856 * 1000;
+pub const FULL_BUILD_CEILING: u64 = 862 * 1000;
 /// The npm package's module with every function (`vramfit/full`), gzip: a ceiling like
 /// [`FULL_BUILD_CEILING`].
-pub const NPM_FULL_CEILING: u64 = 673 * 1000;
+pub const NPM_FULL_CEILING: u64 = 682 * 1000;
 
 /// The test suite's size step: security findings, missing builds, a broken budget and growth
 /// past the ceilings fail it.
