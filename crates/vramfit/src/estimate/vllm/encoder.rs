@@ -253,6 +253,45 @@ mod tests {
         }
     }
 
+    /// A tower whose image tokens are not modelled (Llama 4 Scout's) is loaded and profiled by
+    /// vLLM, which the estimate cannot size: no encoder component, and the note says the pool may
+    /// be smaller, naming the tower's parameters. Without the tower (`language_model_only`), or
+    /// for a tower with a rule (Qwen3-VL, whose profile is counted), or a text model, no note.
+    #[test]
+    fn an_unmodelled_tower_is_named_not_counted() {
+        let run = |model: &str, text_only: bool| {
+            let mut i = serve(0.0);
+            i.model.model = Some(model.into());
+            i.run.language_model_only = text_only;
+            i.placement.tp = 4.0;
+            estimate(&i).unwrap()
+        };
+        let noted = |e: &crate::estimate::Estimate| {
+            e.notes.iter().any(|n| n.key == "vllm_encoder_unmodelled")
+        };
+        let scout = run("meta-llama/Llama-4-Scout-17B-16E-Instruct", false);
+        assert!(noted(&scout));
+        assert_eq!(scout.component_bytes(ComponentKind::EncoderCache), 0);
+        let text = scout
+            .notes
+            .iter()
+            .find(|n| n.key == "vllm_encoder_unmodelled")
+            .map(|n| (n.en.clone(), n.zh.clone()))
+            .unwrap_or_default();
+        if cfg!(feature = "en") {
+            assert!(text.0.contains("may be smaller"), "{}", text.0);
+        }
+        if cfg!(feature = "zh") {
+            assert!(text.1.contains("可能比这里显示的小"), "{}", text.1);
+        }
+        assert!(!noted(&run(
+            "meta-llama/Llama-4-Scout-17B-16E-Instruct",
+            true
+        )));
+        assert!(!noted(&run("Qwen/Qwen3-VL-8B-Instruct", false)));
+        assert!(!noted(&run("meta-llama/Llama-3.1-8B", false)));
+    }
+
     /// Qwen3-VL-8B on an H100 (max_num_batched_tokens 8192 there), two images a prompt, by
     /// hand from vLLM's `compute_mm_encoder_budget` and `_get_max_items`: the largest image is
     /// 16,777,216 / 32² = 16,384 embeddings; the budget max(8192, 16384) = 16,384; per prompt

@@ -63,6 +63,17 @@ impl Run<'_> {
                 );
             }
         }
+        // A tower vLLM loads whose image tokens vramfit does not model (Llama 4's, Kimi K2.5's):
+        // vLLM still profiles its encoder at start-up, which this estimate cannot size, so the
+        // user is told the pool it gives may be smaller.
+        if f.encoder.is_none() && self.arch.vision_params > 0 && self.arch.image_tokens.is_none() {
+            let tower = thousands(self.arch.vision_params);
+            p.note(
+                "vllm_encoder_unmodelled",
+                en!("This model's encoder towers ({tower} parameters, counted in the weights) are loaded, and vLLM's start-up profile encodes dummy items of the largest size with them, but vramfit does not model this tower's image tokens: the encoder cache and the tower's activations of that profile are not counted, so vLLM's KV pool may be smaller than shown. language_model_only (--language-model-only, or every modality at 0 in --limit-mm-per-prompt) leaves the towers and this profile out, and then the estimate is whole."),
+                zh!("该模型的编码器（{tower} 个参数，已计入权重）会被加载，vLLM 启动剖析会用它们以最大尺寸的虚拟项运行编码器，但 vramfit 未对该编码器的图像 token 建模：剖析中的编码器缓存与编码器激活未计入，因此 vLLM 实际给出的 KV 池可能比这里显示的小。language_model_only（--language-model-only，或在 --limit-mm-per-prompt 中把每个模态设为 0）会省去编码器及这一剖析，此时估算是完整的。"),
+            );
+        }
         if let Some(o) = self.kv_offload.filter(|_| self.text) {
             self.vllm_kv_offload_note(o, p);
         }
