@@ -81,6 +81,26 @@ pub(super) struct FsdpUnits {
     pub(super) backward: u64,
 }
 
+/// What [`Run::fsdp_unit_walk`] finds: the root unit (embedding, final norm, head) gathered, its
+/// gradient and the part of it backward builds first (the head's), and per group of alike
+/// blocks (first block, blocks, gathered, gradient).
+struct UnitWalk {
+    root: u64,
+    root_grad: u64,
+    head_grad: u64,
+    groups: Vec<(u64, u64, u64, u64)>,
+}
+
+/// FSDP1's flat gradient cast into a `reduce_dtype` of its own (`flat_param.grad.to`), held
+/// beside the views' gradients and their concatenation; none where it is the compute dtype.
+fn fsdp1_cast(grad: u64, in_reduce_dtype: u64) -> u64 {
+    if in_reduce_dtype == grad {
+        0
+    } else {
+        in_reduce_dtype
+    }
+}
+
 /// DeepSpeed's `stage3_max_reuse_distance` default (0.19.6 `runtime/zero/config.py`): a
 /// parameter used again within this many elements of fetches is not released.
 const MAX_REUSE_DISTANCE: u64 = 1_000_000_000;
@@ -234,6 +254,120 @@ impl Run<'_> {
     /// The FSDP units of this GPU: each decoder layer and the root, gathered, with their
     /// gradients.
     fn fsdp_units(&self, basis: &Basis) -> FsdpUnits {
+        let pb = basis.act_bytes;
+        let UnitWalk {
+            root,
+            root_grad,
+            head_grad,
+            groups,
+        } = self.fsdp_unit_walk(basis);
+        let unit = groups.iter().map(|x| x.2).max().unwrap_or(0);
+        let unit_grad = groups.iter().map(|x| x.3).max().unwrap_or(0);
+        // The reduce-scatter input in `reduce_dtype` (the gradient, built in param_dtype, copied
+        // and cast into it: `foreach_reduce`'s `reduce_scatter_input`, FSDP1's
+        // `flat_param.grad.to(reduce_dtype)`).
+        let unit_grad_r = self.in_reduce_dtype(unit_grad, pb);
+        let root_grad_r = self.in_reduce_dtype(root_grad, pb);
+        let layers = groups
+            .iter()
+            .fold(0u64, |s, x| s.saturating_add(x.2.saturating_mul(x.1)));
+        let reshard = self.sharding.fsdp.is_none_or(|f| f.reshard_after_forward);
+        // At the loss: the root, and the last layer gathered again for backward (or, kept from
+        // forward, every layer); in backward a layer runs while the next is prefetched.
+        let (at_loss, held) = if reshard {
+            (unit, unit.saturating_mul(2))
+        } else {
+            (layers, layers)
+        };
+        let forward = root.saturating_add(at_loss);
+        let v1 = self
+            .sharding
+            .fsdp
+            .is_some_and(|f| f.version == FsdpVersion::V1);
+        // FSDP2 reshards a unit before its gradient is reduce-scattered (`post_backward`):
+        // while a layer runs, it and the prefetched one are gathered beside its growing
+        // gradient; at its reduction, the prefetched one beside its gradient and the
+        // reduce-scatter copy. FSDP1's parameters are views of the unit's flat parameter
+        // (`_flat_param.py` `_use_unsharded_views`): the views' gradients and their
+        // concatenation into the flat gradient (the views' split, backward) are alive at once,
+        // with the unit and the prefetched one still gathered. The head's gradient is built
+        // first and reduced with the embedding's at the end.
+        let unit_moment = if v1 {
+            held.saturating_add(unit_grad.saturating_mul(2))
+                .saturating_add(fsdp1_cast(unit_grad, unit_grad_r))
+        } else {
+            held.saturating_add(unit_grad).max(
+                held.saturating_sub(unit)
+                    .saturating_add(unit_grad)
+                    .saturating_add(unit_grad_r),
+            )
+        };
+        let layer_step = root.saturating_add(head_grad).saturating_add(unit_moment);
+        // The phase's figure is added to every shard gradient: at a layer's step those of the
+        // root and of this layer are not there yet (resharding), or, every layer kept
+        // gathered, none is (the start of backward).
+        let sharded_grads = match (self.offload, self.sharding.fsdp) {
+            (Offload::None, Some(f)) => self
+                .fsdp_sharded_params(basis, f.version)
+                .saturating_mul(basis.state_bytes),
+            _ => 0,
+        };
+        // At the end (FSDP2): the first layer still gathered, and the root with both its
+        // gradients (the embedding's backward), or, resharded, those gradients and their copy;
+        // FSDP1: the first layer resharded by its post-backward hook, the root gathered beside
+        // its views' gradients and their flat concatenation. The root's fp32 shard gradient
+        // (counted with the gradients) is not there yet.
+        let shard_grad_bytes = if sharded_grads > 0 {
+            basis.state_bytes
+        } else {
+            0
+        };
+        let root_shard_grad = root_grad
+            .saturating_mul(shard_grad_bytes)
+            .checked_div(pb)
+            .unwrap_or(0)
+            .div_ceil(self.dp);
+        let root_step = if v1 {
+            root.saturating_add(root_grad.saturating_mul(2))
+                .saturating_add(fsdp1_cast(root_grad, root_grad_r))
+        } else {
+            unit.saturating_add(root.max(root_grad).saturating_add(root_grad_r))
+        }
+        .saturating_sub(root_shard_grad);
+        let unit_shard_grad = unit_grad
+            .saturating_mul(shard_grad_bytes)
+            .checked_div(pb)
+            .unwrap_or(0)
+            .div_ceil(self.dp);
+        let layer_step = if reshard {
+            layer_step.saturating_sub(root_shard_grad.saturating_add(unit_shard_grad))
+        } else {
+            layer_step.saturating_sub(sharded_grads)
+        };
+        FsdpUnits {
+            unit,
+            layers,
+            root,
+            unit_grad,
+            root_grad,
+            reshard,
+            forward,
+            backward: layer_step.max(root_step),
+        }
+    }
+
+    /// `bytes` of gradient built in `pb`-byte elements, as held in the mixed precision's
+    /// `reduce_dtype` (the same where it is not given or is the compute dtype).
+    fn in_reduce_dtype(&self, bytes: u64, pb: u64) -> u64 {
+        match self.sharding.fsdp.and_then(|f| f.reduce_dtype) {
+            Some(d) if pb > 0 => bytes.saturating_mul(u64::from(d.bits() / 8)).div_ceil(pb),
+            _ => bytes,
+        }
+    }
+
+    /// The walk over the model's tensors that [`Self::fsdp_units`] sizes the units from: the
+    /// root's gathered bytes and gradients, and each group of alike decoder layers.
+    fn fsdp_unit_walk(&self, basis: &Basis) -> UnitWalk {
         let (a, tp, pb) = (&self.arch, self.tp, basis.act_bytes);
         let lora = basis.lora;
         let q = &basis.quantization;
@@ -284,118 +418,11 @@ impl Run<'_> {
             let layer = self.params() / a.num_layers.max(1);
             groups.push((0, a.num_layers.max(1), layer * pb, layer * pb));
         }
-        let unit = groups.iter().map(|x| x.2).max().unwrap_or(0);
-        let unit_grad = groups.iter().map(|x| x.3).max().unwrap_or(0);
-        // The reduce-scatter input in `reduce_dtype` (the gradient, built in param_dtype, copied
-        // and cast into it: `foreach_reduce`'s `reduce_scatter_input`, FSDP1's
-        // `flat_param.grad.to(reduce_dtype)`).
-        let unit_grad_r = self.in_reduce_dtype(unit_grad, pb);
-        let root_grad_r = self.in_reduce_dtype(root_grad, pb);
-        let layers = groups
-            .iter()
-            .fold(0u64, |s, x| s.saturating_add(x.2.saturating_mul(x.1)));
-        let reshard = self.sharding.fsdp.is_none_or(|f| f.reshard_after_forward);
-        // At the loss: the root, and the last layer gathered again for backward (or, kept from
-        // forward, every layer); in backward a layer runs while the next is prefetched.
-        let (at_loss, held) = if reshard {
-            (unit, unit.saturating_mul(2))
-        } else {
-            (layers, layers)
-        };
-        let forward = root.saturating_add(at_loss);
-        let v1 = self
-            .sharding
-            .fsdp
-            .is_some_and(|f| f.version == FsdpVersion::V1);
-        // FSDP2 reshards a unit before its gradient is reduce-scattered (`post_backward`):
-        // while a layer runs, it and the prefetched one are gathered beside its growing
-        // gradient; at its reduction, the prefetched one beside its gradient and the
-        // reduce-scatter copy. FSDP1's parameters are views of the unit's flat parameter
-        // (`_flat_param.py` `_use_unsharded_views`): the views' gradients and their
-        // concatenation into the flat gradient (the views' split, backward) are alive at once,
-        // with the unit and the prefetched one still gathered. The head's gradient is built
-        // first and reduced with the embedding's at the end.
-        let unit_moment = if v1 {
-            // A reduce_dtype of its own: the cast flat gradient beside the two.
-            let cast = if unit_grad_r == unit_grad {
-                0
-            } else {
-                unit_grad_r
-            };
-            held.saturating_add(unit_grad.saturating_mul(2))
-                .saturating_add(cast)
-        } else {
-            held.saturating_add(unit_grad).max(
-                held.saturating_sub(unit)
-                    .saturating_add(unit_grad)
-                    .saturating_add(unit_grad_r),
-            )
-        };
-        let layer_step = root.saturating_add(head_grad).saturating_add(unit_moment);
-        // The phase's figure is added to every shard gradient: at a layer's step those of the
-        // root and of this layer are not there yet (resharding), or, every layer kept
-        // gathered, none is (the start of backward).
-        let sharded_grads = match (self.offload, self.sharding.fsdp) {
-            (Offload::None, Some(f)) => self
-                .fsdp_sharded_params(basis, f.version)
-                .saturating_mul(basis.state_bytes),
-            _ => 0,
-        };
-        // At the end (FSDP2): the first layer still gathered, and the root with both its
-        // gradients (the embedding's backward), or, resharded, those gradients and their copy;
-        // FSDP1: the first layer resharded by its post-backward hook, the root gathered beside
-        // its views' gradients and their flat concatenation. The root's fp32 shard gradient
-        // (counted with the gradients) is not there yet.
-        let shard_grad_bytes = if sharded_grads > 0 {
-            basis.state_bytes
-        } else {
-            0
-        };
-        let root_shard_grad = root_grad
-            .saturating_mul(shard_grad_bytes)
-            .checked_div(pb)
-            .unwrap_or(0)
-            .div_ceil(self.dp);
-        let root_step = if v1 {
-            let cast = if root_grad_r == root_grad {
-                0
-            } else {
-                root_grad_r
-            };
-            root.saturating_add(root_grad.saturating_mul(2))
-                .saturating_add(cast)
-        } else {
-            unit.saturating_add(root.max(root_grad).saturating_add(root_grad_r))
-        }
-        .saturating_sub(root_shard_grad);
-        let unit_shard_grad = unit_grad
-            .saturating_mul(shard_grad_bytes)
-            .checked_div(pb)
-            .unwrap_or(0)
-            .div_ceil(self.dp);
-        let layer_step = if reshard {
-            layer_step.saturating_sub(root_shard_grad.saturating_add(unit_shard_grad))
-        } else {
-            layer_step.saturating_sub(sharded_grads)
-        };
-        FsdpUnits {
-            unit,
-            layers,
+        UnitWalk {
             root,
-            unit_grad,
             root_grad,
-            reshard,
-            forward,
-            backward: layer_step.max(root_step),
-        }
-    }
-
-    /// `bytes` of gradient built in `pb`-byte elements, as held in the mixed precision's
-    /// `reduce_dtype` (the same where it is not given or is the compute dtype).
-    fn in_reduce_dtype(&self, bytes: u64, pb: u64) -> u64 {
-        match self.sharding.fsdp.and_then(|f| f.reduce_dtype) {
-            Some(d) if pb > 0 => bytes.saturating_mul(u64::from(d.bits() / 8)).div_ceil(pb),
-            _ => bytes,
+            head_grad,
+            groups,
         }
     }
 
